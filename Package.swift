@@ -1,0 +1,94 @@
+// swift-tools-version:6.1
+import PackageDescription
+
+let package = Package(
+    name: "Island",
+    platforms: [.macOS(.v15)],
+    products: [
+        .library(name: "IslandJSON", targets: ["IslandJSON"]),
+        .library(name: "Varlink", targets: ["Varlink"]),
+        .library(name: "Systemd", targets: ["Systemd"]),
+        .executable(name: "varlink-certification", targets: ["varlink-certification"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-collections.git", from: "1.6.0"),
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
+    ],
+    targets: [
+        // The wire contract as data: every .varlink file is embedded byte for byte, so
+        // GetInterfaceDescription serves exactly what is in the repository.
+        .target(
+            name: "IslandProtocol",
+            path: "Protocol",
+            exclude: ["PROTOCOL.md"],
+            resources: [
+                .embedInCode("org.island.Connection.varlink"),
+            ]
+        ),
+        .systemLibrary(
+            name: "CSystemd",
+            pkgConfig: "libsystemd",
+            providers: [.apt(["libsystemd-dev"])]
+        ),
+        .target(
+            name: "Systemd",
+            dependencies: [
+                "CSystemd",
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .target(
+            name: "IslandJSON",
+            dependencies: [.product(name: "OrderedCollections", package: "swift-collections")]
+        ),
+        .target(
+            name: "Varlink",
+            dependencies: [
+                "IslandJSON",
+                "IslandProtocol",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            resources: [.embedInCode("Resources/org.varlink.service.varlink")]
+        ),
+        .executableTarget(
+            name: "varlink-certification",
+            dependencies: [
+                "Varlink",
+                "Systemd",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
+            ],
+            resources: [.embedInCode("org.varlink.certification.varlink")]
+        ),
+        .testTarget(
+            name: "VarlinkTests",
+            dependencies: [
+                "Varlink",
+                "IslandJSON",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOEmbedded", package: "swift-nio"),
+                .product(name: "NIOTestUtils", package: "swift-nio"),
+            ]
+        ),
+        .testTarget(
+            name: "IslandJSONTests",
+            dependencies: ["IslandJSON"]
+        ),
+        .testTarget(
+            name: "SystemdTests",
+            dependencies: ["Systemd", .product(name: "Logging", package: "swift-log")]
+        ),
+        .testTarget(
+            name: "IntegrationTests",
+            dependencies: ["Varlink", "varlink-certification"]
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)

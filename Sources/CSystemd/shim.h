@@ -1,0 +1,6 @@
+#ifndef ISLAND_CSYSTEMD_SHIM_H
+#define ISLAND_CSYSTEMD_SHIM_H
+#include <systemd/sd-daemon.h>
+#include <systemd/sd-journal.h>
+#include <systemd/sd-login.h>
+#endif

@@ -1,0 +1,292 @@
+/// Why a text is not the JSON this parser accepts.
+public struct JSONParseError: Error, Sendable, Equatable, CustomStringConvertible {
+    public enum Reason: String, Sendable {
+        case empty = "empty input"
+        case unexpectedEnd = "unexpected end of input"
+        case unexpectedCharacter = "unexpected character"
+        case invalidUTF8 = "invalid UTF-8"
+        case invalidEscape = "invalid escape sequence"
+        case controlCharacterInString = "unescaped control character in string"
+        case invalidNumber = "invalid number"
+        case tooDeep = "nesting too deep"
+        case duplicateKey = "duplicate object key"
+        case trailingData = "data after the JSON value"
+    }
+
+    public var reason: Reason
+    /// Byte offset in the input where the problem was found.
+    public var offset: Int
+
+    public var description: String { "\(reason.rawValue) at byte \(offset)" }
+
+    public init(reason: Reason, offset: Int) {
+        self.reason = reason
+        self.offset = offset
+    }
+}
+
+/// A strict RFC 8259 parser: UTF-8 only, no duplicate keys, no trailing commas, bounded
+/// nesting. Every input from a peer goes through it, so it never traps: malformed text of
+/// any kind ends in a `JSONParseError`.
+public struct JSONParser {
+    public static let defaultMaximumDepth = 64
+
+    public static func parse(_ bytes: some Collection<UInt8>, maximumDepth: Int = defaultMaximumDepth) throws(JSONParseError) -> JSON {
+        let result: Result<JSON, JSONParseError>? = bytes.withContiguousStorageIfAvailable { buffer in
+            Result { () throws(JSONParseError) -> JSON in
+                try Self.parse(UnsafeRawBufferPointer(buffer), maximumDepth: maximumDepth)
+            }
+        }
+        if let result { return try result.get() }
+        return try Array(bytes).withUnsafeBytes { buffer in
+            Result { () throws(JSONParseError) -> JSON in try Self.parse(buffer, maximumDepth: maximumDepth) }
+        }.get()
+    }
+
+    public static func parse(_ text: String, maximumDepth: Int = defaultMaximumDepth) throws(JSONParseError) -> JSON {
+        try parse(Array(text.utf8), maximumDepth: maximumDepth)
+    }
+
+    public static func parse(_ buffer: UnsafeRawBufferPointer, maximumDepth: Int = defaultMaximumDepth) throws(JSONParseError) -> JSON {
+        var parser = JSONParser(buffer: buffer, maximumDepth: maximumDepth)
+        parser.skipWhitespace()
+        guard parser.index < buffer.count else { throw JSONParseError(reason: .empty, offset: 0) }
+        let value = try parser.parseValue(depth: 0)
+        parser.skipWhitespace()
+        guard parser.index == buffer.count else { throw parser.error(.trailingData) }
+        return value
+    }
+
+    private let buffer: UnsafeRawBufferPointer
+    private let maximumDepth: Int
+    private var index = 0
+
+    private init(buffer: UnsafeRawBufferPointer, maximumDepth: Int) {
+        self.buffer = buffer
+        self.maximumDepth = maximumDepth
+    }
+
+    private func error(_ reason: JSONParseError.Reason) -> JSONParseError {
+        JSONParseError(reason: reason, offset: index)
+    }
+
+    private mutating func skipWhitespace() {
+        while index < buffer.count {
+            switch buffer[index] {
+            case 0x20, 0x09, 0x0A, 0x0D: index += 1
+            default: return
+            }
+        }
+    }
+
+    private func peek() throws(JSONParseError) -> UInt8 {
+        guard index < buffer.count else { throw error(.unexpectedEnd) }
+        return buffer[index]
+    }
+
+    private mutating func expect(_ byte: UInt8) throws(JSONParseError) {
+        guard try peek() == byte else { throw error(.unexpectedCharacter) }
+        index += 1
+    }
+
+    private mutating func expectLiteral(_ literal: StaticString) throws(JSONParseError) {
+        let count = literal.utf8CodeUnitCount
+        guard buffer.count - index >= count else { throw error(.unexpectedEnd) }
+        for i in 0..<count where buffer[index + i] != literal.utf8Start[i] {
+            index += i
+            throw error(.unexpectedCharacter)
+        }
+        index += count
+    }
+
+    private mutating func parseValue(depth: Int) throws(JSONParseError) -> JSON {
+        switch try peek() {
+        case UInt8(ascii: "{"): return try parseObject(depth: depth + 1)
+        case UInt8(ascii: "["): return try parseArray(depth: depth + 1)
+        case UInt8(ascii: "\""): return .string(try parseString())
+        case UInt8(ascii: "t"): try expectLiteral("true"); return .bool(true)
+        case UInt8(ascii: "f"): try expectLiteral("false"); return .bool(false)
+        case UInt8(ascii: "n"): try expectLiteral("null"); return .null
+        case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return try parseNumber()
+        default: throw error(.unexpectedCharacter)
+        }
+    }
+
+    private mutating func parseObject(depth: Int) throws(JSONParseError) -> JSON {
+        guard depth <= maximumDepth else { throw error(.tooDeep) }
+        index += 1
+        var object = JSONObject()
+        skipWhitespace()
+        if try peek() == UInt8(ascii: "}") {
+            index += 1
+            return .object(object)
+        }
+        while true {
+            skipWhitespace()
+            guard try peek() == UInt8(ascii: "\"") else { throw error(.unexpectedCharacter) }
+            let keyOffset = index
+            let key = try parseString()
+            skipWhitespace()
+            try expect(UInt8(ascii: ":"))
+            skipWhitespace()
+            let value = try parseValue(depth: depth)
+            guard object.updateValue(value, forKey: key) == nil else {
+                throw JSONParseError(reason: .duplicateKey, offset: keyOffset)
+            }
+            skipWhitespace()
+            switch try peek() {
+            case UInt8(ascii: ","): index += 1
+            case UInt8(ascii: "}"): index += 1; return .object(object)
+            default: throw error(.unexpectedCharacter)
+            }
+        }
+    }
+
+    private mutating func parseArray(depth: Int) throws(JSONParseError) -> JSON {
+        guard depth <= maximumDepth else { throw error(.tooDeep) }
+        index += 1
+        var array: [JSON] = []
+        skipWhitespace()
+        if try peek() == UInt8(ascii: "]") {
+            index += 1
+            return .array(array)
+        }
+        while true {
+            skipWhitespace()
+            array.append(try parseValue(depth: depth))
+            skipWhitespace()
+            switch try peek() {
+            case UInt8(ascii: ","): index += 1
+            case UInt8(ascii: "]"): index += 1; return .array(array)
+            default: throw error(.unexpectedCharacter)
+            }
+        }
+    }
+
+    private mutating func parseString() throws(JSONParseError) -> String {
+        index += 1  // opening quote
+        let start = index
+        // Fast path: no escapes, so the string is the bytes between the quotes.
+        while index < buffer.count {
+            let byte = buffer[index]
+            if byte == UInt8(ascii: "\"") {
+                let slice = UnsafeRawBufferPointer(rebasing: buffer[start..<index])
+                guard let string = String(validating: slice, as: UTF8.self) else {
+                    throw JSONParseError(reason: .invalidUTF8, offset: start)
+                }
+                index += 1
+                return string
+            }
+            if byte == UInt8(ascii: "\\") { break }
+            if byte < 0x20 { throw error(.controlCharacterInString) }
+            index += 1
+        }
+        guard index < buffer.count else { throw error(.unexpectedEnd) }
+
+        var bytes = [UInt8](UnsafeRawBufferPointer(rebasing: buffer[start..<index]))
+        while true {
+            guard index < buffer.count else { throw error(.unexpectedEnd) }
+            let byte = buffer[index]
+            switch byte {
+            case UInt8(ascii: "\""):
+                guard let string = String(validating: bytes, as: UTF8.self) else {
+                    throw JSONParseError(reason: .invalidUTF8, offset: start)
+                }
+                index += 1
+                return string
+            case UInt8(ascii: "\\"):
+                index += 1
+                try appendEscape(to: &bytes)
+            case 0..<0x20:
+                throw error(.controlCharacterInString)
+            default:
+                bytes.append(byte)
+                index += 1
+            }
+        }
+    }
+
+    private mutating func appendEscape(to bytes: inout [UInt8]) throws(JSONParseError) {
+        let escape = try peek()
+        index += 1
+        switch escape {
+        case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"): bytes.append(escape)
+        case UInt8(ascii: "b"): bytes.append(0x08)
+        case UInt8(ascii: "f"): bytes.append(0x0C)
+        case UInt8(ascii: "n"): bytes.append(0x0A)
+        case UInt8(ascii: "r"): bytes.append(0x0D)
+        case UInt8(ascii: "t"): bytes.append(0x09)
+        case UInt8(ascii: "u"):
+            var scalar = UInt32(try parseHex4())
+            if (0xD800..<0xDC00).contains(scalar) {
+                // A high surrogate must be followed by an escaped low surrogate.
+                try expect(UInt8(ascii: "\\"))
+                try expect(UInt8(ascii: "u"))
+                let low = UInt32(try parseHex4())
+                guard (0xDC00..<0xE000).contains(low) else { throw error(.invalidEscape) }
+                scalar = 0x10000 + ((scalar - 0xD800) << 10) + (low - 0xDC00)
+            }
+            guard let unicode = Unicode.Scalar(scalar) else { throw error(.invalidEscape) }
+            bytes.append(contentsOf: UTF8.encode(unicode)!)
+        default:
+            index -= 1
+            throw error(.invalidEscape)
+        }
+    }
+
+    private mutating func parseHex4() throws(JSONParseError) -> UInt16 {
+        guard buffer.count - index >= 4 else { throw error(.unexpectedEnd) }
+        var value: UInt16 = 0
+        for _ in 0..<4 {
+            let byte = buffer[index]
+            let digit: UInt8
+            switch byte {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = byte - UInt8(ascii: "0")
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = byte - UInt8(ascii: "a") + 10
+            case UInt8(ascii: "A")...UInt8(ascii: "F"): digit = byte - UInt8(ascii: "A") + 10
+            default: throw error(.invalidEscape)
+            }
+            value = value << 4 | UInt16(digit)
+            index += 1
+        }
+        return value
+    }
+
+    private mutating func parseNumber() throws(JSONParseError) -> JSON {
+        let start = index
+        var isInteger = true
+        if buffer[index] == UInt8(ascii: "-") { index += 1 }
+        // Integer part: 0, or a non-zero digit followed by digits.
+        guard index < buffer.count, isDigit(buffer[index]) else { throw error(.invalidNumber) }
+        if buffer[index] == UInt8(ascii: "0") {
+            index += 1
+        } else {
+            skipDigits()
+        }
+        if index < buffer.count, buffer[index] == UInt8(ascii: ".") {
+            isInteger = false
+            index += 1
+            guard index < buffer.count, isDigit(buffer[index]) else { throw error(.invalidNumber) }
+            skipDigits()
+        }
+        if index < buffer.count, buffer[index] == UInt8(ascii: "e") || buffer[index] == UInt8(ascii: "E") {
+            isInteger = false
+            index += 1
+            if index < buffer.count, buffer[index] == UInt8(ascii: "+") || buffer[index] == UInt8(ascii: "-") { index += 1 }
+            guard index < buffer.count, isDigit(buffer[index]) else { throw error(.invalidNumber) }
+            skipDigits()
+        }
+        let text = String(decoding: UnsafeRawBufferPointer(rebasing: buffer[start..<index]), as: UTF8.self)
+        if isInteger, let int = Int(text) { return .int(int) }
+        guard let double = Double(text), double.isFinite else {
+            throw JSONParseError(reason: .invalidNumber, offset: start)
+        }
+        return .double(double)
+    }
+
+    private func isDigit(_ byte: UInt8) -> Bool { byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9") }
+
+    private mutating func skipDigits() {
+        while index < buffer.count, isDigit(buffer[index]) { index += 1 }
+    }
+}

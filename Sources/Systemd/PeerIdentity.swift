@@ -1,0 +1,67 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import CSystemd
+
+/// What the system knows about a process, looked up by pid (for example a peer's `SO_PEERCRED`).
+///
+/// These are hints, not authentication: a pid can be recycled between the credential check and
+/// the lookup, and a process owns much of what is read here (its cgroup placement is chosen by
+/// the user's own service manager). Use them for logging and for choosing defaults, and base
+/// access decisions on the uid.
+public enum ProcessIdentity {
+    /// The systemd unit the process runs in: its user unit (e.g.
+    /// `app-gnome-org.gnome.Terminal-1234.scope`) if it has one, else its system unit.
+    ///
+    /// `nil` when the process is not in a systemd cgroup hierarchy (libsystemd says `-ENODATA`),
+    /// does not exist, or cannot be inspected.
+    public static func systemdUnit(pid: Int32) -> String? {
+        // pid 0 means "the caller" to sd-login; a peer never legitimately has it.
+        guard pid > 0 else { return nil }
+        return takeString { sd_pid_get_user_unit(pid, &$0) }
+            ?? takeString { sd_pid_get_unit(pid, &$0) }
+    }
+
+    /// The uid owning the login session the process belongs to, from logind's cgroup layout.
+    ///
+    /// `nil` for processes outside a session (system services, or everything on a machine where
+    /// PID 1 is not systemd).
+    public static func sessionOwnerUID(pid: Int32) -> UInt32? {
+        guard pid > 0 else { return nil }
+        var uid: uid_t = 0
+        guard sd_pid_get_owner_uid(pid, &uid) >= 0 else { return nil }
+        return uid
+    }
+
+    /// The executable of the process: the target of `<procRoot>/<pid>/exe`.
+    ///
+    /// Linux appends ` (deleted)` when the file was replaced after the process started. `nil`
+    /// when the link cannot be read, e.g. for another user's process without `CAP_SYS_PTRACE`.
+    public static func executablePath(pid: Int32, procRoot: String = "/proc") -> String? {
+        guard pid > 0 else { return nil }
+        let link = "\(procRoot)/\(pid)/exe"
+        var capacity = Int(PATH_MAX)
+        // readlink(2) truncates silently; a full buffer means "try again with more room".
+        while capacity <= 1 << 16 {
+            var buffer = [CChar](repeating: 0, count: capacity)
+            let length = readlink(link, &buffer, capacity)
+            guard length >= 0 else { return nil }
+            if length < capacity {
+                return String(decoding: buffer[..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            }
+            capacity *= 2
+        }
+        return nil
+    }
+
+    /// Runs an sd-login getter that hands out a malloc'ed string, and frees it.
+    private static func takeString(
+        _ getter: (inout UnsafeMutablePointer<CChar>?) -> Int32
+    ) -> String? {
+        var pointer: UnsafeMutablePointer<CChar>? = nil
+        let result = getter(&pointer)
+        defer { free(pointer) }
+        guard result >= 0, let pointer else { return nil }
+        return String(cString: pointer)
+    }
+}

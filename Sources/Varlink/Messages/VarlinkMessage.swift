@@ -1,0 +1,185 @@
+import IslandJSON
+
+/// A method call as it arrives on the wire.
+public struct VarlinkCall: Sendable {
+    /// The fully qualified method name, `interface.Method`.
+    public var method: String
+    public var parameters: JSONObject
+    /// The caller accepts several replies, each but the last with `continues`.
+    public var more: Bool
+    /// The caller wants no reply at all.
+    public var oneway: Bool
+    /// The caller asks to leave Varlink for another protocol after the reply.
+    public var upgrade: Bool
+
+    public init(method: String, parameters: JSONObject = [:], more: Bool = false, oneway: Bool = false, upgrade: Bool = false) {
+        self.method = method
+        self.parameters = parameters
+        self.more = more
+        self.oneway = oneway
+        self.upgrade = upgrade
+    }
+
+    /// The interface part of `method`: everything before the last dot.
+    public var interfaceName: Substring {
+        guard let dot = method.lastIndex(of: ".") else { return "" }
+        return method[..<dot]
+    }
+
+    /// The member part of `method`: everything after the last dot.
+    public var methodName: Substring {
+        guard let dot = method.lastIndex(of: ".") else { return Substring(method) }
+        return method[method.index(after: dot)...]
+    }
+
+    /// Decodes one frame (without its NUL). Flags other than the three of the spec are ignored.
+    public init(frame: some Collection<UInt8>, maximumDepth: Int = JSONParser.defaultMaximumDepth) throws(VarlinkMessageError) {
+        let json: JSON
+        do {
+            json = try JSONParser.parse(frame, maximumDepth: maximumDepth)
+        } catch {
+            throw VarlinkMessageError(reason: "invalid JSON: \(error)")
+        }
+        guard case .object(let message) = json else { throw VarlinkMessageError(reason: "the message is not a JSON object") }
+        guard case .string(let method)? = message["method"] else {
+            throw VarlinkMessageError(reason: "the message has no \"method\" string")
+        }
+        self.method = method
+        switch message["parameters"] {
+        case nil, .null?: self.parameters = [:]
+        case .object(let p)?: self.parameters = p
+        default: throw VarlinkMessageError(reason: "\"parameters\" is not an object")
+        }
+        func flag(_ name: String) throws(VarlinkMessageError) -> Bool {
+            switch message[name] {
+            case nil, .null?: return false
+            case .bool(let b)?: return b
+            default: throw VarlinkMessageError(reason: "\"\(name)\" is not a boolean")
+            }
+        }
+        self.more = try flag("more")
+        self.oneway = try flag("oneway")
+        self.upgrade = try flag("upgrade")
+    }
+
+    /// The wire form, without the terminating NUL. Flags that are false are left out, as
+    /// the reference implementations do.
+    public func encoded() -> [UInt8] {
+        var message: JSONObject = ["method": .string(method)]
+        if !parameters.isEmpty { message["parameters"] = .object(parameters) }
+        if more { message["more"] = true }
+        if oneway { message["oneway"] = true }
+        if upgrade { message["upgrade"] = true }
+        return JSON.object(message).serialized()
+    }
+}
+
+/// A reply: parameters, or a named error with parameters.
+public struct VarlinkReply: Sendable {
+    public var parameters: JSONObject
+    public var continues: Bool
+    /// The error name, for an error reply.
+    public var error: String?
+
+    public init(parameters: JSONObject = [:], continues: Bool = false, error: String? = nil) {
+        self.parameters = parameters
+        self.continues = continues
+        self.error = error
+    }
+
+    public init(error: VarlinkError) {
+        self.init(parameters: error.parameters, error: error.name)
+    }
+
+    public init(frame: some Collection<UInt8>) throws(VarlinkMessageError) {
+        let json: JSON
+        do {
+            json = try JSONParser.parse(frame)
+        } catch {
+            throw VarlinkMessageError(reason: "invalid JSON: \(error)")
+        }
+        guard case .object(let message) = json else { throw VarlinkMessageError(reason: "the reply is not a JSON object") }
+        switch message["parameters"] {
+        case nil, .null?: self.parameters = [:]
+        case .object(let p)?: self.parameters = p
+        default: throw VarlinkMessageError(reason: "\"parameters\" is not an object")
+        }
+        switch message["continues"] {
+        case nil, .null?: self.continues = false
+        case .bool(let b)?: self.continues = b
+        default: throw VarlinkMessageError(reason: "\"continues\" is not a boolean")
+        }
+        switch message["error"] {
+        case nil, .null?: self.error = nil
+        case .string(let e)?: self.error = e
+        default: throw VarlinkMessageError(reason: "\"error\" is not a string")
+        }
+    }
+
+    /// The wire form, without the terminating NUL.
+    public func encoded() -> [UInt8] {
+        var out: [UInt8] = []
+        out.reserveCapacity(128)
+        encode(into: &out)
+        return out
+    }
+
+    public func encode(into out: inout [UInt8]) {
+        var message: JSONObject = [:]
+        if let error { message["error"] = .string(error) }
+        message["parameters"] = .object(parameters)
+        if continues { message["continues"] = true }
+        JSON.writeObject(message, to: &out)
+    }
+}
+
+/// A frame that is not a valid Varlink message.
+public struct VarlinkMessageError: Error, Sendable, CustomStringConvertible {
+    public var reason: String
+    public var description: String { reason }
+}
+
+/// A named Varlink error: what a method handler throws to refuse a call, and what a
+/// client receives for an error reply.
+public struct VarlinkError: Error, Sendable, Equatable, CustomStringConvertible {
+    public var name: String
+    public var parameters: JSONObject
+
+    public init(_ name: String, _ parameters: JSONObject = [:]) {
+        self.name = name
+        self.parameters = parameters
+    }
+
+    public var description: String {
+        parameters.isEmpty ? name : "\(name) \(JSON.object(parameters))"
+    }
+
+    // org.varlink.service
+    public static func interfaceNotFound(_ interface: some StringProtocol) -> VarlinkError {
+        VarlinkError("org.varlink.service.InterfaceNotFound", ["interface": .string(String(interface))])
+    }
+    public static func methodNotFound(_ method: some StringProtocol) -> VarlinkError {
+        VarlinkError("org.varlink.service.MethodNotFound", ["method": .string(String(method))])
+    }
+    public static func methodNotImplemented(_ method: some StringProtocol) -> VarlinkError {
+        VarlinkError("org.varlink.service.MethodNotImplemented", ["method": .string(String(method))])
+    }
+    public static func invalidParameter(_ parameter: some StringProtocol) -> VarlinkError {
+        VarlinkError("org.varlink.service.InvalidParameter", ["parameter": .string(String(parameter))])
+    }
+    public static let permissionDenied = VarlinkError("org.varlink.service.PermissionDenied")
+    public static let expectedMore = VarlinkError("org.varlink.service.ExpectedMore")
+
+    // org.island.Connection
+    public static func messageTooLarge(limit: Int) -> VarlinkError {
+        VarlinkError("org.island.Connection.MessageTooLarge", ["limit": .int(limit)])
+    }
+    public static func invalidMessage(_ reason: String) -> VarlinkError {
+        VarlinkError("org.island.Connection.InvalidMessage", ["reason": .string(reason)])
+    }
+    public enum ConnectionLimitScope: String, Sendable { case total, user }
+    public static func tooManyConnections(limit: Int, scope: ConnectionLimitScope) -> VarlinkError {
+        VarlinkError("org.island.Connection.TooManyConnections", ["limit": .int(limit), "scope": .string(scope.rawValue)])
+    }
+    public static let shuttingDown = VarlinkError("org.island.Connection.ShuttingDown")
+}

@@ -1,0 +1,203 @@
+import Logging
+import NIOCore
+import NIOPosix
+import Synchronization
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Serves a `VarlinkService` on Unix stream sockets with SwiftNIO.
+public final class VarlinkServer: Sendable {
+    public struct Configuration: Sendable {
+        /// The largest message accepted, in bytes without the NUL. A larger one is answered
+        /// with `org.island.Connection.MessageTooLarge` and ends the connection.
+        public var maximumMessageSize = 256 * 1024
+        /// Calls read but not yet started on one connection; past it, reading pauses.
+        public var maximumQueuedCalls = 64
+        /// Reply bytes one connection may leave unread before it is closed.
+        public var maximumOutputBytes = 16 * 1024 * 1024
+        public var maximumConnections = 4096
+        public var maximumConnectionsPerUser = 1024
+        /// Permissions of a socket file the server creates itself.
+        public var socketMode: mode_t = 0o600
+        /// How long a graceful shutdown waits for calls in progress before closing anyway.
+        public var shutdownGracePeriod: Duration = .seconds(5)
+
+        public init() {}
+    }
+
+    private struct State {
+        var listeners: [Channel] = []
+        var connections: [ObjectIdentifier: Channel] = [:]
+        var perUser: [UInt32: Int] = [:]
+        var nextConnectionID: UInt64 = 0
+        var shuttingDown = false
+    }
+
+    public let service: VarlinkService
+    public let configuration: Configuration
+    private let group: EventLoopGroup
+    private let logger: Logger
+    private let state = Mutex(State())
+
+    public init(service: VarlinkService, configuration: Configuration = Configuration(),
+                group: EventLoopGroup = MultiThreadedEventLoopGroup.singleton, logger: Logger = Logger(label: "varlink")) {
+        self.service = service
+        self.configuration = configuration
+        self.group = group
+        self.logger = logger
+    }
+
+    /// Creates the socket at `path` (replacing a stale one) and serves it.
+    public func bind(unixPath path: String) async throws {
+        let channel = try await bootstrap().bind(unixDomainSocketPath: path, cleanupExistingSocketFile: true).get()
+        guard chmod(path, configuration.socketMode) == 0 else {
+            let error = errno
+            try? await channel.close()
+            throw IOError(errnoCode: error, reason: "chmod \(path)")
+        }
+        addListener(channel)
+    }
+
+    /// Serves an already listening socket, such as one passed by systemd socket activation.
+    public func adopt(listeningSocket fd: Int32) async throws {
+        let channel = try await bootstrap().withBoundSocket(fd).get()
+        addListener(channel)
+    }
+
+    /// Connections currently open.
+    public var connectionCount: Int { state.withLock { $0.connections.count } }
+
+    /// Stops accepting, lets every connection finish its call in progress (streaming calls
+    /// are ended), answers queued calls with `ShuttingDown`, and closes everything. Calls
+    /// still running after the grace period are cut off.
+    public func shutdown() async {
+        let (listeners, connections) = state.withLock { state in
+            state.shuttingDown = true
+            return (state.listeners, Array(state.connections.values))
+        }
+        for listener in listeners { try? await listener.close() }
+        for connection in connections {
+            connection.triggerUserOutboundEvent(VarlinkServerConnectionHandler.ShutdownEvent(), promise: nil)
+        }
+        let deadline = ContinuousClock.now + configuration.shutdownGracePeriod
+        for connection in connections {
+            let closed = connection.closeFuture
+            let remaining = deadline - ContinuousClock.now
+            if remaining > .zero {
+                let nanoseconds = remaining.components.seconds * 1_000_000_000 + remaining.components.attoseconds / 1_000_000_000
+                let timeout = connection.eventLoop.scheduleTask(in: .nanoseconds(nanoseconds)) {
+                    connection.close(promise: nil)
+                }
+                try? await closed.get()
+                timeout.cancel()
+            } else {
+                try? await connection.close()
+            }
+        }
+    }
+
+    private func addListener(_ channel: Channel) {
+        let accepted = state.withLock { state in
+            guard !state.shuttingDown else { return false }
+            state.listeners.append(channel)
+            return true
+        }
+        if !accepted { channel.close(promise: nil) }
+    }
+
+    private func bootstrap() -> ServerBootstrap {
+        ServerBootstrap(group: group)
+            .serverChannelOption(.backlog, value: 256)
+            .childChannelOption(.allowRemoteHalfClosure, value: true)
+            .childChannelOption(.maxMessagesPerRead, value: 16)
+            .childChannelInitializer { [self] channel in
+                initialize(channel)
+            }
+    }
+
+    private func initialize(_ channel: Channel) -> EventLoopFuture<Void> {
+        Self.peerCredentials(of: channel).flatMap { [self] peer in initialize(channel, peer: peer) }
+    }
+
+    private func initialize(_ channel: Channel, peer: PeerCredentials?) -> EventLoopFuture<Void> {
+        let admission: Result<UInt64, VarlinkError> = state.withLock { state in
+            if state.shuttingDown { return .failure(.shuttingDown) }
+            if state.connections.count >= configuration.maximumConnections {
+                return .failure(.tooManyConnections(limit: configuration.maximumConnections, scope: .total))
+            }
+            if let uid = peer?.uid {
+                let count = state.perUser[uid, default: 0]
+                if count >= configuration.maximumConnectionsPerUser {
+                    return .failure(.tooManyConnections(limit: configuration.maximumConnectionsPerUser, scope: .user))
+                }
+                state.perUser[uid] = count + 1
+            }
+            state.nextConnectionID += 1
+            state.connections[ObjectIdentifier(channel)] = channel
+            return .success(state.nextConnectionID)
+        }
+
+        let id: UInt64
+        switch admission {
+        case .failure(let error):
+            logger.warning("refusing a connection", metadata: ["reason": "\(error)", "peer_uid": "\(peer?.uid ?? 0)"])
+            return channel.eventLoop.makeCompletedFuture {
+                try channel.pipeline.syncOperations.addHandler(RefusingHandler(error: error))
+            }
+        case .success(let value):
+            id = value
+        }
+
+        channel.closeFuture.whenComplete { [self] _ in
+            state.withLock { state in
+                state.connections[ObjectIdentifier(channel)] = nil
+                if let uid = peer?.uid {
+                    let count = state.perUser[uid, default: 1] - 1
+                    state.perUser[uid] = count > 0 ? count : nil
+                }
+            }
+        }
+
+        let limits = VarlinkServerConnectionHandler.Limits(
+            maximumMessageSize: configuration.maximumMessageSize,
+            maximumQueuedCalls: configuration.maximumQueuedCalls,
+            maximumOutputBytes: configuration.maximumOutputBytes)
+        let connection = VarlinkConnectionContext(id: id, peer: peer)
+        return channel.eventLoop.makeCompletedFuture {
+            try channel.pipeline.syncOperations.addHandlers([
+                ByteToMessageHandler(NULFrameDecoder(maximumMessageSize: configuration.maximumMessageSize)),
+                VarlinkServerConnectionHandler(service: service, connection: connection, limits: limits, logger: logger),
+            ])
+        }
+    }
+
+    private struct UCred { var pid: Int32; var uid: UInt32; var gid: UInt32 }
+
+    /// Reads `SO_PEERCRED`: the identity the kernel recorded when the peer connected.
+    static func peerCredentials(of channel: Channel) -> EventLoopFuture<PeerCredentials?> {
+        guard let provider = channel as? SocketOptionProvider else { return channel.eventLoop.makeSucceededFuture(nil) }
+        let future: EventLoopFuture<UCred> = provider.unsafeGetSocketOption(
+            level: SocketOptionLevel(SOL_SOCKET), name: SocketOptionName(SO_PEERCRED))
+        return future.map { Optional(PeerCredentials(pid: $0.pid, uid: $0.uid, gid: $0.gid)) }.recover { _ in nil }
+    }
+}
+
+/// Tells a connection the server will not serve it, then closes it.
+private final class RefusingHandler: ChannelInboundHandler {
+    typealias InboundIn = ByteBuffer
+    typealias OutboundOut = ByteBuffer
+
+    let error: VarlinkError
+
+    init(error: VarlinkError) { self.error = error }
+
+    func channelActive(context: ChannelHandlerContext) {
+        let frame = VarlinkReply(error: error).encoded() + [0]
+        let channel = context.channel
+        context.writeAndFlush(wrapOutboundOut(ByteBuffer(bytes: frame))).whenComplete { _ in channel.close(promise: nil) }
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {}
+}

@@ -1,0 +1,314 @@
+import DequeModule
+import IslandJSON
+import Logging
+import NIOCore
+
+/// Serves one Varlink connection: takes NUL-split frames, runs their calls one at a time
+/// in arrival order, and writes the replies.
+///
+/// Ordering is structural: the next call starts only after the previous one has had its
+/// final reply, so pipelined calls are answered in order. Backpressure is too: reads stop
+/// while too many calls are queued or while the peer is not reading its replies, and a
+/// connection whose unread replies outgrow `maximumOutputBytes` is closed.
+final class VarlinkServerConnectionHandler: ChannelDuplexHandler {
+    typealias InboundIn = ByteBuffer
+    typealias OutboundIn = ByteBuffer
+    typealias OutboundOut = ByteBuffer
+
+    struct Limits {
+        var maximumMessageSize: Int
+        var maximumQueuedCalls: Int
+        var maximumOutputBytes: Int
+    }
+
+    /// Sent down the pipeline by the server to start a graceful shutdown.
+    struct ShutdownEvent {}
+
+    private enum Queued {
+        case call(ByteBuffer)
+        /// Input that ends the connection once every call before it is answered.
+        case fatal(VarlinkError)
+    }
+
+    private let service: VarlinkService
+    private let connection: VarlinkConnectionContext
+    private let limits: Limits
+    private let logger: Logger
+
+    private var context: ChannelHandlerContext?
+    private var queue = Deque<Queued>()
+    private var current: (serial: UInt64, call: VarlinkCall, cancellation: [@Sendable () -> Void])?
+    private var serial: UInt64 = 0
+    private var processing = false
+    private var inputClosed = false
+    private var shuttingDown = false
+    private var closing = false
+    private var readHeld = false
+    private var unflushed = false
+    private var outputBytes = 0
+    /// Completes when everything written so far has reached the socket.
+    private var lastWrite: EventLoopFuture<Void>?
+
+    init(service: VarlinkService, connection: VarlinkConnectionContext, limits: Limits, logger: Logger) {
+        self.service = service
+        self.connection = connection
+        self.limits = limits
+        self.logger = logger
+    }
+
+    func handlerAdded(context: ChannelHandlerContext) {
+        self.context = context
+    }
+
+    func handlerRemoved(context: ChannelHandlerContext) {
+        self.context = nil
+    }
+
+    // MARK: Inbound
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        guard !closing else { return }
+        queue.append(.call(unwrapInboundIn(data)))
+        processQueue()
+    }
+
+    func channelReadComplete(context: ChannelHandlerContext) {
+        flushIfNeeded()
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: Error) {
+        guard !closing else { return }
+        switch error {
+        case let tooLarge as NULFrameDecoder.MessageTooLarge:
+            enqueueFatal(.messageTooLarge(limit: tooLarge.limit))
+        case let truncated as NULFrameDecoder.TruncatedMessage:
+            enqueueFatal(.invalidMessage("the connection ended inside a message (\(truncated.bytes) bytes without a NUL)"))
+        default:
+            // The socket itself failed (reset, broken pipe): nobody is left to answer.
+            logger.debug("connection error", metadata: ["error": "\(error)"])
+            context.close(promise: nil)
+        }
+    }
+
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        if let event = event as? ChannelEvent, event == .inputClosed {
+            // The peer half-closed after its last call: answer everything, then close.
+            inputClosed = true
+            processQueue()
+        } else {
+            context.fireUserInboundEventTriggered(event)
+        }
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        closing = true
+        queue.removeAll()
+        cancelCurrent()
+        context.fireChannelInactive()
+    }
+
+    func channelWritabilityChanged(context: ChannelHandlerContext) {
+        resumeReadingIfPossible()
+        context.fireChannelWritabilityChanged()
+    }
+
+    // MARK: Outbound
+
+    func read(context: ChannelHandlerContext) {
+        if queue.count >= limits.maximumQueuedCalls || !context.channel.isWritable {
+            readHeld = true
+        } else {
+            context.read()
+        }
+    }
+
+    func triggerUserOutboundEvent(context: ChannelHandlerContext, event: Any, promise: EventLoopPromise<Void>?) {
+        guard event is ShutdownEvent else {
+            context.triggerUserOutboundEvent(event, promise: promise)
+            return
+        }
+        promise?.succeed()
+        beginShutdown()
+    }
+
+    // MARK: Calls
+
+    private func enqueueFatal(_ error: VarlinkError) {
+        queue.append(.fatal(error))
+        processQueue()
+    }
+
+    private func processQueue() {
+        guard !processing, context != nil else { return }
+        processing = true
+        defer {
+            processing = false
+            flushIfNeeded()
+        }
+        while current == nil, !closing, let next = queue.popFirst() {
+            switch next {
+            case .fatal(let error):
+                closeAfter(reply: VarlinkReply(error: error))
+                return
+            case .call(let frame):
+                start(frame: frame)
+            }
+        }
+        if current == nil, queue.isEmpty, inputClosed || shuttingDown, !closing {
+            closeWhenFlushed()
+            return
+        }
+        resumeReadingIfPossible()
+    }
+
+    private func start(frame: ByteBuffer) {
+        let call: VarlinkCall
+        do {
+            call = try VarlinkCall(frame: frame.readableBytesView)
+        } catch {
+            closeAfter(reply: VarlinkReply(error: .invalidMessage(error.reason)))
+            return
+        }
+        if shuttingDown {
+            if !call.oneway { write(VarlinkReply(error: .shuttingDown)) }
+            return
+        }
+        serial &+= 1
+        current = (serial, call, [])
+        service.dispatch(call, connection: connection, sink: ChannelReplySink(handler: self, serial: serial, eventLoop: context!.eventLoop))
+    }
+
+    /// A reply from a handler, on the event loop.
+    fileprivate func deliver(_ reply: VarlinkReply, final: Bool, serial: UInt64) {
+        guard let current, current.serial == serial, !closing else { return }
+        if !current.call.oneway { write(reply) }
+        if final {
+            self.current = nil
+            if !processing {
+                processQueue()
+            }
+        } else if !processing {
+            flushIfNeeded()
+        }
+    }
+
+    fileprivate func onCancel(serial: UInt64, _ callback: @escaping @Sendable () -> Void) {
+        guard current?.serial == serial, !closing else {
+            callback()
+            return
+        }
+        current?.cancellation.append(callback)
+    }
+
+    private func cancelCurrent() {
+        guard let current else { return }
+        self.current = nil
+        for callback in current.cancellation { callback() }
+    }
+
+    @discardableResult
+    private func write(_ reply: VarlinkReply) -> EventLoopFuture<Void>? {
+        guard let context else { return nil }
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(128)
+        reply.encode(into: &bytes)
+        bytes.append(0)
+        var buffer = context.channel.allocator.buffer(capacity: bytes.count)
+        buffer.writeBytes(bytes)
+        let size = bytes.count
+        outputBytes += size
+        if outputBytes > limits.maximumOutputBytes {
+            // The peer stopped reading; keeping its replies would let it hold our memory.
+            logger.notice("closing a connection whose unread replies exceed the limit", metadata: [
+                "limit": "\(limits.maximumOutputBytes)", "peer_pid": "\(connection.peer?.pid ?? 0)",
+            ])
+            closing = true
+            queue.removeAll()
+            cancelCurrent()
+            context.close(promise: nil)
+            return nil
+        }
+        let promise = context.eventLoop.makePromise(of: Void.self)
+        promise.futureResult.assumeIsolated().whenComplete { [self] _ in outputBytes -= size }
+        context.write(wrapOutboundOut(buffer), promise: promise)
+        unflushed = true
+        lastWrite = promise.futureResult
+        return promise.futureResult
+    }
+
+    private func flushIfNeeded() {
+        guard unflushed, let context else { return }
+        unflushed = false
+        context.flush()
+    }
+
+    /// Sends a last reply, then closes once it is written.
+    private func closeAfter(reply: VarlinkReply) {
+        guard !closing else { return }
+        write(reply)
+        queue.removeAll()
+        cancelCurrent()
+        closeWhenFlushed()
+    }
+
+    private func closeWhenFlushed() {
+        guard let context else { return }
+        closing = true
+        unflushed = false
+        context.flush()
+        let channel = context.channel
+        if let lastWrite {
+            lastWrite.whenComplete { _ in channel.close(promise: nil) }
+        } else {
+            channel.close(promise: nil)
+        }
+    }
+
+    private func beginShutdown() {
+        guard !shuttingDown, !closing else { return }
+        shuttingDown = true
+        // A call that streams has no natural end: stop it. A call computing its one reply
+        // is given the time the server allows to finish it.
+        if current?.call.more == true {
+            cancelCurrent()
+        }
+        // Calls queued behind it are answered with ShuttingDown, in order, then the
+        // connection closes.
+        processQueue()
+    }
+
+    private func resumeReadingIfPossible() {
+        guard readHeld, let context, queue.count < limits.maximumQueuedCalls, context.channel.isWritable else { return }
+        readHeld = false
+        context.read()
+    }
+}
+
+/// Routes a handler's replies, from whatever thread it runs on, to its connection's loop.
+private struct ChannelReplySink: VarlinkReplySink {
+    let handler: NIOLoopBound<VarlinkServerConnectionHandler>
+    let serial: UInt64
+    let eventLoop: EventLoop
+
+    init(handler: VarlinkServerConnectionHandler, serial: UInt64, eventLoop: EventLoop) {
+        self.handler = NIOLoopBound(handler, eventLoop: eventLoop)
+        self.serial = serial
+        self.eventLoop = eventLoop
+    }
+
+    func send(_ reply: VarlinkReply, final: Bool) {
+        if eventLoop.inEventLoop {
+            handler.value.deliver(reply, final: final, serial: serial)
+        } else {
+            eventLoop.execute { [handler, serial] in handler.value.deliver(reply, final: final, serial: serial) }
+        }
+    }
+
+    func onCancel(_ callback: @escaping @Sendable () -> Void) {
+        if eventLoop.inEventLoop {
+            handler.value.onCancel(serial: serial, callback)
+        } else {
+            eventLoop.execute { [handler, serial] in handler.value.onCancel(serial: serial, callback) }
+        }
+    }
+}

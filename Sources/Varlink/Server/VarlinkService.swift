@@ -1,0 +1,287 @@
+import IslandJSON
+import IslandProtocol
+import Logging
+import Synchronization
+
+/// What `org.varlink.service.GetInfo` reports about the service.
+public struct VarlinkServiceInfo: Sendable {
+    public var vendor: String
+    public var product: String
+    public var version: String
+    public var url: String
+
+    public init(vendor: String, product: String, version: String, url: String) {
+        self.vendor = vendor
+        self.product = product
+        self.version = version
+        self.url = url
+    }
+}
+
+/// How a method answers. Handlers never see a call that does not conform to the method's
+/// declared input type: the service validates first.
+public struct VarlinkMethodHandler: Sendable {
+    let requiresMore: Bool
+    let body: @Sendable (VarlinkRequest, VarlinkResponder) -> Void
+
+    /// Full control: reply any number of times (with `continues` for a `more` call) and
+    /// finish with a reply without `continues` or an error. `requiresMore` makes a call
+    /// without `more` fail with `ExpectedMore` before the handler runs.
+    public static func streaming(
+        requiresMore: Bool = true, _ body: @escaping @Sendable (VarlinkRequest, VarlinkResponder) -> Void
+    ) -> VarlinkMethodHandler {
+        VarlinkMethodHandler(requiresMore: requiresMore, body: body)
+    }
+
+    /// One reply computed on the connection's event loop; for quick work that does not block.
+    public static func immediate(
+        _ body: @escaping @Sendable (VarlinkRequest) throws(VarlinkError) -> JSONObject
+    ) -> VarlinkMethodHandler {
+        VarlinkMethodHandler(requiresMore: false) { request, responder in
+            do throws(VarlinkError) {
+                responder.reply(try body(request))
+            } catch {
+                responder.fail(error)
+            }
+        }
+    }
+
+    /// One reply computed in a task, for work that awaits.
+    public static func async(
+        _ body: @escaping @Sendable (VarlinkRequest) async throws(VarlinkError) -> JSONObject
+    ) -> VarlinkMethodHandler {
+        VarlinkMethodHandler(requiresMore: false) { request, responder in
+            Task {
+                do throws(VarlinkError) {
+                    responder.reply(try await body(request))
+                } catch {
+                    responder.fail(error)
+                }
+            }
+        }
+    }
+}
+
+/// An interface and the handlers of its methods.
+public struct VarlinkImplementation: Sendable {
+    public var interface: VarlinkInterface
+    public var handlers: [String: VarlinkMethodHandler]
+
+    public init(interface: VarlinkInterface, handlers: [String: VarlinkMethodHandler]) {
+        self.interface = interface
+        self.handlers = handlers
+    }
+}
+
+/// A call as a handler sees it: validated parameters plus who is calling.
+public struct VarlinkRequest: Sendable {
+    public var call: VarlinkCall
+    public var connection: VarlinkConnectionContext
+
+    public var parameters: JSONObject { call.parameters }
+}
+
+/// The kernel-verified credentials of the peer process (`SO_PEERCRED`).
+public struct PeerCredentials: Sendable, Hashable {
+    public var pid: Int32
+    public var uid: UInt32
+    public var gid: UInt32
+
+    public init(pid: Int32, uid: UInt32, gid: UInt32) {
+        self.pid = pid
+        self.uid = uid
+        self.gid = gid
+    }
+}
+
+/// Per-connection facts and state shared by all calls on one connection, such as the
+/// role a connection bound itself to with its first call.
+public final class VarlinkConnectionContext: Sendable {
+    public let id: UInt64
+    public let peer: PeerCredentials?
+    private let attachments = Mutex<[ObjectIdentifier: any Sendable]>([:])
+
+    public init(id: UInt64, peer: PeerCredentials?) {
+        self.id = id
+        self.peer = peer
+    }
+
+    /// The value stored for `type` on this connection.
+    public func attachment<T: Sendable>(_ type: T.Type) -> T? {
+        attachments.withLock { $0[ObjectIdentifier(type)] as? T }
+    }
+
+    /// Stores `value` unless a value of its type is already there; returns the value in
+    /// place afterwards. Lets concurrent calls agree on one binding.
+    @discardableResult
+    public func attachIfAbsent<T: Sendable>(_ value: T) -> T {
+        attachments.withLock { storage in
+            if let existing = storage[ObjectIdentifier(T.self)] as? T { return existing }
+            storage[ObjectIdentifier(T.self)] = value
+            return value
+        }
+    }
+
+    public func setAttachment<T: Sendable>(_ value: T?) {
+        attachments.withLock { $0[ObjectIdentifier(T.self)] = value }
+    }
+}
+
+/// Where the replies of one call go. The transport implements it; `final` marks the reply
+/// that ends the call.
+public protocol VarlinkReplySink: Sendable {
+    func send(_ reply: VarlinkReply, final: Bool)
+    /// Runs `callback` once if the call ends without its final reply (the connection
+    /// closed); at once if that already happened.
+    func onCancel(_ callback: @escaping @Sendable () -> Void)
+}
+
+/// The transport-independent half of a Varlink server: the interfaces, the validation of
+/// every call against its method's input type, `org.varlink.service`, and dispatch to
+/// handlers. Transports (the NIO server, or tests calling `dispatch` directly) feed it.
+public final class VarlinkService: Sendable {
+    public let info: VarlinkServiceInfo
+    let implementations: [String: VarlinkImplementation]
+    /// Interface names in the order they were given, for `GetInfo`.
+    let interfaceNames: [String]
+    let logger: Logger
+
+    public static let serviceInterface: VarlinkInterface = {
+        try! VarlinkInterface(parsing: String(decoding: PackageResources.org_varlink_service_varlink, as: UTF8.self))
+    }()
+
+    public static let connectionInterface: VarlinkInterface = {
+        try! VarlinkInterface(parsing: IslandInterfaces.connection)
+    }()
+
+    public init(info: VarlinkServiceInfo, implementations: [VarlinkImplementation], logger: Logger = Logger(label: "varlink")) {
+        self.info = info
+        self.logger = logger
+        var all: [String: VarlinkImplementation] = [:]
+        var names: [String] = []
+        let builtIn = [
+            VarlinkImplementation(interface: Self.serviceInterface, handlers: [:]),
+            VarlinkImplementation(interface: Self.connectionInterface, handlers: [:]),
+        ]
+        for implementation in builtIn + implementations {
+            let name = implementation.interface.name
+            precondition(all[name] == nil, "interface \(name) registered twice")
+            for method in implementation.handlers.keys {
+                precondition(implementation.interface.methods[method] != nil, "\(name) has no method \(method)")
+            }
+            all[name] = implementation
+            names.append(name)
+        }
+        self.implementations = all
+        self.interfaceNames = names
+    }
+
+    /// Runs one call: validates it, then hands it to its handler, which answers through
+    /// `sink`. Every call ends in exactly one final reply, which a `oneway` call's
+    /// transport discards.
+    public func dispatch(_ call: VarlinkCall, connection: VarlinkConnectionContext, sink: some VarlinkReplySink) {
+        let interfaceName = call.interfaceName
+        guard let implementation = implementations[String(interfaceName)] else {
+            sink.send(VarlinkReply(error: .interfaceNotFound(interfaceName)), final: true)
+            return
+        }
+        let methodName = String(call.methodName)
+        guard let signature = implementation.interface.methods[methodName] else {
+            sink.send(VarlinkReply(error: .methodNotFound(call.method)), final: true)
+            return
+        }
+        // Upgrading to another protocol is not something any of our methods offers.
+        if call.upgrade {
+            sink.send(VarlinkReply(error: .invalidParameter("upgrade")), final: true)
+            return
+        }
+        if let field = implementation.interface.firstInvalidField(in: call.parameters, of: signature.input) {
+            sink.send(VarlinkReply(error: .invalidParameter(field)), final: true)
+            return
+        }
+        let handler: VarlinkMethodHandler
+        if interfaceName == "org.varlink.service" {
+            handler = methodName == "GetInfo" ? getInfo : getInterfaceDescription
+        } else if let h = implementation.handlers[methodName] {
+            handler = h
+        } else {
+            sink.send(VarlinkReply(error: .methodNotImplemented(call.method)), final: true)
+            return
+        }
+        if handler.requiresMore && !call.more {
+            sink.send(VarlinkReply(error: .expectedMore), final: true)
+            return
+        }
+        let responder = VarlinkResponder(call: call, output: signature.output, interface: implementation.interface, sink: sink, logger: logger)
+        handler.body(VarlinkRequest(call: call, connection: connection), responder)
+    }
+
+    private var getInfo: VarlinkMethodHandler {
+        .immediate { [info, interfaceNames] _ in
+            [
+                "vendor": .string(info.vendor), "product": .string(info.product),
+                "version": .string(info.version), "url": .string(info.url),
+                "interfaces": .array(interfaceNames.map { .string($0) }),
+            ]
+        }
+    }
+
+    private var getInterfaceDescription: VarlinkMethodHandler {
+        .immediate { [implementations] request throws(VarlinkError) in
+            let name = request.parameters["interface"]?.stringValue ?? ""
+            guard let implementation = implementations[name] else { throw .interfaceNotFound(name) }
+            return ["description": .string(implementation.interface.description)]
+        }
+    }
+}
+
+/// Answers one call. Safe to use from any thread; replies after the final one are ignored.
+public final class VarlinkResponder: Sendable {
+    public let call: VarlinkCall
+    private let output: [VarlinkField]
+    private let interface: VarlinkInterface
+    private let sink: any VarlinkReplySink
+    private let logger: Logger
+    private let finished = Atomic<Bool>(false)
+
+    init(call: VarlinkCall, output: [VarlinkField], interface: VarlinkInterface, sink: any VarlinkReplySink, logger: Logger) {
+        self.call = call
+        self.output = output
+        self.interface = interface
+        self.sink = sink
+        self.logger = logger
+    }
+
+    /// Sends a reply. `continues` is honoured only for a call made with `more`; otherwise
+    /// the reply ends the call.
+    public func reply(_ parameters: JSONObject, continues: Bool = false) {
+        #if DEBUG
+        if let field = interface.firstInvalidField(in: parameters, of: output) {
+            logger.critical("reply does not match the output type", metadata: ["method": "\(call.method)", "field": "\(field)"])
+            assertionFailure("\(call.method) replied with invalid field '\(field)': \(JSON.object(parameters))")
+        }
+        #endif
+        let continues = continues && call.more
+        if !continues {
+            guard finished.exchange(true, ordering: .acquiringAndReleasing) == false else { return }
+        } else if finished.load(ordering: .acquiring) {
+            return
+        }
+        sink.send(VarlinkReply(parameters: parameters, continues: continues), final: !continues)
+    }
+
+    /// Ends the call with a named error.
+    public func fail(_ error: VarlinkError) {
+        guard finished.exchange(true, ordering: .acquiringAndReleasing) == false else { return }
+        sink.send(VarlinkReply(error: error), final: true)
+    }
+
+    /// Runs `callback` if the peer goes away before the call has had its final reply, so a
+    /// streaming handler can stop producing.
+    public func onCancel(_ callback: @escaping @Sendable () -> Void) {
+        sink.onCancel(callback)
+    }
+
+    /// Whether the call has had its final reply.
+    public var isFinished: Bool { finished.load(ordering: .acquiring) }
+}

@@ -1,0 +1,47 @@
+import NIOCore
+
+/// Splits a byte stream into NUL-terminated Varlink messages (the NUL is dropped).
+public struct NULFrameDecoder: ByteToMessageDecoder {
+    public typealias InboundOut = ByteBuffer
+
+    /// A message grew past the limit before its NUL arrived.
+    public struct MessageTooLarge: Error, Equatable { public var limit: Int }
+    /// The stream ended in the middle of a message.
+    public struct TruncatedMessage: Error, Equatable { public var bytes: Int }
+
+    public let maximumMessageSize: Int
+    /// How far the current message has already been searched, so a message arriving in
+    /// many small reads is scanned once rather than once per read.
+    private var scanned = 0
+
+    public init(maximumMessageSize: Int) {
+        self.maximumMessageSize = maximumMessageSize
+    }
+
+    public mutating func decode(context: ChannelHandlerContext, buffer: inout ByteBuffer) throws -> DecodingState {
+        let view = buffer.readableBytesView
+        let searchStart = view.index(view.startIndex, offsetBy: scanned)
+        guard let nul = view[searchStart...].firstIndex(of: 0) else {
+            scanned = view.count
+            if scanned > maximumMessageSize { throw MessageTooLarge(limit: maximumMessageSize) }
+            return .needMoreData
+        }
+        let length = view.distance(from: view.startIndex, to: nul)
+        scanned = 0
+        guard length <= maximumMessageSize else { throw MessageTooLarge(limit: maximumMessageSize) }
+        let frame = buffer.readSlice(length: length)!
+        buffer.moveReaderIndex(forwardBy: 1)
+        context.fireChannelRead(Self.wrapInboundOut(frame))
+        return .continue
+    }
+
+    public mutating func decodeLast(context: ChannelHandlerContext, buffer: inout ByteBuffer, seenEOF: Bool) throws -> DecodingState {
+        while try decode(context: context, buffer: &buffer) == .continue {}
+        if buffer.readableBytes > 0 {
+            let bytes = buffer.readableBytes
+            buffer.moveReaderIndex(forwardBy: bytes)
+            throw TruncatedMessage(bytes: bytes)
+        }
+        return .needMoreData
+    }
+}

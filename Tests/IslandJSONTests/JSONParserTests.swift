@@ -1,0 +1,83 @@
+import IslandJSON
+import Testing
+
+@Suite struct JSONParserTests {
+    @Test func parsesEveryKindOfValue() throws {
+        let value = try JSONParser.parse(#" {"a": [1, -2.5, 1e3, true, false, null], "b": {"c": "d"}, "e": 0} "#)
+        #expect(value == ["a": [1, -2.5, 1000.0, true, false, nil], "b": ["c": "d"], "e": 0])
+        #expect(value["a"]?.arrayValue?[0] == .int(1))
+        #expect(value["a"]?.arrayValue?[2] == .double(1000))
+    }
+
+    @Test func keepsIntegersApartFromFloats() throws {
+        #expect(try JSONParser.parse("2") == .int(2))
+        #expect(try JSONParser.parse("2.0") == .double(2))
+        // Beyond Int64 an integer can only be a float.
+        #expect(try JSONParser.parse("18446744073709551616") == .double(18446744073709551616))
+    }
+
+    @Test func decodesEscapesAndSurrogatePairs() throws {
+        #expect(try JSONParser.parse(#""a\"b\\c\/d\n\t\u00e9\ud83d\ude00""#) == .string("a\"b\\c/d\n\té😀"))
+    }
+
+    @Test(arguments: [
+        ("", JSONParseError.Reason.empty),
+        ("{", .unexpectedEnd),
+        ("[1,]", .unexpectedCharacter),
+        ("{\"a\":1,}", .unexpectedCharacter),
+        ("01", .trailingData),
+        ("1.", .invalidNumber),
+        ("-", .invalidNumber),
+        ("1e", .invalidNumber),
+        ("1e999", .invalidNumber),
+        ("tru", .unexpectedEnd),
+        ("nul!", .unexpectedCharacter),
+        ("\"\\x\"", .invalidEscape),
+        ("\"\\ud800\"", .unexpectedCharacter),
+        ("\"\\ud800\\u0041\"", .invalidEscape),
+        ("\"\\udc00\"", .invalidEscape),
+        ("\"a\nb\"", .controlCharacterInString),
+        ("{\"a\":1,\"a\":2}", .duplicateKey),
+        ("{} {}", .trailingData),
+        ("'a'", .unexpectedCharacter),
+    ])
+    func rejectsMalformedText(text: String, reason: JSONParseError.Reason) {
+        #expect(throws: JSONParseError.self) { try JSONParser.parse(text) }
+        do {
+            _ = try JSONParser.parse(text)
+        } catch {
+            #expect(error.reason == reason, "\(text)")
+        }
+    }
+
+    @Test func rejectsInvalidUTF8() {
+        for bytes: [UInt8] in [[0x22, 0xFF, 0x22], [0x22, 0xC3, 0x22], [0x22, 0xED, 0xA0, 0x80, 0x22], [0x22, 0x5C, 0x6E, 0xC0, 0xAF, 0x22]] {
+            #expect(throws: JSONParseError(reason: .invalidUTF8, offset: 1)) { try JSONParser.parse(bytes) }
+        }
+    }
+
+    @Test func boundsNesting() throws {
+        let deep = String(repeating: "[", count: 65) + String(repeating: "]", count: 65)
+        #expect(throws: JSONParseError.self) { try JSONParser.parse(deep) }
+        let ok = String(repeating: "[", count: 64) + String(repeating: "]", count: 64)
+        _ = try JSONParser.parse(ok)
+        // A nesting far past the limit fails fast instead of exhausting the stack.
+        let hostile = String(repeating: "{\"a\":", count: 100_000)
+        #expect(throws: JSONParseError.self) { try JSONParser.parse(hostile) }
+    }
+
+    @Test func serializesCompactlyAndRoundTrips() throws {
+        let value: JSON = ["s": "quote\" backslash\\ nl\n ctl\u{01} é", "n": [1, 2.5, nil, true], "o": [:], "f": 1.0]
+        let text = value.description
+        #expect(text == #"{"s":"quote\" backslash\\ nl\n ctl\u0001 é","n":[1,2.5,null,true],"o":{},"f":1.0}"#)
+        #expect(try JSONParser.parse(text) == value)
+        #expect(JSON.double(.infinity).description == "null")
+    }
+
+    @Test func comparesNumbersByValueWhenAsked() {
+        #expect(JSON.int(1) != JSON.double(1))
+        #expect(JSON.int(1).numericallyEquals(.double(1)))
+        #expect(JSON.object(["a": [1]]).numericallyEquals(["a": [1.0]]))
+        #expect(!JSON.object(["a": 1]).numericallyEquals(["a": 1, "b": 2]))
+    }
+}

@@ -1,0 +1,263 @@
+import Foundation
+import IslandJSON
+import Testing
+@testable import Varlink
+
+/// The server against hand-written frames: every bad input ends in a named error or a
+/// clean close, and the server keeps serving.
+@Suite(.timeLimit(.minutes(1))) struct ServerTests {
+    func error(_ reply: [String: Any]?) -> String? { reply?["error"] as? String }
+    func parameters(_ reply: [String: Any]?) -> [String: Any] { reply?["parameters"] as? [String: Any] ?? [:] }
+
+    /// A fresh connection still gets answers.
+    func assertServing(_ server: TestServer) async throws {
+        let c = try server.raw()
+        try c.send(#"{"method":"org.example.test.Echo","parameters":{"text":"still here"}}"#)
+        #expect(parameters(try await c.readReply())["text"] as? String == "still here")
+    }
+
+    @Test func introspection() async throws {
+        let server = try await TestServer.start()
+        defer { Task { await server.stop() } }
+        let c = try server.raw()
+        try c.send(#"{"method":"org.varlink.service.GetInfo"}"#)
+        let info = parameters(try await c.readReply())
+        #expect(info["vendor"] as? String == "Test")
+        #expect(info["interfaces"] as? [String] == ["org.varlink.service", "org.island.Connection", "org.example.test"])
+        try c.send(#"{"method":"org.varlink.service.GetInterfaceDescription","parameters":{"interface":"org.example.test"}}"#)
+        #expect(parameters(try await c.readReply())["description"] as? String == TestServer.interfaceText)
+        try c.send(#"{"method":"org.varlink.service.GetInterfaceDescription","parameters":{"interface":"org.nope"}}"#)
+        let missing = try await c.readReply()
+        #expect(error(missing) == "org.varlink.service.InterfaceNotFound")
+        #expect(parameters(missing)["interface"] as? String == "org.nope")
+    }
+
+    @Test(arguments: [
+        (#"{"method":"org.example.test.Nope"}"#, "org.varlink.service.MethodNotFound", "method", "org.example.test.Nope"),
+        (#"{"method":"org.nope.Echo"}"#, "org.varlink.service.InterfaceNotFound", "interface", "org.nope"),
+        (#"{"method":"Echo"}"#, "org.varlink.service.InterfaceNotFound", "interface", ""),
+        (#"{"method":"org.example.test.Echo"}"#, "org.varlink.service.InvalidParameter", "parameter", "text"),
+        (#"{"method":"org.example.test.Echo","parameters":{"text":7}}"#, "org.varlink.service.InvalidParameter", "parameter", "text"),
+        (#"{"method":"org.example.test.Echo","parameters":{"text":"a","more":1}}"#, "org.varlink.service.InvalidParameter", "parameter", "more"),
+        (#"{"method":"org.example.test.Items","parameters":{"item":{"name":"a","count":"1"},"tags":[]}}"#, "org.varlink.service.InvalidParameter", "parameter", "item.count"),
+        (#"{"method":"org.example.test.Items","parameters":{"item":{"name":"a","count":1},"tags":["a",null]}}"#, "org.varlink.service.InvalidParameter", "parameter", "tags[1]"),
+        (#"{"method":"org.example.test.Echo","parameters":{"text":"a"},"upgrade":true}"#, "org.varlink.service.InvalidParameter", "parameter", "upgrade"),
+        (#"{"method":"org.example.test.Unimplemented"}"#, "org.varlink.service.MethodNotImplemented", "method", "org.example.test.Unimplemented"),
+        (#"{"method":"org.example.test.Fail","parameters":{"why":"because"}}"#, "org.example.test.Boom", "why", "because"),
+    ])
+    func namedErrors(frame: String, name: String, key: String, value: String) async throws {
+        let server = try await TestServer.start()
+        defer { Task { await server.stop() } }
+        let c = try server.raw()
+        try c.send(frame)
+        let reply = try await c.readReply()
+        #expect(error(reply) == name)
+        #expect(parameters(reply)[key] as? String == value)
+        // A refused call leaves the connection usable.
+        try c.send(#"{"method":"org.example.test.Echo","parameters":{"text":"next"}}"#)
+        #expect(parameters(try await c.readReply())["text"] as? String == "next")
+    }
+
+    @Test func streamingMethodWithoutMore() async throws {
+        let server = try await TestServer.start()
+        defer { Task { await server.stop() } }
+        let c = try server.raw()
+        try c.send(#"{"method":"org.example.test.Count","parameters":{"n":2}}"#)
+        #expect(error(try await c.readReply()) == "org.varlink.service.ExpectedMore")
+    }
+
+    @Test func moreRepliesContinueUntilTheLast() async throws {
+        let server = try await TestServer.start()
+        defer { Task { await server.stop() } }
+        let c = try server.raw()
+        try c.send(#"{"method":"org.example.test.Count","parameters":{"n":3},"more":true}"#)
+        for i in 0..<3 {
+            let reply = try await c.readReply()
+            #expect(parameters(reply)["i"] as? Int == i)
+            #expect((reply?["continues"] as? Bool ?? false) == (i < 2))
+        }
+        try await assertServing(server)
+    }
+
+    @Test func onewayCallsGetNoReply() async throws {
+        let server = try await TestServer.start()
+        defer { Task { await server.stop() } }
+        let c = try server.raw()
+        try c.send(#"{"method":"org.example.test.Echo","parameters":{"text":"quiet"},"oneway":true}"#)
+        try c.send(#"{"method":"org.example.test.Fail","parameters":{"why":"quiet"},"oneway":true}"#)
+        try c.send(#"{"method":"org.example.test.Echo","parameters":{"text":"loud"}}"#)
+        #expect(parameters(try await c.readReply())["text"] as? String == "loud")
+    }
+
+    @Test func pipelinedCallsAreAnsweredInOrder() async throws {
+        let server = try await TestServer.start()
+        defer { Task { await server.stop() } }
+        let c = try server.raw()
+        // Slow calls before fast ones: a server answering as work completes would reorder them.
+        var batch: [UInt8] = []
+        for i in 0..<200 {
+            let frame = i % 20 == 0
+                ? #"{"method":"org.example.test.Sleep","parameters":{"ms":\#(20 - i / 20)}}"#
+                : #"{"method":"org.example.test.Echo","parameters":{"text":"\#(i)"}}"#
+            batch += Array(frame.utf8) + [0]
+        }
+        try c.send(batch)
+        for i in 0..<200 {
+            let reply = parameters(try await c.readReply())
+            if i % 20 == 0 {
+                #expect(reply["slept"] as? Int == 20 - i / 20)
+            } else {
+                #expect(reply["text"] as? String == "\(i)")
+            }
+        }
+    }
+
+    @Test func halfCloseStillGetsEveryReply() async throws {
+        let server = try await TestServer.start()
+        defer { Task { await server.stop() } }
+        let c = try server.raw()
+        try c.send(#"{"method":"org.example.test.Sleep","parameters":{"ms":50}}"#)
+        try c.send(#"{"method":"org.example.test.Echo","parameters":{"text":"last"}}"#)
+        c.shutdownWrite()
+        #expect(parameters(try await c.readReply())["slept"] as? Int == 50)
+        #expect(parameters(try await c.readReply())["text"] as? String == "last")
+        #expect(try await c.readMessage() == nil, "the server closes after answering")
+    }
+
+    @Test(arguments: [
+        ("{not json}", "invalid JSON"),
+        ("[1,2,3]", "not a JSON object"),
+        (#"{"parameters":{}}"#, "no \"method\""),
+        (#"{"method":7}"#, "no \"method\""),
+        (#"{"method":"a.B","parameters":[]}"#, "\"parameters\" is not an object"),
+        (#"{"method":"a.B","more":"yes"}"#, "\"more\" is not a boolean"),
+        (String(repeating: "[", count: 5000) + String(repeating: "]", count: 5000), "nesting too deep"),
+    ])
+    func malformedMessagesEndTheConnectionWithANamedError(frame: String, reason: String) async throws {
+        let server = try await TestServer.start()
+        defer { Task { await server.stop() } }
+        let c = try server.raw()
+        try c.send(#"{"method":"org.example.test.Echo","parameters":{"text":"before"}}"#)
+        try c.send(frame)
+        // The server may already have closed the connection, so this send may fail.
+        try? c.send(#"{"method":"org.example.test.Echo","parameters":{"text":"after"}}"#)
+        #expect(parameters(try await c.readReply())["text"] as? String == "before", "calls before the bad one are answered")
+        let reply = try await c.readReply()
+        #expect(error(reply) == "org.island.Connection.InvalidMessage")
+        #expect((parameters(reply)["reason"] as? String)?.contains(reason) == true, "\(String(describing: reply))")
+        #expect(try await c.readMessage() == nil)
+        try await assertServing(server)
+    }
+
+    @Test func invalidUTF8IsRefused() async throws {
+        let server = try await TestServer.start()
+        defer { Task { await server.stop() } }
+        let c = try server.raw()
+        try c.send(Array(#"{"method":"org.example.test.Echo","parameters":{"text":""#.utf8) + [0xC3, 0x28] + Array(#""}}"#.utf8) + [0])
+        let reply = try await c.readReply()
+        #expect(error(reply) == "org.island.Connection.InvalidMessage")
+        #expect((parameters(reply)["reason"] as? String)?.contains("UTF-8") == true)
+        try await assertServing(server)
+    }
+
+    @Test func oversizedMessageIsRefusedAndTheConnectionClosed() async throws {
+        let server = try await TestServer.start { $0.maximumMessageSize = 4096 }
+        defer { Task { await server.stop() } }
+        let c = try server.raw()
+        let text = String(repeating: "a", count: 10_000)
+        try? c.send(#"{"method":"org.example.test.Echo","parameters":{"text":"\#(text)"}}"#)
+        let reply = try await c.readReply()
+        #expect(error(reply) == "org.island.Connection.MessageTooLarge")
+        #expect(parameters(reply)["limit"] as? Int == 4096)
+        #expect(try await c.isClosedByPeer())
+        try await assertServing(server)
+    }
+
+    @Test func truncatedMessageAtEndOfStream() async throws {
+        let server = try await TestServer.start()
+        defer { Task { await server.stop() } }
+        let c = try server.raw()
+        try c.send(#"{"method":"org.example.test.Echo","param"#, terminated: false)
+        c.shutdownWrite()
+        let reply = try await c.readReply()
+        #expect(error(reply) == "org.island.Connection.InvalidMessage")
+        #expect(try await c.readMessage() == nil)
+        try await assertServing(server)
+    }
+
+    @Test func peerCredentialsComeFromTheKernel() async throws {
+        let server = try await TestServer.start()
+        defer { Task { await server.stop() } }
+        let c = try server.raw()
+        try c.send(#"{"method":"org.example.test.Who"}"#)
+        let who = parameters(try await c.readReply())
+        #expect(who["pid"] as? Int == Int(getpid()))
+        #expect(who["uid"] as? Int == Int(getuid()))
+    }
+
+    @Test func connectionsPerUserAreLimited() async throws {
+        let server = try await TestServer.start { $0.maximumConnectionsPerUser = 2 }
+        defer { Task { await server.stop() } }
+        let first = try server.raw()
+        let second = try server.raw()
+        try first.send(#"{"method":"org.example.test.Echo","parameters":{"text":"1"}}"#)
+        _ = try await first.readReply()
+        let third = try server.raw()
+        let refusal = try await third.readReply()
+        #expect(error(refusal) == "org.island.Connection.TooManyConnections")
+        #expect(parameters(refusal)["scope"] as? String == "user")
+        #expect(try await third.readMessage() == nil)
+        // Closing one makes room again.
+        _ = second
+        try await waitUntil { server.server.connectionCount == 2 }
+        withExtendedLifetime(second) {}
+    }
+
+    @Test func aReaderThatNeverReadsIsCutOffAndOthersAreServed() async throws {
+        let server = try await TestServer.start { $0.maximumOutputBytes = 256 * 1024 }
+        defer { Task { await server.stop() } }
+        let stuck = try server.raw()
+        try stuck.send(#"{"method":"org.example.test.Flood","parameters":{"n":20000},"more":true}"#)
+        try await assertServing(server)
+        try await waitUntil { server.server.connectionCount <= 1 }
+        #expect(try await stuck.isClosedByPeer())
+    }
+
+    @Test func shutdownDrainsCallsInProgressAndClosesEveryConnection() async throws {
+        let server = try await TestServer.start()
+        let idle = try server.raw()
+        let busy = try server.raw()
+        let streaming = try server.raw()
+        try idle.send(#"{"method":"org.example.test.Echo","parameters":{"text":"x"}}"#)
+        _ = try await idle.readReply()
+        try streaming.send(#"{"method":"org.example.test.Forever","more":true}"#)
+        _ = try await streaming.readReply()
+        // One write, so the server reads both calls before it is told to stop.
+        try busy.send(Array(#"{"method":"org.example.test.Sleep","parameters":{"ms":300}}"#.utf8) + [0]
+                      + Array(#"{"method":"org.example.test.Echo","parameters":{"text":"queued"}}"#.utf8) + [0])
+        try await waitUntil { server.sleepsStarted.count == 1 }
+
+        await server.stop()
+
+        let answered = try await busy.readReply()
+        #expect(parameters(answered)["slept"] as? Int == 300, "the call in progress is answered: \(String(describing: answered))")
+        #expect(error(try await busy.readReply()) == "org.island.Connection.ShuttingDown", "the queued one is refused")
+        #expect(try await busy.readMessage() == nil)
+        #expect(try await idle.readMessage() == nil)
+        #expect(try await streaming.isClosedByPeer())
+        #expect(server.cancelled.count == 1, "the streaming handler learns its call ended")
+        #expect(server.server.connectionCount == 0)
+        #expect(throws: (any Error).self) { try RawConnection(path: server.path).send("{}") }
+    }
+}
+
+func waitUntil(_ condition: () -> Bool, timeout: Duration = .seconds(5)) async throws {
+    let deadline = ContinuousClock.now + timeout
+    while !condition() {
+        guard ContinuousClock.now < deadline else {
+            Issue.record("condition not met within \(timeout)")
+            return
+        }
+        try await Task.sleep(for: .milliseconds(10))
+    }
+}

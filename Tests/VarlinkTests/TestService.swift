@@ -1,0 +1,105 @@
+import Foundation
+import IslandJSON
+import NIOPosix
+import Varlink
+
+/// An in-process server on a temporary socket, serving `org.example.test`.
+struct TestServer {
+    static let interfaceText = """
+        interface org.example.test
+        type Item (name: string, count: int)
+        method Echo(text: string) -> (text: string)
+        method Items(item: Item, tags: []string) -> (ok: bool)
+        # Replies n times with continues; needs more.
+        method Count(n: int) -> (i: int)
+        # Streams until the connection goes away.
+        method Forever() -> (tick: int)
+        # Replies after ms milliseconds, from a task.
+        method Sleep(ms: int) -> (slept: int)
+        method Fail(why: string) -> ()
+        method Unimplemented() -> ()
+        # The caller's kernel-verified credentials.
+        method Who() -> (pid: int, uid: int)
+        # Sends n replies of 1 KiB at once, whether or not the peer reads them.
+        method Flood(n: int) -> (pad: string)
+        error Boom (why: string)
+        """
+
+    let server: VarlinkServer
+    let path: String
+    let directory: String
+    /// Streaming calls whose handler learnt the connection went away.
+    let cancelled: Counter
+    /// `Sleep` calls that reached their handler.
+    let sleepsStarted: Counter
+
+    final class Counter: @unchecked Sendable {
+        private let lock = NSLock()
+        private var value = 0
+        func increment() { lock.withLock { value += 1 } }
+        var count: Int { lock.withLock { value } }
+    }
+
+    static func start(_ configure: (inout VarlinkServer.Configuration) -> Void = { _ in }) async throws -> TestServer {
+        let directory = NSTemporaryDirectory() + "varlink-test-\(UUID().uuidString.prefix(8))"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let path = directory + "/test.sock"
+        let cancelled = Counter()
+        let started = Counter()
+        let interface = try VarlinkInterface(parsing: interfaceText)
+        let implementation = VarlinkImplementation(interface: interface, handlers: [
+            "Echo": .immediate { request in ["text": request.parameters["text"]!] },
+            "Items": .immediate { _ in ["ok": true] },
+            "Count": .streaming { request, responder in
+                let n = request.parameters["n"]!.intValue!
+                for i in 0..<n { responder.reply(["i": .int(i)], continues: i < n - 1) }
+                if n == 0 { responder.reply(["i": -1]) }
+            },
+            "Forever": .streaming { _, responder in
+                responder.onCancel { cancelled.increment() }
+                Task {
+                    var tick = 0
+                    while !responder.isFinished, tick < 100_000 {
+                        responder.reply(["tick": .int(tick)], continues: true)
+                        tick += 1
+                        try? await Task.sleep(for: .milliseconds(5))
+                        if cancelled.count > 0 { return }
+                    }
+                }
+            },
+            "Sleep": .async { request in
+                started.increment()
+                let ms = request.parameters["ms"]!.intValue!
+                try? await Task.sleep(for: .milliseconds(ms))
+                return ["slept": .int(ms)]
+            },
+            "Fail": .immediate { request throws(VarlinkError) in
+                throw VarlinkError("org.example.test.Boom", ["why": request.parameters["why"]!])
+            },
+            "Flood": .streaming { request, responder in
+                let n = request.parameters["n"]!.intValue!
+                let pad = JSON.string(String(repeating: "x", count: 1024))
+                for i in 0..<n { responder.reply(["pad": pad], continues: i < n - 1) }
+            },
+            "Who": .immediate { request in
+                ["pid": .int(Int(request.connection.peer?.pid ?? -1)), "uid": .int(Int(request.connection.peer?.uid ?? 0))]
+            },
+        ])
+        let service = VarlinkService(
+            info: VarlinkServiceInfo(vendor: "Test", product: "test", version: "0", url: "https://example.org"),
+            implementations: [implementation])
+        var configuration = VarlinkServer.Configuration()
+        configuration.shutdownGracePeriod = .seconds(3)
+        configure(&configuration)
+        let server = VarlinkServer(service: service, configuration: configuration)
+        try await server.bind(unixPath: path)
+        return TestServer(server: server, path: path, directory: directory, cancelled: cancelled, sleepsStarted: started)
+    }
+
+    func stop() async {
+        await server.shutdown()
+        try? FileManager.default.removeItem(atPath: directory)
+    }
+
+    func raw() throws -> RawConnection { try RawConnection(path: path) }
+}

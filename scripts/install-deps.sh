@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Installs what building and testing Island needs on Debian 12. Idempotent: packages
+# already present are left alone, so running it twice costs only the checks.
+set -euo pipefail
+
+apt_packages=(
+  libsystemd-dev   # CSystemd: sd-daemon, sd-journal, sd-login
+  libsqlite3-dev   # IslandStore (GRDB links the system SQLite)
+  pkg-config       # SwiftPM resolves libsystemd through pkg-config
+  systemd          # systemd-socket-activate, systemd-analyze for the activation tests
+  socat            # protocol examples and half-close tests
+  python3-pip
+)
+
+missing=()
+for p in "${apt_packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  echo "install-deps: installing ${missing[*]}" >&2
+  SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO="sudo"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
+
+# The reference Varlink implementation: certification peer and the test suites' client.
+if ! python3 -c 'import varlink' 2>/dev/null; then
+  echo "install-deps: installing the Python varlink package" >&2
+  python3 -m pip install --quiet 'varlink==31.0.0'
+fi
