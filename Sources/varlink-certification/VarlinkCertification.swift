@@ -25,7 +25,7 @@ struct VarlinkCertification: AsyncParsableCommand {
     var address: String?
 
     mutating func run() async throws {
-        LoggingSystem.bootstrap { JournalLogHandler(label: $0) }
+        JournalLogHandler.bootstrap()
         let path: String?
         if let address {
             guard address.hasPrefix("unix:"), address.count > 5 else {
