@@ -8,6 +8,7 @@ let package = Package(
         .library(name: "IslandJSON", targets: ["IslandJSON"]),
         .library(name: "Varlink", targets: ["Varlink"]),
         .library(name: "Systemd", targets: ["Systemd"]),
+        .executable(name: "islandd", targets: ["islandd"]),
         .executable(name: "varlink-certification", targets: ["varlink-certification"]),
     ],
     dependencies: [
@@ -16,6 +17,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
+        .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.10.0"),
+        .package(url: "https://github.com/hummingbird-project/swift-mustache.git", from: "2.1.1"),
     ],
     targets: [
         // The wire contract as data: every .varlink file is embedded byte for byte, so
@@ -26,6 +29,27 @@ let package = Package(
             exclude: ["PROTOCOL.md"],
             resources: [
                 .embedInCode("org.island.Connection.varlink"),
+                .embedInCode("org.island.varlink"),
+                .embedInCode("org.island.Producer.varlink"),
+                .embedInCode("org.island.Extension.varlink"),
+                .embedInCode("org.island.Presenter.varlink"),
+                .embedInCode("org.island.Admin.varlink"),
+            ]
+        ),
+        // Pure rules: activities, budgets, arbitration, layouts, configuration. No I/O; time
+        // is an argument, so every rule is tested without sleeping.
+        .target(
+            name: "IslandCore",
+            dependencies: [
+                "IslandJSON",
+                .product(name: "Mustache", package: "swift-mustache"),
+            ]
+        ),
+        .target(
+            name: "IslandStore",
+            dependencies: [
+                "IslandJSON",
+                .product(name: "GRDB", package: "GRDB.swift"),
             ]
         ),
         .systemLibrary(
@@ -55,6 +79,24 @@ let package = Package(
             ],
             resources: [.embedInCode("Resources/org.varlink.service.varlink")]
         ),
+        // Wiring: roles, identity, the engine, subscriptions, the process. I/O lives here.
+        .target(
+            name: "IslandDaemon",
+            dependencies: [
+                "IslandCore", "IslandStore", "IslandJSON", "IslandProtocol", "Varlink", "Systemd",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
+                .product(name: "DequeModule", package: "swift-collections"),
+            ]
+        ),
+        .executableTarget(
+            name: "islandd",
+            dependencies: [
+                "IslandDaemon", "Systemd",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         .executableTarget(
             name: "varlink-certification",
             dependencies: [
@@ -71,6 +113,7 @@ let package = Package(
             dependencies: [
                 "Varlink",
                 "IslandJSON",
+                "IslandProtocol",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),
@@ -80,6 +123,14 @@ let package = Package(
         .testTarget(
             name: "IslandJSONTests",
             dependencies: ["IslandJSON"]
+        ),
+        .testTarget(
+            name: "IslandCoreTests",
+            dependencies: ["IslandCore", "IslandJSON"]
+        ),
+        .testTarget(
+            name: "IslandStoreTests",
+            dependencies: ["IslandStore", "IslandJSON"]
         ),
         .testTarget(
             name: "SystemdTests",

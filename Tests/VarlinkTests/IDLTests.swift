@@ -1,4 +1,5 @@
 import IslandJSON
+import IslandProtocol
 import Testing
 @testable import Varlink
 
@@ -109,5 +110,13 @@ import Testing
         let output = interface.methods["Add"]!.output
         #expect(interface.firstInvalidField(in: ["sum": 1.0, "new": true], of: output, allowingUnknownFields: true) == nil)
         #expect(interface.firstInvalidField(in: ["new": true], of: output, allowingUnknownFields: true) == "sum")
+    }
+}
+
+@Suite struct ProtocolFilesTests {
+    @Test(arguments: IslandInterfaces.daemon + [IslandInterfaces.connection])
+    func everyInterfaceOfTheDaemonParses(text: String) throws {
+        let interface = try VarlinkInterface(parsing: text)
+        #expect(interface.name.hasPrefix("org.island"))
     }
 }

@@ -1,0 +1,68 @@
+import IslandJSON
+
+/// One live activity, as the manager holds it. Only `ActivityManager` changes an activity, so
+/// every mutable field is `internal(set)`.
+///
+/// Times are seconds since the Unix epoch.
+public struct Activity: Sendable, Hashable, Identifiable {
+    /// Assigned by the manager's ID generator (a UUID in the daemon).
+    public let id: String
+    /// The producing app's id.
+    public let app: String
+    /// The attributes type name; selects the layout.
+    public let type: String
+    /// Immutable for the activity's life.
+    public let attributes: JSONObject
+    /// The idempotency key of the request that started it, if any.
+    public let key: String?
+    public let ownerGonePolicy: OwnerGonePolicy
+    public let createdAt: Double
+
+    /// The latest accepted content.
+    public internal(set) var content: ActivityContent
+    /// What presenters currently see. Differs from `content` while a coalesced update waits
+    /// for its delivery slot (`nextDeliveryAt`).
+    public internal(set) var deliveredContent: ActivityContent
+    /// When `deliveredContent` was delivered; the per-activity update rate counts from here.
+    public internal(set) var deliveredAt: Double
+    public internal(set) var state: ActivityState
+    public internal(set) var endReason: EndReason?
+    /// When the content or the state last changed.
+    public internal(set) var updatedAt: Double
+    public internal(set) var endedAt: Double?
+    /// When an ended activity will be dismissed.
+    public internal(set) var dismissAt: Double?
+    /// The producer timestamp of the last accepted update; older or equal ones are refused.
+    public internal(set) var lastTimestamp: Double?
+    /// When the coalesced `content` will be delivered; nil when presenters are up to date.
+    public internal(set) var nextDeliveryAt: Double?
+    /// With the `stale` owner-gone policy: when the activity turns stale unless its app returns.
+    public internal(set) var ownerGraceEndsAt: Double?
+
+    init(
+        id: String, app: String, type: String, attributes: JSONObject, key: String?,
+        ownerGonePolicy: OwnerGonePolicy, content: ActivityContent, state: ActivityState, now: Double
+    ) {
+        self.id = id
+        self.app = app
+        self.type = type
+        self.attributes = attributes
+        self.key = key
+        self.ownerGonePolicy = ownerGonePolicy
+        self.createdAt = now
+        self.content = content
+        self.deliveredContent = content
+        self.deliveredAt = now
+        self.state = state
+        self.updatedAt = now
+    }
+
+    /// Pending, active or stale.
+    public var isLive: Bool { state.isLive }
+
+    /// The size that `maximumPayloadBytes` limits: compact JSON of the attributes plus compact
+    /// JSON of the content state, in bytes.
+    public static func payloadSize(attributes: JSONObject, state: JSONObject) -> Int {
+        JSON.object(attributes).serialized().count + JSON.object(state).serialized().count
+    }
+}

@@ -1,0 +1,51 @@
+/// One consequence of a manager operation. Operations return their events in order, so the
+/// daemon persists and publishes exactly what changed and nothing else.
+public enum ActivityEvent: Sendable, Hashable {
+    /// The stored activity changed in any way: persist it (and tell its app's watchers).
+    case changed(Activity)
+    /// What presenters see of the activity changed — it appeared, its `deliveredContent` was
+    /// (re)delivered, or its `state` changed: publish it. Always follows a `.changed` of the same
+    /// activity; a throttled update yields `.changed` alone, as presenters see nothing new yet.
+    case delivered(Activity)
+    /// An alerting update was delivered: presenters expand the activity and show the alert.
+    case alerted(id: String, alert: Alert)
+    /// The activity was dismissed and dropped from the manager: delete it from storage and
+    /// presenters. Follows a `.changed` carrying its final, `dismissed` state.
+    case removed(id: String)
+    /// The user settings changed: persist `ActivityManager.settings`.
+    case settingsChanged
+    /// The app spent from a budget: persist `ActivityManager.budgets`.
+    case budgetsChanged(app: String)
+}
+
+/// The reply to `ActivityManager.request`.
+public struct RequestOutcome: Sendable, Hashable {
+    public var activity: Activity
+    /// False when the idempotency key matched an existing activity, which is returned as is.
+    public var created: Bool
+    public var events: [ActivityEvent]
+}
+
+/// The reply to `ActivityManager.update`: whether the content reached presenters and whether the
+/// alert was shown, so budget effects are never silent.
+public struct UpdateOutcome: Sendable, Hashable {
+    public var activity: Activity
+    /// The content was accepted but coalesced: presenters get it (or a later one) at `deliverAt`.
+    public var throttled: Bool
+    /// When presenters get this content: `now` unless throttled.
+    public var deliverAt: Double
+    /// The alert was shown.
+    public var alerted: Bool
+    /// An alert was given but the app's alert budget is spent; the update applied silently.
+    public var alertSuppressed: Bool
+    /// Alerting updates the app has left in the current window.
+    public var alertsRemaining: Int
+    public var events: [ActivityEvent]
+}
+
+/// The reply to `ActivityManager.end`.
+public struct EndOutcome: Sendable, Hashable {
+    /// The ended activity (`dismissed` when dismissal was immediate).
+    public var activity: Activity
+    public var events: [ActivityEvent]
+}

@@ -1,0 +1,79 @@
+extension ActivityManager {
+    /// Ends a live activity of `app`, with optional final content that reaches presenters at
+    /// once, bypassing the rate (the final state is the one that matters). Refused like
+    /// `update`: `noSuchActivity`, `activityEnded`, `staleTimestamp`, `attributesTooLarge`.
+    ///
+    /// `dismissalPolicy` decides how long it stays listed: `default` for
+    /// `maximumDismissalDelay`, `immediate` not at all, `after(date)` until the date, clamped
+    /// to `[now, now + maximumDismissalDelay]`.
+    public mutating func end(
+        app: String,
+        id: String,
+        content: ActivityContent? = nil,
+        dismissalPolicy: DismissalPolicy = .default,
+        timestamp: Double? = nil,
+        now: Double
+    ) throws(IslandError) -> EndOutcome {
+        var activity = try owned(id: id, by: app)
+        guard activity.isLive else { throw .activityEnded(id: id, state: activity.state) }
+        try checkOrder(of: timestamp, for: activity)
+        if let content {
+            try checkPayload(attributes: activity.attributes, state: content.state, limits: limits.limits(for: app))
+            activity.content = content
+        }
+        if let timestamp { activity.lastTimestamp = timestamp }
+        let (ended, events) = finish(activity, reason: .app, dismissalPolicy: dismissalPolicy, at: now)
+        return EndOutcome(activity: ended, events: events)
+    }
+
+    /// The user dismissed the activity from a presenter: a live one ends with reason `user`, an
+    /// ended one keeps its reason. Either way it is dismissed and dropped.
+    public mutating func dismiss(id: String, now: Double) throws(IslandError) -> [ActivityEvent] {
+        guard let activity = activities[id] else { throw .noSuchActivity(id: id) }
+        if activity.isLive { return finish(activity, reason: .user, dismissalPolicy: .immediate, at: now).events }
+        return dismissEnded(activity, at: now).events
+    }
+
+    /// Ends a live activity: the latest accepted content is delivered (a coalesced update is not
+    /// lost), pending timers are dropped, and dismissal is scheduled — or done, when due now.
+    mutating func finish(
+        _ live: Activity, reason: EndReason, dismissalPolicy: DismissalPolicy, at now: Double
+    ) -> (activity: Activity, events: [ActivityEvent]) {
+        var activity = live
+        activity.deliveredContent = activity.content
+        activity.deliveredAt = now
+        activity.nextDeliveryAt = nil
+        activity.ownerGraceEndsAt = nil
+        activity.state = .ended
+        activity.endReason = reason
+        activity.endedAt = now
+        activity.updatedAt = now
+        let latest = now + limits.limits(for: activity.app).maximumDismissalDelay
+        let dismissAt =
+            switch dismissalPolicy {
+            case .default: latest
+            case .immediate: now
+            case .after(let date): min(max(date, now), latest)
+            }
+        activity.dismissAt = dismissAt
+        if dismissAt <= now { return dismissEnded(activity, at: now) }
+        store(activity)
+        return (activity, [.changed(activity), .delivered(activity)])
+    }
+
+    /// Dismisses an ended activity and drops it from the manager.
+    mutating func dismissEnded(_ ended: Activity, at now: Double) -> (activity: Activity, events: [ActivityEvent]) {
+        var activity = ended
+        activity.state = .dismissed
+        activity.dismissAt = now
+        activity.updatedAt = now
+        activities.removeValue(forKey: activity.id)
+        return (activity, [.changed(activity), .removed(id: activity.id)])
+    }
+
+    /// Ends every live activity matching `predicate` with `reason`, default dismissal.
+    mutating func finishAll(reason: EndReason, at now: Double, where predicate: (Activity) -> Bool) -> [ActivityEvent] {
+        let targets = activities.values.filter { $0.isLive && predicate($0) }
+        return targets.flatMap { finish($0, reason: reason, dismissalPolicy: .default, at: now).events }
+    }
+}

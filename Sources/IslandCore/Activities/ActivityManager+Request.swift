@@ -1,0 +1,59 @@
+import IslandJSON
+
+extension ActivityManager {
+    /// Starts an activity for `app` — or, when `key` matches a not yet dismissed activity of the
+    /// same app, returns that one unchanged (`created: false`, no budget spent), so a producer can
+    /// retry a request whose reply it lost.
+    ///
+    /// Checked in this order: `unentitled`, `denied`, the key, `attributesTooLarge`,
+    /// `targetMaximumExceeded`, `globalMaximumExceeded`, `startBudgetExceeded`. The new activity
+    /// is `active`, or `stale` when its content's stale date has already passed.
+    public mutating func request(
+        app: String,
+        type: String,
+        attributes: JSONObject,
+        content: ActivityContent,
+        key: String? = nil,
+        ownerGonePolicy: OwnerGonePolicy = .keep,
+        entitlement: AppAuthorization,
+        now: Double
+    ) throws(IslandError) -> RequestOutcome {
+        guard entitlement.entitled else { throw .unentitled(app: app) }
+        guard settings.isEnabled(app: app) else { throw .denied(app: app) }
+        if let key, let existing = activities.values.first(where: { $0.app == app && $0.key == key }) {
+            return RequestOutcome(activity: existing, created: false, events: [])
+        }
+        let appLimits = limits.limits(for: app)
+        try checkPayload(attributes: attributes, state: content.state, limits: appLimits)
+        guard liveCount(app: app) < appLimits.maximumActivitiesPerApp else {
+            throw .targetMaximumExceeded(app: app, limit: appLimits.maximumActivitiesPerApp)
+        }
+        guard liveCount() < appLimits.maximumActivities else {
+            throw .globalMaximumExceeded(limit: appLimits.maximumActivities)
+        }
+        let budget = appLimits.startBudget, window = appLimits.startBudgetWindow
+        guard budgets.starts.remaining(app: app, budget: budget, window: window, now: now) > 0 else {
+            let retryAfter = budgets.starts.retryAfter(app: app, budget: budget, window: window, now: now)
+            throw .startBudgetExceeded(app: app, limit: budget, window: window, retryAfter: retryAfter)
+        }
+
+        let activity = Activity(
+            id: makeID(), app: app, type: type, attributes: attributes, key: key,
+            ownerGonePolicy: ownerGonePolicy, content: content,
+            state: content.isStale(at: now) ? .stale : .active, now: now
+        )
+        store(activity)
+        budgets.starts.record(app: app, window: window, now: now)
+        return RequestOutcome(
+            activity: activity, created: true,
+            events: [.changed(activity), .delivered(activity), .budgetsChanged(app: app)]
+        )
+    }
+
+    func checkPayload(attributes: JSONObject, state: JSONObject, limits: ActivityLimits) throws(IslandError) {
+        let size = Activity.payloadSize(attributes: attributes, state: state)
+        guard size <= limits.maximumPayloadBytes else {
+            throw .attributesTooLarge(limit: limits.maximumPayloadBytes, size: size)
+        }
+    }
+}

@@ -1,0 +1,95 @@
+import IslandJSON
+
+extension ActivityManager {
+    /// Applies new content to a live activity of `app`.
+    ///
+    /// Refused with `noSuchActivity` (unknown, or another app's), `activityEnded`,
+    /// `staleTimestamp` or `attributesTooLarge`. Accepted content becomes `content` at once —
+    /// the state turns `active` or `stale` by its stale date — but reaches presenters at most at
+    /// the activity's rate (`updatesPerSecond`, or `frequentUpdatesPerSecond` when frequent
+    /// updates are on): faster updates are coalesced, the latest wins, and the outcome says
+    /// `throttled` and `deliverAt`. An `alert` spends from the app's alert budget; when that is
+    /// empty the update applies without it and the outcome says `alertSuppressed`.
+    ///
+    /// `timestamp` (the producer's clock) orders updates: one that is not newer than the last
+    /// accepted one is refused. Without a timestamp no order is checked.
+    public mutating func update(
+        app: String,
+        id: String,
+        content: ActivityContent,
+        alert: Alert? = nil,
+        timestamp: Double? = nil,
+        entitlement: AppAuthorization,
+        now: Double
+    ) throws(IslandError) -> UpdateOutcome {
+        var activity = try owned(id: id, by: app)
+        guard activity.isLive else { throw .activityEnded(id: id, state: activity.state) }
+        try checkOrder(of: timestamp, for: activity)
+        let appLimits = limits.limits(for: app)
+        try checkPayload(attributes: activity.attributes, state: content.state, limits: appLimits)
+
+        let previousState = activity.state
+        activity.content = content
+        activity.state = content.isStale(at: now) ? .stale : .active
+        activity.updatedAt = now
+        if let timestamp { activity.lastTimestamp = timestamp }
+        // An update proves the app has a producer again, whatever the daemon has told us.
+        activity.ownerGraceEndsAt = nil
+
+        var events: [ActivityEvent] = []
+        let alertWindow = appLimits.alertBudgetWindow
+        var alertsRemaining = budgets.alerts.remaining(app: app, budget: appLimits.alertBudget, window: alertWindow, now: now)
+        let alerted = alert != nil && alertsRemaining > 0
+        if alerted {
+            budgets.alerts.record(app: app, window: alertWindow, now: now)
+            alertsRemaining -= 1
+        }
+
+        let interval = deliveryInterval(app: app, entitlement: entitlement, limits: appLimits)
+        let slot = activity.deliveredAt + interval
+        // An alert is about this very content, so it is delivered with it, bypassing the rate;
+        // the alert budget (6/hour) already bounds how often that happens.
+        let deliverNow = alerted || now >= slot
+        if deliverNow {
+            activity.deliveredContent = content
+            activity.deliveredAt = now
+            activity.nextDeliveryAt = nil
+        } else {
+            activity.nextDeliveryAt = slot
+        }
+        store(activity)
+
+        events.append(.changed(activity))
+        if deliverNow || activity.state != previousState { events.append(.delivered(activity)) }
+        if let alert, alerted {
+            events.append(.alerted(id: id, alert: alert))
+            events.append(.budgetsChanged(app: app))
+        }
+        return UpdateOutcome(
+            activity: activity,
+            throttled: !deliverNow,
+            deliverAt: deliverNow ? now : slot,
+            alerted: alerted,
+            alertSuppressed: alert != nil && !alerted,
+            alertsRemaining: alertsRemaining,
+            events: events
+        )
+    }
+
+    /// Refuses a timestamp that is not newer than the last accepted one. Equal is refused too:
+    /// a timestamp names one version of the content, and a second update claiming the same
+    /// version is either a retry of one already applied or a conflicting write that cannot be
+    /// ordered — accepting it would let arrival order decide what the user sees.
+    func checkOrder(of timestamp: Double?, for activity: Activity) throws(IslandError) {
+        guard let timestamp, let last = activity.lastTimestamp else { return }
+        guard timestamp > last else { throw .staleTimestamp(id: activity.id, last: last, given: timestamp) }
+    }
+
+    /// Seconds between two deliveries of one activity of `app`. A non-positive rate in the
+    /// configuration means no limit rather than never delivering.
+    func deliveryInterval(app: String, entitlement: AppAuthorization, limits: ActivityLimits) -> Double {
+        let frequent = settings.frequentUpdates(app: app, authorization: entitlement)
+        let rate = frequent ? limits.frequentUpdatesPerSecond : limits.updatesPerSecond
+        return rate > 0 ? 1 / rate : 0
+    }
+}

@@ -1,0 +1,63 @@
+import IslandJSON
+
+/// The user's choices (the permission store), persisted with the manager.
+public struct ActivitySettings: Sendable, Hashable {
+    /// Live Activities on for every app; off denies all of them.
+    public var enabled: Bool
+    /// Per-app choices; an app without an entry has the defaults.
+    public var apps: [String: AppActivitySettings]
+
+    public init(enabled: Bool = true, apps: [String: AppActivitySettings] = [:]) {
+        self.enabled = enabled
+        self.apps = apps
+    }
+
+    public func settings(for app: String) -> AppActivitySettings { apps[app] ?? AppActivitySettings() }
+
+    /// Whether the user allows `app` to run activities, globally and for the app.
+    public func isEnabled(app: String) -> Bool { enabled && settings(for: app).enabled }
+
+    /// Whether updates of `app` use the frequent rate: the manifest must allow it, and the user
+    /// must not have turned it off.
+    public func frequentUpdates(app: String, authorization: AppAuthorization) -> Bool {
+        authorization.frequentUpdatesAllowed && settings(for: app).frequentUpdates
+    }
+
+    /// `{"enabled": true, "apps": {"<app>": {"enabled": true, "frequentUpdates": true}}}`,
+    /// apps sorted so equal settings serialize to equal bytes.
+    public var json: JSONObject {
+        var apps: JSONObject = [:]
+        for app in self.apps.keys.sorted() {
+            let settings = self.apps[app]!
+            apps[app] = ["enabled": .bool(settings.enabled), "frequentUpdates": .bool(settings.frequentUpdates)]
+        }
+        return ["enabled": .bool(enabled), "apps": .object(apps)]
+    }
+
+    /// Reads `json`; missing members take their defaults. `path` prefixes member names in errors.
+    public init(json: JSONObject, path: String = "") throws(ActivityDecodingError) {
+        let reader = ActivityJSONReader(json, path: path)
+        enabled = try reader.bool("enabled", default: true)
+        apps = [:]
+        let appsReader = ActivityJSONReader(try reader.optionalObject("apps") ?? [:], path: reader.pathOf("apps"))
+        for app in appsReader.object.keys {
+            let entry = try appsReader.reader(app)
+            apps[app] = AppActivitySettings(
+                enabled: try entry.bool("enabled", default: true),
+                frequentUpdates: try entry.bool("frequentUpdates", default: true)
+            )
+        }
+    }
+}
+
+/// The user's choices for one app.
+public struct AppActivitySettings: Sendable, Hashable {
+    public var enabled: Bool
+    /// Only effective when the manifest allows frequent updates; on by default then.
+    public var frequentUpdates: Bool
+
+    public init(enabled: Bool = true, frequentUpdates: Bool = true) {
+        self.enabled = enabled
+        self.frequentUpdates = frequentUpdates
+    }
+}

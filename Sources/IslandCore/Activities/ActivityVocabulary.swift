@@ -1,0 +1,85 @@
+import IslandJSON
+
+/// Where an activity is in its life: `pending → active ⇄ stale → ended → dismissed`.
+/// The raw values are the wire strings.
+///
+/// `pending` is reserved for activities requested to start at a later date (ActivityKit's
+/// scheduled activities); nothing creates it yet, but every rule already treats it as live.
+public enum ActivityState: String, Sendable, Hashable, CaseIterable {
+    case pending, active, stale, ended, dismissed
+
+    /// Pending, active and stale activities are live: they count against the limits and can
+    /// be updated; ended and dismissed ones are history.
+    public var isLive: Bool {
+        switch self {
+        case .pending, .active, .stale: true
+        case .ended, .dismissed: false
+        }
+    }
+}
+
+/// Why an activity ended. The raw values are the wire strings.
+public enum EndReason: String, Sendable, Hashable, CaseIterable {
+    /// The producing app ended it.
+    case app
+    /// The user dismissed it, or turned Live Activities off for its app.
+    case user
+    /// It ran longer than `maximumActiveDuration`.
+    case expired
+    /// Its producer went away and its `OwnerGonePolicy` is `end`.
+    case ownerGone
+    /// The system ended it (the daemon's own decision, e.g. an uninstalled app).
+    case system
+}
+
+/// What happens to an activity when the last producer connection of its app goes away.
+public enum OwnerGonePolicy: String, Sendable, Hashable, CaseIterable {
+    /// Nothing: the activity keeps showing its last content (the default, as in ActivityKit).
+    case keep
+    /// The activity ends at once with reason `ownerGone`.
+    case end
+    /// The activity turns stale after `ownerGoneGracePeriod`, unless the app comes back first.
+    case stale
+}
+
+/// How long an ended activity stays listed.
+public enum DismissalPolicy: Sendable, Hashable {
+    /// Up to `maximumDismissalDelay` (4 h by default).
+    case `default`
+    /// Dismissed as it ends.
+    case immediate
+    /// At the given date (seconds since the epoch), clamped to `[end, end + maximumDismissalDelay]`.
+    case after(Double)
+}
+
+/// The alert of an alerting update: presenters expand the activity and show this text.
+public struct Alert: Sendable, Hashable {
+    public var title: String
+    public var body: String
+
+    public init(title: String, body: String) {
+        self.title = title
+        self.body = body
+    }
+}
+
+/// What an activity shows: the dynamic state, when it goes stale, and how relevant it is.
+public struct ActivityContent: Sendable, Hashable {
+    public var state: JSONObject
+    /// When the content stops being accurate (seconds since the epoch); then the activity is `stale`.
+    public var staleDate: Double?
+    /// Orders activities on the island and the lock screen: higher first.
+    public var relevanceScore: Double
+
+    public init(state: JSONObject, staleDate: Double? = nil, relevanceScore: Double = 0) {
+        self.state = state
+        self.staleDate = staleDate
+        self.relevanceScore = relevanceScore
+    }
+
+    /// Whether this content is out of date at `now` (a stale date equal to `now` has passed).
+    public func isStale(at now: Double) -> Bool {
+        guard let staleDate else { return false }
+        return staleDate <= now
+    }
+}

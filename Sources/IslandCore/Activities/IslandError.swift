@@ -1,0 +1,71 @@
+import IslandJSON
+
+/// Every refusal of an activity operation. Each becomes a named Varlink error whose parameters
+/// say which limit was hit and with what value, so a producer never has to guess.
+public enum IslandError: Error, Sendable, Hashable {
+    /// Attributes + content state are `size` bytes of compact JSON, over `limit`.
+    case attributesTooLarge(limit: Int, size: Int)
+    /// The user turned Live Activities off, for this app or for all.
+    case denied(app: String)
+    /// The app's manifest does not declare `X-Island-LiveActivities=true`.
+    case unentitled(app: String)
+    /// `limit` activities are live across all apps.
+    case globalMaximumExceeded(limit: Int)
+    /// The app already has `limit` live activities.
+    case targetMaximumExceeded(app: String, limit: Int)
+    /// No such activity — also for an activity of another app, whose existence is never revealed.
+    case noSuchActivity(id: String)
+    /// The activity is `ended` (or `dismissed`) and takes no more changes.
+    case activityEnded(id: String, state: ActivityState)
+    /// The update's timestamp `given` is not newer than the last accepted one, `last`.
+    case staleTimestamp(id: String, last: Double, given: Double)
+    /// The app started `limit` activities within the last `window` seconds; it may start one
+    /// again in `retryAfter` seconds.
+    case startBudgetExceeded(app: String, limit: Int, window: Double, retryAfter: Double)
+
+    /// The interface the error names live in.
+    public static let interface = "org.island"
+
+    /// The fully qualified Varlink error name, e.g. `org.island.StaleTimestamp`.
+    public var name: String { "\(Self.interface).\(shortName)" }
+
+    private var shortName: String {
+        switch self {
+        case .attributesTooLarge: "AttributesTooLarge"
+        case .denied: "Denied"
+        case .unentitled: "Unentitled"
+        case .globalMaximumExceeded: "GlobalMaximumExceeded"
+        case .targetMaximumExceeded: "TargetMaximumExceeded"
+        case .noSuchActivity: "NoSuchActivity"
+        case .activityEnded: "ActivityEnded"
+        case .staleTimestamp: "StaleTimestamp"
+        case .startBudgetExceeded: "StartBudgetExceeded"
+        }
+    }
+
+    /// The error's Varlink parameters, keys in camelCase.
+    public var parameters: JSONObject {
+        switch self {
+        case .attributesTooLarge(let limit, let size):
+            ["limit": .int(limit), "size": .int(size)]
+        case .denied(let app), .unentitled(let app):
+            ["app": .string(app)]
+        case .globalMaximumExceeded(let limit):
+            ["limit": .int(limit)]
+        case .targetMaximumExceeded(let app, let limit):
+            ["app": .string(app), "limit": .int(limit)]
+        case .noSuchActivity(let id):
+            ["id": .string(id)]
+        case .activityEnded(let id, let state):
+            ["id": .string(id), "state": .string(state.rawValue)]
+        case .staleTimestamp(let id, let last, let given):
+            ["id": .string(id), "last": .double(last), "given": .double(given)]
+        case .startBudgetExceeded(let app, let limit, let window, let retryAfter):
+            ["app": .string(app), "limit": .int(limit), "window": .double(window), "retryAfter": .double(retryAfter)]
+        }
+    }
+}
+
+extension IslandError: CustomStringConvertible {
+    public var description: String { "\(name) \(JSON.object(parameters))" }
+}

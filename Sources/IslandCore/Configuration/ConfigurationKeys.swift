@@ -1,0 +1,80 @@
+extension IslandConfiguration {
+    /// The keys of `[Limits]` and `[App:<app-id>]`: one per field of `ActivityLimits`.
+    enum LimitKey: String, CaseIterable {
+        case maxPayloadBytes = "MaxPayloadBytes"
+        case maxActivitiesPerApp = "MaxActivitiesPerApp"
+        case maxActivities = "MaxActivities"
+        case startBudget = "StartBudget"
+        case startBudgetWindowSec = "StartBudgetWindowSec"
+        case updatesPerSecond = "UpdatesPerSecond"
+        case frequentUpdatesPerSecond = "FrequentUpdatesPerSecond"
+        case alertBudget = "AlertBudget"
+        case alertBudgetWindowSec = "AlertBudgetWindowSec"
+        case maxActiveSec = "MaxActiveSec"
+        case maxDismissalDelaySec = "MaxDismissalDelaySec"
+        case ownerGoneGraceSec = "OwnerGoneGraceSec"
+
+        var kind: ValueKind {
+            switch self {
+            case .maxPayloadBytes: .size
+            case .maxActivitiesPerApp, .maxActivities, .startBudget: .count(minimum: 1)
+            // 0 is meaningful: no alerting updates at all for the app.
+            case .alertBudget: .count(minimum: 0)
+            case .updatesPerSecond, .frequentUpdatesPerSecond: .rate
+            case .startBudgetWindowSec, .alertBudgetWindowSec, .maxActiveSec: .duration(allowsZero: false)
+            // 0 is meaningful for both: dismiss at once after ending; turn stale as soon as
+            // the producer is gone.
+            case .maxDismissalDelaySec, .ownerGoneGraceSec: .duration(allowsZero: true)
+            }
+        }
+
+        func apply(_ value: Value, to limits: inout ActivityLimits) {
+            switch (self, value) {
+            case (.maxPayloadBytes, .integer(let v)): limits.maximumPayloadBytes = v
+            case (.maxActivitiesPerApp, .integer(let v)): limits.maximumActivitiesPerApp = v
+            case (.maxActivities, .integer(let v)): limits.maximumActivities = v
+            case (.startBudget, .integer(let v)): limits.startBudget = v
+            case (.startBudgetWindowSec, .number(let v)): limits.startBudgetWindow = v
+            case (.updatesPerSecond, .number(let v)): limits.updatesPerSecond = v
+            case (.frequentUpdatesPerSecond, .number(let v)): limits.frequentUpdatesPerSecond = v
+            case (.alertBudget, .integer(let v)): limits.alertBudget = v
+            case (.alertBudgetWindowSec, .number(let v)): limits.alertBudgetWindow = v
+            case (.maxActiveSec, .number(let v)): limits.maximumActiveDuration = v
+            case (.maxDismissalDelaySec, .number(let v)): limits.maximumDismissalDelay = v
+            case (.ownerGoneGraceSec, .number(let v)): limits.ownerGoneGracePeriod = v
+            default: preconditionFailure("\(rawValue)= read as \(value), which its kind never produces")
+            }
+        }
+    }
+
+    /// The keys of `[Daemon]`.
+    enum DaemonKey: String, CaseIterable {
+        case idleExitSec = "IdleExitSec"
+        case maxConnections = "MaxConnections"
+        case maxConnectionsPerUser = "MaxConnectionsPerUser"
+        case maxMessageSize = "MaxMessageSize"
+
+        var kind: ValueKind {
+            switch self {
+            case .idleExitSec: .duration(allowsZero: true)
+            case .maxConnections, .maxConnectionsPerUser: .count(minimum: 1)
+            case .maxMessageSize: .size
+            }
+        }
+
+        /// Sets the key's field, or clears it (back to the daemon's built-in value) for nil.
+        func apply(_ value: Value?, to settings: inout DaemonSettings) {
+            switch (self, value) {
+            case (.idleExitSec, .number(let v)): settings.idleExit = v
+            case (.idleExitSec, nil): settings.idleExit = nil
+            case (.maxConnections, .integer(let v)): settings.maxConnections = v
+            case (.maxConnections, nil): settings.maxConnections = nil
+            case (.maxConnectionsPerUser, .integer(let v)): settings.maxConnectionsPerUser = v
+            case (.maxConnectionsPerUser, nil): settings.maxConnectionsPerUser = nil
+            case (.maxMessageSize, .integer(let v)): settings.maxMessageSize = v
+            case (.maxMessageSize, nil): settings.maxMessageSize = nil
+            default: preconditionFailure("\(rawValue)= read as \(String(describing: value)), which its kind never produces")
+            }
+        }
+    }
+}

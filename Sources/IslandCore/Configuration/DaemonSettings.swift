@@ -1,0 +1,19 @@
+/// The `[Daemon]` section. Nil means not configured: the daemon uses its built-in value.
+public struct DaemonSettings: Sendable, Hashable {
+    /// `IdleExitSec=`: seconds without clients or activities before a socket-activated daemon
+    /// exits; 0 means never.
+    public var idleExit: Double?
+    /// `MaxConnections=`: client connections in total.
+    public var maxConnections: Int?
+    /// `MaxConnectionsPerUser=`: client connections per uid.
+    public var maxConnectionsPerUser: Int?
+    /// `MaxMessageSize=`: bytes in one Varlink message.
+    public var maxMessageSize: Int?
+
+    public init(idleExit: Double? = nil, maxConnections: Int? = nil, maxConnectionsPerUser: Int? = nil, maxMessageSize: Int? = nil) {
+        self.idleExit = idleExit
+        self.maxConnections = maxConnections
+        self.maxConnectionsPerUser = maxConnectionsPerUser
+        self.maxMessageSize = maxMessageSize
+    }
+}

@@ -1,0 +1,52 @@
+import IslandJSON
+
+/// Which parts of the presentation a change touched.
+public struct IslandChanges: OptionSet, Sendable, Hashable {
+    public let rawValue: UInt8
+    public init(rawValue: UInt8) { self.rawValue = rawValue }
+
+    /// The island: mode, attached, detached or the expansion.
+    public static let island = IslandChanges(rawValue: 1 << 0)
+    /// The lock-screen list: membership or order.
+    public static let lockScreen = IslandChanges(rawValue: 1 << 1)
+
+    var names: [String] {
+        [(Self.island, "island"), (Self.lockScreen, "lockScreen")].compactMap { contains($0) ? $1 : nil }
+    }
+}
+
+/// A new presentation, numbered, with what changed since the previous one.
+public struct IslandDelta: Sendable, Hashable {
+    public var sequence: UInt64
+    public var presentation: IslandPresentation
+    public var changes: IslandChanges
+
+    public init(sequence: UInt64, presentation: IslandPresentation, changes: IslandChanges) {
+        self.sequence = sequence
+        self.presentation = presentation
+        self.changes = changes
+    }
+
+    public var json: JSONObject {
+        [
+            "sequence": .int(Int(truncatingIfNeeded: sequence)),
+            "island": .object(presentation.json),
+            "changes": .array(changes.names.map(JSON.string)),
+        ]
+    }
+}
+
+/// The whole current presentation, for a presenter that subscribes or falls behind.
+public struct IslandSnapshot: Sendable, Hashable {
+    public var sequence: UInt64
+    public var presentation: IslandPresentation
+
+    public init(sequence: UInt64, presentation: IslandPresentation) {
+        self.sequence = sequence
+        self.presentation = presentation
+    }
+
+    public var json: JSONObject {
+        ["sequence": .int(Int(truncatingIfNeeded: sequence)), "island": .object(presentation.json)]
+    }
+}

@@ -1,0 +1,123 @@
+import IslandJSON
+
+/// The view types a layout may use and the keys each one takes.
+enum ViewKind: String, CaseIterable {
+    case text, symbol, timer, progress, hstack, vstack, spacer, link, button
+
+    var keys: Set<String> {
+        switch self {
+        case .text: ["template"]
+        case .symbol: ["name", "names"]
+        case .timer: ["from", "to", "countsDown"]
+        case .progress: ["value", "total", "from", "to", "segments", "points"]
+        case .hstack, .vstack: ["children", "spacing"]
+        case .spacer: []
+        case .link: ["url", "child"]
+        case .button: ["action", "label", "symbol"]
+        }
+    }
+
+    static var allNames: String { allCases.map(\.rawValue).joined(separator: ", ") }
+}
+
+extension LayoutParser {
+    mutating func view(_ kind: ViewKind, _ object: LayoutObject, depth: Int) throws(LayoutError) -> LayoutView {
+        switch kind {
+        case .text: return .text(try object.requiredTemplate("template"))
+        case .symbol: return .symbol(try symbol(object))
+        case .timer: return .timer(try timer(object))
+        case .progress: return .progress(try progress(object))
+        case .hstack: return .hstack(try stack(object, depth: depth))
+        case .vstack: return .vstack(try stack(object, depth: depth))
+        case .spacer: return .spacer
+        case .link:
+            let url = try object.requiredURL("url")
+            let child = try view(object.required("child"), at: object.path.appending("child"), depth: depth + 1).0
+            return .link(LayoutLink(url: url, child: child))
+        case .button:
+            return .button(LayoutButton(
+                action: try object.nonEmptyString("action"),
+                label: try object.requiredTemplate("label"),
+                symbol: try object.string("symbol")
+            ))
+        }
+    }
+
+    private func symbol(_ object: LayoutObject) throws(LayoutError) -> LayoutSymbol {
+        let name = try object.requiredTemplate("name", allowEmpty: false)
+        var names: [String: String] = [:]
+        if let json = object.members["names"] {
+            let path = object.path.appending("names")
+            guard case .object(let members) = json else { throw path.error("expected an object, found \(json.typeName)") }
+            for (key, value) in members {
+                guard case .string(let symbol) = value, !symbol.isEmpty else {
+                    throw path.appending(key).error("expected a symbol name, found \(value.typeName)")
+                }
+                names[key] = symbol
+            }
+        }
+        return LayoutSymbol(name: name, names: names)
+    }
+
+    private func timer(_ object: LayoutObject) throws(LayoutError) -> LayoutTimer {
+        let countsDown = try object.bool("countsDown") ?? true
+        let from = try object.measure("from")
+        let to = try object.measure("to")
+        if countsDown, to == nil { throw object.path.appending("to").error("required for a timer that counts down") }
+        if !countsDown, from == nil { throw object.path.appending("from").error("required for a timer that counts up") }
+        return LayoutTimer(from: from, to: to, countsDown: countsDown)
+    }
+
+    private func progress(_ object: LayoutObject) throws(LayoutError) -> LayoutProgress {
+        let measure: LayoutProgress.Measure
+        if object.has("value") {
+            if let range = ["from", "to"].first(where: object.has) {
+                throw object.path.appending(range).error("a progress has either value/total or from/to, not both")
+            }
+            measure = .value(try object.requiredMeasure("value"), total: try object.measure("total") ?? .constant(1))
+        } else if object.has("from") || object.has("to") {
+            if object.has("total") {
+                throw object.path.appending("total").error("a time-range progress has no total")
+            }
+            measure = .timeRange(from: try object.requiredMeasure("from"), to: try object.requiredMeasure("to"))
+        } else {
+            throw object.path.appending("value").error("required: a progress needs value (and total) or from and to")
+        }
+        return LayoutProgress(measure: measure, segments: try segments(object), points: try points(object))
+    }
+
+    private func segments(_ object: LayoutObject) throws(LayoutError) -> [LayoutProgress.Segment] {
+        var segments: [LayoutProgress.Segment] = []
+        for (index, json) in (try object.array("segments") ?? []).enumerated() {
+            let segment = try LayoutObject(json, at: object.path.appending("segments").appending(index: index), allowedKeys: ["length", "color"])
+            let length = try segment.requiredNumber("length")
+            guard length > 0 else { throw segment.path.appending("length").error("must be more than 0") }
+            segments.append(.init(length: length, color: try segment.color("color")))
+        }
+        return segments
+    }
+
+    private func points(_ object: LayoutObject) throws(LayoutError) -> [LayoutProgress.Point] {
+        var points: [LayoutProgress.Point] = []
+        for (index, json) in (try object.array("points") ?? []).enumerated() {
+            let point = try LayoutObject(json, at: object.path.appending("points").appending(index: index), allowedKeys: ["position", "color"])
+            let position = try point.requiredNumber("position")
+            guard position >= 0 else { throw point.path.appending("position").error("must not be negative") }
+            points.append(.init(position: position, color: try point.color("color")))
+        }
+        return points
+    }
+
+    private mutating func stack(_ object: LayoutObject, depth: Int) throws(LayoutError) -> LayoutStack {
+        guard let childrenJSON = try object.array("children") else {
+            throw object.path.appending("children").error("required")
+        }
+        let spacing = try object.number("spacing")
+        if let spacing, spacing < 0 { throw object.path.appending("spacing").error("must not be negative") }
+        var children: [LayoutView] = []
+        for (index, json) in childrenJSON.enumerated() {
+            children.append(try view(json, at: object.path.appending("children").appending(index: index), depth: depth + 1).0)
+        }
+        return LayoutStack(children: children, spacing: spacing)
+    }
+}

@@ -1,0 +1,96 @@
+import IslandJSON
+
+/// Resolves layouts against one activity's attributes and state at one instant.
+///
+/// Rendering never fails: a missing key renders as nothing, a number template that does not
+/// render to a number leaves its timer unresolved and its progress at 0, and a URL that does
+/// not render to an allowed URL is nil.
+public struct LayoutRenderer: Sendable {
+    public let attributes: JSONObject
+    public let state: JSONObject
+    /// Seconds since the Unix epoch.
+    public let now: Double
+    private let root: MustacheJSONObject
+
+    public init(attributes: JSONObject, state: JSONObject, now: Double) {
+        self.attributes = attributes
+        self.state = state
+        self.now = now
+        self.root = .root(attributes: attributes, state: state)
+    }
+
+    public func render(_ layout: Layout) -> RenderedLayout {
+        let fallback = layout.url
+        return RenderedLayout(
+            lockScreen: layout.lockScreen.map { render($0, fallbackURL: fallback) },
+            compactLeading: layout.compactLeading.map { render($0, fallbackURL: fallback) },
+            compactTrailing: layout.compactTrailing.map { render($0, fallbackURL: fallback) },
+            minimal: layout.minimal.map { render($0, fallbackURL: fallback) },
+            expandedLeading: layout.expanded.leading.map { render($0, fallbackURL: fallback) },
+            expandedTrailing: layout.expanded.trailing.map { render($0, fallbackURL: fallback) },
+            expandedCenter: layout.expanded.center.map { render($0, fallbackURL: fallback) },
+            expandedBottom: layout.expanded.bottom.map { render($0, fallbackURL: fallback) },
+            keylineTint: layout.keylineTint,
+            backgroundTint: layout.backgroundTint,
+            chip: layout.chip,
+            hideContentOnLockScreen: layout.hideContentOnLockScreen,
+            url: fallback.flatMap(resolve)
+        )
+    }
+
+    /// - Parameter fallbackURL: the layout's URL, opened when the region has none.
+    public func render(_ region: LayoutRegion, fallbackURL: LayoutURL? = nil) -> RenderedRegion {
+        let ownURL: LayoutURL? = if case .link(let link) = region.view { link.url } else { region.url }
+        return RenderedRegion(
+            view: render(region.view),
+            priority: region.priority,
+            belowIfTooWide: region.belowIfTooWide,
+            url: (ownURL ?? fallbackURL).flatMap(resolve)
+        )
+    }
+
+    public func render(_ view: LayoutView) -> RenderedView {
+        switch view {
+        case .text(let template): .text(template.render(root))
+        case .symbol(let symbol): .symbol(render(symbol))
+        case .timer(let timer): .timer(render(timer))
+        case .progress(let progress): .progress(render(progress))
+        case .hstack(let stack): .hstack(stack.children.map(render), spacing: stack.spacing)
+        case .vstack(let stack): .vstack(stack.children.map(render), spacing: stack.spacing)
+        case .spacer: .spacer
+        case .link(let link): .link(url: resolve(link.url), child: render(link.child))
+        case .button(let button): .button(action: button.action, label: button.label.render(root), symbol: button.symbol)
+        }
+    }
+
+    /// A number written out, or what its template renders to if that is a finite number.
+    public func resolve(_ number: LayoutNumber) -> Double? {
+        switch number {
+        case .constant(let value): return value
+        case .template(let template):
+            let text = Substring(template.render(root)).trimmingWhitespace()
+            guard let value = Double(text), value.isFinite else { return nil }
+            return value
+        }
+    }
+
+    /// The URL for this activity, or nil if the template did not produce an allowed one.
+    public func resolve(_ url: LayoutURL) -> String? { url.resolve(root) }
+
+    private func render(_ symbol: LayoutSymbol) -> String {
+        let name = symbol.name.render(root)
+        return symbol.names[name] ?? name
+    }
+
+    private func render(_ timer: LayoutTimer) -> RenderedTimer {
+        let from = timer.from.flatMap(resolve)
+        let to = timer.to.flatMap(resolve)
+        let seconds: Double? =
+            if timer.countsDown {
+                to.map { max(0, $0 - now) }
+            } else {
+                from.map { from in max(0, min(now, to ?? now) - from) }
+            }
+        return RenderedTimer(from: from, to: to, countsDown: timer.countsDown, seconds: seconds)
+    }
+}

@@ -1,0 +1,71 @@
+import IslandJSON
+import Mustache
+
+/// A Mustache template over `state.*` and `attributes.*`, compiled once when the layout is
+/// validated. Two templates are equal when their text is.
+///
+/// Text is produced as plain text (no HTML escaping); a missing key renders as nothing.
+/// Partials have no library to come from and render as nothing too.
+public struct LayoutTemplate: Sendable, Hashable, CustomStringConvertible {
+    /// The template as the extension wrote it.
+    public let source: String
+    private let compiled: MustacheTemplate
+
+    /// Compiles `source`; a syntax error is reported at the root path.
+    public init(_ source: String) throws(LayoutError) {
+        try self.init(source, contentType: .text, at: .root)
+    }
+
+    init(_ source: String, contentType: MustacheOutput, at path: LayoutPath) throws(LayoutError) {
+        self.source = source
+        let scan = MustacheTagScan(source)
+        if scan.deepestSectionNesting > LayoutLimits.maximumTemplateNesting {
+            throw path.error("sections nested more than \(LayoutLimits.maximumTemplateNesting) deep")
+        }
+        if scan.deepestTransformNesting > LayoutLimits.maximumTemplateNesting {
+            throw path.error("transforms nested more than \(LayoutLimits.maximumTemplateNesting) deep")
+        }
+        do {
+            // A standalone pragma line leaves the template's own first line standalone too,
+            // so whitespace renders exactly as without the prefix.
+            self.compiled = try MustacheTemplate(string: "{{%CONTENT_TYPE:\(contentType.name)}}\n" + source)
+        } catch {
+            throw path.error(Self.syntaxReason(source))
+        }
+    }
+
+    /// Compiling the unprefixed text again gives line and column numbers as the author sees them.
+    private static func syntaxReason(_ source: String) -> String {
+        do {
+            _ = try MustacheTemplate(string: source)
+            return "invalid template"
+        } catch {
+            return MustacheErrorReason.reason(for: error, in: source)
+        }
+    }
+
+    /// Renders against the Mustache root of `LayoutRenderer`.
+    func render(_ root: MustacheJSONObject) -> String {
+        compiled.render(root)
+    }
+
+    /// Renders against attributes and state directly.
+    public func render(attributes: JSONObject, state: JSONObject) -> String {
+        render(MustacheJSONObject.root(attributes: attributes, state: state))
+    }
+
+    /// Whether the template has tags at all; a plain text needs no rendering.
+    var isLiteral: Bool { !source.contains("{{") }
+
+    public var description: String { source }
+
+    public static func == (a: LayoutTemplate, b: LayoutTemplate) -> Bool { a.source == b.source }
+    public func hash(into hasher: inout Hasher) { hasher.combine(source) }
+}
+
+extension MustacheJSONObject {
+    /// What templates see: `attributes` and `state`.
+    static func root(attributes: JSONObject, state: JSONObject) -> MustacheJSONObject {
+        MustacheJSONObject(object: ["attributes": .object(attributes), "state": .object(state)])
+    }
+}

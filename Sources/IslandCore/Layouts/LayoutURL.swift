@@ -1,0 +1,78 @@
+import IslandJSON
+
+/// A URL a tap or a link opens. It may contain Mustache tags after its scheme
+/// (`https://example.com/orders/{{attributes.order}}`); substituted values are percent-encoded.
+///
+/// Allowed: absolute URLs whose scheme has the form `[a-z][a-z0-9+.-]*` — `https`, `http`,
+/// `mailto`, and app schemes such as `x-myapp` — except schemes that run or read something
+/// locally (`javascript`, `vbscript`, `data`, `file`, `blob`, `filesystem`).
+public struct LayoutURL: Sendable, Hashable, CustomStringConvertible {
+    public let template: LayoutTemplate
+    /// Lowercased, without the colon.
+    public let scheme: String
+
+    /// Validates `source`; an invalid URL is reported at the root path.
+    public init(_ source: String) throws(LayoutError) {
+        try self.init(source, at: .root)
+    }
+
+    init(_ source: String, at path: LayoutPath) throws(LayoutError) {
+        guard let colon = source.firstIndex(of: ":") else {
+            throw path.error("not an absolute URL: no scheme")
+        }
+        let schemeText = source[..<colon]
+        guard !schemeText.contains("{{") else {
+            throw path.error("the URL's scheme must be written out, not come from a template")
+        }
+        self.template = try LayoutTemplate(source, contentType: .url, at: path)
+        self.scheme = schemeText.lowercased()
+        if let problem = Self.problem(with: Self.withTagsFilledIn(source)) { throw path.error(problem) }
+    }
+
+    /// The URL for one activity, or nil if what the template produced is not an allowed URL.
+    func resolve(_ root: MustacheJSONObject) -> String? {
+        let url = template.render(root)
+        return Self.problem(with: url) == nil ? url : nil
+    }
+
+    public var description: String { template.source }
+
+    /// Stands a plain value in for every tag, so the static check sees a URL of the shape the
+    /// template will produce; the rendered URL is checked again.
+    private static func withTagsFilledIn(_ source: String) -> String {
+        var filled = ""
+        var rest = Substring(source)
+        while let open = rest.firstRange(of: "{{"), let close = rest[open.upperBound...].firstRange(of: "}}") {
+            filled += rest[..<open.lowerBound] + "x"
+            rest = rest[close.upperBound...].drop { $0 == "}" }
+        }
+        return filled + rest
+    }
+
+    private static let forbiddenSchemes: Set<String> = ["javascript", "vbscript", "data", "file", "blob", "filesystem"]
+
+    /// Why `url` is not allowed, or nil.
+    static func problem(with url: String) -> String? {
+        guard let colon = url.firstIndex(of: ":") else { return "not an absolute URL: no scheme" }
+        let scheme = url[..<colon].lowercased()
+        let rest = url[url.index(after: colon)...]
+        guard isSchemeSyntax(scheme) else { return "'\(url[..<colon])' is not a URL scheme" }
+        guard !forbiddenSchemes.contains(scheme) else { return "'\(scheme):' URLs are not allowed" }
+        guard !url.unicodeScalars.contains(where: { $0.properties.isWhitespace || $0.value < 0x20 || $0.value == 0x7F }) else {
+            return "a URL cannot contain spaces or control characters"
+        }
+        if scheme == "http" || scheme == "https" {
+            guard rest.hasPrefix("//"), rest.dropFirst(2).first.map({ $0 != "/" }) == true else {
+                return "an \(scheme) URL needs a host"
+            }
+        }
+        return rest.isEmpty ? "nothing after '\(scheme):'" : nil
+    }
+
+    private static func isSchemeSyntax(_ scheme: String) -> Bool {
+        guard let first = scheme.unicodeScalars.first, ("a"..."z").contains(first) else { return false }
+        return scheme.unicodeScalars.allSatisfy { scalar in
+            ("a"..."z").contains(scalar) || ("0"..."9").contains(scalar) || "+.-".unicodeScalars.contains(scalar)
+        }
+    }
+}

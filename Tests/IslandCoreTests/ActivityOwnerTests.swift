@@ -1,0 +1,68 @@
+import IslandCore
+import IslandJSON
+import Testing
+
+@Suite("Producer death: owner-gone policies")
+struct ActivityOwnerTests: ActivityTesting {
+    @Test func keepLeavesTheActivityAlone() throws {
+        var manager = makeManager()
+        let id = try manager.start(ownerGonePolicy: .keep).id
+        #expect(manager.ownerGone(app: pizza, now: t0 + 1).isEmpty)
+        #expect(manager.activity(id: id)?.state == .active)
+        #expect(manager.activity(id: id)?.ownerGraceEndsAt == nil)
+    }
+
+    @Test func endEndsItAtOnceWithReasonOwnerGone() throws {
+        var manager = makeManager()
+        let id = try manager.start(ownerGonePolicy: .end).id
+        let kept = try manager.start(ownerGonePolicy: .keep).id
+        let events = manager.ownerGone(app: pizza, now: t0 + 1)
+        #expect(events.labels == ["changed:1:ended", "delivered:1"])
+        let ended = try #require(manager.activity(id: id))
+        #expect(ended.endReason == .ownerGone)
+        #expect(ended.endedAt == t0 + 1)
+        #expect(ended.dismissAt == t0 + 1 + 4 * 3600)
+        #expect(manager.activity(id: kept)?.state == .active)
+    }
+
+    @Test func staleTurnsItStaleAfterTheGracePeriod() throws {
+        var manager = makeManager()
+        let id = try manager.start(ownerGonePolicy: .stale).id
+        let other = try manager.start(weather, ownerGonePolicy: .stale).id
+        let gone = t0 + 100
+        #expect(manager.ownerGone(app: pizza, now: gone).labels == ["changed:1:active"])
+        #expect(manager.activity(id: id)?.ownerGraceEndsAt == gone + 30)
+        // A second disconnect does not move the deadline.
+        #expect(manager.ownerGone(app: pizza, now: gone + 10).isEmpty)
+        #expect(manager.nextDeadline == gone + 30)
+        #expect(manager.advance(to: gone + 29.9).isEmpty)
+
+        #expect(manager.advance(to: gone + 30).labels == ["changed:1:stale", "delivered:1"])
+        #expect(manager.activity(id: id)?.state == .stale)
+        #expect(manager.activity(id: id)?.ownerGraceEndsAt == nil)
+        #expect(manager.activity(id: other)?.state == .active)
+
+        // The app comes back and updates: active again.
+        #expect(try manager.update(id, step: 1, at: gone + 60).activity.state == .active)
+    }
+
+    @Test func theOwnersReturnCancelsTheGracePeriod() throws {
+        var manager = makeManager()
+        let id = try manager.start(ownerGonePolicy: .stale).id
+        _ = manager.ownerGone(app: pizza, now: t0 + 1)
+        #expect(manager.ownerReturned(app: pizza).labels == ["changed:1:active"])
+        #expect(manager.activity(id: id)?.ownerGraceEndsAt == nil)
+        #expect(manager.advance(to: t0 + 100).isEmpty)
+        #expect(manager.activity(id: id)?.state == .active)
+        #expect(manager.nextDeadline == t0 + 8 * 3600)
+        #expect(manager.ownerReturned(app: pizza).isEmpty)
+    }
+
+    @Test func aConfiguredGracePeriodApplies() throws {
+        var manager = makeManager(limits: limits { $0.ownerGoneGracePeriod = 5 })
+        let id = try manager.start(ownerGonePolicy: .stale).id
+        _ = manager.ownerGone(app: pizza, now: t0 + 1)
+        _ = manager.advance(to: t0 + 6)
+        #expect(manager.activity(id: id)?.state == .stale)
+    }
+}

@@ -1,0 +1,104 @@
+import IslandCore
+import IslandJSON
+import Synchronization
+
+/// Shared fixtures of the activity suites, as members of the suites (each conforms) rather
+/// than globals, so they cannot clash with other suites of this test target.
+protocol ActivityTesting {}
+
+enum ActivityFixtures {
+    /// A fixed origin for test time: every instant is `t0 + seconds`.
+    static let t0: Double = 1_700_000_000
+    static let pizza = "org.example.Pizza"
+    static let weather = "org.example.Weather"
+    static let entitled = AppAuthorization(entitled: true)
+    static let entitledFrequent = AppAuthorization(entitled: true, frequentUpdatesAllowed: true)
+
+    static func content(_ step: Int, staleDate: Double? = nil, relevance: Double = 0) -> ActivityContent {
+        ActivityContent(state: ["step": .int(step)], staleDate: staleDate, relevanceScore: relevance)
+    }
+}
+
+extension ActivityTesting {
+    static var t0: Double { ActivityFixtures.t0 }
+    var t0: Double { ActivityFixtures.t0 }
+    var pizza: String { ActivityFixtures.pizza }
+    var weather: String { ActivityFixtures.weather }
+    var entitled: AppAuthorization { ActivityFixtures.entitled }
+    var entitledFrequent: AppAuthorization { ActivityFixtures.entitledFrequent }
+
+    func content(_ step: Int, staleDate: Double? = nil, relevance: Double = 0) -> ActivityContent {
+        ActivityFixtures.content(step, staleDate: staleDate, relevance: relevance)
+    }
+
+    func makeManager(limits: LimitsPolicy = LimitsPolicy()) -> ActivityManager {
+        let ids = CountingIDs()
+        return ActivityManager(limits: limits, makeID: { ids.make() })
+    }
+
+    /// Limits with global values changed.
+    func limits(_ change: (inout ActivityLimits) -> Void) -> LimitsPolicy {
+        var global = ActivityLimits()
+        change(&global)
+        return LimitsPolicy(global: global)
+    }
+}
+
+/// Ids "1", "2", … in request order.
+final class CountingIDs: Sendable {
+    private let next = Mutex(0)
+
+    func make() -> String {
+        next.withLock { value in
+            value += 1
+            return String(value)
+        }
+    }
+}
+
+extension ActivityManager {
+    /// Starts an activity of `app` with small attributes and content step 0.
+    @discardableResult
+    mutating func start(
+        _ app: String = ActivityFixtures.pizza,
+        key: String? = nil,
+        content initial: ActivityContent = ActivityFixtures.content(0),
+        ownerGonePolicy: OwnerGonePolicy = .keep,
+        entitlement: AppAuthorization = ActivityFixtures.entitled,
+        at now: Double = ActivityFixtures.t0
+    ) throws(IslandError) -> Activity {
+        try request(
+            app: app, type: "Delivery", attributes: ["order": "42"], content: initial, key: key,
+            ownerGonePolicy: ownerGonePolicy, entitlement: entitlement, now: now
+        ).activity
+    }
+
+    /// Updates with content `step`.
+    @discardableResult
+    mutating func update(
+        _ id: String, step: Int, app: String = ActivityFixtures.pizza, alert: Alert? = nil, timestamp: Double? = nil,
+        staleDate: Double? = nil, entitlement: AppAuthorization = ActivityFixtures.entitled, at now: Double
+    ) throws(IslandError) -> UpdateOutcome {
+        try update(
+            app: app, id: id, content: ActivityFixtures.content(step, staleDate: staleDate), alert: alert,
+            timestamp: timestamp, entitlement: entitlement, now: now
+        )
+    }
+}
+
+extension [ActivityEvent] {
+    /// The events as short labels, to compare sequences at a glance: `changed:1:active`,
+    /// `delivered:1`, `alerted:1`, `removed:1`, `settings`, `budgets:app`.
+    var labels: [String] {
+        map { event in
+            switch event {
+            case .changed(let activity): "changed:\(activity.id):\(activity.state.rawValue)"
+            case .delivered(let activity): "delivered:\(activity.id)"
+            case .alerted(let id, _): "alerted:\(id)"
+            case .removed(let id): "removed:\(id)"
+            case .settingsChanged: "settings"
+            case .budgetsChanged(let app): "budgets:\(app)"
+            }
+        }
+    }
+}

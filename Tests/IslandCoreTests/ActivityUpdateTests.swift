@@ -1,0 +1,155 @@
+import IslandCore
+import IslandJSON
+import Testing
+
+@Suite("Activity updates: ordering, isolation, delivery rate, alerts")
+struct ActivityUpdateTests: ActivityTesting {
+    @Test func timestampsMustIncrease() throws {
+        var manager = makeManager()
+        let id = try manager.start().id
+        #expect(try manager.update(id, step: 1, timestamp: 100, at: t0 + 1).activity.lastTimestamp == 100)
+
+        let older = IslandError.staleTimestamp(id: id, last: 100, given: 99)
+        #expect(throws: older) { try manager.update(id, step: 2, timestamp: 99, at: t0 + 2) }
+        #expect(older.name == "org.island.StaleTimestamp")
+        #expect(older.parameters == ["id": "1", "last": 100.0, "given": 99.0])
+        // Equal is not newer.
+        #expect(throws: IslandError.staleTimestamp(id: id, last: 100, given: 100)) {
+            try manager.update(id, step: 2, timestamp: 100, at: t0 + 2)
+        }
+        #expect(manager.activity(id: id)?.content == content(1))
+
+        let newer = try manager.update(id, step: 3, timestamp: 101, at: t0 + 3)
+        #expect(newer.activity.content == content(3))
+        #expect(newer.activity.lastTimestamp == 101)
+        // Without a timestamp nothing is ordered, and the last one is kept.
+        #expect(try manager.update(id, step: 4, at: t0 + 4).activity.lastTimestamp == 101)
+        // End is ordered too.
+        #expect(throws: IslandError.staleTimestamp(id: id, last: 101, given: 50)) {
+            try manager.end(app: pizza, id: id, timestamp: 50, now: t0 + 5)
+        }
+    }
+
+    @Test func endedActivitiesTakeNoUpdates() throws {
+        var manager = makeManager()
+        let id = try manager.start().id
+        _ = try manager.end(app: pizza, id: id, now: t0 + 1)
+        #expect(throws: IslandError.activityEnded(id: id, state: .ended)) { try manager.update(id, step: 1, at: t0 + 2) }
+        #expect(throws: IslandError.activityEnded(id: id, state: .ended)) { try manager.end(app: pizza, id: id, now: t0 + 2) }
+    }
+
+    @Test func anotherAppsActivityDoesNotExistForIt() throws {
+        var manager = makeManager()
+        let id = try manager.start(pizza).id
+        #expect(throws: IslandError.noSuchActivity(id: id)) { try manager.update(id, step: 1, app: weather, at: t0 + 1) }
+        #expect(throws: IslandError.noSuchActivity(id: id)) { try manager.end(app: weather, id: id, now: t0 + 1) }
+        // The same answer as for an id that never existed.
+        #expect(throws: IslandError.noSuchActivity(id: "nope")) { try manager.update("nope", step: 1, at: t0 + 1) }
+        #expect(manager.activity(id: id)?.state == .active)
+        #expect(manager.activity(id: id)?.content == content(0))
+    }
+
+    @Test func updatesFasterThanTheRateAreCoalescedAndTheLatestIsDelivered() throws {
+        var manager = makeManager()
+        let id = try manager.start().id
+        let first = t0 + 10
+
+        let delivered = try manager.update(id, step: 1, at: first)
+        #expect(!delivered.throttled)
+        #expect(delivered.deliverAt == first)
+        #expect(delivered.activity.deliveredContent == content(1))
+        #expect(delivered.events.labels == ["changed:1:active", "delivered:1"])
+
+        let second = try manager.update(id, step: 2, at: first + 0.2)
+        #expect(second.throttled)
+        #expect(second.deliverAt == first + 0.5)
+        #expect(second.activity.content == content(2))
+        #expect(second.activity.deliveredContent == content(1))
+        #expect(second.activity.nextDeliveryAt == first + 0.5)
+        #expect(second.events.labels == ["changed:1:active"])  // stored, but presenters see nothing new
+
+        let third = try manager.update(id, step: 3, at: first + 0.3)
+        #expect(third.throttled)
+        #expect(third.deliverAt == first + 0.5)
+
+        #expect(manager.nextDeadline == first + 0.5)
+        #expect(manager.advance(to: first + 0.49).isEmpty)
+        let events = manager.advance(to: first + 0.5)
+        #expect(events.labels == ["changed:1:active", "delivered:1"])
+        #expect(events.last == .delivered(try #require(manager.activity(id: id))))
+        let after = try #require(manager.activity(id: id))
+        #expect(after.deliveredContent == content(3))
+        #expect(after.deliveredAt == first + 0.5)
+        #expect(after.nextDeliveryAt == nil)
+        #expect(manager.nextDeadline == t0 + 8 * 3600)
+
+        // The next slot counts from that delivery.
+        #expect(try manager.update(id, step: 4, at: first + 0.6).deliverAt == first + 1.0)
+    }
+
+    /// (manifest allows frequent updates, the user's choice, seconds between deliveries)
+    @Test(arguments: [(true, true, 1.0 / 20), (true, false, 1.0 / 2), (false, true, 1.0 / 2)])
+    func frequentUpdatesRaiseTheRateWhenManifestAndUserAllow(allowed: Bool, userChoice: Bool, interval: Double) throws {
+        var manager = makeManager()
+        let authorization = AppAuthorization(entitled: true, frequentUpdatesAllowed: allowed)
+        _ = manager.setFrequentUpdates(app: pizza, userChoice, now: t0)
+        let id = try manager.start(entitlement: authorization).id
+        #expect(manager.authorization(app: pizza, entitlement: authorization, now: t0).frequentUpdates == (interval < 0.5))
+
+        let delivered = t0 + 1
+        _ = try manager.update(id, step: 1, entitlement: authorization, at: delivered)
+        let outcome = try manager.update(id, step: 2, entitlement: authorization, at: delivered + 0.01)
+        #expect(outcome.throttled)
+        #expect(outcome.deliverAt == delivered + interval)
+        #expect(try !manager.update(id, step: 3, entitlement: authorization, at: delivered + interval).throttled)
+    }
+
+    @Test func sixAlertsPerHourThenUpdatesApplySilentlyAndSaySo() throws {
+        var manager = makeManager()
+        let id = try manager.start().id
+        let alert = Alert(title: "Almost there", body: "2 minutes")
+
+        for index in 0..<6 {
+            let outcome = try manager.update(id, step: index, alert: alert, at: t0 + 10 + Double(index))
+            #expect(outcome.alerted)
+            #expect(!outcome.alertSuppressed)
+            #expect(outcome.alertsRemaining == 5 - index)
+            #expect(outcome.events.labels == ["changed:1:active", "delivered:1", "alerted:1", "budgets:\(pizza)"])
+            #expect(outcome.events.contains(.alerted(id: id, alert: alert)))
+        }
+
+        let suppressed = try manager.update(id, step: 6, alert: alert, at: t0 + 20)
+        #expect(!suppressed.alerted)
+        #expect(suppressed.alertSuppressed)
+        #expect(suppressed.alertsRemaining == 0)
+        #expect(suppressed.activity.deliveredContent == content(6))  // applied all the same
+        #expect(suppressed.events.labels == ["changed:1:active", "delivered:1"])
+        #expect(manager.authorization(app: pizza, entitlement: entitled, now: t0 + 20).remainingAlerts == 0)
+
+        // An hour after the first alert, one is available again.
+        let later = try manager.update(id, step: 7, alert: alert, at: t0 + 10 + 3600)
+        #expect(later.alerted)
+        #expect(later.alertsRemaining == 0)
+    }
+
+    @Test func anUpdateWithoutAlertReportsNothingAboutAlerts() throws {
+        var manager = makeManager()
+        let id = try manager.start().id
+        let outcome = try manager.update(id, step: 1, at: t0 + 1)
+        #expect(!outcome.alerted)
+        #expect(!outcome.alertSuppressed)
+        #expect(outcome.alertsRemaining == 6)
+    }
+
+    @Test func anAlertingUpdateIsDeliveredWithItsAlertDespiteTheRate() throws {
+        var manager = makeManager()
+        let id = try manager.start().id
+        _ = try manager.update(id, step: 1, at: t0 + 10)
+        _ = try manager.update(id, step: 2, at: t0 + 10.1)  // coalesced
+        let outcome = try manager.update(id, step: 3, alert: Alert(title: "Here", body: ""), at: t0 + 10.2)
+        #expect(!outcome.throttled)
+        #expect(outcome.deliverAt == t0 + 10.2)
+        #expect(outcome.activity.deliveredContent == content(3))
+        #expect(outcome.activity.nextDeliveryAt == nil)  // the coalesced one is superseded
+    }
+}

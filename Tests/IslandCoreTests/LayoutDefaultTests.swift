@@ -1,0 +1,102 @@
+import IslandCore
+import IslandJSON
+import Testing
+
+@Suite struct LayoutDefaultTests {
+    private func rendered(type: String = "PizzaDeliveryAttributes", attributes: JSONObject = [:], state: JSONObject, now: Double = 0) -> RenderedLayout {
+        let layout = Layout.default(for: type, attributes: attributes, state: state)
+        return LayoutRenderer(attributes: attributes, state: state, now: now).render(layout)
+    }
+
+    @Test func firstStateValueInCompactAndPairsOnTheLockScreen() {
+        let state: JSONObject = ["stage": "Preparing", "etaMinutes": 12, "courier": "Sam", "rating": 4.5, "items": ["pizza"]]
+        let layout = rendered(state: state)
+        #expect(layout.compactLeading?.view == .symbol("appointment-soon"))
+        #expect(layout.compactTrailing?.text == "Preparing")
+        #expect(layout.minimal?.view == .symbol("appointment-soon"))
+        #expect(layout.lockScreen?.text == "appointment-soon Pizza Delivery · Stage: Preparing · Eta minutes: 12 · Courier: Sam")
+        #expect(layout.expandedCenter?.text == "Pizza Delivery")
+        #expect(layout.expandedTrailing?.text == "Preparing")
+        #expect(layout.expandedBottom?.text == "Stage: Preparing · Eta minutes: 12 · Courier: Sam")
+    }
+
+    @Test func fractionProgress() {
+        let layout = rendered(state: ["progress": 0.4, "status": "Uploading"])
+        #expect(layout.compactTrailing?.text == "40%")
+        #expect(layout.minimal?.text == "40%")
+        #expect(layout.lockScreen?.text == "appointment-soon Pizza Delivery · Status: Uploading · 40%")
+        #expect(layout.expandedTrailing?.text == "40%")
+        #expect(layout.expandedBottom?.text == "Status: Uploading · 40%")
+    }
+
+    @Test func percentAndFractionAreNotGuessedFromValues() {
+        #expect(rendered(state: ["percent": 30]).compactTrailing?.text == "30%")
+        #expect(rendered(state: ["percent": 1]).compactTrailing?.text == "1%")
+        #expect(rendered(state: ["progress": 1]).compactTrailing?.text == "100%")
+        // The same layout for every value of an activity.
+        #expect(Layout.default(for: "T", state: ["progress": 0.2]) == Layout.default(for: "T", state: ["progress": 1]))
+    }
+
+    @Test func everyShapeGivesACompleteLayout() {
+        let shapes: [JSONObject] = [
+            [:], ["a": nil], ["list": [1, 2]], ["nested": ["x": 1]], ["progress": "half"], ["value": 1],
+            ["endsAt": "tomorrow"], ["title": 5, "symbol": 3], ["ünïcode": "x"], ["a": 1, "b": 2, "c": 3, "d": 4, "e": 5],
+        ]
+        for state in shapes {
+            let layout = Layout.default(for: "Shape", attributes: ["title": nil], state: state)
+            #expect(layout.compactLeading != nil && layout.compactTrailing != nil && layout.minimal != nil, "\(state)")
+            #expect(layout.lockScreen != nil && layout.expanded.center != nil, "\(state)")
+        }
+    }
+
+    @Test func valueOutOfTotal() {
+        let layout = rendered(state: ["value": 3, "total": 12, "file": "a.iso"])
+        #expect(layout.compactTrailing?.text == "25%")
+        #expect(layout.lockScreen?.text == "appointment-soon Pizza Delivery · File: a.iso · 25%")
+    }
+
+    @Test func endTimeCountsDown() {
+        let layout = rendered(state: ["endsAt": 1000, "phase": "Focus"], now: 400)
+        #expect(layout.compactTrailing?.text == "10:00")
+        #expect(layout.minimal?.text == "10:00")
+        #expect(layout.expandedBottom?.text == "Phase: Focus")
+    }
+
+    @Test func titleFromAttributes() {
+        #expect(rendered(attributes: ["title": "Build #42"], state: [:]).lockScreen?.text == "appointment-soon Build #42")
+        #expect(rendered(attributes: ["name": "Standup"], state: [:]).expandedCenter?.text == "Standup")
+        #expect(rendered(attributes: ["title": 3, "name": "Named"], state: [:]).expandedCenter?.text == "Named")
+        #expect(rendered(state: ["title": "From state", "x": 1]).expandedCenter?.text == "From state")
+    }
+
+    @Test func emptyStateShowsTheTitle() {
+        let layout = rendered(type: "org.example.build_status", state: [:])
+        #expect(layout.compactTrailing?.text == "Build Status")
+        #expect(layout.lockScreen?.text == "appointment-soon Build Status")
+        #expect(layout.expandedTrailing == nil)
+        #expect(layout.expandedBottom == nil)
+    }
+
+    @Test func symbolFromStateOrAttributes() {
+        #expect(rendered(attributes: ["symbol": "🚕"], state: [:]).compactLeading?.view == .symbol("🚕"))
+        #expect(rendered(attributes: ["symbol": "🚕"], state: ["symbol": "🚗"]).compactLeading?.view == .symbol("🚗"))
+    }
+
+    @Test func keysATemplateCannotNameAreSkipped() {
+        let layout = rendered(state: ["a.b": "dotted", "{{x}}": "braced", "ok_key": "shown"])
+        #expect(layout.compactTrailing?.text == "shown")
+    }
+
+    @Test func readableTypeNames() {
+        #expect(rendered(type: "", state: [:]).compactTrailing?.text == "Activity")
+        #expect(rendered(type: "DeliveryAttributes", state: [:]).compactTrailing?.text == "Delivery")
+        #expect(rendered(type: "Attributes", state: [:]).compactTrailing?.text == "Attributes")
+        #expect(rendered(type: "{{evil}}", state: [:]).compactTrailing?.text == "Evil")
+    }
+
+    @Test func defaultLayoutIsAValidDocument() throws {
+        let layout = Layout.default(for: "Timer", state: ["endsAt": 5, "label": "Tea"])
+        #expect(try Layout(json: .object(layout.json)) == layout)
+        #expect(layout.compactLeading != nil && layout.lockScreen != nil && !layout.expanded.isEmpty)
+    }
+}
