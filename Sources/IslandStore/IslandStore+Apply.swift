@@ -1,0 +1,39 @@
+import GRDB
+import IslandJSON
+
+extension IslandStore {
+    /// Applies `mutations` (already reduced to one per row) inside the caller's transaction.
+    /// `now` stamps `updated_at`, once per transaction.
+    static func apply(_ mutations: [StoreMutation], in db: Database, now: Double) throws {
+        for mutation in mutations {
+            switch mutation {
+            case .putActivity(let id, let app, let state, let body):
+                var bytes: [UInt8] = []
+                bytes.reserveCapacity(256)
+                JSON.writeObject(body, to: &bytes)
+                try db.cachedStatement(sql: """
+                    INSERT INTO activities (id, app, state, body, updated_at) VALUES (?, ?, ?, ?, ?)
+                    ON CONFLICT (id) DO UPDATE SET
+                        app = excluded.app, state = excluded.state,
+                        body = excluded.body, updated_at = excluded.updated_at
+                    """).execute(arguments: [id, app, state, String(decoding: bytes, as: UTF8.self), now])
+            case .deleteActivity(let id):
+                try db.cachedStatement(sql: "DELETE FROM activities WHERE id = ?").execute(arguments: [id])
+            case .putSetting(let key, let value):
+                try db.cachedStatement(sql: """
+                    INSERT INTO settings (key, value) VALUES (?, ?)
+                    ON CONFLICT (key) DO UPDATE SET value = excluded.value
+                    """).execute(arguments: [key, String(decoding: value.serialized(), as: UTF8.self)])
+            case .deleteSetting(let key):
+                try db.cachedStatement(sql: "DELETE FROM settings WHERE key = ?").execute(arguments: [key])
+            case .putLayout(let app, let type, let body):
+                try db.cachedStatement(sql: """
+                    INSERT INTO layouts (app, type, body) VALUES (?, ?, ?)
+                    ON CONFLICT (app, type) DO UPDATE SET body = excluded.body
+                    """).execute(arguments: [app, type, body])
+            case .deleteLayout(let app, let type):
+                try db.cachedStatement(sql: "DELETE FROM layouts WHERE app = ? AND type = ?").execute(arguments: [app, type])
+            }
+        }
+    }
+}

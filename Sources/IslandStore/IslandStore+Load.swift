@@ -1,0 +1,83 @@
+import GRDB
+import IslandJSON
+
+extension IslandStore {
+    /// Reads everything stored. A row that cannot be read (bad JSON, wrong column types) is
+    /// skipped and listed in `damaged`: one bad row must not keep the daemon from starting
+    /// with everything else.
+    ///
+    /// - Throws: `StoreError` (`.readFailed`) only when the tables themselves cannot be read.
+    public func load() throws(StoreError) -> StoredState {
+        do {
+            return try database.read { db in
+                var state = StoredState()
+                try loadActivities(db, into: &state)
+                try loadSettings(db, into: &state)
+                try loadLayouts(db, into: &state)
+                return state
+            }
+        } catch {
+            throw StoreError(.readFailed, path: path, message: "cannot read the stored state: \(error)")
+        }
+    }
+
+    private func loadActivities(_ db: Database, into state: inout StoredState) throws {
+        let rows = try Row.fetchCursor(db, sql: "SELECT id, app, state, body, updated_at FROM activities ORDER BY rowid")
+        while let row = try rows.next() {
+            let id = Self.text(row[0]) ?? "rowid?"
+            guard let app = Self.text(row[1]), let activityState = Self.text(row[2]),
+                let body = Self.jsonObject(row[3])
+            else {
+                state.damaged.append(id)
+                continue
+            }
+            let updatedAt: Double? =
+                switch (row[4] as DatabaseValue).storage {
+                case .double(let d): d
+                case .int64(let i): Double(i)
+                default: nil
+                }
+            state.activities.append(StoredActivity(id: id, app: app, state: activityState, body: body, updatedAt: updatedAt))
+        }
+    }
+
+    private func loadSettings(_ db: Database, into state: inout StoredState) throws {
+        let rows = try Row.fetchCursor(db, sql: "SELECT key, value FROM settings ORDER BY key")
+        while let row = try rows.next() {
+            guard let key = Self.text(row[0]) else {
+                state.damaged.append("setting:?")
+                continue
+            }
+            guard let text = Self.text(row[1]), let value = try? JSONParser.parse(text) else {
+                state.damaged.append("setting:\(key)")
+                continue
+            }
+            state.settings[key] = value
+        }
+    }
+
+    private func loadLayouts(_ db: Database, into state: inout StoredState) throws {
+        let rows = try Row.fetchCursor(db, sql: "SELECT app, type, body FROM layouts ORDER BY app, type")
+        while let row = try rows.next() {
+            guard let app = Self.text(row[0]), let type = Self.text(row[1]), let body = Self.text(row[2]) else {
+                state.damaged.append("layout:\(Self.text(row[0]) ?? "?")/\(Self.text(row[1]) ?? "?")")
+                continue
+            }
+            state.layouts.append(StoredLayout(app: app, type: type, body: body))
+        }
+    }
+
+    /// Text from a column, refusing what is not text rather than letting GRDB trap on it.
+    private static func text(_ value: DatabaseValue) -> String? {
+        switch value.storage {
+        case .string(let s): s
+        case .blob(let data): String(validating: data, as: UTF8.self)
+        default: nil
+        }
+    }
+
+    private static func jsonObject(_ value: DatabaseValue) -> JSONObject? {
+        guard let text = text(value) else { return nil }
+        return (try? JSONParser.parse(text))?.objectValue
+    }
+}

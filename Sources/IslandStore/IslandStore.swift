@@ -1,0 +1,95 @@
+import Foundation
+import GRDB
+
+/// The daemon's SQLite database (`islandd.sqlite3` in the state directory).
+///
+/// The store knows rows, not activities: the daemon maps its model to `StoreMutation`s and
+/// `StoredState` back. Read the state once with `load()` at start-up; write through a
+/// `StoreWriter`.
+public final class IslandStore: Sendable {
+    /// The database file's name inside the state directory.
+    public static let fileName = "islandd.sqlite3"
+
+    /// The database file.
+    public let path: String
+    let database: DatabaseQueue
+
+    private init(path: String, database: DatabaseQueue) {
+        self.path = path
+        self.database = database
+    }
+
+    /// Opens (creating when needed) the database in `directory`, creating the directory with
+    /// mode 0700 when it is missing, and migrates it to the current schema.
+    ///
+    /// - Parameter busyTimeout: how long a write waits for another connection's lock (another
+    ///   process holding the file) before failing.
+    /// - Throws: `StoreError` naming the file: `.notADatabase`, `.newerSchema`, `.cannotOpen`.
+    public static func open(directory: String, busyTimeout: Double = 5) throws(StoreError) -> IslandStore {
+        do {
+            // Activity content can be private; only the daemon's user may read the directory.
+            try FileManager.default.createDirectory(
+                atPath: directory, withIntermediateDirectories: true,
+                attributes: [.posixPermissions: 0o700])
+        } catch {
+            throw StoreError(.cannotOpen, path: directory, message: "cannot create the state directory: \(error)")
+        }
+        let path = directory.hasSuffix("/") ? directory + fileName : directory + "/" + fileName
+
+        var configuration = Configuration()
+        configuration.label = "islandd.store"
+        // One writer, no concurrent readers (the daemon reads once at start), so a queue fits.
+        // WAL makes a commit one sequential append to the log instead of rewriting pages twice.
+        configuration.journalMode = .wal
+        configuration.busyMode = .timeout(busyTimeout)
+
+        do {
+            let database = try DatabaseQueue(path: path, configuration: configuration)
+            // A mutation is acknowledged only after its commit, and the acknowledgement is a
+            // promise that it survives a crash. With WAL, NORMAL survives `kill -9` but can
+            // lose the last commits on power loss; FULL syncs the log at every commit. Group
+            // commit in StoreWriter pays that fsync once for many acknowledgements.
+            // Set after opening: GRDB's WAL set-up itself lowers `synchronous` to NORMAL.
+            try database.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA synchronous = FULL") }
+            try database.write { db in
+                if try Schema.migrator.hasBeenSuperseded(db) {
+                    let known = Set(Schema.migrator.migrations)
+                    let unknown = try Schema.migrator.appliedIdentifiers(db).subtracting(known).sorted()
+                    throw StoreError(
+                        .newerSchema, path: path,
+                        message: "the database was written by a newer islandd (schema \(unknown.joined(separator: ", "))); "
+                            + "refusing to use it rather than misread it")
+                }
+            }
+            try Schema.migrator.migrate(database)
+            return IslandStore(path: path, database: database)
+        } catch let error as StoreError {
+            throw error
+        } catch let error as DatabaseError where error.resultCode == .SQLITE_NOTADB {
+            throw StoreError(.notADatabase, path: path, message: "not an SQLite database (\(error.message ?? "file is not a database"))")
+        } catch let error as DatabaseError {
+            throw StoreError(.cannotOpen, path: path, message: "cannot open the database: \(error.message ?? "\(error.resultCode)")")
+        } catch {
+            throw StoreError(.cannotOpen, path: path, message: "cannot open the database: \(error)")
+        }
+    }
+
+    /// Closes the database. Later reads and writes fail with a `StoreError`.
+    public func close() throws(StoreError) {
+        do {
+            try database.close()
+        } catch {
+            throw StoreError(.cannotOpen, path: path, message: "cannot close the database: \(error)")
+        }
+    }
+
+    /// Runs raw SQL; tests use it to inject failures and damaged rows.
+    func execute(sql: String) throws {
+        try database.write { db in try db.execute(sql: sql) }
+    }
+
+    /// The value of a pragma, for tests that check durability settings.
+    func pragma(_ name: String) throws -> String? {
+        try database.read { db in try String.fetchOne(db, sql: "PRAGMA \(name)") }
+    }
+}

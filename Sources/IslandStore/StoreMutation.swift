@@ -1,0 +1,53 @@
+import IslandJSON
+
+/// One change to the stored state. Every mutation replaces or removes a whole row, so within a
+/// batch only the last mutation of each row matters.
+public enum StoreMutation: Sendable, Hashable {
+    /// Inserts or replaces an activity. `body` is the whole activity as the daemon models it;
+    /// the store keeps it as compact JSON and does not look inside.
+    case putActivity(id: String, app: String, state: String, body: JSONObject)
+    case deleteActivity(id: String)
+    /// Inserts or replaces a user setting or a per-app budget document.
+    case putSetting(key: String, value: JSON)
+    case deleteSetting(key: String)
+    /// Inserts or replaces a registered layout; `body` is stored as given.
+    case putLayout(app: String, type: String, body: String)
+    case deleteLayout(app: String, type: String)
+}
+
+extension StoreMutation {
+    /// The row a mutation writes, so a batch can be reduced to its last write per row.
+    enum RowKey: Hashable {
+        case activity(String)
+        case setting(String)
+        case layout(app: String, type: String)
+    }
+
+    var rowKey: RowKey {
+        switch self {
+        case .putActivity(let id, _, _, _), .deleteActivity(let id): .activity(id)
+        case .putSetting(let key, _), .deleteSetting(let key): .setting(key)
+        case .putLayout(let app, let type, _), .deleteLayout(let app, let type): .layout(app: app, type: type)
+        }
+    }
+
+    /// The mutations that decide the outcome of applying `batches` in order: the last one per
+    /// row. Rows are independent, so dropping superseded writes cannot change the result, and a
+    /// producer pushing many updates to one activity costs one row write per transaction.
+    static func reduced(_ batches: some Sequence<[StoreMutation]>) -> [StoreMutation] {
+        var last: [RowKey: Int] = [:]
+        var kept: [StoreMutation] = []
+        for batch in batches {
+            for mutation in batch {
+                let key = mutation.rowKey
+                if let index = last[key] {
+                    kept[index] = mutation
+                } else {
+                    last[key] = kept.count
+                    kept.append(mutation)
+                }
+            }
+        }
+        return kept
+    }
+}

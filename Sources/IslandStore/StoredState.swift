@@ -1,0 +1,54 @@
+import IslandJSON
+
+/// An activity row as stored: the daemon maps `body` back to its model.
+public struct StoredActivity: Sendable, Hashable {
+    public var id: String
+    public var app: String
+    public var state: String
+    public var body: JSONObject
+    /// When the row was last written (seconds since 1970), as stamped by the store.
+    public var updatedAt: Double?
+
+    public init(id: String, app: String, state: String, body: JSONObject, updatedAt: Double? = nil) {
+        self.id = id
+        self.app = app
+        self.state = state
+        self.body = body
+        self.updatedAt = updatedAt
+    }
+}
+
+/// A registered layout row.
+public struct StoredLayout: Sendable, Hashable {
+    public var app: String
+    public var type: String
+    public var body: String
+
+    public init(app: String, type: String, body: String) {
+        self.app = app
+        self.type = type
+        self.body = body
+    }
+}
+
+/// Everything the store holds, as read at start-up.
+public struct StoredState: Sendable, Hashable {
+    /// In the order they were first stored, so a restart restores them in start order.
+    public var activities: [StoredActivity]
+    public var settings: [String: JSON]
+    /// Ordered by app, then type.
+    public var layouts: [StoredLayout]
+    /// Rows that could not be read and were skipped: an activity's id as is, a setting as
+    /// `setting:<key>`, a layout as `layout:<app>/<type>`.
+    public var damaged: [String]
+
+    public init(
+        activities: [StoredActivity] = [], settings: [String: JSON] = [:],
+        layouts: [StoredLayout] = [], damaged: [String] = []
+    ) {
+        self.activities = activities
+        self.settings = settings
+        self.layouts = layouts
+        self.damaged = damaged
+    }
+}

@@ -1,0 +1,114 @@
+import Foundation
+import IslandJSON
+import Testing
+
+@testable import IslandStore
+
+@Suite struct StoreRoundTripTests {
+    let activityBody: JSONObject = [
+        "id": "a1", "type": "Delivery", "attributes": ["order": 42],
+        "content": ["state": ["eta": 12.5, "steps": [1, 2, nil, true]], "relevanceScore": 0],
+    ]
+
+    @Test func everyMutationKindRoundTrips() throws {
+        let directory = TemporaryDirectory()
+        let store = try IslandStore.open(directory: directory.path)
+        let writer = StoreWriter(store: store)
+        defer { writer.close() }
+
+        try writer.commitNow([
+            .putActivity(id: "a1", app: "org.example.App", state: "active", body: activityBody),
+            .putActivity(id: "a2", app: "org.example.Other", state: "ended", body: ["n": 1]),
+            .putSetting(key: "user.muted", value: ["apps": ["org.example.Other"]]),
+            .putSetting(key: "budget.org.example.App", value: ["starts": [1.5, 2.5]]),
+            .putLayout(app: "org.example.App", type: "Delivery", body: "{{eta}} min"),
+            .putLayout(app: "org.example.App", type: "Timer", body: "{{left}}"),
+        ])
+        var state = try store.load()
+        #expect(state.activities.map(\.id) == ["a1", "a2"])
+        #expect(state.activities[0].app == "org.example.App")
+        #expect(state.activities[0].state == "active")
+        #expect(state.activities[0].body == activityBody)
+        #expect(state.activities[0].updatedAt != nil)
+        #expect(state.settings == ["user.muted": ["apps": ["org.example.Other"]], "budget.org.example.App": ["starts": [1.5, 2.5]]])
+        #expect(state.layouts == [
+            StoredLayout(app: "org.example.App", type: "Delivery", body: "{{eta}} min"),
+            StoredLayout(app: "org.example.App", type: "Timer", body: "{{left}}"),
+        ])
+        #expect(state.damaged.isEmpty)
+
+        try writer.commitNow([
+            .deleteActivity(id: "a1"),
+            .putActivity(id: "a2", app: "org.example.Other", state: "dismissed", body: ["n": 2]),
+            .deleteSetting(key: "user.muted"),
+            .deleteLayout(app: "org.example.App", type: "Timer"),
+        ])
+        state = try store.load()
+        #expect(state.activities.map(\.id) == ["a2"])
+        #expect(state.activities[0].state == "dismissed")
+        #expect(state.activities[0].body == ["n": 2])
+        #expect(state.settings == ["budget.org.example.App": ["starts": [1.5, 2.5]]])
+        #expect(state.layouts == [StoredLayout(app: "org.example.App", type: "Delivery", body: "{{eta}} min")])
+    }
+
+    @Test func reopeningShowsTheSameState() async throws {
+        let directory = TemporaryDirectory()
+        let before: StoredState
+        do {
+            let store = try IslandStore.open(directory: directory.path)
+            let writer = StoreWriter(store: store)
+            try await writer.commit([
+                .putActivity(id: "a1", app: "org.example.App", state: "active", body: activityBody),
+                .putSetting(key: "k", value: "v"),
+                .putLayout(app: "org.example.App", type: "T", body: "b"),
+            ])
+            try await writer.commit([.putActivity(id: "a0", app: "org.example.App", state: "stale", body: [:])])
+            writer.close()
+            before = try store.load()
+            try store.close()
+        }
+        let reopened = try IslandStore.open(directory: directory.path)
+        let after = try reopened.load()
+        #expect(after == before)
+        #expect(after.activities.map(\.id) == ["a1", "a0"])
+    }
+
+    @Test func laterMutationsOfARowWinWithinAndAcrossBatches() async throws {
+        let directory = TemporaryDirectory()
+        let store = try IslandStore.open(directory: directory.path)
+        let writer = StoreWriter(store: store)
+        defer { writer.close() }
+
+        try await writer.commit([
+            .putActivity(id: "a", app: "x.y", state: "active", body: ["v": 1]),
+            .deleteActivity(id: "a"),
+            .putActivity(id: "b", app: "x.y", state: "active", body: ["v": 1]),
+            .putActivity(id: "b", app: "x.y", state: "stale", body: ["v": 2]),
+        ])
+        for v in 3...20 {
+            try await writer.commit([.putActivity(id: "b", app: "x.y", state: "active", body: ["v": .int(v)])])
+        }
+        let state = try store.load()
+        #expect(state.activities.map(\.id) == ["b"])
+        #expect(state.activities[0].body == ["v": 20])
+    }
+
+    @Test func reductionKeepsTheLastMutationPerRowInFirstSeenOrder() {
+        let reduced = StoreMutation.reduced([
+            [.putSetting(key: "a", value: 1), .putLayout(app: "x", type: "t", body: "1")],
+            [.deleteSetting(key: "a"), .deleteActivity(id: "a")],
+            [.putSetting(key: "a", value: 2)],
+        ])
+        #expect(reduced == [.putSetting(key: "a", value: 2), .putLayout(app: "x", type: "t", body: "1"), .deleteActivity(id: "a")])
+    }
+
+    @Test func emptyCommitsSucceedWithoutATransaction() async throws {
+        let directory = TemporaryDirectory()
+        let store = try IslandStore.open(directory: directory.path)
+        let writer = StoreWriter(store: store)
+        defer { writer.close() }
+        try await writer.commit([])
+        try writer.commitNow([])
+        #expect(writer.transactionCount == 0)
+    }
+}
