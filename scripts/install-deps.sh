@@ -23,8 +23,12 @@ if ((${#missing[@]})); then
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
 fi
 
-# The reference Varlink implementation: certification peer and the test suites' client.
-if ! python3 -c 'import varlink' 2>/dev/null; then
-  echo "install-deps: installing the Python varlink package" >&2
-  python3 -m pip install --quiet 'varlink==31.0.0'
+# The reference Varlink implementation (certification peer and the end-to-end tests'
+# client) and pytest, which runs those tests.
+python_missing=()
+python3 -c 'import varlink' 2>/dev/null || python_missing+=('varlink==31.0.0')
+python3 -c 'import pytest' 2>/dev/null || python_missing+=('pytest')
+if ((${#python_missing[@]})); then
+  echo "install-deps: installing ${python_missing[*]}" >&2
+  python3 -m pip install --quiet "${python_missing[@]}"
 fi

@@ -1,16 +1,14 @@
 #!/usr/bin/env bash
-# The main job: installs what is needed, builds, and serves on the user scope's runtime
-# directory until interrupted (Ctrl-C or SIGTERM).
+# The main job: installs what is needed, builds, and runs islandd on its embedded defaults —
+# the user instance, SQLite state in $XDG_STATE_HOME/island, the socket in
+# $XDG_RUNTIME_DIR/island/islandd.sock — until interrupted (Ctrl-C or SIGTERM).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 bash scripts/install-deps.sh
 
-echo "==> building" >&2
-swift build --product varlink-certification
+echo "==> building islandd" >&2
+swift build --product islandd
 
-runtime="${XDG_RUNTIME_DIR:-/tmp/island-$(id -u)}/island"
-mkdir -p -m 0700 "$runtime"
-socket="$runtime/varlink-certification.sock"
-echo "==> serving org.varlink.certification on unix:$socket (Ctrl-C stops)" >&2
-exec "$(swift build --show-bin-path)/varlink-certification" --varlink="unix:$socket"
+echo "==> starting islandd (Ctrl-C stops it)" >&2
+exec "$(swift build --show-bin-path)/islandd" "$@"

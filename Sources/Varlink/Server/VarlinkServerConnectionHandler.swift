@@ -104,6 +104,7 @@ final class VarlinkServerConnectionHandler: ChannelDuplexHandler {
         closing = true
         queue.removeAll()
         cancelCurrent()
+        connection.markClosed()
         context.fireChannelInactive()
     }
 
@@ -175,7 +176,7 @@ final class VarlinkServerConnectionHandler: ChannelDuplexHandler {
         }
         serial &+= 1
         current = (serial, call, [])
-        service.dispatch(call, connection: connection, sink: ChannelReplySink(handler: self, serial: serial, eventLoop: context!.eventLoop))
+        service.dispatch(call, connection: connection, sink: ChannelReplySink(handler: self, serial: serial, channel: context!.channel))
     }
 
     /// A reply from a handler, on the event loop.
@@ -288,13 +289,17 @@ final class VarlinkServerConnectionHandler: ChannelDuplexHandler {
 private struct ChannelReplySink: VarlinkReplySink {
     let handler: NIOLoopBound<VarlinkServerConnectionHandler>
     let serial: UInt64
-    let eventLoop: EventLoop
+    let channel: Channel
+    var eventLoop: EventLoop { channel.eventLoop }
 
-    init(handler: VarlinkServerConnectionHandler, serial: UInt64, eventLoop: EventLoop) {
-        self.handler = NIOLoopBound(handler, eventLoop: eventLoop)
+    init(handler: VarlinkServerConnectionHandler, serial: UInt64, channel: Channel) {
+        self.handler = NIOLoopBound(handler, eventLoop: channel.eventLoop)
         self.serial = serial
-        self.eventLoop = eventLoop
+        self.channel = channel
     }
+
+    /// `Channel.isWritable` is safe to read from any thread.
+    var isWritable: Bool { channel.isWritable && channel.isActive }
 
     func send(_ reply: VarlinkReply, final: Bool) {
         if eventLoop.inEventLoop {

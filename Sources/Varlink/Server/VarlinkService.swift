@@ -100,6 +100,8 @@ public final class VarlinkConnectionContext: Sendable {
     public let id: UInt64
     public let peer: PeerCredentials?
     private let attachments = Mutex<[ObjectIdentifier: any Sendable]>([:])
+    /// Callbacks to run when the connection closes; nil once it has closed.
+    private let closeHandlers = Mutex<[@Sendable () -> Void]?>([])
 
     public init(id: UInt64, peer: PeerCredentials?) {
         self.id = id
@@ -125,6 +127,26 @@ public final class VarlinkConnectionContext: Sendable {
     public func setAttachment<T: Sendable>(_ value: T?) {
         attachments.withLock { $0[ObjectIdentifier(T.self)] = value }
     }
+
+    /// Runs `callback` once when the connection closes (at once if it already has), so
+    /// per-connection state elsewhere (a producer count, a subscription) can be released.
+    public func onClose(_ callback: @escaping @Sendable () -> Void) {
+        let closed = closeHandlers.withLock { handlers -> Bool in
+            guard handlers != nil else { return true }
+            handlers!.append(callback)
+            return false
+        }
+        if closed { callback() }
+    }
+
+    /// Called by the transport when the connection is gone.
+    public func markClosed() {
+        let handlers = closeHandlers.withLock { handlers in
+            defer { handlers = nil }
+            return handlers ?? []
+        }
+        for handler in handlers { handler() }
+    }
 }
 
 /// Where the replies of one call go. The transport implements it; `final` marks the reply
@@ -134,6 +156,9 @@ public protocol VarlinkReplySink: Sendable {
     /// Runs `callback` once if the call ends without its final reply (the connection
     /// closed); at once if that already happened.
     func onCancel(_ callback: @escaping @Sendable () -> Void)
+    /// Whether the peer is keeping up with its replies. A streaming handler that sees false
+    /// should hold back and coalesce rather than queue more.
+    var isWritable: Bool { get }
 }
 
 /// The transport-independent half of a Varlink server: the interfaces, the validation of
@@ -281,6 +306,10 @@ public final class VarlinkResponder: Sendable {
     public func onCancel(_ callback: @escaping @Sendable () -> Void) {
         sink.onCancel(callback)
     }
+
+    /// Whether the peer is reading its replies fast enough for more to be sent without
+    /// queueing in the server. Streams use it to coalesce instead of piling up output.
+    public var isWritable: Bool { sink.isWritable }
 
     /// Whether the call has had its final reply.
     public var isFinished: Bool { finished.load(ordering: .acquiring) }

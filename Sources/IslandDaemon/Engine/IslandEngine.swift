@@ -1,0 +1,520 @@
+import IslandCore
+import IslandJSON
+import IslandStore
+import Logging
+import Varlink
+
+/// The authoritative state of the daemon: every activity, the island, the layouts and the
+/// user's settings. All changes go through this actor, one at a time, in three steps: the
+/// pure core decides (and refuses with a named error), the store commits, and only then are
+/// the caller answered and watchers and presenters told — so nothing acknowledged or shown
+/// can be lost by a crash.
+actor IslandEngine {
+    private(set) var manager: ActivityManager
+    private var arbiter = IslandArbiter()
+    private var registry: AppRegistry
+    /// Registered layouts: app → type → layout JSON (already validated).
+    private var layouts: [String: [String: JSON]]
+    private let store: StoreWriter
+    private let clock: @Sendable () -> Double
+    private let logger: Logger
+
+    private var watchers: [UInt64: Watcher] = [:]
+    private var presenters: [UInt64: OutboundStream<PresenterMessage>] = [:]
+    private var nextSubscriptionID: UInt64 = 0
+    /// Open producer connections per app, for the producer-death policies.
+    private var producerConnections: [String: Int] = [:]
+    private var timer: Task<Void, Never>?
+    private var timerDeadline: Double?
+    let startedAt: Double
+
+    struct Watcher {
+        let app: String
+        let ids: Set<String>?
+        let stream: OutboundStream<JSONObject>
+    }
+
+    enum PresenterMessage: Sendable {
+        case delta(JSONObject)
+        /// The whole state, built when it is sent: first on subscribing, then after overflow.
+        case snapshot(resync: Bool)
+    }
+
+    init(manager: ActivityManager, registry: AppRegistry, layouts: [String: [String: JSON]], store: StoreWriter,
+         clock: @escaping @Sendable () -> Double, logger: Logger) {
+        self.manager = manager
+        self.registry = registry
+        self.layouts = layouts
+        self.store = store
+        self.clock = clock
+        self.logger = logger
+        self.startedAt = clock()
+    }
+
+    // MARK: Producer
+
+    func request(app: String, type: String, attributes: JSONObject, content: ActivityContent, key: String?,
+                 ownerGone: OwnerGonePolicy) async throws(VarlinkError) -> (Activity, Bool) {
+        let entitlement = entitlement(for: app)
+        return try await mutate { manager, now throws(IslandError) in
+            let result = try manager.request(app: app, type: type, attributes: attributes, content: content, key: key,
+                                             ownerGonePolicy: ownerGone, entitlement: entitlement, now: now)
+            return ((result.activity, result.created), result.events)
+        }
+    }
+
+    func update(app: String, id: String, content: ActivityContent, alert: Alert?, timestamp: Double?) async throws(VarlinkError) -> UpdateOutcome {
+        let entitlement = entitlement(for: app)
+        return try await mutate { manager, now throws(IslandError) in
+            let outcome = try manager.update(app: app, id: id, content: content, alert: alert, timestamp: timestamp,
+                                             entitlement: entitlement, now: now)
+            return (outcome, outcome.events)
+        }
+    }
+
+    func end(app: String, id: String, content: ActivityContent?, dismissal: DismissalPolicy, timestamp: Double?) async throws(VarlinkError) -> Activity {
+        try await mutate { manager, now throws(IslandError) in
+            let result = try manager.end(app: app, id: id, content: content, dismissalPolicy: dismissal, timestamp: timestamp, now: now)
+            return (result.activity, result.events)
+        }
+    }
+
+    func list(app: String, type: String?, states: Set<ActivityState>?) -> [Activity] {
+        manager.list(app: app, type: type, states: states)
+    }
+
+    func authorization(app: String) -> JSON {
+        let info = manager.authorization(app: app, entitlement: entitlement(for: app), now: clock())
+        return Self.authorizationJSON(info)
+    }
+
+    static func authorizationJSON(_ info: AuthorizationInfo) -> JSON {
+        [
+            "app": .string(info.app), "enabled": .bool(info.enabled), "frequentUpdates": .bool(info.frequentUpdates),
+            "limits": Wire.limits(info.limits, frequent: info.frequentUpdates),
+            "remainingStarts": .int(info.remainingStarts), "remainingAlerts": .int(info.remainingAlerts),
+            "activities": .int(info.liveActivities), "globalActivities": .int(info.globalLiveActivities),
+
+        ]
+    }
+
+    /// Streams the app's events to `responder` until the call ends.
+    func watch(app: String, ids: Set<String>?, responder: VarlinkResponder) {
+        // Watch events are facts the app may act on (taps, buttons), so overflow keeps the
+        // newest events and drops the oldest state/content ones first.
+        let stream = OutboundStream<JSONObject>(responder: responder, capacity: 1024) { queue in
+            if let index = queue.firstIndex(where: { ["state", "content"].contains($0["event"]?["kind"]?.stringValue ?? "") }) {
+                queue.remove(at: index)
+            } else {
+                queue.removeFirst()
+            }
+        }
+        nextSubscriptionID += 1
+        let id = nextSubscriptionID
+        watchers[id] = Watcher(app: app, ids: ids, stream: stream)
+        responder.onCancel { [weak self] in Task { await self?.removeWatcher(id) } }
+        Task { await stream.run { $0 } }
+    }
+
+    private func removeWatcher(_ id: UInt64) { watchers[id] = nil }
+
+    func producerConnected(app: String) {
+        producerConnections[app, default: 0] += 1
+        if producerConnections[app] == 1 {
+            let events = manager.ownerReturned(app: app)
+            if !events.isEmpty {
+                Task {
+                    do { try await self.persistAndPublish(events) } catch {}
+                }
+            }
+        }
+    }
+
+    func producerDisconnected(app: String) async {
+        let remaining = (producerConnections[app] ?? 1) - 1
+        producerConnections[app] = remaining > 0 ? remaining : nil
+        guard remaining <= 0 else { return }
+        do {
+            try await mutate { manager, now throws(IslandError) in ((), manager.ownerGone(app: app, now: now)) }
+        } catch {
+            logger.error("could not apply the producer-death policies", metadata: ["app": "\(app)", "error": "\(error)"])
+        }
+    }
+
+    // MARK: Extension
+
+    func registerLayout(app: String, type: String, layout: JSON) async throws(VarlinkError) {
+        do {
+            _ = try Layout(json: layout)
+        } catch {
+            throw VarlinkError("org.island.InvalidLayout", ["type": .string(type), "path": .string(error.path), "reason": .string(error.reason)])
+        }
+        try await commit([.putLayout(app: app, type: type, body: layout.description)])
+        layouts[app, default: [:]][type] = layout
+        publishItems(ids: manager.list(app: app, type: type, states: nil).map(\.id))
+    }
+
+    func removeLayout(app: String, type: String) async throws(VarlinkError) {
+        try await commit([.deleteLayout(app: app, type: type)])
+        layouts[app]?[type] = nil
+        publishItems(ids: manager.list(app: app, type: type, states: nil).map(\.id))
+    }
+
+    func listLayouts(app: String) -> [(String, JSON)] {
+        (layouts[app] ?? [:]).sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
+    }
+
+    // MARK: Presenter
+
+    func subscribe(responder: VarlinkResponder) {
+        // A presenter that falls behind loses nothing it needs: its queued deltas collapse
+        // into one resync, and it is sent the whole current state when it reads again.
+        let stream = OutboundStream<PresenterMessage>(responder: responder, capacity: 64) { queue in
+            queue.removeAll()
+            queue.append(.snapshot(resync: true))
+        }
+        nextSubscriptionID += 1
+        let id = nextSubscriptionID
+        presenters[id] = stream
+        responder.onCancel { [weak self] in Task { await self?.removePresenter(id) } }
+        stream.send(.snapshot(resync: false))
+        Task {
+            await stream.run { message in
+                switch message {
+                case .delta(let update): return ["update": .object(update)]
+                case .snapshot(let resync): return ["update": .object(await self.snapshotUpdate(resync: resync))]
+                }
+            }
+        }
+    }
+
+    private func removePresenter(_ id: UInt64) { presenters[id] = nil }
+
+    func interact(action: String, id: String?, button: String?) async throws(VarlinkError) -> String? {
+        let now = clock()
+        switch action {
+        case "expand":
+            guard let id, manager.activity(id: id)?.isLive == true else { throw noSuchActivity(id) }
+            if let delta = arbiter.expand(id: id, now: now) { publish(island: delta, items: [], removed: [], alert: nil) }
+            scheduleTimer()
+            return nil
+        case "collapse":
+            if let delta = arbiter.collapse(now: now) { publish(island: delta, items: [], removed: [], alert: nil) }
+            return nil
+        case "tap":
+            guard let id, let activity = manager.activity(id: id) else { throw noSuchActivity(id) }
+            let url = layoutURL(for: activity)
+            notifyWatchers(of: activity, event: ["kind": "tap", "activity": Wire.activity(activity), "url": url.map { .string($0) } ?? .null])
+            return url
+        case "button":
+            guard let id, let activity = manager.activity(id: id) else { throw noSuchActivity(id) }
+            guard let button else { throw VarlinkError.invalidParameter("button") }
+            notifyWatchers(of: activity, event: ["kind": "button", "activity": Wire.activity(activity), "action": .string(button)])
+            return nil
+        case "dismiss":
+            guard let id else { throw noSuchActivity(nil) }
+            try await mutate { manager, now throws(IslandError) in ((), try manager.dismiss(id: id, now: now)) }
+            return nil
+        default:
+            throw VarlinkError.invalidParameter("action")
+        }
+    }
+
+    private func noSuchActivity(_ id: String?) -> VarlinkError {
+        VarlinkError("org.island.NoSuchActivity", ["id": .string(id ?? "")])
+    }
+
+    // MARK: Admin
+
+    func setEnabled(app: String?, enabled: Bool) async throws(VarlinkError) {
+        try await mutate { manager, now throws(IslandError) in
+            let events = app.map { manager.setEnabled(app: $0, enabled, now: now) } ?? manager.setGlobalEnabled(enabled, now: now)
+            return ((), events)
+        }
+        authorizationChanged(app: app)
+    }
+
+    func setFrequentUpdates(app: String, enabled: Bool) async throws(VarlinkError) {
+        try await mutate { manager, now throws(IslandError) in ((), manager.setFrequentUpdates(app: app, enabled, now: now)) }
+        authorizationChanged(app: app)
+    }
+
+    func apps() -> (apps: [JSON], enabled: Bool) {
+        let now = clock()
+        var ids = Set(registry.manifests.values.filter(\.supportsLiveActivities).map(\.id))
+        for activity in manager.list(app: nil, type: nil, states: nil) { ids.insert(activity.app) }
+        let apps: [JSON] = ids.sorted().map { id in
+            let manifest = registry.manifest(for: id)
+            let info = manager.authorization(app: id, entitlement: entitlement(for: id), now: now)
+            var app: JSONObject = ["id": .string(id)]
+            if let name = manifest?.name { app["name"] = .string(name) }
+            app["entitled"] = .bool(manifest?.supportsLiveActivities ?? false)
+            app["frequentUpdatesAllowed"] = .bool(manifest?.supportsFrequentUpdates ?? false)
+            app["enabled"] = .bool(manager.isEnabled(app: id))
+            app["frequentUpdates"] = .bool(info.frequentUpdates)
+            app["activities"] = .int(info.liveActivities)
+            app["limits"] = Wire.limits(info.limits, frequent: info.frequentUpdates)
+            return .object(app)
+        }
+        return (apps, manager.isGloballyEnabled)
+    }
+
+    func status() -> JSONObject {
+        let all = manager.list(app: nil, type: nil, states: nil)
+        return [
+            "activities": .int(all.count),
+            "liveActivities": .int(all.filter(\.isLive).count),
+            "presenters": .int(presenters.count),
+            "producers": .int(producerConnections.values.reduce(0, +)),
+            "uptime": .double(clock() - startedAt),
+            "limits": Wire.limits(manager.limits.global, frequent: false),
+        ]
+    }
+
+    func reload(registry: AppRegistry, limits: LimitsPolicy) async {
+        self.registry = registry
+        manager.limits = limits
+        authorizationChanged(app: nil)
+        await advance()
+    }
+
+    // MARK: Start
+
+    /// Applies whatever fell due while the daemon was down and starts the timers.
+    func start() async {
+        await advance()
+        recomputeIsland(changedIDs: [], removed: [], alert: nil)
+    }
+
+    // MARK: The three steps
+
+    /// Runs a core operation, commits its events, and only then publishes them. Timers that
+    /// fell due are applied first, so the operation sees the state as of `now`.
+    @discardableResult
+    private func mutate<T>(_ body: (inout ActivityManager, Double) throws(IslandError) -> (T, [ActivityEvent])) async throws(VarlinkError) -> T {
+        let now = clock()
+        let due = manager.advance(to: now)
+        let result: T
+        let events: [ActivityEvent]
+        do {
+            (result, events) = try body(&manager, now)
+        } catch {
+            // The refusal changed nothing, but the timers it ran first did: keep those.
+            try? await persistAndPublish(due)
+            throw VarlinkError(error.name, error.parameters)
+        }
+        do {
+            try await persistAndPublish(due + events)
+        } catch {
+            // Nothing of this change reached the disk. Other calls may have changed memory
+            // while this one waited, so the disk, not a copy from before, is the truth to
+            // return to.
+            restoreFromDisk()
+            throw error
+        }
+        return result
+    }
+
+    private func restoreFromDisk() {
+        do {
+            let stored = try store.store.load()
+            manager = StateRestorer.manager(from: stored, limits: manager.limits, now: clock(), logger: logger)
+        } catch {
+            logger.critical("cannot reread the state database after a failed write", metadata: ["error": "\(error)"])
+        }
+    }
+
+    private func persistAndPublish(_ events: [ActivityEvent]) async throws(VarlinkError) {
+        guard !events.isEmpty else { return }
+        try await commit(storeMutations(for: events))
+        publish(events)
+        scheduleTimer()
+    }
+
+    private func commit(_ mutations: [StoreMutation]) async throws(VarlinkError) {
+        guard !mutations.isEmpty else { return }
+        // Queued synchronously, on this actor, so batches reach the disk in the order their
+        // changes were made here (an async hop first could let a later batch overtake).
+        let result = await withCheckedContinuation { (continuation: CheckedContinuation<Result<Void, StoreError>, Never>) in
+            store.commit(mutations) { continuation.resume(returning: $0) }
+        }
+        if case .failure(let error) = result {
+            logger.error("could not store a change", metadata: ["error": "\(error)"])
+            throw VarlinkError("org.island.PersistenceFailure", ["reason": .string(error.description)])
+        }
+    }
+
+    private func storeMutations(for events: [ActivityEvent]) -> [StoreMutation] {
+        var mutations: [StoreMutation] = []
+        var settingsChanged = false
+        for event in events {
+            switch event {
+            case .changed(let activity), .delivered(let activity):
+                mutations.append(.putActivity(id: activity.id, app: activity.app, state: activity.state.rawValue, body: activity.json))
+            case .removed(let id):
+                mutations.append(.deleteActivity(id: id))
+            case .settingsChanged, .budgetsChanged:
+                settingsChanged = true
+            case .alerted:
+                break
+            }
+        }
+        if settingsChanged {
+            mutations.append(.putSetting(key: "manager", value: .object(manager.settingsAndBudgetsJSON)))
+        }
+        return mutations
+    }
+
+    // MARK: Publishing
+
+    private func publish(_ events: [ActivityEvent]) {
+        var changed: [String] = []
+        var removed: [String] = []
+        var alert: (String, Alert)?
+        for event in events {
+            switch event {
+            case .changed(let activity):
+                changed.append(activity.id)
+                notifyWatchers(of: activity, event: ["kind": "state", "activity": Wire.activity(activity)])
+            case .delivered(let activity):
+                changed.append(activity.id)
+                notifyWatchers(of: activity, event: ["kind": "content", "activity": Wire.activity(activity)])
+            case .removed(let id):
+                removed.append(id)
+            case .alerted(let id, let a):
+                alert = (id, a)
+            case .settingsChanged, .budgetsChanged:
+                break
+            }
+        }
+        recomputeIsland(changedIDs: changed, removed: removed, alert: alert)
+    }
+
+    private func notifyWatchers(of activity: Activity, event: JSONObject) {
+        for watcher in watchers.values where watcher.app == activity.app && (watcher.ids?.contains(activity.id) ?? true) {
+            watcher.stream.send(["event": .object(event)])
+        }
+    }
+
+    private func authorizationChanged(app: String?) {
+        let now = clock()
+        for watcher in watchers.values where app == nil || watcher.app == app {
+            let info = manager.authorization(app: watcher.app, entitlement: entitlement(for: watcher.app), now: now)
+            watcher.stream.send(["event": ["kind": "authorization", "authorization": Self.authorizationJSON(info)]])
+        }
+    }
+
+    private func recomputeIsland(changedIDs: [String], removed: [String], alert: (String, Alert)?) {
+        let now = clock()
+        if let alert { _ = arbiter.alert(id: alert.0, now: now) }
+        let delta = arbiter.recompute(candidates: candidates(), now: now)
+        let items = Set(changedIDs).subtracting(removed)
+        guard delta != nil || !items.isEmpty || !removed.isEmpty else { return }
+        publish(island: delta, items: items.sorted(), removed: removed, alert: alert)
+    }
+
+    private func publishItems(ids: [String]) {
+        guard !ids.isEmpty else { return }
+        publish(island: nil, items: ids, removed: [], alert: nil)
+    }
+
+    private var sequence: UInt64 = 0
+
+    private func publish(island delta: IslandDelta?, items: [String], removed: [String], alert: (String, Alert)?) {
+        sequence += 1
+        guard !presenters.isEmpty else { return }
+        var update: JSONObject = [
+            "kind": "delta", "sequence": .int(Int(sequence)), "resync": false,
+            "island": islandJSON(),
+            "items": .array(items.compactMap { manager.activity(id: $0).map(item) }),
+            "removed": .array(removed.map { .string($0) }),
+        ]
+        if let (id, alert) = alert {
+            update["alert"] = ["id": .string(id), "title": .string(alert.title), "body": .string(alert.body)]
+        }
+        for presenter in presenters.values { presenter.send(.delta(update)) }
+    }
+
+    /// The whole state for a presenter: the first message of a subscription, and the resync
+    /// of one that fell behind.
+    func snapshotUpdate(resync: Bool) -> JSONObject {
+        [
+            "kind": "snapshot", "sequence": .int(Int(sequence)), "resync": .bool(resync),
+            "island": islandJSON(),
+            "items": .array(manager.list(app: nil, type: nil, states: nil).filter { $0.state != .dismissed }.map(item)),
+            "removed": [],
+        ]
+    }
+
+    private func item(_ activity: Activity) -> JSON {
+        if let layout = layouts[activity.app]?[activity.type] {
+            return Wire.item(activity, layout: layout, isDefault: false)
+        }
+        let fallback = Layout.default(for: activity.type, attributes: activity.attributes, state: activity.deliveredContent.state)
+        return Wire.item(activity, layout: .object(fallback.json), isDefault: true)
+    }
+
+    private func islandJSON() -> JSON { .object(arbiter.presentation.json) }
+
+    private func candidates() -> [IslandCandidate] {
+        manager.list(app: nil, type: nil, states: nil).compactMap { activity in
+            let state: IslandCandidate.State
+            switch activity.state {
+            case .pending, .active: state = .active
+            case .stale: state = .stale
+            case .ended: state = .ended
+            case .dismissed: return nil
+            }
+            return IslandCandidate(id: activity.id, app: activity.app, state: state,
+                                   relevanceScore: activity.deliveredContent.relevanceScore, startedAt: activity.createdAt)
+        }
+    }
+
+    private func layoutURL(for activity: Activity) -> String? {
+        guard let layout = layouts[activity.app]?[activity.type] else { return nil }
+        return layout["url"]?.stringValue
+    }
+
+    // MARK: Timers
+
+    private func scheduleTimer() {
+        let deadline = [manager.nextDeadline, arbiter.nextDeadline].compactMap { $0 }.min()
+        guard deadline != timerDeadline else { return }
+        timer?.cancel()
+        timerDeadline = deadline
+        guard let deadline else { return }
+        let delay = max(0, deadline - clock())
+        timer = Task { [weak self] in
+            try? await Task.sleep(for: .milliseconds(Int64(delay * 1000) + 1))
+            guard !Task.isCancelled else { return }
+            await self?.timerFired()
+        }
+    }
+
+    private func timerFired() async {
+        timerDeadline = nil
+        await advance()
+    }
+
+    private func advance() async {
+        let now = clock()
+        let events = manager.advance(to: now)
+        do {
+            try await persistAndPublish(events)
+        } catch {
+            logger.error("could not store timer changes; retrying", metadata: ["error": "\(error)"])
+        }
+        if let delta = arbiter.recompute(candidates: candidates(), now: now) {
+            publish(island: delta, items: [], removed: [], alert: nil)
+        }
+        scheduleTimer()
+    }
+
+    // MARK: Helpers
+
+    private func entitlement(for app: String) -> AppAuthorization {
+        let manifest = registry.manifest(for: app)
+        return AppAuthorization(entitled: manifest?.supportsLiveActivities ?? false,
+                                frequentUpdatesAllowed: manifest?.supportsFrequentUpdates ?? false)
+    }
+}

@@ -1,0 +1,48 @@
+import Foundation
+
+/// The app manifests found in the XDG data directories' `applications/` folders. A desktop
+/// file id follows the Desktop Entry spec: a file in a subfolder gets the folder names joined
+/// with `-` as a prefix, and a directory earlier in the search path hides later ones.
+public struct AppRegistry: Sendable {
+    public private(set) var manifests: [String: AppManifest] = [:]
+
+    public init(manifests: [AppManifest]) {
+        for manifest in manifests where self.manifests[manifest.id] == nil {
+            self.manifests[manifest.id] = manifest
+        }
+    }
+
+    /// Reads every `*.desktop` file under `<dir>/applications` for each data directory.
+    /// Unreadable files are skipped: one broken entry must not hide every other app.
+    public static func scan(dataDirectories: [String]) -> AppRegistry {
+        var found: [AppManifest] = []
+        let fm = FileManager.default
+        for directory in dataDirectories {
+            let root = directory + "/applications"
+            guard let enumerator = fm.enumerator(atPath: root) else { continue }
+            while let relative = enumerator.nextObject() as? String {
+                guard relative.hasSuffix(".desktop") else { continue }
+                let path = root + "/" + relative
+                guard let contents = try? String(contentsOfFile: path, encoding: .utf8) else { continue }
+                let id = String(relative.dropLast(".desktop".count)).replacingOccurrences(of: "/", with: "-")
+                if let manifest = AppManifest(id: id, path: path, contents: contents) { found.append(manifest) }
+            }
+        }
+        return AppRegistry(manifests: found)
+    }
+
+    public func manifest(for app: String) -> AppManifest? { manifests[app] }
+
+    /// The app whose manifest names `executable` (a full path, or a bare program name that
+    /// matches the executable's file name). Only Live Activities apps are considered, so a
+    /// general-purpose program such as an interpreter never identifies as some random app.
+    public func app(forExecutable executable: String) -> String? {
+        let name = (executable as NSString).lastPathComponent
+        let matches = manifests.values.filter { manifest in
+            guard manifest.supportsLiveActivities, let exec = manifest.executable else { return false }
+            return exec.hasPrefix("/") ? exec == executable : exec == name
+        }
+        // Two apps claiming the same program is ambiguous: identify neither.
+        return matches.count == 1 ? matches[0].id : nil
+    }
+}

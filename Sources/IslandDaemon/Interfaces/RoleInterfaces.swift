@@ -1,0 +1,191 @@
+import IslandCore
+import IslandJSON
+import IslandProtocol
+import Varlink
+
+/// The four role interfaces of Protocol/, each method a thin translation between Varlink
+/// parameters and the engine. Every call first binds or checks the connection's role.
+struct RoleInterfaces: Sendable {
+    let engine: IslandEngine
+    let roles: RoleBinder
+    let scope: DaemonScope
+    let version: String
+
+    var implementations: [VarlinkImplementation] {
+        [
+            VarlinkImplementation(interface: try! VarlinkInterface(parsing: IslandInterfaces.errors), handlers: [:]),
+            producer, extensionRole, presenter, admin,
+        ]
+    }
+
+    // MARK: org.island.Producer
+
+    private func producerApp(_ request: VarlinkRequest) async throws(VarlinkError) -> String {
+        let role = try roles.bind(.producer(claim: request.parameters["app"]?.stringValue), connection: request.connection)
+        guard case .producer(let app) = role else { throw VarlinkError.permissionDenied }
+        // The first producer call of a connection counts it for the producer-death policy.
+        if request.connection.attachment(ProducerRegistration.self) == nil {
+            request.connection.setAttachment(ProducerRegistration())
+            await engine.producerConnected(app: app)
+            request.connection.onClose { [engine] in Task { await engine.producerDisconnected(app: app) } }
+        }
+        return app
+    }
+
+    private struct ProducerRegistration: Sendable {}
+
+    var producer: VarlinkImplementation {
+        VarlinkImplementation(interface: try! VarlinkInterface(parsing: IslandInterfaces.producer), handlers: [
+            "Request": .async { [self] request throws(VarlinkError) in
+                let app = try await producerApp(request)
+                let p = request.parameters
+                let ownerGone = p["ownerGone"]?.stringValue.flatMap(OwnerGonePolicy.init(rawValue:)) ?? .keep
+                let (activity, created) = try await engine.request(
+                    app: app, type: p["type"]!.stringValue!, attributes: p["attributes"]!.objectValue!,
+                    content: Wire.content(from: p["content"])!, key: p["key"]?.stringValue, ownerGone: ownerGone)
+                return ["activity": Wire.activity(activity), "created": .bool(created)]
+            },
+            "Update": .async { [self] request throws(VarlinkError) in
+                let app = try await producerApp(request)
+                let p = request.parameters
+                let alert = p["alert"]?.objectValue.map { Alert(title: $0["title"]!.stringValue!, body: $0["body"]!.stringValue!) }
+                let outcome = try await engine.update(app: app, id: p["id"]!.stringValue!, content: Wire.content(from: p["content"])!,
+                                                      alert: alert, timestamp: p["timestamp"]?.doubleValue)
+                return [
+                    "activity": Wire.activity(outcome.activity),
+                    "delivery": [
+                        "throttled": .bool(outcome.throttled), "deliverAt": .double(outcome.deliverAt),
+                        "alerted": .bool(outcome.alerted), "alertSuppressed": .bool(outcome.alertSuppressed),
+                    ],
+                ]
+            },
+            "End": .async { [self] request throws(VarlinkError) in
+                let app = try await producerApp(request)
+                let p = request.parameters
+                let activity = try await engine.end(app: app, id: p["id"]!.stringValue!, content: Wire.content(from: p["content"]),
+                                                    dismissal: Wire.dismissalPolicy(from: p["dismissalPolicy"]),
+                                                    timestamp: p["timestamp"]?.doubleValue)
+                return ["activity": Wire.activity(activity)]
+            },
+            "List": .async { [self] request throws(VarlinkError) in
+                let app = try await producerApp(request)
+                let p = request.parameters
+                var states: Set<ActivityState>?
+                if let names = p["states"]?.arrayValue {
+                    states = []
+                    for (i, name) in names.enumerated() {
+                        guard let state = name.stringValue.flatMap(ActivityState.init(rawValue:)) else {
+                            throw VarlinkError.invalidParameter("states[\(i)]")
+                        }
+                        states!.insert(state)
+                    }
+                }
+                let activities = await engine.list(app: app, type: p["type"]?.stringValue, states: states)
+                return ["activities": .array(activities.map(Wire.activity))]
+            },
+            "Watch": .streaming { [self] request, responder in
+                Task {
+                    do throws(VarlinkError) {
+                        let app = try await producerApp(request)
+                        let ids = request.parameters["ids"]?.arrayValue.map { Set($0.compactMap(\.stringValue)) }
+                        await engine.watch(app: app, ids: ids, responder: responder)
+                    } catch {
+                        responder.fail(error)
+                    }
+                }
+            },
+            "Authorization": .async { [self] request throws(VarlinkError) in
+                let app = try await producerApp(request)
+                return ["authorization": await engine.authorization(app: app)]
+            },
+        ])
+    }
+
+    // MARK: org.island.Extension
+
+    private func extensionApp(_ request: VarlinkRequest) throws(VarlinkError) -> String {
+        let role = try roles.bind(.extensionOf(claim: request.parameters["app"]?.stringValue), connection: request.connection)
+        guard case .extensionOf(let app) = role else { throw VarlinkError.permissionDenied }
+        return app
+    }
+
+    var extensionRole: VarlinkImplementation {
+        VarlinkImplementation(interface: try! VarlinkInterface(parsing: IslandInterfaces.extensionRole), handlers: [
+            "RegisterLayout": .async { [self] request throws(VarlinkError) in
+                let app = try extensionApp(request)
+                try await engine.registerLayout(app: app, type: request.parameters["type"]!.stringValue!, layout: request.parameters["layout"]!)
+                return [:]
+            },
+            "RemoveLayout": .async { [self] request throws(VarlinkError) in
+                let app = try extensionApp(request)
+                try await engine.removeLayout(app: app, type: request.parameters["type"]!.stringValue!)
+                return [:]
+            },
+            "ListLayouts": .async { [self] request throws(VarlinkError) in
+                let app = try extensionApp(request)
+                let layouts = await engine.listLayouts(app: app)
+                return ["layouts": .array(layouts.map { ["type": .string($0.0), "layout": $0.1] })]
+            },
+        ])
+    }
+
+    // MARK: org.island.Presenter
+
+    var presenter: VarlinkImplementation {
+        VarlinkImplementation(interface: try! VarlinkInterface(parsing: IslandInterfaces.presenter), handlers: [
+            "Subscribe": .streaming { [self] request, responder in
+                do throws(VarlinkError) {
+                    _ = try roles.bind(.presenter, connection: request.connection)
+                    Task { await engine.subscribe(responder: responder) }
+                } catch {
+                    responder.fail(error)
+                }
+            },
+            "Interact": .async { [self] request throws(VarlinkError) in
+                _ = try roles.bind(.presenter, connection: request.connection)
+                let p = request.parameters
+                let url = try await engine.interact(action: p["action"]!.stringValue!, id: p["id"]?.stringValue, button: p["button"]?.stringValue)
+                return url.map { ["url": .string($0)] } ?? [:]
+            },
+        ])
+    }
+
+    // MARK: org.island.Admin
+
+    var admin: VarlinkImplementation {
+        VarlinkImplementation(interface: try! VarlinkInterface(parsing: IslandInterfaces.admin), handlers: [
+            "SetEnabled": .async { [self] request throws(VarlinkError) in
+                _ = try roles.bind(.admin, connection: request.connection)
+                try await engine.setEnabled(app: request.parameters["app"]?.stringValue, enabled: request.parameters["enabled"]!.boolValue!)
+                return [:]
+            },
+            "SetFrequentUpdates": .async { [self] request throws(VarlinkError) in
+                _ = try roles.bind(.admin, connection: request.connection)
+                try await engine.setFrequentUpdates(app: request.parameters["app"]!.stringValue!, enabled: request.parameters["enabled"]!.boolValue!)
+                return [:]
+            },
+            "ListApps": .async { [self] request throws(VarlinkError) in
+                _ = try roles.bind(.admin, connection: request.connection)
+                let (apps, enabled) = await engine.apps()
+                return ["apps": .array(apps), "enabled": .bool(enabled)]
+            },
+            "Status": .async { [self] request throws(VarlinkError) in
+                _ = try roles.bind(.admin, connection: request.connection)
+                var status = await engine.status()
+                status["version"] = .string(version)
+                status["scope"] = .string(scope.rawValue)
+                status["connections"] = .int(connectionCount())
+                return status
+            },
+            "Reload": .async { [self] request throws(VarlinkError) in
+                _ = try roles.bind(.admin, connection: request.connection)
+                try await reload()
+                return [:]
+            },
+        ])
+    }
+
+    /// Set by the daemon once its server exists.
+    var connectionCount: @Sendable () -> Int = { 0 }
+    var reload: @Sendable () async throws(VarlinkError) -> Void = {}
+}

@@ -1,0 +1,73 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import IslandJSON
+import Varlink
+
+/// Binds each connection to one role on its first role call and checks every later call
+/// against it; decides who may be a presenter or an admin.
+struct RoleBinder: Sendable {
+    let scope: DaemonScope
+    let resolver: @Sendable () -> IdentityResolver
+    /// The uid the daemon runs as: in the user scope, only it may administer.
+    let daemonUID: UInt32 = getuid()
+    /// Members of the `island` group may present in the system scope.
+    let presenterGroup: UInt32?
+
+    /// The connection's role for this call, binding it if this is its first role call.
+    func bind(_ request: RoleRequest, connection: VarlinkConnectionContext) throws(VarlinkError) -> ConnectionRole {
+        if let bound = connection.attachment(ConnectionRole.self) {
+            guard request.matches(bound) else {
+                let reason: String
+                if bound.name == request.name {
+                    reason = "this connection acts for \(bound.app ?? "another app"); open another connection for another app"
+                } else {
+                    reason = "this connection is a \(bound.name); open another connection to act as a \(request.name)"
+                }
+                throw permissionDenied(request.name, reason)
+            }
+            return bound
+        }
+        let role = try authorize(request, peer: connection.peer)
+        let stored = connection.attachIfAbsent(role)
+        guard stored == role else { return try bind(request, connection: connection) }
+        return role
+    }
+
+    private func authorize(_ request: RoleRequest, peer: PeerCredentials?) throws(VarlinkError) -> ConnectionRole {
+        switch request {
+        case .producer(let claim):
+            return .producer(app: try identify(peer: peer, claim: claim))
+        case .extensionOf(let claim):
+            return .extensionOf(app: try identify(peer: peer, claim: claim))
+        case .presenter:
+            guard let peer else { throw permissionDenied("presenter", "the caller's credentials are unknown") }
+            if scope == .user {
+                guard peer.uid == daemonUID else { throw permissionDenied("presenter", "only uid \(daemonUID) may present this user's island") }
+            } else if !(peer.uid == 0 || (presenterGroup != nil && peer.gid == presenterGroup)) {
+                throw permissionDenied("presenter", "presenting needs root or the island group")
+            }
+            return .presenter(uid: peer.uid)
+        case .admin:
+            let allowed = scope == .user ? peer?.uid == daemonUID || peer?.uid == 0 : peer?.uid == 0
+            guard allowed else {
+                throw permissionDenied("admin", scope == .user ? "only uid \(daemonUID) may administer this daemon" : "administering the system daemon needs root")
+            }
+            return .admin
+        }
+    }
+
+    private func identify(peer: PeerCredentials?, claim: String?) throws(VarlinkError) -> String {
+        switch resolver().resolve(peer: peer, claim: claim) {
+        case .success(let app): return app
+        case .failure(.unidentified(let app, let reason)):
+            throw VarlinkError("org.island.Unentitled", ["app": .string(app), "reason": .string(reason)])
+        case .failure(.impersonation(let claimed, let actual)):
+            throw permissionDenied("producer", "the caller is \(actual) and cannot act for \(claimed)")
+        }
+    }
+
+    private func permissionDenied(_ role: String, _ reason: String) -> VarlinkError {
+        VarlinkError("org.island.PermissionDenied", ["role": .string(role), "reason": .string(reason)])
+    }
+}

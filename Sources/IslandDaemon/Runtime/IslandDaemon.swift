@@ -1,0 +1,209 @@
+import Foundation
+import IslandCore
+import IslandJSON
+import IslandStore
+import Logging
+import Systemd
+import UnixSignals
+import Varlink
+
+/// The daemon process: configuration, store, engine, socket, and the conversation with the
+/// service manager, from start to a graceful stop.
+public final class IslandDaemon: Sendable {
+    public struct Options: Sendable {
+        public var scope: DaemonScope
+        public var paths: DaemonPaths
+        public var version: String
+
+        public init(scope: DaemonScope, paths: DaemonPaths, version: String) {
+            self.scope = scope
+            self.paths = paths
+            self.version = version
+        }
+    }
+
+    /// Why the daemon could not start; each says what to fix.
+    public enum StartError: Error, CustomStringConvertible {
+        case configuration(String)
+        case store(String)
+        case socket(String)
+
+        public var description: String {
+            switch self {
+            case .configuration(let message): "configuration: \(message)"
+            case .store(let message): "state: \(message)"
+            case .socket(let message): "socket: \(message)"
+            }
+        }
+    }
+
+    let options: Options
+    let logger: Logger
+
+    public init(options: Options, logger: Logger) {
+        self.options = options
+        self.logger = logger
+    }
+
+    /// Runs until SIGTERM or SIGINT. Reports READY=1 only once the store is restored and
+    /// the socket is served, so clients that connected early (socket activation) are
+    /// answered from the restored state.
+    public func run() async throws {
+        let configuration: IslandConfiguration
+        do {
+            configuration = try ConfigurationLoader.load(mainFile: options.paths.configurationFile)
+        } catch {
+            throw StartError.configuration("\(error)")
+        }
+        let registry = AppRegistry.scan(dataDirectories: options.paths.dataDirectories)
+
+        let store: IslandStore
+        let stored: StoredState
+        do {
+            store = try IslandStore.open(directory: options.paths.stateDirectory)
+            stored = try store.load()
+        } catch {
+            throw StartError.store("\(error)")
+        }
+        if !stored.damaged.isEmpty {
+            logger.warning("skipped damaged records in the state database", metadata: ["ids": "\(stored.damaged)"])
+        }
+        let writer = StoreWriter(store: store)
+        let clock: @Sendable () -> Double = { Date().timeIntervalSince1970 }
+        let manager = StateRestorer.manager(from: stored, limits: configuration.limits, now: clock(), logger: logger)
+        let engine = IslandEngine(manager: manager, registry: registry, layouts: StateRestorer.layouts(from: stored, logger: logger),
+                                  store: writer, clock: clock, logger: logger)
+        await engine.start()
+
+        var serverConfiguration = VarlinkServer.Configuration()
+        if let value = configuration.daemon.maxConnections { serverConfiguration.maximumConnections = value }
+        if let value = configuration.daemon.maxConnectionsPerUser { serverConfiguration.maximumConnectionsPerUser = value }
+        if let value = configuration.daemon.maxMessageSize { serverConfiguration.maximumMessageSize = value }
+        serverConfiguration.socketMode = options.scope == .user ? 0o600 : 0o660
+
+        let scope = options.scope
+        let dataDirectories = options.paths.dataDirectories
+        let registryBox = RegistryBox(registry)
+        var interfaces = RoleInterfaces(
+            engine: engine,
+            roles: RoleBinder(scope: scope, resolver: { IdentityResolver(scope: scope, registry: registryBox.value) },
+                              presenterGroup: Self.groupID(named: "island")),
+            scope: scope, version: options.version)
+        let serverBox = ServerBox()
+        let mainFile = options.paths.configurationFile
+        let logger = self.logger
+        let reload: @Sendable () async throws(VarlinkError) -> Void = { () async throws(VarlinkError) in
+            ServiceNotifier.reloading()
+            defer { ServiceNotifier.ready(status: "Reloaded") }
+            let configuration: IslandConfiguration
+            do {
+                configuration = try ConfigurationLoader.load(mainFile: mainFile)
+            } catch {
+                logger.error("reload refused: the configuration is invalid; keeping the running one", metadata: ["error": "\(error)"])
+                throw VarlinkError("org.island.Connection.InvalidMessage", ["reason": .string("configuration: \(error)")])
+            }
+            let registry = AppRegistry.scan(dataDirectories: dataDirectories)
+            registryBox.value = registry
+            await engine.reload(registry: registry, limits: configuration.limits)
+            logger.info("reloaded configuration and manifests", metadata: ["apps": "\(registry.manifests.count)"])
+        }
+        interfaces.reload = reload
+        interfaces.connectionCount = { serverBox.server?.connectionCount ?? 0 }
+
+        let service = VarlinkService(
+            info: VarlinkServiceInfo(vendor: "Island", product: "islandd", version: options.version,
+                                     url: "https://github.com/island-linux/island"),
+            implementations: interfaces.implementations, logger: logger)
+        let server = VarlinkServer(service: service, configuration: serverConfiguration, logger: logger)
+        serverBox.server = server
+
+        let inherited = SocketActivation.takeListenedSockets()
+        do {
+            if inherited.isEmpty {
+                try Self.prepareSocketDirectory(for: options.paths.socket, scope: options.scope)
+                try await server.bind(unixPath: options.paths.socket)
+            } else {
+                for socket in inherited { try await server.adopt(listeningSocket: socket.fd) }
+            }
+        } catch {
+            throw StartError.socket("\(options.paths.socket): \(error)")
+        }
+
+        let status = await engine.status()
+        logger.info("ready", metadata: [
+            "socket": "\(inherited.isEmpty ? options.paths.socket : "socket-activated")",
+            "state": "\(options.paths.stateDirectory)", "activities": "\(status["activities"] ?? 0)",
+        ])
+        ServiceNotifier.ready(status: Self.statusLine(status))
+
+        let watchdog = Task {
+            guard let interval = ServiceNotifier.watchdogInterval else { return }
+            while !Task.isCancelled {
+                ServiceNotifier.watchdog()
+                try? await Task.sleep(for: interval / 2)
+            }
+        }
+        let statusReporter = Task {
+            while !Task.isCancelled {
+                try? await Task.sleep(for: .seconds(5))
+                ServiceNotifier.status(Self.statusLine(await engine.status()))
+            }
+        }
+
+        for await signal in await UnixSignalsSequence(trapping: .sigterm, .sigint, .sighup) {
+            if signal == .sighup {
+                try? await reload()
+                continue
+            }
+            break
+        }
+
+        logger.info("stopping")
+        ServiceNotifier.stopping()
+        watchdog.cancel()
+        statusReporter.cancel()
+        await server.shutdown()
+        // Everything acknowledged is already committed; this drains what is in flight.
+        writer.close()
+        try? store.close()
+    }
+
+    static func statusLine(_ status: JSONObject) -> String {
+        let live = status["liveActivities"]?.intValue ?? 0
+        let presenters = status["presenters"]?.intValue ?? 0
+        let producers = status["producers"]?.intValue ?? 0
+        return "\(live) live activities, \(producers) producers, \(presenters) presenters"
+    }
+
+    static func prepareSocketDirectory(for socket: String, scope: DaemonScope) throws {
+        let directory = (socket as NSString).deletingLastPathComponent
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true,
+                                                attributes: [.posixPermissions: scope == .user ? 0o700 : 0o755])
+    }
+
+    static func groupID(named name: String) -> UInt32? {
+        guard let group = getgrnam(name) else { return nil }
+        return group.pointee.gr_gid
+    }
+}
+
+/// The app registry, replaced on reload and read by every identity check.
+final class RegistryBox: @unchecked Sendable {
+    private let lock = NSLock()
+    private var registry: AppRegistry
+    init(_ registry: AppRegistry) { self.registry = registry }
+    var value: AppRegistry {
+        get { lock.withLock { registry } }
+        set { lock.withLock { registry = newValue } }
+    }
+}
+
+/// The server, known only after the interfaces that report its connection count exist.
+final class ServerBox: @unchecked Sendable {
+    private let lock = NSLock()
+    private var stored: VarlinkServer?
+    var server: VarlinkServer? {
+        get { lock.withLock { stored } }
+        set { lock.withLock { stored = newValue } }
+    }
+}

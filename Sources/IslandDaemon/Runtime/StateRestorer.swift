@@ -1,0 +1,43 @@
+import Foundation
+import IslandCore
+import IslandJSON
+import IslandStore
+import Logging
+
+/// Rebuilds the engine's state from the database: every stored activity, the settings and
+/// budgets, and the registered layouts. Timers are recomputed by the first `advance`.
+enum StateRestorer {
+    static func manager(from stored: StoredState, limits: LimitsPolicy, now: Double, logger: Logger) -> ActivityManager {
+        var activities: [Activity] = []
+        for record in stored.activities {
+            do {
+                activities.append(try Activity(json: record.body))
+            } catch {
+                logger.warning("skipping an activity that cannot be read", metadata: ["id": "\(record.id)", "error": "\(error)"])
+            }
+        }
+        let settings = stored.settings["manager"]?.objectValue ?? [:]
+        let snapshot: ManagerSnapshot
+        do {
+            snapshot = try ManagerSnapshot(activities: activities, settingsAndBudgetsJSON: settings)
+        } catch {
+            // Losing the budgets and switches is better than refusing to start: activities
+            // still come back, and the settings return to their defaults (all apps enabled).
+            logger.error("the stored settings cannot be read; using the defaults", metadata: ["error": "\(error)"])
+            snapshot = ManagerSnapshot(activities: activities)
+        }
+        return ActivityManager(snapshot: snapshot, limits: limits, now: now, makeID: { UUID().uuidString.lowercased() })
+    }
+
+    static func layouts(from stored: StoredState, logger: Logger) -> [String: [String: JSON]] {
+        var layouts: [String: [String: JSON]] = [:]
+        for record in stored.layouts {
+            guard let json = try? JSONParser.parse(record.body) else {
+                logger.warning("skipping a stored layout that is not JSON", metadata: ["app": "\(record.app)", "type": "\(record.type)"])
+                continue
+            }
+            layouts[record.app, default: [:]][record.type] = json
+        }
+        return layouts
+    }
+}

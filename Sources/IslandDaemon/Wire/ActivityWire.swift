@@ -1,0 +1,87 @@
+import IslandCore
+import IslandJSON
+
+/// Activities and their parts in the shapes of Protocol/org.island.*.varlink. Parameters
+/// arriving here have already been validated against the interface, so these conversions
+/// only read what the IDL guarantees.
+enum Wire {
+    static func content(_ content: ActivityContent) -> JSON {
+        var object: JSONObject = ["state": .object(content.state)]
+        if let staleDate = content.staleDate { object["staleDate"] = .double(staleDate) }
+        object["relevanceScore"] = .double(content.relevanceScore)
+        return .object(object)
+    }
+
+    static func content(from json: JSON?) -> ActivityContent? {
+        guard let object = json?.objectValue, let state = object["state"]?.objectValue else { return nil }
+        return ActivityContent(state: state, staleDate: object["staleDate"]?.doubleValue,
+                               relevanceScore: object["relevanceScore"]?.doubleValue ?? 0)
+    }
+
+    static func activity(_ activity: Activity) -> JSON {
+        var object: JSONObject = [
+            "id": .string(activity.id), "app": .string(activity.app), "type": .string(activity.type),
+            "attributes": .object(activity.attributes),
+            "content": content(activity.content), "deliveredContent": content(activity.deliveredContent),
+            "state": .string(activity.state.rawValue),
+        ]
+        if let reason = activity.endReason { object["endReason"] = .string(reason.rawValue) }
+        object["ownerGone"] = .string(activity.ownerGonePolicy.rawValue)
+        object["createdAt"] = .double(activity.createdAt)
+        object["updatedAt"] = .double(activity.updatedAt)
+        if let endedAt = activity.endedAt { object["endedAt"] = .double(endedAt) }
+        if let dismissAt = activity.dismissAt { object["dismissAt"] = .double(dismissAt) }
+        return .object(object)
+    }
+
+    /// An activity as presenters draw it: delivered content and its layout.
+    static func item(_ activity: Activity, layout: JSON, isDefault: Bool) -> JSON {
+        var object: JSONObject = [
+            "id": .string(activity.id), "app": .string(activity.app), "type": .string(activity.type),
+            "attributes": .object(activity.attributes), "content": content(activity.deliveredContent),
+            "state": .string(activity.state.rawValue),
+        ]
+        if let reason = activity.endReason { object["endReason"] = .string(reason.rawValue) }
+        object["createdAt"] = .double(activity.createdAt)
+        if let dismissAt = activity.dismissAt { object["dismissAt"] = .double(dismissAt) }
+        object["layout"] = layout
+        object["defaultLayout"] = .bool(isDefault)
+        return .object(object)
+    }
+
+    static func limits(_ limits: ActivityLimits, frequent: Bool) -> JSON {
+        [
+            "maxPayloadBytes": .int(limits.maximumPayloadBytes),
+            "maxActivitiesPerApp": .int(limits.maximumActivitiesPerApp),
+            "maxActivities": .int(limits.maximumActivities),
+            "startBudget": .int(limits.startBudget),
+            "startBudgetWindow": .double(limits.startBudgetWindow),
+            // JSON has no infinity: an uncapped rate is reported as 0.
+            "updatesPerSecond": .double(finite(frequent ? limits.frequentUpdatesPerSecond : limits.updatesPerSecond)),
+            "alertBudget": .int(limits.alertBudget),
+            "alertBudgetWindow": .double(limits.alertBudgetWindow),
+            "maxActiveDuration": .double(limits.maximumActiveDuration),
+            "maxDismissalDelay": .double(limits.maximumDismissalDelay),
+        ]
+    }
+
+    private static func finite(_ value: Double) -> Double { value.isFinite ? value : 0 }
+
+    static func dismissalPolicy(from json: JSON?) -> DismissalPolicy {
+        switch json?["kind"]?.stringValue {
+        case "immediate": return .immediate
+        case "after": return .after(json?["date"]?.doubleValue ?? 0)
+        default: return .default
+        }
+    }
+
+    static func error(_ error: IslandError) -> VarlinkErrorShape {
+        VarlinkErrorShape(name: error.name, parameters: error.parameters)
+    }
+}
+
+/// A named error ready for the wire; converted to `VarlinkError` at the interface edge.
+struct VarlinkErrorShape: Error, Sendable {
+    var name: String
+    var parameters: JSONObject
+}

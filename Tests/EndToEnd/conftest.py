@@ -1,0 +1,177 @@
+"""End-to-end harness: starts the real islandd on a temporary socket and state directory,
+with test app manifests, and drives it with the reference Python varlink client."""
+
+import json
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import tempfile
+import time
+from contextlib import contextmanager
+
+import pytest
+import varlink
+
+BIN_DIR = os.environ.get("ISLAND_BIN_DIR") or os.path.join(
+    os.path.dirname(__file__), "..", "..", ".build", "debug")
+ISLANDD = os.path.abspath(os.path.join(BIN_DIR, "islandd"))
+
+APPS = {
+    # id: (X-Island-LiveActivities, X-Island-FrequentUpdates)
+    "org.example.Coffee": (True, False),
+    "org.example.Flights": (True, True),
+    "org.example.Timer": (True, False),
+    "org.example.NoActivities": (False, False),
+}
+
+
+def write_manifests(share):
+    applications = os.path.join(share, "applications")
+    os.makedirs(applications, exist_ok=True)
+    for app, (live, frequent) in APPS.items():
+        with open(os.path.join(applications, app + ".desktop"), "w") as f:
+            f.write("[Desktop Entry]\nType=Application\nName=%s\nExec=/usr/bin/false\n" % app)
+            if live:
+                f.write("X-Island-LiveActivities=true\n")
+            if frequent:
+                f.write("X-Island-FrequentUpdates=true\n")
+
+
+class Daemon:
+    """One islandd process; restartable on the same socket and state."""
+
+    def __init__(self, root, config=""):
+        self.root = root
+        self.socket = os.path.join(root, "islandd.sock")
+        self.state = os.path.join(root, "state")
+        self.config = os.path.join(root, "islandd.conf")
+        self.share = os.path.join(root, "share")
+        self.log_path = os.path.join(root, "islandd.log")
+        write_manifests(self.share)
+        with open(self.config, "w") as f:
+            f.write(config)
+        self.process = None
+
+    @property
+    def address(self):
+        return "unix:" + self.socket
+
+    def start(self, timeout=15):
+        env = dict(os.environ)
+        env.update({"XDG_DATA_HOME": self.share, "XDG_DATA_DIRS": os.path.join(self.root, "none")})
+        for key in ("NOTIFY_SOCKET", "LISTEN_FDS", "LISTEN_PID", "JOURNAL_STREAM"):
+            env.pop(key, None)
+        log = open(self.log_path, "a")
+        self.process = subprocess.Popen(
+            [ISLANDD, "--socket", self.socket, "--state-dir", self.state, "--config", self.config],
+            env=env, stdout=log, stderr=log, stdin=subprocess.DEVNULL)
+        deadline = time.time() + timeout
+        while time.time() < deadline:
+            if self.process.poll() is not None:
+                raise RuntimeError("islandd exited with %s:\n%s" % (self.process.returncode, self.log()))
+            try:
+                with socket.socket(socket.AF_UNIX) as s:
+                    s.connect(self.socket)
+                return self
+            except OSError:
+                time.sleep(0.02)
+        raise RuntimeError("islandd did not listen within %ss:\n%s" % (timeout, self.log()))
+
+    def stop(self, sig=signal.SIGTERM):
+        if self.process and self.process.poll() is None:
+            self.process.send_signal(sig)
+            try:
+                self.process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+        return self.process.returncode if self.process else None
+
+    def kill(self):
+        return self.stop(signal.SIGKILL)
+
+    def log(self):
+        try:
+            with open(self.log_path) as f:
+                return f.read()
+        except OSError:
+            return ""
+
+    @contextmanager
+    def connect(self, interface):
+        with varlink.Client(address=self.address) as client:
+            with client.open(interface) as con:
+                yield con
+
+
+@pytest.fixture
+def make_daemon():
+    daemons = []
+    roots = []
+
+    def make(config=""):
+        root = tempfile.mkdtemp(prefix="island-e2e-", dir="/tmp")
+        roots.append(root)
+        d = Daemon(root, config)
+        daemons.append(d)
+        return d.start()
+
+    yield make
+    for d in daemons:
+        d.stop()
+    for r in roots:
+        shutil.rmtree(r, ignore_errors=True)
+
+
+@pytest.fixture
+def daemon(make_daemon):
+    return make_daemon()
+
+
+def error_of(call, *args, **kwargs):
+    """The (name, parameters) of the Varlink error a call raises."""
+    with pytest.raises(varlink.VarlinkError) as info:
+        call(*args, **kwargs)
+    return info.value.error(), info.value.parameters()
+
+
+class RawStream:
+    """A raw Varlink connection for streams: NUL framing with deadlines, so a test can read
+    a subscription while doing other things, or never read it at all."""
+
+    def __init__(self, path):
+        self.sock = socket.socket(socket.AF_UNIX)
+        self.sock.connect(path)
+        self.buffer = b""
+
+    def call(self, method, parameters=None, more=False):
+        message = {"method": method, "parameters": parameters or {}}
+        if more:
+            message["more"] = True
+        self.sock.sendall(json.dumps(message).encode() + b"\0")
+
+    def read(self, timeout=5.0):
+        deadline = time.time() + timeout
+        while b"\0" not in self.buffer:
+            remaining = deadline - time.time()
+            if remaining <= 0:
+                raise TimeoutError("no message within %ss" % timeout)
+            self.sock.settimeout(remaining)
+            chunk = self.sock.recv(65536)
+            if not chunk:
+                raise EOFError("connection closed")
+            self.buffer += chunk
+        frame, self.buffer = self.buffer.split(b"\0", 1)
+        return json.loads(frame)
+
+    def read_until(self, predicate, timeout=5.0):
+        deadline = time.time() + timeout
+        while True:
+            message = self.read(max(0.01, deadline - time.time()))
+            if predicate(message):
+                return message
+
+    def close(self):
+        self.sock.close()

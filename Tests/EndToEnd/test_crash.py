@@ -1,0 +1,70 @@
+"""kill -9 in the middle of a load, then a restart: every acknowledged change is there."""
+
+import random
+import threading
+import time
+
+import varlink
+
+COFFEE = "org.example.Coffee"
+TIMER = "org.example.Timer"
+
+
+def load(daemon, app, acked, sent, stop):
+    """Requests, updates and ends activities until the daemon dies, recording what was
+    acknowledged and what was sent."""
+    try:
+        with daemon.connect("org.island.Producer") as p:
+            live = []
+            n = 0
+            while not stop.is_set():
+                n += 1
+                choice = random.random()
+                if len(live) < 3 or choice < 0.2:
+                    sent[("new", n)] = True
+                    a = p.Request(app=app, type="Load", attributes={"n": n}, content={"state": {"n": n}})["activity"]
+                    live.append(a["id"])
+                    acked[a["id"]] = ("active", n)
+                elif choice < 0.9:
+                    target = random.choice(live)
+                    sent[target] = n
+                    p.Update(app=app, id=target, content={"state": {"n": n}})
+                    acked[target] = ("active", n)
+                else:
+                    target = live.pop(0)
+                    sent[target] = n
+                    p.End(app=app, id=target, content={"state": {"n": n}})
+                    acked[target] = ("ended", n)
+    except (varlink.VarlinkError, OSError, BrokenPipeError, ConnectionError, EOFError, ValueError):
+        pass  # the daemon was killed
+
+
+def test_kill9_during_load_loses_nothing_acknowledged(make_daemon):
+    daemon = make_daemon("[Limits]\nMaxActivities=1000\nMaxActivitiesPerApp=500\nStartBudget=100000\n")
+    kills = 0
+    operations = 0
+    for round_number in range(3):
+        acked, sent = {}, {}
+        stop = threading.Event()
+        workers = [threading.Thread(target=load, args=(daemon, app, acked, sent, stop)) for app in (COFFEE, TIMER)]
+        for w in workers:
+            w.start()
+        time.sleep(random.uniform(0.3, 1.0))
+        daemon.kill()
+        kills += 1
+        stop.set()
+        for w in workers:
+            w.join(timeout=10)
+        operations += len(acked)
+        daemon.start()
+        with daemon.connect("org.island.Producer") as coffee, daemon.connect("org.island.Producer") as timer:
+            stored = {a["id"]: a for a in coffee.List(app=COFFEE)["activities"] + timer.List(app=TIMER)["activities"]}
+        assert acked, "the load made no progress before the kill"
+        for activity_id, (state, n) in acked.items():
+            assert activity_id in stored, "acknowledged activity %s is gone" % activity_id
+            got = stored[activity_id]["content"]["state"]["n"]
+            # Either the last acknowledged change, or one sent after it whose reply the kill cut off.
+            assert got == n or got == sent.get(activity_id), (activity_id, got, n)
+            if state == "ended":
+                assert stored[activity_id]["state"] == "ended"
+    print("kill -9 rounds: %d, acknowledged activities checked: %d" % (kills, operations))

@@ -1,0 +1,91 @@
+"""Every named refusal of the daemon, with the parameters that say why."""
+
+from conftest import error_of
+
+COFFEE = "org.example.Coffee"
+TIMER = "org.example.Timer"
+
+
+def content(**state):
+    return {"state": state}
+
+
+def test_attributes_too_large(daemon):
+    with daemon.connect("org.island.Producer") as p:
+        name, params = error_of(p.Request, app=COFFEE, type="T", attributes={"blob": "x" * 5000}, content=content())
+        assert name == "org.island.AttributesTooLarge"
+        assert params["limit"] == 4096 and params["size"] > 4096
+
+
+def test_unentitled_apps(daemon):
+    with daemon.connect("org.island.Producer") as p:
+        name, params = error_of(p.Request, app="org.example.NoActivities", type="T", attributes={}, content=content())
+        assert name == "org.island.Unentitled" and params["app"] == "org.example.NoActivities"
+    with daemon.connect("org.island.Producer") as p:
+        name, params = error_of(p.Request, app="org.example.Unknown", type="T", attributes={}, content=content())
+        assert name == "org.island.Unentitled" and "desktop entry" in params["reason"]
+
+
+def test_denied_after_the_user_turns_the_app_off(daemon):
+    with daemon.connect("org.island.Producer") as p, daemon.connect("org.island.Admin") as admin:
+        a = p.Request(app=COFFEE, type="T", attributes={}, content=content(n=1))["activity"]
+        admin.SetEnabled(app=COFFEE, enabled=False)
+        name, params = error_of(p.Request, app=COFFEE, type="T", attributes={}, content=content())
+        assert name == "org.island.Denied" and params["app"] == COFFEE
+        ended = p.List(app=COFFEE)["activities"][0]
+        assert ended["id"] == a["id"] and ended["state"] == "ended" and ended["endReason"] == "user"
+        assert p.Authorization(app=COFFEE)["authorization"]["enabled"] is False
+
+
+def test_target_and_global_maximum(make_daemon):
+    daemon = make_daemon("[Limits]\nMaxActivities=3\nMaxActivitiesPerApp=2\n")
+    with daemon.connect("org.island.Producer") as coffee, daemon.connect("org.island.Producer") as timer:
+        for _ in range(2):
+            coffee.Request(app=COFFEE, type="T", attributes={}, content=content())
+        name, params = error_of(coffee.Request, app=COFFEE, type="T", attributes={}, content=content())
+        assert name == "org.island.TargetMaximumExceeded" and params == {"app": COFFEE, "limit": 2}
+        timer.Request(app=TIMER, type="T", attributes={}, content=content())
+        name, params = error_of(timer.Request, app=TIMER, type="T", attributes={}, content=content())
+        assert name == "org.island.GlobalMaximumExceeded" and params["limit"] == 3
+
+
+def test_start_budget(make_daemon):
+    daemon = make_daemon("[App:org.example.Coffee]\nStartBudget=2\n")
+    with daemon.connect("org.island.Producer") as p:
+        for _ in range(2):
+            a = p.Request(app=COFFEE, type="T", attributes={}, content=content())["activity"]
+            p.End(app=COFFEE, id=a["id"], dismissalPolicy={"kind": "immediate"})
+        name, params = error_of(p.Request, app=COFFEE, type="T", attributes={}, content=content())
+        assert name == "org.island.StartBudgetExceeded"
+        assert params["limit"] == 2 and params["window"] == 60 and params["app"] == COFFEE
+
+
+def test_no_such_activity_ended_and_stale_timestamp(daemon):
+    with daemon.connect("org.island.Producer") as p:
+        name, params = error_of(p.Update, app=COFFEE, id="nope", content=content())
+        assert name == "org.island.NoSuchActivity" and params["id"] == "nope"
+        a = p.Request(app=COFFEE, type="T", attributes={}, content=content())["activity"]
+        p.Update(app=COFFEE, id=a["id"], content=content(n=2), timestamp=200.0)
+        name, params = error_of(p.Update, app=COFFEE, id=a["id"], content=content(n=1), timestamp=100.0)
+        assert name == "org.island.StaleTimestamp" and params["last"] == 200.0 and params["given"] == 100.0
+        p.End(app=COFFEE, id=a["id"])
+        name, params = error_of(p.Update, app=COFFEE, id=a["id"], content=content(n=3))
+        assert name == "org.island.ActivityEnded" and params["state"] == "ended"
+
+
+def test_invalid_layout_names_the_path(daemon):
+    with daemon.connect("org.island.Extension") as ext:
+        name, params = error_of(ext.RegisterLayout, app=COFFEE, type="Coffee",
+                                layout={"chip": "far too long for a chip"})
+        assert name == "org.island.InvalidLayout"
+        assert params["type"] == "Coffee" and params["path"] == "chip"
+
+
+def test_wrongly_typed_parameters_are_refused_by_the_protocol_layer(daemon):
+    from conftest import RawStream
+    raw = RawStream(daemon.socket)
+    raw.call("org.island.Producer.Request", {"app": COFFEE, "type": 7, "attributes": {}, "content": {"state": {}}})
+    reply = raw.read()
+    assert reply["error"] == "org.varlink.service.InvalidParameter"
+    assert reply["parameters"]["parameter"] == "type"
+    raw.close()

@@ -1,0 +1,98 @@
+"""Arbitration as apps come and go, seen by presenters, and presenters that fall behind."""
+
+import time
+
+from conftest import RawStream
+
+COFFEE = "org.example.Coffee"
+TIMER = "org.example.Timer"
+
+
+def subscribe(daemon):
+    stream = RawStream(daemon.socket)
+    stream.call("org.island.Presenter.Subscribe", {}, more=True)
+    first = stream.read()
+    update = first["parameters"]["update"]
+    assert update["kind"] == "snapshot"
+    return stream, update
+
+
+def next_island(stream, predicate, timeout=5):
+    message = stream.read_until(lambda m: predicate(m["parameters"]["update"]["island"]), timeout)
+    return message["parameters"]["update"]
+
+
+def test_compact_then_minimal_then_compact(daemon):
+    stream, snapshot = subscribe(daemon)
+    assert snapshot["island"]["mode"] == "none"
+    with daemon.connect("org.island.Producer") as coffee, daemon.connect("org.island.Producer") as timer:
+        c = coffee.Request(app=COFFEE, type="Coffee", attributes={}, content={"state": {"stage": "ordered"}})["activity"]
+        update = next_island(stream, lambda i: i["mode"] == "compact")
+        assert update["island"]["attached"] == c["id"]
+        assert any(item["id"] == c["id"] and item["defaultLayout"] for item in update["items"])
+
+        t = timer.Request(app=TIMER, type="Timer", attributes={}, content={"state": {}, "relevanceScore": 10})["activity"]
+        update = next_island(stream, lambda i: i["mode"] == "minimal")
+        assert update["island"]["attached"] == t["id"]
+        assert update["island"]["detached"] == c["id"]
+        assert update["island"]["lockScreen"] == [t["id"], c["id"]]
+
+        timer.End(app=TIMER, id=t["id"], dismissalPolicy={"kind": "immediate"})
+        update = next_island(stream, lambda i: i["mode"] == "compact")
+        assert update["island"]["attached"] == c["id"]
+        assert t["id"] in update["removed"]
+    stream.close()
+
+
+def test_expand_collapse_and_tap(daemon):
+    stream, _ = subscribe(daemon)
+    with daemon.connect("org.island.Producer") as p, daemon.connect("org.island.Presenter") as presenter:
+        a = p.Request(app=COFFEE, type="Coffee", attributes={}, content={"state": {}})["activity"]
+        next_island(stream, lambda i: i["mode"] == "compact")
+        presenter.Interact(action="expand", id=a["id"])
+        assert next_island(stream, lambda i: i["mode"] == "expanded")["island"]["expanded"] == a["id"]
+        presenter.Interact(action="collapse")
+        next_island(stream, lambda i: i["mode"] == "compact")
+        presenter.Interact(action="dismiss", id=a["id"])
+        update = next_island(stream, lambda i: i["mode"] == "none")
+        assert update["island"]["lockScreen"] == []
+        assert p.List(app=COFFEE)["activities"] == []
+    stream.close()
+
+
+def test_sequence_numbers_grow(daemon):
+    stream, snapshot = subscribe(daemon)
+    with daemon.connect("org.island.Producer") as p:
+        p.Request(app=COFFEE, type="Coffee", attributes={}, content={"state": {}})
+        update = stream.read()["parameters"]["update"]
+        assert update["kind"] == "delta"
+        assert update["sequence"] > snapshot["sequence"]
+    stream.close()
+
+
+def test_a_stuck_presenter_does_not_slow_the_others(daemon):
+    stuck = RawStream(daemon.socket)
+    stuck.sock.setsockopt(__import__("socket").SOL_SOCKET, __import__("socket").SO_RCVBUF, 4096)
+    stuck.call("org.island.Presenter.Subscribe", {}, more=True)  # and never read again
+    healthy, _ = subscribe(daemon)
+    with daemon.connect("org.island.Producer") as p:
+        activities = [p.Request(app=COFFEE, type="Coffee", attributes={"pad": "x" * 3000},
+                                content={"state": {"n": 0}})["activity"] for _ in range(5)]
+        last = 0
+        for n in range(1, 400):
+            for a in activities:
+                p.Update(app=COFFEE, id=a["id"], content={"state": {"n": n, "pad": "y" * 500}})
+            last = n
+        # The healthy presenter keeps receiving while the stuck one holds its socket full.
+        deadline = time.time() + 10
+        seen = -1
+        while time.time() < deadline and seen != last:
+            update = healthy.read(timeout=5)["parameters"]["update"]
+            for item in update["items"]:
+                if item["id"] == activities[0]["id"]:
+                    seen = item["content"]["state"]["n"]
+        assert seen == last, "the healthy presenter saw n=%s, expected %s" % (seen, last)
+        # And the daemon still answers at once.
+        assert p.List(app=COFFEE)["activities"]
+    stuck.close()
+    healthy.close()
