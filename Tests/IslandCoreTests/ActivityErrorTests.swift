@@ -14,7 +14,8 @@ struct ActivityErrorTests: ActivityTesting {
     static let expectations: [Expectation] = [
         Expectation(error: .attributesTooLarge(limit: 4096, size: 5000), name: "AttributesTooLarge", parameters: ["limit": 4096, "size": 5000]),
         Expectation(error: .denied(app: "a"), name: "Denied", parameters: ["app": "a"]),
-        Expectation(error: .unentitled(app: "a"), name: "Unentitled", parameters: ["app": "a"]),
+        Expectation(error: .unentitled(app: "a"), name: "Unentitled",
+                    parameters: ["app": "a", "reason": "its desktop entry does not declare X-Island-LiveActivities=true"]),
         Expectation(error: .globalMaximumExceeded(limit: 32), name: "GlobalMaximumExceeded", parameters: ["limit": 32]),
         Expectation(error: .targetMaximumExceeded(app: "a", limit: 5), name: "TargetMaximumExceeded", parameters: ["app": "a", "limit": 5]),
         Expectation(error: .noSuchActivity(id: "x"), name: "NoSuchActivity", parameters: ["id": "x"]),

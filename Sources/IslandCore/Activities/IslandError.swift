@@ -48,8 +48,10 @@ public enum IslandError: Error, Sendable, Hashable {
         switch self {
         case .attributesTooLarge(let limit, let size):
             ["limit": .int(limit), "size": .int(size)]
-        case .denied(let app), .unentitled(let app):
+        case .denied(let app):
             ["app": .string(app)]
+        case .unentitled(let app):
+            ["app": .string(app), "reason": "its desktop entry does not declare X-Island-LiveActivities=true"]
         case .globalMaximumExceeded(let limit):
             ["limit": .int(limit)]
         case .targetMaximumExceeded(let app, let limit):
