@@ -132,6 +132,7 @@ let package = Package(
             name: "IslandStoreTests",
             dependencies: ["IslandStore", "IslandJSON"]
         ),
+        .testTarget(name: "IslandDaemonTests", dependencies: ["IslandDaemon", "IslandCore", "IslandJSON", "Varlink"]),
         .testTarget(
             name: "SystemdTests",
             dependencies: ["Systemd", .product(name: "Logging", package: "swift-log")]

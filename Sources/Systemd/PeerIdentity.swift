@@ -65,3 +65,26 @@ public enum ProcessIdentity {
         return String(cString: pointer)
     }
 }
+
+/// Facts about users from sd-login and the user database, for deciding who may watch the
+/// system-wide island.
+public enum UserAccess {
+    /// Whether `uid` has an active session on the local seat (`seat0`): the person in front
+    /// of the machine. False outside systemd-logind.
+    public static func hasActiveLocalSession(uid: UInt32) -> Bool {
+        sd_uid_is_on_seat(uid, 1, "seat0") > 0
+    }
+
+    /// Whether `uid` belongs to group `gid`, as primary or supplementary group.
+    public static func isMember(uid: UInt32, ofGroup gid: UInt32) -> Bool {
+        guard let passwd = getpwuid(uid) else { return false }
+        if passwd.pointee.pw_gid == gid { return true }
+        var count: Int32 = 64
+        var groups = [gid_t](repeating: 0, count: Int(count))
+        if getgrouplist(passwd.pointee.pw_name, passwd.pointee.pw_gid, &groups, &count) < 0 {
+            groups = [gid_t](repeating: 0, count: Int(count))
+            guard getgrouplist(passwd.pointee.pw_name, passwd.pointee.pw_gid, &groups, &count) >= 0 else { return false }
+        }
+        return groups.prefix(Int(count)).contains(gid)
+    }
+}

@@ -11,7 +11,13 @@ import Varlink
 /// can be lost by a crash.
 actor IslandEngine {
     private(set) var manager: ActivityManager
-    private var arbiter = IslandArbiter()
+    /// What the presenters of each uid see: in the system scope a user's presenters see only
+    /// that user's activities and those of system services, so each uid has its own island.
+    private var views: [UInt32: PresenterView] = [:]
+    private let scope: DaemonScope
+    /// The uid that started each activity, in the system scope (persisted as setting "owners").
+    private var owners: [String: UInt32]
+    private var ownersDirty = false
     private var registry: AppRegistry
     /// Registered layouts: app → type → layout JSON (already validated).
     private var layouts: [String: [String: JSON]]
@@ -20,7 +26,6 @@ actor IslandEngine {
     private let logger: Logger
 
     private var watchers: [UInt64: Watcher] = [:]
-    private var presenters: [UInt64: OutboundStream<PresenterMessage>] = [:]
     private var nextSubscriptionID: UInt64 = 0
     /// Open producer connections per app, for the producer-death policies.
     private var producerConnections: [String: Int] = [:]
@@ -34,15 +39,26 @@ actor IslandEngine {
         let stream: OutboundStream<JSONObject>
     }
 
+    struct PresenterView {
+        var arbiter = IslandArbiter()
+        var sequence: UInt64 = 0
+        var streams: [UInt64: OutboundStream<PresenterMessage>] = [:]
+    }
+
+    /// Activities of uids below this belong to system services, which every presenter sees.
+    static let firstUserUID: UInt32 = 1000
+
     enum PresenterMessage: Sendable {
         case delta(JSONObject)
         /// The whole state, built when it is sent: first on subscribing, then after overflow.
         case snapshot(resync: Bool)
     }
 
-    init(manager: ActivityManager, registry: AppRegistry, layouts: [String: [String: JSON]], store: StoreWriter,
-         clock: @escaping @Sendable () -> Double, logger: Logger) {
+    init(manager: ActivityManager, registry: AppRegistry, layouts: [String: [String: JSON]], owners: [String: UInt32],
+         scope: DaemonScope, store: StoreWriter, clock: @escaping @Sendable () -> Double, logger: Logger) {
         self.manager = manager
+        self.owners = owners
+        self.scope = scope
         self.registry = registry
         self.layouts = layouts
         self.store = store
@@ -54,11 +70,15 @@ actor IslandEngine {
     // MARK: Producer
 
     func request(app: String, type: String, attributes: JSONObject, content: ActivityContent, key: String?,
-                 ownerGone: OwnerGonePolicy) async throws(VarlinkError) -> (Activity, Bool) {
+                 ownerGone: OwnerGonePolicy, ownerUID: UInt32?) async throws(VarlinkError) -> (Activity, Bool) {
         let entitlement = entitlement(for: app)
         return try await mutate { manager, now throws(IslandError) in
             let result = try manager.request(app: app, type: type, attributes: attributes, content: content, key: key,
                                              ownerGonePolicy: ownerGone, entitlement: entitlement, now: now)
+            if result.created, scope == .system, let ownerUID {
+                owners[result.activity.id] = ownerUID
+                ownersDirty = true
+            }
             return ((result.activity, result.created), result.events)
         }
     }
@@ -166,7 +186,7 @@ actor IslandEngine {
 
     // MARK: Presenter
 
-    func subscribe(responder: VarlinkResponder) {
+    func subscribe(uid: UInt32, responder: VarlinkResponder) {
         // A presenter that falls behind loses nothing it needs: its queued deltas collapse
         // into one resync, and it is sent the whole current state when it reads again.
         let stream = OutboundStream<PresenterMessage>(responder: responder, capacity: 64) { queue in
@@ -175,35 +195,54 @@ actor IslandEngine {
         }
         nextSubscriptionID += 1
         let id = nextSubscriptionID
-        presenters[id] = stream
-        responder.onCancel { [weak self] in Task { await self?.removePresenter(id) } }
+        ensureView(for: uid)
+        views[uid]!.streams[id] = stream
+        responder.onCancel { [weak self] in Task { await self?.removePresenter(id, uid: uid) } }
         stream.send(.snapshot(resync: false))
         Task {
             await stream.run { message in
                 switch message {
                 case .delta(let update): return ["update": .object(update)]
-                case .snapshot(let resync): return ["update": .object(await self.snapshotUpdate(resync: resync))]
+                case .snapshot(let resync): return ["update": .object(await self.snapshotUpdate(uid: uid, resync: resync))]
                 }
             }
         }
     }
 
-    private func removePresenter(_ id: UInt64) { presenters[id] = nil }
+    private func removePresenter(_ id: UInt64, uid: UInt32) { views[uid]?.streams[id] = nil }
 
-    func interact(action: String, id: String?, button: String?) async throws(VarlinkError) -> String? {
+    /// Creates the island of `uid`'s presenters on first use, arbitrated from what they may see.
+    private func ensureView(for uid: UInt32) {
+        guard views[uid] == nil else { return }
+        var view = PresenterView()
+        _ = view.arbiter.recompute(candidates: candidates(for: uid), now: clock())
+        views[uid] = view
+    }
+
+    private var presenterCount: Int { views.values.reduce(0) { $0 + $1.streams.count } }
+
+    /// Whether presenters of `uid` may see the activity: their own, and system services'.
+    private func isVisible(_ activityID: String, to uid: UInt32) -> Bool {
+        guard scope == .system, uid != 0, let owner = owners[activityID] else { return true }
+        return owner == uid || owner < Self.firstUserUID
+    }
+
+    func interact(uid: UInt32, action: String, id: String?, button: String?) async throws(VarlinkError) -> String? {
         let now = clock()
+        if let id, !isVisible(id, to: uid) { throw noSuchActivity(id) }
+        ensureView(for: uid)
         switch action {
         case "expand":
             guard let id, manager.activity(id: id)?.isLive == true else { throw noSuchActivity(id) }
-            if let delta = arbiter.expand(id: id, now: now) { publish(island: delta, items: [], removed: [], alert: nil) }
+            if let delta = views[uid]!.arbiter.expand(id: id, now: now) { publish(to: uid, island: delta, items: [], removed: [], alert: nil) }
             scheduleTimer()
             return nil
         case "collapse":
-            if let delta = arbiter.collapse(now: now) { publish(island: delta, items: [], removed: [], alert: nil) }
+            if let delta = views[uid]!.arbiter.collapse(now: now) { publish(to: uid, island: delta, items: [], removed: [], alert: nil) }
             return nil
         case "tap":
             guard let id, let activity = manager.activity(id: id) else { throw noSuchActivity(id) }
-            let url = layoutURL(for: activity)
+            let url = layoutURL(for: activity, now: now)
             notifyWatchers(of: activity, event: ["kind": "tap", "activity": Wire.activity(activity), "url": url.map { .string($0) } ?? .null])
             return url
         case "button":
@@ -264,7 +303,7 @@ actor IslandEngine {
         return [
             "activities": .int(all.count),
             "liveActivities": .int(all.filter(\.isLive).count),
-            "presenters": .int(presenters.count),
+            "presenters": .int(presenterCount),
             "producers": .int(producerConnections.values.reduce(0, +)),
             "uptime": .double(clock() - startedAt),
             "limits": Wire.limits(manager.limits.global, frequent: false),
@@ -283,7 +322,6 @@ actor IslandEngine {
     /// Applies whatever fell due while the daemon was down and starts the timers.
     func start() async {
         await advance()
-        recomputeIsland(changedIDs: [], removed: [], alert: nil)
     }
 
     // MARK: The three steps
@@ -319,6 +357,7 @@ actor IslandEngine {
         do {
             let stored = try store.store.load()
             manager = StateRestorer.manager(from: stored, limits: manager.limits, now: clock(), logger: logger)
+            owners = StateRestorer.owners(from: stored)
         } catch {
             logger.critical("cannot reread the state database after a failed write", metadata: ["error": "\(error)"])
         }
@@ -347,12 +386,15 @@ actor IslandEngine {
     private func storeMutations(for events: [ActivityEvent]) -> [StoreMutation] {
         var mutations: [StoreMutation] = []
         var settingsChanged = false
+        var ownersChanged = ownersDirty
+        ownersDirty = false
         for event in events {
             switch event {
             case .changed(let activity), .delivered(let activity):
                 mutations.append(.putActivity(id: activity.id, app: activity.app, state: activity.state.rawValue, body: activity.json))
             case .removed(let id):
                 mutations.append(.deleteActivity(id: id))
+                if owners.removeValue(forKey: id) != nil { ownersChanged = true }
             case .settingsChanged, .budgetsChanged:
                 settingsChanged = true
             case .alerted:
@@ -361,6 +403,9 @@ actor IslandEngine {
         }
         if settingsChanged {
             mutations.append(.putSetting(key: "manager", value: .object(manager.settingsAndBudgetsJSON)))
+        }
+        if ownersChanged {
+            mutations.append(.putSetting(key: "owners", value: .object(JSONObject(uniqueKeysWithValues: owners.map { ($0.key, .int(Int($0.value))) }))))
         }
         return mutations
     }
@@ -406,42 +451,51 @@ actor IslandEngine {
 
     private func recomputeIsland(changedIDs: [String], removed: [String], alert: (String, Alert)?) {
         let now = clock()
-        if let alert { _ = arbiter.alert(id: alert.0, now: now) }
-        let delta = arbiter.recompute(candidates: candidates(), now: now)
-        let items = Set(changedIDs).subtracting(removed)
-        guard delta != nil || !items.isEmpty || !removed.isEmpty else { return }
-        publish(island: delta, items: items.sorted(), removed: removed, alert: alert)
+        for uid in views.keys {
+            let visibleAlert = alert.flatMap { isVisible($0.0, to: uid) ? $0 : nil }
+            if let visibleAlert { views[uid]!.arbiter.interactions.alert(id: visibleAlert.0, now: now) }
+            let delta = views[uid]!.arbiter.recompute(candidates: candidates(for: uid), now: now)
+            let items = Set(changedIDs).subtracting(removed).filter { isVisible($0, to: uid) }
+            guard delta != nil || !items.isEmpty || !removed.isEmpty else { continue }
+            publish(to: uid, island: delta, items: items.sorted(), removed: removed, alert: visibleAlert)
+        }
     }
 
     private func publishItems(ids: [String]) {
         guard !ids.isEmpty else { return }
-        publish(island: nil, items: ids, removed: [], alert: nil)
+        for uid in views.keys {
+            let visible = ids.filter { isVisible($0, to: uid) }
+            if !visible.isEmpty { publish(to: uid, island: nil, items: visible, removed: [], alert: nil) }
+        }
     }
 
-    private var sequence: UInt64 = 0
-
-    private func publish(island delta: IslandDelta?, items: [String], removed: [String], alert: (String, Alert)?) {
-        sequence += 1
-        guard !presenters.isEmpty else { return }
+    private func publish(to uid: UInt32, island delta: IslandDelta?, items: [String], removed: [String], alert: (String, Alert)?) {
+        guard var view = views[uid] else { return }
+        view.sequence += 1
+        views[uid] = view
+        guard !view.streams.isEmpty else { return }
         var update: JSONObject = [
-            "kind": "delta", "sequence": .int(Int(sequence)), "resync": false,
-            "island": islandJSON(),
+            "kind": "delta", "sequence": .int(Int(view.sequence)), "resync": false,
+            "island": .object(view.arbiter.presentation.json),
             "items": .array(items.compactMap { manager.activity(id: $0).map(item) }),
             "removed": .array(removed.map { .string($0) }),
         ]
         if let (id, alert) = alert {
             update["alert"] = ["id": .string(id), "title": .string(alert.title), "body": .string(alert.body)]
         }
-        for presenter in presenters.values { presenter.send(.delta(update)) }
+        for stream in view.streams.values { stream.send(.delta(update)) }
     }
 
     /// The whole state for a presenter: the first message of a subscription, and the resync
     /// of one that fell behind.
-    func snapshotUpdate(resync: Bool) -> JSONObject {
-        [
-            "kind": "snapshot", "sequence": .int(Int(sequence)), "resync": .bool(resync),
-            "island": islandJSON(),
-            "items": .array(manager.list(app: nil, type: nil, states: nil).filter { $0.state != .dismissed }.map(item)),
+    func snapshotUpdate(uid: UInt32, resync: Bool) -> JSONObject {
+        ensureView(for: uid)
+        let view = views[uid]!
+        return [
+            "kind": "snapshot", "sequence": .int(Int(view.sequence)), "resync": .bool(resync),
+            "island": .object(view.arbiter.presentation.json),
+            "items": .array(manager.list(app: nil, type: nil, states: nil)
+                .filter { $0.state != .dismissed && isVisible($0.id, to: uid) }.map(item)),
             "removed": [],
         ]
     }
@@ -454,10 +508,9 @@ actor IslandEngine {
         return Wire.item(activity, layout: .object(fallback.json), isDefault: true)
     }
 
-    private func islandJSON() -> JSON { .object(arbiter.presentation.json) }
-
-    private func candidates() -> [IslandCandidate] {
+    private func candidates(for uid: UInt32) -> [IslandCandidate] {
         manager.list(app: nil, type: nil, states: nil).compactMap { activity in
+            guard isVisible(activity.id, to: uid) else { return nil }
             let state: IslandCandidate.State
             switch activity.state {
             case .pending, .active: state = .active
@@ -470,15 +523,18 @@ actor IslandEngine {
         }
     }
 
-    private func layoutURL(for activity: Activity) -> String? {
-        guard let layout = layouts[activity.app]?[activity.type] else { return nil }
-        return layout["url"]?.stringValue
+    /// The layout's tap URL, its templates filled from the activity.
+    private func layoutURL(for activity: Activity, now: Double) -> String? {
+        guard let json = layouts[activity.app]?[activity.type], let layout = try? Layout(json: json), let url = layout.url else {
+            return nil
+        }
+        return LayoutRenderer(attributes: activity.attributes, state: activity.deliveredContent.state, now: now).resolve(url)
     }
 
     // MARK: Timers
 
     private func scheduleTimer() {
-        let deadline = [manager.nextDeadline, arbiter.nextDeadline].compactMap { $0 }.min()
+        let deadline = ([manager.nextDeadline] + views.values.map(\.arbiter.nextDeadline)).compactMap { $0 }.min()
         guard deadline != timerDeadline else { return }
         timer?.cancel()
         timerDeadline = deadline
@@ -504,8 +560,10 @@ actor IslandEngine {
         } catch {
             logger.error("could not store timer changes; retrying", metadata: ["error": "\(error)"])
         }
-        if let delta = arbiter.recompute(candidates: candidates(), now: now) {
-            publish(island: delta, items: [], removed: [], alert: nil)
+        for uid in views.keys {
+            if let delta = views[uid]!.arbiter.recompute(candidates: candidates(for: uid), now: now) {
+                publish(to: uid, island: delta, items: [], removed: [], alert: nil)
+            }
         }
         scheduleTimer()
     }

@@ -15,13 +15,28 @@ public struct AppManifest: Sendable, Equatable {
     public var executable: String?
     public var path: String
 
+    /// What a desktop file says about its app.
+    enum Entry: Equatable {
+        case manifest(AppManifest)
+        /// `Hidden=true`: the entry is deleted, and hides same-id entries of later directories.
+        case hidden
+        /// No `[Desktop Entry]` group, or an empty one: not an entry at all.
+        case invalid
+    }
+
     /// Reads the `[Desktop Entry]` group of a desktop file. Returns nil when the text has no
     /// such group or the entry is hidden.
     public init?(id: String, path: String, contents: String) {
+        guard case .manifest(let manifest) = Self.entry(id: id, path: path, contents: contents) else { return nil }
+        self = manifest
+    }
+
+    static func entry(id: String, path: String, contents: String) -> Entry {
         var inEntry = false
         var values: [String: String] = [:]
+        // Lines may end in CRLF; `\r` is trimmed with the other whitespace.
         for rawLine in contents.split(separator: "\n", omittingEmptySubsequences: false) {
-            let line = rawLine.trimmingCharacters(in: .whitespaces)
+            let line = rawLine.trimmingCharacters(in: .whitespacesAndNewlines)
             if line.isEmpty || line.hasPrefix("#") { continue }
             if line.hasPrefix("[") {
                 inEntry = line == "[Desktop Entry]"
@@ -32,17 +47,72 @@ public struct AppManifest: Sendable, Equatable {
             // Localized keys (Name[de]) are not needed: the id is what identifies the app.
             if values[key] == nil { values[key] = line[line.index(after: eq)...].trimmingCharacters(in: .whitespaces) }
         }
-        guard !values.isEmpty, values["Hidden"] != "true" else { return nil }
-        self.id = id
-        self.path = path
-        self.name = values["Name"]
-        self.supportsLiveActivities = values["X-Island-LiveActivities"] == "true"
-        self.supportsFrequentUpdates = values["X-Island-FrequentUpdates"] == "true"
-        if let tryExec = values["TryExec"], !tryExec.isEmpty {
-            self.executable = tryExec
-        } else if let exec = values["Exec"] {
-            self.executable = exec.split(separator: " ").first.map(String.init)
+        guard !values.isEmpty else { return .invalid }
+        guard values["Hidden"] != "true" else { return .hidden }
+        var executable: String?
+        if let tryExec = values["TryExec"].map(unescape), !tryExec.isEmpty {
+            executable = tryExec
+        } else if let exec = values["Exec"].map(unescape) {
+            executable = program(ofExec: exec)
         }
+        return .manifest(AppManifest(
+            id: id, name: values["Name"].map(unescape),
+            supportsLiveActivities: values["X-Island-LiveActivities"] == "true",
+            supportsFrequentUpdates: values["X-Island-FrequentUpdates"] == "true",
+            executable: executable, path: path))
+    }
+
+    /// Undoes the escapes of a desktop entry string value: `\s`, `\n`, `\t`, `\r`, `\\`.
+    static func unescape(_ value: String) -> String {
+        guard value.contains("\\") else { return value }
+        var result = ""
+        var escaping = false
+        for character in value {
+            if escaping {
+                switch character {
+                case "s": result.append(" ")
+                case "n": result.append("\n")
+                case "t": result.append("\t")
+                case "r": result.append("\r")
+                case "\\": result.append("\\")
+                default: result.append("\\"); result.append(character)
+                }
+                escaping = false
+            } else if character == "\\" {
+                escaping = true
+            } else {
+                result.append(character)
+            }
+        }
+        if escaping { result.append("\\") }
+        return result
+    }
+
+    /// The program of an `Exec=` command line: its first argument, which may be quoted
+    /// (`"/opt/My App/bin/app" %U`, with `\"`, `` \` ``, `\$` and `\\` escaped inside quotes).
+    static func program(ofExec exec: String) -> String? {
+        let trimmed = exec.drop(while: { $0 == " " || $0 == "\t" })
+        guard let first = trimmed.first else { return nil }
+        guard first == "\"" else {
+            let word = trimmed.prefix(while: { $0 != " " && $0 != "\t" })
+            return word.isEmpty ? nil : String(word)
+        }
+        var program = ""
+        var escaping = false
+        for character in trimmed.dropFirst() {
+            if escaping {
+                program.append(character)
+                escaping = false
+            } else if character == "\\" {
+                escaping = true
+            } else if character == "\"" {
+                return program.isEmpty ? nil : program
+            } else {
+                program.append(character)
+            }
+        }
+        // An unterminated quote is not a valid command line.
+        return nil
     }
 
     init(id: String, name: String?, supportsLiveActivities: Bool, supportsFrequentUpdates: Bool, executable: String?, path: String) {
@@ -54,4 +124,3 @@ public struct AppManifest: Sendable, Equatable {
         self.path = path
     }
 }
-

@@ -13,19 +13,35 @@ public struct AppRegistry: Sendable {
     }
 
     /// Reads every `*.desktop` file under `<dir>/applications` for each data directory.
-    /// Unreadable files are skipped: one broken entry must not hide every other app.
+    /// Unreadable files are skipped: one broken entry must not hide every other app. A
+    /// `Hidden=true` entry deletes its id: same-id entries of later directories stay hidden.
     public static func scan(dataDirectories: [String]) -> AppRegistry {
         var found: [AppManifest] = []
+        var seen: Set<String> = []
         let fm = FileManager.default
         for directory in dataDirectories {
             let root = directory + "/applications"
             guard let enumerator = fm.enumerator(atPath: root) else { continue }
+            var relatives: [String] = []
             while let relative = enumerator.nextObject() as? String {
-                guard relative.hasSuffix(".desktop") else { continue }
+                if relative.hasSuffix(".desktop") { relatives.append(relative) }
+            }
+            // Within one directory, `a/b.desktop` and `a-b.desktop` share an id: the order
+            // must not depend on the file system's.
+            for relative in relatives.sorted() {
                 let path = root + "/" + relative
                 guard let contents = try? String(contentsOfFile: path, encoding: .utf8) else { continue }
                 let id = String(relative.dropLast(".desktop".count)).replacingOccurrences(of: "/", with: "-")
-                if let manifest = AppManifest(id: id, path: path, contents: contents) { found.append(manifest) }
+                guard !seen.contains(id) else { continue }
+                switch AppManifest.entry(id: id, path: path, contents: contents) {
+                case .manifest(let manifest):
+                    seen.insert(id)
+                    found.append(manifest)
+                case .hidden:
+                    seen.insert(id)
+                case .invalid:
+                    continue
+                }
             }
         }
         return AppRegistry(manifests: found)
@@ -36,7 +52,10 @@ public struct AppRegistry: Sendable {
     /// The app whose manifest names `executable` (a full path, or a bare program name that
     /// matches the executable's file name). Only Live Activities apps are considered, so a
     /// general-purpose program such as an interpreter never identifies as some random app.
-    public func app(forExecutable executable: String) -> String? {
+    public func app(forExecutable path: String) -> String? {
+        // Linux marks the executable of a process whose file was replaced since it started
+        // (an upgrade) with " (deleted)"; it is still that program.
+        let executable = path.hasSuffix(" (deleted)") ? String(path.dropLast(" (deleted)".count)) : path
         let name = (executable as NSString).lastPathComponent
         let matches = manifests.values.filter { manifest in
             guard manifest.supportsLiveActivities, let exec = manifest.executable else { return false }

@@ -16,6 +16,13 @@ public struct IdentityResolver: Sendable {
         public var systemdUnit: @Sendable (Int32) -> String?
         public var executable: @Sendable (Int32) -> String?
 
+        public init(flatpakAppID: @escaping @Sendable (Int32) -> String?, systemdUnit: @escaping @Sendable (Int32) -> String?,
+                    executable: @escaping @Sendable (Int32) -> String?) {
+            self.flatpakAppID = flatpakAppID
+            self.systemdUnit = systemdUnit
+            self.executable = executable
+        }
+
         public static let live = ProcessLookup(
             flatpakAppID: { ProcessIdentity.flatpakAppID(pid: $0) },
             systemdUnit: { ProcessIdentity.systemdUnit(pid: $0) },
@@ -41,21 +48,29 @@ public struct IdentityResolver: Sendable {
             if let claim, claim != flatpak { return .failure(.impersonation(claimed: claim, actual: flatpak)) }
             return .success(flatpak)
         }
-        if let claim {
-            guard scope == .user else {
-                return .failure(.unidentified(app: claim, reason: "the system scope accepts no claimed identity; run the app as its own systemd unit or flatpak"))
-            }
+        if let claim, scope == .user {
             guard registry.manifest(for: claim) != nil else {
                 return .failure(.unidentified(app: claim, reason: "no desktop entry \(claim).desktop in the XDG data directories"))
             }
             return .success(claim)
         }
-        if pid > 0, let unit = lookup.systemdUnit(pid), let app = ProcessIdentity.appID(fromUnit: unit) {
-            return .success(app)
+        if let verified = verifiedIdentity(pid: pid) {
+            // In the system scope a claim is only ever a repetition of the verified identity:
+            // clients that always name their app keep working, and no one becomes another app.
+            if let claim, claim != verified { return .failure(.impersonation(claimed: claim, actual: verified)) }
+            return .success(verified)
         }
-        if pid > 0, let executable = lookup.executable(pid), let app = registry.app(forExecutable: executable) {
-            return .success(app)
+        if let claim {
+            return .failure(.unidentified(app: claim, reason: "the system scope accepts no claimed identity; run the app as its own systemd unit or flatpak"))
         }
         return .failure(.unidentified(app: "", reason: "no flatpak id, app unit or known executable identifies the caller; pass the app id"))
+    }
+
+    /// The app of the caller's systemd unit, or else of its executable.
+    private func verifiedIdentity(pid: Int32) -> String? {
+        guard pid > 0 else { return nil }
+        if let unit = lookup.systemdUnit(pid), let app = ProcessIdentity.appID(fromUnit: unit) { return app }
+        if let executable = lookup.executable(pid), let app = registry.app(forExecutable: executable) { return app }
+        return nil
     }
 }

@@ -42,7 +42,8 @@ struct RoleInterfaces: Sendable {
                 let ownerGone = p["ownerGone"]?.stringValue.flatMap(OwnerGonePolicy.init(rawValue:)) ?? .keep
                 let (activity, created) = try await engine.request(
                     app: app, type: p["type"]!.stringValue!, attributes: p["attributes"]!.objectValue!,
-                    content: Wire.content(from: p["content"])!, key: p["key"]?.stringValue, ownerGone: ownerGone)
+                    content: Wire.content(from: p["content"])!, key: p["key"]?.stringValue, ownerGone: ownerGone,
+                    ownerUID: request.connection.peer?.uid)
                 return ["activity": Wire.activity(activity), "created": .bool(created)]
             },
             "Update": .async { [self] request throws(VarlinkError) in
@@ -135,16 +136,18 @@ struct RoleInterfaces: Sendable {
         VarlinkImplementation(interface: try! VarlinkInterface(parsing: IslandInterfaces.presenter), handlers: [
             "Subscribe": .streaming { [self] request, responder in
                 do throws(VarlinkError) {
-                    _ = try roles.bind(.presenter, connection: request.connection)
-                    Task { await engine.subscribe(responder: responder) }
+                    guard case .presenter(let uid) = try roles.bind(.presenter, connection: request.connection) else { return }
+                    Task { await engine.subscribe(uid: uid, responder: responder) }
                 } catch {
                     responder.fail(error)
                 }
             },
             "Interact": .async { [self] request throws(VarlinkError) in
-                _ = try roles.bind(.presenter, connection: request.connection)
+                guard case .presenter(let uid) = try roles.bind(.presenter, connection: request.connection) else {
+                    throw VarlinkError.permissionDenied
+                }
                 let p = request.parameters
-                let url = try await engine.interact(action: p["action"]!.stringValue!, id: p["id"]?.stringValue, button: p["button"]?.stringValue)
+                let url = try await engine.interact(uid: uid, action: p["action"]!.stringValue!, id: p["id"]?.stringValue, button: p["button"]?.stringValue)
                 return url.map { ["url": .string($0)] } ?? [:]
             },
         ])

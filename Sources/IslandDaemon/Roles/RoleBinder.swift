@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import IslandJSON
+import Systemd
 import Varlink
 
 /// Binds each connection to one role on its first role call and checks every later call
@@ -44,8 +45,8 @@ struct RoleBinder: Sendable {
             guard let peer else { throw permissionDenied("presenter", "the caller's credentials are unknown") }
             if scope == .user {
                 guard peer.uid == daemonUID else { throw permissionDenied("presenter", "only uid \(daemonUID) may present this user's island") }
-            } else if !(peer.uid == 0 || (presenterGroup != nil && peer.gid == presenterGroup)) {
-                throw permissionDenied("presenter", "presenting needs root or the island group")
+            } else if !(peer.uid == 0 || isInPresenterGroup(peer) || UserAccess.hasActiveLocalSession(uid: peer.uid)) {
+                throw permissionDenied("presenter", "presenting the system island needs root, the island group, or an active local session")
             }
             return .presenter(uid: peer.uid)
         case .admin:
@@ -55,6 +56,11 @@ struct RoleBinder: Sendable {
             }
             return .admin
         }
+    }
+
+    private func isInPresenterGroup(_ peer: PeerCredentials) -> Bool {
+        guard let presenterGroup else { return false }
+        return peer.gid == presenterGroup || UserAccess.isMember(uid: peer.uid, ofGroup: presenterGroup)
     }
 
     private func identify(peer: PeerCredentials?, claim: String?) throws(VarlinkError) -> String {

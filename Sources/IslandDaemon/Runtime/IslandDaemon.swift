@@ -72,6 +72,7 @@ public final class IslandDaemon: Sendable {
         let clock: @Sendable () -> Double = { Date().timeIntervalSince1970 }
         let manager = StateRestorer.manager(from: stored, limits: configuration.limits, now: clock(), logger: logger)
         let engine = IslandEngine(manager: manager, registry: registry, layouts: StateRestorer.layouts(from: stored, logger: logger),
+                                  owners: StateRestorer.owners(from: stored), scope: options.scope,
                                   store: writer, clock: clock, logger: logger)
         await engine.start()
 

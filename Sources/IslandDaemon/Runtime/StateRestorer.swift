@@ -29,6 +29,15 @@ enum StateRestorer {
         return ActivityManager(snapshot: snapshot, limits: limits, now: now, makeID: { UUID().uuidString.lowercased() })
     }
 
+    /// Who started each activity (system scope), from the "owners" setting.
+    static func owners(from stored: StoredState) -> [String: UInt32] {
+        var owners: [String: UInt32] = [:]
+        for (id, uid) in stored.settings["owners"]?.objectValue ?? [:] {
+            if let uid = uid.intValue, let value = UInt32(exactly: uid) { owners[id] = value }
+        }
+        return owners
+    }
+
     static func layouts(from stored: StoredState, logger: Logger) -> [String: [String: JSON]] {
         var layouts: [String: [String: JSON]] = [:]
         for record in stored.layouts {
