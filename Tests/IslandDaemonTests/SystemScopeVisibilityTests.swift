@@ -26,7 +26,7 @@ import Varlink
             manager: StateRestorer.manager(from: stored, limits: LimitsPolicy(), now: clock(), logger: logger),
             registry: registry, layouts: [:], owners: StateRestorer.owners(from: stored), scope: scope,
             store: writer, clock: clock, logger: logger)
-        await engine.start()
+        await engine.start(installedLayouts: [:])
         return (engine, writer)
     }
 

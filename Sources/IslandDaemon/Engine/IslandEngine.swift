@@ -19,8 +19,10 @@ actor IslandEngine {
     private var owners: [String: UInt32]
     private var ownersDirty = false
     private var registry: AppRegistry
-    /// Registered layouts: app → type → layout JSON (already validated).
+    /// Layouts registered by extensions: app → type → layout JSON (already validated).
     private var layouts: [String: [String: JSON]]
+    /// Layouts installed with apps; a registered layout of the same type wins.
+    private var installedLayouts: [String: [String: JSON]] = [:]
     private let store: StoreWriter
     private let clock: @Sendable () -> Double
     private let logger: Logger
@@ -310,8 +312,10 @@ actor IslandEngine {
         ]
     }
 
-    func reload(registry: AppRegistry, limits: LimitsPolicy) async {
+    func reload(registry: AppRegistry, installedLayouts: [String: [String: JSON]], limits: LimitsPolicy) async {
         self.registry = registry
+        self.installedLayouts = installedLayouts
+        publishItems(ids: manager.list(app: nil, type: nil, states: nil).filter { $0.state != .dismissed }.map(\.id))
         manager.limits = limits
         authorizationChanged(app: nil)
         await advance()
@@ -320,7 +324,8 @@ actor IslandEngine {
     // MARK: Start
 
     /// Applies whatever fell due while the daemon was down and starts the timers.
-    func start() async {
+    func start(installedLayouts: [String: [String: JSON]]) async {
+        self.installedLayouts = installedLayouts
         await advance()
     }
 
@@ -500,8 +505,12 @@ actor IslandEngine {
         ]
     }
 
+    private func layout(for activity: Activity) -> JSON? {
+        layouts[activity.app]?[activity.type] ?? installedLayouts[activity.app]?[activity.type]
+    }
+
     private func item(_ activity: Activity) -> JSON {
-        if let layout = layouts[activity.app]?[activity.type] {
+        if let layout = layout(for: activity) {
             return Wire.item(activity, layout: layout, isDefault: false)
         }
         let fallback = Layout.default(for: activity.type, attributes: activity.attributes, state: activity.deliveredContent.state)
@@ -525,7 +534,7 @@ actor IslandEngine {
 
     /// The layout's tap URL, its templates filled from the activity.
     private func layoutURL(for activity: Activity, now: Double) -> String? {
-        guard let json = layouts[activity.app]?[activity.type], let layout = try? Layout(json: json), let url = layout.url else {
+        guard let json = layout(for: activity), let layout = try? Layout(json: json), let url = layout.url else {
             return nil
         }
         return LayoutRenderer(attributes: activity.attributes, state: activity.deliveredContent.state, now: now).resolve(url)

@@ -74,7 +74,7 @@ public final class IslandDaemon: Sendable {
         let engine = IslandEngine(manager: manager, registry: registry, layouts: StateRestorer.layouts(from: stored, logger: logger),
                                   owners: StateRestorer.owners(from: stored), scope: options.scope,
                                   store: writer, clock: clock, logger: logger)
-        await engine.start()
+        await engine.start(installedLayouts: InstalledLayouts.scan(dataDirectories: options.paths.dataDirectories, logger: logger))
 
         var serverConfiguration = VarlinkServer.Configuration()
         if let value = configuration.daemon.maxConnections { serverConfiguration.maximumConnections = value }
@@ -105,7 +105,9 @@ public final class IslandDaemon: Sendable {
             }
             let registry = AppRegistry.scan(dataDirectories: dataDirectories)
             registryBox.value = registry
-            await engine.reload(registry: registry, limits: configuration.limits)
+            await engine.reload(registry: registry,
+                                installedLayouts: InstalledLayouts.scan(dataDirectories: dataDirectories, logger: logger),
+                                limits: configuration.limits)
             logger.info("reloaded configuration and manifests", metadata: ["apps": "\(registry.manifests.count)"])
         }
         interfaces.reload = reload
