@@ -175,3 +175,49 @@ class RawStream:
 
     def close(self):
         self.sock.close()
+
+
+@pytest.fixture
+def unstarted_daemon():
+    """Makes Daemon objects that are not started yet, so a test can change their files (or
+    expect the start to fail) first; stops and removes them afterwards."""
+    daemons = []
+    roots = []
+
+    def make(config=""):
+        root = tempfile.mkdtemp(prefix="island-e2e-", dir="/tmp")
+        roots.append(root)
+        d = Daemon(root, config)
+        daemons.append(d)
+        return d
+
+    yield make
+    for d in daemons:
+        d.stop()
+    for r in roots:
+        shutil.rmtree(r, ignore_errors=True)
+
+
+def wait_for(predicate, timeout=5.0, interval=0.02, message="condition"):
+    """Polls `predicate` until it returns something truthy, which is returned; fails the test
+    at the deadline."""
+    deadline = time.time() + timeout
+    while True:
+        result = predicate()
+        if result:
+            return result
+        if time.time() >= deadline:
+            pytest.fail("%s not reached within %ss" % (message, timeout))
+        time.sleep(interval)
+
+
+def write_manifest(daemon, app, live=True, frequent=False):
+    """Adds (or replaces) a desktop entry in the daemon's XDG_DATA_HOME."""
+    applications = os.path.join(daemon.share, "applications")
+    os.makedirs(applications, exist_ok=True)
+    with open(os.path.join(applications, app + ".desktop"), "w") as f:
+        f.write("[Desktop Entry]\nType=Application\nName=%s\nExec=/usr/bin/false\n" % app)
+        if live:
+            f.write("X-Island-LiveActivities=true\n")
+        if frequent:
+            f.write("X-Island-FrequentUpdates=true\n")

@@ -20,23 +20,28 @@ public struct DaemonPaths: Sendable, Equatable {
 
     /// The conventional paths of `scope`, from `environment` (the process environment).
     public static func defaults(for scope: DaemonScope, environment: [String: String]) -> DaemonPaths {
+        // The base-directory spec: an unset or empty variable means its default, and so does
+        // a relative path ("must be absolute … consider the path invalid and ignore it").
         func env(_ name: String) -> String? {
-            guard let value = environment[name], !value.isEmpty else { return nil }
+            guard let value = environment[name], value.hasPrefix("/") else { return nil }
             return value
         }
-        let home = env("HOME") ?? "/"
-        let systemData = (env("XDG_DATA_DIRS") ?? "/usr/local/share:/usr/share").split(separator: ":").map(String.init)
+        let home = env("HOME").map { $0 == "/" ? "" : $0 } ?? ""
+        let listedData = (environment["XDG_DATA_DIRS"] ?? "").split(separator: ":").map(String.init).filter { $0.hasPrefix("/") }
+        let systemData = listedData.isEmpty ? ["/usr/local/share", "/usr/share"] : listedData
+        // systemd passes the unit's StateDirectory= in STATE_DIRECTORY, colon-separated when
+        // the unit names several; the first is the daemon's.
+        let stateDirectory = env("STATE_DIRECTORY").map { String($0.split(separator: ":").first ?? Substring($0)) }
         switch scope {
         case .user:
             let runtime = env("XDG_RUNTIME_DIR") ?? "/tmp/island-\(getuid())"
-            // systemd passes the unit's StateDirectory= in STATE_DIRECTORY.
-            let state = env("STATE_DIRECTORY") ?? (env("XDG_STATE_HOME") ?? home + "/.local/state") + "/island"
+            let state = stateDirectory ?? (env("XDG_STATE_HOME") ?? home + "/.local/state") + "/island"
             let config = (env("XDG_CONFIG_HOME") ?? home + "/.config") + "/island/islandd.conf"
             let userData = env("XDG_DATA_HOME") ?? home + "/.local/share"
             return DaemonPaths(socket: runtime + "/island/islandd.sock", stateDirectory: state,
                                configurationFile: config, dataDirectories: [userData] + systemData)
         case .system:
-            return DaemonPaths(socket: "/run/island/islandd.sock", stateDirectory: env("STATE_DIRECTORY") ?? "/var/lib/island",
+            return DaemonPaths(socket: "/run/island/islandd.sock", stateDirectory: stateDirectory ?? "/var/lib/island",
                                configurationFile: "/etc/island/islandd.conf", dataDirectories: systemData)
         }
     }

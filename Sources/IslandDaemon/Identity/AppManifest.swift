@@ -34,8 +34,8 @@ public struct AppManifest: Sendable, Equatable {
     static func entry(id: String, path: String, contents: String) -> Entry {
         var inEntry = false
         var values: [String: String] = [:]
-        // Lines may end in CRLF; `\r` is trimmed with the other whitespace.
-        for rawLine in contents.split(separator: "\n", omittingEmptySubsequences: false) {
+        // Lines may end in CRLF, which Swift reads as one character, not as "\r" then "\n".
+        for rawLine in contents.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline) {
             let line = rawLine.trimmingCharacters(in: .whitespacesAndNewlines)
             if line.isEmpty || line.hasPrefix("#") { continue }
             if line.hasPrefix("[") {

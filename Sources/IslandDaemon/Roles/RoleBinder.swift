@@ -38,9 +38,9 @@ struct RoleBinder: Sendable {
     private func authorize(_ request: RoleRequest, peer: PeerCredentials?) throws(VarlinkError) -> ConnectionRole {
         switch request {
         case .producer(let claim):
-            return .producer(app: try identify(peer: peer, claim: claim))
+            return .producer(app: try identify(peer: peer, claim: claim, role: "producer"))
         case .extensionOf(let claim):
-            return .extensionOf(app: try identify(peer: peer, claim: claim))
+            return .extensionOf(app: try identify(peer: peer, claim: claim, role: "extension"))
         case .presenter:
             guard let peer else { throw permissionDenied("presenter", "the caller's credentials are unknown") }
             if scope == .user {
@@ -63,13 +63,13 @@ struct RoleBinder: Sendable {
         return peer.gid == presenterGroup || UserAccess.isMember(uid: peer.uid, ofGroup: presenterGroup)
     }
 
-    private func identify(peer: PeerCredentials?, claim: String?) throws(VarlinkError) -> String {
+    private func identify(peer: PeerCredentials?, claim: String?, role: String) throws(VarlinkError) -> String {
         switch resolver().resolve(peer: peer, claim: claim) {
         case .success(let app): return app
         case .failure(.unidentified(let app, let reason)):
             throw VarlinkError("org.island.Unentitled", ["app": .string(app), "reason": .string(reason)])
         case .failure(.impersonation(let claimed, let actual)):
-            throw permissionDenied("producer", "the caller is \(actual) and cannot act for \(claimed)")
+            throw permissionDenied(role, "the caller is \(actual) and cannot act for \(claimed)")
         }
     }
 
