@@ -64,7 +64,7 @@ struct RoleInterfaces: Sendable {
                 let app = try await producerApp(request)
                 let p = request.parameters
                 let activity = try await engine.end(app: app, id: p["id"]!.stringValue!, content: Wire.content(from: p["content"]),
-                                                    dismissal: Wire.dismissalPolicy(from: p["dismissalPolicy"]),
+                                                    dismissal: try Wire.dismissalPolicy(from: p["dismissalPolicy"]),
                                                     timestamp: p["timestamp"]?.doubleValue)
                 return ["activity": Wire.activity(activity)]
             },

@@ -101,7 +101,12 @@ public final class IslandDaemon: Sendable {
                 configuration = try ConfigurationLoader.load(mainFile: mainFile)
             } catch {
                 logger.error("reload refused: the configuration is invalid; keeping the running one", metadata: ["error": "\(error)"])
-                throw VarlinkError("org.island.Connection.InvalidMessage", ["reason": .string("configuration: \(error)")])
+                if let error = error as? ConfigurationError {
+                    throw VarlinkError("org.island.InvalidConfiguration", [
+                        "path": .string(error.path), "line": .int(error.line), "message": .string(error.message),
+                    ])
+                }
+                throw VarlinkError("org.island.InvalidConfiguration", ["path": .string(mainFile), "line": 0, "message": .string("\(error)")])
             }
             let registry = AppRegistry.scan(dataDirectories: dataDirectories)
             registryBox.value = registry

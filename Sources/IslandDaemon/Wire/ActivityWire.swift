@@ -1,5 +1,6 @@
 import IslandCore
 import IslandJSON
+import Varlink
 
 /// Activities and their parts in the shapes of Protocol/org.island.*.varlink. Parameters
 /// arriving here have already been validated against the interface, so these conversions
@@ -67,21 +68,15 @@ enum Wire {
 
     private static func finite(_ value: Double) -> Double { value.isFinite ? value : 0 }
 
-    static func dismissalPolicy(from json: JSON?) -> DismissalPolicy {
+    /// The policy of an `End` call; `after` without its date is refused rather than read as
+    /// "dismiss now", which would silently drop the activity.
+    static func dismissalPolicy(from json: JSON?) throws(VarlinkError) -> DismissalPolicy {
         switch json?["kind"]?.stringValue {
         case "immediate": return .immediate
-        case "after": return .after(json?["date"]?.doubleValue ?? 0)
+        case "after":
+            guard let date = json?["date"]?.doubleValue else { throw VarlinkError.invalidParameter("dismissalPolicy.date") }
+            return .after(date)
         default: return .default
         }
     }
-
-    static func error(_ error: IslandError) -> VarlinkErrorShape {
-        VarlinkErrorShape(name: error.name, parameters: error.parameters)
-    }
-}
-
-/// A named error ready for the wire; converted to `VarlinkError` at the interface edge.
-struct VarlinkErrorShape: Error, Sendable {
-    var name: String
-    var parameters: JSONObject
 }
