@@ -39,14 +39,14 @@ import Testing
         await client.close()
     }
 
-    @Test func pendingCallsFailWhenTheServerGoesAway() async throws {
+    @Test func streamsEndWithShuttingDownAndLaterCallsFail() async throws {
         let server = try await TestServer.start()
         let client = try await VarlinkClient.connect(unixPath: server.path)
         let stream = client.stream("org.example.test.Forever")
         var iterator = stream.makeAsyncIterator()
         _ = try await iterator.next()
         await server.stop()
-        await #expect(throws: VarlinkClientError.connectionClosed) {
+        await #expect(throws: VarlinkError.shuttingDown) {
             while try await iterator.next() != nil {}
         }
         await #expect(throws: VarlinkClientError.connectionClosed) {

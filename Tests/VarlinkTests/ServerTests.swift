@@ -244,7 +244,9 @@ import Testing
         #expect(error(try await busy.readReply()) == "org.island.Connection.ShuttingDown", "the queued one is refused")
         #expect(try await busy.readMessage() == nil)
         #expect(try await idle.readMessage() == nil)
-        #expect(try await streaming.isClosedByPeer())
+        var last: String?
+        while let message = try await streaming.readMessage() { last = message }
+        #expect(last?.contains("org.island.Connection.ShuttingDown") == true, "a stream learns why it ends: \(last ?? "nothing")")
         #expect(server.cancelled.count == 1, "the streaming handler learns its call ended")
         #expect(server.server.connectionCount == 0)
         #expect(throws: (any Error).self) { try RawConnection(path: server.path).send("{}") }

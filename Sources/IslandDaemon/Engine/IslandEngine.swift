@@ -268,6 +268,9 @@ actor IslandEngine {
     // MARK: Admin
 
     func setEnabled(app: String?, enabled: Bool) async throws(VarlinkError) {
+        if let app, registry.manifest(for: app) == nil, manager.list(app: app).isEmpty {
+            throw VarlinkError("org.island.Unentitled", ["app": .string(app), "reason": "no desktop entry and no activities: there is nothing to switch"])
+        }
         try await mutate { manager, now throws(IslandError) in
             let events = app.map { manager.setEnabled(app: $0, enabled, now: now) } ?? manager.setGlobalEnabled(enabled, now: now)
             return ((), events)
@@ -276,6 +279,9 @@ actor IslandEngine {
     }
 
     func setFrequentUpdates(app: String, enabled: Bool) async throws(VarlinkError) {
+        guard registry.manifest(for: app)?.supportsFrequentUpdates == true else {
+            throw VarlinkError("org.island.Unentitled", ["app": .string(app), "reason": "its desktop entry does not declare X-Island-FrequentUpdates=true"])
+        }
         try await mutate { manager, now throws(IslandError) in ((), manager.setFrequentUpdates(app: app, enabled, now: now)) }
         authorizationChanged(app: app)
     }

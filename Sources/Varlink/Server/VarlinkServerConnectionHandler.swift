@@ -270,7 +270,9 @@ final class VarlinkServerConnectionHandler: ChannelDuplexHandler {
         shuttingDown = true
         // A call that streams has no natural end: stop it. A call computing its one reply
         // is given the time the server allows to finish it.
-        if current?.call.more == true {
+        if let current, current.call.more {
+            // Tell the streaming client why its stream ends, so it can reconnect.
+            if !current.call.oneway { write(VarlinkReply(error: .shuttingDown)) }
             cancelCurrent()
         }
         // Calls queued behind it are answered with ShuttingDown, in order, then the
