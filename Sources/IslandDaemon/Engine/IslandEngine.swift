@@ -2,6 +2,7 @@ import IslandCore
 import IslandJSON
 import IslandStore
 import Logging
+import Synchronization
 import Varlink
 
 /// The authoritative state of the daemon: every activity, the island, the layouts and the
@@ -18,6 +19,8 @@ actor IslandEngine {
     /// The uid that started each activity, in the system scope (persisted as setting "owners").
     private var owners: [String: UInt32]
     private var ownersDirty = false
+    /// The state and delivered content watchers last heard of, per activity.
+    private var published: [String: (state: ActivityState, content: ActivityContent)] = [:]
     private var registry: AppRegistry
     /// Layouts registered by extensions: app → type → layout JSON (already validated).
     private var layouts: [String: [String: JSON]]
@@ -51,7 +54,7 @@ actor IslandEngine {
     static let firstUserUID: UInt32 = 1000
 
     enum PresenterMessage: Sendable {
-        case delta(JSONObject)
+        case delta(JSONObject, sequence: UInt64)
         /// The whole state, built when it is sent: first on subscribing, then after overflow.
         case snapshot(resync: Bool)
     }
@@ -201,11 +204,17 @@ actor IslandEngine {
         views[uid]!.streams[id] = stream
         responder.onCancel { [weak self] in Task { await self?.removePresenter(id, uid: uid) } }
         stream.send(.snapshot(resync: false))
+        // A snapshot is built when it is sent, so deltas queued before then are already in it.
+        let lastSnapshot = Mutex<UInt64>(0)
         Task {
             await stream.run { message in
                 switch message {
-                case .delta(let update): return ["update": .object(update)]
-                case .snapshot(let resync): return ["update": .object(await self.snapshotUpdate(uid: uid, resync: resync))]
+                case .delta(let update, let sequence):
+                    return sequence > lastSnapshot.withLock { $0 } ? ["update": .object(update)] : nil
+                case .snapshot(let resync):
+                    let snapshot = await self.snapshotUpdate(uid: uid, resync: resync)
+                    lastSnapshot.withLock { $0 = UInt64(snapshot["sequence"]?.intValue ?? 0) }
+                    return ["update": .object(snapshot)]
                 }
             }
         }
@@ -332,6 +341,7 @@ actor IslandEngine {
     /// Applies whatever fell due while the daemon was down and starts the timers.
     func start(installedLayouts: [String: [String: JSON]]) async {
         self.installedLayouts = installedLayouts
+        for activity in manager.list() { published[activity.id] = (activity.state, activity.deliveredContent) }
         await advance()
     }
 
@@ -423,6 +433,9 @@ actor IslandEngine {
 
     // MARK: Publishing
 
+    /// Publishes what the events changed: watchers hear of a state only when it changed and of
+    /// content only when it was delivered, and presenters only of what they would draw
+    /// differently — a throttled update is stored but not shown until its delivery.
     private func publish(_ events: [ActivityEvent]) {
         var changed: [String] = []
         var removed: [String] = []
@@ -430,12 +443,19 @@ actor IslandEngine {
         for event in events {
             switch event {
             case .changed(let activity):
-                changed.append(activity.id)
-                notifyWatchers(of: activity, event: ["kind": "state", "activity": Wire.activity(activity)])
+                let before = published[activity.id]
+                if before?.state != activity.state {
+                    notifyWatchers(of: activity, event: ["kind": "state", "activity": Wire.activity(activity)])
+                }
+                published[activity.id] = (activity.state, before?.content ?? activity.deliveredContent)
             case .delivered(let activity):
                 changed.append(activity.id)
-                notifyWatchers(of: activity, event: ["kind": "content", "activity": Wire.activity(activity)])
+                if let before = published[activity.id], before.content != activity.deliveredContent {
+                    notifyWatchers(of: activity, event: ["kind": "content", "activity": Wire.activity(activity)])
+                }
+                published[activity.id] = (activity.state, activity.deliveredContent)
             case .removed(let id):
+                published[id] = nil
                 removed.append(id)
             case .alerted(let id, let a):
                 alert = (id, a)
@@ -494,7 +514,7 @@ actor IslandEngine {
         if let (id, alert) = alert {
             update["alert"] = ["id": .string(id), "title": .string(alert.title), "body": .string(alert.body)]
         }
-        for stream in view.streams.values { stream.send(.delta(update)) }
+        for stream in view.streams.values { stream.send(.delta(update, sequence: view.sequence)) }
     }
 
     /// The whole state for a presenter: the first message of a subscription, and the resync

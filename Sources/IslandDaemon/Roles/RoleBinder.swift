@@ -23,7 +23,7 @@ struct RoleBinder: Sendable {
                 if bound.name == request.name {
                     reason = "this connection acts for \(bound.app ?? "another app"); open another connection for another app"
                 } else {
-                    reason = "this connection is a \(bound.name); open another connection to act as a \(request.name)"
+                    reason = "this connection is \(Self.article(bound.name)) \(bound.name); open another connection to act as \(Self.article(request.name)) \(request.name)"
                 }
                 throw permissionDenied(request.name, reason)
             }
@@ -56,6 +56,10 @@ struct RoleBinder: Sendable {
             }
             return .admin
         }
+    }
+
+    static func article(_ noun: String) -> String {
+        noun.first.map { "aeiou".contains($0) } == true ? "an" : "a"
     }
 
     private func isInPresenterGroup(_ peer: PeerCredentials) -> Bool {

@@ -1,0 +1,30 @@
+import Foundation
+import IslandCore
+import IslandJSON
+import Testing
+
+/// Every layout shipped in packaging/layouts validates, so a package never installs a layout
+/// the daemon would skip.
+@Suite struct ShippedLayoutTests {
+    static let root = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("packaging/layouts")
+
+    static var files: [String] {
+        let paths = FileManager.default.enumerator(atPath: root.path)?.allObjects.compactMap { $0 as? String } ?? []
+        return paths.filter { $0.hasSuffix(".json") }.sorted()
+    }
+
+    @Test func theFiveExamplesShip() {
+        #expect(Self.files.count == 5, "\(Self.files)")
+    }
+
+    @Test(arguments: files)
+    func validates(path: String) throws {
+        let data = try Data(contentsOf: Self.root.appendingPathComponent(path))
+        let layout = try Layout(json: try JSONParser.parse(Array(data)))
+        #expect(layout.chip != nil, "examples carry a chip for bars")
+        let rendered = LayoutRenderer(attributes: [:], state: [:], now: 0).render(layout)
+        #expect(rendered.compactLeading != nil && rendered.lockScreen != nil)
+    }
+}
