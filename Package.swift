@@ -10,6 +10,9 @@ let package = Package(
         .library(name: "Systemd", targets: ["Systemd"]),
         .executable(name: "islandd", targets: ["islandd"]),
         .executable(name: "varlink-certification", targets: ["varlink-certification"]),
+        .executable(name: "island-presenter", targets: ["island-presenter"]),
+        .library(name: "IslandKit", targets: ["IslandKit"]),
+        .executable(name: "island", targets: ["island"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
@@ -108,6 +111,27 @@ let package = Package(
             ],
             resources: [.embedInCode("org.varlink.certification.varlink")]
         ),
+        // The producer side: an ActivityKit-shaped client library, and the `island` CLI on it.
+        .target(
+            name: "IslandKit",
+            dependencies: ["Varlink", "IslandJSON", .product(name: "Logging", package: "swift-log")]
+        ),
+        .executableTarget(
+            name: "island",
+            dependencies: [
+                "IslandKit", "IslandCore", "IslandJSON", "Varlink",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        .testTarget(name: "IslandKitTests", dependencies: ["IslandKit", "IslandJSON", "Varlink"]),
+        // The presenter: model, bar formats, SVG and terminal drawing, all testable; the
+        // executable is a thin main.
+        .target(name: "IslandPresenter", dependencies: ["Varlink", "IslandCore", "IslandJSON"]),
+        .executableTarget(
+            name: "island-presenter",
+            dependencies: ["IslandPresenter", .product(name: "ArgumentParser", package: "swift-argument-parser")]
+        ),
+        .testTarget(name: "IslandPresenterTests", dependencies: ["IslandPresenter", "IslandCore", "IslandJSON"]),
         .testTarget(
             name: "VarlinkTests",
             dependencies: [

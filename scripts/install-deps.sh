@@ -9,6 +9,8 @@ apt_packages=(
   pkg-config       # SwiftPM resolves libsystemd through pkg-config
   systemd          # systemd-socket-activate, systemd-analyze for the activation tests
   socat            # protocol examples and half-close tests
+  librsvg2-bin     # rsvg-convert: the presenter tests render its SVG to PNG
+  tmux             # the presenter tests drive its terminal UI in a tmux pane
   python3-pip
 )
 

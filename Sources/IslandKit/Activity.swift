@@ -1,0 +1,182 @@
+import Foundation
+import IslandJSON
+import Synchronization
+
+/// A Live Activity of this app, as in ActivityKit: start one with `request`, change what it
+/// shows with `update`, and `end` it. The daemon decides where it appears.
+///
+/// ```swift
+/// struct PizzaDeliveryAttributes: ActivityAttributes {
+///     struct ContentState: Codable, Hashable, Sendable { var driver: String; var eta: Date }
+///     var orderNumber: Int
+/// }
+/// let activity = try await Activity.request(
+///     attributes: PizzaDeliveryAttributes(orderNumber: 12),
+///     content: ActivityContent(state: .init(driver: "Bill", eta: .now + 900), staleDate: nil))
+/// for await content in activity.contentUpdates { print(content.state.eta) }
+/// ```
+///
+/// Every method throws `ActivityAuthorizationError`: the daemon's refusals by name, with
+/// their parameters, or `daemonUnavailable`.
+public final class Activity<Attributes: ActivityAttributes>: Sendable, Identifiable {
+    public typealias ContentState = Attributes.ContentState
+
+    /// The daemon-assigned id.
+    public let id: String
+    /// The immutable attributes given at the start.
+    public let attributes: Attributes
+
+    private let channel: ActivityChannel
+    private let connection: IslandConnection
+    /// The last content that decoded as `ContentState`.
+    private let decoded: Mutex<ActivityContent<ContentState>>
+
+    init(snapshot: ActivitySnapshot, attributes: Attributes, content: ActivityContent<ContentState>,
+         channel: ActivityChannel, connection: IslandConnection) {
+        id = snapshot.id
+        self.attributes = attributes
+        self.channel = channel
+        self.connection = connection
+        decoded = Mutex(content)
+    }
+
+    /// The latest accepted content.
+    public var content: ActivityContent<ContentState> {
+        let raw = channel.latest.content
+        if let content = Self.decode(raw) {
+            decoded.withLock { $0 = content }
+            return content
+        }
+        return decoded.withLock { $0 }
+    }
+
+    /// Where the activity is in its life.
+    public var activityState: ActivityState { channel.latest.state }
+
+    /// Why the activity ended, once it has.
+    public var endReason: ActivityEndReason? { channel.latest.endReason }
+
+    /// The app this activity belongs to.
+    public var app: String { channel.latest.app }
+
+    // MARK: Starting
+
+    /// Starts an activity. With `key`, a retry of the same request returns the activity
+    /// already started instead of a duplicate. `ownerGone` says what happens when the app's
+    /// last connection goes away. `connection` defaults to the one `IslandKit.configure` set up.
+    public static func request(attributes: Attributes, content: ActivityContent<ContentState>, key: String? = nil,
+                               ownerGone: ActivityOwnerGonePolicy = .keep,
+                               connection: IslandConnection = .shared()) async throws -> Activity {
+        let attributesJSON: JSONObject
+        let raw: RawActivityContent
+        do {
+            attributesJSON = try JSONCoding.object(attributes)
+            raw = try rawContent(content)
+        } catch {
+            throw ActivityCodingError(description: "\(error)")
+        }
+        let (snapshot, _) = try await connection.request(type: Attributes.typeName, attributes: attributesJSON, content: raw,
+                                                         key: key, ownerGone: ownerGone)
+        let channel = await connection.channel(for: snapshot)
+        return Activity(snapshot: snapshot, attributes: attributes, content: decode(snapshot.content) ?? content,
+                        channel: channel, connection: connection)
+    }
+
+    /// This app's activities of this attributes type that are not dismissed, oldest first.
+    /// Activities whose attributes or state do not decode as this type are left out.
+    public static func activities(connection: IslandConnection = .shared()) async throws -> [Activity] {
+        let snapshots = try await connection.list(type: Attributes.typeName, states: [.pending, .active, .stale, .ended])
+        var result: [Activity] = []
+        for snapshot in snapshots {
+            guard let attributes = try? JSONCoding.decode(Attributes.self, from: snapshot.attributes),
+                  let content = decode(snapshot.content) else { continue }
+            let channel = await connection.channel(for: snapshot)
+            result.append(Activity(snapshot: snapshot, attributes: attributes, content: content, channel: channel, connection: connection))
+        }
+        return result
+    }
+
+    // MARK: Changing
+
+    /// Replaces the content. With an alert, presenters expand the activity briefly (within
+    /// the app's alert budget). With `timestamp`, an update not newer than the last accepted
+    /// one is refused with `staleTimestamp`. The result says whether delivery was throttled.
+    @discardableResult
+    public func update(_ content: ActivityContent<ContentState>, alertConfiguration: AlertConfiguration? = nil,
+                       timestamp: Date? = nil) async throws -> ActivityUpdateResult {
+        let raw: RawActivityContent
+        do { raw = try Self.rawContent(content) } catch { throw ActivityCodingError(description: "\(error)") }
+        let (snapshot, delivery) = try await connection.update(id: id, content: raw, alert: alertConfiguration,
+                                                               timestamp: timestamp?.epochSeconds)
+        record(snapshot)
+        return delivery
+    }
+
+    /// Ends the activity, optionally with final content shown until it is dismissed.
+    public func end(_ content: ActivityContent<ContentState>? = nil, dismissalPolicy: ActivityUIDismissalPolicy = .default) async throws {
+        var raw: RawActivityContent?
+        if let content {
+            do { raw = try Self.rawContent(content) } catch { throw ActivityCodingError(description: "\(error)") }
+        }
+        let snapshot = try await connection.end(id: id, content: raw, dismissalPolicy: dismissalPolicy)
+        record(snapshot)
+    }
+
+    /// Keeps `content` current without emitting: the streams follow what presenters get.
+    private func record(_ snapshot: ActivitySnapshot) {
+        channel.note(snapshot)
+        if let content = Self.decode(snapshot.content) { decoded.withLock { $0 = content } }
+    }
+
+    // MARK: Following
+
+    /// The content each time presenters get new content (after coalescing), and the current
+    /// content again after a reconnect to a restarted daemon. Finishes when the activity is
+    /// dismissed.
+    public var contentUpdates: AsyncStream<ActivityContent<ContentState>> {
+        let (stream, continuation) = AsyncStream<ActivityContent<ContentState>>.makeStream()
+        let token = channel.subscribe(.content, handler: { snapshot in
+            if let content = Self.decode(snapshot.deliveredContent) { continuation.yield(content) }
+        }, finish: { continuation.finish() })
+        guard let token else {
+            continuation.finish()
+            return stream
+        }
+        continuation.onTermination = { [channel] _ in channel.remove(token) }
+        return stream
+    }
+
+    /// The state each time it changes, and the current state again after a reconnect.
+    /// Finishes after `dismissed`.
+    public var activityStateUpdates: AsyncStream<ActivityState> {
+        let (stream, continuation) = AsyncStream<ActivityState>.makeStream()
+        let token = channel.subscribe(.state, handler: { snapshot in continuation.yield(snapshot.state) },
+                                      finish: { continuation.finish() })
+        guard let token else {
+            continuation.yield(.dismissed)
+            continuation.finish()
+            return stream
+        }
+        continuation.onTermination = { [channel] _ in channel.remove(token) }
+        return stream
+    }
+
+    // MARK: Coding
+
+    private static func rawContent(_ content: ActivityContent<ContentState>) throws -> RawActivityContent {
+        RawActivityContent(state: try JSONCoding.object(content.state), staleDate: content.staleDate?.epochSeconds,
+                           relevanceScore: content.relevanceScore)
+    }
+
+    private static func decode(_ raw: RawActivityContent) -> ActivityContent<ContentState>? {
+        guard let state = try? JSONCoding.decode(ContentState.self, from: raw.state) else { return nil }
+        return ActivityContent(state: state, staleDate: raw.staleDate.map(Date.init(timeIntervalSince1970:)),
+                               relevanceScore: raw.relevanceScore)
+    }
+}
+
+/// Attributes or a content state that do not encode as a JSON object (a bare number, a
+/// non-finite double, …).
+public struct ActivityCodingError: Error, Sendable, CustomStringConvertible {
+    public var description: String
+}

@@ -1,0 +1,92 @@
+import Foundation
+
+/// What describes a Live Activity of one kind, as in ActivityKit: the static attributes
+/// (set once, at the start) and the dynamic `ContentState` (replaced by every update).
+///
+/// Both are sent to the daemon as JSON objects, dates as seconds since the Unix epoch, so
+/// layouts can format them (`{{attributes.title}}`, a `timer` to `{{state.endsAt}}`).
+public protocol ActivityAttributes: Codable, Sendable {
+    associatedtype ContentState: Codable & Hashable & Sendable
+
+    /// The activity type the daemon, layouts and presenters know these attributes by.
+    /// Defaults to the Swift type's name.
+    static var typeName: String { get }
+}
+
+extension ActivityAttributes {
+    public static var typeName: String { String(describing: Self.self) }
+}
+
+/// An activity's content: its state, when it becomes out of date, and how it ranks against
+/// other activities in the island and on the lock screen (higher first).
+public struct ActivityContent<State: Codable & Hashable & Sendable>: Sendable, Hashable {
+    public var state: State
+    public var staleDate: Date?
+    public var relevanceScore: Double
+
+    public init(state: State, staleDate: Date?, relevanceScore: Double = 0) {
+        self.state = state
+        self.staleDate = staleDate
+        self.relevanceScore = relevanceScore
+    }
+}
+
+/// Where an activity is in its life: `pending → active ⇄ stale → ended → dismissed`.
+public enum ActivityState: String, Sendable, Hashable, Codable, CaseIterable {
+    case pending, active, stale, ended, dismissed
+}
+
+/// Why an activity ended.
+public enum ActivityEndReason: String, Sendable, Hashable, Codable {
+    case app, user, expired, ownerGone, system
+}
+
+/// When an ended activity leaves the lock screen.
+public enum ActivityUIDismissalPolicy: Sendable, Hashable {
+    /// Stays listed for up to four hours.
+    case `default`
+    /// Removed now.
+    case immediate
+    /// Removed at the date (capped at the end plus four hours).
+    case after(Date)
+}
+
+/// What happens to an activity when the app's last connection to the daemon goes away.
+public enum ActivityOwnerGonePolicy: String, Sendable, Hashable {
+    /// Nothing: the activity stays as it is (the default).
+    case keep
+    /// The activity ends with reason `ownerGone`.
+    case end
+    /// The activity becomes stale after a grace period.
+    case stale
+}
+
+/// An update that should draw attention: presenters expand the activity briefly.
+public struct AlertConfiguration: Sendable, Hashable {
+    public var title: String
+    public var body: String
+
+    public init(title: String, body: String) {
+        self.title = title
+        self.body = body
+    }
+}
+
+/// How an update reached presenters. Island's update budget is observable, never silent.
+public struct ActivityUpdateResult: Sendable, Hashable {
+    /// The content was accepted, but presenters get it only at `deliverAt`; later updates
+    /// before then coalesce (the latest wins).
+    public var throttled: Bool
+    public var deliverAt: Date
+    /// The alert was shown.
+    public var alerted: Bool
+    /// The app's alert budget was spent: the content applied without the alert.
+    public var alertSuppressed: Bool
+
+    public init(throttled: Bool, deliverAt: Date, alerted: Bool, alertSuppressed: Bool) {
+        self.throttled = throttled
+        self.deliverAt = deliverAt
+        self.alerted = alerted
+        self.alertSuppressed = alertSuppressed
+    }
+}

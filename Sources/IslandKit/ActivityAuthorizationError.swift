@@ -1,0 +1,153 @@
+import Foundation
+import IslandJSON
+import Varlink
+
+/// Why the daemon refused a call, mirroring ActivityKit's `ActivityAuthorizationError` with
+/// the names of Island's own errors (Protocol/org.island.varlink). Every case keeps the
+/// parameters the daemon sent, so the caller can say what limit was hit and by how much.
+public enum ActivityAuthorizationError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// Attributes plus content state, as compact JSON, exceed `limit` bytes.
+    case attributesTooLarge(limit: Int, size: Int)
+    /// The user turned Live Activities off for this app, or for all apps.
+    case denied(app: String)
+    /// The app has no desktop entry declaring `X-Island-LiveActivities=true`, or its
+    /// identity could not be established.
+    case unentitled(app: String, reason: String)
+    /// All apps together already have the maximum number of live activities.
+    case globalMaximumExceeded(limit: Int)
+    /// This app already has its maximum number of live activities.
+    case targetMaximumExceeded(app: String, limit: Int)
+    /// The update's timestamp is not newer than the last accepted one.
+    case staleTimestamp(id: String, last: Double, given: Double)
+    /// The app started its allowed number of activities within `window` seconds; the next
+    /// start is allowed `retryAfter` seconds from now.
+    case startBudgetExceeded(app: String, limit: Int, window: Double, retryAfter: Double)
+    /// No activity with this id exists for this app.
+    case noSuchActivity(id: String)
+    /// The activity has ended (or been dismissed) and takes no more updates.
+    case activityEnded(id: String, state: String)
+    /// A layout failed validation at `path`.
+    case invalidLayout(type: String, path: String, reason: String)
+    /// The connection is bound to another role, or the caller may not use this role.
+    case permissionDenied(role: String, reason: String)
+    /// The daemon could not store the change, so it was not applied.
+    case persistenceFailure(reason: String)
+    /// The daemon could not be reached (not running, or the socket is wrong).
+    case daemonUnavailable(socketPath: String, reason: String)
+    /// Any other refusal, with the daemon's error name and parameters.
+    case other(name: String, parameters: JSONObject)
+
+    /// Maps a Varlink error reply to the matching case.
+    public init(_ error: VarlinkError) {
+        let p = error.parameters
+        func s(_ key: String) -> String { p[key]?.stringValue ?? "" }
+        func i(_ key: String) -> Int { p[key]?.intValue ?? Int(p[key]?.doubleValue ?? 0) }
+        func d(_ key: String) -> Double { p[key]?.doubleValue ?? 0 }
+        switch error.name {
+        case "org.island.AttributesTooLarge": self = .attributesTooLarge(limit: i("limit"), size: i("size"))
+        case "org.island.Denied": self = .denied(app: s("app"))
+        case "org.island.Unentitled": self = .unentitled(app: s("app"), reason: s("reason"))
+        case "org.island.GlobalMaximumExceeded": self = .globalMaximumExceeded(limit: i("limit"))
+        case "org.island.TargetMaximumExceeded": self = .targetMaximumExceeded(app: s("app"), limit: i("limit"))
+        case "org.island.StaleTimestamp": self = .staleTimestamp(id: s("id"), last: d("last"), given: d("given"))
+        case "org.island.StartBudgetExceeded":
+            self = .startBudgetExceeded(app: s("app"), limit: i("limit"), window: d("window"), retryAfter: d("retryAfter"))
+        case "org.island.NoSuchActivity": self = .noSuchActivity(id: s("id"))
+        case "org.island.ActivityEnded": self = .activityEnded(id: s("id"), state: s("state"))
+        case "org.island.InvalidLayout": self = .invalidLayout(type: s("type"), path: s("path"), reason: s("reason"))
+        case "org.island.PermissionDenied", "org.varlink.service.PermissionDenied":
+            self = .permissionDenied(role: s("role"), reason: s("reason"))
+        case "org.island.PersistenceFailure": self = .persistenceFailure(reason: s("reason"))
+        default: self = .other(name: error.name, parameters: p)
+        }
+    }
+
+    /// The daemon's error name (`org.island.AttributesTooLarge`, …).
+    public var name: String {
+        switch self {
+        case .attributesTooLarge: "org.island.AttributesTooLarge"
+        case .denied: "org.island.Denied"
+        case .unentitled: "org.island.Unentitled"
+        case .globalMaximumExceeded: "org.island.GlobalMaximumExceeded"
+        case .targetMaximumExceeded: "org.island.TargetMaximumExceeded"
+        case .staleTimestamp: "org.island.StaleTimestamp"
+        case .startBudgetExceeded: "org.island.StartBudgetExceeded"
+        case .noSuchActivity: "org.island.NoSuchActivity"
+        case .activityEnded: "org.island.ActivityEnded"
+        case .invalidLayout: "org.island.InvalidLayout"
+        case .permissionDenied: "org.island.PermissionDenied"
+        case .persistenceFailure: "org.island.PersistenceFailure"
+        case .daemonUnavailable: "DaemonUnavailable"
+        case .other(let name, _): name
+        }
+    }
+
+    /// The parameters, as the daemon sent them.
+    public var parameters: JSONObject {
+        switch self {
+        case .attributesTooLarge(let limit, let size): ["limit": .int(limit), "size": .int(size)]
+        case .denied(let app): ["app": .string(app)]
+        case .unentitled(let app, let reason): ["app": .string(app), "reason": .string(reason)]
+        case .globalMaximumExceeded(let limit): ["limit": .int(limit)]
+        case .targetMaximumExceeded(let app, let limit): ["app": .string(app), "limit": .int(limit)]
+        case .staleTimestamp(let id, let last, let given): ["id": .string(id), "last": .double(last), "given": .double(given)]
+        case .startBudgetExceeded(let app, let limit, let window, let retryAfter):
+            ["app": .string(app), "limit": .int(limit), "window": .double(window), "retryAfter": .double(retryAfter)]
+        case .noSuchActivity(let id): ["id": .string(id)]
+        case .activityEnded(let id, let state): ["id": .string(id), "state": .string(state)]
+        case .invalidLayout(let type, let path, let reason): ["type": .string(type), "path": .string(path), "reason": .string(reason)]
+        case .permissionDenied(let role, let reason): ["role": .string(role), "reason": .string(reason)]
+        case .persistenceFailure(let reason): ["reason": .string(reason)]
+        case .daemonUnavailable(let socketPath, let reason): ["socket": .string(socketPath), "reason": .string(reason)]
+        case .other(_, let parameters): parameters
+        }
+    }
+
+    /// What happened, in a sentence.
+    public var description: String {
+        switch self {
+        case .attributesTooLarge(let limit, let size):
+            "attributes and state are \(size) bytes as compact JSON, over the limit of \(limit)"
+        case .denied(let app): "Live Activities are turned off for \(app)"
+        case .unentitled(let app, let reason): "\(app.isEmpty ? "this app" : app) may not show Live Activities: \(reason)"
+        case .globalMaximumExceeded(let limit): "all apps together already have the maximum of \(limit) live activities"
+        case .targetMaximumExceeded(let app, let limit): "\(app) already has its maximum of \(limit) live activities"
+        case .staleTimestamp(let id, let last, let given):
+            "the update's timestamp \(given) is not newer than the last accepted one (\(last)) for \(id)"
+        case .startBudgetExceeded(let app, let limit, let window, let retryAfter):
+            "\(app) started \(limit) activities within \(Self.seconds(window)); the next start is allowed in \(Self.seconds(retryAfter))"
+        case .noSuchActivity(let id): "no activity \(id) of this app"
+        case .activityEnded(let id, let state): "activity \(id) is \(state) and takes no more updates"
+        case .invalidLayout(_, let path, let reason): "\(path): \(reason)"
+        case .permissionDenied(let role, let reason):
+            reason.isEmpty ? "permission denied" : "permission denied for the \(role) role: \(reason)"
+        case .persistenceFailure(let reason): "the daemon could not store the change: \(reason)"
+        case .daemonUnavailable(let path, let reason): "the Island daemon is not reachable at \(path): \(reason)"
+        case .other(let name, let parameters): parameters.isEmpty ? name : "\(name) \(JSON.object(parameters))"
+        }
+    }
+
+    /// What the user can do about it.
+    public var recoverySuggestion: String {
+        switch self {
+        case .attributesTooLarge: "send less: keep attributes and state small, and put large data behind a URL"
+        case .denied(let app): "turn them on with `island admin enable \(app)` (or in the system settings)"
+        case .unentitled(let app, _):
+            "install a desktop entry \(app.isEmpty ? "<app>" : app).desktop in an XDG applications directory with X-Island-LiveActivities=true"
+        case .globalMaximumExceeded, .targetMaximumExceeded: "end an activity first (`island list`, then `island end ID`)"
+        case .staleTimestamp: "send a newer timestamp, or none"
+        case .startBudgetExceeded(_, _, _, let retryAfter): "wait \(Self.seconds(retryAfter)) and try again"
+        case .noSuchActivity: "check the id with `island list`"
+        case .activityEnded: "start a new activity"
+        case .invalidLayout: "fix the layout at the given path (try `island preview`)"
+        case .permissionDenied: "use a separate connection per role; admin calls need the daemon's own user or root"
+        case .persistenceFailure: "check the daemon's state directory (disk space, permissions) and its log"
+        case .daemonUnavailable: "start islandd (`systemctl --user start islandd.socket`), or pass the right --socket / $ISLAND_SOCKET"
+        case .other: "see the daemon's log"
+        }
+    }
+
+    private static func seconds(_ value: Double) -> String {
+        value == value.rounded() ? "\(Int(value)) s" : String(format: "%.1f s", value)
+    }
+}

@@ -1,0 +1,102 @@
+import IslandJSON
+import Synchronization
+
+/// The latest known snapshot of one activity and the streams following it. Shared by every
+/// `Activity` object with this id; fed by the connection's watch stream and, after a
+/// reconnect, by a fresh listing (which re-emits the current state and content).
+final class ActivityChannel: Sendable {
+    typealias Handler = @Sendable (ActivitySnapshot) -> Void
+
+    private struct State {
+        var latest: ActivitySnapshot
+        var lastContent: RawActivityContent
+        var lastState: ActivityState
+        var contentHandlers: [UInt64: Handler] = [:]
+        var stateHandlers: [UInt64: Handler] = [:]
+        var finishers: [UInt64: @Sendable () -> Void] = [:]
+        var nextID: UInt64 = 0
+    }
+
+    let id: String
+    private let state: Mutex<State>
+
+    init(_ snapshot: ActivitySnapshot) {
+        id = snapshot.id
+        state = Mutex(State(latest: snapshot, lastContent: snapshot.deliveredContent, lastState: snapshot.state))
+    }
+
+    var latest: ActivitySnapshot { state.withLock { $0.latest } }
+
+    /// Records a snapshot; handlers run when the delivered content or the state changed, or
+    /// always with `force` (after a reconnect). A dismissed activity's streams finish.
+    func receive(_ snapshot: ActivitySnapshot, force: Bool) {
+        let (content, states, finishers) = state.withLock { s -> ([Handler], [Handler], [@Sendable () -> Void]) in
+            if Self.isNewer(snapshot, than: s.latest) { s.latest = snapshot }
+            var content: [Handler] = []
+            var states: [Handler] = []
+            if force || snapshot.deliveredContent != s.lastContent {
+                s.lastContent = snapshot.deliveredContent
+                content = Array(s.contentHandlers.values)
+            }
+            if force || snapshot.state != s.lastState {
+                s.lastState = snapshot.state
+                states = Array(s.stateHandlers.values)
+            }
+            var finishers: [@Sendable () -> Void] = []
+            if snapshot.state == .dismissed {
+                finishers = Array(s.finishers.values)
+                s.contentHandlers = [:]
+                s.stateHandlers = [:]
+                s.finishers = [:]
+            }
+            return (content, states, finishers)
+        }
+        content.forEach { $0(snapshot) }
+        states.forEach { $0(snapshot) }
+        finishers.forEach { $0() }
+    }
+
+    /// Records a snapshot from a reply (an update's, an end's) without emitting anything:
+    /// the streams follow what presenters get, from the watch stream.
+    func note(_ snapshot: ActivitySnapshot) {
+        state.withLock { s in
+            if Self.isNewer(snapshot, than: s.latest) { s.latest = snapshot }
+        }
+    }
+
+    /// Replies and events may cross: never go back from ended to live, or to older content.
+    private static func isNewer(_ snapshot: ActivitySnapshot, than latest: ActivitySnapshot) -> Bool {
+        func rank(_ state: ActivityState) -> Int {
+            switch state {
+            case .pending, .active, .stale: 0
+            case .ended: 1
+            case .dismissed: 2
+            }
+        }
+        return (rank(snapshot.state), snapshot.updatedAt) >= (rank(latest.state), latest.updatedAt)
+    }
+
+    enum Kind { case content, state }
+
+    /// Adds a handler; `finish` runs when the activity is dismissed. Returns a token for `remove`.
+    func subscribe(_ kind: Kind, handler: @escaping Handler, finish: @escaping @Sendable () -> Void) -> UInt64? {
+        state.withLock { s in
+            if s.latest.state == .dismissed { return nil }
+            s.nextID += 1
+            switch kind {
+            case .content: s.contentHandlers[s.nextID] = handler
+            case .state: s.stateHandlers[s.nextID] = handler
+            }
+            s.finishers[s.nextID] = finish
+            return s.nextID
+        }
+    }
+
+    func remove(_ token: UInt64) {
+        state.withLock { s in
+            s.contentHandlers[token] = nil
+            s.stateHandlers[token] = nil
+            s.finishers[token] = nil
+        }
+    }
+}

@@ -1,0 +1,147 @@
+import Foundation
+import IslandJSON
+
+/// Content as the daemon holds it: the state as a JSON object.
+public struct RawActivityContent: Sendable, Hashable {
+    public var state: JSONObject
+    public var staleDate: Double?
+    public var relevanceScore: Double
+
+    public init(state: JSONObject, staleDate: Double? = nil, relevanceScore: Double = 0) {
+        self.state = state
+        self.staleDate = staleDate
+        self.relevanceScore = relevanceScore
+    }
+
+    init(json: JSON?) {
+        state = json?["state"]?.objectValue ?? [:]
+        staleDate = json?["staleDate"]?.doubleValue
+        relevanceScore = json?["relevanceScore"]?.doubleValue ?? 0
+    }
+
+    /// The protocol's `Content`.
+    public var json: JSON {
+        var object: JSONObject = ["state": .object(state)]
+        if let staleDate { object["staleDate"] = .double(staleDate) }
+        object["relevanceScore"] = .double(relevanceScore)
+        return .object(object)
+    }
+}
+
+/// One activity as the daemon reported it (org.island.Producer's `Activity`), untyped: the
+/// layer under `Activity<Attributes>`, used by tools such as the `island` CLI.
+public struct ActivitySnapshot: Sendable, Hashable {
+    public var id: String
+    public var app: String
+    public var type: String
+    public var attributes: JSONObject
+    /// The latest accepted content.
+    public var content: RawActivityContent
+    /// The content presenters show now; trails `content` while updates are coalesced.
+    public var deliveredContent: RawActivityContent
+    public var state: ActivityState
+    public var endReason: ActivityEndReason?
+    public var ownerGone: String
+    public var createdAt: Double
+    public var updatedAt: Double
+    public var endedAt: Double?
+    public var dismissAt: Double?
+    /// The activity exactly as received.
+    public var json: JSONObject
+
+    public init?(json: JSON?) {
+        guard let object = json?.objectValue, let id = object["id"]?.stringValue else { return nil }
+        self.id = id
+        app = object["app"]?.stringValue ?? ""
+        type = object["type"]?.stringValue ?? ""
+        attributes = object["attributes"]?.objectValue ?? [:]
+        content = RawActivityContent(json: object["content"])
+        deliveredContent = object["deliveredContent"].map { RawActivityContent(json: $0) } ?? content
+        state = object["state"]?.stringValue.flatMap(ActivityState.init(rawValue:)) ?? .active
+        endReason = object["endReason"]?.stringValue.flatMap(ActivityEndReason.init(rawValue:))
+        ownerGone = object["ownerGone"]?.stringValue ?? "keep"
+        createdAt = object["createdAt"]?.doubleValue ?? 0
+        updatedAt = object["updatedAt"]?.doubleValue ?? 0
+        endedAt = object["endedAt"]?.doubleValue
+        dismissAt = object["dismissAt"]?.doubleValue
+        self.json = object
+    }
+}
+
+/// The app's authorization as the daemon reported it (`AuthorizationInfo`).
+public struct AuthorizationSnapshot: Sendable, Hashable {
+    public var app: String
+    public var enabled: Bool
+    public var frequentUpdates: Bool
+    public var remainingStarts: Int
+    public var remainingAlerts: Int
+    public var activities: Int
+    public var globalActivities: Int
+    public var limits: JSONObject
+    public var json: JSONObject
+
+    public init?(json: JSON?) {
+        guard let object = json?.objectValue, let enabled = object["enabled"]?.boolValue else { return nil }
+        app = object["app"]?.stringValue ?? ""
+        self.enabled = enabled
+        frequentUpdates = object["frequentUpdates"]?.boolValue ?? false
+        remainingStarts = object["remainingStarts"]?.intValue ?? 0
+        remainingAlerts = object["remainingAlerts"]?.intValue ?? 0
+        activities = object["activities"]?.intValue ?? 0
+        globalActivities = object["globalActivities"]?.intValue ?? 0
+        limits = object["limits"]?.objectValue ?? [:]
+        self.json = object
+    }
+}
+
+/// One event of the app's watch stream.
+public struct ActivityEvent: Sendable, Hashable {
+    public enum Kind: String, Sendable, Hashable {
+        /// An activity changed state.
+        case state
+        /// New content reached presenters.
+        case content
+        /// The user tapped the activity; `url` is the layout's URL.
+        case tap
+        /// The user pressed a layout button; `action` is its id.
+        case button
+        /// The user changed the app's settings.
+        case authorization
+        /// IslandKit re-read an activity after reconnecting to a restarted daemon.
+        case resync
+    }
+
+    public var kind: Kind
+    public var activity: ActivitySnapshot?
+    public var url: String?
+    public var action: String?
+    public var authorization: AuthorizationSnapshot?
+    /// The event as received (for `resync`, built by IslandKit in the same shape).
+    public var json: JSONObject
+
+    init?(json: JSON?) {
+        guard let object = json?.objectValue, let kind = object["kind"]?.stringValue.flatMap(Kind.init(rawValue:)) else { return nil }
+        self.kind = kind
+        activity = ActivitySnapshot(json: object["activity"])
+        url = object["url"]?.stringValue
+        action = object["action"]?.stringValue
+        authorization = AuthorizationSnapshot(json: object["authorization"])
+        self.json = object
+    }
+
+    init(resync activity: ActivitySnapshot) {
+        kind = .resync
+        self.activity = activity
+        json = ["kind": "resync", "activity": .object(activity.json)]
+    }
+}
+
+/// How an update reached presenters, untyped.
+extension ActivityUpdateResult {
+    init(json: JSON?) {
+        self.init(throttled: json?["throttled"]?.boolValue ?? false,
+                  deliverAt: Date(timeIntervalSince1970: json?["deliverAt"]?.doubleValue ?? 0),
+                  alerted: json?["alerted"]?.boolValue ?? false,
+                  alertSuppressed: json?["alertSuppressed"]?.boolValue ?? false)
+    }
+}

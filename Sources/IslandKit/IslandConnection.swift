@@ -1,0 +1,384 @@
+import Foundation
+import IslandJSON
+import Logging
+import Synchronization
+import Varlink
+
+/// The app's link to the daemon: one producer connection for calls and one for the Watch
+/// stream (a streaming call occupies its connection), shared by every `Activity` of the
+/// process for one configuration.
+///
+/// When the daemon goes away (a restart, an upgrade), the connection comes back by itself:
+/// it retries with a bounded backoff (50 ms doubling to 2 s), binds the app again, re-reads
+/// its activities and re-emits their current state and content, so `for await` loops over
+/// `contentUpdates` and `activityStateUpdates` carry on. Calls made meanwhile wait for the
+/// daemon up to `reconnectTimeout`, then fail with `daemonUnavailable`.
+public actor IslandConnection {
+    public nonisolated let configuration: IslandKit.Configuration
+    private let logger = Logger(label: "org.island.kit")
+
+    private var client: VarlinkClient?
+    private var watchClient: VarlinkClient?
+    private var supervisor: Task<Void, Never>?
+    private var everConnected = false
+    private var closed = false
+    private var waiters: [UInt64: CheckedContinuation<VarlinkClient, Error>] = [:]
+    private var nextID: UInt64 = 0
+
+    private var channels: [String: ActivityChannel] = [:]
+    private var eventListeners: [UInt64: AsyncStream<ActivityEvent>.Continuation] = [:]
+    private var authorization: AuthorizationSnapshot?
+    private var enablementListeners: [UInt64: (last: Bool, continuation: AsyncStream<Bool>.Continuation)] = [:]
+
+    private static let registry = Mutex<[IslandKit.Configuration: IslandConnection]>([:])
+
+    /// The connection for `configuration` (by default, the one set with `IslandKit.configure`).
+    public static func shared(_ configuration: IslandKit.Configuration = IslandKit.configuration) -> IslandConnection {
+        registry.withLock { connections in
+            if let existing = connections[configuration] { return existing }
+            let connection = IslandConnection(configuration: configuration)
+            connections[configuration] = connection
+            return connection
+        }
+    }
+
+    /// A connection of its own, not shared with `Activity` objects.
+    public init(configuration: IslandKit.Configuration) {
+        self.configuration = configuration
+    }
+
+    /// Closes both connections and stops reconnecting; pending calls fail.
+    public func close() async {
+        closed = true
+        supervisor?.cancel()
+        supervisor = nil
+        await disconnect()
+        failWaiters(unavailable("the connection was closed"))
+        for listener in eventListeners.values { listener.finish() }
+        eventListeners = [:]
+        for listener in enablementListeners.values { listener.continuation.finish() }
+        enablementListeners = [:]
+    }
+
+    // MARK: Producer calls
+
+    private var appParameter: JSONObject {
+        configuration.appID.map { ["app": .string($0)] } ?? [:]
+    }
+
+    /// Starts an activity (org.island.Producer.Request).
+    public func request(type: String, attributes: JSONObject, content: RawActivityContent, key: String? = nil,
+                        ownerGone: ActivityOwnerGonePolicy = .keep) async throws -> (activity: ActivitySnapshot, created: Bool) {
+        var parameters = appParameter
+        parameters["type"] = .string(type)
+        parameters["attributes"] = .object(attributes)
+        parameters["content"] = content.json
+        if let key { parameters["key"] = .string(key) }
+        parameters["ownerGone"] = .string(ownerGone.rawValue)
+        // Only a keyed request may be retried after a lost connection: it is idempotent.
+        let reply = try await perform("org.island.Producer.Request", parameters, retry: key != nil)
+        let activity = try snapshot(reply["activity"])
+        track(activity)
+        return (activity, reply["created"]?.boolValue ?? true)
+    }
+
+    /// Replaces an activity's content (org.island.Producer.Update).
+    public func update(id: String, content: RawActivityContent, alert: AlertConfiguration? = nil,
+                       timestamp: Double? = nil) async throws -> (activity: ActivitySnapshot, delivery: ActivityUpdateResult) {
+        var parameters = appParameter
+        parameters["id"] = .string(id)
+        parameters["content"] = content.json
+        if let alert { parameters["alert"] = ["title": .string(alert.title), "body": .string(alert.body)] }
+        if let timestamp { parameters["timestamp"] = .double(timestamp) }
+        let reply = try await perform("org.island.Producer.Update", parameters, retry: true)
+        let activity = try snapshot(reply["activity"])
+        return (activity, ActivityUpdateResult(json: reply["delivery"]))
+    }
+
+    /// Ends an activity (org.island.Producer.End).
+    public func end(id: String, content: RawActivityContent? = nil, dismissalPolicy: ActivityUIDismissalPolicy = .default,
+                    timestamp: Double? = nil) async throws -> ActivitySnapshot {
+        var parameters = appParameter
+        parameters["id"] = .string(id)
+        if let content { parameters["content"] = content.json }
+        switch dismissalPolicy {
+        case .default: parameters["dismissalPolicy"] = ["kind": "default"]
+        case .immediate: parameters["dismissalPolicy"] = ["kind": "immediate"]
+        case .after(let date): parameters["dismissalPolicy"] = ["kind": "after", "date": .double(date.epochSeconds)]
+        }
+        if let timestamp { parameters["timestamp"] = .double(timestamp) }
+        let reply = try await perform("org.island.Producer.End", parameters, retry: false)
+        return try snapshot(reply["activity"])
+    }
+
+    /// The app's activities, optionally of one type and in some states.
+    public func list(type: String? = nil, states: [ActivityState]? = nil) async throws -> [ActivitySnapshot] {
+        var parameters = appParameter
+        if let type { parameters["type"] = .string(type) }
+        if let states { parameters["states"] = .array(states.map { .string($0.rawValue) }) }
+        let reply = try await perform("org.island.Producer.List", parameters, retry: true)
+        return (reply["activities"]?.arrayValue ?? []).compactMap(ActivitySnapshot.init(json:))
+    }
+
+    /// The app's authorization, limits and remaining budgets.
+    public func authorizationInfo() async throws -> AuthorizationSnapshot {
+        let reply = try await perform("org.island.Producer.Authorization", appParameter, retry: true)
+        guard let info = AuthorizationSnapshot(json: reply["authorization"]) else {
+            throw ActivityAuthorizationError.other(name: "org.island.InvalidReply", parameters: reply)
+        }
+        apply(info)
+        return info
+    }
+
+    /// Every event of the app's watch stream from now on, across daemon restarts (after one,
+    /// a `resync` event per activity carries its current snapshot). Ends with `close()`.
+    public func events() async throws -> AsyncStream<ActivityEvent> {
+        _ = try await readyClient()
+        let (stream, continuation) = AsyncStream<ActivityEvent>.makeStream(bufferingPolicy: .bufferingNewest(4096))
+        nextID += 1
+        let id = nextID
+        eventListeners[id] = continuation
+        continuation.onTermination = { [weak self] _ in Task { await self?.removeEventListener(id) } }
+        return stream
+    }
+
+    private func removeEventListener(_ id: UInt64) { eventListeners[id] = nil }
+
+    // MARK: Activities and authorization for the typed API
+
+    /// The shared channel of an activity, created on first sight.
+    func channel(for activity: ActivitySnapshot) -> ActivityChannel {
+        if let channel = channels[activity.id] { return channel }
+        let channel = ActivityChannel(activity)
+        channels[activity.id] = channel
+        return channel
+    }
+
+    private func track(_ activity: ActivitySnapshot) {
+        if channels[activity.id] == nil { channels[activity.id] = ActivityChannel(activity) }
+    }
+
+    func addEnablementListener(baseline: Bool, _ continuation: AsyncStream<Bool>.Continuation) async {
+        nextID += 1
+        let id = nextID
+        var last = baseline
+        // A change that arrived before this listener existed is reported at once.
+        if let current = authorization?.enabled, current != baseline {
+            continuation.yield(current)
+            last = current
+        }
+        enablementListeners[id] = (last, continuation)
+        continuation.onTermination = { [weak self] _ in Task { await self?.removeEnablementListener(id) } }
+        if client == nil { _ = try? await readyClient() }
+    }
+
+    private func removeEnablementListener(_ id: UInt64) { enablementListeners[id] = nil }
+
+    private func apply(_ info: AuthorizationSnapshot) {
+        authorization = info
+        for (id, listener) in enablementListeners where listener.last != info.enabled {
+            listener.continuation.yield(info.enabled)
+            enablementListeners[id]?.last = info.enabled
+        }
+    }
+
+    // MARK: Calls
+
+    private func snapshot(_ json: JSON?) throws -> ActivitySnapshot {
+        guard let activity = ActivitySnapshot(json: json) else {
+            throw ActivityAuthorizationError.other(name: "org.island.InvalidReply", parameters: ["activity": json ?? .null])
+        }
+        return activity
+    }
+
+    /// Calls `method`, waiting for the daemon while it reconnects. A call whose connection
+    /// is lost is sent once more after the reconnect when `retry` (it is idempotent).
+    private func perform(_ method: String, _ parameters: JSONObject, retry: Bool) async throws -> JSONObject {
+        var attempt = 0
+        while true {
+            attempt += 1
+            let client = try await readyClient()
+            do {
+                return try await client.call(method, parameters)
+            } catch let error as VarlinkError where !error.name.hasPrefix("org.island.Connection.") {
+                throw ActivityAuthorizationError(error)
+            } catch {
+                await connectionLost(client)
+                if !retry || attempt >= 2 { throw unavailable(describe(error)) }
+            }
+        }
+    }
+
+    private func connectionLost(_ lost: VarlinkClient) async {
+        guard client === lost else { return }
+        client = nil
+        // Ending the watch stream makes the supervisor reconnect.
+        await watchClient?.close()
+    }
+
+    /// The call connection once it is bound and the watch stream runs.
+    private func readyClient() async throws -> VarlinkClient {
+        if let client { return client }
+        if closed { throw unavailable("the connection was closed") }
+        if supervisor == nil {
+            supervisor = Task { await self.supervise() }
+        }
+        nextID += 1
+        let id = nextID
+        let timeout = configuration.reconnectTimeout
+        return try await withCheckedThrowingContinuation { continuation in
+            waiters[id] = continuation
+            Task {
+                try? await Task.sleep(for: timeout)
+                self.expireWaiter(id)
+            }
+        }
+    }
+
+    private func expireWaiter(_ id: UInt64) {
+        waiters.removeValue(forKey: id)?.resume(throwing: unavailable("no answer within \(configuration.reconnectTimeout)"))
+    }
+
+    private func failWaiters(_ error: Error) {
+        let pending = waiters
+        waiters = [:]
+        for waiter in pending.values { waiter.resume(throwing: error) }
+    }
+
+    private func unavailable(_ reason: String) -> ActivityAuthorizationError {
+        .daemonUnavailable(socketPath: configuration.socketPath, reason: reason)
+    }
+
+    private nonisolated func describe(_ error: Error) -> String {
+        switch error {
+        case VarlinkClientError.connectionClosed: "the connection closed"
+        case let error as VarlinkError: error.description
+        default: Self.describeSystemError("\(error)")
+        }
+    }
+
+    /// SwiftNIO's connect errors read `connect(descriptor:addr:size:): … (errno: 2)`; say it plainly.
+    public static func describeSystemError(_ text: String) -> String {
+        guard let match = text.firstMatch(of: #/errno: (\d+)/#), let code = Int32(match.output.1) else { return text }
+        switch code {
+        case ENOENT: return "no socket there"
+        case ECONNREFUSED: return "connection refused (nothing listens on the socket)"
+        case EACCES: return "permission denied"
+        default: return String(cString: strerror(code))
+        }
+    }
+
+    // MARK: The supervisor
+
+    private func supervise() async {
+        var delay = Duration.milliseconds(50)
+        while !closed, !Task.isCancelled {
+            do {
+                let stream = try await connect()
+                delay = .milliseconds(50)
+                do {
+                    for try await reply in stream { handle(reply["event"]) }
+                } catch {
+                    logger.debug("the watch stream ended", metadata: ["error": "\(describe(error))"])
+                }
+                await disconnect()
+            } catch let error as VarlinkError where error.name.hasPrefix("org.island.") && !error.name.hasPrefix("org.island.Connection.") {
+                // The daemon answers but refuses this app: no retry will change that.
+                await disconnect()
+                failWaiters(ActivityAuthorizationError(error))
+                supervisor = nil
+                return
+            } catch {
+                await disconnect()
+                if !everConnected {
+                    // Never reached: say so now instead of making the caller wait.
+                    failWaiters(unavailable(describe(error)))
+                    supervisor = nil
+                    return
+                }
+                logger.debug("reconnecting", metadata: ["error": "\(describe(error))", "delay": "\(delay)"])
+            }
+            if closed || Task.isCancelled { break }
+            try? await Task.sleep(for: delay)
+            delay = min(delay * 2, .seconds(2))
+        }
+        supervisor = nil
+    }
+
+    private func disconnect() async {
+        let (call, watch) = (client, watchClient)
+        client = nil
+        watchClient = nil
+        await call?.close()
+        await watch?.close()
+    }
+
+    /// Connects both connections, starts the watch stream, binds the app, re-reads its
+    /// activities; then releases the waiting calls.
+    private func connect() async throws -> AsyncThrowingStream<JSONObject, Error> {
+        let path = configuration.socketPath
+        let call = try await VarlinkClient.connect(unixPath: path)
+        let watch: VarlinkClient
+        do {
+            watch = try await VarlinkClient.connect(unixPath: path)
+        } catch {
+            await call.close()
+            throw error
+        }
+        watchClient = watch
+        let stream = watch.stream("org.island.Producer.Watch", appParameter)
+        let info: AuthorizationSnapshot?
+        let activities: [ActivitySnapshot]
+        do {
+            // The round trips also give the daemon time to register the watch before any
+            // call of ours can change an activity.
+            info = AuthorizationSnapshot(json: try await call.call("org.island.Producer.Authorization", appParameter)["authorization"])
+            let listed = try await call.call("org.island.Producer.List", appParameter)
+            activities = (listed["activities"]?.arrayValue ?? []).compactMap(ActivitySnapshot.init(json:))
+        } catch {
+            await call.close()
+            await watch.close()
+            watchClient = nil
+            throw error
+        }
+        let reconnected = everConnected
+        everConnected = true
+        client = call
+        if let info { apply(info) }
+        if reconnected {
+            logger.debug("reconnected to the daemon", metadata: ["socket": "\(path)"])
+            let listed = Set(activities.map(\.id))
+            for activity in activities {
+                channels[activity.id]?.receive(activity, force: true)
+                for listener in eventListeners.values { listener.yield(ActivityEvent(resync: activity)) }
+            }
+            // Activities that are gone were dismissed while the daemon was away.
+            for (id, channel) in channels where !listed.contains(id) {
+                var gone = channel.latest
+                gone.state = .dismissed
+                channel.receive(gone, force: false)
+                channels[id] = nil
+            }
+        }
+        let pending = waiters
+        waiters = [:]
+        for waiter in pending.values { waiter.resume(returning: call) }
+        return stream
+    }
+
+    private func handle(_ json: JSON?) {
+        guard let event = ActivityEvent(json: json) else { return }
+        switch event.kind {
+        case .state, .content:
+            if let activity = event.activity {
+                channels[activity.id]?.receive(activity, force: false)
+                if activity.state == .dismissed { channels[activity.id] = nil }
+            }
+        case .authorization:
+            if let info = event.authorization { apply(info) }
+        case .tap, .button, .resync:
+            break
+        }
+        for listener in eventListeners.values { listener.yield(event) }
+    }
+}

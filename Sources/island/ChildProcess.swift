@@ -1,0 +1,79 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Runs a command that inherits the terminal (stdin, stdout, stderr), the way a shell would.
+enum ChildProcess {
+    struct SpawnError: Error, CustomStringConvertible {
+        var command: String
+        var errno: Int32
+        var description: String { "\(command): \(String(cString: strerror(errno)))" }
+    }
+
+    /// Starts `arguments` (looked up on PATH) with the default disposition of every signal the
+    /// parent ignores while it waits.
+    static func spawn(_ arguments: [String]) throws -> pid_t {
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var defaults = sigset_t()
+        sigemptyset(&defaults)
+        for signal in [SIGINT, SIGQUIT, SIGTERM, SIGHUP, SIGPIPE] { sigaddset(&defaults, signal) }
+        posix_spawnattr_setsigdefault(&attributes, &defaults)
+        var mask = sigset_t()
+        sigemptyset(&mask)
+        posix_spawnattr_setsigmask(&attributes, &mask)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK))
+        let argv = arguments.map { strdup($0) } + [nil]
+        defer { argv.forEach { free($0) } }
+        var pid: pid_t = 0
+        let result = posix_spawnp(&pid, arguments[0], nil, &attributes, argv, environ)
+        guard result == 0 else { throw SpawnError(command: arguments[0], errno: result) }
+        return pid
+    }
+
+    /// The exit status, or 128 + the signal that killed it. Waits on a thread of its own so
+    /// no task thread blocks.
+    static func wait(_ pid: pid_t) async -> Int32 {
+        await withCheckedContinuation { continuation in
+            let thread = Thread {
+                var status: Int32 = 0
+                while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
+                let code = (status & 0x7F) == 0 ? (status >> 8) & 0xFF : 128 + (status & 0x7F)
+                continuation.resume(returning: code)
+            }
+            thread.start()
+        }
+    }
+}
+
+/// Reads standard input line by line on a thread of its own.
+enum StandardInput {
+    static func lines() -> AsyncStream<String> {
+        AsyncStream { continuation in
+            let thread = Thread {
+                while let line = readLine(strippingNewline: true) { continuation.yield(line) }
+                continuation.finish()
+            }
+            thread.start()
+        }
+    }
+}
+
+/// Delivers a signal as an async event instead of its default action.
+final class SignalWatcher {
+    private let sources: [any DispatchSourceSignal]
+
+    init(_ signals: [Int32], handler: @escaping @Sendable (Int32) -> Void) {
+        sources = signals.map { number in
+            signal(number, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+            source.setEventHandler { handler(number) }
+            source.resume()
+            return source
+        }
+    }
+
+    deinit { sources.forEach { $0.cancel() } }
+}

@@ -1,0 +1,176 @@
+import ArgumentParser
+import Foundation
+import IslandJSON
+import IslandKit
+import Varlink
+
+/// The options every subcommand that talks to the daemon takes.
+struct GlobalOptions: ParsableArguments {
+    @Option(help: ArgumentHelp("The daemon's socket.", discussion: "Default: $ISLAND_SOCKET, else $XDG_RUNTIME_DIR/island/islandd.sock.",
+                               valueName: "path"))
+    var socket: String?
+
+    @Option(help: ArgumentHelp("The app to act for (its .desktop file's name).", valueName: "id"))
+    var app: String = "org.island.cli"
+
+    @Flag(help: "Machine-readable output: JSON (one object per line for streams).")
+    var json = false
+
+    var socketPath: String { socket ?? IslandKit.defaultSocketPath() }
+
+    /// A connection of the producer role for `app`. Calls wait at most a few seconds for a
+    /// daemon that went away, so a script is never stuck.
+    func producer(reconnectTimeout: Duration = .seconds(3)) -> IslandConnection {
+        IslandConnection(configuration: .init(appID: app, socketPath: socketPath, reconnectTimeout: reconnectTimeout))
+    }
+
+    /// A raw Varlink connection, for the extension and admin roles.
+    func raw() async throws(CLIFailure) -> VarlinkClient {
+        do {
+            return try await VarlinkClient.connect(unixPath: socketPath)
+        } catch {
+            throw CLIFailure(.daemonUnavailable(socketPath: socketPath, reason: IslandConnection.describeSystemError("\(error)")), json: json)
+        }
+    }
+
+    /// Calls a method on a raw connection, mapping refusals.
+    func call(_ client: VarlinkClient, _ method: String, _ parameters: JSONObject) async throws(CLIFailure) -> JSONObject {
+        do {
+            return try await client.call(method, parameters)
+        } catch let error as VarlinkError {
+            throw CLIFailure(ActivityAuthorizationError(error), json: json)
+        } catch {
+            throw CLIFailure(.daemonUnavailable(socketPath: socketPath, reason: "the connection closed: \(error)"), json: json)
+        }
+    }
+
+    /// Runs `body`, turning IslandKit's errors into the CLI's exit statuses.
+    func perform<T>(_ body: () async throws -> T) async throws -> T {
+        do {
+            return try await body()
+        } catch let error as ActivityAuthorizationError {
+            throw CLIFailure(error, json: json)
+        }
+    }
+}
+
+/// A failure that ends the command with a message and an exit status.
+struct CLIFailure: Error {
+    var status: Int32
+    var name: String
+    var message: String
+    var hint: String?
+    var parameters: JSONObject = [:]
+    var json: Bool
+
+    init(_ error: ActivityAuthorizationError, json: Bool) {
+        if case .daemonUnavailable = error { status = ExitStatus.unavailable } else { status = ExitStatus.refused }
+        name = error.name
+        message = error.description
+        hint = error.recoverySuggestion
+        parameters = error.parameters
+        self.json = json
+    }
+
+    init(status: Int32, name: String, message: String, hint: String? = nil, json: Bool) {
+        self.status = status
+        self.name = name
+        self.message = message
+        self.hint = hint
+        self.json = json
+    }
+
+    static func usage(_ message: String, json: Bool = false) -> CLIFailure {
+        CLIFailure(status: ExitStatus.usage, name: "Usage", message: message, json: json)
+    }
+
+    func report() {
+        var text = "island: \(name): \(message)\n"
+        if let hint { text += "  hint: \(hint)\n" }
+        Output.error(text)
+        if json {
+            var object: JSONObject = ["error": .string(name), "parameters": .object(parameters), "message": .string(message)]
+            if let hint { object["hint"] = .string(hint) }
+            Output.json(.object(object))
+        }
+    }
+}
+
+enum Output {
+    static func line(_ text: String) {
+        FileHandle.standardOutput.write(Data((text + "\n").utf8))
+    }
+
+    static func json(_ value: JSON) {
+        line(value.description)
+    }
+
+    static func error(_ text: String) {
+        FileHandle.standardError.write(Data(text.utf8))
+    }
+
+    static func warning(_ text: String) {
+        error("island: warning: \(text)\n")
+    }
+}
+
+/// Parses a JSON object given on the command line.
+func parseObject(_ text: String?, option: String, json: Bool) throws(CLIFailure) -> JSONObject {
+    guard let text else { return [:] }
+    do {
+        guard let object = try JSONParser.parse(text).objectValue else {
+            throw CLIFailure.usage("\(option) must be a JSON object, like '{\"key\": \"value\"}'", json: json)
+        }
+        return object
+    } catch let error as JSONParseError {
+        throw CLIFailure.usage("\(option) is not valid JSON: \(error)", json: json)
+    } catch let error as CLIFailure {
+        throw error
+    } catch {
+        throw CLIFailure.usage("\(option): \(error)", json: json)
+    }
+}
+
+/// Durations like `25m`, `1h30m`, `90s`, `1.5h` or bare seconds (`90`).
+func parseDuration(_ text: String) -> Double? {
+    if let seconds = Double(text), seconds >= 0 { return seconds }
+    var total = 0.0
+    var number = ""
+    var sawUnit = false
+    for character in text {
+        if character.isNumber || character == "." {
+            number.append(character)
+        } else {
+            guard let value = Double(number) else { return nil }
+            switch character {
+            case "h": total += value * 3600
+            case "m": total += value * 60
+            case "s": total += value
+            case "d": total += value * 86400
+            default: return nil
+            }
+            number = ""
+            sawUnit = true
+        }
+    }
+    if !number.isEmpty { return nil }
+    return sawUnit ? total : nil
+}
+
+/// `1:05:03` or `4:09`.
+func formatClock(_ seconds: Double) -> String {
+    let total = max(0, Int(seconds.rounded(.up)))
+    let (h, m, s) = (total / 3600, total / 60 % 60, total % 60)
+    func two(_ n: Int) -> String { n < 10 ? "0\(n)" : "\(n)" }
+    return h > 0 ? "\(h):\(two(m)):\(two(s))" : "\(m):\(two(s))"
+}
+
+var now: Double { Date().timeIntervalSince1970 }
+
+/// One line describing an activity.
+func describe(_ activity: ActivitySnapshot) -> String {
+    var text = "\(activity.id) \(activity.type) \(activity.state.rawValue)"
+    if let reason = activity.endReason { text += " (\(reason.rawValue))" }
+    text += " " + JSON.object(activity.deliveredContent.state).description
+    return text
+}

@@ -1,0 +1,167 @@
+import ArgumentParser
+import Foundation
+import IslandJSON
+import IslandKit
+
+struct ExtensionCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "extension",
+        abstract: "Register, list and remove the app's layouts (the extension role).",
+        subcommands: [Register.self, ListLayouts.self, Remove.self])
+
+    struct Register: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Validate and register a layout for an activity type.",
+            discussion: "An invalid layout is refused with org.island.InvalidLayout and the JSON path of the problem (exit status 1). Try it first with `island preview`.")
+
+        @OptionGroup var global: GlobalOptions
+        @Argument(help: "The layout, a JSON file.") var layout: String
+        @Option(help: ArgumentHelp("The activity type it draws.", valueName: "type")) var type: String
+
+        func run() async throws {
+            let text: String
+            do { text = try String(contentsOfFile: layout, encoding: .utf8) } catch {
+                throw CLIFailure.usage("cannot read \(layout): \(error.localizedDescription)", json: global.json)
+            }
+            let object = try parseObject(text, option: layout, json: global.json)
+            let client = try await global.raw()
+            _ = try await global.call(client, "org.island.Extension.RegisterLayout",
+                                      ["app": .string(global.app), "type": .string(type), "layout": .object(object)])
+            await client.close()
+            if global.json { Output.json(["registered": .string(type), "app": .string(global.app)]) }
+        }
+    }
+
+    struct ListLayouts: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(commandName: "list", abstract: "List the app's registered layouts.")
+
+        @OptionGroup var global: GlobalOptions
+
+        func run() async throws {
+            let client = try await global.raw()
+            let reply = try await global.call(client, "org.island.Extension.ListLayouts", ["app": .string(global.app)])
+            await client.close()
+            let layouts = reply["layouts"]?.arrayValue ?? []
+            if global.json {
+                Output.json(.array(layouts))
+            } else if layouts.isEmpty {
+                Output.line("no layouts")
+            } else {
+                for layout in layouts { Output.line(layout["type"]?.stringValue ?? "?") }
+            }
+        }
+    }
+
+    struct Remove: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Remove the app's layout for a type; its activities use the default layout.")
+
+        @OptionGroup var global: GlobalOptions
+        @Option(help: ArgumentHelp("The activity type.", valueName: "type")) var type: String
+
+        func run() async throws {
+            let client = try await global.raw()
+            _ = try await global.call(client, "org.island.Extension.RemoveLayout", ["app": .string(global.app), "type": .string(type)])
+            await client.close()
+        }
+    }
+}
+
+struct Admin: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Change the user's settings and inspect the daemon (needs the daemon's own user, or root).",
+        subcommands: [Enable.self, Disable.self, FrequentUpdates.self, Apps.self, Status.self, Reload.self])
+
+    static func call(_ global: GlobalOptions, _ method: String, _ parameters: JSONObject = [:]) async throws(CLIFailure) -> JSONObject {
+        let client = try await global.raw()
+        defer { Task { await client.close() } }
+        return try await global.call(client, "org.island.Admin." + method, parameters)
+    }
+
+    struct Enable: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Turn Live Activities on for an app, or for all apps.")
+        @OptionGroup var global: GlobalOptions
+        @Argument(help: "The app; all apps when omitted.") var target: String?
+
+        func run() async throws {
+            var parameters: JSONObject = ["enabled": true]
+            if let target { parameters["app"] = .string(target) }
+            _ = try await Admin.call(global, "SetEnabled", parameters)
+        }
+    }
+
+    struct Disable: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Turn Live Activities off for an app, or for all apps; ends their activities.")
+        @OptionGroup var global: GlobalOptions
+        @Argument(help: "The app; all apps when omitted.") var target: String?
+
+        func run() async throws {
+            var parameters: JSONObject = ["enabled": false]
+            if let target { parameters["app"] = .string(target) }
+            _ = try await Admin.call(global, "SetEnabled", parameters)
+        }
+    }
+
+    struct FrequentUpdates: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "frequent-updates", abstract: "Turn frequent updates on or off for an app whose manifest allows them.")
+        @OptionGroup var global: GlobalOptions
+        @Argument(help: "The app.") var target: String
+        @Argument(help: "on or off.") var setting: String
+
+        func validate() throws {
+            guard ["on", "off"].contains(setting) else { throw ValidationError("the setting is on or off, not \(setting)") }
+        }
+
+        func run() async throws {
+            _ = try await Admin.call(global, "SetFrequentUpdates", ["app": .string(target), "enabled": .bool(setting == "on")])
+        }
+    }
+
+    struct Apps: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "List the apps that may show Live Activities, with their settings.")
+        @OptionGroup var global: GlobalOptions
+
+        func run() async throws {
+            let reply = try await Admin.call(global, "ListApps")
+            if global.json {
+                Output.json(.object(reply))
+                return
+            }
+            Output.line("Live Activities: \(reply["enabled"]?.boolValue == true ? "on" : "off")")
+            var rows = [["APP", "ENABLED", "FREQUENT", "ACTIVITIES", "NAME"]]
+            for app in reply["apps"]?.arrayValue ?? [] {
+                let frequent = app["frequentUpdatesAllowed"]?.boolValue == true ? (app["frequentUpdates"]?.boolValue == true ? "on" : "off") : "-"
+                let enabled = app["entitled"]?.boolValue == false ? "unentitled" : (app["enabled"]?.boolValue == true ? "yes" : "no")
+                rows.append([app["id"]?.stringValue ?? "?", enabled, frequent, app["activities"].map(\.description) ?? "0",
+                             app["name"]?.stringValue ?? ""])
+            }
+            printTable(rows)
+        }
+    }
+
+    struct Status: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Show the daemon's version, counts and limits.")
+        @OptionGroup var global: GlobalOptions
+
+        func run() async throws {
+            let reply = try await Admin.call(global, "Status")
+            if global.json {
+                Output.json(.object(reply))
+                return
+            }
+            for (key, value) in reply where key != "limits" {
+                Output.line("\(key): \(value.stringValue ?? value.description)")
+            }
+            for (key, value) in reply["limits"]?.objectValue ?? [:] { Output.line("limit \(key): \(value)") }
+        }
+    }
+
+    struct Reload: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Re-read the configuration, manifests and installed layouts (like SIGHUP).")
+        @OptionGroup var global: GlobalOptions
+
+        func run() async throws {
+            _ = try await Admin.call(global, "Reload")
+        }
+    }
+}

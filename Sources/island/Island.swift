@@ -1,0 +1,74 @@
+import ArgumentParser
+import Foundation
+
+/// `island`: the command line of Island, an app of its own (`org.island.cli`) that starts,
+/// updates and ends Live Activities, plus the extension, admin and preview tools.
+struct Island: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "island",
+        abstract: "Show Live Activities in the Island from the command line and from scripts.",
+        discussion: """
+            Talks to the Island daemon (islandd) over its Varlink socket. By default it acts as the \
+            app org.island.cli, whose desktop entry (org.island.cli.desktop) allows Live Activities \
+            and frequent updates, so scripts work out of the box.
+
+            Common options (after the subcommand): --socket PATH (default $ISLAND_SOCKET, else \
+            $XDG_RUNTIME_DIR/island/islandd.sock), --app ID (default org.island.cli), --json \
+            (machine-readable output: one JSON object, or one per line for streams).
+
+            Examples:
+              island start Delivery --state '{"stage":"baking"}'
+              island update ID --state '{"stage":"on the way"}'
+              island end ID --dismiss immediate
+              island run --title "Build" -- make -j8
+              island timer 25m "Focus"
+              make 2>&1 | island progress --title "Build"
+              island preview layout.json --state '{"eta":5}' --mode compact --svg out.svg
+
+            Exit status:
+              0    success
+              1    the daemon refused the call; the error's name is printed with what to do
+              2    usage error (bad arguments, options or JSON)
+              69   the daemon is unavailable (not running, or the wrong socket)
+              island run exits with the command's status (128+N when killed by signal N).
+            """,
+        subcommands: [
+            Start.self, Update.self, End.self, List.self, Watch.self, Auth.self,
+            Run.self, TimerCommand.self, ProgressCommand.self,
+            ExtensionCommand.self, Admin.self, Preview.self,
+        ]
+    )
+}
+
+@main
+enum Main {
+    static func main() async {
+        do {
+            var command = try Island.parseAsRoot()
+            if var command = command as? AsyncParsableCommand {
+                try await command.run()
+            } else {
+                try command.run()
+            }
+        } catch let exit as ExitCode {
+            Foundation.exit(exit.rawValue)
+        } catch let failure as CLIFailure {
+            failure.report()
+            Foundation.exit(failure.status)
+        } catch {
+            // Usage errors exit with 2, as most Unix tools do (ArgumentParser's default is 64).
+            if Island.exitCode(for: error) == .validationFailure {
+                FileHandle.standardError.write(Data((Island.fullMessage(for: error) + "\n").utf8))
+                Foundation.exit(ExitStatus.usage)
+            }
+            Island.exit(withError: error)
+        }
+    }
+}
+
+enum ExitStatus {
+    static let ok: Int32 = 0
+    static let refused: Int32 = 1
+    static let usage: Int32 = 2
+    static let unavailable: Int32 = 69
+}

@@ -1,0 +1,81 @@
+import ArgumentParser
+import Foundation
+import IslandCore
+import IslandJSON
+
+extension IslandSVG.Mode: ExpressibleByArgument {}
+
+struct Preview: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Render a layout with sample data, without a daemon.",
+        discussion: """
+            Validates LAYOUT.json as the daemon would, renders it with --attributes and --state at \
+            --now (default: the current time), and prints the regions of --mode as text. With --svg, \
+            also draws them to the Dynamic Island's proportions. An invalid layout prints \
+            `path: reason` and exits with status 1.
+
+              island preview coffee.json --attributes '{"shop":"Blue Bottle"}' \\
+                --state '{"stage":"brewing","eta":7}' --mode compact --svg compact.svg
+            """)
+
+    @Argument(help: "The layout, a JSON file.") var layout: String
+    @Option(help: ArgumentHelp("The activity's attributes, a JSON object.", valueName: "json")) var attributes: String?
+    @Option(help: ArgumentHelp("The activity's state, a JSON object.", valueName: "json")) var state: String?
+    @Option(help: ArgumentHelp("compact, minimal, expanded or lockscreen.", valueName: "mode")) var mode: IslandSVG.Mode = .compact
+    @Option(help: ArgumentHelp("Also write an SVG drawing to this file.", valueName: "out.svg")) var svg: String?
+    @Option(help: ArgumentHelp("The time to render timers at (epoch seconds).", valueName: "epoch")) var now: Double?
+    @Flag(help: "Machine-readable output.") var json = false
+
+    func run() async throws {
+        let text: String
+        do { text = try String(contentsOfFile: layout, encoding: .utf8) } catch {
+            throw CLIFailure.usage("cannot read \(layout): \(error.localizedDescription)", json: json)
+        }
+        let attributes = try parseObject(attributes, option: "--attributes", json: json)
+        let state = try parseObject(state, option: "--state", json: json)
+        let parsed: Layout
+        do {
+            parsed = try Layout(text: text)
+        } catch {
+            if json {
+                Output.json(["error": "org.island.InvalidLayout", "path": .string(error.path), "reason": .string(error.reason)])
+            }
+            Output.error("\(layout): \(error.path.isEmpty ? "(layout)" : error.path): \(error.reason)\n")
+            throw ExitCode(ExitStatus.refused)
+        }
+        let rendered = LayoutRenderer(attributes: attributes, state: state, now: now ?? Date().timeIntervalSince1970).render(parsed)
+        let regions = Self.regions(of: rendered, mode: mode)
+        if let svg {
+            let drawing = IslandSVG(mode: mode, layout: rendered).render()
+            do { try drawing.write(toFile: svg, atomically: true, encoding: .utf8) } catch {
+                throw CLIFailure(status: ExitStatus.refused, name: "WriteFailed", message: "cannot write \(svg): \(error.localizedDescription)", json: json)
+            }
+        }
+        if json {
+            var object: JSONObject = ["mode": .string(mode.rawValue)]
+            object["regions"] = .object(JSONObject(uniqueKeysWithValues: regions.map { ($0.0, $0.1.map(JSON.string) ?? .null) }))
+            if let url = rendered.url { object["url"] = .string(url) }
+            if let svg { object["svg"] = .string(svg) }
+            Output.json(.object(object))
+            return
+        }
+        Output.line(mode.rawValue)
+        let width = regions.map(\.0.count).max() ?? 0
+        for (name, value) in regions {
+            Output.line("  \(name):" + String(repeating: " ", count: width - name.count + 1) + (value ?? "(none)"))
+        }
+        if let url = rendered.url { Output.line("  url:" + String(repeating: " ", count: max(1, width - 2)) + url) }
+    }
+
+    static func regions(of layout: RenderedLayout, mode: IslandSVG.Mode) -> [(String, String?)] {
+        switch mode {
+        case .compact: [("leading", layout.compactLeading?.view.plainText), ("trailing", layout.compactTrailing?.view.plainText)]
+        case .minimal: [("minimal", layout.minimal?.view.plainText)]
+        case .expanded:
+            [("leading", layout.expandedLeading?.view.plainText), ("center", layout.expandedCenter?.view.plainText),
+             ("trailing", layout.expandedTrailing?.view.plainText), ("bottom", layout.expandedBottom?.view.plainText)]
+        case .lockscreen:
+            [("lockScreen", layout.hideContentOnLockScreen ? "(content hidden on the lock screen)" : layout.lockScreen?.view.plainText)]
+        }
+    }
+}

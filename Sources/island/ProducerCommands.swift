@@ -1,0 +1,234 @@
+import ArgumentParser
+import Foundation
+import IslandJSON
+import IslandKit
+
+struct Start: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Start a Live Activity and print its id.",
+        discussion: """
+            TYPE names the activity's kind (its layout is looked up by it). Attributes are fixed for \
+            the activity's life; the state changes with `island update`. With --key, starting again \
+            with the same key returns the activity already started instead of a duplicate.
+            """)
+
+    @OptionGroup var global: GlobalOptions
+    @Argument(help: "The activity type, e.g. Delivery.") var type: String
+    @Option(help: ArgumentHelp("The immutable attributes, a JSON object.", valueName: "json")) var attributes: String?
+    @Option(help: ArgumentHelp("The initial state, a JSON object.", valueName: "json")) var state: String?
+    @Option(help: ArgumentHelp("An idempotency key: a retry returns the same activity.", valueName: "key")) var key: String?
+    @Option(help: ArgumentHelp("The relevance score (higher shows first).", valueName: "n")) var relevance: Double = 0
+    @Option(help: ArgumentHelp("Mark the activity stale after this many seconds.", valueName: "seconds")) var staleAfter: Double?
+
+    func run() async throws {
+        let attributes = try parseObject(attributes, option: "--attributes", json: global.json)
+        let state = try parseObject(state, option: "--state", json: global.json)
+        let connection = global.producer()
+        let content = RawActivityContent(state: state, staleDate: staleAfter.map { now + $0 }, relevanceScore: relevance)
+        let (activity, _) = try await global.perform {
+            try await connection.request(type: type, attributes: attributes, content: content, key: key)
+        }
+        if global.json { Output.json(.object(activity.json)) } else { Output.line(activity.id) }
+        await connection.close()
+    }
+}
+
+struct Update: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Replace an activity's state.",
+        discussion: """
+            The content is replaced as a whole, as in ActivityKit: give --relevance and \
+            --stale-after again if they should stay. Prints nothing when presenters get the state now. When the activity's update rate is \
+            exceeded, the state is still accepted, and `throttled, delivered at TIME` says when \
+            presenters get it (later updates coalesce, the latest wins).
+            """)
+
+    @OptionGroup var global: GlobalOptions
+    @Argument(help: "The activity's id.") var id: String
+    @Option(help: ArgumentHelp("The new state, a JSON object.", valueName: "json")) var state: String
+    @Option(help: ArgumentHelp("Alert: expand the activity briefly with this title.", valueName: "title")) var alertTitle: String?
+    @Option(help: ArgumentHelp("The alert's body.", valueName: "body")) var alertBody: String?
+    @Option(help: ArgumentHelp("The update's time (epoch seconds); older updates are refused.", valueName: "t")) var timestamp: Double?
+    @Option(help: ArgumentHelp("The relevance score.", valueName: "n")) var relevance: Double = 0
+    @Option(help: ArgumentHelp("Mark the activity stale after this many seconds.", valueName: "seconds")) var staleAfter: Double?
+
+    func validate() throws {
+        if alertBody != nil && alertTitle == nil { throw ValidationError("--alert-body needs --alert-title") }
+    }
+
+    func run() async throws {
+        let state = try parseObject(state, option: "--state", json: global.json)
+        let connection = global.producer()
+        let alert = alertTitle.map { AlertConfiguration(title: $0, body: alertBody ?? "") }
+        let content = RawActivityContent(state: state, staleDate: staleAfter.map { now + $0 }, relevanceScore: relevance)
+        let (activity, delivery) = try await global.perform {
+            try await connection.update(id: id, content: content, alert: alert, timestamp: timestamp)
+        }
+        if global.json {
+            Output.json([
+                "activity": .object(activity.json),
+                "delivery": [
+                    "throttled": .bool(delivery.throttled), "deliverAt": .double(delivery.deliverAt.timeIntervalSince1970),
+                    "alerted": .bool(delivery.alerted), "alertSuppressed": .bool(delivery.alertSuppressed),
+                ],
+            ])
+        } else {
+            if delivery.throttled {
+                Output.line("throttled, delivered at \(delivery.deliverAt.formatted(.iso8601)) (deliverAt \(delivery.deliverAt.timeIntervalSince1970))")
+            }
+            if delivery.alertSuppressed { Output.line("alert suppressed: the app's alert budget is spent") }
+        }
+        await connection.close()
+    }
+}
+
+struct End: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "End an activity.",
+        discussion: """
+            --dismiss says when it leaves the lock screen: `default` (up to 4 hours), `immediate`, \
+            or a number of seconds from now.
+            """)
+
+    @OptionGroup var global: GlobalOptions
+    @Argument(help: "The activity's id.") var id: String
+    @Option(help: ArgumentHelp("The final state, a JSON object.", valueName: "json")) var state: String?
+    @Option(help: ArgumentHelp("default, immediate, or seconds from now.", valueName: "policy")) var dismiss: String = "default"
+
+    func policy() throws(CLIFailure) -> ActivityUIDismissalPolicy {
+        switch dismiss {
+        case "default": return .default
+        case "immediate": return .immediate
+        default:
+            guard let seconds = parseDuration(dismiss) else {
+                throw CLIFailure.usage("--dismiss must be default, immediate or a number of seconds, not \(dismiss)", json: global.json)
+            }
+            return .after(Date(timeIntervalSinceNow: seconds))
+        }
+    }
+
+    func run() async throws {
+        let content = try state.map { RawActivityContent(state: try parseObject($0, option: "--state", json: global.json)) }
+        let policy = try policy()
+        let connection = global.producer()
+        let activity = try await global.perform { try await connection.end(id: id, content: content, dismissalPolicy: policy) }
+        if global.json { Output.json(.object(activity.json)) }
+        await connection.close()
+    }
+}
+
+struct List: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "List the app's activities.")
+
+    @OptionGroup var global: GlobalOptions
+    @Option(help: ArgumentHelp("Only activities of this type.", valueName: "type")) var type: String?
+    @Option(parsing: .upToNextOption, help: ArgumentHelp("Only activities in these states (pending active stale ended dismissed).", valueName: "state"))
+    var state: [String] = []
+
+    func run() async throws {
+        var states: [ActivityState]?
+        if !state.isEmpty {
+            states = try state.map { name throws(CLIFailure) in
+                guard let state = ActivityState(rawValue: name) else {
+                    throw CLIFailure.usage("unknown state \(name); states are pending, active, stale, ended, dismissed", json: global.json)
+                }
+                return state
+            }
+        }
+        let connection = global.producer()
+        let activities = try await global.perform { try await connection.list(type: type, states: states) }
+        await connection.close()
+        if global.json {
+            Output.json(.array(activities.map { .object($0.json) }))
+            return
+        }
+        if activities.isEmpty {
+            Output.line("no activities")
+            return
+        }
+        var rows = [["ID", "TYPE", "STATE", "STARTED", "CONTENT"]]
+        let formatter = DateFormatter()
+        formatter.dateFormat = "yyyy-MM-dd HH:mm:ss"
+        for activity in activities {
+            var state = activity.state.rawValue
+            if let reason = activity.endReason { state += " (\(reason.rawValue))" }
+            var content = JSON.object(activity.deliveredContent.state).description
+            if content.count > 60 { content = String(content.prefix(59)) + "…" }
+            rows.append([activity.id, activity.type, state,
+                         formatter.string(from: Date(timeIntervalSince1970: activity.createdAt)), content])
+        }
+        printTable(rows)
+    }
+}
+
+func printTable(_ rows: [[String]]) {
+    guard let first = rows.first else { return }
+    var widths = first.map(\.count)
+    for row in rows { for (i, cell) in row.enumerated() { widths[i] = max(widths[i], cell.count) } }
+    for row in rows {
+        let cells = row.enumerated().map { i, cell in
+            i == row.count - 1 ? cell : cell + String(repeating: " ", count: widths[i] - cell.count)
+        }
+        Output.line(cells.joined(separator: "  "))
+    }
+}
+
+struct Watch: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Print the app's activity events as they happen (Ctrl-C to stop).",
+        discussion: "One line per event; JSON lines with --json. Survives a daemon restart (a `resync` event per activity follows it).")
+
+    @OptionGroup var global: GlobalOptions
+    @Argument(help: "Only events of these activities.") var ids: [String] = []
+
+    func run() async throws {
+        let connection = global.producer(reconnectTimeout: .seconds(30))
+        let events = try await global.perform { try await connection.events() }
+        let wanted = Set(ids)
+        for await event in events {
+            if !wanted.isEmpty {
+                guard let id = event.activity?.id, wanted.contains(id) else { continue }
+            }
+            if global.json {
+                Output.json(.object(event.json))
+                continue
+            }
+            let time = Date().formatted(date: .omitted, time: .standard)
+            switch event.kind {
+            case .state, .content, .resync:
+                if let activity = event.activity { Output.line("\(time) \(event.kind.rawValue) \(describe(activity))") }
+            case .tap:
+                Output.line("\(time) tap \(event.activity?.id ?? "-") \(event.url ?? "")")
+            case .button:
+                Output.line("\(time) button \(event.activity?.id ?? "-") \(event.action ?? "")")
+            case .authorization:
+                if let info = event.authorization {
+                    Output.line("\(time) authorization \(info.app) enabled=\(info.enabled) frequentUpdates=\(info.frequentUpdates)")
+                }
+            }
+        }
+    }
+}
+
+struct Auth: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Show whether the app may show Live Activities, with its limits and budgets.")
+
+    @OptionGroup var global: GlobalOptions
+
+    func run() async throws {
+        let connection = global.producer()
+        let info = try await global.perform { try await connection.authorizationInfo() }
+        await connection.close()
+        if global.json {
+            Output.json(.object(info.json))
+            return
+        }
+        Output.line("app:              \(info.app)")
+        Output.line("enabled:          \(info.enabled ? "yes" : "no")")
+        Output.line("frequent updates: \(info.frequentUpdates ? "yes" : "no")")
+        Output.line("activities:       \(info.activities) (all apps: \(info.globalActivities))")
+        Output.line("starts left:      \(info.remainingStarts)")
+        Output.line("alerts left:      \(info.remainingAlerts)")
+        for (key, value) in info.limits { Output.line("limit \(key): \(value)") }
+    }
+}

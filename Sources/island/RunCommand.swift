@@ -1,0 +1,77 @@
+import ArgumentParser
+import Foundation
+import IslandJSON
+import IslandKit
+
+struct Run: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Run a command with a Live Activity that shows it running, then how it ended.",
+        discussion: """
+            Starts an activity of type Command (attributes {title, command}, state {status: running, \
+            startedAt}), runs the command with the terminal's stdin/stdout/stderr, then ends the \
+            activity with {status: succeeded|failed, exitStatus, duration} and exits with the \
+            command's status (128+N when killed by signal N). If the daemon is unavailable or refuses, \
+            the command still runs, with a warning: your work never waits on the island.
+
+              island run --title "Nightly backup" -- rsync -a ~/ /mnt/backup/
+            """)
+
+    @OptionGroup var global: GlobalOptions
+    @Option(help: ArgumentHelp("The title shown (default: the command).", valueName: "title")) var title: String?
+    @Argument(parsing: .captureForPassthrough, help: ArgumentHelp("The command and its arguments, after --.", valueName: "command"))
+    var command: [String] = []
+
+    mutating func validate() throws {
+        if command.first == "--" { command.removeFirst() }
+        if command.isEmpty { throw ValidationError("give the command to run after --, e.g. island run -- make") }
+    }
+
+    func run() async throws {
+        let commandLine = command.map(Self.quoted).joined(separator: " ")
+        let connection = global.producer(reconnectTimeout: .seconds(2))
+        let started = Date()
+        var activity: ActivitySnapshot?
+        do {
+            activity = try await connection.request(
+                type: "Command",
+                attributes: ["title": .string(title ?? commandLine), "command": .string(commandLine)],
+                content: RawActivityContent(state: ["status": "running", "startedAt": .double(started.timeIntervalSince1970)]),
+                ownerGone: .end).activity
+        } catch let error as ActivityAuthorizationError {
+            Output.warning("no Live Activity (\(error.name): \(error.description)); running the command anyway")
+        }
+
+        // Like a shell: Ctrl-C goes to the command (same process group); island stays to report it.
+        let watcher = SignalWatcher([SIGINT, SIGQUIT]) { _ in }
+        let status: Int32
+        do {
+            let pid = try ChildProcess.spawn(command)
+            status = await ChildProcess.wait(pid)
+        } catch {
+            Output.error("island: \(error)\n")
+            status = 127
+        }
+        _ = watcher
+
+        if let activity {
+            let duration = Date().timeIntervalSince(started)
+            let state: JSONObject = [
+                "status": .string(status == 0 ? "succeeded" : "failed"), "exitStatus": .int(Int(status)),
+                "startedAt": .double(started.timeIntervalSince1970), "duration": .double((duration * 1000).rounded() / 1000),
+            ]
+            do {
+                let ended = try await connection.end(id: activity.id, content: RawActivityContent(state: state))
+                if global.json { Output.json(.object(ended.json)) }
+            } catch let error as ActivityAuthorizationError {
+                Output.warning("could not end the Live Activity (\(error.name): \(error.description))")
+            }
+        }
+        await connection.close()
+        throw ExitCode(status)
+    }
+
+    static func quoted(_ argument: String) -> String {
+        let safe = argument.allSatisfy { $0.isLetter || $0.isNumber || "-_./=:,+@%".contains($0) }
+        return safe && !argument.isEmpty ? argument : "'" + argument.replacingOccurrences(of: "'", with: "'\\''") + "'"
+    }
+}

@@ -1,0 +1,437 @@
+"""End-to-end tests of the `island` CLI against the real islandd: every command, exit
+statuses, --json output, `island run`/`progress`/`timer`, and `island preview`'s SVG."""
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import tempfile
+import time
+import xml.etree.ElementTree as ET
+
+import pytest
+
+from conftest import BIN_DIR, wait_for
+
+ISLAND = os.path.abspath(os.path.join(BIN_DIR, "island"))
+REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+CLI_MANIFEST = os.path.join(REPO, "packaging", "applications", "org.island.cli.desktop")
+
+
+@pytest.fixture
+def cli_daemon(unstarted_daemon):
+    """islandd with the CLI's own desktop entry installed, as the package installs it."""
+    d = unstarted_daemon()
+    shutil.copy(CLI_MANIFEST, os.path.join(d.share, "applications", "org.island.cli.desktop"))
+    return d.start()
+
+
+def island(daemon, *args, stdin=None, timeout=30, socket=None):
+    env = dict(os.environ)
+    env["ISLAND_SOCKET"] = socket or (daemon.socket if daemon else "/tmp/island-e2e-no-daemon/none.sock")
+    return subprocess.run([ISLAND, *args], input=stdin, capture_output=True, text=True, timeout=timeout, env=env)
+
+
+def ok(result):
+    assert result.returncode == 0, "exit %s\nstdout: %s\nstderr: %s" % (result.returncode, result.stdout, result.stderr)
+    return result
+
+
+def activities(daemon, *args):
+    return json.loads(ok(island(daemon, "list", "--json", *args)).stdout)
+
+
+def activity(daemon, id):
+    return next(a for a in activities(daemon, "--state", "pending", "active", "stale", "ended", "dismissed") if a["id"] == id)
+
+
+# --- help, usage, availability -----------------------------------------------------------
+
+
+def test_help_explains_commands_and_exit_statuses():
+    result = ok(island(None, "--help"))
+    for word in ("start", "update", "end", "list", "watch", "auth", "run", "timer", "progress", "extension",
+                 "admin", "preview", "69", "usage"):
+        assert word in result.stdout
+    assert "--state" in ok(island(None, "update", "--help")).stdout
+
+
+def test_usage_errors_exit_2():
+    assert island(None, "start").returncode == 2
+    assert island(None, "frobnicate").returncode == 2
+    assert island(None, "start", "T", "--state", "{not json").returncode == 2
+    result = island(None, "start", "T", "--state", "[1]")
+    assert result.returncode == 2 and "JSON object" in result.stderr
+
+
+def test_no_daemon_exits_69_with_a_clear_message():
+    result = island(None, "list")
+    assert result.returncode == 69
+    assert "not reachable" in result.stderr and "islandd" in result.stderr
+    result = island(None, "start", "T", "--json")
+    assert result.returncode == 69
+    assert json.loads(result.stdout)["error"] == "DaemonUnavailable"
+
+
+# --- producer commands --------------------------------------------------------------------
+
+
+def test_start_update_list_end(cli_daemon):
+    id = ok(island(cli_daemon, "start", "Delivery", "--attributes", '{"title":"Pizza"}', "--state", '{"stage":"baking"}',
+                   "--relevance", "3")).stdout.strip()
+    assert len(id) == 36
+    ok(island(cli_daemon, "update", id, "--state", '{"stage":"on the way"}', "--relevance", "3"))
+    table = ok(island(cli_daemon, "list")).stdout
+    assert id in table and "Delivery" in table and "active" in table
+    listed = activities(cli_daemon, "--type", "Delivery")
+    assert [a["id"] for a in listed] == [id]
+    assert listed[0]["attributes"] == {"title": "Pizza"}
+    assert listed[0]["content"]["state"] == {"stage": "on the way"}
+    assert listed[0]["content"]["relevanceScore"] == 3
+    assert activities(cli_daemon, "--type", "Other") == []
+
+    ended = json.loads(ok(island(cli_daemon, "end", id, "--state", '{"stage":"delivered"}', "--json")).stdout)
+    assert ended["state"] == "ended" and ended["endReason"] == "app"
+    assert [a["id"] for a in activities(cli_daemon, "--state", "ended")] == [id]
+    assert activities(cli_daemon, "--state", "active") == []
+
+
+def test_start_json_key_and_stale_after(cli_daemon):
+    first = json.loads(ok(island(cli_daemon, "start", "T", "--key", "k1", "--stale-after", "600", "--json")).stdout)
+    again = json.loads(ok(island(cli_daemon, "start", "T", "--key", "k1", "--json")).stdout)
+    assert first["id"] == again["id"]
+    assert first["content"]["staleDate"] > time.time() + 500
+
+
+def test_update_reports_throttling_and_alerts(cli_daemon):
+    id = ok(island(cli_daemon, "start", "T")).stdout.strip()
+    replies = [json.loads(ok(island(cli_daemon, "update", id, "--state", '{"n":%d}' % n, "--json")).stdout) for n in range(3)]
+    for reply in replies:
+        assert set(reply["delivery"]) == {"throttled", "deliverAt", "alerted", "alertSuppressed"}
+        assert reply["activity"]["id"] == id
+    alerted = json.loads(ok(island(cli_daemon, "update", id, "--state", "{}", "--alert-title", "Hi", "--alert-body", "There",
+                                   "--json")).stdout)
+    assert alerted["delivery"]["alerted"] or alerted["delivery"]["alertSuppressed"]
+    # An older timestamp is refused, by name.
+    ok(island(cli_daemon, "update", id, "--state", "{}", "--timestamp", str(time.time() + 100)))
+    stale = island(cli_daemon, "update", id, "--state", "{}", "--timestamp", "1")
+    assert stale.returncode == 1 and "org.island.StaleTimestamp" in stale.stderr
+
+
+def test_end_dismiss_policies(cli_daemon):
+    a = ok(island(cli_daemon, "start", "T")).stdout.strip()
+    b = ok(island(cli_daemon, "start", "T")).stdout.strip()
+    ok(island(cli_daemon, "end", a, "--dismiss", "immediate"))
+    ended = json.loads(ok(island(cli_daemon, "end", b, "--dismiss", "3600", "--json")).stdout)
+    assert ended["dismissAt"] == pytest.approx(time.time() + 3600, abs=60)
+    assert island(cli_daemon, "end", b, "--dismiss", "sometime").returncode == 2
+    gone = island(cli_daemon, "update", a, "--state", "{}")
+    assert gone.returncode == 1 and "org.island." in gone.stderr
+
+
+def test_refused_call_exits_1_with_the_name_and_a_hint(cli_daemon):
+    big = json.dumps({"blob": "x" * 5000})
+    result = island(cli_daemon, "start", "T", "--attributes", big)
+    assert result.returncode == 1
+    assert "org.island.AttributesTooLarge" in result.stderr
+    assert "hint:" in result.stderr
+    result = island(cli_daemon, "start", "T", "--attributes", big, "--json")
+    error = json.loads(result.stdout)
+    assert error["error"] == "org.island.AttributesTooLarge"
+    assert error["parameters"]["limit"] == 4096 and error["parameters"]["size"] > 5000
+    # An app without a manifest is unentitled.
+    result = island(cli_daemon, "list", "--app", "org.example.Nobody")
+    assert result.returncode == 1 and "org.island.Unentitled" in result.stderr
+
+
+def test_auth(cli_daemon):
+    info = json.loads(ok(island(cli_daemon, "auth", "--json")).stdout)
+    assert info["app"] == "org.island.cli"
+    assert info["enabled"] is True
+    assert info["frequentUpdates"] is True  # the CLI's manifest allows them
+    assert info["limits"]["maxPayloadBytes"] == 4096
+    assert "enabled:" in ok(island(cli_daemon, "auth")).stdout
+
+
+def test_watch_prints_one_line_per_event(cli_daemon):
+    env = dict(os.environ, ISLAND_SOCKET=cli_daemon.socket)
+    out = tempfile.TemporaryFile(mode="w+")
+    watcher = subprocess.Popen([ISLAND, "watch", "--json"], stdout=out, stderr=subprocess.PIPE, env=env, text=True)
+    try:
+        def lines():
+            out.seek(0)
+            return [json.loads(line) for line in out.read().splitlines() if line.strip()]
+
+        # The watch is up once the process has connected: update until an update shows.
+        id = ok(island(cli_daemon, "start", "Watched", "--state", '{"n":0}')).stdout.strip()
+        sent = [0]
+
+        def seen_update():
+            sent[0] += 1
+            ok(island(cli_daemon, "update", id, "--state", '{"n":%d}' % sent[0]))
+            return any(e.get("activity", {}).get("id") == id and e["kind"] == "content"
+                       and e["activity"]["deliveredContent"]["state"].get("n", 0) >= 1 for e in lines())
+        wait_for(seen_update, timeout=10, interval=0.3, message="a content event")
+        assert all(e["kind"] in ("state", "content", "tap", "button", "authorization", "resync") for e in lines())
+    finally:
+        watcher.send_signal(signal.SIGINT)
+        watcher.wait(timeout=10)
+
+
+def test_watch_text_filters_by_id(cli_daemon):
+    env = dict(os.environ, ISLAND_SOCKET=cli_daemon.socket)
+    keep = ok(island(cli_daemon, "start", "T")).stdout.strip()
+    other = ok(island(cli_daemon, "start", "T")).stdout.strip()
+    out = tempfile.TemporaryFile(mode="w+")
+    watcher = subprocess.Popen([ISLAND, "watch", keep], stdout=out, stderr=subprocess.PIPE, env=env, text=True)
+    try:
+        def seen():
+            ok(island(cli_daemon, "update", other, "--state", '{"o":1}'))
+            ok(island(cli_daemon, "update", keep, "--state", '{"k":1}'))
+            out.seek(0)
+            return "content " + keep in out.read()
+        wait_for(seen, timeout=10, interval=0.3, message="a content line")
+        out.seek(0)
+        assert other not in out.read()
+    finally:
+        watcher.send_signal(signal.SIGINT)
+        watcher.wait(timeout=10)
+
+
+# --- run, progress, timer -------------------------------------------------------------------
+
+
+def test_run_passes_the_exit_status_through_and_ends_failed(cli_daemon):
+    result = island(cli_daemon, "run", "--title", "Fails", "--", "sh", "-c", "echo out; echo err >&2; exit 3")
+    assert result.returncode == 3
+    assert "out" in result.stdout and "err" in result.stderr
+    [a] = activities(cli_daemon, "--type", "Command", "--state", "ended")
+    assert a["attributes"] == {"title": "Fails", "command": "sh -c 'echo out; echo err >&2; exit 3'"}
+    assert a["content"]["state"]["status"] == "failed"
+    assert a["content"]["state"]["exitStatus"] == 3
+    assert a["content"]["state"]["duration"] >= 0
+
+
+def test_run_true_ends_succeeded(cli_daemon):
+    ok(island(cli_daemon, "run", "--", "true"))
+    [a] = activities(cli_daemon, "--type", "Command", "--state", "ended")
+    assert a["content"]["state"]["status"] == "succeeded" and a["content"]["state"]["exitStatus"] == 0
+    assert a["attributes"]["title"] == "true"
+
+
+def test_run_reports_a_killing_signal_as_128_plus_n(cli_daemon):
+    result = island(cli_daemon, "run", "--", "sh", "-c", "kill -TERM $$")
+    assert result.returncode == 128 + signal.SIGTERM
+    [a] = activities(cli_daemon, "--type", "Command", "--state", "ended")
+    assert a["content"]["state"]["exitStatus"] == 128 + signal.SIGTERM
+
+
+def test_run_shows_running_while_the_command_runs(cli_daemon, tmp_path):
+    go = tmp_path / "go"
+    env = dict(os.environ, ISLAND_SOCKET=cli_daemon.socket)
+    runner = subprocess.Popen([ISLAND, "run", "--", "sh", "-c", "while [ ! -e %s ]; do sleep 0.05; done" % go], env=env)
+    try:
+        running = wait_for(lambda: activities(cli_daemon, "--type", "Command", "--state", "active"), message="a running activity")
+        assert running[0]["content"]["state"]["status"] == "running"
+        assert running[0]["content"]["state"]["startedAt"] == pytest.approx(time.time(), abs=60)
+        go.touch()
+        assert runner.wait(timeout=20) == 0
+    finally:
+        go.touch()
+        if runner.poll() is None:
+            runner.kill()
+
+
+def test_run_without_a_daemon_still_runs_the_command():
+    result = island(None, "run", "--", "sh", "-c", "echo ran; exit 4")
+    assert result.returncode == 4
+    assert "ran" in result.stdout
+    assert "warning" in result.stderr
+
+
+def test_progress_follows_percentages_and_counts(cli_daemon):
+    result = ok(island(cli_daemon, "progress", "--title", "Build", stdin="starting\n10%\nhalf 50 %\n3/4\n"))
+    assert result.stdout.splitlines() == ["starting", "10%", "half 50 %", "3/4"]
+    [a] = activities(cli_daemon, "--type", "Progress", "--state", "ended")
+    assert a["attributes"] == {"title": "Build"}
+    state = a["content"]["state"]
+    assert (state["value"], state["total"], state["status"]) == (3, 4, "succeeded")
+
+
+def test_timer_ends_by_itself(cli_daemon):
+    result = ok(island(cli_daemon, "timer", "2s", "Tea", "--json"))
+    started = json.loads(result.stdout.splitlines()[0])
+    assert started["type"] == "Timer" and started["attributes"] == {"title": "Tea", "duration": 2}
+    assert started["content"]["state"]["paused"] is False
+    [a] = activities(cli_daemon, "--type", "Timer", "--state", "ended")
+    assert a["id"] == started["id"]
+    assert a["content"]["state"]["done"] is True
+    assert "Tea" in result.stderr
+
+
+def test_timer_interrupted_ends_and_dismisses(cli_daemon):
+    env = dict(os.environ, ISLAND_SOCKET=cli_daemon.socket)
+    timer = subprocess.Popen([ISLAND, "timer", "10m", "Long"], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                             stdin=subprocess.DEVNULL, env=env, text=True)
+    try:
+        id = timer.stdout.readline().strip()
+        assert activity(cli_daemon, id)["state"] == "active"
+        timer.send_signal(signal.SIGINT)
+        assert timer.wait(timeout=10) == 130
+        assert all(a["id"] != id or a["state"] == "dismissed"
+                   for a in activities(cli_daemon, "--state", "active", "ended", "dismissed"))
+    finally:
+        if timer.poll() is None:
+            timer.kill()
+
+
+def test_timer_rejects_a_bad_duration():
+    assert island(None, "timer", "soon").returncode == 2
+
+
+# --- extension and admin ------------------------------------------------------------------
+
+VALID_LAYOUT = {
+    "compactLeading": {"type": "symbol", "name": "☕"},
+    "compactTrailing": {"type": "text", "template": "{{state.eta}} min"},
+    "minimal": {"type": "progress", "value": "{{state.done}}", "total": 10},
+    "lockScreen": {"type": "vstack", "children": [
+        {"type": "text", "template": "{{attributes.shop}} <order> & co"},
+        {"type": "progress", "value": "{{state.done}}", "total": 10}]},
+    "expanded": {
+        "leading": {"type": "symbol", "name": "☕", "priority": 1},
+        "center": {"type": "text", "template": "Brewing", "priority": 2},
+        "trailing": {"type": "timer", "to": "{{state.endsAt}}", "priority": 1},
+        "bottom": {"type": "hstack", "priority": 0, "children": [
+            {"type": "button", "action": "cancel", "label": "Cancel"}, {"type": "spacer"},
+            {"type": "text", "template": "{{state.eta}} min"}]},
+    },
+    "keylineTint": "#6F4E37",
+    "chip": "Coffee",
+}
+INVALID_LAYOUT = {"compactLeading": {"type": "bogus"}}
+
+
+def write(tmp_path, name, value):
+    path = tmp_path / name
+    path.write_text(json.dumps(value))
+    return str(path)
+
+
+def test_extension_register_list_remove(cli_daemon, tmp_path):
+    layout = write(tmp_path, "layout.json", VALID_LAYOUT)
+    ok(island(cli_daemon, "extension", "register", layout, "--type", "Coffee"))
+    assert "Coffee" in ok(island(cli_daemon, "extension", "list")).stdout
+    listed = json.loads(ok(island(cli_daemon, "extension", "list", "--json")).stdout)
+    assert listed[0]["type"] == "Coffee" and listed[0]["layout"]["chip"] == "Coffee"
+    bad = island(cli_daemon, "extension", "register", write(tmp_path, "bad.json", INVALID_LAYOUT), "--type", "Bad")
+    assert bad.returncode == 1
+    assert "org.island.InvalidLayout" in bad.stderr and "compactLeading.type" in bad.stderr
+    ok(island(cli_daemon, "extension", "remove", "--type", "Coffee"))
+    assert json.loads(ok(island(cli_daemon, "extension", "list", "--json")).stdout) == []
+
+
+def test_admin_commands(cli_daemon):
+    status = json.loads(ok(island(cli_daemon, "admin", "status", "--json")).stdout)
+    assert status["scope"] == "user" and "limits" in status
+    assert "version:" in ok(island(cli_daemon, "admin", "status")).stdout
+    apps = json.loads(ok(island(cli_daemon, "admin", "apps", "--json")).stdout)
+    assert "org.island.cli" in [a["id"] for a in apps["apps"]]
+    assert "org.island.cli" in ok(island(cli_daemon, "admin", "apps")).stdout
+
+    id = ok(island(cli_daemon, "start", "T")).stdout.strip()
+    ok(island(cli_daemon, "admin", "disable", "org.island.cli"))
+    denied = island(cli_daemon, "start", "T")
+    assert denied.returncode == 1 and "org.island.Denied" in denied.stderr and "island admin enable" in denied.stderr
+    assert json.loads(ok(island(cli_daemon, "auth", "--json")).stdout)["enabled"] is False
+    assert activity(cli_daemon, id)["state"] in ("ended", "dismissed")
+    ok(island(cli_daemon, "admin", "enable", "org.island.cli"))
+    ok(island(cli_daemon, "start", "T"))
+
+    ok(island(cli_daemon, "admin", "frequent-updates", "org.island.cli", "off"))
+    assert json.loads(ok(island(cli_daemon, "auth", "--json")).stdout)["frequentUpdates"] is False
+    ok(island(cli_daemon, "admin", "frequent-updates", "org.island.cli", "on"))
+    assert island(cli_daemon, "admin", "frequent-updates", "org.island.cli", "maybe").returncode == 2
+    refused = island(cli_daemon, "admin", "frequent-updates", "org.example.Coffee", "on")
+    assert refused.returncode == 1 and "org.island.Unentitled" in refused.stderr
+
+    ok(island(cli_daemon, "admin", "disable"))
+    assert json.loads(ok(island(cli_daemon, "admin", "apps", "--json")).stdout)["enabled"] is False
+    ok(island(cli_daemon, "admin", "enable"))
+    ok(island(cli_daemon, "admin", "reload"))
+
+
+# --- preview --------------------------------------------------------------------------------
+
+MODES = ("compact", "minimal", "expanded", "lockscreen")
+SAMPLE_STATE = json.dumps({"eta": 7, "done": 4, "endsAt": 1_700_000_300})
+
+
+def test_preview_renders_every_mode_as_text(tmp_path):
+    layout = write(tmp_path, "layout.json", VALID_LAYOUT)
+    compact = ok(island(None, "preview", layout, "--attributes", '{"shop":"Blue"}', "--state", SAMPLE_STATE,
+                        "--mode", "compact")).stdout
+    assert "leading:" in compact and "☕" in compact and "7 min" in compact
+    expanded = json.loads(ok(island(None, "preview", layout, "--state", SAMPLE_STATE, "--mode", "expanded",
+                                    "--now", "1700000000", "--json")).stdout)
+    assert expanded["regions"]["trailing"] == "5:00"
+    assert expanded["regions"]["center"] == "Brewing"
+    minimal = json.loads(ok(island(None, "preview", layout, "--state", SAMPLE_STATE, "--mode", "minimal", "--json")).stdout)
+    assert minimal["regions"]["minimal"] == "40%"
+    lock = ok(island(None, "preview", layout, "--attributes", '{"shop":"Blue"}', "--state", SAMPLE_STATE,
+                     "--mode", "lockscreen")).stdout
+    assert "Blue <order> & co" in lock
+    assert island(None, "preview", layout, "--mode", "sideways").returncode == 2
+
+
+def test_preview_of_an_invalid_layout_prints_path_and_reason(tmp_path):
+    result = island(None, "preview", write(tmp_path, "bad.json", INVALID_LAYOUT), "--mode", "compact")
+    assert result.returncode == 1
+    assert "compactLeading.type:" in result.stderr
+    (tmp_path / "broken.json").write_text("{")
+    assert island(None, "preview", str(tmp_path / "broken.json")).returncode == 1
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_preview_svg_is_well_formed_and_renders(tmp_path, mode):
+    layout = write(tmp_path, "layout.json", VALID_LAYOUT)
+    svg = tmp_path / ("%s.svg" % mode)
+    ok(island(None, "preview", layout, "--attributes", '{"shop":"Blue"}', "--state", SAMPLE_STATE,
+              "--mode", mode, "--svg", str(svg)))
+    root = ET.parse(svg).getroot()
+    assert root.tag == "{http://www.w3.org/2000/svg}svg"
+    shapes = root.findall(".//{http://www.w3.org/2000/svg}rect") + root.findall(".//{http://www.w3.org/2000/svg}circle")
+    assert any(s.get("stroke") == "#6f4e37" for s in shapes)  # the keyline tint
+    texts = [t.text for t in root.iter("{http://www.w3.org/2000/svg}text")]
+    if mode == "lockscreen":
+        assert "Blue <order> & co" in texts
+    if shutil.which("rsvg-convert"):
+        png = tmp_path / ("%s.png" % mode)
+        subprocess.run(["rsvg-convert", str(svg), "-o", str(png)], check=True, timeout=30)
+        assert png.stat().st_size > 0
+
+
+def test_timer_pauses_and_resumes_from_a_terminal(cli_daemon):
+    import pty
+    master, slave = pty.openpty()
+    env = dict(os.environ, ISLAND_SOCKET=cli_daemon.socket)
+    timer = subprocess.Popen([ISLAND, "timer", "10m", "Paused"], stdin=slave, stdout=subprocess.PIPE,
+                             stderr=subprocess.DEVNULL, env=env, text=True)
+    os.close(slave)
+    try:
+        id = timer.stdout.readline().strip()
+        os.write(master, b"p\n")
+        paused = wait_for(lambda: (lambda s: s if s.get("paused") is True else None)(activity(cli_daemon, id)["content"]["state"]),
+                          message="a paused state")
+        assert 590 <= paused["remaining"] <= 600
+        os.write(master, b"p\n")
+        resumed = wait_for(lambda: (lambda s: s if s.get("paused") is False else None)(activity(cli_daemon, id)["content"]["state"]),
+                           message="a resumed state")
+        assert resumed["endsAt"] > time.time() + 500
+        timer.send_signal(signal.SIGINT)
+        assert timer.wait(timeout=10) == 130
+    finally:
+        os.close(master)
+        if timer.poll() is None:
+            timer.kill()
