@@ -1,0 +1,76 @@
+import IslandCore
+import IslandJSON
+
+/// One activity as the daemon delivered it to presenters (`org.island.Presenter.Item`), with
+/// its layout already validated.
+public struct PresenterItem: Sendable, Hashable {
+    public var id: String
+    public var app: String
+    public var type: String
+    public var attributes: JSONObject
+    public var state: JSONObject
+    public var staleDate: Double?
+    public var relevanceScore: Double
+    /// pending, active, stale, ended or dismissed.
+    public var activityState: String
+    public var endReason: String?
+    public var layout: Layout
+    public var defaultLayout: Bool
+
+    public init(
+        id: String, app: String, type: String, attributes: JSONObject = [:], state: JSONObject = [:],
+        staleDate: Double? = nil, relevanceScore: Double = 0, activityState: String = "active",
+        endReason: String? = nil, layout: Layout? = nil, defaultLayout: Bool = false
+    ) {
+        self.id = id
+        self.app = app
+        self.type = type
+        self.attributes = attributes
+        self.state = state
+        self.staleDate = staleDate
+        self.relevanceScore = relevanceScore
+        self.activityState = activityState
+        self.endReason = endReason
+        self.layout = layout ?? Layout.default(for: type, attributes: attributes, state: state)
+        self.defaultLayout = layout == nil || defaultLayout
+    }
+
+    /// Decodes an `Item`; nil when it has no id. A layout that does not validate (which the
+    /// daemon never sends) is replaced by the default layout rather than dropping the activity.
+    public init?(json: JSON) {
+        guard let object = json.objectValue, let id = object["id"]?.stringValue else { return nil }
+        let content = object["content"]?.objectValue ?? [:]
+        let type = object["type"]?.stringValue ?? ""
+        let attributes = object["attributes"]?.objectValue ?? [:]
+        let state = content["state"]?.objectValue ?? [:]
+        let layout: Layout? = object["layout"].flatMap { try? Layout(json: $0) }
+        self.init(
+            id: id, app: object["app"]?.stringValue ?? "", type: type, attributes: attributes, state: state,
+            staleDate: content["staleDate"]?.doubleValue, relevanceScore: content["relevanceScore"]?.doubleValue ?? 0,
+            activityState: object["state"]?.stringValue ?? "active", endReason: object["endReason"]?.stringValue,
+            layout: layout, defaultLayout: object["defaultLayout"]?.boolValue ?? (layout == nil))
+    }
+
+    public var isStale: Bool { activityState == "stale" }
+    public var isLive: Bool { activityState == "active" || activityState == "stale" }
+
+    /// The layout resolved at `now`. A region the layout leaves out is drawn from the default
+    /// layout, as DESIGN.md §6 asks of presenters.
+    public func render(now: Double) -> RenderedLayout {
+        let renderer = LayoutRenderer(attributes: attributes, state: state, now: now)
+        var rendered = renderer.render(layout)
+        if defaultLayout { return rendered }
+        let fallback = renderer.render(Layout.default(for: type, attributes: attributes, state: state))
+        rendered.lockScreen = rendered.lockScreen ?? fallback.lockScreen
+        rendered.compactLeading = rendered.compactLeading ?? fallback.compactLeading
+        rendered.compactTrailing = rendered.compactTrailing ?? fallback.compactTrailing
+        rendered.minimal = rendered.minimal ?? fallback.minimal
+        if layout.expanded.isEmpty {
+            rendered.expandedLeading = fallback.expandedLeading
+            rendered.expandedTrailing = fallback.expandedTrailing
+            rendered.expandedCenter = fallback.expandedCenter
+            rendered.expandedBottom = fallback.expandedBottom
+        }
+        return rendered
+    }
+}

@@ -1,0 +1,120 @@
+import IslandJSON
+
+/// What the island shows (`org.island.Presenter.Island`).
+public struct IslandState: Sendable, Hashable {
+    public enum Mode: String, Sendable, Hashable, CaseIterable {
+        case none, compact, minimal, expanded
+    }
+
+    public var mode: Mode
+    public var attached: String?
+    public var detached: String?
+    public var expanded: String?
+    /// Every non-dismissed activity, in lock-screen order.
+    public var lockScreen: [String]
+
+    public static let empty = IslandState(mode: .none)
+
+    public init(mode: Mode, attached: String? = nil, detached: String? = nil, expanded: String? = nil, lockScreen: [String] = []) {
+        self.mode = mode
+        self.attached = attached
+        self.detached = detached
+        self.expanded = expanded
+        self.lockScreen = lockScreen
+    }
+
+    public init(json: JSON?) {
+        let object = json?.objectValue ?? [:]
+        self.init(
+            mode: object["mode"]?.stringValue.flatMap(Mode.init(rawValue:)) ?? .none,
+            attached: object["attached"]?.stringValue,
+            detached: object["detached"]?.stringValue,
+            expanded: object["expanded"]?.stringValue,
+            lockScreen: object["lockScreen"]?.arrayValue?.compactMap(\.stringValue) ?? [])
+    }
+}
+
+/// The alert that came with the latest delta.
+public struct PresenterAlert: Sendable, Hashable {
+    public var id: String
+    public var title: String
+    public var body: String
+
+    public init(id: String, title: String, body: String) {
+        self.id = id
+        self.title = title
+        self.body = body
+    }
+}
+
+/// The presenter's copy of the arbitrated state: a pure fold of the subscription's updates.
+///
+/// Rules: a `snapshot` (first, or `resync`) replaces everything and sets the sequence; a
+/// `delta` applies only above the current sequence (and only after a snapshot): its island
+/// replaces the island, its items replace those with the same id, `removed` ids go.
+public struct PresenterModel: Sendable, Hashable {
+    /// The sequence of the last update applied; nil before the first snapshot.
+    public private(set) var sequence: Int?
+    public private(set) var island: IslandState = .empty
+    public private(set) var items: [String: PresenterItem] = [:]
+    /// Set by a delta carrying an alert; it lasts while that activity stays expanded.
+    public private(set) var alert: PresenterAlert?
+
+    public init() {}
+
+    public var hasSnapshot: Bool { sequence != nil }
+
+    /// Applies one `Update`. Returns whether the model changed.
+    @discardableResult
+    public mutating func apply(_ update: JSONObject) -> Bool {
+        let sequence = update["sequence"]?.intValue ?? 0
+        let items = update["items"]?.arrayValue?.compactMap(PresenterItem.init(json:)) ?? []
+        let island = IslandState(json: update["island"])
+        switch update["kind"]?.stringValue {
+        case "snapshot":
+            let before = self
+            self.sequence = sequence
+            self.island = island
+            self.items = Dictionary(items.map { ($0.id, $0) }, uniquingKeysWith: { _, last in last })
+            self.alert = nil
+            return self != before
+        case "delta":
+            guard let current = self.sequence, sequence > current else { return false }
+            self.sequence = sequence
+            self.island = island
+            for item in items { self.items[item.id] = item }
+            for id in update["removed"]?.arrayValue?.compactMap(\.stringValue) ?? [] { self.items[id] = nil }
+            for (id, item) in self.items where item.activityState == "dismissed" { self.items[id] = nil }
+            if let alert = update["alert"]?.objectValue, let id = alert["id"]?.stringValue {
+                self.alert = PresenterAlert(id: id, title: alert["title"]?.stringValue ?? "", body: alert["body"]?.stringValue ?? "")
+            } else if let alert = self.alert, !(island.mode == .expanded && island.expanded == alert.id) {
+                self.alert = nil
+            }
+            return true
+        default:
+            return false
+        }
+    }
+
+    /// Forgets everything, as when the connection to the daemon is lost.
+    public mutating func reset() { self = PresenterModel() }
+
+    public func item(_ id: String?) -> PresenterItem? { id.flatMap { items[$0] } }
+
+    /// The activity of the compact island (the attached one), in compact and minimal mode.
+    public var compact: PresenterItem? {
+        island.mode == .compact || island.mode == .minimal ? item(island.attached) : nil
+    }
+
+    /// The minimal island: attached and detached activities.
+    public var minimal: (attached: PresenterItem, detached: PresenterItem)? {
+        guard island.mode == .minimal, let attached = item(island.attached), let detached = item(island.detached) else { return nil }
+        return (attached, detached)
+    }
+
+    /// The expanded activity, in expanded mode.
+    public var expanded: PresenterItem? { island.mode == .expanded ? item(island.expanded) : nil }
+
+    /// The lock-screen list, in the daemon's order, of the activities the model knows.
+    public var lockScreen: [PresenterItem] { island.lockScreen.compactMap { items[$0] } }
+}

@@ -1,0 +1,137 @@
+import IslandJSON
+import Varlink
+
+/// The reconnection delays: 50 ms, doubling up to 2 s; back to the start after a success.
+public struct Backoff: Sendable, Hashable {
+    public let initial: Duration
+    public let maximum: Duration
+    public private(set) var current: Duration
+
+    public init(initial: Duration = .milliseconds(50), maximum: Duration = .seconds(2)) {
+        self.initial = initial
+        self.maximum = maximum
+        self.current = initial
+    }
+
+    /// The delay to wait now; the next one is twice as long, up to the maximum.
+    public mutating func next() -> Duration {
+        let delay = current
+        current = min(current * 2, maximum)
+        return delay
+    }
+
+    public mutating func reset() { current = initial }
+}
+
+/// Where the daemon's socket is: `--socket`, else `$ISLAND_SOCKET`, else the user instance's
+/// `$XDG_RUNTIME_DIR/island/islandd.sock`.
+public func defaultSocketPath(environment: [String: String], uid: UInt32) -> String {
+    if let socket = environment["ISLAND_SOCKET"], !socket.isEmpty { return socket }
+    let runtime = environment["XDG_RUNTIME_DIR"].flatMap { $0.isEmpty ? nil : $0 } ?? "/run/user/\(uid)"
+    return runtime + "/island/islandd.sock"
+}
+
+/// A presenter subscription that survives the daemon: when the stream ends (the daemon says
+/// `ShuttingDown`, the connection closes, or connecting fails) it reconnects with backoff and
+/// subscribes again; the new subscription starts with a snapshot, which replaces the model.
+public struct SubscriptionLoop: Sendable {
+    public enum Event: Sendable {
+        case update(JSONObject)
+        /// The stream ended or could not start; `reason` says why. Reconnection follows.
+        case disconnected(reason: String)
+    }
+
+    public let socketPath: String
+    public var backoff: Backoff
+
+    public init(socketPath: String, backoff: Backoff = Backoff()) {
+        self.socketPath = socketPath
+        self.backoff = backoff
+    }
+
+    /// Runs until the task is cancelled.
+    public func run(_ handle: @Sendable (Event) async -> Void) async {
+        var backoff = self.backoff
+        while !Task.isCancelled {
+            var reason = "the subscription ended"
+            do {
+                let client = try await VarlinkClient.connect(unixPath: socketPath)
+                do {
+                    for try await parameters in client.stream("org.island.Presenter.Subscribe") {
+                        guard let update = parameters["update"]?.objectValue else { continue }
+                        backoff.reset()
+                        await handle(.update(update))
+                    }
+                } catch {
+                    reason = Self.describe(error)
+                }
+                await client.close()
+            } catch {
+                reason = "cannot connect to \(socketPath): \(Self.describe(error))"
+            }
+            if Task.isCancelled { return }
+            await handle(.disconnected(reason: reason))
+            try? await Task.sleep(for: backoff.next())
+        }
+    }
+
+    static func describe(_ error: any Error) -> String {
+        switch error {
+        case let error as VarlinkError where error.name == "org.island.Connection.ShuttingDown": "the daemon is shutting down"
+        case let error as VarlinkError: error.description
+        case VarlinkClientError.connectionClosed: "the connection closed"
+        default: String(describing: error)
+        }
+    }
+}
+
+/// A presenter connection for interactions (a subscription occupies its own connection).
+/// Connects on first use and again after a failure.
+public actor Interactor {
+    private let socketPath: String
+    private var client: VarlinkClient?
+
+    public init(socketPath: String) { self.socketPath = socketPath }
+
+    /// Sends `Interact`; returns the URL a tap opens.
+    public func interact(_ action: String, id: String?, button: String? = nil) async throws -> String? {
+        var parameters: JSONObject = ["action": .string(action)]
+        if let id { parameters["id"] = .string(id) }
+        if let button { parameters["button"] = .string(button) }
+        let client: VarlinkClient
+        if let existing = self.client {
+            client = existing
+        } else {
+            client = try await VarlinkClient.connect(unixPath: socketPath)
+            self.client = client
+        }
+        do {
+            let reply = try await client.call("org.island.Presenter.Interact", parameters)
+            return reply["url"]?.stringValue
+        } catch let error as VarlinkError {
+            throw error
+        } catch {
+            self.client = nil
+            await client.close()
+            throw error
+        }
+    }
+}
+
+/// Connects, subscribes and returns the model of the first snapshot.
+public func fetchSnapshot(socketPath: String) async throws -> PresenterModel {
+    let client = try await VarlinkClient.connect(unixPath: socketPath)
+    var model = PresenterModel()
+    do {
+        for try await parameters in client.stream("org.island.Presenter.Subscribe") {
+            if let update = parameters["update"]?.objectValue { model.apply(update) }
+            if model.hasSnapshot { break }
+        }
+    } catch {
+        await client.close()
+        throw error
+    }
+    await client.close()
+    guard model.hasSnapshot else { throw VarlinkClientError.connectionClosed }
+    return model
+}

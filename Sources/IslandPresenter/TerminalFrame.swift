@@ -1,0 +1,211 @@
+import IslandCore
+
+/// One line of the terminal screen: text segments with an optional SGR style each.
+public struct StyledLine: Sendable, Hashable {
+    public struct Segment: Sendable, Hashable {
+        public var text: String
+        /// SGR parameters (`1`, `97;40`, …); nil for the default style.
+        public var style: String?
+    }
+
+    public var segments: [Segment] = []
+
+    public init(_ text: String = "", style: String? = nil) {
+        if !text.isEmpty { segments = [Segment(text: text, style: style)] }
+    }
+
+    public var plain: String { segments.map(\.text).joined() }
+    public var width: Int { displayWidth(plain) }
+
+    public mutating func append(_ text: String, style: String? = nil) {
+        if !text.isEmpty { segments.append(Segment(text: text, style: style)) }
+    }
+
+    /// The line with its styles as ANSI escapes, cut to `columns` cells.
+    public func ansi(columns: Int) -> String {
+        var out = ""
+        var used = 0
+        for segment in segments {
+            guard used < columns else { break }
+            let text = used + displayWidth(segment.text) > columns ? truncate(segment.text, toWidth: columns - used) : segment.text
+            used += displayWidth(text)
+            if let style = segment.style { out += "\u{1B}[\(style)m\(text)\u{1B}[0m" } else { out += text }
+        }
+        return out
+    }
+}
+
+/// What the terminal presenter draws around the scene.
+public struct TerminalChrome: Sendable {
+    public var selected: String?
+    /// A transient message (the URL a tap returned, an error).
+    public var message: String?
+    /// Nil while connected; otherwise why not.
+    public var disconnected: String?
+
+    public init(selected: String? = nil, message: String? = nil, disconnected: String? = nil) {
+        self.selected = selected
+        self.message = message
+        self.disconnected = disconnected
+    }
+}
+
+/// Lays the scene out on a `columns` × `rows` terminal: the island centred at the top, the
+/// lock-screen list below, the status line last.
+public struct TerminalFrame: Sendable {
+    public static let islandStyle = "97;40"
+    public static let statusStyle = "7"
+    public static let keyHelp = "←/→/Tab select  e expand  c collapse  ⏎ tap  d dismiss  1-9 button  q quit"
+
+    public let columns: Int
+    public let rows: Int
+
+    public init(columns: Int, rows: Int) {
+        self.columns = max(20, columns)
+        self.rows = max(6, rows)
+    }
+
+    public func render(_ scene: IslandScene, chrome: TerminalChrome) -> [StyledLine] {
+        var lines: [StyledLine] = [StyledLine()]
+        lines += island(scene).map(centred)
+        lines.append(StyledLine())
+        if !scene.lockScreen.isEmpty {
+            lines.append(StyledLine("  Lock Screen", style: "1"))
+            for entry in scene.lockScreen {
+                lines += card(entry, selected: entry.item.id == chrome.selected)
+            }
+        }
+        var footer: [StyledLine] = []
+        if let disconnected = chrome.disconnected {
+            footer.append(StyledLine(" ⚠ \(disconnected) — reconnecting…", style: "33"))
+        } else if let message = chrome.message {
+            footer.append(StyledLine(" " + IslandScene.oneLine(message)))
+        }
+        var status = " \(scene.mode.rawValue) │ \(Self.keyHelp)"
+        status += String(repeating: " ", count: max(0, columns - displayWidth(status)))
+        footer.append(StyledLine(status, style: Self.statusStyle))
+        let room = rows - footer.count
+        if lines.count > room { lines = Array(lines.prefix(room)) }
+        while lines.count < room { lines.append(StyledLine()) }
+        return lines + footer
+    }
+
+    // MARK: Island
+
+    private func island(_ scene: IslandScene) -> [StyledLine] {
+        switch scene.mode {
+        case .none:
+            return box([""], innerWidth: 12)
+        case .compact:
+            guard let entry = scene.attached else { return [] }
+            var leading = entry.layout.compactLeading?.view.displayText ?? ""
+            let trailing = entry.layout.compactTrailing?.view.displayText ?? ""
+            if leading.isEmpty, trailing.isEmpty { leading = entry.layout.chip ?? "" }
+            let maximum = columns - 4
+            let inner = min(maximum, max(20, displayWidth(leading) + 4 + displayWidth(trailing)))
+            return box([spread(leading, "", trailing, width: inner)], innerWidth: inner)
+        case .minimal:
+            guard let attached = scene.attached, let detached = scene.detached else { return [] }
+            let left = IslandScene.minimalText(attached)
+            let right = truncate(IslandScene.minimalText(detached), toWidth: 8)
+            let leftBox = box([left], innerWidth: min(columns - 16, max(14, displayWidth(left))))
+            let rightBox = box([right], innerWidth: max(2, displayWidth(right)))
+            return zip(leftBox, rightBox).map { left, right in
+                var line = left
+                line.append(" ")
+                line.segments += right.segments
+                return line
+            }
+        case .expanded:
+            guard let entry = scene.expanded else { return [] }
+            let inner = min(columns - 4, 60)
+            let layout = entry.layout
+            var content = [spread(layout.expandedLeading?.view.displayText ?? "", layout.expandedCenter?.view.displayText ?? "",
+                                  layout.expandedTrailing?.view.displayText ?? "", width: inner)]
+            var buttonNumber = [layout.expandedLeading, layout.expandedCenter, layout.expandedTrailing]
+                .compactMap { $0?.view.buttons.count }.reduce(0, +)
+            for row in layout.expandedBottom.map({ ViewRow.rows(of: $0.view) }) ?? [] {
+                content.append(text(of: row, width: inner, buttonNumber: &buttonNumber))
+            }
+            content.append("")
+            return box(content, innerWidth: inner)
+        }
+    }
+
+    /// A rounded box in the island's colors around `content`, padded to `innerWidth`.
+    private func box(_ content: [String], innerWidth: Int) -> [StyledLine] {
+        let bar = String(repeating: "─", count: innerWidth + 2)
+        var lines = [StyledLine("╭\(bar)╮", style: Self.islandStyle)]
+        for text in content {
+            let cut = truncate(text, toWidth: innerWidth)
+            lines.append(StyledLine("│ \(cut)\(pad(innerWidth - displayWidth(cut))) │", style: Self.islandStyle))
+        }
+        lines.append(StyledLine("╰\(bar)╯", style: Self.islandStyle))
+        return lines
+    }
+
+    // MARK: Lock screen
+
+    private func card(_ entry: IslandScene.Entry, selected: Bool) -> [StyledLine] {
+        let inner = min(columns - 8, 70)
+        var title = entry.item.app
+        if entry.item.activityState != "active" { title += " · " + entry.item.activityState }
+        title = truncate(title, toWidth: inner - 2)
+        let style = selected ? "1;36" : nil
+        let marker = selected ? "▶ " : "  "
+        var lines = [StyledLine("\(marker)╭─ \(title) \(String(repeating: "─", count: max(0, inner - displayWidth(title) - 1)))╮", style: style)]
+        var rows = entry.layout.lockScreen.map { ViewRow.rows(of: $0.view) } ?? []
+        if rows.isEmpty { rows = [.text(entry.item.type)] }
+        var buttonNumber = 0
+        for row in rows {
+            let text = truncate(text(of: row, width: inner, buttonNumber: &buttonNumber), toWidth: inner)
+            lines.append(StyledLine("  │ \(text)\(pad(inner - displayWidth(text))) │", style: style))
+        }
+        lines.append(StyledLine("  ╰\(String(repeating: "─", count: inner + 2))╯", style: style))
+        return lines
+    }
+
+    /// A row as text: progress as a bar of block characters with its percentage, buttons
+    /// numbered as the keys that press them.
+    func text(of row: ViewRow, width: Int, buttonNumber: inout Int) -> String {
+        switch row {
+        case .text(let text):
+            return text
+        case .progress(let progress):
+            let percent = "\(Int((progress.fraction * 100).rounded(.down)))%"
+            let barWidth = max(4, width - percent.count - 1)
+            let filled = min(barWidth, Int((progress.fraction * Double(barWidth)).rounded(.down)))
+            return String(repeating: "█", count: filled) + String(repeating: "░", count: barWidth - filled) + " " + percent
+        case .buttons(let labels):
+            return labels.map { label in
+                buttonNumber += 1
+                return buttonNumber <= 9 ? "[\(buttonNumber) \(label)]" : "[\(label)]"
+            }.joined(separator: " ")
+        }
+    }
+
+    // MARK: Helpers
+
+    private func centred(_ line: StyledLine) -> StyledLine {
+        var out = StyledLine(pad(max(0, (columns - line.width) / 2)))
+        out.segments += line.segments
+        return out
+    }
+
+    /// Leading at the left, center in the middle, trailing at the right of `width` cells.
+    private func spread(_ leading: String, _ center: String, _ trailing: String, width: Int) -> String {
+        let third = max(1, width / 3)
+        let trailing = truncate(trailing, toWidth: center.isEmpty ? width / 2 : third)
+        let leading = truncate(leading, toWidth: width - displayWidth(trailing) - (center.isEmpty ? 1 : third + 1))
+        var line = leading
+        if !center.isEmpty {
+            let center = truncate(center, toWidth: max(1, width - displayWidth(leading) - displayWidth(trailing) - 2))
+            let start = max(displayWidth(leading) + 1, (width - displayWidth(center)) / 2)
+            line += pad(start - displayWidth(line)) + center
+        }
+        line += pad(max(1, width - displayWidth(line) - displayWidth(trailing))) + trailing
+        return line
+    }
+
+    private func pad(_ count: Int) -> String { String(repeating: " ", count: max(0, count)) }
+}

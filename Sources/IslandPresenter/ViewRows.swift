@@ -1,0 +1,103 @@
+import IslandCore
+
+/// A rendered view laid out as rows, for the presenters that draw blocks (SVG cards, the
+/// terminal): text lines, progress bars drawn as bars, and rows of buttons.
+public enum ViewRow: Sendable, Hashable {
+    case text(String)
+    case progress(RenderedProgress)
+    case buttons([String])
+
+    public static func rows(of view: RenderedView) -> [ViewRow] {
+        switch view {
+        case .vstack(let children, _):
+            return children.flatMap(rows(of:))
+        case .hstack(let children, _):
+            // A row of plain views stays one line; bars and buttons get their own rows.
+            let isBlock: (RenderedView) -> Bool = { $0.firstProgress != nil || !$0.buttons.isEmpty || $0.isVStack }
+            guard children.contains(where: isBlock) else { return line(view.displayText) }
+            var rows: [ViewRow] = []
+            var inline: [String] = []
+            for child in children {
+                if isBlock(child) {
+                    rows += line(inline.filter { !$0.isEmpty }.joined(separator: " "))
+                    inline = []
+                    rows += ViewRow.rows(of: child)
+                } else {
+                    inline.append(child.displayText)
+                }
+            }
+            rows += line(inline.filter { !$0.isEmpty }.joined(separator: " "))
+            return merged(rows)
+        case .progress(let progress):
+            return [.progress(progress)]
+        case .button:
+            return [.buttons(view.buttons.map(\.label))]
+        case .link(_, let child):
+            return rows(of: child)
+        case .spacer:
+            return []
+        case .text, .symbol, .timer:
+            return line(view.displayText)
+        }
+    }
+
+    private static func line(_ text: String) -> [ViewRow] {
+        let text = IslandScene.oneLine(text)
+        return text.isEmpty ? [] : [.text(text)]
+    }
+
+    /// Adjacent button rows become one row.
+    private static func merged(_ rows: [ViewRow]) -> [ViewRow] {
+        var out: [ViewRow] = []
+        for row in rows {
+            if case .buttons(let more) = row, case .buttons(let previous)? = out.last {
+                out[out.count - 1] = .buttons(previous + more)
+            } else {
+                out.append(row)
+            }
+        }
+        return out
+    }
+}
+
+extension RenderedView {
+    var isVStack: Bool { if case .vstack = self { true } else { false } }
+}
+
+/// Approximate display width in terminal cells (and, scaled, in SVG text): wide East Asian
+/// characters and emoji count two, combining marks and joiners none.
+public func displayWidth(_ text: String) -> Int {
+    text.unicodeScalars.reduce(0) { $0 + scalarWidth($1) }
+}
+
+func scalarWidth(_ scalar: Unicode.Scalar) -> Int {
+    let value = scalar.value
+    if value < 0x20 || (0x7F..<0xA0).contains(value) { return 0 }
+    if value < 0x300 { return 1 }
+    switch scalar.properties.generalCategory {
+    case .nonspacingMark, .enclosingMark, .format: return 0
+    default: break
+    }
+    if (0xFE00...0xFE0F).contains(value) || value == 0x200D { return 0 }
+    if scalar.properties.isEmojiPresentation { return 2 }
+    let wide: [ClosedRange<UInt32>] = [
+        0x1100...0x115F, 0x2E80...0x303E, 0x3041...0x33FF, 0x3400...0x4DBF, 0x4E00...0x9FFF, 0xA000...0xA4CF,
+        0xAC00...0xD7A3, 0xF900...0xFAFF, 0xFE30...0xFE4F, 0xFF00...0xFF60, 0xFFE0...0xFFE6, 0x20000...0x3FFFD,
+    ]
+    return wide.contains { $0.contains(value) } ? 2 : 1
+}
+
+/// `text` cut to at most `width` cells, with "…" when cut.
+public func truncate(_ text: String, toWidth width: Int) -> String {
+    guard width > 0 else { return "" }
+    if displayWidth(text) <= width { return text }
+    var out = ""
+    var used = 0
+    for character in text {
+        let w = displayWidth(String(character))
+        if used + w > width - 1 { break }
+        out.append(character)
+        used += w
+    }
+    return out + "…"
+}

@@ -1,0 +1,207 @@
+import ArgumentParser
+import Foundation
+import IslandPresenter
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+@main
+struct IslandPresenterCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "island-presenter",
+        abstract: "Show the Dynamic Island and the Live Activities of islandd: in a terminal, in a status bar, as SVG.",
+        discussion: """
+            island-presenter subscribes to the daemon as a presenter: it receives the arbitrated \
+            island (compact, minimal, expanded or none) and the lock-screen list, draws it, and \
+            sends the user's interactions back. Timers and time-based progress tick locally once \
+            a second; the daemon never pushes every second. When the daemon stops or restarts, \
+            the presenter reconnects (50 ms doubling to 2 s) and starts again from a fresh snapshot.
+
+            Modes:
+              tui       the live island in the terminal, with the lock-screen list and keys to
+                        expand, collapse, tap, dismiss and press buttons
+              waybar    Waybar custom module (return-type: json)
+              i3blocks  i3blocks (format=json)
+              eww       eww deflisten
+              polybar   polybar custom/script (tail = true)
+              snapshot  draw the island once (--svg FILE) and exit
+
+            Bar contracts (one line per change on stdout, flushed):
+              waybar    {"text", "alt": mode, "tooltip": the lock-screen list, one activity per
+                        line, "class": [mode, "stale"?, "alert"?], "percentage": 0-100 when the
+                        island's activity shows progress}. text and tooltip are Pango markup
+                        (Waybar's default, escape: false), with &, < and > escaped.
+              i3blocks  {"full_text", "short_text"}
+              eww, polybar  the text alone; an empty line hides the module.
+            The text: compact -> the layout's chip, else compact leading + trailing; minimal ->
+            the attached and detached minimal views; expanded -> the expanded activity's compact
+            text; no activity -> empty.
+
+            Example Waybar module:
+              "custom/island": {"exec": "island-presenter waybar", "return-type": "json"}
+
+            The socket: --socket, else $ISLAND_SOCKET, else $XDG_RUNTIME_DIR/island/islandd.sock.
+            """,
+        version: "0.1.0",
+        subcommands: [TUI.self, Waybar.self, I3blocks.self, Eww.self, Polybar.self, Snapshot.self]
+    )
+}
+
+struct CommonOptions: ParsableArguments {
+    @Option(help: ArgumentHelp(
+        "The daemon's socket (default: $ISLAND_SOCKET, else $XDG_RUNTIME_DIR/island/islandd.sock).", valueName: "path"))
+    var socket: String?
+
+    var socketPath: String {
+        socket ?? defaultSocketPath(environment: ProcessInfo.processInfo.environment, uid: getuid())
+    }
+}
+
+@Sendable func now() -> Double { Date().timeIntervalSince1970 }
+
+/// Sleeps to just past the next whole second, so timers turn over when a clock would.
+func sleepToNextSecond() async throws {
+    let fraction = now().truncatingRemainder(dividingBy: 1)
+    try await Task.sleep(for: .milliseconds(Int((1 - fraction) * 1000) + 5))
+}
+
+func runBar(_ format: BarFormat, options: CommonOptions) async {
+    signal(SIGPIPE, SIG_DFL)
+    let driver = BarDriver(format: format, clock: now) { line in writeAll(line + "\n") }
+    let loop = SubscriptionLoop(socketPath: options.socketPath)
+    await withTaskGroup(of: Void.self) { group in
+        group.addTask { await loop.run { await driver.handle($0) } }
+        group.addTask {
+            while !Task.isCancelled {
+                try? await sleepToNextSecond()
+                await driver.tick()
+            }
+        }
+        await group.next()
+        group.cancelAll()
+    }
+}
+
+struct Waybar: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "A Waybar custom module (return-type: json): one JSON object per line.",
+        discussion: """
+            Each line: {"text", "alt", "tooltip", "class", "percentage"?}; alt is the island's \
+            mode, tooltip the lock-screen list (one activity per line), class the mode plus \
+            "stale" and "alert" when relevant, percentage the progress of the island's activity.
+            """)
+    @OptionGroup var options: CommonOptions
+    func run() async throws { await runBar(.waybar, options: options) }
+}
+
+struct I3blocks: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "i3blocks",
+        abstract: "An i3blocks block (format=json, interval=persist): {\"full_text\", \"short_text\"} per line.")
+    @OptionGroup var options: CommonOptions
+    func run() async throws { await runBar(.i3blocks, options: options) }
+}
+
+struct Eww: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "An eww deflisten source: the island's text per line; an empty line when there is none.")
+    @OptionGroup var options: CommonOptions
+    func run() async throws { await runBar(.eww, options: options) }
+}
+
+struct Polybar: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "A polybar custom/script (tail = true): the island's text per line; an empty line hides it.")
+    @OptionGroup var options: CommonOptions
+    func run() async throws { await runBar(.polybar, options: options) }
+}
+
+struct Snapshot: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Draw the current island and lock-screen list once, as SVG, and exit.")
+    @OptionGroup var options: CommonOptions
+
+    @Option(help: ArgumentHelp("Write the SVG here ('-' for standard output).", valueName: "file"))
+    var svg: String
+
+    func run() async throws {
+        let model = try await Self.firstSnapshot(socketPath: options.socketPath)
+        let document = SVGRenderer().render(IslandScene(model: model, now: now()))
+        if svg == "-" {
+            writeAll(document)
+        } else {
+            try document.write(toFile: svg, atomically: true, encoding: .utf8)
+        }
+    }
+
+    static func firstSnapshot(socketPath: String) async throws -> PresenterModel {
+        do {
+            return try await fetchSnapshot(socketPath: socketPath)
+        } catch {
+            throw ValidationError("no snapshot from \(socketPath): \(error)")
+        }
+    }
+}
+
+struct TUI: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "tui",
+        abstract: "The live island in the terminal.",
+        discussion: """
+            The island is centred at the top (compact pill, minimal pill with the detached \
+            bubble, or the expanded island), the lock-screen list below, the status line last.
+            Keys: ←/→ or Tab select an activity in the list; e expand; c collapse; Enter tap \
+            (opens the returned URL with xdg-open, or shows it); d dismiss; 1-9 press the Nth \
+            button of the expanded layout; q quit.
+            """)
+    @OptionGroup var options: CommonOptions
+
+    func run() async throws {
+        let terminal = TerminalSession()
+        try terminal.enter()
+        defer { terminal.restore() }
+        let interactor = Interactor(socketPath: options.socketPath)
+        let controller = TUIController(io: .init(
+            write: { writeAll($0) },
+            size: { TerminalSession.size() },
+            clock: now,
+            open: { openWithXDG($0) },
+            interact: { action, id, button in try await interactor.interact(action, id: id, button: button) }))
+        await controller.redraw()
+        let loop = SubscriptionLoop(socketPath: options.socketPath)
+        let signals = signalStream([SIGINT, SIGTERM, SIGHUP, SIGWINCH])
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask { await loop.run { await controller.handle($0) } }
+            group.addTask {
+                while !Task.isCancelled {
+                    try? await sleepToNextSecond()
+                    await controller.tick()
+                }
+            }
+            group.addTask {
+                for await number in signals {
+                    if number == SIGWINCH {
+                        writeAll("\u{1B}[2J")
+                        await controller.redraw()
+                    } else {
+                        return
+                    }
+                }
+            }
+            group.addTask {
+                for await chunk in TerminalSession.input() {
+                    for key in TUIKey.parse(chunk) {
+                        guard await controller.press(key) else { return }
+                    }
+                }
+            }
+            // Quit, a terminating signal or the end of input ends everything.
+            await group.next()
+            group.cancelAll()
+        }
+        terminal.restore()
+        // The input thread may still be blocked in read(2); leave without waiting for it.
+        Glibc.exit(0)
+    }
+}

@@ -1,0 +1,386 @@
+"""island-presenter against the real daemon: the bar modules read exactly as Waybar, i3blocks,
+eww and polybar read them, the SVG snapshot, the terminal UI in tmux, and a daemon restart."""
+
+import json
+import os
+import queue
+import shutil
+import signal
+import struct
+import subprocess
+import threading
+import time
+import uuid
+import xml.etree.ElementTree as ET
+
+import pytest
+
+from conftest import BIN_DIR, RawStream, wait_for
+
+PRESENTER = os.path.abspath(os.path.join(BIN_DIR, "island-presenter"))
+COFFEE = "org.example.Coffee"
+TIMER = "org.example.Timer"
+SVG_NS = "{http://www.w3.org/2000/svg}"
+
+
+class Presenter:
+    """`island-presenter MODE` as a bar runs it: stdout read line by line on a thread."""
+
+    def __init__(self, daemon, mode, *args):
+        self.process = subprocess.Popen(
+            [PRESENTER, mode, "--socket", daemon.socket, *args],
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL)
+        self.lines = queue.Queue()
+        self.seen = []
+        threading.Thread(target=self._read, daemon=True).start()
+
+    def _read(self):
+        for raw in self.process.stdout:
+            self.lines.put(raw.decode("utf-8"))
+        self.lines.put(None)
+
+    def next_line(self, predicate=lambda line: True, timeout=10):
+        """The next line (without its newline) that satisfies `predicate`."""
+        deadline = time.time() + timeout
+        while True:
+            remaining = deadline - time.time()
+            if remaining <= 0:
+                pytest.fail("no matching line within %ss; lines so far: %r" % (timeout, self.seen))
+            try:
+                raw = self.lines.get(timeout=remaining)
+            except queue.Empty:
+                continue
+            if raw is None:
+                pytest.fail("island-presenter exited (%s): %s" % (self.process.poll(), self.process.stderr.read().decode()))
+            assert raw.endswith("\n"), "every line ends with a newline: %r" % raw
+            line = raw[:-1]
+            self.seen.append(line)
+            if predicate(line):
+                return line
+
+    def stop(self):
+        if self.process.poll() is None:
+            os.kill(self.process.pid, signal.SIGKILL)
+        self.process.wait(timeout=10)
+
+
+@pytest.fixture
+def presenters():
+    started = []
+
+    def start(daemon, mode, *args):
+        p = Presenter(daemon, mode, *args)
+        started.append(p)
+        return p
+
+    yield start
+    for p in started:
+        p.stop()
+
+
+def waybar_json(line):
+    """Parses a line the way Waybar's custom module does with return-type json."""
+    value = json.loads(line)
+    assert isinstance(value, dict)
+    for key in ("text", "alt", "tooltip", "class"):
+        assert key in value, "missing %s in %s" % (key, line)
+    assert isinstance(value["text"], str) and isinstance(value["tooltip"], str)
+    if "percentage" in value:
+        assert isinstance(value["percentage"], int) and 0 <= value["percentage"] <= 100
+    return value
+
+
+def request(producer, app, state, relevance=0.0, type="Order"):
+    return producer.Request(app=app, type=type, attributes={},
+                            content={"state": state, "relevanceScore": relevance})["activity"]
+
+
+def end_now(producer, app, activity):
+    producer.End(app=app, id=activity["id"], dismissalPolicy={"kind": "immediate"})
+
+
+def test_waybar_follows_the_island(daemon, presenters):
+    bar = presenters(daemon, "waybar")
+    first = waybar_json(bar.next_line())
+    assert first["text"] == "" and first["alt"] == "none" and "none" in first["class"]
+    with daemon.connect("org.island.Producer") as coffee, daemon.connect("org.island.Producer") as timer:
+        c = request(coffee, COFFEE, {"stage": "ordered"})
+        compact = waybar_json(bar.next_line(lambda l: waybar_json(l)["alt"] == "compact"))
+        # The default layout: an icon (drawn as a glyph) then the first state value.
+        assert compact["text"] == "⏰ ordered"
+        assert compact["class"] == ["compact"]
+        assert compact["tooltip"] == "⏰ Order · Stage: ordered"
+
+        t = request(timer, TIMER, {"progress": 0.25}, relevance=10, type="Tea")
+        minimal = waybar_json(bar.next_line(lambda l: waybar_json(l)["alt"] == "minimal"))
+        assert minimal["text"] == "25% · ⏰"
+        assert minimal["percentage"] == 25
+        assert minimal["tooltip"].split("\n") == ["⏰ Tea · 25%", "⏰ Order · Stage: ordered"]
+
+        end_now(timer, TIMER, t)
+        back = waybar_json(bar.next_line(lambda l: waybar_json(l)["alt"] == "compact"))
+        assert back["text"] == "⏰ ordered"
+        assert "percentage" not in back
+
+        end_now(coffee, COFFEE, c)
+        empty = waybar_json(bar.next_line(lambda l: waybar_json(l)["alt"] == "none"))
+        assert empty["text"] == "" and empty["tooltip"] == ""
+
+
+def test_waybar_timers_tick_locally(daemon, presenters):
+    bar = presenters(daemon, "waybar")
+    bar.next_line()
+    with daemon.connect("org.island.Producer") as coffee:
+        request(coffee, COFFEE, {"endsAt": time.time() + 600})
+        first = waybar_json(bar.next_line(lambda l: waybar_json(l)["alt"] == "compact"))["text"]
+        # No update is sent; the presenter re-renders the countdown by itself.
+        later = waybar_json(bar.next_line(lambda l: waybar_json(l)["text"] != first, timeout=5))["text"]
+        assert later.startswith("⏰ ") and later != first
+
+
+def test_i3blocks_full_text(daemon, presenters):
+    block = presenters(daemon, "i3blocks")
+    assert json.loads(block.next_line()) == {"full_text": "", "short_text": ""}
+    with daemon.connect("org.island.Producer") as coffee, daemon.connect("org.island.Producer") as timer:
+        c = request(coffee, COFFEE, {"stage": "ordered"})
+        line = json.loads(block.next_line(lambda l: json.loads(l)["full_text"] != ""))
+        assert line["full_text"] == "⏰ ordered"
+        assert "short_text" in line
+        request(timer, TIMER, {"progress": 0.5}, relevance=10, type="Tea")
+        line = json.loads(block.next_line(lambda l: " · " in json.loads(l)["full_text"]))
+        assert line["full_text"] == "50% · ⏰"
+        end_now(coffee, COFFEE, c)
+        assert json.loads(block.next_line(lambda l: " · " not in json.loads(l)["full_text"]))["full_text"] == "⏰ 50%"
+
+
+@pytest.mark.parametrize("mode", ["eww", "polybar"])
+def test_plain_bars_print_an_empty_line_for_an_empty_island(daemon, presenters, mode):
+    bar = presenters(daemon, mode)
+    assert bar.next_line() == ""
+    with daemon.connect("org.island.Producer") as coffee:
+        c = request(coffee, COFFEE, {"stage": "ordered"})
+        assert bar.next_line(lambda l: l != "") == "⏰ ordered"
+        end_now(coffee, COFFEE, c)
+        assert bar.next_line() == ""
+
+
+def test_waybar_survives_a_daemon_restart(daemon, presenters):
+    bar = presenters(daemon, "waybar")
+    bar.next_line()
+    with daemon.connect("org.island.Producer") as coffee:
+        request(coffee, COFFEE, {"stage": "before"})
+        bar.next_line(lambda l: waybar_json(l)["text"] == "⏰ before")
+    daemon.stop()
+    # The daemon is gone: nothing is known to be live.
+    bar.next_line(lambda l: waybar_json(l)["alt"] == "none")
+    daemon.start()
+    with daemon.connect("org.island.Producer") as timer:
+        request(timer, TIMER, {"stage": "after"}, relevance=10, type="Tea")
+        # The restored activity and the new one: a fresh snapshot, then deltas.
+        line = waybar_json(bar.next_line(lambda l: waybar_json(l)["alt"] == "minimal", timeout=15))
+        assert "⏰" in line["text"]
+        assert any("Stage: after" in t for t in line["tooltip"].split("\n"))
+        assert any("Stage: before" in t for t in line["tooltip"].split("\n"))
+    assert bar.process.poll() is None
+
+
+def register_layout(daemon, app, type, layout):
+    with daemon.connect("org.island.Extension") as ext:
+        ext.RegisterLayout(app=app, type=type, layout=layout)
+
+
+ORDER_LAYOUT = {
+    "url": "https://example.org/order",
+    "keylineTint": "#ff9500",
+    "compactLeading": {"type": "symbol", "name": "☕"},
+    "compactTrailing": {"type": "text", "template": "{{state.stage}}"},
+    "minimal": {"type": "text", "template": "{{state.stage}}"},
+    "lockScreen": {"type": "vstack", "children": [
+        {"type": "text", "template": "Order for {{attributes.name}}: {{state.stage}}"},
+        {"type": "progress", "value": "{{state.done}}", "total": 4},
+    ]},
+    "expanded": {
+        "center": {"type": "text", "template": "Order of {{attributes.name}}", "priority": 1},
+        "bottom": {"type": "hstack", "priority": 0, "children": [
+            {"type": "button", "action": "pause", "label": "Pause"},
+            {"type": "button", "action": "cancel", "label": "Cancel"},
+        ]},
+    },
+}
+
+
+def svg_texts(path):
+    root = ET.parse(path).getroot()
+    assert root.tag == SVG_NS + "svg"
+    return ["".join(t.itertext()) for t in root.iter(SVG_NS + "text")], root
+
+
+def test_snapshot_svg(daemon, tmp_path):
+    register_layout(daemon, COFFEE, "Order", ORDER_LAYOUT)
+    with daemon.connect("org.island.Producer") as coffee, daemon.connect("org.island.Producer") as timer:
+        coffee.Request(app=COFFEE, type="Order", attributes={"name": "Ada & <Bob>"},
+                       content={"state": {"stage": "brewing", "done": 1}})
+        request(timer, TIMER, {"endsAt": time.time() + 3600}, relevance=10, type="Tea")
+        out = tmp_path / "island.svg"
+        result = subprocess.run([PRESENTER, "snapshot", "--svg", str(out), "--socket", daemon.socket],
+                                capture_output=True, timeout=30)
+        assert result.returncode == 0, result.stderr.decode()
+    texts, root = svg_texts(out)
+    assert root.find(SVG_NS + "title").text == "Island: minimal"
+    assert "brewing" in texts  # the detached minimal view
+    assert "Order for Ada & <Bob>: brewing" in texts  # escaped in the file, intact once parsed
+    assert any(t.startswith("⏰") for t in texts)
+    assert any(t.count(":") == 2 for t in texts), texts  # the countdown, h:mm:ss, at `now`
+    classes = [e.get("class") for e in root.iter() if e.get("class")]
+    assert "island minimal" in classes and "detached" in classes and "progress" in classes
+    assert classes.count("card") == 2
+    if shutil.which("rsvg-convert"):
+        png = tmp_path / "island.png"
+        subprocess.run(["rsvg-convert", "-o", str(png), str(out)], check=True, timeout=30)
+        data = png.read_bytes()
+        assert data[:8] == b"\x89PNG\r\n\x1a\n"
+        width, height = struct.unpack(">II", data[16:24])
+        assert width > 0 and height > 0 and len(data) > 1000
+
+
+def test_snapshot_of_an_empty_island_and_without_a_daemon(daemon, tmp_path):
+    out = tmp_path / "empty.svg"
+    subprocess.run([PRESENTER, "snapshot", "--svg", str(out), "--socket", daemon.socket], check=True, timeout=30)
+    texts, root = svg_texts(out)
+    assert texts == []
+    assert any(e.get("class") == "island none" for e in root.iter())
+    missing = subprocess.run([PRESENTER, "snapshot", "--svg", str(out), "--socket", str(tmp_path / "nothing.sock")],
+                             capture_output=True, timeout=30)
+    assert missing.returncode != 0
+    assert b"nothing.sock" in missing.stderr
+
+
+def test_help_explains_the_modes_and_contracts():
+    result = subprocess.run([PRESENTER, "--help"], capture_output=True, text=True, timeout=30)
+    assert result.returncode == 0
+    for word in ("tui", "waybar", "i3blocks", "eww", "polybar", "snapshot", "return-type: json",
+                 "full_text", "percentage", "--socket", "ISLAND_SOCKET"):
+        assert word in result.stdout, word
+
+
+# The terminal UI, in a tmux pane
+
+
+@pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
+def test_tui_in_tmux(daemon, tmp_path):
+    session = "island-presenter-" + uuid.uuid4().hex[:8]
+    register_layout(daemon, COFFEE, "Order", ORDER_LAYOUT)
+    # A stand-in xdg-open first on PATH records what a tap opens.
+    opened = tmp_path / "opened"
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    (bin_dir / "xdg-open").write_text('#!/bin/sh\necho "$1" >> %s\n' % opened)
+    (bin_dir / "xdg-open").chmod(0o755)
+
+    def capture():
+        return subprocess.run(["tmux", "capture-pane", "-p", "-t", session],
+                              capture_output=True, text=True, timeout=10).stdout
+
+    def screen_with(predicate, message):
+        return wait_for(lambda: (lambda s: s if predicate(s) else None)(capture()), timeout=10, message=message)
+
+    def keys(*names):
+        subprocess.run(["tmux", "send-keys", "-t", session, *names], check=True, timeout=10)
+
+    def event(watch, predicate):
+        return watch.read_until(lambda m: predicate(m["parameters"]["event"]), 10)["parameters"]["event"]
+
+    command = "env PATH=%s:$PATH %s tui --socket %s" % (bin_dir, PRESENTER, daemon.socket)
+    subprocess.run(["tmux", "new-session", "-d", "-s", session, "-x", "100", "-y", "30", command], check=True, timeout=10)
+    watch = RawStream(daemon.socket)
+    try:
+        screen_with(lambda s: "none │" in s, "the empty island")
+        with daemon.connect("org.island.Producer") as coffee, daemon.connect("org.island.Producer") as timer:
+            c = coffee.Request(app=COFFEE, type="Order", attributes={"name": "Ada"},
+                               content={"state": {"stage": "brewing", "done": 2}})["activity"]
+            s = screen_with(lambda s: "compact │" in s, "compact")
+            pill = [line for line in s.splitlines() if "☕" in line]
+            assert pill and "brewing" in pill[0], s
+            assert "Order for Ada: brewing" in s and "50%" in s
+
+            watch.call("org.island.Producer.Watch", {"app": COFFEE, "ids": [c["id"]]}, more=True)
+            # A tap the watch reports proves it is registered before the keys below.
+            with daemon.connect("org.island.Presenter") as presenter:
+                presenter.Interact(action="tap", id=c["id"])
+            event(watch, lambda e: e["kind"] == "tap")
+
+            t = request(timer, TIMER, {"stage": "steeping"}, relevance=10, type="Tea")
+            s = screen_with(lambda s: "minimal │" in s, "minimal")
+            assert "│ brewing │" in s  # the detached bubble
+            assert "org.example.Timer" in s and "org.example.Coffee" in s
+
+            # Select the coffee card (the attached tea is first), then expand it.
+            keys("Tab")
+            screen_with(lambda s: "▶ ╭─ org.example.Coffee" in s, "the coffee card selected")
+            keys("e")
+            s = screen_with(lambda s: "expanded │" in s, "expanded")
+            assert "Order of Ada" in s and "[1 Pause] [2 Cancel]" in s
+
+            keys("2")
+            assert event(watch, lambda e: e["kind"] == "button")["action"] == "cancel"
+            keys("Enter")
+            assert event(watch, lambda e: e["kind"] == "tap")["url"] == "https://example.org/order"
+            screen_with(lambda s: "opened https://example.org/order" in s, "the tap's URL opened")
+            wait_for(lambda: opened.exists() and opened.read_text() == "https://example.org/order\n", message="xdg-open ran")
+
+            keys("c")
+            screen_with(lambda s: "minimal │" in s, "collapsed")
+
+            keys("d")
+            screen_with(lambda s: "compact │" in s and "org.example.Coffee" not in s, "the coffee dismissed")
+            activity = event(watch, lambda e: e.get("activity", {}).get("state") == "dismissed")["activity"]
+            assert activity["id"] == c["id"] and activity["endReason"] == "user"
+            assert coffee.List(app=COFFEE)["activities"] == []
+            assert [a["id"] for a in timer.List(app=TIMER)["activities"]] == [t["id"]]
+
+            keys("q")
+            wait_for(lambda: subprocess.run(["tmux", "has-session", "-t", session],
+                                            capture_output=True).returncode != 0, timeout=10, message="the TUI quit")
+    finally:
+        watch.close()
+        subprocess.run(["tmux", "kill-session", "-t", session], capture_output=True, timeout=10)
+
+
+@pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
+def test_tui_survives_a_daemon_restart_and_restores_the_terminal_on_sigterm(daemon):
+    session = "island-presenter-" + uuid.uuid4().hex[:8]
+    command = "%s tui --socket %s; echo tui-exited-$?; stty -a | grep -o -- '-icanon'; sleep 30" % (PRESENTER, daemon.socket)
+
+    def capture():
+        return subprocess.run(["tmux", "capture-pane", "-p", "-t", session],
+                              capture_output=True, text=True, timeout=10).stdout
+
+    def screen_with(predicate, message):
+        return wait_for(lambda: (lambda s: s if predicate(s) else None)(capture()), timeout=15, message=message)
+
+    subprocess.run(["tmux", "new-session", "-d", "-s", session, "-x", "100", "-y", "30", command], check=True, timeout=10)
+    try:
+        s = screen_with(lambda s: "none │" in s, "the empty island")
+        assert s.splitlines()[1].index("╭") == (100 - 16) // 2  # the empty pill, centred
+        # SIGWINCH: redrawn for the new size.
+        subprocess.run(["tmux", "resize-window", "-t", session, "-x", "60", "-y", "20"], check=True, timeout=10)
+        screen_with(lambda s: len(s.splitlines()) > 1 and s.splitlines()[1].find("╭") == (60 - 16) // 2, "the pill centred in 60 columns")
+        daemon.stop()
+        screen_with(lambda s: "reconnecting" in s, "the lost connection shown")
+        daemon.start()
+        with daemon.connect("org.island.Producer") as coffee:
+            request(coffee, COFFEE, {"stage": "back"})
+            s = screen_with(lambda s: "compact │" in s, "compact after the restart")
+            assert "back" in s and "reconnecting" not in s
+        # The pane runs a shell; the TUI is its child.
+        shell = subprocess.run(["tmux", "list-panes", "-t", session, "-F", "#{pane_pid}"],
+                               capture_output=True, text=True, timeout=10).stdout.split()[0]
+        children = subprocess.run(["pgrep", "-P", shell], capture_output=True, text=True, timeout=10).stdout.split()
+        assert len(children) == 1, children
+        os.kill(int(children[0]), signal.SIGTERM)
+        s = screen_with(lambda s: "tui-exited-" in s, "the TUI exited")
+        assert "tui-exited-0" in s
+        # Out of the alternate screen, and the terminal back in canonical mode.
+        assert "-icanon" not in s and "Lock Screen" not in s
+    finally:
+        subprocess.run(["tmux", "kill-session", "-t", session], capture_output=True, timeout=10)

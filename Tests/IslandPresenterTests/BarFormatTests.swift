@@ -1,0 +1,120 @@
+import IslandJSON
+import Testing
+@testable import IslandPresenter
+
+@Suite struct BarFormatTests {
+    typealias F = Fixtures
+
+    func line(_ format: BarFormat, _ model: PresenterModel, at now: Double = F.now) -> String {
+        format.line(for: IslandScene(model: model, now: now))
+    }
+
+    @Test func waybar() {
+        #expect(line(.waybar, F.compactModel) ==
+            #"{"text":"☕ brewing","alt":"compact","tooltip":"Coffee for Ada: brewing · 25%","class":["compact"],"percentage":25}"#)
+        #expect(line(.waybar, F.minimalModel) ==
+            #"{"text":"2:05 · brewing","alt":"minimal","tooltip":"Tea 2:05\nCoffee for Ada: brewing · 25%","class":["minimal"]}"#)
+        #expect(line(.waybar, F.expandedModel) ==
+            #"{"text":"☕ brewing","alt":"expanded","tooltip":"Coffee for Ada: brewing · 25%","class":["expanded"],"percentage":25}"#)
+        #expect(line(.waybar, F.emptyModel) == #"{"text":"","alt":"none","tooltip":"","class":["none"]}"#)
+    }
+
+    @Test func i3blocks() {
+        #expect(line(.i3blocks, F.compactModel) == #"{"full_text":"☕ brewing","short_text":"brewing"}"#)
+        #expect(line(.i3blocks, F.minimalModel) == #"{"full_text":"2:05 · brewing","short_text":"2:05 · brewing"}"#)
+        #expect(line(.i3blocks, F.expandedModel) == #"{"full_text":"☕ brewing","short_text":"brewing"}"#)
+        #expect(line(.i3blocks, F.emptyModel) == #"{"full_text":"","short_text":""}"#)
+    }
+
+    @Test(arguments: [BarFormat.eww, .polybar])
+    func plainText(_ format: BarFormat) {
+        #expect(line(format, F.compactModel) == "☕ brewing")
+        #expect(line(format, F.minimalModel) == "2:05 · brewing")
+        #expect(line(format, F.expandedModel) == "☕ brewing")
+        #expect(line(format, F.emptyModel) == "")
+    }
+
+    @Test func theChipIsTheCompactText() {
+        var model = PresenterModel()
+        model.apply(F.snapshot(sequence: 1, island: F.island("compact", attached: "t1", lockScreen: ["t1"]), items: [F.timer()]))
+        #expect(line(.eww, model) == "Tea")
+        #expect(line(.i3blocks, model) == #"{"full_text":"Tea","short_text":"Tea"}"#)
+    }
+
+    @Test func timersTickLocally() {
+        let model = F.minimalModel
+        #expect(IslandScene(model: model, now: F.now).isTicking)
+        #expect(line(.eww, model, at: F.now + 1) == "2:04 · brewing")
+        #expect(line(.eww, model, at: F.now + 65) == "1:00 · brewing")
+        #expect(line(.eww, model, at: F.now + 500) == "0:00 · brewing")
+    }
+
+    @Test func staleAndAlertClasses() {
+        var model = PresenterModel()
+        model.apply(F.snapshot(sequence: 1, island: F.island("compact", attached: "c1", lockScreen: ["c1"]), items: [F.coffee(state: "stale")]))
+        #expect(line(.waybar, model) ==
+            #"{"text":"☕ brewing","alt":"compact","tooltip":"Coffee for Ada: brewing · 25% (stale)","class":["compact","stale"],"percentage":25}"#)
+        model.apply(F.delta(sequence: 2, island: F.island("expanded", attached: "c1", expanded: "c1", lockScreen: ["c1"]),
+                            items: [F.coffee(stage: "ready", done: 4)], alert: ["id": "c1", "title": "Coffee", "body": "Ready"]))
+        #expect(line(.waybar, model) ==
+            #"{"text":"☕ ready","alt":"expanded","tooltip":"Coffee: Ready\nCoffee for Ada: ready · 100%","class":["expanded","alert"],"percentage":100}"#)
+    }
+
+    @Test func waybarTextIsPangoEscapedAndJSONQuoted() {
+        var model = PresenterModel()
+        model.apply(F.snapshot(sequence: 1, island: F.island("compact", attached: "c1", lockScreen: ["c1"]),
+                               items: [F.coffee(stage: "<b>\"hot\" & new\nline</b>")]))
+        #expect(line(.waybar, model).hasPrefix(#"{"text":"☕ &lt;b&gt;\"hot\" &amp; new line&lt;/b&gt;","#))
+        #expect(line(.eww, model) == "☕ <b>\"hot\" & new line</b>")
+        #expect(BarFormat.pango("a & <b>") == "a &amp; &lt;b&gt;")
+    }
+
+    @Test func iconNamesBecomeGlyphsOrNothingInText() {
+        var model = PresenterModel()
+        let item = F.item(id: "d1", app: "org.example.Coffee", type: "Delivery", state: ["stage": "on the way"], layout: nil)
+        model.apply(F.snapshot(sequence: 1, island: F.island("compact", attached: "d1", lockScreen: ["d1"]), items: [item]))
+        // The default layout: symbol appointment-soon, then the first state value.
+        #expect(line(.eww, model) == "⏰ on the way")
+        #expect(RenderedViewGlyphs.glyph("some-unknown-icon") == "")
+        #expect(RenderedViewGlyphs.glyph("🍕") == "🍕")
+    }
+
+    @Test func barDriverWritesOnlyChangedLines() async {
+        let lines = LineSink()
+        let clock = Clock(F.now)
+        let driver = BarDriver(format: .eww, clock: { clock.value }) { lines.append($0) }
+        await driver.handle(.update(F.delta(sequence: 1, island: F.island("none"))))
+        #expect(lines.all.isEmpty)  // no snapshot yet
+        await driver.handle(.update(F.snapshot(sequence: 1, island: F.island("none"), items: [])))
+        await driver.tick()
+        await driver.handle(.update(F.delta(sequence: 2, island: F.island("minimal", attached: "t1", detached: "c1", lockScreen: ["t1", "c1"]),
+                                            items: [F.timer(), F.coffee()])))
+        await driver.tick()
+        clock.value = F.now + 1
+        await driver.tick()
+        await driver.handle(.disconnected(reason: "gone"))
+        #expect(lines.all == ["", "2:05 · brewing", "2:04 · brewing", ""])
+    }
+}
+
+import IslandCore
+import Synchronization
+
+enum RenderedViewGlyphs {
+    static func glyph(_ name: String) -> String { RenderedView.glyph(forSymbol: name) }
+}
+
+final class LineSink: Sendable {
+    private let lines = Mutex<[String]>([])
+    func append(_ line: String) { lines.withLock { $0.append(line) } }
+    var all: [String] { lines.withLock { $0 } }
+}
+
+final class Clock: Sendable {
+    private let now: Mutex<Double>
+    init(_ now: Double) { self.now = Mutex(now) }
+    var value: Double {
+        get { now.withLock { $0 } }
+        set { now.withLock { $0 = newValue } }
+    }
+}

@@ -1,0 +1,106 @@
+import IslandJSON
+import Testing
+@testable import IslandPresenter
+
+@Suite struct PresenterModelTests {
+    typealias F = Fixtures
+
+    @Test func deltasBeforeTheFirstSnapshotAreIgnored() {
+        var model = PresenterModel()
+        do { let changed = model.apply(F.delta(sequence: 1, island: F.island("compact", attached: "c1", lockScreen: ["c1"]), items: [F.coffee()])); #expect(!changed) }
+        #expect(!model.hasSnapshot)
+        #expect(model.items.isEmpty)
+    }
+
+    @Test func aSnapshotThenDeltasAboveItsSequence() {
+        var model = PresenterModel()
+        model.apply(F.snapshot(sequence: 4, island: F.island("none"), items: []))
+        #expect(model.sequence == 4)
+        do { let changed = model.apply(F.delta(sequence: 5, island: F.island("compact", attached: "c1", lockScreen: ["c1"]), items: [F.coffee()])); #expect(changed) }
+        #expect(model.island.mode == .compact)
+        #expect(model.compact?.id == "c1")
+        #expect(model.sequence == 5)
+    }
+
+    @Test func deltasNotAboveTheSequenceAreIgnored() {
+        var model = PresenterModel()
+        model.apply(F.snapshot(sequence: 9, island: F.island("compact", attached: "c1", lockScreen: ["c1"]), items: [F.coffee()]))
+        let before = model
+        do { let changed = model.apply(F.delta(sequence: 9, island: F.island("none"), removed: ["c1"])); #expect(!changed) }
+        do { let changed = model.apply(F.delta(sequence: 3, island: F.island("none"), removed: ["c1"])); #expect(!changed) }
+        #expect(model == before)
+    }
+
+    @Test func aDeltaReplacesChangedItemsAndKeepsTheOthers() {
+        var model = F.minimalModel
+        model.apply(F.delta(sequence: 6, island: F.island("minimal", attached: "t1", detached: "c1", lockScreen: ["t1", "c1"]),
+                            items: [F.coffee(stage: "ready")]))
+        #expect(model.items["c1"]?.state["stage"] == "ready")
+        #expect(model.items["t1"] != nil)
+        #expect(model.minimal?.attached.id == "t1")
+        #expect(model.minimal?.detached.id == "c1")
+        #expect(model.lockScreen.map(\.id) == ["t1", "c1"])
+    }
+
+    @Test func removedIdsGo() {
+        var model = F.minimalModel
+        model.apply(F.delta(sequence: 6, island: F.island("compact", attached: "c1", lockScreen: ["c1"]), removed: ["t1"]))
+        #expect(model.items.keys.sorted() == ["c1"])
+        #expect(model.compact?.id == "c1")
+        #expect(model.minimal == nil)
+        model.apply(F.delta(sequence: 7, island: F.island("none"), removed: ["c1"]))
+        #expect(model.items.isEmpty)
+        #expect(model.compact == nil)
+        #expect(model.lockScreen.isEmpty)
+    }
+
+    @Test func aResyncSnapshotReplacesEverythingEvenWithALowerSequence() {
+        var model = F.minimalModel
+        // After a daemon restart sequences start again; a snapshot always wins.
+        model.apply(F.snapshot(sequence: 1, island: F.island("compact", attached: "c1", lockScreen: ["c1"]), items: [F.coffee(stage: "ready")], resync: true))
+        #expect(model.sequence == 1)
+        #expect(model.items.keys.sorted() == ["c1"])
+        #expect(model.items["c1"]?.state["stage"] == "ready")
+        do { let changed = model.apply(F.delta(sequence: 2, island: F.island("none"), removed: ["c1"])); #expect(changed) }
+        #expect(model.items.isEmpty)
+    }
+
+    @Test func theExpandedActivityAndTheLockScreenOrder() {
+        let model = F.expandedModel
+        #expect(model.expanded?.id == "c1")
+        #expect(model.compact == nil)
+        #expect(model.lockScreen.map(\.id) == ["c1"])
+    }
+
+    @Test func anAlertLastsWhileItsActivityIsExpanded() {
+        var model = F.compactModel
+        model.apply(F.delta(sequence: 4, island: F.island("expanded", attached: "c1", expanded: "c1", lockScreen: ["c1"]),
+                            items: [F.coffee(stage: "ready")], alert: ["id": "c1", "title": "Coffee", "body": "Ready"]))
+        #expect(model.alert == PresenterAlert(id: "c1", title: "Coffee", body: "Ready"))
+        model.apply(F.delta(sequence: 5, island: F.island("compact", attached: "c1", lockScreen: ["c1"])))
+        #expect(model.alert == nil)
+    }
+
+    @Test func resetForgetsEverything() {
+        var model = F.minimalModel
+        model.reset()
+        #expect(!model.hasSnapshot)
+        #expect(model.items.isEmpty)
+        #expect(model.island == .empty)
+    }
+
+    @Test func backoffDoublesFrom50msTo2s() {
+        var backoff = Backoff()
+        let delays = (0..<8).map { _ in backoff.next() }
+        #expect(delays == [.milliseconds(50), .milliseconds(100), .milliseconds(200), .milliseconds(400),
+                           .milliseconds(800), .milliseconds(1600), .seconds(2), .seconds(2)])
+        backoff.reset()
+        #expect(backoff.next() == .milliseconds(50))
+    }
+
+    @Test func theDefaultSocket() {
+        #expect(defaultSocketPath(environment: ["ISLAND_SOCKET": "/tmp/x.sock", "XDG_RUNTIME_DIR": "/run/user/5"], uid: 5) == "/tmp/x.sock")
+        #expect(defaultSocketPath(environment: ["XDG_RUNTIME_DIR": "/run/user/5"], uid: 5) == "/run/user/5/island/islandd.sock")
+        #expect(defaultSocketPath(environment: [:], uid: 7) == "/run/user/7/island/islandd.sock")
+    }
+}
