@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# Shows the island at work: installs the five example apps (manifests and layouts from
+# packaging/) for the current user, asks the running islandd to reload, and plays a short
+# story with each — a coffee order, a fast, a Pomodoro, a flight and a food delivery.
+#
+# Start the daemon first (scripts/run.sh), and a presenter to watch (island-presenter tui).
+# Usage: scripts/demo.sh [--socket PATH] [--step SECONDS]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+step=3
+socket_args=()
+while (($#)); do
+  case "$1" in
+    --socket) socket_args=(--socket "$2"); shift 2 ;;
+    --step) step="$2"; shift 2 ;;
+    -h|--help) sed -n '2,7p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    *) echo "demo: unknown option $1 (try --help)" >&2; exit 2 ;;
+  esac
+done
+
+bin="$(swift build --show-bin-path)"
+[ -x "$bin/island" ] || swift build --product island >&2
+island() { "$bin/island" "$@" "${socket_args[@]}"; }
+
+data="${XDG_DATA_HOME:-$HOME/.local/share}"
+mkdir -p "$data/applications" "$data/island/layouts"
+cp packaging/applications/*.desktop "$data/applications/"
+cp -r packaging/layouts/. "$data/island/layouts/"
+island admin reload
+
+now=$(date +%s)
+coffee=$(island start --app org.island.example.Coffee CoffeeOrder \
+  --attributes '{"shop":"Blue Bottle","order":"A17"}' \
+  --state '{"stage":"ordered","stageTitle":"Order received","etaMinutes":12}')
+fast=$(island start --app org.island.example.Fasting Fast \
+  --attributes "{\"plan\":\"16:8\",\"startedAt\":$((now - 36000)),\"goalAt\":$((now + 21600))}" \
+  --state '{"percent":62}')
+focus=$(island start --app org.island.example.Pomodoro Pomodoro \
+  --attributes '{"task":"Write the report","rounds":4}' \
+  --state "{\"phase\":\"Focus\",\"round\":1,\"startedAt\":$now,\"endsAt\":$((now + 1500))}" --relevance 50)
+flight=$(island start --app org.island.example.Flights Flight \
+  --attributes '{"flight":"LH 454","origin":"FRA","destination":"SFO"}' \
+  --state '{"status":"boarding","boarding":true,"gate":"B44"}')
+food=$(island start --app org.island.example.FoodDelivery FoodOrder \
+  --attributes '{"restaurant":"Pizza Place"}' --state '{"step":1,"minutesLeft":25,"courier":"Sam"}')
+echo "started: coffee $coffee, fast $fast, focus $focus, flight $flight, food $food" >&2
+
+sleep "$step"
+island update --app org.island.example.Coffee "$coffee" --state '{"stage":"brewing","stageTitle":"Brewing","etaMinutes":7}'
+island update --app org.island.example.FoodDelivery "$food" --state '{"step":2,"minutesLeft":18,"courier":"Sam"}'
+sleep "$step"
+island update --app org.island.example.Flights "$flight" \
+  --state "{\"status\":\"inFlight\",\"inFlight\":true,\"eta\":\"14:05\",\"departedAt\":$(date +%s),\"arrivesAt\":$(( $(date +%s) + 39600 ))}" \
+  --alert-title "LH 454 departed" --alert-body "Arriving in San Francisco at 14:05"
+island update --app org.island.example.Coffee "$coffee" --state '{"stage":"onTheWay","stageTitle":"On the way","etaMinutes":3}'
+sleep "$step"
+island update --app org.island.example.FoodDelivery "$food" --state '{"step":3,"minutesLeft":6,"courier":"Sam"}'
+island update --app org.island.example.Fasting "$fast" --state '{"percent":70}'
+sleep "$step"
+island end --app org.island.example.Coffee "$coffee" --state '{"stage":"delivered","stageTitle":"Delivered","etaMinutes":0}'
+island end --app org.island.example.FoodDelivery "$food" --state '{"step":4,"minutesLeft":0,"courier":"Sam"}' --dismiss 60
+echo "the flight, the fast and the Pomodoro keep running; end them with 'island end ID' or let them expire" >&2
