@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import Synchronization
 import IslandJSON
 import IslandKit
 
@@ -41,17 +42,25 @@ struct Run: AsyncParsableCommand {
             Output.warning("no Live Activity (\(error.name): \(error.description)); running the command anyway")
         }
 
-        // Like a shell: Ctrl-C goes to the command (same process group); island stays to report it.
+        // Like a shell: Ctrl-C reaches the command through the process group, and island stays
+        // to report how it ended. A SIGTERM or SIGHUP aimed at island alone (a service manager,
+        // a closed terminal) is passed on to the command, so it is not left running orphaned.
+        let child = Mutex<pid_t>(0)
         let watcher = SignalWatcher([SIGINT, SIGQUIT]) { _ in }
+        let forwarder = SignalWatcher([SIGTERM, SIGHUP]) { number in
+            let pid = child.withLock { $0 }
+            if pid > 0 { kill(pid, number) }
+        }
         let status: Int32
         do {
             let pid = try ChildProcess.spawn(command)
+            child.withLock { $0 = pid }
             status = await ChildProcess.wait(pid)
         } catch {
             Output.error("island: \(error)\n")
             status = 127
         }
-        _ = watcher
+        _ = (watcher, forwarder)
 
         if let activity {
             let duration = Date().timeIntervalSince(started)

@@ -1,0 +1,62 @@
+"""`island run` passes SIGTERM on to its command, and scripts/demo.sh plays its story."""
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import time
+
+from conftest import BIN_DIR, wait_for
+from test_cli import CLI_MANIFEST, ISLAND, REPO, activities, cli_daemon  # noqa: F401 (fixture)
+
+
+def children(pid):
+    try:
+        with open("/proc/%d/task/%d/children" % (pid, pid)) as f:
+            return [int(p) for p in f.read().split()]
+    except OSError:
+        return []
+
+
+def test_sigterm_reaches_the_command_and_the_activity_ends_failed(cli_daemon):
+    env = dict(os.environ, ISLAND_SOCKET=cli_daemon.socket)
+    run = subprocess.Popen([ISLAND, "run", "--title", "long", "--", "sleep", "30"], env=env,
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        wait_for(lambda: any(a["state"] == "active" for a in activities(cli_daemon)), timeout=10)
+        wait_for(lambda: children(run.pid), timeout=10)
+        sleeper = children(run.pid)[0]
+        run.send_signal(signal.SIGTERM)
+        assert run.wait(timeout=10) == 128 + signal.SIGTERM
+        assert not os.path.exists("/proc/%d" % sleeper) or open("/proc/%d/stat" % sleeper).read().split()[2] == "Z"
+        ended = [a for a in activities(cli_daemon, "--state", "ended") if a["type"] == "Command"]
+        assert ended and ended[0]["content"]["state"]["status"] == "failed"
+        assert ended[0]["content"]["state"]["exitStatus"] == 128 + signal.SIGTERM
+    finally:
+        if run.poll() is None:
+            run.kill()
+            run.wait()
+
+
+def test_the_demo_script_plays_its_story(unstarted_daemon):
+    daemon = unstarted_daemon()
+    daemon.start()
+    env = dict(os.environ, XDG_DATA_HOME=daemon.share, XDG_DATA_DIRS=os.path.join(daemon.root, "none"))
+    result = subprocess.run(["bash", os.path.join(REPO, "scripts", "demo.sh"), "--socket", daemon.socket, "--step", "0"],
+                            env=env, capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    with daemon.connect("org.island.Producer") as p:
+        flights = p.List(app="org.island.example.Flights")["activities"]
+    assert flights and flights[0]["content"]["state"]["status"] == "inFlight"
+    with daemon.connect("org.island.Producer") as p:
+        coffee = p.List(app="org.island.example.Coffee")["activities"]
+    assert coffee[0]["state"] == "ended" and coffee[0]["content"]["state"]["stage"] == "delivered"
+    # The example layouts were installed with the manifests and serve the activities.
+    from conftest import RawStream
+    stream = RawStream(daemon.socket)
+    stream.call("org.island.Presenter.Subscribe", {}, more=True)
+    items = stream.read()["parameters"]["update"]["items"]
+    stream.close()
+    assert {item["app"] for item in items if not item["defaultLayout"]} >= {
+        "org.island.example.Coffee", "org.island.example.Flights", "org.island.example.Pomodoro"}
