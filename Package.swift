@@ -119,7 +119,7 @@ let package = Package(
         .executableTarget(
             name: "island",
             dependencies: [
-                "IslandKit", "IslandCore", "IslandJSON", "Varlink",
+                "IslandKit", "IslandCore", "IslandJSON", "Varlink", "IslandPresenter",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),

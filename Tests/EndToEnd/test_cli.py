@@ -401,7 +401,8 @@ def test_preview_svg_is_well_formed_and_renders(tmp_path, mode):
               "--mode", mode, "--svg", str(svg)))
     root = ET.parse(svg).getroot()
     assert root.tag == "{http://www.w3.org/2000/svg}svg"
-    shapes = root.findall(".//{http://www.w3.org/2000/svg}rect") + root.findall(".//{http://www.w3.org/2000/svg}circle")
+    shapes = [element for kind in ("rect", "circle", "path")
+              for element in root.findall(".//{http://www.w3.org/2000/svg}" + kind)]
     assert any(s.get("stroke") == "#6f4e37" for s in shapes)  # the keyline tint
     texts = [t.text for t in root.iter("{http://www.w3.org/2000/svg}text")]
     if mode == "lockscreen":

@@ -2,8 +2,12 @@ import ArgumentParser
 import Foundation
 import IslandCore
 import IslandJSON
+import IslandPresenter
 
-extension IslandSVG.Mode: ExpressibleByArgument {}
+/// Which part of the island a preview shows.
+enum PreviewMode: String, CaseIterable, ExpressibleByArgument {
+    case compact, minimal, expanded, lockscreen
+}
 
 struct Preview: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -21,7 +25,7 @@ struct Preview: AsyncParsableCommand {
     @Argument(help: "The layout, a JSON file.") var layout: String
     @Option(help: ArgumentHelp("The activity's attributes, a JSON object.", valueName: "json")) var attributes: String?
     @Option(help: ArgumentHelp("The activity's state, a JSON object.", valueName: "json")) var state: String?
-    @Option(help: ArgumentHelp("compact, minimal, expanded or lockscreen.", valueName: "mode")) var mode: IslandSVG.Mode = .compact
+    @Option(help: ArgumentHelp("compact, minimal, expanded or lockscreen.", valueName: "mode")) var mode: PreviewMode = .compact
     @Option(help: ArgumentHelp("Also write an SVG drawing to this file.", valueName: "out.svg")) var svg: String?
     @Option(help: ArgumentHelp("The time to render timers at (epoch seconds).", valueName: "epoch")) var now: Double?
     @Flag(help: "Machine-readable output.") var json = false
@@ -43,10 +47,12 @@ struct Preview: AsyncParsableCommand {
             Output.error("\(layout): \(error.path.isEmpty ? "(layout)" : error.path): \(error.reason)\n")
             throw ExitCode(ExitStatus.refused)
         }
-        let rendered = LayoutRenderer(attributes: attributes, state: state, now: now ?? Date().timeIntervalSince1970).render(parsed)
+        let at = now ?? Date().timeIntervalSince1970
+        let rendered = LayoutRenderer(attributes: attributes, state: state, now: at).render(parsed)
         let regions = Self.regions(of: rendered, mode: mode)
         if let svg {
-            let drawing = IslandSVG(mode: mode, layout: rendered).render()
+            // Drawn by the presenter's own renderer, so a preview looks like the real island.
+            let drawing = SVGRenderer().render(IslandScene(model: Self.model(layout: parsed, attributes: attributes, state: state, mode: mode), now: at))
             do { try drawing.write(toFile: svg, atomically: true, encoding: .utf8) } catch {
                 throw CLIFailure(status: ExitStatus.refused, name: "WriteFailed", message: "cannot write \(svg): \(error.localizedDescription)", json: json)
             }
@@ -67,7 +73,26 @@ struct Preview: AsyncParsableCommand {
         if let url = rendered.url { Output.line("  url:" + String(repeating: " ", count: max(1, width - 2)) + url) }
     }
 
-    static func regions(of layout: RenderedLayout, mode: IslandSVG.Mode) -> [(String, String?)] {
+    /// A presenter's model holding one activity shown in `mode`, as a daemon would send it.
+    static func model(layout: Layout, attributes: JSONObject, state: JSONObject, mode: PreviewMode) -> PresenterModel {
+        let id = "preview"
+        let item: JSON = [
+            "id": .string(id), "app": "preview", "type": "Preview", "attributes": .object(attributes),
+            "content": ["state": .object(state)], "state": "active", "createdAt": 0,
+            "layout": .object(layout.json), "defaultLayout": false,
+        ]
+        let island: JSON = switch mode {
+        case .compact: ["mode": "compact", "attached": .string(id), "lockScreen": [.string(id)]]
+        case .minimal: ["mode": "minimal", "attached": .string(id), "detached": .string(id), "lockScreen": [.string(id)]]
+        case .expanded: ["mode": "expanded", "attached": .string(id), "expanded": .string(id), "lockScreen": [.string(id)]]
+        case .lockscreen: ["mode": "none", "lockScreen": [.string(id)]]
+        }
+        var model = PresenterModel()
+        model.apply(["kind": "snapshot", "sequence": 0, "island": island, "items": [item], "removed": []])
+        return model
+    }
+
+    static func regions(of layout: RenderedLayout, mode: PreviewMode) -> [(String, String?)] {
         switch mode {
         case .compact: [("leading", layout.compactLeading?.view.plainText), ("trailing", layout.compactTrailing?.view.plainText)]
         case .minimal: [("minimal", layout.minimal?.view.plainText)]
