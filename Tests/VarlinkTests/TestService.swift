@@ -16,6 +16,9 @@ struct TestServer {
         method Forever() -> (tick: int)
         # Replies after ms milliseconds, from a task.
         method Sleep(ms: int) -> (slept: int)
+        # Releases its connection at once, then replies after ms milliseconds with how many
+        # Overlap calls had started by then.
+        method Overlap(ms: int) -> (ms: int, started: int)
         method Fail(why: string) -> ()
         method Unimplemented() -> ()
         # The caller's kernel-verified credentials.
@@ -46,6 +49,7 @@ struct TestServer {
         let path = directory + "/test.sock"
         let cancelled = Counter()
         let started = Counter()
+        let overlapStarted = Counter()
         let interface = try VarlinkInterface(parsing: interfaceText)
         let implementation = VarlinkImplementation(interface: interface, handlers: [
             "Echo": .immediate { request in ["text": request.parameters["text"]!] },
@@ -72,6 +76,13 @@ struct TestServer {
                 let ms = request.parameters["ms"]!.intValue!
                 try? await Task.sleep(for: .milliseconds(ms))
                 return ["slept": .int(ms)]
+            },
+            "Overlap": .pipelined { request, release in
+                overlapStarted.increment()
+                release()
+                let ms = request.parameters["ms"]!.intValue!
+                try? await Task.sleep(for: .milliseconds(ms))
+                return ["ms": .int(ms), "started": .int(overlapStarted.count)]
             },
             "Fail": .immediate { request throws(VarlinkError) in
                 throw VarlinkError("org.example.test.Boom", ["why": request.parameters["why"]!])

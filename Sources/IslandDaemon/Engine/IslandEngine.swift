@@ -75,9 +75,9 @@ actor IslandEngine {
     // MARK: Producer
 
     func request(app: String, type: String, attributes: JSONObject, content: ActivityContent, key: String?,
-                 ownerGone: OwnerGonePolicy, ownerUID: UInt32?) async throws(VarlinkError) -> (Activity, Bool) {
+                 ownerGone: OwnerGonePolicy, ownerUID: UInt32?, decided: @Sendable () -> Void = {}) async throws(VarlinkError) -> (Activity, Bool) {
         let entitlement = entitlement(for: app)
-        return try await mutate { manager, now throws(IslandError) in
+        return try await mutate(decided: decided) { manager, now throws(IslandError) in
             let result = try manager.request(app: app, type: type, attributes: attributes, content: content, key: key,
                                              ownerGonePolicy: ownerGone, entitlement: entitlement, now: now)
             if result.created, scope == .system, let ownerUID {
@@ -88,17 +88,19 @@ actor IslandEngine {
         }
     }
 
-    func update(app: String, id: String, content: ActivityContent, alert: Alert?, timestamp: Double?) async throws(VarlinkError) -> UpdateOutcome {
+    func update(app: String, id: String, content: ActivityContent, alert: Alert?, timestamp: Double?,
+                decided: @Sendable () -> Void = {}) async throws(VarlinkError) -> UpdateOutcome {
         let entitlement = entitlement(for: app)
-        return try await mutate { manager, now throws(IslandError) in
+        return try await mutate(decided: decided) { manager, now throws(IslandError) in
             let outcome = try manager.update(app: app, id: id, content: content, alert: alert, timestamp: timestamp,
                                              entitlement: entitlement, now: now)
             return (outcome, outcome.events)
         }
     }
 
-    func end(app: String, id: String, content: ActivityContent?, dismissal: DismissalPolicy, timestamp: Double?) async throws(VarlinkError) -> Activity {
-        try await mutate { manager, now throws(IslandError) in
+    func end(app: String, id: String, content: ActivityContent?, dismissal: DismissalPolicy, timestamp: Double?,
+             decided: @Sendable () -> Void = {}) async throws(VarlinkError) -> Activity {
+        try await mutate(decided: decided) { manager, now throws(IslandError) in
             let result = try manager.end(app: app, id: id, content: content, dismissalPolicy: dismissal, timestamp: timestamp, now: now)
             return (result.activity, result.events)
         }
@@ -350,7 +352,11 @@ actor IslandEngine {
     /// Runs a core operation, commits its events, and only then publishes them. Timers that
     /// fell due are applied first, so the operation sees the state as of `now`.
     @discardableResult
-    private func mutate<T>(_ body: (inout ActivityManager, Double) throws(IslandError) -> (T, [ActivityEvent])) async throws(VarlinkError) -> T {
+    ///
+    /// `decided` runs once the change is made in memory and queued for the disk: from then on
+    /// the caller's next pipelined call may be decided too, while this one waits for its commit.
+    private func mutate<T>(decided: @Sendable () -> Void = {},
+                           _ body: (inout ActivityManager, Double) throws(IslandError) -> (T, [ActivityEvent])) async throws(VarlinkError) -> T {
         let now = clock()
         let due = manager.advance(to: now)
         let result: T
@@ -363,7 +369,7 @@ actor IslandEngine {
             throw VarlinkError(error.name, error.parameters)
         }
         do {
-            try await persistAndPublish(due + events)
+            try await persistAndPublish(due + events, decided: decided)
         } catch {
             // Nothing of this change reached the disk. Other calls may have changed memory
             // while this one waited, so the disk, not a copy from before, is the truth to
@@ -384,19 +390,26 @@ actor IslandEngine {
         }
     }
 
-    private func persistAndPublish(_ events: [ActivityEvent]) async throws(VarlinkError) {
-        guard !events.isEmpty else { return }
-        try await commit(storeMutations(for: events))
+    private func persistAndPublish(_ events: [ActivityEvent], decided: @Sendable () -> Void = {}) async throws(VarlinkError) {
+        guard !events.isEmpty else {
+            decided()
+            return
+        }
+        try await commit(storeMutations(for: events), decided: decided)
         publish(events)
         scheduleTimer()
     }
 
-    private func commit(_ mutations: [StoreMutation]) async throws(VarlinkError) {
-        guard !mutations.isEmpty else { return }
+    private func commit(_ mutations: [StoreMutation], decided: @Sendable () -> Void = {}) async throws(VarlinkError) {
+        guard !mutations.isEmpty else {
+            decided()
+            return
+        }
         // Queued synchronously, on this actor, so batches reach the disk in the order their
         // changes were made here (an async hop first could let a later batch overtake).
         let result = await withCheckedContinuation { (continuation: CheckedContinuation<Result<Void, StoreError>, Never>) in
             store.commit(mutations) { continuation.resume(returning: $0) }
+            decided()
         }
         if case .failure(let error) = result {
             logger.error("could not store a change", metadata: ["error": "\(error)"])

@@ -36,22 +36,24 @@ struct RoleInterfaces: Sendable {
 
     var producer: VarlinkImplementation {
         VarlinkImplementation(interface: try! VarlinkInterface(parsing: IslandInterfaces.producer), handlers: [
-            "Request": .async { [self] request throws(VarlinkError) in
+            // Mutations release the connection once decided, so pipelined calls overlap their
+            // commits (and share them: group commit) while replies keep their order.
+            "Request": .pipelined { [self] request, release throws(VarlinkError) in
                 let app = try await producerApp(request)
                 let p = request.parameters
                 let ownerGone = p["ownerGone"]?.stringValue.flatMap(OwnerGonePolicy.init(rawValue:)) ?? .keep
                 let (activity, created) = try await engine.request(
                     app: app, type: p["type"]!.stringValue!, attributes: p["attributes"]!.objectValue!,
                     content: Wire.content(from: p["content"])!, key: p["key"]?.stringValue, ownerGone: ownerGone,
-                    ownerUID: request.connection.peer?.uid)
+                    ownerUID: request.connection.peer?.uid, decided: release)
                 return ["activity": Wire.activity(activity), "created": .bool(created)]
             },
-            "Update": .async { [self] request throws(VarlinkError) in
+            "Update": .pipelined { [self] request, release throws(VarlinkError) in
                 let app = try await producerApp(request)
                 let p = request.parameters
                 let alert = p["alert"]?.objectValue.map { Alert(title: $0["title"]!.stringValue!, body: $0["body"]!.stringValue!) }
                 let outcome = try await engine.update(app: app, id: p["id"]!.stringValue!, content: Wire.content(from: p["content"])!,
-                                                      alert: alert, timestamp: p["timestamp"]?.doubleValue)
+                                                      alert: alert, timestamp: p["timestamp"]?.doubleValue, decided: release)
                 return [
                     "activity": Wire.activity(outcome.activity),
                     "delivery": [
@@ -60,12 +62,12 @@ struct RoleInterfaces: Sendable {
                     ],
                 ]
             },
-            "End": .async { [self] request throws(VarlinkError) in
+            "End": .pipelined { [self] request, release throws(VarlinkError) in
                 let app = try await producerApp(request)
                 let p = request.parameters
                 let activity = try await engine.end(app: app, id: p["id"]!.stringValue!, content: Wire.content(from: p["content"]),
                                                     dismissal: try Wire.dismissalPolicy(from: p["dismissalPolicy"]),
-                                                    timestamp: p["timestamp"]?.doubleValue)
+                                                    timestamp: p["timestamp"]?.doubleValue, decided: release)
                 return ["activity": Wire.activity(activity)]
             },
             "List": .async { [self] request throws(VarlinkError) in

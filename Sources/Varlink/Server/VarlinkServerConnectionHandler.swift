@@ -7,7 +7,10 @@ import NIOCore
 /// in arrival order, and writes the replies.
 ///
 /// Ordering is structural: the next call starts only after the previous one has had its
-/// final reply, so pipelined calls are answered in order. Backpressure is too: reads stop
+/// final reply — or, for a handler that says its decision is made (`releaseConnection`),
+/// right after that, with its replies held back until the calls before it are answered. So
+/// pipelined calls are always answered in order, and a handler that only waits for
+/// durability does not make the calls behind it wait too. Backpressure is structural: reads stop
 /// while too many calls are queued or while the peer is not reading its replies, and a
 /// connection whose unread replies outgrow `maximumOutputBytes` is closed.
 final class VarlinkServerConnectionHandler: ChannelDuplexHandler {
@@ -37,7 +40,20 @@ final class VarlinkServerConnectionHandler: ChannelDuplexHandler {
 
     private var context: ChannelHandlerContext?
     private var queue = Deque<Queued>()
-    private var current: (serial: UInt64, call: VarlinkCall, cancellation: [@Sendable () -> Void])?
+    /// A call that has started and not yet been answered in full.
+    private struct ActiveCall {
+        let serial: UInt64
+        let call: VarlinkCall
+        var cancellation: [@Sendable () -> Void] = []
+        /// Replies that arrived while calls before this one were still unanswered.
+        var buffered: [VarlinkReply] = []
+        var finished = false
+        /// The next call may start (the handler released the connection, or finished).
+        var released = false
+    }
+
+    /// Started calls in arrival order; only the first may write.
+    private var active = Deque<ActiveCall>()
     private var serial: UInt64 = 0
     private var processing = false
     private var inputClosed = false
@@ -103,7 +119,7 @@ final class VarlinkServerConnectionHandler: ChannelDuplexHandler {
     func channelInactive(context: ChannelHandlerContext) {
         closing = true
         queue.removeAll()
-        cancelCurrent()
+        cancelActive()
         connection.markClosed()
         context.fireChannelInactive()
     }
@@ -146,7 +162,7 @@ final class VarlinkServerConnectionHandler: ChannelDuplexHandler {
             processing = false
             flushIfNeeded()
         }
-        while current == nil, !closing, let next = queue.popFirst() {
+        while canStartNext, !closing, let next = queue.popFirst() {
             switch next {
             case .fatal(let error):
                 closeAfter(reply: VarlinkReply(error: error))
@@ -155,11 +171,16 @@ final class VarlinkServerConnectionHandler: ChannelDuplexHandler {
                 start(frame: frame)
             }
         }
-        if current == nil, queue.isEmpty, inputClosed || shuttingDown, !closing {
+        if active.isEmpty, queue.isEmpty, inputClosed || shuttingDown, !closing {
             closeWhenFlushed()
             return
         }
         resumeReadingIfPossible()
+    }
+
+    private var canStartNext: Bool {
+        guard let last = active.last else { return true }
+        return last.released && active.count < limits.maximumQueuedCalls
     }
 
     private func start(frame: ByteBuffer) {
@@ -175,36 +196,62 @@ final class VarlinkServerConnectionHandler: ChannelDuplexHandler {
             return
         }
         serial &+= 1
-        current = (serial, call, [])
+        active.append(ActiveCall(serial: serial, call: call))
         service.dispatch(call, connection: connection, sink: ChannelReplySink(handler: self, serial: serial, channel: context!.channel))
     }
 
     /// A reply from a handler, on the event loop.
     fileprivate func deliver(_ reply: VarlinkReply, final: Bool, serial: UInt64) {
-        guard let current, current.serial == serial, !closing else { return }
-        if !current.call.oneway { write(reply) }
-        if final {
-            self.current = nil
-            if !processing {
-                processQueue()
+        guard !closing, let index = active.firstIndex(where: { $0.serial == serial }) else { return }
+        if index == 0 {
+            if !active[0].call.oneway { write(reply) }
+            if final {
+                active.removeFirst()
+                writeFinishedHeads()
             }
-        } else if !processing {
-            flushIfNeeded()
+        } else {
+            if !active[index].call.oneway { active[index].buffered.append(reply) }
+            if final {
+                active[index].finished = true
+                active[index].released = true
+            }
         }
+        if !processing {
+            processQueue()
+        }
+    }
+
+    /// Writes what the calls now at the front had buffered, dropping those already finished.
+    private func writeFinishedHeads() {
+        while !active.isEmpty {
+            for reply in active[0].buffered { write(reply) }
+            active[0].buffered.removeAll()
+            guard active[0].finished else { return }
+            active.removeFirst()
+        }
+    }
+
+    /// The handler of `serial` has made its decision: the next call may start.
+    fileprivate func release(serial: UInt64) {
+        guard !closing, let index = active.firstIndex(where: { $0.serial == serial }) else { return }
+        // A stream has no decision point: it holds its connection until it ends.
+        guard !active[index].call.more else { return }
+        active[index].released = true
+        if !processing { processQueue() }
     }
 
     fileprivate func onCancel(serial: UInt64, _ callback: @escaping @Sendable () -> Void) {
-        guard current?.serial == serial, !closing else {
+        guard !closing, let index = active.firstIndex(where: { $0.serial == serial }) else {
             callback()
             return
         }
-        current?.cancellation.append(callback)
+        active[index].cancellation.append(callback)
     }
 
-    private func cancelCurrent() {
-        guard let current else { return }
-        self.current = nil
-        for callback in current.cancellation { callback() }
+    private func cancelActive() {
+        let calls = active
+        active.removeAll()
+        for call in calls { for callback in call.cancellation { callback() } }
     }
 
     @discardableResult
@@ -225,7 +272,7 @@ final class VarlinkServerConnectionHandler: ChannelDuplexHandler {
             ])
             closing = true
             queue.removeAll()
-            cancelCurrent()
+            cancelActive()
             context.close(promise: nil)
             return nil
         }
@@ -248,7 +295,7 @@ final class VarlinkServerConnectionHandler: ChannelDuplexHandler {
         guard !closing else { return }
         write(reply)
         queue.removeAll()
-        cancelCurrent()
+        cancelActive()
         closeWhenFlushed()
     }
 
@@ -270,10 +317,11 @@ final class VarlinkServerConnectionHandler: ChannelDuplexHandler {
         shuttingDown = true
         // A call that streams has no natural end: stop it. A call computing its one reply
         // is given the time the server allows to finish it.
-        if let current, current.call.more {
-            // Tell the streaming client why its stream ends, so it can reconnect.
-            if !current.call.oneway { write(VarlinkReply(error: .shuttingDown)) }
-            cancelCurrent()
+        // Streams are told why they end (so clients can reconnect), in their turn.
+        for call in active where call.call.more {
+            let callbacks = call.cancellation
+            deliver(VarlinkReply(error: .shuttingDown), final: true, serial: call.serial)
+            for callback in callbacks { callback() }
         }
         // Calls queued behind it are answered with ShuttingDown, in order, then the
         // connection closes.
@@ -316,6 +364,14 @@ private struct ChannelReplySink: VarlinkReplySink {
             handler.value.onCancel(serial: serial, callback)
         } else {
             eventLoop.execute { [handler, serial] in handler.value.onCancel(serial: serial, callback) }
+        }
+    }
+
+    func releaseConnection() {
+        if eventLoop.inEventLoop {
+            handler.value.release(serial: serial)
+        } else {
+            eventLoop.execute { [handler, serial] in handler.value.release(serial: serial) }
         }
     }
 }

@@ -46,6 +46,23 @@ public struct VarlinkMethodHandler: Sendable {
         }
     }
 
+    /// One reply computed in a task that lets the next pipelined call on the connection start
+    /// as soon as it calls `release` — once its outcome is decided and only, say, its
+    /// durability remains to wait for. Replies still go out in call order.
+    public static func pipelined(
+        _ body: @escaping @Sendable (VarlinkRequest, _ release: @escaping @Sendable () -> Void) async throws(VarlinkError) -> JSONObject
+    ) -> VarlinkMethodHandler {
+        VarlinkMethodHandler(requiresMore: false) { request, responder in
+            Task {
+                do throws(VarlinkError) {
+                    responder.reply(try await body(request, { responder.releaseConnection() }))
+                } catch {
+                    responder.fail(error)
+                }
+            }
+        }
+    }
+
     /// One reply computed in a task, for work that awaits.
     public static func async(
         _ body: @escaping @Sendable (VarlinkRequest) async throws(VarlinkError) -> JSONObject
@@ -159,6 +176,12 @@ public protocol VarlinkReplySink: Sendable {
     /// Whether the peer is keeping up with its replies. A streaming handler that sees false
     /// should hold back and coalesce rather than queue more.
     var isWritable: Bool { get }
+    /// The call's outcome is decided; the next pipelined call may start before its reply.
+    func releaseConnection()
+}
+
+extension VarlinkReplySink {
+    public func releaseConnection() {}
 }
 
 /// The transport-independent half of a Varlink server: the interfaces, the validation of
@@ -310,6 +333,11 @@ public final class VarlinkResponder: Sendable {
     /// Whether the peer is reading its replies fast enough for more to be sent without
     /// queueing in the server. Streams use it to coalesce instead of piling up output.
     public var isWritable: Bool { sink.isWritable }
+
+    /// Lets the next pipelined call on the connection start before this one's reply.
+    public func releaseConnection() {
+        sink.releaseConnection()
+    }
 
     /// Whether the call has had its final reply.
     public var isFinished: Bool { finished.load(ordering: .acquiring) }
