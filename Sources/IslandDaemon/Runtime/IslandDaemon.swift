@@ -93,6 +93,7 @@ public final class IslandDaemon: Sendable {
         let serverBox = ServerBox()
         let mainFile = options.paths.configurationFile
         let logger = self.logger
+        let idleExit = IdleExit(seconds: configuration.daemon.idleExit)
         let reload: @Sendable () async throws(VarlinkError) -> Void = { () async throws(VarlinkError) in
             ServiceNotifier.reloading()
             defer { ServiceNotifier.ready(status: "Reloaded") }
@@ -108,6 +109,7 @@ public final class IslandDaemon: Sendable {
                 }
                 throw VarlinkError("org.island.InvalidConfiguration", ["path": .string(mainFile), "line": 0, "message": .string("\(error)")])
             }
+            idleExit.after = configuration.daemon.idleExit
             let registry = AppRegistry.scan(dataDirectories: dataDirectories)
             registryBox.value = registry
             await engine.reload(registry: registry,
@@ -142,6 +144,8 @@ public final class IslandDaemon: Sendable {
             "socket": "\(inherited.isEmpty ? options.paths.socket : "socket-activated")",
             "state": "\(options.paths.stateDirectory)", "activities": "\(status["activities"] ?? 0)",
         ])
+        // Trapped before READY=1, so a SIGTERM right after it stops the daemon gracefully.
+        let signalSequence = await UnixSignalsSequence(trapping: .sigterm, .sigint, .sighup)
         ServiceNotifier.ready(status: Self.statusLine(status))
 
         let watchdog = Task {
@@ -158,16 +162,33 @@ public final class IslandDaemon: Sendable {
             }
         }
 
-        for await signal in await UnixSignalsSequence(trapping: .sigterm, .sigint, .sighup) {
-            if signal == .sighup {
-                try? await reload()
-                continue
+        // Stop on SIGTERM or SIGINT, or, when socket activated, once idle for IdleExitSec=.
+        let (stopRequests, requestStop) = AsyncStream.makeStream(of: String.self)
+        let signals = Task {
+            for await signal in signalSequence {
+                if signal == .sighup {
+                    try? await reload()
+                    continue
+                }
+                requestStop.yield("signal \(signal)")
+                return
             }
+        }
+        let idleWatch = Task {
+            guard !inherited.isEmpty else { return }
+            await idleExit.wait(until: { server.connectionCount == 0 ? await engine.isIdle : false })
+            if !Task.isCancelled { requestStop.yield("idle for IdleExitSec=\(idleExit.after ?? 0)s") }
+        }
+        var reason = "end of signals"
+        for await request in stopRequests {
+            reason = request
             break
         }
 
-        logger.info("stopping")
+        logger.info("stopping", metadata: ["reason": "\(reason)"])
         ServiceNotifier.stopping()
+        signals.cancel()
+        idleWatch.cancel()
         watchdog.cancel()
         statusReporter.cancel()
         await server.shutdown()
