@@ -395,8 +395,32 @@ actor IslandEngine {
             decided()
             return
         }
-        try await commit(storeMutations(for: events), decided: decided)
-        publish(events)
+        // Commits complete in order, but the tasks waiting for them may resume in any order:
+        // number each change as it is decided and publish strictly in that order, so watchers
+        // and presenters never see an older state after a newer one.
+        decisions += 1
+        let ticket = decisions
+        do {
+            try await commit(storeMutations(for: events), decided: decided)
+        } catch {
+            committed[ticket] = []
+            publishCommitted()
+            throw error
+        }
+        committed[ticket] = events
+        publishCommitted()
+    }
+
+    private var decisions: UInt64 = 0
+    private var publishedDecisions: UInt64 = 0
+    /// Committed changes waiting for an earlier one to be published first.
+    private var committed: [UInt64: [ActivityEvent]] = [:]
+
+    private func publishCommitted() {
+        while let events = committed.removeValue(forKey: publishedDecisions + 1) {
+            publishedDecisions += 1
+            if !events.isEmpty { publish(events) }
+        }
         scheduleTimer()
     }
 
