@@ -474,7 +474,8 @@ actor IslandEngine {
     /// content only when it was delivered, and presenters only of what they would draw
     /// differently — a throttled update is stored but not shown until its delivery.
     private func publish(_ events: [ActivityEvent]) {
-        var changed: [String] = []
+        // The activities as they were when decided: later changes may not be committed yet.
+        var changed: [String: Activity] = [:]
         var removed: [String] = []
         var alert: (String, Alert)?
         for event in events {
@@ -486,7 +487,7 @@ actor IslandEngine {
                 }
                 published[activity.id] = (activity.state, before?.content ?? activity.deliveredContent)
             case .delivered(let activity):
-                changed.append(activity.id)
+                changed[activity.id] = activity
                 if let before = published[activity.id], before.content != activity.deliveredContent {
                     notifyWatchers(of: activity, event: ["kind": "content", "activity": Wire.activity(activity)])
                 }
@@ -500,7 +501,7 @@ actor IslandEngine {
                 break
             }
         }
-        recomputeIsland(changedIDs: changed, removed: removed, alert: alert)
+        recomputeIsland(changed: changed, removed: removed, alert: alert)
     }
 
     private func notifyWatchers(of activity: Activity, event: JSONObject) {
@@ -517,15 +518,16 @@ actor IslandEngine {
         }
     }
 
-    private func recomputeIsland(changedIDs: [String], removed: [String], alert: (String, Alert)?) {
+    private func recomputeIsland(changed: [String: Activity], removed: [String], alert: (String, Alert)?) {
         let now = clock()
         for uid in views.keys {
             let visibleAlert = alert.flatMap { isVisible($0.0, to: uid) ? $0 : nil }
             if let visibleAlert { views[uid]!.arbiter.interactions.alert(id: visibleAlert.0, now: now) }
             let delta = views[uid]!.arbiter.recompute(candidates: candidates(for: uid), now: now)
-            let items = Set(changedIDs).subtracting(removed).filter { isVisible($0, to: uid) }
+            let items = changed.values.filter { !removed.contains($0.id) && isVisible($0.id, to: uid) }
+                .sorted { $0.id < $1.id }
             guard delta != nil || !items.isEmpty || !removed.isEmpty else { continue }
-            publish(to: uid, island: delta, items: items.sorted(), removed: removed, alert: visibleAlert)
+            publish(to: uid, island: delta, items: items, removed: removed, alert: visibleAlert)
         }
     }
 
@@ -533,11 +535,11 @@ actor IslandEngine {
         guard !ids.isEmpty else { return }
         for uid in views.keys {
             let visible = ids.filter { isVisible($0, to: uid) }
-            if !visible.isEmpty { publish(to: uid, island: nil, items: visible, removed: [], alert: nil) }
+            if !visible.isEmpty { publish(to: uid, island: nil, items: visible.compactMap { manager.activity(id: $0) }, removed: [], alert: nil) }
         }
     }
 
-    private func publish(to uid: UInt32, island delta: IslandDelta?, items: [String], removed: [String], alert: (String, Alert)?) {
+    private func publish(to uid: UInt32, island delta: IslandDelta?, items: [Activity], removed: [String], alert: (String, Alert)?) {
         guard var view = views[uid] else { return }
         view.sequence += 1
         views[uid] = view
@@ -545,7 +547,7 @@ actor IslandEngine {
         var update: JSONObject = [
             "kind": "delta", "sequence": .int(Int(view.sequence)), "resync": false,
             "island": .object(view.arbiter.presentation.json),
-            "items": .array(items.compactMap { manager.activity(id: $0).map(item) }),
+            "items": .array(items.map(item)),
             "removed": .array(removed.map { .string($0) }),
         ]
         if let (id, alert) = alert {
