@@ -12,6 +12,7 @@ apt_packages=(
   librsvg2-bin     # rsvg-convert: the presenter tests render its SVG to PNG
   tmux             # the presenter tests drive its terminal UI in a tmux pane
   python3-pip
+  dpkg-dev lintian # packaging/build-deb.sh and the package test (dpkg-shlibdeps, lintian)
 )
 
 missing=()

@@ -108,3 +108,14 @@ def test_introspection_serves_the_protocol_files(daemon):
                      "org.island.Admin", "org.island.Connection"):
             with open(os.path.join(here, name + ".varlink")) as f:
                 assert service.GetInterfaceDescription(name)["description"] == f.read()
+
+
+def test_every_lifecycle_step_is_logged_with_its_ids(daemon):
+    with daemon.connect("org.island.Producer") as producer:
+        a = producer.Request(app=COFFEE, type="Coffee", attributes={}, content=content("x"))["activity"]
+        producer.End(app=COFFEE, id=a["id"], dismissalPolicy={"kind": "immediate"})
+    log = daemon.log()
+    # Journal field names come from these keys (ACTIVITY_ID=, APP_ID=) when stderr is the journal.
+    for step in ("active", "dismissed"):
+        assert any("activity %s" % step in line and "activity_id=%s" % a["id"] in line and "app_id=%s" % COFFEE in line
+                   for line in log.splitlines()), log

@@ -484,6 +484,7 @@ actor IslandEngine {
                 let before = published[activity.id]
                 if before?.state != activity.state {
                     notifyWatchers(of: activity, event: ["kind": "state", "activity": Wire.activity(activity)])
+                    logLifecycle(activity)
                 }
                 published[activity.id] = (activity.state, before?.content ?? activity.deliveredContent)
             case .delivered(let activity):
@@ -502,6 +503,15 @@ actor IslandEngine {
             }
         }
         recomputeIsland(changed: changed, removed: removed, alert: alert)
+    }
+
+    /// One journal entry per lifecycle step, with ACTIVITY_ID= and APP_ID= for journalctl.
+    private func logLifecycle(_ activity: Activity) {
+        var metadata: Logger.Metadata = [
+            "activity_id": "\(activity.id)", "app_id": "\(activity.app)", "activity_type": "\(activity.type)",
+        ]
+        if let reason = activity.endReason { metadata["end_reason"] = "\(reason.rawValue)" }
+        logger.info("activity \(activity.state.rawValue)", metadata: metadata)
     }
 
     private func notifyWatchers(of activity: Activity, event: JSONObject) {

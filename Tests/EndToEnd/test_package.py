@@ -1,0 +1,288 @@
+"""The Debian package (issue #5): packaging/build-deb.sh builds it, lintian finds no error in
+it, and it installs into a clean root (dpkg --root, maintainer scripts run chrootless) with
+every file where the units, the man pages and the daemon expect it.
+
+The release build is the slow part. build-deb.sh keeps SwiftPM's release build in
+.build-package/, so only the first run compiles everything; later runs relink what changed.
+Set ISLAND_DEB=path/to/island_*.deb to test a package built beforehand instead.
+"""
+
+import gzip
+import os
+import re
+import shutil
+import signal
+import subprocess
+import tempfile
+import time
+
+import pytest
+
+REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+BUILD_DEB = os.path.join(REPO, "packaging", "build-deb.sh")
+PRODUCTS = ["islandd", "island", "island-presenter"]
+MAN_PAGES = {
+    "usr/share/man/man8/islandd.8.gz",
+    "usr/share/man/man5/islandd.conf.5.gz",
+    "usr/share/man/man1/island.1.gz",
+    "usr/share/man/man1/island-presenter.1.gz",
+}
+UNITS = [
+    "usr/lib/systemd/system/islandd.socket",
+    "usr/lib/systemd/system/islandd.service",
+    "usr/lib/systemd/user/islandd.socket",
+    "usr/lib/systemd/user/islandd.service",
+]
+
+pytestmark = pytest.mark.skipif(shutil.which("dpkg-deb") is None, reason="not a Debian system")
+
+
+def run(args, **kwargs):
+    kwargs.setdefault("capture_output", True)
+    kwargs.setdefault("text", True)
+    kwargs.setdefault("timeout", 120)
+    return subprocess.run(args, **kwargs)
+
+
+@pytest.fixture(scope="module")
+def deb(tmp_path_factory):
+    prebuilt = os.environ.get("ISLAND_DEB")
+    if prebuilt:
+        return os.path.abspath(prebuilt)
+    output = tmp_path_factory.mktemp("deb")
+    started = time.monotonic()
+    # gzip rather than the default xz: xz takes minutes on the ~190 MB of binaries, and the
+    # compressor changes nothing that is tested here.
+    result = run([BUILD_DEB, "--output", str(output), "--compression", "gzip"], timeout=3600)
+    assert result.returncode == 0, "build-deb.sh failed:\n" + result.stderr[-4000:]
+    print("build-deb.sh took %.0fs" % (time.monotonic() - started))
+    path = result.stdout.strip().splitlines()[-1]
+    assert os.path.dirname(path) == str(output)
+    assert re.fullmatch(r"island_[0-9][^_]*-[0-9]+_[a-z0-9]+\.deb", os.path.basename(path)), path
+    assert os.path.isfile(path)
+    return path
+
+
+def new_root(parent):
+    """An empty system for dpkg --root: just a dpkg database and the directories dpkg and
+    the maintainer scripts' tools write to."""
+    root = os.path.join(parent, "root")
+    for directory in ["var/lib/dpkg/info", "var/lib/dpkg/updates", "var/lib/dpkg/triggers",
+                      "var/log", "etc", "run", "tmp"]:
+        os.makedirs(os.path.join(root, directory))
+    open(os.path.join(root, "var/lib/dpkg/status"), "w").close()
+    return root
+
+
+def dpkg(root, *args):
+    # --force-script-chrootless runs the maintainer scripts on the host with DPKG_ROOT set,
+    # which is what they must honour; --force-depends because the root has no libc6 &c.
+    return run(["dpkg", "--root=" + root, "--log=/dev/null", "--force-script-chrootless",
+                "--force-not-root", "--force-depends", "--no-triggers", *args])
+
+
+def host_state():
+    """What a chrootless maintainer script could wrongly change on the host."""
+    paths = ["/etc/passwd", "/etc/group", "/etc/systemd/system/sockets.target.wants/islandd.socket",
+             "/etc/systemd/user/sockets.target.wants/islandd.socket", "/var/lib/island"]
+    state = {}
+    for path in paths:
+        if os.path.isfile(path) and not os.path.islink(path):
+            with open(path) as f:
+                state[path] = f.read()
+        else:
+            state[path] = os.path.lexists(path)
+    return state
+
+
+@pytest.fixture(scope="module")
+def installed(deb, tmp_path_factory):
+    root = new_root(str(tmp_path_factory.mktemp("install")))
+    before = host_state()
+    result = dpkg(root, "-i", deb)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert host_state() == before, "installing into --root changed the host"
+    return root
+
+
+def test_control_fields(deb):
+    fields = run(["dpkg-deb", "-f", deb, "Package", "Version", "Architecture", "Depends",
+                  "Section", "Priority", "Maintainer", "Description"]).stdout
+    assert "Package: island\n" in fields
+    assert re.search(r"^Version: 0\.1\.0-\d+$", fields, re.M)
+    depends = re.search(r"^Depends: (.*)$", fields, re.M).group(1)
+    for library in ["libc6", "libsystemd0", "libsqlite3-0"]:
+        assert re.search(r"\b%s \(>= [^)]+\)" % re.escape(library), depends), depends
+    assert "swift" not in depends
+    assert "systemd-sysusers" in depends
+
+
+def test_lintian_reports_no_errors(deb):
+    if shutil.which("lintian") is None:
+        pytest.fail("lintian is not installed (scripts/install-deps.sh installs it)")
+    result = run(["lintian", "--fail-on", "error", "--tag-display-limit", "0", deb], timeout=600)
+    print(result.stdout + result.stderr)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert not re.search(r"^E: ", result.stdout, re.M), result.stdout
+
+
+def test_files_are_where_the_units_expect_them(installed):
+    for unit in UNITS:
+        path = os.path.join(installed, unit)
+        assert os.path.isfile(path), unit
+        with open(path) as f:
+            text = f.read()
+        for line in text.splitlines():
+            match = re.match(r"^Exec(Start|StartPre|StartPost|Reload|Stop)=[-@:+!]*(\S+)", line)
+            if match:
+                executable = match.group(2)
+                assert executable.startswith("/"), line
+                if executable == "/bin/kill":
+                    continue  # from procps/util-linux, not this package
+                assert os.access(os.path.join(installed, executable.lstrip("/")), os.X_OK), \
+                    "%s: %s is not installed" % (unit, executable)
+            match = re.match(r"^Service=(\S+)$", line)
+            if match:
+                assert os.path.isfile(os.path.join(os.path.dirname(path), match.group(1))), line
+            match = re.match(r"^Documentation=man:([\w.-]+)\((\d)\)$", line)
+            if match:
+                page = "usr/share/man/man%s/%s.%s.gz" % (match.group(2), match.group(1), match.group(2))
+                assert os.path.isfile(os.path.join(installed, page)), line
+    for path in ["usr/lib/sysusers.d/island.conf", "usr/lib/tmpfiles.d/island.conf"]:
+        assert os.path.isfile(os.path.join(installed, path)), path
+
+
+def test_binaries_run_and_need_no_swift_runtime(installed):
+    for product in PRODUCTS:
+        path = os.path.join(installed, "usr/bin", product)
+        assert os.access(path, os.X_OK), product
+        result = run([path, "--help"])
+        assert result.returncode == 0, result.stderr
+        assert "USAGE: " + product in result.stdout
+        libraries = run(["ldd", path]).stdout
+        assert "libswift" not in libraries and "/opt/swift" not in libraries, libraries
+        assert "not found" not in libraries, libraries
+    version = run([os.path.join(installed, "usr/bin/islandd"), "--version"]).stdout.strip()
+    assert version == "0.1.0"
+
+
+def test_man_pages_are_gzipped_and_render(installed):
+    found = set()
+    for directory, _, files in os.walk(os.path.join(installed, "usr/share/man")):
+        for name in files:
+            found.add(os.path.relpath(os.path.join(directory, name), installed))
+    assert found == MAN_PAGES
+    environment = dict(os.environ, MANWIDTH="80", LC_ALL="C.UTF-8")
+    for page in sorted(MAN_PAGES):
+        path = os.path.join(installed, page)
+        with open(path, "rb") as f:
+            assert f.read(2) == b"\x1f\x8b", page
+        result = run(["man", "--warnings", "-l", path], env=environment)
+        assert result.returncode == 0 and result.stderr == "", page + ":\n" + result.stderr
+        assert "SEE ALSO" in result.stdout, page
+
+
+def test_man_pages_cover_every_configuration_key_and_subcommand(installed):
+    keys_source = os.path.join(REPO, "Sources/IslandCore/Configuration/ConfigurationKeys.swift")
+    with open(keys_source) as f:
+        keys = re.findall(r'case \w+ = "(\w+)"', f.read())
+    assert "MaxActivities" in keys and "IdleExitSec" in keys
+    text = {}
+    for page in MAN_PAGES:
+        with gzip.open(os.path.join(installed, page), "rt") as f:
+            text[page] = f.read().replace("\\-", "-")
+    for key in keys:
+        for page in ["usr/share/man/man8/islandd.8.gz", "usr/share/man/man5/islandd.conf.5.gz"]:
+            assert re.search(r"\b%s=" % key, text[page]), "%s= is not in %s" % (key, page)
+    island = os.path.join(installed, "usr/bin/island")
+    page = text["usr/share/man/man1/island.1.gz"]
+
+    def subcommands(*group):
+        help_text = run([island, *group, "--help"]).stdout
+        return re.findall(r"^  ([a-z][a-z-]+) {2,}", help_text.split("SUBCOMMANDS:")[1], re.M)
+
+    top = subcommands()
+    assert "preview" in top and "admin" in top
+    for subcommand in top:
+        # Each has a synopsis line: .SY island / .B <subcommand>
+        assert re.search(r"^\.B %s\b" % subcommand, page, re.M), "island %s is not in island(1)" % subcommand
+    for group in ["extension", "admin"]:
+        for subcommand in subcommands(group):
+            assert re.search(r"\b%s %s\b" % (group, subcommand), page), \
+                "island %s %s is not in island(1)" % (group, subcommand)
+    presenter = text["usr/share/man/man1/island-presenter.1.gz"]
+    for mode in ["tui", "waybar", "i3blocks", "eww", "polybar", "snapshot"]:
+        assert mode in presenter, mode
+
+
+def test_desktop_entry_and_examples(installed):
+    applications = os.listdir(os.path.join(installed, "usr/share/applications"))
+    assert applications == ["org.island.cli.desktop"], "examples must not be active"
+    with open(os.path.join(installed, "usr/share/applications/org.island.cli.desktop")) as f:
+        entry = f.read()
+    assert "X-Island-LiveActivities=true" in entry
+    assert not os.path.exists(os.path.join(installed, "usr/share/island/layouts"))
+    examples = os.path.join(installed, "usr/share/doc/island/examples")
+    shipped = sorted(os.listdir(os.path.join(REPO, "packaging/layouts")))
+    assert sorted(os.listdir(os.path.join(examples, "layouts"))) == shipped
+    assert len(os.listdir(os.path.join(examples, "applications"))) == len(shipped)
+    doc = os.path.join(installed, "usr/share/doc/island")
+    assert os.path.isfile(os.path.join(doc, "copyright"))
+    assert os.path.isfile(os.path.join(doc, "changelog.Debian.gz"))
+    with open(os.path.join(doc, "copyright")) as f:
+        assert f.readline().startswith("Format: https://www.debian.org/doc/packaging-manuals/copyright-format/1.0/")
+
+
+def test_maintainer_scripts_configured_the_root(installed):
+    with open(os.path.join(installed, "etc/passwd")) as f:
+        users = {line.split(":")[0]: line.split(":") for line in f if line.strip()}
+    assert "island" in users, "systemd-sysusers --root did not create the island user"
+    state = os.stat(os.path.join(installed, "var/lib/island"))
+    assert oct(state.st_mode & 0o7777) == "0o700"
+    assert state.st_uid == int(users["island"][2])
+    for scope in ["system", "user"]:
+        link = os.path.join(installed, "etc/systemd", scope, "sockets.target.wants/islandd.socket")
+        assert os.readlink(link) == "/usr/lib/systemd/%s/islandd.socket" % scope
+
+
+def test_installed_daemon_serves_the_installed_cli(installed, tmp_path):
+    """The installed islandd, reading manifests from the root's /usr/share, accepts the
+    installed island CLI as the app org.island.cli."""
+    runtime = tmp_path / "run"
+    runtime.mkdir(mode=0o700)
+    socket = str(runtime / "island" / "islandd.sock")
+    environment = dict(os.environ, XDG_RUNTIME_DIR=str(runtime), XDG_STATE_HOME=str(tmp_path / "state"),
+                       XDG_CONFIG_HOME=str(tmp_path / "config"), XDG_DATA_HOME=str(tmp_path / "data"),
+                       XDG_DATA_DIRS=os.path.join(installed, "usr/share"))
+    for name in ["NOTIFY_SOCKET", "LISTEN_FDS", "LISTEN_PID", "ISLAND_SOCKET"]:
+        environment.pop(name, None)
+    daemon = subprocess.Popen([os.path.join(installed, "usr/bin/islandd")], env=environment,
+                              stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 20
+        while not os.path.exists(socket):
+            assert daemon.poll() is None, daemon.stderr.read()
+            assert time.monotonic() < deadline, "islandd did not create its socket"
+            time.sleep(0.05)
+        island = os.path.join(installed, "usr/bin/island")
+        started = run([island, "start", "Package", "--state", '{"step":1}'], env=environment)
+        assert started.returncode == 0, started.stderr
+        listed = run([island, "list", "--json"], env=environment)
+        assert listed.returncode == 0 and started.stdout.strip() in listed.stdout, listed.stdout + listed.stderr
+    finally:
+        daemon.send_signal(signal.SIGTERM)
+        assert daemon.wait(timeout=20) == 0
+
+
+def test_purge_removes_everything(deb, tmp_path):
+    root = new_root(str(tmp_path))
+    before = host_state()
+    assert dpkg(root, "-i", deb).returncode == 0
+    result = dpkg(root, "--purge", "island")
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert host_state() == before
+    leftovers = [os.path.join(d, f) for d, _, files in os.walk(os.path.join(root, "usr")) for f in files]
+    assert leftovers == []
+    assert not os.path.exists(os.path.join(root, "var/lib/island"))
+    for scope in ["system", "user"]:
+        assert not os.path.lexists(os.path.join(root, "etc/systemd", scope, "sockets.target.wants/islandd.socket"))

@@ -1,0 +1,189 @@
+#!/usr/bin/env bash
+# Builds the Debian package of Island, island_<version>_<arch>.deb: release binaries of
+# islandd, island and island-presenter (the Swift standard library and Foundation linked
+# statically, so only system libraries are needed), the systemd units, sysusers.d and
+# tmpfiles.d entries, the CLI's desktop entry, man pages, documentation and examples.
+#
+# Usage: packaging/build-deb.sh [--output DIR] [--scratch-path DIR] [--no-build] [--compression TYPE]
+#   --output DIR        where the .deb goes (default: .build-deb/)
+#   --scratch-path DIR  SwiftPM's build directory (default: .build-package/); reused, so a
+#                       second run only relinks what changed
+#   --no-build          package the binaries already in the scratch path
+#   --compression TYPE  dpkg-deb's compressor: xz (default, smallest), gzip (much faster)
+# Prints the path of the package on stdout; progress goes to stderr.
+# Needs: swift (PATH or /opt/swift), dpkg-dev (dpkg-shlibdeps, dpkg-parsechangelog), gzip.
+set -euo pipefail
+
+repo="$(cd "$(dirname "$0")/.." && pwd)"
+output="$repo/.build-deb"
+scratch="$repo/.build-package"
+build=1
+compression=xz
+while (($#)); do
+  case "$1" in
+    --output) output="$2"; shift 2 ;;
+    --output=*) output="${1#*=}"; shift ;;
+    --scratch-path) scratch="$2"; shift 2 ;;
+    --scratch-path=*) scratch="${1#*=}"; shift ;;
+    --no-build) build=0; shift ;;
+    --compression) compression="$2"; shift 2 ;;
+    --compression=*) compression="${1#*=}"; shift ;;
+    -h|--help) sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    *) echo "build-deb: unknown option $1 (try --help)" >&2; exit 2 ;;
+  esac
+done
+mkdir -p "$output"
+output="$(cd "$output" && pwd)"
+case "$scratch" in /*) ;; *) scratch="$PWD/$scratch" ;; esac
+
+say() { printf 'build-deb: %s\n' "$*" >&2; }
+die() { printf 'build-deb: error: %s\n' "$*" >&2; exit 1; }
+
+for tool in dpkg-deb dpkg-shlibdeps dpkg-parsechangelog gzip strip; do
+  command -v "$tool" >/dev/null || die "$tool not found (apt-get install dpkg-dev binutils gzip)"
+done
+swift=swift
+command -v swift >/dev/null || swift=/opt/swift/usr/bin/swift
+[ -x "$(command -v "$swift")" ] || die "swift not found on PATH or at /opt/swift"
+
+pkg="$repo/packaging"
+debian="$pkg/debian"
+products=(islandd island island-presenter)
+
+# The version: packaging/debian/changelog's top entry, whose upstream part must be the
+# version the binaries report.
+version="$(dpkg-parsechangelog -l "$debian/changelog" -S Version)"
+upstream="${version%-*}"
+arch="$(dpkg --print-architecture)"
+# Reproducible timestamps (dpkg-deb clamps mtimes to it) and gzip without names or times.
+SOURCE_DATE_EPOCH="$(dpkg-parsechangelog -l "$debian/changelog" -S Timestamp)"
+export SOURCE_DATE_EPOCH
+
+# 1. Release binaries. --static-swift-stdlib links the Swift runtime, Foundation and
+#    Dispatch into each executable; relro/now are Debian's hardening defaults.
+if ((build)); then
+  for product in "${products[@]}"; do
+    say "swift build -c release --static-swift-stdlib --product $product (scratch: ${scratch#"$repo"/})"
+    start=$SECONDS
+    (cd "$repo" && "$swift" build -c release --static-swift-stdlib --scratch-path "$scratch" \
+      --product "$product" -Xlinker -z -Xlinker relro -Xlinker -z -Xlinker now) >&2
+    say "  $product built in $((SECONDS - start))s"
+  done
+fi
+bin="$scratch/release"
+for product in "${products[@]}"; do
+  [ -x "$bin/$product" ] || die "$bin/$product is missing (run without --no-build)"
+done
+reported="$("$bin/islandd" --version)"
+[ "$reported" = "$upstream" ] \
+  || die "islandd --version says $reported but packaging/debian/changelog says $version; add a changelog entry"
+
+# 2. The staged tree.
+stage="$(mktemp -d "${TMPDIR:-/tmp}/island-deb.XXXXXX")"
+trap 'rm -rf "$stage"' EXIT
+root="$stage/root"
+umask 022
+say "staging in $root"
+
+install -d "$root/usr/bin"
+for product in "${products[@]}"; do
+  install -m 0755 "$bin/$product" "$root/usr/bin/$product"
+  strip --strip-unneeded --remove-section=.comment --remove-section=.note "$root/usr/bin/$product"
+done
+if ldd "$root/usr/bin/islandd" | grep -q libswift; then
+  die "islandd still links the Swift runtime dynamically: $(ldd "$root/usr/bin/islandd" | grep libswift)"
+fi
+
+# systemd units, sysusers.d, tmpfiles.d: whatever packaging/ has, all of it required.
+require() { [ -f "$1" ] || die "missing $1 (packaging/ must provide it before a package is built)"; }
+for unit in islandd.socket islandd.service; do
+  require "$pkg/systemd/$unit"
+  require "$pkg/systemd/user/$unit"
+  install -D -m 0644 "$pkg/systemd/$unit" "$root/usr/lib/systemd/system/$unit"
+  install -D -m 0644 "$pkg/systemd/user/$unit" "$root/usr/lib/systemd/user/$unit"
+done
+require "$pkg/sysusers.d/island.conf"
+require "$pkg/tmpfiles.d/island.conf"
+install -D -m 0644 "$pkg/sysusers.d/island.conf" "$root/usr/lib/sysusers.d/island.conf"
+install -D -m 0644 "$pkg/tmpfiles.d/island.conf" "$root/usr/lib/tmpfiles.d/island.conf"
+# Units with ExecStart= pointing elsewhere than the installed binaries would fail at start.
+for unit in "$root"/usr/lib/systemd/system/*.service "$root"/usr/lib/systemd/user/*.service; do
+  while read -r exe; do
+    [ -x "$root$exe" ] || die "${unit#"$root"} starts $exe, which the package does not install"
+  done < <(sed -n 's/^ExecStart=[-@:+!]*\([^ ]*\).*/\1/p' "$unit")
+done
+
+# The CLI's manifest (its app may show Live Activities out of the box).
+install -D -m 0644 "$pkg/applications/org.island.cli.desktop" "$root/usr/share/applications/org.island.cli.desktop"
+
+# Man pages.
+for page in "$pkg"/man/*.[1-8]; do
+  section="${page##*.}"
+  install -D -m 0644 "$page" "$root/usr/share/man/man$section/$(basename "$page")"
+  gzip -9n "$root/usr/share/man/man$section/$(basename "$page")"
+done
+
+# Documentation, and the examples: manifests and layouts that are not active until copied
+# to applications/ and island/layouts/ of a data directory.
+doc="$root/usr/share/doc/island"
+install -D -m 0644 "$debian/copyright" "$doc/copyright"
+install -m 0644 "$debian/changelog" "$doc/changelog.Debian"
+gzip -9n "$doc/changelog.Debian"
+install -m 0644 "$repo/README.md" "$doc/README.md"
+install -m 0644 "$repo/Protocol/PROTOCOL.md" "$doc/PROTOCOL.md"
+gzip -9n "$doc/README.md" "$doc/PROTOCOL.md"
+examples="$doc/examples"
+install -d "$examples/applications" "$examples/layouts"
+for entry in "$pkg"/applications/*.desktop; do
+  [ "$(basename "$entry")" = org.island.cli.desktop ] && continue
+  install -m 0644 "$entry" "$examples/applications/"
+done
+for dir in "$pkg"/layouts/*/; do
+  app="$(basename "$dir")"
+  install -d "$examples/layouts/$app"
+  install -m 0644 "$dir"*.json "$examples/layouts/$app/"
+done
+cat > "$examples/README" <<'EOF'
+Example apps for Island: desktop entries (manifests) and layouts.
+
+They are not active. To try them for one user:
+
+  mkdir -p ~/.local/share/applications ~/.local/share/island/layouts
+  cp /usr/share/doc/island/examples/applications/*.desktop ~/.local/share/applications/
+  cp -r /usr/share/doc/island/examples/layouts/. ~/.local/share/island/layouts/
+  island admin reload
+
+System-wide, apps install their manifest as /usr/share/applications/APP.desktop and their
+layouts as /usr/share/island/layouts/APP/TYPE.json. See islandd(8).
+EOF
+
+install -D -m 0644 "$debian/lintian-overrides" "$root/usr/share/lintian/overrides/island"
+
+# 3. DEBIAN/: maintainer scripts, md5sums, control.
+install -d -m 0755 "$root/DEBIAN"
+for script in postinst prerm postrm; do
+  install -m 0755 "$debian/$script" "$root/DEBIAN/$script"
+done
+(cd "$root" && find usr -type f -print0 | sort -z | xargs -0 md5sum) > "$root/DEBIAN/md5sums"
+chmod 0644 "$root/DEBIAN/md5sums"
+
+# Depends from the binaries' shared libraries. dpkg-shlibdeps wants a debian/control; a
+# minimal one in a scratch directory does.
+shlib="$stage/shlibdeps"
+install -d "$shlib/debian"
+printf 'Source: island\n\nPackage: island\nArchitecture: any\n' > "$shlib/debian/control"
+depends="$(cd "$shlib" && dpkg-shlibdeps -O --warnings=0 \
+  "${products[@]/#/-e$root/usr/bin/}" 2>/dev/null | sed -n 's/^shlibs:Depends=//p')"
+[ -n "$depends" ] || die "dpkg-shlibdeps found no dependencies"
+installed_size="$(du -sk --apparent-size --exclude=DEBIAN "$root" | cut -f1)"
+sed -e "s/@VERSION@/$version/" -e "s/@ARCH@/$arch/" -e "s/@INSTALLED_SIZE@/$installed_size/" \
+  -e "s/@SHLIBS_DEPENDS@/$depends/" "$debian/control.in" > "$root/DEBIAN/control"
+chmod 0644 "$root/DEBIAN/control"
+say "Depends: $depends"
+
+# 4. The package. Directories and files are root:root in it whoever builds it.
+find "$root" -type d -exec chmod 0755 {} +
+deb="$output/island_${version}_${arch}.deb"
+dpkg-deb --root-owner-group "-Z$compression" --build "$root" "$deb" >&2
+say "built $deb ($(du -h "$deb" | cut -f1), installed size ${installed_size} KiB)"
+echo "$deb"
