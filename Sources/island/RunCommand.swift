@@ -19,11 +19,11 @@ struct Run: AsyncParsableCommand {
 
     @OptionGroup var global: GlobalOptions
     @Option(help: ArgumentHelp("The title shown (default: the command).", valueName: "title")) var title: String?
-    @Argument(parsing: .captureForPassthrough, help: ArgumentHelp("The command and its arguments, after --.", valueName: "command"))
+    // Only what follows `--` is the command, so `island run --help` is this command's help.
+    @Argument(parsing: .postTerminator, help: ArgumentHelp("The command and its arguments, after --.", valueName: "command"))
     var command: [String] = []
 
     mutating func validate() throws {
-        if command.first == "--" { command.removeFirst() }
         if command.isEmpty { throw ValidationError("give the command to run after --, e.g. island run -- make") }
     }
 

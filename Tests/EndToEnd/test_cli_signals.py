@@ -60,3 +60,8 @@ def test_the_demo_script_plays_its_story(unstarted_daemon):
     stream.close()
     assert {item["app"] for item in items if not item["defaultLayout"]} >= {
         "org.island.example.Coffee", "org.island.example.Flights", "org.island.example.Pomodoro"}
+
+
+def test_run_help_is_help_not_a_command():
+    result = subprocess.run([ISLAND, "run", "--help"], capture_output=True, text=True, timeout=30)
+    assert result.returncode == 0 and "USAGE: island run" in result.stdout, result
