@@ -123,7 +123,9 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
-        .testTarget(name: "IslandKitTests", dependencies: ["IslandKit", "IslandJSON", "Varlink"]),
+        .testTarget(name: "IslandKitTests", dependencies: ["IslandKit", "IslandJSON", "Varlink", "ProcessTesting"]),
+        // Starting real binaries from tests: posix_spawn without inherited descriptors.
+        .target(name: "ProcessTesting", path: "Tests/ProcessTesting"),
         // The presenter: model, bar formats, SVG and terminal drawing, all testable; the
         // executable is a thin main.
         .target(name: "IslandPresenter", dependencies: ["Varlink", "IslandCore", "IslandJSON"]),
@@ -163,7 +165,7 @@ let package = Package(
         ),
         .testTarget(
             name: "IntegrationTests",
-            dependencies: ["Varlink", "varlink-certification"]
+            dependencies: ["Varlink", "varlink-certification", "ProcessTesting"]
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -1,4 +1,5 @@
 import Foundation
+import ProcessTesting
 import IslandJSON
 import IslandKit
 import Testing
@@ -11,7 +12,6 @@ final class TestDaemon: @unchecked Sendable {
     static let app = "org.example.KitTest"
 
     /// The directory of the built products, next to the running test bundle.
-    static let productsDirectory: URL = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()
 
     let root: String
     var socket: String { root + "/s.sock" }
@@ -32,9 +32,9 @@ final class TestDaemon: @unchecked Sendable {
         for key in ["NOTIFY_SOCKET", "LISTEN_FDS", "LISTEN_PID", "JOURNAL_STREAM"] { environment[key] = nil }
         environment["XDG_DATA_HOME"] = root + "/share"
         environment["XDG_DATA_DIRS"] = root + "/none"
-        process = try Spawned(Self.productsDirectory.appendingPathComponent("islandd").path,
+        process = try Spawned(productsDirectory.appendingPathComponent("islandd").path,
                               ["--socket", socket, "--state-dir", root + "/state", "--config", root + "/islandd.conf"],
-                              environment: environment, log: root + "/islandd.log")
+                              environment: environment, stdout: root + "/islandd.log", stderr: root + "/islandd.log")
         let deadline = ContinuousClock.now + .seconds(15)
         while ContinuousClock.now < deadline {
             if let client = try? await VarlinkClient.connect(unixPath: socket) {
@@ -71,60 +71,7 @@ final class TestDaemon: @unchecked Sendable {
     }
 }
 
-/// posix_spawn and waitpid, without Foundation's Process, whose child reaping hangs when
-/// several tests start processes at once (as in Tests/IntegrationTests/Support.swift).
-final class Spawned {
-    let pid: pid_t
-    private var exitStatus: Int32?
 
-    init(_ executable: String, _ arguments: [String], environment: [String: String], log: String) throws {
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 1, log, O_WRONLY | O_CREAT | O_APPEND, 0o644)
-        posix_spawn_file_actions_adddup2(&actions, 1, 2)
-        // SwiftNIO's sockets are not close-on-exec; the child must not keep other tests' connections open.
-        _ = Self.closeFrom(&actions, 3)
-        let argv = ([executable] + arguments).map { strdup($0) } + [nil]
-        let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
-        defer {
-            argv.forEach { free($0) }
-            envp.forEach { free($0) }
-        }
-        var pid: pid_t = 0
-        let result = posix_spawn(&pid, executable, &actions, nil, argv, envp)
-        guard result == 0 else { throw POSIXError(.init(rawValue: result)!) }
-        self.pid = pid
-    }
-
-    private static let closeFrom: @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32 = {
-        guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "posix_spawn_file_actions_addclosefrom_np") else {
-            fatalError("glibc lacks posix_spawn_file_actions_addclosefrom_np")
-        }
-        return unsafeBitCast(symbol, to: (@convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32).self)
-    }()
-
-    var isRunning: Bool {
-        if exitStatus != nil { return false }
-        var status: Int32 = 0
-        if waitpid(pid, &status, WNOHANG) == pid { exitStatus = status }
-        return exitStatus == nil
-    }
-
-    func terminate() {
-        guard isRunning else { return }
-        kill(pid, SIGTERM)
-        let deadline = ContinuousClock.now + .seconds(5)
-        while isRunning, ContinuousClock.now < deadline { usleep(5_000) }
-        if isRunning {
-            kill(pid, SIGKILL)
-            while isRunning { usleep(1_000) }
-        }
-    }
-
-    deinit { terminate() }
-}
 
 /// One `for await` loop over a stream, running in a task of its own, that records every
 /// element; tests wait (with a deadline) for the element they expect.
