@@ -154,14 +154,29 @@ def test_auth(cli_daemon):
     assert "enabled:" in ok(island(cli_daemon, "auth")).stdout
 
 
+class Captured:
+    """A child's stdout in a file: the child appends through its own descriptor and the test
+    reads through another, so reading never moves the child's write position."""
+
+    def __init__(self):
+        fd, self.path = tempfile.mkstemp(prefix="island-out-")
+        os.close(fd)
+        self.sink = open(self.path, "a")
+
+    def read(self):
+        with open(self.path) as f:
+            return f.read()
+
+
 def test_watch_prints_one_line_per_event(cli_daemon):
     env = dict(os.environ, ISLAND_SOCKET=cli_daemon.socket)
-    out = tempfile.TemporaryFile(mode="w+")
-    watcher = subprocess.Popen([ISLAND, "watch", "--json"], stdout=out, stderr=subprocess.PIPE, env=env, text=True)
+    out = Captured()
+    watcher = subprocess.Popen([ISLAND, "watch", "--json"], stdout=out.sink, stderr=subprocess.PIPE, env=env, text=True)
     try:
         def lines():
-            out.seek(0)
-            return [json.loads(line) for line in out.read().splitlines() if line.strip()]
+            # The watcher may be mid-line while we read: parse only the lines it has finished.
+            complete = out.read().rpartition("\n")[0]
+            return [json.loads(line) for line in complete.splitlines() if line.strip()]
 
         # The watch is up once the process has connected: update until an update shows.
         id = ok(island(cli_daemon, "start", "Watched", "--state", '{"n":0}')).stdout.strip()
@@ -183,16 +198,14 @@ def test_watch_text_filters_by_id(cli_daemon):
     env = dict(os.environ, ISLAND_SOCKET=cli_daemon.socket)
     keep = ok(island(cli_daemon, "start", "T")).stdout.strip()
     other = ok(island(cli_daemon, "start", "T")).stdout.strip()
-    out = tempfile.TemporaryFile(mode="w+")
-    watcher = subprocess.Popen([ISLAND, "watch", keep], stdout=out, stderr=subprocess.PIPE, env=env, text=True)
+    out = Captured()
+    watcher = subprocess.Popen([ISLAND, "watch", keep], stdout=out.sink, stderr=subprocess.PIPE, env=env, text=True)
     try:
         def seen():
             ok(island(cli_daemon, "update", other, "--state", '{"o":1}'))
             ok(island(cli_daemon, "update", keep, "--state", '{"k":1}'))
-            out.seek(0)
             return "content " + keep in out.read()
         wait_for(seen, timeout=10, interval=0.3, message="a content line")
-        out.seek(0)
         assert other not in out.read()
     finally:
         watcher.send_signal(signal.SIGINT)
