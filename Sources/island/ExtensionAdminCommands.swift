@@ -77,16 +77,19 @@ struct Admin: AsyncParsableCommand {
         return try await global.call(client, "org.island.Admin." + method, parameters)
     }
 
+    /// `SetEnabled` for one app, or for all apps when `app` is nil.
+    static func setEnabled(_ enabled: Bool, app: String?, _ global: GlobalOptions) async throws {
+        var parameters: JSONObject = ["enabled": .bool(enabled)]
+        if let app { parameters["app"] = .string(app) }
+        _ = try await call(global, "SetEnabled", parameters)
+    }
+
     struct Enable: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Turn Live Activities on for an app, or for all apps.")
         @OptionGroup var global: GlobalOptions
         @Argument(help: "The app; all apps when omitted.") var target: String?
 
-        func run() async throws {
-            var parameters: JSONObject = ["enabled": true]
-            if let target { parameters["app"] = .string(target) }
-            _ = try await Admin.call(global, "SetEnabled", parameters)
-        }
+        func run() async throws { try await Admin.setEnabled(true, app: target, global) }
     }
 
     struct Disable: AsyncParsableCommand {
@@ -94,11 +97,7 @@ struct Admin: AsyncParsableCommand {
         @OptionGroup var global: GlobalOptions
         @Argument(help: "The app; all apps when omitted.") var target: String?
 
-        func run() async throws {
-            var parameters: JSONObject = ["enabled": false]
-            if let target { parameters["app"] = .string(target) }
-            _ = try await Admin.call(global, "SetEnabled", parameters)
-        }
+        func run() async throws { try await Admin.setEnabled(false, app: target, global) }
     }
 
     struct FrequentUpdates: AsyncParsableCommand {
