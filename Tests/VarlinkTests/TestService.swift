@@ -16,9 +16,9 @@ struct TestServer {
         method Forever() -> (tick: int)
         # Replies after ms milliseconds, from a task.
         method Sleep(ms: int) -> (slept: int)
-        # Releases its connection at once, then replies after ms milliseconds with how many
-        # Overlap calls had started by then.
-        method Overlap(ms: int) -> (ms: int, started: int)
+        # Releases its connection at once, waits (at most 10 s) until `of` Overlap calls have
+        # started, then replies after ms more milliseconds with how many had started.
+        method Overlap(ms: int, of: int) -> (ms: int, started: int)
         method Fail(why: string) -> ()
         method Unimplemented() -> ()
         # The caller's kernel-verified credentials.
@@ -81,6 +81,12 @@ struct TestServer {
                 overlapStarted.increment()
                 release()
                 let ms = request.parameters["ms"]!.intValue!
+                let of = request.parameters["of"]!.intValue!
+                // A barrier, not a race: a server that ran these one after another would leave
+                // the first waiting out the whole bound and answering `started: 1`.
+                for _ in 0..<1000 where overlapStarted.count < of {
+                    try? await Task.sleep(for: .milliseconds(10))
+                }
                 try? await Task.sleep(for: .milliseconds(ms))
                 return ["ms": .int(ms), "started": .int(overlapStarted.count)]
             },
