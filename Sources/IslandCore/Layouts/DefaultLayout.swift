@@ -1,4 +1,5 @@
 import IslandJSON
+import Synchronization
 
 extension Layout {
     /// The layout for activities whose type has no registered one: a generic rendering built
@@ -21,11 +22,22 @@ extension Layout {
     /// compact trailing, with the pairs and a progress bar below.
     public static func `default`(for type: String, attributes: JSONObject = [:], state: JSONObject = [:]) -> Layout {
         let shape = DefaultLayoutShape(type: type, attributes: attributes, state: state)
+        // Every update of an activity without a registered layout needs its default, and its
+        // shape rarely changes: validate each shape once, not once per update.
+        if let cached = defaultLayouts.withLock({ $0[shape] }) { return cached }
         // Built as JSON and validated like any layout, so the default never bypasses the rules
         // and presenters receive it in the same form. Failing would be a bug here (the tests
         // cover every shape); presenters then fall back to their own rendering.
-        return (try? Layout(json: .object(shape.document))) ?? .empty
+        let layout = (try? Layout(json: .object(shape.document))) ?? .empty
+        defaultLayouts.withLock { cache in
+            // Shapes come from clients; a bound keeps a client inventing keys from growing it.
+            if cache.count >= 512 { cache.removeAll(keepingCapacity: true) }
+            cache[shape] = layout
+        }
+        return layout
     }
+
+    private static let defaultLayouts = Mutex<[DefaultLayoutShape: Layout]>([:])
 
     /// No regions: every one falls back to the presenter's own rendering.
     static let empty = Layout(
@@ -34,7 +46,7 @@ extension Layout {
 }
 
 /// What the default layout makes of an activity's keys.
-struct DefaultLayoutShape {
+struct DefaultLayoutShape: Hashable {
     private static let titleKeys: [(scope: String, key: String)] = [("attributes", "title"), ("attributes", "name"), ("state", "title")]
     private static let endKeys = ["endsAt", "endDate", "endTime"]
     private static let maximumPairs = 3

@@ -54,7 +54,8 @@ actor IslandEngine {
     static let firstUserUID: UInt32 = 1000
 
     enum PresenterMessage: Sendable {
-        case delta(JSONObject, sequence: UInt64)
+        /// Encoded once, however many presenters it goes to.
+        case delta(VarlinkEncodedParameters, sequence: UInt64)
         /// The whole state, built when it is sent: first on subscribing, then after overflow.
         case snapshot(resync: Bool)
     }
@@ -140,7 +141,7 @@ actor IslandEngine {
         let id = nextSubscriptionID
         watchers[id] = Watcher(app: app, ids: ids, stream: stream)
         responder.onCancel { [weak self] in Task { await self?.removeWatcher(id) } }
-        Task { await stream.run { $0 } }
+        Task { await stream.run { VarlinkEncodedParameters($0) } }
     }
 
     private func removeWatcher(_ id: UInt64) { watchers[id] = nil }
@@ -212,11 +213,11 @@ actor IslandEngine {
             await stream.run { message in
                 switch message {
                 case .delta(let update, let sequence):
-                    return sequence > lastSnapshot.withLock { $0 } ? ["update": .object(update)] : nil
+                    return sequence > lastSnapshot.withLock { $0 } ? update : nil
                 case .snapshot(let resync):
                     let snapshot = await self.snapshotUpdate(uid: uid, resync: resync)
                     lastSnapshot.withLock { $0 = UInt64(snapshot["sequence"]?.intValue ?? 0) }
-                    return ["update": .object(snapshot)]
+                    return VarlinkEncodedParameters(["update": .object(snapshot)])
                 }
             }
         }
@@ -563,7 +564,8 @@ actor IslandEngine {
         if let (id, alert) = alert {
             update["alert"] = ["id": .string(id), "title": .string(alert.title), "body": .string(alert.body)]
         }
-        for stream in view.streams.values { stream.send(.delta(update, sequence: view.sequence)) }
+        let encoded = VarlinkEncodedParameters(["update": .object(update)])
+        for stream in view.streams.values { stream.send(.delta(encoded, sequence: view.sequence)) }
     }
 
     /// The whole state for a presenter: the first message of a subscription, and the resync

@@ -56,29 +56,38 @@ final class OutboundStream<Item: Sendable>: Sendable {
         waiter?.resume()
     }
 
-    /// Writes items as the peer takes them, until the stream closes. `encode` turns an item
-    /// into reply parameters; it may await (a resync builds a fresh snapshot).
-    func run(encode: @Sendable (Item) async -> JSONObject?) async {
-        while let item = await next() {
-            // Hold the item back while the peer is not reading: meanwhile newer items pile up
-            // in the bounded queue and overflow coalesces them.
+    /// Writes items as the peer takes them, until the stream closes: everything queued by the
+    /// time the peer can take more goes out in one hand-over. `encode` turns an item into reply
+    /// parameters, or nil to skip it; it may await (a resync builds a fresh snapshot).
+    func run(encode: @Sendable (Item) async -> VarlinkEncodedParameters?) async {
+        while await waitForItems() {
+            // Hold the items back while the peer is not reading: meanwhile newer items pile
+            // up in the bounded queue and overflow coalesces them.
             while !responder.isWritable, !isClosed {
                 try? await Task.sleep(for: .milliseconds(5))
             }
-            guard !isClosed else { return }
-            if let parameters = await encode(item) {
-                responder.reply(parameters, continues: true)
+            let items = state.withLock { state in
+                defer { state.queue.removeAll(keepingCapacity: true) }
+                return state.closed ? [] : Array(state.queue)
             }
+            var batch: [VarlinkEncodedParameters] = []
+            batch.reserveCapacity(items.count)
+            for item in items {
+                if let encoded = await encode(item) { batch.append(encoded) }
+            }
+            guard !isClosed else { return }
+            responder.reply(continuing: batch)
         }
     }
 
-    private func next() async -> Item? {
+    /// Waits until an item is queued (true) or the stream closes (false).
+    private func waitForItems() async -> Bool {
         while true {
-            let item: Item?? = state.withLock { state in
-                if let item = state.queue.popFirst() { return .some(item) }
-                return state.closed ? .some(nil) : nil
+            let ready: Bool? = state.withLock { state in
+                if state.closed { return false }
+                return state.queue.isEmpty ? nil : true
             }
-            if let item { return item }
+            if let ready { return ready }
             await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
                 let ready = state.withLock { state in
                     if state.closed || !state.queue.isEmpty { return true }

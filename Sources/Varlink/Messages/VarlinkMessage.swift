@@ -74,17 +74,52 @@ public struct VarlinkCall: Sendable {
     }
 }
 
+/// Reply parameters already serialized: a stream that sends the same update to many peers
+/// encodes it once, not once per peer.
+public struct VarlinkEncodedParameters: Sendable {
+    /// The bytes of one JSON object.
+    public let bytes: [UInt8]
+
+    public init(_ parameters: JSONObject) {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(256)
+        JSON.writeObject(parameters, to: &bytes)
+        self.bytes = bytes
+    }
+}
+
 /// A reply: parameters, or a named error with parameters.
 public struct VarlinkReply: Sendable {
-    public var parameters: JSONObject
+    private enum Body: Sendable {
+        case object(JSONObject)
+        case encoded(VarlinkEncodedParameters)
+    }
+
+    private var body: Body
     public var continues: Bool
     /// The error name, for an error reply.
     public var error: String?
 
+    public var parameters: JSONObject {
+        get {
+            switch body {
+            case .object(let parameters): return parameters
+            case .encoded(let encoded): return (try? JSONParser.parse(encoded.bytes))?.objectValue ?? [:]
+            }
+        }
+        set { body = .object(newValue) }
+    }
+
     public init(parameters: JSONObject = [:], continues: Bool = false, error: String? = nil) {
-        self.parameters = parameters
+        self.body = .object(parameters)
         self.continues = continues
         self.error = error
+    }
+
+    public init(encoded parameters: VarlinkEncodedParameters, continues: Bool = false) {
+        self.body = .encoded(parameters)
+        self.continues = continues
+        self.error = nil
     }
 
     public init(error: VarlinkError) {
@@ -100,8 +135,8 @@ public struct VarlinkReply: Sendable {
         }
         guard case .object(let message) = json else { throw VarlinkMessageError(reason: "the reply is not a JSON object") }
         switch message["parameters"] {
-        case nil, .null?: self.parameters = [:]
-        case .object(let p)?: self.parameters = p
+        case nil, .null?: self.body = .object([:])
+        case .object(let p)?: self.body = .object(p)
         default: throw VarlinkMessageError(reason: "\"parameters\" is not an object")
         }
         switch message["continues"] {
@@ -125,11 +160,19 @@ public struct VarlinkReply: Sendable {
     }
 
     public func encode(into out: inout [UInt8]) {
-        var message: JSONObject = [:]
-        if let error { message["error"] = .string(error) }
-        message["parameters"] = .object(parameters)
-        if continues { message["continues"] = true }
-        JSON.writeObject(message, to: &out)
+        out.append(UInt8(ascii: "{"))
+        if let error {
+            out.append(contentsOf: #""error":"#.utf8)
+            JSON.writeString(error, to: &out)
+            out.append(UInt8(ascii: ","))
+        }
+        out.append(contentsOf: #""parameters":"#.utf8)
+        switch body {
+        case .object(let parameters): JSON.writeObject(parameters, to: &out)
+        case .encoded(let encoded): out.append(contentsOf: encoded.bytes)
+        }
+        if continues { out.append(contentsOf: #","continues":true"#.utf8) }
+        out.append(UInt8(ascii: "}"))
     }
 }
 

@@ -61,6 +61,11 @@ final class VarlinkServerConnectionHandler: ChannelDuplexHandler {
     private var closing = false
     private var readHeld = false
     private var unflushed = false
+    /// A flush is queued on the loop: replies handed over from other threads meanwhile go out
+    /// with it, in one write, instead of one write(2) each.
+    private var flushQueued = false
+    /// Inside `channelRead`…`channelReadComplete`, which flushes for the whole read.
+    private var reading = false
     private var outputBytes = 0
     /// Completes when everything written so far has reached the socket.
     private var lastWrite: EventLoopFuture<Void>?
@@ -84,11 +89,13 @@ final class VarlinkServerConnectionHandler: ChannelDuplexHandler {
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         guard !closing else { return }
+        reading = true
         queue.append(.call(unwrapInboundIn(data)))
         processQueue()
     }
 
     func channelReadComplete(context: ChannelHandlerContext) {
+        reading = false
         flushIfNeeded()
     }
 
@@ -160,7 +167,7 @@ final class VarlinkServerConnectionHandler: ChannelDuplexHandler {
         processing = true
         defer {
             processing = false
-            flushIfNeeded()
+            scheduleFlush()
         }
         while canStartNext, !closing, let next = queue.popFirst() {
             switch next {
@@ -290,6 +297,18 @@ final class VarlinkServerConnectionHandler: ChannelDuplexHandler {
         context.flush()
     }
 
+    /// Flushes once the loop has run the tasks queued so far, so that replies arriving from
+    /// handlers on other threads in a burst share one write(2). Reads flush on completion.
+    private func scheduleFlush() {
+        guard unflushed, !reading, !flushQueued, let context else { return }
+        flushQueued = true
+        let handler = NIOLoopBound(self, eventLoop: context.eventLoop)
+        context.eventLoop.execute {
+            handler.value.flushQueued = false
+            handler.value.flushIfNeeded()
+        }
+    }
+
     /// Sends a last reply, then closes once it is written.
     private func closeAfter(reply: VarlinkReply) {
         guard !closing else { return }
@@ -357,6 +376,13 @@ private struct ChannelReplySink: VarlinkReplySink {
         } else {
             eventLoop.execute { [handler, serial] in handler.value.deliver(reply, final: final, serial: serial) }
         }
+    }
+
+    func send(continuing replies: [VarlinkReply]) {
+        let deliver = { @Sendable [handler, serial] in
+            for reply in replies { handler.value.deliver(reply, final: false, serial: serial) }
+        }
+        if eventLoop.inEventLoop { deliver() } else { eventLoop.execute(deliver) }
     }
 
     func onCancel(_ callback: @escaping @Sendable () -> Void) {

@@ -170,6 +170,8 @@ public final class VarlinkConnectionContext: Sendable {
 /// that ends the call.
 public protocol VarlinkReplySink: Sendable {
     func send(_ reply: VarlinkReply, final: Bool)
+    /// Sends replies that continue the call, in order, in one hand-over to the transport.
+    func send(continuing replies: [VarlinkReply])
     /// Runs `callback` once if the call ends without its final reply (the connection
     /// closed); at once if that already happened.
     func onCancel(_ callback: @escaping @Sendable () -> Void)
@@ -182,6 +184,10 @@ public protocol VarlinkReplySink: Sendable {
 
 extension VarlinkReplySink {
     public func releaseConnection() {}
+
+    public func send(continuing replies: [VarlinkReply]) {
+        for reply in replies { send(reply, final: false) }
+    }
 }
 
 /// The transport-independent half of a Varlink server: the interfaces, the validation of
@@ -316,6 +322,22 @@ public final class VarlinkResponder: Sendable {
             return
         }
         sink.send(VarlinkReply(parameters: parameters, continues: continues), final: !continues)
+    }
+
+    /// Sends replies that continue a streaming call, encoded once by the caller (the same
+    /// update fanned out to many subscribers), in one hand-over to the transport.
+    public func reply(continuing batch: [VarlinkEncodedParameters]) {
+        guard call.more, !batch.isEmpty, !finished.load(ordering: .acquiring) else { return }
+        #if DEBUG
+        for encoded in batch {
+            let parameters = VarlinkReply(encoded: encoded).parameters
+            if let field = interface.firstInvalidField(in: parameters, of: output) {
+                logger.critical("reply does not match the output type", metadata: ["method": "\(call.method)", "field": "\(field)"])
+                assertionFailure("\(call.method) replied with invalid field '\(field)': \(JSON.object(parameters))")
+            }
+        }
+        #endif
+        sink.send(continuing: batch.map { VarlinkReply(encoded: $0, continues: true) })
     }
 
     /// Ends the call with a named error.
