@@ -728,6 +728,56 @@ def partial_messages_held_open(daemon, well):
             raw.close()
 
 
+def calls_queued_behind_streams(daemon, well):
+    """Eight presenters whose Subscribe stream occupies their connection, each pipelining
+    large calls behind it (250 KiB, under the message limit). The calls cannot start before
+    the stream ends, so the daemon must stop reading them instead of holding them: eight
+    clients may not make it hold 128 MiB (at this rate, 1,024 connections of one uid could
+    make it hold 16 GiB)."""
+    big = b'{"method":"org.varlink.service.GetInfo","pad":"' + b"q" * (250 * 1024) + b'"}\0'
+    blob = big * 100
+    raws, results = [], []
+
+    def flood(raw):
+        raw.sock.setblocking(False)
+        sent, stalled_since = 0, None
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline:
+            try:
+                sent += raw.sock.send(blob[sent:sent + (1 << 16)])
+                stalled_since = None
+            except BlockingIOError:
+                stalled_since = stalled_since or time.monotonic()
+                if time.monotonic() - stalled_since > 0.5:
+                    break
+                time.sleep(0.01)
+        results.append((sent, stalled_since is not None))
+
+    try:
+        for _ in range(8):
+            raw = Raw(daemon.socket)
+            raw.call("org.island.Presenter.Subscribe", {}, more=True)
+            raws.append(raw)
+        threads = [threading.Thread(target=flood, args=(raw,)) for raw in raws]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(timeout=15)
+        assert len(results) == 8 and all(stalled for _, stalled in results), results
+        rss, _ = memory(daemon.process.pid)
+        held = sum(sent for sent, _ in results)
+        assert rss < RSS_BOUND or SANITIZED, \
+            "islandd holds %.0f MiB with %.0f MiB of calls queued behind 8 streams" % (rss / 2**20, held / 2**20)
+        # Each stream still works: its snapshot arrived first, whole.
+        for raw in raws:
+            raw.sock.setblocking(True)
+            update = raw.read()["parameters"]["update"]
+            assert update["kind"] == "snapshot", update
+    finally:
+        for raw in raws:
+            raw.close()
+
+
 CASES = [
     ("", truncated_then_half_closed),
     ("", truncated_then_vanished),
@@ -745,6 +795,7 @@ CASES = [
     ("", never_reading_caller),
     ("", flooding_producer),
     ("", partial_messages_held_open),
+    ("", calls_queued_behind_streams),
 ]
 
 
