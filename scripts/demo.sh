@@ -19,7 +19,7 @@ while (($#)); do
   esac
 done
 
-bin="$(swift build --show-bin-path)"
+bin="${ISLAND_BIN_DIR:-$(swift build --show-bin-path)}"
 [ -x "$bin/island" ] || swift build --product island >&2
 island() { "$bin/island" "$@" "${socket_args[@]}"; }
 

@@ -18,6 +18,58 @@ BIN_DIR = os.environ.get("ISLAND_BIN_DIR") or os.path.join(
     os.path.dirname(__file__), "..", "..", ".build", "debug")
 ISLANDD = os.path.abspath(os.path.join(BIN_DIR, "islandd"))
 
+# Under scripts/sanitize.sh the binaries are built with AddressSanitizer or ThreadSanitizer and
+# every instrumented process (the daemon, the CLI, the presenter) writes its reports to a file of
+# its own in ISLAND_SANITIZER_LOGS (the options' log_path): a report there fails the test during
+# which it appeared. SANITIZER_ENV is what a test must pass on when it starts one of our
+# binaries with an environment of its own (systemd-socket-activate -E, a tmux pane).
+SANITIZER = os.environ.get("ISLAND_SANITIZER")
+SANITIZER_LOGS = os.environ.get("ISLAND_SANITIZER_LOGS")
+SANITIZER_ENV = {k: v for k, v in os.environ.items()
+                 if k in ("ASAN_OPTIONS", "LSAN_OPTIONS", "TSAN_OPTIONS", "SWIFT_BACKTRACE")}
+
+
+def sanitizer_reports():
+    """The report files written so far, by name."""
+    if not SANITIZER_LOGS:
+        return set()
+    return set(os.listdir(SANITIZER_LOGS))
+
+
+def read_sanitizer_reports(names):
+    text = ""
+    for name in sorted(names):
+        with open(os.path.join(SANITIZER_LOGS, name), errors="replace") as f:
+            text += "==> %s\n%s\n" % (name, f.read())
+    demangle = shutil.which("swift-demangle")
+    if demangle:
+        text = subprocess.run([demangle, "--simplified"], input=text, capture_output=True, text=True).stdout or text
+    return text
+
+
+@pytest.fixture(autouse=True)
+def no_sanitizer_report():
+    """Fails the test when a process it started wrote a sanitizer report. Autouse fixtures are
+    set up first and torn down last, so the test's daemons have stopped (and written whatever
+    they report at exit) by the time this looks."""
+    if not SANITIZER_LOGS:
+        yield
+        return
+    before = sanitizer_reports()
+    yield
+    new = sanitizer_reports() - before
+    if new:
+        pytest.fail("%s sanitizer report(s) from processes this test started:\n%s"
+                    % (SANITIZER, read_sanitizer_reports(new)), pytrace=False)
+
+
+def pytest_sessionfinish(session, exitstatus):
+    """Reports written after every test's check (a module-scoped daemon stopping last) still
+    fail the run."""
+    if SANITIZER_LOGS and sanitizer_reports() and session.exitstatus == 0:
+        print("\n%s sanitizer report(s) in %s: %s" % (SANITIZER, SANITIZER_LOGS, " ".join(sorted(sanitizer_reports()))))
+        session.exitstatus = 1
+
 APPS = {
     # id: (X-Island-LiveActivities, X-Island-FrequentUpdates)
     "org.example.Coffee": (True, False),

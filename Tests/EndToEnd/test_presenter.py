@@ -4,6 +4,7 @@ eww and polybar read them, the SVG snapshot, the terminal UI in tmux, and a daem
 import json
 import os
 import queue
+import shlex
 import shutil
 import signal
 import struct
@@ -15,7 +16,7 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
-from conftest import BIN_DIR, RawStream, wait_for
+from conftest import BIN_DIR, SANITIZER_ENV, RawStream, wait_for
 
 PRESENTER = os.path.abspath(os.path.join(BIN_DIR, "island-presenter"))
 COFFEE = "org.example.Coffee"
@@ -290,7 +291,10 @@ def test_tui_in_tmux(daemon, tmp_path):
     def event(watch, predicate):
         return watch.read_until(lambda m: predicate(m["parameters"]["event"]), 10)["parameters"]["event"]
 
-    command = "env PATH=%s:$PATH %s tui --socket %s" % (bin_dir, PRESENTER, daemon.socket)
+    # A tmux server that was already running has its own environment: the sanitizer options
+    # (under scripts/sanitize.sh) are passed explicitly.
+    sanitizer = "".join("%s=%s " % (k, shlex.quote(v)) for k, v in sorted(SANITIZER_ENV.items()))
+    command = "env PATH=%s:$PATH %s%s tui --socket %s" % (bin_dir, sanitizer, PRESENTER, daemon.socket)
     subprocess.run(["tmux", "new-session", "-d", "-s", session, "-x", "100", "-y", "30", command], check=True, timeout=10)
     watch = RawStream(daemon.socket)
     try:

@@ -20,7 +20,7 @@ import time
 import pytest
 import varlink
 
-from conftest import ISLANDD, RawStream, wait_for
+from conftest import ISLANDD, SANITIZER_ENV, RawStream, wait_for
 
 SOCKET_ACTIVATE = shutil.which("systemd-socket-activate")
 pytestmark = pytest.mark.skipif(SOCKET_ACTIVATE is None, reason="systemd-socket-activate is not installed")
@@ -114,7 +114,9 @@ class Activated:
         env.update({"XDG_DATA_HOME": d.share, "XDG_DATA_DIRS": os.path.join(d.root, "none"),
                     "NOTIFY_SOCKET": self.notify.path})
         env.update(self.environment)
-        passed = ["NOTIFY_SOCKET", "XDG_DATA_HOME", "XDG_DATA_DIRS"] + sorted(self.environment)
+        # The activator passes on only what -E names: the sanitizer options too, under
+        # scripts/sanitize.sh, so the daemon's reports land where the tests look for them.
+        passed = ["NOTIFY_SOCKET", "XDG_DATA_HOME", "XDG_DATA_DIRS"] + sorted(self.environment) + sorted(SANITIZER_ENV)
         command = [SOCKET_ACTIVATE, "-l", d.socket, "--fdname=varlink"]
         for name in passed:
             command += ["-E", name]

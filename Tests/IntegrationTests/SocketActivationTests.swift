@@ -12,8 +12,12 @@ import Testing
 
         var environment = ProcessInfo.processInfo.environment
         environment["NOTIFY_SOCKET"] = notify.path
+        // The activator passes on only what -E names: the sanitizer options too, under
+        // scripts/sanitize.sh, so the service's reports land where the script looks for them.
+        let passed = ["NOTIFY_SOCKET"] + ["ASAN_OPTIONS", "LSAN_OPTIONS", "TSAN_OPTIONS", "SWIFT_BACKTRACE"].filter { environment[$0] != nil }
         let activator = try Harness.Background(
-            "/usr/bin/env", ["systemd-socket-activate", "-l", socket, "--fdname=varlink", "-E", "NOTIFY_SOCKET", Harness.product("varlink-certification")],
+            "/usr/bin/env",
+            ["systemd-socket-activate", "-l", socket, "--fdname=varlink"] + passed.flatMap { ["-E", $0] } + [Harness.product("varlink-certification")],
             environment: environment, log: dir + "/activate.log")
         defer { activator.stop() }
         try await Harness.waitForSocket(socket)
