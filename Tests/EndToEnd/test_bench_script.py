@@ -1,0 +1,79 @@
+"""The benchmark script (scripts/bench.sh -> Benchmarks/bench.py) must not rot: its `--selftest`
+runs every step at a tiny size against the binary under test and must produce the complete
+report, with every update delivered to every presenter, in order. No timing is asserted: the
+numbers of a debug build on a busy machine mean nothing.
+
+Needs the shared harness (../shared/bench, or ISLAND_BENCH_HARNESS), a C compiler, make and
+systemd-socket-activate; skipped otherwise. About 25 s."""
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+from conftest import ISLANDD
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+BENCH = os.path.join(ROOT, "Benchmarks", "bench.py")
+HARNESS = os.environ.get("ISLAND_BENCH_HARNESS") or os.path.join(ROOT, "..", "shared", "bench")
+
+missing = [what for what, ok in (
+    ("the harness at %s" % HARNESS, os.path.isfile(os.path.join(HARNESS, "bench.py"))),
+    ("make", shutil.which("make")), ("cc", shutil.which("cc")),
+    ("systemd-socket-activate", shutil.which("systemd-socket-activate"))) if not ok]
+
+
+def test_help():
+    r = subprocess.run([sys.executable, BENCH, "--help"], capture_output=True, text=True, timeout=30)
+    assert r.returncode == 0, r.stderr
+    for option in ("--islandd", "--harness", "--out", "--quick", "--selftest"):
+        assert option in r.stdout
+
+
+@pytest.mark.skipif(bool(missing), reason="needs " + ", ".join(missing))
+def test_selftest_reports_every_measurement(tmp_path):
+    out = tmp_path / "out"
+    r = subprocess.run([sys.executable, BENCH, "--selftest", "--islandd", ISLANDD, "--harness", HARNESS,
+                        "--out", str(out)], capture_output=True, text=True, timeout=240)
+    assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-6000:]
+    report = json.loads((out / "bench.json").read_text())
+    assert report["failures"] == []
+
+    # latency (oneway and reply) and pipelined throughput, islandd and the floor, N=1
+    runs = {(x["baseline"], x["kind"], x["variant"], x["n"]): x
+            for kind in ("lat", "thr") for x in report["harness"][kind]["results"]}
+    expected = {(b, "lat", v, 1) for b in ("islandd", "floor") for v in ("oneway", "reply")} | \
+        {(b, "thr", "reply", 1) for b in ("islandd", "floor")}
+    assert expected <= set(runs)
+    for key in expected:
+        assert "error" not in runs[key], (key, runs[key].get("error"))
+        health = report["health"]["%s %s %s N=%d" % key]
+        assert health["sent"] > 0
+        # nothing out of order, no gap, no error reply
+        assert health["ooo"] == health["lost_gaps"] == health["errors"] == 0, (key, health)
+        if key[2] == "reply":
+            # every acknowledged update reached every presenter
+            assert health["complete"], (key, health)
+    # Fire-and-forget (oneway) updates: the producer closes its connection right after its last
+    # sends, and islandd currently drops the oneway calls it had read but not yet started when
+    # the connection closes (the tail and the end marker; seen 2026-11-22). Gaps and reordering
+    # are checked above; the lost tail is reported in the table as "incomplete", not failed here.
+    for key in [k for k in expected if k[1] == "lat"]:
+        assert runs[key]["samples"] > 0 and runs[key]["p50_us"] > 0
+
+    loaded = report["rss"]["loaded"]
+    assert loaded["activities"] == loaded["snapshot_items_min"] == 50
+    assert loaded["presenters_live"] == loaded["presenters"] == 4
+    assert report["rss"]["idle"]["rss_kb"] > 0 and loaded["hwm_kb"] > 0
+    assert report["rss"]["floor_idle"]["rss_kb"] > 0
+    ready = report["ready"]["islandd"]
+    assert ready["reps"] == len(ready["ms"]) == 1
+    # READY=1 came after the persisted activities were restored
+    assert ready["status"].startswith("50 live activities"), ready["status"]
+    assert report["ready"]["floor"]["ms"]
+
+    table = (out / "table.md").read_text()
+    assert "| measurement | islandd | floor |" in table and "READY=1" in table
