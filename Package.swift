@@ -170,3 +170,31 @@ let package = Package(
     ],
     swiftLanguageModes: [.v6]
 )
+
+// libFuzzer targets (Fuzz/, issue #6), only when scripts/fuzz.sh builds with ISLAND_FUZZ=1 in
+// its own scratch path, so the normal build and the tests never see them.
+if Context.environment["ISLAND_FUZZ"] == "1" {
+    let fuzzFlags: [SwiftSetting] = [.unsafeFlags(["-parse-as-library"])]
+    package.targets += [
+        .executableTarget(
+            name: "FuzzVarlinkMessage",
+            dependencies: [
+                "Varlink", "IslandJSON", "IslandProtocol",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOEmbedded", package: "swift-nio"),
+            ],
+            path: "Fuzz/Sources/FuzzVarlinkMessage",
+            swiftSettings: fuzzFlags
+        ),
+        .executableTarget(
+            name: "FuzzLayout",
+            dependencies: ["IslandCore", "IslandJSON"],
+            path: "Fuzz/Sources/FuzzLayout",
+            swiftSettings: fuzzFlags
+        ),
+    ]
+    package.products += [
+        .executable(name: "fuzz-varlink-message", targets: ["FuzzVarlinkMessage"]),
+        .executable(name: "fuzz-layout", targets: ["FuzzLayout"]),
+    ]
+}

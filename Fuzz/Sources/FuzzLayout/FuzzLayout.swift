@@ -1,0 +1,57 @@
+// libFuzzer target `fuzz-layout`: what an extension's layout goes through (DESIGN.md §6).
+// Built only by scripts/fuzz.sh (ISLAND_FUZZ=1); see Fuzz/README.md.
+//
+// bytes → JSONParser (as an installed layout file is read) → Layout(json:) (the validation
+//         RegisterLayout runs) → for a valid layout: validate its own document again (same
+//         result), and render it with LayoutRenderer against a fixed activity, as presenters do.
+//
+// Errors are expected; a trap, a sanitizer report or a broken invariant (fatalError) is a bug.
+
+import IslandCore
+import IslandJSON
+
+/// An activity with values of every JSON type under names the seeds and dictionary use.
+private let attributes: JSONObject = [
+    "order": "A-17", "shop": "Corner Café", "drink": "Flat white", "flight": "LH 1234",
+    "from": "FRA", "to": "CDG", "total": 10, "items": ["one", "two", ["three"]],
+    "nested": ["a": ["b": ["c": "deep"]]], "empty": "", "zero": 0, "none": nil, "yes": true,
+]
+private let state: JSONObject = [
+    "stage": "brewing", "stageTitle": "Brewing", "minutes": 4, "etaMinutes": 3.5, "progress": 0.25,
+    "start": 1_700_000_000, "end": 1_700_003_600, "eta": "1700001800", "stamps": 7, "done": false,
+    "count": -3, "huge": 1e300, "tiny": -1e-300, "text": "x y\u{0}z", "html": "<a href=\"x\">&amp;</a>",
+    "list": [1, 2.5, "three", nil, true, ["k": "v"]], "map": ["k": "v", "n": 1], "null": nil,
+    "url": "https://example.com/a b", "scheme": "javascript:alert(1)", "emoji": "👨‍👩‍👧",
+]
+private let renderer = LayoutRenderer(attributes: attributes, state: state, now: 1_700_000_900)
+
+private func fuzzOne(_ bytes: UnsafeBufferPointer<UInt8>) {
+    guard let json = try? JSONParser.parse(UnsafeRawBufferPointer(bytes)) else { return }
+    let layout: Layout
+    do {
+        layout = try Layout(json: json)
+    } catch {
+        _ = error.description
+        return
+    }
+    // What presenters receive validates again, to the same layout.
+    let again: Layout
+    do {
+        again = try Layout(json: .object(layout.json))
+    } catch {
+        fatalError("a valid layout's own document is refused: \(error)")
+    }
+    if again != layout { fatalError("a valid layout reads back differently") }
+
+    let rendered = renderer.render(layout)
+    for region in [rendered.lockScreen, rendered.compactLeading, rendered.compactTrailing, rendered.minimal,
+                   rendered.expandedLeading, rendered.expandedTrailing, rendered.expandedCenter, rendered.expandedBottom] {
+        if let region { _ = region.view.plainText }
+    }
+}
+
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
+    fuzzOne(UnsafeBufferPointer(start: data, count: size))
+    return 0
+}
