@@ -5,23 +5,25 @@
 # Usage: scripts/fuzz.sh [--build-only | --merge | --help] [TARGET|all] [SECONDS] [-- LIBFUZZER-ARGS…]
 #
 #   TARGET      fuzz-varlink-message, fuzz-layout, or all (the default: one after another)
-#   SECONDS     how long each target runs (default 120)
+#   SECONDS     how long each target runs (default 120); 0 only replays the corpus once
 #   --build-only  only build the fuzz binaries
 #   --merge     after the run, minimize the checked-in corpus plus what the run found into
-#               Fuzz/Corpus/TARGET/ (libFuzzer -merge=1); without it the repository is untouched
-#   LIBFUZZER-ARGS are passed on, e.g. -- -runs=0 (replay the corpus only) or -- -seed=1
+#               Fuzz/Corpus/TARGET/ (libFuzzer -set_cover_merge=1 on edge coverage); without it
+#               the repository is untouched
+#   LIBFUZZER-ARGS are passed on, e.g. -- -seed=1 -only_ascii=1
 #
 # Builds with ISLAND_FUZZ=1 (which adds the fuzz products to Package.swift) in .build-fuzz/,
 # release, --sanitize=fuzzer,address. Each run is one process on one core, on the corpus
 # Fuzz/Corpus/TARGET/ (read only) plus .build-fuzz/corpus/TARGET/ (where new inputs go), with
 # the dictionary Fuzz/Dictionaries/TARGET.dict. A crash, a sanitizer report, an input slower
 # than 10 s or a broken invariant stops the run with exit status 1 and leaves the input in
-# .build-fuzz/artifacts/TARGET/; replay it with `.build-fuzz/release/TARGET FILE`. Every crash
-# becomes a unit test (see Fuzz/README.md).
+# .build-fuzz/artifacts/TARGET/; replay it with
+# `ASAN_OPTIONS=detect_leaks=0 .build-fuzz/release/TARGET FILE`. Every crash becomes a unit
+# test (see Fuzz/README.md).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-usage() { sed -n '2,21p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,/^set -e/p' "$0" | grep '^#' | sed 's/^# \{0,1\}//'; }
 targets_all=(fuzz-varlink-message fuzz-layout)
 build_only=0 merge=0 target=all seconds=120 extra=()
 positional=()
@@ -69,11 +71,12 @@ status=0
 for t in "${targets[@]}"; do
   corpus="Fuzz/Corpus/$t" found="$scratch/corpus/$t" artifacts="$scratch/artifacts/$t"
   mkdir -p "$corpus" "$found" "$artifacts"
-  echo "==> $t for $seconds s on $corpus/ ($(ls "$corpus" | wc -l) inputs) + $found/" >&2
+  what=$( ((seconds > 0)) && echo "for $seconds s" || echo "replaying the corpus" )
+  echo "==> $t $what: $corpus/ ($(ls "$corpus" | wc -l) inputs) + $found/" >&2
   rc=0
   "$bin/$t" "$found" "$corpus" \
     -dict="Fuzz/Dictionaries/$t.dict" -max_len=8192 -timeout=10 -rss_limit_mb=2048 -detect_leaks=0 \
-    -max_total_time="$seconds" -print_final_stats=1 -artifact_prefix="$artifacts/" \
+    $( ((seconds > 0)) && echo "-max_total_time=$seconds" || echo "-runs=0" ) -print_final_stats=1 -artifact_prefix="$artifacts/" \
     ${extra[@]+"${extra[@]}"} || rc=$?
   if ((rc != 0)); then
     echo "==> $t: FAILED (exit status $rc); the input is in $artifacts/:" >&2
@@ -84,7 +87,9 @@ for t in "${targets[@]}"; do
   if ((merge)); then
     merged="$scratch/merged/$t"
     rm -rf "$merged" && mkdir -p "$merged"
-    "$bin/$t" -merge=1 -max_len=8192 -timeout=10 "$merged" "$corpus" "$found" 2>&1 | grep -E '^MERGE-OUTER: [0-9]+ new' >&2 || true
+    # A smallest set of inputs that still reaches every edge (hit counts are not kept).
+    "$bin/$t" -set_cover_merge=1 -use_counters=0 -max_len=8192 -timeout=10 -detect_leaks=0 \
+      "$merged" "$corpus" "$found" 2>&1 | grep -E '^MERGE-OUTER: [0-9]+ new' >&2 || true
     # Replace the checked-in corpus with the minimized one (files are named by their SHA-1).
     find "$corpus" -maxdepth 1 -type f -delete
     cp "$merged"/* "$corpus"/
