@@ -124,6 +124,24 @@ import Testing
         #expect(throws: LayoutError(path: "", reason: "transforms nested more than 16 deep")) { try LayoutTemplate(transforms) }
     }
 
+    /// swift-mustache reads each section with its own copy of the delimiters, so a change made
+    /// inside a section ends with it. Found while fuzzing (issue #6), reproduced with fuzz-layout:
+    /// the nesting check kept `<% %>` after `<%/a%>`, did not see the `{{#b}}` sections that
+    /// followed, and a layout of 5,000 of them overflowed the parser's stack.
+    @Test func delimiterChangesEndWithTheirSection() throws {
+        let scoped = "{{#a}}{{=<% %>=}}<%/a%>"
+        try expectError(##"{"minimal": {"type": "text", "template": "\##(scoped)\##(String(repeating: "{{#b}}", count: 5000))"}}"##,
+                        path: "minimal.template", reason: "sections nested more than 16 deep")
+        let seventeen = String(repeating: "{{#b}}", count: 17) + String(repeating: "{{/b}}", count: 17)
+        try expectError(##"{"minimal": {"type": "text", "template": "\##(scoped)\##(seventeen)"}}"##,
+                        path: "minimal.template", reason: "sections nested more than 16 deep")
+        try expectError(##"{"minimal": {"type": "text", "template": "\##(scoped){{#b}}"}}"##,
+                        path: "minimal.template", reason: "unterminated section '#b'")
+        // What the scan assumes is what the engine does: after the section, {{ }} are tags again.
+        let template = try LayoutTemplate("{{#state.on}}{{=<% %>=}}<%state.stage%><%/state.on%>, {{state.stage}}")
+        #expect(template.render(attributes: [:], state: ["on": true, "stage": "brewing"]) == "brewing, brewing")
+    }
+
     @Test func colors() throws {
         for valid in ["#FF8800", "#ff8800", "#FF880080"] {
             #expect(try layoutError(##"{"keylineTint": "\##(valid)"}"##) == nil)

@@ -5,7 +5,9 @@
 /// `{{#a}}` overflows the stack.
 ///
 /// Tags are found exactly as the parser finds them, delimiter changes (`{{=<% %>=}}`) included,
-/// so a template cannot hide nesting from this scan.
+/// so a template cannot hide nesting from this scan. Like the parser, a change made inside a
+/// section lasts until that section ends: the parser reads each section with its own copy of
+/// the delimiters.
 struct MustacheTagScan {
     enum Problem: Equatable {
         /// `name` includes its sigil, e.g. `#items`.
@@ -24,7 +26,8 @@ struct MustacheTagScan {
     init(_ template: String) {
         var start = "{{"
         var end = "}}"
-        var open: [String] = []
+        /// Open sections, each with the delimiters that were in effect where it began.
+        var open: [(name: String, start: String, end: String)] = []
         var rest = Substring(template)
         while let opening = rest.firstRange(of: start) {
             rest = rest[opening.upperBound...]
@@ -43,20 +46,22 @@ struct MustacheTagScan {
             let name = String(tag.dropFirst().trimmingWhitespace())
             switch sigil {
             case "#", "^", "$", "<":
-                open.append("\(sigil)\(name)")
+                open.append((name: "\(sigil)\(name)", start: start, end: end))
                 deepestSectionNesting = max(deepestSectionNesting, open.count)
             case "/":
-                guard let innermost = open.last, innermost.dropFirst() == name else {
+                guard let innermost = open.last, innermost.name.dropFirst() == name else {
                     // The parser stops at a stray close, and so does the scan.
-                    problem = .strayClose(name, open: open.last)
+                    problem = .strayClose(name, open: open.last?.name)
                     return
                 }
                 open.removeLast()
+                // A delimiter change inside the section ends with it.
+                (start, end) = (innermost.start, innermost.end)
             default:
                 continue
             }
         }
-        if let innermost = open.last { problem = .unterminated(innermost) }
+        if let innermost = open.last { problem = .unterminated(innermost.name) }
     }
 
     /// Mirrors the parser's reading of `{{=start end=}}`; nil where the parser would fail.
