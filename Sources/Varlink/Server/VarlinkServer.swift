@@ -15,6 +15,8 @@ public final class VarlinkServer: Sendable {
         public var maximumMessageSize = 256 * 1024
         /// Calls read but not yet started on one connection; past it, reading pauses.
         public var maximumQueuedCalls = 64
+        /// Bytes of calls read but not yet started on one connection; past it, reading pauses.
+        public var maximumQueuedBytes = 1024 * 1024
         /// Reply bytes one connection may leave unread before it is closed.
         public var maximumOutputBytes = 16 * 1024 * 1024
         public var maximumConnections = 4096
@@ -163,6 +165,7 @@ public final class VarlinkServer: Sendable {
         let limits = VarlinkServerConnectionHandler.Limits(
             maximumMessageSize: configuration.maximumMessageSize,
             maximumQueuedCalls: configuration.maximumQueuedCalls,
+            maximumQueuedBytes: configuration.maximumQueuedBytes,
             maximumOutputBytes: configuration.maximumOutputBytes)
         let connection = VarlinkConnectionContext(id: id, peer: peer)
         return channel.eventLoop.makeCompletedFuture {

@@ -21,6 +21,9 @@ final class VarlinkServerConnectionHandler: ChannelDuplexHandler {
     struct Limits {
         var maximumMessageSize: Int
         var maximumQueuedCalls: Int
+        /// Reads stop while this many bytes of calls wait to start: calls queued behind a
+        /// stream may be large, and 64 of them could otherwise pin 16 MiB per connection.
+        var maximumQueuedBytes: Int
         var maximumOutputBytes: Int
     }
 
@@ -39,7 +42,13 @@ final class VarlinkServerConnectionHandler: ChannelDuplexHandler {
     private let logger: Logger
 
     private var context: ChannelHandlerContext?
+    private var channel: Channel?
+    /// The peer closed the connection: no reply can reach it, but the oneway calls it sent
+    /// are still made, in order — their sender did not wait for an answer and must not lose
+    /// them to having closed right after sending.
+    private var peerGone = false
     private var queue = Deque<Queued>()
+    private var queuedBytes = 0
     /// A call that has started and not yet been answered in full.
     private struct ActiveCall {
         let serial: UInt64
@@ -56,6 +65,8 @@ final class VarlinkServerConnectionHandler: ChannelDuplexHandler {
     private var active = Deque<ActiveCall>()
     private var serial: UInt64 = 0
     private var processing = false
+    /// A handler called from `dispatch` is running on the loop, inside `processQueue`.
+    fileprivate var isDispatching: Bool { processing }
     private var inputClosed = false
     private var shuttingDown = false
     private var closing = false
@@ -66,6 +77,15 @@ final class VarlinkServerConnectionHandler: ChannelDuplexHandler {
     private var flushQueued = false
     /// Inside `channelRead`…`channelReadComplete`, which flushes for the whole read.
     private var reading = false
+    /// Calls this connection may still start before the loop attends to other connections.
+    /// A peer that pipelines cheap calls and reads its replies as fast as they come would
+    /// otherwise keep the loop in this handler (each flush makes it writable again, which
+    /// starts more calls) while every other connection on the loop waits.
+    private var turnBudget = VarlinkServerConnectionHandler.callsPerTurn
+    private var budgetRefill: Scheduled<Void>?
+    /// When the first call of the current budget started.
+    private var budgetStarted: NIODeadline?
+    static let callsPerTurn = 64
     private var outputBytes = 0
     /// Completes when everything written so far has reached the socket.
     private var lastWrite: EventLoopFuture<Void>?
@@ -79,6 +99,7 @@ final class VarlinkServerConnectionHandler: ChannelDuplexHandler {
 
     func handlerAdded(context: ChannelHandlerContext) {
         self.context = context
+        self.channel = context.channel
     }
 
     func handlerRemoved(context: ChannelHandlerContext) {
@@ -90,12 +111,18 @@ final class VarlinkServerConnectionHandler: ChannelDuplexHandler {
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         guard !closing else { return }
         reading = true
-        queue.append(.call(unwrapInboundIn(data)))
+        let frame = unwrapInboundIn(data)
+        queuedBytes += frame.readableBytes
+        queue.append(.call(frame))
         processQueue()
     }
 
     func channelReadComplete(context: ChannelHandlerContext) {
         reading = false
+        if turnBudget < Self.callsPerTurn {
+            refillTurnBudget()
+            processQueue()
+        }
         flushIfNeeded()
     }
 
@@ -124,22 +151,35 @@ final class VarlinkServerConnectionHandler: ChannelDuplexHandler {
     }
 
     func channelInactive(context: ChannelHandlerContext) {
-        closing = true
-        queue.removeAll()
-        cancelActive()
+        budgetRefill?.cancel()
+        budgetRefill = nil
+        if closing {
+            queue.removeAll()
+            queuedBytes = 0
+            cancelActive()
+        } else {
+            // Streams end with their peer; calls computing a reply run to completion, so the
+            // oneway calls queued behind them still start in order.
+            peerGone = true
+            let streams = active.filter(\.call.more)
+            active.removeAll(where: \.call.more)
+            for stream in streams { for callback in stream.cancellation { callback() } }
+        }
         connection.markClosed()
+        processQueue()
         context.fireChannelInactive()
     }
 
     func channelWritabilityChanged(context: ChannelHandlerContext) {
-        resumeReadingIfPossible()
+        // Calls wait while the peer is not reading; it is reading again.
+        processQueue()
         context.fireChannelWritabilityChanged()
     }
 
     // MARK: Outbound
 
     func read(context: ChannelHandlerContext) {
-        if queue.count >= limits.maximumQueuedCalls || !context.channel.isWritable {
+        if isQueueFull || !context.channel.isWritable {
             readHeld = true
         } else {
             context.read()
@@ -163,7 +203,7 @@ final class VarlinkServerConnectionHandler: ChannelDuplexHandler {
     }
 
     private func processQueue() {
-        guard !processing, context != nil else { return }
+        guard !processing, context != nil || peerGone else { return }
         processing = true
         defer {
             processing = false
@@ -172,11 +212,22 @@ final class VarlinkServerConnectionHandler: ChannelDuplexHandler {
         while canStartNext, !closing, let next = queue.popFirst() {
             switch next {
             case .fatal(let error):
+                if peerGone {
+                    // Nothing after a malformed message would have run anyway.
+                    queue.removeAll()
+                    queuedBytes = 0
+                    break
+                }
                 closeAfter(reply: VarlinkReply(error: error))
                 return
             case .call(let frame):
+                queuedBytes -= frame.readableBytes
                 start(frame: frame)
             }
+        }
+        if peerGone {
+            if active.isEmpty, queue.isEmpty { closing = true }
+            return
         }
         if active.isEmpty, queue.isEmpty, inputClosed || shuttingDown, !closing {
             closeWhenFlushed()
@@ -185,9 +236,18 @@ final class VarlinkServerConnectionHandler: ChannelDuplexHandler {
         resumeReadingIfPossible()
     }
 
+    /// The next call may start: the one before it released the connection, and the peer is
+    /// reading its replies — a peer that is not gets no more work done for it (its calls wait,
+    /// and reads stop), so however many calls it pipelines, the replies held for it stay
+    /// around the channel's high-water mark and other connections keep their share of the loop.
     private var canStartNext: Bool {
+        guard peerGone || (turnBudget > 0 && context?.channel.isWritable ?? false) else { return false }
         guard let last = active.last else { return true }
         return last.released && active.count < limits.maximumQueuedCalls
+    }
+
+    private var isQueueFull: Bool {
+        queue.count >= limits.maximumQueuedCalls || queuedBytes >= limits.maximumQueuedBytes
     }
 
     private func start(frame: ByteBuffer) {
@@ -195,7 +255,16 @@ final class VarlinkServerConnectionHandler: ChannelDuplexHandler {
         do {
             call = try VarlinkCall(frame: frame.readableBytesView)
         } catch {
-            closeAfter(reply: VarlinkReply(error: .invalidMessage(error.reason)))
+            if peerGone {
+                queue.removeAll()
+                queuedBytes = 0
+            } else {
+                closeAfter(reply: VarlinkReply(error: .invalidMessage(error.reason)))
+            }
+            return
+        }
+        if peerGone, !call.oneway {
+            // Its sender left without waiting for the answer.
             return
         }
         if shuttingDown {
@@ -203,8 +272,9 @@ final class VarlinkServerConnectionHandler: ChannelDuplexHandler {
             return
         }
         serial &+= 1
+        spendTurnBudget()
         active.append(ActiveCall(serial: serial, call: call))
-        service.dispatch(call, connection: connection, sink: ChannelReplySink(handler: self, serial: serial, channel: context!.channel))
+        service.dispatch(call, connection: connection, sink: ChannelReplySink(handler: self, serial: serial, channel: channel!))
     }
 
     /// A reply from a handler, on the event loop.
@@ -212,6 +282,8 @@ final class VarlinkServerConnectionHandler: ChannelDuplexHandler {
         guard !closing, let index = active.firstIndex(where: { $0.serial == serial }) else { return }
         if index == 0 {
             if !active[0].call.oneway { write(reply) }
+            // The write may have closed the connection (the peer left too much unread).
+            guard !closing else { return }
             if final {
                 active.removeFirst()
                 writeFinishedHeads()
@@ -231,7 +303,10 @@ final class VarlinkServerConnectionHandler: ChannelDuplexHandler {
     /// Writes what the calls now at the front had buffered, dropping those already finished.
     private func writeFinishedHeads() {
         while !active.isEmpty {
-            for reply in active[0].buffered { write(reply) }
+            for reply in active[0].buffered {
+                write(reply)
+                guard !closing else { return }
+            }
             active[0].buffered.removeAll()
             guard active[0].finished else { return }
             active.removeFirst()
@@ -263,7 +338,7 @@ final class VarlinkServerConnectionHandler: ChannelDuplexHandler {
 
     @discardableResult
     private func write(_ reply: VarlinkReply) -> EventLoopFuture<Void>? {
-        guard let context else { return nil }
+        guard let context, !peerGone else { return nil }
         var bytes: [UInt8] = []
         bytes.reserveCapacity(128)
         reply.encode(into: &bytes)
@@ -279,6 +354,7 @@ final class VarlinkServerConnectionHandler: ChannelDuplexHandler {
             ])
             closing = true
             queue.removeAll()
+            queuedBytes = 0
             cancelActive()
             context.close(promise: nil)
             return nil
@@ -314,6 +390,7 @@ final class VarlinkServerConnectionHandler: ChannelDuplexHandler {
         guard !closing else { return }
         write(reply)
         queue.removeAll()
+        queuedBytes = 0
         cancelActive()
         closeWhenFlushed()
     }
@@ -347,8 +424,35 @@ final class VarlinkServerConnectionHandler: ChannelDuplexHandler {
         processQueue()
     }
 
+    /// A read is an I/O event, so the loop has been through its selector: a new turn.
+    private func refillTurnBudget() {
+        budgetRefill?.cancel()
+        budgetRefill = nil
+        budgetStarted = nil
+        turnBudget = Self.callsPerTurn
+    }
+
+    /// Once the budget is spent without a read in between (the peer only takes replies),
+    /// refills it after a pause as long as the spending took: a task due sooner would run in
+    /// the same tick, after the flushes that make the peer writable again, and the loop would
+    /// never get back to its other connections. So a connection whose calls keep the loop
+    /// busy gets at most half of it.
+    private func spendTurnBudget() {
+        guard !peerGone else { return }
+        let now = NIODeadline.now()
+        if budgetStarted == nil { budgetStarted = now }
+        turnBudget -= 1
+        guard turnBudget <= 0, budgetRefill == nil, let context, let budgetStarted else { return }
+        let pause = max(.microseconds(100), now - budgetStarted)
+        let handler = NIOLoopBound(self, eventLoop: context.eventLoop)
+        budgetRefill = context.eventLoop.scheduleTask(in: pause) {
+            handler.value.refillTurnBudget()
+            handler.value.processQueue()
+        }
+    }
+
     private func resumeReadingIfPossible() {
-        guard readHeld, let context, queue.count < limits.maximumQueuedCalls, context.channel.isWritable else { return }
+        guard readHeld, let context, !isQueueFull, context.channel.isWritable else { return }
         readHeld = false
         context.read()
     }
@@ -371,18 +475,25 @@ private struct ChannelReplySink: VarlinkReplySink {
     var isWritable: Bool { channel.isWritable && channel.isActive }
 
     func send(_ reply: VarlinkReply, final: Bool) {
-        if eventLoop.inEventLoop {
-            handler.value.deliver(reply, final: final, serial: serial)
-        } else {
-            eventLoop.execute { [handler, serial] in handler.value.deliver(reply, final: final, serial: serial) }
-        }
+        deliverInOrder { [serial] handler in handler.deliver(reply, final: final, serial: serial) }
     }
 
     func send(continuing replies: [VarlinkReply]) {
-        let deliver = { @Sendable [handler, serial] in
-            for reply in replies { handler.value.deliver(reply, final: false, serial: serial) }
+        deliverInOrder { [serial] handler in
+            for reply in replies { handler.deliver(reply, final: false, serial: serial) }
         }
-        if eventLoop.inEventLoop { deliver() } else { eventLoop.execute(deliver) }
+    }
+
+    /// Replies of one call must reach the handler in the order they were sent. A handler
+    /// answering inside `dispatch` is on the loop and first in line, so it delivers at once;
+    /// anything else — even a task that happens to run on this loop — queues behind the
+    /// replies already handed over with `execute`.
+    private func deliverInOrder(_ body: @escaping @Sendable (VarlinkServerConnectionHandler) -> Void) {
+        if eventLoop.inEventLoop, handler.value.isDispatching {
+            body(handler.value)
+        } else {
+            eventLoop.execute { [handler] in body(handler.value) }
+        }
     }
 
     func onCancel(_ callback: @escaping @Sendable () -> Void) {
