@@ -2,6 +2,7 @@ import IslandCore
 import IslandJSON
 import IslandStore
 import Logging
+import OrderedCollections
 import Synchronization
 import Varlink
 
@@ -21,6 +22,9 @@ actor IslandEngine {
     private var ownersDirty = false
     /// The state and delivered content watchers last heard of, per activity.
     private var published: [String: (state: ActivityState, content: ActivityContent)] = [:]
+    /// Every activity as last committed and published, in creation order: what presenters are
+    /// shown (the island and snapshots), never a decision still on its way to the disk.
+    private var shown: OrderedDictionary<String, Activity>
     private var registry: AppRegistry
     /// Layouts registered by extensions: app → type → layout JSON (already validated).
     private var layouts: [String: [String: JSON]]
@@ -63,6 +67,7 @@ actor IslandEngine {
     init(manager: ActivityManager, registry: AppRegistry, layouts: [String: [String: JSON]], owners: [String: UInt32],
          scope: DaemonScope, store: StoreWriter, clock: @escaping @Sendable () -> Double, logger: Logger) {
         self.manager = manager
+        self.shown = OrderedDictionary(uniqueKeysWithValues: manager.list().map { ($0.id, $0) })
         self.owners = owners
         self.scope = scope
         self.registry = registry
@@ -482,6 +487,7 @@ actor IslandEngine {
         for event in events {
             switch event {
             case .changed(let activity):
+                shown[activity.id] = activity
                 let before = published[activity.id]
                 if before?.state != activity.state {
                     notifyWatchers(of: activity, event: ["kind": "state", "activity": Wire.activity(activity)])
@@ -489,12 +495,14 @@ actor IslandEngine {
                 }
                 published[activity.id] = (activity.state, before?.content ?? activity.deliveredContent)
             case .delivered(let activity):
+                shown[activity.id] = activity
                 changed[activity.id] = activity
                 if let before = published[activity.id], before.content != activity.deliveredContent {
                     notifyWatchers(of: activity, event: ["kind": "content", "activity": Wire.activity(activity)])
                 }
                 published[activity.id] = (activity.state, activity.deliveredContent)
             case .removed(let id):
+                shown.removeValue(forKey: id)
                 published[id] = nil
                 removed.append(id)
             case .alerted(let id, let a):
@@ -546,7 +554,7 @@ actor IslandEngine {
         guard !ids.isEmpty else { return }
         for uid in views.keys {
             let visible = ids.filter { isVisible($0, to: uid) }
-            if !visible.isEmpty { publish(to: uid, island: nil, items: visible.compactMap { manager.activity(id: $0) }, removed: [], alert: nil) }
+            if !visible.isEmpty { publish(to: uid, island: nil, items: visible.compactMap { shown[$0] }, removed: [], alert: nil) }
         }
     }
 
@@ -576,8 +584,7 @@ actor IslandEngine {
         return [
             "kind": "snapshot", "sequence": .int(Int(view.sequence)), "resync": .bool(resync),
             "island": .object(view.arbiter.presentation.json),
-            "items": .array(manager.list(app: nil, type: nil, states: nil)
-                .filter { $0.state != .dismissed && isVisible($0.id, to: uid) }.map(item)),
+            "items": .array(shown.values.filter { $0.state != .dismissed && isVisible($0.id, to: uid) }.map(item)),
             "removed": [],
         ]
     }
@@ -595,7 +602,7 @@ actor IslandEngine {
     }
 
     private func candidates(for uid: UInt32) -> [IslandCandidate] {
-        manager.list(app: nil, type: nil, states: nil).compactMap { activity in
+        shown.values.compactMap { activity in
             guard isVisible(activity.id, to: uid) else { return nil }
             let state: IslandCandidate.State
             switch activity.state {
