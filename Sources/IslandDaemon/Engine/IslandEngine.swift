@@ -220,9 +220,9 @@ actor IslandEngine {
                 case .delta(let update, let sequence):
                     return sequence > lastSnapshot.withLock { $0 } ? update : nil
                 case .snapshot(let resync):
-                    let snapshot = await self.snapshotUpdate(uid: uid, resync: resync)
-                    lastSnapshot.withLock { $0 = UInt64(snapshot["sequence"]?.intValue ?? 0) }
-                    return VarlinkEncodedParameters(["update": .object(snapshot)])
+                    let (snapshot, sequence) = await self.encodedSnapshot(uid: uid, resync: resync)
+                    lastSnapshot.withLock { $0 = sequence }
+                    return snapshot
                 }
             }
         }
@@ -574,6 +574,21 @@ actor IslandEngine {
         }
         let encoded = VarlinkEncodedParameters(["update": .object(update)])
         for stream in view.streams.values { stream.send(.delta(encoded, sequence: view.sequence)) }
+    }
+
+    /// Snapshots last encoded, per uid: presenters subscribing (or resyncing) together share
+    /// one encoding, and one buffer, of what may be every activity there is.
+    private var snapshots: [UInt32: (sequence: UInt64, resync: Bool, encoded: VarlinkEncodedParameters)] = [:]
+
+    func encodedSnapshot(uid: UInt32, resync: Bool) -> (VarlinkEncodedParameters, sequence: UInt64) {
+        ensureView(for: uid)
+        let sequence = views[uid]!.sequence
+        if let cached = snapshots[uid], cached.sequence == sequence, cached.resync == resync {
+            return (cached.encoded, sequence)
+        }
+        let encoded = VarlinkEncodedParameters(["update": .object(snapshotUpdate(uid: uid, resync: resync))])
+        snapshots[uid] = (sequence, resync, encoded)
+        return (encoded, sequence)
     }
 
     /// The whole state for a presenter: the first message of a subscription, and the resync

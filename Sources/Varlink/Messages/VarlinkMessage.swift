@@ -1,4 +1,5 @@
 import IslandJSON
+import NIOCore
 
 /// A method call as it arrives on the wire.
 public struct VarlinkCall: Sendable {
@@ -75,16 +76,17 @@ public struct VarlinkCall: Sendable {
 }
 
 /// Reply parameters already serialized: a stream that sends the same update to many peers
-/// encodes it once, not once per peer.
+/// encodes it once, and every peer's socket is written from the same buffer — with many
+/// presenters, one copy of a large update in memory instead of one per presenter.
 public struct VarlinkEncodedParameters: Sendable {
-    /// The bytes of one JSON object.
-    public let bytes: [UInt8]
+    /// The bytes of one JSON object; shared, never copied, by the connections it goes to.
+    public let buffer: ByteBuffer
 
     public init(_ parameters: JSONObject) {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(256)
         JSON.writeObject(parameters, to: &bytes)
-        self.bytes = bytes
+        self.buffer = ByteBuffer(bytes: bytes)
     }
 }
 
@@ -104,7 +106,7 @@ public struct VarlinkReply: Sendable {
         get {
             switch body {
             case .object(let parameters): return parameters
-            case .encoded(let encoded): return (try? JSONParser.parse(encoded.bytes))?.objectValue ?? [:]
+            case .encoded(let encoded): return (try? JSONParser.parse(encoded.buffer.readableBytesView))?.objectValue ?? [:]
             }
         }
         set { body = .object(newValue) }
@@ -114,6 +116,11 @@ public struct VarlinkReply: Sendable {
         self.body = .object(parameters)
         self.continues = continues
         self.error = error
+    }
+
+    /// The pre-encoded parameters of a successful reply, if that is what it carries.
+    public var encodedParameters: VarlinkEncodedParameters? {
+        if case .encoded(let encoded) = body { encoded } else { nil }
     }
 
     public init(encoded parameters: VarlinkEncodedParameters, continues: Bool = false) {
@@ -169,7 +176,7 @@ public struct VarlinkReply: Sendable {
         out.append(contentsOf: #""parameters":"#.utf8)
         switch body {
         case .object(let parameters): JSON.writeObject(parameters, to: &out)
-        case .encoded(let encoded): out.append(contentsOf: encoded.bytes)
+        case .encoded(let encoded): out.append(contentsOf: encoded.buffer.readableBytesView)
         }
         if continues { out.append(contentsOf: #","continues":true"#.utf8) }
         out.append(UInt8(ascii: "}"))

@@ -339,13 +339,21 @@ final class VarlinkServerConnectionHandler: ChannelDuplexHandler {
     @discardableResult
     private func write(_ reply: VarlinkReply) -> EventLoopFuture<Void>? {
         guard let context, !peerGone else { return nil }
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(128)
-        reply.encode(into: &bytes)
-        bytes.append(0)
-        var buffer = context.channel.allocator.buffer(capacity: bytes.count)
-        buffer.writeBytes(bytes)
-        let size = bytes.count
+        // Pre-encoded parameters go out from their shared buffer between a small head and
+        // tail; anything else is encoded here.
+        var head: [UInt8] = []
+        var shared: ByteBuffer?
+        if let encoded = reply.encodedParameters {
+            head.append(contentsOf: #"{"parameters":"#.utf8)
+            shared = encoded.buffer
+        } else {
+            head.reserveCapacity(128)
+            reply.encode(into: &head)
+        }
+        var tail: [UInt8] = []
+        if shared != nil { tail.append(contentsOf: (reply.continues ? #","continues":true}"# : "}").utf8) }
+        tail.append(0)
+        let size = head.count + (shared?.readableBytes ?? 0) + tail.count
         outputBytes += size
         if outputBytes > limits.maximumOutputBytes {
             // The peer stopped reading; keeping its replies would let it hold our memory.
@@ -359,9 +367,15 @@ final class VarlinkServerConnectionHandler: ChannelDuplexHandler {
             context.close(promise: nil)
             return nil
         }
+        if let shared {
+            context.write(wrapOutboundOut(context.channel.allocator.buffer(bytes: head)), promise: nil)
+            context.write(wrapOutboundOut(shared), promise: nil)
+        } else {
+            tail = head + tail
+        }
         let promise = context.eventLoop.makePromise(of: Void.self)
         promise.futureResult.assumeIsolated().whenComplete { [self] _ in outputBytes -= size }
-        context.write(wrapOutboundOut(buffer), promise: promise)
+        context.write(wrapOutboundOut(context.channel.allocator.buffer(bytes: tail)), promise: promise)
         unflushed = true
         lastWrite = promise.futureResult
         return promise.futureResult
