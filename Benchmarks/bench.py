@@ -305,8 +305,11 @@ def prepare_template(islandd, tmp, env):
 
 
 def run_harness(harness, islandd, template, aid, tmp, env, kind, variants, subs, a, json_out):
-    script = 'cp -a %s/. {socket}.state && exec %s --socket {socket} --state-dir {socket}.state --config %s' % (
-        shlex.quote(template), shlex.quote(islandd), shlex.quote(CONF))
+    # The state lives next to the socket unless --state-in puts it elsewhere (e.g. /dev/shm,
+    # to tell the cost of fsync from the daemon's own).
+    state = '{socket}.state' if not a.state_in else '"$(mktemp -d -p %s)"' % shlex.quote(a.state_in)
+    script = 'd=%s && cp -a %s/. "$d" && exec %s --socket {socket} --state-dir "$d" --config %s' % (
+        state, shlex.quote(template), shlex.quote(islandd), shlex.quote(CONF))
     params = '{"app":"%s","id":"%s","content":{"state":@PAYLOAD@}}' % (APP, aid)
     cmd = [sys.executable, os.path.join(harness, 'bench.py'), '--baselines', 'floor,varlink-ext',
            '--ext-name', 'islandd', '--ext-cmd', shlex.join(['sh', '-c', script]),
@@ -659,6 +662,9 @@ def main():
     ap.add_argument('--activities', type=int, default=None, help='live activities for RSS/READY (default 1000)')
     ap.add_argument('--presenters', type=int, default=None, help='presenters for loaded RSS (default 64)')
     ap.add_argument('--ready-reps', type=int, default=None, help='socket-activation repetitions (default 7)')
+    ap.add_argument('--state-in', default=None,
+                    help='directory for the latency/throughput runs\' state (default: next to the socket, '
+                         'on the temp dir\'s file system); a tmpfs such as /dev/shm shows what fsync costs')
     ap.add_argument('--skip', default='', help='comma list of steps to skip: lat,thr,rss,ready')
     a = ap.parse_args()
 
@@ -691,6 +697,8 @@ def main():
     out = a.out or tempfile.mkdtemp(prefix='island-bench-out.')
     os.makedirs(out, exist_ok=True)
     tmp = tempfile.mkdtemp(prefix='island-bench.')
+    if a.state_in:
+        a.state_in = tempfile.mkdtemp(prefix='island-bench-state.', dir=a.state_in)
     env = base_env(tmp)
     st = os.stat(a.islandd)
     report = {'env': {'machine': machine(), 'loadavg_start': loadavg(),
@@ -758,6 +766,8 @@ def main():
         log('kept the temporary directory for the logs: ' + tmp)
     else:
         shutil.rmtree(tmp, ignore_errors=True)
+    if a.state_in:
+        shutil.rmtree(a.state_in, ignore_errors=True)
 
     print()
     print(table)
