@@ -573,7 +573,7 @@ actor IslandEngine {
             update["alert"] = ["id": .string(id), "title": .string(alert.title), "body": .string(alert.body)]
         }
         let encoded = VarlinkEncodedParameters(["update": .object(update)])
-        for stream in view.streams.values { stream.send(.delta(encoded, sequence: view.sequence)) }
+        for stream in view.streams.values { stream.send(.delta(encoded, sequence: view.sequence), encoded: encoded) }
     }
 
     /// Snapshots last encoded, per uid: presenters subscribing (or resyncing) together share
