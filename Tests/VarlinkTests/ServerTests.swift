@@ -132,6 +132,28 @@ import Testing
         #expect(parameters(try await c.readReply())["text"] as? String == "after")
     }
 
+    @Test func onewayCallsOutliveTheirSenderClosing() async throws {
+        let server = try await TestServer.start()
+        defer { Task { await server.stop() } }
+        // A call in progress, three oneway calls behind it, and the sender gone before any of
+        // them ran: the oneway calls are still made (a call that wanted a reply is not).
+        var batch: [UInt8] = []
+        batch += Array(#"{"method":"org.example.test.Sleep","parameters":{"ms":100}}"#.utf8) + [0]
+        for _ in 0..<3 {
+            batch += Array(#"{"method":"org.example.test.Sleep","parameters":{"ms":1},"oneway":true}"#.utf8) + [0]
+        }
+        batch += Array(#"{"method":"org.example.test.Sleep","parameters":{"ms":1}}"#.utf8) + [0]
+        do {
+            let c = try server.raw()
+            try c.send(batch)
+        }
+        for _ in 0..<500 where server.sleepsStarted.count < 4 {
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        try await Task.sleep(for: .milliseconds(200))
+        #expect(server.sleepsStarted.count == 4)
+    }
+
     @Test func halfCloseStillGetsEveryReply() async throws {
         let server = try await TestServer.start()
         defer { Task { await server.stop() } }
