@@ -588,6 +588,27 @@ def never_reading_presenters(daemon, well):
     producer.close()
 
 
+def send_until_stalled(raw, blob, patience, limit=10):
+    """Writes `blob` without blocking until the daemon has taken nothing for `patience`
+    seconds (or `limit` seconds pass, or it closes). Returns (bytes sent, whether it stalled,
+    whether it closed)."""
+    raw.sock.setblocking(False)
+    sent, stalled_since = 0, None
+    deadline = time.monotonic() + limit
+    while time.monotonic() < deadline:
+        try:
+            sent += raw.sock.send(blob[sent:sent + (1 << 16)])
+            stalled_since = None
+        except BlockingIOError:
+            stalled_since = stalled_since or time.monotonic()
+            if time.monotonic() - stalled_since > patience:
+                return sent, True, False
+            time.sleep(0.01)
+        except (BrokenPipeError, ConnectionResetError):
+            return sent, stalled_since is not None, True
+    return sent, stalled_since is not None, False
+
+
 def never_reading_caller(daemon, well):
     """A client that pipelines calls and never reads a reply. PROTOCOL.md allows two
     outcomes: the daemon stops reading from it (backpressure) until it reads, or, once more
@@ -598,22 +619,8 @@ def never_reading_caller(daemon, well):
     call = frame({"method": "org.varlink.service.GetInterfaceDescription",
                   "parameters": {"interface": "org.island.Producer"}})
     blob = call * 20_000
-    raw.sock.setblocking(False)
-    sent, stalled_since, closed = 0, None, False
-    deadline = time.monotonic() + 10
-    while time.monotonic() < deadline:
-        try:
-            sent += raw.sock.send(blob[sent:sent + (1 << 16)])
-            stalled_since = None
-        except BlockingIOError:
-            stalled_since = stalled_since or time.monotonic()
-            if time.monotonic() - stalled_since > 1.0:
-                break
-            time.sleep(0.01)
-        except (BrokenPipeError, ConnectionResetError):
-            closed = True
-            break
-    assert stalled_since is not None or closed, \
+    sent, stalled, closed = send_until_stalled(raw, blob, patience=1.0)
+    assert stalled or closed, \
         "the daemon read all %d bytes of calls from a client that reads nothing" % sent
     # Kernel buffers and a bounded read-ahead: nothing like the 2 MiB offered.
     assert sent < len(blob) // 2, sent
@@ -739,19 +746,8 @@ def calls_queued_behind_streams(daemon, well):
     raws, results = [], []
 
     def flood(raw):
-        raw.sock.setblocking(False)
-        sent, stalled_since = 0, None
-        deadline = time.monotonic() + 10
-        while time.monotonic() < deadline:
-            try:
-                sent += raw.sock.send(blob[sent:sent + (1 << 16)])
-                stalled_since = None
-            except BlockingIOError:
-                stalled_since = stalled_since or time.monotonic()
-                if time.monotonic() - stalled_since > 0.5:
-                    break
-                time.sleep(0.01)
-        results.append((sent, stalled_since is not None))
+        sent, stalled, _ = send_until_stalled(raw, blob, patience=0.5)
+        results.append((sent, stalled))
 
     try:
         for _ in range(8):
