@@ -93,7 +93,7 @@ started=$SECONDS
 if [ "${SANITIZE_SKIP_SWIFT:-}" != 1 ]; then
   echo "==> Swift test suites under --sanitize=$kind" >&2
   point_logs_at "$logs/swift"
-  swift test --skip-build "${build[@]}" || failed+=("Swift suites")
+  ISLAND_SANITIZER="$kind" swift test --skip-build "${build[@]}" || failed+=("Swift suites")
   no_reports "$logs/swift" || failed+=("reports from the Swift suites")
   echo "==> Swift suites took $((SECONDS - started)) s" >&2
 fi

@@ -24,6 +24,8 @@ ISLANDD = os.path.abspath(os.path.join(BIN_DIR, "islandd"))
 # which it appeared. SANITIZER_ENV is what a test must pass on when it starts one of our
 # binaries with an environment of its own (systemd-socket-activate -E, a tmux pane).
 SANITIZER = os.environ.get("ISLAND_SANITIZER")
+# Sanitized builds run several times slower: deadlines stretch by this much, assertions do not.
+SLOWDOWN = 5 if SANITIZER else 1
 SANITIZER_LOGS = os.environ.get("ISLAND_SANITIZER_LOGS")
 SANITIZER_ENV = {k: v for k, v in os.environ.items()
                  if k in ("ASAN_OPTIONS", "LSAN_OPTIONS", "TSAN_OPTIONS", "SWIFT_BACKTRACE")}

@@ -16,7 +16,7 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
-from conftest import BIN_DIR, SANITIZER_ENV, RawStream, wait_for
+from conftest import BIN_DIR, SANITIZER_ENV, SLOWDOWN, RawStream, wait_for
 
 PRESENTER = os.path.abspath(os.path.join(BIN_DIR, "island-presenter"))
 COFFEE = "org.example.Coffee"
@@ -360,7 +360,7 @@ def test_tui_survives_a_daemon_restart_and_restores_the_terminal_on_sigterm(daem
                               capture_output=True, text=True, timeout=10).stdout
 
     def screen_with(predicate, message):
-        return wait_for(lambda: (lambda s: s if predicate(s) else None)(capture()), timeout=15, message=message)
+        return wait_for(lambda: (lambda s: s if predicate(s) else None)(capture()), timeout=15 * SLOWDOWN, message=message)
 
     subprocess.run(["tmux", "new-session", "-d", "-s", session, "-x", "100", "-y", "30", command], check=True, timeout=10)
     try:
