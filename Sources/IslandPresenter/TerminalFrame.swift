@@ -77,7 +77,8 @@ public struct TerminalFrame: Sendable {
         }
         var footer: [StyledLine] = []
         if let disconnected = chrome.disconnected {
-            footer.append(StyledLine(" ⚠ \(disconnected) — reconnecting…", style: "33"))
+            // What the user must know first: a narrow terminal cuts the line's end, the detail.
+            footer.append(StyledLine(" ⚠ reconnecting… \(disconnected)", style: "33"))
         } else if let message = chrome.message {
             footer.append(StyledLine(" " + IslandScene.oneLine(message)))
         }

@@ -129,7 +129,7 @@ final class TextCollector: NSObject, XMLParserDelegate {
         #expect(selected.contains { $0.hasPrefix("▶ ╭─ org.example.Coffee") })
         #expect(selected[selected.count - 2] == " URL: https://example.org/order")
         let away = screen(PresenterModel(), chrome: .init(disconnected: "the daemon is shutting down"))
-        #expect(away.contains { $0.contains("the daemon is shutting down — reconnecting") })
+        #expect(away.contains { $0.contains("reconnecting… the daemon is shutting down") })
     }
 
     @Test func smallTerminalsAreCut() {
