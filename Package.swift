@@ -177,10 +177,11 @@ let package = Package(
 if Context.environment["ISLAND_FUZZ"] == "1" {
     let fuzzFlags: [SwiftSetting] = [.unsafeFlags(["-parse-as-library"])]
     package.targets += [
+        .target(name: "FuzzSupport", path: "Fuzz/Sources/FuzzSupport"),
         .executableTarget(
             name: "FuzzVarlinkMessage",
             dependencies: [
-                "Varlink", "IslandJSON", "IslandProtocol",
+                "FuzzSupport", "Varlink", "IslandJSON", "IslandProtocol",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),
             ],
@@ -189,7 +190,7 @@ if Context.environment["ISLAND_FUZZ"] == "1" {
         ),
         .executableTarget(
             name: "FuzzLayout",
-            dependencies: ["IslandCore", "IslandJSON"],
+            dependencies: ["FuzzSupport", "IslandCore", "IslandJSON"],
             path: "Fuzz/Sources/FuzzLayout",
             swiftSettings: fuzzFlags
         ),

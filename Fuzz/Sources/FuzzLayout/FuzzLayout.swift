@@ -8,6 +8,7 @@
 // Each input runs on a thread with a small stack (see onSmallStack). Errors are expected; a
 // trap, a sanitizer report or a broken invariant (fatalError) is a bug.
 
+import FuzzSupport
 import Glibc
 import IslandCore
 import IslandJSON
@@ -50,26 +51,6 @@ private func fuzzOne(_ bytes: UnsafeBufferPointer<UInt8>) {
                    rendered.expandedLeading, rendered.expandedTrailing, rendered.expandedCenter, rendered.expandedBottom] {
         if let region { _ = region.view.plainText }
     }
-}
-
-/// Runs `body` on a thread with a 512 KiB stack, a sixteenth of the 8 MiB a daemon thread has,
-/// so recursion that grows with the input overflows at the sizes libFuzzer tries (a few KiB)
-/// rather than only at the sizes the daemon accepts.
-private func onSmallStack(_ body: @escaping () -> Void) {
-    final class Box { let body: () -> Void; init(_ body: @escaping () -> Void) { self.body = body } }
-    var attributes = pthread_attr_t()
-    pthread_attr_init(&attributes)
-    pthread_attr_setstacksize(&attributes, 512 * 1024)
-    var thread = pthread_t()
-    let box = Unmanaged.passRetained(Box(body)).toOpaque()
-    let created = pthread_create(&thread, &attributes, { context in
-        let box = Unmanaged<Box>.fromOpaque(context!).takeRetainedValue()
-        box.body()
-        return nil
-    }, box)
-    pthread_attr_destroy(&attributes)
-    guard created == 0 else { fatalError("pthread_create: \(created)") }
-    pthread_join(thread, nil)
 }
 
 @_cdecl("LLVMFuzzerTestOneInput")
