@@ -74,6 +74,8 @@ def test_watch_streams_state_and_content(daemon):
     with daemon.connect("org.island.Producer") as producer:
         watch = RawStream(daemon.socket)
         watch.call("org.island.Producer.Watch", {"app": COFFEE}, more=True)
+        # Registered before anything happens: the Request below cannot escape it.
+        assert watch.read()["parameters"]["event"] == {"kind": "watching"}
         a = producer.Request(app=COFFEE, type="Coffee", attributes={}, content=content("ordered"))["activity"]
         event = watch.read_until(lambda m: m.get("parameters", {}).get("event", {}).get("kind") == "state")
         assert event["continues"] is True

@@ -145,6 +145,8 @@ actor IslandEngine {
         nextSubscriptionID += 1
         let id = nextSubscriptionID
         watchers[id] = Watcher(app: app, ids: ids, stream: stream)
+        // Registered: say so, so a client can tell when no later change can escape it.
+        stream.send(["event": ["kind": "watching"]])
         responder.onCancel { [weak self] in Task { await self?.removeWatcher(id) } }
         Task { await stream.run { VarlinkEncodedParameters($0) } }
     }
