@@ -134,30 +134,40 @@ class Daemon:
         raise RuntimeError("islandd did not listen within %ss:\n%s" % (timeout, self.log()))
 
     def stop(self, sig=signal.SIGTERM):
-        if self.process and self.process.poll() is None:
-            self.process.send_signal(sig)
-            try:
-                self.process.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait()
-        return self.process.returncode if self.process else None
+        return stop_process(self.process, sig)
 
     def kill(self):
         return self.stop(signal.SIGKILL)
 
     def log(self):
-        try:
-            with open(self.log_path) as f:
-                return f.read()
-        except OSError:
-            return ""
+        return read_log(self.log_path)
 
     @contextmanager
     def connect(self, interface):
         with varlink.Client(address=self.address) as client:
             with client.open(interface) as con:
                 yield con
+
+
+def stop_process(process, sig=signal.SIGTERM):
+    """Signals a process this test started (if it still runs), escalating to SIGKILL after
+    10 s; its exit status, or None if it was never started."""
+    if process and process.poll() is None:
+        process.send_signal(sig)
+        try:
+            process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+    return process.returncode if process else None
+
+
+def read_log(path):
+    try:
+        with open(path) as f:
+            return f.read()
+    except OSError:
+        return ""
 
 
 @pytest.fixture

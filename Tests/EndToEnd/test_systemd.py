@@ -20,7 +20,7 @@ import time
 import pytest
 import varlink
 
-from conftest import ISLANDD, SANITIZER_ENV, RawStream, wait_for
+from conftest import ISLANDD, SANITIZER_ENV, RawStream, read_log, stop_process, wait_for
 
 SOCKET_ACTIVATE = shutil.which("systemd-socket-activate")
 pytestmark = pytest.mark.skipif(SOCKET_ACTIVATE is None, reason="systemd-socket-activate is not installed")
@@ -149,21 +149,10 @@ class Activated:
             pytest.fail("islandd did not exit within %ss:\n%s" % (timeout, self.log()))
 
     def stop(self, sig=signal.SIGTERM):
-        if self.running():
-            self.process.send_signal(sig)
-            try:
-                self.process.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait()
-        return self.process.returncode if self.process else None
+        return stop_process(self.process, sig)
 
     def log(self):
-        try:
-            with open(self.log_path) as f:
-                return f.read()
-        except OSError:
-            return ""
+        return read_log(self.log_path)
 
 
 @pytest.fixture
