@@ -91,6 +91,8 @@ let package = Package(
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
                 .product(name: "DequeModule", package: "swift-collections"),
                 .product(name: "OrderedCollections", package: "swift-collections"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
             ]
         ),
         .executableTarget(
@@ -159,7 +161,10 @@ let package = Package(
             name: "IslandStoreTests",
             dependencies: ["IslandStore", "IslandJSON"]
         ),
-        .testTarget(name: "IslandDaemonTests", dependencies: ["IslandDaemon", "IslandCore", "IslandJSON", "Varlink"]),
+        .testTarget(
+            name: "IslandDaemonTests",
+            dependencies: ["IslandDaemon", "IslandCore", "IslandJSON", "Varlink", .product(name: "NIOPosix", package: "swift-nio")]
+        ),
         .testTarget(
             name: "SystemdTests",
             dependencies: ["Systemd", .product(name: "Logging", package: "swift-log")]

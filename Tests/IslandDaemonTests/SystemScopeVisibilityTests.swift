@@ -3,6 +3,7 @@ import IslandCore
 import IslandJSON
 import IslandStore
 import Logging
+import NIOPosix
 import Testing
 import Varlink
 @testable import IslandDaemon
@@ -25,7 +26,7 @@ import Varlink
         let engine = IslandEngine(
             manager: StateRestorer.manager(from: stored, limits: LimitsPolicy(), now: clock(), logger: logger),
             registry: registry, layouts: [:], owners: StateRestorer.owners(from: stored), scope: scope,
-            store: writer, clock: clock, logger: logger)
+            store: writer, loop: MultiThreadedEventLoopGroup.singleton.next(), clock: clock, logger: logger)
         await engine.start(installedLayouts: [:])
         return (engine, writer)
     }

@@ -2,6 +2,7 @@ import IslandCore
 import IslandJSON
 import IslandStore
 import Logging
+import NIOCore
 import OrderedCollections
 import Synchronization
 import Varlink
@@ -11,7 +12,14 @@ import Varlink
 /// pure core decides (and refuses with a named error), the store commits, and only then are
 /// the caller answered and watchers and presenters told — so nothing acknowledged or shown
 /// can be lost by a crash.
+///
+/// The actor runs on an event loop, the one the daemon's connections are served on: a call
+/// read there is decided at once (`perform`), with no task and no hop to another thread, and
+/// only the commit leaves the loop, for the store's writer thread.
 actor IslandEngine {
+    nonisolated let loop: any EventLoop
+    nonisolated var unownedExecutor: UnownedSerialExecutor { loop.executor.asUnownedSerialExecutor() }
+
     private(set) var manager: ActivityManager
     /// What the presenters of each uid see: in the system scope a user's presenters see only
     /// that user's activities and those of system services, so each uid has its own island.
@@ -65,7 +73,8 @@ actor IslandEngine {
     }
 
     init(manager: ActivityManager, registry: AppRegistry, layouts: [String: [String: JSON]], owners: [String: UInt32],
-         scope: DaemonScope, store: StoreWriter, clock: @escaping @Sendable () -> Double, logger: Logger) {
+         scope: DaemonScope, store: StoreWriter, loop: any EventLoop, clock: @escaping @Sendable () -> Double, logger: Logger) {
+        self.loop = loop
         self.manager = manager
         self.shown = OrderedDictionary(uniqueKeysWithValues: manager.list().map { ($0.id, $0) })
         self.owners = owners
@@ -80,10 +89,32 @@ actor IslandEngine {
 
     // MARK: Producer
 
+    /// Runs `body` on the engine: at once when called on its loop (as a connection's handler
+    /// is), otherwise queued there.
+    nonisolated func perform(_ body: @escaping @Sendable (isolated IslandEngine) -> Void) {
+        if loop.inEventLoop {
+            assumeIsolated(body)
+        } else {
+            loop.execute { self.assumeIsolated(body) }
+        }
+    }
+
+    typealias Completion<T> = @Sendable (Result<T, VarlinkError>) -> Void
+
+    /// The asynchronous form of an operation that answers through a completion.
+    private func awaiting<T: Sendable>(_ start: (@escaping Completion<T>) -> Void) async throws(VarlinkError) -> T {
+        let promise = loop.makePromise(of: Result<T, VarlinkError>.self)
+        start { promise.succeed($0) }
+        // The promise is only ever succeeded, with the outcome.
+        guard let result = try? await promise.futureResult.get() else { preconditionFailure("an engine operation never completed") }
+        return try result.get()
+    }
+
     func request(app: String, type: String, attributes: JSONObject, content: ActivityContent, key: String?,
-                 ownerGone: OwnerGonePolicy, ownerUID: UInt32?, decided: @Sendable () -> Void = {}) async throws(VarlinkError) -> (Activity, Bool) {
+                 ownerGone: OwnerGonePolicy, ownerUID: UInt32?, decided: @Sendable () -> Void = {},
+                 completion: @escaping Completion<(Activity, Bool)>) {
         let entitlement = entitlement(for: app)
-        return try await mutate(decided: decided) { manager, now throws(IslandError) in
+        mutate(decided: decided, { manager, now throws(IslandError) in
             let result = try manager.request(app: app, type: type, attributes: attributes, content: content, key: key,
                                              ownerGonePolicy: ownerGone, entitlement: entitlement, now: now)
             if result.created, scope == .system, let ownerUID {
@@ -91,25 +122,33 @@ actor IslandEngine {
                 ownersDirty = true
             }
             return ((result.activity, result.created), result.events)
+        }, completion: completion)
+    }
+
+    func request(app: String, type: String, attributes: JSONObject, content: ActivityContent, key: String?,
+                 ownerGone: OwnerGonePolicy, ownerUID: UInt32?) async throws(VarlinkError) -> (Activity, Bool) {
+        try await awaiting { done in
+            request(app: app, type: type, attributes: attributes, content: content, key: key, ownerGone: ownerGone,
+                           ownerUID: ownerUID, completion: done)
         }
     }
 
     func update(app: String, id: String, content: ActivityContent, alert: Alert?, timestamp: Double?,
-                decided: @Sendable () -> Void = {}) async throws(VarlinkError) -> UpdateOutcome {
+                decided: @Sendable () -> Void = {}, completion: @escaping Completion<UpdateOutcome>) {
         let entitlement = entitlement(for: app)
-        return try await mutate(decided: decided) { manager, now throws(IslandError) in
+        mutate(decided: decided, { manager, now throws(IslandError) in
             let outcome = try manager.update(app: app, id: id, content: content, alert: alert, timestamp: timestamp,
                                              entitlement: entitlement, now: now)
             return (outcome, outcome.events)
-        }
+        }, completion: completion)
     }
 
     func end(app: String, id: String, content: ActivityContent?, dismissal: DismissalPolicy, timestamp: Double?,
-             decided: @Sendable () -> Void = {}) async throws(VarlinkError) -> Activity {
-        try await mutate(decided: decided) { manager, now throws(IslandError) in
+             decided: @Sendable () -> Void = {}, completion: @escaping Completion<Activity>) {
+        mutate(decided: decided, { manager, now throws(IslandError) in
             let result = try manager.end(app: app, id: id, content: content, dismissalPolicy: dismissal, timestamp: timestamp, now: now)
             return (result.activity, result.events)
-        }
+        }, completion: completion)
     }
 
     func list(app: String, type: String?, states: Set<ActivityState>?) -> [Activity] {
@@ -157,11 +196,7 @@ actor IslandEngine {
         producerConnections[app, default: 0] += 1
         if producerConnections[app] == 1 {
             let events = manager.ownerReturned(app: app)
-            if !events.isEmpty {
-                Task {
-                    do { try await self.persistAndPublish(events) } catch {}
-                }
-            }
+            persistAndPublish(events) { _, _ in }
         }
     }
 
@@ -357,14 +392,14 @@ actor IslandEngine {
 
     // MARK: The three steps
 
-    /// Runs a core operation, commits its events, and only then publishes them. Timers that
-    /// fell due are applied first, so the operation sees the state as of `now`.
-    @discardableResult
+    /// Runs a core operation, commits its events, and only then publishes them and completes.
+    /// Timers that fell due are applied first, so the operation sees the state as of `now`.
     ///
     /// `decided` runs once the change is made in memory and queued for the disk: from then on
     /// the caller's next pipelined call may be decided too, while this one waits for its commit.
-    private func mutate<T>(decided: @Sendable () -> Void = {},
-                           _ body: (inout ActivityManager, Double) throws(IslandError) -> (T, [ActivityEvent])) async throws(VarlinkError) -> T {
+    private func mutate<T: Sendable>(decided: @Sendable () -> Void = {},
+                                     _ body: (inout ActivityManager, Double) throws(IslandError) -> (T, [ActivityEvent]),
+                                     completion: @escaping Completion<T>) {
         let now = clock()
         let due = manager.advance(to: now)
         let result: T
@@ -373,19 +408,26 @@ actor IslandEngine {
             (result, events) = try body(&manager, now)
         } catch {
             // The refusal changed nothing, but the timers it ran first did: keep those.
-            try? await persistAndPublish(due)
-            throw VarlinkError(error.name, error.parameters)
+            persistAndPublish(due) { _, _ in }
+            completion(.failure(VarlinkError(error.name, error.parameters)))
+            return
         }
-        do {
-            try await persistAndPublish(due + events, decided: decided)
-        } catch {
-            // Nothing of this change reached the disk. Other calls may have changed memory
-            // while this one waited, so the disk, not a copy from before, is the truth to
-            // return to.
-            restoreFromDisk()
-            throw error
+        persistAndPublish(due + events, decided: decided) { engine, error in
+            if let error {
+                // Nothing of this change reached the disk. Other calls may have changed memory
+                // while this one waited, so the disk, not a copy from before, is the truth to
+                // return to.
+                engine.restoreFromDisk()
+                completion(.failure(error))
+            } else {
+                completion(.success(result))
+            }
         }
-        return result
+    }
+
+    @discardableResult
+    private func mutate<T: Sendable>(_ body: (inout ActivityManager, Double) throws(IslandError) -> (T, [ActivityEvent])) async throws(VarlinkError) -> T {
+        try await awaiting { done in mutate(body, completion: done) }
     }
 
     private func restoreFromDisk() {
@@ -398,25 +440,53 @@ actor IslandEngine {
         }
     }
 
-    private func persistAndPublish(_ events: [ActivityEvent], decided: @Sendable () -> Void = {}) async throws(VarlinkError) {
+    /// Commits the events' changes and publishes them once committed, then calls `completion`
+    /// (with the error if the commit failed), on the engine.
+    private func persistAndPublish(_ events: [ActivityEvent], decided: @Sendable () -> Void = {},
+                                   then completion: @escaping @Sendable (isolated IslandEngine, VarlinkError?) -> Void) {
         guard !events.isEmpty else {
             decided()
+            completion(self, nil)
             return
         }
-        // Commits complete in order, but the tasks waiting for them may resume in any order:
+        // Commits complete in order, but the callers waiting for them may resume in any order:
         // number each change as it is decided and publish strictly in that order, so watchers
         // and presenters never see an older state after a newer one.
         decisions += 1
         let ticket = decisions
-        do {
-            try await commit(storeMutations(for: events), decided: decided)
-        } catch {
+        let mutations = storeMutations(for: events)
+        guard !mutations.isEmpty else {
+            decided()
+            finishCommit(ticket, events, .success(()), then: completion)
+            return
+        }
+        // Queued synchronously, on the engine, so batches reach the disk in the order their
+        // changes were made here.
+        store.commit(mutations) { [self] result in
+            loop.execute { self.assumeIsolated { $0.finishCommit(ticket, events, result, then: completion) } }
+        }
+        decided()
+    }
+
+    private func persistAndPublish(_ events: [ActivityEvent]) async throws(VarlinkError) {
+        let _: Void = try await awaiting { done in
+            persistAndPublish(events) { _, error in done(error.map { .failure($0) } ?? .success(())) }
+        }
+    }
+
+    private func finishCommit(_ ticket: UInt64, _ events: [ActivityEvent], _ result: Result<Void, StoreError>,
+                           then completion: @Sendable (isolated IslandEngine, VarlinkError?) -> Void) {
+        switch result {
+        case .success:
+            committed[ticket] = events
+            publishCommitted()
+            completion(self, nil)
+        case .failure(let error):
+            logger.error("could not store a change", metadata: ["error": "\(error)"])
             committed[ticket] = []
             publishCommitted()
-            throw error
+            completion(self, VarlinkError("org.island.PersistenceFailure", ["reason": .string(error.description)]))
         }
-        committed[ticket] = events
-        publishCommitted()
     }
 
     private var decisions: UInt64 = 0
@@ -432,16 +502,10 @@ actor IslandEngine {
         scheduleTimer()
     }
 
-    private func commit(_ mutations: [StoreMutation], decided: @Sendable () -> Void = {}) async throws(VarlinkError) {
-        guard !mutations.isEmpty else {
-            decided()
-            return
-        }
-        // Queued synchronously, on this actor, so batches reach the disk in the order their
-        // changes were made here (an async hop first could let a later batch overtake).
+    /// Commits changes that are not activity events (layouts), and returns once committed.
+    private func commit(_ mutations: [StoreMutation]) async throws(VarlinkError) {
         let result = await withCheckedContinuation { (continuation: CheckedContinuation<Result<Void, StoreError>, Never>) in
             store.commit(mutations) { continuation.resume(returning: $0) }
-            decided()
         }
         if case .failure(let error) = result {
             logger.error("could not store a change", metadata: ["error": "\(error)"])

@@ -20,56 +20,80 @@ struct RoleInterfaces: Sendable {
 
     // MARK: org.island.Producer
 
-    private func producerApp(_ request: VarlinkRequest) async throws(VarlinkError) -> String {
+    /// Binds or checks the connection's producer role, on the engine.
+    private func producerApp(_ request: VarlinkRequest, on engine: isolated IslandEngine) throws(VarlinkError) -> String {
         let role = try roles.bind(.producer(claim: request.parameters["app"]?.stringValue), connection: request.connection)
         guard case .producer(let app) = role else { throw VarlinkError.permissionDenied }
         // The first producer call of a connection counts it for the producer-death policy.
         if request.connection.attachment(ProducerRegistration.self) == nil {
             request.connection.setAttachment(ProducerRegistration())
-            await engine.producerConnected(app: app)
+            engine.producerConnected(app: app)
             request.connection.onClose { [engine] in Task { await engine.producerDisconnected(app: app) } }
         }
         return app
     }
 
+    private func producerApp(_ request: VarlinkRequest) async throws(VarlinkError) -> String {
+        try await producerApp(request, on: engine)
+    }
+
     private struct ProducerRegistration: Sendable {}
+
+    /// A producer's mutation, made on the engine as soon as the call is read — no task per
+    /// call. The connection is released once the change is decided, so pipelined calls overlap
+    /// their commits (and share them: group commit) while replies keep their order.
+    private func mutation<T: Sendable>(
+        _ start: @escaping @Sendable (isolated IslandEngine, _ app: String, VarlinkRequest, _ decided: @escaping @Sendable () -> Void,
+                                      _ done: @escaping IslandEngine.Completion<T>) throws(VarlinkError) -> Void,
+        reply: @escaping @Sendable (T) -> JSONObject
+    ) -> VarlinkMethodHandler {
+        .responding { [self] request, responder in
+            engine.perform { engine in
+                do throws(VarlinkError) {
+                    let app = try producerApp(request, on: engine)
+                    try start(engine, app, request, { responder.releaseConnection() }) { result in
+                        switch result {
+                        case .success(let value): responder.reply(reply(value))
+                        case .failure(let error): responder.fail(error)
+                        }
+                    }
+                } catch {
+                    responder.fail(error)
+                }
+            }
+        }
+    }
 
     var producer: VarlinkImplementation {
         VarlinkImplementation(interface: try! VarlinkInterface(parsing: IslandInterfaces.producer), handlers: [
-            // Mutations release the connection once decided, so pipelined calls overlap their
-            // commits (and share them: group commit) while replies keep their order.
-            "Request": .pipelined { [self] request, release throws(VarlinkError) in
-                let app = try await producerApp(request)
+            "Request": mutation({ engine, app, request, decided, done throws(VarlinkError) in
                 let p = request.parameters
-                let ownerGone = p["ownerGone"]?.stringValue.flatMap(OwnerGonePolicy.init(rawValue:)) ?? .keep
-                let (activity, created) = try await engine.request(
+                engine.request(
                     app: app, type: p["type"]!.stringValue!, attributes: p["attributes"]!.objectValue!,
-                    content: Wire.content(from: p["content"])!, key: p["key"]?.stringValue, ownerGone: ownerGone,
-                    ownerUID: request.connection.peer?.uid, decided: release)
-                return ["activity": Wire.activity(activity), "created": .bool(created)]
-            },
-            "Update": .pipelined { [self] request, release throws(VarlinkError) in
-                let app = try await producerApp(request)
+                    content: Wire.content(from: p["content"])!, key: p["key"]?.stringValue,
+                    ownerGone: p["ownerGone"]?.stringValue.flatMap(OwnerGonePolicy.init(rawValue:)) ?? .keep,
+                    ownerUID: request.connection.peer?.uid, decided: decided, completion: done)
+            }, reply: { activity, created in ["activity": Wire.activity(activity), "created": .bool(created)] }),
+            "Update": mutation({ engine, app, request, decided, done throws(VarlinkError) in
                 let p = request.parameters
                 let alert = p["alert"]?.objectValue.map { Alert(title: $0["title"]!.stringValue!, body: $0["body"]!.stringValue!) }
-                let outcome = try await engine.update(app: app, id: p["id"]!.stringValue!, content: Wire.content(from: p["content"])!,
-                                                      alert: alert, timestamp: p["timestamp"]?.doubleValue, decided: release)
-                return [
+                engine.update(app: app, id: p["id"]!.stringValue!, content: Wire.content(from: p["content"])!,
+                              alert: alert, timestamp: p["timestamp"]?.doubleValue, decided: decided, completion: done)
+            }, reply: { outcome in
+                [
                     "activity": Wire.activity(outcome.activity),
                     "delivery": [
                         "throttled": .bool(outcome.throttled), "deliverAt": .double(outcome.deliverAt),
                         "alerted": .bool(outcome.alerted), "alertSuppressed": .bool(outcome.alertSuppressed),
                     ],
                 ]
-            },
-            "End": .pipelined { [self] request, release throws(VarlinkError) in
-                let app = try await producerApp(request)
+            }),
+            "End": mutation({ engine, app, request, decided, done throws(VarlinkError) in
                 let p = request.parameters
-                let activity = try await engine.end(app: app, id: p["id"]!.stringValue!, content: Wire.content(from: p["content"]),
-                                                    dismissal: try Wire.dismissalPolicy(from: p["dismissalPolicy"]),
-                                                    timestamp: p["timestamp"]?.doubleValue, decided: release)
-                return ["activity": Wire.activity(activity)]
-            },
+                engine.end(app: app, id: p["id"]!.stringValue!, content: Wire.content(from: p["content"]),
+                           dismissal: try Wire.dismissalPolicy(from: p["dismissalPolicy"]),
+                           timestamp: p["timestamp"]?.doubleValue, decided: decided, completion: done)
+            }, reply: { activity in ["activity": Wire.activity(activity)] }),
             "List": .async { [self] request throws(VarlinkError) in
                 let app = try await producerApp(request)
                 let p = request.parameters

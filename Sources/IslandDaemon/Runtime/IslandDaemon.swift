@@ -3,6 +3,7 @@ import IslandCore
 import IslandJSON
 import IslandStore
 import Logging
+import NIOPosix
 import Systemd
 import UnixSignals
 import Varlink
@@ -71,9 +72,13 @@ public final class IslandDaemon: Sendable {
         let writer = StoreWriter(store: store)
         let clock: @Sendable () -> Double = { Date().timeIntervalSince1970 }
         let manager = StateRestorer.manager(from: stored, limits: configuration.limits, now: clock(), logger: logger)
+        // One event loop serves every connection and runs the engine: a call is decided on the
+        // thread that read it, and only commits (on the store's thread) leave it.
+        // It lives as long as the process: timers and commits may still reach it while stopping.
+        let loop = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         let engine = IslandEngine(manager: manager, registry: registry, layouts: StateRestorer.layouts(from: stored, logger: logger),
                                   owners: StateRestorer.owners(from: stored), scope: options.scope,
-                                  store: writer, clock: clock, logger: logger)
+                                  store: writer, loop: loop.next(), clock: clock, logger: logger)
         await engine.start(installedLayouts: InstalledLayouts.scan(dataDirectories: options.paths.dataDirectories, logger: logger))
 
         var serverConfiguration = VarlinkServer.Configuration()
@@ -124,7 +129,7 @@ public final class IslandDaemon: Sendable {
             info: VarlinkServiceInfo(vendor: "Island", product: "islandd", version: options.version,
                                      url: "https://github.com/island-linux/island"),
             implementations: interfaces.implementations, logger: logger)
-        let server = VarlinkServer(service: service, configuration: serverConfiguration, logger: logger)
+        let server = VarlinkServer(service: service, configuration: serverConfiguration, group: loop, logger: logger)
         serverBox.server = server
 
         let inherited = SocketActivation.takeListenedSockets()

@@ -46,6 +46,14 @@ public struct VarlinkMethodHandler: Sendable {
         }
     }
 
+    /// One reply, sent through the responder now or later, from any thread: for handlers that
+    /// schedule their own work (say, on an actor whose executor is the connection's event
+    /// loop) rather than start a task per call. Calling `releaseConnection` on the responder
+    /// lets the next pipelined call start before this one's reply.
+    public static func responding(_ body: @escaping @Sendable (VarlinkRequest, VarlinkResponder) -> Void) -> VarlinkMethodHandler {
+        VarlinkMethodHandler(requiresMore: false, body: body)
+    }
+
     /// One reply computed in a task that lets the next pipelined call on the connection start
     /// as soon as it calls `release` — once its outcome is decided and only, say, its
     /// durability remains to wait for. Replies still go out in call order.
