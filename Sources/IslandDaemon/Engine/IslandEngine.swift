@@ -9,9 +9,10 @@ import Varlink
 
 /// The authoritative state of the daemon: every activity, the island, the layouts and the
 /// user's settings. All changes go through this actor, one at a time, in three steps: the
-/// pure core decides (and refuses with a named error), the store commits, and only then are
-/// the caller answered and watchers and presenters told — so nothing acknowledged or shown
-/// can be lost by a crash.
+/// pure core decides (and refuses with a named error), presenters are shown the change, the
+/// store commits, and only then are the caller answered and watchers told — so nothing
+/// acknowledged can be lost by a crash. Presenters show a decision before it is durable:
+/// after a crash (or a failed commit) they resync to what was committed.
 ///
 /// The actor runs on an event loop, the one the daemon's connections are served on: a call
 /// read there is decided at once (`perform`), with no task and no hop to another thread, and
@@ -30,8 +31,8 @@ actor IslandEngine {
     private var ownersDirty = false
     /// The state and delivered content watchers last heard of, per activity.
     private var published: [String: (state: ActivityState, content: ActivityContent)] = [:]
-    /// Every activity as last committed and published, in creation order: what presenters are
-    /// shown (the island and snapshots), never a decision still on its way to the disk.
+    /// Every activity as presenters are shown it, in creation order: the island, deltas and
+    /// snapshots are all built from this, in the order changes were decided.
     private var shown: OrderedDictionary<String, Activity>
     private var registry: AppRegistry
     /// Layouts registered by extensions: app → type → layout JSON (already validated).
@@ -435,6 +436,7 @@ actor IslandEngine {
             let stored = try store.store.load()
             manager = StateRestorer.manager(from: stored, limits: manager.limits, now: clock(), logger: logger)
             owners = StateRestorer.owners(from: stored)
+            resyncPresenters()
         } catch {
             logger.critical("cannot reread the state database after a failed write", metadata: ["error": "\(error)"])
         }
@@ -454,6 +456,7 @@ actor IslandEngine {
         // and presenters never see an older state after a newer one.
         decisions += 1
         let ticket = decisions
+        show(events)
         let mutations = storeMutations(for: events)
         guard !mutations.isEmpty else {
             decided()
@@ -461,7 +464,7 @@ actor IslandEngine {
             return
         }
         // Queued synchronously, on the engine, so batches reach the disk in the order their
-        // changes were made here.
+        // changes were decided; the store's writer thread groups what arrives during a commit.
         store.commit(mutations) { [self] result in
             loop.execute { self.assumeIsolated { $0.finishCommit(ticket, events, result, then: completion) } }
         }
@@ -497,9 +500,8 @@ actor IslandEngine {
     private func publishCommitted() {
         while let events = committed.removeValue(forKey: publishedDecisions + 1) {
             publishedDecisions += 1
-            if !events.isEmpty { publish(events) }
+            if !events.isEmpty { announce(events) }
         }
-        scheduleTimer()
     }
 
     /// Commits changes that are not activity events (layouts), and returns once committed.
@@ -542,11 +544,10 @@ actor IslandEngine {
 
     // MARK: Publishing
 
-    /// Publishes what the events changed: watchers hear of a state only when it changed and of
-    /// content only when it was delivered, and presenters only of what they would draw
-    /// differently — a throttled update is stored but not shown until its delivery.
-    private func publish(_ events: [ActivityEvent]) {
-        // The activities as they were when decided: later changes may not be committed yet.
+    /// Shows presenters what the events changed, as soon as they are decided: presenters hear
+    /// only of what they would draw differently — a throttled update is stored but not shown
+    /// until its delivery.
+    private func show(_ events: [ActivityEvent]) {
         var changed: [String: Activity] = [:]
         var removed: [String] = []
         var alert: (String, Alert)?
@@ -554,22 +555,11 @@ actor IslandEngine {
             switch event {
             case .changed(let activity):
                 shown[activity.id] = activity
-                let before = published[activity.id]
-                if before?.state != activity.state {
-                    notifyWatchers(of: activity, event: ["kind": "state", "activity": Wire.activity(activity)])
-                    logLifecycle(activity)
-                }
-                published[activity.id] = (activity.state, before?.content ?? activity.deliveredContent)
             case .delivered(let activity):
                 shown[activity.id] = activity
                 changed[activity.id] = activity
-                if let before = published[activity.id], before.content != activity.deliveredContent {
-                    notifyWatchers(of: activity, event: ["kind": "content", "activity": Wire.activity(activity)])
-                }
-                published[activity.id] = (activity.state, activity.deliveredContent)
             case .removed(let id):
                 shown.removeValue(forKey: id)
-                published[id] = nil
                 removed.append(id)
             case .alerted(let id, let a):
                 alert = (id, a)
@@ -578,6 +568,45 @@ actor IslandEngine {
             }
         }
         recomputeIsland(changed: changed, removed: removed, alert: alert)
+        scheduleTimer()
+    }
+
+    /// Tells watchers (and the journal) what the events changed, once they are committed:
+    /// watchers hear of a state only when it changed and of content only when it was delivered.
+    private func announce(_ events: [ActivityEvent]) {
+        for event in events {
+            switch event {
+            case .changed(let activity):
+                let before = published[activity.id]
+                if before?.state != activity.state {
+                    notifyWatchers(of: activity, event: ["kind": "state", "activity": Wire.activity(activity)])
+                    logLifecycle(activity)
+                }
+                published[activity.id] = (activity.state, before?.content ?? activity.deliveredContent)
+            case .delivered(let activity):
+                if let before = published[activity.id], before.content != activity.deliveredContent {
+                    notifyWatchers(of: activity, event: ["kind": "content", "activity": Wire.activity(activity)])
+                }
+                published[activity.id] = (activity.state, activity.deliveredContent)
+            case .removed(let id):
+                published[id] = nil
+            case .alerted, .settingsChanged, .budgetsChanged:
+                break
+            }
+        }
+    }
+
+    /// After a failed commit the state was reread from disk: presenters were shown decisions
+    /// that are gone, so each gets the committed state whole.
+    private func resyncPresenters() {
+        shown = OrderedDictionary(uniqueKeysWithValues: manager.list().map { ($0.id, $0) })
+        let now = clock()
+        for uid in views.keys {
+            views[uid]!.sequence += 1
+            _ = views[uid]!.arbiter.recompute(candidates: candidates(for: uid), now: now)
+            for stream in views[uid]!.streams.values { stream.send(.snapshot(resync: true)) }
+        }
+        scheduleTimer()
     }
 
     /// One journal entry per lifecycle step, with ACTIVITY_ID= and APP_ID= for journalctl.
