@@ -50,8 +50,9 @@ public struct PresenterAlert: Sendable, Hashable {
 /// The presenter's copy of the arbitrated state: a pure fold of the subscription's updates.
 ///
 /// Rules: a `snapshot` (first, or `resync`) replaces everything and sets the sequence; a
-/// `delta` applies only above the current sequence (and only after a snapshot): its island
-/// replaces the island, its items replace those with the same id, `removed` ids go.
+/// `delta` applies only above the current sequence (and only after a snapshot): its island, if
+/// any, replaces the island, its items replace those with the same id (keeping the layout when
+/// the item comes without one), `removed` ids go.
 public struct PresenterModel: Sendable, Hashable {
     /// The sequence of the last update applied; nil before the first snapshot.
     public private(set) var sequence: Int?
@@ -68,26 +69,33 @@ public struct PresenterModel: Sendable, Hashable {
     @discardableResult
     public mutating func apply(_ update: JSONObject) -> Bool {
         let sequence = update["sequence"]?.intValue ?? 0
-        let items = update["items"]?.arrayValue?.compactMap(PresenterItem.init(json:)) ?? []
-        let island = IslandState(json: update["island"])
+        // A delta leaves out what did not change: an item's layout, the island.
+        let items = update["items"]?.arrayValue?.compactMap { json -> PresenterItem? in
+            guard var item = PresenterItem(json: json) else { return nil }
+            if json["layout"] == nil, let known = self.items[item.id] {
+                item.layout = known.layout
+                item.defaultLayout = known.defaultLayout
+            }
+            return item
+        } ?? []
         switch update["kind"]?.stringValue {
         case "snapshot":
             let before = self
             self.sequence = sequence
-            self.island = island
+            self.island = IslandState(json: update["island"])
             self.items = Dictionary(items.map { ($0.id, $0) }, uniquingKeysWith: { _, last in last })
             self.alert = nil
             return self != before
         case "delta":
             guard let current = self.sequence, sequence > current else { return false }
             self.sequence = sequence
-            self.island = island
+            if let island = update["island"] { self.island = IslandState(json: island) }
             for item in items { self.items[item.id] = item }
             for id in update["removed"]?.arrayValue?.compactMap(\.stringValue) ?? [] { self.items[id] = nil }
             for (id, item) in self.items where item.activityState == "dismissed" { self.items[id] = nil }
             if let alert = update["alert"]?.objectValue, let id = alert["id"]?.stringValue {
                 self.alert = PresenterAlert(id: id, title: alert["title"]?.stringValue ?? "", body: alert["body"]?.stringValue ?? "")
-            } else if let alert = self.alert, !(island.mode == .expanded && island.expanded == alert.id) {
+            } else if let alert = self.alert, !(self.island.mode == .expanded && self.island.expanded == alert.id) {
                 self.alert = nil
             }
             return true

@@ -18,8 +18,19 @@ def subscribe(daemon):
 
 
 def next_island(stream, predicate, timeout=5):
-    message = stream.read_until(lambda m: predicate(m["parameters"]["update"]["island"]), timeout)
-    return message["parameters"]["update"]
+    """The next update whose island (a delta has one only when the island changed) matches."""
+    def matches(message):
+        update = message["parameters"]["update"]
+        return "island" in update and predicate(update["island"])
+    return stream.read_until(matches, timeout)["parameters"]["update"]
+
+
+def next_item(stream, activity_id, predicate=lambda item: True, timeout=5):
+    """The next update carrying the activity, and its item, where the item matches."""
+    def item_of(message):
+        return next((i for i in message["parameters"]["update"]["items"] if i["id"] == activity_id and predicate(i)), None)
+    message = stream.read_until(lambda m: item_of(m) is not None, timeout)
+    return message["parameters"]["update"], item_of(message)
 
 
 def test_compact_then_minimal_then_compact(daemon):
@@ -41,6 +52,34 @@ def test_compact_then_minimal_then_compact(daemon):
         update = next_island(stream, lambda i: i["mode"] == "compact")
         assert update["island"]["attached"] == c["id"]
         assert t["id"] in update["removed"]
+    stream.close()
+
+
+def test_deltas_leave_out_the_island_and_layouts_that_did_not_change(daemon):
+    stream, _ = subscribe(daemon)
+    with daemon.connect("org.island.Producer") as p:
+        a = p.Request(app=COFFEE, type="Coffee", attributes={}, content={"state": {"stage": "ordered"}})["activity"]
+        update, item = next_item(stream, a["id"])
+        assert update["island"]["attached"] == a["id"], "a new activity changes the island"
+        assert item["defaultLayout"] is True and item["layout"]["compactTrailing"]["template"] == "{{state.stage}}"
+        first_layout = item["layout"]
+
+        p.Update(app=COFFEE, id=a["id"], content={"state": {"stage": "brewing"}})
+        update, item = next_item(stream, a["id"], lambda i: i["content"]["state"] == {"stage": "brewing"})
+        assert "island" not in update, "the island did not change"
+        assert "layout" not in item and "defaultLayout" not in item, "nor did the layout"
+
+        # A new state key changes the default layout, so it comes again.
+        p.Update(app=COFFEE, id=a["id"], content={"state": {"stage": "ready", "minutes": 2}})
+        update, item = next_item(stream, a["id"], lambda i: i["content"]["state"].get("minutes") == 2)
+        assert "island" not in update
+        assert item["defaultLayout"] is True and item["layout"] != first_layout
+
+    # A presenter that subscribes now gets every layout in its snapshot.
+    late, snapshot = subscribe(daemon)
+    [item] = [i for i in snapshot["items"] if i["id"] == a["id"]]
+    assert item["layout"] and item["defaultLayout"] is True and snapshot["island"]["attached"] == a["id"]
+    late.close()
     stream.close()
 
 

@@ -76,11 +76,12 @@ enum Fixtures {
         ["kind": "snapshot", "sequence": .int(sequence), "resync": .bool(resync), "island": island, "items": .array(items), "removed": []]
     }
 
-    static func delta(sequence: Int, island: JSON, items: [JSON] = [], removed: [String] = [], alert: JSON? = nil) -> JSONObject {
-        var object: JSONObject = [
-            "kind": "delta", "sequence": .int(sequence), "resync": false, "island": island, "items": .array(items),
-            "removed": .array(removed.map { .string($0) }),
-        ]
+    /// A delta; without `island` (nil), one that left the island unchanged.
+    static func delta(sequence: Int, island: JSON?, items: [JSON] = [], removed: [String] = [], alert: JSON? = nil) -> JSONObject {
+        var object: JSONObject = ["kind": "delta", "sequence": .int(sequence), "resync": false]
+        if let island { object["island"] = island }
+        object["items"] = .array(items)
+        object["removed"] = .array(removed.map { .string($0) })
         if let alert { object["alert"] = alert }
         return object
     }

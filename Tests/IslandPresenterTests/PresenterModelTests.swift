@@ -42,6 +42,21 @@ import Testing
         #expect(model.lockScreen.map(\.id) == ["t1", "c1"])
     }
 
+    @Test func aDeltaWithoutIslandOrLayoutKeepsWhatTheModelHas() {
+        var model = F.minimalModel
+        let layout = model.items["c1"]!.layout
+        #expect(model.items["c1"]?.defaultLayout == false)
+        var item = F.coffee(stage: "ready").objectValue!
+        item["layout"] = nil
+        item["defaultLayout"] = nil
+        do { let changed = model.apply(F.delta(sequence: 6, island: nil, items: [.object(item)])); #expect(changed) }
+        #expect(model.items["c1"]?.state["stage"] == "ready")
+        #expect(model.items["c1"]?.layout == layout, "the registered layout stays, not the default one")
+        #expect(model.items["c1"]?.defaultLayout == false)
+        #expect(model.minimal?.attached.id == "t1", "the island stays")
+        #expect(model.lockScreen.map(\.id) == ["t1", "c1"])
+    }
+
     @Test func removedIdsGo() {
         var model = F.minimalModel
         model.apply(F.delta(sequence: 6, island: F.island("compact", attached: "c1", lockScreen: ["c1"]), removed: ["t1"]))

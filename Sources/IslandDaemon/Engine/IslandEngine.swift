@@ -61,6 +61,9 @@ actor IslandEngine {
         var arbiter = IslandArbiter()
         var sequence: UInt64 = 0
         var streams: [UInt64: OutboundStream<PresenterMessage>] = [:]
+        /// The layout each activity last had in this view's deltas: a delta carries an item's
+        /// layout (and the island) only when it changed, since a presenter keeps what it has.
+        var sentLayouts: [String: JSON] = [:]
     }
 
     /// Activities of uids below this belong to system services, which every presenter sees.
@@ -656,14 +659,18 @@ actor IslandEngine {
     private func publish(to uid: UInt32, island delta: IslandDelta?, items: [Activity], removed: [String], alert: (String, Alert)?) {
         guard var view = views[uid] else { return }
         view.sequence += 1
-        views[uid] = view
+        for id in removed { view.sentLayouts[id] = nil }
+        defer { views[uid] = view }
         guard !view.streams.isEmpty else { return }
-        var update: JSONObject = [
-            "kind": "delta", "sequence": .int(Int(view.sequence)), "resync": false,
-            "island": .object(view.arbiter.presentation.json),
-            "items": .array(items.map(item)),
-            "removed": .array(removed.map { .string($0) }),
-        ]
+        var update: JSONObject = ["kind": "delta", "sequence": .int(Int(view.sequence)), "resync": false]
+        if delta != nil { update["island"] = .object(view.arbiter.presentation.json) }
+        update["items"] = .array(items.map { activity in
+            let layout = layout(for: activity)
+            guard view.sentLayouts[activity.id] != layout.json else { return Wire.item(activity, layout: nil) }
+            view.sentLayouts[activity.id] = layout.json
+            return Wire.item(activity, layout: layout)
+        })
+        update["removed"] = .array(removed.map { .string($0) })
         if let (id, alert) = alert {
             update["alert"] = ["id": .string(id), "title": .string(alert.title), "body": .string(alert.body)]
         }
@@ -694,21 +701,20 @@ actor IslandEngine {
         return [
             "kind": "snapshot", "sequence": .int(Int(view.sequence)), "resync": .bool(resync),
             "island": .object(view.arbiter.presentation.json),
-            "items": .array(shown.values.filter { $0.state != .dismissed && isVisible($0.id, to: uid) }.map(item)),
+            "items": .array(shown.values.filter { $0.state != .dismissed && isVisible($0.id, to: uid) }.map { Wire.item($0, layout: layout(for: $0)) }),
             "removed": [],
         ]
     }
 
-    private func layout(for activity: Activity) -> JSON? {
+    private func registeredLayout(for activity: Activity) -> JSON? {
         layouts[activity.app]?[activity.type] ?? installedLayouts[activity.app]?[activity.type]
     }
 
-    private func item(_ activity: Activity) -> JSON {
-        if let layout = layout(for: activity) {
-            return Wire.item(activity, layout: layout, isDefault: false)
-        }
+    /// The layout presenters draw the activity with: its app's, or the default one.
+    private func layout(for activity: Activity) -> (json: JSON, isDefault: Bool) {
+        if let layout = registeredLayout(for: activity) { return (layout, false) }
         let fallback = Layout.default(for: activity.type, attributes: activity.attributes, state: activity.deliveredContent.state)
-        return Wire.item(activity, layout: .object(fallback.json), isDefault: true)
+        return (.object(fallback.json), true)
     }
 
     private func candidates(for uid: UInt32) -> [IslandCandidate] {
@@ -728,7 +734,7 @@ actor IslandEngine {
 
     /// The layout's tap URL, its templates filled from the activity.
     private func layoutURL(for activity: Activity, now: Double) -> String? {
-        guard let json = layout(for: activity), let layout = try? Layout(json: json), let url = layout.url else {
+        guard let json = registeredLayout(for: activity), let layout = try? Layout(json: json), let url = layout.url else {
             return nil
         }
         return LayoutRenderer(attributes: activity.attributes, state: activity.deliveredContent.state, now: now).resolve(url)

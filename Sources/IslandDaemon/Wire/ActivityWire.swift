@@ -36,7 +36,8 @@ enum Wire {
     }
 
     /// An activity as presenters draw it: delivered content and its layout.
-    static func item(_ activity: Activity, layout: JSON, isDefault: Bool) -> JSON {
+    /// An `Item`; without `layout` (nil), one whose layout the presenter already has.
+    static func item(_ activity: Activity, layout: (json: JSON, isDefault: Bool)?) -> JSON {
         var object: JSONObject = [
             "id": .string(activity.id), "app": .string(activity.app), "type": .string(activity.type),
             "attributes": .object(activity.attributes), "content": content(activity.deliveredContent),
@@ -45,8 +46,10 @@ enum Wire {
         if let reason = activity.endReason { object["endReason"] = .string(reason.rawValue) }
         object["createdAt"] = .double(activity.createdAt)
         if let dismissAt = activity.dismissAt { object["dismissAt"] = .double(dismissAt) }
-        object["layout"] = layout
-        object["defaultLayout"] = .bool(isDefault)
+        if let layout {
+            object["layout"] = layout.json
+            object["defaultLayout"] = .bool(layout.isDefault)
+        }
         return .object(object)
     }
 
