@@ -85,7 +85,13 @@ final class VarlinkServerConnectionHandler: ChannelDuplexHandler {
     private var budgetRefill: Scheduled<Void>?
     /// When the first call of the current budget started.
     private var budgetStarted: NIODeadline?
+    /// The budget ran out of time rather than calls: it comes back after its pause only, not
+    /// with the next read, or a peer whose calls are each expensive would keep the loop.
+    private var budgetOverTime = false
     static let callsPerTurn = 64
+    /// How long one connection's calls may keep the loop before others get a turn: once it has
+    /// passed, the call being started is the turn's last.
+    static let timePerTurn: TimeAmount = .milliseconds(5)
     private var outputBytes = 0
     /// Completes when everything written so far has reached the socket.
     private var lastWrite: EventLoopFuture<Void>?
@@ -119,7 +125,7 @@ final class VarlinkServerConnectionHandler: ChannelDuplexHandler {
 
     func channelReadComplete(context: ChannelHandlerContext) {
         reading = false
-        if turnBudget < Self.callsPerTurn {
+        if turnBudget < Self.callsPerTurn, !budgetOverTime {
             refillTurnBudget()
             processQueue()
         }
@@ -439,21 +445,26 @@ final class VarlinkServerConnectionHandler: ChannelDuplexHandler {
         budgetRefill?.cancel()
         budgetRefill = nil
         budgetStarted = nil
+        budgetOverTime = false
         turnBudget = Self.callsPerTurn
     }
 
-    /// Once the budget is spent without a read in between (the peer only takes replies),
-    /// refills it after a pause as long as the spending took: a task due sooner would run in
-    /// the same tick, after the flushes that make the peer writable again, and the loop would
-    /// never get back to its other connections. So a connection whose calls keep the loop
-    /// busy gets at most half of it.
+    /// Once the budget is spent — 64 calls without a read in between (the peer only takes
+    /// replies), or 5 ms of the loop whatever the reads — refills it after a pause as long as
+    /// the spending took: a task due sooner would run in the same tick, after the flushes that
+    /// make the peer writable again, and the loop would never get back to its other
+    /// connections. So a connection whose calls keep the loop busy gets at most half of it.
     private func spendTurnBudget() {
         guard !peerGone else { return }
-        // The clock is read twice per budget, not once per call.
-        if budgetStarted == nil { budgetStarted = .now() }
+        let now = NIODeadline.now()
+        if budgetStarted == nil { budgetStarted = now }
         turnBudget -= 1
+        if turnBudget > 0, now - budgetStarted! >= Self.timePerTurn {
+            turnBudget = 0
+            budgetOverTime = true
+        }
         guard turnBudget <= 0, budgetRefill == nil, let context, let budgetStarted else { return }
-        let pause = max(.microseconds(100), .now() - budgetStarted)
+        let pause = max(.microseconds(100), now - budgetStarted)
         let handler = NIOLoopBound(self, eventLoop: context.eventLoop)
         budgetRefill = context.eventLoop.scheduleTask(in: pause) {
             handler.value.refillTurnBudget()
