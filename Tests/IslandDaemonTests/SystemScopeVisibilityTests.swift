@@ -68,6 +68,20 @@ import Varlink
         writer.close()
     }
 
+    /// Presenters are shown a change when it is decided, before its commit: when the commit
+    /// fails, the state is reread from disk and what presenters see goes back to it.
+    @Test func aFailedCommitTakesPresentersBackToTheDisk() async throws {
+        let directory = NSTemporaryDirectory() + "island-visibility-\(UUID().uuidString.prefix(8))"
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let (engine, writer) = try await makeEngine(directory: directory, scope: .user)
+        let kept = try await start(engine, owner: 1000)
+        writer.close()  // every later commit fails, as on a full disk
+        let failure = await #expect(throws: VarlinkError.self) { _ = try await start(engine, owner: 1000) }
+        #expect(failure?.name == "org.island.PersistenceFailure")
+        #expect(await visibleIDs(engine, to: 1000) == [kept], "the refused activity is no longer shown")
+        #expect(await engine.list(app: Self.app, type: nil, states: nil).map(\.id) == [kept])
+    }
+
     @Test func theUserScopeShowsEverything() async throws {
         let directory = NSTemporaryDirectory() + "island-visibility-\(UUID().uuidString.prefix(8))"
         defer { try? FileManager.default.removeItem(atPath: directory) }
