@@ -396,8 +396,9 @@ actor IslandEngine {
 
     // MARK: The three steps
 
-    /// Runs a core operation, commits its events, and only then publishes them and completes.
-    /// Timers that fell due are applied first, so the operation sees the state as of `now`.
+    /// Runs a core operation, shows presenters its events, commits them, and only then tells
+    /// watchers and completes. Timers that fell due are applied first, so the operation sees
+    /// the state as of `now`.
     ///
     /// `decided` runs once the change is made in memory and queued for the disk: from then on
     /// the caller's next pipelined call may be decided too, while this one waits for its commit.
@@ -445,8 +446,8 @@ actor IslandEngine {
         }
     }
 
-    /// Commits the events' changes and publishes them once committed, then calls `completion`
-    /// (with the error if the commit failed), on the engine.
+    /// Shows presenters the events' changes at once, commits them, and once committed tells
+    /// watchers and calls `completion` (with the error if the commit failed), on the engine.
     private func persistAndPublish(_ events: [ActivityEvent], decided: @Sendable () -> Void = {},
                                    then completion: @escaping @Sendable (isolated IslandEngine, VarlinkError?) -> Void) {
         guard !events.isEmpty else {
