@@ -133,7 +133,7 @@ actor IslandEngine {
                  ownerGone: OwnerGonePolicy, ownerUID: UInt32?) async throws(VarlinkError) -> (Activity, Bool) {
         try await awaiting { done in
             request(app: app, type: type, attributes: attributes, content: content, key: key, ownerGone: ownerGone,
-                           ownerUID: ownerUID, completion: done)
+                    ownerUID: ownerUID, completion: done)
         }
     }
 
@@ -489,10 +489,9 @@ actor IslandEngine {
             publishCommitted()
             completion(self, nil)
         case .failure(let error):
-            logger.error("could not store a change", metadata: ["error": "\(error)"])
             committed[ticket] = []
             publishCommitted()
-            completion(self, VarlinkError("org.island.PersistenceFailure", ["reason": .string(error.description)]))
+            completion(self, persistenceFailure(error))
         }
     }
 
@@ -513,10 +512,13 @@ actor IslandEngine {
         let result = await withCheckedContinuation { (continuation: CheckedContinuation<Result<Void, StoreError>, Never>) in
             store.commit(mutations) { continuation.resume(returning: $0) }
         }
-        if case .failure(let error) = result {
-            logger.error("could not store a change", metadata: ["error": "\(error)"])
-            throw VarlinkError("org.island.PersistenceFailure", ["reason": .string(error.description)])
-        }
+        if case .failure(let error) = result { throw persistenceFailure(error) }
+    }
+
+    /// Logs a failed commit and names it for the caller.
+    private func persistenceFailure(_ error: StoreError) -> VarlinkError {
+        logger.error("could not store a change", metadata: ["error": "\(error)"])
+        return VarlinkError("org.island.PersistenceFailure", ["reason": .string(error.description)])
     }
 
     private func storeMutations(for events: [ActivityEvent]) -> [StoreMutation] {

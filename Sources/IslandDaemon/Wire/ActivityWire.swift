@@ -35,8 +35,8 @@ enum Wire {
         return .object(object)
     }
 
-    /// An activity as presenters draw it: delivered content and its layout.
-    /// An `Item`; without `layout` (nil), one whose layout the presenter already has.
+    /// An activity as presenters draw it (an `Item`): delivered content and its layout, or,
+    /// with `layout` nil, without the layout the presenter already has.
     static func item(_ activity: Activity, layout: (json: JSON, isDefault: Bool)?) -> JSON {
         var object: JSONObject = [
             "id": .string(activity.id), "app": .string(activity.app), "type": .string(activity.type),

@@ -457,14 +457,15 @@ final class VarlinkServerConnectionHandler: ChannelDuplexHandler {
     private func spendTurnBudget() {
         guard !peerGone else { return }
         let now = NIODeadline.now()
-        if budgetStarted == nil { budgetStarted = now }
+        let started = budgetStarted ?? now
+        budgetStarted = started
         turnBudget -= 1
-        if turnBudget > 0, now - budgetStarted! >= Self.timePerTurn {
+        if turnBudget > 0, now - started >= Self.timePerTurn {
             turnBudget = 0
             budgetOverTime = true
         }
-        guard turnBudget <= 0, budgetRefill == nil, let context, let budgetStarted else { return }
-        let pause = max(.microseconds(100), now - budgetStarted)
+        guard turnBudget <= 0, budgetRefill == nil, let context else { return }
+        let pause = max(.microseconds(100), now - started)
         let handler = NIOLoopBound(self, eventLoop: context.eventLoop)
         budgetRefill = context.eventLoop.scheduleTask(in: pause) {
             handler.value.refillTurnBudget()
