@@ -215,11 +215,13 @@ struct BlobAttributes: ActivityAttributes {
         try await activity.update(content("boxed"))
         #expect(await contents.first { $0.state.stage == "boxed" } != nil)
 
+        // Counted before the restart: IslandKit may be back, and have re-emitted, before
+        // `start` returns.
+        let seen = contents.elements.count
         daemon.stop()
         try await daemon.start()
 
         // The same loop gets the current content again once IslandKit is back…
-        let seen = contents.elements.count
         #expect(await contents.first(from: seen) { $0.state.stage == "boxed" } != nil)
         #expect(await states.first { $0 == .active } != nil)
         // …and what comes after the restart.
