@@ -37,6 +37,29 @@ import Testing
         #expect(Layout.default(for: "T", state: ["progress": 0.2]) == Layout.default(for: "T", state: ["progress": 1]))
     }
 
+    @Test func theDefaultLayoutIsKnownUnchangedOnlyWhenItIs() {
+        let states: [JSONObject] = [
+            [:], ["stage": "ordered"], ["stage": "brewing"], ["stage": 3], ["stage": "ready", "minutes": 2],
+            ["minutes": 2, "stage": "ready"], ["progress": 0.5], ["progress": 1], ["progress": "half"],
+            ["title": "Build", "progress": 0.2], ["title": 7, "progress": 0.2], ["value": 1, "total": 4],
+            ["endsAt": 1_800_000_000.0], ["endsAt": "soon"], ["items": ["pizza"]], ["items": [:]], ["symbol": "cup"],
+        ]
+        var unchanged = 0
+        for a in states {
+            for b in states where Layout.defaultLayoutIsUnchanged(from: a, to: b) {
+                unchanged += 1
+                // The shortcut may miss an equal layout, never claim one that differs.
+                #expect(Layout.default(for: "T", state: a) == Layout.default(for: "T", state: b), "\(a) → \(b)")
+            }
+        }
+        #expect(unchanged > states.count, "values that change alone keep the layout")
+        #expect(Layout.defaultLayoutIsUnchanged(from: ["stage": "ordered"], to: ["stage": "brewing"]))
+        #expect(Layout.defaultLayoutIsUnchanged(from: ["progress": 0.5], to: ["progress": 0.75]))
+        #expect(!Layout.defaultLayoutIsUnchanged(from: ["stage": "ordered"], to: ["stage": "ready", "minutes": 2]))
+        #expect(!Layout.defaultLayoutIsUnchanged(from: ["progress": 0.5], to: ["progress": "half"]))
+        #expect(!Layout.defaultLayoutIsUnchanged(from: ["title": "Build"], to: ["title": 7]))
+    }
+
     @Test func everyShapeGivesACompleteLayout() {
         let shapes: [JSONObject] = [
             [:], ["a": nil], ["list": [1, 2]], ["nested": ["x": 1]], ["progress": "half"], ["value": 1],

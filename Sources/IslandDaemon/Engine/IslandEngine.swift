@@ -36,9 +36,15 @@ actor IslandEngine {
     private var shown: OrderedDictionary<String, Activity>
     private var registry: AppRegistry
     /// Layouts registered by extensions: app → type → layout JSON (already validated).
-    private var layouts: [String: [String: JSON]]
+    private var layouts: [String: [String: JSON]] { didSet { layoutsGeneration += 1 } }
     /// Layouts installed with apps; a registered layout of the same type wins.
-    private var installedLayouts: [String: [String: JSON]] = [:]
+    private var installedLayouts: [String: [String: JSON]] = [:] { didSet { layoutsGeneration += 1 } }
+    /// The layout each activity is drawn with, as last worked out: every delta needs it, and
+    /// working out a default layout means walking the activity, so it is reused until the
+    /// layouts change or the activity's state changes shape.
+    private var itemLayouts: [String: ItemLayout] = [:]
+    private var layoutsGeneration: UInt64 = 0
+    private var layoutRevisions: UInt64 = 0
     private let store: StoreWriter
     private let clock: @Sendable () -> Double
     private let logger: Logger
@@ -61,9 +67,21 @@ actor IslandEngine {
         var arbiter = IslandArbiter()
         var sequence: UInt64 = 0
         var streams: [UInt64: OutboundStream<PresenterMessage>] = [:]
-        /// The layout each activity last had in this view's deltas: a delta carries an item's
-        /// layout (and the island) only when it changed, since a presenter keeps what it has.
-        var sentLayouts: [String: JSON] = [:]
+        /// The layout revision each activity last had in this view's deltas: a delta carries
+        /// an item's layout (and the island) only when it changed, since a presenter keeps
+        /// what it has.
+        var sentLayouts: [String: UInt64] = [:]
+    }
+
+    struct ItemLayout {
+        let json: JSON
+        let isDefault: Bool
+        /// Changes only when `json` does, so views compare numbers, not layouts.
+        let revision: UInt64
+        /// The delivered state a default layout was worked out from.
+        let state: JSONObject
+        /// `layoutsGeneration` when it was worked out.
+        let generation: UInt64
     }
 
     /// Activities of uids below this belong to system services, which every presenter sees.
@@ -529,7 +547,7 @@ actor IslandEngine {
         for event in events {
             switch event {
             case .changed(let activity), .delivered(let activity):
-                mutations.append(.putActivity(id: activity.id, app: activity.app, state: activity.state.rawValue, body: activity.json))
+                mutations.append(.putActivity(id: activity.id, app: activity.app, state: activity.state.rawValue, body: StoredDocument { activity.json }))
             case .removed(let id):
                 mutations.append(.deleteActivity(id: id))
                 if owners.removeValue(forKey: id) != nil { ownersChanged = true }
@@ -566,6 +584,7 @@ actor IslandEngine {
                 changed[activity.id] = activity
             case .removed(let id):
                 shown.removeValue(forKey: id)
+                itemLayouts[id] = nil
                 removed.append(id)
             case .alerted(let id, let a):
                 alert = (id, a)
@@ -669,9 +688,9 @@ actor IslandEngine {
         if delta != nil { update["island"] = .object(view.arbiter.presentation.json) }
         update["items"] = .array(items.map { activity in
             let layout = layout(for: activity)
-            guard view.sentLayouts[activity.id] != layout.json else { return Wire.item(activity, layout: nil) }
-            view.sentLayouts[activity.id] = layout.json
-            return Wire.item(activity, layout: layout)
+            guard view.sentLayouts[activity.id] != layout.revision else { return Wire.item(activity, layout: nil) }
+            view.sentLayouts[activity.id] = layout.revision
+            return Wire.item(activity, layout: (layout.json, layout.isDefault))
         })
         update["removed"] = .array(removed.map { .string($0) })
         if let (id, alert) = alert {
@@ -704,7 +723,10 @@ actor IslandEngine {
         return [
             "kind": "snapshot", "sequence": .int(Int(view.sequence)), "resync": .bool(resync),
             "island": .object(view.arbiter.presentation.json),
-            "items": .array(shown.values.filter { $0.state != .dismissed && isVisible($0.id, to: uid) }.map { Wire.item($0, layout: layout(for: $0)) }),
+            "items": .array(shown.values.filter { $0.state != .dismissed && isVisible($0.id, to: uid) }.map { activity in
+                let layout = layout(for: activity)
+                return Wire.item(activity, layout: (layout.json, layout.isDefault))
+            }),
             "removed": [],
         ]
     }
@@ -714,10 +736,29 @@ actor IslandEngine {
     }
 
     /// The layout presenters draw the activity with: its app's, or the default one.
-    private func layout(for activity: Activity) -> (json: JSON, isDefault: Bool) {
-        if let layout = registeredLayout(for: activity) { return (layout, false) }
-        let fallback = Layout.default(for: activity.type, attributes: activity.attributes, state: activity.deliveredContent.state)
-        return (.object(fallback.json), true)
+    private func layout(for activity: Activity) -> ItemLayout {
+        let state = activity.deliveredContent.state
+        let cached = itemLayouts[activity.id]
+        if let cached, cached.generation == layoutsGeneration,
+           !cached.isDefault || Layout.defaultLayoutIsUnchanged(from: cached.state, to: state) {
+            return cached
+        }
+        let json: JSON
+        let isDefault: Bool
+        if let registered = registeredLayout(for: activity) {
+            (json, isDefault) = (registered, false)
+        } else {
+            (json, isDefault) = (.object(Layout.default(for: activity.type, attributes: activity.attributes, state: state).json), true)
+        }
+        var revision = cached?.revision ?? 0
+        if cached?.json != json {
+            layoutRevisions += 1
+            revision = layoutRevisions
+        }
+        let layout = ItemLayout(json: json, isDefault: isDefault, revision: revision, state: isDefault ? state : [:],
+                                generation: layoutsGeneration)
+        itemLayouts[activity.id] = layout
+        return layout
     }
 
     private func candidates(for uid: UInt32) -> [IslandCandidate] {
