@@ -10,7 +10,7 @@ extension IslandStore {
             case .putActivity(let id, let app, let state, let body):
                 var bytes: [UInt8] = []
                 bytes.reserveCapacity(256)
-                JSON.writeObject(body, to: &bytes)
+                JSON.writeObject(body.object, to: &bytes)
                 try db.cachedStatement(sql: """
                     INSERT INTO activities (id, app, state, body, updated_at) VALUES (?, ?, ?, ?, ?)
                     ON CONFLICT (id) DO UPDATE SET

@@ -5,7 +5,7 @@ import IslandJSON
 public enum StoreMutation: Sendable, Hashable {
     /// Inserts or replaces an activity. `body` is the whole activity as the daemon models it;
     /// the store keeps it as compact JSON and does not look inside.
-    case putActivity(id: String, app: String, state: String, body: JSONObject)
+    case putActivity(id: String, app: String, state: String, body: StoredDocument)
     case deleteActivity(id: String)
     /// Inserts or replaces a user setting or a per-app budget document.
     case putSetting(key: String, value: JSON)
@@ -50,4 +50,25 @@ extension StoreMutation {
         }
         return kept
     }
+}
+
+/// A JSON object the store writes, built when it is written: on the writer thread rather than
+/// the caller's, and only if no later write of the same row in the transaction supersedes it —
+/// a producer streaming updates to one activity has its document built once per commit.
+public struct StoredDocument: Sendable, Hashable, ExpressibleByDictionaryLiteral {
+    private let build: @Sendable () -> JSONObject
+
+    public init(_ object: JSONObject) { build = { object } }
+
+    /// `build` runs on the writer thread, at most once per write.
+    public init(lazy build: @escaping @Sendable () -> JSONObject) { self.build = build }
+
+    public init(dictionaryLiteral elements: (String, JSON)...) {
+        self.init(JSONObject(uniqueKeysWithValues: elements))
+    }
+
+    public var object: JSONObject { build() }
+
+    public static func == (lhs: StoredDocument, rhs: StoredDocument) -> Bool { lhs.object == rhs.object }
+    public func hash(into hasher: inout Hasher) { hasher.combine(object) }
 }

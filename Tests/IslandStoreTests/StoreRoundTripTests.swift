@@ -17,7 +17,7 @@ import Testing
         defer { writer.close() }
 
         try writer.commitNow([
-            .putActivity(id: "a1", app: "org.example.App", state: "active", body: activityBody),
+            .putActivity(id: "a1", app: "org.example.App", state: "active", body: StoredDocument(activityBody)),
             .putActivity(id: "a2", app: "org.example.Other", state: "ended", body: ["n": 1]),
             .putSetting(key: "user.muted", value: ["apps": ["org.example.Other"]]),
             .putSetting(key: "budget.org.example.App", value: ["starts": [1.5, 2.5]]),
@@ -58,7 +58,7 @@ import Testing
             let store = try IslandStore.open(directory: directory.path)
             let writer = StoreWriter(store: store)
             try await writer.commit([
-                .putActivity(id: "a1", app: "org.example.App", state: "active", body: activityBody),
+                .putActivity(id: "a1", app: "org.example.App", state: "active", body: StoredDocument(activityBody)),
                 .putSetting(key: "k", value: "v"),
                 .putLayout(app: "org.example.App", type: "T", body: "b"),
             ])
