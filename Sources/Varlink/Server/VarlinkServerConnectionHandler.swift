@@ -2,6 +2,7 @@ import DequeModule
 import IslandJSON
 import Logging
 import NIOCore
+import Synchronization
 
 /// Serves one Varlink connection: takes NUL-split frames, runs their calls one at a time
 /// in arrival order, and writes the replies.
@@ -43,6 +44,8 @@ final class VarlinkServerConnectionHandler: ChannelDuplexHandler {
 
     private var context: ChannelHandlerContext?
     private var channel: Channel?
+    /// Replies handed to the loop with `execute` and not yet delivered, from any thread.
+    fileprivate let handOffs = HandOffCount()
     /// The peer closed the connection: no reply can reach it, but the oneway calls it sent
     /// are still made, in order — their sender did not wait for an answer and must not lose
     /// them to having closed right after sending.
@@ -280,7 +283,7 @@ final class VarlinkServerConnectionHandler: ChannelDuplexHandler {
         serial &+= 1
         spendTurnBudget()
         active.append(ActiveCall(serial: serial, call: call))
-        service.dispatch(call, connection: connection, sink: ChannelReplySink(handler: self, serial: serial, channel: channel!))
+        service.dispatch(call, connection: connection, sink: ChannelReplySink(handler: self, serial: serial, channel: channel!, handOffs: handOffs))
     }
 
     /// A reply from a handler, on the event loop.
@@ -480,17 +483,27 @@ final class VarlinkServerConnectionHandler: ChannelDuplexHandler {
     }
 }
 
+/// How many of a connection's replies wait in the loop's task queue.
+final class HandOffCount: Sendable {
+    private let count = Atomic<Int>(0)
+    var isZero: Bool { count.load(ordering: .acquiring) == 0 }
+    func add() { count.add(1, ordering: .releasing) }
+    func remove() { count.subtract(1, ordering: .releasing) }
+}
+
 /// Routes a handler's replies, from whatever thread it runs on, to its connection's loop.
 private struct ChannelReplySink: VarlinkReplySink {
     let handler: NIOLoopBound<VarlinkServerConnectionHandler>
     let serial: UInt64
     let channel: Channel
+    let handOffs: HandOffCount
     var eventLoop: EventLoop { channel.eventLoop }
 
-    init(handler: VarlinkServerConnectionHandler, serial: UInt64, channel: Channel) {
+    init(handler: VarlinkServerConnectionHandler, serial: UInt64, channel: Channel, handOffs: HandOffCount) {
         self.handler = NIOLoopBound(handler, eventLoop: channel.eventLoop)
         self.serial = serial
         self.channel = channel
+        self.handOffs = handOffs
     }
 
     /// `Channel.isWritable` is safe to read from any thread.
@@ -506,15 +519,20 @@ private struct ChannelReplySink: VarlinkReplySink {
         }
     }
 
-    /// Replies of one call must reach the handler in the order they were sent. A handler
-    /// answering inside `dispatch` is on the loop and first in line, so it delivers at once;
-    /// anything else — even a task that happens to run on this loop — queues behind the
-    /// replies already handed over with `execute`.
+    /// Replies of one call must reach the handler in the order they were sent. On the loop,
+    /// with none of the connection's replies waiting in the loop's queue, a reply is first in
+    /// line and is delivered at once — a presenter's delta while a producer's call is decided,
+    /// a producer's reply as its commit completes — saving a task per reply. Anything else
+    /// queues behind the replies already handed over with `execute`.
     private func deliverInOrder(_ body: @escaping @Sendable (VarlinkServerConnectionHandler) -> Void) {
-        if eventLoop.inEventLoop, handler.value.isDispatching {
+        if eventLoop.inEventLoop, handler.value.isDispatching || handOffs.isZero {
             body(handler.value)
         } else {
-            eventLoop.execute { [handler] in body(handler.value) }
+            handOffs.add()
+            eventLoop.execute { [handler, handOffs] in
+                body(handler.value)
+                handOffs.remove()
+            }
         }
     }
 
