@@ -61,6 +61,10 @@ actor IslandEngine {
         let app: String
         let ids: Set<String>?
         let stream: OutboundStream<JSONObject>
+
+        func watches(_ activity: Activity) -> Bool {
+            app == activity.app && (ids?.contains(activity.id) ?? true)
+        }
     }
 
     struct PresenterView {
@@ -321,12 +325,12 @@ actor IslandEngine {
         case "tap":
             guard let id, let activity = manager.activity(id: id) else { throw noSuchActivity(id) }
             let url = layoutURL(for: activity, now: now)
-            notifyWatchers(of: activity, event: ["kind": "tap", "activity": Wire.activity(activity), "url": url.map { .string($0) } ?? .null])
+            notifyWatchers(of: activity, kind: "tap", with: ["url": url.map { .string($0) } ?? .null])
             return url
         case "button":
             guard let id, let activity = manager.activity(id: id) else { throw noSuchActivity(id) }
             guard let button else { throw VarlinkError.invalidParameter("button") }
-            notifyWatchers(of: activity, event: ["kind": "button", "activity": Wire.activity(activity), "action": .string(button)])
+            notifyWatchers(of: activity, kind: "button", with: ["action": .string(button)])
             return nil
         case "dismiss":
             guard let id else { throw noSuchActivity(nil) }
@@ -604,13 +608,14 @@ actor IslandEngine {
             case .changed(let activity):
                 let before = published[activity.id]
                 if before?.state != activity.state {
-                    notifyWatchers(of: activity, event: ["kind": "state", "activity": Wire.activity(activity)])
+                    notifyWatchers(of: activity, kind: "state")
                     logLifecycle(activity)
                 }
                 published[activity.id] = (activity.state, before?.content ?? activity.deliveredContent)
             case .delivered(let activity):
-                if let before = published[activity.id], before.content != activity.deliveredContent {
-                    notifyWatchers(of: activity, event: ["kind": "content", "activity": Wire.activity(activity)])
+                // Comparing contents costs as much as the rest of an update: only for watchers.
+                if let before = published[activity.id], isWatched(activity), before.content != activity.deliveredContent {
+                    notifyWatchers(of: activity, kind: "content")
                 }
                 published[activity.id] = (activity.state, activity.deliveredContent)
             case .removed(let id):
@@ -643,9 +648,21 @@ actor IslandEngine {
         logger.info("activity \(activity.state.rawValue)", metadata: metadata)
     }
 
-    private func notifyWatchers(of activity: Activity, event: JSONObject) {
-        for watcher in watchers.values where watcher.app == activity.app && (watcher.ids?.contains(activity.id) ?? true) {
-            watcher.stream.send(["event": .object(event)])
+    private func isWatched(_ activity: Activity) -> Bool {
+        watchers.values.contains { $0.watches(activity) }
+    }
+
+    /// Sends an event of `kind` carrying the activity, and `members`, to the watchers
+    /// following it; built only if there are any.
+    private func notifyWatchers(of activity: Activity, kind: String, with members: JSONObject = [:]) {
+        var event: JSONObject?
+        for watcher in watchers.values where watcher.watches(activity) {
+            if event == nil {
+                var object: JSONObject = ["kind": .string(kind), "activity": Wire.activity(activity)]
+                object.merge(members) { _, new in new }
+                event = ["event": .object(object)]
+            }
+            watcher.stream.send(event!)
         }
     }
 
