@@ -3,7 +3,7 @@
 # Benchmarks/bench.py, which measures latency, throughput, RSS and start-up against the floor
 # relay of the shared harness (../shared/bench, or --harness DIR) and prints a Markdown table.
 #
-#   scripts/bench.sh                 the full run (about 3 minutes)
+#   scripts/bench.sh                 the full run (1–3 minutes)
 #   scripts/bench.sh --quick         a smoke run with short durations
 #   scripts/bench.sh --islandd PATH  measure that binary, no build
 #   scripts/bench.sh --help          every option
