@@ -1,3 +1,4 @@
+import Foundation
 import IslandCore
 import Testing
 @testable import IslandDaemon
@@ -8,6 +9,28 @@ import Testing
         defer { tree.remove() }
         #expect(try ConfigurationLoader.files(for: tree.path("islandd.conf")).isEmpty)
         #expect(try ConfigurationLoader.load(mainFile: tree.path("islandd.conf")) == .defaults)
+    }
+
+    @Test func devNullIsAnEmptyConfiguration() throws {
+        #expect(try ConfigurationLoader.files(for: "/dev/null").map(\.contents) == [""])
+        #expect(try ConfigurationLoader.load(mainFile: "/dev/null") == .defaults)
+    }
+
+    @Test func anUnreadableFileIsNamedWithTheReason() throws {
+        let tree = try TemporaryTree()
+        defer { tree.remove() }
+        try tree.makeDirectory("islandd.conf")  // a directory where the file should be
+        _ = FileManager.default.createFile(atPath: tree.path("binary.conf"), contents: Data([0x5B, 0xFF, 0xFE, 0x5D]))
+        try tree.write("huge.conf", String(repeating: "#", count: ConfigurationLoader.maximumFileSize + 1))
+        for (name, reason) in [("islandd.conf", "is a directory"), ("binary.conf", "not valid UTF-8"), ("huge.conf", "larger than")] {
+            let path = tree.path(name)
+            #expect {
+                _ = try ConfigurationLoader.load(mainFile: path)
+            } throws: { error in
+                let message = "\(error)"
+                return message.hasPrefix(path + ": ") && message.localizedCaseInsensitiveContains(reason)
+            }
+        }
     }
 
     @Test func theMainFileComesFirstThenSortedDropIns() throws {
