@@ -241,6 +241,28 @@ class RawStream:
         self.sock.close()
 
 
+def subscribe_presenter(daemon):
+    """A presenter's raw Subscribe stream and its first message, the snapshot."""
+    stream = RawStream(daemon.socket)
+    stream.call("org.island.Presenter.Subscribe", {}, more=True)
+    snapshot = stream.read()["parameters"]["update"]
+    assert snapshot["kind"] == "snapshot"
+    return stream, snapshot
+
+
+def next_update(stream, predicate=lambda update: True, timeout=5):
+    """The next presenter update that matches."""
+    return stream.read_until(lambda m: predicate(m["parameters"]["update"]), timeout)["parameters"]["update"]
+
+
+def next_item(stream, activity_id, predicate=lambda item: True, timeout=5):
+    """The next presenter update carrying the activity, and its item, where the item matches."""
+    def item_of(update):
+        return next((i for i in update["items"] if i["id"] == activity_id and predicate(i)), None)
+    update = next_update(stream, lambda u: item_of(u) is not None, timeout)
+    return update, item_of(update)
+
+
 @pytest.fixture
 def unstarted_daemon():
     """Makes Daemon objects that are not started yet, so a test can change their files (or

@@ -17,10 +17,8 @@ def test_frequent_updates_need_the_manifest_key(daemon):
 
 
 def test_streams_are_told_the_daemon_stops(daemon):
-    from conftest import RawStream
-    stream = RawStream(daemon.socket)
-    stream.call("org.island.Presenter.Subscribe", {}, more=True)
-    assert stream.read()["parameters"]["update"]["kind"] == "snapshot"
+    from conftest import subscribe_presenter
+    stream, _ = subscribe_presenter(daemon)
     daemon.stop()
     last = stream.read_until(lambda m: "error" in m)
     assert last["error"] == "org.island.Connection.ShuttingDown"

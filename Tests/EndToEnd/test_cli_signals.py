@@ -53,11 +53,10 @@ def test_the_demo_script_plays_its_story(unstarted_daemon):
         coffee = p.List(app="org.island.example.Coffee")["activities"]
     assert coffee[0]["state"] == "ended" and coffee[0]["content"]["state"]["stage"] == "delivered"
     # The example layouts were installed with the manifests and serve the activities.
-    from conftest import RawStream
-    stream = RawStream(daemon.socket)
-    stream.call("org.island.Presenter.Subscribe", {}, more=True)
-    items = stream.read()["parameters"]["update"]["items"]
+    from conftest import subscribe_presenter
+    stream, snapshot = subscribe_presenter(daemon)
     stream.close()
+    items = snapshot["items"]
     assert {item["app"] for item in items if not item["defaultLayout"]} >= {
         "org.island.example.Coffee", "org.island.example.Flights", "org.island.example.Pomodoro"}
 

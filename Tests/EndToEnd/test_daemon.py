@@ -8,7 +8,7 @@ import time
 import pytest
 import varlink
 
-from conftest import RawStream, error_of, wait_for, write_manifest
+from conftest import RawStream, error_of, subscribe_presenter, wait_for, write_manifest
 
 COFFEE = "org.example.Coffee"
 FLIGHTS = "org.example.Flights"
@@ -309,9 +309,7 @@ def test_a_restart_keeps_activities_layouts_and_settings(daemon):
     assert apps[COFFEE]["activities"] == 1
     assert request_error(daemon, TIMER)[0] == "org.island.Denied"
     # The restored island shows the restored activity with its layout.
-    stream = RawStream(daemon.socket)
-    stream.call("org.island.Presenter.Subscribe", {}, more=True)
-    snapshot = stream.read()["parameters"]["update"]
+    stream, snapshot = subscribe_presenter(daemon)
     stream.close()
     assert snapshot["island"]["attached"] == kept["id"]
     item = next(i for i in snapshot["items"] if i["id"] == kept["id"])

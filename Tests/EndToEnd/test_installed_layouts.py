@@ -4,7 +4,7 @@ import json
 import os
 import signal
 
-from conftest import RawStream
+from conftest import subscribe_presenter
 
 COFFEE = "org.example.Coffee"
 
@@ -24,10 +24,9 @@ def install(daemon, app, type_name, layout):
 
 
 def coffee_item(daemon):
-    stream = RawStream(daemon.socket)
-    stream.call("org.island.Presenter.Subscribe", {}, more=True)
-    items = stream.read()["parameters"]["update"]["items"]
+    stream, snapshot = subscribe_presenter(daemon)
     stream.close()
+    items = snapshot["items"]
     return next(item for item in items if item["app"] == COFFEE)
 
 

@@ -5,7 +5,7 @@ import time
 
 import pytest
 
-from conftest import RawStream, error_of, wait_for
+from conftest import RawStream, error_of, next_item, next_update, subscribe_presenter, wait_for
 
 COFFEE = "org.example.Coffee"
 TIMER = "org.example.Timer"
@@ -63,18 +63,6 @@ def coffee(daemon):
 def register_layout(daemon, app, type, layout):
     with daemon.connect("org.island.Extension") as ext:
         ext.RegisterLayout(app=app, type=type, layout=layout)
-
-
-def subscribe(daemon):
-    stream = RawStream(daemon.socket)
-    stream.call("org.island.Presenter.Subscribe", {}, more=True)
-    snapshot = stream.read()["parameters"]["update"]
-    assert snapshot["kind"] == "snapshot"
-    return stream, snapshot
-
-
-def next_update(stream, predicate, timeout=5):
-    return stream.read_until(lambda m: predicate(m["parameters"]["update"]), timeout)["parameters"]["update"]
 
 
 # Interactions
@@ -153,7 +141,7 @@ def test_interactions_on_unknown_activities_are_refused(daemon):
 
 def test_an_alert_expands_the_island_and_reaches_presenters(daemon, coffee):
     a = coffee.request()
-    stream, _ = subscribe(daemon)
+    stream, _ = subscribe_presenter(daemon)
     updated = coffee.producer.Update(app=COFFEE, id=a["id"], content=content(stage="ready"),
                                      alert={"title": "Coffee", "body": "Your order is ready"})
     assert updated["delivery"]["alerted"] is True
@@ -244,28 +232,25 @@ def test_register_list_and_remove_layouts(daemon):
 
 def test_presenters_get_the_registered_layout_and_the_default_after_removal(daemon, coffee):
     a = coffee.request()
-    stream, snapshot = subscribe(daemon)
+    stream, snapshot = subscribe_presenter(daemon)
     item = next(i for i in snapshot["items"] if i["id"] == a["id"])
     assert item["defaultLayout"] is True
 
     register_layout(daemon, COFFEE, "Order", LAYOUT)
-    update = next_update(stream, lambda u: any(i["id"] == a["id"] for i in u["items"]))
-    item = next(i for i in update["items"] if i["id"] == a["id"])
+    update, item = next_item(stream, a["id"])
     assert item["defaultLayout"] is False
     assert item["layout"] == LAYOUT
 
     with daemon.connect("org.island.Extension") as ext:
         ext.RemoveLayout(app=COFFEE, type="Order")
-    update = next_update(stream, lambda u: any(i["id"] == a["id"] for i in u["items"]))
-    item = next(i for i in update["items"] if i["id"] == a["id"])
+    update, item = next_item(stream, a["id"])
     assert item["defaultLayout"] is True
     assert item["layout"] != LAYOUT
 
     # A layout of another type does not touch this activity.
     register_layout(daemon, COFFEE, "Other", {"chip": "x"})
     coffee.producer.Update(app=COFFEE, id=a["id"], content=content(stage="brewing"))
-    update = next_update(stream, lambda u: any(i["id"] == a["id"] for i in u["items"]))
-    item = next(i for i in update["items"] if i["id"] == a["id"])
+    update, item = next_item(stream, a["id"])
     assert item["content"]["state"] == {"stage": "brewing"}
     assert "layout" not in item and "defaultLayout" not in item, "its layout did not change: still the default"
     stream.close()
@@ -273,17 +258,16 @@ def test_presenters_get_the_registered_layout_and_the_default_after_removal(daem
 
 def test_a_new_activity_of_a_registered_type_carries_the_layout(daemon, coffee):
     register_layout(daemon, COFFEE, "Order", LAYOUT)
-    stream, _ = subscribe(daemon)
+    stream, _ = subscribe_presenter(daemon)
     a = coffee.request()
-    update = next_update(stream, lambda u: any(i["id"] == a["id"] for i in u["items"]))
-    item = next(i for i in update["items"] if i["id"] == a["id"])
+    update, item = next_item(stream, a["id"])
     assert item["defaultLayout"] is False and item["layout"] == LAYOUT
     stream.close()
 
 
 def test_an_alert_expansion_returns_to_the_resting_island(daemon, coffee):
     a = coffee.request(content={"state": {}, "relevanceScore": 5})  # above the fixture's probe
-    stream, _ = subscribe(daemon)
+    stream, _ = subscribe_presenter(daemon)
     coffee.producer.Update(app=COFFEE, id=a["id"], content={"state": {"stage": "ready"}, "relevanceScore": 5},
                            alert={"title": "t", "body": "b"})
     next_update(stream, lambda u: "island" in u and u["island"]["mode"] == "expanded")
@@ -325,19 +309,18 @@ def test_installed_layouts_are_served_and_a_registered_one_wins(daemon, coffee):
     with daemon.connect("org.island.Admin") as admin:
         admin.Reload()
     a = coffee.request()
-    stream, snapshot = subscribe(daemon)
+    stream, snapshot = subscribe_presenter(daemon)
     item = next(i for i in snapshot["items"] if i["id"] == a["id"])
     assert item["defaultLayout"] is False and item["layout"] == installed
     with daemon.connect("org.island.Presenter") as presenter:
         assert presenter.Interact(action="tap", id=a["id"])["url"] == "https://example.org/installed"
 
     register_layout(daemon, COFFEE, "Order", LAYOUT)
-    update = next_update(stream, lambda u: any(i["id"] == a["id"] for i in u["items"]))
-    assert next(i for i in update["items"] if i["id"] == a["id"])["layout"] == LAYOUT
+    _, item = next_item(stream, a["id"])
+    assert item["layout"] == LAYOUT
 
     with daemon.connect("org.island.Extension") as ext:
         ext.RemoveLayout(app=COFFEE, type="Order")
-    update = next_update(stream, lambda u: any(i["id"] == a["id"] for i in u["items"]))
-    item = next(i for i in update["items"] if i["id"] == a["id"])
+    update, item = next_item(stream, a["id"])
     assert item["defaultLayout"] is False and item["layout"] == installed
     stream.close()

@@ -2,39 +2,19 @@
 
 import time
 
-from conftest import RawStream
+from conftest import RawStream, next_item, next_update, subscribe_presenter
 
 COFFEE = "org.example.Coffee"
 TIMER = "org.example.Timer"
 
 
-def subscribe(daemon):
-    stream = RawStream(daemon.socket)
-    stream.call("org.island.Presenter.Subscribe", {}, more=True)
-    first = stream.read()
-    update = first["parameters"]["update"]
-    assert update["kind"] == "snapshot"
-    return stream, update
-
-
 def next_island(stream, predicate, timeout=5):
     """The next update whose island (a delta has one only when the island changed) matches."""
-    def matches(message):
-        update = message["parameters"]["update"]
-        return "island" in update and predicate(update["island"])
-    return stream.read_until(matches, timeout)["parameters"]["update"]
-
-
-def next_item(stream, activity_id, predicate=lambda item: True, timeout=5):
-    """The next update carrying the activity, and its item, where the item matches."""
-    def item_of(message):
-        return next((i for i in message["parameters"]["update"]["items"] if i["id"] == activity_id and predicate(i)), None)
-    message = stream.read_until(lambda m: item_of(m) is not None, timeout)
-    return message["parameters"]["update"], item_of(message)
+    return next_update(stream, lambda u: "island" in u and predicate(u["island"]), timeout)
 
 
 def test_compact_then_minimal_then_compact(daemon):
-    stream, snapshot = subscribe(daemon)
+    stream, snapshot = subscribe_presenter(daemon)
     assert snapshot["island"]["mode"] == "none"
     with daemon.connect("org.island.Producer") as coffee, daemon.connect("org.island.Producer") as timer:
         c = coffee.Request(app=COFFEE, type="Coffee", attributes={}, content={"state": {"stage": "ordered"}})["activity"]
@@ -56,7 +36,7 @@ def test_compact_then_minimal_then_compact(daemon):
 
 
 def test_deltas_leave_out_the_island_and_layouts_that_did_not_change(daemon):
-    stream, _ = subscribe(daemon)
+    stream, _ = subscribe_presenter(daemon)
     with daemon.connect("org.island.Producer") as p:
         a = p.Request(app=COFFEE, type="Coffee", attributes={}, content={"state": {"stage": "ordered"}})["activity"]
         update, item = next_item(stream, a["id"])
@@ -76,7 +56,7 @@ def test_deltas_leave_out_the_island_and_layouts_that_did_not_change(daemon):
         assert item["defaultLayout"] is True and item["layout"] != first_layout
 
     # A presenter that subscribes now gets every layout in its snapshot.
-    late, snapshot = subscribe(daemon)
+    late, snapshot = subscribe_presenter(daemon)
     [item] = [i for i in snapshot["items"] if i["id"] == a["id"]]
     assert item["layout"] and item["defaultLayout"] is True and snapshot["island"]["attached"] == a["id"]
     late.close()
@@ -85,7 +65,7 @@ def test_deltas_leave_out_the_island_and_layouts_that_did_not_change(daemon):
 
 def test_a_registered_layout_reaches_presenters_and_its_removal_brings_the_default_back(daemon):
     registered = {"chip": "Coffee", "compactTrailing": {"type": "text", "template": "{{state.stage}}!"}}
-    stream, _ = subscribe(daemon)
+    stream, _ = subscribe_presenter(daemon)
     with daemon.connect("org.island.Producer") as p, daemon.connect("org.island.Extension") as ext:
         a = p.Request(app=COFFEE, type="Order", attributes={}, content={"state": {"stage": "ordered"}})["activity"]
         _, item = next_item(stream, a["id"])
@@ -109,7 +89,7 @@ def test_a_registered_layout_reaches_presenters_and_its_removal_brings_the_defau
 
 
 def test_expand_collapse_and_tap(daemon):
-    stream, _ = subscribe(daemon)
+    stream, _ = subscribe_presenter(daemon)
     with daemon.connect("org.island.Producer") as p, daemon.connect("org.island.Presenter") as presenter:
         a = p.Request(app=COFFEE, type="Coffee", attributes={}, content={"state": {}})["activity"]
         next_island(stream, lambda i: i["mode"] == "compact")
@@ -125,7 +105,7 @@ def test_expand_collapse_and_tap(daemon):
 
 
 def test_sequence_numbers_grow(daemon):
-    stream, snapshot = subscribe(daemon)
+    stream, snapshot = subscribe_presenter(daemon)
     with daemon.connect("org.island.Producer") as p:
         p.Request(app=COFFEE, type="Coffee", attributes={}, content={"state": {}})
         update = stream.read()["parameters"]["update"]
@@ -138,7 +118,7 @@ def test_a_stuck_presenter_does_not_slow_the_others(daemon):
     stuck = RawStream(daemon.socket)
     stuck.sock.setsockopt(__import__("socket").SOL_SOCKET, __import__("socket").SO_RCVBUF, 4096)
     stuck.call("org.island.Presenter.Subscribe", {}, more=True)  # and never read again
-    healthy, _ = subscribe(daemon)
+    healthy, _ = subscribe_presenter(daemon)
     with daemon.connect("org.island.Producer") as p:
         activities = [p.Request(app=COFFEE, type="Coffee", attributes={"pad": "x" * 3000},
                                 content={"state": {"n": 0}})["activity"] for _ in range(5)]
