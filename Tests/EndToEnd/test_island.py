@@ -88,6 +88,27 @@ def test_a_registered_layout_reaches_presenters_and_its_removal_brings_the_defau
     stream.close()
 
 
+def test_relevance_reorders_the_island_and_content_alone_does_not(daemon):
+    stream, _ = subscribe_presenter(daemon)
+    with daemon.connect("org.island.Producer") as p:
+        a = p.Request(app=COFFEE, type="Coffee", attributes={}, content={"state": {"n": 0}})["activity"]
+        b = p.Request(app=COFFEE, type="Coffee", attributes={}, content={"state": {"n": 0}})["activity"]
+        next_island(stream, lambda i: i["lockScreen"] == [a["id"], b["id"]])
+
+        p.Update(app=COFFEE, id=b["id"], content={"state": {"n": 1}, "relevanceScore": 10})
+        update, _ = next_item(stream, b["id"], lambda i: i["content"]["state"] == {"n": 1})
+        assert update["island"]["attached"] == b["id"] and update["island"]["lockScreen"] == [b["id"], a["id"]]
+
+        p.Update(app=COFFEE, id=b["id"], content={"state": {"n": 2}, "relevanceScore": 10})
+        update, _ = next_item(stream, b["id"], lambda i: i["content"]["state"] == {"n": 2})
+        assert "island" not in update, "new content at the same relevance leaves the island as it is"
+
+        p.Update(app=COFFEE, id=b["id"], content={"state": {"n": 3}})
+        update, _ = next_item(stream, b["id"], lambda i: i["content"]["state"] == {"n": 3})
+        assert update["island"]["attached"] == a["id"] and update["island"]["lockScreen"] == [a["id"], b["id"]]
+    stream.close()
+
+
 def test_expand_collapse_and_tap(daemon):
     stream, _ = subscribe_presenter(daemon)
     with daemon.connect("org.island.Producer") as p, daemon.connect("org.island.Presenter") as presenter:

@@ -50,9 +50,15 @@ struct ActivityOwnerTests: ActivityTesting {
         var manager = makeManager()
         let id = try manager.start(ownerGonePolicy: .stale).id
         _ = manager.ownerGone(app: pizza, now: t0 + 1)
+        #expect(manager.nextWakeUp == t0 + 31)
         #expect(manager.ownerReturned(app: pizza).labels == ["changed:1:active"])
         #expect(manager.activity(id: id)?.ownerGraceEndsAt == nil)
+        // The cancelled timer leaves the cheap wake-up early, never late: waking then finds
+        // nothing due and makes it exact.
+        #expect(manager.nextDeadline == t0 + 8 * 3600)
+        #expect(manager.nextWakeUp == t0 + 31)
         #expect(manager.advance(to: t0 + 100).isEmpty)
+        #expect(manager.nextWakeUp == t0 + 8 * 3600)
         #expect(manager.activity(id: id)?.state == .active)
         #expect(manager.nextDeadline == t0 + 8 * 3600)
         #expect(manager.ownerReturned(app: pizza).isEmpty)

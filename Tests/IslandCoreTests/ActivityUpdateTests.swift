@@ -73,6 +73,7 @@ struct ActivityUpdateTests: ActivityTesting {
         #expect(third.deliverAt == first + 0.5)
 
         #expect(manager.nextDeadline == first + 0.5)
+        #expect(manager.nextWakeUp == first + 0.5)
         #expect(manager.advance(to: first + 0.49).isEmpty)
         let events = manager.advance(to: first + 0.5)
         #expect(events.labels == ["changed:1:active", "delivered:1"])

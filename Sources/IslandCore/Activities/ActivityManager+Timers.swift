@@ -30,6 +30,15 @@ extension ActivityManager {
     /// A scan of every activity; `advance(to:)` itself returns at once when nothing is due.
     public var nextDeadline: Double? { earliestTimer()?.at }
 
+    /// A time no later than `nextDeadline`, known without that scan of every activity, for an
+    /// owner that schedules a wake-up after every operation: waking early costs one
+    /// `advance(to:)` that finds nothing due and makes the bound exact again. Nil when nothing
+    /// waits.
+    public var nextWakeUp: Double? {
+        if timerBound == -.infinity { return nextDeadline }
+        return timerBound.isFinite ? timerBound : nil
+    }
+
     /// Applies every timer due at or before `now`, in time order, each at its own time: an
     /// activity whose 8 hours ran out while the daemon was down ends at the 8-hour mark, and is
     /// dismissed in the same call if its dismissal time has passed too.

@@ -579,11 +579,16 @@ actor IslandEngine {
         var changed: [String: Activity] = [:]
         var removed: [String] = []
         var alert: (String, Alert)?
+        // Most updates change content only: the arbitration, a sort of every activity, need
+        // not run again for them (timeouts of expansions come by the timer).
+        var arbitrationChanged = false
         for event in events {
             switch event {
             case .changed(let activity):
+                arbitrationChanged = arbitrationChanged || shown[activity.id].flatMap(Self.candidate) != Self.candidate(activity)
                 shown[activity.id] = activity
             case .delivered(let activity):
+                arbitrationChanged = arbitrationChanged || shown[activity.id].flatMap(Self.candidate) != Self.candidate(activity)
                 shown[activity.id] = activity
                 changed[activity.id] = activity
             case .removed(let id):
@@ -596,7 +601,7 @@ actor IslandEngine {
                 break
             }
         }
-        recomputeIsland(changed: changed, removed: removed, alert: alert)
+        recomputeIsland(changed: changed, removed: removed, alert: alert, arbitrationChanged: arbitrationChanged)
         scheduleTimer()
     }
 
@@ -674,12 +679,14 @@ actor IslandEngine {
         }
     }
 
-    private func recomputeIsland(changed: [String: Activity], removed: [String], alert: (String, Alert)?) {
+    private func recomputeIsland(changed: [String: Activity], removed: [String], alert: (String, Alert)?,
+                                 arbitrationChanged: Bool) {
         let now = clock()
+        let arbitrate = arbitrationChanged || !removed.isEmpty || alert != nil
         for uid in views.keys {
             let visibleAlert = alert.flatMap { isVisible($0.0, to: uid) ? $0 : nil }
             if let visibleAlert { views[uid]!.arbiter.interactions.alert(id: visibleAlert.0, now: now) }
-            let delta = views[uid]!.arbiter.recompute(candidates: candidates(for: uid), now: now)
+            let delta = arbitrate ? views[uid]!.arbiter.recompute(candidates: candidates(for: uid), now: now) : nil
             let items = changed.values.filter { !removed.contains($0.id) && isVisible($0.id, to: uid) }
                 .sorted { $0.id < $1.id }
             guard delta != nil || !items.isEmpty || !removed.isEmpty else { continue }
@@ -779,18 +786,20 @@ actor IslandEngine {
     }
 
     private func candidates(for uid: UInt32) -> [IslandCandidate] {
-        shown.values.compactMap { activity in
-            guard isVisible(activity.id, to: uid) else { return nil }
-            let state: IslandCandidate.State
-            switch activity.state {
-            case .pending, .active: state = .active
-            case .stale: state = .stale
-            case .ended: state = .ended
-            case .dismissed: return nil
-            }
-            return IslandCandidate(id: activity.id, app: activity.app, state: state,
-                                   relevanceScore: activity.deliveredContent.relevanceScore, startedAt: activity.createdAt)
+        shown.values.compactMap { activity in isVisible(activity.id, to: uid) ? Self.candidate(activity) : nil }
+    }
+
+    /// All the arbitration knows of an activity; nil once dismissed.
+    private static func candidate(_ activity: Activity) -> IslandCandidate? {
+        let state: IslandCandidate.State
+        switch activity.state {
+        case .pending, .active: state = .active
+        case .stale: state = .stale
+        case .ended: state = .ended
+        case .dismissed: return nil
         }
+        return IslandCandidate(id: activity.id, app: activity.app, state: state,
+                               relevanceScore: activity.deliveredContent.relevanceScore, startedAt: activity.createdAt)
     }
 
     /// The layout's tap URL, its templates filled from the activity.
@@ -804,7 +813,7 @@ actor IslandEngine {
     // MARK: Timers
 
     private func scheduleTimer() {
-        let deadline = ([manager.nextDeadline] + views.values.map(\.arbiter.nextDeadline)).compactMap { $0 }.min()
+        let deadline = ([manager.nextWakeUp] + views.values.map(\.arbiter.nextDeadline)).compactMap { $0 }.min()
         guard deadline != timerDeadline else { return }
         timer?.cancel()
         timerDeadline = deadline
