@@ -13,7 +13,7 @@ extension ProcessIdentity {
     /// - Parameter procRoot: Where procfs is mounted; tests point it at a fake tree.
     public static func flatpakAppID(pid: Int32, procRoot: String = "/proc") -> String? {
         guard pid > 0,
-            let contents = readSmallFile("\(procRoot)/\(pid)/root/.flatpak-info")
+            let contents = try? readSmallFile("\(procRoot)/\(pid)/root/.flatpak-info", limit: 64 * 1024)
         else { return nil }
         return keyFileValue(String(decoding: contents, as: UTF8.self), group: "Application", key: "name")
     }
@@ -43,24 +43,5 @@ extension ProcessIdentity {
             let last = text.lastIndex(where: { !isBlank($0) })
         else { return "" }
         return text[first...last]
-    }
-
-    /// Reads a file of at most `limit` bytes; larger files are not what we are looking for.
-    static func readSmallFile(_ path: String, limit: Int = 64 * 1024) -> [UInt8]? {
-        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY)
-        guard fd >= 0 else { return nil }
-        defer { close(fd) }
-        var contents: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 4096)
-        while true {
-            let count = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-            if count == 0 { return contents }
-            if count < 0 {
-                if errno == EINTR { continue }
-                return nil
-            }
-            contents.append(contentsOf: chunk[..<count])
-            if contents.count > limit { return nil }
-        }
     }
 }

@@ -1,6 +1,6 @@
 import Foundation
-import Glibc
 import IslandCore
+import Systemd
 
 /// Reads the configuration files of DESIGN.md's INI format: the main file, then the
 /// `.conf` drop-ins of `<file>.d/` in file-name order. A missing main file is the same as an
@@ -26,25 +26,13 @@ enum ConfigurationLoader {
     /// in memory.
     static let maximumFileSize = 1 << 20
 
-    /// A file's text. Read as a stream, so `/dev/null` or a pipe serve as an empty or generated
-    /// configuration; failures are named the way the system names them (`strerror`).
+    /// A file's text; `/dev/null` or a pipe serve as an empty or generated configuration.
     static func read(_ path: String) throws(ConfigurationFileError) -> String {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { throw ConfigurationFileError(path: path, reason: String(cString: strerror(errno))) }
-        defer { close(fd) }
-        var bytes: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 64 * 1024)
-        while bytes.count <= maximumFileSize {
-            let n = chunk.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
-            if n < 0 {
-                if errno == EINTR { continue }
-                throw ConfigurationFileError(path: path, reason: String(cString: strerror(errno)))
-            }
-            if n == 0 { break }
-            bytes += chunk[..<n]
-        }
-        guard bytes.count <= maximumFileSize else {
-            throw ConfigurationFileError(path: path, reason: "larger than \(maximumFileSize) bytes")
+        let bytes: [UInt8]
+        do {
+            bytes = try readSmallFile(path, limit: maximumFileSize)
+        } catch {
+            throw ConfigurationFileError(path: path, reason: error.description)
         }
         guard let text = String(validating: bytes, as: UTF8.self) else {
             throw ConfigurationFileError(path: path, reason: "not valid UTF-8")
