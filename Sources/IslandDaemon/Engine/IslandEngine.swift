@@ -584,13 +584,10 @@ actor IslandEngine {
         var arbitrationChanged = false
         for event in events {
             switch event {
-            case .changed(let activity):
+            case .changed(let activity), .delivered(let activity):
                 arbitrationChanged = arbitrationChanged || shown[activity.id].flatMap(Self.candidate) != Self.candidate(activity)
                 shown[activity.id] = activity
-            case .delivered(let activity):
-                arbitrationChanged = arbitrationChanged || shown[activity.id].flatMap(Self.candidate) != Self.candidate(activity)
-                shown[activity.id] = activity
-                changed[activity.id] = activity
+                if case .delivered = event { changed[activity.id] = activity }
             case .removed(let id):
                 shown.removeValue(forKey: id)
                 itemLayouts[id] = nil
@@ -635,6 +632,8 @@ actor IslandEngine {
     /// that are gone, so each gets the committed state whole.
     private func resyncPresenters() {
         shown = OrderedDictionary(uniqueKeysWithValues: manager.list().map { ($0.id, $0) })
+        // Activities the disk no longer has will never be removed one by one.
+        itemLayouts = itemLayouts.filter { shown[$0.key] != nil }
         let now = clock()
         for uid in views.keys {
             views[uid]!.sequence += 1
