@@ -256,6 +256,31 @@ def test_presenters_get_the_registered_layout_and_the_default_after_removal(daem
     stream.close()
 
 
+def test_a_registered_layout_ignores_the_states_shape_and_the_default_after_removal_follows_it(daemon):
+    registered = {"chip": "Coffee", "compactTrailing": {"type": "text", "template": "{{state.stage}}!"}}
+    stream, _ = subscribe_presenter(daemon)
+    with daemon.connect("org.island.Producer") as p, daemon.connect("org.island.Extension") as ext:
+        a = p.Request(app=COFFEE, type="Order", attributes={}, content={"state": {"stage": "ordered"}})["activity"]
+        _, item = next_item(stream, a["id"])
+        assert item["defaultLayout"] is True
+        default = item["layout"]
+
+        ext.RegisterLayout(app=COFFEE, type="Order", layout=registered)
+        _, item = next_item(stream, a["id"], lambda i: "layout" in i)
+        assert item["defaultLayout"] is False and item["layout"] == registered
+
+        p.Update(app=COFFEE, id=a["id"], content={"state": {"stage": "brewing", "minutes": 2}})
+        _, item = next_item(stream, a["id"], lambda i: i["content"]["state"].get("minutes") == 2)
+        assert "layout" not in item, "a registered layout does not follow the state's shape"
+
+        ext.RemoveLayout(app=COFFEE, type="Order")
+        _, item = next_item(stream, a["id"], lambda i: "layout" in i)
+        assert item["defaultLayout"] is True
+        assert item["layout"] != default, "the default is worked out from the state as it is now"
+        assert item["layout"]["compactTrailing"]["template"] == "{{state.stage}}"
+    stream.close()
+
+
 def test_a_new_activity_of_a_registered_type_carries_the_layout(daemon, coffee):
     register_layout(daemon, COFFEE, "Order", LAYOUT)
     stream, _ = subscribe_presenter(daemon)

@@ -63,31 +63,6 @@ def test_deltas_leave_out_the_island_and_layouts_that_did_not_change(daemon):
     stream.close()
 
 
-def test_a_registered_layout_reaches_presenters_and_its_removal_brings_the_default_back(daemon):
-    registered = {"chip": "Coffee", "compactTrailing": {"type": "text", "template": "{{state.stage}}!"}}
-    stream, _ = subscribe_presenter(daemon)
-    with daemon.connect("org.island.Producer") as p, daemon.connect("org.island.Extension") as ext:
-        a = p.Request(app=COFFEE, type="Order", attributes={}, content={"state": {"stage": "ordered"}})["activity"]
-        _, item = next_item(stream, a["id"])
-        assert item["defaultLayout"] is True
-        default = item["layout"]
-
-        ext.RegisterLayout(app=COFFEE, type="Order", layout=registered)
-        _, item = next_item(stream, a["id"], lambda i: "layout" in i)
-        assert item["defaultLayout"] is False and item["layout"] == registered
-
-        p.Update(app=COFFEE, id=a["id"], content={"state": {"stage": "brewing", "minutes": 2}})
-        _, item = next_item(stream, a["id"], lambda i: i["content"]["state"].get("minutes") == 2)
-        assert "layout" not in item, "a registered layout does not follow the state's shape"
-
-        ext.RemoveLayout(app=COFFEE, type="Order")
-        _, item = next_item(stream, a["id"], lambda i: "layout" in i)
-        assert item["defaultLayout"] is True
-        assert item["layout"] != default, "the default is worked out from the state as it is now"
-        assert item["layout"]["compactTrailing"]["template"] == "{{state.stage}}"
-    stream.close()
-
-
 def test_relevance_reorders_the_island_and_content_alone_does_not(daemon):
     stream, _ = subscribe_presenter(daemon)
     with daemon.connect("org.island.Producer") as p:
