@@ -42,9 +42,6 @@ die() { printf 'build-deb: error: %s\n' "$*" >&2; exit 1; }
 for tool in dpkg-deb dpkg-shlibdeps dpkg-parsechangelog gzip strip; do
   command -v "$tool" >/dev/null || die "$tool not found (apt-get install dpkg-dev binutils gzip)"
 done
-swift=swift
-command -v swift >/dev/null || swift=/opt/swift/usr/bin/swift
-[ -x "$(command -v "$swift")" ] || die "swift not found on PATH or at /opt/swift"
 
 pkg="$repo/packaging"
 debian="$pkg/debian"
@@ -59,16 +56,10 @@ arch="$(dpkg --print-architecture)"
 SOURCE_DATE_EPOCH="$(dpkg-parsechangelog -l "$debian/changelog" -S Timestamp)"
 export SOURCE_DATE_EPOCH
 
-# 1. Release binaries. --static-swift-stdlib links the Swift runtime, Foundation and
-#    Dispatch into each executable; relro/now are Debian's hardening defaults.
+# 1. Release binaries, linked as scripts/build-release.sh says (the Swift runtime, Foundation
+#    and Dispatch linked in; Debian's hardening defaults).
 if ((build)); then
-  for product in "${products[@]}"; do
-    say "swift build -c release --static-swift-stdlib --product $product (scratch: ${scratch#"$repo"/})"
-    start=$SECONDS
-    (cd "$repo" && "$swift" build -c release --static-swift-stdlib --scratch-path "$scratch" \
-      --product "$product" -Xlinker -z -Xlinker relro -Xlinker -z -Xlinker now) >&2
-    say "  $product built in $((SECONDS - start))s"
-  done
+  "$repo/scripts/build-release.sh" --scratch-path "$scratch" "${products[@]}" >/dev/null
 fi
 bin="$scratch/release"
 for product in "${products[@]}"; do

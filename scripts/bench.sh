@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# The benchmark of issue #6 (DESIGN.md §9): builds islandd in release and runs
-# Benchmarks/bench.py, which measures latency, throughput, RSS and start-up against the floor
-# relay of the shared harness (../shared/bench, or --harness DIR) and prints a Markdown table.
+# The benchmark of issue #6 (DESIGN.md §9): builds islandd as the Debian package ships it
+# (scripts/build-release.sh) and runs Benchmarks/bench.py, which measures latency, throughput,
+# RSS and start-up against the floor relay of the shared harness (../shared/bench, or
+# --harness DIR) and prints a Markdown table.
 #
 #   scripts/bench.sh                 the full run (1–3 minutes)
 #   scripts/bench.sh --quick         a smoke run with short durations
@@ -18,12 +19,8 @@ for arg in "$@"; do
 done
 
 if [ "$build" = 1 ]; then
-  if ! command -v swift >/dev/null && [ -x /opt/swift/usr/bin/swift ]; then
-    export PATH="/opt/swift/usr/bin:$PATH"
-  fi
-  echo "==> building islandd (release)" >&2
-  swift build -c release --scratch-path .build-release --product islandd
+  bin="$(scripts/build-release.sh islandd)"
   # bench.py copies the binary before it starts, so a rebuild during the run changes nothing.
-  exec python3 Benchmarks/bench.py --islandd "$PWD/.build-release/release/islandd" "$@"
+  exec python3 Benchmarks/bench.py --islandd "$bin/islandd" "$@"
 fi
 exec python3 Benchmarks/bench.py "$@"
