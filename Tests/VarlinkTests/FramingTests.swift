@@ -1,21 +1,39 @@
 import NIOCore
 import NIOEmbedded
-import NIOTestUtils
 import Testing
 @testable import Varlink
 
 @Suite struct FramingTests {
     @Test func splitsAcrossArbitraryReadBoundaries() throws {
         let frames = ["{\"method\":\"a.B\"}", "", "{\"x\":\"\u{e9}\"}"]
-        var input = ByteBuffer()
-        for frame in frames {
-            input.writeString(frame)
-            input.writeInteger(UInt8(0))
+        let input: [UInt8] = Array(frames.map { Array($0.utf8) + [UInt8(0)] }.joined())
+        // Every way of cutting the input into two reads, and one byte per read.
+        var splits: [[[UInt8]]] = (0...input.count).map { [Array(input[..<$0]), Array(input[$0...])] }
+        splits.append(input.map { [$0] })
+        for reads in splits {
+            let channel = EmbeddedChannel(handler: ByteToMessageHandler(NULFrameDecoder(maximumMessageSize: 64)))
+            var decoded: [String] = []
+            for read in reads {
+                try channel.writeInbound(ByteBuffer(bytes: read))
+                while let frame = try channel.readInbound(as: NULFrameDecoder.Frame.self) {
+                    decoded.append(String(buffer: frame.bytes))
+                }
+            }
+            #expect(decoded == frames, "read sizes: \(reads.map { $0.count })")
+            #expect(try channel.finish().isClean)
         }
-        // The verifier feeds every split of the input, byte by byte and in chunks.
-        try ByteToMessageDecoderVerifier.verifyDecoder(
-            inputOutputPairs: [(input, frames.map { ByteBuffer(string: $0) })],
-            decoderFactory: { NULFrameDecoder(maximumMessageSize: 64) })
+    }
+
+    @Test func saysWhetherThePeerHadSentMoreBehindAMessage() throws {
+        let channel = EmbeddedChannel(handler: ByteToMessageHandler(NULFrameDecoder(maximumMessageSize: 64)))
+        try channel.writeInbound(ByteBuffer(bytes: Array("a".utf8) + [0] + Array("b".utf8) + [0] + Array("c".utf8)))
+        #expect(try channel.readInbound(as: NULFrameDecoder.Frame.self) == .init(bytes: ByteBuffer(string: "a"), moreBuffered: true))
+        // The start of the next message counts: its sender is already sending it.
+        #expect(try channel.readInbound(as: NULFrameDecoder.Frame.self) == .init(bytes: ByteBuffer(string: "b"), moreBuffered: true))
+        #expect(try channel.readInbound(as: NULFrameDecoder.Frame.self) == nil)
+        try channel.writeInbound(ByteBuffer(bytes: [0]))
+        #expect(try channel.readInbound(as: NULFrameDecoder.Frame.self) == .init(bytes: ByteBuffer(string: "c"), moreBuffered: false))
+        #expect(try channel.finish().isClean)
     }
 
     @Test func refusesAMessageOverTheLimitBeforeItEnds() throws {
@@ -28,7 +46,7 @@ import Testing
     @Test func refusesAMessageOverTheLimitThatEndsInTheSameRead() throws {
         let channel = EmbeddedChannel(handler: ByteToMessageHandler(NULFrameDecoder(maximumMessageSize: 8)))
         try channel.writeInbound(ByteBuffer(bytes: Array("12345678".utf8) + [0]))
-        #expect(try channel.readInbound(as: ByteBuffer.self) == ByteBuffer(string: "12345678"))
+        #expect(try channel.readInbound(as: NULFrameDecoder.Frame.self)?.bytes == ByteBuffer(string: "12345678"))
         #expect(throws: NULFrameDecoder.MessageTooLarge(limit: 8)) {
             try channel.writeInbound(ByteBuffer(bytes: Array("123456789".utf8) + [0]))
         }
@@ -37,7 +55,7 @@ import Testing
     @Test func reportsATruncatedMessageAtEndOfStream() throws {
         let channel = EmbeddedChannel(handler: ByteToMessageHandler(NULFrameDecoder(maximumMessageSize: 64)))
         try channel.writeInbound(ByteBuffer(bytes: Array("{}".utf8) + [0] + Array("{\"meth".utf8)))
-        #expect(try channel.readInbound(as: ByteBuffer.self) == ByteBuffer(string: "{}"))
+        #expect(try channel.readInbound(as: NULFrameDecoder.Frame.self)?.bytes == ByteBuffer(string: "{}"))
         #expect(throws: NULFrameDecoder.TruncatedMessage(bytes: 6)) { try channel.finish() }
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import IslandJSON
+import NIOPosix
 import Testing
 @testable import Varlink
 
@@ -263,6 +264,43 @@ import Testing
         try await assertServing(server)
         try await waitUntil { server.server.connectionCount <= 1 }
         #expect(try await stuck.isClosedByPeer())
+    }
+
+    /// A reply a call makes for another connection (a presenter's delta) goes out at once when
+    /// that call came alone, rather than when the loop's turn ends; when the caller had sent
+    /// more calls behind it, it waits to share a write with theirs. `Tell` holds the loop after
+    /// telling, so the two are hundreds of milliseconds apart.
+    @Test func aLoneCallsReplyToAnotherConnectionGoesOutAtOnceAndABurstsWaits() async throws {
+        // One loop, as islandd has: the connections must share it.
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        let server = try await TestServer.start(group: group)
+        let listener = try server.raw()
+        try listener.send(#"{"method":"org.example.test.Listen","more":true}"#)
+        try await Task.sleep(for: .milliseconds(50))
+        let teller = try server.raw()
+        let clock = ContinuousClock()
+
+        var start = clock.now
+        try teller.send(#"{"method":"org.example.test.Tell","parameters":{"text":"lone","holdMs":600}}"#)
+        let heard = try await listener.readMessage()
+        let heardAfter = clock.now - start
+        _ = try await teller.readMessage()
+        let answeredAfter = clock.now - start
+        #expect(heard?.contains("lone") == true)
+        #expect(answeredAfter - heardAfter > .milliseconds(300), "heard after \(heardAfter), answered after \(answeredAfter)")
+
+        try await Task.sleep(for: .milliseconds(50))
+        start = clock.now
+        try teller.send(Array(#"{"method":"org.example.test.Tell","parameters":{"text":"first","holdMs":600}}"#.utf8) + [0]
+                        + Array(#"{"method":"org.example.test.Tell","parameters":{"text":"second","holdMs":0}}"#.utf8) + [0])
+        let first = try await listener.readMessage()
+        let firstAfter = clock.now - start
+        #expect(first?.contains("first") == true)
+        #expect(firstAfter > .milliseconds(300), "the first of a burst was heard after \(firstAfter)")
+        #expect(try await listener.readMessage()?.contains("second") == true)
+
+        await server.stop()
+        try await group.shutdownGracefully()
     }
 
     @Test func shutdownDrainsCallsInProgressAndClosesEveryConnection() async throws {

@@ -1,6 +1,8 @@
 import Foundation
 import IslandJSON
+import NIOCore
 import NIOPosix
+import Synchronization
 import Varlink
 
 /// An in-process server on a temporary socket, serving `org.example.test`.
@@ -25,6 +27,10 @@ struct TestServer {
         method Who() -> (pid: int, uid: int)
         # Sends n replies of 1 KiB at once, whether or not the peer reads them.
         method Flood(n: int) -> (pad: string)
+        # Streams what Tell calls say, until the connection goes away.
+        method Listen() -> (heard: string)
+        # Says text to every listener, then holds the event loop for holdMs milliseconds.
+        method Tell(text: string, holdMs: int) -> ()
         error Boom (why: string)
         """
 
@@ -43,13 +49,21 @@ struct TestServer {
         var count: Int { lock.withLock { value } }
     }
 
-    static func start(_ configure: (inout VarlinkServer.Configuration) -> Void = { _ in }) async throws -> TestServer {
+    final class Listeners: Sendable {
+        private let responders = Mutex<[VarlinkResponder]>([])
+        func add(_ responder: VarlinkResponder) { responders.withLock { $0.append(responder) } }
+        var all: [VarlinkResponder] { responders.withLock { $0 } }
+    }
+
+    static func start(group: EventLoopGroup = MultiThreadedEventLoopGroup.singleton,
+                      _ configure: (inout VarlinkServer.Configuration) -> Void = { _ in }) async throws -> TestServer {
         let directory = NSTemporaryDirectory() + "varlink-test-\(UUID().uuidString.prefix(8))"
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         let path = directory + "/test.sock"
         let cancelled = Counter()
         let started = Counter()
         let overlapStarted = Counter()
+        let listeners = Listeners()
         let interface = try VarlinkInterface(parsing: interfaceText)
         let implementation = VarlinkImplementation(interface: interface, handlers: [
             "Echo": .immediate { request in ["text": request.parameters["text"]!] },
@@ -98,6 +112,13 @@ struct TestServer {
                 let pad = JSON.string(String(repeating: "x", count: 1024))
                 for i in 0..<n { responder.reply(["pad": pad], continues: i < n - 1) }
             },
+            "Listen": .streaming { _, responder in listeners.add(responder) },
+            "Tell": .immediate { request in
+                for listener in listeners.all { listener.reply(["heard": request.parameters["text"]!], continues: true) }
+                // Blocks the loop on purpose: what was said must already be on its way.
+                usleep(useconds_t(request.parameters["holdMs"]!.intValue! * 1000))
+                return [:]
+            },
             "Who": .immediate { request in
                 ["pid": .int(Int(request.connection.peer?.pid ?? -1)), "uid": .int(Int(request.connection.peer?.uid ?? 0))]
             },
@@ -108,7 +129,7 @@ struct TestServer {
         var configuration = VarlinkServer.Configuration()
         configuration.shutdownGracePeriod = .seconds(3)
         configure(&configuration)
-        let server = VarlinkServer(service: service, configuration: configuration)
+        let server = VarlinkServer(service: service, configuration: configuration, group: group)
         try await server.bind(unixPath: path)
         return TestServer(server: server, path: path, directory: directory, cancelled: cancelled, sleepsStarted: started)
     }

@@ -45,8 +45,8 @@ private func frames(of chunks: [ArraySlice<UInt8>]) -> (frames: [[UInt8]], error
     var frames: [[UInt8]] = []
     var failure: String?
     func drain() {
-        while let frame = try? channel.readInbound(as: ByteBuffer.self) {
-            frames.append(Array(frame.readableBytesView))
+        while let frame = try? channel.readInbound(as: NULFrameDecoder.Frame.self) {
+            frames.append(Array(frame.bytes.readableBytesView))
         }
     }
     for chunk in chunks {

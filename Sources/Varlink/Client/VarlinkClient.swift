@@ -99,7 +99,7 @@ public final class VarlinkClient: Sendable {
 }
 
 final class VarlinkClientHandler: ChannelInboundHandler {
-    typealias InboundIn = ByteBuffer
+    typealias InboundIn = NULFrameDecoder.Frame
 
     enum Pending {
         case single(EventLoopPromise<VarlinkReply>)
@@ -116,7 +116,7 @@ final class VarlinkClientHandler: ChannelInboundHandler {
     var pending = Deque<Pending>()
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        let frame = unwrapInboundIn(data)
+        let frame = unwrapInboundIn(data).bytes
         let reply: VarlinkReply
         do {
             reply = try VarlinkReply(frame: frame.readableBytesView)

@@ -33,6 +33,8 @@ public final class VarlinkServer: Sendable {
         var listeners: [Channel] = []
         var connections: [ObjectIdentifier: Channel] = [:]
         var perUser: [UInt32: Int] = [:]
+        /// One per event loop serving connections.
+        var loopTurns: [ObjectIdentifier: NIOLoopBound<LoopTurn>] = [:]
         var nextConnectionID: UInt64 = 0
         var shuttingDown = false
     }
@@ -168,10 +170,18 @@ public final class VarlinkServer: Sendable {
             maximumQueuedBytes: configuration.maximumQueuedBytes,
             maximumOutputBytes: configuration.maximumOutputBytes)
         let connection = VarlinkConnectionContext(id: id, peer: peer)
-        return channel.eventLoop.makeCompletedFuture {
+        let loop = channel.eventLoop
+        let loopTurn = state.withLock { state in
+            if let turn = state.loopTurns[ObjectIdentifier(loop)] { return turn }
+            let turn = NIOLoopBound(LoopTurn(), eventLoop: loop)
+            state.loopTurns[ObjectIdentifier(loop)] = turn
+            return turn
+        }
+        return loop.makeCompletedFuture {
             try channel.pipeline.syncOperations.addHandlers([
                 ByteToMessageHandler(NULFrameDecoder(maximumMessageSize: configuration.maximumMessageSize)),
-                VarlinkServerConnectionHandler(service: service, connection: connection, limits: limits, logger: logger),
+                VarlinkServerConnectionHandler(service: service, connection: connection, limits: limits,
+                                               loopTurn: loopTurn.value, logger: logger),
             ])
         }
     }

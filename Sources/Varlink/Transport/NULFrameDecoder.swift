@@ -2,7 +2,14 @@ import NIOCore
 
 /// Splits a byte stream into NUL-terminated Varlink messages (the NUL is dropped).
 public struct NULFrameDecoder: ByteToMessageDecoder {
-    public typealias InboundOut = ByteBuffer
+    /// A message, and whether the peer had already sent more behind it (bytes of the next
+    /// message arrived with it): a server can tell a lone call from one of a pipelined burst.
+    public struct Frame: Sendable, Equatable {
+        public var bytes: ByteBuffer
+        public var moreBuffered: Bool
+    }
+
+    public typealias InboundOut = Frame
 
     /// A message grew past the limit before its NUL arrived.
     public struct MessageTooLarge: Error, Equatable { public var limit: Int }
@@ -31,7 +38,7 @@ public struct NULFrameDecoder: ByteToMessageDecoder {
         guard length <= maximumMessageSize else { throw MessageTooLarge(limit: maximumMessageSize) }
         let frame = buffer.readSlice(length: length)!
         buffer.moveReaderIndex(forwardBy: 1)
-        context.fireChannelRead(Self.wrapInboundOut(frame))
+        context.fireChannelRead(Self.wrapInboundOut(Frame(bytes: frame, moreBuffered: buffer.readableBytes > 0)))
         return .continue
     }
 
