@@ -243,8 +243,12 @@ import Testing
         defer { Task { await server.stop() } }
         let first = try server.raw()
         let second = try server.raw()
-        try first.send(#"{"method":"org.example.test.Echo","parameters":{"text":"1"}}"#)
-        _ = try await first.readReply()
+        // Each connection is admitted on its own event loop, so the order they were accepted in
+        // is not the order they are admitted in: both must be in before the third tries.
+        for connection in [first, second] {
+            try connection.send(#"{"method":"org.example.test.Echo","parameters":{"text":"1"}}"#)
+            _ = try await connection.readReply()
+        }
         let third = try server.raw()
         let refusal = try await third.readReply()
         #expect(error(refusal) == "org.island.Connection.TooManyConnections")
