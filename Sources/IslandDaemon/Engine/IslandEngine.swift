@@ -136,9 +136,12 @@ actor IslandEngine {
         return try result.get()
     }
 
-    func request(app: String, type: String, attributes: JSONObject, content: ActivityContent, key: String?,
-                 ownerGone: OwnerGonePolicy, ownerUID: UInt32?, decided: @Sendable () -> Void = {},
-                 completion: @escaping Completion<(Activity, Bool)>) {
+    /// The producer's operations answer through `completion`, with what `prepare` makes of
+    /// their outcome. `prepare` runs once the change is committed, on the store's writer thread,
+    /// so that building a reply (the whole activity, encoded) keeps off the event loop.
+    func request<Reply: Sendable>(app: String, type: String, attributes: JSONObject, content: ActivityContent, key: String?,
+                                  ownerGone: OwnerGonePolicy, ownerUID: UInt32?, decided: @Sendable () -> Void = {},
+                                  prepare: @escaping @Sendable ((Activity, Bool)) -> Reply, completion: @escaping Completion<Reply>) {
         let entitlement = entitlement(for: app)
         mutate(decided: decided, { manager, now throws(IslandError) in
             let result = try manager.request(app: app, type: type, attributes: attributes, content: content, key: key,
@@ -148,33 +151,35 @@ actor IslandEngine {
                 ownersDirty = true
             }
             return ((result.activity, result.created), result.events)
-        }, completion: completion)
+        }, prepare: prepare, completion: completion)
     }
 
     func request(app: String, type: String, attributes: JSONObject, content: ActivityContent, key: String?,
                  ownerGone: OwnerGonePolicy, ownerUID: UInt32?) async throws(VarlinkError) -> (Activity, Bool) {
         try await awaiting { done in
             request(app: app, type: type, attributes: attributes, content: content, key: key, ownerGone: ownerGone,
-                    ownerUID: ownerUID, completion: done)
+                    ownerUID: ownerUID, prepare: { $0 }, completion: done)
         }
     }
 
-    func update(app: String, id: String, content: ActivityContent, alert: Alert?, timestamp: Double?,
-                decided: @Sendable () -> Void = {}, completion: @escaping Completion<UpdateOutcome>) {
+    func update<Reply: Sendable>(app: String, id: String, content: ActivityContent, alert: Alert?, timestamp: Double?,
+                                 decided: @Sendable () -> Void = {}, prepare: @escaping @Sendable (UpdateOutcome) -> Reply,
+                                 completion: @escaping Completion<Reply>) {
         let entitlement = entitlement(for: app)
         mutate(decided: decided, { manager, now throws(IslandError) in
             let outcome = try manager.update(app: app, id: id, content: content, alert: alert, timestamp: timestamp,
                                              entitlement: entitlement, now: now)
             return (outcome, outcome.events)
-        }, completion: completion)
+        }, prepare: prepare, completion: completion)
     }
 
-    func end(app: String, id: String, content: ActivityContent?, dismissal: DismissalPolicy, timestamp: Double?,
-             decided: @Sendable () -> Void = {}, completion: @escaping Completion<Activity>) {
+    func end<Reply: Sendable>(app: String, id: String, content: ActivityContent?, dismissal: DismissalPolicy, timestamp: Double?,
+                              decided: @Sendable () -> Void = {}, prepare: @escaping @Sendable (Activity) -> Reply,
+                              completion: @escaping Completion<Reply>) {
         mutate(decided: decided, { manager, now throws(IslandError) in
             let result = try manager.end(app: app, id: id, content: content, dismissalPolicy: dismissal, timestamp: timestamp, now: now)
             return (result.activity, result.events)
-        }, completion: completion)
+        }, prepare: prepare, completion: completion)
     }
 
     func list(app: String, type: String?, states: Set<ActivityState>?) -> [Activity] {
@@ -222,7 +227,7 @@ actor IslandEngine {
         producerConnections[app, default: 0] += 1
         if producerConnections[app] == 1 {
             let events = manager.ownerReturned(app: app)
-            persistAndPublish(events) { _, _ in }
+            persistAndPublish(events, prepare: {}) { _, _ in }
         }
     }
 
@@ -424,9 +429,10 @@ actor IslandEngine {
     ///
     /// `decided` runs once the change is made in memory and queued for the disk: from then on
     /// the caller's next pipelined call may be decided too, while this one waits for its commit.
-    private func mutate<T: Sendable>(decided: @Sendable () -> Void = {},
-                                     _ body: (inout ActivityManager, Double) throws(IslandError) -> (T, [ActivityEvent]),
-                                     completion: @escaping Completion<T>) {
+    private func mutate<T: Sendable, Reply: Sendable>(decided: @Sendable () -> Void = {},
+                                                      _ body: (inout ActivityManager, Double) throws(IslandError) -> (T, [ActivityEvent]),
+                                                      prepare: @escaping @Sendable (T) -> Reply,
+                                                      completion: @escaping Completion<Reply>) {
         let now = clock()
         let due = manager.advance(to: now)
         let result: T
@@ -435,26 +441,24 @@ actor IslandEngine {
             (result, events) = try body(&manager, now)
         } catch {
             // The refusal changed nothing, but the timers it ran first did: keep those.
-            persistAndPublish(due) { _, _ in }
+            persistAndPublish(due, prepare: {}) { _, _ in }
             completion(.failure(VarlinkError(error.name, error.parameters)))
             return
         }
-        persistAndPublish(due + events, decided: decided) { engine, error in
-            if let error {
+        persistAndPublish(due + events, decided: decided, prepare: { prepare(result) }) { engine, outcome in
+            if case .failure = outcome {
                 // Nothing of this change reached the disk. Other calls may have changed memory
                 // while this one waited, so the disk, not a copy from before, is the truth to
                 // return to.
                 engine.restoreFromDisk()
-                completion(.failure(error))
-            } else {
-                completion(.success(result))
             }
+            completion(outcome)
         }
     }
 
     @discardableResult
     private func mutate<T: Sendable>(_ body: (inout ActivityManager, Double) throws(IslandError) -> (T, [ActivityEvent])) async throws(VarlinkError) -> T {
-        try await awaiting { done in mutate(body, completion: done) }
+        try await awaiting { done in mutate(body, prepare: { $0 }, completion: done) }
     }
 
     private func restoreFromDisk() {
@@ -469,12 +473,15 @@ actor IslandEngine {
     }
 
     /// Shows presenters the events' changes at once, commits them, and once committed tells
-    /// watchers and calls `completion` (with the error if the commit failed), on the engine.
-    private func persistAndPublish(_ events: [ActivityEvent], decided: @Sendable () -> Void = {},
-                                   then completion: @escaping @Sendable (isolated IslandEngine, VarlinkError?) -> Void) {
+    /// watchers and calls `completion` on the engine, with what `prepare` returned (made on
+    /// the writer thread once the commit succeeded) or the error if it failed.
+    private func persistAndPublish<Prepared: Sendable>(
+        _ events: [ActivityEvent], decided: @Sendable () -> Void = {}, prepare: @escaping @Sendable () -> Prepared,
+        then completion: @escaping @Sendable (isolated IslandEngine, Result<Prepared, VarlinkError>) -> Void
+    ) {
         guard !events.isEmpty else {
             decided()
-            completion(self, nil)
+            completion(self, .success(prepare()))
             return
         }
         // Commits complete in order, but the callers waiting for them may resume in any order:
@@ -486,34 +493,37 @@ actor IslandEngine {
         let mutations = storeMutations(for: events)
         guard !mutations.isEmpty else {
             decided()
-            finishCommit(ticket, events, .success(()), then: completion)
+            finishCommit(ticket, events, .success(prepare()), then: completion)
             return
         }
         // Queued synchronously, on the engine, so batches reach the disk in the order their
         // changes were decided; the store's writer thread groups what arrives during a commit.
         store.commit(mutations) { [self] result in
-            loop.execute { self.assumeIsolated { $0.finishCommit(ticket, events, result, then: completion) } }
+            let prepared = result.map { prepare() }
+            loop.execute { self.assumeIsolated { $0.finishCommit(ticket, events, prepared, then: completion) } }
         }
         decided()
     }
 
     private func persistAndPublish(_ events: [ActivityEvent]) async throws(VarlinkError) {
         let _: Void = try await awaiting { done in
-            persistAndPublish(events) { _, error in done(error.map { .failure($0) } ?? .success(())) }
+            persistAndPublish(events, prepare: {}) { _, result in done(result) }
         }
     }
 
-    private func finishCommit(_ ticket: UInt64, _ events: [ActivityEvent], _ result: Result<Void, StoreError>,
-                           then completion: @Sendable (isolated IslandEngine, VarlinkError?) -> Void) {
+    private func finishCommit<Prepared: Sendable>(
+        _ ticket: UInt64, _ events: [ActivityEvent], _ result: Result<Prepared, StoreError>,
+        then completion: @Sendable (isolated IslandEngine, Result<Prepared, VarlinkError>) -> Void
+    ) {
         switch result {
-        case .success:
+        case .success(let prepared):
             committed[ticket] = events
             publishCommitted()
-            completion(self, nil)
+            completion(self, .success(prepared))
         case .failure(let error):
             committed[ticket] = []
             publishCommitted()
-            completion(self, persistenceFailure(error))
+            completion(self, .failure(persistenceFailure(error)))
         }
     }
 

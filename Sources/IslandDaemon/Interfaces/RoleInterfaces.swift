@@ -42,18 +42,22 @@ struct RoleInterfaces: Sendable {
     /// A producer's mutation, made on the engine as soon as the call is read — no task per
     /// call. The connection is released once the change is decided, so pipelined calls overlap
     /// their commits (and share them: group commit) while replies keep their order.
+    /// A producer's change: `start` hands the engine the call, with `decided` (the next
+    /// pipelined call may start) and the reply's encoder, which the engine runs on the store's
+    /// writer thread once the change is committed.
     private func mutation<T: Sendable>(
         _ start: @escaping @Sendable (isolated IslandEngine, _ app: String, VarlinkRequest, _ decided: @escaping @Sendable () -> Void,
-                                      _ done: @escaping IslandEngine.Completion<T>) throws(VarlinkError) -> Void,
+                                      _ encode: @escaping @Sendable (T) -> VarlinkEncodedParameters,
+                                      _ done: @escaping IslandEngine.Completion<VarlinkEncodedParameters>) throws(VarlinkError) -> Void,
         reply: @escaping @Sendable (T) -> JSONObject
     ) -> VarlinkMethodHandler {
         .responding { [self] request, responder in
             engine.perform { engine in
                 do throws(VarlinkError) {
                     let app = try producerApp(request, on: engine)
-                    try start(engine, app, request, { responder.releaseConnection() }) { result in
+                    try start(engine, app, request, { responder.releaseConnection() }, { VarlinkEncodedParameters(reply($0)) }) { result in
                         switch result {
-                        case .success(let value): responder.reply(reply(value))
+                        case .success(let encoded): responder.reply(encoded: encoded)
                         case .failure(let error): responder.fail(error)
                         }
                     }
@@ -66,19 +70,19 @@ struct RoleInterfaces: Sendable {
 
     var producer: VarlinkImplementation {
         VarlinkImplementation(interface: try! VarlinkInterface(parsing: IslandInterfaces.producer), handlers: [
-            "Request": mutation({ engine, app, request, decided, done throws(VarlinkError) in
+            "Request": mutation({ engine, app, request, decided, encode, done throws(VarlinkError) in
                 let p = request.parameters
                 engine.request(
                     app: app, type: p["type"]!.stringValue!, attributes: p["attributes"]!.objectValue!,
                     content: Wire.content(from: p["content"])!, key: p["key"]?.stringValue,
                     ownerGone: p["ownerGone"]?.stringValue.flatMap(OwnerGonePolicy.init(rawValue:)) ?? .keep,
-                    ownerUID: request.connection.peer?.uid, decided: decided, completion: done)
+                    ownerUID: request.connection.peer?.uid, decided: decided, prepare: encode, completion: done)
             }, reply: { activity, created in ["activity": Wire.activity(activity), "created": .bool(created)] }),
-            "Update": mutation({ engine, app, request, decided, done throws(VarlinkError) in
+            "Update": mutation({ engine, app, request, decided, encode, done throws(VarlinkError) in
                 let p = request.parameters
                 let alert = p["alert"]?.objectValue.map { Alert(title: $0["title"]!.stringValue!, body: $0["body"]!.stringValue!) }
                 engine.update(app: app, id: p["id"]!.stringValue!, content: Wire.content(from: p["content"])!,
-                              alert: alert, timestamp: p["timestamp"]?.doubleValue, decided: decided, completion: done)
+                              alert: alert, timestamp: p["timestamp"]?.doubleValue, decided: decided, prepare: encode, completion: done)
             }, reply: { outcome in
                 [
                     "activity": Wire.activity(outcome.activity),
@@ -88,11 +92,11 @@ struct RoleInterfaces: Sendable {
                     ],
                 ]
             }),
-            "End": mutation({ engine, app, request, decided, done throws(VarlinkError) in
+            "End": mutation({ engine, app, request, decided, encode, done throws(VarlinkError) in
                 let p = request.parameters
                 engine.end(app: app, id: p["id"]!.stringValue!, content: Wire.content(from: p["content"]),
                            dismissal: try Wire.dismissalPolicy(from: p["dismissalPolicy"]),
-                           timestamp: p["timestamp"]?.doubleValue, decided: decided, completion: done)
+                           timestamp: p["timestamp"]?.doubleValue, decided: decided, prepare: encode, completion: done)
             }, reply: { activity in ["activity": Wire.activity(activity)] }),
             "List": .async { [self] request throws(VarlinkError) in
                 let app = try await producerApp(request)

@@ -362,17 +362,15 @@ final class VarlinkServerConnectionHandler: ChannelDuplexHandler {
         guard let context, !peerGone else { return nil }
         // Pre-encoded parameters go out from their shared buffer between a small head and
         // tail; anything else is encoded here into one buffer.
-        let allocator = context.channel.allocator
         var pieces: [ByteBuffer]
         if let encoded = reply.encodedParameters {
-            let tail = (reply.continues ? #","continues":true}"# : "}") + "\0"
-            pieces = [allocator.buffer(string: #"{"parameters":"#), encoded.buffer, allocator.buffer(string: tail)]
+            pieces = [Self.parametersHead, encoded.buffer, reply.continues ? Self.continuingTail : Self.finalTail]
         } else {
             var bytes: [UInt8] = []
             bytes.reserveCapacity(128)
             reply.encode(into: &bytes)
             bytes.append(0)
-            pieces = [allocator.buffer(bytes: bytes)]
+            pieces = [context.channel.allocator.buffer(bytes: bytes)]
         }
         let size = pieces.reduce(0) { $0 + $1.readableBytes }
         outputBytes += size
@@ -397,6 +395,11 @@ final class VarlinkServerConnectionHandler: ChannelDuplexHandler {
         lastWrite = promise.futureResult
         return promise.futureResult
     }
+
+    /// What goes around pre-encoded parameters: shared, never copied, by every write.
+    private static let parametersHead = ByteBuffer(string: #"{"parameters":"#)
+    private static let continuingTail = ByteBuffer(string: #","continues":true}"# + "\0")
+    private static let finalTail = ByteBuffer(string: "}\0")
 
     private func flushIfNeeded(now: NIODeadline = .now()) {
         guard unflushed, let context else { return }

@@ -332,21 +332,34 @@ public final class VarlinkResponder: Sendable {
         sink.send(VarlinkReply(parameters: parameters, continues: continues), final: !continues)
     }
 
+    /// Sends the final reply, its parameters encoded by the caller (off the event loop, say).
+    public func reply(encoded parameters: VarlinkEncodedParameters) {
+        #if DEBUG
+        assertConforms(parameters)
+        #endif
+        guard finished.exchange(true, ordering: .acquiringAndReleasing) == false else { return }
+        sink.send(VarlinkReply(encoded: parameters), final: true)
+    }
+
     /// Sends replies that continue a streaming call, encoded once by the caller (the same
     /// update fanned out to many subscribers), in one hand-over to the transport.
     public func reply(continuing batch: [VarlinkEncodedParameters]) {
         guard call.more, !batch.isEmpty, !finished.load(ordering: .acquiring) else { return }
         #if DEBUG
-        for encoded in batch {
-            let parameters = VarlinkReply(encoded: encoded).parameters
-            if let field = interface.firstInvalidField(in: parameters, of: output) {
-                logger.critical("reply does not match the output type", metadata: ["method": "\(call.method)", "field": "\(field)"])
-                assertionFailure("\(call.method) replied with invalid field '\(field)': \(JSON.object(parameters))")
-            }
-        }
+        for encoded in batch { assertConforms(encoded) }
         #endif
         sink.send(continuing: batch.map { VarlinkReply(encoded: $0, continues: true) })
     }
+
+    #if DEBUG
+    private func assertConforms(_ encoded: VarlinkEncodedParameters) {
+        let parameters = VarlinkReply(encoded: encoded).parameters
+        if let field = interface.firstInvalidField(in: parameters, of: output) {
+            logger.critical("reply does not match the output type", metadata: ["method": "\(call.method)", "field": "\(field)"])
+            assertionFailure("\(call.method) replied with invalid field '\(field)': \(JSON.object(parameters))")
+        }
+    }
+    #endif
 
     /// Ends the call with a named error.
     public func fail(_ error: VarlinkError) {
