@@ -645,8 +645,9 @@ def main():
     ap = argparse.ArgumentParser(
         description="islandd's benchmark (issue #6): latency, throughput, RSS and start-up against the floor "
                     "relay of the shared harness; prints a Markdown table and writes JSON.")
-    ap.add_argument('--islandd', default=os.path.join(REPO, '.build-release', 'release', 'islandd'),
-                    help='the islandd binary to measure (copied first); default: the release build')
+    ap.add_argument('--islandd', default=os.path.join(REPO, '.build-package', 'release', 'islandd'),
+                    help='the islandd binary to measure (copied first); default: the release build of '
+                         'scripts/build-release.sh, as the Debian package ships it')
     ap.add_argument('--harness', default=os.path.join(REPO, '..', 'shared', 'bench'),
                     help='the benchmark harness directory (copied and built in a temp dir); default ../shared/bench')
     ap.add_argument('--out', default=None, help='directory for the JSON and the table (default: a new temp dir)')
