@@ -236,9 +236,12 @@ def test_the_global_switch_leaves_the_per_app_settings_alone(daemon):
 
 
 def watch(daemon, app):
-    """A Watch stream on `app`, known to be registered: it has seen an event of a request."""
+    """A Watch stream on `app`, known to be registered (it said `watching`; the call is handled
+    in a task, so a call on another connection could overtake it), that has seen an event of a
+    request."""
     stream = RawStream(daemon.socket)
     stream.call("org.island.Producer.Watch", {"app": app}, more=True)
+    assert stream.read()["parameters"]["event"] == {"kind": "watching"}
     probe = request(daemon, app, type="Probe")
     stream.read_until(lambda m: m["parameters"]["event"].get("activity", {}).get("id") == probe["id"])
     return stream

@@ -30,12 +30,14 @@ def event_of(message):
 
 class App:
     """A producer connection and a Watch stream of one app, the watch known to be registered
-    (it has seen the state event of a probe activity)."""
+    (it said `watching`: the call is handled in a task, so a call on another connection could
+    overtake it) and to hear the app (it has seen the state event of a probe activity)."""
 
     def __init__(self, daemon, app):
         self.app = app
         self.watch = RawStream(daemon.socket)
         self.watch.call("org.island.Producer.Watch", {"app": app}, more=True)
+        assert event_of(self.watch.read()) == {"kind": "watching"}
         self._client = daemon.connect("org.island.Producer")
         self.producer = self._client.__enter__()
         probe = self.request(type="Probe")

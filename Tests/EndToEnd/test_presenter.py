@@ -308,7 +308,9 @@ def test_tui_in_tmux(daemon, tmp_path):
             assert "Order for Ada: brewing" in s and "50%" in s
 
             watch.call("org.island.Producer.Watch", {"app": COFFEE, "ids": [c["id"]]}, more=True)
-            # A tap the watch reports proves it is registered before the keys below.
+            # Registered once it says so: the call is handled in a task, and a tap on another
+            # connection could overtake it.
+            event(watch, lambda e: e["kind"] == "watching")
             with daemon.connect("org.island.Presenter") as presenter:
                 presenter.Interact(action="tap", id=c["id"])
             event(watch, lambda e: e["kind"] == "tap")
