@@ -8,6 +8,39 @@ extension JSON {
         return out
     }
 
+    /// `serialized().count`, counted without writing the text: size limits are checked on
+    /// every update, and nothing is kept of the text.
+    public var serializedSize: Int {
+        switch self {
+        case .null: 4
+        case .bool(let b): b ? 4 : 5
+        case .int(let i): String(i).utf8.count
+        case .double(let d): d.isFinite ? d.description.utf8.count : 4
+        case .string(let s): Self.serializedSize(of: s)
+        case .array(let a): a.reduce(2 + max(a.count - 1, 0)) { $0 + $1.serializedSize }
+        case .object(let o): Self.serializedSize(of: o)
+        }
+    }
+
+    public static func serializedSize(of object: JSONObject) -> Int {
+        // Braces, commas between members, and a colon after each key.
+        var size = 2 + max(object.count - 1, 0) + object.count
+        for (key, value) in object { size += serializedSize(of: key) + value.serializedSize }
+        return size
+    }
+
+    static func serializedSize(of string: String) -> Int {
+        var size = 2
+        for byte in string.utf8 {
+            switch byte {
+            case UInt8(ascii: "\""), UInt8(ascii: "\\"), 0x0A, 0x0D, 0x09: size += 2
+            case ..<0x20: size += 6
+            default: size += 1
+            }
+        }
+        return size
+    }
+
     public func write(to out: inout [UInt8]) {
         switch self {
         case .null: out.append(contentsOf: "null".utf8)

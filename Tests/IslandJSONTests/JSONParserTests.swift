@@ -74,6 +74,20 @@ import Testing
         #expect(JSON.double(.infinity).description == "null")
     }
 
+    @Test func countsTheSerializedSizeExactly() throws {
+        let samples: [JSON] = [
+            .null, true, false, 0, -12345678901234, 0.5, 1_795_430_000.123456, -1e-300, .double(.infinity), .double(.nan),
+            "", "plain", "quote \" backslash \\ newline \n return \r tab \t", "\u{01}\u{1f}\u{7f}", "caf\u{e9} \u{1F600}",
+            [], [1], [1, "two", [3.0], ["four": .null]], [:], ["a": 1], ["key \"q\"": ["nested": [true, false, .null]], "": ""],
+        ]
+        for value in samples {
+            #expect(value.serializedSize == value.serialized().count, "\(value)")
+        }
+        // Every byte a string can hold, each escaped as the writer escapes it.
+        let everyByte = String(decoding: (0...0x7F).map { UInt8($0) }, as: UTF8.self)
+        #expect(JSON.string(everyByte).serializedSize == JSON.string(everyByte).serialized().count)
+    }
+
     @Test func comparesNumbersByValueWhenAsked() {
         #expect(JSON.int(1) != JSON.double(1))
         #expect(JSON.int(1).numericallyEquals(.double(1)))

@@ -63,6 +63,6 @@ public struct Activity: Sendable, Hashable, Identifiable {
     /// The size that `maximumPayloadBytes` limits: compact JSON of the attributes plus compact
     /// JSON of the content state, in bytes.
     public static func payloadSize(attributes: JSONObject, state: JSONObject) -> Int {
-        JSON.object(attributes).serialized().count + JSON.object(state).serialized().count
+        JSON.serializedSize(of: attributes) + JSON.serializedSize(of: state)
     }
 }

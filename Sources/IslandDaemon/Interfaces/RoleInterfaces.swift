@@ -40,11 +40,10 @@ struct RoleInterfaces: Sendable {
     private struct ProducerRegistration: Sendable {}
 
     /// A producer's mutation, made on the engine as soon as the call is read — no task per
-    /// call. The connection is released once the change is decided, so pipelined calls overlap
-    /// their commits (and share them: group commit) while replies keep their order.
-    /// A producer's change: `start` hands the engine the call, with `decided` (the next
-    /// pipelined call may start) and the reply's encoder, which the engine runs on the store's
-    /// writer thread once the change is committed.
+    /// call. `start` hands the engine the call with `decided`, which releases the connection
+    /// once the change is decided, so pipelined calls overlap their commits (and share them:
+    /// group commit) while replies keep their order; and with the reply's encoder, which the
+    /// engine runs on the store's writer thread once the change is committed.
     private func mutation<T: Sendable>(
         _ start: @escaping @Sendable (isolated IslandEngine, _ app: String, VarlinkRequest, _ decided: @escaping @Sendable () -> Void,
                                       _ encode: @escaping @Sendable (T) -> VarlinkEncodedParameters,
