@@ -8,51 +8,55 @@ extension VarlinkInterface {
     public func firstInvalidField(
         in parameters: JSONObject, of fields: [VarlinkField], allowingUnknownFields: Bool = false
     ) -> String? {
-        validate(object: parameters, fields: fields, path: "", lenient: allowingUnknownFields)
+        validate(object: parameters, fields: fields, lenient: allowingUnknownFields)
     }
 
-    private func validate(object: JSONObject, fields: [VarlinkField], path: String, lenient: Bool) -> String? {
+    // Each level returns where below it the first invalid value is, and the caller prefixes
+    // its own part: a path is only built for a call that is refused.
+
+    /// The path of the first invalid member of `object`, from its first field name.
+    private func validate(object: JSONObject, fields: [VarlinkField], lenient: Bool) -> String? {
         for field in fields {
-            let fieldPath = path.isEmpty ? field.name : "\(path).\(field.name)"
             guard let value = object[field.name] else {
                 if case .nullable = field.type { continue }
-                return fieldPath
+                return field.name
             }
-            if let bad = validate(value, field.type, path: fieldPath, lenient: lenient) { return bad }
+            if let bad = validate(value, field.type, lenient: lenient) { return field.name + bad }
         }
         if !lenient {
             for key in object.keys where !fields.contains(where: { $0.name == key }) {
-                return path.isEmpty ? key : "\(path).\(key)"
+                return key
             }
         }
         return nil
     }
 
-    private func validate(_ value: JSON, _ type: VarlinkType, path: String, lenient: Bool) -> String? {
+    /// Where inside `value` it is invalid: "" for the value itself, ".member…" or "[index]…".
+    private func validate(_ value: JSON, _ type: VarlinkType, lenient: Bool) -> String? {
         switch (type, value) {
         case (.nullable, .null): return nil
-        case (.nullable(let inner), _): return validate(value, inner, path: path, lenient: lenient)
+        case (.nullable(let inner), _): return validate(value, inner, lenient: lenient)
         case (.bool, .bool), (.int, .int), (.float, .double), (.float, .int), (.string, .string), (.object, .object):
             return nil
         case (.enum(let cases), .string(let s)):
-            return cases.contains(s) ? nil : path
+            return cases.contains(s) ? nil : ""
         case (.struct(let fields), .object(let o)):
-            return validate(object: o, fields: fields, path: path, lenient: lenient)
+            return validate(object: o, fields: fields, lenient: lenient).map { "." + $0 }
         case (.array(let element), .array(let items)):
             for (i, item) in items.enumerated() {
-                if let bad = validate(item, element, path: "\(path)[\(i)]", lenient: lenient) { return bad }
+                if let bad = validate(item, element, lenient: lenient) { return "[\(i)]" + bad }
             }
             return nil
         case (.dictionary(let element), .object(let o)):
             for (key, item) in o {
-                if let bad = validate(item, element, path: "\(path)[\(key)]", lenient: lenient) { return bad }
+                if let bad = validate(item, element, lenient: lenient) { return "[\(key)]" + bad }
             }
             return nil
         case (.named(let name), _):
-            guard let resolved = types[name] else { return path }
-            return validate(value, resolved, path: path, lenient: lenient)
+            guard let resolved = types[name] else { return "" }
+            return validate(value, resolved, lenient: lenient)
         default:
-            return path
+            return ""
         }
     }
 }
