@@ -121,6 +121,9 @@ public struct JSONParser {
             index += 1
             return .object(object)
         }
+        // Room for a typical object at once, rather than storage regrown at its 2nd, 3rd, 5th
+        // member: most objects here are a handful of members.
+        object.reserveCapacity(8)
         while true {
             skipWhitespace()
             guard try peek() == UInt8(ascii: "\"") else { throw error(.unexpectedCharacter) }

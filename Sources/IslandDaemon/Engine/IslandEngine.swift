@@ -822,7 +822,11 @@ actor IslandEngine {
     // MARK: Timers
 
     private func scheduleTimer() {
-        let deadline = ([manager.nextWakeUp] + views.values.map(\.arbiter.nextDeadline)).compactMap { $0 }.min()
+        // Runs after every change: no arrays, just the earliest of the manager's and the views'.
+        var deadline = manager.nextWakeUp
+        for view in views.values {
+            if let next = view.arbiter.nextDeadline, next < deadline ?? .infinity { deadline = next }
+        }
         guard deadline != timerDeadline else { return }
         timer?.cancel()
         timerDeadline = deadline
