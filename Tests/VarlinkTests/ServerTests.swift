@@ -316,15 +316,16 @@ import Testing
         _ = try await idle.readReply()
         try streaming.send(#"{"method":"org.example.test.Forever","more":true}"#)
         _ = try await streaming.readReply()
-        // One write, so the server reads both calls before it is told to stop.
-        try busy.send(Array(#"{"method":"org.example.test.Sleep","parameters":{"ms":300}}"#.utf8) + [0]
+        // One write, so the server reads both calls before it is told to stop; the first lasts
+        // long enough for the shutdown to reach the connection while it runs, even sanitized.
+        try busy.send(Array(#"{"method":"org.example.test.Sleep","parameters":{"ms":1000}}"#.utf8) + [0]
                       + Array(#"{"method":"org.example.test.Echo","parameters":{"text":"queued"}}"#.utf8) + [0])
         try await waitUntil { server.sleepsStarted.count == 1 }
 
         await server.stop()
 
         let answered = try await busy.readReply()
-        #expect(parameters(answered)["slept"] as? Int == 300, "the call in progress is answered: \(String(describing: answered))")
+        #expect(parameters(answered)["slept"] as? Int == 1000, "the call in progress is answered: \(String(describing: answered))")
         #expect(error(try await busy.readReply()) == "org.island.Connection.ShuttingDown", "the queued one is refused")
         #expect(try await busy.readMessage() == nil)
         #expect(try await idle.readMessage() == nil)

@@ -81,10 +81,12 @@ public final class VarlinkServer: Sendable {
             state.shuttingDown = true
             return (state.listeners, Array(state.connections.values))
         }
-        for listener in listeners { try? await listener.close() }
+        // Connections hear of it first: `shuttingDown` already turns new ones away, and a call
+        // queued behind one in progress must be refused, not started while listeners close.
         for connection in connections {
             connection.triggerUserOutboundEvent(VarlinkServerConnectionHandler.ShutdownEvent(), promise: nil)
         }
+        for listener in listeners { try? await listener.close() }
         let deadline = ContinuousClock.now + configuration.shutdownGracePeriod
         for connection in connections {
             let closed = connection.closeFuture
