@@ -29,7 +29,7 @@ while (($#)); do
   case "$1" in
     --scratch-path) scratch="$2"; shift 2 ;;
     --scratch-path=*) scratch="${1#*=}"; shift ;;
-    -h|--help) sed -n '2,21p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,22p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     -*) echo "build-release: unknown option $1 (try --help)" >&2; exit 2 ;;
     *) products+=("$1"); shift ;;
   esac
