@@ -74,6 +74,37 @@ import Testing
         #expect(JSON.double(.infinity).description == "null")
     }
 
+    @Test func writesTextMemberByMemberAsTheTreeWouldBe() throws {
+        let tree: JSON = ["a": 1, "b": ["c": [true, .null, ["d": "e\"f"]], "g": []], "h": [:], "i": [[], [1, 2]]]
+        var text = JSONText()
+        text.openObject()
+        text.member("a", 1)
+        text.key("b")
+        text.openObject()
+        text.key("c")
+        text.openArray()
+        text.value(true)
+        text.value(.null)
+        text.value(["d": "e\"f"])
+        text.closeArray()
+        text.key("g")
+        text.openArray()
+        text.closeArray()
+        text.closeObject()
+        text.key("h")
+        text.openObject()
+        text.closeObject()
+        text.key("i")
+        text.openArray()
+        text.openArray()
+        text.closeArray()
+        text.value([1, 2])
+        text.closeArray()
+        text.closeObject()
+        #expect(text.bytes == tree.serialized(), "\(String(decoding: text.bytes, as: UTF8.self))")
+        #expect(try JSONParser.parse(text.bytes) == tree)
+    }
+
     @Test func countsTheSerializedSizeExactly() throws {
         let samples: [JSON] = [
             .null, true, false, 0, -12345678901234, 0.5, 1_795_430_000.123456, -1e-300, .double(.infinity), .double(.nan),

@@ -717,19 +717,30 @@ actor IslandEngine {
         for id in removed { view.sentLayouts[id] = nil }
         defer { views[uid] = view }
         guard !view.streams.isEmpty else { return }
-        var update: JSONObject = ["kind": "delta", "sequence": .int(Int(view.sequence)), "resync": false]
-        if delta != nil { update["island"] = .object(view.arbiter.presentation.json) }
-        update["items"] = .array(items.map { activity in
+        var text = JSONText(capacity: 1024)
+        text.openObject()
+        text.key("update")
+        text.openObject()
+        text.member("kind", "delta")
+        text.member("sequence", .int(Int(view.sequence)))
+        text.member("resync", false)
+        if delta != nil { text.member("island", .object(view.arbiter.presentation.json)) }
+        text.key("items")
+        text.openArray()
+        for activity in items {
             let layout = layout(for: activity)
-            guard view.sentLayouts[activity.id] != layout.revision else { return Wire.item(activity, layout: nil) }
-            view.sentLayouts[activity.id] = layout.revision
-            return Wire.item(activity, layout: (layout.json, layout.isDefault))
-        })
-        update["removed"] = .array(removed.map { .string($0) })
-        if let (id, alert) = alert {
-            update["alert"] = ["id": .string(id), "title": .string(alert.title), "body": .string(alert.body)]
+            let changed = view.sentLayouts[activity.id] != layout.revision
+            if changed { view.sentLayouts[activity.id] = layout.revision }
+            Wire.writeItem(activity, layout: changed ? (layout.json, layout.isDefault) : nil, to: &text)
         }
-        let encoded = VarlinkEncodedParameters(["update": .object(update)])
+        text.closeArray()
+        text.member("removed", .array(removed.map { .string($0) }))
+        if let (id, alert) = alert {
+            text.member("alert", ["id": .string(id), "title": .string(alert.title), "body": .string(alert.body)])
+        }
+        text.closeObject()
+        text.closeObject()
+        let encoded = VarlinkEncodedParameters(text)
         for stream in view.streams.values { stream.send(.delta(encoded, sequence: view.sequence), encoded: encoded) }
     }
 
@@ -739,29 +750,39 @@ actor IslandEngine {
 
     func encodedSnapshot(uid: UInt32, resync: Bool) -> (VarlinkEncodedParameters, sequence: UInt64) {
         ensureView(for: uid)
-        let sequence = views[uid]!.sequence
-        if let cached = snapshots[uid], cached.sequence == sequence, cached.resync == resync {
-            return (cached.encoded, sequence)
+        let view = views[uid]!
+        if let cached = snapshots[uid], cached.sequence == view.sequence, cached.resync == resync {
+            return (cached.encoded, view.sequence)
         }
-        let encoded = VarlinkEncodedParameters(["update": .object(snapshotUpdate(uid: uid, resync: resync))])
-        snapshots[uid] = (sequence, resync, encoded)
-        return (encoded, sequence)
+        // The whole state for a presenter: the first message of a subscription, and the
+        // resync of one that fell behind.
+        var text = JSONText(capacity: 4096)
+        text.openObject()
+        text.key("update")
+        text.openObject()
+        text.member("kind", "snapshot")
+        text.member("sequence", .int(Int(view.sequence)))
+        text.member("resync", .bool(resync))
+        text.member("island", .object(view.arbiter.presentation.json))
+        text.key("items")
+        text.openArray()
+        for activity in shown.values where activity.state != .dismissed && isVisible(activity.id, to: uid) {
+            let layout = layout(for: activity)
+            Wire.writeItem(activity, layout: (layout.json, layout.isDefault), to: &text)
+        }
+        text.closeArray()
+        text.member("removed", [])
+        text.closeObject()
+        text.closeObject()
+        let encoded = VarlinkEncodedParameters(text)
+        snapshots[uid] = (view.sequence, resync, encoded)
+        return (encoded, view.sequence)
     }
 
-    /// The whole state for a presenter: the first message of a subscription, and the resync
-    /// of one that fell behind.
+    /// A snapshot as a tree, to look into.
     func snapshotUpdate(uid: UInt32, resync: Bool) -> JSONObject {
-        ensureView(for: uid)
-        let view = views[uid]!
-        return [
-            "kind": "snapshot", "sequence": .int(Int(view.sequence)), "resync": .bool(resync),
-            "island": .object(view.arbiter.presentation.json),
-            "items": .array(shown.values.filter { $0.state != .dismissed && isVisible($0.id, to: uid) }.map { activity in
-                let layout = layout(for: activity)
-                return Wire.item(activity, layout: (layout.json, layout.isDefault))
-            }),
-            "removed": [],
-        ]
+        let (encoded, _) = encodedSnapshot(uid: uid, resync: resync)
+        return (try? JSONParser.parse(encoded.buffer.readableBytesView))?["update"]?.objectValue ?? [:]
     }
 
     private func registeredLayout(for activity: Activity) -> JSON? {

@@ -36,21 +36,30 @@ enum Wire {
     }
 
     /// An activity as presenters draw it (an `Item`): delivered content and its layout, or,
-    /// with `layout` nil, without the layout the presenter already has.
-    static func item(_ activity: Activity, layout: (json: JSON, isDefault: Bool)?) -> JSON {
-        var object: JSONObject = [
-            "id": .string(activity.id), "app": .string(activity.app), "type": .string(activity.type),
-            "attributes": .object(activity.attributes), "content": content(activity.deliveredContent),
-            "state": .string(activity.state.rawValue),
-        ]
-        if let reason = activity.endReason { object["endReason"] = .string(reason.rawValue) }
-        object["createdAt"] = .double(activity.createdAt)
-        if let dismissAt = activity.dismissAt { object["dismissAt"] = .double(dismissAt) }
+    /// with `layout` nil, without the layout the presenter already has. Written as text: it
+    /// goes out on every update.
+    static func writeItem(_ activity: Activity, layout: (json: JSON, isDefault: Bool)?, to text: inout JSONText) {
+        text.openObject()
+        text.member("id", .string(activity.id))
+        text.member("app", .string(activity.app))
+        text.member("type", .string(activity.type))
+        text.member("attributes", .object(activity.attributes))
+        text.key("content")
+        let delivered = activity.deliveredContent
+        text.openObject()
+        text.member("state", .object(delivered.state))
+        if let staleDate = delivered.staleDate { text.member("staleDate", .double(staleDate)) }
+        text.member("relevanceScore", .double(delivered.relevanceScore))
+        text.closeObject()
+        text.member("state", .string(activity.state.rawValue))
+        if let reason = activity.endReason { text.member("endReason", .string(reason.rawValue)) }
+        text.member("createdAt", .double(activity.createdAt))
+        if let dismissAt = activity.dismissAt { text.member("dismissAt", .double(dismissAt)) }
         if let layout {
-            object["layout"] = layout.json
-            object["defaultLayout"] = .bool(layout.isDefault)
+            text.member("layout", layout.json)
+            text.member("defaultLayout", .bool(layout.isDefault))
         }
-        return .object(object)
+        text.closeObject()
     }
 
     static func limits(_ limits: ActivityLimits, frequent: Bool) -> JSON {

@@ -88,6 +88,11 @@ public struct VarlinkEncodedParameters: Sendable {
         JSON.writeObject(parameters, to: &bytes)
         self.buffer = ByteBuffer(bytes: bytes)
     }
+
+    /// Parameters written as text; `text` must hold one JSON object.
+    public init(_ text: JSONText) {
+        self.buffer = ByteBuffer(bytes: text.bytes)
+    }
 }
 
 /// A reply: parameters, or a named error with parameters.

@@ -1,0 +1,51 @@
+/// JSON text written member by member, for messages built on every update: no tree to
+/// allocate and then walk. Values that already are trees (a state, a layout) are written as
+/// they are. The caller opens and closes what it writes; commas take care of themselves.
+public struct JSONText {
+    public private(set) var bytes: [UInt8] = []
+    /// A value was just written at this level: the next one needs a comma first.
+    private var afterValue = false
+
+    public init(capacity: Int = 256) {
+        bytes.reserveCapacity(capacity)
+    }
+
+    public mutating func openObject() { open(UInt8(ascii: "{")) }
+    public mutating func closeObject() { close(UInt8(ascii: "}")) }
+    public mutating func openArray() { open(UInt8(ascii: "[")) }
+    public mutating func closeArray() { close(UInt8(ascii: "]")) }
+
+    /// A member's key; its value comes next.
+    public mutating func key(_ key: String) {
+        separate()
+        JSON.writeString(key, to: &bytes)
+        bytes.append(UInt8(ascii: ":"))
+        afterValue = false
+    }
+
+    public mutating func value(_ value: JSON) {
+        separate()
+        value.write(to: &bytes)
+        afterValue = true
+    }
+
+    public mutating func member(_ key: String, _ value: JSON) {
+        self.key(key)
+        self.value(value)
+    }
+
+    private mutating func open(_ byte: UInt8) {
+        separate()
+        bytes.append(byte)
+        afterValue = false
+    }
+
+    private mutating func close(_ byte: UInt8) {
+        bytes.append(byte)
+        afterValue = true
+    }
+
+    private mutating func separate() {
+        if afterValue { bytes.append(UInt8(ascii: ",")) }
+    }
+}
