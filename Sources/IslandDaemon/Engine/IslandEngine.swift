@@ -717,13 +717,7 @@ actor IslandEngine {
         for id in removed { view.sentLayouts[id] = nil }
         defer { views[uid] = view }
         guard !view.streams.isEmpty else { return }
-        var text = JSONText(capacity: 1024)
-        text.openObject()
-        text.key("update")
-        text.openObject()
-        text.member("kind", "delta")
-        text.member("sequence", .int(Int(view.sequence)))
-        text.member("resync", false)
+        var text = Self.openUpdate(kind: "delta", sequence: view.sequence, resync: false, capacity: 1024)
         if delta != nil { text.member("island", .object(view.arbiter.presentation.json)) }
         text.key("items")
         text.openArray()
@@ -738,9 +732,7 @@ actor IslandEngine {
         if let (id, alert) = alert {
             text.member("alert", ["id": .string(id), "title": .string(alert.title), "body": .string(alert.body)])
         }
-        text.closeObject()
-        text.closeObject()
-        let encoded = VarlinkEncodedParameters(text)
+        let encoded = Self.closeUpdate(&text)
         for stream in view.streams.values { stream.send(.delta(encoded, sequence: view.sequence), encoded: encoded) }
     }
 
@@ -756,13 +748,7 @@ actor IslandEngine {
         }
         // The whole state for a presenter: the first message of a subscription, and the
         // resync of one that fell behind.
-        var text = JSONText(capacity: 4096)
-        text.openObject()
-        text.key("update")
-        text.openObject()
-        text.member("kind", "snapshot")
-        text.member("sequence", .int(Int(view.sequence)))
-        text.member("resync", .bool(resync))
+        var text = Self.openUpdate(kind: "snapshot", sequence: view.sequence, resync: resync, capacity: 4096)
         text.member("island", .object(view.arbiter.presentation.json))
         text.key("items")
         text.openArray()
@@ -772,11 +758,28 @@ actor IslandEngine {
         }
         text.closeArray()
         text.member("removed", [])
-        text.closeObject()
-        text.closeObject()
-        let encoded = VarlinkEncodedParameters(text)
+        let encoded = Self.closeUpdate(&text)
         snapshots[uid] = (view.sequence, resync, encoded)
         return (encoded, view.sequence)
+    }
+
+    /// `{"update": {"kind": …, "sequence": …, "resync": …` — the members every presenter
+    /// message starts with; the caller writes the rest and ends it with `closeUpdate`.
+    private static func openUpdate(kind: String, sequence: UInt64, resync: Bool, capacity: Int) -> JSONText {
+        var text = JSONText(capacity: capacity)
+        text.openObject()
+        text.key("update")
+        text.openObject()
+        text.member("kind", .string(kind))
+        text.member("sequence", .int(Int(sequence)))
+        text.member("resync", .bool(resync))
+        return text
+    }
+
+    private static func closeUpdate(_ text: inout JSONText) -> VarlinkEncodedParameters {
+        text.closeObject()
+        text.closeObject()
+        return VarlinkEncodedParameters(text)
     }
 
     /// A snapshot as a tree, to look into.
