@@ -44,13 +44,7 @@ enum Wire {
         text.member("app", .string(activity.app))
         text.member("type", .string(activity.type))
         text.member("attributes", .object(activity.attributes))
-        text.key("content")
-        let delivered = activity.deliveredContent
-        text.openObject()
-        text.member("state", .object(delivered.state))
-        if let staleDate = delivered.staleDate { text.member("staleDate", .double(staleDate)) }
-        text.member("relevanceScore", .double(delivered.relevanceScore))
-        text.closeObject()
+        text.member("content", content(activity.deliveredContent))
         text.member("state", .string(activity.state.rawValue))
         if let reason = activity.endReason { text.member("endReason", .string(reason.rawValue)) }
         text.member("createdAt", .double(activity.createdAt))

@@ -318,10 +318,7 @@ public final class VarlinkResponder: Sendable {
     /// the reply ends the call.
     public func reply(_ parameters: JSONObject, continues: Bool = false) {
         #if DEBUG
-        if let field = interface.firstInvalidField(in: parameters, of: output) {
-            logger.critical("reply does not match the output type", metadata: ["method": "\(call.method)", "field": "\(field)"])
-            assertionFailure("\(call.method) replied with invalid field '\(field)': \(JSON.object(parameters))")
-        }
+        assertConforms(parameters)
         #endif
         let continues = continues && call.more
         if !continues {
@@ -353,7 +350,10 @@ public final class VarlinkResponder: Sendable {
 
     #if DEBUG
     private func assertConforms(_ encoded: VarlinkEncodedParameters) {
-        let parameters = VarlinkReply(encoded: encoded).parameters
+        assertConforms(VarlinkReply(encoded: encoded).parameters)
+    }
+
+    private func assertConforms(_ parameters: JSONObject) {
         if let field = interface.firstInvalidField(in: parameters, of: output) {
             logger.critical("reply does not match the output type", metadata: ["method": "\(call.method)", "field": "\(field)"])
             assertionFailure("\(call.method) replied with invalid field '\(field)': \(JSON.object(parameters))")
