@@ -29,6 +29,13 @@ public struct JSONText {
         afterValue = true
     }
 
+    /// A value already written as compact JSON text.
+    public mutating func value(text: [UInt8]) {
+        separate()
+        bytes.append(contentsOf: text)
+        afterValue = true
+    }
+
     public mutating func member(_ key: String, _ value: JSON) {
         self.key(key)
         self.value(value)

@@ -14,7 +14,7 @@ extension JSON {
         switch self {
         case .null: 4
         case .bool(let b): b ? 4 : 5
-        case .int(let i): String(i).utf8.count
+        case .int(let i): Self.serializedSize(of: i)
         case .double(let d): d.isFinite ? d.description.utf8.count : 4
         case .string(let s): Self.serializedSize(of: s)
         case .array(let a): a.reduce(2 + max(a.count - 1, 0)) { $0 + $1.serializedSize }
@@ -30,13 +30,23 @@ extension JSON {
     }
 
     static func serializedSize(of string: String) -> Int {
-        var size = 2
-        for byte in string.utf8 {
-            switch byte {
-            case UInt8(ascii: "\""), UInt8(ascii: "\\"), 0x0A, 0x0D, 0x09: size += 2
-            case ..<0x20: size += 6
-            default: size += 1
+        withUTF8(of: string) { bytes in
+            var size = 2 + bytes.count
+            var index = firstEscaped(in: bytes, from: 0)
+            while index < bytes.count {
+                size += escapedWidth(bytes[index]) - 1
+                index = firstEscaped(in: bytes, from: index + 1)
             }
+            return size
+        }
+    }
+
+    static func serializedSize(of integer: Int) -> Int {
+        var magnitude = integer.magnitude
+        var size = integer < 0 ? 2 : 1
+        while magnitude >= 10 {
+            magnitude /= 10
+            size += 1
         }
         return size
     }
@@ -45,7 +55,7 @@ extension JSON {
         switch self {
         case .null: out.append(contentsOf: "null".utf8)
         case .bool(let b): out.append(contentsOf: (b ? "true" : "false").utf8)
-        case .int(let i): out.append(contentsOf: String(i).utf8)
+        case .int(let i): Self.writeInteger(i, to: &out)
         case .double(let d):
             if d.isFinite { out.append(contentsOf: d.description.utf8) } else { out.append(contentsOf: "null".utf8) }
         case .string(let s): Self.writeString(s, to: &out)
@@ -75,18 +85,71 @@ extension JSON {
 
     public static func writeString(_ string: String, to out: inout [UInt8]) {
         out.append(UInt8(ascii: "\""))
-        var string = string
-        // Native strings are contiguous UTF-8: copy the runs that need no escaping in bulk.
-        string.withUTF8 { bytes in
+        withUTF8(of: string) { bytes in
+            // Copy the runs that need no escaping in bulk.
             var runStart = 0
-            for (index, byte) in bytes.enumerated() where byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") {
+            while true {
+                let index = firstEscaped(in: bytes, from: runStart)
                 out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<index]))
+                guard index < bytes.count else { break }
+                appendEscaped(bytes[index], to: &out)
                 runStart = index + 1
-                appendEscaped(byte, to: &out)
             }
-            out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart...]))
         }
         out.append(UInt8(ascii: "\""))
+    }
+
+    static func writeInteger(_ integer: Int, to out: inout [UInt8]) {
+        if integer < 0 { out.append(UInt8(ascii: "-")) }
+        let start = out.count
+        var magnitude = integer.magnitude
+        repeat {
+            out.append(UInt8(ascii: "0") + UInt8(magnitude % 10))
+            magnitude /= 10
+        } while magnitude > 0
+        out[start...].reverse()
+    }
+
+    /// Native strings are contiguous UTF-8; only a bridged one would need copying first.
+    private static func withUTF8<R>(of string: String, _ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
+        if let result = string.utf8.withContiguousStorageIfAvailable(body) { return result }
+        var copy = string
+        return copy.withUTF8(body)
+    }
+
+    /// The index of the first byte from `start` on that a JSON string must escape (a quote, a
+    /// backslash or a control character), or `bytes.count`. Looks at eight bytes at a time:
+    /// every update writes its state two or three times, and byte by byte this was an eighth
+    /// of the daemon's instructions.
+    static func firstEscaped(in bytes: UnsafeBufferPointer<UInt8>, from start: Int) -> Int {
+        guard let base = bytes.baseAddress else { return bytes.count }
+        var index = start
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let highBits: UInt64 = 0x8080_8080_8080_8080
+        // Exact as a whole (not per byte): a word passes only if none of its bytes is one of them.
+        while index + 8 <= bytes.count {
+            let word = UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self)
+            let quote = word ^ (ones &* UInt64(UInt8(ascii: "\"")))
+            let backslash = word ^ (ones &* UInt64(UInt8(ascii: "\\")))
+            let belowSpace = (word &- ones &* 0x20) & ~word
+            let isQuote = (quote &- ones) & ~quote
+            let isBackslash = (backslash &- ones) & ~backslash
+            if (belowSpace | isQuote | isBackslash) & highBits != 0 { break }
+            index += 8
+        }
+        while index < bytes.count {
+            let byte = base[index]
+            if byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") { return index }
+            index += 1
+        }
+        return index
+    }
+
+    private static func escapedWidth(_ byte: UInt8) -> Int {
+        switch byte {
+        case UInt8(ascii: "\""), UInt8(ascii: "\\"), 0x0A, 0x0D, 0x09: 2
+        default: 6
+        }
     }
 
     private static func appendEscaped(_ byte: UInt8, to out: inout [UInt8]) {

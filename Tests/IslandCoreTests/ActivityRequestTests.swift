@@ -67,7 +67,7 @@ struct ActivityRequestTests: ActivityTesting {
     func payloadLimitIsInclusive(size: Int, accepted: Bool) throws {
         var manager = makeManager()
         let attributes = Self.attributes(totalSize: size)
-        #expect(Activity.payloadSize(attributes: attributes, state: content(0).state) == size)
+        #expect(Activity.payloadSize(attributes: attributes, content: content(0)) == size)
         let start = {
             try manager.request(app: pizza, type: "T", attributes: attributes, content: content(0), entitlement: entitled, now: t0)
         }

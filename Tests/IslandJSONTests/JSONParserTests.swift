@@ -1,3 +1,4 @@
+import Foundation
 import IslandJSON
 import Testing
 
@@ -117,6 +118,53 @@ import Testing
         // Every byte a string can hold, each escaped as the writer escapes it.
         let everyByte = String(decoding: (0...0x7F).map { UInt8($0) }, as: UTF8.self)
         #expect(JSON.string(everyByte).serializedSize == JSON.string(everyByte).serialized().count)
+    }
+
+    /// The writer looks at eight bytes at a time: a byte to escape must be found wherever it
+    /// falls in a word, beside any other byte, however long the string.
+    @Test func escapesEveryByteThatNeedsItAtEveryPositionOfAWord() throws {
+        func reference(_ bytes: [UInt8]) -> [UInt8] {
+            var out: [UInt8] = [UInt8(ascii: "\"")]
+            for byte in bytes {
+                switch byte {
+                case UInt8(ascii: "\""): out += Array(#"\""#.utf8)
+                case UInt8(ascii: "\\"): out += Array(#"\\"#.utf8)
+                case 0x0A: out += Array(#"\n"#.utf8)
+                case 0x0D: out += Array(#"\r"#.utf8)
+                case 0x09: out += Array(#"\t"#.utf8)
+                case ..<0x20: out += Array(String(format: "\\u%04x", byte).utf8)
+                default: out.append(byte)
+                }
+            }
+            return out + [UInt8(ascii: "\"")]
+        }
+        let special: [UInt8] = [0x00, 0x01, 0x09, 0x0A, 0x1F, 0x20, 0x21, 0x22, 0x23, 0x5B, 0x5C, 0x5D, 0x7F]
+        for length in 1...19 {
+            for position in 0..<length {
+                for byte in special {
+                    for filler: UInt8 in [UInt8(ascii: "a"), 0x21, 0x5D] {
+                        var bytes = [UInt8](repeating: filler, count: length)
+                        bytes[position] = byte
+                        let string = String(decoding: bytes, as: UTF8.self)
+                        let written = JSON.string(string).serialized()
+                        #expect(written == reference(bytes), "byte \(byte) at \(position) of \(length)")
+                        #expect(JSON.string(string).serializedSize == written.count)
+                        #expect(try JSONParser.parse(written) == .string(string))
+                    }
+                }
+            }
+        }
+        let multibyte = "caf\u{e9} \u{1F600} \"\u{7f}\u{80}\u{ff}\u{100}\n…"
+        #expect(JSON.string(multibyte).serializedSize == JSON.string(multibyte).serialized().count)
+        #expect(try JSONParser.parse(JSON.string(multibyte).serialized()) == .string(multibyte))
+    }
+
+    @Test func writesIntegersAtTheirLimits() throws {
+        for integer in [0, 7, -7, 10, -10, 99, 100, Int.max, Int.min, Int.min + 1] {
+            let written = JSON.int(integer).serialized()
+            #expect(written == Array(String(integer).utf8))
+            #expect(JSON.int(integer).serializedSize == written.count)
+        }
     }
 
     @Test func comparesNumbersByValueWhenAsked() {

@@ -62,7 +62,7 @@ public struct Activity: Sendable, Hashable, Identifiable {
 
     /// The size that `maximumPayloadBytes` limits: compact JSON of the attributes plus compact
     /// JSON of the content state, in bytes.
-    public static func payloadSize(attributes: JSONObject, state: JSONObject) -> Int {
-        JSON.serializedSize(of: attributes) + JSON.serializedSize(of: state)
+    public static func payloadSize(attributes: JSONObject, content: ActivityContent) -> Int {
+        JSON.serializedSize(of: attributes) + content.stateText.count
     }
 }

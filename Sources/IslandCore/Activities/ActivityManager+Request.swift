@@ -24,7 +24,7 @@ extension ActivityManager {
             return RequestOutcome(activity: existing, created: false, events: [])
         }
         let appLimits = limits.limits(for: app)
-        try checkPayload(attributes: attributes, state: content.state, limits: appLimits)
+        try checkPayload(attributes: attributes, content: content, limits: appLimits)
         guard liveCount(app: app) < appLimits.maximumActivitiesPerApp else {
             throw .targetMaximumExceeded(app: app, limit: appLimits.maximumActivitiesPerApp)
         }
@@ -50,8 +50,8 @@ extension ActivityManager {
         )
     }
 
-    func checkPayload(attributes: JSONObject, state: JSONObject, limits: ActivityLimits) throws(IslandError) {
-        let size = Activity.payloadSize(attributes: attributes, state: state)
+    func checkPayload(attributes: JSONObject, content: ActivityContent, limits: ActivityLimits) throws(IslandError) {
+        let size = Activity.payloadSize(attributes: attributes, content: content)
         guard size <= limits.maximumPayloadBytes else {
             throw .attributesTooLarge(limit: limits.maximumPayloadBytes, size: size)
         }

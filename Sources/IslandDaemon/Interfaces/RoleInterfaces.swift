@@ -48,13 +48,19 @@ struct RoleInterfaces: Sendable {
         _ start: @escaping @Sendable (isolated IslandEngine, _ app: String, VarlinkRequest, _ decided: @escaping @Sendable () -> Void,
                                       _ encode: @escaping @Sendable (T) -> VarlinkEncodedParameters,
                                       _ done: @escaping IslandEngine.Completion<VarlinkEncodedParameters>) throws(VarlinkError) -> Void,
-        reply: @escaping @Sendable (T) -> JSONObject
+        reply: @escaping @Sendable (T, inout JSONText) -> Void
     ) -> VarlinkMethodHandler {
         .responding { [self] request, responder in
             engine.perform { engine in
                 do throws(VarlinkError) {
                     let app = try producerApp(request, on: engine)
-                    try start(engine, app, request, { responder.releaseConnection() }, { VarlinkEncodedParameters(reply($0)) }) { result in
+                    try start(engine, app, request, { responder.releaseConnection() }, { value in
+                        var text = JSONText(capacity: 1024)
+                        text.openObject()
+                        reply(value, &text)
+                        text.closeObject()
+                        return VarlinkEncodedParameters(text)
+                    }) { result in
                         switch result {
                         case .success(let encoded): responder.reply(encoded: encoded)
                         case .failure(let error): responder.fail(error)
@@ -76,27 +82,36 @@ struct RoleInterfaces: Sendable {
                     content: Wire.content(from: p["content"])!, key: p["key"]?.stringValue,
                     ownerGone: p["ownerGone"]?.stringValue.flatMap(OwnerGonePolicy.init(rawValue:)) ?? .keep,
                     ownerUID: request.connection.peer?.uid, decided: decided, prepare: encode, completion: done)
-            }, reply: { activity, created in ["activity": Wire.activity(activity), "created": .bool(created)] }),
+            }, reply: { (result: (Activity, Bool), text: inout JSONText) in
+                text.key("activity")
+                Wire.writeActivity(result.0, to: &text)
+                text.member("created", .bool(result.1))
+            }),
             "Update": mutation({ engine, app, request, decided, encode, done throws(VarlinkError) in
                 let p = request.parameters
                 let alert = p["alert"]?.objectValue.map { Alert(title: $0["title"]!.stringValue!, body: $0["body"]!.stringValue!) }
                 engine.update(app: app, id: p["id"]!.stringValue!, content: Wire.content(from: p["content"])!,
                               alert: alert, timestamp: p["timestamp"]?.doubleValue, decided: decided, prepare: encode, completion: done)
-            }, reply: { outcome in
-                [
-                    "activity": Wire.activity(outcome.activity),
-                    "delivery": [
-                        "throttled": .bool(outcome.throttled), "deliverAt": .double(outcome.deliverAt),
-                        "alerted": .bool(outcome.alerted), "alertSuppressed": .bool(outcome.alertSuppressed),
-                    ],
-                ]
+            }, reply: { (outcome: UpdateOutcome, text: inout JSONText) in
+                text.key("activity")
+                Wire.writeActivity(outcome.activity, to: &text)
+                text.key("delivery")
+                text.openObject()
+                text.member("throttled", .bool(outcome.throttled))
+                text.member("deliverAt", .double(outcome.deliverAt))
+                text.member("alerted", .bool(outcome.alerted))
+                text.member("alertSuppressed", .bool(outcome.alertSuppressed))
+                text.closeObject()
             }),
             "End": mutation({ engine, app, request, decided, encode, done throws(VarlinkError) in
                 let p = request.parameters
                 engine.end(app: app, id: p["id"]!.stringValue!, content: Wire.content(from: p["content"]),
                            dismissal: try Wire.dismissalPolicy(from: p["dismissalPolicy"]),
                            timestamp: p["timestamp"]?.doubleValue, decided: decided, prepare: encode, completion: done)
-            }, reply: { activity in ["activity": Wire.activity(activity)] }),
+            }, reply: { (activity: Activity, text: inout JSONText) in
+                text.key("activity")
+                Wire.writeActivity(activity, to: &text)
+            }),
             "List": .async { [self] request throws(VarlinkError) in
                 let app = try await producerApp(request)
                 let p = request.parameters

@@ -6,11 +6,13 @@ import Varlink
 /// arriving here have already been validated against the interface, so these conversions
 /// only read what the IDL guarantees.
 enum Wire {
-    static func content(_ content: ActivityContent) -> JSON {
-        var object: JSONObject = ["state": .object(content.state)]
-        if let staleDate = content.staleDate { object["staleDate"] = .double(staleDate) }
-        object["relevanceScore"] = .double(content.relevanceScore)
-        return .object(object)
+    static func writeContent(_ content: ActivityContent, to text: inout JSONText) {
+        text.openObject()
+        text.key("state")
+        text.value(text: content.stateText)
+        if let staleDate = content.staleDate { text.member("staleDate", .double(staleDate)) }
+        text.member("relevanceScore", .double(content.relevanceScore))
+        text.closeObject()
     }
 
     static func content(from json: JSON?) -> ActivityContent? {
@@ -19,20 +21,34 @@ enum Wire {
                                relevanceScore: object["relevanceScore"]?.doubleValue ?? 0)
     }
 
+    /// An activity as producers and watchers see it, written as text: a producer's every
+    /// reply carries one.
+    static func writeActivity(_ activity: Activity, to text: inout JSONText) {
+        text.openObject()
+        text.member("id", .string(activity.id))
+        text.member("app", .string(activity.app))
+        text.member("type", .string(activity.type))
+        text.member("attributes", .object(activity.attributes))
+        text.key("content")
+        writeContent(activity.content, to: &text)
+        text.key("deliveredContent")
+        writeContent(activity.deliveredContent, to: &text)
+        text.member("state", .string(activity.state.rawValue))
+        if let reason = activity.endReason { text.member("endReason", .string(reason.rawValue)) }
+        text.member("ownerGone", .string(activity.ownerGonePolicy.rawValue))
+        text.member("createdAt", .double(activity.createdAt))
+        text.member("updatedAt", .double(activity.updatedAt))
+        if let endedAt = activity.endedAt { text.member("endedAt", .double(endedAt)) }
+        if let dismissAt = activity.dismissAt { text.member("dismissAt", .double(dismissAt)) }
+        text.closeObject()
+    }
+
+    /// The same as a tree, for the calls that are not on every update's path (lists, watchers).
     static func activity(_ activity: Activity) -> JSON {
-        var object: JSONObject = [
-            "id": .string(activity.id), "app": .string(activity.app), "type": .string(activity.type),
-            "attributes": .object(activity.attributes),
-            "content": content(activity.content), "deliveredContent": content(activity.deliveredContent),
-            "state": .string(activity.state.rawValue),
-        ]
-        if let reason = activity.endReason { object["endReason"] = .string(reason.rawValue) }
-        object["ownerGone"] = .string(activity.ownerGonePolicy.rawValue)
-        object["createdAt"] = .double(activity.createdAt)
-        object["updatedAt"] = .double(activity.updatedAt)
-        if let endedAt = activity.endedAt { object["endedAt"] = .double(endedAt) }
-        if let dismissAt = activity.dismissAt { object["dismissAt"] = .double(dismissAt) }
-        return .object(object)
+        var text = JSONText(capacity: 512)
+        writeActivity(activity, to: &text)
+        // The writer only writes JSON.
+        return try! JSONParser.parse(text.bytes)
     }
 
     /// An activity as presenters draw it (an `Item`): delivered content and its layout, or,
@@ -44,7 +60,8 @@ enum Wire {
         text.member("app", .string(activity.app))
         text.member("type", .string(activity.type))
         text.member("attributes", .object(activity.attributes))
-        text.member("content", content(activity.deliveredContent))
+        text.key("content")
+        writeContent(activity.deliveredContent, to: &text)
         text.member("state", .string(activity.state.rawValue))
         if let reason = activity.endReason { text.member("endReason", .string(reason.rawValue)) }
         text.member("createdAt", .double(activity.createdAt))
