@@ -103,9 +103,6 @@ final class VarlinkServerConnectionHandler: ChannelDuplexHandler {
     /// How long one connection's calls may keep the loop before others get a turn: once it has
     /// passed, the call being started is the turn's last.
     static let timePerTurn: TimeAmount = .milliseconds(5)
-    private var outputBytes = 0
-    /// Completes when everything written so far has reached the socket.
-    private var lastWrite: EventLoopFuture<Void>?
 
     init(service: VarlinkService, connection: VarlinkConnectionContext, limits: Limits, loopTurn: LoopTurn, logger: Logger) {
         self.service = service
@@ -357,24 +354,32 @@ final class VarlinkServerConnectionHandler: ChannelDuplexHandler {
         for call in calls { for callback in call.cancellation { callback() } }
     }
 
-    @discardableResult
-    private func write(_ reply: VarlinkReply) -> EventLoopFuture<Void>? {
-        guard let context, !peerGone else { return nil }
-        // Pre-encoded parameters go out from their shared buffer between a small head and
-        // tail; anything else is encoded here into one buffer.
-        var pieces: [ByteBuffer]
+    private func write(_ reply: VarlinkReply) {
+        guard let context, !peerGone else { return }
+        // One buffer, one trip down the pipeline, per reply: pre-encoded parameters (shared by
+        // every presenter) are copied between a small head and tail, anything else encoded.
+        var buffer: ByteBuffer
         if let encoded = reply.encodedParameters {
-            pieces = [Self.parametersHead, encoded.buffer, reply.continues ? Self.continuingTail : Self.finalTail]
+            let tail = reply.continues ? Self.continuingTail : Self.finalTail
+            buffer = context.channel.allocator.buffer(
+                capacity: Self.parametersHead.readableBytes + encoded.buffer.readableBytes + tail.readableBytes)
+            buffer.writeImmutableBuffer(Self.parametersHead)
+            buffer.writeImmutableBuffer(encoded.buffer)
+            buffer.writeImmutableBuffer(tail)
         } else {
             var bytes: [UInt8] = []
             bytes.reserveCapacity(128)
             reply.encode(into: &bytes)
             bytes.append(0)
-            pieces = [context.channel.allocator.buffer(bytes: bytes)]
+            buffer = context.channel.allocator.buffer(bytes: bytes)
         }
-        let size = pieces.reduce(0) { $0 + $1.readableBytes }
-        outputBytes += size
-        if outputBytes > limits.maximumOutputBytes {
+        context.write(wrapOutboundOut(buffer), promise: nil)
+        unflushed = true
+        // NIO counts what waits for the socket and turns the channel unwritable past its
+        // high-water mark, far below the limit: only then is the count worth asking for.
+        if !context.channel.isWritable,
+           let buffered = try? context.channel.syncOptions?.getOption(.bufferedWritableBytes),
+           buffered > limits.maximumOutputBytes {
             // The peer stopped reading; keeping its replies would let it hold our memory.
             logger.notice("closing a connection whose unread replies exceed the limit", metadata: [
                 "limit": "\(limits.maximumOutputBytes)", "peer_pid": "\(connection.peer?.pid ?? 0)",
@@ -384,19 +389,10 @@ final class VarlinkServerConnectionHandler: ChannelDuplexHandler {
             queuedBytes = 0
             cancelActive()
             context.close(promise: nil)
-            return nil
         }
-        let last = pieces.removeLast()
-        for piece in pieces { context.write(wrapOutboundOut(piece), promise: nil) }
-        let promise = context.eventLoop.makePromise(of: Void.self)
-        promise.futureResult.assumeIsolated().whenComplete { [self] _ in outputBytes -= size }
-        context.write(wrapOutboundOut(last), promise: promise)
-        unflushed = true
-        lastWrite = promise.futureResult
-        return promise.futureResult
     }
 
-    /// What goes around pre-encoded parameters: shared, never copied, by every write.
+    /// What goes around pre-encoded parameters.
     private static let parametersHead = ByteBuffer(string: #"{"parameters":"#)
     private static let continuingTail = ByteBuffer(string: #","continues":true}"# + "\0")
     private static let finalTail = ByteBuffer(string: "}\0")
@@ -440,13 +436,11 @@ final class VarlinkServerConnectionHandler: ChannelDuplexHandler {
         guard let context else { return }
         closing = true
         unflushed = false
-        context.flush()
+        // Writes complete in order: once this empty one has, everything before it is written.
+        let written = context.eventLoop.makePromise(of: Void.self)
+        context.writeAndFlush(wrapOutboundOut(context.channel.allocator.buffer(capacity: 0)), promise: written)
         let channel = context.channel
-        if let lastWrite {
-            lastWrite.whenComplete { _ in channel.close(promise: nil) }
-        } else {
-            channel.close(promise: nil)
-        }
+        written.futureResult.whenComplete { _ in channel.close(promise: nil) }
     }
 
     private func beginShutdown() {
