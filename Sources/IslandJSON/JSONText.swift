@@ -15,10 +15,15 @@ public struct JSONText {
     public mutating func openArray() { open(UInt8(ascii: "[")) }
     public mutating func closeArray() { close(UInt8(ascii: "]")) }
 
-    /// A member's key; its value comes next.
-    public mutating func key(_ key: String) {
+    /// A member's key; its value comes next. Keys are the protocol's own names, spelled in
+    /// the source: a static string needs no escaping and no `String` to be written.
+    public mutating func key(_ key: StaticString) {
+        let name = UnsafeBufferPointer(start: key.utf8Start, count: key.utf8CodeUnitCount)
+        assert(JSONBytes.firstSpecial(in: UnsafeRawBufferPointer(name), from: 0) == name.count, "a key that needs escaping: \(key)")
         separate()
-        JSON.writeString(key, to: &bytes)
+        bytes.append(UInt8(ascii: "\""))
+        bytes.append(contentsOf: name)
+        bytes.append(UInt8(ascii: "\""))
         bytes.append(UInt8(ascii: ":"))
         afterValue = false
     }
@@ -36,7 +41,7 @@ public struct JSONText {
         afterValue = true
     }
 
-    public mutating func member(_ key: String, _ value: JSON) {
+    public mutating func member(_ key: StaticString, _ value: JSON) {
         self.key(key)
         self.value(value)
     }

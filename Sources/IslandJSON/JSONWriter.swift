@@ -32,10 +32,10 @@ extension JSON {
     static func serializedSize(of string: String) -> Int {
         withUTF8(of: string) { bytes in
             var size = 2 + bytes.count
-            var index = firstEscaped(in: bytes, from: 0)
+            var index = JSONBytes.firstSpecial(in: UnsafeRawBufferPointer(bytes), from: 0)
             while index < bytes.count {
                 size += escapedWidth(bytes[index]) - 1
-                index = firstEscaped(in: bytes, from: index + 1)
+                index = JSONBytes.firstSpecial(in: UnsafeRawBufferPointer(bytes), from: index + 1)
             }
             return size
         }
@@ -89,7 +89,7 @@ extension JSON {
             // Copy the runs that need no escaping in bulk.
             var runStart = 0
             while true {
-                let index = firstEscaped(in: bytes, from: runStart)
+                let index = JSONBytes.firstSpecial(in: UnsafeRawBufferPointer(bytes), from: runStart)
                 out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<index]))
                 guard index < bytes.count else { break }
                 appendEscaped(bytes[index], to: &out)
@@ -115,34 +115,6 @@ extension JSON {
         if let result = string.utf8.withContiguousStorageIfAvailable(body) { return result }
         var copy = string
         return copy.withUTF8(body)
-    }
-
-    /// The index of the first byte from `start` on that a JSON string must escape (a quote, a
-    /// backslash or a control character), or `bytes.count`. Looks at eight bytes at a time:
-    /// every update writes its state two or three times, and byte by byte this was an eighth
-    /// of the daemon's instructions.
-    static func firstEscaped(in bytes: UnsafeBufferPointer<UInt8>, from start: Int) -> Int {
-        guard let base = bytes.baseAddress else { return bytes.count }
-        var index = start
-        let ones: UInt64 = 0x0101_0101_0101_0101
-        let highBits: UInt64 = 0x8080_8080_8080_8080
-        // Exact as a whole (not per byte): a word passes only if none of its bytes is one of them.
-        while index + 8 <= bytes.count {
-            let word = UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self)
-            let quote = word ^ (ones &* UInt64(UInt8(ascii: "\"")))
-            let backslash = word ^ (ones &* UInt64(UInt8(ascii: "\\")))
-            let belowSpace = (word &- ones &* 0x20) & ~word
-            let isQuote = (quote &- ones) & ~quote
-            let isBackslash = (backslash &- ones) & ~backslash
-            if (belowSpace | isQuote | isBackslash) & highBits != 0 { break }
-            index += 8
-        }
-        while index < bytes.count {
-            let byte = base[index]
-            if byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") { return index }
-            index += 1
-        }
-        return index
     }
 
     private static func escapedWidth(_ byte: UInt8) -> Int {

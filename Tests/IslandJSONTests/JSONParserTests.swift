@@ -154,6 +154,23 @@ import Testing
                 }
             }
         }
+        // The parser scans the same way: raw control characters and invalid UTF-8 are found
+        // wherever they fall.
+        for length in 1...19 {
+            for position in 0..<length {
+                for (byte, reason) in [(UInt8(0x01), JSONParseError.Reason.controlCharacterInString), (0x1F, .controlCharacterInString),
+                                       (0xFF, .invalidUTF8), (0x80, .invalidUTF8)] {
+                    var bytes = [UInt8](repeating: UInt8(ascii: "a"), count: length)
+                    bytes[position] = byte
+                    do {
+                        _ = try JSONParser.parse([UInt8(ascii: "\"")] + bytes + [UInt8(ascii: "\"")])
+                        Issue.record("accepted byte \(byte) at \(position) of \(length)")
+                    } catch {
+                        #expect(error.reason == reason, "byte \(byte) at \(position) of \(length)")
+                    }
+                }
+            }
+        }
         let multibyte = "caf\u{e9} \u{1F600} \"\u{7f}\u{80}\u{ff}\u{100}\n…"
         #expect(JSON.string(multibyte).serializedSize == JSON.string(multibyte).serialized().count)
         #expect(try JSONParser.parse(JSON.string(multibyte).serialized()) == .string(multibyte))
