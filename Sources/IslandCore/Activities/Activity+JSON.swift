@@ -55,14 +55,12 @@ extension Activity {
     }
 
     init(_ reader: ActivityJSONReader) throws(ActivityDecodingError) {
-        id = try reader.string("id")
-        app = try reader.string("app")
-        type = try reader.string("type")
-        attributes = try reader.object("attributes")
-        key = try reader.optionalString("key")
-        ownerGonePolicy = try reader.optionalEnumeration("ownerGonePolicy", as: OwnerGonePolicy.self) ?? .keep
-        createdAt = try reader.double("createdAt")
-        content = try ActivityContent(reader.reader("content"))
+        self.init(
+            id: try reader.string("id"), app: try reader.string("app"), type: try reader.string("type"),
+            attributes: try reader.object("attributes"), key: try reader.optionalString("key"),
+            ownerGonePolicy: try reader.optionalEnumeration("ownerGonePolicy", as: OwnerGonePolicy.self) ?? .keep,
+            content: try ActivityContent(reader.reader("content")), state: .active, now: try reader.double("createdAt")
+        )
         deliveredContent = try ActivityContent(reader.reader("deliveredContent"))
         deliveredAt = try reader.double("deliveredAt")
         state = try reader.enumeration("state", as: ActivityState.self)

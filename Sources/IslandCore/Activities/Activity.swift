@@ -6,17 +6,30 @@ import IslandJSON
 /// Times are seconds since the Unix epoch.
 public struct Activity: Sendable, Hashable, Identifiable {
     /// Assigned by the manager's ID generator (a UUID in the daemon).
-    public let id: String
+    public var id: String { identity.value.id }
     /// The producing app's id.
-    public let app: String
+    public var app: String { identity.value.app }
     /// The attributes type name; selects the layout.
-    public let type: String
+    public var type: String { identity.value.type }
     /// Immutable for the activity's life.
-    public let attributes: JSONObject
+    public var attributes: JSONObject { identity.value.attributes }
     /// The idempotency key of the request that started it, if any.
-    public let key: String?
-    public let ownerGonePolicy: OwnerGonePolicy
-    public let createdAt: Double
+    public var key: String? { identity.value.key }
+    public var ownerGonePolicy: OwnerGonePolicy { identity.value.ownerGonePolicy }
+    public var createdAt: Double { identity.value.createdAt }
+
+    /// What never changes, shared by every copy of the activity.
+    private let identity: Shared<Identity>
+
+    private struct Identity: Sendable, Hashable {
+        let id: String
+        let app: String
+        let type: String
+        let attributes: JSONObject
+        let key: String?
+        let ownerGonePolicy: OwnerGonePolicy
+        let createdAt: Double
+    }
 
     /// The latest accepted content.
     public internal(set) var content: ActivityContent
@@ -43,13 +56,8 @@ public struct Activity: Sendable, Hashable, Identifiable {
         id: String, app: String, type: String, attributes: JSONObject, key: String?,
         ownerGonePolicy: OwnerGonePolicy, content: ActivityContent, state: ActivityState, now: Double
     ) {
-        self.id = id
-        self.app = app
-        self.type = type
-        self.attributes = attributes
-        self.key = key
-        self.ownerGonePolicy = ownerGonePolicy
-        self.createdAt = now
+        self.identity = Shared(Identity(id: id, app: app, type: type, attributes: attributes, key: key,
+                                        ownerGonePolicy: ownerGonePolicy, createdAt: now))
         self.content = content
         self.deliveredContent = content
         self.deliveredAt = now

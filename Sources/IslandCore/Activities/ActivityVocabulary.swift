@@ -66,33 +66,37 @@ public struct Alert: Sendable, Hashable {
 /// What an activity shows: the dynamic state, when it goes stale, and how relevant it is.
 public struct ActivityContent: Sendable, Hashable {
     public var state: JSONObject {
-        didSet { stateText = JSON.object(state).serialized() }
+        get { written.value.state }
+        set { written = Shared(WrittenState(newValue)) }
     }
     /// `state` as compact JSON text, written once, when the content is made: an update sends
     /// it to presenters and back in its reply, and counts it against the payload limit.
-    public private(set) var stateText: [UInt8]
+    public var stateText: [UInt8] { written.value.text }
+    private var written: Shared<WrittenState>
     /// When the content stops being accurate (seconds since the epoch); then the activity is `stale`.
     public var staleDate: Double?
     /// Orders activities on the island and the lock screen: higher first.
     public var relevanceScore: Double
 
     public init(state: JSONObject, staleDate: Double? = nil, relevanceScore: Double = 0) {
-        self.state = state
-        self.stateText = JSON.object(state).serialized()
+        self.written = Shared(WrittenState(state))
         self.staleDate = staleDate
         self.relevanceScore = relevanceScore
     }
 
-    /// Contents are equal when their states' texts are, which tells `1` from `1.0` as the
+    /// A state and its text. Equal when their texts are, which tells `1` from `1.0` as the
     /// trees do, for a comparison of bytes.
-    public static func == (lhs: ActivityContent, rhs: ActivityContent) -> Bool {
-        lhs.stateText == rhs.stateText && lhs.staleDate == rhs.staleDate && lhs.relevanceScore == rhs.relevanceScore
-    }
+    private struct WrittenState: Sendable, Hashable {
+        let state: JSONObject
+        let text: [UInt8]
 
-    public func hash(into hasher: inout Hasher) {
-        hasher.combine(stateText)
-        hasher.combine(staleDate)
-        hasher.combine(relevanceScore)
+        init(_ state: JSONObject) {
+            self.state = state
+            self.text = JSON.object(state).serialized()
+        }
+
+        static func == (lhs: WrittenState, rhs: WrittenState) -> Bool { lhs.text == rhs.text }
+        func hash(into hasher: inout Hasher) { hasher.combine(text) }
     }
 
     /// Whether this content is out of date at `now` (a stale date equal to `now` has passed).
