@@ -4,6 +4,18 @@ import Testing
 @testable import Varlink
 
 @Suite struct FramingTests {
+    @Test func splitsAMethodAtItsLastDot() {
+        let cases: [(String, Substring, Substring)] = [
+            ("org.example.test.Ping", "org.example.test", "Ping"), ("Ping", "", "Ping"), ("a.", "a", ""),
+            (".Ping", "", "Ping"), ("caf\u{e9}.\u{301}x.M\u{e9}thod", "caf\u{e9}.\u{301}x", "M\u{e9}thod"),
+        ]
+        for (method, interface, member) in cases {
+            let call = VarlinkCall(method: method)
+            #expect(call.interfaceName == interface, "\(method)")
+            #expect(call.methodName == member, "\(method)")
+        }
+    }
+
     @Test func splitsAcrossArbitraryReadBoundaries() throws {
         let frames = ["{\"method\":\"a.B\"}", "", "{\"x\":\"\u{e9}\"}"]
         let input: [UInt8] = Array(frames.map { Array($0.utf8) + [UInt8(0)] }.joined())
