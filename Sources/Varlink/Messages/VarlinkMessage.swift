@@ -1,5 +1,6 @@
 import IslandJSON
 import NIOCore
+import Synchronization
 
 /// A method call as it arrives on the wire.
 public struct VarlinkCall: Sendable {
@@ -84,6 +85,7 @@ public struct VarlinkCall: Sendable {
 public struct VarlinkEncodedParameters: Sendable {
     /// The bytes of one JSON object; shared, never copied, by the connections it goes to.
     public let buffer: ByteBuffer
+    private let frames = Frames()
 
     public init(_ parameters: JSONObject) {
         var bytes: [UInt8] = []
@@ -95,6 +97,28 @@ public struct VarlinkEncodedParameters: Sendable {
     /// Parameters written as text; `text` must hold one JSON object.
     public init(_ text: JSONText) {
         self.buffer = ByteBuffer(bytes: text.bytes)
+    }
+
+    /// The whole reply carrying these parameters, NUL included, made by the first connection
+    /// that writes it and shared by the others: a delta goes to every presenter alike.
+    func frame(continues: Bool) -> ByteBuffer {
+        frames.cached.withLock { cached in
+            if let frame = cached[continues ? 1 : 0] { return frame }
+            let head: StaticString = #"{"parameters":"#
+            let tail: StaticString = continues ? ",\"continues\":true}\0" : "}\0"
+            var frame = ByteBuffer()
+            frame.reserveCapacity(head.utf8CodeUnitCount + buffer.readableBytes + tail.utf8CodeUnitCount)
+            frame.writeStaticString(head)
+            buffer.withUnsafeReadableBytes { _ = frame.writeBytes($0) }
+            frame.writeStaticString(tail)
+            cached[continues ? 1 : 0] = frame
+            return frame
+        }
+    }
+
+    private final class Frames: Sendable {
+        /// Final, continuing.
+        let cached = Mutex<[ByteBuffer?]>([nil, nil])
     }
 }
 

@@ -356,16 +356,11 @@ final class VarlinkServerConnectionHandler: ChannelDuplexHandler {
 
     private func write(_ reply: VarlinkReply) {
         guard let context, !peerGone else { return }
-        // One buffer, one trip down the pipeline, per reply: pre-encoded parameters (shared by
-        // every presenter) are copied between a small head and tail, anything else encoded.
-        var buffer: ByteBuffer
+        // One buffer, one trip down the pipeline, per reply: pre-encoded parameters come framed
+        // once for every connection they go to; anything else is encoded here.
+        let buffer: ByteBuffer
         if let encoded = reply.encodedParameters {
-            let tail = reply.continues ? Self.continuingTail : Self.finalTail
-            buffer = context.channel.allocator.buffer(
-                capacity: Self.parametersHead.readableBytes + encoded.buffer.readableBytes + tail.readableBytes)
-            buffer.writeImmutableBuffer(Self.parametersHead)
-            buffer.writeImmutableBuffer(encoded.buffer)
-            buffer.writeImmutableBuffer(tail)
+            buffer = encoded.frame(continues: reply.continues)
         } else {
             var bytes: [UInt8] = []
             bytes.reserveCapacity(128)
@@ -391,11 +386,6 @@ final class VarlinkServerConnectionHandler: ChannelDuplexHandler {
             context.close(promise: nil)
         }
     }
-
-    /// What goes around pre-encoded parameters.
-    private static let parametersHead = ByteBuffer(string: #"{"parameters":"#)
-    private static let continuingTail = ByteBuffer(string: #","continues":true}"# + "\0")
-    private static let finalTail = ByteBuffer(string: "}\0")
 
     private func flushIfNeeded(now: NIODeadline = .now()) {
         guard unflushed, let context else { return }
