@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Writes packaging/islandd.order: the functions islandd runs as it starts, serves a presenter
-and a producer's request, updates and end, and stops — in the order callgrind lists them.
+and a producer's request, updates and end, and stops — sorted by name, which keeps each
+module's functions side by side and the list the same from one profile to the next.
 
 scripts/build-release.sh links them first and together (lld --symbol-ordering-file, every
 function in its own section). Started, islandd then maps the few megabytes of code it runs
@@ -50,7 +51,7 @@ def session(socket_path):
 
 
 def executed_functions(callgrind_out, binary):
-    """Names of the functions of `binary` that ran, in the order the profile lists them."""
+    """Names of the functions of `binary` that ran."""
     names, seen, object_file, in_binary = [], set(), None, False
     with open(callgrind_out, errors='replace') as f:
         for line in f:
@@ -103,7 +104,7 @@ def main():
         finally:
             daemon.send_signal(signal.SIGTERM)
             daemon.wait(120)
-        names = executed_functions(out, profiled)
+        names = sorted(executed_functions(out, profiled))
         if len(names) < 1000:
             sys.exit('make-order-file: only %d functions ran; the profile looks wrong (%s)' % (len(names), out))
         with open(a.out, 'w') as f:
