@@ -24,11 +24,7 @@ enum Wire {
     /// An activity as producers and watchers see it, written as text: a producer's every
     /// reply carries one.
     static func writeActivity(_ activity: Activity, to text: inout JSONText) {
-        text.openObject()
-        text.member("id", .string(activity.id))
-        text.member("app", .string(activity.app))
-        text.member("type", .string(activity.type))
-        text.member("attributes", .object(activity.attributes))
+        openActivity(activity, to: &text)
         text.key("content")
         writeContent(activity.content, to: &text)
         text.key("deliveredContent")
@@ -43,6 +39,15 @@ enum Wire {
         text.closeObject()
     }
 
+    /// What every view of an activity starts with: who it is.
+    private static func openActivity(_ activity: Activity, to text: inout JSONText) {
+        text.openObject()
+        text.member("id", .string(activity.id))
+        text.member("app", .string(activity.app))
+        text.member("type", .string(activity.type))
+        text.member("attributes", .object(activity.attributes))
+    }
+
     /// The same as a tree, for the calls that are not on every update's path (lists, watchers).
     static func activity(_ activity: Activity) -> JSON {
         var text = JSONText(capacity: 512)
@@ -55,11 +60,7 @@ enum Wire {
     /// with `layout` nil, without the layout the presenter already has. Written as text: it
     /// goes out on every update.
     static func writeItem(_ activity: Activity, layout: (json: JSON, isDefault: Bool)?, to text: inout JSONText) {
-        text.openObject()
-        text.member("id", .string(activity.id))
-        text.member("app", .string(activity.app))
-        text.member("type", .string(activity.type))
-        text.member("attributes", .object(activity.attributes))
+        openActivity(activity, to: &text)
         text.key("content")
         writeContent(activity.deliveredContent, to: &text)
         text.member("state", .string(activity.state.rawValue))
