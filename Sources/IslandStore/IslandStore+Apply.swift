@@ -8,9 +8,7 @@ extension IslandStore {
         for mutation in mutations {
             switch mutation {
             case .putActivity(let id, let app, let state, let body):
-                var bytes: [UInt8] = []
-                bytes.reserveCapacity(256)
-                JSON.writeObject(body.object, to: &bytes)
+                let bytes = body.text
                 try db.cachedStatement(sql: """
                     INSERT INTO activities (id, app, state, body, updated_at) VALUES (?, ?, ?, ?, ?)
                     ON CONFLICT (id) DO UPDATE SET

@@ -56,19 +56,31 @@ extension StoreMutation {
 /// the caller's, and only if no later write of the same row in the transaction supersedes it —
 /// a producer streaming updates to one activity has its document built once per commit.
 public struct StoredDocument: Sendable, Hashable, ExpressibleByDictionaryLiteral {
-    private let build: @Sendable () -> JSONObject
+    private let write: @Sendable () -> [UInt8]
 
-    public init(_ object: JSONObject) { build = { object } }
+    public init(_ object: JSONObject) {
+        write = { JSON.object(object).serialized() }
+    }
 
     /// `build` runs on the writer thread, at most once per write.
-    public init(lazy build: @escaping @Sendable () -> JSONObject) { self.build = build }
+    public init(lazy build: @escaping @Sendable () -> JSONObject) {
+        write = { JSON.object(build()).serialized() }
+    }
+
+    /// `write` returns the object's compact JSON text; it runs on the writer thread, at most
+    /// once per write, and spares a document written as text from being built as a tree.
+    public init(lazyText write: @escaping @Sendable () -> [UInt8]) {
+        self.write = write
+    }
 
     public init(dictionaryLiteral elements: (String, JSON)...) {
         self.init(JSONObject(uniqueKeysWithValues: elements))
     }
 
-    public var object: JSONObject { build() }
+    /// The document as compact JSON text.
+    public var text: [UInt8] { write() }
 
-    public static func == (lhs: StoredDocument, rhs: StoredDocument) -> Bool { lhs.object == rhs.object }
-    public func hash(into hasher: inout Hasher) { hasher.combine(object) }
+    /// Documents are equal when their texts are: the writers are deterministic.
+    public static func == (lhs: StoredDocument, rhs: StoredDocument) -> Bool { lhs.text == rhs.text }
+    public func hash(into hasher: inout Hasher) { hasher.combine(text) }
 }

@@ -1,12 +1,14 @@
 import IslandJSON
 
 extension ActivityContent {
-    /// `{"state": {…}, "staleDate"?: 1.0, "relevanceScore": 0.0}`.
-    public var json: JSONObject {
-        var object: JSONObject = ["state": .object(state)]
-        object.setUnlessNil("staleDate", staleDate)
-        object["relevanceScore"] = .double(relevanceScore)
-        return object
+    /// `{"state": {…}, "staleDate"?: 1.0, "relevanceScore": 0.0}`, the state from its text.
+    public func writeJSON(to text: inout JSONText) {
+        text.openObject()
+        text.key("state")
+        text.value(text: stateText)
+        if let staleDate { text.member("staleDate", .double(staleDate)) }
+        text.member("relevanceScore", .double(relevanceScore))
+        text.closeObject()
     }
 
     /// Reads `json`; `staleDate` and `relevanceScore` may be missing (nil and 0).
@@ -24,30 +26,39 @@ extension ActivityContent {
 }
 
 extension Activity {
-    /// The whole activity as the daemon stores it; `init(json:)` reads it back exactly.
-    /// Optional members are omitted when nil.
+    /// The whole activity as the daemon stores it, as compact JSON text: every update
+    /// stores one. `init(json:)` reads it back exactly. Optional members are left out when nil.
+    public func writeJSON(to text: inout JSONText) {
+        text.openObject()
+        text.member("id", .string(id))
+        text.member("app", .string(app))
+        text.member("type", .string(type))
+        text.member("attributes", .object(attributes))
+        text.key("content")
+        content.writeJSON(to: &text)
+        text.key("deliveredContent")
+        deliveredContent.writeJSON(to: &text)
+        text.member("deliveredAt", .double(deliveredAt))
+        text.member("state", .string(state.rawValue))
+        if let endReason { text.member("endReason", .string(endReason.rawValue)) }
+        if let key { text.member("key", .string(key)) }
+        text.member("ownerGonePolicy", .string(ownerGonePolicy.rawValue))
+        text.member("createdAt", .double(createdAt))
+        text.member("updatedAt", .double(updatedAt))
+        if let endedAt { text.member("endedAt", .double(endedAt)) }
+        if let dismissAt { text.member("dismissAt", .double(dismissAt)) }
+        if let lastTimestamp { text.member("lastTimestamp", .double(lastTimestamp)) }
+        if let nextDeliveryAt { text.member("nextDeliveryAt", .double(nextDeliveryAt)) }
+        if let ownerGraceEndsAt { text.member("ownerGraceEndsAt", .double(ownerGraceEndsAt)) }
+        text.closeObject()
+    }
+
+    /// The same as a tree.
     public var json: JSONObject {
-        var object: JSONObject = [
-            "id": .string(id),
-            "app": .string(app),
-            "type": .string(type),
-            "attributes": .object(attributes),
-            "content": .object(content.json),
-            "deliveredContent": .object(deliveredContent.json),
-            "deliveredAt": .double(deliveredAt),
-            "state": .string(state.rawValue),
-        ]
-        object.setUnlessNil("endReason", endReason?.rawValue)
-        object.setUnlessNil("key", key)
-        object["ownerGonePolicy"] = .string(ownerGonePolicy.rawValue)
-        object["createdAt"] = .double(createdAt)
-        object["updatedAt"] = .double(updatedAt)
-        object.setUnlessNil("endedAt", endedAt)
-        object.setUnlessNil("dismissAt", dismissAt)
-        object.setUnlessNil("lastTimestamp", lastTimestamp)
-        object.setUnlessNil("nextDeliveryAt", nextDeliveryAt)
-        object.setUnlessNil("ownerGraceEndsAt", ownerGraceEndsAt)
-        return object
+        var text = JSONText(capacity: 1024)
+        writeJSON(to: &text)
+        // The writer only writes JSON objects.
+        return try! JSONParser.parse(text.bytes).objectValue!
     }
 
     public init(json: JSONObject) throws(ActivityDecodingError) {

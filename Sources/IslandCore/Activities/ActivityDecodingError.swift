@@ -113,14 +113,3 @@ struct ActivityJSONReader {
         return try enumeration(key, as: type)
     }
 }
-
-extension JSONObject {
-    /// Sets `key` only when there is a value: optional members are omitted rather than null.
-    mutating func setUnlessNil(_ key: String, _ value: Double?) {
-        if let value { self[key] = .double(value) }
-    }
-
-    mutating func setUnlessNil(_ key: String, _ value: String?) {
-        if let value { self[key] = .string(value) }
-    }
-}

@@ -561,7 +561,11 @@ actor IslandEngine {
         for event in events {
             switch event {
             case .changed(let activity), .delivered(let activity):
-                mutations.append(.putActivity(id: activity.id, app: activity.app, state: activity.state.rawValue, body: StoredDocument { activity.json }))
+                mutations.append(.putActivity(id: activity.id, app: activity.app, state: activity.state.rawValue, body: StoredDocument(lazyText: {
+                    var text = JSONText(capacity: 1024)
+                    activity.writeJSON(to: &text)
+                    return text.bytes
+                })))
             case .removed(let id):
                 mutations.append(.deleteActivity(id: id))
                 if owners.removeValue(forKey: id) != nil { ownersChanged = true }

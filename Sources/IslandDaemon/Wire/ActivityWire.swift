@@ -6,15 +6,6 @@ import Varlink
 /// arriving here have already been validated against the interface, so these conversions
 /// only read what the IDL guarantees.
 enum Wire {
-    static func writeContent(_ content: ActivityContent, to text: inout JSONText) {
-        text.openObject()
-        text.key("state")
-        text.value(text: content.stateText)
-        if let staleDate = content.staleDate { text.member("staleDate", .double(staleDate)) }
-        text.member("relevanceScore", .double(content.relevanceScore))
-        text.closeObject()
-    }
-
     static func content(from json: JSON?) -> ActivityContent? {
         guard let object = json?.objectValue, let state = object["state"]?.objectValue else { return nil }
         return ActivityContent(state: state, staleDate: object["staleDate"]?.doubleValue,
@@ -26,9 +17,9 @@ enum Wire {
     static func writeActivity(_ activity: Activity, to text: inout JSONText) {
         openActivity(activity, to: &text)
         text.key("content")
-        writeContent(activity.content, to: &text)
+        activity.content.writeJSON(to: &text)
         text.key("deliveredContent")
-        writeContent(activity.deliveredContent, to: &text)
+        activity.deliveredContent.writeJSON(to: &text)
         text.member("state", .string(activity.state.rawValue))
         if let reason = activity.endReason { text.member("endReason", .string(reason.rawValue)) }
         text.member("ownerGone", .string(activity.ownerGonePolicy.rawValue))
@@ -62,7 +53,7 @@ enum Wire {
     static func writeItem(_ activity: Activity, layout: (json: JSON, isDefault: Bool)?, to text: inout JSONText) {
         openActivity(activity, to: &text)
         text.key("content")
-        writeContent(activity.deliveredContent, to: &text)
+        activity.deliveredContent.writeJSON(to: &text)
         text.member("state", .string(activity.state.rawValue))
         if let reason = activity.endReason { text.member("endReason", .string(reason.rawValue)) }
         text.member("createdAt", .double(activity.createdAt))
