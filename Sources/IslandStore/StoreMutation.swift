@@ -62,11 +62,6 @@ public struct StoredDocument: Sendable, Hashable, ExpressibleByDictionaryLiteral
         write = { JSON.object(object).serialized() }
     }
 
-    /// `build` runs on the writer thread, at most once per write.
-    public init(lazy build: @escaping @Sendable () -> JSONObject) {
-        write = { JSON.object(build()).serialized() }
-    }
-
     /// `write` returns the object's compact JSON text; it runs on the writer thread, at most
     /// once per write, and spares a document written as text from being built as a tree.
     public init(lazyText write: @escaping @Sendable () -> [UInt8]) {

@@ -53,12 +53,17 @@ extension Activity {
         text.closeObject()
     }
 
-    /// The same as a tree.
-    public var json: JSONObject {
+    /// `writeJSON`'s text on its own: the document the store keeps.
+    public var jsonText: [UInt8] {
         var text = JSONText(capacity: 1024)
         writeJSON(to: &text)
+        return text.bytes
+    }
+
+    /// The same as a tree.
+    public var json: JSONObject {
         // The writer only writes JSON objects.
-        return try! JSONParser.parse(text.bytes).objectValue!
+        try! JSONParser.parse(jsonText).objectValue!
     }
 
     public init(json: JSONObject) throws(ActivityDecodingError) {

@@ -561,11 +561,7 @@ actor IslandEngine {
         for event in events {
             switch event {
             case .changed(let activity), .delivered(let activity):
-                mutations.append(.putActivity(id: activity.id, app: activity.app, state: activity.state.rawValue, body: StoredDocument(lazyText: {
-                    var text = JSONText(capacity: 1024)
-                    activity.writeJSON(to: &text)
-                    return text.bytes
-                })))
+                mutations.append(.putActivity(id: activity.id, app: activity.app, state: activity.state.rawValue, body: StoredDocument(lazyText: { activity.jsonText })))
             case .removed(let id):
                 mutations.append(.deleteActivity(id: id))
                 if owners.removeValue(forKey: id) != nil { ownersChanged = true }
