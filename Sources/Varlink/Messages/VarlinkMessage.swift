@@ -1,6 +1,5 @@
 import IslandJSON
 import NIOCore
-import Synchronization
 
 /// A method call as it arrives on the wire.
 public struct VarlinkCall: Sendable {
@@ -80,12 +79,12 @@ public struct VarlinkCall: Sendable {
 }
 
 /// Reply parameters already serialized: a stream that sends the same update to many peers
-/// encodes it once, and every peer's socket is written from the same buffer — with many
-/// presenters, one copy of a large update in memory instead of one per presenter.
+/// encodes it once. A small one is copied into each peer's output with the replies around
+/// it; a large one (`sharedSizeThreshold`) is written to every peer's socket from this same
+/// buffer — with many presenters, one copy of a large update in memory instead of one each.
 public struct VarlinkEncodedParameters: Sendable {
-    /// The bytes of one JSON object; shared, never copied, by the connections it goes to.
+    /// The bytes of one JSON object.
     public let buffer: ByteBuffer
-    private let frames = Frames()
 
     public init(_ parameters: JSONObject) {
         var bytes: [UInt8] = []
@@ -99,27 +98,10 @@ public struct VarlinkEncodedParameters: Sendable {
         self.buffer = ByteBuffer(bytes: text.bytes)
     }
 
-    /// The whole reply carrying these parameters, NUL included, made by the first connection
-    /// that writes it and shared by the others: a delta goes to every presenter alike.
-    func frame(continues: Bool) -> ByteBuffer {
-        frames.cached.withLock { cached in
-            if let frame = cached[continues ? 1 : 0] { return frame }
-            let head: StaticString = #"{"parameters":"#
-            let tail: StaticString = continues ? ",\"continues\":true}\0" : "}\0"
-            var frame = ByteBuffer()
-            frame.reserveCapacity(head.utf8CodeUnitCount + buffer.readableBytes + tail.utf8CodeUnitCount)
-            frame.writeStaticString(head)
-            buffer.withUnsafeReadableBytes { _ = frame.writeBytes($0) }
-            frame.writeStaticString(tail)
-            cached[continues ? 1 : 0] = frame
-            return frame
-        }
-    }
-
-    private final class Frames: Sendable {
-        /// Final, continuing.
-        let cached = Mutex<[ByteBuffer?]>([nil, nil])
-    }
+    /// Replies this large go out from the shared buffer itself, between a head and a tail,
+    /// rather than copied into each connection's output: a snapshot of many activities for
+    /// many presenters stays one copy in memory.
+    static let sharedSizeThreshold = 4096
 }
 
 /// A reply: parameters, or a named error with parameters.

@@ -356,41 +356,77 @@ final class VarlinkServerConnectionHandler: ChannelDuplexHandler {
 
     private func write(_ reply: VarlinkReply) {
         guard let context, !peerGone else { return }
-        // One buffer, one trip down the pipeline, per reply: pre-encoded parameters come framed
-        // once for every connection they go to; anything else is encoded here.
-        let buffer: ByteBuffer
+        if let encoded = reply.encodedParameters, encoded.buffer.readableBytes >= VarlinkEncodedParameters.sharedSizeThreshold {
+            // Too large to copy for every connection it goes to: sent from the shared buffer.
+            pushOutput(context)
+            context.write(wrapOutboundOut(Self.replyHead), promise: nil)
+            context.write(wrapOutboundOut(encoded.buffer), promise: nil)
+            context.write(wrapOutboundOut(reply.continues ? Self.continuingReplyTail : Self.finalReplyTail), promise: nil)
+            unflushed = true
+            closeIfOverLimit(context)
+            return
+        }
+        if output == nil { output = context.channel.allocator.buffer(capacity: Self.outputCapacity) }
         if let encoded = reply.encodedParameters {
-            buffer = encoded.frame(continues: reply.continues)
+            output!.writeImmutableBuffer(Self.replyHead)
+            output!.writeImmutableBuffer(encoded.buffer)
+            output!.writeImmutableBuffer(reply.continues ? Self.continuingReplyTail : Self.finalReplyTail)
         } else {
             var bytes: [UInt8] = []
             bytes.reserveCapacity(128)
             reply.encode(into: &bytes)
             bytes.append(0)
-            buffer = context.channel.allocator.buffer(bytes: bytes)
+            output!.writeBytes(bytes)
         }
-        context.write(wrapOutboundOut(buffer), promise: nil)
         unflushed = true
+        if output!.readableBytes >= Self.outputCapacity {
+            pushOutput(context)
+            closeIfOverLimit(context)
+        }
+    }
+
+    /// Replies written since the last flush, framed back to back: a burst of them (a
+    /// producer's pipelined calls, a presenter's deltas) goes down the pipeline, and to the
+    /// socket, as one buffer instead of one per reply.
+    private var output: ByteBuffer?
+    private static let outputCapacity = 16 * 1024
+    private static let replyHead = ByteBuffer(string: #"{"parameters":"#)
+    private static let finalReplyTail = ByteBuffer(bytes: Array("}\0".utf8))
+    private static let continuingReplyTail = ByteBuffer(bytes: Array(",\"continues\":true}\0".utf8))
+
+    /// Hands the replies gathered so far to the channel, which counts them against its
+    /// high-water mark from then on.
+    private func pushOutput(_ context: ChannelHandlerContext) {
+        guard let buffer = output else { return }
+        output = nil
+        context.write(wrapOutboundOut(buffer), promise: nil)
+    }
+
+    private func closeIfOverLimit(_ context: ChannelHandlerContext) {
         // NIO counts what waits for the socket and turns the channel unwritable past its
         // high-water mark, far below the limit: only then is the count worth asking for.
-        if !context.channel.isWritable,
-           let buffered = try? context.channel.syncOptions?.getOption(.bufferedWritableBytes),
-           buffered > limits.maximumOutputBytes {
-            // The peer stopped reading; keeping its replies would let it hold our memory.
-            logger.notice("closing a connection whose unread replies exceed the limit", metadata: [
-                "limit": "\(limits.maximumOutputBytes)", "peer_pid": "\(connection.peer?.pid ?? 0)",
-            ])
-            closing = true
-            queue.removeAll()
-            queuedBytes = 0
-            cancelActive()
-            context.close(promise: nil)
-        }
+        guard !context.channel.isWritable,
+              let buffered = try? context.channel.syncOptions?.getOption(.bufferedWritableBytes),
+              buffered > limits.maximumOutputBytes else { return }
+        // The peer stopped reading; keeping its replies would let it hold our memory.
+        logger.notice("closing a connection whose unread replies exceed the limit", metadata: [
+            "limit": "\(limits.maximumOutputBytes)", "peer_pid": "\(connection.peer?.pid ?? 0)",
+        ])
+        closing = true
+        output = nil
+        queue.removeAll()
+        queuedBytes = 0
+        cancelActive()
+        context.close(promise: nil)
     }
 
     private func flushIfNeeded(now: NIODeadline = .now()) {
         guard unflushed, let context else { return }
         unflushed = false
         lastFlush = now
+        pushOutput(context)
+        closeIfOverLimit(context)
+        guard !closing else { return }
         context.flush()
     }
 
@@ -426,6 +462,7 @@ final class VarlinkServerConnectionHandler: ChannelDuplexHandler {
         guard let context else { return }
         closing = true
         unflushed = false
+        pushOutput(context)
         // Writes complete in order: once this empty one has, everything before it is written.
         let written = context.eventLoop.makePromise(of: Void.self)
         context.writeAndFlush(wrapOutboundOut(context.channel.allocator.buffer(capacity: 0)), promise: written)
