@@ -496,13 +496,39 @@ actor IslandEngine {
             finishCommit(ticket, events, .success(prepare()), then: completion)
             return
         }
-        // Queued synchronously, on the engine, so batches reach the disk in the order their
-        // changes were decided; the store's writer thread groups what arrives during a commit.
-        store.commit(mutations) { [self] result in
+        queueCommit(mutations) { result in
             let prepared = result.map { prepare() }
-            loop.execute { self.assumeIsolated { $0.finishCommit(ticket, events, prepared, then: completion) } }
+            return { engine in engine.finishCommit(ticket, events, prepared, then: completion) }
         }
         decided()
+    }
+
+    /// What a change does once its commit is over: on the writer thread, with the outcome, it
+    /// returns what is left to do on the engine.
+    private typealias Committed = @Sendable (Result<Void, StoreError>) -> @Sendable (isolated IslandEngine) -> Void
+
+    /// The changes decided during this turn of the loop, in order: they go to the store's
+    /// writer thread together once the turn's reads are handled, and come back together — one
+    /// hand-off each way per turn, not per change, for a producer that pipelines its calls.
+    private var turnCommits: [(mutations: [StoreMutation], committed: Committed)] = []
+
+    private func queueCommit(_ mutations: [StoreMutation], committed: @escaping Committed) {
+        if turnCommits.isEmpty {
+            loop.execute { self.assumeIsolated { $0.commitTurn() } }
+        }
+        turnCommits.append((mutations, committed))
+    }
+
+    /// Queues the turn's changes for the disk, in the order they were decided; the writer
+    /// thread groups them further with whatever arrives during its current transaction.
+    private func commitTurn() {
+        guard !turnCommits.isEmpty else { return }
+        let commits = turnCommits
+        turnCommits = []
+        store.commit(commits.count == 1 ? commits[0].mutations : commits.flatMap(\.mutations)) { [loop] result in
+            let finishing = commits.map { $0.committed(result) }
+            loop.execute { self.assumeIsolated { engine in for finish in finishing { finish(engine) } } }
+        }
     }
 
     private func persistAndPublish(_ events: [ActivityEvent]) async throws(VarlinkError) {
@@ -541,6 +567,8 @@ actor IslandEngine {
 
     /// Commits changes that are not activity events (layouts), and returns once committed.
     private func commit(_ mutations: [StoreMutation]) async throws(VarlinkError) {
+        // After the changes already decided, as every commit is.
+        commitTurn()
         let result = await withCheckedContinuation { (continuation: CheckedContinuation<Result<Void, StoreError>, Never>) in
             store.commit(mutations) { continuation.resume(returning: $0) }
         }
