@@ -41,6 +41,14 @@ public struct JSONText {
         afterValue = true
     }
 
+    /// Opens an object whose first members are already written, as compact JSON text
+    /// (`"a":1,"b":2`, no braces); more members may follow.
+    public mutating func openObject(members: [UInt8]) {
+        openObject()
+        bytes.append(contentsOf: members)
+        afterValue = !members.isEmpty
+    }
+
     public mutating func member(_ key: StaticString, _ value: JSON) {
         self.key(key)
         self.value(value)

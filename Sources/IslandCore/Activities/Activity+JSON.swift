@@ -29,11 +29,7 @@ extension Activity {
     /// The whole activity as the daemon stores it, as compact JSON text: every update
     /// stores one. `init(json:)` reads it back exactly. Optional members are left out when nil.
     public func writeJSON(to text: inout JSONText) {
-        text.openObject()
-        text.member("id", .string(id))
-        text.member("app", .string(app))
-        text.member("type", .string(type))
-        text.member("attributes", .object(attributes))
+        openObject(in: &text)
         text.key("content")
         content.writeJSON(to: &text)
         text.key("deliveredContent")

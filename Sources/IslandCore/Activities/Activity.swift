@@ -29,6 +29,27 @@ public struct Activity: Sendable, Hashable, Identifiable {
         let key: String?
         let ownerGonePolicy: OwnerGonePolicy
         let createdAt: Double
+        /// `"id":…,"app":…,"type":…,"attributes":{…}`: every shape an activity is written in
+        /// starts with these, and one goes out on every update.
+        let identityMembers: [UInt8]
+
+        init(id: String, app: String, type: String, attributes: JSONObject, key: String?,
+             ownerGonePolicy: OwnerGonePolicy, createdAt: Double) {
+            (self.id, self.app, self.type, self.attributes) = (id, app, type, attributes)
+            (self.key, self.ownerGonePolicy, self.createdAt) = (key, ownerGonePolicy, createdAt)
+            var text = JSONText(capacity: 128)
+            text.openObject()
+            text.member("id", .string(id))
+            text.member("app", .string(app))
+            text.member("type", .string(type))
+            text.member("attributes", .object(attributes))
+            identityMembers = Array(text.bytes.dropFirst())
+        }
+    }
+
+    /// Opens the activity's object in `text` with its identity: id, app, type and attributes.
+    public func openObject(in text: inout JSONText) {
+        text.openObject(members: identity.value.identityMembers)
     }
 
     /// The latest accepted content.

@@ -15,7 +15,7 @@ enum Wire {
     /// An activity as producers and watchers see it, written as text: a producer's every
     /// reply carries one.
     static func writeActivity(_ activity: Activity, to text: inout JSONText) {
-        openActivity(activity, to: &text)
+        activity.openObject(in: &text)
         text.key("content")
         activity.content.writeJSON(to: &text)
         text.key("deliveredContent")
@@ -30,15 +30,6 @@ enum Wire {
         text.closeObject()
     }
 
-    /// What every view of an activity starts with: who it is.
-    private static func openActivity(_ activity: Activity, to text: inout JSONText) {
-        text.openObject()
-        text.member("id", .string(activity.id))
-        text.member("app", .string(activity.app))
-        text.member("type", .string(activity.type))
-        text.member("attributes", .object(activity.attributes))
-    }
-
     /// The same as a tree, for the calls that are not on every update's path (lists, watchers).
     static func activity(_ activity: Activity) -> JSON {
         var text = JSONText(capacity: 512)
@@ -51,7 +42,7 @@ enum Wire {
     /// with `layout` nil, without the layout the presenter already has. Written as text: it
     /// goes out on every update.
     static func writeItem(_ activity: Activity, layout: (json: JSON, isDefault: Bool)?, to text: inout JSONText) {
-        openActivity(activity, to: &text)
+        activity.openObject(in: &text)
         text.key("content")
         activity.deliveredContent.writeJSON(to: &text)
         text.member("state", .string(activity.state.rawValue))
