@@ -56,8 +56,7 @@ extension JSON {
         case .null: out.append(contentsOf: "null".utf8)
         case .bool(let b): out.append(contentsOf: (b ? "true" : "false").utf8)
         case .int(let i): Self.writeInteger(i, to: &out)
-        case .double(let d):
-            if d.isFinite { out.append(contentsOf: d.description.utf8) } else { out.append(contentsOf: "null".utf8) }
+        case .double(let d): Self.writeDouble(d, to: &out)
         case .string(let s): Self.writeString(s, to: &out)
         case .array(let a):
             out.append(UInt8(ascii: "["))
@@ -108,6 +107,23 @@ extension JSON {
             magnitude /= 10
         } while magnitude > 0
         out[start...].reverse()
+    }
+
+    /// As Swift's `description` spells it (`null` if not finite). A whole number below 10^15
+    /// (a score, a date in whole seconds) is written without the `String` that makes: its
+    /// `description` is its digits and `.0`.
+    static func writeDouble(_ double: Double, to out: inout [UInt8]) {
+        guard double.isFinite else {
+            out.append(contentsOf: "null".utf8)
+            return
+        }
+        if double.magnitude < 1e15, double == double.rounded(.towardZero), !(double == 0 && double.sign == .minus) {
+            writeInteger(Int(double), to: &out)
+            out.append(UInt8(ascii: "."))
+            out.append(UInt8(ascii: "0"))
+            return
+        }
+        out.append(contentsOf: double.description.utf8)
     }
 
     /// Native strings are contiguous UTF-8; only a bridged one would need copying first.

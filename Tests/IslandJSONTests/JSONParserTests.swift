@@ -184,6 +184,42 @@ import Testing
         }
     }
 
+    @Test func writesDoublesAsTheirDescription() throws {
+        // Whole numbers take a path of their own: it must spell them as `description` does,
+        // up to where that switches to an exponent, and keep the sign of -0.0.
+        var doubles: [Double] = [0, -0.0, 1, -1, 0.5, -2.5, 1e14, 1e15 - 1, 1e15, -1e15, 1e16, 9_007_199_254_740_992,
+                                 1_763_928_000, 1_763_928_000.25, .ulpOfOne, .leastNonzeroMagnitude, .greatestFiniteMagnitude]
+        for exponent in 0...17 {
+            let power = (0..<exponent).reduce(1.0) { value, _ in value * 10 }
+            doubles += [power, power - 1, power + 1, -power, power + 0.5]
+        }
+        for double in doubles {
+            let written = JSON.double(double).serialized()
+            #expect(written == Array(double.description.utf8), "\(double)")
+            #expect(JSON.double(double).serializedSize == written.count)
+            #expect(try JSONParser.parse(written).doubleValue == double, "\(double)")
+        }
+        #expect(JSON.double(.nan).serialized() == Array("null".utf8))
+        #expect(JSON.double(-.infinity).serialized() == Array("null".utf8))
+    }
+
+    @Test func opensAnObjectWithMembersWrittenBefore() throws {
+        var members = JSONText()
+        members.openObject()
+        members.member("a", 1)
+        members.member("b", ["c": "d"])
+        var text = JSONText()
+        text.openArray()
+        text.openObject(members: Array(members.bytes.dropFirst()))
+        text.member("e", true)
+        text.closeObject()
+        text.openObject(members: [])
+        text.member("f", .null)
+        text.closeObject()
+        text.closeArray()
+        #expect(try JSONParser.parse(text.bytes) == [["a": 1, "b": ["c": "d"], "e": true], ["f": .null]])
+    }
+
     @Test func comparesNumbersByValueWhenAsked() {
         #expect(JSON.int(1) != JSON.double(1))
         #expect(JSON.int(1).numericallyEquals(.double(1)))

@@ -39,7 +39,7 @@ extension Activity {
         if let endReason { text.member("endReason", .string(endReason.rawValue)) }
         if let key { text.member("key", .string(key)) }
         text.member("ownerGonePolicy", .string(ownerGonePolicy.rawValue))
-        text.member("createdAt", .double(createdAt))
+        writeCreatedAt(to: &text)
         text.member("updatedAt", .double(updatedAt))
         if let endedAt { text.member("endedAt", .double(endedAt)) }
         if let dismissAt { text.member("dismissAt", .double(dismissAt)) }

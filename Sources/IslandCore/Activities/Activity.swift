@@ -32,6 +32,8 @@ public struct Activity: Sendable, Hashable, Identifiable {
         /// `"id":…,"app":…,"type":…,"attributes":{…}`: every shape an activity is written in
         /// starts with these, and one goes out on every update.
         let identityMembers: [UInt8]
+        /// `createdAt` as JSON text, which every item and stored document carries too.
+        let createdAtText: [UInt8]
 
         init(id: String, app: String, type: String, attributes: JSONObject, key: String?,
              ownerGonePolicy: OwnerGonePolicy, createdAt: Double) {
@@ -44,12 +46,19 @@ public struct Activity: Sendable, Hashable, Identifiable {
             text.member("type", .string(type))
             text.member("attributes", .object(attributes))
             identityMembers = Array(text.bytes.dropFirst())
+            createdAtText = JSON.double(createdAt).serialized()
         }
     }
 
     /// Opens the activity's object in `text` with its identity: id, app, type and attributes.
     public func openObject(in text: inout JSONText) {
         text.openObject(members: identity.value.identityMembers)
+    }
+
+    /// Writes the `createdAt` member.
+    public func writeCreatedAt(to text: inout JSONText) {
+        text.key("createdAt")
+        text.value(text: identity.value.createdAtText)
     }
 
     /// The latest accepted content.

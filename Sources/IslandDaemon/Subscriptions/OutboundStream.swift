@@ -49,7 +49,7 @@ final class OutboundStream<Item: Sendable>: Sendable {
                 return true
             }
             if direct {
-                responder.reply(continuing: [encoded])
+                responder.reply(continuing: encoded)
                 finishWriting()
                 return
             }

@@ -23,7 +23,7 @@ enum Wire {
         text.member("state", .string(activity.state.rawValue))
         if let reason = activity.endReason { text.member("endReason", .string(reason.rawValue)) }
         text.member("ownerGone", .string(activity.ownerGonePolicy.rawValue))
-        text.member("createdAt", .double(activity.createdAt))
+        activity.writeCreatedAt(to: &text)
         text.member("updatedAt", .double(activity.updatedAt))
         if let endedAt = activity.endedAt { text.member("endedAt", .double(endedAt)) }
         if let dismissAt = activity.dismissAt { text.member("dismissAt", .double(dismissAt)) }
@@ -47,7 +47,7 @@ enum Wire {
         activity.deliveredContent.writeJSON(to: &text)
         text.member("state", .string(activity.state.rawValue))
         if let reason = activity.endReason { text.member("endReason", .string(reason.rawValue)) }
-        text.member("createdAt", .double(activity.createdAt))
+        activity.writeCreatedAt(to: &text)
         if let dismissAt = activity.dismissAt { text.member("dismissAt", .double(dismissAt)) }
         if let layout {
             text.member("layout", layout.json)

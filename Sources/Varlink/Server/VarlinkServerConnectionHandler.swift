@@ -297,7 +297,9 @@ final class VarlinkServerConnectionHandler: ChannelDuplexHandler {
 
     /// A reply from a handler, on the event loop.
     fileprivate func deliver(_ reply: VarlinkReply, final: Bool, serial: UInt64) {
-        guard !closing, let index = active.firstIndex(where: { $0.serial == serial }) else { return }
+        // Usually the reply is the first call's, a stream's or the call answered in turn.
+        guard !closing, let index = active.first?.serial == serial ? 0 : active.firstIndex(where: { $0.serial == serial })
+        else { return }
         if index == 0 {
             if !active[0].call.oneway { write(reply) }
             // The write may have closed the connection (the peer left too much unread).
@@ -368,9 +370,9 @@ final class VarlinkServerConnectionHandler: ChannelDuplexHandler {
         }
         if output == nil { output = context.channel.allocator.buffer(capacity: Self.outputCapacity) }
         if let encoded = reply.encodedParameters {
-            output!.writeImmutableBuffer(Self.replyHead)
+            output!.writeStaticString(#"{"parameters":"#)
             output!.writeImmutableBuffer(encoded.buffer)
-            output!.writeImmutableBuffer(reply.continues ? Self.continuingReplyTail : Self.finalReplyTail)
+            output!.writeStaticString(reply.continues ? ",\"continues\":true}\0" : "}\0")
         } else {
             var bytes: [UInt8] = []
             bytes.reserveCapacity(128)
@@ -560,7 +562,11 @@ private struct ChannelReplySink: VarlinkReplySink {
     var isWritable: Bool { channel.isWritable && channel.isActive }
 
     func send(_ reply: VarlinkReply, final: Bool) {
-        deliverInOrder { [serial] handler in handler.deliver(reply, final: final, serial: serial) }
+        if canDeliverNow {
+            handler.value.deliver(reply, final: final, serial: serial)
+        } else {
+            handOff { [serial] handler in handler.deliver(reply, final: final, serial: serial) }
+        }
     }
 
     func send(continuing replies: [VarlinkReply]) {
@@ -575,14 +581,22 @@ private struct ChannelReplySink: VarlinkReplySink {
     /// a producer's reply as its commit completes — saving a task per reply. Anything else
     /// queues behind the replies already handed over with `execute`.
     private func deliverInOrder(_ body: @escaping @Sendable (VarlinkServerConnectionHandler) -> Void) {
-        if eventLoop.inEventLoop, handler.value.isDispatching || handOffs.isZero {
+        if canDeliverNow {
             body(handler.value)
         } else {
-            handOffs.add()
-            eventLoop.execute { [handler, handOffs] in
-                body(handler.value)
-                handOffs.remove()
-            }
+            handOff(body)
+        }
+    }
+
+    private var canDeliverNow: Bool {
+        eventLoop.inEventLoop && (handler.value.isDispatching || handOffs.isZero)
+    }
+
+    private func handOff(_ body: @escaping @Sendable (VarlinkServerConnectionHandler) -> Void) {
+        handOffs.add()
+        eventLoop.execute { [handler, handOffs] in
+            body(handler.value)
+            handOffs.remove()
         }
     }
 

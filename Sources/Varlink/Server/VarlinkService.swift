@@ -338,8 +338,18 @@ public final class VarlinkResponder: Sendable {
         sink.send(VarlinkReply(encoded: parameters), final: true)
     }
 
-    /// Sends replies that continue a streaming call, encoded once by the caller (the same
-    /// update fanned out to many subscribers), in one hand-over to the transport.
+    /// Sends a reply that continues a streaming call, encoded once by the caller (the same
+    /// update fanned out to many subscribers).
+    public func reply(continuing parameters: VarlinkEncodedParameters) {
+        guard call.more, !finished.load(ordering: .acquiring) else { return }
+        #if DEBUG
+        assertConforms(parameters)
+        #endif
+        sink.send(VarlinkReply(encoded: parameters, continues: true), final: false)
+    }
+
+    /// Sends replies that continue a streaming call, encoded once by the caller, in one
+    /// hand-over to the transport.
     public func reply(continuing batch: [VarlinkEncodedParameters]) {
         guard call.more, !batch.isEmpty, !finished.load(ordering: .acquiring) else { return }
         #if DEBUG
