@@ -614,7 +614,8 @@ actor IslandEngine {
     /// only of what they would draw differently — a throttled update is stored but not shown
     /// until its delivery.
     private func show(_ events: [ActivityEvent]) {
-        var changed: [String: Activity] = [:]
+        // Usually one activity: a list, not a hash table.
+        var changed: [Activity] = []
         var removed: [String] = []
         var alert: (String, Alert)?
         // Most updates change content only: the arbitration, a sort of every activity, need
@@ -623,9 +624,21 @@ actor IslandEngine {
         for event in events {
             switch event {
             case .changed(let activity), .delivered(let activity):
-                arbitrationChanged = arbitrationChanged || shown[activity.id].flatMap(Self.candidate) != Self.candidate(activity)
-                shown[activity.id] = activity
-                if case .delivered = event { changed[activity.id] = activity }
+                // One hash of the id for the look-up and the update: this runs for every update.
+                if let index = shown.index(forKey: activity.id) {
+                    arbitrationChanged = arbitrationChanged || Self.candidate(shown.values[index]) != Self.candidate(activity)
+                    shown.values[index] = activity
+                } else {
+                    arbitrationChanged = arbitrationChanged || Self.candidate(activity) != nil
+                    shown[activity.id] = activity
+                }
+                if case .delivered = event {
+                    if let index = changed.firstIndex(where: { $0.id == activity.id }) {
+                        changed[index] = activity
+                    } else {
+                        changed.append(activity)
+                    }
+                }
             case .removed(let id):
                 shown.removeValue(forKey: id)
                 itemLayouts[id] = nil
@@ -646,18 +659,23 @@ actor IslandEngine {
         for event in events {
             switch event {
             case .changed(let activity):
-                let before = published[activity.id]
+                // One hash of the id for the look-up and the update: this runs for every update.
+                let index = published.index(forKey: activity.id)
+                let before = index.map { published.values[$0] }
                 if before?.state != activity.state {
                     notifyWatchers(of: activity, kind: "state")
                     logLifecycle(activity)
                 }
-                published[activity.id] = (activity.state, before?.content ?? activity.deliveredContent)
+                let now = (activity.state, before?.content ?? activity.deliveredContent)
+                if let index { published.values[index] = now } else { published[activity.id] = now }
             case .delivered(let activity):
+                let index = published.index(forKey: activity.id)
                 // Comparing contents costs as much as the rest of an update: only for watchers.
-                if let before = published[activity.id], isWatched(activity), before.content != activity.deliveredContent {
+                if let index, isWatched(activity), published.values[index].content != activity.deliveredContent {
                     notifyWatchers(of: activity, kind: "content")
                 }
-                published[activity.id] = (activity.state, activity.deliveredContent)
+                let now = (activity.state, activity.deliveredContent)
+                if let index { published.values[index] = now } else { published[activity.id] = now }
             case .removed(let id):
                 published[id] = nil
             case .alerted, .settingsChanged, .budgetsChanged:
@@ -716,7 +734,7 @@ actor IslandEngine {
         }
     }
 
-    private func recomputeIsland(changed: [String: Activity], removed: [String], alert: (String, Alert)?,
+    private func recomputeIsland(changed: [Activity], removed: [String], alert: (String, Alert)?,
                                  arbitrationChanged: Bool) {
         let now = clock()
         let arbitrate = arbitrationChanged || !removed.isEmpty || alert != nil
@@ -724,7 +742,7 @@ actor IslandEngine {
             let visibleAlert = alert.flatMap { isVisible($0.0, to: uid) ? $0 : nil }
             if let visibleAlert { views[uid]!.arbiter.interactions.alert(id: visibleAlert.0, now: now) }
             let delta = arbitrate ? views[uid]!.arbiter.recompute(candidates: candidates(for: uid), now: now) : nil
-            let items = changed.values.filter { !removed.contains($0.id) && isVisible($0.id, to: uid) }
+            let items = changed.filter { !removed.contains($0.id) && isVisible($0.id, to: uid) }
                 .sorted { $0.id < $1.id }
             guard delta != nil || !items.isEmpty || !removed.isEmpty else { continue }
             publish(to: uid, island: delta, items: items, removed: removed, alert: visibleAlert)
