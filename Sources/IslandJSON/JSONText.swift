@@ -54,6 +54,33 @@ public struct JSONText {
         self.value(value)
     }
 
+    // Members of one scalar type, written without making a `JSON` of it first: the messages
+    // sent on every update are mostly these.
+
+    public mutating func member(_ key: StaticString, string: String) {
+        self.key(key)
+        JSON.writeString(string, to: &bytes)
+        afterValue = true
+    }
+
+    public mutating func member(_ key: StaticString, int: Int) {
+        self.key(key)
+        JSON.writeInteger(int, to: &bytes)
+        afterValue = true
+    }
+
+    public mutating func member(_ key: StaticString, double: Double) {
+        self.key(key)
+        JSON.writeDouble(double, to: &bytes)
+        afterValue = true
+    }
+
+    public mutating func member(_ key: StaticString, bool: Bool) {
+        self.key(key)
+        bytes.append(contentsOf: (bool ? "true" : "false").utf8)
+        afterValue = true
+    }
+
     private mutating func open(_ byte: UInt8) {
         separate()
         bytes.append(byte)

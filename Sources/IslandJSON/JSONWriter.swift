@@ -99,14 +99,22 @@ extension JSON {
     }
 
     static func writeInteger(_ integer: Int, to out: inout [UInt8]) {
-        if integer < 0 { out.append(UInt8(ascii: "-")) }
-        let start = out.count
-        var magnitude = integer.magnitude
-        repeat {
-            out.append(UInt8(ascii: "0") + UInt8(magnitude % 10))
-            magnitude /= 10
-        } while magnitude > 0
-        out[start...].reverse()
+        // Digits right to left in a scratch buffer on the stack, then one append: a timestamp
+        // in nanoseconds is 19 of them.
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { digits in
+            var magnitude = integer.magnitude
+            var start = digits.count
+            repeat {
+                start -= 1
+                digits[start] = UInt8(ascii: "0") + UInt8(truncatingIfNeeded: magnitude % 10)
+                magnitude /= 10
+            } while magnitude > 0
+            if integer < 0 {
+                start -= 1
+                digits[start] = UInt8(ascii: "-")
+            }
+            out.append(contentsOf: UnsafeBufferPointer(rebasing: digits[start...]))
+        }
     }
 
     /// As Swift's `description` spells it (`null` if not finite). A whole number below 10^15

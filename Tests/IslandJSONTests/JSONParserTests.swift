@@ -203,6 +203,28 @@ import Testing
         #expect(JSON.double(-.infinity).serialized() == Array("null".utf8))
     }
 
+    @Test func writesScalarMembersAsTheirJSONValues() throws {
+        for (string, int, double, bool) in [("plain", 0, 0.0, false), ("quote \" and \u{1}", Int.min, -0.0, true),
+                                            ("é, 日本", Int.max, 1_763_928_000.125, false)] {
+            var typed = JSONText()
+            typed.openObject()
+            typed.member("s", string: string)
+            typed.member("i", int: int)
+            typed.member("d", double: double)
+            typed.member("b", bool: bool)
+            typed.closeObject()
+            var generic = JSONText()
+            generic.openObject()
+            generic.member("s", .string(string))
+            generic.member("i", .int(int))
+            generic.member("d", .double(double))
+            generic.member("b", .bool(bool))
+            generic.closeObject()
+            #expect(typed.bytes == generic.bytes)
+            #expect(try JSONParser.parse(typed.bytes) == ["s": .string(string), "i": .int(int), "d": .double(double), "b": .bool(bool)])
+        }
+    }
+
     @Test func opensAnObjectWithMembersWrittenBefore() throws {
         var members = JSONText()
         members.openObject()

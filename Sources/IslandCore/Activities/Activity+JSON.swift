@@ -6,8 +6,8 @@ extension ActivityContent {
         text.openObject()
         text.key("state")
         text.value(text: stateText)
-        if let staleDate { text.member("staleDate", .double(staleDate)) }
-        text.member("relevanceScore", .double(relevanceScore))
+        if let staleDate { text.member("staleDate", double: staleDate) }
+        text.member("relevanceScore", double: relevanceScore)
         text.closeObject()
     }
 
@@ -34,18 +34,18 @@ extension Activity {
         content.writeJSON(to: &text)
         text.key("deliveredContent")
         deliveredContent.writeJSON(to: &text)
-        text.member("deliveredAt", .double(deliveredAt))
-        text.member("state", .string(state.rawValue))
-        if let endReason { text.member("endReason", .string(endReason.rawValue)) }
-        if let key { text.member("key", .string(key)) }
-        text.member("ownerGonePolicy", .string(ownerGonePolicy.rawValue))
+        text.member("deliveredAt", double: deliveredAt)
+        text.member("state", string: state.rawValue)
+        if let endReason { text.member("endReason", string: endReason.rawValue) }
+        if let key { text.member("key", string: key) }
+        text.member("ownerGonePolicy", string: ownerGonePolicy.rawValue)
         writeCreatedAt(to: &text)
-        text.member("updatedAt", .double(updatedAt))
-        if let endedAt { text.member("endedAt", .double(endedAt)) }
-        if let dismissAt { text.member("dismissAt", .double(dismissAt)) }
-        if let lastTimestamp { text.member("lastTimestamp", .double(lastTimestamp)) }
-        if let nextDeliveryAt { text.member("nextDeliveryAt", .double(nextDeliveryAt)) }
-        if let ownerGraceEndsAt { text.member("ownerGraceEndsAt", .double(ownerGraceEndsAt)) }
+        text.member("updatedAt", double: updatedAt)
+        if let endedAt { text.member("endedAt", double: endedAt) }
+        if let dismissAt { text.member("dismissAt", double: dismissAt) }
+        if let lastTimestamp { text.member("lastTimestamp", double: lastTimestamp) }
+        if let nextDeliveryAt { text.member("nextDeliveryAt", double: nextDeliveryAt) }
+        if let ownerGraceEndsAt { text.member("ownerGraceEndsAt", double: ownerGraceEndsAt) }
         text.closeObject()
     }
 

@@ -758,10 +758,15 @@ actor IslandEngine {
     }
 
     private func publish(to uid: UInt32, island delta: IslandDelta?, items: [Activity], removed: [String], alert: (String, Alert)?) {
-        guard var view = views[uid] else { return }
+        // In place: a copy of the view would be one more of its tables to write back per update.
+        guard let index = views.index(forKey: uid) else { return }
+        publish(in: &views.values[index], island: delta, items: items, removed: removed, alert: alert)
+    }
+
+    private func publish(in view: inout PresenterView, island delta: IslandDelta?, items: [Activity], removed: [String],
+                         alert: (String, Alert)?) {
         view.sequence += 1
         for id in removed { view.sentLayouts[id] = nil }
-        defer { views[uid] = view }
         guard !view.streams.isEmpty else { return }
         var text = Self.openUpdate(kind: "delta", sequence: view.sequence, resync: false, capacity: 1024)
         if delta != nil { text.member("island", .object(view.arbiter.presentation.json)) }
@@ -816,9 +821,9 @@ actor IslandEngine {
         text.openObject()
         text.key("update")
         text.openObject()
-        text.member("kind", .string(kind))
-        text.member("sequence", .int(Int(sequence)))
-        text.member("resync", .bool(resync))
+        text.member("kind", string: kind)
+        text.member("sequence", int: Int(sequence))
+        text.member("resync", bool: resync)
         return text
     }
 

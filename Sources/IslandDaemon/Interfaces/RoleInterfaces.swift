@@ -85,7 +85,7 @@ struct RoleInterfaces: Sendable {
             }, reply: { (result: (Activity, Bool), text: inout JSONText) in
                 text.key("activity")
                 Wire.writeActivity(result.0, to: &text)
-                text.member("created", .bool(result.1))
+                text.member("created", bool: result.1)
             }),
             "Update": mutation({ engine, app, request, decided, encode, done throws(VarlinkError) in
                 let p = request.parameters
@@ -97,10 +97,10 @@ struct RoleInterfaces: Sendable {
                 Wire.writeActivity(outcome.activity, to: &text)
                 text.key("delivery")
                 text.openObject()
-                text.member("throttled", .bool(outcome.throttled))
-                text.member("deliverAt", .double(outcome.deliverAt))
-                text.member("alerted", .bool(outcome.alerted))
-                text.member("alertSuppressed", .bool(outcome.alertSuppressed))
+                text.member("throttled", bool: outcome.throttled)
+                text.member("deliverAt", double: outcome.deliverAt)
+                text.member("alerted", bool: outcome.alerted)
+                text.member("alertSuppressed", bool: outcome.alertSuppressed)
                 text.closeObject()
             }),
             "End": mutation({ engine, app, request, decided, encode, done throws(VarlinkError) in

@@ -20,13 +20,13 @@ enum Wire {
         activity.content.writeJSON(to: &text)
         text.key("deliveredContent")
         activity.deliveredContent.writeJSON(to: &text)
-        text.member("state", .string(activity.state.rawValue))
-        if let reason = activity.endReason { text.member("endReason", .string(reason.rawValue)) }
-        text.member("ownerGone", .string(activity.ownerGonePolicy.rawValue))
+        text.member("state", string: activity.state.rawValue)
+        if let reason = activity.endReason { text.member("endReason", string: reason.rawValue) }
+        text.member("ownerGone", string: activity.ownerGonePolicy.rawValue)
         activity.writeCreatedAt(to: &text)
-        text.member("updatedAt", .double(activity.updatedAt))
-        if let endedAt = activity.endedAt { text.member("endedAt", .double(endedAt)) }
-        if let dismissAt = activity.dismissAt { text.member("dismissAt", .double(dismissAt)) }
+        text.member("updatedAt", double: activity.updatedAt)
+        if let endedAt = activity.endedAt { text.member("endedAt", double: endedAt) }
+        if let dismissAt = activity.dismissAt { text.member("dismissAt", double: dismissAt) }
         text.closeObject()
     }
 
@@ -45,13 +45,13 @@ enum Wire {
         activity.openObject(in: &text)
         text.key("content")
         activity.deliveredContent.writeJSON(to: &text)
-        text.member("state", .string(activity.state.rawValue))
-        if let reason = activity.endReason { text.member("endReason", .string(reason.rawValue)) }
+        text.member("state", string: activity.state.rawValue)
+        if let reason = activity.endReason { text.member("endReason", string: reason.rawValue) }
         activity.writeCreatedAt(to: &text)
-        if let dismissAt = activity.dismissAt { text.member("dismissAt", .double(dismissAt)) }
+        if let dismissAt = activity.dismissAt { text.member("dismissAt", double: dismissAt) }
         if let layout {
             text.member("layout", layout.json)
-            text.member("defaultLayout", .bool(layout.isDefault))
+            text.member("defaultLayout", bool: layout.isDefault)
         }
         text.closeObject()
     }
