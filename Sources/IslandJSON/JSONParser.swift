@@ -115,35 +115,47 @@ public struct JSONParser {
     private mutating func parseObject(depth: Int) throws(JSONParseError) -> JSON {
         guard depth <= maximumDepth else { throw error(.tooDeep) }
         index += 1
-        var object = JSONObject()
         skipWhitespace()
         if try peek() == UInt8(ascii: "}") {
             index += 1
-            return .object(object)
+            return .object(JSONObject())
         }
-        // Room for a typical object at once, rather than storage regrown at its 2nd, 3rd, 5th
-        // member: most objects here are a handful of members.
-        object.reserveCapacity(8)
+        // Members go into two arrays, made a dictionary once complete: inserting them one by
+        // one into the ordered dictionary cost more than the rest of their parsing. Room for a
+        // typical object at once: most here have a handful of members.
+        var keys: [String] = []
+        var values: [JSON] = []
+        keys.reserveCapacity(8)
+        values.reserveCapacity(8)
+        // Duplicates are found by comparing with every key so far while there are few, then
+        // by hashing, so that no object costs quadratic time.
+        var seen: Set<String>?
         while true {
             skipWhitespace()
             guard try peek() == UInt8(ascii: "\"") else { throw error(.unexpectedCharacter) }
             let keyOffset = index
             let key = try parseString()
+            if seen == nil, keys.count == Self.keysComparedOneByOne { seen = Set(keys) }
+            let duplicate = seen != nil ? seen!.insert(key).inserted == false : keys.contains(key)
+            guard !duplicate else { throw JSONParseError(reason: .duplicateKey, offset: keyOffset) }
             skipWhitespace()
             try expect(UInt8(ascii: ":"))
             skipWhitespace()
-            let value = try parseValue(depth: depth)
-            guard object.updateValue(value, forKey: key) == nil else {
-                throw JSONParseError(reason: .duplicateKey, offset: keyOffset)
-            }
+            keys.append(key)
+            values.append(try parseValue(depth: depth))
             skipWhitespace()
             switch try peek() {
             case UInt8(ascii: ","): index += 1
-            case UInt8(ascii: "}"): index += 1; return .object(object)
+            case UInt8(ascii: "}"):
+                index += 1
+                return .object(JSONObject(uncheckedUniqueKeys: keys, values: values))
             default: throw error(.unexpectedCharacter)
             }
         }
     }
+
+    /// Up to this many keys, an object's keys are checked for duplicates one by one.
+    private static let keysComparedOneByOne = 16
 
     private mutating func parseArray(depth: Int) throws(JSONParseError) -> JSON {
         guard depth <= maximumDepth else { throw error(.tooDeep) }

@@ -51,6 +51,25 @@ import Testing
         }
     }
 
+    @Test func findsADuplicateKeyWhereverItIsAndKeepsTheOrder() throws {
+        // Small objects compare keys one by one and large ones hash them: both, on either side
+        // of the switch, with the duplicate spelled differently (an escape) and the same.
+        for count in [1, 2, 15, 16, 17, 40] {
+            let keys = (0..<count).map { "k\($0)" }
+            let object = try JSONParser.parse("{" + keys.map { "\"\($0)\":0" }.joined(separator: ",") + "}")
+            #expect(object.objectValue.map { Array($0.keys) } == keys)
+            for duplicated in 0..<count {
+                for spelling in [keys[duplicated], "\\u006b" + keys[duplicated].dropFirst()] {
+                    let head = "{" + keys.map { "\"\($0)\":0," }.joined()
+                    let text = head + "\"\(spelling)\":1}"
+                    #expect(throws: JSONParseError(reason: .duplicateKey, offset: head.utf8.count), "\(count) \(spelling)") {
+                        try JSONParser.parse(text)
+                    }
+                }
+            }
+        }
+    }
+
     @Test func rejectsInvalidUTF8() {
         for bytes: [UInt8] in [[0x22, 0xFF, 0x22], [0x22, 0xC3, 0x22], [0x22, 0xED, 0xA0, 0x80, 0x22], [0x22, 0x5C, 0x6E, 0xC0, 0xAF, 0x22]] {
             #expect(throws: JSONParseError(reason: .invalidUTF8, offset: 1)) { try JSONParser.parse(bytes) }
