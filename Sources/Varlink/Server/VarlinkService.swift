@@ -124,7 +124,19 @@ public struct PeerCredentials: Sendable, Hashable {
 public final class VarlinkConnectionContext: Sendable {
     public let id: UInt64
     public let peer: PeerCredentials?
-    private let attachments = Mutex<[ObjectIdentifier: any Sendable]>([:])
+    /// Each value boxed under its type's identifier, so that reading it back is a plain
+    /// downcast rather than a dynamic cast from an existential (a role is read on every call).
+    private let attachments = Mutex<[ObjectIdentifier: any AnyObject & Sendable]>([:])
+
+    private final class Attachment<Value: Sendable>: Sendable {
+        let value: Value
+        init(_ value: Value) { self.value = value }
+    }
+
+    /// What is stored under `T`'s identifier is always an `Attachment<T>`.
+    private static func value<T: Sendable>(_ stored: (any AnyObject & Sendable)?, as type: T.Type) -> T? {
+        stored.map { unsafeDowncast($0, to: Attachment<T>.self).value }
+    }
     /// Callbacks to run when the connection closes; nil once it has closed.
     private let closeHandlers = Mutex<[@Sendable () -> Void]?>([])
 
@@ -135,7 +147,7 @@ public final class VarlinkConnectionContext: Sendable {
 
     /// The value stored for `type` on this connection.
     public func attachment<T: Sendable>(_ type: T.Type) -> T? {
-        attachments.withLock { $0[ObjectIdentifier(type)] as? T }
+        attachments.withLock { Self.value($0[ObjectIdentifier(type)], as: type) }
     }
 
     /// Stores `value` unless a value of its type is already there; returns the value in
@@ -143,14 +155,14 @@ public final class VarlinkConnectionContext: Sendable {
     @discardableResult
     public func attachIfAbsent<T: Sendable>(_ value: T) -> T {
         attachments.withLock { storage in
-            if let existing = storage[ObjectIdentifier(T.self)] as? T { return existing }
-            storage[ObjectIdentifier(T.self)] = value
+            if let existing = Self.value(storage[ObjectIdentifier(T.self)], as: T.self) { return existing }
+            storage[ObjectIdentifier(T.self)] = Attachment(value)
             return value
         }
     }
 
     public func setAttachment<T: Sendable>(_ value: T?) {
-        attachments.withLock { $0[ObjectIdentifier(T.self)] = value }
+        attachments.withLock { $0[ObjectIdentifier(T.self)] = value.map { Attachment($0) } }
     }
 
     /// Runs `callback` once when the connection closes (at once if it already has), so
@@ -206,7 +218,16 @@ public final class VarlinkService: Sendable {
     let implementations: [String: VarlinkImplementation]
     /// Interface names in the order they were given, for `GetInfo`.
     let interfaceNames: [String]
+    /// Every method with a handler, by its full name: a call finds its method with one
+    /// look-up of the name it came with, and no string cut from it.
+    private let routes: [String: Route]
     let logger: Logger
+
+    private struct Route: Sendable {
+        let interface: VarlinkInterface
+        let signature: VarlinkMethodSignature
+        let handler: VarlinkMethodHandler
+    }
 
     public static let serviceInterface: VarlinkInterface = {
         try! VarlinkInterface(parsing: String(decoding: PackageResources.org_varlink_service_varlink, as: UTF8.self))
@@ -236,20 +257,25 @@ public final class VarlinkService: Sendable {
         }
         self.implementations = all
         self.interfaceNames = names
+        var routes: [String: Route] = [:]
+        for implementation in implementations {
+            for (method, handler) in implementation.handlers {
+                routes[implementation.interface.name + "." + method] = Route(
+                    interface: implementation.interface, signature: implementation.interface.methods[method]!, handler: handler)
+            }
+        }
+        self.routes = routes
     }
 
     /// Runs one call: validates it, then hands it to its handler, which answers through
     /// `sink`. Every call ends in exactly one final reply, which a `oneway` call's
     /// transport discards.
     public func dispatch(_ call: VarlinkCall, connection: VarlinkConnectionContext, sink: some VarlinkReplySink) {
-        let interfaceName = call.interfaceName
-        guard let implementation = implementations[String(interfaceName)] else {
-            sink.send(VarlinkReply(error: .interfaceNotFound(interfaceName)), final: true)
-            return
-        }
-        let methodName = String(call.methodName)
-        guard let signature = implementation.interface.methods[methodName] else {
-            sink.send(VarlinkReply(error: .methodNotFound(call.method)), final: true)
+        let route: Route
+        switch routes[call.method].map({ Result<Route, VarlinkError>.success($0) }) ?? unroutedMethod(of: call) {
+        case .success(let found): route = found
+        case .failure(let error):
+            sink.send(VarlinkReply(error: error), final: true)
             return
         }
         // Upgrading to another protocol is not something any of our methods offers.
@@ -257,25 +283,37 @@ public final class VarlinkService: Sendable {
             sink.send(VarlinkReply(error: .invalidParameter("upgrade")), final: true)
             return
         }
-        if let field = implementation.interface.firstInvalidField(in: call.parameters, of: signature.input) {
+        if let field = route.interface.firstInvalidField(in: call.parameters, of: route.signature.input) {
             sink.send(VarlinkReply(error: .invalidParameter(field)), final: true)
             return
+        }
+        if route.handler.requiresMore && !call.more {
+            sink.send(VarlinkReply(error: .expectedMore), final: true)
+            return
+        }
+        let responder = VarlinkResponder(call: call, output: route.signature.output, interface: route.interface, sink: sink, logger: logger)
+        route.handler.body(VarlinkRequest(call: call, connection: connection), responder)
+    }
+
+    /// The method of a call that has no route of its own: one of `org.varlink.service`, one
+    /// declared without a handler (which answers `MethodNotImplemented` once the call is
+    /// found valid), or the error that names what is missing.
+    private func unroutedMethod(of call: VarlinkCall) -> Result<Route, VarlinkError> {
+        let interfaceName = call.interfaceName
+        guard let implementation = implementations[String(interfaceName)] else {
+            return .failure(.interfaceNotFound(interfaceName))
+        }
+        let methodName = String(call.methodName)
+        guard let signature = implementation.interface.methods[methodName] else {
+            return .failure(.methodNotFound(call.method))
         }
         let handler: VarlinkMethodHandler
         if interfaceName == "org.varlink.service" {
             handler = methodName == "GetInfo" ? getInfo : getInterfaceDescription
-        } else if let h = implementation.handlers[methodName] {
-            handler = h
         } else {
-            sink.send(VarlinkReply(error: .methodNotImplemented(call.method)), final: true)
-            return
+            handler = .immediate { [method = call.method] _ throws(VarlinkError) in throw .methodNotImplemented(method) }
         }
-        if handler.requiresMore && !call.more {
-            sink.send(VarlinkReply(error: .expectedMore), final: true)
-            return
-        }
-        let responder = VarlinkResponder(call: call, output: signature.output, interface: implementation.interface, sink: sink, logger: logger)
-        handler.body(VarlinkRequest(call: call, connection: connection), responder)
+        return .success(Route(interface: implementation.interface, signature: signature, handler: handler))
     }
 
     private var getInfo: VarlinkMethodHandler {
