@@ -306,6 +306,10 @@ actor IslandEngine {
         views[uid] = view
     }
 
+    /// The uids that have a view. Loops that change views go over this copy: iterating
+    /// `views.keys` itself while changing a view copied the whole dictionary, every update.
+    private var viewUIDs: [UInt32] { Array(views.keys) }
+
     private var presenterCount: Int { views.values.reduce(0) { $0 + $1.streams.count } }
 
     /// Whether presenters of `uid` may see the activity: their own, and system services'.
@@ -583,13 +587,21 @@ actor IslandEngine {
 
     private func storeMutations(for events: [ActivityEvent]) -> [StoreMutation] {
         var mutations: [StoreMutation] = []
+        mutations.reserveCapacity(events.count + 1)
         var settingsChanged = false
         var ownersChanged = ownersDirty
         ownersDirty = false
         for event in events {
             switch event {
             case .changed(let activity), .delivered(let activity):
-                mutations.append(.putActivity(id: activity.id, app: activity.app, state: activity.state.rawValue, body: StoredDocument(lazyText: { activity.jsonText })))
+                let put = StoreMutation.putActivity(id: activity.id, app: activity.app, state: activity.state.rawValue,
+                                                    body: StoredDocument(lazyText: { activity.jsonText }))
+                // An update is reported as changed, then delivered: the row is written once.
+                if case .putActivity(let id, _, _, _)? = mutations.last, id == activity.id {
+                    mutations[mutations.count - 1] = put
+                } else {
+                    mutations.append(put)
+                }
             case .removed(let id):
                 mutations.append(.deleteActivity(id: id))
                 if owners.removeValue(forKey: id) != nil { ownersChanged = true }
@@ -691,7 +703,7 @@ actor IslandEngine {
         // Activities the disk no longer has will never be removed one by one.
         itemLayouts = itemLayouts.filter { shown[$0.key] != nil }
         let now = clock()
-        for uid in views.keys {
+        for uid in viewUIDs {
             views[uid]!.sequence += 1
             _ = views[uid]!.arbiter.recompute(candidates: candidates(for: uid), now: now)
             for stream in views[uid]!.streams.values { stream.send(.snapshot(resync: true)) }
@@ -738,7 +750,7 @@ actor IslandEngine {
                                  arbitrationChanged: Bool) {
         let now = clock()
         let arbitrate = arbitrationChanged || !removed.isEmpty || alert != nil
-        for uid in views.keys {
+        for uid in viewUIDs {
             let visibleAlert = alert.flatMap { isVisible($0.0, to: uid) ? $0 : nil }
             if let visibleAlert { views[uid]!.arbiter.interactions.alert(id: visibleAlert.0, now: now) }
             let delta = arbitrate ? views[uid]!.arbiter.recompute(candidates: candidates(for: uid), now: now) : nil
@@ -751,7 +763,7 @@ actor IslandEngine {
 
     private func publishItems(ids: [String]) {
         guard !ids.isEmpty else { return }
-        for uid in views.keys {
+        for uid in viewUIDs {
             let visible = ids.filter { isVisible($0, to: uid) }
             if !visible.isEmpty { publish(to: uid, island: nil, items: visible.compactMap { shown[$0] }, removed: [], alert: nil) }
         }
@@ -927,7 +939,7 @@ actor IslandEngine {
         } catch {
             logger.error("could not store timer changes; retrying", metadata: ["error": "\(error)"])
         }
-        for uid in views.keys {
+        for uid in viewUIDs {
             if let delta = views[uid]!.arbiter.recompute(candidates: candidates(for: uid), now: now) {
                 publish(to: uid, island: delta, items: [], removed: [], alert: nil)
             }
