@@ -9,16 +9,17 @@ enum JSONBytes {
     static func firstSpecial(in bytes: UnsafeRawBufferPointer, from start: Int) -> Int {
         guard let base = bytes.baseAddress else { return bytes.count }
         var index = start
-        // Exact for a word as a whole (not per byte): a word passes only if none of its bytes is
-        // special; the bytewise loop then finds which one is.
+        // Each test flags a byte's high bit. A borrow can also flag bytes above a flagged one,
+        // never below it: the lowest flag (the first byte, loads being little-endian) is exact.
         while index + 8 <= bytes.count {
-            let word = base.loadUnaligned(fromByteOffset: index, as: UInt64.self)
+            let word = UInt64(littleEndian: base.loadUnaligned(fromByteOffset: index, as: UInt64.self))
             let quote = word ^ (ones &* UInt64(UInt8(ascii: "\"")))
             let backslash = word ^ (ones &* UInt64(UInt8(ascii: "\\")))
             let belowSpace = (word &- ones &* 0x20) & ~word
             let isQuote = (quote &- ones) & ~quote
             let isBackslash = (backslash &- ones) & ~backslash
-            if (belowSpace | isQuote | isBackslash) & highBits != 0 { break }
+            let flags = (belowSpace | isQuote | isBackslash) & highBits
+            if flags != 0 { return index + flags.trailingZeroBitCount / 8 }
             index += 8
         }
         while index < bytes.count {

@@ -173,6 +173,25 @@ import Testing
                 }
             }
         }
+        // Two in one word: the scan takes the lowest flagged byte of a word as the first special
+        // one, which holds only if a flag never appears below a real one.
+        for length in 2...17 {
+            for first in 0..<length {
+                for second in first + 1..<length {
+                    for (a, b) in [(UInt8(0x22), UInt8(0x5C)), (0x5C, 0x00), (0x1F, 0x22), (0x00, 0x00)] {
+                        for filler: UInt8 in [0x21, 0x23, 0x5B, 0x5D, 0x20] {
+                            var bytes = [UInt8](repeating: filler, count: length)
+                            bytes[first] = a
+                            bytes[second] = b
+                            let string = String(decoding: bytes, as: UTF8.self)
+                            let written = JSON.string(string).serialized()
+                            #expect(written == reference(bytes), "\(a) at \(first), \(b) at \(second) of \(length)")
+                            #expect(try JSONParser.parse(written) == .string(string))
+                        }
+                    }
+                }
+            }
+        }
         // The parser scans the same way: raw control characters and invalid UTF-8 are found
         // wherever they fall.
         for length in 1...19 {
