@@ -43,27 +43,61 @@ public struct JSONParser {
         }.get()
     }
 
+    /// Parses `bytes`, and returns with the value the text of the member at `path` (object keys
+    /// from the top) if it was sent exactly as `serialized()` writes it — compact, integers
+    /// only, no escapes — so that a caller needing that text need not write it again. Nil
+    /// when the member is missing or written otherwise (the value is the same either way).
+    public static func parse(_ bytes: some Collection<UInt8>, maximumDepth: Int = defaultMaximumDepth,
+                             canonicalTextAt path: [String]) throws(JSONParseError) -> (value: JSON, canonicalText: [UInt8]?) {
+        let result: Result<(JSON, [UInt8]?), JSONParseError>? = bytes.withContiguousStorageIfAvailable { buffer in
+            Result { () throws(JSONParseError) -> (JSON, [UInt8]?) in
+                var parser = JSONParser(buffer: UnsafeRawBufferPointer(buffer), maximumDepth: maximumDepth, capturePath: path)
+                return (try parser.parseDocument(), parser.captured)
+            }
+        }
+        if let result { return try result.get() }
+        return try Array(bytes).withUnsafeBytes { buffer in
+            Result { () throws(JSONParseError) -> (JSON, [UInt8]?) in
+                var parser = JSONParser(buffer: buffer, maximumDepth: maximumDepth, capturePath: path)
+                return (try parser.parseDocument(), parser.captured)
+            }
+        }.get()
+    }
+
     public static func parse(_ text: String, maximumDepth: Int = defaultMaximumDepth) throws(JSONParseError) -> JSON {
         try parse(Array(text.utf8), maximumDepth: maximumDepth)
     }
 
     public static func parse(_ buffer: UnsafeRawBufferPointer, maximumDepth: Int = defaultMaximumDepth) throws(JSONParseError) -> JSON {
-        var parser = JSONParser(buffer: buffer, maximumDepth: maximumDepth)
-        parser.skipWhitespace()
-        guard parser.index < buffer.count else { throw JSONParseError(reason: .empty, offset: 0) }
-        let value = try parser.parseValue(depth: 0)
-        parser.skipWhitespace()
-        guard parser.index == buffer.count else { throw parser.error(.trailingData) }
-        return value
+        var parser = JSONParser(buffer: buffer, maximumDepth: maximumDepth, capturePath: [])
+        return try parser.parseDocument()
     }
 
     private let buffer: UnsafeRawBufferPointer
     private let maximumDepth: Int
     private var index = 0
+    /// Counts what `serialized()` would write differently from the text: whitespace, escapes,
+    /// numbers other than plain integers. Unchanged across a value: its text is canonical.
+    private var rewritten = 0
+    /// The member whose canonical text is wanted, and how many of its keys lead to where the
+    /// parser is.
+    private let capturePath: [String]
+    private var pathMatched = 0
+    private var captured: [UInt8]?
 
-    private init(buffer: UnsafeRawBufferPointer, maximumDepth: Int) {
+    private init(buffer: UnsafeRawBufferPointer, maximumDepth: Int, capturePath: [String]) {
         self.buffer = buffer
         self.maximumDepth = maximumDepth
+        self.capturePath = capturePath
+    }
+
+    private mutating func parseDocument() throws(JSONParseError) -> JSON {
+        skipWhitespace()
+        guard index < buffer.count else { throw JSONParseError(reason: .empty, offset: 0) }
+        let value = try parseValue(depth: 0)
+        skipWhitespace()
+        guard index == buffer.count else { throw error(.trailingData) }
+        return value
     }
 
     private func error(_ reason: JSONParseError.Reason) -> JSONParseError {
@@ -71,6 +105,8 @@ public struct JSONParser {
     }
 
     private mutating func skipWhitespace() {
+        let start = index
+        defer { if index != start { rewritten &+= 1 } }
         while index < buffer.count {
             switch buffer[index] {
             case 0x20, 0x09, 0x0A, 0x0D: index += 1
@@ -142,7 +178,11 @@ public struct JSONParser {
             try expect(UInt8(ascii: ":"))
             skipWhitespace()
             keys.append(key)
-            values.append(try parseValue(depth: depth))
+            if pathMatched == depth - 1, pathMatched < capturePath.count, key == capturePath[pathMatched] {
+                values.append(try parseMemberOnPath(depth: depth))
+            } else {
+                values.append(try parseValue(depth: depth))
+            }
             skipWhitespace()
             switch try peek() {
             case UInt8(ascii: ","): index += 1
@@ -156,6 +196,21 @@ public struct JSONParser {
 
     /// Up to this many keys, an object's keys are checked for duplicates one by one.
     private static let keysComparedOneByOne = 16
+
+    /// A member whose key is the next of `capturePath`: the one captured, or one that leads to it.
+    private mutating func parseMemberOnPath(depth: Int) throws(JSONParseError) -> JSON {
+        guard pathMatched == capturePath.count - 1 else {
+            pathMatched += 1
+            defer { pathMatched -= 1 }
+            return try parseValue(depth: depth)
+        }
+        let (start, rewrittenBefore) = (index, rewritten)
+        let value = try parseValue(depth: depth)
+        if rewritten == rewrittenBefore {
+            captured = Array(UnsafeRawBufferPointer(rebasing: buffer[start..<index]))
+        }
+        return value
+    }
 
     private mutating func parseArray(depth: Int) throws(JSONParseError) -> JSON {
         guard depth <= maximumDepth else { throw error(.tooDeep) }
@@ -201,6 +256,7 @@ public struct JSONParser {
             throw error(.controlCharacterInString)
         }
 
+        rewritten &+= 1
         var bytes = [UInt8](UnsafeRawBufferPointer(rebasing: buffer[start..<index]))
         while true {
             guard index < buffer.count else { throw error(.unexpectedEnd) }
@@ -294,12 +350,36 @@ public struct JSONParser {
             guard index < buffer.count, isDigit(buffer[index]) else { throw error(.invalidNumber) }
             skipDigits()
         }
-        let text = String(decoding: UnsafeRawBufferPointer(rebasing: buffer[start..<index]), as: UTF8.self)
-        if isInteger, let int = Int(text) { return .int(int) }
+        let digits = UnsafeRawBufferPointer(rebasing: buffer[start..<index])
+        if isInteger, let int = Self.integer(digits) {
+            // `-0` is the integer 0, written back as `0`.
+            if int == 0 && digits.count > 1 { rewritten &+= 1 }
+            return .int(int)
+        }
+        // Written back as Swift spells the double, which may differ from the text.
+        rewritten &+= 1
+        let text = String(decoding: digits, as: UTF8.self)
         guard let double = Double(text), double.isFinite else {
             throw JSONParseError(reason: .invalidNumber, offset: start)
         }
         return .double(double)
+    }
+
+    /// An optional minus and digits (as the grammar has checked) as an `Int`, without a
+    /// `String` in between; nil if it does not fit.
+    private static func integer(_ text: UnsafeRawBufferPointer) -> Int? {
+        let negative = text.first == UInt8(ascii: "-")
+        var value = 0
+        for byte in text.dropFirst(negative ? 1 : 0) {
+            // Accumulated negatively: Int.min has no positive counterpart.
+            let (times10, overflow1) = value.multipliedReportingOverflow(by: 10)
+            let (next, overflow2) = times10.subtractingReportingOverflow(Int(byte &- UInt8(ascii: "0")))
+            guard !overflow1, !overflow2 else { return nil }
+            value = next
+        }
+        if negative { return value }
+        let (positive, overflow) = (0).subtractingReportingOverflow(value)
+        return overflow ? nil : positive
     }
 
     private func isDigit(_ byte: UInt8) -> Bool { byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9") }

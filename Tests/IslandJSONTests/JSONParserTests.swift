@@ -70,6 +70,50 @@ import Testing
         }
     }
 
+    @Test func parsesIntegersToTheirLimitsAndDoublesBeyond() throws {
+        #expect(try JSONParser.parse("9223372036854775807") == .int(.max))
+        #expect(try JSONParser.parse("-9223372036854775808") == .int(.min))
+        #expect(try JSONParser.parse("9223372036854775808") == .double(9_223_372_036_854_775_808))
+        #expect(try JSONParser.parse("-9223372036854775809") == .double(-9_223_372_036_854_775_808))
+        #expect(try JSONParser.parse("-0") == .int(0))
+        #expect(try JSONParser.parse("[0,-1,10,-10,1234567890123]") == [0, -1, 10, -10, 1_234_567_890_123])
+    }
+
+    @Test func capturesTheTextOfAMemberOnlyWhenItIsWrittenAsItWouldBe() throws {
+        let path = ["parameters", "content", "state"]
+        func parse(_ state: String, envelope: String = #"{"method":"a.B","parameters":{"id":"x","content":{"state":@,"r":1}}}"#)
+            throws -> (state: JSON?, text: [UInt8]?) {
+            let (value, text) = try JSONParser.parse(Array(envelope.replacingOccurrences(of: "@", with: state).utf8),
+                                                     canonicalTextAt: path)
+            return (value["parameters"]?["content"]?["state"], text)
+        }
+        let canonical = [#"{}"#, #"{"a":1}"#, #"{"seq":-12,"t":"x y","ok":true,"n":null,"f":false}"#,
+                         #"{"a":{"b":[1,{"c":[]},"é"]},"d":[]}"#, #"{"big":-9223372036854775808}"#, #"[1,2]"#, #""s""#, #"0"#]
+        for state in canonical {
+            let (tree, text) = try parse(state)
+            #expect(text == Array(state.utf8), "\(state)")
+            #expect(text == tree?.serialized(), "\(state)")
+            // The envelope around it may be written any way.
+            let spaced = try parse(state, envelope: #" { "parameters" : { "content" : { "state" : @ } } , "method" : "a.B" } "#)
+            #expect(spaced.text == Array(state.utf8), "\(state)")
+        }
+        // Text the writer would write differently is not captured; its value is parsed as ever.
+        let rewritten = [#"{ }"#, #"{"a": 1}"#, #"{"a":1 }"#, #"{"a":"\u0041"}"#, #"{"a":"\""}"#, #"{"a":1.5}"#, #"{"a":1e2}"#,
+                         #"{"a":-0}"#, #"{"a":9223372036854775808}"#, #"[1, 2]"#, #""\n""#, #"1.0"#]
+        for state in rewritten {
+            let (tree, text) = try parse(state)
+            #expect(text == nil, "\(state)")
+            #expect(tree == (try JSONParser.parse(state)))
+        }
+        // Only the member at the path: not one of the same name elsewhere, nor in an array.
+        for envelope in [#"{"parameters":{"state":@}}"#, #"{"content":{"state":@}}"#, #"{"parameters":[{"content":{"state":@}}]}"#,
+                         #"{"parameters":{"content":[{"state":@}]}}"#, #"{"x":{"parameters":{"content":{"state":@}}}}"#] {
+            #expect(try parse(#"{"a":1}"#, envelope: envelope).text == nil, "\(envelope)")
+        }
+        // A parse without a path captures nothing and costs nothing more.
+        #expect(try JSONParser.parse(Array(#"{"parameters":{"content":{"state":{}}}}"#.utf8), canonicalTextAt: []).canonicalText == nil)
+    }
+
     @Test func rejectsInvalidUTF8() {
         for bytes: [UInt8] in [[0x22, 0xFF, 0x22], [0x22, 0xC3, 0x22], [0x22, 0xED, 0xA0, 0x80, 0x22], [0x22, 0x5C, 0x6E, 0xC0, 0xAF, 0x22]] {
             #expect(throws: JSONParseError(reason: .invalidUTF8, offset: 1)) { try JSONParser.parse(bytes) }

@@ -34,8 +34,11 @@ import Varlink
             let bytes = Array(try Data(contentsOf: Self.corpus.appendingPathComponent(file)))
             // Complete frames only, as the NUL framing hands them on.
             for frame in bytes.split(separator: 0, omittingEmptySubsequences: false).dropLast() {
-                guard let call = try? VarlinkCall(frame: frame) else { continue }
+                guard let call = try? VarlinkCall(frame: frame, canonicalTextAt: ["parameters", "content", "state"]) else { continue }
                 calls += 1
+                if let text = call.canonicalText {
+                    #expect(call.parameters["content"]?["state"]?.serialized() == text, "\(file)")
+                }
                 let sink = Sink()
                 service.dispatch(call, connection: connection, sink: sink)
                 #expect(sink.finals.withLock { $0 } == 1, "\(file)")

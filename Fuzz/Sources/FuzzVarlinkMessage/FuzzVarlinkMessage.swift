@@ -2,7 +2,9 @@
 // runs. Built only by scripts/fuzz.sh (ISLAND_FUZZ=1); see Fuzz/README.md.
 //
 // bytes → NULFrameDecoder (in one read, and again in small reads: both must give the same
-//         frames and the same error) → VarlinkCall(frame:) → VarlinkService.dispatch against
+//         frames and the same error) → VarlinkCall(frame:), keeping the text of
+//         parameters.content.state as the daemon does (kept only if it is the canonical form of
+//         its value) → VarlinkService.dispatch against
 //         the real Protocol/*.varlink interfaces, with no handlers registered, so a call that
 //         passes validation ends in MethodNotImplemented and nothing but validation runs.
 //
@@ -91,9 +93,14 @@ private func fuzzOne(_ bytes: [UInt8]) {
     for frame in whole.frames {
         let call: VarlinkCall
         do {
-            call = try VarlinkCall(frame: frame)
+            call = try VarlinkCall(frame: frame, canonicalTextAt: ["parameters", "content", "state"])
         } catch {
             continue
+        }
+        // A state's text is kept only if it is exactly what the writer makes of its value.
+        if let text = call.canonicalText {
+            let state = call.parameters["content"]?["state"]
+            check(state?.serialized() == text, "kept text that is not the canonical form of its value")
         }
         // What the server would write for the call decodes back to the same call.
         let again: VarlinkCall

@@ -84,6 +84,16 @@ public struct ActivityContent: Sendable, Hashable {
         self.relevanceScore = relevanceScore
     }
 
+    /// With the state's text already written: `canonicalText` must be exactly what
+    /// `JSON.object(state).serialized()` writes (as `JSONParser` captures it), and is checked
+    /// to be in debug builds.
+    public init(state: JSONObject, canonicalText: [UInt8], staleDate: Double? = nil, relevanceScore: Double = 0) {
+        assert(canonicalText == JSON.object(state).serialized(), "a state's text that is not its canonical form")
+        self.written = Shared(WrittenState(state: state, text: canonicalText))
+        self.staleDate = staleDate
+        self.relevanceScore = relevanceScore
+    }
+
     /// A state and its text. Equal when their texts are, which tells `1` from `1.0` as the
     /// trees do, for a comparison of bytes.
     private struct WrittenState: Sendable, Hashable {
@@ -93,6 +103,11 @@ public struct ActivityContent: Sendable, Hashable {
         init(_ state: JSONObject) {
             self.state = state
             self.text = JSON.object(state).serialized()
+        }
+
+        init(state: JSONObject, text: [UInt8]) {
+            self.state = state
+            self.text = text
         }
 
         static func == (lhs: WrittenState, rhs: WrittenState) -> Bool { lhs.text == rhs.text }

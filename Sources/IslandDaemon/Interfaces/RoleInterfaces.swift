@@ -79,7 +79,7 @@ struct RoleInterfaces: Sendable {
                 let p = request.parameters
                 engine.request(
                     app: app, type: p["type"]!.stringValue!, attributes: p["attributes"]!.objectValue!,
-                    content: Wire.content(from: p["content"])!, key: p["key"]?.stringValue,
+                    content: Wire.content(of: request)!, key: p["key"]?.stringValue,
                     ownerGone: p["ownerGone"]?.stringValue.flatMap(OwnerGonePolicy.init(rawValue:)) ?? .keep,
                     ownerUID: request.connection.peer?.uid, decided: decided, prepare: encode, completion: done)
             }, reply: { (result: (Activity, Bool), text: inout JSONText) in
@@ -90,7 +90,7 @@ struct RoleInterfaces: Sendable {
             "Update": mutation({ engine, app, request, decided, encode, done throws(VarlinkError) in
                 let p = request.parameters
                 let alert = p["alert"]?.objectValue.map { Alert(title: $0["title"]!.stringValue!, body: $0["body"]!.stringValue!) }
-                engine.update(app: app, id: p["id"]!.stringValue!, content: Wire.content(from: p["content"])!,
+                engine.update(app: app, id: p["id"]!.stringValue!, content: Wire.content(of: request)!,
                               alert: alert, timestamp: p["timestamp"]?.doubleValue, decided: decided, prepare: encode, completion: done)
             }, reply: { (outcome: UpdateOutcome, text: inout JSONText) in
                 text.key("activity")
@@ -105,7 +105,7 @@ struct RoleInterfaces: Sendable {
             }),
             "End": mutation({ engine, app, request, decided, encode, done throws(VarlinkError) in
                 let p = request.parameters
-                engine.end(app: app, id: p["id"]!.stringValue!, content: Wire.content(from: p["content"]),
+                engine.end(app: app, id: p["id"]!.stringValue!, content: Wire.content(of: request),
                            dismissal: try Wire.dismissalPolicy(from: p["dismissalPolicy"]),
                            timestamp: p["timestamp"]?.doubleValue, decided: decided, prepare: encode, completion: done)
             }, reply: { (activity: Activity, text: inout JSONText) in

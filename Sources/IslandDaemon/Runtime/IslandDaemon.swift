@@ -128,7 +128,7 @@ public final class IslandDaemon: Sendable {
         let service = VarlinkService(
             info: VarlinkServiceInfo(vendor: "Island", product: "islandd", version: options.version,
                                      url: "https://github.com/island-linux/island"),
-            implementations: interfaces.implementations, logger: logger)
+            implementations: interfaces.implementations, canonicalTextOf: Wire.stateTextPath, logger: logger)
         let server = VarlinkServer(service: service, configuration: serverConfiguration, group: loop, logger: logger)
         serverBox.server = server
 

@@ -6,10 +6,20 @@ import Varlink
 /// arriving here have already been validated against the interface, so these conversions
 /// only read what the IDL guarantees.
 enum Wire {
-    static func content(from json: JSON?) -> ActivityContent? {
-        guard let object = json?.objectValue, let state = object["state"]?.objectValue else { return nil }
-        return ActivityContent(state: state, staleDate: object["staleDate"]?.doubleValue,
-                               relevanceScore: object["relevanceScore"]?.doubleValue ?? 0)
+    /// Where a producer's call carries the state of an activity's content, within its
+    /// parameters: the daemon's Varlink service keeps its text when it comes in canonical form.
+    static let stateTextPath = ["content", "state"]
+
+    /// The `content` of a producer's call, its state's text taken as it came when it came in
+    /// canonical form, rather than written again.
+    static func content(of request: VarlinkRequest) -> ActivityContent? {
+        guard let object = request.parameters["content"]?.objectValue, let state = object["state"]?.objectValue else { return nil }
+        let staleDate = object["staleDate"]?.doubleValue
+        let relevanceScore = object["relevanceScore"]?.doubleValue ?? 0
+        if let text = request.call.canonicalText {
+            return ActivityContent(state: state, canonicalText: text, staleDate: staleDate, relevanceScore: relevanceScore)
+        }
+        return ActivityContent(state: state, staleDate: staleDate, relevanceScore: relevanceScore)
     }
 
     /// An activity as producers and watchers see it, written as text: a producer's every

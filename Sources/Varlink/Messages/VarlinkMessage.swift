@@ -12,6 +12,10 @@ public struct VarlinkCall: Sendable {
     public var oneway: Bool
     /// The caller asks to leave Varlink for another protocol after the reply.
     public var upgrade: Bool
+    /// The text of the member of the parameters that the service names
+    /// (`VarlinkService.canonicalTextPath`), when the caller wrote it exactly as
+    /// `JSON.serialized()` would: its receiver need not write it again.
+    public var canonicalText: [UInt8]?
 
     public init(method: String, parameters: JSONObject = [:], more: Bool = false, oneway: Bool = false, upgrade: Bool = false) {
         self.method = method
@@ -37,10 +41,13 @@ public struct VarlinkCall: Sendable {
     private var lastDot: String.Index? { method.utf8.lastIndex(of: UInt8(ascii: ".")) }
 
     /// Decodes one frame (without its NUL). Flags other than the three of the spec are ignored.
-    public init(frame: some Collection<UInt8>, maximumDepth: Int = JSONParser.defaultMaximumDepth) throws(VarlinkMessageError) {
+    /// `canonicalTextAt`: a path from the top of the message (`parameters` first) whose text
+    /// to keep in `canonicalText`.
+    public init(frame: some Collection<UInt8>, maximumDepth: Int = JSONParser.defaultMaximumDepth,
+                canonicalTextAt path: [String] = []) throws(VarlinkMessageError) {
         let json: JSON
         do {
-            json = try JSONParser.parse(frame, maximumDepth: maximumDepth)
+            (json, canonicalText) = try JSONParser.parse(frame, maximumDepth: maximumDepth, canonicalTextAt: path)
         } catch {
             throw VarlinkMessageError(reason: "invalid JSON: \(error)")
         }

@@ -271,7 +271,7 @@ final class VarlinkServerConnectionHandler: ChannelDuplexHandler {
     private func start(frame: ByteBuffer) {
         let call: VarlinkCall
         do {
-            call = try VarlinkCall(frame: frame.readableBytesView)
+            call = try VarlinkCall(frame: frame.readableBytesView, canonicalTextAt: service.canonicalTextPath)
         } catch {
             if peerGone {
                 queue.removeAll()

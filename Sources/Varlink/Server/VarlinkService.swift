@@ -237,8 +237,17 @@ public final class VarlinkService: Sendable {
         try! VarlinkInterface(parsing: IslandInterfaces.connection)
     }()
 
-    public init(info: VarlinkServiceInfo, implementations: [VarlinkImplementation], logger: Logger = Logger(label: "varlink")) {
+    /// A member of every call's parameters whose text, when the caller sent it in canonical
+    /// form, is kept with the call (`VarlinkCall.canonicalText`), as a path from the message's
+    /// top; empty for none.
+    public let canonicalTextPath: [String]
+
+    /// - Parameter canonicalTextOf: the path, within the parameters, of a member whose text
+    ///   the handlers want as it came (an activity's state, which is stored and sent on as text).
+    public init(info: VarlinkServiceInfo, implementations: [VarlinkImplementation], canonicalTextOf: [String] = [],
+                logger: Logger = Logger(label: "varlink")) {
         self.info = info
+        self.canonicalTextPath = canonicalTextOf.isEmpty ? [] : ["parameters"] + canonicalTextOf
         self.logger = logger
         var all: [String: VarlinkImplementation] = [:]
         var names: [String] = []
