@@ -58,26 +58,24 @@ public struct JSONText {
     // sent on every update are mostly these.
 
     public mutating func member(_ key: StaticString, string: String) {
-        self.key(key)
-        JSON.writeString(string, to: &bytes)
-        afterValue = true
+        member(key) { JSON.writeString(string, to: &$0) }
     }
 
     public mutating func member(_ key: StaticString, int: Int) {
-        self.key(key)
-        JSON.writeInteger(int, to: &bytes)
-        afterValue = true
+        member(key) { JSON.writeInteger(int, to: &$0) }
     }
 
     public mutating func member(_ key: StaticString, double: Double) {
-        self.key(key)
-        JSON.writeDouble(double, to: &bytes)
-        afterValue = true
+        member(key) { JSON.writeDouble(double, to: &$0) }
     }
 
     public mutating func member(_ key: StaticString, bool: Bool) {
+        member(key) { $0.append(contentsOf: (bool ? "true" : "false").utf8) }
+    }
+
+    private mutating func member(_ key: StaticString, writing value: (inout [UInt8]) -> Void) {
         self.key(key)
-        bytes.append(contentsOf: (bool ? "true" : "false").utf8)
+        value(&bytes)
         afterValue = true
     }
 
