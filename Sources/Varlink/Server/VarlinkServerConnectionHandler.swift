@@ -361,18 +361,19 @@ final class VarlinkServerConnectionHandler: ChannelDuplexHandler {
         if let encoded = reply.encodedParameters, encoded.buffer.readableBytes >= VarlinkEncodedParameters.sharedSizeThreshold {
             // Too large to copy for every connection it goes to: sent from the shared buffer.
             pushOutput(context)
-            context.write(wrapOutboundOut(Self.replyHead), promise: nil)
+            let allocator = context.channel.allocator
+            context.write(wrapOutboundOut(allocator.buffer(staticString: Self.replyHead)), promise: nil)
             context.write(wrapOutboundOut(encoded.buffer), promise: nil)
-            context.write(wrapOutboundOut(reply.continues ? Self.continuingReplyTail : Self.finalReplyTail), promise: nil)
+            context.write(wrapOutboundOut(allocator.buffer(staticString: Self.replyTail(continues: reply.continues))), promise: nil)
             unflushed = true
             closeIfOverLimit(context)
             return
         }
         if output == nil { output = context.channel.allocator.buffer(capacity: Self.outputCapacity) }
         if let encoded = reply.encodedParameters {
-            output!.writeStaticString(#"{"parameters":"#)
+            output!.writeStaticString(Self.replyHead)
             output!.writeImmutableBuffer(encoded.buffer)
-            output!.writeStaticString(reply.continues ? ",\"continues\":true}\0" : "}\0")
+            output!.writeStaticString(Self.replyTail(continues: reply.continues))
         } else {
             var bytes: [UInt8] = []
             bytes.reserveCapacity(128)
@@ -381,7 +382,7 @@ final class VarlinkServerConnectionHandler: ChannelDuplexHandler {
             output!.writeBytes(bytes)
         }
         unflushed = true
-        if output!.readableBytes >= Self.outputCapacity {
+        if output!.readableBytes >= Self.outputPushedAt {
             pushOutput(context)
             closeIfOverLimit(context)
         }
@@ -391,10 +392,16 @@ final class VarlinkServerConnectionHandler: ChannelDuplexHandler {
     /// producer's pipelined calls, a presenter's deltas) goes down the pipeline, and to the
     /// socket, as one buffer instead of one per reply.
     private var output: ByteBuffer?
-    private static let outputCapacity = 16 * 1024
-    private static let replyHead = ByteBuffer(string: #"{"parameters":"#)
-    private static let finalReplyTail = ByteBuffer(bytes: Array("}\0".utf8))
-    private static let continuingReplyTail = ByteBuffer(bytes: Array(",\"continues\":true}\0".utf8))
+    /// Room for a few replies; a burst grows it.
+    private static let outputCapacity = 4 * 1024
+    /// Past this the replies so far go to the channel at once, so that its count of unwritten
+    /// bytes (the output limit) sees them.
+    private static let outputPushedAt = 16 * 1024
+    /// What a reply's encoded parameters go between.
+    private static let replyHead: StaticString = #"{"parameters":"#
+    private static func replyTail(continues: Bool) -> StaticString {
+        continues ? ",\"continues\":true}\0" : "}\0"
+    }
 
     /// Hands the replies gathered so far to the channel, which counts them against its
     /// high-water mark from then on.
