@@ -678,16 +678,16 @@ actor IslandEngine {
                     notifyWatchers(of: activity, kind: "state")
                     logLifecycle(activity)
                 }
-                let now = (activity.state, before?.content ?? activity.deliveredContent)
-                if let index { published.values[index] = now } else { published[activity.id] = now }
+                let heard = (activity.state, before?.content ?? activity.deliveredContent)
+                if let index { published.values[index] = heard } else { published[activity.id] = heard }
             case .delivered(let activity):
                 let index = published.index(forKey: activity.id)
                 // Comparing contents costs as much as the rest of an update: only for watchers.
                 if let index, isWatched(activity), published.values[index].content != activity.deliveredContent {
                     notifyWatchers(of: activity, kind: "content")
                 }
-                let now = (activity.state, activity.deliveredContent)
-                if let index { published.values[index] = now } else { published[activity.id] = now }
+                let heard = (activity.state, activity.deliveredContent)
+                if let index { published.values[index] = heard } else { published[activity.id] = heard }
             case .removed(let id):
                 published[id] = nil
             case .alerted, .settingsChanged, .budgetsChanged:
