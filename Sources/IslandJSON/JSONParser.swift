@@ -32,15 +32,7 @@ public struct JSONParser {
     public static let defaultMaximumDepth = 64
 
     public static func parse(_ bytes: some Collection<UInt8>, maximumDepth: Int = defaultMaximumDepth) throws(JSONParseError) -> JSON {
-        let result: Result<JSON, JSONParseError>? = bytes.withContiguousStorageIfAvailable { buffer in
-            Result { () throws(JSONParseError) -> JSON in
-                try Self.parse(UnsafeRawBufferPointer(buffer), maximumDepth: maximumDepth)
-            }
-        }
-        if let result { return try result.get() }
-        return try Array(bytes).withUnsafeBytes { buffer in
-            Result { () throws(JSONParseError) -> JSON in try Self.parse(buffer, maximumDepth: maximumDepth) }
-        }.get()
+        try parse(bytes, maximumDepth: maximumDepth, canonicalTextAt: []).value
     }
 
     /// Parses `bytes`, and returns with the value the text of the member at `path` (object keys
@@ -49,19 +41,14 @@ public struct JSONParser {
     /// when the member is missing or written otherwise (the value is the same either way).
     public static func parse(_ bytes: some Collection<UInt8>, maximumDepth: Int = defaultMaximumDepth,
                              canonicalTextAt path: [String]) throws(JSONParseError) -> (value: JSON, canonicalText: [UInt8]?) {
-        let result: Result<(JSON, [UInt8]?), JSONParseError>? = bytes.withContiguousStorageIfAvailable { buffer in
-            Result { () throws(JSONParseError) -> (JSON, [UInt8]?) in
-                var parser = JSONParser(buffer: UnsafeRawBufferPointer(buffer), maximumDepth: maximumDepth, capturePath: path)
-                return (try parser.parseDocument(), parser.captured)
-            }
-        }
-        if let result { return try result.get() }
-        return try Array(bytes).withUnsafeBytes { buffer in
+        func parse(_ buffer: UnsafeRawBufferPointer) -> Result<(JSON, [UInt8]?), JSONParseError> {
             Result { () throws(JSONParseError) -> (JSON, [UInt8]?) in
                 var parser = JSONParser(buffer: buffer, maximumDepth: maximumDepth, capturePath: path)
                 return (try parser.parseDocument(), parser.captured)
             }
-        }.get()
+        }
+        if let result = bytes.withContiguousStorageIfAvailable({ parse(UnsafeRawBufferPointer($0)) }) { return try result.get() }
+        return try Array(bytes).withUnsafeBytes(parse).get()
     }
 
     public static func parse(_ text: String, maximumDepth: Int = defaultMaximumDepth) throws(JSONParseError) -> JSON {
