@@ -39,13 +39,13 @@ public struct Activity: Sendable, Hashable, Identifiable {
              ownerGonePolicy: OwnerGonePolicy, createdAt: Double) {
             (self.id, self.app, self.type, self.attributes) = (id, app, type, attributes)
             (self.key, self.ownerGonePolicy, self.createdAt) = (key, ownerGonePolicy, createdAt)
+            // Members alone, no brace: `openObject(members:)` opens the object around them.
             var text = JSONText(capacity: 128)
-            text.openObject()
             text.member("id", string: id)
             text.member("app", string: app)
             text.member("type", string: type)
             text.member("attributes", .object(attributes))
-            identityMembers = Array(text.bytes.dropFirst())
+            identityMembers = text.bytes
             createdAtText = JSON.double(createdAt).serialized()
         }
     }
