@@ -281,7 +281,7 @@ public final class VarlinkService: Sendable {
     /// transport discards.
     public func dispatch(_ call: VarlinkCall, connection: VarlinkConnectionContext, sink: some VarlinkReplySink) {
         let route: Route
-        switch routes[call.method].map({ Result<Route, VarlinkError>.success($0) }) ?? unroutedMethod(of: call) {
+        switch self.route(of: call) {
         case .success(let found): route = found
         case .failure(let error):
             sink.send(VarlinkReply(error: error), final: true)
@@ -304,10 +304,11 @@ public final class VarlinkService: Sendable {
         route.handler.body(VarlinkRequest(call: call, connection: connection), responder)
     }
 
-    /// The method of a call that has no route of its own: one of `org.varlink.service`, one
-    /// declared without a handler (which answers `MethodNotImplemented` once the call is
+    /// The method a call names: from the table of routes, or else one of `org.varlink.service`,
+    /// one declared without a handler (which answers `MethodNotImplemented` once the call is
     /// found valid), or the error that names what is missing.
-    private func unroutedMethod(of call: VarlinkCall) -> Result<Route, VarlinkError> {
+    private func route(of call: VarlinkCall) -> Result<Route, VarlinkError> {
+        if let route = routes[call.method] { return .success(route) }
         let interfaceName = call.interfaceName
         guard let implementation = implementations[String(interfaceName)] else {
             return .failure(.interfaceNotFound(interfaceName))
