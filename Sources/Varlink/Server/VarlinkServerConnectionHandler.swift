@@ -169,8 +169,7 @@ final class VarlinkServerConnectionHandler: ChannelDuplexHandler {
         budgetRefill?.cancel()
         budgetRefill = nil
         if closing {
-            queue.removeAll()
-            queuedBytes = 0
+            dropQueuedCalls()
             cancelActive()
         } else {
             // Streams end with their peer; calls computing a reply run to completion, so the
@@ -229,8 +228,7 @@ final class VarlinkServerConnectionHandler: ChannelDuplexHandler {
             case .fatal(let error):
                 if peerGone {
                     // Nothing after a malformed message would have run anyway.
-                    queue.removeAll()
-                    queuedBytes = 0
+                    dropQueuedCalls()
                     break
                 }
                 closeAfter(reply: VarlinkReply(error: error))
@@ -274,8 +272,7 @@ final class VarlinkServerConnectionHandler: ChannelDuplexHandler {
             call = try VarlinkCall(frame: frame.readableBytesView, canonicalTextAt: service.canonicalTextPath)
         } catch {
             if peerGone {
-                queue.removeAll()
-                queuedBytes = 0
+                dropQueuedCalls()
             } else {
                 closeAfter(reply: VarlinkReply(error: .invalidMessage(error.reason)))
             }
@@ -348,6 +345,12 @@ final class VarlinkServerConnectionHandler: ChannelDuplexHandler {
             return
         }
         active[index].cancellation.append(callback)
+    }
+
+    /// Forgets the calls that have not started, and the bytes they held against the limit.
+    private func dropQueuedCalls() {
+        queue.removeAll()
+        queuedBytes = 0
     }
 
     private func cancelActive() {
@@ -423,8 +426,7 @@ final class VarlinkServerConnectionHandler: ChannelDuplexHandler {
         ])
         closing = true
         output = nil
-        queue.removeAll()
-        queuedBytes = 0
+        dropQueuedCalls()
         cancelActive()
         context.close(promise: nil)
     }
@@ -461,8 +463,7 @@ final class VarlinkServerConnectionHandler: ChannelDuplexHandler {
     private func closeAfter(reply: VarlinkReply) {
         guard !closing else { return }
         write(reply)
-        queue.removeAll()
-        queuedBytes = 0
+        dropQueuedCalls()
         cancelActive()
         closeWhenFlushed()
     }
