@@ -385,7 +385,7 @@ final class VarlinkServerConnectionHandler: ChannelDuplexHandler {
             output!.writeBytes(bytes)
         }
         unflushed = true
-        if output!.readableBytes >= Self.outputPushedAt {
+        if output!.readableBytes >= Self.outputCapacity {
             pushOutput(context)
             closeIfOverLimit(context)
         }
@@ -395,11 +395,10 @@ final class VarlinkServerConnectionHandler: ChannelDuplexHandler {
     /// producer's pipelined calls, a presenter's deltas) goes down the pipeline, and to the
     /// socket, as one buffer instead of one per reply.
     private var output: ByteBuffer?
-    /// Room for a few replies; a burst grows it.
-    private static let outputCapacity = 4 * 1024
-    /// Past this the replies so far go to the channel at once, so that its count of unwritten
-    /// bytes (the output limit) sees them.
-    private static let outputPushedAt = 16 * 1024
+    /// Room for a burst of replies (64 pipelined replies of an update are ~45 KiB): past it
+    /// they go to the channel at once, so that its count of unwritten bytes (the output limit)
+    /// sees them. Starting smaller and growing cost more in copies than it saved in memory.
+    private static let outputCapacity = 16 * 1024
     /// What a reply's encoded parameters go between.
     private static let replyHead: StaticString = #"{"parameters":"#
     private static func replyTail(continues: Bool) -> StaticString {
