@@ -39,30 +39,19 @@ extension Layout {
 
     private static let defaultLayouts = Mutex<[DefaultLayoutShape: Layout]>([:])
 
-    /// Whether an activity whose state was `state` and now is `other` keeps its default layout:
-    /// the layout is built from the state's keys and the kinds of their values, never from the
-    /// values, so this is true when those match — cheaper than building the shape again.
-    public static func defaultLayoutIsUnchanged(from state: JSONObject, to other: JSONObject) -> Bool {
-        guard state.count == other.count else { return false }
-        for (a, b) in zip(state, other) where a.key != b.key || !a.value.isSameKind(as: b.value) {
-            return false
-        }
-        return true
+    /// What of an activity's state its default layout depends on: the state's keys in order
+    /// and the kinds of their values — numbers alike — never the values
+    /// (`JSON.objectShape(ofText:)` of `ActivityContent.stateText`). While it stays the same,
+    /// so does the default layout: an update checks it rather than build the layout's shape
+    /// again, or the state's tree at all.
+    public static func defaultLayoutKey(stateText: [UInt8]) -> [UInt8]? {
+        JSON.objectShape(ofText: stateText)
     }
 
     /// No regions: every one falls back to the presenter's own rendering.
     static let empty = Layout(
         lockScreen: nil, compactLeading: nil, compactTrailing: nil, minimal: nil, expanded: ExpandedLayout(),
         keylineTint: nil, backgroundTint: nil, chip: nil, hideContentOnLockScreen: false, url: nil, json: [:])
-}
-
-private extension JSON {
-    func isSameKind(as other: JSON) -> Bool {
-        switch (self, other) {
-        case (.null, .null), (.bool, .bool), (.int, .int), (.double, .double), (.string, .string), (.array, .array), (.object, .object): true
-        default: false
-        }
-    }
 }
 
 /// What the default layout makes of an activity's keys.

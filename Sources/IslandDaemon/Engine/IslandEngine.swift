@@ -82,8 +82,8 @@ actor IslandEngine {
         let isDefault: Bool
         /// Changes only when `json` does, so views compare numbers, not layouts.
         let revision: UInt64
-        /// The delivered state a default layout was worked out from.
-        let state: JSONObject
+        /// `Layout.defaultLayoutKey` of the delivered state a default layout was worked out from.
+        let stateShape: [UInt8]?
         /// `layoutsGeneration` when it was worked out.
         let generation: UInt64
     }
@@ -857,10 +857,13 @@ actor IslandEngine {
 
     /// The layout presenters draw the activity with: its app's, or the default one.
     private func layout(for activity: Activity) -> ItemLayout {
-        let state = activity.deliveredContent.state
         let cached = itemLayouts[activity.id]
-        if let cached, cached.generation == layoutsGeneration,
-           !cached.isDefault || Layout.defaultLayoutIsUnchanged(from: cached.state, to: state) {
+        if let cached, cached.generation == layoutsGeneration, !cached.isDefault {
+            return cached
+        }
+        // Only a default layout depends on the state.
+        let shape = Layout.defaultLayoutKey(stateText: activity.deliveredContent.stateText)
+        if let cached, cached.generation == layoutsGeneration, shape != nil, shape == cached.stateShape {
             return cached
         }
         let json: JSON
@@ -868,14 +871,15 @@ actor IslandEngine {
         if let registered = registeredLayout(for: activity) {
             (json, isDefault) = (registered, false)
         } else {
-            (json, isDefault) = (.object(Layout.default(for: activity.type, attributes: activity.attributes, state: state).json), true)
+            (json, isDefault) = (.object(Layout.default(for: activity.type, attributes: activity.attributes,
+                                                     state: activity.deliveredContent.state).json), true)
         }
         var revision = cached?.revision ?? 0
         if cached?.json != json {
             layoutRevisions += 1
             revision = layoutRevisions
         }
-        let layout = ItemLayout(json: json, isDefault: isDefault, revision: revision, state: isDefault ? state : [:],
+        let layout = ItemLayout(json: json, isDefault: isDefault, revision: revision, stateShape: isDefault ? shape : nil,
                                 generation: layoutsGeneration)
         itemLayouts[activity.id] = layout
         return layout
