@@ -38,7 +38,12 @@ public struct JSONParser {
     /// Parses `bytes`, and returns with the value the text of the member at `path` (object keys
     /// from the top) if it was sent exactly as `serialized()` writes it — compact, integers
     /// only, no escapes — so that a caller needing that text need not write it again. Nil
-    /// when the member is missing or written otherwise (the value is the same either way).
+    /// when the member is missing or written otherwise.
+    ///
+    /// A member whose text is returned is not in the value: an empty value of its kind (`{}`
+    /// for an object) stands in its place, so that a check of kinds sees what it would have
+    /// seen, and whoever wants its tree parses the text. Such a member is usually checked
+    /// without building a tree at all, which is most of what parsing it would cost.
     public static func parse(_ bytes: some Collection<UInt8>, maximumDepth: Int = defaultMaximumDepth,
                              canonicalTextAt path: [String]) throws(JSONParseError) -> (value: JSON, canonicalText: [UInt8]?) {
         func parse(_ buffer: UnsafeRawBufferPointer) -> Result<(JSON, [UInt8]?), JSONParseError> {
@@ -192,11 +197,152 @@ public struct JSONParser {
             return try parseValue(depth: depth)
         }
         let (start, rewrittenBefore) = (index, rewritten)
-        let value = try parseValue(depth: depth)
-        if rewritten == rewrittenBefore {
+        if skipCanonicalContainer(depth: depth) {
             captured = Array(UnsafeRawBufferPointer(rebasing: buffer[start..<index]))
+            return buffer[start] == UInt8(ascii: "{") ? .object([:]) : .array([])
         }
-        return value
+        // Anything else — written otherwise, not a container, or not valid — is parsed in full,
+        // from its start, for its value or the exact error.
+        (index, rewritten) = (start, rewrittenBefore)
+        let value = try parseValue(depth: depth)
+        guard rewritten == rewrittenBefore else { return value }
+        captured = Array(UnsafeRawBufferPointer(rebasing: buffer[start..<index]))
+        return Self.standIn(for: value)
+    }
+
+    /// What is left in the tree of a member whose text is kept: an empty value of its kind.
+    private static func standIn(for value: JSON) -> JSON {
+        switch value {
+        case .null: .null
+        case .bool: .bool(false)
+        case .int: .int(0)
+        case .double: .double(0)
+        case .string: .string("")
+        case .array: .array([])
+        case .object: .object([:])
+        }
+    }
+
+    // MARK: Canonical text, checked without a tree
+
+    /// Moves past an object or array written exactly as `serialized()` writes it, and returns
+    /// true; returns false as soon as the text is anything else — invalid, too deep, or valid
+    /// but written otherwise — and the caller parses it again in full. Objects of more than
+    /// `keysComparedOneByOne` members are left to the full parse too: their keys are found
+    /// unique by comparing raw bytes, which needs no escapes and no `String`s.
+    private mutating func skipCanonicalContainer(depth: Int) -> Bool {
+        guard index < buffer.count else { return false }
+        switch buffer[index] {
+        case UInt8(ascii: "{"): return skipCanonicalObject(depth: depth + 1)
+        case UInt8(ascii: "["): return skipCanonicalArray(depth: depth + 1)
+        default: return false
+        }
+    }
+
+    private mutating func skipCanonicalValue(depth: Int) -> Bool {
+        guard index < buffer.count else { return false }
+        switch buffer[index] {
+        case UInt8(ascii: "{"), UInt8(ascii: "["): return skipCanonicalContainer(depth: depth)
+        case UInt8(ascii: "\""): return skipCanonicalString()
+        case UInt8(ascii: "t"): return skipLiteral("true")
+        case UInt8(ascii: "f"): return skipLiteral("false")
+        case UInt8(ascii: "n"): return skipLiteral("null")
+        case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return skipCanonicalInteger()
+        default: return false
+        }
+    }
+
+    private mutating func skipCanonicalObject(depth: Int) -> Bool {
+        guard depth <= maximumDepth else { return false }
+        index += 1
+        guard index < buffer.count else { return false }
+        if buffer[index] == UInt8(ascii: "}") {
+            index += 1
+            return true
+        }
+        return withUnsafeTemporaryAllocation(of: Range<Int>.self, capacity: Self.keysComparedOneByOne) { keys in
+            var count = 0
+            while true {
+                guard count < keys.count, index < buffer.count, buffer[index] == UInt8(ascii: "\"") else { return false }
+                let keyStart = index + 1
+                guard skipCanonicalString() else { return false }
+                let key = keyStart..<(index - 1)
+                for other in keys[..<count] where isSameText(other, key) { return false }
+                keys.initializeElement(at: count, to: key)
+                count += 1
+                guard index < buffer.count, buffer[index] == UInt8(ascii: ":") else { return false }
+                index += 1
+                guard skipCanonicalValue(depth: depth), index < buffer.count else { return false }
+                switch buffer[index] {
+                case UInt8(ascii: ","): index += 1
+                case UInt8(ascii: "}"):
+                    index += 1
+                    return true
+                default: return false
+                }
+            }
+        }
+    }
+
+    private func isSameText(_ a: Range<Int>, _ b: Range<Int>) -> Bool {
+        a.count == b.count && UnsafeRawBufferPointer(rebasing: buffer[a]).elementsEqual(UnsafeRawBufferPointer(rebasing: buffer[b]))
+    }
+
+    private mutating func skipCanonicalArray(depth: Int) -> Bool {
+        guard depth <= maximumDepth else { return false }
+        index += 1
+        guard index < buffer.count else { return false }
+        if buffer[index] == UInt8(ascii: "]") {
+            index += 1
+            return true
+        }
+        while true {
+            guard skipCanonicalValue(depth: depth), index < buffer.count else { return false }
+            switch buffer[index] {
+            case UInt8(ascii: ","): index += 1
+            case UInt8(ascii: "]"):
+                index += 1
+                return true
+            default: return false
+            }
+        }
+    }
+
+    /// A string without escapes (which `serialized()` writes only where it must), valid UTF-8.
+    private mutating func skipCanonicalString() -> Bool {
+        let start = index + 1
+        index = JSONBytes.firstSpecial(in: buffer, from: start)
+        guard index < buffer.count, buffer[index] == UInt8(ascii: "\"") else { return false }
+        let slice = UnsafeRawBufferPointer(rebasing: buffer[start..<index])
+        index += 1
+        return JSONBytes.isASCII(slice) || String(validating: slice, as: UTF8.self) != nil
+    }
+
+    /// An integer that fits an `Int`, without a leading zero or a minus before zero: what
+    /// `serialized()` writes of an `.int`.
+    private mutating func skipCanonicalInteger() -> Bool {
+        let start = index
+        if buffer[index] == UInt8(ascii: "-") { index += 1 }
+        guard index < buffer.count, isDigit(buffer[index]) else { return false }
+        if buffer[index] == UInt8(ascii: "0") {
+            index += 1
+        } else {
+            skipDigits()
+        }
+        if index < buffer.count, buffer[index] == UInt8(ascii: ".") || buffer[index] == UInt8(ascii: "e") || buffer[index] == UInt8(ascii: "E") {
+            return false
+        }
+        let digits = UnsafeRawBufferPointer(rebasing: buffer[start..<index])
+        guard let value = Self.integer(digits) else { return false }
+        return !(value == 0 && digits.count > 1)
+    }
+
+    private mutating func skipLiteral(_ literal: StaticString) -> Bool {
+        let count = literal.utf8CodeUnitCount
+        guard buffer.count - index >= count else { return false }
+        for i in 0..<count where buffer[index + i] != literal.utf8Start[i] { return false }
+        index += count
+        return true
     }
 
     private mutating func parseArray(depth: Int) throws(JSONParseError) -> JSON {

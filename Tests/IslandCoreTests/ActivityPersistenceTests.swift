@@ -173,3 +173,25 @@ struct ActivityPersistenceTests: ActivityTesting {
         #expect(late.budgets.starts.times.isEmpty)
     }
 }
+
+/// A content made from the text a producer sent (the daemon's path of an update) is the same
+/// content as one made from the tree, whose tree it gives when asked.
+@Suite struct ActivityContentTextTests {
+    @Test func aContentFromTextIsTheContentOfItsTree() throws {
+        let states: [JSONObject] = [[:], ["stage": "brewing", "eta": 1_900_000_000], ["n": ["a": [1, nil, true]], "é": "ü"]]
+        for state in states {
+            let text = JSON.object(state).serialized()
+            let fromText = ActivityContent(canonicalText: text, staleDate: 5, relevanceScore: 2)
+            let fromTree = ActivityContent(state: state, staleDate: 5, relevanceScore: 2)
+            #expect(fromText.state == state)
+            #expect(fromText.stateText == text)
+            #expect(fromText == fromTree)
+            #expect(fromText.hashValue == fromTree.hashValue)
+        }
+        #expect(ActivityContent(canonicalText: Array(#"{"a":1}"#.utf8)) != ActivityContent(state: ["a": 2]))
+        // Setting the state replaces the text too.
+        var content = ActivityContent(canonicalText: Array(#"{"a":1}"#.utf8))
+        content.state = ["b": "x"]
+        #expect(content.stateText == Array(#"{"b":"x"}"#.utf8) && content.state == ["b": "x"])
+    }
+}

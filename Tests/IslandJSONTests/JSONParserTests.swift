@@ -81,37 +81,96 @@ import Testing
 
     @Test func capturesTheTextOfAMemberOnlyWhenItIsWrittenAsItWouldBe() throws {
         let path = ["parameters", "content", "state"]
-        func parse(_ state: String, envelope: String = #"{"method":"a.B","parameters":{"id":"x","content":{"state":@,"r":1}}}"#)
-            throws -> (state: JSON?, text: [UInt8]?) {
-            let (value, text) = try JSONParser.parse(Array(envelope.replacingOccurrences(of: "@", with: state).utf8),
-                                                     canonicalTextAt: path)
+        let envelope = #"{"method":"a.B","parameters":{"id":"x","content":{"state":@,"r":1}}}"#
+        func text(_ state: String, in envelope: String = envelope) -> [UInt8] {
+            Array(envelope.replacingOccurrences(of: "@", with: state).utf8)
+        }
+        func parse(_ state: String, envelope: String = envelope) throws -> (state: JSON?, text: [UInt8]?) {
+            let (value, text) = try JSONParser.parse(text(state, in: envelope), canonicalTextAt: path)
             return (value["parameters"]?["content"]?["state"], text)
         }
         let canonical = [#"{}"#, #"{"a":1}"#, #"{"seq":-12,"t":"x y","ok":true,"n":null,"f":false}"#,
-                         #"{"a":{"b":[1,{"c":[]},"é"]},"d":[]}"#, #"{"big":-9223372036854775808}"#, #"[1,2]"#, #""s""#, #"0"#]
+                         #"{"a":{"b":[1,{"c":[]},"é"]},"d":[]}"#, #"{"big":-9223372036854775808}"#, #"[1,2]"#, #""s""#, #"0"#,
+                         #"{"ünï":"cödé","":0}"#, #"{"k":[[[[]]]],"z":{"":{}}}"#]
         for state in canonical {
-            let (tree, text) = try parse(state)
-            #expect(text == Array(state.utf8), "\(state)")
-            #expect(text == tree?.serialized(), "\(state)")
+            let (standIn, kept) = try parse(state)
+            #expect(kept == Array(state.utf8), "\(state)")
+            // The member is left out of the tree, an empty value of its kind in its place; its
+            // text is what a parse of the whole makes of it.
+            let whole = try JSONParser.parse(text(state))["parameters"]?["content"]?["state"]
+            #expect(try kept.map { try JSONParser.parse($0) } == whole, "\(state)")
+            #expect(kept == whole?.serialized(), "\(state)")
+            #expect(standIn.map(kind) == whole.map(kind) && standIn.map(isEmpty) == true, "\(state): \(String(describing: standIn))")
             // The envelope around it may be written any way.
             let spaced = try parse(state, envelope: #" { "parameters" : { "content" : { "state" : @ } } , "method" : "a.B" } "#)
             #expect(spaced.text == Array(state.utf8), "\(state)")
         }
         // Text the writer would write differently is not captured; its value is parsed as ever.
         let rewritten = [#"{ }"#, #"{"a": 1}"#, #"{"a":1 }"#, #"{"a":"\u0041"}"#, #"{"a":"\""}"#, #"{"a":1.5}"#, #"{"a":1e2}"#,
-                         #"{"a":-0}"#, #"{"a":9223372036854775808}"#, #"[1, 2]"#, #""\n""#, #"1.0"#]
+                         #"{"a":-0}"#, #"{"a":9223372036854775808}"#, #"[1, 2]"#, #""\n""#, #"1.0"#,
+                         #"{"a":{"b":[1, 2]}}"#, #"{"\u0061":1}"#, #"{"a":[1E2]}"#, #"{"a":-0.0}"#]
         for state in rewritten {
             let (tree, text) = try parse(state)
             #expect(text == nil, "\(state)")
             #expect(tree == (try JSONParser.parse(state)))
         }
+        // Canonical, but left to the full parse by the check without a tree: many members, or
+        // nesting at the limit. The outcome is the same.
+        let many = "{" + (0..<40).map { #""k\#($0)":\#($0)"# }.joined(separator: ",") + "}"
+        let (manyStandIn, manyText) = try parse(many)
+        #expect(manyText == Array(many.utf8) && manyStandIn == .object([:]))
         // Only the member at the path: not one of the same name elsewhere, nor in an array.
         for envelope in [#"{"parameters":{"state":@}}"#, #"{"content":{"state":@}}"#, #"{"parameters":[{"content":{"state":@}}]}"#,
                          #"{"parameters":{"content":[{"state":@}]}}"#, #"{"x":{"parameters":{"content":{"state":@}}}}"#] {
-            #expect(try parse(#"{"a":1}"#, envelope: envelope).text == nil, "\(envelope)")
+            let (value, kept) = try JSONParser.parse(text(#"{"a":1}"#, in: envelope), canonicalTextAt: path)
+            #expect(kept == nil, "\(envelope)")
+            #expect(value == (try JSONParser.parse(text(#"{"a":1}"#, in: envelope))), "\(envelope)")
         }
         // A parse without a path captures nothing and costs nothing more.
         #expect(try JSONParser.parse(Array(#"{"parameters":{"content":{"state":{}}}}"#.utf8), canonicalTextAt: []).canonicalText == nil)
+    }
+
+    /// A member checked without a tree is refused exactly as the full parse refuses it: the
+    /// same reason, at the same byte.
+    @Test func aMemberKeptAsTextIsRefusedAsAnyOther() throws {
+        let path = ["parameters", "content", "state"]
+        let deep = String(repeating: "[", count: 70) + String(repeating: "]", count: 70)
+        let invalid: [[UInt8]] = [#"{"a":1,"a":2}"#, #"{"a":{"b":1,"b":1}}"#, #"{"":1,"":2}"#, #"{"a":[1,]}"#, #"{"a":1,}"#,
+                                  #"{"a":01}"#, #"{"a":tru}"#, #"{"a":nul}"#, #"{"a":"x"#, #"{"a""#, #"{"a":-}"#, #"{"a":1.}"#,
+                                  #"{"a"1}"#, #"{"a":{"b":[1,{"c":[}]}}"#, #"{1:2}"#, "{\"a\":\"\u{01}\"}", deep,
+                                  #"{"a":["# + deep + "]}", #"{"a":1"#, #"{"#, #"["#].map { Array($0.utf8) }
+            // Invalid UTF-8 in a key and in a value.
+            + [[0x7B, 0x22, 0xFF, 0x22, 0x3A, 0x31, 0x7D], [0x7B, 0x22, 0x61, 0x22, 0x3A, 0x22, 0xC3, 0x22, 0x7D]]
+        for state in invalid {
+            let message = Array(#"{"parameters":{"content":{"state":"#.utf8) + state + Array("}}}".utf8)
+            var whole: JSONParseError?
+            do { _ = try JSONParser.parse(message) } catch { whole = error }
+            var kept: JSONParseError?
+            do { _ = try JSONParser.parse(message, canonicalTextAt: path) } catch { kept = error }
+            #expect(whole != nil && kept == whole, "\(state): \(String(describing: whole)) / \(String(describing: kept))")
+        }
+    }
+
+    private func kind(_ value: JSON) -> Int {
+        switch value {
+        case .null: 0
+        case .bool: 1
+        case .int: 2
+        case .double: 3
+        case .string: 4
+        case .array: 5
+        case .object: 6
+        }
+    }
+
+    private func isEmpty(_ value: JSON) -> Bool {
+        switch value {
+        case .null, .bool(false), .int(0), .string(""): true
+        case .double(let d): d == 0
+        case .array(let a): a.isEmpty
+        case .object(let o): o.isEmpty
+        default: false
+        }
     }
 
     @Test func rejectsInvalidUTF8() {

@@ -65,6 +65,8 @@ public struct Alert: Sendable, Hashable {
 
 /// What an activity shows: the dynamic state, when it goes stale, and how relevant it is.
 public struct ActivityContent: Sendable, Hashable {
+    /// The state as a tree. A content made from text alone (`init(canonicalText:)`) parses it
+    /// each time it is asked: the daemon's path of an update never asks.
     public var state: JSONObject {
         get { written.value.state }
         set { written = Shared(WrittenState(newValue)) }
@@ -84,30 +86,37 @@ public struct ActivityContent: Sendable, Hashable {
         self.relevanceScore = relevanceScore
     }
 
-    /// With the state's text already written: `canonicalText` must be exactly what
-    /// `JSON.object(state).serialized()` writes (as `JSONParser` captures it), and is checked
-    /// to be in debug builds.
-    public init(state: JSONObject, canonicalText: [UInt8], staleDate: Double? = nil, relevanceScore: Double = 0) {
-        assert(canonicalText == JSON.object(state).serialized(), "a state's text that is not its canonical form")
-        self.written = Shared(WrittenState(state: state, text: canonicalText))
+    /// From the state's text alone: `canonicalText` must be an object exactly as
+    /// `JSON.object(state).serialized()` writes it (as `JSONParser` keeps it), which debug
+    /// builds check.
+    public init(canonicalText: [UInt8], staleDate: Double? = nil, relevanceScore: Double = 0) {
+        assert((try? JSONParser.parse(canonicalText))?.objectValue.map { JSON.object($0).serialized() } == canonicalText,
+               "a state's text that is not the canonical form of an object")
+        self.written = Shared(WrittenState(text: canonicalText))
         self.staleDate = staleDate
         self.relevanceScore = relevanceScore
     }
 
-    /// A state and its text. Equal when their texts are, which tells `1` from `1.0` as the
-    /// trees do, for a comparison of bytes.
+    /// A state's text, and its tree when it was made from one. Equal when their texts are,
+    /// which tells `1` from `1.0` as the trees do, for a comparison of bytes.
     private struct WrittenState: Sendable, Hashable {
-        let state: JSONObject
+        private let tree: JSONObject?
         let text: [UInt8]
 
         init(_ state: JSONObject) {
-            self.state = state
+            self.tree = state
             self.text = JSON.object(state).serialized()
         }
 
-        init(state: JSONObject, text: [UInt8]) {
-            self.state = state
+        init(text: [UInt8]) {
+            self.tree = nil
             self.text = text
+        }
+
+        var state: JSONObject {
+            if let tree { return tree }
+            // The text is an object's canonical form (see init(canonicalText:)).
+            return (try? JSONParser.parse(text))?.objectValue ?? [:]
         }
 
         static func == (lhs: WrittenState, rhs: WrittenState) -> Bool { lhs.text == rhs.text }

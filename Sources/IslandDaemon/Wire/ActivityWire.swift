@@ -10,14 +10,14 @@ enum Wire {
     /// parameters: the daemon's Varlink service keeps its text when it comes in canonical form.
     static let stateTextPath = ["content", "state"]
 
-    /// The `content` of a producer's call, its state's text taken as it came when it came in
-    /// canonical form, rather than written again.
+    /// The `content` of a producer's call. A state that came in canonical form is taken as the
+    /// text it came in, and was never made a tree (the parameters hold `{}` in its place).
     static func content(of request: VarlinkRequest) -> ActivityContent? {
         guard let object = request.parameters["content"]?.objectValue, let state = object["state"]?.objectValue else { return nil }
         let staleDate = object["staleDate"]?.doubleValue
         let relevanceScore = object["relevanceScore"]?.doubleValue ?? 0
         if let text = request.call.canonicalText {
-            return ActivityContent(state: state, canonicalText: text, staleDate: staleDate, relevanceScore: relevanceScore)
+            return ActivityContent(canonicalText: text, staleDate: staleDate, relevanceScore: relevanceScore)
         }
         return ActivityContent(state: state, staleDate: staleDate, relevanceScore: relevanceScore)
     }

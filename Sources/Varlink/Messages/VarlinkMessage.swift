@@ -14,7 +14,8 @@ public struct VarlinkCall: Sendable {
     public var upgrade: Bool
     /// The text of the member of the parameters that the service names
     /// (`VarlinkService.canonicalTextPath`), when the caller wrote it exactly as
-    /// `JSON.serialized()` would: its receiver need not write it again.
+    /// `JSON.serialized()` would: its receiver need not write it again. `parameters` then
+    /// holds an empty value of its kind in its place; its tree is made from this text, if at all.
     public var canonicalText: [UInt8]?
 
     public init(method: String, parameters: JSONObject = [:], more: Bool = false, oneway: Bool = false, upgrade: Bool = false) {

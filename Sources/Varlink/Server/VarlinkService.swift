@@ -238,12 +238,13 @@ public final class VarlinkService: Sendable {
     }()
 
     /// A member of every call's parameters whose text, when the caller sent it in canonical
-    /// form, is kept with the call (`VarlinkCall.canonicalText`), as a path from the message's
-    /// top; empty for none.
+    /// form, is kept with the call (`VarlinkCall.canonicalText`) instead of its tree (the
+    /// parameters hold `{}` in its place), as a path from the message's top; empty for none.
     public let canonicalTextPath: [String]
 
     /// - Parameter canonicalTextOf: the path, within the parameters, of a member whose text
     ///   the handlers want as it came (an activity's state, which is stored and sent on as text).
+    ///   Every interface must declare it an untyped `object`: its validation sees only `{}`.
     public init(info: VarlinkServiceInfo, implementations: [VarlinkImplementation], canonicalTextOf: [String] = [],
                 logger: Logger = Logger(label: "varlink")) {
         self.info = info
@@ -261,6 +262,8 @@ public final class VarlinkService: Sendable {
             for method in implementation.handlers.keys {
                 precondition(implementation.interface.methods[method] != nil, "\(name) has no method \(method)")
             }
+            precondition(canonicalTextOf.isEmpty || implementation.interface.declaresUntypedObject(at: canonicalTextOf),
+                         "\(name) declares parameters.\(canonicalTextOf.joined(separator: ".")) as more than an object")
             all[name] = implementation
             names.append(name)
         }
