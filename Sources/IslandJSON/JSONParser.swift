@@ -318,31 +318,15 @@ public struct JSONParser {
         return JSONBytes.isASCII(slice) || String(validating: slice, as: UTF8.self) != nil
     }
 
-    /// An integer that fits an `Int`, without a leading zero or a minus before zero: what
-    /// `serialized()` writes of an `.int`.
+    /// A number as `serialized()` writes it: an integer that fits an `Int`, not `-0`. The
+    /// grammar is the full parser's; what it would write differently it counts as rewritten.
     private mutating func skipCanonicalInteger() -> Bool {
-        let start = index
-        if buffer[index] == UInt8(ascii: "-") { index += 1 }
-        guard index < buffer.count, isDigit(buffer[index]) else { return false }
-        if buffer[index] == UInt8(ascii: "0") {
-            index += 1
-        } else {
-            skipDigits()
-        }
-        if index < buffer.count, buffer[index] == UInt8(ascii: ".") || buffer[index] == UInt8(ascii: "e") || buffer[index] == UInt8(ascii: "E") {
-            return false
-        }
-        let digits = UnsafeRawBufferPointer(rebasing: buffer[start..<index])
-        guard let value = Self.integer(digits) else { return false }
-        return !(value == 0 && digits.count > 1)
+        let before = rewritten
+        return (try? parseNumber()) != nil && rewritten == before
     }
 
     private mutating func skipLiteral(_ literal: StaticString) -> Bool {
-        let count = literal.utf8CodeUnitCount
-        guard buffer.count - index >= count else { return false }
-        for i in 0..<count where buffer[index + i] != literal.utf8Start[i] { return false }
-        index += count
-        return true
+        (try? expectLiteral(literal)) != nil
     }
 
     private mutating func parseArray(depth: Int) throws(JSONParseError) -> JSON {
