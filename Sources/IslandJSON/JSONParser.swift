@@ -244,11 +244,11 @@ public struct JSONParser {
         switch buffer[index] {
         case UInt8(ascii: "{"), UInt8(ascii: "["): return skipCanonicalContainer(depth: depth)
         case UInt8(ascii: "\""): return skipCanonicalString()
-        case UInt8(ascii: "t"): return skipLiteral("true")
-        case UInt8(ascii: "f"): return skipLiteral("false")
-        case UInt8(ascii: "n"): return skipLiteral("null")
-        case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return skipCanonicalInteger()
-        default: return false
+        default:
+            // Numbers and literals cost the full parser no more: its grammar, and canonical
+            // when nothing in them was counted as rewritten (an integer that fits, not `-0`).
+            let before = rewritten
+            return (try? parseValue(depth: depth)) != nil && rewritten == before
         }
     }
 
@@ -316,17 +316,6 @@ public struct JSONParser {
         let slice = UnsafeRawBufferPointer(rebasing: buffer[start..<index])
         index += 1
         return JSONBytes.isASCII(slice) || String(validating: slice, as: UTF8.self) != nil
-    }
-
-    /// A number as `serialized()` writes it: an integer that fits an `Int`, not `-0`. The
-    /// grammar is the full parser's; what it would write differently it counts as rewritten.
-    private mutating func skipCanonicalInteger() -> Bool {
-        let before = rewritten
-        return (try? parseNumber()) != nil && rewritten == before
-    }
-
-    private mutating func skipLiteral(_ literal: StaticString) -> Bool {
-        (try? expectLiteral(literal)) != nil
     }
 
     private mutating func parseArray(depth: Int) throws(JSONParseError) -> JSON {
