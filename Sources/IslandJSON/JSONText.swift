@@ -70,7 +70,7 @@ public struct JSONText {
     }
 
     public mutating func member(_ key: StaticString, bool: Bool) {
-        member(key) { $0.append(contentsOf: (bool ? "true" : "false").utf8) }
+        member(key) { JSON.writeLiteral(bool ? "true" : "false", to: &$0) }
     }
 
     private mutating func member(_ key: StaticString, writing value: (inout [UInt8]) -> Void) {

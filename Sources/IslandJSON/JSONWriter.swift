@@ -53,8 +53,8 @@ extension JSON {
 
     public func write(to out: inout [UInt8]) {
         switch self {
-        case .null: out.append(contentsOf: "null".utf8)
-        case .bool(let b): out.append(contentsOf: (b ? "true" : "false").utf8)
+        case .null: Self.writeLiteral("null", to: &out)
+        case .bool(let b): Self.writeLiteral(b ? "true" : "false", to: &out)
         case .int(let i): Self.writeInteger(i, to: &out)
         case .double(let d): Self.writeDouble(d, to: &out)
         case .string(let s): Self.writeString(s, to: &out)
@@ -122,7 +122,7 @@ extension JSON {
     /// `description` is its digits and `.0`.
     static func writeDouble(_ double: Double, to out: inout [UInt8]) {
         guard double.isFinite else {
-            out.append(contentsOf: "null".utf8)
+            writeLiteral("null", to: &out)
             return
         }
         if double.magnitude < 1e15, double == double.rounded(.towardZero), !(double == 0 && double.sign == .minus) {
@@ -132,6 +132,11 @@ extension JSON {
             return
         }
         out.append(contentsOf: double.description.utf8)
+    }
+
+    /// A literal's bytes, appended without going through a `String`.
+    static func writeLiteral(_ literal: StaticString, to out: inout [UInt8]) {
+        out.append(contentsOf: UnsafeBufferPointer(start: literal.utf8Start, count: literal.utf8CodeUnitCount))
     }
 
     /// Native strings are contiguous UTF-8; only a bridged one would need copying first.

@@ -312,8 +312,12 @@ final class VarlinkServerConnectionHandler: ChannelDuplexHandler {
                 active[index].released = true
             }
         }
-        if !processing {
+        guard !processing else { return }
+        if final {
             processQueue()
+        } else {
+            // A stream's reply starts nothing and frees nothing: it only needs to go out.
+            scheduleFlush()
         }
     }
 
@@ -372,20 +376,24 @@ final class VarlinkServerConnectionHandler: ChannelDuplexHandler {
             closeIfOverLimit(context)
             return
         }
-        if output == nil { output = context.channel.allocator.buffer(capacity: Self.outputCapacity) }
+        // Written through a local, moved out and back, so the buffer stays uniquely held and
+        // the property is accessed twice rather than at every write.
+        var out = output.take() ?? context.channel.allocator.buffer(capacity: Self.outputCapacity)
         if let encoded = reply.encodedParameters {
-            output!.writeStaticString(Self.replyHead)
-            output!.writeImmutableBuffer(encoded.buffer)
-            output!.writeStaticString(Self.replyTail(continues: reply.continues))
+            out.writeStaticString(Self.replyHead)
+            out.writeImmutableBuffer(encoded.buffer)
+            out.writeStaticString(Self.replyTail(continues: reply.continues))
         } else {
             var bytes: [UInt8] = []
             bytes.reserveCapacity(128)
             reply.encode(into: &bytes)
             bytes.append(0)
-            output!.writeBytes(bytes)
+            out.writeBytes(bytes)
         }
+        let full = out.readableBytes >= Self.outputCapacity
+        output = out
         unflushed = true
-        if output!.readableBytes >= Self.outputCapacity {
+        if full {
             pushOutput(context)
             closeIfOverLimit(context)
         }
