@@ -8,8 +8,18 @@ extension IslandStore {
         let mutations = StoreMutation.reduced(batches)
         guard !mutations.isEmpty else { return false }
         do {
-            try database.write { db in
-                try Self.apply(mutations, in: db, now: Date().timeIntervalSince1970)
+            try database.writeWithoutTransaction { db in
+                // One transaction per group commit is the writer's hot path: GRDB's own
+                // `inTransaction` parses BEGIN and COMMIT anew each time, cached they are not.
+                try db.cachedStatement(sql: "BEGIN IMMEDIATE TRANSACTION").execute()
+                do {
+                    try Self.apply(mutations, in: db, now: Date().timeIntervalSince1970)
+                    try db.cachedStatement(sql: "COMMIT TRANSACTION").execute()
+                } catch {
+                    // SQLite may have rolled back already; `rollback` copes with either.
+                    try? db.rollback()
+                    throw error
+                }
             }
             return true
         } catch let error as DatabaseError {
