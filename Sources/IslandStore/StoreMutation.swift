@@ -35,21 +35,35 @@ extension StoreMutation {
     /// row. Rows are independent, so dropping superseded writes cannot change the result, and a
     /// producer pushing many updates to one activity costs one row write per transaction.
     static func reduced(_ batches: some Sequence<[StoreMutation]>) -> [StoreMutation] {
-        var last: [RowKey: Int] = [:]
         var kept: [StoreMutation] = []
+        // A group holds a few rows, often one activity written many times: comparing their
+        // keys costs less than hashing them, until there are many.
+        var keys: [RowKey] = []
+        var index: [RowKey: Int]?
         for batch in batches {
             for mutation in batch {
                 let key = mutation.rowKey
-                if let index = last[key] {
-                    kept[index] = mutation
+                let position = if let index { index[key] } else { keys.firstIndex(of: key) }
+                if let position {
+                    kept[position] = mutation
+                    continue
+                }
+                kept.append(mutation)
+                if index != nil {
+                    index![key] = kept.count - 1
                 } else {
-                    last[key] = kept.count
-                    kept.append(mutation)
+                    keys.append(key)
+                    if keys.count > linearReductionLimit {
+                        index = Dictionary(uniqueKeysWithValues: zip(keys, keys.indices))
+                    }
                 }
             }
         }
         return kept
     }
+
+    /// Rows a reduction compares one by one before it hashes them.
+    static let linearReductionLimit = 16
 }
 
 /// A JSON object the store writes, built when it is written: on the writer thread rather than

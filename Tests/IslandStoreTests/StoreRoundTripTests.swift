@@ -102,6 +102,17 @@ import Testing
         #expect(reduced == [.putSetting(key: "a", value: 2), .putLayout(app: "x", type: "t", body: "1"), .deleteActivity(id: "a")])
     }
 
+    @Test(arguments: [1, StoreMutation.linearReductionLimit, StoreMutation.linearReductionLimit + 1, 40])
+    func reductionFindsEveryRowOnBothSidesOfTheHashingThreshold(rows: Int) {
+        // Each row written three times, in rounds, so that rewrites come both before and after
+        // the reduction starts hashing; the reference is a plain dictionary of last writes.
+        let batches = (1...3).map { round in
+            (0..<rows).map { row in StoreMutation.putSetting(key: "k\(row)", value: .int(round * 100 + row)) }
+        }
+        let reduced = StoreMutation.reduced(batches)
+        #expect(reduced == (0..<rows).map { .putSetting(key: "k\($0)", value: .int(300 + $0)) })
+    }
+
     @Test func emptyCommitsSucceedWithoutATransaction() async throws {
         let directory = TemporaryDirectory()
         let store = try IslandStore.open(directory: directory.path)
