@@ -6,6 +6,7 @@ set -euo pipefail
 apt_packages=(
   libsystemd-dev   # CSystemd: sd-daemon, sd-journal, sd-login
   libsqlite3-dev   # IslandStore (GRDB links the system SQLite)
+  libjemalloc-dev  # the release builds' allocator (scripts/build-release.sh)
   pkg-config       # SwiftPM resolves libsystemd through pkg-config
   systemd          # systemd-socket-activate, systemd-analyze for the activation tests
   socat            # protocol examples and half-close tests

@@ -117,7 +117,7 @@ def test_control_fields(deb):
     assert "Package: island\n" in fields
     assert re.search(r"^Version: 0\.1\.0-\d+$", fields, re.M)
     depends = re.search(r"^Depends: (.*)$", fields, re.M).group(1)
-    for library in ["libc6", "libsystemd0", "libsqlite3-0"]:
+    for library in ["libc6", "libsystemd0", "libsqlite3-0", "libjemalloc2"]:
         assert re.search(r"\b%s \(>= [^)]+\)" % re.escape(library), depends), depends
     assert "swift" not in depends
     assert "systemd-sysusers" in depends
@@ -170,6 +170,16 @@ def test_binaries_run_and_need_no_swift_runtime(installed):
         assert "not found" not in libraries, libraries
     version = run([os.path.join(installed, "usr/bin/islandd"), "--version"]).stdout.strip()
     assert version == "0.1.0"
+
+
+def test_binaries_allocate_with_jemalloc(installed):
+    """build-release.sh links jemalloc ahead of libc, so its malloc is the one every part of
+    the program binds to, not merely a library that is loaded: asked to, it reports at exit."""
+    for product in PRODUCTS:
+        path = os.path.join(installed, "usr/bin", product)
+        result = run([path, "--help"], env=dict(os.environ, MALLOC_CONF="stats_print:true"))
+        assert result.returncode == 0, result.stderr
+        assert "Begin jemalloc statistics" in result.stderr, product
 
 
 def test_islandd_links_its_start_up_code_together(deb):
