@@ -58,7 +58,7 @@ flags=(-c release --static-swift-stdlib --scratch-path "$scratch"
        -Xlinker -z -Xlinker relro -Xlinker -z -Xlinker now
        -Xlinker -z -Xlinker pack-relative-relocs
        -Xlinker --no-export-dynamic
-       -Xlinker --no-as-needed -Xlinker -ljemalloc
+       -Xlinker --push-state -Xlinker --no-as-needed -Xlinker -ljemalloc -Xlinker --pop-state
        -Xswiftc -Xfrontend -Xswiftc -function-sections -Xcc -ffunction-sections
        # Names the list has and a product lacks (the other programs) are skipped quietly.
        -Xlinker "--symbol-ordering-file=$repo/packaging/islandd.order" -Xlinker --no-warn-symbol-ordering)
