@@ -151,6 +151,30 @@ import Testing
         }
     }
 
+    /// The check without a tree stops at the same depth as the full parse: a state nested to
+    /// just under, at and just over the limit, in objects and in arrays, gets the same verdict.
+    @Test func aMemberKeptAsTextMeetsTheDepthLimitWhereTheFullParseDoes() throws {
+        let path = ["parameters", "content", "state"]
+        let limit = JSONParser.defaultMaximumDepth
+        var verdicts: [Bool] = []
+        for depth in (limit - 5)...(limit + 1) {
+            for (open, close) in [(#"{"a":"#, "}"), ("[", "]")] {
+                let nested = String(repeating: open, count: depth - 1) + "1" + String(repeating: close, count: depth - 1)
+                let message = Array(#"{"parameters":{"content":{"state":{"x":"#.utf8) + Array(nested.utf8) + Array("}}}}".utf8)
+                var whole: Result<JSON, JSONParseError> { Result { () throws(JSONParseError) in try JSONParser.parse(message) } }
+                let kept = Result { () throws(JSONParseError) in try JSONParser.parse(message, canonicalTextAt: path).value }
+                switch (whole, kept) {
+                case (.failure(let a), .failure(let b)): #expect(a == b, "depth \(depth)")
+                case (.success, .success): break
+                default: Issue.record("depth \(depth), \(open): \(whole) / \(kept)")
+                }
+                if case .success = whole { verdicts.append(true) } else { verdicts.append(false) }
+            }
+        }
+        // The range crosses the limit: some are accepted, some refused.
+        #expect(verdicts.contains(true) && verdicts.contains(false))
+    }
+
     private func kind(_ value: JSON) -> Int {
         switch value {
         case .null: 0
