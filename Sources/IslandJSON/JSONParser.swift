@@ -231,12 +231,16 @@ public struct JSONParser {
     /// `keysComparedOneByOne` members are left to the full parse too: their keys are found
     /// unique by comparing raw bytes, which needs no escapes and no `String`s.
     private mutating func skipCanonicalContainer(depth: Int) -> Bool {
+        guard index < buffer.count, depth < maximumDepth else { return false }
+        let isObject = buffer[index] == UInt8(ascii: "{")
+        guard isObject || buffer[index] == UInt8(ascii: "[") else { return false }
+        index += 1
         guard index < buffer.count else { return false }
-        switch buffer[index] {
-        case UInt8(ascii: "{"): return skipCanonicalObject(depth: depth + 1)
-        case UInt8(ascii: "["): return skipCanonicalArray(depth: depth + 1)
-        default: return false
+        if buffer[index] == (isObject ? UInt8(ascii: "}") : UInt8(ascii: "]")) {
+            index += 1
+            return true
         }
+        return isObject ? skipCanonicalMembers(depth: depth + 1) : skipCanonicalElements(depth: depth + 1)
     }
 
     private mutating func skipCanonicalValue(depth: Int) -> Bool {
@@ -252,15 +256,9 @@ public struct JSONParser {
         }
     }
 
-    private mutating func skipCanonicalObject(depth: Int) -> Bool {
-        guard depth <= maximumDepth else { return false }
-        index += 1
-        guard index < buffer.count else { return false }
-        if buffer[index] == UInt8(ascii: "}") {
-            index += 1
-            return true
-        }
-        return withUnsafeTemporaryAllocation(of: Range<Int>.self, capacity: Self.keysComparedOneByOne) { keys in
+    /// The members of a non-empty object, up to and past its closing brace.
+    private mutating func skipCanonicalMembers(depth: Int) -> Bool {
+        withUnsafeTemporaryAllocation(of: Range<Int>.self, capacity: Self.keysComparedOneByOne) { keys in
             var count = 0
             while true {
                 guard count < keys.count, index < buffer.count, buffer[index] == UInt8(ascii: "\"") else { return false }
@@ -288,14 +286,8 @@ public struct JSONParser {
         a.count == b.count && UnsafeRawBufferPointer(rebasing: buffer[a]).elementsEqual(UnsafeRawBufferPointer(rebasing: buffer[b]))
     }
 
-    private mutating func skipCanonicalArray(depth: Int) -> Bool {
-        guard depth <= maximumDepth else { return false }
-        index += 1
-        guard index < buffer.count else { return false }
-        if buffer[index] == UInt8(ascii: "]") {
-            index += 1
-            return true
-        }
+    /// The elements of a non-empty array, up to and past its closing bracket.
+    private mutating func skipCanonicalElements(depth: Int) -> Bool {
         while true {
             guard skipCanonicalValue(depth: depth), index < buffer.count else { return false }
             switch buffer[index] {
