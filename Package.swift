@@ -82,11 +82,15 @@ let package = Package(
             ],
             resources: [.embedInCode("Resources/org.varlink.service.varlink")]
         ),
+        // Where the daemon and its clients meet: the socket's locations, decided in one place,
+        // and the check that no other user controls the directory it is served in.
+        .target(name: "IslandPaths"),
+        .testTarget(name: "IslandPathsTests", dependencies: ["IslandPaths"]),
         // Wiring: roles, identity, the engine, subscriptions, the process. I/O lives here.
         .target(
             name: "IslandDaemon",
             dependencies: [
-                "IslandCore", "IslandStore", "IslandJSON", "IslandProtocol", "Varlink", "Systemd",
+                "IslandCore", "IslandStore", "IslandJSON", "IslandPaths", "IslandProtocol", "Varlink", "Systemd",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
                 .product(name: "DequeModule", package: "swift-collections"),
@@ -117,7 +121,7 @@ let package = Package(
         // The producer side: an ActivityKit-shaped client library, and the `island` CLI on it.
         .target(
             name: "IslandKit",
-            dependencies: ["Varlink", "IslandJSON", .product(name: "Logging", package: "swift-log")]
+            dependencies: ["Varlink", "IslandJSON", "IslandPaths", .product(name: "Logging", package: "swift-log")]
         ),
         .executableTarget(
             name: "island",
@@ -134,7 +138,7 @@ let package = Package(
         .target(name: "IslandPresenter", dependencies: ["Varlink", "IslandCore", "IslandJSON"]),
         .executableTarget(
             name: "island-presenter",
-            dependencies: ["IslandPresenter", .product(name: "ArgumentParser", package: "swift-argument-parser")]
+            dependencies: ["IslandPresenter", "IslandPaths", .product(name: "ArgumentParser", package: "swift-argument-parser")]
         ),
         .testTarget(name: "IslandPresenterTests", dependencies: ["IslandPresenter", "IslandCore", "IslandJSON"]),
         .testTarget(
@@ -203,5 +207,6 @@ if Context.environment["ISLAND_FUZZ"] == "1" {
     package.products += [
         .executable(name: "fuzz-varlink-message", targets: ["FuzzVarlinkMessage"]),
         .executable(name: "fuzz-layout", targets: ["FuzzLayout"]),
+        .executable(name: "fuzz-presenter", targets: ["FuzzPresenter"]),
     ]
 }

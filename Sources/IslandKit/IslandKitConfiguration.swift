@@ -1,4 +1,5 @@
 import Foundation
+import IslandPaths
 import Synchronization
 
 /// Process-wide settings of IslandKit. Call `IslandKit.configure` before the first activity
@@ -37,8 +38,6 @@ public enum IslandKit {
     /// `$ISLAND_SOCKET`, else `$XDG_RUNTIME_DIR/island/islandd.sock`, else the user
     /// instance's conventional path `/run/user/UID/island/islandd.sock`.
     public static func defaultSocketPath(environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
-        if let socket = environment["ISLAND_SOCKET"], !socket.isEmpty { return socket }
-        if let runtime = environment["XDG_RUNTIME_DIR"], !runtime.isEmpty { return runtime + "/island/islandd.sock" }
-        return "/run/user/\(getuid())/island/islandd.sock"
+        SocketLocation.client(environment: environment, uid: getuid())
     }
 }

@@ -23,14 +23,6 @@ public struct Backoff: Sendable, Hashable {
     public mutating func reset() { current = initial }
 }
 
-/// Where the daemon's socket is: `--socket`, else `$ISLAND_SOCKET`, else the user instance's
-/// `$XDG_RUNTIME_DIR/island/islandd.sock`.
-public func defaultSocketPath(environment: [String: String], uid: UInt32) -> String {
-    if let socket = environment["ISLAND_SOCKET"], !socket.isEmpty { return socket }
-    let runtime = environment["XDG_RUNTIME_DIR"].flatMap { $0.isEmpty ? nil : $0 } ?? "/run/user/\(uid)"
-    return runtime + "/island/islandd.sock"
-}
-
 /// A presenter subscription that survives the daemon: when the stream ends (the daemon says
 /// `ShuttingDown`, the connection closes, or connecting fails) it reconnects with backoff and
 /// subscribes again; the new subscription starts with a snapshot, which replaces the model.

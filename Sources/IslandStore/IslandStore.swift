@@ -1,4 +1,7 @@
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 import GRDB
 
 /// The daemon's SQLite database (`islandd.sqlite3` in the state directory).
@@ -12,11 +15,15 @@ public final class IslandStore: Sendable {
 
     /// The database file.
     public let path: String
+    /// The file was there but empty (zero bytes): SQLite takes that as a new database, so the
+    /// daemon starts with nothing, and says so, since something else emptied the file.
+    public let foundEmptyFile: Bool
     let database: DatabaseQueue
 
-    private init(path: String, database: DatabaseQueue) {
+    private init(path: String, database: DatabaseQueue, foundEmptyFile: Bool) {
         self.path = path
         self.database = database
+        self.foundEmptyFile = foundEmptyFile
     }
 
     /// Opens (creating when needed) the database in `directory`, creating the directory with
@@ -35,6 +42,7 @@ public final class IslandStore: Sendable {
             throw StoreError(.cannotOpen, path: directory, message: "cannot create the state directory: \(error)")
         }
         let path = directory.hasSuffix("/") ? directory + fileName : directory + "/" + fileName
+        let foundEmptyFile = try createPrivately(path)
 
         var configuration = Configuration()
         configuration.label = "islandd.store"
@@ -62,7 +70,7 @@ public final class IslandStore: Sendable {
                 }
             }
             try Schema.migrator.migrate(database)
-            return IslandStore(path: path, database: database)
+            return IslandStore(path: path, database: database, foundEmptyFile: foundEmptyFile)
         } catch let error as StoreError {
             throw error
         } catch let error as DatabaseError where error.resultCode == .SQLITE_NOTADB {
@@ -72,6 +80,30 @@ public final class IslandStore: Sendable {
         } catch {
             throw StoreError(.cannotOpen, path: path, message: "cannot open the database: \(error)")
         }
+    }
+
+    /// Creates the database file readable by its owner alone, whatever the directory's mode
+    /// and the umask (SQLite would make it 0644, and its -wal and -shm files take the
+    /// database's mode), and narrows a file an earlier version made wider. Returns whether
+    /// the file was there and empty.
+    private static func createPrivately(_ path: String) throws(StoreError) -> Bool {
+        var info = stat()
+        if lstat(path, &info) != 0 {
+            let fd = Glibc.open(path, O_CREAT | O_EXCL | O_WRONLY | O_NOFOLLOW | O_CLOEXEC, 0o600)
+            guard fd >= 0 || errno == EEXIST else {
+                throw StoreError(.cannotOpen, path: path, message: "cannot create the database: \(String(cString: strerror(errno)))")
+            }
+            if fd >= 0 { Glibc.close(fd) }
+            return false
+        }
+        guard info.st_mode & S_IFMT == S_IFREG else {
+            throw StoreError(.cannotOpen, path: path, message: "not a regular file (a symbolic link or another kind of file)")
+        }
+        for file in [path, path + "-wal", path + "-shm"] where lstat(file, &info) == 0 && info.st_mode & 0o077 != 0 {
+            _ = chmod(file, info.st_mode & 0o700)
+        }
+        _ = lstat(path, &info)
+        return info.st_size == 0
     }
 
     /// Closes the database. Later reads and writes fail with a `StoreError`.

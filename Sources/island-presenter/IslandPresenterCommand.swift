@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import IslandPaths
 import IslandPresenter
 
 #if canImport(Glibc)
@@ -54,7 +55,7 @@ struct CommonOptions: ParsableArguments {
     var socket: String?
 
     var socketPath: String {
-        socket ?? defaultSocketPath(environment: ProcessInfo.processInfo.environment, uid: getuid())
+        socket ?? SocketLocation.client(environment: ProcessInfo.processInfo.environment, uid: getuid())
     }
 }
 

@@ -57,7 +57,10 @@ struct Islandd: AsyncParsableCommand {
         let logger = Logger(label: "islandd")
         let scope: DaemonScope = systemScope ? .system : .user
         var paths = DaemonPaths.defaults(for: scope, environment: ProcessInfo.processInfo.environment)
-        if let socket { paths.socket = socket }
+        if let socket {
+            paths.socket = socket
+            paths.runtimeDirectory = nil
+        }
         if let stateDirectory { paths.stateDirectory = stateDirectory }
         if let config { paths.configurationFile = config }
         do {

@@ -18,12 +18,14 @@ import Testing
             socket: "/run/user/1000/island/islandd.sock",
             stateDirectory: "/home/ada/state/island",
             configurationFile: "/home/ada/config/island/islandd.conf",
-            dataDirectories: ["/home/ada/data", "/opt/share", "/usr/share"]))
+            dataDirectories: ["/home/ada/data", "/opt/share", "/usr/share"],
+            runtimeDirectory: "/run/user/1000"))
     }
 
     @Test func theUserScopeFallsBackToHome() {
         let paths = DaemonPaths.defaults(for: .user, environment: ["HOME": "/home/ada"])
-        #expect(paths.socket == "/tmp/island-\(getuid())/island/islandd.sock")
+        #expect(paths.socket == "/run/user/\(getuid())/island/islandd.sock", "where pam_systemd puts the runtime directory, as clients assume")
+        #expect(paths.runtimeDirectory == "/run/user/\(getuid())")
         #expect(paths.stateDirectory == "/home/ada/.local/state/island")
         #expect(paths.configurationFile == "/home/ada/.config/island/islandd.conf")
         #expect(paths.dataDirectories == ["/home/ada/.local/share", "/usr/local/share", "/usr/share"])
@@ -38,7 +40,7 @@ import Testing
             "XDG_DATA_HOME": "data",
             "XDG_DATA_DIRS": "share:/opt/share::",
         ])
-        #expect(paths.socket == "/tmp/island-\(getuid())/island/islandd.sock")
+        #expect(paths.socket == "/run/user/\(getuid())/island/islandd.sock")
         #expect(paths.stateDirectory == "/home/ada/.local/state/island")
         #expect(paths.configurationFile == "/home/ada/.config/island/islandd.conf")
         #expect(paths.dataDirectories == ["/home/ada/.local/share", "/opt/share"], "relative entries are dropped")

@@ -112,10 +112,4 @@ import Testing
         backoff.reset()
         #expect(backoff.next() == .milliseconds(50))
     }
-
-    @Test func theDefaultSocket() {
-        #expect(defaultSocketPath(environment: ["ISLAND_SOCKET": "/tmp/x.sock", "XDG_RUNTIME_DIR": "/run/user/5"], uid: 5) == "/tmp/x.sock")
-        #expect(defaultSocketPath(environment: ["XDG_RUNTIME_DIR": "/run/user/5"], uid: 5) == "/run/user/5/island/islandd.sock")
-        #expect(defaultSocketPath(environment: [:], uid: 7) == "/run/user/7/island/islandd.sock")
-    }
 }

@@ -23,6 +23,40 @@ import Testing
         #expect((attributes[.posixPermissions] as? NSNumber)?.intValue == 0o700)
     }
 
+    @Test func theDatabaseIsPrivateInADirectoryOthersMayRead() throws {
+        let directory = TemporaryDirectory()
+        try FileManager.default.createDirectory(atPath: directory.path, withIntermediateDirectories: true,
+                                                attributes: [.posixPermissions: 0o755])
+        let store = try IslandStore.open(directory: directory.path)
+        try store.execute(sql: "CREATE TABLE probe(x)")  // makes the -wal file appear
+        for file in [store.path, store.path + "-wal"] {
+            let attributes = try FileManager.default.attributesOfItem(atPath: file)
+            #expect((attributes[.posixPermissions] as? NSNumber)?.intValue == 0o600, "\(file)")
+        }
+        #expect(!store.foundEmptyFile)
+    }
+
+    @Test func aDatabaseAnEarlierVersionLeftReadableIsNarrowed() throws {
+        let directory = TemporaryDirectory()
+        try FileManager.default.createDirectory(atPath: directory.path, withIntermediateDirectories: true)
+        let path = directory.path + "/islandd.sqlite3"
+        try IslandStore.open(directory: directory.path).close()
+        #expect(chmod(path, 0o644) == 0)
+        let store = try IslandStore.open(directory: directory.path)
+        let attributes = try FileManager.default.attributesOfItem(atPath: path)
+        #expect((attributes[.posixPermissions] as? NSNumber)?.intValue == 0o600)
+        #expect(!store.foundEmptyFile)
+    }
+
+    @Test func anEmptyFileIsTakenAsEmptyButReported() throws {
+        let directory = TemporaryDirectory()
+        try FileManager.default.createDirectory(atPath: directory.path, withIntermediateDirectories: true)
+        #expect(FileManager.default.createFile(atPath: directory.path + "/islandd.sqlite3", contents: Data()))
+        let store = try IslandStore.open(directory: directory.path)
+        #expect(store.foundEmptyFile)
+        #expect(try store.load().activities.isEmpty)
+    }
+
     @Test func aFileThatIsNotADatabaseIsNamed() throws {
         let directory = TemporaryDirectory()
         try FileManager.default.createDirectory(atPath: directory.path, withIntermediateDirectories: true)

@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import IslandPaths
 
 /// Which instance this is: the per-user daemon (the default) or the system one.
 public enum DaemonScope: String, Sendable {
@@ -17,6 +18,10 @@ public struct DaemonPaths: Sendable, Equatable {
     /// Directories searched, in order of precedence, for `applications/*.desktop` and
     /// `island/layouts/<app>/<type>.json`.
     public var dataDirectories: [String]
+    /// The user's XDG runtime directory when the socket is the user instance's default one in
+    /// it; the daemon then holds it to the spec's rule (owned by the user, mode 0700). Nil
+    /// for a socket given on the command line and in the system scope.
+    public var runtimeDirectory: String? = nil
 
     /// The conventional paths of `scope`, from `environment` (the process environment).
     public static func defaults(for scope: DaemonScope, environment: [String: String]) -> DaemonPaths {
@@ -34,14 +39,15 @@ public struct DaemonPaths: Sendable, Equatable {
         let stateDirectory = env("STATE_DIRECTORY").map { String($0.split(separator: ":").first ?? Substring($0)) }
         switch scope {
         case .user:
-            let runtime = env("XDG_RUNTIME_DIR") ?? "/tmp/island-\(getuid())"
+            let runtime = SocketLocation.userRuntimeDirectory(environment: environment, uid: getuid())
             let state = stateDirectory ?? (env("XDG_STATE_HOME") ?? home + "/.local/state") + "/island"
             let config = (env("XDG_CONFIG_HOME") ?? home + "/.config") + "/island/islandd.conf"
             let userData = env("XDG_DATA_HOME") ?? home + "/.local/share"
-            return DaemonPaths(socket: runtime + "/island/islandd.sock", stateDirectory: state,
-                               configurationFile: config, dataDirectories: [userData] + systemData)
+            return DaemonPaths(socket: SocketLocation.user(environment: environment, uid: getuid()), stateDirectory: state,
+                               configurationFile: config, dataDirectories: [userData] + systemData,
+                               runtimeDirectory: runtime)
         case .system:
-            return DaemonPaths(socket: "/run/island/islandd.sock", stateDirectory: stateDirectory ?? "/var/lib/island",
+            return DaemonPaths(socket: SocketLocation.system, stateDirectory: stateDirectory ?? "/var/lib/island",
                                configurationFile: "/etc/island/islandd.conf", dataDirectories: systemData)
         }
     }

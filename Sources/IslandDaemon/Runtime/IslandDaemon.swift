@@ -1,5 +1,6 @@
 import Foundation
 import IslandCore
+import IslandPaths
 import IslandJSON
 import IslandStore
 import Logging
@@ -66,18 +67,29 @@ public final class IslandDaemon: Sendable {
         } catch {
             throw StartError.store("\(error)")
         }
+        if store.foundEmptyFile {
+            logger.warning("the state database was an empty file: starting with no activities, settings or budgets",
+                           metadata: ["path": "\(store.path)"])
+        }
         if !stored.damaged.isEmpty {
             logger.warning("skipped damaged records in the state database", metadata: ["ids": "\(stored.damaged)"])
         }
         let writer = StoreWriter(store: store)
         let clock: @Sendable () -> Double = { Date().timeIntervalSince1970 }
         let manager = StateRestorer.manager(from: stored, limits: configuration.limits, now: clock(), logger: logger)
+        do {
+            try writer.commitNow(StateRestorer.ownersMigration(from: stored, manager: manager))
+        } catch {
+            // The setting stays, so the next start migrates again; until then each activity
+            // written carries its owner anyway.
+            logger.error("could not store the activities' owners in the activities", metadata: ["error": "\(error)"])
+        }
         // One event loop serves every connection and runs the engine: a call is decided on the
         // thread that read it, and only commits (on the store's thread) leave it.
         // It lives as long as the process: timers and commits may still reach it while stopping.
         let loop = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         let engine = IslandEngine(manager: manager, registry: registry, layouts: StateRestorer.layouts(from: stored, logger: logger),
-                                  owners: StateRestorer.owners(from: stored), scope: options.scope,
+                                  scope: options.scope,
                                   store: writer, loop: loop.next(), clock: clock, logger: logger)
         await engine.start(installedLayouts: InstalledLayouts.scan(dataDirectories: options.paths.dataDirectories, logger: logger))
 
@@ -135,8 +147,11 @@ public final class IslandDaemon: Sendable {
         let inherited = SocketActivation.takeListenedSockets()
         do {
             if inherited.isEmpty {
-                try Self.prepareSocketDirectory(for: options.paths.socket, scope: options.scope)
+                try Self.prepareSocketDirectory(for: options.paths, scope: options.scope)
                 try await server.bind(unixPath: options.paths.socket)
+                if options.scope == .system {
+                    Self.giveSocketToPresenterGroup(options.paths.socket, group: Self.groupID(named: "island"), logger: logger)
+                }
             } else {
                 for socket in inherited { try await server.adopt(listeningSocket: socket.fd) }
             }
@@ -209,10 +224,45 @@ public final class IslandDaemon: Sendable {
         return "\(live) live activities, \(producers) producers, \(presenters) presenters"
     }
 
-    static func prepareSocketDirectory(for socket: String, scope: DaemonScope) throws {
+    /// Makes the socket's directory when it is missing, and refuses one that another user
+    /// controls: whoever can write to it (or to a directory above it) can replace the socket
+    /// with their own and receive every client's calls.
+    static func prepareSocketDirectory(for paths: DaemonPaths, scope: DaemonScope) throws {
+        let uid = getuid()
+        if let runtime = paths.runtimeDirectory {
+            guard FileManager.default.fileExists(atPath: runtime) else {
+                throw PrivateDirectory.Refusal(path: runtime, reason: """
+                    the runtime directory does not exist ($XDG_RUNTIME_DIR is unset and pam_systemd \
+                    made no /run/user/\(uid)); start islandd from a login session or pass --socket
+                    """)
+            }
+            try PrivateDirectory.checkRuntimeDirectory(runtime, uid: uid)
+        }
+        let socket = paths.socket.hasPrefix("/") ? paths.socket : FileManager.default.currentDirectoryPath + "/" + paths.socket
         let directory = (socket as NSString).deletingLastPathComponent
+        // Checked before anything is made in it, and again once made.
+        var existing = directory
+        while existing.count > 1 && !FileManager.default.fileExists(atPath: existing) {
+            existing = (existing as NSString).deletingLastPathComponent
+        }
+        try PrivateDirectory.checkTree(existing, uid: uid)
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true,
                                                 attributes: [.posixPermissions: scope == .user ? 0o700 : 0o755])
+        try PrivateDirectory.checkTree(directory, uid: uid)
+    }
+
+    /// Gives the system socket to the `island` group, as the unit's `SocketGroup=island` does
+    /// under socket activation, so presenters in that group can connect (mode 0660).
+    static func giveSocketToPresenterGroup(_ socket: String, group: UInt32?, logger: Logger) {
+        guard let group else {
+            logger.warning("no group 'island': only root can connect to the system socket", metadata: ["socket": "\(socket)"])
+            return
+        }
+        if chown(socket, uid_t.max, group) != 0 {
+            logger.warning("cannot give the socket to group 'island'", metadata: [
+                "socket": "\(socket)", "error": "\(String(cString: strerror(errno)))",
+            ])
+        }
     }
 
     static func groupID(named name: String) -> UInt32? {
