@@ -77,3 +77,17 @@ final class SignalWatcher {
 
     deinit { sources.forEach { $0.cancel() } }
 }
+
+extension SignalWatcher {
+    /// Ends the process on SIGINT or SIGTERM with the shell's status for it (128 + N), whatever
+    /// disposition it inherited: a background job of a non-interactive shell starts with
+    /// SIGINT ignored, and a command left to the default action would then never stop.
+    /// `_exit`, not `exit`: the other threads are still running, and there is nothing to clean
+    /// up that the kernel does not (the daemon sees the connection close).
+    static func exitingOnInterrupt() -> SignalWatcher {
+        SignalWatcher([SIGINT, SIGTERM]) { number in
+            fflush(nil)  // every stream: `stdout` itself is shared mutable state to Swift 6
+            _exit(128 + number)
+        }
+    }
+}

@@ -182,6 +182,8 @@ struct Watch: AsyncParsableCommand {
     @Argument(help: "Only events of these activities.") var ids: [String] = []
 
     func run() async throws {
+        let interruption = SignalWatcher.exitingOnInterrupt()
+        defer { _ = interruption }
         let connection = global.producer(reconnectTimeout: .seconds(30))
         let events = try await global.perform { try await connection.events() }
         let wanted = Set(ids)

@@ -11,7 +11,8 @@ struct ProgressCommand: AsyncParsableCommand {
             Copies stdin to stdout and looks in each line for a percentage (42%, 42.5 %) or a count \
             (3/4). Each one updates the activity (type Progress, attributes {title}, state {value, \
             total}), at most once per 100 ms. When stdin closes, the activity ends with \
-            {value, total, status: succeeded}.
+            {value, total, status: succeeded}; on SIGINT or SIGTERM it ends with status failed, \
+            and the command exits with 128 + the signal's number.
 
               make 2>&1 | island progress --title "Build"
             """)
@@ -19,7 +20,7 @@ struct ProgressCommand: AsyncParsableCommand {
     @OptionGroup var global: GlobalOptions
     @Option(help: ArgumentHelp("What is in progress.", valueName: "title")) var title: String
 
-    enum Input: Sendable { case line(String), flush, end }
+    enum Input: Sendable { case line(String), flush, end, interrupted(Int32) }
 
     /// The progress a line reports, as (value, total): the last percentage or count in it.
     static func parse(_ line: String) -> (Double, Double)? {
@@ -57,6 +58,11 @@ struct ProgressCommand: AsyncParsableCommand {
             for await line in StandardInput.lines() { continuation.yield(.line(line)) }
             continuation.yield(.end)
         }
+        // Handled here, not left to the default action, which a background job may have
+        // inherited as "ignore": the activity must not outlive the command.
+        let signals = SignalWatcher([SIGINT, SIGTERM]) { continuation.yield(.interrupted($0)) }
+        defer { _ = signals }
+        var interruption: Int32?
         let interval = Duration.milliseconds(100)
         var lastSent: ContinuousClock.Instant?
         var pending: (Double, Double)?
@@ -99,11 +105,14 @@ struct ProgressCommand: AsyncParsableCommand {
                 await sendIfDue()
             case .end:
                 break loop
+            case .interrupted(let signal):
+                interruption = signal
+                break loop
             }
         }
         if let id = activity?.id {
             var final = state(current)
-            final["status"] = "succeeded"
+            final["status"] = interruption == nil ? "succeeded" : "failed"
             do {
                 _ = try await connection.end(id: id, content: RawActivityContent(state: final))
             } catch {
@@ -111,5 +120,6 @@ struct ProgressCommand: AsyncParsableCommand {
             }
         }
         await connection.close()
+        if let interruption { throw ExitCode(128 + interruption) }
     }
 }

@@ -65,12 +65,80 @@ def no_sanitizer_report():
                     % (SANITIZER, read_sanitizer_reports(new)), pytrace=False)
 
 
+def descendants(pid=None):
+    """Every live process below `pid` (this test runner by default), by pid."""
+    found, pending = set(), [pid or os.getpid()]
+    while pending:
+        parent = pending.pop()
+        try:
+            tasks = os.listdir("/proc/%d/task" % parent)
+        except OSError:
+            continue
+        for task in tasks:
+            try:
+                with open("/proc/%d/task/%s/children" % (parent, task)) as f:
+                    children = [int(c) for c in f.read().split()]
+            except OSError:
+                continue
+            for child in children:
+                if child not in found:
+                    found.add(child)
+                    pending.append(child)
+    return found
+
+
+def kill_all(pids, grace=2.0):
+    """SIGTERM, then SIGKILL after `grace` seconds, to each of `pids` still running; reaps
+    those that are our children."""
+    for pid in pids:
+        try:
+            os.kill(pid, signal.SIGTERM)
+        except OSError:
+            pass
+    deadline = time.monotonic() + grace
+    while time.monotonic() < deadline and any(os.path.exists("/proc/%d" % pid) and not zombie(pid) for pid in pids):
+        time.sleep(0.05)
+    for pid in pids:
+        try:
+            if not zombie(pid):
+                os.kill(pid, signal.SIGKILL)
+            os.waitpid(pid, os.WNOHANG)
+        except OSError:
+            pass
+
+
+def zombie(pid):
+    try:
+        with open("/proc/%d/stat" % pid) as f:
+            return f.read().rsplit(")", 1)[1].split()[0] == "Z"
+    except OSError:
+        return True
+
+
+@pytest.fixture(autouse=True)
+def kills_what_it_started():
+    """Whatever a test started and left running — a failed assertion before its own clean-up,
+    a command that ignored its signal — is stopped after it, by pid, so no test leaves
+    processes behind. Processes of wider-scoped fixtures (set up before this one) are left to
+    their own teardown."""
+    before = descendants()
+    yield
+    left = descendants() - before
+    left = {pid for pid in left if not zombie(pid)}
+    if left:
+        kill_all(left)
+
+
 def pytest_sessionfinish(session, exitstatus):
-    """Reports written after every test's check (a module-scoped daemon stopping last) still
-    fail the run."""
+    """Anything still running is stopped; sanitizer reports written after every test's check
+    (a module-scoped daemon stopping last) still fail the run."""
+    left = {pid for pid in descendants() if not zombie(pid)}
+    if left:
+        kill_all(left)
     if SANITIZER_LOGS and sanitizer_reports() and session.exitstatus == 0:
         print("\n%s sanitizer report(s) in %s: %s" % (SANITIZER, SANITIZER_LOGS, " ".join(sorted(sanitizer_reports()))))
         session.exitstatus = 1
+
 
 APPS = {
     # id: (X-Island-LiveActivities, X-Island-FrequentUpdates)

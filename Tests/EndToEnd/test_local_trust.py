@@ -1,0 +1,218 @@
+"""Where the daemon serves and keeps its state, and how the CLI stops (issue #16, "Lesser" and
+the suite's own robustness): a socket directory another user controls is refused, daemon and
+clients agree on the default socket, the database is private, and long-running commands stop
+on SIGINT and SIGTERM even when they inherited SIGINT ignored."""
+
+import grp
+import json
+import os
+import pwd
+import shutil
+import signal
+import stat
+import subprocess
+import tempfile
+
+import pytest
+
+from conftest import ISLANDD, read_log, stop_process, wait_for
+from test_cli import CLI_MANIFEST, ISLAND, activities, cli_daemon, ok  # noqa: F401 (fixture)
+
+
+def daemon_env(root, **extra):
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("XDG_RUNTIME_DIR", "ISLAND_SOCKET", "NOTIFY_SOCKET", "LISTEN_FDS", "LISTEN_PID", "JOURNAL_STREAM")}
+    share = os.path.join(root, "share")
+    os.makedirs(os.path.join(share, "applications"), exist_ok=True)
+    shutil.copy(CLI_MANIFEST, os.path.join(share, "applications", "org.island.cli.desktop"))
+    env.update({"XDG_DATA_HOME": share, "XDG_DATA_DIRS": os.path.join(root, "none"),
+                "XDG_STATE_HOME": os.path.join(root, "state"), "XDG_CONFIG_HOME": os.path.join(root, "config")})
+    env.update(extra)
+    return env
+
+
+def start_islandd(env, *args):
+    return subprocess.Popen([ISLANDD, *args], env=env, stdin=subprocess.DEVNULL,
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+
+
+@pytest.fixture
+def root():
+    path = tempfile.mkdtemp(prefix="island-trust-", dir="/tmp")
+    yield path
+    shutil.rmtree(path, ignore_errors=True)
+
+
+# --- the socket's directory -----------------------------------------------------------------
+
+
+@pytest.mark.parametrize("mode", [0o755, 0o711, 0o770])
+def test_a_runtime_directory_others_can_enter_is_refused(root, mode):
+    runtime = os.path.join(root, "run")
+    os.mkdir(runtime)
+    os.chmod(runtime, mode)
+    daemon = start_islandd(daemon_env(root, XDG_RUNTIME_DIR=runtime))
+    try:
+        output, _ = daemon.communicate(timeout=20)
+    finally:
+        stop_process(daemon)
+    assert daemon.returncode == 1, output
+    assert runtime in output and "0700" in output, output
+    assert not os.path.exists(os.path.join(runtime, "island", "islandd.sock"))
+
+
+def test_daemon_and_clients_agree_on_the_default_socket(root):
+    runtime = os.path.join(root, "run")
+    os.mkdir(runtime, 0o700)
+    env = daemon_env(root, XDG_RUNTIME_DIR=runtime)
+    daemon = start_islandd(env)
+    try:
+        socket = os.path.join(runtime, "island", "islandd.sock")
+        wait_for(lambda: os.path.exists(socket) or daemon.poll() is not None, timeout=20, message="the socket")
+        assert daemon.poll() is None
+        assert stat.S_IMODE(os.stat(os.path.dirname(socket)).st_mode) == 0o700
+        assert stat.S_IMODE(os.stat(socket).st_mode) == 0o600
+        # The CLI finds it from the same environment, without --socket or ISLAND_SOCKET.
+        started = subprocess.run([ISLAND, "start", "T"], env=env, capture_output=True, text=True, timeout=30)
+        assert started.returncode == 0, started.stderr
+        listed = subprocess.run([ISLAND, "list", "--json"], env=env, capture_output=True, text=True, timeout=30)
+        assert [a["id"] for a in json.loads(listed.stdout)] == [started.stdout.strip()]
+    finally:
+        stop_process(daemon)
+
+
+def test_without_a_runtime_directory_there_is_no_shared_fallback(root):
+    # No XDG_RUNTIME_DIR: the daemon must use /run/user/UID as clients do, never a directory
+    # in /tmp that anyone could have made first. Where /run/user/UID is missing it says so.
+    run_user = "/run/user/%d" % os.getuid()
+    if os.path.exists(run_user):
+        pytest.skip("%s exists here: starting the default instance would use the real runtime directory" % run_user)
+    daemon = start_islandd(daemon_env(root))
+    try:
+        output, _ = daemon.communicate(timeout=20)
+    finally:
+        stop_process(daemon)
+    assert daemon.returncode == 1, output
+    assert run_user in output and "--socket" in output, output
+
+
+@pytest.mark.skipif(os.getuid() != 0, reason="needs root to make a directory owned by another user")
+def test_a_socket_directory_another_user_made_is_refused(root):
+    # The attack: another user creates the directory first, then swaps the socket for theirs.
+    nobody = pwd.getpwnam("nobody").pw_uid
+    os.chmod(root, 0o755)
+    hijacked = os.path.join(root, "island")
+    os.mkdir(hijacked, 0o700)
+    os.chown(hijacked, nobody, -1)
+    for socket in (os.path.join(hijacked, "islandd.sock"), os.path.join(hijacked, "deeper", "islandd.sock")):
+        daemon = start_islandd(daemon_env(root), "--socket", socket)
+        try:
+            output, _ = daemon.communicate(timeout=20)
+        finally:
+            stop_process(daemon)
+        assert daemon.returncode == 1, output
+        assert hijacked in output and "owned by uid %d" % nobody in output, output
+        assert not os.path.exists(socket)
+
+
+@pytest.mark.skipif(os.getuid() != 0, reason="the system scope's socket group needs root")
+def test_the_system_socket_belongs_to_the_island_group(root):
+    made_group = False
+    try:
+        group = grp.getgrnam("island")
+    except KeyError:
+        subprocess.run(["groupadd", "--system", "island"], check=True)
+        made_group = True
+        group = grp.getgrnam("island")
+    socket = os.path.join(root, "sys", "islandd.sock")
+    daemon = start_islandd(daemon_env(root), "--system", "--socket", socket, "--state-dir", os.path.join(root, "state"))
+    try:
+        wait_for(lambda: os.path.exists(socket) or daemon.poll() is not None, timeout=20, message="the socket")
+        assert daemon.poll() is None
+        info = os.stat(socket)
+        assert (info.st_uid, info.st_gid, stat.S_IMODE(info.st_mode)) == (0, group.gr_gid, 0o660)
+    finally:
+        stop_process(daemon)
+        if made_group:
+            subprocess.run(["groupdel", "island"], check=False)
+
+
+# --- the database ---------------------------------------------------------------------------
+
+
+def test_the_database_is_private_in_a_readable_state_directory(root):
+    state = os.path.join(root, "state")
+    os.mkdir(state, 0o755)
+    env = daemon_env(root)
+    socket = os.path.join(root, "islandd.sock")
+    daemon = start_islandd(env, "--socket", socket, "--state-dir", state)
+    try:
+        wait_for(lambda: os.path.exists(socket) or daemon.poll() is not None, timeout=20, message="the socket")
+        ok(subprocess.run([ISLAND, "start", "T"], env=dict(env, ISLAND_SOCKET=socket), capture_output=True, text=True, timeout=30))
+        for name in os.listdir(state):
+            assert stat.S_IMODE(os.stat(os.path.join(state, name)).st_mode) == 0o600, name
+        assert "islandd.sqlite3" in os.listdir(state)
+    finally:
+        stop_process(daemon)
+
+
+def test_an_empty_database_file_is_reported(root):
+    state = os.path.join(root, "state")
+    os.mkdir(state, 0o700)
+    open(os.path.join(state, "islandd.sqlite3"), "w").close()
+    socket = os.path.join(root, "islandd.sock")
+    daemon = start_islandd(daemon_env(root), "--socket", socket, "--state-dir", state)
+    try:
+        wait_for(lambda: os.path.exists(socket) or daemon.poll() is not None, timeout=20, message="the socket")
+        assert daemon.poll() is None
+    finally:
+        stop_process(daemon)
+    output = daemon.stdout.read()
+    assert "empty file" in output and "islandd.sqlite3" in output, output
+
+
+# --- long-running commands stop on their signals --------------------------------------------
+
+
+def ignoring_sigint():
+    # What a non-interactive shell does to its background jobs.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
+def test_watch_stops_on_its_signal_even_when_sigint_was_ignored(cli_daemon, sig):
+    env = dict(os.environ, ISLAND_SOCKET=cli_daemon.socket)
+    with tempfile.TemporaryFile(mode="w+") as out:
+        watcher = subprocess.Popen([ISLAND, "watch", "--json"], env=env, preexec_fn=ignoring_sigint,
+                                   stdout=out, stderr=subprocess.STDOUT, text=True)
+        try:
+            # The watch is up once an update of ours has been printed.
+            id = ok(subprocess.run([ISLAND, "start", "T"], env=env, capture_output=True, text=True, timeout=30)).stdout.strip()
+
+            def printed():
+                ok(subprocess.run([ISLAND, "update", id, "--state", "{}"], env=env, capture_output=True, text=True, timeout=30))
+                out.seek(0)
+                return id in out.read()
+            wait_for(printed, timeout=15, interval=0.3, message="an event of the watch")
+            watcher.send_signal(sig)
+            assert watcher.wait(timeout=10) == 128 + sig
+        finally:
+            stop_process(watcher, signal.SIGKILL)
+
+
+def test_progress_ends_its_activity_on_sigint_even_when_it_was_ignored(cli_daemon):
+    env = dict(os.environ, ISLAND_SOCKET=cli_daemon.socket)
+    progress = subprocess.Popen([ISLAND, "progress", "--title", "Copy"], env=env, preexec_fn=ignoring_sigint,
+                                stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        progress.stdin.write("40%\n")
+        progress.stdin.flush()
+        assert progress.stdout.readline() == "40%\n"
+        wait_for(lambda: any(a["type"] == "Progress" and a["content"]["state"].get("value") == 40
+                             for a in activities(cli_daemon)), timeout=10, message="the progress update")
+        progress.send_signal(signal.SIGINT)
+        assert progress.wait(timeout=10) == 128 + signal.SIGINT
+        ended = [a for a in activities(cli_daemon, "--state", "ended") if a["type"] == "Progress"]
+        assert ended and ended[0]["content"]["state"]["status"] == "failed"
+    finally:
+        stop_process(progress, signal.SIGKILL)
