@@ -161,7 +161,7 @@ struct ActivityPersistenceTests: ActivityTesting {
         for second in 0..<10 { try manager.start(at: t0 + Double(second)) }
         let budgets = try ActivityBudgets(json: Self.viaText(manager.budgets.json))
         #expect(budgets == manager.budgets)
-        #expect(budgets.starts.times[pizza]?.count == 10)
+        #expect(budgets.starts.times[ActivityOwner(app: pizza)]?.count == 10)
         let snapshot = ManagerSnapshot(activities: [], budgets: budgets, settings: ActivitySettings())
 
         var soon = ActivityManager(snapshot: snapshot, limits: manager.limits, now: t0 + 30, makeID: { "x" })

@@ -61,6 +61,7 @@ extension ActivityManager {
     @discardableResult
     mutating func start(
         _ app: String = ActivityFixtures.pizza,
+        uid: UInt32? = nil,
         key: String? = nil,
         content initial: ActivityContent = ActivityFixtures.content(0),
         ownerGonePolicy: OwnerGonePolicy = .keep,
@@ -68,7 +69,7 @@ extension ActivityManager {
         at now: Double = ActivityFixtures.t0
     ) throws(IslandError) -> Activity {
         try request(
-            app: app, type: "Delivery", attributes: ["order": "42"], content: initial, key: key,
+            app: app, uid: uid, type: "Delivery", attributes: ["order": "42"], content: initial, key: key,
             ownerGonePolicy: ownerGonePolicy, entitlement: entitlement, now: now
         ).activity
     }
@@ -76,11 +77,12 @@ extension ActivityManager {
     /// Updates with content `step`.
     @discardableResult
     mutating func update(
-        _ id: String, step: Int, app: String = ActivityFixtures.pizza, alert: Alert? = nil, timestamp: Double? = nil,
+        _ id: String, step: Int, app: String = ActivityFixtures.pizza, uid: UInt32? = nil, alert: Alert? = nil,
+        timestamp: Double? = nil,
         staleDate: Double? = nil, entitlement: AppAuthorization = ActivityFixtures.entitled, at now: Double
     ) throws(IslandError) -> UpdateOutcome {
         try update(
-            app: app, id: id, content: ActivityFixtures.content(step, staleDate: staleDate), alert: alert,
+            app: app, uid: uid, id: id, content: ActivityFixtures.content(step, staleDate: staleDate), alert: alert,
             timestamp: timestamp, entitlement: entitlement, now: now
         )
     }

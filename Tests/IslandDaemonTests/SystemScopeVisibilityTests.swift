@@ -25,7 +25,7 @@ import Varlink
         let clock: @Sendable () -> Double = { Date().timeIntervalSince1970 }
         let engine = IslandEngine(
             manager: StateRestorer.manager(from: stored, limits: LimitsPolicy(), now: clock(), logger: logger),
-            registry: registry, layouts: [:], owners: StateRestorer.owners(from: stored), scope: scope,
+            registry: registry, layouts: [:], scope: scope,
             store: writer, loop: MultiThreadedEventLoopGroup.singleton.next(), clock: clock, logger: logger)
         await engine.start(installedLayouts: [:])
         return (engine, writer)
@@ -34,7 +34,7 @@ import Varlink
     func start(_ engine: IslandEngine, owner: UInt32) async throws -> String {
         let (activity, _) = try await engine.request(
             app: Self.app, type: "T", attributes: ["owner": .int(Int(owner))], content: ActivityContent(state: [:]),
-            key: nil, ownerGone: .keep, ownerUID: owner)
+            key: nil, ownerGone: .keep, uid: owner)
         return activity.id
     }
 
@@ -79,7 +79,119 @@ import Varlink
         let failure = await #expect(throws: VarlinkError.self) { _ = try await start(engine, owner: 1000) }
         #expect(failure?.name == "org.island.PersistenceFailure")
         #expect(await visibleIDs(engine, to: 1000) == [kept], "the refused activity is no longer shown")
-        #expect(await engine.list(app: Self.app, type: nil, states: nil).map(\.id) == [kept])
+        #expect(await engine.list(app: Self.app, uid: 1000, type: nil, states: nil).map(\.id) == [kept])
+    }
+
+    func update(_ engine: IslandEngine, id: String, uid: UInt32, step: Int) async throws -> UpdateOutcome {
+        try await withCheckedThrowingContinuation { continuation in
+            Task {
+                await engine.update(app: Self.app, uid: uid, id: id, content: ActivityContent(state: ["step": .int(step)]),
+                                    alert: nil, timestamp: nil, prepare: { $0 }) { continuation.resume(with: $0) }
+            }
+        }
+    }
+
+    func end(_ engine: IslandEngine, id: String, uid: UInt32) async throws -> Activity {
+        try await withCheckedThrowingContinuation { continuation in
+            Task {
+                await engine.end(app: Self.app, uid: uid, id: id, content: nil, dismissal: .default, timestamp: nil,
+                                 prepare: { $0 }) { continuation.resume(with: $0) }
+            }
+        }
+    }
+
+    func refusal(_ body: () async throws -> some Any) async -> String? {
+        do {
+            _ = try await body()
+            return nil
+        } catch let error as VarlinkError {
+            return error.name
+        } catch {
+            return "\(error)"
+        }
+    }
+
+    /// Two users running the same app (DESIGN.md §4): neither lists, updates, ends or finds by
+    /// key the other's activity, and each has the app's limits to themselves.
+    @Test func twoUsersOfOneAppNeverTouchEachOthersActivities() async throws {
+        let directory = NSTemporaryDirectory() + "island-visibility-\(UUID().uuidString.prefix(8))"
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let (engine, writer) = try await makeEngine(directory: directory, scope: .system)
+        defer { writer.close() }
+        let (alice, bob): (UInt32, UInt32) = (1000, 1001)
+        let (mine, _) = try await engine.request(app: Self.app, type: "T", attributes: [:], content: ActivityContent(state: [:]),
+                                                 key: "order-1", ownerGone: .keep, uid: alice)
+
+        #expect(await engine.list(app: Self.app, uid: bob, type: nil, states: nil).isEmpty)
+        #expect(await engine.list(app: Self.app, uid: alice, type: nil, states: nil).map(\.id) == [mine.id])
+        #expect(await refusal { try await update(engine, id: mine.id, uid: bob, step: 1) } == "org.island.NoSuchActivity")
+        #expect(await refusal { try await end(engine, id: mine.id, uid: bob) } == "org.island.NoSuchActivity")
+        #expect(await engine.list(app: Self.app, uid: alice, type: nil, states: nil).first?.state == .active)
+        let (theirs, created) = try await engine.request(app: Self.app, type: "T", attributes: [:], content: ActivityContent(state: [:]),
+                                                         key: "order-1", ownerGone: .keep, uid: bob)
+        #expect(created && theirs.id != mine.id, "a key names one user's activity")
+
+        // The per-app maximum (5) and the remaining starts are each user's.
+        for _ in 0..<4 { _ = try await start(engine, owner: alice) }
+        #expect(await refusal { try await start(engine, owner: alice) } == "org.island.TargetMaximumExceeded")
+        _ = try await start(engine, owner: bob)
+        #expect(await engine.authorization(app: Self.app, uid: alice)["activities"] == 5)
+        #expect(await engine.authorization(app: Self.app, uid: bob)["activities"] == 2)
+        #expect(await engine.authorization(app: Self.app, uid: bob)["remainingStarts"] == 8)
+
+        // Its owner still can.
+        #expect(try await update(engine, id: mine.id, uid: alice, step: 2).activity.content.state == ["step": 2])
+        #expect(try await end(engine, id: mine.id, uid: alice).state == .ended)
+    }
+
+    /// A user's producer leaving applies the producer-death policy to that user's activities
+    /// only, while the same app of another user stays connected.
+    @Test func theProducerDeathPolicyIsPerUser() async throws {
+        let directory = NSTemporaryDirectory() + "island-visibility-\(UUID().uuidString.prefix(8))"
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let (engine, writer) = try await makeEngine(directory: directory, scope: .system)
+        defer { writer.close() }
+        await engine.producerConnected(app: Self.app, uid: 1000)
+        await engine.producerConnected(app: Self.app, uid: 1001)
+        let (mine, _) = try await engine.request(app: Self.app, type: "T", attributes: [:], content: ActivityContent(state: [:]),
+                                                 key: nil, ownerGone: .end, uid: 1000)
+        let (theirs, _) = try await engine.request(app: Self.app, type: "T", attributes: [:], content: ActivityContent(state: [:]),
+                                                   key: nil, ownerGone: .end, uid: 1001)
+        await engine.producerDisconnected(app: Self.app, uid: 1001)
+        #expect(await engine.list(app: Self.app, uid: 1001, type: nil, states: nil).first { $0.id == theirs.id }?.state == .ended)
+        #expect(await engine.list(app: Self.app, uid: 1000, type: nil, states: nil).first { $0.id == mine.id }?.state == .active)
+    }
+
+    /// A database written before owners were part of the activity kept them in the setting
+    /// "owners": it is moved into the activities at start, and the setting dropped.
+    @Test func ownersOfTheSettingAreMovedIntoTheActivities() async throws {
+        let directory = NSTemporaryDirectory() + "island-visibility-\(UUID().uuidString.prefix(8))"
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        var ids: [String] = []
+        do {
+            let (engine, writer) = try await makeEngine(directory: directory, scope: .user)
+            for owner: UInt32 in [1000, 1001] { ids.append(try await start(engine, owner: owner)) }
+            try writer.commitNow([.putSetting(key: "owners", value: ["\(ids[0])": 1000, "\(ids[1])": 1001])])
+            writer.close()
+        }
+        let store = try IslandStore.open(directory: directory)
+        let stored = try store.load()
+        #expect(stored.activities.allSatisfy { $0.body["uid"] == nil }, "stored as a daemon before owners did")
+        let manager = StateRestorer.manager(from: stored, limits: LimitsPolicy(), now: Date().timeIntervalSince1970,
+                                            logger: Logger(label: "test"))
+        #expect(ids.map { manager.activity(id: $0)?.uid } == [1000, 1001])
+        let writer = StoreWriter(store: store)
+        try writer.commitNow(StateRestorer.ownersMigration(from: stored, manager: manager))
+        writer.close()
+
+        let migrated = try IslandStore.open(directory: directory).load()
+        #expect(migrated.settings["owners"] == nil)
+        #expect(migrated.activities.map { $0.body["uid"] } == [1000, 1001])
+        #expect(StateRestorer.ownersMigration(from: migrated, manager: manager).isEmpty, "done once")
+        let (engine, restarted) = try await makeEngine(directory: directory, scope: .system)
+        #expect(await engine.list(app: Self.app, uid: 1001, type: nil, states: nil).map(\.id) == [ids[1]])
+        #expect(await visibleIDs(engine, to: 1000) == [ids[0]])
+        restarted.close()
     }
 
     @Test func theUserScopeShowsEverything() async throws {

@@ -30,6 +30,7 @@ extension Activity {
     /// stores one. `init(json:)` reads it back exactly. Optional members are left out when nil.
     public func writeJSON(to text: inout JSONText) {
         openObject(in: &text)
+        if let uid { text.member("uid", int: Int(uid)) }
         text.key("content")
         content.writeJSON(to: &text)
         text.key("deliveredContent")
@@ -68,7 +69,8 @@ extension Activity {
 
     init(_ reader: ActivityJSONReader) throws(ActivityDecodingError) {
         self.init(
-            id: try reader.string("id"), app: try reader.string("app"), type: try reader.string("type"),
+            id: try reader.string("id"), owner: ActivityOwner(app: try reader.string("app"), uid: try Self.uid(reader)),
+            type: try reader.string("type"),
             attributes: try reader.object("attributes"), key: try reader.optionalString("key"),
             ownerGonePolicy: try reader.optionalEnumeration("ownerGonePolicy", as: OwnerGonePolicy.self) ?? .keep,
             content: try ActivityContent(reader.reader("content")), state: .active, now: try reader.double("createdAt")
@@ -83,5 +85,14 @@ extension Activity {
         lastTimestamp = try reader.optionalDouble("lastTimestamp")
         nextDeliveryAt = try reader.optionalDouble("nextDeliveryAt")
         ownerGraceEndsAt = try reader.optionalDouble("ownerGraceEndsAt")
+    }
+
+    /// The owner's uid; missing in the user scope, and in what a daemon before owners stored.
+    private static func uid(_ reader: ActivityJSONReader) throws(ActivityDecodingError) -> UInt32? {
+        guard let value = reader.optional("uid") else { return nil }
+        guard let number = value.intValue, let uid = UInt32(exactly: number) else {
+            throw ActivityDecodingError(path: reader.pathOf("uid"), problem: "expected a uid, found \(value)")
+        }
+        return uid
     }
 }

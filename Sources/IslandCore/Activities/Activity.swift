@@ -9,6 +9,10 @@ public struct Activity: Sendable, Hashable, Identifiable {
     public var id: String { identity.value.id }
     /// The producing app's id.
     public var app: String { identity.value.app }
+    /// The producer's uid in the system scope; nil in the user scope.
+    public var uid: UInt32? { identity.value.uid }
+    /// The only producer that may see or change the activity.
+    public var owner: ActivityOwner { ActivityOwner(app: app, uid: uid) }
     /// The attributes type name; selects the layout.
     public var type: String { identity.value.type }
     /// Immutable for the activity's life.
@@ -24,6 +28,7 @@ public struct Activity: Sendable, Hashable, Identifiable {
     private struct Identity: Sendable, Hashable {
         let id: String
         let app: String
+        let uid: UInt32?
         let type: String
         let attributes: JSONObject
         let key: String?
@@ -35,9 +40,9 @@ public struct Activity: Sendable, Hashable, Identifiable {
         /// `createdAt` as JSON text, which every item and stored document carries too.
         let createdAtText: [UInt8]
 
-        init(id: String, app: String, type: String, attributes: JSONObject, key: String?,
+        init(id: String, app: String, uid: UInt32?, type: String, attributes: JSONObject, key: String?,
              ownerGonePolicy: OwnerGonePolicy, createdAt: Double) {
-            (self.id, self.app, self.type, self.attributes) = (id, app, type, attributes)
+            (self.id, self.app, self.uid, self.type, self.attributes) = (id, app, uid, type, attributes)
             (self.key, self.ownerGonePolicy, self.createdAt) = (key, ownerGonePolicy, createdAt)
             // Members alone, no brace: `openObject(members:)` opens the object around them.
             var text = JSONText(capacity: 128)
@@ -83,10 +88,10 @@ public struct Activity: Sendable, Hashable, Identifiable {
     public internal(set) var ownerGraceEndsAt: Double?
 
     init(
-        id: String, app: String, type: String, attributes: JSONObject, key: String?,
+        id: String, owner: ActivityOwner, type: String, attributes: JSONObject, key: String?,
         ownerGonePolicy: OwnerGonePolicy, content: ActivityContent, state: ActivityState, now: Double
     ) {
-        self.identity = Shared(Identity(id: id, app: app, type: type, attributes: attributes, key: key,
+        self.identity = Shared(Identity(id: id, app: owner.app, uid: owner.uid, type: type, attributes: attributes, key: key,
                                         ownerGonePolicy: ownerGonePolicy, createdAt: now))
         self.content = content
         self.deliveredContent = content

@@ -18,6 +18,13 @@ public enum ActivityEvent: Sendable, Hashable {
     case budgetsChanged(app: String)
 }
 
+extension ActivityEvent {
+    /// The activity of a `.changed` event.
+    var changedActivity: Activity? {
+        if case .changed(let activity) = self { activity } else { nil }
+    }
+}
+
 /// The reply to `ActivityManager.request`.
 public struct RequestOutcome: Sendable, Hashable {
     public var activity: Activity

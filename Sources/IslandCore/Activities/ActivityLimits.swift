@@ -1,5 +1,6 @@
 /// Every limit and budget of DESIGN.md §3, with its default. One value applies to all apps;
-/// `LimitsPolicy` lets the configuration override any of them per app.
+/// `LimitsPolicy` lets the configuration override any of them per app. "Per app" means per
+/// owner (`ActivityOwner`): in the system scope each user running the app has its own.
 ///
 /// Times are in seconds, rates per second.
 public struct ActivityLimits: Sendable, Hashable {
@@ -9,6 +10,12 @@ public struct ActivityLimits: Sendable, Hashable {
     public var maximumActivitiesPerApp = 5
     /// Live activities across all apps (`GlobalMaximumExceeded`). Only the global value counts.
     public var maximumActivities = 32
+    /// Ended activities of one app waiting for their dismissal; beyond, the oldest ended one
+    /// is dismissed at once. Without a bound an app ending what it starts fills every snapshot:
+    /// the start budget alone lets it end 2,400 in the 4 hours an ended activity stays listed.
+    public var maximumEndedActivitiesPerApp = 10
+    /// The same across all apps; only the global value counts.
+    public var maximumEndedActivities = 64
     /// Starts per app within `startBudgetWindow` (`StartBudgetExceeded`).
     public var startBudget = 10
     public var startBudgetWindow: Double = 60
@@ -44,10 +51,11 @@ public struct LimitsPolicy: Sendable, Hashable {
     }
 
     /// The limits for `app`: its override when configured, the global values otherwise.
-    /// `maximumActivities` always comes from the global values.
+    /// `maximumActivities` and `maximumEndedActivities` always come from the global values.
     public func limits(for app: String) -> ActivityLimits {
         guard var limits = perApp[app] else { return global }
         limits.maximumActivities = global.maximumActivities
+        limits.maximumEndedActivities = global.maximumEndedActivities
         return limits
     }
 }

@@ -1,6 +1,7 @@
 extension ActivityManager {
-    /// Ends a live activity of `app`, with optional final content that reaches presenters at
-    /// once, bypassing the rate (the final state is the one that matters). Refused like
+    /// Ends a live activity of `app` run by `uid` (nil in the user scope), with optional final
+    /// content that reaches presenters at once, bypassing the rate (the final state is the one
+    /// that matters). The ended activities beyond their bounds are dismissed. Refused like
     /// `update`: `noSuchActivity`, `activityEnded`, `staleTimestamp`, `attributesTooLarge`.
     ///
     /// `dismissalPolicy` decides how long it stays listed: `default` for
@@ -8,13 +9,14 @@ extension ActivityManager {
     /// to `[now, now + maximumDismissalDelay]`.
     public mutating func end(
         app: String,
+        uid: UInt32? = nil,
         id: String,
         content: ActivityContent? = nil,
         dismissalPolicy: DismissalPolicy = .default,
         timestamp: Double? = nil,
         now: Double
     ) throws(IslandError) -> EndOutcome {
-        var activity = try owned(id: id, by: app)
+        var activity = try owned(id: id, by: ActivityOwner(app: app, uid: uid))
         guard activity.isLive else { throw .activityEnded(id: id, state: activity.state) }
         try checkOrder(of: timestamp, for: activity)
         if let content {
@@ -58,7 +60,37 @@ extension ActivityManager {
         activity.dismissAt = dismissAt
         if dismissAt <= now { return dismissEnded(activity, at: now) }
         store(activity)
-        return (activity, [.changed(activity), .delivered(activity)])
+        var events: [ActivityEvent] = [.changed(activity), .delivered(activity)]
+        events += dismissExcessEnded(at: now)
+        // With a bound of 0 the activity just ended is itself the excess.
+        if activities[activity.id] == nil,
+           let dismissed = events.lazy.compactMap(\.changedActivity).last(where: { $0.id == activity.id }) {
+            activity = dismissed
+        }
+        return (activity, events)
+    }
+
+    /// Dismisses ended activities beyond `maximumEndedActivitiesPerApp` of their owner or
+    /// beyond `maximumEndedActivities` in all, the oldest ended first: the newest are the ones
+    /// still worth showing.
+    mutating func dismissExcessEnded(at now: Double) -> [ActivityEvent] {
+        let ended = activities.values.enumerated()
+            .filter { $0.element.state == .ended }
+            .sorted { ($0.element.endedAt ?? 0, $0.offset) < ($1.element.endedAt ?? 0, $1.offset) }
+        let globalMaximum = limits.global.maximumEndedActivities
+        var keptPerOwner: [ActivityOwner: Int] = [:]
+        var kept = 0
+        var excess: [Activity] = []
+        for (_, activity) in ended.reversed() {
+            let ownerMaximum = limits.limits(for: activity.app).maximumEndedActivitiesPerApp
+            if keptPerOwner[activity.owner, default: 0] < ownerMaximum && kept < globalMaximum {
+                keptPerOwner[activity.owner, default: 0] += 1
+                kept += 1
+            } else {
+                excess.append(activity)
+            }
+        }
+        return excess.reversed().flatMap { dismissEnded($0, at: now).events }
     }
 
     /// Dismisses an ended activity and drops it from the manager.

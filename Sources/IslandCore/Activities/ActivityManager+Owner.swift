@@ -1,11 +1,14 @@
 extension ActivityManager {
-    /// The last producer connection of `app` went away. Each live activity follows its
+    /// The last producer connection of `app` run by `uid` (nil in the user scope) went away:
+    /// another user's connections of the same app keep nothing of this one's alive, nor does
+    /// their disconnect touch it. Each live activity of the owner follows its
     /// `OwnerGonePolicy`: `keep` does nothing, `end` ends it now with reason `ownerGone`, `stale`
-    /// turns it stale after `ownerGoneGracePeriod` unless `ownerReturned(app:)` comes first.
-    public mutating func ownerGone(app: String, now: Double) -> [ActivityEvent] {
+    /// turns it stale after `ownerGoneGracePeriod` unless `ownerReturned(app:uid:)` comes first.
+    public mutating func ownerGone(app: String, uid: UInt32? = nil, now: Double) -> [ActivityEvent] {
+        let owner = ActivityOwner(app: app, uid: uid)
         var events: [ActivityEvent] = []
         let grace = limits.limits(for: app).ownerGoneGracePeriod
-        for activity in activities.values where activity.app == app && activity.isLive {
+        for activity in activities.values where activity.owner == owner && activity.isLive {
             switch activity.ownerGonePolicy {
             case .keep:
                 continue
@@ -23,11 +26,12 @@ extension ActivityManager {
         return events
     }
 
-    /// A producer of `app` connected again: cancels the grace periods `ownerGone` started.
-    /// Activities that already turned stale stay stale until the app updates them.
-    public mutating func ownerReturned(app: String) -> [ActivityEvent] {
+    /// A producer of `app` run by `uid` connected again: cancels the grace periods `ownerGone`
+    /// started. Activities that already turned stale stay stale until the app updates them.
+    public mutating func ownerReturned(app: String, uid: UInt32? = nil) -> [ActivityEvent] {
+        let owner = ActivityOwner(app: app, uid: uid)
         var events: [ActivityEvent] = []
-        for activity in activities.values where activity.app == app && activity.ownerGraceEndsAt != nil {
+        for activity in activities.values where activity.owner == owner && activity.ownerGraceEndsAt != nil {
             var returned = activity
             returned.ownerGraceEndsAt = nil
             // The timer bound may now be early; `advance` tightens it.

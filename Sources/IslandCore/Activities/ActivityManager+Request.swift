@@ -1,15 +1,18 @@
 import IslandJSON
 
 extension ActivityManager {
-    /// Starts an activity for `app` — or, when `key` matches a not yet dismissed activity of the
-    /// same app, returns that one unchanged (`created: false`, no budget spent), so a producer can
-    /// retry a request whose reply it lost.
+    /// Starts an activity for `app` run by `uid` (nil in the user scope) — or, when `key`
+    /// matches a not yet dismissed activity of the same owner, returns that one unchanged
+    /// (`created: false`, no budget spent), so a producer can retry a request whose reply it
+    /// lost. Limits and budgets count per owner: another user's activities of the same app
+    /// neither match the key nor count against this one's limits.
     ///
     /// Checked in this order: `unentitled`, `denied`, the key, `attributesTooLarge`,
     /// `targetMaximumExceeded`, `globalMaximumExceeded`, `startBudgetExceeded`. The new activity
     /// is `active`, or `stale` when its content's stale date has already passed.
     public mutating func request(
         app: String,
+        uid: UInt32? = nil,
         type: String,
         attributes: JSONObject,
         content: ActivityContent,
@@ -20,30 +23,31 @@ extension ActivityManager {
     ) throws(IslandError) -> RequestOutcome {
         guard entitlement.entitled else { throw .unentitled(app: app) }
         guard settings.isEnabled(app: app) else { throw .denied(app: app) }
-        if let key, let existing = activities.values.first(where: { $0.app == app && $0.key == key }) {
+        let owner = ActivityOwner(app: app, uid: uid)
+        if let key, let existing = activities.values.first(where: { $0.key == key && $0.owner == owner }) {
             return RequestOutcome(activity: existing, created: false, events: [])
         }
         let appLimits = limits.limits(for: app)
         try checkPayload(attributes: attributes, content: content, limits: appLimits)
-        guard liveCount(app: app) < appLimits.maximumActivitiesPerApp else {
+        guard liveCount(owner: owner) < appLimits.maximumActivitiesPerApp else {
             throw .targetMaximumExceeded(app: app, limit: appLimits.maximumActivitiesPerApp)
         }
         guard liveCount() < appLimits.maximumActivities else {
             throw .globalMaximumExceeded(limit: appLimits.maximumActivities)
         }
         let budget = appLimits.startBudget, window = appLimits.startBudgetWindow
-        guard budgets.starts.remaining(app: app, budget: budget, window: window, now: now) > 0 else {
-            let retryAfter = budgets.starts.retryAfter(app: app, budget: budget, window: window, now: now)
+        guard budgets.starts.remaining(owner: owner, budget: budget, window: window, now: now) > 0 else {
+            let retryAfter = budgets.starts.retryAfter(owner: owner, budget: budget, window: window, now: now)
             throw .startBudgetExceeded(app: app, limit: budget, window: window, retryAfter: retryAfter)
         }
 
         let activity = Activity(
-            id: makeID(), app: app, type: type, attributes: attributes, key: key,
+            id: makeID(), owner: owner, type: type, attributes: attributes, key: key,
             ownerGonePolicy: ownerGonePolicy, content: content,
             state: content.isStale(at: now) ? .stale : .active, now: now
         )
         store(activity)
-        budgets.starts.record(app: app, window: window, now: now)
+        budgets.starts.record(owner: owner, window: window, now: now)
         return RequestOutcome(
             activity: activity, created: true,
             events: [.changed(activity), .delivered(activity), .budgetsChanged(app: app)]

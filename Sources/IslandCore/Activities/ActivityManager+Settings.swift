@@ -35,9 +35,11 @@ extension ActivityManager {
         return [.settingsChanged]
     }
 
-    /// What `app` may do at `now`, given its manifest.
-    public func authorization(app: String, entitlement: AppAuthorization, now: Double) -> AuthorizationInfo {
+    /// What `app` run by `uid` (nil in the user scope) may do at `now`, given its manifest:
+    /// the budgets and counts are that owner's.
+    public func authorization(app: String, uid: UInt32? = nil, entitlement: AppAuthorization, now: Double) -> AuthorizationInfo {
         let appLimits = limits.limits(for: app)
+        let owner = ActivityOwner(app: app, uid: uid)
         return AuthorizationInfo(
             app: app,
             entitled: entitlement.entitled,
@@ -45,10 +47,10 @@ extension ActivityManager {
             frequentUpdates: settings.frequentUpdates(app: app, authorization: entitlement),
             limits: appLimits,
             remainingStarts: budgets.starts.remaining(
-                app: app, budget: appLimits.startBudget, window: appLimits.startBudgetWindow, now: now),
+                owner: owner, budget: appLimits.startBudget, window: appLimits.startBudgetWindow, now: now),
             remainingAlerts: budgets.alerts.remaining(
-                app: app, budget: appLimits.alertBudget, window: appLimits.alertBudgetWindow, now: now),
-            liveActivities: liveCount(app: app),
+                owner: owner, budget: appLimits.alertBudget, window: appLimits.alertBudgetWindow, now: now),
+            liveActivities: liveCount(owner: owner),
             globalLiveActivities: liveCount()
         )
     }

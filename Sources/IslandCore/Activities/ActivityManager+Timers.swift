@@ -42,13 +42,21 @@ extension ActivityManager {
     /// Applies every timer due at or before `now`, in time order, each at its own time: an
     /// activity whose 8 hours ran out while the daemon was down ends at the 8-hour mark, and is
     /// dismissed in the same call if its dismissal time has passed too.
+    ///
+    /// After a restore or a change of limits it then dismisses the ended activities beyond
+    /// their bounds, oldest first.
     public mutating func advance(to now: Double) -> [ActivityEvent] {
-        guard now >= timerBound else { return [] }
         var events: [ActivityEvent] = []
-        while let timer = earliestTimer(), timer.at <= now, let activity = activities[timer.id] {
-            events += fire(timer, on: activity)
+        if now >= timerBound {
+            while let timer = earliestTimer(), timer.at <= now, let activity = activities[timer.id] {
+                events += fire(timer, on: activity)
+            }
+            refreshTimerBound()
         }
-        refreshTimerBound()
+        if endedBoundsDue {
+            endedBoundsDue = false
+            events += dismissExcessEnded(at: now)
+        }
         return events
     }
 

@@ -1,20 +1,21 @@
 import IslandJSON
 
 extension ActivityManager {
-    /// Applies new content to a live activity of `app`.
+    /// Applies new content to a live activity of `app` run by `uid` (nil in the user scope).
     ///
-    /// Refused with `noSuchActivity` (unknown, or another app's), `activityEnded`,
+    /// Refused with `noSuchActivity` (unknown, or another owner's), `activityEnded`,
     /// `staleTimestamp` or `attributesTooLarge`. Accepted content becomes `content` at once —
     /// the state turns `active` or `stale` by its stale date — but reaches presenters at most at
     /// the activity's rate (`updatesPerSecond`, or `frequentUpdatesPerSecond` when frequent
     /// updates are on): faster updates are coalesced, the latest wins, and the outcome says
-    /// `throttled` and `deliverAt`. An `alert` spends from the app's alert budget; when that is
+    /// `throttled` and `deliverAt`. An `alert` spends from the owner's alert budget; when that is
     /// empty the update applies without it and the outcome says `alertSuppressed`.
     ///
     /// `timestamp` (the producer's clock) orders updates: one that is not newer than the last
     /// accepted one is refused. Without a timestamp no order is checked.
     public mutating func update(
         app: String,
+        uid: UInt32? = nil,
         id: String,
         content: ActivityContent,
         alert: Alert? = nil,
@@ -22,7 +23,8 @@ extension ActivityManager {
         entitlement: AppAuthorization,
         now: Double
     ) throws(IslandError) -> UpdateOutcome {
-        var activity = try owned(id: id, by: app)
+        let owner = ActivityOwner(app: app, uid: uid)
+        var activity = try owned(id: id, by: owner)
         guard activity.isLive else { throw .activityEnded(id: id, state: activity.state) }
         try checkOrder(of: timestamp, for: activity)
         let appLimits = limits.limits(for: app)
@@ -38,10 +40,10 @@ extension ActivityManager {
 
         var events: [ActivityEvent] = []
         let alertWindow = appLimits.alertBudgetWindow
-        var alertsRemaining = budgets.alerts.remaining(app: app, budget: appLimits.alertBudget, window: alertWindow, now: now)
+        var alertsRemaining = budgets.alerts.remaining(owner: owner, budget: appLimits.alertBudget, window: alertWindow, now: now)
         let alerted = alert != nil && alertsRemaining > 0
         if alerted {
-            budgets.alerts.record(app: app, window: alertWindow, now: now)
+            budgets.alerts.record(owner: owner, window: alertWindow, now: now)
             alertsRemaining -= 1
         }
 

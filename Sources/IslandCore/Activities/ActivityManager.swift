@@ -11,13 +11,16 @@ import IslandJSON
 public struct ActivityManager: Sendable {
     /// The limits in force; replace on configuration reload.
     public var limits: LimitsPolicy {
-        didSet { refreshTimerBound() }
+        didSet {
+            refreshTimerBound()
+            endedBoundsDue = true
+        }
     }
     /// Makes the id of each new activity (UUIDs in the daemon, a counter in tests).
     public var makeID: @Sendable () -> String
     /// The user's choices; change them with `setGlobalEnabled`, `setEnabled`, `setFrequentUpdates`.
     public internal(set) var settings: ActivitySettings
-    /// Start and alert spending per app.
+    /// Start and alert spending per owner.
     public internal(set) var budgets: ActivityBudgets
 
     /// Every activity not yet dismissed, in creation order.
@@ -25,6 +28,9 @@ public struct ActivityManager: Sendable {
     /// Never later than the earliest timer: `advance(to:)` returns at once before it. It may be
     /// earlier than any real timer after one was cancelled; `advance` then tightens it.
     var timerBound: Double = -.infinity
+    /// The bounds on ended activities may be exceeded (restored from a snapshot, or the limits
+    /// changed): the next `advance(to:)` applies them.
+    var endedBoundsDue = true
 
     public init(
         limits: LimitsPolicy = LimitsPolicy(),
@@ -41,27 +47,41 @@ public struct ActivityManager: Sendable {
 
     // MARK: Queries
 
-    /// The activity with `id`, unless it was dismissed. Not filtered by app: callers acting for
-    /// an app use the app-checked operations.
+    /// The activity with `id`, unless it was dismissed. Not filtered by owner: callers acting
+    /// for a producer use the owner-checked operations.
     public func activity(id: String) -> Activity? { activities[id] }
 
-    /// Activities matching every given filter, oldest first (ties in creation order).
+    /// Activities matching every given filter, oldest first (ties in creation order). `app`
+    /// matches every owner of the app: what a producer sees is `list(owner:…)`.
     public func list(app: String? = nil, type: String? = nil, states: Set<ActivityState>? = nil) -> [Activity] {
+        list(type: type, states: states) { app == nil || $0.app == app }
+    }
+
+    /// The activities of `owner` matching the filters: all a producer may ever list.
+    public func list(owner: ActivityOwner, type: String? = nil, states: Set<ActivityState>? = nil) -> [Activity] {
+        list(type: type, states: states) { $0.owner == owner }
+    }
+
+    private func list(type: String?, states: Set<ActivityState>?, where belongs: (Activity) -> Bool) -> [Activity] {
         activities.values.enumerated()
             .filter { _, activity in
-                (app == nil || activity.app == app)
-                    && (type == nil || activity.type == type)
-                    && (states?.contains(activity.state) ?? true)
+                belongs(activity) && (type == nil || activity.type == type) && (states?.contains(activity.state) ?? true)
             }
             .sorted { ($0.element.createdAt, $0.offset) < ($1.element.createdAt, $1.offset) }
             .map(\.element)
     }
 
-    /// Live (pending, active or stale) activities of `app`, or of every app when nil.
+    /// Live (pending, active or stale) activities of every owner of `app`, or of every app
+    /// when nil.
     public func liveCount(app: String? = nil) -> Int {
         activities.values.reduce(0) { count, activity in
             count + (activity.isLive && (app == nil || activity.app == app) ? 1 : 0)
         }
+    }
+
+    /// Live activities of `owner`: what its per-app maximum counts.
+    public func liveCount(owner: ActivityOwner) -> Int {
+        activities.values.reduce(0) { count, activity in count + (activity.isLive && activity.owner == owner ? 1 : 0) }
     }
 
     // MARK: Storage
@@ -72,9 +92,10 @@ public struct ActivityManager: Sendable {
         if let timer = nextTimer(of: activity) { timerBound = min(timerBound, timer.at) }
     }
 
-    /// The activity `id` as seen by `app`: another app's activity does not exist for it.
-    func owned(id: String, by app: String) throws(IslandError) -> Activity {
-        guard let activity = activities[id], activity.app == app else { throw .noSuchActivity(id: id) }
+    /// The activity `id` as seen by `owner`: another app's, or another user's, does not exist
+    /// for it.
+    func owned(id: String, by owner: ActivityOwner) throws(IslandError) -> Activity {
+        guard let activity = activities[id], activity.owner == owner else { throw .noSuchActivity(id: id) }
         return activity
     }
 }

@@ -1,33 +1,33 @@
 import IslandJSON
 
-/// When each app last spent from one budget (starts, or alerts): a sliding window, so a burst
-/// cannot be followed by another burst just because a fixed minute rolled over.
+/// When each owner last spent from one budget (starts, or alerts): a sliding window, so a
+/// burst cannot be followed by another burst just because a fixed minute rolled over.
 ///
 /// An entry at `t` counts while `now < t + window`.
 public struct SlidingWindowLog: Sendable, Hashable {
-    /// Per app, the spending times in ascending order.
-    public private(set) var times: [String: [Double]]
+    /// Per owner, the spending times in ascending order.
+    public private(set) var times: [ActivityOwner: [Double]]
 
-    public init(times: [String: [Double]] = [:]) {
+    public init(times: [ActivityOwner: [Double]] = [:]) {
         self.times = times.mapValues { $0.sorted() }
     }
 
-    /// Entries of `app` still inside the window at `now`.
-    func inWindow(app: String, window: Double, now: Double) -> ArraySlice<Double> {
-        let all = times[app] ?? []
+    /// Entries of `owner` still inside the window at `now`.
+    func inWindow(owner: ActivityOwner, window: Double, now: Double) -> ArraySlice<Double> {
+        let all = times[owner] ?? []
         let firstInside = all.firstIndex { $0 + window > now } ?? all.endIndex
         return all[firstInside...]
     }
 
-    /// What `app` may still spend at `now`.
-    func remaining(app: String, budget: Int, window: Double, now: Double) -> Int {
-        max(0, budget - inWindow(app: app, window: window, now: now).count)
+    /// What `owner` may still spend at `now`.
+    func remaining(owner: ActivityOwner, budget: Int, window: Double, now: Double) -> Int {
+        max(0, budget - inWindow(owner: owner, window: window, now: now).count)
     }
 
-    /// Seconds until `app` may spend again; 0 when it may now. With a budget of 0 nothing is
+    /// Seconds until `owner` may spend again; 0 when it may now. With a budget of 0 nothing is
     /// ever allowed, and the answer is the window.
-    func retryAfter(app: String, budget: Int, window: Double, now: Double) -> Double {
-        let spent = inWindow(app: app, window: window, now: now)
+    func retryAfter(owner: ActivityOwner, budget: Int, window: Double, now: Double) -> Double {
+        let spent = inWindow(owner: owner, window: window, now: now)
         guard spent.count >= budget else { return 0 }
         guard budget > 0 else { return window }
         // The window has room again once enough of the oldest entries have left it.
@@ -36,32 +36,45 @@ public struct SlidingWindowLog: Sendable, Hashable {
     }
 
     /// Records spending at `now`, forgetting what has left the window.
-    mutating func record(app: String, window: Double, now: Double) {
-        var kept = Array(inWindow(app: app, window: window, now: now))
+    mutating func record(owner: ActivityOwner, window: Double, now: Double) {
+        var kept = Array(inWindow(owner: owner, window: window, now: now))
         let position = kept.lastIndex { $0 <= now }.map { $0 + 1 } ?? 0
         kept.insert(now, at: position)
-        times[app] = kept
+        times[owner] = kept
     }
 
     /// Forgets every entry that has left its app's window, as given by `window(app)`.
     mutating func prune(now: Double, window: (String) -> Double) {
-        for app in times.keys.sorted() {
-            let kept = inWindow(app: app, window: window(app), now: now)
-            times[app] = kept.isEmpty ? nil : Array(kept)
+        for owner in Array(times.keys) {
+            let kept = inWindow(owner: owner, window: window(owner.app), now: now)
+            times[owner] = kept.isEmpty ? nil : Array(kept)
         }
     }
 
-    /// `{"<app>": [t, …]}`, apps sorted.
-    public var json: JSONObject {
+    /// The uids that spent (system scope).
+    var uids: Set<UInt32> { Set(times.keys.compactMap(\.uid)) }
+
+    /// `{"<app>": [t, …]}` for the owners with `uid`, apps sorted.
+    func json(uid: UInt32?) -> JSONObject {
         var object: JSONObject = [:]
-        for app in times.keys.sorted() { object[app] = .array(times[app]!.map(JSON.double)) }
+        for owner in times.keys.filter({ $0.uid == uid }).sorted(by: { $0.app < $1.app }) {
+            object[owner.app] = .array(times[owner]!.map(JSON.double))
+        }
         return object
     }
 
-    /// Reads `json`. `path` prefixes member names in errors.
+    /// `{"<app>": [t, …]}` of the user scope, where the app alone owns.
+    public var json: JSONObject { json(uid: nil) }
+
+    /// Reads `json` (`json(uid:)`'s shape) as the spending of the owners with `uid`.
+    /// `path` prefixes member names in errors.
     public init(json: JSONObject, path: String = "") throws(ActivityDecodingError) {
+        self.init()
+        try read(json, uid: nil, path: path)
+    }
+
+    mutating func read(_ json: JSONObject, uid: UInt32?, path: String) throws(ActivityDecodingError) {
         let reader = ActivityJSONReader(json, path: path)
-        var times: [String: [Double]] = [:]
         for app in json.keys {
             var entries: [Double] = []
             for (index, entry) in try reader.array(app).enumerated() {
@@ -70,13 +83,12 @@ public struct SlidingWindowLog: Sendable, Hashable {
                 }
                 entries.append(time)
             }
-            times[app] = entries
+            times[ActivityOwner(app: app, uid: uid)] = entries.sorted()
         }
-        self.init(times: times)
     }
 }
 
-/// The per-app budgets the manager keeps: starts and alerting updates.
+/// The budgets the manager keeps per owner: starts and alerting updates.
 public struct ActivityBudgets: Sendable, Hashable {
     public internal(set) var starts: SlidingWindowLog
     public internal(set) var alerts: SlidingWindowLog
@@ -86,14 +98,40 @@ public struct ActivityBudgets: Sendable, Hashable {
         self.alerts = alerts
     }
 
-    /// `{"starts": {"<app>": [t, …]}, "alerts": {…}}`.
-    public var json: JSONObject { ["starts": .object(starts.json), "alerts": .object(alerts.json)] }
+    /// `{"starts": {"<app>": [t, …]}, "alerts": {…}}`, and in the system scope
+    /// `"users": {"<uid>": {"starts": {…}, "alerts": {…}}}` for what each user's apps spent.
+    public var json: JSONObject {
+        var object: JSONObject = ["starts": .object(starts.json(uid: nil)), "alerts": .object(alerts.json(uid: nil))]
+        let uids = starts.uids.union(alerts.uids)
+        if !uids.isEmpty {
+            var users: JSONObject = [:]
+            for uid in uids.sorted() {
+                users[String(uid)] = ["starts": .object(starts.json(uid: uid)), "alerts": .object(alerts.json(uid: uid))]
+            }
+            object["users"] = .object(users)
+        }
+        return object
+    }
 
     /// Reads `json`; missing members are empty. `path` prefixes member names in errors.
     public init(json: JSONObject, path: String = "") throws(ActivityDecodingError) {
+        self.init()
+        try read(json, uid: nil, path: path)
         let reader = ActivityJSONReader(json, path: path)
-        starts = try SlidingWindowLog(json: reader.optionalObject("starts") ?? [:], path: reader.pathOf("starts"))
-        alerts = try SlidingWindowLog(json: reader.optionalObject("alerts") ?? [:], path: reader.pathOf("alerts"))
+        let users = try reader.optionalObject("users") ?? [:]
+        let usersReader = ActivityJSONReader(users, path: reader.pathOf("users"))
+        for key in users.keys {
+            guard let uid = UInt32(key) else {
+                throw ActivityDecodingError(path: usersReader.pathOf(key), problem: "expected a uid")
+            }
+            try read(try usersReader.object(key), uid: uid, path: usersReader.pathOf(key))
+        }
+    }
+
+    private mutating func read(_ json: JSONObject, uid: UInt32?, path: String) throws(ActivityDecodingError) {
+        let reader = ActivityJSONReader(json, path: path)
+        try starts.read(reader.optionalObject("starts") ?? [:], uid: uid, path: reader.pathOf("starts"))
+        try alerts.read(reader.optionalObject("alerts") ?? [:], uid: uid, path: reader.pathOf("alerts"))
     }
 
     /// Forgets spending that no window still counts.

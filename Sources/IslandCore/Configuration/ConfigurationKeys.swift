@@ -4,6 +4,8 @@ extension IslandConfiguration {
         case maxPayloadBytes = "MaxPayloadBytes"
         case maxActivitiesPerApp = "MaxActivitiesPerApp"
         case maxActivities = "MaxActivities"
+        case maxEndedActivitiesPerApp = "MaxEndedActivitiesPerApp"
+        case maxEndedActivities = "MaxEndedActivities"
         case startBudget = "StartBudget"
         case startBudgetWindowSec = "StartBudgetWindowSec"
         case updatesPerSecond = "UpdatesPerSecond"
@@ -18,8 +20,9 @@ extension IslandConfiguration {
             switch self {
             case .maxPayloadBytes: .size
             case .maxActivitiesPerApp, .maxActivities, .startBudget: .count(minimum: 1)
-            // 0 is meaningful: no alerting updates at all for the app.
-            case .alertBudget: .count(minimum: 0)
+            // 0 is meaningful: no alerting updates at all for the app; ended activities
+            // dismissed as they end.
+            case .alertBudget, .maxEndedActivitiesPerApp, .maxEndedActivities: .count(minimum: 0)
             case .updatesPerSecond, .frequentUpdatesPerSecond: .rate
             case .startBudgetWindowSec, .alertBudgetWindowSec, .maxActiveSec: .duration(allowsZero: false)
             // 0 is meaningful for both: dismiss at once after ending; turn stale as soon as
@@ -28,11 +31,16 @@ extension IslandConfiguration {
             }
         }
 
+        /// Caps every app together, so an `[App:…]` section cannot set it.
+        var isGlobalOnly: Bool { self == .maxActivities || self == .maxEndedActivities }
+
         func apply(_ value: Value, to limits: inout ActivityLimits) {
             switch (self, value) {
             case (.maxPayloadBytes, .integer(let v)): limits.maximumPayloadBytes = v
             case (.maxActivitiesPerApp, .integer(let v)): limits.maximumActivitiesPerApp = v
             case (.maxActivities, .integer(let v)): limits.maximumActivities = v
+            case (.maxEndedActivitiesPerApp, .integer(let v)): limits.maximumEndedActivitiesPerApp = v
+            case (.maxEndedActivities, .integer(let v)): limits.maximumEndedActivities = v
             case (.startBudget, .integer(let v)): limits.startBudget = v
             case (.startBudgetWindowSec, .number(let v)): limits.startBudgetWindow = v
             case (.updatesPerSecond, .number(let v)): limits.updatesPerSecond = v

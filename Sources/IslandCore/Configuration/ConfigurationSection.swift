@@ -40,17 +40,18 @@ extension IslandConfiguration {
         /// The limit `key` names, when this section accepts it.
         func limitKey(_ key: String, at location: (path: String, line: Int)) throws(ConfigurationError) -> LimitKey {
             if let limitKey = LimitKey(rawValue: key) {
-                guard limitKey == .maxActivities, case .app = self else { return limitKey }
+                guard limitKey.isGlobalOnly, case .app = self else { return limitKey }
+                let what = limitKey == .maxActivities ? "live" : "ended"
                 throw ConfigurationError(
                     path: location.path, line: location.line,
-                    message: "MaxActivities= is only allowed in [Limits]: it caps the live activities of all apps together; "
-                        + "use MaxActivitiesPerApp= for one app")
+                    message: "\(key)= is only allowed in [Limits]: it caps the \(what) activities of all apps together; "
+                        + "use \(key)PerApp= for one app")
             }
             if DaemonKey(rawValue: key) != nil {
                 throw ConfigurationError(
                     path: location.path, line: location.line, message: "\(key)= belongs in [Daemon], not \(header)")
             }
-            let known = LimitKey.allCases.filter { !($0 == .maxActivities && self != .limits) }.map(\.rawValue)
+            let known = LimitKey.allCases.filter { !($0.isGlobalOnly && self != .limits) }.map(\.rawValue)
             throw unknown(key, known: known, at: location)
         }
 

@@ -26,9 +26,6 @@ actor IslandEngine {
     /// that user's activities and those of system services, so each uid has its own island.
     private var views: [UInt32: PresenterView] = [:]
     private let scope: DaemonScope
-    /// The uid that started each activity, in the system scope (persisted as setting "owners").
-    private var owners: [String: UInt32]
-    private var ownersDirty = false
     /// The state and delivered content watchers last heard of, per activity.
     private var published: [String: (state: ActivityState, content: ActivityContent)] = [:]
     /// Every activity as presenters are shown it, in creation order: the island, deltas and
@@ -51,19 +48,20 @@ actor IslandEngine {
 
     private var watchers: [UInt64: Watcher] = [:]
     private var nextSubscriptionID: UInt64 = 0
-    /// Open producer connections per app, for the producer-death policies.
-    private var producerConnections: [String: Int] = [:]
+    /// Open producer connections per owner, for the producer-death policies.
+    private var producerConnections: [ActivityOwner: Int] = [:]
     private var timer: Task<Void, Never>?
     private var timerDeadline: Double?
     let startedAt: Double
 
     struct Watcher {
-        let app: String
+        let owner: ActivityOwner
+        var app: String { owner.app }
         let ids: Set<String>?
         let stream: OutboundStream<JSONObject>
 
         func watches(_ activity: Activity) -> Bool {
-            app == activity.app && (ids?.contains(activity.id) ?? true)
+            owner == activity.owner && (ids?.contains(activity.id) ?? true)
         }
     }
 
@@ -98,12 +96,11 @@ actor IslandEngine {
         case snapshot(resync: Bool)
     }
 
-    init(manager: ActivityManager, registry: AppRegistry, layouts: [String: [String: JSON]], owners: [String: UInt32],
+    init(manager: ActivityManager, registry: AppRegistry, layouts: [String: [String: JSON]],
          scope: DaemonScope, store: StoreWriter, loop: any EventLoop, clock: @escaping @Sendable () -> Double, logger: Logger) {
         self.loop = loop
         self.manager = manager
         self.shown = OrderedDictionary(uniqueKeysWithValues: manager.list().map { ($0.id, $0) })
-        self.owners = owners
         self.scope = scope
         self.registry = registry
         self.layouts = layouts
@@ -127,6 +124,12 @@ actor IslandEngine {
 
     typealias Completion<T> = @Sendable (Result<T, VarlinkError>) -> Void
 
+    /// Who a producer of `app` running as `uid` acts for: in the system scope each user's
+    /// (DESIGN.md §4), in the user scope the app's, every producer being the same user.
+    private func owner(app: String, uid: UInt32?) -> ActivityOwner {
+        ActivityOwner(app: app, uid: scope == .system ? uid : nil)
+    }
+
     /// The asynchronous form of an operation that answers through a completion.
     private func awaiting<T: Sendable>(_ start: (@escaping Completion<T>) -> Void) async throws(VarlinkError) -> T {
         let promise = loop.makePromise(of: Result<T, VarlinkError>.self)
@@ -140,54 +143,54 @@ actor IslandEngine {
     /// their outcome. `prepare` runs once the change is committed, on the store's writer thread,
     /// so that building a reply (the whole activity, encoded) keeps off the event loop.
     func request<Reply: Sendable>(app: String, type: String, attributes: JSONObject, content: ActivityContent, key: String?,
-                                  ownerGone: OwnerGonePolicy, ownerUID: UInt32?, decided: @Sendable () -> Void = {},
+                                  ownerGone: OwnerGonePolicy, uid: UInt32?, decided: @Sendable () -> Void = {},
                                   prepare: @escaping @Sendable ((Activity, Bool)) -> Reply, completion: @escaping Completion<Reply>) {
         let entitlement = entitlement(for: app)
+        let owner = owner(app: app, uid: uid)
         mutate(decided: decided, { manager, now throws(IslandError) in
-            let result = try manager.request(app: app, type: type, attributes: attributes, content: content, key: key,
+            let result = try manager.request(app: app, uid: owner.uid, type: type, attributes: attributes, content: content, key: key,
                                              ownerGonePolicy: ownerGone, entitlement: entitlement, now: now)
-            if result.created, scope == .system, let ownerUID {
-                owners[result.activity.id] = ownerUID
-                ownersDirty = true
-            }
             return ((result.activity, result.created), result.events)
         }, prepare: prepare, completion: completion)
     }
 
     func request(app: String, type: String, attributes: JSONObject, content: ActivityContent, key: String?,
-                 ownerGone: OwnerGonePolicy, ownerUID: UInt32?) async throws(VarlinkError) -> (Activity, Bool) {
+                 ownerGone: OwnerGonePolicy, uid: UInt32?) async throws(VarlinkError) -> (Activity, Bool) {
         try await awaiting { done in
             request(app: app, type: type, attributes: attributes, content: content, key: key, ownerGone: ownerGone,
-                    ownerUID: ownerUID, prepare: { $0 }, completion: done)
+                    uid: uid, prepare: { $0 }, completion: done)
         }
     }
 
-    func update<Reply: Sendable>(app: String, id: String, content: ActivityContent, alert: Alert?, timestamp: Double?,
+    func update<Reply: Sendable>(app: String, uid: UInt32?, id: String, content: ActivityContent, alert: Alert?, timestamp: Double?,
                                  decided: @Sendable () -> Void = {}, prepare: @escaping @Sendable (UpdateOutcome) -> Reply,
                                  completion: @escaping Completion<Reply>) {
         let entitlement = entitlement(for: app)
+        let owner = owner(app: app, uid: uid)
         mutate(decided: decided, { manager, now throws(IslandError) in
-            let outcome = try manager.update(app: app, id: id, content: content, alert: alert, timestamp: timestamp,
+            let outcome = try manager.update(app: app, uid: owner.uid, id: id, content: content, alert: alert, timestamp: timestamp,
                                              entitlement: entitlement, now: now)
             return (outcome, outcome.events)
         }, prepare: prepare, completion: completion)
     }
 
-    func end<Reply: Sendable>(app: String, id: String, content: ActivityContent?, dismissal: DismissalPolicy, timestamp: Double?,
-                              decided: @Sendable () -> Void = {}, prepare: @escaping @Sendable (Activity) -> Reply,
+    func end<Reply: Sendable>(app: String, uid: UInt32?, id: String, content: ActivityContent?, dismissal: DismissalPolicy,
+                              timestamp: Double?, decided: @Sendable () -> Void = {}, prepare: @escaping @Sendable (Activity) -> Reply,
                               completion: @escaping Completion<Reply>) {
+        let owner = owner(app: app, uid: uid)
         mutate(decided: decided, { manager, now throws(IslandError) in
-            let result = try manager.end(app: app, id: id, content: content, dismissalPolicy: dismissal, timestamp: timestamp, now: now)
+            let result = try manager.end(app: app, uid: owner.uid, id: id, content: content, dismissalPolicy: dismissal, timestamp: timestamp, now: now)
             return (result.activity, result.events)
         }, prepare: prepare, completion: completion)
     }
 
-    func list(app: String, type: String?, states: Set<ActivityState>?) -> [Activity] {
-        manager.list(app: app, type: type, states: states)
+    func list(app: String, uid: UInt32?, type: String?, states: Set<ActivityState>?) -> [Activity] {
+        manager.list(owner: owner(app: app, uid: uid), type: type, states: states)
     }
 
-    func authorization(app: String) -> JSON {
-        let info = manager.authorization(app: app, entitlement: entitlement(for: app), now: clock())
+    func authorization(app: String, uid: UInt32?) -> JSON {
+        let owner = owner(app: app, uid: uid)
+        let info = manager.authorization(app: app, uid: owner.uid, entitlement: entitlement(for: app), now: clock())
         return Self.authorizationJSON(info)
     }
 
@@ -202,7 +205,7 @@ actor IslandEngine {
     }
 
     /// Streams the app's events to `responder` until the call ends.
-    func watch(app: String, ids: Set<String>?, responder: VarlinkResponder) {
+    func watch(app: String, uid: UInt32?, ids: Set<String>?, responder: VarlinkResponder) {
         // Watch events are facts the app may act on (taps, buttons), so overflow keeps the
         // newest events and drops the oldest state/content ones first.
         let stream = OutboundStream<JSONObject>(responder: responder, capacity: 1024) { queue in
@@ -214,7 +217,7 @@ actor IslandEngine {
         }
         nextSubscriptionID += 1
         let id = nextSubscriptionID
-        watchers[id] = Watcher(app: app, ids: ids, stream: stream)
+        watchers[id] = Watcher(owner: owner(app: app, uid: uid), ids: ids, stream: stream)
         // Registered: say so, so a client can tell when no later change can escape it.
         stream.send(["event": ["kind": "watching"]])
         responder.onCancel { [weak self] in Task { await self?.removeWatcher(id) } }
@@ -223,20 +226,24 @@ actor IslandEngine {
 
     private func removeWatcher(_ id: UInt64) { watchers[id] = nil }
 
-    func producerConnected(app: String) {
-        producerConnections[app, default: 0] += 1
-        if producerConnections[app] == 1 {
-            let events = manager.ownerReturned(app: app)
+    /// Counts a producer connection of `app` running as `uid`: the producer-death policies
+    /// apply per owner, so one user's producer keeps nothing of another user's alive.
+    func producerConnected(app: String, uid: UInt32?) {
+        let owner = owner(app: app, uid: uid)
+        producerConnections[owner, default: 0] += 1
+        if producerConnections[owner] == 1 {
+            let events = manager.ownerReturned(app: app, uid: owner.uid)
             persistAndPublish(events, prepare: {}) { _, _ in }
         }
     }
 
-    func producerDisconnected(app: String) async {
-        let remaining = (producerConnections[app] ?? 1) - 1
-        producerConnections[app] = remaining > 0 ? remaining : nil
+    func producerDisconnected(app: String, uid: UInt32?) async {
+        let owner = owner(app: app, uid: uid)
+        let remaining = (producerConnections[owner] ?? 1) - 1
+        producerConnections[owner] = remaining > 0 ? remaining : nil
         guard remaining <= 0 else { return }
         do {
-            try await mutate { manager, now throws(IslandError) in ((), manager.ownerGone(app: app, now: now)) }
+            try await mutate { manager, now throws(IslandError) in ((), manager.ownerGone(app: app, uid: owner.uid, now: now)) }
         } catch {
             logger.error("could not apply the producer-death policies", metadata: ["app": "\(app)", "error": "\(error)"])
         }
@@ -314,7 +321,7 @@ actor IslandEngine {
 
     /// Whether presenters of `uid` may see the activity: their own, and system services'.
     private func isVisible(_ activityID: String, to uid: UInt32) -> Bool {
-        guard scope == .system, uid != 0, let owner = owners[activityID] else { return true }
+        guard scope == .system, uid != 0, let owner = (shown[activityID] ?? manager.activity(id: activityID))?.uid else { return true }
         return owner == uid || owner < Self.firstUserUID
     }
 
@@ -388,7 +395,8 @@ actor IslandEngine {
             app["frequentUpdatesAllowed"] = .bool(manifest?.supportsFrequentUpdates ?? false)
             app["enabled"] = .bool(manager.isEnabled(app: id))
             app["frequentUpdates"] = .bool(info.frequentUpdates)
-            app["activities"] = .int(info.liveActivities)
+            // Every user's, in the system scope: `info` counts one owner's.
+            app["activities"] = .int(manager.liveCount(app: id))
             app["limits"] = Wire.limits(info.limits, frequent: info.frequentUpdates)
             return .object(app)
         }
@@ -469,7 +477,6 @@ actor IslandEngine {
         do {
             let stored = try store.store.load()
             manager = StateRestorer.manager(from: stored, limits: manager.limits, now: clock(), logger: logger)
-            owners = StateRestorer.owners(from: stored)
             resyncPresenters()
         } catch {
             logger.critical("cannot reread the state database after a failed write", metadata: ["error": "\(error)"])
@@ -589,8 +596,6 @@ actor IslandEngine {
         var mutations: [StoreMutation] = []
         mutations.reserveCapacity(events.count + 1)
         var settingsChanged = false
-        var ownersChanged = ownersDirty
-        ownersDirty = false
         for event in events {
             switch event {
             case .changed(let activity), .delivered(let activity):
@@ -604,7 +609,6 @@ actor IslandEngine {
                 }
             case .removed(let id):
                 mutations.append(.deleteActivity(id: id))
-                if owners.removeValue(forKey: id) != nil { ownersChanged = true }
             case .settingsChanged, .budgetsChanged:
                 settingsChanged = true
             case .alerted:
@@ -613,9 +617,6 @@ actor IslandEngine {
         }
         if settingsChanged {
             mutations.append(.putSetting(key: "manager", value: .object(manager.settingsAndBudgetsJSON)))
-        }
-        if ownersChanged {
-            mutations.append(.putSetting(key: "owners", value: .object(JSONObject(uniqueKeysWithValues: owners.map { ($0.key, .int(Int($0.value))) }))))
         }
         return mutations
     }
@@ -741,7 +742,7 @@ actor IslandEngine {
     private func authorizationChanged(app: String?) {
         let now = clock()
         for watcher in watchers.values where app == nil || watcher.app == app {
-            let info = manager.authorization(app: watcher.app, entitlement: entitlement(for: watcher.app), now: now)
+            let info = manager.authorization(app: watcher.app, uid: watcher.owner.uid, entitlement: entitlement(for: watcher.app), now: now)
             watcher.stream.send(["event": ["kind": "authorization", "authorization": Self.authorizationJSON(info)]])
         }
     }

@@ -27,8 +27,9 @@ struct RoleInterfaces: Sendable {
         // The first producer call of a connection counts it for the producer-death policy.
         if request.connection.attachment(ProducerRegistration.self) == nil {
             request.connection.setAttachment(ProducerRegistration())
-            engine.producerConnected(app: app)
-            request.connection.onClose { [engine] in Task { await engine.producerDisconnected(app: app) } }
+            let uid = request.connection.peer?.uid
+            engine.producerConnected(app: app, uid: uid)
+            request.connection.onClose { [engine] in Task { await engine.producerDisconnected(app: app, uid: uid) } }
         }
         return app
     }
@@ -81,7 +82,7 @@ struct RoleInterfaces: Sendable {
                     app: app, type: p["type"]!.stringValue!, attributes: p["attributes"]!.objectValue!,
                     content: Wire.content(of: request)!, key: p["key"]?.stringValue,
                     ownerGone: p["ownerGone"]?.stringValue.flatMap(OwnerGonePolicy.init(rawValue:)) ?? .keep,
-                    ownerUID: request.connection.peer?.uid, decided: decided, prepare: encode, completion: done)
+                    uid: request.connection.peer?.uid, decided: decided, prepare: encode, completion: done)
             }, reply: { (result: (Activity, Bool), text: inout JSONText) in
                 text.key("activity")
                 Wire.writeActivity(result.0, to: &text)
@@ -90,7 +91,7 @@ struct RoleInterfaces: Sendable {
             "Update": mutation({ engine, app, request, decided, encode, done throws(VarlinkError) in
                 let p = request.parameters
                 let alert = p["alert"]?.objectValue.map { Alert(title: $0["title"]!.stringValue!, body: $0["body"]!.stringValue!) }
-                engine.update(app: app, id: p["id"]!.stringValue!, content: Wire.content(of: request)!,
+                engine.update(app: app, uid: request.connection.peer?.uid, id: p["id"]!.stringValue!, content: Wire.content(of: request)!,
                               alert: alert, timestamp: p["timestamp"]?.doubleValue, decided: decided, prepare: encode, completion: done)
             }, reply: { (outcome: UpdateOutcome, text: inout JSONText) in
                 text.key("activity")
@@ -105,7 +106,7 @@ struct RoleInterfaces: Sendable {
             }),
             "End": mutation({ engine, app, request, decided, encode, done throws(VarlinkError) in
                 let p = request.parameters
-                engine.end(app: app, id: p["id"]!.stringValue!, content: Wire.content(of: request),
+                engine.end(app: app, uid: request.connection.peer?.uid, id: p["id"]!.stringValue!, content: Wire.content(of: request),
                            dismissal: try Wire.dismissalPolicy(from: p["dismissalPolicy"]),
                            timestamp: p["timestamp"]?.doubleValue, decided: decided, prepare: encode, completion: done)
             }, reply: { (activity: Activity, text: inout JSONText) in
@@ -125,7 +126,8 @@ struct RoleInterfaces: Sendable {
                         states!.insert(state)
                     }
                 }
-                let activities = await engine.list(app: app, type: p["type"]?.stringValue, states: states)
+                let activities = await engine.list(app: app, uid: request.connection.peer?.uid, type: p["type"]?.stringValue,
+                                                   states: states)
                 return ["activities": .array(activities.map(Wire.activity))]
             },
             "Watch": .streaming { [self] request, responder in
@@ -133,7 +135,7 @@ struct RoleInterfaces: Sendable {
                     do throws(VarlinkError) {
                         let app = try await producerApp(request)
                         let ids = request.parameters["ids"]?.arrayValue.map { Set($0.compactMap(\.stringValue)) }
-                        await engine.watch(app: app, ids: ids, responder: responder)
+                        await engine.watch(app: app, uid: request.connection.peer?.uid, ids: ids, responder: responder)
                     } catch {
                         responder.fail(error)
                     }
@@ -141,7 +143,7 @@ struct RoleInterfaces: Sendable {
             },
             "Authorization": .async { [self] request throws(VarlinkError) in
                 let app = try await producerApp(request)
-                return ["authorization": await engine.authorization(app: app)]
+                return ["authorization": await engine.authorization(app: app, uid: request.connection.peer?.uid)]
             },
         ])
     }

@@ -8,10 +8,13 @@ import Logging
 /// budgets, and the registered layouts. Timers are recomputed by the first `advance`.
 enum StateRestorer {
     static func manager(from stored: StoredState, limits: LimitsPolicy, now: Double, logger: Logger) -> ActivityManager {
+        let owners = legacyOwners(from: stored)
         var activities: [Activity] = []
         for record in stored.activities {
+            var body = record.body
+            if body["uid"] == nil, let uid = owners[record.id] { body["uid"] = .int(Int(uid)) }
             do {
-                activities.append(try Activity(json: record.body))
+                activities.append(try Activity(json: body))
             } catch {
                 logger.warning("skipping an activity that cannot be read", metadata: ["id": "\(record.id)", "error": "\(error)"])
             }
@@ -29,13 +32,28 @@ enum StateRestorer {
         return ActivityManager(snapshot: snapshot, limits: limits, now: now, makeID: { UUID().uuidString.lowercased() })
     }
 
-    /// Who started each activity (system scope), from the "owners" setting.
-    static func owners(from stored: StoredState) -> [String: UInt32] {
+    /// The setting in which a daemon before owners were part of the activity kept who started
+    /// each activity (system scope). `manager(from:…)` reads it into the activities.
+    static let legacyOwnersSetting = "owners"
+
+    private static func legacyOwners(from stored: StoredState) -> [String: UInt32] {
         var owners: [String: UInt32] = [:]
-        for (id, uid) in stored.settings["owners"]?.objectValue ?? [:] {
+        for (id, uid) in stored.settings[legacyOwnersSetting]?.objectValue ?? [:] {
             if let uid = uid.intValue, let value = UInt32(exactly: uid) { owners[id] = value }
         }
         return owners
+    }
+
+    /// What moves a database with the legacy "owners" setting to owners stored in each
+    /// activity: every activity rewritten, with the uid `manager(from:…)` gave it, and the
+    /// setting dropped. Empty when there is nothing to migrate; applied once, at start.
+    static func ownersMigration(from stored: StoredState, manager: ActivityManager) -> [StoreMutation] {
+        guard stored.settings[legacyOwnersSetting] != nil else { return [] }
+        let rewritten = manager.list().map { activity in
+            StoreMutation.putActivity(id: activity.id, app: activity.app, state: activity.state.rawValue,
+                                      body: StoredDocument(lazyText: { activity.jsonText }))
+        }
+        return rewritten + [.deleteSetting(key: legacyOwnersSetting)]
     }
 
     static func layouts(from stored: StoredState, logger: Logger) -> [String: [String: JSON]] {

@@ -1,0 +1,18 @@
+/// Who an activity belongs to: what its producer may see, update, end and list, and what
+/// every per-app limit, key and budget counts against (DESIGN.md §3–4).
+///
+/// In the user scope every producer runs as the daemon's own user, so the app alone owns
+/// (`uid` nil). In the system scope two users running the same app must never touch each
+/// other's activities, so the owner is (app, uid).
+public struct ActivityOwner: Sendable, Hashable, CustomStringConvertible {
+    public let app: String
+    /// The producer's uid in the system scope; nil in the user scope.
+    public let uid: UInt32?
+
+    public init(app: String, uid: UInt32? = nil) {
+        self.app = app
+        self.uid = uid
+    }
+
+    public var description: String { uid.map { "\(app) (uid \($0))" } ?? app }
+}
