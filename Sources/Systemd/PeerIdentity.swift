@@ -5,10 +5,10 @@ import CSystemd
 
 /// What the system knows about a process, looked up by pid (for example a peer's `SO_PEERCRED`).
 ///
-/// These are hints, not authentication: a pid can be recycled between the credential check and
-/// the lookup, and a process owns much of what is read here (its cgroup placement is chosen by
-/// the user's own service manager). Use them for logging and for choosing defaults, and base
-/// access decisions on the uid.
+/// Each fact says who could have arranged it, and that decides what it may prove: a user
+/// chooses the names of the units in their own service manager, and anyone can build a mount
+/// namespace with whatever files they like. A pid can also be recycled between the
+/// credential check and the lookup.
 public enum ProcessIdentity {
     /// The systemd unit the process runs in: its user unit (e.g.
     /// `app-gnome-org.gnome.Terminal-1234.scope`) if it has one, else its system unit.
@@ -16,10 +16,22 @@ public enum ProcessIdentity {
     /// `nil` when the process is not in a systemd cgroup hierarchy (libsystemd says `-ENODATA`),
     /// does not exist, or cannot be inspected.
     public static func systemdUnit(pid: Int32) -> String? {
+        userUnit(pid: pid) ?? systemUnit(pid: pid)
+    }
+
+    /// The unit of the process in a user's service manager (`user@UID.service`): named by
+    /// that user, who may create any cgroup in the subtree systemd delegates to them.
+    public static func userUnit(pid: Int32) -> String? {
         // pid 0 means "the caller" to sd-login; a peer never legitimately has it.
         guard pid > 0 else { return nil }
         return takeString { sd_pid_get_user_unit(pid, &$0) }
-            ?? takeString { sd_pid_get_unit(pid, &$0) }
+    }
+
+    /// The unit of the process in the system manager; for everything a user's service
+    /// manager runs, that is `user@UID.service` itself.
+    public static func systemUnit(pid: Int32) -> String? {
+        guard pid > 0 else { return nil }
+        return takeString { sd_pid_get_unit(pid, &$0) }
     }
 
     /// The uid owning the login session the process belongs to, from logind's cgroup layout.

@@ -23,6 +23,11 @@ public func readSmallFile(_ path: String, limit: Int) throws(SmallFileError) -> 
     let fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY)
     guard fd >= 0 else { throw .system(errno: errno) }
     defer { close(fd) }
+    return try readSmallFile(descriptor: fd, limit: limit)
+}
+
+/// Reads what is left of an open file, at most `limit` bytes; the caller closes `fd`.
+public func readSmallFile(descriptor fd: Int32, limit: Int) throws(SmallFileError) -> [UInt8] {
     var contents: [UInt8] = []
     var chunk = [UInt8](repeating: 0, count: 4096)
     while true {

@@ -1,8 +1,10 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import IslandCore
 import IslandJSON
 import Testing
+import Systemd
 import Varlink
 @testable import IslandDaemon
 
@@ -16,9 +18,14 @@ import Varlink
     })
 
     func binder(_ scope: DaemonScope = .user, presenterGroup: UInt32? = nil, flatpak: String? = nil) -> RoleBinder {
-        let lookup = IdentityResolver.ProcessLookup(flatpakAppID: { _ in flatpak }, systemdUnit: { _ in nil }, executable: { _ in nil })
+        binder(scope, presenterGroup: presenterGroup, sandbox: flatpak.map { .flatpak(appID: $0, ownUserNamespace: true) } ?? .none)
+    }
+
+    func binder(_ scope: DaemonScope = .user, presenterGroup: UInt32? = nil, sandbox: ProcessSandbox,
+                allowance: DaemonSettings = DaemonSettings()) -> RoleBinder {
+        let lookup = IdentityResolver.ProcessLookup(sandbox: { _ in sandbox })
         return RoleBinder(scope: scope, resolver: { IdentityResolver(scope: scope, registry: Self.registry, lookup: lookup) },
-                          presenterGroup: presenterGroup)
+                          presenterGroup: presenterGroup, sandboxAllowance: SandboxAllowance(allowance))
     }
 
     func connection(uid: UInt32 = me, gid: UInt32? = nil, id: UInt64 = 1) -> VarlinkConnectionContext {
@@ -140,5 +147,79 @@ import Varlink
 
         let withGroup = binder(.system, presenterGroup: 777)
         #expect(try withGroup.bind(.presenter, connection: connection(uid: Self.stranger, gid: 777)) == .presenter(uid: Self.stranger))
+    }
+
+    /// Issue #16, item 9: a peer the daemon knew as the Flatpak org.test.B subscribed as a
+    /// presenter, read another app's activities, pressed its button and dismissed it.
+    @Test(arguments: [DaemonScope.user, .system])
+    func aSandboxedAppIsNeitherPresenterNorAdmin(scope: DaemonScope) throws {
+        let sandboxes: [ProcessSandbox] = [
+            .flatpak(appID: "org.test.B", ownUserNamespace: true), .flatpak(appID: "org.test.B", ownUserNamespace: false),
+            .flatpak(appID: nil, ownUserNamespace: true), .userNamespace, .snap(name: "spotify"), .uninspectable(reason: "gone"),
+        ]
+        for sandbox in sandboxes {
+            let roles = binder(scope, sandbox: sandbox)
+            // Root passes every uid check of both scopes: only the sandbox is left to refuse.
+            for request in [RoleRequest.presenter, .admin] {
+                let connection = connection(uid: scope == .user ? Self.me : 0)
+                let uid = scope == .user ? Self.me : 0
+                if uid != 0 || sandbox != .uninspectable(reason: "gone") {
+                    let error = refusal { () throws(VarlinkError) in try roles.bind(request, connection: connection) }
+                    #expect(error?.name == "org.island.PermissionDenied", "\(sandbox) as \(request.name)")
+                    #expect(error?.parameters["role"] == .string(request.name))
+                    let reason = error?.parameters["reason"]?.stringValue ?? ""
+                    #expect(reason.contains("sandbox"), "\(reason)")
+                    #expect(connection.attachment(ConnectionRole.self) == nil)
+                }
+            }
+        }
+    }
+
+    @Test func theRefusalNamesTheKeyThatWouldAllowTheApp() {
+        let roles = binder(.user, sandbox: .flatpak(appID: "org.test.B", ownUserNamespace: true))
+        let presenter = refusal { () throws(VarlinkError) in try roles.bind(.presenter, connection: connection()) }
+        #expect(presenter?.parameters["reason"]?.stringValue?.contains("SandboxedPresenters=org.test.B") == true)
+        let admin = refusal { () throws(VarlinkError) in try roles.bind(.admin, connection: connection()) }
+        #expect(admin?.parameters["reason"]?.stringValue?.contains("SandboxedAdmins=org.test.B") == true)
+    }
+
+    @Test func theUserCanAllowASandboxedAppEachRoleApart() throws {
+        let sandbox = ProcessSandbox.flatpak(appID: "org.test.B", ownUserNamespace: true)
+        let presenting = binder(.user, sandbox: sandbox, allowance: DaemonSettings(sandboxedPresenters: ["org.test.B"]))
+        #expect(try presenting.bind(.presenter, connection: connection()) == .presenter(uid: Self.me))
+        let admin = refusal { () throws(VarlinkError) in try presenting.bind(.admin, connection: connection(id: 2)) }
+        #expect(admin?.name == "org.island.PermissionDenied", "allowing the presenter role does not allow the admin one")
+
+        let administering = binder(.user, sandbox: sandbox, allowance: DaemonSettings(sandboxedAdmins: ["org.test.B"]))
+        #expect(try administering.bind(.admin, connection: connection()) == .admin)
+        let presenter = refusal { () throws(VarlinkError) in try administering.bind(.presenter, connection: connection(id: 2)) }
+        #expect(presenter?.name == "org.island.PermissionDenied")
+
+        // Another app, or a sandbox that names none, is not allowed by that entry.
+        for other in [ProcessSandbox.flatpak(appID: "org.test.C", ownUserNamespace: true), .userNamespace] {
+            let roles = binder(.user, sandbox: other, allowance: DaemonSettings(sandboxedPresenters: ["org.test.B"], sandboxedAdmins: ["org.test.B"]))
+            let error = refusal { () throws(VarlinkError) in try roles.bind(.presenter, connection: connection()) }
+            #expect(error?.name == "org.island.PermissionDenied")
+        }
+        // The uid rules still come first.
+        let stranger = refusal { () throws(VarlinkError) in try presenting.bind(.presenter, connection: connection(uid: Self.stranger)) }
+        #expect(stranger?.name == "org.island.PermissionDenied")
+    }
+
+    @Test func anAllowanceChangesWithTheConfiguration() throws {
+        let allowance = SandboxAllowance()
+        let lookup = IdentityResolver.ProcessLookup(sandbox: { _ in .flatpak(appID: "org.test.B", ownUserNamespace: true) })
+        let roles = RoleBinder(scope: .user, resolver: { IdentityResolver(scope: .user, registry: Self.registry, lookup: lookup) },
+                               presenterGroup: nil, sandboxAllowance: allowance)
+        #expect(refusal { () throws(VarlinkError) in try roles.bind(.presenter, connection: connection(id: 1)) } != nil)
+        allowance.update(DaemonSettings(sandboxedPresenters: ["org.test.B"]))
+        #expect(try roles.bind(.presenter, connection: connection(id: 2)) == .presenter(uid: Self.me))
+        allowance.update(DaemonSettings())
+        #expect(refusal { () throws(VarlinkError) in try roles.bind(.presenter, connection: connection(id: 3)) } != nil)
+    }
+
+    @Test func rootThatCannotBeInspectedIsNotTakenForSandboxed() throws {
+        let roles = binder(.user, sandbox: .uninspectable(reason: "a user daemon cannot look into root's processes"))
+        #expect(try roles.bind(.admin, connection: connection(uid: 0)) == .admin)
     }
 }

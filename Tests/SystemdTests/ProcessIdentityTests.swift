@@ -85,4 +85,138 @@ import Testing
         #expect(ProcessIdentity.sessionOwnerUID(pid: 0) == nil)
         #expect(ProcessIdentity.sessionOwnerUID(pid: Int32.max) == nil)
     }
+
+    /// The daemon reads `.flatpak-info` in a root its peer chose: a symlink must not lead it
+    /// to its own files, a FIFO must not block it, and neither may pass for "no Flatpak".
+    @Test func aFlatpakInfoThatIsNotARegularFileIsUninspectable() throws {
+        try withTemporaryDirectory { procRoot in
+            for pid in [11, 12, 13] {
+                try FileManager.default.createDirectory(atPath: "\(procRoot)/\(pid)/root", withIntermediateDirectories: true)
+            }
+            try "[Application]\nname=org.example.Secret\n".write(toFile: "\(procRoot)/secret", atomically: true, encoding: .utf8)
+            try FileManager.default.createSymbolicLink(atPath: "\(procRoot)/11/root/.flatpak-info", withDestinationPath: "\(procRoot)/secret")
+            #expect(mkfifo("\(procRoot)/12/root/.flatpak-info", 0o644) == 0)
+            try FileManager.default.createDirectory(atPath: "\(procRoot)/13/root/.flatpak-info", withIntermediateDirectories: true)
+            for pid: Int32 in [11, 12, 13] {
+                guard case .uninspectable = ProcessIdentity.flatpakInfo(pid: pid, procRoot: procRoot) else {
+                    Issue.record("pid \(pid): \(ProcessIdentity.flatpakInfo(pid: pid, procRoot: procRoot))")
+                    continue
+                }
+            }
+            #expect(ProcessIdentity.flatpakInfo(pid: 14, procRoot: procRoot) != .absent, "a process that cannot be looked at is no host process")
+        }
+    }
+
+    @Test func aFlatpakInfoNamingNoAppIdIsStillAFlatpak() throws {
+        try withTemporaryDirectory { procRoot in
+            try FileManager.default.createDirectory(atPath: "\(procRoot)/21/root", withIntermediateDirectories: true)
+            try "[Application]\nname=../../etc\n".write(toFile: "\(procRoot)/21/root/.flatpak-info", atomically: true, encoding: .utf8)
+            #expect(ProcessIdentity.flatpakInfo(pid: 21, procRoot: procRoot) == .present(appID: nil))
+            try FileManager.default.createDirectory(atPath: "\(procRoot)/22/root", withIntermediateDirectories: true)
+            #expect(ProcessIdentity.flatpakInfo(pid: 22, procRoot: procRoot) == .absent)
+        }
+    }
+
+    @Test func thisProcessIsNotSandboxed() {
+        #expect(ProcessIdentity.sharesUserNamespace(pid: getpid()) == true)
+        #expect(ProcessIdentity.sandbox(pid: getpid()) == .none)
+        #expect(ProcessIdentity.sharesUserNamespace(pid: Int32.max) == nil)
+        guard case .uninspectable = ProcessIdentity.sandbox(pid: Int32.max) else {
+            Issue.record("a missing process counted as unconfined")
+            return
+        }
+    }
+
+    /// A process that made a user namespace of its own, as `unshare -Ur` (and unprivileged
+    /// bubblewrap) does, is seen to have one.
+    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/unshare"), "needs unshare(1)"))
+    func aProcessInItsOwnUserNamespaceIsSeenAsSuch() throws {
+        let child = Process()
+        child.executableURL = URL(fileURLWithPath: "/usr/bin/unshare")
+        child.arguments = ["-Ur", "sleep", "30"]
+        child.standardError = FileHandle.nullDevice
+        try child.run()
+        defer {
+            kill(child.processIdentifier, SIGKILL)
+            child.waitUntilExit()
+        }
+        // unshare execs sleep once the namespace exists; until then it shares ours.
+        let deadline = Date().addingTimeInterval(10)
+        while ProcessIdentity.sharesUserNamespace(pid: child.processIdentifier) == true, child.isRunning, Date() < deadline {
+            usleep(10_000)
+        }
+        try #require(child.isRunning || child.terminationStatus == 0, "unshare -Ur failed: user namespaces are not available here")
+        #expect(ProcessIdentity.sharesUserNamespace(pid: child.processIdentifier) == false)
+        #expect(ProcessIdentity.sandbox(pid: child.processIdentifier) == .userNamespace)
+    }
+
+    @Test func theExecutableFileIsTheFileThisProcessRuns() throws {
+        var expected = stat()
+        try #require(stat("/proc/self/exe", &expected) == 0)
+        #expect(ProcessIdentity.executableFile(pid: getpid()) == FileIdentity(device: UInt64(expected.st_dev), inode: UInt64(expected.st_ino)))
+        #expect(ProcessIdentity.executableFile(pid: 0) == nil)
+    }
+
+    @Test func rootControlledFilesNeedRootAllTheWayUp() throws {
+        #expect(ProcessIdentity.rootControlledFile(atPath: "sh") == nil, "a bare name is no path")
+        #expect(ProcessIdentity.rootControlledFile(atPath: "/nonexistent/island") == nil)
+        // /tmp is writable by everyone: nothing in it is root's alone, whoever owns it.
+        try withTemporaryDirectory { directory in
+            let file = directory + "/tool"
+            try "#!/bin/sh\n".write(toFile: file, atomically: true, encoding: .utf8)
+            #expect(ProcessIdentity.rootControlledFile(atPath: file) == nil)
+        }
+        if let shell = ["/bin/sh", "/usr/bin/sh"].first(where: FileManager.default.fileExists(atPath:)) {
+            var expected = stat()
+            try #require(stat(shell, &expected) == 0)
+            // Symlinks (a merged /bin, /bin/sh → dash) are followed to the file itself.
+            #expect(ProcessIdentity.rootControlledFile(atPath: shell) == FileIdentity(device: UInt64(expected.st_dev), inode: UInt64(expected.st_ino)))
+        }
+    }
+
+    /// Ownership and modes along the path, in a directory of root's that is not /tmp: the
+    /// build directory next to this test, when root owns it (so only when run as root).
+    @Test(.enabled(if: getuid() == 0, "only root can make root-owned files and give them away"))
+    func rootControlledFilesRefuseWhatAnotherUserCouldWrite() throws {
+        let here = try #require(ProcessIdentity.executablePath(pid: getpid())).split(separator: "/").dropLast().joined(separator: "/")
+        try #require(ProcessIdentity.rootControlledFile(atPath: "/" + here + "/.") == nil, "a directory is not a program")
+        var template = Array("/\(here)/rootcheck.XXXXXX".utf8CString)
+        let directory = try #require(mkdtemp(&template).map { String(cString: $0) })
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        try #require(chmod(directory, 0o755) == 0)
+        let file = directory + "/tool"
+        try "#!/bin/sh\n".write(toFile: file, atomically: true, encoding: .utf8)
+        try #require(chmod(file, 0o755) == 0)
+        guard ProcessIdentity.rootControlledFile(atPath: file) != nil else {
+            // Some directory above the build directory is not root's alone: nothing to vary.
+            try #require(ProcessIdentity.rootControlledFile(atPath: "/" + here + "/" + "x") == nil)
+            return
+        }
+        let cases: [(what: String, change: () -> Int32, undo: () -> Int32)] = [
+            ("a file others may write", { chmod(file, 0o757) }, { chmod(file, 0o755) }),
+            ("a file a non-root group may write", { chown(file, 0, 65534) == 0 ? chmod(file, 0o775) : -1 }, { chown(file, 0, 0) == 0 ? chmod(file, 0o755) : -1 }),
+            ("a file another user owns", { chown(file, 65534, 0) }, { chown(file, 0, 0) }),
+            ("a directory others may write", { chmod(directory, 0o777) }, { chmod(directory, 0o755) }),
+            ("a sticky directory others may write, as /tmp", { chmod(directory, 0o1777) }, { chmod(directory, 0o755) }),
+            ("a directory another user owns", { chown(directory, 65534, 0) }, { chown(directory, 0, 0) }),
+        ]
+        for entry in cases {
+            try #require(entry.change() == 0, "\(entry.what)")
+            #expect(ProcessIdentity.rootControlledFile(atPath: file) == nil, "\(entry.what)")
+            try #require(entry.undo() == 0)
+            #expect(ProcessIdentity.rootControlledFile(atPath: file) != nil, "\(entry.what), undone")
+        }
+        // Root's group may write: it is root's.
+        #expect(chmod(file, 0o775) == 0)
+        #expect(ProcessIdentity.rootControlledFile(atPath: file) != nil)
+    }
+
+    @Test func snapNamesComeFromAppArmorLabels() {
+        #expect(ProcessIdentity.snapName(fromLabel: "snap.spotify.spotify (enforce)") == "spotify")
+        #expect(ProcessIdentity.snapName(fromLabel: "snap.firefox.hook.configure (enforce)") == "firefox")
+        #expect(ProcessIdentity.snapName(fromLabel: "unconfined") == nil)
+        #expect(ProcessIdentity.snapName(fromLabel: "snap-update-ns.firefox (enforce)") == nil)
+        #expect(ProcessIdentity.snapName(fromLabel: "snap..x (enforce)") == nil)
+        #expect(ProcessIdentity.snapName(fromLabel: nil) == nil)
+    }
 }

@@ -61,12 +61,15 @@ extension IslandConfiguration {
         case maxConnections = "MaxConnections"
         case maxConnectionsPerUser = "MaxConnectionsPerUser"
         case maxMessageSize = "MaxMessageSize"
+        case sandboxedPresenters = "SandboxedPresenters"
+        case sandboxedAdmins = "SandboxedAdmins"
 
         var kind: ValueKind {
             switch self {
             case .idleExitSec: .duration(allowsZero: true)
             case .maxConnections, .maxConnectionsPerUser: .count(minimum: 1)
             case .maxMessageSize: .size
+            case .sandboxedPresenters, .sandboxedAdmins: .appIDs
             }
         }
 
@@ -81,6 +84,11 @@ extension IslandConfiguration {
             case (.maxConnectionsPerUser, nil): settings.maxConnectionsPerUser = nil
             case (.maxMessageSize, .integer(let v)): settings.maxMessageSize = v
             case (.maxMessageSize, nil): settings.maxMessageSize = nil
+            // Lists add up over assignments and files, as systemd's do; an empty one clears.
+            case (.sandboxedPresenters, .appIDs(let ids)): settings.sandboxedPresenters.formUnion(ids)
+            case (.sandboxedPresenters, nil): settings.sandboxedPresenters = []
+            case (.sandboxedAdmins, .appIDs(let ids)): settings.sandboxedAdmins.formUnion(ids)
+            case (.sandboxedAdmins, nil): settings.sandboxedAdmins = []
             default: preconditionFailure("\(rawValue)= read as \(String(describing: value)), which its kind never produces")
             }
         }

@@ -9,11 +9,14 @@ extension IslandConfiguration {
         case rate
         /// A systemd time span (`30s`, `5min`, `1h 30min`; plain numbers are seconds).
         case duration(allowsZero: Bool)
+        /// Reverse-DNS app ids separated by spaces.
+        case appIDs
     }
 
     enum Value: Equatable {
         case integer(Int)
         case number(Double)
+        case appIDs([String])
     }
 
     /// Why a value was refused, phrased to follow `invalid value 'x' for Key=: `.
@@ -49,6 +52,12 @@ extension IslandConfiguration {
             }
             try check(value, minimum: allowsZero ? 0 : nil)
             return .number(value)
+        case .appIDs:
+            let ids = text.split(whereSeparator: { $0 == " " || $0 == "\t" }).map(String.init)
+            if let bad = ids.first(where: { !Section.isAppID($0) }) {
+                throw ValueProblem(reason: "'\(bad)' is not an app id; expected reverse-DNS app ids such as org.example.App, separated by spaces")
+            }
+            return .appIDs(ids)
         }
     }
 

@@ -9,8 +9,16 @@ public struct DaemonSettings: Sendable, Hashable {
     public var maxConnectionsPerUser: Int?
     /// `MaxMessageSize=`: bytes in one Varlink message.
     public var maxMessageSize: Int?
+    /// `SandboxedPresenters=`: apps whose sandboxed processes may still present. A sandbox
+    /// keeps an app from reading other apps' activities; only the user lifts that.
+    public var sandboxedPresenters: Set<String> = []
+    /// `SandboxedAdmins=`: apps whose sandboxed processes may still administer the daemon.
+    public var sandboxedAdmins: Set<String> = []
 
-    public init(idleExit: Double? = nil, maxConnections: Int? = nil, maxConnectionsPerUser: Int? = nil, maxMessageSize: Int? = nil) {
+    public init(idleExit: Double? = nil, maxConnections: Int? = nil, maxConnectionsPerUser: Int? = nil, maxMessageSize: Int? = nil,
+                sandboxedPresenters: Set<String> = [], sandboxedAdmins: Set<String> = []) {
+        self.sandboxedPresenters = sandboxedPresenters
+        self.sandboxedAdmins = sandboxedAdmins
         self.idleExit = idleExit
         self.maxConnections = maxConnections
         self.maxConnectionsPerUser = maxConnectionsPerUser

@@ -1,4 +1,5 @@
 import Foundation
+import Systemd
 
 /// The app manifests found in the XDG data directories' `applications/` folders. A desktop
 /// file id follows the Desktop Entry spec: a file in a subfolder gets the folder names joined
@@ -62,6 +63,19 @@ public struct AppRegistry: Sendable {
             return exec.hasPrefix("/") ? exec == executable : exec == name
         }
         // Two apps claiming the same program is ambiguous: identify neither.
+        return matches.count == 1 ? matches[0].id : nil
+    }
+
+    /// The app whose manifest names, by absolute path, the very file a process runs — for
+    /// the system scope, where a path or a bare name is no proof (a user can copy any
+    /// program to `~/coffee`, or bind-mount one over `/usr/bin/coffee` in a namespace of
+    /// their own). `rootControlledFile` gives the file at a path only when no one but root
+    /// can have put it there (`ProcessIdentity.rootControlledFile(atPath:)`).
+    public func app(runningFile file: FileIdentity, rootControlledFile: (String) -> FileIdentity?) -> String? {
+        let matches = manifests.values.filter { manifest in
+            guard manifest.supportsLiveActivities, let exec = manifest.executable, exec.hasPrefix("/") else { return false }
+            return rootControlledFile(exec) == file
+        }
         return matches.count == 1 ? matches[0].id : nil
     }
 }

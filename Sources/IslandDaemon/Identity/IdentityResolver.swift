@@ -2,31 +2,60 @@ import Systemd
 import Varlink
 
 /// Decides which app a connection acts for, from what the kernel says about the peer and
-/// what it claims (DESIGN.md §4). A flatpak sandbox identity cannot be overridden; in the
-/// user scope, where every client already runs as the user, a claimed app with a manifest
-/// is accepted; in the system scope only verified identities count.
+/// what it claims (DESIGN.md §4, "What identity is trusted where").
+///
+/// Each fact counts only where the peer could not have arranged it:
+///
+/// - In the user scope every unconfined client already runs as the user and could do
+///   whatever an app can, so a claimed app with a manifest is accepted. A sandboxed client
+///   is bound to what its sandbox says: a Flatpak is its app id and nothing else, another
+///   sandbox names no app and may not claim one.
+/// - In the system scope a client is another user, who picks the names of their own units,
+///   builds mount namespaces at will and copies programs anywhere. Only a system unit, a
+///   root-controlled executable named by a desktop entry's absolute path, or a Flatpak
+///   sandbox that a privileged process built (the peer shares the daemon's user namespace)
+///   identify; a claim only repeats such an identity.
 public struct IdentityResolver: Sendable {
     public var scope: DaemonScope
     public var registry: AppRegistry
     /// Looks up facts about a pid; replaceable in tests.
     public var lookup: ProcessLookup
 
+    /// Facts about a process. The defaults know nothing: no sandbox, no unit, no executable.
     public struct ProcessLookup: Sendable {
-        public var flatpakAppID: @Sendable (Int32) -> String?
-        public var systemdUnit: @Sendable (Int32) -> String?
+        public var sandbox: @Sendable (Int32) -> ProcessSandbox
+        /// The unit in the user's own service manager, which that user names.
+        public var userUnit: @Sendable (Int32) -> String?
+        /// The unit in the system manager (`user@UID.service` for all of a user's units).
+        public var systemUnit: @Sendable (Int32) -> String?
+        /// The executable's path, as the process's own mount namespace spells it.
         public var executable: @Sendable (Int32) -> String?
+        /// The file the process executes.
+        public var executableFile: @Sendable (Int32) -> FileIdentity?
+        /// The file at a path, when only root controls it and every directory above it.
+        public var rootControlledFile: @Sendable (String) -> FileIdentity?
 
-        public init(flatpakAppID: @escaping @Sendable (Int32) -> String?, systemdUnit: @escaping @Sendable (Int32) -> String?,
-                    executable: @escaping @Sendable (Int32) -> String?) {
-            self.flatpakAppID = flatpakAppID
-            self.systemdUnit = systemdUnit
+        public init(sandbox: @escaping @Sendable (Int32) -> ProcessSandbox = { _ in .none },
+                    userUnit: @escaping @Sendable (Int32) -> String? = { _ in nil },
+                    systemUnit: @escaping @Sendable (Int32) -> String? = { _ in nil },
+                    executable: @escaping @Sendable (Int32) -> String? = { _ in nil },
+                    executableFile: @escaping @Sendable (Int32) -> FileIdentity? = { _ in nil },
+                    rootControlledFile: @escaping @Sendable (String) -> FileIdentity? = { _ in nil }) {
+            self.sandbox = sandbox
+            self.userUnit = userUnit
+            self.systemUnit = systemUnit
             self.executable = executable
+            self.executableFile = executableFile
+            self.rootControlledFile = rootControlledFile
         }
 
         public static let live = ProcessLookup(
-            flatpakAppID: { ProcessIdentity.flatpakAppID(pid: $0) },
-            systemdUnit: { ProcessIdentity.systemdUnit(pid: $0) },
-            executable: { ProcessIdentity.executablePath(pid: $0) })
+            sandbox: { ProcessIdentity.sandbox(pid: $0) },
+            userUnit: { ProcessIdentity.userUnit(pid: $0) },
+            systemUnit: { ProcessIdentity.systemUnit(pid: $0) },
+            executable: { ProcessIdentity.executablePath(pid: $0) },
+            executableFile: { ProcessIdentity.executableFile(pid: $0) },
+            rootControlledFile: { ProcessIdentity.rootControlledFile(atPath: $0) })
     }
 
     public enum Refusal: Error, Equatable {
@@ -42,35 +71,87 @@ public struct IdentityResolver: Sendable {
         self.lookup = lookup
     }
 
+    /// What confines the peer. Root is never taken for sandboxed merely because it could not
+    /// be inspected: a daemon running as a user cannot look into root's processes, and root
+    /// could leave any sandbox anyway.
+    public func sandbox(of peer: PeerCredentials?) -> ProcessSandbox {
+        guard let peer else { return .uninspectable(reason: "the caller's credentials are unknown") }
+        guard peer.pid > 0 else {
+            return peer.uid == 0 ? .none : .uninspectable(reason: "the caller's process is not visible to the daemon")
+        }
+        let sandbox = lookup.sandbox(peer.pid)
+        if case .uninspectable = sandbox, peer.uid == 0 { return .none }
+        return sandbox
+    }
+
     public func resolve(peer: PeerCredentials?, claim: String?) -> Result<String, Refusal> {
         let pid = peer?.pid ?? 0
-        if pid > 0, let flatpak = lookup.flatpakAppID(pid) {
+        // Without a process there is nothing to look up; that is an unknown peer, not a
+        // sandboxed one (the claim rules below still apply).
+        let sandbox = pid > 0 ? self.sandbox(of: peer) : .none
+        if case .flatpak(let flatpak, let ownUserNamespace) = sandbox {
+            guard let flatpak else {
+                return .failure(.unidentified(app: claim ?? "", reason: "the caller runs in a Flatpak sandbox whose .flatpak-info names no app"))
+            }
+            if scope == .system && ownUserNamespace {
+                // Unprivileged bubblewrap and `unshare -Ur` + `chroot` look the same from
+                // here: a user namespace of the user's own, with a root of their choosing.
+                return .failure(.unidentified(app: claim ?? flatpak, reason: """
+                    the caller's root holds a .flatpak-info naming \(flatpak), but it runs in a user namespace of its own, \
+                    where anyone can write such a file; the system scope trusts a Flatpak id only from a sandbox a \
+                    privileged process built
+                    """))
+            }
             if let claim, claim != flatpak { return .failure(.impersonation(claimed: claim, actual: flatpak)) }
             return .success(flatpak)
         }
-        if let claim, scope == .user {
+        if let claim, scope == .user, sandbox == .none {
             guard registry.manifest(for: claim) != nil else {
                 return .failure(.unidentified(app: claim, reason: "no desktop entry \(claim).desktop in the XDG data directories"))
             }
             return .success(claim)
         }
         if let verified = verifiedIdentity(pid: pid) {
-            // In the system scope a claim is only ever a repetition of the verified identity:
-            // clients that always name their app keep working, and no one becomes another app.
+            // A claim here is only ever a repetition of the verified identity: clients that
+            // always name their app keep working, and no one becomes another app.
             if let claim, claim != verified { return .failure(.impersonation(claimed: claim, actual: verified)) }
             return .success(verified)
         }
+        if sandbox != .none {
+            return .failure(.unidentified(app: claim ?? "", reason: """
+                the caller runs in \(sandbox.summary), which names no app; a sandboxed caller cannot claim one. \
+                Run it as a Flatpak, or as its own app unit
+                """))
+        }
         if let claim {
-            return .failure(.unidentified(app: claim, reason: "the system scope accepts no claimed identity; run the app as its own systemd unit or flatpak"))
+            return .failure(.unidentified(app: claim, reason: """
+                the system scope accepts no claimed identity; run the app as a system unit named \
+                app-<app-id>@….service, or from a root-owned executable that its desktop entry names by absolute path
+                """))
         }
         return .failure(.unidentified(app: "", reason: "no flatpak id, app unit or known executable identifies the caller; pass the app id"))
     }
 
-    /// The app of the caller's systemd unit, or else of its executable.
+    /// The app of the caller's systemd unit, or else of its executable, as far as the scope
+    /// trusts them.
     private func verifiedIdentity(pid: Int32) -> String? {
         guard pid > 0 else { return nil }
-        if let unit = lookup.systemdUnit(pid), let app = ProcessIdentity.appID(fromUnit: unit) { return app }
-        if let executable = lookup.executable(pid), let app = registry.app(forExecutable: executable) { return app }
+        switch scope {
+        case .user:
+            if let unit = lookup.userUnit(pid) ?? lookup.systemUnit(pid), let app = ProcessIdentity.appID(fromUnit: unit) { return app }
+            if let executable = lookup.executable(pid), let app = registry.app(forExecutable: executable) { return app }
+        case .system:
+            // A unit inside a user's own manager (`user@UID.service/app.slice/app-x-1.scope`)
+            // has the name the user gave it; only the system manager's units count.
+            if lookup.userUnit(pid) == nil, let unit = lookup.systemUnit(pid), !unit.hasPrefix("user@"),
+                let app = ProcessIdentity.appID(fromUnit: unit)
+            {
+                return app
+            }
+            if let file = lookup.executableFile(pid), let app = registry.app(runningFile: file, rootControlledFile: lookup.rootControlledFile) {
+                return app
+            }
+        }
         return nil
     }
 }

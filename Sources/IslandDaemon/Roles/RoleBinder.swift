@@ -14,6 +14,8 @@ struct RoleBinder: Sendable {
     let daemonUID: UInt32 = getuid()
     /// Members of the `island` group may present in the system scope.
     let presenterGroup: UInt32?
+    /// The sandboxed apps the user lets present or administer.
+    let sandboxAllowance: SandboxAllowance
 
     /// The connection's role for this call, binding it if this is its first role call.
     func bind(_ request: RoleRequest, connection: VarlinkConnectionContext) throws(VarlinkError) -> ConnectionRole {
@@ -48,14 +50,36 @@ struct RoleBinder: Sendable {
             } else if !(peer.uid == 0 || isInPresenterGroup(peer) || UserAccess.hasActiveLocalSession(uid: peer.uid)) {
                 throw permissionDenied("presenter", "presenting the system island needs root, the island group, or an active local session")
             }
+            try admitSandboxed(request, peer: peer)
             return .presenter(uid: peer.uid)
         case .admin:
             let allowed = scope == .user ? peer?.uid == daemonUID || peer?.uid == 0 : peer?.uid == 0
             guard allowed else {
                 throw permissionDenied("admin", scope == .user ? "only uid \(daemonUID) may administer this daemon" : "administering the system daemon needs root")
             }
+            try admitSandboxed(request, peer: peer)
             return .admin
         }
+    }
+
+    /// A presenter reads every app's activities and presses their buttons; an admin turns
+    /// apps off and reloads the daemon. A sandboxed app running as the user must get
+    /// neither from its uid alone (DESIGN.md §4, "Sandboxed peers"): only the user's
+    /// configuration names the ones that may. A sandbox that cannot be ruled out counts.
+    private func admitSandboxed(_ request: RoleRequest, peer: PeerCredentials?) throws(VarlinkError) {
+        let sandbox = resolver().sandbox(of: peer)
+        if sandbox == .none { return }
+        // Only a Flatpak names its app; a forged .flatpak-info cannot gain anything here, as
+        // whoever could write one was not confined in the first place.
+        if case .flatpak(let app?, _) = sandbox, sandboxAllowance.allows(app, as: request) { return }
+        let key = SandboxAllowance.key(for: request)
+        let remedy: String
+        if case .flatpak(let app?, _) = sandbox {
+            remedy = "the user can allow it with \(key)=\(app) in [Daemon] of islandd.conf"
+        } else {
+            remedy = "only Flatpak apps can be allowed (\(key)= in [Daemon] of islandd.conf)"
+        }
+        throw permissionDenied(request.name, "the caller runs in \(sandbox.summary), and sandboxed apps may not act as \(Self.article(request.name)) \(request.name); \(remedy)")
     }
 
     static func article(_ noun: String) -> String {

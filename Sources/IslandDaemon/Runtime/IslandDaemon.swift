@@ -102,10 +102,11 @@ public final class IslandDaemon: Sendable {
         let scope = options.scope
         let dataDirectories = options.paths.dataDirectories
         let registryBox = RegistryBox(registry)
+        let sandboxAllowance = SandboxAllowance(configuration.daemon)
         var interfaces = RoleInterfaces(
             engine: engine,
             roles: RoleBinder(scope: scope, resolver: { IdentityResolver(scope: scope, registry: registryBox.value) },
-                              presenterGroup: Self.groupID(named: "island")),
+                              presenterGroup: Self.groupID(named: "island"), sandboxAllowance: sandboxAllowance),
             scope: scope, version: options.version)
         let serverBox = ServerBox()
         let mainFile = options.paths.configurationFile
@@ -127,6 +128,7 @@ public final class IslandDaemon: Sendable {
                 throw VarlinkError("org.island.InvalidConfiguration", ["path": .string(mainFile), "line": 0, "message": .string("\(error)")])
             }
             idleExit.after = configuration.daemon.idleExit
+            sandboxAllowance.update(configuration.daemon)
             let registry = AppRegistry.scan(dataDirectories: dataDirectories)
             registryBox.value = registry
             await engine.reload(registry: registry,

@@ -1,0 +1,135 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Foundation
+import Testing
+import Systemd
+import Varlink
+@testable import IslandDaemon
+
+/// The identity forgeries of issue #16 item 8, done for real and judged by the real lookups
+/// (`ProcessLookup.live`): a process that made a user namespace and a root of its own, and a
+/// copy of python3 named like a desktop entry's program.
+@Suite struct LiveIdentityTests {
+    static let python = "/usr/bin/python3"
+    static var hasPython: Bool { FileManager.default.isExecutableFile(atPath: python) }
+    /// Whether this process may make a user namespace; where it may not, no one can forge
+    /// a sandbox this way.
+    static let userNamespacesWork: Bool = {
+        guard let unshare = ["/usr/bin/unshare", "/bin/unshare"].first(where: FileManager.default.isExecutableFile(atPath:)) else { return false }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: unshare)
+        process.arguments = ["-Ur", "true"]
+        process.standardError = FileHandle.nullDevice
+        guard (try? process.run()) != nil else { return false }
+        process.waitUntilExit()
+        return process.terminationStatus == 0
+    }()
+
+    /// A process started from `executable` (python) that runs `script`, then says "ready" and
+    /// sleeps until the test stops it.
+    final class Peer {
+        let process = Process()
+        let pid: Int32
+
+        init(executable: String, script: String) throws {
+            let output = Pipe()
+            process.executableURL = URL(fileURLWithPath: executable)
+            process.arguments = ["-c", script + "\nprint('ready', flush=True)\nimport time\ntime.sleep(60)\n"]
+            process.standardOutput = output
+            try process.run()
+            pid = process.processIdentifier
+            let line = String(decoding: output.fileHandleForReading.readData(ofLength: 6), as: UTF8.self)
+            guard line.hasPrefix("ready") else {
+                stop()
+                throw PeerFailed(message: "the peer did not start: \(line)")
+            }
+        }
+
+        var credentials: PeerCredentials { PeerCredentials(pid: pid, uid: getuid(), gid: getgid()) }
+
+        func stop() {
+            kill(pid, SIGKILL)
+            process.waitUntilExit()
+        }
+    }
+
+    struct PeerFailed: Error, CustomStringConvertible {
+        var message: String
+        var description: String { message }
+    }
+
+    static func registry(_ entries: [(id: String, exec: String)]) -> AppRegistry {
+        AppRegistry(manifests: entries.map {
+            AppManifest(id: $0.id, name: nil, supportsLiveActivities: true, supportsFrequentUpdates: false, executable: $0.exec, path: "/x")
+        })
+    }
+
+    /// `unshare -Ur` + `chroot` into a directory holding a `.flatpak-info`, as in the issue.
+    @Test(.enabled(if: hasPython, "needs \(python) to build the namespace"),
+          .enabled(if: userNamespacesWork, "user namespaces are not available to this process"))
+    func aForgedFlatpakIsRefusedInTheSystemScope() throws {
+        let tree = try TemporaryTree("forged-flatpak")
+        defer { tree.remove() }
+        try tree.write("root/.flatpak-info", "[Application]\nname=org.test.Backup\n")
+        let peer = try Peer(executable: Self.python, script: """
+            import ctypes, os, sys
+            if ctypes.CDLL(None, use_errno=True).unshare(0x10000000) != 0:
+                sys.exit("unshare(CLONE_NEWUSER): " + os.strerror(ctypes.get_errno()))
+            os.chroot(\(String(reflecting: tree.path("root"))))
+            os.chdir("/")
+            """)
+        defer { peer.stop() }
+
+        #expect(ProcessIdentity.sandbox(pid: peer.pid) == .flatpak(appID: "org.test.Backup", ownUserNamespace: true))
+        let registry = Self.registry([("org.test.Backup", "/usr/bin/backup")])
+        let system = IdentityResolver(scope: .system, registry: registry)
+        for claim in [nil, "org.test.Backup"] {
+            guard case .failure(.unidentified(_, let reason)) = system.resolve(peer: peer.credentials, claim: claim) else {
+                Issue.record("the system scope took the forged .flatpak-info as \(system.resolve(peer: peer.credentials, claim: claim))")
+                continue
+            }
+            #expect(reason.contains("user namespace"), "\(reason)")
+        }
+        // The user scope still knows it as a sandbox of that app: it cannot claim another.
+        let user = IdentityResolver(scope: .user, registry: registry)
+        #expect(user.resolve(peer: peer.credentials, claim: nil) == .success("org.test.Backup"))
+        #expect(user.resolve(peer: peer.credentials, claim: "org.example.Other")
+            == .failure(.impersonation(claimed: "org.example.Other", actual: "org.test.Backup")))
+    }
+
+    /// u2 copied python3 to `~/myapp` for a desktop entry saying `Exec=myapp`; the same copy
+    /// is no better for an entry naming its absolute path, which is in a directory others
+    /// can write to. The real python3, which only root controls, identifies (the control).
+    @Test(.enabled(if: hasPython, "needs \(python) to copy"))
+    func aCopiedProgramIsNotTheAppInTheSystemScope() throws {
+        let tree = try TemporaryTree("copied-program")
+        defer { tree.remove() }
+        let real = URL(fileURLWithPath: Self.python).resolvingSymlinksInPath().path
+        try #require(ProcessIdentity.rootControlledFile(atPath: real) != nil, "\(real) is not root-controlled on this machine")
+        try FileManager.default.copyItem(atPath: real, toPath: tree.path("myapp"))
+        // As the kernel spells it (the tree's own path may hold a "//").
+        let copy = try #require(realpath(tree.path("myapp"), nil).map { pointer in
+            defer { free(pointer) }
+            return String(cString: pointer)
+        })
+
+        let forged = try Peer(executable: copy, script: "")
+        defer { forged.stop() }
+        let genuine = try Peer(executable: real, script: "")
+        defer { genuine.stop() }
+
+        for registry in [Self.registry([("org.test.Mine", "myapp"), ("org.test.Python", real)]),
+                         Self.registry([("org.test.Mine", copy)])] {
+            let system = IdentityResolver(scope: .system, registry: registry)
+            guard case .failure(.unidentified) = system.resolve(peer: forged.credentials, claim: nil) else {
+                Issue.record("the copy identified as \(system.resolve(peer: forged.credentials, claim: nil))")
+                continue
+            }
+            #expect(IdentityResolver(scope: .user, registry: registry).resolve(peer: forged.credentials, claim: nil) == .success("org.test.Mine"),
+                    "the user scope still matches the name: its callers are the user")
+        }
+        let control = IdentityResolver(scope: .system, registry: Self.registry([("org.test.Mine", "myapp"), ("org.test.Python", real)]))
+        #expect(control.resolve(peer: genuine.credentials, claim: nil) == .success("org.test.Python"))
+    }
+}
