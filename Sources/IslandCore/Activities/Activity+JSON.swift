@@ -85,6 +85,7 @@ extension Activity {
         lastTimestamp = try reader.optionalDouble("lastTimestamp")
         nextDeliveryAt = try reader.optionalDouble("nextDeliveryAt")
         ownerGraceEndsAt = try reader.optionalDouble("ownerGraceEndsAt")
+        try ActivityInput.checkStored(self)
     }
 
     /// The owner's uid; missing in the user scope, and in what a daemon before owners stored.

@@ -38,6 +38,15 @@ public struct ActivityLimits: Sendable, Hashable {
     public init() {}
 
     public static let defaults = ActivityLimits()
+
+    /// Containers nested in the attributes, and in the state, each counted from its own object
+    /// (`{}` is 1). Fixed rather than configurable: every message the daemon builds wraps them
+    /// a few levels deeper, and must stay within the wire's 64 (`NestingTooDeep`).
+    public static let maximumNesting = 32
+    /// The `type` name in UTF-8 bytes; it is repeated in every item and snapshot (`TypeTooLong`).
+    public static let maximumTypeBytes = 128
+    /// A request's idempotency `key` in UTF-8 bytes (`KeyTooLong`).
+    public static let maximumKeyBytes = 256
 }
 
 /// The limits in force: global values, with per-app overrides.

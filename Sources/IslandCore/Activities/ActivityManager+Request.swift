@@ -7,9 +7,10 @@ extension ActivityManager {
     /// lost. Limits and budgets count per owner: another user's activities of the same app
     /// neither match the key nor count against this one's limits.
     ///
-    /// Checked in this order: `unentitled`, `denied`, the key, `attributesTooLarge`,
-    /// `targetMaximumExceeded`, `globalMaximumExceeded`, `startBudgetExceeded`. The new activity
-    /// is `active`, or `stale` when its content's stale date has already passed.
+    /// Checked in this order: `unentitled`, `denied`, `typeTooLong`, `keyTooLong`, the key,
+    /// `attributesTooLarge`, `nestingTooDeep` (state, then attributes), `targetMaximumExceeded`,
+    /// `globalMaximumExceeded`, `startBudgetExceeded`. The new activity is `active`, or `stale`
+    /// when its content's stale date has already passed.
     public mutating func request(
         app: String,
         uid: UInt32? = nil,
@@ -23,12 +24,14 @@ extension ActivityManager {
     ) throws(IslandError) -> RequestOutcome {
         guard entitlement.entitled else { throw .unentitled(app: app) }
         guard settings.isEnabled(app: app) else { throw .denied(app: app) }
+        try ActivityInput.checkNames(type: type, key: key)
         let owner = ActivityOwner(app: app, uid: uid)
         if let key, let existing = activities.values.first(where: { $0.key == key && $0.owner == owner }) {
             return RequestOutcome(activity: existing, created: false, events: [])
         }
         let appLimits = limits.limits(for: app)
         try checkPayload(attributes: attributes, content: content, limits: appLimits)
+        try ActivityInput.checkNesting(of: attributes)
         guard liveCount(owner: owner) < appLimits.maximumActivitiesPerApp else {
             throw .targetMaximumExceeded(app: app, limit: appLimits.maximumActivitiesPerApp)
         }
@@ -59,5 +62,7 @@ extension ActivityManager {
         guard size <= limits.maximumPayloadBytes else {
             throw .attributesTooLarge(limit: limits.maximumPayloadBytes, size: size)
         }
+        // After the size check, which bounds the text this reads.
+        try ActivityInput.checkNesting(ofState: content)
     }
 }

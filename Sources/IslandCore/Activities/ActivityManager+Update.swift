@@ -4,8 +4,8 @@ extension ActivityManager {
     /// Applies new content to a live activity of `app` run by `uid` (nil in the user scope).
     ///
     /// Refused with `noSuchActivity` (unknown, or another owner's), `activityEnded`,
-    /// `staleTimestamp` or `attributesTooLarge`. Accepted content becomes `content` at once —
-    /// the state turns `active` or `stale` by its stale date — but reaches presenters at most at
+    /// `staleTimestamp`, `attributesTooLarge` or `nestingTooDeep`. Accepted content becomes
+    /// `content` at once — the state turns `active` or `stale` by its stale date — but reaches presenters at most at
     /// the activity's rate (`updatesPerSecond`, or `frequentUpdatesPerSecond` when frequent
     /// updates are on): faster updates are coalesced, the latest wins, and the outcome says
     /// `throttled` and `deliverAt`. An `alert` spends from the owner's alert budget; when that is

@@ -5,6 +5,12 @@ import IslandJSON
 public enum IslandError: Error, Sendable, Hashable {
     /// Attributes + content state are `size` bytes of compact JSON, over `limit`.
     case attributesTooLarge(limit: Int, size: Int)
+    /// Attributes or state nest containers `depth` deep, over `limit`.
+    case nestingTooDeep(limit: Int, depth: Int)
+    /// The `type` name is `size` UTF-8 bytes, over `limit`.
+    case typeTooLong(limit: Int, size: Int)
+    /// The request's `key` is `size` UTF-8 bytes, over `limit`.
+    case keyTooLong(limit: Int, size: Int)
     /// The user turned Live Activities off, for this app or for all.
     case denied(app: String)
     /// The app's manifest does not declare `X-Island-LiveActivities=true`.
@@ -32,6 +38,9 @@ public enum IslandError: Error, Sendable, Hashable {
     private var shortName: String {
         switch self {
         case .attributesTooLarge: "AttributesTooLarge"
+        case .nestingTooDeep: "NestingTooDeep"
+        case .typeTooLong: "TypeTooLong"
+        case .keyTooLong: "KeyTooLong"
         case .denied: "Denied"
         case .unentitled: "Unentitled"
         case .globalMaximumExceeded: "GlobalMaximumExceeded"
@@ -46,8 +55,10 @@ public enum IslandError: Error, Sendable, Hashable {
     /// The error's Varlink parameters, keys in camelCase.
     public var parameters: JSONObject {
         switch self {
-        case .attributesTooLarge(let limit, let size):
+        case .attributesTooLarge(let limit, let size), .typeTooLong(let limit, let size), .keyTooLong(let limit, let size):
             ["limit": .int(limit), "size": .int(size)]
+        case .nestingTooDeep(let limit, let depth):
+            ["limit": .int(limit), "depth": .int(depth)]
         case .denied(let app):
             ["app": .string(app)]
         case .unentitled(let app):
