@@ -47,6 +47,9 @@ actor IslandEngine {
     private let logger: Logger
 
     private var watchers: [UInt64: Watcher] = [:]
+    /// Bytes queued for watchers, and for presenters, that do not keep up: all of them together.
+    private let watchBudget = QueueBudget(limit: StreamBounds.allWatchBytes)
+    private let presenterBudget = QueueBudget(limit: StreamBounds.allPresenterBytes)
     private var nextSubscriptionID: UInt64 = 0
     /// Open producer connections per owner, for the producer-death policies.
     private var producerConnections: [ActivityOwner: Int] = [:]
@@ -58,7 +61,7 @@ actor IslandEngine {
         let owner: ActivityOwner
         var app: String { owner.app }
         let ids: Set<String>?
-        let stream: OutboundStream<JSONObject>
+        let stream: OutboundStream<WatchEvent>
 
         func watches(_ activity: Activity) -> Bool {
             owner == activity.owner && (ids?.contains(activity.id) ?? true)
@@ -206,22 +209,15 @@ actor IslandEngine {
 
     /// Streams the app's events to `responder` until the call ends.
     func watch(app: String, uid: UInt32?, ids: Set<String>?, responder: VarlinkResponder) {
-        // Watch events are facts the app may act on (taps, buttons), so overflow keeps the
-        // newest events and drops the oldest state/content ones first.
-        let stream = OutboundStream<JSONObject>(responder: responder, capacity: 1024) { queue in
-            if let index = queue.firstIndex(where: { ["state", "content"].contains($0["event"]?["kind"]?.stringValue ?? "") }) {
-                queue.remove(at: index)
-            } else {
-                queue.removeFirst()
-            }
-        }
+        let stream = OutboundStream(responder: responder, policy: StreamBounds.watch, budget: watchBudget)
         nextSubscriptionID += 1
         let id = nextSubscriptionID
         watchers[id] = Watcher(owner: owner(app: app, uid: uid), ids: ids, stream: stream)
         // Registered: say so, so a client can tell when no later change can escape it.
-        stream.send(["event": ["kind": "watching"]])
+        let watching = WatchEvent(["kind": "watching"])
+        stream.send(watching, encoded: watching.encoded)
         responder.onCancel { [weak self] in Task { await self?.removeWatcher(id) } }
-        Task { await stream.run { VarlinkEncodedParameters($0) } }
+        Task { await stream.run { $0.encoded } }
     }
 
     private func removeWatcher(_ id: UInt64) { watchers[id] = nil }
@@ -277,10 +273,7 @@ actor IslandEngine {
     func subscribe(uid: UInt32, responder: VarlinkResponder) {
         // A presenter that falls behind loses nothing it needs: its queued deltas collapse
         // into one resync, and it is sent the whole current state when it reads again.
-        let stream = OutboundStream<PresenterMessage>(responder: responder, capacity: 64) { queue in
-            queue.removeAll()
-            queue.append(.snapshot(resync: true))
-        }
+        let stream = OutboundStream(responder: responder, policy: StreamBounds.presenter, budget: presenterBudget)
         nextSubscriptionID += 1
         let id = nextSubscriptionID
         ensureView(for: uid)
@@ -726,24 +719,28 @@ actor IslandEngine {
     }
 
     /// Sends an event of `kind` carrying the activity, and `members`, to the watchers
-    /// following it; built only if there are any.
-    private func notifyWatchers(of activity: Activity, kind: String, with members: JSONObject = [:]) {
-        var event: JSONObject?
-        for watcher in watchers.values where watcher.watches(activity) {
-            if event == nil {
-                var object: JSONObject = ["kind": .string(kind), "activity": Wire.activity(activity)]
-                object.merge(members) { _, new in new }
-                event = ["event": .object(object)]
+    /// following it; built only if there are any, and encoded once for all of them.
+    private func notifyWatchers(of activity: Activity, kind: String, with members: KeyValuePairs<StaticString, JSON> = [:]) {
+        var event: WatchEvent?
+        var ended: [UInt64] = []
+        for (id, watcher) in watchers where watcher.watches(activity) {
+            // A watcher cut off for falling too far behind is gone from its connection.
+            if watcher.stream.isClosed {
+                ended.append(id)
+                continue
             }
-            watcher.stream.send(event!)
+            if event == nil { event = WatchEvent(kind: kind, activity: activity, members: members) }
+            watcher.stream.send(event!, encoded: event!.encoded)
         }
+        for id in ended { watchers[id] = nil }
     }
 
     private func authorizationChanged(app: String?) {
         let now = clock()
         for watcher in watchers.values where app == nil || watcher.app == app {
             let info = manager.authorization(app: watcher.app, uid: watcher.owner.uid, entitlement: entitlement(for: watcher.app), now: now)
-            watcher.stream.send(["event": ["kind": "authorization", "authorization": Self.authorizationJSON(info)]])
+            let event = WatchEvent(["kind": "authorization", "authorization": Self.authorizationJSON(info)], key: "authorization")
+            watcher.stream.send(event, encoded: event.encoded)
         }
     }
 

@@ -6,13 +6,18 @@ import Varlink
 /// The replies of one streaming call, written by their own task so that a client that reads
 /// slowly only ever delays itself.
 ///
-/// Producers of items call `send`, which never waits. Items wait in a bounded queue; when the
-/// peer stops reading, the queue fills and `overflow` decides what survives — presenters
-/// collapse everything into one resync snapshot, watchers keep only the latest event of each
-/// activity. Memory per subscriber stays bounded whatever the peer does.
+/// Producers of items call `send`, which never waits. Items wait in a queue bounded in items
+/// and in bytes, per stream and, through a `QueueBudget`, across every stream of the daemon:
+/// `enqueue` merges an item into the queue (watchers keep only the latest event of each
+/// activity), and once a bound is passed `overflow` shrinks the queue (presenters collapse
+/// everything into one resync snapshot) or gives up, and the stream ends with
+/// `OutputQueueFull`, closing its connection, so the peer starts afresh. Memory per
+/// subscriber, and for all of them together, stays bounded whatever the peers do.
 final class OutboundStream<Item: Sendable>: Sendable {
     private struct State {
         var queue = Deque<Item>()
+        /// Bytes of the queued items, as `size` counts them (and as `budget` holds them).
+        var bytes = 0
         var waiter: CheckedContinuation<Void, Never>?
         var closed = false
         /// Replies are being handed to the connection (by `run`, or by `send` directly); the
@@ -20,18 +25,29 @@ final class OutboundStream<Item: Sendable>: Sendable {
         var writing = false
     }
 
+    /// How a stream's queue is kept within its bounds.
+    struct Policy: Sendable {
+        /// Items that may wait.
+        var capacity: Int
+        /// Bytes that may wait.
+        var byteLimit: Int
+        /// What an item weighs while queued.
+        var size: @Sendable (Item) -> Int
+        /// Adds an item to the queue, merging it with what it supersedes.
+        var enqueue: @Sendable (inout Deque<Item>, Item) -> Void = { $0.append($1) }
+        /// Shrinks a queue over a bound; false if it cannot, and the stream must end.
+        var overflow: @Sendable (inout Deque<Item>) -> Bool
+    }
+
     private let state = Mutex(State())
-    private let capacity: Int
-    private let overflow: @Sendable (inout Deque<Item>) -> Void
+    private let policy: Policy
+    private let budget: QueueBudget?
     let responder: VarlinkResponder
 
-    /// - Parameters:
-    ///   - capacity: items that may wait before `overflow` runs.
-    ///   - overflow: shrinks a queue that outgrew `capacity`; it must leave it no larger.
-    init(responder: VarlinkResponder, capacity: Int, overflow: @escaping @Sendable (inout Deque<Item>) -> Void) {
+    init(responder: VarlinkResponder, policy: Policy, budget: QueueBudget? = nil) {
         self.responder = responder
-        self.capacity = capacity
-        self.overflow = overflow
+        self.policy = policy
+        self.budget = budget
         responder.onCancel { [weak self] in self?.close() }
     }
 
@@ -39,8 +55,8 @@ final class OutboundStream<Item: Sendable>: Sendable {
     ///
     /// With `encoded`, the item's reply parameters as they stand now: when nothing is queued
     /// or being written and the peer is reading, they go to the connection at once instead of
-    /// waking the stream's task — on the usual path, where presenters keep up, one thread hop
-    /// per update and presenter less.
+    /// waking the stream's task — on the usual path, where the peer keeps up, one thread hop
+    /// per item and peer less.
     func send(_ item: Item, encoded: VarlinkEncodedParameters? = nil) {
         if let encoded, responder.isWritable {
             let direct = state.withLock { state in
@@ -54,14 +70,38 @@ final class OutboundStream<Item: Sendable>: Sendable {
                 return
             }
         }
+        var overflowLimit: Int?
         let waiter: CheckedContinuation<Void, Never>? = state.withLock { state in
             guard !state.closed else { return nil }
-            state.queue.append(item)
-            if state.queue.count > capacity { overflow(&state.queue) }
+            policy.enqueue(&state.queue, item)
+            if let limit = fitBounds(&state) {
+                overflowLimit = limit
+                closeLocked(&state)
+            }
             defer { state.waiter = nil }
             return state.waiter
         }
         waiter?.resume()
+        if let overflowLimit {
+            responder.fail(.outputQueueFull(limit: overflowLimit), closingConnection: true)
+        }
+    }
+
+    /// Brings the queue within its bounds; the bound it cannot be brought within, if any.
+    private func fitBounds(_ state: inout State) -> Int? {
+        var shrunk = false
+        while true {
+            let bytes = state.queue.reduce(0) { $0 + policy.size($1) }
+            let fitsBudget = budget?.resize(from: state.bytes, to: bytes) ?? true
+            state.bytes = fitsBudget ? bytes : state.bytes
+            let fitsStream = state.queue.count <= policy.capacity && bytes <= policy.byteLimit
+            if fitsBudget, fitsStream { return nil }
+            // One shrink must do: what it leaves over a bound is as small as the queue gets.
+            guard !shrunk, policy.overflow(&state.queue) else {
+                return fitsStream ? budget?.limit ?? policy.byteLimit : policy.byteLimit
+            }
+            shrunk = true
+        }
     }
 
     private func finishWriting() {
@@ -78,12 +118,18 @@ final class OutboundStream<Item: Sendable>: Sendable {
 
     func close() {
         let waiter: CheckedContinuation<Void, Never>? = state.withLock { state in
-            state.closed = true
-            state.queue.removeAll()
+            closeLocked(&state)
             defer { state.waiter = nil }
             return state.waiter
         }
         waiter?.resume()
+    }
+
+    private func closeLocked(_ state: inout State) {
+        state.closed = true
+        state.queue.removeAll()
+        budget?.release(state.bytes)
+        state.bytes = 0
     }
 
     /// Writes items as the peer takes them, until the stream closes: everything queued by the
@@ -92,7 +138,7 @@ final class OutboundStream<Item: Sendable>: Sendable {
     func run(encode: @Sendable (Item) async -> VarlinkEncodedParameters?) async {
         while await waitForItems() {
             // Hold the items back while the peer is not reading: meanwhile newer items pile
-            // up in the bounded queue and overflow coalesces them.
+            // up in the bounded queue and merge or overflow.
             while !responder.isWritable, !isClosed {
                 try? await Task.sleep(for: .milliseconds(5))
             }
@@ -100,6 +146,8 @@ final class OutboundStream<Item: Sendable>: Sendable {
                 // A direct write may have started meanwhile; wait for it to finish.
                 guard !state.writing else { return nil }
                 state.writing = true
+                budget?.release(state.bytes)
+                state.bytes = 0
                 defer { state.queue.removeAll(keepingCapacity: true) }
                 return state.closed ? [] : Array(state.queue)
             }
@@ -133,4 +181,35 @@ final class OutboundStream<Item: Sendable>: Sendable {
             }
         }
     }
+}
+
+/// Bytes queued for slow peers across every stream of a kind: however many streams a client
+/// opens, together they hold at most `limit`.
+final class QueueBudget: Sendable {
+    let limit: Int
+    private let used = Atomic<Int>(0)
+
+    init(limit: Int) { self.limit = limit }
+
+    /// Changes a stream's share from `old` to `new` bytes if the total stays within the limit.
+    func resize(from old: Int, to new: Int) -> Bool {
+        let delta = new - old
+        guard delta > 0 else {
+            if delta < 0 { used.subtract(-delta, ordering: .relaxed) }
+            return true
+        }
+        var current = used.load(ordering: .relaxed)
+        while current + delta <= limit {
+            let (exchanged, original) = used.compareExchange(expected: current, desired: current + delta, ordering: .relaxed)
+            if exchanged { return true }
+            current = original
+        }
+        return false
+    }
+
+    func release(_ bytes: Int) {
+        if bytes > 0 { used.subtract(bytes, ordering: .relaxed) }
+    }
+
+    var inUse: Int { used.load(ordering: .relaxed) }
 }

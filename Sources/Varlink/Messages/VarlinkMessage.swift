@@ -254,4 +254,7 @@ public struct VarlinkError: Error, Sendable, Equatable, CustomStringConvertible 
         VarlinkError("org.island.Connection.TooManyConnections", ["limit": .int(limit), "scope": .string(scope.rawValue)])
     }
     public static let shuttingDown = VarlinkError("org.island.Connection.ShuttingDown")
+    public static func outputQueueFull(limit: Int) -> VarlinkError {
+        VarlinkError("org.island.Connection.OutputQueueFull", ["limit": .int(limit)])
+    }
 }

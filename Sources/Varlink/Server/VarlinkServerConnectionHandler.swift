@@ -475,6 +475,15 @@ final class VarlinkServerConnectionHandler: ChannelDuplexHandler {
         closeWhenFlushed()
     }
 
+    /// A handler ends the connection (a stream that could not keep within its bounds): what
+    /// was written goes out, nothing more is read or started.
+    fileprivate func closeAfterWrites() {
+        guard !closing else { return }
+        dropQueuedCalls()
+        cancelActive()
+        closeWhenFlushed()
+    }
+
     private func closeWhenFlushed() {
         guard let context else { return }
         closing = true
@@ -621,6 +630,11 @@ private struct ChannelReplySink: VarlinkReplySink {
         } else {
             eventLoop.execute { [handler, serial] in handler.value.onCancel(serial: serial, callback) }
         }
+    }
+
+    func closeConnection() {
+        // After the replies already handed over, which it must not overtake.
+        deliverInOrder { handler in handler.closeAfterWrites() }
     }
 
     func releaseConnection() {

@@ -200,10 +200,13 @@ public protocol VarlinkReplySink: Sendable {
     var isWritable: Bool { get }
     /// The call's outcome is decided; the next pipelined call may start before its reply.
     func releaseConnection()
+    /// Closes the connection once the replies sent so far are written.
+    func closeConnection()
 }
 
 extension VarlinkReplySink {
     public func releaseConnection() {}
+    public func closeConnection() {}
 
     public func send(continuing replies: [VarlinkReply]) {
         for reply in replies { send(reply, final: false) }
@@ -422,10 +425,12 @@ public final class VarlinkResponder: Sendable {
     }
     #endif
 
-    /// Ends the call with a named error.
-    public func fail(_ error: VarlinkError) {
+    /// Ends the call with a named error; with `closingConnection`, an error of
+    /// `org.island.Connection`, the connection too, once the error is written.
+    public func fail(_ error: VarlinkError, closingConnection: Bool = false) {
         guard finished.exchange(true, ordering: .acquiringAndReleasing) == false else { return }
         sink.send(VarlinkReply(error: error), final: true)
+        if closingConnection { sink.closeConnection() }
     }
 
     /// Runs `callback` if the peer goes away before the call has had its final reply, so a
