@@ -13,7 +13,7 @@ import json
 import os
 import pwd
 import shutil
-import stat
+import signal
 import subprocess
 import tempfile
 import uuid
@@ -76,7 +76,8 @@ def system_daemon():
             process = subprocess.Popen(
                 [ISLANDD, "--system", "--socket", socket, "--state-dir", os.path.join(root, "state"), "--config", config],
                 env=env, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT)
-        wait_for(lambda: os.path.exists(socket) or process.poll() is not None, timeout=20, message="the socket")
+        # Ready: the socket has its final mode and group.
+        wait_for(lambda: "ready" in read_log(log_path) or process.poll() is not None, timeout=20, message="islandd ready")
         assert process.poll() is None, read_log(log_path)
         # The socket is root:island 0660 for presenters; these throwaway users are in no group
         # of the daemon's, and what is tested here is the daemon's answer once connected.
@@ -87,12 +88,15 @@ def system_daemon():
         shutil.rmtree(root, ignore_errors=True)
 
 
+def as_user(user):
+    return dict(user=user.pw_uid, group=user.pw_gid, extra_groups=[], cwd="/",
+                env=dict(SANITIZER_ENV, PATH="/usr/bin:/bin", HOME="/"))
+
+
 def island_as(user, daemon, *args):
     """Runs the installed `island` as `user`, with --json; its exit status and output."""
-    env = dict(SANITIZER_ENV, PATH="/usr/bin:/bin", ISLAND_SOCKET=daemon["socket"], HOME="/")
-    result = subprocess.run([daemon["island"], *args, "--json"], env=env, user=user.pw_uid, group=user.pw_gid,
-                            extra_groups=[], cwd="/", capture_output=True, text=True, timeout=30)
-    return result
+    return subprocess.run([daemon["island"], *args, "--json", "--socket", daemon["socket"]], **as_user(user),
+                          capture_output=True, text=True, timeout=30)
 
 
 def ok(result):
@@ -128,10 +132,36 @@ def test_two_users_of_one_app_never_touch_each_others_activities(users, system_d
     theirs = start(u2, system_daemon, "--state", '{"who": "u2"}', "--key", "order-1")
     assert theirs["id"] != mine["id"], "u2's key does not find u1's activity"
 
+    # u2's watch hears of u2's activity, never of u1's: events are published in the order the
+    # changes are decided, so once u2's later update is heard, u1's earlier one would have been.
+    with tempfile.TemporaryFile(mode="w+") as out:
+        watch = subprocess.Popen([system_daemon["island"], "watch", "--json", "--socket", system_daemon["socket"]],
+                                 **as_user(u2), stdout=out, stderr=subprocess.STDOUT, text=True)
+        try:
+            step = [0]
+
+            def heard(marker):
+                out.seek(0)
+                return marker in out.read()
+
+            def watching():
+                # Updates are delivered at 2/s, coalesced: any of them heard means it is up.
+                step[0] += 1
+                ok(island_as(u2, system_daemon, "update", theirs["id"], "--state", '{"step": %d}' % step[0]))
+                return heard('"step":')
+            wait_for(watching, timeout=20, interval=0.3, message="u2's watch hearing u2's update")
+            ok(island_as(u1, system_daemon, "update", mine["id"], "--state", '{"who": "u1", "again": true}'))
+            ok(island_as(u2, system_daemon, "update", theirs["id"], "--state", '{"last": true}'))
+            wait_for(lambda: heard('"last":true'), timeout=20, interval=0.1, message="u2's watch hearing u2's last update")
+            out.seek(0)
+            assert mine["id"] not in out.read(), "u2's watch heard of u1's activity"
+        finally:
+            stop_process(watch, signal.SIGTERM)
+
     [still_mine] = listed(u1, system_daemon)
     assert still_mine["id"] == mine["id"]
     assert still_mine["state"] == "active"
-    assert still_mine["content"]["state"] == {"who": "u1"}
+    assert still_mine["content"]["state"] == {"who": "u1", "again": True}
     assert [a["id"] for a in listed(u2, system_daemon)] == [theirs["id"]]
 
     # The app's per-app maximum (5 by default) is each user's: u1 filling theirs leaves u2's.

@@ -59,6 +59,12 @@ import Testing
             "/etc/island/islandd.conf:4: MaxActivities= is only allowed in [Limits]: it caps the live activities of all apps together; use MaxActivitiesPerApp= for one app")
     }
 
+    @Test func maxEndedActivitiesIsGlobalOnly() {
+        Support.expectError(
+            "[App:org.example.App]\nMaxEndedActivities=3",
+            "/etc/island/islandd.conf:2: MaxEndedActivities= is only allowed in [Limits]: it caps the ended activities of all apps together; use MaxEndedActivitiesPerApp= for one app")
+    }
+
     @Test func keyOutsideASection() {
         Support.expectError(
             "# header comment\n\nUpdatesPerSecond=4\n[Limits]",

@@ -22,6 +22,8 @@ import Testing
             MaxPayloadBytes=8192
             MaxActivitiesPerApp=7
             MaxActivities=64
+            MaxEndedActivitiesPerApp=0
+            MaxEndedActivities=100
             StartBudget=20
             StartBudgetWindowSec=2min
             UpdatesPerSecond=2.5
@@ -36,6 +38,8 @@ import Testing
         expected.maximumPayloadBytes = 8192
         expected.maximumActivitiesPerApp = 7
         expected.maximumActivities = 64
+        expected.maximumEndedActivitiesPerApp = 0
+        expected.maximumEndedActivities = 100
         expected.startBudget = 20
         expected.startBudgetWindow = 120
         expected.updatesPerSecond = 2.5
@@ -54,6 +58,7 @@ import Testing
             [App:org.example.App]
             MaxPayloadBytes=1K
             MaxActivitiesPerApp=1
+            MaxEndedActivitiesPerApp=3
             StartBudget=2
             StartBudgetWindowSec=10
             UpdatesPerSecond=0.5
@@ -67,6 +72,7 @@ import Testing
         var expected = ActivityLimits()
         expected.maximumPayloadBytes = 1024
         expected.maximumActivitiesPerApp = 1
+        expected.maximumEndedActivitiesPerApp = 3
         expected.startBudget = 2
         expected.startBudgetWindow = 10
         expected.updatesPerSecond = 0.5
