@@ -3,7 +3,8 @@
 //
 // bytes → JSONParser (as an installed layout file is read) → Layout(json:) (the validation
 //         RegisterLayout runs) → for a valid layout: validate its own document again (same
-//         result), and render it with LayoutRenderer against a fixed activity, as presenters do.
+//         result), and render it with LayoutRenderer against a fixed activity, as presenters do:
+//         within its work budget, and no text longer than LayoutLimits.maximumRenderedBytes.
 //
 // Each input runs on a thread with a small stack (see onSmallStack). Errors are expected; a
 // trap, a sanitizer report or a broken invariant (fatalError) is a bug.
@@ -26,8 +27,6 @@ private let state: JSONObject = [
     "list": [1, 2.5, "three", nil, true, ["k": "v"]], "map": ["k": "v", "n": 1], "null": nil,
     "url": "https://example.com/a b", "scheme": "javascript:alert(1)", "emoji": "👨‍👩‍👧",
 ]
-private let renderer = LayoutRenderer(attributes: attributes, state: state, now: 1_700_000_900)
-
 private func fuzzOne(_ bytes: UnsafeBufferPointer<UInt8>) {
     guard let json = try? JSONParser.parse(UnsafeRawBufferPointer(bytes)) else { return }
     let layout: Layout
@@ -46,10 +45,24 @@ private func fuzzOne(_ bytes: UnsafeBufferPointer<UInt8>) {
     }
     if again != layout { fatalError("a valid layout reads back differently") }
 
-    let rendered = renderer.render(layout)
+    // A renderer per input: its work budget is one render's.
+    let rendered = LayoutRenderer(attributes: attributes, state: state, now: 1_700_000_900).render(layout)
     for region in [rendered.lockScreen, rendered.compactLeading, rendered.compactTrailing, rendered.minimal,
                    rendered.expandedLeading, rendered.expandedTrailing, rendered.expandedCenter, rendered.expandedBottom] {
-        if let region { _ = region.view.plainText }
+        guard let region else { continue }
+        checkTextBounded(region.view)
+        if let url = region.url, url.utf8.count > LayoutLimits.maximumRenderedBytes { fatalError("a URL past the output bound") }
+    }
+}
+
+/// Every text a template rendered is within the output bound.
+private func checkTextBounded(_ view: RenderedView) {
+    switch view {
+    case .text(let text), .button(_, let text, _):
+        if text.utf8.count > LayoutLimits.maximumRenderedBytes { fatalError("a text of \(text.utf8.count) bytes, past the output bound") }
+    case .hstack(let children, _), .vstack(let children, _): children.forEach(checkTextBounded)
+    case .link(_, let child): checkTextBounded(child)
+    default: break
     }
 }
 

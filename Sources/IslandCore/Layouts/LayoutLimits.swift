@@ -10,6 +10,13 @@ public enum LayoutLimits {
     /// Sections (or transforms) nested in one template. swift-mustache's parser recurses per
     /// level, so this bounds its stack use; real templates nest two or three deep.
     public static let maximumTemplateNesting = 16
+    /// The work all the templates of one render may do together, in units of about a byte of
+    /// output (see `MustacheBudget`): far above what any real layout spends, small enough that
+    /// no template, however its sections multiply, runs for more than milliseconds.
+    public static let maximumRenderWork = 1 << 20
+    /// What one template renders to, in UTF-8 bytes; longer text is cut and a longer URL is
+    /// not opened.
+    public static let maximumRenderedBytes = 4096
     /// The bar chip, in Characters (what a user sees as one letter or emoji).
     public static let maximumChipLength = 7
 }

@@ -10,7 +10,8 @@ public struct LayoutRenderer: Sendable {
     public let state: JSONObject
     /// Seconds since the Unix epoch.
     public let now: Double
-    private let root: MustacheJSONObject
+    /// Every template rendered here shares one work budget (`LayoutLimits.maximumRenderWork`).
+    private let root: MustacheRoot
 
     public init(attributes: JSONObject, state: JSONObject, now: Double) {
         self.attributes = attributes

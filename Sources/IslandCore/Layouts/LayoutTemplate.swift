@@ -44,14 +44,33 @@ public struct LayoutTemplate: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
-    /// Renders against the Mustache root of `LayoutRenderer`.
-    func render(_ root: MustacheJSONObject) -> String {
-        compiled.render(root)
+    /// Renders against the Mustache root of `LayoutRenderer`, spending from its work: text past
+    /// `LayoutLimits.maximumRenderedBytes` is cut and ends in "…", and a render that ran out
+    /// of work is "…" alone, since what it produced so far is missing values.
+    func render(_ root: MustacheRoot) -> String {
+        guard let output = renderUncut(root) else { return Self.unfinished }
+        guard output.utf8.count > LayoutLimits.maximumRenderedBytes else { return output }
+        // Whole characters only, so a cut never splits one.
+        var bytes = Self.unfinished.utf8.count
+        return output.prefix { character in
+            bytes += character.utf8.count
+            return bytes <= LayoutLimits.maximumRenderedBytes
+        } + Self.unfinished
     }
+
+    /// The whole output, or nil when the render ran out of work; for what must be exact (a URL).
+    func renderUncut(_ root: MustacheRoot) -> String? {
+        root.work.spending(step: source.utf8.count) { budget in
+            let output = compiled.render(MustacheJSONObject(object: root.object, budget: budget))
+            return budget.isExhausted ? nil : output
+        }
+    }
+
+    private static let unfinished = "…"
 
     /// Renders against attributes and state directly.
     public func render(attributes: JSONObject, state: JSONObject) -> String {
-        render(MustacheJSONObject.root(attributes: attributes, state: state))
+        render(MustacheRoot.root(attributes: attributes, state: state))
     }
 
     /// Whether the template has tags at all; a plain text needs no rendering.
@@ -61,11 +80,4 @@ public struct LayoutTemplate: Sendable, Hashable, CustomStringConvertible {
 
     public static func == (a: LayoutTemplate, b: LayoutTemplate) -> Bool { a.source == b.source }
     public func hash(into hasher: inout Hasher) { hasher.combine(source) }
-}
-
-extension MustacheJSONObject {
-    /// What templates see: `attributes` and `state`.
-    static func root(attributes: JSONObject, state: JSONObject) -> MustacheJSONObject {
-        MustacheJSONObject(object: ["attributes": .object(attributes), "state": .object(state)])
-    }
 }

@@ -3,9 +3,11 @@ import IslandJSON
 /// A URL a tap or a link opens. It may contain Mustache tags after its scheme
 /// (`https://example.com/orders/{{attributes.order}}`); substituted values are percent-encoded.
 ///
-/// Allowed: absolute URLs whose scheme has the form `[a-z][a-z0-9+.-]*` — `https`, `http`,
-/// `mailto`, and app schemes such as `x-myapp` — except schemes that run or read something
-/// locally (`javascript`, `vbscript`, `data`, `file`, `blob`, `filesystem`).
+/// A layout may hold absolute URLs whose scheme has the form `[a-z][a-z0-9+.-]*`, except
+/// schemes that run or read something locally (`javascript`, `vbscript`, `data`, `file`,
+/// `blob`, `filesystem`). Which of them a tap may open is an allowlist (DESIGN.md §6):
+/// `http`, `https`, and the schemes the app's own desktop entry declares
+/// (`isAllowed(declaredSchemes:)`).
 public struct LayoutURL: Sendable, Hashable, CustomStringConvertible {
     public let template: LayoutTemplate
     /// Lowercased, without the colon.
@@ -30,9 +32,20 @@ public struct LayoutURL: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// The URL for one activity, or nil if what the template produced is not an allowed URL.
-    func resolve(_ root: MustacheJSONObject) -> String? {
-        let url = template.render(root)
-        return Self.problem(with: url) == nil ? url : nil
+    /// The scheme comes out lowercased (`HTTP:` as `http:`), as openers match it.
+    func resolve(_ root: MustacheRoot) -> String? {
+        guard let url = template.renderUncut(root), url.utf8.count <= LayoutLimits.maximumRenderedBytes,
+              Self.problem(with: url) == nil, let colon = url.firstIndex(of: ":") else { return nil }
+        return url[..<colon].lowercased() + url[colon...]
+    }
+
+    /// The schemes a tap opens for every app; the web's, whose handler is the user's browser.
+    public static let webSchemes: Set<String> = ["http", "https"]
+
+    /// Whether a tap may open this URL for an app whose desktop entry declares
+    /// `declaredSchemes` (its `x-scheme-handler/*` types, lowercased).
+    public func isAllowed(declaredSchemes: Set<String>) -> Bool {
+        Self.webSchemes.contains(scheme) || declaredSchemes.contains(scheme)
     }
 
     public var description: String { template.source }
@@ -69,7 +82,8 @@ public struct LayoutURL: Sendable, Hashable, CustomStringConvertible {
         return rest.isEmpty ? "nothing after '\(scheme):'" : nil
     }
 
-    private static func isSchemeSyntax(_ scheme: String) -> Bool {
+    /// `[a-z][a-z0-9+.-]*`, lowercase only: what a caller gets after lowercasing a scheme.
+    public static func isSchemeSyntax(_ scheme: String) -> Bool {
         guard let first = scheme.unicodeScalars.first, ("a"..."z").contains(first) else { return false }
         return scheme.unicodeScalars.allSatisfy { scalar in
             ("a"..."z").contains(scalar) || ("0"..."9").contains(scalar) || "+.-".unicodeScalars.contains(scalar)

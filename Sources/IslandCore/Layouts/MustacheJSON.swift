@@ -1,30 +1,36 @@
 import IslandJSON
 import Mustache
 
-/// A JSON object as swift-mustache sees it: members looked up by name (so `state.eta` walks
-/// into `state`), arrays as sequences for sections, numbers without a needless `.0`.
+/// JSON as swift-mustache sees it during one render: members looked up by name (so
+/// `state.eta` walks into `state`), arrays as sequences for sections, numbers without a
+/// needless `.0`; every lookup, element and rendered text charged to the render's
+/// `MustacheBudget`.
 ///
 /// Missing members and `null` are nil, which Mustache renders as nothing and treats as false.
-struct MustacheJSONObject: MustacheParent, MustacheCustomRenderable, Sendable {
+/// None of these types has members a template could reach other than the JSON's own: a type
+/// that is no `MustacheParent` would be searched by reflection.
+struct MustacheJSONObject: MustacheParent, MustacheCustomRenderable {
     let object: JSONObject
+    let budget: MustacheBudget
 
     func child(named name: String) -> Any? {
-        object[name].flatMap(Self.mustacheValue)
+        guard budget.spend(budget.step) else { return nil }
+        return object[name].flatMap { Self.mustacheValue($0, budget) }
     }
 
     /// Rendering an object itself (`{{state}}`) shows its JSON text, not Swift's debug form.
-    var renderText: String { JSON.object(object).description }
+    var renderText: String { budget.charge(JSON.object(object).description) }
     var isNull: Bool { false }
 
-    static func mustacheValue(_ json: JSON) -> Any? {
+    static func mustacheValue(_ json: JSON, _ budget: MustacheBudget) -> Any? {
         switch json {
         case .null: nil
         case .bool(let bool): bool
         case .int(let int): int
         case .double(let double): wholeNumber(double) ?? double
-        case .string(let string): string
-        case .array(let array): array.map { mustacheValue($0) ?? MustacheNull() }
-        case .object(let object): MustacheJSONObject(object: object)
+        case .string(let string): MustacheJSONString(string: string, budget: budget)
+        case .array(let array): MustacheJSONArray(elements: array, budget: budget)
+        case .object(let object): MustacheJSONObject(object: object, budget: budget)
         }
     }
 
@@ -33,6 +39,59 @@ struct MustacheJSONObject: MustacheParent, MustacheCustomRenderable, Sendable {
         guard double.rounded() == double, abs(double) < 9.0e15 else { return nil }
         return Int(double)
     }
+}
+
+/// An array: a sequence whose every element is charged, with swift-mustache's array
+/// transforms (`first`, `last`, `reversed`, `count`, `empty`).
+struct MustacheJSONArray: MustacheSequence, MustacheParent, MustacheTransformable, MustacheCustomRenderable {
+    let elements: [JSON]
+    let budget: MustacheBudget
+
+    struct Iterator: IteratorProtocol {
+        var base: IndexingIterator<[JSON]>
+        let budget: MustacheBudget
+
+        mutating func next() -> Any? {
+            guard budget.spend(budget.step), let element = base.next() else { return nil }
+            return MustacheJSONObject.mustacheValue(element, budget) ?? MustacheNull()
+        }
+    }
+
+    func makeIterator() -> Iterator { Iterator(base: elements.makeIterator(), budget: budget) }
+
+    func child(named name: String) -> Any? { nil }
+
+    func transform(_ name: String) -> Any? {
+        switch name {
+        case "first": elements.first.flatMap { MustacheJSONObject.mustacheValue($0, budget) }
+        case "last": elements.last.flatMap { MustacheJSONObject.mustacheValue($0, budget) }
+        case "reversed": MustacheJSONArray(elements: elements.reversed(), budget: budget)
+        case "count": elements.count
+        case "empty": elements.isEmpty
+        default: nil
+        }
+    }
+
+    var renderText: String { budget.charge(JSON.array(elements).description) }
+    var isNull: Bool { false }
+}
+
+/// A string, charged where it is rendered, with swift-mustache's string transforms.
+struct MustacheJSONString: MustacheParent, MustacheTransformable, MustacheCustomRenderable {
+    let string: String
+    let budget: MustacheBudget
+
+    func child(named name: String) -> Any? { nil }
+
+    func transform(_ name: String) -> Any? {
+        switch string.transform(name) {
+        case let text as any StringProtocol: MustacheJSONString(string: String(text), budget: budget)
+        case let other: other
+        }
+    }
+
+    var renderText: String { budget.charge(string) }
+    var isNull: Bool { false }
 }
 
 /// A `null` array element: renders as nothing, false in sections.

@@ -901,8 +901,12 @@ actor IslandEngine {
     }
 
     /// The layout's tap URL, its templates filled from the activity.
+    /// Rendering is bounded (`LayoutLimits.maximumRenderWork`), so it may run here, on the loop;
+    /// the scheme must be on the allowlist of the app's own desktop entry (DESIGN.md §6).
     private func layoutURL(for activity: Activity, now: Double) -> String? {
-        guard let json = registeredLayout(for: activity), let layout = try? Layout(json: json), let url = layout.url else {
+        let declaredSchemes = registry.manifest(for: activity.app)?.urlSchemes ?? []
+        guard let json = registeredLayout(for: activity), let layout = try? Layout(json: json), let url = layout.url,
+              url.isAllowed(declaredSchemes: declaredSchemes) else {
             return nil
         }
         return LayoutRenderer(attributes: activity.attributes, state: activity.deliveredContent.state, now: now).resolve(url)

@@ -1,4 +1,5 @@
 import Foundation
+import IslandCore
 
 /// An app's freedesktop desktop entry, read for the keys that make it a Live Activities app
 /// — the Linux counterpart of `NSSupportsLiveActivities`.
@@ -13,6 +14,9 @@ public struct AppManifest: Sendable, Equatable {
     /// The program of `TryExec=`, or else the first word of `Exec=`; used to recognise the
     /// app's processes by their executable.
     public var executable: String?
+    /// The URL schemes of its `MimeType=` key's `x-scheme-handler/<scheme>` types, lowercased:
+    /// besides `http` and `https`, the only ones a tap on its activities may open.
+    public var urlSchemes: Set<String>
     public var path: String
 
     /// What a desktop file says about its app.
@@ -59,7 +63,20 @@ public struct AppManifest: Sendable, Equatable {
             id: id, name: values["Name"].map(unescape),
             supportsLiveActivities: values["X-Island-LiveActivities"] == "true",
             supportsFrequentUpdates: values["X-Island-FrequentUpdates"] == "true",
-            executable: executable, path: path))
+            executable: executable, urlSchemes: urlSchemes(ofMimeTypes: values["MimeType"] ?? ""),
+            path: path))
+    }
+
+    /// `MimeType=` is a `;`-separated list; a scheme handler's type is `x-scheme-handler/<scheme>`.
+    /// What is not a valid scheme is no scheme at all.
+    static func urlSchemes(ofMimeTypes list: String) -> Set<String> {
+        let prefix = "x-scheme-handler/"
+        return Set(unescape(list).split(separator: ";").compactMap { type in
+            let type = type.trimmingCharacters(in: .whitespaces).lowercased()
+            guard type.hasPrefix(prefix) else { return nil }
+            let scheme = String(type.dropFirst(prefix.count))
+            return LayoutURL.isSchemeSyntax(scheme) ? scheme : nil
+        })
     }
 
     /// Undoes the escapes of a desktop entry string value: `\s`, `\n`, `\t`, `\r`, `\\`.
@@ -115,12 +132,14 @@ public struct AppManifest: Sendable, Equatable {
         return nil
     }
 
-    init(id: String, name: String?, supportsLiveActivities: Bool, supportsFrequentUpdates: Bool, executable: String?, path: String) {
+    init(id: String, name: String?, supportsLiveActivities: Bool, supportsFrequentUpdates: Bool, executable: String?,
+         urlSchemes: Set<String> = [], path: String) {
         self.id = id
         self.name = name
         self.supportsLiveActivities = supportsLiveActivities
         self.supportsFrequentUpdates = supportsFrequentUpdates
         self.executable = executable
+        self.urlSchemes = urlSchemes
         self.path = path
     }
 }
