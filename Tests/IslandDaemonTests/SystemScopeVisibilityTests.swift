@@ -144,6 +144,23 @@ import Varlink
         #expect(try await end(engine, id: mine.id, uid: alice).state == .ended)
     }
 
+    /// A system service's activity is on every user's island and only the service changes it:
+    /// a user's presenter may not dismiss it for everyone; root may, and users their own.
+    @Test func onlyRootDismissesASystemServicesActivity() async throws {
+        let directory = NSTemporaryDirectory() + "island-visibility-\(UUID().uuidString.prefix(8))"
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let (engine, writer) = try await makeEngine(directory: directory, scope: .system)
+        defer { writer.close() }
+        let service = try await start(engine, owner: 105)
+        let alice = try await start(engine, owner: 1000)
+        #expect(await refusal { try await engine.interact(uid: 1000, action: "dismiss", id: service, button: nil) }
+                    == "org.island.PermissionDenied")
+        #expect(await visibleIDs(engine, to: 1001) == [service], "still on the other user's island")
+        _ = try await engine.interact(uid: 1000, action: "dismiss", id: alice, button: nil)
+        _ = try await engine.interact(uid: 0, action: "dismiss", id: service, button: nil)
+        #expect(await visibleIDs(engine, to: 0).isEmpty)
+    }
+
     /// A user's producer leaving applies the producer-death policy to that user's activities
     /// only, while the same app of another user stays connected.
     @Test func theProducerDeathPolicyIsPerUser() async throws {

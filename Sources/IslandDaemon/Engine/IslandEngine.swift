@@ -343,6 +343,13 @@ actor IslandEngine {
             return nil
         case "dismiss":
             guard let id else { throw noSuchActivity(nil) }
+            // A system service's activity is on every user's island: one user removing it
+            // would remove it for all.
+            if scope == .system, uid != 0, let owner = manager.activity(id: id)?.uid, owner != uid {
+                throw VarlinkError("org.island.PermissionDenied", [
+                    "role": "presenter", "reason": "a system service's activity is shown to every user; only root may dismiss it",
+                ])
+            }
             try await mutate { manager, now throws(IslandError) in ((), try manager.dismiss(id: id, now: now)) }
             return nil
         default:
