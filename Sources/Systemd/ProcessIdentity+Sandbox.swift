@@ -14,6 +14,9 @@ public enum ProcessSandbox: Equatable, Sendable {
     /// A user namespace of its own and no Flatpak marker: bubblewrap, a rootless container,
     /// `unshare`.
     case userNamespace
+    /// A pid namespace of its own (every Flatpak, most containers); seen where the user
+    /// namespace cannot be read.
+    case pidNamespace
     /// A strictly confined Snap (its AppArmor label is `snap.<name>.<app>`).
     case snap(name: String)
     /// The process could not be inspected (it exited, or hides its `/proc` entries by being
@@ -26,6 +29,7 @@ public enum ProcessSandbox: Equatable, Sendable {
         case .none: "no sandbox"
         case .flatpak(let app, _): app.map { "the Flatpak sandbox of \($0)" } ?? "a Flatpak sandbox that names no app"
         case .userNamespace: "a user namespace of its own"
+        case .pidNamespace: "a pid namespace of its own"
         case .snap(let name): "the Snap \(name)"
         case .uninspectable(let reason): "a process that cannot be inspected (\(reason))"
         }
@@ -50,8 +54,18 @@ public struct FileIdentity: Hashable, Sendable {
 
 extension ProcessIdentity {
     /// What confines `pid`, seen from the calling process.
-    public static func sandbox(pid: Int32, procRoot: String = "/proc") -> ProcessSandbox {
+    ///
+    /// Reading another user's namespaces and root needs ptrace access (their uid or
+    /// `CAP_SYS_PTRACE`), which the packaged system daemon does not have. Without it, what
+    /// every process may read still tells some sandboxes apart: the
+    /// `app-flatpak-<app-id>-<n>.scope` that flatpak runs each app in, and a pid namespace
+    /// of its own (`NSpid:` in `status`), which no process can leave.
+    public static func sandbox(pid: Int32, procRoot: String = "/proc", userUnit: (Int32) -> String? = userUnit(pid:)) -> ProcessSandbox {
         guard let shared = sharesUserNamespace(pid: pid, procRoot: procRoot) else {
+            if let unit = userUnit(pid), unit.hasPrefix("app-flatpak-"), let app = appID(fromUnit: unit) {
+                return .flatpak(appID: app, ownUserNamespace: true)
+            }
+            if ownsPIDNamespace(pid: pid, procRoot: procRoot) { return .pidNamespace }
             return .uninspectable(reason: "cannot read \(procRoot)/\(pid)/ns/user")
         }
         switch flatpakInfo(pid: pid, procRoot: procRoot) {
@@ -76,6 +90,14 @@ extension ProcessIdentity {
             let ours = fileIdentity("\(procRoot)/self/ns/user")
         else { return nil }
         return theirs == ours
+    }
+
+    /// Whether `pid` runs in a pid namespace below the caller's: its `NSpid:` line (in
+    /// `status`, which anyone may read) lists one pid per namespace level.
+    static func ownsPIDNamespace(pid: Int32, procRoot: String) -> Bool {
+        guard pid > 0, let status = try? readSmallFile("\(procRoot)/\(pid)/status", limit: 64 * 1024) else { return false }
+        let line = String(decoding: status, as: UTF8.self).split(separator: "\n").first { $0.hasPrefix("NSpid:") }
+        return (line?.split(whereSeparator: { $0 == " " || $0 == "\t" }).count ?? 0) > 2
     }
 
     /// The file `pid` executes. `stat` through `/proc/PID/exe` reaches the very file the

@@ -105,6 +105,33 @@ import Varlink
                                "a nameless sandbox claimed an app")
     }
 
+    /// The packaged system daemon cannot look into other users' processes: not being able
+    /// to is the rule there, and the system scope accepts no claims anyway.
+    @Test func theSystemScopeTakesAnUninspectableCallerByItsUnitAlone() {
+        let sandbox = ProcessSandbox.uninspectable(reason: "EACCES")
+        #expect(resolve(.system, claim: nil, sandbox: sandbox, unit: "app-org.example.Coffee@x.service") == .success("org.example.Coffee"))
+        let reason = unidentifiedReason(resolve(.system, claim: "org.example.Coffee", sandbox: sandbox), "a claim was accepted")
+        #expect(reason.contains("system scope"), "\(reason)")
+    }
+
+    /// In the user scope the daemon can look into every process of its user that does not
+    /// hide: one it cannot inspect may be a sandbox. Root, and the system scope, are another
+    /// matter (see `IdentityResolver.sandbox(of:)`).
+    @Test func whoCannotBeInspectedCountsAsSandboxedOnlyInTheUserScope() {
+        let hidden = ProcessSandbox.uninspectable(reason: "undumpable")
+        let user = IdentityResolver(scope: .user, registry: Self.registry, lookup: Self.lookup(sandbox: hidden))
+        #expect(user.sandbox(of: Self.peer) == hidden)
+        #expect(user.sandbox(of: PeerCredentials(pid: 4242, uid: 0, gid: 0)) == .none)
+        guard case .uninspectable = user.sandbox(of: PeerCredentials(pid: 0, uid: 1000, gid: 1000)) else {
+            Issue.record("a peer whose process is invisible counted as unconfined")
+            return
+        }
+        let system = IdentityResolver(scope: .system, registry: Self.registry, lookup: Self.lookup(sandbox: hidden))
+        #expect(system.sandbox(of: Self.peer) == .none)
+        #expect(IdentityResolver(scope: .system, registry: Self.registry, lookup: Self.lookup(sandbox: .pidNamespace)).sandbox(of: Self.peer)
+            == .pidNamespace)
+    }
+
     @Test func theUserScopeAcceptsAClaimWithAManifest() {
         #expect(resolve(.user, claim: "org.example.Coffee") == .success("org.example.Coffee"))
         #expect(resolve(.user, claim: "org.example.Plain") == .success("org.example.Plain"),
@@ -113,7 +140,7 @@ import Varlink
     }
 
     /// Only an unconfined caller is the user: another sandbox names no app and may not pick one.
-    @Test(arguments: [ProcessSandbox.userNamespace, .snap(name: "spotify"), .uninspectable(reason: "gone")])
+    @Test(arguments: [ProcessSandbox.userNamespace, .pidNamespace, .snap(name: "spotify"), .uninspectable(reason: "gone")])
     func theUserScopeRefusesAClaimFromASandbox(sandbox: ProcessSandbox) {
         let reason = unidentifiedReason(resolve(.user, claim: "org.example.Coffee", sandbox: sandbox), "a sandbox claimed an app")
         #expect(reason.contains("sandbox"), "\(reason)")

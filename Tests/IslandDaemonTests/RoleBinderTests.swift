@@ -155,7 +155,7 @@ import Varlink
     func aSandboxedAppIsNeitherPresenterNorAdmin(scope: DaemonScope) throws {
         let sandboxes: [ProcessSandbox] = [
             .flatpak(appID: "org.test.B", ownUserNamespace: true), .flatpak(appID: "org.test.B", ownUserNamespace: false),
-            .flatpak(appID: nil, ownUserNamespace: true), .userNamespace, .snap(name: "spotify"), .uninspectable(reason: "gone"),
+            .flatpak(appID: nil, ownUserNamespace: true), .userNamespace, .pidNamespace, .snap(name: "spotify"), .uninspectable(reason: "gone"),
         ]
         for sandbox in sandboxes {
             let roles = binder(scope, sandbox: sandbox)
@@ -216,6 +216,13 @@ import Varlink
         #expect(try roles.bind(.presenter, connection: connection(id: 2)) == .presenter(uid: Self.me))
         allowance.update(DaemonSettings())
         #expect(refusal { () throws(VarlinkError) in try roles.bind(.presenter, connection: connection(id: 3)) } != nil)
+    }
+
+    /// The packaged system daemon has no ptrace access to other users' processes; a caller
+    /// it cannot look into, whose world-readable facts show no sandbox, presents as before.
+    @Test func theSystemScopeDoesNotRefuseWhomItCannotInspect() throws {
+        let roles = binder(.system, presenterGroup: 777, sandbox: .uninspectable(reason: "EACCES"))
+        #expect(try roles.bind(.presenter, connection: connection(uid: Self.stranger, gid: 777)) == .presenter(uid: Self.stranger))
     }
 
     @Test func rootThatCannotBeInspectedIsNotTakenForSandboxed() throws {

@@ -219,4 +219,26 @@ import Testing
         #expect(ProcessIdentity.snapName(fromLabel: "snap..x (enforce)") == nil)
         #expect(ProcessIdentity.snapName(fromLabel: nil) == nil)
     }
+
+    /// Without ptrace access (another user's process, a daemon without CAP_SYS_PTRACE) the
+    /// namespaces cannot be read; what anyone may read still shows a Flatpak's unit and a
+    /// pid namespace of its own.
+    @Test func whatAnyoneMayReadStillShowsSomeSandboxes() throws {
+        try withTemporaryDirectory { procRoot in
+            try FileManager.default.createDirectory(atPath: "\(procRoot)/self/ns", withIntermediateDirectories: true)
+            try "".write(toFile: "\(procRoot)/self/ns/user", atomically: true, encoding: .utf8)
+            for (pid, nspid) in [(31, "31\t2"), (32, "32"), (33, "33")] {
+                try FileManager.default.createDirectory(atPath: "\(procRoot)/\(pid)", withIntermediateDirectories: true)
+                try "Name:\tapp\nNSpid:\t\(nspid)\nNStgid:\t\(nspid)\n".write(toFile: "\(procRoot)/\(pid)/status", atomically: true, encoding: .utf8)
+            }
+            let units: (Int32) -> String? = { $0 == 33 ? "app-flatpak-org.test.B-4242.scope" : "app-gnome-org.test.C-1.scope" }
+            #expect(ProcessIdentity.sandbox(pid: 31, procRoot: procRoot, userUnit: units) == .pidNamespace)
+            guard case .uninspectable = ProcessIdentity.sandbox(pid: 32, procRoot: procRoot, userUnit: units) else {
+                Issue.record("a process that could not be inspected counted as unconfined")
+                return
+            }
+            #expect(ProcessIdentity.sandbox(pid: 33, procRoot: procRoot, userUnit: units) == .flatpak(appID: "org.test.B", ownUserNamespace: true))
+        }
+        #expect(ProcessIdentity.ownsPIDNamespace(pid: getpid(), procRoot: "/proc") == false)
+    }
 }

@@ -71,16 +71,16 @@ public struct IdentityResolver: Sendable {
         self.lookup = lookup
     }
 
-    /// What confines the peer. Root is never taken for sandboxed merely because it could not
-    /// be inspected: a daemon running as a user cannot look into root's processes, and root
-    /// could leave any sandbox anyway.
+    /// What confines the peer. A peer that cannot be inspected counts as sandboxed in the
+    /// user scope, where the daemon can always look into the user's own processes unless
+    /// they hide. Not so for root, which a user's daemon cannot look into and which could
+    /// leave any sandbox anyway; nor in the system scope, where the packaged daemon has no
+    /// ptrace access to other users' processes at all, and the lookup has already used what
+    /// anyone may read.
     public func sandbox(of peer: PeerCredentials?) -> ProcessSandbox {
         guard let peer else { return .uninspectable(reason: "the caller's credentials are unknown") }
-        guard peer.pid > 0 else {
-            return peer.uid == 0 ? .none : .uninspectable(reason: "the caller's process is not visible to the daemon")
-        }
-        let sandbox = lookup.sandbox(peer.pid)
-        if case .uninspectable = sandbox, peer.uid == 0 { return .none }
+        let sandbox = peer.pid > 0 ? lookup.sandbox(peer.pid) : .uninspectable(reason: "the caller's process is not visible to the daemon")
+        if case .uninspectable = sandbox, peer.uid == 0 || scope == .system { return .none }
         return sandbox
     }
 
@@ -97,9 +97,9 @@ public struct IdentityResolver: Sendable {
                 // Unprivileged bubblewrap and `unshare -Ur` + `chroot` look the same from
                 // here: a user namespace of the user's own, with a root of their choosing.
                 return .failure(.unidentified(app: claim ?? flatpak, reason: """
-                    the caller's root holds a .flatpak-info naming \(flatpak), but it runs in a user namespace of its own, \
-                    where anyone can write such a file; the system scope trusts a Flatpak id only from a sandbox a \
-                    privileged process built
+                    the caller is the Flatpak \(flatpak) only by its own account: it does not share the daemon's user \
+                    namespace, and in a user namespace of their own anyone can write a .flatpak-info; the system scope \
+                    trusts a Flatpak id only from a sandbox a privileged process built
                     """))
             }
             if let claim, claim != flatpak { return .failure(.impersonation(claimed: claim, actual: flatpak)) }
@@ -117,7 +117,7 @@ public struct IdentityResolver: Sendable {
             if let claim, claim != verified { return .failure(.impersonation(claimed: claim, actual: verified)) }
             return .success(verified)
         }
-        if sandbox != .none {
+        if sandbox != .none && scope == .user {
             return .failure(.unidentified(app: claim ?? "", reason: """
                 the caller runs in \(sandbox.summary), which names no app; a sandboxed caller cannot claim one. \
                 Run it as a Flatpak, or as its own app unit
