@@ -74,7 +74,7 @@ public struct IslandScene: Sendable {
     public var shortText: String {
         switch mode {
         case .none: ""
-        case .compact, .expanded: primary.map { $0.layout.chip ?? Self.minimalText($0) } ?? ""
+        case .compact, .expanded: primary.map { $0.layout.chip.map(Self.oneLine) ?? Self.minimalText($0) } ?? ""
         case .minimal: text
         }
     }
@@ -113,10 +113,9 @@ public struct IslandScene: Sendable {
         return primary.layout.regions.lazy.compactMap { $0.view.firstProgress }.first?.fraction
     }
 
-    /// Newlines and other control characters become spaces: a bar line is one line.
-    static func oneLine(_ text: String) -> String {
-        String(String.UnicodeScalarView(text.unicodeScalars.map { $0.value < 0x20 || $0.value == 0x7F ? " " : $0 }))
-    }
+    /// Newlines and other control characters (C0, DEL, C1) become spaces: a bar line is one
+    /// line, and none reaches a terminal.
+    static func oneLine(_ text: String) -> String { TerminalText.sanitize(text) }
 }
 
 extension RenderedLayout {

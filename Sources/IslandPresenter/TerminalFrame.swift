@@ -3,9 +3,16 @@ import IslandCore
 /// One line of the terminal screen: text segments with an optional SGR style each.
 public struct StyledLine: Sendable, Hashable {
     public struct Segment: Sendable, Hashable {
-        public var text: String
+        /// Never holds a control character: every segment is made here, the one place where
+        /// the terminal presenter's text meets the terminal.
+        public private(set) var text: String
         /// SGR parameters (`1`, `97;40`, …); nil for the default style.
         public var style: String?
+
+        public init(text: String, style: String? = nil) {
+            self.text = TerminalText.sanitize(text)
+            self.style = style
+        }
     }
 
     public var segments: [Segment] = []
@@ -173,9 +180,9 @@ public struct TerminalFrame: Sendable {
         case .text(let text):
             return text
         case .progress(let progress):
-            let percent = "\(Int((progress.fraction * 100).rounded(.down)))%"
+            let percent = "\(progress.percent)%"
             let barWidth = max(4, width - percent.count - 1)
-            let filled = min(barWidth, Int((progress.fraction * Double(barWidth)).rounded(.down)))
+            let filled = min(barWidth, Int((RenderedProgress.unit(progress.fraction) * Double(barWidth)).rounded(.down)))
             return String(repeating: "█", count: filled) + String(repeating: "░", count: barWidth - filled) + " " + percent
         case .buttons(let labels):
             return labels.map { label in

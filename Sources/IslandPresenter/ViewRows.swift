@@ -72,7 +72,8 @@ public func displayWidth(_ text: String) -> Int {
 
 func scalarWidth(_ scalar: Unicode.Scalar) -> Int {
     let value = scalar.value
-    if value < 0x20 || (0x7F..<0xA0).contains(value) { return 0 }
+    // Controls are drawn as spaces (TerminalText.sanitize).
+    if TerminalText.isControl(scalar) { return 1 }
     if value < 0x300 { return 1 }
     switch scalar.properties.generalCategory {
     case .nonspacingMark, .enclosingMark, .format: return 0

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import IslandJSON
 import IslandKit
+import IslandPresenter
 import Varlink
 
 /// The options every subcommand that talks to the daemon takes.
@@ -96,17 +97,32 @@ struct CLIFailure: Error {
     }
 }
 
+/// Everything the CLI prints. Activities' types, states, attributes, URLs, layouts' texts and
+/// the daemon's messages are other apps' text, so each line passes through
+/// `TerminalText` here, the one place where it meets a terminal: no control character in text,
+/// and none raw in JSON.
 enum Output {
     static func line(_ text: String) {
-        FileHandle.standardOutput.write(Data((text + "\n").utf8))
+        FileHandle.standardOutput.write(Data((TerminalText.sanitize(text) + "\n").utf8))
     }
 
     static func json(_ value: JSON) {
-        line(value.description)
+        line(TerminalText.json(value.description))
     }
 
+    /// Messages of one or more lines, on stderr.
     static func error(_ text: String) {
-        FileHandle.standardError.write(Data(text.utf8))
+        FileHandle.standardError.write(Data(TerminalText.sanitize(text, keepingNewlines: true).utf8))
+    }
+
+    /// A line of the user's own command passed through (`island progress`), as it came.
+    static func passthrough(_ line: String) {
+        FileHandle.standardOutput.write(Data((line + "\n").utf8))
+    }
+
+    /// The CLI's own terminal control (a countdown rewriting its line), never producer text.
+    static func control(_ sequence: String) {
+        FileHandle.standardError.write(Data(sequence.utf8))
     }
 
     static func warning(_ text: String) {

@@ -58,7 +58,7 @@ enum Main {
         } catch {
             // Usage errors exit with 2, as most Unix tools do (ArgumentParser's default is 64).
             if Island.exitCode(for: error) == .validationFailure {
-                FileHandle.standardError.write(Data((Island.fullMessage(for: error) + "\n").utf8))
+                Output.error(Island.fullMessage(for: error) + "\n")
                 Foundation.exit(ExitStatus.usage)
             }
             Island.exit(withError: error)

@@ -94,7 +94,7 @@ struct ProgressCommand: AsyncParsableCommand {
         loop: for await input in inputs {
             switch input {
             case .line(let line):
-                Output.line(line)
+                Output.passthrough(line)
                 if let progress = Self.parse(line) {
                     current = progress
                     pending = progress

@@ -73,7 +73,8 @@ struct TimerCommand: AsyncParsableCommand {
             guard whole != lastShown || !suffix.isEmpty else { return }
             lastShown = whole
             let text = "\(title) \(formatClock(value))\(suffix)"
-            Output.error(toTerminal ? "\r\u{1B}[K" + text : text + "\n")
+            if toTerminal { Output.control("\r\u{1B}[K") }
+            Output.error(toTerminal ? text : text + "\n")
         }
         func send(_ state: JSONObject) async {
             guard let activity else { return }

@@ -138,6 +138,12 @@ def test_type_and_key_are_bounded_in_bytes(daemon):
         assert request(key="k" * 256)["created"] is False and first["created"] is True
         assert error_of(request, key="k" * 257) == ("org.island.KeyTooLong", {"limit": 256, "size": 257})
         assert sorted(len(x["type"]) for x in producer.List()["activities"]) == [1, 128]
+    # A layout is registered for a type: one no activity can have is refused too.
+    register_layout(daemon, COFFEE, "t" * 128, {"chip": "T"})
+    with daemon.connect("org.island.Extension") as ext:
+        assert error_of(ext.RegisterLayout, app=COFFEE, type="t" * 129, layout={"chip": "T"}) == \
+            ("org.island.TypeTooLong", {"limit": 128, "size": 129})
+        assert [layout["type"] for layout in ext.ListLayouts(app=COFFEE)["layouts"]] == ["t" * 128]
 
 
 # Activities stored before the limits ------------------------------------------------------

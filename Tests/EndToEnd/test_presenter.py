@@ -141,7 +141,7 @@ def test_waybar_timers_tick_locally(daemon, presenters):
 
 def test_i3blocks_full_text(daemon, presenters):
     block = presenters(daemon, "i3blocks")
-    assert json.loads(block.next_line()) == {"full_text": "", "short_text": ""}
+    assert json.loads(block.next_line()) == {"full_text": "", "short_text": "", "markup": "none"}
     with daemon.connect("org.island.Producer") as coffee, daemon.connect("org.island.Producer") as timer:
         c = request(coffee, COFFEE, {"stage": "ordered"})
         line = json.loads(block.next_line(lambda l: json.loads(l)["full_text"] != ""))

@@ -20,10 +20,10 @@ import Testing
     }
 
     @Test func i3blocks() {
-        #expect(line(.i3blocks, F.compactModel) == #"{"full_text":"☕ brewing","short_text":"brewing"}"#)
-        #expect(line(.i3blocks, F.minimalModel) == #"{"full_text":"2:05 · brewing","short_text":"2:05 · brewing"}"#)
-        #expect(line(.i3blocks, F.expandedModel) == #"{"full_text":"☕ brewing","short_text":"brewing"}"#)
-        #expect(line(.i3blocks, F.emptyModel) == #"{"full_text":"","short_text":""}"#)
+        #expect(line(.i3blocks, F.compactModel) == #"{"full_text":"☕ brewing","short_text":"brewing","markup":"none"}"#)
+        #expect(line(.i3blocks, F.minimalModel) == #"{"full_text":"2:05 · brewing","short_text":"2:05 · brewing","markup":"none"}"#)
+        #expect(line(.i3blocks, F.expandedModel) == #"{"full_text":"☕ brewing","short_text":"brewing","markup":"none"}"#)
+        #expect(line(.i3blocks, F.emptyModel) == #"{"full_text":"","short_text":"","markup":"none"}"#)
     }
 
     @Test(arguments: [BarFormat.eww, .polybar])
@@ -38,7 +38,7 @@ import Testing
         var model = PresenterModel()
         model.apply(F.snapshot(sequence: 1, island: F.island("compact", attached: "t1", lockScreen: ["t1"]), items: [F.timer()]))
         #expect(line(.eww, model) == "Tea")
-        #expect(line(.i3blocks, model) == #"{"full_text":"Tea","short_text":"Tea"}"#)
+        #expect(line(.i3blocks, model) == #"{"full_text":"Tea","short_text":"Tea","markup":"none"}"#)
     }
 
     @Test func timersTickLocally() {

@@ -248,6 +248,11 @@ actor IslandEngine {
     // MARK: Extension
 
     func registerLayout(app: String, type: String, layout: JSON) async throws(VarlinkError) {
+        // No activity can have a longer type, so no such layout could ever be used.
+        guard type.utf8.count <= ActivityLimits.maximumTypeBytes else {
+            let error = IslandError.typeTooLong(limit: ActivityLimits.maximumTypeBytes, size: type.utf8.count)
+            throw VarlinkError(error.name, error.parameters)
+        }
         do {
             _ = try Layout(json: layout)
         } catch {

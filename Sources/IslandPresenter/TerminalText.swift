@@ -1,0 +1,42 @@
+/// Where producer text meets a terminal (DESIGN.md §6, Untrusted text). Every command that
+/// prints an activity's text — the terminal presenter, the bar modes (whose stdout may be a
+/// terminal), `island list`, `island watch`, `island preview`, admin output — passes it
+/// through here, so no escape sequence a producer writes (OSC 0 titles, OSC 52 clipboard
+/// writes, CSI, SGR) reaches a terminal.
+public enum TerminalText {
+    /// C0 controls (ESC among them), DEL and C1 controls (U+0080–U+009F, which a terminal may
+    /// read as ESC sequences too: U+009B is CSI, U+009D OSC).
+    public static func isControl(_ scalar: Unicode.Scalar) -> Bool {
+        scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value)
+    }
+
+    /// The text with every control character a space: one line, nothing a terminal interprets.
+    /// With `keepingNewlines`, line feeds stay (for messages of several lines).
+    public static func sanitize(_ text: String, keepingNewlines: Bool = false) -> String {
+        guard text.unicodeScalars.contains(where: isControl) else { return text }
+        var out = String.UnicodeScalarView()
+        for scalar in text.unicodeScalars {
+            out.append(isControl(scalar) && !(keepingNewlines && scalar == "\n") ? " " : scalar)
+        }
+        return String(out)
+    }
+
+    /// Serialized JSON made safe for a terminal without changing what it means: the writer
+    /// already escapes C0 controls, and DEL and C1 controls, which JSON allows raw, are
+    /// written as `\u00XX`. They can only occur inside strings, where the escape is the same
+    /// character.
+    public static func json(_ serialized: String) -> String {
+        guard serialized.unicodeScalars.contains(where: isControl) else { return serialized }
+        var out = ""
+        out.reserveCapacity(serialized.utf8.count + 16)
+        for scalar in serialized.unicodeScalars {
+            if isControl(scalar) {
+                let hex = String(scalar.value, radix: 16)
+                out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+            } else {
+                out.unicodeScalars.append(scalar)
+            }
+        }
+        return out
+    }
+}
