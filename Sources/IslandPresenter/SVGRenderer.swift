@@ -218,11 +218,15 @@ public struct SVGRenderer: Sendable {
     private func textWidth(_ text: String, size: Double = fontSize) -> Double { Double(displayWidth(text)) * size * 0.6 }
 
     private func fit(_ text: String, room: Double, size: Double = fontSize) -> String {
-        truncate(text, toWidth: max(1, Int(room / (size * 0.6))))
+        let cells = room / (size * 0.6)
+        return truncate(text, toWidth: cells.isFinite ? Int(min(10_000, max(1, cells))) : 1)
     }
 
+    /// A coordinate for an attribute: never `nan` or `inf` (0 instead), and within what `Int`
+    /// holds.
     private func fmt(_ value: Double) -> String {
-        let rounded = (value * 10).rounded() / 10
+        guard value.isFinite else { return "0" }
+        let rounded = (min(1e9, max(-1e9, value)) * 10).rounded() / 10
         return rounded == rounded.rounded() ? String(Int(rounded)) : String(rounded)
     }
 

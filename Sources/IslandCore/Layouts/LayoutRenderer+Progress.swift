@@ -1,16 +1,22 @@
 extension LayoutRenderer {
     func render(_ progress: LayoutProgress) -> RenderedProgress {
         let (fraction, total) = measure(progress.measure)
-        let segmentsLength = progress.segments.reduce(0) { $0 + $1.length }
+        // Lengths are any positive finite numbers, and their sum can overflow to infinity:
+        // they are added in units of the longest one, which keeps the sum finite (at most the
+        // number of segments) and every ratio the same.
+        let longest = progress.segments.lazy.map(\.length).max() ?? 1
+        let segmentsLength = progress.segments.reduce(0) { $0 + $1.length / longest }
         // Android's ProgressStyle: with segments, points are placed along their total length.
         let scale = progress.segments.isEmpty ? total : segmentsLength
+        let pointUnit = progress.segments.isEmpty ? 1 : longest
         var start = 0.0
         let segments = progress.segments.map { segment in
-            defer { start += segment.length }
-            return RenderedProgress.Segment(start: start / segmentsLength, end: (start + segment.length) / segmentsLength, color: segment.color)
+            let length = segment.length / longest
+            defer { start += length }
+            return RenderedProgress.Segment(start: start / segmentsLength, end: (start + length) / segmentsLength, color: segment.color)
         }
         let points: [RenderedProgress.Point] =
-            scale > 0 ? progress.points.map { .init(position: Self.unit($0.position / scale), color: $0.color) } : []
+            scale > 0 ? progress.points.map { .init(position: Self.unit($0.position / pointUnit / scale), color: $0.color) } : []
         return RenderedProgress(fraction: fraction, segments: segments, points: points)
     }
 
@@ -27,8 +33,5 @@ extension LayoutRenderer {
         }
     }
 
-    /// Clamped to 0…1; NaN counts as 0.
-    private static func unit(_ value: Double) -> Double {
-        value.isNaN ? 0 : min(1, max(0, value))
-    }
+    private static func unit(_ value: Double) -> Double { RenderedProgress.unit(value) }
 }

@@ -19,7 +19,7 @@ public indirect enum RenderedView: Sendable, Hashable {
         case .text(let text): text
         case .symbol(let name): name
         case .timer(let timer): timer.text
-        case .progress(let progress): "\(Int((progress.fraction * 100).rounded(.down)))%"
+        case .progress(let progress): "\(progress.percent)%"
         case .hstack(let children, _): Self.join(children, separator: " ")
         case .vstack(let children, _): Self.join(children, separator: " · ")
         case .spacer: ""
@@ -46,14 +46,20 @@ public struct RenderedTimer: Sendable, Hashable {
         self.from = from
         self.to = to
         self.countsDown = countsDown
-        self.seconds = seconds
+        // Bounds a producer chose can be any finite number, and their difference overflows to
+        // infinity: NaN is no time at all, and the rest is clamped to what `text` can show.
+        self.seconds = seconds.flatMap { $0.isNaN ? nil : min(Self.maximumSeconds, max(0, $0)) }
     }
+
+    /// The longest time a timer shows, 99999:59:59 (over eleven years); past it, it stands still.
+    public static let maximumSeconds = 99_999.0 * 3600 + 3599
 
     /// `m:ss`, or `h:mm:ss` from an hour on, as a clock shows it: a countdown shows 0:01 until
     /// it is over, a count-up 0:00 until a full second has passed. Empty when unresolved.
     public var text: String {
-        guard let seconds else { return "" }
-        let whole = Int(countsDown ? seconds.rounded(.up) : seconds.rounded(.down))
+        guard let seconds, !seconds.isNaN else { return "" }
+        let clamped = min(Self.maximumSeconds, max(0, seconds))
+        let whole = Int(countsDown ? clamped.rounded(.up) : clamped.rounded(.down))
         let (hours, minutes, secs) = (whole / 3600, whole / 60 % 60, whole % 60)
         func twoDigits(_ n: Int) -> String { n < 10 ? "0\(n)" : "\(n)" }
         return hours > 0 ? "\(hours):\(twoDigits(minutes)):\(twoDigits(secs))" : "\(minutes):\(twoDigits(secs))"
@@ -88,9 +94,18 @@ public struct RenderedProgress: Sendable, Hashable {
     public var points: [Point]
 
     public init(fraction: Double, segments: [Segment] = [], points: [Point] = []) {
-        self.fraction = fraction
-        self.segments = segments
-        self.points = points
+        self.fraction = Self.unit(fraction)
+        self.segments = segments.map { .init(start: Self.unit($0.start), end: Self.unit($0.end), color: $0.color) }
+        self.points = points.map { .init(position: Self.unit($0.position), color: $0.color) }
+    }
+
+    /// The fraction as a whole percentage, 0…100, for text.
+    public var percent: Int { Int((Self.unit(fraction) * 100).rounded(.down)) }
+
+    /// Clamped to 0…1, NaN as 0: every drawing multiplies these by a width, and a NaN or an
+    /// infinity there is `x="nan"` in SVG or a trap in `Int(_:)`.
+    public static func unit(_ value: Double) -> Double {
+        value.isNaN ? 0 : min(1, max(0, value))
     }
 }
 
