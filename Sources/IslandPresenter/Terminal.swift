@@ -7,19 +7,45 @@ import Foundation
 import Synchronization
 
 /// Writes all of `text` to a file descriptor, unbuffered (so each bar line leaves at once).
-public func writeAll(_ text: String, to fd: Int32 = 1) {
+/// False when the descriptor refuses it: EPIPE once the reader (the bar) is gone.
+@discardableResult
+public func writeAll(_ text: String, to fd: Int32 = 1) -> Bool {
     var bytes = Array(text.utf8)
-    bytes.withUnsafeMutableBytes { buffer in
+    return bytes.withUnsafeMutableBytes { buffer in
         var offset = 0
         while offset < buffer.count {
             let n = write(fd, buffer.baseAddress! + offset, buffer.count - offset)
             if n < 0 {
                 if errno == EINTR { continue }
-                return
+                if errno == EAGAIN {
+                    var descriptor = pollfd(fd: fd, events: Int16(POLLOUT), revents: 0)
+                    _ = poll(&descriptor, 1, -1)
+                    continue
+                }
+                return false
             }
             offset += n
         }
+        return true
     }
+}
+
+/// Calls `closed` (on a thread of its own) once nothing can read standard output any more: a
+/// pipe whose reader is gone (POLLERR) or a terminal hung up (POLLHUP). A bar presenter
+/// otherwise learns it only at its next write, which may never come while nothing changes.
+/// Regular files never report either.
+public func whenStandardOutputCloses(_ closed: @escaping @Sendable () -> Void) {
+    let thread = Thread {
+        var descriptor = pollfd(fd: 1, events: 0, revents: 0)
+        while true {
+            let n = poll(&descriptor, 1, -1)
+            if n < 0, errno == EINTR { continue }
+            if n < 0 { return }
+            if descriptor.revents & Int16(POLLERR | POLLHUP | POLLNVAL) != 0 { break }
+        }
+        closed()
+    }
+    thread.start()
 }
 
 /// The controlling terminal in the presenter's mode — raw input, the alternate screen, no

@@ -28,13 +28,19 @@ struct IslandPresenterCommand: AsyncParsableCommand {
               polybar   polybar custom/script (tail = true)
               snapshot  draw the island once (--svg FILE) and exit
 
+            A bar mode exits with status 74 once its standard output is closed (the bar quit \
+            or was killed).
+
             Bar contracts (one line per change on stdout, flushed):
               waybar    {"text", "alt": mode, "tooltip": the lock-screen list, one activity per
                         line, "class": [mode, "stale"?, "alert"?], "percentage": 0-100 when the
                         island's activity shows progress}. text and tooltip are Pango markup
                         (Waybar's default, escape: false), with &, < and > escaped.
-              i3blocks  {"full_text", "short_text"}
-              eww, polybar  the text alone; an empty line hides the module.
+              i3blocks  {"full_text", "short_text", "markup": "none"}
+              eww       the text alone, as a plain string; an empty line hides the widget.
+              polybar   the text alone, with a zero-width space between every % and {, so
+                        producer text is never a formatting tag; an empty line hides it.
+            Control characters in producer text (C0, DEL, C1) become spaces in every mode.
             The text: compact -> the layout's chip, else compact leading + trailing; minimal ->
             the attached and detached minimal views; expanded -> the expanded activity's compact
             text; no activity -> empty.
@@ -67,9 +73,23 @@ func sleepToNextSecond() async throws {
     try await Task.sleep(for: .milliseconds(Int((1 - fraction) * 1000) + 5))
 }
 
+/// The exit status of a bar presenter whose bar went away (EX_IOERR): a presenter that outlived
+/// its bar would stay subscribed, and reconnect, forever.
+let outputClosedStatus: Int32 = 74
+
+@Sendable func exitOutputClosed() -> Never {
+    writeAll("island-presenter: standard output closed; exiting\n", to: 2)
+    Glibc.exit(outputClosedStatus)
+}
+
 func runBar(_ format: BarFormat, options: CommonOptions) async {
-    signal(SIGPIPE, SIG_DFL)
-    let driver = BarDriver(format: format, clock: now) { line in writeAll(line + "\n") }
+    // A closed stdout is handled where it is seen, with a status of its own; SIGPIPE (which
+    // the socket code may ignore anyway) must not decide it.
+    signal(SIGPIPE, SIG_IGN)
+    whenStandardOutputCloses { exitOutputClosed() }
+    let driver = BarDriver(format: format, clock: now) { line in
+        if !writeAll(line + "\n") { exitOutputClosed() }
+    }
     let loop = SubscriptionLoop(socketPath: options.socketPath)
     await withTaskGroup(of: Void.self) { group in
         group.addTask { await loop.run { await driver.handle($0) } }

@@ -1,0 +1,334 @@
+"""Producer text and numbers against every sink of the real binaries (issue #16): the real
+islandd, `island-presenter` in each bar mode and as SVG, and the `island` commands that print
+producer text (`list`, `watch`, `preview`). A table of hostile strings goes in the type, the
+attributes, the state, a registered layout's texts, button labels and chip; each output is
+checked against its consumer's grammar. Numbers at the edges of JSON must crash nothing, and a
+bar presenter must exit once its bar is gone."""
+
+import json
+import os
+import re
+import select
+import shutil
+import signal
+import subprocess
+import tempfile
+import time
+import xml.etree.ElementTree as ET
+
+import pytest
+
+from conftest import BIN_DIR, wait_for
+
+PRESENTER = os.path.abspath(os.path.join(BIN_DIR, "island-presenter"))
+ISLAND = os.path.abspath(os.path.join(BIN_DIR, "island"))
+REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+CLI_MANIFEST = os.path.join(REPO, "packaging", "applications", "org.island.cli.desktop")
+BARS = ["waybar", "i3blocks", "eww", "polybar"]
+
+HOSTILE = {
+    "polybar-action": "%{A1:touch /tmp/island-pwned:}Coffee ready%{A}",
+    "polybar-double-percent": "%%{A1:touch /tmp/island-pwned:}x%{A}",
+    "osc0-title": "\x1b]0;pwned title\x07",
+    "osc52-clipboard": "\x1b]52;c;cHduZWQ=\x07",
+    "csi-sgr": "\x1b[31mred\x1b[0m\x1b[2J",
+    "c1-csi": "\u009b31mC1\u009d0;osc\u009c",
+    "del": "del\x7fete",
+    "bare-esc": "bare \x1b escape",
+    "newlines": "one\ntwo\rthree\ttab",
+    "pango": "<span foreground='red'>big</span> & <b>bold</b>",
+    "xml": "<script>alert(1)</script>]]><![CDATA[x",
+    "json": "\"},{\"full_text\":\"forged\\",
+    "bidi": "\u202edesrever\u202c",
+}
+# `%` and `{` from two values that one template joins.
+SPLIT_STATE = {"a": "50%", "b": "{A1:touch /tmp/island-pwned:}x"}
+
+CONTROL = re.compile("[\x00-\x1f\x7f-\x9f]")
+
+
+def hostile_layout(text):
+    t = lambda template: {"type": "text", "template": template}
+    return {
+        "chip": text[:7],
+        "compactLeading": t("{{state.h}}"),
+        "compactTrailing": t("{{state.a}}{{state.b}}"),
+        "minimal": t("{{attributes.h}}"),
+        "lockScreen": {"type": "vstack", "children": [
+            t("{{attributes.h}} {{state.h}}"),
+            {"type": "button", "action": "go", "label": "{{state.h}}"},
+        ]},
+        "expanded": {
+            "center": dict(t("{{state.h}}"), priority=0),
+            "bottom": {"type": "hstack", "priority": 0, "children": [
+                t("{{state.h}}"), {"type": "button", "action": "go", "label": "{{state.h}}"}]},
+        },
+    }
+
+
+@pytest.fixture
+def cli_daemon(unstarted_daemon):
+    d = unstarted_daemon()
+    shutil.copy(CLI_MANIFEST, os.path.join(d.share, "applications", "org.island.cli.desktop"))
+    return d.start()
+
+
+def island(daemon, *args, timeout=30):
+    env = dict(os.environ)
+    if daemon:
+        env["ISLAND_SOCKET"] = daemon.socket
+    return subprocess.run([ISLAND, *args], capture_output=True, timeout=timeout, env=env)
+
+
+def ok(result):
+    assert result.returncode == 0, "exit %s\nstdout: %r\nstderr: %r" % (result.returncode, result.stdout, result.stderr)
+    return result
+
+
+def text_of(raw):
+    return raw.decode("utf-8")
+
+
+def assert_terminal_safe(output, where):
+    """No control character but line ends, in what a command printed."""
+    for line in output.split("\n"):
+        assert not CONTROL.search(line), "%s: a control character reaches the terminal: %r" % (where, line)
+
+
+def assert_bar_line(mode, line):
+    assert not CONTROL.search(line), "%s: a control character: %r" % (mode, line)
+    if mode == "waybar":
+        value = json.loads(line)
+        for key in ("text", "tooltip"):
+            assert "<" not in value[key] and ">" not in value[key], "%s %s holds markup: %r" % (mode, key, line)
+            assert not re.search(r"&(?!amp;|lt;|gt;)", value[key]), "%s %s holds a bare &: %r" % (mode, key, line)
+    elif mode == "i3blocks":
+        assert json.loads(line)["markup"] == "none", line
+    elif mode == "polybar":
+        # Whatever the module's label puts around it: `%` before, `{` after.
+        assert line == "" or "%{" not in "%" + line + "{", "polybar: %%{ forms a tag: %r" % line
+
+
+class Bar:
+    """`island-presenter MODE` with stdout on a pipe read without blocking; every line is kept."""
+
+    def __init__(self, daemon, mode):
+        self.mode = mode
+        self.process = subprocess.Popen([PRESENTER, mode, "--socket", daemon.socket],
+                                        stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL)
+        self.buffer = b""
+        self.seen = []
+        self.read = 0
+
+    def _fill(self, timeout):
+        ready, _, _ = select.select([self.process.stdout], [], [], timeout)
+        if ready:
+            chunk = os.read(self.process.stdout.fileno(), 65536)
+            assert chunk, "%s exited (%s): %s" % (self.mode, self.process.wait(), self.process.stderr.read())
+            self.buffer += chunk
+            while b"\n" in self.buffer:
+                raw, self.buffer = self.buffer.split(b"\n", 1)
+                self.seen.append(text_of(raw))
+
+    def line(self, predicate, timeout=10):
+        """The next line not returned before that satisfies `predicate`."""
+        deadline = time.time() + timeout
+        while True:
+            while self.read < len(self.seen):
+                line = self.seen[self.read]
+                self.read += 1
+                if predicate(line):
+                    return line
+            remaining = deadline - time.time()
+            assert remaining > 0, "%s: no matching line (exit %s); lines: %r" % (self.mode, self.process.poll(), self.seen)
+            self._fill(remaining)
+
+    def shown(self, line):
+        """Whether the line shows an activity (not the empty island)."""
+        if self.mode == "waybar":
+            return json.loads(line)["alt"] != "none"
+        if self.mode == "i3blocks":
+            return json.loads(line)["full_text"] != ""
+        return line != ""
+
+    def drain(self, seconds):
+        deadline = time.time() + seconds
+        while time.time() < deadline:
+            self._fill(max(0, deadline - time.time()))
+
+    def stop(self):
+        if self.process.poll() is None:
+            self.process.kill()
+        self.process.wait(timeout=10)
+
+
+@pytest.fixture
+def bars():
+    started = []
+
+    def start(daemon, mode):
+        bar = Bar(daemon, mode)
+        started.append(bar)
+        return bar
+
+    yield start
+    for bar in started:
+        bar.stop()
+
+
+def register(daemon, layout, type="Hostile"):
+    with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
+        json.dump(layout, f)
+    try:
+        ok(island(daemon, "extension", "register", f.name, "--type", type))
+    finally:
+        os.unlink(f.name)
+
+
+def start(daemon, type, attributes, state):
+    return text_of(ok(island(daemon, "start", type, "--attributes", json.dumps(attributes),
+                             "--state", json.dumps(state))).stdout).strip()
+
+
+@pytest.mark.parametrize("name", sorted(HOSTILE))
+def test_hostile_text_through_every_bar_and_cli(cli_daemon, bars, tmp_path, name):
+    text = HOSTILE[name]
+    register(cli_daemon, hostile_layout(text))
+    register(cli_daemon, {"compactLeading": {"type": "text", "template": "{{state.a}}{{state.b}}"}}, type="Split")
+    running = {mode: bars(cli_daemon, mode) for mode in BARS}
+    for bar in running.values():
+        bar.line(lambda line: True)
+    # First alone, so the island is compact and shows it: `%` and `{` from two values meet.
+    split = start(cli_daemon, "Split", {}, SPLIT_STATE)
+    for bar in running.values():
+        bar.line(bar.shown)
+    assert any("touch /tmp/island-pwned" in line for line in running["polybar"].seen), "the text is shown"
+
+    state = dict(SPLIT_STATE, h=text, stage=text)
+    laid_out = start(cli_daemon, "Hostile", {"h": text, "title": text}, state)
+    # No registered layout for this type: the default layout shows the type and the values.
+    plain = start(cli_daemon, text.replace("\n", " ")[:60] or "T", {"title": text}, {"h": text})
+    for bar in running.values():
+        bar.drain(1.5)
+        assert bar.process.poll() is None
+        for line in bar.seen:
+            assert_bar_line(bar.mode, line)
+
+    listed = ok(island(cli_daemon, "list"))
+    assert_terminal_safe(text_of(listed.stdout), "island list")
+    listed_json = text_of(ok(island(cli_daemon, "list", "--json")).stdout)
+    assert_terminal_safe(listed_json, "island list --json")
+    # Escaped, not dropped: the JSON still says exactly what the producer sent.
+    by_id = {a["id"]: a for a in json.loads(listed_json)}
+    assert by_id[laid_out]["deliveredContent"]["state"]["h"] == text
+    assert plain in by_id and split in by_id
+
+    # `island watch`, text and JSON, sees an update with the hostile state.
+    for args in ([], ["--json"]):
+        out = tmp_path / ("watch%s.out" % len(args))
+        with open(out, "wb") as sink:
+            watcher = subprocess.Popen([ISLAND, "watch", *args], stdout=sink, stderr=subprocess.DEVNULL,
+                                       env=dict(os.environ, ISLAND_SOCKET=cli_daemon.socket))
+        try:
+            def seen():
+                ok(island(cli_daemon, "update", laid_out, "--state", json.dumps(dict(state, n=time.time()))))
+                return laid_out in out.read_bytes().decode("utf-8", "replace")
+            wait_for(seen, timeout=10, interval=0.3, message="a watch line")
+        finally:
+            watcher.kill()
+            watcher.wait(timeout=10)
+        assert_terminal_safe(out.read_bytes().decode("utf-8"), "island watch %s" % args)
+
+    svg = text_of(ok(subprocess.run([PRESENTER, "snapshot", "--socket", cli_daemon.socket, "--svg", "-"],
+                                    capture_output=True, timeout=30)).stdout)
+    ET.fromstring(svg)
+
+    layout_file = tmp_path / "layout.json"
+    layout_file.write_text(json.dumps(hostile_layout(text)))
+    for mode in ("compact", "minimal", "expanded", "lockscreen"):
+        args = ["preview", str(layout_file), "--attributes", json.dumps({"h": text}), "--state", json.dumps(state),
+                "--mode", mode]
+        assert_terminal_safe(text_of(ok(island(None, *args)).stdout), "island preview %s" % mode)
+        preview = text_of(ok(island(None, *args, "--json")).stdout)
+        assert_terminal_safe(preview, "island preview --json %s" % mode)
+        json.loads(preview)
+        drawing = tmp_path / ("%s.svg" % mode)
+        ok(island(None, *args, "--svg", str(drawing)))
+        ET.parse(drawing)
+    assert not os.path.exists("/tmp/island-pwned")
+
+
+# Two starts each: the daemon allows an app ten starts a minute.
+NUMBERS = ["1e300", "-1.7976931348623157e308", "1e-300", "-5", "123456789012345678901234567890"]
+NUMERIC_LAYOUT = {
+    "compactLeading": {"type": "timer", "to": "{{state.v}}", "countsDown": True},
+    "compactTrailing": {"type": "progress", "value": "{{state.v}}", "total": "{{state.w}}"},
+    "minimal": {"type": "timer", "from": "{{state.v}}", "to": "{{state.w}}"},
+    "lockScreen": {"type": "vstack", "children": [
+        {"type": "progress", "from": "{{state.v}}", "to": "{{state.w}}"},
+        {"type": "progress", "value": "{{state.v}}", "total": 1e-300,
+         "segments": [{"length": 1.7e308}, {"length": 1.7e308}], "points": [{"position": 1.7e308}]},
+    ]},
+}
+
+
+def test_extreme_numbers_crash_no_presenter(cli_daemon, bars):
+    register(cli_daemon, NUMERIC_LAYOUT, type="Numbers")
+    running = {mode: bars(cli_daemon, mode) for mode in BARS}
+    for bar in running.values():
+        bar.line(lambda line: True)
+    for number in NUMBERS:
+        # `{"endsAt": 1e300}` needs no layout: the default layout makes it a countdown.
+        states = [("Plain", '{"endsAt": %s, "progress": %s}' % (number, number)),
+                  ("Numbers", '{"v": %s, "w": %s}' % (number, "0" if number == NUMBERS[0] else NUMBERS[0]))]
+        ids = [text_of(ok(island(cli_daemon, "start", type, "--state", state)).stdout).strip() for type, state in states]
+        # The presenters tick every second: a tick with these activities live.
+        time.sleep(1.2)
+        for mode, bar in running.items():
+            bar.drain(0.1)
+            assert bar.process.poll() is None, "%s crashed on %s: %s" % (mode, number, bar.process.stderr.read().decode())
+            for line in bar.seen:
+                assert_bar_line(mode, line)
+        svg = text_of(ok(subprocess.run([PRESENTER, "snapshot", "--socket", cli_daemon.socket, "--svg", "-"],
+                                        capture_output=True, timeout=30)).stdout)
+        ET.fromstring(svg)
+        assert not re.search(r'="[^"]*\b(nan|inf)\b', svg), "a coordinate is nan or inf"
+        assert_terminal_safe(text_of(ok(island(cli_daemon, "list")).stdout), "island list")
+        assert {a["id"] for a in json.loads(ok(island(cli_daemon, "list", "--json")).stdout)} == set(ids)
+        for id in ids:
+            ok(island(cli_daemon, "end", id, "--dismiss", "immediate"))
+    for bar in running.values():
+        assert any(bar.shown(line) for line in bar.seen)
+
+
+@pytest.mark.parametrize("mode", BARS)
+def test_a_bar_presenter_exits_when_its_bar_is_gone(daemon, mode):
+    """The bar (the pipe's reader) goes away while nothing changes: the presenter must notice
+    without writing, and exit with its own status."""
+    process = subprocess.Popen([PRESENTER, mode, "--socket", daemon.socket], stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, stdin=subprocess.DEVNULL)
+    try:
+        assert process.stdout.readline().endswith(b"\n")
+        process.stdout.close()
+        assert process.wait(timeout=10) == 74
+        assert b"standard output closed" in process.stderr.read()
+    finally:
+        if process.poll() is None:
+            process.kill()
+        process.wait(timeout=10)
+
+
+def test_waybar_piped_into_head_ends(daemon):
+    """`island-presenter waybar | head -n1` ends, whatever the presenter writes next."""
+    pipeline = subprocess.Popen(
+        ["sh", "-c", 'exec "$0" waybar --socket "$1" | head -n1', PRESENTER, daemon.socket],
+        stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, start_new_session=True)
+    try:
+        out, _ = pipeline.communicate(timeout=15)
+        assert json.loads(out)["alt"] == "none"
+        # The shell waits for both sides of the pipe: it only ends once the presenter has.
+        assert pipeline.returncode == 0
+    finally:
+        if pipeline.poll() is None:
+            os.killpg(pipeline.pid, signal.SIGKILL)
+        pipeline.wait(timeout=10)
