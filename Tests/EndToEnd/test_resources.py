@@ -342,3 +342,127 @@ def test_watch_fan_out_does_not_starve_another_app(make_daemon):
         for stream in watchers:
             stream.close()
         producer.close()
+
+
+# ---------------------------------------------------------------------------------------------
+# Item 11: descriptors and connections
+
+
+@pytest.fixture
+def daemon_with_nofile(unstarted_daemon, monkeypatch):
+    """Starts a daemon whose RLIMIT_NOFILE is (soft, hard) from its first instruction, as a
+    service manager's LimitNOFILE= would set it."""
+    def start(soft, hard, config=""):
+        daemon = unstarted_daemon(config)
+        popen = subprocess.Popen
+
+        def limited(*args, **kwargs):
+            kwargs["preexec_fn"] = lambda: resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))
+            return popen(*args, **kwargs)
+
+        monkeypatch.setattr(conftest.subprocess, "Popen", limited)
+        try:
+            daemon.start()
+        finally:
+            monkeypatch.setattr(conftest.subprocess, "Popen", popen)
+        return daemon
+    return start
+
+
+def open_files_limit(pid):
+    """(soft, hard) 'Max open files' of a process."""
+    with open("/proc/%d/limits" % pid) as f:
+        for line in f:
+            if line.startswith("Max open files"):
+                soft, hard = line.split()[3:5]
+                return int(soft), int(hard)
+    raise AssertionError("no Max open files in /proc/%d/limits" % pid)
+
+
+def test_the_daemon_raises_its_soft_descriptor_limit_to_the_hard_one(daemon_with_nofile):
+    daemon = daemon_with_nofile(256, 4096)
+    assert open_files_limit(daemon.process.pid) == (4096, 4096)
+
+
+def get_info(sock):
+    sock.sendall(frame({"method": "org.varlink.service.GetInfo"}))
+
+
+def read_one(sock, timeout=10):
+    """The first message on a raw socket, or None if it closed first."""
+    sock.settimeout(timeout)
+    data = b""
+    while b"\0" not in data:
+        chunk = sock.recv(65536)
+        if not chunk:
+            return None
+        data += chunk
+    return json.loads(data.split(b"\0", 1)[0])
+
+
+def test_out_of_descriptors_the_daemon_refuses_by_name_and_does_not_spin(daemon_with_nofile):
+    """With 200 descriptors in all (soft = hard), the connection limit is lowered to fit them
+    (200 - 64 for the daemon's own - 16 for the reserve = 120): 300 clients get 120 answers and
+    180 TooManyConnections, the loop stays idle while they hold on (at debe163 accept failed
+    with EMFILE and the loop spun on it), and a presenter and an admin still get in."""
+    daemon = daemon_with_nofile(200, 200)
+    socks = []
+    try:
+        for _ in range(300):
+            sock = connect(daemon)
+            get_info(sock)
+            socks.append(sock)
+        replies = [read_one(sock) for sock in socks]
+        served = [r for r in replies if r and "error" not in r]
+        refused = [r for r in replies if r and "error" in r]
+        assert refused and all(r == {"error": "org.island.Connection.TooManyConnections",
+                                     "parameters": {"limit": 120, "scope": "total"}} for r in refused), refused[:3]
+        assert (len(served), len(refused)) == (120, 180), (len(served), len(refused))
+        # Held open, idle: the daemon has nothing to do.
+        before = cpu_seconds(daemon.process.pid)
+        time.sleep(2)
+        used = cpu_seconds(daemon.process.pid) - before
+        assert used < 0.5, "islandd used %.2f s of CPU in 2 s with nothing to do" % used
+        presenter, snapshot = subscribe_presenter(daemon)
+        presenter.close()
+        admin = RawStream(daemon.socket)
+        assert assert_ok(ask(admin, "org.island.Admin.Status", {}))["connections"] >= 121
+        admin.close()
+    finally:
+        for sock in socks:
+            sock.close()
+
+
+def test_an_app_holding_every_connection_does_not_lock_out_presenters_or_admins(make_daemon):
+    """One app opens as many idle connections as the uid may have (64 here). A presenter and an
+    admin still get in, through connections kept in reserve for them; another app's connection
+    does not, nor a plain introspection call, and a reserved connection that makes no call is
+    let go after 5 s, so idle connections cannot hold the reserve either."""
+    daemon = make_daemon("[Daemon]\nMaxConnectionsPerUser=64\n")
+    socks = []
+    try:
+        for _ in range(64):
+            socks.append(connect(daemon))
+        # The presenter gets in, and so does an admin (through the Python client, which asks
+        # for the interface's description first).
+        presenter, _ = subscribe_presenter(daemon)
+        with daemon.connect("org.island.Admin") as admin:
+            assert admin.Status()["connections"] == 66
+        # Not a producer, nor a bare GetInfo: TooManyConnections, then the connection closes.
+        for method, parameters in (("org.island.Producer.List", {"app": COFFEE}), ("org.varlink.service.GetInfo", {})):
+            sock = connect(daemon)
+            sock.sendall(frame({"method": method, "parameters": parameters}))
+            assert read_one(sock) == {"error": "org.island.Connection.TooManyConnections",
+                                      "parameters": {"limit": 64, "scope": "user"}}
+            assert read_one(sock) is None
+            sock.close()
+        idle = connect(daemon)
+        start = time.monotonic()
+        assert read_one(idle, timeout=15) == {"error": "org.island.Connection.TooManyConnections",
+                                              "parameters": {"limit": 64, "scope": "user"}}
+        assert 4 < time.monotonic() - start < 10
+        idle.close()
+        presenter.close()
+    finally:
+        for sock in socks:
+            sock.close()

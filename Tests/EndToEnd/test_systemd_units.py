@@ -162,6 +162,8 @@ def test_units_keep_what_the_daemon_relies_on():
     assert "PrivateUsers" not in system
     assert system["User"] == ["island"] and system["CapabilityBoundingSet"] == [""]
     assert system["StateDirectory"] == ["island"] and system["StateDirectoryMode"] == ["0700"]
+    # Room for MaxConnections=4096 and more (the daemon raises the soft limit to the hard one).
+    assert system["LimitNOFILE"] == ["8192:524288"]
 
     system_socket = settings(os.path.join(SYSTEM_UNITS, "islandd.socket"))
     assert system_socket["ListenStream"] == ["/run/island/islandd.sock"]

@@ -260,6 +260,78 @@ import Testing
         withExtendedLifetime(second) {}
     }
 
+    /// Connections beyond the limits are kept for the peers the server says may use them, on
+    /// its terms: their first call must be to a reserved interface (after asking for its
+    /// description, if they like), within the probation; otherwise they get the refusal of the
+    /// limit they are over. So whoever holds every ordinary connection, those peers get in.
+    @Test func theReserveLetsInOnlyWhatItIsKeptFor() async throws {
+        let server = try await TestServer.start {
+            $0.maximumConnectionsPerUser = 1
+            $0.reservedConnections = 1
+            $0.reservedInterfaces = ["org.example.test"]
+            $0.mayUseReserve = { _ in true }
+            $0.reserveProbation = .milliseconds(300)
+        }
+        defer { Task { await server.stop() } }
+        let echo = #"{"method":"org.example.test.Echo","parameters":{"text":"in"}}"#
+        let holder = try server.raw()
+        try holder.send(echo)
+        #expect(parameters(try await holder.readReply())["text"] as? String == "in")
+
+        // In the reserve: the description of a reserved interface, then a call to it.
+        let reserved = try server.raw()
+        try reserved.send(#"{"method":"org.varlink.service.GetInterfaceDescription","parameters":{"interface":"org.example.test"}}"#)
+        #expect(error(try await reserved.readReply()) == nil)
+        try reserved.send(echo)
+        #expect(parameters(try await reserved.readReply())["text"] as? String == "in")
+        // The reserve is full: refused at once.
+        let over = try server.raw()
+        let refusal = try await over.readReply()
+        #expect(error(refusal) == "org.island.Connection.TooManyConnections")
+        #expect(parameters(refusal)["scope"] as? String == "user")
+        #expect(try await over.readMessage() == nil)
+        // Having kept to the terms, it stays past the probation.
+        try await Task.sleep(for: .milliseconds(400))
+        try reserved.send(echo)
+        #expect(parameters(try await reserved.readReply())["text"] as? String == "in")
+        // Its peer leaves: the server closes it once everything is answered.
+        reserved.shutdownWrite()
+        #expect(try await reserved.readMessage() == nil)
+        try await waitUntil { server.server.connectionCount == 1 }
+
+        // Another call first: the refusal, and the connection closes.
+        let other = try server.raw()
+        try other.send(#"{"method":"org.varlink.service.GetInfo"}"#)
+        #expect(error(try await other.readReply()) == "org.island.Connection.TooManyConnections")
+        #expect(try await other.readMessage() == nil)
+        try await waitUntil { server.server.connectionCount == 1 }
+        // No call at all: the refusal once the probation is over, and the reserve is free again.
+        let idle = try server.raw()
+        #expect(error(try await idle.readReply()) == "org.island.Connection.TooManyConnections")
+        #expect(try await idle.readMessage() == nil)
+        try await waitUntil { server.server.connectionCount == 1 }
+        let again = try server.raw()
+        try again.send(echo)
+        #expect(parameters(try await again.readReply())["text"] as? String == "in")
+        withExtendedLifetime(holder) {}
+    }
+
+    @Test func theReserveIsNotForPeersItIsNotKeptFor() async throws {
+        let server = try await TestServer.start {
+            $0.maximumConnectionsPerUser = 1
+            $0.reservedInterfaces = ["org.example.test"]
+            $0.mayUseReserve = { _ in false }
+        }
+        defer { Task { await server.stop() } }
+        let holder = try server.raw()
+        try holder.send(#"{"method":"org.example.test.Echo","parameters":{"text":"in"}}"#)
+        _ = try await holder.readReply()
+        let refused = try server.raw()
+        #expect(error(try await refused.readReply()) == "org.island.Connection.TooManyConnections")
+        #expect(try await refused.readMessage() == nil)
+        withExtendedLifetime(holder) {}
+    }
+
     @Test func aReaderThatNeverReadsIsCutOffAndOthersAreServed() async throws {
         let server = try await TestServer.start { $0.maximumOutputBytes = 256 * 1024 }
         defer { Task { await server.stop() } }

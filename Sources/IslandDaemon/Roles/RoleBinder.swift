@@ -37,6 +37,12 @@ struct RoleBinder: Sendable {
         return role
     }
 
+    /// Whether the peer could act as a presenter or an admin: the connections the server
+    /// keeps beyond its limits are for those only, so no app can lock them out.
+    func mayPresentOrAdminister(_ peer: PeerCredentials) -> Bool {
+        (try? authorize(.presenter, peer: peer)) != nil || (try? authorize(.admin, peer: peer)) != nil
+    }
+
     private func authorize(_ request: RoleRequest, peer: PeerCredentials?) throws(VarlinkError) -> ConnectionRole {
         switch request {
         case .producer(let claim):

@@ -51,6 +51,8 @@ public final class IslandDaemon: Sendable {
     /// the socket is served, so clients that connected early (socket activation) are
     /// answered from the restored state.
     public func run() async throws {
+        // First, before the store and the socket take descriptors of their own.
+        let descriptors = DescriptorLimit.raise()
         let configuration: IslandConfiguration
         do {
             configuration = try ConfigurationLoader.load(mainFile: options.paths.configurationFile)
@@ -96,6 +98,7 @@ public final class IslandDaemon: Sendable {
         var serverConfiguration = VarlinkServer.Configuration()
         if let value = configuration.daemon.maxConnections { serverConfiguration.maximumConnections = value }
         if let value = configuration.daemon.maxConnectionsPerUser { serverConfiguration.maximumConnectionsPerUser = value }
+        Self.fitConnectionLimits(&serverConfiguration, descriptors: descriptors, logger: logger)
         if let value = configuration.daemon.maxMessageSize { serverConfiguration.maximumMessageSize = value }
         serverConfiguration.socketMode = options.scope == .user ? 0o600 : 0o660
 
@@ -108,6 +111,9 @@ public final class IslandDaemon: Sendable {
             roles: RoleBinder(scope: scope, resolver: { IdentityResolver(scope: scope, registry: registryBox.value) },
                               presenterGroup: Self.groupID(named: "island"), sandboxAllowance: sandboxAllowance),
             scope: scope, version: options.version)
+        // However many connections apps hold, presenters and admins get in (DESIGN.md §4).
+        serverConfiguration.reservedInterfaces = ["org.island.Presenter", "org.island.Admin"]
+        serverConfiguration.mayUseReserve = { [roles = interfaces.roles] peer in roles.mayPresentOrAdminister(peer) }
         let serverBox = ServerBox()
         let mainFile = options.paths.configurationFile
         let logger = self.logger
@@ -217,6 +223,21 @@ public final class IslandDaemon: Sendable {
         // Everything acknowledged is already committed; this drains what is in flight.
         writer.close()
         try? store.close()
+    }
+
+    /// Keeps the connection limits below the descriptors the daemon has, saying so when that
+    /// lowers what is configured.
+    static func fitConnectionLimits(_ configuration: inout VarlinkServer.Configuration, descriptors: Int, logger: Logger) {
+        let fitted = DescriptorLimit.connectionLimits(
+            total: configuration.maximumConnections, perUser: configuration.maximumConnectionsPerUser,
+            reserve: configuration.reservedConnections, descriptors: descriptors)
+        if fitted != (configuration.maximumConnections, configuration.maximumConnectionsPerUser) {
+            logger.warning("connection limits lowered to fit the descriptor limit (LimitNOFILE=)", metadata: [
+                "descriptors": "\(descriptors)", "max_connections": "\(fitted.total)",
+                "max_connections_per_user": "\(fitted.perUser)",
+            ])
+        }
+        (configuration.maximumConnections, configuration.maximumConnectionsPerUser) = fitted
     }
 
     static func statusLine(_ status: JSONObject) -> String {

@@ -21,6 +21,14 @@ public final class VarlinkServer: Sendable {
         public var maximumOutputBytes = 16 * 1024 * 1024
         public var maximumConnections = 4096
         public var maximumConnectionsPerUser = 1024
+        /// Connections kept beyond both limits for the peers `mayUseReserve` accepts, on the
+        /// condition that they use `reservedInterfaces`: however many connections others hold,
+        /// those peers (presenters, admins) still get in.
+        public var reservedConnections = 16
+        public var reservedInterfaces: Set<String> = []
+        public var mayUseReserve: @Sendable (PeerCredentials) -> Bool = { _ in false }
+        /// How long a connection in the reserve may take to make its first call there.
+        public var reserveProbation: TimeAmount = .seconds(5)
         /// Permissions of a socket file the server creates itself.
         public var socketMode: mode_t = 0o600
         /// How long a graceful shutdown waits for calls in progress before closing anyway.
@@ -33,6 +41,8 @@ public final class VarlinkServer: Sendable {
         var listeners: [Channel] = []
         var connections: [ObjectIdentifier: Channel] = [:]
         var perUser: [UInt32: Int] = [:]
+        /// Connections admitted in the reserve, still open.
+        var reserved = 0
         /// One per event loop serving connections.
         var loopTurns: [ObjectIdentifier: NIOLoopBound<LoopTurn>] = [:]
         var nextConnectionID: UInt64 = 0
@@ -116,6 +126,14 @@ public final class VarlinkServer: Sendable {
     private func bootstrap() -> ServerBootstrap {
         ServerBootstrap(group: group)
             .serverChannelOption(.backlog, value: 256)
+            // Out of descriptors (EMFILE), accept fails and the socket stays readable: without
+            // a pause before the next accept the loop spins on it. NIO's async bind adds this
+            // handler itself; the bind used here does not.
+            .serverChannelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    try channel.pipeline.syncOperations.addHandler(AcceptBackoffHandler(shouldForwardIOErrorCaught: false))
+                }
+            }
             .childChannelOption(.allowRemoteHalfClosure, value: true)
             .childChannelOption(.maxMessagesPerRead, value: 16)
             .childChannelInitializer { [self] channel in
@@ -127,38 +145,75 @@ public final class VarlinkServer: Sendable {
         Self.peerCredentials(of: channel).flatMap { [self] peer in initialize(channel, peer: peer) }
     }
 
-    private func initialize(_ channel: Channel, peer: PeerCredentials?) -> EventLoopFuture<Void> {
-        let admission: Result<UInt64, VarlinkError> = state.withLock { state in
+    /// What a connection is let in as: within the limits, in the reserve (on the terms of
+    /// the limit it is over), or not at all.
+    private enum Admission {
+        case admitted(UInt64)
+        case reserved(UInt64, over: VarlinkError)
+        case refused(VarlinkError)
+    }
+
+    private func admit(_ channel: Channel, peer: PeerCredentials?) -> Admission {
+        let first: Result<UInt64, VarlinkError> = state.withLock { state in
             if state.shuttingDown { return .failure(.shuttingDown) }
-            if state.connections.count >= configuration.maximumConnections {
-                return .failure(.tooManyConnections(limit: configuration.maximumConnections, scope: .total))
-            }
-            if let uid = peer?.uid {
-                let count = state.perUser[uid, default: 0]
-                if count >= configuration.maximumConnectionsPerUser {
-                    return .failure(.tooManyConnections(limit: configuration.maximumConnectionsPerUser, scope: .user))
-                }
-                state.perUser[uid] = count + 1
-            }
+            if let error = limitReached(in: state, peer: peer) { return .failure(error) }
             state.nextConnectionID += 1
-            state.connections[ObjectIdentifier(channel)] = channel
+            add(channel, peer: peer, to: &state)
             return .success(state.nextConnectionID)
         }
+        let overLimit: VarlinkError
+        switch first {
+        case .success(let id): return .admitted(id)
+        case .failure(let error): overLimit = error
+        }
+        // Whether the peer may use the reserve is asked outside the lock: it may read /proc.
+        guard overLimit.name != VarlinkError.shuttingDown.name, let peer,
+              state.withLock({ $0.reserved < configuration.reservedConnections }),
+              configuration.mayUseReserve(peer) else { return .refused(overLimit) }
+        return state.withLock { state in
+            guard state.reserved < configuration.reservedConnections else { return .refused(overLimit) }
+            state.reserved += 1
+            state.nextConnectionID += 1
+            add(channel, peer: peer, to: &state)
+            return .reserved(state.nextConnectionID, over: overLimit)
+        }
+    }
 
+    private func limitReached(in state: State, peer: PeerCredentials?) -> VarlinkError? {
+        if state.connections.count >= configuration.maximumConnections {
+            return .tooManyConnections(limit: configuration.maximumConnections, scope: .total)
+        }
+        if let uid = peer?.uid, state.perUser[uid, default: 0] >= configuration.maximumConnectionsPerUser {
+            return .tooManyConnections(limit: configuration.maximumConnectionsPerUser, scope: .user)
+        }
+        return nil
+    }
+
+    private func add(_ channel: Channel, peer: PeerCredentials?, to state: inout State) {
+        state.connections[ObjectIdentifier(channel)] = channel
+        if let uid = peer?.uid { state.perUser[uid, default: 0] += 1 }
+    }
+
+    private func initialize(_ channel: Channel, peer: PeerCredentials?) -> EventLoopFuture<Void> {
         let id: UInt64
-        switch admission {
-        case .failure(let error):
+        var reserve: VarlinkServerConnectionHandler.Reserve?
+        switch admit(channel, peer: peer) {
+        case .refused(let error):
             logger.warning("refusing a connection", metadata: ["reason": "\(error)", "peer_uid": "\(peer?.uid ?? 0)"])
             return channel.eventLoop.makeCompletedFuture {
                 try channel.pipeline.syncOperations.addHandler(RefusingHandler(error: error))
             }
-        case .success(let value):
+        case .admitted(let value):
             id = value
+        case .reserved(let value, let error):
+            id = value
+            reserve = .init(refusal: error, interfaces: configuration.reservedInterfaces, probation: configuration.reserveProbation)
         }
 
-        channel.closeFuture.whenComplete { [self] _ in
+        channel.closeFuture.whenComplete { [self, reserved = reserve != nil] _ in
             state.withLock { state in
                 state.connections[ObjectIdentifier(channel)] = nil
+                if reserved { state.reserved -= 1 }
                 if let uid = peer?.uid {
                     let count = state.perUser[uid, default: 1] - 1
                     state.perUser[uid] = count > 0 ? count : nil
@@ -183,7 +238,7 @@ public final class VarlinkServer: Sendable {
             try channel.pipeline.syncOperations.addHandlers([
                 ByteToMessageHandler(NULFrameDecoder(maximumMessageSize: configuration.maximumMessageSize)),
                 VarlinkServerConnectionHandler(service: service, connection: connection, limits: limits,
-                                               loopTurn: loopTurn.value, logger: logger),
+                                               loopTurn: loopTurn.value, reserve: reserve, logger: logger),
             ])
         }
     }

@@ -31,6 +31,15 @@ final class VarlinkServerConnectionHandler: ChannelDuplexHandler {
     /// Sent down the pipeline by the server to start a graceful shutdown.
     struct ShutdownEvent {}
 
+    /// The terms of a connection admitted in the server's reserve, beyond its limits: its
+    /// first call must be to one of `interfaces` (it may ask for their descriptions first),
+    /// within `probation`; otherwise it gets `refusal`, the limit it is over, and is closed.
+    struct Reserve {
+        var refusal: VarlinkError
+        var interfaces: Set<String>
+        var probation: TimeAmount
+    }
+
     private enum Queued {
         /// `moreBuffered`: the peer had sent more behind this call by the time it was read.
         case call(ByteBuffer, moreBuffered: Bool)
@@ -43,6 +52,9 @@ final class VarlinkServerConnectionHandler: ChannelDuplexHandler {
     private let limits: Limits
     private let logger: Logger
     private let loopTurn: LoopTurn
+    /// Set while the connection is in the reserve and has not kept to its terms yet.
+    private var reserve: Reserve?
+    private var probation: Scheduled<Void>?
 
     private var context: ChannelHandlerContext?
     private var channel: Channel?
@@ -104,17 +116,26 @@ final class VarlinkServerConnectionHandler: ChannelDuplexHandler {
     /// passed, the call being started is the turn's last.
     static let timePerTurn: TimeAmount = .milliseconds(5)
 
-    init(service: VarlinkService, connection: VarlinkConnectionContext, limits: Limits, loopTurn: LoopTurn, logger: Logger) {
+    init(service: VarlinkService, connection: VarlinkConnectionContext, limits: Limits, loopTurn: LoopTurn,
+         reserve: Reserve? = nil, logger: Logger) {
         self.service = service
         self.connection = connection
         self.limits = limits
         self.loopTurn = loopTurn
+        self.reserve = reserve
         self.logger = logger
     }
 
     func handlerAdded(context: ChannelHandlerContext) {
         self.context = context
         self.channel = context.channel
+        if let reserve {
+            let handler = NIOLoopBound(self, eventLoop: context.eventLoop)
+            probation = context.eventLoop.scheduleTask(in: reserve.probation) {
+                guard let refusal = handler.value.reserve?.refusal else { return }
+                handler.value.closeAfter(reply: VarlinkReply(error: refusal))
+            }
+        }
     }
 
     func handlerRemoved(context: ChannelHandlerContext) {
@@ -168,6 +189,8 @@ final class VarlinkServerConnectionHandler: ChannelDuplexHandler {
     func channelInactive(context: ChannelHandlerContext) {
         budgetRefill?.cancel()
         budgetRefill = nil
+        probation?.cancel()
+        probation = nil
         if closing {
             dropQueuedCalls()
             cancelActive()
@@ -286,10 +309,27 @@ final class VarlinkServerConnectionHandler: ChannelDuplexHandler {
             if !call.oneway { write(VarlinkReply(error: .shuttingDown)) }
             return
         }
+        if let reserve, !keepsTerms(call, of: reserve) {
+            closeAfter(reply: VarlinkReply(error: reserve.refusal))
+            return
+        }
         serial &+= 1
         spendTurnBudget()
         active.append(ActiveCall(serial: serial, call: call))
         service.dispatch(call, connection: connection, sink: ChannelReplySink(handler: self, serial: serial, channel: channel!, handOffs: handOffs))
+    }
+
+    /// Whether a call of a connection in the reserve keeps to its terms; a call to one of its
+    /// interfaces ends the probation.
+    private func keepsTerms(_ call: VarlinkCall, of reserve: Reserve) -> Bool {
+        if reserve.interfaces.contains(String(call.interfaceName)) {
+            self.reserve = nil
+            probation?.cancel()
+            probation = nil
+            return true
+        }
+        return call.method == "org.varlink.service.GetInterfaceDescription"
+            && reserve.interfaces.contains(call.parameters["interface"]?.stringValue ?? "")
     }
 
     /// A reply from a handler, on the event loop.
