@@ -24,13 +24,14 @@ extension IslandStore {
                     """).execute(arguments: [key, String(decoding: value.serialized(), as: UTF8.self)])
             case .deleteSetting(let key):
                 try db.cachedStatement(sql: "DELETE FROM settings WHERE key = ?").execute(arguments: [key])
-            case .putLayout(let app, let type, let body):
+            case .putLayout(let app, let uid, let type, let body):
                 try db.cachedStatement(sql: """
-                    INSERT INTO layouts (app, type, body) VALUES (?, ?, ?)
-                    ON CONFLICT (app, type) DO UPDATE SET body = excluded.body
-                    """).execute(arguments: [app, type, body])
-            case .deleteLayout(let app, let type):
-                try db.cachedStatement(sql: "DELETE FROM layouts WHERE app = ? AND type = ?").execute(arguments: [app, type])
+                    INSERT INTO layouts (app, uid, type, body) VALUES (?, ?, ?, ?)
+                    ON CONFLICT (app, uid, type) DO UPDATE SET body = excluded.body
+                    """).execute(arguments: [app, uid.map(Int64.init) ?? Schema.noUID, type, body])
+            case .deleteLayout(let app, let uid, let type):
+                try db.cachedStatement(sql: "DELETE FROM layouts WHERE app = ? AND uid = ? AND type = ?")
+                    .execute(arguments: [app, uid.map(Int64.init) ?? Schema.noUID, type])
             }
         }
     }

@@ -57,13 +57,16 @@ extension IslandStore {
     }
 
     private func loadLayouts(_ db: Database, into state: inout StoredState) throws {
-        let rows = try Row.fetchCursor(db, sql: "SELECT app, type, body FROM layouts ORDER BY app, type")
+        let rows = try Row.fetchCursor(db, sql: "SELECT app, uid, type, body FROM layouts ORDER BY app, uid, type")
         while let row = try rows.next() {
-            guard let app = Self.text(row[0]), let type = Self.text(row[1]), let body = Self.text(row[2]) else {
-                state.damaged.append("layout:\(Self.text(row[0]) ?? "?")/\(Self.text(row[1]) ?? "?")")
+            guard let app = Self.text(row[0]), case .int64(let uidValue) = (row[1] as DatabaseValue).storage,
+                  uidValue == Schema.noUID || UInt32(exactly: uidValue) != nil,
+                  let type = Self.text(row[2]), let body = Self.text(row[3])
+            else {
+                state.damaged.append("layout:\(Self.text(row[0]) ?? "?")/\(Self.text(row[2]) ?? "?")")
                 continue
             }
-            state.layouts.append(StoredLayout(app: app, type: type, body: body))
+            state.layouts.append(StoredLayout(app: app, uid: UInt32(exactly: uidValue), type: type, body: body))
         }
     }
 

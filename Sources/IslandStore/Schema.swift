@@ -28,6 +28,27 @@ enum Schema {
                 );
                 """)
         }
+        // A layout belongs to its app and, in the system scope, the uid of the extension that
+        // registered it: one user's extension must not change how another user's activities of
+        // the same app are drawn (or what their tap opens). -1 stands for no uid (the user
+        // scope, and every layout stored before), as a primary key's NULLs would never collide.
+        migrator.registerMigration("v2") { db in
+            try db.execute(sql: """
+                CREATE TABLE layouts_v2 (
+                    app TEXT NOT NULL,
+                    uid INTEGER NOT NULL DEFAULT -1,
+                    type TEXT NOT NULL,
+                    body TEXT,
+                    PRIMARY KEY (app, uid, type)
+                );
+                INSERT INTO layouts_v2 (app, uid, type, body) SELECT app, -1, type, body FROM layouts;
+                DROP TABLE layouts;
+                ALTER TABLE layouts_v2 RENAME TO layouts;
+                """)
+        }
         return migrator
     }()
+
+    /// The `uid` column's value for a layout without one.
+    static let noUID: Int64 = -1
 }

@@ -10,9 +10,10 @@ public enum StoreMutation: Sendable, Hashable {
     /// Inserts or replaces a user setting or a per-app budget document.
     case putSetting(key: String, value: JSON)
     case deleteSetting(key: String)
-    /// Inserts or replaces a registered layout; `body` is stored as given.
-    case putLayout(app: String, type: String, body: String)
-    case deleteLayout(app: String, type: String)
+    /// Inserts or replaces a registered layout; `body` is stored as given. `uid` is the
+    /// registering extension's in the system scope, nil in the user scope.
+    case putLayout(app: String, uid: UInt32? = nil, type: String, body: String)
+    case deleteLayout(app: String, uid: UInt32? = nil, type: String)
 }
 
 extension StoreMutation {
@@ -20,14 +21,14 @@ extension StoreMutation {
     enum RowKey: Hashable {
         case activity(String)
         case setting(String)
-        case layout(app: String, type: String)
+        case layout(app: String, uid: UInt32?, type: String)
     }
 
     var rowKey: RowKey {
         switch self {
         case .putActivity(let id, _, _, _), .deleteActivity(let id): .activity(id)
         case .putSetting(let key, _), .deleteSetting(let key): .setting(key)
-        case .putLayout(let app, let type, _), .deleteLayout(let app, let type): .layout(app: app, type: type)
+        case .putLayout(let app, let uid, let type, _), .deleteLayout(let app, let uid, let type): .layout(app: app, uid: uid, type: type)
         }
     }
 

@@ -21,11 +21,14 @@ public struct StoredActivity: Sendable, Hashable {
 /// A registered layout row.
 public struct StoredLayout: Sendable, Hashable {
     public var app: String
+    /// The registering extension's uid in the system scope; nil in the user scope.
+    public var uid: UInt32?
     public var type: String
     public var body: String
 
-    public init(app: String, type: String, body: String) {
+    public init(app: String, uid: UInt32? = nil, type: String, body: String) {
         self.app = app
+        self.uid = uid
         self.type = type
         self.body = body
     }
@@ -36,7 +39,7 @@ public struct StoredState: Sendable, Hashable {
     /// In the order they were first stored, so a restart restores them in start order.
     public var activities: [StoredActivity]
     public var settings: [String: JSON]
-    /// Ordered by app, then type.
+    /// Ordered by app, then uid (none first), then type.
     public var layouts: [StoredLayout]
     /// Rows that could not be read and were skipped: an activity's id as is, a setting as
     /// `setting:<key>`, a layout as `layout:<app>/<type>`.

@@ -25,7 +25,7 @@ import Varlink
         let clock: @Sendable () -> Double = { Date().timeIntervalSince1970 }
         let engine = IslandEngine(
             manager: StateRestorer.manager(from: stored, limits: LimitsPolicy(), now: clock(), logger: logger),
-            registry: registry, layouts: [:], scope: scope,
+            registry: registry, layouts: StateRestorer.layouts(from: stored, logger: logger), scope: scope,
             store: writer, loop: MultiThreadedEventLoopGroup.singleton.next(), clock: clock, logger: logger)
         await engine.start(installedLayouts: [:])
         return (engine, writer)
@@ -159,6 +159,34 @@ import Varlink
         _ = try await engine.interact(uid: 1000, action: "dismiss", id: alice, button: nil)
         _ = try await engine.interact(uid: 0, action: "dismiss", id: service, button: nil)
         #expect(await visibleIDs(engine, to: 0).isEmpty)
+    }
+
+    /// The layout an extension registers draws only its own user's activities of the app, in
+    /// the system scope: another user's extension cannot change what they show or what a tap
+    /// opens. Kept across a restart.
+    @Test func aUsersLayoutDrawsOnlyThatUsersActivities() async throws {
+        let directory = NSTemporaryDirectory() + "island-visibility-\(UUID().uuidString.prefix(8))"
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        var (engine, writer) = try await makeEngine(directory: directory, scope: .system)
+        let alice = try await start(engine, owner: 1000)
+        let bob = try await start(engine, owner: 1001)
+        let layout: JSON = ["chip": "Bob's", "compactTrailing": ["type": "text", "template": "{{state.stage}}"]]
+        try await engine.registerLayout(app: Self.app, uid: 1001, type: "T", layout: layout)
+
+        func item(_ id: String, seenBy uid: UInt32) async -> JSON? {
+            await engine.snapshotUpdate(uid: uid, resync: false)["items"]?.arrayValue?.first { $0["id"]?.stringValue == id }
+        }
+        for _ in 0..<2 {
+            #expect(await item(bob, seenBy: 1001)?["layout"] == layout)
+            #expect(await item(alice, seenBy: 1000)?["defaultLayout"] == true, "drawn with the default layout")
+            #expect(await engine.listLayouts(app: Self.app, uid: 1001).map(\.0) == ["T"])
+            #expect(await engine.listLayouts(app: Self.app, uid: 1000).isEmpty)
+            writer.close()
+            (engine, writer) = try await makeEngine(directory: directory, scope: .system)
+        }
+        try await engine.removeLayout(app: Self.app, uid: 1000, type: "T")
+        #expect(await item(bob, seenBy: 1001)?["layout"] == layout, "alice removes nothing of bob's")
+        writer.close()
     }
 
     /// A user's producer leaving applies the producer-death policy to that user's activities

@@ -32,8 +32,9 @@ actor IslandEngine {
     /// snapshots are all built from this, in the order changes were decided.
     private var shown: OrderedDictionary<String, Activity>
     private var registry: AppRegistry
-    /// Layouts registered by extensions: app → type → layout JSON (already validated).
-    private var layouts: [String: [String: JSON]] { didSet { layoutsGeneration += 1 } }
+    /// Layouts registered by extensions: owner → type → layout JSON (already validated). In the
+    /// system scope an extension's layouts draw only its own user's activities of the app.
+    private var layouts: [ActivityOwner: [String: JSON]] { didSet { layoutsGeneration += 1 } }
     /// Layouts installed with apps; a registered layout of the same type wins.
     private var installedLayouts: [String: [String: JSON]] = [:] { didSet { layoutsGeneration += 1 } }
     /// The layout each activity is drawn with, as last worked out: every delta needs it, and
@@ -99,7 +100,7 @@ actor IslandEngine {
         case snapshot(resync: Bool)
     }
 
-    init(manager: ActivityManager, registry: AppRegistry, layouts: [String: [String: JSON]],
+    init(manager: ActivityManager, registry: AppRegistry, layouts: [ActivityOwner: [String: JSON]],
          scope: DaemonScope, store: StoreWriter, loop: any EventLoop, clock: @escaping @Sendable () -> Double, logger: Logger) {
         self.loop = loop
         self.manager = manager
@@ -247,7 +248,7 @@ actor IslandEngine {
 
     // MARK: Extension
 
-    func registerLayout(app: String, type: String, layout: JSON) async throws(VarlinkError) {
+    func registerLayout(app: String, uid: UInt32?, type: String, layout: JSON) async throws(VarlinkError) {
         // No activity can have a longer type, so no such layout could ever be used.
         guard type.utf8.count <= ActivityLimits.maximumTypeBytes else {
             let error = IslandError.typeTooLong(limit: ActivityLimits.maximumTypeBytes, size: type.utf8.count)
@@ -258,19 +259,21 @@ actor IslandEngine {
         } catch {
             throw VarlinkError("org.island.InvalidLayout", ["type": .string(type), "path": .string(error.path), "reason": .string(error.reason)])
         }
-        try await commit([.putLayout(app: app, type: type, body: layout.description)])
-        layouts[app, default: [:]][type] = layout
-        publishItems(ids: manager.list(app: app, type: type, states: nil).map(\.id))
+        let owner = owner(app: app, uid: uid)
+        try await commit([.putLayout(app: app, uid: owner.uid, type: type, body: layout.description)])
+        layouts[owner, default: [:]][type] = layout
+        publishItems(ids: manager.list(owner: owner, type: type, states: nil).map(\.id))
     }
 
-    func removeLayout(app: String, type: String) async throws(VarlinkError) {
-        try await commit([.deleteLayout(app: app, type: type)])
-        layouts[app]?[type] = nil
-        publishItems(ids: manager.list(app: app, type: type, states: nil).map(\.id))
+    func removeLayout(app: String, uid: UInt32?, type: String) async throws(VarlinkError) {
+        let owner = owner(app: app, uid: uid)
+        try await commit([.deleteLayout(app: app, uid: owner.uid, type: type)])
+        layouts[owner]?[type] = nil
+        publishItems(ids: manager.list(owner: owner, type: type, states: nil).map(\.id))
     }
 
-    func listLayouts(app: String) -> [(String, JSON)] {
-        (layouts[app] ?? [:]).sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
+    func listLayouts(app: String, uid: UInt32?) -> [(String, JSON)] {
+        (layouts[owner(app: app, uid: uid)] ?? [:]).sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
     }
 
     // MARK: Presenter
@@ -862,7 +865,7 @@ actor IslandEngine {
     }
 
     private func registeredLayout(for activity: Activity) -> JSON? {
-        layouts[activity.app]?[activity.type] ?? installedLayouts[activity.app]?[activity.type]
+        layouts[activity.owner]?[activity.type] ?? installedLayouts[activity.app]?[activity.type]
     }
 
     /// The layout presenters draw the activity with: its app's, or the default one.

@@ -160,17 +160,18 @@ struct RoleInterfaces: Sendable {
         VarlinkImplementation(interface: try! VarlinkInterface(parsing: IslandInterfaces.extensionRole), handlers: [
             "RegisterLayout": .async { [self] request throws(VarlinkError) in
                 let app = try extensionApp(request)
-                try await engine.registerLayout(app: app, type: request.parameters["type"]!.stringValue!, layout: request.parameters["layout"]!)
+                try await engine.registerLayout(app: app, uid: request.connection.peer?.uid, type: request.parameters["type"]!.stringValue!,
+                                                layout: request.parameters["layout"]!)
                 return [:]
             },
             "RemoveLayout": .async { [self] request throws(VarlinkError) in
                 let app = try extensionApp(request)
-                try await engine.removeLayout(app: app, type: request.parameters["type"]!.stringValue!)
+                try await engine.removeLayout(app: app, uid: request.connection.peer?.uid, type: request.parameters["type"]!.stringValue!)
                 return [:]
             },
             "ListLayouts": .async { [self] request throws(VarlinkError) in
                 let app = try extensionApp(request)
-                let layouts = await engine.listLayouts(app: app)
+                let layouts = await engine.listLayouts(app: app, uid: request.connection.peer?.uid)
                 return ["layouts": .array(layouts.map { ["type": .string($0.0), "layout": $0.1] })]
             },
         ])

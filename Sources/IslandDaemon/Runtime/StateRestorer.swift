@@ -56,14 +56,17 @@ enum StateRestorer {
         return rewritten + [.deleteSetting(key: legacyOwnersSetting)]
     }
 
-    static func layouts(from stored: StoredState, logger: Logger) -> [String: [String: JSON]] {
-        var layouts: [String: [String: JSON]] = [:]
+    /// The registered layouts by owner: in the system scope, the registering extension's
+    /// (app, uid). One stored before layouts had owners has none, and draws no user's
+    /// activities there until its extension registers it again.
+    static func layouts(from stored: StoredState, logger: Logger) -> [ActivityOwner: [String: JSON]] {
+        var layouts: [ActivityOwner: [String: JSON]] = [:]
         for record in stored.layouts {
             guard let json = try? JSONParser.parse(record.body) else {
                 logger.warning("skipping a stored layout that is not JSON", metadata: ["app": "\(record.app)", "type": "\(record.type)"])
                 continue
             }
-            layouts[record.app, default: [:]][record.type] = json
+            layouts[ActivityOwner(app: record.app, uid: record.uid), default: [:]][record.type] = json
         }
         return layouts
     }
