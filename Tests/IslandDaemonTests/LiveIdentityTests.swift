@@ -132,4 +132,56 @@ import Varlink
         let control = IdentityResolver(scope: .system, registry: Self.registry([("org.test.Mine", "myapp"), ("org.test.Python", real)]))
         #expect(control.resolve(peer: genuine.credentials, claim: nil) == .success("org.test.Python"))
     }
+
+    /// Where a test may make cgroups that libsystemd reads: a writable cgroup2 mount, on a
+    /// machine where systemd is not PID 1 (its own tree is not the tests' to touch), as root.
+    static let cgroupRoot: String? = {
+        guard getuid() == 0, !FileManager.default.fileExists(atPath: "/run/systemd/system"),
+            let mounts = try? String(contentsOfFile: "/proc/self/mounts", encoding: .utf8)
+        else { return nil }
+        let cgroup2 = mounts.split(separator: "\n").compactMap { line -> String? in
+            let fields = line.split(separator: " ")
+            return fields.count > 3 && fields[2] == "cgroup2" && fields[3].hasPrefix("rw") ? String(fields[1]) : nil
+        }
+        return ["/sys/fs/cgroup", "/sys/fs/cgroup/unified"].first { cgroup2.contains($0) && access($0, W_OK) == 0 }
+    }()
+
+    /// Runs `sleep` in the cgroup `path` (made for the test, removed after), for `body`.
+    static func inCgroup(_ path: String, _ body: (Peer) throws -> Void) throws {
+        let root = try #require(cgroupRoot)
+        let directory = root + "/" + path
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer {
+            // Parents another run still uses stay; rmdir refuses a cgroup with members.
+            var leaf = directory
+            while leaf.count > root.count, rmdir(leaf) == 0 || errno == ENOENT {
+                leaf = (leaf as NSString).deletingLastPathComponent
+            }
+        }
+        let peer = try Peer(executable: python, script: "")
+        defer { peer.stop() }
+        try "\(peer.pid)\n".write(toFile: directory + "/cgroup.procs", atomically: false, encoding: .utf8)
+        try body(peer)
+    }
+
+    /// Issue #16, 8(b), with sd-login reading a real cgroup: a user's own manager may make
+    /// `app-org.test.A-4242.scope` anywhere in its delegated subtree, however deep.
+    @Test(.enabled(if: hasPython && cgroupRoot != nil, "needs root, a writable cgroup2 mount and no systemd as PID 1"))
+    func aUnitInsideAUsersManagerDoesNotIdentifyInTheSystemScope() throws {
+        let scope = "app-org.test.A-\(getpid()).scope"
+        try Self.inCgroup("user.slice/user-4321.slice/user@4321.service/app.slice/\(scope)") { peer in
+            #expect(ProcessIdentity.systemUnit(pid: peer.pid) == "user@4321.service")
+            #expect(ProcessIdentity.userUnit(pid: peer.pid) == scope)
+            let registry = Self.registry([("org.test.A", "/usr/bin/a")])
+            guard case .failure(.unidentified) = IdentityResolver(scope: .system, registry: registry).resolve(peer: peer.credentials, claim: nil) else {
+                Issue.record("a unit the user named identified the caller in the system scope")
+                return
+            }
+            #expect(IdentityResolver(scope: .user, registry: registry).resolve(peer: peer.credentials, claim: nil) == .success("org.test.A"))
+        }
+        // The control: the same name as a unit of the system manager identifies.
+        try Self.inCgroup("system.slice/app-org.test.A@\(getpid()).service") { peer in
+            #expect(IdentityResolver(scope: .system, registry: Self.registry([])).resolve(peer: peer.credentials, claim: nil) == .success("org.test.A"))
+        }
+    }
 }
