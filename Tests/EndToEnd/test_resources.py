@@ -466,3 +466,51 @@ def test_an_app_holding_every_connection_does_not_lock_out_presenters_or_admins(
     finally:
         for sock in socks:
             sock.close()
+
+
+# ---------------------------------------------------------------------------------------------
+# Item 12: layouts
+
+
+def test_an_app_registers_a_bounded_number_of_layouts_and_lists_them_in_one_reply(make_daemon):
+    """An extension registers layouts of ~30 KB (under the 32 KiB a layout may be) for new types
+    until refused: the 33rd type is TooManyLayouts, by name; replacing one, or registering
+    after removing one, still works. ListLayouts answers every one in a single reply, and the
+    daemon's memory stays bounded (at debe163 3,000 such layouts took 170 MB)."""
+    daemon = make_daemon()
+    ext = RawStream(daemon.socket)
+    body = {"chip": "L", "lockScreen": {"type": "text", "template": "x" * 30_000}}
+    try:
+        for n in range(32):
+            assert_ok(ask(ext, "org.island.Extension.RegisterLayout", {"app": COFFEE, "type": "T%02d" % n, "layout": body}))
+        refused = ask(ext, "org.island.Extension.RegisterLayout", {"app": COFFEE, "type": "T32", "layout": body})
+        assert refused == {"error": "org.island.TooManyLayouts", "parameters": {"app": COFFEE, "limit": 32}}, refused
+        # Another app has its own allowance.
+        other = RawStream(daemon.socket)
+        assert_ok(ask(other, "org.island.Extension.RegisterLayout", {"app": TIMER, "type": "T32", "layout": body}))
+        other.close()
+        # Replacing one of the 32 is fine; so is a new type once one is removed.
+        assert_ok(ask(ext, "org.island.Extension.RegisterLayout", {"app": COFFEE, "type": "T00", "layout": {"chip": "new"}}))
+        assert_ok(ask(ext, "org.island.Extension.RemoveLayout", {"app": COFFEE, "type": "T01"}))
+        assert_ok(ask(ext, "org.island.Extension.RegisterLayout", {"app": COFFEE, "type": "T32", "layout": body}))
+        # With room for one more, four registrations of new types at once (each on its own
+        # connection, while the others' commits are under way): exactly one gets in.
+        assert_ok(ask(ext, "org.island.Extension.RemoveLayout", {"app": COFFEE, "type": "T02"}))
+        racers = [RawStream(daemon.socket) for _ in range(4)]
+        for k, racer in enumerate(racers):
+            racer.call("org.island.Extension.RegisterLayout", {"app": COFFEE, "type": "P%d" % k, "layout": body})
+        outcomes = [racer.read(10) for racer in racers]
+        for racer in racers:
+            racer.close()
+        assert sorted(r.get("error", "ok") for r in outcomes) == ["ok"] + ["org.island.TooManyLayouts"] * 3, outcomes
+        winner = "P%d" % [k for k, r in enumerate(outcomes) if "error" not in r][0]
+        ext.call("org.island.Extension.ListLayouts", {"app": COFFEE})
+        reply = ext.read(10)
+        listed = assert_ok(reply)["layouts"]
+        assert sorted(entry["type"] for entry in listed) == sorted(["T%02d" % n for n in range(33) if n not in (1, 2)] + [winner])
+        assert len(json.dumps(reply)) < 2 * 1024 * 1024
+        rss, peak = memory(daemon.process.pid)
+        if not SANITIZED:
+            assert peak < RSS_BOUND, "islandd peaked at %.1f MiB" % (peak / 2**20)
+    finally:
+        ext.close()

@@ -19,4 +19,8 @@ public enum LayoutLimits {
     public static let maximumRenderedBytes = 4096
     /// The bar chip, in Characters (what a user sees as one letter or emoji).
     public static let maximumChipLength = 7
+    /// Layouts one app's extension may register, each of at most `maximumBytes`: what the daemon
+    /// keeps for an app stays around a megabyte, and `ListLayouts` always fits in one reply.
+    /// Fixed, like the size, so that no configuration can make that reply too large to send.
+    public static let maximumLayoutsPerApp = 32
 }

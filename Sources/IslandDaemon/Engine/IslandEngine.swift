@@ -260,9 +260,24 @@ actor IslandEngine {
             throw VarlinkError("org.island.InvalidLayout", ["type": .string(type), "path": .string(error.path), "reason": .string(error.reason)])
         }
         let owner = owner(app: app, uid: uid)
+        try reserveLayout(type, of: owner)
+        defer { registering[owner]?.remove(type) }
         try await commit([.putLayout(app: app, uid: owner.uid, type: type, body: layout.description)])
         layouts[owner, default: [:]][type] = layout
         publishItems(ids: manager.list(owner: owner, type: type, states: nil).map(\.id))
+    }
+
+    /// Types being registered, while their commits are under way: they count against the
+    /// limit already, or concurrent registrations could all pass it.
+    private var registering: [ActivityOwner: Set<String>] = [:]
+
+    /// Counts a new type against the app's limit (a type it already has is only replaced).
+    private func reserveLayout(_ type: String, of owner: ActivityOwner) throws(VarlinkError) {
+        let types = Set((layouts[owner] ?? [:]).keys).union(registering[owner] ?? [])
+        guard types.contains(type) || types.count < LayoutLimits.maximumLayoutsPerApp else {
+            throw VarlinkError("org.island.TooManyLayouts", ["app": .string(owner.app), "limit": .int(LayoutLimits.maximumLayoutsPerApp)])
+        }
+        registering[owner, default: []].insert(type)
     }
 
     func removeLayout(app: String, uid: UInt32?, type: String) async throws(VarlinkError) {
