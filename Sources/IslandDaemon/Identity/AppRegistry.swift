@@ -51,8 +51,9 @@ public struct AppRegistry: Sendable {
     public func manifest(for app: String) -> AppManifest? { manifests[app] }
 
     /// The app whose manifest names `executable` (a full path, or a bare program name that
-    /// matches the executable's file name). Only Live Activities apps are considered, so a
-    /// general-purpose program such as an interpreter never identifies as some random app.
+    /// matches the executable's file name) — for the user scope, whose callers are the user
+    /// anyway. Only Live Activities apps are considered, so a general-purpose program such as
+    /// an interpreter never identifies as some random app.
     public func app(forExecutable path: String) -> String? {
         // Linux marks the executable of a process whose file was replaced since it started
         // (an upgrade) with " (deleted)"; it is still that program.

@@ -97,9 +97,9 @@ public struct IdentityResolver: Sendable {
                 // Unprivileged bubblewrap and `unshare -Ur` + `chroot` look the same from
                 // here: a user namespace of the user's own, with a root of their choosing.
                 return .failure(.unidentified(app: claim ?? flatpak, reason: """
-                    the caller is the Flatpak \(flatpak) only by its own account: it does not share the daemon's user \
-                    namespace, and in a user namespace of their own anyone can write a .flatpak-info; the system scope \
-                    trusts a Flatpak id only from a sandbox a privileged process built
+                    the caller is the Flatpak \(flatpak) only by its own account: it is not seen to share the daemon's \
+                    user namespace, and in a user namespace of their own anyone can write a .flatpak-info; the system \
+                    scope trusts a Flatpak id only from a sandbox a privileged process built
                     """))
             }
             if let claim, claim != flatpak { return .failure(.impersonation(claimed: claim, actual: flatpak)) }
