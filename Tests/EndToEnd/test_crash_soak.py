@@ -35,7 +35,9 @@ APPS = ["org.example.Coffee", "org.example.Timer", "org.example.Flights"]
 THREADS_PER_APP = 2
 KILLS = int(os.environ.get("ISLAND_SOAK_KILLS", "20"))
 SEED = int(os.environ.get("ISLAND_SOAK_SEED", str(random.randrange(1 << 30))))
-CONFIG = "[Limits]\nMaxActivities=1000\nMaxActivitiesPerApp=500\nStartBudget=1000000\n"
+# The limits out of the way of the model, which keeps every ended activity until its dismissal.
+CONFIG = ("[Limits]\nMaxActivities=1000\nMaxActivitiesPerApp=500\nStartBudget=1000000\n"
+          "MaxEndedActivities=100000\nMaxEndedActivitiesPerApp=100000\n")
 
 
 class Closed(Exception):
