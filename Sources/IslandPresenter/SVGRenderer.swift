@@ -230,8 +230,10 @@ public struct SVGRenderer: Sendable {
         return rounded == rounded.rounded() ? String(Int(rounded)) : String(rounded)
     }
 
-    /// Text as XML character data or attribute value: markup characters become entities and
-    /// characters XML 1.0 forbids (most C0 controls, U+FFFE/U+FFFF) become U+FFFD.
+    /// Text as XML character data or attribute value: markup characters become entities,
+    /// characters XML 1.0 forbids (most C0 controls, U+FFFE/U+FFFF) become U+FFFD, and the
+    /// other controls (tab, CR, DEL, C1) character references, so the document holds no
+    /// control character a terminal reads when it is written to standard output.
     public static func escape(_ text: String) -> String {
         var out = ""
         out.reserveCapacity(text.utf8.count)
@@ -242,7 +244,8 @@ public struct SVGRenderer: Sendable {
             case ">": out += "&gt;"
             case "\"": out += "&quot;"
             case "'": out += "&apos;"
-            case "\t", "\n", "\r": out.unicodeScalars.append(scalar)
+            case "\n": out.unicodeScalars.append(scalar)
+            case "\t", "\r", "\u{7F}"..."\u{9F}": out += "&#x\(String(scalar.value, radix: 16, uppercase: true));"
             default:
                 let v = scalar.value
                 if v < 0x20 || v == 0xFFFE || v == 0xFFFF {

@@ -242,6 +242,7 @@ def test_hostile_text_through_every_bar_and_cli(cli_daemon, bars, tmp_path, name
     svg = text_of(ok(subprocess.run([PRESENTER, "snapshot", "--socket", cli_daemon.socket, "--svg", "-"],
                                     capture_output=True, timeout=30)).stdout)
     ET.fromstring(svg)
+    assert_terminal_safe(svg, "island-presenter snapshot --svg -")
 
     layout_file = tmp_path / "layout.json"
     layout_file.write_text(json.dumps(hostile_layout(text)))

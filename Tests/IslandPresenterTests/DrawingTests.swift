@@ -90,6 +90,8 @@ final class TextCollector: NSObject, XMLParserDelegate {
         #expect(result.texts.contains("Coffee for <script>&\"' ]]>: x"))
         #expect(SVGRenderer.escape("a<b>&\"'") == "a&lt;b&gt;&amp;&quot;&apos;")
         #expect(SVGRenderer.escape("bell\u{7}") == "bell\u{FFFD}")
+        // Controls XML allows become references: the document is safe on a terminal too.
+        #expect(SVGRenderer.escape("csi\u{9B}del\u{7F}\ttab\rcr") == "csi&#x9B;del&#x7F;&#x9;tab&#xD;cr")
     }
 }
 

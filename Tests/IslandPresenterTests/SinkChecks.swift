@@ -48,7 +48,11 @@ enum SinkChecks {
         return nil
     }
 
-    static func violation(svg document: String) -> String? { NumericAttributes.problem(in: document) }
+    /// Well-formed, finite, and safe to write to a terminal (`snapshot --svg -`).
+    static func violation(svg document: String) -> String? {
+        if document.unicodeScalars.contains(where: { isControl($0) && $0 != "\n" }) { return "a control character" }
+        return NumericAttributes.problem(in: document)
+    }
 
     /// Terminal output holding no control character but the presenter's own CSI sequences:
     /// ESC [ parameters and a final byte among those it writes (cursor position, erase, SGR,
