@@ -185,23 +185,28 @@ ADMIN = call("org.island.Admin.Status")
 def test_a_sandboxed_peer_is_neither_presenter_nor_admin(make_daemon):
     daemon = make_daemon()
     with daemon.connect("org.island.Producer") as coffee:
-        coffee.Request(app="org.example.Coffee", type="Transfer", attributes={"account": "private"},
-                       content={"state": {"amount": 100}})
+        activity = coffee.Request(app="org.example.Coffee", type="Transfer", attributes={"account": "private"},
+                                  content={"state": {"amount": 100}})["activity"]
+    # What the sandboxed peer of the issue did: read, press another app's button, dismiss.
+    interactions = [call("org.island.Presenter.Interact", action="button", id=activity["id"], button="confirm-transfer"),
+                    call("org.island.Presenter.Interact", action="dismiss", id=activity["id"])]
     root = tempfile.mkdtemp(prefix="island-sandbox-", dir="/tmp")
     try:
         os.chmod(root, 0o755)
         for sandbox, key in [(sandbox_root(root, "org.example.Timer"), "SandboxedPresenters=org.example.Timer"),
                              (sandbox_root(root), None)]:
-            for message, role in [(PRESENT, "presenter"), (ADMIN, "admin")]:
+            for message, role in [(PRESENT, "presenter"), (ADMIN, "admin")] + [(m, "presenter") for m in interactions]:
                 [reply] = peer(daemon.socket, [message], sandbox_root=sandbox)
                 assert reply.get("error") == "org.island.PermissionDenied", reply
                 assert reply["parameters"]["role"] == role
                 assert "sandbox" in reply["parameters"]["reason"], reply
                 if key and role == "presenter":
                     assert key in reply["parameters"]["reason"], reply
-        # The same peer outside the sandbox is the user's presenter.
+        # Coffee's activity is untouched; the same peer outside the sandbox is the user's presenter.
         [snapshot] = peer(daemon.socket, [PRESENT])
         assert snapshot["parameters"]["update"]["kind"] == "snapshot", snapshot
+        with daemon.connect("org.island.Producer") as coffee:
+            assert [a["state"] for a in coffee.List(app="org.example.Coffee")["activities"]] == ["active"]
     finally:
         shutil.rmtree(root, ignore_errors=True)
 
