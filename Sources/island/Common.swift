@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import IslandCore
 import IslandJSON
 import IslandKit
 import IslandPresenter
@@ -147,8 +148,14 @@ func parseObject(_ text: String?, option: String, json: Bool) throws(CLIFailure)
     }
 }
 
-/// Durations like `25m`, `1h30m`, `90s`, `1.5h` or bare seconds (`90`).
+/// Durations like `25m`, `1h30m`, `90s`, `1.5h` or bare seconds (`90`); nil past what a
+/// timer shows (`inf`, `1e300`), which no clock could count down.
 func parseDuration(_ text: String) -> Double? {
+    guard let seconds = parseAnyDuration(text), seconds.isFinite, seconds <= RenderedTimer.maximumSeconds else { return nil }
+    return seconds
+}
+
+private func parseAnyDuration(_ text: String) -> Double? {
     if let seconds = Double(text), seconds >= 0 { return seconds }
     var total = 0.0
     var number = ""
@@ -173,12 +180,9 @@ func parseDuration(_ text: String) -> Double? {
     return sawUnit ? total : nil
 }
 
-/// `1:05:03` or `4:09`.
+/// `1:05:03` or `4:09`, as a countdown shows it.
 func formatClock(_ seconds: Double) -> String {
-    let total = max(0, Int(seconds.rounded(.up)))
-    let (h, m, s) = (total / 3600, total / 60 % 60, total % 60)
-    func two(_ n: Int) -> String { n < 10 ? "0\(n)" : "\(n)" }
-    return h > 0 ? "\(h):\(two(m)):\(two(s))" : "\(m):\(two(s))"
+    RenderedTimer(from: nil, to: nil, countsDown: true, seconds: seconds).text
 }
 
 var now: Double { Date().timeIntervalSince1970 }

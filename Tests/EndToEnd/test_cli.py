@@ -301,6 +301,9 @@ def test_timer_interrupted_ends_and_dismisses(cli_daemon):
 
 def test_timer_rejects_a_bad_duration():
     assert island(None, "timer", "soon").returncode == 2
+    # Past what a timer shows: refused, not a crash in the countdown.
+    for duration in ("inf", "1e300", "99999999999h"):
+        assert island(None, "timer", duration).returncode == 2
 
 
 # --- extension and admin ------------------------------------------------------------------
