@@ -40,7 +40,9 @@ def load(daemon, app, acked, sent, stop):
 
 
 def test_kill9_during_load_loses_nothing_acknowledged(make_daemon):
-    daemon = make_daemon("[Limits]\nMaxActivities=1000\nMaxActivitiesPerApp=500\nStartBudget=100000\n")
+    # Limits out of the way: every ended activity must still be there to be checked.
+    daemon = make_daemon("[Limits]\nMaxActivities=1000\nMaxActivitiesPerApp=500\nStartBudget=100000\n"
+                         "MaxEndedActivities=100000\nMaxEndedActivitiesPerApp=100000\n")
     kills = 0
     operations = 0
     for round_number in range(3):
