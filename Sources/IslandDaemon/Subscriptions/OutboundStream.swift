@@ -132,9 +132,14 @@ final class OutboundStream<Item: Sendable>: Sendable {
         state.bytes = 0
     }
 
-    /// Writes items as the peer takes them, until the stream closes: everything queued by the
-    /// time the peer can take more goes out in one hand-over. `encode` turns an item into reply
-    /// parameters, or nil to skip it; it may await (a resync builds a fresh snapshot).
+    /// Bytes of queued items handed to the connection at once: once the peer reads, what the
+    /// connection holds for it stays near its high-water mark, not the whole queue.
+    static var handOverBytes: Int { 64 * 1024 }
+
+    /// Writes items as the peer takes them, until the stream closes: what is queued by the time
+    /// the peer can take more goes out in hand-overs of up to `handOverBytes`. `encode` turns
+    /// an item into reply parameters, or nil to skip it; it may await (a resync builds a fresh
+    /// snapshot).
     func run(encode: @Sendable (Item) async -> VarlinkEncodedParameters?) async {
         while await waitForItems() {
             // Hold the items back while the peer is not reading: meanwhile newer items pile
@@ -142,24 +147,35 @@ final class OutboundStream<Item: Sendable>: Sendable {
             while !responder.isWritable, !isClosed {
                 try? await Task.sleep(for: .milliseconds(5))
             }
-            let items: [Item]? = state.withLock { state in
+            let taken: (items: [Item], more: Bool)? = state.withLock { state in
                 // A direct write may have started meanwhile; wait for it to finish.
                 guard !state.writing else { return nil }
                 state.writing = true
-                budget?.release(state.bytes)
-                state.bytes = 0
-                defer { state.queue.removeAll(keepingCapacity: true) }
-                return state.closed ? [] : Array(state.queue)
+                var items: [Item] = []
+                var bytes = 0
+                while let first = state.queue.first, items.isEmpty || bytes + policy.size(first) <= Self.handOverBytes {
+                    bytes += policy.size(first)
+                    items.append(state.queue.removeFirst())
+                }
+                budget?.release(bytes)
+                state.bytes -= bytes
+                return state.closed ? ([], false) : (items, !state.queue.isEmpty)
             }
-            guard let items else { continue }
-            defer { finishWriting() }
+            guard let taken else { continue }
             var batch: [VarlinkEncodedParameters] = []
-            batch.reserveCapacity(items.count)
-            for item in items {
+            batch.reserveCapacity(taken.items.count)
+            for item in taken.items {
                 if let encoded = await encode(item) { batch.append(encoded) }
             }
-            guard !isClosed else { return }
+            guard !isClosed else {
+                finishWriting()
+                return
+            }
             responder.reply(continuing: batch)
+            finishWriting()
+            // The connection counts the hand-over against its high-water mark once its loop
+            // has taken it: give it that moment before asking whether the peer takes more.
+            if taken.more { try? await Task.sleep(for: .milliseconds(1)) }
         }
     }
 
