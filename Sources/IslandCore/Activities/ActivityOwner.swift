@@ -4,7 +4,7 @@
 /// In the user scope every producer runs as the daemon's own user, so the app alone owns
 /// (`uid` nil). In the system scope two users running the same app must never touch each
 /// other's activities, so the owner is (app, uid).
-public struct ActivityOwner: Sendable, Hashable, CustomStringConvertible {
+public struct ActivityOwner: Sendable, Hashable {
     public let app: String
     /// The producer's uid in the system scope; nil in the user scope.
     public let uid: UInt32?
@@ -13,6 +13,4 @@ public struct ActivityOwner: Sendable, Hashable, CustomStringConvertible {
         self.app = app
         self.uid = uid
     }
-
-    public var description: String { uid.map { "\(app) (uid \($0))" } ?? app }
 }

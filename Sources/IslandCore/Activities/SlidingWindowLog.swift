@@ -63,16 +63,8 @@ public struct SlidingWindowLog: Sendable, Hashable {
         return object
     }
 
-    /// `{"<app>": [t, …]}` of the user scope, where the app alone owns.
-    public var json: JSONObject { json(uid: nil) }
-
     /// Reads `json` (`json(uid:)`'s shape) as the spending of the owners with `uid`.
     /// `path` prefixes member names in errors.
-    public init(json: JSONObject, path: String = "") throws(ActivityDecodingError) {
-        self.init()
-        try read(json, uid: nil, path: path)
-    }
-
     mutating func read(_ json: JSONObject, uid: UInt32?, path: String) throws(ActivityDecodingError) {
         let reader = ActivityJSONReader(json, path: path)
         for app in json.keys {
