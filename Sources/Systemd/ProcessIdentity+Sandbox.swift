@@ -52,6 +52,18 @@ public struct FileIdentity: Hashable, Sendable {
     }
 }
 
+/// A file only root controls (see `ProcessIdentity.rootControlledFile(atPath:)`).
+public struct RootControlledFile: Hashable, Sendable {
+    /// The path with every symlink resolved.
+    public var path: String
+    public var identity: FileIdentity
+
+    public init(path: String, identity: FileIdentity) {
+        self.path = path
+        self.identity = identity
+    }
+}
+
 extension ProcessIdentity {
     /// What confines `pid`, seen from the calling process.
     ///
@@ -60,14 +72,23 @@ extension ProcessIdentity {
     /// every process may read still tells some sandboxes apart: the
     /// `app-flatpak-<app-id>-<n>.scope` that flatpak runs each app in, and a pid namespace
     /// of its own (`NSpid:` in `status`), which no process can leave.
-    public static func sandbox(pid: Int32, procRoot: String = "/proc", userUnit: (Int32) -> String? = userUnit(pid:)) -> ProcessSandbox {
+    ///
+    /// - Parameter readingForeignRoots: Whether to look into the root of a process in another
+    ///   user namespace. Its owner may have mounted any file system there, FUSE included,
+    ///   whose server can leave a reader blocked for as long as it likes; a daemon serving
+    ///   other users must not read it (the Flatpak's id then comes from its unit, if at all).
+    public static func sandbox(pid: Int32, procRoot: String = "/proc", userUnit: (Int32) -> String? = userUnit(pid:),
+                               readingForeignRoots: Bool = true) -> ProcessSandbox {
+        func flatpakByUnit() -> ProcessSandbox? {
+            guard let unit = userUnit(pid), unit.hasPrefix("app-flatpak-"), let app = appID(fromUnit: unit) else { return nil }
+            return .flatpak(appID: app, ownUserNamespace: true)
+        }
         guard let shared = sharesUserNamespace(pid: pid, procRoot: procRoot) else {
-            if let unit = userUnit(pid), unit.hasPrefix("app-flatpak-"), let app = appID(fromUnit: unit) {
-                return .flatpak(appID: app, ownUserNamespace: true)
-            }
+            if let flatpak = flatpakByUnit() { return flatpak }
             if ownsPIDNamespace(pid: pid, procRoot: procRoot) { return .pidNamespace }
             return .uninspectable(reason: "cannot read \(procRoot)/\(pid)/ns/user")
         }
+        if !shared && !readingForeignRoots { return flatpakByUnit() ?? .userNamespace }
         switch flatpakInfo(pid: pid, procRoot: procRoot) {
         case .present(let app): return .flatpak(appID: app, ownUserNamespace: !shared)
         case .uninspectable(let reason): return .uninspectable(reason: reason)
@@ -112,7 +133,7 @@ extension ProcessIdentity {
     /// path is absolute, and the file and every directory above it (symlinks resolved) are
     /// owned by root and writable by no other user (group write only for root's group).
     /// Nil otherwise — a file in a world-writable directory such as `/tmp`, or in a home.
-    public static func rootControlledFile(atPath path: String) -> FileIdentity? {
+    public static func rootControlledFile(atPath path: String) -> RootControlledFile? {
         guard path.hasPrefix("/"), let resolvedPointer = realpath(path, nil) else { return nil }
         let resolved = String(cString: resolvedPointer)
         free(resolvedPointer)
@@ -128,7 +149,7 @@ extension ProcessIdentity {
             guard let status = linkStatus(directory), status.st_mode & S_IFMT == S_IFDIR, isRootControlled(status) else { return nil }
         }
         guard let status = linkStatus(resolved), status.st_mode & S_IFMT == S_IFREG, isRootControlled(status) else { return nil }
-        return FileIdentity(status)
+        return RootControlledFile(path: resolved, identity: FileIdentity(status))
     }
 
     /// The AppArmor label of `pid` (`unconfined`, `snap.firefox.firefox (enforce)`), or nil

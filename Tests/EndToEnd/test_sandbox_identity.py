@@ -92,13 +92,13 @@ def sandbox_root(parent, flatpak_app=None):
     return root
 
 
-@pytest.fixture
-def system_daemon():
+@pytest.fixture(params=[False, True], ids=["", "with-python-entry"])
+def system_daemon(request):
     """A system-scope islandd under a root-owned directory of /opt that no one else may
-    write to, with the test apps' manifests and three more: org.test.Mine (`Exec=myapp`),
-    org.test.Tool (an absolute `Exec=` outside root's control) and org.test.Python (the real
-    python3, the control). Its socket is open to every user, so the daemon's answer is what
-    is tested."""
+    write to, with the test apps' manifests and two more: org.test.Mine (`Exec=myapp`) and
+    org.test.Tool (an absolute `Exec=` outside root's control); with the parameter set, also
+    org.test.Python (the real python3 the peers run, the control). Its socket is open to
+    every user, so the daemon's answer is what is tested."""
     root = tempfile.mkdtemp(prefix="island-identity-", dir="/opt")
     process = None
     try:
@@ -109,8 +109,10 @@ def system_daemon():
         os.mkdir(untrusted, 0o755)
         os.chown(untrusted, NOBODY, NOBODY)
         tool = os.path.join(untrusted, "tool")
-        real_python = os.path.realpath(PYTHON)
-        for app, exec_ in [("org.test.Mine", "myapp"), ("org.test.Tool", tool), ("org.test.Python", real_python)]:
+        entries = [("org.test.Mine", "myapp"), ("org.test.Tool", tool)]
+        if request.param:
+            entries.append(("org.test.Python", os.path.realpath(PYTHON)))
+        for app, exec_ in entries:
             with open(os.path.join(share, "applications", app + ".desktop"), "w") as f:
                 f.write("[Desktop Entry]\nType=Application\nName=%s\nExec=%s\nX-Island-LiveActivities=true\n" % (app, exec_))
         config = os.path.join(root, "islandd.conf")
@@ -124,13 +126,23 @@ def system_daemon():
             process = subprocess.Popen(
                 [ISLANDD, "--system", "--socket", socket, "--state-dir", os.path.join(root, "state"), "--config", config],
                 env=env, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT)
-        wait_for(lambda: os.path.exists(socket) or process.poll() is not None, timeout=20, message="the socket")
+        # The daemon sets the socket's mode (0660) after it listens: only then may the test
+        # open it to everyone without the daemon's chmod undoing that.
+        wait_for(lambda: is_the_daemons(socket) or process.poll() is not None, timeout=20, message="the socket")
         assert process.poll() is None, read_log(log_path)
         os.chmod(socket, 0o666)
-        yield {"root": root, "socket": socket, "untrusted": untrusted, "tool": tool, "log": log_path}
+        yield {"root": root, "socket": socket, "untrusted": untrusted, "tool": tool, "log": log_path,
+               "python_entry": request.param}
     finally:
         stop_process(process)
         shutil.rmtree(root, ignore_errors=True)
+
+
+def is_the_daemons(path):
+    try:
+        return os.stat(path).st_mode & 0o777 == 0o660
+    except OSError:
+        return False
 
 
 def request(app=None):
@@ -147,12 +159,21 @@ def test_a_forged_flatpak_is_not_that_app_in_the_system_scope(system_daemon):
     sandbox = sandbox_root(system_daemon["root"], "org.example.Coffee")
     for claim in [None, "org.example.Coffee"]:
         [reply] = peer(system_daemon["socket"], [request(claim)], sandbox_root=sandbox, uid=NOBODY)
-        assert reply.get("error") == "org.island.Unentitled", reply
-        assert "user namespace" in reply["parameters"]["reason"], reply
+        if system_daemon["python_entry"]:
+            # The peer really runs root's python3, which an entry names: that it is, and no more.
+            if claim:
+                assert reply.get("error") == "org.island.PermissionDenied", reply
+                assert "org.test.Python" in reply["parameters"]["reason"], reply
+            else:
+                assert reply["parameters"]["activity"]["app"] == "org.test.Python", reply
+        else:
+            assert reply.get("error") == "org.island.Unentitled", reply
+            assert "user namespace" in reply["parameters"]["reason"], reply
 
 
 @needs_root
 @needs_python
+@pytest.mark.parametrize("system_daemon", [True], indirect=True, ids=["with-python-entry"])
 def test_a_program_named_like_an_exec_is_not_that_app_in_the_system_scope(system_daemon):
     real_python = os.path.realpath(PYTHON)
     # u2 copies python3 to a file of theirs named as the bare Exec= says, and to the path an

@@ -43,7 +43,7 @@ import Varlink
             systemUnit: { _ in unit },
             executable: { _ in executable },
             executableFile: { _ in (runs ?? executable).flatMap { files[$0]?.file } },
-            rootControlledFile: { path in files[path].flatMap { $0.rootControlled ? $0.file : nil } })
+            rootControlledFile: { path in files[path].flatMap { $0.rootControlled ? RootControlledFile(path: path, identity: $0.file) : nil } })
     }
 
     /// A Flatpak as unprivileged bubblewrap runs it: in a user namespace of its own.
@@ -232,6 +232,18 @@ import Varlink
         // The user scope keeps matching names: its callers are the user anyway.
         #expect(resolve(.user, claim: nil, executable: "/home/u2/myapp") == .success("org.test.Mine"))
         #expect(resolve(.user, claim: nil, executable: "/opt/bin/timer") == .success("org.example.Timer"))
+    }
+
+    /// Reaching the file a process runs can wait on a file system its owner mounted; a path
+    /// no root-controlled entry names is turned away before that.
+    @Test func theRunningFileIsOnlyLookedAtWhenThePathMatches() {
+        var lookup = Self.lookup(executable: "/home/u2/myapp")
+        lookup.executableFile = { _ in
+            Issue.record("the running file was looked up for a path no entry names")
+            return nil
+        }
+        _ = unidentifiedReason(IdentityResolver(scope: .system, registry: Self.registry, lookup: lookup).resolve(peer: Self.peer, claim: nil),
+                               "a copy identified")
     }
 
     @Test(arguments: [DaemonScope.user, .system])

@@ -170,7 +170,9 @@ import Testing
             var expected = stat()
             try #require(stat(shell, &expected) == 0)
             // Symlinks (a merged /bin, /bin/sh → dash) are followed to the file itself.
-            #expect(ProcessIdentity.rootControlledFile(atPath: shell) == FileIdentity(device: UInt64(expected.st_dev), inode: UInt64(expected.st_ino)))
+            let controlled = ProcessIdentity.rootControlledFile(atPath: shell)
+            #expect(controlled?.identity == FileIdentity(device: UInt64(expected.st_dev), inode: UInt64(expected.st_ino)))
+            #expect(controlled?.path == URL(fileURLWithPath: shell).resolvingSymlinksInPath().path)
         }
     }
 
@@ -240,5 +242,27 @@ import Testing
             #expect(ProcessIdentity.sandbox(pid: 33, procRoot: procRoot, userUnit: units) == .flatpak(appID: "org.test.B", ownUserNamespace: true))
         }
         #expect(ProcessIdentity.ownsPIDNamespace(pid: getpid(), procRoot: "/proc") == false)
+    }
+
+    /// A daemon serving other users does not open the root of a process in another user
+    /// namespace: its owner may have put a FUSE mount there that never answers.
+    @Test func foreignRootsAreLeftAloneWhenAsked() throws {
+        try withTemporaryDirectory { procRoot in
+            for (path, contents) in [("self/ns/user", "ours"), ("41/ns/user", "theirs")] {
+                try FileManager.default.createDirectory(atPath: "\(procRoot)/" + (path as NSString).deletingLastPathComponent,
+                                                        withIntermediateDirectories: true)
+                try contents.write(toFile: "\(procRoot)/\(path)", atomically: true, encoding: .utf8)
+            }
+            try FileManager.default.createDirectory(atPath: "\(procRoot)/41/root", withIntermediateDirectories: true)
+            #expect(mkfifo("\(procRoot)/41/root/.flatpak-info", 0o644) == 0)
+            let none: (Int32) -> String? = { _ in nil }
+            guard case .uninspectable = ProcessIdentity.sandbox(pid: 41, procRoot: procRoot, userUnit: none) else {
+                Issue.record("the FIFO was not looked at")
+                return
+            }
+            #expect(ProcessIdentity.sandbox(pid: 41, procRoot: procRoot, userUnit: none, readingForeignRoots: false) == .userNamespace)
+            #expect(ProcessIdentity.sandbox(pid: 41, procRoot: procRoot, userUnit: { _ in "app-flatpak-org.test.B-7.scope" },
+                                            readingForeignRoots: false) == .flatpak(appID: "org.test.B", ownUserNamespace: true))
+        }
     }
 }

@@ -72,11 +72,20 @@ public struct AppRegistry: Sendable {
     /// program to `~/coffee`, or bind-mount one over `/usr/bin/coffee` in a namespace of
     /// their own). `rootControlledFile` gives the file at a path only when no one but root
     /// can have put it there (`ProcessIdentity.rootControlledFile(atPath:)`).
-    public func app(runningFile file: FileIdentity, rootControlledFile: (String) -> FileIdentity?) -> String? {
-        let matches = manifests.values.filter { manifest in
-            guard manifest.supportsLiveActivities, let exec = manifest.executable, exec.hasPrefix("/") else { return false }
-            return rootControlledFile(exec) == file
+    ///
+    /// `path` (the text of `/proc/PID/exe`) must name that file too, and only then is
+    /// `runningFile` asked: reaching the file a process runs can wait on whatever file
+    /// system its owner mounted, while a path root controls is on none of theirs.
+    public func app(executablePath path: String, runningFile: () -> FileIdentity?,
+                    rootControlledFile: (String) -> RootControlledFile?) -> String? {
+        let candidates = manifests.values.compactMap { manifest -> (app: String, file: FileIdentity)? in
+            guard manifest.supportsLiveActivities, let exec = manifest.executable, exec.hasPrefix("/"),
+                let controlled = rootControlledFile(exec), controlled.path == path
+            else { return nil }
+            return (manifest.id, controlled.identity)
         }
-        return matches.count == 1 ? matches[0].id : nil
+        guard !candidates.isEmpty, let file = runningFile() else { return nil }
+        let matches = candidates.filter { $0.file == file }
+        return matches.count == 1 ? matches[0].app : nil
     }
 }

@@ -33,14 +33,14 @@ public struct IdentityResolver: Sendable {
         /// The file the process executes.
         public var executableFile: @Sendable (Int32) -> FileIdentity?
         /// The file at a path, when only root controls it and every directory above it.
-        public var rootControlledFile: @Sendable (String) -> FileIdentity?
+        public var rootControlledFile: @Sendable (String) -> RootControlledFile?
 
         public init(sandbox: @escaping @Sendable (Int32) -> ProcessSandbox = { _ in .none },
                     userUnit: @escaping @Sendable (Int32) -> String? = { _ in nil },
                     systemUnit: @escaping @Sendable (Int32) -> String? = { _ in nil },
                     executable: @escaping @Sendable (Int32) -> String? = { _ in nil },
                     executableFile: @escaping @Sendable (Int32) -> FileIdentity? = { _ in nil },
-                    rootControlledFile: @escaping @Sendable (String) -> FileIdentity? = { _ in nil }) {
+                    rootControlledFile: @escaping @Sendable (String) -> RootControlledFile? = { _ in nil }) {
             self.sandbox = sandbox
             self.userUnit = userUnit
             self.systemUnit = systemUnit
@@ -49,13 +49,18 @@ public struct IdentityResolver: Sendable {
             self.rootControlledFile = rootControlledFile
         }
 
-        public static let live = ProcessLookup(
-            sandbox: { ProcessIdentity.sandbox(pid: $0) },
-            userUnit: { ProcessIdentity.userUnit(pid: $0) },
-            systemUnit: { ProcessIdentity.systemUnit(pid: $0) },
-            executable: { ProcessIdentity.executablePath(pid: $0) },
-            executableFile: { ProcessIdentity.executableFile(pid: $0) },
-            rootControlledFile: { ProcessIdentity.rootControlledFile(atPath: $0) })
+        /// The real lookups. The system daemon does not look into the roots of processes in
+        /// user namespaces of their own (see `ProcessIdentity.sandbox`): a user could stall it.
+        public static func live(for scope: DaemonScope) -> ProcessLookup {
+            let readingForeignRoots = scope == .user
+            return ProcessLookup(
+                sandbox: { ProcessIdentity.sandbox(pid: $0, readingForeignRoots: readingForeignRoots) },
+                userUnit: { ProcessIdentity.userUnit(pid: $0) },
+                systemUnit: { ProcessIdentity.systemUnit(pid: $0) },
+                executable: { ProcessIdentity.executablePath(pid: $0) },
+                executableFile: { ProcessIdentity.executableFile(pid: $0) },
+                rootControlledFile: { ProcessIdentity.rootControlledFile(atPath: $0) })
+        }
     }
 
     public enum Refusal: Error, Equatable {
@@ -65,10 +70,11 @@ public struct IdentityResolver: Sendable {
         case impersonation(claimed: String, actual: String)
     }
 
-    public init(scope: DaemonScope, registry: AppRegistry, lookup: ProcessLookup = .live) {
+    /// - Parameter lookup: Facts about processes; by default the real ones for `scope`.
+    public init(scope: DaemonScope, registry: AppRegistry, lookup: ProcessLookup? = nil) {
         self.scope = scope
         self.registry = registry
-        self.lookup = lookup
+        self.lookup = lookup ?? .live(for: scope)
     }
 
     /// What confines the peer. A peer that cannot be inspected counts as sandboxed in the
@@ -117,10 +123,13 @@ public struct IdentityResolver: Sendable {
             if let claim, claim != verified { return .failure(.impersonation(claimed: claim, actual: verified)) }
             return .success(verified)
         }
-        if sandbox != .none && scope == .user {
-            return .failure(.unidentified(app: claim ?? "", reason: """
+        if sandbox != .none {
+            return .failure(.unidentified(app: claim ?? "", reason: scope == .user ? """
                 the caller runs in \(sandbox.summary), which names no app; a sandboxed caller cannot claim one. \
                 Run it as a Flatpak, or as its own app unit
+                """ : """
+                the caller runs in \(sandbox.summary); the system scope identifies it only by its system unit, as \
+                whatever it shows from in there (a .flatpak-info, a claim) any user could arrange
                 """))
         }
         if let claim {
@@ -148,7 +157,10 @@ public struct IdentityResolver: Sendable {
             {
                 return app
             }
-            if let file = lookup.executableFile(pid), let app = registry.app(runningFile: file, rootControlledFile: lookup.rootControlledFile) {
+            if let path = lookup.executable(pid),
+                let app = registry.app(executablePath: path, runningFile: { lookup.executableFile(pid) },
+                                       rootControlledFile: lookup.rootControlledFile)
+            {
                 return app
             }
         }
