@@ -203,6 +203,12 @@ if Context.environment["ISLAND_FUZZ"] == "1" {
             path: "Fuzz/Sources/FuzzLayout",
             swiftSettings: fuzzFlags
         ),
+        .executableTarget(
+            name: "FuzzPresenter",
+            dependencies: ["FuzzSupport", "IslandPresenter", "IslandCore", "IslandJSON"],
+            path: "Fuzz/Sources/FuzzPresenter",
+            swiftSettings: fuzzFlags
+        ),
     ]
     package.products += [
         .executable(name: "fuzz-varlink-message", targets: ["FuzzVarlinkMessage"]),
