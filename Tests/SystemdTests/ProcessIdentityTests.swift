@@ -187,24 +187,30 @@ import Testing
         }
     }
 
+    /// The directory of this test's executable, when it and every directory above it are
+    /// root's alone (a build as root outside any home).
+    static let rootControlledBuildDirectory: String? = {
+        guard let executable = ProcessIdentity.executablePath(pid: getpid()),
+            let controlled = ProcessIdentity.rootControlledFile(atPath: executable)
+        else { return nil }
+        return (controlled.path as NSString).deletingLastPathComponent
+    }()
+
     /// Ownership and modes along the path, in a directory of root's that is not /tmp: the
-    /// build directory next to this test, when root owns it (so only when run as root).
-    @Test(.enabled(if: getuid() == 0, "only root can make root-owned files and give them away"))
+    /// build directory next to this test.
+    @Test(.enabled(if: getuid() == 0, "only root can make root-owned files and give them away"),
+          .enabled(if: rootControlledBuildDirectory != nil, "the build directory is not root's alone, so nothing in it could be"))
     func rootControlledFilesRefuseWhatAnotherUserCouldWrite() throws {
-        let here = try #require(ProcessIdentity.executablePath(pid: getpid())).split(separator: "/").dropLast().joined(separator: "/")
-        try #require(ProcessIdentity.rootControlledFile(atPath: "/" + here + "/.") == nil, "a directory is not a program")
-        var template = Array("/\(here)/rootcheck.XXXXXX".utf8CString)
+        let here = try #require(Self.rootControlledBuildDirectory)
+        try #require(ProcessIdentity.rootControlledFile(atPath: here) == nil, "a directory is not a program")
+        var template = Array("\(here)/rootcheck.XXXXXX".utf8CString)
         let directory = try #require(mkdtemp(&template).map { String(cString: $0) })
         defer { try? FileManager.default.removeItem(atPath: directory) }
         try #require(chmod(directory, 0o755) == 0)
         let file = directory + "/tool"
         try "#!/bin/sh\n".write(toFile: file, atomically: true, encoding: .utf8)
         try #require(chmod(file, 0o755) == 0)
-        guard ProcessIdentity.rootControlledFile(atPath: file) != nil else {
-            // Some directory above the build directory is not root's alone: nothing to vary.
-            try #require(ProcessIdentity.rootControlledFile(atPath: "/" + here + "/" + "x") == nil)
-            return
-        }
+        try #require(ProcessIdentity.rootControlledFile(atPath: file) != nil)
         let cases: [(what: String, change: () -> Int32, undo: () -> Int32)] = [
             ("a file others may write", { chmod(file, 0o757) }, { chmod(file, 0o755) }),
             ("a file a non-root group may write", { chown(file, 0, 65534) == 0 ? chmod(file, 0o775) : -1 }, { chown(file, 0, 0) == 0 ? chmod(file, 0o755) : -1 }),
