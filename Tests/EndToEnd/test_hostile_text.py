@@ -5,6 +5,7 @@ attributes, the state, a registered layout's texts, button labels and chip; each
 checked against its consumer's grammar. Numbers at the edges of JSON must crash nothing, and a
 bar presenter must exit once its bar is gone."""
 
+import base64
 import json
 import os
 import re
@@ -14,6 +15,7 @@ import signal
 import subprocess
 import tempfile
 import time
+import uuid
 import xml.etree.ElementTree as ET
 
 import pytest
@@ -333,3 +335,54 @@ def test_waybar_piped_into_head_ends(daemon):
         if pipeline.poll() is None:
             os.killpg(pipeline.pid, signal.SIGKILL)
         pipeline.wait(timeout=10)
+
+
+@pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
+def test_the_terminal_ui_writes_no_producer_escape_to_a_real_terminal(daemon, tmp_path):
+    """`island-presenter tui` in tmux (a server of its own, which accepts OSC 52): a producer's
+    OSC 2 must not retitle the pane, its OSC 52 must not fill the clipboard, in the compact
+    pill, the expanded island, the buttons and the lock-screen card."""
+    server = "island-hostile-" + uuid.uuid4().hex[:8]
+    tmux = ["tmux", "-L", server]
+    clip = base64.b64encode(b"island-pwned-clipboard").decode()
+    evil = "\x1b]2;island-pwned-title\x07\x1b]52;c;%s\x07\x1b[31m\u009b32m" % clip
+    layout = {
+        "compactLeading": {"type": "text", "template": "{{state.h}}"},
+        "compactTrailing": {"type": "text", "template": "{{attributes.h}}"},
+        "lockScreen": {"type": "vstack", "children": [
+            {"type": "text", "template": "{{state.h}}"}, {"type": "button", "action": "go", "label": "{{state.h}}"}]},
+        "expanded": {"center": {"type": "text", "template": "{{state.h}}", "priority": 0},
+                     "bottom": {"type": "button", "action": "go", "label": "{{state.h}}", "priority": 0}},
+    }
+    with daemon.connect("org.island.Extension") as ext:
+        ext.RegisterLayout(app="org.example.Coffee", type="Evil", layout=layout)
+
+    def capture():
+        return subprocess.run([*tmux, "capture-pane", "-p", "-t", server], capture_output=True, text=True, timeout=10).stdout
+
+    def title():
+        return subprocess.run([*tmux, "display-message", "-p", "-t", server, "#{pane_title}"],
+                              capture_output=True, text=True, timeout=10).stdout
+
+    def buffers():
+        return subprocess.run([*tmux, "list-buffers", "-F", "#{buffer_sample}"], capture_output=True, text=True, timeout=10).stdout
+
+    subprocess.run([*tmux, "-f", "/dev/null", "new-session", "-d", "-s", server, "-x", "100", "-y", "30",
+                    "%s tui --socket %s" % (PRESENTER, daemon.socket)], check=True, timeout=10)
+    try:
+        subprocess.run([*tmux, "set-option", "-g", "set-clipboard", "on"], check=True, timeout=10)
+        subprocess.run([*tmux, "set-option", "-g", "allow-rename", "on"], check=True, timeout=10)
+        wait_for(lambda: "none │" in capture(), timeout=10, message="the empty island")
+        with daemon.connect("org.island.Producer") as producer:
+            producer.Request(app="org.example.Coffee", type="Evil", attributes={"h": evil},
+                             content={"state": {"h": evil}, "relevanceScore": 0})
+            wait_for(lambda: "compact │" in capture(), timeout=10, message="compact")
+            subprocess.run([*tmux, "send-keys", "-t", server, "e"], check=True, timeout=10)
+            wait_for(lambda: "expanded │" in capture(), timeout=10, message="expanded")
+            screen = capture()
+            # The text is shown, made harmless: what followed each ESC is plain text.
+            assert "]2;island-pwned-title" in screen
+            assert "island-pwned-title" not in title()
+            assert "pwned" not in buffers()
+    finally:
+        subprocess.run([*tmux, "kill-server"], capture_output=True, timeout=10)
