@@ -77,9 +77,12 @@ func sleepToNextSecond() async throws {
 /// its bar would stay subscribed, and reconnect, forever.
 let outputClosedStatus: Int32 = 74
 
+/// Called from the stdout watcher's thread or the driver's: `_exit`, because exit handlers
+/// running while the other threads still work is what sanitizers report as races; every
+/// write is unbuffered, so nothing is lost.
 @Sendable func exitOutputClosed() -> Never {
     writeAll("island-presenter: standard output closed; exiting\n", to: 2)
-    Glibc.exit(outputClosedStatus)
+    Glibc._exit(outputClosedStatus)
 }
 
 func runBar(_ format: BarFormat, options: CommonOptions) async {
