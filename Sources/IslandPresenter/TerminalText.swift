@@ -22,15 +22,16 @@ public enum TerminalText {
     }
 
     /// Serialized JSON made safe for a terminal without changing what it means: the writer
-    /// already escapes C0 controls, and DEL and C1 controls, which JSON allows raw, are
-    /// written as `\u00XX`. They can only occur inside strings, where the escape is the same
-    /// character.
+    /// already escapes C0 controls in strings (outside them, only whitespace), and DEL and C1
+    /// controls, which JSON allows raw, are written as `\u00XX`. They can only occur inside
+    /// strings, where the escape is the same character.
     public static func json(_ serialized: String) -> String {
-        guard serialized.unicodeScalars.contains(where: isControl) else { return serialized }
+        let isRawInJSON: (Unicode.Scalar) -> Bool = { (0x7F...0x9F).contains($0.value) }
+        guard serialized.unicodeScalars.contains(where: isRawInJSON) else { return serialized }
         var out = ""
         out.reserveCapacity(serialized.utf8.count + 16)
         for scalar in serialized.unicodeScalars {
-            if isControl(scalar) {
+            if isRawInJSON(scalar) {
                 let hex = String(scalar.value, radix: 16)
                 out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
             } else {

@@ -107,6 +107,17 @@ import Testing
         #expect(BarFormat.eww.line(for: scene) == "a ]0;t b c")
     }
 
+    /// What the CLIs print: text loses its controls; JSON escapes them and means the same.
+    @Test(arguments: hostile)
+    func cliOutput(_ text: String) throws {
+        let line = TerminalText.sanitize(text)
+        #expect(!line.unicodeScalars.contains(where: SinkChecks.isControl))
+        #expect(line.unicodeScalars.count == text.unicodeScalars.count)
+        let json = TerminalText.json(JSON.object(["type": .string(text), "n": 1]).description)
+        #expect(!json.unicodeScalars.contains(where: SinkChecks.isControl))
+        #expect(try JSONParser.parse(Array(json.utf8)).objectValue?["type"]?.stringValue == text)
+    }
+
     @Test func pangoAndJSONKeepTheText() throws {
         let text = "<b>a</b> & \"q\" \\"
         let item = Self.item(type: "T", text: text, layout: ["compactLeading": ["type": "text", "template": "{{state.h}}"],
