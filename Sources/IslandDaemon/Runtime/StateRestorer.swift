@@ -61,7 +61,7 @@ enum StateRestorer {
     /// activities there until its extension registers it again.
     static func layouts(from stored: StoredState, logger: Logger) -> [ActivityOwner: [String: JSON]] {
         var layouts: [ActivityOwner: [String: JSON]] = [:]
-        for record in stored.layouts {
+        for record in withinLimits(stored.layouts, logger: logger) {
             guard let json = try? JSONParser.parse(record.body) else {
                 logger.warning("skipping a stored layout that is not JSON", metadata: ["app": "\(record.app)", "type": "\(record.type)"])
                 continue
@@ -69,5 +69,27 @@ enum StateRestorer {
             layouts[ActivityOwner(app: record.app, uid: record.uid), default: [:]][record.type] = json
         }
         return layouts
+    }
+
+    /// The stored layouts an app could have registered today: an older daemon took any number
+    /// of any size, and restoring them all would cost what the limits now prevent. The first
+    /// types by name are kept, up to the limit; the log names the others, which stay on disk.
+    static func withinLimits(_ records: [StoredLayout], logger: Logger) -> [StoredLayout] {
+        var kept: [StoredLayout] = []
+        let owners = Dictionary(grouping: records) { ActivityOwner(app: $0.app, uid: $0.uid) }
+        for (owner, records) in owners {
+            var count = 0
+            for record in records.sorted(by: { $0.type < $1.type }) {
+                guard record.body.utf8.count <= LayoutLimits.maximumBytes, count < LayoutLimits.maximumLayoutsPerApp else {
+                    logger.warning("not restoring a stored layout past the layout limits", metadata: [
+                        "app": "\(owner.app)", "type": "\(record.type)", "bytes": "\(record.body.utf8.count)",
+                    ])
+                    continue
+                }
+                count += 1
+                kept.append(record)
+            }
+        }
+        return kept
     }
 }
