@@ -476,6 +476,43 @@ def test_out_of_descriptors_the_daemon_refuses_by_name_and_does_not_spin(daemon_
             sock.close()
 
 
+def test_when_accept_fails_for_want_of_descriptors_the_loop_pauses_instead_of_spinning(make_daemon):
+    """Out of descriptors whatever the limits (here the descriptor limit is lowered under the
+    running daemon, after it fitted its connection limits), accept fails with EMFILE: the daemon
+    says so and pauses accepting instead of retrying at once (at debe163 the loop spun at
+    full CPU), keeps serving the connections it has, and accepts again once descriptors free."""
+    daemon = make_daemon()
+    held = RawStream(daemon.socket)
+    get_info(held.sock)
+    assert_ok(held.read())
+    # Only the soft limit: raising it again needs no privilege.
+    _, hard = resource.prlimit(daemon.process.pid, resource.RLIMIT_NOFILE)
+    resource.prlimit(daemon.process.pid, resource.RLIMIT_NOFILE, (60, hard))
+    socks = []
+    try:
+        for _ in range(120):
+            sock = connect(daemon)
+            get_info(sock)
+            socks.append(sock)
+        time.sleep(1)
+        before = cpu_seconds(daemon.process.pid)
+        time.sleep(2)
+        used = cpu_seconds(daemon.process.pid) - before
+        assert used < 0.5, "islandd used %.2f s of CPU in 2 s, failing to accept" % used
+        assert "cannot accept connections" in daemon.log()
+        # What it has still works.
+        get_info(held.sock)
+        assert_ok(held.read())
+        resource.prlimit(daemon.process.pid, resource.RLIMIT_NOFILE, (hard, hard))
+        # Every connection waiting in the backlog is taken and answered once it can be.
+        for sock in socks:
+            assert "error" not in read_one(sock, timeout=15)
+    finally:
+        for sock in socks:
+            sock.close()
+        held.close()
+
+
 def test_an_app_holding_every_connection_does_not_lock_out_presenters_or_admins(make_daemon):
     """One app opens as many idle connections as the uid may have (64 here). A presenter and an
     admin still get in, through connections kept in reserve for them; another app's connection

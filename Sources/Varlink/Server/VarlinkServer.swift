@@ -126,12 +126,9 @@ public final class VarlinkServer: Sendable {
     private func bootstrap() -> ServerBootstrap {
         ServerBootstrap(group: group)
             .serverChannelOption(.backlog, value: 256)
-            // Out of descriptors (EMFILE), accept fails and the socket stays readable: without
-            // a pause before the next accept the loop spins on it. NIO's async bind adds this
-            // handler itself; the bind used here does not.
-            .serverChannelInitializer { channel in
+            .serverChannelInitializer { [logger] channel in
                 channel.eventLoop.makeCompletedFuture {
-                    try channel.pipeline.syncOperations.addHandler(AcceptBackoffHandler(shouldForwardIOErrorCaught: false))
+                    try channel.pipeline.syncOperations.addHandler(AcceptPause(logger: logger))
                 }
             }
             .childChannelOption(.allowRemoteHalfClosure, value: true)
@@ -251,6 +248,42 @@ public final class VarlinkServer: Sendable {
         let future: EventLoopFuture<UCred> = provider.unsafeGetSocketOption(
             level: SocketOptionLevel(SOL_SOCKET), name: SocketOptionName(SO_PEERCRED))
         return future.map { Optional(PeerCredentials(pid: $0.pid, uid: $0.uid, gid: $0.gid)) }.recover { _ in nil }
+    }
+}
+
+/// Stops accepting for a while when `accept` fails for want of resources (EMFILE, ENFILE,
+/// ENOBUFS, ENOMEM). The pending connection stays in the backlog and the socket stays
+/// readable, and NIO, whose read of the listening socket is still pending after a failed
+/// accept, retries at once: the loop would spin at full CPU while starving everyone else.
+/// (NIO's AcceptBackoffHandler cannot stop that: it only delays the next read it is asked
+/// for, and a failed first accept asks for none.) Pausing `autoRead` takes the socket out of
+/// the loop's poll set until the pause is over.
+private final class AcceptPause: ChannelInboundHandler {
+    typealias InboundIn = Channel
+
+    static let pause: TimeAmount = .seconds(1)
+    private let logger: Logger
+    private var paused = false
+
+    init(logger: Logger) { self.logger = logger }
+
+    func errorCaught(context: ChannelHandlerContext, error: Error) {
+        guard let error = error as? IOError, [EMFILE, ENFILE, ENOBUFS, ENOMEM].contains(error.errnoCode) else {
+            context.fireErrorCaught(error)
+            return
+        }
+        guard !paused, let options = context.channel.syncOptions else { return }
+        paused = true
+        logger.warning("cannot accept connections (out of descriptors or memory); pausing", metadata: [
+            "error": "\(error)", "pause": "\(Self.pause)",
+        ])
+        try? options.setOption(.autoRead, value: false)
+        let channel = context.channel
+        let handler = NIOLoopBound(self, eventLoop: context.eventLoop)
+        context.eventLoop.scheduleTask(in: Self.pause) {
+            handler.value.paused = false
+            try? channel.syncOptions?.setOption(.autoRead, value: true)
+        }
     }
 }
 
