@@ -4,13 +4,16 @@ import IslandJSON
 /// line changes, re-rendering every second while something on screen ticks.
 public actor BarDriver {
     public let format: BarFormat
+    public let maxLength: Int
     private var model = PresenterModel()
     private var lastLine: String?
     private let output: @Sendable (String) -> Void
     private let clock: @Sendable () -> Double
 
-    public init(format: BarFormat, clock: @escaping @Sendable () -> Double, output: @escaping @Sendable (String) -> Void) {
+    public init(format: BarFormat, maxLength: Int = BarFormat.defaultMaxLength, clock: @escaping @Sendable () -> Double,
+                output: @escaping @Sendable (String) -> Void) {
         self.format = format
+        self.maxLength = maxLength
         self.clock = clock
         self.output = output
     }
@@ -34,7 +37,7 @@ public actor BarDriver {
     }
 
     private func emit() {
-        let line = format.line(for: IslandScene(model: model, now: clock()))
+        let line = format.line(for: IslandScene(model: model, now: clock()), maxLength: maxLength)
         guard line != lastLine else { return }
         lastLine = line
         output(line)

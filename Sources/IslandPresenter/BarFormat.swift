@@ -4,8 +4,8 @@ import IslandJSON
 /// The status-bar contracts `island-presenter` speaks: one line per change on stdout.
 public enum BarFormat: String, Sendable, CaseIterable {
     /// Waybar's custom module with `return-type: json`: an object with `text`, `alt`, `tooltip`,
-    /// `class` and `percentage`. `text` and `tooltip` are Pango markup (Waybar's default), so
-    /// `&`, `<` and `>` are escaped.
+    /// `class` and `percentage`. `text`, `alt` and `tooltip` are Pango markup (Waybar's
+    /// default), so `&`, `<` and `>` are escaped.
     case waybar
     /// i3blocks with `format=json`: an object with `full_text`, `short_text` and
     /// `"markup": "none"`, so a `markup=pango` in the block's configuration cannot make
@@ -22,14 +22,25 @@ public enum BarFormat: String, Sendable, CaseIterable {
     /// here, on the line as assembled, so no concatenation of fields can form a sequence the
     /// consumer interprets. No line holds a control character (a newline would end the line,
     /// and stdout may be a terminal).
-    public func line(for scene: IslandScene) -> String {
+    ///
+    /// `maxLength` caps the text (in display cells, "…" where cut): a bar has no room for a
+    /// producer's 60-character line.
+    public func line(for scene: IslandScene, maxLength: Int = Self.defaultMaxLength) -> String {
+        let text = Self.capped(scene.text, maxLength)
         switch self {
-        case .waybar: Self.serialize(Self.waybar(scene))
+        case .waybar: return Self.serialize(Self.waybar(scene, text: text, maxLength: maxLength))
         case .i3blocks:
-            Self.serialize(["full_text": .string(scene.text), "short_text": .string(scene.shortText), "markup": "none"])
-        case .eww: TerminalText.sanitize(scene.text)
-        case .polybar: Self.polybar(TerminalText.sanitize(scene.text))
+            return Self.serialize(["full_text": .string(text), "short_text": .string(Self.capped(scene.shortText, maxLength)), "markup": "none"])
+        case .eww: return text
+        case .polybar: return Self.polybar(text)
         }
+    }
+
+    public static let defaultMaxLength = 40
+
+    /// One line without control characters, at most `maxLength` cells.
+    static func capped(_ text: String, _ maxLength: Int) -> String {
+        truncate(TerminalText.sanitize(text), toWidth: max(1, maxLength))
     }
 
     /// Text that polybar shows as itself. Polybar reads `%{` as the start of a formatting tag
@@ -50,19 +61,20 @@ public enum BarFormat: String, Sendable, CaseIterable {
 
     static let zeroWidthSpace: Unicode.Scalar = "\u{200B}"
 
-    static func waybar(_ scene: IslandScene) -> JSONObject {
+    static func waybar(_ scene: IslandScene, text: String, maxLength: Int) -> JSONObject {
         var classes: [JSON] = [.string(scene.mode.rawValue)]
         let shown = [scene.attached, scene.detached, scene.expanded].compactMap { $0 }
         if shown.contains(where: { $0.item.isStale }) { classes.append("stale") }
         if scene.alert != nil { classes.append("alert") }
         var tooltipLines = scene.lockScreenLines
-        if let alert = scene.alert {
-            tooltipLines.insert([alert.title, alert.body].filter { !$0.isEmpty }.joined(separator: ": "), at: 0)
-        }
+        if let alert = scene.alert { tooltipLines.insert(IslandScene.alertText(alert), at: 0) }
+        // The tooltip has room for more than the bar, not for anything.
+        let tooltipWidth = max(maxLength, 2 * defaultMaxLength)
         var object: JSONObject = [
-            "text": .string(pango(scene.text)),
-            "alt": .string(scene.mode.rawValue),
-            "tooltip": .string(pango(tooltipLines.map(IslandScene.oneLine).joined(separator: "\n"))),
+            "text": .string(pango(text)),
+            // The chip, for `format-alt` or a format that shows `{alt}` where space is short.
+            "alt": .string(pango(capped(scene.shortText, maxLength))),
+            "tooltip": .string(pango(tooltipLines.map { capped($0, tooltipWidth) }.joined(separator: "\n"))),
             "class": .array(classes),
         ]
         if scene.mode != .none, let fraction = scene.primaryProgress {
@@ -72,8 +84,8 @@ public enum BarFormat: String, Sendable, CaseIterable {
     }
 
     /// Escapes text for Pango markup: with `&`, `<` and `>` as entities no text is a tag or
-    /// an entity (quotes only matter inside a tag). `alt` and `class` hold only the presenter's
-    /// own words.
+    /// an entity (quotes only matter inside a tag). `class` holds only the presenter's own
+    /// words.
     public static func pango(_ text: String) -> String {
         var out = ""
         out.reserveCapacity(text.utf8.count)

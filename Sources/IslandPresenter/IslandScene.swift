@@ -58,46 +58,76 @@ public struct IslandScene: Sendable {
 
     // MARK: Text
 
-    /// The one-line text of the island for bars: compact → the chip, else compact leading and
-    /// trailing; minimal → the attached and detached minimal views; expanded → the expanded
-    /// activity's compact text; none → empty.
+    /// The one-line text of the island for bars: an alert's title and body while it lasts;
+    /// else compact → the live compact leading and trailing (the chip only when they are
+    /// empty); minimal → the attached and detached minimal views, each with its symbol;
+    /// expanded → the expanded activity's compact text; none → empty.
     public var text: String {
+        if let alert { return Self.alertText(alert) }
         switch mode {
-        case .none: ""
-        case .compact: attached.map(Self.compactText) ?? ""
-        case .minimal: [attached, detached].compactMap { $0.map(Self.minimalText) }.filter { !$0.isEmpty }.joined(separator: " · ")
-        case .expanded: expanded.map(Self.compactText) ?? ""
+        case .none: return ""
+        case .compact: return attached.map(Self.compactText) ?? ""
+        case .minimal: return [attached, detached].compactMap { $0.map(Self.minimalText) }.filter { !$0.isEmpty }.joined(separator: " · ")
+        case .expanded: return expanded.map(Self.compactText) ?? ""
         }
     }
 
-    /// A shorter text: the chip, else the minimal view(s).
+    /// A shorter text, for where space is short: the alert's title, else the chip, else the
+    /// minimal view(s).
     public var shortText: String {
+        if let alert { return Self.oneLine(alert.title.isEmpty ? alert.body : alert.title) }
         switch mode {
-        case .none: ""
-        case .compact, .expanded: primary.map { $0.layout.chip.map(Self.oneLine) ?? Self.minimalText($0) } ?? ""
-        case .minimal: text
+        case .none: return ""
+        case .compact, .expanded: return primary.map(Self.chipText) ?? ""
+        case .minimal: return text
         }
+    }
+
+    /// An alert as one line: "title: body".
+    public static func alertText(_ alert: PresenterAlert) -> String {
+        oneLine([alert.title, alert.body].filter { !$0.isEmpty }.joined(separator: ": "))
+    }
+
+    /// The compact presentation as one line: leading and trailing, else the chip.
+    public static func compactText(_ entry: Entry) -> String {
+        let live = oneLine([entry.layout.compactLeading, entry.layout.compactTrailing]
+            .compactMap { $0?.view.displayText }.filter { !$0.isEmpty }.joined(separator: " "))
+        if !live.isEmpty { return live }
+        return oneLine(entry.layout.chip ?? "")
+    }
+
+    /// The chip, else the minimal presentation.
+    public static func chipText(_ entry: Entry) -> String {
+        if let chip = entry.layout.chip, !chip.isEmpty { return oneLine(chip) }
+        return minimalText(entry)
+    }
+
+    /// The minimal presentation as one line, with the activity's symbol in front when the
+    /// minimal view has none of its own (two bare "2%" say nothing of whose they are).
+    public static func minimalText(_ entry: Entry) -> String {
+        let parts = minimalParts(entry)
+        return oneLine([parts.symbol.map(RenderedView.glyph(forSymbol:)), parts.view?.displayText]
+            .compactMap { $0 }.filter { !$0.isEmpty }.joined(separator: " "))
+    }
+
+    /// The most the detached bubble shows, in cells: a symbol and a short value.
+    public static let detachedWidth = 10
+
+    /// The minimal view, and the symbol of the compact leading view to show before it when
+    /// the minimal view holds no symbol.
+    public static func minimalParts(_ entry: Entry) -> (symbol: String?, view: RenderedView?) {
+        let view = (entry.layout.minimal ?? entry.layout.compactLeading)?.view
+        guard let view, view.firstSymbol == nil else { return (nil, view) }
+        return (entry.layout.compactLeading?.view.firstSymbol, view)
     }
 
     /// The lock-screen list, one activity per line.
     public var lockScreenLines: [String] { lockScreen.map(Self.lockScreenText) }
 
-    /// The compact presentation as one line: the chip, else leading and trailing.
-    public static func compactText(_ entry: Entry) -> String {
-        if let chip = entry.layout.chip, !chip.isEmpty { return oneLine(chip) }
-        return oneLine([entry.layout.compactLeading, entry.layout.compactTrailing]
-            .compactMap { $0?.view.displayText }.filter { !$0.isEmpty }.joined(separator: " "))
-    }
-
-    /// The minimal presentation as one line.
-    public static func minimalText(_ entry: Entry) -> String {
-        oneLine((entry.layout.minimal ?? entry.layout.compactLeading)?.view.displayText ?? "")
-    }
-
     /// The lock-screen presentation as one line, with the state when it is not plainly active.
     public static func lockScreenText(_ entry: Entry) -> String {
         var text = oneLine(entry.layout.lockScreen?.view.displayText ?? entry.item.type)
-        if text.isEmpty { text = entry.item.app }
+        if text.isEmpty { text = entry.item.displayName }
         switch entry.item.activityState {
         case "stale": text += " (stale)"
         case "ended": text += " (ended)"
@@ -116,6 +146,14 @@ public struct IslandScene: Sendable {
     /// Newlines and other control characters (C0, DEL, C1) become spaces: a bar line is one
     /// line, and none reaches a terminal.
     static func oneLine(_ text: String) -> String { TerminalText.sanitize(text) }
+}
+
+extension PresenterItem {
+    /// What heads the activity: the app's desktop entry name, else its id.
+    public var displayName: String {
+        if let appName, !TerminalText.sanitize(appName).allSatisfy(\.isWhitespace) { return appName }
+        return app
+    }
 }
 
 extension RenderedLayout {
@@ -139,6 +177,17 @@ extension RenderedView {
         case .hstack(let children, _), .vstack(let children, _): children.contains { $0.containsTimeDependentView }
         case .link(_, let child): child.containsTimeDependentView
         default: false
+        }
+    }
+
+    /// The first symbol in reading order.
+    public var firstSymbol: String? {
+        switch self {
+        case .symbol(let name): name.isEmpty ? nil : name
+        case .hstack(let children, _), .vstack(let children, _): children.lazy.compactMap(\.firstSymbol).first
+        case .link(_, let child): child.firstSymbol
+        case .button(_, _, let symbol): symbol
+        default: nil
         }
     }
 
@@ -176,21 +225,51 @@ extension RenderedView {
         }
     }
 
+    /// Icon names (without `-symbolic`) and families (their first words: `battery` for
+    /// `battery-good`) as the emoji or glyph a text-only presenter shows for them.
     static let iconGlyphs: [String: String] = [
-        "appointment-soon": "⏰", "alarm": "⏰", "alarm-symbolic": "⏰", "timer": "⏱", "chronometer": "⏱",
-        "media-playback-start": "▶", "media-playback-pause": "⏸", "media-playback-stop": "⏹",
-        "mail-unread": "✉", "mail-message-new": "✉", "call-start": "📞", "phone": "📞",
-        "dialog-warning": "⚠", "dialog-error": "✖", "dialog-information": "ℹ", "emblem-ok": "✔",
-        "folder-download": "⬇", "go-down": "⬇", "go-up": "⬆", "network-transmit": "⬆", "network-receive": "⬇",
-        "weather-clear": "☀", "weather-overcast": "☁", "weather-showers": "🌧", "airplane-mode": "✈",
-        "car": "🚗", "food": "🍴", "coffee": "☕", "music": "♫", "audio-x-generic": "♫",
-        "battery": "🔋", "system-run": "⚙", "applications-system": "⚙", "starred": "★", "user-available": "●",
+        "appointment-soon": "⏰", "alarm": "⏰", "timer": "⏱", "chronometer": "⏱", "appointment": "📅",
+        "x-office-calendar": "📅", "preferences-system-time": "🕒", "alarm-clock": "⏰",
+        "media-playback-start": "▶", "media-playback-pause": "⏸", "media-playback-stop": "⏹", "media-record": "⏺",
+        "media-skip-forward": "⏭", "media-skip-backward": "⏮", "media-seek-forward": "⏩", "media-seek-backward": "⏪",
+        "media": "▶", "audio-volume": "🔊", "audio-volume-muted": "🔇", "audio-input-microphone": "🎤", "microphone": "🎤",
+        "audio-headphones": "🎧", "audio-x-generic": "♫", "music": "♫", "video": "🎬", "camera": "📷",
+        "mail": "✉", "call": "📞", "phone": "📞", "chat": "💬", "user": "👤", "user-available": "●",
+        "dialog-warning": "⚠", "dialog-error": "✖", "dialog-information": "ℹ", "dialog-question": "?", "help": "?",
+        "emblem-ok": "✔", "object-select": "✔", "emblem-important": "❗", "emblem-favorite": "♥", "starred": "★", "non-starred": "☆",
+        "folder-download": "⬇", "document-save": "💾", "edit-delete": "🗑", "go-down": "⬇", "go-up": "⬆",
+        "go-next": "→", "go-previous": "←", "send-to": "➤", "network-transmit": "⬆", "network-receive": "⬇",
+        "network-wireless": "📶", "network-cellular": "📶", "network": "🖧", "bluetooth": "ᛒ",
+        "weather": "🌤", "weather-clear": "☀", "weather-few-clouds": "⛅", "weather-overcast": "☁", "weather-showers": "🌧",
+        "weather-storm": "⛈", "weather-snow": "❄", "airplane-mode": "✈", "airplane": "✈", "flight": "✈",
+        "car": "🚗", "bus": "🚌", "train": "🚆", "bicycle": "🚲", "find-location": "📍", "mark-location": "📍", "navigation": "🧭",
+        "food": "🍴", "emoji-food": "🍴", "coffee": "☕", "battery": "🔋", "ac-adapter": "🔌", "display-brightness": "☀",
+        "system-run": "⚙", "applications-system": "⚙", "preferences-system": "⚙", "system-shutdown": "⏻",
+        "view-refresh": "⟳", "process-working": "⟳", "security-high": "🔒", "changes-prevent": "🔒", "printer": "🖨",
+        "computer": "💻", "input-gaming": "🎮", "applications-games": "🎮", "package": "📦", "package-x-generic": "📦",
+        "list-add": "+", "window-close": "✕", "process-stop": "✕",
     ]
 
-    static func glyph(forSymbol name: String) -> String {
-        let isIconName = !name.isEmpty && name.unicodeScalars.allSatisfy { $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || $0 == "-" || $0 == "_" || $0 == ".") }
-        guard isIconName else { return name }
+    /// What stands for an icon name no entry knows: never nothing, so a symbol keeps its place.
+    static let unknownIconGlyph = "•"
+
+    /// Whether `name` is a freedesktop icon name rather than text (an emoji) to show as itself.
+    public static func isIconName(_ name: String) -> Bool {
+        !name.isEmpty && name.utf8.count <= 255 && name.first != "." && name.unicodeScalars.allSatisfy {
+            $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || $0 == "-" || $0 == "_" || $0 == ".")
+        }
+    }
+
+    /// The symbol as text: an emoji stays itself; an icon name becomes the glyph of its name
+    /// or of its family (`battery-good-symbolic` → `battery`), else a neutral bullet.
+    public static func glyph(forSymbol name: String) -> String {
+        guard isIconName(name) else { return name }
         let base = name.hasSuffix("-symbolic") ? String(name.dropLast("-symbolic".count)) : name
-        return iconGlyphs[name] ?? iconGlyphs[base] ?? ""
+        var words = base.split(separator: "-", omittingEmptySubsequences: false)
+        while !words.isEmpty {
+            if let glyph = iconGlyphs[words.joined(separator: "-")] { return glyph }
+            words.removeLast()
+        }
+        return unknownIconGlyph
     }
 }

@@ -16,11 +16,15 @@ public struct PresenterItem: Sendable, Hashable {
     public var endReason: String?
     public var layout: Layout
     public var defaultLayout: Bool
+    /// The app's desktop entry `Name=` and `Icon=`, when the daemon knows them.
+    public var appName: String?
+    public var appIcon: String?
 
     public init(
         id: String, app: String, type: String, attributes: JSONObject = [:], state: JSONObject = [:],
         staleDate: Double? = nil, relevanceScore: Double = 0, activityState: String = "active",
-        endReason: String? = nil, layout: Layout? = nil, defaultLayout: Bool = false
+        endReason: String? = nil, layout: Layout? = nil, defaultLayout: Bool = false,
+        appName: String? = nil, appIcon: String? = nil
     ) {
         self.id = id
         self.app = app
@@ -33,6 +37,8 @@ public struct PresenterItem: Sendable, Hashable {
         self.endReason = endReason
         self.layout = layout ?? Layout.default(for: type, attributes: attributes, state: state)
         self.defaultLayout = layout == nil || defaultLayout
+        self.appName = appName
+        self.appIcon = appIcon
     }
 
     /// Decodes an `Item`; nil when it has no id. A layout that does not validate (which the
@@ -48,7 +54,8 @@ public struct PresenterItem: Sendable, Hashable {
             id: id, app: object["app"]?.stringValue ?? "", type: type, attributes: attributes, state: state,
             staleDate: content["staleDate"]?.doubleValue, relevanceScore: content["relevanceScore"]?.doubleValue ?? 0,
             activityState: object["state"]?.stringValue ?? "active", endReason: object["endReason"]?.stringValue,
-            layout: layout, defaultLayout: object["defaultLayout"]?.boolValue ?? (layout == nil))
+            layout: layout, defaultLayout: object["defaultLayout"]?.boolValue ?? (layout == nil),
+            appName: object["appName"]?.stringValue, appIcon: object["appIcon"]?.stringValue)
     }
 
     public var isStale: Bool { activityState == "stale" }

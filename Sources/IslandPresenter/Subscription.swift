@@ -85,25 +85,38 @@ public actor Interactor {
 
     public init(socketPath: String) { self.socketPath = socketPath }
 
-    /// Sends `Interact`; returns the URL a tap opens.
+    /// Sends `Interact`; returns the URL a tap opens. A connection kept from before a daemon
+    /// restart is found closed only when used: the call then goes once more on a new
+    /// connection (the daemon that closed it is gone and never answered it).
     public func interact(_ action: String, id: String?, button: String? = nil) async throws -> String? {
         var parameters: JSONObject = ["action": .string(action)]
         if let id { parameters["id"] = .string(id) }
         if let button { parameters["button"] = .string(button) }
-        let client: VarlinkClient
-        if let existing = self.client {
-            client = existing
-        } else {
-            client = try await VarlinkClient.connect(unixPath: socketPath)
-            self.client = client
+        if let kept = client {
+            do {
+                return try await call(kept, parameters)
+            } catch let error as VarlinkError {
+                throw error
+            } catch {
+                // The kept connection is dead; a new one follows.
+            }
         }
+        return try await call(try await connect(), parameters)
+    }
+
+    private func connect() async throws -> VarlinkClient {
+        let client = try await VarlinkClient.connect(unixPath: socketPath)
+        self.client = client
+        return client
+    }
+
+    private func call(_ client: VarlinkClient, _ parameters: JSONObject) async throws -> String? {
         do {
-            let reply = try await client.call("org.island.Presenter.Interact", parameters)
-            return reply["url"]?.stringValue
+            return try await client.call("org.island.Presenter.Interact", parameters)["url"]?.stringValue
         } catch let error as VarlinkError {
             throw error
         } catch {
-            self.client = nil
+            if self.client === client { self.client = nil }
             await client.close()
             throw error
         }

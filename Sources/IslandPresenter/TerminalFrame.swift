@@ -64,6 +64,9 @@ public struct TerminalFrame: Sendable {
     public static let statusStyle = "7"
     public static let keyHelp = "←/→/Tab select  e expand  c collapse  ⏎ tap  d dismiss  1-9 button  q quit"
 
+    /// The widest compact pill, in cells.
+    static let compactMaximumWidth = 40
+
     public let columns: Int
     public let rows: Int
 
@@ -75,6 +78,7 @@ public struct TerminalFrame: Sendable {
     public func render(_ scene: IslandScene, chrome: TerminalChrome) -> [StyledLine] {
         var lines: [StyledLine] = [StyledLine()]
         lines += island(scene).map(centred)
+        if let alert = scene.alert { lines += alertBox(alert).map(centred) }
         lines.append(StyledLine())
         if !scene.lockScreen.isEmpty {
             lines.append(StyledLine("  Lock Screen", style: "1"))
@@ -109,13 +113,14 @@ public struct TerminalFrame: Sendable {
             var leading = entry.layout.compactLeading?.view.displayText ?? ""
             let trailing = entry.layout.compactTrailing?.view.displayText ?? ""
             if leading.isEmpty, trailing.isEmpty { leading = entry.layout.chip ?? "" }
-            let maximum = columns - 4
+            // As wide as its content, up to a pill's width: a long line is cut, not stretched.
+            let maximum = min(columns - 4, Self.compactMaximumWidth)
             let inner = min(maximum, max(20, displayWidth(leading) + 4 + displayWidth(trailing)))
             return box([spread(leading, "", trailing, width: inner)], innerWidth: inner)
         case .minimal:
             guard let attached = scene.attached, let detached = scene.detached else { return [] }
             let left = IslandScene.minimalText(attached)
-            let right = truncate(IslandScene.minimalText(detached), toWidth: 8)
+            let right = truncate(IslandScene.minimalText(detached), toWidth: IslandScene.detachedWidth)
             let leftBox = box([left], innerWidth: min(columns - 16, max(14, displayWidth(left))))
             let rightBox = box([right], innerWidth: max(2, displayWidth(right)))
             return zip(leftBox, rightBox).map { left, right in
@@ -140,6 +145,35 @@ public struct TerminalFrame: Sendable {
         }
     }
 
+    /// The alert under the island, for as long as it lasts: its title in bold, then its body.
+    private func alertBox(_ alert: PresenterAlert) -> [StyledLine] {
+        let inner = min(columns - 4, 60)
+        let title = truncate(IslandScene.oneLine(alert.title), toWidth: inner - 2)
+        let body = IslandScene.oneLine(alert.body)
+        let bar = String(repeating: "─", count: inner + 2)
+        var lines = [StyledLine("╭\(bar)╮", style: Self.islandStyle)]
+        var titleLine = StyledLine("│ ", style: Self.islandStyle)
+        titleLine.append("🔔 " + title, style: Self.islandStyle + ";1")
+        titleLine.append(pad(inner - displayWidth(title) - 3) + " │", style: Self.islandStyle)
+        lines.append(titleLine)
+        // The body wraps onto a second line; the rest is cut.
+        var first = ""
+        for character in body {
+            if displayWidth(first + String(character)) > inner { break }
+            first.append(character)
+        }
+        if !first.isEmpty { lines.append(boxLine(first, inner: inner)) }
+        let rest = body.dropFirst(first.count).drop { $0 == " " }
+        if !rest.isEmpty { lines.append(boxLine(String(rest), inner: inner)) }
+        lines.append(StyledLine("╰\(bar)╯", style: Self.islandStyle))
+        return lines
+    }
+
+    private func boxLine(_ text: String, inner: Int) -> StyledLine {
+        let cut = truncate(text, toWidth: inner)
+        return StyledLine("│ \(cut)\(pad(inner - displayWidth(cut))) │", style: Self.islandStyle)
+    }
+
     /// A rounded box in the island's colors around `content`, padded to `innerWidth`.
     private func box(_ content: [String], innerWidth: Int) -> [StyledLine] {
         let bar = String(repeating: "─", count: innerWidth + 2)
@@ -156,7 +190,11 @@ public struct TerminalFrame: Sendable {
 
     private func card(_ entry: IslandScene.Entry, selected: Bool) -> [StyledLine] {
         let inner = min(columns - 8, 70)
-        var title = entry.item.app
+        var title = IslandScene.oneLine(entry.item.displayName)
+        // The app's icon as a glyph when one stands for it; a bullet would say nothing.
+        if let icon = entry.item.appIcon, RenderedView.isIconName(icon), RenderedView.glyph(forSymbol: icon) != RenderedView.unknownIconGlyph {
+            title = RenderedView.glyph(forSymbol: icon) + " " + title
+        }
         if entry.item.activityState != "active" { title += " · " + entry.item.activityState }
         title = truncate(title, toWidth: inner - 2)
         let style = selected ? "1;36" : nil
@@ -179,6 +217,8 @@ public struct TerminalFrame: Sendable {
         switch row {
         case .text(let text):
             return text
+        case .columns(let parts):
+            return spreadColumns(parts, width: width)
         case .progress(let progress):
             let percent = "\(progress.percent)%"
             let barWidth = max(4, width - percent.count - 1)

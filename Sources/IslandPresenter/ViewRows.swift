@@ -4,6 +4,9 @@ import IslandCore
 /// terminal): text lines, progress bars drawn as bars, and rows of buttons.
 public enum ViewRow: Sendable, Hashable {
     case text(String)
+    /// A line a `spacer` splits: the parts spread over the width, the first at the left and
+    /// the last at the right (an empty part keeps its place).
+    case columns([String])
     case progress(RenderedProgress)
     case buttons([String])
 
@@ -12,21 +15,23 @@ public enum ViewRow: Sendable, Hashable {
         case .vstack(let children, _):
             return children.flatMap(rows(of:))
         case .hstack(let children, _):
-            // A row of plain views stays one line; bars and buttons get their own rows.
+            // Plain views stay on one line (split where a spacer is); bars and buttons get
+            // their own rows.
             let isBlock: (RenderedView) -> Bool = { $0.firstProgress != nil || !$0.buttons.isEmpty || $0.isVStack }
-            guard children.contains(where: isBlock) else { return line(view.displayText) }
             var rows: [ViewRow] = []
-            var inline: [String] = []
+            var parts: [[String]] = [[]]
             for child in children {
                 if isBlock(child) {
-                    rows += line(inline.filter { !$0.isEmpty }.joined(separator: " "))
-                    inline = []
+                    rows += line(parts)
+                    parts = [[]]
                     rows += ViewRow.rows(of: child)
+                } else if case .spacer = child {
+                    parts.append([])
                 } else {
-                    inline.append(child.displayText)
+                    parts[parts.count - 1].append(child.displayText)
                 }
             }
-            rows += line(inline.filter { !$0.isEmpty }.joined(separator: " "))
+            rows += line(parts)
             return merged(rows)
         case .progress(let progress):
             return [.progress(progress)]
@@ -44,6 +49,13 @@ public enum ViewRow: Sendable, Hashable {
     private static func line(_ text: String) -> [ViewRow] {
         let text = IslandScene.oneLine(text)
         return text.isEmpty ? [] : [.text(text)]
+    }
+
+    /// Inline views grouped by the spacers between them.
+    private static func line(_ parts: [[String]]) -> [ViewRow] {
+        let texts = parts.map { IslandScene.oneLine($0.filter { !$0.isEmpty }.joined(separator: " ")) }
+        if texts.count == 1 { return line(texts[0]) }
+        return texts.allSatisfy(\.isEmpty) ? [] : [.columns(texts)]
     }
 
     /// Adjacent button rows become one row.
@@ -86,6 +98,22 @@ func scalarWidth(_ scalar: Unicode.Scalar) -> Int {
         0xAC00...0xD7A3, 0xF900...0xFAFF, 0xFE30...0xFE4F, 0xFF00...0xFF60, 0xFFE0...0xFFE6, 0x20000...0x3FFFD,
     ]
     return wide.contains { $0.contains(value) } ? 2 : 1
+}
+
+/// `parts` over `width` cells: the first at the left, the last at the right, those between
+/// evenly in the gaps; each cut to an equal share.
+public func spreadColumns(_ parts: [String], width: Int) -> String {
+    guard parts.count > 1 else { return truncate(parts.first ?? "", toWidth: width) }
+    let share = max(1, (width - (parts.count - 1)) / parts.count)
+    let cut = parts.map { truncate($0, toWidth: share) }
+    let gaps = parts.count - 1
+    let free = max(gaps, width - cut.reduce(0) { $0 + displayWidth($1) })
+    var out = ""
+    for (index, part) in cut.enumerated() {
+        out += part
+        if index < gaps { out += String(repeating: " ", count: free / gaps + (index < free % gaps ? 1 : 0)) }
+    }
+    return out
 }
 
 /// `text` cut to at most `width` cells, with "…" when cut.

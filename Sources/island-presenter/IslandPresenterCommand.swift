@@ -51,8 +51,19 @@ struct IslandPresenterCommand: AsyncParsableCommand {
             The socket: --socket, else $ISLAND_SOCKET, else $XDG_RUNTIME_DIR/island/islandd.sock.
             """,
         version: "0.1.0",
-        subcommands: [TUI.self, Waybar.self, I3blocks.self, Eww.self, Polybar.self, Snapshot.self]
+        subcommands: [TUI.self, Waybar.self, I3blocks.self, Eww.self, Polybar.self, Snapshot.self, Click.self]
     )
+}
+
+struct BarOptions: ParsableArguments {
+    @OptionGroup var common: CommonOptions
+
+    @Option(help: ArgumentHelp("Cut the bar text to this many characters, with an ellipsis (default: 40).", valueName: "n"))
+    var maxLength: Int = BarFormat.defaultMaxLength
+
+    func validate() throws {
+        guard maxLength >= 1 else { throw ValidationError("--max-length must be at least 1") }
+    }
 }
 
 struct CommonOptions: ParsableArguments {
@@ -85,15 +96,30 @@ let outputClosedStatus: Int32 = 74
     Glibc._exit(outputClosedStatus)
 }
 
-func runBar(_ format: BarFormat, options: CommonOptions) async {
+/// Ends the process on SIGINT or SIGTERM with the shell's status for it (128 + N), whatever
+/// disposition it inherited: a bar started as a background job of a non-interactive shell
+/// has SIGINT ignored, and the default action would then never stop it.
+func exitOnInterrupt(cleanup: @escaping @Sendable () -> Void = {}) -> Task<Void, Never> {
+    let signals = signalStream([SIGINT, SIGTERM])
+    return Task.detached {
+        for await number in signals {
+            cleanup()
+            Glibc._exit(128 + number)
+        }
+    }
+}
+
+func runBar(_ format: BarFormat, options: BarOptions) async {
     // A closed stdout is handled where it is seen, with a status of its own; SIGPIPE (which
     // the socket code may ignore anyway) must not decide it.
     signal(SIGPIPE, SIG_IGN)
+    let interrupt = exitOnInterrupt()
+    defer { interrupt.cancel() }
     whenStandardOutputCloses { exitOutputClosed() }
-    let driver = BarDriver(format: format, clock: now) { line in
+    let driver = BarDriver(format: format, maxLength: options.maxLength, clock: now) { line in
         if !writeAll(line + "\n") { exitOutputClosed() }
     }
-    let loop = SubscriptionLoop(socketPath: options.socketPath)
+    let loop = SubscriptionLoop(socketPath: options.common.socketPath)
     await withTaskGroup(of: Void.self) { group in
         group.addTask { await loop.run { await driver.handle($0) } }
         group.addTask {
@@ -115,7 +141,7 @@ struct Waybar: AsyncParsableCommand {
             mode, tooltip the lock-screen list (one activity per line), class the mode plus \
             "stale" and "alert" when relevant, percentage the progress of the island's activity.
             """)
-    @OptionGroup var options: CommonOptions
+    @OptionGroup var options: BarOptions
     func run() async throws { await runBar(.waybar, options: options) }
 }
 
@@ -123,21 +149,21 @@ struct I3blocks: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "i3blocks",
         abstract: "An i3blocks block (format=json, interval=persist): {\"full_text\", \"short_text\"} per line.")
-    @OptionGroup var options: CommonOptions
+    @OptionGroup var options: BarOptions
     func run() async throws { await runBar(.i3blocks, options: options) }
 }
 
 struct Eww: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "An eww deflisten source: the island's text per line; an empty line when there is none.")
-    @OptionGroup var options: CommonOptions
+    @OptionGroup var options: BarOptions
     func run() async throws { await runBar(.eww, options: options) }
 }
 
 struct Polybar: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "A polybar custom/script (tail = true): the island's text per line; an empty line hides it.")
-    @OptionGroup var options: CommonOptions
+    @OptionGroup var options: BarOptions
     func run() async throws { await runBar(.polybar, options: options) }
 }
 
@@ -164,6 +190,82 @@ struct Snapshot: AsyncParsableCommand {
             return try await fetchSnapshot(socketPath: socketPath)
         } catch {
             throw ValidationError("no snapshot from \(socketPath): \(error)")
+        }
+    }
+}
+
+struct Click: AsyncParsableCommand {
+    enum Action: String, ExpressibleByArgument, CaseIterable {
+        case toggle, expand, collapse, tap, dismiss, list
+    }
+
+    static let configuration = CommandConfiguration(
+        abstract: "Act on the island's activity, for a bar's click or a key binding.",
+        discussion: """
+            toggle    expand the island's activity, or collapse it when expanded
+            expand    expand it (a long press)
+            collapse  collapse the island
+            tap       tap it: the URL the daemon returns opens with xdg-open (and is printed)
+            dismiss   dismiss it from the lock-screen list
+            list      open the lock-screen list: the terminal UI in a new terminal ($TERMINAL, \
+            else x-terminal-emulator, foot, alacritty, kitty or xterm, the first on PATH)
+            The activity is the expanded one, else the attached one. Exit status 1 when the \
+            island shows nothing.
+            """)
+
+    @Argument(help: ArgumentHelp("toggle, expand, collapse, tap, dismiss or list."))
+    var action: Action
+
+    @OptionGroup var options: CommonOptions
+
+    func run() async throws {
+        if action == .list {
+            guard openList(socket: options.socket) else { throw ExitCode(1) }
+            return
+        }
+        let model = try await Snapshot.firstSnapshot(socketPath: options.socketPath)
+        let island = model.island
+        guard let id = island.expanded ?? island.attached else {
+            writeAll("island-presenter: the island shows nothing\n", to: 2)
+            throw ExitCode(1)
+        }
+        let interaction = action == .toggle ? (island.mode == .expanded ? "collapse" : "expand") : action.rawValue
+        let interactor = Interactor(socketPath: options.socketPath)
+        do {
+            let url = try await interactor.interact(interaction, id: id)
+            if interaction == "tap", let url {
+                writeAll(TerminalText.sanitize(url) + "\n")
+                _ = openWithXDG(url)
+            }
+        } catch {
+            writeAll("island-presenter: \(interaction) failed: \(TerminalText.sanitize(String(describing: error)))\n", to: 2)
+            throw ExitCode(1)
+        }
+    }
+
+    /// Starts the terminal UI in a terminal emulator of its own.
+    func openList(socket: String?) -> Bool {
+        let environment = ProcessInfo.processInfo.environment
+        let path = (environment["PATH"] ?? "/usr/bin:/bin").split(separator: ":").map(String.init)
+        let candidates = [environment["TERMINAL"], "x-terminal-emulator", "foot", "alacritty", "kitty", "xterm"].compactMap { $0 }
+        guard let terminal = candidates.lazy.compactMap({ name -> String? in
+            name.hasPrefix("/") ? (access(name, X_OK) == 0 ? name : nil) : path.map { $0 + "/" + name }.first { access($0, X_OK) == 0 }
+        }).first else {
+            writeAll("island-presenter: no terminal emulator found; set $TERMINAL\n", to: 2)
+            return false
+        }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: terminal)
+        process.arguments = ["-e", CommandLine.arguments[0], "tui"] + (socket.map { ["--socket", $0] } ?? [])
+        process.standardInput = FileHandle.nullDevice
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        do {
+            try process.run()
+            return true
+        } catch {
+            writeAll("island-presenter: cannot start \(terminal): \(error)\n", to: 2)
+            return false
         }
     }
 }

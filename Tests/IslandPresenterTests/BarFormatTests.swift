@@ -11,53 +11,55 @@ import Testing
 
     @Test func waybar() {
         #expect(line(.waybar, F.compactModel) ==
-            #"{"text":"☕ brewing","alt":"compact","tooltip":"Coffee for Ada: brewing · 25%","class":["compact"],"percentage":25}"#)
+            #"{"text":"☕ brewing","alt":"☕ brewing","tooltip":"Coffee for Ada: brewing · 25%","class":["compact"],"percentage":25}"#)
         #expect(line(.waybar, F.minimalModel) ==
-            #"{"text":"2:05 · brewing","alt":"minimal","tooltip":"Tea 2:05\nCoffee for Ada: brewing · 25%","class":["minimal"]}"#)
+            #"{"text":"⏱ 2:05 · ☕ brewing","alt":"⏱ 2:05 · ☕ brewing","tooltip":"Tea 2:05\nCoffee for Ada: brewing · 25%","class":["minimal"]}"#)
         #expect(line(.waybar, F.expandedModel) ==
-            #"{"text":"☕ brewing","alt":"expanded","tooltip":"Coffee for Ada: brewing · 25%","class":["expanded"],"percentage":25}"#)
-        #expect(line(.waybar, F.emptyModel) == #"{"text":"","alt":"none","tooltip":"","class":["none"]}"#)
+            #"{"text":"☕ brewing","alt":"☕ brewing","tooltip":"Coffee for Ada: brewing · 25%","class":["expanded"],"percentage":25}"#)
+        #expect(line(.waybar, F.emptyModel) == #"{"text":"","alt":"","tooltip":"","class":["none"]}"#)
     }
 
     @Test func i3blocks() {
-        #expect(line(.i3blocks, F.compactModel) == #"{"full_text":"☕ brewing","short_text":"brewing","markup":"none"}"#)
-        #expect(line(.i3blocks, F.minimalModel) == #"{"full_text":"2:05 · brewing","short_text":"2:05 · brewing","markup":"none"}"#)
-        #expect(line(.i3blocks, F.expandedModel) == #"{"full_text":"☕ brewing","short_text":"brewing","markup":"none"}"#)
+        #expect(line(.i3blocks, F.compactModel) == #"{"full_text":"☕ brewing","short_text":"☕ brewing","markup":"none"}"#)
+        #expect(line(.i3blocks, F.minimalModel) == #"{"full_text":"⏱ 2:05 · ☕ brewing","short_text":"⏱ 2:05 · ☕ brewing","markup":"none"}"#)
+        #expect(line(.i3blocks, F.expandedModel) == #"{"full_text":"☕ brewing","short_text":"☕ brewing","markup":"none"}"#)
         #expect(line(.i3blocks, F.emptyModel) == #"{"full_text":"","short_text":"","markup":"none"}"#)
     }
 
     @Test(arguments: [BarFormat.eww, .polybar])
     func plainText(_ format: BarFormat) {
         #expect(line(format, F.compactModel) == "☕ brewing")
-        #expect(line(format, F.minimalModel) == "2:05 · brewing")
+        #expect(line(format, F.minimalModel) == "⏱ 2:05 · ☕ brewing")
         #expect(line(format, F.expandedModel) == "☕ brewing")
         #expect(line(format, F.emptyModel) == "")
     }
 
-    @Test func theChipIsTheCompactText() {
+    @Test func theCompactTextIsLiveAndTheChipIsItsShortForm() {
         var model = PresenterModel()
         model.apply(F.snapshot(sequence: 1, island: F.island("compact", attached: "t1", lockScreen: ["t1"]), items: [F.timer()]))
-        #expect(line(.eww, model) == "Tea")
-        #expect(line(.i3blocks, model) == #"{"full_text":"Tea","short_text":"Tea","markup":"none"}"#)
+        #expect(line(.eww, model) == "⏱ 2:05")
+        #expect(line(.eww, model, at: F.now + 1) == "⏱ 2:04")
+        #expect(line(.i3blocks, model) == #"{"full_text":"⏱ 2:05","short_text":"Tea","markup":"none"}"#)
+        #expect(line(.waybar, model).contains(#""text":"⏱ 2:05","alt":"Tea""#))
     }
 
     @Test func timersTickLocally() {
         let model = F.minimalModel
         #expect(IslandScene(model: model, now: F.now).isTicking)
-        #expect(line(.eww, model, at: F.now + 1) == "2:04 · brewing")
-        #expect(line(.eww, model, at: F.now + 65) == "1:00 · brewing")
-        #expect(line(.eww, model, at: F.now + 500) == "0:00 · brewing")
+        #expect(line(.eww, model, at: F.now + 1) == "⏱ 2:04 · ☕ brewing")
+        #expect(line(.eww, model, at: F.now + 65) == "⏱ 1:00 · ☕ brewing")
+        #expect(line(.eww, model, at: F.now + 500) == "⏱ 0:00 · ☕ brewing")
     }
 
     @Test func staleAndAlertClasses() {
         var model = PresenterModel()
         model.apply(F.snapshot(sequence: 1, island: F.island("compact", attached: "c1", lockScreen: ["c1"]), items: [F.coffee(state: "stale")]))
         #expect(line(.waybar, model) ==
-            #"{"text":"☕ brewing","alt":"compact","tooltip":"Coffee for Ada: brewing · 25% (stale)","class":["compact","stale"],"percentage":25}"#)
+            #"{"text":"☕ brewing","alt":"☕ brewing","tooltip":"Coffee for Ada: brewing · 25% (stale)","class":["compact","stale"],"percentage":25}"#)
         model.apply(F.delta(sequence: 2, island: F.island("expanded", attached: "c1", expanded: "c1", lockScreen: ["c1"]),
                             items: [F.coffee(stage: "ready", done: 4)], alert: ["id": "c1", "title": "Coffee", "body": "Ready"]))
         #expect(line(.waybar, model) ==
-            #"{"text":"☕ ready","alt":"expanded","tooltip":"Coffee: Ready\nCoffee for Ada: ready · 100%","class":["expanded","alert"],"percentage":100}"#)
+            #"{"text":"Coffee: Ready","alt":"Coffee","tooltip":"Coffee: Ready\nCoffee for Ada: ready · 100%","class":["expanded","alert"],"percentage":100}"#)
     }
 
     @Test func waybarTextIsPangoEscapedAndJSONQuoted() {
@@ -69,13 +71,16 @@ import Testing
         #expect(BarFormat.pango("a & <b>") == "a &amp; &lt;b&gt;")
     }
 
-    @Test func iconNamesBecomeGlyphsOrNothingInText() {
+    @Test func iconNamesBecomeGlyphsOrABulletInText() {
         var model = PresenterModel()
         let item = F.item(id: "d1", app: "org.example.Coffee", type: "Delivery", state: ["stage": "on the way"], layout: nil)
         model.apply(F.snapshot(sequence: 1, island: F.island("compact", attached: "d1", lockScreen: ["d1"]), items: [item]))
         // The default layout: symbol appointment-soon, then the first state value.
         #expect(line(.eww, model) == "⏰ on the way")
-        #expect(RenderedViewGlyphs.glyph("some-unknown-icon") == "")
+        // Never nothing: a symbol keeps its place.
+        #expect(RenderedViewGlyphs.glyph("some-unknown-icon") == "•")
+        #expect(RenderedViewGlyphs.glyph("battery-good-symbolic") == "🔋")
+        #expect(RenderedViewGlyphs.glyph("audio-volume-high-symbolic") == "🔊")
         #expect(RenderedViewGlyphs.glyph("🍕") == "🍕")
     }
 
@@ -93,7 +98,7 @@ import Testing
         clock.value = F.now + 1
         await driver.tick()
         await driver.handle(.disconnected(reason: "gone"))
-        #expect(lines.all == ["", "2:05 · brewing", "2:04 · brewing", ""])
+        #expect(lines.all == ["", "⏱ 2:05 · ☕ brewing", "⏱ 2:04 · ☕ brewing", ""])
     }
 }
 

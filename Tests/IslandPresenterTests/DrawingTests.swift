@@ -57,8 +57,8 @@ final class TextCollector: NSObject, XMLParserDelegate {
         let result = TextCollector.parse(document)
         #expect(result.ok)
         #expect(document.contains("class=\"detached\""))
-        #expect(result.texts.contains("2:00"))
-        #expect(result.texts.contains("brewing"))
+        #expect(result.texts.contains("⏱ 2:00"))
+        #expect(result.texts.contains("☕ brewing"))
         #expect(result.texts.contains("Tea 2:00"))
     }
 
@@ -116,7 +116,7 @@ final class TextCollector: NSObject, XMLParserDelegate {
     @Test func minimalHasTheDetachedBubble() {
         let lines = screen(F.minimalModel)
         #expect(lines[2].contains("2:05"))
-        #expect(lines[2].contains("│ brewing │"))
+        #expect(lines[2].contains("│ ☕ brewing │"))
         #expect(lines.last!.hasPrefix(" minimal │"))
     }
 
