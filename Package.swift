@@ -1,5 +1,25 @@
 // swift-tools-version:6.1
+import Foundation
 import PackageDescription
+
+/// Compiler flags from pkg-config for the overlay's C libraries, without `-pthread`: through
+/// `pkgConfig:` SwiftPM refuses that flag with a warning on every build (GTK, Pango and GIO
+/// all carry it), and glibc needs nothing for threads.
+func pkgConfigCFlags(_ packages: String) -> [String] {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+    process.arguments = ["pkg-config", "--cflags"] + packages.split(separator: " ").map(String.init)
+    let pipe = Pipe()
+    process.standardOutput = pipe
+    process.standardError = FileHandle.nullDevice
+    guard (try? process.run()) != nil else { return [] }
+    let output = pipe.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    return String(decoding: output, as: UTF8.self).split(whereSeparator: \.isWhitespace).map(String.init)
+        .filter { $0 != "-pthread" }.flatMap { ["-Xcc", $0] }
+}
+let pangoCairoFlags: [SwiftSetting] = [.unsafeFlags(pkgConfigCFlags("pangocairo"))]
+let gtkFlags: [SwiftSetting] = [.unsafeFlags(pkgConfigCFlags("gtk+-3.0 gtk-layer-shell-0"))]
 
 let package = Package(
     name: "Island",
@@ -13,6 +33,7 @@ let package = Package(
         .executable(name: "island-presenter", targets: ["island-presenter"]),
         .library(name: "IslandKit", targets: ["IslandKit"]),
         .executable(name: "island", targets: ["island"]),
+        .executable(name: "island-overlay", targets: ["island-overlay"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
@@ -141,6 +162,23 @@ let package = Package(
             dependencies: ["IslandPresenter", "IslandPaths", .product(name: "ArgumentParser", package: "swift-argument-parser")]
         ),
         .testTarget(name: "IslandPresenterTests", dependencies: ["IslandPresenter", "IslandCore", "IslandJSON"]),
+        // The graphical island (DESIGN.md §10): geometry, motion and cairo/Pango painting in a
+        // library that needs no display; GTK only in the executable, so nothing else links it.
+        // Their flags come from pkgConfigCFlags (see the top), not `pkgConfig:`.
+        .systemLibrary(name: "CPangoCairo", providers: [.apt(["libpango1.0-dev", "libcairo2-dev"])]),
+        .systemLibrary(name: "CGtk", providers: [.apt(["libgtk-3-dev", "libgtk-layer-shell-dev"])]),
+        .target(name: "IslandOverlay", dependencies: ["IslandPresenter", "IslandCore", "IslandJSON", "CPangoCairo"], swiftSettings: pangoCairoFlags),
+        .executableTarget(
+            name: "island-overlay",
+            dependencies: ["IslandOverlay", "IslandPresenter", "IslandPaths", "CGtk"],
+            swiftSettings: gtkFlags
+        ),
+        .testTarget(
+            name: "IslandOverlayTests",
+            dependencies: ["IslandOverlay", "IslandPresenter", "IslandCore", "IslandJSON"],
+            exclude: ["Goldens"],
+            swiftSettings: pangoCairoFlags
+        ),
         .testTarget(
             name: "VarlinkTests",
             dependencies: [

@@ -1,0 +1,221 @@
+import IslandCore
+
+/// Lays a rendered view out in rectangles: one line (the island's regions) or rows (the
+/// expanded bottom, the list's cards). Pure: text is measured through `TextMetrics`.
+struct ViewPlacement {
+    let metrics: any TextMetrics
+    var gap = 6.0
+
+    /// A view flattened to what one line holds, in reading order.
+    enum Atom: Equatable {
+        case text(String, OverlayFont)
+        case symbol(String)
+        case bar(RenderedProgress)
+        case ring(Double)
+        case button(action: String, label: String, symbol: String?)
+        case spacer
+        /// A link's extent starts and ends: what lies between opens `url` when clicked.
+        case link(String?)
+        case endLink
+    }
+
+    static func atoms(_ view: RenderedView, font: OverlayFont, rings: Bool) -> [Atom] {
+        switch view {
+        case .text(let text):
+            let line = sanitizedLine(text)
+            return line.isEmpty ? [] : [.text(line, font)]
+        case .symbol(let name):
+            return name.isEmpty ? [] : [.symbol(sanitizedLine(name))]
+        case .timer(let timer):
+            return timer.text.isEmpty ? [] : [.text(timer.text, .digits)]
+        case .progress(let progress):
+            return [rings ? .ring(progress.fraction) : .bar(progress)]
+        case .hstack(let children, _):
+            return children.flatMap { atoms($0, font: font, rings: rings) }
+        case .vstack(let children, _):
+            let lines = children.map { atoms($0, font: font, rings: rings) }.filter { !$0.isEmpty }
+            return Array(lines.joined(separator: [.text("·", .caption)]))
+        case .spacer:
+            return [.spacer]
+        case .link(let url, let child):
+            return [.link(url)] + atoms(child, font: font, rings: rings) + [.endLink]
+        case .button(let action, let label, let symbol):
+            return [.button(action: action, label: sanitizedLine(label), symbol: symbol.map(sanitizedLine))]
+        }
+    }
+
+    /// Producer text on one line: controls (newlines included) become spaces, and a huge string
+    /// is cut long before Pango would spend time shaping what can never be seen.
+    static func sanitizedLine(_ text: String) -> String {
+        var out = ""
+        var count = 0
+        for scalar in text.unicodeScalars {
+            count += 1
+            if count > 512 { out += "…"; break }
+            let v = scalar.value
+            out.unicodeScalars.append(v < 0x20 || (0x7F...0x9F).contains(v) || v == 0x2028 || v == 0x2029 ? " " : scalar)
+        }
+        return out
+    }
+
+    func naturalWidth(_ atom: Atom, height: Double) -> Double {
+        switch atom {
+        case .text(let text, let font): metrics.width(of: text, font: font)
+        case .symbol: height
+        case .bar: 40
+        case .ring: height
+        case .button(_, let label, let symbol): buttonWidth(label: label, symbol: symbol)
+        case .spacer, .link, .endLink: 0
+        }
+    }
+
+    func buttonWidth(label: String, symbol: String?) -> Double {
+        let labelWidth = label.isEmpty ? 0 : metrics.width(of: label, font: .body)
+        let symbolWidth: Double = symbol == nil ? 0 : 16 + (label.isEmpty ? 0 : 6)
+        return min(220, labelWidth + symbolWidth + 28)
+    }
+
+    /// The natural width of a view on one line.
+    func inlineWidth(_ view: RenderedView, font: OverlayFont = .body, height: Double, rings: Bool = false) -> Double {
+        let atoms = Self.atoms(view, font: font, rings: rings).filter { $0 != .spacer && !$0.isLinkMark }
+        guard !atoms.isEmpty else { return 0 }
+        return atoms.reduce(0) { $0 + naturalWidth($1, height: height) } + gap * Double(atoms.count - 1)
+    }
+
+    /// Places a view on one line in `rect`. Texts shrink (and are ellipsized when drawn) when
+    /// the line is too long, the last first; bars and spacers take what is left.
+    func inline(_ view: RenderedView, in rect: OverlayRect, font: OverlayFont = .body, alignment: OverlayAlignment = .leading,
+                symbolSize: Double? = nil, rings: Bool = false, tint: LayoutColor? = nil, slot: String,
+                links: inout [(OverlayRect, String?)]) -> [OverlayPlaced] {
+        let all = Self.atoms(view, font: font, rings: rings)
+        let atoms = all.filter { !$0.isLinkMark }
+        guard !atoms.isEmpty, rect.width > 0 else { return [] }
+        let symbol = min(symbolSize ?? rect.height, rect.height)
+        var widths = atoms.map { atom -> Double in
+            if case .ring = atom { return symbol }
+            return naturalWidth(atom, height: symbol)
+        }
+        let visible = atoms.filter { $0 != .spacer }.count
+        let gaps = gap * Double(max(0, visible - 1))
+        var overflow = widths.reduce(0, +) + gaps - rect.width
+        if overflow > 0 {
+            for index in atoms.indices.reversed() where overflow > 0 {
+                guard case .text = atoms[index] else { continue }
+                let cut = min(overflow, max(0, widths[index] - 14))
+                widths[index] -= cut
+                overflow -= cut
+            }
+            for index in atoms.indices.reversed() where overflow > 0 {
+                let cut = min(overflow, widths[index])
+                widths[index] -= cut
+                overflow -= cut
+            }
+        }
+        var leftover = max(0, -overflow)
+        let flexible = atoms.indices.filter { if case .bar = atoms[$0] { true } else { false } }
+        let spacers = atoms.indices.filter { atoms[$0] == .spacer }
+        if !flexible.isEmpty {
+            for index in flexible { widths[index] += leftover / Double(flexible.count) }
+            leftover = 0
+        } else if !spacers.isEmpty {
+            for index in spacers { widths[index] = leftover / Double(spacers.count) }
+            leftover = 0
+        }
+        var x = rect.x
+        switch alignment {
+        case .leading: break
+        case .center: x += leftover / 2
+        case .trailing: x += leftover
+        }
+        var placed: [OverlayPlaced] = []
+        var atomIndex = 0
+        var linkStart: (x: Double, url: String?)?
+        var first = true
+        for entry in all {
+            switch entry {
+            case .link(let url):
+                linkStart = (x, url)
+                continue
+            case .endLink:
+                if let start = linkStart { links.append((OverlayRect(x: start.x, y: rect.y, width: max(0, x - start.x), height: rect.height), start.url)) }
+                linkStart = nil
+                continue
+            default: break
+            }
+            let atom = atoms[atomIndex]
+            let width = widths[atomIndex]
+            let slotName = "\(slot).\(atomIndex)"
+            atomIndex += 1
+            if atom == .spacer { x += width; continue }
+            if !first { x += gap }
+            first = false
+            guard width > 0.5 else { continue }
+            switch atom {
+            case .text(let text, let atomFont):
+                placed.append(.init(rect: .init(x: x, y: rect.y, width: width, height: rect.height),
+                                    primitive: .text(text, font: atomFont, ink: text == "·" ? .secondary : .primary, alignment: .leading), slot: slotName))
+            case .symbol(let name):
+                placed.append(.init(rect: .init(x: x, y: rect.midY - symbol / 2, width: width, height: symbol), primitive: .symbol(name), slot: slotName))
+            case .bar(let progress):
+                placed.append(.init(rect: .init(x: x, y: rect.midY - 3, width: width, height: 6), primitive: .bar(progress, tint: tint), slot: slotName))
+            case .ring(let fraction):
+                placed.append(.init(rect: .init(x: x, y: rect.midY - symbol / 2, width: symbol, height: symbol), primitive: .ring(fraction, tint: tint), slot: slotName))
+            case .button(let action, let label, let buttonSymbol):
+                let height = min(rect.height, 30)
+                placed.append(.init(rect: .init(x: x, y: rect.midY - height / 2, width: width, height: height),
+                                    primitive: .button(action: action, label: label, symbol: buttonSymbol), slot: slotName))
+            case .spacer, .link, .endLink:
+                break
+            }
+            x += width
+        }
+        return placed
+    }
+
+    /// Rows of a view: a vstack is one row per child; anything else is one row, taller when it
+    /// holds buttons. Returns what was placed and the height used.
+    func block(_ view: RenderedView, x: Double, y: Double, width: Double, tint: LayoutColor?, slot: String,
+               links: inout [(OverlayRect, String?)]) -> (placed: [OverlayPlaced], height: Double) {
+        switch view {
+        case .vstack(let children, let spacing):
+            var placed: [OverlayPlaced] = []
+            var top = y
+            var any = false
+            for (index, child) in children.enumerated() {
+                let row = block(child, x: x, y: top + (any ? spacing.map(Self.clampSpacing) ?? 4 : 0), width: width, tint: tint,
+                                slot: "\(slot).\(index)", links: &links)
+                guard row.height > 0 else { continue }
+                top += row.height + (any ? spacing.map(Self.clampSpacing) ?? 4 : 0)
+                any = true
+                placed += row.placed
+            }
+            return (placed, top - y)
+        case .link(let url, let child):
+            let inner = block(child, x: x, y: y, width: width, tint: tint, slot: slot, links: &links)
+            links.append((OverlayRect(x: x, y: y, width: width, height: inner.height), url))
+            return inner
+        case .spacer:
+            return ([], 0)
+        default:
+            let atoms = Self.atoms(view, font: .body, rings: false)
+            guard !atoms.isEmpty, atoms.contains(where: { $0 != .spacer && !$0.isLinkMark }) else { return ([], 0) }
+            let hasButtons = atoms.contains { if case .button = $0 { true } else { false } }
+            let onlyBar = atoms.allSatisfy { if case .bar = $0 { true } else { $0 == .spacer } }
+            let height = hasButtons ? 34.0 : onlyBar ? 14 : 22
+            let placed = inline(view, in: OverlayRect(x: x, y: y, width: width, height: height), symbolSize: hasButtons ? 20 : 18,
+                                tint: tint, slot: slot, links: &links)
+            return (placed, height)
+        }
+    }
+
+    private static func clampSpacing(_ value: Double) -> Double { value.isFinite ? min(24, max(0, value)) : 4 }
+}
+
+extension ViewPlacement.Atom {
+    var isLinkMark: Bool {
+        switch self {
+        case .link, .endLink: true
+        default: false
+        }
+    }
+}
