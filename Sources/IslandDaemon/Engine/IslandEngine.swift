@@ -88,6 +88,9 @@ actor IslandEngine {
         let stateShape: [UInt8]?
         /// `layoutsGeneration` when it was worked out.
         let generation: UInt64
+        /// The `Name=` and `Icon=` of the app's desktop entry, looked up with the layout (a
+        /// reload bumps the generation) rather than on every delta.
+        let app: Wire.AppLabel
     }
 
     /// Activities of uids below this belong to system services, which every presenter sees.
@@ -816,7 +819,7 @@ actor IslandEngine {
             let layout = layout(for: activity)
             let changed = view.sentLayouts[activity.id] != layout.revision
             if changed { view.sentLayouts[activity.id] = layout.revision }
-            Wire.writeItem(activity, layout: changed ? (layout.json, layout.isDefault) : nil, to: &text)
+            Wire.writeItem(activity, layout: changed ? (layout.json, layout.isDefault) : nil, app: layout.app, to: &text)
         }
         text.closeArray()
         text.member("removed", .array(removed.map { .string($0) }))
@@ -845,7 +848,7 @@ actor IslandEngine {
         text.openArray()
         for activity in shown.values where activity.state != .dismissed && isVisible(activity.id, to: uid) {
             let layout = layout(for: activity)
-            Wire.writeItem(activity, layout: (layout.json, layout.isDefault), to: &text)
+            Wire.writeItem(activity, layout: (layout.json, layout.isDefault), app: layout.app, to: &text)
         }
         text.closeArray()
         text.member("removed", [])
@@ -907,8 +910,9 @@ actor IslandEngine {
             layoutRevisions += 1
             revision = layoutRevisions
         }
+        let manifest = registry.manifest(for: activity.app)
         let layout = ItemLayout(json: json, isDefault: isDefault, revision: revision, stateShape: isDefault ? shape : nil,
-                                generation: layoutsGeneration)
+                                generation: layoutsGeneration, app: Wire.AppLabel(name: manifest?.name, icon: manifest?.icon))
         itemLayouts[activity.id] = layout
         return layout
     }

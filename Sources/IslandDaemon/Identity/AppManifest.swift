@@ -6,7 +6,10 @@ import IslandCore
 public struct AppManifest: Sendable, Equatable {
     /// The desktop file id without `.desktop`, e.g. `org.gnome.Nautilus`.
     public var id: String
+    /// `Name=`, what presenters head the app's activities with; at most `maximumTextBytes`.
     public var name: String?
+    /// `Icon=`, a freedesktop icon name or an absolute path; at most `maximumTextBytes`.
+    public var icon: String?
     /// `X-Island-LiveActivities=true`.
     public var supportsLiveActivities: Bool
     /// `X-Island-FrequentUpdates=true`.
@@ -60,11 +63,24 @@ public struct AppManifest: Sendable, Equatable {
             executable = program(ofExec: exec)
         }
         return .manifest(AppManifest(
-            id: id, name: values["Name"].map(unescape),
+            id: id, name: values["Name"].map(unescape).flatMap(bounded), icon: values["Icon"].map(unescape).flatMap(bounded),
             supportsLiveActivities: values["X-Island-LiveActivities"] == "true",
             supportsFrequentUpdates: values["X-Island-FrequentUpdates"] == "true",
             executable: executable, urlSchemes: urlSchemes(ofMimeTypes: values["MimeType"] ?? ""),
             path: path))
+    }
+
+    /// Name and Icon reach every presenter with every item: a file someone installed does not
+    /// get to make them long. Whole characters only; an empty value is no value.
+    static let maximumTextBytes = 128
+
+    static func bounded(_ value: String) -> String? {
+        var bytes = 0
+        let kept = value.prefix { character in
+            bytes += character.utf8.count
+            return bytes <= maximumTextBytes
+        }
+        return kept.isEmpty ? nil : String(kept)
     }
 
     /// `MimeType=` is a `;`-separated list; a scheme handler's type is `x-scheme-handler/<scheme>`.
@@ -132,10 +148,11 @@ public struct AppManifest: Sendable, Equatable {
         return nil
     }
 
-    init(id: String, name: String?, supportsLiveActivities: Bool, supportsFrequentUpdates: Bool, executable: String?,
-         urlSchemes: Set<String> = [], path: String) {
+    init(id: String, name: String?, icon: String? = nil, supportsLiveActivities: Bool, supportsFrequentUpdates: Bool,
+         executable: String?, urlSchemes: Set<String> = [], path: String) {
         self.id = id
         self.name = name
+        self.icon = icon
         self.supportsLiveActivities = supportsLiveActivities
         self.supportsFrequentUpdates = supportsFrequentUpdates
         self.executable = executable

@@ -48,11 +48,20 @@ enum Wire {
         return try! JSONParser.parse(text.bytes)
     }
 
+    /// What presenters head an app's activities with, from its desktop entry.
+    struct AppLabel: Equatable {
+        var name: String?
+        var icon: String?
+    }
+
     /// An activity as presenters draw it (an `Item`): delivered content and its layout, or,
     /// with `layout` nil, without the layout the presenter already has. Written as text: it
     /// goes out on every update.
-    static func writeItem(_ activity: Activity, layout: (json: JSON, isDefault: Bool)?, to text: inout JSONText) {
+    static func writeItem(_ activity: Activity, layout: (json: JSON, isDefault: Bool)?, app: AppLabel = AppLabel(),
+                          to text: inout JSONText) {
         activity.openObject(in: &text)
+        if let name = app.name { text.member("appName", string: name) }
+        if let icon = app.icon { text.member("appIcon", string: icon) }
         text.key("content")
         activity.deliveredContent.writeJSON(to: &text)
         text.member("state", string: activity.state.rawValue)
