@@ -107,6 +107,17 @@ def kill_all(pids, grace=2.0):
             pass
 
 
+def memory(pid):
+    """(VmRSS, VmHWM) of a process, in bytes."""
+    values = {}
+    with open("/proc/%d/status" % pid) as f:
+        for line in f:
+            key, _, rest = line.partition(":")
+            if key in ("VmRSS", "VmHWM"):
+                values[key] = int(rest.split()[0]) * 1024
+    return values["VmRSS"], values["VmHWM"]
+
+
 def zombie(pid):
     try:
         with open("/proc/%d/stat" % pid) as f:

@@ -17,7 +17,7 @@ import time
 
 import pytest
 
-from conftest import wait_for
+from conftest import memory, wait_for
 
 COFFEE = "org.example.Coffee"    # 2 updates/s: the flooding producer
 FLIGHTS = "org.example.Flights"  # frequent updates (20/s): feeds the never-reading presenters
@@ -138,17 +138,6 @@ def assert_closed_with(raw, name, **parameters):
 def get_info_ok(reply):
     assert "error" not in reply, reply
     assert reply["parameters"]["product"] == "islandd", reply
-
-
-def memory(pid):
-    """(VmRSS, VmHWM) of a process, in bytes."""
-    values = {}
-    with open("/proc/%d/status" % pid) as f:
-        for line in f:
-            key, _, rest = line.partition(":")
-            if key in ("VmRSS", "VmHWM"):
-                values[key] = int(rest.split()[0]) * 1024
-    return values["VmRSS"], values["VmHWM"]
 
 
 # ---------------------------------------------------------------------------------------------

@@ -15,7 +15,7 @@ import tempfile
 
 import pytest
 
-from conftest import ISLANDD, read_log, stop_process, wait_for
+from conftest import ISLANDD, stop_process, wait_for
 from test_cli import CLI_MANIFEST, ISLAND, activities, cli_daemon, ok  # noqa: F401 (fixture)
 
 
@@ -36,6 +36,17 @@ def start_islandd(env, *args):
                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
 
 
+def refusal(env, *args):
+    """What islandd says as it refuses to start (it must exit 1 by itself)."""
+    daemon = start_islandd(env, *args)
+    try:
+        output, _ = daemon.communicate(timeout=20)
+    finally:
+        stop_process(daemon)
+    assert daemon.returncode == 1, output
+    return output
+
+
 @pytest.fixture
 def root():
     path = tempfile.mkdtemp(prefix="island-trust-", dir="/tmp")
@@ -51,12 +62,7 @@ def test_a_runtime_directory_others_can_enter_is_refused(root, mode):
     runtime = os.path.join(root, "run")
     os.mkdir(runtime)
     os.chmod(runtime, mode)
-    daemon = start_islandd(daemon_env(root, XDG_RUNTIME_DIR=runtime))
-    try:
-        output, _ = daemon.communicate(timeout=20)
-    finally:
-        stop_process(daemon)
-    assert daemon.returncode == 1, output
+    output = refusal(daemon_env(root, XDG_RUNTIME_DIR=runtime))
     assert runtime in output and "0700" in output, output
     assert not os.path.exists(os.path.join(runtime, "island", "islandd.sock"))
 
@@ -87,12 +93,7 @@ def test_without_a_runtime_directory_there_is_no_shared_fallback(root):
     run_user = "/run/user/%d" % os.getuid()
     if os.path.exists(run_user):
         pytest.skip("%s exists here: starting the default instance would use the real runtime directory" % run_user)
-    daemon = start_islandd(daemon_env(root))
-    try:
-        output, _ = daemon.communicate(timeout=20)
-    finally:
-        stop_process(daemon)
-    assert daemon.returncode == 1, output
+    output = refusal(daemon_env(root))
     assert run_user in output and "--socket" in output, output
 
 
@@ -105,12 +106,7 @@ def test_a_socket_directory_another_user_made_is_refused(root):
     os.mkdir(hijacked, 0o700)
     os.chown(hijacked, nobody, -1)
     for socket in (os.path.join(hijacked, "islandd.sock"), os.path.join(hijacked, "deeper", "islandd.sock")):
-        daemon = start_islandd(daemon_env(root), "--socket", socket)
-        try:
-            output, _ = daemon.communicate(timeout=20)
-        finally:
-            stop_process(daemon)
-        assert daemon.returncode == 1, output
+        output = refusal(daemon_env(root), "--socket", socket)
         assert hijacked in output and "owned by uid %d" % nobody in output, output
         assert not os.path.exists(socket)
 

@@ -18,7 +18,7 @@ import time
 import pytest
 
 import conftest
-from conftest import RawStream, SANITIZER, SLOWDOWN, subscribe_presenter, wait_for
+from conftest import RawStream, SANITIZER, SLOWDOWN, memory, subscribe_presenter, wait_for
 
 COFFEE = "org.example.Coffee"
 FLIGHTS = "org.example.Flights"   # frequent updates
@@ -28,22 +28,18 @@ RSS_BOUND = 128 * 1024 * 1024
 SANITIZED = bool(SANITIZER)
 
 
-def memory(pid):
-    """(VmRSS, VmHWM) of a process, in bytes."""
-    values = {}
-    with open("/proc/%d/status" % pid) as f:
-        for line in f:
-            key, _, rest = line.partition(":")
-            if key in ("VmRSS", "VmHWM"):
-                values[key] = int(rest.split()[0]) * 1024
-    return values["VmRSS"], values["VmHWM"]
-
-
 def cpu_seconds(pid):
     """User plus system CPU time the process has used so far."""
     with open("/proc/%d/stat" % pid) as f:
         fields = f.read().rsplit(")", 1)[1].split()
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def cpu_used_over(daemon, seconds):
+    """The CPU time the daemon uses while the test sleeps `seconds`."""
+    before = cpu_seconds(daemon.process.pid)
+    time.sleep(seconds)
+    return cpu_seconds(daemon.process.pid) - before
 
 
 def wait_until_idle(pid, timeout):
@@ -462,9 +458,7 @@ def test_out_of_descriptors_the_daemon_refuses_by_name_and_does_not_spin(daemon_
                                      "parameters": {"limit": 120, "scope": "total"}} for r in refused), refused[:3]
         assert (len(served), len(refused)) == (120, 180), (len(served), len(refused))
         # Held open, idle: the daemon has nothing to do.
-        before = cpu_seconds(daemon.process.pid)
-        time.sleep(2)
-        used = cpu_seconds(daemon.process.pid) - before
+        used = cpu_used_over(daemon, 2)
         assert used < 0.5, "islandd used %.2f s of CPU in 2 s with nothing to do" % used
         presenter, snapshot = subscribe_presenter(daemon)
         presenter.close()
@@ -495,9 +489,7 @@ def test_when_accept_fails_for_want_of_descriptors_the_loop_pauses_instead_of_sp
             get_info(sock)
             socks.append(sock)
         time.sleep(1)
-        before = cpu_seconds(daemon.process.pid)
-        time.sleep(2)
-        used = cpu_seconds(daemon.process.pid) - before
+        used = cpu_used_over(daemon, 2)
         assert used < 0.5, "islandd used %.2f s of CPU in 2 s, failing to accept" % used
         assert "cannot accept connections" in daemon.log()
         # What it has still works.
