@@ -18,6 +18,8 @@ apt_packages=(
   libgtk-3-dev libgtk-layer-shell-dev adwaita-icon-theme fonts-noto-color-emoji fonts-dejavu-core
   # the overlay's tests: a headless compositor and its screenshots, X11 under Xvfb with input
   sway swaybg grim xvfb xdotool x11-utils imagemagick dbus-x11 libwayland-dev
+  weston           # a Wayland compositor without wlr-layer-shell, as GNOME is: the overlay must refuse it
+  waybar           # the overlay benchmark measures Waybar the same way, as a yardstick
 )
 
 missing=()
@@ -29,6 +31,16 @@ if ((${#missing[@]})); then
   SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO="sudo"
   $SUDO apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
+
+# sway refuses to run as root: the overlay's end-to-end tests and benchmark run the
+# compositor, islandd and island-overlay as this unprivileged user (Tests/EndToEnd/desktop.py).
+test_user=island-test
+if ! getent passwd "$test_user" >/dev/null; then
+  echo "install-deps: creating the unprivileged user $test_user for the graphical tests" >&2
+  SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO="sudo"
+  $SUDO useradd --system --user-group --create-home --home-dir "/var/lib/$test_user" \
+    --shell /usr/sbin/nologin --comment "Island graphical tests" "$test_user"
 fi
 
 # The reference Varlink implementation (certification peer and the end-to-end tests'

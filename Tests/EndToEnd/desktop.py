@@ -1,0 +1,553 @@
+"""Desktop sessions for the overlay's end-to-end tests, the gallery and the benchmark: a headless
+sway (wlroots, pixman renderer) or an Xvfb server, each with its own session bus, run as an
+unprivileged user (sway refuses root; scripts/install-deps.sh creates `island-test`), with the
+real islandd of that user and the example apps of packaging/ installed for it.
+
+Everything a session starts is a direct child of this process, started as that user
+(subprocess's user=/group=), and is stopped by pid when the session closes, whatever happened;
+every wait is bounded. Screenshots are read as PPM (grim -t ppm, ImageMagick's import) with no
+imaging library.
+
+Only the standard library and the reference varlink client: Benchmarks/overlay.py imports it too.
+"""
+
+import glob
+import json
+import os
+import pwd
+import shutil
+import signal
+import socket
+import subprocess
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+REPO = os.path.abspath(os.path.join(HERE, "..", ".."))
+TEST_USER = os.environ.get("ISLAND_TEST_USER", "island-test")
+VIRTUAL_POINTER = os.path.join(HERE, "virtual_pointer.py")
+BACKGROUND = (0x6C, 0x8E, 0xBF)  # a blue desktop: neither the capsule's black nor its light text
+BTN_LEFT = 272
+
+
+def bin_dir():
+    return os.path.abspath(os.environ.get("ISLAND_BIN_DIR") or os.path.join(REPO, ".build", "debug"))
+
+
+def missing_programs(*programs):
+    return [p for p in programs if shutil.which(p) is None]
+
+
+def test_user():
+    """The unprivileged user's passwd entry, or None."""
+    try:
+        return pwd.getpwnam(TEST_USER)
+    except KeyError:
+        return None
+
+
+def why_not(*programs):
+    """Why a desktop session cannot run here (a skip reason), or None."""
+    if os.geteuid() != 0:
+        return "the desktop tests start their session as the user %s, which needs root" % TEST_USER
+    if test_user() is None:
+        return "no user %s (scripts/install-deps.sh creates it)" % TEST_USER
+    gone = missing_programs("dbus-daemon", *programs)
+    if gone:
+        return "%s not installed (scripts/install-deps.sh installs them)" % ", ".join(gone)
+    return None
+
+
+def wait_until(predicate, timeout, what, interval=0.05):
+    """Polls `predicate` until it returns something truthy, which is returned; raises
+    TimeoutError naming `what` at the deadline."""
+    deadline = time.monotonic() + timeout
+    while True:
+        result = predicate()
+        if result:
+            return result
+        if time.monotonic() >= deadline:
+            raise TimeoutError("%s not reached within %ss" % (what, timeout))
+        time.sleep(interval)
+
+
+class Image:
+    """An RGB image read from binary PPM (P6, maxval 255)."""
+
+    def __init__(self, data):
+        fields, offset = [], 0
+        while len(fields) < 4:
+            while data[offset:offset + 1].isspace():
+                offset += 1
+            if data[offset:offset + 1] == b"#":
+                offset = data.index(b"\n", offset) + 1
+                continue
+            end = offset
+            while not data[end:end + 1].isspace():
+                end += 1
+            fields.append(data[offset:end])
+            offset = end
+        if fields[0] != b"P6" or fields[3] != b"255":
+            raise ValueError("not an 8-bit binary PPM: %r" % fields)
+        self.width, self.height = int(fields[1]), int(fields[2])
+        self.pixels = data[offset + 1:offset + 1 + self.width * self.height * 3]
+        if len(self.pixels) != self.width * self.height * 3:
+            raise ValueError("truncated PPM")
+
+    def pixel(self, x, y):
+        i = (y * self.width + x) * 3
+        return tuple(self.pixels[i:i + 3])
+
+    def mask(self, low, high):
+        """One byte per pixel, 1 where every channel lies in [low, high] (per channel tuples)."""
+        planes = []
+        for channel in range(3):
+            table = bytes(1 if low[channel] <= v <= high[channel] else 0 for v in range(256))
+            planes.append(int.from_bytes(self.pixels[channel::3].translate(table), "big"))
+        both = planes[0] & planes[1] & planes[2]
+        return both.to_bytes(self.width * self.height, "big")
+
+    def box(self, low, high, region=None):
+        """The bounding box (x0, y0, x1, y1), exclusive ends, of the pixels whose channels all
+        lie within [low, high], inside `region` (x0, y0, x1, y1) if given; None if there is none."""
+        mask = self.mask(low, high)
+        x0r, y0r, x1r, y1r = region or (0, 0, self.width, self.height)
+        xs, ys = [], []
+        for y in range(y0r, y1r):
+            row = mask[y * self.width + x0r:y * self.width + x1r]
+            first = row.find(1)
+            if first >= 0:
+                xs += [first + x0r, row.rfind(1) + x0r + 1]
+                ys.append(y)
+        if not ys:
+            return None
+        return min(xs), ys[0], max(xs), ys[-1] + 1
+
+    def count(self, low, high, region=None):
+        mask = self.mask(low, high)
+        x0, y0, x1, y1 = region or (0, 0, self.width, self.height)
+        return sum(mask[y * self.width + x0:y * self.width + x1].count(1) for y in range(y0, y1))
+
+    def colours(self, region, step=1):
+        """Every distinct colour in `region`."""
+        x0, y0, x1, y1 = region
+        return {self.pixel(x, y) for y in range(y0, y1, step) for x in range(x0, x1, step)}
+
+    def save_png(self, path):
+        """Writes a PNG (zlib, no filter): for a person to look at."""
+        import struct
+        import zlib
+        raw = b"".join(b"\0" + self.pixels[y * self.width * 3:(y + 1) * self.width * 3] for y in range(self.height))
+
+        def chunk(kind, body):
+            return struct.pack(">I", len(body)) + kind + body + struct.pack(">I", zlib.crc32(kind + body) & 0xFFFFFFFF)
+        with open(path, "wb") as f:
+            f.write(b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", self.width, self.height, 8, 2, 0, 0, 0))
+                    + chunk(b"IDAT", zlib.compress(raw, 6)) + chunk(b"IEND", b""))
+
+
+    def column_runs(self, low, high, region):
+        """The runs of columns (x0, x1), exclusive ends, in which some pixel of `region` has
+        every channel within [low, high]: the separate shapes side by side."""
+        mask = self.mask(low, high)
+        x0, y0, x1, y1 = region
+        columns = 0
+        for y in range(y0, y1):
+            columns |= int.from_bytes(mask[y * self.width + x0:y * self.width + x1], "big")
+        present = columns.to_bytes(x1 - x0, "big")
+        runs, start = [], None
+        for i, value in enumerate(present + b"\0"):
+            if value and start is None:
+                start = i
+            elif not value and start is not None:
+                runs.append((x0 + start, x0 + i))
+                start = None
+        return runs
+
+
+DARK = ((0, 0, 0), (40, 40, 40))  # the capsule's black, allowing for antialiasing inside it
+LIGHT = ((170, 170, 170), (255, 255, 255))  # text on the capsule
+
+
+class UserSession:
+    """A directory tree owned by the test user (runtime directory 0700, home, configuration,
+    data, state), its session bus, and every process started in it."""
+
+    def __init__(self, user=None):
+        entry = pwd.getpwnam(user or TEST_USER)
+        self.uid, self.gid, self.user = entry.pw_uid, entry.pw_gid, entry.pw_name
+        self.processes = []  # (name, Popen), in start order
+        self.root = tempfile.mkdtemp(prefix="island-desktop-", dir="/tmp")
+        self.runtime = self.path("run")
+        self.home = self.path("home")
+        self.config = self.path("home", ".config")
+        self.data = self.path("home", ".local", "share")
+        self.state = self.path("home", ".local", "state")
+        self.logs = os.path.join(self.root, "logs")  # root's: the user's programs cannot fill it
+        os.makedirs(self.logs)
+        for directory in (self.runtime, self.home, self.config, self.data, self.state, self.path("home", ".cache")):
+            self.make_dir(directory)
+        self.env = {
+            "PATH": "/usr/local/bin:/usr/bin:/bin",
+            "HOME": self.home, "USER": self.user, "LOGNAME": self.user, "SHELL": "/bin/sh",
+            "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8",
+            "XDG_RUNTIME_DIR": self.runtime, "XDG_CONFIG_HOME": self.config,
+            "XDG_DATA_HOME": self.data, "XDG_STATE_HOME": self.state,
+            "XDG_CACHE_HOME": self.path("home", ".cache"), "XDG_DATA_DIRS": "/usr/local/share:/usr/share",
+            # No accessibility bus nor dconf service: nothing may be activated behind our back.
+            "NO_AT_BRIDGE": "1", "GSETTINGS_BACKEND": "memory",
+        }
+
+    def path(self, *parts):
+        return os.path.join(self.root, *parts)
+
+    def make_dir(self, directory, mode=0o700):
+        """Makes `directory` and any parent below the session's root, owned by the user."""
+        relative = os.path.relpath(directory, self.root)
+        current = self.root
+        os.chown(self.root, self.uid, self.gid)
+        os.chmod(self.root, 0o711)
+        for part in relative.split(os.sep):
+            current = os.path.join(current, part)
+            if not os.path.isdir(current):
+                os.mkdir(current)
+            os.chown(current, self.uid, self.gid)
+            os.chmod(current, mode)
+
+    def write(self, path, text, mode=0o644):
+        """Writes a file the user owns, making its directories."""
+        self.make_dir(os.path.dirname(path))
+        with open(path, "w") as f:
+            f.write(text)
+        os.chown(path, self.uid, self.gid)
+        os.chmod(path, mode)
+
+    def spawn(self, name, argv, env=None, stdin=subprocess.DEVNULL, stdout=None):
+        """Starts `argv` as the user, its output in logs/NAME.log (stdout to a pipe if asked)."""
+        log = open(os.path.join(self.logs, name + ".log"), "ab")
+        environment = dict(self.env, **(env or {}))
+        process = subprocess.Popen(argv, user=self.uid, group=self.gid, extra_groups=[], env=environment,
+                                   cwd=self.home, stdin=stdin, stdout=stdout or log, stderr=log)
+        log.close()
+        self.processes.append((name, process))
+        return process
+
+    def run(self, argv, env=None, timeout=20, input=None, check=True):
+        """Runs `argv` as the user to its end; its CompletedProcess (bytes)."""
+        result = subprocess.run(argv, user=self.uid, group=self.gid, extra_groups=[],
+                                env=dict(self.env, **(env or {})), cwd=self.home, input=input,
+                                capture_output=True, timeout=timeout)
+        if check and result.returncode != 0:
+            raise RuntimeError("%s exited with %d: %s" % (" ".join(argv), result.returncode,
+                                                          result.stderr.decode(errors="replace")[-2000:]))
+        return result
+
+    def log(self, name):
+        try:
+            with open(os.path.join(self.logs, name + ".log"), errors="replace") as f:
+                return f.read()
+        except OSError:
+            return ""
+
+    def logs_text(self, limit=3000):
+        return "\n".join("--- %s ---\n%s" % (name, self.log(name)[-limit:]) for name, _ in self.processes)
+
+    def alive(self, process):
+        if process.poll() is not None:
+            name = next((n for n, p in self.processes if p is process), "process")
+            raise RuntimeError("%s exited with %s:\n%s" % (name, process.returncode, self.log(name)[-3000:]))
+        return True
+
+    def stop(self, process, grace=3.0):
+        """SIGTERM, then SIGKILL after `grace` seconds; the exit status."""
+        if process.poll() is None:
+            try:
+                process.send_signal(signal.SIGTERM)
+                process.wait(grace)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait(5)
+            except ProcessLookupError:
+                pass
+        return process.returncode
+
+    def close(self, keep=False):
+        """Stops everything it started, last first, and removes its files (unless `keep`)."""
+        for _, process in reversed(self.processes):
+            if process.poll() is None:
+                try:
+                    process.send_signal(signal.SIGTERM)
+                except ProcessLookupError:
+                    pass
+        deadline = time.monotonic() + 3
+        for _, process in reversed(self.processes):
+            try:
+                process.wait(max(0.01, deadline - time.monotonic()))
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait(5)
+        if not keep:
+            shutil.rmtree(self.root, ignore_errors=True)
+
+    # The session bus, with no service directories: nothing is activated.
+
+    def start_bus(self):
+        address = os.path.join(self.runtime, "bus")
+        config = self.path("home", "session-bus.conf")
+        self.write(config, """<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
+ "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
+<busconfig>
+  <type>session</type>
+  <listen>unix:path=%s</listen>
+  <auth>EXTERNAL</auth>
+  <policy context="default">
+    <allow send_destination="*" eavesdrop="true"/>
+    <allow eavesdrop="true"/>
+    <allow own="*"/>
+  </policy>
+</busconfig>
+""" % address)
+        bus = self.spawn("dbus", ["dbus-daemon", "--nofork", "--nopidfile", "--config-file=" + config])
+        wait_until(lambda: self.alive(bus) and os.path.exists(address), 10, "the session bus")
+        self.env["DBUS_SESSION_BUS_ADDRESS"] = "unix:path=" + address
+        return bus
+
+    # islandd, the example apps and the CLI.
+
+    def install_examples(self):
+        """The five example apps of packaging/ (manifests and layouts), as scripts/demo.sh
+        installs them for a user."""
+        for entry in glob.glob(os.path.join(REPO, "packaging", "applications", "*.desktop")):
+            with open(entry) as f:
+                self.write(os.path.join(self.data, "applications", os.path.basename(entry)), f.read())
+        for layout in glob.glob(os.path.join(REPO, "packaging", "layouts", "*", "*.json")):
+            app = os.path.basename(os.path.dirname(layout))
+            with open(layout) as f:
+                self.write(os.path.join(self.data, "island", "layouts", app, os.path.basename(layout)), f.read())
+
+    def write_manifest(self, app, name=None, extra=""):
+        self.write(os.path.join(self.data, "applications", app + ".desktop"),
+                   "[Desktop Entry]\nType=Application\nName=%s\nExec=/usr/bin/false\nX-Island-LiveActivities=true\n%s"
+                   % (name or app, extra))
+
+    @property
+    def socket(self):
+        return os.path.join(self.runtime, "island", "islandd.sock")
+
+    def start_islandd(self, config=""):
+        """The user's islandd on its default socket ($XDG_RUNTIME_DIR/island/islandd.sock), so the
+        overlay and the CLI find it as they would on a desktop."""
+        self.install_examples()
+        conf = os.path.join(self.config, "island", "islandd.conf")
+        self.write(conf, config)
+        daemon = self.spawn("islandd", [os.path.join(bin_dir(), "islandd"), "--config", conf])
+
+        def listening():
+            self.alive(daemon)
+            try:
+                with socket.socket(socket.AF_UNIX) as s:
+                    s.connect(self.socket)
+                return True
+            except OSError:
+                return False
+        wait_until(listening, 20, "islandd listening")
+        self.islandd = daemon
+        return daemon
+
+    def island(self, *args, timeout=20):
+        """Runs the island CLI as the user; its stdout."""
+        return self.run([os.path.join(bin_dir(), "island"), *args], timeout=timeout).stdout.decode()
+
+    def varlink(self, interface):
+        """A reference varlink client connection to the user's islandd (root may connect to a
+        user's daemon); use as a context manager."""
+        import varlink
+        return _Connection(varlink, "unix:" + self.socket, interface)
+
+
+class _Connection:
+    def __init__(self, varlink, address, interface):
+        self.client = varlink.Client(address=address)
+        self.interface = interface
+
+    def __enter__(self):
+        self.connection = self.client.open(self.interface)
+        return self.connection
+
+    def __exit__(self, *exc):
+        self.connection.close()
+        self.client.cleanup()
+
+
+class Sway:
+    """A headless sway of `width`×`height` in a user session, with a pointer the seat can use."""
+
+    def __init__(self, session, width=1280, height=720, extra_config=""):
+        self.session = session
+        self.width, self.height = width, height
+        config = session.path("home", ".config", "sway", "config")
+        session.write(config, "\n".join([
+            "xwayland disable",
+            "output * bg #%02x%02x%02x solid_color" % BACKGROUND,
+            "output * mode %dx%d" % (width, height),
+            "default_border none",
+            "focus_follows_mouse no",
+            extra_config, ""]))
+        env = {"WLR_BACKENDS": "headless", "WLR_RENDERER": "pixman", "WLR_LIBINPUT_NO_DEVICES": "1",
+               "WLR_HEADLESS_OUTPUTS": "1"}
+        self.process = session.spawn("sway", ["sway", "-c", config], env=env)
+
+        def ready():
+            session.alive(self.process)
+            sockets = [p for p in glob.glob(os.path.join(session.runtime, "wayland-*")) if not p.endswith(".lock")]
+            ipc = glob.glob(os.path.join(session.runtime, "sway-ipc.*.sock"))
+            return sockets and ipc and (os.path.basename(sockets[0]), ipc[0])
+        display, ipc = wait_until(ready, 20, "sway's sockets")
+        self.env = {"WAYLAND_DISPLAY": display, "SWAYSOCK": ipc, "XDG_SESSION_TYPE": "wayland",
+                    "GDK_BACKEND": "wayland"}
+        session.env.update(self.env)
+        wait_until(lambda: self.outputs(), 10, "sway's output")
+        output = self.outputs()[0]
+        self.output = output["name"]
+        rect = output["rect"]
+        self.width, self.height = rect["width"], rect["height"]
+        self.pointer = None
+
+    def swaymsg(self, *args, timeout=10):
+        return self.session.run(["swaymsg", *args], timeout=timeout).stdout.decode()
+
+    def outputs(self):
+        try:
+            return [o for o in json.loads(self.swaymsg("-r", "-t", "get_outputs")) if o.get("active")]
+        except (RuntimeError, ValueError):
+            return []
+
+    def screenshot(self):
+        return Image(self.session.run(["grim", "-t", "ppm", "-"], timeout=20).stdout)
+
+    def start_pointer(self):
+        """The virtual pointer that gives the seat a pointer (see virtual_pointer.py)."""
+        self.pointer = self.session.spawn("virtual-pointer", ["python3", VIRTUAL_POINTER],
+                                          stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+        line = _read_line(self.pointer, 10)
+        if line != "ready":
+            raise RuntimeError("the virtual pointer did not start: %r\n%s" % (line, self.session.log("virtual-pointer")))
+        self.park()
+        return self.pointer
+
+    def move(self, x, y):
+        self.swaymsg("seat", "-", "cursor", "set", str(int(x)), str(int(y)))
+
+    def click(self, x, y, button="button1"):
+        if not self.pointer:
+            self.start_pointer()
+        self.move(x, y)
+        self.swaymsg("seat", "-", "cursor", "press", button)
+        self.swaymsg("seat", "-", "cursor", "release", button)
+
+    def park(self):
+        """Moves the cursor (which pixman draws into the frames) to the bottom-left corner, away
+        from what the tests measure."""
+        self.move(1, self.height - 1)
+
+
+def _read_line(process, timeout):
+    import select
+    readable, _, _ = select.select([process.stdout], [], [], timeout)
+    if not readable:
+        return None
+    return process.stdout.readline().decode().strip()
+
+
+class Xvfb:
+    """An Xvfb server of `width`×`height` (white root window) in a user session."""
+
+    def __init__(self, session, width=1280, height=720):
+        self.session = session
+        self.width, self.height = width, height
+        # Xvfb makes the socket directory if it is missing, owned by whoever runs it; it must be
+        # root's, sticky and world-writable, as the X servers of every other user expect.
+        if not os.path.isdir("/tmp/.X11-unix"):
+            os.mkdir("/tmp/.X11-unix")
+            os.chmod("/tmp/.X11-unix", 0o1777)
+        read, write = os.pipe()
+        log = open(os.path.join(session.logs, "xvfb.log"), "ab")
+        self.process = subprocess.Popen(
+            ["Xvfb", "-displayfd", str(write), "-screen", "0", "%dx%dx24" % (width, height), "-nolisten", "tcp",
+             "-wr", "-noreset"], user=session.uid, group=session.gid, extra_groups=[], env=session.env,
+            cwd=session.home, pass_fds=(write,), stdin=subprocess.DEVNULL, stdout=log, stderr=log)
+        log.close()
+        session.processes.append(("xvfb", self.process))
+        os.close(write)
+        try:
+            import select
+            readable, _, _ = select.select([read], [], [], 20)
+            number = os.read(read, 64).decode().strip() if readable else ""
+        finally:
+            os.close(read)
+        if not number.isdigit():
+            raise RuntimeError("Xvfb did not start:\n" + session.log("xvfb"))
+        self.env = {"DISPLAY": ":" + number, "XDG_SESSION_TYPE": "x11", "GDK_BACKEND": "x11"}
+        session.env.update(self.env)
+
+    def screenshot(self):
+        return Image(self.session.run(["import", "-window", "root", "-depth", "8", "ppm:-"], timeout=20).stdout)
+
+    def click(self, x, y):
+        self.session.run(["xdotool", "mousemove", str(int(x)), str(int(y)), "click", "1"])
+
+    def park(self):
+        self.session.run(["xdotool", "mousemove", "1", str(self.height - 1)])
+
+
+class Weston:
+    """A headless weston: a Wayland compositor without wlr-layer-shell, as GNOME's is."""
+
+    def __init__(self, session, name="wayland-weston"):
+        self.session = session
+        self.process = session.spawn("weston", [
+            "weston", "--backend=headless-backend.so", "--use-pixman", "--socket=" + name,
+            "--width=640", "--height=360", "--idle-time=0", "--no-config"])
+        wait_until(lambda: session.alive(self.process) and os.path.exists(os.path.join(session.runtime, name)),
+                   20, "weston's socket")
+        self.env = {"WAYLAND_DISPLAY": name, "XDG_SESSION_TYPE": "wayland"}
+
+
+def overlay_binary():
+    return os.path.join(bin_dir(), "island-overlay")
+
+
+def overlay_missing():
+    """Why the overlay cannot be tested here (a skip reason), or None."""
+    if not os.access(overlay_binary(), os.X_OK):
+        return "island-overlay not built (%s)" % overlay_binary()
+    try:
+        usage = subprocess.run([overlay_binary(), "--help"], capture_output=True, text=True, timeout=20).stdout
+    except (OSError, subprocess.TimeoutExpired) as error:
+        return "island-overlay --help failed: %s" % error
+    if "island-overlay" not in usage:
+        return "island-overlay not built (%s --help prints no usage)" % overlay_binary()
+    return None
+
+
+class Overlay:
+    """The real island-overlay in a session, configured through ~/.config/island/overlay.conf
+    (and overlay.css) as a user would."""
+
+    def __init__(self, session, display_env, config="", css=None, args=(), name="island-overlay"):
+        self.session = session
+        self.config_path = os.path.join(session.config, "island", "overlay.conf")
+        session.write(self.config_path, config)
+        if css is not None:
+            session.write(os.path.join(session.config, "island", "overlay.css"), css)
+        self.name = name
+        self.process = session.spawn(name, [overlay_binary(), *args], env=display_env)
+
+    def log(self):
+        return self.session.log(self.name)
+
+    def alive(self):
+        return self.session.alive(self.process)
+
+    def stop(self):
+        return self.session.stop(self.process)

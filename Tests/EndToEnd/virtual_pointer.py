@@ -1,0 +1,155 @@
+#!/usr/bin/env python3
+"""Gives a headless wlroots compositor's seat a pointer, speaking the Wayland wire protocol
+directly (wlr-protocols are not packaged on Debian 12, nor is wlrctl).
+
+With WLR_LIBINPUT_NO_DEVICES=1 sway's seat has no pointer: clients get no wl_pointer and
+`swaymsg seat - cursor …` reaches no surface. This client binds
+zwlr_virtual_pointer_manager_v1, creates one virtual pointer on the default seat and keeps it
+open until its stdin closes, so the seat has a pointer for as long as it runs. It prints
+`ready` once the compositor has processed the request without a protocol error.
+
+It can also move and click by itself, one command per stdin line (each sent as one frame):
+  motion X Y WIDTH HEIGHT   absolute position X,Y within an extent of WIDTH×HEIGHT
+  button CODE 1|0           press or release a Linux input button (BTN_LEFT is 272)
+
+Usage: WAYLAND_DISPLAY=… XDG_RUNTIME_DIR=… virtual_pointer.py
+"""
+
+import os
+import select
+import socket
+import struct
+import sys
+import time
+
+MANAGER = "zwlr_virtual_pointer_manager_v1"
+
+
+class Connection:
+    def __init__(self, path):
+        self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        self.sock.connect(path)
+        self.buffer = b""
+        self.next_id = 2  # 1 is wl_display
+
+    def new_id(self):
+        self.next_id += 1
+        return self.next_id - 1
+
+    def send(self, obj, opcode, payload=b""):
+        self.sock.sendall(struct.pack("=II", obj, (8 + len(payload)) << 16 | opcode) + payload)
+
+    def events(self, timeout):
+        """The complete events received within `timeout` seconds: (object, opcode, payload)."""
+        readable, _, _ = select.select([self.sock], [], [], timeout)
+        if readable:
+            chunk = self.sock.recv(65536)
+            if not chunk:
+                raise EOFError("the compositor closed the connection")
+            self.buffer += chunk
+        found = []
+        while len(self.buffer) >= 8:
+            obj, word = struct.unpack("=II", self.buffer[:8])
+            size = word >> 16
+            if len(self.buffer) < size:
+                break
+            found.append((obj, word & 0xFFFF, self.buffer[8:size]))
+            self.buffer = self.buffer[size:]
+        return found
+
+
+def string(text):
+    data = text.encode() + b"\0"
+    return struct.pack("=I", len(data)) + data + b"\0" * (-len(data) % 4)
+
+
+def read_string(payload, offset):
+    (length,) = struct.unpack_from("=I", payload, offset)
+    text = payload[offset + 4:offset + 4 + length - 1].decode()
+    return text, offset + 4 + length + (-length % 4)
+
+
+def check_error(obj, opcode, payload):
+    if obj == 1 and opcode == 0:  # wl_display.error(object, code, message)
+        failed, code = struct.unpack_from("=II", payload)
+        message, _ = read_string(payload, 8)
+        raise RuntimeError("protocol error on object %d, code %d: %s" % (failed, code, message))
+
+
+def roundtrip(connection, on_event=None, timeout=5.0):
+    """wl_display.sync, handling events until its callback is done."""
+    callback = connection.new_id()
+    connection.send(1, 0, struct.pack("=I", callback))
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        for obj, opcode, payload in connection.events(max(0.0, deadline - time.monotonic())):
+            check_error(obj, opcode, payload)
+            if obj == callback:
+                return
+            if on_event:
+                on_event(obj, opcode, payload)
+    raise TimeoutError("the compositor did not answer wl_display.sync within %ss" % timeout)
+
+
+def main():
+    runtime = os.environ["XDG_RUNTIME_DIR"]
+    display = os.environ.get("WAYLAND_DISPLAY", "wayland-0")
+    connection = Connection(display if display.startswith("/") else os.path.join(runtime, display))
+
+    registry = connection.new_id()
+    connection.send(1, 1, struct.pack("=I", registry))  # wl_display.get_registry
+    globals_ = {}
+
+    def on_global(obj, opcode, payload):
+        if obj == registry and opcode == 0:  # wl_registry.global(name, interface, version)
+            (name,) = struct.unpack_from("=I", payload)
+            interface, offset = read_string(payload, 4)
+            (version,) = struct.unpack_from("=I", payload, offset)
+            globals_[interface] = (name, version)
+
+    roundtrip(connection, on_global)
+    if MANAGER not in globals_:
+        sys.exit("the compositor has no %s (globals: %s)" % (MANAGER, ", ".join(sorted(globals_))))
+    name, version = globals_[MANAGER]
+    manager = connection.new_id()
+    # wl_registry.bind(name, new_id: interface, version, id)
+    connection.send(registry, 0, struct.pack("=I", name) + string(MANAGER) + struct.pack("=II", 1, manager))
+    pointer = connection.new_id()
+    # create_virtual_pointer(seat: null = the default seat, id)
+    connection.send(manager, 0, struct.pack("=II", 0, pointer))
+    roundtrip(connection)
+    print("ready", flush=True)
+
+    started = time.monotonic()
+    stdin = sys.stdin.fileno()
+    pending = b""
+    while True:
+        readable, _, _ = select.select([stdin, connection.sock], [], [])
+        if connection.sock in readable:
+            for event in connection.events(0):
+                check_error(*event)
+        if stdin not in readable:
+            continue
+        chunk = os.read(stdin, 4096)
+        if not chunk:
+            return
+        pending += chunk
+        while b"\n" in pending:
+            line, pending = pending.split(b"\n", 1)
+            words = line.decode().split()
+            stamp = int((time.monotonic() - started) * 1000) & 0xFFFFFFFF
+            if words[:1] == ["motion"] and len(words) == 5:
+                x, y, width, height = (int(w) for w in words[1:])
+                connection.send(pointer, 1, struct.pack("=IIIII", stamp, x, y, width, height))
+            elif words[:1] == ["button"] and len(words) == 3:
+                connection.send(pointer, 2, struct.pack("=III", stamp, int(words[1]), int(words[2])))
+            else:
+                print("unknown command: %s" % line.decode(), file=sys.stderr, flush=True)
+                continue
+            connection.send(pointer, 4)  # frame
+            roundtrip(connection)
+            print("done", flush=True)
+
+
+if __name__ == "__main__":
+    main()
