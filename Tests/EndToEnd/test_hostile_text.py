@@ -148,7 +148,7 @@ class Bar:
     def shown(self, line):
         """Whether the line shows an activity (not the empty island)."""
         if self.mode == "waybar":
-            return json.loads(line)["alt"] != "none"
+            return "none" not in json.loads(line)["class"]
         if self.mode == "i3blocks":
             return json.loads(line)["full_text"] != ""
         return line != ""
@@ -328,7 +328,7 @@ def test_waybar_piped_into_head_ends(daemon):
         stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, start_new_session=True)
     try:
         out, _ = pipeline.communicate(timeout=15)
-        assert json.loads(out)["alt"] == "none"
+        assert json.loads(out)["class"] == ["none"]
         # The shell waits for both sides of the pipe: it only ends once the presenter has.
         assert pipeline.returncode == 0
     finally:

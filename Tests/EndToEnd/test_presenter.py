@@ -103,28 +103,29 @@ def end_now(producer, app, activity):
 def test_waybar_follows_the_island(daemon, presenters):
     bar = presenters(daemon, "waybar")
     first = waybar_json(bar.next_line())
-    assert first["text"] == "" and first["alt"] == "none" and "none" in first["class"]
+    assert first["text"] == "" and first["alt"] == "" and "none" in first["class"]
     with daemon.connect("org.island.Producer") as coffee, daemon.connect("org.island.Producer") as timer:
         c = request(coffee, COFFEE, {"stage": "ordered"})
-        compact = waybar_json(bar.next_line(lambda l: waybar_json(l)["alt"] == "compact"))
+        compact = waybar_json(bar.next_line(lambda l: "compact" in waybar_json(l)["class"]))
         # The default layout: an icon (drawn as a glyph) then the first state value.
         assert compact["text"] == "⏰ ordered"
         assert compact["class"] == ["compact"]
         assert compact["tooltip"] == "⏰ Order · Stage: ordered"
 
         t = request(timer, TIMER, {"progress": 0.25}, relevance=10, type="Tea")
-        minimal = waybar_json(bar.next_line(lambda l: waybar_json(l)["alt"] == "minimal"))
-        assert minimal["text"] == "25% · ⏰"
+        minimal = waybar_json(bar.next_line(lambda l: "minimal" in waybar_json(l)["class"]))
+        # Each minimal view with its activity's symbol.
+        assert minimal["text"] == "⏰ 25% · ⏰"
         assert minimal["percentage"] == 25
         assert minimal["tooltip"].split("\n") == ["⏰ Tea · 25%", "⏰ Order · Stage: ordered"]
 
         end_now(timer, TIMER, t)
-        back = waybar_json(bar.next_line(lambda l: waybar_json(l)["alt"] == "compact"))
+        back = waybar_json(bar.next_line(lambda l: "compact" in waybar_json(l)["class"]))
         assert back["text"] == "⏰ ordered"
         assert "percentage" not in back
 
         end_now(coffee, COFFEE, c)
-        empty = waybar_json(bar.next_line(lambda l: waybar_json(l)["alt"] == "none"))
+        empty = waybar_json(bar.next_line(lambda l: "none" in waybar_json(l)["class"]))
         assert empty["text"] == "" and empty["tooltip"] == ""
 
 
@@ -133,7 +134,7 @@ def test_waybar_timers_tick_locally(daemon, presenters):
     bar.next_line()
     with daemon.connect("org.island.Producer") as coffee:
         request(coffee, COFFEE, {"endsAt": time.time() + 600})
-        first = waybar_json(bar.next_line(lambda l: waybar_json(l)["alt"] == "compact"))["text"]
+        first = waybar_json(bar.next_line(lambda l: "compact" in waybar_json(l)["class"]))["text"]
         # No update is sent; the presenter re-renders the countdown by itself.
         later = waybar_json(bar.next_line(lambda l: waybar_json(l)["text"] != first, timeout=5))["text"]
         assert later.startswith("⏰ ") and later != first
@@ -149,7 +150,7 @@ def test_i3blocks_full_text(daemon, presenters):
         assert "short_text" in line
         request(timer, TIMER, {"progress": 0.5}, relevance=10, type="Tea")
         line = json.loads(block.next_line(lambda l: " · " in json.loads(l)["full_text"]))
-        assert line["full_text"] == "50% · ⏰"
+        assert line["full_text"] == "⏰ 50% · ⏰"
         end_now(coffee, COFFEE, c)
         assert json.loads(block.next_line(lambda l: " · " not in json.loads(l)["full_text"]))["full_text"] == "⏰ 50%"
 
@@ -173,12 +174,12 @@ def test_waybar_survives_a_daemon_restart(daemon, presenters):
         bar.next_line(lambda l: waybar_json(l)["text"] == "⏰ before")
     daemon.stop()
     # The daemon is gone: nothing is known to be live.
-    bar.next_line(lambda l: waybar_json(l)["alt"] == "none")
+    bar.next_line(lambda l: "none" in waybar_json(l)["class"])
     daemon.start()
     with daemon.connect("org.island.Producer") as timer:
         request(timer, TIMER, {"stage": "after"}, relevance=10, type="Tea")
         # The restored activity and the new one: a fresh snapshot, then deltas.
-        line = waybar_json(bar.next_line(lambda l: waybar_json(l)["alt"] == "minimal", timeout=15))
+        line = waybar_json(bar.next_line(lambda l: "minimal" in waybar_json(l)["class"], timeout=15))
         assert "⏰" in line["text"]
         assert any("Stage: after" in t for t in line["tooltip"].split("\n"))
         assert any("Stage: before" in t for t in line["tooltip"].split("\n"))
@@ -228,7 +229,7 @@ def test_snapshot_svg(daemon, tmp_path):
         assert result.returncode == 0, result.stderr.decode()
     texts, root = svg_texts(out)
     assert root.find(SVG_NS + "title").text == "Island: minimal"
-    assert "brewing" in texts  # the detached minimal view
+    assert "☕ brewing" in texts  # the detached minimal view, with its symbol
     assert "Order for Ada & <Bob>: brewing" in texts  # escaped in the file, intact once parsed
     assert any(t.startswith("⏰") for t in texts)
     assert any(t.count(":") == 2 for t in texts), texts  # the countdown, h:mm:ss, at `now`
@@ -317,7 +318,7 @@ def test_tui_in_tmux(daemon, tmp_path):
 
             t = request(timer, TIMER, {"stage": "steeping"}, relevance=10, type="Tea")
             s = screen_with(lambda s: "minimal │" in s, "minimal")
-            assert "│ brewing │" in s  # the detached bubble
+            assert "│ ☕ brewing │" in s  # the detached bubble
             assert "org.example.Timer" in s and "org.example.Coffee" in s
 
             # Select the coffee card (the attached tea is first), then expand it.

@@ -1,0 +1,204 @@
+"""island-presenter shows what matters (issue #17, section 2) against the real daemon: alerts
+in the bars, the live compact text, bar clicks (`island-presenter click`), bounded lines, the
+terminal UI acting right after a daemon restart, and stopping on SIGINT/SIGTERM when SIGINT
+was inherited ignored."""
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import tempfile
+import time
+import uuid
+
+import pytest
+
+from conftest import SLOWDOWN, stop_process, wait_for
+from test_presenter import COFFEE, PRESENTER, presenters, register_layout, request, waybar_json  # noqa: F401 (a fixture)
+
+LAYOUT = {
+    "url": "https://example.org/order",
+    "chip": "Coffee",
+    "compactLeading": {"type": "symbol", "name": "☕"},
+    "compactTrailing": {"type": "text", "template": "{{state.stage}}"},
+    "lockScreen": {"type": "text", "template": "Order: {{state.stage}}"},
+}
+
+
+@pytest.fixture
+def presenter_processes():
+    started = []
+    yield started
+    for process in started:
+        stop_process(process, signal.SIGKILL)
+
+
+def test_waybar_shows_the_live_compact_text_and_the_alert(daemon, presenters):
+    register_layout(daemon, COFFEE, "Order", LAYOUT)
+    bar = presenters(daemon, "waybar")
+    bar.next_line()
+    with daemon.connect("org.island.Producer") as coffee:
+        c = request(coffee, COFFEE, {"stage": "ordered"})
+        first = waybar_json(bar.next_line(lambda l: "compact" in waybar_json(l)["class"]))
+        assert first["text"] == "☕ ordered"
+        assert first["alt"] == "Coffee"  # the chip, where space is short
+        coffee.Update(app=COFFEE, id=c["id"], content={"state": {"stage": "brewing"}})
+        assert waybar_json(bar.next_line(lambda l: "brewing" in waybar_json(l)["text"]))["text"] == "☕ brewing"
+        coffee.Update(app=COFFEE, id=c["id"], content={"state": {"stage": "ready"}},
+                      alert={"title": "Order <up>", "body": "Your flat white & a cookie"})
+        alert = waybar_json(bar.next_line(lambda l: "alert" in waybar_json(l)["class"]))
+        assert alert["text"] == "Order &lt;up&gt;: Your flat white &amp; a cookie"
+        assert alert["tooltip"].split("\n")[0] == alert["text"]
+
+
+@pytest.mark.parametrize("mode", ["i3blocks", "eww", "polybar"])
+def test_other_bars_show_the_alert_and_cap_their_lines(daemon, presenters, mode):
+    register_layout(daemon, COFFEE, "Order", LAYOUT)
+    bar = presenters(daemon, mode, "--max-length", "24")
+    bar.next_line()
+    text = (lambda l: json.loads(l)["full_text"]) if mode == "i3blocks" else (lambda l: l)
+    with daemon.connect("org.island.Producer") as coffee:
+        c = request(coffee, COFFEE, {"stage": "on its way to your door, hot"})
+        long_line = text(bar.next_line(lambda l: text(l) != ""))
+        assert long_line == "☕ on its way to your d…"  # 24 cells: the emoji takes two
+        coffee.Update(app=COFFEE, id=c["id"], content={"state": {"stage": "ready"}}, alert={"title": "Ready", "body": "Pick up"})
+        assert text(bar.next_line(lambda l: "Ready" in text(l))) == "Ready: Pick up"
+        if mode == "i3blocks":
+            assert json.loads(bar.seen[-1])["short_text"] == "Ready"
+
+
+def test_click_expands_collapses_and_taps(daemon, tmp_path):
+    register_layout(daemon, COFFEE, "Order", LAYOUT)
+    opened = tmp_path / "opened"
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    (bin_dir / "xdg-open").write_text('#!/bin/sh\necho "$1" >> %s\n' % opened)
+    (bin_dir / "xdg-open").chmod(0o755)
+    env = dict(os.environ, PATH="%s:%s" % (bin_dir, os.environ.get("PATH", "")))
+
+    def click(action):
+        return subprocess.run([PRESENTER, "click", action, "--socket", daemon.socket], env=env,
+                              capture_output=True, text=True, timeout=30)
+
+    def mode():
+        with daemon.connect("org.island.Presenter") as presenter:
+            for reply in presenter.Subscribe(_more=True):
+                return reply["update"]["island"]["mode"]
+
+    nothing = click("expand")
+    assert nothing.returncode == 1 and "nothing" in nothing.stderr
+    with daemon.connect("org.island.Producer") as coffee:
+        c = request(coffee, COFFEE, {"stage": "brewing"})
+        wait_for(lambda: mode() == "compact", message="compact")
+        assert click("toggle").returncode == 0
+        wait_for(lambda: mode() == "expanded", message="expanded by a click")
+        assert click("toggle").returncode == 0
+        wait_for(lambda: mode() == "compact", message="collapsed by a second click")
+        tap = click("tap")
+        assert tap.returncode == 0, tap.stderr
+        assert tap.stdout == "https://example.org/order\n"
+        wait_for(lambda: opened.exists() and opened.read_text() == "https://example.org/order\n", message="xdg-open ran")
+        assert click("dismiss").returncode == 0
+        wait_for(lambda: coffee.List(app=COFFEE)["activities"] == [], message="dismissed")
+        assert c["id"]
+
+
+def test_click_list_opens_the_tui_in_a_terminal(daemon, tmp_path):
+    record = tmp_path / "terminal"
+    fake = tmp_path / "fake-terminal"
+    fake.write_text('#!/bin/sh\nprintf "%%s\\n" "$@" > %s\n' % record)
+    fake.chmod(0o755)
+    env = dict(os.environ, TERMINAL=str(fake))
+    result = subprocess.run([PRESENTER, "click", "list", "--socket", daemon.socket], env=env,
+                            capture_output=True, text=True, timeout=30)
+    assert result.returncode == 0, result.stderr
+    wait_for(lambda: record.exists() and record.read_text() != "", message="the terminal started")
+    assert record.read_text().split("\n")[:5] == ["-e", PRESENTER, "tui", "--socket", daemon.socket]
+
+
+def ignoring_sigint():
+    # What a non-interactive shell does to its background jobs.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
+@pytest.mark.parametrize("mode", ["waybar", "i3blocks", "eww", "polybar"])
+def test_bar_modes_stop_on_their_signal_even_when_sigint_was_ignored(daemon, presenter_processes, mode, sig):
+    with tempfile.TemporaryFile() as out:
+        bar = subprocess.Popen([PRESENTER, mode, "--socket", daemon.socket], preexec_fn=ignoring_sigint,
+                               stdout=out, stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL)
+        presenter_processes.append(bar)
+
+        def wrote():
+            out.seek(0)
+            return out.read().endswith(b"\n")
+        wait_for(wrote, timeout=15 * SLOWDOWN, message="the first line")
+        bar.send_signal(sig)
+        assert bar.wait(timeout=10) == 128 + sig
+
+
+def tmux_session(command):
+    session = "island-presenter-" + uuid.uuid4().hex[:8]
+    subprocess.run(["tmux", "new-session", "-d", "-s", session, "-x", "100", "-y", "30", command], check=True, timeout=10)
+    return session
+
+
+def capture(session):
+    return subprocess.run(["tmux", "capture-pane", "-p", "-t", session], capture_output=True, text=True, timeout=10).stdout
+
+
+def screen_with(session, predicate, message):
+    return wait_for(lambda: (lambda s: s if predicate(s) else None)(capture(session)), timeout=15 * SLOWDOWN, message=message)
+
+
+def tui_pid(session):
+    shell = subprocess.run(["tmux", "list-panes", "-t", session, "-F", "#{pane_pid}"],
+                           capture_output=True, text=True, timeout=10).stdout.split()[0]
+    children = subprocess.run(["pgrep", "-P", shell], capture_output=True, text=True, timeout=10).stdout.split()
+    assert len(children) == 1, children
+    return int(children[0])
+
+
+@pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
+def test_tui_stops_on_its_signal_even_when_sigint_was_ignored(daemon, sig):
+    # The shell's `trap '' INT` is inherited as ignored by the TUI it starts.
+    session = tmux_session("trap '' INT; %s tui --socket %s; echo tui-exited-$?; sleep 30" % (PRESENTER, daemon.socket))
+    try:
+        screen_with(session, lambda s: "none │" in s, "the empty island")
+        os.kill(tui_pid(session), sig)
+        screen_with(session, lambda s: "tui-exited-" in s, "the TUI exited")
+    finally:
+        subprocess.run(["tmux", "kill-session", "-t", session], capture_output=True, timeout=10)
+
+
+@pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
+def test_tui_acts_at_once_after_a_daemon_restart(daemon):
+    register_layout(daemon, COFFEE, "Order", LAYOUT)
+    session = tmux_session("%s tui --socket %s; sleep 30" % (PRESENTER, daemon.socket))
+
+    def keys(*names):
+        subprocess.run(["tmux", "send-keys", "-t", session, *names], check=True, timeout=10)
+    try:
+        screen_with(session, lambda s: "none │" in s, "the empty island")
+        with daemon.connect("org.island.Producer") as coffee:
+            request(coffee, COFFEE, {"stage": "before"})
+            screen_with(session, lambda s: "compact │" in s, "compact")
+            # An action before the restart opens the TUI's interaction connection.
+            keys("e")
+            screen_with(session, lambda s: "expanded │" in s, "expanded")
+            keys("c")
+            screen_with(session, lambda s: "compact │" in s, "collapsed")
+        daemon.stop()
+        screen_with(session, lambda s: "reconnecting" in s, "the lost connection shown")
+        daemon.start()
+        with daemon.connect("org.island.Producer") as coffee:
+            request(coffee, COFFEE, {"stage": "after"})
+            screen_with(session, lambda s: "compact │" in s and "after" in s, "compact after the restart")
+            # The first action after the restart works: no "the connection closed".
+            keys("e")
+            s = screen_with(session, lambda s: "expanded │" in s or "failed" in s, "the expansion")
+            assert "failed" not in s and "connection closed" not in s, s
+    finally:
+        subprocess.run(["tmux", "kill-session", "-t", session], capture_output=True, timeout=10)
