@@ -78,8 +78,15 @@ public struct OverlayMotion: Sendable {
     }
 
     /// Sets the frame to move to. The same geometry with new content only crossfades.
-    public mutating func show(_ frame: OverlayFrame) {
+    /// - Parameter animated: false for a clock tick: the new content replaces the old at once
+    ///   (a ticking timer redraws once a second, not for a crossfade), unless the shapes moved.
+    public mutating func show(_ frame: OverlayFrame, animated: Bool = true) {
         defer { target = frame }
+        if !animated, let current = target, current.shapes == frame.shapes {
+            previous = nil
+            fade = 1
+            return
+        }
         guard enabled, let current = target else {
             springs = [:]
             leaving = [:]

@@ -1,0 +1,66 @@
+/// `~/.config/island/overlay.conf`, systemd style like islandd.conf:
+///
+///     [Overlay]
+///     Output=HDMI-A-1     # a monitor's connector/model name or its number; default: the
+///                         # compositor's choice (the focused output) / X11's primary
+///     Layer=top           # background, bottom, top (default) or overlay
+///     MarginTop=8         # pixels between the screen's top edge and the island
+///     Opener=gio open     # the command a tap's URL is given to, as its last argument
+///
+/// Unknown keys and bad values are reported and ignored, never fatal: the island still shows.
+public struct OverlayConfig: Sendable, Hashable {
+    public enum Layer: String, Sendable, Hashable, CaseIterable { case background, bottom, top, overlay }
+
+    public var output: String?
+    public var layer: Layer = .top
+    public var marginTop = 8.0
+    /// argv of the opener, without the URL; nil: `gio open`, else `xdg-open`, whichever exists.
+    public var opener: [String]?
+    public private(set) var warnings: [String] = []
+
+    public init() {}
+
+    public init(text: String, path: String = "overlay.conf") {
+        var section = ""
+        for (index, raw) in text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline).enumerated() {
+            let line = String(raw).trimmed()
+            if line.isEmpty || line.hasPrefix("#") || line.hasPrefix(";") { continue }
+            let place = "\(path):\(index + 1)"
+            if line.hasPrefix("[") {
+                section = line.hasSuffix("]") ? String(line.dropFirst().dropLast()) : ""
+                if section != "Overlay" { warnings.append("\(place): unknown section [\(section)], ignored") }
+                continue
+            }
+            guard let equals = line.firstIndex(of: "=") else {
+                warnings.append("\(place): expected Key=Value")
+                continue
+            }
+            guard section == "Overlay" || section.isEmpty else { continue }
+            let key = String(line[..<equals]).trimmed()
+            let value = String(line[line.index(after: equals)...]).trimmed()
+            switch key {
+            case "Output":
+                output = value.isEmpty ? nil : value
+            case "Layer":
+                if let parsed = Layer(rawValue: value.lowercased()) { layer = parsed } else { warnings.append("\(place): Layer must be background, bottom, top or overlay") }
+            case "MarginTop":
+                let number = Double(value) ?? -1
+                if number >= 0, number <= 2000 { marginTop = number } else { warnings.append("\(place): MarginTop must be 0-2000 pixels") }
+            case "Opener":
+                let words: [String] = value.split(whereSeparator: { (c: Character) -> Bool in c == " " || c == "\t" }).map { String($0) }
+                opener = words.isEmpty ? nil : words
+            default:
+                warnings.append("\(place): unknown key \(key), ignored")
+            }
+        }
+    }
+}
+
+extension String {
+    fileprivate func trimmed() -> String {
+        var scalars = Substring(self)
+        while let first = scalars.first, first == " " || first == "\t" { scalars.removeFirst() }
+        while let last = scalars.last, last == " " || last == "\t" { scalars.removeLast() }
+        return String(scalars)
+    }
+}

@@ -1,0 +1,284 @@
+import CGtk
+import Foundation
+import IslandOverlay
+import IslandPresenter
+
+/// The overlay's state. Everything here is touched on the GTK thread only (the process's main
+/// thread, inside gtk_main): the subscription and interactions run in Swift tasks and hand their
+/// results over with `onGTKThread`, which queues them on GLib's main context.
+final class OverlayApp: @unchecked Sendable {
+    var options = Options()
+    var config = OverlayConfig()
+    var window: UnsafeMutablePointer<GtkWidget>?
+    var area: UnsafeMutablePointer<GtkWidget>?
+    var painter: OverlayPainter!
+    var layout: OverlayLayout!
+    var model = PresenterModel()
+    var motion = OverlayMotion()
+    var listOpen = false
+    var hovered: OverlayRect?
+    var tickCallback: guint = 0
+    var lastFrameTime = 0
+    var secondTimer: guint = 0
+    var scale: Int32 = 1
+    var interactor: Interactor!
+    var disconnected: String? = "connecting"
+    var pidFile: String?
+    var canvas = (width: 440.0, height: 640.0)
+
+    // MARK: Scene
+
+    func handle(_ event: SubscriptionLoop.Event) {
+        switch event {
+        case .update(let update):
+            model.apply(update)
+            if model.hasSnapshot, disconnected != nil {
+                log("subscribed; \(model.items.count) activities, island \(model.island.mode.rawValue)")
+                disconnected = nil
+            }
+        case .disconnected(let reason):
+            if disconnected == nil || disconnected == "connecting" { log("disconnected: \(reason); reconnecting") }
+            model.reset()
+            disconnected = reason
+        }
+        refresh(animated: true)
+    }
+
+    func now() -> Double { Date().timeIntervalSince1970 }
+
+    /// Recomputes the frame from the model; animates to it when it changed.
+    func refresh(animated: Bool) {
+        let scene = IslandScene(model: model, now: now())
+        if listOpen, scene.lockScreen.isEmpty, scene.mode == .none, model.hasSnapshot { listOpen = false }
+        let frame = layout.frame(scene, listOpen: listOpen)
+        if frame != motion.target {
+            motion.show(frame, animated: animated)
+            updateInputShape(frame)
+            updateWindowShape()
+            updateAccessibility(frame)
+            if let area { gtk_widget_queue_draw(area) }
+            if motion.isAnimating { startAnimation() }
+        }
+        scheduleSecondTick(scene.isTicking)
+    }
+
+    /// A timer ticks on the second, and only while something on screen depends on time.
+    func scheduleSecondTick(_ ticking: Bool) {
+        if !ticking {
+            if secondTimer != 0 { g_source_remove(secondTimer); secondTimer = 0 }
+            return
+        }
+        guard secondTimer == 0 else { return }
+        let fraction = now().truncatingRemainder(dividingBy: 1)
+        let delay = guint(max(1, (1 - fraction) * 1000 + 5))
+        secondTimer = g_timeout_add(delay, { _ in
+            app.secondTimer = 0
+            app.refresh(animated: false)
+            return 0
+        }, nil)
+    }
+
+    // MARK: Motion
+
+    func startAnimation() {
+        guard tickCallback == 0, let area else { return }
+        lastFrameTime = 0
+        tickCallback = gtk_widget_add_tick_callback(area, { _, clock, _ in
+            let time = gdk_frame_clock_get_frame_time(clock)
+            let dt = app.lastFrameTime == 0 ? 1.0 / 60 : Double(time - app.lastFrameTime) / 1_000_000
+            app.lastFrameTime = time
+            app.motion.step(dt)
+            app.updateWindowShape()
+            if let area = app.area { gtk_widget_queue_draw(area) }
+            if app.motion.isAnimating { return 1 }
+            // Settled: no more frames until something changes.
+            app.tickCallback = 0
+            return 0
+        }, nil, nil)
+    }
+
+    func draw(_ cr: OpaquePointer) {
+        cairo_save(cr)
+        cairo_set_operator(cr, CAIRO_OPERATOR_SOURCE)
+        cairo_set_source_rgba(cr, 0, 0, 0, 0)
+        cairo_paint(cr)
+        cairo_restore(cr)
+        painter.paint(motion, cairo: cr, hovered: hovered, scale: Int(scale))
+    }
+
+    // MARK: Input
+
+    /// Only the drawn shapes take input; clicks anywhere else reach the windows below.
+    func updateInputShape(_ frame: OverlayFrame) {
+        guard let window else { return }
+        let region = Self.region(frame.shapes)
+        gtk_widget_input_shape_combine_region(window, region)
+        cairo_region_destroy(region)
+    }
+
+    /// On X11 with no compositing manager, alpha is not blended: the window itself is cut to
+    /// the shapes as they are drawn now (X Shape), or its transparent parts would show black.
+    var needsWindowShape = false
+
+    func updateWindowShape() {
+        guard needsWindowShape, let window else { return }
+        let region = Self.region(motion.shapes.map(\.shape))
+        gtk_widget_shape_combine_region(window, region)
+        cairo_region_destroy(region)
+    }
+
+    /// The shapes as a region of pixel rows, rounded corners included.
+    static func region(_ shapes: [OverlayShape]) -> OpaquePointer {
+        let region = cairo_region_create()!
+        for shape in shapes where shape.kind != .card {
+            let r = shape.radius, rect = shape.rect
+            guard rect.width >= 1, rect.height >= 1 else { continue }
+            var y = rect.y.rounded(.down)
+            while y < rect.maxY {
+                let band = r > 0 && (y < rect.y + r || y + 1 > rect.maxY - r) ? 1.0 : max(1, (rect.maxY - r - y).rounded(.down))
+                let middle = y + band / 2
+                let dy = middle < rect.y + r ? rect.y + r - middle : middle > rect.maxY - r ? middle - (rect.maxY - r) : 0
+                let inset = r > 0 && dy > 0 ? r - (max(0, r * r - dy * dy)).squareRoot() : 0
+                var row = cairo_rectangle_int_t(x: Int32((rect.x + inset).rounded(.down)), y: Int32(y),
+                                                width: Int32(max(1, (rect.width - 2 * inset).rounded(.up))), height: Int32(band))
+                cairo_region_union_rectangle(region, &row)
+                y += band
+            }
+        }
+        return region
+    }
+
+    func updateAccessibility(_ frame: OverlayFrame) {
+        guard let area, let accessible = gtk_widget_get_accessible(area) else { return }
+        let names = frame.hits.map(\.name).filter { !$0.isEmpty }
+        atk_object_set_name(accessible, frame.form == .hidden && !frame.listOpen ? "Island (nothing live)" : "Island, \(frame.form.rawValue)")
+        atk_object_set_description(accessible, String(names.joined(separator: "; ").prefix(2000)))
+    }
+
+    func click(x: Double, y: Double, button: guint) {
+        guard let frame = motion.target else { return }
+        let target = frame.target(x: x, y: y)
+        if button == 3 {
+            toggleList()
+            return
+        }
+        guard button == 1 else { return }
+        switch target {
+        case .expand(let id):
+            send("expand", id: id)
+        case .tap(let id, let url):
+            let regionURL = url.flatMap { url in ["http", "https"].contains(url.prefix { $0 != ":" }.lowercased()) ? url : nil }
+            let interactor = self.interactor!
+            Task {
+                do {
+                    let returned = try await interactor.interact("tap", id: id)
+                    onGTKThread { app.open(regionURL ?? returned) }
+                } catch {
+                    let message = "\(error)"
+                    onGTKThread { log("tap failed: \(message)") }
+                }
+            }
+        case .button(let id, let action):
+            send("button", id: id, button: action)
+        case .dismiss(let id):
+            send("dismiss", id: id)
+        case .list:
+            break
+        case .outside:
+            collapse()
+        }
+    }
+
+    func send(_ action: String, id: String?, button: String? = nil) {
+        let interactor = self.interactor!
+        Task {
+            do {
+                _ = try await interactor.interact(action, id: id, button: button)
+            } catch {
+                let message = "\(error)"
+                onGTKThread { log("\(action) failed: \(message)") }
+            }
+        }
+    }
+
+    /// Escape, focus lost, a click elsewhere: the expanded island collapses, the list closes.
+    func collapse() {
+        if model.island.mode == .expanded, let id = model.island.expanded { send("collapse", id: id) }
+        if listOpen {
+            listOpen = false
+            refresh(animated: true)
+        }
+    }
+
+    func toggleList() {
+        listOpen.toggle()
+        log(listOpen ? "list opened" : "list closed")
+        refresh(animated: true)
+        if listOpen, let window { gtk_window_present(island_window(window)) }
+    }
+
+    func hover(x: Double, y: Double) {
+        var rect: OverlayRect?
+        if let frame = motion.target {
+            switch frame.target(x: x, y: y) {
+            case .button, .dismiss: rect = frame.hits.last { $0.rect.contains(x: x, y: y) }?.rect
+            default: rect = nil
+            }
+        }
+        if rect != hovered {
+            hovered = rect
+            if let area { gtk_widget_queue_draw(area) }
+        }
+    }
+
+    // MARK: Opening URLs
+
+    /// Runs the opener with the URL as one argument: no shell ever sees it.
+    func open(_ url: String?) {
+        guard let url, !url.isEmpty, !url.hasPrefix("-") else { return }
+        let argv = (config.opener ?? defaultOpener()) + [url]
+        guard let program = argv.first else { return }
+        var pid: pid_t = 0
+        let cArgs = argv.map { strdup($0) } + [nil]
+        defer { cArgs.forEach { free($0) } }
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        let status = posix_spawnp(&pid, program, &actions, nil, cArgs, environ)
+        if status != 0 {
+            log("cannot run \(program): \(String(cString: strerror(status)))")
+            return
+        }
+        log("opened \(url) with \(program)")
+        // GLib reaps it when it exits.
+        g_child_watch_add(pid, { _, _, _ in }, nil)
+    }
+
+    func defaultOpener() -> [String] {
+        let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
+        let directories = path.split(separator: ":").map(String.init)
+        if directories.contains(where: { access($0 + "/gio", X_OK) == 0 }) { return ["gio", "open"] }
+        return ["xdg-open"]
+    }
+}
+
+let app = OverlayApp()
+
+func log(_ message: String) {
+    _ = writeAll("island-overlay: \(message)\n", to: 2)
+}
+
+/// Runs `work` on the GTK thread, from any thread.
+func onGTKThread(_ work: @escaping @Sendable () -> Void) {
+    let box = Unmanaged.passRetained(WorkBox(work)).toOpaque()
+    g_idle_add_full(G_PRIORITY_DEFAULT, { data in
+        Unmanaged<WorkBox>.fromOpaque(data!).takeRetainedValue().work()
+        return 0
+    }, box, nil)
+}
+
+final class WorkBox: Sendable {
+    let work: @Sendable () -> Void
+    init(_ work: @escaping @Sendable () -> Void) { self.work = work }
+}
