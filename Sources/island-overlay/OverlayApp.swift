@@ -59,7 +59,9 @@ final class OverlayApp: @unchecked Sendable {
             if let area { gtk_widget_queue_draw(area) }
             if motion.isAnimating { startAnimation() }
         }
-        scheduleSecondTick(scene.isTicking)
+        // Only what is on screen ticks: a timer in the closed list wakes nobody.
+        let visible = [scene.attached, scene.detached, scene.expanded].compactMap { $0 } + (listOpen ? scene.lockScreen : [])
+        scheduleSecondTick(visible.contains { $0.layout.regions.contains { $0.view.containsTimeDependentView } })
     }
 
     /// A timer ticks on the second, and only while something on screen depends on time.
@@ -194,6 +196,8 @@ final class OverlayApp: @unchecked Sendable {
         Task {
             do {
                 _ = try await interactor.interact(action, id: id, button: button)
+                let what = [action, id, button].compactMap { $0 }.joined(separator: " ")
+                onGTKThread { log(what) }
             } catch {
                 let message = "\(error)"
                 onGTKThread { log("\(action) failed: \(message)") }

@@ -276,3 +276,29 @@ enum Scenes {
         #expect(OverlayPainter.rolls(.text("1:00", font: .digits, ink: .primary, alignment: .leading), .text("0:59", font: .digits, ink: .primary, alignment: .leading)))
     }
 }
+
+@Suite struct OverlayConfigTests {
+    @Test func readsEveryKeyOfTheOverlaySection() {
+        let config = OverlayConfig(text: """
+            # comment
+            [Overlay]
+            Output = HDMI-A-1
+            Layer=overlay
+            MarginTop=24
+            Opener=/usr/local/bin/my-opener --new-window
+            """)
+        #expect(config.output == "HDMI-A-1")
+        #expect(config.layer == .overlay)
+        #expect(config.marginTop == 24)
+        #expect(config.opener == ["/usr/local/bin/my-opener", "--new-window"])
+        #expect(config.warnings.isEmpty)
+    }
+
+    @Test func badValuesAreReportedAndLeaveTheDefaults() {
+        let config = OverlayConfig(text: "[Overlay]\nLayer=sky\nMarginTop=1e300\nMarginTop=nan\nColour=red\njunk\n[Other]\nLayer=bottom\n")
+        #expect(config.layer == .top)
+        #expect(config.marginTop == 8)
+        #expect(config.opener == nil)
+        #expect(config.warnings.count == 6)
+    }
+}
