@@ -6,9 +6,10 @@ import Synchronization
 /// name becomes the theme's file, searched in the given themes (hicolor and Adwaita as the
 /// fallbacks) under every icon directory, scalable first, then the bitmap nearest 48 px.
 ///
-/// Names come from producers: only an icon name (letters, digits, `-`, `_`, `.`, no leading
-/// dot, so never a path) is looked up, and a file is read only when it is a regular file of at
-/// most `maximumFileSize` bytes.
+/// Symbol names come from producers: only an icon name (letters, digits, `-`, `_`, `.`, no
+/// leading dot, so never a path) is looked up. An absolute path to a `.png` or `.svg` is
+/// read only for an app's icon (`Icon=` of its desktop entry, which producers cannot set). A
+/// file is read only when it is a regular file of at most `maximumFileSize` bytes.
 public struct IconTheme: Sendable {
     public struct Icon: Sendable, Hashable {
         public var data: [UInt8]
@@ -48,6 +49,14 @@ public struct IconTheme: Sendable {
         var themes = ["Adwaita", "hicolor"]
         if let theme = environment["ISLAND_ICON_THEME"], RenderedView.isIconName(theme) { themes.insert(theme, at: 0) }
         return IconTheme(roots: roots, themes: themes)
+    }
+
+    /// An app's icon: `Icon=` is an icon name or an absolute path to an image.
+    public func appIcon(_ icon: String) -> Icon? {
+        guard icon.hasPrefix("/") else { return self.icon(named: icon) }
+        let isSVG = icon.hasSuffix(".svg")
+        guard isSVG || icon.hasSuffix(".png"), !icon.split(separator: "/").contains(".."), let data = Self.read(icon) else { return nil }
+        return Icon(data: data, mimeType: isSVG ? "image/svg+xml" : "image/png", isSymbolic: false)
     }
 
     /// The icon for `name`, or nil when no theme has it (or it is not an icon name).

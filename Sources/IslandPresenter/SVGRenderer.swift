@@ -125,7 +125,7 @@ public struct SVGRenderer: Sendable {
         var header = IslandScene.oneLine(entry.item.displayName)
         if entry.item.activityState != "active" { header += " · " + entry.item.activityState }
         var headerLabel = Label(text: header)
-        if let icon = entry.item.appIcon { headerLabel.icon = icons?.icon(named: icon) }
+        if let icon = entry.item.appIcon { headerLabel.icon = icons?.appIcon(icon) }
         content += draw(headerLabel, x: x + 16, baseline: top + 22, room: w - 32, size: 11, fill: foreground.secondary)
         var rows = entry.layout.lockScreen.map { ViewRow.rows(of: $0.view) } ?? []
         if rows.isEmpty { rows = [.text(entry.item.type)] }

@@ -148,9 +148,33 @@ struct Waybar: AsyncParsableCommand {
 struct I3blocks: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "i3blocks",
-        abstract: "An i3blocks block (format=json, interval=persist): {\"full_text\", \"short_text\"} per line.")
+        abstract: "An i3blocks block (format=json, interval=persist): {\"full_text\", \"short_text\"} per line.",
+        discussion: """
+            i3blocks writes a persistent block's clicks to its standard input (a JSON object \
+            with "button" under format=json): button 1 toggles the island's activity expanded, \
+            2 opens the lock-screen list in a terminal, 3 taps it (see the click mode).
+            """)
     @OptionGroup var options: BarOptions
-    func run() async throws { await runBar(.i3blocks, options: options) }
+    func run() async throws {
+        let common = options.common
+        // Not in the bar's task group: the end of input (no i3blocks, stdin /dev/null) ends
+        // only the reading.
+        Task.detached {
+            var pending: [UInt8] = []
+            for await chunk in TerminalSession.input() {
+                pending += chunk
+                while let end = pending.firstIndex(of: UInt8(ascii: "\n")) {
+                    let line = String(decoding: pending[..<end], as: UTF8.self)
+                    pending.removeSubrange(...end)
+                    guard let button = BarClick.i3blocksButton(in: line), let action = BarClick.forButton(button) else { continue }
+                    _ = await Click.perform(action, options: common)
+                }
+                // A click is a line of the block's properties; nothing longer is one.
+                if pending.count > 1 << 16 { pending.removeAll() }
+            }
+        }
+        await runBar(.i3blocks, options: options)
+    }
 }
 
 struct Eww: AsyncParsableCommand {
@@ -194,11 +218,9 @@ struct Snapshot: AsyncParsableCommand {
     }
 }
 
-struct Click: AsyncParsableCommand {
-    enum Action: String, ExpressibleByArgument, CaseIterable {
-        case toggle, expand, collapse, tap, dismiss, list
-    }
+extension BarClick: ExpressibleByArgument {}
 
+struct Click: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Act on the island's activity, for a bar's click or a key binding.",
         discussion: """
@@ -214,37 +236,43 @@ struct Click: AsyncParsableCommand {
             """)
 
     @Argument(help: ArgumentHelp("toggle, expand, collapse, tap, dismiss or list."))
-    var action: Action
+    var action: BarClick
 
     @OptionGroup var options: CommonOptions
 
     func run() async throws {
-        if action == .list {
-            guard openList(socket: options.socket) else { throw ExitCode(1) }
-            return
-        }
-        let model = try await Snapshot.firstSnapshot(socketPath: options.socketPath)
-        let island = model.island
-        guard let id = island.expanded ?? island.attached else {
-            writeAll("island-presenter: the island shows nothing\n", to: 2)
-            throw ExitCode(1)
-        }
-        let interaction = action == .toggle ? (island.mode == .expanded ? "collapse" : "expand") : action.rawValue
-        let interactor = Interactor(socketPath: options.socketPath)
+        guard await Self.perform(action, options: options) else { throw ExitCode(1) }
+    }
+
+    /// Performs a click; false (with the reason on standard error) when it could not.
+    static func perform(_ action: BarClick, options: CommonOptions) async -> Bool {
+        if action == .list { return openList(socket: options.socket) }
+        let model: PresenterModel
         do {
-            let url = try await interactor.interact(interaction, id: id)
+            model = try await fetchSnapshot(socketPath: options.socketPath)
+        } catch {
+            writeAll("island-presenter: no snapshot from \(options.socketPath): \(error)\n", to: 2)
+            return false
+        }
+        guard let (interaction, id) = action.interaction(on: model.island) else {
+            writeAll("island-presenter: the island shows nothing\n", to: 2)
+            return false
+        }
+        do {
+            let url = try await Interactor(socketPath: options.socketPath).interact(interaction, id: id)
             if interaction == "tap", let url {
                 writeAll(TerminalText.sanitize(url) + "\n")
                 _ = openWithXDG(url)
             }
+            return true
         } catch {
             writeAll("island-presenter: \(interaction) failed: \(TerminalText.sanitize(String(describing: error)))\n", to: 2)
-            throw ExitCode(1)
+            return false
         }
     }
 
     /// Starts the terminal UI in a terminal emulator of its own.
-    func openList(socket: String?) -> Bool {
+    static func openList(socket: String?) -> Bool {
         let environment = ProcessInfo.processInfo.environment
         let path = (environment["PATH"] ?? "/usr/bin:/bin").split(separator: ":").map(String.init)
         let candidates = [environment["TERMINAL"], "x-terminal-emulator", "foot", "alacritty", "kitty", "xterm"].compactMap { $0 }

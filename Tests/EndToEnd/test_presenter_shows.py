@@ -68,6 +68,13 @@ def test_other_bars_show_the_alert_and_cap_their_lines(daemon, presenters, mode)
             assert json.loads(bar.seen[-1])["short_text"] == "Ready"
 
 
+def island_mode(daemon):
+    """The island's mode, from the first snapshot of a subscription."""
+    with daemon.connect("org.island.Presenter") as presenter:
+        for reply in presenter.Subscribe(_more=True):
+            return reply["update"]["island"]["mode"]
+
+
 def test_click_expands_collapses_and_taps(daemon, tmp_path):
     register_layout(daemon, COFFEE, "Order", LAYOUT)
     opened = tmp_path / "opened"
@@ -82,9 +89,7 @@ def test_click_expands_collapses_and_taps(daemon, tmp_path):
                               capture_output=True, text=True, timeout=30)
 
     def mode():
-        with daemon.connect("org.island.Presenter") as presenter:
-            for reply in presenter.Subscribe(_more=True):
-                return reply["update"]["island"]["mode"]
+        return island_mode(daemon)
 
     nothing = click("expand")
     assert nothing.returncode == 1 and "nothing" in nothing.stderr
@@ -102,6 +107,25 @@ def test_click_expands_collapses_and_taps(daemon, tmp_path):
         assert click("dismiss").returncode == 0
         wait_for(lambda: coffee.List(app=COFFEE)["activities"] == [], message="dismissed")
         assert c["id"]
+
+
+def test_i3blocks_acts_on_the_clicks_written_to_its_stdin(daemon):
+    register_layout(daemon, COFFEE, "Order", LAYOUT)
+    block = subprocess.Popen([PRESENTER, "i3blocks", "--socket", daemon.socket], stdin=subprocess.PIPE,
+                             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    try:
+        with daemon.connect("org.island.Producer") as coffee:
+            request(coffee, COFFEE, {"stage": "brewing"})
+            line = block.stdout.readline()
+            while json.loads(line)["full_text"] == "":
+                line = block.stdout.readline()
+            assert island_mode(daemon) == "compact"
+            # What i3blocks writes for a left click on a persistent block with format=json.
+            block.stdin.write(b'{"":"","name":"island","full_text":"x","button":1,"x":5,"y":5}\n')
+            block.stdin.flush()
+            wait_for(lambda: island_mode(daemon) == "expanded", timeout=10 * SLOWDOWN, message="expanded by the click")
+    finally:
+        stop_process(block, signal.SIGKILL)
 
 
 def test_click_list_opens_the_tui_in_a_terminal(daemon, tmp_path):

@@ -145,6 +145,12 @@ import Testing
         #expect(theme.icon(named: "../../../etc/passwd") == nil)
         #expect(theme.icon(named: "/etc/passwd") == nil)
         #expect(theme.icon(named: "no-such-icon") == nil)
+        // An app's Icon= may be a path to an image, within the same bounds.
+        let path = root.appendingPathComponent("hicolor/48x48/apps/org.example.Coffee.png").path
+        #expect(theme.appIcon(path)?.mimeType == "image/png")
+        #expect(theme.appIcon(root.appendingPathComponent("Adwaita/scalable/status/huge.svg").path) == nil)
+        #expect(theme.appIcon("/etc/passwd") == nil)
+        #expect(theme.appIcon("org.example.Coffee") == app)
     }
 
     @Test func svgDrawsThemeIconsRecolouredAndFallsBackToGlyphs() throws {
@@ -226,5 +232,23 @@ import Testing
         #expect(end - start > 0 && end - start <= SVGRenderer.compactMaximumWidth)
         #expect(screen(model).split(separator: "\n").allSatisfy { displayWidth(String($0)) <= 100 })
         #expect(screen(model).split(separator: "\n")[1].trimmingCharacters(in: .whitespaces).count <= TerminalFrame.compactMaximumWidth + 4)
+    }
+
+    // MARK: Clicks
+
+    @Test func barClicksActOnTheIslandsActivity() {
+        let compact = IslandState(mode: .compact, attached: "c1", lockScreen: ["c1"])
+        let expanded = IslandState(mode: .expanded, attached: "c1", expanded: "e1", lockScreen: ["c1", "e1"])
+        #expect(BarClick.toggle.interaction(on: compact)! == ("expand", "c1"))
+        #expect(BarClick.toggle.interaction(on: expanded)! == ("collapse", "e1"))
+        #expect(BarClick.tap.interaction(on: expanded)! == ("tap", "e1"))
+        #expect(BarClick.expand.interaction(on: .empty) == nil)
+        #expect(BarClick.list.interaction(on: compact) == nil)
+        #expect([1, 2, 3, 4].map(BarClick.forButton) == [.toggle, .list, .tap, nil])
+        // i3blocks writes a persistent block's clicks to its stdin: JSON, or the number alone.
+        #expect(BarClick.i3blocksButton(in: #"{"":"","name":"island","full_text":"☕ x","button":3,"x":10}"#) == 3)
+        #expect(BarClick.i3blocksButton(in: #"{"button":"2"}"#) == 2)
+        #expect(BarClick.i3blocksButton(in: "1") == 1)
+        #expect(BarClick.i3blocksButton(in: "{not json") == nil)
     }
 }
