@@ -50,12 +50,19 @@ public enum OverlayGallery {
         let path = "\(layoutsDirectory)/\(example.app)/\(example.type).json"
         let text = try String(contentsOfFile: path, encoding: .utf8)
         let layout = try JSONParser.parse(text)
-        return .object([
+        // Name= and Icon= of the app's desktop entry, as the daemon sends them.
+        let entry = (try? String(contentsOfFile: "\(layoutsDirectory)/../applications/\(example.app).desktop", encoding: .utf8)) ?? ""
+        var object: JSONObject = [:]
+        for line in entry.split(separator: "\n") {
+            if line.hasPrefix("Name=") { object["appName"] = .string(String(line.dropFirst(5))) }
+            if line.hasPrefix("Icon=") { object["appIcon"] = .string(String(line.dropFirst(5))) }
+        }
+        return .object(object.merging([
             "id": .string(example.id), "app": .string(example.app), "type": .string(example.type),
             "attributes": .object(example.attributes),
             "content": ["state": .object(example.state), "relevanceScore": 0.0], "state": "active",
             "createdAt": .double(now - 600), "layout": layout, "defaultLayout": false,
-        ])
+        ], uniquingKeysWith: { _, new in new }))
     }
 
     /// The named scenes: `<app>-compact`, `-minimal` (with the next app detached), `-expanded`,

@@ -271,9 +271,15 @@ public struct OverlayLayout {
             var links: [(OverlayRect, String?)] = []
             var cardContent: [OverlayPlaced] = []
             let id = entry.item.id
-            var header = ViewPlacement.sanitizedLine(Self.appName(entry.item))
+            var header = ViewPlacement.sanitizedLine(entry.item.displayName)
             if entry.item.activityState == "stale" { header += " · stale" } else if entry.item.activityState == "ended" { header += " · ended" }
-            cardContent.append(.init(rect: .init(x: cardX + cardPad, y: y + 10, width: cardWidth - 2 * cardPad - 28, height: 18),
+            var headerX = cardX + cardPad
+            // The app's Icon= when it is a theme icon name (a path is never drawn from here).
+            if let icon = entry.item.appIcon, ThemeIconSource.isIconName(icon) {
+                cardContent.append(.init(rect: .init(x: headerX, y: y + 11, width: 16, height: 16), primitive: .symbol(icon), slot: "list.\(id).icon"))
+                headerX += 22
+            }
+            cardContent.append(.init(rect: .init(x: headerX, y: y + 10, width: cardX + cardWidth - cardPad - 28 - headerX, height: 18),
                                      primitive: .text(header, font: .caption, ink: .secondary, alignment: .leading), slot: "list.\(id).header"))
             let dismiss = OverlayRect(x: cardX + cardWidth - 10 - 24, y: y + 7, width: 24, height: 24)
             cardContent.append(.init(rect: dismiss, primitive: .dismiss, slot: "list.\(id).dismiss"))
@@ -311,9 +317,6 @@ public struct OverlayLayout {
         frame.hits.append(OverlayHit(rect: panel, target: .list, name: "Live Activities"))
         frame.hits += hits
     }
-
-    /// The name a card is headed by: the app's desktop-entry name when the daemon sends one.
-    static func appName(_ item: PresenterItem) -> String { item.app }
 
     private func accessibleText(_ entry: IslandScene.Entry, compact: Bool) -> String {
         let text = compact ? IslandScene.compactText(entry) : IslandScene.lockScreenText(entry)

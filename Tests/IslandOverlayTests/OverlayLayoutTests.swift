@@ -185,6 +185,19 @@ enum Scenes {
         #expect(layout.frame(Scenes.scene(["mode": "compact", "attached": "i0"], items: items)).shape("panel") == nil)
     }
 
+    @Test func cardsAreHeadedByTheAppsNameAndIcon() throws {
+        guard case .object(var named) = Scenes.simpleItem("n") else { Issue.record("not an object"); return }
+        named["appName"] = "Coffee Shop"
+        named["appIcon"] = "battery-good-symbolic"
+        guard case .object(var pathIcon) = Scenes.simpleItem("p") else { return }
+        pathIcon["appIcon"] = "/etc/passwd"
+        let frame = layout.frame(Scenes.scene(["mode": "none"], items: [.object(named), .object(pathIcon)]), listOpen: true)
+        let headers = frame.content.filter { $0.slot.hasSuffix(".header") }.compactMap { if case .text(let t, _, _, _) = $0.primitive { t } else { nil } }
+        #expect(headers == ["Coffee Shop", "org.example.App"])
+        let icons = frame.content.filter { $0.slot.hasSuffix(".icon") }
+        #expect(icons.map(\.primitive) == [.symbol("battery-good-symbolic")])
+    }
+
     @Test func aLongListStopsAtTheCanvasAndCountsTheRest() {
         let items = (0..<40).map { Scenes.simpleItem("i\($0)") }
         let short = OverlayLayout(canvasWidth: 440, canvasHeight: 400, top: 8, metrics: FixedMetrics())
