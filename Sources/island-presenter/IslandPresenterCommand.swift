@@ -20,33 +20,44 @@ struct IslandPresenterCommand: AsyncParsableCommand {
             the presenter reconnects (50 ms doubling to 2 s) and starts again from a fresh snapshot.
 
             Modes:
-              tui       the live island in the terminal, with the lock-screen list and keys to
-                        expand, collapse, tap, dismiss and press buttons
+              tui       the live island in the terminal, with the lock-screen list
+                        and keys to expand, collapse, tap, dismiss, press buttons
               waybar    Waybar custom module (return-type: json)
-              i3blocks  i3blocks (format=json)
+              i3blocks  i3blocks (format=json, interval=persist; acts on its clicks)
               eww       eww deflisten
               polybar   polybar custom/script (tail = true)
               snapshot  draw the island once (--svg FILE) and exit
+              click     act on the island for a bar's on-click or a key binding:
+                        toggle, expand, collapse, tap, dismiss or list
 
             A bar mode exits with status 74 once its standard output is closed (the bar quit \
-            or was killed).
+            or was killed), and with 128+N on SIGINT or SIGTERM, even when started with SIGINT \
+            ignored.
 
             Bar contracts (one line per change on stdout, flushed):
-              waybar    {"text", "alt": mode, "tooltip": the lock-screen list, one activity per
-                        line, "class": [mode, "stale"?, "alert"?], "percentage": 0-100 when the
-                        island's activity shows progress}. text and tooltip are Pango markup
-                        (Waybar's default, escape: false), with &, < and > escaped.
-              i3blocks  {"full_text", "short_text", "markup": "none"}
+              waybar    {"text", "alt": the chip (the short form), "tooltip": an
+                        alert, then the lock-screen list, one activity per line,
+                        "class": [mode, "stale"?, "alert"?], "percentage": 0-100
+                        when the island's activity shows progress}. text, alt and
+                        tooltip are Pango markup (Waybar's default, escape: false),
+                        with &, < and > escaped.
+              i3blocks  {"full_text", "short_text": the chip, "markup": "none"}
               eww       the text alone, as a plain string; an empty line hides the widget.
               polybar   the text alone, with a zero-width space between every % and {, so
                         producer text is never a formatting tag; an empty line hides it.
-            Control characters in producer text (C0, DEL, C1) become spaces in every mode.
-            The text: compact -> the layout's chip, else compact leading + trailing; minimal ->
-            the attached and detached minimal views; expanded -> the expanded activity's compact
-            text; no activity -> empty.
+            Control characters in producer text (C0, DEL, C1) become spaces in every mode, and \
+            the text is cut to --max-length cells (default 40) with an ellipsis.
+            The text: while an alert lasts, its title and body; compact -> the live compact \
+            leading + trailing views (the chip only when both are empty); minimal -> the \
+            attached and detached minimal views, each with its activity's symbol; expanded -> \
+            the expanded activity's compact text; no activity -> empty. Icon names become \
+            emoji or glyphs (a bullet when none fits); snapshot draws them from the icon theme.
 
-            Example Waybar module:
-              "custom/island": {"exec": "island-presenter waybar", "return-type": "json"}
+            Example Waybar module (packaging/waybar/island.jsonc and island.css are ready-made):
+              "custom/island": {"exec": "island-presenter waybar", "return-type": "json",
+                "on-click": "island-presenter click toggle",
+                "on-click-right": "island-presenter click tap",
+                "on-click-middle": "island-presenter click list"}
 
             The socket: --socket, else $ISLAND_SOCKET, else $XDG_RUNTIME_DIR/island/islandd.sock.
             """,
