@@ -6,6 +6,7 @@
 ///     Layer=top           # background, bottom, top (default) or overlay
 ///     MarginTop=8         # pixels between the screen's top edge and the island
 ///     Opener=gio open     # the command a tap's URL is given to, as its last argument
+///     Motion=auto         # auto (GTK's gtk-enable-animations), on or off
 ///
 /// Unknown keys and bad values are reported and ignored, never fatal: the island still shows.
 public struct OverlayConfig: Sendable, Hashable {
@@ -16,6 +17,8 @@ public struct OverlayConfig: Sendable, Hashable {
     public var marginTop = 8.0
     /// argv of the opener, without the URL; nil: `gio open`, else `xdg-open`, whichever exists.
     public var opener: [String]?
+    /// nil: follow gtk-enable-animations.
+    public var motion: Bool?
     public private(set) var warnings: [String] = []
 
     public init() {}
@@ -49,6 +52,13 @@ public struct OverlayConfig: Sendable, Hashable {
             case "Opener":
                 let words: [String] = value.split(whereSeparator: { (c: Character) -> Bool in c == " " || c == "\t" }).map { String($0) }
                 opener = words.isEmpty ? nil : words
+            case "Motion":
+                switch value.lowercased() {
+                case "auto": motion = nil
+                case "on", "yes", "true": motion = true
+                case "off", "no", "false": motion = false
+                default: warnings.append("\(place): Motion must be auto, on or off")
+                }
             default:
                 warnings.append("\(place): unknown key \(key), ignored")
             }

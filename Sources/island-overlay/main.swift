@@ -22,7 +22,7 @@ let usage = """
       secondary click on the island           open or close the list
       click × on a card in the list           dismiss that activity
       Escape, focus lost, a click elsewhere   collapse, close the list
-    With gtk-enable-animations=false (reduced motion), nothing animates.
+    With gtk-enable-animations=false (reduced motion) or Motion=off, nothing animates.
 
     Options:
       --socket PATH        the daemon's socket (default: $ISLAND_SOCKET, else
@@ -44,6 +44,8 @@ let usage = """
       MarginTop=8          pixels between the top of the screen and the island
       Opener=gio open      the program a tap's URL is given to, as one last argument, with no
                            shell; default: gio open, else xdg-open
+      Motion=auto          auto: follow GTK's gtk-enable-animations (on Wayland GTK reads it from
+                           GSettings org.gnome.desktop.interface enable-animations); on; off
 
     overlay.css: GTK CSS over the built-in dark style. The colours are named:
       @define-color island_background #000000;   island_foreground, island_secondary,
@@ -211,7 +213,7 @@ func run() -> Never {
     loadStyle(area)
     app.painter = OverlayPainter(style: readStyle(area), icons: GtkIconSource())
     app.layout = OverlayLayout(canvasWidth: app.canvas.width, canvasHeight: app.canvas.height, top: 1, metrics: app.painter.metrics)
-    app.motion = OverlayMotion(enabled: island_animations_enabled() != 0)
+    app.motion = OverlayMotion(enabled: app.config.motion ?? (island_animations_enabled() != 0))
 
     connect(area, "draw", unsafeBitCast({ (_: UnsafeMutableRawPointer?, cr: OpaquePointer?, _: UnsafeMutableRawPointer?) -> gboolean in
         if let cr { app.draw(cr) }
@@ -257,7 +259,7 @@ func run() -> Never {
     let socketPath = options.socket ?? SocketLocation.client(environment: environment, uid: getuid())
     log("backend \(wayland ? "wayland (layer-shell, layer \(app.config.layer.rawValue))" : "x11 (override-redirect\(app.needsWindowShape ? ", no compositor: shaped window" : ""))"), "
         + "output \(monitorName) \(geometry.width)x\(geometry.height)+\(geometry.x)+\(geometry.y), scale \(app.scale), "
-        + "margin-top \(Int(app.config.marginTop)), motion \(app.motion.enabled ? "on" : "off (gtk-enable-animations=false)"), socket \(socketPath)")
+        + "margin-top \(Int(app.config.marginTop)), motion \(app.motion.enabled ? "on" : "off"), socket \(socketPath)")
 
     app.interactor = Interactor(socketPath: socketPath)
     let loop = SubscriptionLoop(socketPath: socketPath)

@@ -299,11 +299,13 @@ enum Scenes {
             Layer=overlay
             MarginTop=24
             Opener=/usr/local/bin/my-opener --new-window
+            Motion=off
             """)
         #expect(config.output == "HDMI-A-1")
         #expect(config.layer == .overlay)
         #expect(config.marginTop == 24)
         #expect(config.opener == ["/usr/local/bin/my-opener", "--new-window"])
+        #expect(config.motion == false)
         #expect(config.warnings.isEmpty)
     }
 
