@@ -106,8 +106,13 @@ import Testing
     @Test func hostileAppNamesAreNeutralised() {
         var item = F.coffee().objectValue!
         item["appName"] = "\u{1B}]0;owned\u{7}<b>&"
+        item["appIcon"] = "../../\u{9B}31m%{A1:rm -rf ~:}"
         var model = PresenterModel()
         model.apply(F.snapshot(sequence: 1, island: F.island("compact", attached: "c1", lockScreen: ["c1"]), items: [.object(item)]))
+        let huge = String(repeating: "%{A1:x:}<i>&\u{1B}[2J\u{9D}", count: 20_000)
+        model.apply(F.delta(sequence: 2, island: F.island("expanded", attached: "c1", expanded: "c1", lockScreen: ["c1"]),
+                            items: [.object(item)], alert: ["id": "c1", "title": .string(huge), "body": .string(huge)]))
+        #expect(model.alert != nil)
         let scene = IslandScene(model: model, now: F.now)
         #expect(SinkChecks.violation(svg: SVGRenderer(icons: nil).render(scene)) == nil)
         let frame = TerminalFrame(columns: 80, rows: 24).render(scene, chrome: .init())
