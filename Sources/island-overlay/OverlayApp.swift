@@ -99,7 +99,18 @@ final class OverlayApp: @unchecked Sendable {
         }, nil, nil)
     }
 
+    /// ISLAND_OVERLAY_FRAME_LOG=1: one stderr line per frame painted, with its paint time, for
+    /// the benchmark (frame times of morphs, redraws per second while a timer ticks).
+    let frameLog = ProcessInfo.processInfo.environment["ISLAND_OVERLAY_FRAME_LOG"] == "1"
+
     func draw(_ cr: OpaquePointer) {
+        let start = frameLog ? DispatchTime.now().uptimeNanoseconds : 0
+        defer {
+            if frameLog {
+                let micros = (DispatchTime.now().uptimeNanoseconds - start) / 1000
+                log("frame \(micros) us \(motion.isAnimating ? "animating" : "settled") \(motion.target?.form.rawValue ?? "none")")
+            }
+        }
         cairo_save(cr)
         cairo_set_operator(cr, CAIRO_OPERATOR_SOURCE)
         cairo_set_source_rgba(cr, 0, 0, 0, 0)

@@ -22,6 +22,8 @@ let usage = """
       secondary click on the island           open or close the list
       click × on a card in the list           dismiss that activity
       Escape, focus lost, a click elsewhere   collapse, close the list
+    On X11 the island is an override-redirect window and takes no keyboard focus: Escape and
+    focus loss do not reach it there; the daemon's timeout (or --toggle-list) closes what opened.
     With gtk-enable-animations=false (reduced motion) or Motion=off, nothing animates.
 
     Options:
@@ -56,6 +58,9 @@ let usage = """
     COSMIC, labwc, Wayfire) a layer surface anchored top-centre, no exclusive zone; on X11 an
     override-redirect RGBA window at the top centre. Input is taken only where the island is
     drawn. GNOME on Wayland has no layer-shell: the overlay says so and exits with status 69.
+
+    Environment: ISLAND_OVERLAY_FRAME_LOG=1 logs every frame painted and its paint time
+    ("frame N us animating|settled FORM") on stderr.
 
     Exit status: 0 on SIGTERM/SIGINT, 64 bad usage, 69 no way to place the island (no
     layer-shell on Wayland, or no display), 1 --toggle-list found no running overlay.
