@@ -148,6 +148,7 @@ app.options = options
 let configPath = options.configPath ?? configHome + "/island/overlay.conf"
 if let text = try? String(contentsOfFile: configPath, encoding: .utf8) {
     app.config = OverlayConfig(text: text, path: configPath)
+    log("configuration from \(configPath)")
     for warning in app.config.warnings { log(warning) }
 }
 
