@@ -50,6 +50,9 @@ bin="$(swift build --show-bin-path "${build[@]}")"
 
 logs="$(mktemp -d "/tmp/island-$short-XXXXXX")"
 mkdir "$logs/swift" "$logs/e2e"
+# The end-to-end suite also runs our binaries as throwaway users (the system scope's tests):
+# their reports must land here too, so the directory takes anyone's files, like /tmp.
+chmod 0755 "$logs" && chmod 1777 "$logs/e2e"
 echo "==> sanitizer reports go to $logs/" >&2
 
 # The toolchain's symbolizer, so reports have file:line (demangled when printed).
