@@ -279,7 +279,7 @@ def test_a_registered_layout_ignores_the_states_shape_and_the_default_after_remo
         _, item = next_item(stream, a["id"], lambda i: "layout" in i)
         assert item["defaultLayout"] is True
         assert item["layout"] != default, "the default is worked out from the state as it is now"
-        assert item["layout"]["compactTrailing"]["template"] == "{{state.stage}}"
+        assert item["layout"]["compactTrailing"]["template"] == "{{humanized(state.stage)}}"
     stream.close()
 
 

@@ -41,7 +41,7 @@ def test_deltas_leave_out_the_island_and_layouts_that_did_not_change(daemon):
         a = p.Request(app=COFFEE, type="Coffee", attributes={}, content={"state": {"stage": "ordered"}})["activity"]
         update, item = next_item(stream, a["id"])
         assert update["island"]["attached"] == a["id"], "a new activity changes the island"
-        assert item["defaultLayout"] is True and item["layout"]["compactTrailing"]["template"] == "{{state.stage}}"
+        assert item["defaultLayout"] is True and item["layout"]["compactTrailing"]["template"] == "{{humanized(state.stage)}}"
         first_layout = item["layout"]
 
         p.Update(app=COFFEE, id=a["id"], content={"state": {"stage": "brewing"}})

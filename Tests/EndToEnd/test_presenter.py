@@ -107,21 +107,21 @@ def test_waybar_follows_the_island(daemon, presenters):
     with daemon.connect("org.island.Producer") as coffee, daemon.connect("org.island.Producer") as timer:
         c = request(coffee, COFFEE, {"stage": "ordered"})
         compact = waybar_json(bar.next_line(lambda l: "compact" in waybar_json(l)["class"]))
-        # The default layout: an icon (drawn as a glyph) then the first state value.
-        assert compact["text"] == "⏰ ordered"
+        # The default layout: the title (no symbol fits a bare status), then the status in words.
+        assert compact["text"] == "Order Ordered"
         assert compact["class"] == ["compact"]
-        assert compact["tooltip"] == "⏰ Order · Stage: ordered"
+        assert compact["tooltip"] == "Order · Ordered"
 
         t = request(timer, TIMER, {"progress": 0.25}, relevance=10, type="Tea")
         minimal = waybar_json(bar.next_line(lambda l: "minimal" in waybar_json(l)["class"]))
-        # Each minimal view with its activity's symbol.
-        assert minimal["text"] == "⏰ 25% · ⏰"
+        # Each minimal view: the progress of one, the status of the other.
+        assert minimal["text"] == "25% · Ordered"
         assert minimal["percentage"] == 25
-        assert minimal["tooltip"].split("\n") == ["⏰ Tea · 25%", "⏰ Order · Stage: ordered"]
+        assert minimal["tooltip"].split("\n") == ["Tea · 25%", "Order · Ordered"]
 
         end_now(timer, TIMER, t)
         back = waybar_json(bar.next_line(lambda l: "compact" in waybar_json(l)["class"]))
-        assert back["text"] == "⏰ ordered"
+        assert back["text"] == "Order Ordered"
         assert "percentage" not in back
 
         end_now(coffee, COFFEE, c)
@@ -146,13 +146,13 @@ def test_i3blocks_full_text(daemon, presenters):
     with daemon.connect("org.island.Producer") as coffee, daemon.connect("org.island.Producer") as timer:
         c = request(coffee, COFFEE, {"stage": "ordered"})
         line = json.loads(block.next_line(lambda l: json.loads(l)["full_text"] != ""))
-        assert line["full_text"] == "⏰ ordered"
+        assert line["full_text"] == "Order Ordered"
         assert "short_text" in line
         request(timer, TIMER, {"progress": 0.5}, relevance=10, type="Tea")
         line = json.loads(block.next_line(lambda l: " · " in json.loads(l)["full_text"]))
-        assert line["full_text"] == "⏰ 50% · ⏰"
+        assert line["full_text"] == "50% · Ordered"
         end_now(coffee, COFFEE, c)
-        assert json.loads(block.next_line(lambda l: " · " not in json.loads(l)["full_text"]))["full_text"] == "⏰ 50%"
+        assert json.loads(block.next_line(lambda l: " · " not in json.loads(l)["full_text"]))["full_text"] == "50% Tea"
 
 
 @pytest.mark.parametrize("mode", ["eww", "polybar"])
@@ -161,7 +161,7 @@ def test_plain_bars_print_an_empty_line_for_an_empty_island(daemon, presenters, 
     assert bar.next_line() == ""
     with daemon.connect("org.island.Producer") as coffee:
         c = request(coffee, COFFEE, {"stage": "ordered"})
-        assert bar.next_line(lambda l: l != "") == "⏰ ordered"
+        assert bar.next_line(lambda l: l != "") == "Order Ordered"
         end_now(coffee, COFFEE, c)
         assert bar.next_line() == ""
 
@@ -171,7 +171,7 @@ def test_waybar_survives_a_daemon_restart(daemon, presenters):
     bar.next_line()
     with daemon.connect("org.island.Producer") as coffee:
         request(coffee, COFFEE, {"stage": "before"})
-        bar.next_line(lambda l: waybar_json(l)["text"] == "⏰ before")
+        bar.next_line(lambda l: waybar_json(l)["text"] == "Order Before")
     daemon.stop()
     # The daemon is gone: nothing is known to be live.
     bar.next_line(lambda l: "none" in waybar_json(l)["class"])
@@ -180,9 +180,8 @@ def test_waybar_survives_a_daemon_restart(daemon, presenters):
         request(timer, TIMER, {"stage": "after"}, relevance=10, type="Tea")
         # The restored activity and the new one: a fresh snapshot, then deltas.
         line = waybar_json(bar.next_line(lambda l: "minimal" in waybar_json(l)["class"], timeout=15))
-        assert "⏰" in line["text"]
-        assert any("Stage: after" in t for t in line["tooltip"].split("\n"))
-        assert any("Stage: before" in t for t in line["tooltip"].split("\n"))
+        assert line["text"] == "After · Before"
+        assert line["tooltip"].split("\n") == ["Tea · After", "Order · Before"]
     assert bar.process.poll() is None
 
 
@@ -378,7 +377,7 @@ def test_tui_survives_a_daemon_restart_and_restores_the_terminal_on_sigterm(daem
         with daemon.connect("org.island.Producer") as coffee:
             request(coffee, COFFEE, {"stage": "back"})
             s = screen_with(lambda s: "compact │" in s, "compact after the restart")
-            assert "back" in s and "reconnecting" not in s
+            assert "Back" in s and "reconnecting" not in s
         # The pane runs a shell; the TUI is its child.
         shell = subprocess.run(["tmux", "list-panes", "-t", session, "-F", "#{pane_pid}"],
                                capture_output=True, text=True, timeout=10).stdout.split()[0]

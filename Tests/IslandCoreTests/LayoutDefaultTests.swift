@@ -11,28 +11,33 @@ import Testing
     @Test func firstStateValueInCompactAndPairsOnTheLockScreen() {
         let state: JSONObject = ["stage": "Preparing", "etaMinutes": 12, "courier": "Sam", "rating": 4.5, "items": ["pizza"]]
         let layout = rendered(state: state)
-        #expect(layout.compactLeading?.view == .symbol("appointment-soon"))
+        // No symbol fits a shape with no time, progress or command in it: the title leads.
+        #expect(layout.compactLeading?.view == .text("Pizza Delivery"))
         #expect(layout.compactTrailing?.text == "Preparing")
-        #expect(layout.minimal?.view == .symbol("appointment-soon"))
-        #expect(layout.lockScreen?.text == "appointment-soon Pizza Delivery · Stage: Preparing · Eta minutes: 12 · Courier: Sam")
+        #expect(layout.minimal?.text == "Preparing")
+        // A status (`stage`) needs no label.
+        #expect(layout.lockScreen?.text == "Pizza Delivery · Preparing · Eta minutes: 12 · Courier: Sam")
         #expect(layout.expandedCenter?.text == "Pizza Delivery")
         #expect(layout.expandedTrailing?.text == "Preparing")
-        #expect(layout.expandedBottom?.text == "Stage: Preparing · Eta minutes: 12 · Courier: Sam")
+        #expect(layout.expandedBottom?.text == "Preparing · Eta minutes: 12 · Courier: Sam")
     }
 
     @Test func fractionProgress() {
         let layout = rendered(state: ["progress": 0.4, "status": "Uploading"])
-        #expect(layout.compactTrailing?.text == "40%")
+        // The bar leads (a ring where there is room), with no clock symbol.
+        #expect(layout.compactLeading?.view == .progress(RenderedProgress(fraction: 0.4)))
+        #expect(layout.compactTrailing?.text == "Uploading")
         #expect(layout.minimal?.text == "40%")
-        #expect(layout.lockScreen?.text == "appointment-soon Pizza Delivery · Status: Uploading · 40%")
-        #expect(layout.expandedTrailing?.text == "40%")
-        #expect(layout.expandedBottom?.text == "Status: Uploading · 40%")
+        #expect(layout.lockScreen?.text == "Pizza Delivery · Uploading · 40%")
+        #expect(layout.expandedLeading?.text == "40%")
+        #expect(layout.expandedTrailing?.text == "Uploading")
+        #expect(layout.expandedBottom?.text == "Uploading · 40%")
     }
 
     @Test func percentAndFractionAreNotGuessedFromValues() {
-        #expect(rendered(state: ["percent": 30]).compactTrailing?.text == "30%")
-        #expect(rendered(state: ["percent": 1]).compactTrailing?.text == "1%")
-        #expect(rendered(state: ["progress": 1]).compactTrailing?.text == "100%")
+        #expect(rendered(state: ["percent": 30]).compactLeading?.text == "30%")
+        #expect(rendered(state: ["percent": 1]).compactLeading?.text == "1%")
+        #expect(rendered(state: ["progress": 1]).compactLeading?.text == "100%")
         // The same layout for every value of an activity.
         #expect(Layout.default(for: "T", state: ["progress": 0.2]) == Layout.default(for: "T", state: ["progress": 1]))
     }
@@ -74,26 +79,33 @@ import Testing
         ]
         for state in shapes {
             let layout = Layout.default(for: "Shape", attributes: ["title": nil], state: state)
-            #expect(layout.compactLeading != nil && layout.compactTrailing != nil && layout.minimal != nil, "\(state)")
+            #expect(layout.compactLeading != nil && layout.minimal != nil, "\(state)")
             #expect(layout.lockScreen != nil && layout.expanded.center != nil, "\(state)")
+            // Compact shows the title alone only when the state has nothing to show.
+            let showable = state.contains { key, value in
+                !["title", "symbol"].contains(key) && key.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber) } && ["string", "int", "float", "bool"].contains(value.typeName)
+            }
+            #expect((layout.compactTrailing != nil) == showable, "\(state)")
         }
     }
 
     @Test func valueOutOfTotal() {
         let layout = rendered(state: ["value": 3, "total": 12, "file": "a.iso"])
-        #expect(layout.compactTrailing?.text == "25%")
-        #expect(layout.lockScreen?.text == "appointment-soon Pizza Delivery · File: a.iso · 25%")
+        #expect(layout.compactLeading?.text == "25%")
+        #expect(layout.compactTrailing?.text == "a.iso")
+        #expect(layout.lockScreen?.text == "Pizza Delivery · File: a.iso · 25%")
     }
 
     @Test func endTimeCountsDown() {
         let layout = rendered(state: ["endsAt": 1000, "phase": "Focus"], now: 400)
+        #expect(layout.compactLeading?.view == .symbol("alarm-symbolic"))
         #expect(layout.compactTrailing?.text == "10:00")
         #expect(layout.minimal?.text == "10:00")
-        #expect(layout.expandedBottom?.text == "Phase: Focus")
+        #expect(layout.expandedBottom?.text == "Focus")
     }
 
     @Test func titleFromAttributes() {
-        #expect(rendered(attributes: ["title": "Build #42"], state: [:]).lockScreen?.text == "appointment-soon Build #42")
+        #expect(rendered(attributes: ["title": "Build #42"], state: [:]).lockScreen?.text == "Build #42")
         #expect(rendered(attributes: ["name": "Standup"], state: [:]).expandedCenter?.text == "Standup")
         #expect(rendered(attributes: ["title": 3, "name": "Named"], state: [:]).expandedCenter?.text == "Named")
         #expect(rendered(state: ["title": "From state", "x": 1]).expandedCenter?.text == "From state")
@@ -101,8 +113,9 @@ import Testing
 
     @Test func emptyStateShowsTheTitle() {
         let layout = rendered(type: "org.example.build_status", state: [:])
-        #expect(layout.compactTrailing?.text == "Build Status")
-        #expect(layout.lockScreen?.text == "appointment-soon Build Status")
+        #expect(layout.compactLeading?.text == "Build Status")
+        #expect(layout.compactTrailing == nil)
+        #expect(layout.lockScreen?.text == "Build Status")
         #expect(layout.expandedTrailing == nil)
         #expect(layout.expandedBottom == nil)
     }
@@ -118,10 +131,10 @@ import Testing
     }
 
     @Test func readableTypeNames() {
-        #expect(rendered(type: "", state: [:]).compactTrailing?.text == "Activity")
-        #expect(rendered(type: "DeliveryAttributes", state: [:]).compactTrailing?.text == "Delivery")
-        #expect(rendered(type: "Attributes", state: [:]).compactTrailing?.text == "Attributes")
-        #expect(rendered(type: "{{evil}}", state: [:]).compactTrailing?.text == "Evil")
+        #expect(rendered(type: "", state: [:]).compactLeading?.text == "Activity")
+        #expect(rendered(type: "DeliveryAttributes", state: [:]).compactLeading?.text == "Delivery")
+        #expect(rendered(type: "Attributes", state: [:]).compactLeading?.text == "Attributes")
+        #expect(rendered(type: "{{evil}}", state: [:]).compactLeading?.text == "Evil")
     }
 
     @Test func defaultLayoutIsAValidDocument() throws {

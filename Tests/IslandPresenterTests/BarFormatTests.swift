@@ -73,9 +73,10 @@ import Testing
 
     @Test func iconNamesBecomeGlyphsOrABulletInText() {
         var model = PresenterModel()
-        let item = F.item(id: "d1", app: "org.example.Coffee", type: "Delivery", state: ["stage": "on the way"], layout: nil)
+        let item = F.item(id: "d1", app: "org.example.Coffee", type: "Delivery", state: ["stage": "on the way", "symbol": "appointment-soon"],
+                          layout: nil)
         model.apply(F.snapshot(sequence: 1, island: F.island("compact", attached: "d1", lockScreen: ["d1"]), items: [item]))
-        // The default layout: symbol appointment-soon, then the first state value.
+        // The default layout: the state's symbol, an icon name, then the first state value.
         #expect(line(.eww, model) == "⏰ on the way")
         // Never nothing: a symbol keeps its place.
         #expect(RenderedViewGlyphs.glyph("some-unknown-icon") == "•")

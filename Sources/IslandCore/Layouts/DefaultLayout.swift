@@ -4,22 +4,34 @@ import Synchronization
 extension Layout {
     /// The layout for activities whose type has no registered one: a generic rendering built
     /// from the *shape* of the activity (which keys exist and their JSON types), never from
-    /// values, so it stays the same while an activity's values change.
+    /// values, so it stays the same while an activity's values change. It reads like a
+    /// product, not a dump of the state (DESIGN.md §10).
     ///
     /// Heuristics, in order:
     /// - **title**: `attributes.title`, else `attributes.name`, else `state.title` (the first
     ///   that is a string), else the type made readable (`PizzaDeliveryAttributes` → "Pizza Delivery").
-    /// - **symbol**: `state.symbol` or `attributes.symbol` when a string, else `appointment-soon`.
     /// - **measure**: `state.progress` (a fraction 0…1, as in ActivityKit's `ProgressView`),
     ///   `state.percent` (0…100), or `state.value` out of `state.total` → a progress bar;
-    ///   `state.endsAt`/`endDate`/`endTime` (epoch seconds) → a countdown.
-    /// - **values**: the other scalar members of `state` in their order, with keys a template
-    ///   can name (letters, digits, `_`, `-`).
+    ///   `state.endsAt`/`endDate`/`endTime` (epoch seconds) → a countdown;
+    ///   `state.startedAt`/`startDate`/`startTime`/`since` with no length of time (`duration`)
+    ///   in the state → the time since, counting up.
+    /// - **symbol**: `state.symbol` or `attributes.symbol` when a string; else by shape: a
+    ///   command (`attributes.command`) → a terminal, a countdown or a time left → an alarm,
+    ///   changed while `paused`, `done`, `failed`, `cancelled`… is true or by an `exitStatus`
+    ///   (zero → done, else failed); else none, and a progress bar or the title leads.
+    /// - **values**: the other scalar members of `state` with keys a template can name
+    ///   (letters, digits, `_`, `-`): a status (`status`, `stage`, `phase`…) in words without
+    ///   a label (`inFlight` → "In flight"), then lengths of time (`duration`, `remaining`,
+    ///   `…Seconds`) as `42 s` or `5:03`, dates (`…At`, `…Date`, `…Time`) as times of day
+    ///   ("Started at 14:05"), other values as "Label: value", and booleans last, as their
+    ///   label while true and nothing while false. A boolean that only repeats the status
+    ///   (`status: inFlight`, `inFlight: true`) is left out when there is a status.
     ///
-    /// Regions: compact leading = symbol; compact trailing = the measure, else the first value,
-    /// else the title; minimal = the measure, else the symbol; lock screen = symbol and title,
-    /// then up to three "Label: value" pairs, then the measure; expanded = symbol, title and
-    /// compact trailing, with the pairs and a progress bar below.
+    /// Regions: compact leading = the symbol, else the progress bar, else the title; compact
+    /// trailing = the measure (unless it leads), else the first value, else the title;
+    /// minimal = the measure, else the symbol, else the first value; lock screen = symbol and
+    /// title, then up to three values, then the measure; expanded = leading, title and
+    /// trailing, with the values and a progress bar below.
     public static func `default`(for type: String, attributes: JSONObject = [:], state: JSONObject = [:]) -> Layout {
         let shape = DefaultLayoutShape(type: type, attributes: attributes, state: state)
         // Every update of an activity without a registered layout needs its default, and its
@@ -58,13 +70,38 @@ extension Layout {
 struct DefaultLayoutShape: Hashable {
     private static let titleKeys: [(scope: String, key: String)] = [("attributes", "title"), ("attributes", "name"), ("state", "title")]
     private static let endKeys = ["endsAt", "endDate", "endTime"]
+    private static let startKeys = ["startedAt", "startDate", "startTime", "since"]
+    /// String keys whose value says where the activity is (`running`, `inFlight`): shown as
+    /// words without a label, and first.
+    private static let statusKeys: Set<String> = ["status", "stage", "phase", "state", "step", "result", "outcome"]
+    private static let remainingKeys: Set<String> = ["remaining", "timeLeft", "timeRemaining", "left"]
+    private static let durationKeys: Set<String> = remainingKeys.union(["duration", "elapsed"])
+    /// Flags that, while true, say more than the shape's own symbol; the first true one wins.
+    private static let flagSymbols: [(keys: [String], icon: String)] = [
+        (["failed", "error"], "dialog-error-symbolic"),
+        (["cancelled", "canceled"], "process-stop-symbolic"),
+        (["done", "finished", "completed", "succeeded"], "emblem-ok-symbolic"),
+        (["paused"], "media-playback-pause-symbolic"),
+    ]
+    private static let exitKeys = ["exitStatus", "exitCode"]
     private static let maximumPairs = 3
 
+    /// How a state value is shown, in the order the summary lists them.
+    enum Kind: Int, Hashable, Comparable {
+        case status, duration, date, value, flag
+        static func < (a: Kind, b: Kind) -> Bool { a.rawValue < b.rawValue }
+    }
+
+    struct Piece: Hashable {
+        let key: String
+        let kind: Kind
+    }
+
     let title: JSON
-    let symbol: JSON
+    let symbol: JSON?
     let measure: JSON?
-    /// State keys shown as values, in order.
-    let valueKeys: [String]
+    /// State values shown, status first and flags last.
+    let pieces: [Piece]
 
     init(type: String, attributes: JSONObject, state: JSONObject) {
         let scopes = ["attributes": attributes, "state": state]
@@ -73,44 +110,139 @@ struct DefaultLayoutShape: Hashable {
         } else {
             title = Self.text(Self.readableType(type))
         }
-        let symbolScope = ["state", "attributes"].first { scopes[$0]?["symbol"]?.stringValue != nil }
-        symbol = ["type": "symbol", "name": .string(symbolScope.map { "{{\($0).symbol}}" } ?? "appointment-soon")]
 
         var used: Set<String> = ["title", "symbol"]
         (measure, used) = Self.measure(in: state, used: used)
-        valueKeys = state.compactMap { key, value in
+        var pieces: [Piece] = []
+        for (key, value) in state where Self.isNameable(key) && !used.contains(key) {
             switch value {
-            case .string, .int, .double, .bool: Self.isNameable(key) && !used.contains(key) ? key : nil
-            default: nil
+            case .bool: pieces.append(Piece(key: key, kind: .flag))
+            case .string: pieces.append(Piece(key: key, kind: Self.statusKeys.contains(key) ? .status : .value))
+            case .int, .double:
+                pieces.append(Piece(key: key, kind: Self.isDateKey(key) ? .date : Self.isDurationKey(key) ? .duration : .value))
+            default: continue
             }
         }
+        // A status says what a flag would again (`status: inFlight`, `inFlight: true`).
+        if pieces.contains(where: { $0.kind == .status }) { pieces.removeAll { $0.kind == .flag && !Self.isSymbolFlag($0.key) } }
+        self.pieces = pieces.enumerated().sorted { ($0.element.kind, $0.offset) < ($1.element.kind, $1.offset) }.map(\.element)
+
+        symbol = Self.symbol(attributes: attributes, state: state, measure: measure, pieces: self.pieces)
     }
 
     var document: JSONObject {
-        let firstValue = valueKeys.first.map { Self.text("{{state.\($0)}}") }
-        let compactTrailing = measure ?? firstValue ?? title
-        let pairs = valueKeys.prefix(Self.maximumPairs).map { "\(Self.readableKey($0)): {{state.\($0)}}" }
-        let summary: JSON? = pairs.isEmpty ? JSON?.none : Self.text(pairs.joined(separator: " · "))
+        let firstValue = (pieces.first { $0.kind != .flag } ?? pieces.first).map { Self.text(Self.valueTemplate($0)) }
+        // Without a symbol, a progress bar stands in front (a ring where there is room).
+        let leading: JSON? = symbol ?? (measure?["type"] == "progress" ? measure : JSON?.none)
+        let trailing: JSON? = (leading == measure ? JSON?.none : measure) ?? firstValue
+        let summary: JSON? = Self.summary(Array(pieces.prefix(Self.maximumPairs))).map(Self.text)
         let bar: JSON? = measure?["type"] == "progress" ? measure : JSON?.none
-        let heading: JSON = ["type": "hstack", "children": [symbol, title], "spacing": 6]
+        let heading: JSON = symbol.map { ["type": "hstack", "children": [$0, title], "spacing": 6] } ?? title
 
-        var expanded: JSONObject = [
-            "leading": Self.region(symbol, priority: 0),
-            "center": Self.region(title, priority: 1),
-        ]
-        if compactTrailing != title { expanded["trailing"] = Self.region(compactTrailing, priority: 0) }
-        // `JSON` is nil-literal convertible: here and above, a bare `nil` would become `.null`
+        // `JSON` is nil-literal convertible: here and below, a bare `nil` would become `.null`
         // instead of a missing view, hence the explicit optional types.
+        var expanded: JSONObject = ["center": Self.region(title, priority: 1)]
+        if let leading { expanded["leading"] = Self.region(leading, priority: 0) }
+        if let trailing { expanded["trailing"] = Self.region(trailing, priority: 0) }
         let below = ([summary, bar] as [JSON?]).compactMap { $0 }
         if !below.isEmpty { expanded["bottom"] = Self.region(Self.vstack(below), priority: 0) }
 
-        return [
+        var document: JSONObject = [
             "lockScreen": Self.vstack(([heading, summary, measure] as [JSON?]).compactMap { $0 }),
-            "compactLeading": symbol,
-            "compactTrailing": compactTrailing,
-            "minimal": measure ?? symbol,
+            "compactLeading": leading ?? title,
+            "minimal": measure ?? symbol ?? firstValue ?? title,
             "expanded": .object(expanded),
         ]
+        if let compactTrailing = trailing ?? (leading == nil ? JSON?.none : title) { document["compactTrailing"] = compactTrailing }
+        return document
+    }
+
+    /// A value as text: a status in words, a date as a time, a length of time as one, a flag
+    /// as its name when true and nothing when false.
+    private static func valueTemplate(_ piece: Piece) -> String {
+        let tag = "state.\(piece.key)"
+        switch piece.kind {
+        case .status: return "{{humanized(\(tag))}}"
+        case .date: return "{{time(\(tag))}}"
+        case .duration: return "{{duration(\(tag))}}"
+        // Other text may be a name ("alice", "libfoo"): it stays as it is.
+        case .value: return "{{\(tag)}}"
+        case .flag: return "{{#\(tag)}}\(readableKey(piece.key)){{/\(tag)}}"
+        }
+    }
+
+    /// "Running · Started at 14:05 · Paused": labels from the keys (a status needs none), and
+    /// flags only while true, each bringing its separator, so nothing dangles when they are false.
+    private static func summary(_ pieces: [Piece]) -> String? {
+        let fixed = pieces.filter { $0.kind != .flag }.map { piece in
+            switch piece.kind {
+            case .status: valueTemplate(piece)
+            case .date: readableKey(piece.key) + (piece.key.hasSuffix("At") || piece.key.hasSuffix("_at") ? " " : ": ") + valueTemplate(piece)
+            default: readableKey(piece.key) + ": " + valueTemplate(piece)
+            }
+        }
+        var text = fixed.joined(separator: " · ")
+        var flagsBefore: [String] = []
+        for piece in pieces where piece.kind == .flag {
+            let tag = "state.\(piece.key)"
+            let separator = fixed.isEmpty ? anyTrue(flagsBefore, then: " · ") : " · "
+            text += "{{#\(tag)}}\(separator)\(readableKey(piece.key)){{/\(tag)}}"
+            flagsBefore.append(tag)
+        }
+        return text.isEmpty ? nil : text
+    }
+
+    /// `text` when any of the boolean `tags` is true, as nested sections.
+    private static func anyTrue(_ tags: [String], then text: String) -> String {
+        guard let first = tags.first else { return "" }
+        return "{{#\(first)}}\(text){{/\(first)}}{{^\(first)}}" + anyTrue(Array(tags.dropFirst()), then: text) + "{{/\(first)}}"
+    }
+
+    /// The symbol the shape calls for: the activity's own, a terminal for a command, a timer for
+    /// time; flags and an exit status change it while they say more. Nil when nothing fits.
+    private static func symbol(attributes: JSONObject, state: JSONObject, measure: JSON?, pieces: [Piece]) -> JSON? {
+        if state["symbol"]?.stringValue != nil { return ["type": "symbol", "name": "{{state.symbol}}"] }
+        if attributes["symbol"]?.stringValue != nil { return ["type": "symbol", "name": "{{attributes.symbol}}"] }
+        let base: String
+        if attributes["command"]?.stringValue != nil {
+            base = "utilities-terminal-symbolic"
+        } else if measure?["type"] == "timer" || pieces.contains(where: { remainingKeys.contains($0.key) }) {
+            base = "alarm-symbolic"
+        } else {
+            return nil
+        }
+        // Conditions in order, each a section tag and the icon it shows while true; an exit
+        // status is zero or tells of a failure, so with one there is no base to fall back to.
+        var conditions: [(tag: String, icon: String)] = []
+        var fallback = base
+        if let exit = exitKeys.first(where: { state[$0]?.doubleValue != nil }) {
+            conditions.append(("equalzero(state.\(exit))", "emblem-ok-symbolic"))
+            fallback = "dialog-error-symbolic"
+        }
+        for (keys, icon) in flagSymbols {
+            for key in keys where state[key]?.boolValue != nil { conditions.append(("state.\(key)", icon)) }
+        }
+        guard !conditions.isEmpty else { return ["type": "symbol", "name": .string(base)] }
+        // Mustache cannot compare, so the name is a token the first true condition writes
+        // (`{{#a}}s0{{/a}}{{^a}}…fallback…{{/a}}`), and `names` turns it into the icon.
+        var names: JSONObject = ["s\(conditions.count)": .string(fallback)]
+        var template = "s\(conditions.count)"
+        for (index, condition) in conditions.enumerated().reversed() {
+            names["s\(index)"] = .string(condition.icon)
+            template = "{{#\(condition.tag)}}s\(index){{/\(condition.tag)}}{{^\(condition.tag)}}\(template){{/\(condition.tag)}}"
+        }
+        return ["type": "symbol", "name": .string(template), "names": .object(names)]
+    }
+
+    private static func isSymbolFlag(_ key: String) -> Bool { flagSymbols.contains { $0.keys.contains(key) } }
+
+    private static func isDateKey(_ key: String) -> Bool {
+        ["At", "_at", "Date", "_date", "Time", "_time"].contains { key.hasSuffix($0) && key.count > $0.count }
+            || ["date", "time", "since", "until", "deadline"].contains(key)
+    }
+
+    private static func isDurationKey(_ key: String) -> Bool {
+        durationKeys.contains(key) || ["Duration", "_duration", "Seconds", "_seconds"].contains { key.hasSuffix($0) && key.count > $0.count }
     }
 
     private static func measure(in state: JSONObject, used: Set<String>) -> (JSON?, Set<String>) {
@@ -130,6 +262,12 @@ struct DefaultLayoutShape: Hashable {
         if let end = endKeys.first(where: { state[$0]?.doubleValue != nil }) {
             used.insert(end)
             return (["type": "timer", "to": .string("{{state.\(end)}}"), "countsDown": true], used)
+        }
+        // Started and not yet over (no length of time known): the time since, ticking.
+        if let start = startKeys.first(where: { state[$0]?.doubleValue != nil }),
+           !state.keys.contains(where: { isDurationKey($0) }) {
+            used.insert(start)
+            return (["type": "timer", "from": .string("{{state.\(start)}}"), "countsDown": false], used)
         }
         return (JSON?.none, used)
     }
@@ -169,7 +307,7 @@ struct DefaultLayoutShape: Hashable {
     }
 
     /// Splits on non-alphanumerics and at lower-to-upper case changes.
-    private static func words(_ text: Substring) -> [String] {
+    static func words(_ text: Substring) -> [String] {
         var words: [String] = []
         var current = ""
         for character in text {

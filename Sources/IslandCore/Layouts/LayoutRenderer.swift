@@ -1,3 +1,4 @@
+import Foundation
 import IslandJSON
 
 /// Resolves layouts against one activity's attributes and state at one instant.
@@ -13,11 +14,13 @@ public struct LayoutRenderer: Sendable {
     /// Every template rendered here shares one work budget (`LayoutLimits.maximumRenderWork`).
     private let root: MustacheRoot
 
-    public init(attributes: JSONObject, state: JSONObject, now: Double) {
+    /// - Parameter timeZone: where the `time` transform writes dates for; the presenter's own
+    ///   unless given (tests give one).
+    public init(attributes: JSONObject, state: JSONObject, now: Double, timeZone: TimeZone = .current) {
         self.attributes = attributes
         self.state = state
         self.now = now
-        self.root = .root(attributes: attributes, state: state)
+        self.root = .root(attributes: attributes, state: state, clock: MustacheClock(now: now, timeZone: timeZone))
     }
 
     public func render(_ layout: Layout) -> RenderedLayout {

@@ -11,10 +11,13 @@ import Synchronization
 final class MustacheBudget {
     private(set) var remaining: Int
     let step: Int
+    /// The instant and time zone the `time` transform writes dates for.
+    let clock: MustacheClock
 
-    init(remaining: Int, step: Int) {
+    init(remaining: Int, step: Int, clock: MustacheClock = .epoch) {
         self.remaining = remaining
         self.step = max(1, step)
+        self.clock = clock
     }
 
     var isExhausted: Bool { remaining < 0 }
@@ -38,12 +41,16 @@ final class MustacheBudget {
 /// (`LayoutLimits.maximumRenderWork`), so a layout's 64 views cannot multiply the bound.
 final class MustacheWork: Sendable {
     private let remaining: Mutex<Int>
+    let clock: MustacheClock
 
-    init(_ total: Int = LayoutLimits.maximumRenderWork) { remaining = Mutex(total) }
+    init(_ total: Int = LayoutLimits.maximumRenderWork, clock: MustacheClock = .epoch) {
+        remaining = Mutex(total)
+        self.clock = clock
+    }
 
     /// Runs one render with what is left, and keeps what it did not spend.
     func spending<T>(step: Int, _ render: (MustacheBudget) -> T) -> T {
-        let budget = MustacheBudget(remaining: remaining.withLock { $0 }, step: step)
+        let budget = MustacheBudget(remaining: remaining.withLock { $0 }, step: step, clock: clock)
         let result = render(budget)
         remaining.withLock { $0 = budget.remaining }
         return result
@@ -55,7 +62,7 @@ struct MustacheRoot: Sendable {
     let object: JSONObject
     let work: MustacheWork
 
-    static func root(attributes: JSONObject, state: JSONObject) -> MustacheRoot {
-        MustacheRoot(object: ["attributes": .object(attributes), "state": .object(state)], work: MustacheWork())
+    static func root(attributes: JSONObject, state: JSONObject, clock: MustacheClock = .epoch) -> MustacheRoot {
+        MustacheRoot(object: ["attributes": .object(attributes), "state": .object(state)], work: MustacheWork(clock: clock))
     }
 }

@@ -26,8 +26,8 @@ struct MustacheJSONObject: MustacheParent, MustacheCustomRenderable {
         switch json {
         case .null: nil
         case .bool(let bool): bool
-        case .int(let int): int
-        case .double(let double): wholeNumber(double) ?? double
+        case .int(let int): MustacheJSONNumber(number: .int(int), budget: budget)
+        case .double(let double): MustacheJSONNumber(number: wholeNumber(double).map { .int($0) } ?? .double(double), budget: budget)
         case .string(let string): MustacheJSONString(string: string, budget: budget)
         case .array(let array): MustacheJSONArray(elements: array, budget: budget)
         case .object(let object): MustacheJSONObject(object: object, budget: budget)
@@ -84,13 +84,51 @@ struct MustacheJSONString: MustacheParent, MustacheTransformable, MustacheCustom
     func child(named name: String) -> Any? { nil }
 
     func transform(_ name: String) -> Any? {
-        switch string.transform(name) {
+        if name == "humanized" { return MustacheJSONString(string: MustacheFormat.humanized(string), budget: budget) }
+        return switch string.transform(name) {
         case let text as any StringProtocol: MustacheJSONString(string: String(text), budget: budget)
         case let other: other
         }
     }
 
     var renderText: String { budget.charge(string) }
+    var isNull: Bool { false }
+}
+
+/// A number: rendered as JSON writes it (12, not 12.0), with transforms that write it as a time
+/// of day (`time`) or a length of time in seconds (`duration`), and swift-mustache's integer
+/// transforms (`equalzero`, `plusone`, `minusone`, `even`, `odd`), which here cannot overflow.
+struct MustacheJSONNumber: MustacheTransformable, MustacheCustomRenderable {
+    enum Number { case int(Int), double(Double) }
+    let number: Number
+    let budget: MustacheBudget
+
+    var value: Double {
+        switch number {
+        case .int(let int): Double(int)
+        case .double(let double): double
+        }
+    }
+
+    func transform(_ name: String) -> Any? {
+        switch (name, number) {
+        case ("time", _): MustacheFormat.time(value, clock: budget.clock).map { MustacheJSONString(string: $0, budget: budget) }
+        case ("duration", _): MustacheFormat.duration(value).map { MustacheJSONString(string: $0, budget: budget) }
+        case ("equalzero", _): value == 0
+        case ("plusone", .int(let int)): int.addingReportingOverflow(1).overflow ? nil : MustacheJSONNumber(number: .int(int + 1), budget: budget)
+        case ("minusone", .int(let int)): int.subtractingReportingOverflow(1).overflow ? nil : MustacheJSONNumber(number: .int(int - 1), budget: budget)
+        case ("even", .int(let int)): int & 1 == 0
+        case ("odd", .int(let int)): int & 1 == 1
+        default: nil
+        }
+    }
+
+    var renderText: String {
+        switch number {
+        case .int(let int): budget.charge(String(int))
+        case .double(let double): budget.charge("\(double)")
+        }
+    }
     var isNull: Bool { false }
 }
 
