@@ -48,11 +48,15 @@ struct Preview: AsyncParsableCommand {
             throw ExitCode(ExitStatus.refused)
         }
         let at = now ?? Date().timeIntervalSince1970
-        let rendered = LayoutRenderer(attributes: attributes, state: state, now: at).render(parsed)
+        // The text and the drawing come from one rendering, the presenters' own: a region the
+        // layout leaves out is drawn from the default layout there, so it is printed from it too.
+        let model = Self.model(layout: parsed, attributes: attributes, state: state, mode: mode)
+        let rendered = model.items[Self.itemID].map { $0.render(now: at) }
+            ?? LayoutRenderer(attributes: attributes, state: state, now: at).render(parsed)
         let regions = Self.regions(of: rendered, mode: mode)
         if let svg {
             // Drawn by the presenter's own renderer, so a preview looks like the real island.
-            let drawing = SVGRenderer().render(IslandScene(model: Self.model(layout: parsed, attributes: attributes, state: state, mode: mode), now: at))
+            let drawing = SVGRenderer().render(IslandScene(model: model, now: at))
             do { try drawing.write(toFile: svg, atomically: true, encoding: .utf8) } catch {
                 throw CLIFailure(status: ExitStatus.refused, name: "WriteFailed", message: "cannot write \(svg): \(error.localizedDescription)", json: json)
             }
@@ -74,8 +78,10 @@ struct Preview: AsyncParsableCommand {
     }
 
     /// A presenter's model holding one activity shown in `mode`, as a daemon would send it.
+    static let itemID = "preview"
+
     static func model(layout: Layout, attributes: JSONObject, state: JSONObject, mode: PreviewMode) -> PresenterModel {
-        let id = "preview"
+        let id = itemID
         let item: JSON = [
             "id": .string(id), "app": "preview", "type": "Preview", "attributes": .object(attributes),
             "content": ["state": .object(state)], "state": "active", "createdAt": 0,
