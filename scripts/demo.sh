@@ -58,6 +58,8 @@ sleep "$step"
 island update --app org.island.example.FoodDelivery "$food" --state '{"step":3,"minutesLeft":6,"courier":"Sam"}'
 island update --app org.island.example.Fasting "$fast" --state '{"percent":70}'
 sleep "$step"
-island end --app org.island.example.Coffee "$coffee" --state '{"stage":"delivered","stageTitle":"Delivered","etaMinutes":0}'
-island end --app org.island.example.FoodDelivery "$food" --state '{"step":4,"minutesLeft":0,"courier":"Sam"}' --dismiss 60
+# As ActivityKit's end(content:): the final content says the order arrived, so the ended
+# activity, still listed until dismissed, no longer reads as on its way.
+island end --app org.island.example.Coffee "$coffee" --state '{"stage":"delivered","stageTitle":"Delivered"}'
+island end --app org.island.example.FoodDelivery "$food" --state '{"step":4,"courier":"Sam","delivered":true}' --dismiss 60
 echo "the flight, the fast and the Pomodoro keep running; end them with 'island end ID' or let them expire" >&2
