@@ -55,3 +55,22 @@ def test_an_entry_without_them_leaves_them_out_and_long_ones_are_cut(daemon):
         _, item = next_item(stream, b["id"])
         assert item["appName"] == "org.example.Coffee" and "appIcon" not in item
     stream.close()
+
+
+def test_the_shipped_entries_name_icons_the_icon_theme_has():
+    """The CLI's and the examples' Icon= are freedesktop names Adwaita (installed with the
+    overlay's dependencies) draws, so presenters have something to show."""
+    import glob
+    import pytest
+    themes = "/usr/share/icons"
+    if not os.path.isdir(os.path.join(themes, "Adwaita")):
+        pytest.skip("the Adwaita icon theme is not installed")
+    repo = os.path.join(os.path.dirname(__file__), "..", "..")
+    entries = sorted(glob.glob(os.path.join(repo, "packaging", "applications", "*.desktop")))
+    assert entries
+    for entry in entries:
+        with open(entry) as f:
+            icons = [line.split("=", 1)[1].strip() for line in f if line.startswith("Icon=")]
+        assert len(icons) == 1, entry
+        found = glob.glob(os.path.join(themes, "*", "*", "*", icons[0] + ".*"))
+        assert found, (entry, icons[0])
