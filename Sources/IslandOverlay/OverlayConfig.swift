@@ -7,6 +7,8 @@
 ///     MarginTop=8         # pixels between the screen's top edge and the island
 ///     Opener=gio open     # the command a tap's URL is given to, as its last argument
 ///     Motion=auto         # auto (GTK's gtk-enable-animations), on or off
+///     CollapseAfter=4     # seconds the pointer stays away before the expanded island
+///                         # collapses and the list closes; 0: never
 ///
 /// Unknown keys and bad values are reported and ignored, never fatal: the island still shows.
 public struct OverlayConfig: Sendable, Hashable {
@@ -19,6 +21,7 @@ public struct OverlayConfig: Sendable, Hashable {
     public var opener: [String]?
     /// nil: follow gtk-enable-animations.
     public var motion: Bool?
+    public var collapseAfter = 4.0
     public private(set) var warnings: [String] = []
 
     public init() {}
@@ -52,6 +55,9 @@ public struct OverlayConfig: Sendable, Hashable {
             case "Opener":
                 let words: [String] = value.split(whereSeparator: { (c: Character) -> Bool in c == " " || c == "\t" }).map { String($0) }
                 opener = words.isEmpty ? nil : words
+            case "CollapseAfter":
+                let seconds = Double(value) ?? -1
+                if seconds >= 0, seconds <= 3600 { collapseAfter = seconds } else { warnings.append("\(place): CollapseAfter must be 0-3600 seconds") }
             case "Motion":
                 switch value.lowercased() {
                 case "auto": motion = nil

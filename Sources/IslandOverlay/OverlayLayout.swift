@@ -318,6 +318,48 @@ public struct OverlayLayout {
         frame.hits += hits
     }
 
+    /// Whether what is on screen changes by itself each second: a timer or a time-based
+    /// progress in the island, or in the list while it is open. A timer in the closed list
+    /// wakes nobody.
+    public static func isTicking(_ scene: IslandScene, listOpen: Bool) -> Bool {
+        var shown: [RenderedRegion?] = []
+        switch form(of: scene) {
+        case .hidden: break
+        case .compact: shown = [scene.attached?.layout.compactLeading, scene.attached?.layout.compactTrailing]
+        case .minimal: shown = [scene.attached, scene.detached].map { $0.flatMap { $0.layout.minimal ?? $0.layout.compactLeading } }
+        case .expanded:
+            let layout = scene.expanded?.layout
+            shown = [layout?.expandedLeading, layout?.expandedCenter, layout?.expandedTrailing, layout?.expandedBottom]
+        case .alert: shown = [scene.expanded.flatMap { $0.layout.compactLeading ?? $0.layout.minimal }]
+        }
+        if listOpen { shown += scene.lockScreen.map { $0.layout.lockScreen } }
+        return shown.contains { $0?.view.containsTimeDependentView == true }
+    }
+
+    /// The shapes as rows of whole pixels, rounded corners included: the input region (clicks
+    /// elsewhere reach the windows below) and, on X11 without compositing, the window's shape.
+    /// Cards lie inside the panel and add nothing.
+    public static func pixelRows(_ shapes: [OverlayShape]) -> [OverlayRect] {
+        var rows: [OverlayRect] = []
+        for shape in shapes where shape.kind != .card {
+            let rect = shape.rect
+            guard rect.width >= 1, rect.height >= 1, rect.x.isFinite, rect.y.isFinite, rect.maxX.isFinite, rect.maxY.isFinite else { continue }
+            let r = max(0, min(shape.radius, rect.width / 2, rect.height / 2))
+            var y = rect.y.rounded(.down)
+            while y < rect.maxY {
+                let inCorner = r > 0 && (y < rect.y + r || y + 1 > rect.maxY - r)
+                let band = inCorner ? 1.0 : max(1, (rect.maxY - r - y).rounded(.down))
+                let middle = y + band / 2
+                let dy = middle < rect.y + r ? rect.y + r - middle : middle > rect.maxY - r ? middle - (rect.maxY - r) : 0
+                let inset = r > 0 && dy > 0 ? r - max(0, r * r - dy * dy).squareRoot() : 0
+                let left = (rect.x + inset).rounded(.down), right = (rect.maxX - inset).rounded(.up)
+                if right > left { rows.append(OverlayRect(x: left, y: y, width: right - left, height: band)) }
+                y += band
+            }
+        }
+        return rows
+    }
+
     private func accessibleText(_ entry: IslandScene.Entry, compact: Bool) -> String {
         let text = compact ? IslandScene.compactText(entry) : IslandScene.lockScreenText(entry)
         return ViewPlacement.sanitizedLine(text)

@@ -59,9 +59,7 @@ final class OverlayApp: @unchecked Sendable {
             if let area { gtk_widget_queue_draw(area) }
             if motion.isAnimating { startAnimation() }
         }
-        // Only what is on screen ticks: a timer in the closed list wakes nobody.
-        let visible = [scene.attached, scene.detached, scene.expanded].compactMap { $0 } + (listOpen ? scene.lockScreen : [])
-        scheduleSecondTick(visible.contains { $0.layout.regions.contains { $0.view.containsTimeDependentView } })
+        scheduleSecondTick(OverlayLayout.isTicking(scene, listOpen: listOpen))
     }
 
     /// A timer ticks on the second, and only while something on screen depends on time.
@@ -140,23 +138,11 @@ final class OverlayApp: @unchecked Sendable {
         cairo_region_destroy(region)
     }
 
-    /// The shapes as a region of pixel rows, rounded corners included.
     static func region(_ shapes: [OverlayShape]) -> OpaquePointer {
         let region = cairo_region_create()!
-        for shape in shapes where shape.kind != .card {
-            let r = shape.radius, rect = shape.rect
-            guard rect.width >= 1, rect.height >= 1 else { continue }
-            var y = rect.y.rounded(.down)
-            while y < rect.maxY {
-                let band = r > 0 && (y < rect.y + r || y + 1 > rect.maxY - r) ? 1.0 : max(1, (rect.maxY - r - y).rounded(.down))
-                let middle = y + band / 2
-                let dy = middle < rect.y + r ? rect.y + r - middle : middle > rect.maxY - r ? middle - (rect.maxY - r) : 0
-                let inset = r > 0 && dy > 0 ? r - (max(0, r * r - dy * dy)).squareRoot() : 0
-                var row = cairo_rectangle_int_t(x: Int32((rect.x + inset).rounded(.down)), y: Int32(y),
-                                                width: Int32(max(1, (rect.width - 2 * inset).rounded(.up))), height: Int32(band))
-                cairo_region_union_rectangle(region, &row)
-                y += band
-            }
+        for row in OverlayLayout.pixelRows(shapes) {
+            var rect = cairo_rectangle_int_t(x: Int32(row.x), y: Int32(row.y), width: Int32(row.width), height: Int32(row.height))
+            cairo_region_union_rectangle(region, &rect)
         }
         return region
     }
@@ -232,7 +218,28 @@ final class OverlayApp: @unchecked Sendable {
         if listOpen, let window { gtk_window_present(island_window(window)) }
     }
 
+    var leaveTimer: guint = 0
+
+    /// Clicks outside the island go to the window below and focus may stay where it was, so
+    /// "a click elsewhere" is seen as the pointer staying away: after CollapseAfter= seconds
+    /// away, the expanded island collapses and the list closes.
+    func pointerPresence(inside: Bool) {
+        let open = listOpen || model.island.mode == .expanded
+        if inside || !open || config.collapseAfter <= 0 {
+            if leaveTimer != 0 { g_source_remove(leaveTimer); leaveTimer = 0 }
+            return
+        }
+        guard leaveTimer == 0 else { return }
+        leaveTimer = g_timeout_add(guint(config.collapseAfter * 1000), { _ in
+            app.leaveTimer = 0
+            log("pointer away for \(app.config.collapseAfter) s: collapsing")
+            app.collapse()
+            return 0
+        }, nil)
+    }
+
     func hover(x: Double, y: Double) {
+        pointerPresence(inside: motion.target.map { $0.target(x: x, y: y) != .outside } ?? false)
         var rect: OverlayRect?
         if let frame = motion.target {
             switch frame.target(x: x, y: y) {

@@ -21,7 +21,8 @@ let usage = """
       click a button                          press it (the app's Watch sees the action)
       secondary click on the island           open or close the list
       click × on a card in the list           dismiss that activity
-      Escape, focus lost, a click elsewhere   collapse, close the list
+      Escape, focus lost, pointer away        collapse, close the list (clicks outside the
+                                              island reach the windows below)
     On X11 the island is an override-redirect window and takes no keyboard focus: Escape and
     focus loss do not reach it there; the daemon's timeout (or --toggle-list) closes what opened.
     With gtk-enable-animations=false (reduced motion) or Motion=off, nothing animates.
@@ -46,6 +47,8 @@ let usage = """
       MarginTop=8          pixels between the top of the screen and the island
       Opener=gio open      the program a tap's URL is given to, as one last argument, with no
                            shell; default: gio open, else xdg-open
+      CollapseAfter=4      seconds the pointer stays off the expanded island (or the open
+                           list) before it collapses (closes); 0: never
       Motion=auto          auto: follow GTK's gtk-enable-animations (on Wayland GTK reads it from
                            GSettings org.gnome.desktop.interface enable-animations); on; off
 

@@ -233,6 +233,43 @@ enum Scenes {
     }
 }
 
+@Suite struct OverlayRegionTests {
+    @Test func theInputRegionIsTheRoundedShapeAndNothingElse() {
+        let pill = OverlayShape(id: "island", kind: .island, rect: .init(x: 157, y: 1, width: 126, height: 37), radius: 18.5)
+        let rows = OverlayLayout.pixelRows([pill])
+        func inside(_ x: Double, _ y: Double) -> Bool { rows.contains { $0.contains(x: x, y: y) } }
+        #expect(inside(220, 19))
+        #expect(inside(158, 19))
+        #expect(!inside(157.5, 1.5), "the rounded corner lets clicks through")
+        #expect(!inside(282.5, 37.5))
+        #expect(!inside(156, 19) && !inside(284, 19) && !inside(220, 39))
+        let bounds = rows.reduce(OverlayRect.zero) { $0.union($1) }
+        #expect(bounds == OverlayRect(x: 157, y: 1, width: 126, height: 37))
+        #expect(OverlayLayout.pixelRows([]).isEmpty)
+        let card = OverlayShape(id: "card.a", kind: .card, rect: .init(x: 0, y: 0, width: 50, height: 50), radius: 4)
+        #expect(OverlayLayout.pixelRows([card]).isEmpty)
+    }
+
+    @Test func onlyWhatIsOnScreenTicks() {
+        let timer: JSON = [
+            "compactLeading": ["type": "symbol", "name": "⏱"],
+            "compactTrailing": ["type": "text", "template": "Tea"],
+            "lockScreen": ["type": "timer", "to": "{{state.endsAt}}"],
+            "expanded": ["center": ["type": "text", "template": "Tea", "priority": 1],
+                         "bottom": ["type": "timer", "to": "{{state.endsAt}}", "priority": 0]],
+        ]
+        let items = [Scenes.simpleItem("a"), Scenes.item("t", app: "org.example.Timer", layout: timer, state: ["endsAt": .double(Scenes.now + 100)])]
+        let compact = Scenes.scene(["mode": "compact", "attached": "a"], items: items)
+        #expect(!OverlayLayout.isTicking(compact, listOpen: false))
+        #expect(OverlayLayout.isTicking(compact, listOpen: true))
+        // The timer's compact view does not tick; its lock-screen view (in the list) does.
+        let timerCompact = Scenes.scene(["mode": "compact", "attached": "t"], items: items)
+        #expect(!OverlayLayout.isTicking(timerCompact, listOpen: false))
+        let expanded = Scenes.scene(["mode": "expanded", "attached": "t", "expanded": "t"], items: [items[1]])
+        #expect(OverlayLayout.isTicking(expanded, listOpen: false))
+    }
+}
+
 @Suite struct OverlayMotionTests {
     func frame(width: Double, height: Double, text: String = "a") -> OverlayFrame {
         OverlayFrame(form: .compact, listOpen: false,
@@ -300,20 +337,23 @@ enum Scenes {
             MarginTop=24
             Opener=/usr/local/bin/my-opener --new-window
             Motion=off
+            CollapseAfter=0
             """)
         #expect(config.output == "HDMI-A-1")
         #expect(config.layer == .overlay)
         #expect(config.marginTop == 24)
         #expect(config.opener == ["/usr/local/bin/my-opener", "--new-window"])
         #expect(config.motion == false)
+        #expect(config.collapseAfter == 0)
         #expect(config.warnings.isEmpty)
     }
 
     @Test func badValuesAreReportedAndLeaveTheDefaults() {
-        let config = OverlayConfig(text: "[Overlay]\nLayer=sky\nMarginTop=1e300\nMarginTop=nan\nColour=red\njunk\n[Other]\nLayer=bottom\n")
+        let config = OverlayConfig(text: "[Overlay]\nLayer=sky\nMarginTop=1e300\nMarginTop=nan\nCollapseAfter=-1\nColour=red\njunk\n[Other]\nLayer=bottom\n")
         #expect(config.layer == .top)
         #expect(config.marginTop == 8)
         #expect(config.opener == nil)
-        #expect(config.warnings.count == 6)
+        #expect(config.collapseAfter == 4)
+        #expect(config.warnings.count == 7)
     }
 }
