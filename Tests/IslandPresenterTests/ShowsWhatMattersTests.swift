@@ -256,4 +256,37 @@ import Testing
         #expect(BarClick.i3blocksButton(in: "1") == 1)
         #expect(BarClick.i3blocksButton(in: "{not json") == nil)
     }
+
+    // MARK: A paused timer
+
+    /// `island timer` paused: state {paused: true, remaining} in the default layout.
+    static let pausedTimer: PresenterModel = {
+        var model = PresenterModel()
+        let item = F.item(id: "t1", app: "org.island.cli", type: "Timer", attributes: ["title": "Tea", "duration": 300.0],
+                          state: ["paused": true, "remaining": 272.3], layout: nil)
+        model.apply(F.snapshot(sequence: 1, island: F.island("compact", attached: "t1", lockScreen: ["t1"]), items: [item]))
+        return model
+    }()
+
+    @Test func aPausedTimerReadsAsPausedInEverySink() throws {
+        let scene = IslandScene(model: Self.pausedTimer, now: F.now)
+        for format in BarFormat.allCases {
+            let line = format.line(for: scene)
+            #expect(line.contains("⏸") && line.contains("4:32") && !line.contains("true"), "\(format): \(line)")
+        }
+        let terminal = screen(Self.pausedTimer)
+        #expect(terminal.contains("⏸") && !terminal.contains("true"))
+        let texts = TextCollector.parse(svg(Self.pausedTimer, icons: IconTheme(roots: []))).texts
+        #expect(texts.contains { $0.contains("⏸") } && !texts.contains { $0.contains("true") })
+        // With an icon theme, the pause symbol is the theme's icon.
+        let (theme, root) = try Self.theme()
+        defer { try? FileManager.default.removeItem(at: root) }
+        let actions = root.appendingPathComponent("Adwaita/scalable/actions")
+        try FileManager.default.createDirectory(at: actions, withIntermediateDirectories: true)
+        try ##"<svg xmlns="http://www.w3.org/2000/svg" width="16" height="16"><path d="M3 2h3v12H3zM10 2h3v12h-3z"/></svg>"##
+            .write(to: actions.appendingPathComponent("media-playback-pause-symbolic.svg"), atomically: true, encoding: .utf8)
+        let document = svg(Self.pausedTimer, icons: theme)
+        #expect(document.contains("<image class=\"icon\""))
+        #expect(TextCollector.parse(document).texts.contains("4:32"))
+    }
 }
