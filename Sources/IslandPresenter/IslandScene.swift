@@ -246,7 +246,7 @@ extension RenderedView {
         "food": "🍴", "emoji-food": "🍴", "coffee": "☕", "battery": "🔋", "ac-adapter": "🔌", "display-brightness": "☀",
         "system-run": "⚙", "applications-system": "⚙", "preferences-system": "⚙", "system-shutdown": "⏻",
         "view-refresh": "⟳", "process-working": "⟳", "security-high": "🔒", "changes-prevent": "🔒", "printer": "🖨",
-        "computer": "💻", "input-gaming": "🎮", "applications-games": "🎮", "package": "📦", "package-x-generic": "📦",
+        "computer": "💻", "utilities-terminal": "🖥", "input-gaming": "🎮", "applications-games": "🎮", "package": "📦", "package-x-generic": "📦",
         "list-add": "+", "window-close": "✕", "process-stop": "✕",
     ]
 
