@@ -126,6 +126,9 @@ let pidPath = runtimeDirectory.map { $0 + "/overlay.pid" }
 let options = parseOptions(CommandLine.arguments)
 
 if let directory = options.gallery {
+    // Times of day in the default layout: the same images wherever they are drawn, unless a
+    // zone is asked for.
+    if environment["TZ"] == nil { setenv("TZ", "UTC", 1) }
     do {
         let files = try OverlayGallery.render(to: directory, layoutsDirectory: options.layouts ?? OverlayGallery.defaultLayoutsDirectory(),
                                               scale: options.scale)
