@@ -105,6 +105,24 @@ import Testing
         #expect(lock(["owner": "Sam", "urgent": true]) == "Job · Owner: Sam · Urgent")
     }
 
+    @Test func everyFlagAtOnceStillMakesAValidLayoutAndTheFirstWins() {
+        var state: JSONObject = ["endsAt": 100, "exitStatus": 3]
+        for key in ["paused", "done", "finished", "completed", "succeeded", "cancelled", "canceled", "failed", "error"] {
+            state[key] = true
+        }
+        let layout = Layout.default(for: "Job", state: state)
+        #expect(layout.compactLeading != nil && layout != Layout.default(for: "Job", state: [:]))
+        // A non-zero exit status is checked first, then `failed`.
+        #expect(rendered(type: "Job", state: state, now: 0).compactLeading?.view == .symbol("dialog-error-symbolic"))
+        state["exitStatus"] = 0
+        #expect(rendered(type: "Job", state: state, now: 0).compactLeading?.view == .symbol("emblem-ok-symbolic"))
+        state["exitStatus"] = nil
+        #expect(rendered(type: "Job", state: state, now: 0).compactLeading?.view == .symbol("dialog-error-symbolic"))
+        state["failed"] = false
+        state["error"] = false
+        #expect(rendered(type: "Job", state: state, now: 0).compactLeading?.view == .symbol("process-stop-symbolic"))
+    }
+
     @Test func datesAreTimesInTheGivenZone() {
         let berlin = TimeZone(identifier: "Europe/Berlin")!
         let at = 1_795_581_885.575529  // 2026-11-25 04:44:45 UTC
