@@ -20,7 +20,7 @@ enum SinkChecks {
         switch format {
         case .waybar:
             guard let object = (try? JSONParser.parse(Array(line.utf8)))?.objectValue else { return "not a JSON object" }
-            for key in ["text", "tooltip"] {
+            for key in ["text", "alt", "tooltip"] {
                 guard let text = object[key]?.stringValue else { return "no \(key)" }
                 if let problem = pangoViolation(text) { return "\(key): \(problem)" }
             }
