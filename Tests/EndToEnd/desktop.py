@@ -107,10 +107,19 @@ class Image:
         both = planes[0] & planes[1] & planes[2]
         return both.to_bytes(self.width * self.height, "big")
 
-    def box(self, low, high, region=None):
+    def box_not(self, colour, region=None, tolerance=12):
+        """The bounding box of the pixels that differ from `colour` (by more than `tolerance`
+        in some channel), as box() gives it."""
+        low = tuple(max(0, c - tolerance) for c in colour)
+        high = tuple(min(255, c + tolerance) for c in colour)
+        return self.box(low, high, region, invert=True)
+
+    def box(self, low, high, region=None, invert=False):
         """The bounding box (x0, y0, x1, y1), exclusive ends, of the pixels whose channels all
         lie within [low, high], inside `region` (x0, y0, x1, y1) if given; None if there is none."""
         mask = self.mask(low, high)
+        if invert:
+            mask = mask.translate(bytes([1, 0]) + bytes(254))
         x0r, y0r, x1r, y1r = region or (0, 0, self.width, self.height)
         xs, ys = [], []
         for y in range(y0r, y1r):
@@ -146,10 +155,13 @@ class Image:
                     + chunk(b"IDAT", zlib.compress(raw, 6)) + chunk(b"IEND", b""))
 
 
-    def column_runs(self, low, high, region):
+    def column_runs(self, low, high, region, invert=False):
         """The runs of columns (x0, x1), exclusive ends, in which some pixel of `region` has
-        every channel within [low, high]: the separate shapes side by side."""
+        every channel within [low, high] (or, with `invert`, not): the separate shapes side by
+        side."""
         mask = self.mask(low, high)
+        if invert:
+            mask = mask.translate(bytes([1, 0]) + bytes(254))
         x0, y0, x1, y1 = region
         columns = 0
         for y in range(y0, y1):
@@ -177,6 +189,7 @@ class UserSession:
         entry = pwd.getpwnam(user or TEST_USER)
         self.uid, self.gid, self.user = entry.pw_uid, entry.pw_gid, entry.pw_name
         self.processes = []  # (name, Popen), in start order
+        self.fds = []  # descriptors to close with the session
         self.root = tempfile.mkdtemp(prefix="island-desktop-", dir="/tmp")
         self.runtime = self.path("run")
         self.home = self.path("home")
@@ -286,6 +299,9 @@ class UserSession:
             except subprocess.TimeoutExpired:
                 process.kill()
                 process.wait(5)
+        for fd in self.fds:
+            os.close(fd)
+        self.fds = []
         if not keep:
             shutil.rmtree(self.root, ignore_errors=True)
 
@@ -358,6 +374,23 @@ class UserSession:
         """Runs the island CLI as the user; its stdout."""
         return self.run([os.path.join(bin_dir(), "island"), *args], timeout=timeout).stdout.decode()
 
+    def call_as_user(self, method, parameters):
+        """One Varlink call made by the user (the presenter role is the user's alone, not
+        root's); its reply's parameters, or raises on an error."""
+        script = ("import json,socket,sys\n"
+                  "s=socket.socket(socket.AF_UNIX);s.connect(sys.argv[1])\n"
+                  "s.sendall(sys.argv[2].encode()+b'\\0');b=b''\n"
+                  "while not b.endswith(b'\\0'):\n"
+                  "  c=s.recv(65536)\n"
+                  "  if not c: break\n"
+                  "  b+=c\n"
+                  "sys.stdout.write(b.rstrip(b'\\0').decode())\n")
+        message = json.dumps({"method": method, "parameters": parameters})
+        reply = json.loads(self.run(["/usr/bin/python3", "-c", script, self.socket, message]).stdout)
+        if "error" in reply:
+            raise RuntimeError("%s: %s %s" % (method, reply["error"], reply.get("parameters")))
+        return reply.get("parameters", {})
+
     def varlink(self, interface):
         """A reference varlink client connection to the user's islandd (root may connect to a
         user's daemon); use as a context manager."""
@@ -382,13 +415,14 @@ class _Connection:
 class Sway:
     """A headless sway of `width`×`height` in a user session, with a pointer the seat can use."""
 
-    def __init__(self, session, width=1280, height=720, extra_config=""):
+    def __init__(self, session, width=1280, height=720, extra_config="", background=BACKGROUND):
         self.session = session
         self.width, self.height = width, height
+        self.background = background
         config = session.path("home", ".config", "sway", "config")
         session.write(config, "\n".join([
             "xwayland disable",
-            "output * bg #%02x%02x%02x solid_color" % BACKGROUND,
+            "output * bg #%02x%02x%02x solid_color" % background,
             "output * mode %dx%d" % (width, height),
             "default_border none",
             "focus_follows_mouse no",
@@ -462,6 +496,8 @@ def _read_line(process, timeout):
 class Xvfb:
     """An Xvfb server of `width`×`height` (white root window) in a user session."""
 
+    background = (255, 255, 255)  # -wr
+
     def __init__(self, session, width=1280, height=720):
         self.session = session
         self.width, self.height = width, height
@@ -479,12 +515,12 @@ class Xvfb:
         log.close()
         session.processes.append(("xvfb", self.process))
         os.close(write)
-        try:
-            import select
-            readable, _, _ = select.select([read], [], [], 20)
-            number = os.read(read, 64).decode().strip() if readable else ""
-        finally:
-            os.close(read)
+        # The read end stays open as long as the server runs: Xvfb writes its number again when
+        # it resets, and dies of a closed pipe (EPIPE) if nobody listens.
+        session.fds.append(read)
+        import select
+        readable, _, _ = select.select([read], [], [], 20)
+        number = os.read(read, 64).decode().strip() if readable else ""
         if not number.isdigit():
             raise RuntimeError("Xvfb did not start:\n" + session.log("xvfb"))
         self.env = {"DISPLAY": ":" + number, "XDG_SESSION_TYPE": "x11", "GDK_BACKEND": "x11"}
@@ -494,7 +530,11 @@ class Xvfb:
         return Image(self.session.run(["import", "-window", "root", "-depth", "8", "ppm:-"], timeout=20).stdout)
 
     def click(self, x, y):
-        self.session.run(["xdotool", "mousemove", str(int(x)), str(int(y)), "click", "1"])
+        # Moved first, and clicked once the pointer's arrival has been handled: in one xdotool
+        # command the press can reach the window before GTK knows the pointer is over it.
+        self.session.run(["xdotool", "mousemove", str(int(x)), str(int(y))])
+        time.sleep(0.2)
+        self.session.run(["xdotool", "click", "1"])
 
     def park(self):
         self.session.run(["xdotool", "mousemove", "1", str(self.height - 1)])

@@ -1,0 +1,153 @@
+"""What the overlay's end-to-end tests (Wayland and X11) share: the apps and layouts they
+produce with, a session with islandd and the overlay, screenshots that wait for the island to
+settle, and the shapes read from them."""
+
+import json
+import os
+import time
+
+import desktop
+from desktop import DARK, LIGHT
+
+APP = "org.island.test.Overlay"
+OTHER = "org.island.test.Other"
+URL = "https://example.org/order/A17"
+CENTER_URL = "https://example.org/center"
+KEYLINE = "#FF2020"
+
+# Compact: a symbol and a short text; expanded: a wide centre text (tapped) and a button below.
+LAYOUT = {
+    "compactLeading": {"type": "symbol", "name": "☕"},
+    "compactTrailing": {"type": "text", "template": "{{state.minutes}} min"},
+    "minimal": {"type": "symbol", "name": "☕"},
+    "expanded": {
+        "leading": {"type": "symbol", "name": "☕", "priority": 1},
+        "center": {"type": "text", "template": "{{state.title}}", "priority": 2, "url": CENTER_URL},
+        "trailing": {"type": "text", "template": "{{state.minutes}} min", "priority": 1},
+        "bottom": {"type": "button", "action": "pause", "label": "Pause the order", "priority": 0},
+    },
+    "keylineTint": KEYLINE,
+    "chip": "Order",
+    "url": URL,
+}
+OTHER_LAYOUT = {
+    "compactLeading": {"type": "symbol", "name": "🚀"},
+    "compactTrailing": {"type": "text", "template": "{{state.step}}"},
+    "minimal": {"type": "symbol", "name": "🚀"},
+}
+
+# The stub opener the overlay is configured with: it records each URL it is asked to open.
+OPENER = """#!/bin/sh
+printf '%s\\n' "$*" >> "$HOME/opened"
+"""
+
+
+def state(title="Order received", minutes=12):
+    return {"state": {"title": title, "minutes": minutes}}
+
+
+def prepare(session):
+    """Manifests, layouts and the stub opener, before islandd starts."""
+    session.write_manifest(APP, name="Overlay test")
+    session.write_manifest(OTHER, name="Other app")
+    for app, layout in ((APP, LAYOUT), (OTHER, OTHER_LAYOUT)):
+        session.write(os.path.join(session.data, "island", "layouts", app, "Order.json"), json.dumps(layout))
+    opener = os.path.join(session.home, "opener")
+    session.write(opener, OPENER, mode=0o755)
+    return opener
+
+
+def overlay_config(opener):
+    return "[Overlay]\nOpener=%s\n" % opener
+
+
+class Producer:
+    """Activities started for a test, ended (and dismissed) when it is done."""
+
+    def __init__(self, session):
+        self.session = session
+        self.started = []
+
+    def request(self, app=APP, content=None, relevance=None):
+        content = dict(content or state())
+        if relevance is not None:
+            content["relevanceScore"] = relevance
+        with self.session.varlink("org.island.Producer") as producer:
+            activity = producer.Request(app=app, type="Order", attributes={"order": "A17"}, content=content)["activity"]
+        self.started.append((app, activity["id"]))
+        return activity["id"]
+
+    def update(self, activity, content, app=APP, alert=None):
+        with self.session.varlink("org.island.Producer") as producer:
+            return producer.Update(app=app, id=activity, content=content, alert=alert)
+
+    def end_all(self):
+        # A producer connection acts for one app.
+        for app, activity in self.started:
+            with self.session.varlink("org.island.Producer") as producer:
+                producer.End(app=app, id=activity, dismissalPolicy={"kind": "immediate"})
+        self.started = []
+
+
+class Screen:
+    """Screenshots of a display (Sway or Xvfb), saved as PNGs to $ISLAND_DESKTOP_SHOTS when set,
+    so a person can look at what the tests saw."""
+
+    def __init__(self, display, prefix):
+        self.display = display
+        self.prefix = prefix
+        self.shots = os.environ.get("ISLAND_DESKTOP_SHOTS")
+        self.count = 0
+
+    def grab(self, name=None):
+        image = self.display.screenshot()
+        if self.shots and name:
+            os.makedirs(self.shots, exist_ok=True)
+            self.count += 1
+            image.save_png(os.path.join(self.shots, "%s-%02d-%s.png" % (self.prefix, self.count, name)))
+        return image
+
+    def top(self, image):
+        """The region where the island lives: the upper half of the screen."""
+        return (0, 0, image.width, image.height // 2)
+
+    def capsule(self, image):
+        """The bounding box of everything drawn over the desktop in the top half (the island, its
+        keyline, a detached bubble)."""
+        return image.box_not(self.display.background, region=self.top(image))
+
+    def shapes(self, image, box, tolerance=12):
+        """The column runs of separate shapes over the desktop within `box`."""
+        background = self.display.background
+        low = tuple(max(0, c - tolerance) for c in background)
+        high = tuple(min(255, c + tolerance) for c in background)
+        return image.column_runs(low, high, box, invert=True)
+
+    def settled(self, check, timeout=8.0, name=None, what="the island"):
+        """Screenshots until `check(image, box)` holds on two in a row with the same capsule box
+        (the morph has ended); returns (image, box)."""
+        deadline = time.monotonic() + timeout
+        previous = None
+        last = None
+        while time.monotonic() < deadline:
+            image = self.display.screenshot()
+            box = self.capsule(image)
+            ok = check(image, box)
+            if ok and previous == box:
+                if self.shots and name:
+                    self.grab(name)
+                return image, box
+            previous = box if ok else "unsettled"
+            last = (box, ok)
+            time.sleep(0.1)
+        if self.shots:
+            self.grab("timeout-" + (name or "settle"))
+        raise AssertionError("%s did not settle within %ss (last capsule box %s, check %s)" % (what, timeout, last[0] if last else None, last[1] if last else None))
+
+
+def size(box):
+    return (box[2] - box[0], box[3] - box[1]) if box else (0, 0)
+
+
+def centre(box):
+    return ((box[0] + box[2]) / 2, (box[1] + box[3]) / 2)

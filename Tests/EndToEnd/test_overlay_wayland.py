@@ -1,0 +1,276 @@
+"""island-overlay on a real Wayland compositor (issue #17 §3): headless sway (wlroots, pixman
+renderer, no input devices) run as the unprivileged test user with its own runtime directory and
+session bus, the user's real islandd and the real island-overlay. What the user would see is
+read from `grim` screenshots (the capsule at the top centre, its size in each form, the
+keyline's colour, an alert's text); what the user would do goes through the seat's pointer — a
+virtual pointer (virtual_pointer.py) moved and clicked with `swaymsg seat - cursor …`.
+
+One session serves the module (sway, bus, islandd, overlay start in ~1 s); each test ends its
+activities. Set ISLAND_DESKTOP_SHOTS=DIR to keep the screenshots as PNGs."""
+
+import os
+import time
+
+import pytest
+
+import desktop
+import overlay_scenes as scenes
+from conftest import RawStream
+from desktop import DARK, LIGHT
+from overlay_scenes import APP, CENTER_URL, OTHER, URL, centre, size
+
+REASON = desktop.why_not("sway", "swaymsg", "swaybg", "grim") or desktop.overlay_missing()
+pytestmark = pytest.mark.skipif(bool(REASON), reason=REASON or "")
+
+
+class World:
+    def __init__(self, session, sway, overlay, opener):
+        self.session, self.sway, self.overlay, self.opener = session, sway, overlay, opener
+        self.screen = scenes.Screen(sway, "wayland")
+
+    def opened(self):
+        path = os.path.join(self.session.home, "opened")
+        try:
+            with open(path) as f:
+                return f.read().split()
+        except OSError:
+            return []
+
+
+@pytest.fixture(scope="module")
+def world():
+    session = desktop.UserSession()
+    try:
+        session.start_bus()
+        sway = desktop.Sway(session)
+        sway.start_pointer()
+        opener = scenes.prepare(session)
+        session.start_islandd()
+        overlay = desktop.Overlay(session, sway.env, config=scenes.overlay_config(opener))
+        yield World(session, sway, overlay, opener)
+    except BaseException:
+        print(session.logs_text())
+        raise
+    finally:
+        session.close()
+
+
+@pytest.fixture
+def live(world):
+    producer = scenes.Producer(world.session)
+    yield producer
+    producer.end_all()
+    world.sway.park()
+    # The next test starts from an empty screen.
+    world.screen.settled(lambda image, box: box is None, what="the island hiding")
+    world.overlay.alive()
+
+
+def compact_of(world, live):
+    live.request()
+    return world.screen.settled(lambda image, box: box is not None, name="compact")
+
+
+def test_nothing_live_draws_nothing_then_the_capsule_comes_and_goes(world, live):
+    image = world.screen.grab("empty")
+    assert world.overlay.alive()
+    assert world.screen.capsule(image) is None, "something dark is on screen with nothing live"
+    activity = live.request()
+    image, box = world.screen.settled(lambda image, box: box is not None, name="compact")
+    live.end_all()
+    world.screen.settled(lambda image, box: box is None, name="hidden-again", what="the island hiding")
+
+
+def test_compact_capsule_sits_at_the_top_centre(world, live):
+    image, box = compact_of(world, live)
+    width, height = size(box)
+    x, _ = centre(box)
+    assert abs(x - image.width / 2) <= 2, "capsule %s is not centred on a %d px screen" % (box, image.width)
+    assert box[1] <= 24, "capsule %s is not at the top" % (box,)
+    # A pill: wider than tall, small next to the screen.
+    assert 16 <= height <= 64 and 2 * height <= width <= image.width // 3, box
+    # A black capsule, rounded: the bounding box's corner shows the desktop.
+    assert image.pixel(box[0], box[1]) == desktop.BACKGROUND
+    assert image.count(*DARK, region=box) > 0.6 * width * height
+    # Its content is drawn: light text pixels inside the capsule.
+    assert image.count(*LIGHT, region=box) > 20
+
+
+def test_keyline_is_drawn_in_the_layouts_tint(world, live):
+    image, outline = compact_of(world, live)
+    box = image.box(*DARK, region=outline)
+    # KEYLINE is #FF2020: a thin red line around the black capsule, and no red elsewhere in
+    # the top half.
+    red = ((200, 0, 0), (255, 90, 90))
+    found = image.box(*red, region=world.screen.top(image))
+    assert found is not None, "no keyline pixels of the layout's tint"
+    assert all(0 <= d <= 4 for d in (box[0] - found[0], box[1] - found[1], found[2] - box[2], found[3] - box[3])), \
+        "the red pixels %s do not outline the capsule %s" % (found, box)
+    # All along it: on the left, right, top and bottom edges through the capsule's middle.
+    x, y = (int(v) for v in centre(box))
+    for region in ((found[0], y - 1, box[0] + 1, y + 2), (box[2] - 1, y - 1, found[2], y + 2),
+                   (x - 1, found[1], x + 2, box[1] + 1), (x - 1, box[3] - 1, x + 2, found[3])):
+        assert image.count(*red, region=region) > 0, "no keyline in %s" % (region,)
+
+
+def test_minimal_shows_an_attached_capsule_and_a_detached_bubble(world, live):
+    live.request(relevance=50)
+    live.request(app=OTHER, content={"state": {"step": "3/5"}})
+    image, box = world.screen.settled(
+        lambda image, box: box is not None and len(world.screen.shapes(image, box)) == 2, name="minimal")
+    (a0, a1), (b0, b1) = world.screen.shapes(image, box)
+    bubble = image.box_not(desktop.BACKGROUND, region=(b0, box[1], b1, box[3]))
+    attached = image.box_not(desktop.BACKGROUND, region=(a0, box[1], a1, box[3]))
+    # The bubble is small and round (as tall as wide, within antialiasing), to the right.
+    bw, bh = size(bubble)
+    assert abs(bw - bh) <= 2 and bh <= size(attached)[1] + 2, (bubble, attached)
+    assert bubble[0] > attached[2]
+
+
+def test_click_expands_and_the_island_grows(world, live):
+    _, compact = compact_of(world, live)
+    world.sway.click(*centre(compact))
+    world.sway.park()
+    image, expanded = world.screen.settled(
+        lambda image, box: box is not None and size(box)[1] > 2 * size(compact)[1], name="expanded")
+    assert size(expanded)[0] > size(compact)[0]
+    assert abs(centre(expanded)[0] - image.width / 2) <= 2 and expanded[1] <= 24
+    # The centre text and the button label: light pixels on two separate bands of rows.
+    rows = [y for y in range(expanded[1], expanded[3])
+            if image.count(*LIGHT, region=(expanded[0] + 8, y, expanded[2] - 8, y + 1))]
+    bands = sum(1 for a, b in zip(rows, rows[1:]) if b - a > 3) + 1
+    assert bands >= 2, "expected text and a button, got light rows %s" % rows
+
+
+def expand(world, live):
+    _, compact = compact_of(world, live)
+    world.sway.click(*centre(compact))
+    world.sway.park()
+    return world.screen.settled(lambda image, box: box is not None and size(box)[1] > 2 * size(compact)[1],
+                                name="expanded")
+
+
+def test_a_click_on_the_expanded_island_taps_and_opens_the_url(world, live):
+    image, box = expand(world, live)
+    watch = RawStream(world.session.socket)
+    watch.call("org.island.Producer.Watch", {"app": APP}, more=True)
+    assert watch.read()["parameters"]["event"] == {"kind": "watching"}
+    before = world.opened()
+    # The centre region's text is in the upper half of the expanded island.
+    upper = (box[0] + size(box)[1] // 2, box[1], box[2] - size(box)[1] // 2, (box[1] + box[3]) // 2)
+    text = image.box(*LIGHT, region=upper)
+    assert text is not None, "no text in the upper half of the expanded island"
+    world.sway.click(*centre(text))
+    world.sway.park()
+    event = watch.read_until(lambda m: m["parameters"]["event"]["kind"] == "tap", timeout=5)["parameters"]["event"]
+    assert event["activity"]["id"] == live.started[-1][1]
+    # The app hears of the tap with the layout's URL (PROTOCOL.md); the desktop opens the URL of
+    # the region under the pointer, the centre's.
+    assert event["url"] == URL
+    desktop.wait_until(lambda: len(world.opened()) > len(before), 5, "the stub opener being run")
+    assert world.opened()[len(before):] == [CENTER_URL]
+    watch.close()
+
+
+def test_a_click_on_a_button_reaches_the_apps_watch(world, live):
+    image, box = expand(world, live)
+    watch = RawStream(world.session.socket)
+    watch.call("org.island.Producer.Watch", {"app": APP}, more=True)
+    assert watch.read()["parameters"]["event"] == {"kind": "watching"}
+    before = world.opened()
+    lower = (box[0] + 8, (box[1] + box[3]) // 2, box[2] - 8, box[3] - 4)
+    label = image.box(*LIGHT, region=lower)
+    assert label is not None, "no button label in the lower half of the expanded island"
+    world.sway.click(*centre(label))
+    world.sway.park()
+    event = watch.read_until(lambda m: m["parameters"]["event"]["kind"] == "button", timeout=5)["parameters"]["event"]
+    assert event["action"] == "pause"
+    time.sleep(0.3)
+    assert world.opened() == before, "a button press opened a URL"
+    watch.close()
+
+
+def test_an_alert_shows_its_title_and_body(world, live):
+    image, compact = compact_of(world, live)
+    activity = live.started[-1][1]
+    live.update(activity, scenes.state(minutes=5), alert={"title": "Your order is ready", "body": "Pick it up at the counter"})
+    image, box = world.screen.settled(
+        lambda image, box: box is not None and size(box)[1] > 2 * size(compact)[1], name="alert")
+    # Light text on two lines, read through the middle of the island (clear of its symbol).
+    x = int(centre(box)[0])
+    # The body may be secondary grey: any neutral ink lighter than the capsule.
+    ink = ((100, 100, 100), (255, 255, 255))
+    rows = [y for y in range(box[1], box[3]) if image.count(*ink, region=(x - 40, y, x + 40, y + 1))]
+    bands = sum(1 for a, b in zip(rows, rows[1:]) if b - a > 3) + 1 if rows else 0
+    assert bands == 2, "expected the title and the body on two lines, got light rows %s" % rows
+    # The alert lasts its 5 s, then the island rests in compact again.
+    world.screen.settled(lambda image, box: box is not None and size(box) == size(compact), timeout=10,
+                         name="after-alert", what="the island after the alert")
+
+
+@pytest.mark.skipif(not REASON and bool(desktop.missing_programs("weston")),
+                    reason="weston not installed (scripts/install-deps.sh installs it)")
+def test_without_layer_shell_it_says_so_and_exits():
+    """GNOME on Wayland has no wlr-layer-shell; weston has none either. The overlay must say so
+    and exit with a status of its own, never fall back to a stray window."""
+    session = desktop.UserSession()
+    try:
+        session.start_bus()
+        weston = desktop.Weston(session)
+        session.start_islandd()
+        overlay = desktop.Overlay(session, dict(weston.env, GDK_BACKEND="wayland"))
+        try:
+            status = overlay.process.wait(20)
+        except Exception:
+            pytest.fail("island-overlay kept running on a compositor without layer-shell:\n" + overlay.log())
+        log = overlay.log()
+        assert status > 0, "exit status %s\n%s" % (status, log)
+        assert "layer-shell" in log.lower() or "layer shell" in log.lower(), log
+    finally:
+        session.close()
+
+
+def test_the_list_opens_from_the_command_and_dismisses_from_a_card(world, live):
+    _, compact = compact_of(world, live)
+    activity = live.started[-1][1]
+    toggle = [desktop.overlay_binary(), "--toggle-list"]
+    world.session.run(toggle)
+    image, box = world.screen.settled(lambda image, box: box is not None and box[3] > compact[3] + 40, name="list")
+    # A panel under the island, centred, holding the activity's card.
+    panel = image.box_not(desktop.BACKGROUND, region=(0, compact[3] + 2, image.width, image.height // 2))
+    assert panel is not None and abs(centre(panel)[0] - image.width / 2) <= 2, panel
+    world.session.run(toggle)
+    world.screen.settled(lambda image, box: box == compact, name="list-closed", what="the list closing")
+
+    world.session.run(toggle)
+    image, box = world.screen.settled(lambda image, box: box is not None and box[3] > compact[3] + 40, name="list")
+    panel = image.box_not(desktop.BACKGROUND, region=(0, compact[3] + 2, image.width, image.height // 2))
+    # The card's dismiss button (×) is the light mark at the panel's right end.
+    cross = image.box(*LIGHT, region=(panel[2] - 60, panel[1], panel[2] - 4, panel[3]))
+    assert cross is not None, "no dismiss button on the card"
+    watch = RawStream(world.session.socket)
+    watch.call("org.island.Producer.Watch", {"app": APP}, more=True)
+    assert watch.read()["parameters"]["event"] == {"kind": "watching"}
+    world.sway.click(*centre(cross))
+    world.sway.park()
+    event = watch.read_until(lambda m: m["parameters"]["event"]["kind"] == "state"
+                             and m["parameters"]["event"]["activity"]["state"] == "dismissed", timeout=5)
+    assert event["parameters"]["event"]["activity"]["id"] == activity
+    watch.close()
+    live.started = []
+    world.screen.settled(lambda image, box: box is None, name="dismissed", what="the island and list hiding")
+
+
+# Last of the tests on the module's session: the daemon it restarts is this test's process, and
+# conftest stops it when the test ends.
+def test_the_overlay_comes_back_after_islandd_restarts(world, live):
+    _, before = compact_of(world, live)
+    activity = live.started[-1][1]
+    session = world.session
+    session.stop(session.islandd)
+    session.start_islandd()
+    # The activity was persisted; an update after the restart reaches the screen only through a
+    # new subscription: its longer text widens the capsule.
+    live.update(activity, scenes.state(minutes=123456))
+    world.screen.settled(lambda image, box: box is not None and size(box)[0] > size(before)[0], timeout=10,
+                         name="reconnected", what="the island after the daemon's restart")

@@ -1,0 +1,68 @@
+"""island-overlay on X11 (issue #17 §3): an Xvfb server run as the unprivileged test user with its
+own session bus, the user's real islandd and the real island-overlay; input with xdotool,
+screenshots with ImageMagick's `import`. The overlay is an unmanaged window at the top centre,
+and a click on it expands the island. Set ISLAND_DESKTOP_SHOTS=DIR to keep the screenshots."""
+
+import time
+
+import pytest
+
+import desktop
+import overlay_scenes as scenes
+from overlay_scenes import centre, size
+
+REASON = desktop.why_not("Xvfb", "xdotool", "import", "xwininfo") or desktop.overlay_missing()
+pytestmark = pytest.mark.skipif(bool(REASON), reason=REASON or "")
+
+
+@pytest.fixture(scope="module")
+def x11():
+    session = desktop.UserSession()
+    try:
+        session.start_bus()
+        xvfb = desktop.Xvfb(session)
+        opener = scenes.prepare(session)
+        session.start_islandd()
+        overlay = desktop.Overlay(session, xvfb.env, config=scenes.overlay_config(opener))
+        yield session, xvfb, overlay
+    except BaseException:
+        print(session.logs_text())
+        raise
+    finally:
+        session.close()
+
+
+def test_an_unmanaged_window_at_the_top_centre_expands_on_click(x11):
+    session, xvfb, overlay = x11
+    screen = scenes.Screen(xvfb, "x11")
+    live = scenes.Producer(session)
+    try:
+        assert screen.capsule(screen.grab("empty")) is None, "something is drawn with nothing live"
+        live.request()
+        image, compact = screen.settled(lambda image, box: box is not None, name="compact")
+        assert abs(centre(compact)[0] - image.width / 2) <= 2, compact
+        assert compact[1] <= 24, compact
+        assert 16 <= size(compact)[1] <= 64 and size(compact)[0] <= image.width // 3, compact
+        # Unmanaged: override-redirect, so no window manager could move or decorate it.
+        tree = session.run(["xwininfo", "-root", "-children"], env=xvfb.env).stdout.decode()
+        windows = [line.split()[0] for line in tree.splitlines() if line.strip().startswith("0x")]
+        redirected = [w for w in windows
+                      if "Override Redirect State: yes" in session.run(["xwininfo", "-id", w], env=xvfb.env).stdout.decode()
+                      and "Map State: IsViewable" in session.run(["xwininfo", "-id", w], env=xvfb.env).stdout.decode()]
+        assert redirected, "no mapped override-redirect window:\n" + tree
+        xvfb.click(*centre(compact))
+        image, expanded = screen.settled(lambda image, box: box is not None and size(box)[1] > 2 * size(compact)[1],
+                                         name="expanded")
+        assert abs(centre(expanded)[0] - image.width / 2) <= 2 and expanded[1] <= 24, expanded
+        # The pointer leaving the island does not collapse it (with no window manager, X11's
+        # focus follows the pointer: leaving is a focus-out, which is not a click elsewhere).
+        xvfb.park()
+        time.sleep(1)
+        assert screen.capsule(screen.grab("pointer-gone")) == expanded, \
+            "the expanded island collapsed when the pointer left it:\n" + overlay.log()[-2000:]
+        assert overlay.alive()
+    except BaseException:
+        print(session.logs_text())
+        raise
+    finally:
+        live.end_all()
