@@ -148,7 +148,8 @@ public struct TerminalFrame: Sendable {
     /// The alert under the island, for as long as it lasts: its title in bold, then its body.
     private func alertBox(_ alert: PresenterAlert) -> [StyledLine] {
         let inner = min(columns - 4, 60)
-        let title = truncate(IslandScene.oneLine(alert.title), toWidth: inner - 2)
+        // "🔔 " takes three cells of the line.
+        let title = truncate(IslandScene.oneLine(alert.title), toWidth: inner - 3)
         let body = IslandScene.oneLine(alert.body)
         let bar = String(repeating: "─", count: inner + 2)
         var lines = [StyledLine("╭\(bar)╮", style: Self.islandStyle)]

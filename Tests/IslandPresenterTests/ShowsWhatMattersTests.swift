@@ -37,6 +37,13 @@ import Testing
         let terminal = screen(Self.alertModel)
         #expect(terminal.contains("Order up"))
         #expect(terminal.contains("Your flat white is ready"))
+        // A long title is cut inside the box: every line of the screen is as wide as the box.
+        var long = Self.alertModel
+        long.apply(F.delta(sequence: 5, island: F.island("expanded", attached: "c1", expanded: "c1", lockScreen: ["c1"]),
+                           alert: ["id": "c1", "title": .string(String(repeating: "Order up ", count: 20)), "body": "x"]))
+        let frame = TerminalFrame(columns: 50, rows: 30).render(IslandScene(model: long, now: F.now), chrome: .init())
+        let box = frame.map { $0.plain.trimmingCharacters(in: .whitespaces) }.filter { $0.hasPrefix("│ 🔔") || $0.hasPrefix("│ x ") }
+        #expect(box.count == 2 && displayWidth(box[0]) == displayWidth(box[1]), "\(box)")
         let texts = TextCollector.parse(svg(Self.alertModel)).texts
         #expect(texts.contains { $0.contains("Order up") })
         #expect(texts.contains("Your flat white is ready"))
