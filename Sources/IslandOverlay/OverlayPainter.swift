@@ -114,11 +114,11 @@ public final class OverlayPainter {
         setColor(fill.with(alpha: fill.alpha * opacity), cr)
         cairo_fill_preserve(cr)
         if let keyline = shape.keyline {
-            setColor(OverlayColor(keyline).with(alpha: Double(keyline.alpha) / 255 * 0.9 * opacity), cr)
-            cairo_set_line_width(cr, 1.5)
+            // A 2 px line inside the edge, in the tint as given.
+            setColor(OverlayColor(keyline).with(alpha: Double(keyline.alpha) / 255 * opacity), cr)
             cairo_save(cr)
             cairo_clip_preserve(cr)
-            cairo_set_line_width(cr, 3)
+            cairo_set_line_width(cr, 4)
             cairo_stroke(cr)
             cairo_restore(cr)
         }

@@ -50,6 +50,13 @@ final class OverlayApp: @unchecked Sendable {
     func refresh(animated: Bool) {
         let scene = IslandScene(model: model, now: now())
         if listOpen, scene.lockScreen.isEmpty, scene.mode == .none, model.hasSnapshot { listOpen = false }
+        // A pointer-away countdown belongs to the expansion (or open list) it started under.
+        let opened = listOpen ? "list" : model.island.mode == .expanded ? model.island.expanded : nil
+        if opened != openedForLeaveTimer, leaveTimer != 0 {
+            g_source_remove(leaveTimer)
+            leaveTimer = 0
+        }
+        openedForLeaveTimer = opened
         let frame = layout.frame(scene, listOpen: listOpen)
         if frame != motion.target {
             motion.show(frame, animated: animated)
@@ -219,6 +226,7 @@ final class OverlayApp: @unchecked Sendable {
     }
 
     var leaveTimer: guint = 0
+    var openedForLeaveTimer: String?
 
     /// Clicks outside the island go to the window below and focus may stay where it was, so
     /// "a click elsewhere" is seen as the pointer staying away: after CollapseAfter= seconds

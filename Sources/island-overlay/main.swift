@@ -254,10 +254,12 @@ func run() -> Never {
         if island_key_event(event) == guint(GDK_KEY_Escape) { app.collapse(); return 1 }
         return 0
     } as @convention(c) (UnsafeMutableRawPointer?, UnsafeMutablePointer<GdkEvent>?, UnsafeMutableRawPointer?) -> gboolean, to: GCallback.self))
-    connect(window, "focus-out-event", unsafeBitCast({ (_: UnsafeMutableRawPointer?, _: UnsafeMutablePointer<GdkEvent>?, _: UnsafeMutableRawPointer?) -> gboolean in
+    // On X11 without a window manager GDK moves focus with the pointer: leaving the island
+    // would be "focus lost". There the pointer-away countdown does the job alone.
+    if wayland { connect(window, "focus-out-event", unsafeBitCast({ (_: UnsafeMutableRawPointer?, _: UnsafeMutablePointer<GdkEvent>?, _: UnsafeMutableRawPointer?) -> gboolean in
         app.collapse()
         return 0
-    } as @convention(c) (UnsafeMutableRawPointer?, UnsafeMutablePointer<GdkEvent>?, UnsafeMutableRawPointer?) -> gboolean, to: GCallback.self))
+    } as @convention(c) (UnsafeMutableRawPointer?, UnsafeMutablePointer<GdkEvent>?, UnsafeMutableRawPointer?) -> gboolean, to: GCallback.self)) }
 
     // SIGUSR1 (island-overlay --toggle-list) and the terminating signals, in the GTK loop.
     g_unix_signal_add(SIGUSR1, { _ in app.toggleList(); return 1 }, nil)
