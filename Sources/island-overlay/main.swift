@@ -24,7 +24,8 @@ let usage = """
       Escape, focus lost, pointer away        collapse, close the list (clicks outside the
                                               island reach the windows below)
     On X11 the island is an override-redirect window and takes no keyboard focus: Escape and
-    focus loss do not reach it there; the daemon's timeout (or --toggle-list) closes what opened.
+    focus loss do not reach it there; the pointer staying away (CollapseAfter=), the daemon's
+    timeout or --toggle-list close what opened.
     With gtk-enable-animations=false (reduced motion) or Motion=off, nothing animates.
 
     Options:
@@ -36,7 +37,8 @@ let usage = """
                            bindings): sends SIGUSR1 to the pid in $XDG_RUNTIME_DIR/island/overlay.pid
       --render-gallery DIR draw every form of the five example apps to DIR/*.png, off-screen
                            (no display); --layouts DIR: the example layouts (default:
-                           ./packaging/layouts, else /usr/share/island/layouts); --scale N: 1-4
+                           ./packaging/layouts, else /usr/share/island/layouts); --scale N: 1-4;
+                           times of day in UTC unless TZ is set
       --help, --version
 
     overlay.conf:
