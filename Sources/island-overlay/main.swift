@@ -161,6 +161,9 @@ if let text = try? String(contentsOfFile: configPath, encoding: .utf8) {
 }
 
 func run() -> Never {
+    // The island is painted with cairo in memory; GL is never used, and GDK's probing for it on
+    // X11 maps Mesa (llvmpipe: about 50 MiB). A user's own GDK_GL wins.
+    if environment["GDK_GL"] == nil { setenv("GDK_GL", "disable", 1) }
     guard gtk_init_check(nil, nil) != 0, let display = gdk_display_get_default() else {
         fail("cannot open a display (neither WAYLAND_DISPLAY nor DISPLAY works)", status: 69)
     }
