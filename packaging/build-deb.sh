@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
-# Builds the Debian package of Island, island_<version>_<arch>.deb: release binaries of
+# Builds the Debian packages of Island: island_<version>_<arch>.deb, release binaries of
 # islandd, island and island-presenter (the Swift standard library and Foundation linked
 # statically, so only system libraries are needed), the systemd units, sysusers.d and
-# tmpfiles.d entries, the CLI's desktop entry, man pages, documentation and examples.
+# tmpfiles.d entries, the CLI's desktop entry, man pages, documentation and examples; and
+# island-overlay_<version>_<arch>.deb, the graphical island (GTK 3, gtk-layer-shell), its user
+# unit, XDG autostart entry and man page, so a headless machine installs only the first.
 #
 # Usage: packaging/build-deb.sh [--output DIR] [--scratch-path DIR] [--no-build] [--compression TYPE]
 #   --output DIR        where the .deb goes (default: .build-deb/)
@@ -10,7 +12,7 @@
 #                       second run only relinks what changed
 #   --no-build          package the binaries already in the scratch path
 #   --compression TYPE  dpkg-deb's compressor: xz (default, smallest), gzip (much faster)
-# Prints the path of the package on stdout; progress goes to stderr.
+# Prints the path of each package on stdout, island's first; progress goes to stderr.
 # Needs: swift (PATH or /opt/swift), dpkg-dev (dpkg-shlibdeps, dpkg-parsechangelog), gzip.
 set -euo pipefail
 
@@ -46,6 +48,7 @@ done
 pkg="$repo/packaging"
 debian="$pkg/debian"
 products=(islandd island island-presenter)
+overlay_products=(island-overlay)
 
 # The version: packaging/debian/changelog's top entry, whose upstream part must be the
 # version the binaries report.
@@ -59,10 +62,10 @@ export SOURCE_DATE_EPOCH
 # 1. Release binaries, linked as scripts/build-release.sh says (the Swift runtime, Foundation
 #    and Dispatch linked in; Debian's hardening defaults).
 if ((build)); then
-  "$repo/scripts/build-release.sh" --scratch-path "$scratch" "${products[@]}" >/dev/null
+  "$repo/scripts/build-release.sh" --scratch-path "$scratch" "${products[@]}" "${overlay_products[@]}" >/dev/null
 fi
 bin="$scratch/release"
-for product in "${products[@]}"; do
+for product in "${products[@]}" "${overlay_products[@]}"; do
   [ -x "$bin/$product" ] || die "$bin/$product is missing (run without --no-build)"
 done
 reported="$("$bin/islandd" --version)"
@@ -107,8 +110,9 @@ done
 # The CLI's manifest (its app may show Live Activities out of the box).
 install -D -m 0644 "$pkg/applications/org.island.cli.desktop" "$root/usr/share/applications/org.island.cli.desktop"
 
-# Man pages.
+# Man pages (island-overlay's goes with its own package).
 for page in "$pkg"/man/*.[1-8]; do
+  [ "$(basename "$page")" = island-overlay.1 ] && continue
   section="${page##*.}"
   install -D -m 0644 "$page" "$root/usr/share/man/man$section/$(basename "$page")"
   gzip -9n "$root/usr/share/man/man$section/$(basename "$page")"
@@ -150,31 +154,84 @@ EOF
 
 install -D -m 0644 "$debian/lintian-overrides" "$root/usr/share/lintian/overrides/island"
 
+# Depends from the binaries' shared libraries. dpkg-shlibdeps wants a debian/control; a
+# minimal one in a scratch directory does.
+# Usage: write_control ROOT PACKAGE CONTROL_IN BINARY...
+write_control() {
+  local root="$1" package="$2" template="$3" depends installed_size
+  shift 3
+  local shlib="$stage/shlibdeps-$package"
+  install -d "$shlib/debian"
+  printf 'Source: island\n\nPackage: %s\nArchitecture: any\n' "$package" > "$shlib/debian/control"
+  depends="$(cd "$shlib" && dpkg-shlibdeps -O --warnings=0 \
+    "${@/#/-e$root/usr/bin/}" 2>/dev/null | sed -n 's/^shlibs:Depends=//p')"
+  [ -n "$depends" ] || die "dpkg-shlibdeps found no dependencies of $package"
+  installed_size="$(du -sk --apparent-size --exclude=DEBIAN "$root" | cut -f1)"
+  sed -e "s/@VERSION@/$version/" -e "s/@ARCH@/$arch/" -e "s/@INSTALLED_SIZE@/$installed_size/" \
+    -e "s/@SHLIBS_DEPENDS@/$depends/" "$template" > "$root/DEBIAN/control"
+  chmod 0644 "$root/DEBIAN/control"
+  say "$package Depends: $depends"
+}
+
+# md5sums of the files under usr/ (conffiles have theirs in dpkg's database, as dh_md5sums does).
+write_md5sums() {
+  (cd "$1" && find usr -type f -print0 | sort -z | xargs -0 md5sum) > "$1/DEBIAN/md5sums"
+  chmod 0644 "$1/DEBIAN/md5sums"
+}
+
+# The package. Directories and files are root:root in it whoever builds it.
+# Usage: build_package ROOT PACKAGE
+build_package() {
+  local root="$1" package="$2"
+  find "$root" -type d -exec chmod 0755 {} +
+  local deb="$output/${package}_${version}_${arch}.deb"
+  dpkg-deb --root-owner-group "-Z$compression" --build "$root" "$deb" >&2
+  say "built $deb ($(du -h "$deb" | cut -f1), installed size $(du -sk --apparent-size --exclude=DEBIAN "$root" | cut -f1) KiB)"
+  echo "$deb"
+}
+
 # 3. DEBIAN/: maintainer scripts, md5sums, control.
 install -d -m 0755 "$root/DEBIAN"
 for script in postinst prerm postrm; do
   install -m 0755 "$debian/$script" "$root/DEBIAN/$script"
 done
-(cd "$root" && find usr -type f -print0 | sort -z | xargs -0 md5sum) > "$root/DEBIAN/md5sums"
-chmod 0644 "$root/DEBIAN/md5sums"
+write_md5sums "$root"
 
-# Depends from the binaries' shared libraries. dpkg-shlibdeps wants a debian/control; a
-# minimal one in a scratch directory does.
-shlib="$stage/shlibdeps"
-install -d "$shlib/debian"
-printf 'Source: island\n\nPackage: island\nArchitecture: any\n' > "$shlib/debian/control"
-depends="$(cd "$shlib" && dpkg-shlibdeps -O --warnings=0 \
-  "${products[@]/#/-e$root/usr/bin/}" 2>/dev/null | sed -n 's/^shlibs:Depends=//p')"
-[ -n "$depends" ] || die "dpkg-shlibdeps found no dependencies"
-installed_size="$(du -sk --apparent-size --exclude=DEBIAN "$root" | cut -f1)"
-sed -e "s/@VERSION@/$version/" -e "s/@ARCH@/$arch/" -e "s/@INSTALLED_SIZE@/$installed_size/" \
-  -e "s/@SHLIBS_DEPENDS@/$depends/" "$debian/control.in" > "$root/DEBIAN/control"
-chmod 0644 "$root/DEBIAN/control"
-say "Depends: $depends"
+write_control "$root" island "$debian/control.in" "${products[@]}"
 
-# 4. The package. Directories and files are root:root in it whoever builds it.
-find "$root" -type d -exec chmod 0755 {} +
-deb="$output/island_${version}_${arch}.deb"
-dpkg-deb --root-owner-group "-Z$compression" --build "$root" "$deb" >&2
-say "built $deb ($(du -h "$deb" | cut -f1), installed size ${installed_size} KiB)"
-echo "$deb"
+# 4. The package.
+build_package "$root" island
+
+# 5. island-overlay: the graphical island, in a package of its own so that GTK stays off
+#    machines that only run the daemon.
+oroot="$stage/overlay"
+say "staging island-overlay in $oroot"
+install -d "$oroot/usr/bin"
+for product in "${overlay_products[@]}"; do
+  install -m 0755 "$bin/$product" "$oroot/usr/bin/$product"
+  strip --strip-unneeded --remove-section=.comment --remove-section=.note "$oroot/usr/bin/$product"
+done
+if ldd "$oroot/usr/bin/island-overlay" | grep -q libswift; then
+  die "island-overlay still links the Swift runtime dynamically"
+fi
+require "$pkg/systemd/user/island-overlay.service"
+require "$pkg/autostart/island-overlay.desktop"
+require "$pkg/man/island-overlay.1"
+install -D -m 0644 "$pkg/systemd/user/island-overlay.service" "$oroot/usr/lib/systemd/user/island-overlay.service"
+while read -r exe; do
+  [ -x "$oroot$exe" ] || die "island-overlay.service starts $exe, which the package does not install"
+done < <(sed -n 's/^ExecStart=[-@:+!]*\([^ ]*\).*/\1/p' "$oroot/usr/lib/systemd/user/island-overlay.service")
+install -D -m 0644 "$pkg/autostart/island-overlay.desktop" "$oroot/etc/xdg/autostart/island-overlay.desktop"
+install -D -m 0644 "$pkg/man/island-overlay.1" "$oroot/usr/share/man/man1/island-overlay.1"
+gzip -9n "$oroot/usr/share/man/man1/island-overlay.1"
+odoc="$oroot/usr/share/doc/island-overlay"
+install -D -m 0644 "$debian/copyright" "$odoc/copyright"
+install -m 0644 "$debian/changelog" "$odoc/changelog.Debian"
+gzip -9n "$odoc/changelog.Debian"
+install -D -m 0644 "$debian/island-overlay.lintian-overrides" "$oroot/usr/share/lintian/overrides/island-overlay"
+install -d -m 0755 "$oroot/DEBIAN"
+printf '/etc/xdg/autostart/island-overlay.desktop\n' > "$oroot/DEBIAN/conffiles"
+chmod 0644 "$oroot/DEBIAN/conffiles"
+write_md5sums "$oroot"
+write_control "$oroot" island-overlay "$debian/island-overlay.control.in" "${overlay_products[@]}"
+build_package "$oroot" island-overlay

@@ -1,10 +1,12 @@
-"""The Debian package (issue #5): packaging/build-deb.sh builds it, lintian finds no error in
-it, and it installs into a clean root (dpkg --root, maintainer scripts run chrootless) with
-every file where the units, the man pages and the daemon expect it.
+"""The Debian packages (issues #5 and #17): packaging/build-deb.sh builds `island` and
+`island-overlay`, lintian finds no error in either, and they install into a clean root (dpkg
+--root, maintainer scripts run chrootless) with every file where the units, the man pages and
+the daemon expect it. The core package needs no GTK: a headless machine installs only it.
 
 The release build is the slow part. build-deb.sh keeps SwiftPM's release build in
 .build-package/, so only the first run compiles everything; later runs relink what changed.
-Set ISLAND_DEB=path/to/island_*.deb to test a package built beforehand instead.
+Set ISLAND_DEB=path/to/island_*.deb (and ISLAND_OVERLAY_DEB=path/to/island-overlay_*.deb) to
+test packages built beforehand instead.
 """
 
 import gzip
@@ -27,6 +29,18 @@ MAN_PAGES = {
     "usr/share/man/man1/island.1.gz",
     "usr/share/man/man1/island-presenter.1.gz",
 }
+OVERLAY_FILES = {
+    "usr/bin/island-overlay",
+    "usr/lib/systemd/user/island-overlay.service",
+    "etc/xdg/autostart/island-overlay.desktop",
+    "usr/share/man/man1/island-overlay.1.gz",
+    "usr/share/doc/island-overlay/copyright",
+    "usr/share/doc/island-overlay/changelog.Debian.gz",
+    "usr/share/lintian/overrides/island-overlay",
+}
+# What drawing on screen links; none of it may reach the core package's Depends.
+GRAPHICAL_LIBRARIES = ["libgtk", "libgdk", "libcairo", "libpango", "libatk", "libwayland", "libx11",
+                       "libgtk-layer-shell", "libglib"]
 UNITS = [
     "usr/lib/systemd/system/islandd.socket",
     "usr/lib/systemd/system/islandd.service",
@@ -51,22 +65,42 @@ def run(args, **kwargs):
 
 
 @pytest.fixture(scope="module")
-def deb(tmp_path_factory):
+def debs(tmp_path_factory):
+    """{package: path} of the packages build-deb.sh built (or ISLAND_DEB / ISLAND_OVERLAY_DEB)."""
     prebuilt = os.environ.get("ISLAND_DEB")
     if prebuilt:
-        return os.path.abspath(prebuilt)
+        found = {"island": os.path.abspath(prebuilt)}
+        if os.environ.get("ISLAND_OVERLAY_DEB"):
+            found["island-overlay"] = os.path.abspath(os.environ["ISLAND_OVERLAY_DEB"])
+        return found
     output = tmp_path_factory.mktemp("deb")
     started = time.monotonic()
-    # gzip rather than the default xz: xz takes minutes on the ~190 MB of binaries, and the
+    # gzip rather than the default xz: xz takes minutes on the ~250 MB of binaries, and the
     # compressor changes nothing that is tested here.
     result = run([BUILD_DEB, "--output", str(output), "--compression", "gzip"], timeout=3600)
     assert result.returncode == 0, "build-deb.sh failed:\n" + result.stderr[-4000:]
     print("build-deb.sh took %.0fs" % (time.monotonic() - started))
-    path = result.stdout.strip().splitlines()[-1]
-    assert os.path.dirname(path) == str(output)
-    assert re.fullmatch(r"island_[0-9][^_]*-[0-9]+_[a-z0-9]+\.deb", os.path.basename(path)), path
-    assert os.path.isfile(path)
-    return path
+    paths = result.stdout.strip().splitlines()
+    assert len(paths) == 2, result.stdout
+    found = {}
+    for path, package in zip(paths, ["island", "island-overlay"]):
+        assert os.path.dirname(path) == str(output)
+        assert re.fullmatch(r"%s_[0-9][^_]*-[0-9]+_[a-z0-9]+\.deb" % package, os.path.basename(path)), path
+        assert os.path.isfile(path)
+        found[package] = path
+    return found
+
+
+@pytest.fixture(scope="module")
+def deb(debs):
+    return debs["island"]
+
+
+@pytest.fixture(scope="module")
+def overlay_deb(debs):
+    if "island-overlay" not in debs:
+        pytest.skip("ISLAND_DEB is set without ISLAND_OVERLAY_DEB")
+    return debs["island-overlay"]
 
 
 def new_root(parent):
@@ -121,12 +155,33 @@ def test_control_fields(deb):
         assert re.search(r"\b%s \(>= [^)]+\)" % re.escape(library), depends), depends
     assert "swift" not in depends
     assert "systemd-sysusers" in depends
+    # A headless machine installs the daemon without a graphical stack.
+    for library in GRAPHICAL_LIBRARIES:
+        assert library not in depends, depends
+    assert "island-overlay" not in run(["dpkg-deb", "-c", deb]).stdout
 
 
-def test_lintian_reports_no_errors(deb):
+def test_overlay_control_fields(deb, overlay_deb):
+    fields = run(["dpkg-deb", "-f", overlay_deb, "Package", "Source", "Version", "Architecture", "Depends",
+                  "Section", "Description"]).stdout
+    assert "Package: island-overlay\n" in fields and "Source: island\n" in fields
+    version = re.search(r"^Version: (\S+)$", fields, re.M).group(1)
+    assert version == run(["dpkg-deb", "-f", deb, "Version"]).stdout.strip()
+    depends = re.search(r"^Depends: (.*)$", fields, re.M).group(1)
+    # From dpkg-shlibdeps: what the binary links, with versions.
+    for library in ["libc6", "libgtk-3-0", "libgtk-layer-shell0", "libcairo2", "libpango-1.0-0", "libglib2.0-0"]:
+        assert re.search(r"\b%s \(>= [^)]+\)" % re.escape(library), depends), depends
+    assert "island (= %s)" % version in depends
+    assert "swift" not in depends
+
+
+@pytest.mark.parametrize("package", ["island", "island-overlay"])
+def test_lintian_reports_no_errors(debs, package):
     if shutil.which("lintian") is None:
         pytest.fail("lintian is not installed (scripts/install-deps.sh installs it)")
-    result = run(["lintian", "--fail-on", "error", "--tag-display-limit", "0", deb], timeout=600)
+    if package not in debs:
+        pytest.skip("ISLAND_DEB is set without ISLAND_OVERLAY_DEB")
+    result = run(["lintian", "--fail-on", "error", "--tag-display-limit", "0", debs[package]], timeout=600)
     print(result.stdout + result.stderr)
     assert result.returncode == 0, result.stdout + result.stderr
     assert not re.search(r"^E: ", result.stdout, re.M), result.stdout
@@ -328,3 +383,109 @@ def test_purge_removes_everything(deb, tmp_path):
     assert not os.path.exists(os.path.join(root, "var/lib/island"))
     for scope in ["system", "user"]:
         assert not os.path.lexists(os.path.join(root, "etc/systemd", scope, "sockets.target.wants/islandd.socket"))
+
+
+@pytest.fixture(scope="module")
+def overlay_installed(deb, overlay_deb, tmp_path_factory):
+    root = new_root(str(tmp_path_factory.mktemp("install-overlay")))
+    before = host_state()
+    for package in (deb, overlay_deb):
+        result = dpkg(root, "-i", package)
+        assert result.returncode == 0, result.stdout + result.stderr
+    assert host_state() == before, "installing into --root changed the host"
+    return root
+
+
+def test_overlay_package_installs_its_files_and_nothing_of_the_core(overlay_deb, overlay_installed):
+    listed = run(["dpkg-deb", "-c", overlay_deb]).stdout
+    files = {line.split()[-1].lstrip("./") for line in listed.splitlines() if not line.startswith("d")}
+    assert files == OVERLAY_FILES
+    for path in OVERLAY_FILES:
+        assert os.path.isfile(os.path.join(overlay_installed, path)), path
+    # The autostart entry lives in /etc: a conffile, kept across upgrades if the admin edits it.
+    conffiles = run(["dpkg-deb", "-I", overlay_deb, "conffiles"]).stdout.split()
+    assert conffiles == ["/etc/xdg/autostart/island-overlay.desktop"]
+
+
+def test_overlay_binary_runs_and_needs_no_swift_runtime(overlay_installed):
+    path = os.path.join(overlay_installed, "usr/bin/island-overlay")
+    result = run([path, "--help"])
+    assert result.returncode == 0, result.stderr
+    assert "island-overlay" in result.stdout and "--toggle-list" in result.stdout
+    libraries = run(["ldd", path]).stdout
+    assert "libswift" not in libraries and "/opt/swift" not in libraries, libraries
+    assert "not found" not in libraries, libraries
+    assert "libgtk-3" in libraries and "libgtk-layer-shell" in libraries, libraries
+
+
+def test_overlay_unit_and_autostart_entry(overlay_installed):
+    unit = os.path.join(overlay_installed, "usr/lib/systemd/user/island-overlay.service")
+    with open(unit) as f:
+        text = f.read()
+    keys = {}
+    for line in text.splitlines():
+        if "=" in line and not line.startswith("#"):
+            key, _, value = line.partition("=")
+            keys.setdefault(key, []).append(value)
+    # Bound to the graphical session: started after it, stopped with it.
+    assert "graphical-session.target" in keys["PartOf"][0]
+    assert "graphical-session.target" in keys["After"][0].split()
+    assert keys["WantedBy"] == ["graphical-session.target"]
+    executable = keys["ExecStart"][0].split()[0]
+    assert os.access(os.path.join(overlay_installed, executable.lstrip("/")), os.X_OK), executable
+    # 69: no way to place the island (GNOME on Wayland); restarting would not help.
+    assert keys["RestartPreventExitStatus"] == ["69"]
+    match = re.match(r"man:([\w.-]+)\((\d)\)$", keys["Documentation"][0])
+    assert match and os.path.isfile(os.path.join(
+        overlay_installed, "usr/share/man/man%s/%s.%s.gz" % (match.group(2), match.group(1), match.group(2))))
+    with open(os.path.join(overlay_installed, "etc/xdg/autostart/island-overlay.desktop")) as f:
+        entry = dict(line.split("=", 1) for line in f.read().splitlines() if "=" in line)
+    assert entry["Type"] == "Application" and entry["Exec"] == "island-overlay"
+    assert entry["TryExec"] == "island-overlay" and entry["NoDisplay"] == "true"
+
+
+def test_overlay_man_page_renders_and_covers_every_option(overlay_installed):
+    page = os.path.join(overlay_installed, "usr/share/man/man1/island-overlay.1.gz")
+    environment = dict(os.environ, MANWIDTH="80", LC_ALL="C.UTF-8")
+    result = run(["man", "--warnings", "-l", page], env=environment)
+    assert result.returncode == 0 and result.stderr == "", result.stderr
+    with gzip.open(page, "rt") as f:
+        text = f.read().replace("\\-", "-")
+    usage = run([os.path.join(overlay_installed, "usr/bin/island-overlay"), "--help"]).stdout
+    options = set(re.findall(r"(--[a-z][a-z-]+)", usage))
+    assert {"--socket", "--toggle-list", "--render-gallery"} <= options
+    for option in options:
+        assert option in text, "%s is not in island-overlay(1)" % option
+    keys = set(re.findall(r"^\s+([A-Z][A-Za-z]+)=", usage, re.M))
+    assert {"Output", "Layer", "MarginTop", "Opener"} <= keys
+    for key in keys:
+        assert re.search(r"\b%s=" % key, text), "%s= is not in island-overlay(1)" % key
+    assert re.search(r"^\.B 69$", text, re.M), "exit status 69 is not in island-overlay(1)"
+
+
+def test_overlay_purge_removes_everything(deb, overlay_deb, tmp_path):
+    root = new_root(str(tmp_path))
+    for package in (deb, overlay_deb):
+        assert dpkg(root, "-i", package).returncode == 0
+    result = dpkg(root, "--purge", "island-overlay")
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert not os.path.exists(os.path.join(root, "etc/xdg/autostart/island-overlay.desktop"))
+    assert not os.path.exists(os.path.join(root, "usr/bin/island-overlay"))
+    # The core package stays, whole.
+    assert os.path.isfile(os.path.join(root, "usr/bin/islandd"))
+
+
+@pytest.mark.skipif(shutil.which("systemd-analyze") is None, reason="systemd-analyze is not installed")
+def test_overlay_unit_verifies_cleanly(overlay_installed, tmp_path):
+    """systemd checks the user unit (an unknown key or a missing binary or man page shows up on
+    stderr), as test_systemd_units.py does for islandd's: a copy whose ExecStart= is the
+    installed binary, with the root's man pages."""
+    with open(os.path.join(overlay_installed, "usr/lib/systemd/user/island-overlay.service")) as f:
+        text = f.read()
+    binary = os.path.join(overlay_installed, "usr/bin/island-overlay")
+    (tmp_path / "island-overlay.service").write_text(text.replace("/usr/bin/island-overlay", binary))
+    runtime = tmp_path / "run"
+    runtime.mkdir(mode=0o700)
+    environment = dict(os.environ, XDG_RUNTIME_DIR=str(runtime), MANPATH=os.path.join(overlay_installed, "usr/share/man"))
+    result = run(["systemd-analyze", "verify", "--user", "./island-overlay.service"], cwd=str(tmp_path), env=environment)
+    assert (result.returncode, result.stderr) == (0, ""), result.stderr
