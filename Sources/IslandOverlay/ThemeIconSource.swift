@@ -73,6 +73,11 @@ public final class ThemeIconSource: OverlayIconSource {
                 }
             }
         }
+        // Icon names come from producers: the cache is bounded, and what it drops is freed.
+        if surfaces.count > 256 {
+            for case let surface? in surfaces.values { cairo_surface_destroy(surface) }
+            surfaces.removeAll()
+        }
         surfaces[key] = found
         return found
     }

@@ -357,7 +357,11 @@ final class GtkIconSource: OverlayIconSource {
             pixbuf = cached
         } else {
             pixbuf = load(name, size: size, scale: Int32(scale), color: color)
-            if cache.count > 256 { cache.removeAll() }
+            // Icon names come from producers: the cache is bounded, and what it drops is freed.
+            if cache.count > 256 {
+                for case let old? in cache.values { g_object_unref(UnsafeMutableRawPointer(old)) }
+                cache.removeAll()
+            }
             cache[key] = pixbuf
         }
         guard let pixbuf else { return false }
