@@ -8,8 +8,19 @@
 #   scripts/bench.sh --quick         a smoke run with short durations
 #   scripts/bench.sh --islandd PATH  measure that binary, no build
 #   scripts/bench.sh --help          every option
+#   scripts/bench.sh --overlay [ARGS] the graphical island instead (issue #17): builds islandd,
+#                                    island-presenter and island-overlay the same way and runs
+#                                    Benchmarks/overlay.py ARGS (idle wake-ups, redraws, morph
+#                                    frame times, RSS, Request -> screen, next to Waybar); needs
+#                                    root, sway and the island-test user (scripts/install-deps.sh)
 set -euo pipefail
 cd "$(dirname "$0")/.."
+
+if [ "${1:-}" = --overlay ]; then
+  shift
+  bin="$(scripts/build-release.sh islandd island-presenter island-overlay)"
+  exec python3 Benchmarks/overlay.py --bin-dir "$bin" "$@"
+fi
 
 build=1
 for arg in "$@"; do

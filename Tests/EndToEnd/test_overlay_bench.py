@@ -1,0 +1,46 @@
+"""The overlay's benchmark (Benchmarks/overlay.py, `scripts/bench.sh --overlay`) must not rot: a
+tiny run against the binaries under test measures every phase of the overlay and of Waybar and
+writes them all. No number is asserted beyond being there: timings of a debug build on a busy
+machine mean nothing. About 20 s."""
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+import desktop
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+BENCH = os.path.join(ROOT, "Benchmarks", "overlay.py")
+REASON = desktop.why_not("sway", "swaybg") or desktop.overlay_missing()
+
+
+def test_help():
+    r = subprocess.run([sys.executable, BENCH, "--help"], capture_output=True, text=True, timeout=30)
+    assert r.returncode == 0, r.stderr
+    for option in ("--bin-dir", "--seconds", "--morphs", "--requests", "--out", "--clients"):
+        assert option in r.stdout
+
+
+@pytest.mark.skipif(bool(REASON), reason=REASON or "")
+def test_a_tiny_run_reports_every_measurement(tmp_path):
+    clients = ["island-overlay"] + ([] if desktop.missing_programs("waybar") else ["waybar"])
+    r = subprocess.run([sys.executable, BENCH, "--bin-dir", desktop.bin_dir(), "--seconds", "1", "--requests", "1",
+                        "--morphs", "1", "--clients", ",".join(clients), "--out", str(tmp_path)],
+                       capture_output=True, text=True, timeout=180)
+    assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-6000:]
+    report = json.loads((tmp_path / "overlay-bench.json").read_text())
+    for client in clients:
+        result = report["results"][client]
+        for phase in ("idle", "timer"):
+            assert set(result[phase]) >= {"cpu_percent", "wakeups_per_s", "redraws_per_s"}, result[phase]
+        # A Request reached the screen: a commit and the compositor's frame-done were seen.
+        assert result["request"]["to_commit"]["n"] == 1 and result["request"]["on_screen"]["n"] == 1
+        assert result["rss_mib"] > 0 and result["hwm_mib"] >= result["rss_mib"]
+    # The ticking timer was drawn at least once in its second; the expand/collapse animated.
+    assert report["results"]["island-overlay"]["timer"]["redraws_per_s"] > 0
+    morphs = report["results"]["island-overlay"]["morphs"]
+    assert morphs["frames"] > 5 and morphs["paint"]["frames"] > 5
+    assert "| morph frame work" in (tmp_path / "overlay-bench.md").read_text()
