@@ -3,18 +3,23 @@
 # packaging/) for the current user, asks the running islandd to reload, and plays a short
 # story with each — a coffee order, a fast, a Pomodoro, a flight and a food delivery.
 #
-# Start the daemon first (scripts/run.sh), and a presenter to watch (island-presenter tui).
-# Usage: scripts/demo.sh [--socket PATH] [--step SECONDS]
+# Start the daemon first (scripts/run.sh), and a presenter to watch (island-presenter tui),
+# or pass --overlay to play it on the graphical island: island-overlay is started in this
+# graphical session unless one runs already (it keeps running after the demo), and its list
+# opens for one step near the end.
+# Usage: scripts/demo.sh [--socket PATH] [--step SECONDS] [--overlay]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 step=3
 socket_args=()
+overlay=0
 while (($#)); do
   case "$1" in
     --socket) socket_args=(--socket "$2"); shift 2 ;;
     --step) step="$2"; shift 2 ;;
-    -h|--help) sed -n '2,7p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    --overlay) overlay=1; shift ;;
+    -h|--help) sed -n '2,10p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "demo: unknown option $1 (try --help)" >&2; exit 2 ;;
   esac
 done
@@ -28,6 +33,20 @@ mkdir -p "$data/applications" "$data/island/layouts"
 cp packaging/applications/*.desktop "$data/applications/"
 cp -r packaging/layouts/. "$data/island/layouts/"
 island admin reload
+
+if ((overlay)); then
+  [ -n "${WAYLAND_DISPLAY:-}${DISPLAY:-}" ] \
+    || { echo "demo: --overlay needs a graphical session (WAYLAND_DISPLAY or DISPLAY)" >&2; exit 2; }
+  [ -x "$bin/island-overlay" ] || swift build --product island-overlay >&2
+  pidfile="${XDG_RUNTIME_DIR:-/run/user/$(id -u)}/island/overlay.pid"
+  if ! { [ -s "$pidfile" ] && kill -0 "$(cat "$pidfile")" 2>/dev/null; }; then
+    "$bin/island-overlay" "${socket_args[@]}" &
+    sleep 1
+    # 69: no way to place the island here (GNOME on Wayland has no layer-shell).
+    kill -0 $! 2>/dev/null || { wait $! || echo "demo: island-overlay exited with status $?" >&2; exit 1; }
+    echo "demo: island-overlay started (pid $!); it keeps running after the demo" >&2
+  fi
+fi
 
 now=$(date +%s)
 coffee=$(island start --app org.island.example.Coffee CoffeeOrder \
@@ -58,6 +77,11 @@ sleep "$step"
 island update --app org.island.example.FoodDelivery "$food" --state '{"step":3,"minutesLeft":6,"courier":"Sam"}'
 island update --app org.island.example.Fasting "$fast" --state '{"percent":70}'
 sleep "$step"
+if ((overlay)); then
+  "$bin/island-overlay" --toggle-list
+  sleep "$step"
+  "$bin/island-overlay" --toggle-list
+fi
 # As ActivityKit's end(content:): the final content says the order arrived, so the ended
 # activity, still listed until dismissed, no longer reads as on its way.
 island end --app org.island.example.Coffee "$coffee" --state '{"stage":"delivered","stageTitle":"Delivered"}'

@@ -142,6 +142,12 @@ class Image:
         x0, y0, x1, y1 = region
         return {self.pixel(x, y) for y in range(y0, y1, step) for x in range(x0, x1, step)}
 
+    def crop(self, region):
+        """The part of the image in `region` (x0, y0, x1, y1), as an Image."""
+        x0, y0, x1, y1 = region
+        rows = b"".join(self.pixels[(y * self.width + x0) * 3:(y * self.width + x1) * 3] for y in range(y0, y1))
+        return Image(b"P6\n%d %d\n255\n" % (x1 - x0, y1 - y0) + rows)
+
     def save_png(self, path):
         """Writes a PNG (zlib, no filter): for a person to look at."""
         import struct
