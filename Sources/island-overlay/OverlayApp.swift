@@ -156,9 +156,32 @@ final class OverlayApp: @unchecked Sendable {
 
     func updateAccessibility(_ frame: OverlayFrame) {
         guard let area, let accessible = gtk_widget_get_accessible(area) else { return }
-        let names = frame.hits.map(\.name).filter { !$0.isEmpty }
+        // Topmost first, as a pointer would find them; each name is bounded producer text.
+        let regions = frame.hits.reversed().filter { !$0.name.isEmpty }.prefix(64)
         atk_object_set_name(accessible, frame.form == .hidden && !frame.listOpen ? "Island (nothing live)" : "Island, \(frame.form.rawValue)")
-        atk_object_set_description(accessible, String(names.joined(separator: "; ").prefix(2000)))
+        atk_object_set_description(accessible, String(regions.map(\.name).joined(separator: "; ").prefix(2000)))
+        let names = regions.map { strdup(String($0.name.prefix(300))) }
+        defer { names.forEach { free($0) } }
+        let roles: [Int32] = regions.map { region in
+            switch region.target {
+            case .button, .dismiss: Int32(ATK_ROLE_PUSH_BUTTON.rawValue)
+            case .tap(_, let url) where url != nil: Int32(ATK_ROLE_LINK.rawValue)
+            case .list: Int32(ATK_ROLE_LIST.rawValue)
+            default: Int32(ATK_ROLE_PANEL.rawValue)
+            }
+        }
+        names.map { UnsafePointer($0) }.withUnsafeBufferPointer { namePointers in
+            roles.withUnsafeBufferPointer { rolePointers in
+                island_accessible_set_regions(area, namePointers.baseAddress, rolePointers.baseAddress, Int32(regions.count))
+            }
+        }
+        if frameLog {
+            let count = atk_object_get_n_accessible_children(accessible)
+            let first = count > 0 ? atk_object_ref_accessible_child(accessible, 0) : nil
+            let firstName = first.flatMap { atk_object_get_name($0) }.map { String(cString: $0) } ?? ""
+            if let first { g_object_unref(UnsafeMutableRawPointer(first)) }
+            log("accessible: \(count) regions, first \"\(firstName)\"")
+        }
     }
 
     func click(x: Double, y: Double, button: guint) {

@@ -222,6 +222,7 @@ func run() -> Never {
 
     let area = gtk_drawing_area_new()!
     app.area = area
+    island_accessible_install(area)
     gtk_container_add(island_container(window), area)
     gtk_widget_add_events(area, Int32(GDK_BUTTON_PRESS_MASK.rawValue | GDK_POINTER_MOTION_MASK.rawValue | GDK_LEAVE_NOTIFY_MASK.rawValue))
     gtk_widget_add_events(window, Int32(GDK_KEY_PRESS_MASK.rawValue | GDK_FOCUS_CHANGE_MASK.rawValue))
