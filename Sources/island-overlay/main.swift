@@ -65,7 +65,7 @@ let usage = """
     drawn. GNOME on Wayland has no layer-shell: the overlay says so and exits with status 69.
 
     Environment: ISLAND_OVERLAY_FRAME_LOG=1 logs every frame painted and its paint time
-    ("frame N us animating|settled FORM") on stderr.
+    ("frame N us animating|settled FORM") and the accessible regions on stderr.
 
     Exit status: 0 on SIGTERM/SIGINT, 64 bad usage, 69 no way to place the island (no
     layer-shell on Wayland, or no display), 1 --toggle-list found no running overlay.
