@@ -161,7 +161,9 @@ let package = Package(
             name: "island-presenter",
             dependencies: ["IslandPresenter", "IslandPaths", .product(name: "ArgumentParser", package: "swift-argument-parser")]
         ),
-        .testTarget(name: "IslandPresenterTests", dependencies: ["IslandPresenter", "IslandCore", "IslandJSON"]),
+        .testTarget(name: "IslandPresenterTests", dependencies: ["IslandPresenter", "IslandCore", "IslandJSON", "SinkRules"]),
+        // What no sink may let producer text do: one statement for the tests and fuzz-presenter.
+        .target(name: "SinkRules", dependencies: ["IslandPresenter", "IslandJSON"], path: "Tests/SinkRules"),
         // The graphical island (DESIGN.md §10): geometry, motion and cairo/Pango painting in a
         // library that needs no display; GTK only in the executable, so nothing else links it.
         // Their flags come from pkgConfigCFlags (see the top), not `pkgConfig:`.
@@ -243,7 +245,7 @@ if Context.environment["ISLAND_FUZZ"] == "1" {
         ),
         .executableTarget(
             name: "FuzzPresenter",
-            dependencies: ["FuzzSupport", "IslandPresenter", "IslandCore", "IslandJSON"],
+            dependencies: ["FuzzSupport", "IslandPresenter", "IslandCore", "IslandJSON", "SinkRules"],
             path: "Fuzz/Sources/FuzzPresenter",
             swiftSettings: fuzzFlags
         ),

@@ -1,5 +1,6 @@
 import IslandCore
 import IslandJSON
+import SinkRules
 import Testing
 @testable import IslandPresenter
 
@@ -111,10 +112,10 @@ import Testing
     @Test(arguments: hostile)
     func cliOutput(_ text: String) throws {
         let line = TerminalText.sanitize(text)
-        #expect(!line.unicodeScalars.contains(where: SinkChecks.isControl))
+        #expect(!line.unicodeScalars.contains(where: SinkRules.isControl))
         #expect(line.unicodeScalars.count == text.unicodeScalars.count)
         let json = TerminalText.json(JSON.object(["type": .string(text), "n": 1]).description)
-        #expect(!json.unicodeScalars.contains(where: SinkChecks.isControl))
+        #expect(!json.unicodeScalars.contains(where: SinkRules.isControl))
         #expect(try JSONParser.parse(Array(json.utf8)).objectValue?["type"]?.stringValue == text)
     }
 

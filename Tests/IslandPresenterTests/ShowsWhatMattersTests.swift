@@ -1,6 +1,7 @@
 import Foundation
 import IslandCore
 import IslandJSON
+import SinkRules
 import Testing
 @testable import IslandPresenter
 
@@ -121,10 +122,10 @@ import Testing
                             items: [.object(item)], alert: ["id": "c1", "title": .string(huge), "body": .string(huge)]))
         #expect(model.alert != nil)
         let scene = IslandScene(model: model, now: F.now)
-        #expect(SinkChecks.violation(svg: SVGRenderer(icons: nil).render(scene)) == nil)
+        #expect(SinkRules.violation(svg: SVGRenderer(icons: nil).render(scene)) == nil)
         let frame = TerminalFrame(columns: 80, rows: 24).render(scene, chrome: .init())
-        #expect(frame.allSatisfy { !$0.plain.unicodeScalars.contains(where: SinkChecks.isControl) })
-        for format in BarFormat.allCases { #expect(SinkChecks.violation(bar: format.line(for: scene), format) == nil) }
+        #expect(frame.allSatisfy { !$0.plain.unicodeScalars.contains(where: SinkRules.isControl) })
+        for format in BarFormat.allCases { #expect(SinkRules.violation(bar: format.line(for: scene), format) == nil) }
     }
 
     // MARK: Icons
@@ -180,7 +181,7 @@ import Testing
         #expect(document.contains("href=\"data:image/svg+xml;base64,"))
         #expect(document.contains("filter=\"url(#symbolic-white)\""))
         #expect(document.contains("href=\"data:image/png;base64,"))
-        #expect(SinkChecks.violation(svg: document) == nil)
+        #expect(SinkRules.violation(svg: document) == nil)
         // Without the icon the symbol is a glyph, never nothing.
         let plain = TextCollector.parse(svg(model, icons: IconTheme(roots: []))).texts
         #expect(plain.contains { $0.hasPrefix("🔋") })

@@ -2,8 +2,8 @@
 // in every presenter sink (issue #16). Built only by scripts/fuzz.sh (ISLAND_FUZZ=1); see
 // Fuzz/README.md.
 //
-// bytes → JSONParser → an object {"type", "app", "attributes", "state", "layout", "alert",
-//         "activityState", "now"} (any member may be missing or of the wrong type) → an item as
+// bytes → JSONParser → an object {"type", "app", "appName", "appIcon", "attributes", "state",
+//         "layout", "alert", "activityState", "now"} (any member may be missing or of the wrong type) → an item as
 //         the daemon delivers it (the layout validated, else the default layout built from the
 //         state's shape) → a presenter model in each island mode (none, compact, minimal,
 //         expanded) → every sink: the four bar formats, the SVG of `snapshot` and `preview
@@ -11,18 +11,19 @@
 //
 // Invariants (fatalError when broken): no trap anywhere (numbers of any size: timers, progress,
 // segments, points); no bar line holds a control character; waybar and i3blocks lines are JSON
-// objects, waybar's markup fields hold no tag and only the three entities, i3blocks says
+// objects, waybar's markup fields (text, alt, tooltip) hold no tag and only the three entities, i3blocks says
 // "markup": "none"; a polybar line has no `%{` and cannot form one with the label around it;
 // the SVG is well-formed XML with no `nan` or `inf`; the terminal output holds no control
-// character but the presenter's own CSI sequences.
+// character but the presenter's own CSI sequences. The rules are Tests/SinkRules, shared
+// with the unit tests.
 
 import Foundation
-import FoundationXML
 import FuzzSupport
 import Glibc
 import IslandCore
 import IslandJSON
 import IslandPresenter
+import SinkRules
 
 private func fail(_ what: String, _ output: String) -> Never {
     fatalError("\(what): \(output.debugDescription)")
@@ -41,6 +42,8 @@ private func fuzzOne(_ bytes: UnsafeBufferPointer<UInt8>) {
         "layout": .object((layout ?? Layout.default(for: type, attributes: attributes, state: state)).json),
         "defaultLayout": .bool(layout == nil),
     ]
+    // The desktop entry's Name= and Icon= reach every sink too.
+    for key in ["appName", "appIcon"] { if let value = input[key]?.stringValue { item[key] = .string(value) } }
     if let staleDate = input["staleDate"] { item["content"] = ["state": .object(state), "staleDate": staleDate] }
     let now = input["now"]?.doubleValue ?? 1_700_000_000
     let islands: [JSON] = [
@@ -73,78 +76,16 @@ private func fuzzOne(_ bytes: UnsafeBufferPointer<UInt8>) {
     }
 }
 
-private func hasControl(_ text: String) -> Bool { text.unicodeScalars.contains(where: TerminalText.isControl) }
-
 private func check(_ line: String, _ format: BarFormat) {
-    if hasControl(line) { fail("\(format) line with a control character", line) }
-    switch format {
-    case .waybar:
-        guard let object = (try? JSONParser.parse(Array(line.utf8)))?.objectValue else { fail("waybar line is no JSON object", line) }
-        for key in ["text", "tooltip"] {
-            guard let text = object[key]?.stringValue else { fail("waybar \(key) missing", line) }
-            if text.contains("<") || text.contains(">") { fail("waybar \(key) holds markup", line) }
-            var rest = Substring(text)
-            while let ampersand = rest.firstIndex(of: "&") {
-                let after = rest[ampersand...]
-                guard after.hasPrefix("&amp;") || after.hasPrefix("&lt;") || after.hasPrefix("&gt;") else {
-                    fail("waybar \(key) holds a bare &", line)
-                }
-                rest = rest[rest.index(after: ampersand)...]
-            }
-        }
-    case .i3blocks:
-        guard let object = (try? JSONParser.parse(Array(line.utf8)))?.objectValue else { fail("i3blocks line is no JSON object", line) }
-        if object["markup"]?.stringValue != "none" { fail("i3blocks line without markup none", line) }
-    case .polybar:
-        // Whatever the module's label puts around it: `%` before, `{` after.
-        if !line.isEmpty, ("%" + line + "{").contains("%{") { fail("polybar line forms %{", line) }
-    case .eww:
-        break
-    }
+    if let problem = SinkRules.violation(bar: line, format) { fail("\(format): \(problem)", line) }
 }
 
 private func checkSVG(_ document: String) {
-    if document.unicodeScalars.contains(where: { TerminalText.isControl($0) && $0 != "\n" }) { fail("SVG with a control character", document) }
-    if let problem = NumericAttributes.problem(in: document) { fail("SVG: \(problem)", document) }
+    if let problem = SinkRules.violation(svg: document) { fail("SVG: \(problem)", document) }
 }
 
-/// The attributes of an SVG that hold numbers; none may be `nan` or `inf`.
-final class NumericAttributes: NSObject, XMLParserDelegate {
-    static let names: Set<String> = ["x", "y", "width", "height", "cx", "cy", "r", "rx", "d", "viewBox", "font-size",
-                                     "fill-opacity", "stroke-width", "stroke-opacity"]
-    var bad: [String] = []
-
-    func parser(_ parser: XMLParser, didStartElement name: String, namespaceURI: String?, qualifiedName: String?,
-                attributes: [String: String] = [:]) {
-        for (key, value) in attributes where Self.names.contains(key) {
-            let lower = value.lowercased()
-            if lower.contains("nan") || lower.contains("inf") { bad.append("\(name) \(key)=\"\(value)\"") }
-        }
-    }
-
-    /// Nil when the document is well-formed XML whose numbers are all finite; else what is wrong.
-    static func problem(in document: String) -> String? {
-        let parser = XMLParser(data: Data(document.utf8))
-        let delegate = NumericAttributes()
-        parser.delegate = delegate
-        guard parser.parse() else { return "not well-formed XML: \(String(describing: parser.parserError))" }
-        return delegate.bad.isEmpty ? nil : "numbers that are not finite: \(delegate.bad)"
-    }
-}
-
-/// Only the presenter's own CSI sequences: ESC [ parameters (digits, `;`, `?`) and a final byte
-/// among the ones it writes.
 private func checkTerminal(_ output: String) {
-    var scalars = output.unicodeScalars.makeIterator()
-    while let scalar = scalars.next() {
-        guard TerminalText.isControl(scalar) else { continue }
-        guard scalar == "\u{1B}", scalars.next() == "[" else { fail("a control character reaches the terminal", output) }
-        while let next = scalars.next() {
-            if ("0"..."9").contains(next) || next == ";" || next == "?" { continue }
-            guard "HKmJhl".unicodeScalars.contains(next) else { fail("a foreign escape sequence", output) }
-            break
-        }
-    }
+    if let problem = SinkRules.violation(terminal: output) { fail("terminal: \(problem)", output) }
 }
 
 @_cdecl("LLVMFuzzerTestOneInput")
