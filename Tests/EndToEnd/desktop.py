@@ -50,6 +50,10 @@ def why_not(*programs):
     """Why a desktop session cannot run here (a skip reason), or None."""
     if os.geteuid() != 0:
         return "the desktop tests start their session as the user %s, which needs root" % TEST_USER
+    if os.environ.get("ISLAND_SANITIZER"):
+        # Its processes run as that user with a clean environment: they could not write their
+        # reports to the root-owned ISLAND_SANITIZER_LOGS, and would go unchecked.
+        return "ISLAND_SANITIZER is set: the desktop session's processes run as %s and cannot report" % TEST_USER
     if test_user() is None:
         return "no user %s (scripts/install-deps.sh creates it)" % TEST_USER
     gone = missing_programs("dbus-daemon", *programs)
@@ -356,12 +360,14 @@ class UserSession:
     def socket(self):
         return os.path.join(self.runtime, "island", "islandd.sock")
 
-    def start_islandd(self, config=""):
+    def start_islandd(self, config=None):
         """The user's islandd on its default socket ($XDG_RUNTIME_DIR/island/islandd.sock), so the
-        overlay and the CLI find it as they would on a desktop."""
+        overlay and the CLI find it as they would on a desktop. `config` is its islandd.conf (by
+        default the last one given, so a restart keeps it)."""
         self.install_examples()
         conf = os.path.join(self.config, "island", "islandd.conf")
-        self.write(conf, config)
+        if config is not None or not os.path.exists(conf):
+            self.write(conf, config or "")
         daemon = self.spawn("islandd", [os.path.join(bin_dir(), "islandd"), "--config", conf])
 
         def listening():
@@ -421,7 +427,7 @@ class _Connection:
 class Sway:
     """A headless sway of `width`×`height` in a user session, with a pointer the seat can use."""
 
-    def __init__(self, session, width=1280, height=720, extra_config="", background=BACKGROUND):
+    def __init__(self, session, width=1280, height=720, extra_config="", background=BACKGROUND, outputs=1):
         self.session = session
         self.width, self.height = width, height
         self.background = background
@@ -434,7 +440,7 @@ class Sway:
             "focus_follows_mouse no",
             extra_config, ""]))
         env = {"WLR_BACKENDS": "headless", "WLR_RENDERER": "pixman", "WLR_LIBINPUT_NO_DEVICES": "1",
-               "WLR_HEADLESS_OUTPUTS": "1"}
+               "WLR_HEADLESS_OUTPUTS": str(outputs)}
         self.process = session.spawn("sway", ["sway", "-c", config], env=env)
 
         def ready():
@@ -446,7 +452,7 @@ class Sway:
         self.env = {"WAYLAND_DISPLAY": display, "SWAYSOCK": ipc, "XDG_SESSION_TYPE": "wayland",
                     "GDK_BACKEND": "wayland"}
         session.env.update(self.env)
-        wait_until(lambda: self.outputs(), 10, "sway's output")
+        wait_until(lambda: len(self.outputs()) == outputs, 10, "sway's outputs")
         output = self.outputs()[0]
         self.output = output["name"]
         rect = output["rect"]

@@ -36,6 +36,9 @@ OTHER_LAYOUT = {
     "minimal": {"type": "symbol", "name": "🚀"},
 }
 
+# A test starts an activity or two, more than the default 10 a minute per app in all.
+DAEMON_CONFIG = "[Limits]\nStartBudget=1000\n"
+
 # The stub opener the overlay is configured with: it records each URL it is asked to open.
 OPENER = """#!/bin/sh
 printf '%s\\n' "$*" >> "$HOME/opened"

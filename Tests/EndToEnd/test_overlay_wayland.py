@@ -45,7 +45,7 @@ def world():
         sway = desktop.Sway(session)
         sway.start_pointer()
         opener = scenes.prepare(session)
-        session.start_islandd()
+        session.start_islandd(scenes.DAEMON_CONFIG)
         overlay = desktop.Overlay(session, sway.env, config=scenes.overlay_config(opener))
         yield World(session, sway, overlay, opener)
     except BaseException:
@@ -181,6 +181,15 @@ def test_a_click_on_a_button_reaches_the_apps_watch(world, live):
     lower = (box[0] + 8, (box[1] + box[3]) // 2, box[2] - 8, box[3] - 4)
     label = image.box(*LIGHT, region=lower)
     assert label is not None, "no button label in the lower half of the expanded island"
+    # Hover feedback: with the pointer over it, the button's face (beside its label) changes.
+    face = (label[0] - 6, label[1] + 2, label[0] - 2, label[3] - 2)
+    resting = image.colours(face)
+    # As a hand moves a mouse: onto the island, then on over the button.
+    x, y = centre(label)
+    world.sway.move(x - 4, y)
+    world.sway.move(x, y)
+    hovered = desktop.wait_until(lambda: world.screen.grab().colours(face) - resting, 3, "hover feedback on the button")
+    assert all(max(c) > 20 for c in hovered), "the hovered face %s is not a button's" % hovered
     world.sway.click(*centre(label))
     world.sway.park()
     event = watch.read_until(lambda m: m["parameters"]["event"]["kind"] == "button", timeout=5)["parameters"]["event"]
@@ -208,6 +217,40 @@ def test_an_alert_shows_its_title_and_body(world, live):
                          name="after-alert", what="the island after the alert")
 
 
+def test_the_expanded_island_collapses_when_the_pointer_stays_away(world, live):
+    _, compact = compact_of(world, live)
+    activity = live.started[-1][1]
+    world.sway.click(*centre(compact))
+    world.screen.settled(lambda image, box: box is not None and size(box)[1] > 2 * size(compact)[1], name="expanded")
+    world.sway.park()
+    world.screen.settled(lambda image, box: box == compact, timeout=10, name="collapsed",
+                         what="the island collapsing once the pointer left")
+    # The overlay collapsed it (CollapseAfter=, 4 s by default), not the daemon's 8 s timeout.
+    assert "collapse %s" % activity in world.overlay.log()
+
+
+def test_the_island_goes_on_the_output_overlay_conf_names():
+    """Output= picks the monitor: with two outputs side by side, Output=1 centres the island on
+    the second."""
+    session = desktop.UserSession()
+    try:
+        session.start_bus()
+        sway = desktop.Sway(session, outputs=2)
+        first, second = sorted(sway.outputs(), key=lambda o: o["rect"]["x"])
+        scenes.prepare(session)
+        session.start_islandd(scenes.DAEMON_CONFIG)
+        overlay = desktop.Overlay(session, sway.env, config="[Overlay]\nOutput=1\n")
+        scenes.Producer(session).request()
+        screen = scenes.Screen(sway, "outputs")
+        image, box = screen.settled(lambda image, box: box is not None, name="second-output")
+        rect = second["rect"]
+        assert abs(centre(box)[0] - (rect["x"] + rect["width"] / 2)) <= 2, (box, second)
+        assert box[1] < rect["y"] + 24
+        assert overlay.alive()
+    finally:
+        session.close()
+
+
 @pytest.mark.skipif(not REASON and bool(desktop.missing_programs("weston")),
                     reason="weston not installed (scripts/install-deps.sh installs it)")
 def test_without_layer_shell_it_says_so_and_exits():
@@ -217,7 +260,7 @@ def test_without_layer_shell_it_says_so_and_exits():
     try:
         session.start_bus()
         weston = desktop.Weston(session)
-        session.start_islandd()
+        session.start_islandd(scenes.DAEMON_CONFIG)
         overlay = desktop.Overlay(session, dict(weston.env, GDK_BACKEND="wayland"))
         try:
             status = overlay.process.wait(20)

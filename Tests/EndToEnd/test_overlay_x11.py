@@ -22,7 +22,7 @@ def x11():
         session.start_bus()
         xvfb = desktop.Xvfb(session)
         opener = scenes.prepare(session)
-        session.start_islandd()
+        session.start_islandd(scenes.DAEMON_CONFIG)
         overlay = desktop.Overlay(session, xvfb.env, config=scenes.overlay_config(opener))
         yield session, xvfb, overlay
     except BaseException:
