@@ -481,6 +481,19 @@ class Sway:
         self.park()
         return self.pointer
 
+    def key(self, code):
+        """Presses and releases a key (a Linux evdev code: KEY_ESC is 1) on the virtual keyboard
+        of the input client, which goes to the surface with keyboard focus."""
+        if not self.pointer:
+            self.start_pointer()
+        for state in (1, 0):
+            self.pointer.stdin.write(b"key %d %d\n" % (code, state))
+            self.pointer.stdin.flush()
+            line = _read_line(self.pointer, 5)
+            if line != "done":
+                raise RuntimeError("the virtual keyboard did not take the key: %r\n%s"
+                                   % (line, self.session.log("virtual-pointer")))
+
     def move(self, x, y):
         self.swaymsg("seat", "-", "cursor", "set", str(int(x)), str(int(y)))
 

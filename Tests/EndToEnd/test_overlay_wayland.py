@@ -229,6 +229,50 @@ def test_the_expanded_island_collapses_when_the_pointer_stays_away(world, live):
     assert "collapse %s" % activity in world.overlay.log()
 
 
+def test_escape_collapses_the_expanded_island(world, live):
+    """The click gives the island the keyboard (layer-shell on-demand focus); Escape, typed on
+    the seat's virtual keyboard with the pointer still over the island, collapses it."""
+    _, compact = compact_of(world, live)
+    activity = live.started[-1][1]
+    world.sway.click(*centre(compact))
+    world.screen.settled(lambda image, box: box is not None and size(box)[1] > 2 * size(compact)[1], name="expanded")
+    world.sway.key(1)  # KEY_ESC
+    world.screen.settled(lambda image, box: box == compact, timeout=3, name="escaped",
+                         what="the island collapsing on Escape")
+    assert "collapse %s" % activity in world.overlay.log()
+    world.sway.park()
+
+
+def test_a_click_in_another_window_collapses_the_expanded_island():
+    """Focus lost: a click in a window under the island (foot, drawn in the desktop's colour with
+    its cursor hidden) takes the keyboard from the expanded island, which collapses at once."""
+    if desktop.missing_programs("foot"):
+        pytest.skip("foot not installed (scripts/install-deps.sh installs sway's terminal with sway)")
+    session = desktop.UserSession()
+    try:
+        session.start_bus()
+        sway = desktop.Sway(session)
+        sway.start_pointer()
+        scenes.prepare(session)
+        session.start_islandd(scenes.DAEMON_CONFIG)
+        session.spawn("foot", ["foot", "-o", "colors.background=%02x%02x%02x" % desktop.BACKGROUND, "sh", "-c",
+                               "printf '\\033[?25l'; exec sleep 60"])
+        desktop.wait_until(lambda: '"app_id": "foot"' in sway.swaymsg("-t", "get_tree"), 10, "foot's window")
+        overlay = desktop.Overlay(session, sway.env, config="[Overlay]\nCollapseAfter=0\n")
+        producer = scenes.Producer(session)
+        activity = producer.request()
+        screen = scenes.Screen(sway, "focus")
+        _, compact = screen.settled(lambda image, box: box is not None, name="compact")
+        sway.click(*centre(compact))
+        screen.settled(lambda image, box: box is not None and size(box)[1] > 2 * size(compact)[1], name="expanded")
+        sway.click(sway.width // 2, sway.height - 100)  # in foot
+        screen.settled(lambda image, box: box == compact, timeout=3, name="clicked-elsewhere",
+                       what="the island collapsing when another window took the focus")
+        assert "collapse %s" % activity in overlay.log()
+    finally:
+        session.close()
+
+
 def test_the_island_goes_on_the_output_overlay_conf_names():
     """Output= picks the monitor: with two outputs side by side, Output=1 centres the island on
     the second."""

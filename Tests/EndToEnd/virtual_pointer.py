@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""Gives a headless wlroots compositor's seat a pointer, speaking the Wayland wire protocol
-directly (wlr-protocols are not packaged on Debian 12, nor is wlrctl).
+"""Gives a headless wlroots compositor's seat a pointer (and a keyboard), speaking the Wayland
+wire protocol directly (wlr-protocols are not packaged on Debian 12, nor is wlrctl).
 
 With WLR_LIBINPUT_NO_DEVICES=1 sway's seat has no pointer: clients get no wl_pointer and
 `swaymsg seat - cursor …` reaches no surface. This client binds
@@ -8,21 +8,37 @@ zwlr_virtual_pointer_manager_v1, creates one virtual pointer on the default seat
 open until its stdin closes, so the seat has a pointer for as long as it runs. It prints
 `ready` once the compositor has processed the request without a protocol error.
 
-It can also move and click by itself, one command per stdin line (each sent as one frame):
+It also creates a virtual keyboard (zwp_virtual_keyboard_manager_v1) with a small XKB keymap
+when the compositor offers one. It can move, click and type by itself, one command per stdin
+line (pointer commands are sent as one frame):
   motion X Y WIDTH HEIGHT   absolute position X,Y within an extent of WIDTH×HEIGHT
   button CODE 1|0           press or release a Linux input button (BTN_LEFT is 272)
+  key CODE 1|0              press or release a Linux key code (KEY_ESC is 1)
 
 Usage: WAYLAND_DISPLAY=… XDG_RUNTIME_DIR=… virtual_pointer.py
 """
 
+import array
 import os
 import select
 import socket
 import struct
 import sys
+import tempfile
 import time
 
 MANAGER = "zwlr_virtual_pointer_manager_v1"
+KEYBOARDS = "zwp_virtual_keyboard_manager_v1"
+# Evdev code + 8 is the XKB keycode; the rest comes from the system's XKB data.
+KEYMAP = """xkb_keymap {
+  xkb_keycodes "island" { minimum = 8; maximum = 255; <ESC> = 9; <RTRN> = 36; <SPCE> = 65; };
+  xkb_types "island" { include "complete" };
+  xkb_compat "island" { include "complete" };
+  xkb_symbols "island" {
+    key <ESC> { [ Escape ] }; key <RTRN> { [ Return ] }; key <SPCE> { [ space ] };
+  };
+};
+"""
 
 
 class Connection:
@@ -36,8 +52,12 @@ class Connection:
         self.next_id += 1
         return self.next_id - 1
 
-    def send(self, obj, opcode, payload=b""):
-        self.sock.sendall(struct.pack("=II", obj, (8 + len(payload)) << 16 | opcode) + payload)
+    def send(self, obj, opcode, payload=b"", fd=None):
+        message = struct.pack("=II", obj, (8 + len(payload)) << 16 | opcode) + payload
+        if fd is None:
+            self.sock.sendall(message)
+        else:  # a file descriptor argument travels beside the bytes (SCM_RIGHTS)
+            self.sock.sendmsg([message], [(socket.SOL_SOCKET, socket.SCM_RIGHTS, array.array("i", [fd]))])
 
     def events(self, timeout):
         """The complete events received within `timeout` seconds: (object, opcode, payload)."""
@@ -117,6 +137,23 @@ def main():
     pointer = connection.new_id()
     # create_virtual_pointer(seat: null = the default seat, id)
     connection.send(manager, 0, struct.pack("=II", 0, pointer))
+    keyboard = None
+    if KEYBOARDS in globals_ and "wl_seat" in globals_:
+        seat = connection.new_id()
+        seat_name, seat_version = globals_["wl_seat"]
+        connection.send(registry, 0, struct.pack("=I", seat_name) + string("wl_seat")
+                        + struct.pack("=II", min(seat_version, 5), seat))
+        keyboards = connection.new_id()
+        name, _ = globals_[KEYBOARDS]
+        connection.send(registry, 0, struct.pack("=I", name) + string(KEYBOARDS) + struct.pack("=II", 1, keyboards))
+        keyboard = connection.new_id()
+        connection.send(keyboards, 0, struct.pack("=II", seat, keyboard))  # create_virtual_keyboard
+        with tempfile.TemporaryFile() as keymap:
+            data = KEYMAP.encode() + b"\0"
+            keymap.write(data)
+            keymap.flush()
+            # keymap(format: XKB_V1, fd, size)
+            connection.send(keyboard, 0, struct.pack("=II", 1, len(data)), fd=keymap.fileno())
     roundtrip(connection)
     print("ready", flush=True)
 
@@ -143,6 +180,11 @@ def main():
                 connection.send(pointer, 1, struct.pack("=IIIII", stamp, x, y, width, height))
             elif words[:1] == ["button"] and len(words) == 3:
                 connection.send(pointer, 2, struct.pack("=III", stamp, int(words[1]), int(words[2])))
+            elif words[:1] == ["key"] and len(words) == 3 and keyboard:
+                connection.send(keyboard, 1, struct.pack("=III", stamp, int(words[1]), int(words[2])))
+                roundtrip(connection)
+                print("done", flush=True)
+                continue
             else:
                 print("unknown command: %s" % line.decode(), file=sys.stderr, flush=True)
                 continue
