@@ -18,6 +18,7 @@ apt_packages=(
   libgtk-3-dev libgtk-layer-shell-dev adwaita-icon-theme fonts-noto-color-emoji fonts-dejavu-core
   # the overlay's tests: a headless compositor and its screenshots, X11 under Xvfb with input
   sway swaybg grim xvfb xdotool x11-utils imagemagick dbus-x11 libwayland-dev
+  foot             # a real client under the island: the harness's stand-in, and a window to click into
   weston           # a Wayland compositor without wlr-layer-shell, as GNOME is: the overlay must refuse it
   waybar           # the overlay benchmark measures Waybar the same way, as a yardstick
 )

@@ -243,21 +243,28 @@ def test_escape_collapses_the_expanded_island(world, live):
     world.sway.park()
 
 
+def session_with_a_window(session):
+    """sway, islandd and a foot window under where the island goes, drawn in the desktop's
+    colour with its cursor hidden, so that only the island shows in screenshots."""
+    if desktop.missing_programs("foot"):
+        pytest.skip("foot not installed (scripts/install-deps.sh installs it)")
+    session.start_bus()
+    sway = desktop.Sway(session)
+    sway.start_pointer()
+    scenes.prepare(session)
+    session.start_islandd(scenes.DAEMON_CONFIG)
+    session.spawn("foot", ["foot", "-o", "colors.background=%02x%02x%02x" % desktop.BACKGROUND, "sh", "-c",
+                           "printf '\\033[?25l'; exec sleep 60"])
+    desktop.wait_until(lambda: '"app_id": "foot"' in sway.swaymsg("-t", "get_tree"), 10, "foot's window")
+    return sway
+
+
 def test_a_click_in_another_window_collapses_the_expanded_island():
     """Focus lost: a click in a window under the island (foot, drawn in the desktop's colour with
     its cursor hidden) takes the keyboard from the expanded island, which collapses at once."""
-    if desktop.missing_programs("foot"):
-        pytest.skip("foot not installed (scripts/install-deps.sh installs sway's terminal with sway)")
     session = desktop.UserSession()
     try:
-        session.start_bus()
-        sway = desktop.Sway(session)
-        sway.start_pointer()
-        scenes.prepare(session)
-        session.start_islandd(scenes.DAEMON_CONFIG)
-        session.spawn("foot", ["foot", "-o", "colors.background=%02x%02x%02x" % desktop.BACKGROUND, "sh", "-c",
-                               "printf '\\033[?25l'; exec sleep 60"])
-        desktop.wait_until(lambda: '"app_id": "foot"' in sway.swaymsg("-t", "get_tree"), 10, "foot's window")
+        sway = session_with_a_window(session)
         overlay = desktop.Overlay(session, sway.env, config="[Overlay]\nCollapseAfter=0\n")
         producer = scenes.Producer(session)
         activity = producer.request()
@@ -269,6 +276,30 @@ def test_a_click_in_another_window_collapses_the_expanded_island():
         screen.settled(lambda image, box: box == compact, timeout=3, name="clicked-elsewhere",
                        what="the island collapsing when another window took the focus")
         assert "collapse %s" % activity in overlay.log()
+    finally:
+        session.close()
+
+
+def test_a_fullscreen_window_covers_the_island_unless_its_layer_is_overlay():
+    """Layer=top (the default) is below fullscreen windows; Layer=overlay is above them."""
+    session = desktop.UserSession()
+    try:
+        sway = session_with_a_window(session)
+        sway.swaymsg("[app_id=foot]", "fullscreen", "enable")
+        scenes.Producer(session).request()
+        screen = scenes.Screen(sway, "layer")
+        for layer, shown in (("top", False), ("overlay", True)):
+            overlay = desktop.Overlay(session, sway.env, config="[Overlay]\nLayer=%s\n" % layer, name="overlay-" + layer)
+            desktop.wait_until(lambda: "subscribed" in overlay.log(), 10, "the overlay subscribing")
+            time.sleep(0.5)  # a frame or two after the snapshot
+            screen.settled(lambda image, box: (box is not None) == shown, name=layer,
+                           what="the island %s the fullscreen window" % ("over" if shown else "under"))
+            if not shown:
+                # It was there all along, under the window.
+                sway.swaymsg("[app_id=foot]", "fullscreen", "disable")
+                screen.settled(lambda image, box: box is not None, name=layer + "-window-back")
+                sway.swaymsg("[app_id=foot]", "fullscreen", "enable")
+            overlay.stop()
     finally:
         session.close()
 
