@@ -1,13 +1,10 @@
-"""What the overlay's end-to-end tests (Wayland and X11) share: the apps and layouts they
-produce with, a session with islandd and the overlay, screenshots that wait for the island to
-settle, and the shapes read from them."""
+"""What the overlay's end-to-end tests (Wayland and X11) share: the apps, layouts and stub opener
+a session is prepared with, the activities a test produces (and ends), and screenshots that
+wait for the island to settle, with the shapes read from them."""
 
 import json
 import os
 import time
-
-import desktop
-from desktop import DARK, LIGHT
 
 APP = "org.island.test.Overlay"
 OTHER = "org.island.test.Other"

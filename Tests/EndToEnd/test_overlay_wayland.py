@@ -75,8 +75,8 @@ def test_nothing_live_draws_nothing_then_the_capsule_comes_and_goes(world, live)
     image = world.screen.grab("empty")
     assert world.overlay.alive()
     assert world.screen.capsule(image) is None, "something dark is on screen with nothing live"
-    activity = live.request()
-    image, box = world.screen.settled(lambda image, box: box is not None, name="compact")
+    live.request()
+    world.screen.settled(lambda image, box: box is not None, name="compact")
     live.end_all()
     world.screen.settled(lambda image, box: box is None, name="hidden-again", what="the island hiding")
 
