@@ -58,7 +58,9 @@ def prepare(session):
 
 
 def overlay_config(opener):
-    return "[Overlay]\nOpener=%s\n" % opener
+    # The pointer is parked away from the island between steps: the overlay must not collapse
+    # the island because of that while a slow machine takes its time (CollapseAfter=0: never).
+    return "[Overlay]\nOpener=%s\nCollapseAfter=0\n" % opener
 
 
 class Producer:

@@ -217,16 +217,31 @@ def test_an_alert_shows_its_title_and_body(world, live):
                          name="after-alert", what="the island after the alert")
 
 
-def test_the_expanded_island_collapses_when_the_pointer_stays_away(world, live):
-    _, compact = compact_of(world, live)
-    activity = live.started[-1][1]
-    world.sway.click(*centre(compact))
-    world.screen.settled(lambda image, box: box is not None and size(box)[1] > 2 * size(compact)[1], name="expanded")
-    world.sway.park()
-    world.screen.settled(lambda image, box: box == compact, timeout=10, name="collapsed",
-                         what="the island collapsing once the pointer left")
-    # The overlay collapsed it (CollapseAfter=, 4 s by default), not the daemon's 8 s timeout.
-    assert "collapse %s" % activity in world.overlay.log()
+def test_the_expanded_island_collapses_when_the_pointer_stays_away():
+    """CollapseAfter=1: the island stays expanded while the pointer is on it, and collapses a
+    second after it left (the overlay's own collapse, not the daemon's 8 s timeout)."""
+    session = desktop.UserSession()
+    try:
+        session.start_bus()
+        sway = desktop.Sway(session)
+        sway.start_pointer()
+        scenes.prepare(session)
+        session.start_islandd(scenes.DAEMON_CONFIG)
+        overlay = desktop.Overlay(session, sway.env, config="[Overlay]\nCollapseAfter=1\n")
+        activity = scenes.Producer(session).request()
+        screen = scenes.Screen(sway, "away")
+        _, compact = screen.settled(lambda image, box: box is not None, name="compact")
+        sway.click(*centre(compact))
+        _, expanded = screen.settled(lambda image, box: box is not None and size(box)[1] > 2 * size(compact)[1],
+                                     name="expanded")
+        time.sleep(1.5)
+        assert screen.capsule(screen.grab("pointer-on-it")) == expanded, "collapsed with the pointer on it"
+        sway.park()
+        screen.settled(lambda image, box: box == compact, timeout=5, name="collapsed",
+                       what="the island collapsing once the pointer left")
+        assert "collapse %s" % activity in overlay.log()
+    finally:
+        session.close()
 
 
 def test_escape_collapses_the_expanded_island(world, live):
