@@ -7,7 +7,7 @@
 # unit, XDG autostart entry and man page, so a headless machine installs only the first.
 #
 # Usage: packaging/build-deb.sh [--output DIR] [--scratch-path DIR] [--no-build] [--compression TYPE]
-#   --output DIR        where the .deb goes (default: .build-deb/)
+#   --output DIR        where the .debs go (default: .build-deb/)
 #   --scratch-path DIR  SwiftPM's build directory (default: .build-package/); reused, so a
 #                       second run only relinks what changed
 #   --no-build          package the binaries already in the scratch path
@@ -30,7 +30,7 @@ while (($#)); do
     --no-build) build=0; shift ;;
     --compression) compression="$2"; shift 2 ;;
     --compression=*) compression="${1#*=}"; shift ;;
-    -h|--help) sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "build-deb: unknown option $1 (try --help)" >&2; exit 2 ;;
   esac
 done
