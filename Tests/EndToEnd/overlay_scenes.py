@@ -70,12 +70,13 @@ class Producer:
         self.session = session
         self.started = []
 
-    def request(self, app=APP, content=None, relevance=None):
+    def request(self, app=APP, content=None, relevance=None, type="Order", attributes=None):
         content = dict(content or state())
         if relevance is not None:
             content["relevanceScore"] = relevance
         with self.session.varlink("org.island.Producer") as producer:
-            activity = producer.Request(app=app, type="Order", attributes={"order": "A17"}, content=content)["activity"]
+            activity = producer.Request(app=app, type=type, attributes=attributes or {"order": "A17"},
+                                        content=content)["activity"]
         self.started.append((app, activity["id"]))
         return activity["id"]
 

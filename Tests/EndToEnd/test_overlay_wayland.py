@@ -113,6 +113,23 @@ def test_keyline_is_drawn_in_the_layouts_tint(world, live):
         assert image.count(*red, region=region) > 0, "no keyline in %s" % (region,)
 
 
+def test_a_timer_ticks_on_screen_with_tabular_digits(world, live):
+    """The Pomodoro example counts down in its compact trailing view: the overlay redraws it
+    every second by itself (the producer sends nothing), and the digits are tabular, so the
+    capsule keeps its size while they change."""
+    now = time.time()
+    live.request(app="org.island.example.Pomodoro", type="Pomodoro",
+                 attributes={"task": "Write the report", "rounds": 4},
+                 content={"state": {"phase": "Focus", "round": 1, "startedAt": now, "endsAt": now + 1500}})
+    first, box = world.screen.settled(lambda image, box: box is not None, name="timer")
+
+    def ticked():
+        image = world.screen.grab()
+        return image if image.crop(box).pixels != first.crop(box).pixels else None
+    later = desktop.wait_until(ticked, 3, "the timer's next second on screen")
+    assert world.screen.capsule(later) == box, "the capsule changed size as the timer ticked"
+
+
 def test_minimal_shows_an_attached_capsule_and_a_detached_bubble(world, live):
     live.request(relevance=50)
     live.request(app=OTHER, content={"state": {"step": "3/5"}})
