@@ -43,7 +43,11 @@ if ((overlay)); then
     "$bin/island-overlay" "${socket_args[@]}" &
     sleep 1
     # 69: no way to place the island here (GNOME on Wayland has no layer-shell).
-    kill -0 $! 2>/dev/null || { wait $! || echo "demo: island-overlay exited with status $?" >&2; exit 1; }
+    if ! kill -0 $! 2>/dev/null; then
+      status=0; wait $! || status=$?
+      echo "demo: island-overlay exited with status $status" >&2
+      exit 1
+    fi
     echo "demo: island-overlay started (pid $!); it keeps running after the demo" >&2
   fi
 fi
