@@ -1,8 +1,14 @@
 import IslandJSON
 
 /// Drives a bar module: folds updates into the model and writes a line whenever the rendered
-/// line changes, re-rendering every second while something on screen ticks.
+/// line changes, re-rendering every second while something on screen ticks, and only then:
+/// `tickingStarts` says when to start the clock, and `tick()` when to stop it, so an idle
+/// bar sleeps (DESIGN.md §9: no wake-up while nothing changes).
 public actor BarDriver {
+    /// Yields each time the screen starts ticking.
+    public nonisolated let tickingStarts: AsyncStream<Void>
+    private let tickingContinuation: AsyncStream<Void>.Continuation
+    private var ticking = false
     public let format: BarFormat
     public let maxLength: Int
     private var model = PresenterModel()
@@ -16,6 +22,7 @@ public actor BarDriver {
         self.maxLength = maxLength
         self.clock = clock
         self.output = output
+        (tickingStarts, tickingContinuation) = AsyncStream.makeStream(bufferingPolicy: .bufferingNewest(1))
     }
 
     public func handle(_ event: SubscriptionLoop.Event) {
@@ -30,14 +37,19 @@ public actor BarDriver {
         emit()
     }
 
-    /// Called every second: re-renders when a timer or progress is visible.
-    public func tick() {
-        guard model.hasSnapshot, IslandScene(model: model, now: clock()).isTicking else { return }
+    /// Called every second while ticking: re-renders; false once nothing on screen ticks.
+    public func tick() -> Bool {
+        guard model.hasSnapshot else { ticking = false; return false }
         emit()
+        return ticking
     }
 
     private func emit() {
-        let line = format.line(for: IslandScene(model: model, now: clock()), maxLength: maxLength)
+        let scene = IslandScene(model: model, now: clock())
+        let nowTicking = model.hasSnapshot && scene.isTicking
+        if nowTicking && !ticking { tickingContinuation.yield() }
+        ticking = nowTicking
+        let line = format.line(for: scene, maxLength: maxLength)
         guard line != lastLine else { return }
         lastLine = line
         output(line)

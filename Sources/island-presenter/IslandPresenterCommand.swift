@@ -134,9 +134,11 @@ func runBar(_ format: BarFormat, options: BarOptions) async {
     await withTaskGroup(of: Void.self) { group in
         group.addTask { await loop.run { await driver.handle($0) } }
         group.addTask {
-            while !Task.isCancelled {
-                try? await sleepToNextSecond()
-                await driver.tick()
+            for await _ in driver.tickingStarts {
+                while !Task.isCancelled {
+                    try? await sleepToNextSecond()
+                    guard await driver.tick() else { break }
+                }
             }
         }
         await group.next()

@@ -92,14 +92,29 @@ import Testing
         await driver.handle(.update(F.delta(sequence: 1, island: F.island("none"))))
         #expect(lines.all.isEmpty)  // no snapshot yet
         await driver.handle(.update(F.snapshot(sequence: 1, island: F.island("none"), items: [])))
-        await driver.tick()
+        #expect(await driver.tick() == false, "nothing on screen ticks: the clock stops")
         await driver.handle(.update(F.delta(sequence: 2, island: F.island("minimal", attached: "t1", detached: "c1", lockScreen: ["t1", "c1"]),
                                             items: [F.timer(), F.coffee()])))
-        await driver.tick()
+        #expect(await driver.tick() == true)
         clock.value = F.now + 1
-        await driver.tick()
+        #expect(await driver.tick() == true)
         await driver.handle(.disconnected(reason: "gone"))
+        #expect(await driver.tick() == false)
         #expect(lines.all == ["", "⏱ 2:05 · ☕ brewing", "⏱ 2:04 · ☕ brewing", ""])
+    }
+
+    /// The ticker sleeps while nothing ticks: it is told once each time ticking starts.
+    @Test func barDriverSaysWhenTickingStarts() async {
+        let clock = Clock(F.now)
+        let driver = BarDriver(format: .eww, clock: { clock.value }) { _ in }
+        var starts = driver.tickingStarts.makeAsyncIterator()
+        await driver.handle(.update(F.snapshot(sequence: 1, island: F.island("none"), items: [])))
+        #expect(await driver.tick() == false)
+        await driver.handle(.update(F.delta(sequence: 2, island: F.island("compact", attached: "t1", lockScreen: ["t1"]),
+                                            items: [F.timer()])))
+        await driver.handle(.update(F.delta(sequence: 3, island: F.island("compact", attached: "t1", lockScreen: ["t1"]), items: [])))
+        #expect(await starts.next() != nil, "ticking started once")
+        #expect(await driver.tick() == true)
     }
 }
 

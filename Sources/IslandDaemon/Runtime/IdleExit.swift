@@ -1,24 +1,35 @@
 import Foundation
+import Synchronization
 
 /// `[Daemon] IdleExitSec=`: a socket-activated daemon with nothing to do stops by itself, and
 /// the service manager, which keeps the listening socket, starts it again on the next
 /// connection. "Nothing to do" is no open connection, no live activity and no pending timer
 /// (an ended activity waiting for its dismissal keeps the daemon up). Never applies to a
 /// daemon that bound its own socket: nobody would start it again.
-final class IdleExit: @unchecked Sendable {
-    private let lock = NSLock()
-    private var seconds: Double?
+final class IdleExit: Sendable {
+    private let seconds: Mutex<Double?>
+    /// Each change of `after`, so that `wait` sleeps while idle exit is off instead of looking
+    /// every second (DESIGN.md §9: no wake-up while idle).
+    private let changes: AsyncStream<Void>
+    private let changed: AsyncStream<Void>.Continuation
 
-    init(seconds: Double?) { self.seconds = seconds }
+    init(seconds: Double?) {
+        self.seconds = Mutex(seconds)
+        (changes, changed) = AsyncStream.makeStream(bufferingPolicy: .bufferingNewest(1))
+    }
 
     /// The current `IdleExitSec=`; a reload may change it.
     var after: Double? {
-        get { lock.withLock { seconds } }
-        set { lock.withLock { seconds = newValue } }
+        get { seconds.withLock { $0 } }
+        set {
+            seconds.withLock { $0 = newValue }
+            changed.yield()
+        }
     }
 
     /// Returns once `isIdle` has held at every check for `after` seconds; never returns while
-    /// idle exit is off, and returns early only when cancelled. Checks a few times per period
+    /// idle exit is off (it then waits for a change of `after`), and returns early only when
+    /// cancelled. Call it once at a time. Checks a few times per period
     /// (at least once a second), so a connection that opens and closes between two checks may
     /// go unnoticed: the daemon then stops a little early, and the next client starts it again.
     func wait(until isIdle: @Sendable () async -> Bool) async {
@@ -26,7 +37,8 @@ final class IdleExit: @unchecked Sendable {
         while !Task.isCancelled {
             guard let after, after > 0 else {
                 idleSince = nil
-                try? await Task.sleep(for: .seconds(1))
+                var next = changes.makeAsyncIterator()
+                _ = await next.next()
                 continue
             }
             let period = Duration.seconds(after)

@@ -184,6 +184,8 @@ public final class IslandDaemon: Sendable {
             }
         }
         let statusReporter = Task {
+            // STATUS= is for the service manager alone: without one, nothing wakes for it.
+            guard ServiceNotifier.isSupervised else { return }
             while !Task.isCancelled {
                 try? await Task.sleep(for: .seconds(5))
                 ServiceNotifier.status(Self.statusLine(await engine.status()))
