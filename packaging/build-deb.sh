@@ -138,8 +138,13 @@ for dir in "$pkg"/layouts/*/; do
   install -d "$examples/layouts/$app"
   install -m 0644 "$dir"*.json "$examples/layouts/$app/"
 done
+# island-presenter as a Waybar module, ready to paste: the module's clicks and a pill in CSS.
+install -d "$examples/waybar"
+install -m 0644 "$pkg"/waybar/island.jsonc "$pkg"/waybar/island.css "$examples/waybar/"
 cat > "$examples/README" <<'EOF'
-Example apps for Island: desktop entries (manifests) and layouts.
+Example apps for Island: desktop entries (manifests) and layouts; and in waybar/, the island
+as a Waybar module (island.jsonc for the config, island.css for the style; see
+island-presenter(1)).
 
 They are not active. To try them for one user:
 

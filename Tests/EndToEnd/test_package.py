@@ -323,6 +323,7 @@ def test_desktop_entry_and_examples(installed):
     shipped = sorted(os.listdir(os.path.join(REPO, "packaging/layouts")))
     assert sorted(os.listdir(os.path.join(examples, "layouts"))) == shipped
     assert len(os.listdir(os.path.join(examples, "applications"))) == len(shipped)
+    assert sorted(os.listdir(os.path.join(examples, "waybar"))) == sorted(os.listdir(os.path.join(REPO, "packaging/waybar")))
     doc = os.path.join(installed, "usr/share/doc/island")
     assert os.path.isfile(os.path.join(doc, "copyright"))
     assert os.path.isfile(os.path.join(doc, "changelog.Debian.gz"))
