@@ -35,7 +35,9 @@ final class TestDaemon: @unchecked Sendable {
         process = try Spawned(productsDirectory.appendingPathComponent("islandd").path,
                               ["--socket", socket, "--state-dir", root + "/state", "--config", root + "/islandd.conf"],
                               environment: environment, stdout: root + "/islandd.log", stderr: root + "/islandd.log")
-        let deadline = ContinuousClock.now + .seconds(15)
+        // Sanitized builds run several times slower (scripts/sanitize.sh sets ISLAND_SANITIZER).
+        let slowdown = ProcessInfo.processInfo.environment["ISLAND_SANITIZER"] == nil ? 1 : 5
+        let deadline = ContinuousClock.now + .seconds(15 * slowdown)
         while ContinuousClock.now < deadline {
             if let client = try? await VarlinkClient.connect(unixPath: socket) {
                 await client.close()
@@ -43,7 +45,7 @@ final class TestDaemon: @unchecked Sendable {
             }
             try await Task.sleep(for: .milliseconds(20))
         }
-        Issue.record("islandd did not listen within 15 s: \(log)")
+        Issue.record("islandd did not listen within \(15 * slowdown) s: \(log)")
         throw CancellationError()
     }
 
