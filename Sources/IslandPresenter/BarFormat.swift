@@ -9,7 +9,7 @@ public enum BarFormat: String, Sendable, CaseIterable {
     case waybar
     /// i3blocks with `format=json`: an object with `full_text`, `short_text` and
     /// `"markup": "none"`, so a `markup=pango` in the block's configuration cannot make
-    /// producer text markup.
+    /// producer text markup; `"` and `\` are replaced by lookalikes (see `i3blocks(_:)`).
     case i3blocks
     /// eww `deflisten`: the text as a plain string, one line; an empty line hides the widget.
     case eww
@@ -30,7 +30,9 @@ public enum BarFormat: String, Sendable, CaseIterable {
         switch self {
         case .waybar: return Self.serialize(Self.waybar(scene, text: text, maxLength: maxLength))
         case .i3blocks:
-            return Self.serialize(["full_text": .string(text), "short_text": .string(Self.capped(scene.shortText, maxLength)), "markup": "none"])
+            return Self.serialize(["full_text": .string(Self.i3blocks(text)),
+                                   "short_text": .string(Self.i3blocks(Self.capped(scene.shortText, maxLength))),
+                                   "markup": "none"])
         case .eww: return text
         case .polybar: return Self.polybar(text)
         }
@@ -60,6 +62,20 @@ public enum BarFormat: String, Sendable, CaseIterable {
     }
 
     static let zeroWidthSpace: Unicode.Scalar = "\u{200B}"
+
+    /// Text that i3blocks 1.4 passes on as itself. It does not decode a block's JSON strings: it
+    /// takes the bytes up to the first `"` (an escaped quote ends the text there) and escapes
+    /// them again (so `\\` is shown doubled). A string with neither needs no escape, so `"`
+    /// becomes a double prime and `\` a set minus, which look alike and are in DejaVu Sans.
+    public static func i3blocks(_ text: String) -> String {
+        String(String.UnicodeScalarView(text.unicodeScalars.map {
+            switch $0 {
+            case "\"": "\u{2033}"
+            case "\\": "\u{2216}"
+            default: $0
+            }
+        }))
+    }
 
     static func waybar(_ scene: IslandScene, text: String, maxLength: Int) -> JSONObject {
         var classes: [JSON] = [.string(scene.mode.rawValue)]

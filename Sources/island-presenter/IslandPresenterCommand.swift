@@ -165,7 +165,8 @@ struct I3blocks: AsyncParsableCommand {
         discussion: """
             i3blocks writes a persistent block's clicks to its standard input (a JSON object \
             with "button" under format=json): button 1 toggles the island's activity expanded, \
-            2 opens the lock-screen list in a terminal, 3 taps it (see the click mode).
+            2 opens the lock-screen list in a terminal, 3 taps it (see the click mode). i3blocks 1.4 \
+            drops clicks on a running persistent block: bind a key to "click toggle" there.
             """)
     @OptionGroup var options: BarOptions
     func run() async throws {
