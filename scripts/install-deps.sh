@@ -21,6 +21,7 @@ apt_packages=(
   foot             # a real client under the island: the harness's stand-in, and a window to click into
   weston           # a Wayland compositor without wlr-layer-shell, as GNOME is: the overlay must refuse it
   waybar           # the overlay benchmark measures Waybar the same way, as a yardstick
+  polybar i3blocks # the bar modes' end-to-end tests run the real bars (Tests/EndToEnd/test_real_bars.py)
 )
 
 missing=()
