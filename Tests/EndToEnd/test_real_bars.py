@@ -20,6 +20,7 @@ import time
 import pytest
 
 import desktop
+from conftest import descendants, kill_all
 from test_presenter_waybar import island_mode
 
 APP = "org.island.test.Bar"
@@ -185,6 +186,11 @@ class I3blocks:
             if time.monotonic() >= deadline:
                 raise TimeoutError(what + " not shown by i3blocks within %ss" % timeout)
 
+    def stop_blocks(self):
+        """Stops the block's command: i3blocks leaves it running when it quits, and an idle old
+        presenter never learns that its stdout is gone."""
+        kill_all(descendants(self.process.pid))
+
     def click(self, button):
         # As i3bar writes them: one object per line, each after the first led by a comma.
         self.process.stdin.write(b'%s{"name":"island","button":%d,"x":10,"y":10}\n' % (b"," if self.clicks else b"", button))
@@ -214,6 +220,7 @@ I3BLOCKS_MISSING = desktop.why_not("i3blocks")
 @pytest.mark.skipif(bool(I3BLOCKS_MISSING), reason=I3BLOCKS_MISSING or "")
 def test_i3blocks_shows_the_producers_text_as_plain_text():
     session = desktop.UserSession()
+    bar = None
     try:
         bar = i3blocks_session(session)
         hostile = '<i a="b">Coffee</i> & ready\\'
@@ -228,6 +235,8 @@ def test_i3blocks_shows_the_producers_text_as_plain_text():
         print(session.logs_text())
         raise
     finally:
+        if bar:
+            bar.stop_blocks()
         session.close()
 
 
@@ -240,6 +249,7 @@ def test_i3blocks_clicks_reach_the_block_and_toggle_the_island():
         pytest.skip("i3blocks %s drops clicks on a running persistent block (1.5 passes them on)"
                     % ".".join(map(str, i3blocks_version() or ("?",))))
     session = desktop.UserSession()
+    bar = None
     try:
         bar = i3blocks_session(session)
         with session.varlink("org.island.Producer") as producer:
@@ -256,4 +266,6 @@ def test_i3blocks_clicks_reach_the_block_and_toggle_the_island():
         print(session.logs_text())
         raise
     finally:
+        if bar:
+            bar.stop_blocks()
         session.close()
