@@ -148,36 +148,12 @@ func parseObject(_ text: String?, option: String, json: Bool) throws(CLIFailure)
     }
 }
 
-/// Durations like `25m`, `1h30m`, `90s`, `1.5h` or bare seconds (`90`); nil past what a
-/// timer shows (`inf`, `1e300`), which no clock could count down.
+/// A duration given on the command line, read as the configuration reads them (`25m`,
+/// `25min`, `1h30m`, `1h 30min`, `90s`, `1.5h`, or plain seconds); nil when negative or past
+/// what a timer shows (`99999999999h`), which no clock could count down.
 func parseDuration(_ text: String) -> Double? {
-    guard let seconds = parseAnyDuration(text), seconds.isFinite, seconds <= RenderedTimer.maximumSeconds else { return nil }
+    guard let seconds = TimeSpan.seconds(text), seconds >= 0, seconds <= RenderedTimer.maximumSeconds else { return nil }
     return seconds
-}
-
-private func parseAnyDuration(_ text: String) -> Double? {
-    if let seconds = Double(text), seconds >= 0 { return seconds }
-    var total = 0.0
-    var number = ""
-    var sawUnit = false
-    for character in text {
-        if character.isNumber || character == "." {
-            number.append(character)
-        } else {
-            guard let value = Double(number) else { return nil }
-            switch character {
-            case "h": total += value * 3600
-            case "m": total += value * 60
-            case "s": total += value
-            case "d": total += value * 86400
-            default: return nil
-            }
-            number = ""
-            sawUnit = true
-        }
-    }
-    if !number.isEmpty { return nil }
-    return sawUnit ? total : nil
 }
 
 /// `1:05:03` or `4:09`, as a countdown shows it.

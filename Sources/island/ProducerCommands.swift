@@ -88,13 +88,13 @@ struct End: AsyncParsableCommand {
         abstract: "End an activity.",
         discussion: """
             --dismiss says when it leaves the lock screen: `default` (up to 4 hours), `immediate`, \
-            or a number of seconds from now.
+            or a time span from now such as 90 (seconds), 5m or 1h 30min.
             """)
 
     @OptionGroup var global: GlobalOptions
     @Argument(help: "The activity's id.") var id: String
     @Option(help: ArgumentHelp("The final state, a JSON object.", valueName: "json")) var state: String?
-    @Option(help: ArgumentHelp("default, immediate, or seconds from now.", valueName: "policy")) var dismiss: String = "default"
+    @Option(help: ArgumentHelp("default, immediate, or a time span from now.", valueName: "policy")) var dismiss: String = "default"
 
     func policy() throws(CLIFailure) -> ActivityUIDismissalPolicy {
         switch dismiss {
@@ -102,7 +102,7 @@ struct End: AsyncParsableCommand {
         case "immediate": return .immediate
         default:
             guard let seconds = parseDuration(dismiss) else {
-                throw CLIFailure.usage("--dismiss must be default, immediate or a number of seconds, not \(dismiss)", json: global.json)
+                throw CLIFailure.usage("--dismiss must be default, immediate or a time span from now (90, 5m, 1h 30min), not \(dismiss)", json: global.json)
             }
             return .after(Date(timeIntervalSinceNow: seconds))
         }

@@ -19,14 +19,14 @@ struct TimerCommand: AsyncParsableCommand {
             """)
 
     @OptionGroup var global: GlobalOptions
-    @Argument(help: "How long, e.g. 25m.") var duration: String
+    @Argument(help: "How long, e.g. 25m or 1h 30min.") var duration: String
     @Argument(help: "What the timer is for.") var title: String = "Timer"
 
     enum Input: Sendable { case tick, toggle, interrupt }
 
     func run() async throws {
         guard let seconds = parseDuration(duration), seconds > 0 else {
-            throw CLIFailure.usage("DURATION must be like 25m, 1h30m, 90s or 90, not \(duration)", json: global.json)
+            throw CLIFailure.usage("DURATION must be a time span like 25m, 1h 30min, 90s or 90, not \(duration)", json: global.json)
         }
         let connection = global.producer(reconnectTimeout: .seconds(2))
         var endsAt = now + seconds

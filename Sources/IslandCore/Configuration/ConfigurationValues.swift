@@ -47,7 +47,7 @@ extension IslandConfiguration {
             try check(value, minimum: nil)
             return .number(value)
         case .duration(let allowsZero):
-            guard let value = timeSpan(text) else {
+            guard let value = TimeSpan.seconds(text) else {
                 throw ValueProblem(reason: "expected a time span such as 30s, 5min, 8h or 1h 30min (a plain number is seconds)")
             }
             try check(value, minimum: allowsZero ? 0 : nil)
