@@ -113,6 +113,7 @@ let package = Package(
             dependencies: [
                 "IslandCore", "IslandStore", "IslandJSON", "IslandPaths", "IslandProtocol", "Varlink", "Systemd",
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
                 .product(name: "DequeModule", package: "swift-collections"),
                 .product(name: "OrderedCollections", package: "swift-collections"),
@@ -207,7 +208,12 @@ let package = Package(
         ),
         .testTarget(
             name: "IslandDaemonTests",
-            dependencies: ["IslandDaemon", "IslandCore", "IslandJSON", "Varlink", .product(name: "NIOPosix", package: "swift-nio")]
+            dependencies: [
+                "IslandDaemon", "IslandCore", "IslandJSON", "Varlink",
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "ServiceLifecycleTestKit", package: "swift-service-lifecycle"),
+            ]
         ),
         .testTarget(
             name: "SystemdTests",

@@ -1,10 +1,10 @@
 import Foundation
 import IslandCore
-import IslandPaths
 import IslandJSON
 import IslandStore
 import Logging
 import NIOPosix
+import ServiceLifecycle
 import Systemd
 import UnixSignals
 import Varlink
@@ -47,19 +47,25 @@ public final class IslandDaemon: Sendable {
         self.logger = logger
     }
 
-    /// Runs until SIGTERM or SIGINT. Reports READY=1 only once the store is restored and
-    /// the socket is served, so clients that connected early (socket activation) are
-    /// answered from the restored state.
+    /// Runs until SIGTERM or SIGINT, or, when socket activated, until idle for `IdleExitSec=`.
+    /// Restores everything a client is answered from (configuration, store, engine), then runs
+    /// the process as a `ServiceGroup`, as hummingbird's `Application` does: the socket, the
+    /// SIGHUP reload, and what a service manager asked for (watchdog, status, idle exit).
+    /// READY=1 comes once the socket is served from the restored state, so clients that
+    /// connected early (socket activation) are answered from it; the store closes once the
+    /// group has stopped, after the socket drained.
     public func run() async throws {
         // First, before the store and the socket take descriptors of their own.
         let descriptors = DescriptorLimit.raise()
+        // Before any other thread runs: taking them clears LISTEN_* with unsetenv(3).
+        let inherited = SocketActivation.takeListenedSockets()
         let configuration: IslandConfiguration
         do {
             configuration = try ConfigurationLoader.load(mainFile: options.paths.configurationFile)
         } catch {
             throw StartError.configuration("\(error)")
         }
-        let registry = AppRegistry.scan(dataDirectories: options.paths.dataDirectories)
+        let registry = SharedValue(AppRegistry.scan(dataDirectories: options.paths.dataDirectories))
 
         let store: IslandStore
         let stored: StoredState
@@ -77,6 +83,11 @@ public final class IslandDaemon: Sendable {
             logger.warning("skipped damaged records in the state database", metadata: ["ids": "\(stored.damaged)"])
         }
         let writer = StoreWriter(store: store)
+        defer {
+            // Everything acknowledged is already committed; this drains what is in flight.
+            writer.close()
+            try? store.close()
+        }
         let clock: @Sendable () -> Double = { Date().timeIntervalSince1970 }
         let manager = StateRestorer.manager(from: stored, limits: configuration.limits, now: clock(), logger: logger)
         do {
@@ -90,156 +101,70 @@ public final class IslandDaemon: Sendable {
         // thread that read it, and only commits (on the store's thread) leave it.
         // It lives as long as the process: timers and commits may still reach it while stopping.
         let loop = MultiThreadedEventLoopGroup(numberOfThreads: 1)
-        let engine = IslandEngine(manager: manager, registry: registry, layouts: StateRestorer.layouts(from: stored, logger: logger),
-                                  scope: options.scope,
+        let engine = IslandEngine(manager: manager, registry: registry.value,
+                                  layouts: StateRestorer.layouts(from: stored, logger: logger), scope: options.scope,
                                   store: writer, loop: loop.next(), clock: clock, logger: logger)
         await engine.start(installedLayouts: InstalledLayouts.scan(dataDirectories: options.paths.dataDirectories, logger: logger))
 
-        var serverConfiguration = VarlinkServer.Configuration()
-        if let value = configuration.daemon.maxConnections { serverConfiguration.maximumConnections = value }
-        if let value = configuration.daemon.maxConnectionsPerUser { serverConfiguration.maximumConnectionsPerUser = value }
-        Self.fitConnectionLimits(&serverConfiguration, descriptors: descriptors, logger: logger)
-        if let value = configuration.daemon.maxMessageSize { serverConfiguration.maximumMessageSize = value }
-        serverConfiguration.socketMode = options.scope == .user ? 0o600 : 0o660
-
         let scope = options.scope
-        let dataDirectories = options.paths.dataDirectories
-        let registryBox = RegistryBox(registry)
         let sandboxAllowance = SandboxAllowance(configuration.daemon)
+        let idleExit = IdleExit(seconds: configuration.daemon.idleExit)
+        let reloader = Reloader(mainFile: options.paths.configurationFile, dataDirectories: options.paths.dataDirectories,
+                                registry: registry, idleExit: idleExit, sandboxAllowance: sandboxAllowance,
+                                engine: engine, logger: logger)
+        let socket = SharedValue<SocketService?>(nil)
         var interfaces = RoleInterfaces(
             engine: engine,
-            roles: RoleBinder(scope: scope, resolver: { IdentityResolver(scope: scope, registry: registryBox.value) },
+            roles: RoleBinder(scope: scope, resolver: { IdentityResolver(scope: scope, registry: registry.value) },
                               presenterGroup: Self.groupID(named: "island"), sandboxAllowance: sandboxAllowance),
             scope: scope, version: options.version)
-        // However many connections apps hold, presenters and admins get in (DESIGN.md §4).
-        serverConfiguration.reservedInterfaces = ["org.island.Presenter", "org.island.Admin"]
-        serverConfiguration.mayUseReserve = { [roles = interfaces.roles] peer in roles.mayPresentOrAdminister(peer) }
-        let serverBox = ServerBox()
-        let mainFile = options.paths.configurationFile
-        let logger = self.logger
-        let idleExit = IdleExit(seconds: configuration.daemon.idleExit)
-        let reload: @Sendable () async throws(VarlinkError) -> Void = { () async throws(VarlinkError) in
-            ServiceNotifier.reloading()
-            defer { ServiceNotifier.ready(status: "Reloaded") }
-            let configuration: IslandConfiguration
-            do {
-                configuration = try ConfigurationLoader.load(mainFile: mainFile)
-            } catch {
-                logger.error("reload refused: the configuration is invalid; keeping the running one", metadata: ["error": "\(error)"])
-                if let error = error as? ConfigurationError {
-                    throw VarlinkError("org.island.InvalidConfiguration", [
-                        "path": .string(error.path), "line": .int(error.line), "message": .string(error.message),
-                    ])
-                }
-                throw VarlinkError("org.island.InvalidConfiguration", ["path": .string(mainFile), "line": 0, "message": .string("\(error)")])
-            }
-            idleExit.after = configuration.daemon.idleExit
-            sandboxAllowance.update(configuration.daemon)
-            let registry = AppRegistry.scan(dataDirectories: dataDirectories)
-            registryBox.value = registry
-            await engine.reload(registry: registry,
-                                installedLayouts: InstalledLayouts.scan(dataDirectories: dataDirectories, logger: logger),
-                                limits: configuration.limits)
-            logger.info("reloaded configuration and manifests", metadata: ["apps": "\(registry.manifests.count)"])
-        }
-        interfaces.reload = reload
-        interfaces.connectionCount = { serverBox.server?.connectionCount ?? 0 }
-
+        interfaces.reload = reloader.reload
+        interfaces.connectionCount = { socket.value?.connectionCount ?? 0 }
         let service = VarlinkService(
             info: VarlinkServiceInfo(vendor: "Island", product: "islandd", version: options.version,
                                      url: "https://github.com/island-linux/island"),
             implementations: interfaces.implementations, canonicalTextOf: Wire.stateTextPath, logger: logger)
-        let server = VarlinkServer(service: service, configuration: serverConfiguration, group: loop, logger: logger)
-        serverBox.server = server
 
-        let inherited = SocketActivation.takeListenedSockets()
-        do {
-            if inherited.isEmpty {
-                try Self.prepareSocketDirectory(for: options.paths, scope: options.scope)
-                try await server.bind(unixPath: options.paths.socket)
-                if options.scope == .system {
-                    Self.giveSocketToPresenterGroup(options.paths.socket, group: Self.groupID(named: "island"), logger: logger)
-                }
-            } else {
-                for socket in inherited { try await server.adopt(listeningSocket: socket.fd) }
-            }
-        } catch {
-            throw StartError.socket("\(options.paths.socket): \(error)")
-        }
+        let logger = self.logger
+        let stateDirectory = options.paths.stateDirectory
+        let source: SocketService.Source = inherited.isEmpty
+            ? .path(options.paths, scope) : .inherited(inherited, path: options.paths.socket)
+        let served = SocketService(
+            service: service, settings: configuration.daemon, scope: scope, descriptors: descriptors,
+            mayUseReserve: { [roles = interfaces.roles] peer in roles.mayPresentOrAdminister(peer) },
+            loop: loop, source: source,
+            ready: {
+                let status = await engine.status()
+                logger.info("ready", metadata: [
+                    "socket": "\(source.isInherited ? "socket-activated" : source.path)",
+                    "state": "\(stateDirectory)", "activities": "\(status["activities"] ?? 0)",
+                ])
+                ServiceNotifier.ready(status: Self.statusLine(status))
+            },
+            logger: logger)
+        socket.value = served
 
-        let status = await engine.status()
-        logger.info("ready", metadata: [
-            "socket": "\(inherited.isEmpty ? options.paths.socket : "socket-activated")",
-            "state": "\(options.paths.stateDirectory)", "activities": "\(status["activities"] ?? 0)",
-        ])
-        // Trapped before READY=1, so a SIGTERM right after it stops the daemon gracefully.
-        let signalSequence = await UnixSignalsSequence(trapping: .sigterm, .sigint, .sighup)
-        ServiceNotifier.ready(status: Self.statusLine(status))
-
-        let watchdog = Task {
-            guard let interval = ServiceNotifier.watchdogInterval else { return }
-            while !Task.isCancelled {
-                ServiceNotifier.watchdog()
-                try? await Task.sleep(for: interval / 2)
-            }
+        // Trapped before the group starts, since READY=1 promises that SIGHUP reloads. The
+        // group traps SIGTERM and SIGINT itself before it starts any service, so before READY=1.
+        let hangups = await UnixSignalsSequence(trapping: .sighup)
+        // The group stops its services in reverse: the watchdog pings until the socket drained.
+        var services: [ServiceGroupConfiguration.ServiceConfiguration] = []
+        if let interval = ServiceNotifier.watchdogInterval {
+            services.append(.init(service: WatchdogPings(interval: interval)))
         }
-        let statusReporter = Task {
-            // STATUS= is for the service manager alone: without one, nothing wakes for it.
-            guard ServiceNotifier.isSupervised else { return }
-            while !Task.isCancelled {
-                try? await Task.sleep(for: .seconds(5))
-                ServiceNotifier.status(Self.statusLine(await engine.status()))
-            }
+        services.append(.init(service: served))
+        services.append(.init(service: HangupReloads(hangups: hangups, reloader: reloader)))
+        if ServiceNotifier.isSupervised {
+            services.append(.init(service: StatusReports(period: .seconds(5), status: { Self.statusLine(await engine.status()) })))
         }
-
-        // Stop on SIGTERM or SIGINT, or, when socket activated, once idle for IdleExitSec=.
-        let (stopRequests, requestStop) = AsyncStream.makeStream(of: String.self)
-        let signals = Task {
-            for await signal in signalSequence {
-                if signal == .sighup {
-                    try? await reload()
-                    continue
-                }
-                requestStop.yield("signal \(signal)")
-                return
-            }
+        if !inherited.isEmpty {
+            // Never for a socket the daemon bound itself: nobody would start it again.
+            let idle = IdleExitService(idleExit: idleExit, isIdle: { served.connectionCount == 0 ? await engine.isIdle : false },
+                                       logger: logger)
+            services.append(.init(service: idle, successTerminationBehavior: .gracefullyShutdownGroup))
         }
-        let idleWatch = Task {
-            guard !inherited.isEmpty else { return }
-            await idleExit.wait(until: { server.connectionCount == 0 ? await engine.isIdle : false })
-            if !Task.isCancelled { requestStop.yield("idle for IdleExitSec=\(idleExit.after ?? 0)s") }
-        }
-        var reason = "end of signals"
-        for await request in stopRequests {
-            reason = request
-            break
-        }
-
-        logger.info("stopping", metadata: ["reason": "\(reason)"])
-        ServiceNotifier.stopping()
-        signals.cancel()
-        idleWatch.cancel()
-        watchdog.cancel()
-        statusReporter.cancel()
-        await server.shutdown()
-        // Everything acknowledged is already committed; this drains what is in flight.
-        writer.close()
-        try? store.close()
-    }
-
-    /// Keeps the connection limits below the descriptors the daemon has, saying so when that
-    /// lowers what is configured.
-    static func fitConnectionLimits(_ configuration: inout VarlinkServer.Configuration, descriptors: Int, logger: Logger) {
-        let fitted = DescriptorLimit.connectionLimits(
-            total: configuration.maximumConnections, perUser: configuration.maximumConnectionsPerUser,
-            reserve: configuration.reservedConnections, descriptors: descriptors)
-        if fitted != (configuration.maximumConnections, configuration.maximumConnectionsPerUser) {
-            logger.warning("connection limits lowered to fit the descriptor limit (LimitNOFILE=)", metadata: [
-                "descriptors": "\(descriptors)", "max_connections": "\(fitted.total)",
-                "max_connections_per_user": "\(fitted.perUser)",
-            ])
-        }
-        (configuration.maximumConnections, configuration.maximumConnectionsPerUser) = fitted
+        let group = ServiceGroup(configuration: .init(services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
+        try await group.run()
     }
 
     static func statusLine(_ status: JSONObject) -> String {
@@ -249,70 +174,8 @@ public final class IslandDaemon: Sendable {
         return "\(live) live activities, \(producers) producers, \(presenters) presenters"
     }
 
-    /// Makes the socket's directory when it is missing, and refuses one that another user
-    /// controls: whoever can write to it (or to a directory above it) can replace the socket
-    /// with their own and receive every client's calls.
-    static func prepareSocketDirectory(for paths: DaemonPaths, scope: DaemonScope) throws {
-        let uid = getuid()
-        if let runtime = paths.runtimeDirectory {
-            guard FileManager.default.fileExists(atPath: runtime) else {
-                throw PrivateDirectory.Refusal(path: runtime, reason: """
-                    the runtime directory does not exist ($XDG_RUNTIME_DIR is unset and pam_systemd \
-                    made no /run/user/\(uid)); start islandd from a login session or pass --socket
-                    """)
-            }
-            try PrivateDirectory.checkRuntimeDirectory(runtime, uid: uid)
-        }
-        let socket = paths.socket.hasPrefix("/") ? paths.socket : FileManager.default.currentDirectoryPath + "/" + paths.socket
-        let directory = (socket as NSString).deletingLastPathComponent
-        // Checked before anything is made in it, and again once made.
-        var existing = directory
-        while existing.count > 1 && !FileManager.default.fileExists(atPath: existing) {
-            existing = (existing as NSString).deletingLastPathComponent
-        }
-        try PrivateDirectory.checkTree(existing, uid: uid)
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true,
-                                                attributes: [.posixPermissions: scope == .user ? 0o700 : 0o755])
-        try PrivateDirectory.checkTree(directory, uid: uid)
-    }
-
-    /// Gives the system socket to the `island` group, as the unit's `SocketGroup=island` does
-    /// under socket activation, so presenters in that group can connect (mode 0660).
-    static func giveSocketToPresenterGroup(_ socket: String, group: UInt32?, logger: Logger) {
-        guard let group else {
-            logger.warning("no group 'island': only root can connect to the system socket", metadata: ["socket": "\(socket)"])
-            return
-        }
-        if chown(socket, uid_t.max, group) != 0 {
-            logger.warning("cannot give the socket to group 'island'", metadata: [
-                "socket": "\(socket)", "error": "\(String(cString: strerror(errno)))",
-            ])
-        }
-    }
-
     static func groupID(named name: String) -> UInt32? {
         guard let group = getgrnam(name) else { return nil }
         return group.pointee.gr_gid
-    }
-}
-
-/// The app registry, replaced on reload and read by every identity check.
-final class RegistryBox: @unchecked Sendable {
-    private let lock = NSLock()
-    private var registry: AppRegistry
-    init(_ registry: AppRegistry) { self.registry = registry }
-    var value: AppRegistry {
-        get { lock.withLock { registry } }
-        set { lock.withLock { registry = newValue } }
-    }
-}
-
-/// The server, known only after the interfaces that report its connection count exist.
-final class ServerBox: @unchecked Sendable {
-    private let lock = NSLock()
-    private var stored: VarlinkServer?
-    var server: VarlinkServer? {
-        get { lock.withLock { stored } }
-        set { lock.withLock { stored = newValue } }
     }
 }

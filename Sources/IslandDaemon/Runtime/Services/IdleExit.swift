@@ -1,4 +1,5 @@
-import Foundation
+import Logging
+import ServiceLifecycle
 import Synchronization
 
 /// `[Daemon] IdleExitSec=`: a socket-activated daemon with nothing to do stops by itself, and
@@ -52,6 +53,20 @@ final class IdleExit: Sendable {
             }
             try? await Task.sleep(for: min(period / 4, .seconds(1)))
         }
+    }
+}
+
+/// Idle exit as a service of the group, which runs it only when socket activated: when it
+/// returns of itself, the group shuts down gracefully.
+struct IdleExitService: Service {
+    let idleExit: IdleExit
+    let isIdle: @Sendable () async -> Bool
+    let logger: Logger
+
+    func run() async {
+        await cancelWhenGracefulShutdown { await idleExit.wait(until: isIdle) }
+        guard !Task.isCancelled, !Task.isShuttingDownGracefully else { return }
+        logger.info("idle for IdleExitSec=\(idleExit.after ?? 0)s: stopping")
     }
 }
 

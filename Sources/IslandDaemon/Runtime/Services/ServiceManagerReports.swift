@@ -1,0 +1,33 @@
+import ServiceLifecycle
+import Systemd
+
+/// WATCHDOG=1 at half the interval the service manager asked for (`WatchdogSec=`). The group
+/// runs it only when a watchdog is configured, and stops it last, after the socket drained.
+struct WatchdogPings: Service {
+    let interval: Duration
+
+    func run() async {
+        try? await cancelWhenGracefulShutdown {
+            while true {
+                ServiceNotifier.watchdog()
+                try await Task.sleep(for: interval / 2)
+            }
+        }
+    }
+}
+
+/// STATUS= every few seconds, for `systemctl status`. The group runs it only under a service
+/// manager: without one, nothing wakes for it (DESIGN.md §9, no wake-up while idle).
+struct StatusReports: Service {
+    let period: Duration
+    let status: @Sendable () async -> String
+
+    func run() async {
+        try? await cancelWhenGracefulShutdown {
+            while true {
+                try await Task.sleep(for: period)
+                ServiceNotifier.status(await status())
+            }
+        }
+    }
+}
