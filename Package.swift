@@ -43,6 +43,8 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
         .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.10.0"),
         .package(url: "https://github.com/hummingbird-project/swift-mustache.git", from: "2.1.1"),
+        .package(url: "https://github.com/swiftlang/swift-subprocess.git", from: "1.0.2"),
+        .package(url: "https://github.com/apple/swift-system.git", from: "1.5.0"),
     ],
     targets: [
         // The wire contract as data: every .varlink file is embedded byte for byte, so
@@ -153,8 +155,15 @@ let package = Package(
             ]
         ),
         .testTarget(name: "IslandKitTests", dependencies: ["IslandKit", "IslandJSON", "Varlink", "ProcessTesting"]),
-        // Starting real binaries from tests: posix_spawn without inherited descriptors.
-        .target(name: "ProcessTesting", path: "Tests/ProcessTesting"),
+        // Starting real binaries from tests, scoped: swift-subprocess, without inherited descriptors.
+        .target(
+            name: "ProcessTesting",
+            dependencies: [
+                .product(name: "Subprocess", package: "swift-subprocess"),
+                .product(name: "SystemPackage", package: "swift-system"),
+            ],
+            path: "Tests/ProcessTesting"
+        ),
         // The presenter: model, bar formats, SVG and terminal drawing, all testable; the
         // executable is a thin main.
         .target(name: "IslandPresenter", dependencies: ["Varlink", "IslandCore", "IslandJSON"]),

@@ -15,24 +15,24 @@ import Testing
         // The activator passes on only what -E names: the sanitizer options too, under
         // scripts/sanitize.sh, so the service's reports land where the script looks for them.
         let passed = ["NOTIFY_SOCKET"] + ["ASAN_OPTIONS", "LSAN_OPTIONS", "TSAN_OPTIONS", "SWIFT_BACKTRACE"].filter { environment[$0] != nil }
-        let activator = try Harness.Background(
+        try await Harness.withBackground(
             "/usr/bin/env",
             ["systemd-socket-activate", "-l", socket, "--fdname=varlink"] + passed.flatMap { ["-E", $0] } + [Harness.product("varlink-certification")],
-            environment: environment, log: dir + "/activate.log")
-        defer { activator.stop() }
-        try await Harness.waitForSocket(socket)
+            environment: environment, log: dir + "/activate.log") { activator in
+            try await Harness.waitForSocket(socket)
 
-        // The first connection starts the service, which must then answer on the inherited socket.
-        let client = try await Harness.run(Harness.product("varlink-certification"), ["--client", "--varlink=unix:\(socket)"])
-        #expect(client.output.contains("Certification passed"), "\(client.output)\n\(client.error)\n\(activator.output)")
+            // The first connection starts the service, which must then answer on the inherited socket.
+            let client = try await Harness.run(Harness.product("varlink-certification"), ["--client", "--varlink=unix:\(socket)"])
+            #expect(client.output.contains("Certification passed"), "\(client.output)\n\(client.error)\n\(activator.output)")
 
-        let messages = try notify.receive(until: { $0.contains("READY=1") })
-        #expect(messages.contains { $0.contains("READY=1") && $0.contains("STATUS=") }, "\(messages)")
+            let messages = try notify.receive(until: { $0.contains("READY=1") })
+            #expect(messages.contains { $0.contains("READY=1") && $0.contains("STATUS=") }, "\(messages)")
 
-        activator.stop()
-        let stopping = try notify.receive(until: { $0.contains("STOPPING=1") })
-        #expect(stopping.contains { $0.contains("STOPPING=1") }, "\(stopping)")
-        #expect(activator.output.contains("Listening on the activated socket"), "\(activator.output)")
+            await activator.stop()
+            let stopping = try notify.receive(until: { $0.contains("STOPPING=1") })
+            #expect(stopping.contains { $0.contains("STOPPING=1") }, "\(stopping)")
+            #expect(activator.output.contains("Listening on the activated socket"), "\(activator.output)")
+        }
     }
 }
 

@@ -4,8 +4,6 @@ import Testing
 
 /// Finds and runs the package's executables and the reference Python implementation.
 enum Harness {
-    /// The directory holding the built products, next to the running test bundle.
-
     static func product(_ name: String) -> String { productsDirectory.appendingPathComponent(name).path }
 
     /// The directory of the installed reference `varlink` Python package's tests.
@@ -27,41 +25,38 @@ enum Harness {
         var error: String
     }
 
-    /// Runs a command to completion, killing it if it outlives `timeout`. Output goes through
-    /// files, so a chatty child can never block on a full pipe.
+    /// Runs a command to completion, killing it if it outlives `timeout`.
     @discardableResult
     static func run(_ executable: String, _ arguments: [String], environment: [String: String]? = nil,
                     timeout: Duration = .seconds(60)) async throws -> Result {
         let dir = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
-        let child = try Spawned(executable, arguments, environment: environment, stdout: dir + "/out", stderr: dir + "/err")
-        let status = try await child.wait(timeout: timeout)
+        let status = try await runToCompletion(executable, arguments, environment: environment,
+                                               stdout: dir + "/out", stderr: dir + "/err", timeout: timeout)
         return Result(status: status,
                       output: (try? String(contentsOfFile: dir + "/out", encoding: .utf8)) ?? "",
                       error: (try? String(contentsOfFile: dir + "/err", encoding: .utf8)) ?? "")
     }
 
-    /// A process started in the background and stopped (by its PID) when the test is done.
-    final class Background {
-        let child: Spawned
+    /// A process started in the background for one test, its output in `log`.
+    struct Background: Sendable {
+        let process: BackgroundProcess
         let log: String
 
-        init(_ executable: String, _ arguments: [String], environment: [String: String]? = nil, log: String) throws {
-            self.log = log
-            child = try Spawned(executable, arguments, environment: environment, stdout: log, stderr: log)
-        }
-
-        var pid: pid_t { child.pid }
         var output: String { (try? String(contentsOfFile: log, encoding: .utf8)) ?? "" }
 
-        /// SIGTERM, then SIGKILL if it has not exited within five seconds.
-        func stop() {
-            child.terminate()
-        }
-
-        deinit { stop() }
+        /// SIGTERM, then SIGKILL if it has not exited within five seconds; waits for the exit.
+        func stop() async { await process.stop() }
     }
 
+    /// Runs `body` with a process started in the background, and stops it afterwards
+    /// (awaited), whether `body` returned or threw.
+    static func withBackground<T>(_ executable: String, _ arguments: [String], environment: [String: String]? = nil,
+                                  log: String, _ body: (Background) async throws -> T) async throws -> T {
+        try await withBackgroundProcess(executable, arguments, environment: environment, stdout: log, stderr: log) { process in
+            try await body(Background(process: process, log: log))
+        }
+    }
 
     /// Waits until `path` exists as a socket (a server is listening), or fails the test.
     static func waitForSocket(_ path: String, timeout: Duration = .seconds(10)) async throws {

@@ -6,18 +6,39 @@ import Testing
 import Synchronization
 import Varlink
 
-/// The real islandd on a temporary socket, state directory and XDG_DATA_HOME with a manifest
-/// for the test app; restartable on the same socket and state.
-final class TestDaemon: @unchecked Sendable {
-    static let app = "org.example.KitTest"
+/// Runs `body` with the real islandd on a temporary socket, state directory and XDG_DATA_HOME
+/// with a manifest for the test app; stops the daemon and removes its files afterwards
+/// (awaited), whether `body` returned or threw.
+func withDaemon<T>(_ body: (TestDaemon) async throws -> T) async throws -> T {
+    let daemon = try TestDaemon()
+    defer { try? FileManager.default.removeItem(atPath: daemon.root) }
+    do {
+        try await daemon.start()
+        let result = try await body(daemon)
+        await daemon.stop()
+        return result
+    } catch {
+        await daemon.stop()
+        throw error
+    }
+}
 
-    /// The directory of the built products, next to the running test bundle.
+/// `withDaemon` with a connection for the test app, closed before the daemon stops.
+func withDaemonConnection<T>(_ body: (TestDaemon, IslandConnection) async throws -> T) async throws -> T {
+    try await withDaemon { daemon in
+        try await daemon.withConnection { connection in try await body(daemon, connection) }
+    }
+}
+
+/// The daemon of `withDaemon`; restartable on the same socket and state.
+final class TestDaemon {
+    static let app = "org.example.KitTest"
 
     let root: String
     var socket: String { root + "/s.sock" }
-    private var process: Spawned?
+    private var process: BackgroundProcess?
 
-    init() throws {
+    fileprivate init() throws {
         // Short: socket paths are limited to 107 bytes.
         root = "/tmp/island-kit-\(UUID().uuidString.prefix(8))"
         let applications = root + "/share/applications"
@@ -27,14 +48,16 @@ final class TestDaemon: @unchecked Sendable {
         try "".write(toFile: root + "/islandd.conf", atomically: true, encoding: .utf8)
     }
 
+    /// Starts islandd and waits until it listens.
     func start() async throws {
         var environment = ProcessInfo.processInfo.environment
         for key in ["NOTIFY_SOCKET", "LISTEN_FDS", "LISTEN_PID", "JOURNAL_STREAM"] { environment[key] = nil }
         environment["XDG_DATA_HOME"] = root + "/share"
         environment["XDG_DATA_DIRS"] = root + "/none"
-        process = try Spawned(productsDirectory.appendingPathComponent("islandd").path,
-                              ["--socket", socket, "--state-dir", root + "/state", "--config", root + "/islandd.conf"],
-                              environment: environment, stdout: root + "/islandd.log", stderr: root + "/islandd.log")
+        process = try await BackgroundProcess(
+            productsDirectory.appendingPathComponent("islandd").path,
+            ["--socket", socket, "--state-dir", root + "/state", "--config", root + "/islandd.conf"],
+            environment: environment, stdout: root + "/islandd.log", stderr: root + "/islandd.log")
         // Sanitized builds run several times slower (scripts/sanitize.sh sets ISLAND_SANITIZER).
         let slowdown = ProcessInfo.processInfo.environment["ISLAND_SANITIZER"] == nil ? 1 : 5
         let deadline = ContinuousClock.now + .seconds(15 * slowdown)
@@ -49,10 +72,12 @@ final class TestDaemon: @unchecked Sendable {
         throw CancellationError()
     }
 
-    /// SIGTERM and wait (SIGKILL after five seconds).
-    func stop() {
-        process?.terminate()
-        process = nil
+    /// SIGTERM, SIGKILL after five seconds; waits for the exit, which must be the graceful one.
+    func stop() async {
+        guard let process else { return }
+        self.process = nil
+        let status = await process.stop()
+        #expect(status == 0, "islandd did not stop gracefully on SIGTERM (\(status.map(String.init) ?? "no status")): \(log)")
     }
 
     var log: String { (try? String(contentsOfFile: root + "/islandd.log", encoding: .utf8)) ?? "" }
@@ -61,19 +86,32 @@ final class TestDaemon: @unchecked Sendable {
         IslandKit.Configuration(appID: app, socketPath: socket, reconnectTimeout: .seconds(15))
     }
 
+    /// Runs `body` with a connection for `app`, closed afterwards (awaited), whether `body`
+    /// returned or threw.
+    func withConnection<T>(app: String? = TestDaemon.app, _ body: (IslandConnection) async throws -> T) async throws -> T {
+        let connection = IslandConnection(configuration: configuration(app: app))
+        do {
+            let result = try await body(connection)
+            await connection.close()
+            return result
+        } catch {
+            await connection.close()
+            throw error
+        }
+    }
+
     func admin(_ method: String, _ parameters: JSONObject = [:]) async throws -> JSONObject {
         let client = try await VarlinkClient.connect(unixPath: socket)
-        defer { Task { await client.close() } }
-        return try await client.call("org.island.Admin." + method, parameters)
-    }
-
-    deinit {
-        stop()
-        try? FileManager.default.removeItem(atPath: root)
+        do {
+            let reply = try await client.call("org.island.Admin." + method, parameters)
+            await client.close()
+            return reply
+        } catch {
+            await client.close()
+            throw error
+        }
     }
 }
-
-
 
 /// One `for await` loop over a stream, running in a task of its own, that records every
 /// element; tests wait (with a deadline) for the element they expect.

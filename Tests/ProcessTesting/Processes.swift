@@ -1,0 +1,114 @@
+import Foundation
+import Subprocess
+import SystemPackage
+import Testing
+
+/// Where the package's built products are: next to the running test bundle.
+public let productsDirectory: URL = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()
+
+// Processes are started with swift-subprocess: it closes every descriptor but the standard
+// three in the child (SwiftNIO accepts connections without close-on-exec, so a child would
+// otherwise hold the server side of other tests' connections open), and it waits on a pidfd
+// instead of reaping as Foundation's Process does, which hangs when several tests start
+// processes at once. Output goes to files, so a chatty child never blocks on a full pipe.
+
+/// Runs a command to completion; its exit status (128 + N when killed by signal N). A process
+/// that outlives `timeout` is killed, and the test records an issue.
+public func runToCompletion(_ executable: String, _ arguments: [String], environment: [String: String]? = nil,
+                            stdout: String, stderr: String, timeout: Duration) async throws -> Int32 {
+    try await withThrowingTaskGroup(of: Int32?.self) { group in
+        // Cancelled, it is killed at once: no teardown step comes before the final SIGKILL.
+        group.addTask { try await launch(executable, arguments, environment: environment, stdout: stdout, stderr: stderr, teardown: []) }
+        group.addTask {
+            try await Task.sleep(for: timeout)
+            return nil
+        }
+        if let first = try await group.next(), let status = first {
+            group.cancelAll()
+            return status
+        }
+        Issue.record("\(executable) outlived \(timeout) and was killed")
+        group.cancelAll()
+        while let result = try await group.next() {
+            if let status = result { return status }
+        }
+        preconditionFailure("the process's task ended without a status")
+    }
+}
+
+/// A process started in the background and stopped by `stop()`, which waits until it has
+/// exited. Whoever starts one must stop it; `withBackgroundProcess` always does.
+public final class BackgroundProcess: Sendable {
+    private let exit: Task<Int32, any Error>
+
+    /// Returns once the process runs; throws when it cannot be started.
+    public init(_ executable: String, _ arguments: [String], environment: [String: String]?,
+                     stdout: String, stderr: String) async throws {
+        let (spawned, announce) = AsyncStream.makeStream(of: Void.self)
+        exit = Task {
+            defer { announce.finish() }
+            return try await launch(executable, arguments, environment: environment, stdout: stdout, stderr: stderr,
+                                    teardown: [.gracefulShutDown(allowedDurationToNextStep: .seconds(5))],
+                                    onSpawn: { announce.yield() })
+        }
+        for await _ in spawned { return }
+        // Never spawned: the task's error says why.
+        _ = try await exit.value
+    }
+
+    /// SIGTERM, then SIGKILL after five seconds; waits for the exit and returns its status
+    /// (128 + N when killed by signal N). Stopping again returns the same status.
+    @discardableResult
+    public func stop() async -> Int32? {
+        exit.cancel()
+        return try? await exit.value
+    }
+}
+
+/// Runs `body` with a process started in the background, and stops it afterwards (awaited),
+/// whether `body` returned or threw.
+public func withBackgroundProcess<T>(_ executable: String, _ arguments: [String], environment: [String: String]? = nil,
+                                     stdout: String, stderr: String,
+                                     _ body: (BackgroundProcess) async throws -> T) async throws -> T {
+    let process = try await BackgroundProcess(executable, arguments, environment: environment, stdout: stdout, stderr: stderr)
+    do {
+        let result = try await body(process)
+        await process.stop()
+        return result
+    } catch {
+        await process.stop()
+        throw error
+    }
+}
+
+/// Starts the process with standard input from /dev/null and its output appended to files,
+/// and waits for its exit; when the calling task is cancelled, `teardown` and then SIGKILL
+/// end it.
+private func launch(_ executable: String, _ arguments: [String], environment: [String: String]?, stdout: String, stderr: String,
+                    teardown: [TeardownStep], onSpawn: @Sendable () -> Void = {}) async throws -> Int32 {
+    func append(_ path: String) throws -> FileDescriptor {
+        try FileDescriptor.open(FilePath(path), .writeOnly, options: [.create, .append],
+                                permissions: [.ownerReadWrite, .groupRead, .otherRead])
+    }
+    let output = try append(stdout)
+    defer { try? output.close() }
+    let error = try append(stderr)
+    defer { try? error.close() }
+    var options = PlatformOptions()
+    options.teardownSequence = teardown
+    let variables = environment.map { environment in
+        Environment.custom(Dictionary(uniqueKeysWithValues: environment.compactMap { key, value in
+            Environment.Key(rawValue: key).map { ($0, value) }
+        }))
+    }
+    let result = try await Subprocess.run(
+        .path(FilePath(executable)), arguments: Arguments(arguments), environment: variables ?? .inherit,
+        platformOptions: options, input: .none,
+        output: .fileDescriptor(output, closeAfterSpawningProcess: false),
+        error: .fileDescriptor(error, closeAfterSpawningProcess: false),
+        body: { _ in onSpawn() })
+    switch result.terminationStatus {
+    case .exited(let code): return code
+    case .signaled(let signal): return 128 + signal
+    }
+}
