@@ -4,6 +4,12 @@ import Glibc
 #endif
 
 /// Runs a command that inherits the terminal (stdin, stdout, stderr), the way a shell would.
+///
+/// Hand-written rather than swift-subprocess (1.0.2), which the tests use: like a shell, `time`
+/// or `nice`, `island run` passes on the descriptors it was given beyond the standard three
+/// (make's jobserver pipes, `3>file`), and swift-subprocess closes them all in the child with
+/// no way to keep any. Its `.name` lookup also refuses a command with a slash and never falls
+/// back to `/bin/sh` for a script without `#!`, both of which `posix_spawnp` does.
 enum ChildProcess {
     struct SpawnError: Error, CustomStringConvertible {
         var command: String

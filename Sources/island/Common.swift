@@ -35,6 +35,20 @@ struct GlobalOptions: ParsableArguments {
         }
     }
 
+    /// Runs `body` on a raw connection and closes it afterwards (awaited), whether `body`
+    /// returned or threw.
+    func withRaw<T>(_ body: (VarlinkClient) async throws(CLIFailure) -> T) async throws(CLIFailure) -> T {
+        let client = try await raw()
+        do {
+            let result = try await body(client)
+            await client.close()
+            return result
+        } catch {
+            await client.close()
+            throw error
+        }
+    }
+
     /// Calls a method on a raw connection, mapping refusals.
     func call(_ client: VarlinkClient, _ method: String, _ parameters: JSONObject) async throws(CLIFailure) -> JSONObject {
         do {

@@ -24,10 +24,10 @@ struct ExtensionCommand: AsyncParsableCommand {
                 throw CLIFailure.usage("cannot read \(layout): \(error.localizedDescription)", json: global.json)
             }
             let object = try parseObject(text, option: layout, json: global.json)
-            let client = try await global.raw()
-            _ = try await global.call(client, "org.island.Extension.RegisterLayout",
+            _ = try await global.withRaw { client throws(CLIFailure) in
+                try await global.call(client, "org.island.Extension.RegisterLayout",
                                       ["app": .string(global.app), "type": .string(type), "layout": .object(object)])
-            await client.close()
+            }
             if global.json { Output.json(["registered": .string(type), "app": .string(global.app)]) }
         }
     }
@@ -38,9 +38,9 @@ struct ExtensionCommand: AsyncParsableCommand {
         @OptionGroup var global: GlobalOptions
 
         func run() async throws {
-            let client = try await global.raw()
-            let reply = try await global.call(client, "org.island.Extension.ListLayouts", ["app": .string(global.app)])
-            await client.close()
+            let reply = try await global.withRaw { client throws(CLIFailure) in
+                try await global.call(client, "org.island.Extension.ListLayouts", ["app": .string(global.app)])
+            }
             let layouts = reply["layouts"]?.arrayValue ?? []
             if global.json {
                 Output.json(.array(layouts))
@@ -59,9 +59,9 @@ struct ExtensionCommand: AsyncParsableCommand {
         @Option(help: ArgumentHelp("The activity type.", valueName: "type")) var type: String
 
         func run() async throws {
-            let client = try await global.raw()
-            _ = try await global.call(client, "org.island.Extension.RemoveLayout", ["app": .string(global.app), "type": .string(type)])
-            await client.close()
+            _ = try await global.withRaw { client throws(CLIFailure) in
+                try await global.call(client, "org.island.Extension.RemoveLayout", ["app": .string(global.app), "type": .string(type)])
+            }
         }
     }
 }
@@ -72,9 +72,9 @@ struct Admin: AsyncParsableCommand {
         subcommands: [Enable.self, Disable.self, FrequentUpdates.self, Apps.self, Status.self, Reload.self])
 
     static func call(_ global: GlobalOptions, _ method: String, _ parameters: JSONObject = [:]) async throws(CLIFailure) -> JSONObject {
-        let client = try await global.raw()
-        defer { Task { await client.close() } }
-        return try await global.call(client, "org.island.Admin." + method, parameters)
+        try await global.withRaw { client throws(CLIFailure) in
+            try await global.call(client, "org.island.Admin." + method, parameters)
+        }
     }
 
     /// `SetEnabled` for one app, or for all apps when `app` is nil.
