@@ -170,7 +170,7 @@ public final class IslandDaemon: Sendable {
         let status = await engine.status()
         logger.info("ready", metadata: [
             "socket": "\(inherited.isEmpty ? options.paths.socket : "socket-activated")",
-            "state": "\(options.paths.stateDirectory)", "activities": "\(status["activities"] ?? 0)",
+            "state": "\(options.paths.stateDirectory)", "activities": "\(status.activities)",
         ])
         // Trapped before READY=1, so a SIGTERM right after it stops the daemon gracefully.
         let signalSequence = await UnixSignalsSequence(trapping: .sigterm, .sigint, .sighup)
@@ -242,11 +242,8 @@ public final class IslandDaemon: Sendable {
         (configuration.maximumConnections, configuration.maximumConnectionsPerUser) = fitted
     }
 
-    static func statusLine(_ status: JSONObject) -> String {
-        let live = status["liveActivities"]?.intValue ?? 0
-        let presenters = status["presenters"]?.intValue ?? 0
-        let producers = status["producers"]?.intValue ?? 0
-        return "\(live) live activities, \(producers) producers, \(presenters) presenters"
+    static func statusLine(_ status: EngineStatus) -> String {
+        "\(status.liveActivities) live activities, \(status.producers) producers, \(status.presenters) presenters"
     }
 
     /// Makes the socket's directory when it is missing, and refuses one that another user
