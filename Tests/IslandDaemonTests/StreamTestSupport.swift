@@ -78,6 +78,14 @@ func watchResponder() -> (VarlinkResponder, RecordingSink) {
     streamingResponder("org.island.Producer.Watch", interface: IslandInterfaces.producer)
 }
 
+extension IslandEngine {
+    /// A snapshot of `uid`'s island as a tree, to look into.
+    func snapshotUpdate(uid: UInt32, resync: Bool) -> JSONObject {
+        let (encoded, _) = encodedSnapshot(uid: uid, resync: resync)
+        return (try? JSONParser.parse(encoded.buffer.readableBytesView))?["update"]?.objectValue ?? [:]
+    }
+}
+
 /// Activities made by the real rules, with ids `a1`, `a2`, … in order.
 struct ActivityMaker {
     static let t0: Double = 1_700_000_000

@@ -75,8 +75,8 @@ import Varlink
         var hub = WatcherHub(activities: [activity])
         let coffee = watcher(&hub, app: Self.coffee)
         let tea = watcher(&hub, app: Self.tea)
-        hub.tell(activity, .tap, with: ["url": "https://example.org"])
-        hub.tell(activity, .button, with: ["action": "pause"])
+        hub.tell(about: activity) { .tap(activity, url: "https://example.org") }
+        hub.tell(about: activity) { .button(activity, action: "pause") }
         #expect(events(coffee) == ["watching", "tap:\(activity.id)", "button:\(activity.id)"])
         #expect(coffee.replies[1]["event"]?["url"] == "https://example.org")
         #expect(coffee.replies[2]["event"]?["action"] == "pause")

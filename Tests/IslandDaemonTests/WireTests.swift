@@ -47,7 +47,7 @@ import Varlink
 
     @Test func watchEvents() throws {
         let activity = try activity()
-        let tap = WatchEvent(kind: .tap, activity: activity, members: ["url": .null])
+        let tap = WatchEvent.tap(activity, url: nil)
         let parsed = try JSONParser.parse(tap.encoded.buffer.readableBytesView)
         #expect(parsed["event"]?["kind"] == "tap")
         #expect(parsed["event"]?["url"] == .null)

@@ -1,5 +1,4 @@
 import IslandCore
-import IslandJSON
 import Synchronization
 import Varlink
 
@@ -35,12 +34,6 @@ extension IslandEngine {
         presenters.snapshot(for: uid, resync: resync, now: clock())
     }
 
-    /// A snapshot as a tree, to look into.
-    func snapshotUpdate(uid: UInt32, resync: Bool) -> JSONObject {
-        let (encoded, _) = encodedSnapshot(uid: uid, resync: resync)
-        return (try? JSONParser.parse(encoded.buffer.readableBytesView))?["update"]?.objectValue ?? [:]
-    }
-
     /// A presenter of `uid` acts on activity `id` (or on the island, to collapse it); a tap
     /// answers the URL to open, if any.
     func interact(uid: UInt32, action: PresenterAction, id: String?, button: String?) async throws(EngineError) -> String? {
@@ -59,12 +52,12 @@ extension IslandEngine {
         case .tap:
             guard let id, let activity = manager.activity(id: id) else { throw .noSuchActivity(id) }
             let url = presenters.layouts.tapURL(for: activity, now: now)
-            watchers.tell(activity, .tap, with: ["url": url.map { .string($0) } ?? .null])
+            watchers.tell(about: activity) { .tap(activity, url: url) }
             return url
         case .button:
             guard let id, let activity = manager.activity(id: id) else { throw .noSuchActivity(id) }
             guard let button else { throw .buttonMissing }
-            watchers.tell(activity, .button, with: ["action": .string(button)])
+            watchers.tell(about: activity) { .button(activity, action: button) }
             return nil
         case .dismiss:
             guard let id else { throw .noSuchActivity(nil) }

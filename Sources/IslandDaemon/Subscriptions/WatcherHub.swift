@@ -55,7 +55,7 @@ struct WatcherHub {
                 let index = heard.index(forKey: activity.id)
                 let before = index.map { heard.values[$0] }
                 if before?.state != activity.state {
-                    tell(activity, .state)
+                    tell(about: activity) { WatchEvent(kind: .state, activity: activity) }
                     newState(activity)
                 }
                 let now = (activity.state, before?.content ?? activity.deliveredContent)
@@ -64,7 +64,7 @@ struct WatcherHub {
                 let index = heard.index(forKey: activity.id)
                 // Comparing contents costs as much as the rest of an update: only for watchers.
                 if let index, isWatched(activity), heard.values[index].content != activity.deliveredContent {
-                    tell(activity, .content)
+                    tell(about: activity) { WatchEvent(kind: .content, activity: activity) }
                 }
                 let now = (activity.state, activity.deliveredContent)
                 if let index { heard.values[index] = now } else { heard[activity.id] = now }
@@ -80,10 +80,10 @@ struct WatcherHub {
         watchers.values.contains { $0.watches(activity) }
     }
 
-    /// Sends an event of `kind` carrying the activity, and `members`, to the watchers
-    /// following it; built only if there are any, and encoded once for all of them.
-    mutating func tell(_ activity: Activity, _ kind: WatchEvent.Kind, with members: KeyValuePairs<StaticString, JSON> = [:]) {
-        var event: WatchEvent?
+    /// Sends the watchers following `activity` an event about it, which `event` makes: only
+    /// if there are any, and once for all of them.
+    mutating func tell(about activity: Activity, _ event: () -> WatchEvent) {
+        var built: WatchEvent?
         var cutOff: [UInt64] = []
         for (id, watcher) in watchers where watcher.watches(activity) {
             // A watcher cut off for falling too far behind is gone from its connection.
@@ -91,8 +91,9 @@ struct WatcherHub {
                 cutOff.append(id)
                 continue
             }
-            if event == nil { event = WatchEvent(kind: kind, activity: activity, members: members) }
-            if let event { watcher.stream.send(event, encoded: event.encoded) }
+            let event = built ?? event()
+            built = event
+            watcher.stream.send(event, encoded: event.encoded)
         }
         for id in cutOff { watchers[id] = nil }
     }

@@ -56,6 +56,16 @@ struct WatchEvent: Sendable {
 
     static let watching = WatchEvent(["kind": .string(Kind.watching.rawValue)])
 
+    /// A presenter tapped the activity; `url` is what the tap opens, if anything.
+    static func tap(_ activity: Activity, url: String?) -> WatchEvent {
+        WatchEvent(kind: .tap, activity: activity, members: ["url": url.map { .string($0) } ?? .null])
+    }
+
+    /// A presenter pressed the activity's button of `action`.
+    static func button(_ activity: Activity, action: String) -> WatchEvent {
+        WatchEvent(kind: .button, activity: activity, members: ["action": .string(action)])
+    }
+
     /// The app's authorization as it is now; a later one replaces it in a queue.
     static func authorization(_ info: AuthorizationInfo) -> WatchEvent {
         WatchEvent(["kind": .string(Kind.authorization.rawValue), "authorization": Wire.authorization(info)],
