@@ -1,6 +1,4 @@
 import DequeModule
-import IslandCore
-import IslandJSON
 import Varlink
 
 /// The bounds of the daemon's streams (DESIGN.md §4, Resources per client): per stream, and
