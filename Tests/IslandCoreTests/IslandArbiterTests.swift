@@ -199,16 +199,4 @@ private func live(_ id: String, app: String, relevance: Double = 0, start: Doubl
         #expect(delta.presentation.attached == "b")
         #expect(delta.presentation.detached == "a")
     }
-
-    @Test func deltaAndSnapshotWireForm() throws {
-        var arbiter = IslandArbiter()
-        let deltaResult = arbiter.recompute(candidates: [live("a", app: "A")], now: t0)
-        let delta = try #require(deltaResult)
-        #expect(delta.json == [
-            "sequence": 1,
-            "island": ["mode": "compact", "attached": "a", "lockScreen": ["a"]],
-            "changes": ["island", "lockScreen"],
-        ])
-        #expect(arbiter.snapshot.json == ["sequence": 1, "island": ["mode": "compact", "attached": "a", "lockScreen": ["a"]]])
-    }
 }

@@ -40,14 +40,14 @@ struct StreamBoundsTests {
         let policy = StreamBounds.watch
         var queue = Deque<WatchEvent>()
         policy.enqueue(&queue, WatchEvent(["kind": "watching"]))
-        policy.enqueue(&queue, WatchEvent(kind: "content", activity: a[0]))
-        policy.enqueue(&queue, WatchEvent(kind: "content", activity: b))
-        policy.enqueue(&queue, WatchEvent(kind: "button", activity: a[0], members: ["action": "go"]))
-        policy.enqueue(&queue, WatchEvent(kind: "content", activity: a[1]))
+        policy.enqueue(&queue, WatchEvent(kind: .content, activity: a[0]))
+        policy.enqueue(&queue, WatchEvent(kind: .content, activity: b))
+        policy.enqueue(&queue, WatchEvent(kind: .button, activity: a[0], members: ["action": "go"]))
+        policy.enqueue(&queue, WatchEvent(kind: .content, activity: a[1]))
         #expect(kinds(queue) == ["watching", "content:0:active", "button:0:active", "content:1:active"])
         // The end is kept; the content before it goes, and nothing later replaces the end.
-        policy.enqueue(&queue, WatchEvent(kind: "state", activity: a[2]))
-        policy.enqueue(&queue, WatchEvent(kind: "content", activity: a[2]))
+        policy.enqueue(&queue, WatchEvent(kind: .state, activity: a[2]))
+        policy.enqueue(&queue, WatchEvent(kind: .content, activity: a[2]))
         #expect(kinds(queue) == ["watching", "content:0:active", "button:0:active", "state:1:ended", "content:1:ended"])
         // Authorization events replace each other too.
         policy.enqueue(&queue, WatchEvent(["kind": "authorization", "authorization": ["enabled": true]], key: "authorization"))

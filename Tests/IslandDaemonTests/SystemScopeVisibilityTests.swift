@@ -56,10 +56,10 @@ import Varlink
         #expect(await visibleIDs(engine, to: 0) == [alice, bob, service], "root sees every activity")
         let aliceIsland = await engine.snapshotUpdate(uid: 1000, resync: false)["island"]
         #expect(aliceIsland?["lockScreen"] == [.string(alice), .string(service)], "by start time at equal relevance")
-        let refusal = await #expect(throws: VarlinkError.self) {
-            try await engine.interact(uid: 1000, action: "tap", id: bob, button: nil)
+        let refusal = await #expect(throws: EngineError.self) {
+            try await engine.interact(uid: 1000, action: .tap, id: bob, button: nil)
         }
-        #expect(refusal?.name == "org.island.NoSuchActivity", "another user's activity does not exist for this presenter")
+        #expect(refusal.map(VarlinkError.init)?.name == "org.island.NoSuchActivity", "another user's activity does not exist for this presenter")
 
         // The owners are stored with the activities: a restarted daemon filters the same way.
         writer.close()
@@ -76,8 +76,8 @@ import Varlink
         let (engine, writer) = try await makeEngine(directory: directory, scope: .user)
         let kept = try await start(engine, owner: 1000)
         writer.close()  // every later commit fails, as on a full disk
-        let failure = await #expect(throws: VarlinkError.self) { _ = try await start(engine, owner: 1000) }
-        #expect(failure?.name == "org.island.PersistenceFailure")
+        let failure = await #expect(throws: EngineError.self) { _ = try await start(engine, owner: 1000) }
+        #expect(failure.map(VarlinkError.init)?.name == "org.island.PersistenceFailure")
         #expect(await visibleIDs(engine, to: 1000) == [kept], "the refused activity is no longer shown")
         #expect(await engine.list(app: Self.app, uid: 1000, type: nil, states: nil).map(\.id) == [kept])
     }
@@ -104,8 +104,8 @@ import Varlink
         do {
             _ = try await body()
             return nil
-        } catch let error as VarlinkError {
-            return error.name
+        } catch let error as EngineError {
+            return VarlinkError(error).name
         } catch {
             return "\(error)"
         }
@@ -135,9 +135,9 @@ import Varlink
         for _ in 0..<4 { _ = try await start(engine, owner: alice) }
         #expect(await refusal { try await start(engine, owner: alice) } == "org.island.TargetMaximumExceeded")
         _ = try await start(engine, owner: bob)
-        #expect(await engine.authorization(app: Self.app, uid: alice)["activities"] == 5)
-        #expect(await engine.authorization(app: Self.app, uid: bob)["activities"] == 2)
-        #expect(await engine.authorization(app: Self.app, uid: bob)["remainingStarts"] == 8)
+        #expect(await engine.authorization(app: Self.app, uid: alice).liveActivities == 5)
+        #expect(await engine.authorization(app: Self.app, uid: bob).liveActivities == 2)
+        #expect(await engine.authorization(app: Self.app, uid: bob).remainingStarts == 8)
 
         // Its owner still can.
         #expect(try await update(engine, id: mine.id, uid: alice, step: 2).activity.content.state == ["step": 2])
@@ -153,11 +153,11 @@ import Varlink
         defer { writer.close() }
         let service = try await start(engine, owner: 105)
         let alice = try await start(engine, owner: 1000)
-        #expect(await refusal { try await engine.interact(uid: 1000, action: "dismiss", id: service, button: nil) }
+        #expect(await refusal { try await engine.interact(uid: 1000, action: .dismiss, id: service, button: nil) }
                     == "org.island.PermissionDenied")
         #expect(await visibleIDs(engine, to: 1001) == [service], "still on the other user's island")
-        _ = try await engine.interact(uid: 1000, action: "dismiss", id: alice, button: nil)
-        _ = try await engine.interact(uid: 0, action: "dismiss", id: service, button: nil)
+        _ = try await engine.interact(uid: 1000, action: .dismiss, id: alice, button: nil)
+        _ = try await engine.interact(uid: 0, action: .dismiss, id: service, button: nil)
         #expect(await visibleIDs(engine, to: 0).isEmpty)
     }
 

@@ -62,6 +62,6 @@ public struct IslandArbiter: Sendable {
     /// When an expansion times out: the owner should call `recompute(now:)` then.
     public var nextDeadline: Double? { interactions.nextDeadline }
 
-    /// The current presentation and its sequence number, for a presenter that (re)subscribes.
+    /// The current presentation and its sequence number.
     public var snapshot: IslandSnapshot { IslandSnapshot(sequence: sequence, presentation: presentation) }
 }

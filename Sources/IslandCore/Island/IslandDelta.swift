@@ -1,5 +1,3 @@
-import IslandJSON
-
 /// Which parts of the presentation a change touched.
 public struct IslandChanges: OptionSet, Sendable, Hashable {
     public let rawValue: UInt8
@@ -9,13 +7,11 @@ public struct IslandChanges: OptionSet, Sendable, Hashable {
     public static let island = IslandChanges(rawValue: 1 << 0)
     /// The lock-screen list: membership or order.
     public static let lockScreen = IslandChanges(rawValue: 1 << 1)
-
-    var names: [String] {
-        [(Self.island, "island"), (Self.lockScreen, "lockScreen")].compactMap { contains($0) ? $1 : nil }
-    }
 }
 
-/// A new presentation, numbered, with what changed since the previous one.
+/// A new presentation, numbered, with what changed since the previous one: what the arbiter
+/// answers. Presenters are sent their own updates, numbered per view (the daemon's
+/// Wire.PresenterUpdate), not this.
 public struct IslandDelta: Sendable, Hashable {
     public var sequence: UInt64
     public var presentation: IslandPresentation
@@ -26,17 +22,9 @@ public struct IslandDelta: Sendable, Hashable {
         self.presentation = presentation
         self.changes = changes
     }
-
-    public var json: JSONObject {
-        [
-            "sequence": .int(Int(truncatingIfNeeded: sequence)),
-            "island": .object(presentation.json),
-            "changes": .array(changes.names.map(JSON.string)),
-        ]
-    }
 }
 
-/// The whole current presentation, for a presenter that subscribes or falls behind.
+/// The arbiter's current presentation and its number.
 public struct IslandSnapshot: Sendable, Hashable {
     public var sequence: UInt64
     public var presentation: IslandPresentation
@@ -44,9 +32,5 @@ public struct IslandSnapshot: Sendable, Hashable {
     public init(sequence: UInt64, presentation: IslandPresentation) {
         self.sequence = sequence
         self.presentation = presentation
-    }
-
-    public var json: JSONObject {
-        ["sequence": .int(Int(truncatingIfNeeded: sequence)), "island": .object(presentation.json)]
     }
 }

@@ -3,8 +3,10 @@ import IslandJSON
 import IslandProtocol
 import Varlink
 
-/// The four role interfaces of Protocol/, each method a thin translation between Varlink
-/// parameters and the engine. Every call first binds or checks the connection's role.
+/// The four role interfaces of Protocol/, each method a thin translation between Varlink and
+/// the engine: its parameters read by its decoder (MethodParameters.swift), the connection's
+/// role bound or checked, the engine called, and its answer or refusal put in wire form
+/// (Wire/).
 struct RoleInterfaces: Sendable {
     let engine: IslandEngine
     let roles: RoleBinder
@@ -18,44 +20,66 @@ struct RoleInterfaces: Sendable {
         ]
     }
 
+    /// Calls the engine, naming its refusal for the client.
+    private static func refusalsNamed<T>(_ body: () async throws(EngineError) -> T) async throws(VarlinkError) -> T {
+        do {
+            return try await body()
+        } catch {
+            throw VarlinkError(error)
+        }
+    }
+
+    /// Runs `body`, ending the call with the error it throws.
+    private static func failing(_ responder: VarlinkResponder, _ body: () throws(VarlinkError) -> Void) {
+        do {
+            try body()
+        } catch {
+            responder.fail(error)
+        }
+    }
+
     // MARK: org.island.Producer
 
     /// Binds or checks the connection's producer role, on the engine.
-    private func producerApp(_ request: VarlinkRequest, on engine: isolated IslandEngine) throws(VarlinkError) -> String {
-        let role = try roles.bind(.producer(claim: request.parameters["app"]?.stringValue), connection: request.connection)
+    private func producerApp(claim: String?, _ connection: VarlinkConnectionContext,
+                             on engine: isolated IslandEngine) throws(VarlinkError) -> String {
+        let role = try roles.bind(.producer(claim: claim), connection: connection)
         guard case .producer(let app) = role else { throw VarlinkError.permissionDenied }
         // The first producer call of a connection counts it for the producer-death policy.
-        if request.connection.attachment(ProducerRegistration.self) == nil {
-            request.connection.setAttachment(ProducerRegistration())
-            let uid = request.connection.peer?.uid
+        if connection.attachment(ProducerRegistration.self) == nil {
+            connection.setAttachment(ProducerRegistration())
+            let uid = connection.peer?.uid
             engine.producerConnected(app: app, uid: uid)
-            request.connection.onClose { [engine] in Task { await engine.producerDisconnected(app: app, uid: uid) } }
+            connection.onClose { [engine] in engine.performLater { $0.producerDisconnected(app: app, uid: uid) } }
         }
         return app
     }
 
-    private func producerApp(_ request: VarlinkRequest) async throws(VarlinkError) -> String {
-        try await producerApp(request, on: engine)
+    private func producerApp(claim: String?, _ connection: VarlinkConnectionContext) async throws(VarlinkError) -> String {
+        try await producerApp(claim: claim, connection, on: engine)
     }
 
     private struct ProducerRegistration: Sendable {}
 
     /// A producer's mutation, made on the engine as soon as the call is read — no task per
-    /// call. `start` hands the engine the call with `decided`, which releases the connection
-    /// once the change is decided, so pipelined calls overlap their commits (and share them:
-    /// group commit) while replies keep their order; and with the reply's encoder, which the
-    /// engine runs on the store's writer thread once the change is committed.
-    private func mutation<T: Sendable>(
-        _ start: @escaping @Sendable (isolated IslandEngine, _ app: String, VarlinkRequest, _ decided: @escaping @Sendable () -> Void,
+    /// call. `start` hands the engine the call's parameters with `decided`, which releases the
+    /// connection once the change is decided, so pipelined calls overlap their commits (and
+    /// share them: group commit) while replies keep their order; and with the reply's encoder,
+    /// which the engine runs on the store's writer thread once the change is committed.
+    private func mutation<Parameters: MethodParameters & AppClaiming, T: Sendable>(
+        _: Parameters.Type,
+        _ start: @escaping @Sendable (isolated IslandEngine, Parameters, _ app: String, _ uid: UInt32?,
+                                      _ decided: @escaping @Sendable () -> Void,
                                       _ encode: @escaping @Sendable (T) -> VarlinkEncodedParameters,
-                                      _ done: @escaping IslandEngine.Completion<VarlinkEncodedParameters>) throws(VarlinkError) -> Void,
+                                      _ done: @escaping IslandEngine.Completion<VarlinkEncodedParameters>) -> Void,
         reply: @escaping @Sendable (T, inout JSONText) -> Void
     ) -> VarlinkMethodHandler {
         .responding { [self] request, responder in
             engine.perform { engine in
-                do throws(VarlinkError) {
-                    let app = try producerApp(request, on: engine)
-                    try start(engine, app, request, { responder.releaseConnection() }, { value in
+                Self.failing(responder) { () throws(VarlinkError) in
+                    let parameters = try Parameters(request.call)
+                    let app = try producerApp(claim: parameters.app, request.connection, on: engine)
+                    start(engine, parameters, app, request.connection.peer?.uid, { responder.releaseConnection() }, { value in
                         var text = JSONText(capacity: 1024)
                         text.openObject()
                         reply(value, &text)
@@ -64,11 +88,9 @@ struct RoleInterfaces: Sendable {
                     }) { result in
                         switch result {
                         case .success(let encoded): responder.reply(encoded: encoded)
-                        case .failure(let error): responder.fail(error)
+                        case .failure(let error): responder.fail(VarlinkError(error))
                         }
                     }
-                } catch {
-                    responder.fail(error)
                 }
             }
         }
@@ -76,23 +98,17 @@ struct RoleInterfaces: Sendable {
 
     var producer: VarlinkImplementation {
         VarlinkImplementation(interface: try! VarlinkInterface(parsing: IslandInterfaces.producer), handlers: [
-            "Request": mutation({ engine, app, request, decided, encode, done throws(VarlinkError) in
-                let p = request.parameters
-                engine.request(
-                    app: app, type: p["type"]!.stringValue!, attributes: p["attributes"]!.objectValue!,
-                    content: Wire.content(of: request)!, key: p["key"]?.stringValue,
-                    ownerGone: p["ownerGone"]?.stringValue.flatMap(OwnerGonePolicy.init(rawValue:)) ?? .keep,
-                    uid: request.connection.peer?.uid, decided: decided, prepare: encode, completion: done)
+            "Request": mutation(RequestParameters.self, { engine, p, app, uid, decided, encode, done in
+                engine.request(app: app, type: p.type, attributes: p.attributes, content: p.content, key: p.key,
+                               ownerGone: p.ownerGone, uid: uid, decided: decided, prepare: encode, completion: done)
             }, reply: { (result: (Activity, Bool), text: inout JSONText) in
                 text.key("activity")
                 Wire.writeActivity(result.0, to: &text)
                 text.member("created", bool: result.1)
             }),
-            "Update": mutation({ engine, app, request, decided, encode, done throws(VarlinkError) in
-                let p = request.parameters
-                let alert = p["alert"]?.objectValue.map { Alert(title: $0["title"]!.stringValue!, body: $0["body"]!.stringValue!) }
-                engine.update(app: app, uid: request.connection.peer?.uid, id: p["id"]!.stringValue!, content: Wire.content(of: request)!,
-                              alert: alert, timestamp: p["timestamp"]?.doubleValue, decided: decided, prepare: encode, completion: done)
+            "Update": mutation(UpdateParameters.self, { engine, p, app, uid, decided, encode, done in
+                engine.update(app: app, uid: uid, id: p.id, content: p.content, alert: p.alert, timestamp: p.timestamp,
+                              decided: decided, prepare: encode, completion: done)
             }, reply: { (outcome: UpdateOutcome, text: inout JSONText) in
                 text.key("activity")
                 Wire.writeActivity(outcome.activity, to: &text)
@@ -104,54 +120,40 @@ struct RoleInterfaces: Sendable {
                 text.member("alertSuppressed", bool: outcome.alertSuppressed)
                 text.closeObject()
             }),
-            "End": mutation({ engine, app, request, decided, encode, done throws(VarlinkError) in
-                let p = request.parameters
-                engine.end(app: app, uid: request.connection.peer?.uid, id: p["id"]!.stringValue!, content: Wire.content(of: request),
-                           dismissal: try Wire.dismissalPolicy(from: p["dismissalPolicy"]),
-                           timestamp: p["timestamp"]?.doubleValue, decided: decided, prepare: encode, completion: done)
+            "End": mutation(EndParameters.self, { engine, p, app, uid, decided, encode, done in
+                engine.end(app: app, uid: uid, id: p.id, content: p.content, dismissal: p.dismissal, timestamp: p.timestamp,
+                           decided: decided, prepare: encode, completion: done)
             }, reply: { (activity: Activity, text: inout JSONText) in
                 text.key("activity")
                 Wire.writeActivity(activity, to: &text)
             }),
             "List": .async { [self] request throws(VarlinkError) in
-                let app = try await producerApp(request)
-                let p = request.parameters
-                var states: Set<ActivityState>?
-                if let names = p["states"]?.arrayValue {
-                    states = []
-                    for (i, name) in names.enumerated() {
-                        guard let state = name.stringValue.flatMap(ActivityState.init(rawValue:)) else {
-                            throw VarlinkError.invalidParameter("states[\(i)]")
-                        }
-                        states!.insert(state)
-                    }
-                }
-                let activities = await engine.list(app: app, uid: request.connection.peer?.uid, type: p["type"]?.stringValue,
-                                                   states: states)
+                let p = try ListParameters(request.call)
+                let app = try await producerApp(claim: p.app, request.connection)
+                let activities = await engine.list(app: app, uid: request.connection.peer?.uid, type: p.type, states: p.states)
                 return ["activities": .array(activities.map(Wire.activity))]
             },
             "Watch": .streaming { [self] request, responder in
-                Task {
-                    do throws(VarlinkError) {
-                        let app = try await producerApp(request)
-                        let ids = request.parameters["ids"]?.arrayValue.map { Set($0.compactMap(\.stringValue)) }
-                        await engine.watch(app: app, uid: request.connection.peer?.uid, ids: ids, responder: responder)
-                    } catch {
-                        responder.fail(error)
+                engine.perform { engine in
+                    Self.failing(responder) { () throws(VarlinkError) in
+                        let p = try WatchParameters(request.call)
+                        let app = try producerApp(claim: p.app, request.connection, on: engine)
+                        engine.watch(app: app, uid: request.connection.peer?.uid, ids: p.ids, responder: responder)
                     }
                 }
             },
             "Authorization": .async { [self] request throws(VarlinkError) in
-                let app = try await producerApp(request)
-                return ["authorization": await engine.authorization(app: app, uid: request.connection.peer?.uid)]
+                let p = try AppClaimParameters(request.call)
+                let app = try await producerApp(claim: p.app, request.connection)
+                return ["authorization": Wire.authorization(await engine.authorization(app: app, uid: request.connection.peer?.uid))]
             },
         ])
     }
 
     // MARK: org.island.Extension
 
-    private func extensionApp(_ request: VarlinkRequest) throws(VarlinkError) -> String {
-        let role = try roles.bind(.extensionOf(claim: request.parameters["app"]?.stringValue), connection: request.connection)
+    private func extensionApp(claim: String?, _ connection: VarlinkConnectionContext) throws(VarlinkError) -> String {
+        let role = try roles.bind(.extensionOf(claim: claim), connection: connection)
         guard case .extensionOf(let app) = role else { throw VarlinkError.permissionDenied }
         return app
     }
@@ -159,20 +161,26 @@ struct RoleInterfaces: Sendable {
     var extensionRole: VarlinkImplementation {
         VarlinkImplementation(interface: try! VarlinkInterface(parsing: IslandInterfaces.extensionRole), handlers: [
             "RegisterLayout": .async { [self] request throws(VarlinkError) in
-                let app = try extensionApp(request)
-                try await engine.registerLayout(app: app, uid: request.connection.peer?.uid, type: request.parameters["type"]!.stringValue!,
-                                                layout: request.parameters["layout"]!)
+                let p = try RegisterLayoutParameters(request.call)
+                let app = try extensionApp(claim: p.app, request.connection)
+                try await Self.refusalsNamed { () async throws(EngineError) in
+                    try await engine.registerLayout(app: app, uid: request.connection.peer?.uid, type: p.type, layout: p.layout)
+                }
                 return [:]
             },
             "RemoveLayout": .async { [self] request throws(VarlinkError) in
-                let app = try extensionApp(request)
-                try await engine.removeLayout(app: app, uid: request.connection.peer?.uid, type: request.parameters["type"]!.stringValue!)
+                let p = try RemoveLayoutParameters(request.call)
+                let app = try extensionApp(claim: p.app, request.connection)
+                try await Self.refusalsNamed { () async throws(EngineError) in
+                    try await engine.removeLayout(app: app, uid: request.connection.peer?.uid, type: p.type)
+                }
                 return [:]
             },
             "ListLayouts": .async { [self] request throws(VarlinkError) in
-                let app = try extensionApp(request)
+                let p = try AppClaimParameters(request.call)
+                let app = try extensionApp(claim: p.app, request.connection)
                 let layouts = await engine.listLayouts(app: app, uid: request.connection.peer?.uid)
-                return ["layouts": .array(layouts.map { ["type": .string($0.0), "layout": $0.1] })]
+                return ["layouts": .array(layouts.map { ["type": .string($0.type), "layout": $0.layout] })]
             },
         ])
     }
@@ -182,19 +190,19 @@ struct RoleInterfaces: Sendable {
     var presenter: VarlinkImplementation {
         VarlinkImplementation(interface: try! VarlinkInterface(parsing: IslandInterfaces.presenter), handlers: [
             "Subscribe": .streaming { [self] request, responder in
-                do throws(VarlinkError) {
+                Self.failing(responder) { () throws(VarlinkError) in
                     guard case .presenter(let uid) = try roles.bind(.presenter, connection: request.connection) else { return }
-                    Task { await engine.subscribe(uid: uid, responder: responder) }
-                } catch {
-                    responder.fail(error)
+                    engine.perform { $0.subscribe(uid: uid, responder: responder) }
                 }
             },
             "Interact": .async { [self] request throws(VarlinkError) in
+                let p = try InteractParameters(request.call)
                 guard case .presenter(let uid) = try roles.bind(.presenter, connection: request.connection) else {
                     throw VarlinkError.permissionDenied
                 }
-                let p = request.parameters
-                let url = try await engine.interact(uid: uid, action: p["action"]!.stringValue!, id: p["id"]?.stringValue, button: p["button"]?.stringValue)
+                let url = try await Self.refusalsNamed { () async throws(EngineError) in
+                    try await engine.interact(uid: uid, action: p.action, id: p.id, button: p.button)
+                }
                 return url.map { ["url": .string($0)] } ?? [:]
             },
         ])
@@ -205,27 +213,27 @@ struct RoleInterfaces: Sendable {
     var admin: VarlinkImplementation {
         VarlinkImplementation(interface: try! VarlinkInterface(parsing: IslandInterfaces.admin), handlers: [
             "SetEnabled": .async { [self] request throws(VarlinkError) in
+                let p = try SetEnabledParameters(request.call)
                 _ = try roles.bind(.admin, connection: request.connection)
-                try await engine.setEnabled(app: request.parameters["app"]?.stringValue, enabled: request.parameters["enabled"]!.boolValue!)
+                try await Self.refusalsNamed { () async throws(EngineError) in try await engine.setEnabled(app: p.app, enabled: p.enabled) }
                 return [:]
             },
             "SetFrequentUpdates": .async { [self] request throws(VarlinkError) in
+                let p = try SetFrequentUpdatesParameters(request.call)
                 _ = try roles.bind(.admin, connection: request.connection)
-                try await engine.setFrequentUpdates(app: request.parameters["app"]!.stringValue!, enabled: request.parameters["enabled"]!.boolValue!)
+                try await Self.refusalsNamed { () async throws(EngineError) in
+                    try await engine.setFrequentUpdates(app: p.app, enabled: p.enabled)
+                }
                 return [:]
             },
             "ListApps": .async { [self] request throws(VarlinkError) in
                 _ = try roles.bind(.admin, connection: request.connection)
                 let (apps, enabled) = await engine.apps()
-                return ["apps": .array(apps), "enabled": .bool(enabled)]
+                return ["apps": .array(apps.map(Wire.app)), "enabled": .bool(enabled)]
             },
             "Status": .async { [self] request throws(VarlinkError) in
                 _ = try roles.bind(.admin, connection: request.connection)
-                var status = await engine.status()
-                status["version"] = .string(version)
-                status["scope"] = .string(scope.rawValue)
-                status["connections"] = .int(connectionCount())
-                return status
+                return Wire.status(await engine.status(), version: version, scope: scope, connections: connectionCount())
             },
             "Reload": .async { [self] request throws(VarlinkError) in
                 _ = try roles.bind(.admin, connection: request.connection)

@@ -137,7 +137,7 @@ public final class IslandDaemon: Sendable {
                 let status = await engine.status()
                 logger.info("ready", metadata: [
                     "socket": "\(source.isInherited ? "socket-activated" : source.path)",
-                    "state": "\(stateDirectory)", "activities": "\(status["activities"] ?? 0)",
+                    "state": "\(stateDirectory)", "activities": "\(status.activities)",
                 ])
                 ServiceNotifier.ready(status: Self.statusLine(status))
             },
@@ -167,11 +167,8 @@ public final class IslandDaemon: Sendable {
         try await group.run()
     }
 
-    static func statusLine(_ status: JSONObject) -> String {
-        let live = status["liveActivities"]?.intValue ?? 0
-        let presenters = status["presenters"]?.intValue ?? 0
-        let producers = status["producers"]?.intValue ?? 0
-        return "\(live) live activities, \(producers) producers, \(presenters) presenters"
+    static func statusLine(_ status: EngineStatus) -> String {
+        "\(status.liveActivities) live activities, \(status.producers) producers, \(status.presenters) presenters"
     }
 
     static func groupID(named name: String) -> UInt32? {

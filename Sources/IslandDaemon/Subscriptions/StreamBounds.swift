@@ -1,44 +1,5 @@
 import DequeModule
-import IslandCore
-import IslandJSON
 import Varlink
-
-/// One event of a Watch stream, encoded once for every watcher it goes to.
-struct WatchEvent: Sendable {
-    let encoded: VarlinkEncodedParameters
-    /// What a later event supersedes this one by: the activity a state or content event
-    /// carries (the later event carries it whole, newer), or the app's authorization.
-    let key: String?
-    /// Whether a later event with the same key replaces this one. Taps and button presses are
-    /// facts the app acts on, and an end is the last word on an activity: those are kept.
-    let supersedable: Bool
-
-    var size: Int { encoded.buffer.readableBytes }
-
-    /// `{"event": {"kind": …, "activity": …, members…}}`.
-    init(kind: String, activity: Activity, members: KeyValuePairs<StaticString, JSON> = [:]) {
-        var text = JSONText(capacity: 1024)
-        text.openObject()
-        text.key("event")
-        text.openObject()
-        text.member("kind", string: kind)
-        text.key("activity")
-        Wire.writeActivity(activity, to: &text)
-        for (key, value) in members { text.member(key, value) }
-        text.closeObject()
-        text.closeObject()
-        encoded = VarlinkEncodedParameters(text)
-        key = activity.id
-        let terminal = activity.state == .ended || activity.state == .dismissed
-        supersedable = (kind == "state" || kind == "content") && !(kind == "state" && terminal)
-    }
-
-    init(_ event: JSONObject, key: String? = nil) {
-        encoded = VarlinkEncodedParameters(["event": .object(event)])
-        self.key = key
-        supersedable = key != nil
-    }
-}
 
 /// The bounds of the daemon's streams (DESIGN.md §4, Resources per client): per stream, and
 /// for all streams of a kind together, so that the memory slow peers can make the daemon
@@ -71,7 +32,7 @@ enum StreamBounds {
     }
 
     /// Over a bound, everything queued collapses into one resync snapshot, built when sent.
-    static var presenter: OutboundStream<IslandEngine.PresenterMessage>.Policy {
+    static var presenter: OutboundStream<PresenterMessage>.Policy {
         .init(capacity: presenterMessages, byteLimit: presenterBytes,
               size: { message in
                   if case .delta(let encoded, _) = message { return encoded.buffer.readableBytes }

@@ -2,9 +2,10 @@ import IslandCore
 import IslandJSON
 import Varlink
 
-/// Activities and their parts in the shapes of Protocol/org.island.*.varlink. Parameters
-/// arriving here have already been validated against the interface, so these conversions
-/// only read what the IDL guarantees.
+/// The daemon's values in the shapes of Protocol/org.island.*.varlink, and back: everything
+/// the engine knows as Swift values becomes JSON here, and only here. Parameters arriving here
+/// have already been validated against the interface; should one not have the shape the IDL
+/// promises, it is refused as `InvalidParameter` naming it, never trusted.
 enum Wire {
     /// Where a producer's call carries the state of an activity's content, within its
     /// parameters: the daemon's Varlink service keeps its text when it comes in canonical form.
@@ -12,14 +13,28 @@ enum Wire {
 
     /// The `content` of a producer's call. A state that came in canonical form is taken as the
     /// text it came in, and was never made a tree (the parameters hold `{}` in its place).
-    static func content(of request: VarlinkRequest) -> ActivityContent? {
-        guard let object = request.parameters["content"]?.objectValue, let state = object["state"]?.objectValue else { return nil }
-        let staleDate = object["staleDate"]?.doubleValue
-        let relevanceScore = object["relevanceScore"]?.doubleValue ?? 0
-        if let text = request.call.canonicalText {
+    static func content(of call: VarlinkCall) throws(VarlinkError) -> ActivityContent {
+        guard let content = try optionalContent(of: call) else { throw .invalidParameter("content") }
+        return content
+    }
+
+    /// The `content` of a call that may leave it out (`End`).
+    static func optionalContent(of call: VarlinkCall) throws(VarlinkError) -> ActivityContent? {
+        guard let member = call.parameters["content"], !member.isNull else { return nil }
+        guard let object = member.objectValue else { throw .invalidParameter("content") }
+        guard let state = object["state"]?.objectValue else { throw .invalidParameter("content.state") }
+        let staleDate = try optionalDouble(object["staleDate"], "content.staleDate")
+        let relevanceScore = try optionalDouble(object["relevanceScore"], "content.relevanceScore") ?? 0
+        if let text = call.canonicalText {
             return ActivityContent(canonicalText: text, staleDate: staleDate, relevanceScore: relevanceScore)
         }
         return ActivityContent(state: state, staleDate: staleDate, relevanceScore: relevanceScore)
+    }
+
+    private static func optionalDouble(_ value: JSON?, _ path: String) throws(VarlinkError) -> Double? {
+        guard let value, !value.isNull else { return nil }
+        guard let number = value.doubleValue else { throw .invalidParameter(path) }
+        return number
     }
 
     /// An activity as producers and watchers see it, written as text: a producer's every
@@ -75,6 +90,16 @@ enum Wire {
         text.closeObject()
     }
 
+    /// `org.island.Producer.AuthorizationInfo`.
+    static func authorization(_ info: AuthorizationInfo) -> JSON {
+        [
+            "app": .string(info.app), "enabled": .bool(info.enabled), "frequentUpdates": .bool(info.frequentUpdates),
+            "limits": limits(info.limits, frequent: info.frequentUpdates),
+            "remainingStarts": .int(info.remainingStarts), "remainingAlerts": .int(info.remainingAlerts),
+            "activities": .int(info.liveActivities), "globalActivities": .int(info.globalLiveActivities),
+        ]
+    }
+
     static func limits(_ limits: ActivityLimits, frequent: Bool) -> JSON {
         [
             "maxPayloadBytes": .int(limits.maximumPayloadBytes),
@@ -92,16 +117,4 @@ enum Wire {
     }
 
     private static func finite(_ value: Double) -> Double { value.isFinite ? value : 0 }
-
-    /// The policy of an `End` call; `after` without its date is refused rather than read as
-    /// "dismiss now", which would silently drop the activity.
-    static func dismissalPolicy(from json: JSON?) throws(VarlinkError) -> DismissalPolicy {
-        switch json?["kind"]?.stringValue {
-        case "immediate": return .immediate
-        case "after":
-            guard let date = json?["date"]?.doubleValue else { throw VarlinkError.invalidParameter("dismissalPolicy.date") }
-            return .after(date)
-        default: return .default
-        }
-    }
 }

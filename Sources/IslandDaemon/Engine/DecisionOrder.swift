@@ -1,0 +1,33 @@
+import IslandCore
+
+/// Numbers the engine's decisions as they are made and hands their events back in that
+/// order once committed. Commits complete in order, but the calls waiting for them may resume
+/// in any order: finishing strictly in the order of decision is what keeps watchers from
+/// hearing an older state after a newer one.
+struct DecisionOrder {
+    /// The number of the latest decision.
+    private(set) var lastDecided: UInt64 = 0
+    /// The number of the latest decision handed back by `nextToFinish`.
+    private(set) var lastFinished: UInt64 = 0
+    /// The events of committed decisions that wait for an earlier one to finish first.
+    private var committed: [UInt64: [ActivityEvent]] = [:]
+
+    /// The number of a new decision.
+    mutating func decide() -> UInt64 {
+        lastDecided += 1
+        return lastDecided
+    }
+
+    /// Decision `number` is committed with `events`: none if its commit failed, so that it
+    /// still takes its turn.
+    mutating func commit(_ number: UInt64, events: [ActivityEvent]) {
+        committed[number] = events
+    }
+
+    /// The events of the next decision in order, once it is committed; nil until then.
+    mutating func nextToFinish() -> [ActivityEvent]? {
+        guard let events = committed.removeValue(forKey: lastFinished + 1) else { return nil }
+        lastFinished += 1
+        return events
+    }
+}

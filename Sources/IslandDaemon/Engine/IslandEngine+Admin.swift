@@ -1,0 +1,88 @@
+import IslandCore
+import IslandJSON
+
+/// What `ListApps` reports of one app.
+struct AppOverview: Sendable, Hashable {
+    var id: String
+    /// From the desktop entry, when there is one.
+    var name: String?
+    var entitled: Bool
+    var frequentUpdatesAllowed: Bool
+    var enabled: Bool
+    var frequentUpdates: Bool
+    /// Live activities, of every user in the system scope.
+    var activities: Int
+    var limits: ActivityLimits
+}
+
+/// What `Status` reports of the engine.
+struct EngineStatus: Sendable, Hashable {
+    var activities: Int
+    var liveActivities: Int
+    var presenters: Int
+    var producers: Int
+    var uptime: Double
+    var limits: ActivityLimits
+}
+
+/// The admin role: switching apps on and off, and what the daemon holds.
+extension IslandEngine {
+    func setEnabled(app: String?, enabled: Bool) async throws(EngineError) {
+        if let app, registry.manifest(for: app) == nil, manager.list(app: app).isEmpty {
+            throw .unknownApp(app: app)
+        }
+        try await decide { manager, now throws(IslandError) in
+            let events = app.map { manager.setEnabled(app: $0, enabled, now: now) } ?? manager.setGlobalEnabled(enabled, now: now)
+            return ((), events)
+        }
+        authorizationChanged(app: app)
+    }
+
+    func setFrequentUpdates(app: String, enabled: Bool) async throws(EngineError) {
+        guard registry.manifest(for: app)?.supportsFrequentUpdates == true else {
+            throw .frequentUpdatesUndeclared(app: app)
+        }
+        try await decide { manager, now throws(IslandError) in ((), manager.setFrequentUpdates(app: app, enabled, now: now)) }
+        authorizationChanged(app: app)
+    }
+
+    /// Tells the watchers of `app`, or of every app, their authorization as it is now.
+    private func authorizationChanged(app: String?) {
+        let now = clock()
+        watchers.tellAuthorization(of: app) { owner in authorization(of: owner, now: now) }
+    }
+
+    /// Every app that is entitled or has activities, by id, and whether Live Activities are on.
+    func apps() -> (apps: [AppOverview], enabled: Bool) {
+        let now = clock()
+        var ids = Set(registry.manifests.values.filter(\.supportsLiveActivities).map(\.id))
+        for activity in manager.list(app: nil, type: nil, states: nil) { ids.insert(activity.app) }
+        let apps = ids.sorted().map { id in
+            let manifest = registry.manifest(for: id)
+            let info = manager.authorization(app: id, entitlement: entitlement(for: id), now: now)
+            return AppOverview(id: id, name: manifest?.name, entitled: manifest?.supportsLiveActivities ?? false,
+                               frequentUpdatesAllowed: manifest?.supportsFrequentUpdates ?? false,
+                               enabled: manager.isEnabled(app: id), frequentUpdates: info.frequentUpdates,
+                               // Every user's, in the system scope: `info` counts one owner's.
+                               activities: manager.liveCount(app: id), limits: info.limits)
+        }
+        return (apps, manager.isGloballyEnabled)
+    }
+
+    func status() -> EngineStatus {
+        let all = manager.list(app: nil, type: nil, states: nil)
+        return EngineStatus(activities: all.count, liveActivities: all.filter(\.isLive).count,
+                            presenters: presenters.presenterCount, producers: producerConnections.values.reduce(0, +),
+                            uptime: clock() - startedAt, limits: manager.limits.global)
+    }
+
+    /// Takes the apps, the layouts they install and the limits as they are now.
+    func reload(registry: AppRegistry, installedLayouts: [String: [String: JSON]], limits: LimitsPolicy) async {
+        self.registry = registry
+        presenters.layouts.reload(apps: registry, installed: installedLayouts)
+        presenters.redraw(manager.list(app: nil, type: nil, states: nil).filter { $0.state != .dismissed }.map(\.id))
+        manager.limits = limits
+        authorizationChanged(app: nil)
+        await advanceAndWait()
+    }
+}

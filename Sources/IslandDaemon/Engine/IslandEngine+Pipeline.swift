@@ -1,0 +1,216 @@
+import IslandCore
+import IslandStore
+import Logging
+
+/// The pipeline every change goes through, one at a time:
+///
+/// 1. **decide** — the pure core applies an operation (or refuses it) and returns events;
+/// 2. **show** — presenters are shown what the events changed, at once;
+/// 3. **commit** — the events' rows go to the store's writer thread, a turn's worth together;
+/// 4. **finish** — once committed, in the order of decision: watchers are told, and the
+///    caller is answered.
+///
+/// `apply` runs steps 2–4 for events decided elsewhere (timers, a producer coming back).
+extension IslandEngine {
+    /// What a change does once its commit is over: on the writer thread, with the outcome, it
+    /// returns what is left to do on the engine.
+    typealias AfterCommit = @Sendable (Result<Void, StoreError>) -> @Sendable (isolated IslandEngine) -> Void
+
+    /// Decides a core operation at `now` and applies its events. Timers that fell due are
+    /// applied first, so the operation sees the state as of `now`.
+    ///
+    /// `decided` runs once the change is made in memory and queued for the disk: from then on
+    /// the caller's next pipelined call may be decided too, while this one waits for its commit.
+    /// `completion` gets what `prepare` made of the result on the writer thread once committed.
+    func decide<T: Sendable, Reply: Sendable>(decided: @Sendable () -> Void = {},
+                                              _ body: (inout ActivityManager, Double) throws(IslandError) -> (T, [ActivityEvent]),
+                                              prepare: @escaping @Sendable (T) -> Reply,
+                                              completion: @escaping Completion<Reply>) {
+        let now = clock()
+        let due = manager.advance(to: now)
+        let result: T
+        let events: [ActivityEvent]
+        do {
+            (result, events) = try body(&manager, now)
+        } catch {
+            // The refusal changed nothing, but the timers it ran first did: keep those.
+            apply(due, prepare: {}) { _, _ in }
+            completion(.failure(.refused(error)))
+            return
+        }
+        apply(due + events, decided: decided, prepare: { prepare(result) }) { engine, outcome in
+            if case .failure = outcome {
+                // Nothing of this change reached the disk. Other calls may have changed memory
+                // while this one waited, so the disk, not a copy from before, is the truth to
+                // return to.
+                engine.restoreFromDisk()
+            }
+            completion(outcome)
+        }
+    }
+
+    @discardableResult
+    func decide<T: Sendable>(_ body: (inout ActivityManager, Double) throws(IslandError) -> (T, [ActivityEvent])) async throws(EngineError) -> T {
+        try await awaiting { done in decide(body, prepare: { $0 }, completion: done) }
+    }
+
+    /// Shows, commits and finishes decided events. `completion` runs on the engine with what
+    /// `prepare` returned (made on the writer thread once the commit succeeded), or the error
+    /// if it failed.
+    func apply<Prepared: Sendable>(
+        _ events: [ActivityEvent], decided: @Sendable () -> Void = {}, prepare: @escaping @Sendable () -> Prepared,
+        then completion: @escaping @Sendable (isolated IslandEngine, Result<Prepared, EngineError>) -> Void
+    ) {
+        guard !events.isEmpty else {
+            decided()
+            completion(self, .success(prepare()))
+            return
+        }
+        let decision = decisions.decide()
+        show(events)
+        let mutations = storeMutations(for: events)
+        guard !mutations.isEmpty else {
+            decided()
+            finish(decision, events, .success(prepare()), then: completion)
+            return
+        }
+        commit(mutations) { result in
+            let prepared = result.map { prepare() }
+            return { engine in engine.finish(decision, events, prepared, then: completion) }
+        }
+        decided()
+    }
+
+    func apply(_ events: [ActivityEvent]) async throws(EngineError) {
+        let _: Void = try await awaiting { done in
+            apply(events, prepare: {}) { _, result in done(result) }
+        }
+    }
+
+    // MARK: Show
+
+    private func show(_ events: [ActivityEvent]) {
+        presenters.show(events, now: clock())
+        scheduleTimer()
+    }
+
+    // MARK: Commit
+
+    /// Queues the rows of a decision for the store. The changes decided during one turn of the
+    /// loop go to the writer thread together once the turn's reads are handled, and come back
+    /// together — one hand-off each way per turn, not per change, for a producer that
+    /// pipelines its calls.
+    private func commit(_ mutations: [StoreMutation], afterCommit: @escaping AfterCommit) {
+        if turnCommits.isEmpty {
+            loop.execute { self.assumeIsolated { $0.commitTurn() } }
+        }
+        turnCommits.append((mutations, afterCommit))
+    }
+
+    /// Hands the turn's commits to the store, in the order they were decided; the writer
+    /// thread groups them further with whatever arrives during its current transaction.
+    private func commitTurn() {
+        guard !turnCommits.isEmpty else { return }
+        let commits = turnCommits
+        turnCommits = []
+        store.commit(commits.count == 1 ? commits[0].mutations : commits.flatMap(\.mutations)) { [loop] result in
+            let finishing = commits.map { $0.afterCommit(result) }
+            loop.execute { self.assumeIsolated { engine in for finish in finishing { finish(engine) } } }
+        }
+    }
+
+    /// Commits rows that are not activity events (layouts), after the changes already decided,
+    /// and returns once they are committed.
+    func commitAndWait(_ mutations: [StoreMutation]) async throws(EngineError) {
+        commitTurn()
+        let result = await withCheckedContinuation { (continuation: CheckedContinuation<Result<Void, StoreError>, Never>) in
+            store.commit(mutations) { continuation.resume(returning: $0) }
+        }
+        if case .failure(let error) = result { throw persistenceFailure(error) }
+    }
+
+    private func storeMutations(for events: [ActivityEvent]) -> [StoreMutation] {
+        var mutations: [StoreMutation] = []
+        mutations.reserveCapacity(events.count + 1)
+        var settingsChanged = false
+        for event in events {
+            switch event {
+            case .changed(let activity), .delivered(let activity):
+                let put = StoreMutation.putActivity(id: activity.id, app: activity.app, state: activity.state.rawValue,
+                                                    body: StoredDocument(lazyText: { activity.jsonText }))
+                // An update is reported as changed, then delivered: the row is written once.
+                if case .putActivity(let id, _, _, _)? = mutations.last, id == activity.id {
+                    mutations[mutations.count - 1] = put
+                } else {
+                    mutations.append(put)
+                }
+            case .removed(let id):
+                mutations.append(.deleteActivity(id: id))
+            case .settingsChanged, .budgetsChanged:
+                settingsChanged = true
+            case .alerted:
+                break
+            }
+        }
+        if settingsChanged {
+            mutations.append(.putSetting(key: "manager", value: .object(manager.settingsAndBudgetsJSON)))
+        }
+        return mutations
+    }
+
+    /// Logs a failed commit and names it for the caller.
+    private func persistenceFailure(_ error: StoreError) -> EngineError {
+        logger.error("could not store a change", metadata: ["error": "\(error)"])
+        return .persistenceFailure(reason: error.description)
+    }
+
+    /// After a failed commit: the state is reread from disk, and presenters, who were shown
+    /// decisions that are gone, each get the committed state whole.
+    private func restoreFromDisk() {
+        do {
+            let stored = try store.store.load()
+            manager = StateRestorer.manager(from: stored, limits: manager.limits, now: clock(), logger: logger)
+            presenters.resync(to: manager.list(), now: clock())
+            scheduleTimer()
+        } catch {
+            logger.critical("cannot reread the state database after a failed write", metadata: ["error": "\(error)"])
+        }
+    }
+
+    // MARK: Finish
+
+    /// A decision's commit is over: its events finish once every earlier decision's have,
+    /// and its caller is answered.
+    private func finish<Prepared: Sendable>(
+        _ decision: UInt64, _ events: [ActivityEvent], _ result: Result<Prepared, StoreError>,
+        then completion: @Sendable (isolated IslandEngine, Result<Prepared, EngineError>) -> Void
+    ) {
+        switch result {
+        case .success(let prepared):
+            decisions.commit(decision, events: events)
+            tellWatchersInOrder()
+            completion(self, .success(prepared))
+        case .failure(let error):
+            decisions.commit(decision, events: [])
+            tellWatchersInOrder()
+            completion(self, .failure(persistenceFailure(error)))
+        }
+    }
+
+    /// Tells watchers (and the journal) what the committed decisions changed, in the order
+    /// they were made, as far as they are committed.
+    private func tellWatchersInOrder() {
+        while let events = decisions.nextToFinish() {
+            if !events.isEmpty { watchers.tell(events) { logLifecycle($0) } }
+        }
+    }
+
+    /// One journal entry per lifecycle step, with ACTIVITY_ID= and APP_ID= for journalctl.
+    private func logLifecycle(_ activity: Activity) {
+        var metadata: Logger.Metadata = [
+            "activity_id": "\(activity.id)", "app_id": "\(activity.app)", "activity_type": "\(activity.type)",
+        ]
+        if let reason = activity.endReason { metadata["end_reason"] = "\(reason.rawValue)" }
+        logger.info("activity \(activity.state.rawValue)", metadata: metadata)
+    }
+}

@@ -1,0 +1,73 @@
+import IslandCore
+import Synchronization
+import Varlink
+
+/// What a presenter does to an activity (`org.island.Presenter.Interact`).
+enum PresenterAction: String, Sendable {
+    case expand, collapse, tap, dismiss, button
+}
+
+/// The presenter role: subscriptions to an island, and interactions with it.
+extension IslandEngine {
+    /// Streams the island of `uid` to `responder` until the call ends: a snapshot, then deltas.
+    func subscribe(uid: UInt32, responder: VarlinkResponder) {
+        let (id, stream) = presenters.subscribe(uid: uid, responder: responder, now: clock())
+        responder.onCancel { [weak self] in self?.performLater { $0.presenters.unsubscribe(id, uid: uid) } }
+        stream.send(.snapshot(resync: false))
+        // A snapshot is built when it is sent, so deltas queued before then are already in it.
+        let lastSnapshot = Mutex<UInt64>(0)
+        Task {
+            await stream.run { message in
+                switch message {
+                case .delta(let update, let number):
+                    return number > lastSnapshot.withLock { $0 } ? update : nil
+                case .snapshot(let resync):
+                    let (snapshot, number) = await self.encodedSnapshot(uid: uid, resync: resync)
+                    lastSnapshot.withLock { $0 = number }
+                    return snapshot
+                }
+            }
+        }
+    }
+
+    func encodedSnapshot(uid: UInt32, resync: Bool) -> (VarlinkEncodedParameters, updateNumber: UInt64) {
+        presenters.snapshot(for: uid, resync: resync, now: clock())
+    }
+
+    /// A presenter of `uid` acts on activity `id` (or on the island, to collapse it); a tap
+    /// answers the URL to open, if any.
+    func interact(uid: UInt32, action: PresenterAction, id: String?, button: String?) async throws(EngineError) -> String? {
+        let now = clock()
+        if let id, !presenters.isVisible(id, to: uid) { throw .noSuchActivity(id) }
+        presenters.ensureView(for: uid, now: now)
+        switch action {
+        case .expand:
+            guard let id, manager.activity(id: id)?.isLive == true else { throw .noSuchActivity(id) }
+            presenters.expand(id, for: uid, now: now)
+            scheduleTimer()
+            return nil
+        case .collapse:
+            presenters.collapse(for: uid, now: now)
+            return nil
+        case .tap:
+            guard let id, let activity = manager.activity(id: id) else { throw .noSuchActivity(id) }
+            let url = presenters.layouts.tapURL(for: activity, now: now)
+            watchers.tell(about: activity) { .tap(activity, url: url) }
+            return url
+        case .button:
+            guard let id, let activity = manager.activity(id: id) else { throw .noSuchActivity(id) }
+            guard let button else { throw .buttonMissing }
+            watchers.tell(about: activity) { .button(activity, action: button) }
+            return nil
+        case .dismiss:
+            guard let id else { throw .noSuchActivity(nil) }
+            // A system service's activity is on every user's island: one user removing it
+            // would remove it for all.
+            if scope == .system, uid != 0, let owner = manager.activity(id: id)?.uid, owner != uid {
+                throw .sharedActivity
+            }
+            try await decide { manager, now throws(IslandError) in ((), try manager.dismiss(id: id, now: now)) }
+            return nil
+        }
+    }
+}

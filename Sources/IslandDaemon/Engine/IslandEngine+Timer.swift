@@ -1,0 +1,47 @@
+import NIOCore
+
+/// The engine's one timer, on its event loop: it wakes the engine at the earliest deadline
+/// of the core's (deliveries, staleness, expiry, dismissal) and of the islands' (an
+/// expansion timing out).
+extension IslandEngine {
+    func scheduleTimer() {
+        // Runs after every change: no arrays, just the earliest of the core's and the islands'.
+        var deadline = manager.nextWakeUp
+        if let next = presenters.nextDeadline, next < deadline ?? .infinity { deadline = next }
+        guard deadline != timerDeadline else { return }
+        timer?.cancel()
+        timer = nil
+        timerDeadline = deadline
+        guard let deadline else { return }
+        let delay = max(0, deadline - clock())
+        timer = loop.scheduleTask(in: .milliseconds(Int64(delay * 1000) + 1)) { [weak self] in
+            self?.assumeIsolated { $0.timerFired() }
+        }
+    }
+
+    private func timerFired() {
+        timer = nil
+        timerDeadline = nil
+        advance()
+    }
+
+    /// Applies what fell due by now, and rearranges the islands whose expansion timed out.
+    /// `done` runs once the changes are committed (or failed to be).
+    func advance(then done: @escaping @Sendable (isolated IslandEngine) -> Void = { _ in }) {
+        let now = clock()
+        apply(manager.advance(to: now), prepare: {}) { engine, result in
+            if case .failure(let error) = result {
+                engine.logger.error("could not store timer changes; retrying", metadata: ["error": "\(error)"])
+            }
+            done(engine)
+        }
+        presenters.advance(now: now)
+        scheduleTimer()
+    }
+
+    func advanceAndWait() async {
+        let promise = loop.makePromise(of: Void.self)
+        advance { _ in promise.succeed() }
+        try? await promise.futureResult.get()
+    }
+}

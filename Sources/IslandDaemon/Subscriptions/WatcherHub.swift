@@ -1,0 +1,109 @@
+import IslandCore
+import IslandJSON
+import Varlink
+
+/// The apps' Watch streams, and what they are told: committed changes of their own
+/// activities (a state when it changed, content when it was delivered), taps and button
+/// presses, and changes of their authorization. Owned and changed by the engine, on its loop.
+struct WatcherHub {
+    struct Watcher {
+        let owner: ActivityOwner
+        /// The activities watched; nil for all of the owner's.
+        let ids: Set<String>?
+        let stream: OutboundStream<WatchEvent>
+
+        func watches(_ activity: Activity) -> Bool {
+            owner == activity.owner && (ids?.contains(activity.id) ?? true)
+        }
+    }
+
+    private var watchers: [UInt64: Watcher] = [:]
+    /// The state and delivered content watchers last heard of, per activity.
+    private var heard: [String: (state: ActivityState, content: ActivityContent)] = [:]
+    /// Bytes queued for watchers that do not keep up, all of them together.
+    private let budget = QueueBudget(limit: StreamBounds.allWatchBytes)
+    private var lastID: UInt64 = 0
+
+    /// Starts from the activities as committed, which watchers are taken to know.
+    init(activities: [Activity]) {
+        for activity in activities { heard[activity.id] = (activity.state, activity.deliveredContent) }
+    }
+
+    /// Adds a watcher of `owner`'s activities, or only of `ids`, and tells it it is
+    /// registered, so that its client can tell when no later change can escape it.
+    mutating func add(owner: ActivityOwner, ids: Set<String>?, responder: VarlinkResponder) -> UInt64 {
+        let stream = OutboundStream(responder: responder, policy: StreamBounds.watch, budget: budget)
+        lastID += 1
+        watchers[lastID] = Watcher(owner: owner, ids: ids, stream: stream)
+        stream.send(.watching, encoded: WatchEvent.watching.encoded)
+        Task { await stream.run { $0.encoded } }
+        return lastID
+    }
+
+    mutating func remove(_ id: UInt64) {
+        watchers[id] = nil
+    }
+
+    /// Tells watchers what committed events changed: a state only when it changed, content
+    /// only when it was delivered and differs from what they heard. `newState` hears of each
+    /// activity whose state changed, watched or not (for the journal).
+    mutating func tell(_ events: [ActivityEvent], newState: (Activity) -> Void) {
+        for event in events {
+            switch event {
+            case .changed(let activity):
+                // One hash of the id for the look-up and the update: this runs for every update.
+                let index = heard.index(forKey: activity.id)
+                let before = index.map { heard.values[$0] }
+                if before?.state != activity.state {
+                    tell(about: activity) { WatchEvent(kind: .state, activity: activity) }
+                    newState(activity)
+                }
+                let now = (activity.state, before?.content ?? activity.deliveredContent)
+                if let index { heard.values[index] = now } else { heard[activity.id] = now }
+            case .delivered(let activity):
+                let index = heard.index(forKey: activity.id)
+                // Comparing contents costs as much as the rest of an update: only for watchers.
+                if let index, isWatched(activity), heard.values[index].content != activity.deliveredContent {
+                    tell(about: activity) { WatchEvent(kind: .content, activity: activity) }
+                }
+                let now = (activity.state, activity.deliveredContent)
+                if let index { heard.values[index] = now } else { heard[activity.id] = now }
+            case .removed(let id):
+                heard[id] = nil
+            case .alerted, .settingsChanged, .budgetsChanged:
+                break
+            }
+        }
+    }
+
+    private func isWatched(_ activity: Activity) -> Bool {
+        watchers.values.contains { $0.watches(activity) }
+    }
+
+    /// Sends the watchers following `activity` an event about it, which `event` makes: only
+    /// if there are any, and once for all of them.
+    mutating func tell(about activity: Activity, _ event: () -> WatchEvent) {
+        var built: WatchEvent?
+        var cutOff: [UInt64] = []
+        for (id, watcher) in watchers where watcher.watches(activity) {
+            // A watcher cut off for falling too far behind is gone from its connection.
+            if watcher.stream.isClosed {
+                cutOff.append(id)
+                continue
+            }
+            let event = built ?? event()
+            built = event
+            watcher.stream.send(event, encoded: event.encoded)
+        }
+        for id in cutOff { watchers[id] = nil }
+    }
+
+    /// Tells the watchers of `app`, or of every app when nil, their authorization as it is
+    /// now, which `authorization` works out for each owner.
+    func tellAuthorization(of app: String?, _ authorization: (ActivityOwner) -> AuthorizationInfo) {
+        for watcher in watchers.values where app == nil || watcher.owner.app == app {
+            let event = WatchEvent.authorization(authorization(watcher.owner))
+            watcher.stream.send(event, encoded: event.encoded)
+        }
+    }
+}

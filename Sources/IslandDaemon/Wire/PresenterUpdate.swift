@@ -1,0 +1,61 @@
+import IslandCore
+import IslandJSON
+import Varlink
+
+extension Wire {
+    /// One `org.island.Presenter.Update` — a delta or a snapshot — written member by member,
+    /// as text: a delta goes out on every update, encoded once for every presenter it goes to.
+    ///
+    /// `{"update": {"kind", "sequence", "resync", "island"?, "items": [Item…], "removed": […], "alert"?}}`:
+    /// `init` writes up to the opening of `items`, `add` one item, `finish` the rest.
+    struct PresenterUpdate {
+        enum Kind: String {
+            /// The whole state: the first message of a subscription, and the resync of one that
+            /// fell behind.
+            case snapshot
+            /// What changed since the update before it.
+            case delta
+        }
+
+        private var text: JSONText
+
+        /// - Parameter island: nil when the island did not change (a delta leaves it out).
+        init(_ kind: Kind, sequence: UInt64, resync: Bool, island: IslandPresentation?, capacity: Int) {
+            text = JSONText(capacity: capacity)
+            text.openObject()
+            text.key("update")
+            text.openObject()
+            text.member("kind", string: kind.rawValue)
+            text.member("sequence", int: Int(sequence))
+            text.member("resync", bool: resync)
+            if let island { text.member("island", .object(island.json)) }
+            text.key("items")
+            text.openArray()
+        }
+
+        /// Adds an item: the activity as presenters draw it, with its layout, or without when
+        /// `layout` is nil (the presenter keeps the one it has).
+        mutating func add(_ activity: Activity, layout: (json: JSON, isDefault: Bool)?, app: AppLabel) {
+            Wire.writeItem(activity, layout: layout, app: app, to: &text)
+        }
+
+        consuming func finish(removed: [String], alert: (id: String, alert: Alert)?) -> VarlinkEncodedParameters {
+            text.closeArray()
+            text.key("removed")
+            text.openArray()
+            for id in removed { text.value(.string(id)) }
+            text.closeArray()
+            if let (id, alert) = alert {
+                text.key("alert")
+                text.openObject()
+                text.member("id", string: id)
+                text.member("title", string: alert.title)
+                text.member("body", string: alert.body)
+                text.closeObject()
+            }
+            text.closeObject()
+            text.closeObject()
+            return VarlinkEncodedParameters(text)
+        }
+    }
+}

@@ -1,0 +1,74 @@
+import IslandCore
+import IslandJSON
+import Varlink
+
+/// One event of a Watch stream (`org.island.Producer.Event`), encoded once for every watcher
+/// it goes to.
+struct WatchEvent: Sendable {
+    enum Kind: String, Sendable {
+        /// The watcher is registered: no later change can escape it.
+        case watching
+        /// The activity's state changed.
+        case state
+        /// Content was delivered to presenters.
+        case content
+        /// A presenter tapped the activity.
+        case tap
+        /// A presenter pressed one of the activity's buttons.
+        case button
+        /// The app's authorization changed.
+        case authorization
+    }
+
+    let encoded: VarlinkEncodedParameters
+    /// What a later event supersedes this one by: the activity a state or content event
+    /// carries (the later event carries it whole, newer), or the app's authorization.
+    let key: String?
+    /// Whether a later event with the same key replaces this one. Taps and button presses are
+    /// facts the app acts on, and an end is the last word on an activity: those are kept.
+    let supersedable: Bool
+
+    var size: Int { encoded.buffer.readableBytes }
+
+    /// `{"event": {"kind": …, "activity": …, members…}}`.
+    init(kind: Kind, activity: Activity, members: KeyValuePairs<StaticString, JSON> = [:]) {
+        var text = JSONText(capacity: 1024)
+        text.openObject()
+        text.key("event")
+        text.openObject()
+        text.member("kind", string: kind.rawValue)
+        text.key("activity")
+        Wire.writeActivity(activity, to: &text)
+        for (key, value) in members { text.member(key, value) }
+        text.closeObject()
+        text.closeObject()
+        encoded = VarlinkEncodedParameters(text)
+        key = activity.id
+        let terminal = activity.state == .ended || activity.state == .dismissed
+        supersedable = kind == .content || (kind == .state && !terminal)
+    }
+
+    init(_ event: JSONObject, key: String? = nil) {
+        encoded = VarlinkEncodedParameters(["event": .object(event)])
+        self.key = key
+        supersedable = key != nil
+    }
+
+    static let watching = WatchEvent(["kind": .string(Kind.watching.rawValue)])
+
+    /// A presenter tapped the activity; `url` is what the tap opens, if anything.
+    static func tap(_ activity: Activity, url: String?) -> WatchEvent {
+        WatchEvent(kind: .tap, activity: activity, members: ["url": url.map { .string($0) } ?? .null])
+    }
+
+    /// A presenter pressed the activity's button of `action`.
+    static func button(_ activity: Activity, action: String) -> WatchEvent {
+        WatchEvent(kind: .button, activity: activity, members: ["action": .string(action)])
+    }
+
+    /// The app's authorization as it is now; a later one replaces it in a queue.
+    static func authorization(_ info: AuthorizationInfo) -> WatchEvent {
+        WatchEvent(["kind": .string(Kind.authorization.rawValue), "authorization": Wire.authorization(info)],
+                   key: Kind.authorization.rawValue)
+    }
+}

@@ -1,0 +1,153 @@
+import IslandCore
+import IslandJSON
+import Testing
+import Varlink
+@testable import IslandDaemon
+
+/// The presenter hub on its own: what each uid's presenters are shown of decided events.
+@Suite struct PresenterHubTests {
+    let t0 = ActivityMaker.t0
+
+    func makeHub(_ activities: [Activity] = [], scope: DaemonScope = .user) -> PresenterHub {
+        PresenterHub(activities: activities, scope: scope, layouts: LayoutCache(registered: [:], apps: AppRegistry(manifests: [])))
+    }
+
+    /// The `update` of every reply a presenter was sent.
+    func updates(_ sink: RecordingSink) -> [JSONObject] {
+        sink.replies.compactMap { $0["update"]?.objectValue }
+    }
+
+    func itemIDs(_ update: JSONObject?) -> [String] {
+        update?["items"]?.arrayValue?.compactMap { $0["id"]?.stringValue } ?? []
+    }
+
+    func snapshot(_ hub: inout PresenterHub, uid: UInt32, resync: Bool = false) -> JSONObject {
+        let (encoded, _) = hub.snapshot(for: uid, resync: resync, now: t0)
+        return (try? JSONParser.parse(encoded.buffer.readableBytesView))?["update"]?.objectValue ?? [:]
+    }
+
+    @Test func inTheSystemScopeAUserSeesTheirOwnAndSystemServicesActivities() throws {
+        var maker = ActivityMaker()
+        let (alice, _) = try maker.start(uid: 1000)
+        let (bob, _) = try maker.start(uid: 1001)
+        let (service, _) = try maker.start(uid: 105)
+        var hub = makeHub([alice, bob, service], scope: .system)
+
+        #expect(itemIDs(snapshot(&hub, uid: 1000)) == [alice.id, service.id])
+        #expect(itemIDs(snapshot(&hub, uid: 1001)) == [bob.id, service.id])
+        #expect(itemIDs(snapshot(&hub, uid: 0)) == [alice.id, bob.id, service.id], "root sees every activity")
+        #expect(snapshot(&hub, uid: 1000)["island"]?["lockScreen"] == [.string(alice.id), .string(service.id)])
+
+        let (aliceResponder, alicePresenter) = presenterResponder()
+        let (bobResponder, bobPresenter) = presenterResponder()
+        _ = hub.subscribe(uid: 1000, responder: aliceResponder, now: t0)
+        _ = hub.subscribe(uid: 1001, responder: bobResponder, now: t0)
+        let (_, bobsUpdate) = try maker.update(bob, state: ["n": 1], at: t0 + 2)
+        hub.show(bobsUpdate, now: t0 + 2)
+        #expect(updates(alicePresenter).isEmpty, "another user's update is not shown")
+        #expect(updates(bobPresenter).map(itemIDs) == [[bob.id]])
+        let (_, servicesUpdate) = try maker.update(service, state: ["n": 1], at: t0 + 2)
+        hub.show(servicesUpdate, now: t0 + 2)
+        #expect(updates(alicePresenter).map(itemIDs) == [[service.id]])
+        #expect(updates(bobPresenter).map(itemIDs) == [[bob.id], [service.id]])
+    }
+
+    @Test func inTheUserScopeEveryPresenterSeesEverything() throws {
+        var maker = ActivityMaker()
+        let (a, _) = try maker.start(uid: 1000)
+        let (b, _) = try maker.start(uid: 1001)
+        var hub = makeHub([a, b], scope: .user)
+        #expect(itemIDs(snapshot(&hub, uid: 1000)) == [a.id, b.id])
+        #expect(hub.isVisible(b.id, to: 1000))
+    }
+
+    @Test func aDeltaCarriesAnItemsLayoutOnlyWhenItChanged() throws {
+        var maker = ActivityMaker()
+        let (activity, _) = try maker.start()
+        var hub = makeHub([activity])
+        let (responder, presenter) = presenterResponder()
+        _ = hub.subscribe(uid: 1000, responder: responder, now: t0)
+
+        let (_, first) = try maker.update(activity, state: ["n": 1], at: t0 + 2)
+        hub.show(first, now: t0 + 2)
+        let (_, second) = try maker.update(activity, state: ["n": 2], at: t0 + 4)
+        hub.show(second, now: t0 + 4)
+        let registered: JSON = ["chip": "Coffee", "compactTrailing": ["type": "text", "template": "{{state.n}}"]]
+        hub.layouts.register(registered, type: "T", by: activity.owner)
+        hub.redraw([activity.id])
+        let (_, third) = try maker.update(activity, state: ["n": 3], at: t0 + 6)
+        hub.show(third, now: t0 + 6)
+
+        let items = updates(presenter).map { $0["items"]?.arrayValue?.first }
+        try #require(items.count == 4)
+        #expect(items[0]?["defaultLayout"] == true, "the first delta of an item brings its layout")
+        #expect(items[0]?["layout"] != nil)
+        #expect(items[1]?["layout"] == nil && items[1]?["defaultLayout"] == nil, "the same layout is not sent again")
+        #expect(items[1]?["content"]?["state"] == ["n": 2])
+        #expect(items[2]?["layout"] == registered, "a registered layout replaces the default one")
+        #expect(items[2]?["defaultLayout"] == false)
+        #expect(items[3]?["layout"] == nil)
+        #expect(updates(presenter).map { $0["sequence"]?.intValue } == [1, 2, 3, 4])
+    }
+
+    @Test func anEndedAndDismissedActivityIsRemoved() throws {
+        var maker = ActivityMaker()
+        let (kept, _) = try maker.start()
+        let (gone, _) = try maker.start()
+        var hub = makeHub([kept, gone])
+        let (responder, presenter) = presenterResponder()
+        _ = hub.subscribe(uid: 1000, responder: responder, now: t0)
+
+        let (_, events) = try maker.end(gone, dismissal: .immediate, at: t0 + 1)
+        hub.show(events, now: t0 + 1)
+        let delta = try #require(updates(presenter).last)
+        #expect(delta["kind"] == "delta")
+        #expect(delta["removed"] == [.string(gone.id)])
+        #expect(itemIDs(delta).isEmpty, "a removed activity is not also an item")
+        #expect(delta["island"]?["lockScreen"] == [.string(kept.id)], "the island changed with it")
+        #expect(itemIDs(snapshot(&hub, uid: 1000)) == [kept.id])
+        #expect(hub.shown[gone.id] == nil)
+    }
+
+    @Test func anAlertGoesOnlyToPresentersWhoMaySeeItsActivity() throws {
+        var maker = ActivityMaker()
+        let (alice, _) = try maker.start(uid: 1000)
+        var hub = makeHub([alice], scope: .system)
+        let (aliceResponder, alicePresenter) = presenterResponder()
+        let (bobResponder, bobPresenter) = presenterResponder()
+        _ = hub.subscribe(uid: 1000, responder: aliceResponder, now: t0)
+        _ = hub.subscribe(uid: 1001, responder: bobResponder, now: t0)
+
+        let (_, events) = try maker.update(alice, state: ["n": 1], alert: Alert(title: "Ready", body: "Your coffee"), at: t0 + 2)
+        hub.show(events, now: t0 + 2)
+        let delta = try #require(updates(alicePresenter).last)
+        #expect(delta["alert"] == ["id": .string(alice.id), "title": "Ready", "body": "Your coffee"])
+        #expect(delta["island"]?["mode"] == "expanded", "an alert expands the activity")
+        #expect(updates(bobPresenter).isEmpty)
+        #expect(hub.nextDeadline != nil, "the expansion times out")
+        hub.advance(now: hub.nextDeadline! + 1)
+        #expect(updates(alicePresenter).last?["island"]?["mode"] == "compact")
+    }
+
+    @Test func aResyncIsTheWholeStateNumberedAfterWhatCameBefore() throws {
+        var maker = ActivityMaker()
+        let (a, _) = try maker.start()
+        var hub = makeHub([a])
+        let (responder, _) = presenterResponder()
+        _ = hub.subscribe(uid: 1000, responder: responder, now: t0)
+        let (_, events) = try maker.update(a, state: ["n": 1], at: t0 + 2)
+        hub.show(events, now: t0 + 2)
+        let (b, _) = try maker.start()
+
+        // Back to what the disk holds: b, which presenters were never shown.
+        hub.resync(to: [b], now: t0 + 3)
+        let resync = snapshot(&hub, uid: 1000, resync: true)
+        #expect(resync["kind"] == "snapshot")
+        #expect(resync["resync"] == true)
+        #expect(resync["sequence"] == 2, "one delta, then the resync")
+        #expect(itemIDs(resync) == [b.id])
+        #expect(resync["items"]?.arrayValue?.first?["layout"] != nil, "a snapshot carries every layout")
+        #expect(resync["removed"] == [])
+        #expect(resync["island"]?["attached"] == .string(b.id))
+    }
+}
