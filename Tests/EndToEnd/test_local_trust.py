@@ -4,6 +4,7 @@ clients agree on the default socket, the database is private, and long-running c
 on SIGINT and SIGTERM even when they inherited SIGINT ignored."""
 
 import grp
+import itertools
 import json
 import os
 import pwd
@@ -188,9 +189,13 @@ def test_watch_stops_on_its_signal_even_when_sigint_was_ignored(cli_daemon, sig)
         try:
             # The watch is up once an update of ours has been printed.
             id = ok(subprocess.run([ISLAND, "start", "T"], env=env, capture_output=True, text=True, timeout=30)).stdout.strip()
+            attempts = itertools.count()
 
             def printed():
-                ok(subprocess.run([ISLAND, "update", id, "--state", "{}"], env=env, capture_output=True, text=True, timeout=30))
+                # A new state each time: watchers hear of content only when it changes, so a
+                # watch registered after `start` would never print a repeat of the same state.
+                state = json.dumps({"attempt": next(attempts)})
+                ok(subprocess.run([ISLAND, "update", id, "--state", state], env=env, capture_output=True, text=True, timeout=30))
                 out.seek(0)
                 return id in out.read()
             wait_for(printed, timeout=15, interval=0.3, message="an event of the watch")
