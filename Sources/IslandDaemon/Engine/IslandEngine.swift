@@ -5,7 +5,7 @@ import Logging
 import NIOCore
 import OrderedCollections
 import Synchronization
-import Varlink
+import VarlinkCore
 
 /// The authoritative state of the daemon: every activity, the island, the layouts and the
 /// user's settings. All changes go through this actor, one at a time, in three steps: the
@@ -879,7 +879,7 @@ actor IslandEngine {
     /// A snapshot as a tree, to look into.
     func snapshotUpdate(uid: UInt32, resync: Bool) -> JSONObject {
         let (encoded, _) = encodedSnapshot(uid: uid, resync: resync)
-        return (try? JSONParser.parse(encoded.buffer.readableBytesView))?["update"]?.objectValue ?? [:]
+        return (try? JSONParser.parse(encoded.bytes))?["update"]?.objectValue ?? [:]
     }
 
     private func registeredLayout(for activity: Activity) -> JSON? {

@@ -1,7 +1,7 @@
 import IslandCore
 import IslandJSON
 import IslandProtocol
-import Varlink
+import VarlinkCore
 
 /// The four role interfaces of Protocol/, each method a thin translation between Varlink
 /// parameters and the engine. Every call first binds or checks the connection's role.

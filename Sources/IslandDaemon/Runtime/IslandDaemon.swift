@@ -7,7 +7,8 @@ import Logging
 import NIOPosix
 import Systemd
 import UnixSignals
-import Varlink
+import VarlinkCore
+import VarlinkNIO
 
 /// The daemon process: configuration, store, engine, socket, and the conversation with the
 /// service manager, from start to a graceful stop.
@@ -148,7 +149,7 @@ public final class IslandDaemon: Sendable {
         let service = VarlinkService(
             info: VarlinkServiceInfo(vendor: "Island", product: "islandd", version: options.version,
                                      url: "https://github.com/island-linux/island"),
-            implementations: interfaces.implementations, canonicalTextOf: Wire.stateTextPath, logger: logger)
+            implementations: interfaces.implementations, connectionErrors: .island, canonicalTextOf: Wire.stateTextPath, logger: logger)
         let server = VarlinkServer(service: service, configuration: serverConfiguration, group: loop, logger: logger)
         serverBox.server = server
 

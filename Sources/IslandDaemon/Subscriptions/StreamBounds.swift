@@ -1,7 +1,7 @@
 import DequeModule
 import IslandCore
 import IslandJSON
-import Varlink
+import VarlinkCore
 
 /// One event of a Watch stream, encoded once for every watcher it goes to.
 struct WatchEvent: Sendable {
@@ -13,7 +13,7 @@ struct WatchEvent: Sendable {
     /// facts the app acts on, and an end is the last word on an activity: those are kept.
     let supersedable: Bool
 
-    var size: Int { encoded.buffer.readableBytes }
+    var size: Int { encoded.bytes.count }
 
     /// `{"event": {"kind": …, "activity": …, members…}}`.
     init(kind: String, activity: Activity, members: KeyValuePairs<StaticString, JSON> = [:]) {
@@ -74,7 +74,7 @@ enum StreamBounds {
     static var presenter: OutboundStream<IslandEngine.PresenterMessage>.Policy {
         .init(capacity: presenterMessages, byteLimit: presenterBytes,
               size: { message in
-                  if case .delta(let encoded, _) = message { return encoded.buffer.readableBytes }
+                  if case .delta(let encoded, _) = message { return encoded.bytes.count }
                   return 0
               },
               overflow: { queue in

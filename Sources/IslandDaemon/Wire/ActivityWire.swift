@@ -1,6 +1,6 @@
 import IslandCore
 import IslandJSON
-import Varlink
+import VarlinkCore
 
 /// Activities and their parts in the shapes of Protocol/org.island.*.varlink. Parameters
 /// arriving here have already been validated against the interface, so these conversions
