@@ -109,7 +109,7 @@ let package = Package(
         .target(
             name: "VarlinkNIO",
             dependencies: [
-                "VarlinkCore", "IslandJSON",
+                "VarlinkCore",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),

@@ -21,11 +21,12 @@ final class InProcessConnection: VarlinkClientTransport, @unchecked Sendable {
         var running = false
     }
 
-    init(service: VarlinkService, context: VarlinkConnectionContext, maximumQueuedCalls: Int) {
+    init(service: VarlinkService, context: VarlinkConnectionContext) {
         self.service = service
         self.context = context
-        // No bound on bytes: nothing is read ahead that the client did not send.
-        self.machine = ServerConnectionStateMachine(maximumQueuedCalls: maximumQueuedCalls, maximumQueuedBytes: .max,
+        // As many calls at once as a socket's connection starts by default; no bound on bytes,
+        // as nothing is read ahead that the client did not send.
+        self.machine = ServerConnectionStateMachine(maximumQueuedCalls: 64, maximumQueuedBytes: .max,
                                                     errors: service.connectionErrors, canonicalTextPath: service.canonicalTextPath)
     }
 

@@ -13,10 +13,9 @@ extension VarlinkClient {
     /// (`ServerConnectionStateMachine`) and answered as on a socket, with no socket, event
     /// loop or framing in between: for tests where a socket adds nothing.
     /// - Parameter peer: the credentials the service sees; by default this process's own.
-    public static func inProcess(_ service: VarlinkService, peer: PeerCredentials? = PeerCredentials.thisProcess,
-                                 maximumQueuedCalls: Int = 64) -> VarlinkClient {
+    public static func inProcess(_ service: VarlinkService, peer: PeerCredentials? = PeerCredentials.thisProcess) -> VarlinkClient {
         let context = VarlinkConnectionContext(id: inProcessConnections.add(1, ordering: .relaxed).newValue, peer: peer)
-        return VarlinkClient(transport: InProcessConnection(service: service, context: context, maximumQueuedCalls: maximumQueuedCalls))
+        return VarlinkClient(transport: InProcessConnection(service: service, context: context))
     }
 }
 

@@ -112,6 +112,23 @@ import VarlinkNIO
         }
     }
 
+    /// Oneway calls queued behind a call in progress are still made after their sender has
+    /// closed the connection; the call that wanted a reply fails on the client's side.
+    @Test(arguments: Transport.allCases)
+    func onewayCallsStillRunAfterTheirSenderCloses(over transport: Transport) async throws {
+        try await withClient(over: transport) { client, test in
+            let held = Task { try await client.call("org.example.test.Hold", ["id": "a"]) }
+            try await waitUntil { test.held.count == 1 }
+            try await client.oneway("org.example.test.Sleep", ["ms": 1])
+            try await client.oneway("org.example.test.Sleep", ["ms": 1])
+            await client.close()
+            #expect(test.sleepsStarted.count == 0, "they wait for the call before them")
+            test.held.all[0].reply(["id": "a"])
+            try await waitUntil { test.sleepsStarted.count == 2 }
+            await #expect(throws: VarlinkClientError.connectionClosed) { try await held.value }
+        }
+    }
+
     @Test func streamsEndWithShuttingDownAndLaterCallsFail() async throws {
         try await withServer { server in
             let client = try await VarlinkClient.connect(unixPath: server.path)

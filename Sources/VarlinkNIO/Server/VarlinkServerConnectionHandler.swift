@@ -1,4 +1,3 @@
-import IslandJSON
 import Logging
 import NIOCore
 import Synchronization
