@@ -26,7 +26,9 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .library(name: "IslandJSON", targets: ["IslandJSON"]),
-        .library(name: "Varlink", targets: ["Varlink"]),
+        .library(name: "VarlinkCore", targets: ["VarlinkCore"]),
+        .library(name: "VarlinkNIO", targets: ["VarlinkNIO"]),
+        .library(name: "VarlinkInProcess", targets: ["VarlinkInProcess"]),
         .library(name: "Systemd", targets: ["Systemd"]),
         .executable(name: "islandd", targets: ["islandd"]),
         .executable(name: "varlink-certification", targets: ["varlink-certification"]),
@@ -94,16 +96,31 @@ let package = Package(
             name: "IslandJSON",
             dependencies: [.product(name: "OrderedCollections", package: "swift-collections")]
         ),
+        // Varlink, knowing nothing of Island: the protocol itself — IDL, messages, the service
+        // and its dispatch, a connection's ordering of calls, the client — with no I/O …
         .target(
-            name: "Varlink",
+            name: "VarlinkCore",
             dependencies: [
                 "IslandJSON",
-                "IslandProtocol",
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "DequeModule", package: "swift-collections"),
                 .product(name: "Logging", package: "swift-log"),
             ],
             resources: [.embedInCode("Resources/org.varlink.service.varlink")]
+        ),
+        // … carried over Unix sockets with SwiftNIO: the server, its connections, framing …
+        .target(
+            name: "VarlinkNIO",
+            dependencies: [
+                "VarlinkCore",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        // … or in memory, for tests where a socket adds nothing.
+        .target(
+            name: "VarlinkInProcess",
+            dependencies: ["VarlinkCore", .product(name: "DequeModule", package: "swift-collections")]
         ),
         // Where the daemon and its clients meet: the socket's locations, decided in one place,
         // and the check that no other user controls the directory it is served in.
@@ -113,7 +130,7 @@ let package = Package(
         .target(
             name: "IslandDaemon",
             dependencies: [
-                "IslandCore", "IslandStore", "IslandJSON", "IslandPaths", "IslandProtocol", "Varlink", "Systemd",
+                "IslandCore", "IslandStore", "IslandJSON", "IslandPaths", "IslandProtocol", "VarlinkCore", "VarlinkNIO", "Systemd",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
@@ -134,7 +151,7 @@ let package = Package(
         .executableTarget(
             name: "varlink-certification",
             dependencies: [
-                "Varlink",
+                "VarlinkCore", "VarlinkNIO",
                 "Systemd",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
@@ -145,16 +162,16 @@ let package = Package(
         // The producer side: an ActivityKit-shaped client library, and the `island` CLI on it.
         .target(
             name: "IslandKit",
-            dependencies: ["Varlink", "IslandJSON", "IslandPaths", .product(name: "Logging", package: "swift-log")]
+            dependencies: ["VarlinkCore", "VarlinkNIO", "IslandJSON", "IslandPaths", .product(name: "Logging", package: "swift-log")]
         ),
         .executableTarget(
             name: "island",
             dependencies: [
-                "IslandKit", "IslandCore", "IslandJSON", "Varlink", "IslandPresenter",
+                "IslandKit", "IslandCore", "IslandJSON", "VarlinkCore", "VarlinkNIO", "IslandPresenter",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
-        .testTarget(name: "IslandKitTests", dependencies: ["IslandKit", "IslandJSON", "Varlink", "ProcessTesting"]),
+        .testTarget(name: "IslandKitTests", dependencies: ["IslandKit", "IslandJSON", "VarlinkCore", "VarlinkNIO", "ProcessTesting"]),
         // Starting real binaries from tests, scoped: swift-subprocess, without inherited descriptors.
         .target(
             name: "ProcessTesting",
@@ -166,7 +183,7 @@ let package = Package(
         ),
         // The presenter: model, bar formats, SVG and terminal drawing, all testable; the
         // executable is a thin main.
-        .target(name: "IslandPresenter", dependencies: ["Varlink", "IslandCore", "IslandJSON"]),
+        .target(name: "IslandPresenter", dependencies: ["VarlinkCore", "VarlinkNIO", "IslandCore", "IslandJSON"]),
         .executableTarget(
             name: "island-presenter",
             dependencies: ["IslandPresenter", "IslandPaths", .product(name: "ArgumentParser", package: "swift-argument-parser")]
@@ -194,9 +211,9 @@ let package = Package(
         .testTarget(
             name: "VarlinkTests",
             dependencies: [
-                "Varlink",
+                "VarlinkCore", "VarlinkNIO", "VarlinkInProcess",
                 "IslandJSON",
-                "IslandProtocol",
+                .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),
@@ -218,7 +235,7 @@ let package = Package(
         .testTarget(
             name: "IslandDaemonTests",
             dependencies: [
-                "IslandDaemon", "IslandCore", "IslandJSON", "Varlink",
+                "IslandDaemon", "IslandCore", "IslandJSON", "VarlinkCore",
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "ServiceLifecycleTestKit", package: "swift-service-lifecycle"),
@@ -230,7 +247,7 @@ let package = Package(
         ),
         .testTarget(
             name: "IntegrationTests",
-            dependencies: ["Varlink", "varlink-certification", "ProcessTesting"]
+            dependencies: ["varlink-certification", "ProcessTesting"]
         ),
     ],
     swiftLanguageModes: [.v6]
@@ -245,7 +262,7 @@ if Context.environment["ISLAND_FUZZ"] == "1" {
         .executableTarget(
             name: "FuzzVarlinkMessage",
             dependencies: [
-                "FuzzSupport", "Varlink", "IslandJSON", "IslandProtocol",
+                "FuzzSupport", "VarlinkCore", "VarlinkNIO", "IslandJSON", "IslandProtocol",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),
             ],

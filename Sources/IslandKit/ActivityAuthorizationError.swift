@@ -1,6 +1,6 @@
 import Foundation
 import IslandJSON
-import Varlink
+import VarlinkCore
 
 /// Why the daemon refused a call, mirroring ActivityKit's `ActivityAuthorizationError` with
 /// the names of Island's own errors (Protocol/org.island.varlink). Every case keeps the

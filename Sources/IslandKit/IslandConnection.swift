@@ -2,7 +2,8 @@ import Foundation
 import IslandJSON
 import Logging
 import Synchronization
-import Varlink
+import VarlinkCore
+import VarlinkNIO
 
 /// The app's link to the daemon: one producer connection for calls and one for the Watch
 /// stream (a streaming call occupies its connection), shared by every `Activity` of the

@@ -1,5 +1,6 @@
 import IslandJSON
-import Varlink
+import VarlinkCore
+import VarlinkNIO
 
 /// The reconnection delays: 50 ms, doubling up to 2 s; back to the start after a success.
 public struct Backoff: Sendable, Hashable {

@@ -4,7 +4,8 @@ import IslandCore
 import IslandJSON
 import IslandKit
 import IslandPresenter
-import Varlink
+import VarlinkCore
+import VarlinkNIO
 
 /// The options every subcommand that talks to the daemon takes.
 struct GlobalOptions: ParsableArguments {

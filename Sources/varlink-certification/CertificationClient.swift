@@ -1,5 +1,5 @@
 import IslandJSON
-import Varlink
+import VarlinkCore
 
 /// Walks a certification server through Start … End, feeding each reply into the next
 /// call, and checks every reply against what the reference server sends.

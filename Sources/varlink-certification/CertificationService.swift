@@ -1,7 +1,7 @@
 import Foundation
 import IslandJSON
 import Synchronization
-import Varlink
+import VarlinkCore
 
 /// `org.varlink.certification`, served the way the reference implementation serves it:
 /// each client walks Start, Test01 … Test11, End, and every call must carry exactly the

@@ -3,7 +3,8 @@ import Foundation
 import Logging
 import Systemd
 import UnixSignals
-import Varlink
+import VarlinkCore
+import VarlinkNIO
 
 @main
 struct VarlinkCertification: AsyncParsableCommand {
@@ -63,7 +64,7 @@ struct VarlinkCertification: AsyncParsableCommand {
         let service = VarlinkService(
             info: VarlinkServiceInfo(vendor: "Island", product: "varlink-certification", version: "1",
                                      url: "https://github.com/island-linux/island"),
-            implementations: [CertificationService().implementation], logger: logger)
+            implementations: [CertificationService().implementation], connectionErrors: .silent, logger: logger)
         let server = VarlinkServer(service: service, logger: logger)
 
         let inherited = SocketActivation.takeListenedSockets()

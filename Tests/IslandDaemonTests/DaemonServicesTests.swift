@@ -4,7 +4,7 @@ import NIOPosix
 import ServiceLifecycle
 import ServiceLifecycleTestKit
 import Testing
-import Varlink
+import VarlinkCore
 @testable import IslandDaemon
 
 /// The services `islandd` runs in its `ServiceGroup`, each against a graceful shutdown.
@@ -17,7 +17,7 @@ import Varlink
         let path = tree.path("run/s.sock")
         let (readiness, ready) = AsyncStream.makeStream(of: Void.self)
         let socket = SocketService(
-            service: VarlinkService(info: VarlinkServiceInfo(vendor: "t", product: "t", version: "0", url: "u"), implementations: []),
+            service: VarlinkService(info: VarlinkServiceInfo(vendor: "t", product: "t", version: "0", url: "u"), implementations: [], connectionErrors: .island),
             settings: .init(), scope: .user, descriptors: 1024, mayUseReserve: { _ in false },
             loop: MultiThreadedEventLoopGroup.singleton,
             source: .path(DaemonPaths(socket: path, stateDirectory: tree.path("state"), configurationFile: "/dev/null", dataDirectories: []), .user),
@@ -43,7 +43,7 @@ import Varlink
     @Test func aSocketThatCannotBeServedIsAStartErrorNamingIt() async throws {
         let path = "/dev/null/island/s.sock"
         let socket = SocketService(
-            service: VarlinkService(info: VarlinkServiceInfo(vendor: "t", product: "t", version: "0", url: "u"), implementations: []),
+            service: VarlinkService(info: VarlinkServiceInfo(vendor: "t", product: "t", version: "0", url: "u"), implementations: [], connectionErrors: .island),
             settings: .init(), scope: .user, descriptors: 1024, mayUseReserve: { _ in false },
             loop: MultiThreadedEventLoopGroup.singleton,
             source: .path(DaemonPaths(socket: path, stateDirectory: "/nonexistent", configurationFile: "/dev/null", dataDirectories: []), .user),

@@ -1,6 +1,6 @@
 import Testing
 import Systemd
-import Varlink
+import VarlinkCore
 @testable import IslandDaemon
 
 @Suite struct IdentityResolverTests {

@@ -6,7 +6,7 @@ import Logging
 import NIOPosix
 import Synchronization
 import Testing
-import Varlink
+import VarlinkCore
 @testable import IslandDaemon
 
 /// The engine with a clock the test moves and a store in a temporary directory.

@@ -4,7 +4,7 @@ import Glibc
 import Foundation
 import Testing
 import Systemd
-import Varlink
+import VarlinkCore
 @testable import IslandDaemon
 
 /// The identity forgeries of issue #16 item 8, done for real and judged by the real lookups

@@ -1,7 +1,7 @@
 import IslandCore
 import IslandJSON
 import Testing
-import Varlink
+import VarlinkCore
 @testable import IslandDaemon
 
 /// Each method's parameters are read once, into values; a field that is missing or of the

@@ -1,7 +1,7 @@
 import IslandCore
 import IslandJSON
 import Testing
-import Varlink
+import VarlinkCore
 @testable import IslandDaemon
 
 /// The presenter hub on its own: what each uid's presenters are shown of decided events.
@@ -23,7 +23,7 @@ import Varlink
 
     func snapshot(_ hub: inout PresenterHub, uid: UInt32, resync: Bool = false) -> JSONObject {
         let (encoded, _) = hub.snapshot(for: uid, resync: resync, now: t0)
-        return (try? JSONParser.parse(encoded.buffer.readableBytesView))?["update"]?.objectValue ?? [:]
+        return (try? JSONParser.parse(encoded.bytes))?["update"]?.objectValue ?? [:]
     }
 
     @Test func inTheSystemScopeAUserSeesTheirOwnAndSystemServicesActivities() throws {

@@ -5,7 +5,7 @@ import IslandCore
 import IslandJSON
 import Testing
 import Systemd
-import Varlink
+import VarlinkCore
 @testable import IslandDaemon
 
 @Suite struct RoleBinderTests {

@@ -27,7 +27,7 @@ struct StreamBoundsTests {
 
     func kinds(_ queue: Deque<WatchEvent>) -> [String] {
         queue.map { event in
-            let parsed = try? JSONParser.parse(event.encoded.buffer.readableBytesView)
+            let parsed = try? JSONParser.parse(event.encoded.bytes)
             let object = parsed?["event"]
             let n = object?["activity"]?["content"]?["state"]?["n"]?.intValue.map { ":\($0)" } ?? ""
             let state = object?["activity"]?["state"]?.stringValue.map { ":\($0)" } ?? ""

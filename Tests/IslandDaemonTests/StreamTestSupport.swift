@@ -2,7 +2,7 @@ import IslandCore
 import IslandJSON
 import IslandProtocol
 import Synchronization
-import Varlink
+import VarlinkCore
 @testable import IslandDaemon
 
 /// Where the replies of one streaming call go in these tests: kept, to be read back, with
@@ -63,7 +63,7 @@ func streamingResponder(_ method: String, interface: String, parameters: JSONObj
         info: VarlinkServiceInfo(vendor: "test", product: "test", version: "0", url: "test"),
         implementations: [VarlinkImplementation(interface: parsed, handlers: [
             name: .streaming { _, responder in captured.withLock { $0 = responder } },
-        ])])
+        ])], connectionErrors: .island)
     let sink = RecordingSink()
     service.dispatch(VarlinkCall(method: method, parameters: parameters, more: true),
                      connection: VarlinkConnectionContext(id: 1, peer: nil), sink: sink)
@@ -82,7 +82,7 @@ extension IslandEngine {
     /// A snapshot of `uid`'s island as a tree, to look into.
     func snapshotUpdate(uid: UInt32, resync: Bool) -> JSONObject {
         let (encoded, _) = encodedSnapshot(uid: uid, resync: resync)
-        return (try? JSONParser.parse(encoded.buffer.readableBytesView))?["update"]?.objectValue ?? [:]
+        return (try? JSONParser.parse(encoded.bytes))?["update"]?.objectValue ?? [:]
     }
 }
 

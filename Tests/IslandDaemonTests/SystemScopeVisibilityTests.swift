@@ -5,7 +5,7 @@ import IslandStore
 import Logging
 import NIOPosix
 import Testing
-import Varlink
+import VarlinkCore
 @testable import IslandDaemon
 
 /// In the system scope a user's presenters see their own activities and those of system

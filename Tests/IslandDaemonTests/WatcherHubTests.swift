@@ -1,7 +1,7 @@
 import IslandCore
 import IslandJSON
 import Testing
-import Varlink
+import VarlinkCore
 @testable import IslandDaemon
 
 /// The watcher hub on its own: which watchers are told what.

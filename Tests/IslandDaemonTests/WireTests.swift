@@ -1,13 +1,13 @@
 import IslandCore
 import IslandJSON
 import Testing
-import Varlink
+import VarlinkCore
 @testable import IslandDaemon
 
 /// The wire forms the daemon writes by hand, byte for byte, and the names of its refusals.
 @Suite struct WireTests {
     func text(_ encoded: VarlinkEncodedParameters) -> String {
-        String(decoding: encoded.buffer.readableBytesView, as: UTF8.self)
+        String(decoding: encoded.bytes, as: UTF8.self)
     }
 
     func activity() throws -> Activity {
@@ -48,7 +48,7 @@ import Varlink
     @Test func watchEvents() throws {
         let activity = try activity()
         let tap = WatchEvent.tap(activity, url: nil)
-        let parsed = try JSONParser.parse(tap.encoded.buffer.readableBytesView)
+        let parsed = try JSONParser.parse(tap.encoded.bytes)
         #expect(parsed["event"]?["kind"] == "tap")
         #expect(parsed["event"]?["url"] == .null)
         #expect(parsed["event"]?["activity"]?["id"] == "a1")

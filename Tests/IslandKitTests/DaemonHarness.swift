@@ -4,7 +4,8 @@ import IslandJSON
 import IslandKit
 import Testing
 import Synchronization
-import Varlink
+import VarlinkCore
+import VarlinkNIO
 
 /// Runs `body` with the real islandd on a temporary socket, state directory and XDG_DATA_HOME
 /// with a manifest for the test app; stops the daemon and removes its files afterwards

@@ -2,7 +2,7 @@ import Foundation
 import IslandJSON
 import IslandKit
 import Testing
-import Varlink
+import VarlinkCore
 
 /// IslandKit's pure parts: error mapping, type names, socket defaults.
 @Suite struct MappingTests {

@@ -1,17 +1,14 @@
 import Foundation
 import IslandJSON
-import IslandProtocol
 import Synchronization
 import Testing
-import Varlink
+import VarlinkCore
 
 /// The fuzz corpus of Fuzz/Corpus/fuzz-varlink-message (issue #6), replayed in a debug build
 /// with assertions: every frame of every input decodes or is refused, and every call that
 /// decodes gets exactly one final reply from validation against the daemon's interfaces.
 @Suite struct FuzzCorpusTests {
-    static let corpus = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        .appendingPathComponent("Fuzz/Corpus/fuzz-varlink-message")
+    static let corpus = RepositoryFiles.root.appendingPathComponent("Fuzz/Corpus/fuzz-varlink-message")
 
     private final class Sink: VarlinkReplySink {
         let finals = Mutex(0)
@@ -23,9 +20,11 @@ import Varlink
     @Test func everyInputIsAnsweredOrRefused() throws {
         let service = VarlinkService(
             info: VarlinkServiceInfo(vendor: "test", product: "test", version: "0", url: "https://example.invalid"),
-            implementations: try IslandInterfaces.daemon.map { text in
-                VarlinkImplementation(interface: try VarlinkInterface(parsing: text), handlers: [:])
-            }, canonicalTextOf: ["content", "state"])
+            implementations: try RepositoryFiles.interfaceFiles.filter { $0 != "org.island.Connection.varlink" }.map { file in
+                VarlinkImplementation(interface: try VarlinkInterface(parsing: try RepositoryFiles.interface(file)), handlers: [:])
+            },
+            connectionErrors: VarlinkConnectionErrors(declaredBy: try VarlinkInterface(parsing: try RepositoryFiles.interface("org.island.Connection.varlink"))),
+            canonicalTextOf: ["content", "state"])
         let files = try FileManager.default.contentsOfDirectory(atPath: Self.corpus.path).sorted()
         #expect(files.count > 10)
         let connection = VarlinkConnectionContext(id: 1, peer: nil)

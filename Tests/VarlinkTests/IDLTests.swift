@@ -1,7 +1,6 @@
 import IslandJSON
-import IslandProtocol
 import Testing
-@testable import Varlink
+@testable import VarlinkCore
 
 @Suite struct IDLTests {
     static let example = """
@@ -31,9 +30,11 @@ import Testing
         #expect(interface.errors["Boom"]?.count == 2)
     }
 
-    @Test func parsesTheStandardInterfaces() throws {
+    @Test func parsesTheServiceInterface() throws {
         #expect(VarlinkService.serviceInterface.methods.keys.sorted() == ["GetInfo", "GetInterfaceDescription"])
-        #expect(VarlinkService.connectionInterface.errors["MessageTooLarge"] != nil)
+        #expect(VarlinkService.serviceInterface.errors.keys.sorted() == [
+            "ExpectedMore", "InterfaceNotFound", "InvalidParameter", "MethodNotFound", "MethodNotImplemented", "PermissionDenied",
+        ])
     }
 
     @Test(arguments: [
@@ -113,11 +114,16 @@ import Testing
     }
 }
 
+/// Island's interfaces, as real-world IDL.
 @Suite struct ProtocolFilesTests {
-    @Test(arguments: IslandInterfaces.daemon + [IslandInterfaces.connection])
-    func everyInterfaceOfTheDaemonParses(text: String) throws {
-        let interface = try VarlinkInterface(parsing: text)
-        #expect(interface.name.hasPrefix("org.island"))
+    @Test func theProtocolDirectoryHoldsInterfaces() {
+        #expect(RepositoryFiles.interfaceFiles.count >= 6, "\(RepositoryFiles.interfaceFiles)")
+    }
+
+    @Test(arguments: RepositoryFiles.interfaceFiles)
+    func everyInterfaceOfTheDaemonParses(file: String) throws {
+        let interface = try VarlinkInterface(parsing: try RepositoryFiles.interface(file))
+        #expect(interface.name + ".varlink" == file)
     }
 }
 

@@ -2,10 +2,11 @@ import Foundation
 import IslandJSON
 import NIOPosix
 import Testing
-@testable import Varlink
+import VarlinkCore
+import VarlinkNIO
 
-/// The server against hand-written frames: every bad input ends in a named error or a
-/// clean close, and the server keeps serving.
+/// The server on a real socket, against hand-written frames: every bad input ends in a named
+/// error or a clean close, and the server keeps serving.
 @Suite(.timeLimit(.minutes(1))) struct ServerTests {
     func error(_ reply: [String: Any]?) -> String? { reply?["error"] as? String }
     func parameters(_ reply: [String: Any]?) -> [String: Any] { reply?["parameters"] as? [String: Any] ?? [:] }
@@ -17,154 +18,95 @@ import Testing
         #expect(parameters(try await c.readReply())["text"] as? String == "still here")
     }
 
-    @Test func introspection() async throws {
-        let server = try await TestServer.start()
-        defer { Task { await server.stop() } }
-        let c = try server.raw()
-        try c.send(#"{"method":"org.varlink.service.GetInfo"}"#)
-        let info = parameters(try await c.readReply())
-        #expect(info["vendor"] as? String == "Test")
-        #expect(info["interfaces"] as? [String] == ["org.varlink.service", "org.island.Connection", "org.example.test"])
-        try c.send(#"{"method":"org.varlink.service.GetInterfaceDescription","parameters":{"interface":"org.example.test"}}"#)
-        #expect(parameters(try await c.readReply())["description"] as? String == TestServer.interfaceText)
-        try c.send(#"{"method":"org.varlink.service.GetInterfaceDescription","parameters":{"interface":"org.nope"}}"#)
-        let missing = try await c.readReply()
-        #expect(error(missing) == "org.varlink.service.InterfaceNotFound")
-        #expect(parameters(missing)["interface"] as? String == "org.nope")
-    }
-
-    @Test(arguments: [
-        (#"{"method":"org.example.test.Nope"}"#, "org.varlink.service.MethodNotFound", "method", "org.example.test.Nope"),
-        (#"{"method":"org.nope.Echo"}"#, "org.varlink.service.InterfaceNotFound", "interface", "org.nope"),
-        (#"{"method":"Echo"}"#, "org.varlink.service.InterfaceNotFound", "interface", ""),
-        (#"{"method":"org.example.test.Echo"}"#, "org.varlink.service.InvalidParameter", "parameter", "text"),
-        (#"{"method":"org.example.test.Echo","parameters":{"text":7}}"#, "org.varlink.service.InvalidParameter", "parameter", "text"),
-        (#"{"method":"org.example.test.Echo","parameters":{"text":"a","more":1}}"#, "org.varlink.service.InvalidParameter", "parameter", "more"),
-        (#"{"method":"org.example.test.Items","parameters":{"item":{"name":"a","count":"1"},"tags":[]}}"#, "org.varlink.service.InvalidParameter", "parameter", "item.count"),
-        (#"{"method":"org.example.test.Items","parameters":{"item":{"name":"a","count":1},"tags":["a",null]}}"#, "org.varlink.service.InvalidParameter", "parameter", "tags[1]"),
-        (#"{"method":"org.example.test.Echo","parameters":{"text":"a"},"upgrade":true}"#, "org.varlink.service.InvalidParameter", "parameter", "upgrade"),
-        (#"{"method":"org.example.test.Unimplemented"}"#, "org.varlink.service.MethodNotImplemented", "method", "org.example.test.Unimplemented"),
-        (#"{"method":"org.example.test.Fail","parameters":{"why":"because"}}"#, "org.example.test.Boom", "why", "because"),
-    ])
-    func namedErrors(frame: String, name: String, key: String, value: String) async throws {
-        let server = try await TestServer.start()
-        defer { Task { await server.stop() } }
-        let c = try server.raw()
-        try c.send(frame)
-        let reply = try await c.readReply()
-        #expect(error(reply) == name)
-        #expect(parameters(reply)[key] as? String == value)
-        // A refused call leaves the connection usable.
-        try c.send(#"{"method":"org.example.test.Echo","parameters":{"text":"next"}}"#)
-        #expect(parameters(try await c.readReply())["text"] as? String == "next")
-    }
-
-    @Test func streamingMethodWithoutMore() async throws {
-        let server = try await TestServer.start()
-        defer { Task { await server.stop() } }
-        let c = try server.raw()
-        try c.send(#"{"method":"org.example.test.Count","parameters":{"n":2}}"#)
-        #expect(error(try await c.readReply()) == "org.varlink.service.ExpectedMore")
-    }
-
     @Test func moreRepliesContinueUntilTheLast() async throws {
-        let server = try await TestServer.start()
-        defer { Task { await server.stop() } }
-        let c = try server.raw()
-        try c.send(#"{"method":"org.example.test.Count","parameters":{"n":3},"more":true}"#)
-        for i in 0..<3 {
-            let reply = try await c.readReply()
-            #expect(parameters(reply)["i"] as? Int == i)
-            #expect((reply?["continues"] as? Bool ?? false) == (i < 2))
+        try await withServer { server in
+            let c = try server.raw()
+            try c.send(#"{"method":"org.example.test.Count","parameters":{"n":3},"more":true}"#)
+            for i in 0..<3 {
+                let reply = try await c.readReply()
+                #expect(parameters(reply)["i"] as? Int == i)
+                #expect((reply?["continues"] as? Bool ?? false) == (i < 2))
+            }
+            try await assertServing(server)
         }
-        try await assertServing(server)
-    }
-
-    @Test func onewayCallsGetNoReply() async throws {
-        let server = try await TestServer.start()
-        defer { Task { await server.stop() } }
-        let c = try server.raw()
-        try c.send(#"{"method":"org.example.test.Echo","parameters":{"text":"quiet"},"oneway":true}"#)
-        try c.send(#"{"method":"org.example.test.Fail","parameters":{"why":"quiet"},"oneway":true}"#)
-        try c.send(#"{"method":"org.example.test.Echo","parameters":{"text":"loud"}}"#)
-        #expect(parameters(try await c.readReply())["text"] as? String == "loud")
     }
 
     @Test func pipelinedCallsAreAnsweredInOrder() async throws {
-        let server = try await TestServer.start()
-        defer { Task { await server.stop() } }
-        let c = try server.raw()
-        // Slow calls before fast ones: a server answering as work completes would reorder them.
-        var batch: [UInt8] = []
-        for i in 0..<200 {
-            let frame = i % 20 == 0
-                ? #"{"method":"org.example.test.Sleep","parameters":{"ms":\#(20 - i / 20)}}"#
-                : #"{"method":"org.example.test.Echo","parameters":{"text":"\#(i)"}}"#
-            batch += Array(frame.utf8) + [0]
-        }
-        try c.send(batch)
-        for i in 0..<200 {
-            let reply = parameters(try await c.readReply())
-            if i % 20 == 0 {
-                #expect(reply["slept"] as? Int == 20 - i / 20)
-            } else {
-                #expect(reply["text"] as? String == "\(i)")
+        try await withServer { server in
+            let c = try server.raw()
+            // Slow calls before fast ones, in one write: a server answering as work completes
+            // would reorder them. 200 calls are over three turns' worth of the loop.
+            var batch: [UInt8] = []
+            for i in 0..<200 {
+                let frame = i % 20 == 0
+                    ? #"{"method":"org.example.test.Sleep","parameters":{"ms":\#(20 - i / 20)}}"#
+                    : #"{"method":"org.example.test.Echo","parameters":{"text":"\#(i)"}}"#
+                batch += Array(frame.utf8) + [0]
+            }
+            try c.send(batch)
+            for i in 0..<200 {
+                let reply = parameters(try await c.readReply())
+                if i % 20 == 0 {
+                    #expect(reply["slept"] as? Int == 20 - i / 20)
+                } else {
+                    #expect(reply["text"] as? String == "\(i)")
+                }
             }
         }
     }
 
     @Test func releasedCallsOverlapButAreAnsweredInOrder() async throws {
-        let server = try await TestServer.start()
-        defer { Task { await server.stop() } }
-        let c = try server.raw()
-        // Each releases the connection at once, so all three run together; once all have started
-        // the first sleeps longest, yet the replies come back in call order.
-        var batch: [UInt8] = []
-        for ms in [300, 100, 10] {
-            batch += Array(#"{"method":"org.example.test.Overlap","parameters":{"ms":\#(ms),"of":3}}"#.utf8) + [0]
+        try await withServer { server in
+            let c = try server.raw()
+            // Each releases the connection at once, so all three run together; once all have
+            // started the first sleeps longest, yet the replies come back in call order.
+            var batch: [UInt8] = []
+            for ms in [300, 100, 10] {
+                batch += Array(#"{"method":"org.example.test.Overlap","parameters":{"ms":\#(ms),"of":3}}"#.utf8) + [0]
+            }
+            batch += Array(#"{"method":"org.example.test.Echo","parameters":{"text":"after"}}"#.utf8) + [0]
+            try c.send(batch)
+            for ms in [300, 100, 10] {
+                let reply = parameters(try await c.readReply())
+                #expect(reply["ms"] as? Int == ms)
+                #expect(reply["started"] as? Int == 3, "every call started before any replied")
+            }
+            #expect(parameters(try await c.readReply())["text"] as? String == "after")
         }
-        batch += Array(#"{"method":"org.example.test.Echo","parameters":{"text":"after"}}"#.utf8) + [0]
-        try c.send(batch)
-        for ms in [300, 100, 10] {
-            let reply = parameters(try await c.readReply())
-            #expect(reply["ms"] as? Int == ms)
-            #expect(reply["started"] as? Int == 3, "every call started before any replied")
-        }
-        #expect(parameters(try await c.readReply())["text"] as? String == "after")
     }
 
     @Test func onewayCallsOutliveTheirSenderClosing() async throws {
-        let server = try await TestServer.start()
-        defer { Task { await server.stop() } }
-        // A call in progress, three oneway calls behind it, and the sender gone before any of
-        // them ran: the oneway calls are still made (a call that wanted a reply is not).
-        var batch: [UInt8] = []
-        batch += Array(#"{"method":"org.example.test.Sleep","parameters":{"ms":100}}"#.utf8) + [0]
-        for _ in 0..<3 {
-            batch += Array(#"{"method":"org.example.test.Sleep","parameters":{"ms":1},"oneway":true}"#.utf8) + [0]
+        try await withServer { server in
+            // A call in progress, three oneway calls behind it, and the sender gone before any
+            // of them ran: the oneway calls are still made (a call that wanted a reply is not).
+            var batch: [UInt8] = []
+            batch += Array(#"{"method":"org.example.test.Sleep","parameters":{"ms":100}}"#.utf8) + [0]
+            for _ in 0..<3 {
+                batch += Array(#"{"method":"org.example.test.Sleep","parameters":{"ms":1},"oneway":true}"#.utf8) + [0]
+            }
+            batch += Array(#"{"method":"org.example.test.Sleep","parameters":{"ms":1}}"#.utf8) + [0]
+            do {
+                let c = try server.raw()
+                try c.send(batch)
+            }
+            for _ in 0..<500 where server.sleepsStarted.count < 4 {
+                try await Task.sleep(for: .milliseconds(10))
+            }
+            try await Task.sleep(for: .milliseconds(200))
+            #expect(server.sleepsStarted.count == 4)
         }
-        batch += Array(#"{"method":"org.example.test.Sleep","parameters":{"ms":1}}"#.utf8) + [0]
-        do {
-            let c = try server.raw()
-            try c.send(batch)
-        }
-        for _ in 0..<500 where server.sleepsStarted.count < 4 {
-            try await Task.sleep(for: .milliseconds(10))
-        }
-        try await Task.sleep(for: .milliseconds(200))
-        #expect(server.sleepsStarted.count == 4)
     }
 
     @Test func halfCloseStillGetsEveryReply() async throws {
-        let server = try await TestServer.start()
-        defer { Task { await server.stop() } }
-        let c = try server.raw()
-        try c.send(#"{"method":"org.example.test.Sleep","parameters":{"ms":50}}"#)
-        try c.send(#"{"method":"org.example.test.Echo","parameters":{"text":"last"}}"#)
-        c.shutdownWrite()
-        #expect(parameters(try await c.readReply())["slept"] as? Int == 50)
-        #expect(parameters(try await c.readReply())["text"] as? String == "last")
-        #expect(try await c.readMessage() == nil, "the server closes after answering")
+        try await withServer { server in
+            let c = try server.raw()
+            try c.send(#"{"method":"org.example.test.Sleep","parameters":{"ms":50}}"#)
+            try c.send(#"{"method":"org.example.test.Echo","parameters":{"text":"last"}}"#)
+            c.shutdownWrite()
+            #expect(parameters(try await c.readReply())["slept"] as? Int == 50)
+            #expect(parameters(try await c.readReply())["text"] as? String == "last")
+            #expect(try await c.readMessage() == nil, "the server closes after answering")
+        }
     }
 
     @Test(arguments: [
@@ -177,87 +119,119 @@ import Testing
         (String(repeating: "[", count: 5000) + String(repeating: "]", count: 5000), "nesting too deep"),
     ])
     func malformedMessagesEndTheConnectionWithANamedError(frame: String, reason: String) async throws {
-        let server = try await TestServer.start()
-        defer { Task { await server.stop() } }
-        let c = try server.raw()
-        try c.send(#"{"method":"org.example.test.Echo","parameters":{"text":"before"}}"#)
-        try c.send(frame)
-        // The server may already have closed the connection, so this send may fail.
-        try? c.send(#"{"method":"org.example.test.Echo","parameters":{"text":"after"}}"#)
-        #expect(parameters(try await c.readReply())["text"] as? String == "before", "calls before the bad one are answered")
-        let reply = try await c.readReply()
-        #expect(error(reply) == "org.island.Connection.InvalidMessage")
-        #expect((parameters(reply)["reason"] as? String)?.contains(reason) == true, "\(String(describing: reply))")
-        #expect(try await c.readMessage() == nil)
-        try await assertServing(server)
+        try await withServer { server in
+            let c = try server.raw()
+            try c.send(#"{"method":"org.example.test.Echo","parameters":{"text":"before"}}"#)
+            try c.send(frame)
+            // The server may already have closed the connection, so this send may fail.
+            try? c.send(#"{"method":"org.example.test.Echo","parameters":{"text":"after"}}"#)
+            #expect(parameters(try await c.readReply())["text"] as? String == "before", "calls before the bad one are answered")
+            let reply = try await c.readReply()
+            #expect(error(reply) == "org.example.connection.InvalidMessage")
+            #expect((parameters(reply)["reason"] as? String)?.contains(reason) == true, "\(String(describing: reply))")
+            #expect(try await c.readMessage() == nil)
+            try await assertServing(server)
+        }
+    }
+
+    /// A malformed message behind a call that has released its connection but not replied
+    /// yet: the call's reply comes first, then the refusal.
+    @Test func aMalformedMessageWaitsForTheReplyOfAReleasedCall() async throws {
+        try await withServer { server in
+            let c = try server.raw()
+            try c.send(Array(#"{"method":"org.example.test.Overlap","parameters":{"ms":200,"of":1}}"#.utf8) + [0]
+                       + Array("{not json}".utf8) + [0])
+            #expect(parameters(try await c.readReply())["ms"] as? Int == 200)
+            #expect(error(try await c.readReply()) == "org.example.connection.InvalidMessage")
+            #expect(try await c.readMessage() == nil)
+        }
     }
 
     @Test func invalidUTF8IsRefused() async throws {
-        let server = try await TestServer.start()
-        defer { Task { await server.stop() } }
-        let c = try server.raw()
-        try c.send(Array(#"{"method":"org.example.test.Echo","parameters":{"text":""#.utf8) + [0xC3, 0x28] + Array(#""}}"#.utf8) + [0])
-        let reply = try await c.readReply()
-        #expect(error(reply) == "org.island.Connection.InvalidMessage")
-        #expect((parameters(reply)["reason"] as? String)?.contains("UTF-8") == true)
-        try await assertServing(server)
+        try await withServer { server in
+            let c = try server.raw()
+            try c.send(Array(#"{"method":"org.example.test.Echo","parameters":{"text":""#.utf8) + [0xC3, 0x28] + Array(#""}}"#.utf8) + [0])
+            let reply = try await c.readReply()
+            #expect(error(reply) == "org.example.connection.InvalidMessage")
+            #expect((parameters(reply)["reason"] as? String)?.contains("UTF-8") == true)
+            try await assertServing(server)
+        }
     }
 
     @Test func oversizedMessageIsRefusedAndTheConnectionClosed() async throws {
-        let server = try await TestServer.start { $0.maximumMessageSize = 4096 }
-        defer { Task { await server.stop() } }
-        let c = try server.raw()
-        let text = String(repeating: "a", count: 10_000)
-        try? c.send(#"{"method":"org.example.test.Echo","parameters":{"text":"\#(text)"}}"#)
-        let reply = try await c.readReply()
-        #expect(error(reply) == "org.island.Connection.MessageTooLarge")
-        #expect(parameters(reply)["limit"] as? Int == 4096)
-        #expect(try await c.isClosedByPeer())
-        try await assertServing(server)
+        try await withServer({ $0.maximumMessageSize = 4096 }) { server in
+            let c = try server.raw()
+            let text = String(repeating: "a", count: 10_000)
+            try? c.send(#"{"method":"org.example.test.Echo","parameters":{"text":"\#(text)"}}"#)
+            let reply = try await c.readReply()
+            #expect(error(reply) == "org.example.connection.MessageTooLarge")
+            #expect(parameters(reply)["limit"] as? Int == 4096)
+            #expect(try await c.isClosedByPeer())
+            try await assertServing(server)
+        }
     }
 
     @Test func truncatedMessageAtEndOfStream() async throws {
-        let server = try await TestServer.start()
-        defer { Task { await server.stop() } }
-        let c = try server.raw()
-        try c.send(#"{"method":"org.example.test.Echo","param"#, terminated: false)
-        c.shutdownWrite()
-        let reply = try await c.readReply()
-        #expect(error(reply) == "org.island.Connection.InvalidMessage")
-        #expect(try await c.readMessage() == nil)
-        try await assertServing(server)
+        try await withServer { server in
+            let c = try server.raw()
+            try c.send(#"{"method":"org.example.test.Echo","param"#, terminated: false)
+            c.shutdownWrite()
+            let reply = try await c.readReply()
+            #expect(error(reply) == "org.example.connection.InvalidMessage")
+            #expect(try await c.readMessage() == nil)
+            try await assertServing(server)
+        }
+    }
+
+    /// A service that declares no connection errors ends a connection without a word, and
+    /// serves no interface for them.
+    @Test func aServiceWithoutConnectionErrorsClosesWithoutAWord() async throws {
+        try await withServer(connectionErrors: .silent, { $0.maximumConnectionsPerUser = 1 }) { server in
+            let c = try server.raw()
+            try c.send(#"{"method":"org.varlink.service.GetInfo"}"#)
+            #expect(parameters(try await c.readReply())["interfaces"] as? [String] == ["org.varlink.service", "org.example.test"])
+            let refused = try server.raw()
+            #expect(try await refused.readMessage() == nil, "over the limit: closed, nothing said")
+            try c.send(#"{"method":"org.example.test.Echo","parameters":{"text":"before"}}"#)
+            try c.send("{not json}")
+            #expect(parameters(try await c.readReply())["text"] as? String == "before")
+            #expect(try await c.readMessage() == nil)
+        }
     }
 
     @Test func peerCredentialsComeFromTheKernel() async throws {
-        let server = try await TestServer.start()
-        defer { Task { await server.stop() } }
-        let c = try server.raw()
-        try c.send(#"{"method":"org.example.test.Who"}"#)
-        let who = parameters(try await c.readReply())
-        #expect(who["pid"] as? Int == Int(getpid()))
-        #expect(who["uid"] as? Int == Int(getuid()))
+        try await withServer { server in
+            let c = try server.raw()
+            try c.send(#"{"method":"org.example.test.Who"}"#)
+            let who = parameters(try await c.readReply())
+            #expect(who["pid"] as? Int == Int(getpid()))
+            #expect(who["uid"] as? Int == Int(getuid()))
+        }
     }
 
     @Test func connectionsPerUserAreLimited() async throws {
-        let server = try await TestServer.start { $0.maximumConnectionsPerUser = 2 }
-        defer { Task { await server.stop() } }
-        let first = try server.raw()
-        let second = try server.raw()
-        // Each connection is admitted on its own event loop, so the order they were accepted in
-        // is not the order they are admitted in: both must be in before the third tries.
-        for connection in [first, second] {
-            try connection.send(#"{"method":"org.example.test.Echo","parameters":{"text":"1"}}"#)
-            _ = try await connection.readReply()
+        try await withServer({ $0.maximumConnectionsPerUser = 2 }) { server in
+            let first = try server.raw()
+            var second: RawConnection? = try server.raw()
+            // Each connection is admitted on its own event loop, so the order they were accepted
+            // in is not the order they are admitted in: both must be in before the third tries.
+            for connection in [first, second!] {
+                try connection.send(#"{"method":"org.example.test.Echo","parameters":{"text":"1"}}"#)
+                _ = try await connection.readReply()
+            }
+            let third = try server.raw()
+            let refusal = try await third.readReply()
+            #expect(error(refusal) == "org.example.connection.TooManyConnections")
+            #expect(parameters(refusal)["scope"] as? String == "user")
+            #expect(try await third.readMessage() == nil)
+            // Closing one makes room again.
+            second = nil
+            try await waitUntil { server.server.connectionCount == 1 }
+            let fourth = try server.raw()
+            try fourth.send(#"{"method":"org.example.test.Echo","parameters":{"text":"4"}}"#)
+            #expect(parameters(try await fourth.readReply())["text"] as? String == "4")
+            withExtendedLifetime((first, second)) {}
         }
-        let third = try server.raw()
-        let refusal = try await third.readReply()
-        #expect(error(refusal) == "org.island.Connection.TooManyConnections")
-        #expect(parameters(refusal)["scope"] as? String == "user")
-        #expect(try await third.readMessage() == nil)
-        // Closing one makes room again.
-        _ = second
-        try await waitUntil { server.server.connectionCount == 2 }
-        withExtendedLifetime(second) {}
     }
 
     /// Connections beyond the limits are kept for the peers the server says may use them, on
@@ -265,81 +239,81 @@ import Testing
     /// description, if they like), within the probation; otherwise they get the refusal of the
     /// limit they are over. So whoever holds every ordinary connection, those peers get in.
     @Test func theReserveLetsInOnlyWhatItIsKeptFor() async throws {
-        let server = try await TestServer.start {
+        try await withServer({
             $0.maximumConnectionsPerUser = 1
             $0.reservedConnections = 1
             $0.reservedInterfaces = ["org.example.test"]
             $0.mayUseReserve = { _ in true }
             $0.reserveProbation = .milliseconds(300)
+        }) { server in
+            let echo = #"{"method":"org.example.test.Echo","parameters":{"text":"in"}}"#
+            let holder = try server.raw()
+            try holder.send(echo)
+            #expect(parameters(try await holder.readReply())["text"] as? String == "in")
+
+            // In the reserve: the description of a reserved interface, then a call to it.
+            let reserved = try server.raw()
+            try reserved.send(#"{"method":"org.varlink.service.GetInterfaceDescription","parameters":{"interface":"org.example.test"}}"#)
+            #expect(error(try await reserved.readReply()) == nil)
+            try reserved.send(echo)
+            #expect(parameters(try await reserved.readReply())["text"] as? String == "in")
+            // The reserve is full: refused at once.
+            let over = try server.raw()
+            let refusal = try await over.readReply()
+            #expect(error(refusal) == "org.example.connection.TooManyConnections")
+            #expect(parameters(refusal)["scope"] as? String == "user")
+            #expect(try await over.readMessage() == nil)
+            // Having kept to the terms, it stays past the probation.
+            try await Task.sleep(for: .milliseconds(400))
+            try reserved.send(echo)
+            #expect(parameters(try await reserved.readReply())["text"] as? String == "in")
+            // Its peer leaves: the server closes it once everything is answered.
+            reserved.shutdownWrite()
+            #expect(try await reserved.readMessage() == nil)
+            try await waitUntil { server.server.connectionCount == 1 }
+
+            // Another call first: the refusal, and the connection closes.
+            let other = try server.raw()
+            try other.send(#"{"method":"org.varlink.service.GetInfo"}"#)
+            #expect(error(try await other.readReply()) == "org.example.connection.TooManyConnections")
+            #expect(try await other.readMessage() == nil)
+            try await waitUntil { server.server.connectionCount == 1 }
+            // No call at all: the refusal once the probation is over, and the reserve is free again.
+            let idle = try server.raw()
+            #expect(error(try await idle.readReply()) == "org.example.connection.TooManyConnections")
+            #expect(try await idle.readMessage() == nil)
+            try await waitUntil { server.server.connectionCount == 1 }
+            let again = try server.raw()
+            try again.send(echo)
+            #expect(parameters(try await again.readReply())["text"] as? String == "in")
+            withExtendedLifetime(holder) {}
         }
-        defer { Task { await server.stop() } }
-        let echo = #"{"method":"org.example.test.Echo","parameters":{"text":"in"}}"#
-        let holder = try server.raw()
-        try holder.send(echo)
-        #expect(parameters(try await holder.readReply())["text"] as? String == "in")
-
-        // In the reserve: the description of a reserved interface, then a call to it.
-        let reserved = try server.raw()
-        try reserved.send(#"{"method":"org.varlink.service.GetInterfaceDescription","parameters":{"interface":"org.example.test"}}"#)
-        #expect(error(try await reserved.readReply()) == nil)
-        try reserved.send(echo)
-        #expect(parameters(try await reserved.readReply())["text"] as? String == "in")
-        // The reserve is full: refused at once.
-        let over = try server.raw()
-        let refusal = try await over.readReply()
-        #expect(error(refusal) == "org.island.Connection.TooManyConnections")
-        #expect(parameters(refusal)["scope"] as? String == "user")
-        #expect(try await over.readMessage() == nil)
-        // Having kept to the terms, it stays past the probation.
-        try await Task.sleep(for: .milliseconds(400))
-        try reserved.send(echo)
-        #expect(parameters(try await reserved.readReply())["text"] as? String == "in")
-        // Its peer leaves: the server closes it once everything is answered.
-        reserved.shutdownWrite()
-        #expect(try await reserved.readMessage() == nil)
-        try await waitUntil { server.server.connectionCount == 1 }
-
-        // Another call first: the refusal, and the connection closes.
-        let other = try server.raw()
-        try other.send(#"{"method":"org.varlink.service.GetInfo"}"#)
-        #expect(error(try await other.readReply()) == "org.island.Connection.TooManyConnections")
-        #expect(try await other.readMessage() == nil)
-        try await waitUntil { server.server.connectionCount == 1 }
-        // No call at all: the refusal once the probation is over, and the reserve is free again.
-        let idle = try server.raw()
-        #expect(error(try await idle.readReply()) == "org.island.Connection.TooManyConnections")
-        #expect(try await idle.readMessage() == nil)
-        try await waitUntil { server.server.connectionCount == 1 }
-        let again = try server.raw()
-        try again.send(echo)
-        #expect(parameters(try await again.readReply())["text"] as? String == "in")
-        withExtendedLifetime(holder) {}
     }
 
     @Test func theReserveIsNotForPeersItIsNotKeptFor() async throws {
-        let server = try await TestServer.start {
+        try await withServer({
             $0.maximumConnectionsPerUser = 1
             $0.reservedInterfaces = ["org.example.test"]
             $0.mayUseReserve = { _ in false }
+        }) { server in
+            let holder = try server.raw()
+            try holder.send(#"{"method":"org.example.test.Echo","parameters":{"text":"in"}}"#)
+            _ = try await holder.readReply()
+            let refused = try server.raw()
+            #expect(error(try await refused.readReply()) == "org.example.connection.TooManyConnections")
+            #expect(try await refused.readMessage() == nil)
+            withExtendedLifetime(holder) {}
         }
-        defer { Task { await server.stop() } }
-        let holder = try server.raw()
-        try holder.send(#"{"method":"org.example.test.Echo","parameters":{"text":"in"}}"#)
-        _ = try await holder.readReply()
-        let refused = try server.raw()
-        #expect(error(try await refused.readReply()) == "org.island.Connection.TooManyConnections")
-        #expect(try await refused.readMessage() == nil)
-        withExtendedLifetime(holder) {}
     }
 
     @Test func aReaderThatNeverReadsIsCutOffAndOthersAreServed() async throws {
-        let server = try await TestServer.start { $0.maximumOutputBytes = 256 * 1024 }
-        defer { Task { await server.stop() } }
-        let stuck = try server.raw()
-        try stuck.send(#"{"method":"org.example.test.Flood","parameters":{"n":20000},"more":true}"#)
-        try await assertServing(server)
-        try await waitUntil { server.server.connectionCount <= 1 }
-        #expect(try await stuck.isClosedByPeer())
+        try await withServer({ $0.maximumOutputBytes = 256 * 1024 }) { server in
+            let stuck = try server.raw()
+            try stuck.send(#"{"method":"org.example.test.Flood","parameters":{"n":20000},"more":true}"#)
+            try await assertServing(server)
+            try await waitUntil { server.server.connectionCount <= 1 }
+            #expect(try await stuck.isClosedByPeer())
+        }
     }
 
     /// A reply a call makes for another connection (a presenter's delta) goes out at once when
@@ -349,74 +323,64 @@ import Testing
     @Test func aLoneCallsReplyToAnotherConnectionGoesOutAtOnceAndABurstsWaits() async throws {
         // One loop, as islandd has: the connections must share it.
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
-        let server = try await TestServer.start(group: group)
-        let listener = try server.raw()
-        try listener.send(#"{"method":"org.example.test.Listen","more":true}"#)
-        try await Task.sleep(for: .milliseconds(50))
-        let teller = try server.raw()
-        let clock = ContinuousClock()
+        try await withServer(group: group) { server in
+            let listener = try server.raw()
+            try listener.send(#"{"method":"org.example.test.Listen","more":true}"#)
+            try await Task.sleep(for: .milliseconds(50))
+            let teller = try server.raw()
+            let clock = ContinuousClock()
 
-        var start = clock.now
-        try teller.send(#"{"method":"org.example.test.Tell","parameters":{"text":"lone","holdMs":600}}"#)
-        let heard = try await listener.readMessage()
-        let heardAfter = clock.now - start
-        _ = try await teller.readMessage()
-        let answeredAfter = clock.now - start
-        #expect(heard?.contains("lone") == true)
-        #expect(answeredAfter - heardAfter > .milliseconds(300), "heard after \(heardAfter), answered after \(answeredAfter)")
+            var start = clock.now
+            try teller.send(#"{"method":"org.example.test.Tell","parameters":{"text":"lone","holdMs":600}}"#)
+            let heard = try await listener.readMessage()
+            let heardAfter = clock.now - start
+            _ = try await teller.readMessage()
+            let answeredAfter = clock.now - start
+            #expect(heard?.contains("lone") == true)
+            #expect(answeredAfter - heardAfter > .milliseconds(300), "heard after \(heardAfter), answered after \(answeredAfter)")
 
-        try await Task.sleep(for: .milliseconds(50))
-        start = clock.now
-        try teller.send(Array(#"{"method":"org.example.test.Tell","parameters":{"text":"first","holdMs":600}}"#.utf8) + [0]
-                        + Array(#"{"method":"org.example.test.Tell","parameters":{"text":"second","holdMs":0}}"#.utf8) + [0])
-        let first = try await listener.readMessage()
-        let firstAfter = clock.now - start
-        #expect(first?.contains("first") == true)
-        #expect(firstAfter > .milliseconds(300), "the first of a burst was heard after \(firstAfter)")
-        #expect(try await listener.readMessage()?.contains("second") == true)
-
-        await server.stop()
+            try await Task.sleep(for: .milliseconds(50))
+            start = clock.now
+            try teller.send(Array(#"{"method":"org.example.test.Tell","parameters":{"text":"first","holdMs":600}}"#.utf8) + [0]
+                            + Array(#"{"method":"org.example.test.Tell","parameters":{"text":"second","holdMs":0}}"#.utf8) + [0])
+            let first = try await listener.readMessage()
+            let firstAfter = clock.now - start
+            #expect(first?.contains("first") == true)
+            #expect(firstAfter > .milliseconds(300), "the first of a burst was heard after \(firstAfter)")
+            #expect(try await listener.readMessage()?.contains("second") == true)
+        }
         try await group.shutdownGracefully()
     }
 
     @Test func shutdownDrainsCallsInProgressAndClosesEveryConnection() async throws {
-        let server = try await TestServer.start()
-        let idle = try server.raw()
-        let busy = try server.raw()
-        let streaming = try server.raw()
-        try idle.send(#"{"method":"org.example.test.Echo","parameters":{"text":"x"}}"#)
-        _ = try await idle.readReply()
-        try streaming.send(#"{"method":"org.example.test.Forever","more":true}"#)
-        _ = try await streaming.readReply()
-        // One write, so the server reads both calls before it is told to stop; the first lasts
-        // long enough for the shutdown to reach the connection while it runs, even sanitized.
-        try busy.send(Array(#"{"method":"org.example.test.Sleep","parameters":{"ms":1000}}"#.utf8) + [0]
-                      + Array(#"{"method":"org.example.test.Echo","parameters":{"text":"queued"}}"#.utf8) + [0])
-        try await waitUntil { server.sleepsStarted.count == 1 }
+        try await withServer { server in
+            let idle = try server.raw()
+            let busy = try server.raw()
+            let streaming = try server.raw()
+            try idle.send(#"{"method":"org.example.test.Echo","parameters":{"text":"x"}}"#)
+            _ = try await idle.readReply()
+            try streaming.send(#"{"method":"org.example.test.Forever","more":true}"#)
+            _ = try await streaming.readReply()
+            // One write, so the server reads both calls before it is told to stop; the first
+            // lasts long enough for the shutdown to reach the connection while it runs, even
+            // sanitized.
+            try busy.send(Array(#"{"method":"org.example.test.Sleep","parameters":{"ms":1000}}"#.utf8) + [0]
+                          + Array(#"{"method":"org.example.test.Echo","parameters":{"text":"queued"}}"#.utf8) + [0])
+            try await waitUntil { server.sleepsStarted.count == 1 }
 
-        await server.stop()
+            await server.stop()
 
-        let answered = try await busy.readReply()
-        #expect(parameters(answered)["slept"] as? Int == 1000, "the call in progress is answered: \(String(describing: answered))")
-        #expect(error(try await busy.readReply()) == "org.island.Connection.ShuttingDown", "the queued one is refused")
-        #expect(try await busy.readMessage() == nil)
-        #expect(try await idle.readMessage() == nil)
-        var last: String?
-        while let message = try await streaming.readMessage() { last = message }
-        #expect(last?.contains("org.island.Connection.ShuttingDown") == true, "a stream learns why it ends: \(last ?? "nothing")")
-        #expect(server.cancelled.count == 1, "the streaming handler learns its call ended")
-        #expect(server.server.connectionCount == 0)
-        #expect(throws: (any Error).self) { try RawConnection(path: server.path).send("{}") }
-    }
-}
-
-func waitUntil(_ condition: () -> Bool, timeout: Duration = .seconds(5)) async throws {
-    let deadline = ContinuousClock.now + timeout
-    while !condition() {
-        guard ContinuousClock.now < deadline else {
-            Issue.record("condition not met within \(timeout)")
-            return
+            let answered = try await busy.readReply()
+            #expect(parameters(answered)["slept"] as? Int == 1000, "the call in progress is answered: \(String(describing: answered))")
+            #expect(error(try await busy.readReply()) == "org.example.connection.ShuttingDown", "the queued one is refused")
+            #expect(try await busy.readMessage() == nil)
+            #expect(try await idle.readMessage() == nil)
+            var last: String?
+            while let message = try await streaming.readMessage() { last = message }
+            #expect(last?.contains("org.example.connection.ShuttingDown") == true, "a stream learns why it ends: \(last ?? "nothing")")
+            #expect(server.cancelled.count == 1, "the streaming handler learns its call ended")
+            #expect(server.server.connectionCount == 0)
+            #expect(throws: (any Error).self) { try RawConnection(path: server.path).send("{}") }
         }
-        try await Task.sleep(for: .milliseconds(10))
     }
 }

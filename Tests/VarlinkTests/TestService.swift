@@ -3,10 +3,13 @@ import IslandJSON
 import NIOCore
 import NIOPosix
 import Synchronization
-import Varlink
+import Testing
+import VarlinkCore
+import VarlinkInProcess
+import VarlinkNIO
 
-/// An in-process server on a temporary socket, serving `org.example.test`.
-struct TestServer {
+/// `org.example.test`, served by every transport the tests use, and what its handlers saw.
+struct TestService {
     static let interfaceText = """
         interface org.example.test
         type Item (name: string, count: int)
@@ -31,40 +34,48 @@ struct TestServer {
         method Listen() -> (heard: string)
         # Says text to every listener, then holds the event loop for holdMs milliseconds.
         method Tell(text: string, holdMs: int) -> ()
+        # Answered by the test, through `held`.
+        method Hold(id: string) -> (id: string)
         error Boom (why: string)
         """
 
-    let server: VarlinkServer
-    let path: String
-    let directory: String
-    /// Streaming calls whose handler learnt the connection went away.
-    let cancelled: Counter
-    /// `Sleep` calls that reached their handler.
-    let sleepsStarted: Counter
+    /// The connection errors of the tests' services: the conditions under names of their own.
+    static let connectionErrors = VarlinkConnectionErrors(declaredBy: try! VarlinkInterface(parsing: """
+        interface org.example.connection
+        error MessageTooLarge (limit: int)
+        error InvalidMessage (reason: string)
+        error TooManyConnections (limit: int, scope: (total, user))
+        error ShuttingDown ()
+        """))
 
-    final class Counter: @unchecked Sendable {
-        private let lock = NSLock()
-        private var value = 0
-        func increment() { lock.withLock { value += 1 } }
-        var count: Int { lock.withLock { value } }
+    let service: VarlinkService
+    /// Streaming calls whose handler learnt the connection went away.
+    let cancelled = Counter()
+    /// `Sleep` calls that reached their handler.
+    let sleepsStarted = Counter()
+    /// `Hold` calls waiting for the test to answer them, oldest first.
+    let held = Responders()
+
+    final class Counter: Sendable {
+        private let value = Mutex(0)
+        func increment() { value.withLock { $0 += 1 } }
+        var count: Int { value.withLock { $0 } }
     }
 
-    final class Listeners: Sendable {
+    final class Responders: Sendable {
         private let responders = Mutex<[VarlinkResponder]>([])
         func add(_ responder: VarlinkResponder) { responders.withLock { $0.append(responder) } }
         var all: [VarlinkResponder] { responders.withLock { $0 } }
+        var count: Int { responders.withLock { $0.count } }
     }
 
-    static func start(group: EventLoopGroup = MultiThreadedEventLoopGroup.singleton,
-                      _ configure: (inout VarlinkServer.Configuration) -> Void = { _ in }) async throws -> TestServer {
-        let directory = NSTemporaryDirectory() + "varlink-test-\(UUID().uuidString.prefix(8))"
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        let path = directory + "/test.sock"
-        let cancelled = Counter()
-        let started = Counter()
+    init(connectionErrors: VarlinkConnectionErrors = TestService.connectionErrors) {
+        let cancelled = cancelled
+        let started = sleepsStarted
+        let held = held
         let overlapStarted = Counter()
-        let listeners = Listeners()
-        let interface = try VarlinkInterface(parsing: interfaceText)
+        let listeners = Responders()
+        let interface = try! VarlinkInterface(parsing: Self.interfaceText)
         let implementation = VarlinkImplementation(interface: interface, handlers: [
             "Echo": .immediate { request in ["text": request.parameters["text"]!] },
             "Items": .immediate { _ in ["ok": true] },
@@ -122,16 +133,37 @@ struct TestServer {
             "Who": .immediate { request in
                 ["pid": .int(Int(request.connection.peer?.pid ?? -1)), "uid": .int(Int(request.connection.peer?.uid ?? 0))]
             },
+            "Hold": .responding { _, responder in held.add(responder) },
         ])
-        let service = VarlinkService(
+        service = VarlinkService(
             info: VarlinkServiceInfo(vendor: "Test", product: "test", version: "0", url: "https://example.org"),
-            implementations: [implementation])
+            implementations: [implementation], connectionErrors: connectionErrors)
+    }
+}
+
+/// The test service on a temporary socket.
+struct TestServer {
+    let test: TestService
+    let server: VarlinkServer
+    let path: String
+    let directory: String
+
+    var cancelled: TestService.Counter { test.cancelled }
+    var sleepsStarted: TestService.Counter { test.sleepsStarted }
+
+    static func start(group: EventLoopGroup = MultiThreadedEventLoopGroup.singleton,
+                      connectionErrors: VarlinkConnectionErrors = TestService.connectionErrors,
+                      _ configure: (inout VarlinkServer.Configuration) -> Void = { _ in }) async throws -> TestServer {
+        let directory = NSTemporaryDirectory() + "varlink-test-\(UUID().uuidString.prefix(8))"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let path = directory + "/test.sock"
+        let test = TestService(connectionErrors: connectionErrors)
         var configuration = VarlinkServer.Configuration()
         configuration.shutdownGracePeriod = .seconds(3)
         configure(&configuration)
-        let server = VarlinkServer(service: service, configuration: configuration, group: group)
+        let server = VarlinkServer(service: test.service, configuration: configuration, group: group)
         try await server.bind(unixPath: path)
-        return TestServer(server: server, path: path, directory: directory, cancelled: cancelled, sleepsStarted: started)
+        return TestServer(test: test, server: server, path: path, directory: directory)
     }
 
     func stop() async {
@@ -140,4 +172,59 @@ struct TestServer {
     }
 
     func raw() throws -> RawConnection { try RawConnection(path: path) }
+}
+
+/// Runs `body` with the test service on a temporary socket, and stops the server when it
+/// returns or throws — awaited, so no test leaves a server behind for the next.
+func withServer(group: EventLoopGroup = MultiThreadedEventLoopGroup.singleton,
+                connectionErrors: VarlinkConnectionErrors = TestService.connectionErrors,
+                _ configure: (inout VarlinkServer.Configuration) -> Void = { _ in },
+                _ body: (TestServer) async throws -> Void) async throws {
+    let server = try await TestServer.start(group: group, connectionErrors: connectionErrors, configure)
+    do {
+        try await body(server)
+    } catch {
+        await server.stop()
+        throw error
+    }
+    await server.stop()
+}
+
+/// How a test's client reaches the test service.
+enum Transport: String, CaseIterable, Sendable {
+    case unixSocket, inProcess
+}
+
+/// Runs `body` with a client of the test service over `transport`, and closes the client
+/// (and stops the server) when it returns or throws.
+func withClient(over transport: Transport, _ body: (VarlinkClient, TestService) async throws -> Void) async throws {
+    func run(_ client: VarlinkClient, _ test: TestService) async throws {
+        do {
+            try await body(client, test)
+        } catch {
+            await client.close()
+            throw error
+        }
+        await client.close()
+    }
+    switch transport {
+    case .unixSocket:
+        try await withServer { server in
+            try await run(try await VarlinkClient.connect(unixPath: server.path), server.test)
+        }
+    case .inProcess:
+        let test = TestService()
+        try await run(VarlinkClient.inProcess(test.service), test)
+    }
+}
+
+func waitUntil(_ condition: () -> Bool, timeout: Duration = .seconds(5)) async throws {
+    let deadline = ContinuousClock.now + timeout
+    while !condition() {
+        guard ContinuousClock.now < deadline else {
+            Issue.record("condition not met within \(timeout)")
+            return
+        }
+        try await Task.sleep(for: .milliseconds(10))
+    }
 }

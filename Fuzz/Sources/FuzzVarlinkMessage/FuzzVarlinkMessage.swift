@@ -18,7 +18,8 @@ import IslandProtocol
 import NIOCore
 import NIOEmbedded
 import Synchronization
-import Varlink
+import VarlinkCore
+import VarlinkNIO
 
 /// The daemon's interfaces, validation only: every method is declared, none is implemented.
 private let service: VarlinkService = {
@@ -27,7 +28,9 @@ private let service: VarlinkService = {
     }
     return VarlinkService(
         info: VarlinkServiceInfo(vendor: "Island", product: "fuzz", version: "0", url: "https://example.invalid"),
-        implementations: implementations, canonicalTextOf: ["content", "state"])
+        implementations: implementations,
+        connectionErrors: VarlinkConnectionErrors(declaredBy: try! VarlinkInterface(parsing: IslandInterfaces.connection)),
+        canonicalTextOf: ["content", "state"])
 }()
 
 /// A small limit, so inputs of libFuzzer's sizes reach MessageTooLarge too.
@@ -48,7 +51,7 @@ private func frames(of chunks: [ArraySlice<UInt8>]) -> (frames: [[UInt8]], error
     var failure: String?
     func drain() {
         while let frame = try? channel.readInbound(as: NULFrameDecoder.Frame.self) {
-            frames.append(Array(frame.bytes.readableBytesView))
+            frames.append(frame.bytes)
         }
     }
     for chunk in chunks {

@@ -1,6 +1,6 @@
 import IslandCore
 import Synchronization
-import Varlink
+import VarlinkCore
 
 /// What a presenter does to an activity (`org.island.Presenter.Interact`).
 enum PresenterAction: String, Sendable {

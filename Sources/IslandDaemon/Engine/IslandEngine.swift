@@ -3,7 +3,7 @@ import IslandJSON
 import IslandStore
 import Logging
 import NIOCore
-import Varlink
+import VarlinkCore
 
 /// The authoritative state of the daemon: every activity, the island, the layouts and the
 /// user's settings. Every change goes through this actor, one at a time, along one pipeline

@@ -1,6 +1,6 @@
 import IslandCore
 import IslandJSON
-import Varlink
+import VarlinkCore
 
 /// The parameters of each method of the role interfaces, read once, into Swift values, before
 /// the method runs — a decoding step per method, like the dispatch tables systemd reads

@@ -1,7 +1,7 @@
 import IslandCore
 import IslandJSON
 import IslandProtocol
-import Varlink
+import VarlinkCore
 
 /// The four role interfaces of Protocol/, each method a thin translation between Varlink and
 /// the engine: its parameters read by its decoder (MethodParameters.swift), the connection's

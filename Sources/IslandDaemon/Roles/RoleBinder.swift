@@ -3,7 +3,7 @@ import Glibc
 #endif
 import IslandJSON
 import Systemd
-import Varlink
+import VarlinkCore
 
 /// Binds each connection to one role on its first role call and checks every later call
 /// against it; decides who may be a presenter or an admin.

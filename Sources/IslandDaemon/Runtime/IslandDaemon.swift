@@ -7,7 +7,8 @@ import NIOPosix
 import ServiceLifecycle
 import Systemd
 import UnixSignals
-import Varlink
+import VarlinkCore
+import VarlinkNIO
 
 /// The daemon process: configuration, store, engine, socket, and the conversation with the
 /// service manager, from start to a graceful stop.
@@ -123,7 +124,7 @@ public final class IslandDaemon: Sendable {
         let service = VarlinkService(
             info: VarlinkServiceInfo(vendor: "Island", product: "islandd", version: options.version,
                                      url: "https://github.com/island-linux/island"),
-            implementations: interfaces.implementations, canonicalTextOf: Wire.stateTextPath, logger: logger)
+            implementations: interfaces.implementations, connectionErrors: .island, canonicalTextOf: Wire.stateTextPath, logger: logger)
 
         let logger = self.logger
         let stateDirectory = options.paths.stateDirectory

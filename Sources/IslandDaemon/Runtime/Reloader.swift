@@ -1,7 +1,7 @@
 import IslandCore
 import Logging
 import Systemd
-import Varlink
+import VarlinkCore
 
 /// Re-reads the configuration, the app manifests and the installed layouts, for SIGHUP and
 /// `org.island.Admin.Reload` alike. An invalid configuration is refused and the running one

@@ -1,7 +1,7 @@
 import DequeModule
 import IslandJSON
 import Synchronization
-import Varlink
+import VarlinkCore
 
 /// The replies of one streaming call, written by their own task so that a client that reads
 /// slowly only ever delays itself.

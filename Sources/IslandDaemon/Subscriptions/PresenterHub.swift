@@ -1,7 +1,7 @@
 import IslandCore
 import IslandJSON
 import OrderedCollections
-import Varlink
+import VarlinkCore
 
 /// What a presenter's stream carries.
 enum PresenterMessage: Sendable {

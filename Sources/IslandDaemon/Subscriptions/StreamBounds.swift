@@ -1,5 +1,5 @@
 import DequeModule
-import Varlink
+import VarlinkCore
 
 /// The bounds of the daemon's streams (DESIGN.md §4, Resources per client): per stream, and
 /// for all streams of a kind together, so that the memory slow peers can make the daemon
@@ -35,7 +35,7 @@ enum StreamBounds {
     static var presenter: OutboundStream<PresenterMessage>.Policy {
         .init(capacity: presenterMessages, byteLimit: presenterBytes,
               size: { message in
-                  if case .delta(let encoded, _) = message { return encoded.buffer.readableBytes }
+                  if case .delta(let encoded, _) = message { return encoded.bytes.count }
                   return 0
               },
               overflow: { queue in

@@ -1,6 +1,6 @@
 import IslandCore
 import IslandJSON
-import Varlink
+import VarlinkCore
 
 /// The apps' Watch streams, and what they are told: committed changes of their own
 /// activities (a state when it changed, content when it was delivered), taps and button

@@ -1,6 +1,6 @@
 import IslandCore
 import IslandJSON
-import Varlink
+import VarlinkCore
 
 /// The daemon's values in the shapes of Protocol/org.island.*.varlink, and back: everything
 /// the engine knows as Swift values becomes JSON here, and only here. Parameters arriving here

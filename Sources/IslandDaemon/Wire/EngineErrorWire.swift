@@ -1,5 +1,5 @@
 import IslandCore
-import Varlink
+import VarlinkCore
 
 extension VarlinkError {
     /// The engine's refusal as clients see it: the error names and parameters of

@@ -1,6 +1,6 @@
 import IslandCore
 import IslandJSON
-import Varlink
+import VarlinkCore
 
 extension Wire {
     /// One `org.island.Presenter.Update` — a delta or a snapshot — written member by member,

@@ -1,6 +1,6 @@
 import IslandCore
 import IslandJSON
-import Varlink
+import VarlinkCore
 
 /// One event of a Watch stream (`org.island.Producer.Event`), encoded once for every watcher
 /// it goes to.
@@ -28,7 +28,7 @@ struct WatchEvent: Sendable {
     /// facts the app acts on, and an end is the last word on an activity: those are kept.
     let supersedable: Bool
 
-    var size: Int { encoded.buffer.readableBytes }
+    var size: Int { encoded.bytes.count }
 
     /// `{"event": {"kind": …, "activity": …, members…}}`.
     init(kind: Kind, activity: Activity, members: KeyValuePairs<StaticString, JSON> = [:]) {

@@ -5,7 +5,8 @@ import Logging
 import NIOCore
 import ServiceLifecycle
 import Systemd
-import Varlink
+import VarlinkCore
+import VarlinkNIO
 
 /// The daemon's socket as a service of the group, and the one place the daemon uses
 /// `VarlinkServer`. It serves from the group's start, when the group has trapped SIGTERM and

@@ -12,8 +12,15 @@ public struct NULFrameDecoder: ByteToMessageDecoder {
     /// A message, and whether the peer had already sent more behind it (bytes of the next
     /// message arrived with it): a server can tell a lone call from one of a pipelined burst.
     public struct Frame: Sendable, Equatable {
-        public var bytes: ByteBuffer
+        /// Copied out of the read buffer: a call may wait in its connection's queue, and
+        /// VarlinkCore, which decodes it, knows no `ByteBuffer`.
+        public var bytes: [UInt8]
         public var moreBuffered: Bool
+
+        public init(bytes: [UInt8], moreBuffered: Bool) {
+            self.bytes = bytes
+            self.moreBuffered = moreBuffered
+        }
     }
 
     public typealias InboundOut = Frame
@@ -46,7 +53,7 @@ public struct NULFrameDecoder: ByteToMessageDecoder {
         }
         scanned = 0
         guard length <= maximumMessageSize else { throw MessageTooLarge(limit: maximumMessageSize) }
-        let frame = buffer.readSlice(length: length)!
+        let frame = buffer.readBytes(length: length)!
         buffer.moveReaderIndex(forwardBy: 1)
         context.fireChannelRead(Self.wrapInboundOut(Frame(bytes: frame, moreBuffered: buffer.readableBytes > 0)))
         return .continue

@@ -2,6 +2,7 @@ import Logging
 import NIOCore
 import NIOPosix
 import Synchronization
+import VarlinkCore
 
 #if canImport(Glibc)
 import Glibc
@@ -10,8 +11,8 @@ import Glibc
 /// Serves a `VarlinkService` on Unix stream sockets with SwiftNIO.
 public final class VarlinkServer: Sendable {
     public struct Configuration: Sendable {
-        /// The largest message accepted, in bytes without the NUL. A larger one is answered
-        /// with `org.island.Connection.MessageTooLarge` and ends the connection.
+        /// The largest message accepted, in bytes without the NUL. A larger one ends the
+        /// connection, with the service's `MessageTooLarge` (`VarlinkConnectionErrors`).
         public var maximumMessageSize = 256 * 1024
         /// Calls read but not yet started on one connection; past it, reading pauses.
         public var maximumQueuedCalls = 64
@@ -94,7 +95,7 @@ public final class VarlinkServer: Sendable {
         // Connections hear of it first: `shuttingDown` already turns new ones away, and a call
         // queued behind one in progress must be refused, not started while listeners close.
         for connection in connections {
-            connection.triggerUserOutboundEvent(VarlinkServerConnectionHandler.ShutdownEvent(), promise: nil)
+            connection.pipeline.fireUserInboundEventTriggered(ChannelShouldQuiesceEvent())
         }
         for listener in listeners { try? await listener.close() }
         let deadline = ContinuousClock.now + configuration.shutdownGracePeriod
@@ -146,27 +147,22 @@ public final class VarlinkServer: Sendable {
     /// the limit it is over), or not at all.
     private enum Admission {
         case admitted(UInt64)
-        case reserved(UInt64, over: VarlinkError)
-        case refused(VarlinkError)
+        case reserved(UInt64, over: VarlinkConnectionErrors.Condition)
+        case refused(VarlinkConnectionErrors.Condition)
     }
 
     private func admit(_ channel: Channel, peer: PeerCredentials?) -> Admission {
-        let first: Result<UInt64, VarlinkError> = state.withLock { state in
-            if state.shuttingDown { return .failure(.shuttingDown) }
-            if let error = limitReached(in: state, peer: peer) { return .failure(error) }
+        let first: Admission = state.withLock { state in
+            if state.shuttingDown { return .refused(.shuttingDown) }
+            if let condition = limitReached(in: state, peer: peer) { return .refused(condition) }
             state.nextConnectionID += 1
             add(channel, peer: peer, to: &state)
-            return .success(state.nextConnectionID)
-        }
-        let overLimit: VarlinkError
-        switch first {
-        case .success(let id): return .admitted(id)
-        case .failure(let error): overLimit = error
+            return .admitted(state.nextConnectionID)
         }
         // Whether the peer may use the reserve is asked outside the lock: it may read /proc.
-        guard overLimit.name != VarlinkError.shuttingDown.name, let peer,
+        guard case .refused(let overLimit) = first, overLimit != .shuttingDown, let peer,
               state.withLock({ $0.reserved < configuration.reservedConnections }),
-              configuration.mayUseReserve(peer) else { return .refused(overLimit) }
+              configuration.mayUseReserve(peer) else { return first }
         return state.withLock { state in
             guard state.reserved < configuration.reservedConnections else { return .refused(overLimit) }
             state.reserved += 1
@@ -176,7 +172,7 @@ public final class VarlinkServer: Sendable {
         }
     }
 
-    private func limitReached(in state: State, peer: PeerCredentials?) -> VarlinkError? {
+    private func limitReached(in state: State, peer: PeerCredentials?) -> VarlinkConnectionErrors.Condition? {
         if state.connections.count >= configuration.maximumConnections {
             return .tooManyConnections(limit: configuration.maximumConnections, scope: .total)
         }
@@ -193,21 +189,21 @@ public final class VarlinkServer: Sendable {
 
     private func initialize(_ channel: Channel, peer: PeerCredentials?) -> EventLoopFuture<Void> {
         let id: UInt64
-        var reserve: VarlinkServerConnectionHandler.Reserve?
+        var overLimit: VarlinkConnectionErrors.Condition?
         switch admit(channel, peer: peer) {
-        case .refused(let error):
-            logger.warning("refusing a connection", metadata: ["reason": "\(error)", "peer_uid": "\(peer?.uid ?? 0)"])
+        case .refused(let condition):
+            logger.warning("refusing a connection", metadata: ["reason": "\(condition)", "peer_uid": "\(peer?.uid ?? 0)"])
             return channel.eventLoop.makeCompletedFuture {
-                try channel.pipeline.syncOperations.addHandler(RefusingHandler(error: error))
+                try channel.pipeline.syncOperations.addHandler(RefusingHandler(error: service.connectionErrors.error(for: condition)))
             }
         case .admitted(let value):
             id = value
-        case .reserved(let value, let error):
+        case .reserved(let value, let condition):
             id = value
-            reserve = .init(refusal: error, interfaces: configuration.reservedInterfaces, probation: configuration.reserveProbation)
+            overLimit = condition
         }
 
-        channel.closeFuture.whenComplete { [self, reserved = reserve != nil] _ in
+        channel.closeFuture.whenComplete { [self, reserved = overLimit != nil] _ in
             state.withLock { state in
                 state.connections[ObjectIdentifier(channel)] = nil
                 if reserved { state.reserved -= 1 }
@@ -218,11 +214,6 @@ public final class VarlinkServer: Sendable {
             }
         }
 
-        let limits = VarlinkServerConnectionHandler.Limits(
-            maximumMessageSize: configuration.maximumMessageSize,
-            maximumQueuedCalls: configuration.maximumQueuedCalls,
-            maximumQueuedBytes: configuration.maximumQueuedBytes,
-            maximumOutputBytes: configuration.maximumOutputBytes)
         let connection = VarlinkConnectionContext(id: id, peer: peer)
         let loop = channel.eventLoop
         let loopTurn = state.withLock { state in
@@ -234,8 +225,8 @@ public final class VarlinkServer: Sendable {
         return loop.makeCompletedFuture {
             try channel.pipeline.syncOperations.addHandlers([
                 ByteToMessageHandler(NULFrameDecoder(maximumMessageSize: configuration.maximumMessageSize)),
-                VarlinkServerConnectionHandler(service: service, connection: connection, limits: limits,
-                                               loopTurn: loopTurn.value, reserve: reserve, logger: logger),
+                VarlinkServerConnectionHandler(service: service, connection: connection, configuration: configuration,
+                                               loopTurn: loopTurn.value, reserve: overLimit, logger: logger),
             ])
         }
     }
@@ -287,16 +278,21 @@ private final class AcceptPause: ChannelInboundHandler {
     }
 }
 
-/// Tells a connection the server will not serve it, then closes it.
+/// Tells a connection the server will not serve it (if the service names the reason), then
+/// closes it.
 private final class RefusingHandler: ChannelInboundHandler {
     typealias InboundIn = ByteBuffer
     typealias OutboundOut = ByteBuffer
 
-    let error: VarlinkError
+    let error: VarlinkError?
 
-    init(error: VarlinkError) { self.error = error }
+    init(error: VarlinkError?) { self.error = error }
 
     func channelActive(context: ChannelHandlerContext) {
+        guard let error else {
+            context.close(promise: nil)
+            return
+        }
         let frame = VarlinkReply(error: error).encoded() + [0]
         let channel = context.channel
         context.writeAndFlush(wrapOutboundOut(ByteBuffer(bytes: frame))).whenComplete { _ in channel.close(promise: nil) }

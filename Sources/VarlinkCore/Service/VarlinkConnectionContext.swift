@@ -1,0 +1,68 @@
+import Synchronization
+
+/// Per-connection facts and state shared by all calls on one connection, such as the
+/// role a connection bound itself to with its first call.
+public final class VarlinkConnectionContext: Sendable {
+    public let id: UInt64
+    public let peer: PeerCredentials?
+    /// Each value boxed under its type's identifier, so that reading it back is a plain
+    /// downcast rather than a dynamic cast from an existential (a role is read on every call).
+    private let attachments = Mutex<[ObjectIdentifier: any AnyObject & Sendable]>([:])
+
+    private final class Attachment<Value: Sendable>: Sendable {
+        let value: Value
+        init(_ value: Value) { self.value = value }
+    }
+
+    /// What is stored under `T`'s identifier is always an `Attachment<T>`.
+    private static func value<T: Sendable>(_ stored: (any AnyObject & Sendable)?, as type: T.Type) -> T? {
+        stored.map { unsafeDowncast($0, to: Attachment<T>.self).value }
+    }
+    /// Callbacks to run when the connection closes; nil once it has closed.
+    private let closeHandlers = Mutex<[@Sendable () -> Void]?>([])
+
+    public init(id: UInt64, peer: PeerCredentials?) {
+        self.id = id
+        self.peer = peer
+    }
+
+    /// The value stored for `type` on this connection.
+    public func attachment<T: Sendable>(_ type: T.Type) -> T? {
+        attachments.withLock { Self.value($0[ObjectIdentifier(type)], as: type) }
+    }
+
+    /// Stores `value` unless a value of its type is already there; returns the value in
+    /// place afterwards. Lets concurrent calls agree on one binding.
+    @discardableResult
+    public func attachIfAbsent<T: Sendable>(_ value: T) -> T {
+        attachments.withLock { storage in
+            if let existing = Self.value(storage[ObjectIdentifier(T.self)], as: T.self) { return existing }
+            storage[ObjectIdentifier(T.self)] = Attachment(value)
+            return value
+        }
+    }
+
+    public func setAttachment<T: Sendable>(_ value: T?) {
+        attachments.withLock { $0[ObjectIdentifier(T.self)] = value.map { Attachment($0) } }
+    }
+
+    /// Runs `callback` once when the connection closes (at once if it already has), so
+    /// per-connection state elsewhere (a producer count, a subscription) can be released.
+    public func onClose(_ callback: @escaping @Sendable () -> Void) {
+        let closed = closeHandlers.withLock { handlers -> Bool in
+            guard handlers != nil else { return true }
+            handlers!.append(callback)
+            return false
+        }
+        if closed { callback() }
+    }
+
+    /// Called by the transport when the connection is gone.
+    public func markClosed() {
+        let handlers = closeHandlers.withLock { handlers in
+            defer { handlers = nil }
+            return handlers ?? []
+        }
+        for handler in handlers { handler() }
+    }
+}

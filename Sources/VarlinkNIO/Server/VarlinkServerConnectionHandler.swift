@@ -1,0 +1,433 @@
+import Logging
+import NIOCore
+import Synchronization
+import VarlinkCore
+
+/// Serves one Varlink connection on a channel: carries out the steps of its
+/// `ServerConnectionStateMachine` (which decides the order of calls and replies), and adds
+/// what is the channel's own — backpressure from its writability, the loop's turns
+/// (`TurnBudget`), coalesced flushes (`FlushCoalescer`), the bound on unread output, and the
+/// reserve's probation timer. Takes NUL-split frames, writes replies as bytes.
+final class VarlinkServerConnectionHandler: ChannelDuplexHandler {
+    typealias InboundIn = NULFrameDecoder.Frame
+    typealias OutboundIn = ByteBuffer
+    typealias OutboundOut = ByteBuffer
+
+    private let service: VarlinkService
+    private let connection: VarlinkConnectionContext
+    /// Reply bytes the peer may leave unread before the connection is closed.
+    private let maximumOutputBytes: Int
+    private let logger: Logger
+    private let loopTurn: LoopTurn
+    /// How long a connection in the reserve has to keep to its terms.
+    private let probationTime: TimeAmount?
+
+    // The state below is touched only on the channel's event loop, and never while a mutation
+    // of it is under way: the state machine, the budget and the coalescer are values that
+    // return what to do rather than call out. Swift still checks every access to a class's
+    // stored property at run time; here the checks could never fire, and they cost 3% of the
+    // loop's instructions per update with 8 presenters (Benchmarks/profile.py).
+    @exclusivity(unchecked) private var machine: ServerConnectionStateMachine
+    @exclusivity(unchecked) private var budget = TurnBudget()
+    @exclusivity(unchecked) private var flushes: FlushCoalescer
+    /// Replies written since the last flush, framed back to back: a burst of them (a
+    /// producer's pipelined calls, a presenter's deltas) goes down the pipeline, and to the
+    /// socket, as one buffer instead of one per reply.
+    @exclusivity(unchecked) private var output: ByteBuffer?
+    /// A handler called from `advance` is running on the loop: what it causes is taken up by
+    /// that same loop rather than started again from inside it.
+    fileprivate private(set) var isDispatching = false
+    private var budgetRefill: Scheduled<Void>?
+    private var probation: Scheduled<Void>?
+
+    private var context: ChannelHandlerContext?
+    private var channel: Channel?
+    /// Replies handed to the loop with `execute` and not yet delivered, from any thread.
+    fileprivate let handOffs = HandOffCount()
+
+    /// - Parameter reserve: for a connection admitted in the server's reserve, the limit it is
+    ///   over; it must keep to the reserve's terms (`VarlinkServer.Configuration`).
+    init(service: VarlinkService, connection: VarlinkConnectionContext, configuration: VarlinkServer.Configuration,
+         loopTurn: LoopTurn, reserve overLimit: VarlinkConnectionErrors.Condition? = nil,
+         flushes: FlushCoalescer = FlushCoalescer(), logger: Logger) {
+        self.service = service
+        self.connection = connection
+        self.maximumOutputBytes = configuration.maximumOutputBytes
+        self.loopTurn = loopTurn
+        self.probationTime = overLimit == nil ? nil : configuration.reserveProbation
+        self.flushes = flushes
+        self.logger = logger
+        self.machine = ServerConnectionStateMachine(
+            maximumQueuedCalls: configuration.maximumQueuedCalls, maximumQueuedBytes: configuration.maximumQueuedBytes,
+            errors: service.connectionErrors, canonicalTextPath: service.canonicalTextPath,
+            reserve: overLimit.map { ($0, configuration.reservedInterfaces) })
+    }
+
+    func handlerAdded(context: ChannelHandlerContext) {
+        self.context = context
+        self.channel = context.channel
+        if let probationTime {
+            let handler = NIOLoopBound(self, eventLoop: context.eventLoop)
+            probation = context.eventLoop.scheduleTask(in: probationTime) {
+                handler.value.machine.probationExpired()
+                handler.value.advance()
+            }
+        }
+    }
+
+    func handlerRemoved(context: ChannelHandlerContext) {
+        self.context = nil
+    }
+
+    // MARK: Inbound
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        let frame = unwrapInboundIn(data)
+        flushes.readStarted()
+        machine.frameReceived(frame.bytes, moreBuffered: frame.moreBuffered)
+        advance()
+    }
+
+    func channelReadComplete(context: ChannelHandlerContext) {
+        flushes.readCompleted()
+        if budget.readCompleted() {
+            budgetRefill?.cancel()
+            budgetRefill = nil
+            advance()
+        }
+        flush(at: .now())
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: Error) {
+        switch error {
+        case let tooLarge as NULFrameDecoder.MessageTooLarge:
+            machine.inputFailed(.messageTooLarge(limit: tooLarge.limit))
+            advance()
+        case let truncated as NULFrameDecoder.TruncatedMessage:
+            machine.inputFailed(.invalidMessage(reason: "the connection ended inside a message (\(truncated.bytes) bytes without a NUL)"))
+            advance()
+        default:
+            // The socket itself failed (reset, broken pipe): nobody is left to answer.
+            guard machine.lifecycle != .closed else { return }
+            logger.debug("connection error", metadata: ["error": "\(error)"])
+            context.close(promise: nil)
+        }
+    }
+
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        switch event {
+        case let event as ChannelEvent where event == .inputClosed:
+            // The peer half-closed after its last call: answer everything, then close.
+            machine.inputClosed()
+            advance()
+        case is ChannelShouldQuiesceEvent:
+            // The server is shutting down (see `VarlinkServer.shutdown`).
+            for callback in machine.quiesce() { callback() }
+            advance()
+        default:
+            context.fireUserInboundEventTriggered(event)
+        }
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        budgetRefill?.cancel()
+        budgetRefill = nil
+        probation?.cancel()
+        probation = nil
+        for callback in machine.peerClosed() { callback() }
+        connection.markClosed()
+        advance()
+        context.fireChannelInactive()
+    }
+
+    func channelWritabilityChanged(context: ChannelHandlerContext) {
+        // Calls wait while the peer is not reading; it may be reading again.
+        advance()
+        context.fireChannelWritabilityChanged()
+    }
+
+    // MARK: Outbound
+
+    func read(context: ChannelHandlerContext) {
+        if machine.readRequested(peerKeepsUp: context.channel.isWritable) { context.read() }
+    }
+
+    // MARK: Steps
+
+    /// Carries out the state machine's steps until it waits, then flushes what they wrote, or
+    /// has it flushed soon.
+    private func advance() {
+        guard !isDispatching else { return }
+        isDispatching = true
+        defer {
+            isDispatching = false
+            requestFlush()
+        }
+        while true {
+            switch machine.nextStep(budgetLeft: budget.hasCalls, peerKeepsUp: context?.channel.isWritable ?? false) {
+            case .start(let call, let serial, let callsFollow):
+                if machine.lifecycle != .peerGone { spendBudget() }
+                let outer = loopTurn.callsFollow
+                loopTurn.callsFollow = callsFollow
+                service.dispatch(call, connection: connection,
+                                 sink: ChannelReplySink(handler: self, serial: serial, channel: channel!, handOffs: handOffs))
+                loopTurn.callsFollow = outer
+            case .write(let reply):
+                write(reply)
+            case .closeWhenWritten:
+                closeWhenWritten()
+                return
+            case .read:
+                context?.read()
+                return
+            case .wait:
+                return
+            }
+        }
+    }
+
+    private func spendBudget() {
+        guard let pause = budget.spend(now: .now()), let context else { return }
+        let handler = NIOLoopBound(self, eventLoop: context.eventLoop)
+        budgetRefill = context.eventLoop.scheduleTask(in: pause) {
+            handler.value.budgetRefill = nil
+            handler.value.budget.refill()
+            handler.value.advance()
+        }
+    }
+
+    /// A reply from a handler, on the event loop.
+    fileprivate func deliver(_ reply: VarlinkReply, final: Bool, serial: UInt64) {
+        if machine.replyArrived(reply, final: final, serial: serial) { write(reply) }
+        guard !isDispatching else { return }
+        if final {
+            advance()
+        } else {
+            // A stream's reply starts nothing and frees nothing: it only needs to go out.
+            requestFlush()
+        }
+    }
+
+    /// The handler of `serial` has made its decision: the next call may start.
+    fileprivate func release(serial: UInt64) {
+        if machine.release(serial: serial), !isDispatching { advance() }
+    }
+
+    fileprivate func onCancel(serial: UInt64, _ callback: @escaping @Sendable () -> Void) {
+        if !machine.onCancel(serial: serial, callback) { callback() }
+    }
+
+    /// A handler ends the connection (a stream that could not keep within its bounds): what
+    /// was written goes out, nothing more is read or started.
+    fileprivate func closeAfterWrites() {
+        guard let callbacks = machine.closeAfterWrites() else { return }
+        for callback in callbacks { callback() }
+        closeWhenWritten()
+    }
+
+    // MARK: Output
+
+    /// Room for a burst of replies (64 pipelined replies of an update are ~45 KiB): past it
+    /// they go to the channel at once, so that its count of unwritten bytes (the output limit)
+    /// sees them. Starting smaller and growing cost more in copies than it saved in memory.
+    private static let outputCapacity = 16 * 1024
+    /// What a reply's encoded parameters go between.
+    private static let replyHead: StaticString = #"{"parameters":"#
+    private static func replyTail(continues: Bool) -> StaticString {
+        continues ? ",\"continues\":true}\0" : "}\0"
+    }
+
+    private func write(_ reply: VarlinkReply) {
+        guard let context else { return }
+        let encoded = reply.encodedParameters
+        if let encoded, encoded.isShared {
+            // Too large to copy for every connection it goes to: sent from the shared buffer.
+            pushOutput(context)
+            let allocator = context.channel.allocator
+            context.write(wrapOutboundOut(allocator.buffer(staticString: Self.replyHead)), promise: nil)
+            context.write(wrapOutboundOut(encoded.shared(as: { ByteBuffer(bytes: $0) })), promise: nil)
+            context.write(wrapOutboundOut(allocator.buffer(staticString: Self.replyTail(continues: reply.continues))), promise: nil)
+            flushes.wrote()
+            closeIfOverLimit(context)
+            return
+        }
+        // Written through a local, moved out and back, so the buffer stays uniquely held and
+        // the property is accessed twice rather than at every write.
+        var out = output.take() ?? context.channel.allocator.buffer(capacity: Self.outputCapacity)
+        if let encoded {
+            out.writeStaticString(Self.replyHead)
+            out.writeBytes(encoded.bytes)
+            out.writeStaticString(Self.replyTail(continues: reply.continues))
+        } else {
+            var bytes: [UInt8] = []
+            bytes.reserveCapacity(128)
+            reply.encode(into: &bytes)
+            bytes.append(0)
+            out.writeBytes(bytes)
+        }
+        let full = out.readableBytes >= Self.outputCapacity
+        output = out
+        flushes.wrote()
+        if full {
+            pushOutput(context)
+            closeIfOverLimit(context)
+        }
+    }
+
+    /// Hands the replies gathered so far to the channel, which counts them against its
+    /// high-water mark from then on.
+    private func pushOutput(_ context: ChannelHandlerContext) {
+        guard let buffer = output.take() else { return }
+        context.write(wrapOutboundOut(buffer), promise: nil)
+    }
+
+    private func closeIfOverLimit(_ context: ChannelHandlerContext) {
+        // NIO counts what waits for the socket and turns the channel unwritable past its
+        // high-water mark, far below the limit: only then is the count worth asking for.
+        guard !context.channel.isWritable,
+              let buffered = try? context.channel.syncOptions?.getOption(.bufferedWritableBytes),
+              buffered > maximumOutputBytes else { return }
+        // The peer stopped reading; keeping its replies would let it hold our memory.
+        logger.notice("closing a connection whose unread replies exceed the limit", metadata: [
+            "limit": "\(maximumOutputBytes)", "peer_pid": "\(connection.peer?.pid ?? 0)",
+        ])
+        output = nil
+        for callback in machine.close() { callback() }
+        context.close(promise: nil)
+    }
+
+    /// Flushes at once after a pause, otherwise once the loop has run the tasks queued so far
+    /// (see `FlushCoalescer`). Reads flush on completion.
+    private func requestFlush() {
+        guard let context else { return }
+        switch flushes.repliesMade(callsFollow: loopTurn.callsFollow, now: .now()) {
+        case .none:
+            break
+        case .now:
+            writeOut(context)
+        case .atEndOfTick:
+            let handler = NIOLoopBound(self, eventLoop: context.eventLoop)
+            context.eventLoop.execute {
+                handler.value.flushes.endOfTick()
+                handler.value.flush(at: .now())
+            }
+        }
+    }
+
+    private func flush(at now: @autoclosure () -> NIODeadline) {
+        guard let context, flushes.flush(at: now()) else { return }
+        writeOut(context)
+    }
+
+    private func writeOut(_ context: ChannelHandlerContext) {
+        pushOutput(context)
+        closeIfOverLimit(context)
+        guard machine.lifecycle != .closed else { return }
+        context.flush()
+    }
+
+    private func closeWhenWritten() {
+        guard let context else { return }
+        _ = flushes.flush(at: .now())
+        pushOutput(context)
+        // Writes complete in order: once this empty one has, everything before it is written.
+        let written = context.eventLoop.makePromise(of: Void.self)
+        context.writeAndFlush(wrapOutboundOut(context.channel.allocator.buffer(capacity: 0)), promise: written)
+        let channel = context.channel
+        written.futureResult.whenComplete { _ in channel.close(promise: nil) }
+    }
+}
+
+/// How many of a connection's replies wait in the loop's task queue.
+final class HandOffCount: Sendable {
+    private let count = Atomic<Int>(0)
+    var isZero: Bool { count.load(ordering: .acquiring) == 0 }
+    func add() { count.add(1, ordering: .releasing) }
+    func remove() { count.subtract(1, ordering: .releasing) }
+}
+
+/// What the connections sharing an event loop know of each other; touched only on that loop.
+final class LoopTurn {
+    /// The call being started has more calls of its connection right behind it: the replies it
+    /// makes to other connections (presenters' deltas) wait to share a write with theirs.
+    var callsFollow = false
+}
+
+/// Routes a handler's replies, from whatever thread it runs on, to its connection's loop.
+private struct ChannelReplySink: VarlinkReplySink {
+    let handler: NIOLoopBound<VarlinkServerConnectionHandler>
+    let serial: UInt64
+    let channel: Channel
+    let handOffs: HandOffCount
+    var eventLoop: EventLoop { channel.eventLoop }
+
+    init(handler: VarlinkServerConnectionHandler, serial: UInt64, channel: Channel, handOffs: HandOffCount) {
+        self.handler = NIOLoopBound(handler, eventLoop: channel.eventLoop)
+        self.serial = serial
+        self.channel = channel
+        self.handOffs = handOffs
+    }
+
+    /// `Channel.isWritable` is safe to read from any thread.
+    var isWritable: Bool { channel.isWritable && channel.isActive }
+
+    func send(_ reply: VarlinkReply, final: Bool) {
+        if canDeliverNow {
+            handler.value.deliver(reply, final: final, serial: serial)
+        } else {
+            handOff { [serial] handler in handler.deliver(reply, final: final, serial: serial) }
+        }
+    }
+
+    func send(continuing replies: [VarlinkReply]) {
+        deliverInOrder { [serial] handler in
+            for reply in replies { handler.deliver(reply, final: false, serial: serial) }
+        }
+    }
+
+    /// Replies of one call must reach the handler in the order they were sent. On the loop,
+    /// with none of the connection's replies waiting in the loop's queue, a reply is first in
+    /// line and is delivered at once — a presenter's delta while a producer's call is decided,
+    /// a producer's reply as its commit completes — saving a task per reply. Anything else
+    /// queues behind the replies already handed over with `execute`.
+    private func deliverInOrder(_ body: @escaping @Sendable (VarlinkServerConnectionHandler) -> Void) {
+        if canDeliverNow {
+            body(handler.value)
+        } else {
+            handOff(body)
+        }
+    }
+
+    private var canDeliverNow: Bool {
+        eventLoop.inEventLoop && (handler.value.isDispatching || handOffs.isZero)
+    }
+
+    private func handOff(_ body: @escaping @Sendable (VarlinkServerConnectionHandler) -> Void) {
+        handOffs.add()
+        eventLoop.execute { [handler, handOffs] in
+            body(handler.value)
+            handOffs.remove()
+        }
+    }
+
+    func onCancel(_ callback: @escaping @Sendable () -> Void) {
+        if eventLoop.inEventLoop {
+            handler.value.onCancel(serial: serial, callback)
+        } else {
+            eventLoop.execute { [handler, serial] in handler.value.onCancel(serial: serial, callback) }
+        }
+    }
+
+    func closeConnection() {
+        // After the replies already handed over, which it must not overtake.
+        deliverInOrder { handler in handler.closeAfterWrites() }
+    }
+
+    func releaseConnection() {
+        if eventLoop.inEventLoop {
+            handler.value.release(serial: serial)
+        } else {
+            eventLoop.execute { [handler, serial] in handler.value.release(serial: serial) }
+        }
+    }
+}
