@@ -1,5 +1,6 @@
 import Foundation
 import IslandJSON
+import NIOCore
 import NIOPosix
 import Testing
 import VarlinkCore
@@ -239,12 +240,15 @@ import VarlinkNIO
     /// description, if they like), within the probation; otherwise they get the refusal of the
     /// limit they are over. So whoever holds every ordinary connection, those peers get in.
     @Test func theReserveLetsInOnlyWhatItIsKeptFor() async throws {
+        // Long enough for a loaded machine to send a first call within it (at 300 ms a
+        // sanitized run on a busy machine did not), short enough to wait out twice.
+        let probation = TimeAmount.seconds(Int64(RawConnection.slowdown))
         try await withServer({
             $0.maximumConnectionsPerUser = 1
             $0.reservedConnections = 1
             $0.reservedInterfaces = ["org.example.test"]
             $0.mayUseReserve = { _ in true }
-            $0.reserveProbation = .milliseconds(300)
+            $0.reserveProbation = probation
         }) { server in
             let echo = #"{"method":"org.example.test.Echo","parameters":{"text":"in"}}"#
             let holder = try server.raw()
@@ -264,7 +268,7 @@ import VarlinkNIO
             #expect(parameters(refusal)["scope"] as? String == "user")
             #expect(try await over.readMessage() == nil)
             // Having kept to the terms, it stays past the probation.
-            try await Task.sleep(for: .milliseconds(400))
+            try await Task.sleep(for: .nanoseconds(probation.nanoseconds) + .milliseconds(200))
             try reserved.send(echo)
             #expect(parameters(try await reserved.readReply())["text"] as? String == "in")
             // Its peer leaves: the server closes it once everything is answered.
