@@ -28,6 +28,8 @@ struct Run: AsyncParsableCommand {
     }
 
     func run() async throws {
+        // Before the connection opens descriptors of its own.
+        let inherited = ChildProcess.openDescriptors()
         let commandLine = command.map(Self.quoted).joined(separator: " ")
         let connection = global.producer(reconnectTimeout: .seconds(2))
         let started = Date()
@@ -53,7 +55,7 @@ struct Run: AsyncParsableCommand {
         }
         let status: Int32
         do {
-            let pid = try ChildProcess.spawn(command)
+            let pid = try ChildProcess.spawn(command, passing: inherited)
             child.withLock { $0 = pid }
             status = await ChildProcess.wait(pid)
         } catch {
