@@ -62,10 +62,15 @@ enum ChildProcess {
     }
 
     /// The exit status, or 128 + the signal that killed it. Waits on a thread of its own so
-    /// no task thread blocks.
-    static func wait(_ pid: pid_t) async -> Int32 {
+    /// no task thread blocks. `beforeReaping` runs once the child has exited but while it is
+    /// still a zombie, so its pid cannot have been reused yet: whoever signals it by pid must
+    /// stop doing so there.
+    static func wait(_ pid: pid_t, beforeReaping: @escaping @Sendable () -> Void) async -> Int32 {
         await withCheckedContinuation { continuation in
             let thread = Thread {
+                var info = siginfo_t()
+                while waitid(P_PID, id_t(pid), &info, WEXITED | WNOWAIT) == -1 && errno == EINTR {}
+                beforeReaping()
                 var status: Int32 = 0
                 while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
                 let code = (status & 0x7F) == 0 ? (status >> 8) & 0xFF : 128 + (status & 0x7F)
