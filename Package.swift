@@ -30,6 +30,7 @@ let package = Package(
         .library(name: "VarlinkNIO", targets: ["VarlinkNIO"]),
         .library(name: "VarlinkInProcess", targets: ["VarlinkInProcess"]),
         .library(name: "Systemd", targets: ["Systemd"]),
+        .library(name: "MQTT", targets: ["MQTT"]),
         .executable(name: "islandd", targets: ["islandd"]),
         .executable(name: "varlink-certification", targets: ["varlink-certification"]),
         .executable(name: "island-presenter", targets: ["island-presenter"]),
@@ -92,6 +93,15 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // MQTT through libmosquitto (Debian's libmosquitto-dev; the package mirror has no MQTT
+        // library): the client push notifications reach the daemon with (DESIGN.md §12).
+        .systemLibrary(
+            name: "CMosquitto",
+            pkgConfig: "libmosquitto",
+            providers: [.apt(["libmosquitto-dev"])]
+        ),
+        .target(name: "MQTT", dependencies: ["CMosquitto"]),
+        .testTarget(name: "MQTTTests", dependencies: ["MQTT", "ProcessTesting"]),
         .target(
             name: "IslandJSON",
             dependencies: [.product(name: "OrderedCollections", package: "swift-collections")]

@@ -22,6 +22,9 @@ apt_packages=(
   weston           # a Wayland compositor without wlr-layer-shell, as GNOME is: the overlay must refuse it
   waybar           # the overlay benchmark measures Waybar the same way, as a yardstick
   polybar i3blocks # the bar modes' end-to-end tests run the real bars (Tests/EndToEnd/test_real_bars.py)
+  # push (DESIGN.md §12): libmosquitto for islandd and `island push`; the broker and its
+  # clients for the tests and the benchmark; iproute2 for the network-namespace tests (ip, tc)
+  libmosquitto-dev mosquitto mosquitto-clients openssl iproute2
 )
 
 missing=()
