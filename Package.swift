@@ -177,7 +177,7 @@ let package = Package(
         .executableTarget(
             name: "island",
             dependencies: [
-                "IslandKit", "IslandCore", "IslandJSON", "VarlinkCore", "VarlinkNIO", "IslandPresenter",
+                "IslandKit", "IslandCore", "IslandJSON", "VarlinkCore", "VarlinkNIO", "IslandPresenter", "MQTT",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
