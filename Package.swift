@@ -240,7 +240,7 @@ let package = Package(
         ),
         .testTarget(
             name: "IslandStoreTests",
-            dependencies: ["IslandStore", "IslandJSON"]
+            dependencies: ["IslandStore", "IslandJSON", .product(name: "GRDB", package: "GRDB.swift")]
         ),
         .testTarget(
             name: "IslandDaemonTests",
