@@ -189,3 +189,52 @@ private struct ReplayGenerator: RandomNumberGenerator {
         #expect(unreadable["error"] == "org.island.InvalidPushPayload")
     }
 }
+
+@Suite struct PushRegistryTests {
+    let owner = ActivityOwner(app: "org.example.A", uid: 1000)
+
+    func token(_ n: UInt64) throws -> PushToken {
+        var generator = ReplayGenerator(next: n)
+        return try PushToken.make(root: "island", device: "d", app: "org.example.A", using: &generator)
+    }
+
+    @Test func anActivityTokenIsFoundByItsTopicAndRotatedAway() throws {
+        var registry = PushRegistry()
+        let first = try token(1), second = try token(2)
+        #expect(registry.setToken(first, activity: "A1", owner: owner) == nil)
+        #expect(registry.entry(topic: first.topic)?.grant == .activity(id: "A1", owner: owner))
+        let replaced = registry.setToken(second, activity: "A1", owner: owner)
+        #expect(replaced?.token == first)
+        #expect(registry.entry(topic: first.topic) == nil, "the old token stops working at once")
+        #expect(registry.token(activity: "A1") == second)
+        #expect(registry.revoke(activity: "A1")?.token == second)
+        #expect(registry.topics == [])
+    }
+
+    @Test func startsThroughAPushToStartTokenAreOrderedByTimestampAcrossRotations() throws {
+        var registry = PushRegistry()
+        let first = try token(3), second = try token(4)
+        try registry.setStartToken(first, owner: owner, type: "Delivery")
+        try registry.checkStart(topic: first.topic, timestamp: 10)
+        registry.recordStart(topic: first.topic, timestamp: 10)
+        #expect(throws: IslandError.staleTimestamp(id: "", last: 10, given: 10)) { try registry.checkStart(topic: first.topic, timestamp: 10) }
+        #expect(throws: IslandError.staleTimestamp(id: "", last: 10, given: 9)) { try registry.checkStart(topic: first.topic, timestamp: 9) }
+        try registry.setStartToken(second, owner: owner, type: "Delivery")
+        #expect(registry.startToken(owner: owner, type: "Delivery") == second)
+        #expect(throws: IslandError.self) { try registry.checkStart(topic: second.topic, timestamp: 10) }
+        try registry.checkStart(topic: second.topic, timestamp: 11)
+    }
+
+    @Test func anOwnerHoldsABoundedNumberOfPushToStartTokens() throws {
+        var registry = PushRegistry()
+        for n in 0..<PushRegistry.maximumStartTokensPerOwner {
+            try registry.setStartToken(try token(UInt64(100 + n)), owner: owner, type: "T\(n)")
+        }
+        #expect(throws: IslandError.tooManyPushTokens(app: "org.example.A", limit: PushRegistry.maximumStartTokensPerOwner)) {
+            try registry.setStartToken(try token(999), owner: owner, type: "one more")
+        }
+        // Rotating one it has is still allowed; another owner has its own allowance.
+        try registry.setStartToken(try token(1000), owner: owner, type: "T0")
+        try registry.setStartToken(try token(1001), owner: ActivityOwner(app: "org.example.A", uid: 1001), type: "one more")
+    }
+}
