@@ -140,7 +140,7 @@ let package = Package(
         .target(
             name: "IslandDaemon",
             dependencies: [
-                "IslandCore", "IslandStore", "IslandJSON", "IslandPaths", "IslandProtocol", "VarlinkCore", "VarlinkNIO", "Systemd",
+                "IslandCore", "IslandStore", "IslandJSON", "IslandPaths", "IslandProtocol", "VarlinkCore", "VarlinkNIO", "Systemd", "MQTT",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),

@@ -47,6 +47,9 @@ actor IslandEngine {
     /// The commits of the decisions made in this turn of the loop, in order.
     var turnCommits: [(mutations: [StoreMutation], afterCommit: AfterCommit)] = []
 
+    /// Push tokens and the broker link; nil while push is off (IslandEngine+Push.swift).
+    var push: PushState?
+
     // The timer (IslandEngine+Timer.swift).
     var timer: Scheduled<Void>?
     var timerDeadline: Double?

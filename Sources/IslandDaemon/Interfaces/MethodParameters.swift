@@ -57,6 +57,12 @@ struct ParameterReader {
         return bool
     }
 
+    func optionalBool(_ key: String) throws(VarlinkError) -> Bool? {
+        guard let value = optional(key) else { return nil }
+        guard let bool = value.boolValue else { throw invalid(key) }
+        return bool
+    }
+
     func optionalDouble(_ key: String) throws(VarlinkError) -> Double? {
         guard let value = optional(key) else { return nil }
         guard let number = value.doubleValue else { throw invalid(key) }
@@ -103,7 +109,7 @@ struct ParameterReader {
 
 // MARK: org.island.Producer
 
-/// `Request(app, type, attributes, content, key, ownerGone)`.
+/// `Request(app, type, attributes, content, key, ownerGone, pushToken)`.
 struct RequestParameters: MethodParameters, AppClaiming {
     var app: String?
     var type: String
@@ -111,6 +117,7 @@ struct RequestParameters: MethodParameters, AppClaiming {
     var content: ActivityContent
     var key: String?
     var ownerGone: OwnerGonePolicy
+    var pushToken: Bool
 
     init(_ call: VarlinkCall) throws(VarlinkError) {
         let p = ParameterReader(call.parameters)
@@ -120,6 +127,35 @@ struct RequestParameters: MethodParameters, AppClaiming {
         content = try Wire.content(of: call)
         key = try p.optionalString("key")
         ownerGone = try p.optionalEnumeration("ownerGone", as: OwnerGonePolicy.self) ?? .keep
+        pushToken = try p.optionalBool("pushToken") ?? false
+    }
+}
+
+/// `PushToken(app, id, rotate)`.
+struct PushTokenParameters: MethodParameters, AppClaiming {
+    var app: String?
+    var id: String
+    var rotate: Bool
+
+    init(_ call: VarlinkCall) throws(VarlinkError) {
+        let p = ParameterReader(call.parameters)
+        app = try p.optionalString("app")
+        id = try p.string("id")
+        rotate = try p.optionalBool("rotate") ?? false
+    }
+}
+
+/// `PushToStartToken(app, type, rotate)`.
+struct PushToStartTokenParameters: MethodParameters, AppClaiming {
+    var app: String?
+    var type: String
+    var rotate: Bool
+
+    init(_ call: VarlinkCall) throws(VarlinkError) {
+        let p = ParameterReader(call.parameters)
+        app = try p.optionalString("app")
+        type = try p.string("type")
+        rotate = try p.optionalBool("rotate") ?? false
     }
 }
 

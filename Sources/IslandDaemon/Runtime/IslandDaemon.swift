@@ -3,6 +3,7 @@ import IslandCore
 import IslandJSON
 import IslandStore
 import Logging
+import MQTT
 import NIOPosix
 import ServiceLifecycle
 import Systemd
@@ -105,6 +106,15 @@ public final class IslandDaemon: Sendable {
         let engine = IslandEngine(manager: manager, registry: registry.value,
                                   layouts: StateRestorer.layouts(from: stored, logger: logger), scope: options.scope,
                                   store: writer, loop: loop.next(), clock: clock, logger: logger)
+        // Before the engine starts: an activity dismissed while the daemon was down takes its
+        // token with it, and the tokens of those that remain are subscribed to.
+        var pushService: PushService?
+        if configuration.push.isEnabled {
+            let device = configuration.push.clientID ?? MQTTConfiguration.defaultDevice(scope: options.scope)
+            let service = try PushService(configuration: MQTTConfiguration(configuration.push, device: device), engine: engine, logger: logger)
+            await engine.enablePush(root: configuration.push.topicRoot, device: device, broker: service.link, stored: stored.pushTokens)
+            pushService = service
+        }
         await engine.start(installedLayouts: InstalledLayouts.scan(dataDirectories: options.paths.dataDirectories, logger: logger))
 
         let scope = options.scope
@@ -154,6 +164,7 @@ public final class IslandDaemon: Sendable {
             services.append(.init(service: WatchdogPings(interval: interval)))
         }
         services.append(.init(service: served))
+        if let pushService { services.append(.init(service: pushService)) }
         services.append(.init(service: HangupReloads(hangups: hangups, reloader: reloader)))
         if ServiceNotifier.isSupervised {
             services.append(.init(service: StatusReports(period: .seconds(5), status: { Self.statusLine(await engine.status()) })))
