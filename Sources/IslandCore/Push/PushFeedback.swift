@@ -23,6 +23,10 @@ public struct PushFeedback: Sendable, Hashable {
         case throttled(activity: String, deliverAt: Double, alertSuppressed: Bool = false)
         /// Not applied: the error's name and parameters.
         case refused(name: String, parameters: JSONObject)
+        /// The token works no more (`dismissed` with its activity, or `rotated`), and the
+        /// device no longer listens to it: pushes to it go nowhere from now on. Not an answer
+        /// to a push (`timestamp` and `event` are null), like APNs' 410 Unregistered.
+        case revoked(reason: String)
     }
 
     public var timestamp: Double?
@@ -64,6 +68,9 @@ public struct PushFeedback: Sendable, Hashable {
             text.member("outcome", string: "refused")
             text.member("error", string: name)
             text.member("parameters", .object(parameters))
+        case .revoked(let reason):
+            text.member("outcome", string: "revoked")
+            text.member("reason", string: reason)
         }
         text.member("receivedAt", double: receivedAt)
         text.closeObject()

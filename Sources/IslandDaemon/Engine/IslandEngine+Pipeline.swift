@@ -196,6 +196,7 @@ extension IslandEngine {
             decisions.commit(decision, events: events)
             tellWatchersInOrder()
             completion(self, .success(prepared))
+            publishRevocations()
         case .failure(let error):
             decisions.commit(decision, events: [])
             tellWatchersInOrder()

@@ -43,6 +43,8 @@ extension IslandEngine {
     /// After a failed commit the disk is the truth: tokens as stored, subscriptions to match.
     func restorePushTokens(from stored: StoredState) {
         guard let current = push else { return }
+        // What was revoked is back, or never was: no notice.
+        push?.revocations = []
         let before = Set(current.registry.topics)
         let entries = stored.pushTokens.compactMap { PushRegistry.Entry($0, root: current.root, device: current.device) }
         push?.registry = PushRegistry(entries)
@@ -54,8 +56,27 @@ extension IslandEngine {
     /// Revokes a dismissed activity's token: unsubscribed now, deleted with the activity's row.
     func revokePushToken(activity id: String) -> StoreMutation? {
         guard let entry = push?.registry.revoke(activity: id) else { return nil }
-        push?.broker.unsubscribe(entry.token.topic)
+        stopListening(to: entry.token, because: "dismissed")
         return .deletePushToken(token: entry.token.topic)
+    }
+
+    /// Unsubscribes from a revoked token at once; the notice on its feedback topic, the last
+    /// the server hears of it, goes once the revocation is committed (`publishRevocations`),
+    /// after the feedback of the push that ended the activity.
+    private func stopListening(to token: PushToken, because reason: String) {
+        guard push != nil else { return }
+        push?.broker.unsubscribe(token.topic)
+        push?.revocations.append((token, reason))
+    }
+
+    /// Publishes the notices of the tokens revoked by committed decisions.
+    func publishRevocations() {
+        guard let push, !push.revocations.isEmpty else { return }
+        self.push?.revocations = []
+        for (token, reason) in push.revocations {
+            let revoked = PushFeedback(timestamp: nil, event: nil, outcome: .revoked(reason: reason), receivedAt: clock())
+            push.broker.publish(token.feedbackTopic, payload: revoked.payload)
+        }
     }
 
     // MARK: The app's tokens
@@ -109,11 +130,14 @@ extension IslandEngine {
         } catch {
             // Back to the token it had, unless something replaced or revoked it meanwhile.
             if self.push?.registry.token(activity: id) == token {
-                _ = revokePushToken(activity: id)
+                _ = self.push?.registry.revoke(activity: id)
+                self.push?.broker.unsubscribe(token.topic)
+                self.push?.revocations.removeAll { $0.token == before }
                 if let before { _ = issue(before, activity: id, owner: owner) }
             }
             throw error
         }
+        publishRevocations()
         if let activity = manager.activity(id: id) {
             watchers.tell(owner: owner, activity: id, .pushToken(activity, token: token.topic))
         }
@@ -138,7 +162,7 @@ extension IslandEngine {
             throw .refused(error)
         }
         push.broker.subscribe(token.topic)
-        if let replaced { push.broker.unsubscribe(replaced.token.topic) }
+        if let replaced { stopListening(to: replaced.token, because: "rotated") }
         var mutations: [StoreMutation] = [.putPushToken(self.push!.registry.entry(topic: token.topic)!.stored)]
         if let replaced { mutations.append(.deletePushToken(token: replaced.token.topic)) }
         do {
@@ -147,6 +171,7 @@ extension IslandEngine {
             if self.push?.registry.startToken(owner: owner, type: type) == token {
                 self.push?.broker.unsubscribe(token.topic)
                 if let replaced {
+                    self.push?.revocations.removeAll { $0.token == replaced.token }
                     _ = try? self.push?.registry.setStartToken(replaced.token, owner: owner, type: type)
                     if let lastStart = replaced.lastStart { self.push?.registry.recordStart(topic: replaced.token.topic, timestamp: lastStart) }
                     self.push?.broker.subscribe(replaced.token.topic)
@@ -154,6 +179,7 @@ extension IslandEngine {
             }
             throw error
         }
+        publishRevocations()
         watchers.tell(owner: owner, .pushToStartToken(type: type, token: token.topic))
         return token.topic
     }
@@ -166,7 +192,7 @@ extension IslandEngine {
         push?.broker.subscribe(token.topic)
         var mutations: [StoreMutation] = [.putPushToken(PushRegistry.Entry(token: token, grant: .activity(id: id, owner: owner)).stored)]
         if let replaced {
-            push?.broker.unsubscribe(replaced.token.topic)
+            stopListening(to: replaced.token, because: "rotated")
             mutations.append(.deletePushToken(token: replaced.token.topic))
         }
         return mutations

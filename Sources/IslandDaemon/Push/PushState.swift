@@ -17,6 +17,9 @@ struct PushState {
     let device: String
     let broker: any PushBroker
     var registry: PushRegistry
+    /// Tokens revoked by decisions not yet finished, with why: their notices wait for the
+    /// commit.
+    var revocations: [(token: PushToken, reason: String)] = []
 
     /// A new token of `app` for this device.
     func makeToken(app: String) throws(EngineError) -> PushToken {
