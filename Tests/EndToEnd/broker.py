@@ -193,6 +193,15 @@ keyfile {root}/server.key
         assert result.returncode == 0, result.stderr
         return result
 
+    def publish_lines(self, user, topic, payloads, qos=1):
+        """Several messages through one connection (mosquitto_pub -l), so they reach the
+        broker in order; returns once all are acknowledged."""
+        result = subprocess.run(self._prefix() + ["mosquitto_pub", "-h", self.host, "-p", str(self.port), *self.credentials(user),
+                                                  "-q", str(qos), "-t", topic, "-l", "-i", "%s-lines-%d" % (user, os.getpid())],
+                                input="".join(p + "\n" for p in payloads), capture_output=True, text=True, timeout=60)
+        assert result.returncode == 0, result.stderr
+        return result
+
     def subscriber(self, user, topic):
         return Subscriber(self, user, topic)
 
