@@ -181,7 +181,7 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
-        .testTarget(name: "IslandKitTests", dependencies: ["IslandKit", "IslandJSON", "VarlinkCore", "VarlinkNIO", "ProcessTesting"]),
+        .testTarget(name: "IslandKitTests", dependencies: ["IslandKit", "IslandJSON", "VarlinkCore", "VarlinkNIO", "ProcessTesting", "MQTT"]),
         // Starting real binaries from tests, scoped: swift-subprocess, without inherited descriptors.
         .target(
             name: "ProcessTesting",

@@ -35,7 +35,8 @@ struct Island: AsyncParsableCommand {
             """,
         subcommands: [
             Start.self, Update.self, End.self, List.self, Watch.self, Auth.self,
-            Run.self, TimerCommand.self, ProgressCommand.self, PushCommand.self,
+            Run.self, TimerCommand.self, ProgressCommand.self,
+            PushTokenCommand.self, PushToStartTokenCommand.self, PushCommand.self,
             ExtensionCommand.self, Admin.self, Preview.self,
         ]
     )
