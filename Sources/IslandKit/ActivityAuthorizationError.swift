@@ -1,5 +1,6 @@
 import Foundation
 import IslandJSON
+public import OrderedCollections
 import VarlinkCore
 
 /// Why the daemon refused a call, mirroring ActivityKit's `ActivityAuthorizationError` with

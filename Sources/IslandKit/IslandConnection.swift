@@ -1,6 +1,7 @@
 import Foundation
 import IslandJSON
 import Logging
+public import OrderedCollections
 import Synchronization
 import VarlinkCore
 import VarlinkNIO

@@ -3,6 +3,7 @@ import Foundation
 import IslandCore
 import IslandJSON
 import IslandPresenter
+import OrderedCollections
 
 /// Every form of the five example apps (packaging/applications + packaging/layouts), as the
 /// demo plays them, at a fixed instant: what the golden images and the README gallery show.

@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import NIOPosix
+import OrderedCollections
 import ServiceLifecycle
 import ServiceLifecycleTestKit
 import Testing

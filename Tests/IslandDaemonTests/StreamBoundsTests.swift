@@ -1,6 +1,7 @@
 import DequeModule
 import IslandCore
 import IslandJSON
+import OrderedCollections
 import Synchronization
 import Testing
 @testable import IslandDaemon

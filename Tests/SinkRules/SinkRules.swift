@@ -4,6 +4,7 @@ import FoundationXML
 import Foundation
 import IslandJSON
 import IslandPresenter
+import OrderedCollections
 
 /// What each sink must never let producer text do (DESIGN.md §6, Untrusted text), checked on
 /// what the sink writes: one statement of the rules for the unit tests and the

@@ -2,6 +2,7 @@ import Foundation
 import IslandJSON
 import NIOCore
 import NIOPosix
+import OrderedCollections
 import Synchronization
 import Testing
 import VarlinkCore

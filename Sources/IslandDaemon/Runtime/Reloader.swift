@@ -1,5 +1,6 @@
 import IslandCore
 import Logging
+import OrderedCollections
 import Systemd
 import VarlinkCore
 

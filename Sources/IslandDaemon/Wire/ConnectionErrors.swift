@@ -1,4 +1,5 @@
 import IslandProtocol
+import OrderedCollections
 import VarlinkCore
 
 extension VarlinkConnectionErrors {

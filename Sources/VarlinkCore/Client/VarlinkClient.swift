@@ -1,4 +1,5 @@
 import IslandJSON
+public import OrderedCollections
 
 /// Why a client call did not get an answer.
 public enum VarlinkClientError: Error, Sendable, Equatable {
