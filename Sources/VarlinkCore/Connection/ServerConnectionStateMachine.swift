@@ -1,4 +1,5 @@
 import DequeModule
+import IslandJSON
 import OrderedCollections
 
 /// The calls of one server connection, as a value: the transport reports what happens (a

@@ -1,4 +1,4 @@
-import IslandJSON
+public import IslandJSON
 public import OrderedCollections
 
 /// A frame that is not a valid Varlink message.

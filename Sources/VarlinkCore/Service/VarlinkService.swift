@@ -1,5 +1,5 @@
 import IslandJSON
-import Logging
+public import Logging
 import OrderedCollections
 
 /// The transport-independent half of a Varlink server: the interfaces, the validation of
