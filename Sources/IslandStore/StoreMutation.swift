@@ -1,4 +1,4 @@
-import IslandJSON
+public import IslandJSON
 public import OrderedCollections
 
 /// One change to the stored state. Every mutation replaces or removes a whole row, so within a

@@ -1,4 +1,4 @@
-import IslandJSON
+public import IslandJSON
 public import OrderedCollections
 
 /// Where an activity is in its life: `pending → active ⇄ stale → ended → dismissed`.

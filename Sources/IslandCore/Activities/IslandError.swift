@@ -1,4 +1,4 @@
-import IslandJSON
+public import IslandJSON
 public import OrderedCollections
 
 /// Every refusal of an activity operation. Each becomes a named Varlink error whose parameters

@@ -1,4 +1,4 @@
-import IslandJSON
+public import IslandJSON
 public import OrderedCollections
 
 /// Everything an `ActivityManager` needs to come back after a restart: its activities, the

@@ -1,4 +1,4 @@
-import IslandJSON
+public import IslandJSON
 public import OrderedCollections
 
 /// When each owner last spent from one budget (starts, or alerts): a sliding window, so a
