@@ -1,4 +1,6 @@
 import Foundation
+import IslandCore
+import IslandJSON
 import Logging
 import NIOPosix
 import OrderedCollections
@@ -6,6 +8,7 @@ import ServiceLifecycle
 import ServiceLifecycleTestKit
 import Testing
 import VarlinkCore
+import VarlinkNIO
 @testable import IslandDaemon
 
 /// The services `islandd` runs in its `ServiceGroup`, each against a graceful shutdown.

@@ -1,4 +1,5 @@
 import IslandCore
+import IslandJSON
 import Logging
 import OrderedCollections
 import Systemd

@@ -1,3 +1,4 @@
+import IslandJSON
 import IslandProtocol
 import OrderedCollections
 import VarlinkCore

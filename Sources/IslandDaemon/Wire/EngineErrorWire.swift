@@ -1,4 +1,5 @@
 import IslandCore
+import IslandJSON
 import OrderedCollections
 import VarlinkCore
 
