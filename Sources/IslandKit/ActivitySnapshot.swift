@@ -1,5 +1,5 @@
 import Foundation
-import IslandJSON
+public import IslandJSON
 public import OrderedCollections
 
 /// Content as the daemon holds it: the state as a JSON object.

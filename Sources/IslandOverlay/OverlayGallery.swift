@@ -1,8 +1,8 @@
-internal import CPangoCairo
+import CPangoCairo
 import Foundation
 import IslandCore
 import IslandJSON
-import IslandPresenter
+public import IslandPresenter
 import OrderedCollections
 
 /// Every form of the five example apps (packaging/applications + packaging/layouts), as the

@@ -1,4 +1,4 @@
-import IslandJSON
+public import IslandJSON
 public import OrderedCollections
 
 /// What the island shows (`org.island.Presenter.Island`).

@@ -1,4 +1,4 @@
-import IslandJSON
+public import IslandJSON
 public import OrderedCollections
 import VarlinkCore
 import VarlinkNIO

@@ -3,7 +3,7 @@ import FoundationXML
 #endif
 import Foundation
 import IslandJSON
-import IslandPresenter
+public import IslandPresenter
 import OrderedCollections
 
 /// What each sink must never let producer text do (DESIGN.md §6, Untrusted text), checked on
