@@ -21,6 +21,15 @@ func pkgConfigCFlags(_ packages: String) -> [String] {
 let pangoCairoFlags: [SwiftSetting] = [.unsafeFlags(pkgConfigCFlags("pangocairo"))]
 let gtkFlags: [SwiftSetting] = [.unsafeFlags(pkgConfigCFlags("gtk+-3.0 gtk-layer-shell-0"))]
 
+/// The language every target is written in, besides Swift 6 (as in grpc-swift-2 and hummingbird):
+/// existentials spelled `any`, imports internal unless a public API needs them, and members seen
+/// only through a module the file imports itself. Applied to every target at the end.
+let upcomingFeatures: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("InternalImportsByDefault"),
+    .enableUpcomingFeature("MemberImportVisibility"),
+]
+
 let package = Package(
     name: "Island",
     platforms: [.macOS(.v15)],
@@ -349,4 +358,8 @@ if Context.environment["ISLAND_FUZZ"] == "1" {
         .executable(name: "fuzz-layout", targets: ["FuzzLayout"]),
         .executable(name: "fuzz-presenter", targets: ["FuzzPresenter"]),
     ]
+}
+
+for target in package.targets where [.regular, .executable, .test].contains(target.type) {
+    target.swiftSettings = (target.swiftSettings ?? []) + upcomingFeatures
 }

@@ -1,5 +1,5 @@
 import DequeModule
-import IslandJSON
+package import IslandJSON
 
 /// The calls of one client connection that wait for replies, oldest first: a server answers
 /// a connection's calls in the order they were made, so every reply is the oldest call's.
