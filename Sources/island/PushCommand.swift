@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import IslandCore
 import IslandJSON
+import OrderedCollections
 import MQTT
 import Synchronization
 

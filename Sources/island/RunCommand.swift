@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Synchronization
 import IslandJSON
+import OrderedCollections
 import IslandKit
 
 struct Run: AsyncParsableCommand {

@@ -1,5 +1,6 @@
 import IslandCore
 import IslandJSON
+import OrderedCollections
 import Testing
 
 /// A generator that replays fixed bytes, so a token's secret is known.

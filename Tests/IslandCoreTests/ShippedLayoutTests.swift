@@ -1,6 +1,7 @@
 import Foundation
 import IslandCore
 import IslandJSON
+import OrderedCollections
 import Testing
 
 /// Every layout shipped in packaging/layouts validates, so a package never installs a layout

@@ -1,5 +1,6 @@
 import Foundation
 import IslandJSON
+import OrderedCollections
 import IslandKit
 import MQTT
 import ProcessTesting

@@ -17,6 +17,7 @@ import IslandJSON
 import IslandProtocol
 import NIOCore
 import NIOEmbedded
+import OrderedCollections
 import Synchronization
 import VarlinkCore
 import VarlinkNIO

@@ -1,4 +1,5 @@
-import IslandJSON
+public import IslandJSON
+public import OrderedCollections
 
 /// What became of one push, as published on its token's feedback topic — which APNs never
 /// tells a server:

@@ -1,4 +1,5 @@
-import IslandJSON
+public import IslandJSON
+public import OrderedCollections
 
 /// What a server asks of an activity in one push: APNs' Live Activity payload,
 ///

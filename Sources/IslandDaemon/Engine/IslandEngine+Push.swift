@@ -1,5 +1,6 @@
 import IslandCore
 import IslandJSON
+import OrderedCollections
 import IslandStore
 import Logging
 import VarlinkCore
