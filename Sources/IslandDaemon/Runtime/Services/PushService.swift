@@ -3,17 +3,23 @@ import IslandCore
 import Logging
 import MQTT
 import ServiceLifecycle
+import Synchronization
 
 /// The connection to the push broker (`[Push]`), as one service of the daemon's group: it
 /// connects and keeps connecting (with backoff) while the daemon runs, and disconnects
 /// cleanly when it stops.
 ///
-/// What arrives is handed to the engine on its event loop, one message at a time: the
-/// client's network thread waits until the engine has committed the push's outcome and the
-/// feedback is queued. So the daemon holds at most one push — a flood stays in the TCP
-/// connection and at the broker (bounded by its queue limits), never in this process, and
-/// the network thread never touches the engine's state. The loop never waits for the broker.
+/// What arrives is handed to the engine on its event loop, and the client's network thread
+/// waits until the push is decided — its place in the order fixed — before it reads the next
+/// one; the outcome's feedback goes out once it is committed. At most `window` pushes wait for
+/// their commit (they share the store's group commits): beyond, the network thread waits too.
+/// So the daemon holds a bounded number of pushes, a flood stays in the TCP connection and at
+/// the broker (bounded by its queue limits), the network thread never touches the engine's
+/// state, and the loop never waits for the broker.
 final class PushService: Service {
+    /// Pushes decided but not yet committed, at most.
+    static let window = 64
+
     let client: MQTTClient
     let link: MQTTPushLink
     private let logger: Logger
@@ -21,18 +27,21 @@ final class PushService: Service {
     init(configuration: MQTTConfiguration, engine: IslandEngine, logger: Logger) throws(IslandDaemon.StartError) {
         self.logger = logger
         let broker = configuration.broker
+        let uncommitted = DispatchSemaphore(value: Self.window)
         do {
             // The link is made once the client exists; the closure reaches it through `box`.
             let box = LinkBox()
             client = try MQTTClient(configuration, onMessage: { message in
-                let answered = DispatchSemaphore(value: 0)
+                uncommitted.wait()
+                let decided = Once()
                 engine.perform { engine in
-                    engine.receivePush(topic: message.topic, payload: message.payload) { feedback in
+                    engine.receivePush(topic: message.topic, payload: message.payload, decided: { decided.signal() }) { feedback in
                         box.link?.publish(message.topic + "/" + PushToken.feedbackLevel, payload: feedback.payload)
-                        answered.signal()
+                        decided.signal()
+                        uncommitted.signal()
                     }
                 }
-                answered.wait()
+                decided.wait()
             }, onConnection: { event in
                 switch event {
                 case .connected(let sessionPresent):
@@ -54,6 +63,22 @@ final class PushService: Service {
         client.start()
         try? await gracefulShutdown()
         await client.shutdown()
+    }
+
+    /// A semaphore signalled at most once: a push is decided, or refused before that.
+    private final class Once: Sendable {
+        private let semaphore = DispatchSemaphore(value: 0)
+        private let signalled = Mutex(false)
+
+        func signal() {
+            let first = signalled.withLock { done in
+                defer { done = true }
+                return !done
+            }
+            if first { semaphore.signal() }
+        }
+
+        func wait() { semaphore.wait() }
     }
 
     /// Set once, before the client starts; read on its network thread.
