@@ -13,6 +13,10 @@
 #                                    Benchmarks/overlay.py ARGS (idle wake-ups, redraws, morph
 #                                    frame times, RSS, Request -> screen, next to Waybar); needs
 #                                    root, sway and the island-test user (scripts/install-deps.sh)
+#   scripts/bench.sh --push [ARGS]   push (issue #20): builds islandd the same way and runs
+#                                    Benchmarks/push.py ARGS (backend publish -> presenter latency
+#                                    against the broker's own, and a fan-out to 50 islandd); needs
+#                                    mosquitto and libmosquitto-dev (scripts/install-deps.sh)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -20,6 +24,12 @@ if [ "${1:-}" = --overlay ]; then
   shift
   bin="$(scripts/build-release.sh islandd island-presenter island-overlay)"
   exec python3 Benchmarks/overlay.py --bin-dir "$bin" "$@"
+fi
+
+if [ "${1:-}" = --push ]; then
+  shift
+  bin="$(scripts/build-release.sh islandd)"
+  exec python3 Benchmarks/push.py --islandd "$bin/islandd" "$@"
 fi
 
 build=1
