@@ -77,7 +77,7 @@ class Broker:
 
 
 class Device:
-    """One islandd connected to the broker as its own device, with one activity and its token."""
+    """One islandd connected to the broker as its own device, with an activity and its token."""
 
     def __init__(self, binary, tmp, name, broker, env):
         self.dir = os.path.join(tmp, name)
@@ -93,9 +93,15 @@ class Device:
                               '--config', config], self.log, env=env)
         bench.wait_for(lambda: os.path.exists(self.socket) and 'connected to the push broker' in bench.tail(self.log, 100000),
                        30, name + ' connected to the broker')
+        self.name = name
+        self.new_activity()
+
+    def new_activity(self):
+        """Starts a fresh activity (a presenter's snapshot of the last one would hold its end
+        marker) and takes its token."""
         conn = bench.Conn(self.socket)
         reply = bench.call(conn, 'org.island.Producer.Request', {
-            'app': APP, 'type': 'Bench', 'attributes': {'name': name}, 'content': {'state': {}}, 'pushToken': True})
+            'app': APP, 'type': 'Bench', 'attributes': {'name': self.name}, 'content': {'state': {}}, 'pushToken': True})
         conn.close()
         self.activity = reply['activity']['id']
         self.token = reply['activity']['pushToken']
@@ -123,6 +129,8 @@ def latency_run(a, client, harness, broker, device, tmp, index):
     """One latency run: the presenter's and the broker's subscriber's statistics."""
     count = int(a.rate * a.seconds)
     warmup = int(a.rate * 0.2)
+    if index:
+        device.new_activity()
     topics = os.path.join(tmp, 'latency-topics')
     with open(topics, 'w') as f:
         f.write(device.token + '\n')
@@ -137,7 +145,7 @@ def latency_run(a, client, harness, broker, device, tmp, index):
     time.sleep(0.3)
     # The timestamps go on from run to run: the activity takes only newer ones.
     publisher = bench.spawn([client, 'pub', '--port', str(broker.port), '--topics', topics, '--rate', str(a.rate),
-                             '--count', str(count), '--t0', str(1700000000 + index * 10 ** 7)], out['pub'])
+                             '--count', str(count)], out['pub'])
     for p in (publisher, presenter, baseline):
         p.wait(timeout=a.seconds + 60)
     [island] = json_lines(out['presenter'])
