@@ -97,9 +97,11 @@ class Device:
         self.new_activity()
 
     def new_activity(self):
-        """Starts a fresh activity (a presenter's snapshot of the last one would hold its end
-        marker) and takes its token."""
+        """Dismisses the last activity (a presenter's snapshot of it would hold its end marker),
+        starts a fresh one and takes its token."""
         conn = bench.Conn(self.socket)
+        if getattr(self, 'activity', None):
+            bench.call(conn, 'org.island.Producer.End', {'app': APP, 'id': self.activity, 'dismissalPolicy': {'kind': 'immediate'}})
         reply = bench.call(conn, 'org.island.Producer.Request', {
             'app': APP, 'type': 'Bench', 'attributes': {'name': self.name}, 'content': {'state': {}}, 'pushToken': True})
         conn.close()

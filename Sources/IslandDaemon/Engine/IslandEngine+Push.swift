@@ -204,11 +204,9 @@ extension IslandEngine {
     // MARK: What servers send
 
     /// Applies a push received on `topic`, as its token's owner would, and answers with its
-    /// outcome once that is committed (or refused). `decided` runs once the change is made in
-    /// memory and queued for the disk — its place in the order is fixed — or not at all when
-    /// it is refused before that (then `completion` comes first).
-    func receivePush(topic: String, payload: [UInt8], decided: @escaping @Sendable () -> Void = {},
-                     completion: @escaping @Sendable (PushFeedback) -> Void) {
+    /// outcome once that is committed (or refused). Pushes are decided in the order this is
+    /// called, and answered in that order.
+    func receivePush(topic: String, payload: [UInt8], completion: @escaping @Sendable (PushFeedback) -> Void) {
         let receivedAt = clock()
         func refuse(_ request: PushRequest?, _ refusal: PushRefusal) {
             completion(PushFeedback(request: request, refusal: refusal, receivedAt: receivedAt))
@@ -241,7 +239,7 @@ extension IslandEngine {
         switch (entry.grant, request.event) {
         case (.activity(let id, _), .update):
             update(app: owner.app, uid: owner.uid, id: id, content: request.content!, alert: request.alert, timestamp: request.timestamp,
-                   decided: decided, prepare: { $0 }) { result in
+                   prepare: { $0 }) { result in
                 finish(result) { outcome in
                     outcome.throttled
                         ? .throttled(activity: id, deliverAt: outcome.deliverAt, alertSuppressed: outcome.alertSuppressed)
@@ -255,13 +253,13 @@ extension IslandEngine {
             case let date?: .after(date)
             }
             end(app: owner.app, uid: owner.uid, id: id, content: request.content, dismissal: dismissal, timestamp: request.timestamp,
-                decided: decided, prepare: { $0.id }) { result in
+                prepare: { $0.id }) { result in
                 finish(result) { .applied(activity: $0) }
             }
         case (.start(_, let type), .start) where request.attributesType != type:
             refuse(request, .invalidPayload(reason: "aps.attributes-type is \(request.attributesType ?? "missing"); this token starts activities of type \(type)"))
         case (.start(_, let type), .start):
-            start(request, type: type, owner: owner, topic: topic, decided: decided) { result in
+            start(request, type: type, owner: owner, topic: topic) { result in
                 finish(result) { .applied(activity: $0.0, pushToken: $0.1) }
             }
         case (.activity, .start):
@@ -274,7 +272,7 @@ extension IslandEngine {
     /// A start through a push-to-start token: the new activity, the token's last start and
     /// (with `input-push-token`) the activity's own token are one decision and one commit.
     private func start(_ request: PushRequest, type: String, owner: ActivityOwner, topic: String,
-                       decided: @escaping @Sendable () -> Void, completion: @escaping Completion<(String, String?)>) {
+                       completion: @escaping Completion<(String, String?)>) {
         do {
             try push?.registry.checkStart(topic: topic, timestamp: request.timestamp)
         } catch {
@@ -292,7 +290,7 @@ extension IslandEngine {
         }
         let entitlement = entitlement(for: owner.app)
         let (attributes, content) = (request.attributes ?? [:], request.content ?? ActivityContent(state: [:]))
-        decide(decided: decided, { manager, now throws(IslandError) in
+        decide({ manager, now throws(IslandError) in
             // A server is no process that can die: its activities keep through every
             // producer's coming and going (`keep`), like those of an app that never said.
             let result = try manager.request(app: owner.app, uid: owner.uid, type: type, attributes: attributes, content: content,

@@ -3,21 +3,25 @@ import IslandCore
 import Logging
 import MQTT
 import ServiceLifecycle
-import Synchronization
 
 /// The connection to the push broker (`[Push]`), as one service of the daemon's group: it
 /// connects and keeps connecting (with backoff) while the daemon runs, and disconnects
 /// cleanly when it stops.
 ///
-/// What arrives is handed to the engine on its event loop, and the client's network thread
-/// waits until the push is decided — its place in the order fixed — before it reads the next
-/// one; the outcome's feedback goes out once it is committed. At most `window` pushes wait for
-/// their commit (they share the store's group commits): beyond, the network thread waits too.
-/// So the daemon holds a bounded number of pushes, a flood stays in the TCP connection and at
-/// the broker (bounded by its queue limits), the network thread never touches the engine's
-/// state, and the loop never waits for the broker.
+/// What arrives is handed to the engine on its event loop, in order (the loop runs what one
+/// thread hands it in the order it was handed), and its feedback goes out once its outcome is
+/// committed. At most `window` pushes are in the daemon at once — handed over and not yet
+/// committed; beyond, the client's network thread waits, so a flood stays in the TCP
+/// connection and at the broker (bounded by its queue limits), never in this process. The
+/// network thread never touches the engine's state, and the loop never waits for the broker.
+///
+/// The network thread does not wait for each push to be applied: it goes back to its socket
+/// at once, so the broker's next message is acknowledged (at the TCP level too) without delay.
+/// Waiting held the acknowledgement back long enough for a broker with Nagle's algorithm on
+/// (mosquitto's default) to hold its next message for a delayed ACK: 20 ms at the median at
+/// 200 pushes/s, against 0.15 ms.
 final class PushService: Service {
-    /// Pushes decided but not yet committed, at most.
+    /// Pushes handed to the engine and not yet committed, at most.
     static let window = 64
 
     let client: MQTTClient
@@ -27,21 +31,18 @@ final class PushService: Service {
     init(configuration: MQTTConfiguration, engine: IslandEngine, logger: Logger) throws(IslandDaemon.StartError) {
         self.logger = logger
         let broker = configuration.broker
-        let uncommitted = DispatchSemaphore(value: Self.window)
+        let room = DispatchSemaphore(value: Self.window)
         do {
             // The link is made once the client exists; the closure reaches it through `box`.
             let box = LinkBox()
             client = try MQTTClient(configuration, onMessage: { message in
-                uncommitted.wait()
-                let decided = Once()
+                room.wait()
                 engine.perform { engine in
-                    engine.receivePush(topic: message.topic, payload: message.payload, decided: { decided.signal() }) { feedback in
+                    engine.receivePush(topic: message.topic, payload: message.payload) { feedback in
                         box.link?.publish(message.topic + "/" + PushToken.feedbackLevel, payload: feedback.payload)
-                        decided.signal()
-                        uncommitted.signal()
+                        room.signal()
                     }
                 }
-                decided.wait()
             }, onConnection: { event in
                 switch event {
                 case .connected(let sessionPresent):
@@ -63,22 +64,6 @@ final class PushService: Service {
         client.start()
         try? await gracefulShutdown()
         await client.shutdown()
-    }
-
-    /// A semaphore signalled at most once: a push is decided, or refused before that.
-    private final class Once: Sendable {
-        private let semaphore = DispatchSemaphore(value: 0)
-        private let signalled = Mutex(false)
-
-        func signal() {
-            let first = signalled.withLock { done in
-                defer { done = true }
-                return !done
-            }
-            if first { semaphore.signal() }
-        }
-
-        func wait() { semaphore.wait() }
     }
 
     /// Set once, before the client starts; read on its network thread.
