@@ -239,3 +239,54 @@ private struct ReplayGenerator: RandomNumberGenerator {
         try registry.setStartToken(try token(1001), owner: ActivityOwner(app: "org.example.A", uid: 1001), type: "one more")
     }
 }
+
+@Suite struct PushPayloadMutationTests {
+    /// A seeded generator: the same mutations on every run.
+    struct SplitMix: RandomNumberGenerator {
+        var state: UInt64
+        mutating func next() -> UInt64 {
+            state &+= 0x9E37_79B9_7F4A_7C15
+            var z = state
+            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+            return z ^ (z >> 31)
+        }
+    }
+
+    /// Whatever a broker hands over — a valid payload with bytes flipped, dropped, repeated or
+    /// cut — is read or refused by name, never a crash or a hang; and what is read obeys the
+    /// rules the engine relies on.
+    @Test func mutatedPayloadsAreReadOrRefusedNeverTrusted() {
+        let seeds = [
+            #"{"aps": {"timestamp": 1700000000, "event": "update", "content-state": {"stage": "on the way", "n": [1, 2.5, true, null]}, "alert": {"title": "T", "body": "B"}, "stale-date": 1700003600, "relevance-score": 5}}"#,
+            #"{"aps": {"timestamp": 1.5, "event": "start", "content-state": {}, "attributes-type": "Delivery", "attributes": {"order": {"id": "x"}}, "input-push-token": 1}}"#,
+            #"{"aps": {"timestamp": 9, "event": "end", "dismissal-date": 0, "content-state": {"done": "yes"}}}"#,
+        ].map { Array($0.utf8) }
+        var generator = SplitMix(state: 20)
+        var read = 0, refused = 0
+        for round in 0..<6_000 {
+            var bytes = seeds[round % seeds.count]
+            for _ in 0..<Int.random(in: 1...4, using: &generator) {
+                let at = Int.random(in: 0..<bytes.count, using: &generator)
+                switch Int.random(in: 0..<4, using: &generator) {
+                case 0: bytes[at] = UInt8.random(in: 0...255, using: &generator)
+                case 1: bytes.remove(at: at)
+                case 2: bytes.insert(bytes[at], at: at)
+                default: bytes = Array(bytes[..<at])
+                }
+                if bytes.isEmpty { bytes = [0] }
+            }
+            do {
+                let request = try PushPayload.decode(bytes)
+                read += 1
+                #expect(request.timestamp > 0 && request.timestamp.isFinite)
+                #expect(request.event != .update || request.content != nil)
+                #expect(request.event != .start || (request.attributesType != nil && request.attributes != nil))
+            } catch {
+                refused += 1
+                #expect(!error.name.isEmpty)
+            }
+        }
+        #expect(read > 0 && refused > 0, "the mutations exercised both ways: \(read) read, \(refused) refused")
+    }
+}
