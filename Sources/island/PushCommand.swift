@@ -2,8 +2,8 @@ import ArgumentParser
 import Foundation
 import IslandCore
 import IslandJSON
-import OrderedCollections
 import MQTT
+import OrderedCollections
 import Synchronization
 
 /// `island push`: what an app's server does, from a shell — publish an APNs-shaped payload

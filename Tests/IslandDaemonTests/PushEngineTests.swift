@@ -1,8 +1,8 @@
 import Foundation
 import IslandCore
 import IslandJSON
-import OrderedCollections
 import IslandStore
+import OrderedCollections
 import Synchronization
 import Testing
 @testable import IslandDaemon

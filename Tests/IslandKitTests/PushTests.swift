@@ -1,8 +1,8 @@
 import Foundation
 import IslandJSON
-import OrderedCollections
 import IslandKit
 import MQTT
+import OrderedCollections
 import ProcessTesting
 import Testing
 

@@ -1,8 +1,8 @@
 import IslandCore
 import IslandJSON
-import OrderedCollections
 import IslandStore
 import Logging
+import OrderedCollections
 import VarlinkCore
 
 /// Push (DESIGN.md §12): the tokens an app asks for, and what servers send through them.
