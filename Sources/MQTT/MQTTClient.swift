@@ -92,6 +92,10 @@ public final class MQTTClient: Sendable {
     /// Connected to the broker now.
     public var isConnected: Bool { core.isConnected }
 
+    /// Where the client connects, and as which client id.
+    public var broker: MQTTBrokerAddress { core.configuration.broker }
+    public var clientID: String { core.configuration.clientID }
+
     /// Publishes at QoS 1 the broker has not acknowledged yet.
     public var unacknowledgedPublishes: Int { core.state.withLock { $0.unacknowledged } }
 

@@ -6,13 +6,15 @@ One broker serves the module; each test has its own daemon (its own device id), 
 never see each other's tokens."""
 
 import json
+import os
+import subprocess
 import time
 
 import pytest
 import varlink
 
 import broker as brokers
-from conftest import RawStream, error_of, next_item, subscribe_presenter, wait_for
+from conftest import ISLANDD, RawStream, error_of, next_item, subscribe_presenter, wait_for
 
 pytestmark = pytest.mark.skipif(not brokers.available(), reason="mosquitto, its clients or openssl are not installed "
                                                                 "(scripts/install-deps.sh installs them)")
@@ -38,7 +40,8 @@ def device(broker, make_daemon):
         name = next(UNUSED_DEVICES)
         d = make_daemon(broker.push_config(name) + config)
         d.device = name
-        wait_for(lambda: "connected to the push broker" in d.log(), message="the daemon's broker connection")
+        wait_for(lambda: "connected to the push broker" in d.log(), timeout=10,
+                 message="the daemon's broker connection (%s)" % d.log()[-600:])
         return d
     return make
 
@@ -255,29 +258,35 @@ def test_offline_the_broker_keeps_what_was_missed_and_it_is_applied_once_in_orde
         feedback.close()
 
 
-def test_without_the_broker_islandd_serves_local_clients_and_catches_up_when_it_returns(broker, device):
-    daemon = device()
-    created = request(daemon, {"n": 0})
-    token = created["pushToken"]
-    broker.stop()
+def test_without_the_broker_islandd_serves_local_clients_and_catches_up_when_it_returns(make_daemon):
+    # A broker of its own: the harness stops what a test started, and this one restarts it.
+    broker = brokers.Broker(devices=["device-away"]).start()
     try:
-        wait_for(lambda: "no connection to the push broker" in daemon.log(), message="the lost connection noticed")
-        started = time.monotonic()
-        with daemon.connect("org.island.Producer") as producer:
-            producer.Update(app=COFFEE, id=created["id"], content={"state": {"n": 1}})
-            local = producer.Request(app=COFFEE, type="Local", attributes={}, content={"state": {}})
-        assert time.monotonic() - started < 2, "local calls never wait for the broker"
-        assert local["activity"]["state"] == "active"
+        daemon = make_daemon(broker.push_config("device-away"))
+        wait_for(lambda: "connected to the push broker" in daemon.log(), timeout=10, message="the broker connection")
+        created = request(daemon, {"n": 0})
+        token = created["pushToken"]
+        broker.stop()
+        try:
+            wait_for(lambda: "no connection to the push broker" in daemon.log(), message="the lost connection noticed")
+            started = time.monotonic()
+            with daemon.connect("org.island.Producer") as producer:
+                producer.Update(app=COFFEE, id=created["id"], content={"state": {"n": 1}})
+                local = producer.Request(app=COFFEE, type="Local", attributes={}, content={"state": {}})
+            assert time.monotonic() - started < 2, "local calls never wait for the broker"
+            assert local["activity"]["state"] == "active"
+        finally:
+            broker.start()
+        wait_for(lambda: daemon.log().count("connected to the push broker") >= 2, timeout=15, message="the reconnection")
+        feedback = broker.subscriber("backend-coffee", token + "/feedback")
+        try:
+            broker.publish("backend-coffee", token, aps("update", 800, {"n": 2}))
+            assert feedback.wait(1)[0]["outcome"] in ("applied", "throttled")
+            assert activity(daemon, created["id"])["content"]["state"] == {"n": 2}
+        finally:
+            feedback.close()
     finally:
-        broker.start()
-    wait_for(lambda: daemon.log().count("connected to the push broker") >= 2, timeout=15, message="the reconnection")
-    feedback = broker.subscriber("backend-coffee", token + "/feedback")
-    try:
-        broker.publish("backend-coffee", token, aps("update", 800, {"n": 2}))
-        assert feedback.wait(1)[0]["outcome"] in ("applied", "throttled")
-        assert activity(daemon, created["id"])["content"]["state"] == {"n": 2}
-    finally:
-        feedback.close()
+        broker.remove()
 
 
 def test_without_a_broker_asking_for_a_token_is_refused_by_name(daemon):
@@ -291,3 +300,17 @@ def test_without_a_broker_asking_for_a_token_is_refused_by_name(daemon):
         assert error_of(producer.PushToken, app=COFFEE, id=plain["id"])[0] == "org.island.PushUnavailable"
         # Nothing was started by the refused request.
         assert len(producer.List(app=COFFEE)["activities"]) == 1
+
+
+def test_admin_status_reports_the_broker_connection(broker, device, daemon):
+    pushing = device()
+    request(pushing, {"n": 1})
+    with pushing.connect("org.island.Admin") as admin:
+        status = admin.Status()
+    assert status["push"] == {"broker": broker.url, "device": pushing.device, "connected": True, "tokens": 1}
+    out = subprocess.run([os.path.join(os.path.dirname(ISLANDD), "island"), "admin", "status", "--socket", pushing.socket],
+                         capture_output=True, text=True)
+    assert "push: connected to %s as %s, 1 tokens" % (broker.url, pushing.device) in out.stdout, out.stdout
+    # Without [Push], no push member.
+    with daemon.connect("org.island.Admin") as admin:
+        assert "push" not in admin.Status()

@@ -82,6 +82,9 @@ extension IslandEngine {
 
     // MARK: The app's tokens
 
+    /// The tokens the device listens to: nil while push is off.
+    var pushTokenCount: Int? { push?.registry.entries.count }
+
     /// The tokens of `activities`, in their order, for their own app's replies.
     func pushTokens(of activities: [Activity]) -> [String?] {
         activities.map { push?.registry.token(activity: $0.id)?.topic }

@@ -255,7 +255,9 @@ struct RoleInterfaces: Sendable {
             },
             "Status": .async { [self] request throws(VarlinkError) in
                 _ = try roles.bind(.admin, connection: request.connection)
-                return Wire.status(await engine.status(), version: version, scope: scope, connections: connectionCount())
+                var status = Wire.status(await engine.status(), version: version, scope: scope, connections: connectionCount())
+                if let push = await pushStatus() { status["push"] = push }
+                return status
             },
             "Reload": .async { [self] request throws(VarlinkError) in
                 _ = try roles.bind(.admin, connection: request.connection)
@@ -267,5 +269,7 @@ struct RoleInterfaces: Sendable {
 
     /// Set by the daemon once its server exists.
     var connectionCount: @Sendable () -> Int = { 0 }
+    /// `org.island.Admin.PushStatus`, set by the daemon when push is on.
+    var pushStatus: @Sendable () async -> JSON? = { nil }
     var reload: @Sendable () async throws(VarlinkError) -> Void = {}
 }

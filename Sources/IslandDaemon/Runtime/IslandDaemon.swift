@@ -131,6 +131,15 @@ public final class IslandDaemon: Sendable {
             scope: scope, version: options.version)
         interfaces.reload = reloader.reload
         interfaces.connectionCount = { socket.value?.connectionCount ?? 0 }
+        if let pushService {
+            let (client, device) = (pushService.client, pushService.device)
+            interfaces.pushStatus = {
+                [
+                    "broker": .string(client.broker.description), "device": .string(device), "connected": .bool(client.isConnected),
+                    "tokens": .int(await engine.pushTokenCount ?? 0),
+                ]
+            }
+        }
         let service = VarlinkService(
             info: VarlinkServiceInfo(vendor: "Island", product: "islandd", version: options.version,
                                      url: "https://github.com/island-linux/island"),

@@ -26,6 +26,8 @@ final class PushService: Service {
 
     let client: MQTTClient
     let link: MQTTPushLink
+    /// The client id, and the device level of the tokens' topics.
+    var device: String { client.clientID }
     private let logger: Logger
 
     init(configuration: MQTTConfiguration, engine: IslandEngine, logger: Logger) throws(IslandDaemon.StartError) {
