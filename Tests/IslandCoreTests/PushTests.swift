@@ -3,20 +3,14 @@ import IslandJSON
 import OrderedCollections
 import Testing
 
-/// A generator that replays fixed bytes, so a token's secret is known.
-private struct ReplayGenerator: RandomNumberGenerator {
-    var state: UInt64
-    init(next: UInt64) { state = next }
-    mutating func next() -> UInt64 {
-        defer { state &+= 0x0101_0101_0101_0101 }
-        return state
-    }
+/// Sixteen bytes from a seed, so a token's secret is known.
+private func secret(_ seed: UInt64) -> [UInt8] {
+    (0..<UInt64(PushToken.secretBytes)).map { UInt8(truncatingIfNeeded: seed &* 31 &+ $0 &* 7) }
 }
 
 @Suite struct PushTokenTests {
     @Test func aTokenIsItsTopicAndItsFeedbackIsBelowIt() throws {
-        var generator = ReplayGenerator(next: 0)
-        let token = try PushToken.make(root: "island", device: "kitchen-42", app: "org.example.Pizza", using: &generator)
+        let token = try PushToken.make(root: "island", device: "kitchen-42", app: "org.example.Pizza", randomBytes: secret(0))
         #expect(token.secret.count == 32)
         #expect(token.secret.allSatisfy { "0123456789abcdef".contains($0) })
         #expect(token.topic == "island/kitchen-42/org.example.Pizza/\(token.secret)")
@@ -24,15 +18,13 @@ private struct ReplayGenerator: RandomNumberGenerator {
         #expect(try PushToken(token.topic) == token)
     }
 
-    @Test func secretsDifferFromDrawToDraw() throws {
-        var generator = SystemRandomNumberGenerator()
-        let secrets = try (0..<64).map { _ in try PushToken.make(root: "island", device: "d", app: "org.example.A", using: &generator).secret }
-        #expect(Set(secrets).count == 64)
+    @Test func theSecretIsTheBytesInHexadecimal() throws {
+        let token = try PushToken.make(root: "island", device: "d", app: "org.example.A", randomBytes: Array(0..<16).map { UInt8($0 * 17) })
+        #expect(token.secret == "00112233445566778899aabbccddeeff")
     }
 
     @Test func aRootMayHaveSeveralLevels() throws {
-        var generator = ReplayGenerator(next: 7)
-        let token = try PushToken.make(root: "fleet/eu/island", device: "d1", app: "org.example.A", using: &generator)
+        let token = try PushToken.make(root: "fleet/eu/island", device: "d1", app: "org.example.A", randomBytes: secret(7))
         let read = try PushToken(token.topic)
         #expect(read.root == "fleet/eu/island")
         #expect(read.device == "d1")
@@ -46,8 +38,7 @@ private struct ReplayGenerator: RandomNumberGenerator {
         ("island", String(repeating: "d", count: 256), "org.example.A"),
     ])
     func levelsThatBreakTheTopicGrammarAreRefused(root: String, device: String, app: String) {
-        var generator = ReplayGenerator(next: 1)
-        #expect(throws: PushTopicError.self) { try PushToken.make(root: root, device: device, app: app, using: &generator) }
+        #expect(throws: PushTopicError.self) { try PushToken.make(root: root, device: device, app: app, randomBytes: secret(1)) }
     }
 
     @Test(arguments: [
@@ -195,8 +186,7 @@ private struct ReplayGenerator: RandomNumberGenerator {
     let owner = ActivityOwner(app: "org.example.A", uid: 1000)
 
     func token(_ n: UInt64) throws -> PushToken {
-        var generator = ReplayGenerator(next: n)
-        return try PushToken.make(root: "island", device: "d", app: "org.example.A", using: &generator)
+        try PushToken.make(root: "island", device: "d", app: "org.example.A", randomBytes: secret(n))
     }
 
     @Test func anActivityTokenIsFoundByItsTopicAndRotatedAway() throws {

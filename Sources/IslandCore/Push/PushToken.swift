@@ -29,17 +29,16 @@ public struct PushToken: Sendable, Hashable, CustomStringConvertible {
     /// Bytes of randomness in a secret: 128 bits.
     public static let secretBytes = 16
 
-    /// A new token for `app` on `device`, its secret drawn from `generator` (the daemon passes
-    /// `SystemRandomNumberGenerator`, which reads the kernel's `getrandom`).
-    public static func make(root: String, device: String, app: String,
-                            using generator: inout some RandomNumberGenerator) throws(PushTopicError) -> PushToken {
+    /// A new token for `app` on `device` whose secret is `randomBytes` (`secretBytes` of them,
+    /// which the daemon draws from the kernel's `getrandom`, through `SystemRandomNumberGenerator`).
+    public static func make(root: String, device: String, app: String, randomBytes: [UInt8]) throws(PushTopicError) -> PushToken {
+        precondition(randomBytes.count == secretBytes, "a push token's secret is \(secretBytes) bytes")
         try PushTopic.checkRoot(root)
         try PushTopic.checkLevel(device, what: "device id")
         try PushTopic.checkLevel(app, what: "app id")
         var secret = ""
         secret.reserveCapacity(secretBytes * 2)
-        for _ in 0..<secretBytes {
-            let byte = UInt8.random(in: .min ... .max, using: &generator)
+        for byte in randomBytes {
             secret.append(Self.hexDigits[Int(byte >> 4)])
             secret.append(Self.hexDigits[Int(byte & 0x0F)])
         }

@@ -23,9 +23,10 @@ struct PushState {
 
     /// A new token of `app` for this device.
     func makeToken(app: String) throws(EngineError) -> PushToken {
-        var generator = SystemRandomNumberGenerator()
+        // `random(in:)` draws from `SystemRandomNumberGenerator`: getrandom(2).
+        let words = (UInt64.random(in: .min ... .max), UInt64.random(in: .min ... .max))
         do {
-            return try PushToken.make(root: root, device: device, app: app, using: &generator)
+            return try PushToken.make(root: root, device: device, app: app, randomBytes: withUnsafeBytes(of: words) { Array($0) })
         } catch {
             // An app id that cannot be a topic level (a manifest's id with `+`, `#` or `/`).
             throw .pushUnavailable(reason: error.reason)
