@@ -73,7 +73,8 @@ extension IslandEngine {
         }
         let decision = decisions.decide()
         show(events)
-        let mutations = storeMutations(for: events) + alsoStore
+        var mutations = storeMutations(for: events)
+        if !alsoStore.isEmpty { mutations += alsoStore }
         guard !mutations.isEmpty else {
             decided()
             finish(decision, events, .success(prepare()), then: completion)
