@@ -20,6 +20,12 @@ func pkgConfigCFlags(_ packages: String) -> [String] {
 }
 let pangoCairoFlags: [SwiftSetting] = [.unsafeFlags(pkgConfigCFlags("pangocairo"))]
 let gtkFlags: [SwiftSetting] = [.unsafeFlags(pkgConfigCFlags("gtk+-3.0 gtk-layer-shell-0"))]
+/// The bridge's targets are written for the upcoming features every target will enable.
+let upcomingFeatures: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("InternalImportsByDefault"),
+    .enableUpcomingFeature("MemberImportVisibility"),
+]
 
 let package = Package(
     name: "Island",
@@ -36,6 +42,7 @@ let package = Package(
         .library(name: "IslandKit", targets: ["IslandKit"]),
         .executable(name: "island", targets: ["island"]),
         .executable(name: "island-overlay", targets: ["island-overlay"]),
+        .library(name: "SDBus", targets: ["SDBus"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
@@ -208,6 +215,10 @@ let package = Package(
             exclude: ["Goldens"],
             swiftSettings: pangoCairoFlags
         ),
+        // D-Bus through sd-bus (libsystemd): a bus on an sd-event loop of its own thread that
+        // is also a Swift executor; matches, calls, names, served objects, monitors.
+        .target(name: "SDBus", dependencies: ["CSystemd"], swiftSettings: upcomingFeatures),
+        .testTarget(name: "SDBusTests", dependencies: ["SDBus", "ProcessTesting"], swiftSettings: upcomingFeatures),
         .testTarget(
             name: "VarlinkTests",
             dependencies: [
