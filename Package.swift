@@ -43,6 +43,7 @@ let package = Package(
         .executable(name: "island", targets: ["island"]),
         .executable(name: "island-overlay", targets: ["island-overlay"]),
         .library(name: "SDBus", targets: ["SDBus"]),
+        .executable(name: "island-bridge", targets: ["island-bridge"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
@@ -218,7 +219,25 @@ let package = Package(
         // D-Bus through sd-bus (libsystemd): a bus on an sd-event loop of its own thread that
         // is also a Swift executor; matches, calls, names, served objects, monitors.
         .target(name: "SDBus", dependencies: ["CSystemd"], swiftSettings: upcomingFeatures),
-        .testTarget(name: "SDBusTests", dependencies: ["SDBus", "ProcessTesting"], swiftSettings: upcomingFeatures),
+.testTarget(name: "SDBusTests", dependencies: ["SDBus", "ProcessTesting"], swiftSettings: upcomingFeatures),
+        // island-bridge (DESIGN.md §11): what MPRIS players, progress notifications and KDE jobs
+        // make of activities, pure and tested without a bus; the executable is the bus shell.
+        .target(
+            name: "IslandBridge",
+            dependencies: ["SDBus", "IslandCore", "IslandJSON", .product(name: "OrderedCollections", package: "swift-collections")],
+            swiftSettings: upcomingFeatures),
+        .testTarget(name: "IslandBridgeTests", dependencies: ["IslandBridge", "SDBus", "IslandJSON"], swiftSettings: upcomingFeatures),
+        .executableTarget(
+            name: "island-bridge",
+            dependencies: [
+                "IslandBridge", "SDBus", "IslandKit", "IslandCore", "IslandJSON", "Systemd",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "OrderedCollections", package: "swift-collections"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: upcomingFeatures),
         .testTarget(
             name: "VarlinkTests",
             dependencies: [

@@ -123,6 +123,17 @@ public final class Bus {
         sd_bus_flush_close_unref(handle)
     }
 
+    /// The bus's id (the server GUID of its address, 32 hex digits): a new bus, even on the same
+    /// address, has a new one, and unique names start over with it.
+    public var busID: String {
+        var id = sd_id128_t()
+        guard sd_bus_get_bus_id(handle, &id) >= 0 else { return "" }
+        return withUnsafeBytes(of: id) { bytes in bytes.map { byte in
+            let digits = Array("0123456789abcdef".utf8)
+            return String(decoding: [digits[Int(byte >> 4)], digits[Int(byte & 0xF)]], as: UTF8.self)
+        }.joined() }
+    }
+
     /// Whether the connection is still up.
     public var isOpen: Bool { !isClosed && sd_bus_is_open(handle) > 0 }
 

@@ -42,8 +42,13 @@ public final class BusLoop: SerialExecutor, @unchecked Sendable {
             _ = fcntl(end, F_SETFL, fcntl(end, F_GETFL) | O_NONBLOCK)
         }
         (wakeReader, wakeWriter) = (ends[0], ends[1])
-        let thread = Thread { [self] in runThread() }
-        thread.name = String(name.utf8.prefix(15))!
+        let threadName = String(name.utf8.prefix(15))!
+        let thread = Thread { [self] in
+            // Named from inside: a new thread starts with its creator's name (a Dispatch
+            // worker's, when created from async code), and Foundation applies only this.
+            Thread.current.name = threadName
+            runThread()
+        }
         thread.start()
         started.wait()
         if eventLoop == nil {
