@@ -128,8 +128,16 @@ public struct ProgressNotifications: Sendable {
     }
 
     /// `NotificationClosed(id, reason)` from `sender`: reason 2 is the user dismissing it.
+    /// A server that stacks (dunst) closes the old notification of a tag before it answers
+    /// the call that replaces it: while such a call waits for its reply, the closing is the
+    /// replacement, not the end.
     public mutating func closed(id: UInt32, reason: UInt32, from sender: String) -> [SourceChange] {
-        guard sender == server, let entry = followed.removeValue(forKey: id) else { return [] }
+        guard sender == server, let entry = followed[id] else { return [] }
+        let replaced = pending.values.contains { call in
+            call.replacesID == id || (entry.stackTag != nil && call.stackTag == entry.stackTag && call.appName == entry.call.appName)
+        }
+        if replaced { return [] }
+        followed[id] = nil
         return [.finish(source: entry.source, content: nil, keep: reason != 2)]
     }
 
