@@ -226,7 +226,7 @@ let package = Package(
             name: "IslandBridge",
             dependencies: ["SDBus", "IslandCore", "IslandJSON", .product(name: "OrderedCollections", package: "swift-collections")],
             swiftSettings: upcomingFeatures),
-        .testTarget(name: "IslandBridgeTests", dependencies: ["IslandBridge", "SDBus", "IslandJSON"], swiftSettings: upcomingFeatures),
+        .testTarget(name: "IslandBridgeTests", dependencies: ["IslandBridge", "SDBus", "IslandJSON", "IslandCore"], swiftSettings: upcomingFeatures),
         .executableTarget(
             name: "island-bridge",
             dependencies: [

@@ -384,6 +384,9 @@ public struct ActivityBook: Sendable {
                 // Every entry is reset, this one too.
                 handle(refusal, for: ticket.source, now: now)
                 return
+            case .startBudget:
+                // Every request waits for the budget; this one needs no hold of its own.
+                handle(refusal, for: ticket.source, now: now)
             default:
                 entry.heldUntil = now + Self.limitHold
                 handle(refusal, for: ticket.source, now: now)

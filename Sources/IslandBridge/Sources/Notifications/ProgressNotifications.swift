@@ -61,7 +61,7 @@ public struct ProgressNotifications: Sendable {
     /// server's reply says which notification it is, when it could concern progress.
     public mutating func called(_ call: NotifyCall, caller: String, serial: UInt64, destination: String?) {
         guard let server, destination == Self.serverName || destination == server else { return }
-        guard call.isProgress || followed[call.replacesID] != nil || stackMatch(call) != nil else { return }
+        guard call.isProgress || (call.replacesID != 0 && followed[call.replacesID] != nil) || stackMatch(call) != nil else { return }
         let key = CallKey(caller: caller, serial: serial)
         if pending[key] == nil {
             pendingOrder.append(key)
@@ -88,7 +88,9 @@ public struct ProgressNotifications: Sendable {
         pendingOrder.removeAll { $0 == key }
 
         // What it replaces: the notification of its replaces_id, or the same app's of its tag.
-        let previous = followed[call.replacesID] != nil ? call.replacesID : (followed[id] != nil ? id : stackMatch(call))
+        // (replaces_id 0 replaces nothing.)
+        let replaced = call.replacesID != 0 && followed[call.replacesID] != nil ? call.replacesID : nil
+        let previous = replaced ?? (followed[id] != nil ? id : stackMatch(call))
         if let previous, var entry = followed.removeValue(forKey: previous) {
             entry.id = id
             // A replacement without a value keeps the last one shown.
