@@ -4,6 +4,7 @@ the bridge may show, a notification flood. Each test has its own bus, daemon and
 
 import os
 import re
+import signal
 import time
 
 import pytest
@@ -159,4 +160,25 @@ def test_a_notification_flood_is_coalesced(session):
         rss = next(int(line.split()[1]) for line in f if line.startswith("VmRSS"))
     assert rss < 96 * 1024
     assert time.time() - started < 30
+    presenter.close()
+
+
+def test_sighup_rereads_bridge_conf_and_refuses_a_bad_one(session):
+    presenter = Presenter(session.daemon)
+    client, _ = job_client(session, hints={"title": "Copying", "immediate": True})
+    first = presenter.item("Transfer", lambda i: i["state"] == "active")
+    conf = os.path.join(session.bridge.config_home, "island", "bridge.conf")
+    with open(conf, "w") as f:
+        f.write("[Jobs]\nEnabled=sometimes\n")
+    session.bridge.process.send_signal(signal.SIGHUP)
+    wait_until(lambda: "reload refused" in session.bridge.log(), message="the bad file refused")
+    assert session.bridge.process.poll() is None
+    assert live(presenter, "Transfer"), "the running configuration is kept"
+    with open(conf, "w") as f:
+        f.write("[Jobs]\nEnabled=no\n")
+    session.bridge.process.send_signal(signal.SIGHUP)
+    presenter.wait(lambda p: first["id"] not in p.items, message="the job source turned off, its activity dismissed")
+    done = session.run(["gdbus", "call", "--session", "--dest", "org.kde.JobViewServer", "--object-path", "/JobViewServer",
+                        "--method", "org.kde.JobViewServerV2.requestView", "org.kde.dolphin", "1", "{}"])
+    assert done.returncode != 0, "nobody serves jobs any more: %s" % done.stdout
     presenter.close()

@@ -100,6 +100,26 @@ struct BusTests {
     /// Values come back as they were sent (no variant is unwrapped by reading).
     static func variantsUnwrappedNowhere(_ value: BusValue) -> BusValue { value }
 
+    @Test("a call sent expecting no reply reaches its method")
+    func callWithoutReply() async throws {
+        try await withPrivateBus { privateBus in
+            let loop = try BusLoop()
+            defer { loop.shutdown() }
+            let peer = LoopActor(loop: loop)
+            let server = try await peer.connect("server", address: privateBus.address)
+            _ = try await peer.connect("client", address: privateBus.address)
+            let (fired, fire) = AsyncStream.makeStream(of: String?.self)
+            try await peer.export(Self.echo, at: "/org/island/Test", on: "server") { message in
+                fire.yield(message.member)
+                return .reply([.uint32(1)])
+            }
+            try await peer.send(on: "client", destination: server, path: "/org/island/Test",
+                                interface: "org.island.Test.Echo", member: "Fire")
+            #expect(await first(fired) == "Fire")
+            await peer.closeAll()
+        }
+    }
+
     @Test("a match hears a signal another connection emits; dropping the slot stops it")
     func signals() async throws {
         try await withPrivateBus { privateBus in
@@ -236,10 +256,15 @@ struct BusTests {
             let peer = LoopActor(loop: loop)
             let (lost, tell) = AsyncStream.makeStream(of: Void.self)
             _ = try await peer.connect("a", address: privateBus.address) { tell.yield() }
+            _ = try await peer.connect("same", address: privateBus.address)
+            let before = await peer.busID(of: "a")
+            #expect(before.count == 32)
+            #expect(await peer.busID(of: "same") == before, "one bus, one id")
             try await privateBus.restart()
             #expect(await first(lost) != nil)
             #expect(await peer.isOpen("a") == false)
             _ = try await peer.connect("b", address: privateBus.address)
+            #expect(await peer.busID(of: "b") != before, "a new bus on the same address has a new id")
             let names = try await peer.call("b", destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus",
                                             interface: "org.freedesktop.DBus", member: "ListNames")
             #expect(names.first?.stringList?.isEmpty == false)
@@ -303,6 +328,12 @@ extension LoopActor {
     func isOpen(_ name: String) -> Bool { buses[name]?.isOpen ?? false }
 
     func uniqueName(of name: String) -> String? { buses[name]?.uniqueName }
+
+    func busID(of name: String) -> String { buses[name]?.busID ?? "" }
+
+    func send(on name: String, destination: String, path: String, interface: String, member: String) throws {
+        try bus(name).send(destination: destination, path: path, interface: interface, member: member)
+    }
 
     func onLoopThread() -> Bool { loop.isCurrent }
 
