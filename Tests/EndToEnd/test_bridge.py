@@ -89,7 +89,7 @@ def test_a_playing_mpv_is_now_playing_and_its_buttons_reach_it(session, presente
                    message="the activity ending when mpv quits")
 
 
-def test_no_per_second_updates_while_playing(session, presenter):
+def test_no_per_second_updates_while_playing_and_a_crashed_player_ends(session, presenter):
     skip_without("mpv", MPRIS_PLUGIN, "playerctl")
     mpv = start_mpv(session, tone(os.path.join(session.root, "long.wav"), seconds=60))
     try:
@@ -99,10 +99,13 @@ def test_no_per_second_updates_while_playing(session, presenter):
         presenter.settle(quiet=1.0)
         changes = presenter.settle(quiet=3.0)
         assert changes == [], "a playing track's position reaches presenters as a time range, not as updates"
+        # A player that crashes leaves the bus like one that quits.
+        mpv.kill()
+        mpv.wait()
     finally:
         stop_process(mpv)
     presenter.wait(lambda p: not any(i["state"] in ("active", "stale") for i in p.bridged("NowPlaying")),
-                   message="the activity ending when mpv quits")
+                   message="the activity ending when mpv is killed")
 
 
 # MARK: Progress notifications
