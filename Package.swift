@@ -20,13 +20,6 @@ func pkgConfigCFlags(_ packages: String) -> [String] {
 }
 let pangoCairoFlags: [SwiftSetting] = [.unsafeFlags(pkgConfigCFlags("pangocairo"))]
 let gtkFlags: [SwiftSetting] = [.unsafeFlags(pkgConfigCFlags("gtk+-3.0 gtk-layer-shell-0"))]
-/// The bridge's targets are written for the upcoming features every target will enable.
-let upcomingFeatures: [SwiftSetting] = [
-    .enableUpcomingFeature("ExistentialAny"),
-    .enableUpcomingFeature("InternalImportsByDefault"),
-    .enableUpcomingFeature("MemberImportVisibility"),
-]
-
 /// The language every target is written in, besides Swift 6 (as in grpc-swift-2 and hummingbird):
 /// existentials spelled `any`, imports internal unless a public API needs them, and members seen
 /// only through a module the file imports itself. Applied to every target at the end.
@@ -271,15 +264,17 @@ let package = Package(
         ),
         // D-Bus through sd-bus (libsystemd): a bus on an sd-event loop of its own thread that
         // is also a Swift executor; matches, calls, names, served objects, monitors.
-        .target(name: "SDBus", dependencies: ["CSystemd"], swiftSettings: upcomingFeatures),
-.testTarget(name: "SDBusTests", dependencies: ["SDBus", "ProcessTesting"], swiftSettings: upcomingFeatures),
+        .target(name: "SDBus", dependencies: ["CSystemd"]),
+        .testTarget(name: "SDBusTests", dependencies: ["SDBus", "ProcessTesting"]),
         // island-bridge (DESIGN.md §11): what MPRIS players, progress notifications and KDE jobs
         // make of activities, pure and tested without a bus; the executable is the bus shell.
         .target(
             name: "IslandBridge",
-            dependencies: ["SDBus", "IslandCore", "IslandJSON", .product(name: "OrderedCollections", package: "swift-collections")],
-            swiftSettings: upcomingFeatures),
-        .testTarget(name: "IslandBridgeTests", dependencies: ["IslandBridge", "SDBus", "IslandJSON", "IslandCore"], swiftSettings: upcomingFeatures),
+            dependencies: ["SDBus", "IslandCore", "IslandJSON", .product(name: "OrderedCollections", package: "swift-collections")]),
+        .testTarget(
+            name: "IslandBridgeTests",
+            dependencies: ["IslandBridge", "SDBus", "IslandJSON", "IslandCore", .product(name: "OrderedCollections", package: "swift-collections")]
+        ),
         .executableTarget(
             name: "island-bridge",
             dependencies: [
@@ -289,8 +284,7 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
-            ],
-            swiftSettings: upcomingFeatures),
+            ]),
         .testTarget(
             name: "VarlinkTests",
             dependencies: [

@@ -1,3 +1,4 @@
+import OrderedCollections
 import IslandBridge
 import IslandJSON
 import SDBus

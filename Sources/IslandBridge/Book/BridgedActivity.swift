@@ -1,3 +1,4 @@
+public import OrderedCollections
 public import IslandJSON
 
 /// What a source wants shown for one thing it follows (a player, a notification, a job).

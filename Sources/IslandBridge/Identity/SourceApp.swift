@@ -1,3 +1,4 @@
+import OrderedCollections
 public import IslandJSON
 
 /// The app an activity is about (Spotify, Dolphin), as presenters show it inside the bridge's

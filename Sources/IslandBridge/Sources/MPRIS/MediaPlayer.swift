@@ -1,3 +1,4 @@
+import OrderedCollections
 import IslandJSON
 public import SDBus
 

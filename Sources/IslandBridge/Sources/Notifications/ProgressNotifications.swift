@@ -1,3 +1,4 @@
+import OrderedCollections
 import IslandJSON
 
 /// Progress notifications seen on the bus, as a monitor sees them: `Notify` calls from any
