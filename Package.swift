@@ -20,7 +20,6 @@ func pkgConfigCFlags(_ packages: String) -> [String] {
 }
 let pangoCairoFlags: [SwiftSetting] = [.unsafeFlags(pkgConfigCFlags("pangocairo"))]
 let gtkFlags: [SwiftSetting] = [.unsafeFlags(pkgConfigCFlags("gtk+-3.0 gtk-layer-shell-0"))]
-
 /// The language every target is written in, besides Swift 6 (as in grpc-swift-2 and hummingbird):
 /// existentials spelled `any`, imports internal unless a public API needs them, and members seen
 /// only through a module the file imports itself. Applied to every target at the end.
@@ -46,6 +45,8 @@ let package = Package(
         .library(name: "IslandKit", targets: ["IslandKit"]),
         .executable(name: "island", targets: ["island"]),
         .executable(name: "island-overlay", targets: ["island-overlay"]),
+        .library(name: "SDBus", targets: ["SDBus"]),
+        .executable(name: "island-bridge", targets: ["island-bridge"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
@@ -271,6 +272,29 @@ let package = Package(
             exclude: ["Goldens"],
             swiftSettings: pangoCairoFlags
         ),
+        // D-Bus through sd-bus (libsystemd): a bus on an sd-event loop of its own thread that
+        // is also a Swift executor; matches, calls, names, served objects, monitors.
+        .target(name: "SDBus", dependencies: ["CSystemd"]),
+        .testTarget(name: "SDBusTests", dependencies: ["SDBus", "ProcessTesting"]),
+        // island-bridge (DESIGN.md §11): what MPRIS players, progress notifications and KDE jobs
+        // make of activities, pure and tested without a bus; the executable is the bus shell.
+        .target(
+            name: "IslandBridge",
+            dependencies: ["SDBus", "IslandCore", "IslandJSON", .product(name: "OrderedCollections", package: "swift-collections")]),
+        .testTarget(
+            name: "IslandBridgeTests",
+            dependencies: ["IslandBridge", "SDBus", "IslandJSON", "IslandCore", .product(name: "OrderedCollections", package: "swift-collections")]
+        ),
+        .executableTarget(
+            name: "island-bridge",
+            dependencies: [
+                "IslandBridge", "SDBus", "IslandKit", "IslandCore", "IslandJSON", "Systemd",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "OrderedCollections", package: "swift-collections"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
+            ]),
         .testTarget(
             name: "VarlinkTests",
             dependencies: [
