@@ -1,6 +1,6 @@
 /// Scans of JSON string bytes, eight at a time: every update reads a state and writes it to
 /// presenters, and byte by byte these loops were an eighth of the daemon's instructions.
-enum JSONBytes {
+public enum JSONBytes {
     private static let ones: UInt64 = 0x0101_0101_0101_0101
     private static let highBits: UInt64 = 0x8080_8080_8080_8080
 
@@ -28,6 +28,24 @@ enum JSONBytes {
             index += 1
         }
         return index
+    }
+
+    /// Whether two runs of bytes are the same, eight at a time: keys and names compared on
+    /// every call.
+    public static func equal(_ a: UnsafeRawBufferPointer, _ b: UnsafeRawBufferPointer) -> Bool {
+        guard a.count == b.count else { return false }
+        guard let x = a.baseAddress, let y = b.baseAddress else { return true }
+        var index = 0
+        while index + 8 <= a.count {
+            guard x.loadUnaligned(fromByteOffset: index, as: UInt64.self) == y.loadUnaligned(fromByteOffset: index, as: UInt64.self)
+            else { return false }
+            index += 8
+        }
+        while index < a.count {
+            guard a[index] == b[index] else { return false }
+            index += 1
+        }
+        return true
     }
 
     static func isASCII(_ bytes: UnsafeRawBufferPointer) -> Bool {

@@ -21,6 +21,9 @@ public struct Activity: Sendable, Hashable, Identifiable {
     public var key: String? { identity.value.key }
     public var ownerGonePolicy: OwnerGonePolicy { identity.value.ownerGonePolicy }
     public var createdAt: Double { identity.value.createdAt }
+    /// `JSON.serializedSize(of: attributes)`: the part of the payload limit every update
+    /// counts again.
+    var attributesSize: Int { identity.value.attributesSize }
 
     /// What never changes, shared by every copy of the activity.
     private let identity: Shared<Identity>
@@ -39,6 +42,7 @@ public struct Activity: Sendable, Hashable, Identifiable {
         let identityMembers: [UInt8]
         /// `createdAt` as JSON text, which every item and stored document carries too.
         let createdAtText: [UInt8]
+        let attributesSize: Int
 
         init(id: String, app: String, uid: UInt32?, type: String, attributes: JSONObject, key: String?,
              ownerGonePolicy: OwnerGonePolicy, createdAt: Double) {
@@ -52,6 +56,7 @@ public struct Activity: Sendable, Hashable, Identifiable {
             text.member("attributes", .object(attributes))
             identityMembers = text.bytes
             createdAtText = JSON.double(createdAt).serialized()
+            attributesSize = JSON.serializedSize(of: attributes)
         }
     }
 

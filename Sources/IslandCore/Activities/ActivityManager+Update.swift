@@ -28,7 +28,7 @@ extension ActivityManager {
         guard activity.isLive else { throw .activityEnded(id: id, state: activity.state) }
         try checkOrder(of: timestamp, for: activity)
         let appLimits = limits.limits(for: app)
-        try checkPayload(attributes: activity.attributes, content: content, limits: appLimits)
+        try checkPayload(attributesSize: activity.attributesSize, content: content, limits: appLimits)
 
         let previousState = activity.state
         activity.content = content

@@ -4,7 +4,7 @@ import IslandProtocol
 import VarlinkCore
 
 /// The four role interfaces of Protocol/, each method a thin translation between Varlink and
-/// the engine: its parameters read by its decoder (MethodParameters.swift), the connection's
+/// the engine: its parameters read by their decoder (MethodParameters.swift), the connection's
 /// role bound or checked, the engine called, and its answer or refusal put in wire form
 /// (Wire/).
 struct RoleInterfaces: Sendable {
@@ -66,7 +66,7 @@ struct RoleInterfaces: Sendable {
     /// connection once the change is decided, so pipelined calls overlap their commits (and
     /// share them: group commit) while replies keep their order; and with the reply's encoder,
     /// which the engine runs on the store's writer thread once the change is committed.
-    private func mutation<Parameters: MethodParameters & AppClaiming, T: Sendable>(
+    private func mutation<Parameters: VarlinkReadableParameters & AppClaiming, T: Sendable>(
         _: Parameters.Type,
         _ start: @escaping @Sendable (isolated IslandEngine, Parameters, _ app: String, _ uid: UInt32?,
                                       _ decided: @escaping @Sendable () -> Void,
@@ -77,7 +77,7 @@ struct RoleInterfaces: Sendable {
         .responding { [self] request, responder in
             engine.perform { engine in
                 Self.failing(responder) { () throws(VarlinkError) in
-                    let parameters = try Parameters(request.call)
+                    let parameters = try request.parameters(as: Parameters.self)
                     let app = try producerApp(claim: parameters.app, request.connection, on: engine)
                     start(engine, parameters, app, request.connection.peer?.uid, { responder.releaseConnection() }, { value in
                         var text = JSONText(capacity: 1024)
@@ -94,6 +94,7 @@ struct RoleInterfaces: Sendable {
                 }
             }
         }
+        .reading(Parameters.self)
     }
 
     var producer: VarlinkImplementation {

@@ -124,7 +124,7 @@ public final class IslandDaemon: Sendable {
         let service = VarlinkService(
             info: VarlinkServiceInfo(vendor: "Island", product: "islandd", version: options.version,
                                      url: "https://github.com/island-linux/island"),
-            implementations: interfaces.implementations, connectionErrors: .island, canonicalTextOf: Wire.stateTextPath, logger: logger)
+            implementations: interfaces.implementations, connectionErrors: .island, logger: logger)
 
         let logger = self.logger
         let stateDirectory = options.paths.stateDirectory

@@ -73,12 +73,10 @@ struct LayoutCache {
     /// The layout presenters draw the activity with: its app's, or the default one.
     mutating func layout(for activity: Activity) -> ItemLayout {
         let cached = items[activity.id]
-        if let cached, cached.generation == generation, !cached.isDefault {
-            return cached
-        }
-        // Only a default layout depends on the state.
-        let shape = Layout.defaultLayoutKey(stateText: activity.deliveredContent.stateText)
-        if let cached, cached.generation == generation, shape != nil, shape == cached.stateShape {
+        // Only a default layout depends on the state: on its shape, which its content knows.
+        let shape = activity.deliveredContent.stateShape
+        assert(shape == Layout.defaultLayoutKey(stateText: activity.deliveredContent.stateText), "a state's shape that is not its layout's key")
+        if let cached, cached.generation == generation, !cached.isDefault || shape == cached.stateShape {
             return cached
         }
         let json: JSON

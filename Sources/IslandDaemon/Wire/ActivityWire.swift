@@ -7,12 +7,8 @@ import VarlinkCore
 /// have already been validated against the interface; should one not have the shape the IDL
 /// promises, it is refused as `InvalidParameter` naming it, never trusted.
 enum Wire {
-    /// Where a producer's call carries the state of an activity's content, within its
-    /// parameters: the daemon's Varlink service keeps its text when it comes in canonical form.
-    static let stateTextPath = ["content", "state"]
-
-    /// The `content` of a producer's call. A state that came in canonical form is taken as the
-    /// text it came in, and was never made a tree (the parameters hold `{}` in its place).
+    /// The `content` of a producer's call read as a tree (a call read from its text has its
+    /// content read there: `JSONReader.readContent`).
     static func content(of call: VarlinkCall) throws(VarlinkError) -> ActivityContent {
         guard let content = try optionalContent(of: call) else { throw .invalidParameter("content") }
         return content
@@ -25,9 +21,6 @@ enum Wire {
         guard let state = object["state"]?.objectValue else { throw .invalidParameter("content.state") }
         let staleDate = try optionalDouble(object["staleDate"], "content.staleDate")
         let relevanceScore = try optionalDouble(object["relevanceScore"], "content.relevanceScore") ?? 0
-        if let text = call.canonicalText {
-            return ActivityContent(canonicalText: text, staleDate: staleDate, relevanceScore: relevanceScore)
-        }
         return ActivityContent(state: state, staleDate: staleDate, relevanceScore: relevanceScore)
     }
 

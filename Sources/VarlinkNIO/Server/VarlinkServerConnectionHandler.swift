@@ -59,7 +59,7 @@ final class VarlinkServerConnectionHandler: ChannelDuplexHandler {
         self.logger = logger
         self.machine = ServerConnectionStateMachine(
             maximumQueuedCalls: configuration.maximumQueuedCalls, maximumQueuedBytes: configuration.maximumQueuedBytes,
-            errors: service.connectionErrors, canonicalTextPath: service.canonicalTextPath,
+            errors: service.connectionErrors, callReader: service.callReader,
             reserve: overLimit.map { ($0, configuration.reservedInterfaces) })
     }
 
