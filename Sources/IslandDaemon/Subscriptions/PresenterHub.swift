@@ -128,7 +128,10 @@ struct PresenterHub {
             case .changed(let activity), .delivered(let activity):
                 // One hash of the id for the look-up and the update: this runs for every update.
                 if let index = shown.index(forKey: activity.id) {
-                    arbitrationChanged = arbitrationChanged || Self.candidate(shown.values[index]) != Self.candidate(activity)
+                    // Of what arbitration knows of an activity, only these change.
+                    let before = shown.values[index]
+                    arbitrationChanged = arbitrationChanged || before.state != activity.state
+                        || before.deliveredContent.relevanceScore != activity.deliveredContent.relevanceScore
                     shown.values[index] = activity
                 } else {
                     arbitrationChanged = arbitrationChanged || Self.candidate(activity) != nil
@@ -165,8 +168,10 @@ struct PresenterHub {
                 let candidates = candidates(for: uid)
                 islandChanged = views.values[index].arbiter.recompute(candidates: candidates, now: now) != nil
             }
-            let items = changed.filter { !removed.contains($0.id) && isVisible(owner: $0.uid, to: uid) }
-                .sorted { $0.id < $1.id }
+            // Usually one item, shown to everyone: no array made for it.
+            let items = changed.count == 1 && removed.isEmpty && isVisible(owner: changed[0].uid, to: uid)
+                ? changed
+                : changed.filter { !removed.contains($0.id) && isVisible(owner: $0.uid, to: uid) }.sorted { $0.id < $1.id }
             guard islandChanged || !items.isEmpty || !removed.isEmpty else { continue }
             views.values[index].send(island: islandChanged, items: items, removed: removed, alert: visibleAlert, layouts: &layouts)
         }
