@@ -227,7 +227,8 @@ public struct JSONReader {
         index += 1  // opening quote
         let start = index
         // Fast path: no escapes, so the string is the bytes between the quotes.
-        index = JSONBytes.firstSpecial(in: buffer, from: start)
+        let (end, isASCII) = JSONBytes.firstSpecialNotingASCII(in: buffer, from: start)
+        index = end
         guard index < buffer.count else { throw error(.unexpectedEnd) }
         switch buffer[index] {
         case UInt8(ascii: "\""):
@@ -235,7 +236,7 @@ public struct JSONReader {
             index += 1
             // ASCII is valid UTF-8 as it stands; `String(validating:)` is not specialized for
             // raw bytes and cost a twentieth of a producer's update in metadata lookups.
-            if JSONBytes.isASCII(slice) { return String(decoding: slice, as: UTF8.self) }
+            if isASCII { return String(decoding: slice, as: UTF8.self) }
             guard let string = String(validating: slice, as: UTF8.self) else {
                 throw JSONParseError(reason: .invalidUTF8, offset: start)
             }
@@ -415,9 +416,7 @@ public struct JSONReader {
         case UInt8(ascii: "f"): return (try? expectLiteral("false")) != nil ? 0 : nil
         case UInt8(ascii: "n"): return (try? expectLiteral("null")) != nil ? 0 : nil
         case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"):
-            // Canonical when nothing in it was counted as rewritten (an integer that fits, not `-0`).
-            let before = rewritten
-            return (try? parseNumber()) != nil && rewritten == before ? 0 : nil
+            return skipCanonicalInteger() ? 0 : nil
         default: return nil
         }
     }
@@ -476,13 +475,36 @@ public struct JSONReader {
         }
     }
 
+    /// A number as `serialized()` writes one that the parser reads as an `Int`: digits, with
+    /// no leading zero, no fraction or exponent, not `-0`, and within `Int`'s range — which up
+    /// to 18 digits needs no arithmetic. Anything else is left to the parser (false).
+    private mutating func skipCanonicalInteger() -> Bool {
+        let start = index
+        if buffer[index] == UInt8(ascii: "-") { index += 1 }
+        let digitsStart = index
+        while index < buffer.count, isDigit(buffer[index]) { index += 1 }
+        let digits = index - digitsStart
+        guard digits > 0, buffer[digitsStart] != UInt8(ascii: "0") || digits == 1 && digitsStart == start else { return false }
+        if index < buffer.count {
+            switch buffer[index] {
+            case UInt8(ascii: "."), UInt8(ascii: "e"), UInt8(ascii: "E"): return false
+            default: break
+            }
+        }
+        guard digits > 18 else { return true }
+        // As many digits as Int.min has, or more: whether it fits is the parser's to say.
+        index = start
+        let before = rewritten
+        return (try? parseNumber()) != nil && rewritten == before
+    }
+
     /// A string without escapes (which `serialized()` writes only where it must), valid UTF-8.
     private mutating func skipCanonicalString() -> Bool {
         let start = index + 1
-        index = JSONBytes.firstSpecial(in: buffer, from: start)
+        let (end, isASCII) = JSONBytes.firstSpecialNotingASCII(in: buffer, from: start)
+        index = end
         guard index < buffer.count, buffer[index] == UInt8(ascii: "\"") else { return false }
-        let slice = UnsafeRawBufferPointer(rebasing: buffer[start..<index])
         index += 1
-        return JSONBytes.isASCII(slice) || String(validating: slice, as: UTF8.self) != nil
+        return isASCII || String(validating: UnsafeRawBufferPointer(rebasing: buffer[start..<end]), as: UTF8.self) != nil
     }
 }

@@ -151,6 +151,37 @@ import Testing
         #expect(verdicts.contains(true) && verdicts.contains(false))
     }
 
+    /// A string's end and whether it is ASCII are found in one pass, eight bytes at a time: a
+    /// byte that is not ASCII — valid UTF-8 or not — and the quote that ends the string, at
+    /// every position of a word, are told apart as byte by byte.
+    @Test func findsNonASCIIBytesAtEveryPositionOfAWord() throws {
+        for length in 0..<20 {
+            for position in 0..<max(length, 1) {
+                for (inserted, valid) in [([0xC3, 0xA9] as [UInt8], true), ([0xFF], false), ([0x80], false)] {
+                    var string = [UInt8](repeating: UInt8(ascii: "x"), count: length)
+                    if length > 0 { string.replaceSubrange(position...position, with: inserted) }
+                    let text = Array(#"{"s":""#.utf8) + string + Array(#"","t":{"u":""#.utf8) + string + Array(#""}}"#.utf8)
+                    let parsed = try? JSONParser.parse(text)
+                    #expect((parsed != nil) == (valid || length == 0), "\(length) \(position) \(inserted)")
+                    let read = read(text) { (reader: inout JSONReader) throws(JSONReader.Mismatch) -> (String, [UInt8]) in
+                        try reader.enterObject()
+                        _ = try reader.nextKey()
+                        let s = try reader.readString()
+                        _ = try reader.nextKey()
+                        let t = try reader.readObjectText().text
+                        _ = try reader.nextKey()
+                        try reader.finish()
+                        return (s, t)
+                    }
+                    #expect((read != nil) == (parsed != nil), "\(length) \(position) \(inserted)")
+                    if let parsed, let read {
+                        #expect(read.0 == parsed["s"]?.stringValue && read.1 == parsed["t"]?.serialized())
+                    }
+                }
+            }
+        }
+    }
+
     @Test func readsScalarsAsTheTreeHoldsThem() throws {
         let text = #"{"s":"a\u00e9\n","n":-12,"d":1.5e3,"big":9223372036854775808,"t":true,"f":false,"z":null}"#
         let tree = try JSONParser.parse(text)

@@ -58,8 +58,20 @@ enum Wire {
 
     /// What presenters head an app's activities with, from its desktop entry.
     struct AppLabel: Equatable {
-        var name: String?
-        var icon: String?
+        let name: String?
+        let icon: String?
+        /// `"appName":…,"appIcon":…`, written once for every item of the app's activities.
+        let members: [UInt8]
+
+        init(name: String? = nil, icon: String? = nil) {
+            (self.name, self.icon) = (name, icon)
+            var text = JSONText(capacity: 64)
+            if let name { text.member("appName", string: name) }
+            if let icon { text.member("appIcon", string: icon) }
+            members = text.bytes
+        }
+
+        static func == (lhs: AppLabel, rhs: AppLabel) -> Bool { lhs.name == rhs.name && lhs.icon == rhs.icon }
     }
 
     /// An activity as presenters draw it (an `Item`): delivered content and its layout, or,
@@ -68,8 +80,7 @@ enum Wire {
     static func writeItem(_ activity: Activity, layout: (json: JSON, isDefault: Bool)?, app: AppLabel = AppLabel(),
                           to text: inout JSONText) {
         activity.openObject(in: &text)
-        if let name = app.name { text.member("appName", string: name) }
-        if let icon = app.icon { text.member("appIcon", string: icon) }
+        text.members(app.members)
         text.key("content")
         activity.deliveredContent.writeJSON(to: &text)
         text.member("state", string: activity.state.rawValue)
