@@ -102,6 +102,7 @@ public final class IslandDaemon: Sendable {
         // thread that read it, and only commits (on the store's thread) leave it.
         // It lives as long as the process: timers and commits may still reach it while stopping.
         let loop = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        loop.next().execute { [logger] in EventLoopScheduling.requestShortTimeSlice(logger: logger) }
         let engine = IslandEngine(manager: manager, registry: registry.value,
                                   layouts: StateRestorer.layouts(from: stored, logger: logger), scope: options.scope,
                                   store: writer, loop: loop.next(), clock: clock, logger: logger)
