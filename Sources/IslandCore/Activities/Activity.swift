@@ -11,6 +11,8 @@ import IslandJSON
 public struct Activity: Sendable, Hashable, Identifiable {
     /// Assigned by the manager's ID generator (a UUID in the daemon).
     public var id: String { identity.value.id }
+    /// `id`, hashed once for the tables that look activities up on every update.
+    public var hashedID: HashedID { identity.value.hashedID }
     /// The producing app's id.
     public var app: String { identity.value.app }
     /// The producer's uid in the system scope; nil in the user scope.
@@ -81,6 +83,7 @@ public struct Activity: Sendable, Hashable, Identifiable {
 
     private struct Identity: Sendable, Hashable {
         let id: String
+        let hashedID: HashedID
         let app: String
         let uid: UInt32?
         let type: String
@@ -98,6 +101,7 @@ public struct Activity: Sendable, Hashable, Identifiable {
         init(id: String, app: String, uid: UInt32?, type: String, attributes: JSONObject, key: String?,
              ownerGonePolicy: OwnerGonePolicy, createdAt: Double) {
             (self.id, self.app, self.uid, self.type, self.attributes) = (id, app, uid, type, attributes)
+            hashedID = HashedID(id)
             (self.key, self.ownerGonePolicy, self.createdAt) = (key, ownerGonePolicy, createdAt)
             // Members alone, no brace: `openObject(members:)` opens the object around them.
             var text = JSONText(capacity: 128)

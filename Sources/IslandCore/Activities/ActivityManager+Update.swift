@@ -24,7 +24,8 @@ extension ActivityManager {
         now: Double
     ) throws(IslandError) -> UpdateOutcome {
         let owner = ActivityOwner(app: app, uid: uid)
-        var activity = try owned(id: id, by: owner)
+        let index = try ownedIndex(id: id, by: owner)
+        var activity = activities.values[index]
         guard activity.isLive else { throw .activityEnded(id: id, state: activity.state) }
         try checkOrder(of: timestamp, for: activity)
         let appLimits = limits.limits(for: app)
@@ -39,6 +40,7 @@ extension ActivityManager {
         activity.ownerGraceEndsAt = nil
 
         var events: [ActivityEvent] = []
+        events.reserveCapacity(4)
         let alertWindow = appLimits.alertBudgetWindow
         var alertsRemaining = budgets.alerts.remaining(owner: owner, budget: appLimits.alertBudget, window: alertWindow, now: now)
         let alerted = alert != nil && alertsRemaining > 0
@@ -59,7 +61,7 @@ extension ActivityManager {
         } else {
             activity.nextDeliveryAt = slot
         }
-        store(activity)
+        store(activity, at: index, limits: appLimits)
 
         events.append(.changed(activity))
         if deliverNow || activity.state != previousState { events.append(.delivered(activity)) }

@@ -43,6 +43,11 @@ struct RoleInterfaces: Sendable {
     /// Binds or checks the connection's producer role, on the engine.
     private func producerApp(claim: String?, _ connection: VarlinkConnectionContext,
                              on engine: isolated IslandEngine) throws(VarlinkError) -> String {
+        try Self.producerApp(claim: claim, connection, roles: roles, on: engine)
+    }
+
+    private static func producerApp(claim: String?, _ connection: VarlinkConnectionContext, roles: RoleBinder,
+                                    on engine: isolated IslandEngine) throws(VarlinkError) -> String {
         let role = try roles.bind(.producer(claim: claim), connection: connection)
         guard case .producer(let app) = role else { throw VarlinkError.permissionDenied }
         // The first producer call of a connection counts it for the producer-death policy.
@@ -74,12 +79,19 @@ struct RoleInterfaces: Sendable {
                                       _ done: @escaping IslandEngine.Completion<VarlinkEncodedParameters>) -> Void,
         reply: @escaping @Sendable (T, inout JSONText) -> Void
     ) -> VarlinkMethodHandler {
-        .responding { [self] request, responder in
+        // Each call's closures hold only what they use: not this struct, nor the whole request.
+        .responding { [engine, roles] request, responder in
+            let parameters: Parameters
+            do throws(VarlinkError) {
+                parameters = try request.parameters(as: Parameters.self)
+            } catch {
+                return responder.fail(error)
+            }
+            let connection = request.connection
             engine.perform { engine in
                 Self.failing(responder) { () throws(VarlinkError) in
-                    let parameters = try request.parameters(as: Parameters.self)
-                    let app = try producerApp(claim: parameters.app, request.connection, on: engine)
-                    start(engine, parameters, app, request.connection.peer?.uid, { responder.releaseConnection() }, { value in
+                    let app = try Self.producerApp(claim: parameters.app, connection, roles: roles, on: engine)
+                    start(engine, parameters, app, connection.peer?.uid, { responder.releaseConnection() }, { value in
                         var text = JSONText(capacity: 1024)
                         text.openObject()
                         reply(value, &text)
