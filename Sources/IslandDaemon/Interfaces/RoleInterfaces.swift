@@ -79,8 +79,16 @@ struct RoleInterfaces: Sendable {
                                       _ done: @escaping IslandEngine.Completion<VarlinkEncodedParameters>) -> Void,
         reply: @escaping @Sendable (T, inout JSONText) -> Void
     ) -> VarlinkMethodHandler {
+        // The reply's encoder is made once, not for every call.
+        let encode: @Sendable (T) -> VarlinkEncodedParameters = { value in
+            var text = JSONText(capacity: 1024)
+            text.openObject()
+            reply(value, &text)
+            text.closeObject()
+            return VarlinkEncodedParameters(text)
+        }
         // Each call's closures hold only what they use: not this struct, nor the whole request.
-        .responding { [engine, roles] request, responder in
+        return .responding { [engine, roles] request, responder in
             let parameters: Parameters
             do throws(VarlinkError) {
                 parameters = try request.parameters(as: Parameters.self)
@@ -91,13 +99,7 @@ struct RoleInterfaces: Sendable {
             engine.perform { engine in
                 Self.failing(responder) { () throws(VarlinkError) in
                     let app = try Self.producerApp(claim: parameters.app, connection, roles: roles, on: engine)
-                    start(engine, parameters, app, connection.peer?.uid, { responder.releaseConnection() }, { value in
-                        var text = JSONText(capacity: 1024)
-                        text.openObject()
-                        reply(value, &text)
-                        text.closeObject()
-                        return VarlinkEncodedParameters(text)
-                    }) { result in
+                    start(engine, parameters, app, connection.peer?.uid, { responder.releaseConnection() }, encode) { result in
                         switch result {
                         case .success(let encoded): responder.reply(encoded: encoded)
                         case .failure(let error): responder.fail(VarlinkError(error))

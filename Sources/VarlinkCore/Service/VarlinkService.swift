@@ -86,7 +86,7 @@ public final class VarlinkService: Sendable {
             sink.send(VarlinkReply(error: .expectedMore), final: true)
             return
         }
-        let responder = VarlinkResponder(call: call, output: route.signature.output, interface: route.interface, sink: sink, logger: logger)
+        let responder = VarlinkResponder(route: route, more: call.more, sink: sink, logger: logger)
         route.handler.body(VarlinkRequest(call: call, connection: connection), responder)
     }
 
