@@ -18,12 +18,12 @@ import VarlinkCore
         let test = TestService()
 
         init(maximumMessageSize: Int = 1024, flushes: FlushCoalescer = FlushCoalescer()) throws {
+            var configuration = VarlinkServer.Configuration()
+            configuration.maximumMessageSize = maximumMessageSize
             let handler = VarlinkServerConnectionHandler(
-                service: test.service, connection: VarlinkConnectionContext(id: 1, peer: nil), configuration: VarlinkServer.Configuration(),
+                service: test.service, connection: VarlinkConnectionContext(id: 1, peer: nil), configuration: configuration,
                 loopTurn: LoopTurn(), flushes: flushes, logger: Logger(label: "test"))
-            try channel.pipeline.syncOperations.addHandlers([
-                events, ByteToMessageHandler(NULFrameDecoder(maximumMessageSize: maximumMessageSize)), handler,
-            ])
+            try channel.pipeline.syncOperations.addHandlers([events, handler])
             try channel.connect(to: SocketAddress(unixDomainSocketPath: "/varlink-test")).wait()
         }
 
