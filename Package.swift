@@ -20,6 +20,14 @@ func pkgConfigCFlags(_ packages: String) -> [String] {
 }
 let pangoCairoFlags: [SwiftSetting] = [.unsafeFlags(pkgConfigCFlags("pangocairo"))]
 let gtkFlags: [SwiftSetting] = [.unsafeFlags(pkgConfigCFlags("gtk+-3.0 gtk-layer-shell-0"))]
+/// The language every target is written in, besides Swift 6 (as in grpc-swift-2 and hummingbird):
+/// existentials spelled `any`, imports internal unless a public API needs them, and members seen
+/// only through a module the file imports itself. Applied to every target at the end.
+let upcomingFeatures: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("InternalImportsByDefault"),
+    .enableUpcomingFeature("MemberImportVisibility"),
+]
 
 let package = Package(
     name: "Island",
@@ -36,6 +44,8 @@ let package = Package(
         .library(name: "IslandKit", targets: ["IslandKit"]),
         .executable(name: "island", targets: ["island"]),
         .executable(name: "island-overlay", targets: ["island-overlay"]),
+        .library(name: "SDBus", targets: ["SDBus"]),
+        .executable(name: "island-bridge", targets: ["island-bridge"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
@@ -71,6 +81,7 @@ let package = Package(
             dependencies: [
                 "IslandJSON",
                 .product(name: "Mustache", package: "swift-mustache"),
+                .product(name: "OrderedCollections", package: "swift-collections"),
             ]
         ),
         .target(
@@ -78,6 +89,7 @@ let package = Package(
             dependencies: [
                 "IslandJSON",
                 .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "OrderedCollections", package: "swift-collections"),
             ]
         ),
         // sched_setattr(2) for the daemon's event loop (see IslandDaemon's EventLoopScheduling).
@@ -106,6 +118,7 @@ let package = Package(
                 "IslandJSON",
                 .product(name: "DequeModule", package: "swift-collections"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "OrderedCollections", package: "swift-collections"),
             ],
             resources: [.embedInCode("Resources/org.varlink.service.varlink")]
         ),
@@ -154,27 +167,39 @@ let package = Package(
         .executableTarget(
             name: "varlink-certification",
             dependencies: [
-                "VarlinkCore", "VarlinkNIO",
+                "VarlinkCore", "VarlinkNIO", "IslandJSON",
                 "Systemd",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
+                .product(name: "OrderedCollections", package: "swift-collections"),
             ],
             resources: [.embedInCode("org.varlink.certification.varlink")]
         ),
         // The producer side: an ActivityKit-shaped client library, and the `island` CLI on it.
         .target(
             name: "IslandKit",
-            dependencies: ["VarlinkCore", "VarlinkNIO", "IslandJSON", "IslandPaths", .product(name: "Logging", package: "swift-log")]
+            dependencies: [
+                "VarlinkCore", "VarlinkNIO", "IslandJSON", "IslandPaths",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "OrderedCollections", package: "swift-collections"),
+            ]
         ),
         .executableTarget(
             name: "island",
             dependencies: [
                 "IslandKit", "IslandCore", "IslandJSON", "VarlinkCore", "VarlinkNIO", "IslandPresenter",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "OrderedCollections", package: "swift-collections"),
             ]
         ),
-        .testTarget(name: "IslandKitTests", dependencies: ["IslandKit", "IslandJSON", "VarlinkCore", "VarlinkNIO", "ProcessTesting"]),
+        .testTarget(
+            name: "IslandKitTests",
+            dependencies: [
+                "IslandKit", "IslandJSON", "VarlinkCore", "VarlinkNIO", "ProcessTesting",
+                .product(name: "OrderedCollections", package: "swift-collections"),
+            ]
+        ),
         // Starting real binaries from tests, scoped: swift-subprocess, without inherited descriptors.
         .target(
             name: "ProcessTesting",
@@ -186,20 +211,46 @@ let package = Package(
         ),
         // The presenter: model, bar formats, SVG and terminal drawing, all testable; the
         // executable is a thin main.
-        .target(name: "IslandPresenter", dependencies: ["VarlinkCore", "VarlinkNIO", "IslandCore", "IslandJSON"]),
+        .target(
+            name: "IslandPresenter",
+            dependencies: [
+                "VarlinkCore", "VarlinkNIO", "IslandCore", "IslandJSON",
+                .product(name: "OrderedCollections", package: "swift-collections"),
+            ]
+        ),
         .executableTarget(
             name: "island-presenter",
             dependencies: ["IslandPresenter", "IslandPaths", .product(name: "ArgumentParser", package: "swift-argument-parser")]
         ),
-        .testTarget(name: "IslandPresenterTests", dependencies: ["IslandPresenter", "IslandCore", "IslandJSON", "SinkRules"]),
+        .testTarget(
+            name: "IslandPresenterTests",
+            dependencies: [
+                "IslandPresenter", "IslandCore", "IslandJSON", "SinkRules",
+                .product(name: "OrderedCollections", package: "swift-collections"),
+            ]
+        ),
         // What no sink may let producer text do: one statement for the tests and fuzz-presenter.
-        .target(name: "SinkRules", dependencies: ["IslandPresenter", "IslandJSON"], path: "Tests/SinkRules"),
+        .target(
+            name: "SinkRules",
+            dependencies: [
+                "IslandPresenter", "IslandJSON",
+                .product(name: "OrderedCollections", package: "swift-collections"),
+            ],
+            path: "Tests/SinkRules"
+        ),
         // The graphical island (DESIGN.md §10): geometry, motion and cairo/Pango painting in a
         // library that needs no display; GTK only in the executable, so nothing else links it.
         // Their flags come from pkgConfigCFlags (see the top), not `pkgConfig:`.
         .systemLibrary(name: "CPangoCairo", providers: [.apt(["libpango1.0-dev", "libcairo2-dev"])]),
         .systemLibrary(name: "CGtk", providers: [.apt(["libgtk-3-dev", "libgtk-layer-shell-dev"])]),
-        .target(name: "IslandOverlay", dependencies: ["IslandPresenter", "IslandCore", "IslandJSON", "CPangoCairo"], swiftSettings: pangoCairoFlags),
+        .target(
+            name: "IslandOverlay",
+            dependencies: [
+                "IslandPresenter", "IslandCore", "IslandJSON", "CPangoCairo",
+                .product(name: "OrderedCollections", package: "swift-collections"),
+            ],
+            swiftSettings: pangoCairoFlags
+        ),
         .executableTarget(
             name: "island-overlay",
             dependencies: ["IslandOverlay", "IslandPresenter", "IslandPaths", "CGtk"],
@@ -207,10 +258,36 @@ let package = Package(
         ),
         .testTarget(
             name: "IslandOverlayTests",
-            dependencies: ["IslandOverlay", "IslandPresenter", "IslandCore", "IslandJSON"],
+            dependencies: [
+                "IslandOverlay", "IslandPresenter", "IslandCore", "IslandJSON",
+                .product(name: "OrderedCollections", package: "swift-collections"),
+            ],
             exclude: ["Goldens"],
             swiftSettings: pangoCairoFlags
         ),
+        // D-Bus through sd-bus (libsystemd): a bus on an sd-event loop of its own thread that
+        // is also a Swift executor; matches, calls, names, served objects, monitors.
+        .target(name: "SDBus", dependencies: ["CSystemd"]),
+        .testTarget(name: "SDBusTests", dependencies: ["SDBus", "ProcessTesting"]),
+        // island-bridge (DESIGN.md §11): what MPRIS players, progress notifications and KDE jobs
+        // make of activities, pure and tested without a bus; the executable is the bus shell.
+        .target(
+            name: "IslandBridge",
+            dependencies: ["SDBus", "IslandCore", "IslandJSON", .product(name: "OrderedCollections", package: "swift-collections")]),
+        .testTarget(
+            name: "IslandBridgeTests",
+            dependencies: ["IslandBridge", "SDBus", "IslandJSON", "IslandCore", .product(name: "OrderedCollections", package: "swift-collections")]
+        ),
+        .executableTarget(
+            name: "island-bridge",
+            dependencies: [
+                "IslandBridge", "SDBus", "IslandKit", "IslandCore", "IslandJSON", "Systemd",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "OrderedCollections", package: "swift-collections"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
+            ]),
         .testTarget(
             name: "VarlinkTests",
             dependencies: [
@@ -221,25 +298,36 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),
                 .product(name: "NIOTestUtils", package: "swift-nio"),
+                .product(name: "OrderedCollections", package: "swift-collections"),
             ]
         ),
         .testTarget(
             name: "IslandJSONTests",
-            dependencies: ["IslandJSON"]
+            dependencies: ["IslandJSON", .product(name: "OrderedCollections", package: "swift-collections")]
         ),
         .testTarget(
             name: "IslandCoreTests",
-            dependencies: ["IslandCore", "IslandJSON"]
+            dependencies: [
+                "IslandCore", "IslandJSON",
+                .product(name: "OrderedCollections", package: "swift-collections"),
+            ]
         ),
         .testTarget(
             name: "IslandStoreTests",
-            dependencies: ["IslandStore", "IslandJSON"]
+            dependencies: [
+                "IslandStore", "IslandJSON",
+                .product(name: "OrderedCollections", package: "swift-collections"),
+            ]
         ),
         .testTarget(
             name: "IslandDaemonTests",
             dependencies: [
-                "IslandDaemon", "IslandCore", "IslandJSON", "VarlinkCore",
+                "IslandDaemon", "IslandCore", "IslandJSON", "IslandProtocol", "IslandStore", "Systemd",
+                "VarlinkCore", "VarlinkNIO",
+                .product(name: "DequeModule", package: "swift-collections"),
+                .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "OrderedCollections", package: "swift-collections"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "ServiceLifecycleTestKit", package: "swift-service-lifecycle"),
             ]
@@ -268,19 +356,26 @@ if Context.environment["ISLAND_FUZZ"] == "1" {
                 "FuzzSupport", "VarlinkCore", "VarlinkNIO", "IslandJSON", "IslandProtocol",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),
+                .product(name: "OrderedCollections", package: "swift-collections"),
             ],
             path: "Fuzz/Sources/FuzzVarlinkMessage",
             swiftSettings: fuzzFlags
         ),
         .executableTarget(
             name: "FuzzLayout",
-            dependencies: ["FuzzSupport", "IslandCore", "IslandJSON"],
+            dependencies: [
+                "FuzzSupport", "IslandCore", "IslandJSON",
+                .product(name: "OrderedCollections", package: "swift-collections"),
+            ],
             path: "Fuzz/Sources/FuzzLayout",
             swiftSettings: fuzzFlags
         ),
         .executableTarget(
             name: "FuzzPresenter",
-            dependencies: ["FuzzSupport", "IslandPresenter", "IslandCore", "IslandJSON", "SinkRules"],
+            dependencies: [
+                "FuzzSupport", "IslandPresenter", "IslandCore", "IslandJSON", "SinkRules",
+                .product(name: "OrderedCollections", package: "swift-collections"),
+            ],
             path: "Fuzz/Sources/FuzzPresenter",
             swiftSettings: fuzzFlags
         ),
@@ -290,4 +385,8 @@ if Context.environment["ISLAND_FUZZ"] == "1" {
         .executable(name: "fuzz-layout", targets: ["FuzzLayout"]),
         .executable(name: "fuzz-presenter", targets: ["FuzzPresenter"]),
     ]
+}
+
+for target in package.targets where [.regular, .executable, .test].contains(target.type) {
+    target.swiftSettings = (target.swiftSettings ?? []) + upcomingFeatures
 }

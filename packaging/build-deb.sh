@@ -4,7 +4,9 @@
 # statically, so only system libraries are needed), the systemd units, sysusers.d and
 # tmpfiles.d entries, the CLI's desktop entry, man pages, documentation and examples; and
 # island-overlay_<version>_<arch>.deb, the graphical island (GTK 3, gtk-layer-shell), its user
-# unit, XDG autostart entry and man page, so a headless machine installs only the first.
+# unit, XDG autostart entry and man page, so a headless machine installs only the first; and
+# island-bridge_<version>_<arch>.deb, the session bus's players, progress notifications and
+# jobs as activities: its binary, user unit, manifest, layouts and man page.
 #
 # Usage: packaging/build-deb.sh [--output DIR] [--scratch-path DIR] [--no-build] [--compression TYPE]
 #   --output DIR        where the .debs go (default: .build-deb/)
@@ -49,6 +51,7 @@ pkg="$repo/packaging"
 debian="$pkg/debian"
 products=(islandd island island-presenter)
 overlay_products=(island-overlay)
+bridge_products=(island-bridge)
 
 # The version: packaging/debian/changelog's top entry, whose upstream part must be the
 # version the binaries report.
@@ -62,10 +65,10 @@ export SOURCE_DATE_EPOCH
 # 1. Release binaries, linked as scripts/build-release.sh says (the Swift runtime, Foundation
 #    and Dispatch linked in; Debian's hardening defaults).
 if ((build)); then
-  "$repo/scripts/build-release.sh" --scratch-path "$scratch" "${products[@]}" "${overlay_products[@]}" >/dev/null
+  "$repo/scripts/build-release.sh" --scratch-path "$scratch" "${products[@]}" "${overlay_products[@]}" "${bridge_products[@]}" >/dev/null
 fi
 bin="$scratch/release"
-for product in "${products[@]}" "${overlay_products[@]}"; do
+for product in "${products[@]}" "${overlay_products[@]}" "${bridge_products[@]}"; do
   [ -x "$bin/$product" ] || die "$bin/$product is missing (run without --no-build)"
 done
 reported="$("$bin/islandd" --version)"
@@ -110,9 +113,9 @@ done
 # The CLI's manifest (its app may show Live Activities out of the box).
 install -D -m 0644 "$pkg/applications/org.island.cli.desktop" "$root/usr/share/applications/org.island.cli.desktop"
 
-# Man pages (island-overlay's goes with its own package).
+# Man pages (island-overlay's and island-bridge's go with their own packages).
 for page in "$pkg"/man/*.[1-8]; do
-  [ "$(basename "$page")" = island-overlay.1 ] && continue
+  case "$(basename "$page")" in island-overlay.1|island-bridge.1) continue ;; esac
   section="${page##*.}"
   install -D -m 0644 "$page" "$root/usr/share/man/man$section/$(basename "$page")"
   gzip -9n "$root/usr/share/man/man$section/$(basename "$page")"
@@ -130,11 +133,12 @@ gzip -9n "$doc/README.md" "$doc/PROTOCOL.md"
 examples="$doc/examples"
 install -d "$examples/applications" "$examples/layouts"
 for entry in "$pkg"/applications/*.desktop; do
-  [ "$(basename "$entry")" = org.island.cli.desktop ] && continue
+  case "$(basename "$entry")" in org.island.cli.desktop|org.island.bridge.desktop) continue ;; esac
   install -m 0644 "$entry" "$examples/applications/"
 done
 for dir in "$pkg"/layouts/*/; do
   app="$(basename "$dir")"
+  [ "$app" = org.island.bridge ] && continue
   install -d "$examples/layouts/$app"
   install -m 0644 "$dir"*.json "$examples/layouts/$app/"
 done
@@ -240,3 +244,38 @@ chmod 0644 "$oroot/DEBIAN/conffiles"
 write_md5sums "$oroot"
 write_control "$oroot" island-overlay "$debian/island-overlay.control.in" "${overlay_products[@]}"
 build_package "$oroot" island-overlay
+
+# 6. island-bridge: the session bus's players, notifications and jobs as activities, in a
+#    package of its own (it belongs to a graphical session, and needs only libsystemd).
+broot="$stage/bridge"
+say "staging island-bridge in $broot"
+install -d "$broot/usr/bin"
+for product in "${bridge_products[@]}"; do
+  install -m 0755 "$bin/$product" "$broot/usr/bin/$product"
+  strip --strip-unneeded --remove-section=.comment --remove-section=.note "$broot/usr/bin/$product"
+done
+if ldd "$broot/usr/bin/island-bridge" | grep -q libswift; then
+  die "island-bridge still links the Swift runtime dynamically"
+fi
+require "$pkg/systemd/user/island-bridge.service"
+require "$pkg/applications/org.island.bridge.desktop"
+require "$pkg/man/island-bridge.1"
+install -D -m 0644 "$pkg/systemd/user/island-bridge.service" "$broot/usr/lib/systemd/user/island-bridge.service"
+while read -r exe; do
+  [ -x "$broot$exe" ] || die "island-bridge.service starts $exe, which the package does not install"
+done < <(sed -n 's/^ExecStart=[-@:+!]*\([^ ]*\).*/\1/p' "$broot/usr/lib/systemd/user/island-bridge.service")
+# Its manifest and layouts are active, not examples: the bridge is an app like any other.
+install -D -m 0644 "$pkg/applications/org.island.bridge.desktop" "$broot/usr/share/applications/org.island.bridge.desktop"
+install -d "$broot/usr/share/island/layouts/org.island.bridge"
+install -m 0644 "$pkg"/layouts/org.island.bridge/*.json "$broot/usr/share/island/layouts/org.island.bridge/"
+install -D -m 0644 "$pkg/man/island-bridge.1" "$broot/usr/share/man/man1/island-bridge.1"
+gzip -9n "$broot/usr/share/man/man1/island-bridge.1"
+bdoc="$broot/usr/share/doc/island-bridge"
+install -D -m 0644 "$debian/copyright" "$bdoc/copyright"
+install -m 0644 "$debian/changelog" "$bdoc/changelog.Debian"
+gzip -9n "$bdoc/changelog.Debian"
+install -D -m 0644 "$debian/island-bridge.lintian-overrides" "$broot/usr/share/lintian/overrides/island-bridge"
+install -d -m 0755 "$broot/DEBIAN"
+write_md5sums "$broot"
+write_control "$broot" island-bridge "$debian/island-bridge.control.in" "${bridge_products[@]}"
+build_package "$broot" island-bridge

@@ -14,8 +14,19 @@
 #                                    Benchmarks/overlay.py ARGS (idle wake-ups, redraws, morph
 #                                    frame times, RSS, Request -> screen, next to Waybar); needs
 #                                    root, sway and the island-test user (scripts/install-deps.sh)
+#   scripts/bench.sh --bridge [ARGS] island-bridge instead (issue #19): builds islandd and
+#                                    island-bridge the same way and runs Benchmarks/bridge.py ARGS
+#                                    (MPRIS and notification -> presenter latency, idle wake-ups,
+#                                    RSS) with mpv, dunst and Xvfb on a bus of its own
 set -euo pipefail
 cd "$(dirname "$0")/.."
+
+if [ "${1:-}" = --bridge ]; then
+  shift
+  bin="$(scripts/build-release.sh islandd island-bridge)"
+  # Debian's python3: the benchmark drives the notification server with python3-dbus.
+  exec /usr/bin/python3 Benchmarks/bridge.py --bin-dir "$bin" "$@"
+fi
 
 if [ "${1:-}" = --overlay ]; then
   shift

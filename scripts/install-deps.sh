@@ -22,6 +22,10 @@ apt_packages=(
   weston           # a Wayland compositor without wlr-layer-shell, as GNOME is: the overlay must refuse it
   waybar           # the overlay benchmark measures Waybar the same way, as a yardstick
   polybar i3blocks # the bar modes' end-to-end tests run the real bars (Tests/EndToEnd/test_real_bars.py)
+  # island-bridge's tests run its real peers on a bus of their own: a player and its
+  # cross-check, a notification daemon (under xvfb) and its client, gdbus, and Debian's
+  # python3-dbus for the KIO-style job client and the notification flood
+  dbus-daemon mpv mpv-mpris playerctl dunst libnotify-bin libglib2.0-bin python3-dbus python3-gi
 )
 
 missing=()

@@ -1,4 +1,4 @@
-@_exported import OrderedCollections
+public import OrderedCollections
 
 /// A JSON object whose members keep the order they were written in, so messages and
 /// documents read back the way they were produced.

@@ -1,3 +1,5 @@
+import OrderedCollections
+
 extension JSON {
     /// How many containers deep the value is: 0 for a scalar, 1 for `{}` or `[1]`, 2 for
     /// `{"a":[]}`. The parser's `maximumDepth` counts the same way.

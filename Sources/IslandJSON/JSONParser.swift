@@ -1,3 +1,5 @@
+import OrderedCollections
+
 /// Why a text is not the JSON this parser accepts.
 public struct JSONParseError: Error, Sendable, Equatable, CustomStringConvertible {
     public enum Reason: String, Sendable {

@@ -1,3 +1,5 @@
+public import OrderedCollections
+
 extension JSON {
     /// The compact JSON text of the value as UTF-8. Non-finite doubles, which JSON cannot
     /// express, are written as `null`.

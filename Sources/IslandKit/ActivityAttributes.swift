@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// What describes a Live Activity of one kind, as in ActivityKit: the static attributes
 /// (set once, at the start) and the dynamic `ContentState` (replaced by every update).

@@ -1,6 +1,7 @@
 import Foundation
-import IslandJSON
-import VarlinkCore
+public import IslandJSON
+public import OrderedCollections
+public import VarlinkCore
 
 /// Why the daemon refused a call, mirroring ActivityKit's `ActivityAuthorizationError` with
 /// the names of Island's own errors (Protocol/org.island.varlink). Every case keeps the

@@ -1,5 +1,6 @@
 import Foundation
-import IslandJSON
+public import IslandJSON
+public import OrderedCollections
 
 /// Content as the daemon holds it: the state as a JSON object.
 public struct RawActivityContent: Sendable, Hashable {

@@ -1,6 +1,7 @@
 import Foundation
-import IslandJSON
+public import IslandJSON
 import Logging
+public import OrderedCollections
 import Synchronization
 import VarlinkCore
 import VarlinkNIO
@@ -23,7 +24,7 @@ public actor IslandConnection {
     private var supervisor: Task<Void, Never>?
     private var everConnected = false
     private var closed = false
-    private var waiters: [UInt64: CheckedContinuation<VarlinkClient, Error>] = [:]
+    private var waiters: [UInt64: CheckedContinuation<VarlinkClient, any Error>] = [:]
     private var nextID: UInt64 = 0
 
     private var channels: [String: ActivityChannel] = [:]
@@ -240,7 +241,7 @@ public actor IslandConnection {
         waiters.removeValue(forKey: id)?.resume(throwing: unavailable("no answer within \(configuration.reconnectTimeout)"))
     }
 
-    private func failWaiters(_ error: Error) {
+    private func failWaiters(_ error: any Error) {
         let pending = waiters
         waiters = [:]
         for waiter in pending.values { waiter.resume(throwing: error) }
@@ -250,7 +251,7 @@ public actor IslandConnection {
         .daemonUnavailable(socketPath: configuration.socketPath, reason: reason)
     }
 
-    private nonisolated func describe(_ error: Error) -> String {
+    private nonisolated func describe(_ error: any Error) -> String {
         switch error {
         case VarlinkClientError.connectionClosed: "the connection closed"
         case let error as VarlinkError: error.description
@@ -316,7 +317,7 @@ public actor IslandConnection {
 
     /// Connects both connections, starts the watch stream, binds the app, re-reads its
     /// activities; then releases the waiting calls.
-    private func connect() async throws -> AsyncThrowingStream<JSONObject, Error> {
+    private func connect() async throws -> AsyncThrowingStream<JSONObject, any Error> {
         let path = configuration.socketPath
         let call = try await VarlinkClient.connect(unixPath: path)
         let watch: VarlinkClient

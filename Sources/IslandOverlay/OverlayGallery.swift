@@ -1,8 +1,9 @@
-internal import CPangoCairo
+import CPangoCairo
 import Foundation
 import IslandCore
 import IslandJSON
-import IslandPresenter
+public import IslandPresenter
+import OrderedCollections
 
 /// Every form of the five example apps (packaging/applications + packaging/layouts), as the
 /// demo plays them, at a fixed instant: what the golden images and the README gallery show.

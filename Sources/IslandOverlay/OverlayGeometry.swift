@@ -1,4 +1,4 @@
-import IslandCore
+public import IslandCore
 
 /// A rectangle in the overlay's logical pixels (before the output's scale).
 public struct OverlayRect: Sendable, Hashable {

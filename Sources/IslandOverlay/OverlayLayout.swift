@@ -1,5 +1,5 @@
 import IslandCore
-import IslandPresenter
+public import IslandPresenter
 
 /// The island's geometry as a pure function of the scene: every form's rectangles and corner
 /// radii, the content placed in them, and what a click on each place means.

@@ -1,4 +1,4 @@
-internal import CPangoCairo
+import CPangoCairo
 import Foundation
 import IslandCore
 import IslandPresenter

@@ -1,4 +1,4 @@
-import IslandCore
+public import IslandCore
 
 /// A colour for cairo, 0…1 per channel.
 public struct OverlayColor: Sendable, Hashable {

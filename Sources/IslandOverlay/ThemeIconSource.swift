@@ -1,5 +1,5 @@
-internal import CPangoCairo
-import Foundation
+import CPangoCairo
+public import Foundation
 
 /// Icons from the freedesktop icon theme's PNG directories, with no display and no GTK: what
 /// off-screen rendering (golden images, the gallery) uses. The overlay itself asks GtkIconTheme.

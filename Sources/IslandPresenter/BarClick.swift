@@ -1,5 +1,6 @@
 import Foundation
 import IslandJSON
+import OrderedCollections
 
 /// What a click on a bar module (or a key binding) does to the island: `island-presenter
 /// click ACTION`, and i3blocks' clicks on a persistent block.

@@ -1,5 +1,6 @@
 import IslandCore
 import IslandJSON
+import OrderedCollections
 
 /// The status-bar contracts `island-presenter` speaks: one line per change on stdout.
 public enum BarFormat: String, Sendable, CaseIterable {

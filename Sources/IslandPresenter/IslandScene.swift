@@ -1,4 +1,4 @@
-import IslandCore
+public import IslandCore
 import IslandJSON
 
 /// The island and the lock-screen list resolved at one instant: what every presenter draws.

@@ -1,5 +1,6 @@
-import IslandCore
-import IslandJSON
+public import IslandCore
+public import IslandJSON
+public import OrderedCollections
 
 /// One activity as the daemon delivered it to presenters (`org.island.Presenter.Item`), with
 /// its layout already validated.

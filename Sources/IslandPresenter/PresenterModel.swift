@@ -1,4 +1,5 @@
-import IslandJSON
+public import IslandJSON
+public import OrderedCollections
 
 /// What the island shows (`org.island.Presenter.Island`).
 public struct IslandState: Sendable, Hashable {

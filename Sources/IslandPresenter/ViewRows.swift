@@ -1,4 +1,4 @@
-import IslandCore
+public import IslandCore
 
 /// A rendered view laid out as rows, for the presenters that draw blocks (SVG cards, the
 /// terminal): text lines, progress bars drawn as bars, and rows of buttons.

@@ -1,4 +1,5 @@
-import IslandJSON
+public import IslandJSON
+public import OrderedCollections
 
 /// One change to the stored state. Every mutation replaces or removes a whole row, so within a
 /// batch only the last mutation of each row matters.

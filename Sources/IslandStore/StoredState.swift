@@ -1,4 +1,4 @@
-import IslandJSON
+public import IslandJSON
 
 /// An activity row as stored: the daemon maps `body` back to its model.
 public struct StoredActivity: Sendable, Hashable {

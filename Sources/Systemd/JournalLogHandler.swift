@@ -1,4 +1,4 @@
-import Logging
+public import Logging
 
 /// A swift-log handler that writes to the systemd journal when stderr is connected to it, and
 /// plain lines to stderr otherwise.

@@ -1,4 +1,4 @@
-import Logging
+public import Logging
 
 // Pure rendering of one log entry, kept apart from the I/O so that it can be tested.
 extension JournalLogHandler {

@@ -32,7 +32,7 @@ final class InProcessConnection: VarlinkClientTransport, @unchecked Sendable {
 
     // MARK: The client's end
 
-    func send(_ message: [UInt8], awaiting: PendingReplies.Awaiting?, written: CheckedContinuation<Void, Error>?) {
+    func send(_ message: [UInt8], awaiting: PendingReplies.Awaiting?, written: CheckedContinuation<Void, any Error>?) {
         run { [self] in
             guard isOpen else {
                 awaiting?.fail(VarlinkClientError.connectionClosed)

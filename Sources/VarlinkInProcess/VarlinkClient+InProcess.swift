@@ -6,7 +6,7 @@ import Musl
 import Darwin
 #endif
 import Synchronization
-import VarlinkCore
+public import VarlinkCore
 
 extension VarlinkClient {
     /// A client of `service` connected to it in memory. Its calls are encoded, sequenced

@@ -17,9 +17,31 @@ enum ChildProcess {
         var description: String { "\(command): \(String(cString: strerror(errno)))" }
     }
 
+    /// The descriptors open in this process now. Taken before island opens any of its own, it
+    /// is what the command should inherit: `spawn` passes on these and no others.
+    static func openDescriptors() -> Set<Int32> {
+        guard let directory = opendir("/proc/self/fd") else { return [] }
+        defer { closedir(directory) }
+        // The listing's own descriptor is in it, and is free again once it is done.
+        let listing = dirfd(directory)
+        var open: Set<Int32> = []
+        while let entry = readdir(directory) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            if let descriptor = Int32(name), descriptor != listing { open.insert(descriptor) }
+        }
+        return open
+    }
+
     /// Starts `arguments` (looked up on PATH) with the default disposition of every signal the
-    /// parent ignores while it waits.
-    static func spawn(_ arguments: [String]) throws -> pid_t {
+    /// parent ignores while it waits. Descriptors island opened itself since `inherited` was
+    /// taken (its event loops' epoll and eventfd, its connection to the daemon) are marked
+    /// close-on-exec first: NIO does not open all of them so, and a command holding the
+    /// daemon's socket open would keep island's connection alive after island is gone.
+    static func spawn(_ arguments: [String], passing inherited: Set<Int32>) throws -> pid_t {
+        for descriptor in openDescriptors().subtracting(inherited) where descriptor > 2 {
+            let flags = fcntl(descriptor, F_GETFD)
+            if flags >= 0 { _ = fcntl(descriptor, F_SETFD, flags | FD_CLOEXEC) }
+        }
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
         defer { posix_spawnattr_destroy(&attributes) }
@@ -40,10 +62,15 @@ enum ChildProcess {
     }
 
     /// The exit status, or 128 + the signal that killed it. Waits on a thread of its own so
-    /// no task thread blocks.
-    static func wait(_ pid: pid_t) async -> Int32 {
+    /// no task thread blocks. `beforeReaping` runs once the child has exited but while it is
+    /// still a zombie, so its pid cannot have been reused yet: whoever signals it by pid must
+    /// stop doing so there.
+    static func wait(_ pid: pid_t, beforeReaping: @escaping @Sendable () -> Void) async -> Int32 {
         await withCheckedContinuation { continuation in
             let thread = Thread {
+                var info = siginfo_t()
+                while waitid(P_PID, id_t(pid), &info, WEXITED | WNOWAIT) == -1 && errno == EINTR {}
+                beforeReaping()
                 var status: Int32 = 0
                 while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
                 let code = (status & 0x7F) == 0 ? (status >> 8) & 0xFF : 128 + (status & 0x7F)

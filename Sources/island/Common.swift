@@ -4,6 +4,7 @@ import IslandCore
 import IslandJSON
 import IslandKit
 import IslandPresenter
+import OrderedCollections
 import VarlinkCore
 import VarlinkNIO
 

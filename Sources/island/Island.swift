@@ -45,7 +45,7 @@ enum Main {
     static func main() async {
         do {
             var command = try Island.parseAsRoot()
-            if var command = command as? AsyncParsableCommand {
+            if var command = command as? any AsyncParsableCommand {
                 try await command.run()
             } else {
                 try command.run()

@@ -3,6 +3,7 @@ import Foundation
 import IslandJSON
 import IslandKit
 import IslandPresenter
+import OrderedCollections
 
 struct Start: AsyncParsableCommand {
     static let configuration = CommandConfiguration(

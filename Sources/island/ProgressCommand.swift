@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import IslandJSON
 import IslandKit
+import OrderedCollections
 
 struct ProgressCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(

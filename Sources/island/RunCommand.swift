@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Synchronization
 import IslandJSON
+import OrderedCollections
 import IslandKit
 
 struct Run: AsyncParsableCommand {
@@ -28,6 +29,8 @@ struct Run: AsyncParsableCommand {
     }
 
     func run() async throws {
+        // Before the connection opens descriptors of its own.
+        let inherited = ChildProcess.openDescriptors()
         let commandLine = command.map(Self.quoted).joined(separator: " ")
         let connection = global.producer(reconnectTimeout: .seconds(2))
         let started = Date()
@@ -47,15 +50,18 @@ struct Run: AsyncParsableCommand {
         // a closed terminal) is passed on to the command, so it is not left running orphaned.
         let child = Mutex<pid_t>(0)
         let watcher = SignalWatcher([SIGINT, SIGQUIT]) { _ in }
+        // Signalled under the lock, which the wait takes before it reaps the command: a pid
+        // is never signalled once it could belong to another process.
         let forwarder = SignalWatcher([SIGTERM, SIGHUP]) { number in
-            let pid = child.withLock { $0 }
-            if pid > 0 { kill(pid, number) }
+            child.withLock { pid in
+                if pid > 0 { kill(pid, number) }
+            }
         }
         let status: Int32
         do {
-            let pid = try ChildProcess.spawn(command)
+            let pid = try ChildProcess.spawn(command, passing: inherited)
             child.withLock { $0 = pid }
-            status = await ChildProcess.wait(pid)
+            status = await ChildProcess.wait(pid, beforeReaping: { child.withLock { $0 = 0 } })
         } catch {
             Output.error("island: \(error)\n")
             status = 127

@@ -1,4 +1,5 @@
 import IslandJSON
+import OrderedCollections
 import VarlinkCore
 
 /// Walks a certification server through Start … End, feeding each reply into the next

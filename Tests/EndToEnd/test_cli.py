@@ -256,6 +256,23 @@ def test_run_shows_running_while_the_command_runs(cli_daemon, tmp_path):
             runner.kill()
 
 
+def test_run_passes_on_the_descriptors_it_was_given_and_none_of_its_own(cli_daemon):
+    """Like a shell, `island run` hands the command what it inherited beyond 0-2 (make's
+    jobserver pipes, `3>file`), but none of the descriptors it opened itself (its event loops,
+    its connection to the daemon)."""
+    read, write = os.pipe()
+    try:
+        env = dict(os.environ, ISLAND_SOCKET=cli_daemon.socket)
+        result = subprocess.run([ISLAND, "run", "--", "sh", "-c", "ls /proc/$$/fd"], env=env, pass_fds=(write,),
+                                capture_output=True, text=True, timeout=30)
+    finally:
+        os.close(read)
+        os.close(write)
+    assert result.returncode == 0, result.stderr
+    # The listing's own directory descriptor is sh's `ls`'s, not in /proc/$$ (sh's own fds).
+    assert sorted(int(fd) for fd in result.stdout.split()) == sorted({0, 1, 2, write})
+
+
 def test_run_without_a_daemon_still_runs_the_command():
     result = island(None, "run", "--", "sh", "-c", "echo ran; exit 4")
     assert result.returncode == 4

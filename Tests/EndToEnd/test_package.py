@@ -1,12 +1,12 @@
-"""The Debian packages (issues #5 and #17): packaging/build-deb.sh builds `island` and
-`island-overlay`, lintian finds no error in either, and they install into a clean root (dpkg
+"""The Debian packages (issues #5, #17 and #19): packaging/build-deb.sh builds `island`,
+`island-overlay` and `island-bridge`, lintian finds no error in any, and they install into a clean root (dpkg
 --root, maintainer scripts run chrootless) with every file where the units, the man pages and
 the daemon expect it. The core package needs no GTK: a headless machine installs only it.
 
 The release build is the slow part. build-deb.sh keeps SwiftPM's release build in
 .build-package/, so only the first run compiles everything; later runs relink what changed.
-Set ISLAND_DEB=path/to/island_*.deb (and ISLAND_OVERLAY_DEB=path/to/island-overlay_*.deb) to
-test packages built beforehand instead.
+Set ISLAND_DEB=path/to/island_*.deb (and ISLAND_OVERLAY_DEB=path/to/island-overlay_*.deb,
+ISLAND_BRIDGE_DEB=path/to/island-bridge_*.deb) to test packages built beforehand instead.
 """
 
 import gzip
@@ -37,6 +37,18 @@ OVERLAY_FILES = {
     "usr/share/doc/island-overlay/copyright",
     "usr/share/doc/island-overlay/changelog.Debian.gz",
     "usr/share/lintian/overrides/island-overlay",
+}
+BRIDGE_FILES = {
+    "usr/bin/island-bridge",
+    "usr/lib/systemd/user/island-bridge.service",
+    "usr/share/applications/org.island.bridge.desktop",
+    "usr/share/island/layouts/org.island.bridge/NowPlaying.json",
+    "usr/share/island/layouts/org.island.bridge/Progress.json",
+    "usr/share/island/layouts/org.island.bridge/Transfer.json",
+    "usr/share/man/man1/island-bridge.1.gz",
+    "usr/share/doc/island-bridge/copyright",
+    "usr/share/doc/island-bridge/changelog.Debian.gz",
+    "usr/share/lintian/overrides/island-bridge",
 }
 # What drawing on screen links; none of it may reach the core package's Depends.
 GRAPHICAL_LIBRARIES = ["libgtk", "libgdk", "libcairo", "libpango", "libatk", "libwayland", "libx11",
@@ -72,6 +84,8 @@ def debs(tmp_path_factory):
         found = {"island": os.path.abspath(prebuilt)}
         if os.environ.get("ISLAND_OVERLAY_DEB"):
             found["island-overlay"] = os.path.abspath(os.environ["ISLAND_OVERLAY_DEB"])
+        if os.environ.get("ISLAND_BRIDGE_DEB"):
+            found["island-bridge"] = os.path.abspath(os.environ["ISLAND_BRIDGE_DEB"])
         return found
     output = tmp_path_factory.mktemp("deb")
     started = time.monotonic()
@@ -81,9 +95,9 @@ def debs(tmp_path_factory):
     assert result.returncode == 0, "build-deb.sh failed:\n" + result.stderr[-4000:]
     print("build-deb.sh took %.0fs" % (time.monotonic() - started))
     paths = result.stdout.strip().splitlines()
-    assert len(paths) == 2, result.stdout
+    assert len(paths) == 3, result.stdout
     found = {}
-    for path, package in zip(paths, ["island", "island-overlay"]):
+    for path, package in zip(paths, ["island", "island-overlay", "island-bridge"]):
         assert os.path.dirname(path) == str(output)
         assert re.fullmatch(r"%s_[0-9][^_]*-[0-9]+_[a-z0-9]+\.deb" % package, os.path.basename(path)), path
         assert os.path.isfile(path)
@@ -175,12 +189,12 @@ def test_overlay_control_fields(deb, overlay_deb):
     assert "swift" not in depends
 
 
-@pytest.mark.parametrize("package", ["island", "island-overlay"])
+@pytest.mark.parametrize("package", ["island", "island-overlay", "island-bridge"])
 def test_lintian_reports_no_errors(debs, package):
     if shutil.which("lintian") is None:
         pytest.fail("lintian is not installed (scripts/install-deps.sh installs it)")
     if package not in debs:
-        pytest.skip("ISLAND_DEB is set without ISLAND_OVERLAY_DEB")
+        pytest.skip("ISLAND_DEB is set without the %s package's variable" % package)
     result = run(["lintian", "--fail-on", "error", "--tag-display-limit", "0", debs[package]], timeout=600)
     print(result.stdout + result.stderr)
     assert result.returncode == 0, result.stdout + result.stderr
@@ -320,7 +334,8 @@ def test_desktop_entry_and_examples(installed):
     assert "X-Island-LiveActivities=true" in entry
     assert not os.path.exists(os.path.join(installed, "usr/share/island/layouts"))
     examples = os.path.join(installed, "usr/share/doc/island/examples")
-    shipped = sorted(os.listdir(os.path.join(REPO, "packaging/layouts")))
+    # The bridge's manifest and layouts are its own package's, and active there.
+    shipped = sorted(app for app in os.listdir(os.path.join(REPO, "packaging/layouts")) if app != "org.island.bridge")
     assert sorted(os.listdir(os.path.join(examples, "layouts"))) == shipped
     assert len(os.listdir(os.path.join(examples, "applications"))) == len(shipped)
     assert sorted(os.listdir(os.path.join(examples, "waybar"))) == sorted(os.listdir(os.path.join(REPO, "packaging/waybar")))
@@ -490,3 +505,112 @@ def test_overlay_unit_verifies_cleanly(overlay_installed, tmp_path):
     environment = dict(os.environ, XDG_RUNTIME_DIR=str(runtime), MANPATH=os.path.join(overlay_installed, "usr/share/man"))
     result = run(["systemd-analyze", "verify", "--user", "./island-overlay.service"], cwd=str(tmp_path), env=environment)
     assert (result.returncode, result.stderr) == (0, ""), result.stderr
+
+
+@pytest.fixture(scope="module")
+def bridge_deb(debs):
+    if "island-bridge" not in debs:
+        pytest.skip("ISLAND_DEB is set without ISLAND_BRIDGE_DEB")
+    return debs["island-bridge"]
+
+
+@pytest.fixture(scope="module")
+def bridge_installed(deb, bridge_deb, tmp_path_factory):
+    root = new_root(str(tmp_path_factory.mktemp("install-bridge")))
+    before = host_state()
+    for package in (deb, bridge_deb):
+        result = dpkg(root, "-i", package)
+        assert result.returncode == 0, result.stdout + result.stderr
+    assert host_state() == before, "installing into --root changed the host"
+    return root
+
+
+def test_bridge_control_fields(bridge_deb):
+    fields = run(["dpkg-deb", "-f", bridge_deb, "Package", "Source", "Depends", "Section"]).stdout
+    assert "Package: island-bridge\n" in fields and "Source: island\n" in fields
+    depends = re.search(r"^Depends: (.*)$", fields, re.M).group(1)
+    assert "libsystemd0" in depends and re.search(r"\bisland \(= [^)]+\)", depends), depends
+    for library in GRAPHICAL_LIBRARIES:
+        assert library not in depends, "the bridge draws nothing: %s" % depends
+
+
+def test_bridge_package_installs_its_manifest_layouts_unit_and_man_page(bridge_deb, bridge_installed):
+    listed = run(["dpkg-deb", "-c", bridge_deb]).stdout
+    files = {line.split()[-1].lstrip("./") for line in listed.splitlines() if not line.startswith("d")}
+    assert files == BRIDGE_FILES
+    for path in BRIDGE_FILES:
+        assert os.path.isfile(os.path.join(bridge_installed, path)), path
+    # Active, where islandd reads manifests and installed layouts: the same files as packaging/.
+    for path, source in [("usr/share/applications/org.island.bridge.desktop", "packaging/applications/org.island.bridge.desktop")] + [
+            ("usr/share/island/layouts/org.island.bridge/" + name, "packaging/layouts/org.island.bridge/" + name)
+            for name in ("NowPlaying.json", "Progress.json", "Transfer.json")]:
+        with open(os.path.join(bridge_installed, path)) as installed_file, open(os.path.join(REPO, source)) as shipped:
+            assert installed_file.read() == shipped.read(), path
+    with open(os.path.join(bridge_installed, "usr/share/applications/org.island.bridge.desktop")) as f:
+        entry = dict(line.split("=", 1) for line in f.read().splitlines() if "=" in line and not line.startswith("#"))
+    assert entry["X-Island-LiveActivities"] == "true" and entry["Exec"] == "/usr/bin/island-bridge"
+
+
+def test_bridge_binary_runs_and_needs_no_swift_runtime(bridge_installed):
+    path = os.path.join(bridge_installed, "usr/bin/island-bridge")
+    result = run([path, "--help"])
+    assert result.returncode == 0, result.stderr
+    assert "island-bridge" in result.stdout and "--bus" in result.stdout
+    libraries = run(["ldd", path]).stdout
+    assert "libswift" not in libraries and "/opt/swift" not in libraries, libraries
+    assert "not found" not in libraries and "libsystemd.so.0" in libraries, libraries
+    for library in GRAPHICAL_LIBRARIES:
+        assert library + "." not in libraries and library + "-" not in libraries, libraries
+
+
+def test_bridge_unit(bridge_installed, tmp_path):
+    unit = os.path.join(bridge_installed, "usr/lib/systemd/user/island-bridge.service")
+    with open(unit) as f:
+        text = f.read()
+    keys = {}
+    for line in text.splitlines():
+        if "=" in line and not line.startswith("#"):
+            key, _, value = line.partition("=")
+            keys.setdefault(key, []).append(value)
+    assert keys["PartOf"] == ["graphical-session.target"]
+    assert "graphical-session.target" in keys["After"][0].split()
+    assert keys["WantedBy"] == ["graphical-session.target"]
+    assert keys["RestartPreventExitStatus"] == ["78"], "a bad bridge.conf is not retried"
+    executable = keys["ExecStart"][0].split()[0]
+    assert os.access(os.path.join(bridge_installed, executable.lstrip("/")), os.X_OK), executable
+    if shutil.which("systemd-analyze"):
+        binary = os.path.join(bridge_installed, "usr/bin/island-bridge")
+        (tmp_path / "island-bridge.service").write_text(text.replace("/usr/bin/island-bridge", binary))
+        runtime = tmp_path / "run"
+        runtime.mkdir(mode=0o700)
+        environment = dict(os.environ, XDG_RUNTIME_DIR=str(runtime), MANPATH=os.path.join(bridge_installed, "usr/share/man"))
+        result = run(["systemd-analyze", "verify", "--user", "./island-bridge.service"], cwd=str(tmp_path), env=environment)
+        assert (result.returncode, result.stderr) == (0, ""), result.stderr
+
+
+def test_bridge_man_page_renders_and_covers_every_option_and_key(bridge_installed):
+    page = os.path.join(bridge_installed, "usr/share/man/man1/island-bridge.1.gz")
+    environment = dict(os.environ, MANWIDTH="80", LC_ALL="C.UTF-8")
+    result = run(["man", "--warnings", "-l", page], env=environment)
+    assert result.returncode == 0 and result.stderr == "", result.stderr
+    with gzip.open(page, "rt") as f:
+        text = f.read().replace("\\-", "-")
+    usage = run([os.path.join(bridge_installed, "usr/bin/island-bridge"), "--help"]).stdout
+    options = set(re.findall(r"(--[a-z][a-z-]+)", usage))
+    assert {"--socket", "--config", "--bus", "--log-level"} <= options
+    for option in options:
+        assert option in text, "%s is not in island-bridge(1)" % option
+    for key in ("MaxActivities", "KeepEnded", "Enabled", "StaleAfterPause", "MaxJobs", "MaxJobsPerSender"):
+        assert re.search(r"\b%s=" % key, text), "%s= is not in island-bridge(1)" % key
+    assert re.search(r"^\.B 78$", text, re.M), "exit status 78 is not in island-bridge(1)"
+
+
+def test_bridge_purge_removes_everything(deb, bridge_deb, tmp_path):
+    root = new_root(str(tmp_path))
+    for package in (deb, bridge_deb):
+        assert dpkg(root, "-i", package).returncode == 0
+    result = dpkg(root, "--purge", "island-bridge")
+    assert result.returncode == 0, result.stdout + result.stderr
+    for path in BRIDGE_FILES:
+        assert not os.path.exists(os.path.join(root, path)), path
+    assert os.path.isfile(os.path.join(root, "usr/bin/islandd"))

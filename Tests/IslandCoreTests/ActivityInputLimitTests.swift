@@ -1,5 +1,6 @@
 import IslandCore
 import IslandJSON
+import OrderedCollections
 import Testing
 
 /// The fixed bounds of DESIGN.md §3 beyond size: nesting of attributes and state, and the

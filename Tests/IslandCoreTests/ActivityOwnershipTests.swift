@@ -1,5 +1,6 @@
 import IslandCore
 import IslandJSON
+import OrderedCollections
 import Testing
 
 /// In the system scope an activity belongs to (app, uid): two users running the same app

@@ -1,5 +1,6 @@
 import IslandCore
 import IslandJSON
+import OrderedCollections
 import Testing
 
 @Suite("Persistence: activity JSON and manager snapshots")

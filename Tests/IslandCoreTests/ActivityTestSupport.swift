@@ -1,5 +1,6 @@
 import IslandCore
 import IslandJSON
+import OrderedCollections
 import Synchronization
 
 /// Shared fixtures of the activity suites, as members of the suites (each conforms) rather

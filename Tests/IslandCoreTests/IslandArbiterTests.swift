@@ -1,5 +1,6 @@
 import IslandCore
 import IslandJSON
+import OrderedCollections
 import Testing
 
 private func live(_ id: String, app: String, relevance: Double = 0, start: Double = 0) -> IslandCandidate {

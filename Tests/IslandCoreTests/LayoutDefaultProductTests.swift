@@ -1,6 +1,7 @@
 import Foundation
 import IslandCore
 import IslandJSON
+import OrderedCollections
 import Testing
 
 /// The default layout reads like a product (DESIGN.md §10): what `island timer`, `run`,

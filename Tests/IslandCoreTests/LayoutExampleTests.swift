@@ -1,5 +1,6 @@
 import IslandCore
 import IslandJSON
+import OrderedCollections
 import Testing
 
 /// The classic Live Activities, written as Island layouts and rendered with sample data.

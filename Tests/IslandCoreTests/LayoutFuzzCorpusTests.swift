@@ -1,6 +1,7 @@
 import Foundation
 import IslandCore
 import IslandJSON
+import OrderedCollections
 import Testing
 
 /// The fuzz corpus of Fuzz/Corpus/fuzz-layout (issue #6), replayed in a debug build with

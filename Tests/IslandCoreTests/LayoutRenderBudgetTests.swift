@@ -1,5 +1,6 @@
 import IslandCore
 import IslandJSON
+import OrderedCollections
 import Testing
 
 /// Template rendering is bounded in work and in output wherever it runs (DESIGN.md §6): in

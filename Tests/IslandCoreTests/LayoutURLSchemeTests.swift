@@ -1,5 +1,6 @@
 import IslandCore
 import IslandJSON
+import OrderedCollections
 import Testing
 
 /// Which URLs a tap may open (DESIGN.md §6): an allowlist, `http`, `https` and the schemes the

@@ -1,5 +1,6 @@
 import IslandCore
 import IslandJSON
+import OrderedCollections
 import Testing
 
 /// Every kind of invalid layout is refused with the path of the offending member and why.

@@ -1,6 +1,7 @@
 import Foundation
 import IslandCore
 import IslandJSON
+import OrderedCollections
 import Testing
 
 /// Every layout shipped in packaging/layouts validates, so a package never installs a layout
@@ -15,8 +16,10 @@ import Testing
         return paths.filter { $0.hasSuffix(".json") }.sorted()
     }
 
-    @Test func theFiveExamplesShip() {
-        #expect(Self.files.count == 5, "\(Self.files)")
+    @Test func theFiveExamplesAndTheBridgesThreeShip() {
+        #expect(Self.files.count == 8, "\(Self.files)")
+        #expect(Self.files.filter { $0.hasPrefix("org.island.bridge/") }
+                == ["org.island.bridge/NowPlaying.json", "org.island.bridge/Progress.json", "org.island.bridge/Transfer.json"])
     }
 
     @Test(arguments: files)

@@ -1,10 +1,14 @@
 import Foundation
+import IslandCore
+import IslandJSON
 import Logging
 import NIOPosix
+import OrderedCollections
 import ServiceLifecycle
 import ServiceLifecycleTestKit
 import Testing
 import VarlinkCore
+import VarlinkNIO
 @testable import IslandDaemon
 
 /// The services `islandd` runs in its `ServiceGroup`, each against a graceful shutdown.

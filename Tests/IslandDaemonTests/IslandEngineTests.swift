@@ -4,6 +4,7 @@ import IslandJSON
 import IslandStore
 import Logging
 import NIOPosix
+import OrderedCollections
 import Synchronization
 import Testing
 import VarlinkCore

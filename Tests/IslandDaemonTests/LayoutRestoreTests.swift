@@ -1,3 +1,4 @@
+import Foundation
 import IslandCore
 import IslandStore
 import Logging

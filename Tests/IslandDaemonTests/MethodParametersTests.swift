@@ -1,6 +1,7 @@
 import Foundation
 import IslandCore
 import IslandJSON
+import OrderedCollections
 import Testing
 import VarlinkCore
 @testable import IslandDaemon

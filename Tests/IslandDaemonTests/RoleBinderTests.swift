@@ -3,6 +3,7 @@ import Glibc
 #endif
 import IslandCore
 import IslandJSON
+import OrderedCollections
 import Testing
 import Systemd
 import VarlinkCore

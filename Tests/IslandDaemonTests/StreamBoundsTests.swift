@@ -1,8 +1,10 @@
 import DequeModule
 import IslandCore
 import IslandJSON
+import OrderedCollections
 import Synchronization
 import Testing
+import VarlinkCore
 @testable import IslandDaemon
 
 /// What a watcher that does not keep up is left with (issue #16, item 10): the latest event of

@@ -1,6 +1,7 @@
 import IslandCore
 import IslandJSON
 import IslandProtocol
+import OrderedCollections
 import Synchronization
 import VarlinkCore
 @testable import IslandDaemon

@@ -4,6 +4,7 @@ import IslandJSON
 import IslandStore
 import Logging
 import NIOPosix
+import OrderedCollections
 import Testing
 import VarlinkCore
 @testable import IslandDaemon

@@ -1,5 +1,6 @@
 import IslandCore
 import IslandJSON
+import OrderedCollections
 import Testing
 import VarlinkCore
 @testable import IslandDaemon

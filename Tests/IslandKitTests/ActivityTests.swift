@@ -1,6 +1,7 @@
 import Foundation
 import IslandJSON
 import IslandKit
+import OrderedCollections
 import Testing
 
 struct DeliveryAttributes: ActivityAttributes {

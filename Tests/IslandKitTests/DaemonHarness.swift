@@ -1,6 +1,7 @@
 import Foundation
 import ProcessTesting
 import IslandJSON
+import OrderedCollections
 import IslandKit
 import Testing
 import Synchronization

@@ -1,6 +1,7 @@
 import IslandCore
 import IslandJSON
 import IslandPresenter
+import OrderedCollections
 import Testing
 @testable import IslandOverlay
 

@@ -1,6 +1,7 @@
 import IslandCore
 import IslandJSON
 @testable import IslandPresenter
+import OrderedCollections
 import Testing
 
 /// Text-only presenters show a glyph for every symbol the default layout chooses, never the

@@ -1,5 +1,6 @@
 import IslandCore
 import IslandJSON
+import OrderedCollections
 @testable import IslandPresenter
 
 /// Updates and items as the daemon sends them, for the presenter's tests.

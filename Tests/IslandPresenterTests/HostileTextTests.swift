@@ -1,5 +1,7 @@
+import Foundation
 import IslandCore
 import IslandJSON
+import OrderedCollections
 import SinkRules
 import Testing
 @testable import IslandPresenter

@@ -1,6 +1,7 @@
 import Foundation
 import Synchronization
 import IslandJSON
+import OrderedCollections
 import Testing
 
 @testable import IslandStore

@@ -3,7 +3,8 @@ import FoundationXML
 #endif
 import Foundation
 import IslandJSON
-import IslandPresenter
+public import IslandPresenter
+import OrderedCollections
 
 /// What each sink must never let producer text do (DESIGN.md §6, Untrusted text), checked on
 /// what the sink writes: one statement of the rules for the unit tests and the

@@ -1,5 +1,6 @@
 import Foundation
 import IslandJSON
+import OrderedCollections
 import Testing
 import VarlinkCore
 import VarlinkNIO

@@ -1,4 +1,5 @@
 import IslandJSON
+import OrderedCollections
 import Testing
 import VarlinkCore
 

@@ -3,6 +3,7 @@ import Logging
 import NIOCore
 import NIOEmbedded
 import NIOTestUtils
+import OrderedCollections
 import Testing
 import VarlinkCore
 @testable import VarlinkNIO

@@ -1,5 +1,6 @@
 import Foundation
 import IslandJSON
+import OrderedCollections
 import Synchronization
 import Testing
 import VarlinkCore

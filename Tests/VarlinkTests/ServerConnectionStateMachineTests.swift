@@ -1,4 +1,5 @@
 import IslandJSON
+import OrderedCollections
 import Synchronization
 import Testing
 import VarlinkCore

@@ -2,6 +2,7 @@ import Foundation
 import IslandJSON
 import NIOCore
 import NIOPosix
+import OrderedCollections
 import Synchronization
 import Testing
 import VarlinkCore
@@ -153,7 +154,7 @@ struct TestServer {
     var cancelled: TestService.Counter { test.cancelled }
     var sleepsStarted: TestService.Counter { test.sleepsStarted }
 
-    static func start(group: EventLoopGroup = MultiThreadedEventLoopGroup.singleton,
+    static func start(group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton,
                       connectionErrors: VarlinkConnectionErrors = TestService.connectionErrors,
                       _ configure: (inout VarlinkServer.Configuration) -> Void = { _ in }) async throws -> TestServer {
         let directory = NSTemporaryDirectory() + "varlink-test-\(UUID().uuidString.prefix(8))"
@@ -178,7 +179,7 @@ struct TestServer {
 
 /// Runs `body` with the test service on a temporary socket, and stops the server when it
 /// returns or throws — awaited, so no test leaves a server behind for the next.
-func withServer(group: EventLoopGroup = MultiThreadedEventLoopGroup.singleton,
+func withServer(group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton,
                 connectionErrors: VarlinkConnectionErrors = TestService.connectionErrors,
                 _ configure: (inout VarlinkServer.Configuration) -> Void = { _ in },
                 _ body: (TestServer) async throws -> Void) async throws {

@@ -13,6 +13,7 @@ import FuzzSupport
 import Glibc
 import IslandCore
 import IslandJSON
+import OrderedCollections
 
 /// An activity with values of every JSON type under names the seeds and dictionary use.
 private let attributes: JSONObject = [

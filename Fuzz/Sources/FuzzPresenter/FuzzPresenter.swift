@@ -23,6 +23,7 @@ import Glibc
 import IslandCore
 import IslandJSON
 import IslandPresenter
+import OrderedCollections
 import SinkRules
 
 private func fail(_ what: String, _ output: String) -> Never {

@@ -15,6 +15,7 @@ import IslandJSON
 import IslandProtocol
 import NIOCore
 import NIOEmbedded
+import OrderedCollections
 import Synchronization
 import VarlinkCore
 import VarlinkNIO

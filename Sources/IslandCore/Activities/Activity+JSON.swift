@@ -1,4 +1,4 @@
-import IslandJSON
+public import IslandJSON
 
 extension ActivityContent {
     /// `{"state": {…}, "staleDate"?: 1.0, "relevanceScore": 0.0}`, the state from its text.

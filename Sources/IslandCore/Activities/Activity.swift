@@ -1,4 +1,4 @@
-import IslandJSON
+public import IslandJSON
 
 /// One live activity, as the manager holds it. Only `ActivityManager` changes an activity, so
 /// every mutable field is `internal(set)`.

@@ -1,4 +1,5 @@
 import IslandJSON
+import OrderedCollections
 
 /// Stored JSON (an activity, settings, budgets or a snapshot) that does not decode: which
 /// member, and what is wrong with it.

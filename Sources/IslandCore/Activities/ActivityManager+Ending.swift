@@ -1,3 +1,5 @@
+import OrderedCollections
+
 extension ActivityManager {
     /// Ends a live activity of `app` run by `uid` (nil in the user scope), with optional final
     /// content that reaches presenters at once, bypassing the rate (the final state is the one

@@ -1,3 +1,5 @@
+import OrderedCollections
+
 extension ActivityManager {
     /// The last producer connection of `app` run by `uid` (nil in the user scope) went away:
     /// another user's connections of the same app keep nothing of this one's alive, nor does

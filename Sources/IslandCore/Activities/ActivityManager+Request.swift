@@ -1,4 +1,5 @@
-import IslandJSON
+public import IslandJSON
+public import OrderedCollections
 
 extension ActivityManager {
     /// Starts an activity for `app` run by `uid` (nil in the user scope) — or, when `key`

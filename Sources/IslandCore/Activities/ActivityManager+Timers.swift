@@ -1,3 +1,5 @@
+import OrderedCollections
+
 /// Something an activity waits for. The order breaks ties between timers due at the same
 /// instant: a coalesced content is delivered before the activity goes stale or ends, so the
 /// final state shown is the latest one.

@@ -1,4 +1,5 @@
 import IslandJSON
+import OrderedCollections
 
 /// Every activity and budget, and the rules of DESIGN.md §3–4 over them: a value the daemon
 /// holds (in an actor) and persists through the events each operation returns.

@@ -1,4 +1,5 @@
-import IslandJSON
+public import IslandJSON
+public import OrderedCollections
 
 /// The user's choices (the permission store), persisted with the manager.
 public struct ActivitySettings: Sendable, Hashable {

@@ -1,4 +1,5 @@
-import IslandJSON
+public import IslandJSON
+public import OrderedCollections
 
 /// Where an activity is in its life: `pending → active ⇄ stale → ended → dismissed`.
 /// The raw values are the wire strings.

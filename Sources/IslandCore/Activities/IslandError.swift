@@ -1,4 +1,5 @@
-import IslandJSON
+public import IslandJSON
+public import OrderedCollections
 
 /// Every refusal of an activity operation. Each becomes a named Varlink error whose parameters
 /// say which limit was hit and with what value, so a producer never has to guess.

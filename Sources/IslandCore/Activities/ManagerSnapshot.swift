@@ -1,4 +1,5 @@
-import IslandJSON
+public import IslandJSON
+public import OrderedCollections
 
 /// Everything an `ActivityManager` needs to come back after a restart: its activities, the
 /// budgets spent, and the user settings. Timers are not stored; they follow from the activities.

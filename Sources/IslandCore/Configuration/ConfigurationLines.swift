@@ -1,7 +1,7 @@
 extension IslandConfiguration {
     /// A meaningful line of a configuration file, after comments, blank lines and
     /// continuations are dealt with.
-    enum Line: Equatable {
+    public enum Line: Equatable, Sendable {
         case section(name: String, line: Int)
         case assignment(key: String, value: String, line: Int)
     }
@@ -10,7 +10,7 @@ extension IslandConfiguration {
     /// start comment lines, whitespace around keys and values is dropped, and a line ending in
     /// `\` continues on the next one (the backslash becomes a space; comment lines inside a
     /// continuation are skipped, as systemd does).
-    static func lines(of contents: String, path: String) throws(ConfigurationError) -> [Line] {
+    public static func lines(of contents: String, path: String) throws(ConfigurationError) -> [Line] {
         var result: [Line] = []
         var pending: (text: String, line: Int)?
         let physical = contents.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline)

@@ -1,4 +1,5 @@
-import IslandJSON
+public import IslandJSON
+public import OrderedCollections
 
 /// What the island and the lock screen show: the daemon's decision (DESIGN.md §5).
 ///

@@ -1,4 +1,5 @@
 import IslandJSON
+import OrderedCollections
 
 /// A JSON object of a layout being validated: typed member access whose failures name the
 /// member's path, and the check that every key is one the object may have.

@@ -1,4 +1,5 @@
 import IslandJSON
+import OrderedCollections
 
 /// The view types a layout may use and the keys each one takes.
 enum ViewKind: String, CaseIterable {

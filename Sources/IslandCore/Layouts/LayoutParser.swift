@@ -1,4 +1,5 @@
 import IslandJSON
+import OrderedCollections
 
 /// Validates a layout document into a `Layout`, stopping at the first problem.
 ///

@@ -1,5 +1,5 @@
-import Foundation
-import IslandJSON
+public import Foundation
+public import IslandJSON
 
 /// Resolves layouts against one activity's attributes and state at one instant.
 ///

@@ -1,4 +1,4 @@
-import IslandJSON
+public import IslandJSON
 import Mustache
 
 /// A Mustache template over `state.*` and `attributes.*`, compiled once when the layout is

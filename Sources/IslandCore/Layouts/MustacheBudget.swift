@@ -1,4 +1,5 @@
 import IslandJSON
+import OrderedCollections
 import Synchronization
 
 /// What one template render may still spend, in units of about a byte of output.

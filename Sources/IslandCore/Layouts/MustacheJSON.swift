@@ -1,5 +1,6 @@
 import IslandJSON
 import Mustache
+import OrderedCollections
 
 /// JSON as swift-mustache sees it during one render: members looked up by name (so
 /// `state.eta` walks into `state`), arrays as sequences for sections, numbers without a

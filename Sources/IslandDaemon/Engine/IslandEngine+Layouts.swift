@@ -1,5 +1,6 @@
 import IslandCore
 import IslandJSON
+import IslandStore
 
 /// The extension role: layouts an app's extension registers for its activity types.
 extension IslandEngine {

@@ -1,6 +1,8 @@
 import IslandCore
+import IslandJSON
 import IslandStore
 import Logging
+import NIOCore
 
 /// The pipeline every change goes through, one at a time:
 ///

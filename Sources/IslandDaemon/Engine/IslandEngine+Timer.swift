@@ -1,3 +1,5 @@
+import IslandCore
+import Logging
 import NIOCore
 
 /// The engine's one timer, on its event loop: it wakes the engine at the earliest deadline

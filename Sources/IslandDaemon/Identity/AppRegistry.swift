@@ -1,5 +1,5 @@
 import Foundation
-import Systemd
+public import Systemd
 
 /// The app manifests found in the XDG data directories' `applications/` folders. A desktop
 /// file id follows the Desktop Entry spec: a file in a subfolder gets the folder names joined

@@ -1,5 +1,5 @@
-import Systemd
-import VarlinkCore
+public import Systemd
+public import VarlinkCore
 
 /// Decides which app a connection acts for, from what the kernel says about the peer and
 /// what it claims (DESIGN.md §4, "What identity is trusted where").

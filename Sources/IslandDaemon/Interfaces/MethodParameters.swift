@@ -1,5 +1,6 @@
 import IslandCore
 import IslandJSON
+import OrderedCollections
 import VarlinkCore
 
 // The parameters of each method of the role interfaces, read once, into Swift values, before

@@ -1,6 +1,7 @@
 import IslandCore
 import IslandJSON
 import IslandProtocol
+import OrderedCollections
 import VarlinkCore
 
 /// The four role interfaces of Protocol/, each method a thin translation between Varlink and

@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import IslandJSON
+import OrderedCollections
 import Systemd
 import VarlinkCore
 

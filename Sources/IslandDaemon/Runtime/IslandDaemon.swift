@@ -2,7 +2,7 @@ import Foundation
 import IslandCore
 import IslandJSON
 import IslandStore
-import Logging
+public import Logging
 import NIOPosix
 import ServiceLifecycle
 import Systemd

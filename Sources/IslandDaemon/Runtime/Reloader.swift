@@ -1,5 +1,7 @@
 import IslandCore
+import IslandJSON
 import Logging
+import OrderedCollections
 import Systemd
 import VarlinkCore
 

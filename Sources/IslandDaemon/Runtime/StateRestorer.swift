@@ -3,6 +3,7 @@ import IslandCore
 import IslandJSON
 import IslandStore
 import Logging
+import OrderedCollections
 
 /// Rebuilds the engine's state from the database: every stored activity, the settings and
 /// budgets, and the registered layouts. Timers are recomputed by the first `advance`.

@@ -1,5 +1,6 @@
 import IslandCore
 import IslandJSON
+import OrderedCollections
 import VarlinkCore
 
 /// The daemon's values in the shapes of Protocol/org.island.*.varlink, and back: everything

@@ -1,5 +1,6 @@
 import IslandCore
 import IslandJSON
+import OrderedCollections
 
 extension Wire {
     /// `org.island.Admin.App`.

@@ -1,4 +1,6 @@
+import IslandJSON
 import IslandProtocol
+import OrderedCollections
 import VarlinkCore
 
 extension VarlinkConnectionErrors {

@@ -1,4 +1,6 @@
 import IslandCore
+import IslandJSON
+import OrderedCollections
 import VarlinkCore
 
 extension VarlinkError {

@@ -1,5 +1,6 @@
 import IslandCore
 import IslandJSON
+import OrderedCollections
 import VarlinkCore
 
 /// One event of a Watch stream (`org.island.Producer.Event`), encoded once for every watcher

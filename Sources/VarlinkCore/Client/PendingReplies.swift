@@ -1,5 +1,5 @@
 import DequeModule
-import IslandJSON
+package import IslandJSON
 
 /// The calls of one client connection that wait for replies, oldest first: a server answers
 /// a connection's calls in the order they were made, so every reply is the oldest call's.
@@ -7,12 +7,12 @@ package struct PendingReplies {
     /// What waits for the replies to one call.
     package enum Awaiting: Sendable {
         /// One reply, successful or an error.
-        case reply(CheckedContinuation<VarlinkReply, Error>)
+        case reply(CheckedContinuation<VarlinkReply, any Error>)
         /// Each reply's parameters until one comes without `continues`; an error reply ends
         /// the stream by throwing `VarlinkError`.
-        case stream(AsyncThrowingStream<JSONObject, Error>.Continuation)
+        case stream(AsyncThrowingStream<JSONObject, any Error>.Continuation)
 
-        package func fail(_ error: Error) {
+        package func fail(_ error: any Error) {
             switch self {
             case .reply(let continuation): continuation.resume(throwing: error)
             case .stream(let continuation): continuation.finish(throwing: error)
@@ -57,7 +57,7 @@ package struct PendingReplies {
     }
 
     /// Ends every waiting call with `error`.
-    package mutating func failAll(_ error: Error) {
+    package mutating func failAll(_ error: any Error) {
         while let next = waiting.popFirst() { next.fail(error) }
     }
 }

@@ -1,4 +1,5 @@
-import IslandJSON
+public import IslandJSON
+public import OrderedCollections
 
 /// Why a client call did not get an answer.
 public enum VarlinkClientError: Error, Sendable, Equatable {
@@ -14,7 +15,7 @@ package protocol VarlinkClientTransport: Sendable {
     /// Sends a call — its message, without the NUL — after every call sent before it, and hands
     /// its replies to `awaiting` (nil for a oneway call); `written` resumes once the transport
     /// has taken the call, or fails if it cannot.
-    func send(_ message: [UInt8], awaiting: PendingReplies.Awaiting?, written: CheckedContinuation<Void, Error>?)
+    func send(_ message: [UInt8], awaiting: PendingReplies.Awaiting?, written: CheckedContinuation<Void, any Error>?)
     func close() async
 }
 
@@ -35,8 +36,8 @@ public final class VarlinkClient: Sendable {
 
     /// Calls `method` with `more` and yields each reply's parameters until one arrives
     /// without `continues`; an error reply ends the stream by throwing `VarlinkError`.
-    public func stream(_ method: String, _ parameters: JSONObject = [:]) -> AsyncThrowingStream<JSONObject, Error> {
-        let (stream, continuation) = AsyncThrowingStream<JSONObject, Error>.makeStream()
+    public func stream(_ method: String, _ parameters: JSONObject = [:]) -> AsyncThrowingStream<JSONObject, any Error> {
+        let (stream, continuation) = AsyncThrowingStream<JSONObject, any Error>.makeStream()
         transport.send(VarlinkCall(method: method, parameters: parameters, more: true).encoded(), awaiting: .stream(continuation), written: nil)
         return stream
     }

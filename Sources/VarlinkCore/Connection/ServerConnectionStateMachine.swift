@@ -1,4 +1,6 @@
 import DequeModule
+import IslandJSON
+import OrderedCollections
 
 /// The calls of one server connection, as a value: the transport reports what happens (a
 /// call read, a reply made, the peer gone) and carries out the steps it gets back (start this

@@ -1,4 +1,5 @@
-import IslandJSON
+public import IslandJSON
+public import OrderedCollections
 
 extension VarlinkInterface {
     /// Checks `parameters` against a struct type and returns the path of the first field

@@ -1,4 +1,5 @@
-import IslandJSON
+public import IslandJSON
+public import OrderedCollections
 
 /// A method call as it arrives on the wire.
 public struct VarlinkCall: Sendable {

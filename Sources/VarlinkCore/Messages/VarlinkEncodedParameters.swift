@@ -1,4 +1,4 @@
-import IslandJSON
+public import IslandJSON
 import Synchronization
 
 /// Reply parameters already serialized: a stream that sends the same update to many peers

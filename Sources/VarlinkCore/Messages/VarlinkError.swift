@@ -1,4 +1,5 @@
-import IslandJSON
+public import IslandJSON
+public import OrderedCollections
 
 /// A frame that is not a valid Varlink message.
 public struct VarlinkMessageError: Error, Sendable, CustomStringConvertible {

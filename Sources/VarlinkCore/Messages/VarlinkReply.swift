@@ -1,4 +1,5 @@
-import IslandJSON
+public import IslandJSON
+public import OrderedCollections
 
 /// A reply: parameters, or a named error with parameters.
 public struct VarlinkReply: Sendable {

@@ -1,4 +1,5 @@
 import IslandJSON
+import OrderedCollections
 
 /// What a server tells a peer before it ends or refuses its connection for a reason of the
 /// connection's own rather than of a call. The conditions are the transport's; the errors

@@ -1,4 +1,4 @@
-import IslandJSON
+public import IslandJSON
 
 /// How a method answers. Handlers never see a call that does not conform to the method's
 /// declared input type: the service validates first.

@@ -1,4 +1,4 @@
-import IslandJSON
+public import IslandJSON
 
 /// A call as a handler sees it: validated parameters plus who is calling.
 public struct VarlinkRequest: Sendable {

@@ -1,4 +1,4 @@
-import IslandJSON
+public import IslandJSON
 import Logging
 import Synchronization
 

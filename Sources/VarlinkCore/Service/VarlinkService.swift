@@ -1,5 +1,6 @@
 import IslandJSON
-import Logging
+public import Logging
+import OrderedCollections
 
 /// The transport-independent half of a Varlink server: the interfaces, the validation of
 /// every call against its method's input type, `org.varlink.service`, and dispatch to

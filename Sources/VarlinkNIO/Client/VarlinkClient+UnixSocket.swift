@@ -1,13 +1,13 @@
-import NIOCore
-import NIOPosix
-import VarlinkCore
+public import NIOCore
+public import NIOPosix
+public import VarlinkCore
 
 extension VarlinkClient {
     /// Connects to the socket at `path`.
     public static func connect(
         unixPath path: String,
         maximumMessageSize: Int = 16 * 1024 * 1024,
-        group: EventLoopGroup = MultiThreadedEventLoopGroup.singleton
+        group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton
     ) async throws -> VarlinkClient {
         let channel = try await ClientBootstrap(group: group)
             .channelOption(.allowRemoteHalfClosure, value: true)
@@ -26,10 +26,10 @@ extension VarlinkClient {
 /// A client's calls on a channel: written in order on its event loop, where the handler
 /// matches the replies to them.
 private struct ChannelClientTransport: VarlinkClientTransport {
-    let channel: Channel
+    let channel: any Channel
     let handler: NIOLoopBound<ClientConnectionHandler>
 
-    func send(_ message: [UInt8], awaiting: PendingReplies.Awaiting?, written: CheckedContinuation<Void, Error>?) {
+    func send(_ message: [UInt8], awaiting: PendingReplies.Awaiting?, written: CheckedContinuation<Void, any Error>?) {
         channel.eventLoop.execute { [channel, handler] in
             guard channel.isActive else {
                 awaiting?.fail(VarlinkClientError.connectionClosed)
@@ -68,7 +68,7 @@ final class ClientConnectionHandler: ChannelInboundHandler {
         }
     }
 
-    func errorCaught(context: ChannelHandlerContext, error: Error) {
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
         replies.failAll(error is NULFrameDecoder.TruncatedMessage ? VarlinkClientError.connectionClosed : error)
         context.close(promise: nil)
     }

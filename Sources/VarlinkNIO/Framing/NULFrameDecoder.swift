@@ -5,7 +5,7 @@ import Musl
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import NIOCore
+public import NIOCore
 
 /// Splits a byte stream into NUL-terminated Varlink messages (the NUL is dropped).
 public struct NULFrameDecoder: ByteToMessageDecoder {

@@ -1,8 +1,8 @@
-import Logging
-import NIOCore
-import NIOPosix
+public import Logging
+public import NIOCore
+public import NIOPosix
 import Synchronization
-import VarlinkCore
+public import VarlinkCore
 
 #if canImport(Glibc)
 import Glibc
@@ -39,8 +39,8 @@ public final class VarlinkServer: Sendable {
     }
 
     private struct State {
-        var listeners: [Channel] = []
-        var connections: [ObjectIdentifier: Channel] = [:]
+        var listeners: [any Channel] = []
+        var connections: [ObjectIdentifier: any Channel] = [:]
         var perUser: [UInt32: Int] = [:]
         /// Connections admitted in the reserve, still open.
         var reserved = 0
@@ -52,12 +52,12 @@ public final class VarlinkServer: Sendable {
 
     public let service: VarlinkService
     public let configuration: Configuration
-    private let group: EventLoopGroup
+    private let group: any EventLoopGroup
     private let logger: Logger
     private let state = Mutex(State())
 
     public init(service: VarlinkService, configuration: Configuration = Configuration(),
-                group: EventLoopGroup = MultiThreadedEventLoopGroup.singleton, logger: Logger = Logger(label: "varlink")) {
+                group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton, logger: Logger = Logger(label: "varlink")) {
         self.service = service
         self.configuration = configuration
         self.group = group
@@ -115,7 +115,7 @@ public final class VarlinkServer: Sendable {
         }
     }
 
-    private func addListener(_ channel: Channel) {
+    private func addListener(_ channel: any Channel) {
         let accepted = state.withLock { state in
             guard !state.shuttingDown else { return false }
             state.listeners.append(channel)
@@ -139,7 +139,7 @@ public final class VarlinkServer: Sendable {
             }
     }
 
-    private func initialize(_ channel: Channel) -> EventLoopFuture<Void> {
+    private func initialize(_ channel: any Channel) -> EventLoopFuture<Void> {
         Self.peerCredentials(of: channel).flatMap { [self] peer in initialize(channel, peer: peer) }
     }
 
@@ -151,7 +151,7 @@ public final class VarlinkServer: Sendable {
         case refused(VarlinkConnectionErrors.Condition)
     }
 
-    private func admit(_ channel: Channel, peer: PeerCredentials?) -> Admission {
+    private func admit(_ channel: any Channel, peer: PeerCredentials?) -> Admission {
         let first: Admission = state.withLock { state in
             if state.shuttingDown { return .refused(.shuttingDown) }
             if let condition = limitReached(in: state, peer: peer) { return .refused(condition) }
@@ -182,12 +182,12 @@ public final class VarlinkServer: Sendable {
         return nil
     }
 
-    private func add(_ channel: Channel, peer: PeerCredentials?, to state: inout State) {
+    private func add(_ channel: any Channel, peer: PeerCredentials?, to state: inout State) {
         state.connections[ObjectIdentifier(channel)] = channel
         if let uid = peer?.uid { state.perUser[uid, default: 0] += 1 }
     }
 
-    private func initialize(_ channel: Channel, peer: PeerCredentials?) -> EventLoopFuture<Void> {
+    private func initialize(_ channel: any Channel, peer: PeerCredentials?) -> EventLoopFuture<Void> {
         let id: UInt64
         var overLimit: VarlinkConnectionErrors.Condition?
         switch admit(channel, peer: peer) {
@@ -232,8 +232,8 @@ public final class VarlinkServer: Sendable {
     private struct UCred { var pid: Int32; var uid: UInt32; var gid: UInt32 }
 
     /// Reads `SO_PEERCRED`: the identity the kernel recorded when the peer connected.
-    static func peerCredentials(of channel: Channel) -> EventLoopFuture<PeerCredentials?> {
-        guard let provider = channel as? SocketOptionProvider else { return channel.eventLoop.makeSucceededFuture(nil) }
+    static func peerCredentials(of channel: any Channel) -> EventLoopFuture<PeerCredentials?> {
+        guard let provider = channel as? any SocketOptionProvider else { return channel.eventLoop.makeSucceededFuture(nil) }
         let future: EventLoopFuture<UCred> = provider.unsafeGetSocketOption(
             level: SocketOptionLevel(SOL_SOCKET), name: SocketOptionName(SO_PEERCRED))
         return future.map { Optional(PeerCredentials(pid: $0.pid, uid: $0.uid, gid: $0.gid)) }.recover { _ in nil }
@@ -256,7 +256,7 @@ private final class AcceptPause: ChannelInboundHandler {
 
     init(logger: Logger) { self.logger = logger }
 
-    func errorCaught(context: ChannelHandlerContext, error: Error) {
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
         guard let error = error as? IOError, [EMFILE, ENFILE, ENOBUFS, ENOMEM].contains(error.errnoCode) else {
             context.fireErrorCaught(error)
             return

@@ -43,7 +43,7 @@ final class VarlinkServerConnectionHandler: ChannelDuplexHandler {
     private var probation: Scheduled<Void>?
 
     private var context: ChannelHandlerContext?
-    private var channel: Channel?
+    private var channel: (any Channel)?
     /// Replies handed to the loop with `execute` and not yet delivered, from any thread.
     fileprivate let handOffs = HandOffCount()
     @exclusivity(unchecked) private var framer: NULFrameDecoder
@@ -131,7 +131,7 @@ final class VarlinkServerConnectionHandler: ChannelDuplexHandler {
         flush(at: .now())
     }
 
-    func errorCaught(context: ChannelHandlerContext, error: Error) {
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
         // The socket itself failed (reset, broken pipe): nobody is left to answer.
         guard machine.lifecycle != .closed else { return }
         logger.debug("connection error", metadata: ["error": "\(error)"])
@@ -388,11 +388,11 @@ final class LoopTurn {
 private struct ChannelReplySink: VarlinkReplySink {
     let handler: NIOLoopBound<VarlinkServerConnectionHandler>
     let serial: UInt64
-    let channel: Channel
+    let channel: any Channel
     let handOffs: HandOffCount
-    var eventLoop: EventLoop { channel.eventLoop }
+    var eventLoop: any EventLoop { channel.eventLoop }
 
-    init(handler: VarlinkServerConnectionHandler, serial: UInt64, channel: Channel, handOffs: HandOffCount) {
+    init(handler: VarlinkServerConnectionHandler, serial: UInt64, channel: any Channel, handOffs: HandOffCount) {
         self.handler = NIOLoopBound(handler, eventLoop: channel.eventLoop)
         self.serial = serial
         self.channel = channel

@@ -3,6 +3,7 @@ import Foundation
 import IslandCore
 import IslandJSON
 import IslandPresenter
+import OrderedCollections
 
 /// Which part of the island a preview shows.
 enum PreviewMode: String, CaseIterable, ExpressibleByArgument {

@@ -1,3 +1,4 @@
+import IslandCore
 import Logging
 import ServiceLifecycle
 import Synchronization

@@ -1,0 +1,50 @@
+import Foundation
+import IslandBridge
+
+/// Installed desktop entries by id, read from `applications/` of the XDG data directories
+/// (`$XDG_DATA_HOME`, then `$XDG_DATA_DIRS`), the first found winning. Answers are kept, a
+/// bounded number, since peers repeat the same claims.
+struct InstalledDesktopEntries {
+    private let directories: [String]
+    private var cache: [String: DesktopEntry?] = [:]
+    private var order: [String] = []
+    static let maximumCached = 128
+    /// A desktop file larger than this is not one (and is not read whole).
+    static let maximumFileSize = 64 * 1024
+
+    init(environment: [String: String]) {
+        var directories: [String] = []
+        if let dataHome = environment["XDG_DATA_HOME"], dataHome.hasPrefix("/") {
+            directories.append(dataHome)
+        } else if let home = environment["HOME"], !home.isEmpty {
+            directories.append(home + "/.local/share")
+        }
+        let dataDirs = environment["XDG_DATA_DIRS"].flatMap { $0.isEmpty ? nil : $0 } ?? "/usr/local/share:/usr/share"
+        directories += dataDirs.split(separator: ":").map(String.init).filter { $0.hasPrefix("/") }
+        self.directories = directories.map { $0 + "/applications" }
+    }
+
+    /// The entry `id` names (already checked by `DesktopEntry.validID`), or nil.
+    mutating func lookup(_ id: String) -> DesktopEntry? {
+        if let cached = cache[id] { return cached }
+        let entry = read(id)
+        cache[id] = entry
+        order.append(id)
+        if order.count > Self.maximumCached { cache[order.removeFirst()] = nil }
+        return entry
+    }
+
+    private func read(_ id: String) -> DesktopEntry? {
+        for directory in directories {
+            let path = "\(directory)/\(id).desktop"
+            guard let attributes = try? FileManager.default.attributesOfItem(atPath: path),
+                  attributes[.type] as? FileAttributeType == .typeRegular,
+                  let size = attributes[.size] as? Int, size <= Self.maximumFileSize,
+                  let data = FileManager.default.contents(atPath: path)
+            else { continue }
+            // The first directory that has the id decides, hidden or not.
+            return DesktopEntry(contents: String(decoding: data, as: UTF8.self))
+        }
+        return nil
+    }
+}

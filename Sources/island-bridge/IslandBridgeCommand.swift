@@ -1,0 +1,125 @@
+import ArgumentParser
+import Foundation
+import IslandBridge
+import IslandCore
+import IslandKit
+import Logging
+import SDBus
+import ServiceLifecycle
+import Systemd
+import UnixSignals
+
+@main
+struct IslandBridgeCommand: AsyncParsableCommand {
+    static let version = "0.1.0"
+    static let appID = "org.island.bridge"
+
+    static let configuration = CommandConfiguration(
+        commandName: "island-bridge",
+        abstract: "Turns MPRIS players, progress notifications and KDE jobs into Live Activities.",
+        discussion: """
+            island-bridge is an ordinary Island app (org.island.bridge) that shows what the \
+            desktop already emits on the session bus: a Now Playing activity per MPRIS player, \
+            with previous / play-pause / next buttons and a tap that raises the player; a \
+            Progress activity per notification carrying a `value` hint or a `transfer` category, \
+            watched as a bus monitor without disturbing the notification daemon; and, outside \
+            KDE Plasma, a Transfer activity per KDE job (it serves org.kde.JobViewServer), with \
+            cancel and pause/resume buttons.
+
+            Configuration: $XDG_CONFIG_HOME/island/bridge.conf (optional; see island-bridge(1)).
+            SIGHUP re-reads it; SIGTERM and SIGINT end the bridge's activities and stop it.
+
+            Exit status: 0 after SIGTERM or SIGINT; 78 for an invalid configuration; 1 otherwise.
+            """,
+        version: version)
+
+    @Option(help: ArgumentHelp("islandd's socket (default: $ISLAND_SOCKET, else the user instance's).", valueName: "path"))
+    var socket: String?
+
+    @Option(help: ArgumentHelp("Read this configuration file instead of $XDG_CONFIG_HOME/island/bridge.conf.", valueName: "file"))
+    var config: String?
+
+    @Option(name: .customLong("bus"), help: ArgumentHelp("The D-Bus address of the bus to bridge (default: the session bus).", valueName: "address"))
+    var busAddress: String?
+
+    @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error or critical.")
+    var logLevel: String = "info"
+
+    func validate() throws {
+        if Logger.Level(rawValue: logLevel) == nil { throw ValidationError("unknown --log-level '\(logLevel)'") }
+    }
+
+    func run() async throws {
+        JournalLogHandler.bootstrap(level: Logger.Level(rawValue: logLevel) ?? .info)
+        let logger = Logger(label: "island-bridge")
+        let environment = ProcessInfo.processInfo.environment
+        let path = config ?? Self.defaultConfigurationPath(environment: environment)
+        let configuration: BridgeConfiguration
+        do {
+            configuration = try Self.loadConfiguration(path: path)
+        } catch {
+            logger.critical("cannot start: \(error)")
+            throw ExitCode(78)
+        }
+        let loop = try BusLoop(name: "sd-bus")
+        defer { loop.shutdown() }
+        // A call waits this long for a daemon that went away before the book holds it and
+        // retries later, so a stopping bridge never waits long for a daemon that is gone.
+        let connection = IslandConnection(configuration: IslandKit.Configuration(appID: Self.appID, socketPath: socket,
+                                                                                 reconnectTimeout: .seconds(3)))
+        let bridge = Bridge(loop: loop, configuration: configuration, connection: connection, busAddress: busAddress,
+                            environment: environment, logger: logger)
+        let hangups = await UnixSignalsSequence(trapping: .sighup)
+        let group = ServiceGroup(configuration: .init(
+            services: [
+                .init(service: BridgeService(bridge: bridge)),
+                .init(service: ConfigurationReloads(hangups: hangups, path: path, bridge: bridge, logger: logger)),
+            ],
+            gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
+        try await group.run()
+    }
+
+    static func defaultConfigurationPath(environment: [String: String]) -> String {
+        let base = environment["XDG_CONFIG_HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil }
+            ?? (environment["HOME"] ?? "") + "/.config"
+        return base + "/island/bridge.conf"
+    }
+
+    /// The file's configuration; the defaults when there is no file.
+    static func loadConfiguration(path: String) throws -> BridgeConfiguration {
+        guard FileManager.default.fileExists(atPath: path) else { return BridgeConfiguration() }
+        let text = try String(contentsOfFile: path, encoding: .utf8)
+        return try BridgeConfiguration.parse(text, path: path)
+    }
+}
+
+/// The bridge for as long as the process runs: started, then stopped on the group's graceful
+/// shutdown, which ends its activities first.
+struct BridgeService: Service {
+    let bridge: Bridge
+
+    func run() async throws {
+        await bridge.start()
+        try? await gracefulShutdown()
+        await bridge.stop()
+    }
+}
+
+/// SIGHUP re-reads bridge.conf; an invalid file is refused and the running configuration kept.
+struct ConfigurationReloads: Service {
+    let hangups: UnixSignalsSequence
+    let path: String
+    let bridge: Bridge
+    let logger: Logger
+
+    func run() async throws {
+        for await _ in hangups.cancelOnGracefulShutdown() {
+            do {
+                let configuration = try IslandBridgeCommand.loadConfiguration(path: path)
+                await bridge.reconfigure(configuration)
+            } catch {
+                logger.error("reload refused: the configuration is invalid; keeping the running one", metadata: ["error": "\(error)"])
+            }
+        }
+    }
+}

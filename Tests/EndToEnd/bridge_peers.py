@@ -1,0 +1,279 @@
+"""Real peers for island-bridge's end-to-end tests: a session bus of the test's own
+(dbus-daemon), islandd serving the bridge's packaged manifest and layouts, the bridge, and the
+desktop programs it bridges (mpv with mpv-mpris and playerctl, notify-send with dunst under
+Xvfb, gdbus). Every process is started here and stopped by its pid."""
+
+import json
+import math
+import os
+import shutil
+import signal
+import struct
+import subprocess
+import tempfile
+import time
+import wave
+
+import pytest
+
+from conftest import BIN_DIR, RawStream, Daemon, stop_process, read_log, SLOWDOWN
+
+REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+BRIDGE = os.path.abspath(os.path.join(BIN_DIR, "island-bridge"))
+APP = "org.island.bridge"
+MPRIS_PLUGIN = "/usr/lib/mpv-mpris/mpris.so"
+
+
+def missing(*programs):
+    """The first of `programs` not installed, or None."""
+    for program in programs:
+        if program.startswith("/"):
+            if not os.path.exists(program):
+                return program
+        elif shutil.which(program) is None:
+            return program
+    return None
+
+
+def skip_without(*programs):
+    absent = missing(*programs)
+    if absent:
+        pytest.skip("%s is not installed (scripts/install-deps.sh installs it)" % absent)
+
+
+def wait_until(predicate, timeout=5.0, message="condition"):
+    deadline = time.time() + timeout * SLOWDOWN
+    while True:
+        value = predicate()
+        if value:
+            return value
+        if time.time() > deadline:
+            pytest.fail("%s not reached within %ss" % (message, timeout))
+        time.sleep(0.02)
+
+
+class SessionBus:
+    """A dbus-daemon of our own on a socket in `root`; restartable on the same address."""
+
+    def __init__(self, root):
+        self.root = root
+        self.socket = os.path.join(root, "bus")
+        self.address = "unix:path=" + self.socket
+        self.process = None
+
+    def start(self):
+        if os.path.exists(self.socket):
+            os.unlink(self.socket)
+        log = open(os.path.join(self.root, "dbus.log"), "a")
+        self.process = subprocess.Popen(
+            ["dbus-daemon", "--session", "--nofork", "--nopidfile", "--address=" + self.address],
+            stdout=log, stderr=log, stdin=subprocess.DEVNULL)
+        wait_until(lambda: os.path.exists(self.socket), message="the session bus")
+        return self
+
+    def stop(self):
+        stop_process(self.process)
+
+    def env(self, **extra):
+        env = {k: v for k, v in os.environ.items() if k not in ("DBUS_SESSION_BUS_ADDRESS", "DISPLAY", "WAYLAND_DISPLAY")}
+        env["DBUS_SESSION_BUS_ADDRESS"] = self.address
+        env.update(extra)
+        return env
+
+
+class Bridge:
+    """island-bridge on `bus`, for `daemon`, with bridge.conf `config`."""
+
+    def __init__(self, root, bus, daemon, config=""):
+        self.root = root
+        self.bus = bus
+        self.daemon = daemon
+        self.config_home = os.path.join(root, "config")
+        os.makedirs(os.path.join(self.config_home, "island"), exist_ok=True)
+        with open(os.path.join(self.config_home, "island", "bridge.conf"), "w") as f:
+            f.write(config)
+        self.log_path = os.path.join(root, "bridge.log")
+        self.process = None
+
+    def start(self):
+        env = self.bus.env(XDG_CONFIG_HOME=self.config_home, XDG_DATA_HOME=self.daemon.share,
+                           XDG_DATA_DIRS="/usr/share")
+        for key in ("NOTIFY_SOCKET", "JOURNAL_STREAM", "XDG_CURRENT_DESKTOP", "ISLAND_SOCKET"):
+            env.pop(key, None)
+        log = open(self.log_path, "a")
+        self.process = subprocess.Popen([BRIDGE, "--socket", self.daemon.socket, "--log-level", "debug"],
+                                        env=env, stdout=log, stderr=log, stdin=subprocess.DEVNULL)
+        wait_until(lambda: "connected to islandd" in self.log() or self.process.poll() is not None,
+                   timeout=10, message="the bridge connecting to islandd")
+        assert self.process.poll() is None, "island-bridge exited:\n" + self.log()
+        return self
+
+    def stop(self, sig=signal.SIGTERM):
+        return stop_process(self.process, sig)
+
+    def log(self):
+        return read_log(self.log_path)
+
+    @property
+    def pid(self):
+        return self.process.pid
+
+
+def bridge_daemon(root, config=""):
+    """An islandd with the bridge's packaged manifest and layouts installed."""
+    daemon = Daemon(root, config)
+    applications = os.path.join(daemon.share, "applications")
+    os.makedirs(applications, exist_ok=True)
+    shutil.copy(os.path.join(REPO, "packaging", "applications", APP + ".desktop"), applications)
+    layouts = os.path.join(daemon.share, "island", "layouts", APP)
+    shutil.copytree(os.path.join(REPO, "packaging", "layouts", APP), layouts)
+    return daemon
+
+
+class Presenter:
+    """The island as a presenter sees it: the snapshot, then deltas applied to `items`."""
+
+    def __init__(self, daemon):
+        self.daemon = daemon
+        self.stream = RawStream(daemon.socket)
+        self.stream.call("org.island.Presenter.Subscribe", {}, more=True)
+        self.items = {}
+        self.apply(self.stream.read()["parameters"]["update"])
+
+    def apply(self, update):
+        if update["kind"] == "snapshot":
+            self.items = {item["id"]: item for item in update["items"]}
+        else:
+            for item in update["items"]:
+                self.items[item["id"]] = item
+            for gone in update.get("removed", []):
+                self.items.pop(gone, None)
+
+    def bridged(self, type=None):
+        return [i for i in self.items.values() if i["app"] == APP and (type is None or i["type"] == type)]
+
+    def wait(self, predicate, timeout=5.0, message="the island"):
+        """Reads updates until `predicate(self)` is truthy; returns its value."""
+        deadline = time.time() + timeout * SLOWDOWN
+        while True:
+            value = predicate(self)
+            if value:
+                return value
+            remaining = deadline - time.time()
+            if remaining <= 0:
+                pytest.fail("%s not reached within %ss; bridged items: %s"
+                            % (message, timeout, json.dumps([(i["type"], i["state"], i["content"]["state"]) for i in self.bridged()])))
+            try:
+                self.apply(self.stream.read(timeout=remaining)["parameters"]["update"])
+            except TimeoutError:
+                pass
+
+    def settle(self, quiet, timeout=10.0):
+        """Reads updates until none came for `quiet` seconds; the updates read."""
+        read = []
+        deadline = time.time() + timeout * SLOWDOWN
+        while time.time() < deadline:
+            try:
+                update = self.stream.read(timeout=quiet)["parameters"]["update"]
+            except TimeoutError:
+                return read
+            self.apply(update)
+            read.append(update)
+        pytest.fail("the island did not settle within %ss" % timeout)
+
+    def item(self, type, predicate=lambda item: True, timeout=5.0, message=None):
+        """The first bridged item of `type` that matches, once there is one."""
+        return self.wait(lambda p: next((i for i in p.bridged(type) if predicate(i)), None), timeout,
+                         message or "a %s item" % type)
+
+    def press(self, activity_id, button):
+        return interact(self.daemon, {"action": "button", "id": activity_id, "button": button})
+
+    def close(self):
+        self.stream.close()
+
+
+def interact(daemon, parameters):
+    stream = RawStream(daemon.socket)
+    try:
+        stream.call("org.island.Presenter.Interact", parameters)
+        return stream.read()
+    finally:
+        stream.close()
+
+
+def admin(daemon, method, parameters):
+    stream = RawStream(daemon.socket)
+    try:
+        stream.call("org.island.Admin." + method, parameters)
+        return stream.read()
+    finally:
+        stream.close()
+
+
+def tone(path, seconds=30, frequency=440):
+    """A mono 8 kHz WAV of a sine tone, for mpv to play."""
+    with wave.open(path, "wb") as w:
+        w.setnchannels(1)
+        w.setsampwidth(2)
+        w.setframerate(8000)
+        w.writeframes(b"".join(struct.pack("<h", int(2000 * math.sin(2 * math.pi * frequency * i / 8000)))
+                               for i in range(8000 * seconds)))
+    return path
+
+
+class Session:
+    """A bus, islandd and the bridge, shared by a test module; `close()` stops them all."""
+
+    def __init__(self, bridge_config="", daemon_config=""):
+        self.root = tempfile.mkdtemp(prefix="island-bridge-e2e-", dir="/tmp")
+        self.processes = []
+        self.bus = SessionBus(self.root).start()
+        self.daemon = bridge_daemon(os.path.join(self.root, "islandd"), daemon_config)
+        os.makedirs(self.daemon.root, exist_ok=True)
+        self.daemon.start()
+        self.bridge = Bridge(self.root, self.bus, self.daemon, bridge_config).start()
+
+    def spawn(self, argv, name, **env):
+        """A peer program on the session bus, stopped by `close()` if still running."""
+        log = open(os.path.join(self.root, name + ".log"), "a")
+        process = subprocess.Popen(argv, env=self.bus.env(**env), stdout=log, stderr=log, stdin=subprocess.DEVNULL)
+        self.processes.append(process)
+        return process
+
+    def run(self, argv, timeout=10, **env):
+        """A one-shot program on the session bus; its completed process."""
+        return subprocess.run(argv, env=self.bus.env(**env), capture_output=True, text=True, timeout=timeout * SLOWDOWN)
+
+    def log_of(self, name):
+        return read_log(os.path.join(self.root, name + ".log"))
+
+    def close(self):
+        self.bridge.stop()
+        for process in reversed(self.processes):
+            stop_process(process)
+        self.daemon.stop()
+        self.bus.stop()
+        shutil.rmtree(self.root, ignore_errors=True)
+
+
+def start_notification_server(session):
+    """dunst under an Xvfb of the session's own, serving org.freedesktop.Notifications."""
+    display = ":%d" % (40 + os.getpid() % 200)
+    xvfb = session.spawn(["Xvfb", display, "-screen", "0", "640x480x24", "-nolisten", "tcp"], "xvfb")
+    wait_until(lambda: os.path.exists("/tmp/.X11-unix/X" + display[1:]) or xvfb.poll() is not None, message="Xvfb")
+    config = os.path.join(session.root, "dunstrc")
+    with open(config, "w") as f:
+        # Nothing times out by itself during a test.
+        f.write("[global]\n    monitor = 0\n[urgency_low]\n    timeout = 0\n[urgency_normal]\n    timeout = 0\n")
+    dunst = session.spawn(["dunst", "-config", config], "dunst", DISPLAY=display)
+    wait_until(lambda: notification_server(session), message="dunst on the bus")
+    return dunst
+
+
+def notification_server(session):
+    """The name and vendor the notification server reports, or None."""
+    done = session.run(["gdbus", "call", "--session", "--dest", "org.freedesktop.Notifications",
+                        "--object-path", "/org/freedesktop/Notifications",
+                        "--method", "org.freedesktop.Notifications.GetServerInformation"], timeout=5)
+    return done.stdout.strip() if done.returncode == 0 else None

@@ -1,0 +1,151 @@
+import OrderedCollections
+import IslandBridge
+import IslandJSON
+import SDBus
+import Testing
+
+@Suite("Progress notifications, as a monitor sees them")
+struct ProgressNotificationsTests {
+    static func arguments(app: String = "App", replaces: UInt32 = 0, summary: String = "Copying", body: String = "",
+                          hints: [(String, BusValue)]) -> [BusValue] {
+        [.string(app), .uint32(replaces), .string(""), .string(summary), .string(body), .strings([]), .vardict(hints), .int32(-1)]
+    }
+
+    static func tracker() -> ProgressNotifications {
+        var tracker = ProgressNotifications(busID: "bus")
+        _ = tracker.serverChanged(to: ":1.5")
+        return tracker
+    }
+
+    static func noEntries(_ id: String) -> DesktopEntry? { nil }
+
+    @Test("a Notify with a value hint becomes a Progress activity once the server answers with its id")
+    func appears() throws {
+        var tracker = Self.tracker()
+        let call = try #require(NotifyCall(arguments: Self.arguments(hints: [("value", .int32(40))])))
+        tracker.called(call, caller: ":1.9", serial: 7, destination: "org.freedesktop.Notifications")
+        #expect(tracker.replied(from: ":1.6", to: ":1.9", replySerial: 7, id: 3, now: 0, lookup: Self.noEntries).isEmpty,
+                "a reply from another connection than the server's counts for nothing")
+        let changes = tracker.replied(from: ":1.5", to: ":1.9", replySerial: 7, id: 3, now: 0, lookup: Self.noEntries)
+        guard case .show(let activity) = try #require(changes.first) else { return }
+        #expect(activity.type == "Progress")
+        #expect(activity.content.state["percent"] == 40)
+        #expect(activity.content.state["title"] == "Copying")
+        #expect(activity.attributes["app"]?["name"] == "App")
+        #expect(tracker.followedIDs == [3])
+    }
+
+    @Test("replaces_id updates it in place; 100 ends it, kept listed")
+    func replacesAndEnds() throws {
+        var tracker = Self.tracker()
+        func notify(_ replaces: UInt32, _ value: Int32, serial: UInt64, id: UInt32) -> [SourceChange] {
+            let call = NotifyCall(arguments: Self.arguments(replaces: replaces, hints: [("value", .int32(value))]))!
+            tracker.called(call, caller: ":1.9", serial: serial, destination: ":1.5")
+            return tracker.replied(from: ":1.5", to: ":1.9", replySerial: serial, id: id, now: Double(serial), lookup: Self.noEntries)
+        }
+        guard case .show(let first) = notify(0, 40, serial: 1, id: 3).first,
+              case .show(let second) = notify(3, 80, serial: 2, id: 3).first else {
+            Issue.record("expected shows")
+            return
+        }
+        #expect(second.source == first.source)
+        #expect(second.content.state["percent"] == 80)
+        let last = notify(3, 100, serial: 3, id: 3)
+        #expect(last == [.finish(source: first.source, content: BridgedContent(
+            state: ["title": "Copying", "percent": 100, "done": true], relevance: Rank.Tier.progress.relevance), keep: true)])
+        #expect(tracker.followedIDs.isEmpty)
+    }
+
+    @Test("a stacking server closes the old one before answering the replacement: one activity throughout")
+    func stackTags() throws {
+        var tracker = Self.tracker()
+        let tag: [(String, BusValue)] = [("x-dunst-stack-tag", .string("dl"))]
+        tracker.called(NotifyCall(arguments: Self.arguments(hints: tag + [("value", .byte(10))]))!, caller: ":1.9", serial: 1,
+                       destination: "org.freedesktop.Notifications")
+        guard case .show(let first) = tracker.replied(from: ":1.5", to: ":1.9", replySerial: 1, id: 4, now: 0, lookup: Self.noEntries).first
+        else { return }
+        tracker.called(NotifyCall(arguments: Self.arguments(hints: tag + [("value", .uint32(60))]))!, caller: ":1.10", serial: 1,
+                       destination: "org.freedesktop.Notifications")
+        #expect(tracker.closed(id: 4, reason: 3, from: ":1.5").isEmpty, "the replacement, not the end")
+        guard case .show(let second) = tracker.replied(from: ":1.5", to: ":1.10", replySerial: 1, id: 5, now: 1, lookup: Self.noEntries).first
+        else { return }
+        #expect(second.source == first.source)
+        #expect(second.content.state["percent"] == 60)
+        #expect(tracker.closed(id: 5, reason: 2, from: ":1.5") == [.finish(source: first.source, content: nil, keep: false)],
+                "dismissed by the user: gone at once")
+    }
+
+    @Test("transfer categories, failures, and a replacement that shows no progress")
+    func categories() throws {
+        var tracker = Self.tracker()
+        tracker.called(NotifyCall(arguments: Self.arguments(hints: [("category", .string("transfer"))]))!, caller: ":1.9", serial: 1,
+                       destination: ":1.5")
+        guard case .show(let activity) = tracker.replied(from: ":1.5", to: ":1.9", replySerial: 1, id: 1, now: 0, lookup: Self.noEntries).first
+        else { return }
+        #expect(activity.content.state["percent"] == nil)
+        tracker.called(NotifyCall(arguments: Self.arguments(replaces: 1, hints: [("category", .string("transfer.error"))]))!,
+                       caller: ":1.9", serial: 2, destination: ":1.5")
+        let failed = tracker.replied(from: ":1.5", to: ":1.9", replySerial: 2, id: 1, now: 1, lookup: Self.noEntries)
+        guard case .finish(_, let content, true) = try #require(failed.first) else { return }
+        #expect(content?.state["failed"] == true)
+
+        tracker.called(NotifyCall(arguments: Self.arguments(hints: [("value", .int32(5))]))!, caller: ":1.9", serial: 3, destination: ":1.5")
+        _ = tracker.replied(from: ":1.5", to: ":1.9", replySerial: 3, id: 2, now: 2, lookup: Self.noEntries)
+        tracker.called(NotifyCall(arguments: Self.arguments(replaces: 2, summary: "Done", hints: []))!, caller: ":1.9", serial: 4,
+                       destination: ":1.5")
+        let replaced = tracker.replied(from: ":1.5", to: ":1.9", replySerial: 4, id: 2, now: 3, lookup: Self.noEntries)
+        guard case .finish(_, let last, true) = try #require(replaced.first) else { return }
+        #expect(last?.state["title"] == "Done")
+        #expect(last?.state["percent"] == 5, "the last value shown stays")
+    }
+
+    @Test("calls not to the server, or without progress, are not kept; pending calls and followed ones are bounded")
+    func bounds() {
+        var tracker = Self.tracker()
+        let progress = NotifyCall(arguments: Self.arguments(hints: [("value", .int32(1))]))!
+        tracker.called(progress, caller: ":1.9", serial: 1, destination: "org.example.Other")
+        tracker.called(NotifyCall(arguments: Self.arguments(hints: []))!, caller: ":1.9", serial: 2, destination: ":1.5")
+        #expect(tracker.pendingCount == 0)
+        for serial in 0..<UInt64(ProgressNotifications.maximumPending * 3) {
+            tracker.called(progress, caller: ":1.9", serial: serial, destination: ":1.5")
+        }
+        #expect(tracker.pendingCount == ProgressNotifications.maximumPending)
+        var ended = 0
+        for id in 0..<UInt32(ProgressNotifications.maximumFollowed + 5) {
+            let serial = UInt64(1000 + id)
+            tracker.called(progress, caller: ":1.9", serial: serial, destination: ":1.5")
+            for change in tracker.replied(from: ":1.5", to: ":1.9", replySerial: serial, id: id, now: Double(id), lookup: Self.noEntries) {
+                if case .finish(_, _, false) = change { ended += 1 }
+            }
+        }
+        #expect(tracker.followedIDs.count == ProgressNotifications.maximumFollowed)
+        #expect(ended == 5, "the least recently updated make room")
+        #expect(!tracker.followedIDs.contains(0))
+    }
+
+    @Test("a new server ends what the old one showed")
+    func serverChange() {
+        var tracker = Self.tracker()
+        tracker.called(NotifyCall(arguments: Self.arguments(hints: [("value", .int32(1))]))!, caller: ":1.9", serial: 1, destination: ":1.5")
+        _ = tracker.replied(from: ":1.5", to: ":1.9", replySerial: 1, id: 1, now: 0, lookup: Self.noEntries)
+        #expect(tracker.serverChanged(to: ":1.8").count == 1)
+        #expect(tracker.followedIDs.isEmpty)
+    }
+
+    @Test("Notify's arguments: loosely typed values clamped, stack tags, texts cut, other shapes refused")
+    func parsing() throws {
+        let call = try #require(NotifyCall(arguments: Self.arguments(
+            app: String(repeating: "a", count: 300), summary: "Line\none\u{1B}[31m", body: "<b>bold</b> &amp; <i>it</i>" + String(repeating: "x", count: 2000),
+            hints: [("value", .double(140)), ("x-canonical-private-synchronous", .string("volume")), ("desktop-entry", .string("firefox"))])))
+        #expect(call.value == 100)
+        #expect(call.stackTag == "volume")
+        #expect(call.desktopEntry == "firefox")
+        #expect(call.summary == "Line one [31m")
+        #expect(call.body.hasPrefix("bold & it"))
+        #expect(call.body.utf8.count <= NotifyCall.maximumBodyBytes)
+        #expect(call.appName.utf8.count <= SourceApp.maximumNameBytes)
+        #expect(NotifyCall(arguments: Self.arguments(hints: [("value", .int32(-5))]))?.value == 0)
+        #expect(NotifyCall(arguments: [.string("only one")]) == nil)
+        #expect(NotifyCall(arguments: [.uint32(1)] + Self.arguments(hints: []).dropFirst()) == nil)
+    }
+}
