@@ -1,3 +1,4 @@
+import OrderedCollections
 import IslandJSON
 import Synchronization
 import Testing

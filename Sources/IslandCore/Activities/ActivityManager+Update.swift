@@ -1,3 +1,4 @@
+import OrderedCollections
 import IslandJSON
 
 extension ActivityManager {

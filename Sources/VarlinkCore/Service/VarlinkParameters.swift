@@ -1,4 +1,4 @@
-import IslandJSON
+public import IslandJSON
 
 /// A method's parameters as Swift values, made once before its handler runs — a decoding step
 /// per method, like the dispatch tables systemd reads Varlink parameters with.
