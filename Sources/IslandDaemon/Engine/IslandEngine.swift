@@ -46,6 +46,10 @@ actor IslandEngine {
     var decisions = DecisionOrder()
     /// The commits of the decisions made in this turn of the loop, in order.
     var turnCommits: [(mutations: [StoreMutation], afterCommit: AfterCommit)] = []
+    /// `endTurn` is queued on the loop.
+    var endOfTurnQueued = false
+    /// Changes were shown that may move the timer's deadline.
+    var timerStale = false
 
     /// Push tokens and the broker link; nil while push is off (IslandEngine+Push.swift).
     var push: PushState?
