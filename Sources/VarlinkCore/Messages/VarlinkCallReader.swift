@@ -1,4 +1,4 @@
-public import IslandJSON
+package import IslandJSON
 
 /// How a server turns its frames into calls. A call to a method whose parameters can be read
 /// from text (`VarlinkMethodHandler.reading`) is read straight from the frame, with no tree,
