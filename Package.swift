@@ -92,6 +92,8 @@ let package = Package(
                 .product(name: "OrderedCollections", package: "swift-collections"),
             ]
         ),
+        // sched_setattr(2) for the daemon's event loop (see IslandDaemon's EventLoopScheduling).
+        .systemLibrary(name: "CLinuxScheduling"),
         .systemLibrary(
             name: "CSystemd",
             pkgConfig: "libsystemd",
@@ -144,6 +146,7 @@ let package = Package(
             name: "IslandDaemon",
             dependencies: [
                 "IslandCore", "IslandStore", "IslandJSON", "IslandPaths", "IslandProtocol", "VarlinkCore", "VarlinkNIO", "Systemd",
+                "CLinuxScheduling",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),

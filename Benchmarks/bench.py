@@ -1,10 +1,13 @@
 #!/usr/bin/env python3
-"""islandd's benchmark (issue #6): the measurements of DESIGN.md §9, each against the floor relay.
+"""islandd's benchmark (issue #6, #18): the measurements of DESIGN.md §9, each as a ratio to the
+floor relay and to the D-Bus service measured in the same run.
 
 Runs, on this machine:
   1. one-way update -> presenter latency (p50/p99/p99.9) at 2,000 updates/s, N = 1 and 8
      presenters, producer `oneway` and `reply` (W=1)            -- the shared harness's bench.py
   2. maximum acknowledged updates/s, pipelined (reply, W=64), N = 1 and 8  -- the same harness
+     (1 and 2 for the floor relay, dbus-daemon + an sd-bus service, and islandd, in one harness
+     run; `--runs N` repeats them N times and adds a table of the ranges)
   3. daemon RSS idle, and with 1,000 live activities and 64 presenters   -- here
   4. time from socket activation (a client connecting to the listening socket) to READY=1 with
      1,000 persisted activities                                         -- here
@@ -14,8 +17,9 @@ Every islandd runs on a temporary socket and state directory with Benchmarks/isl
 Benchmarks/share. The harness (floor relay in C, vl-pub/vl-sub) is copied to a temporary
 directory and built there; islandd is copied too, so a rebuild during the run changes nothing.
 
-Prints a Markdown table (islandd, floor, ratio, target, met/missed) and writes every raw number
-as JSON to --out (a temporary directory by default). Only processes it started are ever
+Prints a Markdown table per run (floor, D-Bus, islandd, the ratios, target, met/missed), and
+with several runs the range of each ratio and in how many runs its target was met; writes every
+raw number as JSON to --out (a temporary directory by default). Only processes it started are ever
 signalled. `--selftest` is a tiny run that checks completeness (no timing assertions).
 """
 import argparse
@@ -38,6 +42,9 @@ REPO = os.path.dirname(HERE)
 CONF = os.path.join(HERE, 'islandd-bench.conf')
 SHARE = os.path.join(HERE, 'share')
 APP = 'org.island.bench.App'
+# What the harness runs, in this order, in each of its runs: the floor relay, dbus-daemon with an
+# sd-bus service (the harness's `dbus`), and islandd as its `varlink-ext`.
+BASELINES = ('floor', 'dbus', 'varlink-ext')
 
 STARTED = []  # every Popen we created; cleanup only ever touches these
 
@@ -311,15 +318,15 @@ def run_harness(harness, islandd, template, aid, tmp, env, kind, variants, subs,
     script = 'd=%s && cp -a %s/. "$d" && exec %s --socket {socket} --state-dir "$d" --config %s' % (
         state, shlex.quote(template), shlex.quote(islandd), shlex.quote(CONF))
     params = '{"app":"%s","id":"%s","content":{"state":@PAYLOAD@}}' % (APP, aid)
-    cmd = [sys.executable, os.path.join(harness, 'bench.py'), '--baselines', 'floor,varlink-ext',
+    cmd = [sys.executable, os.path.join(harness, 'bench.py'), '--baselines', ','.join(BASELINES),
            '--ext-name', 'islandd', '--ext-cmd', shlex.join(['sh', '-c', script]),
            '--ext-pub-method', 'org.island.Producer.Update', '--ext-sub-method', 'org.island.Presenter.Subscribe',
            '--ext-params', params, '--kinds', kind, '--variants', variants, '--subs', subs,
            '--rate', str(a.rate), '--lat-duration', str(a.lat_duration), '--thr-count', str(a.thr_count),
            '--thr-duration', str(a.thr_duration), '--window', str(a.window), '--json-out', json_out]
-    n_runs = 2 * len(variants.split(',')) * len(subs.split(','))
+    n_runs = len(BASELINES) * len(variants.split(',')) * len(subs.split(','))
     per_run = (a.lat_duration * 1.5 + 15) if kind == 'lat' else (a.thr_duration + 3 + 15)
-    logpath = os.path.join(tmp, 'harness-%s.log' % kind)
+    logpath = os.path.join(tmp, os.path.splitext(os.path.basename(json_out))[0] + '.log')
     log('harness %s: %d runs (log %s)' % (kind, n_runs, logpath))
     p = spawn(cmd, logpath, env=env)
     try:
@@ -570,72 +577,162 @@ def f(x, nd=0):
     return '{:,.{}f}'.format(x, nd)
 
 
-def build_rows(runs, rss, ready, a):
-    rows = []  # (measurement, islandd, floor, ratio, target, verdict)
+def times(x, nd=1):
+    return f(x, nd) + '×' if x == x else '–'
 
-    def verdict(ok):
-        return '–' if ok is None else ('met' if ok else '**missed**')
 
+# DESIGN.md §9, as ratios within one run.
+LATENCY_TARGETS = (('p50_us', 'p50', 2.0), ('p99_us', 'p99', 3.0), ('p999_us', 'p99.9', None))
+THROUGHPUT_VS_FLOOR = 0.33
+THROUGHPUT_VS_DBUS = 4.0
+
+
+def dbus_variant(variant):
+    """The harness names D-Bus's fire-and-forget calls `noreply`."""
+    return 'noreply' if variant == 'oneway' else variant
+
+
+def harness_rows(runs, a):
+    """The latency and throughput rows of one harness run: dicts with the raw figures, so that
+    several runs can be summed up as ranges."""
+    rows = []
     for variant in ('oneway', 'reply'):
         for n in a.subs_list:
             i, fl = runs.get(('islandd', 'lat', variant, n)), runs.get(('floor', 'lat', variant, n))
+            db = runs.get(('dbus', 'lat', dbus_variant(variant), n)) or {}
             if not i or not fl or 'p50_us' not in i or 'p50_us' not in fl:
-                rows.append(('latency %s N=%d' % (variant, n), 'failed', '', '', '', '**missed**'))
+                rows.append({'key': 'lat %s %d' % (variant, n), 'label': 'latency %s N=%d' % (variant, n),
+                             'failed': True, 'verdict': False})
                 continue
             notes = [incomplete_note(i)] if incomplete_note(i) else []
             if i.get('send_rate', 0) < 0.97 * i.get('rate', 0):
                 notes.append('producer reached only %s/s' % f(i['send_rate']))
             elif i.get('thr_all', 0) < 0.97 * i.get('rate', 0):
                 notes.append('backlog: delivered %s/s' % f(i['thr_all']))
-            note = ' (%s)' % '; '.join(notes) if notes else ''
-            for key, label, limit in (('p50_us', 'p50', 2.0), ('p99_us', 'p99', 3.0), ('p999_us', 'p99.9', None)):
+            for key, label, limit in LATENCY_TARGETS:
                 r = ratio(i[key], fl[key])
-                rows.append(('latency %s, %s, N=%d (µs)%s' % (label, variant, n, note), f(i[key]), f(fl[key]),
-                             f(r, 1) + '×', ('≤ %g× floor' % limit) if limit else '–',
-                             verdict(None if limit is None else r <= limit)))
+                rows.append({'key': 'lat %s %d %s' % (variant, n, label),
+                             'label': 'latency %s, %s, N=%d (µs)' % (label, variant, n), 'notes': notes,
+                             'floor': fl[key], 'dbus': db.get(key), 'islandd': i[key], 'nd': 0,
+                             'vs_floor': r, 'vs_dbus': ratio(i[key], db.get(key)),
+                             'target': ('≤ %g× floor' % limit) if limit else '–',
+                             'verdict': None if limit is None else r <= limit})
     for n in a.subs_list:
         i, fl = runs.get(('islandd', 'thr', 'reply', n)), runs.get(('floor', 'thr', 'reply', n))
-        target = 100000 if n == 1 else 50000
+        db = runs.get(('dbus', 'thr', 'reply', n)) or {}
         if not i or not fl or 'send_rate' not in i or 'send_rate' not in fl:
-            rows.append(('acknowledged updates/s, N=%d' % n, 'failed', '', '', '', '**missed**'))
+            rows.append({'key': 'thr %d' % n, 'label': 'acknowledged updates/s, N=%d' % n, 'failed': True,
+                         'verdict': False})
             continue
-        note = ' (%s)' % incomplete_note(i) if incomplete_note(i) else ''
-        rows.append(('acknowledged updates/s, W=64, N=%d%s' % (n, note), f(i['send_rate']), f(fl['send_rate']),
-                     f(ratio(i['send_rate'], fl['send_rate']), 2) + '×', '≥ %s/s' % f(target),
-                     verdict(i['send_rate'] >= target)))
-        rows.append(('… delivered to every presenter/s, N=%d' % n, f(i['thr_all']), f(fl['thr_all']),
-                     f(ratio(i['thr_all'], fl['thr_all']), 2) + '×', '–', '–'))
-    if 'idle' in rss:
-        ii, fi = rss['idle'], rss.get('floor_idle', {})
-        rows.append(('RSS idle (MiB; peak %s)' % f(ii['hwm_kb'] / 1024, 1), f(ii['rss_kb'] / 1024, 1),
-                     f(fi.get('rss_kb', float('nan')) / 1024, 1), f(ratio(ii['rss_kb'], fi.get('rss_kb')), 0) + '×',
-                     '≤ 25 MiB', verdict(ii['rss_kb'] <= 25 * 1024)))
-    if 'loaded' in rss:
-        li, fl = rss['loaded'], rss.get('floor_loaded', {})
-        rows.append(('RSS with %d live activities, %d presenters (MiB; peak %s; %d resync snapshots)'
-                     % (li['activities'], li['presenters'], f(li['hwm_kb'] / 1024, 1), li['presenter_resyncs']),
-                     f(li['rss_kb'] / 1024, 1), f(fl.get('rss_kb', float('nan')) / 1024, 1),
-                     f(ratio(li['rss_kb'], fl.get('rss_kb')), 0) + '×', '≤ 64 MiB', verdict(li['rss_kb'] <= 64 * 1024)))
-    if 'islandd' in ready:
-        r, fr = ready['islandd'], ready.get('floor', {})
-        rows.append(('socket activation → READY=1, %d persisted activities (ms, median of %d; max %s)'
-                     % (ready.get('activities', 0), r['reps'], f(r['max_ms'], 1)),
-                     f(r['median_ms'], 1), f(fr.get('median_ms', float('nan')), 2),
-                     f(ratio(r['median_ms'], fr.get('median_ms')), 0) + '×', '≤ 150 ms', verdict(r['median_ms'] <= 150)))
+        notes = [incomplete_note(i)] if incomplete_note(i) else []
+        vs_floor, vs_dbus = ratio(i['send_rate'], fl['send_rate']), ratio(i['send_rate'], db.get('send_rate'))
+        rows.append({'key': 'thr %d' % n, 'label': 'acknowledged updates/s, W=64, N=%d' % n, 'notes': notes,
+                     'floor': fl['send_rate'], 'dbus': db.get('send_rate'), 'islandd': i['send_rate'], 'nd': 0,
+                     'vs_floor': vs_floor, 'vs_dbus': vs_dbus, 'ratio_nd': 2,
+                     'target': '≥ %g× floor, ≥ %g× D-Bus' % (THROUGHPUT_VS_FLOOR, THROUGHPUT_VS_DBUS),
+                     'verdict': vs_floor >= THROUGHPUT_VS_FLOOR and vs_dbus >= THROUGHPUT_VS_DBUS})
+        rows.append({'key': 'thr %d delivered' % n, 'label': '… delivered to every presenter/s, N=%d' % n,
+                     'floor': fl['thr_all'], 'dbus': db.get('thr_all'), 'islandd': i['thr_all'], 'nd': 0,
+                     'vs_floor': ratio(i['thr_all'], fl['thr_all']), 'vs_dbus': ratio(i['thr_all'], db.get('thr_all')),
+                     'ratio_nd': 2, 'target': '–', 'verdict': None})
+        rows.append({'key': 'thr %d cpu' % n, 'label': '… CPU per acknowledged update, N=%d (µs, all threads)' % n,
+                     'floor': fl.get('broker_cpu_us_per_msg'), 'dbus': db.get('broker_cpu_us_per_msg'),
+                     'islandd': i.get('broker_cpu_us_per_msg'), 'nd': 1,
+                     'vs_floor': ratio(i.get('broker_cpu_us_per_msg'), fl.get('broker_cpu_us_per_msg')),
+                     'vs_dbus': ratio(i.get('broker_cpu_us_per_msg'), db.get('broker_cpu_us_per_msg')),
+                     'target': '–', 'verdict': None})
     return rows
 
 
-def markdown(rows, env):
+def resource_rows(rss, ready):
+    """Memory and start-up: absolute targets, measured once."""
+    rows = []
+    if 'idle' in rss:
+        ii, fi = rss['idle'], rss.get('floor_idle', {})
+        rows.append({'key': 'rss idle', 'label': 'RSS idle (MiB; peak %s)' % f(ii['hwm_kb'] / 1024, 1),
+                     'floor': fi.get('rss_kb', float('nan')) / 1024, 'islandd': ii['rss_kb'] / 1024, 'nd': 1,
+                     'vs_floor': ratio(ii['rss_kb'], fi.get('rss_kb')), 'ratio_nd': 0,
+                     'target': '≤ 25 MiB', 'verdict': ii['rss_kb'] <= 25 * 1024})
+    if 'loaded' in rss:
+        li, fl = rss['loaded'], rss.get('floor_loaded', {})
+        rows.append({'key': 'rss loaded',
+                     'label': 'RSS with %d live activities, %d presenters (MiB; peak %s; %d resync snapshots)'
+                              % (li['activities'], li['presenters'], f(li['hwm_kb'] / 1024, 1), li['presenter_resyncs']),
+                     'floor': fl.get('rss_kb', float('nan')) / 1024, 'islandd': li['rss_kb'] / 1024, 'nd': 1,
+                     'vs_floor': ratio(li['rss_kb'], fl.get('rss_kb')), 'ratio_nd': 0,
+                     'target': '≤ 64 MiB', 'verdict': li['rss_kb'] <= 64 * 1024})
+    if 'islandd' in ready:
+        r, fr = ready['islandd'], ready.get('floor', {})
+        rows.append({'key': 'ready',
+                     'label': 'socket activation → READY=1, %d persisted activities (ms, median of %d; max %s)'
+                              % (ready.get('activities', 0), r['reps'], f(r['max_ms'], 1)),
+                     'floor': fr.get('median_ms', float('nan')), 'islandd': r['median_ms'], 'nd': 1,
+                     'vs_floor': ratio(r['median_ms'], fr.get('median_ms')), 'ratio_nd': 0,
+                     'target': '≤ 150 ms', 'verdict': r['median_ms'] <= 150})
+    return rows
+
+
+def verdict_text(ok):
+    return '–' if ok is None else ('met' if ok else '**missed**')
+
+
+def row_cells(row):
+    if row.get('failed'):
+        return [row['label'], '', '', 'failed', '', '', '', verdict_text(False)]
+    label = row['label'] + (' (%s)' % '; '.join(row['notes']) if row.get('notes') else '')
+    nd, rnd = row.get('nd', 0), row.get('ratio_nd', 1)
+    return [label, f(row.get('floor'), nd), f(row.get('dbus'), nd), f(row.get('islandd'), nd),
+            times(row.get('vs_floor', float('nan')), rnd), times(row.get('vs_dbus', float('nan')), rnd),
+            row['target'], verdict_text(row['verdict'])]
+
+
+TABLE_HEAD = ['| measurement | floor | D-Bus | islandd | islandd / floor | islandd / D-Bus | target (DESIGN.md §9) | |',
+              '|---|---:|---:|---:|---:|---:|---|---|']
+
+
+def markdown(rows, env, title):
     m = env['machine']
-    lines = ['**%s** — %s × %s, %s RAM, Linux %s; load average %s at the start, %s at the end; '
-             'islandd %s, tree %s.' % (m['date'], m['nproc'], m['cpu'], m['mem'], m['kernel'],
+    lines = ['**%s** — %s; %s × %s, %s RAM, Linux %s; load average %s at the start, %s at the end; '
+             'islandd %s, tree %s.' % (m['date'], title, m['nproc'], m['cpu'], m['mem'], m['kernel'],
                                         env['loadavg_start'], env['loadavg_end'], env['islandd_build'],
                                         env.get('commit', '?')),
-             '',
-             '| measurement | islandd | floor | islandd / floor | target (DESIGN.md §9) | |',
-             '|---|---:|---:|---:|---|---|']
+             ''] + TABLE_HEAD
     for r in rows:
-        lines.append('| ' + ' | '.join(r) + ' |')
+        lines.append('| ' + ' | '.join(row_cells(r)) + ' |')
+    return '\n'.join(lines) + '\n'
+
+
+def span(values, nd, suffix=''):
+    values = [v for v in values if v is not None and v == v]
+    if not values:
+        return '–'
+    lo, hi = min(values), max(values)
+    return f(lo, nd) + suffix if f(lo, nd) == f(hi, nd) else '%s–%s%s' % (f(lo, nd), f(hi, nd), suffix)
+
+
+def ranges_markdown(per_run):
+    """Each latency and throughput figure over every run: its range, and in how many runs its
+    target was met."""
+    lines = ['**The %d runs together**: the range of each figure, and in how many runs its target was met.' % len(per_run),
+             '', '| measurement | floor | D-Bus | islandd | islandd / floor | islandd / D-Bus | target | met |',
+             '|---|---:|---:|---:|---:|---:|---|---|']
+    keys = []
+    for rows in per_run:
+        keys += [r['key'] for r in rows if r['key'] not in keys]
+    for key in keys:
+        rows = [r for run in per_run for r in run if r['key'] == key]
+        ok = [r for r in rows if not r.get('failed')]
+        if not ok:
+            lines.append('| %s | | | failed | | | | 0 of %d |' % (rows[0]['label'], len(per_run)))
+            continue
+        first = ok[0]
+        nd, rnd = first.get('nd', 0), first.get('ratio_nd', 1)
+        verdicts = [r['verdict'] for r in rows]
+        met = '–' if first['verdict'] is None else '%d of %d' % (sum(1 for v in verdicts if v), len(per_run))
+        lines.append('| ' + ' | '.join([
+            first['label'], span([r.get('floor') for r in ok], nd), span([r.get('dbus') for r in ok], nd),
+            span([r.get('islandd') for r in ok], nd), span([r.get('vs_floor') for r in ok], rnd, '×'),
+            span([r.get('vs_dbus') for r in ok], rnd, '×'), first['target'], met]) + ' |')
     return '\n'.join(lines) + '\n'
 
 
@@ -666,6 +763,9 @@ def main():
     ap.add_argument('--state-in', default=None,
                     help='directory for the latency/throughput runs\' state (default: next to the socket, '
                          'on the temp dir\'s file system); a tmpfs such as /dev/shm shows what fsync costs')
+    ap.add_argument('--runs', type=int, default=1,
+                    help='harness runs (latency and throughput of the floor, D-Bus and islandd), each '
+                         'reported on its own and, with more than one, as ranges (default 1)')
     ap.add_argument('--skip', default='', help='comma list of steps to skip: lat,thr,rss,ready')
     a = ap.parse_args()
 
@@ -706,7 +806,7 @@ def main():
                       'islandd_build': '%s (%s)' % (a.islandd, time.strftime('%Y-%m-%d %H:%M', time.localtime(st.st_mtime))),
                       'commit': git_commit(),
                       'mode': 'selftest' if a.selftest else ('quick' if a.quick else 'full')},
-              'config': {k: v for k, v in vars(a).items()}, 'harness': {}, 'rss': {}, 'ready': {}, 'health': {}}
+              'config': {k: v for k, v in vars(a).items()}, 'runs': [], 'rss': {}, 'ready': {}, 'health': {}}
     failures = []
     try:
         islandd = os.path.join(tmp, 'islandd')
@@ -716,18 +816,23 @@ def main():
         template, aid = prepare_template(islandd, tmp, env)
         log('template state with activity %s' % aid)
 
-        if 'lat' not in skip:
-            h, rc = run_harness(harness, islandd, template, aid, tmp, env, 'lat', 'oneway,reply', a.subs, a,
-                                os.path.join(out, 'harness-lat.json'))
-            report['harness']['lat'] = h
-            if rc:
-                failures.append('harness latency runs exit %s' % rc)
-        if 'thr' not in skip:
-            h, rc = run_harness(harness, islandd, template, aid, tmp, env, 'thr', 'reply', a.subs, a,
-                                os.path.join(out, 'harness-thr.json'))
-            report['harness']['thr'] = h
-            if rc:
-                failures.append('harness throughput runs exit %s' % rc)
+        for run in range(a.runs):
+            harness_run = {}
+            report['runs'].append({'harness': harness_run, 'loadavg_start': loadavg()})
+            suffix = '' if a.runs == 1 else '-%d' % (run + 1)
+            if 'lat' not in skip:
+                h, rc = run_harness(harness, islandd, template, aid, tmp, env, 'lat', 'oneway,reply', a.subs, a,
+                                    os.path.join(out, 'harness-lat%s.json' % suffix))
+                harness_run['lat'] = h
+                if rc:
+                    failures.append('harness latency runs exit %s' % rc)
+            if 'thr' not in skip:
+                h, rc = run_harness(harness, islandd, template, aid, tmp, env, 'thr', 'reply', a.subs, a,
+                                    os.path.join(out, 'harness-thr%s.json' % suffix))
+                harness_run['thr'] = h
+                if rc:
+                    failures.append('harness throughput runs exit %s' % rc)
+            report['runs'][-1]['loadavg_end'] = loadavg()
 
         if 'rss' not in skip or 'ready' not in skip:
             log('RSS idle')
@@ -752,12 +857,25 @@ def main():
         report['env']['loadavg_end'] = loadavg()
         report['failures'] = failures
 
-    runs = index_runs(*report['harness'].values())
-    for (b, kind, variant, n), r in sorted(runs.items()):
-        report['health']['%s %s %s N=%d' % (b, kind, variant, n)] = run_health(r)
-    rows = build_rows(runs, report['rss'], report['ready'], a)
-    report['rows'] = rows
-    table = markdown(rows, report['env'])
+    # The memory and start-up rows go with the first run's table; the ranges are of the harness's.
+    per_run, tables = [], []
+    for number, run in enumerate(report['runs'], 1):
+        runs = index_runs(*run['harness'].values())
+        for (b, kind, variant, n), r in sorted(runs.items()):
+            report['health']['%s %s %s N=%d%s' % (b, kind, variant, n, '' if a.runs == 1 else ' run %d' % number)] = \
+                run_health(r)
+        rows = harness_rows(runs, a)
+        per_run.append(rows)
+        title = 'run %d of %d' % (number, a.runs)
+        env = dict(report['env'], loadavg_start=run['loadavg_start'], loadavg_end=run.get('loadavg_end', '?'))
+        tables.append(markdown(rows + (resource_rows(report['rss'], report['ready']) if number == 1 else []), env, title))
+    if not per_run:
+        env = dict(report['env'], loadavg_end=report['env']['loadavg_end'])
+        tables.append(markdown(resource_rows(report['rss'], report['ready']), env, 'memory and start-up only'))
+    if len(per_run) > 1:
+        tables.append(ranges_markdown(per_run))
+    report['rows'] = per_run
+    table = '\n'.join(tables)
     report['table_md'] = table
     with open(os.path.join(out, 'bench.json'), 'w') as fh:
         json.dump(report, fh, indent=1, default=str)

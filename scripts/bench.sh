@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # The benchmark of issue #6 (DESIGN.md §9): builds islandd as the Debian package ships it
 # (scripts/build-release.sh) and runs Benchmarks/bench.py, which measures latency, throughput,
-# RSS and start-up against the floor relay of the shared harness (../shared/bench, or
-# --harness DIR) and prints a Markdown table.
+# RSS and start-up against the floor relay and the D-Bus service of the shared harness
+# (../shared/bench, or --harness DIR), in one run, and prints a Markdown table of the ratios.
 #
-#   scripts/bench.sh                 the full run (1–3 minutes)
+#   scripts/bench.sh                 the full run (2–4 minutes)
+#   scripts/bench.sh --runs 5        five harness runs, and the range of each ratio over them
 #   scripts/bench.sh --quick         a smoke run with short durations
 #   scripts/bench.sh --islandd PATH  measure that binary, no build
 #   scripts/bench.sh --help          every option

@@ -1,6 +1,6 @@
 /// Scans of JSON string bytes, eight at a time: every update reads a state and writes it to
 /// presenters, and byte by byte these loops were an eighth of the daemon's instructions.
-enum JSONBytes {
+public enum JSONBytes {
     private static let ones: UInt64 = 0x0101_0101_0101_0101
     private static let highBits: UInt64 = 0x8080_8080_8080_8080
 
@@ -28,6 +28,58 @@ enum JSONBytes {
             index += 1
         }
         return index
+    }
+
+    /// `firstSpecial`, and whether the bytes before it are all ASCII, in the same pass: a
+    /// string read from a peer is both searched for its end and checked to be UTF-8, and
+    /// ASCII needs no further check.
+    static func firstSpecialNotingASCII(in bytes: UnsafeRawBufferPointer, from start: Int) -> (index: Int, isASCII: Bool) {
+        guard let base = bytes.baseAddress else { return (bytes.count, true) }
+        var index = start
+        var high: UInt64 = 0
+        while index + 8 <= bytes.count {
+            let word = UInt64(littleEndian: base.loadUnaligned(fromByteOffset: index, as: UInt64.self))
+            let quote = word ^ (ones &* UInt64(UInt8(ascii: "\"")))
+            let backslash = word ^ (ones &* UInt64(UInt8(ascii: "\\")))
+            let belowSpace = (word &- ones &* 0x20) & ~word
+            let isQuote = (quote &- ones) & ~quote
+            let isBackslash = (backslash &- ones) & ~backslash
+            let flags = (belowSpace | isQuote | isBackslash) & highBits
+            if flags != 0 {
+                // Only the bytes below the first flagged one count: a mask up to its high bit.
+                let found = flags.trailingZeroBitCount / 8
+                let below: UInt64 = found == 0 ? 0 : ~0 >> (64 - 8 * found)
+                high |= word & below
+                return (index + found, high & highBits == 0)
+            }
+            high |= word
+            index += 8
+        }
+        while index < bytes.count {
+            let byte = bytes[index]
+            if byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") { break }
+            high |= UInt64(byte)
+            index += 1
+        }
+        return (index, high & highBits == 0)
+    }
+
+    /// Whether two runs of bytes are the same, eight at a time: keys and names compared on
+    /// every call.
+    public static func equal(_ a: UnsafeRawBufferPointer, _ b: UnsafeRawBufferPointer) -> Bool {
+        guard a.count == b.count else { return false }
+        guard let x = a.baseAddress, let y = b.baseAddress else { return true }
+        var index = 0
+        while index + 8 <= a.count {
+            guard x.loadUnaligned(fromByteOffset: index, as: UInt64.self) == y.loadUnaligned(fromByteOffset: index, as: UInt64.self)
+            else { return false }
+            index += 8
+        }
+        while index < a.count {
+            guard a[index] == b[index] else { return false }
+            index += 1
+        }
+        return true
     }
 
     static func isASCII(_ bytes: UnsafeRawBufferPointer) -> Bool {

@@ -16,7 +16,7 @@ extension JSON {
             while true {
                 guard text[index] == UInt8(ascii: "\""), let keyEnd = JSONBytes.endOfString(in: text, at: index),
                       keyEnd + 1 < text.count, text[keyEnd] == UInt8(ascii: ":"),
-                      let kind = kind(of: text[keyEnd + 1]), let valueEnd = JSONBytes.endOfValue(in: text, at: keyEnd + 1),
+                      let kind = shapeKind(of: text[keyEnd + 1]), let valueEnd = JSONBytes.endOfValue(in: text, at: keyEnd + 1),
                       valueEnd < text.count
                 else { return nil }
                 // A key ends at its first unescaped quote, so key and kind read back one way only.
@@ -33,7 +33,7 @@ extension JSON {
     }
 
     /// The kind of the value a byte begins, as a letter; nil for none.
-    private static func kind(of byte: UInt8) -> UInt8? {
+    static func shapeKind(of byte: UInt8) -> UInt8? {
         switch byte {
         case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): UInt8(ascii: "#")
         case UInt8(ascii: "t"), UInt8(ascii: "f"): UInt8(ascii: "b")

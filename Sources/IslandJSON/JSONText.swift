@@ -18,13 +18,19 @@ public struct JSONText {
     /// A member's key; its value comes next. Keys are the protocol's own names, spelled in
     /// the source: a static string needs no escaping and no `String` to be written.
     public mutating func key(_ key: StaticString) {
-        let name = UnsafeBufferPointer(start: key.utf8Start, count: key.utf8CodeUnitCount)
-        assert(JSONBytes.firstSpecial(in: UnsafeRawBufferPointer(name), from: 0) == name.count, "a key that needs escaping: \(key)")
-        separate()
-        bytes.append(UInt8(ascii: "\""))
-        bytes.append(contentsOf: name)
-        bytes.append(UInt8(ascii: "\""))
-        bytes.append(UInt8(ascii: ":"))
+        let name = UnsafeRawBufferPointer(start: key.utf8Start, count: key.utf8CodeUnitCount)
+        assert(JSONBytes.firstSpecial(in: name, from: 0) == name.count, "a key that needs escaping: \(key)")
+        // `,"name":` assembled on the stack and appended at once: one check of the array's
+        // capacity and uniqueness instead of five, for every key of every message.
+        let comma = afterValue ? 1 : 0
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: name.count + 3 + comma) { member in
+            member[0] = UInt8(ascii: ",")
+            member[comma] = UInt8(ascii: "\"")
+            UnsafeMutableRawBufferPointer(UnsafeMutableBufferPointer(rebasing: member[(comma + 1)...])).copyMemory(from: name)
+            member[comma + 1 + name.count] = UInt8(ascii: "\"")
+            member[comma + 2 + name.count] = UInt8(ascii: ":")
+            bytes.append(contentsOf: member)
+        }
         afterValue = false
     }
 
@@ -47,6 +53,14 @@ public struct JSONText {
         openObject()
         bytes.append(contentsOf: members)
         afterValue = !members.isEmpty
+    }
+
+    /// Members of the open object already written as compact JSON text (`"a":1,"b":2`).
+    public mutating func members(_ members: [UInt8]) {
+        guard !members.isEmpty else { return }
+        separate()
+        bytes.append(contentsOf: members)
+        afterValue = true
     }
 
     public mutating func member(_ key: StaticString, _ value: JSON) {

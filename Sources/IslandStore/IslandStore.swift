@@ -50,6 +50,12 @@ public final class IslandStore: Sendable {
         // WAL makes a commit one sequential append to the log instead of rewriting pages twice.
         configuration.journalMode = .wal
         configuration.busyMode = .timeout(busyTimeout)
+        // The daemon is the only user of its database while it runs, so it keeps it locked
+        // rather than take and release the WAL's locks (six fcntl calls) in every commit; set
+        // before WAL is, the index of the log is kept in memory, with no -shm file to map.
+        // Another process opening the database meanwhile (a second daemon on the same state
+        // directory) waits `busyTimeout` and fails, as it should.
+        configuration.prepareDatabase { db in try db.execute(sql: "PRAGMA locking_mode = EXCLUSIVE") }
 
         do {
             let database = try DatabaseQueue(path: path, configuration: configuration)

@@ -1,40 +1,48 @@
-import Foundation
+import GRDB
+import Synchronization
 
 /// Writes mutations with group commit: each `commit` returns only once a transaction
 /// containing its mutations has committed (and, with `synchronous = FULL`, reached the disk),
 /// while callers arriving during one transaction's fsync share the next one.
 ///
-/// Transactions run on one dedicated thread, not the Swift concurrency pool, so blocking
-/// SQLite calls and fsyncs never take a cooperative thread away from the daemon.
+/// Transactions run on the database's own serial queue (GRDB's asynchronous writes), on a
+/// Dispatch thread, never on the Swift concurrency pool, so blocking SQLite calls and fsyncs
+/// take no cooperative thread away from the daemon. Commits queue here meanwhile, and one
+/// asynchronous write takes whatever has queued by the time it runs: a group.
 public final class StoreWriter: Sendable {
     public let store: IslandStore
-    let queue = CommitQueue()
 
-    /// Starts the writer thread for `store`.
-    public init(store: IslandStore) {
-        self.store = store
-        let thread = Thread { [queue, store] in
-            while let group = queue.nextGroup() {
-                let result: Result<Void, StoreError>
-                do throws(StoreError) {
-                    if try store.write(group.lazy.map(\.mutations)) { queue.countTransaction() }
-                    result = .success(())
-                } catch {
-                    // One transaction, one outcome: every caller in the group shares it.
-                    result = .failure(error)
-                }
-                for waiter in group {
-                    waiter.complete(result)
-                }
+    private struct Waiter {
+        enum Completion {
+            case continuation(CheckedContinuation<Result<Void, StoreError>, Never>)
+            case callback(@Sendable (Result<Void, StoreError>) -> Void)
+        }
+
+        var mutations: [StoreMutation]
+        var completion: Completion
+
+        func complete(_ result: Result<Void, StoreError>) {
+            switch completion {
+            case .continuation(let continuation): continuation.resume(returning: result)
+            case .callback(let callback): callback(result)
             }
         }
-        thread.name = "islandd-store"
-        thread.start()
     }
 
-    deinit {
-        // Lets the thread finish what is queued and end, instead of waiting forever.
-        queue.close(wait: false)
+    private struct Queue {
+        var pending: [Waiter] = []
+        /// An asynchronous write is on the database's queue and will take `pending`.
+        var scheduled = false
+        var closing = false
+        /// Test hook: hold commits back, so a test knows exactly which callers share a group.
+        var paused = false
+        var transactions = 0
+    }
+
+    private let queue = Mutex(Queue())
+
+    public init(store: IslandStore) {
+        self.store = store
     }
 
     /// Returns once `mutations` are committed durably, together with whatever other callers
@@ -47,21 +55,52 @@ public final class StoreWriter: Sendable {
     ///   mutations were applied), `.closed` after `close()`.
     public func commit(_ mutations: [StoreMutation]) async throws(StoreError) {
         let result = await withCheckedContinuation { continuation in
-            enqueue(CommitQueue.Waiter(mutations: mutations, completion: .continuation(continuation)))
+            enqueue(Waiter(mutations: mutations, completion: .continuation(continuation)))
         }
         try result.get()
     }
 
     /// The same as `commit(_:)` without a task per call, for callers on an event loop:
-    /// `completion` runs exactly once, on the writer thread (so it should only hand the
+    /// `completion` runs exactly once, on the database's queue (so it should only hand the
     /// result on, e.g. to the connection's event loop), after the group's transaction.
     public func commit(_ mutations: [StoreMutation], completion: @escaping @Sendable (Result<Void, StoreError>) -> Void) {
-        enqueue(CommitQueue.Waiter(mutations: mutations, completion: .callback(completion)))
+        enqueue(Waiter(mutations: mutations, completion: .callback(completion)))
     }
 
-    private func enqueue(_ waiter: CommitQueue.Waiter) {
-        if !queue.enqueue(waiter) {
-            waiter.complete(.failure(closedError))
+    private func enqueue(_ waiter: Waiter) {
+        let schedule: Bool? = queue.withLock { queue in
+            guard !queue.closing else { return nil }
+            queue.pending.append(waiter)
+            guard !queue.scheduled, !queue.paused else { return false }
+            queue.scheduled = true
+            return true
+        }
+        switch schedule {
+        case nil: waiter.complete(.failure(closedError))
+        case true?: store.database.asyncWriteWithoutTransaction { [self] db in commitPending(db) }
+        case false?: break
+        }
+    }
+
+    /// Commits everything queued so far in one transaction, and tells each caller.
+    private func commitPending(_ db: Database) {
+        let group = queue.withLock { queue in
+            // Commits from now on wait for the next write.
+            queue.scheduled = false
+            defer { queue.pending = [] }
+            return queue.pending
+        }
+        guard !group.isEmpty else { return }
+        let result: Result<Void, StoreError>
+        do throws(StoreError) {
+            if try store.write(group.lazy.map(\.mutations), in: db) { queue.withLock { $0.transactions += 1 } }
+            result = .success(())
+        } catch {
+            // One transaction, one outcome: every caller in the group shares it.
+            result = .failure(error)
+        }
+        for waiter in group {
+            waiter.complete(result)
         }
     }
 
@@ -69,20 +108,42 @@ public final class StoreWriter: Sendable {
     /// for start-up and tests, where there is nothing to group with. Not ordered with commits
     /// still queued: do not mix the two for the same row.
     public func commitNow(_ mutations: [StoreMutation]) throws(StoreError) {
-        guard !queue.isClosing else { throw closedError }
-        if try store.write(CollectionOfOne(mutations)) { queue.countTransaction() }
+        guard !isClosing else { throw closedError }
+        if try store.write(CollectionOfOne(mutations)) { queue.withLock { $0.transactions += 1 } }
     }
 
-    /// Refuses further commits, waits until everything already queued is committed, and stops
-    /// the writer thread. Blocks the calling thread while draining. Does not close the store.
+    /// Refuses further commits, waits until everything already queued is committed. Blocks the
+    /// calling thread while draining. Does not close the store.
     public func close() {
-        queue.close(wait: true)
+        queue.withLock { queue in
+            queue.closing = true
+            queue.paused = false
+        }
+        // The database's queue is serial: this runs after every write queued before it, and
+        // commits what a pause held back.
+        store.database.writeWithoutTransaction { db in commitPending(db) }
     }
 
     /// Transactions committed so far; with group commit, usually far fewer than `commit` calls.
-    public var transactionCount: Int { queue.transactionCount }
+    public var transactionCount: Int { queue.withLock { $0.transactions } }
+
+    private var isClosing: Bool { queue.withLock { $0.closing } }
 
     private var closedError: StoreError {
         StoreError(.closed, path: store.path, message: "the store writer is closed")
+    }
+
+    // MARK: Test hooks: hold commits so a test knows exactly which callers share a group.
+
+    var pendingCount: Int { queue.withLock { $0.pending.count } }
+
+    func setPaused(_ paused: Bool) {
+        let resume = queue.withLock { queue in
+            queue.paused = paused
+            guard !paused, !queue.pending.isEmpty, !queue.scheduled else { return false }
+            queue.scheduled = true
+            return true
+        }
+        if resume { store.database.asyncWriteWithoutTransaction { [self] db in commitPending(db) } }
     }
 }

@@ -48,11 +48,14 @@ def test_selftest_reports_every_measurement(tmp_path):
     report = json.loads((out / "bench.json").read_text())
     assert report["failures"] == []
 
-    # latency (oneway and reply) and pipelined throughput, islandd and the floor, N=1
+    # latency (oneway and reply) and pipelined throughput of islandd, the floor and the D-Bus
+    # service (whose fire-and-forget calls the harness names `noreply`), N=1, in one run
+    assert len(report["runs"]) == 1
     runs = {(x["baseline"], x["kind"], x["variant"], x["n"]): x
-            for kind in ("lat", "thr") for x in report["harness"][kind]["results"]}
+            for kind in ("lat", "thr") for x in report["runs"][0]["harness"][kind]["results"]}
     expected = {(b, "lat", v, 1) for b in ("islandd", "floor") for v in ("oneway", "reply")} | \
-        {(b, "thr", "reply", 1) for b in ("islandd", "floor")}
+        {("dbus", "lat", v, 1) for v in ("noreply", "reply")} | \
+        {(b, "thr", "reply", 1) for b in ("islandd", "floor", "dbus")}
     assert expected <= set(runs)
     for key in expected:
         assert "error" not in runs[key], (key, runs[key].get("error"))
@@ -69,6 +72,12 @@ def test_selftest_reports_every_measurement(tmp_path):
     # are checked above; the lost tail is reported in the table as "incomplete", not failed here.
     for key in [k for k in expected if k[1] == "lat"]:
         assert runs[key]["samples"] > 0 and runs[key]["p50_us"] > 0
+    # every latency and throughput row has its three figures and both ratios
+    rows = {row["key"]: row for row in report["rows"][0]}
+    for key in ("lat oneway 1 p50", "lat reply 1 p99", "thr 1"):
+        assert not rows[key].get("failed"), rows[key]
+        assert all(rows[key][x] > 0 for x in ("floor", "dbus", "islandd", "vs_floor", "vs_dbus")), rows[key]
+    assert rows["thr 1"]["target"] == "≥ 0.33× floor, ≥ 4× D-Bus"
 
     loaded = report["rss"]["loaded"]
     assert loaded["activities"] == loaded["snapshot_items_min"] == 50
@@ -82,4 +91,4 @@ def test_selftest_reports_every_measurement(tmp_path):
     assert report["ready"]["floor"]["ms"]
 
     table = (out / "table.md").read_text()
-    assert "| measurement | islandd | floor |" in table and "READY=1" in table
+    assert "| measurement | floor | D-Bus | islandd | islandd / floor | islandd / D-Bus |" in table and "READY=1" in table

@@ -1,3 +1,4 @@
+import Foundation
 import IslandCore
 import IslandJSON
 import OrderedCollections
@@ -14,7 +15,7 @@ import VarlinkCore
     }
 
     /// The parameter a decoder refuses, or nil if it reads the call.
-    func refused<P: MethodParameters>(_: P.Type, _ parameters: JSONObject) -> String? {
+    func refused<P: VarlinkParameters>(_: P.Type, _ parameters: JSONObject) -> String? {
         do {
             _ = try P(call("org.island.Test.Method", parameters))
             return nil
@@ -111,14 +112,133 @@ import VarlinkCore
         #expect(refused(AppClaimParameters.self, ["app": 1]) == "app")
     }
 
-    /// A state written in canonical form is taken as the text it came in (the fast path of
-    /// every update), not rebuilt from a tree.
-    @Test func aCanonicalStateIsTakenAsItsText() throws {
+    /// A call written the usual way is read straight from its text: its state kept as the
+    /// text it came in, nothing made a tree.
+    @Test func anUpdateWrittenTheUsualWayIsReadFromItsText() throws {
         let frame = #"{"method":"org.island.Producer.Update","parameters":{"id":"a1","content":{"state":{"a":1,"b":[true]}}}}"#
-        let call = try VarlinkCall(frame: Array(frame.utf8), canonicalTextAt: ["parameters"] + Wire.stateTextPath)
-        try #require(call.canonicalText != nil)
-        let p = try UpdateParameters(call)
+        let call = try ProducerCalls.reader.call(frame: Array(frame.utf8))
+        let p = try #require(call.readParameters?.value(as: UpdateParameters.self))
         #expect(p.content.stateText == Array(#"{"a":1,"b":[true]}"#.utf8))
+        #expect(p.content.stateNesting == 2)
         #expect(p.content.state == ["a": 1, "b": [true]])
+        #expect(p == (try UpdateParameters(call)))
+    }
+
+    /// The producer's mutations read from text are what the tree makes of them, and nothing
+    /// that its validation refuses is read: over the fuzz corpus, and over calls made to differ
+    /// from valid ones in every member.
+    @Test func whatIsReadFromTextIsWhatTheTreeAccepts() throws {
+        var frames = try ProducerCalls.corpusFrames()
+        #expect(frames.count > 50)
+        frames += ProducerCalls.variants()
+        var read = 0, left = 0
+        for frame in frames {
+            let tree = try? VarlinkCall(frame: frame)
+            guard let call = try? ProducerCalls.reader.call(frame: frame) else {
+                #expect(tree == nil, "refused as a message only when read from text: \(String(decoding: frame, as: UTF8.self))")
+                continue
+            }
+            #expect(tree != nil, "\(String(decoding: frame, as: UTF8.self))")
+            guard let tree, call.readParameters != nil else {
+                left += 1
+                continue
+            }
+            read += 1
+            let text = String(decoding: frame, as: UTF8.self)
+            #expect(call.method == tree.method && call.more == tree.more && call.oneway == tree.oneway && call.upgrade == tree.upgrade, "\(text)")
+            let signature = try #require(ProducerCalls.interface.methods[String(tree.methodName)])
+            #expect(ProducerCalls.interface.firstInvalidField(in: tree.parameters, of: signature.input) == nil,
+                    "read from text, refused by validation: \(text)")
+            switch tree.method {
+            case "org.island.Producer.Request":
+                #expect(call.readParameters?.value(as: RequestParameters.self) == (try RequestParameters(tree)), "\(text)")
+            case "org.island.Producer.Update":
+                #expect(call.readParameters?.value(as: UpdateParameters.self) == (try UpdateParameters(tree)), "\(text)")
+            case "org.island.Producer.End":
+                #expect(call.readParameters?.value(as: EndParameters.self) == (try EndParameters(tree)), "\(text)")
+            default: Issue.record("read as something else: \(text)")
+            }
+        }
+        // Both ways were taken, many times.
+        #expect(read > 20 && left > 20, "\(read) read, \(left) left to the tree")
+    }
+}
+
+/// The producer's interface with the daemon's readers of its mutations, and calls to read.
+enum ProducerCalls {
+    static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent()
+    static let interface = try! VarlinkInterface(parsing: String(
+        decoding: try! Data(contentsOf: repository.appendingPathComponent("Protocol/org.island.Producer.varlink")), as: UTF8.self))
+
+    static let reader: VarlinkCallReader = {
+        let none = VarlinkMethodHandler.responding { _, _ in }
+        let service = VarlinkService(
+            info: VarlinkServiceInfo(vendor: "test", product: "test", version: "0", url: "https://example.invalid"),
+            implementations: [VarlinkImplementation(interface: interface, handlers: [
+                "Request": none.reading(RequestParameters.self), "Update": none.reading(UpdateParameters.self),
+                "End": none.reading(EndParameters.self),
+            ])],
+            connectionErrors: .silent)
+        return service.callReader
+    }()
+
+    /// Every frame of Fuzz/Corpus/fuzz-varlink-message.
+    static func corpusFrames() throws -> [[UInt8]] {
+        let corpus = repository.appendingPathComponent("Fuzz/Corpus/fuzz-varlink-message")
+        return try FileManager.default.contentsOfDirectory(atPath: corpus.path).sorted().flatMap { file in
+            try Array(Data(contentsOf: corpus.appendingPathComponent(file))).split(separator: 0, omittingEmptySubsequences: false)
+                .dropLast().map(Array.init)
+        }
+    }
+
+    /// Valid calls of each mutation, and each changed member by member: left out, repeated,
+    /// null, of another kind, spelled otherwise, moved; and the envelope around them changed.
+    static func variants() -> [[UInt8]] {
+        let state = #"{"seq":1,"t_ns":2,"kind":"x","ok":true,"n":null,"list":[1,{"a":[]}]}"#
+        let content = #"{"state":\#(state),"staleDate":5,"relevanceScore":0.5}"#
+        let valid: [(method: String, members: [(String, String)])] = [
+            ("Update", [("app", #""org.example.A""#), ("id", #""a1""#), ("content", content),
+                        ("alert", #"{"title":"T","body":"B"}"#), ("timestamp", "7.25")]),
+            ("Request", [("app", #""org.example.A""#), ("type", #""Coffee""#), ("attributes", #"{"size":"L","n":[1,2]}"#),
+                         ("content", content), ("key", #""k1""#), ("ownerGone", #""end""#)]),
+            ("End", [("app", #""org.example.A""#), ("id", #""a1""#), ("content", content),
+                     ("dismissalPolicy", #"{"kind":"after","date":9}"#), ("timestamp", "8")]),
+        ]
+        let others = [#"null"#, #"1"#, #"-0"#, #"1.5e300"#, #""s""#, #""\u0041\n""#, #"true"#, #"[]"#, #"{}"#, #"{"a":1}"#,
+                      #"{"state":{}}"#, #"{"state":{"a":1.5}}"#, #"{"state":{ "a" : 1 }}"#, #"{"state":{},"x":1}"#,
+                      #"{"state":{},"staleDate":null,"relevanceScore":null}"#, #"{"state":{"a":1,"a":2}}"#,
+                      #"{"state":[]}"#, #"{"title":"T"}"#, #"{"title":"T","body":"B","x":0}"#, #"{"kind":"after"}"#,
+                      #"{"kind":"immediate","date":null}"#, #"{"kind":"later"}"#, #""keep""#, #""explode""#, #""é\u00e9""#]
+        func frame(_ method: String, _ members: [(String, String)], envelope: String = #"{"method":"@M","parameters":@P}"#) -> [UInt8] {
+            let parameters = "{" + members.map { #""\#($0.0)":\#($0.1)"# }.joined(separator: ",") + "}"
+            return Array(envelope.replacingOccurrences(of: "@M", with: "org.island.Producer." + method)
+                .replacingOccurrences(of: "@P", with: parameters).utf8)
+        }
+        var frames: [[UInt8]] = []
+        for (method, members) in valid {
+            frames.append(frame(method, members))
+            frames.append(frame(method, members.reversed()))
+            for index in members.indices {
+                var without = members
+                without.remove(at: index)
+                frames.append(frame(method, without))
+                frames.append(frame(method, members + [members[index]]))
+                for other in others {
+                    var changed = members
+                    changed[index].1 = other
+                    frames.append(frame(method, changed))
+                }
+            }
+            frames.append(frame(method, members + [("extra", "1")]))
+            frames.append(frame(method, [(#"\u0069d"#, #""a1""#)] + members.dropFirst(2)))
+            for envelope in [#"{"parameters":@P,"method":"@M"}"#, #" { "method" : "@M" , "parameters" : @P , "oneway" : true } "#,
+                             #"{"method":"@M","parameters":@P,"more":true,"upgrade":false}"#, #"{"method":"@M","parameters":@P,"more":1}"#,
+                             #"{"method":"@M","parameters":@P,"x":[]}"#, #"{"method":"@M","parameters":@P}x"#,
+                             #"{"method":"@M","parameters":@P,"parameters":{}}"#, #"{"method":"@M","parameters":null}"#] {
+                frames.append(frame(method, members, envelope: envelope))
+            }
+        }
+        return frames
     }
 }

@@ -107,7 +107,7 @@ import VarlinkCore
         #expect(itemIDs(delta).isEmpty, "a removed activity is not also an item")
         #expect(delta["island"]?["lockScreen"] == [.string(kept.id)], "the island changed with it")
         #expect(itemIDs(snapshot(&hub, uid: 1000)) == [kept.id])
-        #expect(hub.shown[gone.id] == nil)
+        #expect(hub.shown[gone.hashedID] == nil)
     }
 
     @Test func anAlertGoesOnlyToPresentersWhoMaySeeItsActivity() throws {

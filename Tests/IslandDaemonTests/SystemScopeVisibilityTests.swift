@@ -32,6 +32,13 @@ import VarlinkCore
         return (engine, writer)
     }
 
+    /// What a daemon's exit does to its store before the next one opens it (the database is
+    /// held locked while open).
+    func restart(_ writer: StoreWriter) throws {
+        writer.close()
+        try writer.store.close()
+    }
+
     func start(_ engine: IslandEngine, owner: UInt32) async throws -> String {
         let (activity, _) = try await engine.request(
             app: Self.app, type: "T", attributes: ["owner": .int(Int(owner))], content: ActivityContent(state: [:]),
@@ -63,7 +70,7 @@ import VarlinkCore
         #expect(refusal.map(VarlinkError.init)?.name == "org.island.NoSuchActivity", "another user's activity does not exist for this presenter")
 
         // The owners are stored with the activities: a restarted daemon filters the same way.
-        writer.close()
+        try restart(writer)
         (engine, writer) = try await makeEngine(directory: directory, scope: .system)
         #expect(await visibleIDs(engine, to: 1000) == [alice, service])
         writer.close()
@@ -182,7 +189,7 @@ import VarlinkCore
             #expect(await item(alice, seenBy: 1000)?["defaultLayout"] == true, "drawn with the default layout")
             #expect(await engine.listLayouts(app: Self.app, uid: 1001).map(\.0) == ["T"])
             #expect(await engine.listLayouts(app: Self.app, uid: 1000).isEmpty)
-            writer.close()
+            try restart(writer)
             (engine, writer) = try await makeEngine(directory: directory, scope: .system)
         }
         try await engine.removeLayout(app: Self.app, uid: 1000, type: "T")
@@ -218,7 +225,7 @@ import VarlinkCore
             let (engine, writer) = try await makeEngine(directory: directory, scope: .user)
             for owner: UInt32 in [1000, 1001] { ids.append(try await start(engine, owner: owner)) }
             try writer.commitNow([.putSetting(key: "owners", value: ["\(ids[0])": 1000, "\(ids[1])": 1001])])
-            writer.close()
+            try restart(writer)
         }
         let store = try IslandStore.open(directory: directory)
         let stored = try store.load()
@@ -228,7 +235,7 @@ import VarlinkCore
         #expect(ids.map { manager.activity(id: $0)?.uid } == [1000, 1001])
         let writer = StoreWriter(store: store)
         try writer.commitNow(StateRestorer.ownersMigration(from: stored, manager: manager))
-        writer.close()
+        try restart(writer)
 
         let migrated = try IslandStore.open(directory: directory).load()
         #expect(migrated.settings["owners"] == nil)

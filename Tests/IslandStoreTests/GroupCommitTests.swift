@@ -48,7 +48,7 @@ import Testing
             """)
 
         let callers = 50
-        writer.queue.setPaused(true)
+        writer.setPaused(true)
         let outcomes = Task {
             await withTaskGroup(of: StoreError?.self) { group in
                 for i in 0..<callers {
@@ -65,10 +65,10 @@ import Testing
                 return await group.reduce(into: [StoreError?]()) { $0.append($1) }
             }
         }
-        while writer.queue.pendingCount < callers {
+        while writer.pendingCount < callers {
             try await Task.sleep(for: .milliseconds(1))
         }
-        writer.queue.setPaused(false)
+        writer.setPaused(false)
 
         let errors = await outcomes.value
         #expect(errors.count == callers)
@@ -89,7 +89,7 @@ import Testing
         let store = try IslandStore.open(directory: directory.path)
         let writer = StoreWriter(store: store)
 
-        writer.queue.setPaused(true)
+        writer.setPaused(true)
         let callers = 100
         let commits = Task {
             try await withThrowingTaskGroup(of: Void.self) { group in
@@ -99,7 +99,7 @@ import Testing
                 try await group.waitForAll()
             }
         }
-        while writer.queue.pendingCount < callers {
+        while writer.pendingCount < callers {
             try await Task.sleep(for: .milliseconds(1))
         }
         writer.close()  // overrides the pause: closing always drains

@@ -127,37 +127,3 @@ import Testing
         #expect(interface.name + ".varlink" == file)
     }
 }
-
-/// A member kept as text stands in a call's parameters as `{}` (VarlinkService.canonicalTextPath):
-/// only an interface that declares it an untyped object loses no validation by that.
-@Suite struct KeptMemberTests {
-    private func interface(_ body: String) throws -> VarlinkInterface {
-        try VarlinkInterface(parsing: "interface org.example.kept\n" + body)
-    }
-
-    @Test func onlyAnUntypedObjectReachedThroughStructsMayBeKept() throws {
-        let path = ["content", "state"]
-        let allowed = [
-            "type Content (state: object)\nmethod A(content: Content) -> ()",
-            "type Content (state: ?object)\nmethod A(content: ?Content) -> ()",
-            "method A(content: (state: object, more: int)) -> ()",
-            // Methods without the member, or whose struct lacks it, refuse it as they would anyway.
-            "method A(other: int) -> ()\nmethod B(content: (other: string)) -> ()",
-        ]
-        for text in allowed {
-            #expect(try interface(text).declaresUntypedObject(at: path), "\(text)")
-        }
-        let refused = [
-            "type Content (state: (stage: string))\nmethod A(content: Content) -> ()",
-            "method A(content: (state: string)) -> ()",
-            "method A(content: (state: []object)) -> ()",
-            "method A(content: object) -> ()",
-            "method A(content: [string]object) -> ()",
-            "method A(content: [](state: object)) -> ()",
-            "method A(content: (state: object)) -> ()\nmethod B(content: (state: int)) -> ()",
-        ]
-        for text in refused {
-            #expect(try !interface(text).declaresUntypedObject(at: path), "\(text)")
-        }
-    }
-}

@@ -23,7 +23,7 @@ import VarlinkCore
              errors: VarlinkConnectionErrors = TestService.connectionErrors,
              reserve: ServerConnectionStateMachine.Reserve? = nil) {
             machine = ServerConnectionStateMachine(maximumQueuedCalls: maximumQueuedCalls, maximumQueuedBytes: maximumQueuedBytes,
-                                                   errors: errors, canonicalTextPath: [], reserve: reserve)
+                                                   errors: errors, callReader: .trees, reserve: reserve)
         }
 
         /// Carries out steps until the machine waits.

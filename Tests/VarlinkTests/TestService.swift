@@ -64,9 +64,11 @@ struct TestService {
     }
 
     final class Responders: Sendable {
-        private let responders = Mutex<[VarlinkResponder]>([])
-        func add(_ responder: VarlinkResponder) { responders.withLock { $0.append(responder) } }
-        var all: [VarlinkResponder] { responders.withLock { $0 } }
+        private let responders = Mutex<[(call: VarlinkCall, responder: VarlinkResponder)]>([])
+        func add(_ responder: VarlinkResponder, for call: VarlinkCall) { responders.withLock { $0.append((call, responder)) } }
+        var all: [VarlinkResponder] { responders.withLock { $0.map(\.responder) } }
+        /// The calls `all` answer, in the same order.
+        var calls: [VarlinkCall] { responders.withLock { $0.map(\.call) } }
         var count: Int { responders.withLock { $0.count } }
     }
 
@@ -124,7 +126,7 @@ struct TestService {
                 let pad = JSON.string(String(repeating: "x", count: 1024))
                 for i in 0..<n { responder.reply(["pad": pad], continues: i < n - 1) }
             },
-            "Listen": .streaming { _, responder in listeners.add(responder) },
+            "Listen": .streaming { request, responder in listeners.add(responder, for: request.call) },
             "Tell": .immediate { request in
                 for listener in listeners.all { listener.reply(["heard": request.parameters["text"]!], continues: true) }
                 // Blocks the loop on purpose: what was said must already be on its way.
@@ -134,7 +136,7 @@ struct TestService {
             "Who": .immediate { request in
                 ["pid": .int(Int(request.connection.peer?.pid ?? -1)), "uid": .int(Int(request.connection.peer?.uid ?? 0))]
             },
-            "Hold": .responding { _, responder in held.add(responder) },
+            "Hold": .responding { request, responder in held.add(responder, for: request.call) },
         ])
         service = VarlinkService(
             info: VarlinkServiceInfo(vendor: "Test", product: "test", version: "0", url: "https://example.org"),

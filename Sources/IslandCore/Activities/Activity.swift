@@ -3,10 +3,16 @@ public import IslandJSON
 /// One live activity, as the manager holds it. Only `ActivityManager` changes an activity, so
 /// every mutable field is `internal(set)`.
 ///
+/// A value behind one reference, copied on write: an activity is copied into every event, the
+/// presenters' view of it, its commit and its reply, and each copy then costs one retain; the
+/// one update that changes it makes one copy of its fields.
+///
 /// Times are seconds since the Unix epoch.
 public struct Activity: Sendable, Hashable, Identifiable {
     /// Assigned by the manager's ID generator (a UUID in the daemon).
     public var id: String { identity.value.id }
+    /// `id`, hashed once for the tables that look activities up on every update.
+    public var hashedID: HashedID { identity.value.hashedID }
     /// The producing app's id.
     public var app: String { identity.value.app }
     /// The producer's uid in the system scope; nil in the user scope.
@@ -21,12 +27,63 @@ public struct Activity: Sendable, Hashable, Identifiable {
     public var key: String? { identity.value.key }
     public var ownerGonePolicy: OwnerGonePolicy { identity.value.ownerGonePolicy }
     public var createdAt: Double { identity.value.createdAt }
+    /// `JSON.serializedSize(of: attributes)`: the part of the payload limit every update
+    /// counts again.
+    var attributesSize: Int { identity.value.attributesSize }
+
+    private var storage: Storage
+    private var identity: Shared<Identity> { storage.identity }
+
+    /// The one reference an activity is. Its fields change only while no other activity
+    /// shares it (`fields(_:)` copies it first otherwise), as an array's storage does.
+    private final class Storage: @unchecked Sendable {
+        let identity: Shared<Identity>
+        var fields: Fields
+
+        init(identity: Shared<Identity>, fields: Fields) {
+            self.identity = identity
+            self.fields = fields
+        }
+    }
+
+    /// What an activity's life changes.
+    private struct Fields: Sendable, Hashable {
+        var content: ActivityContent
+        var deliveredContent: ActivityContent
+        var deliveredAt: Double
+        var state: ActivityState
+        var endReason: EndReason?
+        var updatedAt: Double
+        var endedAt: Double?
+        var dismissAt: Double?
+        var lastTimestamp: Double?
+        var nextDeliveryAt: Double?
+        var ownerGraceEndsAt: Double?
+    }
+
+    /// The fields, to change: this activity's own storage, copied first if it is shared.
+    private var fields: Fields {
+        get { storage.fields }
+        _modify {
+            if !isKnownUniquelyReferenced(&storage) { storage = Storage(identity: storage.identity, fields: storage.fields) }
+            yield &storage.fields
+        }
+    }
+
+    public static func == (lhs: Activity, rhs: Activity) -> Bool {
+        lhs.storage === rhs.storage || (lhs.identity == rhs.identity && lhs.storage.fields == rhs.storage.fields)
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(identity)
+        hasher.combine(storage.fields)
+    }
 
     /// What never changes, shared by every copy of the activity.
-    private let identity: Shared<Identity>
 
     private struct Identity: Sendable, Hashable {
         let id: String
+        let hashedID: HashedID
         let app: String
         let uid: UInt32?
         let type: String
@@ -39,10 +96,12 @@ public struct Activity: Sendable, Hashable, Identifiable {
         let identityMembers: [UInt8]
         /// `createdAt` as JSON text, which every item and stored document carries too.
         let createdAtText: [UInt8]
+        let attributesSize: Int
 
         init(id: String, app: String, uid: UInt32?, type: String, attributes: JSONObject, key: String?,
              ownerGonePolicy: OwnerGonePolicy, createdAt: Double) {
             (self.id, self.app, self.uid, self.type, self.attributes) = (id, app, uid, type, attributes)
+            hashedID = HashedID(id)
             (self.key, self.ownerGonePolicy, self.createdAt) = (key, ownerGonePolicy, createdAt)
             // Members alone, no brace: `openObject(members:)` opens the object around them.
             var text = JSONText(capacity: 128)
@@ -52,6 +111,7 @@ public struct Activity: Sendable, Hashable, Identifiable {
             text.member("attributes", .object(attributes))
             identityMembers = text.bytes
             createdAtText = JSON.double(createdAt).serialized()
+            attributesSize = JSON.serializedSize(of: attributes)
         }
     }
 
@@ -67,37 +127,67 @@ public struct Activity: Sendable, Hashable, Identifiable {
     }
 
     /// The latest accepted content.
-    public internal(set) var content: ActivityContent
+    public internal(set) var content: ActivityContent {
+        get { storage.fields.content }
+        set { fields.content = newValue }
+    }
     /// What presenters currently see. Differs from `content` while a coalesced update waits
     /// for its delivery slot (`nextDeliveryAt`).
-    public internal(set) var deliveredContent: ActivityContent
+    public internal(set) var deliveredContent: ActivityContent {
+        get { storage.fields.deliveredContent }
+        set { fields.deliveredContent = newValue }
+    }
     /// When `deliveredContent` was delivered; the per-activity update rate counts from here.
-    public internal(set) var deliveredAt: Double
-    public internal(set) var state: ActivityState
-    public internal(set) var endReason: EndReason?
+    public internal(set) var deliveredAt: Double {
+        get { storage.fields.deliveredAt }
+        set { fields.deliveredAt = newValue }
+    }
+    public internal(set) var state: ActivityState {
+        get { storage.fields.state }
+        set { fields.state = newValue }
+    }
+    public internal(set) var endReason: EndReason? {
+        get { storage.fields.endReason }
+        set { fields.endReason = newValue }
+    }
     /// When the content or the state last changed.
-    public internal(set) var updatedAt: Double
-    public internal(set) var endedAt: Double?
+    public internal(set) var updatedAt: Double {
+        get { storage.fields.updatedAt }
+        set { fields.updatedAt = newValue }
+    }
+    public internal(set) var endedAt: Double? {
+        get { storage.fields.endedAt }
+        set { fields.endedAt = newValue }
+    }
     /// When an ended activity will be dismissed.
-    public internal(set) var dismissAt: Double?
+    public internal(set) var dismissAt: Double? {
+        get { storage.fields.dismissAt }
+        set { fields.dismissAt = newValue }
+    }
     /// The producer timestamp of the last accepted update; older or equal ones are refused.
-    public internal(set) var lastTimestamp: Double?
+    public internal(set) var lastTimestamp: Double? {
+        get { storage.fields.lastTimestamp }
+        set { fields.lastTimestamp = newValue }
+    }
     /// When the coalesced `content` will be delivered; nil when presenters are up to date.
-    public internal(set) var nextDeliveryAt: Double?
+    public internal(set) var nextDeliveryAt: Double? {
+        get { storage.fields.nextDeliveryAt }
+        set { fields.nextDeliveryAt = newValue }
+    }
     /// With the `stale` owner-gone policy: when the activity turns stale unless its app returns.
-    public internal(set) var ownerGraceEndsAt: Double?
+    public internal(set) var ownerGraceEndsAt: Double? {
+        get { storage.fields.ownerGraceEndsAt }
+        set { fields.ownerGraceEndsAt = newValue }
+    }
 
     init(
         id: String, owner: ActivityOwner, type: String, attributes: JSONObject, key: String?,
         ownerGonePolicy: OwnerGonePolicy, content: ActivityContent, state: ActivityState, now: Double
     ) {
-        self.identity = Shared(Identity(id: id, app: owner.app, uid: owner.uid, type: type, attributes: attributes, key: key,
-                                        ownerGonePolicy: ownerGonePolicy, createdAt: now))
-        self.content = content
-        self.deliveredContent = content
-        self.deliveredAt = now
-        self.state = state
-        self.updatedAt = now
+        let identity = Shared(Identity(id: id, app: owner.app, uid: owner.uid, type: type, attributes: attributes, key: key,
+                                       ownerGonePolicy: ownerGonePolicy, createdAt: now))
+        self.storage = Storage(identity: identity, fields: Fields(
+            content: content, deliveredContent: content, deliveredAt: now, state: state, updatedAt: now))
     }
 
     /// Pending, active or stale.

@@ -19,9 +19,8 @@ enum ActivityInput {
         try check(depth: JSON.object(attributes).nestingDepth)
     }
 
-    /// Read from the text, which an update carries without a tree.
     static func checkNesting(ofState content: ActivityContent) throws(IslandError) {
-        try check(depth: JSON.nestingDepth(ofText: content.stateText))
+        try check(depth: content.stateNesting)
     }
 
     private static func check(depth: Int) throws(IslandError) {

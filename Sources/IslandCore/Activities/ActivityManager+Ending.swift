@@ -22,7 +22,7 @@ extension ActivityManager {
         guard activity.isLive else { throw .activityEnded(id: id, state: activity.state) }
         try checkOrder(of: timestamp, for: activity)
         if let content {
-            try checkPayload(attributes: activity.attributes, content: content, limits: limits.limits(for: app))
+            try checkPayload(attributesSize: activity.attributesSize, content: content, limits: limits.limits(for: app))
             activity.content = content
         }
         if let timestamp { activity.lastTimestamp = timestamp }

@@ -31,7 +31,7 @@ extension ActivityManager {
             return RequestOutcome(activity: existing, created: false, events: [])
         }
         let appLimits = limits.limits(for: app)
-        try checkPayload(attributes: attributes, content: content, limits: appLimits)
+        try checkPayload(attributesSize: JSON.serializedSize(of: attributes), content: content, limits: appLimits)
         try ActivityInput.checkNesting(of: attributes)
         guard liveCount(owner: owner) < appLimits.maximumActivitiesPerApp else {
             throw .targetMaximumExceeded(app: app, limit: appLimits.maximumActivitiesPerApp)
@@ -58,8 +58,9 @@ extension ActivityManager {
         )
     }
 
-    func checkPayload(attributes: JSONObject, content: ActivityContent, limits: ActivityLimits) throws(IslandError) {
-        let size = Activity.payloadSize(attributes: attributes, content: content)
+    /// `attributesSize`: `JSON.serializedSize(of:)` the attributes, which an activity keeps.
+    func checkPayload(attributesSize: Int, content: ActivityContent, limits: ActivityLimits) throws(IslandError) {
+        let size = attributesSize + content.stateText.count
         guard size <= limits.maximumPayloadBytes else {
             throw .attributesTooLarge(limit: limits.maximumPayloadBytes, size: size)
         }

@@ -94,8 +94,9 @@ extension ActivityManager {
         }
     }
 
-    /// The earliest timer of `activity`, if it waits for anything.
-    func nextTimer(of activity: Activity) -> ActivityTimer? {
+    /// The earliest timer of `activity`, if it waits for anything; `appLimits`, its app's
+    /// limits, when the caller has them.
+    func nextTimer(of activity: Activity, limits appLimits: ActivityLimits? = nil) -> ActivityTimer? {
         var earliest: ActivityTimer?
         func consider(_ at: Double?, _ kind: ActivityTimerKind) {
             guard let at else { return }
@@ -106,7 +107,7 @@ extension ActivityManager {
             consider(activity.nextDeliveryAt, .delivery)
             consider(activity.ownerGraceEndsAt, .ownerGrace)
             if activity.state == .active { consider(activity.content.staleDate, .staleDate) }
-            consider(activity.createdAt + limits.limits(for: activity.app).maximumActiveDuration, .expiry)
+            consider(activity.createdAt + (appLimits ?? limits.limits(for: activity.app)).maximumActiveDuration, .expiry)
         } else if activity.state == .ended {
             consider(activity.dismissAt, .dismissal)
         }

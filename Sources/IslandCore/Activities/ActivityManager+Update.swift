@@ -1,3 +1,4 @@
+import OrderedCollections
 import IslandJSON
 
 extension ActivityManager {
@@ -24,11 +25,12 @@ extension ActivityManager {
         now: Double
     ) throws(IslandError) -> UpdateOutcome {
         let owner = ActivityOwner(app: app, uid: uid)
-        var activity = try owned(id: id, by: owner)
+        let index = try ownedIndex(id: id, by: owner)
+        var activity = activities.values[index]
         guard activity.isLive else { throw .activityEnded(id: id, state: activity.state) }
         try checkOrder(of: timestamp, for: activity)
         let appLimits = limits.limits(for: app)
-        try checkPayload(attributes: activity.attributes, content: content, limits: appLimits)
+        try checkPayload(attributesSize: activity.attributesSize, content: content, limits: appLimits)
 
         let previousState = activity.state
         activity.content = content
@@ -39,6 +41,7 @@ extension ActivityManager {
         activity.ownerGraceEndsAt = nil
 
         var events: [ActivityEvent] = []
+        events.reserveCapacity(4)
         let alertWindow = appLimits.alertBudgetWindow
         var alertsRemaining = budgets.alerts.remaining(owner: owner, budget: appLimits.alertBudget, window: alertWindow, now: now)
         let alerted = alert != nil && alertsRemaining > 0
@@ -59,7 +62,7 @@ extension ActivityManager {
         } else {
             activity.nextDeliveryAt = slot
         }
-        store(activity)
+        store(activity, at: index, limits: appLimits)
 
         events.append(.changed(activity))
         if deliverNow || activity.state != previousState { events.append(.delivered(activity)) }

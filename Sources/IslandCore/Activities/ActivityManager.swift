@@ -93,10 +93,22 @@ public struct ActivityManager: Sendable {
         if let timer = nextTimer(of: activity) { timerBound = min(timerBound, timer.at) }
     }
 
+    /// The same for an activity found at `index` (`ownedIndex`), whose app's limits are
+    /// `appLimits`: no look-up of its id, nor of its app's limits, again.
+    mutating func store(_ activity: Activity, at index: Int, limits appLimits: ActivityLimits) {
+        activities.values[index] = activity
+        if let timer = nextTimer(of: activity, limits: appLimits) { timerBound = min(timerBound, timer.at) }
+    }
+
     /// The activity `id` as seen by `owner`: another app's, or another user's, does not exist
     /// for it.
     func owned(id: String, by owner: ActivityOwner) throws(IslandError) -> Activity {
-        guard let activity = activities[id], activity.owner == owner else { throw .noSuchActivity(id: id) }
-        return activity
+        activities.values[try ownedIndex(id: id, by: owner)]
+    }
+
+    /// Where `owned(id:by:)` is in `activities`.
+    func ownedIndex(id: String, by owner: ActivityOwner) throws(IslandError) -> Int {
+        guard let index = activities.index(forKey: id), activities.values[index].owner == owner else { throw .noSuchActivity(id: id) }
+        return index
     }
 }

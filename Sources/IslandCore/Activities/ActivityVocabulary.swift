@@ -75,6 +75,11 @@ public struct ActivityContent: Sendable, Hashable {
     /// `state` as compact JSON text, written once, when the content is made: an update sends
     /// it to presenters and back in its reply, and counts it against the payload limit.
     public var stateText: [UInt8] { written.value.text }
+    /// How deep the state nests (`JSON.nestingDepth`), which a limit bounds.
+    public var stateNesting: Int { written.value.nesting }
+    /// The state's keys and the kinds of their values (`JSON.objectShape`), which a default
+    /// layout is worked out from: compared on every update, to know whether it must be again.
+    public var stateShape: [UInt8] { written.value.shape }
     private var written: Shared<WrittenState>
     /// When the content stops being accurate (seconds since the epoch); then the activity is `stale`.
     public var staleDate: Double?
@@ -88,12 +93,17 @@ public struct ActivityContent: Sendable, Hashable {
     }
 
     /// From the state's text alone: `canonicalText` must be an object exactly as
-    /// `JSON.object(state).serialized()` writes it (as `JSONParser` keeps it), which debug
-    /// builds check.
-    public init(canonicalText: [UInt8], staleDate: Double? = nil, relevanceScore: Double = 0) {
+    /// `JSON.object(state).serialized()` writes it (as `JSONReader.readObjectText` reads it),
+    /// nesting `nesting` deep and of shape `shape` (worked out from the text when not given),
+    /// which debug builds check.
+    public init(canonicalText: [UInt8], nesting: Int? = nil, shape: [UInt8]? = nil, staleDate: Double? = nil,
+                relevanceScore: Double = 0) {
         assert((try? JSONParser.parse(canonicalText))?.objectValue.map { JSON.object($0).serialized() } == canonicalText,
                "a state's text that is not the canonical form of an object")
-        self.written = Shared(WrittenState(text: canonicalText))
+        assert(nesting == nil || nesting == JSON.nestingDepth(ofText: canonicalText), "a state's nesting that is not its text's")
+        assert(shape == nil || shape == JSON.objectShape(ofText: canonicalText), "a state's shape that is not its text's")
+        self.written = Shared(WrittenState(text: canonicalText, nesting: nesting ?? JSON.nestingDepth(ofText: canonicalText),
+                                           shape: shape ?? Self.shape(of: canonicalText)))
         self.staleDate = staleDate
         self.relevanceScore = relevanceScore
     }
@@ -103,15 +113,21 @@ public struct ActivityContent: Sendable, Hashable {
     private struct WrittenState: Sendable, Hashable {
         private let tree: JSONObject?
         let text: [UInt8]
+        let nesting: Int
+        let shape: [UInt8]
 
         init(_ state: JSONObject) {
             self.tree = state
             self.text = JSON.object(state).serialized()
+            self.nesting = JSON.object(state).nestingDepth
+            self.shape = ActivityContent.shape(of: text)
         }
 
-        init(text: [UInt8]) {
+        init(text: [UInt8], nesting: Int, shape: [UInt8]) {
             self.tree = nil
             self.text = text
+            self.nesting = nesting
+            self.shape = shape
         }
 
         var state: JSONObject {
@@ -122,6 +138,11 @@ public struct ActivityContent: Sendable, Hashable {
 
         static func == (lhs: WrittenState, rhs: WrittenState) -> Bool { lhs.text == rhs.text }
         func hash(into hasher: inout Hasher) { hasher.combine(text) }
+    }
+
+    /// The shape of an object's canonical text, which always has one.
+    private static func shape(of text: [UInt8]) -> [UInt8] {
+        JSON.objectShape(ofText: text) ?? []
     }
 
     /// Whether this content is out of date at `now` (a stale date equal to `now` has passed).

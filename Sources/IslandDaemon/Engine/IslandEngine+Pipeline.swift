@@ -40,7 +40,7 @@ extension IslandEngine {
             completion(.failure(.refused(error)))
             return
         }
-        apply(due + events, decided: decided, prepare: { prepare(result) }) { engine, outcome in
+        apply(due.isEmpty ? events : due + events, decided: decided, prepare: { prepare(result) }) { engine, outcome in
             if case .failure = outcome {
                 // Nothing of this change reached the disk. Other calls may have changed memory
                 // while this one waited, so the disk, not a copy from before, is the truth to
@@ -93,7 +93,10 @@ extension IslandEngine {
 
     private func show(_ events: [ActivityEvent]) {
         presenters.show(events, now: clock())
-        scheduleTimer()
+        // Once per turn, however many changes it decides: the timers are seconds apart, and
+        // their earliest deadline is not worth working out again for every pipelined update.
+        timerStale = true
+        endTurnLater()
     }
 
     // MARK: Commit
@@ -103,10 +106,26 @@ extension IslandEngine {
     /// together — one hand-off each way per turn, not per change, for a producer that
     /// pipelines its calls.
     private func commit(_ mutations: [StoreMutation], afterCommit: @escaping AfterCommit) {
-        if turnCommits.isEmpty {
-            loop.execute { self.assumeIsolated { $0.commitTurn() } }
-        }
         turnCommits.append((mutations, afterCommit))
+        endTurnLater()
+    }
+
+    /// Has `endTurn` run once the loop has handled the reads of this turn.
+    private func endTurnLater() {
+        guard !endOfTurnQueued else { return }
+        endOfTurnQueued = true
+        loop.execute { self.assumeIsolated { $0.endTurn() } }
+    }
+
+    /// What is done once per turn of the loop for the changes decided in it: their commits
+    /// go to the store, and the timer is set for what they changed.
+    private func endTurn() {
+        endOfTurnQueued = false
+        commitTurn()
+        if timerStale {
+            timerStale = false
+            scheduleTimer()
+        }
     }
 
     /// Hands the turn's commits to the store, in the order they were decided; the writer

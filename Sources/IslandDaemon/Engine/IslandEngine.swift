@@ -46,6 +46,10 @@ actor IslandEngine {
     var decisions = DecisionOrder()
     /// The commits of the decisions made in this turn of the loop, in order.
     var turnCommits: [(mutations: [StoreMutation], afterCommit: AfterCommit)] = []
+    /// `endTurn` is queued on the loop.
+    var endOfTurnQueued = false
+    /// Changes were shown that may move the timer's deadline.
+    var timerStale = false
 
     // The timer (IslandEngine+Timer.swift).
     var timer: Scheduled<Void>?

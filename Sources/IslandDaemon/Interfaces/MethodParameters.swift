@@ -3,16 +3,10 @@ import IslandJSON
 import OrderedCollections
 import VarlinkCore
 
-/// The parameters of each method of the role interfaces, read once, into Swift values, before
-/// the method runs — a decoding step per method, like the dispatch tables systemd reads
-/// Varlink parameters with.
-///
-/// The service has validated every call against its interface already, so none of these
-/// should ever fail; should the IDL and a decoder ever disagree, the call is refused with
-/// `org.varlink.service.InvalidParameter` naming the field, rather than trusted.
-protocol MethodParameters {
-    init(_ call: VarlinkCall) throws(VarlinkError)
-}
+// The parameters of each method of the role interfaces, read once, into Swift values, before
+// the method runs (`VarlinkParameters`): from the validated tree, and for the producer's
+// mutations, which every update makes, also straight from the call's text
+// (`VarlinkReadableParameters`, in the second half of this file).
 
 /// The parameters of a producer's or an extension's method, which may name the app the
 /// caller claims to be (its role binding decides whether it may).
@@ -105,7 +99,7 @@ struct ParameterReader {
 // MARK: org.island.Producer
 
 /// `Request(app, type, attributes, content, key, ownerGone)`.
-struct RequestParameters: MethodParameters, AppClaiming {
+struct RequestParameters: VarlinkParameters, AppClaiming, Equatable {
     var app: String?
     var type: String
     var attributes: JSONObject
@@ -125,7 +119,7 @@ struct RequestParameters: MethodParameters, AppClaiming {
 }
 
 /// `Update(app, id, content, alert, timestamp)`.
-struct UpdateParameters: MethodParameters, AppClaiming {
+struct UpdateParameters: VarlinkParameters, AppClaiming, Equatable {
     var app: String?
     var id: String
     var content: ActivityContent
@@ -145,7 +139,7 @@ struct UpdateParameters: MethodParameters, AppClaiming {
 }
 
 /// `End(app, id, content, dismissalPolicy, timestamp)`.
-struct EndParameters: MethodParameters, AppClaiming {
+struct EndParameters: VarlinkParameters, AppClaiming, Equatable {
     var app: String?
     var id: String
     var content: ActivityContent?
@@ -177,7 +171,7 @@ struct EndParameters: MethodParameters, AppClaiming {
 }
 
 /// `List(app, type, states)`.
-struct ListParameters: MethodParameters, AppClaiming {
+struct ListParameters: VarlinkParameters, AppClaiming {
     var app: String?
     var type: String?
     /// nil for every state.
@@ -193,7 +187,7 @@ struct ListParameters: MethodParameters, AppClaiming {
 }
 
 /// `Watch(app, ids)`.
-struct WatchParameters: MethodParameters, AppClaiming {
+struct WatchParameters: VarlinkParameters, AppClaiming {
     var app: String?
     /// nil for all of the app's activities.
     var ids: Set<String>?
@@ -207,7 +201,7 @@ struct WatchParameters: MethodParameters, AppClaiming {
 
 /// Methods whose only parameter is the app a producer or an extension claims to be:
 /// `Authorization(app)`, `ListLayouts(app)`.
-struct AppClaimParameters: MethodParameters, AppClaiming {
+struct AppClaimParameters: VarlinkParameters, AppClaiming {
     var app: String?
 
     init(_ call: VarlinkCall) throws(VarlinkError) {
@@ -218,7 +212,7 @@ struct AppClaimParameters: MethodParameters, AppClaiming {
 // MARK: org.island.Extension
 
 /// `RegisterLayout(app, type, layout)`.
-struct RegisterLayoutParameters: MethodParameters, AppClaiming {
+struct RegisterLayoutParameters: VarlinkParameters, AppClaiming {
     var app: String?
     var type: String
     var layout: JSON
@@ -232,7 +226,7 @@ struct RegisterLayoutParameters: MethodParameters, AppClaiming {
 }
 
 /// `RemoveLayout(app, type)`.
-struct RemoveLayoutParameters: MethodParameters, AppClaiming {
+struct RemoveLayoutParameters: VarlinkParameters, AppClaiming {
     var app: String?
     var type: String
 
@@ -246,7 +240,7 @@ struct RemoveLayoutParameters: MethodParameters, AppClaiming {
 // MARK: org.island.Presenter
 
 /// `Interact(action, id, button)`.
-struct InteractParameters: MethodParameters {
+struct InteractParameters: VarlinkParameters {
     var action: PresenterAction
     var id: String?
     var button: String?
@@ -262,7 +256,7 @@ struct InteractParameters: MethodParameters {
 // MARK: org.island.Admin
 
 /// `SetEnabled(app, enabled)`: nil for Live Activities as a whole.
-struct SetEnabledParameters: MethodParameters {
+struct SetEnabledParameters: VarlinkParameters {
     var app: String?
     var enabled: Bool
 
@@ -274,7 +268,7 @@ struct SetEnabledParameters: MethodParameters {
 }
 
 /// `SetFrequentUpdates(app, enabled)`.
-struct SetFrequentUpdatesParameters: MethodParameters {
+struct SetFrequentUpdatesParameters: VarlinkParameters {
     var app: String
     var enabled: Bool
 
@@ -282,5 +276,150 @@ struct SetFrequentUpdatesParameters: MethodParameters {
         let p = ParameterReader(call.parameters)
         app = try p.string("app")
         enabled = try p.bool("enabled")
+    }
+}
+
+// MARK: Read from text
+
+// The producer's mutations, read straight from a call's text (see `VarlinkReadableParameters`):
+// exactly the members the interface declares, each of its type, each at most once; anything
+// else is left to the tree, which refuses it by name. The values are those the tree gives.
+
+extension RequestParameters: VarlinkReadableParameters {
+    init(reading reader: inout JSONReader) throws(JSONReader.Mismatch) {
+        var seen = JSONReader.MembersSeen()
+        var app: String?, type: String?, attributes: JSONObject?, content: ActivityContent?, key: String?
+        var ownerGone: OwnerGonePolicy?
+        try reader.enterObject()
+        while let member = try reader.nextKey() {
+            switch member {
+            case "app": try seen.insert(0); app = try reader.readOptionalString()
+            case "type": try seen.insert(1); type = try reader.readString()
+            case "attributes": try seen.insert(2); attributes = try reader.readObject()
+            case "content": try seen.insert(3); content = try reader.readContent()
+            case "key": try seen.insert(4); key = try reader.readOptionalString()
+            case "ownerGone": try seen.insert(5); ownerGone = try reader.readOptionalEnumeration(OwnerGonePolicy.self)
+            default: throw JSONReader.Mismatch()
+            }
+        }
+        guard let type, let attributes, let content else { throw JSONReader.Mismatch() }
+        (self.app, self.type, self.attributes, self.content, self.key) = (app, type, attributes, content, key)
+        self.ownerGone = ownerGone ?? .keep
+    }
+}
+
+extension UpdateParameters: VarlinkReadableParameters {
+    init(reading reader: inout JSONReader) throws(JSONReader.Mismatch) {
+        var seen = JSONReader.MembersSeen()
+        var app: String?, id: String?, content: ActivityContent?, alert: Alert?, timestamp: Double?
+        try reader.enterObject()
+        while let member = try reader.nextKey() {
+            switch member {
+            case "app": try seen.insert(0); app = try reader.readOptionalString()
+            case "id": try seen.insert(1); id = try reader.readString()
+            case "content": try seen.insert(2); content = try reader.readContent()
+            case "alert": try seen.insert(3); alert = reader.readNull() ? nil : try reader.readAlert()
+            case "timestamp": try seen.insert(4); timestamp = try reader.readOptionalNumber()
+            default: throw JSONReader.Mismatch()
+            }
+        }
+        guard let id, let content else { throw JSONReader.Mismatch() }
+        (self.app, self.id, self.content, self.alert, self.timestamp) = (app, id, content, alert, timestamp)
+    }
+}
+
+extension EndParameters: VarlinkReadableParameters {
+    init(reading reader: inout JSONReader) throws(JSONReader.Mismatch) {
+        var seen = JSONReader.MembersSeen()
+        var app: String?, id: String?, content: ActivityContent?, dismissal: DismissalPolicy?, timestamp: Double?
+        try reader.enterObject()
+        while let member = try reader.nextKey() {
+            switch member {
+            case "app": try seen.insert(0); app = try reader.readOptionalString()
+            case "id": try seen.insert(1); id = try reader.readString()
+            case "content": try seen.insert(2); content = reader.readNull() ? nil : try reader.readContent()
+            case "dismissalPolicy": try seen.insert(3); dismissal = reader.readNull() ? nil : try reader.readDismissalPolicy()
+            case "timestamp": try seen.insert(4); timestamp = try reader.readOptionalNumber()
+            default: throw JSONReader.Mismatch()
+            }
+        }
+        guard let id else { throw JSONReader.Mismatch() }
+        (self.app, self.id, self.content, self.dismissal, self.timestamp) = (app, id, content, dismissal ?? .default, timestamp)
+    }
+}
+
+extension JSONReader {
+    /// `?string`
+    mutating func readOptionalString() throws(Mismatch) -> String? {
+        readNull() ? nil : try readString()
+    }
+
+    /// `?float`
+    mutating func readOptionalNumber() throws(Mismatch) -> Double? {
+        readNull() ? nil : try readNumber()
+    }
+
+    /// An `?enum` member; a name that is none of its cases is left to the tree, which refuses it.
+    mutating func readOptionalEnumeration<Value: RawRepresentable<String>>(_: Value.Type) throws(Mismatch) -> Value? {
+        guard let name = try readOptionalString() else { return nil }
+        guard let value = Value(rawValue: name) else { throw Mismatch() }
+        return value
+    }
+
+    /// `Content (state: object, staleDate: ?float, relevanceScore: ?float)`; the state as its
+    /// canonical text, as the core keeps it.
+    mutating func readContent() throws(Mismatch) -> ActivityContent {
+        var seen = MembersSeen()
+        var state: (text: [UInt8], nesting: Int, shape: [UInt8])?, staleDate: Double?, relevanceScore: Double?
+        try enterObject()
+        while let member = try nextKey() {
+            switch member {
+            case "state": try seen.insert(0); state = try readObjectText()
+            case "staleDate": try seen.insert(1); staleDate = try readOptionalNumber()
+            case "relevanceScore": try seen.insert(2); relevanceScore = try readOptionalNumber()
+            default: throw Mismatch()
+            }
+        }
+        guard let state else { throw Mismatch() }
+        return ActivityContent(canonicalText: state.text, nesting: state.nesting, shape: state.shape, staleDate: staleDate,
+                               relevanceScore: relevanceScore ?? 0)
+    }
+
+    /// `Alert (title: string, body: string)`
+    mutating func readAlert() throws(Mismatch) -> Alert {
+        var seen = MembersSeen()
+        var title: String?, body: String?
+        try enterObject()
+        while let member = try nextKey() {
+            switch member {
+            case "title": try seen.insert(0); title = try readString()
+            case "body": try seen.insert(1); body = try readString()
+            default: throw Mismatch()
+            }
+        }
+        guard let title, let body else { throw Mismatch() }
+        return Alert(title: title, body: body)
+    }
+
+    /// `DismissalPolicy (kind: (default, immediate, after), date: ?float)`; `after` without its
+    /// date is left to the tree, which refuses it by name.
+    mutating func readDismissalPolicy() throws(Mismatch) -> DismissalPolicy {
+        var seen = MembersSeen()
+        var kind: String?, date: Double?
+        try enterObject()
+        while let member = try nextKey() {
+            switch member {
+            case "kind": try seen.insert(0); kind = try readString()
+            case "date": try seen.insert(1); date = try readOptionalNumber()
+            default: throw Mismatch()
+            }
+        }
+        switch kind {
+        case "default": return .default
+        case "immediate": return .immediate
+        case "after": if let date { return .after(date) }
+        default: break
+        }
+        throw Mismatch()
     }
 }

@@ -5,7 +5,7 @@ import OrderedCollections
 import VarlinkCore
 
 /// The four role interfaces of Protocol/, each method a thin translation between Varlink and
-/// the engine: its parameters read by its decoder (MethodParameters.swift), the connection's
+/// the engine: its parameters read by their decoder (MethodParameters.swift), the connection's
 /// role bound or checked, the engine called, and its answer or refusal put in wire form
 /// (Wire/).
 struct RoleInterfaces: Sendable {
@@ -44,6 +44,11 @@ struct RoleInterfaces: Sendable {
     /// Binds or checks the connection's producer role, on the engine.
     private func producerApp(claim: String?, _ connection: VarlinkConnectionContext,
                              on engine: isolated IslandEngine) throws(VarlinkError) -> String {
+        try Self.producerApp(claim: claim, connection, roles: roles, on: engine)
+    }
+
+    private static func producerApp(claim: String?, _ connection: VarlinkConnectionContext, roles: RoleBinder,
+                                    on engine: isolated IslandEngine) throws(VarlinkError) -> String {
         let role = try roles.bind(.producer(claim: claim), connection: connection)
         guard case .producer(let app) = role else { throw VarlinkError.permissionDenied }
         // The first producer call of a connection counts it for the producer-death policy.
@@ -67,7 +72,7 @@ struct RoleInterfaces: Sendable {
     /// connection once the change is decided, so pipelined calls overlap their commits (and
     /// share them: group commit) while replies keep their order; and with the reply's encoder,
     /// which the engine runs on the store's writer thread once the change is committed.
-    private func mutation<Parameters: MethodParameters & AppClaiming, T: Sendable>(
+    private func mutation<Parameters: VarlinkReadableParameters & AppClaiming, T: Sendable>(
         _: Parameters.Type,
         _ start: @escaping @Sendable (isolated IslandEngine, Parameters, _ app: String, _ uid: UInt32?,
                                       _ decided: @escaping @Sendable () -> Void,
@@ -75,18 +80,27 @@ struct RoleInterfaces: Sendable {
                                       _ done: @escaping IslandEngine.Completion<VarlinkEncodedParameters>) -> Void,
         reply: @escaping @Sendable (T, inout JSONText) -> Void
     ) -> VarlinkMethodHandler {
-        .responding { [self] request, responder in
+        // The reply's encoder is made once, not for every call.
+        let encode: @Sendable (T) -> VarlinkEncodedParameters = { value in
+            var text = JSONText(capacity: 1024)
+            text.openObject()
+            reply(value, &text)
+            text.closeObject()
+            return VarlinkEncodedParameters(text)
+        }
+        // Each call's closures hold only what they use: not this struct, nor the whole request.
+        return .responding { [engine, roles] request, responder in
+            let parameters: Parameters
+            do throws(VarlinkError) {
+                parameters = try request.parameters(as: Parameters.self)
+            } catch {
+                return responder.fail(error)
+            }
+            let connection = request.connection
             engine.perform { engine in
                 Self.failing(responder) { () throws(VarlinkError) in
-                    let parameters = try Parameters(request.call)
-                    let app = try producerApp(claim: parameters.app, request.connection, on: engine)
-                    start(engine, parameters, app, request.connection.peer?.uid, { responder.releaseConnection() }, { value in
-                        var text = JSONText(capacity: 1024)
-                        text.openObject()
-                        reply(value, &text)
-                        text.closeObject()
-                        return VarlinkEncodedParameters(text)
-                    }) { result in
+                    let app = try Self.producerApp(claim: parameters.app, connection, roles: roles, on: engine)
+                    start(engine, parameters, app, connection.peer?.uid, { responder.releaseConnection() }, encode) { result in
                         switch result {
                         case .success(let encoded): responder.reply(encoded: encoded)
                         case .failure(let error): responder.fail(VarlinkError(error))
@@ -95,6 +109,7 @@ struct RoleInterfaces: Sendable {
                 }
             }
         }
+        .reading(Parameters.self)
     }
 
     var producer: VarlinkImplementation {

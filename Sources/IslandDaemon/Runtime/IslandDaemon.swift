@@ -1,3 +1,4 @@
+import NIOCore
 import Foundation
 import IslandCore
 import IslandJSON
@@ -102,6 +103,7 @@ public final class IslandDaemon: Sendable {
         // thread that read it, and only commits (on the store's thread) leave it.
         // It lives as long as the process: timers and commits may still reach it while stopping.
         let loop = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        loop.next().execute { [logger] in EventLoopScheduling.requestShortTimeSlice(logger: logger) }
         let engine = IslandEngine(manager: manager, registry: registry.value,
                                   layouts: StateRestorer.layouts(from: stored, logger: logger), scope: options.scope,
                                   store: writer, loop: loop.next(), clock: clock, logger: logger)
@@ -124,7 +126,7 @@ public final class IslandDaemon: Sendable {
         let service = VarlinkService(
             info: VarlinkServiceInfo(vendor: "Island", product: "islandd", version: options.version,
                                      url: "https://github.com/island-linux/island"),
-            implementations: interfaces.implementations, connectionErrors: .island, canonicalTextOf: Wire.stateTextPath, logger: logger)
+            implementations: interfaces.implementations, connectionErrors: .island, logger: logger)
 
         let logger = self.logger
         let stateDirectory = options.paths.stateDirectory

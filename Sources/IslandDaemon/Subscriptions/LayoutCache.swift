@@ -30,7 +30,7 @@ struct LayoutCache {
     private var installed: [String: [String: JSON]] = [:]
     /// The apps' desktop entries, for their names, icons and URL schemes.
     private var apps: AppRegistry
-    private var items: [String: ItemLayout] = [:]
+    private var items: [HashedID: ItemLayout] = [:]
     /// Grows whenever the layouts or the apps change, which makes every cached layout stale.
     private var generation: UInt64 = 0
     private var lastRevision: UInt64 = 0
@@ -72,13 +72,11 @@ struct LayoutCache {
 
     /// The layout presenters draw the activity with: its app's, or the default one.
     mutating func layout(for activity: Activity) -> ItemLayout {
-        let cached = items[activity.id]
-        if let cached, cached.generation == generation, !cached.isDefault {
-            return cached
-        }
-        // Only a default layout depends on the state.
-        let shape = Layout.defaultLayoutKey(stateText: activity.deliveredContent.stateText)
-        if let cached, cached.generation == generation, shape != nil, shape == cached.stateShape {
+        let cached = items[activity.hashedID]
+        // Only a default layout depends on the state: on its shape, which its content knows.
+        let shape = activity.deliveredContent.stateShape
+        assert(shape == Layout.defaultLayoutKey(stateText: activity.deliveredContent.stateText), "a state's shape that is not its layout's key")
+        if let cached, cached.generation == generation, !cached.isDefault || shape == cached.stateShape {
             return cached
         }
         let json: JSON
@@ -97,18 +95,18 @@ struct LayoutCache {
         let manifest = apps.manifest(for: activity.app)
         let layout = ItemLayout(json: json, isDefault: isDefault, revision: revision, stateShape: isDefault ? shape : nil,
                                 generation: generation, app: Wire.AppLabel(name: manifest?.name, icon: manifest?.icon))
-        items[activity.id] = layout
+        items[activity.hashedID] = layout
         return layout
     }
 
     /// Forgets a removed activity's layout.
     mutating func forget(_ id: String) {
-        items[id] = nil
+        items[HashedID(id)] = nil
     }
 
     /// Forgets the layouts of every activity but those `isKept`: after the activities were
     /// reread from disk, those gone will never be removed one by one.
-    mutating func keepOnly(_ isKept: (String) -> Bool) {
+    mutating func keepOnly(_ isKept: (HashedID) -> Bool) {
         items = items.filter { isKept($0.key) }
     }
 

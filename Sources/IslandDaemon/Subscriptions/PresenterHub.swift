@@ -31,13 +31,13 @@ struct PresenterHub {
         var streams: [UInt64: OutboundStream<PresenterMessage>] = [:]
         /// The layout revision each activity last had in this view's deltas: a delta carries
         /// an item's layout only when it changed, since a presenter keeps what it has.
-        var sentLayouts: [String: UInt64] = [:]
+        var sentLayouts: [HashedID: UInt64] = [:]
     }
 
     let scope: DaemonScope
     /// Every activity as presenters are shown it, in creation order: the islands, deltas and
     /// snapshots are all built from this, in the order changes were decided.
-    private(set) var shown: OrderedDictionary<String, Activity>
+    private(set) var shown: OrderedDictionary<HashedID, Activity>
     private var views: [UInt32: View] = [:]
     var layouts: LayoutCache
     /// Snapshots last encoded, per uid: presenters subscribing (or resyncing) together share
@@ -48,7 +48,7 @@ struct PresenterHub {
     private var lastStreamID: UInt64 = 0
 
     init(activities: [Activity], scope: DaemonScope, layouts: LayoutCache) {
-        self.shown = OrderedDictionary(uniqueKeysWithValues: activities.map { ($0.id, $0) })
+        self.shown = OrderedDictionary(uniqueKeysWithValues: activities.map { ($0.hashedID, $0) })
         self.scope = scope
         self.layouts = layouts
     }
@@ -91,7 +91,7 @@ struct PresenterHub {
     }
 
     func isVisible(_ id: String, to uid: UInt32) -> Bool {
-        isVisible(owner: shown[id]?.uid, to: uid)
+        isVisible(owner: shown[HashedID(id)]?.uid, to: uid)
     }
 
     private func candidates(for uid: UInt32) -> [IslandCandidate] {
@@ -127,12 +127,15 @@ struct PresenterHub {
             switch event {
             case .changed(let activity), .delivered(let activity):
                 // One hash of the id for the look-up and the update: this runs for every update.
-                if let index = shown.index(forKey: activity.id) {
-                    arbitrationChanged = arbitrationChanged || Self.candidate(shown.values[index]) != Self.candidate(activity)
+                if let index = shown.index(forKey: activity.hashedID) {
+                    // Of what arbitration knows of an activity, only these change.
+                    let before = shown.values[index]
+                    arbitrationChanged = arbitrationChanged || before.state != activity.state
+                        || before.deliveredContent.relevanceScore != activity.deliveredContent.relevanceScore
                     shown.values[index] = activity
                 } else {
                     arbitrationChanged = arbitrationChanged || Self.candidate(activity) != nil
-                    shown[activity.id] = activity
+                    shown[activity.hashedID] = activity
                 }
                 if case .delivered = event {
                     if let index = changed.firstIndex(where: { $0.id == activity.id }) {
@@ -142,7 +145,7 @@ struct PresenterHub {
                     }
                 }
             case .removed(let id):
-                shown.removeValue(forKey: id)
+                shown.removeValue(forKey: HashedID(id))
                 layouts.forget(id)
                 removed.append(id)
             case .alerted(let id, let a):
@@ -165,8 +168,10 @@ struct PresenterHub {
                 let candidates = candidates(for: uid)
                 islandChanged = views.values[index].arbiter.recompute(candidates: candidates, now: now) != nil
             }
-            let items = changed.filter { !removed.contains($0.id) && isVisible(owner: $0.uid, to: uid) }
-                .sorted { $0.id < $1.id }
+            // Usually one item, shown to everyone: no array made for it.
+            let items = changed.count == 1 && removed.isEmpty && isVisible(owner: changed[0].uid, to: uid)
+                ? changed
+                : changed.filter { !removed.contains($0.id) && isVisible(owner: $0.uid, to: uid) }.sorted { $0.id < $1.id }
             guard islandChanged || !items.isEmpty || !removed.isEmpty else { continue }
             views.values[index].send(island: islandChanged, items: items, removed: removed, alert: visibleAlert, layouts: &layouts)
         }
@@ -182,7 +187,7 @@ struct PresenterHub {
             let uid = views.keys[index]
             let visible = ids.filter { isVisible($0, to: uid) }
             guard !visible.isEmpty else { continue }
-            let items = visible.compactMap { shown[$0] }
+            let items = visible.compactMap { shown[HashedID($0)] }
             views.values[index].send(island: false, items: items, removed: [], alert: nil, layouts: &layouts)
         }
     }
@@ -227,7 +232,7 @@ struct PresenterHub {
     /// Goes back to `activities`, the committed state, after presenters were shown decisions
     /// that did not reach the disk: each presenter gets the whole state again.
     mutating func resync(to activities: [Activity], now: Double) {
-        shown = OrderedDictionary(uniqueKeysWithValues: activities.map { ($0.id, $0) })
+        shown = OrderedDictionary(uniqueKeysWithValues: activities.map { ($0.hashedID, $0) })
         layouts.keepOnly { shown[$0] != nil }
         var index = views.startIndex
         while index != views.endIndex {
@@ -266,14 +271,14 @@ extension PresenterHub.View {
     mutating func send(island: Bool, items: [Activity], removed: [String], alert: (id: String, alert: Alert)?,
                        layouts: inout LayoutCache) {
         updateNumber += 1
-        for id in removed { sentLayouts[id] = nil }
+        for id in removed { sentLayouts[HashedID(id)] = nil }
         guard !streams.isEmpty else { return }
         var update = Wire.PresenterUpdate(.delta, sequence: updateNumber, resync: false, island: island ? arbiter.presentation : nil,
                                           capacity: 1024)
         for activity in items {
             let layout = layouts.layout(for: activity)
-            let changed = sentLayouts[activity.id] != layout.revision
-            if changed { sentLayouts[activity.id] = layout.revision }
+            let changed = sentLayouts[activity.hashedID] != layout.revision
+            if changed { sentLayouts[activity.hashedID] = layout.revision }
             update.add(activity, layout: changed ? (layout.json, layout.isDefault) : nil, app: layout.app)
         }
         let encoded = update.finish(removed: removed, alert: alert)

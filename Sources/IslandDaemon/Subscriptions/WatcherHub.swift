@@ -19,14 +19,14 @@ struct WatcherHub {
 
     private var watchers: [UInt64: Watcher] = [:]
     /// The state and delivered content watchers last heard of, per activity.
-    private var heard: [String: (state: ActivityState, content: ActivityContent)] = [:]
+    private var heard: [HashedID: (state: ActivityState, content: ActivityContent)] = [:]
     /// Bytes queued for watchers that do not keep up, all of them together.
     private let budget = QueueBudget(limit: StreamBounds.allWatchBytes)
     private var lastID: UInt64 = 0
 
     /// Starts from the activities as committed, which watchers are taken to know.
     init(activities: [Activity]) {
-        for activity in activities { heard[activity.id] = (activity.state, activity.deliveredContent) }
+        for activity in activities { heard[activity.hashedID] = (activity.state, activity.deliveredContent) }
     }
 
     /// Adds a watcher of `owner`'s activities, or only of `ids`, and tells it it is
@@ -48,28 +48,48 @@ struct WatcherHub {
     /// only when it was delivered and differs from what they heard. `newState` hears of each
     /// activity whose state changed, watched or not (for the journal).
     mutating func tell(_ events: [ActivityEvent], newState: (Activity) -> Void) {
+        // Where the last activity is in `heard`: an update is reported as changed, then
+        // delivered, and one hash of its id serves both (this runs for every update).
+        var last: (id: HashedID, index: Dictionary<HashedID, (state: ActivityState, content: ActivityContent)>.Index)?
+        func index(of id: HashedID) -> Dictionary<HashedID, (state: ActivityState, content: ActivityContent)>.Index? {
+            if let last, last.id == id { return last.index }
+            return heard.index(forKey: id)
+        }
         for event in events {
             switch event {
             case .changed(let activity):
-                // One hash of the id for the look-up and the update: this runs for every update.
-                let index = heard.index(forKey: activity.id)
-                let before = index.map { heard.values[$0] }
+                let found = index(of: activity.hashedID)
+                let before = found.map { heard.values[$0] }
                 if before?.state != activity.state {
                     tell(about: activity) { WatchEvent(kind: .state, activity: activity) }
                     newState(activity)
                 }
                 let now = (activity.state, before?.content ?? activity.deliveredContent)
-                if let index { heard.values[index] = now } else { heard[activity.id] = now }
+                if let found {
+                    heard.values[found] = now
+                    last = (activity.hashedID, found)
+                } else {
+                    // An insertion moves every index.
+                    heard[activity.hashedID] = now
+                    last = nil
+                }
             case .delivered(let activity):
-                let index = heard.index(forKey: activity.id)
+                let found = index(of: activity.hashedID)
                 // Comparing contents costs as much as the rest of an update: only for watchers.
-                if let index, isWatched(activity), heard.values[index].content != activity.deliveredContent {
+                if let found, isWatched(activity), heard.values[found].content != activity.deliveredContent {
                     tell(about: activity) { WatchEvent(kind: .content, activity: activity) }
                 }
                 let now = (activity.state, activity.deliveredContent)
-                if let index { heard.values[index] = now } else { heard[activity.id] = now }
+                if let found {
+                    heard.values[found] = now
+                    last = (activity.hashedID, found)
+                } else {
+                    heard[activity.hashedID] = now
+                    last = nil
+                }
             case .removed(let id):
-                heard[id] = nil
+                heard[HashedID(id)] = nil
+                last = nil
             case .alerted, .settingsChanged, .budgetsChanged:
                 break
             }

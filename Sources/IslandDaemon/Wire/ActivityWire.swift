@@ -8,12 +8,8 @@ import VarlinkCore
 /// have already been validated against the interface; should one not have the shape the IDL
 /// promises, it is refused as `InvalidParameter` naming it, never trusted.
 enum Wire {
-    /// Where a producer's call carries the state of an activity's content, within its
-    /// parameters: the daemon's Varlink service keeps its text when it comes in canonical form.
-    static let stateTextPath = ["content", "state"]
-
-    /// The `content` of a producer's call. A state that came in canonical form is taken as the
-    /// text it came in, and was never made a tree (the parameters hold `{}` in its place).
+    /// The `content` of a producer's call read as a tree (a call read from its text has its
+    /// content read there: `JSONReader.readContent`).
     static func content(of call: VarlinkCall) throws(VarlinkError) -> ActivityContent {
         guard let content = try optionalContent(of: call) else { throw .invalidParameter("content") }
         return content
@@ -26,9 +22,6 @@ enum Wire {
         guard let state = object["state"]?.objectValue else { throw .invalidParameter("content.state") }
         let staleDate = try optionalDouble(object["staleDate"], "content.staleDate")
         let relevanceScore = try optionalDouble(object["relevanceScore"], "content.relevanceScore") ?? 0
-        if let text = call.canonicalText {
-            return ActivityContent(canonicalText: text, staleDate: staleDate, relevanceScore: relevanceScore)
-        }
         return ActivityContent(state: state, staleDate: staleDate, relevanceScore: relevanceScore)
     }
 
@@ -66,8 +59,20 @@ enum Wire {
 
     /// What presenters head an app's activities with, from its desktop entry.
     struct AppLabel: Equatable {
-        var name: String?
-        var icon: String?
+        let name: String?
+        let icon: String?
+        /// `"appName":…,"appIcon":…`, written once for every item of the app's activities.
+        let members: [UInt8]
+
+        init(name: String? = nil, icon: String? = nil) {
+            (self.name, self.icon) = (name, icon)
+            var text = JSONText(capacity: 64)
+            if let name { text.member("appName", string: name) }
+            if let icon { text.member("appIcon", string: icon) }
+            members = text.bytes
+        }
+
+        static func == (lhs: AppLabel, rhs: AppLabel) -> Bool { lhs.name == rhs.name && lhs.icon == rhs.icon }
     }
 
     /// An activity as presenters draw it (an `Item`): delivered content and its layout, or,
@@ -76,8 +81,7 @@ enum Wire {
     static func writeItem(_ activity: Activity, layout: (json: JSON, isDefault: Bool)?, app: AppLabel = AppLabel(),
                           to text: inout JSONText) {
         activity.openObject(in: &text)
-        if let name = app.name { text.member("appName", string: name) }
-        if let icon = app.icon { text.member("appIcon", string: icon) }
+        text.members(app.members)
         text.key("content")
         activity.deliveredContent.writeJSON(to: &text)
         text.member("state", string: activity.state.rawValue)

@@ -93,7 +93,7 @@ package struct ServerConnectionStateMachine {
     /// may be large, and 64 of them could otherwise pin 16 MiB per connection.
     private let maximumQueuedBytes: Int
     private let errors: VarlinkConnectionErrors
-    private let canonicalTextPath: [String]
+    private let callReader: VarlinkCallReader
     /// Set while the connection is in the reserve and has not kept to its terms yet.
     private var reserve: Reserve?
     private var queue = Deque<Queued>()
@@ -104,13 +104,13 @@ package struct ServerConnectionStateMachine {
     /// The transport asked to read while there was no room: `nextStep` says when there is.
     private var readHeld = false
 
-    /// - Parameter canonicalTextPath: `VarlinkService.canonicalTextPath`, for decoding calls.
-    package init(maximumQueuedCalls: Int, maximumQueuedBytes: Int, errors: VarlinkConnectionErrors, canonicalTextPath: [String],
+    /// - Parameter callReader: `VarlinkService.callReader`, for decoding calls.
+    package init(maximumQueuedCalls: Int, maximumQueuedBytes: Int, errors: VarlinkConnectionErrors, callReader: VarlinkCallReader,
                  reserve: Reserve? = nil) {
         self.maximumQueuedCalls = maximumQueuedCalls
         self.maximumQueuedBytes = maximumQueuedBytes
         self.errors = errors
-        self.canonicalTextPath = canonicalTextPath
+        self.callReader = callReader
         self.reserve = reserve
     }
 
@@ -318,7 +318,7 @@ package struct ServerConnectionStateMachine {
     private mutating func start(_ frame: [UInt8], callsFollow: Bool) -> Step? {
         let call: VarlinkCall
         do {
-            call = try VarlinkCall(frame: frame, canonicalTextAt: canonicalTextPath)
+            call = try callReader.call(frame: frame)
         } catch {
             end(with: .invalidMessage(reason: error.reason))
             return nil

@@ -61,30 +61,3 @@ extension VarlinkInterface {
         }
     }
 }
-
-extension VarlinkInterface {
-    /// Whether every method whose input can carry a member at `path` (field names from the
-    /// top of its parameters) declares it `object` or `?object`, reached through struct fields
-    /// only. A member kept as text stands in the parameters as `{}` (see
-    /// `VarlinkService.canonicalTextPath`), so checking its kind must be all its validation.
-    func declaresUntypedObject(at path: [String]) -> Bool {
-        methods.values.allSatisfy { isUntypedObject(at: path[...], in: .struct($0.input)) }
-    }
-
-    private func isUntypedObject(at path: ArraySlice<String>, in type: VarlinkType) -> Bool {
-        guard let name = path.first else {
-            switch type {
-            case .object, .nullable(.object): return true
-            default: return false
-            }
-        }
-        switch type {
-        case .named(let named): return types[named].map { isUntypedObject(at: path, in: $0) } ?? false
-        case .nullable(let inner): return isUntypedObject(at: path, in: inner)
-        // A struct without the field refuses the member as unexpected, kept or not.
-        case .struct(let fields): return fields.first { $0.name == name }.map { isUntypedObject(at: path.dropFirst(), in: $0.type) } ?? true
-        // Inside a map, an array or an untyped object, a member of that name could be anything.
-        default: return false
-        }
-    }
-}

@@ -5,25 +5,50 @@ public import OrderedCollections
 public struct VarlinkCall: Sendable {
     /// The fully qualified method name, `interface.Method`.
     public var method: String
-    public var parameters: JSONObject
+    /// The parameters as a tree. For a call whose parameters were read straight into the
+    /// method's own type (`readParameters`), the tree is made from the frame when asked for:
+    /// its handler reads them with `VarlinkRequest.parameters(as:)` and never needs it.
+    public var parameters: JSONObject {
+        get {
+            guard let frame else { return tree }
+            // The frame was read in full once already: it is an object with these parameters.
+            return (try? JSONParser.parse(frame))?["parameters"]?.objectValue ?? [:]
+        }
+        set {
+            tree = newValue
+            frame = nil
+            route = nil
+            readParameters = nil
+        }
+    }
+    private var tree: JSONObject
+    /// The frame of a call whose parameters were read without a tree.
+    private var frame: [UInt8]?
+    /// The method of a call read from its text, found as it was read.
+    package private(set) var route: VarlinkRoute?
+    /// The parameters as the method's `VarlinkReadableParameters` read them from the frame.
+    package private(set) var readParameters: VarlinkReadParameters?
     /// The caller accepts several replies, each but the last with `continues`.
     public var more: Bool
     /// The caller wants no reply at all.
     public var oneway: Bool
     /// The caller asks to leave Varlink for another protocol after the reply.
     public var upgrade: Bool
-    /// The text of the member of the parameters that the service names
-    /// (`VarlinkService.canonicalTextPath`), when the caller wrote it exactly as
-    /// `JSON.serialized()` would: its receiver need not write it again. `parameters` then
-    /// holds an empty value of its kind in its place; its tree is made from this text, if at all.
-    public var canonicalText: [UInt8]?
 
     public init(method: String, parameters: JSONObject = [:], more: Bool = false, oneway: Bool = false, upgrade: Bool = false) {
         self.method = method
-        self.parameters = parameters
+        self.tree = parameters
         self.more = more
         self.oneway = oneway
         self.upgrade = upgrade
+    }
+
+    /// A call to `route` whose parameters its reader has read from `frame`.
+    init(route: VarlinkRoute, readParameters: VarlinkReadParameters, frame: [UInt8], more: Bool, oneway: Bool, upgrade: Bool) {
+        self.init(method: route.method, more: more, oneway: oneway, upgrade: upgrade)
+        self.route = route
+        self.readParameters = readParameters
+        self.frame = frame
     }
 
     /// The interface part of `method`: everything before the last dot.
@@ -41,14 +66,12 @@ public struct VarlinkCall: Sendable {
     /// Searched for as a byte: as a `Character` it costs grapheme breaking, on every call.
     private var lastDot: String.Index? { method.utf8.lastIndex(of: UInt8(ascii: ".")) }
 
-    /// Decodes one frame (without its NUL). Flags other than the three of the spec are ignored.
-    /// `canonicalTextAt`: a path from the top of the message (`parameters` first) whose text
-    /// to keep in `canonicalText`.
-    public init(frame: some Collection<UInt8>, maximumDepth: Int = JSONParser.defaultMaximumDepth,
-                canonicalTextAt path: [String] = []) throws(VarlinkMessageError) {
+    /// Decodes one frame (without its NUL) into a tree. Flags other than the three of the spec
+    /// are ignored.
+    public init(frame: some Collection<UInt8>, maximumDepth: Int = JSONParser.defaultMaximumDepth) throws(VarlinkMessageError) {
         let json: JSON
         do {
-            (json, canonicalText) = try JSONParser.parse(frame, maximumDepth: maximumDepth, canonicalTextAt: path)
+            json = try JSONParser.parse(frame, maximumDepth: maximumDepth)
         } catch {
             throw VarlinkMessageError(reason: "invalid JSON: \(error)")
         }
@@ -58,8 +81,8 @@ public struct VarlinkCall: Sendable {
         }
         self.method = method
         switch message["parameters"] {
-        case nil, .null?: self.parameters = [:]
-        case .object(let p)?: self.parameters = p
+        case nil, .null?: self.tree = [:]
+        case .object(let p)?: self.tree = p
         default: throw VarlinkMessageError(reason: "\"parameters\" is not an object")
         }
         func flag(_ name: String) throws(VarlinkMessageError) -> Bool {
@@ -78,6 +101,7 @@ public struct VarlinkCall: Sendable {
     /// the reference implementations do.
     public func encoded() -> [UInt8] {
         var message: JSONObject = ["method": .string(method)]
+        let parameters = parameters
         if !parameters.isEmpty { message["parameters"] = .object(parameters) }
         if more { message["more"] = true }
         if oneway { message["oneway"] = true }

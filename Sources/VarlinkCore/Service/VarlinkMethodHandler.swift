@@ -5,6 +5,24 @@ public import IslandJSON
 public struct VarlinkMethodHandler: Sendable {
     let requiresMore: Bool
     let body: @Sendable (VarlinkRequest, VarlinkResponder) -> Void
+    /// Reads the method's parameters from a frame's text (`reading(_:)`).
+    private(set) var readParameters: VarlinkCallReader.ReadParameters?
+
+    init(requiresMore: Bool, body: @escaping @Sendable (VarlinkRequest, VarlinkResponder) -> Void) {
+        self.requiresMore = requiresMore
+        self.body = body
+    }
+
+    /// The same handler, for a method whose calls are read straight into `P`, with no tree,
+    /// when their text allows (see `VarlinkReadableParameters`): the handler takes them with
+    /// `VarlinkRequest.parameters(as: P.self)`.
+    public func reading<P: VarlinkReadableParameters>(_: P.Type) -> VarlinkMethodHandler {
+        var handler = self
+        handler.readParameters = { (reader: inout JSONReader) throws(JSONReader.Mismatch) -> VarlinkReadParameters in
+            VarlinkReadParameters.Typed(try P(reading: &reader))
+        }
+        return handler
+    }
 
     /// Full control: reply any number of times (with `continues` for a `more` call) and
     /// finish with a reply without `continues` or an error. `requiresMore` makes a call

@@ -3,20 +3,27 @@ import Logging
 import Synchronization
 
 /// Answers one call. Safe to use from any thread; replies after the final one are ignored.
+///
+/// One is made for every call: it holds the call's method (for the checks of debug builds)
+/// and whether it takes `continues`, not the call itself — a copy of the call, its interface
+/// and a logger were eighteen retains and as many releases on every update.
 public final class VarlinkResponder: Sendable {
-    public let call: VarlinkCall
-    private let output: [VarlinkField]
-    private let interface: VarlinkInterface
+    private let route: VarlinkRoute
+    /// The call was made with `more`.
+    private let more: Bool
     private let sink: any VarlinkReplySink
+    #if DEBUG
     private let logger: Logger
+    #endif
     private let finished = Atomic<Bool>(false)
 
-    init(call: VarlinkCall, output: [VarlinkField], interface: VarlinkInterface, sink: any VarlinkReplySink, logger: Logger) {
-        self.call = call
-        self.output = output
-        self.interface = interface
+    init(route: VarlinkRoute, more: Bool, sink: any VarlinkReplySink, logger: Logger) {
+        self.route = route
+        self.more = more
         self.sink = sink
+        #if DEBUG
         self.logger = logger
+        #endif
     }
 
     /// Sends a reply. `continues` is honoured only for a call made with `more`; otherwise
@@ -25,7 +32,7 @@ public final class VarlinkResponder: Sendable {
         #if DEBUG
         assertConforms(parameters)
         #endif
-        let continues = continues && call.more
+        let continues = continues && more
         if !continues {
             guard finished.exchange(true, ordering: .acquiringAndReleasing) == false else { return }
         } else if finished.load(ordering: .acquiring) {
@@ -46,7 +53,7 @@ public final class VarlinkResponder: Sendable {
     /// Sends a reply that continues a streaming call, encoded once by the caller (the same
     /// update fanned out to many subscribers).
     public func reply(continuing parameters: VarlinkEncodedParameters) {
-        guard call.more, !finished.load(ordering: .acquiring) else { return }
+        guard more, !finished.load(ordering: .acquiring) else { return }
         #if DEBUG
         assertConforms(parameters)
         #endif
@@ -56,7 +63,7 @@ public final class VarlinkResponder: Sendable {
     /// Sends replies that continue a streaming call, encoded once by the caller, in one
     /// hand-over to the transport.
     public func reply(continuing batch: [VarlinkEncodedParameters]) {
-        guard call.more, !batch.isEmpty, !finished.load(ordering: .acquiring) else { return }
+        guard more, !batch.isEmpty, !finished.load(ordering: .acquiring) else { return }
         #if DEBUG
         for encoded in batch { assertConforms(encoded) }
         #endif
@@ -69,9 +76,9 @@ public final class VarlinkResponder: Sendable {
     }
 
     private func assertConforms(_ parameters: JSONObject) {
-        if let field = interface.firstInvalidField(in: parameters, of: output) {
-            logger.critical("reply does not match the output type", metadata: ["method": "\(call.method)", "field": "\(field)"])
-            assertionFailure("\(call.method) replied with invalid field '\(field)': \(JSON.object(parameters))")
+        if let field = route.interface.firstInvalidField(in: parameters, of: route.signature.output) {
+            logger.critical("reply does not match the output type", metadata: ["method": "\(route.method)", "field": "\(field)"])
+            assertionFailure("\(route.method) replied with invalid field '\(field)': \(JSON.object(parameters))")
         }
     }
     #endif

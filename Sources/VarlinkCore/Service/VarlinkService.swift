@@ -13,14 +13,8 @@ public final class VarlinkService: Sendable {
     let interfaceNames: [String]
     /// Every method with a handler, by its full name: a call finds its method with one
     /// look-up of the name it came with, and no string cut from it.
-    private let routes: [String: Route]
+    private let routes: [String: VarlinkRoute]
     let logger: Logger
-
-    private struct Route: Sendable {
-        let interface: VarlinkInterface
-        let signature: VarlinkMethodSignature
-        let handler: VarlinkMethodHandler
-    }
 
     public static let serviceInterface: VarlinkInterface = {
         try! VarlinkInterface(parsing: String(decoding: PackageResources.org_varlink_service_varlink, as: UTF8.self))
@@ -30,20 +24,15 @@ public final class VarlinkService: Sendable {
     /// connection's own; their interface is served with the others.
     public let connectionErrors: VarlinkConnectionErrors
 
-    /// A member of every call's parameters whose text, when the caller sent it in canonical
-    /// form, is kept with the call (`VarlinkCall.canonicalText`) instead of its tree (the
-    /// parameters hold `{}` in its place), as a path from the message's top; empty for none.
-    public let canonicalTextPath: [String]
+    /// How the transports turn frames into calls: those of methods whose handlers read their
+    /// parameters from text (`VarlinkMethodHandler.reading`) without a tree.
+    package let callReader: VarlinkCallReader
 
     /// - Parameter connectionErrors: the errors that end a connection, as this service names them.
-    /// - Parameter canonicalTextOf: the path, within the parameters, of a member whose text
-    ///   the handlers want as it came (an activity's state, which is stored and sent on as text).
-    ///   Every interface must declare it an untyped `object`: its validation sees only `{}`.
     public init(info: VarlinkServiceInfo, implementations: [VarlinkImplementation], connectionErrors: VarlinkConnectionErrors,
-                canonicalTextOf: [String] = [], logger: Logger = Logger(label: "varlink")) {
+                logger: Logger = Logger(label: "varlink")) {
         self.info = info
         self.connectionErrors = connectionErrors
-        self.canonicalTextPath = canonicalTextOf.isEmpty ? [] : ["parameters"] + canonicalTextOf
         self.logger = logger
         var all: [String: VarlinkImplementation] = [:]
         var names: [String] = []
@@ -56,28 +45,28 @@ public final class VarlinkService: Sendable {
             for method in implementation.handlers.keys {
                 precondition(implementation.interface.methods[method] != nil, "\(name) has no method \(method)")
             }
-            precondition(canonicalTextOf.isEmpty || implementation.interface.declaresUntypedObject(at: canonicalTextOf),
-                         "\(name) declares parameters.\(canonicalTextOf.joined(separator: ".")) as more than an object")
             all[name] = implementation
             names.append(name)
         }
         self.implementations = all
         self.interfaceNames = names
-        var routes: [String: Route] = [:]
+        var routes: [String: VarlinkRoute] = [:]
         for implementation in implementations {
             for (method, handler) in implementation.handlers {
-                routes[implementation.interface.name + "." + method] = Route(
-                    interface: implementation.interface, signature: implementation.interface.methods[method]!, handler: handler)
+                let name = implementation.interface.name + "." + method
+                routes[name] = VarlinkRoute(method: name, interface: implementation.interface,
+                                            signature: implementation.interface.methods[method]!, handler: handler)
             }
         }
         self.routes = routes
+        self.callReader = VarlinkCallReader(routes: routes.values.filter { $0.handler.readParameters != nil })
     }
 
     /// Runs one call: validates it, then hands it to its handler, which answers through
     /// `sink`. Every call ends in exactly one final reply, which a `oneway` call's
     /// transport discards.
     public func dispatch(_ call: VarlinkCall, connection: VarlinkConnectionContext, sink: some VarlinkReplySink) {
-        let route: Route
+        let route: VarlinkRoute
         switch self.route(of: call) {
         case .success(let found): route = found
         case .failure(let error):
@@ -89,7 +78,8 @@ public final class VarlinkService: Sendable {
             sink.send(VarlinkReply(error: .invalidParameter("upgrade")), final: true)
             return
         }
-        if let field = route.interface.firstInvalidField(in: call.parameters, of: route.signature.input) {
+        // Parameters read from text were read only as far as the input type accepts them.
+        if call.route == nil, let field = route.interface.firstInvalidField(in: call.parameters, of: route.signature.input) {
             sink.send(VarlinkReply(error: .invalidParameter(field)), final: true)
             return
         }
@@ -97,15 +87,16 @@ public final class VarlinkService: Sendable {
             sink.send(VarlinkReply(error: .expectedMore), final: true)
             return
         }
-        let responder = VarlinkResponder(call: call, output: route.signature.output, interface: route.interface, sink: sink, logger: logger)
+        let responder = VarlinkResponder(route: route, more: call.more, sink: sink, logger: logger)
         route.handler.body(VarlinkRequest(call: call, connection: connection), responder)
     }
 
     /// The method a call names: from the table of routes, or else one of `org.varlink.service`,
     /// one declared without a handler (which answers `MethodNotImplemented` once the call is
     /// found valid), or the error that names what is missing.
-    private func route(of call: VarlinkCall) -> Result<Route, VarlinkError> {
-        if let route = routes[call.method] { return .success(route) }
+    private func route(of call: VarlinkCall) -> Result<VarlinkRoute, VarlinkError> {
+        // A call read from its text found its method as it was read.
+        if let route = call.route ?? routes[call.method] { return .success(route) }
         let interfaceName = call.interfaceName
         guard let implementation = implementations[String(interfaceName)] else {
             return .failure(.interfaceNotFound(interfaceName))
@@ -120,7 +111,7 @@ public final class VarlinkService: Sendable {
         } else {
             handler = .immediate { [method = call.method] _ throws(VarlinkError) in throw .methodNotImplemented(method) }
         }
-        return .success(Route(interface: implementation.interface, signature: signature, handler: handler))
+        return .success(VarlinkRoute(method: call.method, interface: implementation.interface, signature: signature, handler: handler))
     }
 
     private var getInfo: VarlinkMethodHandler {

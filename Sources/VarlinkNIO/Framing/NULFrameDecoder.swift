@@ -40,6 +40,15 @@ public struct NULFrameDecoder: ByteToMessageDecoder {
     }
 
     public mutating func decode(context: ChannelHandlerContext, buffer: inout ByteBuffer) throws -> DecodingState {
+        guard let frame = try nextFrame(in: &buffer) else { return .needMoreData }
+        context.fireChannelRead(Self.wrapInboundOut(frame))
+        return .continue
+    }
+
+    /// Takes the next complete message from `buffer`, or nil when the rest of it is the start
+    /// of one. The decoding itself, for a handler that frames what it reads without a
+    /// `ByteToMessageHandler` in front of it (the server's connections).
+    public mutating func nextFrame(in buffer: inout ByteBuffer) throws -> Frame? {
         // memchr, not a byte at a time: a call is a few hundred bytes, all of them searched.
         let nul: Int? = buffer.withUnsafeReadableBytes { [scanned] bytes in
             guard scanned < bytes.count, let base = bytes.baseAddress,
@@ -49,14 +58,13 @@ public struct NULFrameDecoder: ByteToMessageDecoder {
         guard let length = nul else {
             scanned = buffer.readableBytes
             if scanned > maximumMessageSize { throw MessageTooLarge(limit: maximumMessageSize) }
-            return .needMoreData
+            return nil
         }
         scanned = 0
         guard length <= maximumMessageSize else { throw MessageTooLarge(limit: maximumMessageSize) }
         let frame = buffer.readBytes(length: length)!
         buffer.moveReaderIndex(forwardBy: 1)
-        context.fireChannelRead(Self.wrapInboundOut(Frame(bytes: frame, moreBuffered: buffer.readableBytes > 0)))
-        return .continue
+        return Frame(bytes: frame, moreBuffered: buffer.readableBytes > 0)
     }
 
     public mutating func decodeLast(context: ChannelHandlerContext, buffer: inout ByteBuffer, seenEOF: Bool) throws -> DecodingState {

@@ -223,11 +223,9 @@ public final class VarlinkServer: Sendable {
             return turn
         }
         return loop.makeCompletedFuture {
-            try channel.pipeline.syncOperations.addHandlers([
-                ByteToMessageHandler(NULFrameDecoder(maximumMessageSize: configuration.maximumMessageSize)),
+            try channel.pipeline.syncOperations.addHandler(
                 VarlinkServerConnectionHandler(service: service, connection: connection, configuration: configuration,
-                                               loopTurn: loopTurn.value, reserve: overLimit, logger: logger),
-            ])
+                                               loopTurn: loopTurn.value, reserve: overLimit, logger: logger))
         }
     }
 

@@ -1,0 +1,510 @@
+/// JSON text read one token at a time, with no tree: the lexical half of `JSONParser` (which
+/// builds trees on it), and what a decoder that knows the shape it expects reads a message with
+/// — a Varlink method's parameters, straight into Swift values.
+///
+/// A decoder asks for what it expects next (`enterObject`, `nextKey`, `readString`, …) and
+/// gets `Mismatch` for anything else: text that is not JSON, a duplicate or unknown member, a
+/// value of another kind, or what this reader leaves to the full parser (keys with escapes).
+/// A mismatch says nothing of whether the text is valid; the caller parses it in full to learn
+/// that. What the reader does accept, it reads with the parser's own code — the same grammar,
+/// the same limits and the same values — so a decoder reads exactly what the tree would hold.
+///
+/// The bytes are borrowed: use a reader only inside the scope that lends them.
+public struct JSONReader {
+    /// The text is not what the decoder expected here; see the type's description.
+    public struct Mismatch: Error, Sendable {
+        public init() {}
+    }
+
+    let buffer: UnsafeRawBufferPointer
+    let maximumDepth: Int
+    var index = 0
+    /// Counts what `serialized()` would write differently from the text: whitespace, escapes,
+    /// numbers other than plain integers. Unchanged across a value: its text is canonical.
+    var rewritten = 0
+    /// Objects `enterObject` opened and `nextKey` has not yet seen closed.
+    private var openObjects = 0
+    /// Set by `enterObject`: the next key is the object's first, with no comma before it.
+    private var atFirstMember = false
+
+    public init(_ buffer: UnsafeRawBufferPointer, maximumDepth: Int = JSONParser.defaultMaximumDepth) {
+        self.buffer = buffer
+        self.maximumDepth = maximumDepth
+    }
+
+    // MARK: Reading what a decoder expects
+
+    /// Opens an object: `{`, after any whitespace. Its members follow with `nextKey`.
+    public mutating func enterObject() throws(Mismatch) {
+        skipWhitespace()
+        guard index < buffer.count, buffer[index] == UInt8(ascii: "{"), openObjects + 1 <= maximumDepth else { throw Mismatch() }
+        index += 1
+        openObjects += 1
+        atFirstMember = true
+    }
+
+    /// The key of the open object's next member, with the reader at its value; nil once the
+    /// object has closed. Keys with escapes are left to the full parser.
+    public mutating func nextKey() throws(Mismatch) -> Key? {
+        skipWhitespace()
+        guard index < buffer.count else { throw Mismatch() }
+        if buffer[index] == UInt8(ascii: "}") {
+            index += 1
+            openObjects -= 1
+            atFirstMember = false
+            return nil
+        }
+        if !atFirstMember {
+            guard buffer[index] == UInt8(ascii: ",") else { throw Mismatch() }
+            index += 1
+            skipWhitespace()
+        }
+        atFirstMember = false
+        guard index < buffer.count, buffer[index] == UInt8(ascii: "\"") else { throw Mismatch() }
+        let start = index + 1
+        index = JSONBytes.firstSpecial(in: buffer, from: start)
+        guard index < buffer.count, buffer[index] == UInt8(ascii: "\"") else { throw Mismatch() }
+        let key = UnsafeRawBufferPointer(rebasing: buffer[start..<index])
+        // A key compared with the protocol's names needs no validation of its own: invalid
+        // UTF-8 equals none of them, and the caller refuses keys it does not know.
+        index += 1
+        skipWhitespace()
+        guard index < buffer.count, buffer[index] == UInt8(ascii: ":") else { throw Mismatch() }
+        index += 1
+        skipWhitespace()
+        return Key(bytes: key)
+    }
+
+    /// A member's key as it is written, to compare with the names a decoder knows (`case "id":`).
+    public struct Key {
+        let bytes: UnsafeRawBufferPointer
+
+        public static func ~= (name: StaticString, key: Key) -> Bool {
+            JSONBytes.equal(UnsafeRawBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount), key.bytes)
+        }
+    }
+
+    /// Consumes `null` if that is the next value; otherwise reads nothing.
+    public mutating func readNull() -> Bool {
+        guard buffer.count - index >= 4, buffer[index] == UInt8(ascii: "n") else { return false }
+        guard (try? expectLiteral("null")) != nil else { return false }
+        return true
+    }
+
+    /// A string's bytes as written, to compare with names known in advance: one with escapes is
+    /// a mismatch, and the bytes are not checked to be UTF-8 (invalid ones equal no name).
+    public mutating func readUnescapedString() throws(Mismatch) -> UnsafeRawBufferPointer {
+        guard index < buffer.count, buffer[index] == UInt8(ascii: "\"") else { throw Mismatch() }
+        let start = index + 1
+        index = JSONBytes.firstSpecial(in: buffer, from: start)
+        guard index < buffer.count, buffer[index] == UInt8(ascii: "\"") else { throw Mismatch() }
+        index += 1
+        return UnsafeRawBufferPointer(rebasing: buffer[start..<(index - 1)])
+    }
+
+    public mutating func readString() throws(Mismatch) -> String {
+        guard index < buffer.count, buffer[index] == UInt8(ascii: "\""), let string = try? parseString() else { throw Mismatch() }
+        return string
+    }
+
+    public mutating func readBool() throws(Mismatch) -> Bool {
+        switch index < buffer.count ? buffer[index] : 0 {
+        case UInt8(ascii: "t"):
+            guard (try? expectLiteral("true")) != nil else { throw Mismatch() }
+            return true
+        case UInt8(ascii: "f"):
+            guard (try? expectLiteral("false")) != nil else { throw Mismatch() }
+            return false
+        default: throw Mismatch()
+        }
+    }
+
+    /// A number of either kind, as the `Double` the tree's `doubleValue` gives (Varlink's `float`).
+    public mutating func readNumber() throws(Mismatch) -> Double {
+        guard index < buffer.count, buffer[index] == UInt8(ascii: "-") || isDigit(buffer[index]),
+              let number = try? parseNumber(), let double = number.doubleValue else { throw Mismatch() }
+        return double
+    }
+
+    /// An object as compact text, with how deep it nests and its shape (`JSON.objectShape`),
+    /// read without a tree when it is written exactly as `serialized()` writes it; otherwise
+    /// parsed into a tree and written so, as a parser's caller would. The text is then always
+    /// what `serialized()` makes of the object.
+    public mutating func readObjectText() throws(Mismatch) -> (text: [UInt8], nesting: Int, shape: [UInt8]) {
+        guard index < buffer.count, buffer[index] == UInt8(ascii: "{") else { throw Mismatch() }
+        let (start, rewrittenBefore) = (index, rewritten)
+        if openObjects < maximumDepth, index + 1 < buffer.count {
+            index += 1
+            var shape: [UInt8]? = []
+            let nesting: Int?
+            if buffer[index] == UInt8(ascii: "}") {
+                index += 1
+                nesting = 0
+            } else {
+                // Keys and a byte for each value: never more than the text.
+                shape?.reserveCapacity(min(buffer.count - index, 256))
+                nesting = skipCanonicalMembers(depth: openObjects + 1, shape: &shape)
+            }
+            if let nesting, let shape { return (Array(UnsafeRawBufferPointer(rebasing: buffer[start..<index])), nesting + 1, shape) }
+        }
+        (index, rewritten) = (start, rewrittenBefore)
+        var parser = JSONParser(reader: self)
+        guard let value = try? parser.parseValue(depth: openObjects) else { throw Mismatch() }
+        self = parser.reader
+        let text = value.serialized()
+        // The text of an object, as `serialized()` writes it, has a shape.
+        return (text, value.nestingDepth, JSON.objectShape(ofText: text) ?? [])
+    }
+
+    /// An object as a tree, for members kept as trees (an activity's attributes).
+    public mutating func readObject() throws(Mismatch) -> JSONObject {
+        guard index < buffer.count, buffer[index] == UInt8(ascii: "{") else { throw Mismatch() }
+        var parser = JSONParser(reader: self)
+        guard let value = try? parser.parseValue(depth: openObjects), case .object(let object) = value else { throw Mismatch() }
+        self = parser.reader
+        return object
+    }
+
+    /// The members an object has had so far, by a decoder's numbering of those it knows: a
+    /// member that comes twice is a duplicate key, which the parser refuses.
+    public struct MembersSeen {
+        private var seen: UInt64 = 0
+
+        public init() {}
+
+        public mutating func insert(_ member: Int) throws(Mismatch) {
+            let bit: UInt64 = 1 << member
+            guard seen & bit == 0 else { throw Mismatch() }
+            seen |= bit
+        }
+    }
+
+    /// Past trailing whitespace to the end of the text; anything more is a mismatch.
+    public mutating func finish() throws(Mismatch) {
+        skipWhitespace()
+        guard index == buffer.count, openObjects == 0 else { throw Mismatch() }
+    }
+
+    // MARK: The parser's primitives
+
+    func error(_ reason: JSONParseError.Reason) -> JSONParseError {
+        JSONParseError(reason: reason, offset: index)
+    }
+
+    mutating func skipWhitespace() {
+        let start = index
+        defer { if index != start { rewritten &+= 1 } }
+        while index < buffer.count {
+            switch buffer[index] {
+            case 0x20, 0x09, 0x0A, 0x0D: index += 1
+            default: return
+            }
+        }
+    }
+
+    func peek() throws(JSONParseError) -> UInt8 {
+        guard index < buffer.count else { throw error(.unexpectedEnd) }
+        return buffer[index]
+    }
+
+    mutating func expect(_ byte: UInt8) throws(JSONParseError) {
+        guard try peek() == byte else { throw error(.unexpectedCharacter) }
+        index += 1
+    }
+
+    mutating func expectLiteral(_ literal: StaticString) throws(JSONParseError) {
+        let count = literal.utf8CodeUnitCount
+        guard buffer.count - index >= count else { throw error(.unexpectedEnd) }
+        for i in 0..<count where buffer[index + i] != literal.utf8Start[i] {
+            index += i
+            throw error(.unexpectedCharacter)
+        }
+        index += count
+    }
+
+    /// A string, its opening quote at `index`.
+    mutating func parseString() throws(JSONParseError) -> String {
+        index += 1  // opening quote
+        let start = index
+        // Fast path: no escapes, so the string is the bytes between the quotes.
+        let (end, isASCII) = JSONBytes.firstSpecialNotingASCII(in: buffer, from: start)
+        index = end
+        guard index < buffer.count else { throw error(.unexpectedEnd) }
+        switch buffer[index] {
+        case UInt8(ascii: "\""):
+            let slice = UnsafeRawBufferPointer(rebasing: buffer[start..<index])
+            index += 1
+            // ASCII is valid UTF-8 as it stands; `String(validating:)` is not specialized for
+            // raw bytes and cost a twentieth of a producer's update in metadata lookups.
+            if isASCII { return String(decoding: slice, as: UTF8.self) }
+            guard let string = String(validating: slice, as: UTF8.self) else {
+                throw JSONParseError(reason: .invalidUTF8, offset: start)
+            }
+            return string
+        case UInt8(ascii: "\\"):
+            break
+        default:
+            throw error(.controlCharacterInString)
+        }
+
+        rewritten &+= 1
+        var bytes = [UInt8](UnsafeRawBufferPointer(rebasing: buffer[start..<index]))
+        while true {
+            guard index < buffer.count else { throw error(.unexpectedEnd) }
+            let byte = buffer[index]
+            switch byte {
+            case UInt8(ascii: "\""):
+                guard let string = String(validating: bytes, as: UTF8.self) else {
+                    throw JSONParseError(reason: .invalidUTF8, offset: start)
+                }
+                index += 1
+                return string
+            case UInt8(ascii: "\\"):
+                index += 1
+                try appendEscape(to: &bytes)
+            case 0..<0x20:
+                throw error(.controlCharacterInString)
+            default:
+                bytes.append(byte)
+                index += 1
+            }
+        }
+    }
+
+    private mutating func appendEscape(to bytes: inout [UInt8]) throws(JSONParseError) {
+        let escape = try peek()
+        index += 1
+        switch escape {
+        case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"): bytes.append(escape)
+        case UInt8(ascii: "b"): bytes.append(0x08)
+        case UInt8(ascii: "f"): bytes.append(0x0C)
+        case UInt8(ascii: "n"): bytes.append(0x0A)
+        case UInt8(ascii: "r"): bytes.append(0x0D)
+        case UInt8(ascii: "t"): bytes.append(0x09)
+        case UInt8(ascii: "u"):
+            var scalar = UInt32(try parseHex4())
+            if (0xD800..<0xDC00).contains(scalar) {
+                // A high surrogate must be followed by an escaped low surrogate.
+                try expect(UInt8(ascii: "\\"))
+                try expect(UInt8(ascii: "u"))
+                let low = UInt32(try parseHex4())
+                guard (0xDC00..<0xE000).contains(low) else { throw error(.invalidEscape) }
+                scalar = 0x10000 + ((scalar - 0xD800) << 10) + (low - 0xDC00)
+            }
+            guard let unicode = Unicode.Scalar(scalar) else { throw error(.invalidEscape) }
+            bytes.append(contentsOf: UTF8.encode(unicode)!)
+        default:
+            index -= 1
+            throw error(.invalidEscape)
+        }
+    }
+
+    private mutating func parseHex4() throws(JSONParseError) -> UInt16 {
+        guard buffer.count - index >= 4 else { throw error(.unexpectedEnd) }
+        var value: UInt16 = 0
+        for _ in 0..<4 {
+            let byte = buffer[index]
+            let digit: UInt8
+            switch byte {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = byte - UInt8(ascii: "0")
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = byte - UInt8(ascii: "a") + 10
+            case UInt8(ascii: "A")...UInt8(ascii: "F"): digit = byte - UInt8(ascii: "A") + 10
+            default: throw error(.invalidEscape)
+            }
+            value = value << 4 | UInt16(digit)
+            index += 1
+        }
+        return value
+    }
+
+    /// A number, its first byte (`-` or a digit) at `index`.
+    mutating func parseNumber() throws(JSONParseError) -> JSON {
+        let start = index
+        var isInteger = true
+        if buffer[index] == UInt8(ascii: "-") { index += 1 }
+        // Integer part: 0, or a non-zero digit followed by digits.
+        guard index < buffer.count, isDigit(buffer[index]) else { throw error(.invalidNumber) }
+        if buffer[index] == UInt8(ascii: "0") {
+            index += 1
+        } else {
+            skipDigits()
+        }
+        if index < buffer.count, buffer[index] == UInt8(ascii: ".") {
+            isInteger = false
+            index += 1
+            guard index < buffer.count, isDigit(buffer[index]) else { throw error(.invalidNumber) }
+            skipDigits()
+        }
+        if index < buffer.count, buffer[index] == UInt8(ascii: "e") || buffer[index] == UInt8(ascii: "E") {
+            isInteger = false
+            index += 1
+            if index < buffer.count, buffer[index] == UInt8(ascii: "+") || buffer[index] == UInt8(ascii: "-") { index += 1 }
+            guard index < buffer.count, isDigit(buffer[index]) else { throw error(.invalidNumber) }
+            skipDigits()
+        }
+        let digits = UnsafeRawBufferPointer(rebasing: buffer[start..<index])
+        if isInteger, let int = Self.integer(digits) {
+            // `-0` is the integer 0, written back as `0`.
+            if int == 0 && digits.count > 1 { rewritten &+= 1 }
+            return .int(int)
+        }
+        // Written back as Swift spells the double, which may differ from the text.
+        rewritten &+= 1
+        let text = String(decoding: digits, as: UTF8.self)
+        guard let double = Double(text), double.isFinite else {
+            throw JSONParseError(reason: .invalidNumber, offset: start)
+        }
+        return .double(double)
+    }
+
+    /// An optional minus and digits (as the grammar has checked) as an `Int`, without a
+    /// `String` in between; nil if it does not fit.
+    private static func integer(_ text: UnsafeRawBufferPointer) -> Int? {
+        let negative = text.first == UInt8(ascii: "-")
+        var value = 0
+        for byte in text.dropFirst(negative ? 1 : 0) {
+            // Accumulated negatively: Int.min has no positive counterpart.
+            let (times10, overflow1) = value.multipliedReportingOverflow(by: 10)
+            let (next, overflow2) = times10.subtractingReportingOverflow(Int(byte &- UInt8(ascii: "0")))
+            guard !overflow1, !overflow2 else { return nil }
+            value = next
+        }
+        if negative { return value }
+        let (positive, overflow) = (0).subtractingReportingOverflow(value)
+        return overflow ? nil : positive
+    }
+
+    func isDigit(_ byte: UInt8) -> Bool { byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9") }
+
+    private mutating func skipDigits() {
+        while index < buffer.count, isDigit(buffer[index]) { index += 1 }
+    }
+
+    // MARK: Canonical text, checked without a tree
+
+    /// Up to this many members, an object's keys are checked for duplicates one by one.
+    static let keysComparedOneByOne = 16
+
+    /// Moves past an object or array written exactly as `serialized()` writes it, inside
+    /// containers `depth` deep, and returns how deep it nests (1 for `{}` or `[1]`); returns
+    /// nil as soon as the text is anything else — invalid, too deep, or valid but written
+    /// otherwise — and the caller reads it again in full. Objects of more than
+    /// `keysComparedOneByOne` members are left to the full parse too: their keys are found
+    /// unique by comparing raw bytes, which needs no escapes and no `String`s.
+    private mutating func skipCanonicalContainer(depth: Int) -> Int? {
+        guard index < buffer.count, depth < maximumDepth else { return nil }
+        let isObject = buffer[index] == UInt8(ascii: "{")
+        guard isObject || buffer[index] == UInt8(ascii: "[") else { return nil }
+        index += 1
+        guard index < buffer.count else { return nil }
+        if buffer[index] == (isObject ? UInt8(ascii: "}") : UInt8(ascii: "]")) {
+            index += 1
+            return 1
+        }
+        var noShape: [UInt8]?
+        let inner = isObject ? skipCanonicalMembers(depth: depth + 1, shape: &noShape) : skipCanonicalElements(depth: depth + 1)
+        return inner.map { $0 + 1 }
+    }
+
+    /// Past one value; how deep it nests (0 for a scalar), or nil as `skipCanonicalContainer`.
+    private mutating func skipCanonicalValue(depth: Int) -> Int? {
+        guard index < buffer.count else { return nil }
+        switch buffer[index] {
+        case UInt8(ascii: "{"), UInt8(ascii: "["): return skipCanonicalContainer(depth: depth)
+        case UInt8(ascii: "\""): return skipCanonicalString() ? 0 : nil
+        case UInt8(ascii: "t"): return (try? expectLiteral("true")) != nil ? 0 : nil
+        case UInt8(ascii: "f"): return (try? expectLiteral("false")) != nil ? 0 : nil
+        case UInt8(ascii: "n"): return (try? expectLiteral("null")) != nil ? 0 : nil
+        case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"):
+            return skipCanonicalInteger() ? 0 : nil
+        default: return nil
+        }
+    }
+
+    /// The members of a non-empty object, up to and past its closing brace; the deepest of
+    /// their values. The object's shape is appended to `shape`, if there is one.
+    private mutating func skipCanonicalMembers(depth: Int, shape: inout [UInt8]?) -> Int? {
+        withUnsafeTemporaryAllocation(of: Range<Int>.self, capacity: Self.keysComparedOneByOne) { keys in
+            var count = 0
+            var deepest = 0
+            while true {
+                guard count < keys.count, index < buffer.count, buffer[index] == UInt8(ascii: "\"") else { return nil }
+                let keyStart = index + 1
+                guard skipCanonicalString() else { return nil }
+                let key = keyStart..<(index - 1)
+                for other in keys[..<count] where isSameText(other, key) { return nil }
+                keys.initializeElement(at: count, to: key)
+                count += 1
+                guard index < buffer.count, buffer[index] == UInt8(ascii: ":") else { return nil }
+                index += 1
+                if shape != nil {
+                    guard index < buffer.count, let kind = JSON.shapeKind(of: buffer[index]) else { return nil }
+                    shape?.append(contentsOf: UnsafeRawBufferPointer(rebasing: buffer[(key.lowerBound - 1)...key.upperBound]))
+                    shape?.append(kind)
+                }
+                guard let nesting = skipCanonicalValue(depth: depth), index < buffer.count else { return nil }
+                deepest = max(deepest, nesting)
+                switch buffer[index] {
+                case UInt8(ascii: ","): index += 1
+                case UInt8(ascii: "}"):
+                    index += 1
+                    return deepest
+                default: return nil
+                }
+            }
+        }
+    }
+
+    private func isSameText(_ a: Range<Int>, _ b: Range<Int>) -> Bool {
+        JSONBytes.equal(UnsafeRawBufferPointer(rebasing: buffer[a]), UnsafeRawBufferPointer(rebasing: buffer[b]))
+    }
+
+    /// The elements of a non-empty array, up to and past its closing bracket; the deepest of them.
+    private mutating func skipCanonicalElements(depth: Int) -> Int? {
+        var deepest = 0
+        while true {
+            guard let nesting = skipCanonicalValue(depth: depth), index < buffer.count else { return nil }
+            deepest = max(deepest, nesting)
+            switch buffer[index] {
+            case UInt8(ascii: ","): index += 1
+            case UInt8(ascii: "]"):
+                index += 1
+                return deepest
+            default: return nil
+            }
+        }
+    }
+
+    /// A number as `serialized()` writes one that the parser reads as an `Int`: digits, with
+    /// no leading zero, no fraction or exponent, not `-0`, and within `Int`'s range — which up
+    /// to 18 digits needs no arithmetic. Anything else is left to the parser (false).
+    private mutating func skipCanonicalInteger() -> Bool {
+        let start = index
+        if buffer[index] == UInt8(ascii: "-") { index += 1 }
+        let digitsStart = index
+        while index < buffer.count, isDigit(buffer[index]) { index += 1 }
+        let digits = index - digitsStart
+        guard digits > 0, buffer[digitsStart] != UInt8(ascii: "0") || digits == 1 && digitsStart == start else { return false }
+        if index < buffer.count {
+            switch buffer[index] {
+            case UInt8(ascii: "."), UInt8(ascii: "e"), UInt8(ascii: "E"): return false
+            default: break
+            }
+        }
+        guard digits > 18 else { return true }
+        // As many digits as Int.min has, or more: whether it fits is the parser's to say.
+        index = start
+        let before = rewritten
+        return (try? parseNumber()) != nil && rewritten == before
+    }
+
+    /// A string without escapes (which `serialized()` writes only where it must), valid UTF-8.
+    private mutating func skipCanonicalString() -> Bool {
+        let start = index + 1
+        let (end, isASCII) = JSONBytes.firstSpecialNotingASCII(in: buffer, from: start)
+        index = end
+        guard index < buffer.count, buffer[index] == UInt8(ascii: "\"") else { return false }
+        index += 1
+        return isASCII || String(validating: UnsafeRawBufferPointer(rebasing: buffer[start..<end]), as: UTF8.self) != nil
+    }
+}
