@@ -38,6 +38,7 @@ let package = Package(
         .library(name: "VarlinkNIO", targets: ["VarlinkNIO"]),
         .library(name: "VarlinkInProcess", targets: ["VarlinkInProcess"]),
         .library(name: "Systemd", targets: ["Systemd"]),
+        .library(name: "MQTT", targets: ["MQTT"]),
         .executable(name: "islandd", targets: ["islandd"]),
         .executable(name: "varlink-certification", targets: ["varlink-certification"]),
         .executable(name: "island-presenter", targets: ["island-presenter"]),
@@ -106,6 +107,15 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // MQTT through libmosquitto (Debian's libmosquitto-dev; the package mirror has no MQTT
+        // library): the client push notifications reach the daemon with (DESIGN.md §12).
+        .systemLibrary(
+            name: "CMosquitto",
+            pkgConfig: "libmosquitto",
+            providers: [.apt(["libmosquitto-dev"])]
+        ),
+        .target(name: "MQTT", dependencies: ["CMosquitto"]),
+        .testTarget(name: "MQTTTests", dependencies: ["MQTT", "ProcessTesting"]),
         .target(
             name: "IslandJSON",
             dependencies: [.product(name: "OrderedCollections", package: "swift-collections")]
@@ -145,7 +155,7 @@ let package = Package(
         .target(
             name: "IslandDaemon",
             dependencies: [
-                "IslandCore", "IslandStore", "IslandJSON", "IslandPaths", "IslandProtocol", "VarlinkCore", "VarlinkNIO", "Systemd",
+                "IslandCore", "IslandStore", "IslandJSON", "IslandPaths", "IslandProtocol", "VarlinkCore", "VarlinkNIO", "Systemd", "MQTT",
                 "CLinuxScheduling",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -188,7 +198,7 @@ let package = Package(
         .executableTarget(
             name: "island",
             dependencies: [
-                "IslandKit", "IslandCore", "IslandJSON", "VarlinkCore", "VarlinkNIO", "IslandPresenter",
+                "IslandKit", "IslandCore", "IslandJSON", "VarlinkCore", "VarlinkNIO", "IslandPresenter", "MQTT",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "OrderedCollections", package: "swift-collections"),
             ]
@@ -196,7 +206,7 @@ let package = Package(
         .testTarget(
             name: "IslandKitTests",
             dependencies: [
-                "IslandKit", "IslandJSON", "VarlinkCore", "VarlinkNIO", "ProcessTesting",
+                "IslandKit", "IslandJSON", "VarlinkCore", "VarlinkNIO", "ProcessTesting", "MQTT",
                 .product(name: "OrderedCollections", package: "swift-collections"),
             ]
         ),
@@ -316,6 +326,7 @@ let package = Package(
             name: "IslandStoreTests",
             dependencies: [
                 "IslandStore", "IslandJSON",
+                .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "OrderedCollections", package: "swift-collections"),
             ]
         ),

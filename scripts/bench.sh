@@ -18,6 +18,10 @@
 #                                    island-bridge the same way and runs Benchmarks/bridge.py ARGS
 #                                    (MPRIS and notification -> presenter latency, idle wake-ups,
 #                                    RSS) with mpv, dunst and Xvfb on a bus of its own
+#   scripts/bench.sh --push [ARGS]   push (issue #20): builds islandd the same way and runs
+#                                    Benchmarks/push.py ARGS (backend publish -> presenter latency
+#                                    against the broker's own, and a fan-out to 50 islandd); needs
+#                                    mosquitto and libmosquitto-dev (scripts/install-deps.sh)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -32,6 +36,12 @@ if [ "${1:-}" = --overlay ]; then
   shift
   bin="$(scripts/build-release.sh islandd island-presenter island-overlay)"
   exec python3 Benchmarks/overlay.py --bin-dir "$bin" "$@"
+fi
+
+if [ "${1:-}" = --push ]; then
+  shift
+  bin="$(scripts/build-release.sh islandd)"
+  exec python3 Benchmarks/push.py --islandd "$bin/islandd" "$@"
 fi
 
 build=1

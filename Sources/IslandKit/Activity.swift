@@ -63,9 +63,11 @@ public final class Activity<Attributes: ActivityAttributes>: Sendable, Identifia
 
     /// Starts an activity. With `key`, a retry of the same request returns the activity
     /// already started instead of a duplicate. `ownerGone` says what happens when the app's
-    /// last connection goes away. `connection` defaults to the one `IslandKit.configure` set up.
-    public static func request(attributes: Attributes, content: ActivityContent<ContentState>, key: String? = nil,
-                               ownerGone: ActivityOwnerGonePolicy = .keep,
+    /// last connection goes away. With `pushType: .token` it gets a push token (`pushToken`),
+    /// for the app's server to update it. `connection` defaults to the one
+    /// `IslandKit.configure` set up.
+    public static func request(attributes: Attributes, content: ActivityContent<ContentState>, pushType: PushType? = nil,
+                               key: String? = nil, ownerGone: ActivityOwnerGonePolicy = .keep,
                                connection: IslandConnection = .shared()) async throws -> Activity {
         let attributesJSON: JSONObject
         let raw: RawActivityContent
@@ -76,7 +78,7 @@ public final class Activity<Attributes: ActivityAttributes>: Sendable, Identifia
             throw ActivityCodingError(description: "\(error)")
         }
         let (snapshot, _) = try await connection.request(type: Attributes.typeName, attributes: attributesJSON, content: raw,
-                                                         key: key, ownerGone: ownerGone)
+                                                         key: key, ownerGone: ownerGone, pushToken: pushType != nil)
         let channel = await connection.channel(for: snapshot)
         return Activity(snapshot: snapshot, attributes: attributes, content: decode(snapshot.content) ?? content,
                         channel: channel, connection: connection)
@@ -161,6 +163,55 @@ public final class Activity<Attributes: ActivityAttributes>: Sendable, Identifia
         return stream
     }
 
+    // MARK: Push
+
+    /// The activity's push token, as ActivityKit's: the bytes to send to the app's server
+    /// (often as hex). They are the UTF-8 of the MQTT topic the server publishes the
+    /// activity's updates to (`String(decoding: token, as: UTF8.self)`); `island push` takes
+    /// either form. Nil until the activity has one.
+    public var pushToken: Data? { channel.pushToken.map { Data($0.utf8) } }
+
+    /// The push token now (if it has one) and each new one, as ActivityKit's
+    /// `pushTokenUpdates`: send each to the app's server, the one before works no more.
+    /// Finishes when the activity is dismissed.
+    public var pushTokenUpdates: AsyncStream<Data> {
+        let (stream, continuation) = AsyncStream<Data>.makeStream(bufferingPolicy: .bufferingNewest(1))
+        let token = channel.subscribePushToken({ continuation.yield(Data($0.utf8)) }, finish: { continuation.finish() })
+        guard let token else {
+            continuation.finish()
+            return stream
+        }
+        continuation.onTermination = { [channel] _ in channel.remove(token) }
+        return stream
+    }
+
+    /// Gives the activity a new push token (or its first), which `pushTokenUpdates` also
+    /// reports; the one before stops working at once.
+    @discardableResult
+    public func rotatePushToken() async throws -> Data {
+        Data(try await connection.pushToken(id: id, rotate: true).utf8)
+    }
+
+    /// The app's push-to-start token for this attributes type, as ActivityKit's
+    /// `pushToStartTokenUpdates`: the current one (made if need be) and each new one. The
+    /// app's server starts activities with it. Finishes at once when push is off.
+    public static var pushToStartTokenUpdates: AsyncStream<Data> { pushToStartTokenUpdates(connection: .shared()) }
+
+    public static func pushToStartTokenUpdates(connection: IslandConnection) -> AsyncStream<Data> {
+        let (stream, continuation) = AsyncStream<Data>.makeStream(bufferingPolicy: .bufferingNewest(1))
+        let task = Task {
+            for await token in await connection.pushToStartTokens(type: Attributes.typeName) { continuation.yield(Data(token.utf8)) }
+            continuation.finish()
+        }
+        continuation.onTermination = { _ in task.cancel() }
+        return stream
+    }
+
+    /// The app's push-to-start token for this attributes type; with `rotate`, a new one.
+    public static func pushToStartToken(rotate: Bool = false, connection: IslandConnection = .shared()) async throws -> Data {
+        Data(try await connection.pushToStartToken(type: Attributes.typeName, rotate: rotate).utf8)
+    }
+
     // MARK: Coding
 
     private static func rawContent(_ content: ActivityContent<ContentState>) throws -> RawActivityContent {
@@ -179,4 +230,10 @@ public final class Activity<Attributes: ActivityAttributes>: Sendable, Identifia
 /// non-finite double, …).
 public struct ActivityCodingError: Error, Sendable, CustomStringConvertible {
     public var description: String
+}
+
+/// How an activity is reached by its app's server, as ActivityKit's `PushType`: `.token`
+/// gives it a push token.
+public struct PushType: Sendable, Hashable {
+    public static let token = PushType()
 }

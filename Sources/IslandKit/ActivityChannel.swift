@@ -14,6 +14,9 @@ final class ActivityChannel: Sendable {
         var contentHandlers: [UInt64: Handler] = [:]
         var stateHandlers: [UInt64: Handler] = [:]
         var finishers: [UInt64: @Sendable () -> Void] = [:]
+        /// Kept apart from `latest`: state and content events do not carry the token.
+        var pushToken: String?
+        var pushTokenHandlers: [UInt64: @Sendable (String) -> Void] = [:]
         var nextID: UInt64 = 0
     }
 
@@ -22,7 +25,34 @@ final class ActivityChannel: Sendable {
 
     init(_ snapshot: ActivitySnapshot) {
         id = snapshot.id
-        state = Mutex(State(latest: snapshot, lastContent: snapshot.deliveredContent, lastState: snapshot.state))
+        state = Mutex(State(latest: snapshot, lastContent: snapshot.deliveredContent, lastState: snapshot.state,
+                            pushToken: snapshot.pushToken))
+    }
+
+    var pushToken: String? { state.withLock { $0.pushToken } }
+
+    /// Records the activity's push token; handlers run when it is new.
+    func receive(pushToken: String) {
+        let handlers = state.withLock { s -> [@Sendable (String) -> Void] in
+            guard s.pushToken != pushToken else { return [] }
+            s.pushToken = pushToken
+            return Array(s.pushTokenHandlers.values)
+        }
+        handlers.forEach { $0(pushToken) }
+    }
+
+    /// Adds a handler of new push tokens, called at once with the current one; `finish`
+    /// runs when the activity is dismissed. Returns a token for `remove`.
+    func subscribePushToken(_ handler: @escaping @Sendable (String) -> Void, finish: @escaping @Sendable () -> Void) -> UInt64? {
+        let (id, current) = state.withLock { s -> (UInt64?, String?) in
+            if s.latest.state == .dismissed { return (nil, nil) }
+            s.nextID += 1
+            s.pushTokenHandlers[s.nextID] = handler
+            s.finishers[s.nextID] = finish
+            return (s.nextID, s.pushToken)
+        }
+        if id != nil, let current { handler(current) }
+        return id
     }
 
     var latest: ActivitySnapshot { state.withLock { $0.latest } }
@@ -32,6 +62,7 @@ final class ActivityChannel: Sendable {
     func receive(_ snapshot: ActivitySnapshot, force: Bool) {
         let (content, states, finishers) = state.withLock { s -> ([Handler], [Handler], [@Sendable () -> Void]) in
             if Self.isNewer(snapshot, than: s.latest) { s.latest = snapshot }
+            if let token = snapshot.pushToken { s.pushToken = token }
             var content: [Handler] = []
             var states: [Handler] = []
             if force || snapshot.deliveredContent != s.lastContent {
@@ -47,6 +78,7 @@ final class ActivityChannel: Sendable {
                 finishers = Array(s.finishers.values)
                 s.contentHandlers = [:]
                 s.stateHandlers = [:]
+                s.pushTokenHandlers = [:]
                 s.finishers = [:]
             }
             return (content, states, finishers)
@@ -61,6 +93,7 @@ final class ActivityChannel: Sendable {
     func note(_ snapshot: ActivitySnapshot) {
         state.withLock { s in
             if Self.isNewer(snapshot, than: s.latest) { s.latest = snapshot }
+            if let token = snapshot.pushToken { s.pushToken = token }
         }
     }
 
@@ -96,6 +129,7 @@ final class ActivityChannel: Sendable {
         state.withLock { s in
             s.contentHandlers[token] = nil
             s.stateHandlers[token] = nil
+            s.pushTokenHandlers[token] = nil
             s.finishers[token] = nil
         }
     }

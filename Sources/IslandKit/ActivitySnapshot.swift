@@ -47,6 +47,9 @@ public struct ActivitySnapshot: Sendable, Hashable {
     public var updatedAt: Double
     public var endedAt: Double?
     public var dismissAt: Double?
+    /// Its push token (the MQTT topic its server publishes to), when it has one and the
+    /// reply carried it (`Request`, `List`, a `pushToken` event).
+    public var pushToken: String?
     /// The activity exactly as received.
     public var json: JSONObject
 
@@ -65,6 +68,7 @@ public struct ActivitySnapshot: Sendable, Hashable {
         updatedAt = object["updatedAt"]?.doubleValue ?? 0
         endedAt = object["endedAt"]?.doubleValue
         dismissAt = object["dismissAt"]?.doubleValue
+        pushToken = object["pushToken"]?.stringValue
         self.json = object
     }
 }
@@ -110,6 +114,10 @@ public struct ActivityEvent: Sendable, Hashable {
         case authorization
         /// IslandKit re-read an activity after reconnecting to a restarted daemon.
         case resync
+        /// The activity has a new push token (`pushToken`); the one before works no more.
+        case pushToken
+        /// The app's push-to-start token for activities of `type` is new (`pushToken`).
+        case pushToStartToken
     }
 
     public var kind: Kind
@@ -117,6 +125,10 @@ public struct ActivityEvent: Sendable, Hashable {
     public var url: String?
     public var action: String?
     public var authorization: AuthorizationSnapshot?
+    /// `pushToStartToken`: the activity type the token starts.
+    public var type: String?
+    /// `pushToken`, `pushToStartToken`: the new token.
+    public var pushToken: String?
     /// The event as received (for `resync`, built by IslandKit in the same shape).
     public var json: JSONObject
 
@@ -127,6 +139,8 @@ public struct ActivityEvent: Sendable, Hashable {
         url = object["url"]?.stringValue
         action = object["action"]?.stringValue
         authorization = AuthorizationSnapshot(json: object["authorization"])
+        type = object["type"]?.stringValue
+        pushToken = object["pushToken"]?.stringValue
         self.json = object
     }
 

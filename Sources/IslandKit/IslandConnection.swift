@@ -31,6 +31,8 @@ public actor IslandConnection {
     private var eventListeners: [UInt64: AsyncStream<ActivityEvent>.Continuation] = [:]
     private var authorization: AuthorizationSnapshot?
     private var enablementListeners: [UInt64: (last: Bool, continuation: AsyncStream<Bool>.Continuation)] = [:]
+    /// Followers of the push-to-start token of each activity type.
+    private var pushToStartListeners: [String: [UInt64: AsyncStream<String>.Continuation]] = [:]
 
     private static let registry = Mutex<[IslandKit.Configuration: IslandConnection]>([:])
 
@@ -60,6 +62,8 @@ public actor IslandConnection {
         eventListeners = [:]
         for listener in enablementListeners.values { listener.continuation.finish() }
         enablementListeners = [:]
+        for listeners in pushToStartListeners.values { listeners.values.forEach { $0.finish() } }
+        pushToStartListeners = [:]
     }
 
     // MARK: Producer calls
@@ -69,14 +73,18 @@ public actor IslandConnection {
     }
 
     /// Starts an activity (org.island.Producer.Request).
+    /// With `pushToken`, the activity gets a push token (`ActivitySnapshot.pushToken`), for
+    /// its server to update it through the daemon's broker.
     public func request(type: String, attributes: JSONObject, content: RawActivityContent, key: String? = nil,
-                        ownerGone: ActivityOwnerGonePolicy = .keep) async throws -> (activity: ActivitySnapshot, created: Bool) {
+                        ownerGone: ActivityOwnerGonePolicy = .keep,
+                        pushToken: Bool = false) async throws -> (activity: ActivitySnapshot, created: Bool) {
         var parameters = appParameter
         parameters["type"] = .string(type)
         parameters["attributes"] = .object(attributes)
         parameters["content"] = content.json
         if let key { parameters["key"] = .string(key) }
         parameters["ownerGone"] = .string(ownerGone.rawValue)
+        if pushToken { parameters["pushToken"] = true }
         // Only a keyed request may be retried after a lost connection: it is idempotent.
         let reply = try await perform("org.island.Producer.Request", parameters, retry: key != nil)
         let activity = try snapshot(reply["activity"])
@@ -120,6 +128,56 @@ public actor IslandConnection {
         if let states { parameters["states"] = .array(states.map { .string($0.rawValue) }) }
         let reply = try await perform("org.island.Producer.List", parameters, retry: true)
         return (reply["activities"]?.arrayValue ?? []).compactMap(ActivitySnapshot.init(json:))
+    }
+
+    /// The activity's push token (org.island.Producer.PushToken), made when it has none; with
+    /// `rotate`, a new one that replaces it.
+    public func pushToken(id: String, rotate: Bool = false) async throws -> String {
+        var parameters = appParameter
+        parameters["id"] = .string(id)
+        if rotate { parameters["rotate"] = true }
+        let reply = try await perform("org.island.Producer.PushToken", parameters, retry: !rotate)
+        guard let token = reply["pushToken"]?.stringValue else {
+            throw ActivityAuthorizationError.other(name: "org.island.InvalidReply", parameters: reply)
+        }
+        channels[id]?.receive(pushToken: token)
+        return token
+    }
+
+    /// The app's push-to-start token for activities of `type`
+    /// (org.island.Producer.PushToStartToken), made when there is none; with `rotate`, a new one.
+    public func pushToStartToken(type: String, rotate: Bool = false) async throws -> String {
+        var parameters = appParameter
+        parameters["type"] = .string(type)
+        if rotate { parameters["rotate"] = true }
+        let reply = try await perform("org.island.Producer.PushToStartToken", parameters, retry: !rotate)
+        guard let token = reply["pushToken"]?.stringValue else {
+            throw ActivityAuthorizationError.other(name: "org.island.InvalidReply", parameters: reply)
+        }
+        return token
+    }
+
+    /// Every push-to-start token of `type` from now on: the current one (made if need be),
+    /// then each new one. Finishes when the daemon refuses a token (push off) or on `close()`.
+    public func pushToStartTokens(type: String) -> AsyncStream<String> {
+        let (stream, continuation) = AsyncStream<String>.makeStream(bufferingPolicy: .bufferingNewest(1))
+        nextID += 1
+        let id = nextID
+        pushToStartListeners[type, default: [:]][id] = continuation
+        continuation.onTermination = { [weak self] _ in Task { await self?.removePushToStartListener(type: type, id) } }
+        Task {
+            do {
+                continuation.yield(try await pushToStartToken(type: type))
+            } catch {
+                logger.debug("no push-to-start token", metadata: ["type": "\(type)", "error": "\(error)"])
+                continuation.finish()
+            }
+        }
+        return stream
+    }
+
+    private func removePushToStartListener(type: String, _ id: UInt64) {
+        pushToStartListeners[type]?[id] = nil
     }
 
     /// The app's authorization, limits and remaining budgets.
@@ -378,6 +436,12 @@ public actor IslandConnection {
             }
         case .authorization:
             if let info = event.authorization { apply(info) }
+        case .pushToken:
+            if let id = event.activity?.id, let token = event.pushToken { channels[id]?.receive(pushToken: token) }
+        case .pushToStartToken:
+            if let type = event.type, let token = event.pushToken {
+                pushToStartListeners[type]?.values.forEach { $0.yield(token) }
+            }
         case .tap, .button, .resync:
             break
         }

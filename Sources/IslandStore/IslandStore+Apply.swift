@@ -32,6 +32,13 @@ extension IslandStore {
             case .deleteLayout(let app, let uid, let type):
                 try db.cachedStatement(sql: "DELETE FROM layouts WHERE app = ? AND uid = ? AND type = ?")
                     .execute(arguments: [app, uid.map(Int64.init) ?? Schema.noUID, type])
+            case .putPushToken(let row):
+                try db.cachedStatement(sql: """
+                    INSERT INTO push_tokens (token, app, uid, activity_id, type, last_timestamp) VALUES (?, ?, ?, ?, ?, ?)
+                    ON CONFLICT (token) DO UPDATE SET last_timestamp = excluded.last_timestamp
+                    """).execute(arguments: [row.token, row.app, row.uid.map(Int64.init) ?? Schema.noUID, row.activityID, row.type, row.lastTimestamp])
+            case .deletePushToken(let token):
+                try db.cachedStatement(sql: "DELETE FROM push_tokens WHERE token = ?").execute(arguments: [token])
             }
         }
     }

@@ -14,6 +14,7 @@ extension IslandStore {
                 try loadActivities(db, into: &state)
                 try loadSettings(db, into: &state)
                 try loadLayouts(db, into: &state)
+                try loadPushTokens(db, into: &state)
                 return state
             }
         } catch {
@@ -67,6 +68,27 @@ extension IslandStore {
                 continue
             }
             state.layouts.append(StoredLayout(app: app, uid: UInt32(exactly: uidValue), type: type, body: body))
+        }
+    }
+
+    private func loadPushTokens(_ db: Database, into state: inout StoredState) throws {
+        let rows = try Row.fetchCursor(db, sql: "SELECT token, app, uid, activity_id, type, last_timestamp FROM push_tokens")
+        while let row = try rows.next() {
+            guard let token = Self.text(row[0]), let app = Self.text(row[1]),
+                  case .int64(let uidValue) = (row[2] as DatabaseValue).storage,
+                  uidValue == Schema.noUID || UInt32(exactly: uidValue) != nil
+            else {
+                state.damaged.append("push-token")
+                continue
+            }
+            let lastTimestamp: Double? =
+                switch (row[5] as DatabaseValue).storage {
+                case .double(let d): d
+                case .int64(let i): Double(i)
+                default: nil
+                }
+            state.pushTokens.append(StoredPushToken(token: token, app: app, uid: UInt32(exactly: uidValue), activityID: Self.text(row[3]),
+                                                    type: Self.text(row[4]), lastTimestamp: lastTimestamp))
         }
     }
 

@@ -46,6 +46,22 @@ enum Schema {
                 ALTER TABLE layouts_v2 RENAME TO layouts;
                 """)
         }
+        // Push tokens (DESIGN.md §12): an activity's, revoked with it, and an owner's
+        // push-to-start token per activity type, with the timestamp of the last start it made,
+        // which orders the pushes that start activities as an activity's orders its updates.
+        migrator.registerMigration("v3") { db in
+            try db.execute(sql: """
+                CREATE TABLE push_tokens (
+                    token TEXT PRIMARY KEY NOT NULL,
+                    app TEXT NOT NULL,
+                    uid INTEGER NOT NULL DEFAULT -1,
+                    activity_id TEXT,
+                    type TEXT,
+                    last_timestamp REAL,
+                    CHECK ((activity_id IS NULL) <> (type IS NULL))
+                );
+                """)
+        }
         return migrator
     }()
 

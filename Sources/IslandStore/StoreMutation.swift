@@ -15,6 +15,9 @@ public enum StoreMutation: Sendable, Hashable {
     /// registering extension's in the system scope, nil in the user scope.
     case putLayout(app: String, uid: UInt32? = nil, type: String, body: String)
     case deleteLayout(app: String, uid: UInt32? = nil, type: String)
+    /// Inserts or replaces a push token.
+    case putPushToken(StoredPushToken)
+    case deletePushToken(token: String)
 }
 
 extension StoreMutation {
@@ -23,6 +26,7 @@ extension StoreMutation {
         case activity(String)
         case setting(String)
         case layout(app: String, uid: UInt32?, type: String)
+        case pushToken(String)
     }
 
     var rowKey: RowKey {
@@ -30,6 +34,8 @@ extension StoreMutation {
         case .putActivity(let id, _, _, _), .deleteActivity(let id): .activity(id)
         case .putSetting(let key, _), .deleteSetting(let key): .setting(key)
         case .putLayout(let app, let uid, let type, _), .deleteLayout(let app, let uid, let type): .layout(app: app, uid: uid, type: type)
+        case .putPushToken(let row): .pushToken(row.token)
+        case .deletePushToken(let token): .pushToken(token)
         }
     }
 

@@ -34,6 +34,28 @@ public struct StoredLayout: Sendable, Hashable {
     }
 }
 
+/// A push token row: an activity's (`activityID`) or an owner's push-to-start token for one
+/// activity type (`type`), never both.
+public struct StoredPushToken: Sendable, Hashable {
+    public var token: String
+    public var app: String
+    /// The owner's uid in the system scope; nil in the user scope.
+    public var uid: UInt32?
+    public var activityID: String?
+    public var type: String?
+    /// A push-to-start token's last start, by the server's clock.
+    public var lastTimestamp: Double?
+
+    public init(token: String, app: String, uid: UInt32? = nil, activityID: String? = nil, type: String? = nil, lastTimestamp: Double? = nil) {
+        self.token = token
+        self.app = app
+        self.uid = uid
+        self.activityID = activityID
+        self.type = type
+        self.lastTimestamp = lastTimestamp
+    }
+}
+
 /// Everything the store holds, as read at start-up.
 public struct StoredState: Sendable, Hashable {
     /// In the order they were first stored, so a restart restores them in start order.
@@ -41,14 +63,17 @@ public struct StoredState: Sendable, Hashable {
     public var settings: [String: JSON]
     /// Ordered by app, then uid (none first), then type.
     public var layouts: [StoredLayout]
+    /// In no particular order.
+    public var pushTokens: [StoredPushToken]
     /// Rows that could not be read and were skipped: an activity's id as is, a setting as
-    /// `setting:<key>`, a layout as `layout:<app>/<type>`.
+    /// `setting:<key>`, a layout as `layout:<app>/<type>`, a push token as `push-token`.
     public var damaged: [String]
 
     public init(
         activities: [StoredActivity] = [], settings: [String: JSON] = [:],
-        layouts: [StoredLayout] = [], damaged: [String] = []
+        layouts: [StoredLayout] = [], pushTokens: [StoredPushToken] = [], damaged: [String] = []
     ) {
+        self.pushTokens = pushTokens
         self.activities = activities
         self.settings = settings
         self.layouts = layouts

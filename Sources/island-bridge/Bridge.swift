@@ -311,7 +311,8 @@ actor Bridge {
             if let id = event.activity?.id, let action = event.action, let source = book.source(ofActivity: id) {
                 pressed(action, on: source)
             }
-        case .content:
+        case .content, .pushToken, .pushToStartToken:
+            // The bridge asks for no push tokens: its sources are on this machine.
             break
         }
         pump()

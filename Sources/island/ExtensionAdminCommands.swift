@@ -149,8 +149,13 @@ struct Admin: AsyncParsableCommand {
                 Output.json(.object(reply))
                 return
             }
-            for (key, value) in reply where key != "limits" {
+            for (key, value) in reply where key != "limits" && key != "push" {
                 Output.line("\(key): \(value.stringValue ?? value.description)")
+            }
+            if let push = reply["push"]?.objectValue {
+                let state = push["connected"]?.boolValue == true ? "connected to" : "not connected to"
+                Output.line("push: \(state) \(push["broker"]?.stringValue ?? "?") as \(push["device"]?.stringValue ?? "?"), "
+                            + "\(push["tokens"]?.intValue ?? 0) tokens")
             }
             for (key, value) in reply["limits"]?.objectValue ?? [:] { Output.line("limit \(key): \(value)") }
         }

@@ -24,6 +24,7 @@ struct Island: AsyncParsableCommand {
               island timer 25m "Focus"
               make 2>&1 | island progress --title "Build"
               island preview layout.json --state '{"eta":5}' --mode compact --svg out.svg
+              island push "$TOKEN" --state '{"stage":"on the way"}'   (as the app's server)
 
             Exit status:
               0    success
@@ -35,6 +36,7 @@ struct Island: AsyncParsableCommand {
         subcommands: [
             Start.self, Update.self, End.self, List.self, Watch.self, Auth.self,
             Run.self, TimerCommand.self, ProgressCommand.self,
+            PushTokenCommand.self, PushToStartTokenCommand.self, PushCommand.self,
             ExtensionCommand.self, Admin.self, Preview.self,
         ]
     )

@@ -21,6 +21,7 @@ struct Start: AsyncParsableCommand {
     @Option(help: ArgumentHelp("An idempotency key: a retry returns the same activity.", valueName: "key")) var key: String?
     @Option(help: ArgumentHelp("The relevance score (higher shows first).", valueName: "n")) var relevance: Double = 0
     @Option(help: ArgumentHelp("Mark the activity stale after this many seconds.", valueName: "seconds")) var staleAfter: Double?
+    @Flag(help: "Give the activity a push token, printed after its id, for its server (island push).") var pushToken = false
 
     func run() async throws {
         let attributes = try parseObject(attributes, option: "--attributes", json: global.json)
@@ -28,9 +29,13 @@ struct Start: AsyncParsableCommand {
         let connection = global.producer()
         let content = RawActivityContent(state: state, staleDate: staleAfter.map { now + $0 }, relevanceScore: relevance)
         let (activity, _) = try await global.perform {
-            try await connection.request(type: type, attributes: attributes, content: content, key: key)
+            try await connection.request(type: type, attributes: attributes, content: content, key: key, pushToken: pushToken)
         }
-        if global.json { Output.json(.object(activity.json)) } else { Output.line(activity.id) }
+        if global.json {
+            Output.json(.object(activity.json))
+        } else {
+            Output.line(activity.pushToken.map { "\(activity.id) \($0)" } ?? activity.id)
+        }
         await connection.close()
     }
 }
@@ -211,6 +216,10 @@ struct Watch: AsyncParsableCommand {
                 if let info = event.authorization {
                     Output.line("\(time) authorization \(info.app) enabled=\(info.enabled) frequentUpdates=\(info.frequentUpdates)")
                 }
+            case .pushToken:
+                Output.line("\(time) pushToken \(event.activity?.id ?? "-") \(event.pushToken ?? "")")
+            case .pushToStartToken:
+                Output.line("\(time) pushToStartToken \(event.type ?? "-") \(event.pushToken ?? "")")
             }
         }
     }
@@ -236,5 +245,48 @@ struct Auth: AsyncParsableCommand {
         Output.line("starts left:      \(info.remainingStarts)")
         Output.line("alerts left:      \(info.remainingAlerts)")
         for (key, value) in info.limits { Output.line("limit \(key): \(value)") }
+    }
+}
+
+struct PushTokenCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "push-token",
+        abstract: "Print an activity's push token, for its server (made when it has none).",
+        discussion: """
+            The token is the MQTT topic the app's server publishes the activity's updates to \
+            (see `island push`). --rotate replaces it: the old token stops working at once. \
+            Refused with PushUnavailable when islandd has no [Push] broker.
+            """)
+
+    @OptionGroup var global: GlobalOptions
+    @Argument(help: "The activity's id.") var id: String
+    @Flag(help: "Replace the token with a new one.") var rotate = false
+
+    func run() async throws {
+        let connection = global.producer()
+        let token = try await global.perform { try await connection.pushToken(id: id, rotate: rotate) }
+        if global.json { Output.json(["pushToken": .string(token)]) } else { Output.line(token) }
+        await connection.close()
+    }
+}
+
+struct PushToStartTokenCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "push-to-start-token",
+        abstract: "Print the app's push-to-start token for an activity type (made when there is none).",
+        discussion: """
+            With it the app's server starts activities of TYPE (`island push TOKEN --event start`). \
+            --rotate replaces it: the old token stops working at once.
+            """)
+
+    @OptionGroup var global: GlobalOptions
+    @Argument(help: "The activity type.") var type: String
+    @Flag(help: "Replace the token with a new one.") var rotate = false
+
+    func run() async throws {
+        let connection = global.producer()
+        let token = try await global.perform { try await connection.pushToStartToken(type: type, rotate: rotate) }
+        if global.json { Output.json(["pushToken": .string(token)]) } else { Output.line(token) }
+        await connection.close()
     }
 }

@@ -186,6 +186,9 @@ class Daemon:
         with open(self.config, "w") as f:
             f.write(config)
         self.process = None
+        # Run before islandd's own command line, e.g. `ip netns exec NS` (which execs it: the
+        # pid is islandd's).
+        self.prefix = []
 
     @property
     def address(self):
@@ -198,7 +201,7 @@ class Daemon:
             env.pop(key, None)
         log = open(self.log_path, "a")
         self.process = subprocess.Popen(
-            [ISLANDD, "--socket", self.socket, "--state-dir", self.state, "--config", self.config],
+            self.prefix + [ISLANDD, "--socket", self.socket, "--state-dir", self.state, "--config", self.config],
             env=env, stdout=log, stderr=log, stdin=subprocess.DEVNULL)
         deadline = time.time() + timeout
         while time.time() < deadline:

@@ -153,10 +153,15 @@ class Bar:
             return json.loads(line)["full_text"] != ""
         return line != ""
 
-    def drain(self, seconds):
+    @staticmethod
+    def drain(bars, seconds):
+        """Reads whatever `bars` print for `seconds`, all at once (one wait, not one per bar)."""
+        by_pipe = {bar.process.stdout: bar for bar in bars}
         deadline = time.time() + seconds
-        while time.time() < deadline:
-            self._fill(max(0, deadline - time.time()))
+        while (remaining := deadline - time.time()) > 0:
+            ready, _, _ = select.select(list(by_pipe), [], [], remaining)
+            for pipe in ready:
+                by_pipe[pipe]._fill(0)
 
     def stop(self):
         if self.process.poll() is None:
@@ -210,8 +215,8 @@ def test_hostile_text_through_every_bar_and_cli(cli_daemon, bars, tmp_path, name
     laid_out = start(cli_daemon, "Hostile", {"h": text, "title": text}, state)
     # No registered layout for this type: the default layout shows the type and the values.
     plain = start(cli_daemon, text.replace("\n", " ")[:60] or "T", {"title": text}, {"h": text})
+    Bar.drain(running.values(), 1.5)
     for bar in running.values():
-        bar.drain(1.5)
         assert bar.process.poll() is None
         for line in bar.seen:
             assert_bar_line(bar.mode, line)
@@ -287,8 +292,8 @@ def test_extreme_numbers_crash_no_presenter(cli_daemon, bars):
         ids = [text_of(ok(island(cli_daemon, "start", type, "--state", state)).stdout).strip() for type, state in states]
         # The presenters tick every second: a tick with these activities live.
         time.sleep(1.2)
+        Bar.drain(running.values(), 0.1)
         for mode, bar in running.items():
-            bar.drain(0.1)
             assert bar.process.poll() is None, "%s crashed on %s: %s" % (mode, number, bar.process.stderr.read().decode())
             for line in bar.seen:
                 assert_bar_line(mode, line)

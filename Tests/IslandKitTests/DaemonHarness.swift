@@ -11,8 +11,8 @@ import VarlinkNIO
 /// Runs `body` with the real islandd on a temporary socket, state directory and XDG_DATA_HOME
 /// with a manifest for the test app; stops the daemon and removes its files afterwards
 /// (awaited), whether `body` returned or threw.
-func withDaemon<T>(_ body: (TestDaemon) async throws -> T) async throws -> T {
-    let daemon = try TestDaemon()
+func withDaemon<T>(configuration: String = "", _ body: (TestDaemon) async throws -> T) async throws -> T {
+    let daemon = try TestDaemon(configuration: configuration)
     defer { try? FileManager.default.removeItem(atPath: daemon.root) }
     do {
         try await daemon.start()
@@ -40,14 +40,14 @@ final class TestDaemon {
     var socket: String { root + "/s.sock" }
     private var process: BackgroundProcess?
 
-    fileprivate init() throws {
+    fileprivate init(configuration: String) throws {
         // Short: socket paths are limited to 107 bytes.
         root = "/tmp/island-kit-\(UUID().uuidString.prefix(8))"
         let applications = root + "/share/applications"
         try FileManager.default.createDirectory(atPath: applications, withIntermediateDirectories: true)
         try "[Desktop Entry]\nType=Application\nName=Kit test\nExec=/usr/bin/false\nX-Island-LiveActivities=true\n"
             .write(toFile: applications + "/\(Self.app).desktop", atomically: true, encoding: .utf8)
-        try "".write(toFile: root + "/islandd.conf", atomically: true, encoding: .utf8)
+        try configuration.write(toFile: root + "/islandd.conf", atomically: true, encoding: .utf8)
     }
 
     /// Starts islandd and waits until it listens.

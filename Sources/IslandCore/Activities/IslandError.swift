@@ -29,6 +29,8 @@ public enum IslandError: Error, Sendable, Hashable {
     /// The app started `limit` activities within the last `window` seconds; it may start one
     /// again in `retryAfter` seconds.
     case startBudgetExceeded(app: String, limit: Int, window: Double, retryAfter: Double)
+    /// The owner holds `limit` push-to-start tokens already (one per activity type).
+    case tooManyPushTokens(app: String, limit: Int)
 
     /// The interface the error names live in.
     public static let interface = "org.island"
@@ -50,6 +52,7 @@ public enum IslandError: Error, Sendable, Hashable {
         case .activityEnded: "ActivityEnded"
         case .staleTimestamp: "StaleTimestamp"
         case .startBudgetExceeded: "StartBudgetExceeded"
+        case .tooManyPushTokens: "TooManyPushTokens"
         }
     }
 
@@ -66,7 +69,7 @@ public enum IslandError: Error, Sendable, Hashable {
             ["app": .string(app), "reason": "its desktop entry does not declare X-Island-LiveActivities=true"]
         case .globalMaximumExceeded(let limit):
             ["limit": .int(limit)]
-        case .targetMaximumExceeded(let app, let limit):
+        case .targetMaximumExceeded(let app, let limit), .tooManyPushTokens(let app, let limit):
             ["app": .string(app), "limit": .int(limit)]
         case .noSuchActivity(let id):
             ["id": .string(id)]

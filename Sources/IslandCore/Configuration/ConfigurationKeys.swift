@@ -93,4 +93,80 @@ extension IslandConfiguration {
             }
         }
     }
+
+    /// The keys of `[Push]`.
+    enum PushKey: String, CaseIterable {
+        case broker = "Broker"
+        case clientID = "ClientID"
+        case topicRoot = "TopicRoot"
+        case caFile = "CAFile"
+        case certificateFile = "CertificateFile"
+        case keyFile = "KeyFile"
+        case username = "Username"
+        case passwordFile = "PasswordFile"
+        case mqttVersion = "MQTTVersion"
+        case keepAliveSec = "KeepAliveSec"
+
+        /// Reads `text` into `settings`; an empty value resets the key to its default.
+        func apply(_ text: String, to settings: inout PushSettings) throws(ValueProblem) {
+            let value: String? = text.isEmpty ? nil : text
+            switch self {
+            case .broker:
+                if let value {
+                    guard value.hasPrefix("mqtt://") || value.hasPrefix("mqtts://") else {
+                        throw ValueProblem(reason: "expected mqtt://host[:port] or mqtts://host[:port]")
+                    }
+                }
+                settings.broker = value
+            case .clientID:
+                if let value { try Self.checkLevel(value, what: "client id") }
+                settings.clientID = value
+            case .topicRoot:
+                guard let value else {
+                    settings.topicRoot = PushSettings().topicRoot
+                    return
+                }
+                do {
+                    try PushTopic.checkRoot(value)
+                } catch {
+                    throw ValueProblem(reason: error.reason)
+                }
+                settings.topicRoot = value
+            case .caFile, .certificateFile, .keyFile, .passwordFile:
+                if let value, !value.hasPrefix("/") { throw ValueProblem(reason: "expected an absolute path") }
+                switch self {
+                case .caFile: settings.caFile = value
+                case .certificateFile: settings.certificateFile = value
+                case .keyFile: settings.keyFile = value
+                default: settings.passwordFile = value
+                }
+            case .username:
+                settings.username = value
+            case .mqttVersion:
+                guard let value else {
+                    settings.mqttVersion = PushSettings().mqttVersion
+                    return
+                }
+                guard value == "5" || value == "3.1.1" else { throw ValueProblem(reason: "expected 5 or 3.1.1") }
+                settings.mqttVersion = value
+            case .keepAliveSec:
+                guard let value else {
+                    settings.keepAlive = PushSettings().keepAlive
+                    return
+                }
+                guard let seconds = TimeSpan.seconds(value), seconds >= 5, seconds <= 65535 else {
+                    throw ValueProblem(reason: "expected a time span from 5s to 18h (MQTT's limit)")
+                }
+                settings.keepAlive = seconds
+            }
+        }
+
+        private static func checkLevel(_ value: String, what: String) throws(ValueProblem) {
+            do {
+                try PushTopic.checkLevel(value, what: what)
+            } catch {
+                throw ValueProblem(reason: error.reason)
+            }
+        }
+    }
 }

@@ -3,12 +3,14 @@ extension IslandConfiguration {
     enum Section: Equatable {
         case limits
         case daemon
+        case push
         case app(String)
 
         init(_ name: String, path: String, line: Int) throws(ConfigurationError) {
             switch name {
             case "Limits": self = .limits
             case "Daemon": self = .daemon
+            case "Push": self = .push
             case _ where name.hasPrefix("App:"):
                 let app = String(name.dropFirst("App:".count))
                 guard Self.isAppID(app) else {
@@ -21,11 +23,11 @@ extension IslandConfiguration {
                 let suggestion =
                     name.lowercased().hasPrefix("app:")
                     ? "App:" + name.dropFirst("app:".count)
-                    : closest(to: name, among: ["Limits", "Daemon"]) ?? "Limits"
+                    : closest(to: name, among: ["Limits", "Daemon", "Push"]) ?? "Limits"
                 throw ConfigurationError(
                     path: path, line: line,
                     message: "unknown section [\(name)]; did you mean [\(suggestion)]? "
-                        + "Sections are [Limits], [Daemon] and [App:<app-id>]")
+                        + "Sections are [Limits], [Daemon], [Push] and [App:<app-id>]")
             }
         }
 
@@ -33,6 +35,7 @@ extension IslandConfiguration {
             switch self {
             case .limits: "[Limits]"
             case .daemon: "[Daemon]"
+            case .push: "[Push]"
             case .app(let app): "[App:\(app)]"
             }
         }
@@ -53,6 +56,12 @@ extension IslandConfiguration {
             }
             let known = LimitKey.allCases.filter { !($0.isGlobalOnly && self != .limits) }.map(\.rawValue)
             throw unknown(key, known: known, at: location)
+        }
+
+        /// The push setting `key` names.
+        func pushKey(_ key: String, at location: (path: String, line: Int)) throws(ConfigurationError) -> PushKey {
+            if let pushKey = PushKey(rawValue: key) { return pushKey }
+            throw unknown(key, known: PushKey.allCases.map(\.rawValue), at: location)
         }
 
         /// The daemon setting `key` names.

@@ -18,10 +18,12 @@
 public struct IslandConfiguration: Sendable, Hashable {
     public var limits: LimitsPolicy
     public var daemon: DaemonSettings
+    public var push: PushSettings
 
-    public init(limits: LimitsPolicy = LimitsPolicy(), daemon: DaemonSettings = DaemonSettings()) {
+    public init(limits: LimitsPolicy = LimitsPolicy(), daemon: DaemonSettings = DaemonSettings(), push: PushSettings = PushSettings()) {
         self.limits = limits
         self.daemon = daemon
+        self.push = push
     }
 
     /// The configuration when no file sets anything.
@@ -41,6 +43,7 @@ public struct IslandConfiguration: Sendable, Hashable {
         var global: [LimitKey: Value] = [:]
         var perApp: [String: [LimitKey: Value]] = [:]
         var daemon = DaemonSettings()
+        var push = PushSettings()
 
         for file in files {
             var section: Section?
@@ -54,7 +57,7 @@ public struct IslandConfiguration: Sendable, Hashable {
                     case nil:
                         throw ConfigurationError(
                             path: file.path, line: number,
-                            message: "'\(key)=' is outside any section; put it under [Limits], [Daemon] or [App:<app-id>]")
+                            message: "'\(key)=' is outside any section; put it under [Limits], [Daemon], [Push] or [App:<app-id>]")
                     case .limits:
                         let limitKey = try Section.limits.limitKey(key, at: location)
                         global[limitKey] = try value(text, for: limitKey.rawValue, as: limitKey.kind, at: location)
@@ -64,6 +67,14 @@ public struct IslandConfiguration: Sendable, Hashable {
                     case .daemon:
                         let daemonKey = try Section.daemon.daemonKey(key, at: location)
                         daemonKey.apply(try value(text, for: daemonKey.rawValue, as: daemonKey.kind, at: location), to: &daemon)
+                    case .push:
+                        let pushKey = try Section.push.pushKey(key, at: location)
+                        do {
+                            try pushKey.apply(text, to: &push)
+                        } catch {
+                            throw ConfigurationError(path: file.path, line: number,
+                                                     message: "invalid value '\(text)' for \(key)=: \(error.reason)")
+                        }
                     }
                 }
             }
@@ -77,7 +88,7 @@ public struct IslandConfiguration: Sendable, Hashable {
             for (key, value) in assignments { key.apply(value, to: &limits) }
             appLimits[app] = limits
         }
-        return IslandConfiguration(limits: LimitsPolicy(global: globalLimits, perApp: appLimits), daemon: daemon)
+        return IslandConfiguration(limits: LimitsPolicy(global: globalLimits, perApp: appLimits), daemon: daemon, push: push)
     }
 
     /// The value of one assignment; nil for an empty one, which resets the key.

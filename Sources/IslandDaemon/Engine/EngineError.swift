@@ -18,6 +18,8 @@ enum EngineError: Error, Sendable, Hashable {
     case sharedActivity
     /// A button press that does not say which button.
     case buttonMissing
+    /// Push is off (no broker configured), or a token cannot be made for this app.
+    case pushUnavailable(reason: String)
 
     static func noSuchActivity(_ id: String?) -> EngineError {
         .refused(.noSuchActivity(id: id ?? ""))

@@ -24,8 +24,10 @@ extension IslandEngine {
     /// `decided` runs once the change is made in memory and queued for the disk: from then on
     /// the caller's next pipelined call may be decided too, while this one waits for its commit.
     /// `completion` gets what `prepare` made of the result on the writer thread once committed.
+    /// `alsoStore` adds rows that are not the activities' (push tokens) to the same commit.
     func decide<T: Sendable, Reply: Sendable>(decided: @Sendable () -> Void = {},
                                               _ body: (inout ActivityManager, Double) throws(IslandError) -> (T, [ActivityEvent]),
+                                              alsoStore: (T) -> [StoreMutation] = { _ in [] },
                                               prepare: @escaping @Sendable (T) -> Reply,
                                               completion: @escaping Completion<Reply>) {
         let now = clock()
@@ -40,7 +42,7 @@ extension IslandEngine {
             completion(.failure(.refused(error)))
             return
         }
-        apply(due.isEmpty ? events : due + events, decided: decided, prepare: { prepare(result) }) { engine, outcome in
+        apply(due.isEmpty ? events : due + events, alsoStore: alsoStore(result), decided: decided, prepare: { prepare(result) }) { engine, outcome in
             if case .failure = outcome {
                 // Nothing of this change reached the disk. Other calls may have changed memory
                 // while this one waited, so the disk, not a copy from before, is the truth to
@@ -60,17 +62,19 @@ extension IslandEngine {
     /// `prepare` returned (made on the writer thread once the commit succeeded), or the error
     /// if it failed.
     func apply<Prepared: Sendable>(
-        _ events: [ActivityEvent], decided: @Sendable () -> Void = {}, prepare: @escaping @Sendable () -> Prepared,
+        _ events: [ActivityEvent], alsoStore: [StoreMutation] = [], decided: @Sendable () -> Void = {},
+        prepare: @escaping @Sendable () -> Prepared,
         then completion: @escaping @Sendable (isolated IslandEngine, Result<Prepared, EngineError>) -> Void
     ) {
-        guard !events.isEmpty else {
+        guard !events.isEmpty || !alsoStore.isEmpty else {
             decided()
             completion(self, .success(prepare()))
             return
         }
         let decision = decisions.decide()
         show(events)
-        let mutations = storeMutations(for: events)
+        var mutations = storeMutations(for: events)
+        if !alsoStore.isEmpty { mutations += alsoStore }
         guard !mutations.isEmpty else {
             decided()
             finish(decision, events, .success(prepare()), then: completion)
@@ -167,6 +171,8 @@ extension IslandEngine {
                 }
             case .removed(let id):
                 mutations.append(.deleteActivity(id: id))
+                // A dismissed activity's push token dies with it, in the same commit.
+                if let revoked = revokePushToken(activity: id) { mutations.append(revoked) }
             case .settingsChanged, .budgetsChanged:
                 settingsChanged = true
             case .alerted:
@@ -191,6 +197,7 @@ extension IslandEngine {
         do {
             let stored = try store.store.load()
             manager = StateRestorer.manager(from: stored, limits: manager.limits, now: clock(), logger: logger)
+            restorePushTokens(from: stored)
             presenters.resync(to: manager.list(), now: clock())
             scheduleTimer()
         } catch {
@@ -211,6 +218,7 @@ extension IslandEngine {
             decisions.commit(decision, events: events)
             tellWatchersInOrder()
             completion(self, .success(prepared))
+            publishRevocations()
         case .failure(let error):
             decisions.commit(decision, events: [])
             tellWatchersInOrder()

@@ -51,6 +51,9 @@ actor IslandEngine {
     /// Changes were shown that may move the timer's deadline.
     var timerStale = false
 
+    /// Push tokens and the broker link; nil while push is off (IslandEngine+Push.swift).
+    var push: PushState?
+
     // The timer (IslandEngine+Timer.swift).
     var timer: Scheduled<Void>?
     var timerDeadline: Double?

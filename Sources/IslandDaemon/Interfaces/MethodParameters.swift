@@ -52,6 +52,12 @@ struct ParameterReader {
         return bool
     }
 
+    func optionalBool(_ key: String) throws(VarlinkError) -> Bool? {
+        guard let value = optional(key) else { return nil }
+        guard let bool = value.boolValue else { throw invalid(key) }
+        return bool
+    }
+
     func optionalDouble(_ key: String) throws(VarlinkError) -> Double? {
         guard let value = optional(key) else { return nil }
         guard let number = value.doubleValue else { throw invalid(key) }
@@ -98,7 +104,7 @@ struct ParameterReader {
 
 // MARK: org.island.Producer
 
-/// `Request(app, type, attributes, content, key, ownerGone)`.
+/// `Request(app, type, attributes, content, key, ownerGone, pushToken)`.
 struct RequestParameters: VarlinkParameters, AppClaiming, Equatable {
     var app: String?
     var type: String
@@ -106,6 +112,7 @@ struct RequestParameters: VarlinkParameters, AppClaiming, Equatable {
     var content: ActivityContent
     var key: String?
     var ownerGone: OwnerGonePolicy
+    var pushToken: Bool
 
     init(_ call: VarlinkCall) throws(VarlinkError) {
         let p = ParameterReader(call.parameters)
@@ -115,6 +122,35 @@ struct RequestParameters: VarlinkParameters, AppClaiming, Equatable {
         content = try Wire.content(of: call)
         key = try p.optionalString("key")
         ownerGone = try p.optionalEnumeration("ownerGone", as: OwnerGonePolicy.self) ?? .keep
+        pushToken = try p.optionalBool("pushToken") ?? false
+    }
+}
+
+/// `PushToken(app, id, rotate)`.
+struct PushTokenParameters: VarlinkParameters, AppClaiming {
+    var app: String?
+    var id: String
+    var rotate: Bool
+
+    init(_ call: VarlinkCall) throws(VarlinkError) {
+        let p = ParameterReader(call.parameters)
+        app = try p.optionalString("app")
+        id = try p.string("id")
+        rotate = try p.optionalBool("rotate") ?? false
+    }
+}
+
+/// `PushToStartToken(app, type, rotate)`.
+struct PushToStartTokenParameters: VarlinkParameters, AppClaiming {
+    var app: String?
+    var type: String
+    var rotate: Bool
+
+    init(_ call: VarlinkCall) throws(VarlinkError) {
+        let p = ParameterReader(call.parameters)
+        app = try p.optionalString("app")
+        type = try p.string("type")
+        rotate = try p.optionalBool("rotate") ?? false
     }
 }
 
@@ -289,7 +325,7 @@ extension RequestParameters: VarlinkReadableParameters {
     init(reading reader: inout JSONReader) throws(JSONReader.Mismatch) {
         var seen = JSONReader.MembersSeen()
         var app: String?, type: String?, attributes: JSONObject?, content: ActivityContent?, key: String?
-        var ownerGone: OwnerGonePolicy?
+        var ownerGone: OwnerGonePolicy?, pushToken: Bool?
         try reader.enterObject()
         while let member = try reader.nextKey() {
             switch member {
@@ -299,12 +335,14 @@ extension RequestParameters: VarlinkReadableParameters {
             case "content": try seen.insert(3); content = try reader.readContent()
             case "key": try seen.insert(4); key = try reader.readOptionalString()
             case "ownerGone": try seen.insert(5); ownerGone = try reader.readOptionalEnumeration(OwnerGonePolicy.self)
+            case "pushToken": try seen.insert(6); pushToken = reader.readNull() ? nil : try reader.readBool()
             default: throw JSONReader.Mismatch()
             }
         }
         guard let type, let attributes, let content else { throw JSONReader.Mismatch() }
         (self.app, self.type, self.attributes, self.content, self.key) = (app, type, attributes, content, key)
         self.ownerGone = ownerGone ?? .keep
+        self.pushToken = pushToken ?? false
     }
 }
 

@@ -115,11 +115,16 @@ struct RoleInterfaces: Sendable {
     var producer: VarlinkImplementation {
         VarlinkImplementation(interface: try! VarlinkInterface(parsing: IslandInterfaces.producer), handlers: [
             "Request": mutation(RequestParameters.self, { engine, p, app, uid, decided, encode, done in
-                engine.request(app: app, type: p.type, attributes: p.attributes, content: p.content, key: p.key,
-                               ownerGone: p.ownerGone, uid: uid, decided: decided, prepare: encode, completion: done)
-            }, reply: { (result: (Activity, Bool), text: inout JSONText) in
+                if p.pushToken {
+                    engine.requestWithPushToken(app: app, type: p.type, attributes: p.attributes, content: p.content, key: p.key,
+                                                ownerGone: p.ownerGone, uid: uid, decided: decided, prepare: encode, completion: done)
+                } else {
+                    engine.request(app: app, type: p.type, attributes: p.attributes, content: p.content, key: p.key,
+                                   ownerGone: p.ownerGone, uid: uid, decided: decided, prepare: { encode(($0.0, $0.1, nil)) }, completion: done)
+                }
+            }, reply: { (result: (Activity, Bool, String?), text: inout JSONText) in
                 text.key("activity")
-                Wire.writeActivity(result.0, to: &text)
+                Wire.writeActivity(result.0, pushToken: result.2, to: &text)
                 text.member("created", bool: result.1)
             }),
             "Update": mutation(UpdateParameters.self, { engine, p, app, uid, decided, encode, done in
@@ -147,7 +152,7 @@ struct RoleInterfaces: Sendable {
                 let p = try ListParameters(request.call)
                 let app = try await producerApp(claim: p.app, request.connection)
                 let activities = await engine.list(app: app, uid: request.connection.peer?.uid, type: p.type, states: p.states)
-                return ["activities": .array(activities.map(Wire.activity))]
+                return ["activities": .array(zip(activities, await engine.pushTokens(of: activities)).map(Wire.activity))]
             },
             "Watch": .streaming { [self] request, responder in
                 engine.perform { engine in
@@ -162,6 +167,22 @@ struct RoleInterfaces: Sendable {
                 let p = try AppClaimParameters(request.call)
                 let app = try await producerApp(claim: p.app, request.connection)
                 return ["authorization": Wire.authorization(await engine.authorization(app: app, uid: request.connection.peer?.uid))]
+            },
+            "PushToken": .async { [self] request throws(VarlinkError) in
+                let p = try PushTokenParameters(request.call)
+                let app = try await producerApp(claim: p.app, request.connection)
+                let token = try await Self.refusalsNamed { () async throws(EngineError) in
+                    try await engine.pushToken(app: app, uid: request.connection.peer?.uid, id: p.id, rotate: p.rotate)
+                }
+                return ["pushToken": .string(token)]
+            },
+            "PushToStartToken": .async { [self] request throws(VarlinkError) in
+                let p = try PushToStartTokenParameters(request.call)
+                let app = try await producerApp(claim: p.app, request.connection)
+                let token = try await Self.refusalsNamed { () async throws(EngineError) in
+                    try await engine.pushToStartToken(app: app, uid: request.connection.peer?.uid, type: p.type, rotate: p.rotate)
+                }
+                return ["pushToken": .string(token)]
             },
         ])
     }
@@ -249,7 +270,9 @@ struct RoleInterfaces: Sendable {
             },
             "Status": .async { [self] request throws(VarlinkError) in
                 _ = try roles.bind(.admin, connection: request.connection)
-                return Wire.status(await engine.status(), version: version, scope: scope, connections: connectionCount())
+                var status = Wire.status(await engine.status(), version: version, scope: scope, connections: connectionCount())
+                if let push = await pushStatus() { status["push"] = push }
+                return status
             },
             "Reload": .async { [self] request throws(VarlinkError) in
                 _ = try roles.bind(.admin, connection: request.connection)
@@ -261,5 +284,7 @@ struct RoleInterfaces: Sendable {
 
     /// Set by the daemon once its server exists.
     var connectionCount: @Sendable () -> Int = { 0 }
+    /// `org.island.Admin.PushStatus`, set by the daemon when push is on.
+    var pushStatus: @Sendable () async -> JSON? = { nil }
     var reload: @Sendable () async throws(VarlinkError) -> Void = {}
 }

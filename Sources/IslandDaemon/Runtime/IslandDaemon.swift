@@ -4,6 +4,7 @@ import IslandCore
 import IslandJSON
 import IslandStore
 public import Logging
+import MQTT
 import NIOPosix
 import ServiceLifecycle
 import Systemd
@@ -107,6 +108,15 @@ public final class IslandDaemon: Sendable {
         let engine = IslandEngine(manager: manager, registry: registry.value,
                                   layouts: StateRestorer.layouts(from: stored, logger: logger), scope: options.scope,
                                   store: writer, loop: loop.next(), clock: clock, logger: logger)
+        // Before the engine starts: an activity dismissed while the daemon was down takes its
+        // token with it, and the tokens of those that remain are subscribed to.
+        var pushService: PushService?
+        if configuration.push.isEnabled {
+            let device = configuration.push.clientID ?? MQTTConfiguration.defaultDevice(scope: options.scope)
+            let service = try PushService(configuration: MQTTConfiguration(configuration.push, device: device), engine: engine, logger: logger)
+            await engine.enablePush(root: configuration.push.topicRoot, device: device, broker: service.link, stored: stored.pushTokens)
+            pushService = service
+        }
         await engine.start(installedLayouts: InstalledLayouts.scan(dataDirectories: options.paths.dataDirectories, logger: logger))
 
         let scope = options.scope
@@ -123,6 +133,15 @@ public final class IslandDaemon: Sendable {
             scope: scope, version: options.version)
         interfaces.reload = reloader.reload
         interfaces.connectionCount = { socket.value?.connectionCount ?? 0 }
+        if let pushService {
+            let (client, device) = (pushService.client, pushService.device)
+            interfaces.pushStatus = {
+                [
+                    "broker": .string(client.broker.description), "device": .string(device), "connected": .bool(client.isConnected),
+                    "tokens": .int(await engine.pushTokenCount ?? 0),
+                ]
+            }
+        }
         let service = VarlinkService(
             info: VarlinkServiceInfo(vendor: "Island", product: "islandd", version: options.version,
                                      url: "https://github.com/island-linux/island"),
@@ -156,6 +175,7 @@ public final class IslandDaemon: Sendable {
             services.append(.init(service: WatchdogPings(interval: interval)))
         }
         services.append(.init(service: served))
+        if let pushService { services.append(.init(service: pushService)) }
         services.append(.init(service: HangupReloads(hangups: hangups, reloader: reloader)))
         if ServiceNotifier.isSupervised {
             services.append(.init(service: StatusReports(period: .seconds(5), status: { Self.statusLine(await engine.status()) })))

@@ -118,6 +118,14 @@ struct WatcherHub {
         for id in cutOff { watchers[id] = nil }
     }
 
+    /// Tells `owner`'s watchers an event that is not an activity's change (a push-to-start
+    /// token); with `activity`, only those that watch it.
+    func tell(owner: ActivityOwner, activity: String? = nil, _ event: WatchEvent) {
+        for watcher in watchers.values where watcher.owner == owner && (activity == nil || watcher.ids?.contains(activity!) ?? true) {
+            watcher.stream.send(event, encoded: event.encoded)
+        }
+    }
+
     /// Tells the watchers of `app`, or of every app when nil, their authorization as it is
     /// now, which `authorization` works out for each owner.
     func tellAuthorization(of app: String?, _ authorization: (ActivityOwner) -> AuthorizationInfo) {

@@ -32,8 +32,8 @@ enum Wire {
     }
 
     /// An activity as producers and watchers see it, written as text: a producer's every
-    /// reply carries one.
-    static func writeActivity(_ activity: Activity, to text: inout JSONText) {
+    /// reply carries one. `pushToken` is the activity's, for its own app's eyes only.
+    static func writeActivity(_ activity: Activity, pushToken: String? = nil, to text: inout JSONText) {
         activity.openObject(in: &text)
         text.key("content")
         activity.content.writeJSON(to: &text)
@@ -46,13 +46,14 @@ enum Wire {
         text.member("updatedAt", double: activity.updatedAt)
         if let endedAt = activity.endedAt { text.member("endedAt", double: endedAt) }
         if let dismissAt = activity.dismissAt { text.member("dismissAt", double: dismissAt) }
+        if let pushToken { text.member("pushToken", string: pushToken) }
         text.closeObject()
     }
 
     /// The same as a tree, for the calls that are not on every update's path (lists, watchers).
-    static func activity(_ activity: Activity) -> JSON {
+    static func activity(_ activity: Activity, pushToken: String? = nil) -> JSON {
         var text = JSONText(capacity: 512)
-        writeActivity(activity, to: &text)
+        writeActivity(activity, pushToken: pushToken, to: &text)
         // The writer only writes JSON.
         return try! JSONParser.parse(text.bytes)
     }

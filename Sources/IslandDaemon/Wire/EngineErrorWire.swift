@@ -26,6 +26,8 @@ extension VarlinkError {
             ])
         case .buttonMissing:
             self = .invalidParameter("button")
+        case .pushUnavailable(let reason):
+            self.init("org.island.PushUnavailable", ["reason": .string(reason)])
         }
     }
 }

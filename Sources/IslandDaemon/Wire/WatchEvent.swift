@@ -19,6 +19,10 @@ struct WatchEvent: Sendable {
         case button
         /// The app's authorization changed.
         case authorization
+        /// An activity has a new push token.
+        case pushToken
+        /// The owner's push-to-start token of an activity type is new.
+        case pushToStartToken
     }
 
     let encoded: VarlinkEncodedParameters
@@ -32,21 +36,27 @@ struct WatchEvent: Sendable {
     var size: Int { encoded.bytes.count }
 
     /// `{"event": {"kind": …, "activity": …, members…}}`.
-    init(kind: Kind, activity: Activity, members: KeyValuePairs<StaticString, JSON> = [:]) {
+    init(kind: Kind, activity: Activity, pushToken: String? = nil, members: KeyValuePairs<StaticString, JSON> = [:]) {
         var text = JSONText(capacity: 1024)
         text.openObject()
         text.key("event")
         text.openObject()
         text.member("kind", string: kind.rawValue)
         text.key("activity")
-        Wire.writeActivity(activity, to: &text)
+        Wire.writeActivity(activity, pushToken: pushToken, to: &text)
         for (key, value) in members { text.member(key, value) }
         text.closeObject()
         text.closeObject()
         encoded = VarlinkEncodedParameters(text)
-        key = activity.id
         let terminal = activity.state == .ended || activity.state == .dismissed
-        supersedable = kind == .content || (kind == .state && !terminal)
+        if kind == .pushToken {
+            // A key of its own: a newer token replaces one still queued, never a state.
+            key = "pushToken:" + activity.id
+            supersedable = true
+        } else {
+            key = activity.id
+            supersedable = kind == .content || (kind == .state && !terminal)
+        }
     }
 
     init(_ event: JSONObject, key: String? = nil) {
@@ -65,6 +75,17 @@ struct WatchEvent: Sendable {
     /// A presenter pressed the activity's button of `action`.
     static func button(_ activity: Activity, action: String) -> WatchEvent {
         WatchEvent(kind: .button, activity: activity, members: ["action": .string(action)])
+    }
+
+    /// The activity's push token is `token` now: the one before works no more.
+    static func pushToken(_ activity: Activity, token: String) -> WatchEvent {
+        WatchEvent(kind: .pushToken, activity: activity, pushToken: token, members: ["pushToken": .string(token)])
+    }
+
+    /// The owner's push-to-start token for activities of `type` is `token` now.
+    static func pushToStartToken(type: String, token: String) -> WatchEvent {
+        WatchEvent(["kind": .string(Kind.pushToStartToken.rawValue), "type": .string(type), "pushToken": .string(token)],
+                   key: Kind.pushToStartToken.rawValue + ":" + type)
     }
 
     /// The app's authorization as it is now; a later one replaces it in a queue.

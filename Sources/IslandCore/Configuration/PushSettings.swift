@@ -1,0 +1,39 @@
+/// The `[Push]` section: the MQTT broker servers reach this device through (DESIGN.md §12).
+/// Without `Broker=` push is off, and asking for a push token is refused with `PushUnavailable`.
+///
+/// ```ini
+/// [Push]
+/// Broker=mqtts://broker.example.com:8883
+/// ClientID=kitchen-42
+/// CAFile=/etc/island/push-ca.pem
+/// Username=kitchen-42
+/// PasswordFile=/etc/island/push-password
+/// ```
+public struct PushSettings: Sendable, Hashable {
+    /// `Broker=`: `mqtt://host[:port]` or `mqtts://host[:port]`, as text (the daemon reads it
+    /// with the MQTT module, which checked it here already).
+    public var broker: String?
+    /// `ClientID=`: the device's MQTT client id and the device level of its tokens' topics;
+    /// nil for the daemon's default (the machine id, plus the uid in the user scope).
+    public var clientID: String?
+    /// `TopicRoot=`: the levels every token's topic starts with.
+    public var topicRoot: String = "island"
+    /// `CAFile=`, `CertificateFile=`, `KeyFile=`: PEM files for TLS (`mqtts`). Without a CA
+    /// file the system's trusted roots are used.
+    public var caFile: String?
+    public var certificateFile: String?
+    public var keyFile: String?
+    /// `Username=` and `PasswordFile=` (its first line is the password: never the password
+    /// itself in a file every user may read).
+    public var username: String?
+    public var passwordFile: String?
+    /// `MQTTVersion=`: `5` or `3.1.1`.
+    public var mqttVersion: String = "5"
+    /// `KeepAliveSec=`: seconds between pings while nothing else is said; a broker that
+    /// stops answering is noticed within about twice this.
+    public var keepAlive: Double = 60
+
+    public init() {}
+
+    public var isEnabled: Bool { broker != nil }
+}

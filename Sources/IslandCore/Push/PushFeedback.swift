@@ -1,0 +1,80 @@
+public import IslandJSON
+public import OrderedCollections
+
+/// What became of one push, as published on its token's feedback topic — which APNs never
+/// tells a server:
+///
+/// ```json
+/// {"timestamp": 1700000000, "event": "update", "outcome": "throttled",
+///  "activity": "6F1C…", "deliverAt": 1700000000.5, "receivedAt": 1700000000.02}
+/// {"timestamp": 1699999990, "event": "update", "outcome": "refused",
+///  "error": "org.island.StaleTimestamp", "parameters": {"id": "6F1C…", "last": 1700000000, "given": 1699999990},
+///  "receivedAt": 1700000000.03}
+/// ```
+///
+/// `timestamp` and `event` repeat the push's (null when it could not be read), so a server
+/// can match feedback to what it sent.
+public struct PushFeedback: Sendable, Hashable {
+    public enum Outcome: Sendable, Hashable {
+        /// Presenters show the content now. `pushToken` is the new activity's, for a start
+        /// that asked for one.
+        case applied(activity: String, pushToken: String? = nil, alertSuppressed: Bool = false)
+        /// Accepted, but the activity's update rate holds it until `deliverAt` (a later update
+        /// may replace it meanwhile: the latest wins).
+        case throttled(activity: String, deliverAt: Double, alertSuppressed: Bool = false)
+        /// Not applied: the error's name and parameters.
+        case refused(name: String, parameters: JSONObject)
+        /// The token works no more (`dismissed` with its activity, or `rotated`), and the
+        /// device no longer listens to it: pushes to it go nowhere from now on. Not an answer
+        /// to a push (`timestamp` and `event` are null), like APNs' 410 Unregistered.
+        case revoked(reason: String)
+    }
+
+    public var timestamp: Double?
+    public var event: PushRequest.Event?
+    public var outcome: Outcome
+    /// When the device handled the push, by its clock.
+    public var receivedAt: Double
+
+    public init(timestamp: Double?, event: PushRequest.Event?, outcome: Outcome, receivedAt: Double) {
+        self.timestamp = timestamp
+        self.event = event
+        self.outcome = outcome
+        self.receivedAt = receivedAt
+    }
+
+    public init(request: PushRequest?, refusal: PushRefusal, receivedAt: Double) {
+        self.init(timestamp: request?.timestamp, event: request?.event,
+                  outcome: .refused(name: refusal.name, parameters: refusal.parameters), receivedAt: receivedAt)
+    }
+
+    /// The message's bytes: compact JSON.
+    public var payload: [UInt8] {
+        var text = JSONText(capacity: 256)
+        text.openObject()
+        if let timestamp { text.member("timestamp", double: timestamp) } else { text.member("timestamp", .null) }
+        if let event { text.member("event", string: event.rawValue) } else { text.member("event", .null) }
+        switch outcome {
+        case .applied(let activity, let pushToken, let alertSuppressed):
+            text.member("outcome", string: "applied")
+            text.member("activity", string: activity)
+            if let pushToken { text.member("pushToken", string: pushToken) }
+            if alertSuppressed { text.member("alertSuppressed", bool: true) }
+        case .throttled(let activity, let deliverAt, let alertSuppressed):
+            text.member("outcome", string: "throttled")
+            text.member("activity", string: activity)
+            text.member("deliverAt", double: deliverAt)
+            if alertSuppressed { text.member("alertSuppressed", bool: true) }
+        case .refused(let name, let parameters):
+            text.member("outcome", string: "refused")
+            text.member("error", string: name)
+            text.member("parameters", .object(parameters))
+        case .revoked(let reason):
+            text.member("outcome", string: "revoked")
+            text.member("reason", string: reason)
+        }
+        text.member("receivedAt", double: receivedAt)
+        text.closeObject()
+        return text.bytes
+    }
+}

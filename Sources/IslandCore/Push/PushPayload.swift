@@ -1,0 +1,193 @@
+public import IslandJSON
+public import OrderedCollections
+
+/// What a server asks of an activity in one push: APNs' Live Activity payload,
+///
+/// ```json
+/// {"aps": {"timestamp": 1700000000, "event": "update",
+///          "content-state": {"stage": "on the way"}, "stale-date": 1700003600,
+///          "relevance-score": 50, "alert": {"title": "Delivery", "body": "On the way"}}}
+/// ```
+///
+/// with `"event": "start"` adding `attributes-type` and `attributes` (and `input-push-token`
+/// to give the new activity a push token of its own), and `"event": "end"` an optional
+/// `dismissal-date`.
+public struct PushRequest: Sendable, Hashable {
+    public enum Event: String, Sendable, Hashable, CaseIterable {
+        case start, update, end
+    }
+
+    public var event: Event
+    /// The server's clock, seconds since the epoch: orders pushes, and makes a redelivered one
+    /// a duplicate.
+    public var timestamp: Double
+    /// `content-state`, `stale-date` and `relevance-score`; nil for an `end` without state.
+    public var content: ActivityContent?
+    /// `end`: when the activity leaves the lock screen; now or earlier means at once.
+    public var dismissalDate: Double?
+    public var alert: Alert?
+    /// `start`: the activity's type and attributes.
+    public var attributesType: String?
+    public var attributes: JSONObject?
+    /// `start` with `input-push-token`: the new activity gets a push token.
+    public var wantsPushToken: Bool
+
+    public init(event: Event, timestamp: Double, content: ActivityContent? = nil, dismissalDate: Double? = nil, alert: Alert? = nil,
+                attributesType: String? = nil, attributes: JSONObject? = nil, wantsPushToken: Bool = false) {
+        self.event = event
+        self.timestamp = timestamp
+        self.content = content
+        self.dismissalDate = dismissalDate
+        self.alert = alert
+        self.attributesType = attributesType
+        self.attributes = attributes
+        self.wantsPushToken = wantsPushToken
+    }
+}
+
+/// Why a push was not applied, as the server reads it on the token's feedback topic: a named
+/// error with parameters, the same names a local producer gets (DESIGN.md §3), plus those
+/// only a push can earn.
+public enum PushRefusal: Error, Sendable, Hashable {
+    /// The payload is `size` bytes, over `limit`: refused before it is parsed.
+    case payloadTooLarge(limit: Int, size: Int)
+    /// Not JSON, not APNs-shaped, or a field of the wrong type: `reason` names it.
+    case invalidPayload(reason: String)
+    /// The token is not (or no longer) one of this device's: revoked when its activity was
+    /// dismissed, rotated, or never issued.
+    case noSuchToken
+    /// The activity rules refused it, as they would a local call of the app.
+    case refused(IslandError)
+
+    public var name: String {
+        switch self {
+        case .payloadTooLarge: "org.island.PushPayloadTooLarge"
+        case .invalidPayload: "org.island.InvalidPushPayload"
+        case .noSuchToken: "org.island.NoSuchPushToken"
+        case .refused(let error): error.name
+        }
+    }
+
+    public var parameters: JSONObject {
+        switch self {
+        case .payloadTooLarge(let limit, let size): ["limit": .int(limit), "size": .int(size)]
+        case .invalidPayload(let reason): ["reason": .string(reason)]
+        case .noSuchToken: [:]
+        case .refused(let error): error.parameters
+        }
+    }
+}
+
+/// Reads a push's bytes, which are untrusted: anyone with write rights on the topic — another
+/// backend, a compromised one — may have put anything there. The size is bounded before
+/// parsing, the nesting while parsing, and every field's type is checked; what is not
+/// understood is refused with its reason, never guessed. Fields APNs payloads carry that mean
+/// nothing here (`sound`, keys outside `aps`) are ignored, so a server's existing payloads work.
+public enum PushPayload {
+    /// The largest payload read: the activity's own limits (4 KB of attributes and state by
+    /// default, configurable) apply after, this only bounds the parse.
+    public static let maximumBytes = 64 * 1024
+    /// Nesting allowed by the parse: the payload wraps the state two levels deep, and the
+    /// activity's limit of 32 applies after, with its own named error.
+    static let maximumDepth = ActivityLimits.maximumNesting + 8
+
+    public static func decode(_ bytes: [UInt8]) throws(PushRefusal) -> PushRequest {
+        guard bytes.count <= maximumBytes else { throw .payloadTooLarge(limit: maximumBytes, size: bytes.count) }
+        let document: JSON
+        do {
+            document = try JSONParser.parse(bytes, maximumDepth: maximumDepth)
+        } catch {
+            throw .invalidPayload(reason: "not JSON: \(error)")
+        }
+        guard let top = document.objectValue else { throw .invalidPayload(reason: "the payload must be a JSON object") }
+        guard let aps = top["aps"]?.objectValue else { throw .invalidPayload(reason: "aps must be an object") }
+        let fields = Fields(aps)
+
+        guard let eventName = try fields.string("event") else { throw .invalidPayload(reason: "aps.event is missing") }
+        guard let event = PushRequest.Event(rawValue: eventName) else {
+            throw .invalidPayload(reason: "aps.event must be start, update or end")
+        }
+        guard let timestamp = try fields.number("timestamp") else {
+            throw .invalidPayload(reason: "aps.timestamp is missing: a push is ordered by it")
+        }
+        guard timestamp > 0 else { throw .invalidPayload(reason: "aps.timestamp must be greater than 0") }
+
+        var request = PushRequest(event: event, timestamp: timestamp)
+        let staleDate = try fields.number("stale-date")
+        let relevance = try fields.number("relevance-score") ?? 0
+        if let state = try fields.object("content-state") {
+            request.content = ActivityContent(state: state, staleDate: staleDate, relevanceScore: relevance)
+        } else if event != .end {
+            throw .invalidPayload(reason: "aps.content-state is missing")
+        }
+        request.alert = try fields.alert()
+        switch event {
+        case .start:
+            guard let type = try fields.string("attributes-type") else { throw .invalidPayload(reason: "aps.attributes-type is missing") }
+            guard let attributes = try fields.object("attributes") else { throw .invalidPayload(reason: "aps.attributes is missing") }
+            request.attributesType = type
+            request.attributes = attributes
+            request.wantsPushToken = try fields.flag("input-push-token")
+        case .end:
+            request.dismissalDate = try fields.number("dismissal-date")
+        case .update:
+            break
+        }
+        return request
+    }
+
+    /// The members of `aps`, each read as the type it must have.
+    private struct Fields {
+        let object: JSONObject
+
+        init(_ object: JSONObject) { self.object = object }
+
+        private func member(_ key: String) -> JSON? {
+            guard let value = object[key], !value.isNull else { return nil }
+            return value
+        }
+
+        func string(_ key: String) throws(PushRefusal) -> String? {
+            guard let value = member(key) else { return nil }
+            guard let string = value.stringValue else { throw .invalidPayload(reason: "aps.\(key) must be a string") }
+            return string
+        }
+
+        /// A finite number: JSON has no other, and this is not the place to trust the parser for it.
+        func number(_ key: String) throws(PushRefusal) -> Double? {
+            guard let value = member(key) else { return nil }
+            guard let number = value.doubleValue, number.isFinite else { throw .invalidPayload(reason: "aps.\(key) must be a number") }
+            return number
+        }
+
+        func object(_ key: String) throws(PushRefusal) -> JSONObject? {
+            guard let value = member(key) else { return nil }
+            guard let object = value.objectValue else { throw .invalidPayload(reason: "aps.\(key) must be an object") }
+            return object
+        }
+
+        /// APNs writes flags as 1; true is taken too.
+        func flag(_ key: String) throws(PushRefusal) -> Bool {
+            guard let value = member(key) else { return false }
+            if let bool = value.boolValue { return bool }
+            if let int = value.intValue, int == 0 || int == 1 { return int == 1 }
+            throw .invalidPayload(reason: "aps.\(key) must be 1, 0, true or false")
+        }
+
+        /// `alert` as an object of strings (`title`, `body`; APNs' `subtitle`, `sound` and
+        /// localisation keys are ignored), or a string, which APNs takes as the body.
+        func alert() throws(PushRefusal) -> Alert? {
+            guard let value = member("alert") else { return nil }
+            if let body = value.stringValue { return Alert(title: "", body: body) }
+            guard let alert = value.objectValue else { throw .invalidPayload(reason: "aps.alert must be an object or a string") }
+            func text(_ key: String) throws(PushRefusal) -> String {
+                guard let value = alert[key], !value.isNull else { return "" }
+                guard let string = value.stringValue else { throw .invalidPayload(reason: "aps.alert.\(key) must be a string") }
+                return string
+            }
+            let (title, body) = (try text("title"), try text("body"))
+            guard !title.isEmpty || !body.isEmpty else { throw .invalidPayload(reason: "aps.alert has neither title nor body") }
+            return Alert(title: title, body: body)
+        }
+    }
+}

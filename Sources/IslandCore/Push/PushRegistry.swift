@@ -1,0 +1,120 @@
+/// The device's live push tokens and what each grants: updating and ending one activity, or
+/// starting activities of one type for one owner. Pure: tokens are made by the caller (with
+/// their randomness), and every change returns what to persist and to (un)subscribe.
+public struct PushRegistry: Sendable, Hashable {
+    /// What a token lets its holder do.
+    public enum Grant: Sendable, Hashable {
+        /// Update and end this activity, as its owner would.
+        case activity(id: String, owner: ActivityOwner)
+        /// Start activities of `type` for `owner`.
+        case start(owner: ActivityOwner, type: String)
+
+        public var owner: ActivityOwner {
+            switch self {
+            case .activity(_, let owner), .start(let owner, _): owner
+            }
+        }
+    }
+
+    public struct Entry: Sendable, Hashable {
+        public var token: PushToken
+        public var grant: Grant
+        /// A push-to-start token's last start (the server's timestamp): a start not newer is
+        /// a redelivery or out of order, and refused.
+        public var lastStart: Double?
+
+        public init(token: PushToken, grant: Grant, lastStart: Double? = nil) {
+            self.token = token
+            self.grant = grant
+            self.lastStart = lastStart
+        }
+    }
+
+    private struct StartKey: Hashable {
+        var owner: ActivityOwner
+        var type: String
+    }
+
+    /// By topic: how a push finds its token.
+    public private(set) var entries: [String: Entry] = [:]
+    private var byActivity: [String: String] = [:]
+    private var byStartKey: [StartKey: String] = [:]
+
+    /// Push-to-start tokens one owner may hold: one per activity type, for a bounded number.
+    public static let maximumStartTokensPerOwner = 32
+
+    public init(_ entries: [Entry] = []) {
+        for entry in entries { insert(entry) }
+    }
+
+    /// Every token's topic, to subscribe to.
+    public var topics: [String] { entries.keys.sorted() }
+
+    public func entry(topic: String) -> Entry? { entries[topic] }
+
+    public func token(activity id: String) -> PushToken? { byActivity[id].flatMap { entries[$0]?.token } }
+
+    public func startToken(owner: ActivityOwner, type: String) -> PushToken? {
+        byStartKey[StartKey(owner: owner, type: type)].flatMap { entries[$0]?.token }
+    }
+
+    /// Gives activity `id` the token, replacing (and returning) the one it had.
+    @discardableResult
+    public mutating func setToken(_ token: PushToken, activity id: String, owner: ActivityOwner) -> Entry? {
+        let replaced = byActivity[id].flatMap { removeEntry(topic: $0) }
+        insert(Entry(token: token, grant: .activity(id: id, owner: owner)))
+        return replaced
+    }
+
+    /// Gives `owner` the push-to-start token for `type`, replacing (and returning) the one it
+    /// had; the last start's timestamp carries over, so a rotation cannot replay old starts.
+    ///
+    /// - Throws: `IslandError.tooManyPushTokens` past `maximumStartTokensPerOwner` types.
+    @discardableResult
+    public mutating func setStartToken(_ token: PushToken, owner: ActivityOwner, type: String) throws(IslandError) -> Entry? {
+        let key = StartKey(owner: owner, type: type)
+        let replaced = byStartKey[key].flatMap { removeEntry(topic: $0) }
+        if replaced == nil, byStartKey.keys.count(where: { $0.owner == owner }) >= Self.maximumStartTokensPerOwner {
+            throw .tooManyPushTokens(app: owner.app, limit: Self.maximumStartTokensPerOwner)
+        }
+        insert(Entry(token: token, grant: .start(owner: owner, type: type), lastStart: replaced?.lastStart))
+        return replaced
+    }
+
+    /// Revokes activity `id`'s token, returning it.
+    public mutating func revoke(activity id: String) -> Entry? {
+        byActivity[id].flatMap { removeEntry(topic: $0) }
+    }
+
+    /// Refuses a start through the token at `topic` whose timestamp is not newer than its
+    /// last: a redelivery (equal) or an older push.
+    public func checkStart(topic: String, timestamp: Double) throws(IslandError) {
+        guard let last = entries[topic]?.lastStart else { return }
+        guard timestamp > last else { throw .staleTimestamp(id: "", last: last, given: timestamp) }
+    }
+
+    /// Records a start made through the token at `topic`; returns the entry as it now is.
+    @discardableResult
+    public mutating func recordStart(topic: String, timestamp: Double) -> Entry? {
+        entries[topic]?.lastStart = timestamp
+        return entries[topic]
+    }
+
+    private mutating func insert(_ entry: Entry) {
+        let topic = entry.token.topic
+        entries[topic] = entry
+        switch entry.grant {
+        case .activity(let id, _): byActivity[id] = topic
+        case .start(let owner, let type): byStartKey[StartKey(owner: owner, type: type)] = topic
+        }
+    }
+
+    private mutating func removeEntry(topic: String) -> Entry? {
+        guard let entry = entries.removeValue(forKey: topic) else { return nil }
+        switch entry.grant {
+        case .activity(let id, _): byActivity[id] = nil
+        case .start(let owner, let type): byStartKey[StartKey(owner: owner, type: type)] = nil
+        }
+        return entry
+    }
+}

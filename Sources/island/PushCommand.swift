@@ -1,0 +1,222 @@
+import ArgumentParser
+import Foundation
+import IslandCore
+import IslandJSON
+import MQTT
+import OrderedCollections
+import Synchronization
+
+/// `island push`: what an app's server does, from a shell — publish an APNs-shaped payload
+/// to a push token through the broker, and print what the device made of it (its feedback).
+struct PushCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "push",
+        abstract: "Update, end or start a Live Activity through the MQTT broker, as an app's server does.",
+        discussion: """
+            TOKEN is an activity's push token (or a push-to-start token, with --event start), as \
+            the app got it: the token's text (island/DEVICE/APP/SECRET, which is the MQTT topic) \
+            or its bytes in hexadecimal, as Apple's push tokens are sent to servers.
+
+            The payload is APNs' Live Activity payload ({"aps": {"timestamp", "event", \
+            "content-state", …}}); the device applies it as a local update of the app and \
+            publishes the outcome on TOKEN/feedback, which is printed: applied, throttled (with \
+            when presenters get it) or refused (with the error's name). --wait 0 publishes \
+            without waiting for it.
+
+            The broker's credentials are the backend's, not the device's: --username with \
+            --password-file, or a client certificate (--cert, --key). Defaults come from \
+            $ISLAND_PUSH_BROKER, $ISLAND_PUSH_CAFILE, $ISLAND_PUSH_USERNAME and \
+            $ISLAND_PUSH_PASSWORD_FILE.
+
+            Examples:
+              island push "$TOKEN" --state '{"stage":"on the way"}'
+              island push "$TOKEN" --event end --state '{"stage":"delivered"}' --dismissal-date now
+              island push "$START_TOKEN" --event start --type Delivery --attributes '{"order":42}' \\
+                  --state '{"stage":"ordered"}' --input-push-token
+
+            Exit status: 0 applied or throttled, 1 refused, 2 usage, 69 the broker could not be \
+            reached, 75 no feedback within --wait seconds.
+            """)
+
+    @Argument(help: "The push token.") var token: String
+    @Option(help: ArgumentHelp("start, update or end.", valueName: "event")) var event: String = "update"
+    @Option(help: ArgumentHelp("The content state, a JSON object (required but for end).", valueName: "json")) var state: String?
+    @Option(help: ArgumentHelp("The push's time, epoch seconds (default: now); older pushes are refused.", valueName: "t"))
+    var timestamp: Double?
+    @Option(help: ArgumentHelp("Mark the activity stale at this time (epoch seconds).", valueName: "t")) var staleDate: Double?
+    @Option(help: ArgumentHelp("The relevance score.", valueName: "n")) var relevance: Double?
+    @Option(help: ArgumentHelp("Alert title: presenters expand the activity briefly.", valueName: "title")) var alertTitle: String?
+    @Option(help: ArgumentHelp("The alert's body.", valueName: "body")) var alertBody: String?
+    @Option(help: ArgumentHelp("end: when it leaves the lock screen, epoch seconds or `now`.", valueName: "t")) var dismissalDate: String?
+    @Option(help: ArgumentHelp("start: the activity's type.", valueName: "type")) var type: String?
+    @Option(help: ArgumentHelp("start: the activity's attributes, a JSON object.", valueName: "json")) var attributes: String?
+    @Flag(help: "start: give the new activity a push token of its own (sent to the app and in the feedback).")
+    var inputPushToken = false
+
+    @Option(help: ArgumentHelp("The broker.", discussion: "Default: $ISLAND_PUSH_BROKER, else mqtt://localhost.", valueName: "url"))
+    var broker: String?
+    @Option(help: ArgumentHelp("The CA certificate that signed the broker's (mqtts).", valueName: "path")) var cafile: String?
+    @Option(help: ArgumentHelp("A client certificate (PEM).", valueName: "path")) var cert: String?
+    @Option(help: ArgumentHelp("The client certificate's key (PEM, unencrypted).", valueName: "path")) var key: String?
+    @Option(help: ArgumentHelp("The broker user name.", valueName: "name")) var username: String?
+    @Option(help: ArgumentHelp("A file whose first line is the broker password.", valueName: "path")) var passwordFile: String?
+    @Option(help: ArgumentHelp("The MQTT client id (default: island-push- and a random number).", valueName: "id")) var clientID: String?
+    @Option(help: ArgumentHelp("Seconds to wait for the device's feedback; 0 to not wait.", valueName: "seconds")) var wait: Double = 10
+    @Flag(help: "Print the feedback as JSON.") var json = false
+
+    func run() async throws {
+        let token = try pushToken()
+        let payload = try payload()
+        let configuration = try mqttConfiguration()
+        let feedback = Mutex<[UInt8]?>(nil)
+        let ourTimestamp = payload.timestamp
+        let connected = Mutex<MQTTConnectionEvent?>(nil)
+        let client: MQTTClient
+        do {
+            client = try MQTTClient(configuration, onMessage: { message in
+                // Feedback for other pushes to the same token may come too: ours repeats our timestamp.
+                guard let object = try? JSONParser.parse(message.payload).objectValue,
+                      object["timestamp"]?.doubleValue == ourTimestamp else { return }
+                feedback.withLock { if $0 == nil { $0 = message.payload } }
+            }, onConnection: { event in connected.withLock { $0 = event } })
+        } catch {
+            throw CLIFailure.usage("\(error)", json: json)
+        }
+        if wait > 0 { try client.subscribe(token.feedbackTopic) }
+        client.start()
+
+        let deadline = ContinuousClock.now + .seconds(max(wait, 5))
+        while !client.isConnected {
+            guard ContinuousClock.now < deadline else {
+                await client.shutdown()
+                let reason: String
+                if case .disconnected(let why, _)? = connected.withLock({ $0 }) { reason = why } else { reason = "no answer" }
+                throw CLIFailure(status: ExitStatus.unavailable, name: "BrokerUnavailable",
+                                 message: "could not connect to \(configuration.broker): \(reason)", json: json)
+            }
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        // After the SUBSCRIBE on the same connection, which the broker handles first: the
+        // feedback cannot come before the subscription.
+        try client.publish(token.topic, payload: payload.bytes)
+        while client.unacknowledgedPublishes > 0 && ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(5))
+        }
+        guard wait > 0 else {
+            await client.shutdown()
+            return
+        }
+        let feedbackDeadline = ContinuousClock.now + .milliseconds(Int(wait * 1000))
+        while feedback.withLock({ $0 }) == nil && ContinuousClock.now < feedbackDeadline {
+            try await Task.sleep(for: .milliseconds(5))
+        }
+        await client.shutdown()
+        guard let bytes = feedback.withLock({ $0 }), let object = try? JSONParser.parse(bytes).objectValue else {
+            throw CLIFailure(status: 75, name: "NoFeedback",
+                             message: "no feedback on \(token.feedbackTopic) within \(wait) s",
+                             hint: "is the device's islandd connected to the broker, and does the token belong to it?", json: json)
+        }
+        try report(object)
+    }
+
+    /// Prints the outcome; a refusal fails the command with its error's name.
+    private func report(_ object: JSONObject) throws {
+        if json { Output.json(.object(object)) }
+        switch object["outcome"]?.stringValue {
+        case "applied":
+            if !json {
+                var line = "applied to \(object["activity"]?.stringValue ?? "?")"
+                if let token = object["pushToken"]?.stringValue { line += ", push token \(token)" }
+                Output.line(line)
+            }
+        case "throttled":
+            if !json {
+                let at = object["deliverAt"]?.doubleValue ?? 0
+                Output.line("throttled, delivered at \(Date(timeIntervalSince1970: at).formatted(.iso8601)) (deliverAt \(at))")
+            }
+        default:
+            let name = object["error"]?.stringValue ?? "Refused"
+            let parameters = object["parameters"]?.objectValue ?? [:]
+            var failure = CLIFailure(status: ExitStatus.refused, name: name, message: JSON.object(parameters).description, json: false)
+            failure.parameters = parameters
+            throw failure
+        }
+        if object["alertSuppressed"]?.boolValue == true, !json { Output.line("alert suppressed: the app's alert budget is spent") }
+    }
+
+    // MARK: What to send
+
+    private func pushToken() throws(CLIFailure) -> PushToken {
+        var text = token
+        // The hexadecimal form of the token's bytes, as Apple's tokens travel to servers.
+        if text.count % 2 == 0, !text.contains("/"), text.allSatisfy(\.isHexDigit) {
+            var bytes: [UInt8] = []
+            var index = text.startIndex
+            while index < text.endIndex {
+                let next = text.index(index, offsetBy: 2)
+                bytes.append(UInt8(text[index..<next], radix: 16)!)
+                index = next
+            }
+            text = String(decoding: bytes, as: UTF8.self)
+        }
+        do {
+            return try PushToken(text)
+        } catch {
+            throw CLIFailure.usage("\(token) is not a push token: \(error.reason)", json: json)
+        }
+    }
+
+    private func payload() throws(CLIFailure) -> (bytes: [UInt8], timestamp: Double) {
+        guard let event = PushRequest.Event(rawValue: event) else {
+            throw CLIFailure.usage("--event must be start, update or end, not \(self.event)", json: json)
+        }
+        if alertBody != nil && alertTitle == nil { throw CLIFailure.usage("--alert-body needs --alert-title", json: json) }
+        if event != .end && state == nil { throw CLIFailure.usage("--state is required for --event \(event.rawValue)", json: json) }
+        if event == .start && type == nil { throw CLIFailure.usage("--type is required for --event start", json: json) }
+        if event != .start && (type != nil || attributes != nil || inputPushToken) {
+            throw CLIFailure.usage("--type, --attributes and --input-push-token go with --event start", json: json)
+        }
+        if event != .end && dismissalDate != nil { throw CLIFailure.usage("--dismissal-date goes with --event end", json: json) }
+        let timestamp = timestamp ?? now
+        var aps: JSONObject = ["timestamp": .double(timestamp), "event": .string(event.rawValue)]
+        if let state { aps["content-state"] = .object(try parseObject(state, option: "--state", json: json)) }
+        if let staleDate { aps["stale-date"] = .double(staleDate) }
+        if let relevance { aps["relevance-score"] = .double(relevance) }
+        if let alertTitle { aps["alert"] = ["title": .string(alertTitle), "body": .string(alertBody ?? "")] }
+        if let dismissalDate {
+            guard let date = dismissalDate == "now" ? now : Double(dismissalDate) else {
+                throw CLIFailure.usage("--dismissal-date must be epoch seconds or now, not \(dismissalDate)", json: json)
+            }
+            aps["dismissal-date"] = .double(date)
+        }
+        if let type {
+            aps["attributes-type"] = .string(type)
+            aps["attributes"] = .object(try parseObject(attributes, option: "--attributes", json: json))
+        }
+        if inputPushToken { aps["input-push-token"] = .int(1) }
+        return (JSON.object(["aps": .object(aps)]).serialized(), timestamp)
+    }
+
+    private func mqttConfiguration() throws(CLIFailure) -> MQTTConfiguration {
+        let environment = ProcessInfo.processInfo.environment
+        let url = broker ?? environment["ISLAND_PUSH_BROKER"] ?? "mqtt://localhost"
+        let address: MQTTBrokerAddress
+        do {
+            address = try MQTTBrokerAddress(url: url)
+        } catch {
+            throw CLIFailure.usage("\(error)", json: json)
+        }
+        var password: String?
+        if let file = passwordFile ?? environment["ISLAND_PUSH_PASSWORD_FILE"] {
+            guard let text = try? String(contentsOfFile: file, encoding: .utf8) else {
+                throw CLIFailure.usage("cannot read the password file \(file)", json: json)
+            }
+            password = text.split(separator: "\n", omittingEmptySubsequences: false).first.map(String.init) ?? ""
+        }
+        return MQTTConfiguration(
+            broker: address, clientID: clientID ?? "island-push-\(UInt32.random(in: .min ... .max))",
+            username: username ?? environment["ISLAND_PUSH_USERNAME"], password: password,
+            tls: .init(caFile: cafile ?? environment["ISLAND_PUSH_CAFILE"], certificateFile: cert, keyFile: key),
+            persistentSession: false, backoff: ReconnectBackoff(first: 0.2, maximum: 1))
+    }
+}

@@ -1,0 +1,249 @@
+"""A real mosquitto broker for the push tests, set up as the README's "Updating activities from
+your server" says a production one should be: TLS with a CA, a server certificate and client
+certificates made here with openssl, a password per device and per backend
+(mosquitto_passwd), an acl_file that confines each device to its own tokens and each backend
+to its own apps' topics, and persistence, so sessions and what they queued survive a restart.
+
+Backends publish with mosquitto_pub and read feedback with mosquitto_sub, as a shell script of
+an app's server would. Every process is started by pid and stopped by pid."""
+
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import tempfile
+import threading
+import time
+
+MOSQUITTO = "/usr/sbin/mosquitto"
+TOOLS = [MOSQUITTO, "/usr/bin/mosquitto_pub", "/usr/bin/mosquitto_sub", "/usr/bin/mosquitto_passwd", "/usr/bin/openssl"]
+
+
+def available():
+    return all(os.access(tool, os.X_OK) for tool in TOOLS)
+
+
+def free_port(host="127.0.0.1"):
+    with socket.socket() as s:
+        s.bind((host, 0))
+        return s.getsockname()[1]
+
+
+# The ACL of the README's example, for the test apps of conftest.APPS: a device reads only the
+# topics under its own user name and writes only their feedback; a backend writes only its
+# app's topics and reads only their feedback.
+ACL = """\
+# Devices: user name = client id = the device level of their tokens.
+pattern read island/%u/+/+
+pattern write island/%u/+/+/feedback
+
+user backend-coffee
+topic write island/+/org.example.Coffee/+
+topic read island/+/org.example.Coffee/+/feedback
+
+user backend-flights
+topic write island/+/org.example.Flights/+
+topic read island/+/org.example.Flights/+/feedback
+"""
+
+
+class Broker:
+    """One mosquitto, restartable on the same ports and persistence."""
+
+    def __init__(self, devices=("device-1",), backends=("backend-coffee", "backend-flights"), host="127.0.0.1",
+                 netns=None, root=None):
+        self.root = root or tempfile.mkdtemp(prefix="island-broker-", dir="/tmp")
+        self.host = host
+        self.netns = netns
+        self.port = free_port() if netns is None else 1883
+        self.tls_port = free_port() if netns is None else 8883
+        self.passwords = {name: "secret-" + name for name in list(devices) + list(backends)}
+        self.process = None
+        os.makedirs(os.path.join(self.root, "data"), exist_ok=True)
+        self._certificates()
+        passwd = self.path("passwd")
+        open(passwd, "w").close()
+        for user, password in sorted(self.passwords.items()):
+            subprocess.run(["mosquitto_passwd", "-b", passwd, user, password], check=True, capture_output=True)
+        for name in self.passwords:
+            with open(self.password_file(name), "w") as f:
+                f.write(self.passwords[name] + "\n")
+            os.chmod(self.password_file(name), 0o600)
+        with open(self.path("acl"), "w") as f:
+            f.write(ACL)
+        user = "root" if os.getuid() == 0 else os.environ.get("USER", "nobody")
+        with open(self.path("mosquitto.conf"), "w") as f:
+            f.write("""\
+per_listener_settings true
+user {user}
+persistence true
+persistence_location {root}/data/
+autosave_interval 1
+log_dest file {root}/mosquitto.log
+log_type all
+connection_messages true
+
+listener {port} {host}
+allow_anonymous false
+password_file {root}/passwd
+acl_file {root}/acl
+
+listener {tls_port} {host}
+allow_anonymous false
+password_file {root}/passwd
+acl_file {root}/acl
+cafile {root}/ca.crt
+certfile {root}/server.crt
+keyfile {root}/server.key
+""".format(user=user, root=self.root, port=self.port, tls_port=self.tls_port, host=host))
+
+    def path(self, name):
+        return os.path.join(self.root, name)
+
+    def password_file(self, user):
+        return self.path("password-" + user)
+
+    @property
+    def ca(self):
+        return self.path("ca.crt")
+
+    @property
+    def url(self):
+        return "mqtts://%s:%d" % ("localhost" if self.host == "127.0.0.1" else self.host, self.tls_port)
+
+    def _certificates(self):
+        key = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes"]
+        run = lambda *args: subprocess.run(["openssl", *args], check=True, capture_output=True)
+        run("req", "-x509", *key, "-keyout", self.path("ca.key"), "-out", self.path("ca.crt"), "-days", "2",
+            "-subj", "/CN=Island test CA")
+        with open(self.path("server.ext"), "w") as f:
+            f.write("subjectAltName=DNS:localhost,IP:127.0.0.1,IP:%s\n" % self.host)
+        run("req", *key, "-keyout", self.path("server.key"), "-out", self.path("server.csr"), "-subj", "/CN=localhost")
+        run("x509", "-req", "-in", self.path("server.csr"), "-CA", self.path("ca.crt"), "-CAkey", self.path("ca.key"),
+            "-CAcreateserial", "-out", self.path("server.crt"), "-days", "2", "-extfile", self.path("server.ext"))
+
+    def push_config(self, device="device-1", keepalive=None):
+        """The [Push] section of a device's islandd.conf."""
+        text = ("[Push]\nBroker=%s\nClientID=%s\nCAFile=%s\nUsername=%s\nPasswordFile=%s\n"
+                % (self.url, device, self.ca, device, self.password_file(device)))
+        if keepalive:
+            text += "KeepAliveSec=%s\n" % keepalive
+        return text
+
+    def _prefix(self):
+        return ["ip", "netns", "exec", self.netns] if self.netns else []
+
+    def start(self, timeout=10):
+        log = open(self.path("stdout.log"), "a")
+        self.process = subprocess.Popen(self._prefix() + [MOSQUITTO, "-c", self.path("mosquitto.conf")],
+                                        stdout=log, stderr=log, stdin=subprocess.DEVNULL)
+        deadline = time.time() + timeout
+        while time.time() < deadline:
+            if self.process.poll() is not None:
+                raise RuntimeError("mosquitto exited: %s" % self.log())
+            if self._listening():
+                return self
+            time.sleep(0.02)
+        raise RuntimeError("mosquitto did not listen within %ss: %s" % (timeout, self.log()))
+
+    def _listening(self):
+        if self.netns:
+            result = subprocess.run(["ip", "netns", "exec", self.netns, "ss", "-Hltn", "sport = :%d" % self.tls_port],
+                                    capture_output=True, text=True)
+            return bool(result.stdout.strip())
+        try:
+            with socket.create_connection((self.host, self.tls_port), timeout=0.2):
+                return True
+        except OSError:
+            return False
+
+    def stop(self):
+        """SIGTERM (mosquitto saves its sessions) and wait."""
+        if self.process and self.process.poll() is None:
+            self.process.send_signal(signal.SIGTERM)
+            try:
+                self.process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+
+    def remove(self):
+        self.stop()
+        shutil.rmtree(self.root, ignore_errors=True)
+
+    def log(self, tail=4000):
+        try:
+            with open(self.path("mosquitto.log")) as f:
+                return f.read()[-tail:] if tail else f.read()
+        except OSError:
+            return ""
+
+    # A backend's tools.
+
+    def credentials(self, user):
+        return ["-u", user, "-P", self.passwords[user]]
+
+    def publish(self, user, topic, payload, qos=1):
+        """mosquitto_pub as `user`: returns once the broker acknowledged (QoS 1)."""
+        port = self.port
+        result = subprocess.run(self._prefix() + ["mosquitto_pub", "-h", self.host, "-p", str(port), *self.credentials(user),
+                                                  "-q", str(qos), "-t", topic, "-m", payload, "-i", "%s-pub-%d" % (user, os.getpid())],
+                                capture_output=True, text=True, timeout=10)
+        assert result.returncode == 0, result.stderr
+        return result
+
+    def publish_lines(self, user, topic, payloads, qos=1):
+        """Several messages through one connection (mosquitto_pub -l), so they reach the
+        broker in order; returns once all are acknowledged."""
+        result = subprocess.run(self._prefix() + ["mosquitto_pub", "-h", self.host, "-p", str(self.port), *self.credentials(user),
+                                                  "-q", str(qos), "-t", topic, "-l", "-i", "%s-lines-%d" % (user, os.getpid())],
+                                input="".join(p + "\n" for p in payloads), capture_output=True, text=True, timeout=60)
+        assert result.returncode == 0, result.stderr
+        return result
+
+    def subscriber(self, user, topic):
+        return Subscriber(self, user, topic)
+
+
+class Subscriber:
+    """mosquitto_sub as a backend reading feedback: every message, one JSON per line, collected
+    by a thread; ready once the broker acknowledged the subscription (its log says so)."""
+
+    def __init__(self, broker, user, topic):
+        self.messages = []
+        self.lock = threading.Lock()
+        client = "%s-sub-%d-%d" % (user, os.getpid(), id(self))
+        self.process = subprocess.Popen(
+            broker._prefix() + ["mosquitto_sub", "-h", broker.host, "-p", str(broker.port), *broker.credentials(user),
+                                "-q", "1", "-t", topic, "-i", client],
+            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL, text=True)
+        self.thread = threading.Thread(target=self._read, daemon=True)
+        self.thread.start()
+        deadline = time.time() + 10
+        while client + " 1 " + topic not in broker.log(tail=None) and time.time() < deadline:
+            time.sleep(0.02)
+
+    def _read(self):
+        for line in self.process.stdout:
+            with self.lock:
+                self.messages.append(line.rstrip("\n"))
+
+    def wait(self, count=1, timeout=10):
+        import json
+        deadline = time.time() + timeout
+        while time.time() < deadline:
+            with self.lock:
+                if len(self.messages) >= count:
+                    return [json.loads(m) for m in self.messages]
+            time.sleep(0.02)
+        raise TimeoutError("%d of %d feedback messages within %ss: %s" % (len(self.messages), count, timeout, self.messages))
+
+    def close(self):
+        if self.process.poll() is None:
+            self.process.terminate()
+            try:
+                self.process.wait(timeout=5)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()

@@ -1,0 +1,316 @@
+"""Push (DESIGN.md §12) with real parts: a mosquitto broker with TLS, passwords and an ACL file
+(broker.py), islandd connected to it as a device, and backends that are shell tools —
+mosquitto_pub to push, mosquitto_sub to read the feedback — as an app's server would be.
+
+One broker serves the module; each test has its own daemon (its own device id), so tests
+never see each other's tokens."""
+
+import json
+import os
+import subprocess
+import time
+
+import pytest
+import varlink
+
+import broker as brokers
+from conftest import ISLANDD, RawStream, error_of, next_item, subscribe_presenter, wait_for
+
+pytestmark = pytest.mark.skipif(not brokers.available(), reason="mosquitto, its clients or openssl are not installed "
+                                                                "(scripts/install-deps.sh installs them)")
+
+COFFEE = "org.example.Coffee"
+DEVICES = ["device-%d" % n for n in range(1, 12)]
+
+
+@pytest.fixture(scope="module")
+def broker():
+    b = brokers.Broker(devices=DEVICES).start()
+    yield b
+    b.remove()
+
+
+UNUSED_DEVICES = iter(DEVICES)
+
+
+@pytest.fixture
+def device(broker, make_daemon):
+    """Makes daemons connected to the broker, each as a device of its own."""
+    def make(config=""):
+        name = next(UNUSED_DEVICES)
+        d = make_daemon(broker.push_config(name) + config)
+        d.device = name
+        wait_for(lambda: "connected to the push broker" in d.log(), timeout=10,
+                 message="the daemon's broker connection (%s)" % d.log()[-600:])
+        return d
+    return make
+
+
+def request(daemon, state, app=COFFEE, type="Delivery", push_token=True, **extra):
+    with daemon.connect("org.island.Producer") as producer:
+        reply = producer.Request(app=app, type=type, attributes={"order": 42}, content={"state": state},
+                                 pushToken=push_token, **extra)
+    return reply["activity"]
+
+
+def aps(event, timestamp, state=None, **fields):
+    body = {"timestamp": timestamp, "event": event}
+    if state is not None:
+        body["content-state"] = state
+    body.update(fields)
+    return json.dumps({"aps": body})
+
+
+def activity(daemon, activity_id, app=COFFEE):
+    with daemon.connect("org.island.Producer") as producer:
+        return next((a for a in producer.List(app=app)["activities"] if a["id"] == activity_id), None)
+
+
+def test_a_backend_updates_and_ends_an_activity_and_reads_what_happened(broker, device):
+    daemon = device()
+    created = request(daemon, {"stage": "ordered"})
+    token = created["pushToken"]
+    assert token.startswith("island/%s/%s/" % (daemon.device, COFFEE)) and len(token.rsplit("/", 1)[1]) == 32
+    presenter, _ = subscribe_presenter(daemon)
+    feedback = broker.subscriber("backend-coffee", token + "/feedback")
+    try:
+        broker.publish("backend-coffee", token, aps("update", 100, {"stage": "baking"}, alert={"title": "Coffee", "body": "Brewing"}))
+        _, item = next_item(presenter, created["id"], lambda i: i["content"]["state"] == {"stage": "baking"})
+        [answer] = feedback.wait(1)
+        assert answer["outcome"] in ("applied", "throttled") and answer["activity"] == created["id"]
+        assert answer["timestamp"] == 100 and answer["event"] == "update"
+
+        broker.publish("backend-coffee", token, aps("end", 101, {"stage": "delivered"}, **{"dismissal-date": 0}))
+        answers = feedback.wait(2)
+        assert answers[1]["outcome"] == "applied"
+        # Dismissed at once (a dismissal date in the past): gone, and its token with it, which
+        # the device says once and then stops listening to.
+        wait_for(lambda: activity(daemon, created["id"]) is None, message="the ended activity's dismissal")
+        answers = feedback.wait(3)
+        assert answers[2]["outcome"] == "revoked" and answers[2]["reason"] == "dismissed"
+        broker.publish("backend-coffee", token, aps("update", 102, {"stage": "again"}))
+        time.sleep(0.5)
+        assert len(feedback.messages) == 3
+    finally:
+        feedback.close()
+        presenter.close()
+
+
+def test_an_older_timestamp_is_refused_and_the_refusal_is_published(broker, device):
+    daemon = device()
+    created = request(daemon, {"n": 0})
+    token = created["pushToken"]
+    feedback = broker.subscriber("backend-coffee", token + "/feedback")
+    try:
+        broker.publish("backend-coffee", token, aps("update", 200, {"n": 2}))
+        broker.publish("backend-coffee", token, aps("update", 150, {"n": 1}))
+        # A redelivery of the same push is a duplicate: refused too, never applied twice.
+        broker.publish("backend-coffee", token, aps("update", 200, {"n": 2}))
+        first, older, again = feedback.wait(3)
+        assert first["outcome"] in ("applied", "throttled")
+        assert older["outcome"] == "refused" and older["error"] == "org.island.StaleTimestamp"
+        assert older["parameters"] == {"id": created["id"], "last": 200.0, "given": 150.0}
+        assert again["error"] == "org.island.StaleTimestamp" and again["parameters"]["given"] == again["parameters"]["last"]
+        assert activity(daemon, created["id"])["content"]["state"] == {"n": 2}
+    finally:
+        feedback.close()
+
+
+def test_a_server_starts_an_activity_with_a_push_to_start_token(broker, device):
+    daemon = device()
+    with daemon.connect("org.island.Producer") as producer:
+        start_token = producer.PushToStartToken(app=COFFEE, type="Delivery")["pushToken"]
+        assert producer.PushToStartToken(app=COFFEE, type="Delivery")["pushToken"] == start_token, "asked again: the same"
+    presenter, _ = subscribe_presenter(daemon)
+    feedback = broker.subscriber("backend-coffee", start_token + "/feedback")
+    try:
+        broker.publish("backend-coffee", start_token, aps("start", 300, {"stage": "ordered"}, **{
+            "attributes-type": "Delivery", "attributes": {"order": 7}, "input-push-token": 1}))
+        [answer] = feedback.wait(1)
+        assert answer["outcome"] == "applied", answer
+        started = activity(daemon, answer["activity"])
+        assert started["type"] == "Delivery" and started["attributes"] == {"order": 7}
+        assert started["ownerGone"] == "keep"
+        # The new activity's own token, in the feedback and for its app.
+        assert answer["pushToken"] == started["pushToken"]
+        next_item(presenter, answer["activity"])
+        # The same start again (a redelivery) does not start a second activity.
+        broker.publish("backend-coffee", start_token, aps("start", 300, {"stage": "ordered"}, **{
+            "attributes-type": "Delivery", "attributes": {"order": 7}}))
+        assert feedback.wait(2)[1]["error"] == "org.island.StaleTimestamp"
+        # The activity's token works as any other.
+        updates = broker.subscriber("backend-coffee", answer["pushToken"] + "/feedback")
+        try:
+            broker.publish("backend-coffee", answer["pushToken"], aps("update", 301, {"stage": "on the way"}))
+            assert updates.wait(1)[0]["outcome"] in ("applied", "throttled")
+        finally:
+            updates.close()
+        with daemon.connect("org.island.Producer") as producer:
+            assert len(producer.List(app=COFFEE)["activities"]) == 1
+    finally:
+        feedback.close()
+        presenter.close()
+
+
+def test_a_backend_without_rights_on_the_topic_changes_nothing(broker, device):
+    daemon = device()
+    created = request(daemon, {"owner": "coffee"})
+    token = created["pushToken"]
+    feedback = broker.subscriber("backend-coffee", token + "/feedback")
+    try:
+        # The flights backend may write only org.example.Flights topics: the broker drops this.
+        broker.publish("backend-flights", token, aps("update", 400, {"owner": "forged"}))
+        broker.publish("backend-coffee", token, aps("update", 401, {"owner": "genuine"}))
+        answers = feedback.wait(1)
+        time.sleep(0.3)
+        answers = feedback.wait(1)
+        assert [a["timestamp"] for a in answers] == [401]
+        assert activity(daemon, created["id"])["content"]["state"] == {"owner": "genuine"}
+        # Nor may it read the coffee app's feedback.
+        spy = broker.subscriber("backend-flights", token + "/feedback")
+        try:
+            broker.publish("backend-coffee", token, aps("update", 402, {"owner": "genuine"}))
+            feedback.wait(2)
+            time.sleep(0.3)
+            assert spy.messages == []
+        finally:
+            spy.close()
+    finally:
+        feedback.close()
+
+
+def test_tokens_rotate_persist_and_are_streamed_to_the_app(broker, device):
+    daemon = device()
+    created = request(daemon, {"n": 1})
+    old = created["pushToken"]
+    watch = RawStream(daemon.socket)
+    watch.call("org.island.Producer.Watch", {"app": COFFEE}, more=True)
+    assert watch.read()["parameters"]["event"]["kind"] == "watching"
+    feedback = broker.subscriber("backend-coffee", "island/%s/%s/+/feedback" % (daemon.device, COFFEE))
+    try:
+        with daemon.connect("org.island.Producer") as producer:
+            assert producer.PushToken(app=COFFEE, id=created["id"])["pushToken"] == old, "asked again: the same"
+            new = producer.PushToken(app=COFFEE, id=created["id"], rotate=True)["pushToken"]
+        assert new != old
+        event = watch.read_until(lambda m: m["parameters"]["event"]["kind"] == "pushToken")["parameters"]["event"]
+        assert event["pushToken"] == new and event["activity"]["id"] == created["id"] and event["activity"]["pushToken"] == new
+        assert feedback.wait(1)[0] | {"receivedAt": 0} == {"timestamp": None, "event": None, "outcome": "revoked",
+                                                           "reason": "rotated", "receivedAt": 0}
+        broker.publish("backend-coffee", old, aps("update", 500, {"n": 2}))
+        time.sleep(0.5)
+        assert len(feedback.messages) == 1, "the old token stopped at once: nobody listens to it"
+        assert activity(daemon, created["id"])["content"]["state"] == {"n": 1}
+        daemon.stop()
+        daemon.start()
+        wait_for(lambda: daemon.log().count("connected to the push broker") >= 2, message="reconnection")
+        assert activity(daemon, created["id"])["pushToken"] == new
+        broker.publish("backend-coffee", new, aps("update", 501, {"n": 3}))
+        assert feedback.wait(2)[1]["outcome"] in ("applied", "throttled")
+    finally:
+        watch.close()
+        feedback.close()
+
+
+def test_untrusted_payloads_get_named_refusals_and_the_daemon_keeps_serving(broker, device):
+    daemon = device()
+    created = request(daemon, {"n": 1})
+    token = created["pushToken"]
+    feedback = broker.subscriber("backend-coffee", token + "/feedback")
+    try:
+        broker.publish("backend-coffee", token, "not json")
+        broker.publish("backend-coffee", token, json.dumps({"aps": {"timestamp": "soon", "event": "update", "content-state": {}}}))
+        # 33 levels of state: over the activity's limit of 32, within what the payload's parse
+        # allows; 100 levels are not read at all.
+        broker.publish("backend-coffee", token, aps("update", 600, {"deep": json.loads("[" * 32 + "]" * 32)}))
+        broker.publish("backend-coffee", token, aps("update", 601, {"big": "x" * 70000}))
+        broker.publish("backend-coffee", token, aps("update", 602, {"big": "x" * 5000}))
+        broker.publish("backend-coffee", token, aps("start", 603, {}, **{"attributes-type": "Delivery", "attributes": {}}))
+        broker.publish("backend-coffee", token, aps("update", 604, {"deep": json.loads("[" * 100 + "]" * 100)}))
+        answers = feedback.wait(7)
+        assert [a.get("error") for a in answers] == [
+            "org.island.InvalidPushPayload", "org.island.InvalidPushPayload", "org.island.NestingTooDeep",
+            "org.island.PushPayloadTooLarge", "org.island.AttributesTooLarge", "org.island.InvalidPushPayload",
+            "org.island.InvalidPushPayload"]
+        assert answers[1]["parameters"] == {"reason": "aps.timestamp must be a number"}
+        assert daemon.process.poll() is None
+        assert activity(daemon, created["id"])["content"]["state"] == {"n": 1}
+    finally:
+        feedback.close()
+
+
+def test_offline_the_broker_keeps_what_was_missed_and_it_is_applied_once_in_order(broker, device):
+    daemon = device()
+    created = request(daemon, {"n": 0})
+    token = created["pushToken"]
+    feedback = broker.subscriber("backend-coffee", token + "/feedback")
+    try:
+        daemon.stop()
+        for n in (1, 2, 3):
+            broker.publish("backend-coffee", token, aps("update", 700 + n, {"n": n}))
+        daemon.start()
+        answers = feedback.wait(3)
+        time.sleep(0.5)
+        answers = feedback.wait(3)
+        assert [a["timestamp"] for a in answers] == [701, 702, 703], "each once, in order"
+        assert all(a["outcome"] in ("applied", "throttled") for a in answers)
+        assert activity(daemon, created["id"])["content"]["state"] == {"n": 3}
+    finally:
+        feedback.close()
+
+
+def test_without_the_broker_islandd_serves_local_clients_and_catches_up_when_it_returns(make_daemon):
+    # A broker of its own: the harness stops what a test started, and this one restarts it.
+    broker = brokers.Broker(devices=["device-away"]).start()
+    try:
+        daemon = make_daemon(broker.push_config("device-away"))
+        wait_for(lambda: "connected to the push broker" in daemon.log(), timeout=10, message="the broker connection")
+        created = request(daemon, {"n": 0})
+        token = created["pushToken"]
+        broker.stop()
+        try:
+            wait_for(lambda: "no connection to the push broker" in daemon.log(), message="the lost connection noticed")
+            started = time.monotonic()
+            with daemon.connect("org.island.Producer") as producer:
+                producer.Update(app=COFFEE, id=created["id"], content={"state": {"n": 1}})
+                local = producer.Request(app=COFFEE, type="Local", attributes={}, content={"state": {}})
+            assert time.monotonic() - started < 2, "local calls never wait for the broker"
+            assert local["activity"]["state"] == "active"
+        finally:
+            broker.start()
+        wait_for(lambda: daemon.log().count("connected to the push broker") >= 2, timeout=15, message="the reconnection")
+        feedback = broker.subscriber("backend-coffee", token + "/feedback")
+        try:
+            broker.publish("backend-coffee", token, aps("update", 800, {"n": 2}))
+            assert feedback.wait(1)[0]["outcome"] in ("applied", "throttled")
+            assert activity(daemon, created["id"])["content"]["state"] == {"n": 2}
+        finally:
+            feedback.close()
+    finally:
+        broker.remove()
+
+
+def test_without_a_broker_asking_for_a_token_is_refused_by_name(daemon):
+    with daemon.connect("org.island.Producer") as producer:
+        name, parameters = error_of(producer.Request, app=COFFEE, type="Delivery", attributes={}, content={"state": {}},
+                                    pushToken=True)
+        assert name == "org.island.PushUnavailable" and "Broker=" in parameters["reason"]
+        assert error_of(producer.PushToStartToken, app=COFFEE, type="Delivery")[0] == "org.island.PushUnavailable"
+        plain = producer.Request(app=COFFEE, type="Delivery", attributes={}, content={"state": {}})["activity"]
+        assert "pushToken" not in plain
+        assert error_of(producer.PushToken, app=COFFEE, id=plain["id"])[0] == "org.island.PushUnavailable"
+        # Nothing was started by the refused request.
+        assert len(producer.List(app=COFFEE)["activities"]) == 1
+
+
+def test_admin_status_reports_the_broker_connection(broker, device, daemon):
+    pushing = device()
+    request(pushing, {"n": 1})
+    with pushing.connect("org.island.Admin") as admin:
+        status = admin.Status()
+    assert status["push"] == {"broker": broker.url, "device": pushing.device, "connected": True, "tokens": 1}
+    out = subprocess.run([os.path.join(os.path.dirname(ISLANDD), "island"), "admin", "status", "--socket", pushing.socket],
+                         capture_output=True, text=True)
+    assert "push: connected to %s as %s, 1 tokens" % (broker.url, pushing.device) in out.stdout, out.stdout
+    # Without [Push], no push member.
+    with daemon.connect("org.island.Admin") as admin:
+        assert "push" not in admin.Status()

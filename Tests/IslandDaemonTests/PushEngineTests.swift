@@ -1,0 +1,184 @@
+import Foundation
+import IslandCore
+import IslandJSON
+import IslandStore
+import OrderedCollections
+import Synchronization
+import Testing
+@testable import IslandDaemon
+
+/// What the engine asked of the broker.
+final class RecordingBroker: PushBroker {
+    private let state = Mutex<(subscribed: Set<String>, published: [(topic: String, payload: JSONObject)])>(([], []))
+
+    func subscribe(_ topic: String) { state.withLock { _ = $0.subscribed.insert(topic) } }
+    func unsubscribe(_ topic: String) { state.withLock { _ = $0.subscribed.remove(topic) } }
+    func publish(_ topic: String, payload: [UInt8]) {
+        let object = (try? JSONParser.parse(payload).objectValue) ?? [:]
+        state.withLock { $0.published.append((topic, object)) }
+    }
+
+    var subscribed: Set<String> { state.withLock { $0.subscribed } }
+    var published: [(topic: String, payload: JSONObject)] { state.withLock { $0.published } }
+}
+
+/// The engine's push path: tokens issued, persisted, rotated and revoked, and pushes applied as
+/// the owner's own calls, with their feedback.
+@Suite struct PushEngineTests {
+    static let app = IslandEngineTests.app
+    let base = IslandEngineTests()
+
+    func makeEngine(broker: RecordingBroker, stored: [StoredPushToken] = []) async throws -> IslandEngineTests.Fixture {
+        let fixture = try await base.makeEngine()
+        await fixture.engine.enablePush(root: "island", device: "d1", broker: broker, stored: stored)
+        return fixture
+    }
+
+    func requestWithToken(_ engine: IslandEngine, state: JSONObject = ["n": 0]) async throws -> (Activity, String) {
+        let (activity, _, token): (Activity, Bool, String?) = try await withCheckedThrowingContinuation { continuation in
+            engine.perform { engine in
+                engine.requestWithPushToken(app: Self.app, type: "Delivery", attributes: [:], content: ActivityContent(state: state),
+                                            key: nil, ownerGone: .keep, uid: nil, prepare: { $0 }) { continuation.resume(with: $0) }
+            }
+        }
+        return (activity, try #require(token))
+    }
+
+    func push(_ engine: IslandEngine, _ topic: String, _ aps: JSONObject) async -> JSONObject {
+        await push(engine, topic, bytes: JSON.object(["aps": .object(aps)]).serialized())
+    }
+
+    func push(_ engine: IslandEngine, _ topic: String, bytes: [UInt8]) async -> JSONObject {
+        let feedback = await withCheckedContinuation { (continuation: CheckedContinuation<PushFeedback, Never>) in
+            engine.perform { $0.receivePush(topic: topic, payload: bytes) { continuation.resume(returning: $0) } }
+        }
+        return (try? JSONParser.parse(feedback.payload).objectValue) ?? [:]
+    }
+
+    @Test func aRequestedTokenIsSubscribedStoredAndServedAgainAfterARestart() async throws {
+        let broker = RecordingBroker()
+        let fixture = try await makeEngine(broker: broker)
+        defer { fixture.close() }
+        let (activity, token) = try await requestWithToken(fixture.engine)
+        #expect(try PushToken(token).device == "d1")
+        #expect(broker.subscribed == [token])
+        let stored = try fixture.writer.store.load()
+        #expect(stored.pushTokens == [StoredPushToken(token: token, app: Self.app, activityID: activity.id)])
+
+        // Another engine over the same rows, as after a restart.
+        let again = RecordingBroker()
+        await fixture.engine.enablePush(root: "island", device: "d1", broker: again, stored: stored.pushTokens)
+        #expect(again.subscribed == [token])
+        #expect(await fixture.engine.pushTokens(of: [activity]) == [token])
+        // Rows made for another device id no longer address this one: dropped.
+        let moved = RecordingBroker()
+        await fixture.engine.enablePush(root: "island", device: "d2", broker: moved, stored: stored.pushTokens)
+        #expect(moved.subscribed == [])
+    }
+
+    @Test func aPushUpdatesAsTheOwnerWouldAndTheOrderIsKept() async throws {
+        let broker = RecordingBroker()
+        let fixture = try await makeEngine(broker: broker)
+        defer { fixture.close() }
+        let (activity, token) = try await requestWithToken(fixture.engine)
+        fixture.clock.advance(by: 10)
+        let applied = await push(fixture.engine, token, ["timestamp": 5, "event": "update", "content-state": ["n": 1]])
+        #expect(applied["outcome"] == "applied")
+        #expect(applied["activity"] == .string(activity.id))
+        #expect(await fixture.engine.list(app: Self.app, uid: nil, type: nil, states: nil).first?.content.state == ["n": 1])
+
+        let throttled = await push(fixture.engine, token, ["timestamp": 6, "event": "update", "content-state": ["n": 2]])
+        #expect(throttled["outcome"] == "throttled", "within the activity's update rate: coalesced, as a local update")
+        #expect(throttled["deliverAt"]?.doubleValue == fixture.clock.now + 0.5)
+
+        let stale = await push(fixture.engine, token, ["timestamp": 6, "event": "update", "content-state": ["n": 3]])
+        #expect(stale["error"] == "org.island.StaleTimestamp")
+        #expect(stale["parameters"] == ["id": .string(activity.id), "last": 6.0, "given": 6.0])
+        #expect(await fixture.engine.list(app: Self.app, uid: nil, type: nil, states: nil).first?.content.state == ["n": 2])
+    }
+
+    @Test func anEndThatDismissesRevokesTheTokenInTheSameCommitAndSaysSoAfterItsFeedback() async throws {
+        let broker = RecordingBroker()
+        let fixture = try await makeEngine(broker: broker)
+        defer { fixture.close() }
+        let (_, token) = try await requestWithToken(fixture.engine)
+        let ended = await push(fixture.engine, token, ["timestamp": 1, "event": "end", "dismissal-date": 0])
+        #expect(ended["outcome"] == "applied")
+        #expect(broker.subscribed == [])
+        #expect(try fixture.writer.store.load().pushTokens == [])
+        #expect(await base.eventually { broker.published.count == 1 })
+        #expect(broker.published.first?.topic == token + "/feedback")
+        #expect(broker.published.first?.payload["outcome"] == "revoked")
+        #expect(broker.published.first?.payload["reason"] == "dismissed")
+    }
+
+    @Test func aTokenNobodyHoldsIsRefusedAndUnsubscribed() async throws {
+        let broker = RecordingBroker()
+        let fixture = try await makeEngine(broker: broker)
+        defer { fixture.close() }
+        let topic = "island/d1/\(Self.app)/0123456789abcdef0123456789abcdef"
+        broker.subscribe(topic)
+        let answer = await push(fixture.engine, topic, ["timestamp": 1, "event": "update", "content-state": [:]])
+        #expect(answer["error"] == "org.island.NoSuchPushToken")
+        #expect(answer["timestamp"] == 1.0, "what could be read of the push is repeated")
+        #expect(broker.subscribed == [])
+    }
+
+    @Test func aPushToStartTokenStartsOnceAndOnlyItsType() async throws {
+        let broker = RecordingBroker()
+        let fixture = try await makeEngine(broker: broker)
+        defer { fixture.close() }
+        let token = try await fixture.engine.pushToStartToken(app: Self.app, uid: nil, type: "Delivery", rotate: false)
+        let start: JSONObject = ["timestamp": 10, "event": "start", "content-state": ["stage": "ordered"], "attributes-type": "Delivery",
+                                 "attributes": ["order": 1], "input-push-token": 1]
+        let started = await push(fixture.engine, token, start)
+        #expect(started["outcome"] == "applied")
+        let activities = await fixture.engine.list(app: Self.app, uid: nil, type: nil, states: nil)
+        #expect(activities.count == 1)
+        #expect(activities.first?.ownerGonePolicy == .keep)
+        let activityToken = try #require(started["pushToken"]?.stringValue)
+        #expect(await fixture.engine.pushTokens(of: activities) == [activityToken])
+        #expect(broker.subscribed == [token, activityToken])
+
+        let again = await push(fixture.engine, token, start)
+        #expect(again["error"] == "org.island.StaleTimestamp", "a redelivered start starts nothing")
+        var other = start
+        other["timestamp"] = 11
+        other["attributes-type"] = "Flight"
+        #expect(await push(fixture.engine, token, other)["error"] == "org.island.InvalidPushPayload")
+        #expect(await push(fixture.engine, activityToken, other)["error"] == "org.island.InvalidPushPayload",
+                "an activity's token starts nothing")
+        #expect(await fixture.engine.list(app: Self.app, uid: nil, type: nil, states: nil).count == 1)
+
+        // The last start survives a rotation: the old pushes cannot be replayed on the new token.
+        let rotated = try await fixture.engine.pushToStartToken(app: Self.app, uid: nil, type: "Delivery", rotate: true)
+        #expect(rotated != token)
+        #expect(!broker.subscribed.contains(token))
+        #expect(await push(fixture.engine, rotated, start)["error"] == "org.island.StaleTimestamp")
+        let row = try fixture.writer.store.load().pushTokens.first { $0.token == rotated }
+        #expect(row?.lastTimestamp == 10)
+    }
+
+    @Test func theUsersSwitchAppliesToPushesToo() async throws {
+        let broker = RecordingBroker()
+        let fixture = try await makeEngine(broker: broker)
+        defer { fixture.close() }
+        let token = try await fixture.engine.pushToStartToken(app: Self.app, uid: nil, type: "Delivery", rotate: false)
+        try await fixture.engine.setEnabled(app: Self.app, enabled: false)
+        let answer = await push(fixture.engine, token, ["timestamp": 1, "event": "start", "content-state": [:],
+                                                        "attributes-type": "Delivery", "attributes": [:]])
+        #expect(answer["error"] == "org.island.Denied")
+    }
+
+    @Test func withPushOffAskingForATokenIsRefusedByName() async throws {
+        let fixture = try await base.makeEngine()
+        defer { fixture.close() }
+        let activity = try await base.start(fixture.engine)
+        await #expect(throws: EngineError.pushUnavailable(reason: IslandEngine.pushOff)) {
+            try await fixture.engine.pushToken(app: Self.app, uid: nil, id: activity.id, rotate: false)
+        }
+        await #expect(throws: EngineError.pushUnavailable(reason: IslandEngine.pushOff)) {
+            try await fixture.engine.pushToStartToken(app: Self.app, uid: nil, type: "T", rotate: false)
+        }
+    }
+}

@@ -1,0 +1,198 @@
+import Foundation
+import Glibc
+import Testing
+
+/// A real mosquitto broker for one test, on loopback ports of its own, with everything a
+/// production broker of Island's has: TLS (a CA, a server certificate for localhost and
+/// 127.0.0.1, and client certificates, all made here with `openssl`), per-client passwords
+/// (`mosquitto_passwd`), an `acl_file`, and persistence, so a restart keeps sessions and what
+/// they queued. `stop()` and `start()` again model a broker that goes away and comes back.
+public final class MosquittoBroker: Sendable {
+    /// Whether mosquitto and its tools are installed; tests that need a broker are skipped
+    /// otherwise (`scripts/install-deps.sh` installs them).
+    public static let isAvailable: Bool = ["/usr/sbin/mosquitto", "/usr/bin/mosquitto_passwd", "/usr/bin/openssl"]
+        .allSatisfy { FileManager.default.isExecutableFile(atPath: $0) }
+
+    public let directory: String
+    /// Plain MQTT, password authentication.
+    public let port: Int
+    /// TLS, password authentication.
+    public let tlsPort: Int
+    /// TLS with a client certificate, whose common name is the user name (no password).
+    public let certificatePort: Int
+    public var caFile: String { directory + "/ca.crt" }
+    public var log: String { directory + "/mosquitto.log" }
+    private let process = LockedProcess()
+
+    /// - Parameters:
+    ///   - users: user name → password.
+    ///   - acl: the ACL file's text (mosquitto's `user`, `topic`, `pattern` lines).
+    ///   - certificates: common names to make client certificates for (`certificate(for:)`).
+    public init(users: [String: String], acl: String, certificates: [String] = []) async throws {
+        directory = "/tmp/island-mqtt-\(UUID().uuidString.prefix(8))"
+        try FileManager.default.createDirectory(atPath: directory + "/data", withIntermediateDirectories: true)
+        (port, tlsPort, certificatePort) = (try Self.freePort(), try Self.freePort(), try Self.freePort())
+        try await makeCertificates(clients: certificates)
+        let passwords = directory + "/passwd"
+        try Data().write(to: URL(fileURLWithPath: passwords))
+        for (user, password) in users.sorted(by: { $0.key < $1.key }) {
+            try await Self.run("/usr/bin/mosquitto_passwd", ["-b", passwords, user, password])
+        }
+        try acl.write(toFile: directory + "/acl", atomically: true, encoding: .utf8)
+        try """
+            per_listener_settings true
+            user \(Self.currentUserName)
+            persistence true
+            persistence_location \(directory)/data/
+            log_dest file \(log)
+            log_type error
+            log_type warning
+            log_type notice
+            log_type information
+            connection_messages true
+
+            listener \(port) 127.0.0.1
+            allow_anonymous false
+            password_file \(passwords)
+            acl_file \(directory)/acl
+
+            listener \(tlsPort) 127.0.0.1
+            allow_anonymous false
+            password_file \(passwords)
+            acl_file \(directory)/acl
+            cafile \(caFile)
+            certfile \(directory)/server.crt
+            keyfile \(directory)/server.key
+
+            listener \(certificatePort) 127.0.0.1
+            allow_anonymous false
+            acl_file \(directory)/acl
+            cafile \(caFile)
+            certfile \(directory)/server.crt
+            keyfile \(directory)/server.key
+            require_certificate true
+            use_identity_as_username true
+
+            """.write(toFile: directory + "/mosquitto.conf", atomically: true, encoding: .utf8)
+        try await start()
+    }
+
+    /// The client certificate and key made for `name`.
+    public func certificate(for name: String) -> (certificate: String, key: String) {
+        (directory + "/client-\(name).crt", directory + "/client-\(name).key")
+    }
+
+    /// Starts the broker (again) and returns once it accepts connections.
+    public func start() async throws {
+        let started = try await BackgroundProcess("/usr/sbin/mosquitto", ["-c", directory + "/mosquitto.conf"], environment: nil,
+                                                  stdout: directory + "/stdout", stderr: directory + "/stderr")
+        process.set(started)
+        for _ in 0..<200 {
+            if Self.accepts(port: port) && Self.accepts(port: tlsPort) { return }
+            try await Task.sleep(for: .milliseconds(25))
+        }
+        await stop()
+        Issue.record("mosquitto did not listen within 5 s: \((try? String(contentsOfFile: directory + "/stderr", encoding: .utf8)) ?? "")")
+        throw CancellationError()
+    }
+
+    /// Stops the broker with SIGTERM (it saves its sessions) and waits for its exit.
+    public func stop() async {
+        await process.take()?.stop()
+    }
+
+    /// Stops the broker and removes its directory.
+    public func remove() async {
+        await stop()
+        try? FileManager.default.removeItem(atPath: directory)
+    }
+
+    // MARK: Making it
+
+    /// Started as root, mosquitto becomes the user this names: the test's own, so it can read
+    /// the keys and write the persistence directory made here.
+    private static var currentUserName: String {
+        getpwuid(getuid()).map { String(cString: $0.pointee.pw_name) } ?? "root"
+    }
+
+    private func makeCertificates(clients: [String]) async throws {
+        let openssl = "/usr/bin/openssl"
+        let key = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes"]
+        try await Self.run(openssl, ["req", "-x509"] + key + ["-keyout", directory + "/ca.key", "-out", caFile,
+                                                              "-days", "2", "-subj", "/CN=Island test CA"])
+        try "subjectAltName=DNS:localhost,IP:127.0.0.1\n".write(toFile: directory + "/server.ext", atomically: true, encoding: .utf8)
+        try await sign(name: "server", subject: "/CN=localhost", extensions: directory + "/server.ext")
+        for client in clients {
+            try await sign(name: "client-\(client)", subject: "/CN=\(client)", extensions: nil)
+        }
+    }
+
+    private func sign(name: String, subject: String, extensions: String?) async throws {
+        let openssl = "/usr/bin/openssl"
+        let base = directory + "/" + name
+        try await Self.run(openssl, ["req", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
+                                     "-keyout", base + ".key", "-out", base + ".csr", "-subj", subject])
+        try await Self.run(openssl, ["x509", "-req", "-in", base + ".csr", "-CA", caFile, "-CAkey", directory + "/ca.key",
+                                     "-CAcreateserial", "-out", base + ".crt", "-days", "2"]
+                                    + (extensions.map { ["-extfile", $0] } ?? []))
+    }
+
+    private static func run(_ executable: String, _ arguments: [String]) async throws {
+        let scratch = "/tmp/island-mqtt-run-\(UUID().uuidString.prefix(8))"
+        defer {
+            try? FileManager.default.removeItem(atPath: scratch + ".out")
+            try? FileManager.default.removeItem(atPath: scratch + ".err")
+        }
+        let status = try await runToCompletion(executable, arguments, stdout: scratch + ".out", stderr: scratch + ".err", timeout: .seconds(30))
+        guard status == 0 else {
+            Issue.record("\(executable) \(arguments.joined(separator: " ")) failed: \((try? String(contentsOfFile: scratch + ".err", encoding: .utf8)) ?? "")")
+            throw CancellationError()
+        }
+    }
+
+    /// A loopback port nothing listens on now (the kernel's pick; another process could take
+    /// it before the broker does, which the start would report).
+    private static func freePort() throws -> Int {
+        let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(socket) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(socket, $0, length) == 0 && getsockname(socket, $0, &length) == 0 }
+        }
+        guard bound else { throw POSIXError(.EADDRNOTAVAIL) }
+        return Int(UInt16(bigEndian: address.sin_port))
+    }
+
+    private static func accepts(port: Int) -> Bool {
+        let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(socket) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = UInt16(port).bigEndian
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        return withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
+        }
+    }
+}
+
+/// The broker's current process, replaced by each start.
+private final class LockedProcess: @unchecked Sendable {
+    // @unchecked: `current` is only touched under `lock`.
+    private let lock = NSLock()
+    private var current: BackgroundProcess?
+
+    func set(_ process: BackgroundProcess) {
+        lock.withLock { current = process }
+    }
+
+    func take() -> BackgroundProcess? {
+        lock.withLock {
+            defer { current = nil }
+            return current
+        }
+    }
+}
