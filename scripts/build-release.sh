@@ -62,10 +62,13 @@ flags=(-c release --static-swift-stdlib --scratch-path "$scratch"
        -Xswiftc -Xfrontend -Xswiftc -function-sections -Xcc -ffunction-sections
        # Names the list has and a product lacks (the other programs) are skipped quietly.
        -Xlinker "--symbol-ordering-file=$repo/packaging/islandd.order" -Xlinker --no-warn-symbol-ordering)
+bin_path="$(cd "$repo" && "$swift" build "${flags[@]}" --show-bin-path)"
 for product in "${products[@]}"; do
+  # SwiftPM relinks when a source changes, not when the ordering list does.
+  if [ "$repo/packaging/islandd.order" -nt "$bin_path/$product" ]; then rm -f "$bin_path/$product"; fi
   echo "build-release: swift build -c release --product $product (scratch: ${scratch#"$repo"/})" >&2
   start=$SECONDS
   (cd "$repo" && "$swift" build "${flags[@]}" --product "$product") >&2
   echo "build-release:   $product built in $((SECONDS - start))s" >&2
 done
-(cd "$repo" && "$swift" build "${flags[@]}" --show-bin-path)
+echo "$bin_path"
