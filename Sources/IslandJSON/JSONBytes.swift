@@ -4,21 +4,27 @@ public enum JSONBytes {
     private static let ones: UInt64 = 0x0101_0101_0101_0101
     private static let highBits: UInt64 = 0x8080_8080_8080_8080
 
+    /// The high bit of each byte of `word` that is a quote, a backslash or below a space. A
+    /// borrow can also flag bytes above a flagged one, never below it: the lowest flag (the
+    /// first byte, loads being little-endian) is exact.
+    @inline(__always)
+    private static func specialFlags(_ word: UInt64) -> UInt64 {
+        let quote = word ^ (ones &* UInt64(UInt8(ascii: "\"")))
+        let backslash = word ^ (ones &* UInt64(UInt8(ascii: "\\")))
+        let belowSpace = (word &- ones &* 0x20) & ~word
+        let isQuote = (quote &- ones) & ~quote
+        let isBackslash = (backslash &- ones) & ~backslash
+        return (belowSpace | isQuote | isBackslash) & highBits
+    }
+
     /// The index of the first byte from `start` on that is special inside a JSON string (a
     /// quote, a backslash or a control character), or `bytes.count`.
     static func firstSpecial(in bytes: UnsafeRawBufferPointer, from start: Int) -> Int {
         guard let base = bytes.baseAddress else { return bytes.count }
         var index = start
-        // Each test flags a byte's high bit. A borrow can also flag bytes above a flagged one,
-        // never below it: the lowest flag (the first byte, loads being little-endian) is exact.
         while index + 8 <= bytes.count {
             let word = UInt64(littleEndian: base.loadUnaligned(fromByteOffset: index, as: UInt64.self))
-            let quote = word ^ (ones &* UInt64(UInt8(ascii: "\"")))
-            let backslash = word ^ (ones &* UInt64(UInt8(ascii: "\\")))
-            let belowSpace = (word &- ones &* 0x20) & ~word
-            let isQuote = (quote &- ones) & ~quote
-            let isBackslash = (backslash &- ones) & ~backslash
-            let flags = (belowSpace | isQuote | isBackslash) & highBits
+            let flags = specialFlags(word)
             if flags != 0 { return index + flags.trailingZeroBitCount / 8 }
             index += 8
         }
@@ -39,12 +45,7 @@ public enum JSONBytes {
         var high: UInt64 = 0
         while index + 8 <= bytes.count {
             let word = UInt64(littleEndian: base.loadUnaligned(fromByteOffset: index, as: UInt64.self))
-            let quote = word ^ (ones &* UInt64(UInt8(ascii: "\"")))
-            let backslash = word ^ (ones &* UInt64(UInt8(ascii: "\\")))
-            let belowSpace = (word &- ones &* 0x20) & ~word
-            let isQuote = (quote &- ones) & ~quote
-            let isBackslash = (backslash &- ones) & ~backslash
-            let flags = (belowSpace | isQuote | isBackslash) & highBits
+            let flags = specialFlags(word)
             if flags != 0 {
                 // Only the bytes below the first flagged one count: a mask up to its high bit.
                 let found = flags.trailingZeroBitCount / 8

@@ -19,7 +19,8 @@ struct WatcherHub {
 
     private var watchers: [UInt64: Watcher] = [:]
     /// The state and delivered content watchers last heard of, per activity.
-    private var heard: [HashedID: (state: ActivityState, content: ActivityContent)] = [:]
+    private var heard: [HashedID: Heard] = [:]
+    private typealias Heard = (state: ActivityState, content: ActivityContent)
     /// Bytes queued for watchers that do not keep up, all of them together.
     private let budget = QueueBudget(limit: StreamBounds.allWatchBytes)
     private var lastID: UInt64 = 0
@@ -50,10 +51,20 @@ struct WatcherHub {
     mutating func tell(_ events: [ActivityEvent], newState: (Activity) -> Void) {
         // Where the last activity is in `heard`: an update is reported as changed, then
         // delivered, and one hash of its id serves both (this runs for every update).
-        var last: (id: HashedID, index: Dictionary<HashedID, (state: ActivityState, content: ActivityContent)>.Index)?
-        func index(of id: HashedID) -> Dictionary<HashedID, (state: ActivityState, content: ActivityContent)>.Index? {
+        var last: (id: HashedID, index: Dictionary<HashedID, Heard>.Index)?
+        func index(of id: HashedID) -> Dictionary<HashedID, Heard>.Index? {
             if let last, last.id == id { return last.index }
             return heard.index(forKey: id)
+        }
+        func remember(_ now: Heard, of id: HashedID, at found: Dictionary<HashedID, Heard>.Index?) {
+            if let found {
+                heard.values[found] = now
+                last = (id, found)
+            } else {
+                // An insertion moves every index.
+                heard[id] = now
+                last = nil
+            }
         }
         for event in events {
             switch event {
@@ -64,29 +75,14 @@ struct WatcherHub {
                     tell(about: activity) { WatchEvent(kind: .state, activity: activity) }
                     newState(activity)
                 }
-                let now = (activity.state, before?.content ?? activity.deliveredContent)
-                if let found {
-                    heard.values[found] = now
-                    last = (activity.hashedID, found)
-                } else {
-                    // An insertion moves every index.
-                    heard[activity.hashedID] = now
-                    last = nil
-                }
+                remember((activity.state, before?.content ?? activity.deliveredContent), of: activity.hashedID, at: found)
             case .delivered(let activity):
                 let found = index(of: activity.hashedID)
                 // Comparing contents costs as much as the rest of an update: only for watchers.
                 if let found, isWatched(activity), heard.values[found].content != activity.deliveredContent {
                     tell(about: activity) { WatchEvent(kind: .content, activity: activity) }
                 }
-                let now = (activity.state, activity.deliveredContent)
-                if let found {
-                    heard.values[found] = now
-                    last = (activity.hashedID, found)
-                } else {
-                    heard[activity.hashedID] = now
-                    last = nil
-                }
+                remember((activity.state, activity.deliveredContent), of: activity.hashedID, at: found)
             case .removed(let id):
                 heard[HashedID(id)] = nil
                 last = nil
