@@ -1,3 +1,4 @@
+import Foundation
 import IslandJSON
 import OrderedCollections
 import Testing
@@ -34,7 +35,10 @@ import VarlinkCore
         #expect(Self.every.allSatisfy { VarlinkConnectionErrors.silent.error(for: $0) == nil })
     }
 
-    @Test func anErrorDeclaredWithOtherParametersIsRefused() async {
+    // The child process traps on purpose; under scripts/sanitize.sh the sanitizer reports every
+    // trap, so this one would read as a finding.
+    @Test(.disabled(if: ProcessInfo.processInfo.environment["ISLAND_SANITIZER"] != nil, "its trap is intended; a sanitizer reports it"))
+    func anErrorDeclaredWithOtherParametersIsRefused() async {
         await #expect(processExitsWith: .failure) {
             _ = VarlinkConnectionErrors(declaredBy: try! VarlinkInterface(parsing: """
                 interface org.example.wrong
