@@ -45,12 +45,7 @@ struct BusTests {
 
     @Test("a served object answers with the values it was sent, refuses wrong signatures, and introspects")
     func servedObject() async throws {
-        try await withPrivateBus { privateBus in
-            let loop = try BusLoop()
-            defer { loop.shutdown() }
-            let peer = LoopActor(loop: loop)
-            let server = try await peer.connect("server", address: privateBus.address)
-            _ = try await peer.connect("client", address: privateBus.address)
+        try await withServerAndClient { peer, server in
             let calls = Mutex(0)
             try await peer.export(Self.echo, at: "/org/island/Test", on: "server") { message in
                 calls.withLock { $0 += 1 }
@@ -102,12 +97,7 @@ struct BusTests {
 
     @Test("a call sent expecting no reply reaches its method")
     func callWithoutReply() async throws {
-        try await withPrivateBus { privateBus in
-            let loop = try BusLoop()
-            defer { loop.shutdown() }
-            let peer = LoopActor(loop: loop)
-            let server = try await peer.connect("server", address: privateBus.address)
-            _ = try await peer.connect("client", address: privateBus.address)
+        try await withServerAndClient { peer, server in
             let (fired, fire) = AsyncStream.makeStream(of: String?.self)
             try await peer.export(Self.echo, at: "/org/island/Test", on: "server") { message in
                 fire.yield(message.member)
@@ -220,12 +210,7 @@ struct BusTests {
 
     @Test("untrusted messages are read within limits: long strings cut on a character, long arrays and deep nesting skipped")
     func decodingLimits() async throws {
-        try await withPrivateBus { privateBus in
-            let loop = try BusLoop()
-            defer { loop.shutdown() }
-            let peer = LoopActor(loop: loop)
-            let server = try await peer.connect("server", address: privateBus.address)
-            _ = try await peer.connect("client", address: privateBus.address)
+        try await withServerAndClient { peer, server in
             let limits = DecodingLimits(maximumValues: 100, maximumStringBytes: 10, maximumDepth: 3)
             let (received, receive) = AsyncStream.makeStream(of: [BusValue].self)
             try await peer.export(ExportedInterface(name: "org.island.Test.Sink", methods: [.init("Take", parameters: "sasv")]),

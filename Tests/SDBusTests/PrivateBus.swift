@@ -70,6 +70,19 @@ func withPrivateBus<T>(_ body: (PrivateBus) async throws -> T) async throws -> T
     }
 }
 
+/// A private bus with a loop actor connected to it twice, as "server" and "client"; `body`
+/// gets the actor and the server's unique name.
+func withServerAndClient(_ body: (LoopActor, String) async throws -> Void) async throws {
+    try await withPrivateBus { privateBus in
+        let loop = try BusLoop()
+        defer { loop.shutdown() }
+        let peer = LoopActor(loop: loop)
+        let server = try await peer.connect("server", address: privateBus.address)
+        _ = try await peer.connect("client", address: privateBus.address)
+        try await body(peer, server)
+    }
+}
+
 /// An actor on a `BusLoop`, as the bridge is: what it does with its buses runs on the loop.
 actor LoopActor {
     nonisolated let loop: BusLoop
