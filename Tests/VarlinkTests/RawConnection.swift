@@ -19,7 +19,9 @@ final class RawConnection {
     /// deadlines stretch with them, what is asserted does not.
     static let slowdown = ProcessInfo.processInfo.environment["ISLAND_SANITIZER"] == nil ? 1 : 5
 
-    init(path: String, receiveTimeout: Duration = .seconds(5 * RawConnection.slowdown)) throws {
+    /// Every read waits for something that is expected to come: the deadline only keeps a
+    /// broken server from hanging the test, and is generous so a loaded machine never meets it.
+    init(path: String, receiveTimeout: Duration = .seconds(30 * RawConnection.slowdown)) throws {
         self.receiveTimeout = receiveTimeout
         fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw POSIXError(.init(rawValue: errno)!) }
@@ -76,6 +78,17 @@ final class RawConnection {
             }
             pending.append(contentsOf: chunk[..<n])
         }
+    }
+
+    /// Whether the server has sent anything not read yet, without waiting: what a peer on the
+    /// same machine wrote before now is in the socket already.
+    func hasBytesWaiting() throws -> Bool {
+        if !pending.isEmpty { return true }
+        var byte: UInt8 = 0
+        let n = recv(fd, &byte, 1, Int32(MSG_DONTWAIT | MSG_PEEK))
+        if n >= 0 { return n > 0 }
+        if errno == EAGAIN || errno == EWOULDBLOCK { return false }
+        throw POSIXError(.init(rawValue: errno)!)
     }
 
     /// The next message parsed as a JSON object.

@@ -80,21 +80,21 @@ import VarlinkNIO
         try await withServer { server in
             // A call in progress, three oneway calls behind it, and the sender gone before any
             // of them ran: the oneway calls are still made (a call that wanted a reply is not).
+            // The calls start one after another, in order, so the oneway call at the end (2 ms)
+            // starting means the one before it (3 ms) had its turn.
             var batch: [UInt8] = []
             batch += Array(#"{"method":"org.example.test.Sleep","parameters":{"ms":100}}"#.utf8) + [0]
             for _ in 0..<3 {
                 batch += Array(#"{"method":"org.example.test.Sleep","parameters":{"ms":1},"oneway":true}"#.utf8) + [0]
             }
-            batch += Array(#"{"method":"org.example.test.Sleep","parameters":{"ms":1}}"#.utf8) + [0]
+            batch += Array(#"{"method":"org.example.test.Sleep","parameters":{"ms":3}}"#.utf8) + [0]
+            batch += Array(#"{"method":"org.example.test.Sleep","parameters":{"ms":2},"oneway":true}"#.utf8) + [0]
             do {
                 let c = try server.raw()
                 try c.send(batch)
             }
-            for _ in 0..<500 where server.sleepsStarted.count < 4 {
-                try await Task.sleep(for: .milliseconds(10))
-            }
-            try await Task.sleep(for: .milliseconds(200))
-            #expect(server.sleepsStarted.count == 4)
+            try await waitUntil { server.test.sleeps.all.contains(2) }
+            #expect(server.test.sleeps.all == [100, 1, 1, 1, 2])
         }
     }
 
@@ -243,7 +243,9 @@ import VarlinkNIO
         // Long enough for a loaded machine to send a first call within it (at 300 ms a
         // sanitized run on a busy machine did not), short enough to wait out twice.
         let probation = TimeAmount.seconds(Int64(RawConnection.slowdown))
-        try await withServer({
+        // One loop, whose timers fire in order (below).
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        try await withServer(group: group, {
             $0.maximumConnectionsPerUser = 1
             $0.reservedConnections = 1
             $0.reservedInterfaces = ["org.example.test"]
@@ -267,8 +269,10 @@ import VarlinkNIO
             #expect(error(refusal) == "org.example.connection.TooManyConnections")
             #expect(parameters(refusal)["scope"] as? String == "user")
             #expect(try await over.readMessage() == nil)
-            // Having kept to the terms, it stays past the probation.
-            try await Task.sleep(for: .nanoseconds(probation.nanoseconds) + .milliseconds(200))
+            // Having kept to the terms, it stays past the probation. The loop runs its timers
+            // in the order of their deadlines: once a timer set on it now for the probation has
+            // fired, so has the connection's (set when it was accepted, before).
+            try await group.next().scheduleTask(in: probation) {}.futureResult.get()
             try reserved.send(echo)
             #expect(parameters(try await reserved.readReply())["text"] as? String == "in")
             // Its peer leaves: the server closes it once everything is answered.
@@ -292,6 +296,7 @@ import VarlinkNIO
             #expect(parameters(try await again.readReply())["text"] as? String == "in")
             withExtendedLifetime(holder) {}
         }
+        try await group.shutdownGracefully()
     }
 
     @Test func theReserveIsNotForPeersItIsNotKeptFor() async throws {
@@ -322,36 +327,45 @@ import VarlinkNIO
 
     /// A reply a call makes for another connection (a presenter's delta) goes out at once when
     /// that call came alone, rather than when the loop's turn ends; when the caller had sent
-    /// more calls behind it, it waits to share a write with theirs. `Tell` holds the loop after
-    /// telling, so the two are hundreds of milliseconds apart.
+    /// more calls behind it, it waits to share a write with theirs. `Tell` with `hold` holds the
+    /// loop after telling until the test lets it go: what went out at once is in the listener's
+    /// socket while the loop is held, and what waits for the end of the turn is not.
     @Test func aLoneCallsReplyToAnotherConnectionGoesOutAtOnceAndABurstsWaits() async throws {
         // One loop, as islandd has: the connections must share it.
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         try await withServer(group: group) { server in
+            let hold = server.test.tellHold
+            // A test that fails while the loop is held must not leave the server stuck.
+            defer { hold.releaseAll() }
             let listener = try server.raw()
             try listener.send(#"{"method":"org.example.test.Listen","more":true}"#)
-            try await Task.sleep(for: .milliseconds(50))
+            try await waitUntil { server.test.listeners.count == 1 }
             let teller = try server.raw()
-            let clock = ContinuousClock()
 
-            var start = clock.now
-            try teller.send(#"{"method":"org.example.test.Tell","parameters":{"text":"lone","holdMs":600}}"#)
-            let heard = try await listener.readMessage()
-            let heardAfter = clock.now - start
-            _ = try await teller.readMessage()
-            let answeredAfter = clock.now - start
-            #expect(heard?.contains("lone") == true)
-            #expect(answeredAfter - heardAfter > .milliseconds(300), "heard after \(heardAfter), answered after \(answeredAfter)")
+            try teller.send(#"{"method":"org.example.test.Tell","parameters":{"text":"lone","hold":true}}"#)
+            await hold.begun()
+            // Heard while the loop is still held: it was written before the turn ended.
+            #expect(try await listener.readMessage()?.contains("lone") == true)
+            #expect(try !teller.hasBytesWaiting(), "the teller's own reply comes after the hold")
+            hold.release()
+            let told = try await teller.readReply()
+            #expect(told != nil && error(told) == nil)
 
+            // The listener's last write is long enough ago that the quiet spell cannot be what
+            // holds the burst's first back: only the call behind it can. (A lower bound: a
+            // loaded machine only makes the spell longer.)
             try await Task.sleep(for: .milliseconds(50))
-            start = clock.now
-            try teller.send(Array(#"{"method":"org.example.test.Tell","parameters":{"text":"first","holdMs":600}}"#.utf8) + [0]
-                            + Array(#"{"method":"org.example.test.Tell","parameters":{"text":"second","holdMs":0}}"#.utf8) + [0])
-            let first = try await listener.readMessage()
-            let firstAfter = clock.now - start
-            #expect(first?.contains("first") == true)
-            #expect(firstAfter > .milliseconds(300), "the first of a burst was heard after \(firstAfter)")
+            try teller.send(Array(#"{"method":"org.example.test.Tell","parameters":{"text":"first","hold":true}}"#.utf8) + [0]
+                            + Array(#"{"method":"org.example.test.Tell","parameters":{"text":"second","hold":false}}"#.utf8) + [0])
+            await hold.begun()
+            #expect(try !listener.hasBytesWaiting(), "the first of a burst waits while the loop is held")
+            hold.release()
+            #expect(try await listener.readMessage()?.contains("first") == true)
             #expect(try await listener.readMessage()?.contains("second") == true)
+            for _ in 0..<2 {
+                let told = try await teller.readReply()
+                #expect(told != nil && error(told) == nil)
+            }
         }
         try await group.shutdownGracefully()
     }

@@ -33,8 +33,9 @@ struct TestService {
         method Flood(n: int) -> (pad: string)
         # Streams what Tell calls say, until the connection goes away.
         method Listen() -> (heard: string)
-        # Says text to every listener, then holds the event loop for holdMs milliseconds.
-        method Tell(text: string, holdMs: int) -> ()
+        # Says text to every listener; with hold, then holds the event loop until the test lets
+        # it go (through `tellHold`).
+        method Tell(text: string, hold: bool) -> ()
         # Answered by the test, through `held`.
         method Hold(id: string) -> (id: string)
         error Boom (why: string)
@@ -54,6 +55,12 @@ struct TestService {
     let cancelled = Counter()
     /// `Sleep` calls that reached their handler.
     let sleepsStarted = Counter()
+    /// The `ms` of each `Sleep` call that reached its handler, in the order they did.
+    let sleeps = Log()
+    /// `Listen` calls streaming what is told.
+    let listeners = Responders()
+    /// Where a `Tell` with `hold` holds the event loop.
+    let tellHold = LoopHold()
     /// `Hold` calls waiting for the test to answer them, oldest first.
     let held = Responders()
 
@@ -61,6 +68,44 @@ struct TestService {
         private let value = Mutex(0)
         func increment() { value.withLock { $0 += 1 } }
         var count: Int { value.withLock { $0 } }
+    }
+
+    final class Log: Sendable {
+        private let values = Mutex<[Int]>([])
+        func append(_ value: Int) { values.withLock { $0.append(value) } }
+        var all: [Int] { values.withLock { $0 } }
+    }
+
+    /// Blocks the thread that calls `hold()` (an event loop, on purpose) until the test calls
+    /// `release()`, and tells the test, through `holding`, each time a hold has begun: what
+    /// that thread did before is done, and nothing it would do after has happened yet.
+    final class LoopHold: Sendable {
+        private let releasedForGood = Mutex(false)
+        private let semaphore = DispatchSemaphore(value: 0)
+        let holding: AsyncStream<Void>
+        private let began: AsyncStream<Void>.Continuation
+
+        init() { (holding, began) = AsyncStream.makeStream() }
+
+        func hold() {
+            began.yield()
+            guard !releasedForGood.withLock({ $0 }) else { return }
+            semaphore.wait()
+        }
+
+        /// Waits until a hold has begun (the next one not waited for yet).
+        func begun() async {
+            for await _ in holding { return }
+        }
+
+        /// Lets the hold go: the one in progress, or the next.
+        func release() { semaphore.signal() }
+
+        /// Lets every hold go, now and later: for a test that ends while the loop is held.
+        func releaseAll() {
+            releasedForGood.withLock { $0 = true }
+            semaphore.signal()
+        }
     }
 
     final class Responders: Sendable {
@@ -75,9 +120,11 @@ struct TestService {
     init(connectionErrors: VarlinkConnectionErrors = TestService.connectionErrors) {
         let cancelled = cancelled
         let started = sleepsStarted
+        let sleeps = sleeps
         let held = held
         let overlapStarted = Counter()
-        let listeners = Responders()
+        let listeners = listeners
+        let tellHold = tellHold
         let interface = try! VarlinkInterface(parsing: Self.interfaceText)
         let implementation = VarlinkImplementation(interface: interface, handlers: [
             "Echo": .immediate { request in ["text": request.parameters["text"]!] },
@@ -100,8 +147,9 @@ struct TestService {
                 }
             },
             "Sleep": .async { request in
-                started.increment()
                 let ms = request.parameters["ms"]!.intValue!
+                sleeps.append(ms)
+                started.increment()
                 try? await Task.sleep(for: .milliseconds(ms))
                 return ["slept": .int(ms)]
             },
@@ -129,8 +177,8 @@ struct TestService {
             "Listen": .streaming { request, responder in listeners.add(responder, for: request.call) },
             "Tell": .immediate { request in
                 for listener in listeners.all { listener.reply(["heard": request.parameters["text"]!], continues: true) }
-                // Blocks the loop on purpose: what was said must already be on its way.
-                usleep(useconds_t(request.parameters["holdMs"]!.intValue! * 1000))
+                // Blocks the loop on purpose: what was said must already be on its way, or wait.
+                if request.parameters["hold"]?.boolValue == true { tellHold.hold() }
                 return [:]
             },
             "Who": .immediate { request in
@@ -221,7 +269,9 @@ func withClient(over transport: Transport, _ body: (VarlinkClient, TestService) 
     }
 }
 
-func waitUntil(_ condition: () -> Bool, timeout: Duration = .seconds(5)) async throws {
+/// Waits for `condition`, which is expected to come true: the bound only keeps a broken
+/// server from hanging the test, and is generous so a loaded machine never reaches it.
+func waitUntil(_ condition: () -> Bool, timeout: Duration = .seconds(30 * RawConnection.slowdown)) async throws {
     let deadline = ContinuousClock.now + timeout
     while !condition() {
         guard ContinuousClock.now < deadline else {
