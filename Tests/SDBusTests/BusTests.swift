@@ -264,16 +264,33 @@ struct BusTests {
         let peer = LoopActor(loop: loop)
         #expect(await peer.onLoopThread())
         #expect(!loop.isCurrent)
+        // A timer never fires before its deadline, which the loop counts from when it woke to
+        // arm it, after this instant: a lower bound that load can only lengthen (less 1 ms:
+        // sd-event counts whole microseconds).
         let (fired, fire) = AsyncStream.makeStream(of: Void.self)
+        let armed = ContinuousClock.now
         try await peer.timer(after: .milliseconds(20)) { fire.yield() }
-        let started = ContinuousClock.now
         #expect(await first(fired) != nil)
-        #expect(ContinuousClock.now - started >= .milliseconds(15))
+        #expect(ContinuousClock.now - armed >= .milliseconds(19))
 
-        let (early, fireEarly) = AsyncStream.makeStream(of: Void.self)
-        try await peer.disarmedTimer(after: .milliseconds(20)) { fireEarly.yield() }
-        #expect(await first(early, within: .milliseconds(200)) == nil)
+        // Disarmed, it does not fire: a timer armed after it for longer fires, and the loop,
+        // which runs what is due in the order of the deadlines, has not run the disarmed one
+        // before it nor by the time it answers a job queued after.
+        let early = FiredCount()
+        let (late, fireLate) = AsyncStream.makeStream(of: Void.self)
+        try await peer.disarmedTimer(after: .milliseconds(20)) { early.fire() }
+        try await peer.timer(after: .milliseconds(40)) { fireLate.yield() }
+        #expect(await first(late) != nil)
+        #expect(await peer.onLoopThread())
+        #expect(early.count == 0)
     }
+}
+
+/// How many times a timer fired.
+final class FiredCount: Sendable {
+    private let fired = Mutex(0)
+    func fire() { fired.withLock { $0 += 1 } }
+    var count: Int { fired.withLock { $0 } }
 }
 
 extension LoopActor {

@@ -31,7 +31,8 @@ final class PrivateBus: Sendable {
         process.current = try await BackgroundProcess(
             Self.daemon, ["--session", "--nofork", "--nopidfile", "--address=\(address)"], environment: nil,
             stdout: directory.appendingPathComponent("dbus.out").path, stderr: directory.appendingPathComponent("dbus.err").path)
-        let deadline = ContinuousClock.now + .seconds(10)
+        // Generous: it only keeps a daemon that never listens from hanging the test.
+        let deadline = ContinuousClock.now + .seconds(30)
         while !FileManager.default.fileExists(atPath: socket) {
             guard ContinuousClock.now < deadline else { throw BusNotReady() }
             try await Task.sleep(for: .milliseconds(10))
@@ -133,8 +134,9 @@ actor LoopActor {
     }
 }
 
-/// Waits (at most `timeout`) for the first element of `stream`.
-func first<T: Sendable>(_ stream: AsyncStream<T>, within timeout: Duration = .seconds(5)) async -> T? {
+/// Waits (at most `timeout`) for the first element of `stream`: for something expected to come,
+/// so the bound is generous and returns as soon as it does.
+func first<T: Sendable>(_ stream: AsyncStream<T>, within timeout: Duration = .seconds(30)) async -> T? {
     await withTaskGroup(of: T?.self) { group in
         group.addTask {
             for await value in stream { return value }
