@@ -62,16 +62,28 @@ import VarlinkNIO
 
     /// A reporter asleep for an hour must not hold up the daemon's stop.
     @Test func reportersStopAtOnceOnGracefulShutdown() async {
-        let started = ContinuousClock.now
+        let (asleep, fellAsleep) = AsyncStream.makeStream(of: Duration.self)
+        let sleep: @Sendable (Duration) async throws -> Void = { duration in
+            fellAsleep.yield(duration)
+            try await Task.sleep(for: duration)
+        }
         await testGracefulShutdown { shutdown in
-            let watchdog = Task { await WatchdogPings(interval: .seconds(7200)).run() }
-            let status = Task { await StatusReports(period: .seconds(3600), status: { "" }).run() }
-            try? await Task.sleep(for: .milliseconds(50))
+            let watchdog = Task { await WatchdogPings(interval: .seconds(7200), sleep: sleep).run() }
+            let status = Task { await StatusReports(period: .seconds(3600), status: { "" }, sleep: sleep).run() }
+            // Both asleep for the hour before the shutdown comes.
+            var sleeps: [Duration] = []
+            for await duration in asleep {
+                sleeps.append(duration)
+                if sleeps.count == 2 { break }
+            }
+            #expect(sleeps == [.seconds(3600), .seconds(3600)])
+            let triggered = ContinuousClock.now
             shutdown.triggerGracefulShutdown()
             await watchdog.value
             await status.value
+            // Woken, not slept out (the suite's time limit bounds how long "at once" may take).
+            #expect(ContinuousClock.now - triggered < .seconds(3600))
         }
-        #expect(ContinuousClock.now - started < .seconds(10))
     }
 
     @Test func idleExitReturnsOnceIdleForItsPeriod() async {
@@ -80,10 +92,12 @@ import VarlinkNIO
     }
 
     @Test func idleExitEndsOnGracefulShutdownWhileBusy() async {
-        let busy = IdleExitService(idleExit: IdleExit(seconds: 0.05), isIdle: { false }, logger: logger)
+        let (checks, checked) = AsyncStream.makeStream(of: Void.self)
+        let busy = IdleExitService(idleExit: IdleExit(seconds: 0.05), isIdle: { checked.yield(); return false }, logger: logger)
         await testGracefulShutdown { shutdown in
             let running = Task { await busy.run() }
-            try? await Task.sleep(for: .milliseconds(200))
+            // It has found the daemon busy (and goes on waiting) before the shutdown comes.
+            for await _ in checks { break }
             shutdown.triggerGracefulShutdown()
             await running.value
         }

@@ -14,9 +14,13 @@ final class IdleExit: Sendable {
     /// every second (DESIGN.md §9: no wake-up while idle).
     private let changes: AsyncStream<Void>
     private let changed: AsyncStream<Void>.Continuation
+    /// Called each time `wait` finds idle exit off and starts waiting for a change (a test's
+    /// cue that the wait is asleep).
+    private let whileOff: @Sendable () -> Void
 
-    init(seconds: Double?) {
+    init(seconds: Double?, whileOff: @escaping @Sendable () -> Void = {}) {
         self.seconds = Mutex(seconds)
+        self.whileOff = whileOff
         (changes, changed) = AsyncStream.makeStream(bufferingPolicy: .bufferingNewest(1))
     }
 
@@ -39,6 +43,7 @@ final class IdleExit: Sendable {
         while !Task.isCancelled {
             guard let after, after > 0 else {
                 idleSince = nil
+                whileOff()
                 var next = changes.makeAsyncIterator()
                 _ = await next.next()
                 continue

@@ -5,12 +5,14 @@ import Systemd
 /// runs it only when a watchdog is configured, and stops it last, after the socket drained.
 struct WatchdogPings: Service {
     let interval: Duration
+    /// How it waits between pings (a test's own also says when the service falls asleep).
+    var sleep: @Sendable (Duration) async throws -> Void = { try await Task.sleep(for: $0) }
 
     func run() async {
         try? await cancelWhenGracefulShutdown {
             while true {
                 ServiceNotifier.watchdog()
-                try await Task.sleep(for: interval / 2)
+                try await sleep(interval / 2)
             }
         }
     }
@@ -21,11 +23,13 @@ struct WatchdogPings: Service {
 struct StatusReports: Service {
     let period: Duration
     let status: @Sendable () async -> String
+    /// How it waits between reports (a test's own also says when the service falls asleep).
+    var sleep: @Sendable (Duration) async throws -> Void = { try await Task.sleep(for: $0) }
 
     func run() async {
         try? await cancelWhenGracefulShutdown {
             while true {
-                try await Task.sleep(for: period)
+                try await sleep(period)
                 ServiceNotifier.status(await status())
             }
         }
