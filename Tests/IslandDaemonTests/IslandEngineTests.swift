@@ -65,13 +65,15 @@ import VarlinkCore
         }
     }
 
-    /// Waits up to five seconds for `condition`.
+    /// Waits for `condition`, which is expected to come true: the bound (30 s) only keeps a
+    /// broken engine from hanging the test, and costs nothing when it passes.
     func eventually(_ condition: () async -> Bool) async -> Bool {
-        for _ in 0..<500 {
+        let deadline = ContinuousClock.now + .seconds(30)
+        while ContinuousClock.now < deadline {
             if await condition() { return true }
             try? await Task.sleep(for: .milliseconds(10))
         }
-        return false
+        return await condition()
     }
 
     /// The state of activity `id` in each update a presenter was sent, as `kind:state`.
@@ -137,13 +139,19 @@ import VarlinkCore
         }
         presenter.isWritable = true
         #expect(await eventually { !presenter.replies.isEmpty })
-        try await Task.sleep(for: .milliseconds(50))
+        // One more change after the resync went out: the stream keeps its order, so anything
+        // still queued before it would come between the two.
+        fixture.clock.advance(by: 1)
+        try await update(engine, activity.id, n: deltas + 1)
+        func state(_ update: JSON) -> JSON? { update["items"]?.arrayValue?.first?["content"]?["state"] }
+        #expect(await eventually { presenter.replies.compactMap { $0["update"] }.contains { state($0) == ["n": .int(deltas + 1)] } })
         let updates = presenter.replies.compactMap { $0["update"] }
         let first = try #require(updates.first)
         #expect(first["kind"] == "snapshot")
         #expect(first["resync"] == true, "what was queued collapsed into one resync")
-        #expect(first["items"]?.arrayValue?.first?["content"]?["state"] == ["n": .int(deltas)], "as of now")
-        #expect(updates.count == 1, "no delta the snapshot already holds follows it")
+        #expect(state(first) == ["n": .int(deltas)], "as of now")
+        #expect(updates.count == 2, "no delta the snapshot already holds follows it: \(updates)")
+        #expect(updates.last?["kind"] == "delta")
     }
 
     @Test func aCancelledSubscriptionOrWatchIsDropped() async throws {
@@ -156,11 +164,16 @@ import VarlinkCore
         presenter.cancel()
         #expect(await eventually { await engine.status().presenters == 0 })
 
-        let (watchResponder, watcher) = watchResponder()
-        await engine.watch(app: Self.app, uid: nil, ids: nil, responder: watchResponder)
+        let (leavingResponder, watcher) = watchResponder()
+        await engine.watch(app: Self.app, uid: nil, ids: nil, responder: leavingResponder)
         watcher.cancel()
+        // A watcher that stays, added after: by the time it hears of the start, every watcher
+        // the engine still had was told of it too.
+        let (stayingResponder, staying) = watchResponder()
+        await engine.watch(app: Self.app, uid: nil, ids: nil, responder: stayingResponder)
         _ = try await start(engine)
-        try await Task.sleep(for: .milliseconds(20))
+        #expect(await eventually { staying.replies.compactMap { $0["event"]?["kind"]?.stringValue } == ["watching", "state"] })
+        _ = await engine.status()  // and the engine has finished telling them
         #expect(watcher.replies.compactMap { $0["event"]?["kind"]?.stringValue } == ["watching"])
     }
 
