@@ -87,12 +87,14 @@ public final class MosquittoBroker: Sendable {
         let started = try await BackgroundProcess("/usr/sbin/mosquitto", ["-c", directory + "/mosquitto.conf"], environment: nil,
                                                   stdout: directory + "/stdout", stderr: directory + "/stderr")
         process.set(started)
-        for _ in 0..<200 {
+        // Generous: the bound only keeps a broker that never listens from hanging the test.
+        let deadline = ContinuousClock.now + .seconds(30)
+        while ContinuousClock.now < deadline {
             if Self.accepts(port: port) && Self.accepts(port: tlsPort) { return }
             try await Task.sleep(for: .milliseconds(25))
         }
         await stop()
-        Issue.record("mosquitto did not listen within 5 s: \((try? String(contentsOfFile: directory + "/stderr", encoding: .utf8)) ?? "")")
+        Issue.record("mosquitto did not listen within 30 s: \((try? String(contentsOfFile: directory + "/stderr", encoding: .utf8)) ?? "")")
         throw CancellationError()
     }
 
