@@ -53,7 +53,7 @@ final class NotifySocket {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
         }
         guard bound == 0 else { throw POSIXError(.init(rawValue: errno)!) }
-        var timeout = timeval(tv_sec: 10, tv_usec: 0)
+        var timeout = timeval(tv_sec: 30, tv_usec: 0)
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
     }
 
@@ -62,7 +62,8 @@ final class NotifySocket {
         unlink(path)
     }
 
-    /// Datagrams received until one satisfies `done`; throws if none arrives within 10 s.
+    /// Datagrams received until one satisfies `done`; throws if none arrives within 30 s (a
+    /// bound for what is expected to come, which returns as soon as it does).
     func receive(until done: (String) -> Bool) throws -> [String] {
         var messages: [String] = []
         var buffer = [UInt8](repeating: 0, count: 4096)

@@ -45,7 +45,7 @@ enum Harness {
 
         var output: String { (try? String(contentsOfFile: log, encoding: .utf8)) ?? "" }
 
-        /// SIGTERM, then SIGKILL if it has not exited within five seconds; waits for the exit.
+        /// SIGTERM, then SIGKILL if it has not exited within 30 seconds; waits for the exit.
         func stop() async { await process.stop() }
     }
 
@@ -59,7 +59,8 @@ enum Harness {
     }
 
     /// Waits until `path` exists as a socket (a server is listening), or fails the test.
-    static func waitForSocket(_ path: String, timeout: Duration = .seconds(10)) async throws {
+    /// The bound only keeps a server that never listens from hanging the test.
+    static func waitForSocket(_ path: String, timeout: Duration = .seconds(30)) async throws {
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
             var info = stat()

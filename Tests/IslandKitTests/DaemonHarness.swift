@@ -62,7 +62,7 @@ final class TestDaemon {
             environment: environment, stdout: root + "/islandd.log", stderr: root + "/islandd.log")
         // Sanitized builds run several times slower (scripts/sanitize.sh sets ISLAND_SANITIZER).
         let slowdown = ProcessInfo.processInfo.environment["ISLAND_SANITIZER"] == nil ? 1 : 5
-        let deadline = ContinuousClock.now + .seconds(15 * slowdown)
+        let deadline = ContinuousClock.now + .seconds(30 * slowdown)
         while ContinuousClock.now < deadline {
             if let client = try? await VarlinkClient.connect(unixPath: socket) {
                 await client.close()
@@ -70,11 +70,11 @@ final class TestDaemon {
             }
             try await Task.sleep(for: .milliseconds(20))
         }
-        Issue.record("islandd did not listen within \(15 * slowdown) s: \(log)")
+        Issue.record("islandd did not listen within \(30 * slowdown) s: \(log)")
         throw CancellationError()
     }
 
-    /// SIGTERM, SIGKILL after five seconds; waits for the exit, which must be the graceful one.
+    /// SIGTERM, SIGKILL after 30 seconds; waits for the exit, which must be the graceful one.
     func stop() async {
         guard let process else { return }
         self.process = nil
@@ -136,8 +136,9 @@ final class Collected<Element: Sendable>: Sendable {
     var elements: [Element] { state.seen.withLock { $0 } }
     var isFinished: Bool { state.ended.withLock { $0 } }
 
-    /// The first element (from index `from`) that matches, waiting up to `timeout`.
-    func first(from: Int = 0, within timeout: Duration = .seconds(10), where predicate: (Element) -> Bool) async -> Element? {
+    /// The first element (from index `from`) that matches, waiting up to `timeout`: for one
+    /// expected to come, so the bound is generous and returns as soon as it does.
+    func first(from: Int = 0, within timeout: Duration = .seconds(30), where predicate: (Element) -> Bool) async -> Element? {
         let deadline = ContinuousClock.now + timeout
         while true {
             let elements = self.elements
@@ -148,7 +149,7 @@ final class Collected<Element: Sendable>: Sendable {
     }
 
     /// Waits up to `timeout` for the loop to end.
-    func finished(within timeout: Duration = .seconds(10)) async -> Bool {
+    func finished(within timeout: Duration = .seconds(30)) async -> Bool {
         let deadline = ContinuousClock.now + timeout
         while !isFinished, ContinuousClock.now < deadline { try? await Task.sleep(for: .milliseconds(10)) }
         return isFinished

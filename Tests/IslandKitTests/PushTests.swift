@@ -42,10 +42,12 @@ struct PushTests {
             try "device-secret\n".write(toFile: passwordFile, atomically: true, encoding: .utf8)
             backend.start()
             try await withDaemon(configuration: configuration) { daemon in
-                let deadline = ContinuousClock.now + .seconds(10)
-                while !daemon.log.contains("connected to the push broker") && ContinuousClock.now < deadline {
+                // Both connect on their own; the bound only keeps a broken daemon from hanging.
+                let deadline = ContinuousClock.now + .seconds(30)
+                while !(daemon.log.contains("connected to the push broker") && backend.isConnected) && ContinuousClock.now < deadline {
                     try await Task.sleep(for: .milliseconds(20))
                 }
+                #expect(daemon.log.contains("connected to the push broker"))
                 #expect(backend.isConnected)
                 try await daemon.withConnection { connection in try await body(daemon, connection, backend) }
             }
@@ -95,7 +97,7 @@ struct PushTests {
             try backend.publish(String(decoding: token, as: UTF8.self), payload: Self.aps("start", 1, [
                 "content-state": ["stage": "ordered"], "attributes-type": "Order", "attributes": ["order": 9],
             ]))
-            let deadline = ContinuousClock.now + .seconds(10)
+            let deadline = ContinuousClock.now + .seconds(30)
             var started: [Activity<OrderAttributes>] = []
             while started.isEmpty && ContinuousClock.now < deadline {
                 started = try await Activity<OrderAttributes>.activities(connection: connection)
@@ -121,7 +123,7 @@ struct PushTests {
                 #expect(error.name == "org.island.PushUnavailable")
             }
             let startTokens = Collected(Activity<OrderAttributes>.pushToStartTokenUpdates(connection: connection))
-            let deadline = ContinuousClock.now + .seconds(5)
+            let deadline = ContinuousClock.now + .seconds(30)
             while !startTokens.isFinished && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
             #expect(startTokens.isFinished && startTokens.elements.isEmpty, "push off: the sequence ends, empty")
         }

@@ -48,7 +48,7 @@ public final class BackgroundProcess: Sendable {
         exit = Task {
             defer { announce.finish() }
             return try await launch(executable, arguments, environment: environment, stdout: stdout, stderr: stderr,
-                                    teardown: [.gracefulShutDown(allowedDurationToNextStep: .seconds(5))],
+                                    teardown: [.gracefulShutDown(allowedDurationToNextStep: .seconds(30))],
                                     onSpawn: { announce.yield() })
         }
         for await _ in spawned { return }
@@ -56,7 +56,8 @@ public final class BackgroundProcess: Sendable {
         _ = try await exit.value
     }
 
-    /// SIGTERM, then SIGKILL after five seconds; waits for the exit and returns its status
+    /// SIGTERM, then SIGKILL after 30 seconds (generous: a loaded machine may be slow to stop
+    /// gracefully, and the wait ends as soon as it has); waits for the exit and returns its status
     /// (128 + N when killed by signal N). Stopping again returns the same status.
     @discardableResult
     public func stop() async -> Int32? {

@@ -152,7 +152,7 @@ import Testing
             child.waitUntilExit()
         }
         // unshare execs sleep once the namespace exists; until then it shares ours.
-        let deadline = Date().addingTimeInterval(10)
+        let deadline = Date().addingTimeInterval(30)
         while ProcessIdentity.sharesUserNamespace(pid: child.processIdentifier) == true, child.isRunning, Date() < deadline {
             usleep(10_000)
         }
