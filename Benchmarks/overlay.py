@@ -3,7 +3,7 @@
 Waybar showing the same island through `island-presenter waybar`, measured the same way.
 
 In a headless sway (pixman: software rendering, a 60 Hz output) run as the unprivileged test
-user with that user's islandd (Tests/EndToEnd/desktop.py), for each client in turn:
+user with that user's islandd (Tests/EndToEnd/harness/desktop.py), for each client in turn:
   idle      nothing live, N seconds: CPU, wake-ups (context switches of all its threads, from
             /proc), redraws (wl_surface.commit)                         target 0/s
   timer     one ticking timer in the compact island (the Pomodoro example): the same
@@ -37,7 +37,7 @@ import time
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(REPO, "Tests", "EndToEnd"))
-import desktop  # noqa: E402
+from harness import desktop  # noqa: E402
 
 FRAME_MS = 1000 / 60
 CLK_TCK = os.sysconf("SC_CLK_TCK")

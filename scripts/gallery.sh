@@ -3,7 +3,7 @@
 # (compact, minimal, expanded, alert, and the list), drawn by the overlay itself off-screen
 # (island-overlay --render-gallery: cairo and Pango, no display), into docs/gallery/ where the
 # README shows them. With --screen it also photographs the real overlay on a real compositor:
-# headless sway as the unprivileged test user (Tests/EndToEnd/desktop.py; needs root, sway,
+# headless sway as the unprivileged test user (Tests/EndToEnd/harness/desktop.py; needs root, sway,
 # grim and the island-test user of scripts/install-deps.sh), playing a short story of the
 # examples, each shot cut to the top of the screen (docs/gallery/screen-*.png).
 #
@@ -48,7 +48,7 @@ if ((screen)); then
   ISLAND_BIN_DIR="$bin" python3 - "$output" <<'PY'
 import os, sys, time
 sys.path.insert(0, os.path.join("Tests", "EndToEnd"))
-import desktop
+from harness import desktop
 
 output = sys.argv[1]
 reason = desktop.why_not("sway", "swaybg", "grim") or desktop.overlay_missing()

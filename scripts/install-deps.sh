@@ -21,7 +21,7 @@ apt_packages=(
   foot             # a real client under the island: the harness's stand-in, and a window to click into
   weston           # a Wayland compositor without wlr-layer-shell, as GNOME is: the overlay must refuse it
   waybar           # the overlay benchmark measures Waybar the same way, as a yardstick
-  polybar i3blocks # the bar modes' end-to-end tests run the real bars (Tests/EndToEnd/test_real_bars.py)
+  polybar i3blocks # the bar modes' end-to-end tests run the real bars (Tests/EndToEnd/presenters/test_real_bars.py)
   # island-bridge's tests run its real peers on a bus of their own: a player and its
   # cross-check, a notification daemon (under xvfb) and its client, gdbus, and Debian's
   # python3-dbus for the KIO-style job client and the notification flood
@@ -43,7 +43,7 @@ if ((${#missing[@]})); then
 fi
 
 # sway refuses to run as root: the overlay's end-to-end tests and benchmark run the
-# compositor, islandd and island-overlay as this unprivileged user (Tests/EndToEnd/desktop.py).
+# compositor, islandd and island-overlay as this unprivileged user (Tests/EndToEnd/harness/desktop.py).
 test_user=island-test
 if ! getent passwd "$test_user" >/dev/null; then
   echo "install-deps: creating the unprivileged user $test_user for the graphical tests" >&2

@@ -13,7 +13,7 @@
 #
 # Every instrumented process writes its reports to a file of its own (the options' log_path,
 # in a fresh /tmp/island-asan-*/ or /tmp/island-tsan-*/ directory, printed at the start); the
-# end-to-end harness (Tests/EndToEnd/conftest.py, ISLAND_SANITIZER/ISLAND_SANITIZER_LOGS) fails
+# end-to-end harness (Tests/EndToEnd/harness/paths.py, ISLAND_SANITIZER/ISLAND_SANITIZER_LOGS) fails
 # the test during which a report appeared. Suppressions, each justified, are in
 # scripts/sanitizers/. Options already in ASAN_OPTIONS/LSAN_OPTIONS/TSAN_OPTIONS are appended
 # to ours and win. Environment: SANITIZE_SKIP_SWIFT=1 or SANITIZE_SKIP_E2E=1 skip a half;

@@ -1,18 +1,123 @@
 #!/usr/bin/env bash
-# The test command: installs what the tests need, builds everything once (debug), then runs
-# the Swift suites (unit tests, and integration tests that start the real binaries and the
-# reference Python varlink implementation) and the end-to-end suite, which drives the real
-# islandd with the reference Python client. Exits non-zero when any test fails.
-set -euo pipefail
+# The test command. Installs what the tests need (scripts/install-deps.sh), builds everything
+# once in debug, then runs every stage even when an earlier one failed:
+#   swift       the Swift suites: unit tests, and integration tests that start the real
+#               binaries and the reference Python varlink implementation
+#   end-to-end  Tests/EndToEnd, in parallel by file: the real islandd, CLI, presenters, overlay
+#               and bridge against real peers (bars, sway, Xvfb, mpv, dunst, mosquitto, systemd)
+#   packages    the Debian packages, whose release build runs in the background meanwhile
+# and ends with one line per stage and `N passed, M failed, K skipped`. A failed test's logs
+# and screenshots are kept in the folder printed at the end. Exits non-zero if anything failed.
+#
+# Usage: scripts/test.sh [--quick] [--workers N] [-- PYTEST-ARGS...]
+#   --quick      the inner loop's subset, in about three minutes after a build: the Swift
+#                suites and the end-to-end tests marked `quick` (they start the real daemon);
+#                no packages
+#   --workers N  end-to-end tests run N files at a time (default 3; ISLAND_TEST_WORKERS)
+#   PYTEST-ARGS  passed to pytest, e.g. `-- -k push` or `-- Tests/EndToEnd/daemon`
+set -uo pipefail
 cd "$(dirname "$0")/.."
+repo=$(pwd)
 
-bash scripts/install-deps.sh
+quick=0
+workers=${ISLAND_TEST_WORKERS:-3}
+pytest_args=()
+while (($#)); do
+  case "$1" in
+    --quick) quick=1; shift ;;
+    --workers) workers="$2"; shift 2 ;;
+    --workers=*) workers="${1#*=}"; shift ;;
+    --) shift; pytest_args=("$@"); break ;;
+    -h|--help) sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    *) echo "test.sh: unknown option $1 (try --help)" >&2; exit 2 ;;
+  esac
+done
+
+results="$repo/.build/test-results/$(date +%Y%m%d-%H%M%S)"
+mkdir -p "$results"
+export ISLAND_TEST_LOGS="$results/kept"
+stages="$results/stages"
+: >"$stages"
+started=$SECONDS
+
+# One line per stage for the summary: name, status (ok, failed, skipped), seconds, JUnit file.
+record() { printf '%s\t%s\t%s\t%s\n' "$1" "$2" "$3" "${4:-}" >>"$stages"; }
+
+echo "==> installing what the tests need" >&2
+t=$SECONDS
+if bash scripts/install-deps.sh; then record install ok $((SECONDS - t)); else record install failed $((SECONDS - t)); fi
 
 echo "==> building (debug, with tests)" >&2
-swift build --build-tests
+t=$SECONDS
+if swift build --build-tests 2>&1 | tee "$results/build.log"; then
+  record build ok $((SECONDS - t))
+  built=1
+else
+  record build failed $((SECONDS - t)) ; built=0
+fi
+bin_dir=$(swift build --show-bin-path)
 
-echo "==> Swift test suites" >&2
-swift test --skip-build
+# The packages' release build has nothing to wait for but the sources: it runs beside the
+# tests, filling the cores while end-to-end tests wait on their peers.
+deb_pid=""
+if ((built && !quick)); then
+  echo "==> building the Debian packages in the background (log: $results/packages-build.log)" >&2
+  mkdir -p "$results/debs"
+  packaging/build-deb.sh --output "$results/debs" --compression gzip >"$results/debs/paths" 2>"$results/packages-build.log" &
+  deb_pid=$!
+  deb_started=$SECONDS
+fi
 
-echo "==> end-to-end suite (islandd + reference Python varlink client)" >&2
-ISLAND_BIN_DIR="$(swift build --show-bin-path)" python3 -m pytest -q -p no:cacheprovider Tests/EndToEnd
+if ((built)); then
+  echo "==> Swift test suites" >&2
+  t=$SECONDS
+  if swift test --skip-build --xunit-output "$results/swift.xml" 2>&1 | tee "$results/swift.log"; then
+    record swift ok $((SECONDS - t)) "$results/swift-swift-testing.xml"
+  else
+    record swift failed $((SECONDS - t)) "$results/swift-swift-testing.xml"
+  fi
+
+  echo "==> end-to-end suite ($workers files at a time)" >&2
+  t=$SECONDS
+  e2e=(python3 -m pytest -q -n "$workers" --dist loadfile --junitxml "$results/end-to-end.xml" -o junit_family=xunit1)
+  if ((quick)); then e2e+=(-m quick); fi
+  if ((${#pytest_args[@]})); then
+    e2e+=("${pytest_args[@]}")
+  else
+    e2e+=(Tests/EndToEnd --ignore Tests/EndToEnd/packaging/test_package.py)
+  fi
+  if ISLAND_BIN_DIR="$bin_dir" "${e2e[@]}"; then
+    record end-to-end ok $((SECONDS - t)) "$results/end-to-end.xml"
+  else
+    status=$?
+    # pytest's 5 is "no tests collected": a filter that matched nothing here is not a failure.
+    if ((status == 5)); then record end-to-end ok $((SECONDS - t)) "$results/end-to-end.xml"
+    else record end-to-end failed $((SECONDS - t)) "$results/end-to-end.xml"; fi
+  fi
+else
+  record swift skipped 0
+  record end-to-end skipped 0
+fi
+
+if [ -n "$deb_pid" ]; then
+  echo "==> Debian packages" >&2
+  t=$SECONDS
+  if wait "$deb_pid"; then
+    echo "    (built in $((SECONDS - deb_started)) s from the start of the Swift suites)" >&2
+    mapfile -t debs <"$results/debs/paths"
+    if ISLAND_BIN_DIR="$bin_dir" ISLAND_DEB="${debs[0]}" ISLAND_OVERLAY_DEB="${debs[1]}" ISLAND_BRIDGE_DEB="${debs[2]}" \
+        python3 -m pytest -q --junitxml "$results/packages.xml" -o junit_family=xunit1 Tests/EndToEnd/packaging/test_package.py; then
+      record packages ok $((SECONDS - t)) "$results/packages.xml"
+    else
+      record packages failed $((SECONDS - t)) "$results/packages.xml"
+    fi
+  else
+    echo "packaging/build-deb.sh failed; its log:" >&2
+    tail -n 40 "$results/packages-build.log" >&2
+    record packages failed $((SECONDS - t))
+  fi
+elif ((quick)); then
+  record packages skipped 0
+fi
+
+python3 scripts/test-summary.py "$stages" "$results" $((SECONDS - started))

@@ -5,14 +5,27 @@ client, the cancel observed with gdbus monitor. One bus, islandd and bridge for 
 
 import json
 import os
-import subprocess
 import time
 
 import pytest
 
-from bridge_peers import (APP, BRIDGE, MPRIS_PLUGIN, Presenter, Session, admin, missing, notification_server,
-                          skip_without, start_notification_server, tone, wait_until)
-from conftest import SLOWDOWN, stop_process
+from harness.bus import (
+    BRIDGE,
+    MPRIS_PLUGIN,
+    Presenter,
+    Session,
+    expect_line,
+    job_client,
+    missing,
+    notification_server,
+    playerctl,
+    skip_without,
+    start_mpv,
+    start_notification_server,
+    tone,
+    wait_until,
+)
+from harness.processes import stop_process
 
 pytestmark = pytest.mark.skipif(not os.path.exists(BRIDGE) or missing("dbus-daemon"),
                                 reason="island-bridge is not built, or dbus-daemon is not installed")
@@ -33,15 +46,6 @@ def presenter(session):
 
 
 # MARK: MPRIS
-
-
-def start_mpv(session, *files, title="Island Test Tone"):
-    return session.spawn(["mpv", "--no-config", "--load-scripts=no", "--script=" + MPRIS_PLUGIN, "--no-video",
-                          "--ao=null", "--force-media-title=" + title, "--keep-open=yes", *files], "mpv")
-
-
-def playerctl(session, *arguments):
-    return session.run(["playerctl", "-p", "mpv", *arguments]).stdout.strip()
 
 
 def test_a_playing_mpv_is_now_playing_and_its_buttons_reach_it(session, presenter):
@@ -187,37 +191,6 @@ def test_hostile_notifications_are_cut_and_bounded(session, presenter, dunst):
 
 
 # MARK: KDE jobs
-
-
-def job_client(session, desktop_entry="org.kde.dolphin", capabilities=3, hints=None):
-    python = "/usr/bin/python3"
-    probe = subprocess.run([python, "-c", "import dbus, gi"], capture_output=True)
-    if probe.returncode != 0:
-        pytest.skip("Debian's python3-dbus and python3-gi are needed for the KIO-style job client")
-    client = subprocess.Popen([python, os.path.join(os.path.dirname(__file__), "kio_job_client.py"), desktop_entry,
-                               str(capabilities), json.dumps(hints or {"immediate": True})],
-                              env=session.bus.env(), stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                              text=True)
-    session.processes.append(client)
-    line = client.stdout.readline()
-    assert line.startswith("path "), client.stderr.read() if client.poll() is not None else line
-    return client, line.split()[1]
-
-
-def expect_line(client, prefix, timeout=5):
-    """The client's next line starting with `prefix` (read with a deadline)."""
-    import selectors
-    selector = selectors.DefaultSelector()
-    selector.register(client.stdout, selectors.EVENT_READ)
-    deadline = time.time() + timeout * SLOWDOWN
-    while time.time() < deadline:
-        if selector.select(timeout=max(0.01, deadline - time.time())):
-            line = client.stdout.readline()
-            if line.startswith(prefix):
-                return line.strip()
-            if not line:
-                break
-    pytest.fail("the job client never printed %r" % prefix)
 
 
 def test_a_kde_job_is_a_transfer_whose_buttons_reach_the_job(session, presenter):

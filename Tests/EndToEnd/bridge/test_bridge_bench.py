@@ -10,10 +10,10 @@ import subprocess
 
 import pytest
 
-from bridge_peers import BRIDGE, MPRIS_PLUGIN, missing
-from conftest import BIN_DIR, SANITIZER
+from harness.bus import BRIDGE, MPRIS_PLUGIN, missing
+from harness.paths import BIN_DIR, SANITIZER
+from harness.paths import REPO as ROOT
 
-ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 SCRIPT = os.path.join(ROOT, "Benchmarks", "bridge.py")
 PYTHON = "/usr/bin/python3"
 

@@ -9,10 +9,24 @@ import time
 
 import pytest
 
-from bridge_peers import (BRIDGE, MPRIS_PLUGIN, Bridge, Presenter, Session, admin, missing, skip_without,
-                          start_notification_server, tone, wait_until)
-from conftest import stop_process
-from test_bridge import job_client, expect_line, start_mpv, playerctl
+from harness.bus import (
+    BRIDGE,
+    MPRIS_PLUGIN,
+    Bridge,
+    Presenter,
+    Session,
+    admin,
+    expect_line,
+    job_client,
+    missing,
+    playerctl,
+    skip_without,
+    start_mpv,
+    start_notification_server,
+    tone,
+    wait_until,
+)
+from harness.processes import stop_process
 
 pytestmark = pytest.mark.skipif(not os.path.exists(BRIDGE) or missing("dbus-daemon"),
                                 reason="island-bridge is not built, or dbus-daemon is not installed")

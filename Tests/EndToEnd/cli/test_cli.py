@@ -12,39 +12,9 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
-from conftest import BIN_DIR, wait_for
-
-ISLAND = os.path.abspath(os.path.join(BIN_DIR, "island"))
-REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
-CLI_MANIFEST = os.path.join(REPO, "packaging", "applications", "org.island.cli.desktop")
-
-
-@pytest.fixture
-def cli_daemon(unstarted_daemon):
-    """islandd with the CLI's own desktop entry installed, as the package installs it."""
-    d = unstarted_daemon()
-    shutil.copy(CLI_MANIFEST, os.path.join(d.share, "applications", "org.island.cli.desktop"))
-    return d.start()
-
-
-def island(daemon, *args, stdin=None, timeout=30, socket=None):
-    env = dict(os.environ)
-    env["ISLAND_SOCKET"] = socket or (daemon.socket if daemon else "/tmp/island-e2e-no-daemon/none.sock")
-    return subprocess.run([ISLAND, *args], input=stdin, capture_output=True, text=True, timeout=timeout, env=env)
-
-
-def ok(result):
-    assert result.returncode == 0, "exit %s\nstdout: %s\nstderr: %s" % (result.returncode, result.stdout, result.stderr)
-    return result
-
-
-def activities(daemon, *args):
-    return json.loads(ok(island(daemon, "list", "--json", *args)).stdout)
-
-
-def activity(daemon, id):
-    return next(a for a in activities(daemon, "--state", "pending", "active", "stale", "ended", "dismissed") if a["id"] == id)
-
+from harness.cli import activities, activity, island, ok
+from harness.paths import ISLAND
+from harness.processes import wait_for
 
 # --- help, usage, availability -----------------------------------------------------------
 

@@ -1,14 +1,12 @@
 """`island run` passes SIGTERM on to its command, and scripts/demo.sh plays its story."""
 
-import json
 import os
-import shutil
 import signal
 import subprocess
-import time
 
-from conftest import BIN_DIR, wait_for
-from test_cli import CLI_MANIFEST, ISLAND, REPO, activities, cli_daemon  # noqa: F401 (fixture)
+from harness.cli import activities
+from harness.paths import ISLAND, REPO
+from harness.processes import wait_for
 
 
 def children(pid):
@@ -53,7 +51,7 @@ def test_the_demo_script_plays_its_story(unstarted_daemon):
         coffee = p.List(app="org.island.example.Coffee")["activities"]
     assert coffee[0]["state"] == "ended" and coffee[0]["content"]["state"]["stage"] == "delivered"
     # The example layouts were installed with the manifests and serve the activities.
-    from conftest import subscribe_presenter
+    from harness.varlink import subscribe_presenter
     stream, snapshot = subscribe_presenter(daemon)
     stream.close()
     items = snapshot["items"]

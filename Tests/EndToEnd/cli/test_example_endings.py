@@ -9,10 +9,8 @@ import subprocess
 
 import pytest
 
-from conftest import BIN_DIR
+from harness.paths import ISLAND, REPO
 
-REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
-ISLAND = os.path.abspath(os.path.join(BIN_DIR, "island"))
 MODES = ("compact", "minimal", "expanded", "lockscreen")
 
 

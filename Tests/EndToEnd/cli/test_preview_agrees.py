@@ -2,15 +2,13 @@
 default layout, as presenters do, and printed from it too (not `(none)`)."""
 
 import json
-import os
 import subprocess
 import xml.etree.ElementTree as ET
 
 import pytest
 
-from conftest import BIN_DIR
+from harness.paths import ISLAND
 
-ISLAND = os.path.abspath(os.path.join(BIN_DIR, "island"))
 SVG_NS = "{http://www.w3.org/2000/svg}"
 # Compact regions only: expanded, minimal and the lock screen fall back to the default layout.
 LAYOUT = {"compactLeading": {"type": "symbol", "name": "☕"},

@@ -10,9 +10,9 @@ import tempfile
 
 import pytest
 
-from conftest import BIN_DIR, stop_process, wait_for
+from harness.paths import BIN_DIR, REPO
+from harness.processes import stop_process, wait_for
 
-REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 RUN = os.path.join(REPO, "scripts", "run.sh")
 BIN = os.path.abspath(BIN_DIR)
 

@@ -1,6 +1,6 @@
 """Admin switches refuse apps they cannot apply to, instead of answering nothing."""
 
-from conftest import error_of
+from harness.varlink import error_of
 
 
 def test_switching_an_unknown_app_is_refused(daemon):
@@ -17,7 +17,7 @@ def test_frequent_updates_need_the_manifest_key(daemon):
 
 
 def test_streams_are_told_the_daemon_stops(daemon):
-    from conftest import subscribe_presenter
+    from harness.varlink import subscribe_presenter
     stream, _ = subscribe_presenter(daemon)
     daemon.stop()
     last = stream.read_until(lambda m: "error" in m)

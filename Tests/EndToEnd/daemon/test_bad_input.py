@@ -9,7 +9,6 @@ bad connections must be gone from the daemon's count, and the daemon's memory mu
 bounded (see RSS_BOUND).
 """
 
-import json
 import os
 import socket
 import threading
@@ -17,7 +16,8 @@ import time
 
 import pytest
 
-from conftest import memory, wait_for
+from harness.processes import memory, wait_for
+from harness.varlink import Connection, error, frame
 
 COFFEE = "org.example.Coffee"    # 2 updates/s: the flooding producer
 FLIGHTS = "org.example.Flights"  # frequent updates (20/s): feeds the never-reading presenters
@@ -47,81 +47,6 @@ LATENCY_BOUND = 2.0 * (10 if SANITIZED else 1)
 
 # ---------------------------------------------------------------------------------------------
 # Raw clients
-
-
-class Raw:
-    """A raw Varlink connection: bytes out, NUL-framed JSON in, with deadlines."""
-
-    def __init__(self, path, rcvbuf=None):
-        self.sock = socket.socket(socket.AF_UNIX)
-        if rcvbuf:
-            self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, rcvbuf)
-        self.sock.connect(path)
-        self.buffer = b""
-
-    def send(self, data, may_be_cut=False):
-        """Writes `data`; with `may_be_cut`, the daemon may close before taking all of it
-        (it has seen enough to refuse the message)."""
-        self.sock.settimeout(10)
-        try:
-            self.sock.sendall(data)
-        except (BrokenPipeError, ConnectionResetError):
-            if not may_be_cut:
-                raise
-
-    def call(self, method, parameters=None, **flags):
-        message = {"method": method}
-        if parameters is not None:
-            message["parameters"] = parameters
-        message.update(flags)
-        self.send(frame(message))
-
-    def read(self, timeout=5.0):
-        """The next message; EOFError when the daemon closed the connection."""
-        deadline = time.time() + timeout
-        while b"\0" not in self.buffer:
-            remaining = deadline - time.time()
-            if remaining <= 0:
-                raise TimeoutError("no message within %ss" % timeout)
-            self.sock.settimeout(remaining)
-            try:
-                chunk = self.sock.recv(1 << 16)
-            except ConnectionResetError:
-                # The daemon closed with input of ours unread (the rest of an oversized
-                # message): Linux reports that as a reset once the data it sent is read.
-                chunk = b""
-            if not chunk:
-                if self.buffer:
-                    raise AssertionError("the daemon closed after half a message: %r" % self.buffer[:200])
-                raise EOFError("connection closed")
-            self.buffer += chunk
-        message, self.buffer = self.buffer.split(b"\0", 1)
-        return json.loads(message)
-
-    def ask(self, method, parameters=None, timeout=5.0, **flags):
-        self.call(method, parameters, **flags)
-        return self.read(timeout)
-
-    def expect_close(self, timeout=5.0):
-        """Asserts the daemon closes the connection with nothing more to say."""
-        try:
-            message = self.read(timeout)
-        except EOFError:
-            return
-        pytest.fail("expected the daemon to close, got %r" % message)
-
-    def close(self):
-        self.sock.close()
-
-
-def frame(message):
-    return json.dumps(message, separators=(",", ":")).encode() + b"\0"
-
-
-def error(reply):
-    """(name, parameters) of an error reply; fails on a success."""
-    assert "error" in reply, "expected an error, got %r" % reply
-    return reply["error"], reply.get("parameters", {})
 
 
 def assert_closed_with(raw, name, **parameters):
@@ -154,12 +79,12 @@ class WellBehaved:
 
     def __init__(self, daemon):
         self.daemon = daemon
-        self.admin = Raw(daemon.socket)
-        self.producer = Raw(daemon.socket)
+        self.admin = Connection(daemon.socket)
+        self.producer = Connection(daemon.socket)
         reply = self.producer.ask("org.island.Producer.Request", {
             "app": TIMER, "type": "Probe", "attributes": {}, "content": {"state": {"n": 0}}})
         self.id = reply["parameters"]["activity"]["id"]
-        self.presenter = Raw(daemon.socket)
+        self.presenter = Connection(daemon.socket)
         self.presenter.call("org.island.Presenter.Subscribe", {}, more=True)
         snapshot = self.presenter.read()["parameters"]["update"]
         assert snapshot["kind"] == "snapshot"
@@ -245,7 +170,7 @@ class WellBehaved:
         wait_for(lambda: self.contents.get(self.id) == {"n": marker}, timeout=3,
                  message="the well-behaved presenter seeing the last update")
         # A new connection is accepted and answered, and the bad ones are all gone.
-        fresh = Raw(self.daemon.socket)
+        fresh = Connection(self.daemon.socket)
         get_info_ok(fresh.ask("org.varlink.service.GetInfo"))
         fresh.close()
         wait_for(lambda: self.connections() == self.HELD_CONNECTIONS, timeout=5,
@@ -272,7 +197,7 @@ class WellBehaved:
 
 def truncated_then_half_closed(daemon, well):
     """A message cut off by the end of the stream: named, after the whole calls before it."""
-    raw = Raw(daemon.socket)
+    raw = Connection(daemon.socket)
     raw.send(frame({"method": "org.varlink.service.GetInfo"}) + b'{"method":"org.varlink.service.GetI')
     raw.sock.shutdown(socket.SHUT_WR)
     get_info_ok(raw.read())
@@ -284,18 +209,18 @@ def truncated_then_half_closed(daemon, well):
 def truncated_then_vanished(daemon, well):
     """Clients that send half a message and disappear (no one to answer): just gone."""
     for n in range(50):
-        raw = Raw(daemon.socket)
+        raw = Connection(daemon.socket)
         raw.send(b'{"method":"org.island.Producer.Request","parameters":{"app":"' + b"x" * n)
         raw.close()
     for n in range(50):
-        raw = Raw(daemon.socket)
+        raw = Connection(daemon.socket)
         raw.send(b'{"method":"org.island.Presenter.Subscribe","more":true}\0')
         raw.close()
 
 
 def message_at_and_over_the_limit(daemon, well):
     """A message of exactly the limit is served; one byte more is MessageTooLarge."""
-    raw = Raw(daemon.socket)
+    raw = Connection(daemon.socket)
     head = b'{"method":"org.varlink.service.GetInfo","pad":"'
     at_limit = head + b"x" * (MAX_MESSAGE - len(head) - 2) + b'"}'
     assert len(at_limit) == MAX_MESSAGE
@@ -310,7 +235,7 @@ def message_at_and_over_the_limit(daemon, well):
 
 def oversized_stream_without_nul(daemon, well):
     """64 MiB without a NUL: the daemon stops at the limit instead of buffering it all."""
-    raw = Raw(daemon.socket)
+    raw = Connection(daemon.socket)
     chunk = b"[" + b"1," * (1 << 19)
     sent = 0
     raw.sock.settimeout(10)
@@ -338,14 +263,14 @@ def invalid_utf8(daemon, well):
         (b'{"method":"org.varlink.service.GetInfo"\xff}', "unexpected character"),
     ]
     for data, reason in cases:
-        raw = Raw(daemon.socket)
+        raw = Connection(daemon.socket)
         raw.send(frame({"method": "org.varlink.service.GetInfo"}) + data + b"\0")
         get_info_ok(raw.read())
         params = assert_closed_with(raw, "org.island.Connection.InvalidMessage")
         assert params["reason"].startswith("invalid JSON: " + reason), (data, params)
         raw.close()
     # Valid non-ASCII text, and an escaped NUL, are fine.
-    raw = Raw(daemon.socket)
+    raw = Connection(daemon.socket)
     get_info_ok(raw.ask("org.varlink.service.GetInfo", None, x="h\u00e9\u2603\U0001F600\u0000"))
     raw.close()
 
@@ -356,12 +281,12 @@ def deeply_nested(daemon, well):
         # The message object is level 1; the ignored member holds the rest.
         inner = levels - 1
         return b'{"method":"org.varlink.service.GetInfo","x":' + b"[" * inner + b"]" * inner + b"}"
-    raw = Raw(daemon.socket)
+    raw = Connection(daemon.socket)
     raw.send(nested(64) + b"\0")
     get_info_ok(raw.read())
     raw.close()
     for data in (nested(65), b"[" * 200_000, b'{"method":"x","parameters":{"a":' * 5_000):
-        raw = Raw(daemon.socket)
+        raw = Connection(daemon.socket)
         raw.send(data + b"\0", may_be_cut=True)
         params = assert_closed_with(raw, "org.island.Connection.InvalidMessage")
         assert params["reason"].startswith("invalid JSON: nesting too deep"), params
@@ -387,7 +312,7 @@ def not_a_varlink_call(daemon, well):
         (b'{"method":"org.varlink.service.GetInfo","upgrade":{}}', '"upgrade" is not a boolean'),
     ]
     for data, reason in cases:
-        raw = Raw(daemon.socket)
+        raw = Connection(daemon.socket)
         # A call before and a call after: the first is answered, the second never read.
         raw.send(frame({"method": "org.varlink.service.GetInfo"}) + data + b"\0"
                  + frame({"method": "org.varlink.service.GetInfo"}))
@@ -424,7 +349,7 @@ WRONG_TYPES = [
 def wrong_types(daemon, well):
     """Each mistyped, missing or unexpected field is InvalidParameter naming its path, and
     the connection stays usable (and unbound: validation runs before any role binds)."""
-    raw = Raw(daemon.socket)
+    raw = Connection(daemon.socket)
     for method, parameters, path in WRONG_TYPES:
         reply = raw.ask(method, parameters)
         assert error(reply) == ("org.varlink.service.InvalidParameter", {"parameter": path}), (method, parameters, reply)
@@ -449,7 +374,7 @@ UNKNOWN = [
 
 def unknown_methods_and_interfaces(daemon, well):
     """Unknown interfaces and methods are named; the connection keeps working, pipelined."""
-    raw = Raw(daemon.socket)
+    raw = Connection(daemon.socket)
     raw.send(b"".join(frame(dict({"method": m, "parameters": {}}, **flags)) for m, flags, _, _ in UNKNOWN)
              + frame({"method": "org.varlink.service.GetInfo"}))
     for method, _, name, parameters in UNKNOWN:
@@ -468,7 +393,7 @@ def open_many(daemon, count):
     """`count` connections at once, each with a GetInfo call written; returns them open."""
     raws = []
     for _ in range(count):
-        raw = Raw(daemon.socket)
+        raw = Connection(daemon.socket)
         raw.call("org.varlink.service.GetInfo")
         raws.append(raw)
     return raws
@@ -530,10 +455,10 @@ def never_reading_presenters(daemon, well):
     finally reads gets a coherent stream: deltas, then a resync snapshot for what it missed."""
     stuck = []
     for _ in range(4):
-        raw = Raw(daemon.socket, rcvbuf=4096)
+        raw = Connection(daemon.socket, rcvbuf=4096)
         raw.call("org.island.Presenter.Subscribe", {}, more=True)
         stuck.append(raw)
-    producer = Raw(daemon.socket)
+    producer = Connection(daemon.socket)
     ids = []
     for n in range(5):
         reply = producer.ask("org.island.Producer.Request", {
@@ -607,7 +532,7 @@ def never_reading_caller(daemon, well):
     than 16 MiB of replies wait for it, closes it without an error. Either way the daemon
     reads only a bounded amount of its calls, and the replies it does get are whole and in
     order."""
-    raw = Raw(daemon.socket, rcvbuf=4096)
+    raw = Connection(daemon.socket, rcvbuf=4096)
     call = frame({"method": "org.varlink.service.GetInterfaceDescription",
                   "parameters": {"interface": "org.island.Producer"}})
     blob = call * 20_000
@@ -637,7 +562,7 @@ def flooding_producer(daemon, well):
     """A producer that floods one activity with updates is answered honestly: every update
     is accepted, at most 2 per second are delivered and the rest say `throttled`, and the
     latest content wins. A flood of requests gets the named limits."""
-    raw = Raw(daemon.socket)
+    raw = Connection(daemon.socket)
     reply = raw.ask("org.island.Producer.Request", {
         "app": COFFEE, "type": "Flood", "attributes": {}, "content": {"state": {"n": 0}}})
     flood = reply["parameters"]["activity"]["id"]
@@ -704,7 +629,7 @@ def partial_messages_held_open(daemon, well):
     raws = []
     try:
         for _ in range(100):
-            raw = Raw(daemon.socket)
+            raw = Connection(daemon.socket)
             raw.send(b'{"method":"org.varlink.service.GetInfo","pad":"' + b"z" * (200 * 1024))
             raws.append(raw)
         # All held open, none answered yet. (The debug build scans about 10-20 MB/s of
@@ -743,7 +668,7 @@ def calls_queued_behind_streams(daemon, well):
 
     try:
         for _ in range(8):
-            raw = Raw(daemon.socket)
+            raw = Connection(daemon.socket)
             raw.call("org.island.Presenter.Subscribe", {}, more=True)
             raws.append(raw)
         threads = [threading.Thread(target=flood, args=(raw,)) for raw in raws]

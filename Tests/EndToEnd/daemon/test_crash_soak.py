@@ -24,12 +24,12 @@ daemon commits a change before it acknowledges it, so after the restart:
 * a presenter's snapshot lists exactly the activities that are not dismissed.
 """
 
-import json
 import os
 import random
-import socket
 import threading
 import time
+
+from harness.varlink import Connection
 
 APPS = ["org.example.Coffee", "org.example.Timer", "org.example.Flights"]
 THREADS_PER_APP = 2
@@ -38,50 +38,6 @@ SEED = int(os.environ.get("ISLAND_SOAK_SEED", str(random.randrange(1 << 30))))
 # The limits out of the way of the model, which keeps every ended activity until its dismissal.
 CONFIG = ("[Limits]\nMaxActivities=1000\nMaxActivitiesPerApp=500\nStartBudget=1000000\n"
           "MaxEndedActivities=100000\nMaxEndedActivitiesPerApp=100000\n")
-
-
-class Closed(Exception):
-    """The daemon went away (killed)."""
-
-
-class Conn:
-    """One synchronous raw Varlink connection."""
-
-    def __init__(self, path):
-        self.sock = socket.socket(socket.AF_UNIX)
-        self.sock.settimeout(10)
-        self.sock.connect(path)
-        self.buffer = b""
-
-    def send(self, method, parameters, more=False):
-        message = {"method": method, "parameters": parameters}
-        if more:
-            message["more"] = True
-        try:
-            self.sock.sendall(json.dumps(message).encode() + b"\0")
-        except OSError as e:
-            raise Closed(e)
-
-    def read(self):
-        while b"\0" not in self.buffer:
-            try:
-                chunk = self.sock.recv(1 << 16)
-            except socket.timeout:
-                raise
-            except OSError as e:
-                raise Closed(e)
-            if not chunk:
-                raise Closed("EOF")
-            self.buffer += chunk
-        message, self.buffer = self.buffer.split(b"\0", 1)
-        return json.loads(message)
-
-    def call(self, method, **parameters):
-        self.send(method, parameters)
-        return self.read()
-
-    def close(self):
-        self.sock.close()
 
 
 class Model:
@@ -114,14 +70,14 @@ class Producer:
 
     def run(self, daemon):
         try:
-            conn = Conn(daemon.socket)
+            conn = Connection(daemon.socket)
         except OSError:
             return
         try:
             while True:
                 self.step(conn)
-        except Closed:
-            pass
+        except (EOFError, OSError):
+            pass  # the daemon was killed
         except BaseException as e:  # noqa: B036 — a wrong reply; the test fails on it
             self.model.errors.append("thread %d: %r" % (self.index, e))
         finally:
@@ -133,8 +89,8 @@ class Producer:
         choice = self.rng.random()
         if len(self.live) < 2 or (choice < 0.15 and len(self.live) < 6):
             self.pending = ("Request", None, n, None, None)
-            reply = conn.call("org.island.Producer.Request", app=self.app, type="Soak",
-                              attributes={"thread": self.index, "n": n}, content={"state": {"n": n}})
+            reply = conn.ask("org.island.Producer.Request", dict(app=self.app, type="Soak",
+                              attributes={"thread": self.index, "n": n}, content={"state": {"n": n}}))
             assert "error" not in reply, reply
             activity = reply["parameters"]["activity"]
             assert activity["content"]["state"] == {"n": n} and activity["state"] == "active", reply
@@ -147,8 +103,8 @@ class Producer:
             target = self.rng.choice(self.live)
             ts = time.time()
             self.pending = ("Update", target, n, ts, None)
-            reply = conn.call("org.island.Producer.Update", app=self.app, id=target,
-                              content={"state": {"n": n}}, timestamp=ts)
+            reply = conn.ask("org.island.Producer.Update", dict(app=self.app, id=target,
+                              content={"state": {"n": n}}, timestamp=ts))
             assert "error" not in reply, reply
             assert reply["parameters"]["activity"]["content"]["state"] == {"n": n}, reply
             with self.model.lock:
@@ -160,8 +116,8 @@ class Producer:
             dismissal = self.rng.choice(["default", "immediate"])
             ts = time.time()
             self.pending = ("End", target, n, ts, dismissal)
-            reply = conn.call("org.island.Producer.End", app=self.app, id=target, content={"state": {"n": n}},
-                              dismissalPolicy={"kind": dismissal}, timestamp=ts)
+            reply = conn.ask("org.island.Producer.End", dict(app=self.app, id=target, content={"state": {"n": n}},
+                              dismissalPolicy={"kind": dismissal}, timestamp=ts))
             assert "error" not in reply, reply
             expected = "dismissed" if dismissal == "immediate" else "ended"
             assert reply["parameters"]["activity"]["state"] == expected, reply
@@ -176,21 +132,21 @@ class Producer:
 def presenter_load(daemon, stop):
     """A presenter reading the island during the load, as a real one would."""
     try:
-        conn = Conn(daemon.socket)
-        conn.send("org.island.Presenter.Subscribe", {}, more=True)
+        conn = Connection(daemon.socket)
+        conn.call("org.island.Presenter.Subscribe", {}, more=True)
         while not stop.is_set():
             conn.read()
-    except (Closed, OSError):
+    except (EOFError, OSError):
         pass
 
 
 def verify(daemon, model, producers):
     """After a restart: the daemon's state against the model (see the module docstring)."""
     stored = {}
-    conns = {app: Conn(daemon.socket) for app in APPS}
+    conns = {app: Connection(daemon.socket) for app in APPS}
     try:
         for app, conn in conns.items():
-            reply = conn.call("org.island.Producer.List", app=app)
+            reply = conn.ask("org.island.Producer.List", dict(app=app))
             assert "error" not in reply, reply
             for a in reply["parameters"]["activities"]:
                 assert a["id"] not in stored
@@ -252,14 +208,14 @@ def verify(daemon, model, producers):
         # The last acknowledged timestamp survived: replaying it is refused.
         for activity_id, record, pending in stale_checks:
             conn = conns[record["app"]]
-            reply = conn.call("org.island.Producer.Update", app=record["app"], id=activity_id,
-                              content={"state": {"n": -1}}, timestamp=record["ts"])
+            reply = conn.ask("org.island.Producer.Update", dict(app=record["app"], id=activity_id,
+                              content={"state": {"n": -1}}, timestamp=record["ts"]))
             assert reply.get("error") == "org.island.StaleTimestamp", (record, reply)
             allowed = {record["ts"]} | ({pending[3]} if pending and pending[3] else set())
             assert reply["parameters"]["last"] in allowed, (record, pending, reply)
         # A presenter sees exactly what is not dismissed.
-        presenter = Conn(daemon.socket)
-        presenter.send("org.island.Presenter.Subscribe", {}, more=True)
+        presenter = Connection(daemon.socket)
+        presenter.call("org.island.Presenter.Subscribe", {}, more=True)
         snapshot = presenter.read()["parameters"]["update"]
         presenter.close()
         visible = {item["id"] for item in snapshot["items"]}

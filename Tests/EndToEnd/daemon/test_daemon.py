@@ -8,7 +8,9 @@ import time
 import pytest
 import varlink
 
-from conftest import RawStream, error_of, subscribe_presenter, wait_for, write_manifest
+from harness.daemon import write_manifest
+from harness.processes import wait_for
+from harness.varlink import Connection, error_of, subscribe_presenter
 
 COFFEE = "org.example.Coffee"
 FLIGHTS = "org.example.Flights"
@@ -165,7 +167,7 @@ def test_list_apps_reports_flags_and_live_counts(daemon):
 
 
 def test_status_reports_counts_and_scope(daemon):
-    presenter = RawStream(daemon.socket)
+    presenter = Connection(daemon.socket)
     presenter.call("org.island.Presenter.Subscribe", {}, more=True)
     presenter.read()
     with daemon.connect("org.island.Producer") as p:
@@ -239,7 +241,7 @@ def watch(daemon, app):
     """A Watch stream on `app`, known to be registered (it said `watching`; the call is handled
     in a task, so a call on another connection could overtake it), that has seen an event of a
     request."""
-    stream = RawStream(daemon.socket)
+    stream = Connection(daemon.socket)
     stream.call("org.island.Producer.Watch", {"app": app}, more=True)
     assert stream.read()["parameters"]["event"] == {"kind": "watching"}
     probe = request(daemon, app, type="Probe")

@@ -1,6 +1,6 @@
 """Every named refusal of the daemon, with the parameters that say why."""
 
-from conftest import error_of
+from harness.varlink import error_of
 
 COFFEE = "org.example.Coffee"
 TIMER = "org.example.Timer"
@@ -82,8 +82,8 @@ def test_invalid_layout_names_the_path(daemon):
 
 
 def test_wrongly_typed_parameters_are_refused_by_the_protocol_layer(daemon):
-    from conftest import RawStream
-    raw = RawStream(daemon.socket)
+    from harness.varlink import Connection
+    raw = Connection(daemon.socket)
     raw.call("org.island.Producer.Request", {"app": COFFEE, "type": 7, "attributes": {}, "content": {"state": {}}})
     reply = raw.read()
     assert reply["error"] == "org.varlink.service.InvalidParameter"

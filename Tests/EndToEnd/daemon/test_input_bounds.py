@@ -5,16 +5,14 @@ tap may open. Driven through the real daemon with the reference Python varlink c
 
 import json
 import os
-import socket
 import sqlite3
 import subprocess
-import threading
-import time
 
 import pytest
 import varlink
 
-from conftest import BIN_DIR, SLOWDOWN, RawStream, error_of, next_item, subscribe_presenter
+from harness.paths import BIN_DIR, SLOWDOWN
+from harness.varlink import Connection, error_of, next_item, subscribe_presenter
 
 ISLAND = os.path.abspath(os.path.join(BIN_DIR, "island"))
 COFFEE = "org.example.Coffee"
@@ -201,8 +199,8 @@ def test_a_tap_on_a_runaway_url_template_leaves_the_daemon_answering(daemon):
                                                   "compactTrailing": {"type": "text", "template": sections(16)}})
     with daemon.connect("org.island.Producer") as producer:
         a = producer.Request(app=COFFEE, type="Runaway", attributes={}, content={"state": {"a": [1, 2, 3]}})["activity"]
-    tap = RawStream(daemon.socket)
-    probe = RawStream(daemon.socket)
+    tap = Connection(daemon.socket)
+    probe = Connection(daemon.socket)
     try:
         tap.call("org.island.Presenter.Interact", {"action": "tap", "id": a["id"]})
         probe.call("org.island.Producer.Authorization", {"app": COFFEE})

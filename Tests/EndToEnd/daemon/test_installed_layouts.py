@@ -4,7 +4,7 @@ import json
 import os
 import signal
 
-from conftest import subscribe_presenter
+from harness.varlink import subscribe_presenter
 
 COFFEE = "org.example.Coffee"
 

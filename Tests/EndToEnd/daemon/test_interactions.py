@@ -1,11 +1,11 @@
 """What the user does on the island reaches the app; alerts; what happens to an activity when
 its app goes away; layouts registered by extensions."""
 
-import time
 
 import pytest
 
-from conftest import RawStream, error_of, next_item, next_update, subscribe_presenter, wait_for
+from harness.processes import wait_for
+from harness.varlink import Connection, error_of, next_item, next_update, subscribe_presenter
 
 COFFEE = "org.example.Coffee"
 TIMER = "org.example.Timer"
@@ -35,7 +35,7 @@ class App:
 
     def __init__(self, daemon, app):
         self.app = app
-        self.watch = RawStream(daemon.socket)
+        self.watch = Connection(daemon.socket)
         self.watch.call("org.island.Producer.Watch", {"app": app}, more=True)
         assert event_of(self.watch.read()) == {"kind": "watching"}
         self._client = daemon.connect("org.island.Producer")

@@ -2,7 +2,7 @@
 
 import time
 
-from conftest import RawStream, next_item, next_update, subscribe_presenter
+from harness.varlink import Connection, next_item, next_update, subscribe_presenter
 
 COFFEE = "org.example.Coffee"
 TIMER = "org.example.Timer"
@@ -111,7 +111,7 @@ def test_sequence_numbers_grow(daemon):
 
 
 def test_a_stuck_presenter_does_not_slow_the_others(daemon):
-    stuck = RawStream(daemon.socket)
+    stuck = Connection(daemon.socket)
     stuck.sock.setsockopt(__import__("socket").SOL_SOCKET, __import__("socket").SO_RCVBUF, 4096)
     stuck.call("org.island.Presenter.Subscribe", {}, more=True)  # and never read again
     healthy, _ = subscribe_presenter(daemon)

@@ -1,8 +1,10 @@
 """An app's activity from start to dismissal, through the reference Python client."""
 
+import os
 import time
 
-from conftest import RawStream, error_of
+from harness.paths import REPO
+from harness.varlink import Connection, error_of
 
 COFFEE = "org.example.Coffee"
 
@@ -72,7 +74,7 @@ def test_fast_updates_are_coalesced_and_say_so(daemon):
 
 def test_watch_streams_state_and_content(daemon):
     with daemon.connect("org.island.Producer") as producer:
-        watch = RawStream(daemon.socket)
+        watch = Connection(daemon.socket)
         watch.call("org.island.Producer.Watch", {"app": COFFEE}, more=True)
         # Registered before anything happens: the Request below cannot escape it.
         assert watch.read()["parameters"]["event"] == {"kind": "watching"}
@@ -101,8 +103,7 @@ def test_authorization_reports_limits_and_budgets(daemon):
 
 
 def test_introspection_serves_the_protocol_files(daemon):
-    import os
-    here = os.path.join(os.path.dirname(__file__), "..", "..", "Protocol")
+    here = os.path.join(REPO, "Protocol")
     with daemon.connect("org.varlink.service") as service:
         info = service.GetInfo()
         assert "org.island.Producer" in info["interfaces"]

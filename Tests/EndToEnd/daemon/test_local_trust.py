@@ -16,8 +16,9 @@ import tempfile
 
 import pytest
 
-from conftest import ISLANDD, stop_process, wait_for
-from test_cli import CLI_MANIFEST, ISLAND, activities, cli_daemon, ok  # noqa: F401 (fixture)
+from harness.cli import activities, ok
+from harness.paths import CLI_MANIFEST, ISLAND, ISLANDD
+from harness.processes import stop_process, wait_for
 
 
 def daemon_env(root, **extra):

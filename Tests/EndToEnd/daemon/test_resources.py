@@ -17,8 +17,10 @@ import time
 
 import pytest
 
-import conftest
-from conftest import RawStream, SANITIZER, SLOWDOWN, memory, subscribe_presenter, wait_for
+from harness import daemon as daemon_module
+from harness.paths import SANITIZER, SLOWDOWN
+from harness.processes import memory, wait_for
+from harness.varlink import Connection, subscribe_presenter
 
 COFFEE = "org.example.Coffee"
 FLIGHTS = "org.example.Flights"   # frequent updates
@@ -106,7 +108,7 @@ class Probe:
     waited. Liveness, not speed: a bound it misses means its calls queued behind someone else's."""
 
     def __init__(self, daemon, app=COFFEE):
-        self.stream = RawStream(daemon.socket)
+        self.stream = Connection(daemon.socket)
         self.app = app
         self.id = assert_ok(ask(self.stream, "org.island.Producer.Request", {
             "app": app, "type": "Probe", "attributes": {}, "content": {"state": {"n": 0}}}))["activity"]["id"]
@@ -183,12 +185,12 @@ def test_watchers_that_stop_reading_hold_bounded_memory(make_daemon):
     served; a stream that catches up sees the latest content of every activity, or is ended
     with a named error it can re-watch after."""
     daemon = make_daemon("[Limits]\nFrequentUpdatesPerSecond=infinity\n")
-    producer = RawStream(daemon.socket)
+    producer = Connection(daemon.socket)
     pad = "p" * 3900
     ids = request_flights(producer, 5, pad)
     watchers = []
     for _ in range(100):
-        stream = RawStream(daemon.socket)
+        stream = Connection(daemon.socket)
         stream.sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
         stream.call("org.island.Producer.Watch", {"app": FLIGHTS}, more=True)
         watchers.append(stream)
@@ -228,7 +230,7 @@ def test_watchers_that_stop_reading_hold_bounded_memory(make_daemon):
                     with pytest.raises(EOFError):
                         stream.read(5)
                     cut += 1
-                    again = RawStream(daemon.socket)
+                    again = Connection(daemon.socket)
                     again.call("org.island.Producer.Watch", {"app": FLIGHTS}, more=True)
                     assert again.read()["parameters"]["event"] == {"kind": "watching"}
                     again.close()
@@ -254,18 +256,18 @@ def test_a_watcher_too_far_behind_on_button_presses_is_cut_off(make_daemon):
     ends with OutputQueueFull and its connection closes: the daemon keeps no more for it, and a
     new Watch works. A watcher that reads gets every press, in order."""
     daemon = make_daemon()
-    producer = RawStream(daemon.socket)
+    producer = Connection(daemon.socket)
     activity = assert_ok(ask(producer, "org.island.Producer.Request", {
         "app": COFFEE, "type": "Order", "attributes": {},
         "content": {"state": {"pad": "b" * 3900}}}))["activity"]["id"]
-    stuck = RawStream(daemon.socket)
+    stuck = Connection(daemon.socket)
     stuck.sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
     stuck.call("org.island.Producer.Watch", {"app": COFFEE}, more=True)
-    reading = RawStream(daemon.socket)
+    reading = Connection(daemon.socket)
     reading.call("org.island.Producer.Watch", {"app": COFFEE}, more=True)
     assert reading.read()["parameters"]["event"] == {"kind": "watching"}
     presenter, _ = subscribe_presenter(daemon)
-    interact = RawStream(daemon.socket)
+    interact = Connection(daemon.socket)
     presses = 400
     heard = []
 
@@ -306,7 +308,7 @@ def test_a_watcher_too_far_behind_on_button_presses_is_cut_off(make_daemon):
         presses_seen = [e["action"] for e in events if e["kind"] == "button"]
         assert presses_seen == ["b%d" % n for n in range(len(presses_seen))], presses_seen[:5]
         assert len(presses_seen) < presses
-        again = RawStream(daemon.socket)
+        again = Connection(daemon.socket)
         again.call("org.island.Producer.Watch", {"app": COFFEE}, more=True)
         assert again.read()["parameters"]["event"] == {"kind": "watching"}
         again.close()
@@ -327,7 +329,7 @@ def test_watch_fan_out_does_not_starve_another_app(make_daemon):
     a task (List, Authorization) need too: they waited 3.6-4.4 s there (debug build), 0.07-0.11 s
     since events are encoded once, on the loop."""
     daemon = make_daemon("[Limits]\nFrequentUpdatesPerSecond=infinity\n")
-    producer = RawStream(daemon.socket)
+    producer = Connection(daemon.socket)
     pad = "q" * 3900
     ids = request_flights(producer, 5, pad)
     stop = threading.Event()
@@ -353,7 +355,7 @@ def test_watch_fan_out_does_not_starve_another_app(make_daemon):
 
     watchers = []
     for k in range(24):
-        stream = RawStream(daemon.socket)
+        stream = Connection(daemon.socket)
         stream.call("org.island.Producer.Watch", {"app": FLIGHTS}, more=True)
         assert stream.read()["parameters"]["event"] == {"kind": "watching"}
         watchers.append(stream)
@@ -399,11 +401,11 @@ def daemon_with_nofile(unstarted_daemon, monkeypatch):
             kwargs["preexec_fn"] = lambda: resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))
             return popen(*args, **kwargs)
 
-        monkeypatch.setattr(conftest.subprocess, "Popen", limited)
+        monkeypatch.setattr(daemon_module.subprocess, "Popen", limited)
         try:
             daemon.start()
         finally:
-            monkeypatch.setattr(conftest.subprocess, "Popen", popen)
+            monkeypatch.setattr(daemon_module.subprocess, "Popen", popen)
         return daemon
     return start
 
@@ -462,7 +464,7 @@ def test_out_of_descriptors_the_daemon_refuses_by_name_and_does_not_spin(daemon_
         assert used < 0.5, "islandd used %.2f s of CPU in 2 s with nothing to do" % used
         presenter, snapshot = subscribe_presenter(daemon)
         presenter.close()
-        admin = RawStream(daemon.socket)
+        admin = Connection(daemon.socket)
         assert assert_ok(ask(admin, "org.island.Admin.Status", {}))["connections"] >= 121
         admin.close()
     finally:
@@ -476,7 +478,7 @@ def test_when_accept_fails_for_want_of_descriptors_the_loop_pauses_instead_of_sp
     says so and pauses accepting instead of retrying at once (at debe163 the loop spun at
     full CPU), keeps serving the connections it has, and accepts again once descriptors free."""
     daemon = make_daemon()
-    held = RawStream(daemon.socket)
+    held = Connection(daemon.socket)
     get_info(held.sock)
     assert_ok(held.read())
     # Only the soft limit: raising it again needs no privilege.
@@ -550,7 +552,7 @@ def test_an_app_registers_a_bounded_number_of_layouts_and_lists_them_in_one_repl
     after removing one, still works. ListLayouts answers every one in a single reply, and the
     daemon's memory stays bounded (at debe163 3,000 such layouts took 170 MB)."""
     daemon = make_daemon()
-    ext = RawStream(daemon.socket)
+    ext = Connection(daemon.socket)
     body = {"chip": "L", "lockScreen": {"type": "text", "template": "x" * 30_000}}
     try:
         for n in range(32):
@@ -558,7 +560,7 @@ def test_an_app_registers_a_bounded_number_of_layouts_and_lists_them_in_one_repl
         refused = ask(ext, "org.island.Extension.RegisterLayout", {"app": COFFEE, "type": "T32", "layout": body})
         assert refused == {"error": "org.island.TooManyLayouts", "parameters": {"app": COFFEE, "limit": 32}}, refused
         # Another app has its own allowance.
-        other = RawStream(daemon.socket)
+        other = Connection(daemon.socket)
         assert_ok(ask(other, "org.island.Extension.RegisterLayout", {"app": TIMER, "type": "T32", "layout": body}))
         other.close()
         # Replacing one of the 32 is fine; so is a new type once one is removed.
@@ -568,7 +570,7 @@ def test_an_app_registers_a_bounded_number_of_layouts_and_lists_them_in_one_repl
         # With room for one more, four registrations of new types at once (each on its own
         # connection, while the others' commits are under way): exactly one gets in.
         assert_ok(ask(ext, "org.island.Extension.RemoveLayout", {"app": COFFEE, "type": "T02"}))
-        racers = [RawStream(daemon.socket) for _ in range(4)]
+        racers = [Connection(daemon.socket) for _ in range(4)]
         for k, racer in enumerate(racers):
             racer.call("org.island.Extension.RegisterLayout", {"app": COFFEE, "type": "P%d" % k, "layout": body})
         outcomes = [racer.read(10) for racer in racers]

@@ -1,6 +1,6 @@
 """One role per connection; apps see only their own activities."""
 
-from conftest import error_of
+from harness.varlink import error_of
 
 COFFEE = "org.example.Coffee"
 TIMER = "org.example.Timer"

@@ -20,7 +20,9 @@ import tempfile
 
 import pytest
 
-from conftest import ISLANDD, read_log, stop_process, wait_for, write_manifests
+from harness.daemon import write_manifests
+from harness.paths import ISLANDD
+from harness.processes import read_log, stop_process, wait_for
 
 PYTHON = "/usr/bin/python3"
 NOBODY = 65534

@@ -20,7 +20,8 @@ import uuid
 
 import pytest
 
-from conftest import ISLANDD, BIN_DIR, SANITIZER_ENV, read_log, stop_process, wait_for
+from harness.paths import BIN_DIR, ISLANDD, SANITIZER_ENV
+from harness.processes import read_log, stop_process, wait_for
 
 pytestmark = pytest.mark.skipif(
     os.geteuid() != 0 or not shutil.which("useradd") or not shutil.which("userdel"),

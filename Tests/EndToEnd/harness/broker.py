@@ -16,6 +16,8 @@ import tempfile
 import threading
 import time
 
+from harness import artifacts
+
 MOSQUITTO = "/usr/sbin/mosquitto"
 TOOLS = [MOSQUITTO, "/usr/bin/mosquitto_pub", "/usr/bin/mosquitto_sub", "/usr/bin/mosquitto_passwd", "/usr/bin/openssl"]
 
@@ -54,6 +56,7 @@ class Broker:
     def __init__(self, devices=("device-1",), backends=("backend-coffee", "backend-flights"), host="127.0.0.1",
                  netns=None, root=None):
         self.root = root or tempfile.mkdtemp(prefix="island-broker-", dir="/tmp")
+        artifacts.keep(self.root)
         self.host = host
         self.netns = netns
         self.port = free_port() if netns is None else 1883
@@ -170,6 +173,7 @@ keyfile {root}/server.key
 
     def remove(self):
         self.stop()
+        artifacts.release(self.root)
         shutil.rmtree(self.root, ignore_errors=True)
 
     def log(self, tail=4000):

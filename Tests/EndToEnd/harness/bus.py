@@ -6,6 +6,7 @@ Xvfb, gdbus). Every process is started here and stopped by its pid."""
 import json
 import math
 import os
+import selectors
 import shutil
 import signal
 import struct
@@ -16,9 +17,12 @@ import wave
 
 import pytest
 
-from conftest import BIN_DIR, RawStream, Daemon, stop_process, read_log, SLOWDOWN
+from harness import artifacts
+from harness.daemon import Daemon
+from harness.paths import BIN_DIR, LIVENESS, REPO, SLOWDOWN
+from harness.processes import read_log, stop_process
+from harness.varlink import Connection
 
-REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 BRIDGE = os.path.abspath(os.path.join(BIN_DIR, "island-bridge"))
 APP = "org.island.bridge"
 MPRIS_PLUGIN = "/usr/lib/mpv-mpris/mpris.so"
@@ -135,7 +139,7 @@ class Presenter:
 
     def __init__(self, daemon):
         self.daemon = daemon
-        self.stream = RawStream(daemon.socket)
+        self.stream = Connection(daemon.socket)
         self.stream.call("org.island.Presenter.Subscribe", {}, more=True)
         self.items = {}
         self.apply(self.stream.read()["parameters"]["update"])
@@ -194,7 +198,7 @@ class Presenter:
 
 
 def interact(daemon, parameters):
-    stream = RawStream(daemon.socket)
+    stream = Connection(daemon.socket)
     try:
         stream.call("org.island.Presenter.Interact", parameters)
         return stream.read()
@@ -203,7 +207,7 @@ def interact(daemon, parameters):
 
 
 def admin(daemon, method, parameters):
-    stream = RawStream(daemon.socket)
+    stream = Connection(daemon.socket)
     try:
         stream.call("org.island.Admin." + method, parameters)
         return stream.read()
@@ -227,6 +231,7 @@ class Session:
 
     def __init__(self, bridge_config="", daemon_config=""):
         self.root = tempfile.mkdtemp(prefix="island-bridge-e2e-", dir="/tmp")
+        artifacts.keep(self.root)
         self.processes = []
         self.bus = SessionBus(self.root).start()
         self.daemon = bridge_daemon(os.path.join(self.root, "islandd"), daemon_config)
@@ -254,6 +259,7 @@ class Session:
             stop_process(process)
         self.daemon.stop()
         self.bus.stop()
+        artifacts.release(self.root)
         shutil.rmtree(self.root, ignore_errors=True)
 
 
@@ -277,3 +283,45 @@ def notification_server(session):
                         "--object-path", "/org/freedesktop/Notifications",
                         "--method", "org.freedesktop.Notifications.GetServerInformation"], timeout=5)
     return done.stdout.strip() if done.returncode == 0 else None
+
+
+# MARK: the real peers tests start: mpv with its MPRIS plugin, playerctl, a KIO-style job client
+
+
+def start_mpv(session, *files, title="Island Test Tone"):
+    return session.spawn(["mpv", "--no-config", "--load-scripts=no", "--script=" + MPRIS_PLUGIN, "--no-video",
+                          "--ao=null", "--force-media-title=" + title, "--keep-open=yes", *files], "mpv")
+
+
+def playerctl(session, *arguments):
+    return session.run(["playerctl", "-p", "mpv", *arguments]).stdout.strip()
+
+
+def job_client(session, desktop_entry="org.kde.dolphin", capabilities=3, hints=None):
+    python = "/usr/bin/python3"
+    probe = subprocess.run([python, "-c", "import dbus, gi"], capture_output=True)
+    if probe.returncode != 0:
+        pytest.skip("Debian's python3-dbus and python3-gi are needed for the KIO-style job client")
+    client = subprocess.Popen([python, os.path.join(os.path.dirname(os.path.abspath(__file__)), "kio_job_client.py"), desktop_entry,
+                               str(capabilities), json.dumps(hints or {"immediate": True})],
+                              env=session.bus.env(), stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                              text=True)
+    session.processes.append(client)
+    line = client.stdout.readline()
+    assert line.startswith("path "), client.stderr.read() if client.poll() is not None else line
+    return client, line.split()[1]
+
+
+def expect_line(client, prefix, timeout=LIVENESS):
+    """The client's next line starting with `prefix` (read with a deadline)."""
+    selector = selectors.DefaultSelector()
+    selector.register(client.stdout, selectors.EVENT_READ)
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if selector.select(timeout=max(0.01, deadline - time.monotonic())):
+            line = client.stdout.readline()
+            if line.startswith(prefix):
+                return line.strip()
+            if not line:
+                break
+    pytest.fail("the job client never printed %r" % prefix)

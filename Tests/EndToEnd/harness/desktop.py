@@ -15,15 +15,21 @@ import glob
 import json
 import os
 import pwd
+import re
 import shutil
 import signal
 import socket
 import subprocess
 import tempfile
 import time
+from contextlib import contextmanager
+
+import varlink
+
+from harness import artifacts
+from harness.paths import BIN_DIR, PRESENTER, REPO
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-REPO = os.path.abspath(os.path.join(HERE, "..", ".."))
 TEST_USER = os.environ.get("ISLAND_TEST_USER", "island-test")
 VIRTUAL_POINTER = os.path.join(HERE, "virtual_pointer.py")
 BACKGROUND = (0x6C, 0x8E, 0xBF)  # a blue desktop: neither the capsule's black nor its light text
@@ -31,7 +37,7 @@ BTN_LEFT = 272
 
 
 def bin_dir():
-    return os.path.abspath(os.environ.get("ISLAND_BIN_DIR") or os.path.join(REPO, ".build", "debug"))
+    return BIN_DIR
 
 
 def missing_programs(*programs):
@@ -201,6 +207,7 @@ class UserSession:
         self.processes = []  # (name, Popen), in start order
         self.fds = []  # descriptors to close with the session
         self.root = tempfile.mkdtemp(prefix="island-desktop-", dir="/tmp")
+        artifacts.keep(self.root)
         self.runtime = self.path("run")
         self.home = self.path("home")
         self.config = self.path("home", ".config")
@@ -313,6 +320,7 @@ class UserSession:
             os.close(fd)
         self.fds = []
         if not keep:
+            artifacts.release(self.root)
             shutil.rmtree(self.root, ignore_errors=True)
 
     # The session bus, with no service directories: nothing is activated.
@@ -403,25 +411,13 @@ class UserSession:
             raise RuntimeError("%s: %s %s" % (method, reply["error"], reply.get("parameters")))
         return reply.get("parameters", {})
 
+    @contextmanager
     def varlink(self, interface):
         """A reference varlink client connection to the user's islandd (root may connect to a
-        user's daemon); use as a context manager."""
-        import varlink
-        return _Connection(varlink, "unix:" + self.socket, interface)
-
-
-class _Connection:
-    def __init__(self, varlink, address, interface):
-        self.client = varlink.Client(address=address)
-        self.interface = interface
-
-    def __enter__(self):
-        self.connection = self.client.open(self.interface)
-        return self.connection
-
-    def __exit__(self, *exc):
-        self.connection.close()
-        self.client.cleanup()
+        user's daemon)."""
+        with varlink.Client(address="unix:" + self.socket) as client:
+            with client.open(interface) as connection:
+                yield connection
 
 
 class Sway:
@@ -616,3 +612,9 @@ class Overlay:
 
     def stop(self):
         return self.session.stop(self.process)
+
+
+def island_mode(session):
+    """The island's mode, as the user's presenter sees it (the role is the user's alone)."""
+    svg = session.run([PRESENTER, "snapshot", "--svg", "-"]).stdout.decode()
+    return re.search(r"<title>Island: (\w+)</title>", svg).group(1)

@@ -10,7 +10,7 @@ import time
 
 import pytest
 
-import desktop
+from harness import desktop
 
 REASON = desktop.why_not("sway", "swaymsg", "swaybg", "grim", "foot")
 pytestmark = pytest.mark.skipif(bool(REASON), reason=REASON or "")

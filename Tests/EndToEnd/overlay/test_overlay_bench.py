@@ -10,9 +10,9 @@ import sys
 
 import pytest
 
-import desktop
+from harness import desktop
+from harness.paths import REPO as ROOT
 
-ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 BENCH = os.path.join(ROOT, "Benchmarks", "overlay.py")
 REASON = desktop.why_not("sway", "swaybg") or desktop.overlay_missing()
 

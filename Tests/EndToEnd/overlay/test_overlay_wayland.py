@@ -13,11 +13,11 @@ import time
 
 import pytest
 
-import desktop
-import overlay_scenes as scenes
-from conftest import RawStream
-from desktop import DARK, LIGHT
-from overlay_scenes import APP, CENTER_URL, OTHER, URL, centre, size
+from harness import desktop
+from harness import overlay_scenes as scenes
+from harness.desktop import DARK, LIGHT
+from harness.overlay_scenes import APP, CENTER_URL, OTHER, URL, centre, size
+from harness.varlink import Connection
 
 REASON = desktop.why_not("sway", "swaymsg", "swaybg", "grim") or desktop.overlay_missing()
 pytestmark = pytest.mark.skipif(bool(REASON), reason=REASON or "")
@@ -169,7 +169,7 @@ def expand(world, live):
 
 def test_a_click_on_the_expanded_island_taps_and_opens_the_url(world, live):
     image, box = expand(world, live)
-    watch = RawStream(world.session.socket)
+    watch = Connection(world.session.socket)
     watch.call("org.island.Producer.Watch", {"app": APP}, more=True)
     assert watch.read()["parameters"]["event"] == {"kind": "watching"}
     before = world.opened()
@@ -191,7 +191,7 @@ def test_a_click_on_the_expanded_island_taps_and_opens_the_url(world, live):
 
 def test_a_click_on_a_button_reaches_the_apps_watch(world, live):
     image, box = expand(world, live)
-    watch = RawStream(world.session.socket)
+    watch = Connection(world.session.socket)
     watch.call("org.island.Producer.Watch", {"app": APP}, more=True)
     assert watch.read()["parameters"]["event"] == {"kind": "watching"}
     before = world.opened()
@@ -398,7 +398,7 @@ def test_the_list_opens_from_the_command_and_dismisses_from_a_card(world, live):
     # The card's dismiss button (×) is the light mark at the panel's right end.
     cross = image.box(*LIGHT, region=(panel[2] - 60, panel[1], panel[2] - 4, panel[3]))
     assert cross is not None, "no dismiss button on the card"
-    watch = RawStream(world.session.socket)
+    watch = Connection(world.session.socket)
     watch.call("org.island.Producer.Watch", {"app": APP}, more=True)
     assert watch.read()["parameters"]["event"] == {"kind": "watching"}
     world.sway.click(*centre(cross))

@@ -7,9 +7,9 @@ import time
 
 import pytest
 
-import desktop
-import overlay_scenes as scenes
-from overlay_scenes import centre, size
+from harness import desktop
+from harness import overlay_scenes as scenes
+from harness.overlay_scenes import centre, size
 
 REASON = desktop.why_not("Xvfb", "xdotool", "import", "xwininfo") or desktop.overlay_missing()
 pytestmark = pytest.mark.skipif(bool(REASON), reason=REASON or "")

@@ -14,9 +14,9 @@ import sys
 
 import pytest
 
-from conftest import ISLANDD
+from harness.paths import ISLANDD
+from harness.paths import REPO as ROOT
 
-ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 BENCH = os.path.join(ROOT, "Benchmarks", "bench.py")
 HARNESS = os.environ.get("ISLAND_BENCH_HARNESS") or os.path.join(ROOT, "..", "shared", "bench")
 

@@ -15,12 +15,12 @@ import re
 import shutil
 import signal
 import subprocess
-import tempfile
 import time
 
 import pytest
 
-REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+from harness.paths import REPO
+
 BUILD_DEB = os.path.join(REPO, "packaging", "build-deb.sh")
 PRODUCTS = ["islandd", "island", "island-presenter"]
 MAN_PAGES = {

@@ -20,12 +20,12 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
-from conftest import BIN_DIR, wait_for
+from harness import cli
+from harness.cli import ok
+from harness.paths import BIN_DIR, ISLAND
+from harness.processes import wait_for
 
 PRESENTER = os.path.abspath(os.path.join(BIN_DIR, "island-presenter"))
-ISLAND = os.path.abspath(os.path.join(BIN_DIR, "island"))
-REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
-CLI_MANIFEST = os.path.join(REPO, "packaging", "applications", "org.island.cli.desktop")
 BARS = ["waybar", "i3blocks", "eww", "polybar"]
 
 HOSTILE = {
@@ -68,23 +68,9 @@ def hostile_layout(text):
     }
 
 
-@pytest.fixture
-def cli_daemon(unstarted_daemon):
-    d = unstarted_daemon()
-    shutil.copy(CLI_MANIFEST, os.path.join(d.share, "applications", "org.island.cli.desktop"))
-    return d.start()
-
-
-def island(daemon, *args, timeout=30):
-    env = dict(os.environ)
-    if daemon:
-        env["ISLAND_SOCKET"] = daemon.socket
-    return subprocess.run([ISLAND, *args], capture_output=True, timeout=timeout, env=env)
-
-
-def ok(result):
-    assert result.returncode == 0, "exit %s\nstdout: %r\nstderr: %r" % (result.returncode, result.stdout, result.stderr)
-    return result
+def island(daemon, *args, timeout=60):
+    """`island ARGS`, its output as bytes: the test reads exactly what a terminal gets."""
+    return cli.island(daemon, *args, timeout=timeout, text=False)
 
 
 def text_of(raw):

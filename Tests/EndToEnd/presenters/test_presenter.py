@@ -3,97 +3,24 @@ eww and polybar read them, the SVG snapshot, the terminal UI in tmux, and a daem
 
 import json
 import os
-import queue
 import shlex
 import shutil
 import signal
 import struct
 import subprocess
-import threading
 import time
 import uuid
 import xml.etree.ElementTree as ET
 
 import pytest
 
-from conftest import BIN_DIR, SANITIZER_ENV, SLOWDOWN, RawStream, wait_for
+from harness.paths import PRESENTER, SANITIZER_ENV, SLOWDOWN
+from harness.presenters import COFFEE, register_layout, request, waybar_json
+from harness.processes import wait_for
+from harness.varlink import Connection
 
-PRESENTER = os.path.abspath(os.path.join(BIN_DIR, "island-presenter"))
-COFFEE = "org.example.Coffee"
 TIMER = "org.example.Timer"
 SVG_NS = "{http://www.w3.org/2000/svg}"
-
-
-class Presenter:
-    """`island-presenter MODE` as a bar runs it: stdout read line by line on a thread."""
-
-    def __init__(self, daemon, mode, *args):
-        self.process = subprocess.Popen(
-            [PRESENTER, mode, "--socket", daemon.socket, *args],
-            stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL)
-        self.lines = queue.Queue()
-        self.seen = []
-        threading.Thread(target=self._read, daemon=True).start()
-
-    def _read(self):
-        for raw in self.process.stdout:
-            self.lines.put(raw.decode("utf-8"))
-        self.lines.put(None)
-
-    def next_line(self, predicate=lambda line: True, timeout=10):
-        """The next line (without its newline) that satisfies `predicate`."""
-        deadline = time.time() + timeout
-        while True:
-            remaining = deadline - time.time()
-            if remaining <= 0:
-                pytest.fail("no matching line within %ss; lines so far: %r" % (timeout, self.seen))
-            try:
-                raw = self.lines.get(timeout=remaining)
-            except queue.Empty:
-                continue
-            if raw is None:
-                pytest.fail("island-presenter exited (%s): %s" % (self.process.poll(), self.process.stderr.read().decode()))
-            assert raw.endswith("\n"), "every line ends with a newline: %r" % raw
-            line = raw[:-1]
-            self.seen.append(line)
-            if predicate(line):
-                return line
-
-    def stop(self):
-        if self.process.poll() is None:
-            os.kill(self.process.pid, signal.SIGKILL)
-        self.process.wait(timeout=10)
-
-
-@pytest.fixture
-def presenters():
-    started = []
-
-    def start(daemon, mode, *args):
-        p = Presenter(daemon, mode, *args)
-        started.append(p)
-        return p
-
-    yield start
-    for p in started:
-        p.stop()
-
-
-def waybar_json(line):
-    """Parses a line the way Waybar's custom module does with return-type json."""
-    value = json.loads(line)
-    assert isinstance(value, dict)
-    for key in ("text", "alt", "tooltip", "class"):
-        assert key in value, "missing %s in %s" % (key, line)
-    assert isinstance(value["text"], str) and isinstance(value["tooltip"], str)
-    if "percentage" in value:
-        assert isinstance(value["percentage"], int) and 0 <= value["percentage"] <= 100
-    return value
-
-
-def request(producer, app, state, relevance=0.0, type="Order"):
-    return producer.Request(app=app, type=type, attributes={},
-                            content={"state": state, "relevanceScore": relevance})["activity"]
 
 
 def end_now(producer, app, activity):
@@ -183,11 +110,6 @@ def test_waybar_survives_a_daemon_restart(daemon, presenters):
         assert line["text"] == "After · Before"
         assert line["tooltip"].split("\n") == ["Tea · After", "Order · Before"]
     assert bar.process.poll() is None
-
-
-def register_layout(daemon, app, type, layout):
-    with daemon.connect("org.island.Extension") as ext:
-        ext.RegisterLayout(app=app, type=type, layout=layout)
 
 
 ORDER_LAYOUT = {
@@ -296,7 +218,7 @@ def test_tui_in_tmux(daemon, tmp_path):
     sanitizer = "".join("%s=%s " % (k, shlex.quote(v)) for k, v in sorted(SANITIZER_ENV.items()))
     command = "env PATH=%s:$PATH %s%s tui --socket %s" % (bin_dir, sanitizer, PRESENTER, daemon.socket)
     subprocess.run(["tmux", "new-session", "-d", "-s", session, "-x", "100", "-y", "30", command], check=True, timeout=10)
-    watch = RawStream(daemon.socket)
+    watch = Connection(daemon.socket)
     try:
         screen_with(lambda s: "none │" in s, "the empty island")
         with daemon.connect("org.island.Producer") as coffee, daemon.connect("org.island.Producer") as timer:

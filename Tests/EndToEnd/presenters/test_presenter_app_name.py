@@ -2,7 +2,8 @@
 
 import os
 
-from conftest import next_item, subscribe_presenter
+from harness.paths import REPO
+from harness.varlink import next_item, subscribe_presenter
 
 APP = "org.example.Named"
 
@@ -61,12 +62,12 @@ def test_the_shipped_entries_name_icons_the_icon_theme_has():
     """The CLI's and the examples' Icon= are freedesktop names Adwaita (installed with the
     overlay's dependencies) draws, so presenters have something to show."""
     import glob
+
     import pytest
     themes = "/usr/share/icons"
     if not os.path.isdir(os.path.join(themes, "Adwaita")):
         pytest.skip("the Adwaita icon theme is not installed")
-    repo = os.path.join(os.path.dirname(__file__), "..", "..")
-    entries = sorted(glob.glob(os.path.join(repo, "packaging", "applications", "*.desktop")))
+    entries = sorted(glob.glob(os.path.join(REPO, "packaging", "applications", "*.desktop")))
     assert entries
     for entry in entries:
         with open(entry) as f:

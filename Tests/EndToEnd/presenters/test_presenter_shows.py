@@ -9,13 +9,13 @@ import shutil
 import signal
 import subprocess
 import tempfile
-import time
 import uuid
 
 import pytest
 
-from conftest import SLOWDOWN, stop_process, wait_for
-from test_presenter import COFFEE, PRESENTER, presenters, register_layout, request, waybar_json  # noqa: F401 (a fixture)
+from harness.paths import PRESENTER, SLOWDOWN
+from harness.presenters import COFFEE, register_layout, request, waybar_json
+from harness.processes import stop_process, wait_for
 
 LAYOUT = {
     "url": "https://example.org/order",

@@ -9,7 +9,7 @@ import time
 
 import pytest
 
-import desktop
+from harness import desktop
 
 REPO = desktop.REPO
 APP = "org.island.test.Bar"
@@ -32,12 +32,6 @@ def shipped_module(presenter):
     module = json.loads(text)["custom/island"]
     return {key: value.replace("island-presenter", presenter) if isinstance(value, str) else value
             for key, value in module.items()}
-
-
-def island_mode(session):
-    """The island's mode, as the user's presenter sees it (the role is the user's alone)."""
-    svg = session.run([os.path.join(desktop.bin_dir(), "island-presenter"), "snapshot", "--svg", "-"]).stdout.decode()
-    return re.search(r"<title>Island: (\w+)</title>", svg).group(1)
 
 
 def test_waybar_draws_the_pill_and_a_click_expands_the_island():
@@ -82,12 +76,12 @@ def test_waybar_draws_the_pill_and_a_click_expands_the_island():
         # Centred, as wide as its (capped) text, not the whole bar.
         assert abs((left + right) / 2 - sway.width / 2) < 40, (left, right)
         assert 60 < right - left < sway.width / 2, (left, right)
-        assert island_mode(session) == "compact"
+        assert desktop.island_mode(session) == "compact"
 
         sway.click((left + right) / 2, BAR_HEIGHT // 2)
-        desktop.wait_until(lambda: island_mode(session) == "expanded", 15, "the island expanded by a click")
+        desktop.wait_until(lambda: desktop.island_mode(session) == "expanded", 15, "the island expanded by a click")
         time.sleep(0.3)
         sway.click((left + right) / 2, BAR_HEIGHT // 2)
-        desktop.wait_until(lambda: island_mode(session) == "compact", 15, "the island collapsed by a second click")
+        desktop.wait_until(lambda: desktop.island_mode(session) == "compact", 15, "the island collapsed by a second click")
     finally:
         session.close()

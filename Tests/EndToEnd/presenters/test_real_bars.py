@@ -19,9 +19,8 @@ import time
 
 import pytest
 
-import desktop
-from conftest import descendants, kill_all
-from test_presenter_waybar import island_mode
+from harness import desktop
+from harness.processes import descendants, kill_all
 
 APP = "org.island.test.Bar"
 BAR_HEIGHT = 30
@@ -81,13 +80,13 @@ def clicked(session, marker, mode):
     own click-left did (the island reached `mode`). Waits for either, bounded; the marker is
     looked at once more after the island moved, as polybar runs one action per click."""
     def either():
-        return os.path.exists(marker) or island_mode(session) == mode
+        return os.path.exists(marker) or desktop.island_mode(session) == mode
     try:
         desktop.wait_until(either, 10, "the click's effect", interval=0.2)
     except TimeoutError:
         pass
     time.sleep(0.5)
-    return os.path.exists(marker), island_mode(session)
+    return os.path.exists(marker), desktop.island_mode(session)
 
 
 @pytest.mark.skipif(bool(desktop.why_not("polybar", "Xvfb", "xdotool", "import")),
@@ -113,7 +112,7 @@ def test_polybar_runs_its_click_left_and_never_a_producers_action_tag():
             whole = producer.Request(app=APP, type="Order", attributes={}, content={
                 "state": {"stage": "%{A1:touch pwned:}Coffee ready%{A}"}})["activity"]["id"]
         pill = desktop.wait_until(bar.pill, 30, "the island's pill in polybar", interval=0.5)
-        assert island_mode(session) == "compact"
+        assert desktop.island_mode(session) == "compact"
         bar.click(pill)
         ran, mode = clicked(session, marker, "expanded")
         assert not ran, "polybar ran the producer's %{A1:...} tag on a click: " + marker
@@ -127,7 +126,7 @@ def test_polybar_runs_its_click_left_and_never_a_producers_action_tag():
         with session.varlink("org.island.Producer") as producer:
             producer.Request(app=APP, type="Split", attributes={}, content={
                 "state": {"a": "%", "b": "{A1:touch split:}Coffee ready%", "c": "{A}"}})
-        desktop.wait_until(lambda: island_mode(session) == "compact", 10, "the split activity in the island")
+        desktop.wait_until(lambda: desktop.island_mode(session) == "compact", 10, "the split activity in the island")
         pill = desktop.wait_until(bar.pill, 10, "the split activity's pill", interval=0.5)
         bar.click(pill)
         ran, mode = clicked(session, split, "expanded")
@@ -255,12 +254,12 @@ def test_i3blocks_clicks_reach_the_block_and_toggle_the_island():
         with session.varlink("org.island.Producer") as producer:
             producer.Request(app=APP, type="Order", attributes={}, content={"state": {"stage": "brewing"}})
         bar.block(lambda b: "brewing" in b.get("full_text", ""), 20, "the live compact text")
-        assert island_mode(session) == "compact"
+        assert desktop.island_mode(session) == "compact"
         bar.click(1)
-        desktop.wait_until(lambda: island_mode(session) == "expanded", 10,
+        desktop.wait_until(lambda: desktop.island_mode(session) == "expanded", 10,
                            "the island expanded by a click on the i3blocks block")
         bar.click(1)
-        desktop.wait_until(lambda: island_mode(session) == "compact", 10,
+        desktop.wait_until(lambda: desktop.island_mode(session) == "compact", 10,
                            "the island collapsed by a second click")
     except BaseException:
         print(session.logs_text())

@@ -11,10 +11,11 @@ import subprocess
 import time
 
 import pytest
-import varlink
 
-import broker as brokers
-from conftest import ISLANDD, RawStream, error_of, next_item, subscribe_presenter, wait_for
+from harness import broker as brokers
+from harness.paths import ISLANDD
+from harness.processes import wait_for
+from harness.varlink import Connection, error_of, next_item, subscribe_presenter
 
 pytestmark = pytest.mark.skipif(not brokers.available(), reason="mosquitto, its clients or openssl are not installed "
                                                                 "(scripts/install-deps.sh installs them)")
@@ -183,7 +184,7 @@ def test_tokens_rotate_persist_and_are_streamed_to_the_app(broker, device):
     daemon = device()
     created = request(daemon, {"n": 1})
     old = created["pushToken"]
-    watch = RawStream(daemon.socket)
+    watch = Connection(daemon.socket)
     watch.call("org.island.Producer.Watch", {"app": COFFEE}, more=True)
     assert watch.read()["parameters"]["event"]["kind"] == "watching"
     feedback = broker.subscriber("backend-coffee", "island/%s/%s/+/feedback" % (daemon.device, COFFEE))

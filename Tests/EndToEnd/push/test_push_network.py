@@ -6,9 +6,10 @@ import json
 
 import pytest
 
-import broker as brokers
-from conftest import next_item, subscribe_presenter, wait_for
-from netns import Network
+from harness import broker as brokers
+from harness.netns import Network
+from harness.processes import wait_for
+from harness.varlink import next_item, subscribe_presenter
 
 UNAVAILABLE = Network.unavailable() or (None if brokers.available() else "mosquitto, its clients or openssl are not installed")
 pytestmark = pytest.mark.skipif(UNAVAILABLE is not None, reason=UNAVAILABLE or "")

@@ -20,7 +20,9 @@ import time
 import pytest
 import varlink
 
-from conftest import ISLANDD, SANITIZER_ENV, RawStream, read_log, stop_process, wait_for
+from harness.paths import ISLANDD, SANITIZER_ENV
+from harness.processes import read_log, stop_process, wait_for
+from harness.varlink import Connection
 
 SOCKET_ACTIVATE = shutil.which("systemd-socket-activate")
 pytestmark = pytest.mark.skipif(SOCKET_ACTIVATE is None, reason="systemd-socket-activate is not installed")
@@ -240,7 +242,7 @@ def test_clients_that_connected_before_readiness_are_served(activation):
 
     activated().start()
     # The first connection starts the daemon; every call is written before it is ready.
-    early = [RawStream(d.socket) for _ in range(3)]
+    early = [Connection(d.socket) for _ in range(3)]
     for s in early:
         s.call("org.varlink.service.GetInfo")
         s.call("org.island.Producer.List", {"app": COFFEE})

@@ -13,9 +13,9 @@ import tempfile
 
 import pytest
 
-from conftest import ISLANDD
+from harness.paths import ISLANDD
+from harness.paths import REPO as ROOT
 
-ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 PACKAGING = os.path.join(ROOT, "packaging")
 SYSTEM_UNITS = os.path.join(PACKAGING, "systemd")
 USER_UNITS = os.path.join(PACKAGING, "systemd", "user")
