@@ -13,10 +13,6 @@ from harness.paths import CLI_MANIFEST, SANITIZER, SANITIZER_LOGS
 from harness.processes import descendants, kill_all, read_sanitizer_reports, sanitizer_reports, zombie
 
 
-def pytest_configure(config):
-    config.addinivalue_line("markers", "quick: part of `scripts/test.sh --quick`, the inner loop's subset")
-
-
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_makereport(item, call):
     """A failed setup or test keeps its directories' logs and screenshots (before the fixtures'

@@ -27,8 +27,8 @@ from harness.bus import (
 )
 from harness.processes import stop_process
 
-pytestmark = pytest.mark.skipif(not os.path.exists(BRIDGE) or missing("dbus-daemon"),
-                                reason="island-bridge is not built, or dbus-daemon is not installed")
+pytestmark = [pytest.mark.quick, pytest.mark.skipif(not os.path.exists(BRIDGE) or missing("dbus-daemon"),
+                                reason="island-bridge is not built, or dbus-daemon is not installed")]
 
 
 @pytest.fixture(scope="module")

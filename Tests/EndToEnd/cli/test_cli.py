@@ -16,6 +16,8 @@ from harness.cli import activities, activity, island, ok
 from harness.paths import ISLAND
 from harness.processes import wait_for
 
+pytestmark = pytest.mark.quick  # part of scripts/test.sh --quick
+
 # --- help, usage, availability -----------------------------------------------------------
 
 

@@ -12,6 +12,8 @@ from harness.daemon import write_manifest
 from harness.processes import wait_for
 from harness.varlink import Connection, error_of, subscribe_presenter
 
+pytestmark = pytest.mark.quick  # part of scripts/test.sh --quick
+
 COFFEE = "org.example.Coffee"
 FLIGHTS = "org.example.Flights"
 TIMER = "org.example.Timer"

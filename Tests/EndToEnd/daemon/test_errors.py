@@ -1,6 +1,10 @@
 """Every named refusal of the daemon, with the parameters that say why."""
 
+import pytest
+
 from harness.varlink import error_of
+
+pytestmark = pytest.mark.quick  # part of scripts/test.sh --quick
 
 COFFEE = "org.example.Coffee"
 TIMER = "org.example.Timer"

@@ -3,8 +3,12 @@
 import os
 import time
 
+import pytest
+
 from harness.paths import REPO
 from harness.varlink import Connection, error_of
+
+pytestmark = pytest.mark.quick  # part of scripts/test.sh --quick
 
 COFFEE = "org.example.Coffee"
 

@@ -1,6 +1,10 @@
 """One role per connection; apps see only their own activities."""
 
+import pytest
+
 from harness.varlink import error_of
+
+pytestmark = pytest.mark.quick  # part of scripts/test.sh --quick
 
 COFFEE = "org.example.Coffee"
 TIMER = "org.example.Timer"

@@ -12,7 +12,7 @@ from harness import overlay_scenes as scenes
 from harness.overlay_scenes import centre, size
 
 REASON = desktop.why_not("Xvfb", "xdotool", "import", "xwininfo") or desktop.overlay_missing()
-pytestmark = pytest.mark.skipif(bool(REASON), reason=REASON or "")
+pytestmark = [pytest.mark.quick, pytest.mark.skipif(bool(REASON), reason=REASON or "")]
 
 
 @pytest.fixture(scope="module")

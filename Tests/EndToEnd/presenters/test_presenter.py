@@ -19,6 +19,8 @@ from harness.presenters import COFFEE, register_layout, request, waybar_json
 from harness.processes import wait_for
 from harness.varlink import Connection
 
+pytestmark = pytest.mark.quick  # part of scripts/test.sh --quick
+
 TIMER = "org.example.Timer"
 SVG_NS = "{http://www.w3.org/2000/svg}"
 

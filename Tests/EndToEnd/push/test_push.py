@@ -17,8 +17,8 @@ from harness.paths import ISLANDD
 from harness.processes import wait_for
 from harness.varlink import Connection, error_of, next_item, subscribe_presenter
 
-pytestmark = pytest.mark.skipif(not brokers.available(), reason="mosquitto, its clients or openssl are not installed "
-                                                                "(scripts/install-deps.sh installs them)")
+pytestmark = [pytest.mark.quick, pytest.mark.skipif(not brokers.available(), reason="mosquitto, its clients or openssl are not installed "
+                                                                "(scripts/install-deps.sh installs them)")]
 
 COFFEE = "org.example.Coffee"
 DEVICES = ["device-%d" % n for n in range(1, 12)]
