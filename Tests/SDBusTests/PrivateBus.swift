@@ -1,4 +1,5 @@
 import Foundation
+import Glibc
 import ProcessTesting
 import SDBus
 import Testing
@@ -31,12 +32,31 @@ final class PrivateBus: Sendable {
         process.current = try await BackgroundProcess(
             Self.daemon, ["--session", "--nofork", "--nopidfile", "--address=\(address)"], environment: nil,
             stdout: directory.appendingPathComponent("dbus.out").path, stderr: directory.appendingPathComponent("dbus.err").path)
-        // Generous: it only keeps a daemon that never listens from hanging the test.
+        // Until a connection is accepted: the daemon binds the socket (the file appears) before
+        // it listens, and a loaded machine may run a test in between. Generous: the bound only
+        // keeps a daemon that never listens from hanging the test.
         let deadline = ContinuousClock.now + .seconds(30)
-        while !FileManager.default.fileExists(atPath: socket) {
+        while !Self.accepts(socket) {
             guard ContinuousClock.now < deadline else { throw BusNotReady() }
             try await Task.sleep(for: .milliseconds(10))
         }
+    }
+
+    /// Whether something listens on the Unix socket at `path`.
+    private static func accepts(_ path: String) -> Bool {
+        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { return false }
+        defer { Glibc.close(fd) }
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        let bytes = Array(path.utf8)
+        guard bytes.count < MemoryLayout.size(ofValue: address.sun_path) else { return false }
+        withUnsafeMutableBytes(of: &address.sun_path) { raw in
+            for (i, byte) in bytes.enumerated() { raw[i] = byte }
+        }
+        return withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        } == 0
     }
 
     struct BusNotReady: Error {}
