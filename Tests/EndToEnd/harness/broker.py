@@ -8,6 +8,7 @@ Backends publish with mosquitto_pub and read feedback with mosquitto_sub, as a s
 an app's server would. Every process is started by pid and stopped by pid."""
 
 import os
+import re
 import shutil
 import signal
 import socket
@@ -17,6 +18,7 @@ import threading
 import time
 
 from harness import artifacts
+from harness.paths import LIVENESS
 
 MOSQUITTO = "/usr/sbin/mosquitto"
 TOOLS = [MOSQUITTO, "/usr/bin/mosquitto_pub", "/usr/bin/mosquitto_sub", "/usr/bin/mosquitto_passwd", "/usr/bin/openssl"]
@@ -137,7 +139,7 @@ keyfile {root}/server.key
     def _prefix(self):
         return ["ip", "netns", "exec", self.netns] if self.netns else []
 
-    def start(self, timeout=10):
+    def start(self, timeout=LIVENESS):
         log = open(self.path("stdout.log"), "a")
         self.process = subprocess.Popen(self._prefix() + [MOSQUITTO, "-c", self.path("mosquitto.conf")],
                                         stdout=log, stderr=log, stdin=subprocess.DEVNULL)
@@ -193,7 +195,7 @@ keyfile {root}/server.key
         port = self.port
         result = subprocess.run(self._prefix() + ["mosquitto_pub", "-h", self.host, "-p", str(port), *self.credentials(user),
                                                   "-q", str(qos), "-t", topic, "-m", payload, "-i", "%s-pub-%d" % (user, os.getpid())],
-                                capture_output=True, text=True, timeout=10)
+                                capture_output=True, text=True, timeout=LIVENESS)
         assert result.returncode == 0, result.stderr
         return result
 
@@ -206,34 +208,50 @@ keyfile {root}/server.key
         assert result.returncode == 0, result.stderr
         return result
 
-    def subscriber(self, user, topic):
-        return Subscriber(self, user, topic)
+    def subscriber(self, user, *topics):
+        return Subscriber(self, user, topics)
+
+    def subscriptions(self, client, topic):
+        """How many times the broker has logged `client` subscribing to `topic` (its
+        `client qos topic` line, written as the subscription takes effect)."""
+        return len(re.findall(r": %s [012] %s$" % (re.escape(client), re.escape(topic)), self.log(tail=None), re.M))
+
+    def wait_subscribed(self, client, topic, count=1, timeout=LIVENESS):
+        """Returns once the broker has taken `client`'s subscription to `topic` (`count` times):
+        from then on what is published there reaches the client. A SUBSCRIBE is not waited
+        for by whoever sends it (islandd's Request returns before its SUBACK), so a push
+        published right after a token was made could otherwise arrive before it and be lost."""
+        deadline = time.monotonic() + timeout
+        while self.subscriptions(client, topic) < count:
+            if time.monotonic() > deadline:
+                raise TimeoutError("%s not subscribed to %s within %ss: %s" % (client, topic, timeout, self.log()))
+            time.sleep(0.02)
 
 
 class Subscriber:
     """mosquitto_sub as a backend reading feedback: every message, one JSON per line, collected
     by a thread; ready once the broker acknowledged the subscription (its log says so)."""
 
-    def __init__(self, broker, user, topic):
+    def __init__(self, broker, user, topics):
         self.messages = []
         self.lock = threading.Lock()
         client = "%s-sub-%d-%d" % (user, os.getpid(), id(self))
         self.process = subprocess.Popen(
             broker._prefix() + ["mosquitto_sub", "-h", broker.host, "-p", str(broker.port), *broker.credentials(user),
-                                "-q", "1", "-t", topic, "-i", client],
+                                "-q", "1", *[a for t in topics for a in ("-t", t)], "-i", client],
             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL, text=True)
         self.thread = threading.Thread(target=self._read, daemon=True)
         self.thread.start()
-        deadline = time.time() + 10
-        while client + " 1 " + topic not in broker.log(tail=None) and time.time() < deadline:
-            time.sleep(0.02)
+        for topic in topics:
+            # The ACL may refuse it (then the broker still logs it, and sends nothing).
+            broker.wait_subscribed(client, topic)
 
     def _read(self):
         for line in self.process.stdout:
             with self.lock:
                 self.messages.append(line.rstrip("\n"))
 
-    def wait(self, count=1, timeout=10):
+    def wait(self, count=1, timeout=LIVENESS):
         import json
         deadline = time.time() + timeout
         while time.time() < deadline:

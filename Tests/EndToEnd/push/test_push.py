@@ -8,12 +8,11 @@ never see each other's tokens."""
 import json
 import os
 import subprocess
-import time
 
 import pytest
 
 from harness import broker as brokers
-from harness.paths import ISLANDD
+from harness.paths import ISLANDD, LIVENESS
 from harness.processes import wait_for
 from harness.varlink import Connection, error_of, next_item, subscribe_presenter
 
@@ -40,8 +39,8 @@ def device(broker, make_daemon):
     def make(config=""):
         name = next(UNUSED_DEVICES)
         d = make_daemon(broker.push_config(name) + config)
-        d.device = name
-        wait_for(lambda: "connected to the push broker" in d.log(), timeout=10,
+        d.device, d.broker = name, broker
+        wait_for(lambda: "connected to the push broker" in d.log(), timeout=LIVENESS,
                  message="the daemon's broker connection (%s)" % d.log()[-600:])
         return d
     return make
@@ -51,7 +50,20 @@ def request(daemon, state, app=COFFEE, type="Delivery", push_token=True, **extra
     with daemon.connect("org.island.Producer") as producer:
         reply = producer.Request(app=app, type=type, attributes={"order": 42}, content={"state": state},
                                  pushToken=push_token, **extra)
+    if push_token:
+        subscribed(daemon, reply["activity"]["pushToken"])
     return reply["activity"]
+
+
+def subscribed(daemon, token, count=1):
+    """Once the broker has the device's subscription to `token`: islandd subscribes as it makes a
+    token and does not wait for the broker's SUBACK, so a push published at once could get to
+    the broker first and reach nobody."""
+    daemon.broker.wait_subscribed(daemon.device, token, count)
+
+
+def timestamps(answers):
+    return [a["timestamp"] for a in answers]
 
 
 def aps(event, timestamp, state=None, **fields):
@@ -73,7 +85,8 @@ def test_a_backend_updates_and_ends_an_activity_and_reads_what_happened(broker, 
     token = created["pushToken"]
     assert token.startswith("island/%s/%s/" % (daemon.device, COFFEE)) and len(token.rsplit("/", 1)[1]) == 32
     presenter, _ = subscribe_presenter(daemon)
-    feedback = broker.subscriber("backend-coffee", token + "/feedback")
+    # Every token of the app, so that a later activity's answer can mark a point in the stream.
+    feedback = broker.subscriber("backend-coffee", "island/%s/%s/+/feedback" % (daemon.device, COFFEE))
     try:
         broker.publish("backend-coffee", token, aps("update", 100, {"stage": "baking"}, alert={"title": "Coffee", "body": "Brewing"}))
         _, item = next_item(presenter, created["id"], lambda i: i["content"]["state"] == {"stage": "baking"})
@@ -90,8 +103,14 @@ def test_a_backend_updates_and_ends_an_activity_and_reads_what_happened(broker, 
         answers = feedback.wait(3)
         assert answers[2]["outcome"] == "revoked" and answers[2]["reason"] == "dismissed"
         broker.publish("backend-coffee", token, aps("update", 102, {"stage": "again"}))
-        time.sleep(0.5)
-        assert len(feedback.messages) == 3
+        # A marker: another activity's push, published after it. The device reads its topics on
+        # one connection in order and answers an applied push once it is committed, after
+        # anything before it: had the revoked token still been heard, its answer came first.
+        marker = request(daemon, {"stage": "marker"})
+        broker.publish("backend-coffee", marker["pushToken"], aps("update", 103, {"stage": "marker"}))
+        answers = feedback.wait(4)
+        assert timestamps(answers) == [100, 101, None, 103], "nothing is heard on a revoked token"
+        assert answers[3]["activity"] == marker["id"]
     finally:
         feedback.close()
         presenter.close()
@@ -107,8 +126,13 @@ def test_an_older_timestamp_is_refused_and_the_refusal_is_published(broker, devi
         broker.publish("backend-coffee", token, aps("update", 150, {"n": 1}))
         # A redelivery of the same push is a duplicate: refused too, never applied twice.
         broker.publish("backend-coffee", token, aps("update", 200, {"n": 2}))
-        first, older, again = feedback.wait(3)
-        assert first["outcome"] in ("applied", "throttled")
+        answers = feedback.wait(3)
+        # Refusals go out at once, an applied push's answer once it is committed: the answers'
+        # order is not the pushes'. Each is told apart by what it says.
+        [first] = [a for a in answers if "error" not in a]
+        [older] = [a for a in answers if a.get("parameters", {}).get("given") == 150.0]
+        [again] = [a for a in answers if a is not first and a is not older]
+        assert first["outcome"] in ("applied", "throttled") and first["timestamp"] == 200
         assert older["outcome"] == "refused" and older["error"] == "org.island.StaleTimestamp"
         assert older["parameters"] == {"id": created["id"], "last": 200.0, "given": 150.0}
         assert again["error"] == "org.island.StaleTimestamp" and again["parameters"]["given"] == again["parameters"]["last"]
@@ -122,6 +146,7 @@ def test_a_server_starts_an_activity_with_a_push_to_start_token(broker, device):
     with daemon.connect("org.island.Producer") as producer:
         start_token = producer.PushToStartToken(app=COFFEE, type="Delivery")["pushToken"]
         assert producer.PushToStartToken(app=COFFEE, type="Delivery")["pushToken"] == start_token, "asked again: the same"
+    subscribed(daemon, start_token)
     presenter, _ = subscribe_presenter(daemon)
     feedback = broker.subscriber("backend-coffee", start_token + "/feedback")
     try:
@@ -140,6 +165,7 @@ def test_a_server_starts_an_activity_with_a_push_to_start_token(broker, device):
             "attributes-type": "Delivery", "attributes": {"order": 7}}))
         assert feedback.wait(2)[1]["error"] == "org.island.StaleTimestamp"
         # The activity's token works as any other.
+        subscribed(daemon, answer["pushToken"])
         updates = broker.subscriber("backend-coffee", answer["pushToken"] + "/feedback")
         try:
             broker.publish("backend-coffee", answer["pushToken"], aps("update", 301, {"stage": "on the way"}))
@@ -162,18 +188,21 @@ def test_a_backend_without_rights_on_the_topic_changes_nothing(broker, device):
         # The flights backend may write only org.example.Flights topics: the broker drops this.
         broker.publish("backend-flights", token, aps("update", 400, {"owner": "forged"}))
         broker.publish("backend-coffee", token, aps("update", 401, {"owner": "genuine"}))
+        # In order on the token's topic: had the forged push got through, it was answered
+        # (applied, or refused when 401 was first) before or with 401.
         answers = feedback.wait(1)
-        time.sleep(0.3)
-        answers = feedback.wait(1)
-        assert [a["timestamp"] for a in answers] == [401]
+        assert timestamps(answers) == [401]
         assert activity(daemon, created["id"])["content"]["state"] == {"owner": "genuine"}
-        # Nor may it read the coffee app's feedback.
-        spy = broker.subscriber("backend-flights", token + "/feedback")
+        # Nor may it read the coffee app's feedback. Its own app's feedback, which it may read,
+        # is the marker: the device answers the flights push after the coffee one.
+        flights = request(daemon, {"owner": "flights"}, app="org.example.Flights")
+        spy = broker.subscriber("backend-flights", token + "/feedback", flights["pushToken"] + "/feedback")
         try:
             broker.publish("backend-coffee", token, aps("update", 402, {"owner": "genuine"}))
             feedback.wait(2)
-            time.sleep(0.3)
-            assert spy.messages == []
+            broker.publish("backend-flights", flights["pushToken"], aps("update", 403, {"owner": "flights"}))
+            spy.wait(1)
+            assert timestamps(spy.wait(1)) == [403], "the flights backend read only its own feedback"
         finally:
             spy.close()
     finally:
@@ -193,20 +222,24 @@ def test_tokens_rotate_persist_and_are_streamed_to_the_app(broker, device):
             assert producer.PushToken(app=COFFEE, id=created["id"])["pushToken"] == old, "asked again: the same"
             new = producer.PushToken(app=COFFEE, id=created["id"], rotate=True)["pushToken"]
         assert new != old
+        subscribed(daemon, new)
         event = watch.read_until(lambda m: m["parameters"]["event"]["kind"] == "pushToken")["parameters"]["event"]
         assert event["pushToken"] == new and event["activity"]["id"] == created["id"] and event["activity"]["pushToken"] == new
         assert feedback.wait(1)[0] | {"receivedAt": 0} == {"timestamp": None, "event": None, "outcome": "revoked",
                                                            "reason": "rotated", "receivedAt": 0}
         broker.publish("backend-coffee", old, aps("update", 500, {"n": 2}))
-        time.sleep(0.5)
-        assert len(feedback.messages) == 1, "the old token stopped at once: nobody listens to it"
+        # The new token's push after it is the marker: answered after anything the old one got.
+        broker.publish("backend-coffee", new, aps("update", 500, {"n": 1}))
+        answers = feedback.wait(2)
+        assert timestamps(answers) == [None, 500], "the old token stopped at once: nobody listens to it"
+        assert answers[1]["outcome"] in ("applied", "throttled")
         assert activity(daemon, created["id"])["content"]["state"] == {"n": 1}
         daemon.stop()
         daemon.start()
         wait_for(lambda: daemon.log().count("connected to the push broker") >= 2, message="reconnection")
         assert activity(daemon, created["id"])["pushToken"] == new
         broker.publish("backend-coffee", new, aps("update", 501, {"n": 3}))
-        assert feedback.wait(2)[1]["outcome"] in ("applied", "throttled")
+        assert feedback.wait(3)[2]["outcome"] in ("applied", "throttled")
     finally:
         watch.close()
         feedback.close()
@@ -250,11 +283,13 @@ def test_offline_the_broker_keeps_what_was_missed_and_it_is_applied_once_in_orde
             broker.publish("backend-coffee", token, aps("update", 700 + n, {"n": n}))
         daemon.start()
         answers = feedback.wait(3)
-        time.sleep(0.5)
-        answers = feedback.wait(3)
-        assert [a["timestamp"] for a in answers] == [701, 702, 703], "each once, in order"
+        assert timestamps(answers) == [701, 702, 703], "each once, in order"
+        # A push after them is the marker: any second delivery of what was missed came first.
+        broker.publish("backend-coffee", token, aps("update", 704, {"n": 4}))
+        answers = feedback.wait(4)
+        assert timestamps(answers) == [701, 702, 703, 704], "each once, in order"
         assert all(a["outcome"] in ("applied", "throttled") for a in answers)
-        assert activity(daemon, created["id"])["content"]["state"] == {"n": 3}
+        assert activity(daemon, created["id"])["content"]["state"] == {"n": 4}
     finally:
         feedback.close()
 
@@ -264,21 +299,25 @@ def test_without_the_broker_islandd_serves_local_clients_and_catches_up_when_it_
     broker = brokers.Broker(devices=["device-away"]).start()
     try:
         daemon = make_daemon(broker.push_config("device-away"))
-        wait_for(lambda: "connected to the push broker" in daemon.log(), timeout=10, message="the broker connection")
+        daemon.device, daemon.broker = "device-away", broker
+        wait_for(lambda: "connected to the push broker" in daemon.log(), message="the broker connection")
         created = request(daemon, {"n": 0})
         token = created["pushToken"]
         broker.stop()
         try:
             wait_for(lambda: "no connection to the push broker" in daemon.log(), message="the lost connection noticed")
-            started = time.monotonic()
+            # Local calls never wait for the broker: they are answered, and take effect, while
+            # it is still away (it comes back only after them; a call that waited for it would
+            # never be answered, and the connection's read would time out).
             with daemon.connect("org.island.Producer") as producer:
                 producer.Update(app=COFFEE, id=created["id"], content={"state": {"n": 1}})
                 local = producer.Request(app=COFFEE, type="Local", attributes={}, content={"state": {}})
-            assert time.monotonic() - started < 2, "local calls never wait for the broker"
             assert local["activity"]["state"] == "active"
+            assert activity(daemon, created["id"])["content"]["state"] == {"n": 1}
+            assert broker.process.poll() is not None, "the broker was away throughout"
         finally:
             broker.start()
-        wait_for(lambda: daemon.log().count("connected to the push broker") >= 2, timeout=15, message="the reconnection")
+        wait_for(lambda: daemon.log().count("connected to the push broker") >= 2, message="the reconnection")
         feedback = broker.subscriber("backend-coffee", token + "/feedback")
         try:
             broker.publish("backend-coffee", token, aps("update", 800, {"n": 2}))
