@@ -4,9 +4,12 @@ daemon while a well-behaved producer and presenter keep working.
 Each case runs its bad clients on raw sockets and asserts exactly what each one gets: a named
 error (with its parameters) or a clean close. Throughout the case a well-behaved producer
 updates its own activity every 50 ms and a well-behaved presenter reads the island; after the
-case they must have been answered correctly and promptly the whole time, must still be, the
-bad connections must be gone from the daemon's count, and the daemon's memory must be
-bounded (see RSS_BOUND).
+case they must have been answered correctly the whole time, must still be, the bad
+connections must be gone from the daemon's count, and the daemon's memory must be bounded
+(see RSS_BOUND). Where a bad client holds something (connections, a stalled stream, a flood),
+the case checks that the well-behaved ones are served while it still holds it (`served_while`):
+by the order of events, not by how fast, since a starved client is served only once the bad
+one lets go, which is after that check.
 """
 
 import os
@@ -16,6 +19,7 @@ import time
 
 import pytest
 
+from harness.paths import LIVENESS
 from harness.processes import memory, wait_for
 from harness.varlink import Connection, error, frame
 
@@ -39,10 +43,6 @@ RSS_BOUND = 128 * 1024 * 1024
 # memory, quarantine) and its speed a fraction of the debug build's: the bounds do not apply
 # there, or apply ten times looser.
 SANITIZED = bool(os.environ.get("ISLAND_SANITIZER"))
-# A well-behaved call takes a few milliseconds (debug build); a daemon that lets a bad client
-# hold up others would make it wait for the bad client (forever, or until a limit). The bound
-# leaves room for two busy cores shared with the bad clients, which run in this same process.
-LATENCY_BOUND = 2.0 * (10 if SANITIZED else 1)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -91,6 +91,10 @@ class WellBehaved:
         self.contents = {item["id"]: item["content"]["state"] for item in snapshot["items"]}
         self.sequence = snapshot["sequence"]
         self.n = 0
+        # Replies the producer got: its progress, which the cases watch while a bad client holds.
+        self.replies = 0
+        # Updates the presenter read: every presenter is sent the same stream.
+        self.updates_seen = 0
         self.latencies = []
         self.errors = []
         self.stop = threading.Event()
@@ -105,9 +109,9 @@ class WellBehaved:
         assert "error" not in reply, reply
         return reply["parameters"]["connections"]
 
-    def update(self, n, timeout=LATENCY_BOUND * 5):
+    def update(self, n):
         reply = self.producer.ask("org.island.Producer.Update", {
-            "app": TIMER, "id": self.id, "content": {"state": {"n": n}}}, timeout=timeout)
+            "app": TIMER, "id": self.id, "content": {"state": {"n": n}}})
         assert "error" not in reply, reply
         assert reply["parameters"]["activity"]["content"]["state"] == {"n": n}, reply
         return reply
@@ -119,6 +123,7 @@ class WellBehaved:
                 start = time.monotonic()
                 self.update(self.n)
                 self.latencies.append(time.monotonic() - start)
+                self.replies += 1
                 self.stop.wait(0.05)
         except BaseException as e:  # noqa: B036 — reported by check()
             self.errors.append("producer: %r" % e)
@@ -127,10 +132,12 @@ class WellBehaved:
         try:
             while not self.stop.is_set():
                 try:
+                    # A short read only so that the thread looks at `stop` now and then.
                     message = self.presenter.read(timeout=0.2)
                 except TimeoutError:
                     continue
                 update = message["parameters"]["update"]
+                self.updates_seen += 1
                 assert message.get("continues") is True, message
                 assert update["sequence"] > self.sequence or update["resync"], (self.sequence, update)
                 self.sequence = update["sequence"]
@@ -143,37 +150,46 @@ class WellBehaved:
         except BaseException as e:  # noqa: B036
             self.errors.append("presenter: %r" % e)
 
+    def served_while(self, what):
+        """The producer gets two more replies, and the presenter sees the content of the
+        second, now: the caller's bad clients still hold what they hold, and let go only after
+        this returns. A daemon that starves the well-behaved clients until a bad one is gone
+        (or for good) fails here, at the liveness bound, however fast or slow the machine."""
+        target = self.replies + 2
+        wait_for(lambda: self.replies >= target or self.errors,
+                 message="the well-behaved producer answered while %s" % what)
+        assert not self.errors, self.errors
+        # Replies are counted after their check, so the producer's content is at least this.
+        n = target
+        wait_for(lambda: self.contents.get(self.id, {}).get("n", 0) >= n or self.errors,
+                 message="the well-behaved presenter seeing the producer's update while %s" % what)
+        assert not self.errors, self.errors
+
     def check(self):
-        """After a case: the well-behaved clients were served promptly throughout, are
-        served now, the bad connections are gone, and memory stayed bounded."""
-        elapsed = time.monotonic() - self.started
+        """After a case: the well-behaved clients were answered correctly throughout (no
+        error, no call stuck), are served now, the bad connections are gone, and memory stayed
+        bounded. (How fast they were served is measured, not asserted: see the summary.)"""
         self.stop.set()
         for t in self.threads:
-            t.join(timeout=LATENCY_BOUND * 6)
+            t.join(timeout=LIVENESS + 5)
             assert not t.is_alive(), "a well-behaved client is stuck in a call"
         assert not self.errors, self.errors
-        # Served throughout: every round trip was prompt, and there were many of them.
+        assert self.latencies, "the well-behaved producer got no reply"
         worst = max(self.latencies)
-        assert worst < LATENCY_BOUND, "a well-behaved update took %.2fs" % worst
-        # On average a reply every quarter of the latency bound: 0.5 s, stretched under a
-        # sanitizer like the bound itself (instrumented code on one event loop is ~10x slower).
-        assert len(self.latencies) >= elapsed / (LATENCY_BOUND / 4), \
-            "the well-behaved producer got %d replies in %.1fs (worst %.2fs)" % (len(self.latencies), elapsed, worst)
-        # Served now: an update is answered at once and reaches the presenter at its rate (2/s).
+        # Served now: an update is answered and reaches the presenter (at its rate, 2/s).
         self.stop.clear()
         self.threads = [threading.Thread(target=self._present, daemon=True)]
         self.threads[0].start()
         marker = 1_000_000 + self.n
-        start = time.monotonic()
         self.update(marker)
-        assert time.monotonic() - start < LATENCY_BOUND
-        wait_for(lambda: self.contents.get(self.id) == {"n": marker}, timeout=3,
+        wait_for(lambda: self.contents.get(self.id) == {"n": marker} or self.errors,
                  message="the well-behaved presenter seeing the last update")
+        assert not self.errors, self.errors
         # A new connection is accepted and answered, and the bad ones are all gone.
         fresh = Connection(self.daemon.socket)
         get_info_ok(fresh.ask("org.varlink.service.GetInfo"))
         fresh.close()
-        wait_for(lambda: self.connections() == self.HELD_CONNECTIONS, timeout=5,
+        wait_for(lambda: self.connections() == self.HELD_CONNECTIONS,
                  message="the daemon's connection count back to the well-behaved ones")
         rss, peak = memory(self.daemon.process.pid)
         if not SANITIZED:
@@ -181,7 +197,7 @@ class WellBehaved:
             assert rss < RSS_BOUND, "islandd holds %.1f MiB" % (rss / 2**20)
         assert self.daemon.process.poll() is None
         self.stop.set()
-        self.threads[0].join(timeout=5)
+        self.threads[0].join(timeout=LIVENESS)
         return {"peak_mib": round(peak / 2**20, 1), "worst_latency": round(worst, 3), "calls": len(self.latencies)}
 
     def close(self):
@@ -238,7 +254,7 @@ def oversized_stream_without_nul(daemon, well):
     raw = Connection(daemon.socket)
     chunk = b"[" + b"1," * (1 << 19)
     sent = 0
-    raw.sock.settimeout(10)
+    raw.sock.settimeout(LIVENESS)
     try:
         while sent < 64 * 1024 * 1024:
             sent += raw.sock.send(chunk)
@@ -404,8 +420,9 @@ def thousand_connections(daemon, well):
     raws = open_many(daemon, 1000)
     try:
         for raw in raws:
-            get_info_ok(raw.read(timeout=10))
+            get_info_ok(raw.read())
         assert well.connections() >= 1000 + WellBehaved.HELD_CONNECTIONS
+        well.served_while("1,000 other connections are open")
         # Still all usable, in any order.
         for raw in reversed(raws[::50]):
             get_info_ok(raw.ask("org.varlink.service.GetInfo"))
@@ -422,7 +439,7 @@ def connections_over_the_limit(scope):
         served = refused = 0
         try:
             for raw in raws:
-                reply = raw.read(timeout=10)
+                reply = raw.read()
                 if "error" in reply:
                     assert reply == {"error": "org.island.Connection.TooManyConnections",
                                      "parameters": {"limit": 100, "scope": scope}}, reply
@@ -433,15 +450,16 @@ def connections_over_the_limit(scope):
                     served += 1
             # The well-behaved clients hold three of the hundred.
             assert (served, refused) == (100 - WellBehaved.HELD_CONNECTIONS, 900 + WellBehaved.HELD_CONNECTIONS)
+            well.served_while("the connection limit is reached")
             # Refused connections were not counted: after closing the served ones, a new
             # full batch of 97 is served again.
             for raw in raws:
                 raw.close()
-            wait_for(lambda: well.connections() == WellBehaved.HELD_CONNECTIONS, timeout=5,
+            wait_for(lambda: well.connections() == WellBehaved.HELD_CONNECTIONS,
                      message="the served connections closing")
             raws[:] = open_many(daemon, 100 - WellBehaved.HELD_CONNECTIONS)
             for raw in raws:
-                get_info_ok(raw.read(timeout=10))
+                get_info_ok(raw.read())
         finally:
             for raw in raws:
                 raw.close()
@@ -464,11 +482,19 @@ def never_reading_presenters(daemon, well):
         reply = producer.ask("org.island.Producer.Request", {
             "app": FLIGHTS, "type": "Flood", "attributes": {"pad": "x" * 3000, "n": n}, "content": {"state": {"n": 0}}})
         ids.append(reply["parameters"]["activity"]["id"])
-    # A burst of updates, pipelined 32 at a time, for 3 seconds — and, under a sanitizer's
-    # slowdown, on until it is as large (bounded at 60 s).
+    # A burst of updates, pipelined 32 at a time, until every presenter has been sent 300
+    # updates (the healthy one read them; the stuck ones hold about 60 in their sockets and 64
+    # in their queues, so they miss hundreds), and the well-behaved producer has been served
+    # while it ran. Delivery is capped (20 per second per activity), so that takes the daemon
+    # about 3 s of its own time; a daemon that stops delivering, or serves no one else during
+    # a flood, never gets there.
     last = 0
-    start = time.monotonic()
-    while time.monotonic() < start + 3 or (SANITIZED and last <= 300 and time.monotonic() < start + 60):
+    seen_before, replies_before = well.updates_seen, well.replies
+    deadline = time.monotonic() + LIVENESS
+    while well.updates_seen < seen_before + 300 or well.replies < replies_before + 2:
+        assert time.monotonic() < deadline, \
+            "after %d flood updates the healthy presenter read %d updates and the producer got %d replies" \
+            % (last, well.updates_seen - seen_before, well.replies - replies_before)
         batch = []
         for _ in range(32):
             last += 1
@@ -478,10 +504,10 @@ def never_reading_presenters(daemon, well):
         for _ in batch:
             reply = producer.read()
             assert "error" not in reply, reply
-    assert last > 200, "the flood sent only %d updates" % last
+    assert not well.errors, well.errors
     # The healthy presenter (WellBehaved) sees the last content of every flood activity.
     final = {ids[n % 5]: {"n": n, "pad": "y" * 500} for n in range(last - 4, last + 1)}
-    wait_for(lambda: all(well.contents.get(i) == state for i, state in final.items()), timeout=5,
+    wait_for(lambda: all(well.contents.get(i) == state for i, state in final.items()),
              message="the healthy presenter seeing the end of the flood")
     # Each stuck presenter is still connected; reading now, it gets whole messages in
     # sequence, and catches up through a resync snapshot that holds the latest content.
@@ -489,7 +515,7 @@ def never_reading_presenters(daemon, well):
         raw.sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 1 << 20)
         sequence, resynced, contents = None, False, {}
         while True:
-            update = raw.read(timeout=5)["parameters"]["update"]
+            update = raw.read()["parameters"]["update"]
             if sequence is not None:
                 assert update["sequence"] > sequence, (sequence, update["sequence"])
             sequence = update["sequence"]
@@ -505,25 +531,28 @@ def never_reading_presenters(daemon, well):
     producer.close()
 
 
-def send_until_stalled(raw, blob, patience, limit=10):
-    """Writes `blob` without blocking until the daemon has taken nothing for `patience`
-    seconds (or `limit` seconds pass, or it closes). Returns (bytes sent, whether it stalled,
-    whether it closed)."""
+def send_until_stalled(raw, blob, well, patience=1.0, limit=LIVENESS):
+    """Writes `blob` without blocking until the daemon stops taking it: nothing taken while
+    the well-behaved producer got three replies (so the daemon's one event loop went round
+    several times, and would have read this connection too had it been reading it) and for
+    at least `patience` seconds. Or until all is sent, the daemon closes, or `limit` seconds
+    pass. Returns (bytes sent, whether it stalled, whether it closed)."""
     raw.sock.setblocking(False)
     sent, stalled_since = 0, None
     deadline = time.monotonic() + limit
-    while time.monotonic() < deadline:
+    while time.monotonic() < deadline and sent < len(blob):
         try:
             sent += raw.sock.send(blob[sent:sent + (1 << 16)])
             stalled_since = None
         except BlockingIOError:
-            stalled_since = stalled_since or time.monotonic()
-            if time.monotonic() - stalled_since > patience:
+            if stalled_since is None:
+                stalled_since = (time.monotonic(), well.replies)
+            elif time.monotonic() - stalled_since[0] >= patience and well.replies >= stalled_since[1] + 3:
                 return sent, True, False
             time.sleep(0.01)
         except (BrokenPipeError, ConnectionResetError):
             return sent, stalled_since is not None, True
-    return sent, stalled_since is not None, False
+    return sent, False, False
 
 
 def never_reading_caller(daemon, well):
@@ -536,11 +565,14 @@ def never_reading_caller(daemon, well):
     call = frame({"method": "org.varlink.service.GetInterfaceDescription",
                   "parameters": {"interface": "org.island.Producer"}})
     blob = call * 20_000
-    sent, stalled, closed = send_until_stalled(raw, blob, patience=1.0)
+    sent, stalled, closed = send_until_stalled(raw, blob, well)
     assert stalled or closed, \
-        "the daemon read all %d bytes of calls from a client that reads nothing" % sent
+        "the daemon kept reading (%d bytes) calls from a client that reads nothing, " \
+        "or served no one else meanwhile" % sent
     # Kernel buffers and a bounded read-ahead: nothing like the 2 MiB offered.
     assert sent < len(blob) // 2, sent
+    if not closed:
+        well.served_while("a caller that reads nothing holds its connection")
     # Now it reads: whole replies, in order, each the description asked for; then, if the
     # daemon gave up on it, a close without an error.
     raw.sock.setblocking(True)
@@ -548,7 +580,7 @@ def never_reading_caller(daemon, well):
     answered = 0
     try:
         while answered < expected_calls:
-            reply = raw.read(timeout=10)
+            reply = raw.read()
             assert "interface org.island.Producer" in reply["parameters"]["description"], reply
             answered += 1
     except EOFError:
@@ -566,9 +598,17 @@ def flooding_producer(daemon, well):
     reply = raw.ask("org.island.Producer.Request", {
         "app": COFFEE, "type": "Flood", "attributes": {}, "content": {"state": {"n": 0}}})
     flood = reply["parameters"]["activity"]["id"]
-    start = time.time()
-    n, delivered = 0, []
-    while time.time() - start < 3:
+    # The flood goes on until it has sent 320 updates, its replies name three delivery slots
+    # (a second of the daemon's own time: the cap is 2 per second), and the well-behaved
+    # producer has been served while it ran; a daemon that serves no one else during a flood
+    # never gets there.
+    n, delivered, slots = 0, [], set()
+    replies_before = well.replies
+    deadline = time.monotonic() + LIVENESS
+    while n < 320 or len(slots) < 3 or well.replies < replies_before + 2:
+        assert time.monotonic() < deadline, \
+            "after %d flood updates (%d delivery slots) the well-behaved producer got %d replies" \
+            % (n, len(slots), well.replies - replies_before)
         batch = []
         for _ in range(MAX_QUEUED_CALLS):
             n += 1
@@ -581,17 +621,20 @@ def flooding_producer(daemon, well):
             params = reply["parameters"]
             sent_n = n - len(batch) + 1 + k
             assert params["activity"]["content"]["state"] == {"n": sent_n}, reply
+            slots.add(params["delivery"]["deliverAt"])
             if not params["delivery"]["throttled"]:
                 delivered.append(params["delivery"]["deliverAt"])
-    elapsed = time.time() - start
-    assert n >= 300, "the flood sent only %d updates" % n
-    # At most one delivery per 0.5 s slot (the first update after the Request was throttled,
-    # or delivered when the Request's slot had passed).
-    assert len(delivered) <= elapsed * 2 + 2, (len(delivered), elapsed)
+    # At most one delivery per 0.5 s, in the daemon's own clock: the updates delivered at once
+    # and the slots the throttled ones wait for are each half a second or more apart. (The
+    # first update after the Request was throttled, or delivered when the Request's slot had
+    # passed.)
     for a, b in zip(delivered, delivered[1:]):
         assert b - a >= 0.5 - 1e-3, (a, b)
+    ordered = sorted(slots)
+    for a, b in zip(ordered, ordered[1:]):
+        assert b - a >= 0.5 - 1e-3, (a, b)
     # Coalesced, not lost: the presenter ends on the last one.
-    wait_for(lambda: well.contents.get(flood) == {"n": n}, timeout=3,
+    wait_for(lambda: well.contents.get(flood) == {"n": n},
              message="the presenter seeing the flood's last update")
     # A flood of requests: four more fit (5 live per app), the rest are refused by name.
     raw.send(b"".join(frame({"method": "org.island.Producer.Request", "parameters": {
@@ -634,8 +677,13 @@ def partial_messages_held_open(daemon, well):
             raws.append(raw)
         # All held open, none answered yet. (The debug build scans about 10-20 MB/s of
         # input for NULs, so taking in 20 MiB takes a while.)
-        wait_for(lambda: well.connections() >= 100 + WellBehaved.HELD_CONNECTIONS, timeout=15,
+        wait_for(lambda: well.connections() >= 100 + WellBehaved.HELD_CONNECTIONS,
                  message="all partial senders connected")
+        well.served_while("100 connections hold half a message each")
+        # Completing one of them gets it served; the others, sent before it, are still not
+        # answered after it was.
+        raws[0].send(b'"}\0')
+        get_info_ok(raws[0].read())
         for raw in raws[1:]:
             raw.sock.setblocking(False)
             try:
@@ -644,9 +692,6 @@ def partial_messages_held_open(daemon, well):
             except BlockingIOError:
                 pass
             raw.sock.setblocking(True)
-        # Completing one of them gets it served.
-        raws[0].send(b'"}\0')
-        get_info_ok(raws[0].read())
     finally:
         for raw in raws:
             raw.close()
@@ -663,7 +708,7 @@ def calls_queued_behind_streams(daemon, well):
     raws, results = [], []
 
     def flood(raw):
-        sent, stalled, _ = send_until_stalled(raw, blob, patience=0.5)
+        sent, stalled, _ = send_until_stalled(raw, blob, well)
         results.append((sent, stalled))
 
     try:
@@ -675,8 +720,9 @@ def calls_queued_behind_streams(daemon, well):
         for t in threads:
             t.start()
         for t in threads:
-            t.join(timeout=15)
+            t.join(timeout=LIVENESS + 10)
         assert len(results) == 8 and all(stalled for _, stalled in results), results
+        well.served_while("eight streams hold calls queued behind them")
         rss, _ = memory(daemon.process.pid)
         held = sum(sent for sent, _ in results)
         assert rss < RSS_BOUND or SANITIZED, \

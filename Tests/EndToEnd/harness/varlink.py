@@ -91,6 +91,17 @@ class Connection:
             if predicate(message):
                 return message
 
+    def read_through(self, predicate, timeout=LIVENESS):
+        """Every message up to and including the next one that matches: what came before a
+        marker, for a test that asserts something did not arrive (the marker, caused after
+        it, came first) instead of waiting a while for it."""
+        deadline = time.monotonic() + timeout
+        messages = []
+        while True:
+            messages.append(self.read(max(0.01, deadline - time.monotonic())))
+            if predicate(messages[-1]):
+                return messages
+
     def ask(self, method, parameters=None, timeout=LIVENESS, **flags):
         """A call and its (first) reply."""
         self.call(method, parameters, **flags)
