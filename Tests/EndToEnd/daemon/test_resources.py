@@ -18,7 +18,7 @@ import time
 import pytest
 
 from harness import daemon as daemon_module
-from harness.paths import SANITIZER, SLOWDOWN
+from harness.paths import LIVENESS, SANITIZER
 from harness.processes import memory, wait_for
 from harness.varlink import Connection, subscribe_presenter
 
@@ -93,7 +93,7 @@ def connect(daemon, rcvbuf=None):
     return sock
 
 
-def ask(stream, method, parameters, timeout=10.0):
+def ask(stream, method, parameters, timeout=LIVENESS):
     stream.call(method, parameters)
     return stream.read(timeout)
 
@@ -104,8 +104,9 @@ def assert_ok(reply):
 
 
 class Probe:
-    """Another app's client: a call every 20 ms on its own connection, recording how long each
-    waited. Liveness, not speed: a bound it misses means its calls queued behind someone else's."""
+    """Another app's client: a call every 20 ms on its own connection, counting its replies
+    (and recording how long each waited, for the log). Liveness, not speed: a test checks that
+    its calls are answered while someone else's load still runs (`served_during`)."""
 
     def __init__(self, daemon, app=COFFEE):
         self.stream = Connection(daemon.socket)
@@ -113,6 +114,7 @@ class Probe:
         self.id = assert_ok(ask(self.stream, "org.island.Producer.Request", {
             "app": app, "type": "Probe", "attributes": {}, "content": {"state": {"n": 0}}}))["activity"]["id"]
         self.waits = []
+        self.replies = 0
         self.errors = []
         self.stop = threading.Event()
         self.thread = threading.Thread(target=self._run, daemon=True)
@@ -128,20 +130,38 @@ class Probe:
                 start = time.monotonic()
                 if n % 3 == 0:
                     reply = ask(self.stream, "org.island.Producer.Update", {
-                        "app": self.app, "id": self.id, "content": {"state": {"n": n}}}, timeout=30)
+                        "app": self.app, "id": self.id, "content": {"state": {"n": n}}})
                 elif n % 3 == 1:
-                    reply = ask(self.stream, "org.island.Producer.List", {"app": self.app}, timeout=30)
+                    reply = ask(self.stream, "org.island.Producer.List", {"app": self.app})
                 else:
-                    reply = ask(self.stream, "org.island.Producer.Authorization", {"app": self.app}, timeout=30)
+                    reply = ask(self.stream, "org.island.Producer.Authorization", {"app": self.app})
                 self.waits.append(time.monotonic() - start)
                 assert_ok(reply)
+                self.replies += 1
                 self.stop.wait(0.02)
         except BaseException as e:  # noqa: B036 — reported by finish()
             self.errors.append(repr(e))
 
+    def served_during(self, load, what, calls=6, since=None):
+        """Runs `load()` (one round of someone else's load) again and again until this probe
+        has been answered `calls` times (each kind of call twice) since the load began (the
+        reply count `since`, by default now): its calls are answered while the load still runs.
+        A probe starved until the load ends is never answered while it runs, and the test fails
+        at the liveness bound."""
+        target = (self.replies if since is None else since) + calls
+        deadline = time.monotonic() + LIVENESS
+        rounds = 0
+        while self.replies < target and not self.errors:
+            assert time.monotonic() < deadline, \
+                "another app got %d of %d replies during %d rounds of %s" % (calls - (target - self.replies), calls, rounds, what)
+            load()
+            rounds += 1
+        assert not self.errors, self.errors
+        return rounds
+
     def finish(self):
         self.stop.set()
-        self.thread.join(timeout=40)
+        self.thread.join(timeout=LIVENESS + 10)
         assert not self.thread.is_alive(), "the probe is stuck in a call"
         assert not self.errors, self.errors
         assert self.waits, "the probe made no call"
@@ -169,7 +189,7 @@ def pipelined_updates(stream, ids, start, count, pad):
                 "app": FLIGHTS, "id": ids[n % len(ids)], "content": {"state": {"n": n, "pad": pad}}}}))
         stream.sock.sendall(b"".join(batch))
         for _ in batch:
-            assert_ok(stream.read(30))
+            assert_ok(stream.read())
     return n
 
 
@@ -194,24 +214,34 @@ def test_watchers_that_stop_reading_hold_bounded_memory(make_daemon):
         stream.sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
         stream.call("org.island.Producer.Watch", {"app": FLIGHTS}, more=True)
         watchers.append(stream)
-    # Each is registered once its `watching` event is out (it is read later, with the rest).
-    time.sleep(0.5 * SLOWDOWN)
+    # Each is registered once its `watching` event is out: that one message is read (it is
+    # small), nothing after it.
+    for stream in watchers:
+        assert stream.read()["parameters"]["event"] == {"kind": "watching"}
     probe = Probe(daemon)
     try:
         # 1,500 updates: 300 content events per activity for every watcher (fewer under a
-        # sanitizer, whose memory the bound does not apply to anyway).
-        last = pipelined_updates(producer, ids, 0, 300 if SANITIZED else 1500, pad)
+        # sanitizer, whose memory the bound does not apply to anyway); more if another app's
+        # probe has not been answered six times while they went on.
+        since = probe.replies
+        state = {"last": pipelined_updates(producer, ids, 0, 300 if SANITIZED else 1500, pad)}
+
+        def more():
+            state["last"] = pipelined_updates(producer, ids, state["last"], 32, pad)
+        probe.served_during(more, "updates to 100 stuck watchers", since=since)
+        last = state["last"]
         # Each stuck watcher reads once, with a large buffer: up to 1 MiB, or what comes within
         # 0.2 s. Then the daemon does what that makes it do (at debe163: hand each its whole
         # queue, 1,024 events, and hold what it did not read, 839 MiB in all).
         drain(watchers, 1 << 20)
-        wait_until_idle(daemon.process.pid, timeout=20 * SLOWDOWN)
+        wait_until_idle(daemon.process.pid, timeout=LIVENESS)
         rss, peak = memory(daemon.process.pid)
+        # Another app is still answered, now that the daemon has done what the reads made it do.
+        probe.served_during(lambda: time.sleep(0.01), "the wait after the stuck watchers read")
         worst = probe.finish()
         print("stuck watchers: peak %.1f MiB, now %.1f MiB, probe's worst wait %.3f s" % (peak / 2**20, rss / 2**20, worst))
         if not SANITIZED:
             assert peak < RSS_BOUND, "islandd peaked at %.1f MiB" % (peak / 2**20)
-        assert worst < 2.0 * SLOWDOWN, "another app's call waited %.2f s" % worst
         # Every watcher, reading now, either catches up with the latest content of each
         # activity or hears its stream was cut (a named error), and can watch again.
         final = {}
@@ -222,13 +252,12 @@ def test_watchers_that_stop_reading_hold_bounded_memory(make_daemon):
             stream.sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 1 << 20)
             seen = {}
             while True:
-                message = stream.read(10)
+                message = stream.read()
                 if "error" in message:
                     # Cut off: the error ends the connection, and a new Watch starts afresh.
                     assert message["error"] == "org.island.Connection.OutputQueueFull", message
                     assert message["parameters"]["limit"] > 0, message
-                    with pytest.raises(EOFError):
-                        stream.read(5)
+                    stream.expect_close()
                     cut += 1
                     again = Connection(daemon.socket)
                     again.call("org.island.Producer.Watch", {"app": FLIGHTS}, more=True)
@@ -274,7 +303,7 @@ def test_a_watcher_too_far_behind_on_button_presses_is_cut_off(make_daemon):
     def read_presses():
         try:
             while len(heard) < presses:
-                heard.append(reading.read(10)["parameters"]["event"])
+                heard.append(reading.read()["parameters"]["event"])
         except BaseException as e:  # noqa: B036 — checked below
             heard.append(repr(e))
 
@@ -285,11 +314,11 @@ def test_a_watcher_too_far_behind_on_button_presses_is_cut_off(make_daemon):
             interact.call("org.island.Presenter.Interact", {"action": "button", "id": activity, "button": "b%d" % n})
             if n % 32 == 31 or n == presses - 1:
                 for _ in range(n % 32 + 1):
-                    assert_ok(interact.read(10))
+                    assert_ok(interact.read())
                 # The reading watcher is kept within 64 presses (~330 KB) of the presser
                 # however slowly this process runs, so only the stuck one can fall behind.
-                wait_for(lambda: len(heard) >= n - 64, timeout=10 * SLOWDOWN, message="the reading watcher keeping up")
-        reader.join(timeout=20)
+                wait_for(lambda: len(heard) >= n - 64, message="the reading watcher keeping up")
+        reader.join(timeout=LIVENESS + 10)
         assert [(e["kind"], e["action"]) for e in heard] == [("button", "b%d" % n) for n in range(presses)], heard[-1:]
         rss, peak = memory(daemon.process.pid)
         if not SANITIZED:
@@ -297,13 +326,12 @@ def test_a_watcher_too_far_behind_on_button_presses_is_cut_off(make_daemon):
         stuck.sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 1 << 20)
         events = []
         while True:
-            message = stuck.read(10)
+            message = stuck.read()
             if "error" in message:
                 break
             events.append(message["parameters"]["event"])
         assert message == {"error": "org.island.Connection.OutputQueueFull", "parameters": {"limit": 512 * 1024}}, message
-        with pytest.raises(EOFError):
-            stuck.read(5)
+        stuck.expect_close()
         # What it did get is the start of the presses, in order, without a gap.
         presses_seen = [e["action"] for e in events if e["kind"] == "button"]
         assert presses_seen == ["b%d" % n for n in range(len(presses_seen))], presses_seen[:5]
@@ -323,11 +351,12 @@ def test_a_watcher_too_far_behind_on_button_presses_is_cut_off(make_daemon):
 
 def test_watch_fan_out_does_not_starve_another_app(make_daemon):
     """A producer updating continuously (pipelined, delivery uncapped) with 24 Watch streams
-    reading steadily but slower than events come: another app's calls are still answered
-    promptly. The bound is generous (1.5 s, for a loaded 2-core debug build). At debe163 each
-    watcher encoded every event itself on the shared task pool, which the calls answered in
-    a task (List, Authorization) need too: they waited 3.6-4.4 s there (debug build), 0.07-0.11 s
-    since events are encoded once, on the loop."""
+    reading steadily but slower than events come: another app's calls (Update, and List and
+    Authorization, which are answered in a task) are answered while it goes on: the load runs
+    until they have been, and a probe starved until the load ends never is. (How long they
+    wait is printed, not asserted: at debe163 each watcher encoded every event itself on the
+    shared task pool, and the probe's calls waited 3.6-4.4 s, debug build; 0.07-0.11 s since
+    events are encoded once, on the loop. That is a speed, for a benchmark to measure.)"""
     daemon = make_daemon("[Limits]\nFrequentUpdatesPerSecond=infinity\n")
     producer = Connection(daemon.socket)
     pad = "q" * 3900
@@ -364,22 +393,30 @@ def test_watch_fan_out_does_not_starve_another_app(make_daemon):
         t.start()
     probe = Probe(daemon)
     try:
-        deadline = time.monotonic() + 6
-        n = 0
-        while time.monotonic() < deadline:
-            n = pipelined_updates(producer, ids, n, 64, pad)
+        # The load: at least 200 updates, and on until the watchers have read 600 events (so
+        # the fan-out is under way, not just queued) and the probe has been answered 12 times
+        # (each kind of call four times) since it began.
+        since = probe.replies
+        state = {"n": 0}
+
+        def load():
+            state["n"] = pipelined_updates(producer, ids, state["n"], 64, pad)
+        deadline = time.monotonic() + LIVENESS
+        while state["n"] < 200 or sum(counts) < 12 * 50:
+            assert time.monotonic() < deadline, "the watchers read %d events of %d updates" % (sum(counts), state["n"])
+            load()
+            assert not errors, errors
+        probe.served_during(load, "updates fanned out to 24 slow watchers", calls=12, since=since)
+        n = state["n"]
         worst = probe.finish()
         print("fairness: %d updates, %d probe calls, worst wait %.3f s, events read %d"
               % (n, len(probe.waits), worst, sum(counts)))
         assert not errors, errors
-        assert n >= 200, "the producer made only %d updates" % n
-        assert sum(counts) >= 12 * 50, "the watchers read only %d events" % sum(counts)
-        assert worst < 1.5 * SLOWDOWN, "another app's call waited %.2f s" % worst
     finally:
         stop.set()
         probe.stop.set()
         for t in readers:
-            t.join(timeout=5)
+            t.join(timeout=LIVENESS)
         for stream in watchers:
             stream.close()
         producer.close()
@@ -429,7 +466,7 @@ def get_info(sock):
     sock.sendall(frame({"method": "org.varlink.service.GetInfo"}))
 
 
-def read_one(sock, timeout=10):
+def read_one(sock, timeout=LIVENESS):
     """The first message on a raw socket, or None if it closed first."""
     sock.settimeout(timeout)
     data = b""
@@ -490,17 +527,17 @@ def test_when_accept_fails_for_want_of_descriptors_the_loop_pauses_instead_of_sp
             sock = connect(daemon)
             get_info(sock)
             socks.append(sock)
-        time.sleep(1)
+        # Once it has said so, it has failed to accept: from then on it must not spin.
+        wait_for(lambda: "cannot accept connections" in daemon.log(), message="islandd saying it cannot accept")
         used = cpu_used_over(daemon, 2)
         assert used < 0.5, "islandd used %.2f s of CPU in 2 s, failing to accept" % used
-        assert "cannot accept connections" in daemon.log()
         # What it has still works.
         get_info(held.sock)
         assert_ok(held.read())
         resource.prlimit(daemon.process.pid, resource.RLIMIT_NOFILE, (hard, hard))
         # Every connection waiting in the backlog is taken and answered once it can be.
         for sock in socks:
-            assert "error" not in read_one(sock, timeout=15)
+            assert "error" not in read_one(sock)
     finally:
         for sock in socks:
             sock.close()
@@ -530,11 +567,13 @@ def test_an_app_holding_every_connection_does_not_lock_out_presenters_or_admins(
                                       "parameters": {"limit": 64, "scope": "user"}}
             assert read_one(sock) is None
             sock.close()
-        idle = connect(daemon)
+        # Let go after 5 s, counted from its accept, which is after this connect: never sooner
+        # (a lower bound, which a slow machine cannot break), and at all (the liveness bound).
         start = time.monotonic()
-        assert read_one(idle, timeout=15) == {"error": "org.island.Connection.TooManyConnections",
-                                              "parameters": {"limit": 64, "scope": "user"}}
-        assert 4 < time.monotonic() - start < 10
+        idle = connect(daemon)
+        assert read_one(idle) == {"error": "org.island.Connection.TooManyConnections",
+                                  "parameters": {"limit": 64, "scope": "user"}}
+        assert time.monotonic() - start > 4, "a reserved connection let go after %.1f s" % (time.monotonic() - start)
         idle.close()
         presenter.close()
     finally:
@@ -573,13 +612,13 @@ def test_an_app_registers_a_bounded_number_of_layouts_and_lists_them_in_one_repl
         racers = [Connection(daemon.socket) for _ in range(4)]
         for k, racer in enumerate(racers):
             racer.call("org.island.Extension.RegisterLayout", {"app": COFFEE, "type": "P%d" % k, "layout": body})
-        outcomes = [racer.read(10) for racer in racers]
+        outcomes = [racer.read() for racer in racers]
         for racer in racers:
             racer.close()
         assert sorted(r.get("error", "ok") for r in outcomes) == ["ok"] + ["org.island.TooManyLayouts"] * 3, outcomes
         winner = "P%d" % [k for k, r in enumerate(outcomes) if "error" not in r][0]
         ext.call("org.island.Extension.ListLayouts", {"app": COFFEE})
-        reply = ext.read(10)
+        reply = ext.read()
         listed = assert_ok(reply)["layouts"]
         assert sorted(entry["type"] for entry in listed) == sorted(["T%02d" % n for n in range(33) if n not in (1, 2)] + [winner])
         assert len(json.dumps(reply)) < 2 * 1024 * 1024
