@@ -100,7 +100,7 @@ def test_sighup_reads_new_manifests(daemon):
             assert error.error() == "org.island.Unentitled", error
             return None
 
-    activity = wait_for(started, timeout=5, message="a Request for %s after SIGHUP" % LATE)
+    activity = wait_for(started, message="a Request for %s after SIGHUP" % LATE)
     assert activity["app"] == LATE and activity["state"] == "active"
     assert daemon.process.poll() is None, "SIGHUP must not stop the daemon"
 
@@ -263,9 +263,11 @@ def test_a_watcher_hears_when_its_app_is_turned_off(daemon):
         admin.SetEnabled(app=COFFEE, enabled=True)
     event = stream.read_until(lambda m: m["parameters"]["event"]["kind"] == "authorization")["parameters"]["event"]
     assert event["authorization"]["enabled"] is True
-    # Timer's watcher heard nothing about Coffee's settings.
-    with pytest.raises(TimeoutError):
-        other.read_until(lambda m: m["parameters"]["event"]["kind"] == "authorization", timeout=0.3)
+    # Timer's watcher heard nothing about Coffee's settings: a request of Timer's, made after
+    # both changes, is the first thing it hears about.
+    marker = request(daemon, TIMER, type="Marker")
+    heard = other.read_through(lambda m: m["parameters"]["event"].get("activity", {}).get("id") == marker["id"])
+    assert heard[:-1] == [], heard
     stream.close()
     other.close()
 
@@ -353,9 +355,13 @@ def test_a_restart_keeps_the_budgets(make_daemon):
 def test_start_budget_retry_after_is_seconds_from_now(make_daemon):
     daemon = make_daemon("[App:org.example.Coffee]\nStartBudget=1\n")
     with daemon.connect("org.island.Producer") as p:
-        before = time.time()
+        before = time.monotonic()
         p.Request(app=COFFEE, type="T", attributes={}, content=content())
         name, params = error_of(p.Request, app=COFFEE, type="T", attributes={}, content=content())
+        took = time.monotonic() - before
     assert name == "org.island.StartBudgetExceeded"
-    # org.island.varlink: how many seconds from now the next start is allowed.
-    assert 60 - (time.time() - before) - 1 <= params["retryAfter"] <= 60, params
+    # org.island.varlink: how many seconds from now the next start is allowed: the window less
+    # the time between the start and the refusal, which is at most what the two calls took
+    # here (measured, so a slow machine widens the bound by as much as it is slow), give or
+    # take a second of rounding. Not a date.
+    assert 60 - took - 1 <= params["retryAfter"] <= 60, (params, took)

@@ -4,6 +4,7 @@ import json
 import os
 import signal
 
+from harness.processes import wait_for
 from harness.varlink import subscribe_presenter
 
 COFFEE = "org.example.Coffee"
@@ -39,11 +40,8 @@ def test_installed_layouts_are_served_and_reread_on_sighup(daemon):
         install(daemon, COFFEE, "Coffee", LAYOUT)
         install(daemon, COFFEE, "Broken", "{not json")
         daemon.process.send_signal(signal.SIGHUP)
-        import time
-        deadline = time.time() + 5
-        while coffee_item(daemon)["defaultLayout"] and time.time() < deadline:
-            time.sleep(0.05)
-        item = coffee_item(daemon)
+        item = wait_for(lambda: (lambda i: i if not i["defaultLayout"] else None)(coffee_item(daemon)),
+                        interval=0.05, message="the installed layout after SIGHUP")
         assert item["defaultLayout"] is False
         assert item["layout"] == LAYOUT
         # The tap URL is the layout's template filled from the activity.

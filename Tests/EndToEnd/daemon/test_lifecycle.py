@@ -1,12 +1,11 @@
 """An app's activity from start to dismissal, through the reference Python client."""
 
 import os
-import time
 
 import pytest
 
 from harness.paths import REPO
-from harness.varlink import Connection, error_of
+from harness.varlink import Connection, error_of, frame
 
 pytestmark = pytest.mark.quick  # part of scripts/test.sh --quick
 
@@ -30,15 +29,22 @@ def test_request_update_end_and_list(daemon):
 
         updated = producer.Update(app=COFFEE, id=activity["id"], content=content("brewing"))
         assert updated["activity"]["content"]["state"] == {"stage": "brewing"}
-        # Standard apps get 2 deliveries/s; the start was one, so this one waits its turn.
-        assert updated["delivery"]["throttled"] is True
-        assert abs(updated["delivery"]["deliverAt"] - (activity["createdAt"] + 0.5)) < 1e-3
+        # Standard apps get 2 deliveries/s; the start was one, so an update within half a
+        # second of it (in the daemon's own clock: a slow machine may take longer) waits its
+        # turn, and a later one is delivered at once.
+        since_start = updated["activity"]["updatedAt"] - activity["createdAt"]
+        if since_start < 0.5 - 1e-3:
+            assert updated["delivery"]["throttled"] is True, (since_start, updated)
+            assert abs(updated["delivery"]["deliverAt"] - (activity["createdAt"] + 0.5)) < 1e-3
+        elif since_start > 0.5 + 1e-3:
+            assert updated["delivery"]["throttled"] is False, (since_start, updated)
 
         ended = producer.End(app=COFFEE, id=activity["id"], content=content("ready"),
                              dismissalPolicy={"kind": "default"})
         assert ended["activity"]["state"] == "ended"
         assert ended["activity"]["endReason"] == "app"
-        assert ended["activity"]["dismissAt"] >= time.time() + 4 * 3600 - 60
+        # The default dismissal: MaxDismissalDelaySec=, 4 h after it ended (the daemon's clock).
+        assert abs(ended["activity"]["dismissAt"] - (ended["activity"]["endedAt"] + 4 * 3600)) < 1e-3, ended
 
         listed = producer.List(app=COFFEE)["activities"]
         assert [a["id"] for a in listed] == [activity["id"]]
@@ -67,13 +73,24 @@ def test_immediate_dismissal_removes_the_activity(daemon):
 def test_fast_updates_are_coalesced_and_say_so(daemon):
     with daemon.connect("org.island.Producer") as producer:
         a = producer.Request(app=COFFEE, type="Coffee", attributes={}, content=content("0"))["activity"]
-        first = producer.Update(app=COFFEE, id=a["id"], content=content("1"))
-        second = producer.Update(app=COFFEE, id=a["id"], content=content("2"))
-        # The standard rate is 2/s: one of these two comes within half a second of a delivery.
-        throttled = [r for r in (first, second) if r["delivery"]["throttled"]]
-        assert throttled, (first, second)
-        assert throttled[-1]["delivery"]["deliverAt"] > time.time() - 1
-        assert second["activity"]["content"]["state"] == {"stage": "2"}
+    # The standard rate is 2/s. Eight updates written at once are taken back to back, so some
+    # come within half a second of a delivery (the start's, or one of theirs): those are
+    # accepted, coalesced and say when they will be delivered, a moment of the daemon's clock
+    # after their update and at most half a second later; the others are delivered at once.
+    raw = Connection(daemon.socket)
+    raw.send(b"".join(frame({"method": "org.island.Producer.Update", "parameters": {
+        "app": COFFEE, "id": a["id"], "content": content(str(n))}}) for n in range(1, 9)))
+    replies = [raw.read() for _ in range(8)]
+    raw.close()
+    for n, reply in enumerate(replies, 1):
+        assert "error" not in reply, reply
+        updated, delivery = reply["parameters"]["activity"], reply["parameters"]["delivery"]
+        assert updated["content"]["state"] == {"stage": str(n)}, reply
+        if delivery["throttled"]:
+            assert updated["updatedAt"] < delivery["deliverAt"] <= updated["updatedAt"] + 0.5 + 1e-3, reply
+        else:
+            assert abs(delivery["deliverAt"] - updated["updatedAt"]) < 0.1, reply
+    assert any(r["parameters"]["delivery"]["throttled"] for r in replies), replies
 
 
 def test_watch_streams_state_and_content(daemon):
@@ -86,7 +103,7 @@ def test_watch_streams_state_and_content(daemon):
         event = watch.read_until(lambda m: m.get("parameters", {}).get("event", {}).get("kind") == "state")
         assert event["continues"] is True
         assert event["parameters"]["event"]["activity"]["id"] == a["id"]
-        time.sleep(0.6)  # past the delivery interval, so this update is delivered at once
+        # Delivered at once or at its slot: either way the watch hears it as delivered content.
         producer.Update(app=COFFEE, id=a["id"], content=content("brewing"))
         delivered = watch.read_until(
             lambda m: m["parameters"]["event"]["kind"] == "content"
