@@ -26,6 +26,7 @@ from harness.bus import (
     tone,
     wait_until,
 )
+from harness.paths import LIVENESS
 from harness.processes import stop_process
 
 pytestmark = pytest.mark.skipif(not os.path.exists(BRIDGE) or missing("dbus-daemon"),
@@ -55,7 +56,7 @@ def test_an_islandd_restart_keeps_the_activities_without_duplicates(session):
     client.stdin.flush()
     expect_line(client, "updated")
     presenter = Presenter(session.daemon)
-    again = presenter.item("Transfer", lambda i: i["content"]["state"].get("percent") == 60, timeout=10,
+    again = presenter.item("Transfer", lambda i: i["content"]["state"].get("percent") == 60,
                            message="the job's update reaching the restarted daemon")
     assert again["id"] == first["id"], "the same activity, updated in place"
     assert len(live(presenter, "Transfer")) == 1
@@ -67,11 +68,11 @@ def test_a_restarted_bridge_adopts_its_activities(session):
     mpv = start_mpv(session, tone(os.path.join(session.root, "tone.wav"), seconds=60))
     try:
         presenter = Presenter(session.daemon)
-        before = presenter.item("NowPlaying", lambda i: i["content"]["state"].get("status") == "playing", timeout=10)
+        before = presenter.item("NowPlaying", lambda i: i["content"]["state"].get("status") == "playing")
         session.bridge.stop(9)
         session.bridge = Bridge(session.root, session.bus, session.daemon).start()
         playerctl(session, "pause")
-        after = presenter.item("NowPlaying", lambda i: i["content"]["state"].get("status") == "paused", timeout=10,
+        after = presenter.item("NowPlaying", lambda i: i["content"]["state"].get("status") == "paused",
                                message="the new bridge following the player")
         assert after["id"] == before["id"], "the new bridge adopted the activity the old one left"
         assert len(live(presenter, "NowPlaying")) == 1
@@ -91,8 +92,8 @@ def test_a_session_bus_restart_is_survived(session):
     # it orphaned only on the new bus (as under a sanitizer's slowness), ended and dismissed at
     # once, gone from the island.
     presenter.wait(lambda p: before["id"] not in p.items or p.items[before["id"]]["state"] in ("ended", "dismissed"),
-                   timeout=10, message="the job's activity ended")
-    wait_until(lambda: session.bridge.log().count("connected to the session bus") >= 2, timeout=10,
+                   message="the job's activity ended")
+    wait_until(lambda: session.bridge.log().count("connected to the session bus") >= 2,
                message="the bridge reconnecting to the new bus")
     _, _ = job_client(session, hints={"title": "After", "immediate": True})
     presenter.item("Transfer", lambda i: i["content"]["state"].get("title") == "After" and i["state"] == "active")
@@ -110,18 +111,24 @@ def test_turned_off_by_the_user_the_bridge_waits_without_retrying(session):
         client.stdin.write('update {"percent": %d}\n' % (10 * n))
         client.stdin.flush()
         expect_line(client, "updated")
-    time.sleep(0.5)
-    assert live(presenter) == [], "nothing is requested while the bridge is off"
-    log = session.bridge.log()
-    assert len(re.findall("turned off by the user", log)) == 1, "said once:\n" + log
 
+    # Turned on again, the job's next update is the marker: whatever the bridge asked for while
+    # it was off reached the presenter before it, and it said whatever it said while off.
     reply = admin(session.daemon, "SetEnabled", {"app": "org.island.bridge", "enabled": True})
     assert "error" not in reply, reply
     client.stdin.write('update {"percent": 70}\n')
     client.stdin.flush()
-    back = presenter.item("Transfer", lambda i: i["state"] == "active" and i["content"]["state"].get("percent") == 70,
-                          message="the job shown again once the bridge is turned on")
+    read = presenter.until(lambda p: any(i["state"] == "active" and i["content"]["state"].get("percent") == 70
+                                         for i in live(p, "Transfer")),
+                           message="the job shown again once the bridge is turned on")
+    [back] = live(presenter)
     assert back["id"] != first["id"]
+    # Turned on, the bridge shows the job as it then was (40 %); any other state was shown while off.
+    shown = [i["content"]["state"].get("percent") for u in read[:-1] for i in u.get("items", [])
+             if i["app"] == "org.island.bridge" and i["state"] == "active"]
+    assert set(shown) <= {40}, "nothing is requested while the bridge is off: %s" % shown
+    log = session.bridge.log()
+    assert len(re.findall("turned off by the user", log)) == 1, "said once:\n" + log
     presenter.close()
 
 
@@ -134,16 +141,19 @@ def test_at_the_limit_the_most_relevant_are_shown_and_the_rest_wait():
             client, _ = job_client(session, hints={"title": "Job %d" % n, "immediate": True})
             clients.append(client)
             time.sleep(0.05)
-        presenter.wait(lambda p: len(live(p, "Transfer")) == 3, message="three transfers shown")
-        presenter.settle(quiet=0.5)
-        assert len(live(presenter, "Transfer")) == 3, "never more than MaxActivities"
-        shown = {i["content"]["state"]["title"] for i in live(presenter, "Transfer")}
-        assert shown == {"Job 2", "Job 3", "Job 4"}, "the newest transfers"
+        # Every update is looked at, up to the marker (a freed place taken): never more than 3.
+        most = []
+
+        def showing(p, titles):
+            most.append(len(live(p, "Transfer")))
+            return {i["content"]["state"]["title"] for i in live(p, "Transfer")} == titles
+        presenter.wait(lambda p: showing(p, {"Job 2", "Job 3", "Job 4"}), message="the newest transfers shown")
         # One ends: the next one in rank takes its place.
         clients[4].stdin.write("terminate 0 \n")
         clients[4].stdin.flush()
-        presenter.wait(lambda p: {i["content"]["state"]["title"] for i in live(p, "Transfer")} == {"Job 1", "Job 2", "Job 3"},
+        presenter.wait(lambda p: showing(p, {"Job 1", "Job 2", "Job 3"}),
                        message="the next transfer shown in the freed place")
+        assert max(most) == 3, "never more than MaxActivities: %s" % most
         assert "TargetMaximumExceeded" not in session.bridge.log()
         presenter.close()
     finally:
@@ -166,17 +176,16 @@ def test_a_notification_flood_is_coalesced(session):
         "    id = n.Notify('Flood', id, '', 'Flooding', '', [], {'value': dbus.Int32(i % 100)}, 0)\n"
         "n.Notify('Flood', id, '', 'Flooding', 'last', [], {'value': dbus.Int32(99)}, 0)\n"
     )
-    started = time.time()
-    done = session.run(["/usr/bin/python3", "-c", flood], timeout=60)
+    # How fast the flood goes through is Benchmarks/bridge.py's business; here, that it does.
+    done = session.run(["/usr/bin/python3", "-c", flood], timeout=2 * LIVENESS)
     assert done.returncode == 0, done.stderr
-    item = presenter.item("Progress", lambda i: i["content"]["state"].get("body") == "last", timeout=10,
+    item = presenter.item("Progress", lambda i: i["content"]["state"].get("body") == "last",
                           message="the flood's last notification")
     assert item["content"]["state"]["percent"] == 99
     assert len(live(presenter, "Progress")) == 1, "400 replacements are one activity"
     with open("/proc/%d/status" % session.bridge.pid) as f:
         rss = next(int(line.split()[1]) for line in f if line.startswith("VmRSS"))
     assert rss < 96 * 1024
-    assert time.time() - started < 30
     presenter.close()
 
 

@@ -19,7 +19,7 @@ import pytest
 
 from harness import artifacts
 from harness.daemon import Daemon
-from harness.paths import BIN_DIR, LIVENESS, REPO, SLOWDOWN
+from harness.paths import BIN_DIR, LIVENESS, REPO
 from harness.processes import read_log, stop_process
 from harness.varlink import Connection
 
@@ -45,8 +45,8 @@ def skip_without(*programs):
         pytest.skip("%s is not installed (scripts/install-deps.sh installs it)" % absent)
 
 
-def wait_until(predicate, timeout=5.0, message="condition"):
-    deadline = time.time() + timeout * SLOWDOWN
+def wait_until(predicate, timeout=LIVENESS, message="condition"):
+    deadline = time.time() + timeout
     while True:
         value = predicate()
         if value:
@@ -108,7 +108,7 @@ class Bridge:
         self.process = subprocess.Popen([BRIDGE, "--socket", self.daemon.socket, "--log-level", "debug"],
                                         env=env, stdout=log, stderr=log, stdin=subprocess.DEVNULL)
         wait_until(lambda: "connected to islandd" in self.log() or self.process.poll() is not None,
-                   timeout=10, message="the bridge connecting to islandd")
+                   message="the bridge connecting to islandd")
         assert self.process.poll() is None, "island-bridge exited:\n" + self.log()
         return self
 
@@ -142,9 +142,11 @@ class Presenter:
         self.stream = Connection(daemon.socket)
         self.stream.call("org.island.Presenter.Subscribe", {}, more=True)
         self.items = {}
+        self.last = None
         self.apply(self.stream.read()["parameters"]["update"])
 
     def apply(self, update):
+        self.last = update
         if update["kind"] == "snapshot":
             self.items = {item["id"]: item for item in update["items"]}
         else:
@@ -156,9 +158,10 @@ class Presenter:
     def bridged(self, type=None):
         return [i for i in self.items.values() if i["app"] == APP and (type is None or i["type"] == type)]
 
-    def wait(self, predicate, timeout=5.0, message="the island"):
-        """Reads updates until `predicate(self)` is truthy; returns its value."""
-        deadline = time.time() + timeout * SLOWDOWN
+    def wait(self, predicate, timeout=LIVENESS, message="the island"):
+        """Reads updates until `predicate(self)` is truthy; returns its value. `predicate` is
+        called after every update applied, in order: it can watch what passes on the way."""
+        deadline = time.time() + timeout
         while True:
             value = predicate(self)
             if value:
@@ -172,20 +175,21 @@ class Presenter:
             except TimeoutError:
                 pass
 
-    def settle(self, quiet, timeout=10.0):
-        """Reads updates until none came for `quiet` seconds; the updates read."""
+    def until(self, predicate, timeout=LIVENESS, message="the island"):
+        """Reads updates until one makes `predicate(self)` truthy; every update read, that one
+        last. For "nothing else happened before the marker" checks."""
         read = []
-        deadline = time.time() + timeout * SLOWDOWN
-        while time.time() < deadline:
-            try:
-                update = self.stream.read(timeout=quiet)["parameters"]["update"]
-            except TimeoutError:
-                return read
-            self.apply(update)
-            read.append(update)
-        pytest.fail("the island did not settle within %ss" % timeout)
 
-    def item(self, type, predicate=lambda item: True, timeout=5.0, message=None):
+        def reached(p):
+            if p.last is not None:
+                read.append(p.last)
+                p.last = None
+            return predicate(p)
+        self.last = None
+        self.wait(reached, timeout, message)
+        return read
+
+    def item(self, type, predicate=lambda item: True, timeout=LIVENESS, message=None):
         """The first bridged item of `type` that matches, once there is one."""
         return self.wait(lambda p: next((i for i in p.bridged(type) if predicate(i)), None), timeout,
                          message or "a %s item" % type)
@@ -246,9 +250,9 @@ class Session:
         self.processes.append(process)
         return process
 
-    def run(self, argv, timeout=10, **env):
+    def run(self, argv, timeout=LIVENESS, **env):
         """A one-shot program on the session bus; its completed process."""
-        return subprocess.run(argv, env=self.bus.env(**env), capture_output=True, text=True, timeout=timeout * SLOWDOWN)
+        return subprocess.run(argv, env=self.bus.env(**env), capture_output=True, text=True, timeout=timeout)
 
     def log_of(self, name):
         return read_log(os.path.join(self.root, name + ".log"))
@@ -281,7 +285,7 @@ def notification_server(session):
     """The name and vendor the notification server reports, or None."""
     done = session.run(["gdbus", "call", "--session", "--dest", "org.freedesktop.Notifications",
                         "--object-path", "/org/freedesktop/Notifications",
-                        "--method", "org.freedesktop.Notifications.GetServerInformation"], timeout=5)
+                        "--method", "org.freedesktop.Notifications.GetServerInformation"])
     return done.stdout.strip() if done.returncode == 0 else None
 
 
