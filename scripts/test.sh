@@ -80,9 +80,10 @@ if ((built)); then
   echo "==> end-to-end suite ($workers files at a time)" >&2
   t=$SECONDS
   e2e=(python3 -m pytest -q -n "$workers" --dist loadfile --junitxml "$results/end-to-end.xml" -o junit_family=xunit1)
-  if ((quick)); then e2e+=(-m quick); fi
   if ((${#pytest_args[@]})); then
-    e2e+=("${pytest_args[@]}")
+    e2e+=("${pytest_args[@]}")  # what the caller chose, quick or not
+  elif ((quick)); then
+    e2e+=(-m quick Tests/EndToEnd)
   else
     e2e+=(Tests/EndToEnd --ignore Tests/EndToEnd/packaging/test_package.py)
   fi
@@ -105,7 +106,8 @@ if [ -n "$deb_pid" ]; then
   if wait "$deb_pid"; then
     echo "    (built in $((SECONDS - deb_started)) s from the start of the Swift suites)" >&2
     mapfile -t debs <"$results/debs/paths"
-    if ISLAND_BIN_DIR="$bin_dir" ISLAND_DEB="${debs[0]}" ISLAND_OVERLAY_DEB="${debs[1]}" ISLAND_BRIDGE_DEB="${debs[2]}" \
+    if ISLAND_BIN_DIR="$bin_dir" ISLAND_PACKAGE_BUILD="$repo/.build-package" \
+        ISLAND_DEB="${debs[0]}" ISLAND_OVERLAY_DEB="${debs[1]}" ISLAND_BRIDGE_DEB="${debs[2]}" \
         python3 -m pytest -q --junitxml "$results/packages.xml" -o junit_family=xunit1 Tests/EndToEnd/packaging/test_package.py; then
       record packages ok $((SECONDS - t)) "$results/packages.xml"
     else

@@ -141,20 +141,22 @@ import Testing
     }()
 
     @Test(.enabled(if: userNamespacesWork, "needs unshare(1) and user namespaces this process may create"))
-    func aProcessInItsOwnUserNamespaceIsSeenAsSuch() throws {
+    func aProcessInItsOwnUserNamespaceIsSeenAsSuch() async throws {
         let child = Process()
         child.executableURL = URL(fileURLWithPath: "/usr/bin/unshare")
-        child.arguments = ["-Ur", "sleep", "30"]
+        child.arguments = ["-Ur", "sleep", "3600"]  // killed below; outlives any wait
         child.standardError = FileHandle.nullDevice
         try child.run()
         defer {
             kill(child.processIdentifier, SIGKILL)
             child.waitUntilExit()
         }
-        // unshare execs sleep once the namespace exists; until then it shares ours.
-        let deadline = Date().addingTimeInterval(30)
-        while ProcessIdentity.sharesUserNamespace(pid: child.processIdentifier) == true, child.isRunning, Date() < deadline {
-            usleep(10_000)
+        // unshare execs sleep once the namespace exists; until then it shares ours. Waits
+        // without holding a thread of the pool the other tests run on; the bound only keeps a
+        // broken unshare from hanging the test.
+        let deadline = ContinuousClock.now + .seconds(30)
+        while ProcessIdentity.sharesUserNamespace(pid: child.processIdentifier) == true, child.isRunning, ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(10))
         }
         try #require(child.isRunning, "unshare -Ur sleep exited early")
         #expect(ProcessIdentity.sharesUserNamespace(pid: child.processIdentifier) == false)
