@@ -20,7 +20,7 @@ import time
 import pytest
 import varlink
 
-from harness.paths import ISLANDD, SANITIZER_ENV
+from harness.paths import ISLANDD, LIVENESS, SANITIZER_ENV
 from harness.processes import read_log, stop_process, wait_for
 from harness.varlink import Connection
 
@@ -61,7 +61,7 @@ class NotifySocket:
         except socket.timeout:
             return False
 
-    def wait_for(self, predicate, timeout=15.0, what="notification"):
+    def wait_for(self, predicate, timeout=LIVENESS, what="notification"):
         """The first message from the cursor on that satisfies `predicate` (a dict of its
         assignments); moves the cursor past it. Fails the test at the deadline."""
         deadline = time.time() + timeout
@@ -75,6 +75,16 @@ class NotifySocket:
             if remaining <= 0:
                 pytest.fail("no %s within %ss; got %r" % (what, timeout, self.messages))
             self._receive(remaining)
+
+    def pings(self, count, what):
+        """Waits for `count` more WATCHDOG=1 messages, which the daemon sends every half of
+        WATCHDOG_USEC by its own clock, and returns every message from the cursor up to the
+        last of them: what the daemon said while that much of its own time went by, however
+        slowly this machine runs it."""
+        start = self.cursor
+        for k in range(count):
+            self.wait_for(lambda m: m.get("WATCHDOG") == "1", what="WATCHDOG=1 %d of %d (%s)" % (k + 1, count, what))
+        return [parse(m) for m in self.messages[start:self.cursor]]
 
     def drain(self, duration):
         """Everything that arrives within `duration` seconds, from the cursor on."""
@@ -106,7 +116,7 @@ class Activated:
         self.log_path = os.path.join(daemon.root, "activate.log")
         self.process = None
 
-    def start(self, timeout=15):
+    def start(self, timeout=LIVENESS):
         """Starts the activator and waits until it listens; the daemon starts on the first
         connection."""
         d = self.daemon
@@ -144,7 +154,7 @@ class Activated:
     def running(self):
         return self.process is not None and self.process.poll() is None
 
-    def wait(self, timeout=15):
+    def wait(self, timeout=LIVENESS):
         try:
             return self.process.wait(timeout=timeout)
         except subprocess.TimeoutExpired:
@@ -249,9 +259,9 @@ def test_clients_that_connected_before_readiness_are_served(activation):
     assert not any(ready(parse(m)) for m in notify.drain(0)), "the daemon was ready before the first call"
     try:
         for s in early:
-            info = s.read(timeout=20)
+            info = s.read()
             assert info["parameters"]["product"] == "islandd", info
-            listed = s.read(timeout=20)
+            listed = s.read()
             assert [x["id"] for x in listed["parameters"]["activities"]] == [restored], listed
     finally:
         for s in early:
@@ -319,7 +329,7 @@ def test_restarts_on_the_same_socket_keep_every_acknowledged_change(activation):
         restarts = 2
         for _ in range(restarts):
             before = {app: s[2]["calls"] for app, s in states.items()}
-            wait_for(lambda: all(states[app][2]["calls"] >= before[app] + 50 for app in states), timeout=20,
+            wait_for(lambda: all(states[app][2]["calls"] >= before[app] + 50 for app in states),
                      message="calls on the running daemon")
             os.kill(activators[-1].pid, signal.SIGTERM)
             assert activators[-1].wait() == 0, activators[-1].log()
@@ -327,12 +337,12 @@ def test_restarts_on_the_same_socket_keep_every_acknowledged_change(activation):
             activators.append(activated().start())
             notify.wait_for(ready, what="READY=1 after the restart")
         before = {app: s[2]["calls"] for app, s in states.items()}
-        wait_for(lambda: all(states[app][2]["calls"] >= before[app] + 50 for app in states), timeout=20,
+        wait_for(lambda: all(states[app][2]["calls"] >= before[app] + 50 for app in states),
                  message="calls after the last restart")
     finally:
         stop.set()
         for w in workers:
-            w.join(timeout=20)
+            w.join(timeout=LIVENESS)
     assert not any(w.is_alive() for w in workers)
 
     for app, (acked, sent, outcomes) in states.items():
@@ -356,17 +366,19 @@ def test_restarts_on_the_same_socket_keep_every_acknowledged_change(activation):
 
 def test_idle_exit_when_socket_activated_and_nothing_is_live(activation):
     d, notify, activated = activation("[Daemon]\nIdleExitSec=1\n")
-    a = activated().start()
+    # The watchdog's pings (every 0.5 s of the daemon's own time) say how long it has run.
+    a = activated(environment={"WATCHDOG_USEC": "1000000"}).start()
     with varlink.Client(address=d.address) as client, client.open("org.island.Producer") as p:
         notify.wait_for(ready, what="READY=1")
-        # An open connection keeps it up, well past IdleExitSec=.
-        time.sleep(3)
+        # An open connection keeps it up, well past IdleExitSec=: seven pings, 3 s of its time.
+        said = notify.pings(7, "with a connection open")
+        assert not any(m.get("STOPPING") == "1" for m in said), said
         assert a.running(), a.log()
         activity = p.Request(app=COFFEE, type="T", attributes={}, content=content())["activity"]
     # So does a live activity with no one connected.
-    time.sleep(3)
+    said = notify.pings(7, "with a live activity")
+    assert not any(m.get("STOPPING") == "1" for m in said), said
     assert a.running(), a.log()
-    assert not any(m.get("STOPPING") == "1" for m in notify.drain(0))
     with varlink.Client(address=d.address) as client, client.open("org.island.Producer") as p:
         p.End(app=COFFEE, id=activity["id"], dismissalPolicy={"kind": "immediate"})
     # Nothing left: it stops by itself, cleanly.
@@ -383,8 +395,15 @@ def test_idle_exit_when_socket_activated_and_nothing_is_live(activation):
 
 
 def test_no_idle_exit_without_socket_activation(unstarted_daemon):
-    d = unstarted_daemon("[Daemon]\nIdleExitSec=1\n").start()
-    time.sleep(3)
+    d = unstarted_daemon("[Daemon]\nIdleExitSec=1\n")
+    # Not socket activated, but with a notify socket and a watchdog, whose pings (every 0.5 s
+    # of the daemon's own time) say how long it has been idle.
+    notify = NotifySocket(os.path.join(d.root, "notify"))
+    d.prefix = ["env", "NOTIFY_SOCKET=" + notify.path, "WATCHDOG_USEC=1000000"]
+    d.start()
+    said = notify.pings(7, "idle, on a socket of its own")
+    notify.close()
+    assert not any(m.get("STOPPING") == "1" for m in said), said
     assert d.process.poll() is None, d.log()
     with d.connect("org.varlink.service") as s:
         assert s.GetInfo()["product"] == "islandd"
@@ -401,7 +420,7 @@ def test_status_lines_carry_live_counts_and_sighup_reloads(activation):
         assert live_count(first["STATUS"]) == 0, first
         for i in range(2):
             p.Request(app=COFFEE, type="T", attributes={}, content=content(n=i))
-        status = notify.wait_for(lambda m: m.get("STATUS", "").startswith("2 live activities"), timeout=20,
+        status = notify.wait_for(lambda m: m.get("STATUS", "").startswith("2 live activities"),
                                  what="STATUS= with 2 live activities")
         assert "1 producers" in status["STATUS"], status
 
@@ -425,7 +444,7 @@ def test_watchdog_pings_when_asked(activation, watchdog_pid):
         notify.wait_for(ready, what="READY=1")
         # At half the interval: several pings while the connection is open.
         for _ in range(3):
-            notify.wait_for(lambda m: m.get("WATCHDOG") == "1", timeout=10, what="WATCHDOG=1")
+            notify.wait_for(lambda m: m.get("WATCHDOG") == "1", what="WATCHDOG=1")
     assert a.stop() == 0
 
 
