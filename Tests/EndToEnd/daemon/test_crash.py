@@ -6,6 +6,9 @@ import time
 
 import varlink
 
+from harness.paths import LIVENESS
+from harness.processes import wait_for
+
 COFFEE = "org.example.Coffee"
 TIMER = "org.example.Timer"
 
@@ -51,12 +54,15 @@ def test_kill9_during_load_loses_nothing_acknowledged(make_daemon):
         workers = [threading.Thread(target=load, args=(daemon, app, acked, sent, stop)) for app in (COFFEE, TIMER)]
         for w in workers:
             w.start()
-        time.sleep(random.uniform(0.3, 1.0))
+        # Killed at a random moment once the load has made progress (a slow machine takes
+        # longer to get there; the kill never comes before the first acknowledgement).
+        wait_for(lambda: acked, message="the load's first acknowledged change")
+        time.sleep(random.uniform(0, 0.7))
         daemon.kill()
         kills += 1
         stop.set()
         for w in workers:
-            w.join(timeout=10)
+            w.join(timeout=LIVENESS)
         operations += len(acked)
         daemon.start()
         with daemon.connect("org.island.Producer") as coffee, daemon.connect("org.island.Producer") as timer:

@@ -29,6 +29,8 @@ import random
 import threading
 import time
 
+from harness.paths import LIVENESS
+from harness.processes import wait_for
 from harness.varlink import Connection
 
 APPS = ["org.example.Coffee", "org.example.Timer", "org.example.Flights"]
@@ -238,13 +240,16 @@ def test_kill9_soak_keeps_every_acknowledged_change(make_daemon):
         stop = threading.Event()
         threads = [threading.Thread(target=p.run, args=(daemon,), daemon=True) for p in producers]
         threads.append(threading.Thread(target=presenter_load, args=(daemon, stop), daemon=True))
+        acked_before = sum(model.acked.values())
         for t in threads:
             t.start()
-        time.sleep(rng.uniform(0.05, 0.8))
+        # A random moment once this round's load has had a change acknowledged.
+        wait_for(lambda: sum(model.acked.values()) > acked_before, message="an acknowledged change in round %d" % kill)
+        time.sleep(rng.uniform(0, 0.75))
         daemon.kill()
         stop.set()
         for t in threads:
-            t.join(timeout=15)
+            t.join(timeout=LIVENESS)
             assert not t.is_alive(), "a load thread did not notice the kill"
         assert not model.errors, model.errors
         daemon.start()
