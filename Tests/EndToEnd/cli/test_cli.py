@@ -13,7 +13,7 @@ import xml.etree.ElementTree as ET
 import pytest
 
 from harness.cli import activities, activity, island, ok
-from harness.paths import ISLAND
+from harness.paths import ISLAND, LIVENESS
 from harness.processes import wait_for
 
 pytestmark = pytest.mark.quick  # part of scripts/test.sh --quick
@@ -159,11 +159,11 @@ def test_watch_prints_one_line_per_event(cli_daemon):
             ok(island(cli_daemon, "update", id, "--state", '{"n":%d}' % sent[0]))
             return any(e.get("activity", {}).get("id") == id and e["kind"] == "content"
                        and e["activity"]["deliveredContent"]["state"].get("n", 0) >= 1 for e in lines())
-        wait_for(seen_update, timeout=10, interval=0.3, message="a content event")
+        wait_for(seen_update, interval=0.3, message="a content event")
         assert all(e["kind"] in ("state", "content", "tap", "button", "authorization", "resync") for e in lines())
     finally:
         watcher.send_signal(signal.SIGINT)
-        watcher.wait(timeout=10)
+        watcher.wait(timeout=LIVENESS)
 
 
 def test_watch_text_filters_by_id(cli_daemon):
@@ -177,11 +177,11 @@ def test_watch_text_filters_by_id(cli_daemon):
             ok(island(cli_daemon, "update", other, "--state", '{"o":1}'))
             ok(island(cli_daemon, "update", keep, "--state", '{"k":1}'))
             return "content " + keep in out.read()
-        wait_for(seen, timeout=10, interval=0.3, message="a content line")
+        wait_for(seen, interval=0.3, message="a content line")
         assert other not in out.read()
     finally:
         watcher.send_signal(signal.SIGINT)
-        watcher.wait(timeout=10)
+        watcher.wait(timeout=LIVENESS)
 
 
 # --- run, progress, timer -------------------------------------------------------------------
@@ -221,7 +221,7 @@ def test_run_shows_running_while_the_command_runs(cli_daemon, tmp_path):
         assert running[0]["content"]["state"]["status"] == "running"
         assert running[0]["content"]["state"]["startedAt"] == pytest.approx(time.time(), abs=60)
         go.touch()
-        assert runner.wait(timeout=20) == 0
+        assert runner.wait(timeout=LIVENESS) == 0
     finally:
         go.touch()
         if runner.poll() is None:
@@ -280,7 +280,7 @@ def test_timer_interrupted_ends_and_dismisses(cli_daemon):
         id = timer.stdout.readline().strip()
         assert activity(cli_daemon, id)["state"] == "active"
         timer.send_signal(signal.SIGINT)
-        assert timer.wait(timeout=10) == 130
+        assert timer.wait(timeout=LIVENESS) == 130
         assert all(a["id"] != id or a["state"] == "dismissed"
                    for a in activities(cli_daemon, "--state", "active", "ended", "dismissed"))
     finally:
@@ -436,7 +436,7 @@ def test_timer_pauses_and_resumes_from_a_terminal(cli_daemon):
                            message="a resumed state")
         assert resumed["endsAt"] > time.time() + 500
         timer.send_signal(signal.SIGINT)
-        assert timer.wait(timeout=10) == 130
+        assert timer.wait(timeout=LIVENESS) == 130
     finally:
         os.close(master)
         if timer.poll() is None:

@@ -5,7 +5,7 @@ import signal
 import subprocess
 
 from harness.cli import activities
-from harness.paths import ISLAND, REPO
+from harness.paths import ISLAND, LIVENESS, REPO
 from harness.processes import wait_for
 
 
@@ -22,11 +22,11 @@ def test_sigterm_reaches_the_command_and_the_activity_ends_failed(cli_daemon):
     run = subprocess.Popen([ISLAND, "run", "--title", "long", "--", "sleep", "30"], env=env,
                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     try:
-        wait_for(lambda: any(a["state"] == "active" for a in activities(cli_daemon)), timeout=10)
-        wait_for(lambda: children(run.pid), timeout=10)
+        wait_for(lambda: any(a["state"] == "active" for a in activities(cli_daemon)))
+        wait_for(lambda: children(run.pid))
         sleeper = children(run.pid)[0]
         run.send_signal(signal.SIGTERM)
-        assert run.wait(timeout=10) == 128 + signal.SIGTERM
+        assert run.wait(timeout=LIVENESS) == 128 + signal.SIGTERM
         assert not os.path.exists("/proc/%d" % sleeper) or open("/proc/%d/stat" % sleeper).read().split()[2] == "Z"
         ended = [a for a in activities(cli_daemon, "--state", "ended") if a["type"] == "Command"]
         assert ended and ended[0]["content"]["state"]["status"] == "failed"

@@ -205,8 +205,8 @@ def test_a_tap_on_a_runaway_url_template_leaves_the_daemon_answering(daemon):
         tap.call("org.island.Presenter.Interact", {"action": "tap", "id": a["id"]})
         probe.call("org.island.Producer.Authorization", {"app": COFFEE})
         # Generous bounds: liveness, not speed.
-        assert "authorization" in probe.read(timeout=20 * SLOWDOWN)["parameters"]
-        reply = tap.read(timeout=20 * SLOWDOWN)
+        assert "authorization" in probe.read()["parameters"]
+        reply = tap.read()
         assert "error" not in reply and reply["parameters"].get("url") is None
     finally:
         tap.close()

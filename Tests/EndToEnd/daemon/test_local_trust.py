@@ -17,7 +17,7 @@ import tempfile
 import pytest
 
 from harness.cli import activities, ok
-from harness.paths import CLI_MANIFEST, ISLAND, ISLANDD
+from harness.paths import CLI_MANIFEST, ISLAND, ISLANDD, LIVENESS
 from harness.processes import stop_process, wait_for
 
 
@@ -42,7 +42,7 @@ def refusal(env, *args):
     """What islandd says as it refuses to start (it must exit 1 by itself)."""
     daemon = start_islandd(env, *args)
     try:
-        output, _ = daemon.communicate(timeout=20)
+        output, _ = daemon.communicate(timeout=LIVENESS)
     finally:
         stop_process(daemon)
     assert daemon.returncode == 1, output
@@ -78,7 +78,7 @@ def test_daemon_and_clients_agree_on_the_default_socket(root):
         socket = os.path.join(runtime, "island", "islandd.sock")
         # The socket appears at bind, before its mode is set: wait for the mode, bounded.
         wait_for(lambda: (os.path.exists(socket) and stat.S_IMODE(os.stat(socket).st_mode) == 0o600)
-                 or daemon.poll() is not None, timeout=20, message="the socket, mode 0600")
+                 or daemon.poll() is not None, message="the socket, mode 0600")
         assert daemon.poll() is None
         assert stat.S_IMODE(os.stat(os.path.dirname(socket)).st_mode) == 0o700
         # The CLI finds it from the same environment, without --socket or ISLAND_SOCKET.
@@ -131,7 +131,7 @@ def test_the_system_socket_belongs_to_the_island_group(root):
             return info and (info.st_uid, info.st_gid, stat.S_IMODE(info.st_mode))
         # Bound, then given its mode and group: wait for the final state, bounded.
         wait_for(lambda: owner() == (0, group.gr_gid, 0o660) or daemon.poll() is not None,
-                 timeout=20, message="the socket as root:island 0660")
+                 message="the socket as root:island 0660")
         assert daemon.poll() is None
     finally:
         stop_process(daemon)
@@ -149,7 +149,7 @@ def test_the_database_is_private_in_a_readable_state_directory(root):
     socket = os.path.join(root, "islandd.sock")
     daemon = start_islandd(env, "--socket", socket, "--state-dir", state)
     try:
-        wait_for(lambda: os.path.exists(socket) or daemon.poll() is not None, timeout=20, message="the socket")
+        wait_for(lambda: os.path.exists(socket) or daemon.poll() is not None, message="the socket")
         ok(subprocess.run([ISLAND, "start", "T"], env=dict(env, ISLAND_SOCKET=socket), capture_output=True, text=True, timeout=30))
         for name in os.listdir(state):
             assert stat.S_IMODE(os.stat(os.path.join(state, name)).st_mode) == 0o600, name
@@ -165,7 +165,7 @@ def test_an_empty_database_file_is_reported(root):
     socket = os.path.join(root, "islandd.sock")
     daemon = start_islandd(daemon_env(root), "--socket", socket, "--state-dir", state)
     try:
-        wait_for(lambda: os.path.exists(socket) or daemon.poll() is not None, timeout=20, message="the socket")
+        wait_for(lambda: os.path.exists(socket) or daemon.poll() is not None, message="the socket")
         assert daemon.poll() is None
     finally:
         stop_process(daemon)
@@ -199,9 +199,9 @@ def test_watch_stops_on_its_signal_even_when_sigint_was_ignored(cli_daemon, sig)
                 ok(subprocess.run([ISLAND, "update", id, "--state", state], env=env, capture_output=True, text=True, timeout=30))
                 out.seek(0)
                 return id in out.read()
-            wait_for(printed, timeout=15, interval=0.3, message="an event of the watch")
+            wait_for(printed, interval=0.3, message="an event of the watch")
             watcher.send_signal(sig)
-            assert watcher.wait(timeout=10) == 128 + sig
+            assert watcher.wait(timeout=LIVENESS) == 128 + sig
         finally:
             stop_process(watcher, signal.SIGKILL)
 
@@ -215,9 +215,9 @@ def test_progress_ends_its_activity_on_sigint_even_when_it_was_ignored(cli_daemo
         progress.stdin.flush()
         assert progress.stdout.readline() == "40%\n"
         wait_for(lambda: any(a["type"] == "Progress" and a["content"]["state"].get("value") == 40
-                             for a in activities(cli_daemon)), timeout=10, message="the progress update")
+                             for a in activities(cli_daemon)), message="the progress update")
         progress.send_signal(signal.SIGINT)
-        assert progress.wait(timeout=10) == 128 + signal.SIGINT
+        assert progress.wait(timeout=LIVENESS) == 128 + signal.SIGINT
         ended = [a for a in activities(cli_daemon, "--state", "ended") if a["type"] == "Progress"]
         assert ended and ended[0]["content"]["state"]["status"] == "failed"
     finally:

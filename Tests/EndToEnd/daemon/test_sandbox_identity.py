@@ -130,7 +130,7 @@ def system_daemon(request):
                 env=env, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT)
         # The daemon sets the socket's mode (0660) after it listens: only then may the test
         # open it to everyone without the daemon's chmod undoing that.
-        wait_for(lambda: is_the_daemons(socket) or process.poll() is not None, timeout=20, message="the socket")
+        wait_for(lambda: is_the_daemons(socket) or process.poll() is not None, message="the socket")
         assert process.poll() is None, read_log(log_path)
         os.chmod(socket, 0o666)
         yield {"root": root, "socket": socket, "untrusted": untrusted, "tool": tool, "log": log_path,

@@ -78,7 +78,7 @@ def system_daemon():
                 [ISLANDD, "--system", "--socket", socket, "--state-dir", os.path.join(root, "state"), "--config", config],
                 env=env, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT)
         # Ready: the socket has its final mode and group.
-        wait_for(lambda: "ready" in read_log(log_path) or process.poll() is not None, timeout=20, message="islandd ready")
+        wait_for(lambda: "ready" in read_log(log_path) or process.poll() is not None, message="islandd ready")
         assert process.poll() is None, read_log(log_path)
         # The socket is root:island 0660 for presenters; these throwaway users are in no group
         # of the daemon's, and what is tested here is the daemon's answer once connected.
@@ -150,10 +150,10 @@ def test_two_users_of_one_app_never_touch_each_others_activities(users, system_d
                 step[0] += 1
                 ok(island_as(u2, system_daemon, "update", theirs["id"], "--state", '{"step": %d}' % step[0]))
                 return heard('"step":')
-            wait_for(watching, timeout=20, interval=0.3, message="u2's watch hearing u2's update")
+            wait_for(watching, interval=0.3, message="u2's watch hearing u2's update")
             ok(island_as(u1, system_daemon, "update", mine["id"], "--state", '{"who": "u1", "again": true}'))
             ok(island_as(u2, system_daemon, "update", theirs["id"], "--state", '{"last": true}'))
-            wait_for(lambda: heard('"last":true'), timeout=20, interval=0.1, message="u2's watch hearing u2's last update")
+            wait_for(lambda: heard('"last":true'), interval=0.1, message="u2's watch hearing u2's last update")
             out.seek(0)
             assert mine["id"] not in out.read(), "u2's watch heard of u1's activity"
         finally:
