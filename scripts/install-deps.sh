@@ -57,6 +57,8 @@ fi
 python_missing=()
 python3 -c 'import varlink' 2>/dev/null || python_missing+=('varlink==31.0.0')
 python3 -c 'import pytest' 2>/dev/null || python_missing+=('pytest')
+# pytest-xdist: scripts/test.sh runs the end-to-end files in parallel (-n 3 --dist loadfile)
+python3 -c 'import xdist' 2>/dev/null || python_missing+=('pytest-xdist')
 if ((${#python_missing[@]})); then
   echo "install-deps: installing ${python_missing[*]}" >&2
   python3 -m pip install --quiet "${python_missing[@]}"
