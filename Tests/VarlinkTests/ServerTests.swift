@@ -2,6 +2,7 @@ import Foundation
 import IslandJSON
 import NIOCore
 import NIOPosix
+import OrderedCollections
 import Testing
 import VarlinkCore
 import VarlinkNIO
@@ -380,16 +381,22 @@ import VarlinkNIO
             try streaming.send(#"{"method":"org.example.test.Forever","more":true}"#)
             _ = try await streaming.readReply()
             // One write, so the server reads both calls before it is told to stop; the first
-            // lasts long enough for the shutdown to reach the connection while it runs, even
-            // sanitized.
-            try busy.send(Array(#"{"method":"org.example.test.Sleep","parameters":{"ms":1000}}"#.utf8) + [0]
+            // is in progress until the test answers it, once the shutdown has reached the
+            // connection.
+            try busy.send(Array(#"{"method":"org.example.test.Hold","parameters":{"id":"busy"}}"#.utf8) + [0]
                           + Array(#"{"method":"org.example.test.Echo","parameters":{"text":"queued"}}"#.utf8) + [0])
-            try await waitUntil { server.sleepsStarted.count == 1 }
+            try await waitUntil { server.test.held.count == 1 }
 
-            await server.stop()
+            let stopping = Task { await server.stop() }
+            // The server tells each connection (on its loop) before it stops listening: once
+            // it refuses new connections, the answer below queues on the busy connection's
+            // loop behind the news.
+            try await waitUntil { (try? server.raw()) == nil }
+            server.test.held.all[0].reply(["id": "busy"])
+            await stopping.value
 
             let answered = try await busy.readReply()
-            #expect(parameters(answered)["slept"] as? Int == 1000, "the call in progress is answered: \(String(describing: answered))")
+            #expect(parameters(answered)["id"] as? String == "busy", "the call in progress is answered: \(String(describing: answered))")
             #expect(error(try await busy.readReply()) == "org.example.connection.ShuttingDown", "the queued one is refused")
             #expect(try await busy.readMessage() == nil)
             #expect(try await idle.readMessage() == nil)

@@ -22,7 +22,7 @@ struct TestService {
         method Forever() -> (tick: int)
         # Replies after ms milliseconds, from a task.
         method Sleep(ms: int) -> (slept: int)
-        # Releases its connection at once, waits (at most 10 s) until `of` Overlap calls have
+        # Releases its connection at once, waits (at most 30 s) until `of` Overlap calls have
         # started, then replies after ms more milliseconds with how many had started.
         method Overlap(ms: int, of: int) -> (ms: int, started: int)
         method Fail(why: string) -> ()
@@ -159,8 +159,10 @@ struct TestService {
                 let ms = request.parameters["ms"]!.intValue!
                 let of = request.parameters["of"]!.intValue!
                 // A barrier, not a race: a server that ran these one after another would leave
-                // the first waiting out the whole bound and answering `started: 1`.
-                for _ in 0..<1000 where overlapStarted.count < of {
+                // the first waiting out the whole bound and answering `started: 1`. The bound
+                // is generous, and the barrier opens as soon as the last has started.
+                let deadline = ContinuousClock.now + .seconds(30 * RawConnection.slowdown)
+                while overlapStarted.count < of, ContinuousClock.now < deadline {
                     try? await Task.sleep(for: .milliseconds(10))
                 }
                 try? await Task.sleep(for: .milliseconds(ms))
