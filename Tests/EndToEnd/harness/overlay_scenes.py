@@ -6,6 +6,8 @@ import json
 import os
 import time
 
+from harness.paths import LIVENESS
+
 APP = "org.island.test.Overlay"
 OTHER = "org.island.test.Other"
 URL = "https://example.org/order/A17"
@@ -126,7 +128,7 @@ class Screen:
         high = tuple(min(255, c + tolerance) for c in background)
         return image.column_runs(low, high, box, invert=True)
 
-    def settled(self, check, timeout=8.0, name=None, what="the island"):
+    def settled(self, check, timeout=LIVENESS, name=None, what="the island"):
         """Screenshots until `check(image, box)` holds on two in a row with the same capsule box
         (the morph has ended); returns (image, box)."""
         deadline = time.monotonic() + timeout
@@ -146,6 +148,19 @@ class Screen:
         if self.shots:
             self.grab("timeout-" + (name or "settle"))
         raise AssertionError("%s did not settle within %ss (last capsule box %s, check %s)" % (what, timeout, last[0] if last else None, last[1] if last else None))
+
+
+def redrawn(screen, producer, activity, image, box, minutes=7):
+    """A marker through the overlay's own loop: an update of `activity` (its minutes) reaches
+    the screen, inside `box` of `image`, which showed it before. Whatever the overlay had due
+    before the update (a timer, a pointer event) has run by then. The image after it."""
+    producer.update(activity, state(minutes=minutes))
+
+    def changed():
+        later = screen.grab()
+        return later if later.crop(box).pixels != image.crop(box).pixels else None
+    from harness import desktop
+    return desktop.wait_until(changed, LIVENESS, "the update drawn")
 
 
 def size(box):

@@ -9,6 +9,7 @@ One session serves the module (sway, bus, islandd, overlay start in ~1 s); each 
 activities. Set ISLAND_DESKTOP_SHOTS=DIR to keep the screenshots as PNGs."""
 
 import os
+import re
 import time
 
 import pytest
@@ -17,6 +18,7 @@ from harness import desktop
 from harness import overlay_scenes as scenes
 from harness.desktop import DARK, LIGHT
 from harness.overlay_scenes import APP, CENTER_URL, OTHER, URL, centre, size
+from harness.paths import LIVENESS
 from harness.varlink import Connection
 
 REASON = desktop.why_not("sway", "swaymsg", "swaybg", "grim") or desktop.overlay_missing()
@@ -126,7 +128,7 @@ def test_a_timer_ticks_on_screen_with_tabular_digits(world, live):
     def ticked():
         image = world.screen.grab()
         return image if image.crop(box).pixels != first.crop(box).pixels else None
-    later = desktop.wait_until(ticked, 3, "the timer's next second on screen")
+    later = desktop.wait_until(ticked, LIVENESS, "the timer's next second on screen")
     assert world.screen.capsule(later) == box, "the capsule changed size as the timer ticked"
 
 
@@ -179,12 +181,12 @@ def test_a_click_on_the_expanded_island_taps_and_opens_the_url(world, live):
     assert text is not None, "no text in the upper half of the expanded island"
     world.sway.click(*centre(text))
     world.sway.park()
-    event = watch.read_until(lambda m: m["parameters"]["event"]["kind"] == "tap", timeout=5)["parameters"]["event"]
+    event = watch.read_until(lambda m: m["parameters"]["event"]["kind"] == "tap")["parameters"]["event"]
     assert event["activity"]["id"] == live.started[-1][1]
     # The app hears of the tap with the layout's URL (PROTOCOL.md); the desktop opens the URL of
     # the region under the pointer, the centre's.
     assert event["url"] == URL
-    desktop.wait_until(lambda: len(world.opened()) > len(before), 5, "the stub opener being run")
+    desktop.wait_until(lambda: len(world.opened()) > len(before), LIVENESS, "the stub opener being run")
     assert world.opened()[len(before):] == [CENTER_URL]
     watch.close()
 
@@ -195,6 +197,7 @@ def test_a_click_on_a_button_reaches_the_apps_watch(world, live):
     watch.call("org.island.Producer.Watch", {"app": APP}, more=True)
     assert watch.read()["parameters"]["event"] == {"kind": "watching"}
     before = world.opened()
+    logged = len(world.overlay.log().splitlines())
     lower = (box[0] + 8, (box[1] + box[3]) // 2, box[2] - 8, box[3] - 4)
     label = image.box(*LIGHT, region=lower)
     assert label is not None, "no button label in the lower half of the expanded island"
@@ -205,14 +208,23 @@ def test_a_click_on_a_button_reaches_the_apps_watch(world, live):
     x, y = centre(label)
     world.sway.move(x - 4, y)
     world.sway.move(x, y)
-    hovered = desktop.wait_until(lambda: world.screen.grab().colours(face) - resting, 3, "hover feedback on the button")
+    hovered = desktop.wait_until(lambda: world.screen.grab().colours(face) - resting, LIVENESS, "hover feedback on the button")
     assert all(max(c) > 20 for c in hovered), "the hovered face %s is not a button's" % hovered
     world.sway.click(*centre(label))
     world.sway.park()
-    event = watch.read_until(lambda m: m["parameters"]["event"]["kind"] == "button", timeout=5)["parameters"]["event"]
+    event = watch.read_until(lambda m: m["parameters"]["event"]["kind"] == "button")["parameters"]["event"]
     assert event["action"] == "pause"
-    time.sleep(0.3)
-    assert world.opened() == before, "a button press opened a URL"
+    # A tap on the centre's text after it is the marker: the overlay logs each URL it opens, in
+    # the order of the clicks; the tap's must be the first after the button's.
+    upper = (box[0] + size(box)[1] // 2, box[1], box[2] - size(box)[1] // 2, (box[1] + box[3]) // 2)
+    text = image.box(*LIGHT, region=upper)
+    assert text is not None, "no text in the upper half of the expanded island"
+    world.sway.click(*centre(text))
+    world.sway.park()
+    desktop.wait_until(lambda: len(world.opened()) > len(before), LIVENESS, "the tap's URL opened")
+    opened = [line.split()[2] for line in world.overlay.log().splitlines()[logged:]
+              if line.startswith("island-overlay: opened ")]
+    assert opened[:1] == [CENTER_URL], "a button press opened a URL: %s" % opened
     watch.close()
 
 
@@ -230,7 +242,7 @@ def test_an_alert_shows_its_title_and_body(world, live):
     bands = sum(1 for a, b in zip(rows, rows[1:]) if b - a > 3) + 1 if rows else 0
     assert bands == 2, "expected the title and the body on two lines, got light rows %s" % rows
     # The alert lasts its 5 s, then the island rests in compact again.
-    world.screen.settled(lambda image, box: box is not None and size(box) == size(compact), timeout=10,
+    world.screen.settled(lambda image, box: box is not None and size(box) == size(compact),
                          name="after-alert", what="the island after the alert")
 
 
@@ -245,16 +257,21 @@ def test_the_expanded_island_collapses_when_the_pointer_stays_away():
         scenes.prepare(session)
         session.start_islandd(scenes.DAEMON_CONFIG)
         overlay = desktop.Overlay(session, sway.env, config="[Overlay]\nCollapseAfter=1\n")
-        activity = scenes.Producer(session).request()
+        producer = scenes.Producer(session)
+        activity = producer.request()
         screen = scenes.Screen(sway, "away")
         _, compact = screen.settled(lambda image, box: box is not None, name="compact")
         sway.click(*centre(compact))
-        _, expanded = screen.settled(lambda image, box: box is not None and size(box)[1] > 2 * size(compact)[1],
-                                     name="expanded")
+        image, expanded = screen.settled(lambda image, box: box is not None and size(box)[1] > 2 * size(compact)[1],
+                                         name="expanded")
+        # More than CollapseAfter with the pointer on it (a lower bound, for the overlay's timer
+        # to be due had it been started), then an update drawn as the marker: the timer ran first.
         time.sleep(1.5)
-        assert screen.capsule(screen.grab("pointer-on-it")) == expanded, "collapsed with the pointer on it"
+        later = scenes.redrawn(screen, producer, activity, image, expanded)
+        assert "pointer away" not in overlay.log(), "collapsed with the pointer on it:\n" + overlay.log()
+        assert size(screen.capsule(later))[1] > 2 * size(compact)[1], "collapsed with the pointer on it"
         sway.park()
-        screen.settled(lambda image, box: box == compact, timeout=5, name="collapsed",
+        screen.settled(lambda image, box: box is not None and size(box)[1] == size(compact)[1], name="collapsed",
                        what="the island collapsing once the pointer left")
         assert "collapse %s" % activity in overlay.log()
     finally:
@@ -269,7 +286,9 @@ def test_escape_collapses_the_expanded_island(world, live):
     world.sway.click(*centre(compact))
     world.screen.settled(lambda image, box: box is not None and size(box)[1] > 2 * size(compact)[1], name="expanded")
     world.sway.key(1)  # KEY_ESC
-    world.screen.settled(lambda image, box: box == compact, timeout=3, name="escaped",
+    # The overlay's own collapse (it logs it), not the daemon's timeout, which would look the same.
+    desktop.wait_until(lambda: "collapse %s" % activity in world.overlay.log(), LIVENESS, "the overlay collapsing on Escape")
+    world.screen.settled(lambda image, box: box == compact, name="escaped",
                          what="the island collapsing on Escape")
     assert "collapse %s" % activity in world.overlay.log()
     world.sway.park()
@@ -287,7 +306,7 @@ def session_with_a_window(session):
     session.start_islandd(scenes.DAEMON_CONFIG)
     session.spawn("foot", ["foot", "-o", "colors.background=%02x%02x%02x" % desktop.BACKGROUND, "sh", "-c",
                            "printf '\\033[?25l'; exec sleep 60"])
-    desktop.wait_until(lambda: '"app_id": "foot"' in sway.swaymsg("-t", "get_tree"), 10, "foot's window")
+    desktop.wait_until(lambda: '"app_id": "foot"' in sway.swaymsg("-t", "get_tree"), LIVENESS, "foot's window")
     return sway
 
 
@@ -305,7 +324,9 @@ def test_a_click_in_another_window_collapses_the_expanded_island():
         sway.click(*centre(compact))
         screen.settled(lambda image, box: box is not None and size(box)[1] > 2 * size(compact)[1], name="expanded")
         sway.click(sway.width // 2, sway.height - 100)  # in foot
-        screen.settled(lambda image, box: box == compact, timeout=3, name="clicked-elsewhere",
+        # The overlay's own collapse (it logs it), not the daemon's timeout, which would look the same.
+        desktop.wait_until(lambda: "collapse %s" % activity in overlay.log(), LIVENESS, "the overlay collapsing")
+        screen.settled(lambda image, box: box == compact, name="clicked-elsewhere",
                        what="the island collapsing when another window took the focus")
         assert "collapse %s" % activity in overlay.log()
     finally:
@@ -321,9 +342,11 @@ def test_a_fullscreen_window_covers_the_island_unless_its_layer_is_overlay():
         scenes.Producer(session).request()
         screen = scenes.Screen(sway, "layer")
         for layer, shown in (("top", False), ("overlay", True)):
-            overlay = desktop.Overlay(session, sway.env, config="[Overlay]\nLayer=%s\n" % layer, name="overlay-" + layer)
-            desktop.wait_until(lambda: "subscribed" in overlay.log(), 10, "the overlay subscribing")
-            time.sleep(0.5)  # a frame or two after the snapshot
+            overlay = desktop.Overlay(session, dict(sway.env, ISLAND_OVERLAY_FRAME_LOG="1"),
+                                      config="[Overlay]\nLayer=%s\n" % layer, name="overlay-" + layer)
+            # Its frame log says when the island has been painted: shown or covered, it is there.
+            desktop.wait_until(lambda: re.search(r"^island-overlay: frame ", overlay.log(), re.M), LIVENESS,
+                               "the overlay painting the island")
             screen.settled(lambda image, box: (box is not None) == shown, name=layer,
                            what="the island %s the fullscreen window" % ("over" if shown else "under"))
             if not shown:
@@ -404,7 +427,7 @@ def test_the_list_opens_from_the_command_and_dismisses_from_a_card(world, live):
     world.sway.click(*centre(cross))
     world.sway.park()
     event = watch.read_until(lambda m: m["parameters"]["event"]["kind"] == "state"
-                             and m["parameters"]["event"]["activity"]["state"] == "dismissed", timeout=5)
+                             and m["parameters"]["event"]["activity"]["state"] == "dismissed")
     assert event["parameters"]["event"]["activity"]["id"] == activity
     watch.close()
     live.started = []
@@ -422,5 +445,5 @@ def test_the_overlay_comes_back_after_islandd_restarts(world, live):
     # The activity was persisted; an update after the restart reaches the screen only through a
     # new subscription: its longer text widens the capsule.
     live.update(activity, scenes.state(minutes=123456))
-    world.screen.settled(lambda image, box: box is not None and size(box)[0] > size(before)[0], timeout=10,
+    world.screen.settled(lambda image, box: box is not None and size(box)[0] > size(before)[0],
                          name="reconnected", what="the island after the daemon's restart")
