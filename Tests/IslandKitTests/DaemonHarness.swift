@@ -85,7 +85,9 @@ final class TestDaemon {
     var log: String { (try? String(contentsOfFile: root + "/islandd.log", encoding: .utf8)) ?? "" }
 
     func configuration(app: String? = TestDaemon.app) -> IslandKit.Configuration {
-        IslandKit.Configuration(appID: app, socketPath: socket, reconnectTimeout: .seconds(15))
+        // How long a call waits for the daemon to be back: generous, since a restart on a
+        // loaded machine may be slow, and over as soon as it is back.
+        IslandKit.Configuration(appID: app, socketPath: socket, reconnectTimeout: .seconds(30))
     }
 
     /// Runs `body` with a connection for `app`, closed afterwards (awaited), whether `body`
