@@ -22,7 +22,7 @@ import pytest
 
 from harness import cli
 from harness.cli import ok
-from harness.paths import BIN_DIR, ISLAND
+from harness.paths import BIN_DIR, ISLAND, LIVENESS
 from harness.processes import wait_for
 
 PRESENTER = os.path.abspath(os.path.join(BIN_DIR, "island-presenter"))
@@ -118,7 +118,7 @@ class Bar:
                 raw, self.buffer = self.buffer.split(b"\n", 1)
                 self.seen.append(text_of(raw))
 
-    def line(self, predicate, timeout=10):
+    def line(self, predicate, timeout=LIVENESS):
         """The next line not returned before that satisfies `predicate`."""
         deadline = time.time() + timeout
         while True:
@@ -226,7 +226,7 @@ def test_hostile_text_through_every_bar_and_cli(cli_daemon, bars, tmp_path, name
             def seen():
                 ok(island(cli_daemon, "update", laid_out, "--state", json.dumps(dict(state, n=time.time()))))
                 return laid_out in out.read_bytes().decode("utf-8", "replace")
-            wait_for(seen, timeout=10, interval=0.3, message="a watch line")
+            wait_for(seen, interval=0.3, message="a watch line")
         finally:
             watcher.kill()
             watcher.wait(timeout=10)
@@ -363,13 +363,13 @@ def test_the_terminal_ui_writes_no_producer_escape_to_a_real_terminal(daemon, tm
     try:
         subprocess.run([*tmux, "set-option", "-g", "set-clipboard", "on"], check=True, timeout=10)
         subprocess.run([*tmux, "set-option", "-g", "allow-rename", "on"], check=True, timeout=10)
-        wait_for(lambda: "none │" in capture(), timeout=10, message="the empty island")
+        wait_for(lambda: "none │" in capture(), message="the empty island")
         with daemon.connect("org.island.Producer") as producer:
             producer.Request(app="org.example.Coffee", type="Evil", attributes={"h": evil},
                              content={"state": {"h": evil}, "relevanceScore": 0})
-            wait_for(lambda: "compact │" in capture(), timeout=10, message="compact")
+            wait_for(lambda: "compact │" in capture(), message="compact")
             subprocess.run([*tmux, "send-keys", "-t", server, "e"], check=True, timeout=10)
-            wait_for(lambda: "expanded │" in capture(), timeout=10, message="expanded")
+            wait_for(lambda: "expanded │" in capture(), message="expanded")
             screen = capture()
             # The text is shown, made harmless: what followed each ESC is plain text.
             assert "]2;island-pwned-title" in screen

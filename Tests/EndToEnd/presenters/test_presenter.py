@@ -14,7 +14,7 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
-from harness.paths import PRESENTER, SANITIZER_ENV, SLOWDOWN
+from harness.paths import LIVENESS, PRESENTER, SANITIZER_ENV
 from harness.presenters import COFFEE, register_layout, request, waybar_json
 from harness.processes import wait_for
 from harness.varlink import Connection
@@ -65,7 +65,7 @@ def test_waybar_timers_tick_locally(daemon, presenters):
         request(coffee, COFFEE, {"endsAt": time.time() + 600})
         first = waybar_json(bar.next_line(lambda l: "compact" in waybar_json(l)["class"]))["text"]
         # No update is sent; the presenter re-renders the countdown by itself.
-        later = waybar_json(bar.next_line(lambda l: waybar_json(l)["text"] != first, timeout=5))["text"]
+        later = waybar_json(bar.next_line(lambda l: waybar_json(l)["text"] != first))["text"]
         assert later.startswith("⏰ ") and later != first
 
 
@@ -108,7 +108,7 @@ def test_waybar_survives_a_daemon_restart(daemon, presenters):
     with daemon.connect("org.island.Producer") as timer:
         request(timer, TIMER, {"stage": "after"}, relevance=10, type="Tea")
         # The restored activity and the new one: a fresh snapshot, then deltas.
-        line = waybar_json(bar.next_line(lambda l: "minimal" in waybar_json(l)["class"], timeout=15))
+        line = waybar_json(bar.next_line(lambda l: "minimal" in waybar_json(l)["class"]))
         assert line["text"] == "After · Before"
         assert line["tooltip"].split("\n") == ["Tea · After", "Order · Before"]
     assert bar.process.poll() is None
@@ -207,7 +207,7 @@ def test_tui_in_tmux(daemon, tmp_path):
                               capture_output=True, text=True, timeout=10).stdout
 
     def screen_with(predicate, message):
-        return wait_for(lambda: (lambda s: s if predicate(s) else None)(capture()), timeout=10, message=message)
+        return wait_for(lambda: (lambda s: s if predicate(s) else None)(capture()), timeout=LIVENESS, message=message)
 
     def keys(*names):
         subprocess.run(["tmux", "send-keys", "-t", session, *names], check=True, timeout=10)
@@ -286,7 +286,7 @@ def test_tui_survives_a_daemon_restart_and_restores_the_terminal_on_sigterm(daem
                               capture_output=True, text=True, timeout=10).stdout
 
     def screen_with(predicate, message):
-        return wait_for(lambda: (lambda s: s if predicate(s) else None)(capture()), timeout=15 * SLOWDOWN, message=message)
+        return wait_for(lambda: (lambda s: s if predicate(s) else None)(capture()), timeout=LIVENESS, message=message)
 
     subprocess.run(["tmux", "new-session", "-d", "-s", session, "-x", "100", "-y", "30", command], check=True, timeout=10)
     try:

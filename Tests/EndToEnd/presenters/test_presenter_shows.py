@@ -13,7 +13,7 @@ import uuid
 
 import pytest
 
-from harness.paths import PRESENTER, SLOWDOWN
+from harness.paths import LIVENESS, PRESENTER
 from harness.presenters import COFFEE, register_layout, request, waybar_json
 from harness.processes import stop_process, wait_for
 
@@ -123,7 +123,7 @@ def test_i3blocks_acts_on_the_clicks_written_to_its_stdin(daemon):
             # What i3blocks writes for a left click on a persistent block with format=json.
             block.stdin.write(b'{"":"","name":"island","full_text":"x","button":1,"x":5,"y":5}\n')
             block.stdin.flush()
-            wait_for(lambda: island_mode(daemon) == "expanded", timeout=10 * SLOWDOWN, message="expanded by the click")
+            wait_for(lambda: island_mode(daemon) == "expanded", timeout=LIVENESS, message="expanded by the click")
     finally:
         stop_process(block, signal.SIGKILL)
 
@@ -157,7 +157,7 @@ def test_bar_modes_stop_on_their_signal_even_when_sigint_was_ignored(daemon, pre
         def wrote():
             out.seek(0)
             return out.read().endswith(b"\n")
-        wait_for(wrote, timeout=15 * SLOWDOWN, message="the first line")
+        wait_for(wrote, timeout=LIVENESS, message="the first line")
         bar.send_signal(sig)
         assert bar.wait(timeout=10) == 128 + sig
 
@@ -173,7 +173,7 @@ def capture(session):
 
 
 def screen_with(session, predicate, message):
-    return wait_for(lambda: (lambda s: s if predicate(s) else None)(capture(session)), timeout=15 * SLOWDOWN, message=message)
+    return wait_for(lambda: (lambda s: s if predicate(s) else None)(capture(session)), timeout=LIVENESS, message=message)
 
 
 def tui_pid(session):

@@ -10,6 +10,7 @@ import time
 import pytest
 
 from harness import desktop
+from harness.paths import LIVENESS
 
 REPO = desktop.REPO
 APP = "org.island.test.Bar"
@@ -79,9 +80,9 @@ def test_waybar_draws_the_pill_and_a_click_expands_the_island():
         assert desktop.island_mode(session) == "compact"
 
         sway.click((left + right) / 2, BAR_HEIGHT // 2)
-        desktop.wait_until(lambda: desktop.island_mode(session) == "expanded", 15, "the island expanded by a click")
+        desktop.wait_until(lambda: desktop.island_mode(session) == "expanded", LIVENESS, "the island expanded by a click")
         time.sleep(0.3)
         sway.click((left + right) / 2, BAR_HEIGHT // 2)
-        desktop.wait_until(lambda: desktop.island_mode(session) == "compact", 15, "the island collapsed by a second click")
+        desktop.wait_until(lambda: desktop.island_mode(session) == "compact", LIVENESS, "the island collapsed by a second click")
     finally:
         session.close()

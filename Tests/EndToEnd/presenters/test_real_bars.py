@@ -20,6 +20,7 @@ import time
 import pytest
 
 from harness import desktop
+from harness.paths import LIVENESS
 from harness.processes import descendants, kill_all
 
 APP = "org.island.test.Bar"
@@ -82,7 +83,7 @@ def clicked(session, marker, mode):
     def either():
         return os.path.exists(marker) or desktop.island_mode(session) == mode
     try:
-        desktop.wait_until(either, 10, "the click's effect", interval=0.2)
+        desktop.wait_until(either, LIVENESS, "the click's effect", interval=0.2)
     except TimeoutError:
         pass
     time.sleep(0.5)
@@ -122,12 +123,12 @@ def test_polybar_runs_its_click_left_and_never_a_producers_action_tag():
         with session.varlink("org.island.Producer") as producer:
             producer.End(app=APP, id=whole, dismissalPolicy={"kind": "immediate"})
         # Gone first, so the pill clicked next is the new line's, not the last one's.
-        desktop.wait_until(lambda: bar.pill() is None, 10, "the ended activity's pill gone", interval=0.3)
+        desktop.wait_until(lambda: bar.pill() is None, LIVENESS, "the ended activity's pill gone", interval=0.3)
         with session.varlink("org.island.Producer") as producer:
             producer.Request(app=APP, type="Split", attributes={}, content={
                 "state": {"a": "%", "b": "{A1:touch split:}Coffee ready%", "c": "{A}"}})
-        desktop.wait_until(lambda: desktop.island_mode(session) == "compact", 10, "the split activity in the island")
-        pill = desktop.wait_until(bar.pill, 10, "the split activity's pill", interval=0.5)
+        desktop.wait_until(lambda: desktop.island_mode(session) == "compact", LIVENESS, "the split activity in the island")
+        pill = desktop.wait_until(bar.pill, LIVENESS, "the split activity's pill", interval=0.5)
         bar.click(pill)
         ran, mode = clicked(session, split, "expanded")
         assert not ran, "polybar ran a tag formed across two fields on a click: " + split
@@ -150,7 +151,7 @@ class I3blocks:
                                      stdin=subprocess.PIPE, stdout=subprocess.PIPE)
         self.buffer = b""
         self.clicks = 0
-        header = json.loads(self.line(10))
+        header = json.loads(self.line(LIVENESS))
         assert header.get("click_events") is True, header
         # i3bar opens its endless array of click events.
         self.process.stdin.write(b"[\n")
@@ -225,7 +226,7 @@ def test_i3blocks_shows_the_producers_text_as_plain_text():
         hostile = '<i a="b">Coffee</i> & ready\\'
         with session.varlink("org.island.Producer") as producer:
             producer.Request(app=APP, type="Order", attributes={}, content={"state": {"stage": hostile}})
-        block = bar.block(lambda b: b.get("full_text"), 20, "the live compact text")
+        block = bar.block(lambda b: b.get("full_text"), LIVENESS, "the live compact text")
         # What i3bar reads: i3blocks 1.4 ends a string at its first (escaped) quote and doubles
         # backslashes, so the presenter sends their lookalikes (BarFormat.i3blocks) and no escape.
         assert block["full_text"] == "☕ " + hostile.replace('"', "\u2033").replace("\\", "\u2216"), block
@@ -253,13 +254,13 @@ def test_i3blocks_clicks_reach_the_block_and_toggle_the_island():
         bar = i3blocks_session(session)
         with session.varlink("org.island.Producer") as producer:
             producer.Request(app=APP, type="Order", attributes={}, content={"state": {"stage": "brewing"}})
-        bar.block(lambda b: "brewing" in b.get("full_text", ""), 20, "the live compact text")
+        bar.block(lambda b: "brewing" in b.get("full_text", ""), LIVENESS, "the live compact text")
         assert desktop.island_mode(session) == "compact"
         bar.click(1)
-        desktop.wait_until(lambda: desktop.island_mode(session) == "expanded", 10,
+        desktop.wait_until(lambda: desktop.island_mode(session) == "expanded", LIVENESS,
                            "the island expanded by a click on the i3blocks block")
         bar.click(1)
-        desktop.wait_until(lambda: desktop.island_mode(session) == "compact", 10,
+        desktop.wait_until(lambda: desktop.island_mode(session) == "compact", LIVENESS,
                            "the island collapsed by a second click")
     except BaseException:
         print(session.logs_text())
