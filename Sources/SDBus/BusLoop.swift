@@ -44,9 +44,16 @@ public final class BusLoop: SerialExecutor, @unchecked Sendable {
         (wakeReader, wakeWriter) = (ends[0], ends[1])
         let threadName = String(name.utf8.prefix(15))!
         let thread = Thread { [self] in
-            // Named from inside: a new thread starts with its creator's name (a Dispatch
-            // worker's, when created from async code), and Foundation applies only this.
-            Thread.current.name = threadName
+            // Named from inside, in the kernel's own file for it: a new thread starts with its
+            // creator's name (a Dispatch worker's, when created from async code), and
+            // Foundation's `Thread.name` did not always reach the kernel (the bridge benchmark
+            // found the loop still called "-qos.overcommit"). pthread_setname_np and prctl do
+            // not import into Swift (a GNU extension; variadic).
+            let comm = open("/proc/thread-self/comm", O_WRONLY | O_CLOEXEC)
+            if comm >= 0 {
+                _ = threadName.withCString { write(comm, $0, strlen($0)) }
+                close(comm)
+            }
             runThread()
         }
         thread.start()
