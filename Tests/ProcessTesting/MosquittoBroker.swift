@@ -31,7 +31,12 @@ public final class MosquittoBroker: Sendable {
     public init(users: [String: String], acl: String, certificates: [String] = []) async throws {
         directory = "/tmp/island-mqtt-\(UUID().uuidString.prefix(8))"
         try FileManager.default.createDirectory(atPath: directory + "/data", withIntermediateDirectories: true)
-        (port, tlsPort, certificatePort) = (try Self.freePort(), try Self.freePort(), try Self.freePort())
+        var ports: [Int] = []
+        while ports.count < 3 {
+            let candidate = try Self.freePort()
+            if !ports.contains(candidate) { ports.append(candidate) }
+        }
+        (port, tlsPort, certificatePort) = (ports[0], ports[1], ports[2])
         try await makeCertificates(clients: certificates)
         let passwords = directory + "/passwd"
         try Data().write(to: URL(fileURLWithPath: passwords))
@@ -90,7 +95,7 @@ public final class MosquittoBroker: Sendable {
         // Generous: the bound only keeps a broker that never listens from hanging the test.
         let deadline = ContinuousClock.now + .seconds(30)
         while ContinuousClock.now < deadline {
-            if Self.accepts(port: port) && Self.accepts(port: tlsPort) { return }
+            if Self.accepts(port: port) && Self.accepts(port: tlsPort) && Self.accepts(port: certificatePort) { return }
             try await Task.sleep(for: .milliseconds(25))
         }
         await stop()
@@ -152,20 +157,29 @@ public final class MosquittoBroker: Sendable {
         }
     }
 
-    /// A loopback port nothing listens on now (the kernel's pick; another process could take
-    /// it before the broker does, which the start would report).
+    /// A loopback port nothing is bound to now, below the kernel's range of ephemeral ports:
+    /// a port from that range (the kernel's own pick) may become the local end of any client's
+    /// connection meanwhile — the other tests' and processes' — and the broker's bind then
+    /// fails. The longer making the certificates takes (a loaded machine), the likelier that
+    /// was. Another process could still take a port picked here first, which the start reports.
     private static func freePort() throws -> Int {
-        let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(socket) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(socket, $0, length) == 0 && getsockname(socket, $0, &length) == 0 }
+        let ephemeral = (try? String(contentsOfFile: "/proc/sys/net/ipv4/ip_local_port_range", encoding: .utf8))
+            .flatMap { $0.split(whereSeparator: \.isWhitespace).first.flatMap { Int($0) } } ?? 32768
+        let range = 10_000..<max(ephemeral, 20_000)
+        for _ in 0..<100 {
+            let candidate = Int.random(in: range)
+            let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+            defer { close(socket) }
+            var address = sockaddr_in()
+            address.sin_family = sa_family_t(AF_INET)
+            address.sin_port = UInt16(candidate).bigEndian
+            address.sin_addr.s_addr = inet_addr("127.0.0.1")
+            let bound = withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
+            }
+            if bound { return candidate }
         }
-        guard bound else { throw POSIXError(.EADDRNOTAVAIL) }
-        return Int(UInt16(bigEndian: address.sin_port))
+        throw POSIXError(.EADDRNOTAVAIL)
     }
 
     private static func accepts(port: Int) -> Bool {
