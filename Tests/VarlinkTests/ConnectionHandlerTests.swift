@@ -21,9 +21,14 @@ import VarlinkCore
         init(maximumMessageSize: Int = 1024, flushes: FlushCoalescer = FlushCoalescer()) throws {
             var configuration = VarlinkServer.Configuration()
             configuration.maximumMessageSize = maximumMessageSize
+            // The loop's clock moves only when a test says so: the turn budget (5 ms) and the
+            // quiet spell before an immediate flush never depend on how fast the machine is.
+            // It starts well past the last flush a new connection counts from, as a real one does.
+            let loop = channel.embeddedEventLoop
+            loop.advanceTime(by: .seconds(1))
             let handler = VarlinkServerConnectionHandler(
                 service: test.service, connection: VarlinkConnectionContext(id: 1, peer: nil), configuration: configuration,
-                loopTurn: LoopTurn(), flushes: flushes, logger: Logger(label: "test"))
+                loopTurn: LoopTurn(), flushes: flushes, logger: Logger(label: "test"), clock: { loop.now })
             try channel.pipeline.syncOperations.addHandlers([events, handler])
             try channel.connect(to: SocketAddress(unixDomainSocketPath: "/varlink-test")).wait()
         }
@@ -72,7 +77,7 @@ import VarlinkCore
         try connection.receive(Self.hold("b"))
         connection.test.held.all[1].reply(["id": "b"])
         #expect(try connection.written().isEmpty, "b's reply waits for a's")
-        try await Task.sleep(for: .milliseconds(1))
+        connection.channel.embeddedEventLoop.advanceTime(by: .milliseconds(1))  // a quiet spell
         connection.test.held.all[0].reply(["id": "a"])
         #expect(try connection.written() == [[#"{"parameters":{"id":"a"}}"#, #"{"parameters":{"id":"b"}}"#]])
     }

@@ -23,6 +23,9 @@ final class VarlinkServerConnectionHandler: ChannelDuplexHandler {
     private let loopTurn: LoopTurn
     /// How long a connection in the reserve has to keep to its terms.
     private let probationTime: TimeAmount?
+    /// What time it is, for the turn budget and the flush coalescer: the loop's clock, or a
+    /// test's own (one that moves only when the test says so).
+    private let clock: () -> NIODeadline
 
     // The state below is touched only on the channel's event loop, and never while a mutation
     // of it is under way: the state machine, the budget and the coalescer are values that
@@ -56,8 +59,9 @@ final class VarlinkServerConnectionHandler: ChannelDuplexHandler {
     ///   over; it must keep to the reserve's terms (`VarlinkServer.Configuration`).
     init(service: VarlinkService, connection: VarlinkConnectionContext, configuration: VarlinkServer.Configuration,
          loopTurn: LoopTurn, reserve overLimit: VarlinkConnectionErrors.Condition? = nil,
-         flushes: FlushCoalescer = FlushCoalescer(), logger: Logger) {
+         flushes: FlushCoalescer = FlushCoalescer(), logger: Logger, clock: @escaping () -> NIODeadline = { .now() }) {
         self.service = service
+        self.clock = clock
         self.connection = connection
         self.maximumOutputBytes = configuration.maximumOutputBytes
         self.loopTurn = loopTurn
@@ -128,7 +132,7 @@ final class VarlinkServerConnectionHandler: ChannelDuplexHandler {
             budgetRefill = nil
             advance()
         }
-        flush(at: .now())
+        flush(at: clock())
     }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
@@ -213,7 +217,7 @@ final class VarlinkServerConnectionHandler: ChannelDuplexHandler {
     }
 
     private func spendBudget() {
-        guard let pause = budget.spend(now: .now()), let context else { return }
+        guard let pause = budget.spend(now: clock()), let context else { return }
         let handler = NIOLoopBound(self, eventLoop: context.eventLoop)
         budgetRefill = context.eventLoop.scheduleTask(in: pause) {
             handler.value.budgetRefill = nil
@@ -331,7 +335,7 @@ final class VarlinkServerConnectionHandler: ChannelDuplexHandler {
     /// (see `FlushCoalescer`). Reads flush on completion.
     private func requestFlush() {
         guard let context else { return }
-        switch flushes.repliesMade(callsFollow: loopTurn.callsFollow, now: .now()) {
+        switch flushes.repliesMade(callsFollow: loopTurn.callsFollow, now: clock()) {
         case .none:
             break
         case .now:
@@ -340,7 +344,7 @@ final class VarlinkServerConnectionHandler: ChannelDuplexHandler {
             let handler = NIOLoopBound(self, eventLoop: context.eventLoop)
             context.eventLoop.execute {
                 handler.value.flushes.endOfTick()
-                handler.value.flush(at: .now())
+                handler.value.flush(at: handler.value.clock())
             }
         }
     }
@@ -359,7 +363,7 @@ final class VarlinkServerConnectionHandler: ChannelDuplexHandler {
 
     private func closeWhenWritten() {
         guard let context else { return }
-        _ = flushes.flush(at: .now())
+        _ = flushes.flush(at: clock())
         pushOutput(context)
         // Writes complete in order: once this empty one has, everything before it is written.
         let written = context.eventLoop.makePromise(of: Void.self)
