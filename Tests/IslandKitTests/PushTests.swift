@@ -99,8 +99,9 @@ struct PushTests {
             ]))
             let deadline = ContinuousClock.now + .seconds(30)
             var started: [Activity<OrderAttributes>] = []
-            while started.isEmpty && ContinuousClock.now < deadline {
+            while true {
                 started = try await Activity<OrderAttributes>.activities(connection: connection)
+                guard started.isEmpty, ContinuousClock.now < deadline else { break }
                 try await Task.sleep(for: .milliseconds(20))
             }
             #expect(started.map(\.attributes.order) == [9])

@@ -245,13 +245,16 @@ final class Recorder: Sendable {
     }
 
     // The waits below are for what is expected to come: their bounds only keep a broken client
-    // from hanging the test, generous enough that a loaded machine never reaches them.
+    // from hanging the test, generous enough that a loaded machine never reaches them, and each
+    // looks once more after its deadline (this task may wake long after it under load, while
+    // the client's own thread went on receiving).
 
     func messages(_ count: Int, within timeout: Duration = .seconds(30)) async throws -> [MQTTMessage] {
         let deadline = ContinuousClock.now + timeout
-        while ContinuousClock.now < deadline {
+        while true {
             let messages = received
             if messages.count >= count { return messages }
+            guard ContinuousClock.now < deadline else { break }
             try await Task.sleep(for: .milliseconds(10))
         }
         Issue.record("\(received.count) of \(count) messages arrived within \(timeout)")
@@ -261,9 +264,10 @@ final class Recorder: Sendable {
     @discardableResult
     func wait(within timeout: Duration = .seconds(30), until done: ([MQTTConnectionEvent]) -> Bool) async throws -> [MQTTConnectionEvent] {
         let deadline = ContinuousClock.now + timeout
-        while ContinuousClock.now < deadline {
+        while true {
             let events = events
             if done(events) { return events }
+            guard ContinuousClock.now < deadline else { break }
             try await Task.sleep(for: .milliseconds(10))
         }
         Issue.record("the connection events never came: \(events)")

@@ -162,7 +162,8 @@ struct TestService {
                 // the first waiting out the whole bound and answering `started: 1`. The bound
                 // is generous, and the barrier opens as soon as the last has started.
                 let deadline = ContinuousClock.now + .seconds(30 * RawConnection.slowdown)
-                while overlapStarted.count < of, ContinuousClock.now < deadline {
+                while overlapStarted.count < of {
+                    guard ContinuousClock.now < deadline else { break }
                     try? await Task.sleep(for: .milliseconds(10))
                 }
                 try? await Task.sleep(for: .milliseconds(ms))
