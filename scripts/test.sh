@@ -5,7 +5,7 @@
 #               binaries and the reference Python varlink implementation
 #   end-to-end  Tests/EndToEnd, in parallel by file: the real islandd, CLI, presenters, overlay
 #               and bridge against real peers (bars, sway, Xvfb, mpv, dunst, mosquitto, systemd)
-#   packages    the Debian packages, whose release build runs in the background meanwhile
+#   packages    the Debian packages, whose release build runs in the background from the start
 # and ends with one line per stage and `N passed, M failed, K skipped`. A failed test's logs
 # and screenshots are kept in the folder printed at the end. Exits non-zero if anything failed.
 #
@@ -47,6 +47,22 @@ echo "==> installing what the tests need" >&2
 t=$SECONDS
 if bash scripts/install-deps.sh; then record install ok $((SECONDS - t)); else record install failed $((SECONDS - t)); fi
 
+# The packages' release build needs nothing but the sources: it runs in the background from
+# here on, filling the cores wherever the debug build links or emits a module alone and while
+# end-to-end tests wait on their peers.
+deb_pid=""
+if ((!quick)); then
+  echo "==> building the Debian packages in the background (log: $results/packages-build.log)" >&2
+  mkdir -p "$results/debs"
+  packaging/build-deb.sh --output "$results/debs" --compression gzip >"$results/debs/paths" 2>"$results/packages-build.log" &
+  deb_pid=$!
+  deb_started=$SECONDS
+  # Interrupted, the run takes its background build down with it (build-deb.sh and the
+  # compilers below it, by pid).
+  stop_tree() { local child; for child in $(pgrep -P "$1"); do stop_tree "$child"; done; kill "$1" 2>/dev/null; }
+  trap 'stop_tree "$deb_pid"; exit 130' INT TERM
+fi
+
 echo "==> building (debug, with tests)" >&2
 t=$SECONDS
 if swift build --build-tests 2>&1 | tee "$results/build.log"; then
@@ -56,17 +72,6 @@ else
   record build failed $((SECONDS - t)) ; built=0
 fi
 bin_dir=$(swift build --show-bin-path)
-
-# The packages' release build has nothing to wait for but the sources: it runs beside the
-# tests, filling the cores while end-to-end tests wait on their peers.
-deb_pid=""
-if ((built && !quick)); then
-  echo "==> building the Debian packages in the background (log: $results/packages-build.log)" >&2
-  mkdir -p "$results/debs"
-  packaging/build-deb.sh --output "$results/debs" --compression gzip >"$results/debs/paths" 2>"$results/packages-build.log" &
-  deb_pid=$!
-  deb_started=$SECONDS
-fi
 
 if ((built)); then
   echo "==> Swift test suites" >&2
@@ -104,7 +109,7 @@ if [ -n "$deb_pid" ]; then
   echo "==> Debian packages" >&2
   t=$SECONDS
   if wait "$deb_pid"; then
-    echo "    (built in $((SECONDS - deb_started)) s from the start of the Swift suites)" >&2
+    echo "    (their release build took $((SECONDS - deb_started)) s, beside the rest)" >&2
     mapfile -t debs <"$results/debs/paths"
     if ISLAND_BIN_DIR="$bin_dir" ISLAND_PACKAGE_BUILD="$repo/.build-package" \
         ISLAND_DEB="${debs[0]}" ISLAND_OVERLAY_DEB="${debs[1]}" ISLAND_BRIDGE_DEB="${debs[2]}" \
