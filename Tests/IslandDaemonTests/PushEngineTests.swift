@@ -97,6 +97,24 @@ final class RecordingBroker: PushBroker {
         #expect(await fixture.engine.list(app: Self.app, uid: nil, type: nil, states: nil).first?.content.state == ["n": 2])
     }
 
+    /// Issue #25, item 11: a push's 60 KB alert reached every presenter.
+    @Test func aPushWithAnAlertOverTheBoundIsRefusedByName() async throws {
+        let broker = RecordingBroker()
+        let fixture = try await makeEngine(broker: broker)
+        defer { fixture.close() }
+        let (activity, token) = try await requestWithToken(fixture.engine)
+        let big = String(repeating: "x", count: 30_000)
+        let refused = await push(fixture.engine, token, ["timestamp": 5, "event": "update", "content-state": ["n": 1],
+                                                         "alert": ["title": .string(big), "body": .string(big)]])
+        #expect(refused["error"] == "org.island.AlertTooLarge")
+        #expect(refused["parameters"] == ["limit": 1024, "size": 60_000])
+        #expect(await fixture.engine.list(app: Self.app, uid: nil, type: nil, states: nil).first?.content.state == ["n": 0])
+        let small = await push(fixture.engine, token, ["timestamp": 6, "event": "update", "content-state": ["n": 2],
+                                                       "alert": ["title": "Coffee", "body": "Ready"]])
+        #expect(small["outcome"] == "applied")
+        #expect(small["activity"] == .string(activity.id))
+    }
+
     @Test func anEndThatDismissesRevokesTheTokenInTheSameCommitAndSaysSoAfterItsFeedback() async throws {
         let broker = RecordingBroker()
         let fixture = try await makeEngine(broker: broker)

@@ -5,7 +5,7 @@ extension ActivityManager {
     /// Applies new content to a live activity of `app` run by `uid` (nil in the user scope).
     ///
     /// Refused with `noSuchActivity` (unknown, or another owner's), `activityEnded`,
-    /// `staleTimestamp`, `attributesTooLarge` or `nestingTooDeep`. Accepted content becomes
+    /// `staleTimestamp`, `attributesTooLarge`, `nestingTooDeep` or `alertTooLarge`. Accepted content becomes
     /// `content` at once — the state turns `active` or `stale` by its stale date — but reaches presenters at most at
     /// the activity's rate (`updatesPerSecond`, or `frequentUpdatesPerSecond` when frequent
     /// updates are on): faster updates are coalesced, the latest wins, and the outcome says
@@ -31,6 +31,7 @@ extension ActivityManager {
         try checkOrder(of: timestamp, for: activity)
         let appLimits = limits.limits(for: app)
         try checkPayload(attributesSize: activity.attributesSize, content: content, limits: appLimits)
+        if let alert { try Self.checkAlert(alert) }
 
         let previousState = activity.state
         activity.content = content
@@ -88,6 +89,15 @@ extension ActivityManager {
     func checkOrder(of timestamp: Double?, for activity: Activity) throws(IslandError) {
         guard let timestamp, let last = activity.lastTimestamp else { return }
         guard timestamp > last else { throw .staleTimestamp(id: activity.id, last: last, given: timestamp) }
+    }
+
+    /// Refuses an alert whose title and body together are over `maximumAlertBytes`: it would
+    /// reach every presenter, outside the bound of the attributes and state.
+    static func checkAlert(_ alert: Alert) throws(IslandError) {
+        let size = alert.title.utf8.count + alert.body.utf8.count
+        guard size <= ActivityLimits.maximumAlertBytes else {
+            throw .alertTooLarge(limit: ActivityLimits.maximumAlertBytes, size: size)
+        }
     }
 
     /// Seconds between two deliveries of one activity of `app`. A non-positive rate in the

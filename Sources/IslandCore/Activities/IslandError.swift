@@ -12,6 +12,8 @@ public enum IslandError: Error, Sendable, Hashable {
     case typeTooLong(limit: Int, size: Int)
     /// The request's `key` is `size` UTF-8 bytes, over `limit`.
     case keyTooLong(limit: Int, size: Int)
+    /// An update's alert, title and body together, is `size` UTF-8 bytes, over `limit`.
+    case alertTooLarge(limit: Int, size: Int)
     /// The user turned Live Activities off, for this app or for all.
     case denied(app: String)
     /// The app's manifest does not declare `X-Island-LiveActivities=true`.
@@ -44,6 +46,7 @@ public enum IslandError: Error, Sendable, Hashable {
         case .nestingTooDeep: "NestingTooDeep"
         case .typeTooLong: "TypeTooLong"
         case .keyTooLong: "KeyTooLong"
+        case .alertTooLarge: "AlertTooLarge"
         case .denied: "Denied"
         case .unentitled: "Unentitled"
         case .globalMaximumExceeded: "GlobalMaximumExceeded"
@@ -59,7 +62,8 @@ public enum IslandError: Error, Sendable, Hashable {
     /// The error's Varlink parameters, keys in camelCase.
     public var parameters: JSONObject {
         switch self {
-        case .attributesTooLarge(let limit, let size), .typeTooLong(let limit, let size), .keyTooLong(let limit, let size):
+        case .attributesTooLarge(let limit, let size), .typeTooLong(let limit, let size), .keyTooLong(let limit, let size),
+             .alertTooLarge(let limit, let size):
             ["limit": .int(limit), "size": .int(size)]
         case .nestingTooDeep(let limit, let depth):
             ["limit": .int(limit), "depth": .int(depth)]
