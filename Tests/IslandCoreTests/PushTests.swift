@@ -206,14 +206,34 @@ private func secret(_ seed: UInt64) -> [UInt8] {
         var registry = PushRegistry()
         let first = try token(3), second = try token(4)
         try registry.setStartToken(first, owner: owner, type: "Delivery")
-        try registry.checkStart(topic: first.topic, timestamp: 10)
+        try registry.checkStart(topic: first.topic, timestamp: 10, now: 0)
         registry.recordStart(topic: first.topic, timestamp: 10)
-        #expect(throws: IslandError.staleTimestamp(id: "", last: 10, given: 10)) { try registry.checkStart(topic: first.topic, timestamp: 10) }
-        #expect(throws: IslandError.staleTimestamp(id: "", last: 10, given: 9)) { try registry.checkStart(topic: first.topic, timestamp: 9) }
+        #expect(throws: IslandError.staleTimestamp(id: "", last: 10, given: 10)) { try registry.checkStart(topic: first.topic, timestamp: 10, now: 0) }
+        #expect(throws: IslandError.staleTimestamp(id: "", last: 10, given: 9)) { try registry.checkStart(topic: first.topic, timestamp: 9, now: 0) }
         try registry.setStartToken(second, owner: owner, type: "Delivery")
         #expect(registry.startToken(owner: owner, type: "Delivery") == second)
-        #expect(throws: IslandError.self) { try registry.checkStart(topic: second.topic, timestamp: 10) }
-        try registry.checkStart(topic: second.topic, timestamp: 11)
+        #expect(throws: IslandError.self) { try registry.checkStart(topic: second.topic, timestamp: 10, now: 0) }
+        try registry.checkStart(topic: second.topic, timestamp: 11, now: 0)
+    }
+
+    /// Issue #25, item 7: one start in milliseconds pinned the token's order for ever, across
+    /// rotations and restarts.
+    @Test func aStartFarAheadOfTheClockIsRefusedAndAnOldPinOrdersNothing() throws {
+        let now = 1_700_000_000.0
+        var registry = PushRegistry()
+        let first = try token(5)
+        try registry.setStartToken(first, owner: owner, type: "Delivery")
+        #expect(throws: IslandError.implausibleTimestamp(id: "", given: now * 1000, latest: now + 600)) {
+            try registry.checkStart(topic: first.topic, timestamp: now * 1000, now: now)
+        }
+        try registry.checkStart(topic: first.topic, timestamp: now + 600, now: now)
+        // A pin from before the rule (as a daemon restarts with its stored rows).
+        var restored = PushRegistry([PushRegistry.Entry(token: first, grant: .start(owner: owner, type: "Delivery"), lastStart: now * 1000)])
+        try restored.checkStart(topic: first.topic, timestamp: now, now: now)
+        restored.recordStart(topic: first.topic, timestamp: now)
+        #expect(throws: IslandError.staleTimestamp(id: "", last: now, given: now)) {
+            try restored.checkStart(topic: first.topic, timestamp: now, now: now + 1)
+        }
     }
 
     @Test func anOwnerHoldsABoundedNumberOfPushToStartTokens() throws {

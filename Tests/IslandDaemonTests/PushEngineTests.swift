@@ -115,6 +115,37 @@ final class RecordingBroker: PushBroker {
         #expect(small["activity"] == .string(activity.id))
     }
 
+    /// Issue #25, item 7: a backend's `Date.now()` (milliseconds) pinned the activity's order,
+    /// and a push-to-start token's across rotations and restarts: its server could never start
+    /// that type again.
+    @Test func aTimestampInMillisecondsIsRefusedAndPinsNothing() async throws {
+        let broker = RecordingBroker()
+        let fixture = try await makeEngine(broker: broker)
+        defer { fixture.close() }
+        let now = fixture.clock.now
+        let (activity, token) = try await requestWithToken(fixture.engine)
+        let refused = await push(fixture.engine, token, ["timestamp": .double(now * 1000), "event": "update", "content-state": ["n": 1]])
+        #expect(refused["error"] == "org.island.ImplausibleTimestamp")
+        #expect(refused["parameters"] == ["id": .string(activity.id), "given": .double(now * 1000), "latest": .double(now + 600)])
+        fixture.clock.advance(by: 10)
+        let applied = await push(fixture.engine, token, ["timestamp": .double(now), "event": "update", "content-state": ["n": 2]])
+        #expect(applied["outcome"] == "applied", "\(applied)")
+
+        // A push-to-start token stored with a pin in milliseconds, as an older daemon kept it.
+        let startToken = "island/d1/\(Self.app)/0123456789abcdef0123456789abcdef"
+        let pinned = StoredPushToken(token: startToken, app: Self.app, type: "Delivery", lastTimestamp: now * 1000)
+        await fixture.engine.enablePush(root: "island", device: "d1", broker: broker, stored: [pinned])
+        let start: JSONObject = ["timestamp": .double(now), "event": "start", "content-state": [:], "attributes-type": "Delivery",
+                                 "attributes": [:]]
+        let started = await push(fixture.engine, startToken, start)
+        #expect(started["outcome"] == "applied", "\(started)")
+        var later = start
+        later["timestamp"] = .double(now * 1000 + 1)
+        let refusedStart = await push(fixture.engine, startToken, later)
+        #expect(refusedStart["error"] == "org.island.ImplausibleTimestamp")
+        #expect(refusedStart["parameters"]?["id"] == "")
+    }
+
     @Test func anEndThatDismissesRevokesTheTokenInTheSameCommitAndSaysSoAfterItsFeedback() async throws {
         let broker = RecordingBroker()
         let fixture = try await makeEngine(broker: broker)

@@ -28,6 +28,10 @@ public enum IslandError: Error, Sendable, Hashable {
     case activityEnded(id: String, state: ActivityState)
     /// The update's timestamp `given` is not newer than the last accepted one, `last`.
     case staleTimestamp(id: String, last: Double, given: Double)
+    /// The timestamp `given` is after `latest`, the daemon's clock plus the skew allowed
+    /// (`ActivityLimits.maximumTimestampSkew`): milliseconds where seconds are meant, or a clock
+    /// far off. Accepted, it would order out every later update.
+    case implausibleTimestamp(id: String, given: Double, latest: Double)
     /// The app started `limit` activities within the last `window` seconds; it may start one
     /// again in `retryAfter` seconds.
     case startBudgetExceeded(app: String, limit: Int, window: Double, retryAfter: Double)
@@ -54,6 +58,7 @@ public enum IslandError: Error, Sendable, Hashable {
         case .noSuchActivity: "NoSuchActivity"
         case .activityEnded: "ActivityEnded"
         case .staleTimestamp: "StaleTimestamp"
+        case .implausibleTimestamp: "ImplausibleTimestamp"
         case .startBudgetExceeded: "StartBudgetExceeded"
         case .tooManyPushTokens: "TooManyPushTokens"
         }
@@ -81,6 +86,8 @@ public enum IslandError: Error, Sendable, Hashable {
             ["id": .string(id), "state": .string(state.rawValue)]
         case .staleTimestamp(let id, let last, let given):
             ["id": .string(id), "last": .double(last), "given": .double(given)]
+        case .implausibleTimestamp(let id, let given, let latest):
+            ["id": .string(id), "given": .double(given), "latest": .double(latest)]
         case .startBudgetExceeded(let app, let limit, let window, let retryAfter):
             ["app": .string(app), "limit": .int(limit), "window": .double(window), "retryAfter": .double(retryAfter)]
         }

@@ -277,7 +277,7 @@ extension IslandEngine {
     private func start(_ request: PushRequest, type: String, owner: ActivityOwner, topic: String,
                        completion: @escaping Completion<(String, String?)>) {
         do {
-            try push?.registry.checkStart(topic: topic, timestamp: request.timestamp)
+            try push?.registry.checkStart(topic: topic, timestamp: request.timestamp, now: clock())
         } catch {
             completion(.failure(.refused(error)))
             return
