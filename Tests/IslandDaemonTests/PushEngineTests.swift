@@ -156,7 +156,8 @@ final class RecordingBroker: PushBroker {
         #expect(broker.subscribed == [])
         #expect(try fixture.writer.store.load().pushTokens == [])
         #expect(await base.eventually { broker.published.count == 1 })
-        #expect(broker.published.first?.topic == token + "/feedback")
+        #expect(broker.published.first?.topic == (try PushToken(token)).feedbackTopic)
+        #expect(broker.published.first?.topic.contains(try PushToken(token).secret) == false)
         #expect(broker.published.first?.payload["outcome"] == "revoked")
         #expect(broker.published.first?.payload["reason"] == "dismissed")
     }

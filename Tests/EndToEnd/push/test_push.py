@@ -120,7 +120,7 @@ def test_an_older_timestamp_is_refused_and_the_refusal_is_published(broker, devi
     daemon = device()
     created = request(daemon, {"n": 0})
     token = created["pushToken"]
-    feedback = broker.subscriber("backend-coffee", token + "/feedback")
+    feedback = broker.subscriber("backend-coffee", brokers.feedback_topic(token))
     try:
         broker.publish("backend-coffee", token, aps("update", 200, {"n": 2}))
         broker.publish("backend-coffee", token, aps("update", 150, {"n": 1}))
@@ -148,7 +148,7 @@ def test_a_server_starts_an_activity_with_a_push_to_start_token(broker, device):
         assert producer.PushToStartToken(app=COFFEE, type="Delivery")["pushToken"] == start_token, "asked again: the same"
     subscribed(daemon, start_token)
     presenter, _ = subscribe_presenter(daemon)
-    feedback = broker.subscriber("backend-coffee", start_token + "/feedback")
+    feedback = broker.subscriber("backend-coffee", brokers.feedback_topic(start_token))
     try:
         broker.publish("backend-coffee", start_token, aps("start", 300, {"stage": "ordered"}, **{
             "attributes-type": "Delivery", "attributes": {"order": 7}, "input-push-token": 1}))
@@ -166,7 +166,7 @@ def test_a_server_starts_an_activity_with_a_push_to_start_token(broker, device):
         assert feedback.wait(2)[1]["error"] == "org.island.StaleTimestamp"
         # The activity's token works as any other.
         subscribed(daemon, answer["pushToken"])
-        updates = broker.subscriber("backend-coffee", answer["pushToken"] + "/feedback")
+        updates = broker.subscriber("backend-coffee", brokers.feedback_topic(answer["pushToken"]))
         try:
             broker.publish("backend-coffee", answer["pushToken"], aps("update", 301, {"stage": "on the way"}))
             assert updates.wait(1)[0]["outcome"] in ("applied", "throttled")
@@ -183,7 +183,7 @@ def test_a_backend_without_rights_on_the_topic_changes_nothing(broker, device):
     daemon = device()
     created = request(daemon, {"owner": "coffee"})
     token = created["pushToken"]
-    feedback = broker.subscriber("backend-coffee", token + "/feedback")
+    feedback = broker.subscriber("backend-coffee", brokers.feedback_topic(token))
     try:
         # The flights backend may write only org.example.Flights topics: the broker drops this.
         broker.publish("backend-flights", token, aps("update", 400, {"owner": "forged"}))
@@ -196,7 +196,7 @@ def test_a_backend_without_rights_on_the_topic_changes_nothing(broker, device):
         # Nor may it read the coffee app's feedback. Its own app's feedback, which it may read,
         # is the marker: the device answers the flights push after the coffee one.
         flights = request(daemon, {"owner": "flights"}, app="org.example.Flights")
-        spy = broker.subscriber("backend-flights", token + "/feedback", flights["pushToken"] + "/feedback")
+        spy = broker.subscriber("backend-flights", brokers.feedback_topic(token), brokers.feedback_topic(flights["pushToken"]))
         try:
             broker.publish("backend-coffee", token, aps("update", 402, {"owner": "genuine"}))
             feedback.wait(2)
@@ -207,6 +207,30 @@ def test_a_backend_without_rights_on_the_topic_changes_nothing(broker, device):
             spy.close()
     finally:
         feedback.close()
+
+
+def test_feedback_topics_do_not_reveal_the_token(broker, device):
+    """Issue #25, item 8: a backend may read every feedback topic of its app, on every device
+    (the README's ACL); from their names it learned other devices' tokens, and ended their
+    activities. The name is a hash of the secret now: it reaches nothing."""
+    daemon = device()
+    created = request(daemon, {"n": 0})
+    token = created["pushToken"]
+    spy = broker.subscriber("backend-coffee", "island/+/%s/+/feedback" % COFFEE, verbose=True)
+    try:
+        broker.publish("backend-coffee", token, aps("update", 900, {"n": 1}))
+        [(topic, answer)] = spy.wait_with_topics(1)
+        assert answer["timestamp"] == 900 and answer["outcome"] in ("applied", "throttled")
+        assert topic == brokers.feedback_topic(token)
+        assert token.rsplit("/", 1)[1] not in topic, "the secret is not in the feedback topic"
+        # What the name gives, its levels before /feedback, is no token: an end published there
+        # reaches nothing. A push to the real token after it is the marker.
+        broker.publish("backend-coffee", topic.rsplit("/", 1)[0], aps("end", 901, **{"dismissal-date": 0}))
+        broker.publish("backend-coffee", token, aps("update", 902, {"n": 2}))
+        assert timestamps(a for _, a in spy.wait_with_topics(2)) == [900, 902]
+        assert activity(daemon, created["id"])["state"] in ("active", "stale")
+    finally:
+        spy.close()
 
 
 def test_tokens_rotate_persist_and_are_streamed_to_the_app(broker, device):
@@ -249,7 +273,7 @@ def test_untrusted_payloads_get_named_refusals_and_the_daemon_keeps_serving(brok
     daemon = device()
     created = request(daemon, {"n": 1})
     token = created["pushToken"]
-    feedback = broker.subscriber("backend-coffee", token + "/feedback")
+    feedback = broker.subscriber("backend-coffee", brokers.feedback_topic(token))
     try:
         broker.publish("backend-coffee", token, "not json")
         broker.publish("backend-coffee", token, json.dumps({"aps": {"timestamp": "soon", "event": "update", "content-state": {}}}))
@@ -276,7 +300,7 @@ def test_offline_the_broker_keeps_what_was_missed_and_it_is_applied_once_in_orde
     daemon = device()
     created = request(daemon, {"n": 0})
     token = created["pushToken"]
-    feedback = broker.subscriber("backend-coffee", token + "/feedback")
+    feedback = broker.subscriber("backend-coffee", brokers.feedback_topic(token))
     try:
         daemon.stop()
         for n in (1, 2, 3):
@@ -318,7 +342,7 @@ def test_without_the_broker_islandd_serves_local_clients_and_catches_up_when_it_
         finally:
             broker.start()
         wait_for(lambda: daemon.log().count("connected to the push broker") >= 2, message="the reconnection")
-        feedback = broker.subscriber("backend-coffee", token + "/feedback")
+        feedback = broker.subscriber("backend-coffee", brokers.feedback_topic(token))
         try:
             broker.publish("backend-coffee", token, aps("update", 800, {"n": 2}))
             assert feedback.wait(1)[0]["outcome"] in ("applied", "throttled")

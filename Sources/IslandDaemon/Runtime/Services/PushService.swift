@@ -41,7 +41,11 @@ final class PushService: Service {
                 room.wait()
                 engine.perform { engine in
                     engine.receivePush(topic: message.topic, payload: message.payload) { feedback in
-                        box.link?.publish(message.topic + "/" + PushToken.feedbackLevel, payload: feedback.payload)
+                        // Named by the token's public id, never by its secret; a topic that is
+                        // no token has no feedback.
+                        if let topic = PushToken.feedbackTopic(of: message.topic) {
+                            box.link?.publish(topic, payload: feedback.payload)
+                        }
                         room.signal()
                     }
                 }
