@@ -146,6 +146,36 @@ final class RecordingBroker: PushBroker {
         #expect(refusedStart["parameters"]?["id"] == "")
     }
 
+    /// Issue #25, item 10: a redelivered duplicate, refused at once, was answered before the
+    /// first copy, whose answer waits for its commit.
+    @Test func answersGoOutInTheOrderThePushesCame() async throws {
+        let broker = RecordingBroker()
+        let fixture = try await makeEngine(broker: broker)
+        defer { fixture.close() }
+        let (_, token) = try await requestWithToken(fixture.engine)
+        fixture.clock.advance(by: 10)
+        func bytes(_ timestamp: Int, _ n: Int) -> [UInt8] {
+            JSON.object(["aps": ["timestamp": .int(timestamp), "event": "update", "content-state": ["n": .int(n)]]]).serialized()
+        }
+        let answers = Mutex<[JSONObject]>([])
+        let pushes = [bytes(5, 1), bytes(5, 1), bytes(4, 0), bytes(6, 2)]
+        // In one turn of the engine, as the broker's messages arrive back to back.
+        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+            fixture.engine.perform { engine in
+                for payload in pushes {
+                    engine.receivePush(topic: token, payload: payload) { feedback in
+                        let object = (try? JSONParser.parse(feedback.payload).objectValue) ?? [:]
+                        let count = answers.withLock { $0.append(object); return $0.count }
+                        if count == pushes.count { done.resume() }
+                    }
+                }
+            }
+        }
+        let got = answers.withLock { $0 }
+        #expect(got.map { $0["timestamp"] } == [5.0, 5.0, 4.0, 6.0], "\(got)")
+        #expect(got.map { $0["error"] ?? $0["outcome"] } == ["applied", "org.island.StaleTimestamp", "org.island.StaleTimestamp", "throttled"])
+    }
+
     @Test func anEndThatDismissesRevokesTheTokenInTheSameCommitAndSaysSoAfterItsFeedback() async throws {
         let broker = RecordingBroker()
         let fixture = try await makeEngine(broker: broker)
