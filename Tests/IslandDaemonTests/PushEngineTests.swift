@@ -262,3 +262,44 @@ final class RecordingBroker: PushBroker {
         }
     }
 }
+
+/// Issue #25, item 9: a device whose session another client with the same `ClientID=` kept
+/// taking logged two lines a second for ever, and never why.
+@Suite struct SessionWatchTests {
+    @Test func connectionsDroppedSoonAfterTheyWereAcceptedAreToldOnce() {
+        var watch = SessionWatch(stableAfter: 30)
+        var now = 0.0
+        var told: [Bool] = []
+        for _ in 0..<6 {
+            watch.connected(at: now)
+            now += 0.5
+            told.append(watch.ended(at: now, takenOver: false))
+            now += 1
+        }
+        #expect(told == [false, false, true, false, false, false], "once, at the third")
+        #expect(SessionWatch.flapping(clientID: "kitchen-42").contains("ClientID=kitchen-42"))
+    }
+
+    @Test func aConnectionThatLastedOrAFailedAttemptIsNotIt() {
+        var watch = SessionWatch(stableAfter: 30)
+        for round in 0..<3 {
+            watch.connected(at: Double(round) * 100)
+            let lasted = watch.ended(at: Double(round) * 100 + 31, takenOver: false)
+            let failed = watch.ended(at: Double(round) * 100 + 40, takenOver: false)
+            #expect(!lasted)
+            #expect(!failed, "no connection: the broker is away")
+        }
+        #expect(!watch.told)
+    }
+
+    @Test func aBrokerThatSaysTheSessionWasTakenOverIsToldAtOnceAndOnce() {
+        var watch = SessionWatch(stableAfter: 30)
+        watch.connected(at: 0)
+        let first = watch.ended(at: 1, takenOver: true)
+        watch.connected(at: 2)
+        let second = watch.ended(at: 3, takenOver: true)
+        #expect(first)
+        #expect(!second)
+        #expect(SessionWatch.takenOver(clientID: "kitchen-42").contains("ClientID=kitchen-42"))
+    }
+}
