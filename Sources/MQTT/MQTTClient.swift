@@ -25,6 +25,10 @@ public enum MQTTConnectionEvent: Sendable, Hashable {
     case connected(sessionPresent: Bool)
     /// An attempt failed or the connection was lost; the next attempt is `retryIn` seconds away.
     case disconnected(reason: String, retryIn: Double)
+    /// The broker gave the session to another client with the same client id (MQTT 5's
+    /// "session taken over"); the next attempt is `retryIn` seconds away. Two clients with one
+    /// id take the session from each other for as long as both run, ever more slowly.
+    case takenOver(retryIn: Double)
 }
 
 /// An MQTT client on libmosquitto, with a network thread of its own: it connects, keeps its
@@ -49,12 +53,22 @@ public final class MQTTClient: Sendable {
     private let core: Core
 
     /// Sets the client up; nothing is sent until `start()`.
+    /// `clock` is seconds of a monotonic clock, for how long a connection lasted (the backoff
+    /// starts again only after one that stayed up `backoff.stableAfter`).
     ///
     /// - Throws: `MQTTError.invalidConfiguration` when libmosquitto refuses a setting (an
     ///   unreadable TLS file, a client id it rejects).
     public init(_ configuration: MQTTConfiguration, onMessage: @escaping MessageHandler,
-                onConnection: @escaping ConnectionHandler = { _ in }) throws(MQTTError) {
-        core = try Core(configuration, onMessage: onMessage, onConnection: onConnection)
+                onConnection: @escaping ConnectionHandler = { _ in },
+                clock: @escaping @Sendable () -> Double = MQTTClient.monotonicSeconds) throws(MQTTError) {
+        core = try Core(configuration, onMessage: onMessage, onConnection: onConnection, clock: clock)
+    }
+
+    /// `CLOCK_MONOTONIC`, in seconds.
+    public static func monotonicSeconds() -> Double {
+        var time = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &time)
+        return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
     }
 
     /// Starts the network thread, which connects and stays connected until `shutdown()`.
@@ -126,7 +140,8 @@ extension MQTTClient {
         /// the thread polls its read end, every other thread writes a byte to the other.
         let wakeDescriptor: Int32
         let wakeWriteDescriptor: Int32
-        let state = Mutex(State())
+        let state: Mutex<State>
+        let clock: @Sendable () -> Double
 
         struct State {
             var subscriptions = SubscriptionSet()
@@ -134,17 +149,21 @@ extension MQTTClient {
             var stopping = false
             var finished = false
             var finishWaiters: [CheckedContinuation<Void, Never>] = []
-            /// Failed attempts since the last accepted connection: the backoff's step.
-            var failures = 0
+            /// When to try again: the backoff grows until a connection lasts.
+            var schedule: ReconnectSchedule
+            /// The broker said the session was taken over by a client with the same id.
+            var takenOver = false
             /// Why the broker last refused a connection, for the disconnection's reason.
             var refusal: String?
             var unacknowledged = 0
         }
 
         init(_ configuration: MQTTConfiguration, onMessage: @escaping MessageHandler,
-             onConnection: @escaping ConnectionHandler) throws(MQTTError) {
+             onConnection: @escaping ConnectionHandler, clock: @escaping @Sendable () -> Double) throws(MQTTError) {
             _ = libraryInitialised
             self.configuration = configuration
+            self.state = Mutex(State(schedule: ReconnectSchedule(backoff: configuration.backoff)))
+            self.clock = clock
             self.onMessage = onMessage
             self.onConnection = onConnection
             guard let pointer = mosquitto_new(configuration.clientID, !configuration.persistentSession, nil) else {
@@ -198,6 +217,11 @@ extension MQTTClient {
             mosquitto_user_data_set(mosq, user)
             mosquitto_connect_with_flags_callback_set(mosq) { _, user, rc, flags in
                 Core.from(user).connected(rc: rc, sessionPresent: flags & 1 != 0)
+            }
+            // MQTT 5: the broker's DISCONNECT says why; 3.1.1 brokers just close the socket.
+            mosquitto_disconnect_v5_callback_set(mosq) { _, user, rc, _ in
+                guard rc == Int32(MQTT_RC_SESSION_TAKEN_OVER.rawValue) else { return }
+                Core.from(user).state.withLock { $0.takenOver = true }
             }
             mosquitto_message_callback_set(mosq) { _, user, message in
                 guard let message = message?.pointee else { return }
@@ -318,19 +342,21 @@ extension MQTTClient {
                 } else {
                     reason = Self.describe(connection)
                 }
-                let (stop, delay) = state.withLock { state in
+                let now = clock()
+                let (stop, delay, takenOver) = state.withLock { state in
                     state.subscriptions.disconnect()
                     if let refusal = state.refusal { reason = refusal }
                     state.refusal = nil
-                    let delay = configuration.backoff.delay(attempt: state.failures, random: Double.random(in: 0...1))
-                    state.failures += 1
+                    let takenOver = state.takenOver
+                    state.takenOver = false
+                    let delay = state.schedule.ended(at: now, random: Double.random(in: 0...1))
                     // Whatever waited for an acknowledgement is resent by libmosquitto on the
                     // next connection of a persistent session, or never.
                     if !configuration.persistentSession { state.unacknowledged = 0 }
-                    return (state.stopping, delay)
+                    return (state.stopping, delay, takenOver)
                 }
                 if stop { break }
-                onConnection(.disconnected(reason: reason, retryIn: delay))
+                onConnection(takenOver ? .takenOver(retryIn: delay) : .disconnected(reason: reason, retryIn: delay))
                 waitForWake(milliseconds: Int32(min(delay * 1000, Double(Int32.max))))
             }
             finish()
@@ -418,8 +444,10 @@ extension MQTTClient {
                 state.withLock { $0.refusal = "the broker refused the connection: \(reason.map { String(cString: $0) } ?? "code \(rc)")" }
                 return
             }
+            let now = clock()
             state.withLock { state in
-                state.failures = 0
+                // Not a reset of the backoff: that waits until the connection has lasted.
+                state.schedule.connected(at: now)
                 let (subscribe, unsubscribe) = state.subscriptions.connect(sessionPresent: sessionPresent)
                 // In packets of a bounded size, whatever the number of topics.
                 for chunk in stride(from: 0, to: subscribe.count, by: 128) {

@@ -7,11 +7,16 @@ public struct ReconnectBackoff: Sendable, Hashable {
     public var first: Double
     /// The longest wait, in seconds.
     public var maximum: Double
+    /// Seconds a connection must have stayed up for the backoff to start again from `first`
+    /// when it ends: a broker that accepts and then drops every connection (or another client
+    /// taking the session, with the same client id) is retried ever more slowly, not at once.
+    public var stableAfter: Double
 
-    public init(first: Double = 1, maximum: Double = 60) {
+    public init(first: Double = 1, maximum: Double = 60, stableAfter: Double = 30) {
         precondition(first > 0 && maximum >= first, "a backoff needs 0 < first <= maximum")
         self.first = first
         self.maximum = maximum
+        self.stableAfter = stableAfter
     }
 
     /// The wait before retry number `attempt` (0 for the first retry after a failure), given a
@@ -21,5 +26,33 @@ public struct ReconnectBackoff: Sendable, Hashable {
         let step = min(maximum, first * Double(1 << min(max(attempt, 0), 30)))
         let fraction = min(max(random, 0), 1)
         return step / 2 + step / 2 * fraction
+    }
+}
+
+/// When to try again, across connections: the backoff's step grows with every attempt that
+/// failed, and every connection that ended before it had stayed up `stableAfter` seconds; only
+/// a connection that lasted resets it. Pure: the times (of a monotonic clock) and the random
+/// draw are arguments.
+public struct ReconnectSchedule: Sendable, Hashable {
+    public let backoff: ReconnectBackoff
+    /// Attempts since the last connection that lasted: the backoff's step.
+    public private(set) var failures = 0
+    private var connectedAt: Double?
+
+    public init(backoff: ReconnectBackoff) {
+        self.backoff = backoff
+    }
+
+    /// The broker accepted a connection at `now`.
+    public mutating func connected(at now: Double) {
+        connectedAt = now
+    }
+
+    /// The attempt, or the connection, ended at `now`: the wait before the next attempt.
+    public mutating func ended(at now: Double, random: Double) -> Double {
+        if let connectedAt, now - connectedAt >= backoff.stableAfter { failures = 0 }
+        connectedAt = nil
+        defer { failures += 1 }
+        return backoff.delay(attempt: failures, random: random)
     }
 }

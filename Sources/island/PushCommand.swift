@@ -19,7 +19,8 @@ struct PushCommand: AsyncParsableCommand {
 
             The payload is APNs' Live Activity payload ({"aps": {"timestamp", "event", \
             "content-state", …}}); the device applies it as a local update of the app and \
-            publishes the outcome on TOKEN/feedback, which is printed: applied, throttled (with \
+            publishes the outcome on the token's feedback topic (named by a hash of its \
+            secret), which is printed: applied, throttled (with \
             when presenters get it) or refused (with the error's name). --wait 0 publishes \
             without waiting for it.
 

@@ -104,6 +104,26 @@ import Testing
         }
     }
 
+    /// Issue #25, item 11: a 60 KB alert was accepted and sent to every presenter.
+    @Test(arguments: [(1024, true), (1025, false), (60_000, false)])
+    func alertUpToTheLimitInBytes(bytes: Int, accepted: Bool) throws {
+        var manager = makeManager()
+        let id = try manager.start().id
+        // Title and body count together, in UTF-8 bytes.
+        let title = String(repeating: "é", count: 100)
+        let body = String(repeating: "b", count: bytes - 200)
+        let alert = Alert(title: title, body: body)
+        if accepted {
+            let outcome = try manager.update(id, step: 1, alert: alert, at: t0 + 1)
+            #expect(outcome.alerted)
+        } else {
+            #expect(throws: IslandError.alertTooLarge(limit: 1024, size: bytes)) {
+                try manager.update(id, step: 1, alert: alert, at: t0 + 1)
+            }
+            #expect(manager.activity(id: id)?.content == content(0), "a refused update changes nothing")
+        }
+    }
+
     @Test func theErrorsAreNamedWithTheirLimits() {
         #expect(IslandError.nestingTooDeep(limit: 32, depth: 33).name == "org.island.NestingTooDeep")
         #expect(IslandError.nestingTooDeep(limit: 32, depth: 33).parameters == ["limit": 32, "depth": 33])
@@ -111,6 +131,8 @@ import Testing
         #expect(IslandError.typeTooLong(limit: 128, size: 200).parameters == ["limit": 128, "size": 200])
         #expect(IslandError.keyTooLong(limit: 256, size: 300).name == "org.island.KeyTooLong")
         #expect(IslandError.keyTooLong(limit: 256, size: 300).parameters == ["limit": 256, "size": 300])
+        #expect(IslandError.alertTooLarge(limit: 1024, size: 60_000).name == "org.island.AlertTooLarge")
+        #expect(IslandError.alertTooLarge(limit: 1024, size: 60_000).parameters == ["limit": 1024, "size": 60_000])
     }
 
     /// What a daemon before these limits stored: each is refused when read back (the daemon

@@ -31,6 +31,36 @@ struct ActivityUpdateTests: ActivityTesting {
         }
     }
 
+    /// Issue #25, item 7: one timestamp in milliseconds (`Date.now()`) refused every later
+    /// update and end in seconds as stale, for ever.
+    @Test func aTimestampFarAheadOfTheClockIsRefusedAndNoPinOutlivesTheSkew() throws {
+        var manager = makeManager()
+        let id = try manager.start().id
+        let millis = (t0 + 1) * 1000
+        let implausible = IslandError.implausibleTimestamp(id: id, given: millis, latest: t0 + 1 + 600)
+        #expect(throws: implausible) { try manager.update(id, step: 1, timestamp: millis, at: t0 + 1) }
+        #expect(implausible.name == "org.island.ImplausibleTimestamp")
+        #expect(implausible.parameters == ["id": "1", "given": .double(millis), "latest": .double(t0 + 601)])
+        #expect(throws: implausible) { try manager.end(app: pizza, id: id, timestamp: millis, now: t0 + 1) }
+        #expect(manager.activity(id: id)?.lastTimestamp == nil, "nothing was pinned")
+        #expect(try manager.update(id, step: 2, timestamp: t0 + 2, at: t0 + 2).activity.lastTimestamp == t0 + 2)
+
+        // The furthest accepted, 10 min ahead, holds a correct clock out for at most 10 min.
+        _ = try manager.update(id, step: 3, timestamp: t0 + 3 + 600, at: t0 + 3)
+        #expect(throws: IslandError.staleTimestamp(id: id, last: t0 + 603, given: t0 + 4)) {
+            try manager.update(id, step: 4, timestamp: t0 + 4, at: t0 + 4)
+        }
+        #expect(try manager.update(id, step: 5, timestamp: t0 + 604, at: t0 + 604).activity.lastTimestamp == t0 + 604)
+    }
+
+    @Test func aLastTimestampBeyondTheSkewOrdersNothing() throws {
+        // Kept from before the rule, or the clock was set back.
+        try TimestampOrder.check(t0, id: "1", last: t0 * 1000, now: t0)
+        #expect(throws: IslandError.staleTimestamp(id: "1", last: t0 + 600, given: t0)) {
+            try TimestampOrder.check(t0, id: "1", last: t0 + 600, now: t0)
+        }
+    }
+
     @Test func endedActivitiesTakeNoUpdates() throws {
         var manager = makeManager()
         let id = try manager.start().id

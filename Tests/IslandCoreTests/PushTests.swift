@@ -14,8 +14,33 @@ private func secret(_ seed: UInt64) -> [UInt8] {
         #expect(token.secret.count == 32)
         #expect(token.secret.allSatisfy { "0123456789abcdef".contains($0) })
         #expect(token.topic == "island/kitchen-42/org.example.Pizza/\(token.secret)")
-        #expect(token.feedbackTopic == token.topic + "/feedback")
+        #expect(token.feedbackTopic == "island/kitchen-42/org.example.Pizza/\(token.feedbackID)/feedback")
         #expect(try PushToken(token.topic) == token)
+    }
+
+    /// Issue #25, item 8: a backend subscribed to `island/+/<app>/+/feedback` read other devices'
+    /// tokens in the feedback topics' names.
+    @Test func theFeedbackTopicNamesTheTokenByAHashNotByItsSecret() throws {
+        let token = try PushToken.make(root: "island", device: "d", app: "org.example.A", randomBytes: Array(0..<16).map { UInt8($0 * 17) })
+        #expect(token.secret == "00112233445566778899aabbccddeeff")
+        // printf %s 00112233445566778899aabbccddeeff | sha256sum | cut -c1-32
+        #expect(token.feedbackID == "5947d7c33d783f94b3b4c1a96ebc8991")
+        #expect(token.feedbackTopic == "island/d/org.example.A/5947d7c33d783f94b3b4c1a96ebc8991/feedback")
+        #expect(!token.feedbackTopic.contains(token.secret))
+        #expect(PushToken.feedbackTopic(of: token.topic) == token.feedbackTopic)
+        #expect(PushToken.feedbackTopic(of: "island/d/org.example.A/nosecret") == nil)
+        // What a reader of the feedback topic learns is no token the device listens to.
+        let learned = String(token.feedbackTopic.dropLast("/feedback".count))
+        #expect(try PushToken(learned) != token)
+    }
+
+    @Test func sha256MatchesTheStandardsVectors() {
+        func hex(_ text: String) -> String { SHA256.hash(Array(text.utf8)).map { String($0, radix: 16).leftPadded(2) }.joined() }
+        #expect(hex("") == "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855")
+        #expect(hex("abc") == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
+        #expect(hex("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq")
+            == "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1")
+        #expect(hex(String(repeating: "a", count: 1000)) == "41edece42d63e8d9bf515a9ba6932e1c20cbc9f5a5d134645adb5db1b9737ea3")
     }
 
     @Test func theSecretIsTheBytesInHexadecimal() throws {
@@ -206,14 +231,34 @@ private func secret(_ seed: UInt64) -> [UInt8] {
         var registry = PushRegistry()
         let first = try token(3), second = try token(4)
         try registry.setStartToken(first, owner: owner, type: "Delivery")
-        try registry.checkStart(topic: first.topic, timestamp: 10)
+        try registry.checkStart(topic: first.topic, timestamp: 10, now: 0)
         registry.recordStart(topic: first.topic, timestamp: 10)
-        #expect(throws: IslandError.staleTimestamp(id: "", last: 10, given: 10)) { try registry.checkStart(topic: first.topic, timestamp: 10) }
-        #expect(throws: IslandError.staleTimestamp(id: "", last: 10, given: 9)) { try registry.checkStart(topic: first.topic, timestamp: 9) }
+        #expect(throws: IslandError.staleTimestamp(id: "", last: 10, given: 10)) { try registry.checkStart(topic: first.topic, timestamp: 10, now: 0) }
+        #expect(throws: IslandError.staleTimestamp(id: "", last: 10, given: 9)) { try registry.checkStart(topic: first.topic, timestamp: 9, now: 0) }
         try registry.setStartToken(second, owner: owner, type: "Delivery")
         #expect(registry.startToken(owner: owner, type: "Delivery") == second)
-        #expect(throws: IslandError.self) { try registry.checkStart(topic: second.topic, timestamp: 10) }
-        try registry.checkStart(topic: second.topic, timestamp: 11)
+        #expect(throws: IslandError.self) { try registry.checkStart(topic: second.topic, timestamp: 10, now: 0) }
+        try registry.checkStart(topic: second.topic, timestamp: 11, now: 0)
+    }
+
+    /// Issue #25, item 7: one start in milliseconds pinned the token's order for ever, across
+    /// rotations and restarts.
+    @Test func aStartFarAheadOfTheClockIsRefusedAndAnOldPinOrdersNothing() throws {
+        let now = 1_700_000_000.0
+        var registry = PushRegistry()
+        let first = try token(5)
+        try registry.setStartToken(first, owner: owner, type: "Delivery")
+        #expect(throws: IslandError.implausibleTimestamp(id: "", given: now * 1000, latest: now + 600)) {
+            try registry.checkStart(topic: first.topic, timestamp: now * 1000, now: now)
+        }
+        try registry.checkStart(topic: first.topic, timestamp: now + 600, now: now)
+        // A pin from before the rule (as a daemon restarts with its stored rows).
+        var restored = PushRegistry([PushRegistry.Entry(token: first, grant: .start(owner: owner, type: "Delivery"), lastStart: now * 1000)])
+        try restored.checkStart(topic: first.topic, timestamp: now, now: now)
+        restored.recordStart(topic: first.topic, timestamp: now)
+        #expect(throws: IslandError.staleTimestamp(id: "", last: now, given: now)) {
+            try restored.checkStart(topic: first.topic, timestamp: now, now: now + 1)
+        }
     }
 
     @Test func anOwnerHoldsABoundedNumberOfPushToStartTokens() throws {
@@ -279,4 +324,8 @@ private func secret(_ seed: UInt64) -> [UInt8] {
         }
         #expect(read > 0 && refused > 0, "the mutations exercised both ways: \(read) read, \(refused) refused")
     }
+}
+
+private extension String {
+    func leftPadded(_ width: Int) -> String { String(repeating: "0", count: max(0, width - count)) + self }
 }

@@ -97,6 +97,85 @@ final class RecordingBroker: PushBroker {
         #expect(await fixture.engine.list(app: Self.app, uid: nil, type: nil, states: nil).first?.content.state == ["n": 2])
     }
 
+    /// Issue #25, item 11: a push's 60 KB alert reached every presenter.
+    @Test func aPushWithAnAlertOverTheBoundIsRefusedByName() async throws {
+        let broker = RecordingBroker()
+        let fixture = try await makeEngine(broker: broker)
+        defer { fixture.close() }
+        let (activity, token) = try await requestWithToken(fixture.engine)
+        let big = String(repeating: "x", count: 30_000)
+        let refused = await push(fixture.engine, token, ["timestamp": 5, "event": "update", "content-state": ["n": 1],
+                                                         "alert": ["title": .string(big), "body": .string(big)]])
+        #expect(refused["error"] == "org.island.AlertTooLarge")
+        #expect(refused["parameters"] == ["limit": 1024, "size": 60_000])
+        #expect(await fixture.engine.list(app: Self.app, uid: nil, type: nil, states: nil).first?.content.state == ["n": 0])
+        let small = await push(fixture.engine, token, ["timestamp": 6, "event": "update", "content-state": ["n": 2],
+                                                       "alert": ["title": "Coffee", "body": "Ready"]])
+        #expect(small["outcome"] == "applied")
+        #expect(small["activity"] == .string(activity.id))
+    }
+
+    /// Issue #25, item 7: a backend's `Date.now()` (milliseconds) pinned the activity's order,
+    /// and a push-to-start token's across rotations and restarts: its server could never start
+    /// that type again.
+    @Test func aTimestampInMillisecondsIsRefusedAndPinsNothing() async throws {
+        let broker = RecordingBroker()
+        let fixture = try await makeEngine(broker: broker)
+        defer { fixture.close() }
+        let now = fixture.clock.now
+        let (activity, token) = try await requestWithToken(fixture.engine)
+        let refused = await push(fixture.engine, token, ["timestamp": .double(now * 1000), "event": "update", "content-state": ["n": 1]])
+        #expect(refused["error"] == "org.island.ImplausibleTimestamp")
+        #expect(refused["parameters"] == ["id": .string(activity.id), "given": .double(now * 1000), "latest": .double(now + 600)])
+        fixture.clock.advance(by: 10)
+        let applied = await push(fixture.engine, token, ["timestamp": .double(now), "event": "update", "content-state": ["n": 2]])
+        #expect(applied["outcome"] == "applied", "\(applied)")
+
+        // A push-to-start token stored with a pin in milliseconds, as an older daemon kept it.
+        let startToken = "island/d1/\(Self.app)/0123456789abcdef0123456789abcdef"
+        let pinned = StoredPushToken(token: startToken, app: Self.app, type: "Delivery", lastTimestamp: now * 1000)
+        await fixture.engine.enablePush(root: "island", device: "d1", broker: broker, stored: [pinned])
+        let start: JSONObject = ["timestamp": .double(now), "event": "start", "content-state": [:], "attributes-type": "Delivery",
+                                 "attributes": [:]]
+        let started = await push(fixture.engine, startToken, start)
+        #expect(started["outcome"] == "applied", "\(started)")
+        var later = start
+        later["timestamp"] = .double(now * 1000 + 1)
+        let refusedStart = await push(fixture.engine, startToken, later)
+        #expect(refusedStart["error"] == "org.island.ImplausibleTimestamp")
+        #expect(refusedStart["parameters"]?["id"] == "")
+    }
+
+    /// Issue #25, item 10: a redelivered duplicate, refused at once, was answered before the
+    /// first copy, whose answer waits for its commit.
+    @Test func answersGoOutInTheOrderThePushesCame() async throws {
+        let broker = RecordingBroker()
+        let fixture = try await makeEngine(broker: broker)
+        defer { fixture.close() }
+        let (_, token) = try await requestWithToken(fixture.engine)
+        fixture.clock.advance(by: 10)
+        func bytes(_ timestamp: Int, _ n: Int) -> [UInt8] {
+            JSON.object(["aps": ["timestamp": .int(timestamp), "event": "update", "content-state": ["n": .int(n)]]]).serialized()
+        }
+        let answers = Mutex<[JSONObject]>([])
+        let pushes = [bytes(5, 1), bytes(5, 1), bytes(4, 0), bytes(6, 2)]
+        // In one turn of the engine, as the broker's messages arrive back to back.
+        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+            fixture.engine.perform { engine in
+                for payload in pushes {
+                    engine.receivePush(topic: token, payload: payload) { feedback in
+                        let object = (try? JSONParser.parse(feedback.payload).objectValue) ?? [:]
+                        let count = answers.withLock { $0.append(object); return $0.count }
+                        if count == pushes.count { done.resume() }
+                    }
+                }
+            }
+        }
+        let got = answers.withLock { $0 }
+        #expect(got.map { $0["timestamp"] } == [5.0, 5.0, 4.0, 6.0], "\(got)")
+        #expect(got.map { $0["error"] ?? $0["outcome"] } == ["applied", "org.island.StaleTimestamp", "org.island.StaleTimestamp", "throttled"])
+    }
+
     @Test func anEndThatDismissesRevokesTheTokenInTheSameCommitAndSaysSoAfterItsFeedback() async throws {
         let broker = RecordingBroker()
         let fixture = try await makeEngine(broker: broker)
@@ -107,7 +186,8 @@ final class RecordingBroker: PushBroker {
         #expect(broker.subscribed == [])
         #expect(try fixture.writer.store.load().pushTokens == [])
         #expect(await base.eventually { broker.published.count == 1 })
-        #expect(broker.published.first?.topic == token + "/feedback")
+        #expect(broker.published.first?.topic == (try PushToken(token)).feedbackTopic)
+        #expect(broker.published.first?.topic.contains(try PushToken(token).secret) == false)
         #expect(broker.published.first?.payload["outcome"] == "revoked")
         #expect(broker.published.first?.payload["reason"] == "dismissed")
     }
@@ -180,5 +260,46 @@ final class RecordingBroker: PushBroker {
         await #expect(throws: EngineError.pushUnavailable(reason: IslandEngine.pushOff)) {
             try await fixture.engine.pushToStartToken(app: Self.app, uid: nil, type: "T", rotate: false)
         }
+    }
+}
+
+/// Issue #25, item 9: a device whose session another client with the same `ClientID=` kept
+/// taking logged two lines a second for ever, and never why.
+@Suite struct SessionWatchTests {
+    @Test func connectionsDroppedSoonAfterTheyWereAcceptedAreToldOnce() {
+        var watch = SessionWatch(stableAfter: 30)
+        var now = 0.0
+        var told: [Bool] = []
+        for _ in 0..<6 {
+            watch.connected(at: now)
+            now += 0.5
+            told.append(watch.ended(at: now, takenOver: false))
+            now += 1
+        }
+        #expect(told == [false, false, true, false, false, false], "once, at the third")
+        #expect(SessionWatch.flapping(clientID: "kitchen-42").contains("ClientID=kitchen-42"))
+    }
+
+    @Test func aConnectionThatLastedOrAFailedAttemptIsNotIt() {
+        var watch = SessionWatch(stableAfter: 30)
+        for round in 0..<3 {
+            watch.connected(at: Double(round) * 100)
+            let lasted = watch.ended(at: Double(round) * 100 + 31, takenOver: false)
+            let failed = watch.ended(at: Double(round) * 100 + 40, takenOver: false)
+            #expect(!lasted)
+            #expect(!failed, "no connection: the broker is away")
+        }
+        #expect(!watch.told)
+    }
+
+    @Test func aBrokerThatSaysTheSessionWasTakenOverIsToldAtOnceAndOnce() {
+        var watch = SessionWatch(stableAfter: 30)
+        watch.connected(at: 0)
+        let first = watch.ended(at: 1, takenOver: true)
+        watch.connected(at: 2)
+        let second = watch.ended(at: 3, takenOver: true)
+        #expect(first)
+        #expect(!second)
+        #expect(SessionWatch.takenOver(clientID: "kitchen-42").contains("ClientID=kitchen-42"))
     }
 }

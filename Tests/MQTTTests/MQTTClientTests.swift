@@ -110,6 +110,36 @@ struct MQTTClientTests {
         }
     }
 
+    /// Issue #25, item 9: two clients with one id (two devices with the same `ClientID=`) took
+    /// the session from each other about once a second for ever, each a line of log; the
+    /// backoff went back to its first step at every CONNACK.
+    @Test func aSessionTakenOverAgainAndAgainIsRetriedEverMoreSlowly() async throws {
+        try await withBroker { broker in
+            var configuration = Self.configuration(broker, user: "alice", persistent: false)
+            configuration.backoff = ReconnectBackoff(first: 0.1, maximum: 10, stableAfter: 30)
+            let first = Recorder()
+            try await first.connect(configuration)
+            let second = Recorder()
+            try await second.connect(configuration)
+            // mosquitto 2.0 closes the older connection without the DISCONNECT that says why
+            // (brokers that send it make these `takenOver`): the daemon's log tells it from the
+            // pattern (SessionWatch).
+            func wait(_ event: MQTTConnectionEvent) -> Double? {
+                switch event {
+                case .disconnected(_, let wait), .takenOver(let wait): wait
+                case .connected: nil
+                }
+            }
+            let events = try await first.wait { $0.compactMap(wait).count >= 3 }
+            let waits = events.compactMap(wait)
+            // Steps of 0.1, 0.2 and 0.4 s, each drawn between half and all of it: had the backoff
+            // started again at each reconnection, every wait was at most 0.1 s.
+            #expect(waits[1] >= 0.1 && waits[2] >= 0.2, "\(waits)")
+            await first.client.shutdown()
+            await second.client.shutdown()
+        }
+    }
+
     @Test func theBrokersACLConfinesAPublisher() async throws {
         try await withBroker { broker in
             let alice = Recorder()

@@ -44,6 +44,33 @@ import Testing
 }
 
 @Suite struct SubscriptionSetTests {
+    /// Issue #25, item 9: the step went back to the first at every CONNACK, so a broker that
+    /// accepted and then dropped every connection was retried about once a second for ever.
+    @Test func theBackoffGrowsUntilAConnectionHasLasted() {
+        var schedule = ReconnectSchedule(backoff: ReconnectBackoff(first: 1, maximum: 60, stableAfter: 30))
+        var now = 0.0
+        var waits: [Double] = []
+        for _ in 0..<8 {
+            schedule.connected(at: now)
+            now += 0.2  // accepted, then dropped at once
+            let wait = schedule.ended(at: now, random: 1)
+            waits.append(wait)
+            now += wait
+        }
+        #expect(waits == [1, 2, 4, 8, 16, 32, 60, 60])
+        // Failed attempts (no CONNACK at all) grow it as before.
+        _ = schedule.ended(at: now, random: 1)
+        #expect(schedule.failures == 9)
+        // A connection that stayed up 30 s starts again from the first step.
+        schedule.connected(at: now)
+        now += 30
+        #expect(schedule.ended(at: now, random: 1) == 1)
+        #expect(schedule.ended(at: now + 1, random: 1) == 2)
+        // One up 29 s does not.
+        schedule.connected(at: now)
+        #expect(schedule.ended(at: now + 29, random: 1) == 4)
+    }
+
     @Test func topicsAddedWhileDisconnectedWaitForTheConnection() {
         var set = SubscriptionSet()
         #expect(set.add("a") == false)

@@ -47,6 +47,14 @@ public struct ActivityLimits: Sendable, Hashable {
     public static let maximumTypeBytes = 128
     /// A request's idempotency `key` in UTF-8 bytes (`KeyTooLong`).
     public static let maximumKeyBytes = 256
+    /// How far ahead of the daemon's clock an ordering timestamp may be, in seconds
+    /// (`ImplausibleTimestamp`): a producer's or a server's clock may run ahead by this much,
+    /// and no last timestamp (a "pin") can hold later updates out for longer than this.
+    public static let maximumTimestampSkew: Double = 600
+    /// An alert's title and body together, in UTF-8 bytes (`AlertTooLarge`). Fixed: it is sent
+    /// to every presenter with the update, outside the attributes and state that
+    /// `maximumPayloadBytes` bounds, and a notification needs far less.
+    public static let maximumAlertBytes = 1024
 }
 
 /// The limits in force: global values, with per-app overrides.

@@ -4,7 +4,8 @@ extension ActivityManager {
     /// Ends a live activity of `app` run by `uid` (nil in the user scope), with optional final
     /// content that reaches presenters at once, bypassing the rate (the final state is the one
     /// that matters). The ended activities beyond their bounds are dismissed. Refused like
-    /// `update`: `noSuchActivity`, `activityEnded`, `staleTimestamp`, `attributesTooLarge`.
+    /// `update`: `noSuchActivity`, `activityEnded`, `staleTimestamp`, `implausibleTimestamp`,
+    /// `attributesTooLarge`.
     ///
     /// `dismissalPolicy` decides how long it stays listed: `default` for
     /// `maximumDismissalDelay`, `immediate` not at all, `after(date)` until the date, clamped
@@ -20,7 +21,7 @@ extension ActivityManager {
     ) throws(IslandError) -> EndOutcome {
         var activity = try owned(id: id, by: ActivityOwner(app: app, uid: uid))
         guard activity.isLive else { throw .activityEnded(id: id, state: activity.state) }
-        try checkOrder(of: timestamp, for: activity)
+        try checkOrder(of: timestamp, for: activity, now: now)
         if let content {
             try checkPayload(attributesSize: activity.attributesSize, content: content, limits: limits.limits(for: app))
             activity.content = content

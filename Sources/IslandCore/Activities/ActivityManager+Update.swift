@@ -5,7 +5,7 @@ extension ActivityManager {
     /// Applies new content to a live activity of `app` run by `uid` (nil in the user scope).
     ///
     /// Refused with `noSuchActivity` (unknown, or another owner's), `activityEnded`,
-    /// `staleTimestamp`, `attributesTooLarge` or `nestingTooDeep`. Accepted content becomes
+    /// `staleTimestamp`, `implausibleTimestamp`, `attributesTooLarge`, `nestingTooDeep` or `alertTooLarge`. Accepted content becomes
     /// `content` at once — the state turns `active` or `stale` by its stale date — but reaches presenters at most at
     /// the activity's rate (`updatesPerSecond`, or `frequentUpdatesPerSecond` when frequent
     /// updates are on): faster updates are coalesced, the latest wins, and the outcome says
@@ -28,9 +28,10 @@ extension ActivityManager {
         let index = try ownedIndex(id: id, by: owner)
         var activity = activities.values[index]
         guard activity.isLive else { throw .activityEnded(id: id, state: activity.state) }
-        try checkOrder(of: timestamp, for: activity)
+        try checkOrder(of: timestamp, for: activity, now: now)
         let appLimits = limits.limits(for: app)
         try checkPayload(attributesSize: activity.attributesSize, content: content, limits: appLimits)
+        if let alert { try Self.checkAlert(alert) }
 
         let previousState = activity.state
         activity.content = content
@@ -84,10 +85,20 @@ extension ActivityManager {
     /// Refuses a timestamp that is not newer than the last accepted one. Equal is refused too:
     /// a timestamp names one version of the content, and a second update claiming the same
     /// version is either a retry of one already applied or a conflicting write that cannot be
-    /// ordered — accepting it would let arrival order decide what the user sees.
-    func checkOrder(of timestamp: Double?, for activity: Activity) throws(IslandError) {
-        guard let timestamp, let last = activity.lastTimestamp else { return }
-        guard timestamp > last else { throw .staleTimestamp(id: activity.id, last: last, given: timestamp) }
+    /// ordered — accepting it would let arrival order decide what the user sees. See
+    /// `TimestampOrder.check` for the bound ahead of the clock.
+    func checkOrder(of timestamp: Double?, for activity: Activity, now: Double) throws(IslandError) {
+        guard let timestamp else { return }
+        try TimestampOrder.check(timestamp, id: activity.id, last: activity.lastTimestamp, now: now)
+    }
+
+    /// Refuses an alert whose title and body together are over `maximumAlertBytes`: it would
+    /// reach every presenter, outside the bound of the attributes and state.
+    static func checkAlert(_ alert: Alert) throws(IslandError) {
+        let size = alert.title.utf8.count + alert.body.utf8.count
+        guard size <= ActivityLimits.maximumAlertBytes else {
+            throw .alertTooLarge(limit: ActivityLimits.maximumAlertBytes, size: size)
+        }
     }
 
     /// Seconds between two deliveries of one activity of `app`. A non-positive rate in the
@@ -96,5 +107,22 @@ extension ActivityManager {
         let frequent = settings.frequentUpdates(app: app, authorization: entitlement)
         let rate = frequent ? limits.frequentUpdatesPerSecond : limits.updatesPerSecond
         return rate > 0 ? 1 / rate : 0
+    }
+}
+
+/// The rule of ordering timestamps, for updates and ends (local or pushed) and for starts
+/// through a push-to-start token.
+public enum TimestampOrder {
+    /// Refuses `timestamp` when it is more than `maximumTimestampSkew` ahead of `now`
+    /// (`implausibleTimestamp`: one push in milliseconds would otherwise refuse every later
+    /// one in seconds as stale, for ever), then when it is not newer than `last`
+    /// (`staleTimestamp`). A `last` itself beyond that bound — kept from before the rule, or
+    /// the daemon's clock was set back — orders nothing: the next plausible timestamp replaces
+    /// it. So no last timestamp holds updates out for longer than the skew.
+    public static func check(_ timestamp: Double, id: String, last: Double?, now: Double) throws(IslandError) {
+        let latest = now + ActivityLimits.maximumTimestampSkew
+        guard timestamp <= latest else { throw .implausibleTimestamp(id: id, given: timestamp, latest: latest) }
+        guard let last, last <= latest else { return }
+        guard timestamp > last else { throw .staleTimestamp(id: id, last: last, given: timestamp) }
     }
 }

@@ -12,6 +12,8 @@ public enum IslandError: Error, Sendable, Hashable {
     case typeTooLong(limit: Int, size: Int)
     /// The request's `key` is `size` UTF-8 bytes, over `limit`.
     case keyTooLong(limit: Int, size: Int)
+    /// An update's alert, title and body together, is `size` UTF-8 bytes, over `limit`.
+    case alertTooLarge(limit: Int, size: Int)
     /// The user turned Live Activities off, for this app or for all.
     case denied(app: String)
     /// The app's manifest does not declare `X-Island-LiveActivities=true`.
@@ -26,6 +28,10 @@ public enum IslandError: Error, Sendable, Hashable {
     case activityEnded(id: String, state: ActivityState)
     /// The update's timestamp `given` is not newer than the last accepted one, `last`.
     case staleTimestamp(id: String, last: Double, given: Double)
+    /// The timestamp `given` is after `latest`, the daemon's clock plus the skew allowed
+    /// (`ActivityLimits.maximumTimestampSkew`): milliseconds where seconds are meant, or a clock
+    /// far off. Accepted, it would order out every later update.
+    case implausibleTimestamp(id: String, given: Double, latest: Double)
     /// The app started `limit` activities within the last `window` seconds; it may start one
     /// again in `retryAfter` seconds.
     case startBudgetExceeded(app: String, limit: Int, window: Double, retryAfter: Double)
@@ -44,6 +50,7 @@ public enum IslandError: Error, Sendable, Hashable {
         case .nestingTooDeep: "NestingTooDeep"
         case .typeTooLong: "TypeTooLong"
         case .keyTooLong: "KeyTooLong"
+        case .alertTooLarge: "AlertTooLarge"
         case .denied: "Denied"
         case .unentitled: "Unentitled"
         case .globalMaximumExceeded: "GlobalMaximumExceeded"
@@ -51,6 +58,7 @@ public enum IslandError: Error, Sendable, Hashable {
         case .noSuchActivity: "NoSuchActivity"
         case .activityEnded: "ActivityEnded"
         case .staleTimestamp: "StaleTimestamp"
+        case .implausibleTimestamp: "ImplausibleTimestamp"
         case .startBudgetExceeded: "StartBudgetExceeded"
         case .tooManyPushTokens: "TooManyPushTokens"
         }
@@ -59,7 +67,8 @@ public enum IslandError: Error, Sendable, Hashable {
     /// The error's Varlink parameters, keys in camelCase.
     public var parameters: JSONObject {
         switch self {
-        case .attributesTooLarge(let limit, let size), .typeTooLong(let limit, let size), .keyTooLong(let limit, let size):
+        case .attributesTooLarge(let limit, let size), .typeTooLong(let limit, let size), .keyTooLong(let limit, let size),
+             .alertTooLarge(let limit, let size):
             ["limit": .int(limit), "size": .int(size)]
         case .nestingTooDeep(let limit, let depth):
             ["limit": .int(limit), "depth": .int(depth)]
@@ -77,6 +86,8 @@ public enum IslandError: Error, Sendable, Hashable {
             ["id": .string(id), "state": .string(state.rawValue)]
         case .staleTimestamp(let id, let last, let given):
             ["id": .string(id), "last": .double(last), "given": .double(given)]
+        case .implausibleTimestamp(let id, let given, let latest):
+            ["id": .string(id), "given": .double(given), "latest": .double(latest)]
         case .startBudgetExceeded(let app, let limit, let window, let retryAfter):
             ["app": .string(app), "limit": .int(limit), "window": .double(window), "retryAfter": .double(retryAfter)]
         }

@@ -87,10 +87,11 @@ public struct PushRegistry: Sendable, Hashable {
     }
 
     /// Refuses a start through the token at `topic` whose timestamp is not newer than its
-    /// last: a redelivery (equal) or an older push.
-    public func checkStart(topic: String, timestamp: Double) throws(IslandError) {
-        guard let last = entries[topic]?.lastStart else { return }
-        guard timestamp > last else { throw .staleTimestamp(id: "", last: last, given: timestamp) }
+    /// last (a redelivery, equal, or an older push), or implausibly far ahead of `now`: the
+    /// rule of updates (`TimestampOrder`), so no last start, kept across rotations and
+    /// restarts, holds starts out for longer than the skew.
+    public func checkStart(topic: String, timestamp: Double, now: Double) throws(IslandError) {
+        try TimestampOrder.check(timestamp, id: "", last: entries[topic]?.lastStart, now: now)
     }
 
     /// Records a start made through the token at `topic`; returns the entry as it now is.

@@ -8,8 +8,11 @@
 /// that cannot be guessed: a backend with rights on an app's topics still has to be given a
 /// token to reach one of its activities.
 ///
-/// Its feedback — what became of each push — is published to the token's topic plus
-/// `/feedback`, which the same ACLs give to the device to write and the app's backend to read.
+/// Its feedback — what became of each push — is published to
+/// `<root>/<device>/<app>/<feedback id>/feedback`, which the same ACLs give to the device to
+/// write and the app's backend to read. The feedback id is a hash of the secret, not the
+/// secret: a backend allowed to read every feedback topic of its app (`<root>/+/<app>/+/feedback`)
+/// learns no token from their names, and so cannot reach an activity it was not given.
 public struct PushToken: Sendable, Hashable, CustomStringConvertible {
     /// The levels before the device's: `island` unless configured.
     public let root: String
@@ -21,8 +24,26 @@ public struct PushToken: Sendable, Hashable, CustomStringConvertible {
 
     /// The topic a server publishes to.
     public var topic: String { "\(root)/\(device)/\(app)/\(secret)" }
-    /// Where the outcome of each push is published.
-    public var feedbackTopic: String { topic + "/" + Self.feedbackLevel }
+    /// The token's public name: the first 16 bytes of the SHA-256 of its secret (as its 32
+    /// ASCII digits), in lowercase hexadecimal. Whoever holds the token works it out
+    /// (`printf %s SECRET | sha256sum | cut -c1-32`); whoever knows it cannot work out the token.
+    public var feedbackID: String {
+        let digest = SHA256.hash(Array(secret.utf8)).prefix(Self.secretBytes)
+        var id = ""
+        id.reserveCapacity(Self.secretBytes * 2)
+        for byte in digest {
+            id.append(Self.hexDigits[Int(byte >> 4)])
+            id.append(Self.hexDigits[Int(byte & 0x0F)])
+        }
+        return id
+    }
+    /// Where the outcome of each push is published: named by `feedbackID`, never by the secret.
+    public var feedbackTopic: String { "\(root)/\(device)/\(app)/\(feedbackID)/\(Self.feedbackLevel)" }
+
+    /// The feedback topic of the token whose topic is `topic`; nil when it is no token.
+    public static func feedbackTopic(of topic: String) -> String? {
+        (try? PushToken(topic))?.feedbackTopic
+    }
     public var description: String { topic }
 
     public static let feedbackLevel = "feedback"

@@ -208,8 +208,19 @@ extension IslandEngine {
 
     /// Applies a push received on `topic`, as its token's owner would, and answers with its
     /// outcome once that is committed (or refused). Pushes are decided in the order this is
-    /// called, and answered in that order.
+    /// called, and answered in that order: a refusal decided at once (a redelivered duplicate)
+    /// waits for the answers of the pushes before it, still committing.
     func receivePush(topic: String, payload: [UInt8], completion: @escaping @Sendable (PushFeedback) -> Void) {
+        let ticket = pushAnswers.enqueue(completion)
+        decidePush(topic: topic, payload: payload) { feedback in
+            // On the engine: every outcome is found there (at once, or when its commit finishes).
+            self.assumeIsolated { engine in
+                for (deliver, answer) in engine.pushAnswers.answer(ticket, feedback) { deliver(answer) }
+            }
+        }
+    }
+
+    private func decidePush(topic: String, payload: [UInt8], completion: @escaping @Sendable (PushFeedback) -> Void) {
         let receivedAt = clock()
         func refuse(_ request: PushRequest?, _ refusal: PushRefusal) {
             completion(PushFeedback(request: request, refusal: refusal, receivedAt: receivedAt))
@@ -277,7 +288,7 @@ extension IslandEngine {
     private func start(_ request: PushRequest, type: String, owner: ActivityOwner, topic: String,
                        completion: @escaping Completion<(String, String?)>) {
         do {
-            try push?.registry.checkStart(topic: topic, timestamp: request.timestamp)
+            try push?.registry.checkStart(topic: topic, timestamp: request.timestamp, now: clock())
         } catch {
             completion(.failure(.refused(error)))
             return

@@ -53,6 +53,8 @@ actor IslandEngine {
 
     /// Push tokens and the broker link; nil while push is off (IslandEngine+Push.swift).
     var push: PushState?
+    /// The answers to pushes, held until those to earlier pushes are out.
+    var pushAnswers = AnswersInOrder<PushFeedback>()
 
     // The timer (IslandEngine+Timer.swift).
     var timer: Scheduled<Void>?

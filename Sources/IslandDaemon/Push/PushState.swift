@@ -1,3 +1,4 @@
+import DequeModule
 import IslandCore
 import IslandStore
 
@@ -31,6 +32,41 @@ struct PushState {
             // An app id that cannot be a topic level (a manifest's id with `+`, `#` or `/`).
             throw .pushUnavailable(reason: error.reason)
         }
+    }
+}
+
+/// Answers handed out in the order their questions came, whatever order they are found in:
+/// each question takes a ticket (`enqueue`), and an answer found (`answer`) goes out once every
+/// earlier one has. A push refused at once (a redelivered duplicate) so waits for the answer
+/// of the push before it, which waits for its commit.
+struct AnswersInOrder<Answer> {
+    typealias Deliver = @Sendable (Answer) -> Void
+
+    private var waiting: Deque<(answer: Answer?, deliver: Deliver)> = []
+    /// The ticket of `waiting.first`.
+    private var first = 0
+
+    var count: Int { waiting.count }
+
+    /// A ticket for the next question; `deliver` takes its answer.
+    mutating func enqueue(_ deliver: @escaping Deliver) -> Int {
+        waiting.append((nil, deliver))
+        return first + waiting.count - 1
+    }
+
+    /// Records the answer of `ticket`; returns the answers now due, in order, each with where
+    /// it goes. A ticket is answered once.
+    mutating func answer(_ ticket: Int, _ value: Answer) -> [(deliver: Deliver, answer: Answer)] {
+        let index = ticket - first
+        precondition(waiting.indices.contains(index) && waiting[index].answer == nil, "a ticket answered twice, or never issued")
+        waiting[index].answer = value
+        var due: [(deliver: Deliver, answer: Answer)] = []
+        while let head = waiting.first, let answer = head.answer {
+            due.append((head.deliver, answer))
+            waiting.removeFirst()
+            first += 1
+        }
+        return due
     }
 }
 

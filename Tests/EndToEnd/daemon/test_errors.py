@@ -77,6 +77,24 @@ def test_no_such_activity_ended_and_stale_timestamp(daemon):
         assert name == "org.island.ActivityEnded" and params["state"] == "ended"
 
 
+def test_implausible_timestamp_and_alert_too_large(daemon):
+    """Issue #25, items 7 and 11: a timestamp in milliseconds pinned the order for ever; a 60 KB
+    alert went to every presenter."""
+    import time
+    with daemon.connect("org.island.Producer") as p:
+        a = p.Request(app=COFFEE, type="T", attributes={}, content=content())["activity"]
+        millis = time.time() * 1000
+        name, params = error_of(p.Update, app=COFFEE, id=a["id"], content=content(n=1), timestamp=millis)
+        assert name == "org.island.ImplausibleTimestamp" and params["id"] == a["id"] and params["given"] == millis
+        assert params["latest"] < millis / 100, "the daemon's clock plus 600 s"
+        p.Update(app=COFFEE, id=a["id"], content=content(n=2), timestamp=time.time())  # nothing was pinned
+        name, params = error_of(p.Update, app=COFFEE, id=a["id"], content=content(n=3),
+                                alert={"title": "t" * 30000, "body": "b" * 30000})
+        assert (name, params) == ("org.island.AlertTooLarge", {"limit": 1024, "size": 60000})
+        name, params = error_of(p.End, app=COFFEE, id=a["id"], timestamp=millis)
+        assert name == "org.island.ImplausibleTimestamp"
+
+
 def test_invalid_layout_names_the_path(daemon):
     with daemon.connect("org.island.Extension") as ext:
         name, params = error_of(ext.RegisterLayout, app=COFFEE, type="Coffee",

@@ -7,6 +7,7 @@ to its own apps' topics, and persistence, so sessions and what they queued survi
 Backends publish with mosquitto_pub and read feedback with mosquitto_sub, as a shell script of
 an app's server would. Every process is started by pid and stopped by pid."""
 
+import hashlib
 import os
 import re
 import shutil
@@ -22,6 +23,14 @@ from harness.paths import LIVENESS
 
 MOSQUITTO = "/usr/sbin/mosquitto"
 TOOLS = [MOSQUITTO, "/usr/bin/mosquitto_pub", "/usr/bin/mosquitto_sub", "/usr/bin/mosquitto_passwd", "/usr/bin/openssl"]
+
+
+def feedback_topic(token):
+    """Where the device answers pushes to `token`: the token's levels before its secret, the first
+    32 hexadecimal digits of the secret's SHA-256, then `feedback` — as a backend works it out
+    (`printf %s SECRET | sha256sum | cut -c1-32`). The name reveals no token."""
+    prefix, secret = token.rsplit("/", 1)
+    return "%s/%s/feedback" % (prefix, hashlib.sha256(secret.encode()).hexdigest()[:32])
 
 
 def available():
@@ -208,8 +217,9 @@ keyfile {root}/server.key
         assert result.returncode == 0, result.stderr
         return result
 
-    def subscriber(self, user, *topics):
-        return Subscriber(self, user, topics)
+    def subscriber(self, user, *topics, verbose=False):
+        """With `verbose`, `wait_with_topics` also says on which topic each message came."""
+        return Subscriber(self, user, topics, verbose)
 
     def subscriptions(self, client, topic):
         """How many times the broker has logged `client` subscribing to `topic` (its
@@ -232,13 +242,14 @@ class Subscriber:
     """mosquitto_sub as a backend reading feedback: every message, one JSON per line, collected
     by a thread; ready once the broker acknowledged the subscription (its log says so)."""
 
-    def __init__(self, broker, user, topics):
+    def __init__(self, broker, user, topics, verbose=False):
+        self.verbose = verbose
         self.messages = []
         self.lock = threading.Lock()
         client = "%s-sub-%d-%d" % (user, os.getpid(), id(self))
         self.process = subprocess.Popen(
             broker._prefix() + ["mosquitto_sub", "-h", broker.host, "-p", str(broker.port), *broker.credentials(user),
-                                "-q", "1", *[a for t in topics for a in ("-t", t)], "-i", client],
+                                "-q", "1", *[a for t in topics for a in ("-t", t)], "-i", client, *(["-v"] if verbose else [])],
             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL, text=True)
         self.thread = threading.Thread(target=self._read, daemon=True)
         self.thread.start()
@@ -252,12 +263,18 @@ class Subscriber:
                 self.messages.append(line.rstrip("\n"))
 
     def wait(self, count=1, timeout=LIVENESS):
+        return [message for _, message in self.wait_with_topics(count, timeout)]
+
+    def wait_with_topics(self, count=1, timeout=LIVENESS):
+        """(topic, message) pairs; the topic is None unless the subscriber is verbose."""
         import json
         deadline = time.time() + timeout
         while time.time() < deadline:
             with self.lock:
                 if len(self.messages) >= count:
-                    return [json.loads(m) for m in self.messages]
+                    if not self.verbose:
+                        return [(None, json.loads(m)) for m in self.messages]
+                    return [(m.split(" ", 1)[0], json.loads(m.split(" ", 1)[1])) for m in self.messages]
             time.sleep(0.02)
         raise TimeoutError("%d of %d feedback messages within %ss: %s" % (len(self.messages), count, timeout, self.messages))
 

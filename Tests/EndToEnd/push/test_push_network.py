@@ -35,7 +35,7 @@ def test_updates_cross_a_slow_lossy_network_in_order_and_once(unstarted_daemon):
             # broker took it would reach nobody.
             broker.wait_subscribed("device-net", token)
             presenter, _ = subscribe_presenter(daemon)
-            feedback = broker.subscriber("backend-coffee", token + "/feedback")
+            feedback = broker.subscriber("backend-coffee", brokers.feedback_topic(token))
             try:
                 payloads = [json.dumps({"aps": {"timestamp": 1000 + n, "event": "update", "content-state": {"n": n}}})
                             for n in range(1, 51)]

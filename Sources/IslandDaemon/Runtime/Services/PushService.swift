@@ -3,6 +3,7 @@ import IslandCore
 import Logging
 import MQTT
 import ServiceLifecycle
+import Synchronization
 
 /// The connection to the push broker (`[Push]`), as one service of the daemon's group: it
 /// connects and keeps connecting (with backoff) while the daemon runs, and disconnects
@@ -34,6 +35,8 @@ final class PushService: Service {
         self.logger = logger
         let broker = configuration.broker
         let room = DispatchSemaphore(value: Self.window)
+        let clientID = configuration.clientID
+        let watch = SessionWatchBox(stableAfter: configuration.backoff.stableAfter)
         do {
             // The link is made once the client exists; the closure reaches it through `box`.
             let box = LinkBox()
@@ -41,7 +44,11 @@ final class PushService: Service {
                 room.wait()
                 engine.perform { engine in
                     engine.receivePush(topic: message.topic, payload: message.payload) { feedback in
-                        box.link?.publish(message.topic + "/" + PushToken.feedbackLevel, payload: feedback.payload)
+                        // Named by the token's public id, never by its secret; a topic that is
+                        // no token has no feedback.
+                        if let topic = PushToken.feedbackTopic(of: message.topic) {
+                            box.link?.publish(topic, payload: feedback.payload)
+                        }
                         room.signal()
                     }
                 }
@@ -49,10 +56,21 @@ final class PushService: Service {
                 switch event {
                 case .connected(let sessionPresent):
                     logger.info("connected to the push broker", metadata: ["broker": "\(broker)", "session_present": "\(sessionPresent)"])
+                    watch.connected(at: MQTTClient.monotonicSeconds())
                 case .disconnected(let reason, let retryIn):
                     logger.warning("no connection to the push broker", metadata: [
                         "broker": "\(broker)", "reason": "\(reason)", "retry_in": "\(Int((retryIn * 1000).rounded())) ms",
                     ])
+                    if watch.ended(at: MQTTClient.monotonicSeconds(), takenOver: false) {
+                        logger.error("\(SessionWatch.flapping(clientID: clientID))", metadata: ["broker": "\(broker)"])
+                    }
+                case .takenOver(let retryIn):
+                    logger.warning("the push broker gave this device's session to another client with its ClientID", metadata: [
+                        "broker": "\(broker)", "client_id": "\(clientID)", "retry_in": "\(Int((retryIn * 1000).rounded())) ms",
+                    ])
+                    if watch.ended(at: MQTTClient.monotonicSeconds(), takenOver: true) {
+                        logger.error("\(SessionWatch.takenOver(clientID: clientID))", metadata: ["broker": "\(broker)"])
+                    }
                 }
             })
             link = MQTTPushLink(client: client, logger: logger)
@@ -68,9 +86,72 @@ final class PushService: Service {
         await client.shutdown()
     }
 
+    /// The watch, for the network thread's events.
+    private final class SessionWatchBox: Sendable {
+        private let watch: Mutex<SessionWatch>
+
+        init(stableAfter: Double) { watch = Mutex(SessionWatch(stableAfter: stableAfter)) }
+
+        func connected(at now: Double) { watch.withLock { $0.connected(at: now) } }
+        func ended(at now: Double, takenOver: Bool) -> Bool { watch.withLock { $0.ended(at: now, takenOver: takenOver) } }
+    }
+
     /// Set once, before the client starts; read on its network thread.
     private final class LinkBox: @unchecked Sendable {
         // @unchecked: written once in `init`, before `start()` makes the thread that reads it.
         var link: MQTTPushLink?
+    }
+}
+
+/// Tells, once per run, that this device's session at the broker is being taken from it: the
+/// broker said so (MQTT 5's "session taken over", which some brokers send), or it closed the
+/// connection soon after accepting it `shortInARow` times running — what mosquitto does to the
+/// older of two connections with one client id, without a word. Two devices configured with
+/// one `ClientID=` take the session from each other for as long as both run (and split the
+/// pushes); the log says so once, not at every reconnection. Pure: times are arguments.
+struct SessionWatch {
+    /// Connections ended before `stableAfter` in a row, before it is said.
+    static let shortInARow = 3
+
+    let stableAfter: Double
+    private var connectedAt: Double?
+    private var short = 0
+    private(set) var told = false
+
+    init(stableAfter: Double) {
+        self.stableAfter = stableAfter
+    }
+
+    mutating func connected(at now: Double) {
+        connectedAt = now
+    }
+
+    /// The connection, or an attempt, ended at `now`: whether to say it now.
+    mutating func ended(at now: Double, takenOver: Bool) -> Bool {
+        defer { connectedAt = nil }
+        if takenOver {
+            short = Self.shortInARow
+        } else if let connectedAt {
+            short = now - connectedAt < stableAfter ? short + 1 : 0
+        } else {
+            // An attempt that failed: the broker is away or refuses, which is said otherwise.
+            return false
+        }
+        guard short >= Self.shortInARow, !told else { return false }
+        told = true
+        return true
+    }
+
+    static func takenOver(clientID: String) -> String {
+        "another client connected to the push broker with this device's ClientID=\(clientID) and took its session: the broker "
+            + "keeps only the latest connection of one id, so the two take it from each other (and split the pushes) until one "
+            + "stops. Give each device a ClientID and credentials of its own. Reconnecting ever more slowly"
+    }
+
+    static func flapping(clientID: String) -> String {
+        "the push broker closed this device's connection soon after accepting it \(shortInARow) times running: most likely "
+            + "another client connects with the same ClientID=\(clientID) (a broker keeps only the latest connection of one id, "
+            + "and the two then take it from each other), or the broker's limits drop this client. Give each device a ClientID "
+            + "and credentials of its own. Reconnecting ever more slowly"
     }
 }
