@@ -80,6 +80,7 @@ let package = Package(
         .target(
             name: "IslandCore",
             dependencies: [
+                "CCrypto",
                 "IslandJSON",
                 .product(name: "Mustache", package: "swift-mustache"),
                 .product(name: "OrderedCollections", package: "swift-collections"),
@@ -115,6 +116,11 @@ let package = Package(
             providers: [.apt(["libmosquitto-dev"])]
         ),
         .target(name: "MQTT", dependencies: ["CMosquitto"]),
+        .systemLibrary(
+            name: "CCrypto",
+            pkgConfig: "libcrypto",
+            providers: [.apt(["libssl-dev"])]
+        ),
         .testTarget(name: "MQTTTests", dependencies: ["MQTT", "ProcessTesting"]),
         .target(
             name: "IslandJSON",

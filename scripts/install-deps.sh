@@ -29,6 +29,7 @@ apt_packages=(
   # push (DESIGN.md §12): libmosquitto for islandd and `island push`; the broker and its
   # clients for the tests and the benchmark; iproute2 for the network-namespace tests (ip, tc)
   libmosquitto-dev mosquitto mosquitto-clients openssl iproute2
+  libssl-dev       # libcrypto: the SHA-256 that names a push token's feedback topic
 )
 
 missing=()
