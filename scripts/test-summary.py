@@ -3,7 +3,7 @@
 are, and the last line `N passed, M failed, K skipped`. Exits 1 if anything failed.
 
 Usage: test-summary.py STAGES RESULTS SECONDS
-  STAGES   lines of `name<TAB>status<TAB>seconds<TAB>junit-file` written by test.sh
+  STAGES   lines of `name<TAB>status<TAB>seconds<TAB>junit-file<TAB>note` written by test.sh
   RESULTS  the run's folder (kept logs of failed tests are under RESULTS/kept)
   SECONDS  the whole run's duration
 """
@@ -42,7 +42,7 @@ def main(stages_path, results, seconds):
     lines, failures = [], []
     with open(stages_path) as f:
         stages = [line.rstrip("\n").split("\t") for line in f if line.strip()]
-    for name, status, took, junit in stages:
+    for name, status, took, junit, note in stages:
         text = "%-11s %s" % (name + ":", status)
         if junit and os.path.exists(junit):
             passed, failed, skipped, names = counts(junit)
@@ -58,7 +58,7 @@ def main(stages_path, results, seconds):
             total_failed += 1
             failures.append("%s: the stage failed" % name)
         if took and took != "0":
-            text += " (%s)" % duration(took)
+            text += " (%s%s)" % (duration(took), "; " + note if note else "")
         lines.append(text)
     print()
     print("==> summary (%s, results in %s)" % (duration(seconds), results))

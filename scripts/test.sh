@@ -40,8 +40,9 @@ stages="$results/stages"
 : >"$stages"
 started=$SECONDS
 
-# One line per stage for the summary: name, status (ok, failed, skipped), seconds, JUnit file.
-record() { printf '%s\t%s\t%s\t%s\n' "$1" "$2" "$3" "${4:-}" >>"$stages"; }
+# One line per stage for the summary: name, status (ok, failed, skipped), seconds, JUnit file,
+# and a note.
+record() { printf '%s\t%s\t%s\t%s\t%s\n' "$1" "$2" "$3" "${4:-}" "${5:-}" >>"$stages"; }
 
 echo "==> installing what the tests need" >&2
 t=$SECONDS
@@ -107,18 +108,20 @@ fi
 
 if [ -n "$deb_pid" ]; then
   echo "==> Debian packages" >&2
-  t=$SECONDS
   if wait "$deb_pid"; then
-    echo "    (their release build took $((SECONDS - deb_started)) s, beside the rest)" >&2
+    took=$((SECONDS - deb_started))
+    note="their release build took $((took / 60)) min $((took % 60)) s, beside the other stages"
+    t=$SECONDS
     mapfile -t debs <"$results/debs/paths"
     if ISLAND_BIN_DIR="$bin_dir" ISLAND_PACKAGE_BUILD="$repo/.build-package" \
         ISLAND_DEB="${debs[0]}" ISLAND_OVERLAY_DEB="${debs[1]}" ISLAND_BRIDGE_DEB="${debs[2]}" \
         python3 -m pytest -q --junitxml "$results/packages.xml" -o junit_family=xunit1 Tests/EndToEnd/packaging/test_package.py; then
-      record packages ok $((SECONDS - t)) "$results/packages.xml"
+      record packages ok $((SECONDS - t)) "$results/packages.xml" "$note"
     else
-      record packages failed $((SECONDS - t)) "$results/packages.xml"
+      record packages failed $((SECONDS - t)) "$results/packages.xml" "$note"
     fi
   else
+    t=$SECONDS
     echo "packaging/build-deb.sh failed; its log:" >&2
     tail -n 40 "$results/packages-build.log" >&2
     record packages failed $((SECONDS - t))
