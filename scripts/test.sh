@@ -115,7 +115,8 @@ if [ -n "$deb_pid" ]; then
     mapfile -t debs <"$results/debs/paths"
     if ISLAND_BIN_DIR="$bin_dir" ISLAND_PACKAGE_BUILD="$repo/.build-package" \
         ISLAND_DEB="${debs[0]}" ISLAND_OVERLAY_DEB="${debs[1]}" ISLAND_BRIDGE_DEB="${debs[2]}" \
-        python3 -m pytest -q --junitxml "$results/packages.xml" -o junit_family=xunit1 Tests/EndToEnd/packaging/test_package.py; then
+        python3 -m pytest -q -n "$workers" --junitxml "$results/packages.xml" -o junit_family=xunit1 \
+          Tests/EndToEnd/packaging/test_package.py; then
       record packages ok $((SECONDS - t)) "$results/packages.xml" "$note"
     else
       record packages failed $((SECONDS - t)) "$results/packages.xml" "$note"
