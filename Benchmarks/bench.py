@@ -103,6 +103,20 @@ def wait_for(pred, timeout, what, poll=0.01):
     raise RuntimeError('timed out after %gs waiting for %s' % (timeout, what))
 
 
+def accepting(path):
+    """Whether the Unix socket at `path` takes connections. Its file exists from bind(), a
+    moment before listen(): a client that connects in between is refused (a busy machine makes
+    that moment long), so readiness is a connection, not the file."""
+    probe = socket.socket(socket.AF_UNIX)
+    try:
+        probe.connect(path)
+        return True
+    except OSError:
+        return False
+    finally:
+        probe.close()
+
+
 def proc_mem_kb(pid):
     out = {}
     with open('/proc/%d/status' % pid) as f:
@@ -127,7 +141,7 @@ class Islandd:
         def up():
             if self.p.poll() is not None:
                 raise RuntimeError('islandd exited with %s: %s' % (self.p.returncode, tail(self.log)))
-            return os.path.exists(self.socket)
+            return accepting(self.socket)
         wait_for(up, timeout, 'islandd socket ' + self.socket)
         return self
 
@@ -347,7 +361,7 @@ def measure_floor_idle(harness, tmp):
     p = spawn([os.path.join(harness, 'bin', 'floor-relay'), '--socket', sock, '--max-seconds', '60'],
               os.path.join(tmp, 'floor-idle.log'))
     try:
-        wait_for(lambda: os.path.exists(sock), 10, 'floor relay socket')
+        wait_for(lambda: os.path.exists(sock), 30, 'floor relay socket')
         time.sleep(1.0)
         rss, hwm = proc_mem_kb(p.pid)
     finally:
@@ -424,7 +438,7 @@ def measure_floor_loaded(harness, tmp, n_subs, n_msgs):
                   os.path.join(root, 'relay.log'))
     subs = []
     try:
-        wait_for(lambda: os.path.exists(sock), 10, 'floor relay socket')
+        wait_for(lambda: accepting(sock), 30, 'floor relay socket')
         for i in range(n_subs):
             subs.append(spawn([os.path.join(b, 'vl-sub'), '--socket', sock, '--method', 'org.bench.Broker.Subscribe',
                                '--timeout', '30', '--ready', os.path.join(root, 'ready.%d' % i)],
@@ -496,7 +510,7 @@ def measure_ready(islandd, state, tmp, env, reps):
         p = spawn(cmd, logpath, env=e)
         client = None
         try:
-            wait_for(lambda: 'Listening on' in tail(logpath, 100000) or p.poll() is not None, 15,
+            wait_for(lambda: 'Listening on' in tail(logpath, 100000) or p.poll() is not None, 30,
                      'systemd-socket-activate listening')
             if p.poll() is not None:
                 raise RuntimeError('systemd-socket-activate exited: ' + tail(logpath))
@@ -527,7 +541,7 @@ def measure_floor_start(harness, tmp, reps):
         p = spawn([os.path.join(harness, 'bin', 'floor-relay'), '--socket', sock, '--max-seconds', '30'],
                   os.path.join(tmp, 'floor-start.log'))
         try:
-            wait_for(lambda: os.path.exists(sock), 10, 'floor relay socket', poll=0.0002)
+            wait_for(lambda: os.path.exists(sock), 30, 'floor relay socket', poll=0.0002)
             times.append((time.monotonic() - t0) * 1000)
         finally:
             stop(p)

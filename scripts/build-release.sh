@@ -12,7 +12,7 @@
 #   --static-swift-stdlib     the Swift runtime, Foundation and Dispatch are linked in, so only
 #                             system libraries are needed at run time
 #   -gnone, -g0               no DWARF: the package strips it, and the profiles strip it
-#                             before callgrind reads the symbols (a quarter of the build's time)
+#                             before callgrind reads the symbols
 #   lld, -z relro -z now      Debian's hardening defaults (gold, swiftc's default linker,
 #                             cannot do the next item)
 #   -z pack-relative-relocs   a static Swift program has ~95,000 relative relocations; as RELR
