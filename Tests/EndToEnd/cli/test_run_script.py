@@ -11,7 +11,7 @@ import tempfile
 import pytest
 
 from harness.paths import BIN_DIR, REPO
-from harness.processes import stop_process, wait_for
+from harness.processes import accepting, stop_process, wait_for
 
 RUN = os.path.join(REPO, "scripts", "run.sh")
 BIN = os.path.abspath(BIN_DIR)
@@ -38,7 +38,7 @@ def start(env, log):
     process = subprocess.Popen(["bash", RUN], cwd=REPO, env=env, stdout=log, stderr=subprocess.STDOUT,
                                start_new_session=True)
     socket = os.path.join(env["XDG_RUNTIME_DIR"], "island", "islandd.sock")
-    wait_for(lambda: os.path.exists(socket) or process.poll() is not None, message="the daemon's socket")
+    wait_for(lambda: accepting(socket) or process.poll() is not None, message="the daemon's socket")
     assert process.poll() is None, open(log.name).read()
     return process
 

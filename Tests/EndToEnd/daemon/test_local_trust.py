@@ -18,7 +18,7 @@ import pytest
 
 from harness.cli import activities, ok
 from harness.paths import CLI_MANIFEST, ISLAND, ISLANDD, LIVENESS
-from harness.processes import stop_process, wait_for
+from harness.processes import accepting, stop_process, wait_for
 
 
 def daemon_env(root, **extra):
@@ -149,7 +149,7 @@ def test_the_database_is_private_in_a_readable_state_directory(root):
     socket = os.path.join(root, "islandd.sock")
     daemon = start_islandd(env, "--socket", socket, "--state-dir", state)
     try:
-        wait_for(lambda: os.path.exists(socket) or daemon.poll() is not None, message="the socket")
+        wait_for(lambda: accepting(socket) or daemon.poll() is not None, message="the socket")
         ok(subprocess.run([ISLAND, "start", "T"], env=dict(env, ISLAND_SOCKET=socket), capture_output=True, text=True, timeout=30))
         for name in os.listdir(state):
             assert stat.S_IMODE(os.stat(os.path.join(state, name)).st_mode) == 0o600, name
@@ -165,7 +165,7 @@ def test_an_empty_database_file_is_reported(root):
     socket = os.path.join(root, "islandd.sock")
     daemon = start_islandd(daemon_env(root), "--socket", socket, "--state-dir", state)
     try:
-        wait_for(lambda: os.path.exists(socket) or daemon.poll() is not None, message="the socket")
+        wait_for(lambda: accepting(socket) or daemon.poll() is not None, message="the socket")
         assert daemon.poll() is None
     finally:
         stop_process(daemon)

@@ -20,7 +20,7 @@ import pytest
 from harness import artifacts
 from harness.daemon import Daemon
 from harness.paths import BIN_DIR, LIVENESS, REPO
-from harness.processes import read_log, stop_process
+from harness.processes import accepting, read_log, stop_process
 from harness.varlink import Connection
 
 BRIDGE = os.path.abspath(os.path.join(BIN_DIR, "island-bridge"))
@@ -72,7 +72,7 @@ class SessionBus:
         self.process = subprocess.Popen(
             ["dbus-daemon", "--session", "--nofork", "--nopidfile", "--address=" + self.address],
             stdout=log, stderr=log, stdin=subprocess.DEVNULL)
-        wait_until(lambda: os.path.exists(self.socket), message="the session bus")
+        wait_until(lambda: accepting(self.socket), message="the session bus")
         return self
 
     def stop(self):

@@ -4,6 +4,7 @@ and waiting for a condition with a liveness bound."""
 import os
 import shutil
 import signal
+import socket
 import subprocess
 import time
 
@@ -123,3 +124,17 @@ def wait_for(predicate, timeout=LIVENESS, interval=0.02, message="condition"):
         if time.time() >= deadline:
             pytest.fail("%s not reached within %ss" % (message, timeout))
         time.sleep(interval)
+
+
+def accepting(path):
+    """Whether the Unix socket at `path` takes connections. Its file exists from bind(), a moment
+    before listen(): a client connecting in between is refused, and a busy machine can make that
+    moment long. Readiness is a connection, not the file."""
+    probe = socket.socket(socket.AF_UNIX)
+    try:
+        probe.connect(path)
+        return True
+    except OSError:
+        return False
+    finally:
+        probe.close()
