@@ -25,16 +25,22 @@ APPS = {
 }
 
 
-def write_manifests(share):
+def write_entry(share, app, live=True, frequent=False):
+    """Writes (or replaces) an app's desktop entry in the data directory `share`."""
     applications = os.path.join(share, "applications")
     os.makedirs(applications, exist_ok=True)
+    with open(os.path.join(applications, app + ".desktop"), "w") as f:
+        f.write("[Desktop Entry]\nType=Application\nName=%s\nExec=/usr/bin/false\n" % app)
+        if live:
+            f.write("X-Island-LiveActivities=true\n")
+        if frequent:
+            f.write("X-Island-FrequentUpdates=true\n")
+
+
+def write_manifests(share):
+    """The test apps' desktop entries (APPS)."""
     for app, (live, frequent) in APPS.items():
-        with open(os.path.join(applications, app + ".desktop"), "w") as f:
-            f.write("[Desktop Entry]\nType=Application\nName=%s\nExec=/usr/bin/false\n" % app)
-            if live:
-                f.write("X-Island-LiveActivities=true\n")
-            if frequent:
-                f.write("X-Island-FrequentUpdates=true\n")
+        write_entry(share, app, live, frequent)
 
 
 class Daemon:
@@ -99,14 +105,7 @@ class Daemon:
 
 def write_manifest(daemon, app, live=True, frequent=False):
     """Adds (or replaces) a desktop entry in the daemon's XDG_DATA_HOME."""
-    applications = os.path.join(daemon.share, "applications")
-    os.makedirs(applications, exist_ok=True)
-    with open(os.path.join(applications, app + ".desktop"), "w") as f:
-        f.write("[Desktop Entry]\nType=Application\nName=%s\nExec=/usr/bin/false\n" % app)
-        if live:
-            f.write("X-Island-LiveActivities=true\n")
-        if frequent:
-            f.write("X-Island-FrequentUpdates=true\n")
+    write_entry(daemon.share, app, live, frequent)
 
 
 class Daemons:
