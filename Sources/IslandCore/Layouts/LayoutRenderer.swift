@@ -55,15 +55,15 @@ public struct LayoutRenderer: Sendable {
 
     public func render(_ view: LayoutView) -> RenderedView {
         switch view {
-        case .text(let template): .text(template.render(root))
-        case .symbol(let symbol): .symbol(render(symbol))
+        case .text(let template): .text(DisplayText.neutralized(template.render(root)))
+        case .symbol(let symbol): .symbol(DisplayText.neutralized(render(symbol)))
         case .timer(let timer): .timer(render(timer))
         case .progress(let progress): .progress(render(progress))
         case .hstack(let stack): .hstack(stack.children.map(render), spacing: stack.spacing)
         case .vstack(let stack): .vstack(stack.children.map(render), spacing: stack.spacing)
         case .spacer: .spacer
         case .link(let link): .link(url: resolve(link.url), child: render(link.child))
-        case .button(let button): .button(action: button.action, label: button.label.render(root), symbol: button.symbol)
+        case .button(let button): .button(action: button.action, label: DisplayText.neutralized(button.label.render(root)), symbol: button.symbol)
         }
     }
 
