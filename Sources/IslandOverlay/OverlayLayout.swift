@@ -292,7 +292,9 @@ public struct OverlayLayout {
             var cardContent: [OverlayPlaced] = []
             let id = entry.item.id
             var header = ViewPlacement.sanitizedLine(entry.item.displayName)
-            if entry.item.activityState == "stale" { header += " · stale" } else if entry.item.activityState == "ended" { header += " · ended" }
+            if entry.item.activityState == "stale" || entry.item.activityState == "ended" {
+                header = ViewPlacement.isolated(header) + (entry.item.activityState == "stale" ? " · stale" : " · ended")
+            }
             var headerX = cardX + cardPad
             // The app's Icon= when it is a theme icon name (a path is never drawn from here).
             if let icon = entry.item.appIcon, ThemeIconSource.isIconName(icon) {
