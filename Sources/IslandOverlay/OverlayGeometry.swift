@@ -26,6 +26,14 @@ public struct OverlayRect: Sendable, Hashable {
         px >= x && px < maxX && py >= y && py < maxY
     }
 
+    /// The part of this rectangle inside `other` (empty, at zero size, when they do not meet).
+    public func intersection(_ other: OverlayRect) -> OverlayRect {
+        let minX = max(x, other.x), minY = max(y, other.y)
+        let width = min(maxX, other.maxX) - minX, height = min(maxY, other.maxY) - minY
+        guard width > 0, height > 0 else { return OverlayRect(x: minX, y: minY, width: 0, height: 0) }
+        return OverlayRect(x: minX, y: minY, width: width, height: height)
+    }
+
     public func union(_ other: OverlayRect) -> OverlayRect {
         if isEmpty { return other }
         if other.isEmpty { return self }

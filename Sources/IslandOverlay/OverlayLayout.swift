@@ -19,6 +19,12 @@ public struct OverlayLayout {
     public static let expandedWidth = 371.0
     public static let bubbleGap = 6.0
     public static let expandedRadius = 38.0
+    /// The tallest the expanded island grows (Apple's is at most 160 pt): a long `vstack` is
+    /// cut there, and what is cut is neither drawn nor clickable (issue #25).
+    public static let expandedMaximumHeight = 160.0
+    /// The tallest a card in the list grows, header included (Apple's lock-screen presentation
+    /// is at most 160 pt tall, too).
+    public static let cardMaximumHeight = 160.0
 
     public init(canvasWidth: Double = 440, canvasHeight: Double = 640, top: Double = 8, metrics: any TextMetrics) {
         self.canvasWidth = canvasWidth
@@ -202,9 +208,13 @@ public struct OverlayLayout {
             if block.height > 0 { links.append((OverlayRect(x: x + pad, y: y, width: inner, height: block.height), bottom.url)) }
             y += block.height + 4
         }
-        let height = max(84, y - top + 12)
+        let height = min(Self.expandedMaximumHeight, max(84, y - top + 12))
         let rect = OverlayRect(x: x, y: top, width: width, height: height)
         frame.shapes.append(OverlayShape(id: "island", kind: .island, rect: rect, radius: min(Self.expandedRadius, height / 2), keyline: layout.keylineTint))
+        // Rows that do not fit above the bottom padding are cut: not drawn, not clickable.
+        let visible = OverlayRect(x: x, y: top, width: width, height: max(0, height - 6))
+        content = Self.inside(content, visible)
+        links = Self.clip(links, to: visible)
         frame.content += content
         let name = accessibleText(entry, compact: false)
         frame.hits.append(OverlayHit(rect: rect, target: .tap(id: entry.item.id, url: layout.url), name: "Expanded island: \(name)"))
@@ -213,6 +223,16 @@ public struct OverlayLayout {
             frame.hits.append(OverlayHit(rect: rect, target: .tap(id: entry.item.id, url: url), name: "Open \(url ?? "")"))
         }
         addButtonHits(content, id: entry.item.id, into: &frame)
+    }
+
+    /// The placed content wholly inside `bound`: what is cut off is not drawn at all.
+    static func inside(_ content: [OverlayPlaced], _ bound: OverlayRect) -> [OverlayPlaced] {
+        content.filter { $0.rect.y >= bound.y - 0.5 && $0.rect.maxY <= bound.maxY + 0.5 }
+    }
+
+    /// Link regions cut to `bound`; the ones left empty are gone.
+    static func clip(_ links: [(OverlayRect, String?)], to bound: OverlayRect) -> [(OverlayRect, String?)] {
+        links.map { ($0.0.intersection(bound), $0.1) }.filter { !$0.0.isEmpty }
     }
 
     private func addButtonHits(_ content: [OverlayPlaced], id: String, into frame: inout OverlayFrame) {
@@ -272,7 +292,9 @@ public struct OverlayLayout {
             var cardContent: [OverlayPlaced] = []
             let id = entry.item.id
             var header = ViewPlacement.sanitizedLine(entry.item.displayName)
-            if entry.item.activityState == "stale" { header += " · stale" } else if entry.item.activityState == "ended" { header += " · ended" }
+            if entry.item.activityState == "stale" || entry.item.activityState == "ended" {
+                header = ViewPlacement.isolated(header) + (entry.item.activityState == "stale" ? " · stale" : " · ended")
+            }
             var headerX = cardX + cardPad
             // The app's Icon= when it is a theme icon name (a path is never drawn from here).
             if let icon = entry.item.appIcon, ThemeIconSource.isIconName(icon) {
@@ -286,7 +308,10 @@ public struct OverlayLayout {
             let view = entry.layout.lockScreen?.view ?? .text(entry.item.type)
             let block = placement.block(view, x: cardX + cardPad, y: y + 32, width: cardWidth - 2 * cardPad, tint: entry.layout.keylineTint,
                                         slot: "list.\(id).body", links: &links)
-            let cardHeight = 32 + max(22, block.height) + 12
+            let bodyHeight = min(Self.cardMaximumHeight - 32 - 12, max(22, block.height))
+            let cardHeight = 32 + bodyHeight + 12
+            // A body taller than a card holds is cut: its rows below are neither drawn nor clickable.
+            let body = Self.inside(block.placed, OverlayRect(x: cardX, y: y + 32, width: cardWidth, height: bodyHeight + 6))
             // Room for this card, and for the line counting the rest when more follow.
             let reserve = index < entries.count - 1 ? 32.0 : 0
             if y + cardHeight + reserve + pad > limit, shown > 0 {
@@ -296,12 +321,12 @@ public struct OverlayLayout {
                 y += 24
                 break
             }
-            cardContent += block.placed
+            cardContent += body
             let card = OverlayRect(x: cardX, y: y, width: cardWidth, height: cardHeight)
             cards.append(OverlayShape(id: "card.\(id)", kind: .card, rect: card, radius: 22, keyline: nil, fill: entry.layout.backgroundTint))
             content += cardContent
             hits.append(OverlayHit(rect: card, target: .expand(id: id), name: "\(header): \(IslandScene.lockScreenText(entry))"))
-            for placed in block.placed {
+            for placed in body {
                 if case .button(let action, let label, _) = placed.primitive {
                     hits.append(OverlayHit(rect: placed.rect, target: .button(id: id, action: action), name: label))
                 }

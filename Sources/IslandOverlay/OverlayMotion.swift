@@ -77,6 +77,12 @@ public struct OverlayMotion: Sendable {
         enabled && (fade < 1 || springs.values.contains { $0.all.contains { !$0.isSettled } })
     }
 
+    /// Whether a shape is between two places: growing, shrinking, moving or leaving. Content
+    /// that only crossfades in still shapes is not moving (what a click may act on, issue #25).
+    public var shapesMoving: Bool {
+        enabled && (!leaving.isEmpty || springs.values.contains { s in [s.x, s.y, s.width, s.height, s.radius].contains { !$0.isSettled } })
+    }
+
     /// Sets the frame to move to. The same geometry with new content only crossfades.
     /// - Parameter animated: false for a clock tick: the new content replaces the old at once
     ///   (a ticking timer redraws once a second, not for a crossfade), unless the shapes moved.

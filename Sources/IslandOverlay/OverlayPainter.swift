@@ -203,8 +203,8 @@ public final class OverlayPainter {
         let description = pango_font_description_from_string(style.fontDescription(font))
         pango_layout_set_font_description(layout, description)
         pango_font_description_free(description)
-        // Producer text, as plain text: no markup is ever parsed.
-        pango_layout_set_text(layout, text, -1)
+        // Producer text, as plain text: no markup is ever parsed; bounded and isolated.
+        pango_layout_set_text(layout, shaped(text), -1)
         pango_layout_set_single_paragraph_mode(layout, 1)
         if font == .digits {
             // Tabular figures: a ticking timer does not shift its neighbours.
@@ -213,6 +213,14 @@ public final class OverlayPainter {
             pango_layout_set_attributes(layout, attributes)
             pango_attr_list_unref(attributes)
         }
+    }
+
+    /// What Pango is given for one string (issue #25): at most `ViewPlacement.maximumClusters`
+    /// clusters (the layout already neutralized producer text: no bidi controls, at most 12
+    /// scalars per cluster), in one paragraph, its direction isolated in FSI … PDI so that
+    /// right-to-left text cannot reorder what is drawn beside it.
+    static func shaped(_ text: String) -> String {
+        ViewPlacement.isolated(ViewPlacement.boundedClusters(text))
     }
 
     private func drawText(_ text: String, font: OverlayFont, color: OverlayColor, alignment: OverlayAlignment, rect: OverlayRect, cr: OpaquePointer) {
@@ -250,7 +258,7 @@ public final class OverlayPainter {
         pango_font_description_set_absolute_size(description, Double(island_pango_units(max(1, rect.height * 0.78))))
         pango_layout_set_font_description(layout, description)
         pango_font_description_free(description)
-        pango_layout_set_text(layout, text, -1)
+        pango_layout_set_text(layout, Self.shaped(text), -1)
         pango_layout_set_single_paragraph_mode(layout, 1)
         pango_layout_set_width(layout, island_pango_units(max(rect.width, rect.height) * 2))
         pango_layout_set_ellipsize(layout, PANGO_ELLIPSIZE_END)

@@ -44,8 +44,14 @@ struct ViewPlacement {
         }
     }
 
+    /// The most grapheme clusters one line of producer text keeps: more than the widest form
+    /// (371 px) shows of the narrowest letters, far less than a shaper could be made to chew.
+    static let maximumClusters = 200
+
     /// Producer text on one line: controls (newlines included) become spaces, and a huge string
-    /// is cut long before Pango would spend time shaping what can never be seen.
+    /// is cut long before Pango would spend time shaping what can never be seen. Then the one
+    /// rule for producer strings (`DisplayText.neutralized`: no bidi controls, at most 12
+    /// scalars per cluster), and at most `maximumClusters` clusters.
     static func sanitizedLine(_ text: String) -> String {
         var out = ""
         var count = 0
@@ -55,8 +61,24 @@ struct ViewPlacement {
             let v = scalar.value
             out.unicodeScalars.append(v < 0x20 || (0x7F...0x9F).contains(v) || v == 0x2028 || v == 0x2029 ? " " : scalar)
         }
-        return out
+        return boundedClusters(DisplayText.neutralized(out))
     }
+
+    /// `text` cut to `maximumClusters` grapheme clusters (an ellipsis marks the cut).
+    static func boundedClusters(_ text: String) -> String {
+        // Fewer scalars than the bound: fewer clusters too, nothing to walk.
+        guard text.unicodeScalars.count > maximumClusters else { return text }
+        var clusters = 0
+        for index in text.indices {
+            clusters += 1
+            if clusters > maximumClusters { return String(text[..<index]) + "…" }
+        }
+        return text
+    }
+
+    /// Producer text composed with text of ours on one line ("Name · stale"): its direction is
+    /// isolated (FSI … PDI), so a right-to-left name cannot reorder what follows it.
+    static func isolated(_ text: String) -> String { "\u{2068}" + text + "\u{2069}" }
 
     func naturalWidth(_ atom: Atom, height: Double) -> Double {
         switch atom {

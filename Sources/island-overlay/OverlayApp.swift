@@ -25,6 +25,21 @@ final class OverlayApp: @unchecked Sendable {
     var disconnected: String? = "connecting"
     var pidFile: String?
     var canvas = (width: 440.0, height: 640.0)
+    /// What a click may act on: the frame last painted, and only targets that have stood still
+    /// on screen for the settle time (issue #25, against tap-jacking by another app).
+    var clicks = OverlayClicks(settleTime: OverlayApp.settleTime(ProcessInfo.processInfo.environment))
+    var actionableTimer: guint = 0
+
+    /// ISLAND_OVERLAY_CLICK_SETTLE_MS (for tests on a loaded machine): a longer settle time than
+    /// the default 500 ms; never a shorter one.
+    static func settleTime(_ environment: [String: String]) -> Double {
+        let base = OverlayClicks.defaultSettleTime
+        guard let text = environment["ISLAND_OVERLAY_CLICK_SETTLE_MS"], let ms = Double(text), ms.isFinite else { return base }
+        return max(base, min(60, ms / 1000))
+    }
+
+    /// Seconds of a monotonic clock: what the click guard is given.
+    func monotonic() -> Double { Double(DispatchTime.now().uptimeNanoseconds) / 1e9 }
 
     // MARK: Scene
 
@@ -122,6 +137,24 @@ final class OverlayApp: @unchecked Sendable {
         cairo_paint(cr)
         cairo_restore(cr)
         painter.paint(motion, cairo: cr, hovered: hovered, scale: Int(scale))
+        // What was just painted is what a click acts on (a morph mid-way: nothing for an app).
+        clicks.painted(motion.target, shapesMoving: motion.shapesMoving, at: monotonic())
+        if frameLog { scheduleActionableLog() }
+    }
+
+    /// With the frame log: "actionable: TARGET; ..." once the targets on screen may be clicked
+    /// (tests click when it says so, not after a guessed delay).
+    func scheduleActionableLog() {
+        if actionableTimer != 0 { g_source_remove(actionableTimer); actionableTimer = 0 }
+        let now = monotonic()
+        guard let next = clicks.nextActionable(after: now) else { return }
+        actionableTimer = g_timeout_add(guint(max(1, ((next - now) * 1000).rounded(.up) + 1)), { _ in
+            app.actionableTimer = 0
+            let targets = app.clicks.actionable(at: app.monotonic()).map(OverlayClicks.describe).sorted()
+            log("actionable: \(targets.joined(separator: "; "))")
+            app.scheduleActionableLog()
+            return 0
+        }, nil)
     }
 
     // MARK: Input
@@ -185,14 +218,20 @@ final class OverlayApp: @unchecked Sendable {
     }
 
     func click(x: Double, y: Double, button: guint) {
-        guard let frame = motion.target else { return }
-        let target = frame.target(x: x, y: y)
         if button == 3 {
             toggleList()
             return
         }
         guard button == 1 else { return }
-        switch target {
+        // Hit-tested against the frame on screen, not the one a change is about to morph to.
+        let decision = clicks.click(x: x, y: y, at: monotonic())
+        if frameLog {
+            log("click at \(Int(x)),\(Int(y)) on \(OverlayClicks.describe(decision.target))"
+                + (decision.actionable ? "" : " ignored: not on screen, still, for \(clicks.settleTime) s yet"))
+        }
+        // Too early: nothing for the app (another app may have just moved it under the pointer).
+        guard decision.actionable else { return }
+        switch decision.target {
         case .expand(let id):
             send("expand", id: id)
         case .tap(let id, let url):
@@ -272,7 +311,7 @@ final class OverlayApp: @unchecked Sendable {
     func hover(x: Double, y: Double) {
         pointerPresence(inside: motion.target.map { $0.target(x: x, y: y) != .outside } ?? false)
         var rect: OverlayRect?
-        if let frame = motion.target {
+        if let frame = clicks.onScreen ?? motion.target {
             switch frame.target(x: x, y: y) {
             case .button, .dismiss: rect = frame.hits.last { $0.rect.contains(x: x, y: y) }?.rect
             default: rect = nil

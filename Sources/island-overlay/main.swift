@@ -64,8 +64,16 @@ let usage = """
     override-redirect RGBA window at the top centre. Input is taken only where the island is
     drawn. GNOME on Wayland has no layer-shell: the overlay says so and exits with status 69.
 
+    A click acts on what is on screen: a tap, a button or a dismissal does nothing for the app
+    while the island morphs, nor until what was clicked has stood still in view for 500 ms
+    (against another app moving its content under the pointer). Every form's size is bounded
+    (the expanded island is at most 160 px tall) and what does not fit is cut, not drawn.
+
     Environment: ISLAND_OVERLAY_FRAME_LOG=1 logs every frame painted and its paint time
-    ("frame N us animating|settled FORM") and the accessible regions on stderr.
+    ("frame N us animating|settled FORM"), the accessible regions, when the targets on screen
+    become clickable ("actionable: tap ID; button ID ACTION; ...") and clicks ignored because
+    they came too early, on stderr. ISLAND_OVERLAY_CLICK_SETTLE_MS=N (tests on a slow machine):
+    a longer wait than 500 ms before a target may be clicked; never a shorter one.
 
     Exit status: 0 on SIGTERM/SIGINT, 64 bad usage, 69 no way to place the island (no
     layer-shell on Wayland, or no display), 1 --toggle-list found no running overlay.

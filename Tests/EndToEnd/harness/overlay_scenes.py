@@ -29,10 +29,22 @@ LAYOUT = {
     "chip": "Order",
     "url": URL,
 }
+OTHER_URL = "https://other.example/b"
 OTHER_LAYOUT = {
     "compactLeading": {"type": "symbol", "name": "🚀"},
     "compactTrailing": {"type": "text", "template": "{{state.step}}"},
     "minimal": {"type": "symbol", "name": "🚀"},
+    "url": OTHER_URL,
+}
+# APP's type "Tall": a legal layout whose expanded bottom is a 60-row vstack (issue #25: it made
+# the expanded island as tall as the screen); its last row is a button.
+TALL_URL = "https://example.org/tall"
+TALL_LAYOUT = {
+    "compactLeading": {"type": "text", "template": "Tall"},
+    "expanded": {"bottom": {"type": "vstack", "priority": 0, "children": [
+        {"type": "text", "template": "Row %d of sixty" % row} for row in range(59)
+    ] + [{"type": "button", "action": "last-row", "label": "Last row"}]}},
+    "url": TALL_URL,
 }
 
 # A test starts an activity or two, more than the default 10 a minute per app in all.
@@ -54,6 +66,7 @@ def prepare(session):
     session.write_manifest(OTHER, name="Other app")
     for app, layout in ((APP, LAYOUT), (OTHER, OTHER_LAYOUT)):
         session.write(os.path.join(session.data, "island", "layouts", app, "Order.json"), json.dumps(layout))
+    session.write(os.path.join(session.data, "island", "layouts", APP, "Tall.json"), json.dumps(TALL_LAYOUT))
     opener = os.path.join(session.home, "opener")
     session.write(opener, OPENER, mode=0o755)
     return opener
@@ -148,6 +161,23 @@ class Screen:
         if self.shots:
             self.grab("timeout-" + (name or "settle"))
         raise AssertionError("%s did not settle within %ss (last capsule box %s, check %s)" % (what, timeout, last[0] if last else None, last[1] if last else None))
+
+
+def log_lines(overlay, since=0):
+    """The overlay's stderr lines from line `since` on."""
+    return overlay.log().splitlines()[since:]
+
+
+def actionable(overlay, target, since=0):
+    """Waits until the overlay, run with ISLAND_OVERLAY_FRAME_LOG=1, says `target` ("tap ID",
+    "button ID ACTION", "dismiss ID") may be clicked, in a line after line `since`: a target acts
+    only once it has stood still on screen for the settle time (issue #25), and the overlay says
+    when, so a test clicks then rather than after a guessed delay."""
+    import re
+    from harness import desktop
+    pattern = re.compile(r"^island-overlay: actionable: (.*; )?%s( [^;]*)?(;|$)" % re.escape(target))
+    desktop.wait_until(lambda: any(pattern.search(line) for line in log_lines(overlay, since)), LIVENESS,
+                       "the overlay saying %s may be clicked" % target)
 
 
 def redrawn(screen, producer, activity, image, box, minutes=7):

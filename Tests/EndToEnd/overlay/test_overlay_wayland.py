@@ -48,7 +48,8 @@ def world():
         sway.start_pointer()
         opener = scenes.prepare(session)
         session.start_islandd(scenes.DAEMON_CONFIG)
-        overlay = desktop.Overlay(session, sway.env, config=scenes.overlay_config(opener))
+        # The frame log says when what is on screen may be clicked (scenes.actionable).
+        overlay = desktop.Overlay(session, dict(sway.env, ISLAND_OVERLAY_FRAME_LOG="1"), config=scenes.overlay_config(opener))
         yield World(session, sway, overlay, opener)
     except BaseException:
         print(session.logs_text())
@@ -163,10 +164,14 @@ def test_click_expands_and_the_island_grows(world, live):
 
 def expand(world, live):
     _, compact = compact_of(world, live)
+    mark = len(scenes.log_lines(world.overlay))
     world.sway.click(*centre(compact))
     world.sway.park()
-    return world.screen.settled(lambda image, box: box is not None and size(box)[1] > 2 * size(compact)[1],
-                                name="expanded")
+    shown = world.screen.settled(lambda image, box: box is not None and size(box)[1] > 2 * size(compact)[1],
+                                 name="expanded")
+    # A click acts only on what has stood still on screen for a while (issue #25).
+    scenes.actionable(world.overlay, "tap %s" % live.started[-1][1], since=mark)
+    return shown
 
 
 def test_a_click_on_the_expanded_island_taps_and_opens_the_url(world, live):
@@ -226,6 +231,37 @@ def test_a_click_on_a_button_reaches_the_apps_watch(world, live):
               if line.startswith("island-overlay: opened ")]
     assert opened[:1] == [CENTER_URL], "a button press opened a URL: %s" % opened
     watch.close()
+
+
+def test_a_sixty_row_layout_is_cut_at_the_islands_height_and_clicks_below_it_do_nothing(world, live):
+    """Issue #25 item 2: a legal 60-row vstack made the expanded island as tall as the screen, and
+    a click at (640, 600) became a tap. The island stops at its maximum height (160 px at scale
+    1), and a click below it reaches the desktop, not the overlay: the overlay, which logs every
+    click it gets (frame log), logs none, and loses the keyboard focus to the click elsewhere,
+    so it collapses (its own collapse, logged)."""
+    activity = live.request(type="Tall")
+    _, compact = world.screen.settled(lambda image, box: box is not None, name="tall-compact")
+    mark = len(scenes.log_lines(world.overlay))
+    world.sway.click(*centre(compact))
+    world.sway.park()
+    image, box = world.screen.settled(lambda image, box: box is not None and size(box)[1] > 2 * size(compact)[1],
+                                      name="tall-expanded")
+    assert size(box)[1] <= 160 + 2, "the expanded island is %s px tall: %s" % (size(box)[1], box)
+    assert box[3] < 600
+    # Its first rows are drawn, down to near its bottom, where the rest is cut.
+    rows = [y for y in range(box[1], box[3]) if image.count(*LIGHT, region=(box[0] + 20, y, box[2] - 20, y + 1))]
+    assert rows and rows[-1] > box[3] - 40, "no rows drawn near the bottom of %s: %s" % (box, rows)
+    scenes.actionable(world.overlay, "tap %s" % activity, since=mark)
+    before = world.opened()
+    mark = len(scenes.log_lines(world.overlay))
+    world.sway.click(640, 600)
+    world.sway.park()
+    desktop.wait_until(lambda: "island-overlay: collapse %s" % activity in scenes.log_lines(world.overlay, mark),
+                       LIVENESS, "the overlay collapsing on the click elsewhere")
+    clicks = [line for line in scenes.log_lines(world.overlay, mark) if line.startswith("island-overlay: click at ")]
+    assert clicks == [], "the click below the island reached the overlay: %s" % clicks
+    assert world.opened() == before
+    world.screen.settled(lambda image, box: box == compact, name="tall-collapsed", what="the island collapsing")
 
 
 def test_an_alert_shows_its_title_and_body(world, live):
@@ -415,8 +451,10 @@ def test_the_list_opens_from_the_command_and_dismisses_from_a_card(world, live):
     world.session.run(toggle)
     world.screen.settled(lambda image, box: box == compact, name="list-closed", what="the list closing")
 
+    mark = len(scenes.log_lines(world.overlay))
     world.session.run(toggle)
     image, box = world.screen.settled(lambda image, box: box is not None and box[3] > compact[3] + 40, name="list")
+    scenes.actionable(world.overlay, "dismiss %s" % activity, since=mark)
     panel = image.box_not(desktop.BACKGROUND, region=(0, compact[3] + 2, image.width, image.height // 2))
     # The card's dismiss button (×) is the light mark at the panel's right end.
     cross = image.box(*LIGHT, region=(panel[2] - 60, panel[1], panel[2] - 4, panel[3]))
