@@ -101,20 +101,29 @@ def test_an_alert_just_before_a_click_on_another_apps_pill_gets_no_tap(world, li
     watch_b = watch(world, OTHER)
 
     # B alerts; as soon as the overlay has painted a frame of B's alert (mid-morph or at rest),
-    # the user's click, aimed at A's pill, arrives.
+    # the user's click, aimed at A's pill, arrives. The alert shows for 5 s: on a machine so busy
+    # that the click comes later, it lands on A's pill, newly back and not yet clickable either
+    # (ignored too, nothing sent), and the attack is made again, at most three times.
     mark = len(log_lines(world.overlay))
-    live.update(b, {"state": {"step": "4/5"}}, app=OTHER, alert={"title": "Tap to continue", "body": "B wants this click"})
     painted = re.compile(r"^island-overlay: frame \d+ us (animating|settled) alert$")
-    desktop.wait_until(lambda: any(painted.match(line) for line in log_lines(world.overlay, mark)), LIVENESS,
-                       "the overlay painting B's alert")
-    world.sway.click(*pill)
-    world.sway.park()
-    clicked = desktop.wait_until(
-        lambda: [line for line in log_lines(world.overlay, mark) if line.startswith("island-overlay: click at ")],
-        LIVENESS, "the overlay handling the click")
-    assert len(clicked) == 1, clicked
-    # It landed on B's alert, which had not stood still on screen: ignored.
-    assert " on tap %s %s ignored: " % (b, OTHER_URL) in clicked[0], clicked[0]
+    for attempt in range(3):
+        since = len(log_lines(world.overlay))
+        live.update(b, {"state": {"step": "4/%d" % (5 + attempt)}}, app=OTHER,
+                    alert={"title": "Tap to continue", "body": "B wants this click"})
+        desktop.wait_until(lambda: any(painted.match(line) for line in log_lines(world.overlay, since)), LIVENESS,
+                           "the overlay painting B's alert")
+        world.sway.click(*pill)
+        world.sway.park()
+        clicked = desktop.wait_until(
+            lambda: [line for line in log_lines(world.overlay, since) if line.startswith("island-overlay: click at ")],
+            LIVENESS, "the overlay handling the click")
+        assert len(clicked) == 1, clicked
+        assert clicked[0].endswith(" s yet"), "a click acted: %s" % clicked[0]
+        if " on tap %s %s ignored: " % (b, OTHER_URL) in clicked[0]:
+            break  # it landed on B's alert, which had not stood still on screen: ignored
+        world.screen.settled(resting, name="alert-over-%d" % attempt)
+    else:
+        pytest.fail("the click never arrived while B's alert showed: %s" % clicked)
     world.screen.grab("alert-clicked-too-early")
 
     # The alert ends (after 5 s) and the island rests again with A's pill and B's bubble.
