@@ -110,7 +110,7 @@ def test_a_stranger_s_replaces_id_and_close_leave_the_victim_s_activity_alone(se
                            message="the stranger's notification, as its own activity")
     theirs = next(i for i in presenter.bridged("Progress") if state(i).get("title") == "Stolen")
     assert theirs["id"] != item["id"]
-    assert theirs["attributes"]["app"] == {"name": "Notification", "icon": BRIDGE_ICON, "label": "Test Downloader"}
+    victim_untouched(seen)
     # The stranger closes the id (CloseNotification is the server's to honour): the closing
     # ends the stranger's own notification, nothing of the victim's.
     stranger.close(mine)
@@ -125,11 +125,29 @@ def test_a_stranger_s_replaces_id_and_close_leave_the_victim_s_activity_alone(se
     victim_untouched(seen)
     assert presenter.items[item["id"]]["state"] == "active"
     assert presenter.items[item["id"]]["attributes"]["app"] == VICTIM_APP
+    assert theirs["attributes"]["app"] == {"name": "Notification", "icon": BRIDGE_ICON, "label": "Test Downloader"}
 
     # The victim's own close ends it.
     victim.close(now)
     presenter.item("Progress", lambda i: i["id"] == item["id"] and i["state"] in ("ended", "dismissed"),
                    message="the victim's own CloseNotification ending its activity")
+
+
+def test_a_stranger_s_close_notification_leaves_the_victim_s_activity_alone(session, presenter, dunst, victim_python):
+    victim = Notifier(session, python=victim_python)
+    mine = victim.notify(app="Test Downloader", summary="Syncing", hints={"value": 20, "desktop-entry": VICTIM})
+    item = presenter.item("Progress", lambda i: state(i).get("title") == "Syncing" and state(i).get("percent") == 20)
+    # dunst closes the notification for whoever asks, and says so (NotificationClosed, reason 3).
+    Notifier(session).close(mine)
+    # The victim's next update comes after the closing: it reaches the same, still active,
+    # activity (dunst gives it a new id, the old one being closed).
+    victim.notify(app="Test Downloader", replaces=mine, summary="Syncing", hints={"value": 50, "desktop-entry": VICTIM})
+    seen = presenter.until(lambda p: any(state(i).get("title") == "Syncing" and state(i).get("percent") == 50
+                                         for i in p.bridged("Progress")), message="the victim's update after the closing")
+    for update in seen:
+        for changed in (i for i in update.get("items", []) if i["id"] == item["id"]):
+            assert changed["state"] == "active", "a stranger's CloseNotification ended the victim's activity: %s" % changed
+    assert state(presenter.items[item["id"]])["percent"] == 50
 
 
 def test_a_job_shows_its_app_only_for_the_app_s_own_process(session, presenter, victim_python):
