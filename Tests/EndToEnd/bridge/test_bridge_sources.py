@@ -6,21 +6,26 @@ they claim is installed, and a copy of the interpreter named as that app's execu
 for the app itself (the executable rule of islandd's user scope)."""
 
 import os
+import subprocess
 
 import pytest
 
 from harness.bus import (
     BRIDGE,
     BRIDGE_ICON,
+    SYSTEM_PYTHON,
     Notifier,
     Presenter,
     Session,
     app_interpreter,
     install_entry,
     job_client,
+    expect_line,
     missing,
+    require_python_dbus,
     start_notification_server,
 )
+from harness.processes import stop_process
 
 pytestmark = [pytest.mark.quick, pytest.mark.skipif(not os.path.exists(BRIDGE) or missing("dbus-daemon"),
                                 reason="island-bridge is not built, or dbus-daemon is not installed")]
@@ -31,7 +36,9 @@ VICTIM_APP = {"name": "Test Downloader", "icon": "test-downloader", "desktopEntr
 
 @pytest.fixture(scope="module")
 def session():
-    session = Session()
+    # Every test here starts activities of the bridge: more than the daemon's default start
+    # budget allows an app in a minute.
+    session = Session(daemon_config="[App:org.island.bridge]\nStartBudget=200\n")
     yield session
     session.close()
 
@@ -157,3 +164,34 @@ def test_a_job_shows_its_app_only_for_the_app_s_own_process(session, presenter, 
     _, path = job_client(session, desktop_entry=VICTIM, hints={"title": "Own job", "immediate": True}, python=victim_python)
     own = presenter.item("Transfer", lambda i: state(i).get("title") == "Own job")
     assert own["attributes"]["app"] == VICTIM_APP
+
+
+def start_player(session, name, title, python=SYSTEM_PYTHON, desktop_entry=VICTIM, identity="Test Downloader"):
+    """bridge/mpris_peer.py owning org.mpris.MediaPlayer2.`name`, playing `title`."""
+    require_python_dbus()
+    script = os.path.join(os.path.dirname(os.path.abspath(__file__)), "mpris_peer.py")
+    player = subprocess.Popen([python, script, name, desktop_entry, identity, title], env=session.bus.env(),
+                              stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    session.processes.append(player)
+    expect_line(player, "ready")
+    return player
+
+
+def test_a_player_shows_its_app_only_for_the_app_s_own_process_and_a_new_owner_is_a_new_source(session, presenter, victim_python):
+    hostile = start_player(session, "hostile", "Hostile Track")
+    item = presenter.item("NowPlaying", lambda i: state(i).get("title") == "Hostile Track")
+    assert item["attributes"]["app"] == {"name": "Media", "icon": BRIDGE_ICON, "label": "Test Downloader"}, \
+        "a Python script whose DesktopEntry names the Test Downloader is the bridge's own Media"
+
+    own = start_player(session, "testdownloader", "Own Track", python=victim_python)
+    mine = presenter.item("NowPlaying", lambda i: state(i).get("title") == "Own Track")
+    assert mine["attributes"]["app"] == VICTIM_APP
+    # The name's owner leaves and a stranger takes the same name: its own activity, as what it is.
+    stop_process(own)
+    presenter.wait(lambda p: mine["id"] not in p.items or p.items[mine["id"]]["state"] not in ("active", "stale"),
+                   message="the player's activity ending with its owner")
+    start_player(session, "testdownloader", "Same Name", desktop_entry=VICTIM)
+    taken = presenter.item("NowPlaying", lambda i: state(i).get("title") == "Same Name")
+    assert taken["id"] != mine["id"]
+    assert taken["attributes"]["app"] == {"name": "Media", "icon": BRIDGE_ICON, "label": "Test Downloader"}
+    stop_process(hostile)
