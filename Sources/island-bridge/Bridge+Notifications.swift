@@ -85,10 +85,31 @@ extension Bridge {
             case .reply(let sender, let caller, let serial, let id):
                 apply(notifications.replied(from: sender, to: caller, replySerial: serial, id: id, now: Self.now,
                                             identity: identities.known(caller) ?? .unknown) { entries.lookup($0) })
+                followNotificationOwners()
             case .error(let sender, let caller, let serial):
                 notifications.failed(from: sender, to: caller, replySerial: serial)
             case .closed(let id, let reason, let sender):
                 apply(notifications.closed(id: id, reason: reason, from: sender))
+                followNotificationOwners()
+            }
+        }
+    }
+
+    /// Follows each connection with notifications until it leaves the bus: a notification of
+    /// one that left can be displaced for good (`ProgressNotifications.ownerLeft`).
+    private func followNotificationOwners() {
+        let owners = notifications.owners
+        for owner in notificationOwners.keys where !owners.contains(owner) { notificationOwners[owner] = nil }
+        guard let bus else { return }
+        for owner in owners where notificationOwners[owner] == nil {
+            do {
+                notificationOwners[owner] = try bus.track([owner]) { [self] in
+                    apply(notifications.ownerLeft(owner))
+                    // Not from inside the tracker's own callback.
+                    Task { self.notificationOwners[owner] = nil }
+                }
+            } catch {
+                logger.debug("cannot follow a notification's sender", metadata: ["sender": "\(owner)", "error": "\(error)"])
             }
         }
     }

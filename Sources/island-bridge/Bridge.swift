@@ -38,6 +38,8 @@ actor Bridge {
     /// What the monitor saw of notifications, in order, waiting while a reply's sender is
     /// being identified.
     var notificationEvents: [NotificationEvent] = []
+    /// The connections whose notifications are followed, each until it leaves the bus.
+    var notificationOwners: [String: BusNameTracker] = [:]
     var notifications: ProgressNotifications
     var jobs: JobViews
     var jobSlots: [UInt32: [BusSlot]] = [:]
@@ -179,6 +181,7 @@ actor Bridge {
     }
 
     private func dropBus() {
+        notificationOwners = [:]
         jobOwners = [:]
         jobSlots = [:]
         busSlots = []

@@ -214,6 +214,29 @@ struct ProgressNotificationsTests {
         _ = victim
     }
 
+    @Test("a displaced notification whose connection left the bus is dismissed: a new connection per update leaves nothing stale")
+    func oneShotSenders() throws {
+        var tracker = Self.tracker()
+        func notifySend(_ caller: String, replaces: UInt32, value: Int32, id: UInt32) -> [SourceChange] {
+            tracker.called(NotifyCall(arguments: Self.arguments(replaces: replaces, hints: [("value", .int32(value))]))!, caller: caller,
+                           serial: 1, destination: ":1.5")
+            return tracker.replied(from: ":1.5", to: caller, replySerial: 1, id: id, now: Double(value), lookup: Self.noEntries)
+        }
+        guard case .show(let first) = try #require(notifySend(":1.20", replaces: 0, value: 10, id: 9).first) else { return }
+        #expect(tracker.owners == [":1.20"])
+        #expect(tracker.ownerLeft(":1.20").isEmpty, "not displaced: it stays until it closes")
+        #expect(tracker.owners.isEmpty)
+        let next = notifySend(":1.21", replaces: 9, value: 20, id: 9)
+        #expect(next.count == 2)
+        #expect(next.first == .finish(source: first.source, content: nil, keep: false))
+        guard case .show(let second) = try #require(next.last) else { return }
+        #expect(second.source != first.source)
+        // Displaced first, then gone.
+        _ = notifySend(":1.22", replaces: 9, value: 30, id: 9)
+        #expect(tracker.ownerLeft(":1.21") == [.finish(source: second.source, content: nil, keep: false)])
+        #expect(tracker.followedKeys == [.init(owner: ":1.22", id: 9)])
+    }
+
     @Test("Notify's arguments: loosely typed values clamped, stack tags, texts cut, other shapes refused")
     func parsing() throws {
         let call = try #require(NotifyCall(arguments: Self.arguments(

@@ -157,6 +157,27 @@ def test_a_stranger_s_close_notification_leaves_the_victim_s_activity_alone(sess
     assert state(presenter.items[item["id"]])["percent"] == 50
 
 
+def test_notify_send_updating_from_a_new_connection_each_time_leaves_no_stale_activity(session, presenter, dunst):
+    if missing("notify-send"):
+        pytest.skip("notify-send is not installed")
+
+    def notify_send(*arguments):
+        done = session.run(["notify-send", "-p", *arguments])
+        assert done.returncode == 0, done.stderr
+        return done.stdout.strip()
+
+    first = notify_send("-h", "int:value:10", "One-shot")
+    item = presenter.item("Progress", lambda i: state(i).get("title") == "One-shot" and state(i).get("percent") == 10)
+    # Another connection: another notification, and the first, displaced and gone with its
+    # sender, is dismissed.
+    notify_send("-r", first, "-h", "int:value:60", "One-shot")
+    presenter.item("Progress", lambda i: state(i).get("title") == "One-shot" and state(i).get("percent") == 60)
+    presenter.wait(lambda p: item["id"] not in p.items or p.items[item["id"]]["state"] not in ("active", "stale"),
+                   message="the first notify-send's activity dismissed")
+    live = [i for i in presenter.bridged("Progress") if state(i).get("title") == "One-shot" and i["state"] == "active"]
+    assert len(live) == 1 and state(live[0])["percent"] == 60
+
+
 def test_a_job_shows_its_app_only_for_the_app_s_own_process(session, presenter, victim_python):
     _, path = job_client(session, desktop_entry=VICTIM, hints={"title": "Claimed job", "immediate": True})
     claimed = presenter.item("Transfer", lambda i: state(i).get("title") == "Claimed job")

@@ -17,7 +17,10 @@ import IslandJSON
 /// gives it the same id: the first is then *displaced*, kept as it was until its own sender
 /// sends again, and only the notification the server shows under an id now ends when that id
 /// closes. A closing by `CloseNotification` (reason 3) ends only the notification of the
-/// connection seen calling it. Each notification's app is resolved from its sender's
+/// connection seen calling it. A displaced notification whose connection has left the bus
+/// can never be changed again, and the server shows another in its place: it is dismissed
+/// (so a script that sends each update from a new connection, as `notify-send` does, leaves
+/// no stale activities behind). Each notification's app is resolved from its sender's
 /// identity (`SenderIdentity`), never from its claims alone.
 ///
 /// Everything is bounded: calls waiting for their reply (`maximumPending`, the oldest
@@ -50,6 +53,8 @@ public struct ProgressNotifications: Sendable {
         var id: UInt32
         /// Another connection's notification took its id at the server since its own last call.
         var displaced = false
+        /// Its connection has left the bus.
+        var ownerLeft = false
         var call: NotifyCall
         /// The tag it was stacked with: a replacement that repeats no tag keeps it.
         var stackTag: String?
@@ -136,7 +141,13 @@ public struct ProgressNotifications: Sendable {
         let own = { (id: UInt32) in Key(owner: caller, id: id) }
         let replaced = call.replacesID != 0 && followed[own(call.replacesID)] != nil ? own(call.replacesID) : nil
         let previous = replaced ?? (followed[own(id)] != nil ? own(id) : stackMatch(call, caller: caller))
-        for key in followed.keys where key.id == id && key.owner != caller { followed[key]?.displaced = true }
+        var changes: [SourceChange] = []
+        for key in followed.keys.sorted(by: { $0.owner < $1.owner }) where key.id == id && key.owner != caller {
+            followed[key]?.displaced = true
+            if followed[key]?.ownerLeft == true, let gone = followed.removeValue(forKey: key) {
+                changes.append(.finish(source: gone.source, content: nil, keep: false))
+            }
+        }
         if let previous, var entry = followed.removeValue(forKey: previous) {
             entry.id = id
             entry.displaced = false
@@ -148,13 +159,12 @@ public struct ProgressNotifications: Sendable {
             entry.updatedAt = now
             if let outcome = Self.outcome(of: call) {
                 // It says it is over, or shows no progress any more.
-                return [.finish(source: entry.source, content: content(of: entry, outcome: outcome), keep: true)]
+                return changes + [.finish(source: entry.source, content: content(of: entry, outcome: outcome), keep: true)]
             }
             followed[own(id)] = entry
-            return [.show(activity(of: entry))]
+            return changes + [.show(activity(of: entry))]
         }
-        guard call.isProgress else { return [] }
-        var changes: [SourceChange] = []
+        guard call.isProgress else { return changes }
         if followed.count >= Self.maximumFollowed, let stalest = followed.values.min(by: { $0.updatedAt < $1.updatedAt }) {
             followed[Key(owner: stalest.owner, id: stalest.id)] = nil
             changes.append(.finish(source: stalest.source, content: nil, keep: false))
@@ -207,6 +217,24 @@ public struct ProgressNotifications: Sendable {
         }
         return changes
     }
+
+    /// Connection `owner` left the bus: its notifications another connection's displaced are
+    /// dismissed; the others stay until they close, and are dismissed when displaced.
+    public mutating func ownerLeft(_ owner: String) -> [SourceChange] {
+        var changes: [SourceChange] = []
+        for key in followed.keys.sorted(by: { $0.id < $1.id }) where key.owner == owner {
+            if followed[key]?.displaced == true, let gone = followed.removeValue(forKey: key) {
+                changes.append(.finish(source: gone.source, content: nil, keep: false))
+            } else {
+                followed[key]?.ownerLeft = true
+            }
+        }
+        return changes
+    }
+
+    /// The connections whose notifications are followed and still on the bus, as far as
+    /// `ownerLeft` was told.
+    public var owners: Set<String> { Set(followed.values.filter { !$0.ownerLeft }.map(\.owner)) }
 
     /// The notification ids followed now.
     public var followedIDs: [UInt32] { followed.keys.map(\.id).sorted() }
