@@ -31,32 +31,46 @@ extension Bridge {
         }
         guard identities.wait(for: sender, body) else { return }
         let bus = "org.freedesktop.DBus"
+        // Answers about a previous bus are dropped: a restarted dbus-daemon hands out the same
+        // unique names again.
+        let generation = identities.generation
+        let answer = { [self] (identity: SenderIdentity) in
+            guard identities.generation == generation else { return }
+            identified(sender, identity)
+        }
         do {
-            guard let connection = self.bus else { return identified(sender, .unknown) }
+            guard let connection = self.bus else { return answer(.unknown) }
             try connection.call(destination: bus, path: "/org/freedesktop/DBus", interface: bus, member: "GetConnectionCredentials",
                                 arguments: [.string(sender)]) { [self] result in
                 guard case .success(let reply) = result, let credentials = (try? reply.arguments())?.first?.dictionary,
                       let pid = credentials["ProcessID"]?.integer.flatMap(Int32.init(exactly:)), pid > 0,
                       let uid = credentials["UnixUserID"]?.integer, uid == Int64(getuid())
-                else { return identified(sender, .unknown) }
+                else { return answer(.unknown) }
                 let handle = ProcessHandle(pid: pid)
-                if handle.isGone { return identified(sender, .unknown) }
+                if handle.isGone { return answer(.unknown) }
                 do {
                     try self.bus?.call(destination: bus, path: "/org/freedesktop/DBus", interface: bus, member: "NameHasOwner",
-                                       arguments: [.string(sender)]) { [self] result in
+                                       arguments: [.string(sender)]) { result in
                         guard case .success(let reply) = result, (try? reply.arguments())?.first?.bool == true else {
-                            return identified(sender, .unknown)
+                            return answer(.unknown)
                         }
                         let identity = Self.facts(pid: pid)
-                        identified(sender, handle.isGone ? .unknown : identity)
+                        answer(handle.isGone ? .unknown : identity)
                     }
                 } catch {
-                    identified(sender, .unknown)
+                    answer(.unknown)
                 }
             }
         } catch {
-            identified(sender, .unknown)
+            answer(.unknown)
         }
+    }
+
+    /// A new bus: what was established about the old one's senders is forgotten, and whoever
+    /// still waits for an answer about one gets `unknown`.
+    func forgetSenders() {
+        let waiting = identities.reset()
+        for body in waiting { body(.unknown) }
     }
 
     private func identified(_ sender: String, _ identity: SenderIdentity) {
@@ -87,6 +101,8 @@ extension Bridge {
 /// for a lookup under way. Bounded: the oldest answers are forgotten (and looked up again
 /// should their sender come back).
 struct SenderIdentities {
+    /// Which bus the answers are about.
+    private(set) var generation = 0
     private var answers: [String: SenderIdentity] = [:]
     private var order: [String] = []
     private var waiting: [String: [(SenderIdentity) -> Void]] = [:]
@@ -105,6 +121,17 @@ struct SenderIdentities {
         }
         waiting[sender] = [body]
         return true
+    }
+
+    /// Forgets everything (a new bus); the callbacks that were waiting.
+    mutating func reset() -> [(SenderIdentity) -> Void] {
+        defer {
+            generation += 1
+            answers = [:]
+            order = []
+            waiting = [:]
+        }
+        return waiting.keys.sorted().flatMap { waiting[$0] ?? [] }
     }
 
     /// Records the answer; the callbacks that waited for it.

@@ -140,8 +140,8 @@ actor Bridge {
             self.bus = bus
             busID = String(bus.busID.prefix(12))
             busBackoff = .zero
-            identities = SenderIdentities()
             notificationEvents = []
+            forgetSenders()
             notifications = ProgressNotifications(busID: busID)
             jobs = JobViews(busID: busID, maximumJobs: configuration.maxJobs, maximumJobsPerSender: configuration.maxJobsPerSender)
             logger.info("connected to the session bus", metadata: ["name": "\(bus.uniqueName)"])
