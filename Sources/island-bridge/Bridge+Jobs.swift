@@ -46,19 +46,16 @@ extension Bridge {
                 guard let arguments = try? message.arguments(limits: Self.jobLimits), arguments.count == 3 else {
                     return .failure(BusError(name: BusError.invalidArgs, message: "requestView(ssi)"))
                 }
-                let app = SourceApp.resolve(entry: nil, label: arguments[0].string, iconName: arguments[1].string,
-                                            fallback: SourceApp(name: "Transfer", icon: "folder-download")) { _ in nil }
-                return requestView(message, version: .v2, app: app, capabilities: Int32(arguments[2].integer ?? 0), hints: [:])
+                // The old protocol names no desktop entry: only an app unit or a Flatpak says which app it is.
+                return requestView(message, version: .v2, claim: nil, label: arguments[0].string,
+                                   capabilities: Int32(arguments[2].integer ?? 0), hints: [:])
             })
             busSlots.append(try bus.export(Self.jobViewServerV2, at: Self.jobServerPath) { [self] message in
                 guard let arguments = try? message.arguments(limits: Self.jobLimits), arguments.count == 3 else {
                     return .failure(BusError(name: BusError.invalidArgs, message: "requestView(sia{sv})"))
                 }
-                let app = SourceApp.resolve(entry: arguments[0].string, label: nil, iconName: nil,
-                                            fallback: SourceApp(name: arguments[0].string.map { BoundedText.line($0, maximumBytes: 64) } ?? "Transfer",
-                                                                icon: "folder-download")) { entries.lookup($0) }
-                return requestView(message, version: .v3, app: app, capabilities: Int32(arguments[1].integer ?? 0),
-                                   hints: arguments[2].dictionary ?? [:])
+                return requestView(message, version: .v3, claim: arguments[0].string, label: arguments[0].string,
+                                   capabilities: Int32(arguments[1].integer ?? 0), hints: arguments[2].dictionary ?? [:])
             })
             // Owned only while nobody else (Plasma) has them; Plasma, should it start later and
             // ask, takes them over. Queued, the bridge gets them when their owner leaves.
@@ -83,7 +80,9 @@ extension Bridge {
         }
     }
 
-    private func requestView(_ message: BusMessage, version: JobViews.Version, app: SourceApp, capabilities: Int32,
+    /// A new view for `message`'s sender: its job is shown once the sender is identified, as
+    /// the app it is verified as (`claim` is believed no further).
+    private func requestView(_ message: BusMessage, version: JobViews.Version, claim: String?, label: String?, capabilities: Int32,
                              hints: [String: BusValue]) -> MethodResult {
         guard let bus, let sender = message.sender else {
             return .failure(BusError(name: BusError.accessDenied, message: "no sender"))
@@ -91,8 +90,8 @@ extension Bridge {
         let job: JobViews.Job
         let changes: [SourceChange]
         do {
-            (job, changes) = try jobs.requestView(from: sender, version: version, app: app, capabilities: capabilities,
-                                                  hints: hints, now: Self.now)
+            (job, changes) = try jobs.requestView(from: sender, version: version, app: nil, claim: claim, label: label,
+                                                  capabilities: capabilities, hints: hints, now: Self.now)
         } catch {
             logger.info("refused a job view", metadata: ["sender": "\(sender)", "reason": "\(error.message)"])
             return .failure(BusError(name: error.name, message: error.message))
@@ -109,8 +108,11 @@ extension Bridge {
             jobSlots[job.number] = nil
             return .failure(error)
         }
-        logger.info("a job view", metadata: ["app": "\(app.name)", "path": "\(job.path)", "owner": "\(sender)"])
+        logger.info("a job view", metadata: ["claim": "\(claim ?? label ?? "")", "path": "\(job.path)", "owner": "\(sender)"])
         apply(changes)
+        identify(sender) { [self] identity in
+            apply(jobs.identified(sender, identity: identity) { entries.lookup($0) })
+        }
         return .reply([.objectPath(job.path)])
     }
 

@@ -99,10 +99,22 @@ extension Bridge {
         }
     }
 
-    /// Reads both interfaces' properties, one after the other; the activity is shown once
-    /// both answered (or failed).
+    /// Finds out who the player's connection is, then reads both interfaces' properties, one
+    /// after the other; the activity is shown once all three answered (or failed).
     private func readPlayer(_ owner: String) {
         initialReads += 1
+        identify(owner) { [self] identity in
+            guard var player = players[owner] else {
+                initialReads -= 1
+                return settleIfScanned()
+            }
+            player.identity = identity
+            players[owner] = player
+            readProperties(owner)
+        }
+    }
+
+    private func readProperties(_ owner: String) {
         readProperties(owner, Self.mprisRoot) { [self] in
             readProperties(owner, Self.mprisPlayer) { [self] in
                 showPlayer(owner)
@@ -161,11 +173,11 @@ extension Bridge {
         }
     }
 
+    /// Shows the player as the app its connection is verified as, once that is known.
     private func showPlayer(_ owner: String) {
-        guard let player = players[owner] else { return }
-        let fallback = SourceApp(name: player.identity ?? String(player.busName.dropFirst(MediaPlayers.prefix.count)),
-                                 icon: "audio-x-generic")
-        let app = SourceApp.resolve(entry: player.desktopEntry, label: player.identity, iconName: nil, fallback: fallback) {
+        guard let player = players[owner], let identity = player.identity else { return }
+        let app = SourceApp.resolve(claim: player.desktopEntry, identity: identity, kind: .media,
+                                    label: player.name ?? String(player.busName.dropFirst(MediaPlayers.prefix.count))) {
             entries.lookup($0)
         }
         apply([.show(player.activity(source: MediaPlayer.source(busID: busID, owner: owner), app: app,

@@ -32,6 +32,7 @@ extension Bridge {
             }
             monitor = try Bus.monitor(address: busAddress, rules: [
                 "type='method_call',interface='\(Self.notificationsInterface)',member='Notify'",
+                "type='method_call',interface='\(Self.notificationsInterface)',member='CloseNotification'",
                 "type='method_return',sender='\(ProgressNotifications.serverName)'",
                 "type='error',sender='\(ProgressNotifications.serverName)'",
                 "type='signal',interface='\(Self.notificationsInterface)',member='NotificationClosed'",
@@ -57,27 +58,97 @@ extension Bridge {
     }
 
     private func monitored(_ message: BusMessage) {
-        guard let sender = message.sender else { return }
+        guard let event = NotificationEvent(message) else { return }
+        notificationEvents.append(event)
+        // A sender that never gets identified holds nothing up for ever: lookups end (the
+        // bus answers or times out), and the queue is bounded.
+        if notificationEvents.count > Self.maximumNotificationEvents { notificationEvents.removeFirst() }
+        handleNotificationEvents()
+    }
+
+    static let maximumNotificationEvents = 512
+
+    /// Handles what the monitor saw, in order, up to a reply whose caller is being
+    /// identified: the activity it makes must show the app its sender is verified as.
+    func handleNotificationEvents() {
+        while let event = notificationEvents.first {
+            if case .reply(_, let caller, _, _) = event, identities.isPending(caller) { return }
+            notificationEvents.removeFirst()
+            switch event {
+            case .notify(let call, let caller, let serial, let destination):
+                if notifications.called(call, caller: caller, serial: serial, destination: destination),
+                   identities.known(caller) == nil {
+                    identify(caller) { [self] _ in handleNotificationEvents() }
+                }
+            case .close(let id, let caller, let destination):
+                notifications.closeCalled(id: id, caller: caller, destination: destination)
+            case .reply(let sender, let caller, let serial, let id):
+                apply(notifications.replied(from: sender, to: caller, replySerial: serial, id: id, now: Self.now,
+                                            identity: identities.known(caller) ?? .unknown) { entries.lookup($0) })
+                followNotificationOwners()
+            case .error(let sender, let caller, let serial):
+                notifications.failed(from: sender, to: caller, replySerial: serial)
+            case .closed(let id, let reason, let sender):
+                apply(notifications.closed(id: id, reason: reason, from: sender))
+                followNotificationOwners()
+            }
+        }
+    }
+
+    /// Follows each connection with notifications until it leaves the bus: a notification of
+    /// one that left can be displaced for good (`ProgressNotifications.ownerLeft`).
+    private func followNotificationOwners() {
+        let owners = notifications.owners
+        for owner in notificationOwners.keys where !owners.contains(owner) { notificationOwners[owner] = nil }
+        guard let bus else { return }
+        for owner in owners where notificationOwners[owner] == nil {
+            do {
+                notificationOwners[owner] = try bus.track([owner]) { [self] in
+                    apply(notifications.ownerLeft(owner))
+                    // Not from inside the tracker's own callback.
+                    Task { self.notificationOwners[owner] = nil }
+                }
+            } catch {
+                logger.debug("cannot follow a notification's sender", metadata: ["sender": "\(owner)", "error": "\(error)"])
+            }
+        }
+    }
+}
+
+/// What the monitor saw that concerns notifications.
+enum NotificationEvent {
+    case notify(NotifyCall, caller: String, serial: UInt64, destination: String?)
+    case close(id: UInt32, caller: String, destination: String?)
+    case reply(sender: String, caller: String, serial: UInt64, id: UInt32)
+    case error(sender: String, caller: String, serial: UInt64)
+    case closed(id: UInt32, reason: UInt32, sender: String)
+
+    init?(_ message: BusMessage) {
+        guard let sender = message.sender else { return nil }
         switch message.kind {
         case .methodCall:
+            if message.member == "CloseNotification", message.signature == "u",
+               case .uint32(let id) = (try? message.arguments())?.first {
+                self = .close(id: id, caller: sender, destination: message.destination)
+                return
+            }
             guard message.member == "Notify", message.signature == NotifyCall.signature,
-                  let call = (try? message.arguments(limits: Self.notifyLimits)).flatMap(NotifyCall.init(arguments:))
-            else { return }
-            notifications.called(call, caller: sender, serial: message.serial, destination: message.destination)
+                  let call = (try? message.arguments(limits: Bridge.notifyLimits)).flatMap(NotifyCall.init(arguments:))
+            else { return nil }
+            self = .notify(call, caller: sender, serial: message.serial, destination: message.destination)
         case .methodReturn:
             guard let caller = message.destination, let serial = message.replySerial, message.signature == "u",
                   case .uint32(let id) = (try? message.arguments())?.first
-            else { return }
-            apply(notifications.replied(from: sender, to: caller, replySerial: serial, id: id, now: Self.now) { entries.lookup($0) })
+            else { return nil }
+            self = .reply(sender: sender, caller: caller, serial: serial, id: id)
         case .error:
-            if let caller = message.destination, let serial = message.replySerial {
-                notifications.failed(from: sender, to: caller, replySerial: serial)
-            }
+            guard let caller = message.destination, let serial = message.replySerial else { return nil }
+            self = .error(sender: sender, caller: caller, serial: serial)
         case .signal:
             guard message.member == "NotificationClosed", message.signature == "uu",
                   let arguments = try? message.arguments(), case .uint32(let id) = arguments[0], case .uint32(let reason) = arguments[1]
-            else { return }
-            apply(notifications.closed(id: id, reason: reason, from: sender))
+            else { return nil }
+            self = .closed(id: id, reason: reason, sender: sender)
         }
     }
 }

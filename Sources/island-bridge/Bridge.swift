@@ -33,6 +33,13 @@ actor Bridge {
     var busSlots: [BusSlot] = []
     var monitor: Bus?
     var players = MediaPlayers()
+    /// Who the senders met on the current bus are (`Bridge+Identity`).
+    var identities = SenderIdentities()
+    /// What the monitor saw of notifications, in order, waiting while a reply's sender is
+    /// being identified.
+    var notificationEvents: [NotificationEvent] = []
+    /// The connections whose notifications are followed, each until it leaves the bus.
+    var notificationOwners: [String: BusNameTracker] = [:]
     var notifications: ProgressNotifications
     var jobs: JobViews
     var jobSlots: [UInt32: [BusSlot]] = [:]
@@ -133,6 +140,8 @@ actor Bridge {
             self.bus = bus
             busID = String(bus.busID.prefix(12))
             busBackoff = .zero
+            notificationEvents = []
+            forgetSenders()
             notifications = ProgressNotifications(busID: busID)
             jobs = JobViews(busID: busID, maximumJobs: configuration.maxJobs, maximumJobsPerSender: configuration.maxJobsPerSender)
             logger.info("connected to the session bus", metadata: ["name": "\(bus.uniqueName)"])
@@ -172,6 +181,7 @@ actor Bridge {
     }
 
     private func dropBus() {
+        notificationOwners = [:]
         jobOwners = [:]
         jobSlots = [:]
         busSlots = []

@@ -79,6 +79,28 @@ struct JobViewsTests {
         #expect(jobs.jobs.count == 1)
     }
 
+    @Test("a job shows once its client is identified, as the app the client is verified as, else as the bridge's Transfer")
+    func identified() throws {
+        var jobs = JobViews(busID: "bus", maximumJobs: 8, maximumJobsPerSender: 4)
+        let dolphin: (String) -> DesktopEntry? = { $0 == "org.kde.dolphin" ? DesktopEntry(name: "Dolphin", icon: "system-file-manager") : nil }
+        let (job, shown) = try jobs.requestView(from: ":1.3", version: .v3, app: nil, claim: "org.kde.dolphin", label: "org.kde.dolphin",
+                                                capabilities: 1, hints: ["title": .string("Copying")], now: 0)
+        #expect(shown.isEmpty, "not before its client is identified")
+        #expect(try jobs.update(path: job.path, from: ":1.3", properties: ["percent": .uint32(5)]).isEmpty)
+        let script = jobs.identified(":1.3", identity: SenderIdentity(confinement: .none, executable: "/usr/bin/python3"), lookup: dolphin)
+        guard case .show(let activity) = try #require(script.first) else { return }
+        #expect(activity.attributes["app"] == ["name": "Transfer", "icon": .string(SourceApp.bridgeIcon), "label": "org.kde.dolphin"])
+        #expect(activity.content.state["percent"] == 5)
+
+        let (other, _) = try jobs.requestView(from: ":1.4", version: .v3, app: nil, claim: "org.kde.dolphin", label: nil,
+                                              capabilities: 1, hints: [:], now: 0)
+        let flatpak = SenderIdentity(confinement: .flatpak(appID: "org.kde.dolphin"))
+        guard case .show(let verified) = try #require(jobs.identified(":1.4", identity: flatpak, lookup: dolphin).first) else { return }
+        #expect(verified.source == jobs.source(of: other))
+        #expect(verified.attributes["app"] == ["name": "Dolphin", "icon": "system-file-manager", "desktopEntry": "org.kde.dolphin"])
+        #expect(jobs.identified(":1.4", identity: flatpak, lookup: dolphin).isEmpty, "shown once")
+    }
+
     @Test("sizes in decimal units")
     func byteCounts() {
         #expect(ByteCount.text(950) == "950 B")

@@ -31,7 +31,8 @@ struct ProgressNotificationsTests {
         #expect(activity.type == "Progress")
         #expect(activity.content.state["percent"] == 40)
         #expect(activity.content.state["title"] == "Copying")
-        #expect(activity.attributes["app"]?["name"] == "App")
+        #expect(activity.attributes["app"] == ["name": "Notification", "icon": .string(SourceApp.bridgeIcon), "label": "App"],
+                "an unidentified sender is the bridge's own Notification, its app name only a label")
         #expect(tracker.followedIDs == [3])
     }
 
@@ -64,10 +65,10 @@ struct ProgressNotificationsTests {
                        destination: "org.freedesktop.Notifications")
         guard case .show(let first) = tracker.replied(from: ":1.5", to: ":1.9", replySerial: 1, id: 4, now: 0, lookup: Self.noEntries).first
         else { return }
-        tracker.called(NotifyCall(arguments: Self.arguments(hints: tag + [("value", .uint32(60))]))!, caller: ":1.10", serial: 1,
+        tracker.called(NotifyCall(arguments: Self.arguments(hints: tag + [("value", .uint32(60))]))!, caller: ":1.9", serial: 2,
                        destination: "org.freedesktop.Notifications")
         #expect(tracker.closed(id: 4, reason: 3, from: ":1.5").isEmpty, "the replacement, not the end")
-        guard case .show(let second) = tracker.replied(from: ":1.5", to: ":1.10", replySerial: 1, id: 5, now: 1, lookup: Self.noEntries).first
+        guard case .show(let second) = tracker.replied(from: ":1.5", to: ":1.9", replySerial: 2, id: 5, now: 1, lookup: Self.noEntries).first
         else { return }
         #expect(second.source == first.source)
         #expect(second.content.state["percent"] == 60)
@@ -130,6 +131,110 @@ struct ProgressNotificationsTests {
         _ = tracker.replied(from: ":1.5", to: ":1.9", replySerial: 1, id: 1, now: 0, lookup: Self.noEntries)
         #expect(tracker.serverChanged(to: ":1.8").count == 1)
         #expect(tracker.followedIDs.isEmpty)
+    }
+
+    static func firefox(_ id: String) -> DesktopEntry? { id == "firefox" ? DesktopEntry(name: "Firefox", icon: "firefox", executable: "firefox") : nil }
+
+    @Test("a desktop-entry hint names the app only when its sender is verified as that app")
+    func borrowedNames() throws {
+        var tracker = Self.tracker()
+        let claim = NotifyCall(arguments: Self.arguments(app: "Firefox", hints: [("value", .int32(10)), ("desktop-entry", .string("firefox"))]))!
+        tracker.called(claim, caller: ":1.9", serial: 1, destination: ":1.5")
+        let script = SenderIdentity(confinement: .none, executable: "/usr/bin/python3.11")
+        guard case .show(let hostile) = try #require(tracker.replied(from: ":1.5", to: ":1.9", replySerial: 1, id: 1, now: 0,
+                                                                     identity: script, lookup: Self.firefox).first) else { return }
+        #expect(hostile.attributes["app"] == ["name": "Notification", "icon": .string(SourceApp.bridgeIcon), "label": "Firefox"])
+
+        tracker.called(claim, caller: ":1.10", serial: 1, destination: ":1.5")
+        let browser = SenderIdentity(confinement: .none, executable: "/usr/lib/firefox-esr/firefox")
+        guard case .show(let real) = try #require(tracker.replied(from: ":1.5", to: ":1.10", replySerial: 1, id: 2, now: 0,
+                                                                  identity: browser, lookup: Self.firefox).first) else { return }
+        #expect(real.attributes["app"] == ["name": "Firefox", "icon": "firefox", "desktopEntry": "firefox"])
+    }
+
+    @Test("another connection's replaces_id, stack tag or CloseNotification leaves a notification's activity as it was")
+    func strangers() throws {
+        var tracker = Self.tracker()
+        let tag: [(String, BusValue)] = [("x-dunst-stack-tag", .string("dl"))]
+        tracker.called(NotifyCall(arguments: Self.arguments(summary: "Mine", hints: tag + [("value", .int32(40))]))!, caller: ":1.9",
+                       serial: 1, destination: ":1.5")
+        guard case .show(let victim) = try #require(tracker.replied(from: ":1.5", to: ":1.9", replySerial: 1, id: 7, now: 0,
+                                                                    lookup: Self.noEntries).first) else { return }
+
+        // The stranger's replacement: the server gives it id 7, the victim's is displaced.
+        let ransom = NotifyCall(arguments: Self.arguments(replaces: 7, summary: "Transfer failed: pay 50 EUR to unlock",
+                                                          hints: tag + [("category", .string("transfer.error"))]))!
+        tracker.called(ransom, caller: ":1.66", serial: 1, destination: ":1.5")
+        let failed = tracker.replied(from: ":1.5", to: ":1.66", replySerial: 1, id: 7, now: 1, lookup: Self.noEntries)
+        #expect(failed.count == 2)
+        for change in failed {
+            switch change {
+            case .show(let activity): #expect(activity.source != victim.source)
+            case .finish(let source, _, _): #expect(source != victim.source, "the victim's activity is neither rewritten nor ended")
+            }
+        }
+        #expect(tracker.followedKeys == [.init(owner: ":1.9", id: 7)])
+        let stolen = NotifyCall(arguments: Self.arguments(replaces: 7, summary: "Stolen", hints: tag + [("value", .int32(99))]))!
+        tracker.called(stolen, caller: ":1.66", serial: 2, destination: ":1.5")
+        let changes = tracker.replied(from: ":1.5", to: ":1.66", replySerial: 2, id: 7, now: 2, lookup: Self.noEntries)
+        guard case .show(let theirs) = try #require(changes.first) else { return }
+        #expect(changes.count == 1)
+        #expect(theirs.source != victim.source, "a notification of its own, not the victim's")
+        #expect(tracker.followedKeys == [.init(owner: ":1.9", id: 7), .init(owner: ":1.66", id: 7)])
+
+        // The stranger closes id 7: the server's closing ends nothing of the victim's.
+        tracker.closeCalled(id: 7, caller: ":1.66", destination: ":1.5")
+        let closed = tracker.closed(id: 7, reason: 3, from: ":1.5")
+        #expect(closed == [.finish(source: theirs.source, content: nil, keep: true)])
+        #expect(tracker.followedKeys == [.init(owner: ":1.9", id: 7)])
+
+        // The victim goes on in place; its own close ends it.
+        tracker.called(NotifyCall(arguments: Self.arguments(replaces: 7, summary: "Mine", hints: [("value", .int32(60))]))!,
+                       caller: ":1.9", serial: 2, destination: ":1.5")
+        guard case .show(let mine) = try #require(tracker.replied(from: ":1.5", to: ":1.9", replySerial: 2, id: 7, now: 3,
+                                                                  lookup: Self.noEntries).first) else { return }
+        #expect(mine.source == victim.source && mine.content.state["percent"] == 60)
+        tracker.closeCalled(id: 7, caller: ":1.9", destination: ":1.5")
+        #expect(tracker.closed(id: 7, reason: 3, from: ":1.5") == [.finish(source: victim.source, content: nil, keep: true)])
+    }
+
+    @Test("a displaced notification does not end when the id's new occupant expires or is dismissed")
+    func displaced() throws {
+        var tracker = Self.tracker()
+        let progress = NotifyCall(arguments: Self.arguments(hints: [("value", .int32(40))]))!
+        tracker.called(progress, caller: ":1.9", serial: 1, destination: ":1.5")
+        guard case .show(let victim) = tracker.replied(from: ":1.5", to: ":1.9", replySerial: 1, id: 7, now: 0, lookup: Self.noEntries).first
+        else { return }
+        tracker.called(NotifyCall(arguments: Self.arguments(replaces: 7, hints: [("value", .int32(1))]))!, caller: ":1.66", serial: 1,
+                       destination: ":1.5")
+        guard case .show(let theirs) = tracker.replied(from: ":1.5", to: ":1.66", replySerial: 1, id: 7, now: 1, lookup: Self.noEntries).first
+        else { return }
+        #expect(tracker.closed(id: 7, reason: 1, from: ":1.5") == [.finish(source: theirs.source, content: nil, keep: true)])
+        #expect(tracker.followedKeys == [.init(owner: ":1.9", id: 7)])
+        _ = victim
+    }
+
+    @Test("a displaced notification whose connection left the bus is dismissed: a new connection per update leaves nothing stale")
+    func oneShotSenders() throws {
+        var tracker = Self.tracker()
+        func notifySend(_ caller: String, replaces: UInt32, value: Int32, id: UInt32) -> [SourceChange] {
+            tracker.called(NotifyCall(arguments: Self.arguments(replaces: replaces, hints: [("value", .int32(value))]))!, caller: caller,
+                           serial: 1, destination: ":1.5")
+            return tracker.replied(from: ":1.5", to: caller, replySerial: 1, id: id, now: Double(value), lookup: Self.noEntries)
+        }
+        guard case .show(let first) = try #require(notifySend(":1.20", replaces: 0, value: 10, id: 9).first) else { return }
+        #expect(tracker.owners == [":1.20"])
+        #expect(tracker.ownerLeft(":1.20").isEmpty, "not displaced: it stays until it closes")
+        #expect(tracker.owners.isEmpty)
+        let next = notifySend(":1.21", replaces: 9, value: 20, id: 9)
+        #expect(next.count == 2)
+        #expect(next.first == .finish(source: first.source, content: nil, keep: false))
+        guard case .show(let second) = try #require(next.last) else { return }
+        #expect(second.source != first.source)
+        // Displaced first, then gone.
+        _ = notifySend(":1.22", replaces: 9, value: 30, id: 9)
+        #expect(tracker.ownerLeft(":1.21") == [.finish(source: second.source, content: nil, keep: false)])
+        #expect(tracker.followedKeys == [.init(owner: ":1.22", id: 9)])
     }
 
     @Test("Notify's arguments: loosely typed values clamped, stack tags, texts cut, other shapes refused")

@@ -2,40 +2,61 @@ import OrderedCollections
 public import IslandJSON
 
 /// The app an activity is about (Spotify, Dolphin), as presenters show it inside the bridge's
-/// card: the bridge's layouts draw `attributes.app.name` and `attributes.app.icon`.
+/// card: the bridge's layouts draw `attributes.app.name` and `attributes.app.icon`, in the
+/// compact, minimal and expanded forms as on the lock screen.
 ///
 /// Every source claims its app with a string any peer on the bus can send (an MPRIS
 /// `DesktopEntry`, a notification's `desktop-entry` hint, a job's desktop entry). A claim is
-/// only believed as far as it names an installed desktop entry: the name and icon then come
-/// from that entry, never from the peer. Otherwise the peer's own label is shown as what it
-/// is, a label, cut short, with a generic icon unless it sent a plain icon name. The card's
-/// heading stays the bridge's own (the daemon's label of the producer), so no peer can make
-/// the daemon vouch for it.
+/// believed only when the sending process is verified as that app (`SenderIdentity`, from the
+/// bus's credentials of the very connection that sent it) and names an installed desktop
+/// entry: the name and icon then come from that entry, never from the peer. Anything else is
+/// shown as what it is, the bridge's own source ("Notification", "Media", "Transfer") with the
+/// bridge's own icon, which marks it in every form as something that came through the bridge;
+/// the peer's label is kept as `label`, which no layout draws. The card's heading stays the
+/// bridge's own (the daemon's label of the producer), so no peer can make the daemon vouch
+/// for it.
 public struct SourceApp: Sendable, Hashable {
     public var name: String
     /// A freedesktop icon name (never a path: presenters look names up in the icon theme).
     public var icon: String
-    /// The installed desktop entry's id, when the claim named one.
+    /// The installed desktop entry's id, when the sender was verified as that app.
     public var desktopEntry: String?
+    /// What an unverified peer calls itself (its notification's app name, its player's
+    /// `Identity`), cut short; for logs and the attributes, never drawn as the app.
+    public var label: String?
 
-    public init(name: String, icon: String, desktopEntry: String? = nil) {
+    public init(name: String, icon: String, desktopEntry: String? = nil, label: String? = nil) {
         self.name = name
         self.icon = icon
         self.desktopEntry = desktopEntry
+        self.label = label
     }
 
     public static let maximumNameBytes = 64
 
-    /// Resolves a claim: `entry` (a desktop entry id, with or without `.desktop`) is looked up
-    /// with `lookup`; failing that, `label` and `iconName` as sent; failing those, `fallback`.
-    public static func resolve(entry: String?, label: String?, iconName: String?, fallback: SourceApp,
+    /// The bridge's own icon (its desktop entry's `Icon=`): what an unverified source shows.
+    public static let bridgeIcon = "emblem-synchronizing-symbolic"
+
+    /// What a source is when its sender is not verified as an app.
+    public enum Kind: String, Sendable, Hashable {
+        case notification = "Notification"
+        case media = "Media"
+        case transfer = "Transfer"
+    }
+
+    /// Resolves a source's app: `claim` (a desktop entry id, with or without `.desktop`), or
+    /// else the app `identity` implies (a Flatpak's id, an app unit's), is shown as that app
+    /// when `identity` verifies the sender as it and `lookup` finds it installed; otherwise
+    /// the source is the bridge's own `kind`, with `label` kept as the peer's word.
+    public static func resolve(claim: String?, identity: SenderIdentity, kind: Kind, label: String?,
                                lookup: (String) -> DesktopEntry?) -> SourceApp {
-        if let id = entry.flatMap(DesktopEntry.validID), let installed = lookup(id) {
-            return SourceApp(name: BoundedText.line(installed.name ?? label ?? id, maximumBytes: maximumNameBytes),
-                             icon: installed.icon.flatMap(iconNameOrNil) ?? fallback.icon, desktopEntry: id)
+        let candidate = claim.flatMap(DesktopEntry.validID) ?? identity.impliedApp.flatMap(DesktopEntry.validID)
+        if let id = candidate, let installed = lookup(id), identity.verifies(id, executable: installed.executable) {
+            return SourceApp(name: BoundedText.line(installed.name ?? id, maximumBytes: maximumNameBytes),
+                             icon: installed.icon.flatMap(iconNameOrNil) ?? bridgeIcon, desktopEntry: id)
         }
-        let name = label.map { BoundedText.line($0, maximumBytes: maximumNameBytes) }.flatMap { $0.isEmpty ? nil : $0 }
-        return SourceApp(name: name ?? fallback.name, icon: iconName.flatMap(iconNameOrNil) ?? fallback.icon)
+        let label = label.map { BoundedText.line($0, maximumBytes: maximumNameBytes) }.flatMap { $0.isEmpty ? nil : $0 }
+        return SourceApp(name: kind.rawValue, icon: bridgeIcon, label: label)
     }
 
     /// `name` if it is an icon name presenters may look up: letters, digits, `-`, `_`, `.`,
@@ -47,22 +68,26 @@ public struct SourceApp: Sendable, Hashable {
         return name
     }
 
-    /// `{"name": …, "icon": …, "desktopEntry": …}`.
+    /// `{"name": …, "icon": …, "desktopEntry": …}`, or `{"name": …, "icon": …, "label": …}`.
     public var json: JSON {
         var object: JSONObject = ["name": .string(name), "icon": .string(icon)]
         if let desktopEntry { object["desktopEntry"] = .string(desktopEntry) }
+        if let label { object["label"] = .string(label) }
         return .object(object)
     }
 }
 
-/// What the bridge reads of an installed desktop entry: its `Name=` and `Icon=`.
+/// What the bridge reads of an installed desktop entry: its `Name=`, `Icon=`, and the
+/// program of `TryExec=` or else of `Exec=` (to recognise the app's processes by).
 public struct DesktopEntry: Sendable, Hashable {
     public var name: String?
     public var icon: String?
+    public var executable: String?
 
-    public init(name: String?, icon: String?) {
+    public init(name: String?, icon: String?, executable: String? = nil) {
         self.name = name
         self.icon = icon
+        self.executable = executable
     }
 
     /// A desktop file id as a peer may claim it: letters, digits, `.`, `-`, `_` (no `/`, so
@@ -91,12 +116,30 @@ public struct DesktopEntry: Sendable, Hashable {
             }
             guard inEntry, let equals = line.firstIndex(of: "=") else { continue }
             let key = line[..<equals].trimmingSuffix(while: \.isWhitespace)
-            guard key == "Name" || key == "Icon" || key == "Hidden", values[String(key)] == nil else { continue }
+            guard ["Name", "Icon", "Hidden", "TryExec", "Exec"].contains(key), values[String(key)] == nil else { continue }
             values[String(key)] = String(line[line.index(after: equals)...].drop(while: \.isWhitespace).trimmingSuffix(while: \.isWhitespace))
         }
         guard found, values["Hidden"] != "true" else { return nil }
         name = values["Name"].map { BoundedText.line($0, maximumBytes: SourceApp.maximumNameBytes) }
         icon = values["Icon"]
+        let tryExec = values["TryExec"].flatMap { $0.isEmpty ? nil : $0 }
+        executable = tryExec ?? values["Exec"].flatMap(Self.program(ofExec:))
+    }
+
+    /// The program of an `Exec=` command line: its first argument, unquoted when the entry
+    /// quotes it; nil when it is empty or a field code.
+    static func program(ofExec exec: String) -> String? {
+        let trimmed = exec.drop(while: \.isWhitespace)
+        let program: Substring
+        if trimmed.hasPrefix("\"") {
+            let rest = trimmed.dropFirst()
+            guard let end = rest.firstIndex(of: "\"") else { return nil }
+            program = rest[..<end]
+        } else {
+            program = trimmed.prefix { !$0.isWhitespace }
+        }
+        guard !program.isEmpty, !program.hasPrefix("%"), !program.contains("\\") else { return nil }
+        return String(program)
     }
 }
 

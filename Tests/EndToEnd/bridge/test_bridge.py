@@ -11,7 +11,9 @@ import pytest
 
 from harness.bus import (
     BRIDGE,
+    BRIDGE_ICON,
     MPRIS_PLUGIN,
+    Notifier,
     Presenter,
     Session,
     expect_line,
@@ -145,17 +147,21 @@ def notify(session, *arguments):
 def test_a_progress_notification_is_updated_in_place_and_ends_at_100(session, presenter, dunst):
     server = notification_server(session)
     assert "dunst" in server
-    first = notify(session, "-a", "Downloader", "-h", "int:value:40", "Downloading", "ubuntu.iso")
+    # An app keeps its connection: only that connection's calls change its notification's
+    # activity (notify-send connects anew for each call, so each is another sender).
+    downloader = Notifier(session)
+    first = downloader.notify(app="Downloader", summary="Downloading", body="ubuntu.iso", hints={"value": 40})
     item = presenter.item("Progress", lambda i: i["content"]["state"].get("percent") == 40)
     assert item["content"]["state"]["title"] == "Downloading"
-    assert item["attributes"]["app"]["name"] == "Downloader"
+    assert item["attributes"]["app"] == {"name": "Notification", "icon": BRIDGE_ICON, "label": "Downloader"}, \
+        "a sender not verified as an app is the bridge's own Notification; its app name is only a label"
 
-    second = notify(session, "-a", "Downloader", "-r", str(first), "-h", "int:value:80", "Downloading", "ubuntu.iso")
+    second = downloader.notify(app="Downloader", replaces=first, summary="Downloading", body="ubuntu.iso", hints={"value": 80})
     assert second == first, "dunst replaced its notification: the bridge did not take its place"
     updated = presenter.item("Progress", lambda i: i["id"] == item["id"] and i["content"]["state"].get("percent") == 80)
     assert updated["state"] == "active"
 
-    notify(session, "-a", "Downloader", "-r", str(first), "-h", "int:value:100", "Downloaded", "ubuntu.iso")
+    downloader.notify(app="Downloader", replaces=first, summary="Downloaded", body="ubuntu.iso", hints={"value": 100})
     ended = presenter.item("Progress", lambda i: i["id"] == item["id"] and i["state"] == "ended")
     assert ended["content"]["state"]["percent"] == 100
     assert ended["content"]["state"]["done"] is True
@@ -166,18 +172,17 @@ def test_a_progress_notification_is_updated_in_place_and_ends_at_100(session, pr
 
 
 def test_stack_tags_replace_and_closing_ends(session, presenter, dunst):
-    first = notify(session, "-a", "Backup", "-h", "int:value:10", "-h", "string:x-dunst-stack-tag:backup", "Backing up", "home")
+    backup = Notifier(session)
+    tag = {"x-dunst-stack-tag": "backup"}
+    first = backup.notify(app="Backup", summary="Backing up", body="home", hints=dict(tag, value=10))
     item = presenter.item("Progress", lambda i: i["content"]["state"].get("title") == "Backing up"
                           and i["content"]["state"].get("percent") == 10)
-    notify(session, "-a", "Backup", "-h", "int:value:55", "-h", "string:x-dunst-stack-tag:backup", "Backing up", "home")
+    second = backup.notify(app="Backup", summary="Backing up", body="home", hints=dict(tag, value=55))
     presenter.item("Progress", lambda i: i["id"] == item["id"] and i["content"]["state"].get("percent") == 55,
                    message="the same app's notification with the same stack tag updating it")
-    # A notification that closes ends its activity: CloseNotification makes dunst emit
-    # NotificationClosed for it. dunst may have given the stacked one a new id: close both.
-    for id in {first, first + 1}:
-        session.run(["gdbus", "call", "--session", "--dest", "org.freedesktop.Notifications",
-                     "--object-path", "/org/freedesktop/Notifications",
-                     "--method", "org.freedesktop.Notifications.CloseNotification", str(id)])
+    # A notification that closes ends its activity: CloseNotification from its own connection
+    # makes dunst emit NotificationClosed for it.
+    backup.close(second)
     presenter.item("Progress", lambda i: i["id"] == item["id"] and i["state"] in ("ended", "dismissed"),
                    message="the activity ending when its notification closes")
 
@@ -195,7 +200,8 @@ def test_hostile_notifications_are_cut_and_bounded(session, presenter, dunst):
     assert len(state["title"].encode()) <= 128 and "\x1b" not in state["title"]
     assert len(state.get("body", "").encode()) <= 256
     assert len(item["attributes"]["app"]["name"].encode()) <= 64
-    assert item["attributes"]["app"]["icon"] == "dialog-information", "a path is never an icon name"
+    assert len(item["attributes"]["app"]["label"].encode()) <= 64
+    assert item["attributes"]["app"]["icon"] == BRIDGE_ICON, "a path is never an icon name, nor a peer's icon the app's"
     with open("/proc/%d/status" % session.bridge.pid) as f:
         rss = next(int(line.split()[1]) for line in f if line.startswith("VmRSS"))
     assert rss < 96 * 1024, "the bridge's RSS stays small (%d KiB)" % rss
@@ -217,7 +223,8 @@ def test_a_kde_job_is_a_transfer_whose_buttons_reach_the_job(session, presenter)
     item = presenter.item("Transfer", lambda i: i["content"]["state"].get("percent") == 40)
     state = item["content"]["state"]
     assert state["title"] == "Copying" and state["amount"] == "12 MB of 30 MB" and state["speed"] == "2.5 MB/s"
-    assert item["attributes"]["app"]["icon"] in ("system-file-manager", "folder-download", "org.kde.dolphin")
+    assert item["attributes"]["app"] == {"name": "Transfer", "icon": BRIDGE_ICON, "label": "org.kde.dolphin"}, \
+        "a client that claims Dolphin but is a Python script is shown as the bridge's own Transfer"
 
     presenter.press(item["id"], "suspendResume")
     assert expect_line(client, "signal") == "signal suspendRequested"

@@ -25,6 +25,9 @@ from harness.varlink import Connection
 
 BRIDGE = os.path.abspath(os.path.join(BIN_DIR, "island-bridge"))
 APP = "org.island.bridge"
+# The bridge's own icon (its packaged entry's Icon=): what a source not verified as an app shows.
+BRIDGE_ICON = "emblem-synchronizing-symbolic"
+SYSTEM_PYTHON = "/usr/bin/python3"
 MPRIS_PLUGIN = "/usr/lib/mpv-mpris/mpris.so"
 
 
@@ -301,8 +304,63 @@ def playerctl(session, *arguments):
     return session.run(["playerctl", "-p", "mpv", *arguments]).stdout.strip()
 
 
-def job_client(session, desktop_entry="org.kde.dolphin", capabilities=3, hints=None):
-    python = "/usr/bin/python3"
+def require_python_dbus():
+    probe = subprocess.run([SYSTEM_PYTHON, "-c", "import dbus, gi"], capture_output=True)
+    if probe.returncode != 0:
+        pytest.skip("Debian's python3-dbus and python3-gi are needed for the bus clients")
+
+
+def app_interpreter(session, name):
+    """A copy of Debian's python3 named `name`, in the session's own bin/: a process running it
+    has that executable, as an installed app's process has the program its entry names."""
+    require_python_dbus()
+    directory = os.path.join(session.root, "bin")
+    os.makedirs(directory, exist_ok=True)
+    path = os.path.join(directory, name)
+    if not os.path.exists(path):
+        shutil.copy(SYSTEM_PYTHON, path)
+    return path
+
+
+def install_entry(session, id, name, icon, exec):
+    """A desktop entry `id` where the bridge looks for them (its XDG_DATA_HOME)."""
+    applications = os.path.join(session.daemon.share, "applications")
+    os.makedirs(applications, exist_ok=True)
+    with open(os.path.join(applications, id + ".desktop"), "w") as f:
+        f.write("[Desktop Entry]\nType=Application\nName=%s\nIcon=%s\nExec=%s %%U\n" % (name, icon, exec))
+
+
+class Notifier:
+    """bridge/notify_client.py: one connection to the bus that sends notifications, run by
+    `python` (Debian's, or a copy named as an app's executable)."""
+
+    def __init__(self, session, python=SYSTEM_PYTHON):
+        require_python_dbus()
+        script = os.path.join(REPO, "Tests", "EndToEnd", "bridge", "notify_client.py")
+        self.process = subprocess.Popen([python, script], env=session.bus.env(), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                        stderr=subprocess.PIPE, text=True)
+        session.processes.append(self.process)
+        expect_line(self.process, "ready")
+
+    def command(self, line, answer):
+        self.process.stdin.write(line + "\n")
+        self.process.stdin.flush()
+        return expect_line(self.process, answer).split()[1]
+
+    def notify(self, **spec):
+        """The server's id for the notification."""
+        return int(self.command("notify " + json.dumps(spec), "id"))
+
+    def close(self, id):
+        self.command("close %d" % id, "closed")
+
+    def quit(self):
+        self.process.stdin.write("quit\n")
+        self.process.stdin.flush()
+        self.process.wait(timeout=LIVENESS)
+
+
+def job_client(session, desktop_entry="org.kde.dolphin", capabilities=3, hints=None, python=SYSTEM_PYTHON):
     probe = subprocess.run([python, "-c", "import dbus, gi"], capture_output=True)
     if probe.returncode != 0:
         pytest.skip("Debian's python3-dbus and python3-gi are needed for the KIO-style job client")

@@ -11,7 +11,8 @@ public import SDBus
 /// Any process on the session bus may ask for views, so they are bounded: `maximumJobs` in
 /// all and `maximumJobsPerSender` per client connection; past either, `requestView` is
 /// refused with `LimitsExceeded`. Only the client that asked for a view may update or end it.
-/// A client that leaves the bus ends its jobs (`ownerGone`).
+/// A client that leaves the bus ends its jobs (`ownerGone`). A job is shown once the bridge
+/// knows who its client is (`identified`): its app is the one the client is verified as.
 public struct JobViews: Sendable {
     public static let pathPrefix = "/org/island/bridge/JobView/"
 
@@ -25,7 +26,11 @@ public struct JobViews: Sendable {
         public var number: UInt32
         public var version: Version
         public var owner: String
-        public var app: SourceApp
+        /// Nil until the owner is identified: the job is not shown before.
+        public var app: SourceApp?
+        /// The desktop entry the client claims (V3's `requestView`), and its own label (V2's).
+        public var claim: String?
+        public var label: String?
         /// 1: may be cancelled; 2: may be suspended and resumed.
         public var capabilities: Int32
         public var title: String?
@@ -82,7 +87,9 @@ public struct JobViews: Sendable {
     // MARK: The server's calls
 
     /// `requestView` from `sender`: a new job, its view's path and its activity.
-    public mutating func requestView(from sender: String, version: Version, app: SourceApp, capabilities: Int32,
+    /// `app` is nil while the sender is not identified yet: the job shows once `identified`.
+    public mutating func requestView(from sender: String, version: Version, app: SourceApp?, claim: String? = nil,
+                                     label: String? = nil, capabilities: Int32,
                                      hints: [String: BusValue], now: Double) throws(Refusal) -> (job: Job, changes: [SourceChange]) {
         guard jobs.count < maximumJobs else {
             throw Refusal(name: BusError.limitsExceeded, message: "the bridge follows \(maximumJobs) jobs already")
@@ -90,12 +97,29 @@ public struct JobViews: Sendable {
         guard jobs.values.count(where: { $0.owner == sender }) < maximumJobsPerSender else {
             throw Refusal(name: BusError.limitsExceeded, message: "this connection has \(maximumJobsPerSender) jobs already")
         }
-        var job = Job(number: nextNumber, version: version, owner: sender, app: app, capabilities: capabilities, startedAt: now)
+        var job = Job(number: nextNumber, version: version, owner: sender, app: app, claim: claim, label: label,
+                      capabilities: capabilities, startedAt: now)
         nextNumber &+= 1
         // KJobWidgets sends the state it has so far with the request.
         job.apply(hints)
         jobs[job.number] = job
-        return (job, [.show(activity(of: job))])
+        return (job, shown(job))
+    }
+
+    /// `owner` is identified: its jobs not shown yet show as the app it is verified as.
+    public mutating func identified(_ owner: String, identity: SenderIdentity, lookup: (String) -> DesktopEntry?) -> [SourceChange] {
+        var changes: [SourceChange] = []
+        for number in jobs.keys.sorted() where jobs[number]?.owner == owner && jobs[number]?.app == nil {
+            guard var job = jobs[number] else { continue }
+            job.app = SourceApp.resolve(claim: job.claim, identity: identity, kind: .transfer, label: job.label, lookup: lookup)
+            jobs[number] = job
+            changes += shown(job)
+        }
+        return changes
+    }
+
+    private func shown(_ job: Job) -> [SourceChange] {
+        job.app == nil ? [] : [.show(activity(of: job))]
     }
 
     /// `org.kde.JobViewV3.update` of the view at `path`.
@@ -103,7 +127,7 @@ public struct JobViews: Sendable {
         var job = try owned(path, by: sender)
         job.apply(properties)
         jobs[job.number] = job
-        return [.show(activity(of: job))]
+        return shown(job)
     }
 
     /// A method of `org.kde.JobViewV2` (every one but `terminate`).
@@ -129,7 +153,7 @@ public struct JobViews: Sendable {
         default: return []
         }
         jobs[job.number] = job
-        return [.show(activity(of: job))]
+        return shown(job)
     }
 
     /// `terminate` of the view at `path`: the job ended, with `errorCode` 0 (done), 1 (killed,
@@ -184,7 +208,7 @@ public struct JobViews: Sendable {
     public static let maximumTextBytes = 128
 
     private func content(of job: Job, outcome: JSONObject = [:]) -> BridgedContent {
-        var state: JSONObject = ["title": .string(job.title ?? job.infoMessage ?? job.app.name)]
+        var state: JSONObject = ["title": .string(job.title ?? job.infoMessage ?? job.app?.name ?? SourceApp.Kind.transfer.rawValue)]
         if let detail = job.detail { state["detail"] = .string(detail) }
         if let percent = job.effectivePercent { state["percent"] = .int(percent) }
         if let amount = job.amountText { state["amount"] = .string(amount) }
@@ -198,7 +222,8 @@ public struct JobViews: Sendable {
 
     private func activity(of job: Job) -> BridgedActivity {
         BridgedActivity(source: source(of: job), type: "Transfer",
-                        attributes: ["app": job.app.json, "via": "jobview"],
+                        attributes: ["app": (job.app ?? SourceApp(name: SourceApp.Kind.transfer.rawValue, icon: SourceApp.bridgeIcon)).json,
+                                     "via": "jobview"],
                         content: content(of: job), rank: Rank(tier: .progress, since: job.startedAt))
     }
 }

@@ -18,7 +18,11 @@ public struct MediaPlayer: Sendable {
     public var busName: String
     /// Its connection's unique name, to which calls go and by which its signals are known.
     public var owner: String
-    public var identity: String?
+    /// What the bridge established about the owner's process: nil until looked up, and the
+    /// player is not shown before.
+    public var identity: SenderIdentity?
+    /// The player's `Identity` property: its own name for itself.
+    public var name: String?
     public var desktopEntry: String?
     public var canRaise = false
     public var title: String?
@@ -48,7 +52,7 @@ public struct MediaPlayer: Sendable {
 
     /// Applies `org.mpris.MediaPlayer2` properties (from `GetAll` or `PropertiesChanged`).
     public mutating func applyRoot(_ properties: [String: BusValue]) {
-        if let identity = properties["Identity"]?.string { self.identity = identity }
+        if let name = properties["Identity"]?.string { self.name = name }
         if let entry = properties["DesktopEntry"]?.string { desktopEntry = entry }
         if let raise = properties["CanRaise"]?.bool { canRaise = raise }
     }
@@ -120,7 +124,7 @@ public struct MediaPlayer: Sendable {
     public func activity(source: String, app: SourceApp, staleAfterPause: Double) -> BridgedActivity {
         var state: JSONObject = [
             "status": .string(status.rawValue),
-            "title": .string(BoundedText.line(title ?? identity ?? app.name, maximumBytes: Self.maximumTextBytes)),
+            "title": .string(BoundedText.line(title ?? name ?? app.name, maximumBytes: Self.maximumTextBytes)),
         ]
         let artist = BoundedText.line(artists.joined(separator: ", "), maximumBytes: Self.maximumTextBytes)
         if !artist.isEmpty { state["artist"] = .string(artist) }

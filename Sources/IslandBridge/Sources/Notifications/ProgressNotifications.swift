@@ -11,9 +11,22 @@ import IslandJSON
 /// tag — updates it in place; it ends when its notification closes, reaches 100, turns
 /// `transfer.complete` or `transfer.error`, or is replaced by one that shows no progress.
 ///
+/// A notification belongs to the connection that sent the `Notify` that made it: only that
+/// connection's calls replace or close it. Another connection's `replaces_id` (or stack tag)
+/// makes a new notification of its own (as the spec allows a server to), even when the server
+/// gives it the same id: the first is then *displaced*, kept as it was until its own sender
+/// sends again, and only the notification the server shows under an id now ends when that id
+/// closes. A closing by `CloseNotification` (reason 3) ends only the notification of the
+/// connection seen calling it. A displaced notification whose connection has left the bus
+/// can never be changed again, and the server shows another in its place: it is dismissed
+/// (so a script that sends each update from a new connection, as `notify-send` does, leaves
+/// no stale activities behind). Each notification's app is resolved from its sender's
+/// identity (`SenderIdentity`), never from its claims alone.
+///
 /// Everything is bounded: calls waiting for their reply (`maximumPending`, the oldest
-/// dropped), notifications followed (`maximumFollowed`, the least recently updated ended).
-/// Replies and closings count only from the connection that owns the server's name.
+/// dropped), notifications followed (`maximumFollowed`, the least recently updated ended),
+/// closings asked for (`maximumPending`). Replies and closings count only from the
+/// connection that owns the server's name.
 public struct ProgressNotifications: Sendable {
     public static let maximumPending = 64
     public static let maximumFollowed = 32
@@ -23,9 +36,25 @@ public struct ProgressNotifications: Sendable {
         var serial: UInt64
     }
 
+    /// A notification: the connection that sent it, and the id the server gave it.
+    public struct Key: Sendable, Hashable {
+        public var owner: String
+        public var id: UInt32
+
+        public init(owner: String, id: UInt32) {
+            self.owner = owner
+            self.id = id
+        }
+    }
+
     private struct Followed: Sendable {
         var source: String
+        var owner: String
         var id: UInt32
+        /// Another connection's notification took its id at the server since its own last call.
+        var displaced = false
+        /// Its connection has left the bus.
+        var ownerLeft = false
         var call: NotifyCall
         /// The tag it was stacked with: a replacement that repeats no tag keeps it.
         var stackTag: String?
@@ -39,7 +68,9 @@ public struct ProgressNotifications: Sendable {
     public private(set) var server: String?
     private var pending: [CallKey: NotifyCall] = [:]
     private var pendingOrder: [CallKey] = []
-    private var followed: [UInt32: Followed] = [:]
+    private var followed: [Key: Followed] = [:]
+    /// `CloseNotification` calls seen, by the connection that made them, oldest first.
+    private var closing: [Key] = []
 
     public init(busID: String) {
         self.busID = busID
@@ -53,16 +84,20 @@ public struct ProgressNotifications: Sendable {
         server = owner
         pending = [:]
         pendingOrder = []
+        closing = []
         defer { followed = [:] }
         return followed.values.sorted { $0.startedAt < $1.startedAt }
             .map { .finish(source: $0.source, content: nil, keep: false) }
     }
 
     /// A `Notify` call from `caller` (its serial `serial`) to `destination`. Kept until the
-    /// server's reply says which notification it is, when it could concern progress.
-    public mutating func called(_ call: NotifyCall, caller: String, serial: UInt64, destination: String?) {
-        guard let server, destination == Self.serverName || destination == server else { return }
-        guard call.isProgress || (call.replacesID != 0 && followed[call.replacesID] != nil) || stackMatch(call) != nil else { return }
+    /// server's reply says which notification it is, when it could concern progress; true
+    /// when kept (the shell then finds out who `caller` is before the reply comes).
+    @discardableResult
+    public mutating func called(_ call: NotifyCall, caller: String, serial: UInt64, destination: String?) -> Bool {
+        guard let server, destination == Self.serverName || destination == server else { return false }
+        guard call.isProgress || (call.replacesID != 0 && followed[Key(owner: caller, id: call.replacesID)] != nil)
+            || stackMatch(call, caller: caller) != nil else { return false }
         let key = CallKey(caller: caller, serial: serial)
         if pending[key] == nil {
             pendingOrder.append(key)
@@ -71,6 +106,16 @@ public struct ProgressNotifications: Sendable {
             }
         }
         pending[key] = call
+        return true
+    }
+
+    /// A `CloseNotification(id)` call from `caller` to `destination`: the closing it causes
+    /// (reason 3) ends `caller`'s notification `id`, and no other connection's.
+    public mutating func closeCalled(id: UInt32, caller: String, destination: String?) {
+        guard let server, destination == Self.serverName || destination == server,
+              followed.keys.contains(where: { $0.id == id }) else { return }
+        closing.append(Key(owner: caller, id: id))
+        if closing.count > Self.maximumPending { closing.removeFirst() }
     }
 
     /// The server's error reply to a call: nothing was shown.
@@ -80,20 +125,32 @@ public struct ProgressNotifications: Sendable {
         if pending.removeValue(forKey: key) != nil { pendingOrder.removeAll { $0 == key } }
     }
 
-    /// The server's reply to a call: notification `id` shows it.
+    /// The server's reply to a call: notification `id` shows it. `identity` is what the bridge
+    /// established about `caller`; it decides the app a new notification is shown as.
     public mutating func replied(from sender: String, to caller: String, replySerial: UInt64, id: UInt32, now: Double,
-                                 lookup: (String) -> DesktopEntry?) -> [SourceChange] {
+                                 identity: SenderIdentity = .unknown, lookup: (String) -> DesktopEntry?) -> [SourceChange] {
         guard sender == server else { return [] }
         let key = CallKey(caller: caller, serial: replySerial)
         guard let call = pending.removeValue(forKey: key) else { return [] }
         pendingOrder.removeAll { $0 == key }
 
-        // What it replaces: the notification of its replaces_id, or the same app's of its tag.
-        // (replaces_id 0 replaces nothing.)
-        let replaced = call.replacesID != 0 && followed[call.replacesID] != nil ? call.replacesID : nil
-        let previous = replaced ?? (followed[id] != nil ? id : stackMatch(call))
+        // What it replaces: the caller's own notification of its replaces_id, or of the id the
+        // server answered, or the caller's of its tag. (replaces_id 0 replaces nothing.) Another
+        // connection's notification is never replaced: it is displaced when this one takes
+        // its id at the server.
+        let own = { (id: UInt32) in Key(owner: caller, id: id) }
+        let replaced = call.replacesID != 0 && followed[own(call.replacesID)] != nil ? own(call.replacesID) : nil
+        let previous = replaced ?? (followed[own(id)] != nil ? own(id) : stackMatch(call, caller: caller))
+        var changes: [SourceChange] = []
+        for key in followed.keys.sorted(by: { $0.owner < $1.owner }) where key.id == id && key.owner != caller {
+            followed[key]?.displaced = true
+            if followed[key]?.ownerLeft == true, let gone = followed.removeValue(forKey: key) {
+                changes.append(.finish(source: gone.source, content: nil, keep: false))
+            }
+        }
         if let previous, var entry = followed.removeValue(forKey: previous) {
             entry.id = id
+            entry.displaced = false
             // A replacement without a value keeps the last one shown.
             let lastValue = entry.call.value
             entry.call = call
@@ -102,55 +159,95 @@ public struct ProgressNotifications: Sendable {
             entry.updatedAt = now
             if let outcome = Self.outcome(of: call) {
                 // It says it is over, or shows no progress any more.
-                return [.finish(source: entry.source, content: content(of: entry, outcome: outcome), keep: true)]
+                return changes + [.finish(source: entry.source, content: content(of: entry, outcome: outcome), keep: true)]
             }
-            followed[id] = entry
-            return [.show(activity(of: entry))]
+            followed[own(id)] = entry
+            return changes + [.show(activity(of: entry))]
         }
-        guard call.isProgress else { return [] }
-        var changes: [SourceChange] = []
+        guard call.isProgress else { return changes }
         if followed.count >= Self.maximumFollowed, let stalest = followed.values.min(by: { $0.updatedAt < $1.updatedAt }) {
-            followed[stalest.id] = nil
+            followed[Key(owner: stalest.owner, id: stalest.id)] = nil
             changes.append(.finish(source: stalest.source, content: nil, keep: false))
         }
-        let app = SourceApp.resolve(entry: call.desktopEntry, label: call.appName, iconName: call.appIcon,
-                                    fallback: SourceApp(name: call.appName.isEmpty ? "Notification" : call.appName,
-                                                        icon: "dialog-information"),
+        let app = SourceApp.resolve(claim: call.desktopEntry, identity: identity, kind: .notification, label: call.appName,
                                     lookup: lookup)
-        let entry = Followed(source: "notify:\(busID):\(sender):\(id)", id: id, call: call, stackTag: call.stackTag, app: app,
-                             startedAt: now, updatedAt: now)
+        // The caller is part of the key: another connection's notification of the same id is
+        // another activity. (Unique names are never reused on a bus.)
+        let entry = Followed(source: "notify:\(busID):\(caller):\(id)", owner: caller, id: id, call: call, stackTag: call.stackTag,
+                             app: app, startedAt: now, updatedAt: now)
         if let outcome = Self.outcome(of: call) {
             // Done or failed already: shown ended.
             changes.append(.show(activity(of: entry)))
             changes.append(.finish(source: entry.source, content: content(of: entry, outcome: outcome), keep: true))
             return changes
         }
-        followed[id] = entry
+        followed[own(id)] = entry
         changes.append(.show(activity(of: entry)))
         return changes
     }
 
-    /// `NotificationClosed(id, reason)` from `sender`: reason 2 is the user dismissing it.
+    /// `NotificationClosed(id, reason)` from `sender`: reason 2 is the user dismissing it, 3
+    /// a `CloseNotification` call. A call's closing ends the notification of the connection
+    /// seen calling it, if it has one of that id (another connection's call ends nothing);
+    /// any other ends the one the server shows under `id` (not one another connection's
+    /// that it displaced).
     /// A server that stacks (dunst) closes the old notification of a tag before it answers
-    /// the call that replaces it: while such a call waits for its reply, the closing is the
-    /// replacement, not the end.
+    /// the call that replaces it: while such a call of its own sender waits for its reply, the
+    /// closing is the replacement, not the end.
     public mutating func closed(id: UInt32, reason: UInt32, from sender: String) -> [SourceChange] {
-        guard sender == server, let entry = followed[id] else { return [] }
-        let replaced = pending.values.contains { call in
-            call.replacesID == id || (entry.stackTag != nil && call.stackTag == entry.stackTag && call.appName == entry.call.appName)
+        guard sender == server else { return [] }
+        let closers = closing.filter { $0.id == id }
+        closing.removeAll { $0.id == id }
+        // A reason 3 no one was seen asking for is the server's own doing.
+        let ended: [Key] = if reason == 3 && !closers.isEmpty {
+            closers.filter { followed[$0] != nil }
+        } else {
+            followed.filter { $0.key.id == id && !$0.value.displaced }.map(\.key)
         }
-        if replaced { return [] }
-        followed[id] = nil
-        return [.finish(source: entry.source, content: nil, keep: reason != 2)]
+        var changes: [SourceChange] = []
+        for key in ended.sorted(by: { $0.owner < $1.owner }) {
+            guard let entry = followed[key] else { continue }
+            let replaced = pending.contains { callKey, call in
+                callKey.caller == key.owner && (call.replacesID == id
+                    || (entry.stackTag != nil && call.stackTag == entry.stackTag && call.appName == entry.call.appName))
+            }
+            if replaced { continue }
+            followed[key] = nil
+            changes.append(.finish(source: entry.source, content: nil, keep: reason != 2))
+        }
+        return changes
     }
 
+    /// Connection `owner` left the bus: its notifications another connection's displaced are
+    /// dismissed; the others stay until they close, and are dismissed when displaced.
+    public mutating func ownerLeft(_ owner: String) -> [SourceChange] {
+        var changes: [SourceChange] = []
+        for key in followed.keys.sorted(by: { $0.id < $1.id }) where key.owner == owner {
+            if followed[key]?.displaced == true, let gone = followed.removeValue(forKey: key) {
+                changes.append(.finish(source: gone.source, content: nil, keep: false))
+            } else {
+                followed[key]?.ownerLeft = true
+            }
+        }
+        return changes
+    }
+
+    /// The connections whose notifications are followed and still on the bus, as far as
+    /// `ownerLeft` was told.
+    public var owners: Set<String> { Set(followed.values.filter { !$0.ownerLeft }.map(\.owner)) }
+
     /// The notification ids followed now.
-    public var followedIDs: [UInt32] { followed.keys.sorted() }
+    public var followedIDs: [UInt32] { followed.keys.map(\.id).sorted() }
+
+    /// The notifications followed now, by sender and id.
+    public var followedKeys: Set<Key> { Set(followed.keys) }
     public var pendingCount: Int { pending.count }
 
-    private func stackMatch(_ call: NotifyCall) -> UInt32? {
+    /// The caller's own notification of the call's stack tag.
+    private func stackMatch(_ call: NotifyCall, caller: String) -> Key? {
         guard let tag = call.stackTag else { return nil }
-        return followed.values.first { $0.stackTag == tag && $0.call.appName == call.appName }?.id
+        return followed.values.first { $0.owner == caller && $0.stackTag == tag && $0.call.appName == call.appName }
+            .map { Key(owner: $0.owner, id: $0.id) }
     }
 
     // MARK: The activity
