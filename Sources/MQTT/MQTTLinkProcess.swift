@@ -26,9 +26,12 @@ public final class MQTTLinkProcess: Sendable {
     let frameLimit: Int
     let log: @Sendable (String) -> Void
     private let state: Mutex<State>
-    /// The current process's socket, -1 between processes: written under this lock, closed
-    /// under it too, so no write reaches a descriptor reused meanwhile.
-    private let socket = Mutex<Int32>(-1)
+    /// What goes to the current process, nil between processes.
+    private let outbox = Mutex<Outbox?>(nil)
+    /// Frames waiting for the link process, at most: feedback beyond is dropped (and logged by
+    /// the caller). Each is small (a feedback message is under 1 KiB), and their number is
+    /// bounded anyway by the pushes the daemon takes at once and the socket's buffer.
+    public static let outboxLimit = 8192
     private let wakeRead: Int32
     private let wakeWrite: Int32
 
@@ -183,37 +186,67 @@ public final class MQTTLinkProcess: Sendable {
         _ = send(subscribe ? .subscribe(session: name, topic: topic) : .unsubscribe(session: name, topic: topic), droppable: false)
     }
 
-    /// Writes a frame without waiting for the link process: a `droppable` one is dropped when
-    /// it has no room now; any other that cannot be written ends the process, whose successor
-    /// is told everything again (sessions and subscriptions). False when not written.
+    /// Queues a frame for the link process, never waiting: a `droppable` one is dropped when
+    /// `outboxLimit` frames wait already. False when not queued.
     private func send(_ frame: MQTTLinkFrame, droppable: Bool) -> Bool {
-        let bytes = frame.encoded
-        return socket.withLock { descriptor in
-            guard descriptor >= 0 else { return false }
-            var done = 0
-            var waited = 0
-            while done < bytes.count {
-                let count = bytes.withUnsafeBytes { Glibc.send(descriptor, $0.baseAddress! + done, bytes.count - done, Int32(MSG_NOSIGNAL | MSG_DONTWAIT)) }
-                if count > 0 {
-                    done += count
-                } else if count < 0 && errno == EINTR {
-                    continue
-                } else if count < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) {
-                    if done == 0 && droppable { return false }
-                    // Half a frame must be finished, or the stream is lost: a process that
-                    // takes nothing for a second is stuck, and is replaced.
-                    var wait = pollfd(fd: descriptor, events: Int16(POLLOUT), revents: 0)
-                    if waited >= 10 || poll(&wait, 1, 100) < 0 {
+        outbox.withLock { $0 }?.put(frame.encoded, droppable: droppable) ?? false
+    }
+
+    /// The frames for one link process and the thread that writes them, in order, waiting for
+    /// room in the socket as long as it takes (the process reads at once what it is sent).
+    final class Outbox: Sendable {
+        let descriptor: Int32
+        private let queue = Mutex<(frames: [[UInt8]], closing: Bool)>(([], false))
+        private let ready = DispatchSemaphore(value: 0)
+        private let ended = DispatchSemaphore(value: 0)
+
+        init(descriptor: Int32) {
+            self.descriptor = descriptor
+            let thread = Thread { [self] in run() }
+            thread.name = "mqtt-link-out"
+            thread.stackSize = 1 << 20
+            thread.start()
+        }
+
+        func put(_ bytes: [UInt8], droppable: Bool) -> Bool {
+            let queued = queue.withLock { queue in
+                guard !queue.closing, !droppable || queue.frames.count < MQTTLinkProcess.outboxLimit else { return false }
+                queue.frames.append(bytes)
+                return true
+            }
+            if queued { ready.signal() }
+            return queued
+        }
+
+        /// Writes what is queued, then ends the stream (the process then exits) and the thread.
+        func finish() {
+            queue.withLock { $0.closing = true }
+            ready.signal()
+        }
+
+        /// Waits for the thread to end (after `finish`, or a failed write).
+        func join() { ended.wait() }
+
+        private func run() {
+            defer { ended.signal() }
+            while true {
+                ready.wait()
+                let (frames, closing) = queue.withLock { queue in
+                    defer { queue.frames = [] }
+                    return (queue.frames, queue.closing)
+                }
+                for bytes in frames {
+                    guard bytes.withUnsafeBytes({ writeFully(descriptor, $0) }) else {
+                        queue.withLock { $0.closing = true }
                         Glibc.shutdown(descriptor, Int32(SHUT_RDWR))
-                        return false
+                        return
                     }
-                    waited += 1
-                } else {
-                    Glibc.shutdown(descriptor, Int32(SHUT_RDWR))
-                    return false
+                }
+                if closing {
+                    Glibc.shutdown(descriptor, Int32(SHUT_WR))
+                    return
                 }
             }
-            return true
         }
     }
 
@@ -224,9 +257,7 @@ public final class MQTTLinkProcess: Sendable {
         }
         guard running else { return }
         // The link process reads the end of its stream, disconnects cleanly and exits.
-        socket.withLock { descriptor in
-            if descriptor >= 0 { Glibc.shutdown(descriptor, Int32(SHUT_WR)) }
-        }
+        outbox.withLock { $0 }?.finish()
         var byte: UInt8 = 1
         _ = Glibc.write(wakeWrite, &byte, 1)
         await withTaskGroup(of: Void.self) { group in
@@ -263,13 +294,16 @@ public final class MQTTLinkProcess: Sendable {
                     state.pid = pid
                     state.schedule.connected(at: MQTTClient.monotonicSeconds())
                 }
-                socket.withLock { $0 = descriptor }
+                let box = Outbox(descriptor: descriptor)
+                outbox.withLock { $0 = box }
                 let names = state.withLock { state in state.order.filter { state.sessions[$0]?.opened == true } }
                 for name in names { sendOpen(name) }
-                if stopping { socket.withLock { _ = Glibc.shutdown($0, Int32(SHUT_WR)) } }
+                if stopping { box.finish() }
                 let ended = serve(descriptor)
-                socket.withLock { $0 = -1 }
+                outbox.withLock { $0 = nil }
+                box.finish()
                 let status = reap(pid, descriptor)
+                box.join()
                 close(descriptor)
                 state.withLock { $0.pid = 0 }
                 reason = ended.map { "\($0); the MQTT link process \(status)" } ?? "the MQTT link process \(status)"
