@@ -11,35 +11,63 @@ import Synchronization
 /// that honours it. So the clients run here, in a process whose data is limited
 /// (`RLIMIT_DATA`): a larger packet makes malloc fail, libmosquitto gives up the connection
 /// (`MOSQ_ERR_NOMEM`) and the client reconnects with its backoff; the daemon's memory never
-/// sees it. The daemon reads what comes from here in frames it bounds itself (`MQTTLinkFrame`).
+/// sees it. The limit is what the process holds when it starts, `perSession` for each session,
+/// and `headroom`. The daemon reads what comes from here in frames it bounds itself (`MQTTLinkFrame`).
 ///
 /// It serves the socket `descriptor` (one end of a socket pair; the daemon holds the other),
 /// and exits when the daemon closes it or goes away.
 public enum MQTTLinkChild {
-    /// The data limit of the link process, unless the daemon says otherwise.
-    public static let defaultMemoryLimit = 64 << 20
+    /// What the link process may allocate beyond what it holds when it starts and what its
+    /// sessions need (`perSession` each): the largest packet it can take in, and more than the
+    /// largest one the daemon asks for (256 KiB), twice over.
+    public static let defaultHeadroom = 32 << 20
+    /// A session's share of the limit: its thread's stack (1 MiB), libmosquitto's and TLS's state.
+    public static let perSession = 2 << 20
 
-    /// Runs the link process; never returns.
-    public static func run(descriptor: Int32, memoryLimit: Int?) -> Never {
+    /// Runs the link process; never returns. `headroom` nil: no limit (under a sanitizer, whose
+    /// shadow memory no such limit allows).
+    public static func run(descriptor: Int32, headroom: Int?) -> Never {
         signal(SIGPIPE, SIG_IGN)
-        if let memoryLimit {
-            var limit = rlimit(rlim_cur: rlim_t(memoryLimit), rlim_max: rlim_t(memoryLimit))
-            if setrlimit(Int32(RLIMIT_DATA.rawValue), &limit) != 0 {
-                FileHandle.standardError.write(Data("islandd mqtt link: setrlimit: \(String(cString: strerror(errno)))\n".utf8))
-                exit(1)
-            }
-        }
-        let link = Link(descriptor: descriptor)
+        let link = Link(descriptor: descriptor, headroom: headroom, baseline: dataInUse())
+        link.limit(sessions: 0)
         link.serve()
+    }
+
+    /// VmData: the private writable memory the process holds, what `RLIMIT_DATA` limits.
+    static func dataInUse() -> Int {
+        guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
+              let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmData:") }),
+              let kilobytes = Int(line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first ?? "") else { return 0 }
+        return kilobytes * 1024
     }
 
     private final class Link: Sendable {
         let descriptor: Int32
+        let headroom: Int?
+        let baseline: Int
         /// One writer at a time: every session's network thread writes here.
         let writing = Mutex(())
         let sessions = Mutex<[String: (client: MQTTClient, payloadLimit: Int)]>([:])
 
-        init(descriptor: Int32) { self.descriptor = descriptor }
+        init(descriptor: Int32, headroom: Int?, baseline: Int) {
+            self.descriptor = descriptor
+            self.headroom = headroom
+            self.baseline = baseline
+        }
+
+        /// Sets the data limit for `sessions` sessions: what the process held at its start, its
+        /// sessions' share, and the headroom. Bounded by the apps holding tokens.
+        func limit(sessions: Int) {
+            guard let headroom else { return }
+            var limit = rlimit()
+            getrlimit(Int32(RLIMIT_DATA.rawValue), &limit)
+            let wanted = rlim_t(baseline + headroom + sessions * MQTTLinkChild.perSession)
+            limit.rlim_cur = min(wanted, limit.rlim_max)
+            if setrlimit(Int32(RLIMIT_DATA.rawValue), &limit) != 0 {
+                complain("setrlimit: \(String(cString: strerror(errno)))")
+                exit(1)
+            }
+        }
 
         func serve() -> Never {
             while true {
@@ -59,6 +87,7 @@ public enum MQTTLinkChild {
             switch frame {
             case .open(let name, let bytes):
                 guard sessions.withLock({ $0[name] == nil }) else { return }
+                limit(sessions: sessions.withLock { $0.count } + 1)
                 do {
                     let configuration = try JSONDecoder().decode(MQTTConfiguration.self, from: Data(bytes))
                     let payloadLimit = Int(configuration.maximumPacketSize)
@@ -119,7 +148,7 @@ public enum MQTTLinkChild {
             exit(status)
         }
 
-        private func complain(_ text: String) {
+        func complain(_ text: String) {
             FileHandle.standardError.write(Data("islandd mqtt link: \(text)\n".utf8))
         }
     }

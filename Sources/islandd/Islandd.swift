@@ -46,7 +46,7 @@ struct Islandd: AsyncParsableCommand {
     @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error or critical.")
     var logLevel: String = "info"
 
-    /// The daemon's MQTT link process (`PushLinkProcess`), with its data limit in bytes.
+    /// The daemon's MQTT link process (`PushLinkProcess`), with its data headroom in bytes.
     @Option(name: .customLong("mqtt-link"), help: .hidden)
     var mqttLink: Int?
 
@@ -57,7 +57,7 @@ struct Islandd: AsyncParsableCommand {
     }
 
     func run() async throws {
-        if let mqttLink { PushLinkProcess.run(memoryLimit: mqttLink) }
+        if let mqttLink { PushLinkProcess.run(headroom: mqttLink) }
         PushLinkProcess.use(executable: "/proc/self/exe")
         JournalLogHandler.bootstrap(level: Logger.Level(rawValue: logLevel) ?? .info)
         let logger = Logger(label: "islandd")

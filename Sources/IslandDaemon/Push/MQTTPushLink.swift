@@ -127,19 +127,19 @@ public enum PushLinkProcess {
     public static func use(executable path: String) {
         executable.withLock { $0 = path }
     }
-    /// islandd's hidden option that makes it the link process, with its data limit in bytes
-    /// (0: none).
+    /// islandd's hidden option that makes it the link process, with its data headroom in
+    /// bytes (0: no limit).
     public static let option = "--mqtt-link"
 
-    /// The data limit of the link process: none under a sanitizer (`ISLAND_SANITIZER`), whose
-    /// shadow memory no such limit allows.
-    static func memoryLimit(environment: [String: String]) -> Int {
-        (environment["ISLAND_SANITIZER"] ?? "").isEmpty ? MQTTLinkChild.defaultMemoryLimit : 0
+    /// The link process's headroom (`MQTTLinkChild`): none under a sanitizer
+    /// (`ISLAND_SANITIZER`), whose shadow memory no data limit allows.
+    static func headroom(environment: [String: String]) -> Int {
+        (environment["ISLAND_SANITIZER"] ?? "").isEmpty ? MQTTLinkChild.defaultHeadroom : 0
     }
 
     /// Runs the link process on descriptor 3 (as `MQTTLinkProcess` starts it); never returns.
-    public static func run(memoryLimit: Int) -> Never {
-        MQTTLinkChild.run(descriptor: 3, memoryLimit: memoryLimit > 0 ? memoryLimit : nil)
+    public static func run(headroom: Int) -> Never {
+        MQTTLinkChild.run(descriptor: 3, headroom: headroom > 0 ? headroom : nil)
     }
 }
 

@@ -84,7 +84,11 @@ def test_a_hostile_brokers_oversized_packet_never_reaches_islandds_memory(make_d
         assert daemon.process.poll() is None
         peak = peak_rss(daemon.process.pid)
         assert peak <= CEILING, "islandd's peak RSS %.1f MiB" % (peak / 2**20)
-        print("islandd peak RSS after a hostile 140 MiB PUBLISH: %.1f MiB" % (peak / 2**20))
+        # Nor did the link process take it in: it is held to its own limit.
+        link_peak = peak_rss(link_process(daemon))
+        assert link_peak <= CEILING, "the link process's peak RSS %.1f MiB" % (link_peak / 2**20)
+        print("after a hostile 140 MiB PUBLISH, peak RSS: islandd %.1f MiB, its link process %.1f MiB"
+              % (peak / 2**20, link_peak / 2**20))
     finally:
         hostile.close()
 

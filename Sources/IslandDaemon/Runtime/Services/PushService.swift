@@ -88,9 +88,9 @@ final class PushService: Service {
         }
         do {
             if let executable = PushLinkProcess.executable.withLock({ $0 }) {
-                let limit = PushLinkProcess.memoryLimit(environment: ProcessInfo.processInfo.environment)
+                let headroom = PushLinkProcess.headroom(environment: ProcessInfo.processInfo.environment)
                 let process = try MQTTLinkProcess(
-                    executable: executable, arguments: [PushLinkProcess.option, String(limit)],
+                    executable: executable, arguments: [PushLinkProcess.option, String(headroom)],
                     frameLimit: MQTTLinkProcess.frameLimit(for: configuration), backoff: configuration.backoff,
                     log: { logger.warning("\($0)") })
                 self.process = process
