@@ -13,7 +13,8 @@ import Synchronization
 /// What arrives is handed to the engine on its event loop, in order (the loop runs what one
 /// thread hands it in the order it was handed), and its feedback goes out once its outcome is
 /// committed. At most `window` pushes are in the daemon at once — handed over and not yet
-/// committed; beyond, the client's network thread waits, so a flood stays in the TCP
+/// committed; beyond, the thread that hands them over waits (and with it, through the link
+/// process's socket, the sessions' network threads), so a flood stays in the TCP
 /// connection and at the broker (bounded by its queue limits), never in this process. The
 /// network thread never touches the engine's state, and the loop never waits for the broker.
 ///
