@@ -3,7 +3,7 @@
 /// `mqtts://[::1]:8883`. Anything else — a path, credentials in the URL, another scheme — is
 /// refused rather than half understood: credentials belong in a file of their own, never in a
 /// URL that ends up in logs.
-public struct MQTTBrokerAddress: Sendable, Hashable, CustomStringConvertible {
+public struct MQTTBrokerAddress: Sendable, Hashable, Codable, CustomStringConvertible {
     public var host: String
     public var port: Int
     /// The connection is TLS (`mqtts`).

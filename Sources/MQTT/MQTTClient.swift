@@ -46,7 +46,7 @@ public enum MQTTConnectionEvent: Sendable, Hashable {
 /// woken from its reconnection sleep, and waits with `select`, which fails outright on a
 /// descriptor above 1023 — ordinary in a daemon that raised its descriptor limit for its
 /// clients. This one waits with `poll`, retries whatever failed, and stops at once.
-public final class MQTTClient: Sendable {
+public final class MQTTClient: MQTTSession {
     public typealias MessageHandler = @Sendable (MQTTMessage) -> Void
     public typealias ConnectionHandler = @Sendable (MQTTConnectionEvent) -> Void
 
@@ -254,6 +254,10 @@ extension MQTTClient {
             // The thread holds the core until it ends.
             let thread = Thread { [self] in run() }
             thread.name = "mqtt"
+            // Not the default 8 MiB: the link process runs one thread per session under a
+            // memory limit that counts stacks (`MQTTLinkChild`); libmosquitto and OpenSSL
+            // need far less.
+            thread.stackSize = 1 << 20
             thread.start()
         }
 

@@ -1,6 +1,6 @@
 /// How an `MQTTClient` reaches its broker and what session it keeps there.
-public struct MQTTConfiguration: Sendable, Hashable {
-    public enum ProtocolVersion: String, Sendable, Hashable {
+public struct MQTTConfiguration: Sendable, Hashable, Codable {
+    public enum ProtocolVersion: String, Sendable, Hashable, Codable {
         /// MQTT 5: the session's lifetime and the largest packet the client takes are told to
         /// the broker (`sessionExpiry`, `maximumPacketSize`).
         case v5 = "5"
@@ -10,7 +10,7 @@ public struct MQTTConfiguration: Sendable, Hashable {
     }
 
     /// Files for TLS, in PEM. Without a CA file or directory, the system's trusted roots.
-    public struct TLS: Sendable, Hashable {
+    public struct TLS: Sendable, Hashable, Codable {
         public var caFile: String?
         public var caDirectory: String?
         /// A client certificate and its key (unencrypted), for brokers that authenticate by

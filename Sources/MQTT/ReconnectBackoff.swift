@@ -2,7 +2,7 @@
 /// `maximum`, each delay drawn between half and all of its step ("equal jitter"), so a fleet of
 /// devices that lost the same broker does not return to it in one burst. Pure: the random draw
 /// is an argument.
-public struct ReconnectBackoff: Sendable, Hashable {
+public struct ReconnectBackoff: Sendable, Hashable, Codable {
     /// Seconds before the first retry (before jitter).
     public var first: Double
     /// The longest wait, in seconds.

@@ -46,6 +46,10 @@ struct Islandd: AsyncParsableCommand {
     @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error or critical.")
     var logLevel: String = "info"
 
+    /// The daemon's MQTT link process (`PushLinkProcess`), with its data headroom in bytes.
+    @Option(name: .customLong("mqtt-link"), help: .hidden)
+    var mqttLink: Int?
+
     func validate() throws {
         if userScope && systemScope { throw ValidationError("--user and --system exclude each other") }
         if Logger.Level(rawValue: logLevel) == nil { throw ValidationError("unknown --log-level '\(logLevel)'") }
@@ -53,6 +57,8 @@ struct Islandd: AsyncParsableCommand {
     }
 
     func run() async throws {
+        if let mqttLink { PushLinkProcess.run(headroom: mqttLink) }
+        PushLinkProcess.use(executable: "/proc/self/exe")
         JournalLogHandler.bootstrap(level: Logger.Level(rawValue: logLevel) ?? .info)
         let logger = Logger(label: "islandd")
         let scope: DaemonScope = systemScope ? .system : .user

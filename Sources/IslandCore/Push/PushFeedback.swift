@@ -35,6 +35,12 @@ public struct PushFeedback: Sendable, Hashable {
     public var outcome: Outcome
     /// When the device handled the push, by its clock.
     public var receivedAt: Double
+    /// The push's `sequence`, repeated.
+    public var sequence: Int?
+    /// Numbers skipped before `sequence` since the highest this token received: pushes its
+    /// server sent that never reached the device (dropped by the broker). Published when
+    /// more than 0.
+    public var missed = 0
 
     public init(timestamp: Double?, event: PushRequest.Event?, outcome: Outcome, receivedAt: Double) {
         self.timestamp = timestamp
@@ -73,6 +79,8 @@ public struct PushFeedback: Sendable, Hashable {
             text.member("outcome", string: "revoked")
             text.member("reason", string: reason)
         }
+        if let sequence { text.member("sequence", int: sequence) }
+        if missed > 0 { text.member("missed", int: missed) }
         text.member("receivedAt", double: receivedAt)
         text.closeObject()
         return text.bytes

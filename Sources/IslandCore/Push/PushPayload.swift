@@ -31,6 +31,10 @@ public struct PushRequest: Sendable, Hashable {
     public var attributes: JSONObject?
     /// `start` with `input-push-token`: the new activity gets a push token.
     public var wantsPushToken: Bool
+    /// `sequence`: the server's number for this push among those it sent to this token, 1, 2,
+    /// 3…; the answer repeats it and says how many numbers before it never arrived
+    /// (`PushFeedback.missed`). Optional.
+    public var sequence: Int?
 
     public init(event: Event, timestamp: Double, content: ActivityContent? = nil, dismissalDate: Double? = nil, alert: Alert? = nil,
                 attributesType: String? = nil, attributes: JSONObject? = nil, wantsPushToken: Bool = false) {
@@ -113,6 +117,12 @@ public enum PushPayload {
         guard timestamp > 0 else { throw .invalidPayload(reason: "aps.timestamp must be greater than 0") }
 
         var request = PushRequest(event: event, timestamp: timestamp)
+        if let sequence = try fields.number("sequence") {
+            guard sequence >= 1, sequence <= 9_007_199_254_740_991, sequence.rounded() == sequence else {
+                throw .invalidPayload(reason: "aps.sequence must be a whole number from 1 to 2^53 - 1")
+            }
+            request.sequence = Int(sequence)
+        }
         let staleDate = try fields.number("stale-date")
         let relevance = try fields.number("relevance-score") ?? 0
         if let state = try fields.object("content-state") {

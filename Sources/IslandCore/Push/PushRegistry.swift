@@ -39,6 +39,10 @@ public struct PushRegistry: Sendable, Hashable {
     public private(set) var entries: [String: Entry] = [:]
     private var byActivity: [String: String] = [:]
     private var byStartKey: [StartKey: String] = [:]
+    /// The highest `sequence` received through each token: 0 for a token made in this run
+    /// (its server numbers from 1), none for a token restored from the store until its first
+    /// numbered push (this is not persisted).
+    private var highestSequence: [String: Int] = [:]
 
     /// Push-to-start tokens one owner may hold: one per activity type, for a bounded number.
     public static let maximumStartTokensPerOwner = 32
@@ -62,6 +66,7 @@ public struct PushRegistry: Sendable, Hashable {
     @discardableResult
     public mutating func setToken(_ token: PushToken, activity id: String, owner: ActivityOwner) -> Entry? {
         let replaced = byActivity[id].flatMap { removeEntry(topic: $0) }
+        highestSequence[token.topic] = 0
         insert(Entry(token: token, grant: .activity(id: id, owner: owner)))
         return replaced
     }
@@ -77,8 +82,22 @@ public struct PushRegistry: Sendable, Hashable {
         if replaced == nil, byStartKey.keys.count(where: { $0.owner == owner }) >= Self.maximumStartTokensPerOwner {
             throw .tooManyPushTokens(app: owner.app, limit: Self.maximumStartTokensPerOwner)
         }
+        highestSequence[token.topic] = 0
         insert(Entry(token: token, grant: .start(owner: owner, type: type), lastStart: replaced?.lastStart))
         return replaced
+    }
+
+    /// Notes a push numbered `sequence` received through the token at `topic`: how many
+    /// numbers before it were skipped since the highest received — pushes its server sent that
+    /// never reached this device (a broker that dropped them from a full queue). 0 for the
+    /// next number, a repeat or an older one, and for the first numbered push through a token
+    /// restored from the store, whose count did not survive the restart.
+    public mutating func receive(sequence: Int, topic: String) -> Int {
+        guard entries[topic] != nil else { return 0 }
+        let highest = highestSequence[topic]
+        highestSequence[topic] = max(highest ?? sequence, sequence)
+        guard let highest, sequence > highest + 1 else { return 0 }
+        return sequence - highest - 1
     }
 
     /// Revokes activity `id`'s token, returning it.
@@ -112,6 +131,7 @@ public struct PushRegistry: Sendable, Hashable {
 
     private mutating func removeEntry(topic: String) -> Entry? {
         guard let entry = entries.removeValue(forKey: topic) else { return nil }
+        highestSequence[topic] = nil
         switch entry.grant {
         case .activity(let id, _): byActivity[id] = nil
         case .start(let owner, let type): byStartKey[StartKey(owner: owner, type: type)] = nil

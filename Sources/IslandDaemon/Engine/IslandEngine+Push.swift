@@ -220,8 +220,29 @@ extension IslandEngine {
         }
     }
 
-    private func decidePush(topic: String, payload: [UInt8], completion: @escaping @Sendable (PushFeedback) -> Void) {
+    private func decidePush(topic: String, payload: [UInt8], completion answer: @escaping @Sendable (PushFeedback) -> Void) {
         let receivedAt = clock()
+        // Every push that reaches the device gets exactly one answer; a numbered one also says
+        // how many numbers before it never arrived (pushes a broker dropped), noted here, in
+        // the order pushes arrive.
+        let decoded: Result<PushRequest, PushRefusal>
+        do throws(PushRefusal) {
+            decoded = .success(try PushPayload.decode(payload))
+        } catch {
+            decoded = .failure(error)
+        }
+        var sequence: Int?
+        var missed = 0
+        if push?.registry.entry(topic: topic) != nil, case .success(let request) = decoded, let number = request.sequence {
+            sequence = number
+            missed = push?.registry.receive(sequence: number, topic: topic) ?? 0
+        }
+        let completion: @Sendable (PushFeedback) -> Void = { [sequence, missed] feedback in
+            var feedback = feedback
+            feedback.sequence = sequence
+            feedback.missed = missed
+            answer(feedback)
+        }
         func refuse(_ request: PushRequest?, _ refusal: PushRefusal) {
             completion(PushFeedback(request: request, refusal: refusal, receivedAt: receivedAt))
         }
@@ -229,13 +250,14 @@ extension IslandEngine {
             // Revoked, rotated, or held by a session from before a restart: nothing to do
             // with it, and no reason to hear of it again.
             self.push?.broker.unsubscribe(topic)
-            refuse(try? PushPayload.decode(payload), .noSuchToken)
+            refuse(try? decoded.get(), .noSuchToken)
             return
         }
         let request: PushRequest
-        do {
-            request = try PushPayload.decode(payload)
-        } catch {
+        switch decoded {
+        case .success(let decoded):
+            request = decoded
+        case .failure(let error):
             refuse(nil, error)
             return
         }

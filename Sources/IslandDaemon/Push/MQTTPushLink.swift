@@ -2,24 +2,99 @@ import Foundation
 import IslandCore
 import Logging
 import MQTT
+import Synchronization
 
-/// The engine's line to the broker over the MQTT client: subscriptions are kept by the client
-/// across reconnections, feedback is published at QoS 1.
-struct MQTTPushLink: PushBroker {
-    let client: MQTTClient
+/// The engine's line to the broker: one MQTT session per app holding tokens on this device
+/// (client id `<ClientID>/<app>`), so that each app's pushes wait in a queue of their own at
+/// the broker — a broker bounds and drops per session (mosquitto's `max_queued_messages`), and
+/// one app's flood must not crowd out another app's pushes (DESIGN.md §12, issue #25 item 6).
+/// Sessions are made as an app's first token is subscribed to; their number is bounded by the
+/// apps that hold tokens. Feedback goes out through the session of the app it is about.
+///
+/// The device's own session (`ClientID=`, clean) subscribes to nothing: it is the device's
+/// presence, what status reports and what tells of a ClientID shared by two devices.
+final class MQTTPushLink: PushBroker {
+    typealias MakeSession = @Sendable (MQTTConfiguration) throws(MQTTError) -> any MQTTSession
+
+    let device: any MQTTSession
+    private let configuration: MQTTConfiguration
+    private let makeSession: MakeSession
+    private let sessions = Mutex<[String: any MQTTSession]>([:])
+    private let started = Mutex(false)
     let logger: Logger
 
+    /// `makeSession` makes a session (not started) with the configuration given, whose
+    /// messages and events go where the daemon wants them.
+    init(configuration: MQTTConfiguration, logger: Logger, makeSession: @escaping MakeSession) throws(MQTTError) {
+        self.configuration = configuration
+        self.makeSession = makeSession
+        self.logger = logger
+        var presence = configuration
+        presence.persistentSession = false
+        device = try makeSession(presence)
+    }
+
+    /// The client id of `app`'s session on device `device`: the device's, a `/`, the app's id
+    /// (neither may contain `/`, so no two pairs share one).
+    static func clientID(device: String, app: String) -> String { "\(device)/\(app)" }
+
+    func start() {
+        let sessions = started.withLock { started in
+            started = true
+            return self.sessions.withLock { Array($0.values) }
+        }
+        device.start()
+        for session in sessions { session.start() }
+    }
+
+    func shutdown() async {
+        let all = sessions.withLock { Array($0.values) } + [device]
+        await withTaskGroup(of: Void.self) { group in
+            for session in all { group.addTask { await session.shutdown(timeout: .seconds(3)) } }
+        }
+    }
+
+    /// Every session's client id, the device's first.
+    var clientIDs: [String] { [device.clientID] + sessions.withLock { $0.values.map(\.clientID).sorted() } }
+
+    /// `app`'s session, made (and started, once the link is) when it has none.
+    private func session(app: String, make: Bool) -> (any MQTTSession)? {
+        var made: (any MQTTSession)?
+        let session = sessions.withLock { sessions -> (any MQTTSession)? in
+            if let session = sessions[app] { return session }
+            guard make else { return nil }
+            var configuration = configuration
+            configuration.clientID = Self.clientID(device: configuration.clientID, app: app)
+            do {
+                let session = try makeSession(configuration)
+                sessions[app] = session
+                made = session
+                return session
+            } catch {
+                logger.error("cannot make the push session of an app", metadata: ["app": "\(app)", "error": "\(error)"])
+                return nil
+            }
+        }
+        if let made, started.withLock({ $0 }) { made.start() }
+        return session
+    }
+
     func subscribe(_ topic: String) {
+        guard let token = try? PushToken(topic), let session = session(app: token.app, make: true) else {
+            logger.error("not a push token's topic", metadata: ["topic": "\(topic)"])
+            return
+        }
         do {
-            try client.subscribe(topic)
+            try session.subscribe(topic)
         } catch {
             logger.error("cannot subscribe to a push token's topic", metadata: ["error": "\(error)"])
         }
     }
 
     func unsubscribe(_ topic: String) {
+        guard let token = try? PushToken(topic), let session = session(app: token.app, make: false) else { return }
         do {
-            try client.unsubscribe(topic)
+            try session.unsubscribe(topic)
         } catch {
             logger.error("cannot unsubscribe from a push token's topic", metadata: ["error": "\(error)"])
         }
@@ -28,11 +103,43 @@ struct MQTTPushLink: PushBroker {
     /// Feedback is lost, not queued, while the broker is away or slow: the pushes it answers
     /// came through the same connection, and a server that hears nothing sends again.
     func publish(_ topic: String, payload: [UInt8]) {
+        // <root>/<device>/<app>/<feedback id>/feedback
+        let levels = topic.split(separator: "/", omittingEmptySubsequences: false)
+        guard levels.count >= 5, let session = session(app: String(levels[levels.count - 3]), make: false) else { return }
         do {
-            try client.publish(topic, payload: payload, qos: 1)
+            try session.publish(topic, payload: payload, qos: 1, retain: false)
         } catch {
             logger.notice("push feedback not published", metadata: ["error": "\(error)"])
         }
+    }
+}
+
+/// Where the daemon runs its MQTT clients: in a link process of its own, under a memory
+/// limit, whenever it can (`executable`), so that no packet a broker sends is ever allocated
+/// in the daemon (issue #25 item 5).
+public enum PushLinkProcess {
+    /// The executable that runs the link process with `option`: islandd sets its own
+    /// (`/proc/self/exe`) before it starts. Nil (an embedding, tests) runs the clients in
+    /// the daemon's process.
+    static let executable = Mutex<String?>(nil)
+
+    /// Runs the daemon's MQTT clients in link processes started from `path`.
+    public static func use(executable path: String) {
+        executable.withLock { $0 = path }
+    }
+    /// islandd's hidden option that makes it the link process, with its data headroom in
+    /// bytes (0: no limit).
+    public static let option = "--mqtt-link"
+
+    /// The link process's headroom (`MQTTLinkChild`): none under a sanitizer
+    /// (`ISLAND_SANITIZER`), whose shadow memory no data limit allows.
+    static func headroom(environment: [String: String]) -> Int {
+        (environment["ISLAND_SANITIZER"] ?? "").isEmpty ? MQTTLinkChild.defaultHeadroom : 0
+    }
+
+    /// Runs the link process on descriptor 3 (as `MQTTLinkProcess` starts it); never returns.
+    public static func run(headroom: Int) -> Never {
+        MQTTLinkChild.run(descriptor: 3, headroom: headroom > 0 ? headroom : nil)
     }
 }
 
@@ -58,8 +165,16 @@ extension MQTTConfiguration {
         self.init(broker: broker, clientID: device, username: settings.username, password: password,
                   tls: TLS(caFile: settings.caFile, certificateFile: settings.certificateFile, keyFile: settings.keyFile),
                   persistentSession: true, keepAlive: Int(settings.keepAlive),
-                  protocolVersion: settings.mqttVersion == "3.1.1" ? .v311 : .v5)
+                  protocolVersion: settings.mqttVersion == "3.1.1" ? .v311 : .v5,
+                  maximumUnacknowledgedPublishes: Self.feedbackBacklog)
     }
+
+    /// Feedback publishes a session holds for the broker's acknowledgement, at most: more
+    /// than it can owe while connected — the answers to what it has read and not yet had
+    /// answered (the daemon's 64, the link's socket buffer, one read of libmosquitto's, which
+    /// takes a flood in batches before it writes) — so that no answer is dropped to a flood,
+    /// and small enough (under 1 KiB each) to stay well within the link process's memory.
+    static let feedbackBacklog = 8192
 
     /// `ClientID=` when set; otherwise the machine's id (`/etc/machine-id`), with the uid in
     /// the user scope, where every user of the machine runs a daemon of their own.

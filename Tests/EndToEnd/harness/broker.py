@@ -33,6 +33,13 @@ def feedback_topic(token):
     return "%s/%s/feedback" % (prefix, hashlib.sha256(secret.encode()).hexdigest()[:32])
 
 
+def session_client(device, token):
+    """The client id of the session through which `device` receives pushes to `token`: one per
+    app holding tokens on the device, `<device>/<app>` (the app is the token's third level from
+    the end), so that each app's pushes wait in a queue of their own at the broker."""
+    return "%s/%s" % (device, token.split("/")[-2])
+
+
 def available():
     return all(os.access(tool, os.X_OK) for tool in TOOLS)
 
@@ -65,7 +72,9 @@ class Broker:
     """One mosquitto, restartable on the same ports and persistence."""
 
     def __init__(self, devices=("device-1",), backends=("backend-coffee", "backend-flights"), host="127.0.0.1",
-                 netns=None, root=None):
+                 netns=None, root=None, limits=""):
+        """`limits`: global mosquitto options written before the listeners (the README's
+        `max_packet_size`, `max_queued_messages`, …)."""
         self.root = root or tempfile.mkdtemp(prefix="island-broker-", dir="/tmp")
         artifacts.keep(self.root)
         self.host = host
@@ -97,7 +106,7 @@ autosave_interval 1
 log_dest file {root}/mosquitto.log
 log_type all
 connection_messages true
-
+{limits}
 listener {port} {host}
 allow_anonymous false
 password_file {root}/passwd
@@ -110,7 +119,7 @@ acl_file {root}/acl
 cafile {root}/ca.crt
 certfile {root}/server.crt
 keyfile {root}/server.key
-""".format(user=user, root=self.root, port=self.port, tls_port=self.tls_port, host=host))
+""".format(user=user, root=self.root, port=self.port, tls_port=self.tls_port, host=host, limits=limits))
 
     def path(self, name):
         return os.path.join(self.root, name)
@@ -286,3 +295,201 @@ class Subscriber:
             except subprocess.TimeoutExpired:
                 self.process.kill()
                 self.process.wait()
+
+
+def _varint(n):
+    out = bytearray()
+    while True:
+        byte, n = n % 128, n // 128
+        out.append(byte | (0x80 if n else 0))
+        if not n:
+            return bytes(out)
+
+
+def _string(text):
+    data = text.encode() if isinstance(text, str) else text
+    return len(data).to_bytes(2, "big") + data
+
+
+class HostileBroker:
+    """A hand-written MQTT broker on loopback (plain TCP, no credentials) that misbehaves as
+    told: the first `oversized` connections of each client id get, right after their CONNACK,
+    a PUBLISH whose header announces `oversized_bytes` (140 MiB by default: more than a device's
+    whole memory budget) — streamed from one small buffer, never held here — whatever Maximum
+    Packet Size the client asked for. Later connections get an honest broker's minimum: CONNACK,
+    SUBACK, PUBACK, PINGRESP, and the messages `push` sends; what the device publishes (its
+    feedback) is kept in `published`. MQTT 5 and 3.1.1, as each client connects."""
+
+    def __init__(self, oversized=1, oversized_bytes=140 << 20):
+        self.oversized = oversized
+        self.oversized_bytes = oversized_bytes
+        self.server = socket.socket()
+        self.server.bind(("127.0.0.1", 0))
+        self.server.listen(16)
+        self.port = self.server.getsockname()[1]
+        self.lock = threading.Lock()
+        self.connections = {}      # client id -> number of CONNECTs
+        self.sent_oversized = {}   # client id -> oversized PUBLISHes begun
+        self.subscriptions = {}    # topic -> (socket, protocol level)
+        self.published = []        # (topic, payload bytes) from clients
+        self.packet_id = 0
+        self.send_locks = {}
+        self.closed = False
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    @property
+    def url(self):
+        return "mqtt://127.0.0.1:%d" % self.port
+
+    def push_config(self, device):
+        return "[Push]\nBroker=%s\nClientID=%s\n" % (self.url, device)
+
+    def close(self):
+        self.closed = True
+        self.server.close()
+
+    def _accept(self):
+        while not self.closed:
+            try:
+                conn, _ = self.server.accept()
+            except OSError:
+                return
+            threading.Thread(target=self._serve, args=(conn,), daemon=True).start()
+
+    @staticmethod
+    def _read_exactly(conn, count):
+        data = b""
+        while len(data) < count:
+            chunk = conn.recv(count - len(data))
+            if not chunk:
+                raise EOFError
+            data += chunk
+        return data
+
+    def _read_packet(self, conn):
+        first = self._read_exactly(conn, 1)[0]
+        length, shift = 0, 0
+        for _ in range(4):
+            byte = self._read_exactly(conn, 1)[0]
+            length |= (byte & 0x7F) << shift
+            shift += 7
+            if not byte & 0x80:
+                break
+        # Clients' packets here are small (a CONNECT, a SUBSCRIBE, feedback).
+        if length > 1 << 20:
+            raise EOFError
+        return first, self._read_exactly(conn, length)
+
+    def _serve(self, conn):
+        try:
+            with conn:
+                first, body = self._read_packet(conn)
+                if first >> 4 != 1:
+                    return
+                level = body[6]
+                index = 10
+                if level == 5:
+                    props, index = self._skip_varint_block(body, index)
+                client = body[index + 2:index + 2 + int.from_bytes(body[index:index + 2], "big")].decode()
+                with self.lock:
+                    self.connections[client] = self.connections.get(client, 0) + 1
+                    hostile = self.sent_oversized.get(client, 0) < self.oversized
+                    if hostile:
+                        self.sent_oversized[client] = self.sent_oversized.get(client, 0) + 1
+                conn.sendall(b"\x20\x03\x00\x00\x00" if level == 5 else b"\x20\x02\x00\x00")
+                if hostile:
+                    self._send_oversized(conn, level)
+                    return
+                self._honest(conn, level)
+        except (EOFError, OSError):
+            pass
+
+    @staticmethod
+    def _skip_varint_block(body, index):
+        length, shift = 0, 0
+        while True:
+            byte = body[index]
+            index += 1
+            length |= (byte & 0x7F) << shift
+            shift += 7
+            if not byte & 0x80:
+                break
+        return body[index:index + length], index + length
+
+    def _send_oversized(self, conn, level):
+        topic = _string("island/oversized")
+        header = topic + (b"\x00" if level == 5 else b"")
+        total = self.oversized_bytes
+        conn.sendall(b"\x30" + _varint(total) + header)
+        chunk = bytes(1 << 20)
+        left = total - len(header)
+        while left > 0:
+            conn.sendall(chunk[:min(left, len(chunk))])
+            left -= min(left, len(chunk))
+
+    def _send(self, conn, data):
+        with self.lock:
+            lock = self.send_locks.setdefault(id(conn), threading.Lock())
+        with lock:
+            conn.sendall(data)
+
+    def _honest(self, conn, level):
+        while True:
+            first, body = self._read_packet(conn)
+            kind = first >> 4
+            if kind == 8:  # SUBSCRIBE
+                packet_id = body[:2]
+                index = 2
+                if level == 5:
+                    _, index = self._skip_varint_block(body, index)
+                topics = []
+                while index < len(body):
+                    n = int.from_bytes(body[index:index + 2], "big")
+                    topics.append(body[index + 2:index + 2 + n].decode())
+                    index += 2 + n + 1
+                with self.lock:
+                    for topic in topics:
+                        self.subscriptions[topic] = (conn, level)
+                rest = packet_id + (b"\x00" if level == 5 else b"") + b"\x01" * len(topics)
+                self._send(conn, b"\x90" + _varint(len(rest)) + rest)
+            elif kind == 10:  # UNSUBSCRIBE
+                rest = body[:2] + (b"\x00" + b"\x00" * 1 if level == 5 else b"")
+                self._send(conn, b"\xb0" + _varint(len(rest)) + rest)
+            elif kind == 3:  # PUBLISH from the client
+                qos = (first >> 1) & 3
+                n = int.from_bytes(body[:2], "big")
+                topic = body[2:2 + n].decode()
+                index = 2 + n
+                packet_id = None
+                if qos:
+                    packet_id = body[index:index + 2]
+                    index += 2
+                if level == 5:
+                    _, index = self._skip_varint_block(body, index)
+                with self.lock:
+                    self.published.append((topic, body[index:]))
+                if qos == 1:
+                    self._send(conn, b"\x40\x02" + packet_id)
+            elif kind == 12:  # PINGREQ
+                self._send(conn, b"\xd0\x00")
+            elif kind == 14:  # DISCONNECT
+                return
+
+    def subscribed(self, topic):
+        with self.lock:
+            return topic in self.subscriptions
+
+    def push(self, topic, payload):
+        """A QoS 1 PUBLISH of `payload` to the client subscribed to `topic`."""
+        with self.lock:
+            conn, level = self.subscriptions[topic]
+            self.packet_id = self.packet_id % 65535 + 1
+            packet_id = self.packet_id
+        data = payload.encode() if isinstance(payload, str) else payload
+        body = _string(topic) + packet_id.to_bytes(2, "big") + (b"\x00" if level == 5 else b"") + data
+        self._send(conn, b"\x32" + _varint(len(body)) + body)
+
+    def feedback(self, topic):
+        import json
+        with self.lock:
+            return [json.loads(p) for t, p in self.published if t == topic]

@@ -59,7 +59,7 @@ def subscribed(daemon, token, count=1):
     """Once the broker has the device's subscription to `token`: islandd subscribes as it makes a
     token and does not wait for the broker's SUBACK, so a push published at once could get to
     the broker first and reach nobody."""
-    daemon.broker.wait_subscribed(daemon.device, token, count)
+    daemon.broker.wait_subscribed(brokers.session_client(daemon.device, token), token, count)
 
 
 def timestamps(answers):

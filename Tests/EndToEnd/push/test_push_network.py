@@ -33,7 +33,7 @@ def test_updates_cross_a_slow_lossy_network_in_order_and_once(unstarted_daemon):
             token = created["pushToken"]
             # islandd does not wait for its SUBSCRIBE's answer: pushes published before the
             # broker took it would reach nobody.
-            broker.wait_subscribed("device-net", token)
+            broker.wait_subscribed(brokers.session_client("device-net", token), token)
             presenter, _ = subscribe_presenter(daemon)
             feedback = broker.subscriber("backend-coffee", brokers.feedback_topic(token))
             try:

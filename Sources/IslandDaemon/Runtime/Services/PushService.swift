@@ -1,4 +1,5 @@
 import Dispatch
+import Foundation
 import IslandCore
 import Logging
 import MQTT
@@ -12,9 +13,13 @@ import Synchronization
 /// What arrives is handed to the engine on its event loop, in order (the loop runs what one
 /// thread hands it in the order it was handed), and its feedback goes out once its outcome is
 /// committed. At most `window` pushes are in the daemon at once — handed over and not yet
-/// committed; beyond, the client's network thread waits, so a flood stays in the TCP
+/// committed; beyond, the thread that hands them over waits (and with it, through the link
+/// process's socket, the sessions' network threads), so a flood stays in the TCP
 /// connection and at the broker (bounded by its queue limits), never in this process. The
 /// network thread never touches the engine's state, and the loop never waits for the broker.
+///
+/// Each app holding tokens has a session of its own at the broker (`MQTTPushLink`), and the
+/// libmosquitto clients run in a link process under a memory limit (`MQTTLinkProcess`).
 ///
 /// The network thread does not wait for each push to be applied: it goes back to its socket
 /// at once, so the broker's next message is acknowledged (at the TCP level too) without delay.
@@ -22,44 +27,52 @@ import Synchronization
 /// (mosquitto's default) to hold its next message for a delayed ACK: 20 ms at the median at
 /// 200 pushes/s, against 0.15 ms.
 final class PushService: Service {
-    /// Pushes handed to the engine and not yet committed, at most.
+    /// Pushes handed to the engine and not yet committed, at most, across all sessions.
     static let window = 64
 
-    let client: MQTTClient
+    /// The device's own session: where it connects, and whether it is connected now.
+    var client: any MQTTSession { link.device }
     let link: MQTTPushLink
+    /// The link process, when the clients run in one.
+    private let process: MQTTLinkProcess?
     /// The client id, and the device level of the tokens' topics.
-    var device: String { client.clientID }
+    let device: String
     private let logger: Logger
 
     init(configuration: MQTTConfiguration, engine: IslandEngine, logger: Logger) throws(IslandDaemon.StartError) {
         self.logger = logger
+        device = configuration.clientID
         let broker = configuration.broker
         let room = DispatchSemaphore(value: Self.window)
-        let clientID = configuration.clientID
-        let watch = SessionWatchBox(stableAfter: configuration.backoff.stableAfter)
-        do {
-            // The link is made once the client exists; the closure reaches it through `box`.
-            let box = LinkBox()
-            client = try MQTTClient(configuration, onMessage: { message in
-                room.wait()
-                engine.perform { engine in
-                    engine.receivePush(topic: message.topic, payload: message.payload) { feedback in
-                        // Named by the token's public id, never by its secret; a topic that is
-                        // no token has no feedback.
-                        if let topic = PushToken.feedbackTopic(of: message.topic) {
-                            box.link?.publish(topic, payload: feedback.payload)
-                        }
-                        room.signal()
+        // The link is made after the handlers; they reach it through `box`.
+        let box = LinkBox()
+        let onMessage: MQTTClient.MessageHandler = { message in
+            room.wait()
+            engine.perform { engine in
+                engine.receivePush(topic: message.topic, payload: message.payload) { feedback in
+                    // Named by the token's public id, never by its secret; a topic that is
+                    // no token has no feedback.
+                    if let topic = PushToken.feedbackTopic(of: message.topic) {
+                        box.link?.publish(topic, payload: feedback.payload)
                     }
+                    room.signal()
                 }
-            }, onConnection: { event in
+            }
+        }
+        let stableAfter = configuration.backoff.stableAfter
+        @Sendable func onConnection(_ clientID: String) -> MQTTClient.ConnectionHandler {
+            let watch = SessionWatchBox(stableAfter: stableAfter)
+            return { event in
                 switch event {
                 case .connected(let sessionPresent):
-                    logger.info("connected to the push broker", metadata: ["broker": "\(broker)", "session_present": "\(sessionPresent)"])
+                    logger.info("connected to the push broker", metadata: [
+                        "broker": "\(broker)", "client_id": "\(clientID)", "session_present": "\(sessionPresent)",
+                    ])
                     watch.connected(at: MQTTClient.monotonicSeconds())
                 case .disconnected(let reason, let retryIn):
                     logger.warning("no connection to the push broker", metadata: [
-                        "broker": "\(broker)", "reason": "\(reason)", "retry_in": "\(Int((retryIn * 1000).rounded())) ms",
+                        "broker": "\(broker)", "client_id": "\(clientID)", "reason": "\(reason)",
+                        "retry_in": "\(Int((retryIn * 1000).rounded())) ms",
                     ])
                     if watch.ended(at: MQTTClient.monotonicSeconds(), takenOver: false) {
                         logger.error("\(SessionWatch.flapping(clientID: clientID))", metadata: ["broker": "\(broker)"])
@@ -72,18 +85,35 @@ final class PushService: Service {
                         logger.error("\(SessionWatch.takenOver(clientID: clientID))", metadata: ["broker": "\(broker)"])
                     }
                 }
-            })
-            link = MQTTPushLink(client: client, logger: logger)
-            box.link = link
+            }
+        }
+        do {
+            if let executable = PushLinkProcess.executable.withLock({ $0 }) {
+                let headroom = PushLinkProcess.headroom(environment: ProcessInfo.processInfo.environment)
+                let process = try MQTTLinkProcess(
+                    executable: executable, arguments: [PushLinkProcess.option, String(headroom)],
+                    frameLimit: MQTTLinkProcess.frameLimit(for: configuration), backoff: configuration.backoff,
+                    log: { logger.warning("\($0)") })
+                self.process = process
+                link = try MQTTPushLink(configuration: configuration, logger: logger) { configuration throws(MQTTError) in
+                    try process.session(configuration, onMessage: onMessage, onConnection: onConnection(configuration.clientID))
+                }
+            } else {
+                process = nil
+                link = try MQTTPushLink(configuration: configuration, logger: logger) { configuration throws(MQTTError) in
+                    try MQTTClient(configuration, onMessage: onMessage, onConnection: onConnection(configuration.clientID))
+                }
+            }
         } catch {
             throw .configuration("[Push]: \(error)")
         }
+        box.link = link
     }
 
     func run() async throws {
-        client.start()
+        link.start()
         try? await gracefulShutdown()
-        await client.shutdown()
+        await link.shutdown()
     }
 
     /// The watch, for the network thread's events.
@@ -96,9 +126,9 @@ final class PushService: Service {
         func ended(at now: Double, takenOver: Bool) -> Bool { watch.withLock { $0.ended(at: now, takenOver: takenOver) } }
     }
 
-    /// Set once, before the client starts; read on its network thread.
+    /// Set once, before the link starts; read on its threads.
     private final class LinkBox: @unchecked Sendable {
-        // @unchecked: written once in `init`, before `start()` makes the thread that reads it.
+        // @unchecked: written once in `init`, before `start()` makes the threads that read it.
         var link: MQTTPushLink?
     }
 }

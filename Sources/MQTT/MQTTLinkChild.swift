@@ -1,0 +1,190 @@
+import Foundation
+import Glibc
+import Synchronization
+
+/// The link process: libmosquitto's clients, away from the daemon, under a memory limit of
+/// their own.
+///
+/// libmosquitto (2.0.11) allocates every packet the broker sends whole, as large as its header
+/// says (up to 256 MiB), before anyone can look at it, and copies its payload once more; no
+/// option bounds it on the client's side, and MQTT 5's Maximum Packet Size binds only a broker
+/// that honours it. So the clients run here, in a process whose data is limited
+/// (`RLIMIT_DATA`): a larger packet makes malloc fail, libmosquitto gives up the connection
+/// (`MOSQ_ERR_NOMEM`) and the client reconnects with its backoff; the daemon's memory never
+/// sees it. The limit is what the process holds when it starts, `perSession` for each session,
+/// and `headroom`. The daemon reads what comes from here in frames it bounds itself (`MQTTLinkFrame`).
+///
+/// It serves the socket `descriptor` (one end of a socket pair; the daemon holds the other),
+/// and exits when the daemon closes it or goes away.
+public enum MQTTLinkChild {
+    /// What the link process may allocate beyond what it holds when it starts and what its
+    /// sessions need (`perSession` each): the largest packet it can take in, and more than the
+    /// largest one the daemon asks for (256 KiB), twice over.
+    public static let defaultHeadroom = 32 << 20
+    /// A session's share of the limit: its thread's stack (1 MiB), libmosquitto's and TLS's state.
+    public static let perSession = 2 << 20
+
+    /// Runs the link process; never returns. `headroom` nil: no limit (under a sanitizer, whose
+    /// shadow memory no such limit allows).
+    public static func run(descriptor: Int32, headroom: Int?) -> Never {
+        signal(SIGPIPE, SIG_IGN)
+        let link = Link(descriptor: descriptor, headroom: headroom, baseline: dataInUse())
+        link.limit(sessions: 0)
+        link.serve()
+    }
+
+    /// VmData: the private writable memory the process holds, what `RLIMIT_DATA` limits.
+    static func dataInUse() -> Int {
+        guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
+              let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmData:") }),
+              let kilobytes = Int(line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first ?? "") else { return 0 }
+        return kilobytes * 1024
+    }
+
+    private final class Link: Sendable {
+        let descriptor: Int32
+        let headroom: Int?
+        let baseline: Int
+        /// One writer at a time: every session's network thread writes here.
+        let writing = Mutex(())
+        let sessions = Mutex<[String: (client: MQTTClient, payloadLimit: Int)]>([:])
+
+        init(descriptor: Int32, headroom: Int?, baseline: Int) {
+            self.descriptor = descriptor
+            self.headroom = headroom
+            self.baseline = baseline
+        }
+
+        /// Sets the data limit for `sessions` sessions: what the process held at its start, its
+        /// sessions' share, and the headroom. Bounded by the apps holding tokens.
+        func limit(sessions: Int) {
+            guard let headroom else { return }
+            var limit = rlimit()
+            getrlimit(Int32(RLIMIT_DATA.rawValue), &limit)
+            let wanted = rlim_t(baseline + headroom + sessions * MQTTLinkChild.perSession)
+            limit.rlim_cur = min(wanted, limit.rlim_max)
+            if setrlimit(Int32(RLIMIT_DATA.rawValue), &limit) != 0 {
+                complain("setrlimit: \(String(cString: strerror(errno)))")
+                exit(1)
+            }
+        }
+
+        func serve() -> Never {
+            while true {
+                let frame: MQTTLinkFrame?
+                do {
+                    frame = try MQTTLinkFrame.read(limit: MQTTLinkProcess.commandLimit) { readFully(descriptor, $0) }
+                } catch {
+                    complain("\(error)")
+                    stop(status: 1)
+                }
+                guard let frame else { stop(status: 0) }
+                handle(frame)
+            }
+        }
+
+        private func handle(_ frame: MQTTLinkFrame) {
+            switch frame {
+            case .open(let name, let bytes):
+                guard sessions.withLock({ $0[name] == nil }) else { return }
+                limit(sessions: sessions.withLock { $0.count } + 1)
+                do {
+                    let configuration = try JSONDecoder().decode(MQTTConfiguration.self, from: Data(bytes))
+                    let payloadLimit = Int(configuration.maximumPacketSize)
+                    let client = try MQTTClient(configuration, onMessage: { [self] message in
+                        // Nothing larger than the daemon takes: it refuses what is over its
+                        // limit by size, which the first `payloadLimit` bytes show as well.
+                        send(.message(session: name, topic: message.topic, payload: Array(message.payload.prefix(payloadLimit))))
+                    }, onConnection: { [self] event in
+                        switch event {
+                        case .connected(let present): send(.connected(session: name, sessionPresent: present))
+                        case .disconnected(let reason, let retryIn): send(.disconnected(session: name, reason: reason, retryIn: retryIn))
+                        case .takenOver(let retryIn): send(.takenOver(session: name, retryIn: retryIn))
+                        }
+                    })
+                    sessions.withLock { $0[name] = (client, payloadLimit) }
+                    client.start()
+                } catch {
+                    send(.disconnected(session: name, reason: "\(error)", retryIn: 60))
+                }
+            case .subscribe(let name, let topic):
+                try? client(name)?.subscribe(topic)
+            case .unsubscribe(let name, let topic):
+                try? client(name)?.unsubscribe(topic)
+            case .publish(let name, let topic, let payload):
+                // Lost, as in the daemon's own client, while the broker is away or slow.
+                try? client(name)?.publish(topic, payload: payload, qos: 1, retain: false)
+            case .message, .connected, .disconnected, .takenOver:
+                complain("the daemon sent a frame only the link sends")
+            }
+        }
+
+        private func client(_ name: String) -> MQTTClient? {
+            sessions.withLock { $0[name]?.client }
+        }
+
+        /// Blocks while the daemon does not read: the broker, not this process, then holds
+        /// what comes next.
+        private func send(_ frame: MQTTLinkFrame) {
+            let bytes = frame.encoded
+            let written = writing.withLock { _ in
+                bytes.withUnsafeBytes { writeFully(descriptor, $0) }
+            }
+            // The daemon is gone.
+            if !written { stop(status: 0) }
+        }
+
+        /// Disconnects every session cleanly (bounded) and exits.
+        private func stop(status: Int32) -> Never {
+            let clients = sessions.withLock { $0.values.map(\.client) }
+            let done = DispatchSemaphore(value: 0)
+            Task {
+                await withTaskGroup(of: Void.self) { group in
+                    for client in clients { group.addTask { await client.shutdown(timeout: .seconds(2)) } }
+                }
+                done.signal()
+            }
+            _ = done.wait(timeout: .now() + 3)
+            exit(status)
+        }
+
+        func complain(_ text: String) {
+            FileHandle.standardError.write(Data("islandd mqtt link: \(text)\n".utf8))
+        }
+    }
+}
+
+/// Reads until `buffer` is full; false at the end of the stream or on an error.
+func readFully(_ descriptor: Int32, _ buffer: UnsafeMutableRawBufferPointer) -> Bool {
+    var done = 0
+    while done < buffer.count {
+        let count = Glibc.read(descriptor, buffer.baseAddress! + done, buffer.count - done)
+        if count > 0 {
+            done += count
+        } else if count < 0 && errno == EINTR {
+            continue
+        } else {
+            return false
+        }
+    }
+    return true
+}
+
+/// Writes all of `bytes`, waiting for room; false on an error.
+func writeFully(_ descriptor: Int32, _ bytes: UnsafeRawBufferPointer) -> Bool {
+    var done = 0
+    while done < bytes.count {
+        let count = send(descriptor, bytes.baseAddress! + done, bytes.count - done, Int32(MSG_NOSIGNAL))
+        if count > 0 {
+            done += count
+        } else if count < 0 && errno == EINTR {
+            continue
+        } else if count < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) {
+            var descriptor = pollfd(fd: descriptor, events: Int16(POLLOUT), revents: 0)
+            _ = poll(&descriptor, 1, -1)
+        } else {
+            return false
+        }
+    }
+    return true
+}

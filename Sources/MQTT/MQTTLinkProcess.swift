@@ -1,0 +1,450 @@
+import CMosquitto
+import Foundation
+import Glibc
+import Synchronization
+
+/// MQTT sessions whose libmosquitto clients run in a link process (`MQTTLinkChild`), so that
+/// what a broker sends is allocated there, under that process's memory limit, and never in
+/// this one: what comes back is read in frames this side bounds (`frameLimit`).
+///
+/// The process is started with the first session's `start()` and started again, with the
+/// backoff, whenever it ends (a broker's oversized packet ends only a connection, but anything
+/// else, a crash included, ends the process); each start opens every session again with its
+/// subscriptions. It is `executable` with `arguments`, given the socket as descriptor 3 — for
+/// the daemon, its own executable (`/proc/self/exe`) with a hidden option, never a fork
+/// without exec of a process with threads.
+///
+/// Sessions close together, with the process (the last `shutdown`).
+public final class MQTTLinkProcess: Sendable {
+    /// The largest frame the link process takes from this side: a publish of feedback, a
+    /// session's configuration.
+    public static let commandLimit = 1 << 20
+
+    let executable: String
+    let arguments: [String]
+    /// The largest frame this side reads.
+    let frameLimit: Int
+    let log: @Sendable (String) -> Void
+    private let state: Mutex<State>
+    /// What goes to the current process, nil between processes.
+    private let outbox = Mutex<Outbox?>(nil)
+    /// Frames waiting for the link process, at most: feedback beyond is dropped (and logged by
+    /// the caller). Each is small (a feedback message is under 1 KiB), and their number is
+    /// bounded anyway by the pushes the daemon takes at once and the socket's buffer.
+    public static let outboxLimit = 8192
+    private let wakeRead: Int32
+    private let wakeWrite: Int32
+
+    struct SessionState {
+        let session: Session
+        var wanted: [String] = []
+        var opened = false
+        var connected = false
+    }
+
+    struct State {
+        var sessions: [String: SessionState] = [:]
+        var order: [String] = []
+        var started = false
+        var stopping = false
+        var finished = false
+        var finishWaiters: [CheckedContinuation<Void, Never>] = []
+        var schedule: ReconnectSchedule
+        var pid: pid_t = 0
+    }
+
+    /// - Parameters:
+    ///   - frameLimit: the largest frame read from the link process; a larger one ends it.
+    ///   - log: what to tell about the process (it ended, and why).
+    public init(executable: String, arguments: [String], frameLimit: Int, backoff: ReconnectBackoff = ReconnectBackoff(),
+                log: @escaping @Sendable (String) -> Void) throws(MQTTError) {
+        self.executable = executable
+        self.arguments = arguments
+        self.frameLimit = frameLimit
+        self.log = log
+        state = Mutex(State(schedule: ReconnectSchedule(backoff: backoff)))
+        var descriptors: [Int32] = [-1, -1]
+        guard pipe(&descriptors) == 0 else { throw .invalidConfiguration("pipe: \(String(cString: strerror(errno)))") }
+        for descriptor in descriptors {
+            _ = fcntl(descriptor, F_SETFD, FD_CLOEXEC)
+            _ = fcntl(descriptor, F_SETFL, fcntl(descriptor, F_GETFL) | O_NONBLOCK)
+        }
+        (wakeRead, wakeWrite) = (descriptors[0], descriptors[1])
+    }
+
+    deinit {
+        close(wakeRead)
+        close(wakeWrite)
+    }
+
+    /// The largest frame the daemon needs to read for sessions of `configuration`: a message
+    /// of its largest packet, with its topic and the session's name.
+    public static func frameLimit(for configuration: MQTTConfiguration) -> Int {
+        Int(configuration.maximumPacketSize) + 2 * Int(UInt16.max) + 64
+    }
+
+    /// A session of this process, as `configuration` says; nothing is sent until its `start()`.
+    public func session(_ configuration: MQTTConfiguration, onMessage: @escaping MQTTClient.MessageHandler,
+                        onConnection: @escaping MQTTClient.ConnectionHandler = { _ in }) throws(MQTTError) -> Session {
+        let session = Session(process: self, configuration: configuration, onMessage: onMessage, onConnection: onConnection)
+        let added = state.withLock { state in
+            guard state.sessions[configuration.clientID] == nil else { return false }
+            state.sessions[configuration.clientID] = SessionState(session: session)
+            state.order.append(configuration.clientID)
+            return true
+        }
+        guard added else { throw .invalidConfiguration("a session with client id \(configuration.clientID) exists already") }
+        return session
+    }
+
+    /// One session in the link process.
+    public final class Session: MQTTSession {
+        let process: MQTTLinkProcess
+        public let configuration: MQTTConfiguration
+        let onMessage: MQTTClient.MessageHandler
+        let onConnection: MQTTClient.ConnectionHandler
+
+        init(process: MQTTLinkProcess, configuration: MQTTConfiguration, onMessage: @escaping MQTTClient.MessageHandler,
+             onConnection: @escaping MQTTClient.ConnectionHandler) {
+            self.process = process
+            self.configuration = configuration
+            self.onMessage = onMessage
+            self.onConnection = onConnection
+        }
+
+        public var clientID: String { configuration.clientID }
+        public var broker: MQTTBrokerAddress { configuration.broker }
+        public var isConnected: Bool { process.state.withLock { $0.sessions[clientID]?.connected ?? false } }
+
+        public func start() { process.open(clientID) }
+
+        /// Closes every session of the process, and the process.
+        public func shutdown(timeout: Duration = .seconds(3)) async { await process.shutdown(timeout: timeout) }
+
+        public func subscribe(_ topic: String) throws(MQTTError) {
+            try MQTTTopic.checkFilter(topic)
+            process.want(clientID, topic, subscribe: true)
+        }
+
+        public func unsubscribe(_ topic: String) throws(MQTTError) {
+            try MQTTTopic.checkFilter(topic)
+            process.want(clientID, topic, subscribe: false)
+        }
+
+        /// Refused while the session is not connected, and while the link process does not
+        /// read (what it has not taken is lost, not queued: a bounded amount either way).
+        public func publish(_ topic: String, payload: [UInt8], qos: Int = 1, retain: Bool = false) throws(MQTTError) {
+            try MQTTTopic.checkName(topic)
+            guard isConnected else { throw .notConnected }
+            guard process.send(.publish(session: clientID, topic: topic, payload: payload), droppable: true) else {
+                throw .library(code: -1, message: "the MQTT link process takes nothing more now")
+            }
+        }
+    }
+
+    // MARK: Calls from any thread
+
+    private func open(_ name: String) {
+        let (first, send) = state.withLock { state in
+            guard state.sessions[name]?.opened == false else { return (false, false) }
+            state.sessions[name]?.opened = true
+            defer { state.started = true }
+            return (!state.started, state.started && !state.stopping)
+        }
+        if first {
+            let thread = Thread { [self] in supervise() }
+            thread.name = "mqtt-link"
+            thread.stackSize = 1 << 20
+            thread.start()
+        } else if send {
+            // The process running now learns of it here; a later one from `reopen`.
+            sendOpen(name)
+        }
+    }
+
+    private func sendOpen(_ name: String) {
+        guard let (configuration, wanted) = state.withLock({ state in state.sessions[name].map { ($0.session.configuration, $0.wanted) } }),
+              let json = try? JSONEncoder().encode(configuration) else { return }
+        _ = send(.open(session: name, configuration: Array(json)), droppable: false)
+        for topic in wanted { _ = send(.subscribe(session: name, topic: topic), droppable: false) }
+    }
+
+    private func want(_ name: String, _ topic: String, subscribe: Bool) {
+        let opened = state.withLock { state -> Bool in
+            guard var session = state.sessions[name] else { return false }
+            if subscribe {
+                guard !session.wanted.contains(topic) else { return false }
+                session.wanted.append(topic)
+            } else {
+                guard let index = session.wanted.firstIndex(of: topic) else { return false }
+                session.wanted.remove(at: index)
+            }
+            state.sessions[name] = session
+            return session.opened
+        }
+        guard opened else { return }
+        _ = send(subscribe ? .subscribe(session: name, topic: topic) : .unsubscribe(session: name, topic: topic), droppable: false)
+    }
+
+    /// Queues a frame for the link process, never waiting: a `droppable` one is dropped when
+    /// `outboxLimit` frames wait already. False when not queued.
+    private func send(_ frame: MQTTLinkFrame, droppable: Bool) -> Bool {
+        outbox.withLock { $0 }?.put(frame.encoded, droppable: droppable) ?? false
+    }
+
+    /// The frames for one link process and the thread that writes them, in order, waiting for
+    /// room in the socket as long as it takes (the process reads at once what it is sent).
+    final class Outbox: Sendable {
+        let descriptor: Int32
+        private let queue = Mutex<(frames: [[UInt8]], closing: Bool)>(([], false))
+        private let ready = DispatchSemaphore(value: 0)
+        private let ended = DispatchSemaphore(value: 0)
+
+        init(descriptor: Int32) {
+            self.descriptor = descriptor
+            let thread = Thread { [self] in run() }
+            thread.name = "mqtt-link-out"
+            thread.stackSize = 1 << 20
+            thread.start()
+        }
+
+        func put(_ bytes: [UInt8], droppable: Bool) -> Bool {
+            let queued = queue.withLock { queue in
+                guard !queue.closing, !droppable || queue.frames.count < MQTTLinkProcess.outboxLimit else { return false }
+                queue.frames.append(bytes)
+                return true
+            }
+            if queued { ready.signal() }
+            return queued
+        }
+
+        /// Writes what is queued, then ends the stream (the process then exits) and the thread.
+        func finish() {
+            queue.withLock { $0.closing = true }
+            ready.signal()
+        }
+
+        /// Waits for the thread to end (after `finish`, or a failed write).
+        func join() { ended.wait() }
+
+        private func run() {
+            defer { ended.signal() }
+            while true {
+                ready.wait()
+                let (frames, closing) = queue.withLock { queue in
+                    defer { queue.frames = [] }
+                    return (queue.frames, queue.closing)
+                }
+                for bytes in frames {
+                    guard bytes.withUnsafeBytes({ writeFully(descriptor, $0) }) else {
+                        queue.withLock { $0.closing = true }
+                        Glibc.shutdown(descriptor, Int32(SHUT_RDWR))
+                        return
+                    }
+                }
+                if closing {
+                    Glibc.shutdown(descriptor, Int32(SHUT_WR))
+                    return
+                }
+            }
+        }
+    }
+
+    func shutdown(timeout: Duration) async {
+        let running = state.withLock { state in
+            state.stopping = true
+            return state.started && !state.finished
+        }
+        guard running else { return }
+        // The link process reads the end of its stream, disconnects cleanly and exits.
+        outbox.withLock { $0 }?.finish()
+        var byte: UInt8 = 1
+        _ = Glibc.write(wakeWrite, &byte, 1)
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask {
+                await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                    let finished = self.state.withLock { state in
+                        if !state.finished { state.finishWaiters.append(continuation) }
+                        return state.finished
+                    }
+                    if finished { continuation.resume() }
+                }
+            }
+            group.addTask { try? await Task.sleep(for: timeout) }
+            await group.next()
+            group.cancelAll()
+        }
+    }
+
+    /// The pid of the link process now, 0 between processes.
+    public var pid: Int32 { state.withLock { $0.pid } }
+
+    // MARK: The supervising thread
+
+    private var stopping: Bool { state.withLock { $0.stopping } }
+
+    private func supervise() {
+        while !stopping {
+            let reason: String
+            switch spawn() {
+            case .failure(let error):
+                reason = "cannot start the MQTT link process: \(error)"
+            case .success(let (pid, descriptor)):
+                state.withLock { state in
+                    state.pid = pid
+                    state.schedule.connected(at: MQTTClient.monotonicSeconds())
+                }
+                let box = Outbox(descriptor: descriptor)
+                outbox.withLock { $0 = box }
+                let names = state.withLock { state in state.order.filter { state.sessions[$0]?.opened == true } }
+                for name in names { sendOpen(name) }
+                if stopping { box.finish() }
+                let ended = serve(descriptor)
+                outbox.withLock { $0 = nil }
+                box.finish()
+                let status = reap(pid, descriptor)
+                box.join()
+                close(descriptor)
+                state.withLock { $0.pid = 0 }
+                reason = ended.map { "\($0); the MQTT link process \(status)" } ?? "the MQTT link process \(status)"
+            }
+            let now = MQTTClient.monotonicSeconds()
+            let (stop, delay, lost) = state.withLock { state in
+                let delay = state.schedule.ended(at: now, random: Double.random(in: 0...1))
+                var lost: [Session] = []
+                for name in state.order where state.sessions[name]?.connected == true {
+                    state.sessions[name]?.connected = false
+                    lost.append(state.sessions[name]!.session)
+                }
+                return (state.stopping, delay, lost)
+            }
+            if stop { break }
+            log("\(reason); starting it again in \(Int((delay * 1000).rounded())) ms")
+            for session in lost { session.onConnection(.disconnected(reason: reason, retryIn: delay)) }
+            waitForWake(seconds: delay)
+        }
+        let waiters = state.withLock { state in
+            state.finished = true
+            defer { state.finishWaiters = [] }
+            return state.finishWaiters
+        }
+        for waiter in waiters { waiter.resume() }
+    }
+
+    /// Reads and dispatches frames until the process's stream ends: nil when it ended
+    /// cleanly, otherwise why not.
+    private func serve(_ descriptor: Int32) -> String? {
+        while true {
+            let frame: MQTTLinkFrame?
+            do {
+                frame = try MQTTLinkFrame.read(limit: frameLimit) { readFully(descriptor, $0) }
+            } catch {
+                return "\(error)"
+            }
+            guard let frame else { return nil }
+            switch frame {
+            case .message(let name, let topic, let payload):
+                guard let session = state.withLock({ $0.sessions[name]?.session }) else { continue }
+                session.onMessage(MQTTMessage(topic: topic, payload: payload))
+            case .connected(let name, let present):
+                deliver(name, connected: true, .connected(sessionPresent: present))
+            case .disconnected(let name, let reason, let retryIn):
+                deliver(name, connected: false, .disconnected(reason: reason, retryIn: retryIn))
+            case .takenOver(let name, let retryIn):
+                deliver(name, connected: false, .takenOver(retryIn: retryIn))
+            case .open, .subscribe, .unsubscribe, .publish:
+                return "the MQTT link process sent a frame only the daemon sends"
+            }
+        }
+    }
+
+    private func deliver(_ name: String, connected: Bool, _ event: MQTTConnectionEvent) {
+        let session = state.withLock { state -> Session? in
+            state.sessions[name]?.connected = connected
+            return state.sessions[name]?.session
+        }
+        session?.onConnection(event)
+    }
+
+    /// Waits for the process to exit (it does at the end of its stream), for a bounded time,
+    /// then kills it; how it ended.
+    private func reap(_ pid: pid_t, _ descriptor: Int32) -> String {
+        Glibc.shutdown(descriptor, Int32(SHUT_RDWR))
+        var status: Int32 = 0
+        var reaped = false
+        for _ in 0..<300 {
+            let result = waitpid(pid, &status, WNOHANG)
+            if result == pid || (result < 0 && errno != EINTR) {
+                reaped = result == pid
+                break
+            }
+            usleep(10_000)
+        }
+        if !reaped {
+            kill(pid, SIGKILL)
+            while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+        }
+        // WIFEXITED and friends are macros Swift does not import.
+        let signal = status & 0x7F
+        return signal == 0 ? "exited with status \((status >> 8) & 0xFF)" : "was killed by signal \(signal)"
+    }
+
+    private func waitForWake(seconds: Double) {
+        let deadline = ContinuousClock.now + .milliseconds(Int(seconds * 1000))
+        var descriptor = pollfd(fd: wakeRead, events: Int16(POLLIN), revents: 0)
+        while !stopping {
+            let left = ContinuousClock.now.duration(to: deadline)
+            guard left > .zero else { return }
+            let milliseconds = Int32(min(Int64(Int32.max), left.components.seconds * 1000 + left.components.attoseconds / 1_000_000_000_000_000))
+            if poll(&descriptor, 1, max(1, milliseconds)) > 0 {
+                var bytes = [UInt8](repeating: 0, count: 16)
+                _ = Glibc.read(wakeRead, &bytes, bytes.count)
+            }
+        }
+    }
+
+    /// `executable arguments…` with the child's end of a new socket pair as descriptor 3, the
+    /// signals as a new process has them, and this process's environment.
+    private func spawn() -> Result<(pid_t, Int32), MQTTError> {
+        var pair: [Int32] = [-1, -1]
+        guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &pair) == 0 else {
+            return .failure(.invalidConfiguration("socketpair: \(String(cString: strerror(errno)))"))
+        }
+        defer { close(pair[1]) }
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_adddup2(&actions, pair[1], 3)
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var mask = sigset_t()
+        sigemptyset(&mask)
+        posix_spawnattr_setsigmask(&attributes, &mask)
+        var defaults = sigset_t()
+        sigemptyset(&defaults)
+        for signal in [SIGPIPE, SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGCHLD] { sigaddset(&defaults, signal) }
+        posix_spawnattr_setsigdefault(&attributes, &defaults)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+        let argv = ([executable] + arguments).map { strdup($0) } + [nil]
+        defer { argv.forEach { free($0) } }
+        var pid: pid_t = 0
+        let rc = posix_spawn(&pid, executable, &actions, &attributes, argv, environ)
+        guard rc == 0 else {
+            close(pair[0])
+            return .failure(.invalidConfiguration("posix_spawn \(executable): \(String(cString: strerror(rc)))"))
+        }
+        return .success((pid, pair[0]))
+    }
+}
+
+/// libmosquitto's checks of topic names and filters.
+enum MQTTTopic {
+    static func checkFilter(_ topic: String) throws(MQTTError) {
+        guard mosquitto_sub_topic_check(topic) == MOSQ_ERR_SUCCESS.rawValue else { throw .invalidTopic(topic) }
+    }
+
+    static func checkName(_ topic: String) throws(MQTTError) {
+        guard mosquitto_pub_topic_check(topic) == MOSQ_ERR_SUCCESS.rawValue else { throw .invalidTopic(topic) }
+    }
+}

@@ -1,0 +1,268 @@
+"""Issue #25 items 5 and 6: what a broker, or one app's server, can do to a device.
+
+5. libmosquitto allocates every packet a broker sends whole before anyone can look at it: a
+   140 MiB PUBLISH (a hostile broker's, or any token holder's through a broker without
+   max_packet_size) took islandd from 44 to 464 MiB. The clients now run in a link process
+   under a data limit of its own; islandd reads bounded frames from it. Checked with a
+   hand-written broker that ignores the Maximum Packet Size islandd asks for, and with a real
+   mosquitto under MQTT 3.1.1 (which has no such request).
+6. A device had one session at the broker for all its apps, and a broker bounds and drops per
+   session: one app's server flooding its own token crowded out another app's pushes. Each app
+   now has a session of its own, and a numbered push's answer says how many numbers before it
+   never arrived, so a loss that does happen is visible to the server that suffered it."""
+
+import json
+import os
+import signal
+import subprocess
+
+import pytest
+
+from harness import broker as brokers
+from harness.paths import LIVENESS
+from harness.processes import wait_for
+
+pytestmark = pytest.mark.skipif(not brokers.available(), reason="mosquitto, its clients or openssl are not installed "
+                                                               "(scripts/install-deps.sh installs them)")
+
+COFFEE = "org.example.Coffee"
+FLIGHTS = "org.example.Flights"
+# DESIGN.md §9: islandd's memory, whatever anyone does.
+CEILING = 128 << 20
+SANITIZED = bool(os.environ.get("ISLAND_SANITIZER"))
+
+
+def peak_rss(pid):
+    """VmHWM: the most memory the process has held, in bytes."""
+    with open("/proc/%d/status" % pid) as f:
+        for line in f:
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) * 1024
+    raise AssertionError("no VmHWM for %d" % pid)
+
+
+def aps(event, timestamp, state=None, **fields):
+    body = {"timestamp": timestamp, "event": event}
+    if state is not None:
+        body["content-state"] = state
+    body.update(fields)
+    return json.dumps({"aps": body})
+
+
+def request(daemon, app, state):
+    with daemon.connect("org.island.Producer") as producer:
+        return producer.Request(app=app, type="Delivery", attributes={"order": 42}, content={"state": state},
+                                pushToken=True)["activity"]
+
+
+def activity(daemon, app, activity_id):
+    with daemon.connect("org.island.Producer") as producer:
+        return next((a for a in producer.List(app=app)["activities"] if a["id"] == activity_id), None)
+
+
+@pytest.mark.skipif(SANITIZED, reason="a sanitizer's shadow memory needs more than any data limit allows, and RSS "
+                                      "means nothing under it")
+def test_a_hostile_brokers_oversized_packet_never_reaches_islandds_memory(make_daemon):
+    hostile = brokers.HostileBroker(oversized=1)
+    try:
+        daemon = make_daemon(hostile.push_config("device-hostile"))
+        device = "device-hostile"
+        # The device's session got 140 MiB announced, lost that connection, and came back.
+        wait_for(lambda: hostile.connections.get(device, 0) >= 2, timeout=LIVENESS,
+                 message="the device's session back after the oversized packet (%s)" % daemon.log()[-800:])
+        created = request(daemon, COFFEE, {"n": 0})
+        token = created["pushToken"]
+        session = brokers.session_client(device, token)
+        # The app's session too: its first connection gets the same.
+        wait_for(lambda: hostile.sent_oversized.get(session, 0) >= 1 and hostile.subscribed(token), timeout=LIVENESS,
+                 message="the app's session subscribed after the oversized packet (%s)" % daemon.log()[-800:])
+        hostile.push(token, aps("update", 1000, {"n": 1}, sequence=1))
+        answers = wait_for(lambda: hostile.feedback(brokers.feedback_topic(token)), timeout=LIVENESS,
+                           message="the push's answer (%s)" % daemon.log()[-800:])
+        assert answers[0]["outcome"] in ("applied", "throttled") and answers[0]["sequence"] == 1
+        assert activity(daemon, COFFEE, created["id"])["content"]["state"] == {"n": 1}
+        assert daemon.process.poll() is None
+        peak = peak_rss(daemon.process.pid)
+        assert peak <= CEILING, "islandd's peak RSS %.1f MiB" % (peak / 2**20)
+        # Nor did the link process take it in: it is held to its own limit.
+        link_peak = peak_rss(link_process(daemon))
+        assert link_peak <= CEILING, "the link process's peak RSS %.1f MiB" % (link_peak / 2**20)
+        print("after a hostile 140 MiB PUBLISH, peak RSS: islandd %.1f MiB, its link process %.1f MiB"
+              % (peak / 2**20, link_peak / 2**20))
+    finally:
+        hostile.close()
+
+
+@pytest.mark.skipif(SANITIZED, reason="a sanitizer's shadow memory needs more than any data limit allows")
+def test_a_140_mib_publish_through_mosquitto_under_mqtt_3_1_1_leaves_islandd_bounded_and_working(make_daemon, tmp_path):
+    """A token holder (Flights' server) publishes 140 MiB to its own token through a mosquitto
+    without max_packet_size, under MQTT 3.1.1, where a client cannot ask for a limit. Flights'
+    session gives up that connection (mosquitto may even send it again at the reconnection, if
+    it had not finished sending it, and then Flights' session is stuck until the broker drops
+    it — what the README's max_packet_size prevents), but islandd's memory is not touched, and
+    other apps' sessions go on."""
+    broker = brokers.Broker(devices=["device-311"]).start()
+    try:
+        daemon = make_daemon(broker.push_config("device-311") + "MQTTVersion=3.1.1\n")
+        wait_for(lambda: "connected to the push broker" in daemon.log(), message="the broker connection")
+        coffee = request(daemon, COFFEE, {"n": 0})
+        flights = request(daemon, FLIGHTS, {"n": 0})
+        for created in (coffee, flights):
+            broker.wait_subscribed(brokers.session_client("device-311", created["pushToken"]), created["pushToken"])
+        big = tmp_path / "big"
+        with open(big, "wb") as f:
+            f.truncate(140 << 20)
+        flights_feedback = broker.subscriber("backend-flights", brokers.feedback_topic(flights["pushToken"]))
+        subprocess.run(broker._prefix() + ["mosquitto_pub", "-h", broker.host, "-p", str(broker.port),
+                                           *broker.credentials("backend-flights"), "-q", "0", "-t", flights["pushToken"],
+                                           "-f", str(big)], check=True, capture_output=True, timeout=LIVENESS)
+        flights_session = brokers.session_client("device-311", flights["pushToken"])
+
+        def flights_connections():
+            return sum(1 for line in daemon.log().splitlines()
+                       if "connected to the push broker" in line and "no connection" not in line
+                       and "client_id=%s " % flights_session in line)
+        # Flights' session lost its connection over it and came back. (A daemon that read it
+        # whole would answer it instead: PushPayloadTooLarge.)
+        try:
+            wait_for(lambda: flights_connections() >= 2 or flights_feedback.messages, timeout=LIVENESS,
+                     message="Flights' session back after the oversized publish, or an answer (%s)" % daemon.log()[-800:])
+        finally:
+            flights_feedback.close()
+        feedback = broker.subscriber("backend-coffee", brokers.feedback_topic(coffee["pushToken"]))
+        try:
+            broker.publish("backend-coffee", coffee["pushToken"], aps("update", 1000, {"n": 1}))
+            assert feedback.wait(1)[0]["outcome"] in ("applied", "throttled")
+        finally:
+            feedback.close()
+        assert activity(daemon, COFFEE, coffee["id"])["content"]["state"] == {"n": 1}
+        assert daemon.process.poll() is None
+        peak = peak_rss(daemon.process.pid)
+        assert peak <= CEILING, "islandd's peak RSS %.1f MiB" % (peak / 2**20)
+        print("islandd peak RSS after a 140 MiB publish through mosquitto (3.1.1): %.1f MiB" % (peak / 2**20))
+    finally:
+        broker.remove()
+
+
+# The README's limits, with a queue of 100 rather than 1,000 so that a flood is quick to make.
+QUEUED = 100
+README_LIMITS = ("max_packet_size 131072\nmax_queued_messages 1000\nmax_queued_bytes 16777216\n"
+                 "persistent_client_expiration 7d\n")
+LIMITS = README_LIMITS.replace("max_queued_messages 1000", "max_queued_messages %d" % QUEUED)
+
+
+@pytest.fixture(scope="module")
+def limited_broker():
+    b = brokers.Broker(devices=["device-flood-%d" % n for n in range(1, 4)], limits=LIMITS).start()
+    yield b
+    b.remove()
+
+
+def two_apps(broker, make_daemon, device):
+    daemon = make_daemon(broker.push_config(device))
+    wait_for(lambda: "connected to the push broker" in daemon.log(), message="the broker connection")
+    coffee = request(daemon, COFFEE, {"n": 0})
+    flights = request(daemon, FLIGHTS, {"n": 0})
+    for created in (coffee, flights):
+        broker.wait_subscribed(brokers.session_client(device, created["pushToken"]), created["pushToken"])
+    return daemon, coffee, flights
+
+
+def accounted(answers, sent):
+    """Every push numbered 1…`sent` is either answered or counted as missed by a later answer."""
+    numbered = sorted({a["sequence"] for a in answers if a.get("sequence")})
+    missed = sum(a.get("missed", 0) for a in answers)
+    return numbered[-1] == sent and len(numbered) + missed == sent
+
+
+def test_one_app_flooding_its_token_while_the_device_is_offline_loses_no_push_of_another_app(limited_broker, make_daemon):
+    broker = limited_broker
+    daemon, coffee, flights = two_apps(broker, make_daemon, "device-flood-1")
+    coffee_feedback = broker.subscriber("backend-coffee", brokers.feedback_topic(coffee["pushToken"]))
+    flights_feedback = broker.subscriber("backend-flights", brokers.feedback_topic(flights["pushToken"]))
+    try:
+        daemon.stop()
+        flood = QUEUED + 50
+        broker.publish_lines("backend-flights", flights["pushToken"],
+                             [aps("update", 1000 + n, {"n": n}, sequence=n) for n in range(1, flood + 1)])
+        broker.publish("backend-coffee", coffee["pushToken"], aps("end", 2000, {"n": "done"}, sequence=1))
+        daemon.start()
+        answer = coffee_feedback.wait(1)[0]
+        assert answer["event"] == "end" and answer["outcome"] == "applied", answer
+        assert activity(daemon, COFFEE, coffee["id"])["state"] != "active"
+        # Flights' own queue overflowed: what the broker dropped is told to Flights' server by
+        # the answer to its next push.
+        first = flights_feedback.wait(QUEUED)
+        assert len(first) < flood, "the broker kept more than its limit: nothing was lost"
+        broker.publish("backend-flights", flights["pushToken"], aps("update", 1000 + flood + 1, {"n": 0}, sequence=flood + 1))
+        answers = wait_for(lambda: [a for a in flights_feedback.wait(1) if a.get("sequence") == flood + 1]
+                           and flights_feedback.wait(1), message="the answer to Flights' next push")
+        last = answers[-1]
+        assert last["sequence"] == flood + 1 and last.get("missed", 0) > 0, last
+        assert accounted(answers, flood + 1), [(a.get("sequence"), a.get("missed")) for a in answers]
+        print("offline: Flights %d answered, %d missed and told; Coffee's end applied" % (len(answers), last["missed"]))
+        if not SANITIZED:  # a sanitizer's shadow memory counts in RSS
+            peak = peak_rss(daemon.process.pid)
+            assert peak <= CEILING, "islandd's peak RSS %.1f MiB" % (peak / 2**20)
+    finally:
+        coffee_feedback.close()
+        flights_feedback.close()
+
+
+def link_process(daemon):
+    """The pid of islandd's MQTT link process: its child."""
+    pid = daemon.process.pid
+
+    def children():
+        # Each thread's own: the one that started it is not the main thread.
+        found = []
+        for task in os.listdir("/proc/%d/task" % pid):
+            with open("/proc/%d/task/%s/children" % (pid, task)) as f:
+                found += f.read().split()
+        return found
+    children = wait_for(children, message="the link process")
+    assert len(children) == 1, children
+    return int(children[0])
+
+
+def test_one_app_flooding_its_token_while_the_device_is_online_loses_no_push_of_another_app(make_daemon):
+    """The device is connected but reads nothing for a while (its link process is stopped: a
+    slow device, made deterministic): the broker sends each session its 20 in flight and
+    queues the rest up to max_queued_messages, then drops. Flights' server sends 1,500,
+    Coffee's 20: Coffee's wait in a queue of their own."""
+    # The README's limits as they are (a queue of 1,000): the backends' own feedback
+    # subscribers are sessions too, and a smaller queue would drop answers in a burst.
+    broker = brokers.Broker(devices=["device-burst"], limits=README_LIMITS).start()
+    daemon, coffee, flights = two_apps(broker, make_daemon, "device-burst")
+    coffee_feedback = broker.subscriber("backend-coffee", brokers.feedback_topic(coffee["pushToken"]))
+    flights_feedback = broker.subscriber("backend-flights", brokers.feedback_topic(flights["pushToken"]))
+    link = link_process(daemon)
+    try:
+        flood = 1500
+        os.kill(link, signal.SIGSTOP)
+        try:
+            broker.publish_lines("backend-flights", flights["pushToken"],
+                                 [aps("update", 1000 + n, {"n": n}, sequence=n) for n in range(1, flood + 1)])
+            broker.publish_lines("backend-coffee", coffee["pushToken"],
+                                 [aps("update", 5000 + n, {"n": n}, sequence=n) for n in range(1, 21)])
+        finally:
+            os.kill(link, signal.SIGCONT)
+        answers = coffee_feedback.wait(20, timeout=2 * LIVENESS)
+        assert sorted(a["sequence"] for a in answers) == list(range(1, 21)), "every push of Coffee answered"
+        assert all("missed" not in a for a in answers)
+        # Flights' own queue overflowed: what was lost is accounted for by a later answer.
+        broker.publish("backend-flights", flights["pushToken"], aps("update", 1000 + flood + 1, {"n": 0}, sequence=flood + 1))
+        wait_for(lambda: any(a.get("sequence") == flood + 1 for a in flights_feedback.wait(1)), timeout=2 * LIVENESS,
+                 message="the answer to Flights' last push")
+        answers = flights_feedback.wait(1)
+        missed = sum(a.get("missed", 0) for a in answers)
+        assert missed > 0, "the broker kept more than its limit: nothing was lost"
+        assert accounted(answers, flood + 1), (len(answers), missed)
+        print("online: Flights %d answered, %d missed and told; Coffee 20 of 20" % (len(answers), missed))
+        if not SANITIZED:  # a sanitizer's shadow memory counts in RSS
+            peak = peak_rss(daemon.process.pid)
+            assert peak <= CEILING, "islandd's peak RSS %.1f MiB" % (peak / 2**20)
+    finally:
+        coffee_feedback.close()
+        flights_feedback.close()
+        broker.remove()

@@ -1,0 +1,64 @@
+import MQTT
+import Testing
+
+/// The daemon and its MQTT link process speak in frames the reader bounds before it allocates
+/// them (issue #25 item 5): whatever a broker sends the link process, the daemon takes at most
+/// a push's largest packet and its topic.
+@Suite struct MQTTLinkFrameTests {
+    static let frames: [MQTTLinkFrame] = [
+        .open(session: "kitchen-42/org.example.Coffee", configuration: Array(#"{"clientID":"kitchen-42"}"#.utf8)),
+        .subscribe(session: "d/a", topic: "island/d/a/0123"),
+        .unsubscribe(session: "d/a", topic: "island/d/a/0123"),
+        .publish(session: "d/a", topic: "island/d/a/f/feedback", payload: Array("{}".utf8)),
+        .message(session: "d/a", topic: "island/d/a/0123", payload: []),
+        .message(session: "d/a", topic: "island/d/a/0123", payload: [UInt8](repeating: 7, count: 70_000)),
+        .connected(session: "d", sessionPresent: true),
+        .disconnected(session: "d", reason: "Out of memory.", retryIn: 1.25),
+        .takenOver(session: "d", retryIn: 60),
+    ]
+
+    /// Reads frames from `bytes` as from a stream.
+    static func read(_ bytes: [UInt8], limit: Int) throws(MQTTLinkFrame.Invalid) -> [MQTTLinkFrame] {
+        var offset = 0
+        var frames: [MQTTLinkFrame] = []
+        while let frame = try MQTTLinkFrame.read(limit: limit, { buffer in
+            guard bytes.count - offset >= buffer.count else { return false }
+            buffer.copyBytes(from: bytes[offset..<offset + buffer.count])
+            offset += buffer.count
+            return true
+        }) {
+            frames.append(frame)
+        }
+        return frames
+    }
+
+    @Test func everyFrameReadsBackAsWritten() throws {
+        let stream = Self.frames.flatMap(\.encoded)
+        #expect(try Self.read(stream, limit: 1 << 20) == Self.frames)
+    }
+
+    @Test func aFrameOverTheLimitIsRefusedFromItsHeaderAlone() {
+        // A header announcing 256 MiB, and nothing after it: refused before any body is read.
+        let header: [UInt8] = [0x10, 0, 0, 0]
+        #expect(throws: MQTTLinkFrame.Invalid.self) { try Self.read(header, limit: 320 * 1024) }
+        let large = MQTTLinkFrame.message(session: "d/a", topic: "t", payload: [UInt8](repeating: 0, count: 400 * 1024)).encoded
+        #expect(throws: MQTTLinkFrame.Invalid.self) { try Self.read(large, limit: 320 * 1024) }
+    }
+
+    @Test func truncatedAndUnknownFramesAreRefused() {
+        let whole = MQTTLinkFrame.subscribe(session: "d/a", topic: "island/d/a/0123").encoded
+        #expect(throws: MQTTLinkFrame.Invalid.self) { try Self.read(Array(whole.dropLast()), limit: 1 << 20) }
+        #expect(throws: MQTTLinkFrame.Invalid.self) { try Self.read([0, 0, 0, 1, 99], limit: 1 << 20) }
+        #expect(throws: MQTTLinkFrame.Invalid.self) { try Self.read([0, 0, 0, 0], limit: 1 << 20) }
+        #expect(throws: MQTTLinkFrame.Invalid.self) { try Self.read([0, 0, 0, 3, 2, 0, 9], limit: 1 << 20) }
+    }
+
+    @Test func theDaemonsLimitFitsTheLargestPacketItAsksForAndItsTopic() {
+        let configuration = MQTTConfiguration(broker: MQTTBrokerAddress(host: "localhost", port: 1883, secure: false), clientID: "d")
+        let limit = MQTTLinkProcess.frameLimit(for: configuration)
+        let largest = MQTTLinkFrame.message(session: String(repeating: "s", count: 65_535), topic: String(repeating: "t", count: 65_535),
+                                            payload: [UInt8](repeating: 0, count: Int(configuration.maximumPacketSize)))
+        #expect(largest.encoded.count - MQTTLinkFrame.headerBytes <= limit)
+        #expect(limit < 1 << 20)
+    }
+}

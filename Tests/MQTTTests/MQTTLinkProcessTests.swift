@@ -1,0 +1,94 @@
+import Foundation
+import Glibc
+import MQTT
+import ProcessTesting
+import Synchronization
+import Testing
+
+/// Sessions whose libmosquitto clients run in a link process (issue #25 item 5): the daemon's
+/// side bounds what it reads, and starts the process again whenever it ends.
+@Suite struct MQTTLinkProcessTests {
+    /// What a link process's sessions and the process itself said.
+    final class Journal: Sendable {
+        private let state = Mutex<(messages: [MQTTMessage], events: [MQTTConnectionEvent], log: [String])>(([], [], []))
+        var messages: [MQTTMessage] { state.withLock { $0.messages } }
+        var events: [MQTTConnectionEvent] { state.withLock { $0.events } }
+        var log: [String] { state.withLock { $0.log } }
+        func record(_ message: MQTTMessage) { state.withLock { $0.messages.append(message) } }
+        func record(_ event: MQTTConnectionEvent) { state.withLock { $0.events.append(event) } }
+        func record(_ line: String) { state.withLock { $0.log.append(line) } }
+
+        /// Waits for what is expected to come; the bound only keeps a broken link from hanging
+        /// the test, and it looks once more after its deadline.
+        func wait(_ what: String, within timeout: Duration = .seconds(30), until done: (Journal) -> Bool) async throws {
+            let deadline = ContinuousClock.now + timeout
+            while true {
+                if done(self) { return }
+                guard ContinuousClock.now < deadline else { break }
+                try await Task.sleep(for: .milliseconds(10))
+            }
+            Issue.record("\(what) never came: events \(events), log \(log)")
+            throw CancellationError()
+        }
+    }
+
+    static let configuration = MQTTConfiguration(broker: MQTTBrokerAddress(host: "127.0.0.1", port: 1, secure: false), clientID: "link-test",
+                                                 backoff: ReconnectBackoff(first: 0.05, maximum: 0.2))
+
+    @Test func aFrameOverTheLimitEndsTheProcessBeforeItIsReadAndAnotherIsStarted() async throws {
+        let journal = Journal()
+        // A link process that announces a frame of 4 GiB, and then waits.
+        let process = try MQTTLinkProcess(executable: "/bin/sh", arguments: ["-c", #"printf '\377\377\377\377' >&3; exec sleep 300"#],
+                                          frameLimit: 1024, backoff: ReconnectBackoff(first: 0.05, maximum: 0.2), log: journal.record)
+        let session = try process.session(Self.configuration, onMessage: journal.record, onConnection: journal.record)
+        session.start()
+        try await journal.wait("two processes ended over the limit") { journal in
+            journal.log.count(where: { $0.contains("over the limit of 1024") }) >= 2
+        }
+        await session.shutdown(timeout: .seconds(10))
+        #expect(journal.messages.isEmpty)
+    }
+
+    @Test(.enabled(if: MosquittoBroker.isAvailable && FileManager.default.isExecutableFile(atPath: islandd),
+                   "mosquitto or islandd is missing"))
+    func aSessionGoesOnThroughANewProcessWhenItsProcessIsKilled() async throws {
+        let broker = try await MosquittoBroker(users: ["alice": "alice-secret"], acl: "user alice\ntopic readwrite test/#")
+        do {
+            let journal = Journal()
+            let process = try MQTTLinkProcess(executable: Self.islandd, arguments: ["--mqtt-link", String(MQTTLinkChild.defaultHeadroom)],
+                                              frameLimit: MQTTLinkProcess.frameLimit(for: Self.configuration),
+                                              backoff: ReconnectBackoff(first: 0.05, maximum: 0.2), log: journal.record)
+            var configuration = Self.configuration
+            configuration.broker = MQTTBrokerAddress(host: "127.0.0.1", port: broker.port, secure: false)
+            (configuration.username, configuration.password) = ("alice", "alice-secret")
+            let session = try process.session(configuration, onMessage: journal.record, onConnection: journal.record)
+            try session.subscribe("test/a")
+            session.start()
+            func connections(_ journal: Journal) -> Int { journal.events.count(where: { if case .connected = $0 { true } else { false } }) }
+            try await journal.wait("the connection") { connections($0) >= 1 }
+            // Its own message comes back through the broker: subscribed, and publishing.
+            try await journal.wait("its own message") { journal in
+                if journal.messages.isEmpty { try? session.publish("test/a", payload: Array("one".utf8), qos: 1, retain: false) }
+                return !journal.messages.isEmpty
+            }
+            let first = process.pid
+            #expect(first > 0)
+            kill(first, SIGKILL)
+            try await journal.wait("a new process, connected") { connections($0) >= 2 && process.pid != 0 && process.pid != first }
+            #expect(journal.events.contains { if case .disconnected(let reason, _) = $0 { reason.contains("signal 9") } else { false } })
+            let before = journal.messages.count
+            try await journal.wait("a message through the new process") { journal in
+                if journal.messages.count == before { try? session.publish("test/a", payload: Array("two".utf8), qos: 1, retain: false) }
+                return journal.messages.count > before
+            }
+            #expect(journal.messages.last?.topic == "test/a")
+            await session.shutdown(timeout: .seconds(10))
+            await broker.remove()
+        } catch {
+            await broker.remove()
+            throw error
+        }
+    }
+
+    static let islandd = productsDirectory.appendingPathComponent("islandd").path
+}
