@@ -156,7 +156,10 @@ def test_units_keep_what_the_daemon_relies_on():
         assert service["Restart"] == ["on-failure"]
         # 78 is an invalid configuration: restarting cannot fix it.
         assert service["RestartPreventExitStatus"] == ["78"]
-        assert service["RestrictAddressFamilies"] == ["AF_UNIX"]
+    # Clients only over AF_UNIX; the user daemon's push link reaches its broker over TCP (the
+    # system daemon has no network unless a drop-in gives it one for push).
+    assert system["RestrictAddressFamilies"] == ["AF_UNIX"] and system["PrivateNetwork"] == ["yes"]
+    assert user["RestrictAddressFamilies"] == ["AF_UNIX AF_INET AF_INET6"]
     # Identification of callers reads other processes' /proc/PID and needs their real uids.
     assert "ProtectProc" not in system and "ProcSubset" not in system
     assert "PrivateUsers" not in system
