@@ -3,14 +3,15 @@ import IslandCore
 /// One line of the terminal screen: text segments with an optional SGR style each.
 public struct StyledLine: Sendable, Hashable {
     public struct Segment: Sendable, Hashable {
-        /// Never holds a control character: every segment is made here, the one place where
-        /// the terminal presenter's text meets the terminal.
+        /// Never holds a control character, a bidi control or an unbounded grapheme cluster
+        /// (`TerminalText.display`): every segment is made here, the one place where the
+        /// terminal presenter's text meets the terminal.
         public private(set) var text: String
         /// SGR parameters (`1`, `97;40`, …); nil for the default style.
         public var style: String?
 
         public init(text: String, style: String? = nil) {
-            self.text = TerminalText.sanitize(text)
+            self.text = TerminalText.display(text)
             self.style = style
         }
     }
