@@ -120,16 +120,41 @@ func exitOnInterrupt(cleanup: @escaping @Sendable () -> Void = {}) -> Task<Void,
     }
 }
 
-func runBar(_ format: BarFormat, options: BarOptions) async {
+/// Where the bar presenters of the daemon at `socket` record what their clicks may act on.
+func barShownPath(socket: String) -> String {
+    let runtime = SocketLocation.userRuntimeDirectory(environment: ProcessInfo.processInfo.environment, uid: getuid())
+    return BarShown.path(socket: socket, runtimeDirectory: runtime)
+}
+
+/// The bar's driver: its lines on standard output, what its clicks may act on in
+/// `barShownPath` (replaced atomically at each change).
+func makeBarDriver(_ format: BarFormat, options: BarOptions) -> BarDriver {
+    let path = barShownPath(socket: options.common.socketPath)
+    let directory = (path as NSString).deletingLastPathComponent
+    return BarDriver(
+        format: format, maxLength: options.maxLength, clock: now, monotonic: MonotonicClock.now,
+        settleTime: clickSettleTime(environment: ProcessInfo.processInfo.environment), pid: getpid(),
+        publish: { record in
+            mkdir(directory, 0o700)
+            do {
+                try Data(record.serialized).write(to: URL(fileURLWithPath: path), options: .atomic)
+            } catch {
+                writeAll("island-presenter: cannot record what the bar shows in \(path): \(error)\n", to: 2)
+            }
+        },
+        output: { line in
+            if !writeAll(line + "\n") { exitOutputClosed() }
+        })
+}
+
+func runBar(_ format: BarFormat, options: BarOptions, driver: BarDriver? = nil) async {
     // A closed stdout is handled where it is seen, with a status of its own; SIGPIPE (which
     // the socket code may ignore anyway) must not decide it.
     signal(SIGPIPE, SIG_IGN)
     let interrupt = exitOnInterrupt()
     defer { interrupt.cancel() }
     whenStandardOutputCloses { exitOutputClosed() }
-    let driver = BarDriver(format: format, maxLength: options.maxLength, clock: now) { line in
-        if !writeAll(line + "\n") { exitOutputClosed() }
-    }
+    let driver = driver ?? makeBarDriver(format, options: options)
     let loop = SubscriptionLoop(socketPath: options.common.socketPath)
     await withTaskGroup(of: Void.self) { group in
         group.addTask { await loop.run { await driver.handle($0) } }
@@ -171,6 +196,7 @@ struct I3blocks: AsyncParsableCommand {
     @OptionGroup var options: BarOptions
     func run() async throws {
         let common = options.common
+        let driver = makeBarDriver(.i3blocks, options: options)
         // Not in the bar's task group: the end of input (no i3blocks, stdin /dev/null) ends
         // only the reading.
         Task.detached {
@@ -181,13 +207,14 @@ struct I3blocks: AsyncParsableCommand {
                     let line = String(decoding: pending[..<end], as: UTF8.self)
                     pending.removeSubrange(...end)
                     guard let button = BarClick.i3blocksButton(in: line), let action = BarClick.forButton(button) else { continue }
-                    _ = await Click.perform(action, options: common)
+                    // The click is about the line i3blocks shows: what this driver put out.
+                    _ = await Click.perform(action, options: common, shown: await driver.shown)
                 }
                 // A click is a line of the block's properties; nothing longer is one.
                 if pending.count > 1 << 16 { pending.removeAll() }
             }
         }
-        await runBar(.i3blocks, options: options)
+        await runBar(.i3blocks, options: options, driver: driver)
     }
 }
 
@@ -247,6 +274,12 @@ struct Click: AsyncParsableCommand {
             else x-terminal-emulator, foot, alacritty, kitty or xterm, the first on PATH)
             The activity is the expanded one, else the attached one. Exit status 1 when the \
             island shows nothing.
+            A click acts only on what the bar showed: while a bar mode runs for the daemon, \
+            it records what its line is about, and a click acts on that activity only once it \
+            has stood still on the bar for 0.5 s and the daemon's island still shows it; \
+            otherwise it does nothing and exits with status 1 (against another app's update \
+            slipping in under the pointer). Without a bar mode running (a key binding alone), \
+            it acts on the island as the daemon has it.
             """)
 
     @Argument(help: ArgumentHelp("toggle, expand, collapse, tap, dismiss or list."))
@@ -258,9 +291,12 @@ struct Click: AsyncParsableCommand {
         guard await Self.perform(action, options: options) else { throw ExitCode(1) }
     }
 
-    /// Performs a click; false (with the reason on standard error) when it could not.
-    static func perform(_ action: BarClick, options: CommonOptions) async -> Bool {
+    /// Performs a click; false (with the reason on standard error) when it could not. `shown`
+    /// is what the bar presenter showed (i3blocks' own driver); nil reads the record of the bar
+    /// presenters running for the socket, if any.
+    static func perform(_ action: BarClick, options: CommonOptions, shown: BarShown? = nil) async -> Bool {
         if action == .list { return openList(socket: options.socket) }
+        let shown = shown ?? runningBarShown(socket: options.socketPath)
         let model: PresenterModel
         do {
             model = try await fetchSnapshot(socketPath: options.socketPath)
@@ -272,17 +308,34 @@ struct Click: AsyncParsableCommand {
             writeAll("island-presenter: the island shows nothing\n", to: 2)
             return false
         }
+        if let shown {
+            switch shown.decide(action, island: model.island, at: MonotonicClock.now()) {
+            case .act: break  // the same action and activity as the island's, checked there
+            case .refuse(let reason):
+                writeAll("island-presenter: \(reason)\n", to: 2)
+                return false
+            }
+        }
         do {
             let url = try await Interactor(socketPath: options.socketPath).interact(interaction, id: id)
             if interaction == "tap", let url {
-                writeAll(TerminalText.sanitize(url) + "\n")
+                writeAll(TerminalText.display(url) + "\n")
                 _ = openWithXDG(url)
             }
             return true
         } catch {
-            writeAll("island-presenter: \(interaction) failed: \(TerminalText.sanitize(String(describing: error)))\n", to: 2)
+            writeAll("island-presenter: \(interaction) failed: \(TerminalText.display(String(describing: error)))\n", to: 2)
             return false
         }
+    }
+
+    /// The record of the bar presenter running for the socket; nil when none runs (no record,
+    /// or its presenter has exited).
+    static func runningBarShown(socket: String) -> BarShown? {
+        guard let data = FileManager.default.contents(atPath: barShownPath(socket: socket)),
+              let shown = BarShown(serialized: Array(data)) else { return nil }
+        guard shown.pid > 0, kill(shown.pid, 0) == 0 || errno == EPERM else { return nil }
+        return shown
     }
 
     /// Starts the terminal UI in a terminal emulator of its own.
@@ -322,6 +375,9 @@ struct TUI: AsyncParsableCommand {
             Keys: ←/→ or Tab select an activity in the list; e expand; c collapse; Enter tap \
             (opens the returned URL with xdg-open, or shows it); d dismiss; 1-9 press the Nth \
             button of the expanded layout; q quit.
+            A key acts for an activity only once what it acts on has stood still on screen for \
+            0.5 s: right after an activity appears, moves or becomes the one keys act on, a key \
+            says "changed just now" and sends nothing.
             """)
     @OptionGroup var options: CommonOptions
 
@@ -335,7 +391,8 @@ struct TUI: AsyncParsableCommand {
             size: { TerminalSession.size() },
             clock: now,
             open: { openWithXDG($0) },
-            interact: { action, id, button in try await interactor.interact(action, id: id, button: button) }))
+            interact: { action, id, button in try await interactor.interact(action, id: id, button: button) },
+            monotonic: MonotonicClock.now, settleTime: clickSettleTime(environment: ProcessInfo.processInfo.environment)))
         await controller.redraw()
         let loop = SubscriptionLoop(socketPath: options.socketPath)
         let signals = signalStream([SIGINT, SIGTERM, SIGHUP, SIGWINCH])
