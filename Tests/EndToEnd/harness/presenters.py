@@ -18,10 +18,10 @@ COFFEE = "org.example.Coffee"
 class Presenter:
     """`island-presenter MODE` as a bar runs it: stdout read line by line on a thread."""
 
-    def __init__(self, daemon, mode, *args):
+    def __init__(self, daemon, mode, *args, env=None):
         self.process = subprocess.Popen(
             [PRESENTER, mode, "--socket", daemon.socket, *args],
-            stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL)
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL, env=env)
         self.lines = queue.Queue()
         self.seen = []
         threading.Thread(target=self._read, daemon=True).start()
@@ -76,3 +76,38 @@ def request(producer, app, state, relevance=0.0, type="Order"):
 def register_layout(daemon, app, type, layout):
     with daemon.connect("org.island.Extension") as ext:
         ext.RegisterLayout(app=app, type=type, layout=layout)
+
+
+def bar_shown_path(socket, runtime):
+    """Where the bar presenters for `socket` record what their clicks may act on (BarShown.path:
+    $XDG_RUNTIME_DIR/island-presenter/bar-<FNV-1a of the socket path>.json)."""
+    h = 0xCBF29CE484222325
+    for byte in socket.encode():
+        h = ((h ^ byte) * 0x100000001B3) & 0xFFFFFFFFFFFFFFFF
+    return os.path.join(runtime, "island-presenter", "bar-%x.json" % h)
+
+
+def bar_shown(socket, runtime):
+    """The record (pid, id, actionableAt: action -> CLOCK_MONOTONIC seconds), or None."""
+    try:
+        with open(bar_shown_path(socket, runtime)) as f:
+            return json.load(f)
+    except (FileNotFoundError, ValueError):
+        return None
+
+
+def wait_until_clickable(socket, runtime, activity=None, timeout=LIVENESS):
+    """Waits until the bar shows `activity` (any, when None) and every action on it has stood
+    still for the settle time: the record's times are on CLOCK_MONOTONIC, Python's
+    time.monotonic(). An observed condition, not a guess of how long a click takes to be
+    allowed. Returns the record."""
+    deadline = time.monotonic() + timeout
+    while True:
+        record = bar_shown(socket, runtime)
+        if record and record.get("id") and (activity is None or record["id"] == activity):
+            times = record["actionableAt"].values()
+            if times and time.monotonic() >= max(times):
+                return record
+        if time.monotonic() > deadline:
+            pytest.fail("the bar's click targets never settled: %r" % (record,))
+        time.sleep(0.05)

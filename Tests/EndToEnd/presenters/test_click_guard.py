@@ -1,0 +1,123 @@
+"""A bar click acts on what the bar showed (issue #25, clickjacking): with the real daemon, a
+real `island-presenter waybar` and the real `island-presenter click` a bar's on-click runs, app
+B raises its relevance and takes A's place at the head of the bar's line, where a click acts; a
+click right after the new line (before it has stood still) acts for neither app, and once it
+has stood still the click acts for B, the app shown. (B's alerting update, the other way to
+take the place, expands B for only 5 s, shorter than this test's settle time: the unit tests
+cover it, ClickGuardPresenterTests.)
+
+Not timing-dependent: the click is started as soon as the presenter has printed B's line, and
+the presenter runs with ISLAND_PRESENTER_CLICK_SETTLE (a test-only, longer settle time) of a
+third of the liveness bound, so even a loaded machine starts the click inside it; the test
+checks that it did, against the presenter's record (CLOCK_MONOTONIC, which is Python's
+time.monotonic()). "Stood still" is observed the same way, never slept for."""
+
+import json
+import os
+import subprocess
+import time
+
+from harness.paths import LIVENESS, PRESENTER
+from harness.presenters import COFFEE, Presenter, bar_shown, register_layout, request, wait_until_clickable, waybar_json
+from harness.processes import wait_for
+
+TIMER = "org.example.Timer"
+SETTLE = LIVENESS / 3
+
+
+def layout(url, template):
+    return {"url": url, "compactLeading": {"type": "symbol", "name": "☕"},
+            "compactTrailing": {"type": "text", "template": template},
+            "minimal": {"type": "text", "template": template}}
+
+
+def island(daemon):
+    with daemon.connect("org.island.Presenter") as presenter:
+        for reply in presenter.Subscribe(_more=True):
+            return reply["update"]["island"]
+
+
+def test_a_bar_click_right_after_another_apps_update_acts_for_neither_then_for_the_app_shown(daemon, tmp_path):
+    register_layout(daemon, COFFEE, "Order", layout("https://a.example/order", "A {{state.stage}}"))
+    register_layout(daemon, TIMER, "Order", layout("https://b.example/pay", "B {{state.stage}}"))
+    runtime = tmp_path / "run"
+    runtime.mkdir(mode=0o700)
+    opened = tmp_path / "opened"
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    (bin_dir / "xdg-open").write_text('#!/bin/sh\necho "$1" >> %s\n' % opened)
+    (bin_dir / "xdg-open").chmod(0o755)
+    env = dict(os.environ, XDG_RUNTIME_DIR=str(runtime), ISLAND_PRESENTER_CLICK_SETTLE=str(SETTLE),
+               PATH="%s:%s" % (bin_dir, os.environ.get("PATH", "")))
+
+    def click(action):
+        return subprocess.run([PRESENTER, "click", action, "--socket", daemon.socket], env=env,
+                              capture_output=True, text=True, timeout=LIVENESS)
+
+    bar = Presenter(daemon, "waybar", env=env)
+    try:
+        # One connection per app: a producer's connection acts for one app.
+        with daemon.connect("org.island.Producer") as coffee, daemon.connect("org.island.Producer") as producer:
+            a = request(coffee, COFFEE, {"stage": "latte"}, relevance=1.0)
+            b = request(producer, TIMER, {"stage": "ok"}, relevance=0.0)
+            # Minimal: A attached (what a click acts on), B the detached bubble.
+            bar.next_line(lambda l: waybar_json(l)["text"] == "☕ A latte · ☕ B ok")
+            wait_until_clickable(daemon.socket, str(runtime), activity=a["id"])
+            assert island(daemon)["attached"] == a["id"]
+
+            # B's update takes A's place (what a click acts on) 0-SETTLE s before the click.
+            producer.Update(app=TIMER, id=b["id"], content={"state": {"stage": "pay now"}, "relevanceScore": 2.0})
+            bar.next_line(lambda l: waybar_json(l)["text"] == "☕ B pay now · ☕ A latte")
+            started = time.monotonic()
+            tap, toggle = click("tap"), click("toggle")
+            record = bar_shown(daemon.socket, str(runtime))
+            assert record["id"] == b["id"], record
+            assert started < min(record["actionableAt"].values()), \
+                "the clicks started after the settle time (%ss): the machine is too slow for this test" % SETTLE
+            for result in (tap, toggle):
+                assert result.returncode == 1, (result.stdout, result.stderr)
+                assert "changed just now" in result.stderr, result.stderr
+                assert result.stdout == ""
+            # Neither A's URL nor B's opened, and the island is as B's update left it.
+            assert not opened.exists(), opened.read_text()
+            now = island(daemon)
+            assert now["mode"] == "minimal" and now["attached"] == b["id"] and now.get("expanded") is None, now
+
+            # Once B's line has stood still, the click acts for B, the app shown.
+            wait_until_clickable(daemon.socket, str(runtime), activity=b["id"])
+            tap = click("tap")
+            assert tap.returncode == 0, tap.stderr
+            assert tap.stdout == "https://b.example/pay\n"
+            wait_for(lambda: opened.exists() and opened.read_text() == "https://b.example/pay\n", message="xdg-open ran for B")
+            toggle = click("toggle")
+            assert toggle.returncode == 0, toggle.stderr
+            wait_for(lambda: island(daemon).get("expanded") == b["id"], message="B expanded by the click")
+    finally:
+        bar.stop()
+
+
+def test_a_click_acts_on_the_line_shown_not_on_what_the_daemon_has_now(daemon, tmp_path):
+    """The record names B but the daemon's island has moved on to A (the bar has not drawn it
+    yet, or has died with its record left behind and a live pid reused): nothing happens."""
+    register_layout(daemon, COFFEE, "Order", layout("https://a.example/order", "A {{state.stage}}"))
+    runtime = tmp_path / "run"
+    runtime.mkdir(mode=0o700)
+    env = dict(os.environ, XDG_RUNTIME_DIR=str(runtime))
+    bar = Presenter(daemon, "eww", env=env)
+    try:
+        with daemon.connect("org.island.Producer") as producer:
+            a = request(producer, COFFEE, {"stage": "latte"})
+            bar.next_line(lambda l: l == "☕ A latte")
+            record = wait_until_clickable(daemon.socket, str(runtime), activity=a["id"])
+            # What a bar that showed another activity (settled) would have recorded.
+            forged = dict(record, id="another-activity")
+            path = os.path.join(str(runtime), "island-presenter")
+            bar.stop()  # it would rewrite its record on its next line
+            with open(os.path.join(path, os.listdir(path)[0]), "w") as f:
+                json.dump(dict(forged, pid=os.getpid()), f)
+            result = subprocess.run([PRESENTER, "click", "tap", "--socket", daemon.socket], env=env,
+                                    capture_output=True, text=True, timeout=LIVENESS)
+            assert result.returncode == 1 and "the island changed since the bar drew it" in result.stderr, result.stderr
+            assert island(daemon)["mode"] == "compact"
+    finally:
+        bar.stop()
