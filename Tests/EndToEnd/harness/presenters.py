@@ -111,3 +111,16 @@ def wait_until_clickable(socket, runtime, activity=None, timeout=LIVENESS):
         if time.monotonic() > deadline:
             pytest.fail("the bar's click targets never settled: %r" % (record,))
         time.sleep(0.05)
+
+
+# ClickGuard's default settle time (seconds): the terminal UI acts on a key only once what the
+# key acts on has stood still on screen this long (issue #25).
+TUI_SETTLE = 0.5
+
+
+def let_the_screen_settle():
+    """Called once the screen has shown what the next key acts on. The guard counts from the
+    frame's drawing, which came before the capture that showed it, so waiting the settle time
+    from here is a lower bound that holds however loaded the machine is: a wait for a known
+    minimum, not a guess at how long something takes."""
+    time.sleep(TUI_SETTLE + 0.05)
