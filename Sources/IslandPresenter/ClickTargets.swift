@@ -50,11 +50,12 @@ public func clickSettleTime(environment: [String: String]) -> Double {
 /// `MonotonicClock`).
 ///
 /// A bar's `on-click` runs `island-presenter click` as a process of its own, some time after
-/// the bar drew the line: the bar presenter writes this record (`path(socket:environment:uid:)`)
-/// whenever what it shows changes, and the click acts only on what the record says was shown,
+/// the bar drew the line: each bar presenter writes this record, a file of its own
+/// (`directory(runtimeDirectory:)`, `fileName(socket:pid:)`), whenever what it shows changes,
+/// and the click acts only on what the records of the running bar presenters say was shown,
 /// once it has stood still, and only if the daemon's island still agrees
-/// (`decide(_:island:at:)`). i3blocks' clicks, which reach the presenter itself, use the same
-/// record from memory.
+/// (`decide(_:records:island:at:)`). i3blocks' clicks, which reach the presenter itself, use
+/// its record from memory.
 public struct BarShown: Sendable, Hashable {
     /// The presenter that wrote it (a record of one that has exited is no record).
     public var pid: Int32
@@ -113,6 +114,18 @@ public struct BarShown: Sendable, Hashable {
         return .act(action: action, id: id)
     }
 
+    /// A click with the records of every bar presenter running for the daemon (two monitors,
+    /// two bars): it acts only when each would act, on the same thing. Nil when there is no
+    /// record (no bar presenter runs: a key binding alone), for the caller to act on the
+    /// island as the daemon has it.
+    public static func decide(_ click: BarClick, records: [BarShown], island: IslandState, at now: Double) -> Decision? {
+        guard !records.isEmpty else { return nil }
+        let decisions = records.map { $0.decide(click, island: island, at: now) }
+        if let refusal = decisions.first(where: { if case .refuse = $0 { true } else { false } }) { return refusal }
+        guard Set(decisions).count == 1 else { return .refuse("the bars show different activities; not acting (click again)") }
+        return decisions[0]
+    }
+
     // MARK: The record on disk
 
     public var json: JSON {
@@ -143,12 +156,18 @@ public struct BarShown: Sendable, Hashable {
         self.init(json: json)
     }
 
-    /// Where the bar presenters of the daemon at `socket` keep the record: the user's runtime
-    /// directory (never the daemon's), one file per socket.
-    public static func path(socket: String, runtimeDirectory: String) -> String {
-        // FNV-1a: a short, stable name for any socket path.
+    /// Where bar presenters keep their records: in the user's runtime directory (never the
+    /// daemon's, which may not be the user's).
+    public static func directory(runtimeDirectory: String) -> String { runtimeDirectory + "/island-presenter" }
+
+    /// The file names of the records of the bar presenters of the daemon at `socket` start
+    /// with this: `bar-<FNV-1a of the socket path>-`.
+    public static func filePrefix(socket: String) -> String {
         var hash: UInt64 = 0xcbf2_9ce4_8422_2325
         for byte in socket.utf8 { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
-        return runtimeDirectory + "/island-presenter/bar-" + String(hash, radix: 16) + ".json"
+        return "bar-" + String(hash, radix: 16) + "-"
     }
+
+    /// The record file of the bar presenter `pid` for the daemon at `socket`.
+    public static func fileName(socket: String, pid: Int32) -> String { filePrefix(socket: socket) + "\(pid).json" }
 }

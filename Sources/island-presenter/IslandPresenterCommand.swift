@@ -2,6 +2,7 @@ public import ArgumentParser
 import Foundation
 import IslandPaths
 import IslandPresenter
+import Synchronization
 
 #if canImport(Glibc)
 import Glibc
@@ -120,17 +121,17 @@ func exitOnInterrupt(cleanup: @escaping @Sendable () -> Void = {}) -> Task<Void,
     }
 }
 
-/// Where the bar presenters of the daemon at `socket` record what their clicks may act on.
-func barShownPath(socket: String) -> String {
-    let runtime = SocketLocation.userRuntimeDirectory(environment: ProcessInfo.processInfo.environment, uid: getuid())
-    return BarShown.path(socket: socket, runtimeDirectory: runtime)
+/// Where the bar presenters record what their clicks may act on.
+func barShownDirectory() -> String {
+    BarShown.directory(runtimeDirectory: SocketLocation.userRuntimeDirectory(environment: ProcessInfo.processInfo.environment, uid: getuid()))
 }
 
-/// The bar's driver: its lines on standard output, what its clicks may act on in
-/// `barShownPath` (replaced atomically at each change).
+/// The bar's driver: its lines on standard output, what its clicks may act on in a record of
+/// its own in `barShownDirectory` (replaced atomically at each change).
 func makeBarDriver(_ format: BarFormat, options: BarOptions) -> BarDriver {
-    let path = barShownPath(socket: options.common.socketPath)
-    let directory = (path as NSString).deletingLastPathComponent
+    let directory = barShownDirectory()
+    let path = directory + "/" + BarShown.fileName(socket: options.common.socketPath, pid: getpid())
+    let reported = Once()
     return BarDriver(
         format: format, maxLength: options.maxLength, clock: now, monotonic: MonotonicClock.now,
         settleTime: clickSettleTime(environment: ProcessInfo.processInfo.environment), pid: getpid(),
@@ -139,12 +140,26 @@ func makeBarDriver(_ format: BarFormat, options: BarOptions) -> BarDriver {
             do {
                 try Data(record.serialized).write(to: URL(fileURLWithPath: path), options: .atomic)
             } catch {
-                writeAll("island-presenter: cannot record what the bar shows in \(path): \(error)\n", to: 2)
+                // Clicks then act on the island as the daemon has it: said once, not per line.
+                guard reported.first() else { return }
+                writeAll("island-presenter: cannot record what the bar shows in \(path) (its clicks will not be checked against it): \(error)\n", to: 2)
             }
         },
         output: { line in
             if !writeAll(line + "\n") { exitOutputClosed() }
         })
+}
+
+/// True the first time only.
+final class Once: Sendable {
+    private let done = Mutex(false)
+
+    func first() -> Bool {
+        done.withLock { done in
+            defer { done = true }
+            return !done
+        }
+    }
 }
 
 func runBar(_ format: BarFormat, options: BarOptions, driver: BarDriver? = nil) async {
@@ -208,7 +223,7 @@ struct I3blocks: AsyncParsableCommand {
                     pending.removeSubrange(...end)
                     guard let button = BarClick.i3blocksButton(in: line), let action = BarClick.forButton(button) else { continue }
                     // The click is about the line i3blocks shows: what this driver put out.
-                    _ = await Click.perform(action, options: common, shown: await driver.shown)
+                    _ = await Click.perform(action, options: common, shown: [await driver.shown])
                 }
                 // A click is a line of the block's properties; nothing longer is one.
                 if pending.count > 1 << 16 { pending.removeAll() }
@@ -292,11 +307,11 @@ struct Click: AsyncParsableCommand {
     }
 
     /// Performs a click; false (with the reason on standard error) when it could not. `shown`
-    /// is what the bar presenter showed (i3blocks' own driver); nil reads the record of the bar
+    /// is what the bar presenter showed (i3blocks' own driver); nil reads the records of the bar
     /// presenters running for the socket, if any.
-    static func perform(_ action: BarClick, options: CommonOptions, shown: BarShown? = nil) async -> Bool {
+    static func perform(_ action: BarClick, options: CommonOptions, shown: [BarShown]? = nil) async -> Bool {
         if action == .list { return openList(socket: options.socket) }
-        let shown = shown ?? runningBarShown(socket: options.socketPath)
+        let shown = shown ?? runningBarsShown(socket: options.socketPath)
         let model: PresenterModel
         do {
             model = try await fetchSnapshot(socketPath: options.socketPath)
@@ -308,13 +323,11 @@ struct Click: AsyncParsableCommand {
             writeAll("island-presenter: the island shows nothing\n", to: 2)
             return false
         }
-        if let shown {
-            switch shown.decide(action, island: model.island, at: MonotonicClock.now()) {
-            case .act: break  // the same action and activity as the island's, checked there
-            case .refuse(let reason):
-                writeAll("island-presenter: \(reason)\n", to: 2)
-                return false
-            }
+        switch BarShown.decide(action, records: shown, island: model.island, at: MonotonicClock.now()) {
+        case .act, nil: break  // the same action and activity as the island's, checked there; or no bar runs
+        case .refuse(let reason):
+            writeAll("island-presenter: \(reason)\n", to: 2)
+            return false
         }
         do {
             let url = try await Interactor(socketPath: options.socketPath).interact(interaction, id: id)
@@ -329,13 +342,23 @@ struct Click: AsyncParsableCommand {
         }
     }
 
-    /// The record of the bar presenter running for the socket; nil when none runs (no record,
-    /// or its presenter has exited).
-    static func runningBarShown(socket: String) -> BarShown? {
-        guard let data = FileManager.default.contents(atPath: barShownPath(socket: socket)),
-              let shown = BarShown(serialized: Array(data)) else { return nil }
-        guard shown.pid > 0, kill(shown.pid, 0) == 0 || errno == EPERM else { return nil }
-        return shown
+    /// The records of the bar presenters running for the socket (none when none runs). The
+    /// record of one that has exited is removed.
+    static func runningBarsShown(socket: String) -> [BarShown] {
+        let directory = barShownDirectory()
+        let prefix = BarShown.filePrefix(socket: socket)
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
+        var records: [BarShown] = []
+        for name in names where name.hasPrefix(prefix) && name.hasSuffix(".json") {
+            let path = directory + "/" + name
+            guard let data = FileManager.default.contents(atPath: path), let shown = BarShown(serialized: Array(data)) else { continue }
+            if shown.pid > 0, kill(shown.pid, 0) == 0 || errno == EPERM {
+                records.append(shown)
+            } else {
+                unlink(path)
+            }
+        }
+        return records
     }
 
     /// Starts the terminal UI in a terminal emulator of its own.

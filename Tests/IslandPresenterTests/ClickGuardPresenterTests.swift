@@ -129,8 +129,22 @@ import Testing
         #expect(clickSettleTime(environment: ["ISLAND_PRESENTER_CLICK_SETTLE": "8"]) == 8)
         #expect(clickSettleTime(environment: ["ISLAND_PRESENTER_CLICK_SETTLE": "0"]) == 0.5)
         #expect(clickSettleTime(environment: ["ISLAND_PRESENTER_CLICK_SETTLE": "nan"]) == 0.5)
-        #expect(BarShown.path(socket: "/run/a.sock", runtimeDirectory: "/run/user/1") != BarShown.path(socket: "/run/b.sock", runtimeDirectory: "/run/user/1"))
-        #expect(BarShown.path(socket: "/run/a.sock", runtimeDirectory: "/run/user/1").hasPrefix("/run/user/1/island-presenter/"))
+        #expect(BarShown.filePrefix(socket: "/run/a.sock") != BarShown.filePrefix(socket: "/run/b.sock"))
+        #expect(BarShown.fileName(socket: "/run/a.sock", pid: 12) == BarShown.filePrefix(socket: "/run/a.sock") + "12.json")
+        #expect(BarShown.directory(runtimeDirectory: "/run/user/1") == "/run/user/1/island-presenter")
+    }
+
+    /// Two bars (two monitors): a click acts only when every running bar would act on the same
+    /// thing; with no bar running, the caller acts on the island as the daemon has it.
+    @Test func everyRunningBarMustAgree() {
+        let island = IslandState(json: F.island("compact", attached: "a1", lockScreen: ["a1"]))
+        let settled = BarShown(pid: 1, id: "a1", actionableAt: ["expand": 10, "tap": 10, "dismiss": 10])
+        let fresh = BarShown(pid: 2, id: "a1", actionableAt: ["expand": 30, "tap": 30, "dismiss": 30])
+        #expect(BarShown.decide(.tap, records: [], island: island, at: 20) == nil)
+        #expect(BarShown.decide(.tap, records: [settled], island: island, at: 20) == .act(action: "tap", id: "a1"))
+        #expect(BarShown.decide(.tap, records: [settled, fresh], island: island, at: 20) == .refuse(
+            "what the bar shows changed just now; not acting on it (click again)"))
+        #expect(BarShown.decide(.tap, records: [settled, fresh], island: island, at: 30) == .act(action: "tap", id: "a1"))
     }
 
     // MARK: Terminal UI

@@ -78,21 +78,33 @@ def register_layout(daemon, app, type, layout):
         ext.RegisterLayout(app=app, type=type, layout=layout)
 
 
-def bar_shown_path(socket, runtime):
-    """Where the bar presenters for `socket` record what their clicks may act on (BarShown.path:
-    $XDG_RUNTIME_DIR/island-presenter/bar-<FNV-1a of the socket path>.json)."""
+def bar_shown_prefix(socket):
+    """The record files of the bar presenters for `socket` (BarShown.fileName:
+    $XDG_RUNTIME_DIR/island-presenter/bar-<FNV-1a of the socket path>-<pid>.json) start so."""
     h = 0xCBF29CE484222325
     for byte in socket.encode():
         h = ((h ^ byte) * 0x100000001B3) & 0xFFFFFFFFFFFFFFFF
-    return os.path.join(runtime, "island-presenter", "bar-%x.json" % h)
+    return "bar-%x-" % h
+
+
+def bar_shown_paths(socket, runtime):
+    directory = os.path.join(runtime, "island-presenter")
+    try:
+        names = os.listdir(directory)
+    except FileNotFoundError:
+        return []
+    return [os.path.join(directory, n) for n in sorted(names) if n.startswith(bar_shown_prefix(socket)) and n.endswith(".json")]
 
 
 def bar_shown(socket, runtime):
-    """The record (pid, id, actionableAt: action -> CLOCK_MONOTONIC seconds), or None."""
+    """The record of the one bar presenter for `socket` (pid, id, actionableAt: action ->
+    CLOCK_MONOTONIC seconds), or None."""
+    paths = bar_shown_paths(socket, runtime)
+    assert len(paths) <= 1, "more than one bar presenter's record: %r" % paths
     try:
-        with open(bar_shown_path(socket, runtime)) as f:
+        with open(paths[0]) as f:
             return json.load(f)
-    except (FileNotFoundError, ValueError):
+    except (IndexError, FileNotFoundError, ValueError):
         return None
 
 

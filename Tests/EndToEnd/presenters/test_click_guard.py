@@ -18,7 +18,7 @@ import subprocess
 import time
 
 from harness.paths import LIVENESS, PRESENTER
-from harness.presenters import COFFEE, Presenter, bar_shown, register_layout, request, wait_until_clickable, waybar_json
+from harness.presenters import COFFEE, Presenter, bar_shown, bar_shown_paths, register_layout, request, wait_until_clickable, waybar_json
 from harness.processes import wait_for
 
 TIMER = "org.example.Timer"
@@ -97,8 +97,8 @@ def test_a_bar_click_right_after_another_apps_update_acts_for_neither_then_for_t
 
 
 def test_a_click_acts_on_the_line_shown_not_on_what_the_daemon_has_now(daemon, tmp_path):
-    """The record names B but the daemon's island has moved on to A (the bar has not drawn it
-    yet, or has died with its record left behind and a live pid reused): nothing happens."""
+    """The record names another activity but the daemon's island has A (the bar has not drawn
+    it yet): nothing happens. A record left by a bar presenter that has exited is removed."""
     register_layout(daemon, COFFEE, "Order", layout("https://a.example/order", "A {{state.stage}}"))
     runtime = tmp_path / "run"
     runtime.mkdir(mode=0o700)
@@ -111,13 +111,22 @@ def test_a_click_acts_on_the_line_shown_not_on_what_the_daemon_has_now(daemon, t
             record = wait_until_clickable(daemon.socket, str(runtime), activity=a["id"])
             # What a bar that showed another activity (settled) would have recorded.
             forged = dict(record, id="another-activity")
-            path = os.path.join(str(runtime), "island-presenter")
             bar.stop()  # it would rewrite its record on its next line
-            with open(os.path.join(path, os.listdir(path)[0]), "w") as f:
+            [path] = bar_shown_paths(daemon.socket, str(runtime))
+            with open(path, "w") as f:
                 json.dump(dict(forged, pid=os.getpid()), f)
             result = subprocess.run([PRESENTER, "click", "tap", "--socket", daemon.socket], env=env,
                                     capture_output=True, text=True, timeout=LIVENESS)
             assert result.returncode == 1 and "the island changed since the bar drew it" in result.stderr, result.stderr
             assert island(daemon)["mode"] == "compact"
+            # The record of a bar presenter that has exited counts for nothing, and goes: with no
+            # bar running (a key binding alone), the click acts on the island as the daemon has it.
+            with open(path, "w") as f:
+                json.dump(dict(forged, pid=bar.process.pid), f)
+            result = subprocess.run([PRESENTER, "click", "toggle", "--socket", daemon.socket], env=env,
+                                    capture_output=True, text=True, timeout=LIVENESS)
+            assert result.returncode == 0, result.stderr
+            assert bar_shown_paths(daemon.socket, str(runtime)) == []
+            wait_for(lambda: island(daemon)["mode"] == "expanded", message="expanded by the click")
     finally:
         bar.stop()
