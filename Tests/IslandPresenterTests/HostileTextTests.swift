@@ -67,8 +67,8 @@ import Testing
     @Test(arguments: hostile)
     func inALayoutsTexts(_ text: String) async throws {
         let layout = Self.layout(chip: String(text.prefix(7)))
-        // The hostile text does reach the views as DisplayText leaves it (LayoutRenderer drops
-        // bidi controls, nothing else): the sinks must neutralise the rest.
+        // The hostile text reaches the views as the one display rule leaves it (no bidi
+        // controls, bounded clusters): the rest is what each sink must neutralise.
         let rendered = PresenterItem(json: Self.item(type: "T", text: text, layout: layout)).map { $0.render(now: Fixtures.now) }
         #expect(PresenterItem(json: Self.item(type: "T", text: text, layout: layout))?.defaultLayout == false, "the layout is valid")
         #expect(rendered?.compactLeading?.view.plainText == DisplayText.neutralized(text))
