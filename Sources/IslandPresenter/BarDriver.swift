@@ -28,9 +28,9 @@ public actor BarDriver {
     public private(set) var shown: BarShown
 
     /// `clock` is the wall clock scenes are rendered at (timers); `monotonic` the one the
-    /// click guard runs on (`MonotonicClock.now` in the presenter).
+    /// click guard runs on (`BootClock.now` in the presenter).
     public init(format: BarFormat, maxLength: Int = BarFormat.defaultMaxLength, clock: @escaping @Sendable () -> Double,
-                monotonic: @escaping @Sendable () -> Double = MonotonicClock.now,
+                monotonic: @escaping @Sendable () -> Double = BootClock.now,
                 settleTime: Double = ClickTarget.defaultSettleTime, pid: Int32 = 0,
                 publish: @escaping @Sendable (BarShown) -> Void = { _ in },
                 output: @escaping @Sendable (String) -> Void) {

@@ -1,5 +1,6 @@
 public import IslandCore
 public import IslandJSON
+import Foundation
 import OrderedCollections
 
 #if canImport(Glibc)
@@ -24,14 +25,39 @@ public struct ClickTarget: Hashable, Sendable, CustomStringConvertible {
     public static var defaultSettleTime: Double { ClickGuard<ClickTarget, Int>.defaultSettleTime }
 }
 
-/// The clock `ClickGuard`'s times are read on in the presenter: CLOCK_MONOTONIC, in seconds.
-/// It is the same clock in every process of the machine, so the time a bar presenter recorded
-/// can be compared in the `click` process the bar starts (and Python's `time.monotonic()`).
-public enum MonotonicClock {
+/// The clock the presenters' click guards run on: CLOCK_BOOTTIME, in seconds. Monotonic, and the
+/// same in every process of the machine, so a time a bar presenter recorded means the same in
+/// the `click` process the bar starts (and in Python's `time.clock_gettime(CLOCK_BOOTTIME)`);
+/// and the clock of a process's start time in /proc, which is when a bar's click happened as
+/// nearly as that process can know (`processStart`).
+public enum BootClock {
     @Sendable public static func now() -> Double {
         var time = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &time)
+        clock_gettime(CLOCK_BOOTTIME, &time)
         return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
+    }
+
+    /// When this process was started (forked), from /proc/self/stat: for `island-presenter
+    /// click`, the earliest moment after the click it can know. A click is judged at this time,
+    /// not when the process gets to decide: a loaded machine that takes a second to start it
+    /// must not let the click act on what appeared a moment before it. Nil where /proc says
+    /// nothing.
+    public static func processStart() -> Double? {
+        guard let data = FileManager.default.contents(atPath: "/proc/self/stat") else { return nil }
+        let ticks = sysconf(Int32(_SC_CLK_TCK))
+        guard ticks > 0 else { return nil }
+        return startTime(stat: String(decoding: data, as: UTF8.self), ticksPerSecond: Double(ticks))
+    }
+
+    /// The start time (field 22, in clock ticks since boot) of a /proc/PID/stat line, in
+    /// seconds. The command name (field 2) is in parentheses and may hold spaces and ")": the
+    /// fields are counted from the last ")".
+    static func startTime(stat: String, ticksPerSecond: Double) -> Double? {
+        guard let close = stat.lastIndex(of: ")") else { return nil }
+        let fields = stat[stat.index(after: close)...].split(separator: " ", omittingEmptySubsequences: true)
+        // fields[0] is field 3 (the state).
+        guard fields.count > 19, let ticks = UInt64(fields[19]) else { return nil }
+        return Double(ticks) / ticksPerSecond
     }
 }
 
@@ -47,7 +73,7 @@ public func clickSettleTime(environment: [String: String]) -> Double {
 
 /// What a bar presenter has put out, as the clicks on it see it: the activity a click on the
 /// bar acts on and, per action, when it becomes actionable (`ClickGuard.actionableAt`, on
-/// `MonotonicClock`).
+/// `BootClock`).
 ///
 /// A bar's `on-click` runs `island-presenter click` as a process of its own, some time after
 /// the bar drew the line: each bar presenter writes this record, a file of its own

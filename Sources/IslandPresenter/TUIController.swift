@@ -67,7 +67,7 @@ public actor TUIController {
         /// Opens a URL; false when nothing could open it.
         public var open: @Sendable (String) -> Bool
         public var interact: @Sendable (_ action: String, _ id: String?, _ button: String?) async throws -> String?
-        /// The click guard's clock (`MonotonicClock.now`), and how long what a key acts on must
+        /// The click guard's clock (`BootClock.now`), and how long what a key acts on must
         /// have stood still on screen.
         public var monotonic: @Sendable () -> Double
         public var settleTime: Double
@@ -75,7 +75,7 @@ public actor TUIController {
         public init(write: @escaping @Sendable (String) -> Void, size: @escaping @Sendable () -> (columns: Int, rows: Int),
                     clock: @escaping @Sendable () -> Double, open: @escaping @Sendable (String) -> Bool,
                     interact: @escaping @Sendable (String, String?, String?) async throws -> String?,
-                    monotonic: @escaping @Sendable () -> Double = MonotonicClock.now,
+                    monotonic: @escaping @Sendable () -> Double = BootClock.now,
                     settleTime: Double = ClickTarget.defaultSettleTime) {
             self.write = write
             self.size = size

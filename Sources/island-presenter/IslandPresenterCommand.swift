@@ -133,7 +133,7 @@ func makeBarDriver(_ format: BarFormat, options: BarOptions) -> BarDriver {
     let path = directory + "/" + BarShown.fileName(socket: options.common.socketPath, pid: getpid())
     let reported = Once()
     return BarDriver(
-        format: format, maxLength: options.maxLength, clock: now, monotonic: MonotonicClock.now,
+        format: format, maxLength: options.maxLength, clock: now, monotonic: BootClock.now,
         settleTime: clickSettleTime(environment: ProcessInfo.processInfo.environment), pid: getpid(),
         publish: { record in
             mkdir(directory, 0o700)
@@ -222,8 +222,10 @@ struct I3blocks: AsyncParsableCommand {
                     let line = String(decoding: pending[..<end], as: UTF8.self)
                     pending.removeSubrange(...end)
                     guard let button = BarClick.i3blocksButton(in: line), let action = BarClick.forButton(button) else { continue }
-                    // The click is about the line i3blocks shows: what this driver put out.
-                    _ = await Click.perform(action, options: common, shown: [await driver.shown])
+                    // The click is about the line i3blocks shows: what this driver put out,
+                    // as of when the click was read.
+                    let clickedAt = BootClock.now()
+                    _ = await Click.perform(action, options: common, clickedAt: clickedAt, shown: [await driver.shown])
                 }
                 // A click is a line of the block's properties; nothing longer is one.
                 if pending.count > 1 << 16 { pending.removeAll() }
@@ -303,13 +305,15 @@ struct Click: AsyncParsableCommand {
     @OptionGroup var options: CommonOptions
 
     func run() async throws {
-        guard await Self.perform(action, options: options) else { throw ExitCode(1) }
+        // Judged as of when the bar started this process: the nearest to the click it knows.
+        let clickedAt = BootClock.processStart() ?? BootClock.now()
+        guard await Self.perform(action, options: options, clickedAt: clickedAt) else { throw ExitCode(1) }
     }
 
-    /// Performs a click; false (with the reason on standard error) when it could not. `shown`
-    /// is what the bar presenter showed (i3blocks' own driver); nil reads the records of the bar
-    /// presenters running for the socket, if any.
-    static func perform(_ action: BarClick, options: CommonOptions, shown: [BarShown]? = nil) async -> Bool {
+    /// Performs a click made at `clickedAt` (on `BootClock`); false (with the reason on standard
+    /// error) when it could not. `shown` is what the bar presenter showed (i3blocks' own
+    /// driver); nil reads the records of the bar presenters running for the socket, if any.
+    static func perform(_ action: BarClick, options: CommonOptions, clickedAt: Double, shown: [BarShown]? = nil) async -> Bool {
         if action == .list { return openList(socket: options.socket) }
         let shown = shown ?? runningBarsShown(socket: options.socketPath)
         let model: PresenterModel
@@ -323,7 +327,7 @@ struct Click: AsyncParsableCommand {
             writeAll("island-presenter: the island shows nothing\n", to: 2)
             return false
         }
-        switch BarShown.decide(action, records: shown, island: model.island, at: MonotonicClock.now()) {
+        switch BarShown.decide(action, records: shown, island: model.island, at: clickedAt) {
         case .act, nil: break  // the same action and activity as the island's, checked there; or no bar runs
         case .refuse(let reason):
             writeAll("island-presenter: \(reason)\n", to: 2)
@@ -415,7 +419,7 @@ struct TUI: AsyncParsableCommand {
             clock: now,
             open: { openWithXDG($0) },
             interact: { action, id, button in try await interactor.interact(action, id: id, button: button) },
-            monotonic: MonotonicClock.now, settleTime: clickSettleTime(environment: ProcessInfo.processInfo.environment)))
+            monotonic: BootClock.now, settleTime: clickSettleTime(environment: ProcessInfo.processInfo.environment)))
         await controller.redraw()
         let loop = SubscriptionLoop(socketPath: options.socketPath)
         let signals = signalStream([SIGINT, SIGTERM, SIGHUP, SIGWINCH])

@@ -134,6 +134,17 @@ import Testing
         #expect(BarShown.directory(runtimeDirectory: "/run/user/1") == "/run/user/1/island-presenter")
     }
 
+    /// `island-presenter click` judges a click as of its process's start (the nearest to the
+    /// click it knows), read from /proc/self/stat on the clock the bars record on.
+    @Test func aClickIsJudgedAtItsProcessStart() throws {
+        let stat = "4242 (a) b (c)) S 1 4242 4242 0 -1 4194560 100 0 0 0 1 2 0 0 20 0 1 0 123456 1000000 100 18446744073709551615\n"
+        #expect(BootClock.startTime(stat: stat, ticksPerSecond: 100) == 1234.56)
+        #expect(BootClock.startTime(stat: "4242 (a) S 1", ticksPerSecond: 100) == nil)
+        #expect(BootClock.startTime(stat: "no parenthesis", ticksPerSecond: 100) == nil)
+        let start = try #require(BootClock.processStart())
+        #expect(start > 0 && start <= BootClock.now())
+    }
+
     /// Two bars (two monitors): a click acts only when every running bar would act on the same
     /// thing; with no bar running, the caller acts on the island as the daemon has it.
     @Test func everyRunningBarMustAgree() {

@@ -78,6 +78,11 @@ def register_layout(daemon, app, type, layout):
         ext.RegisterLayout(app=app, type=type, layout=layout)
 
 
+def boot_clock():
+    """The clock the presenters' click guards run on (BootClock: CLOCK_BOOTTIME, seconds)."""
+    return time.clock_gettime(time.CLOCK_BOOTTIME)
+
+
 def bar_shown_prefix(socket):
     """The record files of the bar presenters for `socket` (BarShown.fileName:
     $XDG_RUNTIME_DIR/island-presenter/bar-<FNV-1a of the socket path>-<pid>.json) start so."""
@@ -98,7 +103,7 @@ def bar_shown_paths(socket, runtime):
 
 def bar_shown(socket, runtime):
     """The record of the one bar presenter for `socket` (pid, id, actionableAt: action ->
-    CLOCK_MONOTONIC seconds), or None."""
+    CLOCK_BOOTTIME seconds), or None."""
     paths = bar_shown_paths(socket, runtime)
     assert len(paths) <= 1, "more than one bar presenter's record: %r" % paths
     try:
@@ -110,15 +115,16 @@ def bar_shown(socket, runtime):
 
 def wait_until_clickable(socket, runtime, activity=None, timeout=LIVENESS):
     """Waits until the bar shows `activity` (any, when None) and every action on it has stood
-    still for the settle time: the record's times are on CLOCK_MONOTONIC, Python's
-    time.monotonic(). An observed condition, not a guess of how long a click takes to be
-    allowed. Returns the record."""
+    still for the settle time: the record's times are on CLOCK_BOOTTIME (`boot_clock`). An
+    observed condition, not a guess of how long a click takes to be allowed. A `click` process
+    is judged at its start time, which /proc gives in clock ticks (rounded down): one tick more
+    and a click started from here is past the time. Returns the record."""
     deadline = time.monotonic() + timeout
     while True:
         record = bar_shown(socket, runtime)
         if record and record.get("id") and (activity is None or record["id"] == activity):
             times = record["actionableAt"].values()
-            if times and time.monotonic() >= max(times):
+            if times and boot_clock() >= max(times) + 1.0 / os.sysconf("SC_CLK_TCK"):
                 return record
         if time.monotonic() > deadline:
             pytest.fail("the bar's click targets never settled: %r" % (record,))
