@@ -113,8 +113,9 @@ def bar_shown(socket, runtime):
         return None
 
 
-def wait_until_clickable(socket, runtime, activity=None, timeout=LIVENESS):
-    """Waits until the bar shows `activity` (any, when None) and every action on it has stood
+def wait_until_clickable(socket, runtime, activity=None, action=None, timeout=LIVENESS):
+    """Waits until the bar shows `activity` (any, when None), with `action` (`collapse` once
+    expanded, say; any when None), and every action on it has stood
     still for the settle time: the record's times are on CLOCK_BOOTTIME (`boot_clock`). An
     observed condition, not a guess of how long a click takes to be allowed. A `click` process
     is judged at its start time, which /proc gives in clock ticks (rounded down): one tick more
@@ -122,7 +123,8 @@ def wait_until_clickable(socket, runtime, activity=None, timeout=LIVENESS):
     deadline = time.monotonic() + timeout
     while True:
         record = bar_shown(socket, runtime)
-        if record and record.get("id") and (activity is None or record["id"] == activity):
+        if record and record.get("id") and (activity is None or record["id"] == activity) \
+                and (action is None or action in record["actionableAt"]):
             times = record["actionableAt"].values()
             if times and boot_clock() >= max(times) + 1.0 / os.sysconf("SC_CLK_TCK"):
                 return record

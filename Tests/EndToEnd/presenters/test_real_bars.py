@@ -266,7 +266,7 @@ def test_i3blocks_clicks_reach_the_block_and_toggle_the_island():
         bar.click(1)
         desktop.wait_until(lambda: desktop.island_mode(session) == "expanded", LIVENESS,
                            "the island expanded by a click on the i3blocks block")
-        wait_until_clickable(session.socket, session.runtime)
+        wait_until_clickable(session.socket, session.runtime, action="collapse")
         bar.click(1)
         desktop.wait_until(lambda: desktop.island_mode(session) == "compact", LIVENESS,
                            "the island collapsed by a second click")
