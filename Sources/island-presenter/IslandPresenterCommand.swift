@@ -104,6 +104,7 @@ let outputClosedStatus: Int32 = 74
 /// running while the other threads still work is what sanitizers report as races; every
 /// write is unbuffered, so nothing is lost.
 @Sendable func exitOutputClosed() -> Never {
+    removeBarRecord()
     writeAll("island-presenter: standard output closed; exiting\n", to: 2)
     Glibc._exit(outputClosedStatus)
 }
@@ -131,6 +132,7 @@ func barShownDirectory() -> String {
 func makeBarDriver(_ format: BarFormat, options: BarOptions) -> BarDriver {
     let directory = barShownDirectory()
     let path = directory + "/" + BarShown.fileName(socket: options.common.socketPath, pid: getpid())
+    barRecord.withLock { $0 = path }
     let reported = Once()
     return BarDriver(
         format: format, maxLength: options.maxLength, clock: now, monotonic: BootClock.now,
@@ -150,6 +152,14 @@ func makeBarDriver(_ format: BarFormat, options: BarOptions) -> BarDriver {
         })
 }
 
+/// This bar presenter's record of what its clicks may act on, removed when it exits (a record
+/// left by one killed outright is removed by the next click: its pid is gone).
+let barRecord = Mutex<String?>(nil)
+
+@Sendable func removeBarRecord() {
+    if let path = barRecord.withLock({ $0 }) { unlink(path) }
+}
+
 /// True the first time only.
 final class Once: Sendable {
     private let done = Mutex(false)
@@ -166,7 +176,7 @@ func runBar(_ format: BarFormat, options: BarOptions, driver: BarDriver? = nil) 
     // A closed stdout is handled where it is seen, with a status of its own; SIGPIPE (which
     // the socket code may ignore anyway) must not decide it.
     signal(SIGPIPE, SIG_IGN)
-    let interrupt = exitOnInterrupt()
+    let interrupt = exitOnInterrupt(cleanup: removeBarRecord)
     defer { interrupt.cancel() }
     whenStandardOutputCloses { exitOutputClosed() }
     let driver = driver ?? makeBarDriver(format, options: options)

@@ -184,3 +184,20 @@ def test_a_click_is_judged_at_its_start_not_when_a_slow_machine_gets_to_it(daemo
             os.kill(click.pid, signal.SIGKILL)
             click.wait(timeout=10)
         bar.stop()
+
+
+def test_a_bar_presenter_takes_its_record_away_when_it_stops(daemon, tmp_path):
+    register_layout(daemon, COFFEE, "Order", layout("https://a.example/order", "A {{state.stage}}"))
+    runtime = tmp_path / "run"
+    runtime.mkdir(mode=0o700)
+    bar = Presenter(daemon, "polybar", env=dict(os.environ, XDG_RUNTIME_DIR=str(runtime)))
+    try:
+        with daemon.connect("org.island.Producer") as coffee:
+            a = request(coffee, COFFEE, {"stage": "latte"})
+            bar.next_line(lambda l: l == "☕ A latte")
+            wait_for(lambda: (lambda r: r and r["id"] == a["id"])(bar_shown(daemon.socket, str(runtime))), message="the record")
+            bar.process.send_signal(signal.SIGTERM)
+            assert bar.process.wait(timeout=LIVENESS) == 128 + signal.SIGTERM
+            assert bar_shown_paths(daemon.socket, str(runtime)) == []
+    finally:
+        bar.stop()
