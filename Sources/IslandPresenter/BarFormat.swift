@@ -41,9 +41,11 @@ public enum BarFormat: String, Sendable, CaseIterable {
 
     public static let defaultMaxLength = 40
 
-    /// One line without control characters, at most `maxLength` cells.
+    /// One line without control characters or bidi controls, its grapheme clusters bounded
+    /// (`TerminalText.display`), at most `maxLength` cells: every text of every format passes
+    /// here.
     static func capped(_ text: String, _ maxLength: Int) -> String {
-        truncate(TerminalText.sanitize(text), toWidth: max(1, maxLength))
+        truncate(TerminalText.display(text), toWidth: max(1, maxLength))
     }
 
     /// Text that polybar shows as itself. Polybar reads `%{` as the start of a formatting tag

@@ -231,7 +231,9 @@ public struct SVGRenderer: Sendable {
                       weight: String? = nil, anchor: String? = nil) -> String {
         let weightAttribute = weight.map { " font-weight=\"\($0)\"" } ?? ""
         let anchorAttribute = anchor.map { " text-anchor=\"\($0)\"" } ?? ""
-        return "<text x=\"\(fmt(x))\" y=\"\(fmt(y))\" font-size=\"\(fmt(size))\" fill=\"\(fill)\"\(weightAttribute)\(anchorAttribute)>\(Self.escape(content))</text>"
+        // The one place text meets the SVG: DisplayText's rule (no bidi controls, bounded
+        // clusters), XML escaping, and the element isolated from its neighbours' direction.
+        return "<text unicode-bidi=\"isolate\" x=\"\(fmt(x))\" y=\"\(fmt(y))\" font-size=\"\(fmt(size))\" fill=\"\(fill)\"\(weightAttribute)\(anchorAttribute)>\(Self.escape(DisplayText.neutralized(content)))</text>"
     }
 
     // MARK: Alert

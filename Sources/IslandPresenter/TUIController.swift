@@ -1,3 +1,4 @@
+import IslandCore
 import IslandJSON
 
 /// A key of the terminal presenter.
@@ -38,8 +39,26 @@ public enum TUIKey: Sendable, Hashable {
     }
 }
 
+/// Where the terminal UI shows what a key acts on: the first row of the activity's card (or of
+/// the island), and for a button its number.
+public struct TUIPlacement: Hashable, Sendable {
+    public var row: Int
+    public var button: Int
+
+    public init(row: Int, button: Int = 0) {
+        self.row = row
+        self.button = button
+    }
+}
+
 /// The terminal presenter's state and behaviour, with its I/O injected: the model, the
 /// selection in the lock-screen list, and what each key sends to the daemon.
+///
+/// A key acts for an app only on what the screen showed, standing still (`ClickGuard`): each
+/// redraw records the targets of the keys — tap, expand, dismiss of the activity keys act on,
+/// collapse, the numbered buttons — where they are drawn; one that appeared or moved less than
+/// the settle time ago does nothing (app B's alert making B the activity ⏎ taps, or reordering
+/// the list under the selection, a moment before the key).
 public actor TUIController {
     public struct IO: Sendable {
         public var write: @Sendable (String) -> Void
@@ -48,15 +67,23 @@ public actor TUIController {
         /// Opens a URL; false when nothing could open it.
         public var open: @Sendable (String) -> Bool
         public var interact: @Sendable (_ action: String, _ id: String?, _ button: String?) async throws -> String?
+        /// The click guard's clock (`BootClock.now`), and how long what a key acts on must
+        /// have stood still on screen.
+        public var monotonic: @Sendable () -> Double
+        public var settleTime: Double
 
         public init(write: @escaping @Sendable (String) -> Void, size: @escaping @Sendable () -> (columns: Int, rows: Int),
                     clock: @escaping @Sendable () -> Double, open: @escaping @Sendable (String) -> Bool,
-                    interact: @escaping @Sendable (String, String?, String?) async throws -> String?) {
+                    interact: @escaping @Sendable (String, String?, String?) async throws -> String?,
+                    monotonic: @escaping @Sendable () -> Double = BootClock.now,
+                    settleTime: Double = ClickTarget.defaultSettleTime) {
             self.write = write
             self.size = size
             self.clock = clock
             self.open = open
             self.interact = interact
+            self.monotonic = monotonic
+            self.settleTime = settleTime
         }
     }
 
@@ -65,8 +92,12 @@ public actor TUIController {
     private var selected: String?
     private var message: String?
     private var disconnected: String? = "connecting"
+    private var clickGuard: ClickGuard<ClickTarget, TUIPlacement>
 
-    public init(io: IO) { self.io = io }
+    public init(io: IO) {
+        self.io = io
+        clickGuard = ClickGuard(settleTime: io.settleTime)
+    }
 
     public func handle(_ event: SubscriptionLoop.Event) {
         switch event {
@@ -97,11 +128,13 @@ public actor TUIController {
             let index = current.map { ($0 + step + list.count) % list.count } ?? (key == .next ? 0 : list.count - 1)
             selected = list[index]
         case .expand:
-            await send("expand", id: selectedID)
+            guard let id = selectedID, settled(ClickTarget(id, "expand")) else { break }
+            await send("expand", id: id)
         case .collapse:
-            await send("collapse", id: model.island.expanded ?? selectedID)
+            guard let id = model.island.expanded ?? selectedID, settled(ClickTarget(id, "collapse")) else { break }
+            await send("collapse", id: id)
         case .tap:
-            guard let id = selectedID else { break }
+            guard let id = selectedID, settled(ClickTarget(id, "tap")) else { break }
             do {
                 if let url = try await io.interact("tap", id, nil) {
                     message = io.open(url) ? "opened \(url)" : "URL: \(url)"
@@ -112,7 +145,7 @@ public actor TUIController {
                 message = "tap failed: \(SubscriptionLoop.describe(error))"
             }
         case .dismiss:
-            let id = selectedID
+            guard let id = selectedID, settled(ClickTarget(id, "dismiss")) else { break }
             await send("dismiss", id: id)
             if selected == id { selected = nil }
         case .button(let number):
@@ -122,6 +155,7 @@ public actor TUIController {
                 message = "no button \(number)"
                 break
             }
+            guard settled(ClickTarget(target.id, "button:" + buttons[number - 1].action)) else { break }
             await send("button", id: target.id, button: buttons[number - 1].action)
         }
         redraw()
@@ -132,6 +166,33 @@ public actor TUIController {
     var selectedID: String? {
         if let selected, model.items[selected] != nil { return selected }
         return model.island.expanded ?? model.island.attached ?? model.island.lockScreen.first
+    }
+
+    /// Whether the key's target has stood still on screen; if not, says so instead.
+    private func settled(_ target: ClickTarget) -> Bool {
+        if clickGuard.isActionable(target, at: io.monotonic()) { return true }
+        message = "\(target.action.hasPrefix("button:") ? "button" : target.action) not sent: what it acts on changed just now (press again)"
+        return false
+    }
+
+    /// What each key acts on in this frame, where it is drawn.
+    static func targets(model: PresenterModel, selectedID: String?, places: TerminalFrame.Places, now: Double) -> [ClickTarget: TUIPlacement] {
+        var targets: [ClickTarget: TUIPlacement] = [:]
+        let islandID = model.island.mode == .none ? nil : model.island.expanded ?? model.island.attached
+        func row(_ id: String) -> Int? { places.cards[id] ?? (id == islandID ? places.island : nil) }
+        if let id = selectedID, let row = row(id) {
+            for action in ["expand", "tap", "dismiss"] { targets[ClickTarget(id, action)] = TUIPlacement(row: row) }
+        }
+        if let id = model.island.expanded ?? selectedID, let row = (model.island.expanded != nil ? places.island : nil) ?? row(id) {
+            targets[ClickTarget(id, "collapse")] = TUIPlacement(row: row)
+        }
+        if let item = model.expanded ?? model.item(selectedID), let row = (model.expanded != nil ? places.island : nil) ?? row(item.id) {
+            for (index, button) in IslandScene.Entry(item: item, now: now).layout.expandedButtons.prefix(9).enumerated() {
+                let target = ClickTarget(item.id, "button:" + button.action)
+                if targets[target] == nil { targets[target] = TUIPlacement(row: row, button: index + 1) }
+            }
+        }
+        return targets
     }
 
     private func send(_ action: String, id: String?, button: String? = nil) async {
@@ -150,10 +211,13 @@ public actor TUIController {
         let scene = IslandScene(model: model, now: io.clock())
         let chrome = TerminalChrome(selected: model.island.lockScreen.count > 1 || selected != nil ? selectedID : nil,
                                     message: message, disconnected: disconnected)
+        let (lines, places) = frame.layout(scene, chrome: chrome)
         var out = "\u{1B}[H"
-        for (index, line) in frame.render(scene, chrome: chrome).enumerated() {
+        for (index, line) in lines.enumerated() {
             out += "\u{1B}[\(index + 1);1H" + line.ansi(columns: frame.columns) + "\u{1B}[K"
         }
         io.write(out)
+        // After the frame is out: a key pressed before it is about the frame before.
+        clickGuard.shown(Self.targets(model: model, selectedID: selectedID, places: places, now: scene.now), at: io.monotonic())
     }
 }

@@ -3,14 +3,15 @@ import IslandCore
 /// One line of the terminal screen: text segments with an optional SGR style each.
 public struct StyledLine: Sendable, Hashable {
     public struct Segment: Sendable, Hashable {
-        /// Never holds a control character: every segment is made here, the one place where
-        /// the terminal presenter's text meets the terminal.
+        /// Never holds a control character, a bidi control or an unbounded grapheme cluster
+        /// (`TerminalText.display`): every segment is made here, the one place where the
+        /// terminal presenter's text meets the terminal.
         public private(set) var text: String
         /// SGR parameters (`1`, `97;40`, …); nil for the default style.
         public var style: String?
 
         public init(text: String, style: String? = nil) {
-            self.text = TerminalText.sanitize(text)
+            self.text = TerminalText.display(text)
             self.style = style
         }
     }
@@ -76,13 +77,29 @@ public struct TerminalFrame: Sendable {
     }
 
     public func render(_ scene: IslandScene, chrome: TerminalChrome) -> [StyledLine] {
+        layout(scene, chrome: chrome).lines
+    }
+
+    /// Where the frame drew what keys act on: the island's first row, and each activity's card
+    /// by its first row; only what fits on the screen.
+    public struct Places: Sendable, Hashable {
+        public var island: Int?
+        public var cards: [String: Int] = [:]
+    }
+
+    /// The frame's lines, and where its activities are on them.
+    public func layout(_ scene: IslandScene, chrome: TerminalChrome) -> (lines: [StyledLine], places: Places) {
         var lines: [StyledLine] = [StyledLine()]
-        lines += island(scene).map(centred)
+        var places = Places()
+        let islandLines = island(scene).map(centred)
+        if scene.mode != .none, !islandLines.isEmpty { places.island = lines.count }
+        lines += islandLines
         if let alert = scene.alert { lines += alertBox(alert).map(centred) }
         lines.append(StyledLine())
         if !scene.lockScreen.isEmpty {
             lines.append(StyledLine("  Lock Screen", style: "1"))
             for entry in scene.lockScreen {
+                places.cards[entry.item.id] = places.cards[entry.item.id] ?? lines.count
                 lines += card(entry, selected: entry.item.id == chrome.selected)
             }
         }
@@ -99,7 +116,10 @@ public struct TerminalFrame: Sendable {
         let room = rows - footer.count
         if lines.count > room { lines = Array(lines.prefix(room)) }
         while lines.count < room { lines.append(StyledLine()) }
-        return lines + footer
+        // A card whose title row is cut off is not on screen.
+        places.cards = places.cards.filter { $0.value < room }
+        if let row = places.island, row >= room { places.island = nil }
+        return (lines + footer, places)
     }
 
     // MARK: Island

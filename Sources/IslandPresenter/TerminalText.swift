@@ -1,3 +1,5 @@
+import IslandCore
+
 /// Where producer text meets a terminal (DESIGN.md §6, Untrusted text). Every command that
 /// prints an activity's text — the terminal presenter, the bar modes (whose stdout may be a
 /// terminal), `island list`, `island watch`, `island preview`, admin output — passes it
@@ -21,12 +23,21 @@ public enum TerminalText {
         return String(out)
     }
 
+    /// Producer text as a terminal line shows it: `DisplayText`'s rule (no bidi controls, bounded
+    /// grapheme clusters; DESIGN.md §6), then `sanitize`. Every sink that writes text for a
+    /// person to read calls this once, where the text meets it: the terminal UI's segments, the
+    /// bar line, the CLI's lines. (`sanitize` alone maps scalar for scalar, for messages.)
+    public static func display(_ text: String, keepingNewlines: Bool = false) -> String {
+        sanitize(DisplayText.neutralized(text), keepingNewlines: keepingNewlines)
+    }
+
     /// Serialized JSON made safe for a terminal without changing what it means: the writer
     /// already escapes C0 controls in strings (outside them, only whitespace), and DEL and C1
-    /// controls, which JSON allows raw, are written as `\u00XX`. They can only occur inside
-    /// strings, where the escape is the same character.
+    /// controls, which JSON allows raw, are written as `\u00XX`; so are bidi controls, which a
+    /// terminal with bidi support (VTE, Konsole, mlterm) would otherwise apply to the line. They
+    /// can only occur inside strings, where the escape is the same character.
     public static func json(_ serialized: String) -> String {
-        let isRawInJSON: (Unicode.Scalar) -> Bool = { (0x7F...0x9F).contains($0.value) }
+        let isRawInJSON: (Unicode.Scalar) -> Bool = { (0x7F...0x9F).contains($0.value) || DisplayText.isBidiControl($0) }
         guard serialized.unicodeScalars.contains(where: isRawInJSON) else { return serialized }
         var out = ""
         out.reserveCapacity(serialized.utf8.count + 16)

@@ -2,6 +2,7 @@ public import ArgumentParser
 import Foundation
 import IslandPaths
 import IslandPresenter
+import Synchronization
 
 #if canImport(Glibc)
 import Glibc
@@ -103,6 +104,7 @@ let outputClosedStatus: Int32 = 74
 /// running while the other threads still work is what sanitizers report as races; every
 /// write is unbuffered, so nothing is lost.
 @Sendable func exitOutputClosed() -> Never {
+    removeBarRecord()
     writeAll("island-presenter: standard output closed; exiting\n", to: 2)
     Glibc._exit(outputClosedStatus)
 }
@@ -120,16 +122,64 @@ func exitOnInterrupt(cleanup: @escaping @Sendable () -> Void = {}) -> Task<Void,
     }
 }
 
-func runBar(_ format: BarFormat, options: BarOptions) async {
+/// Where the bar presenters record what their clicks may act on.
+func barShownDirectory() -> String {
+    BarShown.directory(runtimeDirectory: SocketLocation.userRuntimeDirectory(environment: ProcessInfo.processInfo.environment, uid: getuid()))
+}
+
+/// The bar's driver: its lines on standard output, what its clicks may act on in a record of
+/// its own in `barShownDirectory` (replaced atomically at each change).
+func makeBarDriver(_ format: BarFormat, options: BarOptions) -> BarDriver {
+    let directory = barShownDirectory()
+    let path = directory + "/" + BarShown.fileName(socket: options.common.socketPath, pid: getpid())
+    barRecord.withLock { $0 = path }
+    let reported = Once()
+    return BarDriver(
+        format: format, maxLength: options.maxLength, clock: now, monotonic: BootClock.now,
+        settleTime: clickSettleTime(environment: ProcessInfo.processInfo.environment), pid: getpid(),
+        publish: { record in
+            mkdir(directory, 0o700)
+            do {
+                try Data(record.serialized).write(to: URL(fileURLWithPath: path), options: .atomic)
+            } catch {
+                // Clicks then act on the island as the daemon has it: said once, not per line.
+                guard reported.first() else { return }
+                writeAll("island-presenter: cannot record what the bar shows in \(path) (its clicks will not be checked against it): \(error)\n", to: 2)
+            }
+        },
+        output: { line in
+            if !writeAll(line + "\n") { exitOutputClosed() }
+        })
+}
+
+/// This bar presenter's record of what its clicks may act on, removed when it exits (a record
+/// left by one killed outright is removed by the next click: its pid is gone).
+let barRecord = Mutex<String?>(nil)
+
+@Sendable func removeBarRecord() {
+    if let path = barRecord.withLock({ $0 }) { unlink(path) }
+}
+
+/// True the first time only.
+final class Once: Sendable {
+    private let done = Mutex(false)
+
+    func first() -> Bool {
+        done.withLock { done in
+            defer { done = true }
+            return !done
+        }
+    }
+}
+
+func runBar(_ format: BarFormat, options: BarOptions, driver: BarDriver? = nil) async {
     // A closed stdout is handled where it is seen, with a status of its own; SIGPIPE (which
     // the socket code may ignore anyway) must not decide it.
     signal(SIGPIPE, SIG_IGN)
-    let interrupt = exitOnInterrupt()
+    let interrupt = exitOnInterrupt(cleanup: removeBarRecord)
     defer { interrupt.cancel() }
     whenStandardOutputCloses { exitOutputClosed() }
-    let driver = BarDriver(format: format, maxLength: options.maxLength, clock: now) { line in
-        if !writeAll(line + "\n") { exitOutputClosed() }
-    }
+    let driver = driver ?? makeBarDriver(format, options: options)
     let loop = SubscriptionLoop(socketPath: options.common.socketPath)
     await withTaskGroup(of: Void.self) { group in
         group.addTask { await loop.run { await driver.handle($0) } }
@@ -171,6 +221,7 @@ struct I3blocks: AsyncParsableCommand {
     @OptionGroup var options: BarOptions
     func run() async throws {
         let common = options.common
+        let driver = makeBarDriver(.i3blocks, options: options)
         // Not in the bar's task group: the end of input (no i3blocks, stdin /dev/null) ends
         // only the reading.
         Task.detached {
@@ -181,13 +232,16 @@ struct I3blocks: AsyncParsableCommand {
                     let line = String(decoding: pending[..<end], as: UTF8.self)
                     pending.removeSubrange(...end)
                     guard let button = BarClick.i3blocksButton(in: line), let action = BarClick.forButton(button) else { continue }
-                    _ = await Click.perform(action, options: common)
+                    // The click is about the line i3blocks shows: what this driver put out,
+                    // as of when the click was read.
+                    let clickedAt = BootClock.now()
+                    _ = await Click.perform(action, options: common, clickedAt: clickedAt, shown: [await driver.shown])
                 }
                 // A click is a line of the block's properties; nothing longer is one.
                 if pending.count > 1 << 16 { pending.removeAll() }
             }
         }
-        await runBar(.i3blocks, options: options)
+        await runBar(.i3blocks, options: options, driver: driver)
     }
 }
 
@@ -247,6 +301,12 @@ struct Click: AsyncParsableCommand {
             else x-terminal-emulator, foot, alacritty, kitty or xterm, the first on PATH)
             The activity is the expanded one, else the attached one. Exit status 1 when the \
             island shows nothing.
+            A click acts only on what the bar showed: while a bar mode runs for the daemon, \
+            it records what its line is about, and a click acts on that activity only once it \
+            has stood still on the bar for 0.5 s and the daemon's island still shows it; \
+            otherwise it does nothing and exits with status 1 (against another app's update \
+            slipping in under the pointer). Without a bar mode running (a key binding alone), \
+            it acts on the island as the daemon has it.
             """)
 
     @Argument(help: ArgumentHelp("toggle, expand, collapse, tap, dismiss or list."))
@@ -255,12 +315,17 @@ struct Click: AsyncParsableCommand {
     @OptionGroup var options: CommonOptions
 
     func run() async throws {
-        guard await Self.perform(action, options: options) else { throw ExitCode(1) }
+        // Judged as of when the bar started this process: the nearest to the click it knows.
+        let clickedAt = BootClock.processStart() ?? BootClock.now()
+        guard await Self.perform(action, options: options, clickedAt: clickedAt) else { throw ExitCode(1) }
     }
 
-    /// Performs a click; false (with the reason on standard error) when it could not.
-    static func perform(_ action: BarClick, options: CommonOptions) async -> Bool {
+    /// Performs a click made at `clickedAt` (on `BootClock`); false (with the reason on standard
+    /// error) when it could not. `shown` is what the bar presenter showed (i3blocks' own
+    /// driver); nil reads the records of the bar presenters running for the socket, if any.
+    static func perform(_ action: BarClick, options: CommonOptions, clickedAt: Double, shown: [BarShown]? = nil) async -> Bool {
         if action == .list { return openList(socket: options.socket) }
+        let shown = shown ?? runningBarsShown(socket: options.socketPath)
         let model: PresenterModel
         do {
             model = try await fetchSnapshot(socketPath: options.socketPath)
@@ -272,17 +337,42 @@ struct Click: AsyncParsableCommand {
             writeAll("island-presenter: the island shows nothing\n", to: 2)
             return false
         }
+        switch BarShown.decide(action, records: shown, island: model.island, at: clickedAt) {
+        case .act, nil: break  // the same action and activity as the island's, checked there; or no bar runs
+        case .refuse(let reason):
+            writeAll("island-presenter: \(reason)\n", to: 2)
+            return false
+        }
         do {
             let url = try await Interactor(socketPath: options.socketPath).interact(interaction, id: id)
             if interaction == "tap", let url {
-                writeAll(TerminalText.sanitize(url) + "\n")
+                writeAll(TerminalText.display(url) + "\n")
                 _ = openWithXDG(url)
             }
             return true
         } catch {
-            writeAll("island-presenter: \(interaction) failed: \(TerminalText.sanitize(String(describing: error)))\n", to: 2)
+            writeAll("island-presenter: \(interaction) failed: \(TerminalText.display(String(describing: error)))\n", to: 2)
             return false
         }
+    }
+
+    /// The records of the bar presenters running for the socket (none when none runs). The
+    /// record of one that has exited is removed.
+    static func runningBarsShown(socket: String) -> [BarShown] {
+        let directory = barShownDirectory()
+        let prefix = BarShown.filePrefix(socket: socket)
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
+        var records: [BarShown] = []
+        for name in names where name.hasPrefix(prefix) && name.hasSuffix(".json") {
+            let path = directory + "/" + name
+            guard let data = FileManager.default.contents(atPath: path), let shown = BarShown(serialized: Array(data)) else { continue }
+            if shown.pid > 0, kill(shown.pid, 0) == 0 || errno == EPERM {
+                records.append(shown)
+            } else {
+                unlink(path)
+            }
+        }
+        return records
     }
 
     /// Starts the terminal UI in a terminal emulator of its own.
@@ -322,6 +412,9 @@ struct TUI: AsyncParsableCommand {
             Keys: ←/→ or Tab select an activity in the list; e expand; c collapse; Enter tap \
             (opens the returned URL with xdg-open, or shows it); d dismiss; 1-9 press the Nth \
             button of the expanded layout; q quit.
+            A key acts for an activity only once what it acts on has stood still on screen for \
+            0.5 s: right after an activity appears, moves or becomes the one keys act on, a key \
+            says "changed just now" and sends nothing.
             """)
     @OptionGroup var options: CommonOptions
 
@@ -335,7 +428,8 @@ struct TUI: AsyncParsableCommand {
             size: { TerminalSession.size() },
             clock: now,
             open: { openWithXDG($0) },
-            interact: { action, id, button in try await interactor.interact(action, id: id, button: button) }))
+            interact: { action, id, button in try await interactor.interact(action, id: id, button: button) },
+            monotonic: BootClock.now, settleTime: clickSettleTime(environment: ProcessInfo.processInfo.environment)))
         await controller.redraw()
         let loop = SubscriptionLoop(socketPath: options.socketPath)
         let signals = signalStream([SIGINT, SIGTERM, SIGHUP, SIGWINCH])

@@ -116,20 +116,21 @@ struct CLIFailure: Error {
 
 /// Everything the CLI prints. Activities' types, states, attributes, URLs, layouts' texts and
 /// the daemon's messages are other apps' text, so each line passes through
-/// `TerminalText` here, the one place where it meets a terminal: no control character in text,
-/// and none raw in JSON.
+/// `TerminalText` here, the one place where it meets a terminal: no control character and no
+/// bidi control in text, its grapheme clusters bounded (`TerminalText.display`), and none
+/// raw in JSON (which keeps every character's meaning, escaped).
 enum Output {
     static func line(_ text: String) {
-        FileHandle.standardOutput.write(Data((TerminalText.sanitize(text) + "\n").utf8))
+        FileHandle.standardOutput.write(Data((TerminalText.display(text) + "\n").utf8))
     }
 
     static func json(_ value: JSON) {
-        line(TerminalText.json(value.description))
+        FileHandle.standardOutput.write(Data((TerminalText.sanitize(TerminalText.json(value.description)) + "\n").utf8))
     }
 
     /// Messages of one or more lines, on stderr.
     static func error(_ text: String) {
-        FileHandle.standardError.write(Data(TerminalText.sanitize(text, keepingNewlines: true).utf8))
+        FileHandle.standardError.write(Data(TerminalText.display(text, keepingNewlines: true).utf8))
     }
 
     /// A line of the user's own command passed through (`island progress`), as it came.

@@ -170,7 +170,7 @@ struct List: AsyncParsableCommand {
 
 func printTable(_ rows: [[String]]) {
     // Cleaned before measuring, so the columns line up with what is printed.
-    let rows = rows.map { $0.map { TerminalText.sanitize($0) } }
+    let rows = rows.map { $0.map { TerminalText.display($0) } }
     guard let first = rows.first else { return }
     var widths = first.map(\.count)
     for row in rows { for (i, cell) in row.enumerated() { widths[i] = max(widths[i], cell.count) } }

@@ -177,7 +177,15 @@ final class TextCollector: NSObject, XMLParserDelegate {
             interact: { action, id, button in
                 recorder.calls.withLock { $0.append([action, id ?? "-", button ?? "-"].joined(separator: " ")) }
                 return action == "tap" ? url : nil
-            }))
+            },
+            monotonic: Self.aSecondPerRead()))
+    }
+
+    /// A click-guard clock on which a second passes between any two reads: every key comes
+    /// well after the frame it acts on (ClickGuardPresenterTests covers keys that come early).
+    static func aSecondPerRead() -> @Sendable () -> Double {
+        let time = Mutex<Double>(0)
+        return { time.withLock { $0 += 1; return $0 } }
     }
 
     @Test func keysSendInteractions() async {

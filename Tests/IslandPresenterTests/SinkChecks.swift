@@ -55,7 +55,7 @@ enum SinkChecks {
         let written = Written()
         let controller = TUIController(io: .init(
             write: { written.append($0) }, size: { size }, clock: { now }, open: { _ in false },
-            interact: { _, _, _ in tapURL }))
+            interact: { _, _, _ in tapURL }, monotonic: TUIControllerTests.aSecondPerRead()))
         for update in updates { await controller.handle(.update(update)) }
         _ = await controller.press(.tap)
         _ = await controller.press(.button(1))

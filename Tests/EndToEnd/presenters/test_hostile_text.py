@@ -42,11 +42,28 @@ HOSTILE = {
     "xml": "<script>alert(1)</script>]]><![CDATA[x",
     "json": "\"},{\"full_text\":\"forged\\",
     "bidi": "\u202edesrever\u202c",
+    # Issue #25: drawn as "Pay 1000$" where a sink applies the override.
+    "pay-bidi": "Pay \u202e0001\u202c$ \u2067isolate\u2069 \u200f\u200e\u061c",
+    # As many combining marks as a string may carry (512 scalars): no sink shows more than 12 a
+    # character (DisplayText; 1,900 are bounded in the unit tests, DisplayTextSinkTests).
+    "zalgo": "Z" + "\u0301" * 400 + "algo",
 }
 # `%` and `{` from two values that one template joins.
 SPLIT_STATE = {"a": "50%", "b": "{A1:touch /tmp/island-pwned:}x"}
 
 CONTROL = re.compile("[\x00-\x1f\x7f-\x9f]")
+# Bidi controls (DisplayText.isBidiControl), and runs of combining marks longer than a character
+# keeps (DisplayText.maximumScalarsPerCluster, less its base).
+BIDI = re.compile("[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+MARKS = re.compile("[\u0300-\u036f]{12,}")
+
+
+def assert_display_safe(output, where, data=False):
+    """No bidi control and no overlong run of combining marks (issue #25) in what a person reads;
+    JSON output (`data`) keeps every character, escaped, so only the first holds for it."""
+    assert not BIDI.search(output), "%s: a bidi control reaches the sink: %r" % (where, output[:200])
+    if not data:
+        assert not MARKS.search(output), "%s: more combining marks than a character keeps: %r" % (where, output[:200])
 
 
 def hostile_layout(text):
@@ -77,14 +94,20 @@ def text_of(raw):
     return raw.decode("utf-8")
 
 
-def assert_terminal_safe(output, where):
-    """No control character but line ends, in what a command printed."""
+def assert_terminal_safe(output, where, data=False):
+    """No control character but line ends, in what a command printed; DisplayText's rule."""
+    assert_display_safe(output, where, data)
     for line in output.split("\n"):
         assert not CONTROL.search(line), "%s: a control character reaches the terminal: %r" % (where, line)
 
 
 def assert_bar_line(mode, line):
     assert not CONTROL.search(line), "%s: a control character: %r" % (mode, line)
+    assert_display_safe(line, mode)
+    if mode in ("waybar", "i3blocks"):
+        # Decoded, as the bar reads it: no escaped bidi control either.
+        for value in json.loads(line).values():
+            assert_display_safe(json.dumps(value, ensure_ascii=False), mode + " decoded")
     if mode == "waybar":
         value = json.loads(line)
         for key in ("text", "tooltip"):
@@ -210,7 +233,7 @@ def test_hostile_text_through_every_bar_and_cli(cli_daemon, bars, tmp_path, name
     listed = ok(island(cli_daemon, "list"))
     assert_terminal_safe(text_of(listed.stdout), "island list")
     listed_json = text_of(ok(island(cli_daemon, "list", "--json")).stdout)
-    assert_terminal_safe(listed_json, "island list --json")
+    assert_terminal_safe(listed_json, "island list --json", data=True)
     # Escaped, not dropped: the JSON still says exactly what the producer sent.
     by_id = {a["id"]: a for a in json.loads(listed_json)}
     assert by_id[laid_out]["deliveredContent"]["state"]["h"] == text
@@ -230,7 +253,7 @@ def test_hostile_text_through_every_bar_and_cli(cli_daemon, bars, tmp_path, name
         finally:
             watcher.kill()
             watcher.wait(timeout=10)
-        assert_terminal_safe(out.read_bytes().decode("utf-8"), "island watch %s" % args)
+        assert_terminal_safe(out.read_bytes().decode("utf-8"), "island watch %s" % args, data=bool(args))
 
     svg = text_of(ok(subprocess.run([PRESENTER, "snapshot", "--socket", cli_daemon.socket, "--svg", "-"],
                                     capture_output=True, timeout=30)).stdout)
@@ -244,11 +267,12 @@ def test_hostile_text_through_every_bar_and_cli(cli_daemon, bars, tmp_path, name
                 "--mode", mode]
         assert_terminal_safe(text_of(ok(island(None, *args)).stdout), "island preview %s" % mode)
         preview = text_of(ok(island(None, *args, "--json")).stdout)
-        assert_terminal_safe(preview, "island preview --json %s" % mode)
+        assert_terminal_safe(preview, "island preview --json %s" % mode, data=True)
         json.loads(preview)
         drawing = tmp_path / ("%s.svg" % mode)
         ok(island(None, *args, "--svg", str(drawing)))
         ET.parse(drawing)
+        assert_display_safe(drawing.read_text(), "island preview --svg %s" % mode)
     assert not os.path.exists("/tmp/island-pwned")
 
 
@@ -368,8 +392,14 @@ def test_the_terminal_ui_writes_no_producer_escape_to_a_real_terminal(daemon, tm
             producer.Request(app="org.example.Coffee", type="Evil", attributes={"h": evil},
                              content={"state": {"h": evil}, "relevanceScore": 0})
             wait_for(lambda: "compact │" in capture(), message="compact")
-            subprocess.run([*tmux, "send-keys", "-t", server, "e"], check=True, timeout=10)
-            wait_for(lambda: "expanded │" in capture(), message="expanded")
+            # A key right after the activity appeared sends nothing and says so (issue #25): e
+            # (idempotent) is pressed again until the island expands.
+            def expanded():
+                subprocess.run([*tmux, "send-keys", "-t", server, "e"], check=True, timeout=10)
+                screen = wait_for(lambda: (lambda s: s if "expanded │" in s or "changed just now" in s else None)(capture()),
+                                  message="the key's effect")
+                return "expanded │" in screen
+            wait_for(expanded, message="expanded")
             screen = capture()
             # The text is shown, made harmless: what followed each ESC is plain text.
             assert "]2;island-pwned-title" in screen

@@ -15,7 +15,7 @@ import xml.etree.ElementTree as ET
 import pytest
 
 from harness.paths import LIVENESS, PRESENTER, SANITIZER_ENV
-from harness.presenters import COFFEE, register_layout, request, waybar_json
+from harness.presenters import COFFEE, let_the_screen_settle, register_layout, request, waybar_json
 from harness.processes import wait_for
 from harness.varlink import Connection
 
@@ -247,10 +247,13 @@ def test_tui_in_tmux(daemon, tmp_path):
             # Select the coffee card (the attached tea is first), then expand it.
             keys("Tab")
             screen_with(lambda s: "▶ ╭─ org.example.Coffee" in s, "the coffee card selected")
+            # A key acts once what it acts on has stood still on screen (issue #25).
+            let_the_screen_settle()
             keys("e")
             s = screen_with(lambda s: "expanded │" in s, "expanded")
             assert "Order of Ada" in s and "[1 Pause] [2 Cancel]" in s
 
+            let_the_screen_settle()
             keys("2")
             assert event(watch, lambda e: e["kind"] == "button")["action"] == "cancel"
             keys("Enter")
@@ -261,6 +264,7 @@ def test_tui_in_tmux(daemon, tmp_path):
             keys("c")
             screen_with(lambda s: "minimal │" in s, "collapsed")
 
+            let_the_screen_settle()
             keys("d")
             screen_with(lambda s: "compact │" in s and "org.example.Coffee" not in s, "the coffee dismissed")
             activity = event(watch, lambda e: e.get("activity", {}).get("state") == "dismissed")["activity"]

@@ -21,6 +21,7 @@ import pytest
 
 from harness import desktop
 from harness.paths import LIVENESS
+from harness.presenters import wait_until_clickable
 from harness.processes import descendants, kill_all
 
 APP = "org.island.test.Bar"
@@ -114,6 +115,9 @@ def test_polybar_runs_its_click_left_and_never_a_producers_action_tag():
                 "state": {"stage": "%{A1:touch pwned:}Coffee ready%{A}"}})["activity"]["id"]
         pill = desktop.wait_until(bar.pill, 30, "the island's pill in polybar", interval=0.5)
         assert desktop.island_mode(session) == "compact"
+        # A click acts once what it acts on has stood still on the bar (issue #25): observed in
+        # the presenter's record of what it shows.
+        wait_until_clickable(session.socket, session.runtime, activity=whole)
         bar.click(pill)
         ran, mode = clicked(session, marker, "expanded")
         assert not ran, "polybar ran the producer's %{A1:...} tag on a click: " + marker
@@ -125,10 +129,11 @@ def test_polybar_runs_its_click_left_and_never_a_producers_action_tag():
         # Gone first, so the pill clicked next is the new line's, not the last one's.
         desktop.wait_until(lambda: bar.pill() is None, LIVENESS, "the ended activity's pill gone", interval=0.3)
         with session.varlink("org.island.Producer") as producer:
-            producer.Request(app=APP, type="Split", attributes={}, content={
-                "state": {"a": "%", "b": "{A1:touch split:}Coffee ready%", "c": "{A}"}})
+            split_id = producer.Request(app=APP, type="Split", attributes={}, content={
+                "state": {"a": "%", "b": "{A1:touch split:}Coffee ready%", "c": "{A}"}})["activity"]["id"]
         desktop.wait_until(lambda: desktop.island_mode(session) == "compact", LIVENESS, "the split activity in the island")
         pill = desktop.wait_until(bar.pill, LIVENESS, "the split activity's pill", interval=0.5)
+        wait_until_clickable(session.socket, session.runtime, activity=split_id)
         bar.click(pill)
         ran, mode = clicked(session, split, "expanded")
         assert not ran, "polybar ran a tag formed across two fields on a click: " + split
@@ -256,9 +261,12 @@ def test_i3blocks_clicks_reach_the_block_and_toggle_the_island():
             producer.Request(app=APP, type="Order", attributes={}, content={"state": {"stage": "brewing"}})
         bar.block(lambda b: "brewing" in b.get("full_text", ""), LIVENESS, "the live compact text")
         assert desktop.island_mode(session) == "compact"
+        # Each click once its target has stood still on the bar (issue #25).
+        wait_until_clickable(session.socket, session.runtime)
         bar.click(1)
         desktop.wait_until(lambda: desktop.island_mode(session) == "expanded", LIVENESS,
                            "the island expanded by a click on the i3blocks block")
+        wait_until_clickable(session.socket, session.runtime, action="collapse")
         bar.click(1)
         desktop.wait_until(lambda: desktop.island_mode(session) == "compact", LIVENESS,
                            "the island collapsed by a second click")

@@ -1,0 +1,203 @@
+"""A bar click acts on what the bar showed (issue #25, clickjacking): with the real daemon, a
+real `island-presenter waybar` and the real `island-presenter click` a bar's on-click runs, app
+B raises its relevance and takes A's place at the head of the bar's line, where a click acts; a
+click right after the new line (before it has stood still) acts for neither app, and once it
+has stood still the click acts for B, the app shown. (B's alerting update, the other way to
+take the place, expands B for only 5 s, shorter than this test's settle time: the unit tests
+cover it, ClickGuardPresenterTests.)
+
+Not timing-dependent: the click is started as soon as the presenter has printed B's line, and
+the presenter runs with ISLAND_PRESENTER_CLICK_SETTLE (a test-only, longer settle time) of a
+third of the liveness bound, so even a loaded machine starts the click inside it; the test
+checks that it did, against the presenter's record (on CLOCK_BOOTTIME, harness boot_clock).
+"Stood still" is observed the same way, never slept for."""
+
+import json
+import os
+import signal
+import subprocess
+
+from harness.paths import LIVENESS, PRESENTER
+from harness.presenters import COFFEE, Presenter, bar_shown, bar_shown_paths, boot_clock, register_layout, request, wait_until_clickable, waybar_json
+from harness.processes import wait_for
+
+TIMER = "org.example.Timer"
+SETTLE = LIVENESS / 3
+
+
+def layout(url, template):
+    return {"url": url, "compactLeading": {"type": "symbol", "name": "☕"},
+            "compactTrailing": {"type": "text", "template": template},
+            "minimal": {"type": "text", "template": template}}
+
+
+def stopped(pid):
+    with open("/proc/%d/stat" % pid) as f:
+        stat = f.read()
+    return stat[stat.rindex(")") + 2:].split()[0] == "T"
+
+
+def island(daemon):
+    with daemon.connect("org.island.Presenter") as presenter:
+        for reply in presenter.Subscribe(_more=True):
+            return reply["update"]["island"]
+
+
+def test_a_bar_click_right_after_another_apps_update_acts_for_neither_then_for_the_app_shown(daemon, tmp_path):
+    register_layout(daemon, COFFEE, "Order", layout("https://a.example/order", "A {{state.stage}}"))
+    register_layout(daemon, TIMER, "Order", layout("https://b.example/pay", "B {{state.stage}}"))
+    runtime = tmp_path / "run"
+    runtime.mkdir(mode=0o700)
+    opened = tmp_path / "opened"
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    (bin_dir / "xdg-open").write_text('#!/bin/sh\necho "$1" >> %s\n' % opened)
+    (bin_dir / "xdg-open").chmod(0o755)
+    env = dict(os.environ, XDG_RUNTIME_DIR=str(runtime), ISLAND_PRESENTER_CLICK_SETTLE=str(SETTLE),
+               PATH="%s:%s" % (bin_dir, os.environ.get("PATH", "")))
+
+    def click(action):
+        return subprocess.run([PRESENTER, "click", action, "--socket", daemon.socket], env=env,
+                              capture_output=True, text=True, timeout=LIVENESS)
+
+    bar = Presenter(daemon, "waybar", env=env)
+    try:
+        # One connection per app: a producer's connection acts for one app.
+        with daemon.connect("org.island.Producer") as coffee, daemon.connect("org.island.Producer") as producer:
+            a = request(coffee, COFFEE, {"stage": "latte"}, relevance=1.0)
+            b = request(producer, TIMER, {"stage": "ok"}, relevance=0.0)
+            # Minimal: A attached (what a click acts on), B the detached bubble.
+            bar.next_line(lambda l: waybar_json(l)["text"] == "☕ A latte · ☕ B ok")
+            wait_until_clickable(daemon.socket, str(runtime), activity=a["id"])
+            assert island(daemon)["attached"] == a["id"]
+
+            # B's update takes A's place (what a click acts on) 0-SETTLE s before the click.
+            producer.Update(app=TIMER, id=b["id"], content={"state": {"stage": "pay now"}, "relevanceScore": 2.0})
+            bar.next_line(lambda l: waybar_json(l)["text"] == "☕ B pay now · ☕ A latte")
+            started = boot_clock()
+            tap, toggle = click("tap"), click("toggle")
+            record = wait_for(lambda: (lambda r: r if r and r["id"] == b["id"] else None)(bar_shown(daemon.socket, str(runtime))),
+                              message="B's record")
+            assert started < min(record["actionableAt"].values()), \
+                "the clicks started after the settle time (%ss): the machine is too slow for this test" % SETTLE
+            for result in (tap, toggle):
+                assert result.returncode == 1, (result.stdout, result.stderr)
+                assert "changed just now" in result.stderr, result.stderr
+                assert result.stdout == ""
+            # Neither A's URL nor B's opened, and the island is as B's update left it.
+            assert not opened.exists(), opened.read_text()
+            now = island(daemon)
+            assert now["mode"] == "minimal" and now["attached"] == b["id"] and now.get("expanded") is None, now
+
+            # Once B's line has stood still, the click acts for B, the app shown.
+            wait_until_clickable(daemon.socket, str(runtime), activity=b["id"])
+            tap = click("tap")
+            assert tap.returncode == 0, tap.stderr
+            assert tap.stdout == "https://b.example/pay\n"
+            wait_for(lambda: opened.exists() and opened.read_text() == "https://b.example/pay\n", message="xdg-open ran for B")
+            toggle = click("toggle")
+            assert toggle.returncode == 0, toggle.stderr
+            wait_for(lambda: island(daemon).get("expanded") == b["id"], message="B expanded by the click")
+    finally:
+        bar.stop()
+
+
+def test_a_click_acts_on_the_line_shown_not_on_what_the_daemon_has_now(daemon, tmp_path):
+    """The record names another activity but the daemon's island has A (the bar has not drawn
+    it yet): nothing happens. A record left by a bar presenter that has exited is removed."""
+    register_layout(daemon, COFFEE, "Order", layout("https://a.example/order", "A {{state.stage}}"))
+    runtime = tmp_path / "run"
+    runtime.mkdir(mode=0o700)
+    env = dict(os.environ, XDG_RUNTIME_DIR=str(runtime))
+    bar = Presenter(daemon, "eww", env=env)
+    try:
+        with daemon.connect("org.island.Producer") as producer:
+            a = request(producer, COFFEE, {"stage": "latte"})
+            bar.next_line(lambda l: l == "☕ A latte")
+            record = wait_until_clickable(daemon.socket, str(runtime), activity=a["id"])
+            # What a bar that showed another activity, long settled, would have recorded.
+            forged = dict(record, id="another-activity", actionableAt={k: 0.0 for k in record["actionableAt"]})
+            bar.stop()  # it would rewrite its record on its next line
+            [path] = bar_shown_paths(daemon.socket, str(runtime))
+            with open(path, "w") as f:
+                json.dump(dict(forged, pid=os.getpid()), f)
+            result = subprocess.run([PRESENTER, "click", "tap", "--socket", daemon.socket], env=env,
+                                    capture_output=True, text=True, timeout=LIVENESS)
+            assert result.returncode == 1 and "the island changed since the bar drew it" in result.stderr, result.stderr
+            assert island(daemon)["mode"] == "compact"
+            # The record of a bar presenter that has exited counts for nothing, and goes: with no
+            # bar running (a key binding alone), the click acts on the island as the daemon has it.
+            with open(path, "w") as f:
+                json.dump(dict(forged, pid=bar.process.pid), f)
+            result = subprocess.run([PRESENTER, "click", "toggle", "--socket", daemon.socket], env=env,
+                                    capture_output=True, text=True, timeout=LIVENESS)
+            assert result.returncode == 0, result.stderr
+            assert bar_shown_paths(daemon.socket, str(runtime)) == []
+            wait_for(lambda: island(daemon)["mode"] == "expanded", message="expanded by the click")
+    finally:
+        bar.stop()
+
+
+def test_a_click_is_judged_at_its_start_not_when_a_slow_machine_gets_to_it(daemon, tmp_path):
+    """The bar starts `island-presenter click` right after B took A's place, and the machine is
+    slow to run it: by the time it decides, B has stood still for longer than the settle time.
+    The click still acts for neither, as of when it was started. The slowness is made, not
+    hoped for: the click's process is a shell that stops itself before it execs the click (the
+    process keeps the shell's pid and start time), and is let go once the presenter's record
+    says B has settled."""
+    register_layout(daemon, COFFEE, "Order", layout("https://a.example/order", "A {{state.stage}}"))
+    register_layout(daemon, TIMER, "Order", layout("https://b.example/pay", "B {{state.stage}}"))
+    runtime = tmp_path / "run"
+    runtime.mkdir(mode=0o700)
+    opened = tmp_path / "opened"
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    (bin_dir / "xdg-open").write_text('#!/bin/sh\necho "$1" >> %s\n' % opened)
+    (bin_dir / "xdg-open").chmod(0o755)
+    env = dict(os.environ, XDG_RUNTIME_DIR=str(runtime), ISLAND_PRESENTER_CLICK_SETTLE=str(SETTLE),
+               PATH="%s:%s" % (bin_dir, os.environ.get("PATH", "")))
+    bar = Presenter(daemon, "eww", env=env)
+    click = None
+    try:
+        with daemon.connect("org.island.Producer") as coffee, daemon.connect("org.island.Producer") as producer:
+            request(coffee, COFFEE, {"stage": "latte"}, relevance=1.0)
+            b = request(producer, TIMER, {"stage": "ok"}, relevance=0.0)
+            bar.next_line(lambda l: l == "☕ A latte · ☕ B ok")
+            producer.Update(app=TIMER, id=b["id"], content={"state": {"stage": "pay now"}, "relevanceScore": 2.0})
+            bar.next_line(lambda l: l == "☕ B pay now · ☕ A latte")
+            started = boot_clock()
+            click = subprocess.Popen(["/bin/sh", "-c", 'kill -STOP $$; exec "$0" click tap --socket "$1"', PRESENTER, daemon.socket],
+                                     env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+            # The record follows the line it is about.
+            record = wait_for(lambda: (lambda r: r if r and r["id"] == b["id"] else None)(bar_shown(daemon.socket, str(runtime))),
+                              message="B's record")
+            assert started < min(record["actionableAt"].values()), \
+                "the click started after the settle time (%ss): the machine is too slow for this test" % SETTLE
+            wait_until_clickable(daemon.socket, str(runtime), activity=b["id"])
+            wait_for(lambda: stopped(click.pid), message="the click's process stopped before its exec")
+            os.kill(click.pid, signal.SIGCONT)
+            out, err = click.communicate(timeout=LIVENESS)
+            assert click.returncode == 1 and "changed just now" in err, (out, err)
+            assert out == "" and not opened.exists()
+    finally:
+        if click and click.poll() is None:
+            os.kill(click.pid, signal.SIGKILL)
+            click.wait(timeout=10)
+        bar.stop()
+
+
+def test_a_bar_presenter_takes_its_record_away_when_it_stops(daemon, tmp_path):
+    register_layout(daemon, COFFEE, "Order", layout("https://a.example/order", "A {{state.stage}}"))
+    runtime = tmp_path / "run"
+    runtime.mkdir(mode=0o700)
+    bar = Presenter(daemon, "polybar", env=dict(os.environ, XDG_RUNTIME_DIR=str(runtime)))
+    try:
+        with daemon.connect("org.island.Producer") as coffee:
+            a = request(coffee, COFFEE, {"stage": "latte"})
+            bar.next_line(lambda l: l == "☕ A latte")
+            wait_for(lambda: (lambda r: r and r["id"] == a["id"])(bar_shown(daemon.socket, str(runtime))), message="the record")
+            bar.process.send_signal(signal.SIGTERM)
+            assert bar.process.wait(timeout=LIVENESS) == 128 + signal.SIGTERM
+            assert bar_shown_paths(daemon.socket, str(runtime)) == []
+    finally:
+        bar.stop()
