@@ -42,7 +42,7 @@ private struct ChannelClientTransport: VarlinkClientTransport {
             frame.writeInteger(UInt8(0))
             let promise = written.map { written in
                 let promise = channel.eventLoop.makePromise(of: Void.self)
-                promise.futureResult.whenComplete { written.resume(with: $0) }
+                promise.futureResult.whenComplete { written.resume(with: $0.mapError(ClientConnectionHandler.asClosing)) }
                 return promise
             }
             channel.writeAndFlush(frame, promise: promise)
@@ -69,8 +69,19 @@ final class ClientConnectionHandler: ChannelInboundHandler {
     }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
-        replies.failAll(error is NULFrameDecoder.TruncatedMessage ? VarlinkClientError.connectionClosed : error)
+        replies.failAll(Self.asClosing(error))
         context.close(promise: nil)
+    }
+
+    /// A connection the server closed is `connectionClosed` however the client learns of it: a
+    /// frame cut short, or, when the server closed with our call still unread (it stopped while
+    /// the call was on its way), a reset on the next read or write.
+    static func asClosing(_ error: any Error) -> any Error {
+        if error is NULFrameDecoder.TruncatedMessage { return VarlinkClientError.connectionClosed }
+        if let error = error as? IOError, error.errnoCode == ECONNRESET || error.errnoCode == EPIPE {
+            return VarlinkClientError.connectionClosed
+        }
+        return error
     }
 
     func channelInactive(context: ChannelHandlerContext) {
