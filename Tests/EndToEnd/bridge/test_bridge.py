@@ -174,7 +174,7 @@ def test_a_progress_notification_is_updated_in_place_and_ends_at_100(session, pr
 def test_stack_tags_replace_and_closing_ends(session, presenter, dunst):
     backup = Notifier(session)
     tag = {"x-dunst-stack-tag": "backup"}
-    first = backup.notify(app="Backup", summary="Backing up", body="home", hints=dict(tag, value=10))
+    backup.notify(app="Backup", summary="Backing up", body="home", hints=dict(tag, value=10))
     item = presenter.item("Progress", lambda i: i["content"]["state"].get("title") == "Backing up"
                           and i["content"]["state"].get("percent") == 10)
     second = backup.notify(app="Backup", summary="Backing up", body="home", hints=dict(tag, value=55))

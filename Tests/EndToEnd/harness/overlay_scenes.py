@@ -2,10 +2,13 @@
 a session is prepared with, the activities a test produces (and ends), and screenshots that
 wait for the island to settle, with the shapes read from them."""
 
+import contextlib
 import json
 import os
+import re
 import time
 
+from harness import desktop
 from harness.paths import LIVENESS
 
 APP = "org.island.test.Overlay"
@@ -173,8 +176,7 @@ def actionable(overlay, target, since=0):
     "button ID ACTION", "dismiss ID") may be clicked, in a line after line `since`: a target acts
     only once it has stood still on screen for the settle time (issue #25), and the overlay says
     when, so a test clicks then rather than after a guessed delay."""
-    import re
-    from harness import desktop
+
     pattern = re.compile(r"^island-overlay: actionable: (.*; )?%s( [^;]*)?(;|$)" % re.escape(target))
     desktop.wait_until(lambda: any(pattern.search(line) for line in log_lines(overlay, since)), LIVENESS,
                        "the overlay saying %s may be clicked" % target)
@@ -189,7 +191,6 @@ def redrawn(screen, producer, activity, image, box, minutes=7):
     def changed():
         later = screen.grab()
         return later if later.crop(box).pixels != image.crop(box).pixels else None
-    from harness import desktop
     return desktop.wait_until(changed, LIVENESS, "the update drawn")
 
 
@@ -199,3 +200,42 @@ def size(box):
 
 def centre(box):
     return ((box[0] + box[2]) / 2, (box[1] + box[3]) / 2)
+
+
+class SwayWorld:
+    """The overlay in headless sway with its own daemon, a virtual pointer and the stub opener:
+    what a module of Wayland tests shares."""
+
+    def __init__(self, session, sway, overlay, opener, name):
+        self.session, self.sway, self.overlay, self.opener = session, sway, overlay, opener
+        self.screen = Screen(sway, name)
+
+    def opened(self):
+        """The URLs the opener was asked to open, in order."""
+        try:
+            with open(os.path.join(self.session.home, "opened")) as f:
+                return f.read().split()
+        except OSError:
+            return []
+
+
+@contextlib.contextmanager
+def sway_world(name, **overlay_env):
+    """A SwayWorld whose overlay logs its frames (so tests see when what is on screen may be
+    clicked, `actionable`), with `overlay_env` added to its environment; its logs are printed
+    if setting it up fails."""
+    session = desktop.UserSession()
+    try:
+        session.start_bus()
+        sway = desktop.Sway(session)
+        sway.start_pointer()
+        opener = prepare(session)
+        session.start_islandd(DAEMON_CONFIG)
+        overlay = desktop.Overlay(session, dict(sway.env, ISLAND_OVERLAY_FRAME_LOG="1", **overlay_env),
+                                  config=overlay_config(opener))
+        yield SwayWorld(session, sway, overlay, opener, name)
+    except BaseException:
+        print(session.logs_text())
+        raise
+    finally:
+        session.close()

@@ -11,7 +11,6 @@ clicks once the frame log says the alert was painted, and waits for the overlay'
 "actionable" line before the click that must act. Set ISLAND_DESKTOP_SHOTS=DIR to keep the
 screenshots."""
 
-import os
 import re
 
 import pytest
@@ -29,36 +28,10 @@ pytestmark = pytest.mark.skipif(bool(REASON), reason=REASON or "")
 SETTLE_MS = 8000
 
 
-class World:
-    def __init__(self, session, sway, overlay):
-        self.session, self.sway, self.overlay = session, sway, overlay
-        self.screen = scenes.Screen(sway, "clicks")
-
-    def opened(self):
-        try:
-            with open(os.path.join(self.session.home, "opened")) as f:
-                return f.read().split()
-        except OSError:
-            return []
-
-
 @pytest.fixture(scope="module")
 def world():
-    session = desktop.UserSession()
-    try:
-        session.start_bus()
-        sway = desktop.Sway(session)
-        sway.start_pointer()
-        opener = scenes.prepare(session)
-        session.start_islandd(scenes.DAEMON_CONFIG)
-        env = dict(sway.env, ISLAND_OVERLAY_FRAME_LOG="1", ISLAND_OVERLAY_CLICK_SETTLE_MS=str(SETTLE_MS))
-        overlay = desktop.Overlay(session, env, config=scenes.overlay_config(opener))
-        yield World(session, sway, overlay)
-    except BaseException:
-        print(session.logs_text())
-        raise
-    finally:
-        session.close()
+    with scenes.sway_world("clicks", ISLAND_OVERLAY_CLICK_SETTLE_MS=str(SETTLE_MS)) as world:
+        yield world
 
 
 @pytest.fixture

@@ -8,7 +8,6 @@ virtual pointer (virtual_pointer.py) moved and clicked with `swaymsg seat - curs
 One session serves the module (sway, bus, islandd, overlay start in ~1 s); each test ends its
 activities. Set ISLAND_DESKTOP_SHOTS=DIR to keep the screenshots as PNGs."""
 
-import os
 import re
 import time
 
@@ -25,37 +24,10 @@ REASON = desktop.why_not("sway", "swaymsg", "swaybg", "grim") or desktop.overlay
 pytestmark = pytest.mark.skipif(bool(REASON), reason=REASON or "")
 
 
-class World:
-    def __init__(self, session, sway, overlay, opener):
-        self.session, self.sway, self.overlay, self.opener = session, sway, overlay, opener
-        self.screen = scenes.Screen(sway, "wayland")
-
-    def opened(self):
-        path = os.path.join(self.session.home, "opened")
-        try:
-            with open(path) as f:
-                return f.read().split()
-        except OSError:
-            return []
-
-
 @pytest.fixture(scope="module")
 def world():
-    session = desktop.UserSession()
-    try:
-        session.start_bus()
-        sway = desktop.Sway(session)
-        sway.start_pointer()
-        opener = scenes.prepare(session)
-        session.start_islandd(scenes.DAEMON_CONFIG)
-        # The frame log says when what is on screen may be clicked (scenes.actionable).
-        overlay = desktop.Overlay(session, dict(sway.env, ISLAND_OVERLAY_FRAME_LOG="1"), config=scenes.overlay_config(opener))
-        yield World(session, sway, overlay, opener)
-    except BaseException:
-        print(session.logs_text())
-        raise
-    finally:
-        session.close()
+    with scenes.sway_world("wayland") as world:
+        yield world
 
 
 @pytest.fixture

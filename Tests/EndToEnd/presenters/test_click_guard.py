@@ -18,7 +18,17 @@ import signal
 import subprocess
 
 from harness.paths import LIVENESS, PRESENTER
-from harness.presenters import COFFEE, Presenter, bar_shown, bar_shown_paths, boot_clock, register_layout, request, wait_until_clickable, waybar_json
+from harness.presenters import (
+    COFFEE,
+    Presenter,
+    bar_shown,
+    bar_shown_paths,
+    boot_clock,
+    register_layout,
+    request,
+    wait_until_clickable,
+    waybar_json,
+)
 from harness.processes import wait_for
 
 TIMER = "org.example.Timer"
@@ -43,7 +53,10 @@ def island(daemon):
             return reply["update"]["island"]
 
 
-def test_a_bar_click_right_after_another_apps_update_acts_for_neither_then_for_the_app_shown(daemon, tmp_path):
+def two_apps_and_an_opener(daemon, tmp_path):
+    """A's and B's layouts (each with a URL of its own), and the environment of a bar and its
+    clicks: a runtime directory for the bar's records, the test's settle time, and an
+    `xdg-open` that writes each URL it is given to the file returned beside it."""
     register_layout(daemon, COFFEE, "Order", layout("https://a.example/order", "A {{state.stage}}"))
     register_layout(daemon, TIMER, "Order", layout("https://b.example/pay", "B {{state.stage}}"))
     runtime = tmp_path / "run"
@@ -55,6 +68,11 @@ def test_a_bar_click_right_after_another_apps_update_acts_for_neither_then_for_t
     (bin_dir / "xdg-open").chmod(0o755)
     env = dict(os.environ, XDG_RUNTIME_DIR=str(runtime), ISLAND_PRESENTER_CLICK_SETTLE=str(SETTLE),
                PATH="%s:%s" % (bin_dir, os.environ.get("PATH", "")))
+    return env, opened
+
+
+def test_a_bar_click_right_after_another_apps_update_acts_for_neither_then_for_the_app_shown(daemon, tmp_path):
+    env, opened = two_apps_and_an_opener(daemon, tmp_path)
 
     def click(action):
         return subprocess.run([PRESENTER, "click", action, "--socket", daemon.socket], env=env,
@@ -68,7 +86,7 @@ def test_a_bar_click_right_after_another_apps_update_acts_for_neither_then_for_t
             b = request(producer, TIMER, {"stage": "ok"}, relevance=0.0)
             # Minimal: A attached (what a click acts on), B the detached bubble.
             bar.next_line(lambda l: waybar_json(l)["text"] == "☕ A latte · ☕ B ok")
-            wait_until_clickable(daemon.socket, str(runtime), activity=a["id"])
+            wait_until_clickable(daemon.socket, env["XDG_RUNTIME_DIR"], activity=a["id"])
             assert island(daemon)["attached"] == a["id"]
 
             # B's update takes A's place (what a click acts on) 0-SETTLE s before the click.
@@ -76,7 +94,7 @@ def test_a_bar_click_right_after_another_apps_update_acts_for_neither_then_for_t
             bar.next_line(lambda l: waybar_json(l)["text"] == "☕ B pay now · ☕ A latte")
             started = boot_clock()
             tap, toggle = click("tap"), click("toggle")
-            record = wait_for(lambda: (lambda r: r if r and r["id"] == b["id"] else None)(bar_shown(daemon.socket, str(runtime))),
+            record = wait_for(lambda: (lambda r: r if r and r["id"] == b["id"] else None)(bar_shown(daemon.socket, env["XDG_RUNTIME_DIR"])),
                               message="B's record")
             assert started < min(record["actionableAt"].values()), \
                 "the clicks started after the settle time (%ss): the machine is too slow for this test" % SETTLE
@@ -90,7 +108,7 @@ def test_a_bar_click_right_after_another_apps_update_acts_for_neither_then_for_t
             assert now["mode"] == "minimal" and now["attached"] == b["id"] and now.get("expanded") is None, now
 
             # Once B's line has stood still, the click acts for B, the app shown.
-            wait_until_clickable(daemon.socket, str(runtime), activity=b["id"])
+            wait_until_clickable(daemon.socket, env["XDG_RUNTIME_DIR"], activity=b["id"])
             tap = click("tap")
             assert tap.returncode == 0, tap.stderr
             assert tap.stdout == "https://b.example/pay\n"
@@ -114,11 +132,11 @@ def test_a_click_acts_on_the_line_shown_not_on_what_the_daemon_has_now(daemon, t
         with daemon.connect("org.island.Producer") as producer:
             a = request(producer, COFFEE, {"stage": "latte"})
             bar.next_line(lambda l: l == "☕ A latte")
-            record = wait_until_clickable(daemon.socket, str(runtime), activity=a["id"])
+            record = wait_until_clickable(daemon.socket, env["XDG_RUNTIME_DIR"], activity=a["id"])
             # What a bar that showed another activity, long settled, would have recorded.
             forged = dict(record, id="another-activity", actionableAt={k: 0.0 for k in record["actionableAt"]})
             bar.stop()  # it would rewrite its record on its next line
-            [path] = bar_shown_paths(daemon.socket, str(runtime))
+            [path] = bar_shown_paths(daemon.socket, env["XDG_RUNTIME_DIR"])
             with open(path, "w") as f:
                 json.dump(dict(forged, pid=os.getpid()), f)
             result = subprocess.run([PRESENTER, "click", "tap", "--socket", daemon.socket], env=env,
@@ -132,7 +150,7 @@ def test_a_click_acts_on_the_line_shown_not_on_what_the_daemon_has_now(daemon, t
             result = subprocess.run([PRESENTER, "click", "toggle", "--socket", daemon.socket], env=env,
                                     capture_output=True, text=True, timeout=LIVENESS)
             assert result.returncode == 0, result.stderr
-            assert bar_shown_paths(daemon.socket, str(runtime)) == []
+            assert bar_shown_paths(daemon.socket, env["XDG_RUNTIME_DIR"]) == []
             wait_for(lambda: island(daemon)["mode"] == "expanded", message="expanded by the click")
     finally:
         bar.stop()
@@ -145,17 +163,7 @@ def test_a_click_is_judged_at_its_start_not_when_a_slow_machine_gets_to_it(daemo
     hoped for: the click's process is a shell that stops itself before it execs the click (the
     process keeps the shell's pid and start time), and is let go once the presenter's record
     says B has settled."""
-    register_layout(daemon, COFFEE, "Order", layout("https://a.example/order", "A {{state.stage}}"))
-    register_layout(daemon, TIMER, "Order", layout("https://b.example/pay", "B {{state.stage}}"))
-    runtime = tmp_path / "run"
-    runtime.mkdir(mode=0o700)
-    opened = tmp_path / "opened"
-    bin_dir = tmp_path / "bin"
-    bin_dir.mkdir()
-    (bin_dir / "xdg-open").write_text('#!/bin/sh\necho "$1" >> %s\n' % opened)
-    (bin_dir / "xdg-open").chmod(0o755)
-    env = dict(os.environ, XDG_RUNTIME_DIR=str(runtime), ISLAND_PRESENTER_CLICK_SETTLE=str(SETTLE),
-               PATH="%s:%s" % (bin_dir, os.environ.get("PATH", "")))
+    env, opened = two_apps_and_an_opener(daemon, tmp_path)
     bar = Presenter(daemon, "eww", env=env)
     click = None
     try:
@@ -169,11 +177,11 @@ def test_a_click_is_judged_at_its_start_not_when_a_slow_machine_gets_to_it(daemo
             click = subprocess.Popen(["/bin/sh", "-c", 'kill -STOP $$; exec "$0" click tap --socket "$1"', PRESENTER, daemon.socket],
                                      env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
             # The record follows the line it is about.
-            record = wait_for(lambda: (lambda r: r if r and r["id"] == b["id"] else None)(bar_shown(daemon.socket, str(runtime))),
+            record = wait_for(lambda: (lambda r: r if r and r["id"] == b["id"] else None)(bar_shown(daemon.socket, env["XDG_RUNTIME_DIR"])),
                               message="B's record")
             assert started < min(record["actionableAt"].values()), \
                 "the click started after the settle time (%ss): the machine is too slow for this test" % SETTLE
-            wait_until_clickable(daemon.socket, str(runtime), activity=b["id"])
+            wait_until_clickable(daemon.socket, env["XDG_RUNTIME_DIR"], activity=b["id"])
             wait_for(lambda: stopped(click.pid), message="the click's process stopped before its exec")
             os.kill(click.pid, signal.SIGCONT)
             out, err = click.communicate(timeout=LIVENESS)
