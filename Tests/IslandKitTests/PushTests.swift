@@ -60,6 +60,18 @@ struct PushTests {
         }
     }
 
+    /// The server publishing one push every 100 ms until cancelled: a push made before the
+    /// device subscribed to its token is lost (the broker has no one to give it to), and the
+    /// same push again is applied once (an equal timestamp is a redelivery).
+    static func publishing(_ topic: String, _ payload: [UInt8], _ backend: MQTTClient) -> Task<Void, Never> {
+        Task {
+            while !Task.isCancelled {
+                try? backend.publish(topic, payload: payload)
+                try? await Task.sleep(for: .milliseconds(100))
+            }
+        }
+    }
+
     static func aps(_ event: String, _ timestamp: Double, _ fields: JSONObject) -> [UInt8] {
         var aps = fields
         aps["event"] = .string(event)
@@ -79,8 +91,12 @@ struct PushTests {
             #expect(await tokens.first { $0 == token } != nil, "the current token first")
             let contents = Collected(activity.contentUpdates)
 
-            try backend.publish(topic, payload: Self.aps("update", 1, ["content-state": ["stage": "baking"]]))
+            // A token's subscription is made as it is handed out, on its app's session, which the
+            // app's first token opens: the server publishes until the device has it (the same
+            // push again, refused as a redelivery once applied).
+            let server = Self.publishing(topic, Self.aps("update", 1, ["content-state": ["stage": "baking"]]), backend)
             #expect(await contents.first { $0.state.stage == "baking" } != nil)
+            server.cancel()
 
             let rotated = try await activity.rotatePushToken()
             #expect(rotated != token)
@@ -94,9 +110,9 @@ struct PushTests {
             let startTokens = Collected(Activity<OrderAttributes>.pushToStartTokenUpdates(connection: connection))
             let token = try #require(await startTokens.first { _ in true })
             #expect(try await Activity<OrderAttributes>.pushToStartToken(connection: connection) == token)
-            try backend.publish(String(decoding: token, as: UTF8.self), payload: Self.aps("start", 1, [
+            let server = Self.publishing(String(decoding: token, as: UTF8.self), Self.aps("start", 1, [
                 "content-state": ["stage": "ordered"], "attributes-type": "Order", "attributes": ["order": 9],
-            ]))
+            ]), backend)
             let deadline = ContinuousClock.now + .seconds(30)
             var started: [Activity<OrderAttributes>] = []
             while true {
@@ -104,6 +120,7 @@ struct PushTests {
                 guard started.isEmpty, ContinuousClock.now < deadline else { break }
                 try await Task.sleep(for: .milliseconds(20))
             }
+            server.cancel()
             #expect(started.map(\.attributes.order) == [9])
             #expect(started.first?.content.state.stage == "ordered")
 
