@@ -101,6 +101,24 @@ struct JobViewsTests {
         #expect(jobs.identified(":1.4", identity: flatpak, lookup: dolphin).isEmpty, "shown once")
     }
 
+    @Test("a job whose client leaves before it is identified shows as the bridge's Transfer, ended as owner gone")
+    func ownerGoneBeforeIdentified() throws {
+        var jobs = JobViews(busID: "bus", maximumJobs: 8, maximumJobsPerSender: 4)
+        let (job, shown) = try jobs.requestView(from: ":1.3", version: .v2, app: nil, claim: "org.kde.dolphin", label: "org.kde.dolphin",
+                                                capabilities: 1, hints: ["title": .string("Moving")], now: 0)
+        #expect(shown.isEmpty)
+        let gone = jobs.ownerGone(":1.3")
+        #expect(gone.count == 2)
+        guard case .show(let activity) = try #require(gone.first) else { Issue.record("not shown: \(gone)"); return }
+        #expect(activity.source == jobs.source(of: job))
+        #expect(activity.attributes["app"] == ["name": "Transfer", "icon": .string(SourceApp.bridgeIcon), "label": "org.kde.dolphin"])
+        guard case .finish(_, let content, true) = try #require(gone.last) else { Issue.record("not ended: \(gone)"); return }
+        #expect(content?.state["ownerGone"] == true)
+        #expect(jobs.jobs.isEmpty)
+        // An identity that comes after the client left shows nothing more.
+        #expect(jobs.identified(":1.3", identity: .unknown) { _ in nil }.isEmpty)
+    }
+
     @Test("sizes in decimal units")
     func byteCounts() {
         #expect(ByteCount.text(950) == "950 B")

@@ -170,11 +170,22 @@ public struct JobViews: Sendable {
         return [.finish(source: source(of: job), content: content(of: job, outcome: outcome), keep: true)]
     }
 
-    /// `sender` left the bus: its jobs end as `ownerGone`.
+    /// `sender` left the bus: its jobs end as `ownerGone`. One whose client left before it was
+    /// identified (a client that crashed, or `gdbus call` that asks and leaves) is shown as what
+    /// an unidentified client is, the bridge's Transfer, and ends at once: the user still sees
+    /// that the transfer stopped, and no one is believed to be an app.
     public mutating func ownerGone(_ owner: String) -> [SourceChange] {
         let gone = jobs.values.filter { $0.owner == owner }.sorted { $0.number < $1.number }
-        for job in gone { jobs[job.number] = nil }
-        return gone.map { .finish(source: source(of: $0), content: content(of: $0, outcome: ["ownerGone": true]), keep: true) }
+        var changes: [SourceChange] = []
+        for var job in gone {
+            jobs[job.number] = nil
+            if job.app == nil {
+                job.app = SourceApp.resolve(claim: job.claim, identity: .unknown, kind: .transfer, label: job.label) { _ in nil }
+                changes += shown(job)
+            }
+            changes.append(.finish(source: source(of: job), content: content(of: job, outcome: ["ownerGone": true]), keep: true))
+        }
+        return changes
     }
 
     /// Every job, as when the bus goes away: their clients cannot reach these views any more.
