@@ -160,7 +160,14 @@ extension Bridge {
         }
         if !changes.isEmpty { logger.info("a job's owner left the bus", metadata: ["owner": "\(owner)", "jobs": "\(changes.count)"]) }
         Task { self.jobOwners[owner] = nil }
-        apply(changes)
+        // A job never shown (its client left before it was identified) is requested before it
+        // ends, so the user sees that it stopped: the book forgets a finished thing it never
+        // asked for.
+        let (shows, finishes) = changes.reduce(into: ([SourceChange](), [SourceChange]())) { split, change in
+            if case .show = change { split.0.append(change) } else { split.1.append(change) }
+        }
+        apply(shows)
+        apply(finishes)
     }
 
     private func dropJobOwnersWithoutJobs() {
