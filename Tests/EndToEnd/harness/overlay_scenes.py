@@ -239,3 +239,15 @@ def sway_world(name, **overlay_env):
         raise
     finally:
         session.close()
+
+
+@contextlib.contextmanager
+def producing(world):
+    """A Producer for one test; afterwards its activities end and the test after it starts
+    from an empty screen, with the overlay still running."""
+    producer = Producer(world.session)
+    yield producer
+    producer.end_all()
+    world.sway.park()
+    world.screen.settled(lambda image, box: box is None, what="the island hiding")
+    world.overlay.alive()

@@ -36,11 +36,8 @@ def world():
 
 @pytest.fixture
 def live(world):
-    producer = scenes.Producer(world.session)
-    yield producer
-    producer.end_all()
-    world.sway.park()
-    world.screen.settled(lambda image, box: box is None, what="the island hiding")
+    with scenes.producing(world) as producer:
+        yield producer
 
 
 def watch(world, app):

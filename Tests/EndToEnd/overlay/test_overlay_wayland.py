@@ -32,13 +32,8 @@ def world():
 
 @pytest.fixture
 def live(world):
-    producer = scenes.Producer(world.session)
-    yield producer
-    producer.end_all()
-    world.sway.park()
-    # The next test starts from an empty screen.
-    world.screen.settled(lambda image, box: box is None, what="the island hiding")
-    world.overlay.alive()
+    with scenes.producing(world) as producer:
+        yield producer
 
 
 def compact_of(world, live):
