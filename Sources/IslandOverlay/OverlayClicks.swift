@@ -35,8 +35,6 @@ public struct OverlayClicks: Sendable {
     public private(set) var guarded: Guard
     /// The frame last painted (its geometry, at rest or morphing to it); nil before the first.
     public private(set) var onScreen: OverlayFrame?
-    /// Whether the last painted frame had its shapes at rest.
-    public private(set) var atRest = false
 
     public init(settleTime: Double = OverlayClicks.defaultSettleTime) {
         guarded = Guard(settleTime: settleTime)
@@ -67,10 +65,9 @@ public struct OverlayClicks: Sendable {
     }
 
     /// Records the frame painted at `now`. `shapesMoving`: the island's shapes are between two
-    /// places (a morph, mid-way); then nothing in it is actionable.
+    /// places (a morph, mid-way); then nothing in it is actionable (the guard holds nothing).
     public mutating func painted(_ frame: OverlayFrame?, shapesMoving: Bool, at now: Double) {
         onScreen = frame
-        atRest = frame != nil && !shapesMoving
         if let frame, !shapesMoving {
             guarded.shown(Self.placements(frame), at: now)
         } else {
@@ -90,20 +87,18 @@ public struct OverlayClicks: Sendable {
         guard let onScreen else { return Decision(target: .outside, actionable: true) }
         let target = onScreen.target(x: x, y: y)
         guard Self.actsForApp(target) else { return Decision(target: target, actionable: true) }
-        return Decision(target: target, actionable: atRest && guarded.isActionable(target, at: now))
+        return Decision(target: target, actionable: guarded.isActionable(target, at: now))
     }
 
     /// The targets on screen that a click at `now` may act on.
     public func actionable(at now: Double) -> [OverlayTarget] {
-        guard let onScreen, atRest else { return [] }
-        return Self.placements(onScreen).keys.filter { guarded.isActionable($0, at: now) }
+        guarded.actionable(at: now)
     }
 
     /// The earliest time after `now` at which a target on screen becomes actionable, if nothing
     /// changes (nil when none is waiting).
     public func nextActionable(after now: Double) -> Double? {
-        guard let onScreen, atRest else { return nil }
-        return Self.placements(onScreen).keys.compactMap { guarded.actionableAt($0) }.filter { $0 > now }.min()
+        guarded.nextActionable(after: now)
     }
 
     /// A target as one word and its arguments, for logs: "tap ID", "button ID ACTION", "dismiss ID".

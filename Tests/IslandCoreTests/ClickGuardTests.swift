@@ -54,4 +54,14 @@ import Testing
         guardian.clear()
         #expect(!guardian.isActionable(aTap, at: 10))
     }
+
+    @Test func itSaysWhatMayBeClickedAndWhenTheNextTargetSettles() {
+        var guardian = ClickGuard<Target, Int>(settleTime: 0.5)
+        guardian.shown([aTap: 0], at: 0)
+        guardian.shown([aTap: 0, bTap: 1], at: 0.3)
+        #expect(guardian.actionable(at: 0.6) == [aTap])
+        #expect(guardian.nextActionable(after: 0.6) == 0.8)
+        #expect(Set(guardian.actionable(at: 0.8)) == [aTap, bTap])
+        #expect(guardian.nextActionable(after: 0.8) == nil)
+    }
 }

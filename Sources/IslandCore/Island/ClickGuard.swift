@@ -66,4 +66,15 @@ public struct ClickGuard<Target: Hashable & Sendable, Placement: Hashable & Send
     public func actionableAt(_ target: Target) -> Double? {
         seen[target].map { $0.since + settleTime }
     }
+
+    /// The targets on screen that a click at `now` may act on.
+    public func actionable(at now: Double) -> [Target] {
+        seen.compactMap { target, entry in now - entry.since >= settleTime ? target : nil }
+    }
+
+    /// The earliest time after `now` at which a target on screen becomes actionable if nothing
+    /// changes (nil when none is waiting): when a presenter next has something to say.
+    public func nextActionable(after now: Double) -> Double? {
+        seen.values.lazy.map { $0.since + settleTime }.filter { $0 > now }.min()
+    }
 }
