@@ -8,6 +8,7 @@ Backends publish with mosquitto_pub and read feedback with mosquitto_sub, as a s
 an app's server would. Every process is started by pid and stopped by pid."""
 
 import hashlib
+import json
 import os
 import re
 import shutil
@@ -31,6 +32,15 @@ def feedback_topic(token):
     (`printf %s SECRET | sha256sum | cut -c1-32`). The name reveals no token."""
     prefix, secret = token.rsplit("/", 1)
     return "%s/%s/feedback" % (prefix, hashlib.sha256(secret.encode()).hexdigest()[:32])
+
+
+def aps(event, timestamp, state=None, **fields):
+    """A push's payload as a server publishes it: APNs' `aps` object as JSON text."""
+    body = {"timestamp": timestamp, "event": event}
+    if state is not None:
+        body["content-state"] = state
+    body.update(fields)
+    return json.dumps({"aps": body})
 
 
 def session_client(device, token):

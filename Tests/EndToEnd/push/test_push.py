@@ -66,14 +66,6 @@ def timestamps(answers):
     return [a["timestamp"] for a in answers]
 
 
-def aps(event, timestamp, state=None, **fields):
-    body = {"timestamp": timestamp, "event": event}
-    if state is not None:
-        body["content-state"] = state
-    body.update(fields)
-    return json.dumps({"aps": body})
-
-
 def activity(daemon, activity_id, app=COFFEE):
     with daemon.connect("org.island.Producer") as producer:
         return next((a for a in producer.List(app=app)["activities"] if a["id"] == activity_id), None)
@@ -88,13 +80,13 @@ def test_a_backend_updates_and_ends_an_activity_and_reads_what_happened(broker, 
     # Every token of the app, so that a later activity's answer can mark a point in the stream.
     feedback = broker.subscriber("backend-coffee", "island/%s/%s/+/feedback" % (daemon.device, COFFEE))
     try:
-        broker.publish("backend-coffee", token, aps("update", 100, {"stage": "baking"}, alert={"title": "Coffee", "body": "Brewing"}))
+        broker.publish("backend-coffee", token, brokers.aps("update", 100, {"stage": "baking"}, alert={"title": "Coffee", "body": "Brewing"}))
         _, item = next_item(presenter, created["id"], lambda i: i["content"]["state"] == {"stage": "baking"})
         [answer] = feedback.wait(1)
         assert answer["outcome"] in ("applied", "throttled") and answer["activity"] == created["id"]
         assert answer["timestamp"] == 100 and answer["event"] == "update"
 
-        broker.publish("backend-coffee", token, aps("end", 101, {"stage": "delivered"}, **{"dismissal-date": 0}))
+        broker.publish("backend-coffee", token, brokers.aps("end", 101, {"stage": "delivered"}, **{"dismissal-date": 0}))
         answers = feedback.wait(2)
         assert answers[1]["outcome"] == "applied"
         # Dismissed at once (a dismissal date in the past): gone, and its token with it, which
@@ -102,12 +94,12 @@ def test_a_backend_updates_and_ends_an_activity_and_reads_what_happened(broker, 
         wait_for(lambda: activity(daemon, created["id"]) is None, message="the ended activity's dismissal")
         answers = feedback.wait(3)
         assert answers[2]["outcome"] == "revoked" and answers[2]["reason"] == "dismissed"
-        broker.publish("backend-coffee", token, aps("update", 102, {"stage": "again"}))
+        broker.publish("backend-coffee", token, brokers.aps("update", 102, {"stage": "again"}))
         # A marker: another activity's push, published after it. The device reads its topics on
         # one connection in order and answers an applied push once it is committed, after
         # anything before it: had the revoked token still been heard, its answer came first.
         marker = request(daemon, {"stage": "marker"})
-        broker.publish("backend-coffee", marker["pushToken"], aps("update", 103, {"stage": "marker"}))
+        broker.publish("backend-coffee", marker["pushToken"], brokers.aps("update", 103, {"stage": "marker"}))
         answers = feedback.wait(4)
         assert timestamps(answers) == [100, 101, None, 103], "nothing is heard on a revoked token"
         assert answers[3]["activity"] == marker["id"]
@@ -124,8 +116,8 @@ def test_an_older_timestamp_is_refused_and_the_refusal_is_published(broker, devi
     try:
         # Back to back through one connection; the third, a redelivery of the first, is a
         # duplicate: refused too, never applied twice.
-        broker.publish_lines("backend-coffee", token, [aps("update", 200, {"n": 2}), aps("update", 150, {"n": 1}),
-                                                       aps("update", 200, {"n": 2})])
+        broker.publish_lines("backend-coffee", token, [brokers.aps("update", 200, {"n": 2}), brokers.aps("update", 150, {"n": 1}),
+                                                       brokers.aps("update", 200, {"n": 2})])
         # Answered in the order the pushes came (issue #25, item 10): the refusals, decided at
         # once, wait for the answer of the push before them, which waits for its commit.
         first, older, again = feedback.wait(3)
@@ -147,7 +139,7 @@ def test_a_server_starts_an_activity_with_a_push_to_start_token(broker, device):
     presenter, _ = subscribe_presenter(daemon)
     feedback = broker.subscriber("backend-coffee", brokers.feedback_topic(start_token))
     try:
-        broker.publish("backend-coffee", start_token, aps("start", 300, {"stage": "ordered"}, **{
+        broker.publish("backend-coffee", start_token, brokers.aps("start", 300, {"stage": "ordered"}, **{
             "attributes-type": "Delivery", "attributes": {"order": 7}, "input-push-token": 1}))
         [answer] = feedback.wait(1)
         assert answer["outcome"] == "applied", answer
@@ -158,14 +150,14 @@ def test_a_server_starts_an_activity_with_a_push_to_start_token(broker, device):
         assert answer["pushToken"] == started["pushToken"]
         next_item(presenter, answer["activity"])
         # The same start again (a redelivery) does not start a second activity.
-        broker.publish("backend-coffee", start_token, aps("start", 300, {"stage": "ordered"}, **{
+        broker.publish("backend-coffee", start_token, brokers.aps("start", 300, {"stage": "ordered"}, **{
             "attributes-type": "Delivery", "attributes": {"order": 7}}))
         assert feedback.wait(2)[1]["error"] == "org.island.StaleTimestamp"
         # The activity's token works as any other.
         subscribed(daemon, answer["pushToken"])
         updates = broker.subscriber("backend-coffee", brokers.feedback_topic(answer["pushToken"]))
         try:
-            broker.publish("backend-coffee", answer["pushToken"], aps("update", 301, {"stage": "on the way"}))
+            broker.publish("backend-coffee", answer["pushToken"], brokers.aps("update", 301, {"stage": "on the way"}))
             assert updates.wait(1)[0]["outcome"] in ("applied", "throttled")
         finally:
             updates.close()
@@ -183,8 +175,8 @@ def test_a_backend_without_rights_on_the_topic_changes_nothing(broker, device):
     feedback = broker.subscriber("backend-coffee", brokers.feedback_topic(token))
     try:
         # The flights backend may write only org.example.Flights topics: the broker drops this.
-        broker.publish("backend-flights", token, aps("update", 400, {"owner": "forged"}))
-        broker.publish("backend-coffee", token, aps("update", 401, {"owner": "genuine"}))
+        broker.publish("backend-flights", token, brokers.aps("update", 400, {"owner": "forged"}))
+        broker.publish("backend-coffee", token, brokers.aps("update", 401, {"owner": "genuine"}))
         # In order on the token's topic: had the forged push got through, it was answered
         # (applied, or refused when 401 was first) before or with 401.
         answers = feedback.wait(1)
@@ -195,9 +187,9 @@ def test_a_backend_without_rights_on_the_topic_changes_nothing(broker, device):
         flights = request(daemon, {"owner": "flights"}, app="org.example.Flights")
         spy = broker.subscriber("backend-flights", brokers.feedback_topic(token), brokers.feedback_topic(flights["pushToken"]))
         try:
-            broker.publish("backend-coffee", token, aps("update", 402, {"owner": "genuine"}))
+            broker.publish("backend-coffee", token, brokers.aps("update", 402, {"owner": "genuine"}))
             feedback.wait(2)
-            broker.publish("backend-flights", flights["pushToken"], aps("update", 403, {"owner": "flights"}))
+            broker.publish("backend-flights", flights["pushToken"], brokers.aps("update", 403, {"owner": "flights"}))
             spy.wait(1)
             assert timestamps(spy.wait(1)) == [403], "the flights backend read only its own feedback"
         finally:
@@ -215,15 +207,15 @@ def test_feedback_topics_do_not_reveal_the_token(broker, device):
     token = created["pushToken"]
     spy = broker.subscriber("backend-coffee", "island/+/%s/+/feedback" % COFFEE, verbose=True)
     try:
-        broker.publish("backend-coffee", token, aps("update", 900, {"n": 1}))
+        broker.publish("backend-coffee", token, brokers.aps("update", 900, {"n": 1}))
         [(topic, answer)] = spy.wait_with_topics(1)
         assert answer["timestamp"] == 900 and answer["outcome"] in ("applied", "throttled")
         assert topic == brokers.feedback_topic(token)
         assert token.rsplit("/", 1)[1] not in topic, "the secret is not in the feedback topic"
         # What the name gives, its levels before /feedback, is no token: an end published there
         # reaches nothing. A push to the real token after it is the marker.
-        broker.publish("backend-coffee", topic.rsplit("/", 1)[0], aps("end", 901, **{"dismissal-date": 0}))
-        broker.publish("backend-coffee", token, aps("update", 902, {"n": 2}))
+        broker.publish("backend-coffee", topic.rsplit("/", 1)[0], brokers.aps("end", 901, **{"dismissal-date": 0}))
+        broker.publish("backend-coffee", token, brokers.aps("update", 902, {"n": 2}))
         assert timestamps(a for _, a in spy.wait_with_topics(2)) == [900, 902]
         assert activity(daemon, created["id"])["state"] in ("active", "stale")
     finally:
@@ -248,9 +240,9 @@ def test_tokens_rotate_persist_and_are_streamed_to_the_app(broker, device):
         assert event["pushToken"] == new and event["activity"]["id"] == created["id"] and event["activity"]["pushToken"] == new
         assert feedback.wait(1)[0] | {"receivedAt": 0} == {"timestamp": None, "event": None, "outcome": "revoked",
                                                            "reason": "rotated", "receivedAt": 0}
-        broker.publish("backend-coffee", old, aps("update", 500, {"n": 2}))
+        broker.publish("backend-coffee", old, brokers.aps("update", 500, {"n": 2}))
         # The new token's push after it is the marker: answered after anything the old one got.
-        broker.publish("backend-coffee", new, aps("update", 500, {"n": 1}))
+        broker.publish("backend-coffee", new, brokers.aps("update", 500, {"n": 1}))
         answers = feedback.wait(2)
         assert timestamps(answers) == [None, 500], "the old token stopped at once: nobody listens to it"
         assert answers[1]["outcome"] in ("applied", "throttled")
@@ -259,7 +251,7 @@ def test_tokens_rotate_persist_and_are_streamed_to_the_app(broker, device):
         daemon.start()
         wait_for(lambda: daemon.log().count("connected to the push broker") >= 2, message="reconnection")
         assert activity(daemon, created["id"])["pushToken"] == new
-        broker.publish("backend-coffee", new, aps("update", 501, {"n": 3}))
+        broker.publish("backend-coffee", new, brokers.aps("update", 501, {"n": 3}))
         assert feedback.wait(3)[2]["outcome"] in ("applied", "throttled")
     finally:
         watch.close()
@@ -276,11 +268,11 @@ def test_untrusted_payloads_get_named_refusals_and_the_daemon_keeps_serving(brok
         broker.publish("backend-coffee", token, json.dumps({"aps": {"timestamp": "soon", "event": "update", "content-state": {}}}))
         # 33 levels of state: over the activity's limit of 32, within what the payload's parse
         # allows; 100 levels are not read at all.
-        broker.publish("backend-coffee", token, aps("update", 600, {"deep": json.loads("[" * 32 + "]" * 32)}))
-        broker.publish("backend-coffee", token, aps("update", 601, {"big": "x" * 70000}))
-        broker.publish("backend-coffee", token, aps("update", 602, {"big": "x" * 5000}))
-        broker.publish("backend-coffee", token, aps("start", 603, {}, **{"attributes-type": "Delivery", "attributes": {}}))
-        broker.publish("backend-coffee", token, aps("update", 604, {"deep": json.loads("[" * 100 + "]" * 100)}))
+        broker.publish("backend-coffee", token, brokers.aps("update", 600, {"deep": json.loads("[" * 32 + "]" * 32)}))
+        broker.publish("backend-coffee", token, brokers.aps("update", 601, {"big": "x" * 70000}))
+        broker.publish("backend-coffee", token, brokers.aps("update", 602, {"big": "x" * 5000}))
+        broker.publish("backend-coffee", token, brokers.aps("start", 603, {}, **{"attributes-type": "Delivery", "attributes": {}}))
+        broker.publish("backend-coffee", token, brokers.aps("update", 604, {"deep": json.loads("[" * 100 + "]" * 100)}))
         answers = feedback.wait(7)
         assert [a.get("error") for a in answers] == [
             "org.island.InvalidPushPayload", "org.island.InvalidPushPayload", "org.island.NestingTooDeep",
@@ -304,9 +296,9 @@ def test_a_timestamp_in_milliseconds_or_a_huge_alert_is_refused_by_name(broker, 
     try:
         now = time.time()
         broker.publish_lines("backend-coffee", token, [
-            aps("update", now * 1000, {"n": 1}),
-            aps("update", now, {"n": 2}, alert={"title": "t" * 30000, "body": "b" * 30000}),
-            aps("update", now, {"n": 3})])
+            brokers.aps("update", now * 1000, {"n": 1}),
+            brokers.aps("update", now, {"n": 2}, alert={"title": "t" * 30000, "body": "b" * 30000}),
+            brokers.aps("update", now, {"n": 3})])
         millis, alert, seconds = feedback.wait(3)
         assert millis["error"] == "org.island.ImplausibleTimestamp" and millis["parameters"]["given"] == now * 1000
         assert alert["error"] == "org.island.AlertTooLarge" and alert["parameters"] == {"limit": 1024, "size": 60000}
@@ -341,12 +333,12 @@ def test_offline_the_broker_keeps_what_was_missed_and_it_is_applied_once_in_orde
     try:
         daemon.stop()
         for n in (1, 2, 3):
-            broker.publish("backend-coffee", token, aps("update", 700 + n, {"n": n}))
+            broker.publish("backend-coffee", token, brokers.aps("update", 700 + n, {"n": n}))
         daemon.start()
         answers = feedback.wait(3)
         assert timestamps(answers) == [701, 702, 703], "each once, in order"
         # A push after them is the marker: any second delivery of what was missed came first.
-        broker.publish("backend-coffee", token, aps("update", 704, {"n": 4}))
+        broker.publish("backend-coffee", token, brokers.aps("update", 704, {"n": 4}))
         answers = feedback.wait(4)
         assert timestamps(answers) == [701, 702, 703, 704], "each once, in order"
         assert all(a["outcome"] in ("applied", "throttled") for a in answers)
@@ -381,7 +373,7 @@ def test_without_the_broker_islandd_serves_local_clients_and_catches_up_when_it_
         wait_for(lambda: daemon.log().count("connected to the push broker") >= 2, message="the reconnection")
         feedback = broker.subscriber("backend-coffee", brokers.feedback_topic(token))
         try:
-            broker.publish("backend-coffee", token, aps("update", 800, {"n": 2}))
+            broker.publish("backend-coffee", token, brokers.aps("update", 800, {"n": 2}))
             assert feedback.wait(1)[0]["outcome"] in ("applied", "throttled")
             assert activity(daemon, created["id"])["content"]["state"] == {"n": 2}
         finally:

@@ -11,7 +11,6 @@
    now has a session of its own, and a numbered push's answer says how many numbers before it
    never arrived, so a loss that does happen is visible to the server that suffered it."""
 
-import json
 import os
 import signal
 import subprocess
@@ -20,7 +19,7 @@ import pytest
 
 from harness import broker as brokers
 from harness.paths import LIVENESS
-from harness.processes import wait_for
+from harness.processes import memory, wait_for
 
 pytestmark = pytest.mark.skipif(not brokers.available(), reason="mosquitto, its clients or openssl are not installed "
                                                                "(scripts/install-deps.sh installs them)")
@@ -30,23 +29,6 @@ FLIGHTS = "org.example.Flights"
 # DESIGN.md §9: islandd's memory, whatever anyone does.
 CEILING = 128 << 20
 SANITIZED = bool(os.environ.get("ISLAND_SANITIZER"))
-
-
-def peak_rss(pid):
-    """VmHWM: the most memory the process has held, in bytes."""
-    with open("/proc/%d/status" % pid) as f:
-        for line in f:
-            if line.startswith("VmHWM:"):
-                return int(line.split()[1]) * 1024
-    raise AssertionError("no VmHWM for %d" % pid)
-
-
-def aps(event, timestamp, state=None, **fields):
-    body = {"timestamp": timestamp, "event": event}
-    if state is not None:
-        body["content-state"] = state
-    body.update(fields)
-    return json.dumps({"aps": body})
 
 
 def request(daemon, app, state):
@@ -76,16 +58,16 @@ def test_a_hostile_brokers_oversized_packet_never_reaches_islandds_memory(make_d
         # The app's session too: its first connection gets the same.
         wait_for(lambda: hostile.sent_oversized.get(session, 0) >= 1 and hostile.subscribed(token), timeout=LIVENESS,
                  message="the app's session subscribed after the oversized packet (%s)" % daemon.log()[-800:])
-        hostile.push(token, aps("update", 1000, {"n": 1}, sequence=1))
+        hostile.push(token, brokers.aps("update", 1000, {"n": 1}, sequence=1))
         answers = wait_for(lambda: hostile.feedback(brokers.feedback_topic(token)), timeout=LIVENESS,
                            message="the push's answer (%s)" % daemon.log()[-800:])
         assert answers[0]["outcome"] in ("applied", "throttled") and answers[0]["sequence"] == 1
         assert activity(daemon, COFFEE, created["id"])["content"]["state"] == {"n": 1}
         assert daemon.process.poll() is None
-        peak = peak_rss(daemon.process.pid)
+        peak = memory(daemon.process.pid)[1]
         assert peak <= CEILING, "islandd's peak RSS %.1f MiB" % (peak / 2**20)
         # Nor did the link process take it in: it is held to its own limit.
-        link_peak = peak_rss(link_process(daemon))
+        link_peak = memory(link_process(daemon))[1]
         assert link_peak <= CEILING, "the link process's peak RSS %.1f MiB" % (link_peak / 2**20)
         print("after a hostile 140 MiB PUBLISH, peak RSS: islandd %.1f MiB, its link process %.1f MiB"
               % (peak / 2**20, link_peak / 2**20))
@@ -131,13 +113,13 @@ def test_a_140_mib_publish_through_mosquitto_under_mqtt_3_1_1_leaves_islandd_bou
             flights_feedback.close()
         feedback = broker.subscriber("backend-coffee", brokers.feedback_topic(coffee["pushToken"]))
         try:
-            broker.publish("backend-coffee", coffee["pushToken"], aps("update", 1000, {"n": 1}))
+            broker.publish("backend-coffee", coffee["pushToken"], brokers.aps("update", 1000, {"n": 1}))
             assert feedback.wait(1)[0]["outcome"] in ("applied", "throttled")
         finally:
             feedback.close()
         assert activity(daemon, COFFEE, coffee["id"])["content"]["state"] == {"n": 1}
         assert daemon.process.poll() is None
-        peak = peak_rss(daemon.process.pid)
+        peak = memory(daemon.process.pid)[1]
         assert peak <= CEILING, "islandd's peak RSS %.1f MiB" % (peak / 2**20)
         print("islandd peak RSS after a 140 MiB publish through mosquitto (3.1.1): %.1f MiB" % (peak / 2**20))
     finally:
@@ -184,8 +166,8 @@ def test_one_app_flooding_its_token_while_the_device_is_offline_loses_no_push_of
         daemon.stop()
         flood = QUEUED + 50
         broker.publish_lines("backend-flights", flights["pushToken"],
-                             [aps("update", 1000 + n, {"n": n}, sequence=n) for n in range(1, flood + 1)])
-        broker.publish("backend-coffee", coffee["pushToken"], aps("end", 2000, {"n": "done"}, sequence=1))
+                             [brokers.aps("update", 1000 + n, {"n": n}, sequence=n) for n in range(1, flood + 1)])
+        broker.publish("backend-coffee", coffee["pushToken"], brokers.aps("end", 2000, {"n": "done"}, sequence=1))
         daemon.start()
         answer = coffee_feedback.wait(1)[0]
         assert answer["event"] == "end" and answer["outcome"] == "applied", answer
@@ -194,7 +176,7 @@ def test_one_app_flooding_its_token_while_the_device_is_offline_loses_no_push_of
         # the answer to its next push.
         first = flights_feedback.wait(QUEUED)
         assert len(first) < flood, "the broker kept more than its limit: nothing was lost"
-        broker.publish("backend-flights", flights["pushToken"], aps("update", 1000 + flood + 1, {"n": 0}, sequence=flood + 1))
+        broker.publish("backend-flights", flights["pushToken"], brokers.aps("update", 1000 + flood + 1, {"n": 0}, sequence=flood + 1))
         answers = wait_for(lambda: [a for a in flights_feedback.wait(1) if a.get("sequence") == flood + 1]
                            and flights_feedback.wait(1), message="the answer to Flights' next push")
         last = answers[-1]
@@ -202,7 +184,7 @@ def test_one_app_flooding_its_token_while_the_device_is_offline_loses_no_push_of
         assert accounted(answers, flood + 1), [(a.get("sequence"), a.get("missed")) for a in answers]
         print("offline: Flights %d answered, %d missed and told; Coffee's end applied" % (len(answers), last["missed"]))
         if not SANITIZED:  # a sanitizer's shadow memory counts in RSS
-            peak = peak_rss(daemon.process.pid)
+            peak = memory(daemon.process.pid)[1]
             assert peak <= CEILING, "islandd's peak RSS %.1f MiB" % (peak / 2**20)
     finally:
         coffee_feedback.close()
@@ -242,16 +224,16 @@ def test_one_app_flooding_its_token_while_the_device_is_online_loses_no_push_of_
         os.kill(link, signal.SIGSTOP)
         try:
             broker.publish_lines("backend-flights", flights["pushToken"],
-                                 [aps("update", 1000 + n, {"n": n}, sequence=n) for n in range(1, flood + 1)])
+                                 [brokers.aps("update", 1000 + n, {"n": n}, sequence=n) for n in range(1, flood + 1)])
             broker.publish_lines("backend-coffee", coffee["pushToken"],
-                                 [aps("update", 5000 + n, {"n": n}, sequence=n) for n in range(1, 21)])
+                                 [brokers.aps("update", 5000 + n, {"n": n}, sequence=n) for n in range(1, 21)])
         finally:
             os.kill(link, signal.SIGCONT)
         answers = coffee_feedback.wait(20, timeout=2 * LIVENESS)
         assert sorted(a["sequence"] for a in answers) == list(range(1, 21)), "every push of Coffee answered"
         assert all("missed" not in a for a in answers)
         # Flights' own queue overflowed: what was lost is accounted for by a later answer.
-        broker.publish("backend-flights", flights["pushToken"], aps("update", 1000 + flood + 1, {"n": 0}, sequence=flood + 1))
+        broker.publish("backend-flights", flights["pushToken"], brokers.aps("update", 1000 + flood + 1, {"n": 0}, sequence=flood + 1))
         wait_for(lambda: any(a.get("sequence") == flood + 1 for a in flights_feedback.wait(1)), timeout=2 * LIVENESS,
                  message="the answer to Flights' last push")
         answers = flights_feedback.wait(1)
@@ -260,7 +242,7 @@ def test_one_app_flooding_its_token_while_the_device_is_online_loses_no_push_of_
         assert accounted(answers, flood + 1), (len(answers), missed)
         print("online: Flights %d answered, %d missed and told; Coffee 20 of 20" % (len(answers), missed))
         if not SANITIZED:  # a sanitizer's shadow memory counts in RSS
-            peak = peak_rss(daemon.process.pid)
+            peak = memory(daemon.process.pid)[1]
             assert peak <= CEILING, "islandd's peak RSS %.1f MiB" % (peak / 2**20)
     finally:
         coffee_feedback.close()
