@@ -29,11 +29,324 @@ let upcomingFeatures: [SwiftSetting] = [
     .enableUpcomingFeature("MemberImportVisibility"),
 ]
 
+/// Libraries/: the foundation, with nothing of Island in it: JSON, Varlink (the protocol, its
+/// SwiftNIO transport, an in-memory one, the certification peer), systemd, D-Bus, MQTT, and the C
+/// modules they and the product link. They depend on each other and on outside packages only;
+/// the build refuses an import a target does not declare (`--explicit-target-dependency-import-check`
+/// in scripts/test.sh), so none of them can reach a product module.
+let libraries: [Target] = [
+    // sched_setattr(2) for the daemon's event loop (see IslandDaemon's EventLoopScheduling).
+    .systemLibrary(name: "CLinuxScheduling"),
+    .systemLibrary(
+        name: "CSystemd",
+        pkgConfig: "libsystemd",
+        providers: [.apt(["libsystemd-dev"])]
+    ),
+    .target(
+        name: "Systemd",
+        dependencies: [
+            "CSystemd",
+            .product(name: "Logging", package: "swift-log"),
+        ]
+    ),
+    // MQTT through libmosquitto (Debian's libmosquitto-dev; the package mirror has no MQTT
+    // library): the client push notifications reach the daemon with (DESIGN.md §12).
+    .systemLibrary(
+        name: "CMosquitto",
+        pkgConfig: "libmosquitto",
+        providers: [.apt(["libmosquitto-dev"])]
+    ),
+    .target(name: "MQTT", dependencies: ["CMosquitto"]),
+    .systemLibrary(
+        name: "CCrypto",
+        pkgConfig: "libcrypto",
+        providers: [.apt(["libssl-dev"])]
+    ),
+    .testTarget(name: "MQTTTests", dependencies: ["MQTT", "ProcessTesting"]),
+    .target(
+        name: "OrderedJSON",
+        dependencies: [.product(name: "OrderedCollections", package: "swift-collections")]
+    ),
+    // Varlink, knowing nothing of Island: the protocol itself — IDL, messages, the service
+    // and its dispatch, a connection's ordering of calls, the client — with no I/O …
+    .target(
+        name: "VarlinkCore",
+        dependencies: [
+            "OrderedJSON",
+            .product(name: "DequeModule", package: "swift-collections"),
+            .product(name: "Logging", package: "swift-log"),
+            .product(name: "OrderedCollections", package: "swift-collections"),
+        ],
+        resources: [.embedInCode("Resources/org.varlink.service.varlink")]
+    ),
+    // … carried over Unix sockets with SwiftNIO: the server, its connections, framing …
+    .target(
+        name: "VarlinkNIO",
+        dependencies: [
+            "VarlinkCore",
+            .product(name: "NIOCore", package: "swift-nio"),
+            .product(name: "NIOPosix", package: "swift-nio"),
+            .product(name: "Logging", package: "swift-log"),
+        ]
+    ),
+    // … or in memory, for tests where a socket adds nothing.
+    .target(
+        name: "VarlinkInProcess",
+        dependencies: ["VarlinkCore", .product(name: "DequeModule", package: "swift-collections")]
+    ),
+    .executableTarget(
+        name: "varlink-certification",
+        dependencies: [
+            "VarlinkCore", "VarlinkNIO", "OrderedJSON",
+            "Systemd",
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            .product(name: "Logging", package: "swift-log"),
+            .product(name: "UnixSignals", package: "swift-service-lifecycle"),
+            .product(name: "OrderedCollections", package: "swift-collections"),
+        ],
+        resources: [.embedInCode("org.varlink.certification.varlink")]
+    ),
+    // cairo/Pango and GTK with gtk-layer-shell, for the overlay. Their flags come from
+    // pkgConfigCFlags (see the top), not `pkgConfig:`.
+    .systemLibrary(name: "CPangoCairo", providers: [.apt(["libpango1.0-dev", "libcairo2-dev"])]),
+    .systemLibrary(name: "CGtk", providers: [.apt(["libgtk-3-dev", "libgtk-layer-shell-dev"])]),
+    // D-Bus through sd-bus (libsystemd): a bus on an sd-event loop of its own thread that
+    // is also a Swift executor; matches, calls, names, served objects, monitors.
+    .target(name: "SDBus", dependencies: ["CSystemd"]),
+    .testTarget(name: "SDBusTests", dependencies: ["SDBus", "ProcessTesting"]),
+    .testTarget(
+        name: "VarlinkTests",
+        dependencies: [
+            "VarlinkCore", "VarlinkNIO", "VarlinkInProcess",
+            "OrderedJSON",
+            .product(name: "Logging", package: "swift-log"),
+            .product(name: "NIOCore", package: "swift-nio"),
+            .product(name: "NIOPosix", package: "swift-nio"),
+            .product(name: "NIOEmbedded", package: "swift-nio"),
+            .product(name: "NIOTestUtils", package: "swift-nio"),
+            .product(name: "OrderedCollections", package: "swift-collections"),
+        ]
+    ),
+    .testTarget(
+        name: "OrderedJSONTests",
+        dependencies: ["OrderedJSON", .product(name: "OrderedCollections", package: "swift-collections")]
+    ),
+    .testTarget(
+        name: "SystemdTests",
+        dependencies: ["Systemd", .product(name: "Logging", package: "swift-log")]
+    ),
+    .testTarget(
+        name: "VarlinkCertificationTests",
+        dependencies: ["varlink-certification", "ProcessTesting"]
+    ),
+    // Starting real binaries from tests, scoped: swift-subprocess, without inherited descriptors.
+    .target(
+        name: "ProcessTesting",
+        dependencies: [
+            .product(name: "Subprocess", package: "swift-subprocess"),
+            .product(name: "SystemPackage", package: "swift-system"),
+        ],
+        path: "Libraries/Tests/ProcessTesting"
+    ),
+]
+for target in libraries where target.path == nil {
+    target.path = "Libraries/\(target.type == .test ? "Tests" : "Sources")/\(target.name)"
+}
+
+/// Sources/ and Tests/: Island itself, on the libraries.
+let island: [Target] = [
+    // The wire contract as data: every .varlink file is embedded byte for byte, so
+    // GetInterfaceDescription serves exactly what is in the repository.
+    .target(
+        name: "IslandProtocol",
+        path: "Protocol",
+        exclude: ["PROTOCOL.md"],
+        resources: [
+            .embedInCode("org.island.Connection.varlink"),
+            .embedInCode("org.island.varlink"),
+            .embedInCode("org.island.Producer.varlink"),
+            .embedInCode("org.island.Extension.varlink"),
+            .embedInCode("org.island.Presenter.varlink"),
+            .embedInCode("org.island.Admin.varlink"),
+        ]
+    ),
+    // Pure rules: activities, budgets, arbitration, layouts, configuration. No I/O; time
+    // is an argument, so every rule is tested without sleeping.
+    .target(
+        name: "IslandCore",
+        dependencies: [
+            "CCrypto",
+            "OrderedJSON",
+            .product(name: "Mustache", package: "swift-mustache"),
+            .product(name: "OrderedCollections", package: "swift-collections"),
+        ]
+    ),
+    .target(
+        name: "IslandStore",
+        dependencies: [
+            "OrderedJSON",
+            .product(name: "GRDB", package: "GRDB.swift"),
+            .product(name: "OrderedCollections", package: "swift-collections"),
+        ]
+    ),
+    // Where the daemon and its clients meet: the socket's locations, decided in one place,
+    // and the check that no other user controls the directory it is served in.
+    .target(name: "IslandPaths"),
+    .testTarget(name: "IslandPathsTests", dependencies: ["IslandPaths"]),
+    // Wiring: roles, identity, the engine, subscriptions, the process. I/O lives here.
+    .target(
+        name: "IslandDaemon",
+        dependencies: [
+            "IslandCore", "IslandStore", "OrderedJSON", "IslandPaths", "IslandProtocol", "VarlinkCore", "VarlinkNIO", "Systemd", "MQTT",
+            "CLinuxScheduling",
+            .product(name: "Logging", package: "swift-log"),
+            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            .product(name: "UnixSignals", package: "swift-service-lifecycle"),
+            .product(name: "DequeModule", package: "swift-collections"),
+            .product(name: "OrderedCollections", package: "swift-collections"),
+            .product(name: "NIOCore", package: "swift-nio"),
+            .product(name: "NIOPosix", package: "swift-nio"),
+        ]
+    ),
+    .executableTarget(
+        name: "islandd",
+        dependencies: [
+            "IslandDaemon", "Systemd",
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            .product(name: "Logging", package: "swift-log"),
+        ]
+    ),
+    // The producer side: an ActivityKit-shaped client library, and the `island` CLI on it.
+    .target(
+        name: "IslandKit",
+        dependencies: [
+            "VarlinkCore", "VarlinkNIO", "OrderedJSON", "IslandPaths",
+            .product(name: "Logging", package: "swift-log"),
+            .product(name: "OrderedCollections", package: "swift-collections"),
+        ]
+    ),
+    .executableTarget(
+        name: "island",
+        dependencies: [
+            "IslandKit", "IslandCore", "OrderedJSON", "VarlinkCore", "VarlinkNIO", "IslandPresenter", "MQTT",
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            .product(name: "OrderedCollections", package: "swift-collections"),
+        ]
+    ),
+    .testTarget(
+        name: "IslandKitTests",
+        dependencies: [
+            "IslandKit", "OrderedJSON", "VarlinkCore", "VarlinkNIO", "ProcessTesting", "MQTT",
+            .product(name: "OrderedCollections", package: "swift-collections"),
+        ]
+    ),
+    // The presenter: model, bar formats, SVG and terminal drawing, all testable; the
+    // executable is a thin main.
+    .target(
+        name: "IslandPresenter",
+        dependencies: [
+            "VarlinkCore", "VarlinkNIO", "IslandCore", "OrderedJSON",
+            .product(name: "OrderedCollections", package: "swift-collections"),
+        ]
+    ),
+    .executableTarget(
+        name: "island-presenter",
+        dependencies: ["IslandPresenter", "IslandPaths", .product(name: "ArgumentParser", package: "swift-argument-parser")]
+    ),
+    .testTarget(
+        name: "IslandPresenterTests",
+        dependencies: [
+            "IslandPresenter", "IslandCore", "OrderedJSON", "SinkRules",
+            .product(name: "OrderedCollections", package: "swift-collections"),
+        ]
+    ),
+    // What no sink may let producer text do: one statement for the tests and fuzz-presenter.
+    .target(
+        name: "SinkRules",
+        dependencies: [
+            "IslandPresenter", "OrderedJSON",
+            .product(name: "OrderedCollections", package: "swift-collections"),
+        ],
+        path: "Tests/SinkRules"
+    ),
+    // The graphical island (DESIGN.md §10): geometry, motion and cairo/Pango painting in a
+    // library that needs no display; GTK only in the executable, so nothing else links it.
+    .target(
+        name: "IslandOverlay",
+        dependencies: [
+            "IslandPresenter", "IslandCore", "OrderedJSON", "CPangoCairo",
+            .product(name: "OrderedCollections", package: "swift-collections"),
+        ],
+        swiftSettings: pangoCairoFlags
+    ),
+    .executableTarget(
+        name: "island-overlay",
+        dependencies: ["IslandOverlay", "IslandPresenter", "IslandPaths", "CGtk"],
+        swiftSettings: gtkFlags
+    ),
+    .testTarget(
+        name: "IslandOverlayTests",
+        dependencies: [
+            "IslandOverlay", "IslandPresenter", "IslandCore", "OrderedJSON",
+            .product(name: "OrderedCollections", package: "swift-collections"),
+        ],
+        exclude: ["Goldens"],
+        swiftSettings: pangoCairoFlags
+    ),
+    // island-bridge (DESIGN.md §11): what MPRIS players, progress notifications and KDE jobs
+    // make of activities, pure and tested without a bus; the executable is the bus shell.
+    .target(
+        name: "IslandBridge",
+        dependencies: ["SDBus", "IslandCore", "OrderedJSON", .product(name: "OrderedCollections", package: "swift-collections")]),
+    .testTarget(
+        name: "IslandBridgeTests",
+        dependencies: ["IslandBridge", "SDBus", "OrderedJSON", "IslandCore", .product(name: "OrderedCollections", package: "swift-collections")]
+    ),
+    .executableTarget(
+        name: "island-bridge",
+        dependencies: [
+            "IslandBridge", "SDBus", "IslandKit", "IslandCore", "OrderedJSON", "Systemd",
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            .product(name: "OrderedCollections", package: "swift-collections"),
+            .product(name: "Logging", package: "swift-log"),
+            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            .product(name: "UnixSignals", package: "swift-service-lifecycle"),
+        ]),
+    .testTarget(
+        name: "IslandCoreTests",
+        dependencies: [
+            "IslandCore", "OrderedJSON",
+            .product(name: "OrderedCollections", package: "swift-collections"),
+        ]
+    ),
+    .testTarget(
+        name: "IslandStoreTests",
+        dependencies: [
+            "IslandStore", "OrderedJSON",
+            .product(name: "GRDB", package: "GRDB.swift"),
+            .product(name: "OrderedCollections", package: "swift-collections"),
+        ]
+    ),
+    .testTarget(
+        name: "IslandDaemonTests",
+        dependencies: [
+            "IslandDaemon", "IslandCore", "OrderedJSON", "IslandProtocol", "IslandStore", "Systemd",
+            "VarlinkCore", "VarlinkNIO",
+            .product(name: "DequeModule", package: "swift-collections"),
+            .product(name: "Logging", package: "swift-log"),
+            .product(name: "NIOPosix", package: "swift-nio"),
+            .product(name: "OrderedCollections", package: "swift-collections"),
+            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            .product(name: "ServiceLifecycleTestKit", package: "swift-service-lifecycle"),
+        ]
+    ),
+]
+
 let package = Package(
     name: "Island",
     platforms: [.macOS(.v15)],
     products: [
-        .library(name: "IslandJSON", targets: ["IslandJSON"]),
+        .library(name: "OrderedJSON", targets: ["OrderedJSON"]),
         .library(name: "VarlinkCore", targets: ["VarlinkCore"]),
         .library(name: "VarlinkNIO", targets: ["VarlinkNIO"]),
         .library(name: "VarlinkInProcess", targets: ["VarlinkInProcess"]),
@@ -59,305 +372,7 @@ let package = Package(
         .package(url: "https://github.com/swiftlang/swift-subprocess.git", from: "1.0.2"),
         .package(url: "https://github.com/apple/swift-system.git", from: "1.5.0"),
     ],
-    targets: [
-        // The wire contract as data: every .varlink file is embedded byte for byte, so
-        // GetInterfaceDescription serves exactly what is in the repository.
-        .target(
-            name: "IslandProtocol",
-            path: "Protocol",
-            exclude: ["PROTOCOL.md"],
-            resources: [
-                .embedInCode("org.island.Connection.varlink"),
-                .embedInCode("org.island.varlink"),
-                .embedInCode("org.island.Producer.varlink"),
-                .embedInCode("org.island.Extension.varlink"),
-                .embedInCode("org.island.Presenter.varlink"),
-                .embedInCode("org.island.Admin.varlink"),
-            ]
-        ),
-        // Pure rules: activities, budgets, arbitration, layouts, configuration. No I/O; time
-        // is an argument, so every rule is tested without sleeping.
-        .target(
-            name: "IslandCore",
-            dependencies: [
-                "CCrypto",
-                "IslandJSON",
-                .product(name: "Mustache", package: "swift-mustache"),
-                .product(name: "OrderedCollections", package: "swift-collections"),
-            ]
-        ),
-        .target(
-            name: "IslandStore",
-            dependencies: [
-                "IslandJSON",
-                .product(name: "GRDB", package: "GRDB.swift"),
-                .product(name: "OrderedCollections", package: "swift-collections"),
-            ]
-        ),
-        // sched_setattr(2) for the daemon's event loop (see IslandDaemon's EventLoopScheduling).
-        .systemLibrary(name: "CLinuxScheduling"),
-        .systemLibrary(
-            name: "CSystemd",
-            pkgConfig: "libsystemd",
-            providers: [.apt(["libsystemd-dev"])]
-        ),
-        .target(
-            name: "Systemd",
-            dependencies: [
-                "CSystemd",
-                .product(name: "Logging", package: "swift-log"),
-            ]
-        ),
-        // MQTT through libmosquitto (Debian's libmosquitto-dev; the package mirror has no MQTT
-        // library): the client push notifications reach the daemon with (DESIGN.md §12).
-        .systemLibrary(
-            name: "CMosquitto",
-            pkgConfig: "libmosquitto",
-            providers: [.apt(["libmosquitto-dev"])]
-        ),
-        .target(name: "MQTT", dependencies: ["CMosquitto"]),
-        .systemLibrary(
-            name: "CCrypto",
-            pkgConfig: "libcrypto",
-            providers: [.apt(["libssl-dev"])]
-        ),
-        .testTarget(name: "MQTTTests", dependencies: ["MQTT", "ProcessTesting"]),
-        .target(
-            name: "IslandJSON",
-            dependencies: [.product(name: "OrderedCollections", package: "swift-collections")]
-        ),
-        // Varlink, knowing nothing of Island: the protocol itself — IDL, messages, the service
-        // and its dispatch, a connection's ordering of calls, the client — with no I/O …
-        .target(
-            name: "VarlinkCore",
-            dependencies: [
-                "IslandJSON",
-                .product(name: "DequeModule", package: "swift-collections"),
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "OrderedCollections", package: "swift-collections"),
-            ],
-            resources: [.embedInCode("Resources/org.varlink.service.varlink")]
-        ),
-        // … carried over Unix sockets with SwiftNIO: the server, its connections, framing …
-        .target(
-            name: "VarlinkNIO",
-            dependencies: [
-                "VarlinkCore",
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"),
-                .product(name: "Logging", package: "swift-log"),
-            ]
-        ),
-        // … or in memory, for tests where a socket adds nothing.
-        .target(
-            name: "VarlinkInProcess",
-            dependencies: ["VarlinkCore", .product(name: "DequeModule", package: "swift-collections")]
-        ),
-        // Where the daemon and its clients meet: the socket's locations, decided in one place,
-        // and the check that no other user controls the directory it is served in.
-        .target(name: "IslandPaths"),
-        .testTarget(name: "IslandPathsTests", dependencies: ["IslandPaths"]),
-        // Wiring: roles, identity, the engine, subscriptions, the process. I/O lives here.
-        .target(
-            name: "IslandDaemon",
-            dependencies: [
-                "IslandCore", "IslandStore", "IslandJSON", "IslandPaths", "IslandProtocol", "VarlinkCore", "VarlinkNIO", "Systemd", "MQTT",
-                "CLinuxScheduling",
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
-                .product(name: "DequeModule", package: "swift-collections"),
-                .product(name: "OrderedCollections", package: "swift-collections"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"),
-            ]
-        ),
-        .executableTarget(
-            name: "islandd",
-            dependencies: [
-                "IslandDaemon", "Systemd",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
-                .product(name: "Logging", package: "swift-log"),
-            ]
-        ),
-        .executableTarget(
-            name: "varlink-certification",
-            dependencies: [
-                "VarlinkCore", "VarlinkNIO", "IslandJSON",
-                "Systemd",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
-                .product(name: "OrderedCollections", package: "swift-collections"),
-            ],
-            resources: [.embedInCode("org.varlink.certification.varlink")]
-        ),
-        // The producer side: an ActivityKit-shaped client library, and the `island` CLI on it.
-        .target(
-            name: "IslandKit",
-            dependencies: [
-                "VarlinkCore", "VarlinkNIO", "IslandJSON", "IslandPaths",
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "OrderedCollections", package: "swift-collections"),
-            ]
-        ),
-        .executableTarget(
-            name: "island",
-            dependencies: [
-                "IslandKit", "IslandCore", "IslandJSON", "VarlinkCore", "VarlinkNIO", "IslandPresenter", "MQTT",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
-                .product(name: "OrderedCollections", package: "swift-collections"),
-            ]
-        ),
-        .testTarget(
-            name: "IslandKitTests",
-            dependencies: [
-                "IslandKit", "IslandJSON", "VarlinkCore", "VarlinkNIO", "ProcessTesting", "MQTT",
-                .product(name: "OrderedCollections", package: "swift-collections"),
-            ]
-        ),
-        // Starting real binaries from tests, scoped: swift-subprocess, without inherited descriptors.
-        .target(
-            name: "ProcessTesting",
-            dependencies: [
-                .product(name: "Subprocess", package: "swift-subprocess"),
-                .product(name: "SystemPackage", package: "swift-system"),
-            ],
-            path: "Tests/ProcessTesting"
-        ),
-        // The presenter: model, bar formats, SVG and terminal drawing, all testable; the
-        // executable is a thin main.
-        .target(
-            name: "IslandPresenter",
-            dependencies: [
-                "VarlinkCore", "VarlinkNIO", "IslandCore", "IslandJSON",
-                .product(name: "OrderedCollections", package: "swift-collections"),
-            ]
-        ),
-        .executableTarget(
-            name: "island-presenter",
-            dependencies: ["IslandPresenter", "IslandPaths", .product(name: "ArgumentParser", package: "swift-argument-parser")]
-        ),
-        .testTarget(
-            name: "IslandPresenterTests",
-            dependencies: [
-                "IslandPresenter", "IslandCore", "IslandJSON", "SinkRules",
-                .product(name: "OrderedCollections", package: "swift-collections"),
-            ]
-        ),
-        // What no sink may let producer text do: one statement for the tests and fuzz-presenter.
-        .target(
-            name: "SinkRules",
-            dependencies: [
-                "IslandPresenter", "IslandJSON",
-                .product(name: "OrderedCollections", package: "swift-collections"),
-            ],
-            path: "Tests/SinkRules"
-        ),
-        // The graphical island (DESIGN.md §10): geometry, motion and cairo/Pango painting in a
-        // library that needs no display; GTK only in the executable, so nothing else links it.
-        // Their flags come from pkgConfigCFlags (see the top), not `pkgConfig:`.
-        .systemLibrary(name: "CPangoCairo", providers: [.apt(["libpango1.0-dev", "libcairo2-dev"])]),
-        .systemLibrary(name: "CGtk", providers: [.apt(["libgtk-3-dev", "libgtk-layer-shell-dev"])]),
-        .target(
-            name: "IslandOverlay",
-            dependencies: [
-                "IslandPresenter", "IslandCore", "IslandJSON", "CPangoCairo",
-                .product(name: "OrderedCollections", package: "swift-collections"),
-            ],
-            swiftSettings: pangoCairoFlags
-        ),
-        .executableTarget(
-            name: "island-overlay",
-            dependencies: ["IslandOverlay", "IslandPresenter", "IslandPaths", "CGtk"],
-            swiftSettings: gtkFlags
-        ),
-        .testTarget(
-            name: "IslandOverlayTests",
-            dependencies: [
-                "IslandOverlay", "IslandPresenter", "IslandCore", "IslandJSON",
-                .product(name: "OrderedCollections", package: "swift-collections"),
-            ],
-            exclude: ["Goldens"],
-            swiftSettings: pangoCairoFlags
-        ),
-        // D-Bus through sd-bus (libsystemd): a bus on an sd-event loop of its own thread that
-        // is also a Swift executor; matches, calls, names, served objects, monitors.
-        .target(name: "SDBus", dependencies: ["CSystemd"]),
-        .testTarget(name: "SDBusTests", dependencies: ["SDBus", "ProcessTesting"]),
-        // island-bridge (DESIGN.md §11): what MPRIS players, progress notifications and KDE jobs
-        // make of activities, pure and tested without a bus; the executable is the bus shell.
-        .target(
-            name: "IslandBridge",
-            dependencies: ["SDBus", "IslandCore", "IslandJSON", .product(name: "OrderedCollections", package: "swift-collections")]),
-        .testTarget(
-            name: "IslandBridgeTests",
-            dependencies: ["IslandBridge", "SDBus", "IslandJSON", "IslandCore", .product(name: "OrderedCollections", package: "swift-collections")]
-        ),
-        .executableTarget(
-            name: "island-bridge",
-            dependencies: [
-                "IslandBridge", "SDBus", "IslandKit", "IslandCore", "IslandJSON", "Systemd",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
-                .product(name: "OrderedCollections", package: "swift-collections"),
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
-            ]),
-        .testTarget(
-            name: "VarlinkTests",
-            dependencies: [
-                "VarlinkCore", "VarlinkNIO", "VarlinkInProcess",
-                "IslandJSON",
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"),
-                .product(name: "NIOEmbedded", package: "swift-nio"),
-                .product(name: "NIOTestUtils", package: "swift-nio"),
-                .product(name: "OrderedCollections", package: "swift-collections"),
-            ]
-        ),
-        .testTarget(
-            name: "IslandJSONTests",
-            dependencies: ["IslandJSON", .product(name: "OrderedCollections", package: "swift-collections")]
-        ),
-        .testTarget(
-            name: "IslandCoreTests",
-            dependencies: [
-                "IslandCore", "IslandJSON",
-                .product(name: "OrderedCollections", package: "swift-collections"),
-            ]
-        ),
-        .testTarget(
-            name: "IslandStoreTests",
-            dependencies: [
-                "IslandStore", "IslandJSON",
-                .product(name: "GRDB", package: "GRDB.swift"),
-                .product(name: "OrderedCollections", package: "swift-collections"),
-            ]
-        ),
-        .testTarget(
-            name: "IslandDaemonTests",
-            dependencies: [
-                "IslandDaemon", "IslandCore", "IslandJSON", "IslandProtocol", "IslandStore", "Systemd",
-                "VarlinkCore", "VarlinkNIO",
-                .product(name: "DequeModule", package: "swift-collections"),
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "NIOPosix", package: "swift-nio"),
-                .product(name: "OrderedCollections", package: "swift-collections"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-                .product(name: "ServiceLifecycleTestKit", package: "swift-service-lifecycle"),
-            ]
-        ),
-        .testTarget(
-            name: "SystemdTests",
-            dependencies: ["Systemd", .product(name: "Logging", package: "swift-log")]
-        ),
-        .testTarget(
-            name: "IntegrationTests",
-            dependencies: ["varlink-certification", "ProcessTesting"]
-        ),
-    ],
+    targets: libraries + island,
     swiftLanguageModes: [.v6]
 )
 
@@ -370,7 +385,7 @@ if Context.environment["ISLAND_FUZZ"] == "1" {
         .executableTarget(
             name: "FuzzVarlinkMessage",
             dependencies: [
-                "FuzzSupport", "VarlinkCore", "VarlinkNIO", "IslandJSON", "IslandProtocol",
+                "FuzzSupport", "VarlinkCore", "VarlinkNIO", "OrderedJSON", "IslandProtocol",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),
                 .product(name: "OrderedCollections", package: "swift-collections"),
@@ -381,7 +396,7 @@ if Context.environment["ISLAND_FUZZ"] == "1" {
         .executableTarget(
             name: "FuzzLayout",
             dependencies: [
-                "FuzzSupport", "IslandCore", "IslandJSON",
+                "FuzzSupport", "IslandCore", "OrderedJSON",
                 .product(name: "OrderedCollections", package: "swift-collections"),
             ],
             path: "Fuzz/Sources/FuzzLayout",
@@ -390,7 +405,7 @@ if Context.environment["ISLAND_FUZZ"] == "1" {
         .executableTarget(
             name: "FuzzPresenter",
             dependencies: [
-                "FuzzSupport", "IslandPresenter", "IslandCore", "IslandJSON", "SinkRules",
+                "FuzzSupport", "IslandPresenter", "IslandCore", "OrderedJSON", "SinkRules",
                 .product(name: "OrderedCollections", package: "swift-collections"),
             ],
             path: "Fuzz/Sources/FuzzPresenter",

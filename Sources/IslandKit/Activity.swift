@@ -1,5 +1,5 @@
 public import Foundation
-import IslandJSON
+import OrderedJSON
 import Synchronization
 
 /// A Live Activity of this app, as in ActivityKit: start one with `request`, change what it

@@ -1,5 +1,5 @@
 import Foundation
-public import IslandJSON
+public import OrderedJSON
 public import OrderedCollections
 public import VarlinkCore
 

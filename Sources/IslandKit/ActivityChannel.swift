@@ -1,4 +1,4 @@
-import IslandJSON
+import OrderedJSON
 import Synchronization
 
 /// The latest known snapshot of one activity and the streams following it. Shared by every

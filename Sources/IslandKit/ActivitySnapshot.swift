@@ -1,5 +1,5 @@
 import Foundation
-public import IslandJSON
+public import OrderedJSON
 public import OrderedCollections
 
 /// Content as the daemon holds it: the state as a JSON object.

@@ -1,5 +1,5 @@
 import Foundation
-public import IslandJSON
+public import OrderedJSON
 import Logging
 public import OrderedCollections
 import Synchronization

@@ -1,5 +1,5 @@
 import Foundation
-import IslandJSON
+import OrderedJSON
 
 /// Converts Codable values to and from the daemon's JSON objects. Dates travel as seconds
 /// since the Unix epoch, like every date of the protocol, so layouts can use them.

@@ -1,7 +1,7 @@
 import CPangoCairo
 import Foundation
 import IslandCore
-import IslandJSON
+import OrderedJSON
 public import IslandPresenter
 import OrderedCollections
 

@@ -1,5 +1,5 @@
 import Foundation
-import IslandJSON
+import OrderedJSON
 import OrderedCollections
 
 /// What a click on a bar module (or a key binding) does to the island: `island-presenter

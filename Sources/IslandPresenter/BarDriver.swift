@@ -1,5 +1,5 @@
 import IslandCore
-import IslandJSON
+import OrderedJSON
 
 /// Drives a bar module: folds updates into the model and writes a line whenever the rendered
 /// line changes, re-rendering every second while something on screen ticks, and only then:

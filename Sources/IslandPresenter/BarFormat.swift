@@ -1,5 +1,5 @@
 import IslandCore
-import IslandJSON
+import OrderedJSON
 import OrderedCollections
 
 /// The status-bar contracts `island-presenter` speaks: one line per change on stdout.

@@ -1,5 +1,5 @@
 public import IslandCore
-public import IslandJSON
+public import OrderedJSON
 import Foundation
 import OrderedCollections
 

@@ -1,5 +1,5 @@
 public import IslandCore
-import IslandJSON
+import OrderedJSON
 
 /// The island and the lock-screen list resolved at one instant: what every presenter draws.
 public struct IslandScene: Sendable {

@@ -1,5 +1,5 @@
 public import IslandCore
-public import IslandJSON
+public import OrderedJSON
 public import OrderedCollections
 
 /// One activity as the daemon delivered it to presenters (`org.island.Presenter.Item`), with

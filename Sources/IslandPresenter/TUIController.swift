@@ -1,5 +1,5 @@
 import IslandCore
-import IslandJSON
+import OrderedJSON
 
 /// A key of the terminal presenter.
 public enum TUIKey: Sendable, Hashable {

@@ -1,5 +1,5 @@
 import GRDB
-import IslandJSON
+import OrderedJSON
 
 extension IslandStore {
     /// Applies `mutations` (already reduced to one per row) inside the caller's transaction.

@@ -1,5 +1,5 @@
 import GRDB
-import IslandJSON
+import OrderedJSON
 
 extension IslandStore {
     /// Reads everything stored. A row that cannot be read (bad JSON, wrong column types) is

@@ -1,4 +1,4 @@
-public import IslandJSON
+public import OrderedJSON
 public import OrderedCollections
 
 /// One change to the stored state. Every mutation replaces or removes a whole row, so within a

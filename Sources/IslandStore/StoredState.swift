@@ -1,4 +1,4 @@
-public import IslandJSON
+public import OrderedJSON
 
 /// An activity row as stored: the daemon maps `body` back to its model.
 public struct StoredActivity: Sendable, Hashable {

@@ -1,6 +1,6 @@
 import Foundation
 import IslandBridge
-import IslandJSON
+import OrderedJSON
 import IslandKit
 import Logging
 import OrderedCollections

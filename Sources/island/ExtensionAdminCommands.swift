@@ -1,6 +1,6 @@
 import ArgumentParser
 import Foundation
-import IslandJSON
+import OrderedJSON
 import IslandKit
 import OrderedCollections
 

@@ -1,7 +1,7 @@
 import ArgumentParser
 import Foundation
 import IslandCore
-import IslandJSON
+import OrderedJSON
 import MQTT
 import OrderedCollections
 import Synchronization

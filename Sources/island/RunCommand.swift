@@ -1,7 +1,7 @@
 import ArgumentParser
 import Foundation
 import Synchronization
-import IslandJSON
+import OrderedJSON
 import OrderedCollections
 import IslandKit
 

@@ -1,6 +1,6 @@
 import OrderedCollections
 import IslandBridge
-import IslandJSON
+import OrderedJSON
 import Testing
 
 @Suite("ActivityBook: what sources want, what the daemon holds, and the calls between")

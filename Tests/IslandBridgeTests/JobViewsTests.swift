@@ -1,6 +1,6 @@
 import OrderedCollections
 import IslandBridge
-import IslandJSON
+import OrderedJSON
 import SDBus
 import Testing
 

@@ -1,5 +1,5 @@
 import IslandCore
-import IslandJSON
+import OrderedJSON
 import Testing
 
 @Suite("Producer death: owner-gone policies")

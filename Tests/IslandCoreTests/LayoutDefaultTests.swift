@@ -1,5 +1,5 @@
 import IslandCore
-import IslandJSON
+import OrderedJSON
 import OrderedCollections
 import Testing
 

@@ -1,5 +1,5 @@
 import IslandCore
-import IslandJSON
+import OrderedJSON
 import Testing
 
 /// Parses JSON text written in a test; a typo in the test itself fails loudly.

@@ -1,4 +1,4 @@
-import IslandJSON
+import OrderedJSON
 import Logging
 import Testing
 @testable import IslandDaemon

@@ -2,7 +2,7 @@
 import Glibc
 #endif
 import IslandCore
-import IslandJSON
+import OrderedJSON
 import OrderedCollections
 import Testing
 import Systemd

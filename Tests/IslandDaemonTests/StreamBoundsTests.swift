@@ -1,6 +1,6 @@
 import DequeModule
 import IslandCore
-import IslandJSON
+import OrderedJSON
 import OrderedCollections
 import Synchronization
 import Testing

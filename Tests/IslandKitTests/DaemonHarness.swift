@@ -1,6 +1,6 @@
 import Foundation
 import ProcessTesting
-import IslandJSON
+import OrderedJSON
 import OrderedCollections
 import IslandKit
 import Testing

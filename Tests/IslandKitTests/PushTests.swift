@@ -1,5 +1,5 @@
 import Foundation
-import IslandJSON
+import OrderedJSON
 import IslandKit
 import MQTT
 import OrderedCollections

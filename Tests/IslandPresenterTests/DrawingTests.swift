@@ -2,7 +2,7 @@
 import FoundationXML
 #endif
 import Foundation
-import IslandJSON
+import OrderedJSON
 import Testing
 @testable import IslandPresenter
 

@@ -1,6 +1,6 @@
 import Foundation
 import IslandCore
-import IslandJSON
+import OrderedJSON
 import OrderedCollections
 import SinkRules
 import Testing

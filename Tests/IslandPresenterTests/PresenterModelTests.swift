@@ -1,4 +1,4 @@
-import IslandJSON
+import OrderedJSON
 import OrderedCollections
 import Testing
 @testable import IslandPresenter

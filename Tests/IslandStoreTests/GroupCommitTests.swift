@@ -1,6 +1,6 @@
 import Foundation
 import Synchronization
-import IslandJSON
+import OrderedJSON
 import OrderedCollections
 import Testing
 

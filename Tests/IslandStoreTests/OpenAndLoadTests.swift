@@ -1,5 +1,5 @@
 import Foundation
-import IslandJSON
+import OrderedJSON
 import Testing
 
 @testable import IslandStore

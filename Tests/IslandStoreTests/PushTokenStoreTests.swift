@@ -1,6 +1,6 @@
 import Foundation
 import GRDB
-import IslandJSON
+import OrderedJSON
 import OrderedCollections
 import Testing
 

@@ -2,7 +2,7 @@
 import FoundationXML
 #endif
 import Foundation
-import IslandJSON
+import OrderedJSON
 public import IslandPresenter
 import OrderedCollections
 

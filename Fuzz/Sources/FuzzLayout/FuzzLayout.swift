@@ -12,7 +12,7 @@
 import FuzzSupport
 import Glibc
 import IslandCore
-import IslandJSON
+import OrderedJSON
 import OrderedCollections
 
 /// An activity with values of every JSON type under names the seeds and dictionary use.

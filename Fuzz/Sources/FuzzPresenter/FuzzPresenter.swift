@@ -21,7 +21,7 @@ import Foundation
 import FuzzSupport
 import Glibc
 import IslandCore
-import IslandJSON
+import OrderedJSON
 import IslandPresenter
 import OrderedCollections
 import SinkRules

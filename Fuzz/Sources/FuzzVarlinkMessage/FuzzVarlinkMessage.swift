@@ -11,7 +11,7 @@
 
 import FuzzSupport
 import Glibc
-import IslandJSON
+import OrderedJSON
 import IslandProtocol
 import NIOCore
 import NIOEmbedded

@@ -1,4 +1,4 @@
-public import IslandJSON
+public import OrderedJSON
 
 /// The bridge's side of its activities: what its sources want shown, what the daemon holds,
 /// and the calls that bring one to the other. Pure: the shell feeds it what sources and the

@@ -1,5 +1,5 @@
 public import OrderedCollections
-public import IslandJSON
+public import OrderedJSON
 
 /// What a source wants shown for one thing it follows (a player, a notification, a job).
 public struct BridgedActivity: Sendable, Hashable {

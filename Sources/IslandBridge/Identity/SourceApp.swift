@@ -1,5 +1,5 @@
 import OrderedCollections
-public import IslandJSON
+public import OrderedJSON
 
 /// The app an activity is about (Spotify, Dolphin), as presenters show it inside the bridge's
 /// card: the bridge's layouts draw `attributes.app.name` and `attributes.app.icon`, in the

@@ -1,4 +1,4 @@
-public import IslandJSON
+public import OrderedJSON
 
 extension ActivityContent {
     /// `{"state": {…}, "staleDate"?: 1.0, "relevanceScore": 0.0}`, the state from its text.

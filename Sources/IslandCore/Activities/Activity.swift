@@ -1,4 +1,4 @@
-public import IslandJSON
+public import OrderedJSON
 
 /// One live activity, as the manager holds it. Only `ActivityManager` changes an activity, so
 /// every mutable field is `internal(set)`.

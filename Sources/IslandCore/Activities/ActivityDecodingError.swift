@@ -1,4 +1,4 @@
-import IslandJSON
+import OrderedJSON
 import OrderedCollections
 
 /// Stored JSON (an activity, settings, budgets or a snapshot) that does not decode: which

@@ -1,4 +1,4 @@
-import IslandJSON
+import OrderedJSON
 
 /// The fixed bounds of DESIGN.md §3 on what a producer sends, besides its size: names repeated
 /// in every message the activity appears in, and nesting that every message wraps deeper still.

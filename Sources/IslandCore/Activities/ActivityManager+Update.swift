@@ -1,5 +1,5 @@
 import OrderedCollections
-import IslandJSON
+import OrderedJSON
 
 extension ActivityManager {
     /// Applies new content to a live activity of `app` run by `uid` (nil in the user scope).

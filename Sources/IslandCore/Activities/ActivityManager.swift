@@ -1,4 +1,4 @@
-import IslandJSON
+import OrderedJSON
 import OrderedCollections
 
 /// Every activity and budget, and the rules of DESIGN.md §3–4 over them: a value the daemon

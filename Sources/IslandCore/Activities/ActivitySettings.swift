@@ -1,4 +1,4 @@
-public import IslandJSON
+public import OrderedJSON
 public import OrderedCollections
 
 /// The user's choices (the permission store), persisted with the manager.

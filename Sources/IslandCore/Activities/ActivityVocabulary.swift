@@ -1,4 +1,4 @@
-public import IslandJSON
+public import OrderedJSON
 public import OrderedCollections
 
 /// Where an activity is in its life: `pending → active ⇄ stale → ended → dismissed`.

@@ -1,4 +1,4 @@
-public import IslandJSON
+public import OrderedJSON
 public import OrderedCollections
 
 /// Every refusal of an activity operation. Each becomes a named Varlink error whose parameters

@@ -1,4 +1,4 @@
-public import IslandJSON
+public import OrderedJSON
 public import OrderedCollections
 
 /// Everything an `ActivityManager` needs to come back after a restart: its activities, the

@@ -1,4 +1,4 @@
-public import IslandJSON
+public import OrderedJSON
 public import OrderedCollections
 
 /// When each owner last spent from one budget (starts, or alerts): a sliding window, so a

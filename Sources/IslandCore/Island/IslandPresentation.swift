@@ -1,4 +1,4 @@
-public import IslandJSON
+public import OrderedJSON
 public import OrderedCollections
 
 /// What the island and the lock screen show: the daemon's decision (DESIGN.md §5).

@@ -1,4 +1,4 @@
-public import IslandJSON
+public import OrderedJSON
 
 /// How the activities of one type look (DESIGN.md §6): data an extension registers, validated
 /// by the daemon. Build one with `init(json:)` or `Layout.default(for:attributes:state:)`.

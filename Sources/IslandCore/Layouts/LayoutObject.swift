@@ -1,4 +1,4 @@
-import IslandJSON
+import OrderedJSON
 import OrderedCollections
 
 /// A JSON object of a layout being validated: typed member access whose failures name the

@@ -1,4 +1,4 @@
-import IslandJSON
+import OrderedJSON
 import OrderedCollections
 
 /// The view types a layout may use and the keys each one takes.

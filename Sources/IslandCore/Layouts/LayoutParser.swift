@@ -1,4 +1,4 @@
-import IslandJSON
+import OrderedJSON
 import OrderedCollections
 
 /// Validates a layout document into a `Layout`, stopping at the first problem.

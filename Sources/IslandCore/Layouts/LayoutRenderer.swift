@@ -1,5 +1,5 @@
 public import Foundation
-public import IslandJSON
+public import OrderedJSON
 
 /// Resolves layouts against one activity's attributes and state at one instant.
 ///

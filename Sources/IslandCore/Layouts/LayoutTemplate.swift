@@ -1,4 +1,4 @@
-public import IslandJSON
+public import OrderedJSON
 import Mustache
 
 /// A Mustache template over `state.*` and `attributes.*`, compiled once when the layout is

@@ -1,4 +1,4 @@
-import IslandJSON
+import OrderedJSON
 
 /// A URL a tap or a link opens. It may contain Mustache tags after its scheme
 /// (`https://example.com/orders/{{attributes.order}}`); substituted values are percent-encoded.

@@ -1,4 +1,4 @@
-public import IslandJSON
+public import OrderedJSON
 public import OrderedCollections
 
 /// What became of one push, as published on its token's feedback topic — which APNs never

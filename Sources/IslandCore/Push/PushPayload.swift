@@ -1,4 +1,4 @@
-public import IslandJSON
+public import OrderedJSON
 public import OrderedCollections
 
 /// What a server asks of an activity in one push: APNs' Live Activity payload,

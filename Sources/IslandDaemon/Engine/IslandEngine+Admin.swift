@@ -1,5 +1,5 @@
 import IslandCore
-import IslandJSON
+import OrderedJSON
 
 /// What `ListApps` reports of one app.
 struct AppOverview: Sendable, Hashable {

@@ -1,5 +1,5 @@
 import IslandCore
-import IslandJSON
+import OrderedJSON
 import IslandStore
 
 /// The extension role: layouts an app's extension registers for its activity types.

@@ -1,6 +1,6 @@
 import Foundation
 import IslandCore
-import IslandJSON
+import OrderedJSON
 import Logging
 
 /// Layouts installed with apps, as `island/layouts/<app>/<type>.json` in the XDG data

@@ -1,7 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
-import IslandJSON
+import OrderedJSON
 import OrderedCollections
 import Systemd
 import VarlinkCore

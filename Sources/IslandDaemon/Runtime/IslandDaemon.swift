@@ -1,7 +1,7 @@
 import NIOCore
 import Foundation
 import IslandCore
-import IslandJSON
+import OrderedJSON
 import IslandStore
 public import Logging
 import MQTT

@@ -1,6 +1,6 @@
 import Foundation
 import IslandCore
-import IslandJSON
+import OrderedJSON
 import IslandStore
 import Logging
 import OrderedCollections

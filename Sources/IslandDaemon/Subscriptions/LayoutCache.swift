@@ -1,5 +1,5 @@
 import IslandCore
-import IslandJSON
+import OrderedJSON
 
 /// The layout each activity is drawn with — registered by an extension of its app, installed
 /// with the app, or else the default one worked out from its state — and the name and icon

@@ -1,5 +1,5 @@
 import DequeModule
-import IslandJSON
+import OrderedJSON
 import Synchronization
 import VarlinkCore
 

@@ -1,5 +1,5 @@
 import IslandCore
-import IslandJSON
+import OrderedJSON
 import VarlinkCore
 
 /// The apps' Watch streams, and what they are told: committed changes of their own

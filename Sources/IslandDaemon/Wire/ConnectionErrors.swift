@@ -1,4 +1,4 @@
-import IslandJSON
+import OrderedJSON
 import IslandProtocol
 import OrderedCollections
 import VarlinkCore

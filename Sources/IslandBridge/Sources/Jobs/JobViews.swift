@@ -1,5 +1,5 @@
 import OrderedCollections
-import IslandJSON
+import OrderedJSON
 public import SDBus
 
 /// KDE's job tracker as the bridge serves it where Plasma does not: a client (KIO's

@@ -1,5 +1,5 @@
 import OrderedCollections
-import IslandJSON
+import OrderedJSON
 public import SDBus
 
 /// One MPRIS player (`org.mpris.MediaPlayer2.*`) as the bridge follows it: what its

@@ -1,5 +1,5 @@
 import OrderedCollections
-import IslandJSON
+import OrderedJSON
 
 /// Progress notifications seen on the bus, as a monitor sees them: `Notify` calls from any
 /// client to the notification server, the server's replies (which say the id it gave), and

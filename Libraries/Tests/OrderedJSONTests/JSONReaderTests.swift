@@ -1,0 +1,225 @@
+import Foundation
+import OrderedJSON
+import Testing
+
+/// What a decoder reads with `JSONReader` is what the parser's tree holds, and it accepts
+/// nothing the parser refuses: whatever it cannot read as asked is a mismatch, which the
+/// caller settles with the parser.
+@Suite struct JSONReaderTests {
+    /// What `body` reads from `text`, or nil for a mismatch.
+    private func read<T>(_ text: [UInt8], _ body: (inout JSONReader) throws(JSONReader.Mismatch) -> T) -> T? {
+        text.withUnsafeBytes { buffer -> T? in
+            var reader = JSONReader(buffer)
+            do {
+                return try body(&reader)
+            } catch {
+                return nil
+            }
+        }
+    }
+
+    private func read<T>(_ text: String, _ body: (inout JSONReader) throws(JSONReader.Mismatch) -> T) -> T? {
+        read(Array(text.utf8), body)
+    }
+
+    /// `{"id":…,"content":{"state":STATE,"r":1}}` read member by member, as a decoder does:
+    /// the state as text, or the mismatch.
+    private func readState(_ state: String, in envelope: String = #"{"id":"x","content":{"state":@,"r":1}}"#)
+        -> (text: [UInt8], nesting: Int, shape: [UInt8])?
+    {
+        read(envelope.replacingOccurrences(of: "@", with: state)) { (reader: inout JSONReader) throws(JSONReader.Mismatch) in
+            var found: (text: [UInt8], nesting: Int, shape: [UInt8])?
+            try reader.enterObject()
+            while let key = try reader.nextKey() {
+                switch key {
+                case "id": _ = try reader.readString()
+                case "content":
+                    try reader.enterObject()
+                    while let inner = try reader.nextKey() {
+                        switch inner {
+                        case "state": found = try reader.readObjectText()
+                        case "r": _ = try reader.readNumber()
+                        default: throw JSONReader.Mismatch()
+                        }
+                    }
+                default: throw JSONReader.Mismatch()
+                }
+            }
+            try reader.finish()
+            guard let found else { throw JSONReader.Mismatch() }
+            return found
+        }
+    }
+
+    @Test func readsAnObjectAsTheTextTheTreeWouldBeWrittenAs() throws {
+        // Written as `serialized()` writes them: taken as they are, without a tree.
+        let canonical = [#"{}"#, #"{"a":1}"#, #"{"seq":-12,"t":"x y","ok":true,"n":null,"f":false}"#,
+                         #"{"a":{"b":[1,{"c":[]},"é"]},"d":[]}"#, #"{"big":-9223372036854775808}"#,
+                         #"{"ünï":"cödé","":0}"#, #"{"k":[[[[]]]],"z":{"":{}}}"#]
+        // Written otherwise, or left to the parser (many members): made a tree and written so.
+        let rewritten = [#"{ }"#, #"{"a": 1}"#, #"{"a":1 }"#, #"{"a":"\u0041"}"#, #"{"a":"\""}"#, #"{"a":1.5}"#, #"{"a":1e2}"#,
+                         #"{"a":-0}"#, #"{"a":9223372036854775808}"#, #"{"a":{"b":[1, 2]}}"#, #"{"\u0061":1}"#,
+                         #"{"a":[1E2]}"#, #"{"a":-0.0}"#, "{" + (0..<40).map { #""k\#($0)":\#($0)"# }.joined(separator: ",") + "}"]
+        for state in canonical + rewritten {
+            let tree = try JSONParser.parse(state)
+            let found = try #require(readState(state), "\(state)")
+            #expect(found.text == tree.serialized(), "\(state)")
+            #expect(found.nesting == tree.nestingDepth, "\(state)")
+            #expect(found.shape == JSON.objectShape(ofText: found.text), "\(state)")
+            if canonical.contains(state) { #expect(found.text == Array(state.utf8)) }
+        }
+        // The members around it may be written any way.
+        let spaced = try #require(readState(#"{"a":[1]}"#, in: #" { "content" : { "r" : 1 , "state" : @ } , "id" : "x" } "#))
+        #expect(spaced.text == Array(#"{"a":[1]}"#.utf8) && spaced.nesting == 2 && spaced.shape == Array(#""a"a"#.utf8))
+        // Not an object where one is asked for.
+        for state in [#"[1,2]"#, #""s""#, #"0"#, "null"] {
+            #expect(readState(state) == nil, "\(state)")
+        }
+    }
+
+    /// Whatever the parser refuses — in the state or around it — the reader does not read.
+    @Test func acceptsNothingTheParserRefuses() {
+        let deep = String(repeating: "[", count: 70) + String(repeating: "]", count: 70)
+        let invalid: [String] = [#"{"a":1,"a":2}"#, #"{"a":{"b":1,"b":1}}"#, #"{"":1,"":2}"#, #"{"a":[1,]}"#, #"{"a":1,}"#,
+                                 #"{"a":01}"#, #"{"a":tru}"#, #"{"a":nul}"#, #"{"a":"x"#, #"{"a""#, #"{"a":-}"#, #"{"a":1.}"#,
+                                 #"{"a"1}"#, #"{"a":{"b":[1,{"c":[}]}}"#, #"{1:2}"#, "{\"a\":\"\u{01}\"}", #"{"a":["# + deep + "]}",
+                                 #"{"a":1"#, #"{"#]
+        for state in invalid {
+            let message = #"{"id":"x","content":{"state":"# + state + "}}"
+            #expect(throws: JSONParseError.self, "\(state)") { try JSONParser.parse(message) }
+            #expect(readState(state) == nil, "\(state)")
+        }
+        // Invalid UTF-8 in a key and in a value of the state, and in a string around it.
+        let bytes: [[UInt8]] = [[0x7B, 0x22, 0xFF, 0x22, 0x3A, 0x31, 0x7D], [0x7B, 0x22, 0x61, 0x22, 0x3A, 0x22, 0xC3, 0x22, 0x7D]]
+        for state in bytes {
+            let message = Array(#"{"id":"x","content":{"state":"#.utf8) + state + Array("}}".utf8)
+            #expect(throws: JSONParseError.self) { try JSONParser.parse(message) }
+            let found = read(message) { (reader: inout JSONReader) throws(JSONReader.Mismatch) in
+                try reader.enterObject()
+                _ = try reader.nextKey()
+                _ = try reader.readString()
+                _ = try reader.nextKey()
+                try reader.enterObject()
+                _ = try reader.nextKey()
+                return try reader.readObjectText()
+            }
+            #expect(found == nil)
+        }
+        // Around the state: a duplicate of a member the decoder counts, trailing data, a
+        // missing brace, a string with a bad escape.
+        for envelope in [#"{"id":"x","id":"y","content":{"state":@,"r":1}}"#, #"{"id":"x","content":{"state":@,"r":1}} x"#,
+                         #"{"id":"x","content":{"state":@,"r":1}"#, #"{"id":"\x","content":{"state":@,"r":1}}"#,
+                         #"{"id":"x","content":{"state":@,"r":1},}"#] {
+            #expect(throws: (any Error).self, "\(envelope)") { try JSONParser.parse(envelope.replacingOccurrences(of: "@", with: "{}")) }
+            #expect(!readDuplicateChecked(envelope), "\(envelope)")
+        }
+    }
+
+    /// Whether the envelope of `acceptsNothingTheParserRefuses` is read, counting its members.
+    private func readDuplicateChecked(_ envelope: String) -> Bool {
+        let found: Bool? = read(envelope.replacingOccurrences(of: "@", with: "{}")) { (reader: inout JSONReader) throws(JSONReader.Mismatch) -> Bool in
+            var seen = JSONReader.MembersSeen()
+            try reader.enterObject()
+            while let key = try reader.nextKey() {
+                switch key {
+                case "id": try seen.insert(0); _ = try reader.readString()
+                case "content": try seen.insert(1); _ = try reader.readObject()
+                default: throw JSONReader.Mismatch()
+                }
+            }
+            try reader.finish()
+            return true
+        }
+        return found != nil
+    }
+
+    /// The reader stops at the same depth as the parser: a state nested to just under, at and
+    /// just over the limit, in objects and in arrays, gets the same verdict.
+    @Test func meetsTheDepthLimitWhereTheParserDoes() throws {
+        let limit = JSONParser.defaultMaximumDepth
+        var verdicts: [Bool] = []
+        for depth in (limit - 5)...(limit + 1) {
+            for (open, close) in [(#"{"a":"#, "}"), ("[", "]")] {
+                let nested = String(repeating: open, count: depth - 1) + "1" + String(repeating: close, count: depth - 1)
+                let state = #"{"x":"# + nested + "}"
+                let parsed = (try? JSONParser.parse(#"{"id":"x","content":{"state":"# + state + #","r":1}}"#)) != nil
+                #expect(parsed == (readState(state) != nil), "depth \(depth), \(open)")
+                verdicts.append(parsed)
+            }
+        }
+        // The range crosses the limit: some are accepted, some refused.
+        #expect(verdicts.contains(true) && verdicts.contains(false))
+    }
+
+    /// A string's end and whether it is ASCII are found in one pass, eight bytes at a time: a
+    /// byte that is not ASCII — valid UTF-8 or not — and the quote that ends the string, at
+    /// every position of a word, are told apart as byte by byte.
+    @Test func findsNonASCIIBytesAtEveryPositionOfAWord() throws {
+        for length in 0..<20 {
+            for position in 0..<max(length, 1) {
+                for (inserted, valid) in [([0xC3, 0xA9] as [UInt8], true), ([0xFF], false), ([0x80], false)] {
+                    var string = [UInt8](repeating: UInt8(ascii: "x"), count: length)
+                    if length > 0 { string.replaceSubrange(position...position, with: inserted) }
+                    let text = Array(#"{"s":""#.utf8) + string + Array(#"","t":{"u":""#.utf8) + string + Array(#""}}"#.utf8)
+                    let parsed = try? JSONParser.parse(text)
+                    #expect((parsed != nil) == (valid || length == 0), "\(length) \(position) \(inserted)")
+                    let read = read(text) { (reader: inout JSONReader) throws(JSONReader.Mismatch) -> (String, [UInt8]) in
+                        try reader.enterObject()
+                        _ = try reader.nextKey()
+                        let s = try reader.readString()
+                        _ = try reader.nextKey()
+                        let t = try reader.readObjectText().text
+                        _ = try reader.nextKey()
+                        try reader.finish()
+                        return (s, t)
+                    }
+                    #expect((read != nil) == (parsed != nil), "\(length) \(position) \(inserted)")
+                    if let parsed, let read {
+                        #expect(read.0 == parsed["s"]?.stringValue && read.1 == parsed["t"]?.serialized())
+                    }
+                }
+            }
+        }
+    }
+
+    @Test func readsScalarsAsTheTreeHoldsThem() throws {
+        let text = #"{"s":"a\u00e9\n","n":-12,"d":1.5e3,"big":9223372036854775808,"t":true,"f":false,"z":null}"#
+        let tree = try JSONParser.parse(text)
+        let values = read(text) { (reader: inout JSONReader) throws(JSONReader.Mismatch) -> [String: JSON] in
+            var values: [String: JSON] = [:]
+            try reader.enterObject()
+            while let key = try reader.nextKey() {
+                switch key {
+                case "s": values["s"] = .string(try reader.readString())
+                case "n": values["n"] = .double(try reader.readNumber())
+                case "d": values["d"] = .double(try reader.readNumber())
+                case "big": values["big"] = .double(try reader.readNumber())
+                case "t": values["t"] = .bool(try reader.readBool())
+                case "f": values["f"] = .bool(try reader.readBool())
+                case "z": values["z"] = reader.readNull() ? .null : .string("not null")
+                default: throw JSONReader.Mismatch()
+                }
+            }
+            try reader.finish()
+            return values
+        }
+        #expect(values?["s"]?.stringValue == tree["s"]?.stringValue)
+        for key in ["n", "d", "big"] { #expect(values?[key]?.doubleValue == tree[key]?.doubleValue, "\(key)") }
+        #expect(values?["t"] == true && values?["f"] == false && values?["z"] == .null)
+        // A value of another kind than asked for is a mismatch, as is a key with an escape
+        // (left to the parser).
+        for (text, kind) in [(#"{"a":1}"#, 0), (#"{"a":"1"}"#, 1), (#"{"a":null}"#, 2), (#"{"\u0061":1}"#, 1)] {
+            let value: Bool? = read(text) { (reader: inout JSONReader) throws(JSONReader.Mismatch) -> Bool in
+                try reader.enterObject()
+                guard let key = try reader.nextKey(), case "a" = key else { throw JSONReader.Mismatch() }
+                switch kind {
+                case 0: _ = try reader.readString()
+                case 1: _ = try reader.readNumber()
+                default: _ = try reader.readBool()
+                }
+                return true
+            }
+            #expect(value == nil, "\(text)")
+        }
+    }
+}
