@@ -15,6 +15,10 @@ import Synchronization
 ///
 /// The loop sleeps in `epoll_wait` until a descriptor it watches is ready or a timer it holds
 /// is due: with no traffic and no timer armed it does not wake at all.
+///
+/// `@unchecked Sendable` because its one mutable field, `eventLoop`, is written by the loop
+/// thread before `started` is signalled and read only on that thread afterwards (and by `init`,
+/// after waiting on `started`); everything else is a `let`, a `Mutex` or an `Atomic`.
 public final class BusLoop: SerialExecutor, @unchecked Sendable {
     private enum Work {
         case job(UnownedJob)
@@ -29,7 +33,7 @@ public final class BusLoop: SerialExecutor, @unchecked Sendable {
     /// The loop thread's id, set once before it runs anything.
     private let loopThread = Atomic<UInt>(0)
     /// Set by the loop thread before it signals `started`; read only on the loop thread after.
-    nonisolated(unsafe) private var eventLoop: OpaquePointer?
+    private var eventLoop: OpaquePointer?
     private let started = DispatchSemaphore(value: 0)
     private let finished = DispatchSemaphore(value: 0)
 
