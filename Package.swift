@@ -269,7 +269,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "island-overlay",
-            dependencies: ["IslandOverlay", "IslandPresenter", "IslandPaths", "CGtk"],
+            dependencies: ["IslandOverlay", "IslandPresenter", "IslandPaths", "CGtk", .product(name: "ArgumentParser", package: "swift-argument-parser")],
             swiftSettings: gtkFlags
         ),
         .testTarget(
