@@ -339,7 +339,7 @@ public enum OverlayEvent: Sendable {
     /// The daemon answered a request; for a tap, with the URL to open, if any.
     case answered(OverlayRequest, url: String?)
     case failed(OverlayRequest, message: String)
-    /// A new configuration: CollapseAfter=, Opener= and Motion= apply at once; the window's
+    /// A new configuration: CollapseAfter=, Opener= and Motion=on/off apply at once; the window's
     /// placement (Output=, Layer=, MarginTop=) is the shell's, decided when it opens.
     case configured(OverlayConfig)
 }

@@ -48,35 +48,37 @@ import IslandPresenter
             OverlayShell.with(data) { shell in if let cr { shell.draw(cr) } }
             return 1
         } as @convention(c) (UnsafeMutableRawPointer?, OpaquePointer?, UnsafeMutableRawPointer?) -> gboolean, to: GCallback.self))
-        connect(area, "button-press-event", unsafeBitCast({ (_: UnsafeMutableRawPointer?, event: UnsafeMutablePointer<GdkEvent>?, data: UnsafeMutableRawPointer?) -> gboolean in
+        connect(area, "button-press-event") { _, event, data in
             guard let event else { return 0 }
             var x = 0.0, y = 0.0, button: guint = 0, type: Int32 = 0
             island_button_event(event, &x, &y, &button, &type)
             if type == Int32(GDK_BUTTON_PRESS.rawValue) { OverlayShell.with(data) { $0.handle(.pressed(x: x, y: y, button: Int(button))) } }
             return 1
-        } as @convention(c) (UnsafeMutableRawPointer?, UnsafeMutablePointer<GdkEvent>?, UnsafeMutableRawPointer?) -> gboolean, to: GCallback.self))
-        connect(area, "motion-notify-event", unsafeBitCast({ (_: UnsafeMutableRawPointer?, event: UnsafeMutablePointer<GdkEvent>?, data: UnsafeMutableRawPointer?) -> gboolean in
+        }
+        connect(area, "motion-notify-event") { _, event, data in
             guard let event else { return 0 }
             var x = 0.0, y = 0.0
             island_motion_event(event, &x, &y)
             OverlayShell.with(data) { $0.handle(.pointerMoved(x: x, y: y)) }
             return 0
-        } as @convention(c) (UnsafeMutableRawPointer?, UnsafeMutablePointer<GdkEvent>?, UnsafeMutableRawPointer?) -> gboolean, to: GCallback.self))
-        connect(area, "leave-notify-event", unsafeBitCast({ (_: UnsafeMutableRawPointer?, _: UnsafeMutablePointer<GdkEvent>?, data: UnsafeMutableRawPointer?) -> gboolean in
+        }
+        connect(area, "leave-notify-event") { _, _, data in
             OverlayShell.with(data) { $0.handle(.pointerLeft) }
             return 0
-        } as @convention(c) (UnsafeMutableRawPointer?, UnsafeMutablePointer<GdkEvent>?, UnsafeMutableRawPointer?) -> gboolean, to: GCallback.self))
-        connect(widget, "key-press-event", unsafeBitCast({ (_: UnsafeMutableRawPointer?, event: UnsafeMutablePointer<GdkEvent>?, data: UnsafeMutableRawPointer?) -> gboolean in
+        }
+        connect(widget, "key-press-event") { _, event, data in
             guard let event, island_key_event(event) == guint(GDK_KEY_Escape) else { return 0 }
             OverlayShell.with(data) { $0.handle(.escapePressed) }
             return 1
-        } as @convention(c) (UnsafeMutableRawPointer?, UnsafeMutablePointer<GdkEvent>?, UnsafeMutableRawPointer?) -> gboolean, to: GCallback.self))
+        }
         // On X11 without a window manager GDK moves focus with the pointer: leaving the island
         // would be "focus lost". There the pointer-away countdown does the job alone.
-        if window.wayland { connect(widget, "focus-out-event", unsafeBitCast({ (_: UnsafeMutableRawPointer?, _: UnsafeMutablePointer<GdkEvent>?, data: UnsafeMutableRawPointer?) -> gboolean in
-            OverlayShell.with(data) { $0.handle(.focusLost) }
-            return 0
-        } as @convention(c) (UnsafeMutableRawPointer?, UnsafeMutablePointer<GdkEvent>?, UnsafeMutableRawPointer?) -> gboolean, to: GCallback.self)) }
+        if window.wayland {
+            connect(widget, "focus-out-event") { _, _, data in
+                OverlayShell.with(data) { $0.handle(.focusLost) }
+                return 0
+            }
+        }
 
         // SIGUSR1 (island-overlay --toggle-list) and the terminating signals, in the GTK loop.
         g_unix_signal_add(SIGUSR1, { data in
@@ -120,6 +122,13 @@ import IslandPresenter
 
     private func connect(_ widget: UnsafeMutablePointer<GtkWidget>, _ signal: String, _ callback: GCallback) {
         island_signal_connect(UnsafeMutableRawPointer(widget), signal, callback, pointer)
+    }
+
+    /// A GDK event signal's handler: (widget, event, the shell) -> whether the event was handled.
+    private typealias EventHandler = @convention(c) (UnsafeMutableRawPointer?, UnsafeMutablePointer<GdkEvent>?, UnsafeMutableRawPointer?) -> gboolean
+
+    private func connect(_ widget: UnsafeMutablePointer<GtkWidget>, _ signal: String, _ handler: EventHandler) {
+        connect(widget, signal, unsafeBitCast(handler, to: GCallback.self))
     }
 
     // MARK: Steps out
