@@ -324,6 +324,29 @@ import Testing
         #expect(still.form == .compact)
     }
 
+    /// A timer on screen redraws on each whole second (5 ms past it), without crossfading;
+    /// once nothing on screen depends on time, the ticks stop.
+    @Test func aTimerOnScreenTicksOnTheSecond() {
+        let timer: JSON = ["compactLeading": ["type": "symbol", "name": "⏱"], "compactTrailing": ["type": "timer", "to": "{{state.endsAt}}"]]
+        let item = Scenes.item("t", layout: timer, state: ["endsAt": .double(Scenes.now + 600)])
+        var desk = Desk()
+        desk.clock.wall += 0.25
+        desk.send(.update(Self.snapshot(["mode": "compact", "attached": "t"], items: [item])))
+        #expect(desk.take().contains(.schedule(.secondTick, milliseconds: 755)))
+        desk.settle()
+        _ = desk.take()
+        let before = desk.controller.motion.target
+        desk.wait(1)
+        let ticked = desk.take()
+        #expect(desk.controller.motion.target != before, "the countdown moved on")
+        #expect(ticked.contains(.redraw) && !ticked.contains(.startFrames), "a tick replaces the text at once")
+        #expect(desk.timers[.secondTick] != nil, "and the next second is awaited")
+
+        desk.send(.update(Self.delta(2, island: ["mode": "none"])))
+        #expect(desk.take().contains(.cancel(.secondTick)))
+        #expect(desk.timers.isEmpty)
+    }
+
     /// CollapseAfter=0: the pointer away never collapses; a new configuration applies to the
     /// next countdown.
     @Test func theConfigurationDecidesThePointerAwayCountdown() {
