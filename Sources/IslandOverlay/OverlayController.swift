@@ -305,9 +305,9 @@ public struct OverlayController {
 /// The overlay's two clocks, injected.
 public struct OverlayClock {
     /// Seconds since 1970: the scene's timers and times of day.
-    public var wall: () -> Double
+    public let wall: () -> Double
     /// Seconds of a monotonic clock: how long a target has stood still for the click guard.
-    public var monotonic: () -> Double
+    public let monotonic: () -> Double
 
     public init(wall: @escaping () -> Double, monotonic: @escaping () -> Double) {
         self.wall = wall
