@@ -281,7 +281,7 @@ let island: [Target] = [
     ),
     .executableTarget(
         name: "island-overlay",
-        dependencies: ["IslandOverlay", "IslandPresenter", "IslandPaths", "CGtk"],
+        dependencies: ["IslandOverlay", "IslandPresenter", "IslandPaths", "CGtk", .product(name: "ArgumentParser", package: "swift-argument-parser")],
         swiftSettings: gtkFlags
     ),
     .testTarget(

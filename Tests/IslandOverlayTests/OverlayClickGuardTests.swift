@@ -13,7 +13,7 @@ import Testing
     let layout = OverlayLayout(canvasWidth: 440, canvasHeight: 640, top: 8, metrics: FixedMetrics())
 
     /// The overlay's paint loop without a display: each frame painted is recorded, as
-    /// `OverlayApp.draw` does, at the test's clock.
+    /// `OverlayController` does on `.painted`, at the test's clock.
     struct Screen {
         var motion: OverlayMotion
         var clicks = OverlayClicks()

@@ -1,0 +1,412 @@
+public import OrderedJSON
+public import IslandPresenter
+
+/// The overlay's behaviour, with no GTK in it: what the daemon, the pointer, the keys, the
+/// compositor's frame clock and the timers tell it goes in as an `OverlayEvent`; what to draw,
+/// where input goes, what to ask the daemon, which timers to run and what to log comes out as
+/// `OverlayStep`s, for the GTK shell to carry out. Time comes from the injected `OverlayClock`,
+/// so every rule is tested without a display or a sleep.
+///
+/// It belongs to one thread (GTK's): it is a value, and the shell owns the only copy.
+public struct OverlayController {
+    /// What the controller is told once, at start.
+    public struct Settings: Sendable, Hashable {
+        /// How long a target must stand still on screen before a click acts on it.
+        public var settleTime: Double
+        /// ISLAND_OVERLAY_FRAME_LOG=1: log clicks, and when the targets on screen become
+        /// actionable (tests click when it says so, not after a guessed delay).
+        public var frameLog: Bool
+        /// The window is cut to the shapes as they are drawn, each frame (X11 with no
+        /// compositing manager, where alpha is not blended).
+        public var cutsWindowToShapes: Bool
+
+        public init(settleTime: Double = OverlayClicks.defaultSettleTime, frameLog: Bool = false, cutsWindowToShapes: Bool = false) {
+            self.settleTime = settleTime
+            self.frameLog = frameLog
+            self.cutsWindowToShapes = cutsWindowToShapes
+        }
+
+        /// From the process's environment: ISLAND_OVERLAY_FRAME_LOG and
+        /// ISLAND_OVERLAY_CLICK_SETTLE_MS.
+        public init(environment: [String: String], cutsWindowToShapes: Bool = false) {
+            self.init(settleTime: Self.settleTime(environment), frameLog: environment["ISLAND_OVERLAY_FRAME_LOG"] == "1",
+                      cutsWindowToShapes: cutsWindowToShapes)
+        }
+
+        /// ISLAND_OVERLAY_CLICK_SETTLE_MS (for tests on a loaded machine): a longer settle time
+        /// than the default 500 ms; never a shorter one.
+        public static func settleTime(_ environment: [String: String]) -> Double {
+            let base = OverlayClicks.defaultSettleTime
+            guard let text = environment["ISLAND_OVERLAY_CLICK_SETTLE_MS"], let ms = Double(text), ms.isFinite else { return base }
+            return max(base, min(60, ms / 1000))
+        }
+    }
+
+    /// The daemon connection as the overlay last saw it.
+    enum Connection: Equatable {
+        /// Before the first snapshot.
+        case connecting
+        case connected
+        /// Reconnecting after `reason`; said once, not at every failed attempt.
+        case lost(reason: String)
+    }
+
+    public private(set) var config: OverlayConfig
+    public let settings: Settings
+    private let layout: OverlayLayout
+    private let clock: OverlayClock
+
+    public private(set) var model = PresenterModel()
+    public private(set) var motion: OverlayMotion
+    public private(set) var clicks: OverlayClicks
+    public private(set) var listOpen = false
+    /// The button or dismissal under the pointer, drawn highlighted.
+    public private(set) var hovered: OverlayRect?
+    private(set) var connection = Connection.connecting
+    /// The timers the shell runs for us now.
+    public private(set) var timers: Set<OverlayTimer> = []
+    /// Whether the shell is following the compositor's frame clock (sending `.frame`).
+    public private(set) var wantsFrames = false
+    private var lastFrameTime: Int64?
+    /// What the pointer-away countdown was started under: the expanded activity, or the list.
+    private var openedForPointerAway: String?
+
+    public init(layout: OverlayLayout, config: OverlayConfig = OverlayConfig(), motion: Bool = true,
+                settings: Settings = Settings(), clock: OverlayClock) {
+        self.layout = layout
+        self.config = config
+        self.settings = settings
+        self.clock = clock
+        self.motion = OverlayMotion(enabled: motion)
+        self.clicks = OverlayClicks(settleTime: settings.settleTime)
+    }
+
+    /// Handles one event; returns what the shell must do, in order.
+    public mutating func handle(_ event: OverlayEvent) -> [OverlayStep] {
+        var steps: [OverlayStep] = []
+        switch event {
+        case .windowShown:
+            refresh(animated: false, &steps)
+        case .update(let update):
+            model.apply(update)
+            if model.hasSnapshot, connection != .connected {
+                steps.append(.log("subscribed; \(model.items.count) activities, island \(model.island.mode.rawValue)"))
+                connection = .connected
+            }
+            refresh(animated: true, &steps)
+        case .disconnected(let reason):
+            if connection == .connected || connection == .connecting { steps.append(.log("disconnected: \(reason); reconnecting")) }
+            model.reset()
+            connection = .lost(reason: reason)
+            refresh(animated: true, &steps)
+        case .pointerMoved(let x, let y):
+            hover(x: x, y: y, &steps)
+        case .pointerLeft:
+            hover(x: -1, y: -1, &steps)
+        case .pressed(let x, let y, let button):
+            press(x: x, y: y, button: button, &steps)
+        case .escapePressed, .focusLost:
+            collapse(&steps)
+        case .toggleList:
+            toggleList(&steps)
+        case .frame(let microseconds):
+            frame(at: microseconds, &steps)
+        case .painted:
+            // What was just painted is what a click acts on (a morph mid-way: nothing for an app).
+            clicks.painted(motion.target, shapesMoving: motion.shapesMoving, at: clock.monotonic())
+            if settings.frameLog { scheduleActionableLog(&steps) }
+        case .timerFired(let timer):
+            timers.remove(timer)
+            fired(timer, &steps)
+        case .answered(let request, let url):
+            if case .tap(_, let regionURL) = request {
+                if let url = Self.openable(regionURL ?? url) { steps.append(.open(url, opener: config.opener)) }
+            } else {
+                steps.append(.log(request.description))
+            }
+        case .failed(let request, let message):
+            steps.append(.log("\(request.action) failed: \(message)"))
+        case .configured(let config):
+            self.config = config
+            if let motion = config.motion { self.motion.enabled = motion }
+            // A countdown runs for the CollapseAfter= it started with: a new one starts at
+            // the pointer's next move.
+            cancel(.pointerAway, &steps)
+        }
+        return steps
+    }
+
+    // MARK: Scene
+
+    /// Recomputes the frame from the model; animates to it when it changed.
+    private mutating func refresh(animated: Bool, _ steps: inout [OverlayStep]) {
+        let scene = IslandScene(model: model, now: clock.wall())
+        if listOpen, scene.lockScreen.isEmpty, scene.mode == .none, model.hasSnapshot { listOpen = false }
+        // A pointer-away countdown belongs to the expansion (or open list) it started under.
+        let opened = listOpen ? "list" : model.island.mode == .expanded ? model.island.expanded : nil
+        if opened != openedForPointerAway { cancel(.pointerAway, &steps) }
+        openedForPointerAway = opened
+        let frame = layout.frame(scene, listOpen: listOpen)
+        if frame != motion.target {
+            motion.show(frame, animated: animated)
+            steps.append(.setInputRegion(OverlayLayout.pixelRows(frame.shapes)))
+            cutWindow(&steps)
+            steps.append(.describe(frame))
+            steps.append(.redraw)
+            if motion.isAnimating, !wantsFrames {
+                wantsFrames = true
+                lastFrameTime = nil
+                steps.append(.startFrames)
+            }
+        }
+        // A timer ticks on the second, and only while something on screen depends on time.
+        if !OverlayLayout.isTicking(scene, listOpen: listOpen) {
+            cancel(.secondTick, &steps)
+        } else if !timers.contains(.secondTick) {
+            let fraction = clock.wall().truncatingRemainder(dividingBy: 1)
+            schedule(.secondTick, milliseconds: Int(max(1, (1 - fraction) * 1000 + 5)), &steps)
+        }
+    }
+
+    private func cutWindow(_ steps: inout [OverlayStep]) {
+        if settings.cutsWindowToShapes { steps.append(.setWindowShape(OverlayLayout.pixelRows(motion.shapes.map(\.shape)))) }
+    }
+
+    /// A frame of the compositor's clock while something moves: the springs advance to it.
+    private mutating func frame(at microseconds: Int64, _ steps: inout [OverlayStep]) {
+        guard wantsFrames else { return }
+        let dt = lastFrameTime.map { Double(microseconds - $0) / 1_000_000 } ?? 1.0 / 60
+        lastFrameTime = microseconds
+        motion.step(dt)
+        cutWindow(&steps)
+        steps.append(.redraw)
+        // Settled: no more frames until something changes.
+        if !motion.isAnimating { wantsFrames = false }
+    }
+
+    // MARK: Timers
+
+    private mutating func schedule(_ timer: OverlayTimer, milliseconds: Int, _ steps: inout [OverlayStep]) {
+        timers.insert(timer)
+        steps.append(.schedule(timer, milliseconds: milliseconds))
+    }
+
+    private mutating func cancel(_ timer: OverlayTimer, _ steps: inout [OverlayStep]) {
+        if timers.remove(timer) != nil { steps.append(.cancel(timer)) }
+    }
+
+    private mutating func fired(_ timer: OverlayTimer, _ steps: inout [OverlayStep]) {
+        switch timer {
+        case .secondTick:
+            refresh(animated: false, &steps)
+        case .pointerAway:
+            steps.append(.log("pointer away for \(config.collapseAfter) s: collapsing"))
+            collapse(&steps)
+        case .actionableLog:
+            let targets = clicks.actionable(at: clock.monotonic()).map(OverlayClicks.describe).sorted()
+            steps.append(.log("actionable: \(targets.joined(separator: "; "))"))
+            scheduleActionableLog(&steps)
+        }
+    }
+
+    /// With the frame log: "actionable: TARGET; ..." once the targets on screen may be clicked.
+    private mutating func scheduleActionableLog(_ steps: inout [OverlayStep]) {
+        cancel(.actionableLog, &steps)
+        let now = clock.monotonic()
+        guard let next = clicks.nextActionable(after: now) else { return }
+        schedule(.actionableLog, milliseconds: Int(max(1, ((next - now) * 1000).rounded(.up) + 1)), &steps)
+    }
+
+    // MARK: Input
+
+    private mutating func press(x: Double, y: Double, button: Int, _ steps: inout [OverlayStep]) {
+        if button == 3 {
+            toggleList(&steps)
+            return
+        }
+        guard button == 1 else { return }
+        // Hit-tested against the frame on screen, not the one a change is about to morph to.
+        let decision = clicks.click(x: x, y: y, at: clock.monotonic())
+        if settings.frameLog {
+            steps.append(.log("click at \(Int(x)),\(Int(y)) on \(OverlayClicks.describe(decision.target))"
+                + (decision.actionable ? "" : " ignored: not on screen, still, for \(clicks.settleTime) s yet")))
+        }
+        // Too early: nothing for the app (another app may have just moved it under the pointer).
+        guard decision.actionable else { return }
+        switch decision.target {
+        case .expand(let id): steps.append(.send(.expand(id: id)))
+        case .tap(let id, let url): steps.append(.send(.tap(id: id, url: url.flatMap(Self.web))))
+        case .button(let id, let action): steps.append(.send(.button(id: id, action: action)))
+        case .dismiss(let id): steps.append(.send(.dismiss(id: id)))
+        case .list: break
+        case .outside: collapse(&steps)
+        }
+    }
+
+    /// Escape, focus lost, a click elsewhere: the expanded island collapses, the list closes.
+    private mutating func collapse(_ steps: inout [OverlayStep]) {
+        if model.island.mode == .expanded, let id = model.island.expanded { steps.append(.send(.collapse(id: id))) }
+        if listOpen {
+            listOpen = false
+            refresh(animated: true, &steps)
+        }
+    }
+
+    private mutating func toggleList(_ steps: inout [OverlayStep]) {
+        listOpen.toggle()
+        steps.append(.log(listOpen ? "list opened" : "list closed"))
+        refresh(animated: true, &steps)
+        if listOpen { steps.append(.raiseWindow) }
+    }
+
+    private mutating func hover(x: Double, y: Double, _ steps: inout [OverlayStep]) {
+        pointerPresence(inside: motion.target.map { $0.target(x: x, y: y) != .outside } ?? false, &steps)
+        var rect: OverlayRect?
+        if let frame = clicks.onScreen ?? motion.target {
+            switch frame.target(x: x, y: y) {
+            case .button, .dismiss: rect = frame.hits.last { $0.rect.contains(x: x, y: y) }?.rect
+            default: rect = nil
+            }
+        }
+        if rect != hovered {
+            hovered = rect
+            steps.append(.redraw)
+        }
+    }
+
+    /// Clicks outside the island go to the window below and focus may stay where it was, so
+    /// "a click elsewhere" is seen as the pointer staying away: after CollapseAfter= seconds
+    /// away, the expanded island collapses and the list closes.
+    private mutating func pointerPresence(inside: Bool, _ steps: inout [OverlayStep]) {
+        let open = listOpen || model.island.mode == .expanded
+        if inside || !open || config.collapseAfter <= 0 {
+            cancel(.pointerAway, &steps)
+            return
+        }
+        guard !timers.contains(.pointerAway) else { return }
+        schedule(.pointerAway, milliseconds: Int(config.collapseAfter * 1000), &steps)
+    }
+
+    // MARK: URLs
+
+    /// A region's own URL is opened only when it is a web address; otherwise the tap's answer
+    /// (the layout's URL, which the daemon checked) is.
+    static func web(_ url: String) -> String? {
+        ["http", "https"].contains(url.prefix { $0 != ":" }.lowercased()) ? url : nil
+    }
+
+    /// A URL the opener may be given: never empty, never one an opener would read as an option.
+    static func openable(_ url: String?) -> String? {
+        guard let url, !url.isEmpty, !url.hasPrefix("-") else { return nil }
+        return url
+    }
+}
+
+/// The overlay's two clocks, injected.
+public struct OverlayClock {
+    /// Seconds since 1970: the scene's timers and times of day.
+    public let wall: () -> Double
+    /// Seconds of a monotonic clock: how long a target has stood still for the click guard.
+    public let monotonic: () -> Double
+
+    public init(wall: @escaping () -> Double, monotonic: @escaping () -> Double) {
+        self.wall = wall
+        self.monotonic = monotonic
+    }
+}
+
+/// What happens to the overlay, as the shell tells the controller.
+public enum OverlayEvent: Sendable {
+    /// The window is on screen: the first frame.
+    case windowShown
+    /// An update of the presenter subscription (the first after connecting is a snapshot).
+    case update(JSONObject)
+    /// The subscription ended or could not start; reconnection follows.
+    case disconnected(reason: String)
+    case pointerMoved(x: Double, y: Double)
+    case pointerLeft
+    /// A button pressed at a point of the window: 1 primary, 3 secondary.
+    case pressed(x: Double, y: Double, button: Int)
+    case escapePressed
+    case focusLost
+    /// `island-overlay --toggle-list` (SIGUSR1).
+    case toggleList
+    /// A frame of the compositor's frame clock, in microseconds, after `.startFrames`.
+    case frame(microseconds: Int64)
+    /// The window was painted from `motion` and `hovered` as they are now.
+    case painted
+    case timerFired(OverlayTimer)
+    /// The daemon answered a request; for a tap, with the URL to open, if any.
+    case answered(OverlayRequest, url: String?)
+    case failed(OverlayRequest, message: String)
+    /// A new configuration: CollapseAfter=, Opener= and Motion=on/off apply at once; the window's
+    /// placement (Output=, Layer=, MarginTop=) is the shell's, decided when it opens.
+    case configured(OverlayConfig)
+}
+
+/// What the shell does for the controller.
+public enum OverlayStep: Sendable, Hashable {
+    /// Paint again from `motion` and `hovered`.
+    case redraw
+    /// Only these pixel rows take input: clicks anywhere else reach the windows below.
+    case setInputRegion([OverlayRect])
+    /// Cut the window itself to these pixel rows (only with `cutsWindowToShapes`).
+    case setWindowShape([OverlayRect])
+    /// What assistive technologies are told the window holds.
+    case describe(OverlayFrame)
+    /// Send `.frame` at each frame of the compositor's clock until `wantsFrames` is false.
+    case startFrames
+    /// Run `timer` once after `milliseconds` (it is not running: the controller cancels first).
+    case schedule(OverlayTimer, milliseconds: Int)
+    case cancel(OverlayTimer)
+    /// Ask the daemon; answer with `.answered` or `.failed`.
+    case send(OverlayRequest)
+    /// Give `url` to `opener` (nil: the default opener) as one argument, with no shell.
+    case open(String, opener: [String]?)
+    /// Bring the window forward (the list opened: Escape should reach it).
+    case raiseWindow
+    case log(String)
+}
+
+/// The overlay's timers, each run once at a time.
+public enum OverlayTimer: Sendable, Hashable, CaseIterable {
+    /// The next whole second, while a timer or a time-based progress is on screen.
+    case secondTick
+    /// The pointer has stayed away from the open island or list for CollapseAfter=.
+    case pointerAway
+    /// The frame log's "actionable:" line.
+    case actionableLog
+}
+
+/// A Presenter `Interact` call.
+public enum OverlayRequest: Sendable, Hashable, CustomStringConvertible {
+    case expand(id: String)
+    case collapse(id: String)
+    /// `url`: the clicked region's own web address, opened instead of the one the daemon answers.
+    case tap(id: String, url: String?)
+    case button(id: String, action: String)
+    case dismiss(id: String)
+
+    public var action: String {
+        switch self {
+        case .expand: "expand"
+        case .collapse: "collapse"
+        case .tap: "tap"
+        case .button: "button"
+        case .dismiss: "dismiss"
+        }
+    }
+
+    public var id: String {
+        switch self {
+        case .expand(let id), .collapse(let id), .tap(let id, _), .button(let id, _), .dismiss(let id): id
+        }
+    }
+
+    public var button: String? {
+        if case .button(_, let action) = self { action } else { nil }
+    }
+
+    /// "ACTION ID [BUTTON]", as the log says it was done.
+    public var description: String { [action, id, button].compactMap { $0 }.joined(separator: " ") }
+}

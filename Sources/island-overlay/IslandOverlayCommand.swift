@@ -1,0 +1,195 @@
+import ArgumentParser
+import Foundation
+import IslandOverlay
+import IslandPaths
+import IslandPresenter
+
+@main
+struct IslandOverlayCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "island-overlay",
+        abstract: "The Dynamic Island on screen: a capsule at the top centre showing the Live Activities of islandd.",
+        discussion: """
+            A black capsule at the top centre shows the Live Activities of islandd as the TUI and \
+            the bars do (compact, minimal with a detached bubble, expanded, alerts, and the list of \
+            every activity as a panel under the island), and morphs between them. It is a \
+            presenter: it subscribes to the daemon, and reconnects when the daemon restarts.
+
+            Mouse and keys:
+              click the compact or minimal island  expand that activity
+              click in the expanded island, alert  tap: the app is told, the URL opens
+              click a button                       press it (the app's Watch sees it)
+              secondary click on the island        open or close the list
+              click × on a card in the list        dismiss that activity
+              Escape, focus lost, pointer away     collapse, close the list (clicks
+                                                   outside the island reach the
+                                                   windows below)
+            On X11 the island is an override-redirect window and takes no keyboard focus: Escape \
+            and focus loss do not reach it there; the pointer staying away (CollapseAfter=), the \
+            daemon's timeout or --toggle-list close what opened.
+            With gtk-enable-animations=false (reduced motion) or Motion=off, nothing animates.
+
+            overlay.conf:
+              [Overlay]
+              Output=NAME      the monitor: its model/connector name or its number
+                               (0, 1, ...); default: the compositor's choice
+                               (Wayland), the primary (X11)
+              Layer=top        background, bottom, top (default; fullscreen windows
+                               cover it) or overlay
+              MarginTop=8      pixels between the top of the screen and the island
+              Opener=gio open  the program a tap's URL is given to, as one last
+                               argument, with no shell; default: gio open, else
+                               xdg-open
+              CollapseAfter=4  seconds the pointer stays off the expanded island (or
+                               the open list) before it collapses (closes); 0: never
+              Motion=auto      auto: follow GTK's gtk-enable-animations (on Wayland
+                               GTK reads it from GSettings org.gnome.desktop.interface
+                               enable-animations); on; off
+
+            overlay.css: GTK CSS over the built-in dark style. The colours are named: \
+            island_background, island_foreground, island_secondary, island_accent (progress and \
+            rings without a tint), island_button, island_button_hover, island_track, island_panel \
+            (the list) and island_card; for example:
+              @define-color island_background #000000;
+
+            Placement: on Wayland compositors with wlr-layer-shell (sway, Hyprland, river, niri, \
+            KDE, COSMIC, labwc, Wayfire) a layer surface anchored top-centre, no exclusive zone; \
+            on X11 an override-redirect RGBA window at the top centre. Input is taken only where \
+            the island is drawn. GNOME on Wayland has no layer-shell: the overlay says so and \
+            exits with status 69.
+
+            A click acts on what is on screen: a tap, a button or a dismissal does nothing for \
+            the app while the island morphs, nor until what was clicked has stood still in view \
+            for 500 ms (against another app moving its content under the pointer). Every form's \
+            size is bounded (the expanded island is at most 160 px tall) and what does not fit is \
+            cut, not drawn.
+
+            Environment: ISLAND_OVERLAY_FRAME_LOG=1 logs every frame painted and its paint time \
+            ("frame N us animating|settled FORM"), the accessible regions, when the targets on \
+            screen become clickable ("actionable: tap ID; button ID ACTION; ...") and clicks \
+            ignored because they came too early, on stderr. ISLAND_OVERLAY_CLICK_SETTLE_MS=N \
+            (tests on a slow machine): a longer wait than 500 ms before a target may be clicked; \
+            never a shorter one.
+
+            Exit status: 0 on SIGTERM/SIGINT, 64 bad usage, 69 no way to place the island (no \
+            layer-shell on Wayland, or no display), 1 --toggle-list found no running overlay.
+            """,
+        version: "0.1.0")
+
+    @Option(help: ArgumentHelp(
+        "The daemon's socket (default: $ISLAND_SOCKET, else $XDG_RUNTIME_DIR/island/islandd.sock).", valueName: "path"))
+    var socket: String?
+
+    @Option(help: ArgumentHelp("The configuration file (default: $XDG_CONFIG_HOME/island/overlay.conf).", valueName: "file"))
+    var config: String?
+
+    @Option(help: ArgumentHelp("The style sheet (default: $XDG_CONFIG_HOME/island/overlay.css).", valueName: "file"))
+    var css: String?
+
+    @Flag(help: """
+        Open or close the list of the running overlay, and exit (for bars and key bindings): sends \
+        SIGUSR1 to the pid in $XDG_RUNTIME_DIR/island/overlay.pid.
+        """)
+    var toggleList = false
+
+    @Option(help: ArgumentHelp("""
+        Draw every form of the five example apps to dir/*.png, off-screen (no display needed), and \
+        exit. Times of day in UTC unless TZ is set.
+        """, valueName: "dir"))
+    var renderGallery: String?
+
+    @Option(help: ArgumentHelp("""
+        (--render-gallery only) The example layouts, one directory per app (default: \
+        ./packaging/layouts, else /usr/share/island/layouts).
+        """, valueName: "dir"))
+    var layouts: String?
+
+    @Option(help: ArgumentHelp("(--render-gallery only) Draw at n times the size, 1 to 4.", valueName: "n"))
+    var scale = 1
+
+    func validate() throws {
+        guard (1...4).contains(scale) else { throw ValidationError("--scale must be 1-4") }
+    }
+
+    func run() throws {
+        let environment = ProcessInfo.processInfo.environment
+        if let directory = renderGallery { return try render(to: directory, environment: environment) }
+        let paths = OverlayPaths(environment: environment)
+        if toggleList { return try toggleRunningList(paths) }
+
+        var overlayConfig = OverlayConfig()
+        let configPath = config ?? paths.configHome + "/island/overlay.conf"
+        if let text = try? String(contentsOfFile: configPath, encoding: .utf8) {
+            overlayConfig = OverlayConfig(text: text, path: configPath)
+            log("configuration from \(configPath)")
+            for warning in overlayConfig.warnings { log(warning) }
+        }
+        let socketPath = socket ?? SocketLocation.client(environment: environment, uid: getuid())
+        // GTK calls back on this thread, the process's main thread, for as long as gtk_main runs:
+        // the shell is the main actor's.
+        try MainActor.assumeIsolated {
+            let window = try OverlayWindow(config: overlayConfig, environment: environment)
+            let shell = OverlayShell(window: window, config: overlayConfig, cssPath: css ?? paths.configHome + "/island/overlay.css",
+                                     socketPath: socketPath, environment: environment)
+            shell.listen()
+            // Only once SIGUSR1 is ours: its default action would end the overlay.
+            let pidFile = paths.writePidFile()
+            shell.run()
+            if let pidFile { unlink(pidFile) }
+        }
+        log("exiting")
+    }
+
+    private func render(to directory: String, environment: [String: String]) throws {
+        // Times of day in the default layout: the same images wherever they are drawn, unless a
+        // zone is asked for.
+        if environment["TZ"] == nil { setenv("TZ", "UTC", 1) }
+        do {
+            let files = try OverlayGallery.render(to: directory, layoutsDirectory: layouts ?? OverlayGallery.defaultLayoutsDirectory(), scale: scale)
+            for file in files { print(file) }
+        } catch {
+            throw fail("cannot render the gallery: \(error)", status: 1)
+        }
+    }
+
+    private func toggleRunningList(_ paths: OverlayPaths) throws {
+        guard let pidPath = paths.pidFile, let text = try? String(contentsOfFile: pidPath, encoding: .utf8),
+              let pid = pid_t(text.trimmingCharacters(in: .whitespacesAndNewlines)), pid > 0 else {
+            throw fail("no running overlay (no \(paths.pidFile ?? "$XDG_RUNTIME_DIR/island/overlay.pid"))", status: 1)
+        }
+        // Only an island-overlay of ours: a stale pid may now be someone else's process.
+        let comm = (try? String(contentsOfFile: "/proc/\(pid)/comm", encoding: .utf8))?.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard comm == "island-overlay", kill(pid, SIGUSR1) == 0 else { throw fail("no running overlay (pid \(pid) is not island-overlay)", status: 1) }
+    }
+}
+
+/// Where the overlay's files are, from the environment.
+struct OverlayPaths {
+    var configHome: String
+    /// $XDG_RUNTIME_DIR/island, where the running overlay's pid is kept.
+    var runtimeDirectory: String?
+
+    init(environment: [String: String]) {
+        configHome = environment["XDG_CONFIG_HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? (environment["HOME"] ?? "") + "/.config"
+        runtimeDirectory = environment["XDG_RUNTIME_DIR"].map { $0 + "/island" }
+    }
+
+    var pidFile: String? { runtimeDirectory.map { $0 + "/overlay.pid" } }
+
+    /// For `--toggle-list`; returns the file written, for removal at exit.
+    func writePidFile() -> String? {
+        guard let runtimeDirectory, let pidFile else { return nil }
+        mkdir(runtimeDirectory, 0o700)
+        return (try? "\(getpid())\n".write(toFile: pidFile, atomically: true, encoding: .utf8)) != nil ? pidFile : nil
+    }
+}
+
+func log(_ message: String) {
+    _ = writeAll("island-overlay: \(message)\n", to: 2)
+}
+
+/// Says why, and ends the command with `status`.
+func fail(_ message: String, status: Int32) -> ExitCode {
+    log(message)
+    return ExitCode(status)
+}

@@ -1,0 +1,183 @@
+import ArgumentParser
+import CGtk
+import CPangoCairo
+import Foundation
+import IslandOverlay
+
+/// The island's window, placed: a layer surface at the top centre on Wayland, an
+/// override-redirect window there on X11, with a drawing area that takes the pointer.
+@MainActor struct OverlayWindow {
+    let widget: UnsafeMutablePointer<GtkWidget>
+    let area: UnsafeMutablePointer<GtkWidget>
+    let wayland: Bool
+    /// On X11 with no compositing manager, alpha is not blended: the window itself is cut to
+    /// the shapes as they are drawn now (X Shape), or its transparent parts would show black.
+    let needsWindowShape: Bool
+    let scale: Int
+    let canvas: (width: Double, height: Double)
+    /// The backend, output and placement, for the log.
+    let description: String
+
+    /// Opens the display and places the window; fails with 69 where the island cannot be placed.
+    init(config: OverlayConfig, environment: [String: String]) throws {
+        // The island is painted with cairo in memory; GL is never used, and GDK's probing for it on
+        // X11 maps Mesa (llvmpipe: about 50 MiB). A user's own GDK_GL wins.
+        if environment["GDK_GL"] == nil { setenv("GDK_GL", "disable", 1) }
+        guard gtk_init_check(nil, nil) != 0, let display = gdk_display_get_default() else {
+            throw fail("cannot open a display (neither WAYLAND_DISPLAY nor DISPLAY works)", status: 69)
+        }
+        wayland = island_is_wayland(display) != 0
+        let x11 = island_is_x11(display) != 0
+        if wayland, gtk_layer_is_supported() == 0 {
+            throw fail("""
+                this Wayland compositor has no wlr-layer-shell (GNOME's Mutter does not offer it), so the island \
+                cannot be placed above other windows; not opening a window. Use island-presenter (tui, or a bar \
+                module), or run on a compositor with layer-shell (sway, Hyprland, KDE, COSMIC, ...).
+                """, status: 69)
+        }
+        guard wayland || x11 else { throw fail("unsupported display backend: neither Wayland nor X11", status: 69) }
+
+        let monitor = Self.chooseMonitor(display, wanted: config.output)
+        var geometry = GdkRectangle()
+        if let monitor { gdk_monitor_get_geometry(monitor, &geometry) }
+        scale = Int(monitor.map { gdk_monitor_get_scale_factor($0) } ?? 1)
+        let monitorName = monitor.flatMap { gdk_monitor_get_model($0) }.map { String(cString: $0) } ?? "(compositor's choice)"
+        canvas = (440, max(200, min(720, Double(geometry.height > 0 ? geometry.height : 720) - config.marginTop)))
+
+        let window = gtk_window_new(x11 ? GTK_WINDOW_POPUP : GTK_WINDOW_TOPLEVEL)!
+        widget = window
+        gtk_window_set_title(island_window(window), "Island")
+        gtk_window_set_decorated(island_window(window), 0)
+        gtk_window_set_resizable(island_window(window), 0)
+        gtk_widget_set_app_paintable(window, 1)
+        if let screen = gtk_widget_get_screen(window), let visual = gdk_screen_get_rgba_visual(screen) {
+            gtk_widget_set_visual(window, visual)
+        } else {
+            log("no RGBA visual (no compositing manager?): the island's corners will not be transparent")
+        }
+        gtk_widget_set_size_request(window, Int32(canvas.width), Int32(canvas.height))
+
+        if wayland {
+            let w = island_window(window)
+            gtk_layer_init_for_window(w)
+            gtk_layer_set_namespace(w, "island-overlay")
+            let layer: GtkLayerShellLayer = switch config.layer {
+            case .background: GTK_LAYER_SHELL_LAYER_BACKGROUND
+            case .bottom: GTK_LAYER_SHELL_LAYER_BOTTOM
+            case .top: GTK_LAYER_SHELL_LAYER_TOP
+            case .overlay: GTK_LAYER_SHELL_LAYER_OVERLAY
+            }
+            gtk_layer_set_layer(w, layer)
+            gtk_layer_set_anchor(w, GTK_LAYER_SHELL_EDGE_TOP, 1)
+            gtk_layer_set_margin(w, GTK_LAYER_SHELL_EDGE_TOP, Int32(config.marginTop))
+            gtk_layer_set_exclusive_zone(w, 0)
+            gtk_layer_set_keyboard_mode(w, GTK_LAYER_SHELL_KEYBOARD_MODE_ON_DEMAND)
+            if config.output != nil, let monitor { gtk_layer_set_monitor(w, monitor) }
+            needsWindowShape = false
+        } else {
+            gtk_window_set_type_hint(island_window(window), GDK_WINDOW_TYPE_HINT_NOTIFICATION)
+            needsWindowShape = gtk_widget_get_screen(window).map { gdk_screen_is_composited($0) == 0 } ?? true
+            gtk_window_move(island_window(window), geometry.x + (geometry.width - Int32(canvas.width)) / 2, geometry.y + Int32(config.marginTop))
+        }
+
+        area = gtk_drawing_area_new()!
+        island_accessible_install(area)
+        gtk_container_add(island_container(window), area)
+        gtk_widget_add_events(area, Int32(GDK_BUTTON_PRESS_MASK.rawValue | GDK_POINTER_MOTION_MASK.rawValue | GDK_LEAVE_NOTIFY_MASK.rawValue))
+        gtk_widget_add_events(window, Int32(GDK_KEY_PRESS_MASK.rawValue | GDK_FOCUS_CHANGE_MASK.rawValue))
+        if let context = gtk_widget_get_style_context(area) { gtk_style_context_add_class(context, "island-overlay") }
+
+        let backend = wayland ? "wayland (layer-shell, layer \(config.layer.rawValue))"
+            : "x11 (override-redirect\(needsWindowShape ? ", no compositor: shaped window" : ""))"
+        description = "backend \(backend), output \(monitorName) \(geometry.width)x\(geometry.height)+\(geometry.x)+\(geometry.y), "
+            + "scale \(scale), margin-top \(Int(config.marginTop))"
+    }
+
+    /// Output= by number or model name, else the primary monitor (X11) or the first.
+    private static func chooseMonitor(_ display: OpaquePointer, wanted: String?) -> OpaquePointer? {
+        let count = gdk_display_get_n_monitors(display)
+        if let wanted {
+            for index in 0..<count {
+                guard let monitor = gdk_display_get_monitor(display, index) else { continue }
+                let model = gdk_monitor_get_model(monitor).map { String(cString: $0) }
+                if wanted == String(index) || wanted == model { return monitor }
+            }
+            log("no output named \(wanted) among \(count); using the default")
+        }
+        return gdk_display_get_primary_monitor(display) ?? (count > 0 ? gdk_display_get_monitor(display, 0) : nil)
+    }
+}
+
+/// The built-in dark style, then the user's overlay.css over it.
+@MainActor func loadStyle(_ widget: UnsafeMutablePointer<GtkWidget>, userCSS path: String) {
+    guard let screen = gtk_widget_get_screen(widget) else { return }
+    let builtIn = gtk_css_provider_new()
+    gtk_css_provider_load_from_data(builtIn, OverlayStyle.builtInCSS, -1, nil)
+    gtk_style_context_add_provider_for_screen(screen, OpaquePointer(builtIn), guint(GTK_STYLE_PROVIDER_PRIORITY_APPLICATION))
+    guard access(path, R_OK) == 0 else { return }
+    let user = gtk_css_provider_new()
+    var error: UnsafeMutablePointer<GError>?
+    if gtk_css_provider_load_from_path(user, path, &error) == 0 {
+        log("\(path): \(error.map { String(cString: $0.pointee.message) } ?? "cannot load"); using the built-in style")
+        if let error { g_error_free(error) }
+        return
+    }
+    gtk_style_context_add_provider_for_screen(screen, OpaquePointer(user), guint(GTK_STYLE_PROVIDER_PRIORITY_USER))
+    log("style from \(path)")
+}
+
+/// The island's named colours, as the style sheets set them.
+@MainActor func readStyle(_ widget: UnsafeMutablePointer<GtkWidget>) -> OverlayStyle {
+    var style = OverlayStyle()
+    guard let context = gtk_widget_get_style_context(widget) else { return style }
+    for (name, keyPath) in OverlayStyle.colorNames {
+        var color = GdkRGBA()
+        if gtk_style_context_lookup_color(context, name, &color) != 0 {
+            style[keyPath: keyPath] = OverlayColor(red: color.red, green: color.green, blue: color.blue, alpha: color.alpha)
+        }
+    }
+    return style
+}
+
+/// Icons through GtkIconTheme: the user's theme, symbolic icons recoloured by GTK.
+final class GtkIconSource: OverlayIconSource {
+    private var cache: [String: OpaquePointer?] = [:]
+
+    func draw(icon name: String, cairo cr: OpaquePointer, rect: OverlayRect, color: OverlayColor, scale: Int) -> Bool {
+        let size = Int32(max(8, min(256, rect.height.rounded())))
+        let key = "\(name)@\(size)x\(scale)#\(color)"
+        let pixbuf: OpaquePointer?
+        if let cached = cache[key] {
+            pixbuf = cached
+        } else {
+            pixbuf = load(name, size: size, scale: Int32(scale), color: color)
+            // Icon names come from producers: the cache is bounded, and what it drops is freed.
+            if cache.count > 256 {
+                for case let old? in cache.values { g_object_unref(UnsafeMutableRawPointer(old)) }
+                cache.removeAll()
+            }
+            cache[key] = pixbuf
+        }
+        guard let pixbuf else { return false }
+        let width = Double(gdk_pixbuf_get_width(pixbuf)), height = Double(gdk_pixbuf_get_height(pixbuf))
+        guard width > 0, height > 0 else { return false }
+        cairo_save(cr)
+        cairo_translate(cr, rect.x, rect.y)
+        cairo_scale(cr, rect.width / width, rect.height / height)
+        gdk_cairo_set_source_pixbuf(cr, pixbuf, 0, 0)
+        cairo_paint(cr)
+        cairo_restore(cr)
+        return true
+    }
+
+    private func load(_ name: String, size: Int32, scale: Int32, color: OverlayColor) -> OpaquePointer? {
+        guard let theme = gtk_icon_theme_get_default(),
+              let info = gtk_icon_theme_lookup_icon_for_scale(theme, name, size, scale, GTK_ICON_LOOKUP_FORCE_SIZE) else { return nil }
+        defer { g_object_unref(UnsafeMutableRawPointer(info)) }
+        var error: UnsafeMutablePointer<GError>?
+        var rgba = GdkRGBA(red: color.red, green: color.green, blue: color.blue, alpha: color.alpha)
+        let pixbuf = gtk_icon_info_load_symbolic(info, &rgba, nil, nil, nil, nil, &error)
+        if let error { g_error_free(error) }
+        return pixbuf
+    }
+}
