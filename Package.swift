@@ -289,10 +289,18 @@ let package = Package(
         // make of activities, pure and tested without a bus; the executable is the bus shell.
         .target(
             name: "IslandBridge",
-            dependencies: ["SDBus", "IslandCore", "IslandJSON", .product(name: "OrderedCollections", package: "swift-collections")]),
+            dependencies: [
+                "SDBus", "IslandCore", "IslandJSON",
+                .product(name: "OrderedCollections", package: "swift-collections"),
+                .product(name: "Logging", package: "swift-log"),
+            ]),
         .testTarget(
             name: "IslandBridgeTests",
-            dependencies: ["IslandBridge", "SDBus", "IslandJSON", "IslandCore", .product(name: "OrderedCollections", package: "swift-collections")]
+            dependencies: [
+                "IslandBridge", "SDBus", "IslandJSON", "IslandCore",
+                .product(name: "OrderedCollections", package: "swift-collections"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
         ),
         .executableTarget(
             name: "island-bridge",
