@@ -9,6 +9,7 @@ struct RoutingTests {
         SourceKey.player(busID: "0123456789ab", owner: ":1.42"),
         SourceKey.notification(busID: "0123456789ab", owner: ":1.9", id: 7),
         SourceKey.job(busID: "0123456789ab", number: 3),
+        SourceKey.player(busID: "", owner: ":1.42"),
     ])
     func roundTrip(key: SourceKey) {
         #expect(SourceKey(key.description) == key)
@@ -22,7 +23,7 @@ struct RoutingTests {
         #expect(SourceKey("job:b:4") == .job(busID: "b", number: 4))
     }
 
-    @Test("text that is no key", arguments: ["", "mpris", "mpris:b", "mpris::x", "other:b:x", "job:b:x", "notify:b::1.9", "notify:b:7"])
+    @Test("text that is no key", arguments: ["", "mpris", "mpris:b", "mpris:b:", "other:b:x", "job:b:x", "notify:b::1.9", "notify:b:7"])
     func notKeys(text: String) {
         #expect(SourceKey(text) == nil)
     }

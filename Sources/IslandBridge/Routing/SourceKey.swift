@@ -28,10 +28,10 @@ public enum SourceKey: Sendable, Hashable, CustomStringConvertible {
 
     /// The key `text` is the description of; nil for any other text (an activity another
     /// version of the bridge made, say). Unique names have colons of their own (`:1.42`):
-    /// the bus id never has.
+    /// the bus id never has (it may be empty, when the bus would not say it).
     public init?(_ text: String) {
         let parts = text.split(separator: ":", maxSplits: 2, omittingEmptySubsequences: false)
-        guard parts.count == 3, !parts[1].isEmpty, !parts[2].isEmpty else { return nil }
+        guard parts.count == 3, !parts[2].isEmpty else { return nil }
         let busID = String(parts[1]), rest = parts[2]
         switch parts[0] {
         case "mpris":
