@@ -286,7 +286,8 @@ let package = Package(
         .target(name: "SDBus", dependencies: ["CSystemd"]),
         .testTarget(name: "SDBusTests", dependencies: ["SDBus", "ProcessTesting"]),
         // island-bridge (DESIGN.md §11): what MPRIS players, progress notifications and KDE jobs
-        // make of activities, pure and tested without a bus; the executable is the bus shell.
+        // make of activities, and the source units that follow them on a bus (`SourceBus`),
+        // tested against a fake one; the executable wires them to SDBus and islandd.
         .target(
             name: "IslandBridge",
             dependencies: [
