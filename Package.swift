@@ -294,13 +294,22 @@ let island: [Target] = [
         swiftSettings: pangoCairoFlags
     ),
     // island-bridge (DESIGN.md §11): what MPRIS players, progress notifications and KDE jobs
-    // make of activities, pure and tested without a bus; the executable is the bus shell.
+    // make of activities, and the source units that follow them on a bus (`SourceBus`),
+    // tested against a fake one; the executable wires them to SDBus and islandd.
     .target(
         name: "IslandBridge",
-        dependencies: ["SDBus", "IslandCore", "OrderedJSON", .product(name: "OrderedCollections", package: "swift-collections")]),
+        dependencies: [
+            "SDBus", "IslandCore", "OrderedJSON",
+            .product(name: "OrderedCollections", package: "swift-collections"),
+            .product(name: "Logging", package: "swift-log"),
+        ]),
     .testTarget(
         name: "IslandBridgeTests",
-        dependencies: ["IslandBridge", "SDBus", "OrderedJSON", "IslandCore", .product(name: "OrderedCollections", package: "swift-collections")]
+        dependencies: [
+            "IslandBridge", "SDBus", "OrderedJSON", "IslandCore",
+            .product(name: "OrderedCollections", package: "swift-collections"),
+            .product(name: "Logging", package: "swift-log"),
+        ]
     ),
     .executableTarget(
         name: "island-bridge",

@@ -6,55 +6,40 @@ import Logging
 import OrderedCollections
 import SDBus
 
-/// The bridge process's one actor: it runs on the sd-bus loop, so every bus callback, every
-/// source's bookkeeping and the `ActivityBook` share that thread and need no locks; the calls
-/// to islandd (IslandKit, on its own NIO loop) are awaited from tasks on it and come back to
-/// it with their outcome.
+/// The bridge process's one actor: it wires the sources of the session bus
+/// (`SessionSources`: MPRIS, notifications, jobs) to the `ActivityBook`, the book to islandd,
+/// and islandd's taps and buttons back to the source each activity came from. It runs on the
+/// sd-bus loop, so every bus callback, every source and the book share that thread and need no
+/// locks; the calls to islandd (IslandKit, on its own NIO loop) are awaited from tasks on it
+/// and come back to it with their outcome.
 ///
 /// Nothing here polls. The loop wakes for bus traffic, for IslandKit's replies and events,
 /// and for the one timer the book asks for while something waits (a refusal's hold, the
-/// daemon out of reach), or the one that reconnects a lost bus.
+/// daemon out of reach), or the ones that reconnect a lost bus or daemon.
 actor Bridge {
     nonisolated let loop: BusLoop
     nonisolated var unownedExecutor: UnownedSerialExecutor { loop.asUnownedSerialExecutor() }
 
-    var configuration: BridgeConfiguration
-    let connection: IslandConnection
-    let logger: Logger
-    let busAddress: String?
-    let currentDesktop: String?
-    var servesJobs: Bool
-    var entries: InstalledDesktopEntries
+    private var configuration: BridgeConfiguration
+    private let connection: IslandConnection
+    private let logger: Logger
+    private let busAddress: String?
+    private let currentDesktop: String?
+    private var entries: InstalledDesktopEntries
+    private var book: ActivityBook
 
-    var book: ActivityBook
-    var bus: Bus?
-    var busID = ""
-    /// Matches, served objects and names of the current bus connection.
-    var busSlots: [BusSlot] = []
-    var monitor: Bus?
-    var players = MediaPlayers()
-    /// Who the senders met on the current bus are (`Bridge+Identity`).
-    var identities = SenderIdentities()
-    /// What the monitor saw of notifications, in order, waiting while a reply's sender is
-    /// being identified.
-    var notificationEvents: [NotificationEvent] = []
-    /// The connections whose notifications are followed, each until it leaves the bus.
-    var notificationOwners: [String: BusNameTracker] = [:]
-    var notifications: ProgressNotifications
-    var jobs: JobViews
-    var jobSlots: [UInt32: [BusSlot]] = [:]
-    var jobOwners: [String: BusNameTracker] = [:]
-    /// Reads of the first scan of the bus still under way; the book settles when none is.
-    var initialReads = 0
-    var daemonListed = false
+    /// The session bus and the sources following it, while connected.
+    private var bus: SDBusSourceBus?
+    private var sources: SessionSources?
+    private var daemonListed = false
+    private var events: Task<Void, Never>?
+    private var stopping = false
 
     private var bookTimer: LoopTimer?
     private var busTimer: LoopTimer?
     private var daemonTimer: LoopTimer?
-    private var busBackoff = Duration.zero
-    private var daemonBackoff = Duration.zero
-    private var events: Task<Void, Never>?
-    private var stopping = false
+    private var busRetry = Duration.zero
+    private var daemonRetry = Duration.zero
 
     init(loop: BusLoop, configuration: BridgeConfiguration, connection: IslandConnection, busAddress: String?,
          environment: [String: String], logger: Logger) {
@@ -64,11 +49,8 @@ actor Bridge {
         self.busAddress = busAddress
         self.logger = logger
         currentDesktop = environment["XDG_CURRENT_DESKTOP"]
-        servesJobs = configuration.servesJobs(currentDesktop: currentDesktop)
         entries = InstalledDesktopEntries(environment: environment)
         book = ActivityBook(capacity: configuration.maxActivities, instance: String(UInt32.random(in: .min ... .max), radix: 36))
-        notifications = ProgressNotifications(busID: "")
-        jobs = JobViews(busID: "", maximumJobs: configuration.maxJobs, maximumJobsPerSender: configuration.maxJobsPerSender)
     }
 
     static var now: Double { Date().timeIntervalSince1970 }
@@ -85,7 +67,7 @@ actor Bridge {
         }
         logger.info("starting", metadata: [
             "mpris": "\(configuration.mprisEnabled)", "notifications": "\(configuration.notificationsEnabled)",
-            "jobs": "\(servesJobs)", "maxActivities": "\(configuration.maxActivities)",
+            "jobs": "\(configuration.servesJobs(currentDesktop: currentDesktop))", "maxActivities": "\(configuration.maxActivities)",
         ])
         connectBus()
         connectDaemon()
@@ -100,7 +82,7 @@ actor Bridge {
         let ends = book.commands(now: Self.now)
         await withTaskGroup(of: Void.self) { group in
             for command in ends {
-                group.addTask { [connection] in _ = await Self.execute(command, on: connection) }
+                group.addTask { [connection] in _ = await command.run(on: connection) }
             }
         }
         bookTimer = nil
@@ -117,45 +99,60 @@ actor Bridge {
         let old = configuration
         configuration = new
         book.configure(capacity: new.maxActivities)
-        let jobsNow = new.servesJobs(currentDesktop: currentDesktop)
         logger.info("reloaded the configuration", metadata: ["path": "bridge.conf"])
-        if old.mprisEnabled != new.mprisEnabled || old.notificationsEnabled != new.notificationsEnabled || jobsNow != servesJobs
-            || old.maxJobs != new.maxJobs || old.maxJobsPerSender != new.maxJobsPerSender {
-            servesJobs = jobsNow
+        if enabledSources(old) != enabledSources(new) || old.maxJobs != new.maxJobs || old.maxJobsPerSender != new.maxJobsPerSender {
             endBusSources()
             connectBus()
         } else {
+            sources?.mpris?.staleAfterPause = new.staleAfterPause
             pump()
         }
     }
+
+    private func enabledSources(_ configuration: BridgeConfiguration) -> SessionSources.Enabled {
+        SessionSources.Enabled(mpris: configuration.mprisEnabled, notifications: configuration.notificationsEnabled,
+                               jobs: configuration.servesJobs(currentDesktop: currentDesktop))
+    }
+
+    // MARK: Reconnecting
+
+    /// The wait before trying a connection (the bus, or islandd) again after a failed try
+    /// that waited `previous`: doubling, from a second to half a minute.
+    private static func retryDelay(after previous: Duration) -> Duration {
+        min(.seconds(30), max(.seconds(1), previous * 2))
+    }
+
+    /// A bus that was there and went (dbus-daemon restarted) is likely back at once.
+    private static let busLostRetry = Duration.milliseconds(100)
+    /// An islandd that refuses the bridge will not change its mind soon.
+    private static let refusedRetry = Duration.seconds(60)
 
     // MARK: The bus
 
     private func connectBus() {
         guard !stopping, bus == nil else { return }
+        let connected: Bus
         do {
-            let bus = try Bus.connect(address: busAddress, loop: loop, description: "island-bridge") { [self] in
-                busLost()
-            }
-            self.bus = bus
-            busID = String(bus.busID.prefix(12))
-            busBackoff = .zero
-            notificationEvents = []
-            forgetSenders()
-            notifications = ProgressNotifications(busID: busID)
-            jobs = JobViews(busID: busID, maximumJobs: configuration.maxJobs, maximumJobsPerSender: configuration.maxJobsPerSender)
-            logger.info("connected to the session bus", metadata: ["name": "\(bus.uniqueName)"])
-            if configuration.mprisEnabled { startMPRIS(on: bus) }
-            if configuration.notificationsEnabled { startNotifications(on: bus) }
-            if servesJobs { startJobs(on: bus) }
-            settleIfScanned()
+            connected = try Bus.connect(address: busAddress, loop: loop, description: "island-bridge") { [self] in busLost() }
         } catch {
-            busBackoff = min(.seconds(30), max(.seconds(1), busBackoff * 2))
-            logger.warning("cannot connect to the session bus; retrying", metadata: [
-                "error": "\(error)", "retryIn": "\(busBackoff)",
-            ])
-            busTimer?.arm(after: busBackoff)
+            busRetry = Self.retryDelay(after: busRetry)
+            logger.warning("cannot connect to the session bus; retrying", metadata: ["error": "\(error)", "retryIn": "\(busRetry)"])
+            busTimer?.arm(after: busRetry)
+            return
         }
+        busRetry = .zero
+        logger.info("connected to the session bus", metadata: ["name": "\(connected.uniqueName)"])
+        let bus = SDBusSourceBus(connected, address: busAddress, logger: logger)
+        let context = SourceContext(busID: String(connected.busID.prefix(12)), changes: { [self] in apply($0) },
+                                    readEnded: { [self] in settleIfScanned() }, lookup: { [self] in entries.lookup($0) },
+                                    now: { Self.now }, logger: logger)
+        let sources = SessionSources(bus: bus, context: context, enabled: enabledSources(configuration),
+                                     staleAfterPause: configuration.staleAfterPause, maximumJobs: configuration.maxJobs,
+                                     maximumJobsPerSender: configuration.maxJobsPerSender)
+        self.bus = bus
+        self.sources = sources
+        sources.start()
+        settleIfScanned()
     }
 
     /// The bus went away (dbus-daemon restarted, or the session ends): what came from it
@@ -164,49 +161,24 @@ actor Bridge {
         logger.warning("lost the session bus; reconnecting")
         endBusSources()
         guard !stopping else { return }
-        busBackoff = .milliseconds(100)
-        busTimer?.arm(after: busBackoff)
+        busRetry = Self.busLostRetry
+        busTimer?.arm(after: busRetry)
     }
 
     /// Ends what came from the bus and lets go of it.
     private func endBusSources() {
-        for change in players.removeAll() {
-            if case .vanished(let owner) = change {
-                apply([.finish(source: MediaPlayer.source(busID: busID, owner: owner), content: nil, keep: false)])
-            }
-        }
-        apply(notifications.serverChanged(to: nil))
-        apply(jobs.removeAll())
+        if let sources { apply(sources.end()) }
         dropBus()
     }
 
     private func dropBus() {
-        notificationOwners = [:]
-        jobOwners = [:]
-        jobSlots = [:]
-        busSlots = []
-        monitor?.close()
-        monitor = nil
+        sources = nil
         bus?.close()
         bus = nil
     }
 
-    /// Calls a method, logging a failure rather than reporting it (a player's buttons).
-    func callQuietly(_ destination: String, _ path: String, _ interface: String, _ member: String, _ arguments: [BusValue] = []) {
-        do {
-            try bus?.call(destination: destination, path: path, interface: interface, member: member, arguments: arguments) {
-                [logger] result in
-                if case .failure(let error) = result {
-                    logger.info("a call to a source failed", metadata: ["call": "\(interface).\(member)", "error": "\(error)"])
-                }
-            }
-        } catch {
-            logger.info("a call to a source failed", metadata: ["call": "\(interface).\(member)", "error": "\(error)"])
-        }
-    }
-
-    func settleIfScanned() {
-        guard initialReads == 0, daemonListed else { return }
+    private func settleIfScanned() {
+        guard sources?.isScanned ?? true, daemonListed else { return }
         book.settle()
         pump()
     }
@@ -214,7 +186,7 @@ actor Bridge {
     // MARK: Sources to the book, the book to the daemon
 
     /// What a source's event made of its activities.
-    func apply(_ changes: [SourceChange]) {
+    private func apply(_ changes: [SourceChange]) {
         guard !changes.isEmpty else { return }
         let now = Self.now
         for change in changes {
@@ -228,12 +200,12 @@ actor Bridge {
     }
 
     /// Hands the book's commands to the daemon.
-    func pump() {
+    private func pump() {
         guard !stopping else { return }
         let now = Self.now
         for command in book.commands(now: now) {
             Task { [connection] in
-                let outcome = await Self.execute(command, on: connection)
+                let outcome = await command.run(on: connection)
                 self.completed(command.ticket, outcome)
             }
         }
@@ -274,7 +246,7 @@ actor Bridge {
     }
 
     private func daemonConnected(info: AuthorizationSnapshot, stream: AsyncStream<ActivityEvent>, listed: [ActivitySnapshot]) {
-        daemonBackoff = .zero
+        daemonRetry = .zero
         logger.info("connected to islandd", metadata: [
             "socket": "\(connection.configuration.socketPath)", "enabled": "\(info.enabled)",
             "maxActivitiesPerApp": "\(info.limits["maxActivitiesPerApp"]?.intValue.map(String.init) ?? "?")",
@@ -291,16 +263,16 @@ actor Bridge {
 
     private func daemonRefused(_ error: ActivityAuthorizationError) {
         if case .daemonUnavailable = error {
-            daemonBackoff = min(.seconds(30), max(.seconds(1), daemonBackoff * 2))
-            logger.warning("islandd is not reachable; retrying", metadata: ["error": "\(error)", "retryIn": "\(daemonBackoff)"])
-            daemonTimer?.arm(after: daemonBackoff)
+            daemonRetry = Self.retryDelay(after: daemonRetry)
+            logger.warning("islandd is not reachable; retrying", metadata: ["error": "\(error)", "retryIn": "\(daemonRetry)"])
+            daemonTimer?.arm(after: daemonRetry)
             return
         }
         // Unentitled or denied at the first call: IslandKit's connection gave up; the book
         // waits for an authorization event that will not come, so try again, slowly.
         logger.warning("islandd refuses the bridge", metadata: ["error": "\(error)"])
-        daemonBackoff = .seconds(60)
-        daemonTimer?.arm(after: daemonBackoff)
+        daemonRetry = Self.refusedRetry
+        daemonTimer?.arm(after: daemonRetry)
     }
 
     private func handle(_ event: ActivityEvent) {
@@ -316,11 +288,9 @@ actor Bridge {
         case .resync:
             book.daemonReconnected()
         case .tap:
-            if let id = event.activity?.id, let source = book.source(ofActivity: id) { tapped(source) }
+            if let key = sourceKey(of: event) { sources?.tapped(key) }
         case .button:
-            if let id = event.activity?.id, let action = event.action, let source = book.source(ofActivity: id) {
-                pressed(action, on: source)
-            }
+            if let key = sourceKey(of: event), let action = event.action { sources?.pressed(action, on: key) }
         case .content, .pushToken, .pushToStartToken:
             // The bridge asks for no push tokens: its sources are on this machine.
             break
@@ -328,80 +298,13 @@ actor Bridge {
         pump()
     }
 
-    private func tapped(_ source: String) {
-        if source.hasPrefix("mpris:") { raisePlayer(source: source) }
-    }
-
-    private func pressed(_ action: String, on source: String) {
-        if source.hasPrefix("mpris:") {
-            controlPlayer(source: source, action: action)
-        } else if source.hasPrefix("job:") {
-            signalJob(source: source, action: action)
-        }
+    /// The source an event's activity came from.
+    private func sourceKey(of event: ActivityEvent) -> SourceKey? {
+        event.activity.flatMap { book.source(ofActivity: $0.id) }.flatMap(SourceKey.init)
     }
 
     static func listed(_ activity: ActivitySnapshot) -> ActivityBook.Listed {
         ActivityBook.Listed(id: activity.id, source: activity.attributes["source"]?.stringValue,
                             content: BridgedContent(activity.content))
-    }
-
-    /// Runs one of the book's commands against the daemon.
-    static func execute(_ command: ActivityBook.Command, on connection: IslandConnection) async -> ActivityBook.Outcome {
-        do {
-            switch command {
-            case .request(_, let key, let type, let attributes, let content):
-                let (activity, created) = try await connection.request(type: type, attributes: attributes, content: content.raw,
-                                                                       key: key, ownerGone: .stale)
-                // Found by its key (a retry after a lost reply): what the daemon holds may be older.
-                return .requested(id: activity.id, ended: activity.state == .ended || activity.state == .dismissed,
-                                  content: created ? content : BridgedContent(activity.content))
-            case .update(_, let id, let content):
-                _ = try await connection.update(id: id, content: content.raw)
-                return .updated
-            case .end(_, let id, let content, let dismissal):
-                let policy: ActivityUIDismissalPolicy = switch dismissal {
-                case .immediate: .immediate
-                case .after(let date): .after(Date(timeIntervalSince1970: date))
-                }
-                _ = try await connection.end(id: id, content: content?.raw, dismissalPolicy: policy)
-                return .ended
-            }
-        } catch let error as ActivityAuthorizationError {
-            return outcome(of: error)
-        } catch {
-            return .unavailable
-        }
-    }
-
-    static func outcome(of error: ActivityAuthorizationError) -> ActivityBook.Outcome {
-        switch error {
-        case .daemonUnavailable: .unavailable
-        case .denied: .refused(.denied)
-        case .unentitled(_, let reason): .refused(.unentitled(reason))
-        case .targetMaximumExceeded(_, let limit): .refused(.targetMaximum(limit: limit))
-        case .globalMaximumExceeded(let limit): .refused(.globalMaximum(limit: limit))
-        case .startBudgetExceeded(_, _, _, let retryAfter): .refused(.startBudget(retryAfter: retryAfter))
-        case .noSuchActivity: .refused(.noSuchActivity)
-        case .activityEnded: .refused(.activityEnded)
-        default: .refused(.other(name: error.name, detail: error.description))
-        }
-    }
-}
-
-extension ActivityBook.Command {
-    var ticket: ActivityBook.Ticket {
-        switch self {
-        case .request(let ticket, _, _, _, _), .update(let ticket, _, _), .end(let ticket, _, _, _): ticket
-        }
-    }
-}
-
-extension BridgedContent {
-    init(_ content: RawActivityContent) {
-        self.init(state: content.state, staleDate: content.staleDate, relevance: content.relevanceScore)
-    }
-
-    var raw: RawActivityContent {
-        RawActivityContent(state: state, staleDate: staleDate, relevanceScore: relevance)
     }
 }

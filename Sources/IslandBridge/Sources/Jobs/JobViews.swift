@@ -68,7 +68,7 @@ public struct JobViews: Sendable {
         self.maximumJobsPerSender = maximumJobsPerSender
     }
 
-    public func source(of job: Job) -> String { "job:\(busID):\(job.number)" }
+    public func source(of job: Job) -> String { SourceKey.job(busID: busID, number: job.number).description }
 
     /// The job served at `path`.
     public func job(at path: String) -> Job? {

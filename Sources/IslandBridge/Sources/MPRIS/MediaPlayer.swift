@@ -109,7 +109,7 @@ public struct MediaPlayer: Sendable {
     // MARK: The activity
 
     /// The source key: one activity per player connection on one bus.
-    public static func source(busID: String, owner: String) -> String { "mpris:\(busID):\(owner)" }
+    public static func source(busID: String, owner: String) -> String { SourceKey.player(busID: busID, owner: owner).description }
 
     public static let maximumTextBytes = 128
 

@@ -173,7 +173,7 @@ public struct ProgressNotifications: Sendable {
                                     lookup: lookup)
         // The caller is part of the key: another connection's notification of the same id is
         // another activity. (Unique names are never reused on a bus.)
-        let entry = Followed(source: "notify:\(busID):\(caller):\(id)", owner: caller, id: id, call: call, stackTag: call.stackTag,
+        let entry = Followed(source: SourceKey.notification(busID: busID, owner: caller, id: id).description, owner: caller, id: id, call: call, stackTag: call.stackTag,
                              app: app, startedAt: now, updatedAt: now)
         if let outcome = Self.outcome(of: call) {
             // Done or failed already: shown ended.
