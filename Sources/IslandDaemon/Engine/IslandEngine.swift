@@ -19,7 +19,9 @@ import VarlinkCore
 ///
 /// Its parts: the presenters (`PresenterHub`), the watchers (`WatcherHub`), the pipeline
 /// and its timer, and in extensions the calls of each role — producers here, presenters,
-/// extensions' layouts and admins in files of their own.
+/// extensions' layouts and admins in files of their own. Push is a client of the engine
+/// (Push/PushGateway.swift): it calls the producers' operations, and hears of changes as an
+/// `EngineObserver`.
 actor IslandEngine {
     nonisolated let loop: any EventLoop
     nonisolated var unownedExecutor: UnownedSerialExecutor { loop.executor.asUnownedSerialExecutor() }
@@ -41,24 +43,14 @@ actor IslandEngine {
     /// the limit already, or concurrent registrations could all pass it.
     var registeringLayouts: [ActivityOwner: Set<String>] = [:]
 
-    // The pipeline (IslandEngine+Pipeline.swift).
-    /// Decisions in the order they were made, until they finish in that order.
-    var decisions = DecisionOrder()
-    /// The commits of the decisions made in this turn of the loop, in order.
-    var turnCommits: [(mutations: [StoreMutation], afterCommit: AfterCommit)] = []
-    /// `endTurn` is queued on the loop.
-    var endOfTurnQueued = false
-    /// Changes were shown that may move the timer's deadline.
-    var timerStale = false
-
-    /// Push tokens and the broker link; nil while push is off (IslandEngine+Push.swift).
-    var push: PushState?
-    /// The answers to pushes, held until those to earlier pushes are out.
-    var pushAnswers = AnswersInOrder<PushFeedback>()
-
-    // The timer (IslandEngine+Timer.swift).
+    /// The pipeline's bookkeeping (PipelineStateMachine.swift), whose steps
+    /// IslandEngine+Pipeline.swift and IslandEngine+Timer.swift carry out.
+    var pipeline = PipelineStateMachine<TurnCommit>()
+    /// The engine's one timer, set as `pipeline` says.
     var timer: Scheduled<Void>?
-    var timerDeadline: Double?
+    /// A client that keeps rows of its own beside the activities (push), told of changes as
+    /// they are decided and committed.
+    var observer: (any EngineObserver)?
 
     init(manager: ActivityManager, registry: AppRegistry, layouts: [ActivityOwner: [String: JSON]],
          scope: DaemonScope, store: StoreWriter, loop: any EventLoop, clock: @escaping @Sendable () -> Double, logger: Logger) {
