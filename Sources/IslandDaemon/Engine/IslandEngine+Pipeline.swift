@@ -77,7 +77,7 @@ extension IslandEngine {
             return
         }
         let (decision, step) = pipeline.decide()
-        if step == .queueEndOfTurn { queueEndOfTurn() }
+        if step == .queueEndOfTurn { endTurnLater() }
         presenters.show(events, now: clock())
         var mutations = storeMutations(for: events)
         if !alsoStore.isEmpty { mutations += alsoStore }
@@ -90,7 +90,7 @@ extension IslandEngine {
             let prepared = result.map { prepare() }
             return { engine in engine.finish(decision, events, prepared, then: completion) }
         }
-        if pipeline.queue((mutations, afterCommit)) == .queueEndOfTurn { queueEndOfTurn() }
+        if pipeline.queue((mutations, afterCommit)) == .queueEndOfTurn { endTurnLater() }
         decided()
     }
 
@@ -104,7 +104,7 @@ extension IslandEngine {
 
     /// Has `endTurn` run once the loop has handled the reads of this turn: the changes
     /// decided in it go to the store together (`PipelineStateMachine.EndOfTurn`).
-    private func queueEndOfTurn() {
+    private func endTurnLater() {
         loop.execute { self.assumeIsolated { $0.endTurn() } }
     }
 

@@ -38,7 +38,7 @@ actor IslandEngine {
     var presenters: PresenterHub
     var watchers: WatcherHub
     /// Open producer connections per owner, for the producer-death policies.
-    var producerConnections: [ActivityOwner: Int] = [:]
+    var producers = ProducerConnections()
     /// Layout types being registered, while their commits are under way: they count against
     /// the limit already, or concurrent registrations could all pass it.
     var registeringLayouts: [ActivityOwner: Set<String>] = [:]
@@ -183,20 +183,17 @@ actor IslandEngine {
     }
 
     /// Counts a producer connection of `app` running as `uid`: the producer-death policies
-    /// apply per owner, so one user's producer keeps nothing of another user's alive.
+    /// apply per owner (`ProducerConnections`).
     func producerConnected(app: String, uid: UInt32?) {
         let owner = owner(app: app, uid: uid)
-        producerConnections[owner, default: 0] += 1
-        if producerConnections[owner] == 1 {
+        if producers.connected(owner) {
             apply(manager.ownerReturned(app: app, uid: owner.uid), prepare: {}) { _, _ in }
         }
     }
 
     func producerDisconnected(app: String, uid: UInt32?) {
         let owner = owner(app: app, uid: uid)
-        let remaining = (producerConnections[owner] ?? 1) - 1
-        producerConnections[owner] = remaining > 0 ? remaining : nil
-        guard remaining <= 0 else { return }
+        guard producers.disconnected(owner) else { return }
         decide({ manager, now throws(IslandError) in ((), manager.ownerGone(app: app, uid: owner.uid, now: now)) },
                prepare: { $0 }) { [logger] result in
             if case .failure(let error) = result {
