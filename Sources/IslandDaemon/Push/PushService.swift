@@ -12,11 +12,12 @@ import Synchronization
 ///
 /// What arrives is handed to the push gateway (`PushGateway.receive`, which makes it an engine
 /// call) on the engine's event loop, in order (the loop runs what one thread hands it in the
-/// order it was handed), and its feedback goes out once its outcome is committed. At most `window` pushes are in the daemon at once — handed over and not yet
-/// committed; beyond, the thread that hands them over waits (and with it, through the link
-/// process's socket, the sessions' network threads), so a flood stays in the TCP
-/// connection and at the broker (bounded by its queue limits), never in this process. The
-/// network thread never touches the engine's state, and the loop never waits for the broker.
+/// order it was handed), and its feedback goes out once its outcome is committed. At most
+/// `window` pushes are in the daemon at once — handed over and not yet committed; beyond, the
+/// thread that hands them over waits (and with it, through the link process's socket, the
+/// sessions' network threads), so a flood stays in the TCP connection and at the broker
+/// (bounded by its queue limits), never in this process. The network thread never touches the
+/// engine's state, and the loop never waits for the broker.
 ///
 /// Each app holding tokens has a session of its own at the broker (`MQTTPushLink`), and the
 /// libmosquitto clients run in a link process under a memory limit (`MQTTLinkProcess`).
