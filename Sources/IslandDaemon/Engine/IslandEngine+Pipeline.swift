@@ -143,17 +143,14 @@ extension IslandEngine {
         var mutations: [StoreMutation] = []
         mutations.reserveCapacity(events.count + 1)
         var settingsChanged = false
-        for event in events {
-            switch event {
+        for index in events.indices {
+            switch events[index] {
             case .changed(let activity), .delivered(let activity):
-                let put = StoreMutation.putActivity(id: activity.id, app: activity.app, state: activity.state.rawValue,
-                                                    body: StoredDocument(lazyText: { activity.jsonText }))
-                // An update is reported as changed, then delivered: the row is written once.
-                if case .putActivity(let id, _, _, _)? = mutations.last, id == activity.id {
-                    mutations[mutations.count - 1] = put
-                } else {
-                    mutations.append(put)
-                }
+                // An update is reported as changed, then delivered: the row is written once, as
+                // last reported, and no row is built only to be replaced.
+                if index + 1 < events.count, Self.reports(events[index + 1], of: activity.id) { continue }
+                mutations.append(.putActivity(id: activity.id, app: activity.app, state: activity.state.rawValue,
+                                              body: StoredDocument(lazyText: { activity.jsonText })))
             case .removed(let id):
                 mutations.append(.deleteActivity(id: id))
                 // Rows of the engine's clients that die with the activity (its push token) go in the same commit.
@@ -168,6 +165,14 @@ extension IslandEngine {
             mutations.append(.putSetting(key: "manager", value: .object(manager.settingsAndBudgetsJSON)))
         }
         return mutations
+    }
+
+    /// Whether `event` reports a change of activity `id` (its row to write).
+    private static func reports(_ event: ActivityEvent, of id: String) -> Bool {
+        switch event {
+        case .changed(let activity), .delivered(let activity): activity.id == id
+        case .removed, .alerted, .settingsChanged, .budgetsChanged: false
+        }
     }
 
     /// Logs a failed commit and names it for the caller.
