@@ -72,7 +72,7 @@ extension IslandEngine {
     func status() -> EngineStatus {
         let all = manager.list(app: nil, type: nil, states: nil)
         return EngineStatus(activities: all.count, liveActivities: all.filter(\.isLive).count,
-                            presenters: presenters.presenterCount, producers: producerConnections.values.reduce(0, +),
+                            presenters: presenters.presenterCount, producers: producers.total,
                             uptime: clock() - startedAt, limits: manager.limits.global)
     }
 

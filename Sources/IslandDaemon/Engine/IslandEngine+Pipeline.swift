@@ -13,10 +13,14 @@ import NIOCore
 ///    caller is answered.
 ///
 /// `apply` runs steps 2–4 for events decided elsewhere (timers, a producer coming back).
+/// Its bookkeeping — the order of decisions, the per-turn batching — is a value,
+/// `PipelineStateMachine`; this is the shell that carries out its steps.
 extension IslandEngine {
     /// What a change does once its commit is over: on the writer thread, with the outcome, it
     /// returns what is left to do on the engine.
     typealias AfterCommit = @Sendable (Result<Void, StoreError>) -> @Sendable (isolated IslandEngine) -> Void
+    /// What one decision hands the store.
+    typealias TurnCommit = (mutations: [StoreMutation], afterCommit: AfterCommit)
 
     /// Decides a core operation at `now` and applies its events. Timers that fell due are
     /// applied first, so the operation sees the state as of `now`.
@@ -24,7 +28,8 @@ extension IslandEngine {
     /// `decided` runs once the change is made in memory and queued for the disk: from then on
     /// the caller's next pipelined call may be decided too, while this one waits for its commit.
     /// `completion` gets what `prepare` made of the result on the writer thread once committed.
-    /// `alsoStore` adds rows that are not the activities' (push tokens) to the same commit.
+    /// `alsoStore` adds rows that are not the activities' (an engine client's, such as push
+    /// tokens) to the same commit.
     func decide<T: Sendable, Reply: Sendable>(decided: @Sendable () -> Void = {},
                                               _ body: (inout ActivityManager, Double) throws(IslandError) -> (T, [ActivityEvent]),
                                               alsoStore: (T) -> [StoreMutation] = { _ in [] },
@@ -71,8 +76,9 @@ extension IslandEngine {
             completion(self, .success(prepare()))
             return
         }
-        let decision = decisions.decide()
-        show(events)
+        let (decision, step) = pipeline.decide()
+        if step == .queueEndOfTurn { endTurnLater() }
+        presenters.show(events, now: clock())
         var mutations = storeMutations(for: events)
         if !alsoStore.isEmpty { mutations += alsoStore }
         guard !mutations.isEmpty else {
@@ -80,10 +86,11 @@ extension IslandEngine {
             finish(decision, events, .success(prepare()), then: completion)
             return
         }
-        commit(mutations) { result in
+        let afterCommit: AfterCommit = { result in
             let prepared = result.map { prepare() }
             return { engine in engine.finish(decision, events, prepared, then: completion) }
         }
+        if pipeline.queue((mutations, afterCommit)) == .queueEndOfTurn { endTurnLater() }
         decided()
     }
 
@@ -93,86 +100,61 @@ extension IslandEngine {
         }
     }
 
-    // MARK: Show
-
-    private func show(_ events: [ActivityEvent]) {
-        presenters.show(events, now: clock())
-        // Once per turn, however many changes it decides: the timers are seconds apart, and
-        // their earliest deadline is not worth working out again for every pipelined update.
-        timerStale = true
-        endTurnLater()
-    }
-
     // MARK: Commit
 
-    /// Queues the rows of a decision for the store. The changes decided during one turn of the
-    /// loop go to the writer thread together once the turn's reads are handled, and come back
-    /// together — one hand-off each way per turn, not per change, for a producer that
-    /// pipelines its calls.
-    private func commit(_ mutations: [StoreMutation], afterCommit: @escaping AfterCommit) {
-        turnCommits.append((mutations, afterCommit))
-        endTurnLater()
-    }
-
-    /// Has `endTurn` run once the loop has handled the reads of this turn.
+    /// Has `endTurn` run once the loop has handled the reads of this turn: the changes
+    /// decided in it go to the store together (`PipelineStateMachine.EndOfTurn`).
     private func endTurnLater() {
-        guard !endOfTurnQueued else { return }
-        endOfTurnQueued = true
         loop.execute { self.assumeIsolated { $0.endTurn() } }
     }
 
-    /// What is done once per turn of the loop for the changes decided in it: their commits
-    /// go to the store, and the timer is set for what they changed.
     private func endTurn() {
-        endOfTurnQueued = false
-        commitTurn()
-        if timerStale {
-            timerStale = false
-            scheduleTimer()
-        }
+        let end = pipeline.endTurn()
+        commit(end.commits)
+        if end.rescheduleTimer { scheduleTimer() }
     }
 
-    /// Hands the turn's commits to the store, in the order they were decided; the writer
-    /// thread groups them further with whatever arrives during its current transaction.
-    private func commitTurn() {
-        guard !turnCommits.isEmpty else { return }
-        let commits = turnCommits
-        turnCommits = []
+    /// Hands commits to the store, in the order they were decided; the writer thread groups
+    /// them further with whatever arrives during its current transaction.
+    private func commit(_ commits: [TurnCommit]) {
+        guard !commits.isEmpty else { return }
         store.commit(commits.count == 1 ? commits[0].mutations : commits.flatMap(\.mutations)) { [loop] result in
             let finishing = commits.map { $0.afterCommit(result) }
             loop.execute { self.assumeIsolated { engine in for finish in finishing { finish(engine) } } }
         }
     }
 
-    /// Commits rows that are not activity events (layouts), after the changes already decided,
-    /// and returns once they are committed.
+    /// Commits rows that are not activity events (layouts, an engine client's), after the
+    /// changes already decided, and returns once they are committed.
     func commitAndWait(_ mutations: [StoreMutation]) async throws(EngineError) {
-        commitTurn()
-        let result = await withCheckedContinuation { (continuation: CheckedContinuation<Result<Void, StoreError>, Never>) in
-            store.commit(mutations) { continuation.resume(returning: $0) }
+        try await awaiting { done in commit(mutations, then: done) }
+    }
+
+    /// Commits rows that are not activity events, after the changes already decided: `done`
+    /// gets the outcome, on the store's writer thread.
+    func commit(_ mutations: [StoreMutation], then done: @escaping Completion<Void>) {
+        commit(pipeline.takeCommits())
+        store.commit(mutations) { [logger] result in
+            done(result.mapError { Self.persistenceFailure($0, logger: logger) })
         }
-        if case .failure(let error) = result { throw persistenceFailure(error) }
     }
 
     private func storeMutations(for events: [ActivityEvent]) -> [StoreMutation] {
         var mutations: [StoreMutation] = []
         mutations.reserveCapacity(events.count + 1)
         var settingsChanged = false
-        for event in events {
-            switch event {
+        for index in events.indices {
+            switch events[index] {
             case .changed(let activity), .delivered(let activity):
-                let put = StoreMutation.putActivity(id: activity.id, app: activity.app, state: activity.state.rawValue,
-                                                    body: StoredDocument(lazyText: { activity.jsonText }))
-                // An update is reported as changed, then delivered: the row is written once.
-                if case .putActivity(let id, _, _, _)? = mutations.last, id == activity.id {
-                    mutations[mutations.count - 1] = put
-                } else {
-                    mutations.append(put)
-                }
+                // An update is reported as changed, then delivered: the row is written once, as
+                // last reported, and no row is built only to be replaced.
+                if index + 1 < events.count, Self.reports(events[index + 1], of: activity.id) { continue }
+                mutations.append(.putActivity(id: activity.id, app: activity.app, state: activity.state.rawValue,
+                                              body: StoredDocument(lazyText: { activity.jsonText })))
             case .removed(let id):
                 mutations.append(.deleteActivity(id: id))
-                // A dismissed activity's push token dies with it, in the same commit.
-                if let revoked = revokePushToken(activity: id) { mutations.append(revoked) }
+                // Rows of the engine's clients that die with the activity (its push token) go in the same commit.
+                if let observer { mutations += observer.removing(activity: id) }
             case .settingsChanged, .budgetsChanged:
                 settingsChanged = true
             case .alerted:
@@ -185,8 +167,16 @@ extension IslandEngine {
         return mutations
     }
 
+    /// Whether `event` reports a change of activity `id` (its row to write).
+    private static func reports(_ event: ActivityEvent, of id: String) -> Bool {
+        switch event {
+        case .changed(let activity), .delivered(let activity): activity.id == id
+        case .removed, .alerted, .settingsChanged, .budgetsChanged: false
+        }
+    }
+
     /// Logs a failed commit and names it for the caller.
-    private func persistenceFailure(_ error: StoreError) -> EngineError {
+    private static func persistenceFailure(_ error: StoreError, logger: Logger) -> EngineError {
         logger.error("could not store a change", metadata: ["error": "\(error)"])
         return .persistenceFailure(reason: error.description)
     }
@@ -197,7 +187,7 @@ extension IslandEngine {
         do {
             let stored = try store.store.load()
             manager = StateRestorer.manager(from: stored, limits: manager.limits, now: clock(), logger: logger)
-            restorePushTokens(from: stored)
+            observer?.restored(from: stored)
             presenters.resync(to: manager.list(), now: clock())
             scheduleTimer()
         } catch {
@@ -215,21 +205,21 @@ extension IslandEngine {
     ) {
         switch result {
         case .success(let prepared):
-            decisions.commit(decision, events: events)
+            pipeline.committed(decision, events: events)
             tellWatchersInOrder()
             completion(self, .success(prepared))
-            publishRevocations()
+            observer?.committed()
         case .failure(let error):
-            decisions.commit(decision, events: [])
+            pipeline.committed(decision, events: [])
             tellWatchersInOrder()
-            completion(self, .failure(persistenceFailure(error)))
+            completion(self, .failure(Self.persistenceFailure(error, logger: logger)))
         }
     }
 
     /// Tells watchers (and the journal) what the committed decisions changed, in the order
     /// they were made, as far as they are committed.
     private func tellWatchersInOrder() {
-        while let events = decisions.nextToFinish() {
+        while let events = pipeline.nextToFinish() {
             if !events.isEmpty { watchers.tell(events) { logLifecycle($0) } }
         }
     }

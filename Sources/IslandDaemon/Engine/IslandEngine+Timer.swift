@@ -10,20 +10,23 @@ extension IslandEngine {
         // Runs after every change: no arrays, just the earliest of the core's and the islands'.
         var deadline = manager.nextWakeUp
         if let next = presenters.nextDeadline, next < deadline ?? .infinity { deadline = next }
-        guard deadline != timerDeadline else { return }
-        timer?.cancel()
-        timer = nil
-        timerDeadline = deadline
-        guard let deadline else { return }
-        let delay = max(0, deadline - clock())
-        timer = loop.scheduleTask(in: .milliseconds(Int64(delay * 1000) + 1)) { [weak self] in
-            self?.assumeIsolated { $0.timerFired() }
+        switch pipeline.timerWanted(at: deadline, now: clock()) {
+        case .keep:
+            return
+        case .cancel:
+            timer?.cancel()
+            timer = nil
+        case .schedule(let milliseconds):
+            timer?.cancel()
+            timer = loop.scheduleTask(in: .milliseconds(milliseconds)) { [weak self] in
+                self?.assumeIsolated { $0.timerFired() }
+            }
         }
     }
 
     private func timerFired() {
         timer = nil
-        timerDeadline = nil
+        pipeline.timerFired()
         advance()
     }
 

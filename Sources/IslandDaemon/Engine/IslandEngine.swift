@@ -19,7 +19,9 @@ import VarlinkCore
 ///
 /// Its parts: the presenters (`PresenterHub`), the watchers (`WatcherHub`), the pipeline
 /// and its timer, and in extensions the calls of each role — producers here, presenters,
-/// extensions' layouts and admins in files of their own.
+/// extensions' layouts and admins in files of their own. Push is a client of the engine
+/// (Push/PushGateway.swift): it calls the producers' operations, and hears of changes as an
+/// `EngineObserver`.
 actor IslandEngine {
     nonisolated let loop: any EventLoop
     nonisolated var unownedExecutor: UnownedSerialExecutor { loop.executor.asUnownedSerialExecutor() }
@@ -36,29 +38,19 @@ actor IslandEngine {
     var presenters: PresenterHub
     var watchers: WatcherHub
     /// Open producer connections per owner, for the producer-death policies.
-    var producerConnections: [ActivityOwner: Int] = [:]
+    var producers = ProducerConnections()
     /// Layout types being registered, while their commits are under way: they count against
     /// the limit already, or concurrent registrations could all pass it.
     var registeringLayouts: [ActivityOwner: Set<String>] = [:]
 
-    // The pipeline (IslandEngine+Pipeline.swift).
-    /// Decisions in the order they were made, until they finish in that order.
-    var decisions = DecisionOrder()
-    /// The commits of the decisions made in this turn of the loop, in order.
-    var turnCommits: [(mutations: [StoreMutation], afterCommit: AfterCommit)] = []
-    /// `endTurn` is queued on the loop.
-    var endOfTurnQueued = false
-    /// Changes were shown that may move the timer's deadline.
-    var timerStale = false
-
-    /// Push tokens and the broker link; nil while push is off (IslandEngine+Push.swift).
-    var push: PushState?
-    /// The answers to pushes, held until those to earlier pushes are out.
-    var pushAnswers = AnswersInOrder<PushFeedback>()
-
-    // The timer (IslandEngine+Timer.swift).
+    /// The pipeline's bookkeeping (PipelineStateMachine.swift), whose steps
+    /// IslandEngine+Pipeline.swift and IslandEngine+Timer.swift carry out.
+    var pipeline = PipelineStateMachine<TurnCommit>()
+    /// The engine's one timer, set as `pipeline` says.
     var timer: Scheduled<Void>?
-    var timerDeadline: Double?
+    /// A client that keeps rows of its own beside the activities (push), told of changes as
+    /// they are decided and committed.
+    var observer: (any EngineObserver)?
 
     init(manager: ActivityManager, registry: AppRegistry, layouts: [ActivityOwner: [String: JSON]],
          scope: DaemonScope, store: StoreWriter, loop: any EventLoop, clock: @escaping @Sendable () -> Double, logger: Logger) {
@@ -191,20 +183,17 @@ actor IslandEngine {
     }
 
     /// Counts a producer connection of `app` running as `uid`: the producer-death policies
-    /// apply per owner, so one user's producer keeps nothing of another user's alive.
+    /// apply per owner (`ProducerConnections`).
     func producerConnected(app: String, uid: UInt32?) {
         let owner = owner(app: app, uid: uid)
-        producerConnections[owner, default: 0] += 1
-        if producerConnections[owner] == 1 {
+        if producers.connected(owner) {
             apply(manager.ownerReturned(app: app, uid: owner.uid), prepare: {}) { _, _ in }
         }
     }
 
     func producerDisconnected(app: String, uid: UInt32?) {
         let owner = owner(app: app, uid: uid)
-        let remaining = (producerConnections[owner] ?? 1) - 1
-        producerConnections[owner] = remaining > 0 ? remaining : nil
-        guard remaining <= 0 else { return }
+        guard producers.disconnected(owner) else { return }
         decide({ manager, now throws(IslandError) in ((), manager.ownerGone(app: app, uid: owner.uid, now: now)) },
                prepare: { $0 }) { [logger] result in
             if case .failure(let error) = result {

@@ -10,6 +10,8 @@ import VarlinkCore
 /// (Wire/).
 struct RoleInterfaces: Sendable {
     let engine: IslandEngine
+    /// Push's tokens, which `Request`, `List`, `PushToken` and `PushToStartToken` ask for.
+    let push: PushGateway
     let roles: RoleBinder
     let scope: DaemonScope
     let version: String
@@ -114,10 +116,12 @@ struct RoleInterfaces: Sendable {
 
     var producer: VarlinkImplementation {
         VarlinkImplementation(interface: try! VarlinkInterface(parsing: IslandInterfaces.producer), handlers: [
-            "Request": mutation(RequestParameters.self, { engine, p, app, uid, decided, encode, done in
+            "Request": mutation(RequestParameters.self, { [push] engine, p, app, uid, decided, encode, done in
                 if p.pushToken {
-                    engine.requestWithPushToken(app: app, type: p.type, attributes: p.attributes, content: p.content, key: p.key,
-                                                ownerGone: p.ownerGone, uid: uid, decided: decided, prepare: encode, completion: done)
+                    push.assumeIsolated { push in
+                        push.request(app: app, type: p.type, attributes: p.attributes, content: p.content, key: p.key,
+                                     ownerGone: p.ownerGone, uid: uid, decided: decided, prepare: encode, completion: done)
+                    }
                 } else {
                     engine.request(app: app, type: p.type, attributes: p.attributes, content: p.content, key: p.key,
                                    ownerGone: p.ownerGone, uid: uid, decided: decided, prepare: { encode(($0.0, $0.1, nil)) }, completion: done)
@@ -152,7 +156,7 @@ struct RoleInterfaces: Sendable {
                 let p = try ListParameters(request.call)
                 let app = try await producerApp(claim: p.app, request.connection)
                 let activities = await engine.list(app: app, uid: request.connection.peer?.uid, type: p.type, states: p.states)
-                return ["activities": .array(zip(activities, await engine.pushTokens(of: activities)).map(Wire.activity))]
+                return ["activities": .array(zip(activities, await push.tokens(of: activities)).map(Wire.activity))]
             },
             "Watch": .streaming { [self] request, responder in
                 engine.perform { engine in
@@ -172,7 +176,7 @@ struct RoleInterfaces: Sendable {
                 let p = try PushTokenParameters(request.call)
                 let app = try await producerApp(claim: p.app, request.connection)
                 let token = try await Self.refusalsNamed { () async throws(EngineError) in
-                    try await engine.pushToken(app: app, uid: request.connection.peer?.uid, id: p.id, rotate: p.rotate)
+                    try await push.token(app: app, uid: request.connection.peer?.uid, id: p.id, rotate: p.rotate)
                 }
                 return ["pushToken": .string(token)]
             },
@@ -180,7 +184,7 @@ struct RoleInterfaces: Sendable {
                 let p = try PushToStartTokenParameters(request.call)
                 let app = try await producerApp(claim: p.app, request.connection)
                 let token = try await Self.refusalsNamed { () async throws(EngineError) in
-                    try await engine.pushToStartToken(app: app, uid: request.connection.peer?.uid, type: p.type, rotate: p.rotate)
+                    try await push.startToken(app: app, uid: request.connection.peer?.uid, type: p.type, rotate: p.rotate)
                 }
                 return ["pushToken": .string(token)]
             },

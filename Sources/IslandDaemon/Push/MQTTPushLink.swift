@@ -4,7 +4,7 @@ import Logging
 import MQTT
 import Synchronization
 
-/// The engine's line to the broker: one MQTT session per app holding tokens on this device
+/// The push gateway's line to the broker: one MQTT session per app holding tokens on this device
 /// (client id `<ClientID>/<app>`), so that each app's pushes wait in a queue of their own at
 /// the broker — a broker bounds and drops per session (mosquitto's `max_queued_messages`), and
 /// one app's flood must not crowd out another app's pushes (DESIGN.md §12, issue #25 item 6).

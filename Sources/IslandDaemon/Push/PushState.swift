@@ -2,7 +2,7 @@ import DequeModule
 import IslandCore
 import IslandStore
 
-/// The engine's line to the broker. It never waits: each call queues for the broker's
+/// The push gateway's line to the broker. It never waits: each call queues for the broker's
 /// connection, which keeps subscriptions across reconnections by itself. `MQTTPushLink` is
 /// the real one; tests record the calls.
 protocol PushBroker: Sendable {
@@ -11,7 +11,7 @@ protocol PushBroker: Sendable {
     func publish(_ topic: String, payload: [UInt8])
 }
 
-/// What the engine holds while push is on: the tokens and where they live.
+/// What the push gateway holds while push is on: the tokens and where they live.
 struct PushState {
     /// The levels every token's topic starts with, and this device's client id after them.
     let root: String

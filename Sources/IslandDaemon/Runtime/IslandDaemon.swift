@@ -110,11 +110,12 @@ public final class IslandDaemon: Sendable {
                                   store: writer, loop: loop.next(), clock: clock, logger: logger)
         // Before the engine starts: an activity dismissed while the daemon was down takes its
         // token with it, and the tokens of those that remain are subscribed to.
+        let push = PushGateway(engine: engine)
         var pushService: PushService?
         if configuration.push.isEnabled {
             let device = configuration.push.clientID ?? MQTTConfiguration.defaultDevice(scope: options.scope)
-            let service = try PushService(configuration: MQTTConfiguration(configuration.push, device: device), engine: engine, logger: logger)
-            await engine.enablePush(root: configuration.push.topicRoot, device: device, broker: service.link, stored: stored.pushTokens)
+            let service = try PushService(configuration: MQTTConfiguration(configuration.push, device: device), gateway: push, logger: logger)
+            await push.enable(root: configuration.push.topicRoot, device: device, broker: service.link, stored: stored.pushTokens)
             pushService = service
         }
         await engine.start(installedLayouts: InstalledLayouts.scan(dataDirectories: options.paths.dataDirectories, logger: logger))
@@ -127,7 +128,7 @@ public final class IslandDaemon: Sendable {
                                 engine: engine, logger: logger)
         let socket = SharedValue<SocketService?>(nil)
         var interfaces = RoleInterfaces(
-            engine: engine,
+            engine: engine, push: push,
             roles: RoleBinder(scope: scope, resolver: { IdentityResolver(scope: scope, registry: registry.value) },
                               presenterGroup: Self.groupID(named: "island"), sandboxAllowance: sandboxAllowance),
             scope: scope, version: options.version)
@@ -138,7 +139,7 @@ public final class IslandDaemon: Sendable {
             interfaces.pushStatus = {
                 [
                     "broker": .string(client.broker.description), "device": .string(device), "connected": .bool(client.isConnected),
-                    "tokens": .int(await engine.pushTokenCount ?? 0),
+                    "tokens": .int(await push.tokenCount ?? 0),
                 ]
             }
         }

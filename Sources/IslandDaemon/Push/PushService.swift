@@ -10,13 +10,14 @@ import Synchronization
 /// connects and keeps connecting (with backoff) while the daemon runs, and disconnects
 /// cleanly when it stops.
 ///
-/// What arrives is handed to the engine on its event loop, in order (the loop runs what one
-/// thread hands it in the order it was handed), and its feedback goes out once its outcome is
-/// committed. At most `window` pushes are in the daemon at once — handed over and not yet
-/// committed; beyond, the thread that hands them over waits (and with it, through the link
-/// process's socket, the sessions' network threads), so a flood stays in the TCP
-/// connection and at the broker (bounded by its queue limits), never in this process. The
-/// network thread never touches the engine's state, and the loop never waits for the broker.
+/// What arrives is handed to the push gateway (`PushGateway.receive`, which makes it an engine
+/// call) on the engine's event loop, in order (the loop runs what one thread hands it in the
+/// order it was handed), and its feedback goes out once its outcome is committed. At most
+/// `window` pushes are in the daemon at once — handed over and not yet committed; beyond, the
+/// thread that hands them over waits (and with it, through the link process's socket, the
+/// sessions' network threads), so a flood stays in the TCP connection and at the broker
+/// (bounded by its queue limits), never in this process. The network thread never touches the
+/// engine's state, and the loop never waits for the broker.
 ///
 /// Each app holding tokens has a session of its own at the broker (`MQTTPushLink`), and the
 /// libmosquitto clients run in a link process under a memory limit (`MQTTLinkProcess`).
@@ -39,7 +40,7 @@ final class PushService: Service {
     let device: String
     private let logger: Logger
 
-    init(configuration: MQTTConfiguration, engine: IslandEngine, logger: Logger) throws(IslandDaemon.StartError) {
+    init(configuration: MQTTConfiguration, gateway: PushGateway, logger: Logger) throws(IslandDaemon.StartError) {
         self.logger = logger
         device = configuration.clientID
         let broker = configuration.broker
@@ -48,8 +49,8 @@ final class PushService: Service {
         let box = LinkBox()
         let onMessage: MQTTClient.MessageHandler = { message in
             room.wait()
-            engine.perform { engine in
-                engine.receivePush(topic: message.topic, payload: message.payload) { feedback in
+            gateway.perform { gateway in
+                gateway.receive(topic: message.topic, payload: message.payload) { feedback in
                     // Named by the token's public id, never by its secret; a topic that is
                     // no token has no feedback.
                     if let topic = PushToken.feedbackTopic(of: message.topic) {

@@ -22,44 +22,55 @@ final class RecordingBroker: PushBroker {
     var published: [(topic: String, payload: JSONObject)] { state.withLock { $0.published } }
 }
 
-/// The engine's push path: tokens issued, persisted, rotated and revoked, and pushes applied as
-/// the owner's own calls, with their feedback.
-@Suite struct PushEngineTests {
+/// Push as a client of the engine: tokens issued, persisted, rotated and revoked, and pushes
+/// applied as the owner's own calls, with their feedback.
+@Suite struct PushGatewayTests {
     static let app = IslandEngineTests.app
     let base = IslandEngineTests()
 
-    func makeEngine(broker: RecordingBroker, stored: [StoredPushToken] = []) async throws -> IslandEngineTests.Fixture {
-        let fixture = try await base.makeEngine()
-        await fixture.engine.enablePush(root: "island", device: "d1", broker: broker, stored: stored)
-        return fixture
+    /// The engine, and push as its client.
+    struct Fixture {
+        let base: IslandEngineTests.Fixture
+        let push: PushGateway
+        var engine: IslandEngine { base.engine }
+        var writer: StoreWriter { base.writer }
+        var clock: IslandEngineTests.ManualClock { base.clock }
+        func close() { base.close() }
     }
 
-    func requestWithToken(_ engine: IslandEngine, state: JSONObject = ["n": 0]) async throws -> (Activity, String) {
+    func makeGateway(broker: RecordingBroker?, stored: [StoredPushToken] = []) async throws -> Fixture {
+        let base = try await base.makeEngine()
+        let push = PushGateway(engine: base.engine)
+        if let broker { await push.enable(root: "island", device: "d1", broker: broker, stored: stored) }
+        return Fixture(base: base, push: push)
+    }
+
+    func requestWithToken(_ push: PushGateway, state: JSONObject = ["n": 0]) async throws -> (Activity, String) {
         let (activity, _, token): (Activity, Bool, String?) = try await withCheckedThrowingContinuation { continuation in
-            engine.perform { engine in
-                engine.requestWithPushToken(app: Self.app, type: "Delivery", attributes: [:], content: ActivityContent(state: state),
-                                            key: nil, ownerGone: .keep, uid: nil, prepare: { $0 }) { continuation.resume(with: $0) }
+            push.perform { push in
+                push.request(app: Self.app, type: "Delivery", attributes: [:], content: ActivityContent(state: state),
+                             key: nil, ownerGone: .keep, uid: nil, prepare: { $0 }) { continuation.resume(with: $0) }
             }
         }
         return (activity, try #require(token))
     }
 
-    func push(_ engine: IslandEngine, _ topic: String, _ aps: JSONObject) async -> JSONObject {
-        await push(engine, topic, bytes: JSON.object(["aps": .object(aps)]).serialized())
+    func push(_ push: PushGateway, _ topic: String, _ aps: JSONObject) async -> JSONObject {
+        await self.push(push, topic, bytes: JSON.object(["aps": .object(aps)]).serialized())
     }
 
-    func push(_ engine: IslandEngine, _ topic: String, bytes: [UInt8]) async -> JSONObject {
+    func push(_ push: PushGateway, _ topic: String, bytes: [UInt8]) async -> JSONObject {
         let feedback = await withCheckedContinuation { (continuation: CheckedContinuation<PushFeedback, Never>) in
-            engine.perform { $0.receivePush(topic: topic, payload: bytes) { continuation.resume(returning: $0) } }
+            push.perform { $0.receive(topic: topic, payload: bytes) { continuation.resume(returning: $0) } }
         }
         return (try? JSONParser.parse(feedback.payload).objectValue) ?? [:]
     }
 
     @Test func aRequestedTokenIsSubscribedStoredAndServedAgainAfterARestart() async throws {
         let broker = RecordingBroker()
-        let fixture = try await makeEngine(broker: broker)
+        let fixture = try await makeGateway(broker: broker)
         defer { fixture.close() }
-        let (activity, token) = try await requestWithToken(fixture.engine)
+        let (activity, token) = try await requestWithToken(fixture.push)
         #expect(try PushToken(token).device == "d1")
         #expect(broker.subscribed == [token])
         let stored = try fixture.writer.store.load()
@@ -67,31 +78,31 @@ final class RecordingBroker: PushBroker {
 
         // Another engine over the same rows, as after a restart.
         let again = RecordingBroker()
-        await fixture.engine.enablePush(root: "island", device: "d1", broker: again, stored: stored.pushTokens)
+        await fixture.push.enable(root: "island", device: "d1", broker: again, stored: stored.pushTokens)
         #expect(again.subscribed == [token])
-        #expect(await fixture.engine.pushTokens(of: [activity]) == [token])
+        #expect(await fixture.push.tokens(of: [activity]) == [token])
         // Rows made for another device id no longer address this one: dropped.
         let moved = RecordingBroker()
-        await fixture.engine.enablePush(root: "island", device: "d2", broker: moved, stored: stored.pushTokens)
+        await fixture.push.enable(root: "island", device: "d2", broker: moved, stored: stored.pushTokens)
         #expect(moved.subscribed == [])
     }
 
     @Test func aPushUpdatesAsTheOwnerWouldAndTheOrderIsKept() async throws {
         let broker = RecordingBroker()
-        let fixture = try await makeEngine(broker: broker)
+        let fixture = try await makeGateway(broker: broker)
         defer { fixture.close() }
-        let (activity, token) = try await requestWithToken(fixture.engine)
+        let (activity, token) = try await requestWithToken(fixture.push)
         fixture.clock.advance(by: 10)
-        let applied = await push(fixture.engine, token, ["timestamp": 5, "event": "update", "content-state": ["n": 1]])
+        let applied = await push(fixture.push, token, ["timestamp": 5, "event": "update", "content-state": ["n": 1]])
         #expect(applied["outcome"] == "applied")
         #expect(applied["activity"] == .string(activity.id))
         #expect(await fixture.engine.list(app: Self.app, uid: nil, type: nil, states: nil).first?.content.state == ["n": 1])
 
-        let throttled = await push(fixture.engine, token, ["timestamp": 6, "event": "update", "content-state": ["n": 2]])
+        let throttled = await push(fixture.push, token, ["timestamp": 6, "event": "update", "content-state": ["n": 2]])
         #expect(throttled["outcome"] == "throttled", "within the activity's update rate: coalesced, as a local update")
         #expect(throttled["deliverAt"]?.doubleValue == fixture.clock.now + 0.5)
 
-        let stale = await push(fixture.engine, token, ["timestamp": 6, "event": "update", "content-state": ["n": 3]])
+        let stale = await push(fixture.push, token, ["timestamp": 6, "event": "update", "content-state": ["n": 3]])
         #expect(stale["error"] == "org.island.StaleTimestamp")
         #expect(stale["parameters"] == ["id": .string(activity.id), "last": 6.0, "given": 6.0])
         #expect(await fixture.engine.list(app: Self.app, uid: nil, type: nil, states: nil).first?.content.state == ["n": 2])
@@ -100,16 +111,16 @@ final class RecordingBroker: PushBroker {
     /// Issue #25, item 11: a push's 60 KB alert reached every presenter.
     @Test func aPushWithAnAlertOverTheBoundIsRefusedByName() async throws {
         let broker = RecordingBroker()
-        let fixture = try await makeEngine(broker: broker)
+        let fixture = try await makeGateway(broker: broker)
         defer { fixture.close() }
-        let (activity, token) = try await requestWithToken(fixture.engine)
+        let (activity, token) = try await requestWithToken(fixture.push)
         let big = String(repeating: "x", count: 30_000)
-        let refused = await push(fixture.engine, token, ["timestamp": 5, "event": "update", "content-state": ["n": 1],
+        let refused = await push(fixture.push, token, ["timestamp": 5, "event": "update", "content-state": ["n": 1],
                                                          "alert": ["title": .string(big), "body": .string(big)]])
         #expect(refused["error"] == "org.island.AlertTooLarge")
         #expect(refused["parameters"] == ["limit": 1024, "size": 60_000])
         #expect(await fixture.engine.list(app: Self.app, uid: nil, type: nil, states: nil).first?.content.state == ["n": 0])
-        let small = await push(fixture.engine, token, ["timestamp": 6, "event": "update", "content-state": ["n": 2],
+        let small = await push(fixture.push, token, ["timestamp": 6, "event": "update", "content-state": ["n": 2],
                                                        "alert": ["title": "Coffee", "body": "Ready"]])
         #expect(small["outcome"] == "applied")
         #expect(small["activity"] == .string(activity.id))
@@ -120,28 +131,28 @@ final class RecordingBroker: PushBroker {
     /// that type again.
     @Test func aTimestampInMillisecondsIsRefusedAndPinsNothing() async throws {
         let broker = RecordingBroker()
-        let fixture = try await makeEngine(broker: broker)
+        let fixture = try await makeGateway(broker: broker)
         defer { fixture.close() }
         let now = fixture.clock.now
-        let (activity, token) = try await requestWithToken(fixture.engine)
-        let refused = await push(fixture.engine, token, ["timestamp": .double(now * 1000), "event": "update", "content-state": ["n": 1]])
+        let (activity, token) = try await requestWithToken(fixture.push)
+        let refused = await push(fixture.push, token, ["timestamp": .double(now * 1000), "event": "update", "content-state": ["n": 1]])
         #expect(refused["error"] == "org.island.ImplausibleTimestamp")
         #expect(refused["parameters"] == ["id": .string(activity.id), "given": .double(now * 1000), "latest": .double(now + 600)])
         fixture.clock.advance(by: 10)
-        let applied = await push(fixture.engine, token, ["timestamp": .double(now), "event": "update", "content-state": ["n": 2]])
+        let applied = await push(fixture.push, token, ["timestamp": .double(now), "event": "update", "content-state": ["n": 2]])
         #expect(applied["outcome"] == "applied", "\(applied)")
 
         // A push-to-start token stored with a pin in milliseconds, as an older daemon kept it.
         let startToken = "island/d1/\(Self.app)/0123456789abcdef0123456789abcdef"
         let pinned = StoredPushToken(token: startToken, app: Self.app, type: "Delivery", lastTimestamp: now * 1000)
-        await fixture.engine.enablePush(root: "island", device: "d1", broker: broker, stored: [pinned])
+        await fixture.push.enable(root: "island", device: "d1", broker: broker, stored: [pinned])
         let start: JSONObject = ["timestamp": .double(now), "event": "start", "content-state": [:], "attributes-type": "Delivery",
                                  "attributes": [:]]
-        let started = await push(fixture.engine, startToken, start)
+        let started = await push(fixture.push, startToken, start)
         #expect(started["outcome"] == "applied", "\(started)")
         var later = start
         later["timestamp"] = .double(now * 1000 + 1)
-        let refusedStart = await push(fixture.engine, startToken, later)
+        let refusedStart = await push(fixture.push, startToken, later)
         #expect(refusedStart["error"] == "org.island.ImplausibleTimestamp")
         #expect(refusedStart["parameters"]?["id"] == "")
     }
@@ -150,9 +161,9 @@ final class RecordingBroker: PushBroker {
     /// first copy, whose answer waits for its commit.
     @Test func answersGoOutInTheOrderThePushesCame() async throws {
         let broker = RecordingBroker()
-        let fixture = try await makeEngine(broker: broker)
+        let fixture = try await makeGateway(broker: broker)
         defer { fixture.close() }
-        let (_, token) = try await requestWithToken(fixture.engine)
+        let (_, token) = try await requestWithToken(fixture.push)
         fixture.clock.advance(by: 10)
         func bytes(_ timestamp: Int, _ n: Int) -> [UInt8] {
             JSON.object(["aps": ["timestamp": .int(timestamp), "event": "update", "content-state": ["n": .int(n)]]]).serialized()
@@ -161,9 +172,9 @@ final class RecordingBroker: PushBroker {
         let pushes = [bytes(5, 1), bytes(5, 1), bytes(4, 0), bytes(6, 2)]
         // In one turn of the engine, as the broker's messages arrive back to back.
         await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
-            fixture.engine.perform { engine in
+            fixture.push.perform { push in
                 for payload in pushes {
-                    engine.receivePush(topic: token, payload: payload) { feedback in
+                    push.receive(topic: token, payload: payload) { feedback in
                         let object = (try? JSONParser.parse(feedback.payload).objectValue) ?? [:]
                         let count = answers.withLock { $0.append(object); return $0.count }
                         if count == pushes.count { done.resume() }
@@ -178,10 +189,10 @@ final class RecordingBroker: PushBroker {
 
     @Test func anEndThatDismissesRevokesTheTokenInTheSameCommitAndSaysSoAfterItsFeedback() async throws {
         let broker = RecordingBroker()
-        let fixture = try await makeEngine(broker: broker)
+        let fixture = try await makeGateway(broker: broker)
         defer { fixture.close() }
-        let (_, token) = try await requestWithToken(fixture.engine)
-        let ended = await push(fixture.engine, token, ["timestamp": 1, "event": "end", "dismissal-date": 0])
+        let (_, token) = try await requestWithToken(fixture.push)
+        let ended = await push(fixture.push, token, ["timestamp": 1, "event": "end", "dismissal-date": 0])
         #expect(ended["outcome"] == "applied")
         #expect(broker.subscribed == [])
         #expect(try fixture.writer.store.load().pushTokens == [])
@@ -194,11 +205,11 @@ final class RecordingBroker: PushBroker {
 
     @Test func aTokenNobodyHoldsIsRefusedAndUnsubscribed() async throws {
         let broker = RecordingBroker()
-        let fixture = try await makeEngine(broker: broker)
+        let fixture = try await makeGateway(broker: broker)
         defer { fixture.close() }
         let topic = "island/d1/\(Self.app)/0123456789abcdef0123456789abcdef"
         broker.subscribe(topic)
-        let answer = await push(fixture.engine, topic, ["timestamp": 1, "event": "update", "content-state": [:]])
+        let answer = await push(fixture.push, topic, ["timestamp": 1, "event": "update", "content-state": [:]])
         #expect(answer["error"] == "org.island.NoSuchPushToken")
         #expect(answer["timestamp"] == 1.0, "what could be read of the push is repeated")
         #expect(broker.subscribed == [])
@@ -206,59 +217,59 @@ final class RecordingBroker: PushBroker {
 
     @Test func aPushToStartTokenStartsOnceAndOnlyItsType() async throws {
         let broker = RecordingBroker()
-        let fixture = try await makeEngine(broker: broker)
+        let fixture = try await makeGateway(broker: broker)
         defer { fixture.close() }
-        let token = try await fixture.engine.pushToStartToken(app: Self.app, uid: nil, type: "Delivery", rotate: false)
+        let token = try await fixture.push.startToken(app: Self.app, uid: nil, type: "Delivery", rotate: false)
         let start: JSONObject = ["timestamp": 10, "event": "start", "content-state": ["stage": "ordered"], "attributes-type": "Delivery",
                                  "attributes": ["order": 1], "input-push-token": 1]
-        let started = await push(fixture.engine, token, start)
+        let started = await push(fixture.push, token, start)
         #expect(started["outcome"] == "applied")
         let activities = await fixture.engine.list(app: Self.app, uid: nil, type: nil, states: nil)
         #expect(activities.count == 1)
         #expect(activities.first?.ownerGonePolicy == .keep)
         let activityToken = try #require(started["pushToken"]?.stringValue)
-        #expect(await fixture.engine.pushTokens(of: activities) == [activityToken])
+        #expect(await fixture.push.tokens(of: activities) == [activityToken])
         #expect(broker.subscribed == [token, activityToken])
 
-        let again = await push(fixture.engine, token, start)
+        let again = await push(fixture.push, token, start)
         #expect(again["error"] == "org.island.StaleTimestamp", "a redelivered start starts nothing")
         var other = start
         other["timestamp"] = 11
         other["attributes-type"] = "Flight"
-        #expect(await push(fixture.engine, token, other)["error"] == "org.island.InvalidPushPayload")
-        #expect(await push(fixture.engine, activityToken, other)["error"] == "org.island.InvalidPushPayload",
+        #expect(await push(fixture.push, token, other)["error"] == "org.island.InvalidPushPayload")
+        #expect(await push(fixture.push, activityToken, other)["error"] == "org.island.InvalidPushPayload",
                 "an activity's token starts nothing")
         #expect(await fixture.engine.list(app: Self.app, uid: nil, type: nil, states: nil).count == 1)
 
         // The last start survives a rotation: the old pushes cannot be replayed on the new token.
-        let rotated = try await fixture.engine.pushToStartToken(app: Self.app, uid: nil, type: "Delivery", rotate: true)
+        let rotated = try await fixture.push.startToken(app: Self.app, uid: nil, type: "Delivery", rotate: true)
         #expect(rotated != token)
         #expect(!broker.subscribed.contains(token))
-        #expect(await push(fixture.engine, rotated, start)["error"] == "org.island.StaleTimestamp")
+        #expect(await push(fixture.push, rotated, start)["error"] == "org.island.StaleTimestamp")
         let row = try fixture.writer.store.load().pushTokens.first { $0.token == rotated }
         #expect(row?.lastTimestamp == 10)
     }
 
     @Test func theUsersSwitchAppliesToPushesToo() async throws {
         let broker = RecordingBroker()
-        let fixture = try await makeEngine(broker: broker)
+        let fixture = try await makeGateway(broker: broker)
         defer { fixture.close() }
-        let token = try await fixture.engine.pushToStartToken(app: Self.app, uid: nil, type: "Delivery", rotate: false)
+        let token = try await fixture.push.startToken(app: Self.app, uid: nil, type: "Delivery", rotate: false)
         try await fixture.engine.setEnabled(app: Self.app, enabled: false)
-        let answer = await push(fixture.engine, token, ["timestamp": 1, "event": "start", "content-state": [:],
+        let answer = await push(fixture.push, token, ["timestamp": 1, "event": "start", "content-state": [:],
                                                         "attributes-type": "Delivery", "attributes": [:]])
         #expect(answer["error"] == "org.island.Denied")
     }
 
     @Test func withPushOffAskingForATokenIsRefusedByName() async throws {
-        let fixture = try await base.makeEngine()
+        let fixture = try await makeGateway(broker: nil)
         defer { fixture.close() }
         let activity = try await base.start(fixture.engine)
-        await #expect(throws: EngineError.pushUnavailable(reason: IslandEngine.pushOff)) {
-            try await fixture.engine.pushToken(app: Self.app, uid: nil, id: activity.id, rotate: false)
+        await #expect(throws: EngineError.pushUnavailable(reason: PushGateway.pushOff)) {
+            try await fixture.push.token(app: Self.app, uid: nil, id: activity.id, rotate: false)
         }
-        await #expect(throws: EngineError.pushUnavailable(reason: IslandEngine.pushOff)) {
-            try await fixture.engine.pushToStartToken(app: Self.app, uid: nil, type: "T", rotate: false)
+        await #expect(throws: EngineError.pushUnavailable(reason: PushGateway.pushOff)) {
+            try await fixture.push.startToken(app: Self.app, uid: nil, type: "T", rotate: false)
         }
     }
 }
