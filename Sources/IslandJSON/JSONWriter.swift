@@ -91,7 +91,7 @@ extension JSON {
             var runStart = 0
             while true {
                 let index = JSONBytes.firstSpecial(in: UnsafeRawBufferPointer(bytes), from: runStart)
-                out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<index]))
+                out.appendBytes(UnsafeBufferPointer(rebasing: bytes[runStart..<index]))
                 guard index < bytes.count else { break }
                 appendEscaped(bytes[index], to: &out)
                 runStart = index + 1
@@ -115,7 +115,7 @@ extension JSON {
                 start -= 1
                 digits[start] = UInt8(ascii: "-")
             }
-            out.append(contentsOf: UnsafeBufferPointer(rebasing: digits[start...]))
+            out.appendBytes(UnsafeBufferPointer(rebasing: digits[start...]))
         }
     }
 
@@ -138,7 +138,7 @@ extension JSON {
 
     /// A literal's bytes, appended without going through a `String`.
     static func writeLiteral(_ literal: StaticString, to out: inout [UInt8]) {
-        out.append(contentsOf: UnsafeBufferPointer(start: literal.utf8Start, count: literal.utf8CodeUnitCount))
+        out.appendBytes(UnsafeRawBufferPointer(start: literal.utf8Start, count: literal.utf8CodeUnitCount))
     }
 
     /// Native strings are contiguous UTF-8; only a bridged one would need copying first.
