@@ -403,7 +403,9 @@ private struct ChannelReplySink: VarlinkReplySink {
     let serial: UInt64
     let channel: any Channel
     let handOffs: HandOffCount
-    var eventLoop: any EventLoop { channel.eventLoop }
+    /// The channel's loop, as the handler's binding keeps it: asking the channel is a call
+    /// through `Channel`, made for every reply.
+    var eventLoop: any EventLoop { handler.eventLoop }
 
     init(handler: VarlinkServerConnectionHandler, serial: UInt64, channel: any Channel, handOffs: HandOffCount) {
         self.handler = NIOLoopBound(handler, eventLoop: channel.eventLoop)
@@ -416,8 +418,8 @@ private struct ChannelReplySink: VarlinkReplySink {
     var isWritable: Bool { channel.isWritable && channel.isActive }
 
     func send(_ reply: VarlinkReply, final: Bool) {
-        if canDeliverNow {
-            handler.value.deliver(reply, final: final, serial: serial)
+        if let handler = handlerTakingRepliesNow {
+            handler.deliver(reply, final: final, serial: serial)
         } else {
             handOff { [serial] handler in handler.deliver(reply, final: final, serial: serial) }
         }
@@ -435,15 +437,19 @@ private struct ChannelReplySink: VarlinkReplySink {
     /// a producer's reply as its commit completes — saving a task per reply. Anything else
     /// queues behind the replies already handed over with `execute`.
     private func deliverInOrder(_ body: @escaping @Sendable (VarlinkServerConnectionHandler) -> Void) {
-        if canDeliverNow {
-            body(handler.value)
+        if let handler = handlerTakingRepliesNow {
+            body(handler)
         } else {
             handOff(body)
         }
     }
 
-    private var canDeliverNow: Bool {
-        eventLoop.inEventLoop && (handler.value.isDispatching || handOffs.isZero)
+    /// The handler, if a reply can be delivered to it at once (see `deliverInOrder`). Taken
+    /// out of its binding once: each `value` checks again that this is the loop.
+    private var handlerTakingRepliesNow: VarlinkServerConnectionHandler? {
+        guard eventLoop.inEventLoop else { return nil }
+        let handler = handler.value
+        return handler.isDispatching || handOffs.isZero ? handler : nil
     }
 
     private func handOff(_ body: @escaping @Sendable (VarlinkServerConnectionHandler) -> Void) {
