@@ -133,7 +133,26 @@ extension JSON {
             out.append(UInt8(ascii: "0"))
             return
         }
-        out.append(contentsOf: double.description.utf8)
+        // `description`'s digits, without the `String` it makes of them: `write(to:)` hands its
+        // stack buffer to the stream's `_writeASCII`, the hook `TextOutputStream` has for
+        // this. A timestamp is written in every reply to a producer.
+        var digits = ASCIIAppender()
+        swap(&digits.bytes, &out)  // appended in place: the array stays uniquely held
+        double.write(to: &digits)
+        swap(&digits.bytes, &out)
+    }
+
+    /// Appends what a value writes to `bytes`.
+    private struct ASCIIAppender: TextOutputStream {
+        var bytes: [UInt8] = []
+
+        mutating func write(_ string: String) {
+            bytes.append(contentsOf: string.utf8)
+        }
+
+        mutating func _writeASCII(_ buffer: UnsafeBufferPointer<UInt8>) {
+            bytes.appendBytes(buffer)
+        }
     }
 
     /// A literal's bytes, appended without going through a `String`.
