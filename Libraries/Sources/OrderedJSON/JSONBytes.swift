@@ -98,3 +98,31 @@ public enum JSONBytes {
         return high & highBits == 0
     }
 }
+
+extension Array where Element == UInt8 {
+    /// Appends `bytes` with one capacity check and one copy. The generic
+    /// `append(contentsOf:)` copies through the sequence protocol and then asks the source's
+    /// iterator for more, which for the few bytes of a key, a literal or a number costs more
+    /// than the copy; a message written on every update makes dozens of such appends.
+    @inline(__always)
+    mutating func appendBytes(_ bytes: UnsafeRawBufferPointer) {
+        let count = bytes.count
+        guard count > 0 else { return }
+        append(addingCapacity: count) { span in
+            span.withUnsafeMutableBufferPointer { free, initialized in
+                UnsafeMutableRawBufferPointer(free).copyMemory(from: bytes)
+                initialized = count
+            }
+        }
+    }
+
+    @inline(__always)
+    mutating func appendBytes(_ bytes: UnsafeBufferPointer<UInt8>) {
+        appendBytes(UnsafeRawBufferPointer(bytes))
+    }
+
+    @inline(__always)
+    mutating func appendBytes(_ bytes: [UInt8]) {
+        bytes.withUnsafeBytes { appendBytes($0) }
+    }
+}

@@ -141,8 +141,6 @@ public struct JSONReader {
                 index += 1
                 nesting = 0
             } else {
-                // Keys and a byte for each value: never more than the text.
-                shape?.reserveCapacity(min(buffer.count - index, 256))
                 nesting = skipCanonicalMembers(depth: openObjects + 1, shape: &shape)
             }
             if let nesting, let shape { return (Array(UnsafeRawBufferPointer(rebasing: buffer[start..<index])), nesting + 1, shape) }
@@ -422,7 +420,7 @@ public struct JSONReader {
     }
 
     /// The members of a non-empty object, up to and past its closing brace; the deepest of
-    /// their values. The object's shape is appended to `shape`, if there is one.
+    /// their values. If `shape` is not nil, it becomes the object's shape.
     private mutating func skipCanonicalMembers(depth: Int, shape: inout [UInt8]?) -> Int? {
         withUnsafeTemporaryAllocation(of: Range<Int>.self, capacity: Self.keysComparedOneByOne) { keys in
             var count = 0
@@ -437,22 +435,45 @@ public struct JSONReader {
                 count += 1
                 guard index < buffer.count, buffer[index] == UInt8(ascii: ":") else { return nil }
                 index += 1
-                if shape != nil {
-                    guard index < buffer.count, let kind = JSON.shapeKind(of: buffer[index]) else { return nil }
-                    shape?.append(contentsOf: UnsafeRawBufferPointer(rebasing: buffer[(key.lowerBound - 1)...key.upperBound]))
-                    shape?.append(kind)
-                }
                 guard let nesting = skipCanonicalValue(depth: depth), index < buffer.count else { return nil }
                 deepest = max(deepest, nesting)
                 switch buffer[index] {
                 case UInt8(ascii: ","): index += 1
                 case UInt8(ascii: "}"):
                     index += 1
+                    if shape != nil {
+                        guard let members = self.shape(of: UnsafeMutableBufferPointer(rebasing: keys[..<count])) else { return nil }
+                        shape = members
+                    }
                     return deepest
                 default: return nil
                 }
             }
         }
+    }
+
+    /// The shape (`JSON.objectShape`) of the object whose keys are at `keys`, each followed by
+    /// `:` and its value, made once the members are read: one array of the right size, each
+    /// key copied in, rather than two appends per member (an update's state is read this way).
+    private func shape(of keys: UnsafeMutableBufferPointer<Range<Int>>) -> [UInt8]? {
+        // Each key with its quotes, and the kind of its value.
+        let size = keys.reduce(0) { $0 + $1.count + 3 }
+        var valid = true
+        let shape = [UInt8](unsafeUninitializedCapacity: size) { out, initialized in
+            for key in keys {
+                // The value starts after the closing quote and the colon.
+                guard let kind = JSON.shapeKind(of: buffer[key.upperBound + 2]) else {
+                    valid = false
+                    return
+                }
+                let quoted = UnsafeRawBufferPointer(rebasing: buffer[(key.lowerBound - 1)...key.upperBound])
+                UnsafeMutableRawBufferPointer(rebasing: UnsafeMutableRawBufferPointer(out)[initialized...]).copyMemory(from: quoted)
+                initialized += quoted.count
+                out[initialized] = kind
+                initialized += 1
+            }
+        }
+        return valid ? shape : nil
     }
 
     private func isSameText(_ a: Range<Int>, _ b: Range<Int>) -> Bool {

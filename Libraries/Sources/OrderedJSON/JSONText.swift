@@ -20,16 +20,19 @@ public struct JSONText {
     public mutating func key(_ key: StaticString) {
         let name = UnsafeRawBufferPointer(start: key.utf8Start, count: key.utf8CodeUnitCount)
         assert(JSONBytes.firstSpecial(in: name, from: 0) == name.count, "a key that needs escaping: \(key)")
-        // `,"name":` assembled on the stack and appended at once: one check of the array's
+        // `,"name":` written straight into the array's free capacity: one check of its
         // capacity and uniqueness instead of five, for every key of every message.
         let comma = afterValue ? 1 : 0
-        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: name.count + 3 + comma) { member in
-            member[0] = UInt8(ascii: ",")
-            member[comma] = UInt8(ascii: "\"")
-            UnsafeMutableRawBufferPointer(UnsafeMutableBufferPointer(rebasing: member[(comma + 1)...])).copyMemory(from: name)
-            member[comma + 1 + name.count] = UInt8(ascii: "\"")
-            member[comma + 2 + name.count] = UInt8(ascii: ":")
-            bytes.append(contentsOf: member)
+        let count = name.count + 3 + comma
+        bytes.append(addingCapacity: count) { span in
+            span.withUnsafeMutableBufferPointer { member, initialized in
+                member[0] = UInt8(ascii: ",")
+                member[comma] = UInt8(ascii: "\"")
+                UnsafeMutableRawBufferPointer(UnsafeMutableBufferPointer(rebasing: member[(comma + 1)...])).copyMemory(from: name)
+                member[comma + 1 + name.count] = UInt8(ascii: "\"")
+                member[comma + 2 + name.count] = UInt8(ascii: ":")
+                initialized = count
+            }
         }
         afterValue = false
     }
@@ -43,7 +46,7 @@ public struct JSONText {
     /// A value already written as compact JSON text.
     public mutating func value(text: [UInt8]) {
         separate()
-        bytes.append(contentsOf: text)
+        bytes.appendBytes(text)
         afterValue = true
     }
 
@@ -51,7 +54,7 @@ public struct JSONText {
     /// (`"a":1,"b":2`, no braces); more members may follow.
     public mutating func openObject(members: [UInt8]) {
         openObject()
-        bytes.append(contentsOf: members)
+        bytes.appendBytes(members)
         afterValue = !members.isEmpty
     }
 
@@ -59,7 +62,7 @@ public struct JSONText {
     public mutating func members(_ members: [UInt8]) {
         guard !members.isEmpty else { return }
         separate()
-        bytes.append(contentsOf: members)
+        bytes.appendBytes(members)
         afterValue = true
     }
 

@@ -91,7 +91,7 @@ extension JSON {
             var runStart = 0
             while true {
                 let index = JSONBytes.firstSpecial(in: UnsafeRawBufferPointer(bytes), from: runStart)
-                out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<index]))
+                out.appendBytes(UnsafeBufferPointer(rebasing: bytes[runStart..<index]))
                 guard index < bytes.count else { break }
                 appendEscaped(bytes[index], to: &out)
                 runStart = index + 1
@@ -115,7 +115,7 @@ extension JSON {
                 start -= 1
                 digits[start] = UInt8(ascii: "-")
             }
-            out.append(contentsOf: UnsafeBufferPointer(rebasing: digits[start...]))
+            out.appendBytes(UnsafeBufferPointer(rebasing: digits[start...]))
         }
     }
 
@@ -133,12 +133,31 @@ extension JSON {
             out.append(UInt8(ascii: "0"))
             return
         }
-        out.append(contentsOf: double.description.utf8)
+        // `description`'s digits, without the `String` it makes of them: `write(to:)` hands its
+        // stack buffer to the stream's `_writeASCII`, the hook `TextOutputStream` has for
+        // this. A timestamp is written in every reply to a producer.
+        var digits = ASCIIAppender()
+        swap(&digits.bytes, &out)  // appended in place: the array stays uniquely held
+        double.write(to: &digits)
+        swap(&digits.bytes, &out)
+    }
+
+    /// Appends what a value writes to `bytes`.
+    private struct ASCIIAppender: TextOutputStream {
+        var bytes: [UInt8] = []
+
+        mutating func write(_ string: String) {
+            bytes.append(contentsOf: string.utf8)
+        }
+
+        mutating func _writeASCII(_ buffer: UnsafeBufferPointer<UInt8>) {
+            bytes.appendBytes(buffer)
+        }
     }
 
     /// A literal's bytes, appended without going through a `String`.
     static func writeLiteral(_ literal: StaticString, to out: inout [UInt8]) {
-        out.append(contentsOf: UnsafeBufferPointer(start: literal.utf8Start, count: literal.utf8CodeUnitCount))
+        out.appendBytes(UnsafeRawBufferPointer(start: literal.utf8Start, count: literal.utf8CodeUnitCount))
     }
 
     /// Native strings are contiguous UTF-8; only a bridged one would need copying first.

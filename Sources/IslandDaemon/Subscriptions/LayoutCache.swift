@@ -76,7 +76,7 @@ struct LayoutCache {
         // Only a default layout depends on the state: on its shape, which its content knows.
         let shape = activity.deliveredContent.stateShape
         assert(shape == Layout.defaultLayoutKey(stateText: activity.deliveredContent.stateText), "a state's shape that is not its layout's key")
-        if let cached, cached.generation == generation, !cached.isDefault || shape == cached.stateShape {
+        if let cached, cached.generation == generation, !cached.isDefault || Self.isSame(shape, cached.stateShape) {
             return cached
         }
         let json: JSON
@@ -97,6 +97,14 @@ struct LayoutCache {
                                 generation: generation, app: Wire.AppLabel(name: manifest?.name, icon: manifest?.icon))
         items[activity.hashedID] = layout
         return layout
+    }
+
+    /// Whether a state's shape is the one a default layout was worked out from, compared
+    /// eight bytes at a time: `==` on two arrays compares them a byte at a time, and a shape is
+    /// compared on every delta.
+    private static func isSame(_ shape: [UInt8], _ cached: [UInt8]?) -> Bool {
+        guard let cached else { return false }
+        return shape.withUnsafeBytes { shape in cached.withUnsafeBytes { JSONBytes.equal(shape, $0) } }
     }
 
     /// Forgets a removed activity's layout.

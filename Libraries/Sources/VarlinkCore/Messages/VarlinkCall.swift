@@ -27,7 +27,7 @@ public struct VarlinkCall: Sendable {
     /// The method of a call read from its text, found as it was read.
     package private(set) var route: VarlinkRoute?
     /// The parameters as the method's `VarlinkReadableParameters` read them from the frame.
-    package private(set) var readParameters: VarlinkReadParameters?
+    @usableFromInline package private(set) var readParameters: VarlinkReadParameters?
     /// The caller accepts several replies, each but the last with `continues`.
     public var more: Bool
     /// The caller wants no reply at all.

@@ -6,7 +6,8 @@ public struct VarlinkMethodHandler: Sendable {
     let requiresMore: Bool
     let body: @Sendable (VarlinkRequest, VarlinkResponder) -> Void
     /// Reads the method's parameters from a frame's text (`reading(_:)`).
-    private(set) var readParameters: VarlinkCallReader.ReadParameters?
+    /// (Spelled out: the reader's alias of this type is not usable from inline code.)
+    @usableFromInline var readParameters: (@Sendable (inout JSONReader) throws(JSONReader.Mismatch) -> VarlinkReadParameters)?
 
     init(requiresMore: Bool, body: @escaping @Sendable (VarlinkRequest, VarlinkResponder) -> Void) {
         self.requiresMore = requiresMore
@@ -15,7 +16,9 @@ public struct VarlinkMethodHandler: Sendable {
 
     /// The same handler, for a method whose calls are read straight into `P`, with no tree,
     /// when their text allows (see `VarlinkReadableParameters`): the handler takes them with
-    /// `VarlinkRequest.parameters(as: P.self)`.
+    /// `VarlinkRequest.parameters(as: P.self)`. Inlinable, so that the reader is specialized
+    /// for `P` where the method is declared and boxes what it reads with no metadata lookup.
+    @inlinable
     public func reading<P: VarlinkReadableParameters>(_: P.Type) -> VarlinkMethodHandler {
         var handler = self
         handler.readParameters = { (reader: inout JSONReader) throws(JSONReader.Mismatch) -> VarlinkReadParameters in

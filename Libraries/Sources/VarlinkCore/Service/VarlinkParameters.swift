@@ -23,7 +23,9 @@ public protocol VarlinkReadableParameters: VarlinkParameters {
 
 extension VarlinkRequest {
     /// The call's parameters as `P`: as its reader read them from the frame, or else from the
-    /// validated tree.
+    /// validated tree. Inlinable, as `VarlinkConnectionContext.attachment(_:)` is: specialized
+    /// for `P` where it is called, it finds no metadata at run time.
+    @inlinable
     public func parameters<P: VarlinkParameters>(as type: P.Type) throws(VarlinkError) -> P {
         if let read = call.readParameters?.value(as: P.self) { return read }
         return try P(call)
@@ -32,24 +34,29 @@ extension VarlinkRequest {
 
 /// Parameters a method's reader read, of a type the call does not know: a box whose type is
 /// checked by identity, with no dynamic cast, as every call of the method is unboxed.
+/// Usable from inline code, with its members, for the generic functions that make and open
+/// one on every call (`VarlinkMethodHandler.reading(_:)`, `VarlinkRequest.parameters(as:)`).
+@usableFromInline
 package class VarlinkReadParameters: @unchecked Sendable {
     // Unchecked: immutable, and `Typed`'s value is Sendable.
-    private let type: ObjectIdentifier
+    @usableFromInline let type: ObjectIdentifier
 
-    private init(type: ObjectIdentifier) {
+    @usableFromInline init(type: ObjectIdentifier) {
         self.type = type
     }
 
+    @usableFromInline
     final class Typed<P: Sendable>: VarlinkReadParameters, @unchecked Sendable {
-        let value: P
+        @usableFromInline let value: P
 
-        init(_ value: P) {
+        @inlinable init(_ value: P) {
             self.value = value
             super.init(type: ObjectIdentifier(P.self))
         }
     }
 
     /// The value, if it is a `P`.
+    @inlinable
     package func value<P: Sendable>(as _: P.Type) -> P? {
         guard type == ObjectIdentifier(P.self) else { return nil }
         return unsafeDowncast(self, to: Typed<P>.self).value
