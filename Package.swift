@@ -153,6 +153,13 @@ let package = Package(
             name: "VarlinkInProcess",
             dependencies: ["VarlinkCore", .product(name: "DequeModule", package: "swift-collections")]
         ),
+        // Swift from Varlink interfaces at build time, knowing nothing of Island: a target's
+        // `.varlinkmap` names the methods whose parameters it decodes, and the plugin writes
+        // their structs and decoders over the `.varlink` files it and its dependencies hold.
+        .target(name: "VarlinkCodegen", dependencies: ["VarlinkCore"], path: "Libraries/VarlinkCodegen"),
+        .executableTarget(name: "varlink-codegen", dependencies: ["VarlinkCodegen", "VarlinkCore"], path: "Libraries/varlink-codegen"),
+        .plugin(name: "VarlinkCodegenPlugin", capability: .buildTool(), dependencies: ["varlink-codegen"]),
+        .testTarget(name: "VarlinkCodegenTests", dependencies: ["VarlinkCodegen", "VarlinkCore"], exclude: ["Goldens"]),
         // Where the daemon and its clients meet: the socket's locations, decided in one place,
         // and the check that no other user controls the directory it is served in.
         .target(name: "IslandPaths"),
@@ -170,7 +177,9 @@ let package = Package(
                 .product(name: "OrderedCollections", package: "swift-collections"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
-            ]
+            ],
+            // Each method's parameters, from Interfaces/MethodParameters.varlinkmap and Protocol/.
+            plugins: ["VarlinkCodegenPlugin"]
         ),
         .executableTarget(
             name: "islandd",
