@@ -73,7 +73,9 @@ let package = Package(
                 .embedInCode("org.island.Extension.varlink"),
                 .embedInCode("org.island.Presenter.varlink"),
                 .embedInCode("org.island.Admin.varlink"),
-            ]
+            ],
+            // The member names, from WireNames.varlinkmap.
+            plugins: ["VarlinkCodegenPlugin"]
         ),
         // Pure rules: activities, budgets, arbitration, layouts, configuration. No I/O; time
         // is an argument, so every rule is tested without sleeping.
@@ -205,7 +207,7 @@ let package = Package(
         .target(
             name: "IslandKit",
             dependencies: [
-                "VarlinkCore", "VarlinkNIO", "IslandJSON", "IslandPaths",
+                "VarlinkCore", "VarlinkNIO", "IslandJSON", "IslandPaths", "IslandProtocol",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "OrderedCollections", package: "swift-collections"),
             ]
@@ -239,7 +241,7 @@ let package = Package(
         .target(
             name: "IslandPresenter",
             dependencies: [
-                "VarlinkCore", "VarlinkNIO", "IslandCore", "IslandJSON",
+                "VarlinkCore", "VarlinkNIO", "IslandCore", "IslandJSON", "IslandProtocol",
                 .product(name: "OrderedCollections", package: "swift-collections"),
             ]
         ),
@@ -271,7 +273,7 @@ let package = Package(
         .target(
             name: "IslandOverlay",
             dependencies: [
-                "IslandPresenter", "IslandCore", "IslandJSON", "CPangoCairo",
+                "IslandPresenter", "IslandCore", "IslandJSON", "IslandProtocol", "CPangoCairo",
                 .product(name: "OrderedCollections", package: "swift-collections"),
             ],
             swiftSettings: pangoCairoFlags

@@ -7,6 +7,7 @@
 ///       <member> [as <property>] [: <Swift type>] [= <value when absent or null>]
 ///
 ///     import <module>
+///     names <interface> as <Swift enum>
 ///
 /// `#` starts a comment line. The imports are those of the Swift types named.
 public struct ParameterMap: Sendable, Equatable {
@@ -43,6 +44,13 @@ public struct ParameterMap: Sendable, Equatable {
     public var imports: [String] = []
     public var types: [TypeMapping] = []
     public var methods: [Method] = []
+    /// Interfaces whose member names are written as constants, each in an enum of this name.
+    public var names: [(interface: String, swiftEnum: String)] = []
+
+    public static func == (lhs: ParameterMap, rhs: ParameterMap) -> Bool {
+        lhs.imports == rhs.imports && lhs.types == rhs.types && lhs.methods == rhs.methods
+            && lhs.names.elementsEqual(rhs.names) { $0 == $1 }
+    }
 
     public init(parsing text: String) throws(CodegenError) {
         // The header the indented lines that follow belong to.
@@ -58,6 +66,12 @@ public struct ParameterMap: Sendable, Equatable {
             last = nil
             if line.hasPrefix("import ") {
                 imports.append(String(line.dropFirst("import ".count)).trimmingSpaces)
+                continue
+            }
+            if line.hasPrefix("names ") {
+                let words = line.split(separator: " ").map(String.init)
+                guard words.count == 4, words[2] == "as" else { throw CodegenError("line \(number): expected 'names <interface> as <Swift enum>'") }
+                names.append((words[1], words[3]))
                 continue
             }
             let (head, conformances) = line.split(at: ":")

@@ -1,5 +1,6 @@
 import Foundation
 public import IslandJSON
+import IslandProtocol
 public import OrderedCollections
 
 /// Content as the daemon holds it: the state as a JSON object.
@@ -14,17 +15,19 @@ public struct RawActivityContent: Sendable, Hashable {
         self.relevanceScore = relevanceScore
     }
 
+    private typealias Names = ProducerNames.Content
+
     init(json: JSON?) {
-        state = json?["state"]?.objectValue ?? [:]
-        staleDate = json?["staleDate"]?.doubleValue
-        relevanceScore = json?["relevanceScore"]?.doubleValue ?? 0
+        state = json?[Names.state]?.objectValue ?? [:]
+        staleDate = json?[Names.staleDate]?.doubleValue
+        relevanceScore = json?[Names.relevanceScore]?.doubleValue ?? 0
     }
 
     /// The protocol's `Content`.
     public var json: JSON {
-        var object: JSONObject = ["state": .object(state)]
-        if let staleDate { object["staleDate"] = .double(staleDate) }
-        object["relevanceScore"] = .double(relevanceScore)
+        var object: JSONObject = [Names.state: .object(state)]
+        if let staleDate { object[Names.staleDate] = .double(staleDate) }
+        object[Names.relevanceScore] = .double(relevanceScore)
         return .object(object)
     }
 }

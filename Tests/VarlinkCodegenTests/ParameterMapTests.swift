@@ -7,6 +7,7 @@ import Testing
         let map = try ParameterMap(parsing: """
             # A comment.
             import Shop
+            names org.example.Shop as ShopNames
 
             type org.example.Shop.Price: Money
               amount: Cents
@@ -17,6 +18,7 @@ import Testing
             method org.example.Shop.List
             """)
         #expect(map.imports == ["Shop"])
+        #expect(map.names.count == 1 && map.names[0] == ("org.example.Shop", "ShopNames"))
         #expect(map.types == [ParameterMap.TypeMapping(interface: "org.example.Shop", name: "Price", swiftType: "Money", members: [
             ParameterMap.Member(name: "amount", property: nil, swiftType: "Cents", absent: nil),
         ])])
@@ -45,6 +47,7 @@ import Testing
         #expect(refusal("method Buy") == "line 1: expected 'type' or 'method' and a qualified name")
         #expect(refusal("function org.example.Shop.Buy") == "line 1: expected 'type' or 'method'")
         #expect(refusal("type org.example.Shop.Price") == "line 1: a type needs its Swift type: 'type <interface>.<Type>: <Swift type>'")
+        #expect(refusal("names org.example.Shop") == "line 1: expected 'names <interface> as <Swift enum>'")
         #expect(refusal("method org.example.Shop.Buy quickly") == "line 1: unexpected 'quickly'")
         #expect(refusal("method org.example.Shop.Buy\n  count") == "line 2: 'count' says nothing the IDL does not")
         #expect(refusal("method org.example.Shop.Buy\n  count of: Int") == "line 2: expected '<member> [as <property>] [: <Swift type>] [= <value>]'")
