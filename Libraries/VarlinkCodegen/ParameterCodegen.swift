@@ -47,6 +47,9 @@ public struct ParameterCodegen {
         var nullable: Bool
         var absent: String?
 
+        /// The property as an identifier: a keyword in backticks.
+        var id: String { ParameterCodegen.identifier(property) }
+
         /// The property's type.
         var propertyType: String { nullable && absent == nil ? valueType + "?" : valueType }
     }
@@ -164,7 +167,7 @@ public struct ParameterCodegen {
     }
 
     /// A field name as a Swift identifier: a keyword in backticks.
-    private static func identifier(_ name: String) -> String {
+    static func identifier(_ name: String) -> String {
         keywords.contains(name) ? "`\(name)`" : name
     }
 
@@ -184,7 +187,7 @@ public struct ParameterCodegen {
             throw CodegenError("no struct type '\(qualified)'")
         }
         let fields = try fields(declared, mapped: type.members, interface: type.interface, of: qualified)
-        let make = "try Self.fromWire(" + fields.map { "\($0.name): \($0.property)" }.joined(separator: ", ") + ")"
+        let make = "try Self.fromWire(" + fields.map { "\($0.name): \($0.id)" }.joined(separator: ", ") + ")"
         out += """
 
             /// `\(qualified)`
@@ -195,7 +198,7 @@ public struct ParameterCodegen {
 
             """
         for field in fields {
-            out += "            let \(field.property): \(field.propertyType) = try \(treeRead(field))\n"
+            out += "            let \(field.id): \(field.propertyType) = try \(treeRead(field))\n"
         }
         out += """
                         self = \(make)
@@ -233,7 +236,7 @@ public struct ParameterCodegen {
         out += "\n/// `\(qualified)(\(signature.input.map(\.name).joined(separator: ", ")))`\n"
         out += "struct \(method.structName): \(conformances) {\n"
         for field in fields {
-            out += "    var \(field.property): \(field.propertyType)\n"
+            out += "    var \(field.id): \(field.propertyType)\n"
         }
         out += """
 
@@ -243,7 +246,7 @@ public struct ParameterCodegen {
 
             """
         for field in fields {
-            out += "            \(field.property) = try \(treeRead(field))\n"
+            out += "            \(field.id) = try \(treeRead(field))\n"
         }
         out += """
                     } catch {
@@ -258,7 +261,7 @@ public struct ParameterCodegen {
         out += "    init(reading reader: inout JSONReader) throws(JSONReader.Mismatch) {\n"
         textReadMembers(fields, to: &out)
         for field in fields {
-            out += "        self.\(field.property) = \(field.property)\(field.absent.map { " ?? \($0)" } ?? "")\n"
+            out += "        self.\(field.id) = \(field.id)\(field.absent.map { " ?? \($0)" } ?? "")\n"
         }
         out += "    }\n}\n"
     }
@@ -275,18 +278,18 @@ public struct ParameterCodegen {
     /// that the type requires.
     private func textReadMembers(_ fields: [Field], to out: inout String) {
         out += "        var seen = JSONReader.MembersSeen()\n"
-        out += "        var " + fields.map { "\($0.property): \($0.valueType)?" }.joined(separator: ", ") + "\n"
+        out += "        var " + fields.map { "\($0.id): \($0.valueType)?" }.joined(separator: ", ") + "\n"
         out += "        try reader.enterObject()\n"
         out += "        while let member = try reader.nextKey() {\n"
         out += "            switch member {\n"
         for (index, field) in fields.enumerated() {
             let read = field.nullable ? "reader.readOptional(\(field.valueType).self)" : "\(field.valueType)(reading: &reader)"
-            out += "            case \"\(field.name)\": try seen.insert(\(index)); \(field.property) = try \(read)\n"
+            out += "            case \"\(field.name)\": try seen.insert(\(index)); \(field.id) = try \(read)\n"
         }
         out += "            default: throw JSONReader.Mismatch()\n"
         out += "            }\n"
         out += "        }\n"
-        let required = fields.filter { !$0.nullable }.map { "let \($0.property)" }
+        let required = fields.filter { !$0.nullable }.map { "let \($0.id)" }
         if !required.isEmpty {
             out += "        guard \(required.joined(separator: ", ")) else { throw JSONReader.Mismatch() }\n"
         }

@@ -10,7 +10,7 @@
 ///     names <interface> as <Swift enum>
 ///
 /// `#` starts a comment line. The imports are those of the Swift types named.
-public struct ParameterMap: Sendable, Equatable {
+public struct ParameterMap: Sendable {
     public struct Member: Sendable, Equatable {
         public var name: String
         /// The Swift property, when it is not the member's name.
@@ -46,11 +46,6 @@ public struct ParameterMap: Sendable, Equatable {
     public var methods: [Method] = []
     /// Interfaces whose member names are written as constants, each in an enum of this name.
     public var names: [(interface: String, swiftEnum: String)] = []
-
-    public static func == (lhs: ParameterMap, rhs: ParameterMap) -> Bool {
-        lhs.imports == rhs.imports && lhs.types == rhs.types && lhs.methods == rhs.methods
-            && lhs.names.elementsEqual(rhs.names) { $0 == $1 }
-    }
 
     public init(parsing text: String) throws(CodegenError) {
         // The header the indented lines that follow belong to.

@@ -3,7 +3,7 @@ import IslandJSON
 import OrderedCollections
 import VarlinkCore
 
-// What the generated decoders of MethodParameters.map are written with (the varlink-codegen
+// What the generated decoders of MethodParameters.varlinkmap are written with (the varlink-codegen
 // plugin writes them from Protocol/*.varlink at build time): how one value of each Swift type
 // is read from the validated tree and from a call's text, and the Swift values of the
 // interfaces' own types. The generated code names a member and its types; these say how.
