@@ -156,8 +156,9 @@ let package = Package(
             dependencies: ["VarlinkCore", .product(name: "DequeModule", package: "swift-collections")]
         ),
         // Swift from Varlink interfaces at build time, knowing nothing of Island: a target's
-        // `.varlinkmap` names the methods whose parameters it decodes, and the plugin writes
-        // their structs and decoders over the `.varlink` files it and its dependencies hold.
+        // `.varlinkmap` names the methods whose parameters it decodes (and the interfaces whose
+        // member names it wants as constants), and the plugin writes their structs and decoders
+        // over the `.varlink` files it and its dependencies hold.
         .target(name: "VarlinkCodegen", dependencies: ["VarlinkCore"], path: "Libraries/VarlinkCodegen"),
         .executableTarget(name: "varlink-codegen", dependencies: ["VarlinkCodegen", "VarlinkCore"], path: "Libraries/varlink-codegen"),
         .plugin(name: "VarlinkCodegenPlugin", capability: .buildTool(), dependencies: ["varlink-codegen"]),

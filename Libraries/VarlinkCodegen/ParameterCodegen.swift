@@ -3,7 +3,8 @@ public import VarlinkCore
 /// Writes the Swift of a `ParameterMap` over its interfaces: for each method a struct of its
 /// parameters with a decoder from the validated tree (`VarlinkParameters`), and for a
 /// `readable` one a reader straight from the call's text (`VarlinkReadableParameters`); for
-/// each mapped type its decoder and reader, made with its `fromWire`.
+/// each mapped type its decoder and reader, made with its `fromWire`; and for each `names`
+/// interface an enum of its member names.
 ///
 /// The code is written against a few names the program declares: `TreeDecodable`,
 /// `TextReadable` (a value of one Swift type, from the tree or from text), `TreeMember`
