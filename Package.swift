@@ -94,6 +94,13 @@ let libraries: [Target] = [
         name: "VarlinkInProcess",
         dependencies: ["VarlinkCore", .product(name: "DequeModule", package: "swift-collections")]
     ),
+    // Swift from Varlink interfaces at build time: a target's `.varlinkmap` names the methods
+    // whose parameters it decodes (and the interfaces whose member names it wants as
+    // constants), and the plugin (Plugins/VarlinkCodegenPlugin) writes their structs and
+    // decoders over the `.varlink` files it and its dependencies hold.
+    .target(name: "VarlinkCodegen", dependencies: ["VarlinkCore"]),
+    .executableTarget(name: "varlink-codegen", dependencies: ["VarlinkCodegen", "VarlinkCore"]),
+    .testTarget(name: "VarlinkCodegenTests", dependencies: ["VarlinkCodegen", "VarlinkCore"], exclude: ["Goldens"]),
     .executableTarget(
         name: "varlink-certification",
         dependencies: [
@@ -168,7 +175,9 @@ let island: [Target] = [
             .embedInCode("org.island.Extension.varlink"),
             .embedInCode("org.island.Presenter.varlink"),
             .embedInCode("org.island.Admin.varlink"),
-        ]
+        ],
+        // The member names, from WireNames.varlinkmap.
+        plugins: ["VarlinkCodegenPlugin"]
     ),
     // Pure rules: activities, budgets, arbitration, layouts, configuration. No I/O; time
     // is an argument, so every rule is tested without sleeping.
@@ -206,7 +215,9 @@ let island: [Target] = [
             .product(name: "OrderedCollections", package: "swift-collections"),
             .product(name: "NIOCore", package: "swift-nio"),
             .product(name: "NIOPosix", package: "swift-nio"),
-        ]
+        ],
+        // Each method's parameters, from Interfaces/MethodParameters.varlinkmap and Protocol/.
+        plugins: ["VarlinkCodegenPlugin"]
     ),
     .executableTarget(
         name: "islandd",
@@ -220,7 +231,7 @@ let island: [Target] = [
     .target(
         name: "IslandKit",
         dependencies: [
-            "VarlinkCore", "VarlinkNIO", "OrderedJSON", "IslandPaths",
+            "VarlinkCore", "VarlinkNIO", "OrderedJSON", "IslandPaths", "IslandProtocol",
             .product(name: "Logging", package: "swift-log"),
             .product(name: "OrderedCollections", package: "swift-collections"),
         ]
@@ -245,7 +256,7 @@ let island: [Target] = [
     .target(
         name: "IslandPresenter",
         dependencies: [
-            "VarlinkCore", "VarlinkNIO", "IslandCore", "OrderedJSON",
+            "VarlinkCore", "VarlinkNIO", "IslandCore", "OrderedJSON", "IslandProtocol",
             .product(name: "OrderedCollections", package: "swift-collections"),
         ]
     ),
@@ -274,7 +285,7 @@ let island: [Target] = [
     .target(
         name: "IslandOverlay",
         dependencies: [
-            "IslandPresenter", "IslandCore", "OrderedJSON", "CPangoCairo",
+            "IslandPresenter", "IslandCore", "OrderedJSON", "IslandProtocol", "CPangoCairo",
             .product(name: "OrderedCollections", package: "swift-collections"),
         ],
         swiftSettings: pangoCairoFlags
@@ -351,6 +362,11 @@ let island: [Target] = [
     ),
 ]
 
+/// Build-tool plugins, in Plugins/: the parameter types and names generated from Protocol/.
+let plugins: [Target] = [
+    .plugin(name: "VarlinkCodegenPlugin", capability: .buildTool(), dependencies: ["varlink-codegen"]),
+]
+
 let package = Package(
     name: "Island",
     platforms: [.macOS(.v15)],
@@ -381,7 +397,7 @@ let package = Package(
         .package(url: "https://github.com/swiftlang/swift-subprocess.git", from: "1.0.2"),
         .package(url: "https://github.com/apple/swift-system.git", from: "1.5.0"),
     ],
-    targets: libraries + island,
+    targets: libraries + plugins + island,
     swiftLanguageModes: [.v6]
 )
 

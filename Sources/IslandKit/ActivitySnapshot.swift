@@ -1,5 +1,6 @@
 import Foundation
 public import OrderedJSON
+import IslandProtocol
 public import OrderedCollections
 
 /// Content as the daemon holds it: the state as a JSON object.
@@ -14,17 +15,19 @@ public struct RawActivityContent: Sendable, Hashable {
         self.relevanceScore = relevanceScore
     }
 
+    private typealias Names = ProducerNames.Content
+
     init(json: JSON?) {
-        state = json?["state"]?.objectValue ?? [:]
-        staleDate = json?["staleDate"]?.doubleValue
-        relevanceScore = json?["relevanceScore"]?.doubleValue ?? 0
+        state = json?[Names.state]?.objectValue ?? [:]
+        staleDate = json?[Names.staleDate]?.doubleValue
+        relevanceScore = json?[Names.relevanceScore]?.doubleValue ?? 0
     }
 
     /// The protocol's `Content`.
     public var json: JSON {
-        var object: JSONObject = ["state": .object(state)]
-        if let staleDate { object["staleDate"] = .double(staleDate) }
-        object["relevanceScore"] = .double(relevanceScore)
+        var object: JSONObject = [Names.state: .object(state)]
+        if let staleDate { object[Names.staleDate] = .double(staleDate) }
+        object[Names.relevanceScore] = .double(relevanceScore)
         return .object(object)
     }
 }
@@ -54,21 +57,22 @@ public struct ActivitySnapshot: Sendable, Hashable {
     public var json: JSONObject
 
     public init?(json: JSON?) {
-        guard let object = json?.objectValue, let id = object["id"]?.stringValue else { return nil }
+        typealias Names = ProducerNames.Activity
+        guard let object = json?.objectValue, let id = object[Names.id]?.stringValue else { return nil }
         self.id = id
-        app = object["app"]?.stringValue ?? ""
-        type = object["type"]?.stringValue ?? ""
-        attributes = object["attributes"]?.objectValue ?? [:]
-        content = RawActivityContent(json: object["content"])
-        deliveredContent = object["deliveredContent"].map { RawActivityContent(json: $0) } ?? content
-        state = object["state"]?.stringValue.flatMap(ActivityState.init(rawValue:)) ?? .active
-        endReason = object["endReason"]?.stringValue.flatMap(ActivityEndReason.init(rawValue:))
-        ownerGone = object["ownerGone"]?.stringValue ?? "keep"
-        createdAt = object["createdAt"]?.doubleValue ?? 0
-        updatedAt = object["updatedAt"]?.doubleValue ?? 0
-        endedAt = object["endedAt"]?.doubleValue
-        dismissAt = object["dismissAt"]?.doubleValue
-        pushToken = object["pushToken"]?.stringValue
+        app = object[Names.app]?.stringValue ?? ""
+        type = object[Names.type]?.stringValue ?? ""
+        attributes = object[Names.attributes]?.objectValue ?? [:]
+        content = RawActivityContent(json: object[Names.content])
+        deliveredContent = object[Names.deliveredContent].map { RawActivityContent(json: $0) } ?? content
+        state = object[Names.state]?.stringValue.flatMap(ActivityState.init(rawValue:)) ?? .active
+        endReason = object[Names.endReason]?.stringValue.flatMap(ActivityEndReason.init(rawValue:))
+        ownerGone = object[Names.ownerGone]?.stringValue ?? "keep"
+        createdAt = object[Names.createdAt]?.doubleValue ?? 0
+        updatedAt = object[Names.updatedAt]?.doubleValue ?? 0
+        endedAt = object[Names.endedAt]?.doubleValue
+        dismissAt = object[Names.dismissAt]?.doubleValue
+        pushToken = object[Names.pushToken]?.stringValue
         self.json = object
     }
 }
@@ -86,15 +90,16 @@ public struct AuthorizationSnapshot: Sendable, Hashable {
     public var json: JSONObject
 
     public init?(json: JSON?) {
-        guard let object = json?.objectValue, let enabled = object["enabled"]?.boolValue else { return nil }
-        app = object["app"]?.stringValue ?? ""
+        typealias Names = ProducerNames.AuthorizationInfo
+        guard let object = json?.objectValue, let enabled = object[Names.enabled]?.boolValue else { return nil }
+        app = object[Names.app]?.stringValue ?? ""
         self.enabled = enabled
-        frequentUpdates = object["frequentUpdates"]?.boolValue ?? false
-        remainingStarts = object["remainingStarts"]?.intValue ?? 0
-        remainingAlerts = object["remainingAlerts"]?.intValue ?? 0
-        activities = object["activities"]?.intValue ?? 0
-        globalActivities = object["globalActivities"]?.intValue ?? 0
-        limits = object["limits"]?.objectValue ?? [:]
+        frequentUpdates = object[Names.frequentUpdates]?.boolValue ?? false
+        remainingStarts = object[Names.remainingStarts]?.intValue ?? 0
+        remainingAlerts = object[Names.remainingAlerts]?.intValue ?? 0
+        activities = object[Names.activities]?.intValue ?? 0
+        globalActivities = object[Names.globalActivities]?.intValue ?? 0
+        limits = object[Names.limits]?.objectValue ?? [:]
         self.json = object
     }
 }
@@ -133,30 +138,32 @@ public struct ActivityEvent: Sendable, Hashable {
     public var json: JSONObject
 
     init?(json: JSON?) {
-        guard let object = json?.objectValue, let kind = object["kind"]?.stringValue.flatMap(Kind.init(rawValue:)) else { return nil }
+        typealias Names = ProducerNames.Event
+        guard let object = json?.objectValue, let kind = object[Names.kind]?.stringValue.flatMap(Kind.init(rawValue:)) else { return nil }
         self.kind = kind
-        activity = ActivitySnapshot(json: object["activity"])
-        url = object["url"]?.stringValue
-        action = object["action"]?.stringValue
-        authorization = AuthorizationSnapshot(json: object["authorization"])
-        type = object["type"]?.stringValue
-        pushToken = object["pushToken"]?.stringValue
+        activity = ActivitySnapshot(json: object[Names.activity])
+        url = object[Names.url]?.stringValue
+        action = object[Names.action]?.stringValue
+        authorization = AuthorizationSnapshot(json: object[Names.authorization])
+        type = object[Names.type]?.stringValue
+        pushToken = object[Names.pushToken]?.stringValue
         self.json = object
     }
 
     init(resync activity: ActivitySnapshot) {
         kind = .resync
         self.activity = activity
-        json = ["kind": "resync", "activity": .object(activity.json)]
+        json = [ProducerNames.Event.kind: "resync", ProducerNames.Event.activity: .object(activity.json)]
     }
 }
 
 /// How an update reached presenters, untyped.
 extension ActivityUpdateResult {
     init(json: JSON?) {
-        self.init(throttled: json?["throttled"]?.boolValue ?? false,
-                  deliverAt: Date(timeIntervalSince1970: json?["deliverAt"]?.doubleValue ?? 0),
-                  alerted: json?["alerted"]?.boolValue ?? false,
-                  alertSuppressed: json?["alertSuppressed"]?.boolValue ?? false)
+        typealias Names = ProducerNames.Delivery
+        self.init(throttled: json?[Names.throttled]?.boolValue ?? false,
+                  deliverAt: Date(timeIntervalSince1970: json?[Names.deliverAt]?.doubleValue ?? 0),
+                  alerted: json?[Names.alerted]?.boolValue ?? false,
+                  alertSuppressed: json?[Names.alertSuppressed]?.boolValue ?? false)
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 public import OrderedJSON
+import IslandProtocol
 import Logging
 public import OrderedCollections
 import Synchronization
@@ -69,7 +70,8 @@ public actor IslandConnection {
     // MARK: Producer calls
 
     private var appParameter: JSONObject {
-        configuration.appID.map { ["app": .string($0)] } ?? [:]
+        // Every producer method's first parameter.
+        configuration.appID.map { [ProducerNames.Request.app: .string($0)] } ?? [:]
     }
 
     /// Starts an activity (org.island.Producer.Request).
@@ -78,66 +80,72 @@ public actor IslandConnection {
     public func request(type: String, attributes: JSONObject, content: RawActivityContent, key: String? = nil,
                         ownerGone: ActivityOwnerGonePolicy = .keep,
                         pushToken: Bool = false) async throws -> (activity: ActivitySnapshot, created: Bool) {
+        typealias Names = ProducerNames.Request
         var parameters = appParameter
-        parameters["type"] = .string(type)
-        parameters["attributes"] = .object(attributes)
-        parameters["content"] = content.json
-        if let key { parameters["key"] = .string(key) }
-        parameters["ownerGone"] = .string(ownerGone.rawValue)
-        if pushToken { parameters["pushToken"] = true }
+        parameters[Names.type] = .string(type)
+        parameters[Names.attributes] = .object(attributes)
+        parameters[Names.content] = content.json
+        if let key { parameters[Names.key] = .string(key) }
+        parameters[Names.ownerGone] = .string(ownerGone.rawValue)
+        if pushToken { parameters[Names.pushToken] = true }
         // Only a keyed request may be retried after a lost connection: it is idempotent.
         let reply = try await perform("org.island.Producer.Request", parameters, retry: key != nil)
-        let activity = try snapshot(reply["activity"])
+        let activity = try snapshot(reply[Names.activity])
         track(activity)
-        return (activity, reply["created"]?.boolValue ?? true)
+        return (activity, reply[Names.created]?.boolValue ?? true)
     }
 
     /// Replaces an activity's content (org.island.Producer.Update).
     public func update(id: String, content: RawActivityContent, alert: AlertConfiguration? = nil,
                        timestamp: Double? = nil) async throws -> (activity: ActivitySnapshot, delivery: ActivityUpdateResult) {
+        typealias Names = ProducerNames.Update
         var parameters = appParameter
-        parameters["id"] = .string(id)
-        parameters["content"] = content.json
-        if let alert { parameters["alert"] = ["title": .string(alert.title), "body": .string(alert.body)] }
-        if let timestamp { parameters["timestamp"] = .double(timestamp) }
+        parameters[Names.id] = .string(id)
+        parameters[Names.content] = content.json
+        if let alert { parameters[Names.alert] = [ProducerNames.Alert.title: .string(alert.title), ProducerNames.Alert.body: .string(alert.body)] }
+        if let timestamp { parameters[Names.timestamp] = .double(timestamp) }
         let reply = try await perform("org.island.Producer.Update", parameters, retry: true)
-        let activity = try snapshot(reply["activity"])
-        return (activity, ActivityUpdateResult(json: reply["delivery"]))
+        let activity = try snapshot(reply[Names.activity])
+        return (activity, ActivityUpdateResult(json: reply[Names.delivery]))
     }
 
     /// Ends an activity (org.island.Producer.End).
     public func end(id: String, content: RawActivityContent? = nil, dismissalPolicy: ActivityUIDismissalPolicy = .default,
                     timestamp: Double? = nil) async throws -> ActivitySnapshot {
+        typealias Names = ProducerNames.End
         var parameters = appParameter
-        parameters["id"] = .string(id)
-        if let content { parameters["content"] = content.json }
+        parameters[Names.id] = .string(id)
+        if let content { parameters[Names.content] = content.json }
+        typealias Policy = ProducerNames.DismissalPolicy
         switch dismissalPolicy {
-        case .default: parameters["dismissalPolicy"] = ["kind": "default"]
-        case .immediate: parameters["dismissalPolicy"] = ["kind": "immediate"]
-        case .after(let date): parameters["dismissalPolicy"] = ["kind": "after", "date": .double(date.epochSeconds)]
+        case .default: parameters[Names.dismissalPolicy] = [Policy.kind: "default"]
+        case .immediate: parameters[Names.dismissalPolicy] = [Policy.kind: "immediate"]
+        case .after(let date): parameters[Names.dismissalPolicy] = [Policy.kind: "after", Policy.date: .double(date.epochSeconds)]
         }
-        if let timestamp { parameters["timestamp"] = .double(timestamp) }
+        if let timestamp { parameters[Names.timestamp] = .double(timestamp) }
         let reply = try await perform("org.island.Producer.End", parameters, retry: false)
-        return try snapshot(reply["activity"])
+        return try snapshot(reply[Names.activity])
     }
 
     /// The app's activities, optionally of one type and in some states.
     public func list(type: String? = nil, states: [ActivityState]? = nil) async throws -> [ActivitySnapshot] {
+        typealias Names = ProducerNames.List
         var parameters = appParameter
-        if let type { parameters["type"] = .string(type) }
-        if let states { parameters["states"] = .array(states.map { .string($0.rawValue) }) }
+        if let type { parameters[Names.type] = .string(type) }
+        if let states { parameters[Names.states] = .array(states.map { .string($0.rawValue) }) }
         let reply = try await perform("org.island.Producer.List", parameters, retry: true)
-        return (reply["activities"]?.arrayValue ?? []).compactMap(ActivitySnapshot.init(json:))
+        return (reply[Names.activities]?.arrayValue ?? []).compactMap(ActivitySnapshot.init(json:))
     }
 
     /// The activity's push token (org.island.Producer.PushToken), made when it has none; with
     /// `rotate`, a new one that replaces it.
     public func pushToken(id: String, rotate: Bool = false) async throws -> String {
+        typealias Names = ProducerNames.PushToken
         var parameters = appParameter
-        parameters["id"] = .string(id)
-        if rotate { parameters["rotate"] = true }
+        parameters[Names.id] = .string(id)
+        if rotate { parameters[Names.rotate] = true }
         let reply = try await perform("org.island.Producer.PushToken", parameters, retry: !rotate)
-        guard let token = reply["pushToken"]?.stringValue else {
+        guard let token = reply[Names.pushToken]?.stringValue else {
             throw ActivityAuthorizationError.other(name: "org.island.InvalidReply", parameters: reply)
         }
         channels[id]?.receive(pushToken: token)
@@ -147,11 +155,12 @@ public actor IslandConnection {
     /// The app's push-to-start token for activities of `type`
     /// (org.island.Producer.PushToStartToken), made when there is none; with `rotate`, a new one.
     public func pushToStartToken(type: String, rotate: Bool = false) async throws -> String {
+        typealias Names = ProducerNames.PushToStartToken
         var parameters = appParameter
-        parameters["type"] = .string(type)
-        if rotate { parameters["rotate"] = true }
+        parameters[Names.type] = .string(type)
+        if rotate { parameters[Names.rotate] = true }
         let reply = try await perform("org.island.Producer.PushToStartToken", parameters, retry: !rotate)
-        guard let token = reply["pushToken"]?.stringValue else {
+        guard let token = reply[Names.pushToken]?.stringValue else {
             throw ActivityAuthorizationError.other(name: "org.island.InvalidReply", parameters: reply)
         }
         return token
@@ -183,7 +192,7 @@ public actor IslandConnection {
     /// The app's authorization, limits and remaining budgets.
     public func authorizationInfo() async throws -> AuthorizationSnapshot {
         let reply = try await perform("org.island.Producer.Authorization", appParameter, retry: true)
-        guard let info = AuthorizationSnapshot(json: reply["authorization"]) else {
+        guard let info = AuthorizationSnapshot(json: reply[ProducerNames.Authorization.authorization]) else {
             throw ActivityAuthorizationError.other(name: "org.island.InvalidReply", parameters: reply)
         }
         apply(info)
@@ -337,7 +346,7 @@ public actor IslandConnection {
                 let stream = try await connect()
                 delay = .milliseconds(50)
                 do {
-                    for try await reply in stream { handle(reply["event"]) }
+                    for try await reply in stream { handle(reply[ProducerNames.Watch.event]) }
                 } catch {
                     logger.debug("the watch stream ended", metadata: ["error": "\(describe(error))"])
                 }
@@ -392,9 +401,9 @@ public actor IslandConnection {
         do {
             // The round trips also give the daemon time to register the watch before any
             // call of ours can change an activity.
-            info = AuthorizationSnapshot(json: try await call.call("org.island.Producer.Authorization", appParameter)["authorization"])
+            info = AuthorizationSnapshot(json: try await call.call("org.island.Producer.Authorization", appParameter)[ProducerNames.Authorization.authorization])
             let listed = try await call.call("org.island.Producer.List", appParameter)
-            activities = (listed["activities"]?.arrayValue ?? []).compactMap(ActivitySnapshot.init(json:))
+            activities = (listed[ProducerNames.List.activities]?.arrayValue ?? []).compactMap(ActivitySnapshot.init(json:))
         } catch {
             await call.close()
             await watch.close()

@@ -2,6 +2,7 @@ import CPangoCairo
 import Foundation
 import IslandCore
 import OrderedJSON
+import IslandProtocol
 public import IslandPresenter
 import OrderedCollections
 
@@ -51,18 +52,20 @@ public enum OverlayGallery {
         let path = "\(layoutsDirectory)/\(example.app)/\(example.type).json"
         let text = try String(contentsOfFile: path, encoding: .utf8)
         let layout = try JSONParser.parse(text)
+        typealias Item = PresenterNames.Item
+        typealias Content = PresenterNames.Content
         // Name= and Icon= of the app's desktop entry, as the daemon sends them.
         let entry = (try? String(contentsOfFile: "\(layoutsDirectory)/../applications/\(example.app).desktop", encoding: .utf8)) ?? ""
         var object: JSONObject = [:]
         for line in entry.split(separator: "\n") {
-            if line.hasPrefix("Name=") { object["appName"] = .string(String(line.dropFirst(5))) }
-            if line.hasPrefix("Icon=") { object["appIcon"] = .string(String(line.dropFirst(5))) }
+            if line.hasPrefix("Name=") { object[Item.appName] = .string(String(line.dropFirst(5))) }
+            if line.hasPrefix("Icon=") { object[Item.appIcon] = .string(String(line.dropFirst(5))) }
         }
         return .object(object.merging([
-            "id": .string(example.id), "app": .string(example.app), "type": .string(example.type),
-            "attributes": .object(example.attributes),
-            "content": ["state": .object(example.state), "relevanceScore": 0.0], "state": "active",
-            "createdAt": .double(now - 600), "layout": layout, "defaultLayout": false,
+            Item.id: .string(example.id), Item.app: .string(example.app), Item.type: .string(example.type),
+            Item.attributes: .object(example.attributes),
+            Item.content: [Content.state: .object(example.state), Content.relevanceScore: 0.0], Item.state: "active",
+            Item.createdAt: .double(now - 600), Item.layout: layout, Item.defaultLayout: false,
         ], uniquingKeysWith: { _, new in new }))
     }
 

@@ -1,5 +1,6 @@
 public import IslandCore
 public import OrderedJSON
+import IslandProtocol
 public import OrderedCollections
 
 /// One activity as the daemon delivered it to presenters (`org.island.Presenter.Item`), with
@@ -45,18 +46,20 @@ public struct PresenterItem: Sendable, Hashable {
     /// Decodes an `Item`; nil when it has no id. A layout that does not validate (which the
     /// daemon never sends) is replaced by the default layout rather than dropping the activity.
     public init?(json: JSON) {
-        guard let object = json.objectValue, let id = object["id"]?.stringValue else { return nil }
-        let content = object["content"]?.objectValue ?? [:]
-        let type = object["type"]?.stringValue ?? ""
-        let attributes = object["attributes"]?.objectValue ?? [:]
-        let state = content["state"]?.objectValue ?? [:]
-        let layout: Layout? = object["layout"].flatMap { try? Layout(json: $0) }
+        typealias Item = PresenterNames.Item
+        typealias Content = PresenterNames.Content
+        guard let object = json.objectValue, let id = object[Item.id]?.stringValue else { return nil }
+        let content = object[Item.content]?.objectValue ?? [:]
+        let type = object[Item.type]?.stringValue ?? ""
+        let attributes = object[Item.attributes]?.objectValue ?? [:]
+        let state = content[Content.state]?.objectValue ?? [:]
+        let layout: Layout? = object[Item.layout].flatMap { try? Layout(json: $0) }
         self.init(
-            id: id, app: object["app"]?.stringValue ?? "", type: type, attributes: attributes, state: state,
-            staleDate: content["staleDate"]?.doubleValue, relevanceScore: content["relevanceScore"]?.doubleValue ?? 0,
-            activityState: object["state"]?.stringValue ?? "active", endReason: object["endReason"]?.stringValue,
-            layout: layout, defaultLayout: object["defaultLayout"]?.boolValue ?? (layout == nil),
-            appName: object["appName"]?.stringValue, appIcon: object["appIcon"]?.stringValue)
+            id: id, app: object[Item.app]?.stringValue ?? "", type: type, attributes: attributes, state: state,
+            staleDate: content[Content.staleDate]?.doubleValue, relevanceScore: content[Content.relevanceScore]?.doubleValue ?? 0,
+            activityState: object[Item.state]?.stringValue ?? "active", endReason: object[Item.endReason]?.stringValue,
+            layout: layout, defaultLayout: object[Item.defaultLayout]?.boolValue ?? (layout == nil),
+            appName: object[Item.appName]?.stringValue, appIcon: object[Item.appIcon]?.stringValue)
     }
 
     public var isStale: Bool { activityState == "stale" }

@@ -1,4 +1,5 @@
 public import OrderedJSON
+import IslandProtocol
 public import OrderedCollections
 
 /// What the island shows (`org.island.Presenter.Island`).
@@ -25,13 +26,14 @@ public struct IslandState: Sendable, Hashable {
     }
 
     public init(json: JSON?) {
+        typealias Names = PresenterNames.Island
         let object = json?.objectValue ?? [:]
         self.init(
-            mode: object["mode"]?.stringValue.flatMap(Mode.init(rawValue:)) ?? .none,
-            attached: object["attached"]?.stringValue,
-            detached: object["detached"]?.stringValue,
-            expanded: object["expanded"]?.stringValue,
-            lockScreen: object["lockScreen"]?.arrayValue?.compactMap(\.stringValue) ?? [])
+            mode: object[Names.mode]?.stringValue.flatMap(Mode.init(rawValue:)) ?? .none,
+            attached: object[Names.attached]?.stringValue,
+            detached: object[Names.detached]?.stringValue,
+            expanded: object[Names.expanded]?.stringValue,
+            lockScreen: object[Names.lockScreen]?.arrayValue?.compactMap(\.stringValue) ?? [])
     }
 }
 
@@ -69,32 +71,34 @@ public struct PresenterModel: Sendable, Hashable {
     /// Applies one `Update`. Returns whether the model changed.
     @discardableResult
     public mutating func apply(_ update: JSONObject) -> Bool {
-        let sequence = update["sequence"]?.intValue ?? 0
+        typealias Names = PresenterNames.Update
+        let sequence = update[Names.sequence]?.intValue ?? 0
         // A delta leaves out what did not change: an item's layout, the island.
-        let items = update["items"]?.arrayValue?.compactMap { json -> PresenterItem? in
+        let items = update[Names.items]?.arrayValue?.compactMap { json -> PresenterItem? in
             guard var item = PresenterItem(json: json) else { return nil }
-            if json["layout"] == nil, let known = self.items[item.id] {
+            if json[PresenterNames.Item.layout] == nil, let known = self.items[item.id] {
                 item.layout = known.layout
                 item.defaultLayout = known.defaultLayout
             }
             return item
         } ?? []
-        switch update["kind"]?.stringValue {
+        switch update[Names.kind]?.stringValue {
         case "snapshot":
             let before = self
             self.sequence = sequence
-            self.island = IslandState(json: update["island"])
+            self.island = IslandState(json: update[Names.island])
             self.items = Dictionary(items.map { ($0.id, $0) }, uniquingKeysWith: { _, last in last })
             self.alert = nil
             return self != before
         case "delta":
             guard let current = self.sequence, sequence > current else { return false }
             self.sequence = sequence
-            if let island = update["island"] { self.island = IslandState(json: island) }
+            if let island = update[Names.island] { self.island = IslandState(json: island) }
             for item in items { self.items[item.id] = item }
-            for id in update["removed"]?.arrayValue?.compactMap(\.stringValue) ?? [] { self.items[id] = nil }
+            for id in update[Names.removed]?.arrayValue?.compactMap(\.stringValue) ?? [] { self.items[id] = nil }
             for (id, item) in self.items where item.activityState == "dismissed" { self.items[id] = nil }
-            if let alert = update["alert"]?.objectValue, let id = alert["id"]?.stringValue {
+            // The alert's members are of a struct the interface leaves unnamed, which has no names here.
+            if let alert = update[Names.alert]?.objectValue, let id = alert["id"]?.stringValue {
                 self.alert = PresenterAlert(id: id, title: alert["title"]?.stringValue ?? "", body: alert["body"]?.stringValue ?? "")
             } else if let alert = self.alert, !(self.island.mode == .expanded && self.island.expanded == alert.id) {
                 self.alert = nil

@@ -1,4 +1,5 @@
 public import OrderedJSON
+import IslandProtocol
 public import OrderedCollections
 import VarlinkCore
 import VarlinkNIO
@@ -52,7 +53,7 @@ public struct SubscriptionLoop: Sendable {
                 let client = try await VarlinkClient.connect(unixPath: socketPath)
                 do {
                     for try await parameters in client.stream("org.island.Presenter.Subscribe") {
-                        guard let update = parameters["update"]?.objectValue else { continue }
+                        guard let update = parameters[PresenterNames.Subscribe.update]?.objectValue else { continue }
                         backoff.reset()
                         await handle(.update(update))
                     }
@@ -91,9 +92,10 @@ public actor Interactor {
     /// restart is found closed only when used: the call then goes once more on a new
     /// connection (the daemon that closed it is gone and never answered it).
     public func interact(_ action: String, id: String?, button: String? = nil) async throws -> String? {
-        var parameters: JSONObject = ["action": .string(action)]
-        if let id { parameters["id"] = .string(id) }
-        if let button { parameters["button"] = .string(button) }
+        typealias Names = PresenterNames.Interact
+        var parameters: JSONObject = [Names.action: .string(action)]
+        if let id { parameters[Names.id] = .string(id) }
+        if let button { parameters[Names.button] = .string(button) }
         if let kept = client {
             do {
                 return try await call(kept, parameters)
@@ -114,7 +116,7 @@ public actor Interactor {
 
     private func call(_ client: VarlinkClient, _ parameters: JSONObject) async throws -> String? {
         do {
-            return try await client.call("org.island.Presenter.Interact", parameters)["url"]?.stringValue
+            return try await client.call("org.island.Presenter.Interact", parameters)[PresenterNames.Interact.url]?.stringValue
         } catch let error as VarlinkError {
             throw error
         } catch {
@@ -131,7 +133,7 @@ public func fetchSnapshot(socketPath: String) async throws -> PresenterModel {
     var model = PresenterModel()
     do {
         for try await parameters in client.stream("org.island.Presenter.Subscribe") {
-            if let update = parameters["update"]?.objectValue { model.apply(update) }
+            if let update = parameters[PresenterNames.Subscribe.update]?.objectValue { model.apply(update) }
             if model.hasSnapshot { break }
         }
     } catch {

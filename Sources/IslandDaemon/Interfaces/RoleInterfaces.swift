@@ -5,7 +5,7 @@ import OrderedCollections
 import VarlinkCore
 
 /// The four role interfaces of Protocol/, each method a thin translation between Varlink and
-/// the engine: its parameters read by their decoder (MethodParameters.swift), the connection's
+/// the engine: its parameters read by their decoder (MethodParameters.varlinkmap), the connection's
 /// role bound or checked, the engine called, and its answer or refusal put in wire form
 /// (Wire/).
 struct RoleInterfaces: Sendable {
@@ -205,7 +205,7 @@ struct RoleInterfaces: Sendable {
                 let p = try RegisterLayoutParameters(request.call)
                 let app = try extensionApp(claim: p.app, request.connection)
                 try await Self.refusalsNamed { () async throws(EngineError) in
-                    try await engine.registerLayout(app: app, uid: request.connection.peer?.uid, type: p.type, layout: p.layout)
+                    try await engine.registerLayout(app: app, uid: request.connection.peer?.uid, type: p.type, layout: .object(p.layout))
                 }
                 return [:]
             },

@@ -3,34 +3,10 @@ import OrderedJSON
 import OrderedCollections
 import VarlinkCore
 
-/// The daemon's values in the shapes of Protocol/org.island.*.varlink, and back: everything
-/// the engine knows as Swift values becomes JSON here, and only here. Parameters arriving here
-/// have already been validated against the interface; should one not have the shape the IDL
-/// promises, it is refused as `InvalidParameter` naming it, never trusted.
+/// The daemon's values in the shapes of Protocol/org.island.*.varlink: everything the engine
+/// knows as Swift values becomes JSON here, and only here. (Parameters arriving are read by
+/// the decoders generated from Interfaces/MethodParameters.varlinkmap.)
 enum Wire {
-    /// The `content` of a producer's call read as a tree (a call read from its text has its
-    /// content read there: `JSONReader.readContent`).
-    static func content(of call: VarlinkCall) throws(VarlinkError) -> ActivityContent {
-        guard let content = try optionalContent(of: call) else { throw .invalidParameter("content") }
-        return content
-    }
-
-    /// The `content` of a call that may leave it out (`End`).
-    static func optionalContent(of call: VarlinkCall) throws(VarlinkError) -> ActivityContent? {
-        guard let member = call.parameters["content"], !member.isNull else { return nil }
-        guard let object = member.objectValue else { throw .invalidParameter("content") }
-        guard let state = object["state"]?.objectValue else { throw .invalidParameter("content.state") }
-        let staleDate = try optionalDouble(object["staleDate"], "content.staleDate")
-        let relevanceScore = try optionalDouble(object["relevanceScore"], "content.relevanceScore") ?? 0
-        return ActivityContent(state: state, staleDate: staleDate, relevanceScore: relevanceScore)
-    }
-
-    private static func optionalDouble(_ value: JSON?, _ path: String) throws(VarlinkError) -> Double? {
-        guard let value, !value.isNull else { return nil }
-        guard let number = value.doubleValue else { throw .invalidParameter(path) }
-        return number
-    }
-
     /// An activity as producers and watchers see it, written as text: a producer's every
     /// reply carries one. `pushToken` is the activity's, for its own app's eyes only.
     static func writeActivity(_ activity: Activity, pushToken: String? = nil, to text: inout JSONText) {

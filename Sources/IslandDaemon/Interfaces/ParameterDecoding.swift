@@ -1,0 +1,206 @@
+import IslandCore
+import OrderedJSON
+import OrderedCollections
+import VarlinkCore
+
+// What the generated decoders of MethodParameters.varlinkmap are written with (the varlink-codegen
+// plugin writes them from Protocol/*.varlink at build time): how one value of each Swift type
+// is read from the validated tree and from a call's text, and the Swift values of the
+// interfaces' own types. The generated code names a member and its types; these say how.
+
+/// The parameters of a producer's or an extension's method, which may name the app the
+/// caller claims to be (its role binding decides whether it may).
+protocol AppClaiming {
+    var app: String? { get }
+}
+
+/// Where within a value read from the tree it is not what the interface says: "" for the value
+/// itself, "member…" or "[index]…" below it. A method's decoder names the whole path in its
+/// `InvalidParameter`; the path is only built for a call that is refused.
+struct WrongAt: Error {
+    var path: String
+
+    init(_ path: String) {
+        self.path = path
+    }
+}
+
+/// A value of a parameter, read from the tree: `value` is never null.
+protocol TreeDecodable: Sendable {
+    init(tree value: JSON) throws(WrongAt)
+}
+
+/// A value of a parameter read straight from a call's text; anything it cannot read as the tree
+/// would, it throws `Mismatch` for, and the call is read as a tree instead.
+protocol TextReadable: Sendable {
+    init(reading reader: inout JSONReader) throws(JSONReader.Mismatch)
+}
+
+/// The members of an object read from the tree, by name. Absent and `null` members are alike:
+/// optional members may be either.
+enum TreeMember {
+    static func required<Value: TreeDecodable>(_ object: JSONObject, _ key: String) throws(WrongAt) -> Value {
+        guard let value: Value = try optional(object, key) else { throw WrongAt(key) }
+        return value
+    }
+
+    static func optional<Value: TreeDecodable>(_ object: JSONObject, _ key: String) throws(WrongAt) -> Value? {
+        guard let member = object[key], !member.isNull else { return nil }
+        do {
+            return try Value(tree: member)
+        } catch {
+            throw WrongAt(key + error.path)
+        }
+    }
+
+    /// The members of a struct-typed value, or `WrongAt("")` when it is no object.
+    static func object(_ value: JSON) throws(WrongAt) -> JSONObject {
+        guard let object = value.objectValue else { throw WrongAt("") }
+        return object
+    }
+}
+
+extension JSONReader {
+    /// A `?T` member: `null`, or a `T`.
+    mutating func readOptional<Value: TextReadable>(_: Value.Type) throws(Mismatch) -> Value? {
+        readNull() ? nil : try Value(reading: &self)
+    }
+}
+
+// MARK: The IDL's own types
+
+extension String: TreeDecodable, TextReadable {
+    init(tree value: JSON) throws(WrongAt) {
+        guard let string = value.stringValue else { throw WrongAt("") }
+        self = string
+    }
+
+    init(reading reader: inout JSONReader) throws(JSONReader.Mismatch) {
+        self = try reader.readString()
+    }
+}
+
+extension Bool: TreeDecodable, TextReadable {
+    init(tree value: JSON) throws(WrongAt) {
+        guard let bool = value.boolValue else { throw WrongAt("") }
+        self = bool
+    }
+
+    init(reading reader: inout JSONReader) throws(JSONReader.Mismatch) {
+        self = try reader.readBool()
+    }
+}
+
+/// `float`: a number of either kind.
+extension Double: TreeDecodable, TextReadable {
+    init(tree value: JSON) throws(WrongAt) {
+        guard let number = value.doubleValue else { throw WrongAt("") }
+        self = number
+    }
+
+    init(reading reader: inout JSONReader) throws(JSONReader.Mismatch) {
+        self = try reader.readNumber()
+    }
+}
+
+/// `object`, kept as a tree (an activity's attributes, a layout).
+extension OrderedDictionary: TreeDecodable, TextReadable where Key == String, Value == JSON {
+    init(tree value: JSON) throws(WrongAt) {
+        self = try TreeMember.object(value)
+    }
+
+    init(reading reader: inout JSONReader) throws(JSONReader.Mismatch) {
+        self = try reader.readObject()
+    }
+}
+
+/// `[]T` read into a set; an element that is wrong is named by its index.
+extension Set: TreeDecodable where Element: TreeDecodable {
+    init(tree value: JSON) throws(WrongAt) {
+        guard let array = value.arrayValue else { throw WrongAt("") }
+        self.init(minimumCapacity: array.count)
+        for (index, element) in array.enumerated() {
+            do {
+                insert(try Element(tree: element))
+            } catch {
+                throw WrongAt("[\(index)]" + error.path)
+            }
+        }
+    }
+}
+
+/// An enum of the interface as a Swift enum whose raw values are its names: a name that is
+/// none of its cases is refused.
+protocol WireEnumeration: RawRepresentable<String>, TreeDecodable, TextReadable {}
+
+extension WireEnumeration {
+    init(tree value: JSON) throws(WrongAt) {
+        guard let name = value.stringValue, let value = Self(rawValue: name) else { throw WrongAt("") }
+        self = value
+    }
+
+    init(reading reader: inout JSONReader) throws(JSONReader.Mismatch) {
+        guard let value = Self(rawValue: try reader.readString()) else { throw JSONReader.Mismatch() }
+        self = value
+    }
+}
+
+extension OwnerGonePolicy: WireEnumeration {}
+extension ActivityState: WireEnumeration {}
+extension PresenterAction: WireEnumeration {}
+
+// MARK: The interfaces' types
+
+/// `Content.state`: from text, the object's canonical text, as the core keeps it (no tree is
+/// made on an update's path); from the tree, the tree.
+enum ContentState: TreeDecodable, TextReadable {
+    case tree(JSONObject)
+    case text([UInt8], nesting: Int, shape: [UInt8])
+
+    init(tree value: JSON) throws(WrongAt) {
+        self = .tree(try TreeMember.object(value))
+    }
+
+    init(reading reader: inout JSONReader) throws(JSONReader.Mismatch) {
+        let (text, nesting, shape) = try reader.readObjectText()
+        self = .text(text, nesting: nesting, shape: shape)
+    }
+}
+
+extension ActivityContent {
+    /// `Content (state: object, staleDate: ?float, relevanceScore: ?float)`; the score defaults to 0.
+    static func fromWire(state: ContentState, staleDate: Double?, relevanceScore: Double?) throws(WrongAt) -> ActivityContent {
+        switch state {
+        case .tree(let object):
+            ActivityContent(state: object, staleDate: staleDate, relevanceScore: relevanceScore ?? 0)
+        case .text(let text, let nesting, let shape):
+            ActivityContent(canonicalText: text, nesting: nesting, shape: shape, staleDate: staleDate, relevanceScore: relevanceScore ?? 0)
+        }
+    }
+}
+
+extension Alert {
+    /// `Alert (title: string, body: string)`
+    static func fromWire(title: String, body: String) throws(WrongAt) -> Alert {
+        Alert(title: title, body: body)
+    }
+}
+
+/// `DismissalPolicy.kind`
+enum DismissalKind: String, WireEnumeration {
+    case `default`, immediate, after
+}
+
+extension DismissalPolicy {
+    /// `DismissalPolicy (kind: (default, immediate, after), date: ?float)`: `after` without its
+    /// date is refused rather than read as "dismiss now", which would silently drop the activity.
+    static func fromWire(kind: DismissalKind, date: Double?) throws(WrongAt) -> DismissalPolicy {
+        switch kind {
+        case .default: return .default
+        case .immediate: return .immediate
+        case .after:
+            guard let date else { throw WrongAt("date") }
+            return .after(date)
+        }
+    }
+}
