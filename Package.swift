@@ -39,6 +39,7 @@ let package = Package(
         .library(name: "VarlinkInProcess", targets: ["VarlinkInProcess"]),
         .library(name: "Systemd", targets: ["Systemd"]),
         .library(name: "MQTT", targets: ["MQTT"]),
+        .library(name: "FreeDesktop", targets: ["FreeDesktop"]),
         .executable(name: "islandd", targets: ["islandd"]),
         .executable(name: "varlink-certification", targets: ["varlink-certification"]),
         .executable(name: "island-presenter", targets: ["island-presenter"]),
@@ -81,6 +82,7 @@ let package = Package(
             name: "IslandCore",
             dependencies: [
                 "CCrypto",
+                "FreeDesktop",
                 "IslandJSON",
                 .product(name: "Mustache", package: "swift-mustache"),
                 .product(name: "OrderedCollections", package: "swift-collections"),
@@ -105,6 +107,7 @@ let package = Package(
             name: "Systemd",
             dependencies: [
                 "CSystemd",
+                "FreeDesktop",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -115,13 +118,17 @@ let package = Package(
             pkgConfig: "libmosquitto",
             providers: [.apt(["libmosquitto-dev"])]
         ),
-        .target(name: "MQTT", dependencies: ["CMosquitto"]),
+        .target(name: "MQTT", dependencies: ["CMosquitto", "FreeDesktop"]),
         .systemLibrary(
             name: "CCrypto",
             pkgConfig: "libcrypto",
             providers: [.apt(["libssl-dev"])]
         ),
         .testTarget(name: "MQTTTests", dependencies: ["MQTT", "ProcessTesting"]),
+        // The desktop's platform, knowing nothing of Island: XDG base directories, key files
+        // and desktop entries, icon names and icon-theme search, reconnection backoff. Pure.
+        .target(name: "FreeDesktop", path: "Libraries/FreeDesktop"),
+        .testTarget(name: "FreeDesktopTests", dependencies: ["FreeDesktop"]),
         .target(
             name: "IslandJSON",
             dependencies: [.product(name: "OrderedCollections", package: "swift-collections")]
@@ -155,13 +162,14 @@ let package = Package(
         ),
         // Where the daemon and its clients meet: the socket's locations, decided in one place,
         // and the check that no other user controls the directory it is served in.
-        .target(name: "IslandPaths"),
+        .target(name: "IslandPaths", dependencies: ["FreeDesktop"]),
         .testTarget(name: "IslandPathsTests", dependencies: ["IslandPaths"]),
         // Wiring: roles, identity, the engine, subscriptions, the process. I/O lives here.
         .target(
             name: "IslandDaemon",
             dependencies: [
                 "IslandCore", "IslandStore", "IslandJSON", "IslandPaths", "IslandProtocol", "VarlinkCore", "VarlinkNIO", "Systemd", "MQTT",
+                "FreeDesktop",
                 "CLinuxScheduling",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -196,7 +204,7 @@ let package = Package(
         .target(
             name: "IslandKit",
             dependencies: [
-                "VarlinkCore", "VarlinkNIO", "IslandJSON", "IslandPaths",
+                "VarlinkCore", "VarlinkNIO", "IslandJSON", "IslandPaths", "FreeDesktop",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "OrderedCollections", package: "swift-collections"),
             ]
@@ -230,7 +238,7 @@ let package = Package(
         .target(
             name: "IslandPresenter",
             dependencies: [
-                "VarlinkCore", "VarlinkNIO", "IslandCore", "IslandJSON",
+                "VarlinkCore", "VarlinkNIO", "IslandCore", "IslandJSON", "FreeDesktop",
                 .product(name: "OrderedCollections", package: "swift-collections"),
             ]
         ),
@@ -241,7 +249,7 @@ let package = Package(
         .testTarget(
             name: "IslandPresenterTests",
             dependencies: [
-                "IslandPresenter", "IslandCore", "IslandJSON", "SinkRules",
+                "IslandPresenter", "IslandCore", "IslandJSON", "SinkRules", "FreeDesktop",
                 .product(name: "OrderedCollections", package: "swift-collections"),
             ]
         ),
@@ -262,7 +270,7 @@ let package = Package(
         .target(
             name: "IslandOverlay",
             dependencies: [
-                "IslandPresenter", "IslandCore", "IslandJSON", "CPangoCairo",
+                "IslandPresenter", "IslandCore", "IslandJSON", "CPangoCairo", "FreeDesktop",
                 .product(name: "OrderedCollections", package: "swift-collections"),
             ],
             swiftSettings: pangoCairoFlags
@@ -289,7 +297,7 @@ let package = Package(
         // make of activities, pure and tested without a bus; the executable is the bus shell.
         .target(
             name: "IslandBridge",
-            dependencies: ["SDBus", "IslandCore", "IslandJSON", .product(name: "OrderedCollections", package: "swift-collections")]),
+            dependencies: ["SDBus", "IslandCore", "IslandJSON", "FreeDesktop", .product(name: "OrderedCollections", package: "swift-collections")]),
         .testTarget(
             name: "IslandBridgeTests",
             dependencies: ["IslandBridge", "SDBus", "IslandJSON", "IslandCore", .product(name: "OrderedCollections", package: "swift-collections")]
@@ -297,7 +305,7 @@ let package = Package(
         .executableTarget(
             name: "island-bridge",
             dependencies: [
-                "IslandBridge", "SDBus", "IslandKit", "IslandCore", "IslandJSON", "Systemd",
+                "IslandBridge", "SDBus", "IslandKit", "IslandCore", "IslandJSON", "Systemd", "FreeDesktop",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "OrderedCollections", package: "swift-collections"),
                 .product(name: "Logging", package: "swift-log"),
