@@ -33,8 +33,11 @@ public struct Backoff: Sendable, Hashable {
         }
     }
 
-    /// The wait before retry `attempt`, drawing the jitter from `generator`.
+    /// The wait before retry `attempt`, drawing the jitter from `generator`: one draw, its top
+    /// 53 bits as a fraction (not `Double.random(in:using:)`, whose rejection sampling can ask a
+    /// fixed test generator for ever).
     public func delay(attempt: Int, using generator: inout some RandomNumberGenerator) -> Duration {
-        delay(attempt: attempt, random: jitter == .none ? 1 : Double.random(in: 0...1, using: &generator))
+        guard jitter != .none else { return delay(attempt: attempt) }
+        return delay(attempt: attempt, random: Double(generator.next() >> 11) * 0x1p-53)
     }
 }

@@ -61,10 +61,15 @@ import Testing
 
     @Test func theRandomSourceIsInjected() {
         struct Fixed: RandomNumberGenerator {
-            mutating func next() -> UInt64 { 0 }
+            var value: UInt64
+            mutating func next() -> UInt64 { value }
         }
-        var generator = Fixed()
         let backoff = Backoff(first: .seconds(2), maximum: .seconds(60), jitter: .equal)
-        #expect(backoff.delay(attempt: 1, using: &generator) == .seconds(2))
+        var lowest = Fixed(value: 0)
+        #expect(backoff.delay(attempt: 1, using: &lowest) == .seconds(2))
+        var middle = Fixed(value: 1 << 63)
+        #expect(backoff.delay(attempt: 1, using: &middle) == .seconds(3))
+        var none = Fixed(value: 0)
+        #expect(Backoff(first: .seconds(2), maximum: .seconds(60)).delay(attempt: 1, using: &none) == .seconds(4))
     }
 }
