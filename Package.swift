@@ -46,6 +46,7 @@ let libraries: [Target] = [
         name: "Systemd",
         dependencies: [
             "CSystemd",
+            "FreeDesktop",
             .product(name: "Logging", package: "swift-log"),
         ]
     ),
@@ -56,13 +57,17 @@ let libraries: [Target] = [
         pkgConfig: "libmosquitto",
         providers: [.apt(["libmosquitto-dev"])]
     ),
-    .target(name: "MQTT", dependencies: ["CMosquitto"]),
+    .target(name: "MQTT", dependencies: ["CMosquitto", "FreeDesktop"]),
     .systemLibrary(
         name: "CCrypto",
         pkgConfig: "libcrypto",
         providers: [.apt(["libssl-dev"])]
     ),
     .testTarget(name: "MQTTTests", dependencies: ["MQTT", "ProcessTesting"]),
+    // The desktop's platform: XDG base directories, key files and desktop entries, icon names
+    // and icon-theme search, reconnection backoff. Pure.
+    .target(name: "FreeDesktop"),
+    .testTarget(name: "FreeDesktopTests", dependencies: ["FreeDesktop"]),
     .target(
         name: "OrderedJSON",
         dependencies: [.product(name: "OrderedCollections", package: "swift-collections")]
@@ -185,6 +190,7 @@ let island: [Target] = [
         name: "IslandCore",
         dependencies: [
             "CCrypto",
+            "FreeDesktop",
             "OrderedJSON",
             .product(name: "Mustache", package: "swift-mustache"),
             .product(name: "OrderedCollections", package: "swift-collections"),
@@ -200,13 +206,14 @@ let island: [Target] = [
     ),
     // Where the daemon and its clients meet: the socket's locations, decided in one place,
     // and the check that no other user controls the directory it is served in.
-    .target(name: "IslandPaths"),
+    .target(name: "IslandPaths", dependencies: ["FreeDesktop"]),
     .testTarget(name: "IslandPathsTests", dependencies: ["IslandPaths"]),
     // Wiring: roles, identity, the engine, subscriptions, the process. I/O lives here.
     .target(
         name: "IslandDaemon",
         dependencies: [
             "IslandCore", "IslandStore", "OrderedJSON", "IslandPaths", "IslandProtocol", "VarlinkCore", "VarlinkNIO", "Systemd", "MQTT",
+            "FreeDesktop",
             "CLinuxScheduling",
             .product(name: "Logging", package: "swift-log"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -231,7 +238,7 @@ let island: [Target] = [
     .target(
         name: "IslandKit",
         dependencies: [
-            "VarlinkCore", "VarlinkNIO", "OrderedJSON", "IslandPaths", "IslandProtocol",
+            "VarlinkCore", "VarlinkNIO", "OrderedJSON", "IslandPaths", "IslandProtocol", "FreeDesktop",
             .product(name: "Logging", package: "swift-log"),
             .product(name: "OrderedCollections", package: "swift-collections"),
         ]
@@ -256,7 +263,7 @@ let island: [Target] = [
     .target(
         name: "IslandPresenter",
         dependencies: [
-            "VarlinkCore", "VarlinkNIO", "IslandCore", "OrderedJSON", "IslandProtocol",
+            "VarlinkCore", "VarlinkNIO", "IslandCore", "OrderedJSON", "IslandProtocol", "FreeDesktop",
             .product(name: "OrderedCollections", package: "swift-collections"),
         ]
     ),
@@ -267,7 +274,7 @@ let island: [Target] = [
     .testTarget(
         name: "IslandPresenterTests",
         dependencies: [
-            "IslandPresenter", "IslandCore", "OrderedJSON", "SinkRules",
+            "IslandPresenter", "IslandCore", "OrderedJSON", "SinkRules", "FreeDesktop",
             .product(name: "OrderedCollections", package: "swift-collections"),
         ]
     ),
@@ -285,14 +292,14 @@ let island: [Target] = [
     .target(
         name: "IslandOverlay",
         dependencies: [
-            "IslandPresenter", "IslandCore", "OrderedJSON", "IslandProtocol", "CPangoCairo",
+            "IslandPresenter", "IslandCore", "OrderedJSON", "IslandProtocol", "CPangoCairo", "FreeDesktop",
             .product(name: "OrderedCollections", package: "swift-collections"),
         ],
         swiftSettings: pangoCairoFlags
     ),
     .executableTarget(
         name: "island-overlay",
-        dependencies: ["IslandOverlay", "IslandPresenter", "IslandPaths", "CGtk", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+        dependencies: ["IslandOverlay", "IslandPresenter", "IslandPaths", "CGtk", "FreeDesktop", .product(name: "ArgumentParser", package: "swift-argument-parser")],
         swiftSettings: gtkFlags
     ),
     .testTarget(
@@ -310,7 +317,7 @@ let island: [Target] = [
     .target(
         name: "IslandBridge",
         dependencies: [
-            "SDBus", "IslandCore", "OrderedJSON",
+            "SDBus", "IslandCore", "OrderedJSON", "FreeDesktop",
             .product(name: "OrderedCollections", package: "swift-collections"),
             .product(name: "Logging", package: "swift-log"),
         ]),
@@ -325,7 +332,7 @@ let island: [Target] = [
     .executableTarget(
         name: "island-bridge",
         dependencies: [
-            "IslandBridge", "SDBus", "IslandKit", "IslandCore", "OrderedJSON", "Systemd",
+            "IslandBridge", "SDBus", "IslandKit", "IslandCore", "OrderedJSON", "Systemd", "FreeDesktop",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "OrderedCollections", package: "swift-collections"),
             .product(name: "Logging", package: "swift-log"),
@@ -377,6 +384,7 @@ let package = Package(
         .library(name: "VarlinkInProcess", targets: ["VarlinkInProcess"]),
         .library(name: "Systemd", targets: ["Systemd"]),
         .library(name: "MQTT", targets: ["MQTT"]),
+        .library(name: "FreeDesktop", targets: ["FreeDesktop"]),
         .executable(name: "islandd", targets: ["islandd"]),
         .executable(name: "varlink-certification", targets: ["varlink-certification"]),
         .executable(name: "island-presenter", targets: ["island-presenter"]),

@@ -1,4 +1,5 @@
 import Foundation
+import FreeDesktop
 public import OrderedJSON
 import IslandProtocol
 import Logging
@@ -339,12 +340,15 @@ public actor IslandConnection {
 
     // MARK: The supervisor
 
+    /// A local daemon restarts in well under a second: retry soon, and never wait long.
+    static let reconnectBackoff = Backoff(first: .milliseconds(50), maximum: .seconds(2))
+
     private func supervise() async {
-        var delay = Duration.milliseconds(50)
+        var attempt = 0
         while !closed, !Task.isCancelled {
             do {
                 let stream = try await connect()
-                delay = .milliseconds(50)
+                attempt = 0
                 do {
                     for try await reply in stream { handle(reply[ProducerNames.Watch.event]) }
                 } catch {
@@ -365,11 +369,11 @@ public actor IslandConnection {
                     supervisor = nil
                     return
                 }
-                logger.debug("reconnecting", metadata: ["error": "\(describe(error))", "delay": "\(delay)"])
+                logger.debug("reconnecting", metadata: ["error": "\(describe(error))", "delay": "\(Self.reconnectBackoff.delay(attempt: attempt))"])
             }
             if closed || Task.isCancelled { break }
-            try? await Task.sleep(for: delay)
-            delay = min(delay * 2, .seconds(2))
+            try? await Task.sleep(for: Self.reconnectBackoff.delay(attempt: attempt))
+            attempt += 1
         }
         supervisor = nil
     }

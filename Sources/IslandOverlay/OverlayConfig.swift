@@ -1,3 +1,5 @@
+import FreeDesktop
+
 /// `~/.config/island/overlay.conf`, systemd style like islandd.conf:
 ///
 ///     [Overlay]
@@ -27,23 +29,23 @@ public struct OverlayConfig: Sendable, Hashable {
     public init() {}
 
     public init(text: String, path: String = "overlay.conf") {
+        let file = KeyFile(parsing: text, syntax: .systemd)
+        // The overlay's policy: what the reader could not read is a warning, and the line is skipped.
+        warnings = file.problems.map { "\(path):\($0.line): \($0)" }
         var section = ""
-        for (index, raw) in text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline).enumerated() {
-            let line = String(raw).trimmed()
-            if line.isEmpty || line.hasPrefix("#") || line.hasPrefix(";") { continue }
-            let place = "\(path):\(index + 1)"
-            if line.hasPrefix("[") {
-                section = line.hasSuffix("]") ? String(line.dropFirst().dropLast()) : ""
-                if section != "Overlay" { warnings.append("\(place): unknown section [\(section)], ignored") }
+        for line in file.lines {
+            let entry: KeyFile.Entry
+            switch line {
+            case .group(let name, let number):
+                section = name
+                if section != "Overlay" { warnings.append("\(path):\(number): unknown section [\(section)], ignored") }
                 continue
-            }
-            guard let equals = line.firstIndex(of: "=") else {
-                warnings.append("\(place): expected Key=Value")
-                continue
+            case .entry(let read):
+                entry = read
             }
             guard section == "Overlay" || section.isEmpty else { continue }
-            let key = String(line[..<equals]).trimmed()
-            let value = String(line[line.index(after: equals)...]).trimmed()
+            let place = "\(path):\(entry.line)"
+            let (key, value) = (entry.key, entry.value)
             switch key {
             case "Output":
                 output = value.isEmpty ? nil : value
@@ -69,14 +71,5 @@ public struct OverlayConfig: Sendable, Hashable {
                 warnings.append("\(place): unknown key \(key), ignored")
             }
         }
-    }
-}
-
-extension String {
-    fileprivate func trimmed() -> String {
-        var scalars = Substring(self)
-        while let first = scalars.first, first == " " || first == "\t" { scalars.removeFirst() }
-        while let last = scalars.last, last == " " || last == "\t" { scalars.removeLast() }
-        return String(scalars)
     }
 }

@@ -1,5 +1,6 @@
 import IslandCore
 public import IslandPresenter
+import FreeDesktop
 
 /// The island's geometry as a pure function of the scene: every form's rectangles and corner
 /// radii, the content placed in them, and what a click on each place means.
@@ -297,7 +298,7 @@ public struct OverlayLayout {
             }
             var headerX = cardX + cardPad
             // The app's Icon= when it is a theme icon name (a path is never drawn from here).
-            if let icon = entry.item.appIcon, ThemeIconSource.isIconName(icon) {
+            if let icon = entry.item.appIcon, IconName.isValid(icon) {
                 cardContent.append(.init(rect: .init(x: headerX, y: y + 11, width: 16, height: 16), primitive: .symbol(icon), slot: "list.\(id).icon"))
                 headerX += 22
             }

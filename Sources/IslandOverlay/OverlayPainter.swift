@@ -2,6 +2,7 @@ import CPangoCairo
 import Foundation
 import IslandCore
 import IslandPresenter
+import FreeDesktop
 
 /// Draws symbols that are icon names (`battery-good-symbolic`) into a cairo context (passed as
 /// the `cairo_t *`); returns false when it has no such icon, and the painter draws a glyph.
@@ -241,7 +242,7 @@ public final class OverlayPainter {
     private func drawSymbol(_ name: String, rect: OverlayRect, color: OverlayColor, scale: Int, cr: OpaquePointer) {
         let side = min(rect.width, rect.height)
         let square = OverlayRect(x: rect.midX - side / 2, y: rect.midY - side / 2, width: side, height: side)
-        if ThemeIconSource.isIconName(name) {
+        if IconName.isValid(name) {
             if let icons, icons.draw(icon: name, cairo: cr, rect: square, color: color, scale: scale) { return }
             let glyph = RenderedView.symbol(name).displayText
             if !glyph.isEmpty { drawGlyph(glyph, rect: square, color: color, cr: cr) }

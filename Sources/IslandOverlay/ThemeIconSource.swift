@@ -1,34 +1,24 @@
 import CPangoCairo
 public import Foundation
+public import FreeDesktop
 
 /// Icons from the freedesktop icon theme's PNG directories, with no display and no GTK: what
 /// off-screen rendering (golden images, the gallery) uses. The overlay itself asks GtkIconTheme.
 /// Symbolic icons (`…-symbolic`) are drawn as a mask in the text colour.
 public final class ThemeIconSource: OverlayIconSource {
-    private let roots: [String]
-    private let themes: [String]
+    private let search: IconThemeSearch
     private var surfaces: [String: OpaquePointer?] = [:]
 
-    public init(themes: [String] = ["Adwaita", "hicolor"], environment: [String: String] = ProcessInfo.processInfo.environment) {
-        let dataDirs = (environment["XDG_DATA_DIRS"].flatMap { $0.isEmpty ? nil : $0 } ?? "/usr/local/share:/usr/share").split(separator: ":").map(String.init)
-        let home = environment["XDG_DATA_HOME"] ?? environment["HOME"].map { $0 + "/.local/share" }
-        roots = ([home].compactMap { $0 } + dataDirs).map { $0 + "/icons" }
-        self.themes = themes
+    public init(themes: [String] = IconThemeSearch.defaultThemes, environment: [String: String] = ProcessInfo.processInfo.environment) {
+        search = IconThemeSearch(roots: IconThemeSearch.roots(BaseDirectories(environment: environment)), themes: themes)
     }
 
     deinit {
         for case let surface? in surfaces.values { cairo_surface_destroy(surface) }
     }
 
-    /// A name the icon theme could hold (`battery-good-symbolic`), not an emoji or text.
-    public static func isIconName(_ name: String) -> Bool {
-        !name.isEmpty && name.count <= 128 && name.unicodeScalars.allSatisfy {
-            $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || $0 == "-" || $0 == "_" || $0 == ".")
-        } && name.unicodeScalars.first.map { $0.properties.isAlphabetic } == true
-    }
-
     public func draw(icon name: String, cairo cr: OpaquePointer, rect: OverlayRect, color: OverlayColor, scale: Int) -> Bool {
-        guard Self.isIconName(name), let surface = surface(name, pixels: Int((rect.height * Double(scale)).rounded())) else { return false }
+        guard IconName.isValid(name), let surface = surface(name, pixels: Int((rect.height * Double(scale)).rounded())) else { return false }
         let width = Double(cairo_image_surface_get_width(surface)), height = Double(cairo_image_surface_get_height(surface))
         guard width > 0, height > 0 else { return false }
         cairo_save(cr)
@@ -53,23 +43,18 @@ public final class ThemeIconSource: OverlayIconSource {
         if let known = surfaces[key] { return known }
         var found: OpaquePointer?
         let files = name.hasSuffix("-symbolic") ? [name + ".symbolic.png", name + ".png"] : [name + ".png"]
-        let ordered = [size] + sizes.filter { $0 > size } + sizes.filter { $0 < size }.reversed()
-        search: for theme in themes {
-            for root in roots {
-                for candidate in ordered {
-                    let directory = "\(root)/\(theme)/\(candidate)x\(candidate)"
-                    guard let contexts = try? FileManager.default.contentsOfDirectory(atPath: directory) else { continue }
-                    for context in contexts.sorted() {
-                        for file in files {
-                            let path = "\(directory)/\(context)/\(file)"
-                            guard FileManager.default.fileExists(atPath: path), let surface = cairo_image_surface_create_from_png(path) else { continue }
-                            if cairo_surface_status(surface) == CAIRO_STATUS_SUCCESS {
-                                found = surface
-                                break search
-                            }
-                            cairo_surface_destroy(surface)
-                        }
+        // Cairo reads PNG only: the scalable directories hold nothing it can draw.
+        lookup: for theme in search.themeDirectories {
+            let directories = IconThemeSearch.iconDirectories(ofTheme: theme, size: size) { try? FileManager.default.contentsOfDirectory(atPath: $0) }
+            for directory in directories {
+                for file in files {
+                    let path = "\(directory)/\(file)"
+                    guard FileManager.default.fileExists(atPath: path), let surface = cairo_image_surface_create_from_png(path) else { continue }
+                    if cairo_surface_status(surface) == CAIRO_STATUS_SUCCESS {
+                        found = surface
+                        break lookup
                     }
+                    cairo_surface_destroy(surface)
                 }
             }
         }

@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import FreeDesktop
 
 /// Where the daemon's socket is, decided in one place so that the daemon and every client
 /// agree on it (the daemon once fell back to a temp directory while clients looked in
@@ -14,8 +15,7 @@ public enum SocketLocation {
     /// makes. Never a shared directory such as the system temp dir: anyone can create a
     /// directory there first and own what the daemon then puts in it.
     public static func userRuntimeDirectory(environment: [String: String], uid: UInt32) -> String {
-        if let runtime = environment["XDG_RUNTIME_DIR"], runtime.hasPrefix("/") { return runtime }
-        return "/run/user/\(uid)"
+        BaseDirectories(environment: environment).runtimeDirectory ?? "/run/user/\(uid)"
     }
 
     /// The user instance's socket in the runtime directory.

@@ -1,13 +1,13 @@
 public import Foundation
-import IslandCore
+public import FreeDesktop
 import Synchronization
 
 /// Freedesktop icon-theme lookup for the drawings that can show images (SVG): a symbol's icon
 /// name becomes the theme's file, searched in the given themes (hicolor and Adwaita as the
-/// fallbacks) under every icon directory, scalable first, then the bitmap nearest 48 px.
+/// fallbacks) under every icon directory, scalable first, then the bitmap nearest above 48 px
+/// (`IconThemeSearch`).
 ///
-/// Symbol names come from producers: only an icon name (letters, digits, `-`, `_`, `.`, no
-/// leading dot, so never a path) is looked up. An absolute path to a `.png` or `.svg` is
+/// Symbol names come from producers: only an icon name (`IconName`, never a path) is looked up. An absolute path to a `.png` or `.svg` is
 /// read only for an app's icon (`Icon=` of its desktop entry, which producers cannot set). A
 /// file is read only when it is a regular file of at most `maximumFileSize` bytes.
 public struct IconTheme: Sendable {
@@ -21,34 +21,22 @@ public struct IconTheme: Sendable {
         public var dataURI: String { "data:\(mimeType);base64,\(Data(data).base64EncodedString())" }
     }
 
-    /// Directories holding themes (`…/icons`), searched in order.
-    public var roots: [String]
-    /// Theme names, searched in order.
-    public var themes: [String]
+    /// Where themes are searched, and which.
+    public var search: IconThemeSearch
     public static let maximumFileSize = 256 * 1024
+    /// The size a drawing's icons are wanted at: bitmaps nearest above it are preferred.
+    static let pixels = 48
 
-    public init(roots: [String], themes: [String] = ["Adwaita", "hicolor"]) {
-        self.roots = roots
-        self.themes = themes
+    public init(roots: [String], themes: [String] = IconThemeSearch.defaultThemes) {
+        search = IconThemeSearch(roots: roots, themes: themes)
     }
 
-    /// The icon directories of the XDG base directories: `$XDG_DATA_HOME/icons`, `~/.icons`,
-    /// then `icons` in each of `$XDG_DATA_DIRS`.
+    /// The icon directories of the XDG base directories (`IconThemeSearch.roots`), with the
+    /// theme `ISLAND_ICON_THEME` names searched before the default ones.
     public static func system(environment: [String: String] = ProcessInfo.processInfo.environment) -> IconTheme {
-        var roots: [String] = []
-        let home = environment["HOME"] ?? ""
-        if let dataHome = environment["XDG_DATA_HOME"], dataHome.hasPrefix("/") {
-            roots.append(dataHome + "/icons")
-        } else if !home.isEmpty {
-            roots.append(home + "/.local/share/icons")
-        }
-        if !home.isEmpty { roots.append(home + "/.icons") }
-        let dataDirs = (environment["XDG_DATA_DIRS"].flatMap { $0.isEmpty ? nil : $0 } ?? "/usr/local/share:/usr/share")
-            .split(separator: ":").filter { $0.hasPrefix("/") }
-        roots += dataDirs.map { $0 + "/icons" }
-        var themes = ["Adwaita", "hicolor"]
-        if let theme = environment["ISLAND_ICON_THEME"], RenderedView.isIconName(theme) { themes.insert(theme, at: 0) }
-        return IconTheme(roots: roots, themes: themes)
+        var themes = IconThemeSearch.defaultThemes
+        if let theme = environment["ISLAND_ICON_THEME"], IconName.isValid(theme) { themes.insert(theme, at: 0) }
+        return IconTheme(roots: IconThemeSearch.roots(BaseDirectories(environment: environment)), themes: themes)
     }
 
     /// An app's icon: `Icon=` is an icon name or an absolute path to an image.
@@ -61,43 +49,30 @@ public struct IconTheme: Sendable {
 
     /// The icon for `name`, or nil when no theme has it (or it is not an icon name).
     public func icon(named name: String) -> Icon? {
-        guard RenderedView.isIconName(name) else { return nil }
+        guard IconName.isValid(name) else { return nil }
         let symbolic = name.hasSuffix("-symbolic")
         let other = symbolic ? String(name.dropLast("-symbolic".count)) : name + "-symbolic"
         // The name asked for first, then its symbolic (or full-colour) twin.
         let files = [name + ".svg", name + ".png", name + ".symbolic.png", other + ".svg", other + ".png", other + ".symbolic.png"]
-        for theme in themes {
-            for root in roots {
-                let directories = Self.directories(of: root + "/" + theme)
-                for file in files {
-                    for directory in directories {
-                        let path = directory + "/" + file
-                        guard let data = Self.read(path) else { continue }
-                        let isSVG = file.hasSuffix(".svg")
-                        return Icon(data: data, mimeType: isSVG ? "image/svg+xml" : "image/png",
-                                    isSymbolic: file.hasSuffix("-symbolic.svg") || file.hasSuffix("-symbolic.png") || file.hasSuffix(".symbolic.png"))
-                    }
+        for theme in search.themeDirectories {
+            let directories = Self.directories(of: theme)
+            for file in files {
+                for directory in directories {
+                    let path = directory + "/" + file
+                    guard let data = Self.read(path) else { continue }
+                    let isSVG = file.hasSuffix(".svg")
+                    return Icon(data: data, mimeType: isSVG ? "image/svg+xml" : "image/png",
+                                isSymbolic: file.hasSuffix("-symbolic.svg") || file.hasSuffix("-symbolic.png") || file.hasSuffix(".symbolic.png"))
                 }
             }
         }
         return nil
     }
 
-    /// A theme's icon directories (`size/context` or `context/size`), scalable first, then by
-    /// distance from 48 px; listed once per process.
+    /// A theme's icon directories in `IconThemeSearch`'s order; listed once per process.
     static func directories(of theme: String) -> [String] {
         if let known = listed.withLock({ $0[theme] }) { return known }
-        let manager = FileManager.default
-        var found: [(score: Int, path: String)] = []
-        for first in (try? manager.contentsOfDirectory(atPath: theme)) ?? [] where !first.hasPrefix(".") {
-            for second in (try? manager.contentsOfDirectory(atPath: theme + "/" + first)) ?? [] where !second.hasPrefix(".") {
-                let path = theme + "/" + first + "/" + second
-                var isDirectory: ObjCBool = false
-                guard manager.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue else { continue }
-                found.append((score(first, second), path))
-            }
-        }
-        let directories = found.sorted { ($0.score, $0.path) < ($1.score, $1.path) }.map(\.path)
+        let directories = IconThemeSearch.iconDirectories(ofTheme: theme, size: pixels) { try? FileManager.default.contentsOfDirectory(atPath: $0) }
         listed.withLock { cache in
             if cache.count > 64 { cache.removeAll() }
             cache[theme] = directories
@@ -106,15 +81,6 @@ public struct IconTheme: Sendable {
     }
 
     private static let listed = Mutex<[String: [String]]>([:])
-
-    private static func score(_ first: String, _ second: String) -> Int {
-        for part in [first, second] {
-            if part == "scalable" || part == "symbolic" { return 0 }
-            let size = part.split(separator: "x").first.flatMap { Int($0.split(separator: "@").first ?? "") }
-            if let size { return 1 + abs(size - 48) }
-        }
-        return 1000
-    }
 
     /// The file's bytes when it is a regular file within the size bound.
     static func read(_ path: String) -> [UInt8]? {

@@ -1,5 +1,6 @@
 public import IslandCore
 import OrderedJSON
+import FreeDesktop
 
 /// The island and the lock-screen list resolved at one instant: what every presenter draws.
 public struct IslandScene: Sendable {
@@ -253,17 +254,11 @@ extension RenderedView {
     /// What stands for an icon name no entry knows: never nothing, so a symbol keeps its place.
     static let unknownIconGlyph = "•"
 
-    /// Whether `name` is a freedesktop icon name rather than text (an emoji) to show as itself.
-    public static func isIconName(_ name: String) -> Bool {
-        !name.isEmpty && name.utf8.count <= 255 && name.first != "." && name.unicodeScalars.allSatisfy {
-            $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || $0 == "-" || $0 == "_" || $0 == ".")
-        }
-    }
-
     /// The symbol as text: an emoji stays itself; an icon name becomes the glyph of its name
     /// or of its family (`battery-good-symbolic` → `battery`), else a neutral bullet.
     public static func glyph(forSymbol name: String) -> String {
-        guard isIconName(name) else { return name }
+        // An icon name rather than text (an emoji) to show as itself.
+        guard IconName.isValid(name) else { return name }
         let base = name.hasSuffix("-symbolic") ? String(name.dropLast("-symbolic".count)) : name
         var words = base.split(separator: "-", omittingEmptySubsequences: false)
         while !words.isEmpty {

@@ -1,30 +1,9 @@
+public import FreeDesktop
 public import OrderedJSON
 import IslandProtocol
 public import OrderedCollections
 import VarlinkCore
 import VarlinkNIO
-
-/// The reconnection delays: 50 ms, doubling up to 2 s; back to the start after a success.
-public struct Backoff: Sendable, Hashable {
-    public let initial: Duration
-    public let maximum: Duration
-    public private(set) var current: Duration
-
-    public init(initial: Duration = .milliseconds(50), maximum: Duration = .seconds(2)) {
-        self.initial = initial
-        self.maximum = maximum
-        self.current = initial
-    }
-
-    /// The delay to wait now; the next one is twice as long, up to the maximum.
-    public mutating func next() -> Duration {
-        let delay = current
-        current = min(current * 2, maximum)
-        return delay
-    }
-
-    public mutating func reset() { current = initial }
-}
 
 /// A presenter subscription that survives the daemon: when the stream ends (the daemon says
 /// `ShuttingDown`, the connection closes, or connecting fails) it reconnects with backoff and
@@ -37,16 +16,20 @@ public struct SubscriptionLoop: Sendable {
     }
 
     public let socketPath: String
+    /// The reconnection delays; back to the first after an update arrived.
     public var backoff: Backoff
 
-    public init(socketPath: String, backoff: Backoff = Backoff()) {
+    /// 50 ms, doubling up to 2 s: a local daemon restarts in well under a second.
+    public static let defaultBackoff = Backoff(first: .milliseconds(50), maximum: .seconds(2))
+
+    public init(socketPath: String, backoff: Backoff = defaultBackoff) {
         self.socketPath = socketPath
         self.backoff = backoff
     }
 
     /// Runs until the task is cancelled.
     public func run(_ handle: @Sendable (Event) async -> Void) async {
-        var backoff = self.backoff
+        var attempt = 0
         while !Task.isCancelled {
             var reason = "the subscription ended"
             do {
@@ -54,7 +37,7 @@ public struct SubscriptionLoop: Sendable {
                 do {
                     for try await parameters in client.stream("org.island.Presenter.Subscribe") {
                         guard let update = parameters[PresenterNames.Subscribe.update]?.objectValue else { continue }
-                        backoff.reset()
+                        attempt = 0
                         await handle(.update(update))
                     }
                 } catch {
@@ -66,7 +49,8 @@ public struct SubscriptionLoop: Sendable {
             }
             if Task.isCancelled { return }
             await handle(.disconnected(reason: reason))
-            try? await Task.sleep(for: backoff.next())
+            try? await Task.sleep(for: backoff.delay(attempt: attempt))
+            attempt += 1
         }
     }
 

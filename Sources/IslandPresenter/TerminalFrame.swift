@@ -1,4 +1,5 @@
 import IslandCore
+import FreeDesktop
 
 /// One line of the terminal screen: text segments with an optional SGR style each.
 public struct StyledLine: Sendable, Hashable {
@@ -213,7 +214,7 @@ public struct TerminalFrame: Sendable {
         let inner = min(columns - 8, 70)
         var title = IslandScene.oneLine(entry.item.displayName)
         // The app's icon as a glyph when one stands for it; a bullet would say nothing.
-        if let icon = entry.item.appIcon, RenderedView.isIconName(icon), RenderedView.glyph(forSymbol: icon) != RenderedView.unknownIconGlyph {
+        if let icon = entry.item.appIcon, IconName.isValid(icon), RenderedView.glyph(forSymbol: icon) != RenderedView.unknownIconGlyph {
             title = RenderedView.glyph(forSymbol: icon) + " " + title
         }
         if entry.item.activityState != "active" { title += " · " + entry.item.activityState }

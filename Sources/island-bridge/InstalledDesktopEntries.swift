@@ -1,4 +1,5 @@
 import Foundation
+import FreeDesktop
 import IslandBridge
 
 /// Installed desktop entries by id, read from `applications/` of the XDG data directories
@@ -9,19 +10,8 @@ struct InstalledDesktopEntries {
     private var cache: [String: DesktopEntry?] = [:]
     private var order: [String] = []
     static let maximumCached = 128
-    /// A desktop file larger than this is not one (and is not read whole).
-    static let maximumFileSize = 64 * 1024
-
     init(environment: [String: String]) {
-        var directories: [String] = []
-        if let dataHome = environment["XDG_DATA_HOME"], dataHome.hasPrefix("/") {
-            directories.append(dataHome)
-        } else if let home = environment["HOME"], !home.isEmpty {
-            directories.append(home + "/.local/share")
-        }
-        let dataDirs = environment["XDG_DATA_DIRS"].flatMap { $0.isEmpty ? nil : $0 } ?? "/usr/local/share:/usr/share"
-        directories += dataDirs.split(separator: ":").map(String.init).filter { $0.hasPrefix("/") }
-        self.directories = directories.map { $0 + "/applications" }
+        directories = BaseDirectories(environment: environment).dataSearchPath.map { $0 + "/applications" }
     }
 
     /// The entry `id` names (already checked by `DesktopEntry.validID`), or nil.
@@ -39,7 +29,7 @@ struct InstalledDesktopEntries {
             let path = "\(directory)/\(id).desktop"
             guard let attributes = try? FileManager.default.attributesOfItem(atPath: path),
                   attributes[.type] as? FileAttributeType == .typeRegular,
-                  let size = attributes[.size] as? Int, size <= Self.maximumFileSize,
+                  let size = attributes[.size] as? Int, size <= DesktopFile.maximumBytes,
                   let data = FileManager.default.contents(atPath: path)
             else { continue }
             // The first directory that has the id decides, hidden or not.

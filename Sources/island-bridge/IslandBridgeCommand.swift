@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import FreeDesktop
 import IslandBridge
 import IslandCore
 import IslandKit
@@ -80,9 +81,7 @@ struct IslandBridgeCommand: AsyncParsableCommand {
     }
 
     static func defaultConfigurationPath(environment: [String: String]) -> String {
-        let base = environment["XDG_CONFIG_HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil }
-            ?? (environment["HOME"] ?? "") + "/.config"
-        return base + "/island/bridge.conf"
+        BaseDirectories(environment: environment).configHome + "/island/bridge.conf"
     }
 
     /// The file's configuration; the defaults when there is no file.

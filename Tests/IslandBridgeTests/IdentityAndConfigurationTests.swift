@@ -57,6 +57,10 @@ struct IdentityAndConfigurationTests {
         #expect(DesktopEntry(contents: "[Desktop Entry]\nExec=\"/opt/My App/app\" %U\n")?.executable == "/opt/My App/app")
         #expect(DesktopEntry(contents: "[Desktop Entry]\nTryExec=mpv\nExec=mpv --x %U\n")?.executable == "mpv")
         #expect(DesktopEntry(contents: "[Desktop Entry]\nExec=spotify %U\n")?.executable == "spotify")
+        // Read as the daemon reads them (FreeDesktop's DesktopFile): the header exactly, the
+        // string escapes undone.
+        #expect(DesktopEntry(contents: "[Desktop Entry]x\nName=Not the entry\n") == nil)
+        #expect(DesktopEntry(contents: "[Desktop Entry]\nName=Two\\sWords\nIcon=a\\\\b\n") == DesktopEntry(name: "Two Words", icon: "a\\b"))
     }
 
     @Test("text on one line, cut on a character with an ellipsis")

@@ -1,3 +1,4 @@
+import FreeDesktop
 import OrderedJSON
 import OrderedCollections
 import Testing
@@ -106,11 +107,11 @@ import Testing
     }
 
     @Test func backoffDoublesFrom50msTo2s() {
-        var backoff = Backoff()
-        let delays = (0..<8).map { _ in backoff.next() }
+        let backoff = SubscriptionLoop(socketPath: "/unused").backoff
+        let delays = (0..<8).map { backoff.delay(attempt: $0) }
         #expect(delays == [.milliseconds(50), .milliseconds(100), .milliseconds(200), .milliseconds(400),
                            .milliseconds(800), .milliseconds(1600), .seconds(2), .seconds(2)])
-        backoff.reset()
-        #expect(backoff.next() == .milliseconds(50))
+        // After an update the loop counts attempts from 0 again.
+        #expect(backoff.delay(attempt: 0) == .milliseconds(50))
     }
 }

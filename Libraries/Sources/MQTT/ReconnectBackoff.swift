@@ -1,7 +1,9 @@
-/// How long to wait before the next connection attempt: doubling from `first` up to
-/// `maximum`, each delay drawn between half and all of its step ("equal jitter"), so a fleet of
-/// devices that lost the same broker does not return to it in one burst. Pure: the random draw
-/// is an argument.
+import FreeDesktop
+
+/// How long to wait before the next connection attempt: FreeDesktop's `Backoff` with equal
+/// jitter, so a fleet of devices that lost the same broker does not return to it in one burst,
+/// and the rule of when it starts again (`stableAfter`), in the seconds MQTT's configuration
+/// speaks. Pure: the random draw is an argument.
 public struct ReconnectBackoff: Sendable, Hashable, Codable {
     /// Seconds before the first retry (before jitter).
     public var first: Double
@@ -22,10 +24,8 @@ public struct ReconnectBackoff: Sendable, Hashable, Codable {
     /// The wait before retry number `attempt` (0 for the first retry after a failure), given a
     /// `random` number in 0...1.
     public func delay(attempt: Int, random: Double) -> Double {
-        // 2^attempt overflows nothing: the exponent is capped long before a Double would.
-        let step = min(maximum, first * Double(1 << min(max(attempt, 0), 30)))
-        let fraction = min(max(random, 0), 1)
-        return step / 2 + step / 2 * fraction
+        let delay = Backoff(first: .seconds(first), maximum: .seconds(maximum), jitter: .equal).delay(attempt: attempt, random: random)
+        return Double(delay.components.seconds) + Double(delay.components.attoseconds) / 1e18
     }
 }
 

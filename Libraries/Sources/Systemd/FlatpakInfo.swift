@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import FreeDesktop
 
 extension ProcessIdentity {
     /// What `/.flatpak-info` in a process's root says.
@@ -45,7 +46,8 @@ extension ProcessIdentity {
         guard let contents = try? readSmallFile(descriptor: file, limit: 64 * 1024) else {
             return .uninspectable(reason: "cannot read \(rootPath)/.flatpak-info")
         }
-        let name = keyFileValue(String(decoding: contents, as: UTF8.self), group: "Application", key: "name")
+        // A GKeyFile; `name[de]=` would be another key.
+        let name = KeyFile(parsing: String(decoding: contents, as: UTF8.self), syntax: .desktopEntry).value("name", inGroup: "Application")
         return .present(appID: name.flatMap { isReverseDNSName($0) ? $0 : nil })
     }
 
@@ -54,32 +56,5 @@ extension ProcessIdentity {
     public static func flatpakAppID(pid: Int32, procRoot: String = "/proc") -> String? {
         guard case .present(let app) = flatpakInfo(pid: pid, procRoot: procRoot) else { return nil }
         return app
-    }
-
-    /// The value of `key` in `[group]` of a GKeyFile-style (INI) document.
-    static func keyFileValue(_ document: String, group: String, key: String) -> String? {
-        var inGroup = false
-        for rawLine in document.split(omittingEmptySubsequences: true, whereSeparator: \.isNewline) {
-            let line = trimmed(rawLine)
-            if line.isEmpty || line.hasPrefix("#") { continue }
-            if line.hasPrefix("[") {
-                inGroup = line == "[\(group)]"
-                continue
-            }
-            guard inGroup, let equals = line.firstIndex(of: "=") else { continue }
-            // Localised variants such as `name[de]=` are different keys and do not match.
-            guard trimmed(line[..<equals]) == key else { continue }
-            let value = trimmed(line[line.index(after: equals)...])
-            return value.isEmpty ? nil : String(value)
-        }
-        return nil
-    }
-
-    private static func trimmed(_ text: Substring) -> Substring {
-        let isBlank: (Character) -> Bool = { $0 == " " || $0 == "\t" }
-        guard let first = text.firstIndex(where: { !isBlank($0) }),
-            let last = text.lastIndex(where: { !isBlank($0) })
-        else { return "" }
-        return text[first...last]
     }
 }

@@ -1,4 +1,5 @@
 public import IslandCore
+import FreeDesktop
 
 /// `~/.config/island/bridge.conf`: which sources run and how many activities the bridge
 /// shows. systemd-style INI like islandd.conf; a bad key or value is refused with
@@ -52,13 +53,14 @@ public struct BridgeConfiguration: Sendable, Hashable {
         var section: String?
         for line in try IslandConfiguration.lines(of: contents, path: path) {
             switch line {
-            case .section(let name, let number):
+            case .group(let name, let number):
                 guard ["Bridge", "MPRIS", "Notifications", "Jobs"].contains(name) else {
                     throw ConfigurationError(path: path, line: number,
                                              message: "unknown section [\(name)] (expected [Bridge], [MPRIS], [Notifications] or [Jobs])")
                 }
                 section = name
-            case .assignment(let key, let value, let number):
+            case .entry(let entry):
+                let (key, value, number) = (entry.key, entry.value, entry.line)
                 func fail(_ message: String) -> ConfigurationError {
                     ConfigurationError(path: path, line: number, message: message)
                 }

@@ -1,3 +1,4 @@
+import FreeDesktop
 import OrderedCollections
 public import OrderedJSON
 
@@ -59,13 +60,10 @@ public struct SourceApp: Sendable, Hashable {
         return SourceApp(name: kind.rawValue, icon: bridgeIcon, label: label)
     }
 
-    /// `name` if it is an icon name presenters may look up: letters, digits, `-`, `_`, `.`,
-    /// not starting with a dot, at most 64 bytes. Paths and URLs (`file:///…`) are not.
+    /// `name` if it is an icon name presenters may look up (`IconName`): paths and URLs
+    /// (`file:///…`) are not.
     public static func iconNameOrNil(_ name: String) -> String? {
-        guard !name.isEmpty, name.utf8.count <= 64, !name.hasPrefix("."),
-              name.unicodeScalars.allSatisfy({ $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || "-_.".unicodeScalars.contains($0)) })
-        else { return nil }
-        return name
+        IconName.isValid(name) ? name : nil
     }
 
     /// `{"name": …, "icon": …, "desktopEntry": …}`, or `{"name": …, "icon": …, "label": …}`.
@@ -90,63 +88,15 @@ public struct DesktopEntry: Sendable, Hashable {
         self.executable = executable
     }
 
-    /// A desktop file id as a peer may claim it: letters, digits, `.`, `-`, `_` (no `/`, so
-    /// never a path), at most 255 bytes; a trailing `.desktop` is dropped. Nil otherwise.
-    public static func validID(_ claim: String) -> String? {
-        let id = claim.hasSuffix(".desktop") ? String(claim.dropLast(".desktop".count)) : claim
-        guard !id.isEmpty, id.utf8.count <= 255, !id.hasPrefix("."),
-              id.unicodeScalars.allSatisfy({ $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || "-_.".unicodeScalars.contains($0)) })
-        else { return nil }
-        return id
-    }
+    /// A desktop file id as a peer may claim it (`DesktopFile.validID`): never a path.
+    public static func validID(_ claim: String) -> String? { DesktopFile.validID(claim) }
 
     /// The `[Desktop Entry]` group of a desktop file: nil when it has none, or says
     /// `Hidden=true` (a deleted entry).
     public init?(contents: String) {
-        var inEntry = false
-        var found = false
-        var values: [String: String] = [:]
-        for rawLine in contents.split(omittingEmptySubsequences: true, whereSeparator: \.isNewline) {
-            let line = rawLine.drop(while: \.isWhitespace)
-            if line.hasPrefix("#") { continue }
-            if line.hasPrefix("[") {
-                inEntry = line.hasPrefix("[Desktop Entry]")
-                found = found || inEntry
-                continue
-            }
-            guard inEntry, let equals = line.firstIndex(of: "=") else { continue }
-            let key = line[..<equals].trimmingSuffix(while: \.isWhitespace)
-            guard ["Name", "Icon", "Hidden", "TryExec", "Exec"].contains(key), values[String(key)] == nil else { continue }
-            values[String(key)] = String(line[line.index(after: equals)...].drop(while: \.isWhitespace).trimmingSuffix(while: \.isWhitespace))
-        }
-        guard found, values["Hidden"] != "true" else { return nil }
-        name = values["Name"].map { BoundedText.line($0, maximumBytes: SourceApp.maximumNameBytes) }
-        icon = values["Icon"]
-        let tryExec = values["TryExec"].flatMap { $0.isEmpty ? nil : $0 }
-        executable = tryExec ?? values["Exec"].flatMap(Self.program(ofExec:))
-    }
-
-    /// The program of an `Exec=` command line: its first argument, unquoted when the entry
-    /// quotes it; nil when it is empty or a field code.
-    static func program(ofExec exec: String) -> String? {
-        let trimmed = exec.drop(while: \.isWhitespace)
-        let program: Substring
-        if trimmed.hasPrefix("\"") {
-            let rest = trimmed.dropFirst()
-            guard let end = rest.firstIndex(of: "\"") else { return nil }
-            program = rest[..<end]
-        } else {
-            program = trimmed.prefix { !$0.isWhitespace }
-        }
-        guard !program.isEmpty, !program.hasPrefix("%"), !program.contains("\\") else { return nil }
-        return String(program)
-    }
-}
-
-extension Substring {
-    func trimmingSuffix(while predicate: (Character) -> Bool) -> Substring {
-        var result = self
-        while let last = result.last, predicate(last) { result.removeLast() }
-        return result
+        guard let file = DesktopFile(parsing: contents), !file.isHidden else { return nil }
+        name = file.string("Name").map { BoundedText.line($0, maximumBytes: SourceApp.maximumNameBytes) }
+        icon = file.string("Icon")
+        executable = file.executable
     }
 }

@@ -1,3 +1,5 @@
+import FreeDesktop
+
 /// islandd's configuration: the limits of DESIGN.md §3, globally and per app, and the
 /// daemon's own settings, read from systemd-style INI files.
 ///
@@ -49,9 +51,10 @@ public struct IslandConfiguration: Sendable, Hashable {
             var section: Section?
             for line in try lines(of: file.contents, path: file.path) {
                 switch line {
-                case .section(let name, let number):
+                case .group(let name, let number):
                     section = try Section(name, path: file.path, line: number)
-                case .assignment(let key, let text, let number):
+                case .entry(let entry):
+                    let (key, text, number) = (entry.key, entry.value, entry.line)
                     let location = (path: file.path, line: number)
                     switch section {
                     case nil:

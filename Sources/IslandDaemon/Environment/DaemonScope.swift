@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import FreeDesktop
 import IslandPaths
 
 /// Which instance this is: the per-user daemon (the default) or the system one.
@@ -9,7 +10,7 @@ public enum DaemonScope: String, Sendable {
 }
 
 /// Where a daemon of a scope keeps its socket, state and configuration, following the XDG
-/// base-directory conventions in the user scope and the FHS in the system scope.
+/// base-directory spec in the user scope (`BaseDirectories`) and the FHS in the system scope.
 public struct DaemonPaths: Sendable, Equatable {
     public var socket: String
     public var stateDirectory: String
@@ -25,30 +26,21 @@ public struct DaemonPaths: Sendable, Equatable {
 
     /// The conventional paths of `scope`, from `environment` (the process environment).
     public static func defaults(for scope: DaemonScope, environment: [String: String]) -> DaemonPaths {
-        // The base-directory spec: an unset or empty variable means its default, and so does
-        // a relative path ("must be absolute … consider the path invalid and ignore it").
-        func env(_ name: String) -> String? {
-            guard let value = environment[name], value.hasPrefix("/") else { return nil }
-            return value
-        }
-        let home = env("HOME").map { $0 == "/" ? "" : $0 } ?? ""
-        let listedData = (environment["XDG_DATA_DIRS"] ?? "").split(separator: ":").map(String.init).filter { $0.hasPrefix("/") }
-        let systemData = listedData.isEmpty ? ["/usr/local/share", "/usr/share"] : listedData
+        let base = BaseDirectories(environment: environment)
         // systemd passes the unit's StateDirectory= in STATE_DIRECTORY, colon-separated when
         // the unit names several; the first is the daemon's.
-        let stateDirectory = env("STATE_DIRECTORY").map { String($0.split(separator: ":").first ?? Substring($0)) }
+        let stateDirectory = environment["STATE_DIRECTORY"].flatMap { $0.hasPrefix("/") ? $0 : nil }
+            .map { String($0.split(separator: ":").first ?? Substring($0)) }
         switch scope {
         case .user:
             let runtime = SocketLocation.userRuntimeDirectory(environment: environment, uid: getuid())
-            let state = stateDirectory ?? (env("XDG_STATE_HOME") ?? home + "/.local/state") + "/island"
-            let config = (env("XDG_CONFIG_HOME") ?? home + "/.config") + "/island/islandd.conf"
-            let userData = env("XDG_DATA_HOME") ?? home + "/.local/share"
-            return DaemonPaths(socket: SocketLocation.user(environment: environment, uid: getuid()), stateDirectory: state,
-                               configurationFile: config, dataDirectories: [userData] + systemData,
+            return DaemonPaths(socket: SocketLocation.user(environment: environment, uid: getuid()),
+                               stateDirectory: stateDirectory ?? base.stateHome + "/island",
+                               configurationFile: base.configHome + "/island/islandd.conf", dataDirectories: base.dataSearchPath,
                                runtimeDirectory: runtime)
         case .system:
             return DaemonPaths(socket: SocketLocation.system, stateDirectory: stateDirectory ?? "/var/lib/island",
-                               configurationFile: "/etc/island/islandd.conf", dataDirectories: systemData)
+                               configurationFile: "/etc/island/islandd.conf", dataDirectories: base.dataDirectories)
         }
     }
 }

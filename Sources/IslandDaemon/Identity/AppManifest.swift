@@ -1,4 +1,5 @@
 import Foundation
+import FreeDesktop
 import IslandCore
 
 /// An app's freedesktop desktop entry, read for the keys that make it a Live Activities app
@@ -27,7 +28,7 @@ public struct AppManifest: Sendable, Equatable {
         case manifest(AppManifest)
         /// `Hidden=true`: the entry is deleted, and hides same-id entries of later directories.
         case hidden
-        /// No `[Desktop Entry]` group, or an empty one: not an entry at all.
+        /// No `[Desktop Entry]` group, or an empty one: not an entry at all (`DesktopFile`).
         case invalid
     }
 
@@ -39,34 +40,13 @@ public struct AppManifest: Sendable, Equatable {
     }
 
     static func entry(id: String, path: String, contents: String) -> Entry {
-        var inEntry = false
-        var values: [String: String] = [:]
-        // Lines may end in CRLF, which Swift reads as one character, not as "\r" then "\n".
-        for rawLine in contents.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline) {
-            let line = rawLine.trimmingCharacters(in: .whitespacesAndNewlines)
-            if line.isEmpty || line.hasPrefix("#") { continue }
-            if line.hasPrefix("[") {
-                inEntry = line == "[Desktop Entry]"
-                continue
-            }
-            guard inEntry, let eq = line.firstIndex(of: "=") else { continue }
-            let key = line[..<eq].trimmingCharacters(in: .whitespaces)
-            // Localized keys (Name[de]) are not needed: the id is what identifies the app.
-            if values[key] == nil { values[key] = line[line.index(after: eq)...].trimmingCharacters(in: .whitespaces) }
-        }
-        guard !values.isEmpty else { return .invalid }
-        guard values["Hidden"] != "true" else { return .hidden }
-        var executable: String?
-        if let tryExec = values["TryExec"].map(unescape), !tryExec.isEmpty {
-            executable = tryExec
-        } else if let exec = values["Exec"].map(unescape) {
-            executable = program(ofExec: exec)
-        }
+        guard let file = DesktopFile(parsing: contents) else { return .invalid }
+        guard !file.isHidden else { return .hidden }
         return .manifest(AppManifest(
-            id: id, name: values["Name"].map(unescape).flatMap(bounded), icon: values["Icon"].map(unescape).flatMap(bounded),
-            supportsLiveActivities: values["X-Island-LiveActivities"] == "true",
-            supportsFrequentUpdates: values["X-Island-FrequentUpdates"] == "true",
-            executable: executable, urlSchemes: urlSchemes(ofMimeTypes: values["MimeType"] ?? ""),
+            id: id, name: file.string("Name").flatMap(bounded), icon: file.string("Icon").flatMap(bounded),
+            supportsLiveActivities: file.boolean("X-Island-LiveActivities"),
+            supportsFrequentUpdates: file.boolean("X-Island-FrequentUpdates"),
+            executable: file.executable, urlSchemes: urlSchemes(ofMimeTypes: file.strings("MimeType")),
             path: path))
     }
 
@@ -83,69 +63,16 @@ public struct AppManifest: Sendable, Equatable {
         return kept.isEmpty ? nil : String(kept)
     }
 
-    /// `MimeType=` is a `;`-separated list; a scheme handler's type is `x-scheme-handler/<scheme>`.
-    /// What is not a valid scheme is no scheme at all.
-    static func urlSchemes(ofMimeTypes list: String) -> Set<String> {
+    /// A scheme handler's MIME type is `x-scheme-handler/<scheme>`. What is not a valid scheme
+    /// is no scheme at all.
+    static func urlSchemes(ofMimeTypes types: [String]) -> Set<String> {
         let prefix = "x-scheme-handler/"
-        return Set(unescape(list).split(separator: ";").compactMap { type in
+        return Set(types.compactMap { type in
             let type = type.trimmingCharacters(in: .whitespaces).lowercased()
             guard type.hasPrefix(prefix) else { return nil }
             let scheme = String(type.dropFirst(prefix.count))
             return LayoutURL.isSchemeSyntax(scheme) ? scheme : nil
         })
-    }
-
-    /// Undoes the escapes of a desktop entry string value: `\s`, `\n`, `\t`, `\r`, `\\`.
-    static func unescape(_ value: String) -> String {
-        guard value.contains("\\") else { return value }
-        var result = ""
-        var escaping = false
-        for character in value {
-            if escaping {
-                switch character {
-                case "s": result.append(" ")
-                case "n": result.append("\n")
-                case "t": result.append("\t")
-                case "r": result.append("\r")
-                case "\\": result.append("\\")
-                default: result.append("\\"); result.append(character)
-                }
-                escaping = false
-            } else if character == "\\" {
-                escaping = true
-            } else {
-                result.append(character)
-            }
-        }
-        if escaping { result.append("\\") }
-        return result
-    }
-
-    /// The program of an `Exec=` command line: its first argument, which may be quoted
-    /// (`"/opt/My App/bin/app" %U`, with `\"`, `` \` ``, `\$` and `\\` escaped inside quotes).
-    static func program(ofExec exec: String) -> String? {
-        let trimmed = exec.drop(while: { $0 == " " || $0 == "\t" })
-        guard let first = trimmed.first else { return nil }
-        guard first == "\"" else {
-            let word = trimmed.prefix(while: { $0 != " " && $0 != "\t" })
-            return word.isEmpty ? nil : String(word)
-        }
-        var program = ""
-        var escaping = false
-        for character in trimmed.dropFirst() {
-            if escaping {
-                program.append(character)
-                escaping = false
-            } else if character == "\\" {
-                escaping = true
-            } else if character == "\"" {
-                return program.isEmpty ? nil : program
-            } else {
-                program.append(character)
-            }
-        }
-        // An unterminated quote is not a valid command line.
-        return nil
     }
 
     init(id: String, name: String?, icon: String? = nil, supportsLiveActivities: Bool, supportsFrequentUpdates: Bool,

@@ -1,4 +1,5 @@
 import Foundation
+import FreeDesktop
 public import Systemd
 
 /// The app manifests found in the XDG data directories' `applications/` folders. A desktop
@@ -31,7 +32,9 @@ public struct AppRegistry: Sendable {
             // must not depend on the file system's.
             for relative in relatives.sorted() {
                 let path = root + "/" + relative
-                guard let contents = try? String(contentsOfFile: path, encoding: .utf8) else { continue }
+                // A desktop file is small (`DesktopFile.maximumBytes`): a larger one is not read whole.
+                guard let bytes = try? readSmallFile(path, limit: DesktopFile.maximumBytes),
+                      let contents = String(validating: bytes, as: UTF8.self) else { continue }
                 let id = String(relative.dropLast(".desktop".count)).replacingOccurrences(of: "/", with: "-")
                 guard !seen.contains(id) else { continue }
                 switch AppManifest.entry(id: id, path: path, contents: contents) {
