@@ -1,4 +1,5 @@
 import Foundation
+import FreeDesktop
 import IslandBridge
 import OrderedJSON
 import IslandKit
@@ -38,8 +39,9 @@ actor Bridge {
     private var bookTimer: LoopTimer?
     private var busTimer: LoopTimer?
     private var daemonTimer: LoopTimer?
-    private var busRetry = Duration.zero
-    private var daemonRetry = Duration.zero
+    /// Failed tries since the last connection, for `reconnect`'s waits.
+    private var busAttempts = 0
+    private var daemonAttempts = 0
 
     init(loop: BusLoop, configuration: BridgeConfiguration, connection: IslandConnection, busAddress: String?,
          environment: [String: String], logger: Logger) {
@@ -116,11 +118,9 @@ actor Bridge {
 
     // MARK: Reconnecting
 
-    /// The wait before trying a connection (the bus, or islandd) again after a failed try
-    /// that waited `previous`: doubling, from a second to half a minute.
-    private static func retryDelay(after previous: Duration) -> Duration {
-        min(.seconds(30), max(.seconds(1), previous * 2))
-    }
+    /// The waits before trying a connection (the bus, or islandd) again after failed tries:
+    /// doubling, from a second to half a minute.
+    private static let reconnect = Backoff(first: .seconds(1), maximum: .seconds(30))
 
     /// A bus that was there and went (dbus-daemon restarted) is likely back at once.
     private static let busLostRetry = Duration.milliseconds(100)
@@ -135,12 +135,13 @@ actor Bridge {
         do {
             connected = try Bus.connect(address: busAddress, loop: loop, description: "island-bridge") { [self] in busLost() }
         } catch {
-            busRetry = Self.retryDelay(after: busRetry)
-            logger.warning("cannot connect to the session bus; retrying", metadata: ["error": "\(error)", "retryIn": "\(busRetry)"])
-            busTimer?.arm(after: busRetry)
+            let wait = Self.reconnect.delay(attempt: busAttempts)
+            busAttempts += 1
+            logger.warning("cannot connect to the session bus; retrying", metadata: ["error": "\(error)", "retryIn": "\(wait)"])
+            busTimer?.arm(after: wait)
             return
         }
-        busRetry = .zero
+        busAttempts = 0
         logger.info("connected to the session bus", metadata: ["name": "\(connected.uniqueName)"])
         let bus = SDBusSourceBus(connected, address: busAddress, logger: logger)
         let context = SourceContext(busID: String(connected.busID.prefix(12)), changes: { [self] in apply($0) },
@@ -161,8 +162,8 @@ actor Bridge {
         logger.warning("lost the session bus; reconnecting")
         endBusSources()
         guard !stopping else { return }
-        busRetry = Self.busLostRetry
-        busTimer?.arm(after: busRetry)
+        busAttempts = 0
+        busTimer?.arm(after: Self.busLostRetry)
     }
 
     /// Ends what came from the bus and lets go of it.
@@ -246,7 +247,7 @@ actor Bridge {
     }
 
     private func daemonConnected(info: AuthorizationSnapshot, stream: AsyncStream<ActivityEvent>, listed: [ActivitySnapshot]) {
-        daemonRetry = .zero
+        daemonAttempts = 0
         logger.info("connected to islandd", metadata: [
             "socket": "\(connection.configuration.socketPath)", "enabled": "\(info.enabled)",
             "maxActivitiesPerApp": "\(info.limits["maxActivitiesPerApp"]?.intValue.map(String.init) ?? "?")",
@@ -263,16 +264,16 @@ actor Bridge {
 
     private func daemonRefused(_ error: ActivityAuthorizationError) {
         if case .daemonUnavailable = error {
-            daemonRetry = Self.retryDelay(after: daemonRetry)
-            logger.warning("islandd is not reachable; retrying", metadata: ["error": "\(error)", "retryIn": "\(daemonRetry)"])
-            daemonTimer?.arm(after: daemonRetry)
+            let wait = Self.reconnect.delay(attempt: daemonAttempts)
+            daemonAttempts += 1
+            logger.warning("islandd is not reachable; retrying", metadata: ["error": "\(error)", "retryIn": "\(wait)"])
+            daemonTimer?.arm(after: wait)
             return
         }
         // Unentitled or denied at the first call: IslandKit's connection gave up; the book
         // waits for an authorization event that will not come, so try again, slowly.
         logger.warning("islandd refuses the bridge", metadata: ["error": "\(error)"])
-        daemonRetry = Self.refusedRetry
-        daemonTimer?.arm(after: daemonRetry)
+        daemonTimer?.arm(after: Self.refusedRetry)
     }
 
     private func handle(_ event: ActivityEvent) {

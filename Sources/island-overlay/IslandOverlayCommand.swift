@@ -1,4 +1,5 @@
 import ArgumentParser
+import FreeDesktop
 import Foundation
 import IslandOverlay
 import IslandPaths
@@ -153,9 +154,9 @@ struct IslandOverlayCommand: ParsableCommand {
     }
 
     private func toggleRunningList(_ paths: OverlayPaths) throws {
-        guard let pidPath = paths.pidFile, let text = try? String(contentsOfFile: pidPath, encoding: .utf8),
+        guard let text = try? String(contentsOfFile: paths.pidFile, encoding: .utf8),
               let pid = pid_t(text.trimmingCharacters(in: .whitespacesAndNewlines)), pid > 0 else {
-            throw fail("no running overlay (no \(paths.pidFile ?? "$XDG_RUNTIME_DIR/island/overlay.pid"))", status: 1)
+            throw fail("no running overlay (no \(paths.pidFile))", status: 1)
         }
         // Only an island-overlay of ours: a stale pid may now be someone else's process.
         let comm = (try? String(contentsOfFile: "/proc/\(pid)/comm", encoding: .utf8))?.trimmingCharacters(in: .whitespacesAndNewlines)
@@ -163,22 +164,22 @@ struct IslandOverlayCommand: ParsableCommand {
     }
 }
 
-/// Where the overlay's files are, from the environment.
+/// Where the overlay's files are: the XDG base directories as every Island program reads them
+/// (FreeDesktop), and the runtime directory as the daemon's clients find it (IslandPaths).
 struct OverlayPaths {
     var configHome: String
-    /// $XDG_RUNTIME_DIR/island, where the running overlay's pid is kept.
-    var runtimeDirectory: String?
+    /// <runtime directory>/island, where the running overlay's pid is kept.
+    var runtimeDirectory: String
 
     init(environment: [String: String]) {
-        configHome = environment["XDG_CONFIG_HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? (environment["HOME"] ?? "") + "/.config"
-        runtimeDirectory = environment["XDG_RUNTIME_DIR"].map { $0 + "/island" }
+        configHome = BaseDirectories(environment: environment).configHome
+        runtimeDirectory = SocketLocation.userRuntimeDirectory(environment: environment, uid: getuid()) + "/island"
     }
 
-    var pidFile: String? { runtimeDirectory.map { $0 + "/overlay.pid" } }
+    var pidFile: String { runtimeDirectory + "/overlay.pid" }
 
     /// For `--toggle-list`; returns the file written, for removal at exit.
     func writePidFile() -> String? {
-        guard let runtimeDirectory, let pidFile else { return nil }
         mkdir(runtimeDirectory, 0o700)
         return (try? "\(getpid())\n".write(toFile: pidFile, atomically: true, encoding: .utf8)) != nil ? pidFile : nil
     }

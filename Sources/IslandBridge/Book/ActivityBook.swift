@@ -1,3 +1,4 @@
+public import FreeDesktop
 public import OrderedJSON
 
 /// The bridge's side of its activities: what its sources want shown, what the daemon holds,
@@ -117,14 +118,16 @@ public struct ActivityBook: Sendable {
     private let instance: String
     private var startsHeldUntil: Double?
     private var unavailableUntil: Double?
-    private var unavailableBackoff = 0.0
+    /// Calls that found islandd unreachable since it last answered, for `unavailableRetry`.
+    private var unavailableAttempts = 0
     private var noticed: Set<String> = []
     private var notices: [Notice] = []
 
     /// Holds for refusals that say nothing about when to try again.
     public static let limitHold = 30.0
     public static let otherHold = 60.0
-    public static let maximumBackoff = 30.0
+    /// The holds after islandd is found unreachable: doubling from a second to half a minute.
+    public static let unavailableRetry = Backoff(first: .seconds(1), maximum: .seconds(30))
 
     /// `capacity` as configured; `instance` makes this run's request keys its own.
     public init(capacity: Int, instance: String) {
@@ -435,14 +438,15 @@ public struct ActivityBook: Sendable {
     }
 
     private mutating func becameUnavailable(now: Double) {
-        unavailableBackoff = min(Self.maximumBackoff, max(1, unavailableBackoff * 2))
-        unavailableUntil = now + unavailableBackoff
+        let hold = Self.unavailableRetry.delay(attempt: unavailableAttempts).components
+        unavailableAttempts += 1
+        unavailableUntil = now + Double(hold.seconds) + Double(hold.attoseconds) / 1e18
         notice(.warning, key: "unavailable", "islandd is not reachable; retrying")
     }
 
     /// A call went through: the daemon is back, and the notices of `kinds` may be said again.
     private mutating func recovered(_ kinds: [String] = []) {
-        unavailableBackoff = 0
+        unavailableAttempts = 0
         unavailableUntil = nil
         noticed.remove("unavailable")
         for kind in kinds { noticed.remove(kind) }
