@@ -33,6 +33,12 @@ public struct Backoff: Sendable, Hashable {
         }
     }
 
+    /// `delay(attempt:random:)` in seconds, for callers whose clocks count seconds in a `Double`.
+    public func seconds(attempt: Int, random: Double = 1) -> Double {
+        let (seconds, attoseconds) = delay(attempt: attempt, random: random).components
+        return Double(seconds) + Double(attoseconds) / 1e18
+    }
+
     /// The wait before retry `attempt`, drawing the jitter from `generator`: one draw, its top
     /// 53 bits as a fraction (not `Double.random(in:using:)`, whose rejection sampling can ask a
     /// fixed test generator for ever).

@@ -24,8 +24,7 @@ public struct ReconnectBackoff: Sendable, Hashable, Codable {
     /// The wait before retry number `attempt` (0 for the first retry after a failure), given a
     /// `random` number in 0...1.
     public func delay(attempt: Int, random: Double) -> Double {
-        let delay = Backoff(first: .seconds(first), maximum: .seconds(maximum), jitter: .equal).delay(attempt: attempt, random: random)
-        return Double(delay.components.seconds) + Double(delay.components.attoseconds) / 1e18
+        Backoff(first: .seconds(first), maximum: .seconds(maximum), jitter: .equal).seconds(attempt: attempt, random: random)
     }
 }
 

@@ -59,6 +59,13 @@ import Testing
         #expect(backoff.delay(attempt: 0, random: 7) == .seconds(2))
     }
 
+    @Test func theSameWaitInSeconds() {
+        let backoff = Backoff(first: .milliseconds(250), maximum: .seconds(60), jitter: .equal)
+        #expect(backoff.seconds(attempt: 0) == 0.25)
+        #expect(backoff.seconds(attempt: 3, random: 0.5) == 1.5)
+        #expect(backoff.seconds(attempt: 100) == 60)
+    }
+
     @Test func theRandomSourceIsInjected() {
         struct Fixed: RandomNumberGenerator {
             var value: UInt64

@@ -438,9 +438,8 @@ public struct ActivityBook: Sendable {
     }
 
     private mutating func becameUnavailable(now: Double) {
-        let hold = Self.unavailableRetry.delay(attempt: unavailableAttempts).components
+        unavailableUntil = now + Self.unavailableRetry.seconds(attempt: unavailableAttempts)
         unavailableAttempts += 1
-        unavailableUntil = now + Double(hold.seconds) + Double(hold.attoseconds) / 1e18
         notice(.warning, key: "unavailable", "islandd is not reachable; retrying")
     }
 
