@@ -31,13 +31,10 @@ actor PushGateway {
 
     static let pushOff = "push is off: islandd.conf has no [Push] Broker="
 
-    /// Runs `body` on the gateway: at once when called on its loop, otherwise queued there.
+    /// Runs `body` on the gateway when the engine would run it (`IslandEngine.perform`): the two
+    /// share one executor, so being on the engine is being on the gateway.
     nonisolated func perform(_ body: @escaping @Sendable (isolated PushGateway) -> Void) {
-        if engine.loop.inEventLoop {
-            assumeIsolated(body)
-        } else {
-            engine.loop.execute { self.assumeIsolated(body) }
-        }
+        engine.perform { _ in self.assumeIsolated(body) }
     }
 
     /// Runs `body` on the engine, whose loop this runs on: no hop.
