@@ -1,0 +1,230 @@
+#!/usr/bin/env python3
+"""Photographs the island on a real compositor: every form of the five example apps and of Now
+Playing, as a user sees them.
+
+Starts, as the unprivileged test user (scripts/install-deps.sh creates it), headless sway with a
+session bus, islandd, island-overlay, island-bridge and mpv (with mpv-mpris) playing a tagged
+track, then for each example app requests its activity with the state the gallery uses
+(OverlayGallery.swift) and takes a `grim` screenshot of each form once it has settled:
+compact, expanded (as a click would expand it), minimal (with the next app's activity
+detached), alert, and the list with every activity in it. Each shot is cropped to the island's
+part of the screen and written as DIR/<app>-<form>.png.
+
+Usage: sudo python3 scripts/desktop-gallery.py [--bin-dir DIR] [--out DIR] [--scale N]
+  --bin-dir  where islandd, island-overlay and island-bridge are (default: .build/debug)
+  --out      where the PNGs go (default: docs/gallery/desktop)
+  --scale    the output's scale factor (default 1)
+  --compare BEFORE
+             also write DIR/compare-<form>.png: BEFORE's shot above this run's, labelled, for
+             every form present in both (ImageMagick's montage)
+
+Runs as root (it starts the compositor as the test user, as the end-to-end tests do)."""
+
+import argparse
+import contextlib
+import os
+import shutil
+import struct
+import subprocess
+import sys
+import time
+import wave
+import math
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(REPO, "Tests", "EndToEnd"))
+
+NOW_PLAYING = ("nowplaying", "org.island.bridge")
+
+# The example apps and the state each shows: the same as OverlayGallery.swift's, with times
+# relative to now so that timers run.
+def examples(now):
+    return [
+        ("coffee", "org.island.example.Coffee", "CoffeeOrder", {"shop": "Blue Bottle", "order": "A17"},
+         {"stage": "brewing", "stageTitle": "Brewing", "etaMinutes": 7},
+         ("Your coffee is on the way", "Blue Bottle · order A17, about 3 min")),
+        ("fasting", "org.island.example.Fasting", "Fast", {"plan": "16:8", "startedAt": now - 36000, "goalAt": now + 21600},
+         {"percent": 62}, ("Fast at 62%", "6 hours to your 16:8 goal")),
+        ("pomodoro", "org.island.example.Pomodoro", "Pomodoro", {"task": "Write the report", "rounds": 4},
+         {"phase": "Focus", "round": 1, "startedAt": now - 300, "endsAt": now + 1200},
+         ("Focus round 1 of 4", "Write the report · 20 min left")),
+        ("flights", "org.island.example.Flights", "Flight", {"flight": "LH 454", "origin": "FRA", "destination": "SFO"},
+         {"status": "inFlight", "inFlight": True, "eta": "14:05", "departedAt": now - 14000, "arrivesAt": now + 25600},
+         ("LH 454 departed", "Arriving in San Francisco at 14:05")),
+        ("fooddelivery", "org.island.example.FoodDelivery", "FoodOrder", {"restaurant": "Pizza Place"},
+         {"step": 2, "minutesLeft": 18, "courier": "Sam"}, ("Sam picked up your order", "Pizza Place · 18 min")),
+    ]
+
+
+def tagged_track(path, seconds=600):
+    """A quiet WAV whose RIFF INFO chunk names title, artist and album, as a music file would:
+    mpv reads the tags and mpv-mpris publishes them as xesam metadata."""
+    with wave.open(path, "wb") as w:
+        w.setnchannels(1)
+        w.setsampwidth(2)
+        w.setframerate(8000)
+        w.writeframes(b"".join(struct.pack("<h", int(300 * math.sin(2 * math.pi * 440 * i / 8000))) for i in range(8000 * seconds)))
+
+    def field(tag, text):
+        data = text.encode() + b"\0"
+        if len(data) % 2:
+            data += b"\0"
+        return tag + struct.pack("<I", len(data)) + data
+    info = b"INFO" + field(b"INAM", "Clair de Lune") + field(b"IART", "Claude Debussy") + field(b"IPRD", "Suite bergamasque")
+    with open(path, "r+b") as f:
+        f.seek(0, os.SEEK_END)
+        f.write(b"LIST" + struct.pack("<I", len(info)) + info)
+        size = f.tell() - 8
+        f.seek(4)
+        f.write(struct.pack("<I", size))
+    return path
+
+
+class Gallery:
+    def __init__(self, args):
+        from harness import desktop, overlay_scenes
+        self.desktop, self.scenes = desktop, overlay_scenes
+        self.out = args.out
+        self.bin_dir = args.bin_dir
+        self.scale = args.scale
+        os.environ["ISLAND_BIN_DIR"] = self.bin_dir
+        self.session = desktop.UserSession()
+        self.started = []
+
+    def start(self):
+        desktop, session = self.desktop, self.session
+        session.start_bus()
+        extra = "output * scale %d" % self.scale if self.scale != 1 else ""
+        self.sway = desktop.Sway(session, width=1280 * self.scale, height=720 * self.scale, extra_config=extra)
+        session.install_examples()
+        session.start_islandd("[Limits]\nStartBudget=1000\n")
+        self.overlay = desktop.Overlay(session, dict(self.sway.env), config="[Overlay]\nCollapseAfter=0\n")
+        self.screen = self.scenes.Screen(self.sway, "gallery")
+
+    # The daemon's roles.
+
+    def producer(self):
+        return self.session.varlink("org.island.Producer")
+
+    def request(self, app, type, attributes, state, relevance=0.0):
+        with self.producer() as producer:
+            activity = producer.Request(app=app, type=type, attributes=attributes,
+                                        content={"state": state, "relevanceScore": relevance})["activity"]
+        self.started.append((app, activity["id"]))
+        return activity["id"]
+
+    def end_all(self):
+        for app, activity in self.started:
+            with contextlib.suppress(Exception), self.producer() as producer:
+                producer.End(app=app, id=activity, dismissalPolicy={"kind": "immediate"})
+        self.started = []
+        self.screen.settled(lambda image, box: box is None, what="the island hiding")
+
+    def interact(self, action, activity):
+        # The presenter role is the user's alone.
+        self.session.call_as_user("org.island.Presenter.Interact", {"action": action, "id": activity})
+
+    # Shots.
+
+    def shot(self, name, tall=False):
+        image, box = self.screen.settled(lambda image, box: box is not None, what=name)
+        # Hold still a moment longer: a crossfade inside a still shape does not move the box.
+        time.sleep(0.8)
+        image = self.screen.grab()
+        s = self.scale
+        width, height = 560 * s, (600 if tall else 230) * s
+        left = (image.width - width) // 2
+        path = os.path.join(self.out, name + ".png")
+        image.crop((left, 0, left + width, height)).save_png(path)
+        print(path, flush=True)
+
+    def example_forms(self, now):
+        apps = examples(now)
+        for index, (name, app, type, attributes, state, alert) in enumerate(apps):
+            activity = self.request(app, type, attributes, state)
+            self.shot(name + "-compact")
+            self.interact("expand", activity)
+            self.shot(name + "-expanded")
+            self.interact("collapse", activity)
+            with self.producer() as producer:
+                producer.Update(app=app, id=activity, content={"state": state, "relevanceScore": 0.0},
+                                alert={"title": alert[0], "body": alert[1]})
+            self.shot(name + "-alert")
+            self.end_all()
+            # Minimal: this app's activity and the next one's, the next one detached.
+            _, app2, type2, attributes2, state2, _ = apps[(index + 1) % len(apps)]
+            self.request(app, type, attributes, state, relevance=1.0)
+            self.request(app2, type2, attributes2, state2, relevance=0.0)
+            self.shot(name + "-minimal")
+            self.end_all()
+        for name, app, type, attributes, state, _ in apps:
+            self.request(app, type, attributes, state)
+        self.session.run([self.desktop.overlay_binary(), "--toggle-list"], env=self.sway.env)
+        self.shot("list", tall=True)
+        self.session.run([self.desktop.overlay_binary(), "--toggle-list"], env=self.sway.env)
+        self.end_all()
+
+    def now_playing(self):
+        session = self.session
+        track = tagged_track(session.path("home", "clair-de-lune.wav"))
+        os.chown(track, session.uid, session.gid)
+        bridge = session.spawn("island-bridge", [os.path.join(self.bin_dir, "island-bridge")])
+        mpv = session.spawn("mpv", ["mpv", "--no-config", "--load-scripts=no", "--script=/usr/lib/mpv-mpris/mpris.so",
+                                    "--no-video", "--ao=null", "--keep-open=yes", track])
+        def now_playing_id():
+            with self.producer() as producer:
+                activities = producer.List(app=NOW_PLAYING[1], states=["active"])["activities"]
+            return activities[0]["id"] if activities else None
+        activity = self.desktop.wait_until(now_playing_id, 30, "the bridge's Now Playing activity")
+        self.shot("nowplaying-compact")
+        self.interact("expand", activity)
+        self.shot("nowplaying-expanded")
+        self.interact("collapse", activity)
+        self.session.run([self.desktop.overlay_binary(), "--toggle-list"], env=self.sway.env)
+        self.shot("nowplaying-list", tall=True)
+        self.session.run([self.desktop.overlay_binary(), "--toggle-list"], env=self.sway.env)
+        session.stop(mpv)
+        session.stop(bridge)
+
+    def close(self):
+        self.session.close()
+
+
+def compare(before, after, out):
+    """before/after pairs, one PNG per form, with ImageMagick's montage."""
+    for name in sorted(os.listdir(after)):
+        if not name.endswith(".png") or name.startswith("compare-") or not os.path.exists(os.path.join(before, name)):
+            continue
+        subprocess.run(["montage", "-label", "before", os.path.join(before, name), "-label", "after", os.path.join(after, name),
+                        "-tile", "1x2", "-geometry", "+0+6", "-background", "#202024", "-fill", "#dddddd",
+                        os.path.join(out, "compare-" + name)], check=True)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--bin-dir", default=os.path.join(REPO, ".build", "debug"))
+    parser.add_argument("--out", default=os.path.join(REPO, "docs", "gallery", "desktop"))
+    parser.add_argument("--scale", type=int, default=1)
+    parser.add_argument("--compare", metavar="BEFORE")
+    args = parser.parse_args()
+    args.bin_dir = os.path.abspath(args.bin_dir)
+    os.makedirs(args.out, exist_ok=True)
+    for program in ("sway", "grim", "mpv"):
+        if shutil.which(program) is None:
+            sys.exit("desktop-gallery: %s is not installed (scripts/install-deps.sh installs it)" % program)
+    gallery = Gallery(args)
+    try:
+        gallery.start()
+        gallery.example_forms(time.time())
+        gallery.now_playing()
+    except BaseException:
+        print(gallery.session.logs_text(), file=sys.stderr)
+        raise
+    finally:
+        gallery.close()
+    if args.compare:
+        compare(args.compare, args.out, args.out)
+
+
+if __name__ == "__main__":
+    main()
