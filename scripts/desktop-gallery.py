@@ -12,7 +12,7 @@ part of the screen and written as DIR/<app>-<form>.png.
 
 Usage: sudo python3 scripts/desktop-gallery.py [--bin-dir DIR] [--out DIR] [--scale N]
   --bin-dir  where islandd, island-overlay and island-bridge are (default: .build/debug)
-  --out      where the PNGs go (default: docs/gallery/desktop)
+  --out      where the PNGs go (default: docs/gallery/screen)
   --scale    the output's scale factor (default 1)
   --compare BEFORE
              also write DIR/compare-<form>.png: BEFORE's shot above this run's, labelled, for
@@ -203,7 +203,7 @@ def compare(before, after, out):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--bin-dir", default=os.path.join(REPO, ".build", "debug"))
-    parser.add_argument("--out", default=os.path.join(REPO, "docs", "gallery", "desktop"))
+    parser.add_argument("--out", default=os.path.join(REPO, "docs", "gallery", "screen"))
     parser.add_argument("--scale", type=int, default=1)
     parser.add_argument("--compare", metavar="BEFORE")
     args = parser.parse_args()

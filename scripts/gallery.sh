@@ -2,10 +2,10 @@
 # The screenshot gallery of island-overlay (issue #17): every form of the five example apps
 # (compact, minimal, expanded, alert, and the list), drawn by the overlay itself off-screen
 # (island-overlay --render-gallery: cairo and Pango, no display), into docs/gallery/ where the
-# README shows them. With --screen it also photographs the real overlay on a real compositor:
-# headless sway as the unprivileged test user (Tests/EndToEnd/harness/desktop.py; needs root, sway,
-# grim and the island-test user of scripts/install-deps.sh), playing a short story of the
-# examples, each shot cut to the top of the screen (docs/gallery/screen-*.png).
+# README shows them. With --screen it also photographs the real overlay on a real compositor
+# (scripts/desktop-gallery.py: headless sway as the unprivileged test user, the real islandd,
+# bridge and mpv; needs root, sway, grim, mpv and the island-test user of
+# scripts/install-deps.sh): every form of the examples and of Now Playing, into DIR/screen/.
 #
 # Usage: scripts/gallery.sh [--output DIR] [--scale N] [--screen]
 #   --output DIR  where the PNGs go (default: docs/gallery); its old PNGs are replaced
@@ -32,7 +32,7 @@ if [ -n "${ISLAND_BIN_DIR:-}" ]; then
   bin="$ISLAND_BIN_DIR"
 else
   products=(island-overlay)
-  ((screen)) && products+=(islandd)
+  ((screen)) && products+=(islandd island-bridge)
   for product in "${products[@]}"; do
     swift build --product "$product" >&2
   done
@@ -40,59 +40,11 @@ else
 fi
 
 mkdir -p "$output"
-rm -f "$output"/*.png
+rm -f "$output"/*.png "$output"/screen/*.png
 # Fixed clock zone, so times of day read the same whoever renders.
 TZ=UTC "$bin/island-overlay" --render-gallery "$output" --layouts packaging/layouts --scale "$scale" >&2
 
 if ((screen)); then
-  ISLAND_BIN_DIR="$bin" python3 - "$output" <<'PY'
-import os, sys, time
-sys.path.insert(0, os.path.join("Tests", "EndToEnd"))
-from harness import desktop
-
-output = sys.argv[1]
-reason = desktop.why_not("sway", "swaybg", "grim") or desktop.overlay_missing()
-if reason:
-    sys.exit("gallery: no on-screen shots: " + reason)
-session = desktop.UserSession()
-try:
-    session.start_bus()
-    sway = desktop.Sway(session)
-    session.start_islandd()
-    overlay = desktop.Overlay(session, sway.env)
-
-    def request(app, type, attributes, state):
-        with session.varlink("org.island.Producer") as producer:
-            return producer.Request(app=app, type=type, attributes=attributes, content={"state": state})["activity"]["id"]
-
-    def shoot(name, height=140):
-        time.sleep(1.2)  # the morph has ended
-        image = sway.screenshot()
-        width = 560
-        left = (image.width - width) // 2
-        image.crop((left, 0, left + width, height)).save_png(os.path.join(output, "screen-%s.png" % name))
-        print(os.path.join(output, "screen-%s.png" % name))
-
-    now = time.time()
-    coffee = request("org.island.example.Coffee", "CoffeeOrder", {"shop": "Blue Bottle", "order": "A17"},
-                     {"stage": "brewing", "stageTitle": "Brewing", "etaMinutes": 7})
-    shoot("compact", 70)
-    request("org.island.example.Flights", "Flight", {"flight": "LH 454", "origin": "FRA", "destination": "SFO"},
-            {"status": "inFlight", "inFlight": True, "eta": "14:05", "departedAt": now - 3600, "arrivesAt": now + 36000})
-    shoot("minimal", 70)
-    session.call_as_user("org.island.Presenter.Interact", {"action": "expand", "id": coffee})
-    shoot("expanded")
-    session.call_as_user("org.island.Presenter.Interact", {"action": "collapse"})
-    with session.varlink("org.island.Producer") as producer:
-        producer.Update(app="org.island.example.Coffee", id=coffee,
-                        content={"state": {"stage": "onTheWay", "stageTitle": "On the way", "etaMinutes": 3}},
-                        alert={"title": "Your coffee is on the way", "body": "Sam is 3 minutes away"})
-    shoot("alert")
-    session.call_as_user("org.island.Presenter.Interact", {"action": "collapse"})
-    session.run([desktop.overlay_binary(), "--toggle-list"])
-    shoot("list", 330)
-finally:
-    session.close()
-PY
+  python3 scripts/desktop-gallery.py --bin-dir "$bin" --out "$output/screen" --scale "$scale" >&2
 fi
-ls "$output"/*.png
+ls "$output"/*.png "$output"/screen/*.png 2>/dev/null || true
