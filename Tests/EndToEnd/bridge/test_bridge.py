@@ -53,7 +53,8 @@ def presenter(session):
 
 def test_a_playing_mpv_is_now_playing_and_its_buttons_reach_it(session, presenter):
     skip_without("mpv", MPRIS_PLUGIN, "playerctl")
-    first = tone(os.path.join(session.root, "first.wav"), seconds=40)
+    first = tone(os.path.join(session.root, "first.wav"), seconds=40,
+                 tags={"IART": "Claude Debussy", "IPRD": "Suite bergamasque"})
     second = tone(os.path.join(session.root, "second.wav"), seconds=40, frequency=660)
     mpv = start_mpv(session, first, second)
     try:
@@ -64,6 +65,9 @@ def test_a_playing_mpv_is_now_playing_and_its_buttons_reach_it(session, presente
                               and "endsAt" in i["content"]["state"])
         state = item["content"]["state"]
         assert state["title"] == title, "the activity shows the track playerctl reports"
+        assert playerctl(session, "metadata", "artist") == "Claude Debussy"
+        assert state["artist"] == "Claude Debussy", "the artist mpv sends as a list (xesam:artist, an as) reaches the state"
+        assert state["album"] == "Suite bergamasque"
         assert item["attributes"]["player"] == "org.mpris.MediaPlayer2.mpv"
         if os.path.exists("/usr/share/applications/mpv.desktop"):
             assert item["attributes"]["app"] == {"name": "mpv Media Player", "icon": "mpv", "desktopEntry": "mpv"}, \

@@ -222,14 +222,26 @@ def admin(daemon, method, parameters):
         stream.close()
 
 
-def tone(path, seconds=30, frequency=440):
-    """A mono 8 kHz WAV of a sine tone, for mpv to play."""
+def tone(path, seconds=30, frequency=440, tags=None):
+    """A mono 8 kHz WAV of a sine tone, for mpv to play. `tags` ({"IART": "Claude Debussy",
+    "IPRD": album, "INAM": title}) go into a RIFF INFO list, which mpv reads as the track's
+    tags and mpv-mpris sends as xesam:artist (a list), xesam:album and xesam:title."""
     with wave.open(path, "wb") as w:
         w.setnchannels(1)
         w.setsampwidth(2)
         w.setframerate(8000)
         w.writeframes(b"".join(struct.pack("<h", int(2000 * math.sin(2 * math.pi * frequency * i / 8000)))
                                for i in range(8000 * seconds)))
+    if tags:
+        def chunk(name, data):
+            return name + struct.pack("<I", len(data)) + data + (b"\0" if len(data) % 2 else b"")
+        info = chunk(b"LIST", b"INFO" + b"".join(chunk(key.encode(), value.encode() + b"\0") for key, value in tags.items()))
+        with open(path, "rb") as f:
+            riff = f.read()
+        # The wave module writes RIFF, WAVE, a 16-byte fmt chunk, then data: the list goes between.
+        body = riff[12:36] + info + riff[36:]
+        with open(path, "wb") as f:
+            f.write(b"RIFF" + struct.pack("<I", 4 + len(body)) + b"WAVE" + body)
     return path
 
 

@@ -80,7 +80,9 @@ public struct MediaPlayer: Sendable {
             if track != trackID || newTitle != title { rereadPosition = true }
             trackID = track
             title = newTitle
-            artists = metadata["xesam:artist"]?.stringList ?? []
+            // A compilation's track may name only its album's artists.
+            artists = Self.names(metadata["xesam:artist"])
+            if artists.isEmpty { artists = Self.names(metadata["xesam:albumArtist"]) }
             album = metadata["xesam:album"]?.string
             length = metadata["mpris:length"]?.integer.flatMap { $0 > 0 ? $0 : nil }
                 ?? metadata["mpris:length"]?.number.flatMap { $0.isFinite && $0 > 0 && $0 < 9e18 ? Int64($0) : nil }
@@ -91,6 +93,21 @@ public struct MediaPlayer: Sendable {
         if let value = properties["CanPlay"]?.bool { canPlay = value }
         if let value = properties["CanPause"]?.bool { canPause = value }
         return rereadPosition
+    }
+
+    /// Artists a track keeps: enough for any credit line (the line is cut at
+    /// `maximumTextBytes` anyway), few enough that no list is joined whole.
+    static let maximumNames = 8
+
+    /// A list-valued `xesam:` field (`as`, an `av` of strings, or a lone string, as players
+    /// send them): its first `maximumNames` non-blank entries.
+    static func names(_ value: BusValue?) -> [String] {
+        var names: [String] = []
+        for element in value?.stringList ?? [] where !element.allSatisfy(\.isWhitespace) {
+            names.append(element)
+            if names.count == maximumNames { break }
+        }
+        return names
     }
 
     /// The position the player reported (a `Position` read, or `Seeked`), at `now`.
