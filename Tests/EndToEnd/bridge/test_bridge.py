@@ -13,6 +13,7 @@ from harness.bus import (
     BRIDGE,
     BRIDGE_ICON,
     MPRIS_PLUGIN,
+    MPV_ENTRY,
     Notifier,
     Presenter,
     Session,
@@ -69,9 +70,13 @@ def test_a_playing_mpv_is_now_playing_and_its_buttons_reach_it(session, presente
         assert state["artist"] == "Claude Debussy", "the artist mpv sends as a list (xesam:artist, an as) reaches the state"
         assert state["album"] == "Suite bergamasque"
         assert item["attributes"]["player"] == "org.mpris.MediaPlayer2.mpv"
-        if os.path.exists("/usr/share/applications/mpv.desktop"):
+        if os.path.exists(MPV_ENTRY):
             assert item["attributes"]["app"] == {"name": "mpv Media Player", "icon": "mpv", "desktopEntry": "mpv"}, \
                 "the source's name and icon come from its installed desktop entry"
+            # The card is headed by mpv, from islandd's own reading of mpv's entry, and says
+            # quieter that it came through the bridge.
+            assert (item["sourceApp"], item["appName"], item["appIcon"]) == ("mpv", "mpv Media Player", "mpv")
+            assert (item["producerName"], item["producerIcon"]) == ("Island Bridge", BRIDGE_ICON)
         # A time range presenters tick through: the track's 40 s from where playback started.
         assert state["endsAt"] - state["startedAt"] == pytest.approx(40, abs=0.5)
         assert state["startedAt"] <= time.time() <= state["endsAt"]

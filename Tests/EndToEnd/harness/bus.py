@@ -29,6 +29,7 @@ APP = "org.island.bridge"
 BRIDGE_ICON = "emblem-synchronizing-symbolic"
 SYSTEM_PYTHON = "/usr/bin/python3"
 MPRIS_PLUGIN = "/usr/lib/mpv-mpris/mpris.so"
+MPV_ENTRY = "/usr/share/applications/mpv.desktop"
 
 
 def missing(*programs):
@@ -127,11 +128,20 @@ class Bridge:
 
 
 def bridge_daemon(root, config=""):
-    """An islandd with the bridge's packaged manifest and layouts installed."""
+    """An islandd with the bridge's packaged manifest and layouts installed. The manifest's
+    Exec= names the bridge under test by its real path, as the package's names /usr/bin's:
+    islandd lets a producer speak for other apps only when it recognises it by its executable.
+    mpv's own entry is installed too, for islandd to head mpv's card with."""
     daemon = Daemon(root, config)
     applications = os.path.join(daemon.share, "applications")
     os.makedirs(applications, exist_ok=True)
-    shutil.copy(os.path.join(REPO, "packaging", "applications", APP + ".desktop"), applications)
+    with open(os.path.join(REPO, "packaging", "applications", APP + ".desktop")) as f:
+        entry = f.read()
+    assert "Exec=/usr/bin/island-bridge\n" in entry
+    with open(os.path.join(applications, APP + ".desktop"), "w") as f:
+        f.write(entry.replace("Exec=/usr/bin/island-bridge\n", "Exec=%s\n" % os.path.realpath(BRIDGE)))
+    if os.path.exists(MPV_ENTRY):
+        shutil.copy(MPV_ENTRY, applications)
     layouts = os.path.join(daemon.share, "island", "layouts", APP)
     shutil.copytree(os.path.join(REPO, "packaging", "layouts", APP), layouts)
     return daemon
@@ -335,11 +345,14 @@ def app_interpreter(session, name):
 
 
 def install_entry(session, id, name, icon, exec):
-    """A desktop entry `id` where the bridge looks for them (its XDG_DATA_HOME)."""
+    """A desktop entry `id` where the bridge looks for them (its XDG_DATA_HOME), which is
+    islandd's too: islandd reloads to read it, as after a package's installation."""
     applications = os.path.join(session.daemon.share, "applications")
     os.makedirs(applications, exist_ok=True)
     with open(os.path.join(applications, id + ".desktop"), "w") as f:
         f.write("[Desktop Entry]\nType=Application\nName=%s\nIcon=%s\nExec=%s %%U\n" % (name, icon, exec))
+    reply = admin(session.daemon, "Reload", {})
+    assert "error" not in reply, reply
 
 
 class Notifier:
