@@ -57,6 +57,11 @@ def test_a_playing_mpv_is_now_playing_and_its_buttons_reach_it(session, presente
     first = tone(os.path.join(session.root, "first.wav"), seconds=40,
                  tags={"IART": "Claude Debussy", "IPRD": "Suite bergamasque"})
     second = tone(os.path.join(session.root, "second.wav"), seconds=40, frequency=660)
+    # mpv-mpris names a cover.jpg beside the track as its art (a local file: the bridge passes
+    # its path on; what is in it is for a presenter to read and decode).
+    cover = os.path.join(session.root, "cover.jpg")
+    with open(cover, "wb") as f:
+        f.write(b"\xff\xd8\xff\xd9")
     mpv = start_mpv(session, first, second)
     try:
         wait_until(lambda: playerctl(session, "status") == "Playing", message="mpv playing")
@@ -69,6 +74,7 @@ def test_a_playing_mpv_is_now_playing_and_its_buttons_reach_it(session, presente
         assert playerctl(session, "metadata", "artist") == "Claude Debussy"
         assert state["artist"] == "Claude Debussy", "the artist mpv sends as a list (xesam:artist, an as) reaches the state"
         assert state["album"] == "Suite bergamasque"
+        assert state["artUrl"] == "file://" + cover, "the cover mpv names, as a local file URL"
         assert item["attributes"]["player"] == "org.mpris.MediaPlayer2.mpv"
         if os.path.exists(MPV_ENTRY):
             assert item["attributes"]["app"] == {"name": "mpv Media Player", "icon": "mpv", "desktopEntry": "mpv"}, \

@@ -28,6 +28,8 @@ public struct MediaPlayer: Sendable {
     public var title: String?
     public var artists: [String] = []
     public var album: String?
+    /// `mpris:artUrl` when it names a local file (`AlbumArt.localFileURL`).
+    public var artURL: String?
     /// Microseconds; nil when the track has no known length (a stream).
     public var length: Int64?
     public var trackID: String?
@@ -84,6 +86,7 @@ public struct MediaPlayer: Sendable {
             artists = Self.names(metadata["xesam:artist"])
             if artists.isEmpty { artists = Self.names(metadata["xesam:albumArtist"]) }
             album = metadata["xesam:album"]?.string
+            artURL = metadata["mpris:artUrl"]?.string.flatMap(AlbumArt.localFileURL)
             length = metadata["mpris:length"]?.integer.flatMap { $0 > 0 ? $0 : nil }
                 ?? metadata["mpris:length"]?.number.flatMap { $0.isFinite && $0 > 0 && $0 < 9e18 ? Int64($0) : nil }
         }
@@ -148,6 +151,7 @@ public struct MediaPlayer: Sendable {
         if let album = album.map({ BoundedText.line($0, maximumBytes: Self.maximumTextBytes) }), !album.isEmpty {
             state["album"] = .string(album)
         }
+        if let artURL { state["artUrl"] = .string(artURL) }
         // Mustache sections cannot compare: one flag per status.
         state[status.rawValue] = .bool(true)
         state["canGoNext"] = .bool(canGoNext)
