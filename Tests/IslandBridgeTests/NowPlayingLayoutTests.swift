@@ -25,7 +25,8 @@ struct NowPlayingLayoutTests {
                                               ("mpris:length", .int64(300_000_000))]
         if !artists.isEmpty { metadata.append(("xesam:artist", .strings(artists))) }
         player.applyPlayer(["PlaybackStatus": .string(status), "Metadata": .vardict(metadata), "Position": .int64(30_000_000)], now: now)
-        let activity = player.activity(source: "s", app: SourceApp(name: "mpv", icon: "mpv"), staleAfterPause: 600)
+        let app = SourceApp(name: "mpv Media Player", icon: "mpv", desktopEntry: "mpv")
+        let activity = player.activity(source: "s", app: app, staleAfterPause: 600)
         return LayoutRenderer(attributes: activity.attributes, state: activity.content.state, now: now).render(try layout())
     }
 
@@ -81,10 +82,31 @@ struct NowPlayingLayoutTests {
         #expect(noArtist == .vstack([.text("Clair de Lune"), .text("Suite bergamasque")], spacing: nil))
     }
 
-    @Test("the lock screen: the elapsed time and the track's length beside the bar")
-    func lockScreenTimes() throws {
-        let rows = try #require(try Self.rendered("Playing", now: 1000).lockScreen?.view)
-        guard case .vstack(let children, _) = rows else { Issue.record("not a vstack: \(rows)"); return }
-        #expect(children.map(\.plainText).contains("0:30 5:00"))
+    /// What the lock-screen card's rows say, as text presenters print them.
+    static func lockScreenLines(_ layout: RenderedLayout) throws -> [String] {
+        let view = try #require(layout.lockScreen?.view)
+        guard case .vstack(let children, _) = view else { Issue.record("not a vstack: \(view)"); return [] }
+        return children.map(\.plainText)
+    }
+
+    @Test("the lock screen: title and elapsed time, artist and album, the bar, the buttons; no more rows than a card holds")
+    func lockScreen() throws {
+        let lines = try Self.lockScreenLines(try Self.rendered("Playing", now: 1000))
+        // Four rows: the overlay's list card holds 116 px of them (22 + 22 + 14 + 34 and gaps).
+        #expect(lines == ["Clair de Lune 0:30", "Claude Debussy — Suite bergamasque", "10%",
+                          "media-skip-backward-symbolic Previous media-playback-pause-symbolic Pause media-skip-forward-symbolic Next"])
+    }
+
+    @Test("a source not verified as an app says what it is: the card's heading is the bridge's, the title line names the kind")
+    func unverifiedSource() throws {
+        var player = MediaPlayer(busName: "org.mpris.MediaPlayer2.fake", owner: ":1.7", now: 0)
+        player.applyPlayer(["PlaybackStatus": .string("Playing"), "Metadata": .vardict([("xesam:title", .string("Clair de Lune"))])],
+                           now: 0)
+        let app = SourceApp.resolve(claim: "mpv", identity: .unknown, kind: .media, label: "Fake", lookup: { _ in nil })
+        let activity = player.activity(source: "s", app: app, staleAfterPause: 600)
+        let layout = LayoutRenderer(attributes: activity.attributes, state: activity.content.state, now: 0).render(try Self.layout())
+        #expect(try Self.lockScreenLines(layout).first == "Media · Clair de Lune")
+        #expect(try Self.lockScreenLines(try Self.rendered("Playing")).first?.hasPrefix("Clair de Lune") == true,
+                "a verified source's card is headed by its app: the line is the title alone")
     }
 }

@@ -156,8 +156,6 @@ public struct MediaPlayer: Sendable {
         state[status.rawValue] = .bool(true)
         state["canGoNext"] = .bool(canGoNext)
         state["canGoPrevious"] = .bool(canGoPrevious)
-        // The track's length in seconds, for layouts to write beside the elapsed time.
-        if let length { state["length"] = .double((Double(length) / 1_000_000).rounded()) }
         if let position, status != .stopped {
             let rate = status == .playing ? rate : 1
             let seconds = Double(position.microseconds) / 1_000_000
