@@ -1,7 +1,8 @@
 """A producer heading its cards with the app it speaks for (Request's `sourceApp`, DESIGN.md
 §11), against a real islandd with real peers: a process that is not entitled, one that is the
 entitled app only by its claim, an entitled one naming an app that is not installed, and one
-naming an installed app, whose item presenters get headed by that app."""
+naming an installed app, whose item presenters get headed by that app; and the bridge, when
+islandd does not let it speak for the apps it verified, showing them under its own name."""
 
 import json
 import os
@@ -10,8 +11,9 @@ import sys
 
 import pytest
 
-from harness.bus import BRIDGE, Presenter, Session, admin, app_interpreter, missing
+from harness.bus import APP, BRIDGE, Presenter, Session, admin, app_interpreter, install_entry, missing
 from harness.paths import LIVENESS
+from harness.processes import stop_process
 
 pytestmark = [pytest.mark.quick, pytest.mark.skipif(not os.path.exists(BRIDGE) or missing("dbus-daemon"),
                                 reason="island-bridge is not built, or dbus-daemon is not installed")]
@@ -105,3 +107,32 @@ def test_an_entitled_producer_heads_the_card_with_the_installed_app(session, rel
         assert (item["producerName"], item["producerIcon"]) == ("Relay", "network-transmit")
     finally:
         presenter.close()
+
+
+def test_a_bridge_islandd_does_not_entitle_heads_the_card_itself(session):
+    # A player islandd knows, which the bridge verifies: a copy of python3 its entry names.
+    python = app_interpreter(session, "testaudio")
+    install_entry(session, "org.island.test.Audio", "Test Audio", "test-audio", os.path.realpath(python))
+    entry = os.path.join(session.daemon.share, "applications", APP + ".desktop")
+    with open(entry) as f:
+        original = f.read()
+    assert "X-Island-SourceApps=true\n" in original
+    presenter = Presenter(session.daemon)
+    peer = None
+    try:
+        with open(entry, "w") as f:
+            f.write(original.replace("X-Island-SourceApps=true\n", ""))
+        assert "error" not in admin(session.daemon, "Reload", {})
+        script = os.path.join(os.path.dirname(os.path.abspath(__file__)), "mpris_peer.py")
+        peer = session.spawn([python, script, "testaudio", "org.island.test.Audio", "Test Audio", "Fallback"], "testaudio")
+        item = presenter.item("NowPlaying", lambda i: i["content"]["state"].get("title") == "Fallback")
+        assert item["attributes"]["app"]["desktopEntry"] == "org.island.test.Audio", "the bridge verified the player"
+        assert "sourceApp" not in item and item["appName"] == "Island Bridge", \
+            "refused sourceApp, the bridge asked again without it: the card is headed by the bridge"
+    finally:
+        if peer is not None:
+            stop_process(peer)
+        presenter.close()
+        with open(entry, "w") as f:
+            f.write(original)
+        admin(session.daemon, "Reload", {})
