@@ -78,9 +78,11 @@ public actor IslandConnection {
     /// Starts an activity (org.island.Producer.Request).
     /// With `pushToken`, the activity gets a push token (`ActivitySnapshot.pushToken`), for
     /// its server to update it through the daemon's broker.
+    /// `sourceApp`: the desktop entry id of the app a producer that speaks for other apps (a
+    /// bridge) verified as the sender, for presenters to head the activity with.
     public func request(type: String, attributes: JSONObject, content: RawActivityContent, key: String? = nil,
-                        ownerGone: ActivityOwnerGonePolicy = .keep,
-                        pushToken: Bool = false) async throws -> (activity: ActivitySnapshot, created: Bool) {
+                        ownerGone: ActivityOwnerGonePolicy = .keep, pushToken: Bool = false,
+                        sourceApp: String? = nil) async throws -> (activity: ActivitySnapshot, created: Bool) {
         typealias Names = ProducerNames.Request
         var parameters = appParameter
         parameters[Names.type] = .string(type)
@@ -89,6 +91,7 @@ public actor IslandConnection {
         if let key { parameters[Names.key] = .string(key) }
         parameters[Names.ownerGone] = .string(ownerGone.rawValue)
         if pushToken { parameters[Names.pushToken] = true }
+        if let sourceApp { parameters[Names.sourceApp] = .string(sourceApp) }
         // Only a keyed request may be retried after a lost connection: it is idempotent.
         let reply = try await perform("org.island.Producer.Request", parameters, retry: key != nil)
         let activity = try snapshot(reply[Names.activity])

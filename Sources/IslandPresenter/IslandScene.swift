@@ -155,6 +155,14 @@ extension PresenterItem {
         if let appName, !TerminalText.sanitize(appName).allSatisfy(\.isWhitespace) { return appName }
         return app
     }
+
+    /// "via Island Bridge" for an activity headed by the app a bridge spoke for: said after
+    /// the heading, quieter, so the user knows what it came through.
+    public var viaText: String? {
+        guard sourceApp != nil else { return nil }
+        if let producerName, !TerminalText.sanitize(producerName).allSatisfy(\.isWhitespace) { return "via " + producerName }
+        return "via " + app
+    }
 }
 
 extension RenderedLayout {

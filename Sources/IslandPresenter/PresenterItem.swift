@@ -18,15 +18,22 @@ public struct PresenterItem: Sendable, Hashable {
     public var endReason: String?
     public var layout: Layout
     public var defaultLayout: Bool
-    /// The app's desktop entry `Name=` and `Icon=`, when the daemon knows them.
+    /// The app's desktop entry `Name=` and `Icon=`, when the daemon knows them: for an
+    /// activity its producer speaks for another app with (`sourceApp`), that app's.
     public var appName: String?
     public var appIcon: String?
+    /// The app a producer that speaks for others (the bridge) showed the activity as, verified.
+    public var sourceApp: String?
+    /// That producer's own `Name=` and `Icon=`, said quieter: what the activity came through.
+    public var producerName: String?
+    public var producerIcon: String?
 
     public init(
         id: String, app: String, type: String, attributes: JSONObject = [:], state: JSONObject = [:],
         staleDate: Double? = nil, relevanceScore: Double = 0, activityState: String = "active",
         endReason: String? = nil, layout: Layout? = nil, defaultLayout: Bool = false,
-        appName: String? = nil, appIcon: String? = nil
+        appName: String? = nil, appIcon: String? = nil, sourceApp: String? = nil, producerName: String? = nil,
+        producerIcon: String? = nil
     ) {
         self.id = id
         self.app = app
@@ -41,6 +48,9 @@ public struct PresenterItem: Sendable, Hashable {
         self.defaultLayout = layout == nil || defaultLayout
         self.appName = appName
         self.appIcon = appIcon
+        self.sourceApp = sourceApp
+        self.producerName = producerName
+        self.producerIcon = producerIcon
     }
 
     /// Decodes an `Item`; nil when it has no id. A layout that does not validate (which the
@@ -59,7 +69,9 @@ public struct PresenterItem: Sendable, Hashable {
             staleDate: content[Content.staleDate]?.doubleValue, relevanceScore: content[Content.relevanceScore]?.doubleValue ?? 0,
             activityState: object[Item.state]?.stringValue ?? "active", endReason: object[Item.endReason]?.stringValue,
             layout: layout, defaultLayout: object[Item.defaultLayout]?.boolValue ?? (layout == nil),
-            appName: object[Item.appName]?.stringValue, appIcon: object[Item.appIcon]?.stringValue)
+            appName: object[Item.appName]?.stringValue, appIcon: object[Item.appIcon]?.stringValue,
+            sourceApp: object[Item.sourceApp]?.stringValue, producerName: object[Item.producerName]?.stringValue,
+            producerIcon: object[Item.producerIcon]?.stringValue)
     }
 
     public var isStale: Bool { activityState == "stale" }

@@ -123,6 +123,7 @@ public struct SVGRenderer: Sendable {
         // Text on the card as the eye sees it: the tint over the page.
         let foreground = readableText(on: blend(background, over: (0xF2, 0xF2, 0xF7)))
         var header = IslandScene.oneLine(entry.item.displayName)
+        if let via = entry.item.viaText { header += " · " + IslandScene.oneLine(via) }
         if entry.item.activityState != "active" { header += " · " + entry.item.activityState }
         var headerLabel = Label(text: header)
         if let icon = entry.item.appIcon { headerLabel.icon = icons?.appIcon(icon) }

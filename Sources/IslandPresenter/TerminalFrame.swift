@@ -213,6 +213,7 @@ public struct TerminalFrame: Sendable {
     private func card(_ entry: IslandScene.Entry, selected: Bool) -> [StyledLine] {
         let inner = min(columns - 8, 70)
         var title = IslandScene.oneLine(entry.item.displayName)
+        if let via = entry.item.viaText { title += " · " + IslandScene.oneLine(via) }
         // The app's icon as a glyph when one stands for it; a bullet would say nothing.
         if let icon = entry.item.appIcon, IconName.isValid(icon), RenderedView.glyph(forSymbol: icon) != RenderedView.unknownIconGlyph {
             title = RenderedView.glyph(forSymbol: icon) + " " + title

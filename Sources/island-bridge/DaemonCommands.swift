@@ -1,6 +1,8 @@
 import Foundation
 import IslandBridge
 import IslandKit
+import OrderedCollections
+import OrderedJSON
 
 /// The book's commands as calls to islandd (IslandKit), and what each call's outcome tells
 /// the book.
@@ -10,8 +12,19 @@ extension ActivityBook.Command {
         do {
             switch self {
             case .request(_, let key, let type, let attributes, let content):
-                let (activity, created) = try await connection.request(type: type, attributes: attributes, content: content.raw,
+                let sourceApp = SourceApp.verifiedEntry(in: attributes)
+                let activity: ActivitySnapshot, created: Bool
+                do {
+                    (activity, created) = try await connection.request(type: type, attributes: attributes, content: content.raw,
+                                                                       key: key, ownerGone: .stale, sourceApp: sourceApp)
+                } catch let error as ActivityAuthorizationError where sourceApp.map({ Self.refuses($0, error) }) == true {
+                    // An islandd that does not let the bridge speak for the app (one older than
+                    // `sourceApp`, one whose desktop entries differ from the bridge's, one that
+                    // does not recognise the bridge): the card is headed by the bridge, and the
+                    // layout says which kind of source it is.
+                    (activity, created) = try await connection.request(type: type, attributes: attributes, content: content.raw,
                                                                        key: key, ownerGone: .stale)
+                }
                 // Found by its key (a retry after a lost reply): what the daemon holds may be older.
                 return .requested(id: activity.id, ended: activity.state == .ended || activity.state == .dismissed,
                                   content: created ? content : BridgedContent(activity.content))
@@ -30,6 +43,19 @@ extension ActivityBook.Command {
             return Self.outcome(of: error)
         } catch {
             return .unavailable
+        }
+    }
+
+    /// Whether `error` refuses a request's `sourceApp` rather than the request: the producer
+    /// may not speak for other apps, the app is not installed where islandd looks, or islandd
+    /// does not know the parameter.
+    static func refuses(_ sourceApp: String, _ error: ActivityAuthorizationError) -> Bool {
+        switch error {
+        case .permissionDenied(let role, _): role == "producer"
+        case .unentitled(let app, _): app == sourceApp
+        case .other(let name, let parameters):
+            name == "org.varlink.service.InvalidParameter" && parameters["parameter"]?.stringValue == "sourceApp"
+        default: false
         }
     }
 

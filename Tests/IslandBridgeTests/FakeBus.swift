@@ -15,7 +15,48 @@ struct FakeMessage: IncomingMessage {
 
     var signature: String { body.map(\.signature).joined() }
 
-    func arguments(limits: DecodingLimits) throws(BusError) -> [BusValue] { body }
+    /// The body as `BusMessage.arguments(limits:)` reads it off the wire: a container nested
+    /// `maximumDepth` deep or deeper is skipped, and a variant or dictionary entry that lost
+    /// its content with it; values past `maximumValues` are skipped; strings are cut. A test
+    /// of a source's limits then sees what the source would.
+    func arguments(limits: DecodingLimits) throws(BusError) -> [BusValue] {
+        var remaining = limits.maximumValues
+        return body.compactMap { Self.read($0, depth: 0, limits: limits, remaining: &remaining) }
+    }
+
+    private static func read(_ value: BusValue, depth: Int, limits: DecodingLimits, remaining: inout Int) -> BusValue? {
+        guard remaining > 0 else { return nil }
+        remaining -= 1
+        func children(_ values: [BusValue], remaining: inout Int) -> [BusValue] {
+            values.compactMap { read($0, depth: depth + 1, limits: limits, remaining: &remaining) }
+        }
+        switch value {
+        case .array, .dictEntry, .structure, .variant:
+            guard depth < limits.maximumDepth else { return nil }
+        default: break
+        }
+        switch value {
+        case .array(let element, let values): return .array(elementSignature: element, children(values, remaining: &remaining))
+        case .structure(let fields): return .structure(children(fields, remaining: &remaining))
+        case .variant(let inner):
+            return children([inner], remaining: &remaining).first.map(BusValue.variant)
+        case .dictEntry(let key, let entryValue):
+            let pair = children([key, entryValue], remaining: &remaining)
+            return pair.count == 2 ? .dictEntry(pair[0], pair[1]) : nil
+        case .string(let text): return .string(cut(text, limits.maximumStringBytes))
+        case .objectPath(let text): return .objectPath(cut(text, limits.maximumStringBytes))
+        case .signature(let text): return .signature(cut(text, limits.maximumStringBytes))
+        default: return value
+        }
+    }
+
+    private static func cut(_ text: String, _ maximumBytes: Int) -> String {
+        var bytes = 0
+        return String(String.UnicodeScalarView(text.unicodeScalars.prefix { scalar in
+            bytes += UTF8.width(scalar)
+            return bytes <= maximumBytes
+        }))
+    }
 
     static func signal(from sender: String, path: String, interface: String, member: String, _ body: [BusValue]) -> FakeMessage {
         FakeMessage(kind: .signal, sender: sender, path: path, interface: interface, member: member, body: body)

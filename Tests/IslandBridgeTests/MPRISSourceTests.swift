@@ -85,6 +85,59 @@ struct MPRISSourceTests {
         #expect(harness.shown().count == 1, "the root interface's changes count too")
     }
 
+    /// mpv's metadata as mpv-mpris sends it (`gdbus` of a tagged file):
+    /// `{'xesam:album': <'Suite bergamasque'>, 'xesam:artist': <['Claude Debussy']>,
+    /// 'mpris:trackid': <objectpath '/0'>, 'xesam:title': <'Clair de Lune'>,
+    /// 'xesam:url': <'file:///music/debussy.flac'>, 'mpris:length': <int64 300000000>}`.
+    static func mpvMetadata(artists: [String] = ["Claude Debussy"], title: String = "Clair de Lune") -> BusValue {
+        .vardict([("xesam:album", .string("Suite bergamasque")), ("xesam:artist", .strings(artists)),
+                  ("mpris:trackid", .objectPath("/0")), ("xesam:title", .string(title)),
+                  ("xesam:url", .string("file:///music/debussy.flac")), ("mpris:length", .int64(300_000_000))])
+    }
+
+    @Test("the artist list mpv sends reaches the state, from GetAll and from PropertiesChanged, read within the source's limits")
+    func artistFromTheWireShape() throws {
+        let (harness, source) = Self.harness()
+        let answer = harness.bus.answer
+        harness.bus.answer = { call in
+            guard call.member == "GetAll", call.arguments.first?.string == MPRISSource.player else { return answer(call) }
+            return .success(.reply([.vardict([("PlaybackStatus", .string("Playing")), ("Metadata", Self.mpvMetadata())])],
+                                   from: Self.owner))
+        }
+        source.start()
+        harness.bus.run()
+        let read = try #require(harness.shown().last).content.state
+        #expect(read["artist"] == "Claude Debussy")
+        #expect(read["title"] == "Clair de Lune")
+        #expect(read["album"] == "Suite bergamasque")
+
+        // The next track, as the signal carries it: one container deeper than GetAll's reply.
+        harness.bus.send(Self.propertiesChanged([("Metadata", Self.mpvMetadata(artists: ["Maurice Ravel", "Claude Debussy"],
+                                                                                 title: "Boléro"))]))
+        let changed = try #require(harness.shown().last).content.state
+        #expect(changed["artist"] == "Maurice Ravel, Claude Debussy", "every artist, joined for display")
+        #expect(changed["title"] == "Boléro")
+    }
+
+    @Test("list-valued fields: an av of strings, a lone string, the album's artists when the track names none; bounded")
+    func artistShapes() throws {
+        let (harness, source) = Self.harness()
+        source.start()
+        harness.bus.run()
+        func artist(_ entries: [(String, BusValue)]) throws -> String? {
+            harness.bus.send(Self.propertiesChanged([("Metadata", .vardict([("xesam:title", .string("T"))] + entries))]))
+            return try #require(harness.shown().last).content.state["artist"]?.stringValue
+        }
+        #expect(try artist([("xesam:artist", .array(elementSignature: "v", [.variant(.string("A")), .variant(.string("B"))]))])
+                == "A, B")
+        #expect(try artist([("xesam:artist", .string("Solo"))]) == "Solo")
+        #expect(try artist([("xesam:artist", .strings([" ", ""])), ("xesam:albumArtist", .strings(["Various"]))]) == "Various")
+        #expect(try artist([]) == nil, "no artist, no key")
+        let many = try #require(try artist([("xesam:artist", .strings((1...500).map { "Artist \($0)" }))]))
+        #expect(many.utf8.count <= MediaPlayer.maximumTextBytes)
+        #expect(source.players[Self.owner]?.artists.count == 8, "a list is kept to its first few names")
+    }
+
     @Test("only the player's own connection and object path change it")
     func sendersChecked() {
         let (harness, source) = Self.harness()

@@ -96,6 +96,21 @@ import Testing
         #expect(try render(symbol, state: ["stage": "go-next"]) == .symbol("go-next"))
     }
 
+    @Test func buttonSymbolsResolveAsSymbolNamesDo() throws {
+        let button = #"""
+            {"type": "button", "action": "toggle", "label": "{{#state.on}}Off{{/state.on}}{{^state.on}}On{{/state.on}}",
+             "symbol": "{{state.status}}", "symbols": {"on": "media-playback-pause-symbolic", "off": "media-playback-start-symbolic"}}
+            """#
+        #expect(try render(button, state: ["status": "on", "on": true])
+                == .button(action: "toggle", label: "Off", symbol: "media-playback-pause-symbolic"))
+        #expect(try render(button, state: ["status": "off"]) == .button(action: "toggle", label: "On", symbol: "media-playback-start-symbolic"))
+        #expect(try render(button, state: ["status": "go-next"]) == .button(action: "toggle", label: "On", symbol: "go-next"),
+                "a rendered name not in symbols is shown as is")
+        #expect(try render(button) == .button(action: "toggle", label: "On", symbol: nil), "a symbol rendering to nothing is none")
+        let fixed = #"{"type": "button", "action": "next", "label": "Next", "symbol": "media-skip-forward-symbolic"}"#
+        #expect(try render(fixed) == .button(action: "next", label: "Next", symbol: "media-skip-forward-symbolic"))
+    }
+
     @Test func urlsArePercentEncodedAndRecheckedAfterRendering() throws {
         let link = #"{"type": "link", "url": "https://shop.example/o/{{state.order}}?raw={{{state.raw}}}", "child": {"type": "text", "template": "Open"}}"#
         #expect(try render(link, state: ["order": "A B/1", "raw": "x&y=1"])

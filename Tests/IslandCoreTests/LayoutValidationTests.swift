@@ -71,6 +71,14 @@ import Testing
         try expectError(##"{"minimal": {"type": "symbol", "name": "x", "names": {"a": 1}}}"##, path: "minimal.names.a",
                         reason: "expected a symbol name, found int")
         try expectError(##"{"minimal": {"type": "button", "action": "", "label": "Go"}}"##, path: "minimal.action", reason: "must not be empty")
+        try expectError(##"{"minimal": {"type": "button", "action": "a", "label": "A", "symbol": "x", "symbols": {"a": 1}}}"##,
+                        path: "minimal.symbols.a", reason: "expected a symbol name, found int")
+        try expectError(##"{"minimal": {"type": "button", "action": "a", "label": "A", "symbol": "x", "symbols": []}}"##,
+                        path: "minimal.symbols", reason: "expected an object, found array")
+        try expectError(##"{"minimal": {"type": "button", "action": "a", "label": "A", "symbols": {"a": "b"}}}"##,
+                        path: "minimal.symbol", reason: "required with symbols")
+        try expectError(##"{"minimal": {"type": "button", "action": "a", "label": "A", "symbol": "{{#x}}"}}"##,
+                        path: "minimal.symbol", reason: "unterminated section '#x'")
         try expectError(##"{"lockScreen": {"type": "vstack", "spacing": -1, "children": []}}"##, path: "lockScreen.spacing", reason: "must not be negative")
         try expectError(##"{"lockScreen": {"type": "progress", "value": 1, "segments": [{"length": 1}, {"length": 0}]}}"##,
                         path: "lockScreen.segments[1].length", reason: "must be more than 0")

@@ -1,5 +1,5 @@
 import FreeDesktop
-import OrderedCollections
+public import OrderedCollections
 public import OrderedJSON
 
 /// The app an activity is about (Spotify, Dolphin), as presenters show it inside the bridge's
@@ -13,9 +13,10 @@ public import OrderedJSON
 /// entry: the name and icon then come from that entry, never from the peer. Anything else is
 /// shown as what it is, the bridge's own source ("Notification", "Media", "Transfer") with the
 /// bridge's own icon, which marks it in every form as something that came through the bridge;
-/// the peer's label is kept as `label`, which no layout draws. The card's heading stays the
-/// bridge's own (the daemon's label of the producer), so no peer can make the daemon vouch
-/// for it.
+/// the peer's label is kept as `label`, which no layout draws. The card's heading is the
+/// daemon's: the verified app's installed entry when the bridge asks for it (`sourceApp`) and
+/// islandd lets the bridge speak for other apps, else the bridge's own; no peer's string ever
+/// heads it.
 public struct SourceApp: Sendable, Hashable {
     public var name: String
     /// A freedesktop icon name (never a path: presenters look names up in the icon theme).
@@ -64,6 +65,13 @@ public struct SourceApp: Sendable, Hashable {
     /// (`file:///…`) are not.
     public static func iconNameOrNil(_ name: String) -> String? {
         IconName.isValid(name) ? name : nil
+    }
+
+    /// The installed app an activity's attributes (`"app": json`) show it as, when its sender
+    /// was verified as that app: what the bridge asks islandd to head the card with
+    /// (`Request`'s `sourceApp`), and islandd shows only when it lets the bridge speak for it.
+    public static func verifiedEntry(in attributes: JSONObject) -> String? {
+        attributes["app"]?["desktopEntry"]?.stringValue
     }
 
     /// `{"name": …, "icon": …, "desktopEntry": …}`, or `{"name": …, "icon": …, "label": …}`.

@@ -70,7 +70,7 @@ extension Activity {
     init(_ reader: ActivityJSONReader) throws(ActivityDecodingError) {
         self.init(
             id: try reader.string("id"), owner: ActivityOwner(app: try reader.string("app"), uid: try Self.uid(reader)),
-            type: try reader.string("type"),
+            sourceApp: try reader.optionalString("sourceApp"), type: try reader.string("type"),
             attributes: try reader.object("attributes"), key: try reader.optionalString("key"),
             ownerGonePolicy: try reader.optionalEnumeration("ownerGonePolicy", as: OwnerGonePolicy.self) ?? .keep,
             content: try ActivityContent(reader.reader("content")), state: .active, now: try reader.double("createdAt")

@@ -15,6 +15,10 @@ public struct Activity: Sendable, Hashable, Identifiable {
     public var hashedID: HashedID { identity.value.hashedID }
     /// The producing app's id.
     public var app: String { identity.value.app }
+    /// The app the activity is about, when its producer speaks for other apps and the daemon
+    /// allowed it to for this one (`org.island.Producer.Request`'s `sourceApp`): presenters
+    /// head it with that app's desktop entry.
+    public var sourceApp: String? { identity.value.sourceApp }
     /// The producer's uid in the system scope; nil in the user scope.
     public var uid: UInt32? { identity.value.uid }
     /// The only producer that may see or change the activity.
@@ -85,28 +89,30 @@ public struct Activity: Sendable, Hashable, Identifiable {
         let id: String
         let hashedID: HashedID
         let app: String
+        let sourceApp: String?
         let uid: UInt32?
         let type: String
         let attributes: JSONObject
         let key: String?
         let ownerGonePolicy: OwnerGonePolicy
         let createdAt: Double
-        /// `"id":…,"app":…,"type":…,"attributes":{…}`: every shape an activity is written in
+        /// `"id":…,"app":…,("sourceApp":…,)"type":…,"attributes":{…}`: every shape an activity is written in
         /// starts with these, and one goes out on every update.
         let identityMembers: [UInt8]
         /// `createdAt` as JSON text, which every item and stored document carries too.
         let createdAtText: [UInt8]
         let attributesSize: Int
 
-        init(id: String, app: String, uid: UInt32?, type: String, attributes: JSONObject, key: String?,
+        init(id: String, app: String, sourceApp: String?, uid: UInt32?, type: String, attributes: JSONObject, key: String?,
              ownerGonePolicy: OwnerGonePolicy, createdAt: Double) {
-            (self.id, self.app, self.uid, self.type, self.attributes) = (id, app, uid, type, attributes)
+            (self.id, self.app, self.sourceApp, self.uid, self.type, self.attributes) = (id, app, sourceApp, uid, type, attributes)
             hashedID = HashedID(id)
             (self.key, self.ownerGonePolicy, self.createdAt) = (key, ownerGonePolicy, createdAt)
             // Members alone, no brace: `openObject(members:)` opens the object around them.
             var text = JSONText(capacity: 128)
             text.member("id", string: id)
             text.member("app", string: app)
+            if let sourceApp { text.member("sourceApp", string: sourceApp) }
             text.member("type", string: type)
             text.member("attributes", .object(attributes))
             identityMembers = text.bytes
@@ -115,7 +121,7 @@ public struct Activity: Sendable, Hashable, Identifiable {
         }
     }
 
-    /// Opens the activity's object in `text` with its identity: id, app, type and attributes.
+    /// Opens the activity's object in `text` with its identity: id, app, source app, type and attributes.
     public func openObject(in text: inout JSONText) {
         text.openObject(members: identity.value.identityMembers)
     }
@@ -181,10 +187,10 @@ public struct Activity: Sendable, Hashable, Identifiable {
     }
 
     init(
-        id: String, owner: ActivityOwner, type: String, attributes: JSONObject, key: String?,
+        id: String, owner: ActivityOwner, sourceApp: String? = nil, type: String, attributes: JSONObject, key: String?,
         ownerGonePolicy: OwnerGonePolicy, content: ActivityContent, state: ActivityState, now: Double
     ) {
-        let identity = Shared(Identity(id: id, app: owner.app, uid: owner.uid, type: type, attributes: attributes, key: key,
+        let identity = Shared(Identity(id: id, app: owner.app, sourceApp: sourceApp, uid: owner.uid, type: type, attributes: attributes, key: key,
                                        ownerGonePolicy: ownerGonePolicy, createdAt: now))
         self.storage = Storage(identity: identity, fields: Fields(
             content: content, deliveredContent: content, deliveredAt: now, state: state, updatedAt: now))

@@ -5,7 +5,8 @@ extension ActivityManager {
     /// Starts an activity for `app` run by `uid` (nil in the user scope) — or, when `key`
     /// matches a not yet dismissed activity of the same owner, returns that one unchanged
     /// (`created: false`, no budget spent), so a producer can retry a request whose reply it
-    /// lost. Limits and budgets count per owner: another user's activities of the same app
+    /// lost. `sourceApp` is the app the activity is about when the producer may speak for it,
+    /// which the caller decided. Limits and budgets count per owner: another user's activities of the same app
     /// neither match the key nor count against this one's limits.
     ///
     /// Checked in this order: `unentitled`, `denied`, `typeTooLong`, `keyTooLong`, the key,
@@ -20,6 +21,7 @@ extension ActivityManager {
         content: ActivityContent,
         key: String? = nil,
         ownerGonePolicy: OwnerGonePolicy = .keep,
+        sourceApp: String? = nil,
         entitlement: AppAuthorization,
         now: Double
     ) throws(IslandError) -> RequestOutcome {
@@ -46,7 +48,7 @@ extension ActivityManager {
         }
 
         let activity = Activity(
-            id: makeID(), owner: owner, type: type, attributes: attributes, key: key,
+            id: makeID(), owner: owner, sourceApp: sourceApp, type: type, attributes: attributes, key: key,
             ownerGonePolicy: ownerGonePolicy, content: content,
             state: content.isStale(at: now) ? .stale : .active, now: now
         )

@@ -14,7 +14,7 @@ enum ViewKind: String, CaseIterable {
         case .hstack, .vstack: ["children", "spacing"]
         case .spacer: []
         case .link: ["url", "child"]
-        case .button: ["action", "label", "symbol"]
+        case .button: ["action", "label", "symbol", "symbols"]
         }
     }
 
@@ -39,16 +39,30 @@ extension LayoutParser {
             return .button(LayoutButton(
                 action: try object.nonEmptyString("action"),
                 label: try object.requiredTemplate("label"),
-                symbol: try object.string("symbol")
+                symbol: try buttonSymbol(object)
             ))
         }
     }
 
     private func symbol(_ object: LayoutObject) throws(LayoutError) -> LayoutSymbol {
-        let name = try object.requiredTemplate("name", allowEmpty: false)
+        LayoutSymbol(name: try object.requiredTemplate("name", allowEmpty: false), names: try symbolNames(object, "names"))
+    }
+
+    /// A button's `symbol` and `symbols`, read as a symbol view's `name` and `names`.
+    private func buttonSymbol(_ object: LayoutObject) throws(LayoutError) -> LayoutSymbol? {
+        guard object.has("symbol") else {
+            if object.has("symbols") { throw object.path.appending("symbol").error("required with symbols") }
+            return nil
+        }
+        // An empty symbol was valid when it was a plain name, and layouts registered then still load.
+        return LayoutSymbol(name: try object.requiredTemplate("symbol"), names: try symbolNames(object, "symbols"))
+    }
+
+    /// What a symbol's template renders to → the symbol to show.
+    private func symbolNames(_ object: LayoutObject, _ key: String) throws(LayoutError) -> [String: String] {
         var names: [String: String] = [:]
-        if let json = object.members["names"] {
-            let path = object.path.appending("names")
+        if let json = object.members[key] {
+            let path = object.path.appending(key)
             guard case .object(let members) = json else { throw path.error("expected an object, found \(json.typeName)") }
             for (key, value) in members {
                 guard case .string(let symbol) = value, !symbol.isEmpty else {
@@ -57,7 +71,7 @@ extension LayoutParser {
                 names[key] = symbol
             }
         }
-        return LayoutSymbol(name: name, names: names)
+        return names
     }
 
     private func timer(_ object: LayoutObject) throws(LayoutError) -> LayoutTimer {

@@ -63,7 +63,10 @@ public struct LayoutRenderer: Sendable {
         case .vstack(let stack): .vstack(stack.children.map(render), spacing: stack.spacing)
         case .spacer: .spacer
         case .link(let link): .link(url: resolve(link.url), child: render(link.child))
-        case .button(let button): .button(action: button.action, label: DisplayText.neutralized(button.label.render(root)), symbol: button.symbol)
+        case .button(let button):
+            // A symbol that renders to nothing is no symbol: the label stands alone.
+            .button(action: button.action, label: DisplayText.neutralized(button.label.render(root)),
+                    symbol: button.symbol.map { DisplayText.neutralized(render($0)) }.flatMap { $0.isEmpty ? nil : $0 })
         }
     }
 

@@ -16,7 +16,9 @@ public indirect enum LayoutView: Sendable, Hashable {
     case spacer
     /// `{"type": "link", "url": "https://…", "child": {…}}`
     case link(LayoutLink)
-    /// `{"type": "button", "action": "pause", "label": "Pause", "symbol": "media-playback-pause"}`
+    /// `{"type": "button", "action": "pause", "label": "Pause", "symbol": "media-playback-pause"}`;
+    /// `symbol` may be a template with `symbols` mapping what it renders, as a symbol's `name`
+    /// and `names` do.
     case button(LayoutButton)
 
     /// The `"type"` tag of each kind of view.
@@ -135,11 +137,13 @@ public struct LayoutLink: Sendable, Hashable {
 /// A button whose press is routed to the app as `action` (like a `LiveActivityIntent`).
 public struct LayoutButton: Sendable, Hashable {
     public var action: String
+    /// What the button says: its accessible name, and what text presenters print.
     public var label: LayoutTemplate
-    /// An icon shown with the label.
-    public var symbol: String?
+    /// An icon shown with the label, resolved as a symbol view's (`"symbol": "{{state.status}}"`,
+    /// `"symbols": {"playing": "media-playback-pause-symbolic"}`), so it can follow the state.
+    public var symbol: LayoutSymbol?
 
-    public init(action: String, label: LayoutTemplate, symbol: String? = nil) {
+    public init(action: String, label: LayoutTemplate, symbol: LayoutSymbol? = nil) {
         self.action = action
         self.label = label
         self.symbol = symbol

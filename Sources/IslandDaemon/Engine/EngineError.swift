@@ -20,6 +20,10 @@ enum EngineError: Error, Sendable, Hashable {
     case buttonMissing
     /// Push is off (no broker configured), or a token cannot be made for this app.
     case pushUnavailable(reason: String)
+    /// A producer that may not speak for other apps asked to head an activity with one.
+    case speaksOnlyForItself(reason: String)
+    /// A producer named a source app with no installed desktop entry.
+    case noSuchSourceApp(app: String)
 
     static func noSuchActivity(_ id: String?) -> EngineError {
         .refused(.noSuchActivity(id: id ?? ""))

@@ -123,22 +123,22 @@ actor IslandEngine {
     /// their outcome. `prepare` runs once the change is committed, on the store's writer thread,
     /// so that building a reply (the whole activity, encoded) keeps off the event loop.
     func request<Reply: Sendable>(app: String, type: String, attributes: JSONObject, content: ActivityContent, key: String?,
-                                  ownerGone: OwnerGonePolicy, uid: UInt32?, decided: @Sendable () -> Void = {},
+                                  ownerGone: OwnerGonePolicy, sourceApp: String? = nil, uid: UInt32?, decided: @Sendable () -> Void = {},
                                   prepare: @escaping @Sendable ((Activity, Bool)) -> Reply, completion: @escaping Completion<Reply>) {
         let entitlement = entitlement(for: app)
         let owner = owner(app: app, uid: uid)
         decide(decided: decided, { manager, now throws(IslandError) in
             let result = try manager.request(app: app, uid: owner.uid, type: type, attributes: attributes, content: content, key: key,
-                                             ownerGonePolicy: ownerGone, entitlement: entitlement, now: now)
+                                             ownerGonePolicy: ownerGone, sourceApp: sourceApp, entitlement: entitlement, now: now)
             return ((result.activity, result.created), result.events)
         }, prepare: prepare, completion: completion)
     }
 
     func request(app: String, type: String, attributes: JSONObject, content: ActivityContent, key: String?,
-                 ownerGone: OwnerGonePolicy, uid: UInt32?) async throws(EngineError) -> (Activity, Bool) {
+                 ownerGone: OwnerGonePolicy, sourceApp: String? = nil, uid: UInt32?) async throws(EngineError) -> (Activity, Bool) {
         try await awaiting { done in
             request(app: app, type: type, attributes: attributes, content: content, key: key, ownerGone: ownerGone,
-                    uid: uid, prepare: { $0 }, completion: done)
+                    sourceApp: sourceApp, uid: uid, prepare: { $0 }, completion: done)
         }
     }
 

@@ -15,6 +15,9 @@ public struct AppManifest: Sendable, Equatable {
     public var supportsLiveActivities: Bool
     /// `X-Island-FrequentUpdates=true`.
     public var supportsFrequentUpdates: Bool
+    /// `X-Island-SourceApps=true`: a bridge, which may head its activities with the apps it
+    /// verified as their senders (`RoleBinder.sourceAppRefusal`).
+    public var speaksForOtherApps: Bool
     /// The program of `TryExec=`, or else the first word of `Exec=`; used to recognise the
     /// app's processes by their executable.
     public var executable: String?
@@ -46,6 +49,7 @@ public struct AppManifest: Sendable, Equatable {
             id: id, name: file.string("Name").flatMap(bounded), icon: file.string("Icon").flatMap(bounded),
             supportsLiveActivities: file.boolean("X-Island-LiveActivities"),
             supportsFrequentUpdates: file.boolean("X-Island-FrequentUpdates"),
+            speaksForOtherApps: file.boolean("X-Island-SourceApps"),
             executable: file.executable, urlSchemes: urlSchemes(ofMimeTypes: file.strings("MimeType")),
             path: path))
     }
@@ -76,12 +80,13 @@ public struct AppManifest: Sendable, Equatable {
     }
 
     init(id: String, name: String?, icon: String? = nil, supportsLiveActivities: Bool, supportsFrequentUpdates: Bool,
-         executable: String?, urlSchemes: Set<String> = [], path: String) {
+         speaksForOtherApps: Bool = false, executable: String?, urlSchemes: Set<String> = [], path: String) {
         self.id = id
         self.name = name
         self.icon = icon
         self.supportsLiveActivities = supportsLiveActivities
         self.supportsFrequentUpdates = supportsFrequentUpdates
+        self.speaksForOtherApps = speaksForOtherApps
         self.executable = executable
         self.urlSchemes = urlSchemes
         self.path = path

@@ -69,6 +69,24 @@ struct RoleInterfaces: Sendable {
 
     private struct ProducerRegistration: Sendable {}
 
+    /// Why `app` may not head an activity with `sourceApp`: it does not speak for other apps
+    /// (`RoleBinder.sourceAppRefusal`), or no such app is installed; nil when it may.
+    private static func sourceAppRefusal(_ sourceApp: String, app: String, _ connection: VarlinkConnectionContext,
+                                         roles: RoleBinder, registry: AppRegistry) -> EngineError? {
+        // Looked up once per connection, like its role: a producer requesting again and again
+        // does not make the daemon inspect its process again and again.
+        let standing = connection.attachment(SourceAppStanding.self)
+            ?? connection.attachIfAbsent(SourceAppStanding(refusal: roles.sourceAppRefusal(app: app, peer: connection.peer)))
+        if let reason = standing.refusal { return .speaksOnlyForItself(reason: reason) }
+        guard registry.manifest(for: sourceApp) != nil else { return .noSuchSourceApp(app: sourceApp) }
+        return nil
+    }
+
+    /// Whether the connection's producer may speak for other apps, and if not, why.
+    private struct SourceAppStanding: Sendable {
+        let refusal: String?
+    }
+
     /// A producer's mutation, made on the engine as soon as the call is read — no task per
     /// call. `start` hands the engine the call's parameters with `decided`, which releases the
     /// connection once the change is decided, so pipelined calls overlap their commits (and
@@ -76,7 +94,7 @@ struct RoleInterfaces: Sendable {
     /// which the engine runs on the store's writer thread once the change is committed.
     private func mutation<Parameters: VarlinkReadableParameters & AppClaiming, T: Sendable>(
         _: Parameters.Type,
-        _ start: @escaping @Sendable (isolated IslandEngine, Parameters, _ app: String, _ uid: UInt32?,
+        _ start: @escaping @Sendable (isolated IslandEngine, Parameters, _ app: String, _ connection: VarlinkConnectionContext,
                                       _ decided: @escaping @Sendable () -> Void,
                                       _ encode: @escaping @Sendable (T) -> VarlinkEncodedParameters,
                                       _ done: @escaping IslandEngine.Completion<VarlinkEncodedParameters>) -> Void,
@@ -102,7 +120,7 @@ struct RoleInterfaces: Sendable {
             engine.perform { engine in
                 Self.failing(responder) { () throws(VarlinkError) in
                     let app = try Self.producerApp(claim: parameters.app, connection, roles: roles, on: engine)
-                    start(engine, parameters, app, connection.peer?.uid, { responder.releaseConnection() }, encode) { result in
+                    start(engine, parameters, app, connection, { responder.releaseConnection() }, encode) { result in
                         switch result {
                         case .success(let encoded): responder.reply(encoded: encoded)
                         case .failure(let error): responder.fail(VarlinkError(error))
@@ -116,23 +134,31 @@ struct RoleInterfaces: Sendable {
 
     var producer: VarlinkImplementation {
         VarlinkImplementation(interface: try! VarlinkInterface(parsing: IslandInterfaces.producer), handlers: [
-            "Request": mutation(RequestParameters.self, { [push] engine, p, app, uid, decided, encode, done in
+            "Request": mutation(RequestParameters.self, { [push, roles] engine, p, app, connection, decided, encode, done in
+                let uid = connection.peer?.uid
+                if let sourceApp = p.sourceApp, let refusal = Self.sourceAppRefusal(sourceApp, app: app, connection, roles: roles,
+                                                                                     registry: engine.registry) {
+                    decided()
+                    return done(.failure(refusal))
+                }
                 if p.pushToken {
                     push.assumeIsolated { push in
                         push.request(app: app, type: p.type, attributes: p.attributes, content: p.content, key: p.key,
-                                     ownerGone: p.ownerGone, uid: uid, decided: decided, prepare: encode, completion: done)
+                                     ownerGone: p.ownerGone, sourceApp: p.sourceApp, uid: uid, decided: decided, prepare: encode,
+                                     completion: done)
                     }
                 } else {
                     engine.request(app: app, type: p.type, attributes: p.attributes, content: p.content, key: p.key,
-                                   ownerGone: p.ownerGone, uid: uid, decided: decided, prepare: { encode(($0.0, $0.1, nil)) }, completion: done)
+                                   ownerGone: p.ownerGone, sourceApp: p.sourceApp, uid: uid, decided: decided,
+                                   prepare: { encode(($0.0, $0.1, nil)) }, completion: done)
                 }
             }, reply: { (result: (Activity, Bool, String?), text: inout JSONText) in
                 text.key("activity")
                 Wire.writeActivity(result.0, pushToken: result.2, to: &text)
                 text.member("created", bool: result.1)
             }),
-            "Update": mutation(UpdateParameters.self, { engine, p, app, uid, decided, encode, done in
-                engine.update(app: app, uid: uid, id: p.id, content: p.content, alert: p.alert, timestamp: p.timestamp,
+            "Update": mutation(UpdateParameters.self, { engine, p, app, connection, decided, encode, done in
+                engine.update(app: app, uid: connection.peer?.uid, id: p.id, content: p.content, alert: p.alert, timestamp: p.timestamp,
                               decided: decided, prepare: encode, completion: done)
             }, reply: { (outcome: UpdateOutcome, text: inout JSONText) in
                 text.key("activity")
@@ -145,8 +171,8 @@ struct RoleInterfaces: Sendable {
                 text.member("alertSuppressed", bool: outcome.alertSuppressed)
                 text.closeObject()
             }),
-            "End": mutation(EndParameters.self, { engine, p, app, uid, decided, encode, done in
-                engine.end(app: app, uid: uid, id: p.id, content: p.content, dismissal: p.dismissal, timestamp: p.timestamp,
+            "End": mutation(EndParameters.self, { engine, p, app, connection, decided, encode, done in
+                engine.end(app: app, uid: connection.peer?.uid, id: p.id, content: p.content, dismissal: p.dismissal, timestamp: p.timestamp,
                            decided: decided, prepare: encode, completion: done)
             }, reply: { (activity: Activity, text: inout JSONText) in
                 text.key("activity")

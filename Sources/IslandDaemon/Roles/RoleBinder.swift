@@ -89,6 +89,36 @@ struct RoleBinder: Sendable {
         throw permissionDenied(request.name, "the caller runs in \(sandbox.summary), and sandboxed apps may not act as \(Self.article(request.name)) \(request.name); \(remedy)")
     }
 
+    /// Why producer `app`, connected as `peer`, may not head its activities with another app
+    /// (`Request`'s `sourceApp`); nil when it may. Speaking for other apps is a privilege, not an
+    /// opt-in: every heading it sets is one the daemon shows as that app's own. So it takes
+    /// * `X-Island-SourceApps=true` in the producer's own desktop entry, which only whoever
+    ///   installs entries where the daemon reads them can write (root, in the system scope);
+    /// * a producer outside any sandbox: a Flatpak's or a Snap's entry is its author's to write;
+    /// * a producer the daemon recognises from the kernel's facts (its app unit, or its
+    ///   executable, named by that entry) rather than from its claim, which in the user scope
+    ///   any unconfined process could make.
+    /// In the system scope an activity is shown only to its producer's own user (and a system
+    /// service's, which root runs, to all): an entitled producer another user runs heads none
+    /// of the cards this user sees.
+    func sourceAppRefusal(app: String, peer: PeerCredentials?) -> String? {
+        let resolver = resolver()
+        guard resolver.registry.manifest(for: app)?.speaksForOtherApps == true else {
+            return "\(app) speaks only for itself: its desktop entry does not declare X-Island-SourceApps=true"
+        }
+        let sandbox = resolver.sandbox(of: peer)
+        guard sandbox == .none else {
+            return "the caller runs in \(sandbox.summary), and a sandboxed app may not speak for other apps"
+        }
+        guard case .success(app) = resolver.resolve(peer: peer, claim: nil) else {
+            return """
+                the caller is \(app) only by its own claim; only a producer the daemon recognises by its app unit or by the \
+                executable its desktop entry names may speak for other apps
+                """
+        }
+        return nil
+    }
+
     static func article(_ noun: String) -> String {
         noun.first.map { "aeiou".contains($0) } == true ? "an" : "a"
     }

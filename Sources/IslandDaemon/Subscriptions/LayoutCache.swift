@@ -92,11 +92,23 @@ struct LayoutCache {
             lastRevision += 1
             revision = lastRevision
         }
-        let manifest = apps.manifest(for: activity.app)
         let layout = ItemLayout(json: json, isDefault: isDefault, revision: revision, stateShape: isDefault ? shape : nil,
-                                generation: generation, app: Wire.AppLabel(name: manifest?.name, icon: manifest?.icon))
+                                generation: generation, app: label(for: activity))
         items[activity.hashedID] = layout
         return layout
+    }
+
+    /// The heading of the activity: its app's desktop entry, or, for an activity its producer
+    /// speaks for another app with, that app's installed entry, with the producer's beside —
+    /// while the producer's entry still entitles it (`X-Island-SourceApps=true`), as it did
+    /// when the activity was requested.
+    private func label(for activity: Activity) -> Wire.AppLabel {
+        let producer = apps.manifest(for: activity.app)
+        if let sourceApp = activity.sourceApp, producer?.speaksForOtherApps == true, let source = apps.manifest(for: sourceApp) {
+            return Wire.AppLabel(name: source.name ?? source.id, icon: source.icon, producerName: producer?.name,
+                                 producerIcon: producer?.icon)
+        }
+        return Wire.AppLabel(name: producer?.name, icon: producer?.icon)
     }
 
     /// Whether a state's shape is the one a default layout was worked out from, compared

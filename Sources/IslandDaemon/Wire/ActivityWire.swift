@@ -34,22 +34,30 @@ enum Wire {
         return try! JSONParser.parse(text.bytes)
     }
 
-    /// What presenters head an app's activities with, from its desktop entry.
+    /// What presenters head an app's activities with, from its desktop entry; for an activity
+    /// its producer speaks for another app with, that app's, and the producer's own beside.
     struct AppLabel: Equatable {
         let name: String?
         let icon: String?
-        /// `"appName":…,"appIcon":…`, written once for every item of the app's activities.
+        let producerName: String?
+        let producerIcon: String?
+        /// `"appName":…,"appIcon":…(,"producerName":…,"producerIcon":…)`, written once for
+        /// every item of the app's activities.
         let members: [UInt8]
 
-        init(name: String? = nil, icon: String? = nil) {
-            (self.name, self.icon) = (name, icon)
+        init(name: String? = nil, icon: String? = nil, producerName: String? = nil, producerIcon: String? = nil) {
+            (self.name, self.icon, self.producerName, self.producerIcon) = (name, icon, producerName, producerIcon)
             var text = JSONText(capacity: 64)
             if let name { text.member("appName", string: name) }
             if let icon { text.member("appIcon", string: icon) }
+            if let producerName { text.member("producerName", string: producerName) }
+            if let producerIcon { text.member("producerIcon", string: producerIcon) }
             members = text.bytes
         }
 
-        static func == (lhs: AppLabel, rhs: AppLabel) -> Bool { lhs.name == rhs.name && lhs.icon == rhs.icon }
+        static func == (lhs: AppLabel, rhs: AppLabel) -> Bool {
+            lhs.name == rhs.name && lhs.icon == rhs.icon && lhs.producerName == rhs.producerName && lhs.producerIcon == rhs.producerIcon
+        }
     }
 
     /// An activity as presenters draw it (an `Item`): delivered content and its layout, or,

@@ -28,6 +28,13 @@ extension VarlinkError {
             self = .invalidParameter("button")
         case .pushUnavailable(let reason):
             self.init("org.island.PushUnavailable", ["reason": .string(reason)])
+        case .speaksOnlyForItself(let reason):
+            self.init("org.island.PermissionDenied", ["role": "producer", "reason": .string(reason)])
+        case .noSuchSourceApp(let app):
+            self.init("org.island.Unentitled", [
+                "app": .string(app),
+                "reason": .string("no desktop entry \(app).desktop in the daemon's XDG data directories: a source app must be installed"),
+            ])
         }
     }
 }

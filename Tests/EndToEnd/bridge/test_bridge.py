@@ -13,6 +13,7 @@ from harness.bus import (
     BRIDGE,
     BRIDGE_ICON,
     MPRIS_PLUGIN,
+    MPV_ENTRY,
     Notifier,
     Presenter,
     Session,
@@ -53,8 +54,14 @@ def presenter(session):
 
 def test_a_playing_mpv_is_now_playing_and_its_buttons_reach_it(session, presenter):
     skip_without("mpv", MPRIS_PLUGIN, "playerctl")
-    first = tone(os.path.join(session.root, "first.wav"), seconds=40)
+    first = tone(os.path.join(session.root, "first.wav"), seconds=40,
+                 tags={"IART": "Claude Debussy", "IPRD": "Suite bergamasque"})
     second = tone(os.path.join(session.root, "second.wav"), seconds=40, frequency=660)
+    # mpv-mpris names a cover.jpg beside the track as its art (a local file: the bridge passes
+    # its path on; what is in it is for a presenter to read and decode).
+    cover = os.path.join(session.root, "cover.jpg")
+    with open(cover, "wb") as f:
+        f.write(b"\xff\xd8\xff\xd9")
     mpv = start_mpv(session, first, second)
     try:
         wait_until(lambda: playerctl(session, "status") == "Playing", message="mpv playing")
@@ -64,10 +71,18 @@ def test_a_playing_mpv_is_now_playing_and_its_buttons_reach_it(session, presente
                               and "endsAt" in i["content"]["state"])
         state = item["content"]["state"]
         assert state["title"] == title, "the activity shows the track playerctl reports"
+        assert playerctl(session, "metadata", "artist") == "Claude Debussy"
+        assert state["artist"] == "Claude Debussy", "the artist mpv sends as a list (xesam:artist, an as) reaches the state"
+        assert state["album"] == "Suite bergamasque"
+        assert state["artUrl"] == "file://" + cover, "the cover mpv names, as a local file URL"
         assert item["attributes"]["player"] == "org.mpris.MediaPlayer2.mpv"
-        if os.path.exists("/usr/share/applications/mpv.desktop"):
+        if os.path.exists(MPV_ENTRY):
             assert item["attributes"]["app"] == {"name": "mpv Media Player", "icon": "mpv", "desktopEntry": "mpv"}, \
                 "the source's name and icon come from its installed desktop entry"
+            # The card is headed by mpv, from islandd's own reading of mpv's entry, and says
+            # quieter that it came through the bridge.
+            assert (item["sourceApp"], item["appName"], item["appIcon"]) == ("mpv", "mpv Media Player", "mpv")
+            assert (item["producerName"], item["producerIcon"]) == ("Island Bridge", BRIDGE_ICON)
         # A time range presenters tick through: the track's 40 s from where playback started.
         assert state["endsAt"] - state["startedAt"] == pytest.approx(40, abs=0.5)
         assert state["startedAt"] <= time.time() <= state["endsAt"]

@@ -76,6 +76,8 @@ def test_a_peer_claiming_an_installed_app_is_shown_as_the_bridge_s_notification(
     item = presenter.item("Progress", lambda i: state(i).get("title") == "Claiming")
     assert item["attributes"]["app"] == {"name": "Notification", "icon": BRIDGE_ICON, "label": "Test Downloader"}, \
         "a Python script claiming the Test Downloader's entry is not shown as that app, nor with its icon"
+    assert "sourceApp" not in item and (item["appName"], item["appIcon"]) == ("Island Bridge", BRIDGE_ICON), \
+        "nor headed by it: the card says it is the bridge's"
 
     # notify-send, a real peer, claiming an app installed on the machine.
     if os.path.exists("/usr/share/applications/mpv.desktop") and not missing("notify-send"):
@@ -91,6 +93,9 @@ def test_the_verified_app_keeps_its_name_and_icon(session, presenter, dunst, vic
     item = presenter.item("Progress", lambda i: state(i).get("title") == "Verified")
     assert item["attributes"]["app"] == VICTIM_APP, \
         "the process runs the executable the entry names: its name and icon come from the entry"
+    assert (item["sourceApp"], item["appName"], item["appIcon"]) == (VICTIM, VICTIM_APP["name"], VICTIM_APP["icon"]), \
+        "islandd heads the card with the app's own entry"
+    assert item["producerName"] == "Island Bridge"
 
 
 def test_a_stranger_s_replaces_id_and_close_leave_the_victim_s_activity_alone(session, presenter, dunst, victim_python):

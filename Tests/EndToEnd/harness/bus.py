@@ -29,6 +29,7 @@ APP = "org.island.bridge"
 BRIDGE_ICON = "emblem-synchronizing-symbolic"
 SYSTEM_PYTHON = "/usr/bin/python3"
 MPRIS_PLUGIN = "/usr/lib/mpv-mpris/mpris.so"
+MPV_ENTRY = "/usr/share/applications/mpv.desktop"
 
 
 def missing(*programs):
@@ -127,11 +128,20 @@ class Bridge:
 
 
 def bridge_daemon(root, config=""):
-    """An islandd with the bridge's packaged manifest and layouts installed."""
+    """An islandd with the bridge's packaged manifest and layouts installed. The manifest's
+    Exec= names the bridge under test by its real path, as the package's names /usr/bin's:
+    islandd lets a producer speak for other apps only when it recognises it by its executable.
+    mpv's own entry is installed too, for islandd to head mpv's card with."""
     daemon = Daemon(root, config)
     applications = os.path.join(daemon.share, "applications")
     os.makedirs(applications, exist_ok=True)
-    shutil.copy(os.path.join(REPO, "packaging", "applications", APP + ".desktop"), applications)
+    with open(os.path.join(REPO, "packaging", "applications", APP + ".desktop")) as f:
+        entry = f.read()
+    assert "Exec=/usr/bin/island-bridge\n" in entry
+    with open(os.path.join(applications, APP + ".desktop"), "w") as f:
+        f.write(entry.replace("Exec=/usr/bin/island-bridge\n", "Exec=%s\n" % os.path.realpath(BRIDGE)))
+    if os.path.exists(MPV_ENTRY):
+        shutil.copy(MPV_ENTRY, applications)
     layouts = os.path.join(daemon.share, "island", "layouts", APP)
     shutil.copytree(os.path.join(REPO, "packaging", "layouts", APP), layouts)
     return daemon
@@ -222,14 +232,26 @@ def admin(daemon, method, parameters):
         stream.close()
 
 
-def tone(path, seconds=30, frequency=440):
-    """A mono 8 kHz WAV of a sine tone, for mpv to play."""
+def tone(path, seconds=30, frequency=440, tags=None):
+    """A mono 8 kHz WAV of a sine tone, for mpv to play. `tags` ({"IART": "Claude Debussy",
+    "IPRD": album, "INAM": title}) go into a RIFF INFO list, which mpv reads as the track's
+    tags and mpv-mpris sends as xesam:artist (a list), xesam:album and xesam:title."""
     with wave.open(path, "wb") as w:
         w.setnchannels(1)
         w.setsampwidth(2)
         w.setframerate(8000)
         w.writeframes(b"".join(struct.pack("<h", int(2000 * math.sin(2 * math.pi * frequency * i / 8000)))
                                for i in range(8000 * seconds)))
+    if tags:
+        def chunk(name, data):
+            return name + struct.pack("<I", len(data)) + data + (b"\0" if len(data) % 2 else b"")
+        info = chunk(b"LIST", b"INFO" + b"".join(chunk(key.encode(), value.encode() + b"\0") for key, value in tags.items()))
+        with open(path, "rb") as f:
+            riff = f.read()
+        # The wave module writes RIFF, WAVE, a 16-byte fmt chunk, then data: the list goes between.
+        body = riff[12:36] + info + riff[36:]
+        with open(path, "wb") as f:
+            f.write(b"RIFF" + struct.pack("<I", 4 + len(body)) + b"WAVE" + body)
     return path
 
 
@@ -323,11 +345,14 @@ def app_interpreter(session, name):
 
 
 def install_entry(session, id, name, icon, exec):
-    """A desktop entry `id` where the bridge looks for them (its XDG_DATA_HOME)."""
+    """A desktop entry `id` where the bridge looks for them (its XDG_DATA_HOME), which is
+    islandd's too: islandd reloads to read it, as after a package's installation."""
     applications = os.path.join(session.daemon.share, "applications")
     os.makedirs(applications, exist_ok=True)
     with open(os.path.join(applications, id + ".desktop"), "w") as f:
         f.write("[Desktop Entry]\nType=Application\nName=%s\nIcon=%s\nExec=%s %%U\n" % (name, icon, exec))
+    reply = admin(session.daemon, "Reload", {})
+    assert "error" not in reply, reply
 
 
 class Notifier:

@@ -11,8 +11,12 @@ public final class MPRISSource {
     public static let player = "org.mpris.MediaPlayer2.Player"
     static let properties = "org.freedesktop.DBus.Properties"
 
-    /// Metadata is a peer's dictionary of any size: read within these.
-    static let limits = DecodingLimits(maximumValues: 512, maximumStringBytes: 1024, maximumDepth: 6)
+    /// Metadata is a peer's dictionary of any size: read within these. The depth is that of
+    /// the deepest value MPRIS has, a list in the metadata (`xesam:artist`, `xesam:genre`…) as
+    /// `PropertiesChanged` and `GetAll` carry it: their a{sv} (1) → entry (2) → variant (3) →
+    /// `Metadata`'s a{sv} (4) → entry (5) → variant (6) → the `as` (7), or an `av` and its
+    /// variants (8). At 6 every list was skipped, and with it every artist.
+    static let limits = DecodingLimits(maximumValues: 512, maximumStringBytes: 1024, maximumDepth: 8)
 
     private let bus: any SourceBus
     private let senders: SenderIdentities

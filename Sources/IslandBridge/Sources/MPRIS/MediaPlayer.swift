@@ -28,6 +28,8 @@ public struct MediaPlayer: Sendable {
     public var title: String?
     public var artists: [String] = []
     public var album: String?
+    /// `mpris:artUrl` when it names a local file (`AlbumArt.localFileURL`).
+    public var artURL: String?
     /// Microseconds; nil when the track has no known length (a stream).
     public var length: Int64?
     public var trackID: String?
@@ -80,8 +82,11 @@ public struct MediaPlayer: Sendable {
             if track != trackID || newTitle != title { rereadPosition = true }
             trackID = track
             title = newTitle
-            artists = metadata["xesam:artist"]?.stringList ?? []
+            // A compilation's track may name only its album's artists.
+            artists = Self.names(metadata["xesam:artist"])
+            if artists.isEmpty { artists = Self.names(metadata["xesam:albumArtist"]) }
             album = metadata["xesam:album"]?.string
+            artURL = metadata["mpris:artUrl"]?.string.flatMap(AlbumArt.localFileURL)
             length = metadata["mpris:length"]?.integer.flatMap { $0 > 0 ? $0 : nil }
                 ?? metadata["mpris:length"]?.number.flatMap { $0.isFinite && $0 > 0 && $0 < 9e18 ? Int64($0) : nil }
         }
@@ -91,6 +96,21 @@ public struct MediaPlayer: Sendable {
         if let value = properties["CanPlay"]?.bool { canPlay = value }
         if let value = properties["CanPause"]?.bool { canPause = value }
         return rereadPosition
+    }
+
+    /// Artists a track keeps: enough for any credit line (the line is cut at
+    /// `maximumTextBytes` anyway), few enough that no list is joined whole.
+    static let maximumNames = 8
+
+    /// A list-valued `xesam:` field (`as`, an `av` of strings, or a lone string, as players
+    /// send them): its first `maximumNames` non-blank entries.
+    static func names(_ value: BusValue?) -> [String] {
+        var names: [String] = []
+        for element in value?.stringList ?? [] where !element.allSatisfy(\.isWhitespace) {
+            names.append(element)
+            if names.count == maximumNames { break }
+        }
+        return names
     }
 
     /// The position the player reported (a `Position` read, or `Seeked`), at `now`.
@@ -131,6 +151,7 @@ public struct MediaPlayer: Sendable {
         if let album = album.map({ BoundedText.line($0, maximumBytes: Self.maximumTextBytes) }), !album.isEmpty {
             state["album"] = .string(album)
         }
+        if let artURL { state["artUrl"] = .string(artURL) }
         // Mustache sections cannot compare: one flag per status.
         state[status.rawValue] = .bool(true)
         state["canGoNext"] = .bool(canGoNext)
