@@ -21,12 +21,14 @@ public struct PresenterItem: Sendable, Hashable {
     /// The app's desktop entry `Name=` and `Icon=`, when the daemon knows them.
     public var appName: String?
     public var appIcon: String?
+    /// When the activity started (the daemon's clock): the overlay's list shows newest first.
+    public var createdAt: Double?
 
     public init(
         id: String, app: String, type: String, attributes: JSONObject = [:], state: JSONObject = [:],
         staleDate: Double? = nil, relevanceScore: Double = 0, activityState: String = "active",
         endReason: String? = nil, layout: Layout? = nil, defaultLayout: Bool = false,
-        appName: String? = nil, appIcon: String? = nil
+        appName: String? = nil, appIcon: String? = nil, createdAt: Double? = nil
     ) {
         self.id = id
         self.app = app
@@ -41,6 +43,7 @@ public struct PresenterItem: Sendable, Hashable {
         self.defaultLayout = layout == nil || defaultLayout
         self.appName = appName
         self.appIcon = appIcon
+        self.createdAt = createdAt
     }
 
     /// Decodes an `Item`; nil when it has no id. A layout that does not validate (which the
@@ -59,7 +62,8 @@ public struct PresenterItem: Sendable, Hashable {
             staleDate: content[Content.staleDate]?.doubleValue, relevanceScore: content[Content.relevanceScore]?.doubleValue ?? 0,
             activityState: object[Item.state]?.stringValue ?? "active", endReason: object[Item.endReason]?.stringValue,
             layout: layout, defaultLayout: object[Item.defaultLayout]?.boolValue ?? (layout == nil),
-            appName: object[Item.appName]?.stringValue, appIcon: object[Item.appIcon]?.stringValue)
+            appName: object[Item.appName]?.stringValue, appIcon: object[Item.appIcon]?.stringValue,
+            createdAt: object[Item.createdAt]?.doubleValue)
     }
 
     public var isStale: Bool { activityState == "stale" }
