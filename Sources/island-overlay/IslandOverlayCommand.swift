@@ -46,6 +46,9 @@ struct IslandOverlayCommand: ParsableCommand {
               Motion=auto      auto: follow GTK's gtk-enable-animations (on Wayland
                                GTK reads it from GSettings org.gnome.desktop.interface
                                enable-animations); on; off
+              Size=medium      small, medium or large, or a factor from 0.75 to 2:
+                               every form, its type and the window; the
+                               monitor's scale comes on top
 
             overlay.css: GTK CSS over the built-in dark style. The colours are named: \
             island_background, island_foreground, island_secondary, island_accent (progress and \
