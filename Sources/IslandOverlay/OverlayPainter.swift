@@ -115,12 +115,14 @@ public final class OverlayPainter {
         roundedPath(shape.rect, radius: shape.radius, cr: cr)
         setColor(fill.with(alpha: fill.alpha * opacity), cr)
         cairo_fill_preserve(cr)
-        if let keyline = shape.keyline {
-            // A 2 px line inside the edge, in the tint as given.
-            setColor(OverlayColor(keyline).with(alpha: Double(keyline.alpha) / 255 * opacity), cr)
+        if shape.kind == .island || shape.kind == .bubble {
+            // The island and the bubble alike: a 1 px line inside the edge, the style's quiet
+            // keyline (mostly white, a little of the tint).
+            let keyline = style.keyline(tint: shape.keyline)
+            setColor(keyline.with(alpha: keyline.alpha * opacity), cr)
             cairo_save(cr)
             cairo_clip_preserve(cr)
-            cairo_set_line_width(cr, 4)
+            cairo_set_line_width(cr, 2)
             cairo_stroke(cr)
             cairo_restore(cr)
         }
