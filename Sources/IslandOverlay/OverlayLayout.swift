@@ -209,10 +209,17 @@ public struct OverlayLayout {
         return (region == .center ? .title : .body, .primary, timer)
     }
 
-    private func lineHeight(_ line: RenderedView, style: (font: OverlayFont, ink: OverlayInk, timer: OverlayFont), lines: Int) -> Double {
-        let atoms = ViewPlacement.atoms(line, font: style.font, rings: false, timerFont: style.timer).filter { $0 != .spacer && !$0.isLinkMark }
+    /// A progress at a side of the top row is a ring, as in the compact capsule; in the centre
+    /// and below, a bar.
+    private func rings(_ region: TopRow.Region) -> Bool { region != .center }
+
+    private func lineHeight(_ line: RenderedView, in region: TopRow.Region, style: (font: OverlayFont, ink: OverlayInk, timer: OverlayFont),
+                            lines: Int) -> Double {
+        let atoms = ViewPlacement.atoms(line, font: style.font, rings: rings(region), timerFont: style.timer).filter { $0 != .spacer && !$0.isLinkMark }
         if lines == 1, atoms.contains(where: { if case .text(_, .largeDigits) = $0 { true } else { false } }) { return geometry.largeDigitsHeight }
-        if lines == 1, atoms.allSatisfy({ if case .symbol = $0 { true } else { false } }) { return geometry.expandedSymbol }
+        if lines == 1, atoms.allSatisfy({ if case .symbol = $0 { true } else if case .ring = $0 { true } else { false } }) {
+            return geometry.expandedSymbol
+        }
         return style.ink == .primary ? geometry.titleLineHeight : geometry.subtitleLineHeight
     }
 
@@ -220,15 +227,15 @@ public struct OverlayLayout {
         let lines = ViewPlacement.lines(view)
         return lines.indices.map { index in
             let style = lineStyle(region, lines: lines, index: index)
-            return placement.inlineWidth(lines[index], font: style.font, height: lineHeight(lines[index], style: style, lines: lines.count),
-                                         timerFont: style.timer)
+            return placement.inlineWidth(lines[index], font: style.font, height: lineHeight(lines[index], in: region, style: style, lines: lines.count),
+                                         rings: rings(region), timerFont: style.timer)
         }.max() ?? 0
     }
 
     /// A region's height in the top row: its lines stacked.
     private func regionHeight(_ view: RenderedView, in region: TopRow.Region) -> Double {
         let lines = ViewPlacement.lines(view)
-        return lines.indices.reduce(0) { $0 + lineHeight(lines[$1], style: lineStyle(region, lines: lines, index: $1), lines: lines.count) }
+        return lines.indices.reduce(0) { $0 + lineHeight(lines[$1], in: region, style: lineStyle(region, lines: lines, index: $1), lines: lines.count) }
     }
 
     /// A region's lines, stacked and centred vertically in `rect`.
@@ -239,9 +246,9 @@ public struct OverlayLayout {
         var placed: [OverlayPlaced] = []
         for (index, line) in lines.enumerated() {
             let style = lineStyle(region, lines: lines, index: index)
-            let height = lineHeight(line, style: style, lines: lines.count)
+            let height = lineHeight(line, in: region, style: style, lines: lines.count)
             placed += placement.inline(line, in: .init(x: rect.x, y: y, width: rect.width, height: height), font: style.font, ink: style.ink,
-                                       alignment: alignment, symbolSize: geometry.expandedSymbol, timerFont: style.timer, tint: tint,
+                                       alignment: alignment, symbolSize: geometry.expandedSymbol, rings: rings(region), timerFont: style.timer, tint: tint,
                                        slot: lines.count == 1 ? slot : "\(slot).line\(index)", links: &links)
             y += height
         }

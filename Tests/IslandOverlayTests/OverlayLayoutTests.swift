@@ -396,6 +396,20 @@ extension OverlayRect {
         #expect(trailing.map(\.primitive) == [.ring(0.35, tint: nil)])
         #expect(trailing[0].rect.width == trailing[0].rect.height)
         #expect(Self.texts(frame, "compact").isEmpty, "no percentage unless the layout asks for text")
+        // At a side of the expanded island's top row too; a bar in the centre and below.
+        let expanded = layout.frame(Self.expanded([
+            "leading": ["type": "progress", "value": 35, "total": 100, "priority": 1],
+            "center": ["type": "progress", "value": 35, "total": 100, "priority": 1],
+            "bottom": ["type": "progress", "value": 35, "total": 100, "priority": 0],
+        ]))
+        let kinds = expanded.content.map { placed -> String in
+            switch placed.primitive {
+            case .ring: "ring \(placed.slot)"
+            case .bar: "bar \(placed.slot)"
+            default: "other"
+            }
+        }
+        #expect(kinds.sorted() == ["bar expanded.bottom.0", "bar expanded.center.0", "ring expanded.leading.0"])
     }
 
     @Test func aButtonWithASymbolIsAFixedWidthIconButton() throws {
