@@ -81,11 +81,15 @@ public struct OverlayPlaced: Sendable, Hashable {
     public var rect: OverlayRect
     public var primitive: OverlayPrimitive
     public var slot: String
+    /// Drawn on a light background (a card whose `backgroundTint` is light): in dark ink, so
+    /// text keeps its contrast.
+    public var onLight: Bool
 
-    public init(rect: OverlayRect, primitive: OverlayPrimitive, slot: String) {
+    public init(rect: OverlayRect, primitive: OverlayPrimitive, slot: String, onLight: Bool = false) {
         self.rect = rect
         self.primitive = primitive
         self.slot = slot
+        self.onLight = onLight
     }
 }
 

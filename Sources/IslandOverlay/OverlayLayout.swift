@@ -469,6 +469,9 @@ public struct OverlayLayout {
                 }
                 if !headed { content += heading; headed = true }
                 cardContent += body
+                if let tint = entry.layout.backgroundTint, OverlayStyle.isLight(tint) {
+                    for index in cardContent.indices { cardContent[index].onLight = true }
+                }
                 let card = OverlayRect(x: cardX, y: cardTop, width: cardWidth, height: cardHeight)
                 cards.append(OverlayShape(id: "card.\(id)", kind: .card, rect: card, radius: g.cardRadius, keyline: nil, fill: entry.layout.backgroundTint))
                 content += cardContent

@@ -160,11 +160,13 @@ public final class OverlayPainter {
         defer { cairo_restore(cr) }
         cairo_new_path(cr)
         if alpha < 1 { cairo_push_group(cr) }
+        let foreground = placed.onLight ? style.foregroundOnLight : style.foreground
+        let secondary = placed.onLight ? style.secondaryOnLight : style.secondary
         switch placed.primitive {
         case .text(let text, let font, let ink, let alignment):
-            drawText(text, font: font, color: ink == .primary ? style.foreground : style.secondary, alignment: alignment, rect: rect, cr: cr)
+            drawText(text, font: font, color: ink == .primary ? foreground : secondary, alignment: alignment, rect: rect, cr: cr)
         case .symbol(let name):
-            drawSymbol(name, rect: rect, color: style.foreground, scale: scale, cr: cr)
+            drawSymbol(name, rect: rect, color: foreground, scale: scale, cr: cr)
         case .bar(let progress, let tint):
             drawBar(progress, tint: tint, rect: rect, cr: cr)
         case .ring(let fraction, let tint):
@@ -191,7 +193,7 @@ public final class OverlayPainter {
             cairo_line_to(cr, rect.midX + d, rect.midY + d)
             cairo_move_to(cr, rect.midX + d, rect.midY - d)
             cairo_line_to(cr, rect.midX - d, rect.midY + d)
-            setColor(style.foreground, cr)
+            setColor(style.foreground, cr)  // on the button's own dark fill, light or dark card alike
             cairo_set_line_width(cr, max(1.5, rect.width * 0.075))
             cairo_set_line_cap(cr, CAIRO_LINE_CAP_ROUND)
             cairo_stroke(cr)

@@ -36,6 +36,9 @@ public struct OverlayStyle: Sendable, Hashable {
     public var track = OverlayColor(red: 0.28, green: 0.28, blue: 0.29)
     public var panel = OverlayColor(red: 0.07, green: 0.07, blue: 0.08, alpha: 0.96)
     public var card = OverlayColor(red: 0.11, green: 0.11, blue: 0.12)
+    /// Text and symbols on a light card (a layout's light `backgroundTint`).
+    public var foregroundOnLight = OverlayColor(red: 0, green: 0, blue: 0)
+    public var secondaryOnLight = OverlayColor(red: 0.3, green: 0.3, blue: 0.32)
     /// A Pango font family list: Inter, the package's UI font (fonts-inter), first.
     public var fontFamily = "Inter, Cantarell, DejaVu Sans, sans-serif"
     /// The type sizes follow the island's (`Size=`).
@@ -48,6 +51,7 @@ public struct OverlayStyle: Sendable, Hashable {
         ("island_background", \.background), ("island_foreground", \.foreground), ("island_secondary", \.secondary),
         ("island_accent", \.accent), ("island_button", \.button), ("island_button_hover", \.buttonHover),
         ("island_track", \.track), ("island_panel", \.panel), ("island_card", \.card),
+        ("island_foreground_on_light", \.foregroundOnLight), ("island_secondary_on_light", \.secondaryOnLight),
     ] }
 
     /// The built-in style sheet: the same colours as `init()`, so CSS can see and override them.
@@ -61,6 +65,8 @@ public struct OverlayStyle: Sendable, Hashable {
         @define-color island_track #47474a;
         @define-color island_panel rgba(18, 18, 20, 0.96);
         @define-color island_card #1c1c1f;
+        @define-color island_foreground_on_light #000000;
+        @define-color island_secondary_on_light #4d4d52;
         .island-overlay { background-color: transparent; }
 
         """
@@ -88,6 +94,14 @@ public struct OverlayStyle: Sendable, Hashable {
         let color = OverlayColor(tint)
         func mix(_ channel: Double) -> Double { white + (1 - white) * channel }
         return OverlayColor(red: mix(color.red), green: mix(color.green), blue: mix(color.blue), alpha: alpha * color.alpha)
+    }
+
+    /// Whether a card of this colour needs dark ink: white text on it would fall short of
+    /// 4.5:1. A translucent tint is judged over black, as the panel under it nearly is.
+    public static func isLight(_ color: LayoutColor) -> Bool {
+        let tint = OverlayColor(color)
+        let over = OverlayColor(red: tint.red * tint.alpha, green: tint.green * tint.alpha, blue: tint.blue * tint.alpha)
+        return contrast(OverlayColor(red: 1, green: 1, blue: 1), over) < 4.5
     }
 
     /// WCAG 2 contrast ratio of two opaque colours (1…21): text needs at least 4.5.

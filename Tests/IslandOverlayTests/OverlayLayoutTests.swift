@@ -441,11 +441,33 @@ extension OverlayRect {
         #expect(IslandGeometry(factor: .nan).factor == 1)
     }
 
+    @Test func aLightCardGetsDarkInk() throws {
+        func tinted(_ hex: String) -> JSON {
+            guard case .object(var object) = Scenes.simple else { return Scenes.simple }
+            object["backgroundTint"] = .string(hex)
+            return .object(object)
+        }
+        let light = tinted("#FFFFFF"), dim = tinted("#1B1B1BE6")
+        let items = [Scenes.item("l", app: "org.example.L", layout: light, state: ["text": "Latte"]),
+                     Scenes.item("d", app: "org.example.D", layout: dim, state: ["text": "Dark"])]
+        let frame = layout.frame(Scenes.scene(["mode": "none"], items: items), listOpen: true)
+        let onLight = frame.content.filter { $0.slot.hasPrefix("list.l.") && $0.slot != "list.l.dismiss" }
+        #expect(!onLight.isEmpty && onLight.allSatisfy(\.onLight))
+        #expect(!frame.content.contains { $0.slot.hasPrefix("list.d.") && $0.onLight })
+        #expect(!frame.content.contains { $0.slot.hasSuffix(".heading") && $0.onLight }, "headings sit on the panel")
+        #expect(OverlayStyle.isLight(LayoutColor(hex: "#FFD60A")!) && !OverlayStyle.isLight(LayoutColor(hex: "#6F4E37")!))
+    }
+
     @Test func textKeepsItsContrastAndTheKeylineStaysQuiet() {
         let style = OverlayStyle()
         for ground in [style.background, style.card, style.panel.with(alpha: 1)] {
             #expect(OverlayStyle.contrast(style.foreground, ground) >= 4.5)
             #expect(OverlayStyle.contrast(style.secondary, ground) >= 4.5)
+        }
+        // On a light card, dark ink.
+        for light in [OverlayColor(red: 1, green: 1, blue: 1), OverlayColor(red: 0.75, green: 0.75, blue: 0.75)] {
+            #expect(OverlayStyle.contrast(style.foregroundOnLight, light) >= 4.5)
+            #expect(OverlayStyle.contrast(style.secondaryOnLight, light) >= 4.5)
         }
         for tint in [LayoutColor(hex: "#1DB954"), LayoutColor(hex: "#E53935"), nil] {
             let keyline = style.keyline(tint: tint)
