@@ -11,6 +11,8 @@ import FreeDesktop
 ///     Motion=auto         # auto (GTK's gtk-enable-animations), on or off
 ///     CollapseAfter=4     # seconds the pointer stays away before the expanded island
 ///                         # collapses and the list closes; 0: never
+///     Size=medium         # small, medium (default) or large, or a factor from 0.75 to 2:
+///                         # every form and its type; the output's scale comes on top
 ///
 /// Unknown keys and bad values are reported and ignored, never fatal: the island still shows.
 public struct OverlayConfig: Sendable, Hashable {
@@ -24,6 +26,8 @@ public struct OverlayConfig: Sendable, Hashable {
     /// nil: follow gtk-enable-animations.
     public var motion: Bool?
     public var collapseAfter = 4.0
+    /// The island's sizes, from `Size=`.
+    public var geometry = IslandGeometry.medium
     public private(set) var warnings: [String] = []
 
     public init() {}
@@ -60,6 +64,14 @@ public struct OverlayConfig: Sendable, Hashable {
             case "CollapseAfter":
                 let seconds = Double(value) ?? -1
                 if seconds >= 0, seconds <= 3600 { collapseAfter = seconds } else { warnings.append("\(place): CollapseAfter must be 0-3600 seconds") }
+            case "Size":
+                if let size = IslandGeometry.Size(rawValue: value.lowercased()) {
+                    geometry = IslandGeometry(size: size)
+                } else if let factor = Double(value), IslandGeometry.factors.contains(factor) {
+                    geometry = IslandGeometry(factor: factor)
+                } else {
+                    warnings.append("\(place): Size must be small, medium, large or a factor from 0.75 to 2")
+                }
             case "Motion":
                 switch value.lowercased() {
                 case "auto": motion = nil

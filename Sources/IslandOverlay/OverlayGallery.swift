@@ -105,12 +105,12 @@ public enum OverlayGallery {
     public static func render(to directory: String, layoutsDirectory: String, scale: Int = 1, painter: OverlayPainter = OverlayPainter()) throws -> [String] {
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         var written: [String] = []
-        let layout = OverlayLayout(canvasWidth: 440, canvasHeight: 700, top: 8, metrics: painter.metrics)
+        let layout = OverlayLayout(canvasHeight: 700, top: 8, geometry: painter.style.geometry, metrics: painter.metrics)
         for (name, scene, listOpen) in try scenes(layoutsDirectory: layoutsDirectory) {
             let frame = layout.frame(scene, listOpen: listOpen)
             let bounds = frame.bounds
-            // A fixed width, so every image of the gallery lines up; the height follows the form.
-            let crop = OverlayRect(x: 20, y: 0, width: 400, height: (bounds.maxY + 8).rounded(.up))
+            // The canvas's width, so every image of the gallery lines up; the height follows the form.
+            let crop = OverlayRect(x: 0, y: 0, width: layout.canvasWidth, height: (bounds.maxY + 8).rounded(.up))
             let path = "\(directory)/\(name).png"
             guard painter.writePNG(frame, crop: crop, scale: scale, background: backdrop, to: path) else {
                 throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: path])

@@ -42,9 +42,11 @@ public struct OverlayRect: Sendable, Hashable {
     }
 }
 
-/// The type styles the overlay draws with; the painter maps them to Pango fonts.
+/// The type styles the overlay draws with; the painter maps them to Pango fonts. A hierarchy:
+/// a title, body text, captions (secondary text), and tabular digits for what ticks (large
+/// ones for a timer in the expanded island).
 public enum OverlayFont: Sendable, Hashable, CaseIterable {
-    case body, title, caption, digits
+    case body, title, caption, digits, largeDigits
 }
 
 /// Measures text as it will be drawn: Pango in the overlay, a fixed advance in tests.
@@ -79,11 +81,15 @@ public struct OverlayPlaced: Sendable, Hashable {
     public var rect: OverlayRect
     public var primitive: OverlayPrimitive
     public var slot: String
+    /// Drawn on a light background (a card whose `backgroundTint` is light): in dark ink, so
+    /// text keeps its contrast.
+    public var onLight: Bool
 
-    public init(rect: OverlayRect, primitive: OverlayPrimitive, slot: String) {
+    public init(rect: OverlayRect, primitive: OverlayPrimitive, slot: String, onLight: Bool = false) {
         self.rect = rect
         self.primitive = primitive
         self.slot = slot
+        self.onLight = onLight
     }
 }
 
@@ -152,4 +158,141 @@ public struct OverlayFrame: Sendable, Hashable {
     }
 
     public func shape(_ id: String) -> OverlayShape? { shapes.first { $0.id == id } }
+}
+
+/// The sizes of every form of the island, in logical pixels (the output's scale factor stays
+/// cairo's): one value that the layout, and through it the window, the SVG output and the
+/// gallery, read. `Size=` in overlay.conf scales all of it, type included.
+///
+/// A desktop's island, not a phone's: there is no camera to hide, so the compact capsule hugs
+/// its content, and the minimal bubble is a circle no wider than the pill is tall.
+public struct IslandGeometry: Sendable, Hashable {
+    /// The named sizes of `Size=`; a number between `factors` is accepted as well.
+    public enum Size: String, Sendable, CaseIterable {
+        case small, medium, large
+        public var factor: Double {
+            switch self {
+            case .small: 0.875
+            case .medium: 1
+            case .large: 1.25
+            }
+        }
+    }
+
+    /// The factors `Size=` accepts: from a compact capsule still legible at 0.75 to one twice
+    /// as large (a television across the room).
+    public static let factors = 0.75...2.0
+
+    /// How much larger than medium every size is.
+    public let factor: Double
+
+    /// `factor` outside `factors` (or not finite) is brought to the nearest end of the range.
+    public init(factor: Double = 1) {
+        self.factor = factor.isFinite ? min(Self.factors.upperBound, max(Self.factors.lowerBound, factor)) : 1
+    }
+
+    public init(size: Size) { self.init(factor: size.factor) }
+
+    public static let medium = IslandGeometry()
+
+    private func scaled(_ value: Double) -> Double { value * factor }
+
+    // MARK: Compact and minimal
+
+    /// The resting capsule's height, and the minimal bubble's diameter.
+    public var pillHeight: Double { scaled(34) }
+    /// The height of the content row inside the capsule (symbols, rings, text).
+    public var compactContentHeight: Double { scaled(20) }
+    /// From the capsule's end to a symbol or ring there: the vertical inset, so it sits in a
+    /// circle concentric with the end's curve.
+    public var compactSymbolInset: Double { (pillHeight - compactContentHeight) / 2 }
+    /// From the capsule's end to text there: text needs more air than a round symbol.
+    public var compactTextInset: Double { scaled(12) }
+    /// The one gap between leading and trailing content: no camera to leave room for.
+    public var compactGap: Double { scaled(10) }
+    /// A capsule with almost nothing in it still reads as the island, not as a dot.
+    public var compactMinimumWidth: Double { scaled(84) }
+    public var compactMaximumWidth: Double { scaled(280) }
+    /// The minimal (detached) bubble: a true circle.
+    public var minimalDiameter: Double { pillHeight }
+    /// The room the bubble keeps around its content.
+    public var minimalInset: Double { scaled(6) }
+    public var bubbleGap: Double { scaled(6) }
+
+    // MARK: Expanded and alert
+
+    public var expandedWidth: Double { scaled(360) }
+    public var expandedPadding: Double { scaled(18) }
+    public var expandedRadius: Double { scaled(30) }
+    /// Between regions of the top row, and between rows.
+    public var expandedGap: Double { scaled(10) }
+    /// A leading or trailing symbol in the top row.
+    public var expandedSymbol: Double { scaled(30) }
+    /// Lines in the top row: a title, then subtitles.
+    public var titleLineHeight: Double { scaled(20) }
+    public var subtitleLineHeight: Double { scaled(18) }
+    /// The top row's height for a value in large digits.
+    public var largeDigitsHeight: Double { scaled(34) }
+    /// A leading or trailing value at most this share of the row is never cut: the centre
+    /// gives way first.
+    public static let shortValueShare = 0.4
+    public var expandedMinimumHeight: Double { scaled(72) }
+    /// The tallest the expanded island grows (~160 at scale 1): a long `vstack` is cut there,
+    /// and what is cut is neither drawn nor clickable (issue #25).
+    public var expandedMaximumHeight: Double { scaled(160) }
+    public var alertHeight: Double { scaled(72) }
+    public var alertIcon: Double { scaled(34) }
+
+    // MARK: Rows of a block (the expanded bottom, cards)
+
+    public var rowHeight: Double { scaled(22) }
+    public var barRowHeight: Double { scaled(14) }
+    public var barThickness: Double { scaled(6) }
+    public var buttonRowHeight: Double { scaled(36) }
+    /// An icon button is a circle this wide, whatever its label: a row of them never shifts.
+    public var iconButton: Double { scaled(34) }
+    public var buttonPadding: Double { scaled(14) }
+    public var buttonSymbol: Double { scaled(18) }
+    public var rowSymbol: Double { scaled(18) }
+    public var rowGap: Double { scaled(4) }
+    public var inlineGap: Double { scaled(6) }
+
+    // MARK: The list
+
+    public var listWidth: Double { scaled(360) }
+    public var panelRadius: Double { scaled(26) }
+    public var panelPadding: Double { scaled(10) }
+    public var cardRadius: Double { scaled(18) }
+    public var cardPadding: Double { scaled(14) }
+    public var cardGap: Double { scaled(8) }
+    /// The tallest a card grows (Apple's lock-screen presentation is at most 160 pt, too).
+    public var cardMaximumHeight: Double { scaled(160) }
+    /// A group's heading: the app's icon and name.
+    public var headingHeight: Double { scaled(26) }
+    public var headingIcon: Double { scaled(16) }
+    /// The dismiss button as drawn, and the larger square a click on it may land in.
+    public var dismissSize: Double { scaled(26) }
+    public var dismissTarget: Double { scaled(36) }
+
+    // MARK: The window
+
+    /// The gap between the window's top and the island.
+    public var top: Double { 1 }
+    /// The canvas the window opens: the widest form with a margin either side (a compact
+    /// capsule at its widest with a bubble split off to each side fits too).
+    public var canvasWidth: Double {
+        (max(expandedWidth, listWidth, compactMaximumWidth + 2 * (bubbleGap + minimalDiameter)) + scaled(40)).rounded(.up)
+    }
+    /// The tallest canvas the list may use, below whatever the output leaves.
+    public var canvasMaximumHeight: Double { scaled(720).rounded(.up) }
+
+    /// Type sizes in pixels, scaled like the rest.
+    public func fontSize(_ font: OverlayFont) -> Double {
+        switch font {
+        case .title: scaled(15)
+        case .body, .digits: scaled(14)
+        case .caption: scaled(12)
+        case .largeDigits: scaled(26)
+        }
+    }
 }

@@ -11,30 +11,24 @@ public struct OverlayLayout {
     public var canvasHeight: Double
     /// The gap between the surface's top and the island.
     public var top: Double
+    /// Every form's sizes (`Size=`).
+    public var geometry: IslandGeometry
     public let metrics: any TextMetrics
 
-    /// Apple's resting island, in points: the compact and minimal height.
-    public static let pillHeight = 37.0
-    public static let pillMinimumWidth = 126.0
-    public static let compactMaximumWidth = 300.0
-    public static let expandedWidth = 371.0
-    public static let bubbleGap = 6.0
-    public static let expandedRadius = 38.0
-    /// The tallest the expanded island grows (Apple's is at most 160 pt): a long `vstack` is
-    /// cut there, and what is cut is neither drawn nor clickable (issue #25).
-    public static let expandedMaximumHeight = 160.0
-    /// The tallest a card in the list grows, header included (Apple's lock-screen presentation
-    /// is at most 160 pt tall, too).
-    public static let cardMaximumHeight = 160.0
-
-    public init(canvasWidth: Double = 440, canvasHeight: Double = 640, top: Double = 8, metrics: any TextMetrics) {
-        self.canvasWidth = canvasWidth
+    /// `canvasWidth` nil: the geometry's own canvas.
+    public init(canvasWidth: Double? = nil, canvasHeight: Double = 640, top: Double = 8, geometry: IslandGeometry = .medium,
+                metrics: any TextMetrics) {
+        self.canvasWidth = canvasWidth ?? geometry.canvasWidth
         self.canvasHeight = canvasHeight
         self.top = top
+        self.geometry = geometry
         self.metrics = metrics
     }
 
-    var placement: ViewPlacement { ViewPlacement(metrics: metrics) }
+    var placement: ViewPlacement { ViewPlacement(metrics: metrics, geometry: geometry) }
+
+    /// The resting capsule's height at the medium size, for code that has no geometry at hand.
+    public static let pillHeight = IslandGeometry.medium.pillHeight
 
     /// The form a scene shows: an alert while its activity is expanded for it.
     public static func form(of scene: IslandScene) -> OverlayForm {
@@ -63,67 +57,111 @@ public struct OverlayLayout {
 
     // MARK: Compact
 
+    /// The capsule hugs its content: leading and trailing side by side, one gap between them,
+    /// no camera to leave room for. A capsule wider than its content (its minimum width) keeps
+    /// the content together in its middle.
     private func compact(_ entry: IslandScene.Entry, into frame: inout OverlayFrame) {
-        let height = Self.pillHeight, pad = 14.0, gap = 12.0
+        let g = geometry
+        let height = g.pillHeight, contentHeight = g.compactContentHeight
         var leadingView = entry.layout.compactLeading?.view
-        let trailingView = entry.layout.compactTrailing?.view
-        let leadingNatural = leadingView.map { placement.inlineWidth($0, height: 22, rings: true) } ?? 0
-        let trailingNatural = trailingView.map { placement.inlineWidth($0, height: 22, rings: true) } ?? 0
-        if leadingNatural == 0, trailingNatural == 0 { leadingView = .text(entry.layout.chip ?? entry.item.type) }
-        let leading = leadingView.map { placement.inlineWidth($0, height: 22, rings: true) } ?? 0
-        let maximum = min(Self.compactMaximumWidth, canvasWidth - 16)
-        let width = min(maximum, max(Self.pillMinimumWidth, pad + leading + gap + trailingNatural + pad))
+        var trailingView = entry.layout.compactTrailing?.view
+        func natural(_ view: RenderedView?) -> Double { view.map { placement.inlineWidth($0, height: contentHeight, rings: true) } ?? 0 }
+        if natural(leadingView) == 0, natural(trailingView) == 0 { leadingView = .text(entry.layout.chip ?? entry.item.type) }
+        if natural(leadingView) == 0 { leadingView = nil }
+        if natural(trailingView) == 0 { trailingView = nil }
+        let leading = natural(leadingView), trailing = natural(trailingView)
+        let gap = leadingView != nil && trailingView != nil ? g.compactGap : 0
+        var leadingInset = inset(leadingView ?? trailingView, atEnd: false)
+        var trailingInset = inset(trailingView ?? leadingView, atEnd: true)
+        let maximum = min(g.compactMaximumWidth, canvasWidth - 16)
+        let hugging = leadingInset + leading + gap + trailing + trailingInset
+        let width = min(maximum, max(g.compactMinimumWidth, hugging))
+        // A minimum width wider than the content: the content stays together in the middle.
+        let slack = max(0, width - hugging)
+        leadingInset += slack / 2
+        trailingInset += slack / 2
         let x = (canvasWidth - width) / 2
         let rect = OverlayRect(x: x, y: top, width: width, height: height)
         frame.shapes.append(OverlayShape(id: "island", kind: .island, rect: rect, radius: height / 2, keyline: entry.layout.keylineTint))
-        let room = width - 2 * pad - (trailingNatural > 0 ? gap : 0)
-        let leadingRoom = leading + trailingNatural <= room ? leading : min(leading, max(room / 2, room - trailingNatural))
+        let room = max(0, width - leadingInset - trailingInset - gap)
+        // Too long for the widest capsule: the trailing value keeps its width while it takes
+        // at most half the room, and the leading content is ellipsized first.
+        let leadingRoom = leading + trailing <= room ? leading : min(leading, max(room / 2, room - trailing))
+        let contentY = top + (height - contentHeight) / 2
         var links: [(OverlayRect, String?)] = []
         if let leadingView {
-            frame.content += placement.inline(leadingView, in: .init(x: x + pad, y: top + 7.5, width: leadingRoom, height: 22), rings: true,
-                                              tint: entry.layout.keylineTint, slot: "compact.leading", links: &links)
+            frame.content += placement.inline(leadingView, in: .init(x: x + leadingInset, y: contentY, width: leadingRoom, height: contentHeight),
+                                              rings: true, tint: entry.layout.keylineTint, slot: "compact.leading", links: &links)
         }
         if let trailingView {
-            let trailingRoom = room - leadingRoom
-            frame.content += placement.inline(trailingView, in: .init(x: x + width - pad - trailingRoom, y: top + 7.5, width: trailingRoom, height: 22),
+            let trailingRoom = min(trailing, room - (leadingView != nil ? leadingRoom : 0))
+            frame.content += placement.inline(trailingView, in: .init(x: x + width - trailingInset - trailingRoom, y: contentY, width: trailingRoom,
+                                                                      height: contentHeight),
                                               alignment: .trailing, rings: true, tint: entry.layout.keylineTint, slot: "compact.trailing", links: &links)
         }
         frame.hits.append(OverlayHit(rect: rect, target: .expand(id: entry.item.id), name: "Island: \(accessibleText(entry, compact: true))"))
     }
 
+    /// The capsule's inset at one end: a symbol or ring sits concentric with the end's curve,
+    /// text keeps more air.
+    private func inset(_ view: RenderedView?, atEnd: Bool) -> Double {
+        let atoms = view.map { ViewPlacement.atoms($0, font: .body, rings: true).filter { $0 != .spacer && !$0.isLinkMark } } ?? []
+        switch atEnd ? atoms.last : atoms.first {
+        case .symbol, .ring: return geometry.compactSymbolInset
+        default: return geometry.compactTextInset
+        }
+    }
+
     // MARK: Minimal
 
+    /// The attached activity's capsule, as in compact, and the detached one split off beside
+    /// it as a circle: its icon or ring, or short text where it fits.
     private func minimal(_ attached: IslandScene.Entry, _ detached: IslandScene.Entry, into frame: inout OverlayFrame) {
-        let height = Self.pillHeight
-        let width = Self.pillMinimumWidth
-        let x = (canvasWidth - width) / 2
-        let rect = OverlayRect(x: x, y: top, width: width, height: height)
-        frame.shapes.append(OverlayShape(id: "island", kind: .island, rect: rect, radius: height / 2, keyline: attached.layout.keylineTint))
+        compact(attached, into: &frame)
+        guard let pill = frame.shape("island")?.rect else { return }
+        let g = geometry
+        let diameter = g.minimalDiameter
+        let bubble = OverlayRect(x: pill.maxX + g.bubbleGap, y: top, width: diameter, height: diameter)
+        frame.shapes.append(OverlayShape(id: "bubble", kind: .bubble, rect: bubble, radius: diameter / 2, keyline: detached.layout.keylineTint))
         var links: [(OverlayRect, String?)] = []
-        if let view = (attached.layout.minimal ?? attached.layout.compactLeading)?.view {
-            frame.content += placement.inline(view, in: .init(x: x + 14, y: top + 7.5, width: width - 28, height: 22), rings: true,
-                                              tint: attached.layout.keylineTint, slot: "minimal.attached", links: &links)
-        }
-        frame.hits.append(OverlayHit(rect: rect, target: .expand(id: attached.item.id), name: "Island: \(accessibleText(attached, compact: false))"))
-
-        // The detached bubble is a circle; text that does not fit widens it a little, no more.
-        let view = (detached.layout.minimal ?? detached.layout.compactLeading)?.view
-        let natural = view.map { placement.inlineWidth($0, font: .caption, height: 22, rings: true) } ?? 0
-        let bubbleWidth = min(64, max(height, natural + 14))
-        let bubble = OverlayRect(x: rect.maxX + Self.bubbleGap, y: top, width: bubbleWidth, height: height)
-        frame.shapes.append(OverlayShape(id: "bubble", kind: .bubble, rect: bubble, radius: height / 2, keyline: detached.layout.keylineTint))
-        if let view {
-            frame.content += placement.inline(view, in: .init(x: bubble.x + 7, y: top + 7.5, width: bubbleWidth - 14, height: 22), font: .caption,
-                                              alignment: .center, rings: true, tint: detached.layout.keylineTint, slot: "minimal.detached", links: &links)
+        if let view = bubbleContent(detached) {
+            let inner = diameter - 2 * g.minimalInset
+            let isText = ViewPlacement.atoms(view, font: .caption, rings: true).contains { if case .text = $0 { true } else { false } }
+            // Text may use a little more of the circle's width than a symbol does.
+            let width = isText ? diameter - g.minimalInset : inner
+            frame.content += placement.inline(view, in: .init(x: bubble.midX - width / 2, y: bubble.midY - inner / 2, width: width, height: inner),
+                                              font: .caption, alignment: .center, rings: true, timerFont: .caption,
+                                              tint: detached.layout.keylineTint, slot: "minimal.detached", links: &links)
         }
         frame.hits.append(OverlayHit(rect: bubble, target: .expand(id: detached.item.id), name: "Second activity: \(accessibleText(detached, compact: false))"))
     }
 
+    /// What the bubble holds: the minimal view when it fits the circle; else its ring or symbol;
+    /// else the compact leading view's; else the minimal view, ellipsized.
+    func bubbleContent(_ entry: IslandScene.Entry) -> RenderedView? {
+        let g = geometry
+        let inner = g.minimalDiameter - 2 * g.minimalInset
+        let candidates = [entry.layout.minimal?.view, entry.layout.compactLeading?.view].compactMap { $0 }
+        for view in candidates {
+            let atoms = ViewPlacement.atoms(view, font: .caption, rings: true, timerFont: .caption).filter { $0 != .spacer && !$0.isLinkMark }
+            let isText = atoms.contains { if case .text = $0 { true } else { false } }
+            let width = placement.inlineWidth(view, font: .caption, height: inner, rings: true, timerFont: .caption)
+            if width > 0, width <= (isText ? g.minimalDiameter - g.minimalInset : inner) + 0.5 { return view }
+            for atom in atoms {
+                if case .ring(let fraction) = atom { return .progress(RenderedProgress(fraction: fraction)) }
+                if case .symbol(let name) = atom { return .symbol(name) }
+            }
+        }
+        return candidates.first
+    }
+
     // MARK: Expanded
 
-    /// Which top-row regions get room, by priority: a region keeps its natural width while
-    /// room is left; a leading or trailing region marked `belowIfTooWide` that does not fit
-    /// moves to a row of its own below, any other one is ellipsized.
+    /// Which top-row regions get room: a short leading or trailing value (a percentage, a time)
+    /// keeps its width whatever the priorities, the centre giving way first; then a region
+    /// keeps its natural width by priority while room is left; a leading or trailing region
+    /// marked `belowIfTooWide` that does not fit moves to a row of its own below, any other
+    /// one is ellipsized.
     struct TopRow: Equatable {
         enum Region: String, Equatable { case leading, center, trailing }
         var widths: [Region: Double] = [:]
@@ -133,34 +171,95 @@ public struct OverlayLayout {
     func allocateTopRow(_ regions: [(TopRow.Region, RenderedRegion)], room: Double, gap: Double) -> TopRow {
         var row = TopRow()
         let order: [TopRow.Region] = [.center, .leading, .trailing]
-        let sorted = regions.sorted { a, b in
+        let naturals = Dictionary(regions.map { ($0.0, naturalWidth($0.1.view, in: $0.0)) }, uniquingKeysWith: { a, _ in a })
+        var used = 0.0
+        func take(_ region: TopRow.Region, _ width: Double) {
+            used += width + (row.widths.isEmpty ? 0 : gap)
+            row.widths[region] = width
+        }
+        let short = room * IslandGeometry.shortValueShare
+        for (region, _) in regions where region != .center {
+            if let natural = naturals[region], natural > 0, natural <= short { take(region, natural) }
+        }
+        let sorted = regions.filter { row.widths[$0.0] == nil }.sorted { a, b in
             a.1.priority != b.1.priority ? a.1.priority > b.1.priority : order.firstIndex(of: a.0)! < order.firstIndex(of: b.0)!
         }
-        var remaining = room
-        var placedCount = 0
         for (index, (region, rendered)) in sorted.enumerated() {
-            let natural = placement.inlineWidth(rendered.view, font: region == .center ? .title : .body, height: 24)
+            let natural = naturals[region] ?? 0
             guard natural > 0 else { continue }
-            let reserve = Double(sorted.count - index - 1) * 36
-            let available = max(0, remaining - (placedCount > 0 ? gap : 0) - reserve)
+            let reserve = Double(sorted.count - index - 1) * 36 * geometry.factor
+            let available = max(0, room - used - (row.widths.isEmpty ? 0 : gap) - reserve)
             if natural > available, rendered.belowIfTooWide, region != .center {
                 row.below.append(region)
                 continue
             }
             let width = min(natural, available)
             guard width > 0 else { continue }
-            row.widths[region] = width
-            remaining -= width + (placedCount > 0 ? gap : 0)
-            placedCount += 1
+            take(region, width)
         }
         row.below.sort { order.firstIndex(of: $0)! > order.firstIndex(of: $1)! }
         return row
     }
 
+    /// The fonts of a top-row region's lines: the centre's first line a title, a side's body
+    /// text; a region that is one timer in large tabular digits; later lines secondary.
+    private func lineStyle(_ region: TopRow.Region, lines: [RenderedView], index: Int) -> (font: OverlayFont, ink: OverlayInk, timer: OverlayFont) {
+        guard index == 0 else { return (.body, .secondary, .digits) }
+        let timer: OverlayFont = lines.count == 1 ? .largeDigits : .digits
+        return (region == .center ? .title : .body, .primary, timer)
+    }
+
+    /// A progress at a side of the top row is a ring, as in the compact capsule; in the centre
+    /// and below, a bar.
+    private func rings(_ region: TopRow.Region) -> Bool { region != .center }
+
+    private func lineHeight(_ line: RenderedView, in region: TopRow.Region, style: (font: OverlayFont, ink: OverlayInk, timer: OverlayFont),
+                            lines: Int) -> Double {
+        let atoms = ViewPlacement.atoms(line, font: style.font, rings: rings(region), timerFont: style.timer).filter { $0 != .spacer && !$0.isLinkMark }
+        if lines == 1, atoms.contains(where: { if case .text(_, .largeDigits) = $0 { true } else { false } }) { return geometry.largeDigitsHeight }
+        if lines == 1, atoms.allSatisfy({ if case .symbol = $0 { true } else if case .ring = $0 { true } else { false } }) {
+            return geometry.expandedSymbol
+        }
+        return style.ink == .primary ? geometry.titleLineHeight : geometry.subtitleLineHeight
+    }
+
+    func naturalWidth(_ view: RenderedView, in region: TopRow.Region) -> Double {
+        let lines = ViewPlacement.lines(view)
+        return lines.indices.map { index in
+            let style = lineStyle(region, lines: lines, index: index)
+            return placement.inlineWidth(lines[index], font: style.font, height: lineHeight(lines[index], in: region, style: style, lines: lines.count),
+                                         rings: rings(region), timerFont: style.timer)
+        }.max() ?? 0
+    }
+
+    /// A region's height in the top row: its lines stacked.
+    private func regionHeight(_ view: RenderedView, in region: TopRow.Region) -> Double {
+        let lines = ViewPlacement.lines(view)
+        return lines.indices.reduce(0) { $0 + lineHeight(lines[$1], in: region, style: lineStyle(region, lines: lines, index: $1), lines: lines.count) }
+    }
+
+    /// A region's lines, stacked and centred vertically in `rect`.
+    private func placeLines(_ view: RenderedView, in region: TopRow.Region, rect: OverlayRect, alignment: OverlayAlignment, tint: LayoutColor?,
+                            slot: String, links: inout [(OverlayRect, String?)]) -> [OverlayPlaced] {
+        let lines = ViewPlacement.lines(view)
+        var y = rect.midY - regionHeight(view, in: region) / 2
+        var placed: [OverlayPlaced] = []
+        for (index, line) in lines.enumerated() {
+            let style = lineStyle(region, lines: lines, index: index)
+            let height = lineHeight(line, in: region, style: style, lines: lines.count)
+            placed += placement.inline(line, in: .init(x: rect.x, y: y, width: rect.width, height: height), font: style.font, ink: style.ink,
+                                       alignment: alignment, symbolSize: geometry.expandedSymbol, rings: rings(region), timerFont: style.timer, tint: tint,
+                                       slot: lines.count == 1 ? slot : "\(slot).line\(index)", links: &links)
+            y += height
+        }
+        return placed
+    }
+
     private func expanded(_ entry: IslandScene.Entry, into frame: inout OverlayFrame) {
-        let width = min(Self.expandedWidth, canvasWidth - 16)
+        let g = geometry
+        let width = min(g.expandedWidth, canvasWidth - 16)
         let x = (canvasWidth - width) / 2
-        let pad = 22.0, gap = 10.0, rowHeight = 28.0
+        let pad = g.expandedPadding, gap = g.expandedGap
         let layout = entry.layout
         var regions: [(TopRow.Region, RenderedRegion)] = []
         if let region = layout.expandedLeading { regions.append((.leading, region)) }
@@ -168,52 +267,56 @@ public struct OverlayLayout {
         if let region = layout.expandedTrailing { regions.append((.trailing, region)) }
         let inner = width - 2 * pad
         let row = allocateTopRow(regions, room: inner, gap: gap)
-        var y = top + 16
+        var y = top + pad * 0.8
         var links: [(OverlayRect, String?)] = []
         var content: [OverlayPlaced] = []
         if !row.widths.isEmpty {
+            let rowHeight = regions.filter { row.widths[$0.0] != nil }.map { regionHeight($0.1.view, in: $0.0) }.max() ?? g.titleLineHeight
             let leading = row.widths[.leading] ?? 0, trailing = row.widths[.trailing] ?? 0
             if let region = layout.expandedLeading, leading > 0 {
                 let rect = OverlayRect(x: x + pad, y: y, width: leading, height: rowHeight)
-                content += placement.inline(region.view, in: rect, symbolSize: 26, tint: layout.keylineTint, slot: "expanded.leading", links: &links)
+                content += placeLines(region.view, in: .leading, rect: rect, alignment: .leading, tint: layout.keylineTint, slot: "expanded.leading", links: &links)
                 links.append((rect, region.url))
             }
             if let region = layout.expandedTrailing, trailing > 0 {
                 let rect = OverlayRect(x: x + width - pad - trailing, y: y, width: trailing, height: rowHeight)
-                content += placement.inline(region.view, in: rect, alignment: .trailing, symbolSize: 26, tint: layout.keylineTint, slot: "expanded.trailing", links: &links)
+                content += placeLines(region.view, in: .trailing, rect: rect, alignment: .trailing, tint: layout.keylineTint, slot: "expanded.trailing", links: &links)
                 links.append((rect, region.url))
             }
             if let region = layout.expandedCenter, let centerWidth = row.widths[.center] {
-                // Centred on the island when the sides leave room, else between them.
                 let left = x + pad + (leading > 0 ? leading + gap : 0), right = x + width - pad - (trailing > 0 ? trailing + gap : 0)
+                // One line is centred on the island when the sides leave room; a title over
+                // subtitles reads from beside the leading region.
+                let multiline = ViewPlacement.lines(region.view).count > 1
                 let centred = x + (width - centerWidth) / 2
-                let cx = min(max(centred, left), max(left, right - centerWidth))
+                let cx = multiline ? left : min(max(centred, left), max(left, right - centerWidth))
                 let rect = OverlayRect(x: cx, y: y, width: min(centerWidth, max(0, right - left)), height: rowHeight)
-                content += placement.inline(region.view, in: rect, font: .title, alignment: .center, symbolSize: 24, tint: layout.keylineTint,
-                                            slot: "expanded.center", links: &links)
+                content += placeLines(region.view, in: .center, rect: rect, alignment: multiline ? .leading : .center, tint: layout.keylineTint,
+                                      slot: "expanded.center", links: &links)
                 links.append((rect, region.url))
             }
-            y += rowHeight + 6
+            y += rowHeight + gap
         }
         for region in row.below {
             guard let rendered = region == .leading ? layout.expandedLeading : layout.expandedTrailing else { continue }
-            let rect = OverlayRect(x: x + pad, y: y, width: inner, height: 24)
-            content += placement.inline(rendered.view, in: rect, alignment: region == .leading ? .leading : .trailing, symbolSize: 22,
-                                        tint: layout.keylineTint, slot: "expanded.\(region.rawValue)", links: &links)
+            let height = regionHeight(rendered.view, in: region)
+            let rect = OverlayRect(x: x + pad, y: y, width: inner, height: height)
+            content += placeLines(rendered.view, in: region, rect: rect, alignment: region == .leading ? .leading : .trailing,
+                                  tint: layout.keylineTint, slot: "expanded.\(region.rawValue)", links: &links)
             links.append((rect, rendered.url))
-            y += 24 + 6
+            y += height + gap
         }
         if let bottom = layout.expandedBottom {
             let block = placement.block(bottom.view, x: x + pad, y: y, width: inner, tint: layout.keylineTint, slot: "expanded.bottom", links: &links)
             content += block.placed
             if block.height > 0 { links.append((OverlayRect(x: x + pad, y: y, width: inner, height: block.height), bottom.url)) }
-            y += block.height + 4
+            y += block.height + gap
         }
-        let height = min(Self.expandedMaximumHeight, max(84, y - top + 12))
+        let height = min(g.expandedMaximumHeight, max(g.expandedMinimumHeight, y - gap - top + pad))
         let rect = OverlayRect(x: x, y: top, width: width, height: height)
-        frame.shapes.append(OverlayShape(id: "island", kind: .island, rect: rect, radius: min(Self.expandedRadius, height / 2), keyline: layout.keylineTint))
+        frame.shapes.append(OverlayShape(id: "island", kind: .island, rect: rect, radius: min(g.expandedRadius, height / 2), keyline: layout.keylineTint))
         // Rows that do not fit above the bottom padding are cut: not drawn, not clickable.
-        let visible = OverlayRect(x: x, y: top, width: width, height: max(0, height - 6))
+        let visible = OverlayRect(x: x, y: top, width: width, height: max(0, height - pad / 3))
         content = Self.inside(content, visible)
         links = Self.clip(links, to: visible)
         frame.content += content
@@ -247,97 +350,148 @@ public struct OverlayLayout {
     // MARK: Alert
 
     private func alertForm(_ alert: PresenterAlert, _ entry: IslandScene.Entry, into frame: inout OverlayFrame) {
-        let width = min(Self.expandedWidth, canvasWidth - 16)
+        let g = geometry
+        let width = min(g.expandedWidth, canvasWidth - 16)
         let x = (canvasWidth - width) / 2
-        let pad = 20.0, icon = 36.0
-        let height = 76.0
+        let pad = g.expandedPadding, icon = g.alertIcon
+        let height = g.alertHeight
         let rect = OverlayRect(x: x, y: top, width: width, height: height)
-        frame.shapes.append(OverlayShape(id: "island", kind: .island, rect: rect, radius: min(Self.expandedRadius, height / 2), keyline: entry.layout.keylineTint))
+        frame.shapes.append(OverlayShape(id: "island", kind: .island, rect: rect, radius: min(g.expandedRadius, height / 2), keyline: entry.layout.keylineTint))
         var links: [(OverlayRect, String?)] = []
         var textX = x + pad
         if let view = (entry.layout.compactLeading ?? entry.layout.minimal)?.view {
             frame.content += placement.inline(view, in: .init(x: x + pad, y: top + (height - icon) / 2, width: icon, height: icon), alignment: .center,
                                               rings: true, tint: entry.layout.keylineTint, slot: "alert.icon", links: &links)
-            textX += icon + 12
+            textX += icon + g.expandedGap + 2 * g.factor
         }
         let textWidth = x + width - pad - textX
         let title = ViewPlacement.sanitizedLine(alert.title), body = ViewPlacement.sanitizedLine(alert.body)
-        frame.content.append(.init(rect: .init(x: textX, y: top + 15, width: textWidth, height: 22), primitive: .text(title, font: .title, ink: .primary, alignment: .leading), slot: "alert.title"))
-        frame.content.append(.init(rect: .init(x: textX, y: top + 39, width: textWidth, height: 20), primitive: .text(body, font: .body, ink: .secondary, alignment: .leading), slot: "alert.body"))
+        let textTop = top + (height - g.titleLineHeight - g.subtitleLineHeight) / 2
+        frame.content.append(.init(rect: .init(x: textX, y: textTop, width: textWidth, height: g.titleLineHeight),
+                                   primitive: .text(title, font: .title, ink: .primary, alignment: .leading), slot: "alert.title"))
+        frame.content.append(.init(rect: .init(x: textX, y: textTop + g.titleLineHeight, width: textWidth, height: g.subtitleLineHeight),
+                                   primitive: .text(body, font: .body, ink: .secondary, alignment: .leading), slot: "alert.body"))
         frame.hits.append(OverlayHit(rect: rect, target: .tap(id: entry.item.id, url: entry.layout.url), name: "Alert: \(title). \(body)"))
     }
 
     // MARK: List
 
-    /// The lock-screen list as a panel under the island: one card per activity, each with a
-    /// dismiss button; cards that do not fit in the canvas are counted, not drawn.
+    /// The activities of the list grouped by app: the groups and the cards in each newest
+    /// first (by `createdAt`; the lock-screen order breaks ties and orders what has none).
+    static func groups(_ entries: [IslandScene.Entry]) -> [[IslandScene.Entry]] {
+        let ranked = entries.enumerated().sorted { a, b in
+            let (ta, tb) = (a.element.item.createdAt ?? -.infinity, b.element.item.createdAt ?? -.infinity)
+            return ta != tb && !(ta.isNaN || tb.isNaN) ? ta > tb : a.offset < b.offset
+        }.map(\.element)
+        var groups: [[IslandScene.Entry]] = []
+        var index: [String: Int] = [:]
+        for entry in ranked {
+            if let at = index[entry.item.app] {
+                groups[at].append(entry)
+            } else {
+                index[entry.item.app] = groups.count
+                groups.append([entry])
+            }
+        }
+        return groups
+    }
+
+    /// The lock-screen list as a panel under the island: a heading per app (its name and icon
+    /// as the scene gives them) over its cards, each with a dismiss button; cards that do not
+    /// fit in the canvas are counted, not drawn.
     private func list(_ entries: [IslandScene.Entry], below islandBottom: Double, into frame: inout OverlayFrame) {
-        let width = min(Self.expandedWidth, canvasWidth - 16)
+        let g = geometry
+        let width = min(g.listWidth, canvasWidth - 16)
         let x = (canvasWidth - width) / 2
-        let top = islandBottom + 10
-        let pad = 10.0, cardPad = 14.0
+        let top = islandBottom + g.cardGap + 2 * g.factor
+        let pad = g.panelPadding, cardPad = g.cardPadding
         let limit = canvasHeight - 8
+        let cardX = x + pad, cardWidth = width - 2 * pad
         var y = top + pad
         var cards: [OverlayShape] = []
         var content: [OverlayPlaced] = []
         var hits: [OverlayHit] = []
         var shown = 0
         if entries.isEmpty {
-            content.append(.init(rect: .init(x: x + cardPad, y: y + 4, width: width - 2 * cardPad, height: 22),
+            content.append(.init(rect: .init(x: x + cardPad, y: y + 4, width: width - 2 * cardPad, height: g.rowHeight),
                                  primitive: .text("No Live Activities", font: .body, ink: .secondary, alignment: .center), slot: "list.empty"))
-            y += 30
+            y += g.rowHeight + 8
         }
-        for (index, entry) in entries.enumerated() {
-            let cardX = x + pad, cardWidth = width - 2 * pad
-            var links: [(OverlayRect, String?)] = []
-            var cardContent: [OverlayPlaced] = []
-            let id = entry.item.id
-            var header = ViewPlacement.sanitizedLine(entry.item.displayName)
-            if entry.item.activityState == "stale" || entry.item.activityState == "ended" {
-                header = ViewPlacement.isolated(header) + (entry.item.activityState == "stale" ? " · stale" : " · ended")
-            }
-            var headerX = cardX + cardPad
+        let groups = Self.groups(entries)
+        var remaining = entries.count
+        groupLoop: for (groupIndex, group) in groups.enumerated() {
+            let first = group[0]
+            let appName = ViewPlacement.sanitizedLine(first.item.displayName)
+            var heading: [OverlayPlaced] = []
+            var headingX = cardX + cardPad * 0.5
+            let headingY = y + (g.headingHeight - g.headingIcon) / 2 - 2 * g.factor
             // The app's Icon= when it is a theme icon name (a path is never drawn from here).
-            if let icon = entry.item.appIcon, IconName.isValid(icon) {
-                cardContent.append(.init(rect: .init(x: headerX, y: y + 11, width: 16, height: 16), primitive: .symbol(icon), slot: "list.\(id).icon"))
-                headerX += 22
+            if let icon = first.item.appIcon, IconName.isValid(icon) {
+                heading.append(.init(rect: .init(x: headingX, y: headingY, width: g.headingIcon, height: g.headingIcon), primitive: .symbol(icon),
+                                     slot: "list.group\(groupIndex).icon"))
+                headingX += g.headingIcon + g.inlineGap
             }
-            cardContent.append(.init(rect: .init(x: headerX, y: y + 10, width: cardX + cardWidth - cardPad - 28 - headerX, height: 18),
-                                     primitive: .text(header, font: .caption, ink: .secondary, alignment: .leading), slot: "list.\(id).header"))
-            let dismiss = OverlayRect(x: cardX + cardWidth - 10 - 24, y: y + 7, width: 24, height: 24)
-            cardContent.append(.init(rect: dismiss, primitive: .dismiss, slot: "list.\(id).dismiss"))
-            let view = entry.layout.lockScreen?.view ?? .text(entry.item.type)
-            let block = placement.block(view, x: cardX + cardPad, y: y + 32, width: cardWidth - 2 * cardPad, tint: entry.layout.keylineTint,
-                                        slot: "list.\(id).body", links: &links)
-            let bodyHeight = min(Self.cardMaximumHeight - 32 - 12, max(22, block.height))
-            let cardHeight = 32 + bodyHeight + 12
-            // A body taller than a card holds is cut: its rows below are neither drawn nor clickable.
-            let body = Self.inside(block.placed, OverlayRect(x: cardX, y: y + 32, width: cardWidth, height: bodyHeight + 6))
-            // Room for this card, and for the line counting the rest when more follow.
-            let reserve = index < entries.count - 1 ? 32.0 : 0
-            if y + cardHeight + reserve + pad > limit, shown > 0 {
-                let more = entries.count - index
-                content.append(.init(rect: .init(x: cardX, y: y, width: cardWidth, height: 20),
-                                     primitive: .text("\(more) more", font: .caption, ink: .secondary, alignment: .center), slot: "list.more"))
-                y += 24
-                break
-            }
-            cardContent += body
-            let card = OverlayRect(x: cardX, y: y, width: cardWidth, height: cardHeight)
-            cards.append(OverlayShape(id: "card.\(id)", kind: .card, rect: card, radius: 22, keyline: nil, fill: entry.layout.backgroundTint))
-            content += cardContent
-            hits.append(OverlayHit(rect: card, target: .expand(id: id), name: "\(header): \(IslandScene.lockScreenText(entry))"))
-            for placed in body {
-                if case .button(let action, let label, _) = placed.primitive {
-                    hits.append(OverlayHit(rect: placed.rect, target: .button(id: id, action: action), name: label))
+            heading.append(.init(rect: .init(x: headingX, y: headingY - 1, width: cardX + cardWidth - cardPad - headingX, height: g.headingIcon + 2),
+                                 primitive: .text(appName, font: .caption, ink: .secondary, alignment: .leading), slot: "list.group\(groupIndex).heading"))
+            var headed = false
+            for entry in group {
+                let id = entry.item.id
+                var links: [(OverlayRect, String?)] = []
+                var cardContent: [OverlayPlaced] = []
+                let cardTop = y + (headed ? 0 : g.headingHeight)
+                var bodyTop = cardTop + cardPad
+                // What the user is about to dismiss: a dismiss button in the card's corner, with
+                // a target larger than the circle drawn.
+                let dismissCentre = (x: cardX + cardWidth - cardPad - g.dismissSize / 2 + 4 * g.factor, y: cardTop + cardPad + g.dismissSize / 2 - 4 * g.factor)
+                let dismiss = OverlayRect(x: dismissCentre.x - g.dismissSize / 2, y: dismissCentre.y - g.dismissSize / 2, width: g.dismissSize, height: g.dismissSize)
+                cardContent.append(.init(rect: dismiss, primitive: .dismiss, slot: "list.\(id).dismiss"))
+                let textWidth = cardWidth - 2 * cardPad - g.dismissSize - g.inlineGap
+                if entry.item.activityState == "stale" || entry.item.activityState == "ended" {
+                    cardContent.append(.init(rect: .init(x: cardX + cardPad, y: bodyTop, width: textWidth, height: g.subtitleLineHeight),
+                                             primitive: .text(entry.item.activityState == "stale" ? "Not updated lately" : "Ended", font: .caption,
+                                                              ink: .secondary, alignment: .leading), slot: "list.\(id).status"))
+                    bodyTop += g.subtitleLineHeight
                 }
+                let view = entry.layout.lockScreen?.view ?? .text(entry.item.type)
+                let block = placement.block(view, x: cardX + cardPad, y: bodyTop, width: textWidth, tint: entry.layout.keylineTint,
+                                            slot: "list.\(id).body", links: &links)
+                let bodyHeight = min(g.cardMaximumHeight - 2 * cardPad - (bodyTop - cardTop - cardPad), max(g.rowHeight, block.height))
+                let cardHeight = max(bodyTop - cardTop + bodyHeight + cardPad, g.dismissSize + 2 * cardPad - 8 * g.factor)
+                // A body taller than a card holds is cut: its rows below are neither drawn nor clickable.
+                let body = Self.inside(block.placed, OverlayRect(x: cardX, y: bodyTop, width: cardWidth, height: bodyHeight + 6 * g.factor))
+                // Room for this card, and for the line counting the rest when more follow.
+                let reserve = remaining > 1 ? 32.0 * g.factor : 0
+                if cardTop + cardHeight + reserve + pad > limit, shown > 0 {
+                    content.append(.init(rect: .init(x: cardX, y: y, width: cardWidth, height: g.rowHeight),
+                                         primitive: .text("\(remaining) more", font: .caption, ink: .secondary, alignment: .center), slot: "list.more"))
+                    y += g.rowHeight + 2
+                    break groupLoop
+                }
+                if !headed { content += heading; headed = true }
+                cardContent += body
+                if let tint = entry.layout.backgroundTint, OverlayStyle.isLight(tint) {
+                    for index in cardContent.indices { cardContent[index].onLight = true }
+                }
+                let card = OverlayRect(x: cardX, y: cardTop, width: cardWidth, height: cardHeight)
+                cards.append(OverlayShape(id: "card.\(id)", kind: .card, rect: card, radius: g.cardRadius, keyline: nil, fill: entry.layout.backgroundTint))
+                content += cardContent
+                hits.append(OverlayHit(rect: card, target: .expand(id: id), name: "\(appName): \(IslandScene.lockScreenText(entry))"))
+                for placed in body {
+                    if case .button(let action, let label, _) = placed.primitive {
+                        hits.append(OverlayHit(rect: placed.rect, target: .button(id: id, action: action), name: label))
+                    }
+                }
+                let target = OverlayRect(x: dismiss.midX - g.dismissTarget / 2, y: dismiss.midY - g.dismissTarget / 2, width: g.dismissTarget,
+                                         height: g.dismissTarget).intersection(card)
+                hits.append(OverlayHit(rect: target, target: .dismiss(id: id), name: "Dismiss \(appName): \(IslandScene.lockScreenText(entry))"))
+                y = cardTop + cardHeight + g.cardGap
+                shown += 1
+                remaining -= 1
             }
-            hits.append(OverlayHit(rect: dismiss, target: .dismiss(id: id), name: "Dismiss \(header)"))
-            y += cardHeight + 8
-            shown += 1
+            y += g.cardGap / 2
         }
-        let panel = OverlayRect(x: x, y: top, width: width, height: max(40, y - top + pad - (entries.isEmpty ? 0 : 8)))
-        frame.shapes.append(OverlayShape(id: "panel", kind: .panel, rect: panel, radius: 28))
+        let panel = OverlayRect(x: x, y: top, width: width, height: max(40 * g.factor, y - top + pad - (entries.isEmpty ? 0 : g.cardGap * 1.5)))
+        frame.shapes.append(OverlayShape(id: "panel", kind: .panel, rect: panel, radius: g.panelRadius))
         frame.shapes += cards
         frame.content += content
         frame.hits.append(OverlayHit(rect: panel, target: .list, name: "Live Activities"))

@@ -20,6 +20,7 @@ public final class PangoMetrics: TextMetrics {
         self.style = style
         let fontMap = pango_cairo_font_map_get_default()
         context = pango_font_map_create_context(fontMap)
+        OverlayPainter.unhintMetrics(context)
     }
 
     deinit { g_object_unref(UnsafeMutableRawPointer(context)) }
@@ -114,12 +115,14 @@ public final class OverlayPainter {
         roundedPath(shape.rect, radius: shape.radius, cr: cr)
         setColor(fill.with(alpha: fill.alpha * opacity), cr)
         cairo_fill_preserve(cr)
-        if let keyline = shape.keyline {
-            // A 2 px line inside the edge, in the tint as given.
-            setColor(OverlayColor(keyline).with(alpha: Double(keyline.alpha) / 255 * opacity), cr)
+        if shape.kind == .island || shape.kind == .bubble {
+            // The island and the bubble alike: a 1 px line inside the edge, the style's quiet
+            // keyline (mostly white, a little of the tint).
+            let keyline = style.keyline(tint: shape.keyline)
+            setColor(keyline.with(alpha: keyline.alpha * opacity), cr)
             cairo_save(cr)
             cairo_clip_preserve(cr)
-            cairo_set_line_width(cr, 4)
+            cairo_set_line_width(cr, 2)
             cairo_stroke(cr)
             cairo_restore(cr)
         }
@@ -157,11 +160,13 @@ public final class OverlayPainter {
         defer { cairo_restore(cr) }
         cairo_new_path(cr)
         if alpha < 1 { cairo_push_group(cr) }
+        let foreground = placed.onLight ? style.foregroundOnLight : style.foreground
+        let secondary = placed.onLight ? style.secondaryOnLight : style.secondary
         switch placed.primitive {
         case .text(let text, let font, let ink, let alignment):
-            drawText(text, font: font, color: ink == .primary ? style.foreground : style.secondary, alignment: alignment, rect: rect, cr: cr)
+            drawText(text, font: font, color: ink == .primary ? foreground : secondary, alignment: alignment, rect: rect, cr: cr)
         case .symbol(let name):
-            drawSymbol(name, rect: rect, color: style.foreground, scale: scale, cr: cr)
+            drawSymbol(name, rect: rect, color: foreground, scale: scale, cr: cr)
         case .bar(let progress, let tint):
             drawBar(progress, tint: tint, rect: rect, cr: cr)
         case .ring(let fraction, let tint):
@@ -170,27 +175,26 @@ public final class OverlayPainter {
             roundedPath(rect, radius: rect.height / 2, cr: cr)
             setColor(hovered == placed.rect ? style.buttonHover : style.button, cr)
             cairo_fill(cr)
-            let symbolWidth = symbol == nil ? 0.0 : 16 + (label.isEmpty ? 0 : 6)
-            let labelWidth = label.isEmpty ? 0 : min(metrics.width(of: label, font: .body), rect.width - 28 - symbolWidth)
-            var x = rect.midX - (symbolWidth + labelWidth) / 2
             if let symbol {
-                drawSymbol(symbol, rect: .init(x: x, y: rect.midY - 8, width: 16, height: 16), color: style.foreground, scale: scale, cr: cr)
-                x += symbolWidth
-            }
-            if !label.isEmpty {
-                drawText(label, font: .body, color: style.foreground, alignment: .leading, rect: .init(x: x, y: rect.y, width: max(1, labelWidth), height: rect.height), cr: cr)
+                // An icon button: the symbol alone, its label is its accessible name.
+                let side = (rect.height * 0.52).rounded()
+                drawSymbol(symbol, rect: .init(x: rect.midX - side / 2, y: rect.midY - side / 2, width: side, height: side), color: style.foreground,
+                           scale: scale, cr: cr)
+            } else if !label.isEmpty {
+                drawText(label, font: .body, color: style.foreground, alignment: .center,
+                         rect: .init(x: rect.x + rect.height / 3, y: rect.y, width: max(1, rect.width - rect.height * 2 / 3), height: rect.height), cr: cr)
             }
         case .dismiss:
             cairo_arc(cr, rect.midX, rect.midY, rect.width / 2, 0, 2 * Double.pi)
             setColor(hovered == placed.rect ? style.buttonHover : style.button, cr)
             cairo_fill(cr)
-            let d = rect.width * 0.18
+            let d = rect.width * 0.17
             cairo_move_to(cr, rect.midX - d, rect.midY - d)
             cairo_line_to(cr, rect.midX + d, rect.midY + d)
             cairo_move_to(cr, rect.midX + d, rect.midY - d)
             cairo_line_to(cr, rect.midX - d, rect.midY + d)
-            setColor(style.foreground, cr)
-            cairo_set_line_width(cr, 1.8)
+            setColor(style.foreground, cr)  // on the button's own dark fill, light or dark card alike
+            cairo_set_line_width(cr, max(1.5, rect.width * 0.075))
             cairo_set_line_cap(cr, CAIRO_LINE_CAP_ROUND)
             cairo_stroke(cr)
         }
@@ -207,7 +211,7 @@ public final class OverlayPainter {
         // Producer text, as plain text: no markup is ever parsed; bounded and isolated.
         pango_layout_set_text(layout, shaped(text), -1)
         pango_layout_set_single_paragraph_mode(layout, 1)
-        if font == .digits {
+        if font == .digits || font == .largeDigits {
             // Tabular figures: a ticking timer does not shift its neighbours.
             let attributes = pango_attr_list_new()
             pango_attr_list_insert(attributes, pango_attr_font_features_new("tnum"))
@@ -224,10 +228,26 @@ public final class OverlayPainter {
         ViewPlacement.isolated(ViewPlacement.boundedClusters(text))
     }
 
+    /// Text is measured and drawn with unhinted metrics: a glyph's advance then does not depend
+    /// on the output's scale, so the widths the layout measured are the widths a scale-2 output
+    /// draws. (Hinted, a line at scale 2 grows about a pixel every other letter and is
+    /// ellipsized though it fits.)
+    static func unhintMetrics(_ context: OpaquePointer) {
+        let options = cairo_font_options_create()
+        cairo_font_options_set_hint_metrics(options, CAIRO_HINT_METRICS_OFF)
+        pango_cairo_context_set_font_options(context, options)
+        cairo_font_options_destroy(options)
+    }
+
     private func drawText(_ text: String, font: OverlayFont, color: OverlayColor, alignment: OverlayAlignment, rect: OverlayRect, cr: OpaquePointer) {
         guard !text.isEmpty, rect.width >= 1 else { return }
         let layout = pango_cairo_create_layout(cr)!
         defer { g_object_unref(UnsafeMutableRawPointer(layout)) }
+        if let context = pango_layout_get_context(layout) {
+            Self.unhintMetrics(context)
+            pango_cairo_update_context(cr, context)
+            pango_layout_context_changed(layout)
+        }
         Self.configure(layout, text: text, font: font, style: style)
         pango_layout_set_width(layout, island_pango_units(min(rect.width, 10_000)))
         pango_layout_set_ellipsize(layout, PANGO_ELLIPSIZE_END)
@@ -313,9 +333,11 @@ public final class OverlayPainter {
     }
 
     private func drawRing(_ fraction: Double, tint: LayoutColor?, rect: OverlayRect, cr: OpaquePointer) {
-        let radius = min(rect.width, rect.height) / 2 - 2.5
+        // The stroke grows with the ring: a ring in the bubble or at Size=large stays as bold.
+        let side = min(rect.width, rect.height), line = max(2.5, side * 0.16)
+        let radius = side / 2 - line / 2 - 0.5
         guard radius > 1 else { return }
-        cairo_set_line_width(cr, 3.5)
+        cairo_set_line_width(cr, line)
         cairo_arc(cr, rect.midX, rect.midY, radius, 0, 2 * Double.pi)
         setColor(style.track, cr)
         cairo_stroke(cr)

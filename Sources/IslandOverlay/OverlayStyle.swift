@@ -1,4 +1,5 @@
 public import IslandCore
+import Foundation
 
 /// A colour for cairo, 0…1 per channel.
 public struct OverlayColor: Sendable, Hashable {
@@ -35,8 +36,13 @@ public struct OverlayStyle: Sendable, Hashable {
     public var track = OverlayColor(red: 0.28, green: 0.28, blue: 0.29)
     public var panel = OverlayColor(red: 0.07, green: 0.07, blue: 0.08, alpha: 0.96)
     public var card = OverlayColor(red: 0.11, green: 0.11, blue: 0.12)
-    /// A Pango font family list.
-    public var fontFamily = "Cantarell, Inter, DejaVu Sans, sans-serif"
+    /// Text and symbols on a light card (a layout's light `backgroundTint`).
+    public var foregroundOnLight = OverlayColor(red: 0, green: 0, blue: 0)
+    public var secondaryOnLight = OverlayColor(red: 0.3, green: 0.3, blue: 0.32)
+    /// A Pango font family list: Inter, the package's UI font (fonts-inter), first.
+    public var fontFamily = "Inter, Cantarell, DejaVu Sans, sans-serif"
+    /// The type sizes follow the island's (`Size=`).
+    public var geometry = IslandGeometry.medium
 
     public init() {}
 
@@ -45,6 +51,7 @@ public struct OverlayStyle: Sendable, Hashable {
         ("island_background", \.background), ("island_foreground", \.foreground), ("island_secondary", \.secondary),
         ("island_accent", \.accent), ("island_button", \.button), ("island_button_hover", \.buttonHover),
         ("island_track", \.track), ("island_panel", \.panel), ("island_card", \.card),
+        ("island_foreground_on_light", \.foregroundOnLight), ("island_secondary_on_light", \.secondaryOnLight),
     ] }
 
     /// The built-in style sheet: the same colours as `init()`, so CSS can see and override them.
@@ -58,16 +65,52 @@ public struct OverlayStyle: Sendable, Hashable {
         @define-color island_track #47474a;
         @define-color island_panel rgba(18, 18, 20, 0.96);
         @define-color island_card #1c1c1f;
+        @define-color island_foreground_on_light #000000;
+        @define-color island_secondary_on_light #4d4d52;
         .island-overlay { background-color: transparent; }
 
         """
 
+    /// A Pango font description: absolute sizes in logical pixels (never points, which
+    /// would follow the display's DPI setting instead of `Size=`).
     func fontDescription(_ font: OverlayFont) -> String {
-        switch font {
-        case .body: "\(fontFamily) 10.5"
-        case .title: "\(fontFamily) Bold 11"
-        case .caption: "\(fontFamily) 9"
-        case .digits: "\(fontFamily) Medium 10.5"
+        let weight =
+            switch font {
+            case .title, .largeDigits: "Semi-Bold "
+            case .digits: "Medium "
+            case .body, .caption: ""
+            }
+        let size = (geometry.fontSize(font) * 100).rounded() / 100
+        return "\(fontFamily) \(weight)\(size)px"
+    }
+
+    /// The keyline round the island and the bubble: a thin line, mostly white with a little
+    /// of the layout's tint, at low alpha. On dark content it separates the island from what
+    /// is behind it; on light content, where the black shape stands out by itself, it is a
+    /// faint grey edge rather than a coloured ring.
+    public func keyline(tint: LayoutColor?) -> OverlayColor {
+        let white = 0.7, alpha = 0.24
+        guard let tint else { return OverlayColor(red: 1, green: 1, blue: 1, alpha: alpha) }
+        let color = OverlayColor(tint)
+        func mix(_ channel: Double) -> Double { white + (1 - white) * channel }
+        return OverlayColor(red: mix(color.red), green: mix(color.green), blue: mix(color.blue), alpha: alpha * color.alpha)
+    }
+
+    /// Whether a card of this colour needs dark ink: white text on it would fall short of
+    /// 4.5:1. A translucent tint is judged over black, as the panel under it nearly is.
+    public static func isLight(_ color: LayoutColor) -> Bool {
+        let tint = OverlayColor(color)
+        let over = OverlayColor(red: tint.red * tint.alpha, green: tint.green * tint.alpha, blue: tint.blue * tint.alpha)
+        return contrast(OverlayColor(red: 1, green: 1, blue: 1), over) < 4.5
+    }
+
+    /// WCAG 2 contrast ratio of two opaque colours (1…21): text needs at least 4.5.
+    public static func contrast(_ a: OverlayColor, _ b: OverlayColor) -> Double {
+        func luminance(_ c: OverlayColor) -> Double {
+            func linear(_ v: Double) -> Double { v <= 0.03928 ? v / 12.92 : pow((v + 0.055) / 1.055, 2.4) }
+            return 0.2126 * linear(c.red) + 0.7152 * linear(c.green) + 0.0722 * linear(c.blue)
         }
+        let (la, lb) = (luminance(a), luminance(b))
+        return (max(la, lb) + 0.05) / (min(la, lb) + 0.05)
     }
 }

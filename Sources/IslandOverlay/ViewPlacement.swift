@@ -4,7 +4,8 @@ import IslandCore
 /// expanded bottom, the list's cards). Pure: text is measured through `TextMetrics`.
 struct ViewPlacement {
     let metrics: any TextMetrics
-    var gap = 6.0
+    var geometry = IslandGeometry.medium
+    var gap: Double { geometry.inlineGap }
 
     /// A view flattened to what one line holds, in reading order.
     enum Atom: Equatable {
@@ -19,7 +20,8 @@ struct ViewPlacement {
         case endLink
     }
 
-    static func atoms(_ view: RenderedView, font: OverlayFont, rings: Bool) -> [Atom] {
+    /// `timerFont`: the digits a timer is drawn in (large ones in the expanded island's top row).
+    static func atoms(_ view: RenderedView, font: OverlayFont, rings: Bool, timerFont: OverlayFont = .digits) -> [Atom] {
         switch view {
         case .text(let text):
             let line = sanitizedLine(text)
@@ -27,25 +29,26 @@ struct ViewPlacement {
         case .symbol(let name):
             return name.isEmpty ? [] : [.symbol(sanitizedLine(name))]
         case .timer(let timer):
-            return timer.text.isEmpty ? [] : [.text(timer.text, .digits)]
+            return timer.text.isEmpty ? [] : [.text(timer.text, timerFont)]
         case .progress(let progress):
             return [rings ? .ring(progress.fraction) : .bar(progress)]
         case .hstack(let children, _):
-            return children.flatMap { atoms($0, font: font, rings: rings) }
+            return children.flatMap { atoms($0, font: font, rings: rings, timerFont: timerFont) }
         case .vstack(let children, _):
-            let lines = children.map { atoms($0, font: font, rings: rings) }.filter { !$0.isEmpty }
+            // Where only one line fits (the compact capsule); the expanded island keeps lines.
+            let lines = children.map { atoms($0, font: font, rings: rings, timerFont: timerFont) }.filter { !$0.isEmpty }
             return Array(lines.joined(separator: [.text("·", .caption)]))
         case .spacer:
             return [.spacer]
         case .link(let url, let child):
-            return [.link(url)] + atoms(child, font: font, rings: rings) + [.endLink]
+            return [.link(url)] + atoms(child, font: font, rings: rings, timerFont: timerFont) + [.endLink]
         case .button(let action, let label, let symbol):
             return [.button(action: action, label: sanitizedLine(label), symbol: symbol.map(sanitizedLine))]
         }
     }
 
     /// The most grapheme clusters one line of producer text keeps: more than the widest form
-    /// (371 px) shows of the narrowest letters, far less than a shaper could be made to chew.
+    /// (360 px at medium size) shows of the narrowest letters, far less than a shaper could be made to chew.
     static let maximumClusters = 200
 
     /// Producer text on one line: controls (newlines included) become spaces, and a huge string
@@ -84,32 +87,50 @@ struct ViewPlacement {
         switch atom {
         case .text(let text, let font): metrics.width(of: text, font: font)
         case .symbol: height
-        case .bar: 40
+        case .bar: 40 * geometry.factor
         case .ring: height
         case .button(_, let label, let symbol): buttonWidth(label: label, symbol: symbol)
         case .spacer, .link, .endLink: 0
         }
     }
 
+    /// A button with a symbol is an icon button of one fixed width: its label is only its
+    /// accessible name, so a row of media buttons never shifts when a label changes. A button
+    /// without one is a pill as wide as its label.
     func buttonWidth(label: String, symbol: String?) -> Double {
+        if symbol != nil { return geometry.iconButton }
         let labelWidth = label.isEmpty ? 0 : metrics.width(of: label, font: .body)
-        let symbolWidth: Double = symbol == nil ? 0 : 16 + (label.isEmpty ? 0 : 6)
-        return min(220, labelWidth + symbolWidth + 28)
+        return min(220 * geometry.factor, labelWidth + 2 * geometry.buttonPadding)
+    }
+
+    /// A region's lines in the expanded island: a `vstack`'s children each on a line of its own
+    /// (a title over its subtitles), anything else one line. Lines with nothing to show are
+    /// left out.
+    static func lines(_ view: RenderedView) -> [RenderedView] {
+        switch view {
+        case .vstack(let children, _):
+            return children.filter { !atoms($0, font: .body, rings: false).allSatisfy { $0 == .spacer || $0.isLinkMark } }
+        case .link(let url, let child):
+            guard case .vstack = child else { return [view] }
+            return lines(child).map { .link(url: url, child: $0) }
+        default:
+            return [view]
+        }
     }
 
     /// The natural width of a view on one line.
-    func inlineWidth(_ view: RenderedView, font: OverlayFont = .body, height: Double, rings: Bool = false) -> Double {
-        let atoms = Self.atoms(view, font: font, rings: rings).filter { $0 != .spacer && !$0.isLinkMark }
+    func inlineWidth(_ view: RenderedView, font: OverlayFont = .body, height: Double, rings: Bool = false, timerFont: OverlayFont = .digits) -> Double {
+        let atoms = Self.atoms(view, font: font, rings: rings, timerFont: timerFont).filter { $0 != .spacer && !$0.isLinkMark }
         guard !atoms.isEmpty else { return 0 }
         return atoms.reduce(0) { $0 + naturalWidth($1, height: height) } + gap * Double(atoms.count - 1)
     }
 
     /// Places a view on one line in `rect`. Texts shrink (and are ellipsized when drawn) when
     /// the line is too long, the last first; bars and spacers take what is left.
-    func inline(_ view: RenderedView, in rect: OverlayRect, font: OverlayFont = .body, alignment: OverlayAlignment = .leading,
-                symbolSize: Double? = nil, rings: Bool = false, tint: LayoutColor? = nil, slot: String,
-                links: inout [(OverlayRect, String?)]) -> [OverlayPlaced] {
-        let all = Self.atoms(view, font: font, rings: rings)
+    func inline(_ view: RenderedView, in rect: OverlayRect, font: OverlayFont = .body, ink: OverlayInk = .primary,
+                alignment: OverlayAlignment = .leading, symbolSize: Double? = nil, rings: Bool = false, timerFont: OverlayFont = .digits,
+                tint: LayoutColor? = nil, slot: String, links: inout [(OverlayRect, String?)]) -> [OverlayPlaced] {
+        let all = Self.atoms(view, font: font, rings: rings, timerFont: timerFont)
         let atoms = all.filter { !$0.isLinkMark }
         guard !atoms.isEmpty, rect.width > 0 else { return [] }
         let symbol = min(symbolSize ?? rect.height, rect.height)
@@ -120,7 +141,9 @@ struct ViewPlacement {
         let visible = atoms.filter { $0 != .spacer }.count
         let gaps = gap * Double(max(0, visible - 1))
         var overflow = widths.reduce(0, +) + gaps - rect.width
-        if overflow > 0 {
+        // Less than half a pixel over is arithmetic, not a line too long: cutting it would
+        // ellipsize a text that fits.
+        if overflow > 0.5 {
             for index in atoms.indices.reversed() where overflow > 0 {
                 guard case .text = atoms[index] else { continue }
                 let cut = min(overflow, max(0, widths[index] - 14))
@@ -175,15 +198,16 @@ struct ViewPlacement {
             switch atom {
             case .text(let text, let atomFont):
                 placed.append(.init(rect: .init(x: x, y: rect.y, width: width, height: rect.height),
-                                    primitive: .text(text, font: atomFont, ink: text == "·" ? .secondary : .primary, alignment: .leading), slot: slotName))
+                                    primitive: .text(text, font: atomFont, ink: text == "·" ? .secondary : ink, alignment: .leading), slot: slotName))
             case .symbol(let name):
                 placed.append(.init(rect: .init(x: x, y: rect.midY - symbol / 2, width: width, height: symbol), primitive: .symbol(name), slot: slotName))
             case .bar(let progress):
-                placed.append(.init(rect: .init(x: x, y: rect.midY - 3, width: width, height: 6), primitive: .bar(progress, tint: tint), slot: slotName))
+                let thickness = geometry.barThickness
+                placed.append(.init(rect: .init(x: x, y: rect.midY - thickness / 2, width: width, height: thickness), primitive: .bar(progress, tint: tint), slot: slotName))
             case .ring(let fraction):
                 placed.append(.init(rect: .init(x: x, y: rect.midY - symbol / 2, width: symbol, height: symbol), primitive: .ring(fraction, tint: tint), slot: slotName))
             case .button(let action, let label, let buttonSymbol):
-                let height = min(rect.height, 30)
+                let height = min(rect.height, geometry.iconButton)
                 placed.append(.init(rect: .init(x: x, y: rect.midY - height / 2, width: width, height: height),
                                     primitive: .button(action: action, label: label, symbol: buttonSymbol), slot: slotName))
             case .spacer, .link, .endLink:
@@ -204,10 +228,10 @@ struct ViewPlacement {
             var top = y
             var any = false
             for (index, child) in children.enumerated() {
-                let row = block(child, x: x, y: top + (any ? spacing.map(Self.clampSpacing) ?? 4 : 0), width: width, tint: tint,
-                                slot: "\(slot).\(index)", links: &links)
+                let space = any ? spacing.map(Self.clampSpacing).map { $0 * geometry.factor } ?? geometry.rowGap : 0
+                let row = block(child, x: x, y: top + space, width: width, tint: tint, slot: "\(slot).\(index)", links: &links)
                 guard row.height > 0 else { continue }
-                top += row.height + (any ? spacing.map(Self.clampSpacing) ?? 4 : 0)
+                top += row.height + space
                 any = true
                 placed += row.placed
             }
@@ -223,9 +247,9 @@ struct ViewPlacement {
             guard !atoms.isEmpty, atoms.contains(where: { $0 != .spacer && !$0.isLinkMark }) else { return ([], 0) }
             let hasButtons = atoms.contains { if case .button = $0 { true } else { false } }
             let onlyBar = atoms.allSatisfy { if case .bar = $0 { true } else { $0 == .spacer } }
-            let height = hasButtons ? 34.0 : onlyBar ? 14 : 22
-            let placed = inline(view, in: OverlayRect(x: x, y: y, width: width, height: height), symbolSize: hasButtons ? 20 : 18,
-                                tint: tint, slot: slot, links: &links)
+            let height = hasButtons ? geometry.buttonRowHeight : onlyBar ? geometry.barRowHeight : geometry.rowHeight
+            let placed = inline(view, in: OverlayRect(x: x, y: y, width: width, height: height),
+                                symbolSize: geometry.rowSymbol, tint: tint, slot: slot, links: &links)
             return (placed, height)
         }
     }

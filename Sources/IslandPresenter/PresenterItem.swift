@@ -27,13 +27,15 @@ public struct PresenterItem: Sendable, Hashable {
     /// That producer's own `Name=` and `Icon=`, said quieter: what the activity came through.
     public var producerName: String?
     public var producerIcon: String?
+    /// When the activity started (the daemon's clock): the overlay's list shows newest first.
+    public var createdAt: Double?
 
     public init(
         id: String, app: String, type: String, attributes: JSONObject = [:], state: JSONObject = [:],
         staleDate: Double? = nil, relevanceScore: Double = 0, activityState: String = "active",
         endReason: String? = nil, layout: Layout? = nil, defaultLayout: Bool = false,
         appName: String? = nil, appIcon: String? = nil, sourceApp: String? = nil, producerName: String? = nil,
-        producerIcon: String? = nil
+        producerIcon: String? = nil, createdAt: Double? = nil
     ) {
         self.id = id
         self.app = app
@@ -51,6 +53,7 @@ public struct PresenterItem: Sendable, Hashable {
         self.sourceApp = sourceApp
         self.producerName = producerName
         self.producerIcon = producerIcon
+        self.createdAt = createdAt
     }
 
     /// Decodes an `Item`; nil when it has no id. A layout that does not validate (which the
@@ -71,7 +74,8 @@ public struct PresenterItem: Sendable, Hashable {
             layout: layout, defaultLayout: object[Item.defaultLayout]?.boolValue ?? (layout == nil),
             appName: object[Item.appName]?.stringValue, appIcon: object[Item.appIcon]?.stringValue,
             sourceApp: object[Item.sourceApp]?.stringValue, producerName: object[Item.producerName]?.stringValue,
-            producerIcon: object[Item.producerIcon]?.stringValue)
+            producerIcon: object[Item.producerIcon]?.stringValue,
+            createdAt: object[Item.createdAt]?.doubleValue)
     }
 
     public var isStale: Bool { activityState == "stale" }

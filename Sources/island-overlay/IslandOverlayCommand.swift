@@ -46,11 +46,15 @@ struct IslandOverlayCommand: ParsableCommand {
               Motion=auto      auto: follow GTK's gtk-enable-animations (on Wayland
                                GTK reads it from GSettings org.gnome.desktop.interface
                                enable-animations); on; off
+              Size=medium      small, medium or large, or a factor from 0.75 to 2:
+                               every form, its type and the window; the
+                               monitor's scale comes on top
 
             overlay.css: GTK CSS over the built-in dark style. The colours are named: \
             island_background, island_foreground, island_secondary, island_accent (progress and \
             rings without a tint), island_button, island_button_hover, island_track, island_panel \
-            (the list) and island_card; for example:
+            (the list), island_card, and island_foreground_on_light and island_secondary_on_light \
+            (text on a card with a light backgroundTint); for example:
               @define-color island_background #000000;
 
             Placement: on Wayland compositors with wlr-layer-shell (sway, Hyprland, river, niri, \

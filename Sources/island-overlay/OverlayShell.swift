@@ -25,8 +25,11 @@ import IslandPresenter
         self.window = window
         self.socketPath = socketPath
         loadStyle(window.area, userCSS: cssPath)
-        painter = OverlayPainter(style: readStyle(window.area), icons: GtkIconSource())
-        let layout = OverlayLayout(canvasWidth: window.canvas.width, canvasHeight: window.canvas.height, top: 1, metrics: painter.metrics)
+        var style = readStyle(window.area)
+        style.geometry = config.geometry
+        painter = OverlayPainter(style: style, icons: GtkIconSource())
+        let layout = OverlayLayout(canvasWidth: window.canvas.width, canvasHeight: window.canvas.height, top: config.geometry.top,
+                                   geometry: config.geometry, metrics: painter.metrics)
         let settings = OverlayController.Settings(environment: environment, cutsWindowToShapes: window.needsWindowShape)
         frameLog = settings.frameLog
         controller = OverlayController(

@@ -42,7 +42,9 @@ import IslandOverlay
         if let monitor { gdk_monitor_get_geometry(monitor, &geometry) }
         scale = Int(monitor.map { gdk_monitor_get_scale_factor($0) } ?? 1)
         let monitorName = monitor.flatMap { gdk_monitor_get_model($0) }.map { String(cString: $0) } ?? "(compositor's choice)"
-        canvas = (440, max(200, min(720, Double(geometry.height > 0 ? geometry.height : 720) - config.marginTop)))
+        // The canvas follows Size=: the widest form and the list, in logical pixels.
+        let island = config.geometry
+        canvas = (island.canvasWidth, max(200, min(island.canvasMaximumHeight, Double(geometry.height > 0 ? geometry.height : 720) - config.marginTop)))
 
         let window = gtk_window_new(x11 ? GTK_WINDOW_POPUP : GTK_WINDOW_TOPLEVEL)!
         widget = window
@@ -90,7 +92,7 @@ import IslandOverlay
         let backend = wayland ? "wayland (layer-shell, layer \(config.layer.rawValue))"
             : "x11 (override-redirect\(needsWindowShape ? ", no compositor: shaped window" : ""))"
         description = "backend \(backend), output \(monitorName) \(geometry.width)x\(geometry.height)+\(geometry.x)+\(geometry.y), "
-            + "scale \(scale), margin-top \(Int(config.marginTop))"
+            + "scale \(scale), size ×\(config.geometry.factor), margin-top \(Int(config.marginTop))"
     }
 
     /// Output= by number or model name, else the primary monitor (X11) or the first.

@@ -249,7 +249,7 @@ import Testing
         let tall = OverlayLayout(canvasWidth: 440, canvasHeight: 720, top: 1, metrics: FixedMetrics())
         let frame = tall.frame(Scenes.scene(["mode": "expanded", "attached": "t", "expanded": "t"], items: [Scenes.item("t", layout: Self.tall)]))
         let island = try #require(frame.shape("island")).rect
-        #expect(island.height <= OverlayLayout.expandedMaximumHeight)
+        #expect(island.height <= IslandGeometry.medium.expandedMaximumHeight)
         #expect(frame.bounds.maxY <= 1 + 160)
         // Nothing is placed, nor clickable, outside the island.
         for placed in frame.content { #expect(placed.rect.y >= island.y && placed.rect.maxY <= island.maxY, "\(placed.slot) at \(placed.rect)") }
@@ -268,7 +268,7 @@ import Testing
         _ = try Layout(json: Self.tallCard)
         let frame = layout.frame(Scenes.scene(["mode": "none"], items: [Scenes.item("t", layout: Self.tallCard), Scenes.simpleItem("s")]), listOpen: true)
         let card = try #require(frame.shape("card.t")).rect
-        #expect(card.height <= OverlayLayout.cardMaximumHeight)
+        #expect(card.height <= IslandGeometry.medium.cardMaximumHeight)
         for placed in frame.content where placed.slot.hasPrefix("list.t.") { #expect(placed.rect.maxY <= card.maxY) }
         #expect(!frame.hits.contains { $0.target == .button(id: "t", action: "last") })
         // The next card follows right under it.
@@ -329,13 +329,15 @@ import Testing
         #expect(shaped == "\u{2068}שלום 123\u{2069}")
         let long = OverlayPainter.shaped(String(repeating: "é", count: 10_000))
         #expect(long.count <= ViewPlacement.maximumClusters + 3)
-        // A right-to-left name on a card with our own suffix: the name is isolated, so the
-        // suffix stays after it.
+        // A right-to-left name heading a group is a text of its own, and so is our word for a
+        // stale card: nothing of ours is composed with producer text (the painter isolates each).
         guard case .object(var item) = Scenes.simpleItem("r") else { return }
         item["appName"] = "שלום"
         item["state"] = "stale"
         let frame = layout.frame(Scenes.scene(["mode": "none"], items: [.object(item)]), listOpen: true)
-        let header = frame.content.first { $0.slot == "list.r.header" }?.primitive
-        #expect(header == .text("\u{2068}שלום\u{2069} · stale", font: .caption, ink: .secondary, alignment: .leading))
+        let heading = frame.content.first { $0.slot.hasSuffix(".heading") }?.primitive
+        #expect(heading == .text("שלום", font: .caption, ink: .secondary, alignment: .leading))
+        let status = frame.content.first { $0.slot == "list.r.status" }?.primitive
+        #expect(status == .text("Not updated lately", font: .caption, ink: .secondary, alignment: .leading))
     }
 }

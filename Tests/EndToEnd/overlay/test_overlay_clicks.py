@@ -106,11 +106,11 @@ def test_an_alert_just_before_a_click_on_another_apps_pill_gets_no_tap(world, li
     image, box = world.screen.settled(lambda image, box: box is not None and box[3] > rested[3] + 80, name="list")
     scenes.actionable(world.overlay, "dismiss %s" % b, since=mark_list)
     panel = image.box_not(desktop.BACKGROUND, region=(0, rested[3] + 2, image.width, image.height // 2))
-    # Cards follow the island's order: A (more relevant) first, B second; each × is a light mark
-    # at the panel's right end.
+    # The list is grouped by app, newest first: B (started after A) first, A second; each × is
+    # a light mark at the panel's right end.
     crosses = light_bands(image, (panel[2] - 60, panel[1], panel[2] - 4, panel[3]))
     assert len(crosses) == 2, "expected two dismiss buttons, found %s" % crosses
-    world.sway.click(*centre(crosses[1]))
+    world.sway.click(*centre(crosses[0]))
     world.sway.park()
     kinds = []
     while True:
