@@ -386,10 +386,13 @@ public struct OverlayLayout {
         var groups: [[IslandScene.Entry]] = []
         var index: [String: Int] = [:]
         for entry in ranked {
-            if let at = index[entry.item.app] {
+            // The app the card is headed by: a bridge's activities for mpv and for Firefox are
+            // two groups (each with its own "via"), not one under whichever came first.
+            let key = entry.item.app + "\u{0}" + (entry.item.sourceApp ?? "")
+            if let at = index[key] {
                 groups[at].append(entry)
             } else {
-                index[entry.item.app] = groups.count
+                index[key] = groups.count
                 groups.append([entry])
             }
         }
@@ -421,7 +424,9 @@ public struct OverlayLayout {
         var remaining = entries.count
         groupLoop: for (groupIndex, group) in groups.enumerated() {
             let first = group[0]
-            let appName = ViewPlacement.sanitizedLine(first.item.displayName)
+            var appName = ViewPlacement.sanitizedLine(first.item.displayName)
+            // What a bridge's card came through, said after the app it speaks for.
+            if let via = first.item.viaText { appName = ViewPlacement.isolated(appName) + " · " + ViewPlacement.sanitizedLine(via) }
             var heading: [OverlayPlaced] = []
             var headingX = cardX + cardPad * 0.5
             let headingY = y + (g.headingHeight - g.headingIcon) / 2 - 2 * g.factor

@@ -219,6 +219,21 @@ enum Scenes {
         #expect(!headings.contains { $0.rect.y > cards[1].rect.y && $0.rect.y < cards[2].rect.y })
     }
 
+    @Test func aBridgesCardsAreGroupedByTheAppItSpeaksForAndSayWhatTheyCameThrough() throws {
+        func bridged(_ id: String, source: String?, name: String) -> JSON {
+            guard case .object(var item) = Scenes.simpleItem(id, app: "org.island.bridge") else { return .null }
+            item["appName"] = .string(name)
+            item["producerName"] = "Island Bridge"
+            if let source { item["sourceApp"] = .string(source) }
+            return .object(item)
+        }
+        let items = [bridged("m", source: "mpv", name: "mpv Media Player"), bridged("f", source: "firefox", name: "Firefox"),
+                     bridged("u", source: nil, name: "Island Bridge")]
+        let frame = layout.frame(Scenes.scene(["mode": "none"], items: items), listOpen: true)
+        let headings = frame.content.filter { $0.slot.hasSuffix(".heading") }.compactMap { if case .text(let t, _, _, _) = $0.primitive { t } else { nil } }
+        #expect(headings == ["\u{2068}mpv Media Player\u{2069} · via Island Bridge", "\u{2068}Firefox\u{2069} · via Island Bridge", "Island Bridge"])
+    }
+
     @Test func aCardsDismissIsABigEnoughTargetOnThatCardAlone() throws {
         let items = (0..<2).map { Scenes.simpleItem("i\($0)") }
         let frame = layout.frame(Scenes.scene(["mode": "none"], items: items), listOpen: true)
