@@ -3,6 +3,7 @@ statuses, --json output, `island run`/`progress`/`timer`, and `island preview`'s
 
 import json
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -406,12 +407,17 @@ def test_preview_svg_is_well_formed_and_renders(tmp_path, mode):
               "--mode", mode, "--svg", str(svg)))
     root = ET.parse(svg).getroot()
     assert root.tag == "{http://www.w3.org/2000/svg}svg"
-    shapes = [element for kind in ("rect", "circle", "path")
-              for element in root.findall(".//{http://www.w3.org/2000/svg}" + kind)]
-    assert any(s.get("stroke") == "#6f4e37" for s in shapes)  # the keyline tint
-    texts = [t.text for t in root.iter("{http://www.w3.org/2000/svg}text")]
+    assert root.find("{http://www.w3.org/2000/svg}title").text == "Island: " + {"lockscreen": "none"}.get(mode, mode)
+    # The keyline tint, #6f4e37, as cairo writes a stroke's colour (percentages); not on the
+    # lock screen, whose card has none.
+    strokes = [tuple(float(p) * 255 / 100 for p in colour)
+               for colour in re.findall(r"stroke:rgb\(([\d.]+)%,([\d.]+)%,([\d.]+)%\)", svg.read_text())]
+    if mode != "lockscreen":
+        assert any(max(abs(a - b) for a, b in zip(c, (0x6f, 0x4e, 0x37))) < 0.5 for c in strokes), strokes
+    assert root.find(".//{http://www.w3.org/2000/svg}text") is None  # glyph outlines, not text
+    lines = (root.find("{http://www.w3.org/2000/svg}desc").text or "").split("\n")
     if mode == "lockscreen":
-        assert "Blue <order> & co" in texts
+        assert "Blue <order> & co" in lines
     if shutil.which("rsvg-convert"):
         png = tmp_path / ("%s.png" % mode)
         subprocess.run(["rsvg-convert", str(svg), "-o", str(png)], check=True, timeout=30)
