@@ -424,6 +424,22 @@ def test_preview_svg_is_well_formed_and_renders(tmp_path, mode):
         assert png.stat().st_size > 0
 
 
+def test_preview_svg_without_the_overlay_package_names_it(tmp_path):
+    """`island` draws no SVG itself: without island-svg (the island-overlay package) --svg says
+    which package to install and exits with status 69, and writes nothing."""
+    if os.path.exists("/usr/libexec/island/island-svg"):
+        pytest.skip("island-overlay is installed on this machine")
+    alone = tmp_path / "bin"
+    alone.mkdir()
+    shutil.copy(ISLAND, alone / "island")
+    layout = write(tmp_path, "layout.json", VALID_LAYOUT)
+    result = subprocess.run([str(alone / "island"), "preview", layout, "--svg", str(tmp_path / "x.svg")],
+                            capture_output=True, text=True, timeout=30)
+    assert result.returncode == 69, result.stderr
+    assert "island-overlay" in result.stderr and "install" in result.stderr
+    assert not (tmp_path / "x.svg").exists()
+
+
 def test_timer_pauses_and_resumes_from_a_terminal(cli_daemon):
     import pty
     master, slave = pty.openpty()
