@@ -4,7 +4,7 @@ import FoundationXML
 import Foundation
 import OrderedJSON
 import IslandCore
-import IslandOverlay
+@testable import IslandOverlay
 import SinkRules
 import Testing
 @testable import IslandPresenter
@@ -159,6 +159,21 @@ final class SVGDocument: NSObject, XMLParserDelegate {
         #expect(OverlaySnapshot.escape("bell\u{7}") == "bell\u{FFFD}")
         // Controls XML allows become references: the document is safe on a terminal too.
         #expect(OverlaySnapshot.escape("csi\u{9B}del\u{7F}\ttab\rcr") == "csi&#x9B;del&#x7F;&#x9;tab&#xD;cr")
+    }
+
+    /// What a producer can make the description hold is bounded: lines, their length, the
+    /// whole; and a document with no `<svg>` to title is refused, not written untitled.
+    @Test func theDescriptionIsBounded() throws {
+        let lines = (0..<1000).map { "line \($0) " + String(repeating: "x", count: 1000) }
+        let empty = "<?xml version=\"1.0\"?>\n<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"1\" height=\"1\"></svg>"
+        let document = try #require(OverlaySnapshot.titled(empty, title: "Island: <x>", description: lines))
+        let parsed = SVGDocument.parse(document)
+        #expect(parsed.ok && parsed.title == "Island: <x>")
+        #expect(!parsed.lines.isEmpty && parsed.lines.count <= OverlaySnapshot.maximumDescriptionLines)
+        #expect(parsed.lines.allSatisfy { $0.unicodeScalars.count <= OverlaySnapshot.maximumLineScalars + 1 })
+        #expect((parsed.desc?.unicodeScalars.count ?? .max) <= OverlaySnapshot.maximumDescriptionScalars + OverlaySnapshot.maximumDescriptionLines)
+        #expect(OverlaySnapshot.titled("<svg", title: "x", description: []) == nil)
+        #expect(OverlaySnapshot.titled("<html></html>", title: "x", description: []) == nil)
     }
 
     /// The frame's shapes the document has no path for: each shape is a filled path whose box
