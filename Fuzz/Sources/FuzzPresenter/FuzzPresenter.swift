@@ -87,7 +87,7 @@ private func check(_ line: String, _ format: BarFormat) {
 nonisolated(unsafe) private let painter = OverlayPainter(icons: nil)
 
 private func checkSVG(_ document: String?) {
-    guard let document else { return fail("SVG: cairo drew nothing", "") }
+    guard let document else { fail("SVG: cairo drew nothing", "") }
     if let problem = SinkRules.violation(svg: document) { fail("SVG: \(problem)", document) }
 }
 
