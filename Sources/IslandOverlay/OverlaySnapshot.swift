@@ -69,9 +69,9 @@ public enum OverlaySnapshot {
         return lines
     }
 
-    /// The points of the path the painter fills for `shape` (each move, line end and curve
-    /// control point, in order, as cairo holds them): what the SVG's path for the shape says,
-    /// for tests that compare the two without knowing how corners are drawn.
+    /// The points of the outline the painter draws for `shape` (its move, each line end and
+    /// curve control point, in order, as cairo holds them): what the SVG's path for the shape
+    /// says, for tests that compare the two without knowing how corners are drawn.
     public static func outline(of shape: OverlayShape, painter: OverlayPainter) -> [(x: Double, y: Double)] {
         let surface = cairo_image_surface_create(CAIRO_FORMAT_A8, 1, 1)
         defer { cairo_surface_destroy(surface) }
@@ -84,6 +84,8 @@ public enum OverlaySnapshot {
         var index = 0
         while index < Int(path.pointee.num_data) {
             let header = path.pointee.data[index].header
+            // The first subpath only: cairo starts another at the start point after a close.
+            if header.type == CAIRO_PATH_MOVE_TO, !points.isEmpty { break }
             for offset in stride(from: 1, to: Int(header.length), by: 1) {
                 let point = path.pointee.data[index + offset].point
                 points.append((point.x, point.y))

@@ -13,6 +13,8 @@ import Testing
 /// holds), its paths with their bounding boxes and styles, and how many glyphs and images cairo
 /// drew.
 final class SVGDocument: NSObject, XMLParserDelegate {
+    /// One outline of a path (from an `M` to the next): a path may hold several, as the
+    /// island, the bubble and the neck between them make one body.
     struct Path {
         var style: String
         var points: [(x: Double, y: Double)]
@@ -55,9 +57,12 @@ final class SVGDocument: NSObject, XMLParserDelegate {
         // Cairo writes fills in the document's coordinates; a path with a transform (a stroke)
         // is in other ones, and is left out.
         if name == "path", attributes["transform"] == nil, let d = attributes["d"], !(attributes["style"] ?? "").contains("stroke:rgb") {
-            let numbers = d.split(whereSeparator: { $0 == " " || $0 == "," }).compactMap { Double($0) }
-            let points = stride(from: 0, to: numbers.count - 1, by: 2).map { (x: numbers[$0], y: numbers[$0 + 1]) }
-            paths.append(Path(style: attributes["style"] ?? "", points: points))
+            // Each subpath on its own; the lone point cairo moves to after closing one is none.
+            for subpath in d.split(separator: "M") {
+                let numbers = subpath.split(whereSeparator: { $0 == " " || $0 == "," }).compactMap { Double($0) }
+                let points = stride(from: 0, to: numbers.count - 1, by: 2).map { (x: numbers[$0], y: numbers[$0 + 1]) }
+                if points.count > 1 { paths.append(Path(style: attributes["style"] ?? "", points: points)) }
+            }
         }
     }
 
