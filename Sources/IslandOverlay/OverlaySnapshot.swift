@@ -12,13 +12,10 @@ public import IslandPresenter
 /// Cairo writes shapes and glyph outlines, never text: producer text reaches the document only
 /// as the `<title>` and `<desc>` added here, neutralised, bounded and XML-escaped.
 public enum OverlaySnapshot {
-    /// The canvas the island is centred in (the gallery's width); the list may grow to the
-    /// height, and the cards that do not fit are counted, not drawn.
-    public static let canvasWidth = 440.0
+    /// The room the list may grow to under the island: the cards that do not fit are counted,
+    /// not drawn.
     public static let canvasHeight = 2400.0
     static let top = 8.0
-    /// The document is cut to this width around the canvas's centre, as the gallery's images.
-    static let cropWidth = 400.0
     /// At most this many bytes of SVG: cairo's output for the bounded frame is far below it.
     static let maximumBytes = 32 << 20
     /// The description's bounds: lines and scalars in all.
@@ -26,20 +23,27 @@ public enum OverlaySnapshot {
     static let maximumDescriptionScalars = 8192
     static let maximumLineScalars = 512
 
-    /// The frame a snapshot draws.
-    public static func frame(_ scene: IslandScene, metrics: any TextMetrics) -> OverlayFrame {
-        OverlayLayout(canvasWidth: canvasWidth, canvasHeight: canvasHeight, top: top, metrics: metrics).frame(scene, listOpen: true)
+    /// The layout a snapshot uses: the overlay's, on its own canvas width, at the default size.
+    public static func layout(metrics: any TextMetrics) -> OverlayLayout {
+        OverlayLayout(canvasHeight: canvasHeight, top: top, metrics: metrics)
     }
 
-    /// Where the document shows the frame: a fixed width, the height the frame takes.
-    public static func crop(of frame: OverlayFrame) -> OverlayRect {
-        OverlayRect(x: (canvasWidth - cropWidth) / 2, y: 0, width: cropWidth, height: max(top, (frame.bounds.maxY + top).rounded(.up)))
+    /// The frame a snapshot draws.
+    public static func frame(_ scene: IslandScene, metrics: any TextMetrics) -> OverlayFrame {
+        layout(metrics: metrics).frame(scene, listOpen: true)
+    }
+
+    /// Where the document shows the frame: the canvas's width, as the gallery's images, and the
+    /// height the frame takes.
+    public static func crop(of frame: OverlayFrame, canvasWidth: Double) -> OverlayRect {
+        OverlayRect(x: 0, y: 0, width: canvasWidth, height: max(top, (frame.bounds.maxY + top).rounded(.up)))
     }
 
     /// The scene as a standalone SVG document; nil when cairo could not write it.
     public static func svg(_ scene: IslandScene, painter: OverlayPainter = OverlayPainter()) -> String? {
-        let frame = frame(scene, metrics: painter.metrics)
-        guard let drawing = painter.svg(frame, crop: crop(of: frame)) else { return nil }
+        let layout = layout(metrics: painter.metrics)
+        let frame = layout.frame(scene, listOpen: true)
+        guard let drawing = painter.svg(frame, crop: crop(of: frame, canvasWidth: layout.canvasWidth)) else { return nil }
         return titled(drawing, title: "Island: \(scene.mode.rawValue)", description: description(of: frame))
     }
 

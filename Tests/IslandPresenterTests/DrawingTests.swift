@@ -185,8 +185,8 @@ final class SVGDocument: NSObject, XMLParserDelegate {
     /// is the shape's rectangle and whose points are the painter's outline of the shape (so its
     /// corner radius too). Empty when the SVG draws the frame's geometry.
     static func missingShapes(_ frame: OverlayFrame, in document: SVGDocument, crop: OverlayRect? = nil) -> [String] {
-        let crop = crop ?? OverlaySnapshot.crop(of: frame)
         let painter = OverlayPainter(icons: nil)
+        let crop = crop ?? OverlaySnapshot.crop(of: frame, canvasWidth: OverlaySnapshot.layout(metrics: painter.metrics).canvasWidth)
         func near(_ a: Double, _ b: Double) -> Bool { abs(a - b) < 0.01 }
         return frame.shapes.filter { $0.rect.width > 0.5 && $0.rect.height > 0.5 }.compactMap { shape in
             let rect = shape.rect
