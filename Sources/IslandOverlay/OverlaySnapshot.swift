@@ -48,7 +48,8 @@ public enum OverlaySnapshot {
     }
 
     /// The text the frame draws, as lines: the pieces of one region (a symbol and its label,
-    /// a row of a card) on one line, each button on its own; what a screen reader reads for
+    /// a row of a card) on one line, each button and each progress (as a percentage) on its
+    /// own; what a screen reader reads for
     /// the picture, as the old SVG's text elements said it.
     static func description(of frame: OverlayFrame) -> [String] {
         var lines: [String] = []
@@ -60,7 +61,10 @@ public enum OverlaySnapshot {
             case .text(let text, _, _, _): piece = text
             case .symbol(let name): piece = IconName.isValid(name) ? RenderedView.symbol(name).displayText : name
             case .button(_, let label, _): (piece, alone) = (label, true)
-            case .bar, .ring, .dismiss: continue
+            // Progress says how far it is, on a line of its own, as a screen reader would.
+            case .bar(let progress, _): (piece, alone) = (Self.percent(progress.fraction), true)
+            case .ring(let fraction, _): (piece, alone) = (Self.percent(fraction), true)
+            case .dismiss: continue
             }
             guard !piece.isEmpty else { continue }
             if !alone, placed.slot == slot, let last = lines.popLast() {
@@ -72,6 +76,8 @@ public enum OverlaySnapshot {
         }
         return lines
     }
+
+    static func percent(_ fraction: Double) -> String { "\(Int((RenderedProgress.unit(fraction) * 100).rounded()))%" }
 
     /// The points of the outline the painter draws for `shape` (its move, each line end and
     /// curve control point, in order, as cairo holds them): what the SVG's path for the shape

@@ -111,7 +111,7 @@ final class SVGDocument: NSObject, XMLParserDelegate {
         #expect(document.elements.first == "svg")
         #expect(document.title == "Island: compact")
         #expect(document.lines.contains("☕") && document.lines.contains("brewing"))
-        #expect(document.lines.contains("Coffee for Ada: brewing"))
+        #expect(document.lines.contains("Coffee for Ada: brewing") && document.lines.contains("25%"))  // the card's bar, 1 of 4
         // The text is drawn, as glyph outlines; none of it is a text element.
         #expect(document.glyphs > 10)
         #expect(!document.elements.contains("text"))
