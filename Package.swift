@@ -271,12 +271,15 @@ let island: [Target] = [
         name: "island-presenter",
         dependencies: ["IslandPresenter", "IslandPaths", .product(name: "ArgumentParser", package: "swift-argument-parser")]
     ),
+    // The presenters' tests, the SVG sink among them: its documents come from the overlay's
+    // painter, so they link IslandOverlay (the presenter library itself does not).
     .testTarget(
         name: "IslandPresenterTests",
         dependencies: [
-            "IslandPresenter", "IslandCore", "OrderedJSON", "SinkRules", "FreeDesktop",
+            "IslandPresenter", "IslandOverlay", "IslandCore", "OrderedJSON", "SinkRules", "FreeDesktop",
             .product(name: "OrderedCollections", package: "swift-collections"),
-        ]
+        ],
+        swiftSettings: pangoCairoFlags
     ),
     // What no sink may let producer text do: one statement for the tests and fuzz-presenter.
     .target(
@@ -293,6 +296,18 @@ let island: [Target] = [
         name: "IslandOverlay",
         dependencies: [
             "IslandPresenter", "IslandCore", "OrderedJSON", "IslandProtocol", "CPangoCairo", "FreeDesktop",
+            .product(name: "OrderedCollections", package: "swift-collections"),
+        ],
+        swiftSettings: pangoCairoFlags
+    ),
+    // SVG for `island-presenter snapshot --svg` and `island preview --svg`, which start it: the
+    // overlay's layout and painter on a cairo SVG surface, in the island-overlay package, so
+    // the core binaries link no cairo or Pango.
+    .executableTarget(
+        name: "island-svg",
+        dependencies: [
+            "IslandOverlay", "IslandPresenter", "OrderedJSON", "FreeDesktop",
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "OrderedCollections", package: "swift-collections"),
         ],
         swiftSettings: pangoCairoFlags
@@ -391,6 +406,7 @@ let package = Package(
         .library(name: "IslandKit", targets: ["IslandKit"]),
         .executable(name: "island", targets: ["island"]),
         .executable(name: "island-overlay", targets: ["island-overlay"]),
+        .executable(name: "island-svg", targets: ["island-svg"]),
         .library(name: "SDBus", targets: ["SDBus"]),
         .executable(name: "island-bridge", targets: ["island-bridge"]),
     ],
@@ -438,11 +454,11 @@ if Context.environment["ISLAND_FUZZ"] == "1" {
         .executableTarget(
             name: "FuzzPresenter",
             dependencies: [
-                "FuzzSupport", "IslandPresenter", "IslandCore", "OrderedJSON", "SinkRules",
+                "FuzzSupport", "IslandPresenter", "IslandOverlay", "IslandCore", "OrderedJSON", "SinkRules",
                 .product(name: "OrderedCollections", package: "swift-collections"),
             ],
             path: "Fuzz/Sources/FuzzPresenter",
-            swiftSettings: fuzzFlags
+            swiftSettings: fuzzFlags + pangoCairoFlags
         ),
     ]
     package.products += [

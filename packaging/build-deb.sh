@@ -4,7 +4,9 @@
 # statically, so only system libraries are needed), the systemd units, sysusers.d and
 # tmpfiles.d entries, the CLI's desktop entry, man pages, documentation and examples; and
 # island-overlay_<version>_<arch>.deb, the graphical island (GTK 3, gtk-layer-shell), its user
-# unit, XDG autostart entry and man page, so a headless machine installs only the first; and
+# unit, XDG autostart entry and man page, and island-svg (the island drawn as SVG by the
+# overlay's painter, for island-presenter snapshot --svg and island preview --svg: cairo and
+# Pango stay out of the core package), so a headless machine installs only the first; and
 # island-bridge_<version>_<arch>.deb, the session bus's players, progress notifications and
 # jobs as activities: its binary, user unit, manifest, layouts and man page.
 #
@@ -50,7 +52,7 @@ done
 pkg="$repo/packaging"
 debian="$pkg/debian"
 products=(islandd island island-presenter)
-overlay_products=(island-overlay)
+overlay_products=(island-overlay island-svg)
 bridge_products=(island-bridge)
 
 # The version: packaging/debian/changelog's top entry, whose upstream part must be the
@@ -90,6 +92,12 @@ done
 if ldd "$root/usr/bin/islandd" | grep -q libswift; then
   die "islandd still links the Swift runtime dynamically: $(ldd "$root/usr/bin/islandd" | grep libswift)"
 fi
+# Drawing is the overlay package's: the core binaries start island-svg for SVG, never link cairo.
+for product in "${products[@]}"; do
+  if ldd "$root/usr/bin/$product" | grep -Eq 'lib(cairo|pango|gtk|gdk|X11)'; then
+    die "$product links a graphical library: $(ldd "$root/usr/bin/$product" | grep -E 'lib(cairo|pango|gtk|gdk|X11)' | tr -d '\t')"
+  fi
+done
 
 # systemd units, sysusers.d, tmpfiles.d: whatever packaging/ has, all of it required.
 require() { [ -f "$1" ] || die "missing $1 (packaging/ must provide it before a package is built)"; }
@@ -165,7 +173,7 @@ install -D -m 0644 "$debian/lintian-overrides" "$root/usr/share/lintian/override
 
 # Depends from the binaries' shared libraries. dpkg-shlibdeps wants a debian/control; a
 # minimal one in a scratch directory does.
-# Usage: write_control ROOT PACKAGE CONTROL_IN BINARY...
+# Usage: write_control ROOT PACKAGE CONTROL_IN BINARY... (paths under ROOT, as usr/bin/islandd)
 write_control() {
   local root="$1" package="$2" template="$3" depends installed_size
   shift 3
@@ -173,7 +181,7 @@ write_control() {
   install -d "$shlib/debian"
   printf 'Source: island\n\nPackage: %s\nArchitecture: any\n' "$package" > "$shlib/debian/control"
   depends="$(cd "$shlib" && dpkg-shlibdeps -O --warnings=0 \
-    "${@/#/-e$root/usr/bin/}" 2>/dev/null | sed -n 's/^shlibs:Depends=//p')"
+    "${@/#/-e$root/}" 2>/dev/null | sed -n 's/^shlibs:Depends=//p')"
   [ -n "$depends" ] || die "dpkg-shlibdeps found no dependencies of $package"
   installed_size="$(du -sk --apparent-size --exclude=DEBIAN "$root" | cut -f1)"
   sed -e "s/@VERSION@/$version/" -e "s/@ARCH@/$arch/" -e "s/@INSTALLED_SIZE@/$installed_size/" \
@@ -206,7 +214,7 @@ for script in postinst prerm postrm; do
 done
 write_md5sums "$root"
 
-write_control "$root" island "$debian/control.in" "${products[@]}"
+write_control "$root" island "$debian/control.in" "${products[@]/#/usr/bin/}"
 
 # 4. The package.
 build_package "$root" island
@@ -215,13 +223,18 @@ build_package "$root" island
 #    machines that only run the daemon.
 oroot="$stage/overlay"
 say "staging island-overlay in $oroot"
-install -d "$oroot/usr/bin"
-for product in "${overlay_products[@]}"; do
-  install -m 0755 "$bin/$product" "$oroot/usr/bin/$product"
-  strip --strip-unneeded --remove-section=.comment --remove-section=.note "$oroot/usr/bin/$product"
+# island-svg is no command of its own: the core binaries start it from where it is installed.
+overlay_paths=(usr/bin/island-overlay usr/libexec/island/island-svg)
+for path in "${overlay_paths[@]}"; do
+  install -D -m 0755 "$bin/$(basename "$path")" "$oroot/$path"
+  strip --strip-unneeded --remove-section=.comment --remove-section=.note "$oroot/$path"
+  if ldd "$oroot/$path" | grep -q libswift; then
+    die "$path still links the Swift runtime dynamically"
+  fi
 done
-if ldd "$oroot/usr/bin/island-overlay" | grep -q libswift; then
-  die "island-overlay still links the Swift runtime dynamically"
+# SVG needs cairo and Pango, not a display: GTK stays the overlay's.
+if ldd "$oroot/usr/libexec/island/island-svg" | grep -Eq 'lib(gtk|gdk)-'; then
+  die "island-svg links GTK"
 fi
 require "$pkg/systemd/user/island-overlay.service"
 require "$pkg/autostart/island-overlay.desktop"
@@ -242,7 +255,7 @@ install -d -m 0755 "$oroot/DEBIAN"
 printf '/etc/xdg/autostart/island-overlay.desktop\n' > "$oroot/DEBIAN/conffiles"
 chmod 0644 "$oroot/DEBIAN/conffiles"
 write_md5sums "$oroot"
-write_control "$oroot" island-overlay "$debian/island-overlay.control.in" "${overlay_products[@]}"
+write_control "$oroot" island-overlay "$debian/island-overlay.control.in" "${overlay_paths[@]}"
 build_package "$oroot" island-overlay
 
 # 6. island-bridge: the session bus's players, notifications and jobs as activities, in a
@@ -277,5 +290,5 @@ gzip -9n "$bdoc/changelog.Debian"
 install -D -m 0644 "$debian/island-bridge.lintian-overrides" "$broot/usr/share/lintian/overrides/island-bridge"
 install -d -m 0755 "$broot/DEBIAN"
 write_md5sums "$broot"
-write_control "$broot" island-bridge "$debian/island-bridge.control.in" "${bridge_products[@]}"
+write_control "$broot" island-bridge "$debian/island-bridge.control.in" "${bridge_products[@]/#/usr/bin/}"
 build_package "$broot" island-bridge

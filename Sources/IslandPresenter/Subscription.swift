@@ -113,11 +113,25 @@ public actor Interactor {
 
 /// Connects, subscribes and returns the model of the first snapshot.
 public func fetchSnapshot(socketPath: String) async throws -> PresenterModel {
+    var model = PresenterModel()
+    for update in try await fetchSnapshotUpdates(socketPath: socketPath) { model.apply(update) }
+    return model
+}
+
+/// The updates that make the daemon's current state: its snapshot, and any delta that came
+/// with it (what `island-svg` draws from).
+public func fetchSnapshotUpdates(socketPath: String) async throws -> [JSONObject] {
     let client = try await VarlinkClient.connect(unixPath: socketPath)
     var model = PresenterModel()
+    var updates: [JSONObject] = []
     do {
         for try await parameters in client.stream("org.island.Presenter.Subscribe") {
-            if let update = parameters[PresenterNames.Subscribe.update]?.objectValue { model.apply(update) }
+            if let update = parameters[PresenterNames.Subscribe.update]?.objectValue {
+                // A later snapshot replaces all before it.
+                if update["kind"]?.stringValue == "snapshot" { updates.removeAll() }
+                model.apply(update)
+                updates.append(update)
+            }
             if model.hasSnapshot { break }
         }
     } catch {
@@ -126,5 +140,5 @@ public func fetchSnapshot(socketPath: String) async throws -> PresenterModel {
     }
     await client.close()
     guard model.hasSnapshot else { throw VarlinkClientError.connectionClosed }
-    return model
+    return updates
 }

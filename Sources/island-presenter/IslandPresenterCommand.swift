@@ -2,6 +2,7 @@ public import ArgumentParser
 import Foundation
 import IslandPaths
 import IslandPresenter
+import OrderedJSON
 import Synchronization
 
 #if canImport(Glibc)
@@ -27,7 +28,8 @@ struct IslandPresenterCommand: AsyncParsableCommand {
               i3blocks  i3blocks (format=json, interval=persist; acts on its clicks)
               eww       eww deflisten
               polybar   polybar custom/script (tail = true)
-              snapshot  draw the island once (--svg FILE) and exit
+              snapshot  draw the island once (--svg FILE) and exit; the drawing
+                        is island-overlay's (needs the island-overlay package)
               click     act on the island for a bar's on-click or a key binding:
                         toggle, expand, collapse, tap, dismiss or list
 
@@ -261,25 +263,36 @@ struct Polybar: AsyncParsableCommand {
 
 struct Snapshot: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Draw the current island and lock-screen list once, as SVG, and exit.")
+        abstract: "Draw the current island and lock-screen list once, as SVG, and exit.",
+        discussion: """
+            The drawing is island-overlay's: its geometry and painter, through island-svg from the \
+            island-overlay package (the core package has no cairo or Pango). Without that package \
+            the command says so and exits with status 69.
+            """)
     @OptionGroup var options: CommonOptions
 
     @Option(help: ArgumentHelp("Write the SVG here ('-' for standard output).", valueName: "file"))
     var svg: String
 
     func run() async throws {
-        let model = try await Self.firstSnapshot(socketPath: options.socketPath)
-        let document = SVGRenderer().render(IslandScene(model: model, now: now()))
-        if svg == "-" {
-            writeAll(document)
-        } else {
-            try document.write(toFile: svg, atomically: true, encoding: .utf8)
+        guard SVGDrawing.helperPath() != nil else { throw Self.unavailable() }
+        let updates = try await Self.firstSnapshot(socketPath: options.socketPath)
+        do {
+            try SVGDrawing.draw(updates: updates, now: now(), to: svg)
+        } catch {
+            writeAll("island-presenter: \(error)\n", to: 2)
+            throw ExitCode(64)
         }
     }
 
-    static func firstSnapshot(socketPath: String) async throws -> PresenterModel {
+    static func unavailable() -> ExitCode {
+        writeAll("island-presenter: \(SVGDrawing.Failure.helperMissing)\n", to: 2)
+        return ExitCode(69)
+    }
+
+    static func firstSnapshot(socketPath: String) async throws -> [JSONObject] {
         do {
-            return try await fetchSnapshot(socketPath: socketPath)
+            return try await fetchSnapshotUpdates(socketPath: socketPath)
         } catch {
             throw ValidationError("no snapshot from \(socketPath): \(error)")
         }

@@ -3,95 +3,221 @@ import FoundationXML
 #endif
 import Foundation
 import OrderedJSON
+import IslandCore
+@testable import IslandOverlay
+import SinkRules
 import Testing
 @testable import IslandPresenter
 
-/// Collects the character data of an XML document, proving it parses.
-final class TextCollector: NSObject, XMLParserDelegate {
-    var texts: [String] = []
+/// An SVG of the snapshot as a test reads it: its title and description (the only text it
+/// holds), its paths with their bounding boxes and styles, and how many glyphs and images cairo
+/// drew.
+final class SVGDocument: NSObject, XMLParserDelegate {
+    /// One outline of a path (from an `M` to the next): a path may hold several, as the
+    /// island, the bubble and the neck between them make one body.
+    struct Path {
+        var style: String
+        var points: [(x: Double, y: Double)]
+        /// The bounding box of every point, control points included (they lie inside a
+        /// rounded rectangle's box).
+        var box: OverlayRect? {
+            guard let first = points.first else { return nil }
+            var (minX, minY, maxX, maxY) = (first.x, first.y, first.x, first.y)
+            for point in points {
+                (minX, minY, maxX, maxY) = (min(minX, point.x), min(minY, point.y), max(maxX, point.x), max(maxY, point.y))
+            }
+            return OverlayRect(x: minX, y: minY, width: maxX - minX, height: maxY - minY)
+        }
+    }
+
+    var ok = false
     var elements: [String] = []
-    private var current = ""
+    var title: String?
+    var desc: String?
+    var paths: [Path] = []
+    /// Every `style` of the document: glyphs take their colour from their group's.
+    var styles: [String] = []
+    /// The fill of each glyph drawn: the style of the nearest group around it that has one.
+    var glyphFills: [String] = []
+    private var open: [String?] = []
+    private var current: String?
+    private var text = ""
+
+    var glyphs: Int { elements.filter { $0 == "use" }.count }
+    var images: Int { elements.filter { $0 == "image" }.count }
+    /// The description's lines: the text of one region of the drawing each (a button's alone).
+    var lines: [String] { desc?.split(separator: "\n").map(String.init) ?? [] }
 
     func parser(_ parser: XMLParser, didStartElement name: String, namespaceURI: String?, qualifiedName: String?, attributes: [String: String] = [:]) {
         elements.append(name)
-        current = ""
+        if let style = attributes["style"] { styles.append(style) }
+        if name == "use", let fill = open.last(where: { $0?.contains("fill:") == true }) ?? nil { glyphFills.append(fill) }
+        open.append(attributes["style"])
+        if name == "title" || name == "desc" { current = name; text = "" }
+        // Cairo writes fills in the document's coordinates; a path with a transform (a stroke)
+        // is in other ones, and is left out.
+        if name == "path", attributes["transform"] == nil, let d = attributes["d"], !(attributes["style"] ?? "").contains("stroke:rgb") {
+            // Each subpath on its own; the lone point cairo moves to after closing one is none.
+            for subpath in d.split(separator: "M") {
+                let numbers = subpath.split(whereSeparator: { $0 == " " || $0 == "," }).compactMap { Double($0) }
+                let points = stride(from: 0, to: numbers.count - 1, by: 2).map { (x: numbers[$0], y: numbers[$0 + 1]) }
+                if points.count > 1 { paths.append(Path(style: attributes["style"] ?? "", points: points)) }
+            }
+        }
     }
 
-    func parser(_ parser: XMLParser, foundCharacters string: String) { current += string }
+    func parser(_ parser: XMLParser, foundCharacters string: String) { if current != nil { text += string } }
 
     func parser(_ parser: XMLParser, didEndElement name: String, namespaceURI: String?, qualifiedName: String?) {
-        if name == "text" { texts.append(current) }
-        current = ""
+        open.removeLast()
+        if name == "title" { title = text }
+        if name == "desc" { desc = text }
+        if name == current { current = nil }
     }
 
-    static func parse(_ document: String) -> (ok: Bool, texts: [String], elements: [String]) {
+    static func parse(_ document: String?) -> SVGDocument {
+        let result = SVGDocument()
+        guard let document else { return result }
         let parser = XMLParser(data: Data(document.utf8))
-        let collector = TextCollector()
-        parser.delegate = collector
-        let ok = parser.parse()
-        return (ok, collector.texts, collector.elements)
+        parser.delegate = result
+        result.ok = parser.parse()
+        return result
+    }
+
+    /// Cairo's colour in a style, `rgb(100%,58.431373%,0%)`, as 0-255 channels.
+    static func rgb(_ colour: LayoutColor) -> String {
+        func percent(_ channel: UInt8) -> String {
+            let value = Double(channel) / 255 * 100
+            return value == value.rounded() ? String(Int(value)) : String(format: "%f", value).replacingOccurrences(of: #"0+$"#, with: "", options: .regularExpression)
+        }
+        return "rgb(\(percent(colour.red))%,\(percent(colour.green))%,\(percent(colour.blue))%)"
     }
 }
 
+/// The SVG presenter: the overlay's frame painted by the overlay's painter on a cairo SVG
+/// surface (issue #27: one geometry, one painter).
 @Suite struct SVGTests {
     typealias F = Fixtures
 
-    func svg(_ model: PresenterModel, at now: Double = F.now) -> String {
-        SVGRenderer().render(IslandScene(model: model, now: now))
+    static func svg(_ model: PresenterModel, at now: Double = F.now) -> String? {
+        OverlaySnapshot.svg(IslandScene(model: model, now: now), painter: OverlayPainter(icons: nil))
     }
 
-    @Test func compactIsWellFormedWithItsTexts() {
-        let result = TextCollector.parse(svg(F.compactModel))
-        #expect(result.ok)
-        #expect(result.elements.first == "svg")
-        #expect(result.texts.contains("☕"))
-        #expect(result.texts.contains("brewing"))
-        #expect(result.texts.contains("Coffee for Ada: brewing"))
-        #expect(svg(F.compactModel).contains("class=\"island compact\""))
-        #expect(svg(F.compactModel).contains("stroke=\"#ff9500\""))  // keylineTint
-        #expect(svg(F.compactModel).contains("<g class=\"progress\">"))  // the lock screen's bar
+    func svg(_ model: PresenterModel, at now: Double = F.now) -> SVGDocument { SVGDocument.parse(Self.svg(model, at: now)) }
+
+    @Test func compactIsTitledAndDescribedAndDrawnInGlyphs() throws {
+        let document = svg(F.compactModel)
+        #expect(document.ok)
+        #expect(document.elements.first == "svg")
+        #expect(document.title == "Island: compact")
+        #expect(document.lines.contains("☕") && document.lines.contains("brewing"))
+        #expect(document.lines.contains("Coffee for Ada: brewing") && document.lines.contains("25%"))  // the card's bar, 1 of 4
+        // The text is drawn, as glyph outlines; none of it is a text element.
+        #expect(document.glyphs > 10)
+        #expect(!document.elements.contains("text"))
+        // The keyline in its tint.
+        #expect(document.styles.contains { $0.contains("stroke:" + SVGDocument.rgb(LayoutColor(red: 0xFF, green: 0x95, blue: 0))) })
+        #expect(SinkRules.violation(svg: try #require(Self.svg(F.compactModel))) == nil)
     }
 
-    @Test func minimalDrawsTheDetachedBubbleAndTimersAtNow() {
+    @Test func minimalDrawsTheDetachedBubbleAndTimersAtNow() throws {
         let document = svg(F.minimalModel, at: F.now + 5)
-        let result = TextCollector.parse(document)
-        #expect(result.ok)
-        #expect(document.contains("class=\"detached\""))
-        #expect(result.texts.contains("⏱ 2:00"))
-        #expect(result.texts.contains("☕ brewing"))
-        #expect(result.texts.contains("Tea 2:00"))
+        #expect(document.ok)
+        #expect(document.title == "Island: minimal")
+        // The timer, attached, at now, and on its card in the list; the coffee's minimal view
+        // in the bubble.
+        #expect(document.lines.filter { $0 == "2:00" }.count == 2 && document.lines.contains("Tea"))
+        #expect(document.lines.contains("brewing"))
+        let scene = IslandScene(model: F.minimalModel, now: F.now + 5)
+        let frame = OverlaySnapshot.frame(scene, metrics: OverlayPainter(icons: nil).metrics)
+        #expect(frame.shape("bubble") != nil)
+        #expect(Self.missingShapes(frame, in: document).isEmpty)
     }
 
-    @Test func expandedDrawsItsRegionsAndButtons() {
+    @Test func expandedDescribesItsRegionsAndButtons() {
         let document = svg(F.expandedModel)
-        let result = TextCollector.parse(document)
-        #expect(result.ok)
-        #expect(document.contains("class=\"island expanded\""))
-        #expect(result.texts.contains("Ada's order"))
-        #expect(result.texts.contains("Pause"))
-        #expect(result.texts.contains("Cancel"))
+        #expect(document.ok)
+        #expect(document.title == "Island: expanded")
+        #expect(document.lines.contains("Ada's order"))
+        #expect(document.lines.contains("Pause") && document.lines.contains("Cancel"))
     }
 
-    @Test func emptyIslandIsThePill() {
-        let result = TextCollector.parse(svg(F.emptyModel))
-        #expect(result.ok)
-        #expect(result.texts == [])
-        #expect(svg(F.emptyModel).contains("class=\"island none\""))
+    @Test func emptyIslandShowsTheListAlone() {
+        let document = svg(F.emptyModel)
+        #expect(document.ok)
+        #expect(document.title == "Island: none")
+        #expect(document.lines == ["No Live Activities"])
     }
 
-    @Test func textIsEscaped() {
+    @Test func textIsEscapedInTheDescription() throws {
         var model = PresenterModel()
         let nasty = "<script>&\"'\u{1}]]>"
         model.apply(F.snapshot(sequence: 1, island: F.island("compact", attached: "c1", lockScreen: ["c1"]),
                                items: [F.coffee(stage: "x", name: nasty)]))
-        let result = TextCollector.parse(svg(model))
-        #expect(result.ok)
+        let text = try #require(Self.svg(model))
+        let document = SVGDocument.parse(text)
+        #expect(document.ok)
+        #expect(SinkRules.violation(svg: text) == nil)
         // Control characters become spaces in a line of text; markup survives the round trip.
-        #expect(result.texts.contains("Coffee for <script>&\"' ]]>: x"))
-        #expect(SVGRenderer.escape("a<b>&\"'") == "a&lt;b&gt;&amp;&quot;&apos;")
-        #expect(SVGRenderer.escape("bell\u{7}") == "bell\u{FFFD}")
+        #expect(document.lines.contains("Coffee for <script>&\"' ]]>: x"))
+        #expect(OverlaySnapshot.escape("a<b>&\"'") == "a&lt;b&gt;&amp;&quot;&apos;")
+        #expect(OverlaySnapshot.escape("bell\u{7}") == "bell\u{FFFD}")
         // Controls XML allows become references: the document is safe on a terminal too.
-        #expect(SVGRenderer.escape("csi\u{9B}del\u{7F}\ttab\rcr") == "csi&#x9B;del&#x7F;&#x9;tab&#xD;cr")
+        #expect(OverlaySnapshot.escape("csi\u{9B}del\u{7F}\ttab\rcr") == "csi&#x9B;del&#x7F;&#x9;tab&#xD;cr")
+    }
+
+    /// What a producer can make the description hold is bounded: lines, their length, the
+    /// whole; and a document with no `<svg>` to title is refused, not written untitled.
+    @Test func theDescriptionIsBounded() throws {
+        let lines = (0..<1000).map { "line \($0) " + String(repeating: "x", count: 1000) }
+        let empty = "<?xml version=\"1.0\"?>\n<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"1\" height=\"1\"></svg>"
+        let document = try #require(OverlaySnapshot.titled(empty, title: "Island: <x>", description: lines))
+        let parsed = SVGDocument.parse(document)
+        #expect(parsed.ok && parsed.title == "Island: <x>")
+        #expect(!parsed.lines.isEmpty && parsed.lines.count <= OverlaySnapshot.maximumDescriptionLines)
+        #expect(parsed.lines.allSatisfy { $0.unicodeScalars.count <= OverlaySnapshot.maximumLineScalars + 1 })
+        #expect((parsed.desc?.unicodeScalars.count ?? .max) <= OverlaySnapshot.maximumDescriptionScalars + OverlaySnapshot.maximumDescriptionLines)
+        #expect(OverlaySnapshot.titled("<svg", title: "x", description: []) == nil)
+        #expect(OverlaySnapshot.titled("<html></html>", title: "x", description: []) == nil)
+    }
+
+    /// The frame's shapes the document has no path for: each shape is a filled path whose box
+    /// is the shape's rectangle and whose points are the painter's outline of the shape (so its
+    /// corner radius too). Empty when the SVG draws the frame's geometry.
+    static func missingShapes(_ frame: OverlayFrame, in document: SVGDocument, crop: OverlayRect? = nil) -> [String] {
+        let painter = OverlayPainter(icons: nil)
+        let crop = crop ?? OverlaySnapshot.crop(of: frame, canvasWidth: OverlaySnapshot.layout(metrics: painter.metrics).canvasWidth)
+        func near(_ a: Double, _ b: Double) -> Bool { abs(a - b) < 0.01 }
+        return frame.shapes.filter { $0.rect.width > 0.5 && $0.rect.height > 0.5 }.compactMap { shape in
+            let rect = shape.rect
+            let outline = OverlaySnapshot.outline(of: shape, painter: painter).map { (x: $0.x - crop.x, y: $0.y - crop.y) }
+            let found = !outline.isEmpty && document.paths.contains { path in
+                guard let box = path.box, path.points.count == outline.count else { return false }
+                return near(box.x, rect.x - crop.x) && near(box.y, rect.y - crop.y) && near(box.width, rect.width) && near(box.height, rect.height)
+                    && zip(path.points, outline).allSatisfy { near($0.x, $1.x) && near($0.y, $1.y) }
+            }
+            return found ? nil : "\(shape.id) \(rect) radius \(shape.radius)"
+        }
+    }
+
+    /// One geometry (issue #27): every form of every example app, and the list, has in its SVG
+    /// exactly the shapes — rectangles and corner radii — of the overlay's frame for the scene.
+    @Test func everyExampleFormHasTheOverlaysShapes() throws {
+        let painter = OverlayPainter(icons: nil)
+        let scenes = try OverlayGallery.scenes(layoutsDirectory: OverlayGallery.defaultLayoutsDirectory())
+        #expect(scenes.count >= 20)
+        for (name, scene, _) in scenes {
+            let frame = OverlaySnapshot.frame(scene, metrics: painter.metrics)
+            let text = try #require(OverlaySnapshot.svg(scene, painter: painter), "\(name)")
+            let document = SVGDocument.parse(text)
+            #expect(document.ok, "\(name)")
+            #expect(SinkRules.violation(svg: text) == nil, "\(name)")
+            #expect(frame.shapes.contains { $0.kind == .panel }, "\(name): the list is open")
+            #expect(frame.shapes.contains { $0.id == "island" }, "\(name)")
+            let missing = Self.missingShapes(frame, in: document)
+            #expect(missing.isEmpty, "\(name): \(missing)")
+            #expect(document.glyphs > 0, "\(name)")
+        }
     }
 }
 

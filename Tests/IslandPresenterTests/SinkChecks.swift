@@ -2,6 +2,7 @@ import Foundation
 import IslandCore
 import OrderedJSON
 import OrderedCollections
+import IslandOverlay
 import SinkRules
 @testable import IslandPresenter
 
@@ -29,18 +30,22 @@ enum SinkChecks {
     }
 
     /// Every sink's output for `item` in every island mode, one entry per broken rule: the
-    /// four bar formats, SVG, and the terminal presenter (drawn by its controller, with a tap
+    /// four bar formats, SVG (the overlay's painter on cairo's SVG surface), and the terminal presenter (drawn by its controller, with a tap
     /// that returns `tapURL`).
     static func violations(item: JSON, alert: JSON? = nil, now: Double, tapURL: String? = nil) async -> [String] {
         var found: [String] = []
+        let painter = OverlayPainter(icons: nil)
         for (name, island) in islands {
             let scene = IslandScene(model: model(item: item, island: island, alert: alert), now: now)
             for format in BarFormat.allCases {
                 let line = format.line(for: scene)
                 if let problem = SinkRules.violation(bar: line, format) { found.append("\(format) \(name): \(problem): \(line.debugDescription)") }
             }
-            let document = SVGRenderer().render(scene)
-            if let problem = SinkRules.violation(svg: document) { found.append("svg \(name): \(problem)") }
+            if let document = OverlaySnapshot.svg(scene, painter: painter) {
+                if let problem = SinkRules.violation(svg: document) { found.append("svg \(name): \(problem)") }
+            } else {
+                found.append("svg \(name): cairo drew nothing")
+            }
             for size in [(columns: 20, rows: 6), (columns: 100, rows: 40)] {
                 let output = await terminalOutput(updates: updates(item: item, island: island, alert: alert), now: now, size: size, tapURL: tapURL)
                 if let problem = SinkRules.violation(terminal: output) { found.append("tui \(name) \(size.columns)x\(size.rows): \(problem): \(output.debugDescription)") }

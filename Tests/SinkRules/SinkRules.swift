@@ -48,10 +48,12 @@ public enum SinkRules {
         return nil
     }
 
-    /// Well-formed, finite, and safe to write to a terminal (`snapshot --svg -`).
+    /// Well-formed, finite, and safe to write to a terminal (`snapshot --svg -`); text only in
+    /// the one `<title>` and `<desc>` (the drawing's glyphs are outlines), and no element or
+    /// attribute a producer could have named: only what cairo writes.
     public static func violation(svg document: String) -> String? {
         if document.unicodeScalars.contains(where: { isControl($0) && $0 != "\n" }) { return "a control character" }
-        return NumericAttributes.problem(in: document)
+        return SVGStructure.problem(in: document)
     }
 
     /// Terminal output holding no control character but the presenter's own CSI sequences:
@@ -72,26 +74,68 @@ public enum SinkRules {
     }
 }
 
-/// The attributes of an SVG that hold numbers; none may be `nan` or `inf`.
-final class NumericAttributes: NSObject, XMLParserDelegate {
-    static let names: Set<String> = ["x", "y", "width", "height", "cx", "cy", "r", "rx", "d", "viewBox", "font-size",
-                                     "fill-opacity", "stroke-width", "stroke-opacity"]
+/// What an SVG of the snapshot may hold: cairo's elements and attributes, numbers that are all
+/// finite, and character data only in one `<title>` and one `<desc>`, children of the root.
+final class SVGStructure: NSObject, XMLParserDelegate {
+    /// What cairo's SVG surface writes (1.16 and later), and the title and description.
+    static let elements: Set<String> = ["svg", "title", "desc", "defs", "g", "symbol", "path", "use", "clipPath", "rect", "image",
+                                        "mask", "pattern", "linearGradient", "radialGradient", "stop", "filter", "feColorMatrix",
+                                        "feComposite", "feFlood", "feImage", "feOffset"]
+    static let attributes: Set<String> = ["xmlns", "xmlns:xlink", "width", "height", "viewBox", "version", "id", "x", "y", "d", "style",
+                                          "transform", "clip-path", "clip-rule", "fill", "fill-rule", "fill-opacity", "stroke",
+                                          "stroke-width", "stroke-linecap", "stroke-linejoin", "stroke-miterlimit", "stroke-opacity",
+                                          "stroke-dasharray", "stroke-dashoffset", "opacity", "overflow", "xlink:href", "href",
+                                          "mask", "filter", "patternUnits", "patternTransform", "gradientUnits", "gradientTransform",
+                                          "x1", "y1", "x2", "y2", "cx", "cy", "r", "fx", "fy", "fr", "spreadMethod", "offset",
+                                          "stop-color", "stop-opacity", "preserveAspectRatio", "color-interpolation-filters", "in",
+                                          "in2", "result", "type", "values", "operator", "mode", "flood-color", "flood-opacity",
+                                          "dx", "dy", "filterUnits", "maskUnits", "maskContentUnits", "clipPathUnits", "xml:space",
+                                          "rx", "ry"]
+    /// The attributes that hold numbers; none may be `nan` or `inf`.
+    static let numeric: Set<String> = ["x", "y", "width", "height", "cx", "cy", "r", "rx", "ry", "d", "viewBox", "transform", "style",
+                                       "fill-opacity", "stroke-width", "stroke-opacity", "opacity", "offset"]
     var bad: [String] = []
+    var path: [String] = []
+    var textParents: [String] = []
 
     func parser(_ parser: XMLParser, didStartElement name: String, namespaceURI: String?, qualifiedName: String?,
                 attributes: [String: String] = [:]) {
-        for (key, value) in attributes where Self.names.contains(key) {
-            let lower = value.lowercased()
-            if lower.contains("nan") || lower.contains("inf") { bad.append("\(name) \(key)=\"\(value)\"") }
+        if !Self.elements.contains(name) { bad.append("an element <\(name.prefix(40))>") }
+        if name == "title" || name == "desc" {
+            if path != ["svg"] { bad.append("<\(name)> outside the root") }
+            if textParents.contains(name) { bad.append("a second <\(name)>") }
+            textParents.append(name)
         }
+        for (key, value) in attributes {
+            if !Self.attributes.contains(key) { bad.append("an attribute \(key.prefix(40)) on <\(name)>") }
+            let lower = value.lowercased()
+            if Self.numeric.contains(key), lower.contains("nan") || lower.contains("inf") { bad.append("\(name) \(key)=\"\(value)\"") }
+        }
+        path.append(name)
     }
 
-    /// Nil when the document is well-formed XML whose numbers are all finite; else what is wrong.
+    func parser(_ parser: XMLParser, didEndElement name: String, namespaceURI: String?, qualifiedName: String?) {
+        path.removeLast()
+    }
+
+    func parser(_ parser: XMLParser, foundCharacters string: String) {
+        let inside = path.last == "title" || path.last == "desc"
+        if !inside, !string.allSatisfy(\.isWhitespace) { bad.append("text outside <title> and <desc> in <\(path.last ?? "")>") }
+        if inside, path.count != 2 { bad.append("text in a nested element") }
+    }
+
+    func parser(_ parser: XMLParser, foundCDATA block: Data) { bad.append("a CDATA section") }
+    func parser(_ parser: XMLParser, foundComment comment: String) { bad.append("a comment") }
+    func parser(_ parser: XMLParser, foundProcessingInstructionWithTarget target: String, data: String?) {
+        bad.append("a processing instruction \(target.prefix(40))")
+    }
+
+    /// Nil when the document is well-formed XML of that shape; else what is wrong.
     static func problem(in document: String) -> String? {
         let parser = XMLParser(data: Data(document.utf8))
-        let delegate = NumericAttributes()
+        let delegate = SVGStructure()
         parser.delegate = delegate
         guard parser.parse() else { return "not well-formed XML: \(String(describing: parser.parserError))" }
-        return delegate.bad.isEmpty ? nil : "numbers that are not finite: \(delegate.bad)"
+        return delegate.bad.isEmpty ? nil : "\(delegate.bad.prefix(5))"
     }
 }

@@ -7,13 +7,14 @@
 //         the daemon delivers it (the layout validated, else the default layout built from the
 //         state's shape) → a presenter model in each island mode (none, compact, minimal,
 //         expanded) → every sink: the four bar formats, the SVG of `snapshot` and `preview
-//         --svg`, the terminal frame of `tui`, and the text `island preview` prints.
+//         --svg` (the overlay's painter on cairo's SVG surface), the terminal frame of `tui`, and the text `island preview` prints.
 //
 // Invariants (fatalError when broken): no trap anywhere (numbers of any size: timers, progress,
 // segments, points); no bar line holds a control character; waybar and i3blocks lines are JSON
 // objects, waybar's markup fields (text, alt, tooltip) hold no tag and only the three entities, i3blocks says
 // "markup": "none"; a polybar line has no `%{` and cannot form one with the label around it;
-// the SVG is well-formed XML with no `nan` or `inf`; the terminal output holds no control
+// the SVG is well-formed XML with no `nan` or `inf`, producer text only in its <title> and
+// <desc>; the terminal output holds no control
 // character but the presenter's own CSI sequences. The rules are Tests/SinkRules, shared
 // with the unit tests.
 
@@ -22,6 +23,7 @@ import FuzzSupport
 import Glibc
 import IslandCore
 import OrderedJSON
+import IslandOverlay
 import IslandPresenter
 import OrderedCollections
 import SinkRules
@@ -61,7 +63,7 @@ private func fuzzOne(_ bytes: UnsafeBufferPointer<UInt8>) {
         }
         let scene = IslandScene(model: model, now: now)
         for format in BarFormat.allCases { check(format.line(for: scene), format) }
-        checkSVG(SVGRenderer().render(scene))
+        checkSVG(OverlaySnapshot.svg(scene, painter: painter))
         for size in [(20, 6), (80, 24)] {
             let frame = TerminalFrame(columns: size.0, rows: size.1)
             let chrome = TerminalChrome(selected: "a", message: state["message"]?.stringValue)
@@ -81,7 +83,11 @@ private func check(_ line: String, _ format: BarFormat) {
     if let problem = SinkRules.violation(bar: line, format) { fail("\(format): \(problem)", line) }
 }
 
-private func checkSVG(_ document: String) {
+/// One painter for every input: its Pango context and caches are made once.
+nonisolated(unsafe) private let painter = OverlayPainter(icons: nil)
+
+private func checkSVG(_ document: String?) {
+    guard let document else { fail("SVG: cairo drew nothing", "") }
     if let problem = SinkRules.violation(svg: document) { fail("SVG: \(problem)", document) }
 }
 

@@ -1,7 +1,8 @@
 #ifndef ISLAND_CPANGOCAIRO_SHIM_H
 #define ISLAND_CPANGOCAIRO_SHIM_H
-// Off-screen drawing for island-overlay: cairo image surfaces and Pango text, no display.
+// Off-screen drawing for island-overlay: cairo image and SVG surfaces and Pango text, no display.
 #include <cairo.h>
+#include <cairo-svg.h>
 #include <pango/pangocairo.h>
 
 // PANGO_SCALE is a macro the importer sees; these keep the conversions in one place.

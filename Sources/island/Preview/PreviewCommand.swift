@@ -16,7 +16,7 @@ struct Preview: AsyncParsableCommand {
         discussion: """
             Validates LAYOUT.json as the daemon would, renders it with --attributes and --state at \
             --now (default: the current time), and prints the regions of --mode as text. With --svg, \
-            also draws them to the Dynamic Island's proportions. An invalid layout prints \
+            also draws the island as island-overlay does (needs the island-overlay package; without it, status 69). An invalid layout prints \
             `path: reason` and exits with status 1.
 
               island preview coffee.json --attributes '{"shop":"Blue Bottle"}' \\
@@ -51,15 +51,19 @@ struct Preview: AsyncParsableCommand {
         let at = now ?? Date().timeIntervalSince1970
         // The text and the drawing come from one rendering, the presenters' own: a region the
         // layout leaves out is drawn from the default layout there, so it is printed from it too.
-        let model = Self.model(layout: parsed, attributes: attributes, state: state, mode: mode)
+        let update = Self.update(layout: parsed, attributes: attributes, state: state, mode: mode)
+        var model = PresenterModel()
+        model.apply(update)
         let rendered = model.items[Self.itemID].map { $0.render(now: at) }
             ?? LayoutRenderer(attributes: attributes, state: state, now: at).render(parsed)
         let regions = Self.regions(of: rendered, mode: mode)
         if let svg {
-            // Drawn by the presenter's own renderer, so a preview looks like the real island.
-            let drawing = SVGRenderer().render(IslandScene(model: model, now: at))
-            do { try drawing.write(toFile: svg, atomically: true, encoding: .utf8) } catch {
-                throw CLIFailure(status: ExitStatus.refused, name: "WriteFailed", message: "cannot write \(svg): \(error.localizedDescription)", json: json)
+            // Drawn by the overlay's layout and painter (island-svg, from the island-overlay
+            // package), so a preview looks like the real island.
+            do { try SVGDrawing.draw(updates: [update], now: at, to: svg) } catch let failure as SVGDrawing.Failure {
+                let missing = SVGDrawing.helperPath() == nil
+                throw CLIFailure(status: missing ? ExitStatus.unavailable : ExitStatus.refused, name: missing ? "SVGUnavailable" : "WriteFailed",
+                                 message: failure.description, json: json)
             }
         }
         if json {
@@ -78,10 +82,10 @@ struct Preview: AsyncParsableCommand {
         if let url = rendered.url { Output.line("  url:" + String(repeating: " ", count: max(1, width - 2)) + url) }
     }
 
-    /// A presenter's model holding one activity shown in `mode`, as a daemon would send it.
+    /// The snapshot a daemon would send a presenter for one activity shown in `mode`.
     static let itemID = "preview"
 
-    static func model(layout: Layout, attributes: JSONObject, state: JSONObject, mode: PreviewMode) -> PresenterModel {
+    static func update(layout: Layout, attributes: JSONObject, state: JSONObject, mode: PreviewMode) -> JSONObject {
         let id = itemID
         let item: JSON = [
             "id": .string(id), "app": "preview", "type": "Preview", "attributes": .object(attributes),
@@ -94,9 +98,7 @@ struct Preview: AsyncParsableCommand {
         case .expanded: ["mode": "expanded", "attached": .string(id), "expanded": .string(id), "lockScreen": [.string(id)]]
         case .lockscreen: ["mode": "none", "lockScreen": [.string(id)]]
         }
-        var model = PresenterModel()
-        model.apply(["kind": "snapshot", "sequence": 0, "island": island, "items": [item], "removed": []])
-        return model
+        return ["kind": "snapshot", "sequence": 0, "island": island, "items": [item], "removed": []]
     }
 
     static func regions(of layout: RenderedLayout, mode: PreviewMode) -> [(String, String?)] {

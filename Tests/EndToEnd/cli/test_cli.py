@@ -3,6 +3,7 @@ statuses, --json output, `island run`/`progress`/`timer`, and `island preview`'s
 
 import json
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -406,16 +407,37 @@ def test_preview_svg_is_well_formed_and_renders(tmp_path, mode):
               "--mode", mode, "--svg", str(svg)))
     root = ET.parse(svg).getroot()
     assert root.tag == "{http://www.w3.org/2000/svg}svg"
-    shapes = [element for kind in ("rect", "circle", "path")
-              for element in root.findall(".//{http://www.w3.org/2000/svg}" + kind)]
-    assert any(s.get("stroke") == "#6f4e37" for s in shapes)  # the keyline tint
-    texts = [t.text for t in root.iter("{http://www.w3.org/2000/svg}text")]
+    assert root.find("{http://www.w3.org/2000/svg}title").text == "Island: " + {"lockscreen": "none"}.get(mode, mode)
+    # The keyline tint, #6f4e37, as cairo writes a stroke's colour (percentages); not on the
+    # lock screen, whose card has none.
+    strokes = [tuple(float(p) * 255 / 100 for p in colour)
+               for colour in re.findall(r"stroke:rgb\(([\d.]+)%,([\d.]+)%,([\d.]+)%\)", svg.read_text())]
+    if mode != "lockscreen":
+        assert any(max(abs(a - b) for a, b in zip(c, (0x6f, 0x4e, 0x37))) < 0.5 for c in strokes), strokes
+    assert root.find(".//{http://www.w3.org/2000/svg}text") is None  # glyph outlines, not text
+    lines = (root.find("{http://www.w3.org/2000/svg}desc").text or "").split("\n")
     if mode == "lockscreen":
-        assert "Blue <order> & co" in texts
+        assert "Blue <order> & co" in lines
     if shutil.which("rsvg-convert"):
         png = tmp_path / ("%s.png" % mode)
         subprocess.run(["rsvg-convert", str(svg), "-o", str(png)], check=True, timeout=30)
         assert png.stat().st_size > 0
+
+
+def test_preview_svg_without_the_overlay_package_names_it(tmp_path):
+    """`island` draws no SVG itself: without island-svg (the island-overlay package) --svg says
+    which package to install and exits with status 69, and writes nothing."""
+    if os.path.exists("/usr/libexec/island/island-svg"):
+        pytest.skip("island-overlay is installed on this machine")
+    alone = tmp_path / "bin"
+    alone.mkdir()
+    shutil.copy(ISLAND, alone / "island")
+    layout = write(tmp_path, "layout.json", VALID_LAYOUT)
+    result = subprocess.run([str(alone / "island"), "preview", layout, "--svg", str(tmp_path / "x.svg")],
+                            capture_output=True, text=True, timeout=30)
+    assert result.returncode == 69, result.stderr
+    assert "island-overlay" in result.stderr and "install" in result.stderr
+    assert not (tmp_path / "x.svg").exists()
 
 
 def test_timer_pauses_and_resumes_from_a_terminal(cli_daemon):

@@ -71,6 +71,7 @@ OVERLAY = Package(
     links=("libgtk-3", "libgtk-layer-shell"), draws=True,
     files=frozenset({
         "usr/bin/island-overlay",
+        "usr/libexec/island/island-svg",
         "usr/lib/systemd/user/island-overlay.service",
         "etc/xdg/autostart/island-overlay.desktop",
         "usr/share/man/man1/island-overlay.1.gz",
@@ -278,6 +279,17 @@ def test_binaries_run_and_need_no_swift_runtime(roots, package):
         if not package.draws:
             for library in GRAPHICAL_LIBRARIES:
                 assert library + "." not in libraries and library + "-" not in libraries, (binary, libraries)
+
+
+def test_svg_is_drawn_by_the_overlay_package_without_gtk(roots):
+    """island-svg, started by the core binaries for --svg, is the overlay package's: it links
+    cairo and Pango (the overlay's painter) and no GTK; the core package links neither."""
+    path = os.path.join(roots(OVERLAY), "usr/libexec/island/island-svg")
+    result = run([path, "--help"])
+    assert result.returncode == 0 and "island-svg" in result.stdout, result.stderr
+    libraries = run(["ldd", path]).stdout
+    assert "libcairo.so" in libraries and "libpango" in libraries, libraries
+    assert "libgtk" not in libraries and "libgdk" not in libraries and "not found" not in libraries, libraries
 
 
 @EVERY_PACKAGE

@@ -66,6 +66,43 @@ def assert_display_safe(output, where, data=False):
         assert not MARKS.search(output), "%s: more combining marks than a character keeps: %r" % (where, output[:200])
 
 
+SVG = "{http://www.w3.org/2000/svg}"
+XLINK = "{http://www.w3.org/1999/xlink}"
+# What cairo's SVG surface writes, and the <title> and <desc> island-svg adds: nothing else may
+# be in a snapshot, so no element or attribute comes from producer text (SinkRules.SVGStructure
+# says the same for the unit tests).
+SVG_ELEMENTS = {"svg", "title", "desc", "defs", "g", "symbol", "path", "use", "clipPath", "rect", "image", "mask",
+                "pattern", "linearGradient", "radialGradient", "stop", "filter", "feColorMatrix", "feComposite",
+                "feFlood", "feImage", "feOffset"}
+SVG_ATTRIBUTES = {"width", "height", "viewBox", "version", "id", "x", "y", "d", "style", "transform", "clip-path",
+                  "clip-rule", "fill", "fill-rule", "fill-opacity", "stroke", "stroke-width", "opacity", "overflow",
+                  XLINK + "href", "href", "mask", "filter", "patternUnits", "patternTransform", "gradientUnits",
+                  "gradientTransform", "x1", "y1", "x2", "y2", "cx", "cy", "r", "fx", "fy", "fr", "spreadMethod",
+                  "offset", "stop-color", "stop-opacity", "preserveAspectRatio", "color-interpolation-filters", "in",
+                  "in2", "result", "type", "values", "operator", "mode", "flood-color", "flood-opacity", "dx", "dy",
+                  "filterUnits", "maskUnits", "maskContentUnits", "clipPathUnits", "rx", "ry"}
+
+
+def assert_svg_sink(document, where):
+    """Well-formed; producer text only as the character data of the one <title> and <desc>
+    (the drawing's glyphs are outlines), neutralised; every element and attribute cairo's."""
+    root = ET.fromstring(document)
+    assert root.tag == SVG + "svg", where
+    for element in root.iter():
+        name = element.tag.replace(SVG, "")
+        assert name in SVG_ELEMENTS, "%s: an element %r" % (where, element.tag[:60])
+        assert not set(element.attrib) - SVG_ATTRIBUTES, "%s: attributes %r" % (where, set(element.attrib) - SVG_ATTRIBUTES)
+        if name not in ("title", "desc"):
+            assert not (element.text or "").strip(), "%s: text in <%s>: %r" % (where, name, element.text[:80])
+        assert not (element.tail or "").strip(), "%s: text after <%s>" % (where, name)
+    described = [child for child in root if child.tag in (SVG + "title", SVG + "desc")]
+    assert [child.tag for child in described] == [SVG + "title", SVG + "desc"], where
+    assert not list(root.iter(SVG + "text")), where
+    for child in described:
+        assert_display_safe(child.text or "", where + " <%s>" % child.tag.replace(SVG, ""))
+        assert not CONTROL.search((child.text or "").replace("\n", "")), where
+
+
 def hostile_layout(text):
     t = lambda template: {"type": "text", "template": template}
     return {
@@ -257,7 +294,7 @@ def test_hostile_text_through_every_bar_and_cli(cli_daemon, bars, tmp_path, name
 
     svg = text_of(ok(subprocess.run([PRESENTER, "snapshot", "--socket", cli_daemon.socket, "--svg", "-"],
                                     capture_output=True, timeout=30)).stdout)
-    ET.fromstring(svg)
+    assert_svg_sink(svg, "island-presenter snapshot --svg -")
     assert_terminal_safe(svg, "island-presenter snapshot --svg -")
 
     layout_file = tmp_path / "layout.json"
@@ -271,7 +308,7 @@ def test_hostile_text_through_every_bar_and_cli(cli_daemon, bars, tmp_path, name
         json.loads(preview)
         drawing = tmp_path / ("%s.svg" % mode)
         ok(island(None, *args, "--svg", str(drawing)))
-        ET.parse(drawing)
+        assert_svg_sink(drawing.read_text(), "island preview --svg %s" % mode)
         assert_display_safe(drawing.read_text(), "island preview --svg %s" % mode)
     assert not os.path.exists("/tmp/island-pwned")
 
@@ -309,7 +346,7 @@ def test_extreme_numbers_crash_no_presenter(cli_daemon, bars):
                 assert_bar_line(mode, line)
         svg = text_of(ok(subprocess.run([PRESENTER, "snapshot", "--socket", cli_daemon.socket, "--svg", "-"],
                                         capture_output=True, timeout=30)).stdout)
-        ET.fromstring(svg)
+        assert_svg_sink(svg, "island-presenter snapshot --svg - of %s" % number)
         assert not re.search(r'="[^"]*\b(nan|inf)\b', svg), "a coordinate is nan or inf"
         assert_terminal_safe(text_of(ok(island(cli_daemon, "list")).stdout), "island list")
         assert {a["id"] for a in json.loads(ok(island(cli_daemon, "list", "--json")).stdout)} == set(ids)

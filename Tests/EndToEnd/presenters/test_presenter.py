@@ -3,6 +3,7 @@ eww and polybar read them, the SVG snapshot, the terminal UI in tmux, and a daem
 
 import json
 import os
+import re
 import shlex
 import shutil
 import signal
@@ -134,10 +135,19 @@ ORDER_LAYOUT = {
 }
 
 
-def svg_texts(path):
+def svg_description(path):
+    """The SVG's root, title and description lines: the drawing is cairo's shapes and glyph
+    outlines (island-overlay's painter), and says what it shows only in <title> (the form) and
+    <desc> (the text drawn, a region a line)."""
     root = ET.parse(path).getroot()
     assert root.tag == SVG_NS + "svg"
-    return ["".join(t.itertext()) for t in root.iter(SVG_NS + "text")], root
+    for element in root.iter():
+        if element.tag not in (SVG_NS + "title", SVG_NS + "desc"):
+            assert not (element.text or "").strip(), element.tag
+        assert not (element.tail or "").strip(), element.tag
+    assert root.find(SVG_NS + "text") is None and not list(root.iter(SVG_NS + "text"))
+    desc = root.find(SVG_NS + "desc")
+    return root, root.find(SVG_NS + "title").text, (desc.text or "").split("\n")
 
 
 def test_snapshot_svg(daemon, tmp_path):
@@ -150,15 +160,17 @@ def test_snapshot_svg(daemon, tmp_path):
         result = subprocess.run([PRESENTER, "snapshot", "--svg", str(out), "--socket", daemon.socket],
                                 capture_output=True, timeout=30)
         assert result.returncode == 0, result.stderr.decode()
-    texts, root = svg_texts(out)
-    assert root.find(SVG_NS + "title").text == "Island: minimal"
-    assert "☕ brewing" in texts  # the detached minimal view, with its symbol
-    assert "Order for Ada & <Bob>: brewing" in texts  # escaped in the file, intact once parsed
-    assert any(t.startswith("⏰") for t in texts)
-    assert any(t.count(":") == 2 for t in texts), texts  # the countdown, h:mm:ss, at `now`
-    classes = [e.get("class") for e in root.iter() if e.get("class")]
-    assert "island minimal" in classes and "detached" in classes and "progress" in classes
-    assert classes.count("card") == 2
+    root, title, lines = svg_description(out)
+    assert title == "Island: minimal"
+    # The timer, attached, with its countdown (h:mm:ss at `now`); the coffee in the bubble;
+    # the list open under the island with both cards.
+    assert any(re.fullmatch(r"\d:\d\d:\d\d", line) for line in lines), lines
+    assert "brewing" in lines, lines
+    assert "Order for Ada & <Bob>: brewing" in lines  # escaped in the file, intact once parsed
+    assert any(line.startswith("⏰") for line in lines), lines
+    # Drawn: the shapes and the glyphs of the text.
+    assert len(root.findall(".//" + SVG_NS + "path")) >= 5
+    assert len(list(root.iter(SVG_NS + "use"))) > 20
     if shutil.which("rsvg-convert"):
         png = tmp_path / "island.png"
         subprocess.run(["rsvg-convert", "-o", str(png), str(out)], check=True, timeout=30)
@@ -171,13 +183,30 @@ def test_snapshot_svg(daemon, tmp_path):
 def test_snapshot_of_an_empty_island_and_without_a_daemon(daemon, tmp_path):
     out = tmp_path / "empty.svg"
     subprocess.run([PRESENTER, "snapshot", "--svg", str(out), "--socket", daemon.socket], check=True, timeout=30)
-    texts, root = svg_texts(out)
-    assert texts == []
-    assert any(e.get("class") == "island none" for e in root.iter())
+    root, title, lines = svg_description(out)
+    assert title == "Island: none"
+    # No island; the list says it is empty.
+    assert lines == ["No Live Activities"]
     missing = subprocess.run([PRESENTER, "snapshot", "--svg", str(out), "--socket", str(tmp_path / "nothing.sock")],
                              capture_output=True, timeout=30)
     assert missing.returncode != 0
     assert b"nothing.sock" in missing.stderr
+
+
+def test_snapshot_without_the_overlay_package_names_it(daemon, tmp_path):
+    """The core package draws no SVG itself: without island-svg (the island-overlay package) the
+    command says which package to install, and exits with status 69."""
+    alone = tmp_path / "bin"
+    alone.mkdir()
+    presenter = alone / "island-presenter"
+    shutil.copy(PRESENTER, presenter)
+    if os.path.exists("/usr/libexec/island/island-svg"):
+        pytest.skip("island-overlay is installed on this machine")
+    result = subprocess.run([str(presenter), "snapshot", "--svg", str(tmp_path / "x.svg"), "--socket", daemon.socket],
+                            capture_output=True, text=True, timeout=30)
+    assert result.returncode == 69, result.stderr
+    assert "island-overlay" in result.stderr and "install" in result.stderr
+    assert not (tmp_path / "x.svg").exists()
 
 
 def test_help_explains_the_modes_and_contracts():
