@@ -124,10 +124,10 @@ final class SVGDocument: NSObject, XMLParserDelegate {
         let document = svg(F.minimalModel, at: F.now + 5)
         #expect(document.ok)
         #expect(document.title == "Island: minimal")
-        // The timer, attached, at now, and on its card in the list; the coffee's minimal view
-        // in the bubble.
+        // The timer, attached, at now, and on its card in the list. The coffee's minimal view
+        // ("brewing") does not fit the round bubble: its compact symbol stands for it there.
         #expect(document.lines.filter { $0 == "2:00" }.count == 2 && document.lines.contains("Tea"))
-        #expect(document.lines.contains("brewing"))
+        #expect(!document.lines.contains("brewing") && document.lines.contains("☕"))
         let scene = IslandScene(model: F.minimalModel, now: F.now + 5)
         let frame = OverlaySnapshot.frame(scene, metrics: OverlayPainter(icons: nil).metrics)
         #expect(frame.shape("bubble") != nil)

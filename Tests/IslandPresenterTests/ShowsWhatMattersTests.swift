@@ -233,9 +233,7 @@ import Testing
         layout["backgroundTint"] = "#ffffff"
         model.apply(F.snapshot(sequence: 2, island: F.island("compact", attached: "c1", lockScreen: ["c1"]),
                                items: [F.item(id: "c1", app: "a.b", type: "Coffee", state: ["stage": "brewing"], layout: .object(layout))]))
-        withKnownIssue("issue #27: OverlayPainter draws text in the style's foreground whatever the card's backgroundTint") {
-            #expect(svg(model).glyphFills.contains { Self.isDark($0) })
-        }
+        #expect(svg(model).glyphFills.contains { Self.isDark($0) })
     }
 
     @Test func lengthsAreCappedPerRegionAndPerBarLine() throws {
