@@ -101,7 +101,8 @@ public struct OverlayNeck: Sendable, Hashable {
         // the edge of its reach, where it has thinned to a line.
         let thinning = max(0, min(1, (d - r1 - r2) / max(0.001, reach)))
         let spread = 0.5 * (1 - thinning * thinning * (3 - 2 * thinning))
-        guard spread > 0.001 else { return nil }
+        // Below this the neck would be a hairline: it snaps.
+        guard spread > 0.1 else { return nil }
         var u1 = 0.0, u2 = 0.0
         if d < r1 + r2 {
             u1 = acos(max(-1, min(1, (r1 * r1 + d * d - r2 * r2) / (2 * r1 * d))))
@@ -142,7 +143,8 @@ public struct OverlayMotion: Sendable {
             height = Spring(shape.rect.height, response: response)
             radius = Spring(shape.radius, response: response)
             // Opacity does not overshoot: it is clamped to 0…1 and would stick at the ends.
-            self.opacity = Spring(opacity, response: response * 0.6, dampingRatio: 1)
+            // Quick: a shape is seen for what it is at once, never as a translucent ghost.
+            self.opacity = Spring(opacity, response: response * 0.35, dampingRatio: 1)
         }
         var geometry: [Spring] { [x, y, width, height, radius] }
         var all: [Spring] { geometry + [opacity] }
@@ -344,6 +346,8 @@ public struct OverlayMotion: Sendable {
             var moving = shape
             moving.rect = s.rect
             moving.radius = max(0, min(s.radius.value, moving.rect.height / 2, moving.rect.width / 2))
+            // A bubble merging back is becoming part of the island: it takes the island's keyline.
+            if shape.kind == .bubble, leaving[shape.id] != nil { moving.keyline = target.shape("island")?.keyline }
             result.append((moving, min(1, max(0, s.opacity.value))))
         }
         return result

@@ -113,9 +113,13 @@ public final class OverlayPainter {
             contentPath(shape, cr: cr)
             cairo_clip(cr)
             for piece in own {
-                // Content rides on its shape: it keeps its place relative to the shape's top
-                // centre as the shape moves and grows (the bubble carries its symbol out).
-                let dx = shape.rect.midX - piece.owner.rect.midX, dy = shape.rect.y - piece.owner.rect.y
+                // Content rides on its shape: its centre keeps its place in proportion to the
+                // shape as the shape moves, grows and shrinks (the bubble carries its symbol
+                // out; an expanding island spreads its content out from the middle).
+                let (from, to) = (piece.owner.rect, shape.rect), centre = (x: piece.placed.rect.midX, y: piece.placed.rect.midY)
+                let sx = from.width >= 1 ? to.width / from.width : 1, sy = from.height >= 1 ? to.height / from.height : 1
+                let dx = to.midX + (centre.x - from.midX) * sx - centre.x
+                let dy = to.y + (centre.y - from.y) * sy - centre.y
                 draw(piece.placed, alpha: piece.alpha * opacity, dx: dx, dy: dy + piece.dy, hovered: hovered, scale: scale, cr: cr)
             }
             cairo_restore(cr)
@@ -273,13 +277,16 @@ public final class OverlayPainter {
     }
 
     /// Continuous ("squircle") corners: each corner a cubic curve starting 1.28 × the radius
-    /// from the corner, as the SVG presenter draws them.
+    /// from the corner, as the SVG presenter draws them, where the sides leave room for it.
     func roundedPath(_ rect: OverlayRect, radius: Double, cr: OpaquePointer) {
         let (x, y, w, h) = (rect.x, rect.y, rect.width, rect.height)
         guard w > 0, h > 0 else { return }
         let r = max(0, min(radius, w / 2, h / 2))
         let s = min(r * 1.28, w / 2, h / 2)
-        let k = s * 0.36
+        // Where the side leaves no room for the long continuous corner (a pill's ends, the
+        // bubble), the corner becomes a true quarter circle: a circle, not a rounded square.
+        let room = r > 0 ? max(0, min(1, (s / r - 1) / 0.28)) : 1
+        let k = s * (0.4477 + (0.36 - 0.4477) * room)
         cairo_new_sub_path(cr)
         cairo_move_to(cr, x + s, y)
         cairo_line_to(cr, x + w - s, y)
