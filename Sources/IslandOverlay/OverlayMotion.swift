@@ -67,14 +67,15 @@ public struct OverlayNeck: Sendable, Hashable {
     /// How far the necked shapes' edges may be apart before the neck has thinned to nothing.
     public var reach: Double
 
-    /// The neck between two shapes, or nil when they are too far apart, one holds the other,
-    /// or either is too small to have a neck.
+    /// The neck between two shapes, or nil when they are too far apart (it has snapped), one
+    /// holds the other, or either is too small to have a neck.
     public static func between(_ a: OverlayShape, _ b: OverlayShape, reach: Double) -> OverlayNeck? {
         guard let first = cornerCircle(a, toward: b), let second = cornerCircle(b, toward: a) else { return nil }
         let distance = hypot(second.x - first.x, second.y - first.y)
         let gap = distance - first.radius - second.radius
         guard gap < reach, distance > abs(first.radius - second.radius) + 0.5 else { return nil }
-        return OverlayNeck(from: first, to: second, reach: reach)
+        let neck = OverlayNeck(from: first, to: second, reach: reach)
+        return neck.sides == nil ? nil : neck
     }
 
     /// The circle of `shape`'s rounding nearest to `other`'s centre.

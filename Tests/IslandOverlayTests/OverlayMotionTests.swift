@@ -170,6 +170,35 @@ import Testing
         #expect(bubble.x >= island.x - 0.5 && bubble.maxX <= island.maxX + 0.5)
     }
 
+    /// Between the pill and the bubble, while they are apart and close, the neck is drawn in
+    /// the island's colour; once it has snapped, the desktop shows there.
+    @Test func theNeckIsDrawnInTheIslandsColourBetweenThem() throws {
+        let painter = OverlayPainter(icons: nil)
+        let forms = Forms(metrics: painter.metrics)
+        var necked = 0, snapped = 0
+        for motion in Self.frames(from: forms.compact, to: forms.minimal) {
+            let island = try #require(motion.shape("island")).shape.rect, bubble = try #require(motion.shape("bubble")).shape.rect
+            guard bubble.x - island.maxX >= 2 else { continue }
+            let surface = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, 440, 64)!
+            let cr = cairo_create(surface)!
+            painter.paint(motion, cairo: cr)
+            cairo_destroy(cr)
+            cairo_surface_flush(surface)
+            let x = Int((island.maxX + bubble.x) / 2), y = Int(island.midY)
+            let pixel = cairo_image_surface_get_data(surface)!.advanced(by: y * Int(cairo_image_surface_get_stride(surface)) + x * 4)
+            let (alpha, red) = (pixel[3], pixel[2])
+            cairo_surface_destroy(surface)
+            if motion.neck != nil {
+                #expect(alpha > 200 && red < 40, "the neck at \(x),\(y) is alpha \(alpha), red \(red)")
+                necked += 1
+            } else {
+                #expect(alpha == 0, "nothing between them once the neck has snapped")
+                snapped += 1
+            }
+        }
+        #expect(necked >= 1 && snapped >= 1)
+    }
+
     // MARK: Content stays in its shape (issue #27)
 
     /// Paints every frame of each motion with the real painter into an image and fails if any
