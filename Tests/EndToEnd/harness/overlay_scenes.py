@@ -149,7 +149,7 @@ class Screen:
         for at least 0.3 s (the morph has ended: the spring's overshoot turns at its peak for
         about 0.1 s, and two shots there alone would look still); returns (image, box)."""
         deadline = time.monotonic() + timeout
-        previous = None
+        previous = "unsettled"
         since = None
         last = None
         while time.monotonic() < deadline:
