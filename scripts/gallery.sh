@@ -8,7 +8,8 @@
 # scripts/install-deps.sh): every form of the examples and of Now Playing, into DIR/screen/.
 #
 # Usage: scripts/gallery.sh [--output DIR] [--scale N] [--screen]
-#   --output DIR  where the PNGs go (default: docs/gallery); its old PNGs are replaced
+#   --output DIR  where the PNGs go (default: docs/gallery); its old PNGs are replaced (not the
+#                 motion strips of scripts/frame-strips.sh)
 #   --scale N     draw N times larger, 1-4 (default 1: small files for the README)
 #   --screen      also the on-screen shots
 # ISLAND_BIN_DIR=DIR uses the binaries there instead of building them.
@@ -40,7 +41,9 @@ else
 fi
 
 mkdir -p "$output"
-rm -f "$output"/*.png "$output"/screen/*.png
+# Its own PNGs only: the motion strips of scripts/frame-strips.sh (motion-*.png) stay.
+find "$output" -maxdepth 1 -name '*.png' ! -name 'motion-*.png' -delete
+rm -f "$output"/screen/*.png
 # Fixed clock zone, so times of day read the same whoever renders.
 TZ=UTC "$bin/island-overlay" --render-gallery "$output" --layouts packaging/layouts --scale "$scale" >&2
 

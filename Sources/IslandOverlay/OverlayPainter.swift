@@ -60,40 +60,71 @@ public final class OverlayPainter {
         paint(motion, cairo: cr, hovered: hovered, scale: scale)
     }
 
-    /// Paints the motion's current state: shapes where their springs are, the new content
+    /// One piece of content to draw: where it is placed in its frame, the shape of that frame
+    /// it belongs to, and how it is drawn now.
+    private struct Piece {
+        var placed: OverlayPlaced
+        /// Its shape as it is in the piece's own frame (the target's, or the previous one's).
+        var owner: OverlayShape
+        var alpha: Double
+        var dy = 0.0
+    }
+
+    /// Paints the motion's current state: the shapes where their springs are (the island and
+    /// the bubble as one body, with the neck between them), then each piece of content clipped
+    /// to the shape it belongs to as that shape is now, and moved with it: the new content
     /// fading in over the old, numbers that changed in place rolling up.
     public func paint(_ motion: OverlayMotion, cairo cr: OpaquePointer, hovered: OverlayRect? = nil, scale: Int = 1) {
         guard let target = motion.target else { return }
         let shapes = motion.shapes
-        for (shape, opacity) in shapes where opacity > 0.001 {
-            fillShape(shape, opacity: opacity, cr: cr)
-        }
-        cairo_save(cr)
-        // Content stays inside the shapes while they grow or shrink.
-        for (shape, _) in shapes { roundedPath(shape.rect, radius: shape.radius, cr: cr) }
-        cairo_clip(cr)
-        let fade = motion.enabled ? motion.fade : 1
+        paintShapes(shapes, neck: motion.neck, cr: cr)
         let previous = motion.enabled ? motion.previous : nil
+        let fade = previous == nil ? 1 : motion.fade
         let old = Dictionary((previous?.content ?? []).map { ($0.slot, $0) }, uniquingKeysWith: { a, _ in a })
-        let new = Set(target.content.map(\.slot))
+        var pieces: [Piece] = []
+        var kept = Set<String>()
         for placed in target.content {
-            if fade < 1, let before = old[placed.slot], before != placed, Self.rolls(before.primitive, placed.primitive) {
+            guard let owner = target.owner(of: placed) else { continue }
+            if let before = old[placed.slot], before == placed {
+                pieces.append(Piece(placed: placed, owner: owner, alpha: 1))
+                kept.insert(placed.slot)
+            } else if let before = old[placed.slot], Self.rolls(before.primitive, placed.primitive) {
                 // A number rolls: the old one moves up and out, the new one comes from below.
-                let distance = placed.rect.height * 0.8
-                draw(before, alpha: 1 - fade, dy: -distance * fade, hovered: hovered, scale: scale, cr: cr)
-                draw(placed, alpha: fade, dy: distance * (1 - fade), hovered: hovered, scale: scale, cr: cr)
-            } else if fade < 1, old[placed.slot] == placed {
-                draw(placed, alpha: 1, dy: 0, hovered: hovered, scale: scale, cr: cr)
+                let progress = OverlayMotion.smooth(fade), distance = placed.rect.height * 0.8
+                pieces.append(Piece(placed: before, owner: owner, alpha: 1 - progress, dy: -distance * progress))
+                pieces.append(Piece(placed: placed, owner: owner, alpha: progress, dy: distance * (1 - progress)))
+                kept.insert(placed.slot)
             } else {
-                draw(placed, alpha: fade, dy: 0, hovered: hovered, scale: scale, cr: cr)
+                pieces.append(Piece(placed: placed, owner: owner, alpha: previous == nil ? 1 : OverlayMotion.incoming(fade)))
             }
         }
-        if fade < 1, let previous {
-            for placed in previous.content where !new.contains(placed.slot) || !target.content.contains(where: { $0.slot == placed.slot && ($0 == placed || Self.rolls(placed.primitive, $0.primitive)) }) {
-                draw(placed, alpha: 1 - fade, dy: 0, hovered: hovered, scale: scale, cr: cr)
+        if let previous {
+            let outgoing = OverlayMotion.outgoing(fade)
+            for placed in previous.content where !kept.contains(placed.slot) {
+                guard let owner = previous.owner(of: placed) else { continue }
+                pieces.append(Piece(placed: placed, owner: owner, alpha: outgoing))
             }
         }
-        cairo_restore(cr)
+        // Shape by shape, in the order they are drawn: each shape's content inside it alone.
+        for (shape, opacity) in shapes where opacity > 0.001 && !shape.rect.isEmpty {
+            let own = pieces.filter { $0.owner.id == shape.id && $0.alpha * opacity > 0.001 }
+            guard !own.isEmpty else { continue }
+            cairo_save(cr)
+            cairo_new_path(cr)
+            contentPath(shape, cr: cr)
+            cairo_clip(cr)
+            for piece in own {
+                // Content rides on its shape: its centre keeps its place in proportion to the
+                // shape as the shape moves, grows and shrinks (the bubble carries its symbol
+                // out; an expanding island spreads its content out from the middle).
+                let (from, to) = (piece.owner.rect, shape.rect), centre = (x: piece.placed.rect.midX, y: piece.placed.rect.midY)
+                let sx = from.width >= 1 ? to.width / from.width : 1, sy = from.height >= 1 ? to.height / from.height : 1
+                let dx = to.midX + (centre.x - from.midX) * sx - centre.x
+                let dy = to.y + (centre.y - from.y) * sy - centre.y
+                draw(piece.placed, alpha: piece.alpha * opacity, dx: dx, dy: dy + piece.dy, hovered: hovered, scale: scale, cr: cr)
+            }
+            cairo_restore(cr)
+        }
     }
 
     /// Both are texts with digits in them: what a timer or a count shows.
@@ -104,39 +135,158 @@ public final class OverlayPainter {
 
     // MARK: Shapes
 
-    private func fillShape(_ shape: OverlayShape, opacity: Double, cr: OpaquePointer) {
-        guard shape.rect.width > 0.5, shape.rect.height > 0.5 else { return }
-        let fill: OverlayColor =
-            switch shape.kind {
-            case .island, .bubble: style.background
-            case .panel: style.panel
-            case .card: shape.fill.map(OverlayColor.init) ?? style.card
-            }
-        roundedPath(shape.rect, radius: shape.radius, cr: cr)
+    /// The keyline round the island and the bubble: a line this wide inside their edge, in
+    /// the style's quiet keyline colour (`OverlayStyle.keyline(tint:)`).
+    static let keylineWidth = 1.0
+
+    private func fillColor(_ shape: OverlayShape) -> OverlayColor {
+        switch shape.kind {
+        case .island, .bubble: style.background
+        case .panel: style.panel
+        case .card: shape.fill.map(OverlayColor.init) ?? style.card
+        }
+    }
+
+    private func keylineColor(_ tint: LayoutColor?, opacity: Double) -> OverlayColor {
+        let color = style.keyline(tint: tint)
+        return color.with(alpha: color.alpha * opacity)
+    }
+
+    /// The island and the bubble (and the neck between them) as one body, then the list.
+    func paintShapes(_ shapes: [(shape: OverlayShape, opacity: Double)], neck: OverlayNeck?, cr: OpaquePointer) {
+        let body = shapes.filter { ($0.shape.kind == .island || $0.shape.kind == .bubble) && !$0.shape.rect.isEmpty }
+        if !body.isEmpty { fillBody(body, neck: neck, cr: cr) }
+        for (shape, opacity) in shapes where shape.kind != .island && shape.kind != .bubble && opacity > 0.001 {
+            fillShape(shape, opacity: opacity, cr: cr)
+        }
+    }
+
+    /// The path of the island, the bubble and the neck, all turning the same way, so that one
+    /// fill (non-zero winding) covers their union once.
+    func bodyPath(_ body: [OverlayShape], neck: OverlayNeck?, cr: OpaquePointer) {
+        for shape in body { roundedPath(shape.rect, radius: shape.radius, cr: cr) }
+        if let sides = neck?.sides { neckPath(sides, cr: cr) }
+    }
+
+    private func fillBody(_ body: [(shape: OverlayShape, opacity: Double)], neck: OverlayNeck?, cr: OpaquePointer) {
+        // One body, one opacity: the island's (what splits off it is as opaque as it is).
+        let opacity = body.first { $0.shape.kind == .island }?.opacity ?? body.map(\.opacity).max() ?? 0
+        guard opacity > 0.001 else { return }
+        let shapes = body.map(\.shape)
+        cairo_new_path(cr)
+        bodyPath(shapes, neck: neck, cr: cr)
+        let fill = style.background
         setColor(fill.with(alpha: fill.alpha * opacity), cr)
-        cairo_fill_preserve(cr)
-        if shape.kind == .island || shape.kind == .bubble {
-            // The island and the bubble alike: a 1 px line inside the edge, the style's quiet
-            // keyline (mostly white, a little of the tint).
-            let keyline = style.keyline(tint: shape.keyline)
-            setColor(keyline.with(alpha: keyline.alpha * opacity), cr)
+        cairo_fill(cr)
+        // The keyline follows the body's outline: each shape's edge is stroked where no other
+        // part of the body lies (not the pill's end inside the neck, not the bubble inside the
+        // pill), then the neck's sides from tint to tint. Clips, not an erasing operator, so
+        // that cairo's SVG surface draws it as vectors too.
+        let k = Self.keylineWidth
+        for (index, shape) in shapes.enumerated() {
             cairo_save(cr)
-            cairo_clip_preserve(cr)
-            cairo_set_line_width(cr, 2)
+            bodyPath(shapes, neck: neck, cr: cr)
+            cairo_clip(cr)
+            for (other, part) in shapes.enumerated() where other != index {
+                clipOutside(cr) { insetPath(part, by: k, cr: cr) }
+            }
+            if let sides = neck?.sides { clipOutside(cr) { neckPath(sides, cr: cr) } }
+            roundedPath(shape.rect, radius: shape.radius, cr: cr)
+            setColor(keylineColor(shape.keyline, opacity: opacity), cr)
+            cairo_set_line_width(cr, 2 * k)
             cairo_stroke(cr)
+            cairo_restore(cr)
+        }
+        if let sides = neck?.sides {
+            let island = shapes.first { $0.kind == .island }, bubble = shapes.first { $0.kind == .bubble }
+            let start = keylineColor((island ?? bubble)?.keyline, opacity: opacity)
+            let end = keylineColor((bubble ?? island)?.keyline, opacity: opacity)
+            cairo_save(cr)
+            bodyPath(shapes, neck: neck, cr: cr)
+            cairo_clip(cr)
+            let (a, b) = (sides.upper[0], sides.upper[3])
+            let gradient = cairo_pattern_create_linear(a.x, a.y, b.x, b.y)!
+            cairo_pattern_add_color_stop_rgba(gradient, 0, start.red, start.green, start.blue, start.alpha)
+            cairo_pattern_add_color_stop_rgba(gradient, 1, end.red, end.green, end.blue, end.alpha)
+            for side in [sides.upper, sides.lower] {
+                cairo_move_to(cr, side[0].x, side[0].y)
+                cairo_curve_to(cr, side[1].x, side[1].y, side[2].x, side[2].y, side[3].x, side[3].y)
+            }
+            cairo_set_source(cr, gradient)
+            cairo_set_line_width(cr, 2 * k)
+            cairo_stroke(cr)
+            cairo_pattern_destroy(gradient)
             cairo_restore(cr)
         }
         cairo_new_path(cr)
     }
 
+    /// Narrows the clip to what lies outside the path `region` draws (even-odd against a plane
+    /// far larger than any canvas): successive calls leave what lies outside all of them.
+    private func clipOutside(_ cr: OpaquePointer, _ region: () -> Void) {
+        cairo_new_path(cr)
+        cairo_rectangle(cr, -1e5, -1e5, 2e5, 2e5)
+        region()
+        cairo_set_fill_rule(cr, CAIRO_FILL_RULE_EVEN_ODD)
+        cairo_clip(cr)
+        cairo_set_fill_rule(cr, CAIRO_FILL_RULE_WINDING)
+    }
+
+    /// The neck's body: along one side to the bubble, across it, back along the other side and
+    /// across the island; turned clockwise on screen, as `roundedPath` turns.
+    func neckPath(_ sides: (upper: [OverlayNeck.Point], lower: [OverlayNeck.Point]), cr: OpaquePointer) {
+        let (u, l) = (sides.upper, sides.lower)
+        let corners = [u[0], u[3], l[0], l[3]]
+        let area = zip(corners, corners.dropFirst() + [corners[0]]).reduce(0.0) { $0 + $1.0.x * $1.1.y - $1.1.x * $1.0.y }
+        cairo_new_sub_path(cr)
+        if area >= 0 {
+            cairo_move_to(cr, u[0].x, u[0].y)
+            cairo_curve_to(cr, u[1].x, u[1].y, u[2].x, u[2].y, u[3].x, u[3].y)
+            cairo_line_to(cr, l[0].x, l[0].y)
+            cairo_curve_to(cr, l[1].x, l[1].y, l[2].x, l[2].y, l[3].x, l[3].y)
+        } else {
+            cairo_move_to(cr, l[3].x, l[3].y)
+            cairo_curve_to(cr, l[2].x, l[2].y, l[1].x, l[1].y, l[0].x, l[0].y)
+            cairo_line_to(cr, u[3].x, u[3].y)
+            cairo_curve_to(cr, u[2].x, u[2].y, u[1].x, u[1].y, u[0].x, u[0].y)
+        }
+        cairo_close_path(cr)
+    }
+
+    private func fillShape(_ shape: OverlayShape, opacity: Double, cr: OpaquePointer) {
+        guard shape.rect.width > 0.5, shape.rect.height > 0.5 else { return }
+        let fill = fillColor(shape)
+        cairo_new_path(cr)
+        roundedPath(shape.rect, radius: shape.radius, cr: cr)
+        setColor(fill.with(alpha: fill.alpha * opacity), cr)
+        cairo_fill(cr)
+    }
+
+    /// Where a shape's content may be drawn: inside the shape and, when it has one, inside its
+    /// keyline, so that content sliding in or out of a growing shape passes under its edge
+    /// instead of cutting through it.
+    func contentPath(_ shape: OverlayShape, cr: OpaquePointer) {
+        insetPath(shape, by: shape.kind == .island || shape.kind == .bubble ? Self.keylineWidth : 0, cr: cr)
+    }
+
+    /// The shape's outline moved `k` inwards (nothing when the shape is no wider than that).
+    func insetPath(_ shape: OverlayShape, by k: Double, cr: OpaquePointer) {
+        let r = shape.rect
+        guard r.width > 2 * k, r.height > 2 * k else { return }
+        roundedPath(.init(x: r.x + k, y: r.y + k, width: r.width - 2 * k, height: r.height - 2 * k), radius: max(0, shape.radius - k), cr: cr)
+    }
+
     /// Continuous ("squircle") corners: each corner a cubic curve starting 1.28 × the radius
-    /// from the corner, as the SVG presenter draws them.
+    /// from the corner, as the SVG presenter draws them, where the sides leave room for it.
     func roundedPath(_ rect: OverlayRect, radius: Double, cr: OpaquePointer) {
         let (x, y, w, h) = (rect.x, rect.y, rect.width, rect.height)
         guard w > 0, h > 0 else { return }
         let r = max(0, min(radius, w / 2, h / 2))
         let s = min(r * 1.28, w / 2, h / 2)
-        let k = s * 0.36
+        // Where the side leaves no room for the long continuous corner (a pill's ends, the
+        // bubble), the corner becomes a true quarter circle: a circle, not a rounded square.
+        let room = r > 0 ? max(0, min(1, (s / r - 1) / 0.28)) : 1
+        let k = s * (0.4477 + (0.36 - 0.4477) * room)
         cairo_new_sub_path(cr)
         cairo_move_to(cr, x + s, y)
         cairo_line_to(cr, x + w - s, y)
@@ -152,9 +302,10 @@ public final class OverlayPainter {
 
     // MARK: Content
 
-    private func draw(_ placed: OverlayPlaced, alpha: Double, dy: Double, hovered: OverlayRect?, scale: Int, cr: OpaquePointer) {
+    private func draw(_ placed: OverlayPlaced, alpha: Double, dx: Double = 0, dy: Double, hovered: OverlayRect?, scale: Int, cr: OpaquePointer) {
         guard alpha > 0.001 else { return }
         var rect = placed.rect
+        rect.x += dx
         rect.y += dy
         cairo_save(cr)
         defer { cairo_restore(cr) }

@@ -529,63 +529,6 @@ extension OverlayRect {
     }
 }
 
-@Suite struct OverlayMotionTests {
-    func frame(width: Double, height: Double, text: String = "a") -> OverlayFrame {
-        OverlayFrame(form: .compact, listOpen: false,
-                     shapes: [OverlayShape(id: "island", kind: .island, rect: .init(x: 220 - width / 2, y: 8, width: width, height: height), radius: min(height / 2, 38))],
-                     content: [OverlayPlaced(rect: .init(x: 200, y: 10, width: 40, height: 20), primitive: .text(text, font: .body, ink: .primary, alignment: .leading), slot: "s")],
-                     hits: [])
-    }
-
-    @Test func aSpringSettlesOnItsTargetInAboutItsResponse() {
-        var spring = Spring(0, response: 0.4)
-        spring.target = 100
-        var time = 0.0, maximum = 0.0
-        while !spring.isSettled && time < 3 {
-            spring.step(1.0 / 60)
-            time += 1.0 / 60
-            maximum = max(maximum, spring.value)
-        }
-        #expect(spring.value == 100)
-        #expect(time > 0.2 && time < 1.0)
-        #expect(maximum <= 100.5)
-    }
-
-    @Test func theIslandMorphsBetweenFormsAndThenStops() throws {
-        var motion = OverlayMotion(enabled: true)
-        motion.show(frame(width: 126, height: 37))
-        #expect(!motion.isAnimating)
-        motion.show(frame(width: 371, height: 160, text: "b"))
-        #expect(motion.isAnimating)
-        motion.step(0.1)
-        let mid = try #require(motion.shapes.first).shape
-        #expect(mid.rect.width > 126 && mid.rect.width < 371)
-        #expect(mid.radius > 18.5 && mid.radius < 38)
-        #expect(motion.fade > 0 && motion.fade < 1)
-        for _ in 0..<120 { motion.step(1.0 / 60) }
-        #expect(!motion.isAnimating)
-        #expect(motion.shapes.first?.shape.rect.width == 371)
-    }
-
-    @Test func reducedMotionJumpsStraightToTheTarget() {
-        var motion = OverlayMotion(enabled: false)
-        motion.show(frame(width: 126, height: 37))
-        motion.show(frame(width: 371, height: 160))
-        #expect(!motion.isAnimating)
-        #expect(motion.shapes.first?.shape.rect.width == 371)
-    }
-
-    @Test func onlyTextThatChangedCrossfades() {
-        var motion = OverlayMotion(enabled: true)
-        motion.show(frame(width: 126, height: 37, text: "1:00"))
-        motion.show(frame(width: 126, height: 37, text: "1:00"))
-        #expect(!motion.isAnimating)
-        motion.show(frame(width: 126, height: 37, text: "0:59"))
-        #expect(motion.isAnimating)
-        #expect(OverlayPainter.rolls(.text("1:00", font: .digits, ink: .primary, alignment: .leading), .text("0:59", font: .digits, ink: .primary, alignment: .leading)))
-    }
-}
-
 @Suite struct OverlayConfigTests {
     @Test func readsEveryKeyOfTheOverlaySection() {
         let config = OverlayConfig(text: """

@@ -145,16 +145,21 @@ class Screen:
         return image.column_runs(low, high, box, invert=True)
 
     def settled(self, check, timeout=LIVENESS, name=None, what="the island"):
-        """Screenshots until `check(image, box)` holds on two in a row with the same capsule box
-        (the morph has ended); returns (image, box)."""
+        """Screenshots until `check(image, box)` holds with the same capsule box on every shot
+        for at least 0.3 s (the morph has ended: the spring's overshoot turns at its peak for
+        about 0.1 s, and two shots there alone would look still); returns (image, box)."""
         deadline = time.monotonic() + timeout
-        previous = None
+        previous = "unsettled"
+        since = None
         last = None
         while time.monotonic() < deadline:
+            taken = time.monotonic()
             image = self.display.screenshot()
             box = self.capsule(image)
             ok = check(image, box)
-            if ok and previous == box:
+            if not ok or previous != box:
+                since = taken
+            elif taken - since >= 0.3:
                 if self.shots and name:
                     self.grab(name)
                 return image, box
