@@ -92,6 +92,16 @@ final class SVGDocument: NSObject, XMLParserDelegate {
         }
         return "rgb(\(percent(colour.red))%,\(percent(colour.green))%,\(percent(colour.blue))%)"
     }
+
+    /// How cairo writes a colour of the painter's (the keyline: the style's quiet mix of white
+    /// and the layout's tint).
+    static func rgb(_ colour: OverlayColor) -> String {
+        func percent(_ channel: Double) -> String {
+            let value = channel * 100
+            return value == value.rounded() ? String(Int(value)) : String(format: "%f", value).replacingOccurrences(of: #"0+$"#, with: "", options: .regularExpression)
+        }
+        return "rgb(\(percent(colour.red))%,\(percent(colour.green))%,\(percent(colour.blue))%)"
+    }
 }
 
 /// The SVG presenter: the overlay's frame painted by the overlay's painter on a cairo SVG
@@ -115,8 +125,9 @@ final class SVGDocument: NSObject, XMLParserDelegate {
         // The text is drawn, as glyph outlines; none of it is a text element.
         #expect(document.glyphs > 10)
         #expect(!document.elements.contains("text"))
-        // The keyline in its tint.
-        #expect(document.styles.contains { $0.contains("stroke:" + SVGDocument.rgb(LayoutColor(red: 0xFF, green: 0x95, blue: 0))) })
+        // The keyline: the style's quiet line, with a little of the layout's tint, as a vector.
+        let keyline = OverlayStyle().keyline(tint: LayoutColor(red: 0xFF, green: 0x95, blue: 0))
+        #expect(document.styles.contains { $0.contains("stroke:" + SVGDocument.rgb(keyline)) })
         #expect(SinkRules.violation(svg: try #require(Self.svg(F.compactModel))) == nil)
     }
 

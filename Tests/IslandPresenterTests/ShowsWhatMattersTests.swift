@@ -226,7 +226,8 @@ import Testing
                                items: [F.item(id: "c1", app: "a.b", type: "Coffee", state: ["stage": "brewing"], layout: .object(layout))]))
         let document = svg(model)
         let brown = SVGDocument.rgb(LayoutColor(red: 0x5A, green: 0x3A, blue: 0x1A))
-        #expect(document.styles.contains { $0.contains("stroke:" + brown) })  // the keyline keeps its colour
+        // The keyline keeps a little of its tint; the text never takes it.
+        #expect(document.styles.contains { $0.contains("stroke:" + SVGDocument.rgb(OverlayStyle().keyline(tint: LayoutColor(red: 0x5A, green: 0x3A, blue: 0x1A)))) })
         #expect(!document.glyphFills.isEmpty && !document.glyphFills.contains { $0.contains(brown) })
         #expect(Self.contrastOnBlack(0x5A, 0x3A, 0x1A) < 4.5)
         // A light card background gets dark text.
