@@ -84,7 +84,7 @@ actor Bridge {
         let ends = book.commands(now: Self.now)
         await withTaskGroup(of: Void.self) { group in
             for command in ends {
-                group.addTask { [connection] in _ = await command.run(on: connection) }
+                group.addTask { [connection, logger] in _ = await command.run(on: connection, logger: logger) }
             }
         }
         bookTimer = nil
@@ -205,8 +205,8 @@ actor Bridge {
         guard !stopping else { return }
         let now = Self.now
         for command in book.commands(now: now) {
-            Task { [connection] in
-                let outcome = await command.run(on: connection)
+            Task { [connection, logger] in
+                let outcome = await command.run(on: connection, logger: logger)
                 self.completed(command.ticket, outcome)
             }
         }

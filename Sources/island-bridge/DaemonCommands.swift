@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import IslandBridge
 import IslandKit
 import OrderedCollections
@@ -8,7 +9,7 @@ import OrderedJSON
 /// the book.
 extension ActivityBook.Command {
     /// Runs one of the book's commands against the daemon.
-    func run(on connection: IslandConnection) async -> ActivityBook.Outcome {
+    func run(on connection: IslandConnection, logger: Logger) async -> ActivityBook.Outcome {
         do {
             switch self {
             case .request(_, let key, let type, let attributes, let content):
@@ -21,7 +22,9 @@ extension ActivityBook.Command {
                     // An islandd that does not let the bridge speak for the app (one older than
                     // `sourceApp`, one whose desktop entries differ from the bridge's, one that
                     // does not recognise the bridge): the card is headed by the bridge, and the
-                    // layout says which kind of source it is.
+                    // layout says which kind of source it is. Said, so the user can see why.
+                    logger.notice("islandd does not let the bridge head this card with the app it verified; the bridge heads it",
+                                  metadata: ["sourceApp": "\(sourceApp ?? "")", "reason": "\(error)"])
                     (activity, created) = try await connection.request(type: type, attributes: attributes, content: content.raw,
                                                                        key: key, ownerGone: .stale)
                 }

@@ -110,13 +110,17 @@ struct RoleBinder: Sendable {
         guard sandbox == .none else {
             return "the caller runs in \(sandbox.summary), and a sandboxed app may not speak for other apps"
         }
-        guard case .success(app) = resolver.resolve(peer: peer, claim: nil) else {
+        switch resolver.resolve(peer: peer, claim: nil) {
+        case .success(app):
+            return nil
+        case .success(let other):
+            return "the caller is recognised as \(other), not \(app), by its app unit or executable; it may not speak for other apps as \(app)"
+        case .failure:
             return """
                 the caller is \(app) only by its own claim; only a producer the daemon recognises by its app unit or by the \
                 executable its desktop entry names may speak for other apps
                 """
         }
-        return nil
     }
 
     static func article(_ noun: String) -> String {
