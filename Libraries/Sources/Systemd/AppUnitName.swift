@@ -1,3 +1,4 @@
+import FreeDesktop
 extension ProcessIdentity {
     /// The application ID encoded in a unit name that follows the XDG/systemd convention for
     /// applications (systemd's "Desktop Environment Integration" document):
@@ -65,8 +66,8 @@ extension ProcessIdentity {
                 continue
             }
             guard iterator.next() == UInt8(ascii: "x"),
-                let high = iterator.next().flatMap(hexValue),
-                let low = iterator.next().flatMap(hexValue)
+                let high = iterator.next().flatMap(HexDigit.value),
+                let low = iterator.next().flatMap(HexDigit.value)
             else { return nil }
             bytes.append(high << 4 | low)
         }
@@ -102,14 +103,5 @@ extension ProcessIdentity {
 
     private static func isUnitNameToken(_ token: Substring) -> Bool {
         !token.isEmpty && token.allSatisfy(isUnitNameCharacter)
-    }
-
-    private static func hexValue(_ byte: UInt8) -> UInt8? {
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
-        default: nil
-        }
     }
 }

@@ -1,3 +1,4 @@
+import FreeDesktop
 /// A tint as `#RRGGBB` or `#RRGGBBAA`.
 public struct LayoutColor: Sendable, Hashable, CustomStringConvertible {
     public var red: UInt8
@@ -19,7 +20,7 @@ public struct LayoutColor: Sendable, Hashable, CustomStringConvertible {
         var channels: [UInt8] = []
         var index = 1
         while index < digits.count {
-            guard let high = Self.hexValue(digits[index]), let low = Self.hexValue(digits[index + 1]) else { return nil }
+            guard let high = HexDigit.value(digits[index]), let low = HexDigit.value(digits[index + 1]) else { return nil }
             channels.append(high << 4 | low)
             index += 2
         }
@@ -33,14 +34,5 @@ public struct LayoutColor: Sendable, Hashable, CustomStringConvertible {
             let hex = String(byte, radix: 16)
             return hex.count == 1 ? "0" + hex : hex
         }.joined()
-    }
-
-    private static func hexValue(_ byte: UInt8) -> UInt8? {
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
-        default: nil
-        }
     }
 }

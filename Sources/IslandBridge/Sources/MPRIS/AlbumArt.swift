@@ -1,3 +1,4 @@
+import FreeDesktop
 /// A player's album art (`mpris:artUrl`) as the bridge passes it on: only a local file, named
 /// by an absolute path, never a URL a presenter would fetch from the network (`https:`, `data:`,
 /// another host's `file:`), and never one the bus cut short (which would name another file).
@@ -40,19 +41,10 @@ public enum AlbumArt {
                 bytes.append(byte)
                 continue
             }
-            guard let high = iterator.next().flatMap(hexValue), let low = iterator.next().flatMap(hexValue) else { return nil }
+            guard let high = iterator.next().flatMap(HexDigit.value), let low = iterator.next().flatMap(HexDigit.value) else { return nil }
             bytes.append(high << 4 | low)
         }
         return String(validating: bytes, as: UTF8.self)
-    }
-
-    private static func hexValue(_ byte: UInt8) -> UInt8? {
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
-        default: nil
-        }
     }
 
     /// A path with every byte but unreserved ones and `/` percent-encoded (RFC 3986): one
