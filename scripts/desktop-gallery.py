@@ -22,6 +22,7 @@ Runs as root (it starts the compositor as the test user, as the end-to-end tests
 
 import argparse
 import contextlib
+import math
 import os
 import shutil
 import struct
@@ -29,7 +30,6 @@ import subprocess
 import sys
 import time
 import wave
-import math
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(REPO, "Tests", "EndToEnd"))
