@@ -408,12 +408,14 @@ def test_preview_svg_is_well_formed_and_renders(tmp_path, mode):
     root = ET.parse(svg).getroot()
     assert root.tag == "{http://www.w3.org/2000/svg}svg"
     assert root.find("{http://www.w3.org/2000/svg}title").text == "Island: " + {"lockscreen": "none"}.get(mode, mode)
-    # The keyline tint, #6f4e37, as cairo writes a stroke's colour (percentages); not on the
-    # lock screen, whose card has none.
+    # The keyline: the style's quiet line, mostly white with a little of the tint #6f4e37
+    # (OverlayStyle.keyline: 70 % white, 30 % tint), as cairo writes a stroke's colour
+    # (percentages); not on the lock screen, whose card has none.
     strokes = [tuple(float(p) * 255 / 100 for p in colour)
                for colour in re.findall(r"stroke:rgb\(([\d.]+)%,([\d.]+)%,([\d.]+)%\)", svg.read_text())]
+    keyline = tuple(0.7 * 255 + 0.3 * channel for channel in (0x6f, 0x4e, 0x37))
     if mode != "lockscreen":
-        assert any(max(abs(a - b) for a, b in zip(c, (0x6f, 0x4e, 0x37))) < 0.5 for c in strokes), strokes
+        assert any(max(abs(a - b) for a, b in zip(c, keyline)) < 0.5 for c in strokes), strokes
     assert root.find(".//{http://www.w3.org/2000/svg}text") is None  # glyph outlines, not text
     lines = (root.find("{http://www.w3.org/2000/svg}desc").text or "").split("\n")
     if mode == "lockscreen":
