@@ -300,18 +300,6 @@ let island: [Target] = [
         ],
         swiftSettings: pangoCairoFlags
     ),
-    // SVG for `island-presenter snapshot --svg` and `island preview --svg`, which start it: the
-    // overlay's layout and painter on a cairo SVG surface, in the island-overlay package, so
-    // the core binaries link no cairo or Pango.
-    .executableTarget(
-        name: "island-svg",
-        dependencies: [
-            "IslandOverlay", "IslandPresenter", "OrderedJSON", "FreeDesktop",
-            .product(name: "ArgumentParser", package: "swift-argument-parser"),
-            .product(name: "OrderedCollections", package: "swift-collections"),
-        ],
-        swiftSettings: pangoCairoFlags
-    ),
     .executableTarget(
         name: "island-overlay",
         dependencies: ["IslandOverlay", "IslandPresenter", "IslandPaths", "CGtk", "FreeDesktop", .product(name: "ArgumentParser", package: "swift-argument-parser")],
@@ -406,7 +394,6 @@ let package = Package(
         .library(name: "IslandKit", targets: ["IslandKit"]),
         .executable(name: "island", targets: ["island"]),
         .executable(name: "island-overlay", targets: ["island-overlay"]),
-        .executable(name: "island-svg", targets: ["island-svg"]),
         .library(name: "SDBus", targets: ["SDBus"]),
         .executable(name: "island-bridge", targets: ["island-bridge"]),
     ],

@@ -4,9 +4,9 @@
 # statically, so only system libraries are needed), the systemd units, sysusers.d and
 # tmpfiles.d entries, the CLI's desktop entry, man pages, documentation and examples; and
 # island-overlay_<version>_<arch>.deb, the graphical island (GTK 3, gtk-layer-shell), its user
-# unit, XDG autostart entry and man page, and island-svg (the island drawn as SVG by the
-# overlay's painter, for island-presenter snapshot --svg and island preview --svg: cairo and
-# Pango stay out of the core package), so a headless machine installs only the first; and
+# unit, XDG autostart entry and man page (its binary also draws the SVG of island-presenter
+# snapshot --svg and island preview --svg, off-screen: cairo and Pango stay out of the core
+# package), so a headless machine installs only the first; and
 # island-bridge_<version>_<arch>.deb, the session bus's players, progress notifications and
 # jobs as activities: its binary, user unit, manifest, layouts and man page.
 #
@@ -52,7 +52,7 @@ done
 pkg="$repo/packaging"
 debian="$pkg/debian"
 products=(islandd island island-presenter)
-overlay_products=(island-overlay island-svg)
+overlay_products=(island-overlay)
 bridge_products=(island-bridge)
 
 # The version: packaging/debian/changelog's top entry, whose upstream part must be the
@@ -92,7 +92,8 @@ done
 if ldd "$root/usr/bin/islandd" | grep -q libswift; then
   die "islandd still links the Swift runtime dynamically: $(ldd "$root/usr/bin/islandd" | grep libswift)"
 fi
-# Drawing is the overlay package's: the core binaries start island-svg for SVG, never link cairo.
+# Drawing is the overlay package's: the core binaries start island-overlay --draw-svg for SVG,
+# and link no cairo, Pango, GTK or X11.
 for product in "${products[@]}"; do
   if ldd "$root/usr/bin/$product" | grep -Eq 'lib(cairo|pango|gtk|gdk|X11)'; then
     die "$product links a graphical library: $(ldd "$root/usr/bin/$product" | grep -E 'lib(cairo|pango|gtk|gdk|X11)' | tr -d '\t')"
@@ -223,19 +224,19 @@ build_package "$root" island
 #    machines that only run the daemon.
 oroot="$stage/overlay"
 say "staging island-overlay in $oroot"
-# island-svg is no command of its own: the core binaries start it from where it is installed.
-overlay_paths=(usr/bin/island-overlay usr/libexec/island/island-svg)
-for path in "${overlay_paths[@]}"; do
-  install -D -m 0755 "$bin/$(basename "$path")" "$oroot/$path"
-  strip --strip-unneeded --remove-section=.comment --remove-section=.note "$oroot/$path"
-  if ldd "$oroot/$path" | grep -q libswift; then
-    die "$path still links the Swift runtime dynamically"
-  fi
-done
-# SVG needs cairo and Pango, not a display: GTK stays the overlay's.
-if ldd "$oroot/usr/libexec/island/island-svg" | grep -Eq 'lib(gtk|gdk)-'; then
-  die "island-svg links GTK"
+# One binary: the island on screen, and off-screen (--draw-svg, --render-gallery) the same
+# layout and painter. It links GTK 3 and gtk-layer-shell for the screen, cairo and Pango for
+# painting (X11, Wayland and fontconfig come with them); the Swift runtime is linked in.
+overlay_paths=(usr/bin/island-overlay)
+install -D -m 0755 "$bin/island-overlay" "$oroot/usr/bin/island-overlay"
+strip --strip-unneeded --remove-section=.comment --remove-section=.note "$oroot/usr/bin/island-overlay"
+overlay_links="$(ldd "$oroot/usr/bin/island-overlay")"
+if grep -q libswift <<< "$overlay_links"; then
+  die "island-overlay still links the Swift runtime dynamically"
 fi
+for library in libgtk-3 libgtk-layer-shell libcairo libpango; do
+  grep -q "$library" <<< "$overlay_links" || die "island-overlay does not link $library"
+done
 require "$pkg/systemd/user/island-overlay.service"
 require "$pkg/autostart/island-overlay.desktop"
 require "$pkg/man/island-overlay.1"

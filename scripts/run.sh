@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# The main job: installs what is needed, builds islandd, island, island-presenter and island-svg
-# (which draws their SVG), and runs islandd on its embedded defaults — the user instance, SQLite
-# state in $XDG_STATE_HOME/island, the socket in $XDG_RUNTIME_DIR/island/islandd.sock — until
-# interrupted (Ctrl-C or SIGTERM).
+# The main job: installs what is needed, builds islandd, island, island-presenter and
+# island-overlay (the island on screen, which also draws their SVG), and runs islandd on its
+# embedded defaults — the user instance, SQLite state in $XDG_STATE_HOME/island, the socket in
+# $XDG_RUNTIME_DIR/island/islandd.sock — until interrupted (Ctrl-C or SIGTERM).
 # The CLI's desktop entry is installed for the user when missing, so `island` works at once.
 # With ISLAND_BIN_DIR set, the binaries there are run as they are: nothing is installed or built.
 set -euo pipefail
@@ -12,7 +12,7 @@ if [ -n "${ISLAND_BIN_DIR:-}" ]; then
   bin="$ISLAND_BIN_DIR"
 else
   bash scripts/install-deps.sh
-  for product in islandd island island-presenter island-svg; do
+  for product in islandd island island-presenter island-overlay; do
     echo "==> building $product" >&2
     swift build --product "$product"
   done

@@ -119,7 +119,7 @@ public func fetchSnapshot(socketPath: String) async throws -> PresenterModel {
 }
 
 /// The updates that make the daemon's current state: its snapshot, and any delta that came
-/// with it (what `island-svg` draws from).
+/// with it (what `island-overlay --draw-svg` draws from).
 public func fetchSnapshotUpdates(socketPath: String) async throws -> [JSONObject] {
     let client = try await VarlinkClient.connect(unixPath: socketPath)
     var model = PresenterModel()

@@ -77,7 +77,8 @@ struct IslandOverlayCommand: ParsableCommand {
             never a shorter one.
 
             Exit status: 0 on SIGTERM/SIGINT, 64 bad usage, 69 no way to place the island (no \
-            layer-shell on Wayland, or no display), 1 --toggle-list found no running overlay.
+            layer-shell on Wayland, or no display), 1 --toggle-list found no running overlay; \
+            --draw-svg: 65 input that is not a request, 1 the SVG not written.
             """,
         version: "0.1.0")
 
@@ -112,13 +113,25 @@ struct IslandOverlayCommand: ParsableCommand {
     @Option(help: ArgumentHelp("(--render-gallery only) Draw at n times the size, 1 to 4.", valueName: "n"))
     var scale = 1
 
+    @Option(name: .customLong("draw-svg"), help: ArgumentHelp("""
+        Draw the island as SVG to file ('-': standard output), off-screen (no display needed), \
+        and exit: what island-presenter snapshot --svg and island preview --svg start. Reads \
+        {"now": epoch seconds, "updates": [presenter updates, a snapshot first]} on standard \
+        input; exit status 65 when that is not what came (or it is over 64 MiB), 1 when the \
+        SVG could not be written. See island-overlay(1).
+        """, valueName: "file"))
+    var drawSVG: String?
+
     func validate() throws {
         guard (1...4).contains(scale) else { throw ValidationError("--scale must be 1-4") }
+        guard renderGallery == nil || drawSVG == nil else { throw ValidationError("--render-gallery and --draw-svg cannot be combined") }
     }
 
     func run() throws {
         let environment = ProcessInfo.processInfo.environment
+        // Off-screen modes first: neither initialises GTK nor opens a display.
         if let directory = renderGallery { return try render(to: directory, environment: environment) }
+        if let path = drawSVG { return try drawSVG(to: path, environment: environment) }
         let paths = OverlayPaths(environment: environment)
         if toggleList { return try toggleRunningList(paths) }
 
@@ -155,6 +168,50 @@ struct IslandOverlayCommand: ParsableCommand {
         } catch {
             throw fail("cannot render the gallery: \(error)", status: 1)
         }
+    }
+
+    /// The island as SVG from presenter updates on standard input: the overlay's layout and
+    /// painter on a cairo SVG surface (OverlaySnapshot), so the core binaries draw SVG without
+    /// linking cairo, and the package carries no second binary for it.
+    private func drawSVG(to path: String, environment: [String: String]) throws {
+        guard let input = readStandardInput(limit: SVGDrawing.maximumRequestBytes),
+              let request = SVGDrawing.parseRequest(input) else {
+            throw fail("--draw-svg: standard input is not {\"now\": number, \"updates\": [objects]} within \(SVGDrawing.maximumRequestBytes) bytes", status: 65)
+        }
+        var model = PresenterModel()
+        for update in request.updates { model.apply(update) }
+        guard model.hasSnapshot else { throw fail("--draw-svg: the updates hold no snapshot", status: 65) }
+        // GTK's icon theme needs GTK initialised: the theme ISLAND_ICON_THEME names is searched
+        // on disk first, then Adwaita and hicolor.
+        var themes = IconThemeSearch.defaultThemes
+        if let theme = environment["ISLAND_ICON_THEME"], IconName.isValid(theme) { themes.insert(theme, at: 0) }
+        let painter = OverlayPainter(icons: ThemeIconSource(themes: themes, environment: environment))
+        guard let document = OverlaySnapshot.svg(IslandScene(model: model, now: request.now), painter: painter) else {
+            throw fail("--draw-svg: cairo could not draw the SVG", status: 1)
+        }
+        if path == "-" {
+            guard writeAll(document) else { throw fail("--draw-svg: cannot write to standard output", status: 1) }
+        } else {
+            do {
+                try document.write(toFile: path, atomically: true, encoding: .utf8)
+            } catch {
+                throw fail("--draw-svg: cannot write \(path): \(error.localizedDescription)", status: 1)
+            }
+        }
+    }
+
+    /// Standard input, or nil past `limit` bytes.
+    private func readStandardInput(limit: Int) -> [UInt8]? {
+        var bytes: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 1 << 16)
+        while true {
+            let count = buffer.withUnsafeMutableBytes { read(0, $0.baseAddress, $0.count) }
+            if count < 0, errno == EINTR { continue }
+            guard count > 0 else { break }
+            bytes += buffer[..<count]
+            if bytes.count > limit { return nil }
+        }
+        return bytes
     }
 
     private func toggleRunningList(_ paths: OverlayPaths) throws {

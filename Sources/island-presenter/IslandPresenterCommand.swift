@@ -265,9 +265,10 @@ struct Snapshot: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Draw the current island and lock-screen list once, as SVG, and exit.",
         discussion: """
-            The drawing is island-overlay's: its geometry and painter, through island-svg from the \
-            island-overlay package (the core package has no cairo or Pango). Without that package \
-            the command says so and exits with status 69.
+            The drawing is island-overlay's: its geometry and painter, through island-overlay \
+            --draw-svg from the island-overlay package (the core package has no cairo or Pango), \
+            found beside this program, else as /usr/bin/island-overlay, else on PATH. Without it \
+            the command says which package to install and exits with status 69.
             """)
     @OptionGroup var options: CommonOptions
 
@@ -275,7 +276,7 @@ struct Snapshot: AsyncParsableCommand {
     var svg: String
 
     func run() async throws {
-        guard SVGDrawing.helperPath() != nil else { throw Self.unavailable() }
+        guard SVGDrawing.drawerPath() != nil else { throw Self.unavailable() }
         let updates = try await Self.firstSnapshot(socketPath: options.socketPath)
         do {
             try SVGDrawing.draw(updates: updates, now: now(), to: svg)
@@ -286,7 +287,7 @@ struct Snapshot: AsyncParsableCommand {
     }
 
     static func unavailable() -> ExitCode {
-        writeAll("island-presenter: \(SVGDrawing.Failure.helperMissing)\n", to: 2)
+        writeAll("island-presenter: \(SVGDrawing.Failure.drawerMissing)\n", to: 2)
         return ExitCode(69)
     }
 

@@ -58,10 +58,10 @@ struct Preview: AsyncParsableCommand {
             ?? LayoutRenderer(attributes: attributes, state: state, now: at).render(parsed)
         let regions = Self.regions(of: rendered, mode: mode)
         if let svg {
-            // Drawn by the overlay's layout and painter (island-svg, from the island-overlay
-            // package), so a preview looks like the real island.
+            // Drawn by the overlay's layout and painter (island-overlay --draw-svg, from the
+            // island-overlay package), so a preview looks like the real island.
             do { try SVGDrawing.draw(updates: [update], now: at, to: svg) } catch let failure as SVGDrawing.Failure {
-                let missing = SVGDrawing.helperPath() == nil
+                let missing = SVGDrawing.drawerPath() == nil
                 throw CLIFailure(status: missing ? ExitStatus.unavailable : ExitStatus.refused, name: missing ? "SVGUnavailable" : "WriteFailed",
                                  message: failure.description, json: json)
             }

@@ -427,18 +427,19 @@ def test_preview_svg_is_well_formed_and_renders(tmp_path, mode):
 
 
 def test_preview_svg_without_the_overlay_package_names_it(tmp_path):
-    """`island` draws no SVG itself: without island-svg (the island-overlay package) --svg says
-    which package to install and exits with status 69, and writes nothing."""
-    if os.path.exists("/usr/libexec/island/island-svg"):
+    """`island` draws no SVG itself: without island-overlay (its package) beside it, in /usr/bin
+    or on PATH, --svg says which package to install and exits with status 69, and writes
+    nothing."""
+    if os.path.exists("/usr/bin/island-overlay"):
         pytest.skip("island-overlay is installed on this machine")
     alone = tmp_path / "bin"
     alone.mkdir()
     shutil.copy(ISLAND, alone / "island")
     layout = write(tmp_path, "layout.json", VALID_LAYOUT)
     result = subprocess.run([str(alone / "island"), "preview", layout, "--svg", str(tmp_path / "x.svg")],
-                            capture_output=True, text=True, timeout=30)
+                            capture_output=True, text=True, timeout=30, env=dict(os.environ, PATH="/usr/bin:/bin"))
     assert result.returncode == 69, result.stderr
-    assert "island-overlay" in result.stderr and "install" in result.stderr
+    assert "apt install island-overlay" in result.stderr
     assert not (tmp_path / "x.svg").exists()
 
 

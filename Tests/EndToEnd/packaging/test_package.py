@@ -68,10 +68,9 @@ OVERLAY = Package(
     "island-overlay", ("island-overlay",), frozenset({"usr/share/man/man1/island-overlay.1.gz"}),
     help_mentions=("island-overlay", "--toggle-list"), needs=("island",),
     libraries=("libc6", "libgtk-3-0", "libgtk-layer-shell0", "libcairo2", "libpango-1.0-0", "libglib2.0-0"),
-    links=("libgtk-3", "libgtk-layer-shell"), draws=True,
+    links=("libgtk-3", "libgtk-layer-shell", "libcairo.so", "libpango"), draws=True,
     files=frozenset({
         "usr/bin/island-overlay",
-        "usr/libexec/island/island-svg",
         "usr/lib/systemd/user/island-overlay.service",
         "etc/xdg/autostart/island-overlay.desktop",
         "usr/share/man/man1/island-overlay.1.gz",
@@ -281,15 +280,23 @@ def test_binaries_run_and_need_no_swift_runtime(roots, package):
                 assert library + "." not in libraries and library + "-" not in libraries, (binary, libraries)
 
 
-def test_svg_is_drawn_by_the_overlay_package_without_gtk(roots):
-    """island-svg, started by the core binaries for --svg, is the overlay package's: it links
-    cairo and Pango (the overlay's painter) and no GTK; the core package links neither."""
-    path = os.path.join(roots(OVERLAY), "usr/libexec/island/island-svg")
-    result = run([path, "--help"])
-    assert result.returncode == 0 and "island-svg" in result.stdout, result.stderr
-    libraries = run(["ldd", path]).stdout
-    assert "libcairo.so" in libraries and "libpango" in libraries, libraries
-    assert "libgtk" not in libraries and "libgdk" not in libraries and "not found" not in libraries, libraries
+def test_svg_is_drawn_by_the_installed_overlay_without_a_display(roots, tmp_path):
+    """`island preview --svg` from the core package finds island-overlay beside it in /usr/bin
+    and has it draw the SVG off-screen (--draw-svg): no second binary for SVG in the overlay
+    package, and no display needed (the overlay links GTK, but this mode opens none)."""
+    root = roots(OVERLAY)
+    layout = os.path.join(root, "usr/share/doc/island/examples/layouts/org.island.example.Coffee/CoffeeOrder.json")
+    svg = tmp_path / "compact.svg"
+    environment = {key: value for key, value in os.environ.items()
+                   if key not in ("DISPLAY", "WAYLAND_DISPLAY", "WAYLAND_SOCKET", "GDK_BACKEND")}
+    # PATH holds no other island-overlay: the one found is the package's, beside `island`.
+    environment["PATH"] = "/nonexistent"
+    result = run([os.path.join(root, "usr/bin/island"), "preview", layout, "--mode", "compact",
+                  "--state", '{"stage": "brewing", "etaMinutes": 4}', "--svg", str(svg)], env=environment)
+    assert result.returncode == 0, result.stderr
+    text = svg.read_text()
+    assert text.startswith("<?xml") and "<title>Island: compact</title>" in text, text[:400]
+    assert "4 min" in text.split("<desc>")[1].split("</desc>")[0], text[:1000]
 
 
 @EVERY_PACKAGE

@@ -68,7 +68,7 @@ def assert_display_safe(output, where, data=False):
 
 SVG = "{http://www.w3.org/2000/svg}"
 XLINK = "{http://www.w3.org/1999/xlink}"
-# What cairo's SVG surface writes, and the <title> and <desc> island-svg adds: nothing else may
+# What cairo's SVG surface writes, and the <title> and <desc> island-overlay adds: nothing else may
 # be in a snapshot, so no element or attribute comes from producer text (SinkRules.SVGStructure
 # says the same for the unit tests).
 SVG_ELEMENTS = {"svg", "title", "desc", "defs", "g", "symbol", "path", "use", "clipPath", "rect", "image", "mask",

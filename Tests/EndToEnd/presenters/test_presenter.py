@@ -15,7 +15,7 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
-from harness.paths import LIVENESS, PRESENTER, SANITIZER_ENV
+from harness.paths import BIN_DIR, LIVENESS, PRESENTER, SANITIZER_ENV
 from harness.presenters import COFFEE, let_the_screen_settle, register_layout, request, waybar_json
 from harness.processes import wait_for
 from harness.varlink import Connection
@@ -24,6 +24,9 @@ pytestmark = pytest.mark.quick  # part of scripts/test.sh --quick
 
 TIMER = "org.example.Timer"
 SVG_NS = "{http://www.w3.org/2000/svg}"
+# What draws the SVG: the build's island-overlay, and where its package installs it.
+OVERLAY = os.path.join(BIN_DIR, "island-overlay")
+INSTALLED_OVERLAY = "/usr/bin/island-overlay"
 
 
 def end_now(producer, app, activity):
@@ -195,19 +198,63 @@ def test_snapshot_of_an_empty_island_and_without_a_daemon(daemon, tmp_path):
 
 
 def test_snapshot_without_the_overlay_package_names_it(daemon, tmp_path):
-    """The core package draws no SVG itself: without island-svg (the island-overlay package) the
-    command says which package to install, and exits with status 69."""
+    """The core package draws no SVG itself: without island-overlay (its package) beside the
+    program, in /usr/bin or on PATH, the command says which package to install, and exits with
+    status 69."""
+    if os.path.exists(INSTALLED_OVERLAY):
+        pytest.skip("island-overlay is installed on this machine")
     alone = tmp_path / "bin"
     alone.mkdir()
     presenter = alone / "island-presenter"
     shutil.copy(PRESENTER, presenter)
-    if os.path.exists("/usr/libexec/island/island-svg"):
-        pytest.skip("island-overlay is installed on this machine")
     result = subprocess.run([str(presenter), "snapshot", "--svg", str(tmp_path / "x.svg"), "--socket", daemon.socket],
-                            capture_output=True, text=True, timeout=30)
+                            capture_output=True, text=True, timeout=30, env=dict(os.environ, PATH="/usr/bin:/bin"))
     assert result.returncode == 69, result.stderr
-    assert "island-overlay" in result.stderr and "install" in result.stderr
+    assert "apt install island-overlay" in result.stderr
     assert not (tmp_path / "x.svg").exists()
+
+
+@pytest.mark.skipif(not os.path.exists(OVERLAY), reason="island-overlay is not built")
+def test_snapshot_finds_the_overlay_on_path(daemon, tmp_path):
+    """With island-overlay neither beside the program nor in /usr/bin, the one on PATH draws."""
+    if os.path.exists(INSTALLED_OVERLAY):
+        pytest.skip("island-overlay is installed on this machine: /usr/bin's comes before PATH")
+    alone = tmp_path / "bin"
+    alone.mkdir()
+    presenter = alone / "island-presenter"
+    shutil.copy(PRESENTER, presenter)
+    out = tmp_path / "found.svg"
+    subprocess.run([str(presenter), "snapshot", "--svg", str(out), "--socket", daemon.socket], check=True, timeout=30,
+                   env=dict(os.environ, PATH=os.path.dirname(OVERLAY) + ":/usr/bin:/bin"))
+    _, title, lines = svg_description(out)
+    assert title == "Island: none" and lines == ["No Live Activities"]
+
+
+@pytest.mark.skipif(not os.path.exists(OVERLAY), reason="island-overlay is not built")
+def test_the_overlay_draws_svg_without_a_display(tmp_path):
+    """island-overlay --draw-svg, what the core binaries start, is off-screen: it opens no display
+    (none is set), reads the request on standard input and writes the document where asked; a
+    request that is not one is refused with status 65 and nothing written."""
+    headless = {key: value for key, value in os.environ.items()
+                if key not in ("DISPLAY", "WAYLAND_DISPLAY", "WAYLAND_SOCKET", "GDK_BACKEND")}
+    snapshot = {"kind": "snapshot", "sequence": 0, "island": {"mode": "none", "lockScreen": []}, "items": [],
+                "removed": []}
+    request = json.dumps({"now": 0, "updates": [snapshot]})
+    drawn = subprocess.run([OVERLAY, "--draw-svg", "-"], input=request, capture_output=True, text=True, timeout=30,
+                           env=headless)
+    assert drawn.returncode == 0, drawn.stderr
+    root = ET.fromstring(drawn.stdout)
+    assert root.find(SVG_NS + "title").text == "Island: none"
+    # A path that starts with "-" is a file, given as --draw-svg=PATH (as the core binaries do).
+    subprocess.run([OVERLAY, "--draw-svg=-dash.svg"], input=request, text=True, timeout=30, env=headless,
+                   cwd=tmp_path, check=True)
+    assert ET.parse(tmp_path / "-dash.svg").getroot().find(SVG_NS + "title").text == "Island: none"
+    for bad in ("", "{", json.dumps({"now": 0, "updates": []}), json.dumps({"now": "soon", "updates": [snapshot]}),
+                json.dumps({"now": 0, "updates": [{"kind": "delta"}]})):
+        refused = subprocess.run([OVERLAY, "--draw-svg", str(tmp_path / "bad.svg")], input=bad, capture_output=True,
+                                 text=True, timeout=30, env=headless)
+        assert refused.returncode == 65, (bad, refused.stderr)
+        assert not (tmp_path / "bad.svg").exists()
 
 
 def test_help_explains_the_modes_and_contracts():
