@@ -118,8 +118,8 @@ let libraries: [Target] = [
         ],
         resources: [.embedInCode("org.varlink.certification.varlink")]
     ),
-    // cairo/Pango (and gdk-pixbuf's PNG and JPEG loaders) and GTK with gtk-layer-shell, for the overlay. Their flags come from
-    // pkgConfigCFlags (see the top), not `pkgConfig:`.
+    // cairo/Pango (with gdk-pixbuf, for JPEG pictures) and GTK with gtk-layer-shell, for the
+    // overlay. Their flags come from pkgConfigCFlags (see the top), not `pkgConfig:`.
     .systemLibrary(name: "CPangoCairo", providers: [.apt(["libpango1.0-dev", "libcairo2-dev", "libgdk-pixbuf-2.0-dev"])]),
     .systemLibrary(name: "CGtk", providers: [.apt(["libgtk-3-dev", "libgtk-layer-shell-dev"])]),
     // D-Bus through sd-bus (libsystemd): a bus on an sd-event loop of its own thread that
@@ -452,6 +452,12 @@ if Context.environment["ISLAND_FUZZ"] == "1" {
             swiftSettings: fuzzFlags
         ),
         .executableTarget(
+            name: "FuzzArtwork",
+            dependencies: ["FuzzSupport", "IslandOverlay"],
+            path: "Fuzz/Sources/FuzzArtwork",
+            swiftSettings: fuzzFlags + pangoCairoFlags
+        ),
+        .executableTarget(
             name: "FuzzPresenter",
             dependencies: [
                 "FuzzSupport", "IslandPresenter", "IslandOverlay", "IslandCore", "OrderedJSON", "SinkRules",
@@ -465,6 +471,7 @@ if Context.environment["ISLAND_FUZZ"] == "1" {
         .executable(name: "fuzz-varlink-message", targets: ["FuzzVarlinkMessage"]),
         .executable(name: "fuzz-layout", targets: ["FuzzLayout"]),
         .executable(name: "fuzz-presenter", targets: ["FuzzPresenter"]),
+        .executable(name: "fuzz-artwork", targets: ["FuzzArtwork"]),
     ]
 }
 
