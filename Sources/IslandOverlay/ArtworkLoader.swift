@@ -221,14 +221,60 @@ public final class ArtworkLoader: OverlayArtworkSource {
 
     /// What may follow a JPEG's End Of Image marker (some writers pad the file).
     static let jpegTrailingBytes = 16
+    /// The most scans a JPEG may have: a baseline one has one per component at most, a
+    /// progressive one about ten; every scan of a progressive picture is another pass over
+    /// all of it.
+    static let maximumJPEGScans = 64
+
+    /// Whether `bytes` are a JPEG the decoder is given at all: its markers walked from Start Of
+    /// Image to End Of Image (at most `jpegTrailingBytes` after it), one frame, baseline,
+    /// extended or progressive with Huffman coding (SOF0–SOF2) — the arithmetic-coded,
+    /// lossless and hierarchical kinds, which no album art uses, are refused (libjpeg spins
+    /// for ever on a 173-byte arithmetic-coded file that fuzz-artwork found) —, at most
+    /// `maximumJPEGScans` scans. libjpeg only warns of a file that ends early and fills the
+    /// rest grey: a file without its End Of Image is refused here.
+    static func isAcceptableJPEG(_ bytes: [UInt8]) -> Bool {
+        var index = 2, scans = 0, frames = 0
+        while index + 1 < bytes.count {
+            guard bytes[index] == 0xFF else { return false }
+            let marker = bytes[index + 1]
+            index += 2
+            switch marker {
+            case 0xFF:
+                index -= 1  // a fill byte before the marker
+            case 0xD9:
+                return frames == 1 && scans > 0 && bytes.count - index <= jpegTrailingBytes
+            case 0x01, 0xD0...0xD7:
+                continue
+            default:
+                guard index + 1 < bytes.count else { return false }
+                let length = Int(bytes[index]) << 8 | Int(bytes[index + 1])
+                guard length >= 2, index + length <= bytes.count else { return false }
+                switch marker {
+                case 0xC0, 0xC1, 0xC2: frames += 1
+                case 0xC3, 0xC5...0xC7, 0xC9...0xCB, 0xCD...0xCF, 0xDE: return false
+                case 0xDA:
+                    scans += 1
+                    guard frames == 1, scans <= maximumJPEGScans else { return false }
+                    index += length
+                    // The entropy-coded data: a 0xFF in it is followed by 0x00 or a restart
+                    // marker; anything else starts the next marker.
+                    while index + 1 < bytes.count, !(bytes[index] == 0xFF && bytes[index + 1] != 0x00 && !(0xD0...0xD7).contains(bytes[index + 1])) {
+                        index += 1
+                    }
+                    continue
+                default: break
+                }
+                index += length
+            }
+        }
+        return false
+    }
 
     /// JPEG through gdk-pixbuf's JPEG loader, asked for by name: the header's size refused or
     /// scaled down (libjpeg decodes at a fraction of the size) before the pixels are decoded.
     private static func decodeJPEG(_ bytes: [UInt8]) -> Result<Artwork, ArtworkRefusal> {
-        // libjpeg only warns of a file that ends early and fills the rest grey: a whole JPEG
-        // ends with its End Of Image marker (padding aside), which entropy-coded data never holds.
-        guard let end = bytes.indices.dropLast().last(where: { bytes[$0] == 0xFF && bytes[$0 + 1] == 0xD9 }),
-              bytes.count - end <= 2 + jpegTrailingBytes else { return .failure(.undecodable) }
+        guard isAcceptableJPEG(bytes) else { return .failure(.undecodable) }
         return JPEGDecoding().decode(bytes).flatMap { image in
             defer { cairo_surface_destroy(image) }
             return square(image).map { .success(Artwork(surface: $0)) } ?? .failure(.undecodable)

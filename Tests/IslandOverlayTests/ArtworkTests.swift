@@ -169,6 +169,44 @@ struct ArtworkLoaderTests {
         }
     }
 
+    /// 173 bytes, found by fuzz-artwork: an arithmetic-coded frame (SOF9) on which libjpeg,
+    /// through gdk-pixbuf's loader, spins for ever.
+    static let spinningJPEG: [UInt8] = {
+        let hex = [
+            "ffd8ffdb0043000806060706050c0707074a46494600140c0b0b0c191220242e27201c313434341f27393d385b323c2e",
+            "333432ff7adb0043010909090c0b0c180d0d1832333432ffdb0043010909090c0b0c180d0d1831211c2132320c180d0d",
+            "1831211c213232ffd8ff32323232323232323232323232323232323232323232323232323232323232323232ffc90011",
+            "08002f005c03012200021101031101ffda000c030100021103118affd9"
+        ].joined()
+        return stride(from: 0, to: hex.count, by: 2).map { UInt8(hex.dropFirst($0).prefix(2), radix: 16)! }
+    }()
+
+    @Test("refused before the decoder sees them: arithmetic coding, lossless frames, two frames, too many scans, no End Of Image")
+    func refusesJPEGKinds() throws {
+        #expect(Self.spinningJPEG.count == 173)
+        #expect(ArtworkLoader.decode(Self.spinningJPEG).failure == .undecodable)
+        let files = try ArtworkFiles()
+        let jpeg = try files.jpeg()
+        #expect(ArtworkLoader.isAcceptableJPEG(jpeg))
+        let sof = try #require(jpeg.indices.dropLast().first { jpeg[$0] == 0xFF && jpeg[$0 + 1] == 0xC0 })
+        for kind: UInt8 in [0xC3, 0xC5, 0xC9, 0xCA, 0xCB, 0xCF] {
+            var other = jpeg
+            other[sof + 1] = kind
+            #expect(ArtworkLoader.decode(other).failure == .undecodable, "SOF 0x\(String(kind, radix: 16))")
+        }
+        var progressive = jpeg
+        progressive[sof + 1] = 0xC2
+        #expect(ArtworkLoader.isAcceptableJPEG(progressive), "progressive frames are read")
+        // Scans past the bound: the file's one scan repeated.
+        let sos = try #require(jpeg.indices.dropLast().first { jpeg[$0] == 0xFF && jpeg[$0 + 1] == 0xDA })
+        let scan = Array(jpeg[sos..<(jpeg.count - 2)])
+        let many = Array(jpeg[..<sos]) + Array([[UInt8]](repeating: scan, count: ArtworkLoader.maximumJPEGScans + 1).joined()) + [0xFF, 0xD9]
+        #expect(!ArtworkLoader.isAcceptableJPEG(many))
+        #expect(!ArtworkLoader.isAcceptableJPEG(Array(jpeg.dropLast(2))), "no End Of Image")
+        #expect(!ArtworkLoader.isAcceptableJPEG(jpeg + [UInt8](repeating: 0, count: 17)), "more than padding after it")
+        #expect(ArtworkLoader.isAcceptableJPEG(jpeg + [UInt8](repeating: 0, count: 16)))
+    }
+
     @Test("the loader keeps what it decoded: a changed file is read again, a file gone is no longer drawn")
     func cachesByVersion() throws {
         let files = try ArtworkFiles()
