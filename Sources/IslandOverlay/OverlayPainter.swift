@@ -353,6 +353,12 @@ public final class OverlayPainter {
                 setColor(style.button, cr)
                 cairo_paint(cr)
             }
+            // A hairline of the foreground inside its edge: a dark cover keeps its shape on
+            // the black island.
+            roundedPath(.init(x: square.x + 0.5, y: square.y + 0.5, width: side - 1, height: side - 1), radius: side * Self.artworkCornerShare - 0.5, cr: cr)
+            setColor(style.foreground.with(alpha: 0.14), cr)
+            cairo_set_line_width(cr, 1)
+            cairo_stroke(cr)
         case .dismiss:
             cairo_arc(cr, rect.midX, rect.midY, rect.width / 2, 0, 2 * Double.pi)
             setColor(hovered == placed.rect ? style.buttonHover : style.button, cr)
