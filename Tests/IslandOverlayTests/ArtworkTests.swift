@@ -220,6 +220,20 @@ struct ArtworkLoaderTests {
         #expect(!loader.draw(path, cairo: cairo_create(cairo_image_surface_create(CAIRO_FORMAT_ARGB32, 4, 4))!, rect: .init(x: 0, y: 0, width: 4, height: 4), scale: 1))
     }
 
+    @Test("the fuzz-artwork corpus decodes or is refused, and what decodes had a PNG or JPEG signature and is a small square")
+    func corpus() throws {
+        let directory = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("Fuzz/Corpus/fuzz-artwork")
+        let names = try FileManager.default.contentsOfDirectory(atPath: directory.path)
+        #expect(names.count >= 10)
+        for name in names {
+            let bytes = Array(try Data(contentsOf: directory.appendingPathComponent(name)))
+            guard case .success(let artwork) = ArtworkLoader.decode(bytes) else { continue }
+            #expect(ArtworkFormat(sniffing: bytes) != nil, "\(name)")
+            #expect((1...ArtworkLoader.decodedSide).contains(artwork.side), "\(name)")
+        }
+    }
+
     @Test("whatever the bytes, decoding ends without a trap and gives a small square or a refusal (a seeded fuzz)")
     func fuzz() throws {
         let files = try ArtworkFiles()
