@@ -101,7 +101,8 @@ public final class ArtworkLoader: OverlayArtworkSource {
 
     public func draw(_ path: String, cairo cr: OpaquePointer, rect: OverlayRect, scale: Int) -> Bool {
         guard let (version, artwork) = decoded[path], let artwork, rect.width >= 1, rect.width.isFinite else { return false }
-        let pixels = min(1024, max(1, Int((rect.width * Double(max(1, scale))).rounded())))
+        // At most twice the decoded side: the largest slot (44 px at Size=2, scale 2) is 176.
+        let pixels = min(2 * Self.decodedSide, max(1, Int((rect.width * Double(max(1, scale))).rounded())))
         let key = ScaledKey(path: path, version: version, pixels: pixels)
         let surface: OpaquePointer
         if let known = scaled[key] {
