@@ -18,7 +18,7 @@ func pkgConfigCFlags(_ packages: String) -> [String] {
     return String(decoding: output, as: UTF8.self).split(whereSeparator: \.isWhitespace).map(String.init)
         .filter { $0 != "-pthread" }.flatMap { ["-Xcc", $0] }
 }
-let pangoCairoFlags: [SwiftSetting] = [.unsafeFlags(pkgConfigCFlags("pangocairo"))]
+let pangoCairoFlags: [SwiftSetting] = [.unsafeFlags(pkgConfigCFlags("pangocairo gdk-pixbuf-2.0"))]
 let gtkFlags: [SwiftSetting] = [.unsafeFlags(pkgConfigCFlags("gtk+-3.0 gtk-layer-shell-0"))]
 /// The language every target is written in, besides Swift 6 (as in grpc-swift-2 and hummingbird):
 /// existentials spelled `any`, imports internal unless a public API needs them, and members seen
@@ -118,9 +118,9 @@ let libraries: [Target] = [
         ],
         resources: [.embedInCode("org.varlink.certification.varlink")]
     ),
-    // cairo/Pango and GTK with gtk-layer-shell, for the overlay. Their flags come from
-    // pkgConfigCFlags (see the top), not `pkgConfig:`.
-    .systemLibrary(name: "CPangoCairo", providers: [.apt(["libpango1.0-dev", "libcairo2-dev"])]),
+    // cairo/Pango (with gdk-pixbuf, for JPEG pictures) and GTK with gtk-layer-shell, for the
+    // overlay. Their flags come from pkgConfigCFlags (see the top), not `pkgConfig:`.
+    .systemLibrary(name: "CPangoCairo", providers: [.apt(["libpango1.0-dev", "libcairo2-dev", "libgdk-pixbuf-2.0-dev"])]),
     .systemLibrary(name: "CGtk", providers: [.apt(["libgtk-3-dev", "libgtk-layer-shell-dev"])]),
     // D-Bus through sd-bus (libsystemd): a bus on an sd-event loop of its own thread that
     // is also a Swift executor; matches, calls, names, served objects, monitors.
@@ -308,7 +308,7 @@ let island: [Target] = [
     .testTarget(
         name: "IslandOverlayTests",
         dependencies: [
-            "IslandOverlay", "IslandPresenter", "IslandCore", "OrderedJSON",
+            "IslandOverlay", "IslandPresenter", "IslandCore", "OrderedJSON", "CPangoCairo",
             .product(name: "OrderedCollections", package: "swift-collections"),
         ],
         exclude: ["Goldens"],
@@ -439,6 +439,12 @@ if Context.environment["ISLAND_FUZZ"] == "1" {
             swiftSettings: fuzzFlags
         ),
         .executableTarget(
+            name: "FuzzArtwork",
+            dependencies: ["FuzzSupport", "IslandOverlay"],
+            path: "Fuzz/Sources/FuzzArtwork",
+            swiftSettings: fuzzFlags + pangoCairoFlags
+        ),
+        .executableTarget(
             name: "FuzzPresenter",
             dependencies: [
                 "FuzzSupport", "IslandPresenter", "IslandOverlay", "IslandCore", "OrderedJSON", "SinkRules",
@@ -452,6 +458,7 @@ if Context.environment["ISLAND_FUZZ"] == "1" {
         .executable(name: "fuzz-varlink-message", targets: ["FuzzVarlinkMessage"]),
         .executable(name: "fuzz-layout", targets: ["FuzzLayout"]),
         .executable(name: "fuzz-presenter", targets: ["FuzzPresenter"]),
+        .executable(name: "fuzz-artwork", targets: ["FuzzArtwork"]),
     ]
 }
 

@@ -4,8 +4,8 @@ Playing, as a user sees them.
 
 Starts, as the unprivileged test user (scripts/install-deps.sh creates it), headless sway with a
 session bus, islandd, island-overlay, island-bridge and mpv (with mpv-mpris) playing a tagged
-track, then for each example app requests its activity with the state the gallery uses
-(OverlayGallery.swift) and takes a `grim` screenshot of each form once it has settled:
+track beside its cover.jpg, then for each example app requests its activity with the state the
+gallery uses (OverlayGallery.swift) and takes a `grim` screenshot of each form once it has settled:
 compact, expanded (as a click would expand it), minimal (with the next app's activity
 detached), alert, and the list with every activity in it. Each shot is cropped to the island's
 part of the screen and written as DIR/<app>-<form>.png.
@@ -174,6 +174,12 @@ class Gallery:
         session = self.session
         track = tagged_track(session.path("home", "clair-de-lune.wav"))
         os.chown(track, session.uid, session.gid)
+        # The album's cover beside the track, as a music folder has it: mpv-mpris names it as
+        # the track's mpris:artUrl, and the expanded island shows it.
+        cover = session.path("home", "cover.jpg")
+        subprocess.run(["convert", "-size", "600x600", "gradient:#2c5364-#0f2027", "-fill", "#f4efd8",
+                        "-draw", "circle 380,230 380,120", "-quality", "92", cover], check=True)
+        os.chown(cover, session.uid, session.gid)
         bridge = session.spawn("island-bridge", [os.path.join(self.bin_dir, "island-bridge")])
         mpv = session.spawn("mpv", ["mpv", "--no-config", "--load-scripts=no", "--script=/usr/lib/mpv-mpris/mpris.so",
                                     "--no-video", "--ao=null", "--keep-open=yes", track])
@@ -215,7 +221,7 @@ def main():
     args = parser.parse_args()
     args.bin_dir = os.path.abspath(args.bin_dir)
     os.makedirs(args.out, exist_ok=True)
-    for program in ("sway", "grim", "mpv"):
+    for program in ("sway", "grim", "mpv", "convert"):
         if shutil.which(program) is None:
             sys.exit("desktop-gallery: %s is not installed (scripts/install-deps.sh installs it)" % program)
     gallery = Gallery(args)

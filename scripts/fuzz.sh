@@ -4,7 +4,7 @@
 #
 # Usage: scripts/fuzz.sh [--build-only | --merge | --help] [TARGET|all] [SECONDS] [-- LIBFUZZER-ARGS…]
 #
-#   TARGET      fuzz-varlink-message, fuzz-layout, fuzz-presenter, or all (the default: one after another)
+#   TARGET      fuzz-varlink-message, fuzz-layout, fuzz-presenter, fuzz-artwork, or all (the default: one after another)
 #   SECONDS     how long each target runs (default 120); 0 only replays the corpus once
 #   --build-only  only build the fuzz binaries
 #   --merge     after the run, minimize the checked-in corpus plus what the run found into
@@ -24,7 +24,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 usage() { sed -n '2,/^set -e/p' "$0" | grep '^#' | sed 's/^# \{0,1\}//'; }
-targets_all=(fuzz-varlink-message fuzz-layout fuzz-presenter)
+targets_all=(fuzz-varlink-message fuzz-layout fuzz-presenter fuzz-artwork)
 build_only=0 merge=0 target=all seconds=120 extra=()
 positional=()
 while (($#)); do
@@ -43,7 +43,7 @@ done
 [ -n "${positional[1]:-}" ] && seconds="${positional[1]}"
 case "$target" in
   all) targets=("${targets_all[@]}") ;;
-  fuzz-varlink-message|fuzz-layout|fuzz-presenter) targets=("$target") ;;
+  fuzz-varlink-message|fuzz-layout|fuzz-presenter|fuzz-artwork) targets=("$target") ;;
   *) echo "unknown target '$target'; expected one of: ${targets_all[*]}, all" >&2; exit 2 ;;
 esac
 [[ "$seconds" =~ ^[0-9]+$ ]] || { echo "SECONDS must be a whole number, not '$seconds'" >&2; exit 2; }

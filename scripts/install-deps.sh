@@ -16,7 +16,7 @@ apt_packages=(
   dpkg-dev lintian # packaging/build-deb.sh and the package test (dpkg-shlibdeps, lintian)
   # island-overlay: GTK 3 + gtk-layer-shell (cairo and Pango come with GTK), its icons and emoji,
   # and its UI font (Inter: the goldens and the gallery are drawn with it)
-  libgtk-3-dev libgtk-layer-shell-dev adwaita-icon-theme fonts-noto-color-emoji fonts-dejavu-core fonts-inter
+  libgtk-3-dev libgtk-layer-shell-dev libgdk-pixbuf-2.0-dev adwaita-icon-theme fonts-noto-color-emoji fonts-dejavu-core fonts-inter
   # the overlay's tests: a headless compositor and its screenshots, X11 under Xvfb with input
   sway swaybg grim xvfb xdotool x11-utils imagemagick dbus-x11 libwayland-dev
   foot             # a real client under the island: the harness's stand-in, and a window to click into

@@ -73,6 +73,9 @@ public enum OverlayPrimitive: Sendable, Hashable {
     case ring(Double, tint: LayoutColor?)
     case button(action: String, label: String, symbol: String?)
     case dismiss
+    /// A picture from the local file at `path` (an `image` view the artwork source could
+    /// decode), a rounded square fitted to the rectangle's height.
+    case image(path: String)
 }
 
 /// A primitive at its place. `slot` names the place across frames (e.g. "compact.trailing.0"),
@@ -228,6 +231,8 @@ public struct IslandGeometry: Sendable, Hashable {
     public var expandedGap: Double { scaled(10) }
     /// A leading or trailing symbol in the top row.
     public var expandedSymbol: Double { scaled(30) }
+    /// A picture alone in a top-row region (album art beside a title and its subtitle).
+    public var expandedArtwork: Double { scaled(44) }
     /// Lines in the top row: a title, then subtitles.
     public var titleLineHeight: Double { scaled(20) }
     public var subtitleLineHeight: Double { scaled(18) }

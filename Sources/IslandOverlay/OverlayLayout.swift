@@ -14,15 +14,19 @@ public struct OverlayLayout {
     /// Every form's sizes (`Size=`).
     public var geometry: IslandGeometry
     public let metrics: any TextMetrics
+    /// What decides which pictures are drawn (the painter's `artwork`); nil: none is, every
+    /// `image` view shows its fallback (the SVG document, which holds nothing read from disk).
+    public let artwork: (any OverlayArtworkSource)?
 
     /// `canvasWidth` nil: the geometry's own canvas.
     public init(canvasWidth: Double? = nil, canvasHeight: Double = 640, top: Double = 8, geometry: IslandGeometry = .medium,
-                metrics: any TextMetrics) {
+                metrics: any TextMetrics, artwork: (any OverlayArtworkSource)? = nil) {
         self.canvasWidth = canvasWidth ?? geometry.canvasWidth
         self.canvasHeight = canvasHeight
         self.top = top
         self.geometry = geometry
         self.metrics = metrics
+        self.artwork = artwork
     }
 
     var placement: ViewPlacement { ViewPlacement(metrics: metrics, geometry: geometry) }
@@ -43,6 +47,7 @@ public struct OverlayLayout {
     }
 
     public func frame(_ scene: IslandScene, listOpen: Bool = false) -> OverlayFrame {
+        let scene = scene.resolvingImages { artwork?.canDraw($0) ?? false }
         var frame = OverlayFrame(form: Self.form(of: scene), listOpen: listOpen, shapes: [], content: [], hits: [])
         switch frame.form {
         case .hidden: break
@@ -107,7 +112,7 @@ public struct OverlayLayout {
     private func inset(_ view: RenderedView?, atEnd: Bool) -> Double {
         let atoms = view.map { ViewPlacement.atoms($0, font: .body, rings: true).filter { $0 != .spacer && !$0.isLinkMark } } ?? []
         switch atEnd ? atoms.last : atoms.first {
-        case .symbol, .ring: return geometry.compactSymbolInset
+        case .symbol, .ring, .image: return geometry.compactSymbolInset
         default: return geometry.compactTextInset
         }
     }
@@ -217,6 +222,7 @@ public struct OverlayLayout {
                             lines: Int) -> Double {
         let atoms = ViewPlacement.atoms(line, font: style.font, rings: rings(region), timerFont: style.timer).filter { $0 != .spacer && !$0.isLinkMark }
         if lines == 1, atoms.contains(where: { if case .text(_, .largeDigits) = $0 { true } else { false } }) { return geometry.largeDigitsHeight }
+        if lines == 1, atoms.count == 1, case .image = atoms[0] { return geometry.expandedArtwork }
         if lines == 1, atoms.allSatisfy({ if case .symbol = $0 { true } else if case .ring = $0 { true } else { false } }) {
             return geometry.expandedSymbol
         }

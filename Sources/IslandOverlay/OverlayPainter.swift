@@ -45,11 +45,15 @@ public final class PangoMetrics: TextMetrics {
 public final class OverlayPainter {
     public var style: OverlayStyle
     public var icons: (any OverlayIconSource)?
+    /// Pictures (`image` views); give the same one to the layout, which decides what is drawn.
+    public let artwork: (any OverlayArtworkSource)?
     public let metrics: PangoMetrics
 
-    public init(style: OverlayStyle = OverlayStyle(), icons: (any OverlayIconSource)? = ThemeIconSource()) {
+    public init(style: OverlayStyle = OverlayStyle(), icons: (any OverlayIconSource)? = ThemeIconSource(),
+                artwork: (any OverlayArtworkSource)? = nil) {
         self.style = style
         self.icons = icons
+        self.artwork = artwork
         self.metrics = PangoMetrics(style: style)
     }
 
@@ -126,6 +130,9 @@ public final class OverlayPainter {
             cairo_restore(cr)
         }
     }
+
+    /// A picture's corner radius, as a share of its side.
+    static let artworkCornerShare = 0.2
 
     /// Both are texts with digits in them: what a timer or a count shows.
     static func rolls(_ a: OverlayPrimitive, _ b: OverlayPrimitive) -> Bool {
@@ -335,6 +342,23 @@ public final class OverlayPainter {
                 drawText(label, font: .body, color: style.foreground, alignment: .center,
                          rect: .init(x: rect.x + rect.height / 3, y: rect.y, width: max(1, rect.width - rect.height * 2 / 3), height: rect.height), cr: cr)
             }
+        case .image(let path):
+            // A rounded square, as album art is shown; a quiet tile if the file went away
+            // since the layout saw it.
+            let side = min(rect.width, rect.height)
+            let square = OverlayRect(x: rect.midX - side / 2, y: rect.midY - side / 2, width: side, height: side)
+            roundedPath(square, radius: side * Self.artworkCornerShare, cr: cr)
+            cairo_clip(cr)
+            if artwork?.draw(path, cairo: cr, rect: square, scale: scale) != true {
+                setColor(style.button, cr)
+                cairo_paint(cr)
+            }
+            // A hairline of the foreground inside its edge: a dark cover keeps its shape on
+            // the black island.
+            roundedPath(.init(x: square.x + 0.5, y: square.y + 0.5, width: side - 1, height: side - 1), radius: side * Self.artworkCornerShare - 0.5, cr: cr)
+            setColor(style.foreground.with(alpha: 0.14), cr)
+            cairo_set_line_width(cr, 1)
+            cairo_stroke(cr)
         case .dismiss:
             cairo_arc(cr, rect.midX, rect.midY, rect.width / 2, 0, 2 * Double.pi)
             setColor(hovered == placed.rect ? style.buttonHover : style.button, cr)

@@ -65,6 +65,8 @@ public enum OverlaySnapshot {
             case .bar(let progress, _): (piece, alone) = (Self.percent(progress.fraction), true)
             case .ring(let fraction, _): (piece, alone) = (Self.percent(fraction), true)
             case .dismiss: continue
+            // What a picture shows is no text, and its path is never said: only that it is one.
+            case .image: (piece, alone) = ("Picture", true)
             }
             guard !piece.isEmpty else { continue }
             if !alone, placed.slot == slot, let last = lines.popLast() {

@@ -1,4 +1,5 @@
 import IslandCore
+import IslandPresenter
 
 /// Lays a rendered view out in rectangles: one line (the island's regions) or rows (the
 /// expanded bottom, the list's cards). Pure: text is measured through `TextMetrics`.
@@ -14,6 +15,8 @@ struct ViewPlacement {
         case bar(RenderedProgress)
         case ring(Double)
         case button(action: String, label: String, symbol: String?)
+        /// A picture: a square as tall as its line.
+        case image(String)
         case spacer
         /// A link's extent starts and ends: what lies between opens `url` when clicked.
         case link(String?)
@@ -44,6 +47,9 @@ struct ViewPlacement {
             return [.link(url)] + atoms(child, font: font, rings: rings, timerFont: timerFont) + [.endLink]
         case .button(let action, let label, let symbol):
             return [.button(action: action, label: sanitizedLine(label), symbol: symbol.map(sanitizedLine))]
+        case .image(let path, _):
+            // The layout left only pictures its artwork source can draw (`resolvingImages`).
+            return [.image(path)]
         }
     }
 
@@ -86,7 +92,7 @@ struct ViewPlacement {
     func naturalWidth(_ atom: Atom, height: Double) -> Double {
         switch atom {
         case .text(let text, let font): metrics.width(of: text, font: font)
-        case .symbol: height
+        case .symbol, .image: height
         case .bar: 40 * geometry.factor
         case .ring: height
         case .button(_, let label, let symbol): buttonWidth(label: label, symbol: symbol)
@@ -136,6 +142,7 @@ struct ViewPlacement {
         let symbol = min(symbolSize ?? rect.height, rect.height)
         var widths = atoms.map { atom -> Double in
             if case .ring = atom { return symbol }
+            if case .image = atom { return rect.height }
             return naturalWidth(atom, height: symbol)
         }
         let visible = atoms.filter { $0 != .spacer }.count
@@ -206,6 +213,8 @@ struct ViewPlacement {
                 placed.append(.init(rect: .init(x: x, y: rect.midY - thickness / 2, width: width, height: thickness), primitive: .bar(progress, tint: tint), slot: slotName))
             case .ring(let fraction):
                 placed.append(.init(rect: .init(x: x, y: rect.midY - symbol / 2, width: symbol, height: symbol), primitive: .ring(fraction, tint: tint), slot: slotName))
+            case .image(let path):
+                placed.append(.init(rect: .init(x: x, y: rect.y, width: width, height: rect.height), primitive: .image(path: path), slot: slotName))
             case .button(let action, let label, let buttonSymbol):
                 let height = min(rect.height, geometry.iconButton)
                 placed.append(.init(rect: .init(x: x, y: rect.midY - height / 2, width: width, height: height),
@@ -263,5 +272,43 @@ extension ViewPlacement.Atom {
         case .link, .endLink: true
         default: false
         }
+    }
+}
+
+extension RenderedView {
+    /// The view with each picture `canDraw` refuses replaced by its fallback (or nothing): what
+    /// the overlay lays out, so that a file that is not a picture takes no room.
+    func resolvingImages(_ canDraw: (String) -> Bool) -> RenderedView {
+        switch self {
+        case .image(let path, let fallback):
+            if canDraw(path) { return self }
+            return fallback?.resolvingImages(canDraw) ?? .text("")
+        case .hstack(let children, let spacing): return .hstack(children.map { $0.resolvingImages(canDraw) }, spacing: spacing)
+        case .vstack(let children, let spacing): return .vstack(children.map { $0.resolvingImages(canDraw) }, spacing: spacing)
+        case .link(let url, let child): return .link(url: url, child: child.resolvingImages(canDraw))
+        default: return self
+        }
+    }
+}
+
+extension IslandScene {
+    /// Every region of every activity with its pictures resolved (`RenderedView.resolvingImages`).
+    func resolvingImages(_ canDraw: (String) -> Bool) -> IslandScene {
+        func resolved(_ entry: Entry?) -> Entry? {
+            guard var entry else { return nil }
+            let regions: [WritableKeyPath<RenderedLayout, RenderedRegion?>] = [
+                \.lockScreen, \.compactLeading, \.compactTrailing, \.minimal, \.expandedLeading, \.expandedTrailing, \.expandedCenter, \.expandedBottom,
+            ]
+            for region in regions {
+                if let view = entry.layout[keyPath: region]?.view { entry.layout[keyPath: region]?.view = view.resolvingImages(canDraw) }
+            }
+            return entry
+        }
+        var scene = self
+        scene.attached = resolved(attached)
+        scene.detached = resolved(detached)
+        scene.expanded = resolved(expanded)
+        scene.lockScreen = lockScreen.compactMap(resolved)
+        return scene
     }
 }

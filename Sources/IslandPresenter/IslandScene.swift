@@ -185,6 +185,7 @@ extension RenderedView {
         case .progress: true
         case .hstack(let children, _), .vstack(let children, _): children.contains { $0.containsTimeDependentView }
         case .link(_, let child): child.containsTimeDependentView
+        case .image(_, let fallback): fallback?.containsTimeDependentView ?? false
         default: false
         }
     }
@@ -196,6 +197,7 @@ extension RenderedView {
         case .hstack(let children, _), .vstack(let children, _): children.lazy.compactMap(\.firstSymbol).first
         case .link(_, let child): child.firstSymbol
         case .button(_, _, let symbol): symbol
+        case .image(_, let fallback): fallback?.firstSymbol
         default: nil
         }
     }
@@ -205,6 +207,7 @@ extension RenderedView {
         case .progress(let progress): progress
         case .hstack(let children, _), .vstack(let children, _): children.lazy.compactMap(\.firstProgress).first
         case .link(_, let child): child.firstProgress
+        case .image(_, let fallback): fallback?.firstProgress
         default: nil
         }
     }
@@ -214,6 +217,7 @@ extension RenderedView {
         case .button(let action, let label, let symbol): [(action, [symbol.map(Self.glyph(forSymbol:)), label].compactMap { $0 }.filter { !$0.isEmpty }.joined(separator: " "))]
         case .hstack(let children, _), .vstack(let children, _): children.flatMap(\.buttons)
         case .link(_, let child): child.buttons
+        case .image(_, let fallback): fallback?.buttons ?? []
         default: []
         }
     }
@@ -229,6 +233,8 @@ extension RenderedView {
         case .hstack(let children, _): children.map(\.displayText).filter { !$0.isEmpty }.joined(separator: " ")
         case .vstack(let children, _): children.map(\.displayText).filter { !$0.isEmpty }.joined(separator: " · ")
         case .link(_, let child): child.displayText
+        // The picture's path is no text for anyone: its fallback stands in.
+        case .image(_, let fallback): fallback?.displayText ?? ""
         case .button(_, let label, let symbol): [symbol.map(Self.glyph(forSymbol:)), label].compactMap { $0 }.filter { !$0.isEmpty }.joined(separator: " ")
         default: plainText
         }

@@ -39,6 +39,8 @@ public enum ViewRow: Sendable, Hashable {
             return [.buttons(view.buttons.map(\.label))]
         case .link(_, let child):
             return rows(of: child)
+        case .image(_, let fallback):
+            return fallback.map(rows(of:)) ?? []
         case .spacer:
             return []
         case .text, .symbol, .timer:

@@ -27,9 +27,9 @@ import IslandPresenter
         loadStyle(window.area, userCSS: cssPath)
         var style = readStyle(window.area)
         style.geometry = config.geometry
-        painter = OverlayPainter(style: style, icons: GtkIconSource())
+        painter = OverlayPainter(style: style, icons: GtkIconSource(), artwork: ArtworkLoader())
         let layout = OverlayLayout(canvasWidth: window.canvas.width, canvasHeight: window.canvas.height, top: config.geometry.top,
-                                   geometry: config.geometry, metrics: painter.metrics)
+                                   geometry: config.geometry, metrics: painter.metrics, artwork: painter.artwork)
         let settings = OverlayController.Settings(environment: environment, cutsWindowToShapes: window.needsWindowShape)
         frameLog = settings.frameLog
         controller = OverlayController(

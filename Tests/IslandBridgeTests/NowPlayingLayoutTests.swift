@@ -19,11 +19,12 @@ struct NowPlayingLayoutTests {
     }
 
     /// A player at `status`, 30 s into a 300 s track by `artists`.
-    static func rendered(_ status: String, artists: [String] = ["Claude Debussy"], now: Double = 1000) throws -> RenderedLayout {
+    static func rendered(_ status: String, artists: [String] = ["Claude Debussy"], artURL: String? = nil, now: Double = 1000) throws -> RenderedLayout {
         var player = MediaPlayer(busName: "org.mpris.MediaPlayer2.mpv", owner: ":1.7", now: 0)
         var metadata: [(String, BusValue)] = [("xesam:title", .string("Clair de Lune")), ("xesam:album", .string("Suite bergamasque")),
                                               ("mpris:length", .int64(300_000_000))]
         if !artists.isEmpty { metadata.append(("xesam:artist", .strings(artists))) }
+        if let artURL { metadata.append(("mpris:artUrl", .string(artURL))) }
         player.applyPlayer(["PlaybackStatus": .string(status), "Metadata": .vardict(metadata), "Position": .int64(30_000_000)], now: now)
         let app = SourceApp(name: "mpv Media Player", icon: "mpv", desktopEntry: "mpv")
         let activity = player.activity(source: "s", app: app, staleAfterPause: 600)
@@ -108,5 +109,15 @@ struct NowPlayingLayoutTests {
         #expect(try Self.lockScreenLines(layout).first == "Media · Clair de Lune")
         #expect(try Self.lockScreenLines(try Self.rendered("Playing")).first?.hasPrefix("Clair de Lune") == true,
                 "a verified source's card is headed by its app: the line is the title alone")
+    }
+
+    @Test("expanded leading: the album art where the player gives a local file, the player's icon as its fallback and otherwise")
+    func albumArt() throws {
+        let art = try #require(try Self.rendered("Playing", artURL: "file:///home/u/Music/Debussy/cover%20art.jpg").expandedLeading?.view)
+        #expect(art == .image(path: "/home/u/Music/Debussy/cover art.jpg", fallback: .symbol("mpv")))
+        #expect(art.plainText == "mpv", "text presenters show the fallback, never the path")
+        for url in [nil, "https://i.scdn.co/image/ab67616d", "file://host/cover.jpg", "file:///tmp/../etc/cover.jpg"] {
+            #expect(try Self.rendered("Playing", artURL: url).expandedLeading?.view == .symbol("mpv"), "\(url ?? "no art")")
+        }
     }
 }

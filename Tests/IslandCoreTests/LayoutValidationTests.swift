@@ -33,9 +33,9 @@ import Testing
     }
 
     @Test func unknownViewType() throws {
-        try expectError(##"{"lockScreen": {"type": "vstack", "children": [{"type": "image", "url": "https://x.example/a.png"}]}}"##,
+        try expectError(##"{"lockScreen": {"type": "vstack", "children": [{"type": "video", "url": "https://x.example/a.webm"}]}}"##,
                         path: "lockScreen.children[0].type",
-                        reason: "unknown view type 'image'; expected one of text, symbol, timer, progress, hstack, vstack, spacer, link, button")
+                        reason: "unknown view type 'video'; expected one of text, symbol, timer, progress, hstack, vstack, spacer, link, button, image")
     }
 
     @Test func requiredFields() throws {

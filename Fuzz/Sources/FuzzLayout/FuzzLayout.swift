@@ -63,6 +63,13 @@ private func checkTextBounded(_ view: RenderedView) {
         if text.utf8.count > LayoutLimits.maximumRenderedBytes { fatalError("a text of \(text.utf8.count) bytes, past the output bound") }
     case .hstack(let children, _), .vstack(let children, _): children.forEach(checkTextBounded)
     case .link(_, let child): checkTextBounded(child)
+    case .image(let path, let fallback):
+        // Only a clean absolute path renders as a picture (LocalFile); anything else is the fallback.
+        let segments = path.split(separator: "/", omittingEmptySubsequences: false)
+        if segments.first != "" || segments.dropFirst().contains(where: { $0.isEmpty || $0 == "." || $0 == ".." }) || path.utf8.count > 1000 {
+            fatalError("an image of the path \(path.debugDescription)")
+        }
+        fallback.map(checkTextBounded)
     default: break
     }
 }

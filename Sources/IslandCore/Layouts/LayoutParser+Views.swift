@@ -1,9 +1,10 @@
+import FreeDesktop
 import OrderedJSON
 import OrderedCollections
 
 /// The view types a layout may use and the keys each one takes.
 enum ViewKind: String, CaseIterable {
-    case text, symbol, timer, progress, hstack, vstack, spacer, link, button
+    case text, symbol, timer, progress, hstack, vstack, spacer, link, button, image
 
     var keys: Set<String> {
         switch self {
@@ -15,6 +16,7 @@ enum ViewKind: String, CaseIterable {
         case .spacer: []
         case .link: ["url", "child"]
         case .button: ["action", "label", "symbol", "symbols"]
+        case .image: ["source", "fallback"]
         }
     }
 
@@ -41,7 +43,20 @@ extension LayoutParser {
                 label: try object.requiredTemplate("label"),
                 symbol: try buttonSymbol(object)
             ))
+        case .image:
+            return .image(try image(object, depth: depth))
         }
+    }
+
+    /// A written-out source must name a local file already; a template's output is checked
+    /// when it renders.
+    private mutating func image(_ object: LayoutObject, depth: Int) throws(LayoutError) -> LayoutImage {
+        let source = try object.requiredTemplate("source")
+        if source.isLiteral, LocalFile.path(from: source.source) == nil {
+            throw object.path.appending("source").error("not a local file: expected a file:/// URL or an absolute path")
+        }
+        guard let fallback = object.members["fallback"] else { return LayoutImage(source: source) }
+        return LayoutImage(source: source, fallback: try view(fallback, at: object.path.appending("fallback"), depth: depth + 1).0)
     }
 
     private func symbol(_ object: LayoutObject) throws(LayoutError) -> LayoutSymbol {

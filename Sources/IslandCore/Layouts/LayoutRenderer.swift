@@ -1,5 +1,6 @@
 public import Foundation
 public import OrderedJSON
+import FreeDesktop
 
 /// Resolves layouts against one activity's attributes and state at one instant.
 ///
@@ -67,6 +68,7 @@ public struct LayoutRenderer: Sendable {
             // A symbol that renders to nothing is no symbol: the label stands alone.
             .button(action: button.action, label: DisplayText.neutralized(button.label.render(root)),
                     symbol: button.symbol.map { DisplayText.neutralized(render($0)) }.flatMap { $0.isEmpty ? nil : $0 })
+        case .image(let image): render(image)
         }
     }
 
@@ -87,6 +89,14 @@ public struct LayoutRenderer: Sendable {
     private func render(_ symbol: LayoutSymbol) -> String {
         let name = symbol.name.render(root)
         return symbol.names[name] ?? name
+    }
+
+    /// The picture when its source renders, whole, to a local file (`LocalFile.path(from:)`);
+    /// else its fallback, or nothing.
+    private func render(_ image: LayoutImage) -> RenderedView {
+        let fallback = image.fallback.map(render)
+        guard let source = image.source.renderUncut(root), let path = LocalFile.path(from: source) else { return fallback ?? .text("") }
+        return .image(path: path, fallback: fallback)
     }
 
     private func render(_ timer: LayoutTimer) -> RenderedTimer {

@@ -20,6 +20,11 @@ public indirect enum LayoutView: Sendable, Hashable {
     /// `symbol` may be a template with `symbols` mapping what it renders, as a symbol's `name`
     /// and `names` do.
     case button(LayoutButton)
+    /// `{"type": "image", "source": "{{state.artUrl}}", "fallback": {…}}`: a picture from a
+    /// local file (a `file:///` URL or an absolute path, `LocalFile`'s rule), decoded only as
+    /// PNG or JPEG by a presenter that draws pictures; `fallback` where it does not, or the
+    /// file is not one. Text presenters show the fallback, never the path.
+    case image(LayoutImage)
 
     /// The `"type"` tag of each kind of view.
     public var typeName: String {
@@ -33,6 +38,7 @@ public indirect enum LayoutView: Sendable, Hashable {
         case .spacer: "spacer"
         case .link: "link"
         case .button: "button"
+        case .image: "image"
         }
     }
 }
@@ -147,5 +153,18 @@ public struct LayoutButton: Sendable, Hashable {
         self.action = action
         self.label = label
         self.symbol = symbol
+    }
+}
+
+/// A picture from a local file, or its fallback.
+public struct LayoutImage: Sendable, Hashable {
+    /// What renders to the file: a `file:///` URL or an absolute path.
+    public var source: LayoutTemplate
+    /// Shown where the picture is not: no file, not a picture, or a presenter of text.
+    public var fallback: LayoutView?
+
+    public init(source: LayoutTemplate, fallback: LayoutView? = nil) {
+        self.source = source
+        self.fallback = fallback
     }
 }

@@ -12,6 +12,9 @@ public indirect enum RenderedView: Sendable, Hashable {
     /// `url` is nil when the template produced something that is not an allowed URL.
     case link(url: String?, child: RenderedView)
     case button(action: String, label: String, symbol: String?)
+    /// A picture from the local file at `path` (absolute, clean: `LocalFile`), which a presenter
+    /// decodes only as PNG or JPEG; `fallback` where it cannot, and in every text.
+    case image(path: String, fallback: RenderedView?)
 
     /// The view as one line of text (rows joined by " · "), for terminals, bars and tests.
     public var plainText: String {
@@ -25,6 +28,7 @@ public indirect enum RenderedView: Sendable, Hashable {
         case .spacer: ""
         case .link(_, let child): child.plainText
         case .button(_, let label, let symbol): [symbol, label].compactMap { $0 }.joined(separator: " ")
+        case .image(_, let fallback): fallback?.plainText ?? ""
         }
     }
 
