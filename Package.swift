@@ -281,6 +281,8 @@ let island: [Target] = [
         ],
         swiftSettings: pangoCairoFlags
     ),
+    // The tests' seeded generator, for bounded fuzzing that runs the same inputs every time.
+    .target(name: "SeededRandom", path: "Tests/SeededRandom"),
     // What no sink may let producer text do: one statement for the tests and fuzz-presenter.
     .target(
         name: "SinkRules",
@@ -308,7 +310,7 @@ let island: [Target] = [
     .testTarget(
         name: "IslandOverlayTests",
         dependencies: [
-            "IslandOverlay", "IslandPresenter", "IslandCore", "OrderedJSON", "CPangoCairo",
+            "IslandOverlay", "IslandPresenter", "IslandCore", "OrderedJSON", "CPangoCairo", "SeededRandom",
             .product(name: "OrderedCollections", package: "swift-collections"),
         ],
         exclude: ["Goldens"],
@@ -327,7 +329,7 @@ let island: [Target] = [
     .testTarget(
         name: "IslandBridgeTests",
         dependencies: [
-            "IslandBridge", "SDBus", "OrderedJSON", "IslandCore",
+            "IslandBridge", "SDBus", "OrderedJSON", "IslandCore", "SeededRandom",
             .product(name: "OrderedCollections", package: "swift-collections"),
             .product(name: "Logging", package: "swift-log"),
         ]
@@ -345,7 +347,7 @@ let island: [Target] = [
     .testTarget(
         name: "IslandCoreTests",
         dependencies: [
-            "IslandCore", "OrderedJSON",
+            "IslandCore", "OrderedJSON", "SeededRandom",
             .product(name: "OrderedCollections", package: "swift-collections"),
         ]
     ),

@@ -2,6 +2,7 @@ import IslandBridge
 import OrderedCollections
 import OrderedJSON
 import SDBus
+import SeededRandom
 import Testing
 
 @Suite("Album art: only a local file's path, spelt one way, reaches the state")
@@ -67,18 +68,5 @@ struct AlbumArtTests {
         }
         #expect(art("file:///home/u/.cache/art/1.jpg") == "file:///home/u/.cache/art/1.jpg")
         #expect(art("https://example.com/1.jpg") == nil)
-    }
-}
-
-/// A small seeded generator: the fuzz runs the same inputs every time.
-struct SplitMix64: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

@@ -1,6 +1,7 @@
 import IslandCore
 import OrderedJSON
 import OrderedCollections
+import SeededRandom
 import Testing
 
 /// Sixteen bytes from a seed, so a token's secret is known.
@@ -276,17 +277,6 @@ private func secret(_ seed: UInt64) -> [UInt8] {
 }
 
 @Suite struct PushPayloadMutationTests {
-    /// A seeded generator: the same mutations on every run.
-    struct SplitMix: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
 
     /// Whatever a broker hands over — a valid payload with bytes flipped, dropped, repeated or
     /// cut — is read or refused by name, never a crash or a hang; and what is read obeys the
@@ -297,7 +287,7 @@ private func secret(_ seed: UInt64) -> [UInt8] {
             #"{"aps": {"timestamp": 1.5, "event": "start", "content-state": {}, "attributes-type": "Delivery", "attributes": {"order": {"id": "x"}}, "input-push-token": 1}}"#,
             #"{"aps": {"timestamp": 9, "event": "end", "dismissal-date": 0, "content-state": {"done": "yes"}}}"#,
         ].map { Array($0.utf8) }
-        var generator = SplitMix(state: 20)
+        var generator = SplitMix64(seed: 20)
         var read = 0, refused = 0
         for round in 0..<6_000 {
             var bytes = seeds[round % seeds.count]

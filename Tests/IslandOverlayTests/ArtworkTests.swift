@@ -5,6 +5,7 @@ import IslandCore
 import IslandPresenter
 import OrderedJSON
 import OrderedCollections
+import SeededRandom
 import Testing
 @testable import IslandOverlay
 
@@ -238,7 +239,7 @@ struct ArtworkLoaderTests {
     func fuzz() throws {
         let files = try ArtworkFiles()
         let seeds = [try files.png(width: 12, height: 9), try files.jpeg(width: 12, height: 9), pngHeader(width: 3, height: 3)]
-        var generator = SplitMix(seed: 27)
+        var generator = SplitMix64(seed: 27)
         var decoded = 0
         for _ in 0..<3000 {
             var bytes = seeds[Int(generator.next() % UInt64(seeds.count))]
@@ -339,17 +340,6 @@ struct ArtworkLayoutTests {
     }
 }
 
-private struct SplitMix: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
 
 extension Result {
     var failure: Failure? { if case .failure(let failure) = self { failure } else { nil } }
