@@ -112,7 +112,9 @@ public final class ArtworkLoader: OverlayArtworkSource {
                 for surface in scaled.values { cairo_surface_destroy(surface) }
                 scaled.removeAll()
             }
-            surface = Self.scale(artwork, to: pixels)
+            // The decoded square at `pixels` a side (the painted size, scaled once).
+            guard let square = Self.square(artwork.surface, side: pixels) else { return false }
+            surface = square
             scaled[key] = surface
         }
         cairo_save(cr)
@@ -122,20 +124,6 @@ public final class ArtworkLoader: OverlayArtworkSource {
         cairo_paint(cr)
         cairo_restore(cr)
         return true
-    }
-
-    /// The picture at `pixels` a side, scaled once from the decoded square.
-    private static func scale(_ artwork: Artwork, to pixels: Int) -> OpaquePointer {
-        let surface = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, Int32(pixels), Int32(pixels))!
-        let cr = cairo_create(surface)!
-        let factor = Double(pixels) / Double(max(1, artwork.side))
-        cairo_scale(cr, factor, factor)
-        cairo_set_source_surface(cr, artwork.surface, 0, 0)
-        cairo_pattern_set_filter(cairo_get_source(cr), CAIRO_FILTER_GOOD)
-        cairo_paint(cr)
-        cairo_destroy(cr)
-        cairo_surface_flush(surface)
-        return surface
     }
 
     private static func version(_ path: String) -> Version? {
@@ -216,7 +204,7 @@ public final class ArtworkLoader: OverlayArtworkSource {
         }
         guard let image = cairo_image_surface_create_from_png_stream(read, reader.toOpaque()) else { return .failure(.undecodable) }
         defer { cairo_surface_destroy(image) }
-        guard cairo_surface_status(image) == CAIRO_STATUS_SUCCESS, let square = square(image) else { return .failure(.undecodable) }
+        guard cairo_surface_status(image) == CAIRO_STATUS_SUCCESS, let square = decodedSquare(image) else { return .failure(.undecodable) }
         return .success(Artwork(surface: square))
     }
 
@@ -278,15 +266,21 @@ public final class ArtworkLoader: OverlayArtworkSource {
         guard isAcceptableJPEG(bytes) else { return .failure(.undecodable) }
         return JPEGDecoding().decode(bytes).flatMap { image in
             defer { cairo_surface_destroy(image) }
-            return square(image).map { .success(Artwork(surface: $0)) } ?? .failure(.undecodable)
+            return decodedSquare(image).map { .success(Artwork(surface: $0)) } ?? .failure(.undecodable)
         }
     }
 
     /// The middle square of `image`, scaled down to at most `decodedSide` pixels a side.
-    private static func square(_ image: OpaquePointer) -> OpaquePointer? {
+    private static func decodedSquare(_ image: OpaquePointer) -> OpaquePointer? {
+        let shorter = min(Int(cairo_image_surface_get_width(image)), Int(cairo_image_surface_get_height(image)))
+        return square(image, side: min(shorter, decodedSide))
+    }
+
+    /// The middle square of `image`, scaled to `side` pixels a side.
+    private static func square(_ image: OpaquePointer, side: Int) -> OpaquePointer? {
         let width = Int(cairo_image_surface_get_width(image)), height = Int(cairo_image_surface_get_height(image))
-        guard width > 0, height > 0 else { return nil }
-        let shorter = min(width, height), side = min(shorter, decodedSide)
+        guard width > 0, height > 0, side > 0 else { return nil }
+        let shorter = min(width, height)
         guard let surface = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, Int32(side), Int32(side)),
               cairo_surface_status(surface) == CAIRO_STATUS_SUCCESS else { return nil }
         let cr = cairo_create(surface)!
