@@ -21,7 +21,7 @@ public enum OverlaySnapshot {
     /// The description's bounds: lines and scalars in all.
     static let maximumDescriptionLines = 64
     static let maximumDescriptionScalars = 8192
-    static let maximumLineScalars = 512
+    static let maximumLineScalars = ViewPlacement.maximumLineScalars
 
     /// The layout a snapshot uses: the overlay's, on its own canvas width, at the default size.
     public static func layout(metrics: any TextMetrics) -> OverlayLayout {
@@ -127,20 +127,11 @@ public enum OverlaySnapshot {
         return out
     }
 
-    /// A producer string as one line of the description: DisplayText's rule (no bidi
-    /// controls, bounded clusters), controls and line breaks as spaces, at most
-    /// `maximumLineScalars` scalars.
+    /// A producer string as one line of the description: the layout's own rule for a line of
+    /// producer text (`ViewPlacement.sanitizedLine`: controls and line breaks as spaces, at most
+    /// `maximumLineScalars` scalars, no bidi controls, bounded clusters), trimmed.
     static func oneLine(_ text: String) -> String {
-        var out = ""
-        for (index, scalar) in DisplayText.neutralized(text).unicodeScalars.enumerated() {
-            if index == maximumLineScalars {
-                out += "…"
-                break
-            }
-            let v = scalar.value
-            out.unicodeScalars.append(v < 0x20 || (0x7F...0x9F).contains(v) || v == 0x2028 || v == 0x2029 ? " " : scalar)
-        }
-        return out.trimmingCharacters(in: .whitespaces)
+        ViewPlacement.sanitizedLine(text).trimmingCharacters(in: .whitespaces)
     }
 
     /// Text as XML character data: markup characters become entities, and characters XML 1.0

@@ -57,6 +57,9 @@ struct ViewPlacement {
     /// (360 px at medium size) shows of the narrowest letters, far less than a shaper could be made to chew.
     static let maximumClusters = 200
 
+    /// The most scalars of producer text one line is read from, before anything else is done.
+    static let maximumLineScalars = 512
+
     /// Producer text on one line: controls (newlines included) become spaces, and a huge string
     /// is cut long before Pango would spend time shaping what can never be seen. Then the one
     /// rule for producer strings (`DisplayText.neutralized`: no bidi controls, at most 12
@@ -66,7 +69,7 @@ struct ViewPlacement {
         var count = 0
         for scalar in text.unicodeScalars {
             count += 1
-            if count > 512 { out += "…"; break }
+            if count > maximumLineScalars { out += "…"; break }
             let v = scalar.value
             out.unicodeScalars.append(v < 0x20 || (0x7F...0x9F).contains(v) || v == 0x2028 || v == 0x2029 ? " " : scalar)
         }
