@@ -131,9 +131,7 @@ public struct OverlayLayout {
         var links: [(OverlayRect, String?)] = []
         if let view = bubbleContent(detached) {
             let inner = diameter - 2 * g.minimalInset
-            let isText = ViewPlacement.atoms(view, font: .caption, rings: true).contains { if case .text = $0 { true } else { false } }
-            // Text may use a little more of the circle's width than a symbol does.
-            let width = isText ? diameter - g.minimalInset : inner
+            let width = bubbleContentWidth(view)
             frame.content += placement.inline(view, in: .init(x: bubble.midX - width / 2, y: bubble.midY - inner / 2, width: width, height: inner),
                                               font: .caption, alignment: .center, rings: true, timerFont: .caption,
                                               tint: detached.layout.keylineTint, slot: "minimal.detached", links: &links)
@@ -148,16 +146,22 @@ public struct OverlayLayout {
         let inner = g.minimalDiameter - 2 * g.minimalInset
         let candidates = [entry.layout.minimal?.view, entry.layout.compactLeading?.view].compactMap { $0 }
         for view in candidates {
-            let atoms = ViewPlacement.atoms(view, font: .caption, rings: true, timerFont: .caption).filter { $0 != .spacer && !$0.isLinkMark }
-            let isText = atoms.contains { if case .text = $0 { true } else { false } }
             let width = placement.inlineWidth(view, font: .caption, height: inner, rings: true, timerFont: .caption)
-            if width > 0, width <= (isText ? g.minimalDiameter - g.minimalInset : inner) + 0.5 { return view }
-            for atom in atoms {
+            if width > 0, width <= bubbleContentWidth(view) + 0.5 { return view }
+            for atom in ViewPlacement.atoms(view, font: .caption, rings: true, timerFont: .caption) {
                 if case .ring(let fraction) = atom { return .progress(RenderedProgress(fraction: fraction)) }
                 if case .symbol(let name) = atom { return .symbol(name) }
             }
         }
         return candidates.first
+    }
+
+    /// How wide the bubble's content may be: text may use a little more of the circle's width
+    /// than a symbol or a ring does.
+    private func bubbleContentWidth(_ view: RenderedView) -> Double {
+        let g = geometry
+        let isText = ViewPlacement.atoms(view, font: .caption, rings: true, timerFont: .caption).contains { if case .text = $0 { true } else { false } }
+        return isText ? g.minimalDiameter - g.minimalInset : g.minimalDiameter - 2 * g.minimalInset
     }
 
     // MARK: Expanded
