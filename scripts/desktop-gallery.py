@@ -21,7 +21,6 @@ Usage: sudo python3 scripts/desktop-gallery.py [--bin-dir DIR] [--out DIR] [--sc
 Runs as root (it starts the compositor as the test user, as the end-to-end tests do)."""
 
 import argparse
-import contextlib
 import math
 import os
 import shutil
@@ -89,7 +88,6 @@ class Gallery:
         self.scale = args.scale
         os.environ["ISLAND_BIN_DIR"] = self.bin_dir
         self.session = desktop.UserSession()
-        self.started = []
 
     def start(self):
         desktop, session = self.desktop, self.session
@@ -106,6 +104,8 @@ class Gallery:
         session.island("admin", "reload")
         self.overlay = desktop.Overlay(session, dict(self.sway.env), config="[Overlay]\nCollapseAfter=0\n")
         self.screen = self.scenes.Screen(self.sway, "gallery")
+        # The activities this run starts, ended (and dismissed) between scenes.
+        self.producing = self.scenes.Producer(session)
 
     # The daemon's roles.
 
@@ -113,17 +113,10 @@ class Gallery:
         return self.session.varlink("org.island.Producer")
 
     def request(self, app, type, attributes, state, relevance=0.0):
-        with self.producer() as producer:
-            activity = producer.Request(app=app, type=type, attributes=attributes,
-                                        content={"state": state, "relevanceScore": relevance})["activity"]
-        self.started.append((app, activity["id"]))
-        return activity["id"]
+        return self.producing.request(app=app, content={"state": state}, relevance=relevance, type=type, attributes=attributes)
 
     def end_all(self):
-        for app, activity in self.started:
-            with contextlib.suppress(Exception), self.producer() as producer:
-                producer.End(app=app, id=activity, dismissalPolicy={"kind": "immediate"})
-        self.started = []
+        self.producing.end_all()
         self.screen.settled(lambda image, box: box is None, what="the island hiding")
 
     def interact(self, action, activity):
@@ -152,9 +145,8 @@ class Gallery:
             self.interact("expand", activity)
             self.shot(name + "-expanded")
             self.interact("collapse", activity)
-            with self.producer() as producer:
-                producer.Update(app=app, id=activity, content={"state": state, "relevanceScore": 0.0},
-                                alert={"title": alert[0], "body": alert[1]})
+            self.producing.update(activity, {"state": state, "relevanceScore": 0.0}, app=app,
+                                  alert={"title": alert[0], "body": alert[1]})
             self.shot(name + "-alert")
             self.end_all()
             # Minimal: this app's activity and the next one's, the next one detached.

@@ -26,15 +26,10 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 # hide the reference varlink client that desktop.py imports.
 sys.path[0] = os.path.dirname(HERE)
 
-from harness import desktop, motion_frames  # noqa: E402
+from harness import desktop, motion_frames, overlay_scenes  # noqa: E402
 
 # The offsets (ms after the first frame that moved) the strip's frames are picked nearest to.
 PICKS = (0, 40, 80, 130, 190, 270, 400)
-
-
-def request(session, app, type, attributes, state):
-    with session.varlink("org.island.Producer") as producer:
-        return producer.Request(app=app, type=type, attributes=attributes, content={"state": state})["activity"]["id"]
 
 
 def end(session, app, activity):
@@ -136,16 +131,18 @@ def main():
             print("%s  (%d frames in the burst; %s)" % (path, len(burst.frames), ", ".join(labels)))
 
         now = time.time()
+        producer = overlay_scenes.Producer(session)
         coffee = {}
-        record("arrival", lambda: coffee.setdefault("id", request(
-            session, "org.island.example.Coffee", "CoffeeOrder", {"shop": "Blue Bottle", "order": "A17"},
-            {"stage": "brewing", "stageTitle": "Brewing", "etaMinutes": 7})))
+        record("arrival", lambda: coffee.setdefault("id", producer.request(
+            "org.island.example.Coffee", type="CoffeeOrder", attributes={"shop": "Blue Bottle", "order": "A17"},
+            content={"state": {"stage": "brewing", "stageTitle": "Brewing", "etaMinutes": 7}})))
         record("expand", lambda: session.call_as_user("org.island.Presenter.Interact", {"action": "expand", "id": coffee["id"]}))
         record("collapse", lambda: session.call_as_user("org.island.Presenter.Interact", {"action": "collapse"}))
         flight = {}
-        record("split", lambda: flight.setdefault("id", request(
-            session, "org.island.example.Flights", "Flight", {"flight": "LH 454", "origin": "FRA", "destination": "SFO"},
-            {"status": "inFlight", "inFlight": True, "eta": "14:05", "departedAt": now - 3600, "arrivesAt": now + 36000})))
+        record("split", lambda: flight.setdefault("id", producer.request(
+            "org.island.example.Flights", type="Flight", attributes={"flight": "LH 454", "origin": "FRA", "destination": "SFO"},
+            content={"state": {"status": "inFlight", "inFlight": True, "eta": "14:05", "departedAt": now - 3600,
+                               "arrivesAt": now + 36000}})))
         record("merge", lambda: end(session, "org.island.example.Flights", flight["id"]))
     except BaseException:
         print(session.logs_text(), file=sys.stderr)
