@@ -7,7 +7,6 @@ leading corner. A second track, in a folder with no cover, shows the player's ic
 Set ISLAND_DESKTOP_SHOTS=DIR to keep the screenshots as PNGs."""
 
 import os
-import shutil
 import subprocess
 
 import pytest
@@ -36,7 +35,7 @@ def world():
         session.start_bus()
         sway = desktop.Sway(session)
         session.start_islandd("[Limits]\nStartBudget=1000\n")
-        overlay = desktop.Overlay(session, dict(sway.env), config="[Overlay]\nCollapseAfter=0\n")
+        desktop.Overlay(session, dict(sway.env), config="[Overlay]\nCollapseAfter=0\n")  # runs until the session closes
         bridge = session.spawn("island-bridge", [os.path.join(desktop.bin_dir(), "island-bridge")])
         yield session, sway, overlay_scenes.Screen(sway, "album-art"), bridge
     except BaseException:
