@@ -65,10 +65,8 @@ public struct OverlayConfig: Sendable, Hashable {
                 let seconds = Double(value) ?? -1
                 if seconds >= 0, seconds <= 3600 { collapseAfter = seconds } else { warnings.append("\(place): CollapseAfter must be 0-3600 seconds") }
             case "Size":
-                if let size = IslandGeometry.Size(rawValue: value.lowercased()) {
-                    geometry = IslandGeometry(size: size)
-                } else if let factor = Double(value), IslandGeometry.factors.contains(factor) {
-                    geometry = IslandGeometry(factor: factor)
+                if let named = IslandGeometry(named: value) {
+                    geometry = named
                 } else {
                     warnings.append("\(place): Size must be small, medium, large or a factor from 0.75 to 2")
                 }

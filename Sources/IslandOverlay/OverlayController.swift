@@ -70,6 +70,10 @@ public struct OverlayController {
     private var lastFrameTime: Int64?
     /// What the pointer-away countdown was started under: the expanded activity, or the list.
     private var openedForPointerAway: String?
+    /// What the desktop's shell says (hosted overlays only): fullscreen, Do Not Disturb.
+    public private(set) var host = OverlayHostState()
+    /// An alert held back by Do Not Disturb that the user expanded by clicking the island.
+    private var openedHeldAlert: PresenterAlert?
 
     public init(layout: OverlayLayout, config: OverlayConfig = OverlayConfig(), motion: Bool = true,
                 settings: Settings = Settings(), clock: OverlayClock) {
@@ -126,6 +130,12 @@ public struct OverlayController {
             }
         case .failed(let request, let message):
             steps.append(.log("\(request.action) failed: \(message)"))
+        case .host(let state):
+            guard state != host else { break }
+            host = state
+            steps.append(.log("host: \(state.description)"))
+            if state.fullscreen, listOpen { listOpen = false }
+            refresh(animated: true, &steps)
         case .configured(let config):
             self.config = config
             if let motion = config.motion { self.motion.enabled = motion }
@@ -140,7 +150,8 @@ public struct OverlayController {
 
     /// Recomputes the frame from the model; animates to it when it changed.
     private mutating func refresh(animated: Bool, _ steps: inout [OverlayStep]) {
-        let scene = IslandScene(model: model, now: clock.wall())
+        if openedHeldAlert != model.alert { openedHeldAlert = nil }
+        let scene = host.filter(IslandScene(model: model, now: clock.wall()), except: openedHeldAlert)
         if listOpen, scene.lockScreen.isEmpty, scene.mode == .none, model.hasSnapshot { listOpen = false }
         // A pointer-away countdown belongs to the expansion (or open list) it started under.
         let opened = listOpen ? "list" : model.island.mode == .expanded ? model.island.expanded : nil
@@ -234,7 +245,14 @@ public struct OverlayController {
         // Too early: nothing for the app (another app may have just moved it under the pointer).
         guard decision.actionable else { return }
         switch decision.target {
-        case .expand(let id): steps.append(.send(.expand(id: id)))
+        case .expand(let id):
+            // The daemon has it expanded already, for an alert Do Not Disturb held back here.
+            if !host.alerts, let alert = model.alert, alert.id == id, model.island.expanded == id {
+                openedHeldAlert = alert
+                refresh(animated: true, &steps)
+            } else {
+                steps.append(.send(.expand(id: id)))
+            }
         case .tap(let id, let url): steps.append(.send(.tap(id: id, url: url.flatMap(Self.web))))
         case .button(let id, let action): steps.append(.send(.button(id: id, action: action)))
         case .dismiss(let id): steps.append(.send(.dismiss(id: id)))
@@ -253,6 +271,8 @@ public struct OverlayController {
     }
 
     private mutating func toggleList(_ steps: inout [OverlayStep]) {
+        // Beside a fullscreen window the island keeps out of the way.
+        if host.fullscreen, !listOpen { return }
         listOpen.toggle()
         steps.append(.log(listOpen ? "list opened" : "list closed"))
         refresh(animated: true, &steps)
@@ -339,6 +359,8 @@ public enum OverlayEvent: Sendable {
     /// The daemon answered a request; for a tap, with the URL to open, if any.
     case answered(OverlayRequest, url: String?)
     case failed(OverlayRequest, message: String)
+    /// The desktop's shell said something new (`island-overlay --hosted`).
+    case host(OverlayHostState)
     /// A new configuration: CollapseAfter=, Opener= and Motion=on/off apply at once; the window's
     /// placement (Output=, Layer=, MarginTop=) is the shell's, decided when it opens.
     case configured(OverlayConfig)

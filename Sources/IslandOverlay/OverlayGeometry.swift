@@ -196,6 +196,17 @@ public struct IslandGeometry: Sendable, Hashable {
 
     public init(size: Size) { self.init(factor: size.factor) }
 
+    /// Size= and --size: small, medium or large, or a factor in `factors`; nil for anything else.
+    public init?(named text: String) {
+        if let size = Size(rawValue: text.lowercased()) {
+            self.init(size: size)
+        } else if let factor = Double(text), Self.factors.contains(factor) {
+            self.init(factor: factor)
+        } else {
+            return nil
+        }
+    }
+
     public static let medium = IslandGeometry()
 
     private func scaled(_ value: Double) -> Double { value * factor }

@@ -93,6 +93,20 @@ struct IslandOverlayCommand: ParsableCommand {
     var css: String?
 
     @Flag(help: """
+        Open an ordinary window that the desktop's shell places and stacks, instead of placing \
+        the island itself: what the GNOME Shell extension starts. Reads the shell's state on \
+        standard input ({"fullscreen": bool, "alerts": bool}, a JSON object a line) and exits \
+        when it is closed. Output=, Layer= and MarginTop= do not apply.
+        """)
+    var hosted = false
+
+    @Option(help: ArgumentHelp("""
+        small, medium or large, or a factor from 0.75 to 2: the island's size, over Size= of \
+        overlay.conf.
+        """, valueName: "size"))
+    var size: String?
+
+    @Flag(help: """
         Open or close the list of the running overlay, and exit (for bars and key bindings): sends \
         SIGUSR1 to the pid in $XDG_RUNTIME_DIR/island/overlay.pid.
         """)
@@ -123,6 +137,7 @@ struct IslandOverlayCommand: ParsableCommand {
     var drawSVG: String?
 
     func validate() throws {
+        if let size, IslandGeometry(named: size) == nil { throw ValidationError("--size must be small, medium, large or a factor from 0.75 to 2") }
         guard (1...4).contains(scale) else { throw ValidationError("--scale must be 1-4") }
         guard renderGallery == nil || drawSVG == nil else { throw ValidationError("--render-gallery and --draw-svg cannot be combined") }
     }
@@ -142,11 +157,12 @@ struct IslandOverlayCommand: ParsableCommand {
             log("configuration from \(configPath)")
             for warning in overlayConfig.warnings { log(warning) }
         }
+        if let size, let geometry = IslandGeometry(named: size) { overlayConfig.geometry = geometry }
         let socketPath = socket ?? SocketLocation.client(environment: environment, uid: getuid())
         // GTK calls back on this thread, the process's main thread, for as long as gtk_main runs:
         // the shell is the main actor's.
         try MainActor.assumeIsolated {
-            let window = try OverlayWindow(config: overlayConfig, environment: environment)
+            let window = try OverlayWindow(config: overlayConfig, hosted: hosted, environment: environment)
             let shell = OverlayShell(window: window, config: overlayConfig, cssPath: css ?? paths.configHome + "/island/overlay.css",
                                      socketPath: socketPath, environment: environment)
             shell.listen()

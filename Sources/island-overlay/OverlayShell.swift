@@ -20,6 +20,8 @@ import IslandPresenter
     private let interactor: Interactor
     private let socketPath: String
     private let frameLog: Bool
+    /// Standard input of a hosted overlay, cut into lines.
+    private var hostLines = OverlayHostLines()
 
     init(window: OverlayWindow, config: OverlayConfig, cssPath: String, socketPath: String, environment: [String: String]) {
         self.window = window
@@ -91,6 +93,37 @@ import IslandPresenter
         for number in [SIGTERM, SIGINT, SIGHUP] {
             g_unix_signal_add(number, { _ in gtk_main_quit(); return 0 }, nil)
         }
+        if window.hosted {
+            g_unix_fd_add(0, GIOCondition(rawValue: G_IO_IN.rawValue | G_IO_HUP.rawValue | G_IO_ERR.rawValue), { _, _, data in
+                var keep: gboolean = 1
+                OverlayShell.with(data) { keep = $0.readHost() ? 1 : 0 }
+                return keep
+            }, pointer)
+        }
+    }
+
+    /// What the host wrote on standard input; false (and the overlay ends) once it closed it:
+    /// the host is gone, or stopped the island.
+    private func readHost() -> Bool {
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        let count = buffer.withUnsafeMutableBytes { read(0, $0.baseAddress, $0.count) }
+        if count < 0, errno == EINTR || errno == EAGAIN { return true }
+        guard count > 0 else {
+            log("the host closed standard input: exiting")
+            gtk_main_quit()
+            return false
+        }
+        var state = controller.host
+        for line in hostLines.feed(buffer[..<count]) {
+            switch line {
+            case .tooLong:
+                log("host: a line over \(OverlayHostLines.maximumLineBytes) bytes, ignored")
+            case .line(let bytes):
+                if let problem = state.apply(line: bytes) { log("host: \(problem), line ignored") }
+            }
+        }
+        handle(.host(state))
+        return true
     }
 
     /// Shows the window, subscribes to the daemon and runs GTK's loop until a signal ends it.

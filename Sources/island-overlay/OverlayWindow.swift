@@ -5,11 +5,15 @@ import Foundation
 import IslandOverlay
 
 /// The island's window, placed: a layer surface at the top centre on Wayland, an
-/// override-redirect window there on X11, with a drawing area that takes the pointer.
+/// override-redirect window there on X11, with a drawing area that takes the pointer. Hosted
+/// (`--hosted`), an ordinary top-level window of the canvas's size that the desktop's shell
+/// places and stacks (the GNOME Shell extension, through Meta.WaylandClient).
 @MainActor struct OverlayWindow {
     let widget: UnsafeMutablePointer<GtkWidget>
     let area: UnsafeMutablePointer<GtkWidget>
     let wayland: Bool
+    /// Placed by the desktop's shell, which speaks on standard input (`OverlayHostState`).
+    let hosted: Bool
     /// On X11 with no compositing manager, alpha is not blended: the window itself is cut to
     /// the shapes as they are drawn now (X Shape), or its transparent parts would show black.
     let needsWindowShape: Bool
@@ -19,7 +23,7 @@ import IslandOverlay
     let description: String
 
     /// Opens the display and places the window; fails with 69 where the island cannot be placed.
-    init(config: OverlayConfig, environment: [String: String]) throws {
+    init(config: OverlayConfig, hosted: Bool, environment: [String: String]) throws {
         // The island is painted with cairo in memory; GL is never used, and GDK's probing for it on
         // X11 maps Mesa (llvmpipe: about 50 MiB). A user's own GDK_GL wins.
         if environment["GDK_GL"] == nil { setenv("GDK_GL", "disable", 1) }
@@ -27,14 +31,9 @@ import IslandOverlay
             throw fail("cannot open a display (neither WAYLAND_DISPLAY nor DISPLAY works)", status: 69)
         }
         wayland = island_is_wayland(display) != 0
+        self.hosted = hosted
         let x11 = island_is_x11(display) != 0
-        if wayland, gtk_layer_is_supported() == 0 {
-            throw fail("""
-                this Wayland compositor has no wlr-layer-shell (GNOME's Mutter does not offer it), so the island \
-                cannot be placed above other windows; not opening a window. Use island-presenter (tui, or a bar \
-                module), or run on a compositor with layer-shell (sway, Hyprland, KDE, COSMIC, ...).
-                """, status: 69)
-        }
+        if wayland, !hosted, gtk_layer_is_supported() == 0 { throw fail(Self.noLayerShell(environment), status: 69) }
         guard wayland || x11 else { throw fail("unsupported display backend: neither Wayland nor X11", status: 69) }
 
         let monitor = Self.chooseMonitor(display, wanted: config.output)
@@ -46,7 +45,7 @@ import IslandOverlay
         let island = config.geometry
         canvas = (island.canvasWidth, max(200, min(island.canvasMaximumHeight, Double(geometry.height > 0 ? geometry.height : 720) - config.marginTop)))
 
-        let window = gtk_window_new(x11 ? GTK_WINDOW_POPUP : GTK_WINDOW_TOPLEVEL)!
+        let window = gtk_window_new(x11 && !hosted ? GTK_WINDOW_POPUP : GTK_WINDOW_TOPLEVEL)!
         widget = window
         gtk_window_set_title(island_window(window), "Island")
         gtk_window_set_decorated(island_window(window), 0)
@@ -59,7 +58,18 @@ import IslandOverlay
         }
         gtk_widget_set_size_request(window, Int32(canvas.width), Int32(canvas.height))
 
-        if wayland {
+        if hosted {
+            // The host places and stacks it. These hints say the same to an X11 window manager
+            // (GNOME on Xorg); on Wayland the extension does it through Mutter.
+            let w = island_window(window)
+            gtk_window_set_skip_taskbar_hint(w, 1)
+            gtk_window_set_skip_pager_hint(w, 1)
+            gtk_window_set_keep_above(w, 1)
+            gtk_window_stick(w)
+            gtk_window_set_focus_on_map(w, 0)
+            gtk_window_set_type_hint(w, GDK_WINDOW_TYPE_HINT_UTILITY)
+            needsWindowShape = false
+        } else if wayland {
             let w = island_window(window)
             gtk_layer_init_for_window(w)
             gtk_layer_set_namespace(w, "island-overlay")
@@ -89,10 +99,26 @@ import IslandOverlay
         gtk_widget_add_events(window, Int32(GDK_KEY_PRESS_MASK.rawValue | GDK_FOCUS_CHANGE_MASK.rawValue))
         if let context = gtk_widget_get_style_context(area) { gtk_style_context_add_class(context, "island-overlay") }
 
-        let backend = wayland ? "wayland (layer-shell, layer \(config.layer.rawValue))"
+        let backend = hosted ? "\(wayland ? "wayland" : "x11") (hosted: placed by the desktop's shell)"
+            : wayland ? "wayland (layer-shell, layer \(config.layer.rawValue))"
             : "x11 (override-redirect\(needsWindowShape ? ", no compositor: shaped window" : ""))"
         description = "backend \(backend), output \(monitorName) \(geometry.width)x\(geometry.height)+\(geometry.x)+\(geometry.y), "
-            + "scale \(scale), size ×\(config.geometry.factor), margin-top \(Int(config.marginTop))"
+            + "scale \(scale), size ×\(config.geometry.factor), canvas \(Int(canvas.width))x\(Int(canvas.height))"
+            + (hosted ? "" : ", margin-top \(Int(config.marginTop))")
+    }
+
+    /// Why there is no island on a Wayland compositor without wlr-layer-shell, and what works
+    /// instead there.
+    static func noLayerShell(_ environment: [String: String]) -> String {
+        let desktops = (environment["XDG_CURRENT_DESKTOP"] ?? "").split(separator: ":").map { $0.lowercased() }
+        let instead = desktops.contains("gnome")
+            ? "On GNOME, the Island GNOME Shell extension shows the island: gnome-extensions enable island@island.org " +
+              "(package island-overlay), then log out and in once."
+            : "Run it on a compositor with layer-shell (sway, Hyprland, river, niri, KDE Plasma, COSMIC, labwc, Wayfire), " +
+              "or on GNOME through the Island GNOME Shell extension (gnome-extensions enable island@island.org)."
+        return "this Wayland compositor offers no wlr-layer-shell, so island-overlay cannot place the island above other " +
+            "windows by itself; not opening a window. \(instead) Without an island on screen, island-presenter shows the " +
+            "activities in a terminal (tui) or a bar."
     }
 
     /// Output= by number or model name, else the primary monitor (X11) or the first.

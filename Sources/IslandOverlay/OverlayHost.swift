@@ -1,0 +1,103 @@
+import OrderedCollections
+import OrderedJSON
+public import IslandPresenter
+
+/// What a desktop's own shell tells the overlay it hosts (`island-overlay --hosted`, started
+/// and placed by the GNOME Shell extension): facts only the shell knows, one JSON object a line
+/// on standard input, each naming any of its members:
+///
+///     {"fullscreen": true}   a fullscreen window is on the island's monitor
+///     {"alerts": false}      the desktop's Do Not Disturb is on
+///
+/// Unknown members are ignored (a newer host may say more); a member of the wrong type or a
+/// line that is no JSON object is refused and changes nothing.
+public struct OverlayHostState: Sendable, Hashable {
+    /// A fullscreen window is on the island's monitor: the island draws nothing but an alert.
+    public var fullscreen = false
+    /// Alerts may expand the island. False while the desktop's Do Not Disturb is on: an
+    /// alerting update still changes what the island shows, without expanding it.
+    public var alerts = true
+
+    public init(fullscreen: Bool = false, alerts: Bool = true) {
+        self.fullscreen = fullscreen
+        self.alerts = alerts
+    }
+
+    /// Applies one line of the host; returns why it was refused, or nil.
+    public mutating func apply(line: [UInt8]) -> String? {
+        guard let object = try? JSONParser.parse(line, maximumDepth: 4).objectValue else { return "not a JSON object" }
+        var next = self
+        for (key, flag) in [("fullscreen", \OverlayHostState.fullscreen), ("alerts", \OverlayHostState.alerts)] {
+            guard let value = object[key] else { continue }
+            guard let bool = value.boolValue else { return "\(key) must be true or false" }
+            next[keyPath: flag] = bool
+        }
+        self = next
+        return nil
+    }
+
+    /// What the island shows of `scene` under this state: while Do Not Disturb holds alerts,
+    /// an alert's expansion is shown as the compact island; beside a fullscreen window,
+    /// nothing but an alert. `opened`: a held alert the user expanded, shown as it is.
+    public func filter(_ scene: IslandScene, except opened: PresenterAlert? = nil) -> IslandScene {
+        var scene = scene
+        if !alerts, let alert = scene.alert, alert != opened {
+            scene.alert = nil
+            if scene.mode == .expanded {
+                scene.expanded = nil
+                scene.mode = scene.attached == nil ? .none : .compact
+            }
+        }
+        if fullscreen, scene.alert == nil {
+            scene.mode = .none
+            scene.attached = nil
+            scene.detached = nil
+            scene.expanded = nil
+        }
+        return scene
+    }
+
+    /// The log's words for it.
+    public var description: String {
+        "fullscreen \(fullscreen ? "yes" : "no"), alerts \(alerts ? "shown" : "held (Do Not Disturb)")"
+    }
+}
+
+/// Standard input cut into lines, each at most `maximumLineBytes` long: a longer line is
+/// dropped whole (and said once), so a host cannot make the overlay hold more than that.
+public struct OverlayHostLines: Sendable {
+    public static let maximumLineBytes = 4096
+
+    private var pending: [UInt8] = []
+    private var skipping = false
+
+    public init() {}
+
+    public enum Line: Sendable, Hashable {
+        case line([UInt8])
+        /// A line over the limit, dropped.
+        case tooLong
+    }
+
+    public mutating func feed(_ bytes: some Collection<UInt8>) -> [Line] {
+        var lines: [Line] = []
+        for byte in bytes {
+            if byte == UInt8(ascii: "\n") {
+                if skipping {
+                    skipping = false
+                } else if !pending.isEmpty {
+                    lines.append(.line(pending))
+                }
+                pending.removeAll(keepingCapacity: true)
+            } else if !skipping {
+                pending.append(byte)
+                if pending.count > Self.maximumLineBytes {
+                    pending.removeAll()
+                    skipping = true
+                    lines.append(.tooLong)
+                }
+            }
+        }
+        return lines
+    }
+}

@@ -1,0 +1,120 @@
+import OrderedCollections
+import OrderedJSON
+import Testing
+@testable import IslandOverlay
+
+/// A hosted overlay (`island-overlay --hosted`, the GNOME Shell extension's): what the desktop's
+/// shell says on standard input, and what the island shows under it.
+@Suite struct OverlayHostTests {
+    typealias Desk = OverlayControllerTests.Desk
+
+    static func bytes(_ text: String) -> [UInt8] { Array(text.utf8) }
+
+    // MARK: The lines
+
+    @Test func linesAreCutAtNewlinesAcrossReads() {
+        var lines = OverlayHostLines()
+        #expect(lines.feed(Self.bytes("{\"fullscreen\":")) == [])
+        #expect(lines.feed(Self.bytes(" true}\n\n{\"alerts\": false}\n{")) == [
+            .line(Self.bytes("{\"fullscreen\": true}")), .line(Self.bytes("{\"alerts\": false}")),
+        ])
+    }
+
+    /// A host cannot make the overlay hold more than a line's limit: a longer line is dropped
+    /// whole, said once, and the next line is read as usual.
+    @Test func aLineOverTheLimitIsDroppedWhole() {
+        var lines = OverlayHostLines()
+        let long = [UInt8](repeating: UInt8(ascii: "x"), count: OverlayHostLines.maximumLineBytes * 3)
+        #expect(lines.feed(long) == [.tooLong])
+        #expect(lines.feed(long) == [])
+        #expect(lines.feed(Self.bytes("tail\n{\"alerts\":true}\n")) == [.line(Self.bytes("{\"alerts\":true}"))])
+    }
+
+    @Test func aLineChangesWhatItNamesAndNothingElse() {
+        var state = OverlayHostState()
+        #expect(state.apply(line: Self.bytes("{\"fullscreen\": true, \"future\": [1]}")) == nil)
+        #expect(state == OverlayHostState(fullscreen: true, alerts: true))
+        #expect(state.apply(line: Self.bytes("{\"alerts\": false}")) == nil)
+        #expect(state == OverlayHostState(fullscreen: true, alerts: false))
+    }
+
+    @Test func aBadLineChangesNothing() {
+        var state = OverlayHostState()
+        #expect(state.apply(line: Self.bytes("{\"fullscreen\": true, \"alerts\": \"no\"}")) == "alerts must be true or false")
+        #expect(state.apply(line: Self.bytes("fullscreen")) == "not a JSON object")
+        #expect(state.apply(line: Self.bytes("[true]")) == "not a JSON object")
+        #expect(state.apply(line: Self.bytes(String(repeating: "[", count: 100))) == "not a JSON object")
+        #expect(state == OverlayHostState())
+    }
+
+    // MARK: What the island shows
+
+    static let alerting = OverlayControllerTests.delta(2, island: OverlayControllerTests.expanded)
+        .merging(["alert": ["id": "a", "title": "Ready", "body": "Your order is here"]]) { $1 }
+
+    /// Beside a fullscreen window the island draws nothing and takes no input, but an alert
+    /// shows over it for as long as it lasts.
+    @Test func fullscreenShowsOnlyAlerts() {
+        var desk = Desk()
+        desk.send(.update(OverlayControllerTests.snapshot(OverlayControllerTests.compact)))
+        desk.settle()
+        #expect(desk.form == .compact)
+        _ = desk.take()
+
+        desk.send(.host(OverlayHostState(fullscreen: true)))
+        let hidden = desk.take()
+        #expect(OverlayControllerTests.logged(hidden) == ["host: fullscreen yes, alerts shown"])
+        #expect(hidden.contains(.setInputRegion([])))
+        desk.settle()
+        #expect(desk.form == .hidden)
+        desk.send(.toggleList)
+        #expect(!desk.controller.listOpen)
+
+        desk.send(.update(Self.alerting))
+        desk.settle()
+        #expect(desk.form == .alert)
+
+        desk.send(.update(OverlayControllerTests.delta(3, island: OverlayControllerTests.compact)))
+        desk.settle()
+        #expect(desk.form == .hidden)
+        desk.send(.host(OverlayHostState(fullscreen: false)))
+        desk.settle()
+        #expect(desk.form == .compact)
+    }
+
+    /// Do Not Disturb: an alerting update still changes what the compact island shows, without
+    /// expanding it; a click on the island opens the held alert (the daemon has it expanded
+    /// already: nothing is asked of it).
+    @Test func doNotDisturbHoldsAlertsBack() throws {
+        var desk = Desk()
+        desk.send(.host(OverlayHostState(alerts: false)))
+        desk.send(.update(OverlayControllerTests.snapshot(OverlayControllerTests.compact)))
+        desk.settle()
+        desk.send(.update(Self.alerting))
+        desk.settle()
+        #expect(desk.form == .compact)
+        _ = desk.take()
+
+        try desk.click(.expand(id: "a"))
+        #expect(OverlayControllerTests.sent(desk.take()) == [])
+        desk.settle()
+        #expect(desk.form == .alert)
+
+        // The next alert is held again.
+        desk.send(.update(OverlayControllerTests.delta(3, island: OverlayControllerTests.compact)))
+        desk.settle()
+        desk.send(.update(Self.alerting.merging(["sequence": 4]) { $1 }))
+        desk.settle()
+        #expect(desk.form == .compact)
+    }
+
+    /// A repeated state is not news: nothing is logged or drawn for it.
+    @Test func theSameStateTwiceDoesNothing() {
+        var desk = Desk()
+        desk.send(.update(OverlayControllerTests.snapshot(OverlayControllerTests.compact)))
+        desk.settle()
+        _ = desk.take()
+        desk.send(.host(OverlayHostState()))
+        #expect(desk.take() == [])
+    }
+}
