@@ -60,8 +60,10 @@ struct IslandOverlayCommand: ParsableCommand {
             Placement: on Wayland compositors with wlr-layer-shell (sway, Hyprland, river, niri, \
             KDE, COSMIC, labwc, Wayfire) a layer surface anchored top-centre, no exclusive zone; \
             on X11 an override-redirect RGBA window at the top centre. Input is taken only where \
-            the island is drawn. GNOME on Wayland has no layer-shell: the overlay says so and \
-            exits with status 69.
+            the island is drawn. GNOME has no layer-shell: there the Island GNOME Shell extension \
+            (island@island.org) starts island-overlay --hosted and places its window itself; started \
+            by hand on a Wayland compositor without layer-shell, the overlay says so and exits with \
+            status 69.
 
             A click acts on what is on screen: a tap, a button or a dismissal does nothing for \
             the app while the island morphs, nor until what was clicked has stood still in view \
@@ -76,7 +78,7 @@ struct IslandOverlayCommand: ParsableCommand {
             (tests on a slow machine): a longer wait than 500 ms before a target may be clicked; \
             never a shorter one.
 
-            Exit status: 0 on SIGTERM/SIGINT, 64 bad usage, 69 no way to place the island (no \
+            Exit status: 0 on SIGTERM/SIGINT (--hosted: or standard input closed), 64 bad usage, 69 no way to place the island (no \
             layer-shell on Wayland, or no display), 1 --toggle-list found no running overlay; \
             --draw-svg: 65 input that is not a request, 1 the SVG not written.
             """,

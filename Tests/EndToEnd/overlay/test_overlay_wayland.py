@@ -392,22 +392,29 @@ def test_the_island_goes_on_the_output_overlay_conf_names():
 
 @pytest.mark.skipif(not REASON and bool(desktop.missing_programs("weston")),
                     reason="weston not installed (scripts/install-deps.sh installs it)")
-def test_without_layer_shell_it_says_so_and_exits():
+@pytest.mark.parametrize("desktop_name", ["GNOME", "weston"])
+def test_without_layer_shell_it_says_so_and_exits(desktop_name):
     """GNOME on Wayland has no wlr-layer-shell; weston has none either. The overlay must say so
-    and exit with a status of its own, never fall back to a stray window."""
+    and exit with status 69, never fall back to a stray window, and name what works instead:
+    on GNOME the Shell extension, elsewhere the compositors with layer-shell and the extension,
+    never a false name for the compositor it is on (weston is not "GNOME's Mutter")."""
     session = desktop.UserSession()
     try:
         session.start_bus()
         weston = desktop.Weston(session)
         session.start_islandd(scenes.DAEMON_CONFIG)
-        overlay = desktop.Overlay(session, dict(weston.env, GDK_BACKEND="wayland"))
+        overlay = desktop.Overlay(session, dict(weston.env, GDK_BACKEND="wayland", XDG_CURRENT_DESKTOP=desktop_name))
         try:
             status = overlay.process.wait(20)
         except Exception:
             pytest.fail("island-overlay kept running on a compositor without layer-shell:\n" + overlay.log())
         log = overlay.log()
-        assert status > 0, "exit status %s\n%s" % (status, log)
-        assert "layer-shell" in log.lower() or "layer shell" in log.lower(), log
+        assert status == 69, "exit status %s\n%s" % (status, log)
+        assert "no wlr-layer-shell" in log, log
+        assert "gnome-extensions enable island@island.org" in log, log
+        assert "Mutter" not in log, log
+        if desktop_name != "GNOME":
+            assert "sway" in log and "KDE Plasma" in log, log
     finally:
         session.close()
 
