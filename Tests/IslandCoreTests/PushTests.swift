@@ -188,10 +188,11 @@ private func secret(_ seed: UInt64) -> [UInt8] {
     }
 
     @Test func aThrottledPushSaysWhenItWillShow() throws {
-        let object = try json(PushFeedback(timestamp: 5, event: .update, outcome: .throttled(activity: "A1", deliverAt: 5.5, alertSuppressed: true), receivedAt: 5.1))
+        let object = try json(PushFeedback(timestamp: 5, event: .update, outcome: .throttled(activity: "A1", deliverAt: 5.5, alertSuppressed: .budget), receivedAt: 5.1))
         #expect(object["outcome"] == "throttled")
         #expect(object["deliverAt"] == 5.5)
         #expect(object["alertSuppressed"] == true)
+        #expect(object["alertSuppressedReason"] == "budget")
     }
 
     @Test func aRefusalCarriesTheNamedErrorAndWhatTheRequestSaid() throws {
