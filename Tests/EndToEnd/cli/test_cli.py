@@ -368,6 +368,30 @@ def test_admin_commands(cli_daemon):
     ok(island(cli_daemon, "admin", "reload"))
 
 
+def test_admin_focus_silences_alerts_and_the_update_says_so(cli_daemon):
+    assert "Do Not Disturb" in ok(island(None, "admin", "focus", "--help")).stdout
+    assert island(cli_daemon, "admin", "focus", "maybe").returncode == 2
+    assert ok(island(cli_daemon, "admin", "focus", "status")).stdout == "Do Not Disturb: off\n"
+    assert json.loads(ok(island(cli_daemon, "admin", "focus", "status", "--json")).stdout) == {"on": False}
+
+    assert ok(island(cli_daemon, "admin", "focus", "on")).stdout.startswith("Do Not Disturb: on since ")
+    focus = json.loads(ok(island(cli_daemon, "admin", "focus", "status", "--json")).stdout)
+    assert focus["on"] is True and focus["since"] == pytest.approx(time.time(), abs=60)
+
+    id = ok(island(cli_daemon, "start", "T")).stdout.strip()
+    reply = json.loads(ok(island(cli_daemon, "update", id, "--state", '{"n":1}', "--alert-title", "Hi", "--json")).stdout)
+    assert reply["delivery"]["alerted"] is False
+    assert reply["delivery"]["alertSuppressed"] is True and reply["delivery"]["alertSuppressedReason"] == "focus"
+    assert reply["activity"]["content"]["state"] == {"n": 1}
+    text = ok(island(cli_daemon, "update", id, "--state", '{"n":2}', "--alert-title", "Hi")).stdout
+    assert "alert suppressed: Do Not Disturb is on" in text
+    assert json.loads(ok(island(cli_daemon, "auth", "--json")).stdout)["remainingAlerts"] == 6
+
+    assert ok(island(cli_daemon, "admin", "focus", "off")).stdout == "Do Not Disturb: off\n"
+    reply = json.loads(ok(island(cli_daemon, "update", id, "--state", '{"n":3}', "--alert-title", "Hi", "--json")).stdout)
+    assert reply["delivery"]["alerted"] is True and "alertSuppressedReason" not in reply["delivery"]
+
+
 # --- preview --------------------------------------------------------------------------------
 
 MODES = ("compact", "minimal", "expanded", "lockscreen")
