@@ -193,6 +193,11 @@ private func secret(_ seed: UInt64) -> [UInt8] {
         #expect(object["deliverAt"] == 5.5)
         #expect(object["alertSuppressed"] == true)
         #expect(object["alertSuppressedReason"] == "budget")
+        let quiet = try json(PushFeedback(timestamp: 6, event: .update, outcome: .applied(activity: "A1", alertSuppressed: .focus), receivedAt: 6.1))
+        #expect(quiet["alertSuppressed"] == true)
+        #expect(quiet["alertSuppressedReason"] == "focus")
+        let shown = try json(PushFeedback(timestamp: 7, event: .update, outcome: .applied(activity: "A1"), receivedAt: 7.1))
+        #expect(shown["alertSuppressed"] == nil && shown["alertSuppressedReason"] == nil, "nothing said when the alert showed")
     }
 
     @Test func aRefusalCarriesTheNamedErrorAndWhatTheRequestSaid() throws {

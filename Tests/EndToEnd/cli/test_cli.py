@@ -167,6 +167,24 @@ def test_watch_prints_one_line_per_event(cli_daemon):
         watcher.wait(timeout=LIVENESS)
 
 
+def test_watch_says_when_do_not_disturb_changes(cli_daemon):
+    env = dict(os.environ, ISLAND_SOCKET=cli_daemon.socket)
+    out = Captured()
+    watcher = subprocess.Popen([ISLAND, "watch"], stdout=out.sink, stderr=subprocess.PIPE, env=env, text=True)
+    try:
+        # The watch is up once the process has connected: switch until a change shows.
+        def seen_focus():
+            ok(island(cli_daemon, "admin", "focus", "off"))
+            ok(island(cli_daemon, "admin", "focus", "on"))
+            return re.search(r" focus on since \d{4}-", out.read()) is not None
+        wait_for(seen_focus, interval=0.3, message="a focus line")
+        ok(island(cli_daemon, "admin", "focus", "off"))
+        wait_for(lambda: out.read().rstrip().endswith(" focus off"), interval=0.1, message="focus off")
+    finally:
+        watcher.send_signal(signal.SIGINT)
+        watcher.wait(timeout=LIVENESS)
+
+
 def test_watch_text_filters_by_id(cli_daemon):
     env = dict(os.environ, ISLAND_SOCKET=cli_daemon.socket)
     keep = ok(island(cli_daemon, "start", "T")).stdout.strip()
