@@ -80,13 +80,26 @@ public struct ActivityUpdateResult: Sendable, Hashable {
     public var deliverAt: Date
     /// The alert was shown.
     public var alerted: Bool
-    /// The app's alert budget was spent: the content applied without the alert.
+    /// The content applied without the alert, for `alertSuppressedReason`.
     public var alertSuppressed: Bool
+    /// Why the alert was not shown; nil when it was, or none was given (or a daemon from
+    /// before the reason said only `alertSuppressed`).
+    public var alertSuppressedReason: AlertSuppressionReason?
 
-    public init(throttled: Bool, deliverAt: Date, alerted: Bool, alertSuppressed: Bool) {
+    public init(throttled: Bool, deliverAt: Date, alerted: Bool, alertSuppressed: Bool,
+                alertSuppressedReason: AlertSuppressionReason? = nil) {
         self.throttled = throttled
         self.deliverAt = deliverAt
         self.alerted = alerted
         self.alertSuppressed = alertSuppressed
+        self.alertSuppressedReason = alertSuppressedReason
     }
+}
+
+/// Why an alerting update applied without its alert.
+public enum AlertSuppressionReason: String, Sendable, Hashable {
+    /// The app's alert budget (6 an hour by default) is spent.
+    case budget
+    /// The user has Do Not Disturb on; nothing of the budget was spent.
+    case focus
 }

@@ -123,6 +123,8 @@ public struct ActivityEvent: Sendable, Hashable {
         case pushToken
         /// The app's push-to-start token for activities of `type` is new (`pushToken`).
         case pushToStartToken
+        /// The user turned Do Not Disturb on or off (`focus`).
+        case focus
     }
 
     public var kind: Kind
@@ -134,6 +136,8 @@ public struct ActivityEvent: Sendable, Hashable {
     public var type: String?
     /// `pushToken`, `pushToStartToken`: the new token.
     public var pushToken: String?
+    /// `focus`: the user's Do Not Disturb as it is now.
+    public var focus: FocusSnapshot?
     /// The event as received (for `resync`, built by IslandKit in the same shape).
     public var json: JSONObject
 
@@ -147,6 +151,7 @@ public struct ActivityEvent: Sendable, Hashable {
         authorization = AuthorizationSnapshot(json: object[Names.authorization])
         type = object[Names.type]?.stringValue
         pushToken = object[Names.pushToken]?.stringValue
+        focus = FocusSnapshot(json: object[Names.focus])
         self.json = object
     }
 
@@ -157,6 +162,21 @@ public struct ActivityEvent: Sendable, Hashable {
     }
 }
 
+/// The user's Do Not Disturb (`Focus`): while on, the app's alerts apply without drawing
+/// attention (`AlertSuppressionReason.focus`).
+public struct FocusSnapshot: Sendable, Hashable {
+    public var isOn: Bool
+    /// When it was turned on, in seconds since the Unix epoch; nil while off.
+    public var since: Double?
+
+    init?(json: JSON?) {
+        typealias Names = ProducerNames.Focus
+        guard let on = json?[Names.on]?.boolValue else { return nil }
+        isOn = on
+        since = json?[Names.since]?.doubleValue
+    }
+}
+
 /// How an update reached presenters, untyped.
 extension ActivityUpdateResult {
     init(json: JSON?) {
@@ -164,6 +184,7 @@ extension ActivityUpdateResult {
         self.init(throttled: json?[Names.throttled]?.boolValue ?? false,
                   deliverAt: Date(timeIntervalSince1970: json?[Names.deliverAt]?.doubleValue ?? 0),
                   alerted: json?[Names.alerted]?.boolValue ?? false,
-                  alertSuppressed: json?[Names.alertSuppressed]?.boolValue ?? false)
+                  alertSuppressed: json?[Names.alertSuppressed]?.boolValue ?? false,
+                  alertSuppressedReason: json?[Names.alertSuppressedReason]?.stringValue.flatMap(AlertSuppressionReason.init(rawValue:)))
     }
 }

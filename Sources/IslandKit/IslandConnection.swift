@@ -458,7 +458,7 @@ public actor IslandConnection {
             if let type = event.type, let token = event.pushToken {
                 pushToStartListeners[type]?.values.forEach { $0.yield(token) }
             }
-        case .tap, .button, .resync:
+        case .tap, .button, .resync, .focus:
             break
         }
         for listener in eventListeners.values { listener.yield(event) }

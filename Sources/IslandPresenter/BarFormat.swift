@@ -85,6 +85,7 @@ public enum BarFormat: String, Sendable, CaseIterable {
         let shown = [scene.attached, scene.detached, scene.expanded].compactMap { $0 }
         if shown.contains(where: { $0.item.isStale }) { classes.append("stale") }
         if scene.alert != nil { classes.append("alert") }
+        if scene.isFocused { classes.append("focus") }
         var tooltipLines = scene.lockScreenLines
         if let alert = scene.alert { tooltipLines.insert(IslandScene.alertText(alert), at: 0) }
         // The tooltip has room for more than the bar, not for anything.

@@ -24,11 +24,14 @@ public struct IslandScene: Sendable {
     public var expanded: Entry?
     public var lockScreen: [Entry]
     public var alert: PresenterAlert?
+    /// The user has Do Not Disturb on.
+    public var isFocused: Bool
     public var now: Double
 
     public init(model: PresenterModel, now: Double) {
         self.now = now
         self.alert = model.alert
+        self.isFocused = model.focusSince != nil
         let island = model.island
         attached = model.item(island.attached).map { Entry(item: $0, now: now) }
         detached = model.item(island.detached).map { Entry(item: $0, now: now) }

@@ -63,6 +63,9 @@ public struct PresenterModel: Sendable, Hashable {
     public private(set) var items: [String: PresenterItem] = [:]
     /// Set by a delta carrying an alert; it lasts while that activity stays expanded.
     public private(set) var alert: PresenterAlert?
+    /// When the user turned Do Not Disturb on; nil while it is off. The daemon already
+    /// withholds alerts meanwhile: this is for an indicator.
+    public private(set) var focusSince: Double?
 
     public init() {}
 
@@ -89,11 +92,13 @@ public struct PresenterModel: Sendable, Hashable {
             self.island = IslandState(json: update[Names.island])
             self.items = Dictionary(items.map { ($0.id, $0) }, uniquingKeysWith: { _, last in last })
             self.alert = nil
+            self.focusSince = Self.focusSince(update[Names.focus])
             return self != before
         case "delta":
             guard let current = self.sequence, sequence > current else { return false }
             self.sequence = sequence
             if let island = update[Names.island] { self.island = IslandState(json: island) }
+            if let focus = update[Names.focus] { self.focusSince = Self.focusSince(focus) }
             for item in items { self.items[item.id] = item }
             for id in update[Names.removed]?.arrayValue?.compactMap(\.stringValue) ?? [] { self.items[id] = nil }
             for (id, item) in self.items where item.activityState == "dismissed" { self.items[id] = nil }
@@ -107,6 +112,11 @@ public struct PresenterModel: Sendable, Hashable {
         default:
             return false
         }
+    }
+
+    /// `Focus`'s `since` while it is `on`.
+    private static func focusSince(_ json: JSON?) -> Double? {
+        json?[PresenterNames.Focus.on]?.boolValue == true ? json?[PresenterNames.Focus.since]?.doubleValue : nil
     }
 
     /// Forgets everything, as when the connection to the daemon is lost.

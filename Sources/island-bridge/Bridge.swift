@@ -292,8 +292,9 @@ actor Bridge {
             if let key = sourceKey(of: event) { sources?.tapped(key) }
         case .button:
             if let key = sourceKey(of: event), let action = event.action { sources?.pressed(action, on: key) }
-        case .content, .pushToken, .pushToStartToken:
-            // The bridge asks for no push tokens: its sources are on this machine.
+        case .content, .pushToken, .pushToStartToken, .focus:
+            // The bridge asks for no push tokens: its sources are on this machine. Focus is
+            // the daemon's to apply: the bridge's alerts are suppressed there.
             break
         }
         pump()

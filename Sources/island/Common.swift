@@ -181,6 +181,12 @@ func formatClock(_ seconds: Double) -> String {
 var now: Double { Date().timeIntervalSince1970 }
 
 /// One line describing an activity.
+/// What the CLI says of an alert that was not shown, by the reason the daemon gave (nil from a
+/// daemon that gave none, which only ever suppressed alerts for the budget).
+func alertSuppressedLine(reason: String?) -> String {
+    reason == "focus" ? "alert suppressed: Do Not Disturb is on" : "alert suppressed: the app's alert budget is spent"
+}
+
 func describe(_ activity: ActivitySnapshot) -> String {
     var text = "\(activity.id) \(activity.type) \(activity.state.rawValue)"
     if let reason = activity.endReason { text += " (\(reason.rawValue))" }

@@ -70,7 +70,7 @@ struct ExtensionCommand: AsyncParsableCommand {
 struct Admin: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Change the user's settings and inspect the daemon (needs the daemon's own user, or root).",
-        subcommands: [Enable.self, Disable.self, FrequentUpdates.self, Apps.self, Status.self, Reload.self])
+        subcommands: [Enable.self, Disable.self, FrequentUpdates.self, Focus.self, Apps.self, Status.self, Reload.self])
 
     static func call(_ global: GlobalOptions, _ method: String, _ parameters: JSONObject = [:]) async throws(CLIFailure) -> JSONObject {
         try await global.withRaw { client throws(CLIFailure) in
@@ -115,6 +115,43 @@ struct Admin: AsyncParsableCommand {
         func run() async throws {
             _ = try await Admin.call(global, "SetFrequentUpdates", ["app": .string(target), "enabled": .bool(setting == "on")])
         }
+    }
+
+    struct Focus: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Turn Do Not Disturb on or off, or show whether it is on.",
+            discussion: """
+                While Do Not Disturb is on, alerting updates still apply but draw no attention: the island \
+                does not expand and presenters show no alert. The producer's reply says so \
+                (alertSuppressed, with alertSuppressedReason focus), and nothing of the app's alert budget \
+                is spent. It is kept across restarts of the daemon; presenters and the apps' watch \
+                streams are told when it changes.
+                """)
+        @OptionGroup var global: GlobalOptions
+        @Argument(help: "on, off or status.") var setting: String
+
+        func validate() throws {
+            guard ["on", "off", "status"].contains(setting) else { throw ValidationError("the setting is on, off or status, not \(setting)") }
+        }
+
+        func run() async throws {
+            let reply = setting == "status"
+                ? try await Admin.call(global, "GetFocus")
+                : try await Admin.call(global, "SetFocus", ["on": .bool(setting == "on")])
+            let focus = reply["focus"]?.objectValue ?? [:]
+            if global.json {
+                Output.json(.object(focus))
+            } else {
+                let since = focus["since"]?.doubleValue.map(Date.init(timeIntervalSince1970:))
+                Output.line("Do Not Disturb: " + Admin.describe(focus: focus["on"]?.boolValue == true, since: since))
+            }
+        }
+    }
+
+    /// `on since 2026-11-27T18:00:00Z`, or `off`.
+    static func describe(focus on: Bool, since: Date?) -> String {
+        guard on else { return "off" }
+        return since.map { "on since \($0.formatted(.iso8601))" } ?? "on"
     }
 
     struct Apps: AsyncParsableCommand {

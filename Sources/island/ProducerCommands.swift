@@ -72,18 +72,17 @@ struct Update: AsyncParsableCommand {
             try await connection.update(id: id, content: content, alert: alert, timestamp: timestamp)
         }
         if global.json {
-            Output.json([
-                "activity": .object(activity.json),
-                "delivery": [
-                    "throttled": .bool(delivery.throttled), "deliverAt": .double(delivery.deliverAt.timeIntervalSince1970),
-                    "alerted": .bool(delivery.alerted), "alertSuppressed": .bool(delivery.alertSuppressed),
-                ],
-            ])
+            var deliveryJSON: JSONObject = [
+                "throttled": .bool(delivery.throttled), "deliverAt": .double(delivery.deliverAt.timeIntervalSince1970),
+                "alerted": .bool(delivery.alerted), "alertSuppressed": .bool(delivery.alertSuppressed),
+            ]
+            if let reason = delivery.alertSuppressedReason { deliveryJSON["alertSuppressedReason"] = .string(reason.rawValue) }
+            Output.json(["activity": .object(activity.json), "delivery": .object(deliveryJSON)])
         } else {
             if delivery.throttled {
                 Output.line("throttled, delivered at \(delivery.deliverAt.formatted(.iso8601)) (deliverAt \(delivery.deliverAt.timeIntervalSince1970))")
             }
-            if delivery.alertSuppressed { Output.line("alert suppressed: the app's alert budget is spent") }
+            if delivery.alertSuppressed { Output.line(alertSuppressedLine(reason: delivery.alertSuppressedReason?.rawValue)) }
         }
         await connection.close()
     }
@@ -220,6 +219,8 @@ struct Watch: AsyncParsableCommand {
                 Output.line("\(time) pushToken \(event.activity?.id ?? "-") \(event.pushToken ?? "")")
             case .pushToStartToken:
                 Output.line("\(time) pushToStartToken \(event.type ?? "-") \(event.pushToken ?? "")")
+            case .focus:
+                if let focus = event.focus { Output.line("\(time) focus \(Admin.describe(focus: focus.isOn, since: focus.since.map(Date.init(timeIntervalSince1970:))))") }
             }
         }
     }

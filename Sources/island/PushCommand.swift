@@ -142,7 +142,9 @@ struct PushCommand: AsyncParsableCommand {
             failure.parameters = parameters
             throw failure
         }
-        if object["alertSuppressed"]?.boolValue == true, !json { Output.line("alert suppressed: the app's alert budget is spent") }
+        if object["alertSuppressed"]?.boolValue == true, !json {
+            Output.line(alertSuppressedLine(reason: object["alertSuppressedReason"]?.stringValue))
+        }
     }
 
     // MARK: What to send

@@ -91,7 +91,7 @@ extension ActivityManager {
 
 extension [ActivityEvent] {
     /// The events as short labels, to compare sequences at a glance: `changed:1:active`,
-    /// `delivered:1`, `alerted:1`, `removed:1`, `settings`, `budgets:app`.
+    /// `delivered:1`, `alerted:1`, `removed:1`, `settings`, `budgets:app`, `focus:100.0`, `focus:off`.
     var labels: [String] {
         map { event in
             switch event {
@@ -101,6 +101,7 @@ extension [ActivityEvent] {
             case .removed(let id): "removed:\(id)"
             case .settingsChanged: "settings"
             case .budgetsChanged(let app): "budgets:\(app)"
+            case .focusChanged(let since): "focus:\(since.map { "\($0)" } ?? "off")"
             }
         }
     }

@@ -188,10 +188,16 @@ private func secret(_ seed: UInt64) -> [UInt8] {
     }
 
     @Test func aThrottledPushSaysWhenItWillShow() throws {
-        let object = try json(PushFeedback(timestamp: 5, event: .update, outcome: .throttled(activity: "A1", deliverAt: 5.5, alertSuppressed: true), receivedAt: 5.1))
+        let object = try json(PushFeedback(timestamp: 5, event: .update, outcome: .throttled(activity: "A1", deliverAt: 5.5, alertSuppressed: .budget), receivedAt: 5.1))
         #expect(object["outcome"] == "throttled")
         #expect(object["deliverAt"] == 5.5)
         #expect(object["alertSuppressed"] == true)
+        #expect(object["alertSuppressedReason"] == "budget")
+        let quiet = try json(PushFeedback(timestamp: 6, event: .update, outcome: .applied(activity: "A1", alertSuppressed: .focus), receivedAt: 6.1))
+        #expect(quiet["alertSuppressed"] == true)
+        #expect(quiet["alertSuppressedReason"] == "focus")
+        let shown = try json(PushFeedback(timestamp: 7, event: .update, outcome: .applied(activity: "A1"), receivedAt: 7.1))
+        #expect(shown["alertSuppressed"] == nil && shown["alertSuppressedReason"] == nil, "nothing said when the alert showed")
     }
 
     @Test func aRefusalCarriesTheNamedErrorAndWhatTheRequestSaid() throws {

@@ -10,7 +10,7 @@ import VarlinkCore
     let t0 = ActivityMaker.t0
 
     func makeHub(_ activities: [Activity] = [], scope: DaemonScope = .user) -> PresenterHub {
-        PresenterHub(activities: activities, scope: scope, layouts: LayoutCache(registered: [:], apps: AppRegistry(manifests: [])))
+        PresenterHub(activities: activities, focusSince: nil, scope: scope, layouts: LayoutCache(registered: [:], apps: AppRegistry(manifests: [])))
     }
 
     /// The `update` of every reply a presenter was sent.
@@ -141,7 +141,7 @@ import VarlinkCore
         let (b, _) = try maker.start()
 
         // Back to what the disk holds: b, which presenters were never shown.
-        hub.resync(to: [b], now: t0 + 3)
+        hub.resync(to: [b], focusSince: nil, now: t0 + 3)
         let resync = snapshot(&hub, uid: 1000, resync: true)
         #expect(resync["kind"] == "snapshot")
         #expect(resync["resync"] == true)

@@ -21,7 +21,7 @@ import VarlinkCore
 
     func watcher(_ hub: inout WatcherHub, app: String, uid: UInt32? = nil, ids: Set<String>? = nil) -> RecordingSink {
         let (responder, sink) = watchResponder()
-        _ = hub.add(owner: ActivityOwner(app: app, uid: uid), ids: ids, responder: responder)
+        _ = hub.add(owner: ActivityOwner(app: app, uid: uid), ids: ids, focusSince: nil, responder: responder)
         return sink
     }
 
@@ -42,6 +42,25 @@ import VarlinkCore
         #expect(events(firstOnly) == ["watching", "state:\(first.id)"])
         #expect(events(teaWatcher) == ["watching", "state:\(tea.id)"])
         #expect(newStates == [first.id, second.id, tea.id], "the journal hears of every new state")
+    }
+
+    /// Do Not Disturb is the user's: every app's watchers hear of it, those of a few ids too.
+    @Test func focusIsToldToEveryWatcher() throws {
+        var hub = WatcherHub(activities: [])
+        let coffee = watcher(&hub, app: Self.coffee)
+        let oneActivity = watcher(&hub, app: Self.coffee, ids: ["x"])
+        let tea = watcher(&hub, app: Self.tea, uid: 1001)
+        var maker = ActivityManager(makeID: { "a" })
+        let events = maker.setFocus(true, now: t0)
+        hub.tell(events) { _ in Issue.record("no activity changed") }
+        for sink in [coffee, oneActivity, tea] {
+            #expect(self.events(sink) == ["watching", "focus"])
+            #expect(sink.replies.last?["event"]?["focus"] == ["on": true, "since": .double(t0)])
+        }
+
+        let (responder, late) = watchResponder()
+        _ = hub.add(owner: ActivityOwner(app: Self.tea), ids: nil, focusSince: t0, responder: responder)
+        #expect(late.replies.first?["event"] == ["kind": "watching", "focus": ["on": true, "since": .double(t0)]])
     }
 
     @Test func contentIsToldWhenDeliveredAndDifferent() throws {
@@ -109,7 +128,7 @@ import VarlinkCore
         var maker = ActivityMaker()
         var hub = WatcherHub(activities: [])
         let (responder, sink) = watchResponder()
-        let id = hub.add(owner: ActivityOwner(app: Self.coffee), ids: nil, responder: responder)
+        let id = hub.add(owner: ActivityOwner(app: Self.coffee), ids: nil, focusSince: nil, responder: responder)
         hub.remove(id)
         let (_, events) = try maker.start()
         hub.tell(events) { _ in }

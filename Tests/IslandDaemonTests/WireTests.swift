@@ -54,7 +54,11 @@ import VarlinkCore
         #expect(parsed["event"]?["url"] == .null)
         #expect(parsed["event"]?["activity"]?["id"] == "a1")
         #expect(!tap.supersedable, "a tap is a fact the app acts on")
-        #expect(text(WatchEvent.watching.encoded) == #"{"event":{"kind":"watching"}}"#)
+        #expect(text(WatchEvent.watching(focusSince: nil).encoded) == #"{"event":{"kind":"watching"}}"#)
+        #expect(text(WatchEvent.watching(focusSince: 5).encoded) == #"{"event":{"kind":"watching","focus":{"on":true,"since":5.0}}}"#)
+        let focus = WatchEvent.focus(since: nil)
+        #expect(text(focus.encoded) == #"{"event":{"kind":"focus","focus":{"on":false}}}"#)
+        #expect(focus.supersedable, "a later focus event says all there is to know")
     }
 
     /// Each refusal keeps the name and parameters clients know (Protocol/org.island.varlink).

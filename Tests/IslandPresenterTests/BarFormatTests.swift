@@ -52,6 +52,15 @@ import Testing
         #expect(line(.eww, model, at: F.now + 500) == "⏱ 0:00 · ☕ brewing")
     }
 
+    @Test func focusClass() {
+        var model = F.compactModel
+        var focus = F.delta(sequence: 100, island: nil)
+        focus["focus"] = ["on": true, "since": .double(F.now)]
+        model.apply(focus)
+        #expect(line(.waybar, model) ==
+            #"{"text":"☕ brewing","alt":"☕ brewing","tooltip":"Coffee for Ada: brewing · 25%","class":["compact","focus"],"percentage":25}"#)
+    }
+
     @Test func staleAndAlertClasses() {
         var model = PresenterModel()
         model.apply(F.snapshot(sequence: 1, island: F.island("compact", attached: "c1", lockScreen: ["c1"]), items: [F.coffee(state: "stale")]))

@@ -3,6 +3,7 @@ import FoundationXML
 #endif
 import Foundation
 import OrderedJSON
+import OrderedCollections
 import IslandCore
 @testable import IslandOverlay
 import SinkRules
@@ -269,6 +270,15 @@ final class SVGDocument: NSObject, XMLParserDelegate {
         #expect(selected[selected.count - 2] == " URL: https://example.org/order")
         let away = screen(PresenterModel(), chrome: .init(disconnected: "the daemon is shutting down"))
         #expect(away.contains { $0.contains("reconnecting… the daemon is shutting down") })
+    }
+
+    @Test func theStatusLineSaysWhenDoNotDisturbIsOn() {
+        var model = F.compactModel
+        var focus = F.delta(sequence: 100, island: nil)
+        focus["focus"] = ["on": true, "since": .double(F.now - 60)]
+        model.apply(focus)
+        #expect(screen(model).last!.hasPrefix(" compact │ Do Not Disturb │ ←"))
+        #expect(!screen(F.compactModel).last!.contains("Do Not Disturb"))
     }
 
     @Test func smallTerminalsAreCut() {

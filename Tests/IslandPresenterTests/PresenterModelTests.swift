@@ -98,6 +98,23 @@ import Testing
         #expect(model.alert == nil)
     }
 
+    @Test func focusComesWithEverySnapshotAndTheDeltaThatChangesIt() {
+        var model = PresenterModel()
+        var snapshot = F.snapshot(sequence: 1, island: F.island("none"), items: [])
+        snapshot["focus"] = ["on": true, "since": 1_700_000_000.5]
+        model.apply(snapshot)
+        #expect(model.focusSince == 1_700_000_000.5)
+        model.apply(F.delta(sequence: 2, island: nil, items: [F.coffee()]))
+        #expect(model.focusSince == 1_700_000_000.5, "a delta without focus leaves it as it was")
+        var off = F.delta(sequence: 3, island: nil)
+        off["focus"] = ["on": false]
+        do { let changed = model.apply(off); #expect(changed) }
+        #expect(model.focusSince == nil)
+        // A daemon from before focus sends none: off.
+        model.apply(F.snapshot(sequence: 1, island: F.island("none"), items: [], resync: true))
+        #expect(model.focusSince == nil)
+    }
+
     @Test func resetForgetsEverything() {
         var model = F.minimalModel
         model.reset()

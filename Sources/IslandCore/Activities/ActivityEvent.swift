@@ -16,6 +16,9 @@ public enum ActivityEvent: Sendable, Hashable {
     case settingsChanged
     /// The app spent from a budget: persist `ActivityManager.budgets`.
     case budgetsChanged(app: String)
+    /// Do Not Disturb was turned on (`since`, when) or off (nil): tell presenters and
+    /// watchers. Follows the `.settingsChanged` that persists it.
+    case focusChanged(since: Double?)
 }
 
 extension ActivityEvent {
@@ -43,11 +46,22 @@ public struct UpdateOutcome: Sendable, Hashable {
     public var deliverAt: Double
     /// The alert was shown.
     public var alerted: Bool
-    /// An alert was given but the app's alert budget is spent; the update applied silently.
-    public var alertSuppressed: Bool
+    /// Why an alert that was given was not shown (the update applied silently); nil when it
+    /// was shown or none was given.
+    public var alertSuppression: AlertSuppression?
+    /// An alert was given but not shown.
+    public var alertSuppressed: Bool { alertSuppression != nil }
     /// Alerting updates the app has left in the current window.
     public var alertsRemaining: Int
     public var events: [ActivityEvent]
+}
+
+/// Why an alerting update applied without its alert.
+public enum AlertSuppression: String, Sendable, Hashable {
+    /// The app's alert budget is spent.
+    case budget
+    /// The user turned Do Not Disturb on.
+    case focus
 }
 
 /// The reply to `ActivityManager.end`.

@@ -35,6 +35,17 @@ extension ActivityManager {
         return [.settingsChanged]
     }
 
+    /// When the user turned Do Not Disturb (focus) on; nil while it is off.
+    public var focusSince: Double? { settings.focusSince }
+
+    /// Turns Do Not Disturb on or off. While on, alerting updates apply without their alert
+    /// (`AlertSuppression.focus`). Turning it on again keeps the time it was first turned on.
+    public mutating func setFocus(_ on: Bool, now: Double) -> [ActivityEvent] {
+        guard (settings.focusSince != nil) != on else { return [] }
+        settings.focusSince = on ? now : nil
+        return [.settingsChanged, .focusChanged(since: settings.focusSince)]
+    }
+
     /// What `app` run by `uid` (nil in the user scope) may do at `now`, given its manifest:
     /// the budgets and counts are that owner's.
     public func authorization(app: String, uid: UInt32? = nil, entitlement: AppAuthorization, now: Double) -> AuthorizationInfo {

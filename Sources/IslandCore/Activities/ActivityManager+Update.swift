@@ -10,7 +10,8 @@ extension ActivityManager {
     /// the activity's rate (`updatesPerSecond`, or `frequentUpdatesPerSecond` when frequent
     /// updates are on): faster updates are coalesced, the latest wins, and the outcome says
     /// `throttled` and `deliverAt`. An `alert` spends from the owner's alert budget; when that is
-    /// empty the update applies without it and the outcome says `alertSuppressed`.
+    /// empty, or while the user has Do Not Disturb on (which spends nothing), the update applies
+    /// without it and the outcome says why (`alertSuppression`).
     ///
     /// `timestamp` (the producer's clock) orders updates: one that is not newer than the last
     /// accepted one is refused. Without a timestamp no order is checked.
@@ -45,7 +46,12 @@ extension ActivityManager {
         events.reserveCapacity(4)
         let alertWindow = appLimits.alertBudgetWindow
         var alertsRemaining = budgets.alerts.remaining(owner: owner, budget: appLimits.alertBudget, window: alertWindow, now: now)
-        let alerted = alert != nil && alertsRemaining > 0
+        // Focus is checked first: an alert the user chose not to see spends nothing of the
+        // app's budget, so the app's alerts are all there when focus ends.
+        let suppression: AlertSuppression? = alert == nil ? nil
+            : settings.focusSince != nil ? .focus
+            : alertsRemaining > 0 ? nil : .budget
+        let alerted = alert != nil && suppression == nil
         if alerted {
             budgets.alerts.record(owner: owner, window: alertWindow, now: now)
             alertsRemaining -= 1
@@ -76,7 +82,7 @@ extension ActivityManager {
             throttled: !deliverNow,
             deliverAt: deliverNow ? now : slot,
             alerted: alerted,
-            alertSuppressed: alert != nil && !alerted,
+            alertSuppression: suppression,
             alertsRemaining: alertsRemaining,
             events: events
         )

@@ -7,10 +7,14 @@ public struct ActivitySettings: Sendable, Hashable {
     public var enabled: Bool
     /// Per-app choices; an app without an entry has the defaults.
     public var apps: [String: AppActivitySettings]
+    /// When the user turned Do Not Disturb (focus) on; nil while it is off. While on, alerts
+    /// are not shown.
+    public var focusSince: Double?
 
-    public init(enabled: Bool = true, apps: [String: AppActivitySettings] = [:]) {
+    public init(enabled: Bool = true, apps: [String: AppActivitySettings] = [:], focusSince: Double? = nil) {
         self.enabled = enabled
         self.apps = apps
+        self.focusSince = focusSince
     }
 
     public func settings(for app: String) -> AppActivitySettings { apps[app] ?? AppActivitySettings() }
@@ -24,21 +28,24 @@ public struct ActivitySettings: Sendable, Hashable {
         authorization.frequentUpdatesAllowed && settings(for: app).frequentUpdates
     }
 
-    /// `{"enabled": true, "apps": {"<app>": {"enabled": true, "frequentUpdates": true}}}`,
-    /// apps sorted so equal settings serialize to equal bytes.
+    /// `{"enabled": true, "apps": {"<app>": {"enabled": true, "frequentUpdates": true}}, "focusSince": 1.0}`
+    /// (`focusSince` only while focus is on), apps sorted so equal settings serialize to equal bytes.
     public var json: JSONObject {
         var apps: JSONObject = [:]
         for app in self.apps.keys.sorted() {
             let settings = self.apps[app]!
             apps[app] = ["enabled": .bool(settings.enabled), "frequentUpdates": .bool(settings.frequentUpdates)]
         }
-        return ["enabled": .bool(enabled), "apps": .object(apps)]
+        var object: JSONObject = ["enabled": .bool(enabled), "apps": .object(apps)]
+        if let focusSince { object["focusSince"] = .double(focusSince) }
+        return object
     }
 
     /// Reads `json`; missing members take their defaults. `path` prefixes member names in errors.
     public init(json: JSONObject, path: String = "") throws(ActivityDecodingError) {
         let reader = ActivityJSONReader(json, path: path)
         enabled = try reader.bool("enabled", default: true)
+        focusSince = try reader.optionalDouble("focusSince")
         apps = [:]
         let appsReader = ActivityJSONReader(try reader.optionalObject("apps") ?? [:], path: reader.pathOf("apps"))
         for app in appsReader.object.keys {

@@ -17,11 +17,11 @@ public import OrderedCollections
 public struct PushFeedback: Sendable, Hashable {
     public enum Outcome: Sendable, Hashable {
         /// Presenters show the content now. `pushToken` is the new activity's, for a start
-        /// that asked for one.
-        case applied(activity: String, pushToken: String? = nil, alertSuppressed: Bool = false)
+        /// that asked for one. `alertSuppressed`: why the push's alert was not shown.
+        case applied(activity: String, pushToken: String? = nil, alertSuppressed: AlertSuppression? = nil)
         /// Accepted, but the activity's update rate holds it until `deliverAt` (a later update
         /// may replace it meanwhile: the latest wins).
-        case throttled(activity: String, deliverAt: Double, alertSuppressed: Bool = false)
+        case throttled(activity: String, deliverAt: Double, alertSuppressed: AlertSuppression? = nil)
         /// Not applied: the error's name and parameters.
         case refused(name: String, parameters: JSONObject)
         /// The token works no more (`dismissed` with its activity, or `rotated`), and the
@@ -65,12 +65,12 @@ public struct PushFeedback: Sendable, Hashable {
             text.member("outcome", string: "applied")
             text.member("activity", string: activity)
             if let pushToken { text.member("pushToken", string: pushToken) }
-            if alertSuppressed { text.member("alertSuppressed", bool: true) }
+            Self.write(alertSuppressed, to: &text)
         case .throttled(let activity, let deliverAt, let alertSuppressed):
             text.member("outcome", string: "throttled")
             text.member("activity", string: activity)
             text.member("deliverAt", double: deliverAt)
-            if alertSuppressed { text.member("alertSuppressed", bool: true) }
+            Self.write(alertSuppressed, to: &text)
         case .refused(let name, let parameters):
             text.member("outcome", string: "refused")
             text.member("error", string: name)
@@ -84,5 +84,13 @@ public struct PushFeedback: Sendable, Hashable {
         text.member("receivedAt", double: receivedAt)
         text.closeObject()
         return text.bytes
+    }
+
+    /// `"alertSuppressed": true, "alertSuppressedReason": …` when the alert was not shown, as
+    /// a local update's `Delivery` says it.
+    private static func write(_ suppression: AlertSuppression?, to text: inout JSONText) {
+        guard let suppression else { return }
+        text.member("alertSuppressed", bool: true)
+        text.member("alertSuppressedReason", string: suppression.rawValue)
     }
 }

@@ -46,6 +46,18 @@ extension IslandEngine {
         authorizationChanged(app: app)
     }
 
+    /// Turns Do Not Disturb on or off, and answers when it was turned on (nil: off). Once the
+    /// change is committed, as every setting is; presenters and watchers are told by its events.
+    func setFocus(_ on: Bool) async throws(EngineError) -> Double? {
+        try await decide { manager, now throws(IslandError) in
+            let events = manager.setFocus(on, now: now)
+            return (manager.focusSince, events)
+        }
+    }
+
+    /// When Do Not Disturb was turned on; nil while it is off.
+    var focusSince: Double? { manager.focusSince }
+
     /// Tells the watchers of `app`, or of every app, their authorization as it is now.
     private func authorizationChanged(app: String?) {
         let now = clock()

@@ -157,7 +157,7 @@ extension IslandEngine {
                 if let observer { mutations += observer.removing(activity: id) }
             case .settingsChanged, .budgetsChanged:
                 settingsChanged = true
-            case .alerted:
+            case .alerted, .focusChanged:
                 break
             }
         }
@@ -171,7 +171,7 @@ extension IslandEngine {
     private static func reports(_ event: ActivityEvent, of id: String) -> Bool {
         switch event {
         case .changed(let activity), .delivered(let activity): activity.id == id
-        case .removed, .alerted, .settingsChanged, .budgetsChanged: false
+        case .removed, .alerted, .settingsChanged, .budgetsChanged, .focusChanged: false
         }
     }
 
@@ -188,7 +188,7 @@ extension IslandEngine {
             let stored = try store.store.load()
             manager = StateRestorer.manager(from: stored, limits: manager.limits, now: clock(), logger: logger)
             observer?.restored(from: stored)
-            presenters.resync(to: manager.list(), now: clock())
+            presenters.resync(to: manager.list(), focusSince: manager.focusSince, now: clock())
             scheduleTimer()
         } catch {
             logger.critical("cannot reread the state database after a failed write", metadata: ["error": "\(error)"])

@@ -59,7 +59,7 @@ actor IslandEngine {
         self.scope = scope
         self.registry = registry
         let activities = manager.list()
-        self.presenters = PresenterHub(activities: activities, scope: scope,
+        self.presenters = PresenterHub(activities: activities, focusSince: manager.focusSince, scope: scope,
                                        layouts: LayoutCache(registered: layouts, apps: registry))
         self.watchers = WatcherHub(activities: activities)
         self.store = store
@@ -178,7 +178,7 @@ actor IslandEngine {
 
     /// Streams the app's events to `responder` until the call ends.
     func watch(app: String, uid: UInt32?, ids: Set<String>?, responder: VarlinkResponder) {
-        let id = watchers.add(owner: owner(app: app, uid: uid), ids: ids, responder: responder)
+        let id = watchers.add(owner: owner(app: app, uid: uid), ids: ids, focusSince: manager.focusSince, responder: responder)
         responder.onCancel { [weak self] in self?.performLater { $0.watchers.remove(id) } }
     }
 

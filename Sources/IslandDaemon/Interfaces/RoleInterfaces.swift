@@ -169,6 +169,7 @@ struct RoleInterfaces: Sendable {
                 text.member("deliverAt", double: outcome.deliverAt)
                 text.member("alerted", bool: outcome.alerted)
                 text.member("alertSuppressed", bool: outcome.alertSuppressed)
+                if let suppression = outcome.alertSuppression { text.member("alertSuppressedReason", string: suppression.rawValue) }
                 text.closeObject()
             }),
             "End": mutation(EndParameters.self, { engine, p, app, connection, decided, encode, done in
@@ -303,6 +304,16 @@ struct RoleInterfaces: Sendable {
                 var status = Wire.status(await engine.status(), version: version, scope: scope, connections: connectionCount())
                 if let push = await pushStatus() { status["push"] = push }
                 return status
+            },
+            "SetFocus": .async { [self] request throws(VarlinkError) in
+                let p = try SetFocusParameters(request.call)
+                _ = try roles.bind(.admin, connection: request.connection)
+                let since = try await Self.refusalsNamed { () async throws(EngineError) in try await engine.setFocus(p.on) }
+                return ["focus": Wire.focus(since: since)]
+            },
+            "GetFocus": .async { [self] request throws(VarlinkError) in
+                _ = try roles.bind(.admin, connection: request.connection)
+                return ["focus": Wire.focus(since: await engine.focusSince)]
             },
             "Reload": .async { [self] request throws(VarlinkError) in
                 _ = try roles.bind(.admin, connection: request.connection)

@@ -80,8 +80,8 @@ extension PushGateway {
                               timestamp: request.timestamp, prepare: { $0 }) { result in
                     finish(result) { outcome in
                         outcome.throttled
-                            ? .throttled(activity: id, deliverAt: outcome.deliverAt, alertSuppressed: outcome.alertSuppressed)
-                            : .applied(activity: id, alertSuppressed: outcome.alertSuppressed)
+                            ? .throttled(activity: id, deliverAt: outcome.deliverAt, alertSuppressed: outcome.alertSuppression)
+                            : .applied(activity: id, alertSuppressed: outcome.alertSuppression)
                     }
                 }
             }

@@ -38,6 +38,8 @@ struct PresenterHub {
     /// Every activity as presenters are shown it, in creation order: the islands, deltas and
     /// snapshots are all built from this, in the order changes were decided.
     private(set) var shown: OrderedDictionary<HashedID, Activity>
+    /// When the user turned Do Not Disturb on, as presenters are shown it; nil while off.
+    private(set) var focusSince: Double?
     private var views: [UInt32: View] = [:]
     var layouts: LayoutCache
     /// Snapshots last encoded, per uid: presenters subscribing (or resyncing) together share
@@ -47,8 +49,9 @@ struct PresenterHub {
     private let budget = QueueBudget(limit: StreamBounds.allPresenterBytes)
     private var lastStreamID: UInt64 = 0
 
-    init(activities: [Activity], scope: DaemonScope, layouts: LayoutCache) {
+    init(activities: [Activity], focusSince: Double?, scope: DaemonScope, layouts: LayoutCache) {
         self.shown = OrderedDictionary(uniqueKeysWithValues: activities.map { ($0.hashedID, $0) })
+        self.focusSince = focusSince
         self.scope = scope
         self.layouts = layouts
     }
@@ -120,6 +123,7 @@ struct PresenterHub {
         var changed: [Activity] = []
         var removed: [String] = []
         var alert: (id: String, alert: Alert)?
+        var focusChanged = false
         // Most updates change content only: the arbitration, a sort of every activity, need
         // not run again for them (timeouts of expansions come by the timer).
         var arbitrationChanged = false
@@ -150,11 +154,17 @@ struct PresenterHub {
                 removed.append(id)
             case .alerted(let id, let a):
                 alert = (id, a)
+            case .focusChanged(let since):
+                focusSince = since
+                focusChanged = true
             case .settingsChanged, .budgetsChanged:
                 break
             }
         }
         let arbitrate = arbitrationChanged || !removed.isEmpty || alert != nil
+        // Not `? … : nil`: JSON takes `nil` as its own null, which a delta would then carry.
+        var focus: JSON?
+        if focusChanged { focus = Wire.focus(since: focusSince) }
         // Each view in place, by index: iterating the dictionary while changing a view would
         // copy all of it, every update.
         var index = views.startIndex
@@ -172,8 +182,9 @@ struct PresenterHub {
             let items = changed.count == 1 && removed.isEmpty && isVisible(owner: changed[0].uid, to: uid)
                 ? changed
                 : changed.filter { !removed.contains($0.id) && isVisible(owner: $0.uid, to: uid) }.sorted { $0.id < $1.id }
-            guard islandChanged || !items.isEmpty || !removed.isEmpty else { continue }
-            views.values[index].send(island: islandChanged, items: items, removed: removed, alert: visibleAlert, layouts: &layouts)
+            guard islandChanged || focusChanged || !items.isEmpty || !removed.isEmpty else { continue }
+            views.values[index].send(island: islandChanged, focus: focus, items: items, removed: removed, alert: visibleAlert,
+                                     layouts: &layouts)
         }
     }
 
@@ -231,8 +242,9 @@ struct PresenterHub {
 
     /// Goes back to `activities`, the committed state, after presenters were shown decisions
     /// that did not reach the disk: each presenter gets the whole state again.
-    mutating func resync(to activities: [Activity], now: Double) {
+    mutating func resync(to activities: [Activity], focusSince: Double?, now: Double) {
         shown = OrderedDictionary(uniqueKeysWithValues: activities.map { ($0.hashedID, $0) })
+        self.focusSince = focusSince
         layouts.keepOnly { shown[$0] != nil }
         var index = views.startIndex
         while index != views.endIndex {
@@ -253,7 +265,7 @@ struct PresenterHub {
             return (cached.encoded, view.updateNumber)
         }
         var update = Wire.PresenterUpdate(.snapshot, sequence: view.updateNumber, resync: resync, island: view.arbiter.presentation,
-                                          capacity: 4096)
+                                          focus: Wire.focus(since: focusSince), capacity: 4096)
         for activity in shown.values where activity.state != .dismissed && isVisible(owner: activity.uid, to: uid) {
             let layout = layouts.layout(for: activity)
             update.add(activity, layout: (layout.json, layout.isDefault), app: layout.app)
@@ -265,16 +277,16 @@ struct PresenterHub {
 }
 
 extension PresenterHub.View {
-    /// Sends the view's presenters a delta: the island when it changed, the items, the
-    /// removed ids and the alert. Numbered even with no presenter to send it to, so that a
-    /// cached snapshot is known to be out of date.
-    mutating func send(island: Bool, items: [Activity], removed: [String], alert: (id: String, alert: Alert)?,
+    /// Sends the view's presenters a delta: the island when it changed, the focus state when
+    /// it changed (`Wire.focus(since:)`), the items, the removed ids and the alert. Numbered
+    /// even with no presenter to send it to, so that a cached snapshot is known to be out of date.
+    mutating func send(island: Bool, focus: JSON? = nil, items: [Activity], removed: [String], alert: (id: String, alert: Alert)?,
                        layouts: inout LayoutCache) {
         updateNumber += 1
         for id in removed { sentLayouts[HashedID(id)] = nil }
         guard !streams.isEmpty else { return }
         var update = Wire.PresenterUpdate(.delta, sequence: updateNumber, resync: false, island: island ? arbiter.presentation : nil,
-                                          capacity: 1024)
+                                          focus: focus, capacity: 1024)
         for activity in items {
             let layout = layouts.layout(for: activity)
             let changed = sentLayouts[activity.hashedID] != layout.revision

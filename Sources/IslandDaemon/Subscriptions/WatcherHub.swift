@@ -4,7 +4,7 @@ import VarlinkCore
 
 /// The apps' Watch streams, and what they are told: committed changes of their own
 /// activities (a state when it changed, content when it was delivered), taps and button
-/// presses, and changes of their authorization. Owned and changed by the engine, on its loop.
+/// presses, changes of their authorization, and the user's Do Not Disturb. Owned and changed by the engine, on its loop.
 struct WatcherHub {
     struct Watcher {
         let owner: ActivityOwner
@@ -31,12 +31,14 @@ struct WatcherHub {
     }
 
     /// Adds a watcher of `owner`'s activities, or only of `ids`, and tells it it is
-    /// registered, so that its client can tell when no later change can escape it.
-    mutating func add(owner: ActivityOwner, ids: Set<String>?, responder: VarlinkResponder) -> UInt64 {
+    /// registered, so that its client can tell when no later change can escape it, and
+    /// whether Do Not Disturb is on (`focusSince`), which later `focus` events update.
+    mutating func add(owner: ActivityOwner, ids: Set<String>?, focusSince: Double?, responder: VarlinkResponder) -> UInt64 {
         let stream = OutboundStream(responder: responder, policy: StreamBounds.watch, budget: budget)
         lastID += 1
         watchers[lastID] = Watcher(owner: owner, ids: ids, stream: stream)
-        stream.send(.watching, encoded: WatchEvent.watching.encoded)
+        let watching = WatchEvent.watching(focusSince: focusSince)
+        stream.send(watching, encoded: watching.encoded)
         Task { await stream.run { $0.encoded } }
         return lastID
     }
@@ -86,6 +88,10 @@ struct WatcherHub {
             case .removed(let id):
                 heard[HashedID(id)] = nil
                 last = nil
+            case .focusChanged(let since):
+                // The user's, so every app's watchers hear of it.
+                let event = WatchEvent.focus(since: since)
+                for watcher in watchers.values { watcher.stream.send(event, encoded: event.encoded) }
             case .alerted, .settingsChanged, .budgetsChanged:
                 break
             }

@@ -16,6 +16,13 @@ extension Wire {
         return .object(object)
     }
 
+    /// `Focus`, the same in the admin, presenter and producer interfaces: `{"on": true, "since": …}`
+    /// while Do Not Disturb is on, `{"on": false}` while it is off.
+    static func focus(since: Double?) -> JSON {
+        guard let since else { return ["on": false] }
+        return ["on": true, "since": .double(since)]
+    }
+
     /// The reply of `org.island.Admin.Status`.
     static func status(_ status: EngineStatus, version: String, scope: DaemonScope, connections: Int) -> JSONObject {
         [

@@ -6,7 +6,7 @@ extension Wire {
     /// One `org.island.Presenter.Update` — a delta or a snapshot — written member by member,
     /// as text: a delta goes out on every update, encoded once for every presenter it goes to.
     ///
-    /// `{"update": {"kind", "sequence", "resync", "island"?, "items": [Item…], "removed": […], "alert"?}}`:
+    /// `{"update": {"kind", "sequence", "resync", "island"?, "focus"?, "items": [Item…], "removed": […], "alert"?}}`:
     /// `init` writes up to the opening of `items`, `add` one item, `finish` the rest.
     struct PresenterUpdate {
         enum Kind: String {
@@ -20,7 +20,8 @@ extension Wire {
         private var text: JSONText
 
         /// - Parameter island: nil when the island did not change (a delta leaves it out).
-        init(_ kind: Kind, sequence: UInt64, resync: Bool, island: IslandPresentation?, capacity: Int) {
+        /// - Parameter focus: `Wire.focus(since:)`; nil when it did not change.
+        init(_ kind: Kind, sequence: UInt64, resync: Bool, island: IslandPresentation?, focus: JSON? = nil, capacity: Int) {
             text = JSONText(capacity: capacity)
             text.openObject()
             text.key("update")
@@ -29,6 +30,7 @@ extension Wire {
             text.member("sequence", int: Int(sequence))
             text.member("resync", bool: resync)
             if let island { text.member("island", .object(island.json)) }
+            if let focus { text.member("focus", focus) }
             text.key("items")
             text.openArray()
         }

@@ -23,6 +23,8 @@ struct WatchEvent: Sendable {
         case pushToken
         /// The owner's push-to-start token of an activity type is new.
         case pushToStartToken
+        /// The user turned Do Not Disturb on or off.
+        case focus
     }
 
     let encoded: VarlinkEncodedParameters
@@ -65,7 +67,19 @@ struct WatchEvent: Sendable {
         supersedable = key != nil
     }
 
-    static let watching = WatchEvent(["kind": .string(Kind.watching.rawValue)])
+    /// The first event of every stream; with `focus` while Do Not Disturb is on (without, it
+    /// is off: the event stays what it was before there was focus).
+    static func watching(focusSince: Double?) -> WatchEvent {
+        guard focusSince != nil else { return watching }
+        return WatchEvent(["kind": .string(Kind.watching.rawValue), "focus": Wire.focus(since: focusSince)])
+    }
+
+    private static let watching = WatchEvent(["kind": .string(Kind.watching.rawValue)])
+
+    /// Do Not Disturb is on since `since`, or off; a later one replaces it in a queue.
+    static func focus(since: Double?) -> WatchEvent {
+        WatchEvent(["kind": .string(Kind.focus.rawValue), "focus": Wire.focus(since: since)], key: Kind.focus.rawValue)
+    }
 
     /// A presenter tapped the activity; `url` is what the tap opens, if anything.
     static func tap(_ activity: Activity, url: String?) -> WatchEvent {

@@ -167,6 +167,24 @@ def test_watch_prints_one_line_per_event(cli_daemon):
         watcher.wait(timeout=LIVENESS)
 
 
+def test_watch_says_when_do_not_disturb_changes(cli_daemon):
+    env = dict(os.environ, ISLAND_SOCKET=cli_daemon.socket)
+    out = Captured()
+    watcher = subprocess.Popen([ISLAND, "watch"], stdout=out.sink, stderr=subprocess.PIPE, env=env, text=True)
+    try:
+        # The watch is up once the process has connected: switch until a change shows.
+        def seen_focus():
+            ok(island(cli_daemon, "admin", "focus", "off"))
+            ok(island(cli_daemon, "admin", "focus", "on"))
+            return re.search(r" focus on since \d{4}-", out.read()) is not None
+        wait_for(seen_focus, interval=0.3, message="a focus line")
+        ok(island(cli_daemon, "admin", "focus", "off"))
+        wait_for(lambda: out.read().rstrip().endswith(" focus off"), interval=0.1, message="focus off")
+    finally:
+        watcher.send_signal(signal.SIGINT)
+        watcher.wait(timeout=LIVENESS)
+
+
 def test_watch_text_filters_by_id(cli_daemon):
     env = dict(os.environ, ISLAND_SOCKET=cli_daemon.socket)
     keep = ok(island(cli_daemon, "start", "T")).stdout.strip()
@@ -366,6 +384,30 @@ def test_admin_commands(cli_daemon):
     assert json.loads(ok(island(cli_daemon, "admin", "apps", "--json")).stdout)["enabled"] is False
     ok(island(cli_daemon, "admin", "enable"))
     ok(island(cli_daemon, "admin", "reload"))
+
+
+def test_admin_focus_silences_alerts_and_the_update_says_so(cli_daemon):
+    assert "Do Not Disturb" in ok(island(None, "admin", "focus", "--help")).stdout
+    assert island(cli_daemon, "admin", "focus", "maybe").returncode == 2
+    assert ok(island(cli_daemon, "admin", "focus", "status")).stdout == "Do Not Disturb: off\n"
+    assert json.loads(ok(island(cli_daemon, "admin", "focus", "status", "--json")).stdout) == {"on": False}
+
+    assert ok(island(cli_daemon, "admin", "focus", "on")).stdout.startswith("Do Not Disturb: on since ")
+    focus = json.loads(ok(island(cli_daemon, "admin", "focus", "status", "--json")).stdout)
+    assert focus["on"] is True and focus["since"] == pytest.approx(time.time(), abs=60)
+
+    id = ok(island(cli_daemon, "start", "T")).stdout.strip()
+    reply = json.loads(ok(island(cli_daemon, "update", id, "--state", '{"n":1}', "--alert-title", "Hi", "--json")).stdout)
+    assert reply["delivery"]["alerted"] is False
+    assert reply["delivery"]["alertSuppressed"] is True and reply["delivery"]["alertSuppressedReason"] == "focus"
+    assert reply["activity"]["content"]["state"] == {"n": 1}
+    text = ok(island(cli_daemon, "update", id, "--state", '{"n":2}', "--alert-title", "Hi")).stdout
+    assert "alert suppressed: Do Not Disturb is on" in text
+    assert json.loads(ok(island(cli_daemon, "auth", "--json")).stdout)["remainingAlerts"] == 6
+
+    assert ok(island(cli_daemon, "admin", "focus", "off")).stdout == "Do Not Disturb: off\n"
+    reply = json.loads(ok(island(cli_daemon, "update", id, "--state", '{"n":3}', "--alert-title", "Hi", "--json")).stdout)
+    assert reply["delivery"]["alerted"] is True and "alertSuppressedReason" not in reply["delivery"]
 
 
 # --- preview --------------------------------------------------------------------------------

@@ -176,3 +176,20 @@ def test_two_users_of_one_app_never_touch_each_others_activities(users, system_d
     # u1 still owns and ends their own.
     ok(island_as(u1, system_daemon, "end", mine["id"]))
     assert [a["state"] for a in listed(u1, system_daemon) if a["id"] == mine["id"]] == ["ended"]
+
+
+def test_another_user_can_neither_turn_focus_on_nor_off(users, system_daemon):
+    """Do Not Disturb is the admin's (root, in the system scope), like every other setting: a
+    user's `island admin focus` is refused, and what root set stays."""
+    u1, _ = users
+
+    def as_root(*args):
+        return json.loads(ok(subprocess.run([system_daemon["island"], *args, "--json", "--socket", system_daemon["socket"]],
+                                            capture_output=True, text=True, timeout=30)).stdout)
+
+    assert "PermissionDenied" in str(error_name(island_as(u1, system_daemon, "admin", "focus", "on")))
+    assert as_root("admin", "focus", "status") == {"on": False}
+    assert as_root("admin", "focus", "on")["on"] is True
+    assert "PermissionDenied" in str(error_name(island_as(u1, system_daemon, "admin", "focus", "off")))
+    assert "PermissionDenied" in str(error_name(island_as(u1, system_daemon, "admin", "focus", "status")))
+    assert as_root("admin", "focus", "status")["on"] is True
