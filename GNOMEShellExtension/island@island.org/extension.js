@@ -113,6 +113,7 @@ class IslandExtension {
         this._startedAt = GLib.get_monotonic_time();
         this._writing = false;
         this._pendingLine = null;
+        this._lastLine = null;
         process.wait_async(this._cancellable, (p, result) => {
             try {
                 p.wait_finish(result);
@@ -187,9 +188,12 @@ class IslandExtension {
             return;
         const index = this._monitorIndex();
         const fullscreen = index >= 0 && global.display.get_monitor_in_fullscreen(index);
-        this._pendingLine = Hosting.stateLine(fullscreen,
+        const line = Hosting.stateLine(fullscreen,
             this._notifications.get_boolean('show-banners'),
             this._settings.get_string('show-over-fullscreen'));
+        if (line === (this._pendingLine || this._lastLine))
+            return;
+        this._pendingLine = line;
         this._flush();
     }
 
@@ -198,6 +202,7 @@ class IslandExtension {
             return;
         const stdin = this._stdin;
         const bytes = new GLib.Bytes(new TextEncoder().encode(this._pendingLine));
+        this._lastLine = this._pendingLine;
         this._pendingLine = null;
         this._writing = true;
         stdin.write_bytes_async(bytes, GLib.PRIORITY_DEFAULT, this._cancellable, (stream, result) => {
@@ -228,14 +233,19 @@ class IslandExtension {
             return;
         this._releaseWindow();
         this._window = window;
+        // Focus: mutter 43 does not focus it on map while another window has the focus (seen
+        // in the nested Shell), so nothing is taken from the user; a click focuses it as usual.
         if (this._client)
             this._client.hide_from_window_list(window);
-        window.make_above();
-        window.stick();
         this._windowSignals = [
             window.connect('position-changed', () => this._place()),
             window.connect('size-changed', () => this._place()),
-            window.connect('shown', () => this._place()),
+            window.connect('shown', () => {
+                // Once it is in the stack (making it above before warns in mutter 43).
+                window.make_above();
+                window.stick();
+                this._place();
+            }),
             window.connect('unmanaged', () => this._releaseWindow()),
         ];
         this._place();
