@@ -62,6 +62,9 @@ class GnomeShell:
         self.background = BACKGROUND
         self.install_extension()
         self.write_settings(settings or {})
+        # Without GDM the Shell cannot lock, and says so once in a banner, where the island hangs,
+        # unless this file says it has said so already.
+        session.write(os.path.join(session.data, "gnome-shell", "lock-warning-shown"), "")
         system_bus = self.start_system_bus()
         self.wayland_display = "wayland-gnome"
         shell_env = {

@@ -1,0 +1,215 @@
+"""The island on GNOME (issue #28), in a real GNOME Shell 43: `gnome-shell --nested --wayland`
+in Xvfb as the unprivileged test user (harness/gnome.py), the extension of GNOMEShellExtension/
+installed for that user and enabled before the Shell starts, the user's real islandd, and
+island-overlay started by the extension as a Wayland client it owns and places. Input with
+xdotool on Xvfb (the nested Shell's window takes it as a seat's), screenshots with `import`.
+
+The island hangs just under the top bar, centred: the bar's pixels, the clock's included, are
+the same with the island as without it. A click expands it, a button reaches the app's Watch,
+an alert and the list show, an ended activity leaves nothing, and disabling the extension
+leaves no window and no island-overlay process.
+
+Set ISLAND_DESKTOP_SHOTS=DIR to keep every screenshot, and ISLAND_GNOME_GALLERY=DIR (the
+README's is docs/gallery) to save the top of the screen in each form as gnome-*.png."""
+
+import json
+import os
+
+import pytest
+
+from harness import desktop, gnome
+from harness import overlay_scenes as scenes
+from harness.desktop import LIGHT
+from harness.overlay_scenes import APP, centre, size
+from harness.paths import LIVENESS
+from harness.varlink import Connection
+
+REASON = gnome.why_not()
+pytestmark = pytest.mark.skipif(bool(REASON), reason=REASON or "")
+
+GAP = 6  # the schema's default gap-below-panel
+GALLERY = os.environ.get("ISLAND_GNOME_GALLERY")
+
+
+class Hosted:
+    """The overlay as the Shell runs it: its standard error is in the Shell's log."""
+
+    def __init__(self, shell):
+        self.shell = shell
+
+    def log(self):
+        return "\n".join(line for line in self.shell.log().splitlines() if line.startswith("island-overlay: "))
+
+
+class UnderTheBar(scenes.Screen):
+    """Screenshots of the Shell; the island is looked for below the top bar, in the upper half."""
+
+    def __init__(self, shell, panel):
+        super().__init__(shell, "gnome")
+        self.panel = panel
+
+    def top(self, image):
+        return (0, self.panel, image.width, image.height // 2)
+
+    def gallery(self, image, name):
+        if GALLERY:
+            os.makedirs(GALLERY, exist_ok=True)
+            image.crop((0, 0, image.width, min(image.height, 300))).save_png(os.path.join(GALLERY, "gnome-%s.png" % name))
+
+
+class World:
+    def __init__(self, session, shell):
+        self.session, self.shell = session, shell
+        self.overlay = Hosted(shell)
+        self.panel = gnome.panel_bottom(shell.screenshot())
+        self.screen = UnderTheBar(shell, self.panel)
+        self.bare = self.screen.grab("bare")  # the desktop and the top bar, nothing live
+
+
+@pytest.fixture(scope="module")
+def world():
+    session = desktop.UserSession()
+    try:
+        session.start_bus()
+        opener = scenes.prepare(session)
+        session.write(os.path.join(session.config, "island", "overlay.conf"), scenes.overlay_config(opener))
+        session.start_islandd(scenes.DAEMON_CONFIG)
+        shell = gnome.GnomeShell(session, env={"ISLAND_OVERLAY_FRAME_LOG": "1"})
+        desktop.wait_until(shell.overlays, LIVENESS, "island-overlay started by the extension")
+        yield World(session, shell)
+    except BaseException:
+        print(session.logs_text())
+        raise
+    finally:
+        session.close()
+
+
+@pytest.fixture
+def cli(world):
+    """`island start` and `island end` as the user, for the test app; ends what is left."""
+    started = []
+
+    def island(*args):
+        return world.session.island(*args, "--app", APP).strip()
+
+    def start(minutes=12):
+        activity = island("start", "Order", "--attributes", json.dumps({"order": "A17"}),
+                          "--state", json.dumps(scenes.state(minutes=minutes)["state"]))
+        started.append(activity)
+        return activity
+
+    yield start
+    for activity in started:
+        world.session.run([os.path.join(desktop.bin_dir(), "island"), "end", activity, "--app", APP,
+                           "--dismiss", "immediate"], check=False)
+    world.shell.park()
+    world.screen.settled(lambda image, box: box is None, what="the island hiding")
+
+
+def watching(world):
+    watch = Connection(world.session.socket)
+    watch.call("org.island.Producer.Watch", {"app": APP}, more=True)
+    assert watch.read()["parameters"]["event"] == {"kind": "watching"}
+    return watch
+
+
+def compact_of(world, cli):
+    activity = cli()
+    image, box = world.screen.settled(lambda image, box: box is not None, name="compact")
+    return activity, image, box
+
+
+def differing(a, b, region):
+    """How many pixels of `region` differ between images `a` and `b`."""
+    x0, y0, x1, y1 = region
+    return sum(1 for y in range(y0, y1) for x in range(x0, x1) if a.pixel(x, y) != b.pixel(x, y))
+
+
+def clock_box(image, panel):
+    """The clock: the light text in the middle third of the top bar."""
+    third = image.width // 3
+    return image.box(*LIGHT, region=(third, 0, 2 * third, panel))
+
+
+def test_the_island_hangs_centred_under_the_top_bar_and_leaves_the_clock_alone(world, cli):
+    assert world.panel >= 16, "no top bar found: %d rows" % world.panel
+    assert world.screen.capsule(world.bare) is None, "something is drawn under the bar with nothing live"
+    clock = clock_box(world.bare, world.panel)
+    assert clock is not None and abs(centre(clock)[0] - world.bare.width / 2) <= 40, "no clock at the bar's centre"
+
+    _, image, box = compact_of(world, cli)
+    world.screen.gallery(image, "compact")
+    assert abs(centre(box)[0] - image.width / 2) <= 2, box
+    # Its top edge is the gap below the bar's bottom (antialiasing may soften the first row).
+    assert world.panel + GAP <= box[1] <= world.panel + GAP + 2, (world.panel, box)
+    assert 16 <= size(box)[1] <= 64 and size(box)[0] <= image.width // 3, box
+    # The bar is as it was: every pixel, but for the clock's own digits should a minute turn
+    # between the two shots (and the clock is still drawn where it was).
+    bar = (0, 0, image.width, world.panel)
+    digits = (clock[0] - 4, clock[1] - 2, clock[2] + 4, clock[3] + 2)
+    outside = differing(world.bare, image, (0, 0, digits[0], world.panel)) \
+        + differing(world.bare, image, (digits[2], 0, image.width, world.panel))
+    assert outside == 0, "%d pixels of the top bar changed beside the clock" % outside
+    assert clock_box(image, world.panel) is not None and differing(world.bare, image, bar) <= size(digits)[0] * size(digits)[1]
+
+
+def test_a_click_expands_it_and_a_button_reaches_the_apps_watch(world, cli):
+    activity, _, compact = compact_of(world, cli)
+    mark = len(scenes.log_lines(world.overlay))
+    world.shell.click(*centre(compact))
+    world.shell.park()
+    image, box = world.screen.settled(lambda image, box: box is not None and size(box)[1] > 2 * size(compact)[1],
+                                      name="expanded")
+    world.screen.gallery(image, "expanded")
+    assert abs(centre(box)[0] - image.width / 2) <= 2 and box[1] >= world.panel + GAP, box
+    scenes.actionable(world.overlay, "button %s pause" % activity, since=mark)
+    lower = (box[0] + 8, (box[1] + box[3]) // 2, box[2] - 8, box[3] - 4)
+    label = image.box(*LIGHT, region=lower)
+    assert label is not None, "no button label in the lower half of the expanded island"
+    watch = watching(world)
+    world.shell.click(*centre(label))
+    world.shell.park()
+    event = watch.read_until(lambda m: m["parameters"]["event"]["kind"] == "button")["parameters"]["event"]
+    assert event["action"] == "pause" and event["activity"]["id"] == activity
+    watch.close()
+
+
+def test_an_alert_expands_it_under_the_bar(world, cli):
+    activity, _, compact = compact_of(world, cli)
+    with world.session.varlink("org.island.Producer") as producer:
+        producer.Update(app=APP, id=activity, content=scenes.state(minutes=5),
+                        alert={"title": "Your order is ready", "body": "Pick it up at the counter"})
+    image, box = world.screen.settled(lambda image, box: box is not None and size(box)[1] > 2 * size(compact)[1],
+                                      name="alert")
+    world.screen.gallery(image, "alert")
+    assert box[1] >= world.panel + GAP, box
+    world.screen.settled(lambda image, box: box is not None and size(box)[1] == size(compact)[1],
+                         what="the island back in compact after the alert")
+
+
+def test_the_list_opens_under_the_island(world, cli):
+    _, _, compact = compact_of(world, cli)
+    cli(minutes=30)
+    toggle = [desktop.overlay_binary(), "--toggle-list"]
+    world.session.run(toggle)
+    image, box = world.screen.settled(lambda image, box: box is not None and box[3] > compact[3] + 40, name="list")
+    world.screen.gallery(image, "list")
+    panel = image.box_not(desktop.BACKGROUND, region=(0, compact[3] + 2, image.width, image.height // 2))
+    assert panel is not None and abs(centre(panel)[0] - image.width / 2) <= 2, panel
+    world.session.run(toggle)
+
+
+def test_an_ended_activity_leaves_nothing_on_screen(world, cli):
+    activity, _, _ = compact_of(world, cli)
+    world.session.island("end", activity, "--app", APP, "--dismiss", "immediate")
+    world.screen.settled(lambda image, box: box is None, name="ended", what="the island hiding")
+
+
+# Last: the module's Shell has no extension afterwards.
+def test_disabling_the_extension_leaves_no_window_and_no_process(world, cli):
+    _, _, compact = compact_of(world, cli)
+    world.shell.disable_extension()
+    desktop.wait_until(lambda: not world.shell.overlays(), LIVENESS, "island-overlay gone after the extension's disable()")
+    world.screen.settled(lambda image, box: box is None, name="disabled", what="the island's window gone")
+    assert world.shell.extension_state() == "DISABLED"
+    world.session.alive(world.shell.process)
