@@ -14,7 +14,8 @@ pack_to=""
 # does not search by itself.
 export NODE_PATH="/usr/share/nodejs${NODE_PATH:+:$NODE_PATH}"
 echo "check: eslint" >&2
-eslint --no-eslintrc -c "$here/.eslintrc.yml" -f unix --max-warnings 0 "$here/$uuid" "$here/tests"
+# From the extension's directory: eslint 6.4 fails on paths outside its working directory.
+(cd "$here" && eslint --no-eslintrc -c .eslintrc.yml -f unix --max-warnings 0 "$uuid" tests)
 
 echo "check: glib-compile-schemas --strict" >&2
 glib-compile-schemas --strict --dry-run "$here/$uuid/schemas"
