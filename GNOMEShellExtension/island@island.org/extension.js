@@ -10,7 +10,7 @@
 // the island (and its process) is gone there and comes back on unlock.
 /* exported init */
 
-const {Gio, GLib, Meta} = imports.gi;
+const {Clutter, Gio, GLib, Meta} = imports.gi;
 const Main = imports.ui.main;
 const ExtensionUtils = imports.misc.extensionUtils;
 
@@ -58,6 +58,7 @@ class IslandExtension {
         this._connect(global.display, 'in-fullscreen-changed', () => this._sendState());
         this._connect(global.display, 'window-created', (display, window) => this._adopt(window));
         this._connect(global.display, 'workareas-changed', () => this._place());
+        this._connect(global.display, 'notify::focus-window', () => this._focusChanged());
         this._connect(Main.layoutManager, 'monitors-changed', () => {
             this._place();
             this._sendState();
@@ -70,6 +71,7 @@ class IslandExtension {
         for (const [object, id] of this._signals)
             object.disconnect(id);
         this._signals = null;
+        this._focusBefore = null;
         this._settings = null;
         this._notifications = null;
     }
@@ -233,8 +235,6 @@ class IslandExtension {
             return;
         this._releaseWindow();
         this._window = window;
-        // Focus: mutter 43 does not focus it on map while another window has the focus (seen
-        // in the nested Shell), so nothing is taken from the user; a click focuses it as usual.
         if (this._client)
             this._client.hide_from_window_list(window);
         this._windowSignals = [
@@ -246,12 +246,50 @@ class IslandExtension {
                 window.stick();
                 this._place();
             }),
+            window.connect('focus', () => this._focused(window)),
             window.connect('unmanaged', () => this._releaseWindow()),
         ];
         this._place();
     }
 
+    // Mutter 43 focuses the island's window when it maps while no window has the focus (seen
+    // in the nested Shell; with a focused window it leaves the focus where it is). Then the next
+    // window an app opens is not focused but announced ("… is ready"), and keys go to the
+    // island. The island keeps the focus only when a click on it gave it (so that Escape
+    // reaches the expanded island); any other focus goes back to where it was.
+    _focused(window) {
+        const event = Clutter.get_current_event();
+        const type = event ? event.type() : Clutter.EventType.NOTHING;
+        if (type === Clutter.EventType.BUTTON_PRESS || type === Clutter.EventType.TOUCH_BEGIN)
+            return;
+        if (this._refocusSource)
+            return;
+        // Not from within mutter's focus change itself.
+        this._refocusSource = GLib.idle_add(GLib.PRIORITY_DEFAULT, () => {
+            this._refocusSource = 0;
+            if (!window.has_focus())
+                return GLib.SOURCE_REMOVE;
+            const time = global.get_current_time();
+            const before = this._focusBefore;
+            if (before && global.display.list_all_windows().includes(before))
+                before.focus(time);
+            else
+                global.display.unset_input_focus(time);
+            return GLib.SOURCE_REMOVE;
+        });
+    }
+
+    _focusChanged() {
+        const focus = global.display.focus_window;
+        if (focus && focus !== this._window)
+            this._focusBefore = focus;
+    }
+
     _releaseWindow() {
+        if (this._refocusSource) {
+            GLib.source_remove(this._refocusSource);
+            this._refocusSource = 0;
+        }
         for (const id of this._windowSignals ?? [])
             this._window.disconnect(id);
         this._windowSignals = null;

@@ -14,6 +14,7 @@ README's is docs/gallery) to save the top of the screen in each form as gnome-*.
 
 import json
 import os
+import signal
 
 import pytest
 
@@ -174,6 +175,17 @@ def test_a_click_expands_it_and_a_button_reaches_the_apps_watch(world, cli):
     watch.close()
 
 
+def test_escape_collapses_the_island_a_click_expanded(world, cli):
+    """The click that expands the island gives it the keyboard (the extension lets a click's
+    focus stand), so Escape reaches it."""
+    _, _, compact = compact_of(world, cli)
+    world.shell.click(*centre(compact))
+    world.shell.park()
+    world.screen.settled(lambda image, box: box is not None and size(box)[1] > 2 * size(compact)[1], name="expanded-for-escape")
+    world.session.run(["xdotool", "key", "Escape"])
+    world.screen.settled(lambda image, box: box == compact, name="escaped", what="the island collapsed by Escape")
+
+
 def test_an_alert_expands_it_under_the_bar(world, cli):
     activity, _, compact = compact_of(world, cli)
     with world.session.varlink("org.island.Producer") as producer:
@@ -197,6 +209,105 @@ def test_the_list_opens_under_the_island(world, cli):
     panel = image.box_not(desktop.BACKGROUND, region=(0, compact[3] + 2, image.width, image.height // 2))
     assert panel is not None and abs(centre(panel)[0] - image.width / 2) <= 2, panel
     world.session.run(toggle)
+
+
+def host_said(world, words, since):
+    """Waits for the overlay to log what the extension told it on its standard input."""
+    desktop.wait_until(lambda: any(line == "island-overlay: host: " + words for line in scenes.log_lines(world.overlay, since)),
+                       LIVENESS, "the overlay told %r" % words)
+
+
+class OverFullscreen(scenes.Screen):
+    """Screenshots of a fullscreen window of one colour, where the island is whatever else is
+    drawn in the upper half (away from the corner where the Shell draws the pointer)."""
+
+    background = gnome.FULLSCREEN_COLOUR
+
+    def __init__(self, shell):
+        super().__init__(self, "gnome-fullscreen")
+        self.shell = shell
+
+    def screenshot(self):
+        return self.shell.screenshot()
+
+    def top(self, image):
+        return (100, 0, image.width - 100, image.height // 2)
+
+
+def test_a_fullscreen_window_hides_the_island_except_for_an_alert(world, cli):
+    # A new island, on a desktop with no window: mutter focuses it when it maps, and the
+    # extension gives the focus back (the window below must get it).
+    world.shell.disable_extension()
+    desktop.wait_until(lambda: not world.shell.overlays(), LIVENESS, "island-overlay gone after the extension's disable()")
+    world.shell.enable_extension()
+    activity, _, compact = compact_of(world, cli)
+    mark = len(scenes.log_lines(world.overlay))
+    window = world.shell.start_fullscreen_window()
+    try:
+        host_said(world, "fullscreen yes, alerts shown", mark)
+        # It has the keyboard (mutter did not announce it as "ready" instead, as it does a
+        # window opened while another has the focus).
+        desktop.wait_until(lambda: "fullscreen window: focus in" in world.session.log("fullscreen-window"), LIVENESS,
+                           "the fullscreen window focused")
+        over = OverFullscreen(world.shell)
+        image, _ = over.settled(lambda image, box: box is None, name="alone", what="the fullscreen window alone")
+        assert image.pixel(image.width // 2, 2) == gnome.FULLSCREEN_COLOUR, "the top bar is over the fullscreen window"
+        with world.session.varlink("org.island.Producer") as producer:
+            producer.Update(app=APP, id=activity, content=scenes.state(minutes=4),
+                            alert={"title": "Your order is ready", "body": "Pick it up at the counter"})
+        image, box = over.settled(lambda image, box: box is not None and size(box)[1] > 2 * size(compact)[1],
+                                  name="alert", what="the alert over the fullscreen window")
+        assert abs(centre(box)[0] - image.width / 2) <= 2, box
+        # The alert over, the island keeps out of the way again.
+        over.settled(lambda image, box: box is None, name="after-alert", what="the island hidden after the alert")
+    finally:
+        world.session.stop(window)
+    host_said(world, "fullscreen no, alerts shown", mark)
+    world.screen.settled(lambda image, box: box is not None and size(box)[1] == size(compact)[1], name="after-fullscreen",
+                         what="the compact island back after the fullscreen window")
+
+
+def test_do_not_disturb_holds_an_alert_back(world, cli):
+    activity, image, compact = compact_of(world, cli)
+    mark = len(scenes.log_lines(world.overlay))
+    world.shell.set_desktop_setting("org.gnome.desktop.notifications", "show-banners", "false")
+    try:
+        host_said(world, "fullscreen no, alerts held (Do Not Disturb)", mark)
+        mark = len(scenes.log_lines(world.overlay))
+        with world.session.varlink("org.island.Producer") as producer:
+            producer.Update(app=APP, id=activity, content=scenes.state(minutes=3),
+                            alert={"title": "Your order is ready", "body": "Pick it up at the counter"})
+        # The update applies (the compact island's minutes change), without expanding: no frame
+        # of an alert is painted.
+        later, box = world.screen.settled(lambda later, box: box is not None and later.crop(compact).pixels != image.crop(compact).pixels,
+                                          name="do-not-disturb")
+        assert size(box)[1] == size(compact)[1], box
+        alerts = [line for line in scenes.log_lines(world.overlay, mark) if line.endswith(" alert")]
+        assert not alerts, alerts
+    finally:
+        world.shell.set_desktop_setting("org.gnome.desktop.notifications", "show-banners", "true")
+    host_said(world, "fullscreen no, alerts shown", mark)
+
+
+def test_the_gap_setting_moves_the_island(world, cli):
+    _, _, compact = compact_of(world, cli)
+    world.shell.set_setting("gap-below-panel", "40")
+    try:
+        _, moved = world.screen.settled(lambda image, box: box is not None and box[1] >= world.panel + 40, name="gap-40")
+        assert size(moved) == size(compact) and moved[0] == compact[0], (moved, compact)
+    finally:
+        world.shell.set_setting("gap-below-panel", str(GAP))
+    world.screen.settled(lambda image, box: box == compact, what="the island back under the bar")
+
+
+def test_the_extension_starts_the_overlay_again_after_it_crashed(world, cli):
+    _, _, compact = compact_of(world, cli)
+    [pid] = world.shell.overlays()
+    os.kill(pid, signal.SIGKILL)
+    desktop.wait_until(lambda: world.shell.overlays() and world.shell.overlays() != [pid], LIVENESS,
+                       "a new island-overlay")
+    assert "Island: island-overlay was killed by signal 9; starting it again in " in world.shell.log()
+    world.screen.settled(lambda image, box: box == compact, name="restarted", what="the island back after the restart")
 
 
 def test_an_ended_activity_leaves_nothing_on_screen(world, cli):

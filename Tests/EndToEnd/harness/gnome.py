@@ -28,6 +28,8 @@ EXTENSION_SOURCE = os.path.join(REPO, "GNOMEShellExtension", UUID)
 BACKGROUND = desktop.BACKGROUND
 # The Shell's ExtensionState values.
 EXTENSION_STATES = {1: "ENABLED", 2: "DISABLED", 3: "ERROR", 4: "OUT_OF_DATE", 5: "DOWNLOADING", 6: "INITIALIZED"}
+FULLSCREEN_WINDOW = os.path.join(os.path.dirname(os.path.abspath(__file__)), "fullscreen_window.js")
+FULLSCREEN_COLOUR = (0x30, 0xA0, 0x50)  # fullscreen_window.js's
 SHELL_BUS = ("--dest", "org.gnome.Shell", "--object-path", "/org/gnome/Shell")
 
 
@@ -158,6 +160,16 @@ class GnomeShell:
 
     def enable_extension(self):
         self.gdbus(*SHELL_BUS, "--method", "org.gnome.Shell.Extensions.EnableExtension", UUID)
+
+    def start_fullscreen_window(self):
+        """A GTK window that makes itself fullscreen on the Shell's monitor (stop it with
+        session.stop)."""
+        return self.session.spawn("fullscreen-window", ["gjs", FULLSCREEN_WINDOW],
+                                  env={"WAYLAND_DISPLAY": self.wayland_display, "GDK_BACKEND": "wayland"})
+
+    def set_desktop_setting(self, schema, key, value):
+        """Sets a key of the desktop's own schemas with `gsettings`, as Settings does."""
+        self.session.run(["gsettings", "set", schema, key, value])
 
     def set_setting(self, key, value):
         """Sets one of the extension's keys with `gsettings`, as its preferences window does."""
