@@ -52,10 +52,12 @@ class UnderTheBar(scenes.Screen):
     def top(self, image):
         return (0, self.panel, image.width, image.height // 2)
 
-    def gallery(self, image, name):
+    def gallery(self, image, box, name):
+        """The top of the screen, the bar and the island in `box`, as docs/gallery/gnome-NAME.png."""
         if GALLERY:
             os.makedirs(GALLERY, exist_ok=True)
-            image.crop((0, 0, image.width, min(image.height, 300))).save_png(os.path.join(GALLERY, "gnome-%s.png" % name))
+            image.crop((0, 0, image.width, min(image.height, box[3] + 24))).save_png(
+                os.path.join(GALLERY, "gnome-%s.png" % name))
 
 
 class World:
@@ -77,6 +79,7 @@ def world():
         session.start_islandd(scenes.DAEMON_CONFIG)
         shell = gnome.GnomeShell(session, env={"ISLAND_OVERLAY_FRAME_LOG": "1"})
         desktop.wait_until(shell.overlays, LIVENESS, "island-overlay started by the extension")
+        shell.park()  # the pointer, which the Shell draws, away from the bar and the island
         yield World(session, shell)
     except BaseException:
         print(session.logs_text())
@@ -139,7 +142,7 @@ def test_the_island_hangs_centred_under_the_top_bar_and_leaves_the_clock_alone(w
     assert clock is not None and abs(centre(clock)[0] - world.bare.width / 2) <= 40, "no clock at the bar's centre"
 
     _, image, box = compact_of(world, cli)
-    world.screen.gallery(image, "compact")
+    world.screen.gallery(image, box, "compact")
     assert abs(centre(box)[0] - image.width / 2) <= 2, box
     # Its top edge is the gap below the bar's bottom (antialiasing may soften the first row).
     assert world.panel + GAP <= box[1] <= world.panel + GAP + 2, (world.panel, box)
@@ -161,7 +164,7 @@ def test_a_click_expands_it_and_a_button_reaches_the_apps_watch(world, cli):
     world.shell.park()
     image, box = world.screen.settled(lambda image, box: box is not None and size(box)[1] > 2 * size(compact)[1],
                                       name="expanded")
-    world.screen.gallery(image, "expanded")
+    world.screen.gallery(image, box, "expanded")
     assert abs(centre(box)[0] - image.width / 2) <= 2 and box[1] >= world.panel + GAP, box
     scenes.actionable(world.overlay, "button %s pause" % activity, since=mark)
     lower = (box[0] + 8, (box[1] + box[3]) // 2, box[2] - 8, box[3] - 4)
@@ -193,7 +196,7 @@ def test_an_alert_expands_it_under_the_bar(world, cli):
                         alert={"title": "Your order is ready", "body": "Pick it up at the counter"})
     image, box = world.screen.settled(lambda image, box: box is not None and size(box)[1] > 2 * size(compact)[1],
                                       name="alert")
-    world.screen.gallery(image, "alert")
+    world.screen.gallery(image, box, "alert")
     assert box[1] >= world.panel + GAP, box
     world.screen.settled(lambda image, box: box is not None and size(box)[1] == size(compact)[1],
                          what="the island back in compact after the alert")
@@ -205,7 +208,7 @@ def test_the_list_opens_under_the_island(world, cli):
     toggle = [desktop.overlay_binary(), "--toggle-list"]
     world.session.run(toggle)
     image, box = world.screen.settled(lambda image, box: box is not None and box[3] > compact[3] + 40, name="list")
-    world.screen.gallery(image, "list")
+    world.screen.gallery(image, box, "list")
     panel = image.box_not(desktop.BACKGROUND, region=(0, compact[3] + 2, image.width, image.height // 2))
     assert panel is not None and abs(centre(panel)[0] - image.width / 2) <= 2, panel
     world.session.run(toggle)
