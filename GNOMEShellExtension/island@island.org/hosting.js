@@ -4,7 +4,7 @@
 // starting it again. Geometry of the island itself is island-overlay's alone: the extension
 // only places the overlay's whole window (its canvas), whose size the overlay chose.
 /* exported chooseMonitor, placement, overlayArguments, stateLine, restartDelay,
-   MAX_QUICK_FAILURES, STABLE_RUN_SECONDS */
+   MAX_QUICK_RESTARTS, STABLE_RUN_SECONDS */
 
 const SIZES = ['small', 'medium', 'large'];
 
@@ -73,9 +73,9 @@ function stateLine(fullscreen, alerts, overFullscreen) {
 // An overlay that ran this long before it exited was working: the next failure starts the
 // backoff afresh.
 var STABLE_RUN_SECONDS = 60;
-// After this many failures in a row, each within STABLE_RUN_SECONDS of its start, the extension
-// stops starting it and says so.
-var MAX_QUICK_FAILURES = 6;
+// The overlay is started again at most this many times in a row when each run ended within
+// STABLE_RUN_SECONDS of its start; the failure after that is the last: the extension says so.
+var MAX_QUICK_RESTARTS = 6;
 
 /**
  * Seconds to wait before starting the overlay again after it exited unexpectedly.
@@ -84,7 +84,7 @@ var MAX_QUICK_FAILURES = 6;
  * @returns {number|null} the delay (1, 2, 4, … at most 30), or null to stop trying
  */
 function restartDelay(failures) {
-    if (failures > MAX_QUICK_FAILURES)
+    if (failures > MAX_QUICK_RESTARTS)
         return null;
     return Math.min(30, 2 ** Math.max(0, failures - 1));
 }

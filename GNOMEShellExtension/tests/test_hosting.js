@@ -58,7 +58,8 @@ check('fullscreen, always shown: the overlay is not told',
 
 check('backoff doubles from one second up to thirty',
     [1, 2, 3, 4, 5, 6].map(Hosting.restartDelay), [1, 2, 4, 8, 16, 30]);
-check('and gives up after MAX_QUICK_FAILURES', Hosting.restartDelay(Hosting.MAX_QUICK_FAILURES + 1), null);
+check('and gives up after MAX_QUICK_RESTARTS restarts',
+    [Hosting.restartDelay(Hosting.MAX_QUICK_RESTARTS), Hosting.restartDelay(Hosting.MAX_QUICK_RESTARTS + 1)], [30, null]);
 
 if (failures)
     imports.system.exit(1);
