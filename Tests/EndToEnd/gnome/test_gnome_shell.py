@@ -319,6 +319,23 @@ def test_an_ended_activity_leaves_nothing_on_screen(world, cli):
     world.screen.settled(lambda image, box: box is None, name="ended", what="the island hiding")
 
 
+def test_the_preferences_window_opens(world):
+    """prefs.js in the window of the Shell's extensions service (gnome-extensions-app's), bound
+    to the extension's settings; no error from it."""
+    service = world.shell.open_preferences()
+    try:
+        # A window in the middle of the desktop, which is bare there otherwise.
+        middle = (world.bare.width // 3, world.bare.height // 3, 2 * world.bare.width // 3, 2 * world.bare.height // 3)
+        image = desktop.wait_until(lambda: (lambda i: i if i.box_not(gnome.BACKGROUND, region=middle) == middle else None)(
+            world.screen.grab()), LIVENESS, "the preferences window")
+        world.screen.grab("preferences")
+        assert image.count(*LIGHT, region=middle) > (middle[2] - middle[0]) * (middle[3] - middle[1]) // 2
+        log = world.session.log("extensions-service")
+        assert not [line for line in log.splitlines() if "Gjs-" in line or "JS ERROR" in line], log[-3000:]
+    finally:
+        world.session.stop(service)
+
+
 # Last: the module's Shell has no extension afterwards.
 def test_disabling_the_extension_leaves_no_window_and_no_process(world, cli):
     _, _, compact = compact_of(world, cli)

@@ -167,6 +167,20 @@ class GnomeShell:
         return self.session.spawn("fullscreen-window", ["gjs", FULLSCREEN_WINDOW],
                                   env={"WAYLAND_DISPLAY": self.wayland_display, "GDK_BACKEND": "wayland"})
 
+    def open_preferences(self):
+        """`gnome-extensions prefs UUID`, as a user opens the extension's preferences: the Shell's
+        extensions service (D-Bus activated in a real session; started here, since this bus
+        activates nothing) shows prefs.js in its window. The service's process, to stop."""
+        env = {"WAYLAND_DISPLAY": self.wayland_display, "GDK_BACKEND": "wayland", "GTK_A11Y": "none"}
+        service = self.session.spawn("extensions-service", ["gjs", "/usr/share/gnome-shell/org.gnome.Shell.Extensions"],
+                                     env=env)
+        desktop.wait_until(lambda: self.session.alive(service) and self.session.run(
+            ["gdbus", "call", "--session", "--dest", "org.freedesktop.DBus", "--object-path", "/org/freedesktop/DBus",
+             "--method", "org.freedesktop.DBus.NameHasOwner", "org.gnome.Shell.Extensions"]).stdout.strip() == b"(true,)",
+            LIVENESS, "the Shell's extensions service on the bus")
+        self.session.run(["gnome-extensions", "prefs", UUID], env=env)
+        return service
+
     def set_desktop_setting(self, schema, key, value):
         """Sets a key of the desktop's own schemas with `gsettings`, as Settings does."""
         self.session.run(["gsettings", "set", schema, key, value])
