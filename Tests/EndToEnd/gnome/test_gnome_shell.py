@@ -344,3 +344,34 @@ def test_disabling_the_extension_leaves_no_window_and_no_process(world, cli):
     world.screen.settled(lambda image, box: box is None, name="disabled", what="the island's window gone")
     assert world.shell.extension_state() == "DISABLED"
     world.session.alive(world.shell.process)
+
+
+def test_on_x11_the_extension_finds_the_overlays_window_by_its_pid():
+    """A GNOME on X11 session: the Shell is the X server's window manager, and the extension
+    starts island-overlay as an ordinary child and places the window whose pid is its."""
+    session = desktop.UserSession()
+    try:
+        session.start_bus()
+        scenes.prepare(session)
+        session.start_islandd(scenes.DAEMON_CONFIG)
+        shell = gnome.GnomeShell(session, x11=True)
+        desktop.wait_until(shell.overlays, LIVENESS, "island-overlay started by the extension")
+        shell.park()
+        panel = gnome.panel_bottom(shell.screenshot())
+        screen = UnderTheBar(shell, panel)
+        screen.prefix = "gnome-x11"
+        scenes.Producer(session).request()
+        image, compact = screen.settled(lambda image, box: box is not None, name="compact")
+        assert abs(centre(compact)[0] - image.width / 2) <= 2, compact
+        assert panel + GAP <= compact[1] <= panel + GAP + 2, (panel, compact)
+        shell.click(*centre(compact))
+        shell.park()
+        screen.settled(lambda image, box: box is not None and size(box)[1] > 2 * size(compact)[1], name="expanded")
+        shell.disable_extension()
+        desktop.wait_until(lambda: not shell.overlays(), LIVENESS, "island-overlay gone after the extension's disable()")
+        screen.settled(lambda image, box: box is None, name="disabled", what="the island's window gone")
+    except BaseException:
+        print(session.logs_text())
+        raise
+    finally:
+        session.close()

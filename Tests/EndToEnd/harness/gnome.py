@@ -1,5 +1,5 @@
 """A real GNOME Shell for the extension's end-to-end tests (issue #28): `gnome-shell --nested
---wayland` inside an Xvfb server, in a desktop.UserSession (the unprivileged test user, its own
+--wayland` inside an Xvfb server (or `gnome-shell --x11` on it, a GNOME on X11 session), in a desktop.UserSession (the unprivileged test user, its own
 session bus, its real islandd), with the extension of GNOMEShellExtension/ installed in the
 user's ~/.local/share/gnome-shell/extensions and enabled before the Shell starts, and
 island-overlay found through PATH in ISLAND_BIN_DIR, as the package installs it in /usr/bin.
@@ -51,12 +51,14 @@ def keyfile_value(value):
 
 
 class GnomeShell:
-    """gnome-shell nested in an Xvfb display of `width`×`height`, the Shell's one monitor filling
-    it, with the extension enabled and `settings` ({"org/gnome/...": {key: value}}) in place
-    before it starts. `env` is added to the Shell's environment, which island-overlay inherits
-    (its standard error goes to the Shell's log, logs/gnome-shell.log)."""
+    """gnome-shell in an Xvfb display of `width`×`height` — nested, as a Wayland compositor whose
+    one monitor fills the display, or with `x11` as the X11 window manager and compositor of the
+    display itself (a GNOME on X11 session) — with the extension enabled and `settings`
+    ({"org/gnome/...": {key: value}}) in place before it starts. `env` is added to the Shell's
+    environment, which island-overlay inherits (its standard error goes to the Shell's log,
+    logs/gnome-shell.log)."""
 
-    def __init__(self, session, width=1280, height=720, settings=None, env=None):
+    def __init__(self, session, width=1280, height=720, settings=None, env=None, x11=False):
         self.session = session
         session.env["GSETTINGS_BACKEND"] = "keyfile"
         self.xvfb = desktop.Xvfb(session, width, height)
@@ -67,20 +69,23 @@ class GnomeShell:
         # Without GDM the Shell cannot lock, and says so once in a banner, where the island hangs,
         # unless this file says it has said so already.
         session.write(os.path.join(session.data, "gnome-shell", "lock-warning-shown"), "")
-        system_bus = self.start_system_bus()
-        self.wayland_display = "wayland-gnome"
         shell_env = {
-            "XDG_SESSION_TYPE": "wayland", "GDK_BACKEND": "wayland",
             "PATH": desktop.bin_dir() + ":" + session.env["PATH"],
-            "DBUS_SYSTEM_BUS_ADDRESS": system_bus,
-            # The nested Shell's one monitor, the size of the X display it runs in.
-            "MUTTER_DEBUG_DUMMY_MODE_SPECS": "%dx%d" % (width, height),
+            "DBUS_SYSTEM_BUS_ADDRESS": self.start_system_bus(),
         }
+        if x11:
+            self.wayland_display = None
+            argv = ["gnome-shell", "--x11", "--replace"]
+            shell_env.update({"XDG_SESSION_TYPE": "x11", "GDK_BACKEND": "x11"})
+        else:
+            # --no-x11: no Xwayland; island-overlay is a Wayland client of the Shell's.
+            self.wayland_display = "wayland-gnome"
+            argv = ["gnome-shell", "--nested", "--wayland", "--no-x11", "--wayland-display", self.wayland_display]
+            shell_env.update({"XDG_SESSION_TYPE": "wayland", "GDK_BACKEND": "wayland",
+                              # The nested Shell's one monitor, the size of the X display it runs in.
+                              "MUTTER_DEBUG_DUMMY_MODE_SPECS": "%dx%d" % (width, height)})
         shell_env.update(env or {})
-        # --no-x11: no Xwayland; island-overlay is a Wayland client of the Shell's.
-        self.process = session.spawn("gnome-shell", [
-            "gnome-shell", "--nested", "--wayland", "--no-x11", "--wayland-display", self.wayland_display,
-        ], env=shell_env)
+        self.process = session.spawn("gnome-shell", argv, env=shell_env)
         # Logged once the start-up animation (which opens the overview) has ended.
         desktop.wait_until(lambda: session.alive(self.process) and "GNOME Shell started at" in self.log(), LIVENESS,
                            "gnome-shell started")
