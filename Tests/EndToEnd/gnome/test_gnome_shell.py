@@ -12,6 +12,7 @@ leaves no window and no island-overlay process.
 Set ISLAND_DESKTOP_SHOTS=DIR to keep every screenshot, and ISLAND_GNOME_GALLERY=DIR (the
 README's is docs/gallery) to save the top of the screen in each form as gnome-*.png."""
 
+import contextlib
 import json
 import os
 import signal
@@ -346,21 +347,34 @@ def test_disabling_the_extension_leaves_no_window_and_no_process(world, cli):
     world.session.alive(world.shell.process)
 
 
-def test_on_x11_the_extension_finds_the_overlays_window_by_its_pid():
-    """A GNOME on X11 session: the Shell is the X server's window manager, and the extension
-    starts island-overlay as an ordinary child and places the window whose pid is its."""
+@contextlib.contextmanager
+def own_shell(**options):
+    """A Shell of a test's own (GnomeShell's `options`), with islandd and the test app: the
+    session, the Shell and a Producer; its logs printed if the test fails."""
     session = desktop.UserSession()
     try:
         session.start_bus()
         scenes.prepare(session)
         session.start_islandd(scenes.DAEMON_CONFIG)
-        shell = gnome.GnomeShell(session, x11=True)
+        shell = gnome.GnomeShell(session, **options)
         desktop.wait_until(shell.overlays, LIVENESS, "island-overlay started by the extension")
         shell.park()
+        yield session, shell, scenes.Producer(session)
+    except BaseException:
+        print(session.logs_text())
+        raise
+    finally:
+        session.close()
+
+
+def test_on_x11_the_extension_finds_the_overlays_window_by_its_pid():
+    """A GNOME on X11 session: the Shell is the X server's window manager, and the extension
+    starts island-overlay as an ordinary child and places the window whose pid is its."""
+    with own_shell(x11=True) as (session, shell, producer):
         panel = gnome.panel_bottom(shell.screenshot())
         screen = UnderTheBar(shell, panel)
         screen.prefix = "gnome-x11"
-        scenes.Producer(session).request()
+        producer.request()
         image, compact = screen.settled(lambda image, box: box is not None, name="compact")
         assert abs(centre(compact)[0] - image.width / 2) <= 2, compact
         assert panel + GAP <= compact[1] <= panel + GAP + 2, (panel, compact)
@@ -370,8 +384,23 @@ def test_on_x11_the_extension_finds_the_overlays_window_by_its_pid():
         shell.disable_extension()
         desktop.wait_until(lambda: not shell.overlays(), LIVENESS, "island-overlay gone after the extension's disable()")
         screen.settled(lambda image, box: box is None, name="disabled", what="the island's window gone")
-    except BaseException:
-        print(session.logs_text())
-        raise
-    finally:
-        session.close()
+
+
+def test_the_monitor_setting_hangs_it_on_another_monitor():
+    """Two monitors side by side (mutter's dummy monitors in the nested Shell), the top bar on
+    the primary, the first. With `monitor` '1' the island hangs at the top centre of the second,
+    which has no bar: the gap from its top edge."""
+    with own_shell(width=2560, height=720, env={"MUTTER_DEBUG_NUM_DUMMY_MONITORS": "2",
+                                                "MUTTER_DEBUG_DUMMY_MODE_SPECS": "1280x720"}) as (session, shell, producer):
+        panel = gnome.panel_bottom(shell.screenshot().crop((0, 0, 1280, 720)))
+        screen = UnderTheBar(shell, panel)
+        screen.prefix = "gnome-monitors"
+        producer.request()
+        image, first = screen.settled(lambda image, box: box is not None, name="primary")
+        assert abs(centre(first)[0] - 640) <= 2 and panel + GAP <= first[1] <= panel + GAP + 2, first
+        shell.set_setting("monitor", "'1'")
+        screen.top = lambda image: (1280, 0, image.width, image.height // 2)  # the second monitor, barless
+        image, second = screen.settled(lambda image, box: box is not None, name="second")
+        assert image.box_not(gnome.BACKGROUND, region=(0, panel, 1280, 360)) is None, "still drawn on the first monitor"
+        assert abs(centre(second)[0] - (1280 + 640)) <= 2 and GAP <= second[1] <= GAP + 2, second
+        assert size(second) == size(first)
