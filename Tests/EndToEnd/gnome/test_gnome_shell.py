@@ -4,10 +4,15 @@ installed for that user and enabled before the Shell starts, the user's real isl
 island-overlay started by the extension as a Wayland client it owns and places. Input with
 xdotool on Xvfb (the nested Shell's window takes it as a seat's), screenshots with `import`.
 
-The island hangs just under the top bar, centred: the bar's pixels, the clock's included, are
-the same with the island as without it. A click expands it, a button reaches the app's Watch,
-an alert and the list show, an ended activity leaves nothing, and disabling the extension
-leaves no window and no island-overlay process.
+Activities are started and ended with the `island` CLI as the user. The island hangs just under
+the top bar, centred: the bar's pixels, the clock's included, are the same with the island as
+without it. A click expands it (and gives it the keyboard: Escape collapses it), a button
+reaches the app's Watch, an alert and the list show; a fullscreen window hides it but for an
+alert, and takes the focus the island got when it mapped; Do Not Disturb holds an alert back;
+the gap setting moves it; a killed overlay is started again; the preferences window opens; an
+ended activity leaves nothing, and disabling the extension leaves no window and no
+island-overlay process. Two tests run a Shell of their own: GNOME on X11 (the window found by
+its pid), and two monitors (the monitor setting).
 
 Set ISLAND_DESKTOP_SHOTS=DIR to keep every screenshot, and ISLAND_GNOME_GALLERY=DIR (the
 README's is docs/gallery) to save the top of the screen in each form as gnome-*.png."""
