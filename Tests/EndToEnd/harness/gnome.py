@@ -1,13 +1,14 @@
 """A real GNOME Shell for the extension's end-to-end tests (issue #28): `gnome-shell --nested
---wayland` inside an Xvfb server (or `gnome-shell --x11` on it, a GNOME on X11 session), in a desktop.UserSession (the unprivileged test user, its own
-session bus, its real islandd), with the extension of GNOMEShellExtension/ installed in the
-user's ~/.local/share/gnome-shell/extensions and enabled before the Shell starts, and
-island-overlay found through PATH in ISLAND_BIN_DIR, as the package installs it in /usr/bin.
+--wayland` inside an Xvfb server (or `gnome-shell --x11` on it: GNOME on X11), in a
+desktop.UserSession (the unprivileged test user, its own session bus, its real islandd), with
+the extension of GNOMEShellExtension/ installed in the user's
+~/.local/share/gnome-shell/extensions and enabled before the Shell starts, and island-overlay
+found through PATH in ISLAND_BIN_DIR, as the package installs it in /usr/bin.
 
 The Shell gets a private system bus of its own too: on a machine with /run/systemd/seats it
-talks to logind there, and with no system bus at all it stops at start-up. Nothing answers on
-either bus but the Shell itself and islandd's peers; the Shell logs the services it misses
-(gnome-session, ibus, colord, GeoClue, the calendar server, PolicyKit) and runs without them.
+talks to logind there, and with no system bus at all it stops at start-up. Nothing else answers
+on either bus; the Shell logs the services it misses (gnome-session, ibus, colord, GeoClue, the
+calendar server, PolicyKit, GDM) and runs without them.
 
 Settings go through GSettings' keyfile backend in the user's ~/.config/glib-2.0/settings, so
 what the harness writes before the Shell starts, and what `gsettings` changes while it runs,
@@ -35,7 +36,7 @@ SHELL_BUS = ("--dest", "org.gnome.Shell", "--object-path", "/org/gnome/Shell")
 
 def why_not():
     """Why a GNOME Shell session cannot run here (a skip reason), or None."""
-    return desktop.why_not("gnome-shell", "gdbus", "gsettings", "glib-compile-schemas",
+    return desktop.why_not("gnome-shell", "gjs", "gdbus", "gsettings", "glib-compile-schemas",
                            "Xvfb", "xdotool", "import") or desktop.overlay_missing()
 
 
