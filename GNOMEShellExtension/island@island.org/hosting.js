@@ -70,6 +70,8 @@ function stateLine(fullscreen, alerts, overFullscreen) {
     return `${JSON.stringify({fullscreen: hidden, alerts})}\n`;
 }
 
+// `var`, not `const`: a module of the `imports` format exports its var and function declarations.
+
 // An overlay that ran this long before it exited was working: the next failure starts the
 // backoff afresh.
 var STABLE_RUN_SECONDS = 60;
