@@ -9,7 +9,7 @@ the top bar, centred: the bar's pixels, the clock's included, are the same with 
 without it. A click expands it (and gives it the keyboard: Escape collapses it), a button
 reaches the app's Watch, an alert and the list show; a fullscreen window hides it but for an
 alert, and takes the focus the island got when it mapped; Do Not Disturb holds an alert back;
-the gap setting moves it; a killed overlay is started again; the preferences window opens; an
+the gap setting moves it, the size setting starts it again in that size; a killed overlay is started again; the preferences window opens; an
 ended activity leaves nothing, and disabling the extension leaves no window and no
 island-overlay process. Two tests run a Shell of their own: GNOME on X11 (the window found by
 its pid), and two monitors (the monitor setting).
@@ -307,6 +307,24 @@ def test_the_gap_setting_moves_the_island(world, cli):
     finally:
         world.shell.set_setting("gap-below-panel", str(GAP))
     world.screen.settled(lambda image, box: box == compact, what="the island back under the bar")
+
+
+def test_the_size_setting_starts_the_overlay_again_in_that_size(world, cli):
+    _, _, compact = compact_of(world, cli)
+    [before] = world.shell.overlays()
+    world.shell.set_setting("size", "'large'")
+    try:
+        _, large = world.screen.settled(lambda image, box: box is not None and size(box)[1] > size(compact)[1],
+                                        name="large")
+        assert size(large)[0] > size(compact)[0] and abs(centre(large)[0] - centre(compact)[0]) <= 2, (large, compact)
+        assert large[1] == compact[1], "not hung at the same gap under the bar: %s %s" % (large, compact)
+        [after] = world.shell.overlays()
+        with open("/proc/%d/cmdline" % after, "rb") as f:
+            arguments = f.read().split(b"\0")
+        assert after != before and arguments[1:4] == [b"--hosted", b"--size", b"large"], arguments
+    finally:
+        world.shell.set_setting("size", "'medium'")
+    world.screen.settled(lambda image, box: box == compact, what="the island back in its medium size")
 
 
 def test_the_extension_starts_the_overlay_again_after_it_crashed(world, cli):
