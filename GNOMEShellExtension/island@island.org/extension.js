@@ -87,7 +87,8 @@ class IslandExtension {
         if (!path) {
             if (!this._toldMissing) {
                 this._toldMissing = true;
-                Main.notifyError('Island', `${OVERLAY} is not installed or not in PATH: the island cannot be shown (install the island-overlay package)`);
+                Main.notifyError(`Island: ${OVERLAY} is missing`,
+                    'Not in PATH: install the island-overlay package');
             }
             return;
         }
@@ -143,7 +144,8 @@ class IslandExtension {
         this._failures++;
         const delay = Hosting.restartDelay(this._failures);
         if (delay === null) {
-            Main.notifyError('Island', `${OVERLAY} ${why}, ${this._failures} times in a row: not starting it again until the extension is enabled again`);
+            Main.notifyError(`Island: ${OVERLAY} keeps failing`,
+                `It ${why}, ${this._failures} times in a row; enable the extension again to retry`);
             return;
         }
         console.warn(`Island: ${OVERLAY} ${why}; starting it again in ${delay} s`);

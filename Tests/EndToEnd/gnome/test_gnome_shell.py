@@ -371,16 +371,18 @@ def test_disabling_the_extension_leaves_no_window_and_no_process(world, cli):
 
 
 @contextlib.contextmanager
-def own_shell(**options):
-    """A Shell of a test's own (GnomeShell's `options`), with islandd and the test app: the
-    session, the Shell and a Producer; its logs printed if the test fails."""
+def own_shell(overlay=True, **options):
+    """A Shell of a test's own (GnomeShell's `options`), with islandd and the test app (and,
+    unless `overlay` is false, the overlay it starts): the session, the Shell and a Producer;
+    its logs printed if the test fails."""
     session = desktop.UserSession()
     try:
         session.start_bus()
         scenes.prepare(session)
         session.start_islandd(scenes.DAEMON_CONFIG)
         shell = gnome.GnomeShell(session, **options)
-        desktop.wait_until(shell.overlays, LIVENESS, "island-overlay started by the extension")
+        if overlay:
+            desktop.wait_until(shell.overlays, LIVENESS, "island-overlay started by the extension")
         shell.park()
         yield session, shell, scenes.Producer(session)
     except BaseException:
@@ -427,3 +429,16 @@ def test_the_monitor_setting_hangs_it_on_another_monitor():
         assert image.box_not(gnome.BACKGROUND, region=(0, panel, 1280, 360)) is None, "still drawn on the first monitor"
         assert abs(centre(second)[0] - (1280 + 640)) <= 2 and GAP <= second[1] <= GAP + 2, second
         assert size(second) == size(first)
+
+
+def test_without_island_overlay_the_extension_says_so():
+    """No island-overlay in PATH: the extension stays enabled, starts nothing, and says why (in
+    the log and in a notification)."""
+    message = "Island: island-overlay is missing: Not in PATH: install the island-overlay package"
+    with own_shell(overlay=False, env={"PATH": "/usr/bin:/bin"}) as (session, shell, producer):
+        desktop.wait_until(lambda: message in shell.log(), LIVENESS, "the extension saying island-overlay is missing")
+        screen = UnderTheBar(shell, gnome.panel_bottom(shell.screenshot()))
+        screen.prefix = "gnome-missing"
+        screen.grab("notified")
+        assert shell.extension_state() == "ENABLED" and not shell.overlays()
+        assert shell.log().count(message) == 1
