@@ -6,7 +6,8 @@
 # island-overlay_<version>_<arch>.deb, the graphical island (GTK 3, gtk-layer-shell), its user
 # unit, XDG autostart entry and man page (its binary also draws the SVG of island-presenter
 # snapshot --svg and island preview --svg, off-screen: cairo and Pango stay out of the core
-# package), so a headless machine installs only the first; and
+# package), and the GNOME Shell extension that hosts it on GNOME, so a headless machine installs
+# only the first; and
 # island-bridge_<version>_<arch>.deb, the session bus's players, progress notifications and
 # jobs as activities: its binary, user unit, manifest, layouts and man page.
 #
@@ -45,8 +46,8 @@ case "$scratch" in /*) ;; *) scratch="$PWD/$scratch" ;; esac
 say() { printf 'build-deb: %s\n' "$*" >&2; }
 die() { printf 'build-deb: error: %s\n' "$*" >&2; exit 1; }
 
-for tool in dpkg-deb dpkg-shlibdeps dpkg-parsechangelog gzip strip; do
-  command -v "$tool" >/dev/null || die "$tool not found (apt-get install dpkg-dev binutils gzip)"
+for tool in dpkg-deb dpkg-shlibdeps dpkg-parsechangelog gzip strip glib-compile-schemas; do
+  command -v "$tool" >/dev/null || die "$tool not found (apt-get install dpkg-dev binutils gzip libglib2.0-bin)"
 done
 
 pkg="$repo/packaging"
@@ -252,6 +253,15 @@ install -D -m 0644 "$debian/copyright" "$odoc/copyright"
 install -m 0644 "$debian/changelog" "$odoc/changelog.Debian"
 gzip -9n "$odoc/changelog.Debian"
 install -D -m 0644 "$debian/island-overlay.lintian-overrides" "$oroot/usr/share/lintian/overrides/island-overlay"
+# The GNOME Shell extension (issue #28): Mutter has no wlr-layer-shell, so on GNOME the Shell
+# hosts this package's island-overlay itself (GNOMEShellExtension/). Its schema is compiled into
+# the extension's own directory, where the extension's getSettings() looks first.
+extension="$oroot/usr/share/gnome-shell/extensions/island@island.org"
+for file in metadata.json extension.js hosting.js prefs.js schemas/org.gnome.shell.extensions.island.gschema.xml; do
+  install -D -m 0644 "$repo/GNOMEShellExtension/island@island.org/$file" "$extension/$file"
+done
+glib-compile-schemas --strict "$extension/schemas"
+chmod 0644 "$extension/schemas/gschemas.compiled"
 install -d -m 0755 "$oroot/DEBIAN"
 printf '/etc/xdg/autostart/island-overlay.desktop\n' > "$oroot/DEBIAN/conffiles"
 chmod 0644 "$oroot/DEBIAN/conffiles"

@@ -45,14 +45,30 @@ def no_sanitizer_report():
 def kills_what_it_started():
     """Whatever a test started and left running — a failed assertion before its own clean-up,
     a command that ignored its signal — is stopped after it, by pid, so no test leaves
-    processes behind. Processes of wider-scoped fixtures (set up before this one) are left to
-    their own teardown."""
+    processes behind. Processes of wider-scoped fixtures (set up before this one), and what
+    those start, are left to their own teardown."""
     before = descendants()
     yield
     left = descendants() - before
-    left = {pid for pid in left if not zombie(pid)}
+    # A process that a wider-scoped fixture's process started during the test (the GNOME Shell
+    # starting island-overlay again) is that fixture's too.
+    left = {pid for pid in left if not zombie(pid) and not started_by(pid, before)}
     if left:
         kill_all(left)
+
+
+def started_by(pid, processes):
+    """Whether one of `processes` is an ancestor of `pid` (below this test runner)."""
+    while True:
+        try:
+            with open("/proc/%d/stat" % pid) as f:
+                pid = int(f.read().rsplit(")", 1)[1].split()[1])
+        except (OSError, ValueError, IndexError):
+            return False
+        if pid in processes:
+            return True
+        if pid <= 1 or pid == os.getpid():
+            return False
 
 
 def pytest_sessionfinish(session, exitstatus):

@@ -64,6 +64,9 @@ CORE = Package(
                "usr/share/man/man1/island.1.gz", "usr/share/man/man1/island-presenter.1.gz"}),
     help_mentions=("USAGE: {binary}",),
     libraries=("libc6", "libsystemd0", "libsqlite3-0", "libjemalloc2"))
+# The GNOME Shell extension's files (GNOMEShellExtension/island@island.org/), as shipped.
+GNOME_EXTENSION_FILES = ("metadata.json", "extension.js", "hosting.js", "prefs.js",
+                         "schemas/org.gnome.shell.extensions.island.gschema.xml")
 OVERLAY = Package(
     "island-overlay", ("island-overlay",), frozenset({"usr/share/man/man1/island-overlay.1.gz"}),
     help_mentions=("island-overlay", "--toggle-list"), needs=("island",),
@@ -77,7 +80,8 @@ OVERLAY = Package(
         "usr/share/doc/island-overlay/copyright",
         "usr/share/doc/island-overlay/changelog.Debian.gz",
         "usr/share/lintian/overrides/island-overlay",
-    }),
+    } | {"usr/share/gnome-shell/extensions/island@island.org/" + name
+         for name in GNOME_EXTENSION_FILES + ("schemas/gschemas.compiled",)}),
     user_unit="usr/lib/systemd/user/island-overlay.service", exit_status="69",
     keys=("Output", "Layer", "MarginTop", "Opener"))
 BRIDGE = Package(
@@ -583,6 +587,23 @@ def test_overlay_unit_and_autostart_entry(roots):
         entry = dict(line.split("=", 1) for line in f.read().splitlines() if "=" in line)
     assert entry["Type"] == "Application" and entry["Exec"] == "island-overlay"
     assert entry["TryExec"] == "island-overlay" and entry["NoDisplay"] == "true"
+
+
+def test_overlay_ships_the_gnome_shell_extension_with_its_schema_compiled(roots, tmp_path):
+    """Issue #28: on GNOME the Shell hosts island-overlay through the extension, installed where
+    the Shell finds system extensions, as in the repository, with the compiled schema its
+    getSettings() reads from its own directory."""
+    extension = os.path.join(roots(OVERLAY), "usr/share/gnome-shell/extensions/island@island.org")
+    for name in GNOME_EXTENSION_FILES:
+        with open(os.path.join(extension, name)) as installed_file, \
+                open(os.path.join(REPO, "GNOMEShellExtension", "island@island.org", name)) as shipped:
+            assert installed_file.read() == shipped.read(), name
+    if shutil.which("gsettings") is None:
+        pytest.skip("gsettings is not installed (libglib2.0-bin)")
+    keys = run(["gsettings", "--schemadir", os.path.join(extension, "schemas"), "list-keys",
+                "org.gnome.shell.extensions.island"], env=dict(os.environ, GSETTINGS_BACKEND="memory"))
+    assert keys.returncode == 0, keys.stderr
+    assert set(keys.stdout.split()) == {"monitor", "size", "gap-below-panel", "show-over-fullscreen"}
 
 
 def test_bridge_manifest_and_layouts_are_the_shipped_ones(roots):

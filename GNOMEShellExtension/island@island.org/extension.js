@@ -1,0 +1,332 @@
+// Island on GNOME Shell: the extension starts island-overlay (the same renderer every other
+// desktop runs) as a Wayland client it owns, and places and stacks that client's window: at the
+// top centre of the chosen monitor, hanging just under the top bar so that it never covers the
+// clock, the indicators or another extension's items; above other windows, on every workspace,
+// out of the window list and Alt+Tab. The island's forms, geometry, painting and input region
+// are the overlay's; this file only hosts its window and tells it (on its standard input) what
+// only the Shell knows: a fullscreen window on its monitor, and Do Not Disturb.
+//
+// No session-modes in metadata.json: the Shell disables the extension on the lock screen, so
+// the island (and its process) is gone there and comes back on unlock.
+/* exported init */
+
+const {Clutter, Gio, GLib, Meta} = imports.gi;
+const Main = imports.ui.main;
+const ExtensionUtils = imports.misc.extensionUtils;
+
+const Me = ExtensionUtils.getCurrentExtension();
+const Hosting = Me.imports.hosting;
+
+const OVERLAY = 'island-overlay';
+const SIGTERM = 15;
+
+/**
+ * A Meta.WaylandClient for `launcher`: GNOME 43 takes the launcher alone, 44 takes the
+ * Meta.Context first. A wrong signature throws a TypeError before anything is made.
+ *
+ * @param {Gio.SubprocessLauncher} launcher - how the client is spawned
+ * @returns {Meta.WaylandClient} the client
+ */
+function newWaylandClient(launcher) {
+    try {
+        return Meta.WaylandClient.new(launcher);
+    } catch (e) {
+        if (!(e instanceof TypeError))
+            throw e;
+        return Meta.WaylandClient.new(global.context, launcher);
+    }
+}
+
+class IslandExtension {
+    enable() {
+        this._settings = ExtensionUtils.getSettings();
+        this._notifications = new Gio.Settings({schema_id: 'org.gnome.desktop.notifications'});
+        this._signals = [];
+        this._failures = 0;
+        this._toldMissing = false;
+
+        this._connect(this._settings, 'changed', (settings, key) => {
+            if (key === 'size') {
+                this._stop();
+                this._start();
+            } else {
+                this._place();
+                this._sendState();
+            }
+        });
+        this._connect(this._notifications, 'changed::show-banners', () => this._sendState());
+        this._connect(global.display, 'in-fullscreen-changed', () => this._sendState());
+        this._connect(global.display, 'window-created', (display, window) => this._adopt(window));
+        this._connect(global.display, 'workareas-changed', () => this._place());
+        this._connect(global.display, 'notify::focus-window', () => this._focusChanged());
+        this._connect(Main.layoutManager, 'monitors-changed', () => {
+            this._place();
+            this._sendState();
+        });
+        this._start();
+    }
+
+    disable() {
+        this._stop();
+        for (const [object, id] of this._signals)
+            object.disconnect(id);
+        this._signals = null;
+        this._focusBefore = null;
+        this._settings = null;
+        this._notifications = null;
+    }
+
+    _connect(object, signal, handler) {
+        this._signals.push([object, object.connect(signal, handler)]);
+    }
+
+    // The overlay's process.
+
+    _start() {
+        const path = GLib.find_program_in_path(OVERLAY);
+        if (!path) {
+            if (!this._toldMissing) {
+                this._toldMissing = true;
+                Main.notifyError(`Island: ${OVERLAY} is missing`,
+                    'Not in PATH: install the island-overlay package');
+            }
+            return;
+        }
+        const argv = [path, ...Hosting.overlayArguments(this._settings.get_string('size'))];
+        const flags = Gio.SubprocessFlags.STDIN_PIPE;
+        let process;
+        try {
+            if (Meta.is_wayland_compositor()) {
+                this._client = newWaylandClient(new Gio.SubprocessLauncher({flags}));
+                process = this._client.spawnv(global.display, argv);
+            } else {
+                // X11 session: an ordinary child, its window found by its pid.
+                process = Gio.Subprocess.new(argv, flags);
+            }
+        } catch (e) {
+            this._client = null;
+            console.warn(`Island: could not start ${path}: ${e.message}`);
+            this._scheduleRestart(`it could not start (${e.message})`);
+            return;
+        }
+        this._process = process;
+        this._pid = Number(process.get_identifier());
+        this._stdin = process.get_stdin_pipe();
+        this._cancellable = new Gio.Cancellable();
+        this._startedAt = GLib.get_monotonic_time();
+        this._writing = false;
+        this._pendingLine = null;
+        this._lastLine = null;
+        process.wait_async(this._cancellable, (p, result) => {
+            try {
+                p.wait_finish(result);
+            } catch (e) {
+                return; // cancelled: stopped on purpose
+            }
+            if (p === this._process)
+                this._exited(p);
+        });
+        this._sendState();
+    }
+
+    _exited(process) {
+        const why = process.get_if_signaled()
+            ? `was killed by signal ${process.get_term_sig()}`
+            : `exited with status ${process.get_exit_status()}`;
+        const ranFor = (GLib.get_monotonic_time() - this._startedAt) / 1e6;
+        this._forgetProcess();
+        if (ranFor >= Hosting.STABLE_RUN_SECONDS)
+            this._failures = 0;
+        this._scheduleRestart(why);
+    }
+
+    _scheduleRestart(why) {
+        this._failures++;
+        const delay = Hosting.restartDelay(this._failures);
+        if (delay === null) {
+            Main.notifyError(`Island: ${OVERLAY} keeps failing`,
+                `It ${why}, ${this._failures} times in a row; enable the extension again to retry`);
+            return;
+        }
+        console.warn(`Island: ${OVERLAY} ${why}; starting it again in ${delay} s`);
+        this._restartSource = GLib.timeout_add_seconds(GLib.PRIORITY_DEFAULT, delay, () => {
+            this._restartSource = 0;
+            this._start();
+            return GLib.SOURCE_REMOVE;
+        });
+    }
+
+    _stop() {
+        if (this._restartSource) {
+            GLib.source_remove(this._restartSource);
+            this._restartSource = 0;
+        }
+        const process = this._process;
+        this._forgetProcess();
+        // SIGTERM; the closed standard input alone would make it exit too.
+        if (process && process.get_identifier())
+            process.send_signal(SIGTERM);
+    }
+
+    _forgetProcess() {
+        if (this._cancellable)
+            this._cancellable.cancel();
+        this._cancellable = null;
+        try {
+            if (this._stdin)
+                this._stdin.close(null);
+        } catch (e) {
+            // already broken: the process is gone
+        }
+        this._stdin = null;
+        this._process = null;
+        this._client = null;
+        this._pid = 0;
+        this._releaseWindow();
+    }
+
+    // What the overlay is told: the whole state on each change, the newest line only.
+
+    _sendState() {
+        if (!this._stdin)
+            return;
+        const index = this._monitorIndex();
+        const fullscreen = index >= 0 && global.display.get_monitor_in_fullscreen(index);
+        const line = Hosting.stateLine(fullscreen,
+            this._notifications.get_boolean('show-banners'),
+            this._settings.get_string('show-over-fullscreen'));
+        if (line === (this._pendingLine || this._lastLine))
+            return;
+        this._pendingLine = line;
+        this._flush();
+    }
+
+    _flush() {
+        if (this._writing || !this._pendingLine || !this._stdin)
+            return;
+        const stdin = this._stdin;
+        const bytes = new GLib.Bytes(new TextEncoder().encode(this._pendingLine));
+        this._lastLine = this._pendingLine;
+        this._pendingLine = null;
+        this._writing = true;
+        stdin.write_bytes_async(bytes, GLib.PRIORITY_DEFAULT, this._cancellable, (stream, result) => {
+            try {
+                stream.write_bytes_finish(result);
+            } catch (e) {
+                if (!e.matches(Gio.IOErrorEnum, Gio.IOErrorEnum.CANCELLED))
+                    console.warn(`Island: writing to ${OVERLAY}: ${e.message}`);
+                return;
+            }
+            if (stream === this._stdin) {
+                this._writing = false;
+                this._flush();
+            }
+        });
+    }
+
+    // The overlay's window.
+
+    _owns(window) {
+        if (this._client)
+            return this._client.owns_window(window);
+        return this._pid > 0 && window.get_pid() === this._pid;
+    }
+
+    _adopt(window) {
+        if (!this._process || !this._owns(window))
+            return;
+        this._releaseWindow();
+        this._window = window;
+        if (this._client)
+            this._client.hide_from_window_list(window);
+        this._windowSignals = [
+            window.connect('position-changed', () => this._place()),
+            window.connect('size-changed', () => this._place()),
+            window.connect('shown', () => {
+                // Once it is in the stack (making it above before warns in mutter 43).
+                window.make_above();
+                window.stick();
+                this._place();
+            }),
+            window.connect('focus', () => this._focused(window)),
+            window.connect('unmanaged', () => this._releaseWindow()),
+        ];
+        this._place();
+    }
+
+    // Mutter 43 focuses the island's window when it maps while no window has the focus (seen
+    // in the nested Shell; with a focused window it leaves the focus where it is). Then the next
+    // window an app opens is not focused but announced ("… is ready"), and keys go to the
+    // island. The island keeps the focus only when a click on it gave it (so that Escape
+    // reaches the expanded island); any other focus goes back to where it was.
+    _focused(window) {
+        const event = Clutter.get_current_event();
+        const type = event ? event.type() : Clutter.EventType.NOTHING;
+        if (type === Clutter.EventType.BUTTON_PRESS || type === Clutter.EventType.TOUCH_BEGIN)
+            return;
+        if (this._refocusSource)
+            return;
+        // Not from within mutter's focus change itself.
+        this._refocusSource = GLib.idle_add(GLib.PRIORITY_DEFAULT, () => {
+            this._refocusSource = 0;
+            if (!window.has_focus())
+                return GLib.SOURCE_REMOVE;
+            const time = global.get_current_time();
+            const before = this._focusBefore;
+            if (before && global.display.list_all_windows().includes(before))
+                before.focus(time);
+            else
+                global.display.unset_input_focus(time);
+            return GLib.SOURCE_REMOVE;
+        });
+    }
+
+    _focusChanged() {
+        const focus = global.display.focus_window;
+        if (focus && focus !== this._window)
+            this._focusBefore = focus;
+    }
+
+    _releaseWindow() {
+        if (this._refocusSource) {
+            GLib.source_remove(this._refocusSource);
+            this._refocusSource = 0;
+        }
+        for (const id of this._windowSignals ?? [])
+            this._window.disconnect(id);
+        this._windowSignals = null;
+        this._window = null;
+    }
+
+    _monitorIndex() {
+        const monitors = Main.layoutManager.monitors;
+        if (monitors.length === 0)
+            return -1;
+        return Hosting.chooseMonitor(this._settings.get_string('monitor'),
+            Main.layoutManager.primaryIndex, monitors.length);
+    }
+
+    _place() {
+        const window = this._window;
+        const index = this._monitorIndex();
+        if (!window || index < 0)
+            return;
+        const frame = window.get_frame_rect();
+        if (frame.width === 0 || frame.height === 0)
+            return;
+        const {x, y} = Hosting.placement(Main.layoutManager.monitors[index],
+            Main.layoutManager.getWorkAreaForMonitor(index), frame,
+            this._settings.get_uint('gap-below-panel'));
+        if (frame.x !== x || frame.y !== y)
+            window.move_frame(true, x, y);
+    }
+}
+
+/**
+ * The extension's object; nothing is made before enable().
+ *
+ * @returns {IslandExtension} the extension
+ */
+function init() {
+    return new IslandExtension();
+}

@@ -1,0 +1,92 @@
+// The extension's decisions, kept free of the Shell's libraries so that plain `gjs` can test
+// them (GNOMEShellExtension/tests/test_hosting.js): which monitor the island hangs on, where
+// its window goes, what the overlay is told on its standard input, and how long to wait before
+// starting it again. Geometry of the island itself is island-overlay's alone: the extension
+// only places the overlay's whole window (its canvas), whose size the overlay chose.
+/* exported chooseMonitor, placement, overlayArguments, stateLine, restartDelay,
+   MAX_QUICK_RESTARTS, STABLE_RUN_SECONDS */
+
+const SIZES = ['small', 'medium', 'large'];
+
+/**
+ * The index of the monitor the island hangs on.
+ *
+ * @param {string} setting - the `monitor` key: 'primary' or a monitor's index as digits
+ * @param {number} primaryIndex - the Shell's primary monitor
+ * @param {number} monitorCount - how many monitors there are
+ * @returns {number} an index below monitorCount (the primary one when the setting names none)
+ */
+function chooseMonitor(setting, primaryIndex, monitorCount) {
+    if (/^[0-9]{1,3}$/.test(setting)) {
+        const index = Number(setting);
+        if (index < monitorCount)
+            return index;
+    }
+    return primaryIndex;
+}
+
+/**
+ * Where the overlay's window goes, in stage coordinates: centred on the monitor, its top edge
+ * `gap` below the top of the monitor's work area. The work area's top is the bottom of the
+ * top bar (and of anything else holding a strut there), so the island hangs under the bar and
+ * never covers the clock, the indicators or another extension's items.
+ *
+ * @param {object} monitor - {x, y, width, height} of the monitor
+ * @param {object} workArea - {x, y, width, height} of that monitor's work area
+ * @param {object} canvas - {width, height} of the overlay's window
+ * @param {number} gap - pixels between the work area's top and the window
+ * @returns {object} {x, y} of the window's top-left corner
+ */
+function placement(monitor, workArea, canvas, gap) {
+    const spare = Math.max(0, monitor.width - canvas.width);
+    const below = Math.min(Math.max(workArea.y, monitor.y), monitor.y + monitor.height);
+    return {
+        x: monitor.x + Math.floor(spare / 2),
+        y: below + Math.max(0, Math.floor(gap)),
+    };
+}
+
+/**
+ * The overlay's arguments after its path.
+ *
+ * @param {string} size - the `size` key
+ * @returns {string[]} the arguments
+ */
+function overlayArguments(size) {
+    return ['--hosted', '--size', SIZES.includes(size) ? size : 'medium'];
+}
+
+/**
+ * One line for the overlay's standard input: the whole state, so that the latest line alone
+ * is enough and lines not yet written can be dropped for a newer one.
+ *
+ * @param {boolean} fullscreen - a fullscreen window is on the island's monitor
+ * @param {boolean} alerts - the desktop shows banners (Do Not Disturb is off)
+ * @param {string} overFullscreen - the `show-over-fullscreen` key
+ * @returns {string} a JSON object and a newline
+ */
+function stateLine(fullscreen, alerts, overFullscreen) {
+    const hidden = fullscreen && overFullscreen !== 'always';
+    return `${JSON.stringify({fullscreen: hidden, alerts})}\n`;
+}
+
+// `var`, not `const`: a module of the `imports` format exports its var and function declarations.
+
+// An overlay that ran this long before it exited was working: the next failure starts the
+// backoff afresh.
+var STABLE_RUN_SECONDS = 60;
+// The overlay is started again at most this many times in a row when each run ended within
+// STABLE_RUN_SECONDS of its start; the failure after that is the last: the extension says so.
+var MAX_QUICK_RESTARTS = 6;
+
+/**
+ * Seconds to wait before starting the overlay again after it exited unexpectedly.
+ *
+ * @param {number} failures - failures in a row so far, this one included (1 or more)
+ * @returns {number|null} the delay (1, 2, 4, … at most 30), or null to stop trying
+ */
+function restartDelay(failures) {
+    if (failures > MAX_QUICK_RESTARTS)
+        return null;
+    return Math.min(30, 2 ** Math.max(0, failures - 1));
+}

@@ -1,0 +1,247 @@
+"""A real GNOME Shell for the extension's end-to-end tests (issue #28): `gnome-shell --nested
+--wayland` inside an Xvfb server (or `gnome-shell --x11` on it: GNOME on X11), in a
+desktop.UserSession (the unprivileged test user, its own session bus, its real islandd), with
+the extension of GNOMEShellExtension/ installed in the user's
+~/.local/share/gnome-shell/extensions and enabled before the Shell starts, and island-overlay
+found through PATH in ISLAND_BIN_DIR, as the package installs it in /usr/bin.
+
+The Shell gets a private system bus of its own too: on a machine with /run/systemd/seats it
+talks to logind there, and with no system bus at all it stops at start-up. Nothing else answers
+on either bus; the Shell logs the services it misses (gnome-session, ibus, colord, GeoClue, the
+calendar server, PolicyKit, GDM) and runs without them.
+
+Settings go through GSettings' keyfile backend in the user's ~/.config/glib-2.0/settings, so
+what the harness writes before the Shell starts, and what `gsettings` changes while it runs,
+are what the Shell reads. Everything started is a direct child of this process, stopped by pid
+with the session; every wait is bounded."""
+
+import glob
+import os
+import re
+
+from harness import desktop
+from harness.paths import LIVENESS, REPO
+
+UUID = "island@island.org"
+EXTENSION_SOURCE = os.path.join(REPO, "GNOMEShellExtension", UUID)
+# A blue desktop (the Shell's background settings): neither the top bar's black, nor the
+# island's black and light text.
+BACKGROUND = desktop.BACKGROUND
+# The Shell's ExtensionState values.
+EXTENSION_STATES = {1: "ENABLED", 2: "DISABLED", 3: "ERROR", 4: "OUT_OF_DATE", 5: "DOWNLOADING", 6: "INITIALIZED"}
+FULLSCREEN_WINDOW = os.path.join(os.path.dirname(os.path.abspath(__file__)), "fullscreen_window.js")
+FULLSCREEN_COLOUR = (0x30, 0xA0, 0x50)  # fullscreen_window.js's
+SHELL_BUS = ("--dest", "org.gnome.Shell", "--object-path", "/org/gnome/Shell")
+
+
+def why_not():
+    """Why a GNOME Shell session cannot run here (a skip reason), or None."""
+    return desktop.why_not("gnome-shell", "gjs", "gdbus", "gsettings", "glib-compile-schemas",
+                           "Xvfb", "xdotool", "import") or desktop.overlay_missing()
+
+
+def keyfile_value(value):
+    """A GVariant text for the keyfile backend."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, list):
+        return "[%s]" % ", ".join(keyfile_value(v) for v in value)
+    return "'%s'" % value.replace("\\", "\\\\").replace("'", "\\'")
+
+
+class GnomeShell:
+    """gnome-shell in an Xvfb display of `width`×`height` — nested, as a Wayland compositor whose
+    one monitor fills the display, or with `x11` as the X11 window manager and compositor of the
+    display itself (a GNOME on X11 session) — with the extension enabled and `settings`
+    ({"org/gnome/...": {key: value}}) in place before it starts. `env` is added to the Shell's
+    environment, which island-overlay inherits (its standard error goes to the Shell's log,
+    logs/gnome-shell.log)."""
+
+    def __init__(self, session, width=1280, height=720, settings=None, env=None, x11=False):
+        self.session = session
+        session.env["GSETTINGS_BACKEND"] = "keyfile"
+        self.xvfb = desktop.Xvfb(session, width, height)
+        self.width, self.height = width, height
+        self.background = BACKGROUND
+        self.install_extension()
+        self.write_settings(settings or {})
+        # Without GDM the Shell cannot lock, and says so once in a banner, where the island hangs,
+        # unless this file says it has said so already.
+        session.write(os.path.join(session.data, "gnome-shell", "lock-warning-shown"), "")
+        shell_env = {
+            "PATH": desktop.bin_dir() + ":" + session.env["PATH"],
+            "DBUS_SYSTEM_BUS_ADDRESS": self.start_system_bus(),
+        }
+        if x11:
+            self.wayland_display = None
+            argv = ["gnome-shell", "--x11", "--replace"]
+            shell_env.update({"XDG_SESSION_TYPE": "x11", "GDK_BACKEND": "x11"})
+        else:
+            # --no-x11: no Xwayland; island-overlay is a Wayland client of the Shell's.
+            self.wayland_display = "wayland-gnome"
+            argv = ["gnome-shell", "--nested", "--wayland", "--no-x11", "--wayland-display", self.wayland_display]
+            shell_env.update({"XDG_SESSION_TYPE": "wayland", "GDK_BACKEND": "wayland",
+                              # The nested Shell's one monitor, the size of the X display it runs in.
+                              "MUTTER_DEBUG_DUMMY_MODE_SPECS": "%dx%d" % (width, height)})
+        shell_env.update(env or {})
+        self.process = session.spawn("gnome-shell", argv, env=shell_env)
+        # Logged once the start-up animation (which opens the overview) has ended.
+        desktop.wait_until(lambda: session.alive(self.process) and "GNOME Shell started at" in self.log(), LIVENESS,
+                           "gnome-shell started")
+        desktop.wait_until(lambda: session.alive(self.process) and self.extension_state() == "ENABLED", LIVENESS,
+                           "the Shell saying the extension %s is enabled" % UUID)
+        self.leave_overview()
+
+    # Set-up.
+
+    def install_extension(self):
+        """The extension's files, as the package installs them, with its schema compiled."""
+        target = os.path.join(self.session.data, "gnome-shell", "extensions", UUID)
+        for source in glob.glob(os.path.join(EXTENSION_SOURCE, "**", "*"), recursive=True):
+            if os.path.isfile(source) and not source.endswith("gschemas.compiled"):
+                with open(source) as f:
+                    self.session.write(os.path.join(target, os.path.relpath(source, EXTENSION_SOURCE)), f.read())
+        self.session.run(["glib-compile-schemas", "--strict", os.path.join(target, "schemas")])
+        self.extension_dir = target
+
+    def write_settings(self, settings):
+        sections = {
+            "org/gnome/shell": {"enabled-extensions": [UUID], "welcome-dialog-last-shown-version": "999"},
+            "org/gnome/desktop/background": {"picture-options": "none",
+                                             "primary-color": "#%02x%02x%02x" % BACKGROUND,
+                                             "color-shading-type": "solid"},
+        }
+        for section, values in settings.items():
+            sections.setdefault(section, {}).update(values)
+        text = "".join("[%s]\n%s\n" % (section, "".join("%s=%s\n" % (k, keyfile_value(v)) for k, v in values.items()))
+                       for section, values in sections.items())
+        self.session.write(os.path.join(self.session.config, "glib-2.0", "settings", "keyfile"), text)
+
+    def start_system_bus(self):
+        """A second bus daemon as the Shell's system bus; its address."""
+        address = os.path.join(self.session.runtime, "system_bus")
+        session_config = self.session.path("home", "session-bus.conf")
+        with open(session_config) as f:
+            config = f.read().replace(os.path.join(self.session.runtime, "bus"), address)
+        path = self.session.path("home", "system-bus.conf")
+        self.session.write(path, config)
+        bus = self.session.spawn("system-bus", ["dbus-daemon", "--nofork", "--nopidfile", "--config-file=" + path])
+        desktop.wait_until(lambda: self.session.alive(bus) and os.path.exists(address), 10, "the private system bus")
+        return "unix:path=" + address
+
+    # The Shell, from outside: its bus names and properties, gnome-extensions, gsettings.
+
+    def gdbus(self, *args, check=True):
+        return self.session.run(["gdbus", "call", "--session", *args], check=check).stdout.decode().strip()
+
+    def extension_state(self):
+        """The extension's state as the Shell reports it (org.gnome.Shell.Extensions
+        GetExtensionInfo, which `gnome-extensions info` shows through a D-Bus service of its
+        own that this bus does not activate): "ENABLED", "DISABLED", "ERROR"…, or None."""
+        result = self.session.run(["gdbus", "call", "--session", *SHELL_BUS, "--method",
+                                   "org.gnome.Shell.Extensions.GetExtensionInfo", UUID], check=False)
+        match = re.search(r"'state': <([0-9.]+)>", result.stdout.decode())
+        return EXTENSION_STATES.get(float(match.group(1))) if match else None
+
+    def overview_active(self):
+        reply = self.gdbus(*SHELL_BUS, "--method", "org.freedesktop.DBus.Properties.Get",
+                           "org.gnome.Shell", "OverviewActive")
+        return "true" in reply
+
+    def leave_overview(self):
+        """The Shell opens its overview at start-up; the desktop is what the island is seen on.
+        Windows are not shown as themselves in the overview, the island's neither."""
+        def left():
+            self.session.alive(self.process)
+            self.gdbus(*SHELL_BUS, "--method", "org.freedesktop.DBus.Properties.Set",
+                       "org.gnome.Shell", "OverviewActive", "<false>")
+            return not self.overview_active()
+        desktop.wait_until(left, LIVENESS, "the Shell leaving its overview", interval=0.5)
+
+    def disable_extension(self):
+        """What `gnome-extensions disable` asks the Shell."""
+        self.gdbus(*SHELL_BUS, "--method", "org.gnome.Shell.Extensions.DisableExtension", UUID)
+
+    def enable_extension(self):
+        self.gdbus(*SHELL_BUS, "--method", "org.gnome.Shell.Extensions.EnableExtension", UUID)
+
+    def start_fullscreen_window(self):
+        """A GTK window that makes itself fullscreen on the Shell's monitor (stop it with
+        session.stop)."""
+        return self.session.spawn("fullscreen-window", ["gjs", FULLSCREEN_WINDOW],
+                                  env={"WAYLAND_DISPLAY": self.wayland_display, "GDK_BACKEND": "wayland"})
+
+    def open_preferences(self):
+        """`gnome-extensions prefs UUID`, as a user opens the extension's preferences: the Shell's
+        extensions service (D-Bus activated in a real session; started here, since this bus
+        activates nothing) shows prefs.js in its window. The service's process, to stop."""
+        env = {"WAYLAND_DISPLAY": self.wayland_display, "GDK_BACKEND": "wayland", "GTK_A11Y": "none"}
+        service = self.session.spawn("extensions-service", ["gjs", "/usr/share/gnome-shell/org.gnome.Shell.Extensions"],
+                                     env=env)
+        desktop.wait_until(lambda: self.session.alive(service) and self.session.run(
+            ["gdbus", "call", "--session", "--dest", "org.freedesktop.DBus", "--object-path", "/org/freedesktop/DBus",
+             "--method", "org.freedesktop.DBus.NameHasOwner", "org.gnome.Shell.Extensions"]).stdout.strip() == b"(true,)",
+            LIVENESS, "the Shell's extensions service on the bus")
+        self.session.run(["gnome-extensions", "prefs", UUID], env=env)
+        return service
+
+    def set_desktop_setting(self, schema, key, value):
+        """Sets a key of the desktop's own schemas with `gsettings`, as Settings does."""
+        self.session.run(["gsettings", "set", schema, key, value])
+
+    def set_setting(self, key, value):
+        """Sets one of the extension's keys with `gsettings`, as its preferences window does."""
+        self.session.run(["gsettings", "--schemadir", os.path.join(self.extension_dir, "schemas"), "set",
+                          "org.gnome.shell.extensions.island", key, value])
+
+    # What runs under the Shell and what it shows.
+
+    def overlays(self):
+        """The pids of island-overlay processes the Shell started (its children)."""
+        found = []
+        for pid in children_of(self.process.pid):
+            try:
+                with open("/proc/%d/comm" % pid) as f:
+                    if f.read().strip() == "island-overlay":
+                        found.append(pid)
+            except OSError:
+                pass
+        return found
+
+    def log(self):
+        """The Shell's log, island-overlay's standard error included."""
+        return self.session.log("gnome-shell")
+
+    def screenshot(self):
+        return self.xvfb.screenshot()
+
+    def click(self, x, y):
+        self.xvfb.click(x, y)
+
+    def park(self):
+        self.xvfb.park()
+
+
+def children_of(pid):
+    """The pids of `pid`'s direct children."""
+    children = []
+    for task in os.listdir("/proc/%d/task" % pid) if os.path.isdir("/proc/%d/task" % pid) else []:
+        try:
+            with open("/proc/%d/task/%s/children" % (pid, task)) as f:
+                children += [int(c) for c in f.read().split()]
+        except OSError:
+            pass
+    return children
+
+
+def panel_bottom(image, background=BACKGROUND):
+    """The first row below the top bar: the top bar is the band of rows at the top of `image`
+    in which no pixel is the desktop's colour."""
+    low = tuple(max(0, c - 12) for c in background)
+    high = tuple(min(255, c + 12) for c in background)
+    for y in range(image.height // 2):
+        if image.count(low, high, region=(0, y, image.width, y + 1)) > image.width // 2:
+            return y
+    raise AssertionError("no desktop below a top bar in the screenshot's upper half")
