@@ -12,11 +12,15 @@
 # jobs as activities: its binary, user unit, manifest, layouts and man page.
 #
 # Usage: packaging/build-deb.sh [--output DIR] [--scratch-path DIR] [--no-build] [--compression TYPE]
+#                               [--gnome-shell 43|45|auto]
 #   --output DIR        where the .debs go (default: .build-deb/)
 #   --scratch-path DIR  SwiftPM's build directory (default: .build-package/); reused, so a
 #                       second run only relinks what changed
 #   --no-build          package the binaries already in the scratch path
 #   --compression TYPE  dpkg-deb's compressor: xz (default, smallest), gzip (much faster)
+#   --gnome-shell N     the GNOME Shell extension's entry points: 43 (43 and 44, Debian 12), 45
+#                       (45 and later) or auto (default: those of the gnome-shell installed
+#                       here, else 43)
 # Prints the path of each package on stdout, island's first; progress goes to stderr.
 # Needs: swift (PATH or /opt/swift), dpkg-dev (dpkg-shlibdeps, dpkg-parsechangelog), gzip.
 set -euo pipefail
@@ -26,6 +30,7 @@ output="$repo/.build-deb"
 scratch="$repo/.build-package"
 build=1
 compression=xz
+gnome_shell=auto
 while (($#)); do
   case "$1" in
     --output) output="$2"; shift 2 ;;
@@ -35,7 +40,9 @@ while (($#)); do
     --no-build) build=0; shift ;;
     --compression) compression="$2"; shift 2 ;;
     --compression=*) compression="${1#*=}"; shift ;;
-    -h|--help) sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    --gnome-shell) gnome_shell="$2"; shift 2 ;;
+    --gnome-shell=*) gnome_shell="${1#*=}"; shift ;;
+    -h|--help) sed -n '2,24p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "build-deb: unknown option $1 (try --help)" >&2; exit 2 ;;
   esac
 done
@@ -254,14 +261,11 @@ install -m 0644 "$debian/changelog" "$odoc/changelog.Debian"
 gzip -9n "$odoc/changelog.Debian"
 install -D -m 0644 "$debian/island-overlay.lintian-overrides" "$oroot/usr/share/lintian/overrides/island-overlay"
 # The GNOME Shell extension (issue #28): Mutter has no wlr-layer-shell, so on GNOME the Shell
-# hosts this package's island-overlay itself (GNOMEShellExtension/). Its schema is compiled into
-# the extension's own directory, where the extension's getSettings() looks first.
-extension="$oroot/usr/share/gnome-shell/extensions/island@island.org"
-for file in metadata.json extension.js hosting.js prefs.js schemas/org.gnome.shell.extensions.island.gschema.xml; do
-  install -D -m 0644 "$repo/GNOMEShellExtension/island@island.org/$file" "$extension/$file"
-done
-glib-compile-schemas --strict "$extension/schemas"
-chmod 0644 "$extension/schemas/gschemas.compiled"
+# hosts this package's island-overlay itself (GNOMEShellExtension/), put together for the
+# gnome-shell of the machine the package is built for (--gnome-shell: 43 for Debian 12's 43,
+# whose entry points are in the `imports` format; 45 for 45 and later) with its schema compiled
+# into its own directory, where the extension's getSettings() looks first.
+"$repo/GNOMEShellExtension/assemble.sh" --shell "$gnome_shell" "$oroot/usr/share/gnome-shell/extensions" >/dev/null
 install -d -m 0755 "$oroot/DEBIAN"
 printf '/etc/xdg/autostart/island-overlay.desktop\n' > "$oroot/DEBIAN/conffiles"
 chmod 0644 "$oroot/DEBIAN/conffiles"

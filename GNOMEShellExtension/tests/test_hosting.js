@@ -1,8 +1,10 @@
-// The extension's pure decisions (island@island.org/hosting.js), with plain gjs, which has no
-// Shell typelibs: `gjs -I island@island.org tests/test_hosting.js` exits non-zero if one fails.
-// Run by GNOMEShellExtension/check.sh.
+// The extension's pure decisions (island/hosting.js), with plain gjs, which has no Shell
+// typelibs: `gjs -m tests/test_hosting.js` exits non-zero if one fails. Run by
+// GNOMEShellExtension/check.sh.
 
-const Hosting = imports.hosting;
+import System from 'system';
+
+import * as Hosting from '../island/hosting.js';
 
 let failures = 0;
 
@@ -62,4 +64,4 @@ check('and gives up after MAX_QUICK_RESTARTS restarts',
     [Hosting.restartDelay(Hosting.MAX_QUICK_RESTARTS), Hosting.restartDelay(Hosting.MAX_QUICK_RESTARTS + 1)], [30, null]);
 
 if (failures)
-    imports.system.exit(1);
+    System.exit(1);

@@ -1,8 +1,9 @@
 """The GNOME Shell extension's static checks (issue #28), run by GNOMEShellExtension/check.sh:
 eslint with GNOME Shell 43's own configuration, its schema compiled strictly, `gnome-extensions
-pack`, and the unit tests of its pure module (placement, monitor, standard-input lines,
+pack` of both families (43–44 in the `imports` format, 45 and later as ES modules), and the unit tests of its pure module (placement, monitor, standard-input lines,
 restart backoff) with plain gjs."""
 
+import json
 import os
 import shutil
 import subprocess
@@ -21,4 +22,26 @@ def test_lint_pack_and_unit_tests_pass(tmp_path):
     result = subprocess.run([CHECK, "--pack-to", str(tmp_path)], capture_output=True, text=True, timeout=300)
     assert result.returncode == 0, result.stdout[-4000:] + result.stderr[-4000:]
     assert "not ok" not in result.stdout
-    assert (tmp_path / "island@island.org.shell-extension.zip").exists()
+    for family in ("shell-43", "shell-45"):
+        assert (tmp_path / family / "island@island.org.shell-extension.zip").exists(), family
+
+
+def test_the_families_differ_only_in_their_entry_points(tmp_path):
+    """One extension on every release: the two families share island.js, hosting.js,
+    preferences.js and the schema byte for byte; only metadata.json and the entry points
+    differ, and their shell-version lists do not overlap."""
+    assemble = os.path.join(REPO, "GNOMEShellExtension", "assemble.sh")
+    dirs = {}
+    for shell in ("43", "45"):
+        result = subprocess.run(["bash", assemble, "--shell", shell, str(tmp_path / shell)], capture_output=True, text=True, timeout=60)
+        assert result.returncode == 0, result.stderr
+        dirs[shell] = result.stdout.strip()
+    for name in ("island.js", "hosting.js", "preferences.js", "schemas/org.gnome.shell.extensions.island.gschema.xml"):
+        with open(os.path.join(dirs["43"], name), "rb") as a, open(os.path.join(dirs["45"], name), "rb") as b:
+            assert a.read() == b.read(), name
+    versions = {}
+    for shell, path in dirs.items():
+        with open(os.path.join(path, "metadata.json")) as f:
+            versions[shell] = set(json.load(f)["shell-version"])
+    assert versions["43"] == {"43", "44"}
+    assert not versions["43"] & versions["45"] and min(int(v) for v in versions["45"]) == 45

@@ -18,12 +18,14 @@ with the session; every wait is bounded."""
 import glob
 import os
 import re
+import subprocess
+import tempfile
 
 from harness import desktop
 from harness.paths import LIVENESS, REPO
 
 UUID = "island@island.org"
-EXTENSION_SOURCE = os.path.join(REPO, "GNOMEShellExtension", UUID)
+ASSEMBLE = os.path.join(REPO, "GNOMEShellExtension", "assemble.sh")
 # A blue desktop (the Shell's background settings): neither the top bar's black, nor the
 # island's black and light text.
 BACKGROUND = desktop.BACKGROUND
@@ -97,12 +99,17 @@ class GnomeShell:
     # Set-up.
 
     def install_extension(self):
-        """The extension's files, as the package installs them, with its schema compiled."""
+        """The extension as the package installs it for GNOME Shell 43 and 44 (assemble.sh: the
+        shared modules with the `imports`-format entry points), schema compiled."""
         target = os.path.join(self.session.data, "gnome-shell", "extensions", UUID)
-        for source in glob.glob(os.path.join(EXTENSION_SOURCE, "**", "*"), recursive=True):
-            if os.path.isfile(source) and not source.endswith("gschemas.compiled"):
-                with open(source) as f:
-                    self.session.write(os.path.join(target, os.path.relpath(source, EXTENSION_SOURCE)), f.read())
+        with tempfile.TemporaryDirectory() as scratch:
+            assembled = subprocess.run(["bash", ASSEMBLE, "--shell", "43", scratch], capture_output=True, text=True, timeout=60)
+            assert assembled.returncode == 0, assembled.stderr
+            source = assembled.stdout.strip()
+            for path in glob.glob(os.path.join(source, "**", "*"), recursive=True):
+                if os.path.isfile(path) and not path.endswith("gschemas.compiled"):
+                    with open(path) as f:
+                        self.session.write(os.path.join(target, os.path.relpath(path, source)), f.read())
         self.session.run(["glib-compile-schemas", "--strict", os.path.join(target, "schemas")])
         self.extension_dir = target
 

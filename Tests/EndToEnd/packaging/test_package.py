@@ -64,8 +64,8 @@ CORE = Package(
                "usr/share/man/man1/island.1.gz", "usr/share/man/man1/island-presenter.1.gz"}),
     help_mentions=("USAGE: {binary}",),
     libraries=("libc6", "libsystemd0", "libsqlite3-0", "libjemalloc2"))
-# The GNOME Shell extension's files (GNOMEShellExtension/island@island.org/), as shipped.
-GNOME_EXTENSION_FILES = ("metadata.json", "extension.js", "hosting.js", "prefs.js",
+# The GNOME Shell extension's files, as GNOMEShellExtension/assemble.sh puts them together.
+GNOME_EXTENSION_FILES = ("metadata.json", "extension.js", "prefs.js", "island.js", "hosting.js", "preferences.js",
                          "schemas/org.gnome.shell.extensions.island.gschema.xml")
 OVERLAY = Package(
     "island-overlay", ("island-overlay",), frozenset({"usr/share/man/man1/island-overlay.1.gz"}),
@@ -591,12 +591,15 @@ def test_overlay_unit_and_autostart_entry(roots):
 
 def test_overlay_ships_the_gnome_shell_extension_with_its_schema_compiled(roots, tmp_path):
     """Issue #28: on GNOME the Shell hosts island-overlay through the extension, installed where
-    the Shell finds system extensions, as in the repository, with the compiled schema its
-    getSettings() reads from its own directory."""
+    the Shell finds system extensions, as assemble.sh puts it together for the gnome-shell here
+    (the package's build chose the same), with the compiled schema its getSettings() reads from
+    its own directory."""
     extension = os.path.join(roots(OVERLAY), "usr/share/gnome-shell/extensions/island@island.org")
+    assembled = run(["bash", os.path.join(REPO, "GNOMEShellExtension", "assemble.sh"), "--shell", "auto", str(tmp_path)])
+    assert assembled.returncode == 0, assembled.stderr
     for name in GNOME_EXTENSION_FILES:
         with open(os.path.join(extension, name)) as installed_file, \
-                open(os.path.join(REPO, "GNOMEShellExtension", "island@island.org", name)) as shipped:
+                open(os.path.join(assembled.stdout.strip(), name)) as shipped:
             assert installed_file.read() == shipped.read(), name
     if shutil.which("gsettings") is None:
         pytest.skip("gsettings is not installed (libglib2.0-bin)")

@@ -3,8 +3,6 @@
 // its window goes, what the overlay is told on its standard input, and how long to wait before
 // starting it again. Geometry of the island itself is island-overlay's alone: the extension
 // only places the overlay's whole window (its canvas), whose size the overlay chose.
-/* exported chooseMonitor, placement, overlayArguments, stateLine, restartDelay,
-   MAX_QUICK_RESTARTS, STABLE_RUN_SECONDS */
 
 const SIZES = ['small', 'medium', 'large'];
 
@@ -16,7 +14,7 @@ const SIZES = ['small', 'medium', 'large'];
  * @param {number} monitorCount - how many monitors there are
  * @returns {number} an index below monitorCount (the primary one when the setting names none)
  */
-function chooseMonitor(setting, primaryIndex, monitorCount) {
+export function chooseMonitor(setting, primaryIndex, monitorCount) {
     if (/^[0-9]{1,3}$/.test(setting)) {
         const index = Number(setting);
         if (index < monitorCount)
@@ -37,7 +35,7 @@ function chooseMonitor(setting, primaryIndex, monitorCount) {
  * @param {number} gap - pixels between the work area's top and the window
  * @returns {object} {x, y} of the window's top-left corner
  */
-function placement(monitor, workArea, canvas, gap) {
+export function placement(monitor, workArea, canvas, gap) {
     const spare = Math.max(0, monitor.width - canvas.width);
     const below = Math.min(Math.max(workArea.y, monitor.y), monitor.y + monitor.height);
     return {
@@ -52,7 +50,7 @@ function placement(monitor, workArea, canvas, gap) {
  * @param {string} size - the `size` key
  * @returns {string[]} the arguments
  */
-function overlayArguments(size) {
+export function overlayArguments(size) {
     return ['--hosted', '--size', SIZES.includes(size) ? size : 'medium'];
 }
 
@@ -65,19 +63,18 @@ function overlayArguments(size) {
  * @param {string} overFullscreen - the `show-over-fullscreen` key
  * @returns {string} a JSON object and a newline
  */
-function stateLine(fullscreen, alerts, overFullscreen) {
+export function stateLine(fullscreen, alerts, overFullscreen) {
     const hidden = fullscreen && overFullscreen !== 'always';
     return `${JSON.stringify({fullscreen: hidden, alerts})}\n`;
 }
 
-// `var`, not `const`: a module of the `imports` format exports its var and function declarations.
 
 // An overlay that ran this long before it exited was working: the next failure starts the
 // backoff afresh.
-var STABLE_RUN_SECONDS = 60;
+export const STABLE_RUN_SECONDS = 60;
 // The overlay is started again at most this many times in a row when each run ended within
 // STABLE_RUN_SECONDS of its start; the failure after that is the last: the extension says so.
-var MAX_QUICK_RESTARTS = 6;
+export const MAX_QUICK_RESTARTS = 6;
 
 /**
  * Seconds to wait before starting the overlay again after it exited unexpectedly.
@@ -85,7 +82,7 @@ var MAX_QUICK_RESTARTS = 6;
  * @param {number} failures - failures in a row so far, this one included (1 or more)
  * @returns {number|null} the delay (1, 2, 4, … at most 30), or null to stop trying
  */
-function restartDelay(failures) {
+export function restartDelay(failures) {
     if (failures > MAX_QUICK_RESTARTS)
         return null;
     return Math.min(30, 2 ** Math.max(0, failures - 1));

@@ -1,19 +1,16 @@
 // The extension's preferences window (gnome-extensions-app and `gnome-extensions prefs` host it
 // with Gtk 4 and libadwaita): which monitor, the island's size, the gap under the top bar and
 // what shows over fullscreen windows, each bound to the extension's GSettings schema.
-/* exported init, fillPreferencesWindow */
+// The same on every release: the entry points (shell-43/prefs.js, shell-45/prefs.js) hand it
+// the window and the settings.
 
-const {Adw, Gdk, Gio, Gtk} = imports.gi;
-const ExtensionUtils = imports.misc.extensionUtils;
+import Adw from 'gi://Adw';
+import Gdk from 'gi://Gdk?version=4.0';
+import Gio from 'gi://Gio';
+import Gtk from 'gi://Gtk?version=4.0';
 
 const SIZES = [['small', 'Small'], ['medium', 'Medium'], ['large', 'Large']];
 const OVER_FULLSCREEN = [['alerts', 'Only alerts'], ['always', 'The island as usual']];
-
-/**
- * Called once before the window is filled; nothing to prepare.
- */
-function init() {
-}
 
 /**
  * A row choosing one of `choices` ([value, label]) for a string key.
@@ -66,10 +63,21 @@ function monitorChoices() {
  * Fills the preferences window.
  *
  * @param {Adw.PreferencesWindow} window - the window gnome-extensions-app made
+ * @param {Gio.Settings} settings - the extension's settings
  */
-function fillPreferencesWindow(window) {
-    const settings = ExtensionUtils.getSettings();
+export function fillPreferencesWindow(window, settings) {
     const page = new Adw.PreferencesPage();
+    fillPage(page, settings);
+    window.add(page);
+}
+
+/**
+ * Fills the page of the preferences window (43 and 44 add the page before this module loads).
+ *
+ * @param {Adw.PreferencesPage} page - the window's page
+ * @param {Gio.Settings} settings - the extension's settings
+ */
+export function fillPage(page, settings) {
     const group = new Adw.PreferencesGroup({
         title: 'The island',
         description: 'It hangs at the top centre, just under the top bar, drawn by island-overlay.',
@@ -94,6 +102,4 @@ function fillPreferencesWindow(window) {
 
     group.add(choiceRow(settings, 'show-over-fullscreen', 'Over fullscreen windows',
         'What shows while a fullscreen window is on the island’s monitor', OVER_FULLSCREEN));
-
-    window.add(page);
 }

@@ -6,40 +6,92 @@
 // are the overlay's; this file only hosts its window and tells it (on its standard input) what
 // only the Shell knows: a fullscreen window on its monitor, and Do Not Disturb.
 //
+// This module is the whole extension on every GNOME Shell release it supports; the entry
+// points around it are the part that differs (GNOMEShellExtension/shell-43 for the `imports`
+// format of 43 and 44, shell-45 for the ES modules of 45 and later) and hand it the Shell's
+// `Main` and the extension's settings. What Mutter changed between releases is met here, by
+// feature: see `spawnHosted` and `hideFromWindowList`.
+//
 // No session-modes in metadata.json: the Shell disables the extension on the lock screen, so
 // the island (and its process) is gone there and comes back on unlock.
-/* exported init */
 
-const {Clutter, Gio, GLib, Meta} = imports.gi;
-const Main = imports.ui.main;
-const ExtensionUtils = imports.misc.extensionUtils;
+import Clutter from 'gi://Clutter';
+import Gio from 'gi://Gio';
+import GLib from 'gi://GLib';
+import Meta from 'gi://Meta';
 
-const Me = ExtensionUtils.getCurrentExtension();
-const Hosting = Me.imports.hosting;
+import * as Hosting from './hosting.js';
 
 const OVERLAY = 'island-overlay';
 const SIGTERM = 15;
 
 /**
- * A Meta.WaylandClient for `launcher`: GNOME 43 takes the launcher alone, 44 takes the
- * Meta.Context first. A wrong signature throws a TypeError before anything is made.
+ * Starts `argv` as a Wayland client the Shell owns. Mutter's API for it changed twice:
+ * 43 makes the client from the launcher alone and 44 to 48 from the Meta.Context and the
+ * launcher, both then spawning with spawnv(); 49 and later make and spawn it in one call,
+ * new_subprocess(). A constructor of the wrong signature throws a TypeError before anything
+ * is made.
  *
- * @param {Gio.SubprocessLauncher} launcher - how the client is spawned
- * @returns {Meta.WaylandClient} the client
+ * @param {string[]} argv - the program and its arguments
+ * @param {Gio.SubprocessFlags} flags - the launcher's flags
+ * @returns {{client: Meta.WaylandClient, process: Gio.Subprocess}} the client and its process
  */
-function newWaylandClient(launcher) {
+function spawnHosted(argv, flags) {
+    const launcher = new Gio.SubprocessLauncher({flags});
+    if (typeof Meta.WaylandClient.new_subprocess === 'function') {
+        const client = Meta.WaylandClient.new_subprocess(global.context, launcher, argv);
+        return {client, process: client.get_subprocess()};
+    }
+    let client;
     try {
-        return Meta.WaylandClient.new(launcher);
+        client = Meta.WaylandClient.new(launcher);
     } catch (e) {
         if (!(e instanceof TypeError))
             throw e;
-        return Meta.WaylandClient.new(global.context, launcher);
+        client = Meta.WaylandClient.new(global.context, launcher);
     }
+    return {client, process: client.spawnv(global.display, argv)};
 }
 
-class IslandExtension {
+/**
+ * Keeps `window` out of the window list, the overview and Alt+Tab: a method of the Wayland
+ * client up to Mutter 48, of the window from 49.
+ *
+ * @param {Meta.WaylandClient} client - the client that owns the window
+ * @param {Meta.Window} window - the overlay's window
+ */
+function hideFromWindowList(client, window) {
+    if (typeof window.hide_from_window_list === 'function')
+        window.hide_from_window_list();
+    else
+        client.hide_from_window_list(window);
+}
+
+/**
+ * Whether the Shell is a Wayland compositor; from GNOME 50 it can be nothing else, and Mutter
+ * no longer has the function.
+ *
+ * @returns {boolean} true on Wayland
+ */
+function isWayland() {
+    return typeof Meta.is_wayland_compositor !== 'function' || Meta.is_wayland_compositor();
+}
+
+/**
+ * The extension's behaviour between enable() and disable(), whatever the Shell's release.
+ */
+export class IslandHost {
+    /**
+     * @param {object} shell - what the entry point hands over
+     * @param {object} shell.Main - the Shell's ui/main module
+     * @param {Gio.Settings} shell.settings - the extension's settings
+     */
+    constructor({Main, settings}) {
+        this._main = Main;
+        this._settings = settings;
+    }
+
     enable() {
-        this._settings = ExtensionUtils.getSettings();
         this._notifications = new Gio.Settings({schema_id: 'org.gnome.desktop.notifications'});
         this._signals = [];
         this._failures = 0;
@@ -59,7 +111,7 @@ class IslandExtension {
         this._connect(global.display, 'window-created', (display, window) => this._adopt(window));
         this._connect(global.display, 'workareas-changed', () => this._place());
         this._connect(global.display, 'notify::focus-window', () => this._focusChanged());
-        this._connect(Main.layoutManager, 'monitors-changed', () => {
+        this._connect(this._main.layoutManager, 'monitors-changed', () => {
             this._place();
             this._sendState();
         });
@@ -72,7 +124,6 @@ class IslandExtension {
             object.disconnect(id);
         this._signals = null;
         this._focusBefore = null;
-        this._settings = null;
         this._notifications = null;
     }
 
@@ -87,7 +138,7 @@ class IslandExtension {
         if (!path) {
             if (!this._toldMissing) {
                 this._toldMissing = true;
-                Main.notifyError(`Island: ${OVERLAY} is missing`,
+                this._main.notifyError(`Island: ${OVERLAY} is missing`,
                     'Not in PATH: install the island-overlay package');
             }
             return;
@@ -96,9 +147,8 @@ class IslandExtension {
         const flags = Gio.SubprocessFlags.STDIN_PIPE;
         let process;
         try {
-            if (Meta.is_wayland_compositor()) {
-                this._client = newWaylandClient(new Gio.SubprocessLauncher({flags}));
-                process = this._client.spawnv(global.display, argv);
+            if (isWayland()) {
+                ({client: this._client, process} = spawnHosted(argv, flags));
             } else {
                 // X11 session: an ordinary child, its window found by its pid.
                 process = Gio.Subprocess.new(argv, flags);
@@ -144,7 +194,7 @@ class IslandExtension {
         this._failures++;
         const delay = Hosting.restartDelay(this._failures);
         if (delay === null) {
-            Main.notifyError(`Island: ${OVERLAY} keeps failing`,
+            this._main.notifyError(`Island: ${OVERLAY} keeps failing`,
                 `It ${why}, ${this._failures} times in a row; enable the extension again to retry`);
             return;
         }
@@ -238,7 +288,7 @@ class IslandExtension {
         this._releaseWindow();
         this._window = window;
         if (this._client)
-            this._client.hide_from_window_list(window);
+            hideFromWindowList(this._client, window);
         this._windowSignals = [
             window.connect('position-changed', () => this._place()),
             window.connect('size-changed', () => this._place()),
@@ -299,11 +349,11 @@ class IslandExtension {
     }
 
     _monitorIndex() {
-        const monitors = Main.layoutManager.monitors;
+        const monitors = this._main.layoutManager.monitors;
         if (monitors.length === 0)
             return -1;
         return Hosting.chooseMonitor(this._settings.get_string('monitor'),
-            Main.layoutManager.primaryIndex, monitors.length);
+            this._main.layoutManager.primaryIndex, monitors.length);
     }
 
     _place() {
@@ -314,19 +364,10 @@ class IslandExtension {
         const frame = window.get_frame_rect();
         if (frame.width === 0 || frame.height === 0)
             return;
-        const {x, y} = Hosting.placement(Main.layoutManager.monitors[index],
-            Main.layoutManager.getWorkAreaForMonitor(index), frame,
+        const {x, y} = Hosting.placement(this._main.layoutManager.monitors[index],
+            this._main.layoutManager.getWorkAreaForMonitor(index), frame,
             this._settings.get_uint('gap-below-panel'));
         if (frame.x !== x || frame.y !== y)
             window.move_frame(true, x, y);
     }
-}
-
-/**
- * The extension's object; nothing is made before enable().
- *
- * @returns {IslandExtension} the extension
- */
-function init() {
-    return new IslandExtension();
 }
