@@ -45,13 +45,29 @@ export function placement(monitor, workArea, canvas, gap) {
 }
 
 /**
+ * How tall the overlay's window may be: from where `placement` puts its top to the bottom of
+ * the work area, so that the list under the island ends on screen.
+ *
+ * @param {object} monitor - {x, y, width, height} of the monitor
+ * @param {object} workArea - {x, y, width, height} of that monitor's work area
+ * @param {number} gap - pixels between the work area's top and the window
+ * @returns {number} the height in pixels, at least 1
+ */
+export function roomBelow(monitor, workArea, gap) {
+    const top = placement(monitor, workArea, {width: 0, height: 0}, gap).y;
+    const bottom = Math.min(workArea.y + workArea.height, monitor.y + monitor.height);
+    return Math.max(1, Math.floor(bottom - top));
+}
+
+/**
  * The overlay's arguments after its path.
  *
  * @param {string} size - the `size` key
+ * @param {number} maxHeight - the room below the bar (`roomBelow`)
  * @returns {string[]} the arguments
  */
-export function overlayArguments(size) {
-    return ['--hosted', '--size', SIZES.includes(size) ? size : 'medium'];
+export function overlayArguments(size, maxHeight) {
+    return ['--hosted', '--size', SIZES.includes(size) ? size : 'medium', '--max-height', String(maxHeight)];
 }
 
 /**

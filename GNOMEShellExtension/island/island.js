@@ -98,9 +98,10 @@ export class IslandHost {
         this._toldMissing = false;
 
         this._connect(this._settings, 'changed', (settings, key) => {
+            // The island's size is decided when the overlay starts (so is the room under the
+            // bar: another monitor's, if different, is taken at the next start).
             if (key === 'size') {
-                this._stop();
-                this._start();
+                this._restart();
             } else {
                 this._place();
                 this._sendState();
@@ -143,7 +144,10 @@ export class IslandHost {
             }
             return;
         }
-        const argv = [path, ...Hosting.overlayArguments(this._settings.get_string('size'))];
+        const index = this._monitorIndex();
+        const room = index < 0 ? 720 : Hosting.roomBelow(this._main.layoutManager.monitors[index],
+            this._main.layoutManager.getWorkAreaForMonitor(index), this._settings.get_uint('gap-below-panel'));
+        const argv = [path, ...Hosting.overlayArguments(this._settings.get_string('size'), room)];
         const flags = Gio.SubprocessFlags.STDIN_PIPE;
         let process;
         try {
@@ -206,7 +210,30 @@ export class IslandHost {
         });
     }
 
+    // A new overlay once the old one has gone, so that two islands are never on screen.
+    _restart() {
+        const old = this._process;
+        this._stop();
+        if (!old) {
+            this._start();
+            return;
+        }
+        const waiting = new Gio.Cancellable();
+        this._restartWait = waiting;
+        old.wait_async(waiting, () => {
+            if (this._restartWait !== waiting)
+                return;
+            this._restartWait = null;
+            this._start();
+        });
+    }
+
     _stop() {
+        if (this._restartWait) {
+            const waiting = this._restartWait;
+            this._restartWait = null;
+            waiting.cancel();
+        }
         if (this._restartSource) {
             GLib.source_remove(this._restartSource);
             this._restartSource = 0;

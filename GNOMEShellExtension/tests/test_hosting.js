@@ -48,8 +48,14 @@ check('an index not connected falls back to the primary', Hosting.chooseMonitor(
 check('anything else falls back to the primary',
     ['', '-1', '1.5', ' 0', 'HDMI-1', '99999'].map(s => Hosting.chooseMonitor(s, 0, 3)), [0, 0, 0, 0, 0, 0]);
 
-check('the arguments', Hosting.overlayArguments('large'), ['--hosted', '--size', 'large']);
-check('an unknown size is medium', Hosting.overlayArguments('huge'), ['--hosted', '--size', 'medium']);
+check('the arguments', Hosting.overlayArguments('large', 682), ['--hosted', '--size', 'large', '--max-height', '682']);
+check('an unknown size is medium', Hosting.overlayArguments('huge', 682)[2], 'medium');
+
+check('the room below: from under the bar and the gap to the work area\'s bottom',
+    Hosting.roomBelow({x: 0, y: 0, width: 1280, height: 720}, {x: 0, y: 32, width: 1280, height: 688}, 6), 682);
+check('a work area reaching past the monitor ends at the monitor',
+    Hosting.roomBelow({x: 0, y: 100, width: 1280, height: 720}, {x: 0, y: 0, width: 1280, height: 1000}, 0), 720);
+check('never less than a pixel', Hosting.roomBelow(monitor, {x: 0, y: 800, width: 1280, height: 0}, 50), 1);
 
 check('the state line, one JSON object with its newline',
     Hosting.stateLine(false, true, 'alerts'), '{"fullscreen":false,"alerts":true}\n');

@@ -108,6 +108,12 @@ struct IslandOverlayCommand: ParsableCommand {
         """, valueName: "size"))
     var size: String?
 
+    @Option(help: ArgumentHelp("""
+        (--hosted only) The window's height at most, in logical pixels: the room the host has \
+        under its bar, so that the list ends on screen.
+        """, valueName: "pixels"))
+    var maxHeight: Int?
+
     @Flag(help: """
         Open or close the list of the running overlay, and exit (for bars and key bindings): sends \
         SIGUSR1 to the pid in $XDG_RUNTIME_DIR/island/overlay.pid.
@@ -140,6 +146,10 @@ struct IslandOverlayCommand: ParsableCommand {
 
     func validate() throws {
         if let size, IslandGeometry(named: size) == nil { throw ValidationError("--size must be small, medium, large or a factor from 0.75 to 2") }
+        if let maxHeight {
+            guard hosted else { throw ValidationError("--max-height applies to --hosted only") }
+            guard (100...20_000).contains(maxHeight) else { throw ValidationError("--max-height must be 100-20000 pixels") }
+        }
         guard (1...4).contains(scale) else { throw ValidationError("--scale must be 1-4") }
         guard renderGallery == nil || drawSVG == nil else { throw ValidationError("--render-gallery and --draw-svg cannot be combined") }
     }
@@ -164,7 +174,7 @@ struct IslandOverlayCommand: ParsableCommand {
         // GTK calls back on this thread, the process's main thread, for as long as gtk_main runs:
         // the shell is the main actor's.
         try MainActor.assumeIsolated {
-            let window = try OverlayWindow(config: overlayConfig, hosted: hosted, environment: environment)
+            let window = try OverlayWindow(config: overlayConfig, hosted: hosted, maxHeight: maxHeight.map(Double.init), environment: environment)
             let shell = OverlayShell(window: window, config: overlayConfig, cssPath: css ?? paths.configHome + "/island/overlay.css",
                                      socketPath: socketPath, environment: environment)
             shell.listen()

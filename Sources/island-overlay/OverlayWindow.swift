@@ -23,7 +23,7 @@ import IslandOverlay
     let description: String
 
     /// Opens the display and places the window; fails with 69 where the island cannot be placed.
-    init(config: OverlayConfig, hosted: Bool, environment: [String: String]) throws {
+    init(config: OverlayConfig, hosted: Bool, maxHeight: Double? = nil, environment: [String: String]) throws {
         // The island is painted with cairo in memory; GL is never used, and GDK's probing for it on
         // X11 maps Mesa (llvmpipe: about 50 MiB). A user's own GDK_GL wins.
         if environment["GDK_GL"] == nil { setenv("GDK_GL", "disable", 1) }
@@ -43,7 +43,9 @@ import IslandOverlay
         let monitorName = monitor.flatMap { gdk_monitor_get_model($0) }.map { String(cString: $0) } ?? "(compositor's choice)"
         // The canvas follows Size=: the widest form and the list, in logical pixels.
         let island = config.geometry
-        canvas = (island.canvasWidth, max(200, min(island.canvasMaximumHeight, Double(geometry.height > 0 ? geometry.height : 720) - config.marginTop)))
+        // Hosted, the window hangs under the host's bar: the host says how much room is there.
+        let room = hosted ? (maxHeight ?? Double(geometry.height > 0 ? geometry.height : 720)) : Double(geometry.height > 0 ? geometry.height : 720) - config.marginTop
+        canvas = (island.canvasWidth, max(100, min(island.canvasMaximumHeight, room)))
 
         let window = gtk_window_new(x11 && !hosted ? GTK_WINDOW_POPUP : GTK_WINDOW_TOPLEVEL)!
         widget = window
