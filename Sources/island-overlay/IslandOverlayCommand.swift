@@ -32,11 +32,16 @@ struct IslandOverlayCommand: ParsableCommand {
 
             overlay.conf:
               [Overlay]
-              Output=NAME      the monitor: its model/connector name or its number
-                               (0, 1, ...); default: the compositor's choice
-                               (Wayland), the primary (X11)
-              Layer=top        background, bottom, top (default; fullscreen windows
-                               cover it) or overlay
+              Output=primary   the monitor: a connector name (HDMI-A-1), a model
+                               name, a number (0, 1, ...), primary (default;
+                               on Wayland the first output) or focused (the
+                               output of the focused window, followed)
+              Fullscreen=alerts  beside a fullscreen window on its output: hide
+                               (nothing), alerts (only an alert, for its
+                               duration; default) or always (as if none)
+              Layer=top        background, bottom, top (default) or overlay;
+                               beside a fullscreen window top rises to overlay
+                               while the island shows something there
               MarginTop=8      pixels between the top of the screen and the island
               Opener=gio open  the program a tap's URL is given to, as one last
                                argument, with no shell; default: gio open, else
@@ -58,9 +63,15 @@ struct IslandOverlayCommand: ParsableCommand {
               @define-color island_background #000000;
 
             Placement: on Wayland compositors with wlr-layer-shell (sway, Hyprland, river, niri, \
-            KDE, COSMIC, labwc, Wayfire) a layer surface anchored top-centre, no exclusive zone; \
-            on X11 an override-redirect RGBA window at the top centre. Input is taken only where \
-            the island is drawn. GNOME has no layer-shell: there the Island GNOME Shell extension \
+            KDE, COSMIC, labwc, Wayfire) a layer surface anchored top-centre, no exclusive zone, \
+            taking the keyboard only while expanded or the list is open; on X11 an \
+            override-redirect RGBA window at the top centre. Input is taken only where the island \
+            is drawn. Monitors plugged in or out while it runs are followed; the log names the \
+            output (connector) it is on. Fullscreen windows and focus are known where the \
+            compositor offers wlr-foreign-toplevel-management (sway and other wlroots \
+            compositors), and on GNOME from the extension; not on KDE (KWin offers its own \
+            protocol, not read) nor X11, where Fullscreen= does not apply and Output=focused \
+            stays put. The start-up log says which. GNOME has no layer-shell: there the Island GNOME Shell extension \
             (island@island.org) starts island-overlay --hosted and places its window itself; started \
             by hand on a Wayland compositor without layer-shell, the overlay says so and exits with \
             status 69.
@@ -98,7 +109,7 @@ struct IslandOverlayCommand: ParsableCommand {
         Open an ordinary window that the desktop's shell places and stacks, instead of placing \
         the island itself: what the GNOME Shell extension starts. Reads the shell's state on \
         standard input ({"fullscreen": bool, "alerts": bool}, a JSON object a line) and exits \
-        when it is closed. Output=, Layer= and MarginTop= do not apply.
+        when it is closed. Output=, Layer= and MarginTop= do not apply; Fullscreen= does.
         """)
     var hosted = false
 

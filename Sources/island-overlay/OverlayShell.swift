@@ -22,6 +22,8 @@ import IslandPresenter
     private let frameLog: Bool
     /// Standard input of a hosted overlay, cut into lines.
     private var hostLines = OverlayHostLines()
+    /// The monitor and what is beside the island there; nil hosted (the desktop's shell places it).
+    private let placement: OverlayPlacement?
 
     init(window: OverlayWindow, config: OverlayConfig, cssPath: String, socketPath: String, environment: [String: String]) {
         self.window = window
@@ -38,10 +40,14 @@ import IslandPresenter
             layout: layout, config: config, motion: config.motion ?? (island_animations_enabled() != 0), settings: settings,
             clock: OverlayClock(wall: { Date().timeIntervalSince1970 }, monotonic: { Double(DispatchTime.now().uptimeNanoseconds) / 1e9 }))
         interactor = Interactor(socketPath: socketPath)
+        placement = window.hosted ? nil : OverlayPlacement(window: window, config: config)
     }
 
     func handle(_ event: OverlayEvent) {
         apply(controller.handle(event))
+        let frame = controller.motion.target
+        placement?.islandChanged(showing: frame.map { $0.form != .hidden || $0.listOpen } ?? false,
+                                 open: frame.map { $0.form == .expanded || $0.listOpen } ?? false)
     }
 
     // MARK: Events in
@@ -113,7 +119,7 @@ import IslandPresenter
             gtk_main_quit()
             return false
         }
-        var state = controller.host
+        var state = controller.desktop
         for line in hostLines.feed(buffer[..<count]) {
             switch line {
             case .tooLong:
@@ -122,12 +128,18 @@ import IslandPresenter
                 if let problem = state.apply(line: bytes) { log("host: \(problem), line ignored") }
             }
         }
-        handle(.host(state))
+        handle(.desktop(state))
         return true
     }
 
     /// Shows the window, subscribes to the daemon and runs GTK's loop until a signal ends it.
     func run() {
+        placement?.fullscreenChanged = { [unowned self] beside in
+            var state = controller.desktop
+            state.fullscreen = beside
+            handle(.desktop(state))
+        }
+        placement?.start()
         gtk_widget_show_all(window.widget)
         handle(.windowShown)
         log("\(window.description), motion \(controller.motion.enabled ? "on" : "off"), socket \(socketPath)")
@@ -233,7 +245,7 @@ import IslandPresenter
         cairo_set_source_rgba(cr, 0, 0, 0, 0)
         cairo_paint(cr)
         cairo_restore(cr)
-        painter.paint(controller.motion, cairo: cr, hovered: controller.hovered, scale: window.scale)
+        painter.paint(controller.motion, cairo: cr, hovered: controller.hovered, scale: Int(gtk_widget_get_scale_factor(window.area)))
         handle(.painted)
         if frameLog {
             let micros = (DispatchTime.now().uptimeNanoseconds - start) / 1000

@@ -1,0 +1,188 @@
+import CGtk
+import CWaylandProtocols
+import IslandOverlay
+
+/// Which monitor the island is on (Output=, OverlayOutputChoice decides) and what is beside it
+/// there: it moves the island as monitors come and go and, for Output=focused, as focus moves
+/// to a window on another output; it says when a fullscreen window is on the island's output;
+/// and it lifts the island to the overlay layer while it has something to show over one. Every
+/// move is logged with the output the island is really on. Not used hosted: the desktop's
+/// shell places that window and says what is fullscreen.
+@MainActor final class OverlayPlacement {
+    private let window: OverlayWindow
+    private let config: OverlayConfig
+    private let display: OpaquePointer
+    /// wlroots compositors: windows and connector names. Nil on X11 and on compositors without
+    /// wlr-foreign-toplevel-management or xdg-output.
+    private let compositor: WaylandDesktop?
+    /// The GdkMonitor the island is on.
+    private var monitor: OpaquePointer?
+    private var fullscreenBeside = false
+    private var lifted = false
+    /// Whether the island accepts the keyboard now (layer-shell on-demand).
+    private var keyboard = false
+    /// A fullscreen window came to, or left, the island's output.
+    var fullscreenChanged: (Bool) -> Void = { _ in }
+
+    init(window: OverlayWindow, config: OverlayConfig) {
+        self.window = window
+        self.config = config
+        display = gdk_display_get_default()
+        if window.wayland {
+            let compositor = WaylandDesktop(gdkDisplay: display)
+            compositor?.log = { log($0) }
+            self.compositor = compositor
+        } else {
+            compositor = nil
+        }
+        compositor?.changed = { [unowned self] in self.place() }
+    }
+
+    /// Says what the desktop tells, places the island and follows the monitors.
+    func start() {
+        log(sources)
+        place()
+        island_signal_connect(UnsafeMutableRawPointer(display), "monitor-added", unsafeBitCast({ (_: UnsafeMutableRawPointer?, monitor: OpaquePointer?, data: UnsafeMutableRawPointer?) in
+            OverlayPlacement.with(data) { placement in
+                guard let monitor else { return }
+                log("monitor added: \(placement.output(monitor).name)")
+                placement.compositor?.watch(monitor)
+                placement.place()
+            }
+        } as @convention(c) (UnsafeMutableRawPointer?, OpaquePointer?, UnsafeMutableRawPointer?) -> Void, to: GCallback.self), pointer)
+        island_signal_connect(UnsafeMutableRawPointer(display), "monitor-removed", unsafeBitCast({ (_: UnsafeMutableRawPointer?, monitor: OpaquePointer?, data: UnsafeMutableRawPointer?) in
+            OverlayPlacement.with(data) { placement in
+                guard let monitor else { return }
+                log("monitor removed: \(placement.output(monitor).name)")
+                placement.compositor?.forget(monitor)
+                if placement.monitor == monitor { placement.monitor = nil }
+                placement.place()
+            }
+        } as @convention(c) (UnsafeMutableRawPointer?, OpaquePointer?, UnsafeMutableRawPointer?) -> Void, to: GCallback.self), pointer)
+        // The compositor closes a layer surface whose output goes away, and gtk-layer-shell then
+        // closes the window: it is kept, and placed again on the monitor that remains.
+        island_signal_connect(UnsafeMutableRawPointer(window.widget), "delete-event", unsafeBitCast({ (_: UnsafeMutableRawPointer?, _: UnsafeMutableRawPointer?, data: UnsafeMutableRawPointer?) -> gboolean in
+            OverlayPlacement.with(data) { placement in
+                log("the compositor closed the island's surface; placing it again")
+                placement.monitor = nil
+                placement.place()
+            }
+            return 1
+        } as @convention(c) (UnsafeMutableRawPointer?, UnsafeMutableRawPointer?, UnsafeMutableRawPointer?) -> gboolean, to: GCallback.self), pointer)
+    }
+
+    /// What tells the overlay about fullscreen windows, focus and output names here, for the log.
+    private var sources: String {
+        guard window.wayland else {
+            return "X11: fullscreen windows and focus are not followed (_NET_WM_STATE_FULLSCREEN is not read): " +
+                "Fullscreen= does not apply, Output=focused stays on the primary; Output= names are RandR's"
+        }
+        let windows: String
+        switch compositor?.toplevelVersion ?? 0 {
+        case 0:
+            windows = "this compositor offers no wlr-foreign-toplevel-management (KDE's KWin offers " +
+                "org_kde_plasma_window_management instead, not read): fullscreen windows and focus are not known, so Fullscreen= " +
+                "does not apply (Layer=overlay shows the island over them, Layer=top under them) and Output=focused stays where it starts"
+        case 1:
+            windows = "wlr-foreign-toplevel-management v1 tells focus but not fullscreen: Fullscreen= does not apply"
+        case let version:
+            windows = "fullscreen windows and focus from wlr-foreign-toplevel-management v\(version): Fullscreen=\(config.fullscreen.rawValue)"
+        }
+        let names = (compositor?.xdgOutputVersion ?? 0) >= 2 ? "connector names from xdg-output v\(compositor?.xdgOutputVersion ?? 0)"
+            : "no xdg-output v2: connector names unknown, Output= takes a model name or a number"
+        return "\(windows); \(names)"
+    }
+
+    private var pointer: UnsafeMutableRawPointer { Unmanaged.passUnretained(self).toOpaque() }
+
+    private nonisolated static func with(_ data: UnsafeMutableRawPointer?, _ body: @MainActor (OverlayPlacement) -> Void) {
+        guard let data else { return }
+        let placement = Unmanaged<OverlayPlacement>.fromOpaque(data).takeUnretainedValue()
+        MainActor.assumeIsolated { body(placement) }
+    }
+
+    private var monitors: [OpaquePointer] {
+        (0..<gdk_display_get_n_monitors(display)).compactMap { gdk_display_get_monitor(display, $0) }
+    }
+
+    private func output(_ monitor: OpaquePointer) -> OverlayOutput {
+        let model = gdk_monitor_get_model(monitor).map { String(cString: $0) }
+        // On X11 GDK's model is RandR's output name, the connector.
+        let connector = window.wayland ? compositor?.connector(of: monitor) : model
+        return OverlayOutput(connector: connector, model: model, primary: gdk_monitor_is_primary(monitor) != 0)
+    }
+
+    /// Puts the island where Output= says, now; then says whether a fullscreen window is beside it.
+    func place() {
+        let monitors = monitors
+        let outputs = monitors.map(output)
+        let focused = compositor?.focusedOutput.flatMap { focused in
+            monitors.firstIndex { gdk_wayland_monitor_get_wl_output($0).map { UInt(bitPattern: $0) } == focused }
+        }
+        let current = monitor.flatMap { monitors.firstIndex(of: $0) }
+        if let (index, asked) = config.output.pick(outputs, focused: focused, current: current), monitors[index] != monitor {
+            move(to: monitors[index])
+            var geometry = GdkRectangle()
+            gdk_monitor_get_geometry(monitors[index], &geometry)
+            log("on output \(outputs[index].name) (\(outputs[index].model ?? "unknown model") \(geometry.width)x\(geometry.height)+\(geometry.x)+\(geometry.y), "
+                + "scale \(gdk_monitor_get_scale_factor(monitors[index]))), Output=\(config.output)"
+                + (asked ? "" : ": no output \(config.output) among \(outputs.map(\.name).joined(separator: ", ")); here until it comes"))
+        } else if monitors.isEmpty, monitor != nil {
+            monitor = nil
+            log("no monitor left: the island waits for one")
+        }
+        let beside = monitor.map { compositor?.fullscreen(on: $0) ?? false } ?? false
+        if beside != fullscreenBeside {
+            fullscreenBeside = beside
+            fullscreenChanged(beside)
+        }
+    }
+
+    private func move(to monitor: OpaquePointer) {
+        self.monitor = monitor
+        if window.wayland {
+            // gtk-layer-shell maps the surface again on the new output (an output of a layer
+            // surface is fixed once made).
+            gtk_layer_set_monitor(island_window(window.widget), monitor)
+        } else {
+            var geometry = GdkRectangle()
+            gdk_monitor_get_geometry(monitor, &geometry)
+            gtk_window_move(island_window(window.widget), geometry.x + (geometry.width - Int32(window.canvas.width)) / 2,
+                            geometry.y + Int32(config.marginTop))
+        }
+    }
+
+    /// Follows what the island shows. Fullscreen windows cover the top layer: while the island
+    /// shows something beside one (an alert with Fullscreen=alerts, anything with always),
+    /// Layer=top rises to overlay, and goes back when it shows nothing there, so it never
+    /// covers the window for nothing; other layers are the user's choice and stay.
+    /// The keyboard: sway 1.7 gives it to the topmost mapped layer surface that accepts it at
+    /// every change of any layer surface's state (arrange_layers), on-demand or not, taking it
+    /// from the focused window. So the island accepts it only while the user has it open
+    /// (expanded or the list: Escape and focus-lost collapse it) and gives it back after;
+    /// otherwise a move to another output, or rising over a fullscreen game, would take the
+    /// user's keyboard, and no window would be focused for Output=focused to follow.
+    func islandChanged(showing: Bool, open: Bool) {
+        guard window.wayland else { return }
+        let w = island_window(window.widget)
+        var changed = false
+        let lift = config.layer == .top && showing && fullscreenBeside && config.fullscreen != .hide
+        if lift != lifted {
+            lifted = lift
+            gtk_layer_set_layer(w, OverlayWindow.layer(lift ? .overlay : .top))
+            log(lift ? "layer overlay: showing over the fullscreen window" : "layer top again")
+            changed = true
+        }
+        if open != keyboard {
+            keyboard = open
+            gtk_layer_set_keyboard_mode(w, open ? GTK_LAYER_SHELL_KEYBOARD_MODE_ON_DEMAND : GTK_LAYER_SHELL_KEYBOARD_MODE_NONE)
+            changed = true
+        }
+        // gtk-layer-shell commits the change with GDK's next frame, which waits for the
+        // compositor's frame callback, and sway sends none to a surface a fullscreen window
+        // covers: commit it now (a commit with no new buffer applies only the pending state).
+        if changed, let gdkWindow = gtk_widget_get_window(window.widget), let surface = gdk_wayland_window_get_wl_surface(gdkWindow) {
+            wl_surface_commit(surface)
+        }
+    }
+}
