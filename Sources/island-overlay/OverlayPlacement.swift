@@ -21,6 +21,8 @@ import IslandOverlay
     private var lifted = false
     /// Whether the island accepts the keyboard now (layer-shell on-demand).
     private var keyboard = false
+    /// Accepting it, and not yet given it: a focus-out now is the compositor's shuffle.
+    private(set) var awaitingKeyboard = false
     /// A fullscreen window came to, or left, the island's output.
     var fullscreenChanged: (Bool) -> Void = { _ in }
 
@@ -175,6 +177,7 @@ import IslandOverlay
         }
         if open != keyboard {
             keyboard = open
+            awaitingKeyboard = open
             gtk_layer_set_keyboard_mode(w, open ? GTK_LAYER_SHELL_KEYBOARD_MODE_ON_DEMAND : GTK_LAYER_SHELL_KEYBOARD_MODE_NONE)
             changed = true
         }
@@ -184,5 +187,10 @@ import IslandOverlay
         if changed, let gdkWindow = gtk_widget_get_window(window.widget), let surface = gdk_wayland_window_get_wl_surface(gdkWindow) {
             wl_surface_commit(surface)
         }
+    }
+
+    /// The island has the keyboard (GTK's focus-in).
+    func keyboardArrived() {
+        awaitingKeyboard = false
     }
 }

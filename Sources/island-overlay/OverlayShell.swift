@@ -85,8 +85,16 @@ import IslandPresenter
         // On X11 without a window manager GDK moves focus with the pointer: leaving the island
         // would be "focus lost". There the pointer-away countdown does the job alone.
         if window.wayland {
+            // sway 1.7, handing the keyboard to the island (OverlayPlacement gives it only while
+            // open), may first take it away: that focus-out is not the user's.
+            connect(widget, "focus-in-event") { _, _, data in
+                OverlayShell.with(data) { $0.placement?.keyboardArrived() }
+                return 0
+            }
             connect(widget, "focus-out-event") { _, _, data in
-                OverlayShell.with(data) { $0.handle(.focusLost) }
+                OverlayShell.with(data) { shell in
+                    if shell.placement?.awaitingKeyboard != true { shell.handle(.focusLost) }
+                }
                 return 0
             }
         }
