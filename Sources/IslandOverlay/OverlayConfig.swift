@@ -6,8 +6,9 @@ import FreeDesktop
 ///     Output=HDMI-A-1     # the monitor: a connector name (HDMI-A-1, DP-2; Wayland: from
 ///                         # xdg-output, X11: RandR's), a model name, a number (0, 1, ...),
 ///                         # primary (default; X11's primary, on Wayland the first output
-///                         # the compositor announced) or focused (the output of the
+///                         # the compositor announced), focused (the output of the
 ///                         # focused window, followed as it moves; wlroots compositors)
+///                         # or all (an island on every output)
 ///     Fullscreen=alerts   # beside a fullscreen window on the island's output: hide
 ///                         # (nothing), alerts (default: only an alert, for its duration)
 ///                         # or always (as if there were none)

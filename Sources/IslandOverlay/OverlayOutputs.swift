@@ -9,11 +9,14 @@ public enum OverlayOutputChoice: Sendable, Hashable, CustomStringConvertible {
     case number(Int)
     /// A connector name (HDMI-A-1), else a model name.
     case named(String)
+    /// One island on every output, each showing the same. For one window, the primary.
+    case all
 
     public init(_ text: String) {
         switch text.lowercased() {
         case "", "primary": self = .primary
         case "focused": self = .focused
+        case "all": self = .all
         default:
             if let number = Int(text), number >= 0 { self = .number(number) } else { self = .named(text) }
         }
@@ -25,6 +28,7 @@ public enum OverlayOutputChoice: Sendable, Hashable, CustomStringConvertible {
         case .focused: "focused"
         case .number(let number): String(number)
         case .named(let name): name
+        case .all: "all"
         }
     }
 
@@ -36,7 +40,7 @@ public enum OverlayOutputChoice: Sendable, Hashable, CustomStringConvertible {
         guard !outputs.isEmpty else { return nil }
         let primary = outputs.firstIndex(where: \.primary) ?? 0
         switch self {
-        case .primary:
+        case .primary, .all:
             return (primary, true)
         case .focused:
             if let focused, outputs.indices.contains(focused) { return (focused, true) }

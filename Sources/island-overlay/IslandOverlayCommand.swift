@@ -1,4 +1,5 @@
 import ArgumentParser
+import CGtk
 import FreeDesktop
 import Foundation
 import IslandOverlay
@@ -34,8 +35,9 @@ struct IslandOverlayCommand: ParsableCommand {
               [Overlay]
               Output=primary   the monitor: a connector name (HDMI-A-1), a model
                                name, a number (0, 1, ...), primary (default;
-                               on Wayland the first output) or focused (the
-                               output of the focused window, followed)
+                               on Wayland the first output), focused (the
+                               output of the focused window, followed) or
+                               all (an island on every output)
               Fullscreen=alerts  beside a fullscreen window on its output: hide
                                (nothing), alerts (only an alert, for its
                                duration; default) or always (as if none)
@@ -174,14 +176,27 @@ struct IslandOverlayCommand: ParsableCommand {
         let socketPath = socket ?? SocketLocation.client(environment: environment, uid: getuid())
         // GTK calls back on this thread, the process's main thread, for as long as gtk_main runs:
         // the shell is the main actor's.
+        let cssPath = css ?? paths.configHome + "/island/overlay.css"
         try MainActor.assumeIsolated {
             let window = try OverlayWindow(config: overlayConfig, hosted: hosted, environment: environment)
-            let shell = OverlayShell(window: window, config: overlayConfig, cssPath: css ?? paths.configHome + "/island/overlay.css",
-                                     socketPath: socketPath, environment: environment)
-            shell.listen()
+            // Hosted, the desktop's shell places the window and says what is fullscreen.
+            let monitors = hosted ? nil : OverlayMonitors(wayland: window.wayland, config: overlayConfig)
+            monitors?.start()
+            let islands = OverlayIslands { window, placement in
+                let shell = OverlayShell(window: window, placement: placement, config: overlayConfig, cssPath: cssPath,
+                                         socketPath: socketPath, environment: environment)
+                shell.listen()
+                shell.start()
+                return shell
+            }
+            if overlayConfig.output == .all, let monitors {
+                try islands.everyOutput(first: window, monitors: monitors, config: overlayConfig, environment: environment)
+            } else {
+                islands.one(window, placement: monitors.map { OverlayPlacement(window: window, config: overlayConfig, monitors: $0) })
+            }
             // Only once SIGUSR1 is ours: its default action would end the overlay.
             let pidFile = paths.writePidFile()
-            shell.run()
+            gtk_main()
             if let pidFile { unlink(pidFile) }
         }
         log("exiting")

@@ -2,80 +2,58 @@ import CGtk
 import CWaylandProtocols
 import IslandOverlay
 
-/// Which monitor the island is on (Output=, OverlayOutputChoice decides) and what is beside it
-/// there: it moves the island as monitors come and go and, for Output=focused, as focus moves
-/// to a window on another output; it says when a fullscreen window is on the island's output;
-/// and it lifts the island to the overlay layer while it has something to show over one. Every
-/// move is logged with the output the island is really on. Not used hosted: the desktop's
-/// shell places that window and says what is fullscreen.
-@MainActor final class OverlayPlacement {
-    private let window: OverlayWindow
+/// The monitors and what the compositor says of them, one for every island of the process:
+/// follows GDK's monitors as they are plugged in and out and tells each island's placement, and
+/// (Output=all) the islands' keeper, which makes an island for a new monitor.
+@MainActor final class OverlayMonitors {
+    let display: OpaquePointer
+    let wayland: Bool
+    /// wlroots compositors: windows and connector names. Nil on X11; on compositors without
+    /// wlr-foreign-toplevel-management or xdg-output it binds what there is.
+    let compositor: WaylandDesktop?
     private let config: OverlayConfig
-    private let display: OpaquePointer
-    /// wlroots compositors: windows and connector names. Nil on X11 and on compositors without
-    /// wlr-foreign-toplevel-management or xdg-output.
-    private let compositor: WaylandDesktop?
-    /// The GdkMonitor the island is on.
-    private var monitor: OpaquePointer?
-    private var fullscreenBeside = false
-    private var lifted = false
-    /// Whether the island accepts the keyboard now (layer-shell on-demand).
-    private var keyboard = false
-    /// Accepting it, and not yet given it: a focus-out now is the compositor's shuffle.
-    private(set) var awaitingKeyboard = false
-    /// A fullscreen window came to, or left, the island's output.
-    var fullscreenChanged: (Bool) -> Void = { _ in }
+    private var placements: [OverlayPlacement] = []
+    /// A monitor came, after every placement has seen it.
+    var added: (OpaquePointer) -> Void = { _ in }
 
-    init(window: OverlayWindow, config: OverlayConfig) {
-        self.window = window
-        self.config = config
+    init(wayland: Bool, config: OverlayConfig) {
         display = gdk_display_get_default()
-        if window.wayland {
-            let compositor = WaylandDesktop(gdkDisplay: display)
-            compositor?.log = { log($0) }
-            self.compositor = compositor
-        } else {
-            compositor = nil
-        }
-        compositor?.changed = { [unowned self] in self.place() }
+        self.wayland = wayland
+        self.config = config
+        compositor = wayland ? WaylandDesktop(gdkDisplay: display) : nil
+        compositor?.log = { log($0) }
     }
 
-    /// Says what the desktop tells, places the island and follows the monitors.
+    func follow(_ placement: OverlayPlacement) {
+        placements.append(placement)
+        compositor?.observers.append { [unowned placement] in placement.place() }
+    }
+
+    /// Says what the desktop tells, and follows the monitors.
     func start() {
         log(sources)
-        place()
         island_signal_connect(UnsafeMutableRawPointer(display), "monitor-added", unsafeBitCast({ (_: UnsafeMutableRawPointer?, monitor: OpaquePointer?, data: UnsafeMutableRawPointer?) in
-            OverlayPlacement.with(data) { placement in
+            OverlayMonitors.with(data) { monitors in
                 guard let monitor else { return }
-                log("monitor added: \(placement.output(monitor).name)")
-                placement.compositor?.watch(monitor)
-                placement.place()
+                log("a monitor was added (model \(monitors.output(monitor).model ?? "unknown"))")
+                monitors.compositor?.watch(monitor)
+                for placement in monitors.placements { placement.place() }
+                monitors.added(monitor)
             }
         } as @convention(c) (UnsafeMutableRawPointer?, OpaquePointer?, UnsafeMutableRawPointer?) -> Void, to: GCallback.self), pointer)
         island_signal_connect(UnsafeMutableRawPointer(display), "monitor-removed", unsafeBitCast({ (_: UnsafeMutableRawPointer?, monitor: OpaquePointer?, data: UnsafeMutableRawPointer?) in
-            OverlayPlacement.with(data) { placement in
+            OverlayMonitors.with(data) { monitors in
                 guard let monitor else { return }
-                log("monitor removed: \(placement.output(monitor).name)")
-                placement.compositor?.forget(monitor)
-                if placement.monitor == monitor { placement.monitor = nil }
-                placement.place()
+                log("monitor removed: \(monitors.output(monitor).name)")
+                monitors.compositor?.forget(monitor)
+                for placement in monitors.placements { placement.removed(monitor) }
             }
         } as @convention(c) (UnsafeMutableRawPointer?, OpaquePointer?, UnsafeMutableRawPointer?) -> Void, to: GCallback.self), pointer)
-        // The compositor closes a layer surface whose output goes away, and gtk-layer-shell then
-        // closes the window: it is kept, and placed again on the monitor that remains.
-        island_signal_connect(UnsafeMutableRawPointer(window.widget), "delete-event", unsafeBitCast({ (_: UnsafeMutableRawPointer?, _: UnsafeMutableRawPointer?, data: UnsafeMutableRawPointer?) -> gboolean in
-            OverlayPlacement.with(data) { placement in
-                log("the compositor closed the island's surface; placing it again")
-                placement.monitor = nil
-                placement.place()
-            }
-            return 1
-        } as @convention(c) (UnsafeMutableRawPointer?, UnsafeMutableRawPointer?, UnsafeMutableRawPointer?) -> gboolean, to: GCallback.self), pointer)
     }
 
     /// What tells the overlay about fullscreen windows, focus and output names here, for the log.
     private var sources: String {
-        guard window.wayland else {
+        guard wayland else {
             return "X11: fullscreen windows and focus are not followed (_NET_WM_STATE_FULLSCREEN is not read): " +
                 "Fullscreen= does not apply, Output=focused stays on the primary; Output= names are RandR's"
         }
@@ -97,43 +75,153 @@ import IslandOverlay
 
     private var pointer: UnsafeMutableRawPointer { Unmanaged.passUnretained(self).toOpaque() }
 
+    private nonisolated static func with(_ data: UnsafeMutableRawPointer?, _ body: @MainActor (OverlayMonitors) -> Void) {
+        guard let data else { return }
+        let monitors = Unmanaged<OverlayMonitors>.fromOpaque(data).takeUnretainedValue()
+        MainActor.assumeIsolated { body(monitors) }
+    }
+
+    /// GDK's monitors, in its order.
+    var all: [OpaquePointer] {
+        (0..<gdk_display_get_n_monitors(display)).compactMap { gdk_display_get_monitor(display, $0) }
+    }
+
+    func output(_ monitor: OpaquePointer) -> OverlayOutput {
+        let model = gdk_monitor_get_model(monitor).map { String(cString: $0) }
+        // On X11 GDK's model is RandR's output name, the connector.
+        let connector = wayland ? compositor?.connector(of: monitor) : model
+        return OverlayOutput(connector: connector, model: model, primary: gdk_monitor_is_primary(monitor) != 0)
+    }
+
+    /// The log's words for where an island is.
+    func describe(_ monitor: OpaquePointer) -> String {
+        let output = output(monitor)
+        var geometry = GdkRectangle()
+        gdk_monitor_get_geometry(monitor, &geometry)
+        return "\(output.name) (\(output.model ?? "unknown model") \(geometry.width)x\(geometry.height)+\(geometry.x)+\(geometry.y), "
+            + "scale \(gdk_monitor_get_scale_factor(monitor)))"
+    }
+}
+
+/// Which monitor one island is on (Output=, OverlayOutputChoice decides; with Output=all, the
+/// monitor its keeper gave it) and what is beside it there: it moves the island as monitors
+/// come and go and, for Output=focused, as focus moves to a window on another output; it says
+/// when a fullscreen window is on the island's output; and it lifts the island to the overlay
+/// layer while it has something to show over one. Every move is logged with the output the
+/// island is really on. Not used hosted: the desktop's shell places that window and says what
+/// is fullscreen.
+@MainActor final class OverlayPlacement {
+    private let window: OverlayWindow
+    private let config: OverlayConfig
+    private let monitors: OverlayMonitors
+    /// Output=all: the monitor this island is for; nil once it is gone, until the keeper gives
+    /// it another (the window is hidden meanwhile).
+    private var pinned: OpaquePointer?
+    private let pinnedToOne: Bool
+    /// Output=all: only one island takes the keyboard, or two would take it from each other.
+    private let takesKeyboard: Bool
+    /// The GdkMonitor the island is on, and its name as the log last said it.
+    private var monitor: OpaquePointer?
+    private var saidName: String?
+    /// The outputs there were when the one Output= names was not among them.
+    private var fallbackAmong: [String]?
+    private var fullscreenBeside = false
+    private var lifted = false
+    /// Whether the island accepts the keyboard now (layer-shell on-demand).
+    private var keyboard = false
+    /// Accepting it, and not yet given it: a focus-out now is the compositor's shuffle.
+    private(set) var awaitingKeyboard = false
+    /// A fullscreen window came to, or left, the island's output.
+    var fullscreenChanged: (Bool) -> Void = { _ in }
+
+    /// `pinned`: Output=all's island for that monitor.
+    init(window: OverlayWindow, config: OverlayConfig, monitors: OverlayMonitors, pinned: OpaquePointer? = nil, takesKeyboard: Bool = true) {
+        self.window = window
+        self.config = config
+        self.monitors = monitors
+        self.pinned = pinned
+        pinnedToOne = pinned != nil
+        self.takesKeyboard = takesKeyboard
+        monitors.follow(self)
+    }
+
+    /// Output=all: an island whose monitor is gone, free for a new one.
+    var isIdle: Bool { pinnedToOne && pinned == nil }
+
+    /// Output=all: puts this idle island on a new monitor.
+    func pin(_ monitor: OpaquePointer) {
+        pinned = monitor
+        place()
+    }
+
+    /// Places the island, and keeps it when the compositor closes its surface.
+    func start() {
+        place()
+        // The compositor closes a layer surface whose output goes away, and gtk-layer-shell then
+        // closes the window: it is kept, and placed again on the monitor that remains.
+        island_signal_connect(UnsafeMutableRawPointer(window.widget), "delete-event", unsafeBitCast({ (_: UnsafeMutableRawPointer?, _: UnsafeMutableRawPointer?, data: UnsafeMutableRawPointer?) -> gboolean in
+            OverlayPlacement.with(data) { placement in
+                log("the compositor closed the island's surface; placing it again")
+                placement.monitor = nil
+                placement.place()
+            }
+            return 1
+        } as @convention(c) (UnsafeMutableRawPointer?, UnsafeMutableRawPointer?, UnsafeMutableRawPointer?) -> gboolean, to: GCallback.self), pointer)
+    }
+
+    func removed(_ gone: OpaquePointer) {
+        if pinned == gone { pinned = nil }
+        if monitor == gone { monitor = nil }
+        place()
+    }
+
+    private var pointer: UnsafeMutableRawPointer { Unmanaged.passUnretained(self).toOpaque() }
+
     private nonisolated static func with(_ data: UnsafeMutableRawPointer?, _ body: @MainActor (OverlayPlacement) -> Void) {
         guard let data else { return }
         let placement = Unmanaged<OverlayPlacement>.fromOpaque(data).takeUnretainedValue()
         MainActor.assumeIsolated { body(placement) }
     }
 
-    private var monitors: [OpaquePointer] {
-        (0..<gdk_display_get_n_monitors(display)).compactMap { gdk_display_get_monitor(display, $0) }
-    }
-
-    private func output(_ monitor: OpaquePointer) -> OverlayOutput {
-        let model = gdk_monitor_get_model(monitor).map { String(cString: $0) }
-        // On X11 GDK's model is RandR's output name, the connector.
-        let connector = window.wayland ? compositor?.connector(of: monitor) : model
-        return OverlayOutput(connector: connector, model: model, primary: gdk_monitor_is_primary(monitor) != 0)
-    }
-
     /// Puts the island where Output= says, now; then says whether a fullscreen window is beside it.
     func place() {
-        let monitors = monitors
-        let outputs = monitors.map(output)
-        let focused = compositor?.focusedOutput.flatMap { focused in
-            monitors.firstIndex { gdk_wayland_monitor_get_wl_output($0).map { UInt(bitPattern: $0) } == focused }
+        let all = monitors.all
+        if pinnedToOne {
+            if let pinned, all.contains(pinned) {
+                if pinned != monitor {
+                    let hidden = monitor == nil
+                    move(to: pinned)
+                    if hidden { gtk_widget_show(window.widget) }
+                }
+            } else if monitor != nil || gtk_widget_get_visible(window.widget) != 0 {
+                monitor = nil
+                saidName = nil
+                gtk_widget_hide(window.widget)
+                log("an island's output is gone: hidden until another comes")
+            }
+        } else {
+            let outputs = all.map(monitors.output)
+            let focused = monitors.compositor?.focusedOutput.flatMap { focused in
+                all.firstIndex { gdk_wayland_monitor_get_wl_output($0).map { UInt(bitPattern: $0) } == focused }
+            }
+            let current = monitor.flatMap { all.firstIndex(of: $0) }
+            if let (index, asked) = config.output.pick(outputs, focused: focused, current: current) {
+                if all[index] != monitor { move(to: all[index]) }
+                fallbackAmong = asked ? nil : outputs.map(\.name)
+            } else if all.isEmpty, monitor != nil {
+                monitor = nil
+                saidName = nil
+                log("no monitor left: the island waits for one")
+            }
         }
-        let current = monitor.flatMap { monitors.firstIndex(of: $0) }
-        if let (index, asked) = config.output.pick(outputs, focused: focused, current: current), monitors[index] != monitor {
-            move(to: monitors[index])
-            var geometry = GdkRectangle()
-            gdk_monitor_get_geometry(monitors[index], &geometry)
-            log("on output \(outputs[index].name) (\(outputs[index].model ?? "unknown model") \(geometry.width)x\(geometry.height)+\(geometry.x)+\(geometry.y), "
-                + "scale \(gdk_monitor_get_scale_factor(monitors[index]))), Output=\(config.output)"
-                + (asked ? "" : ": no output \(config.output) among \(outputs.map(\.name).joined(separator: ", ")); here until it comes"))
-        } else if monitors.isEmpty, monitor != nil {
-            monitor = nil
-            log("no monitor left: the island waits for one")
+        // Said at every move, and again once the compositor names an output it had not named
+        // yet (a new monitor's connector comes after GDK announces it).
+        if let monitor, monitors.output(monitor).name != saidName {
+            saidName = monitors.output(monitor).name
+            log("on output \(monitors.describe(monitor)), Output=\(config.output)"
+                + (fallbackAmong.map { ": no output \(config.output) among \($0.joined(separator: ", ")); here until it comes" } ?? ""))
         }
-        let beside = monitor.map { compositor?.fullscreen(on: $0) ?? false } ?? false
+        let beside = monitor.map { monitors.compositor?.fullscreen(on: $0) ?? false } ?? false
         if beside != fullscreenBeside {
             fullscreenBeside = beside
             fullscreenChanged(beside)
@@ -142,6 +230,7 @@ import IslandOverlay
 
     private func move(to monitor: OpaquePointer) {
         self.monitor = monitor
+        saidName = nil
         if window.wayland {
             // gtk-layer-shell maps the surface again on the new output (an output of a layer
             // surface is fixed once made).
@@ -175,6 +264,7 @@ import IslandOverlay
             log(lift ? "layer overlay: showing over the fullscreen window" : "layer top again")
             changed = true
         }
+        let open = open && takesKeyboard
         if open != keyboard {
             keyboard = open
             awaitingKeyboard = open

@@ -25,7 +25,8 @@ import IslandPresenter
     /// The monitor and what is beside the island there; nil hosted (the desktop's shell places it).
     private let placement: OverlayPlacement?
 
-    init(window: OverlayWindow, config: OverlayConfig, cssPath: String, socketPath: String, environment: [String: String]) {
+    init(window: OverlayWindow, placement: OverlayPlacement?, config: OverlayConfig, cssPath: String, socketPath: String,
+         environment: [String: String]) {
         self.window = window
         self.socketPath = socketPath
         loadStyle(window.area, userCSS: cssPath)
@@ -40,7 +41,7 @@ import IslandPresenter
             layout: layout, config: config, motion: config.motion ?? (island_animations_enabled() != 0), settings: settings,
             clock: OverlayClock(wall: { Date().timeIntervalSince1970 }, monotonic: { Double(DispatchTime.now().uptimeNanoseconds) / 1e9 }))
         interactor = Interactor(socketPath: socketPath)
-        placement = window.hosted ? nil : OverlayPlacement(window: window, config: config)
+        self.placement = placement
     }
 
     func handle(_ event: OverlayEvent) {
@@ -140,8 +141,9 @@ import IslandPresenter
         return true
     }
 
-    /// Shows the window, subscribes to the daemon and runs GTK's loop until a signal ends it.
-    func run() {
+    /// Places and shows the window and subscribes to the daemon; GTK's loop (gtk_main) runs
+    /// the rest.
+    func start() {
         placement?.fullscreenChanged = { [unowned self] beside in
             var state = controller.desktop
             state.fullscreen = beside
@@ -163,7 +165,6 @@ import IslandPresenter
                 }
             }
         }
-        gtk_main()
     }
 
     /// The shell that a C callback was given as its data, on the main thread. It outlives

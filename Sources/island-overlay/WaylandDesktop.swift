@@ -24,8 +24,9 @@ import IslandOverlay
     private var xdgOutputs: [UInt: OpaquePointer] = [:]
     private var outputOfXDGOutput: [UInt: UInt] = [:]
     private var saidTooMany = false
-    /// After the compositor said something that may change where the island goes or what it shows.
-    var changed: () -> Void = {}
+    /// Called after the compositor said something that may change where an island goes or what
+    /// it shows: one for each island's placement.
+    var observers: [() -> Void] = []
     var log: (String) -> Void = { _ in }
 
     /// Binds what the compositor offers on GDK's connection, and waits (two round trips) until
@@ -111,6 +112,10 @@ import IslandOverlay
         windows.close(UInt(bitPattern: handle))
         zwlr_foreign_toplevel_handle_v1_destroy(handle)
         changed()
+    }
+
+    private func changed() {
+        for observer in observers { observer() }
     }
 
     private func named(_ xdgOutput: UInt, _ name: String) {

@@ -579,5 +579,6 @@ extension OverlayRect {
         #expect(OverlayOutputChoice("Primary") == .primary)
         #expect(OverlayOutputChoice("-1") == .named("-1"))
         #expect(OverlayOutputChoice("DP-2") == .named("DP-2"))
+        #expect(OverlayOutputChoice("all") == .all)
     }
 }

@@ -28,6 +28,8 @@ import Testing
         #expect(OverlayOutputChoice("7").pick(withPrimary, focused: nil, current: nil)! == (2, false))
         #expect(OverlayOutputChoice.primary.pick(withPrimary, focused: 1, current: 0)! == (2, true))
         #expect(OverlayOutputChoice.primary.pick([], focused: nil, current: nil) == nil)
+        // Output=all is one island a monitor; where there is one window only, the primary's.
+        #expect(OverlayOutputChoice.all.pick(withPrimary, focused: 1, current: 0)! == (2, true))
     }
 
     /// Focused follows the focused window; with none focused (an empty workspace, the island

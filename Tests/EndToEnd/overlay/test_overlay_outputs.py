@@ -137,6 +137,52 @@ def test_an_output_created_while_running_gets_the_island():
         session.close()
 
 
+def islands(image, rects):
+    """The capsule in the top half of each output, by name (None where there is none)."""
+    return {name: image.box_not(desktop.BACKGROUND, region=(r["x"], r["y"], r["x"] + r["width"], r["y"] + r["height"] // 2))
+            for name, r in rects.items()}
+
+
+def on_every(rects, check=lambda box: True):
+    """A check for Screen.settled: a capsule at the top centre of every output, each passing `check`."""
+    def every(image, _):
+        found = islands(image, rects)
+        return all(box is not None and abs(centre(box)[0] - (rects[name]["x"] + rects[name]["width"] / 2)) <= 2
+                   and check(box) for name, box in found.items())
+    return every
+
+
+def test_all_puts_an_island_on_every_output_showing_the_same():
+    """Output=all: an island on each of two outputs; a click on the second expands both (one
+    state, the daemon's); an output created while running gets a third island."""
+    session = desktop.UserSession()
+    try:
+        sway, overlay = start(session, 2, "Output=all\nCollapseAfter=0\n")
+        sway.start_pointer()
+        rects = outputs_by_name(sway)
+        scenes.Producer(session).request()
+        screen = scenes.Screen(sway, "outputs-all")
+        image, _ = screen.settled(on_every(rects), name="two", what="an island on each output")
+        compact = islands(image, rects)
+        assert size(compact["HEADLESS-1"]) == size(compact["HEADLESS-2"]), compact
+        said_on(overlay, "HEADLESS-1")
+        said_on(overlay, "HEADLESS-2")
+
+        sway.click(*centre(compact["HEADLESS-2"]))
+        sway.park()
+        screen.settled(on_every(rects, lambda box: size(box)[1] > 2 * size(compact["HEADLESS-1"])[1]),
+                       name="both-expanded", what="both islands expanded by a click on one")
+
+        sway.swaymsg("create_output")
+        desktop.wait_until(lambda: "HEADLESS-3" in outputs_by_name(sway), LIVENESS, "sway's new output")
+        rects = outputs_by_name(sway)
+        screen.settled(on_every(rects), name="three", what="an island on the new output too")
+        said_on(overlay, "HEADLESS-3")
+        assert overlay.alive()
+    finally:
+        session.close()
+
+
 @pytest.mark.parametrize("layer", ["top", "overlay"])
 def test_fullscreen_hides_the_island_and_an_alert_shows_over_it(layer):
     """Fullscreen=alerts (the default): beside a fullscreen foot the island draws nothing, not
