@@ -196,7 +196,8 @@ struct IslandOverlayCommand: ParsableCommand {
             }
             // Only once SIGUSR1 is ours: its default action would end the overlay.
             let pidFile = paths.writePidFile()
-            gtk_main()
+            // GTK's callbacks hold the islands unretained: they live until gtk_main returns.
+            withExtendedLifetime(islands) { gtk_main() }
             if let pidFile { unlink(pidFile) }
         }
         log("exiting")

@@ -99,7 +99,7 @@ import IslandOverlay
 
     private func toplevel(_ handle: OpaquePointer) {
         guard windows.add(UInt(bitPattern: handle)) else {
-            // One too many to track: let go of it; the compositor sends nothing more for it.
+            // One too many to track: let go of it (libwayland drops what still comes for it).
             zwlr_foreign_toplevel_handle_v1_destroy(handle)
             if !saidTooMany { log("more than \(ForeignToplevels.maximumToplevels) windows: the rest are not followed") }
             saidTooMany = true
