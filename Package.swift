@@ -122,6 +122,12 @@ let libraries: [Target] = [
     // overlay. Their flags come from pkgConfigCFlags (see the top), not `pkgConfig:`.
     .systemLibrary(name: "CPangoCairo", providers: [.apt(["libpango1.0-dev", "libcairo2-dev", "libgdk-pixbuf-2.0-dev"])]),
     .systemLibrary(name: "CGtk", providers: [.apt(["libgtk-3-dev", "libgtk-layer-shell-dev"])]),
+    // The Wayland protocols the overlay binds beside GTK on GDK's own connection:
+    // wlr-foreign-toplevel-management (fullscreen windows and the focused output) and
+    // xdg-output (connector names). wayland-scanner's output from the XML vendored in
+    // protocols/ (scripts/generate-wayland-protocols.sh), over libwayland-client.
+    .systemLibrary(name: "CWaylandClient", pkgConfig: "wayland-client", providers: [.apt(["libwayland-dev"])]),
+    .target(name: "CWaylandProtocols", dependencies: ["CWaylandClient"], exclude: ["protocols"]),
     // D-Bus through sd-bus (libsystemd): a bus on an sd-event loop of its own thread that
     // is also a Swift executor; matches, calls, names, served objects, monitors.
     .target(name: "SDBus", dependencies: ["CSystemd"]),
@@ -304,7 +310,7 @@ let island: [Target] = [
     ),
     .executableTarget(
         name: "island-overlay",
-        dependencies: ["IslandOverlay", "IslandPresenter", "IslandPaths", "CGtk", "FreeDesktop", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+        dependencies: ["IslandOverlay", "IslandPresenter", "IslandPaths", "CGtk", "CWaylandProtocols", "FreeDesktop", .product(name: "ArgumentParser", package: "swift-argument-parser")],
         swiftSettings: gtkFlags
     ),
     .testTarget(

@@ -3,9 +3,18 @@ import FreeDesktop
 /// `~/.config/island/overlay.conf`, systemd style like islandd.conf:
 ///
 ///     [Overlay]
-///     Output=HDMI-A-1     # a monitor's connector/model name or its number; default: the
-///                         # compositor's choice (the focused output) / X11's primary
-///     Layer=top           # background, bottom, top (default) or overlay
+///     Output=HDMI-A-1     # the monitor: a connector name (HDMI-A-1, DP-2; Wayland: from
+///                         # xdg-output, X11: RandR's), a model name, a number (0, 1, ...),
+///                         # primary (default; X11's primary, on Wayland the first output
+///                         # the compositor announced), focused (the output of the
+///                         # focused window, followed as it moves; wlroots compositors)
+///                         # or all (an island on every output)
+///     Fullscreen=alerts   # beside a fullscreen window on the island's output: hide
+///                         # (nothing), alerts (default: only an alert, for its duration)
+///                         # or always (as if there were none)
+///     Layer=top           # background, bottom, top (default) or overlay; beside a
+///                         # fullscreen window with Fullscreen=alerts|always, top rises to
+///                         # overlay, for the island to be seen over it
 ///     MarginTop=8         # pixels between the screen's top edge and the island
 ///     Opener=gio open     # the command a tap's URL is given to, as its last argument
 ///     Motion=auto         # auto (GTK's gtk-enable-animations), on or off
@@ -17,8 +26,11 @@ import FreeDesktop
 /// Unknown keys and bad values are reported and ignored, never fatal: the island still shows.
 public struct OverlayConfig: Sendable, Hashable {
     public enum Layer: String, Sendable, Hashable, CaseIterable { case background, bottom, top, overlay }
+    /// What the island shows beside a fullscreen window on its output.
+    public enum Fullscreen: String, Sendable, Hashable, CaseIterable { case hide, alerts, always }
 
-    public var output: String?
+    public var output = OverlayOutputChoice.primary
+    public var fullscreen = Fullscreen.alerts
     public var layer: Layer = .top
     public var marginTop = 8.0
     /// argv of the opener, without the URL; nil: `gio open`, else `xdg-open`, whichever exists.
@@ -52,7 +64,9 @@ public struct OverlayConfig: Sendable, Hashable {
             let (key, value) = (entry.key, entry.value)
             switch key {
             case "Output":
-                output = value.isEmpty ? nil : value
+                output = OverlayOutputChoice(value)
+            case "Fullscreen":
+                if let parsed = Fullscreen(rawValue: value.lowercased()) { fullscreen = parsed } else { warnings.append("\(place): Fullscreen must be hide, alerts or always") }
             case "Layer":
                 if let parsed = Layer(rawValue: value.lowercased()) { layer = parsed } else { warnings.append("\(place): Layer must be background, bottom, top or overlay") }
             case "MarginTop":

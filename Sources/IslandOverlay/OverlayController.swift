@@ -70,8 +70,9 @@ public struct OverlayController {
     private var lastFrameTime: Int64?
     /// What the pointer-away countdown was started under: the expanded activity, or the list.
     private var openedForPointerAway: String?
-    /// What the desktop's shell says (hosted overlays only): fullscreen, Do Not Disturb.
-    public private(set) var host = OverlayHostState()
+    /// What the desktop says: a fullscreen window beside the island (the compositor, or the
+    /// GNOME Shell extension), Do Not Disturb (the extension).
+    public private(set) var desktop = OverlayDesktopState()
     /// An alert held back by Do Not Disturb that the user expanded by clicking the island.
     private var openedHeldAlert: PresenterAlert?
 
@@ -130,11 +131,11 @@ public struct OverlayController {
             }
         case .failed(let request, let message):
             steps.append(.log("\(request.action) failed: \(message)"))
-        case .host(let state):
-            guard state != host else { break }
-            host = state
-            steps.append(.log("host: \(state.description)"))
-            if state.fullscreen, listOpen { listOpen = false }
+        case .desktop(let state):
+            guard state != desktop else { break }
+            desktop = state
+            steps.append(.log("desktop: \(state.description)"))
+            if keepsOutOfTheWay, listOpen { listOpen = false }
             refresh(animated: true, &steps)
         case .configured(let config):
             self.config = config
@@ -151,7 +152,7 @@ public struct OverlayController {
     /// Recomputes the frame from the model; animates to it when it changed.
     private mutating func refresh(animated: Bool, _ steps: inout [OverlayStep]) {
         if openedHeldAlert != model.alert { openedHeldAlert = nil }
-        let scene = host.filter(IslandScene(model: model, now: clock.wall()), except: openedHeldAlert)
+        let scene = desktop.filter(IslandScene(model: model, now: clock.wall()), fullscreen: config.fullscreen, except: openedHeldAlert)
         if listOpen, scene.lockScreen.isEmpty, scene.mode == .none, model.hasSnapshot { listOpen = false }
         // A pointer-away countdown belongs to the expansion (or open list) it started under.
         let opened = listOpen ? "list" : model.island.mode == .expanded ? model.island.expanded : nil
@@ -247,7 +248,7 @@ public struct OverlayController {
         switch decision.target {
         case .expand(let id):
             // The daemon has it expanded already, for an alert Do Not Disturb held back here.
-            if !host.alerts, let alert = model.alert, alert.id == id, model.island.expanded == id {
+            if !desktop.alerts, let alert = model.alert, alert.id == id, model.island.expanded == id {
                 openedHeldAlert = alert
                 refresh(animated: true, &steps)
             } else {
@@ -261,6 +262,9 @@ public struct OverlayController {
         }
     }
 
+    /// Beside a fullscreen window the island shows at most an alert (Fullscreen=hide|alerts).
+    private var keepsOutOfTheWay: Bool { desktop.fullscreen && config.fullscreen != .always }
+
     /// Escape, focus lost, a click elsewhere: the expanded island collapses, the list closes.
     private mutating func collapse(_ steps: inout [OverlayStep]) {
         if model.island.mode == .expanded, let id = model.island.expanded { steps.append(.send(.collapse(id: id))) }
@@ -272,7 +276,7 @@ public struct OverlayController {
 
     private mutating func toggleList(_ steps: inout [OverlayStep]) {
         // Beside a fullscreen window the island keeps out of the way.
-        if host.fullscreen, !listOpen { return }
+        if keepsOutOfTheWay, !listOpen { return }
         listOpen.toggle()
         steps.append(.log(listOpen ? "list opened" : "list closed"))
         refresh(animated: true, &steps)
@@ -359,8 +363,9 @@ public enum OverlayEvent: Sendable {
     /// The daemon answered a request; for a tap, with the URL to open, if any.
     case answered(OverlayRequest, url: String?)
     case failed(OverlayRequest, message: String)
-    /// The desktop's shell said something new (`island-overlay --hosted`).
-    case host(OverlayHostState)
+    /// The desktop said something new: the compositor (wlr-foreign-toplevel-management) or
+    /// the shell of `island-overlay --hosted`.
+    case desktop(OverlayDesktopState)
     /// A new configuration: CollapseAfter=, Opener= and Motion=on/off apply at once; the window's
     /// placement (Output=, Layer=, MarginTop=) is the shell's, decided when it opens.
     case configured(OverlayConfig)

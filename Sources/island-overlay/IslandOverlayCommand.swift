@@ -1,4 +1,5 @@
 import ArgumentParser
+import CGtk
 import FreeDesktop
 import Foundation
 import IslandOverlay
@@ -32,11 +33,17 @@ struct IslandOverlayCommand: ParsableCommand {
 
             overlay.conf:
               [Overlay]
-              Output=NAME      the monitor: its model/connector name or its number
-                               (0, 1, ...); default: the compositor's choice
-                               (Wayland), the primary (X11)
-              Layer=top        background, bottom, top (default; fullscreen windows
-                               cover it) or overlay
+              Output=primary   the monitor: a connector name (HDMI-A-1), a model
+                               name, a number (0, 1, ...), primary (default;
+                               on Wayland the first output), focused (the
+                               output of the focused window, followed) or
+                               all (an island on every output)
+              Fullscreen=alerts  beside a fullscreen window on its output: hide
+                               (nothing), alerts (only an alert, for its
+                               duration; default) or always (as if none)
+              Layer=top        background, bottom, top (default) or overlay;
+                               beside a fullscreen window top rises to overlay
+                               while the island shows something there
               MarginTop=8      pixels between the top of the screen and the island
               Opener=gio open  the program a tap's URL is given to, as one last
                                argument, with no shell; default: gio open, else
@@ -58,9 +65,15 @@ struct IslandOverlayCommand: ParsableCommand {
               @define-color island_background #000000;
 
             Placement: on Wayland compositors with wlr-layer-shell (sway, Hyprland, river, niri, \
-            KDE, COSMIC, labwc, Wayfire) a layer surface anchored top-centre, no exclusive zone; \
-            on X11 an override-redirect RGBA window at the top centre. Input is taken only where \
-            the island is drawn. GNOME has no layer-shell: there the Island GNOME Shell extension \
+            KDE, COSMIC, labwc, Wayfire) a layer surface anchored top-centre, no exclusive zone, \
+            taking the keyboard only while expanded or the list is open; on X11 an \
+            override-redirect RGBA window at the top centre. Input is taken only where the island \
+            is drawn. Monitors plugged in or out while it runs are followed; the log names the \
+            output (connector) it is on. Fullscreen windows and focus are known where the \
+            compositor offers wlr-foreign-toplevel-management (sway and other wlroots \
+            compositors), and on GNOME from the extension; not on KDE (KWin offers its own \
+            protocol, not read) nor X11, where Fullscreen= does not apply and Output=focused \
+            stays put. The start-up log says which. GNOME has no layer-shell: there the Island GNOME Shell extension \
             (island@island.org) starts island-overlay --hosted and places its window itself; started \
             by hand on a Wayland compositor without layer-shell, the overlay says so and exits with \
             status 69.
@@ -98,7 +111,7 @@ struct IslandOverlayCommand: ParsableCommand {
         Open an ordinary window that the desktop's shell places and stacks, instead of placing \
         the island itself: what the GNOME Shell extension starts. Reads the shell's state on \
         standard input ({"fullscreen": bool, "alerts": bool}, a JSON object a line) and exits \
-        when it is closed. Output=, Layer= and MarginTop= do not apply.
+        when it is closed. Output=, Layer= and MarginTop= do not apply; Fullscreen= does.
         """)
     var hosted = false
 
@@ -173,14 +186,28 @@ struct IslandOverlayCommand: ParsableCommand {
         let socketPath = socket ?? SocketLocation.client(environment: environment, uid: getuid())
         // GTK calls back on this thread, the process's main thread, for as long as gtk_main runs:
         // the shell is the main actor's.
+        let cssPath = css ?? paths.configHome + "/island/overlay.css"
         try MainActor.assumeIsolated {
             let window = try OverlayWindow(config: overlayConfig, hosted: hosted, maxHeight: maxHeight.map(Double.init), environment: environment)
-            let shell = OverlayShell(window: window, config: overlayConfig, cssPath: css ?? paths.configHome + "/island/overlay.css",
-                                     socketPath: socketPath, environment: environment)
-            shell.listen()
+            // Hosted, the desktop's shell places the window and says what is fullscreen.
+            let monitors = hosted ? nil : OverlayMonitors(wayland: window.wayland, config: overlayConfig)
+            monitors?.start()
+            let islands = OverlayIslands { window, placement in
+                let shell = OverlayShell(window: window, placement: placement, config: overlayConfig, cssPath: cssPath,
+                                         socketPath: socketPath, environment: environment)
+                shell.listen()
+                shell.start()
+                return shell
+            }
+            if overlayConfig.output == .all, let monitors {
+                try islands.everyOutput(first: window, monitors: monitors, config: overlayConfig, environment: environment)
+            } else {
+                islands.one(window, placement: monitors.map { OverlayPlacement(window: window, config: overlayConfig, monitors: $0) })
+            }
             // Only once SIGUSR1 is ours: its default action would end the overlay.
             let pidFile = paths.writePidFile()
-            shell.run()
+            // GTK's callbacks hold the islands unretained: they live until gtk_main returns.
+            withExtendedLifetime(islands) { gtk_main() }
             if let pidFile { unlink(pidFile) }
         }
         log("exiting")

@@ -22,8 +22,11 @@ import IslandPresenter
     private let frameLog: Bool
     /// Standard input of a hosted overlay, cut into lines.
     private var hostLines = OverlayHostLines()
+    /// The monitor and what is beside the island there; nil hosted (the desktop's shell places it).
+    private let placement: OverlayPlacement?
 
-    init(window: OverlayWindow, config: OverlayConfig, cssPath: String, socketPath: String, environment: [String: String]) {
+    init(window: OverlayWindow, placement: OverlayPlacement?, config: OverlayConfig, cssPath: String, socketPath: String,
+         environment: [String: String]) {
         self.window = window
         self.socketPath = socketPath
         loadStyle(window.area, userCSS: cssPath)
@@ -38,10 +41,14 @@ import IslandPresenter
             layout: layout, config: config, motion: config.motion ?? (island_animations_enabled() != 0), settings: settings,
             clock: OverlayClock(wall: { Date().timeIntervalSince1970 }, monotonic: { Double(DispatchTime.now().uptimeNanoseconds) / 1e9 }))
         interactor = Interactor(socketPath: socketPath)
+        self.placement = placement
     }
 
     func handle(_ event: OverlayEvent) {
         apply(controller.handle(event))
+        let frame = controller.motion.target
+        placement?.islandChanged(showing: frame.map { $0.form != .hidden || $0.listOpen } ?? false,
+                                 open: frame.map { $0.form == .expanded || $0.listOpen } ?? false)
     }
 
     // MARK: Events in
@@ -79,8 +86,16 @@ import IslandPresenter
         // On X11 without a window manager GDK moves focus with the pointer: leaving the island
         // would be "focus lost". There the pointer-away countdown does the job alone.
         if window.wayland {
+            // sway 1.7, handing the keyboard to the island (OverlayPlacement gives it only while
+            // open), may first take it away: that focus-out is not the user's.
+            connect(widget, "focus-in-event") { _, _, data in
+                OverlayShell.with(data) { $0.placement?.keyboardArrived() }
+                return 0
+            }
             connect(widget, "focus-out-event") { _, _, data in
-                OverlayShell.with(data) { $0.handle(.focusLost) }
+                OverlayShell.with(data) { shell in
+                    if shell.placement?.awaitingKeyboard != true { shell.handle(.focusLost) }
+                }
                 return 0
             }
         }
@@ -113,7 +128,7 @@ import IslandPresenter
             gtk_main_quit()
             return false
         }
-        var state = controller.host
+        var state = controller.desktop
         for line in hostLines.feed(buffer[..<count]) {
             switch line {
             case .tooLong:
@@ -122,12 +137,19 @@ import IslandPresenter
                 if let problem = state.apply(line: bytes) { log("host: \(problem), line ignored") }
             }
         }
-        handle(.host(state))
+        handle(.desktop(state))
         return true
     }
 
-    /// Shows the window, subscribes to the daemon and runs GTK's loop until a signal ends it.
-    func run() {
+    /// Places and shows the window and subscribes to the daemon; GTK's loop (gtk_main) runs
+    /// the rest.
+    func start() {
+        placement?.fullscreenChanged = { [unowned self] beside in
+            var state = controller.desktop
+            state.fullscreen = beside
+            handle(.desktop(state))
+        }
+        placement?.start()
         gtk_widget_show_all(window.widget)
         handle(.windowShown)
         log("\(window.description), motion \(controller.motion.enabled ? "on" : "off"), socket \(socketPath)")
@@ -143,7 +165,6 @@ import IslandPresenter
                 }
             }
         }
-        gtk_main()
     }
 
     /// The shell that a C callback was given as its data, on the main thread. It outlives
@@ -233,7 +254,7 @@ import IslandPresenter
         cairo_set_source_rgba(cr, 0, 0, 0, 0)
         cairo_paint(cr)
         cairo_restore(cr)
-        painter.paint(controller.motion, cairo: cr, hovered: controller.hovered, scale: window.scale)
+        painter.paint(controller.motion, cairo: cr, hovered: controller.hovered, scale: Int(gtk_widget_get_scale_factor(window.area)))
         handle(.painted)
         if frameLog {
             let micros = (DispatchTime.now().uptimeNanoseconds - start) / 1000

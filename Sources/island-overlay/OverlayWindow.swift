@@ -12,14 +12,13 @@ import IslandOverlay
     let widget: UnsafeMutablePointer<GtkWidget>
     let area: UnsafeMutablePointer<GtkWidget>
     let wayland: Bool
-    /// Placed by the desktop's shell, which speaks on standard input (`OverlayHostState`).
+    /// Placed by the desktop's shell, which speaks on standard input (`OverlayDesktopState`).
     let hosted: Bool
     /// On X11 with no compositing manager, alpha is not blended: the window itself is cut to
     /// the shapes as they are drawn now (X Shape), or its transparent parts would show black.
     let needsWindowShape: Bool
-    let scale: Int
     let canvas: (width: Double, height: Double)
-    /// The backend, output and placement, for the log.
+    /// The backend and placement, for the log (the output is OverlayPlacement's to say).
     let description: String
 
     /// Opens the display and places the window; fails with 69 where the island cannot be placed.
@@ -36,12 +35,10 @@ import IslandOverlay
         if wayland, !hosted, gtk_layer_is_supported() == 0 { throw fail(Self.noLayerShell(environment), status: 69) }
         guard wayland || x11 else { throw fail("unsupported display backend: neither Wayland nor X11", status: 69) }
 
-        let monitor = Self.chooseMonitor(display, wanted: config.output)
+        // The canvas follows Size=: the widest form and the list, in logical pixels, no taller
+        // than the first monitor (OverlayPlacement chooses the island's).
         var geometry = GdkRectangle()
-        if let monitor { gdk_monitor_get_geometry(monitor, &geometry) }
-        scale = Int(monitor.map { gdk_monitor_get_scale_factor($0) } ?? 1)
-        let monitorName = monitor.flatMap { gdk_monitor_get_model($0) }.map { String(cString: $0) } ?? "(compositor's choice)"
-        // The canvas follows Size=: the widest form and the list, in logical pixels.
+        if let monitor = gdk_display_get_monitor(display, 0) { gdk_monitor_get_geometry(monitor, &geometry) }
         let island = config.geometry
         // Hosted, the window hangs under the host's bar: the host says how much room is there.
         let room = hosted ? (maxHeight ?? Double(geometry.height > 0 ? geometry.height : 720)) : Double(geometry.height > 0 ? geometry.height : 720) - config.marginTop
@@ -75,23 +72,16 @@ import IslandOverlay
             let w = island_window(window)
             gtk_layer_init_for_window(w)
             gtk_layer_set_namespace(w, "island-overlay")
-            let layer: GtkLayerShellLayer = switch config.layer {
-            case .background: GTK_LAYER_SHELL_LAYER_BACKGROUND
-            case .bottom: GTK_LAYER_SHELL_LAYER_BOTTOM
-            case .top: GTK_LAYER_SHELL_LAYER_TOP
-            case .overlay: GTK_LAYER_SHELL_LAYER_OVERLAY
-            }
-            gtk_layer_set_layer(w, layer)
+            gtk_layer_set_layer(w, Self.layer(config.layer))
             gtk_layer_set_anchor(w, GTK_LAYER_SHELL_EDGE_TOP, 1)
             gtk_layer_set_margin(w, GTK_LAYER_SHELL_EDGE_TOP, Int32(config.marginTop))
             gtk_layer_set_exclusive_zone(w, 0)
-            gtk_layer_set_keyboard_mode(w, GTK_LAYER_SHELL_KEYBOARD_MODE_ON_DEMAND)
-            if config.output != nil, let monitor { gtk_layer_set_monitor(w, monitor) }
+            // On demand only while open (OverlayPlacement.islandChanged).
+            gtk_layer_set_keyboard_mode(w, GTK_LAYER_SHELL_KEYBOARD_MODE_NONE)
             needsWindowShape = false
         } else {
             gtk_window_set_type_hint(island_window(window), GDK_WINDOW_TYPE_HINT_NOTIFICATION)
             needsWindowShape = gtk_widget_get_screen(window).map { gdk_screen_is_composited($0) == 0 } ?? true
-            gtk_window_move(island_window(window), geometry.x + (geometry.width - Int32(canvas.width)) / 2, geometry.y + Int32(config.marginTop))
         }
 
         area = gtk_drawing_area_new()!
@@ -104,8 +94,7 @@ import IslandOverlay
         let backend = hosted ? "\(wayland ? "wayland" : "x11") (hosted: placed by the desktop's shell)"
             : wayland ? "wayland (layer-shell, layer \(config.layer.rawValue))"
             : "x11 (override-redirect\(needsWindowShape ? ", no compositor: shaped window" : ""))"
-        description = "backend \(backend), output \(monitorName) \(geometry.width)x\(geometry.height)+\(geometry.x)+\(geometry.y), "
-            + "scale \(scale), size ×\(config.geometry.factor), canvas \(Int(canvas.width))x\(Int(canvas.height))"
+        description = "backend \(backend), size ×\(config.geometry.factor), canvas \(Int(canvas.width))x\(Int(canvas.height))"
             + (hosted ? "" : ", margin-top \(Int(config.marginTop))")
     }
 
@@ -123,18 +112,13 @@ import IslandOverlay
             "activities in a terminal (tui) or a bar."
     }
 
-    /// Output= by number or model name, else the primary monitor (X11) or the first.
-    private static func chooseMonitor(_ display: OpaquePointer, wanted: String?) -> OpaquePointer? {
-        let count = gdk_display_get_n_monitors(display)
-        if let wanted {
-            for index in 0..<count {
-                guard let monitor = gdk_display_get_monitor(display, index) else { continue }
-                let model = gdk_monitor_get_model(monitor).map { String(cString: $0) }
-                if wanted == String(index) || wanted == model { return monitor }
-            }
-            log("no output named \(wanted) among \(count); using the default")
+    static func layer(_ layer: OverlayConfig.Layer) -> GtkLayerShellLayer {
+        switch layer {
+        case .background: GTK_LAYER_SHELL_LAYER_BACKGROUND
+        case .bottom: GTK_LAYER_SHELL_LAYER_BOTTOM
+        case .top: GTK_LAYER_SHELL_LAYER_TOP
+        case .overlay: GTK_LAYER_SHELL_LAYER_OVERLAY
         }
-        return gdk_display_get_primary_monitor(display) ?? (count > 0 ? gdk_display_get_monitor(display, 0) : nil)
     }
 }
 

@@ -541,7 +541,7 @@ extension OverlayRect {
             Motion=off
             CollapseAfter=0
             """)
-        #expect(config.output == "HDMI-A-1")
+        #expect(config.output == .named("HDMI-A-1"))
         #expect(config.layer == .overlay)
         #expect(config.marginTop == 24)
         #expect(config.opener == ["/usr/local/bin/my-opener", "--new-window"])
@@ -563,5 +563,22 @@ extension OverlayRect {
         #expect(config.opener == nil)
         #expect(config.collapseAfter == 4)
         #expect(config.warnings.count == 9)
+    }
+
+    @Test func fullscreenAndOutputChoices() {
+        #expect(OverlayConfig().fullscreen == .alerts)
+        #expect(OverlayConfig().output == .primary)
+        let config = OverlayConfig(text: "[Overlay]\nFullscreen=Hide\nOutput=focused\n")
+        #expect(config.fullscreen == .hide)
+        #expect(config.output == .focused)
+        #expect(config.warnings.isEmpty)
+        let bad = OverlayConfig(text: "[Overlay]\nFullscreen=sometimes\n")
+        #expect(bad.fullscreen == .alerts)
+        #expect(bad.warnings == ["overlay.conf:2: Fullscreen must be hide, alerts or always"])
+        #expect(OverlayOutputChoice("1") == .number(1))
+        #expect(OverlayOutputChoice("Primary") == .primary)
+        #expect(OverlayOutputChoice("-1") == .named("-1"))
+        #expect(OverlayOutputChoice("DP-2") == .named("DP-2"))
+        #expect(OverlayOutputChoice("all") == .all)
     }
 }

@@ -8,7 +8,6 @@ virtual pointer (virtual_pointer.py) moved and clicked with `swaymsg seat - curs
 One session serves the module (sway, bus, islandd, overlay start in ~1 s); each test ends its
 activities. Set ISLAND_DESKTOP_SHOTS=DIR to keep the screenshots as PNGs."""
 
-import re
 import time
 
 import pytest
@@ -338,32 +337,6 @@ def test_a_click_in_another_window_collapses_the_expanded_island():
         screen.settled(lambda image, box: box == compact, name="clicked-elsewhere",
                        what="the island collapsing when another window took the focus")
         assert "collapse %s" % activity in overlay.log()
-    finally:
-        session.close()
-
-
-def test_a_fullscreen_window_covers_the_island_unless_its_layer_is_overlay():
-    """Layer=top (the default) is below fullscreen windows; Layer=overlay is above them."""
-    session = desktop.UserSession()
-    try:
-        sway = session_with_a_window(session)
-        sway.swaymsg("[app_id=foot]", "fullscreen", "enable")
-        scenes.Producer(session).request()
-        screen = scenes.Screen(sway, "layer")
-        for layer, shown in (("top", False), ("overlay", True)):
-            overlay = desktop.Overlay(session, dict(sway.env, ISLAND_OVERLAY_FRAME_LOG="1"),
-                                      config="[Overlay]\nLayer=%s\n" % layer, name="overlay-" + layer)
-            # Its frame log says when the island has been painted: shown or covered, it is there.
-            desktop.wait_until(lambda: re.search(r"^island-overlay: frame ", overlay.log(), re.M), LIVENESS,
-                               "the overlay painting the island")
-            screen.settled(lambda image, box: (box is not None) == shown, name=layer,
-                           what="the island %s the fullscreen window" % ("over" if shown else "under"))
-            if not shown:
-                # It was there all along, under the window.
-                sway.swaymsg("[app_id=foot]", "fullscreen", "disable")
-                screen.settled(lambda image, box: box is not None, name=layer + "-window-back")
-                sway.swaymsg("[app_id=foot]", "fullscreen", "enable")
-            overlay.stop()
     finally:
         session.close()
 

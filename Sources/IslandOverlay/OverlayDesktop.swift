@@ -2,17 +2,20 @@ import OrderedCollections
 import OrderedJSON
 public import IslandPresenter
 
-/// What a desktop's own shell tells the overlay it hosts (`island-overlay --hosted`, started
-/// and placed by the GNOME Shell extension): facts only the shell knows, one JSON object a line
-/// on standard input, each naming any of its members:
+/// What the desktop tells the overlay: from the compositor, whether a fullscreen window is on
+/// the island's output (wlr-foreign-toplevel-management, read by island-overlay's
+/// WaylandDesktop); from a desktop's own shell that hosts the overlay (`island-overlay
+/// --hosted`, started and placed by the GNOME Shell extension), facts only that shell knows, one
+/// JSON object a line on standard input, each naming any of its members:
 ///
 ///     {"fullscreen": true}   a fullscreen window is on the island's monitor
 ///     {"alerts": false}      the desktop's Do Not Disturb is on
 ///
 /// Unknown members are ignored (a newer host may say more); a member of the wrong type or a
 /// line that is no JSON object is refused and changes nothing.
-public struct OverlayHostState: Sendable, Hashable {
-    /// A fullscreen window is on the island's monitor: the island draws nothing but an alert.
+public struct OverlayDesktopState: Sendable, Hashable {
+    /// A fullscreen window is on the island's monitor: the island keeps out of its way as
+    /// Fullscreen= says.
     public var fullscreen = false
     /// Alerts may expand the island. False while the desktop's Do Not Disturb is on: an
     /// alerting update still changes what the island shows, without expanding it.
@@ -27,7 +30,7 @@ public struct OverlayHostState: Sendable, Hashable {
     public mutating func apply(line: [UInt8]) -> String? {
         guard let object = try? JSONParser.parse(line, maximumDepth: 4).objectValue else { return "not a JSON object" }
         var next = self
-        for (key, flag) in [("fullscreen", \OverlayHostState.fullscreen), ("alerts", \OverlayHostState.alerts)] {
+        for (key, flag) in [("fullscreen", \OverlayDesktopState.fullscreen), ("alerts", \OverlayDesktopState.alerts)] {
             guard let value = object[key] else { continue }
             guard let bool = value.boolValue else { return "\(key) must be true or false" }
             next[keyPath: flag] = bool
@@ -37,9 +40,11 @@ public struct OverlayHostState: Sendable, Hashable {
     }
 
     /// What the island shows of `scene` under this state: while Do Not Disturb holds alerts,
-    /// an alert's expansion is shown as the compact island; beside a fullscreen window,
-    /// nothing but an alert. `opened`: a held alert the user expanded, shown as it is.
-    public func filter(_ scene: IslandScene, except opened: PresenterAlert? = nil) -> IslandScene {
+    /// an alert's expansion is shown as the compact island; beside a fullscreen window, as
+    /// `policy` (Fullscreen=) says: nothing, nothing but an alert, or everything. `opened`: a
+    /// held alert the user expanded, shown as it is.
+    public func filter(_ scene: IslandScene, fullscreen policy: OverlayConfig.Fullscreen = .alerts,
+                       except opened: PresenterAlert? = nil) -> IslandScene {
         var scene = scene
         if !alerts, let alert = scene.alert, alert != opened {
             scene.alert = nil
@@ -48,7 +53,8 @@ public struct OverlayHostState: Sendable, Hashable {
                 scene.mode = scene.attached == nil ? .none : .compact
             }
         }
-        if fullscreen, scene.alert == nil {
+        if fullscreen, policy == .hide || policy == .alerts && scene.alert == nil {
+            scene.alert = nil
             scene.mode = .none
             scene.attached = nil
             scene.detached = nil

@@ -5,7 +5,7 @@ import Testing
 
 /// A hosted overlay (`island-overlay --hosted`, the GNOME Shell extension's): what the desktop's
 /// shell says on standard input, and what the island shows under it.
-@Suite struct OverlayHostTests {
+@Suite struct OverlayDesktopTests {
     typealias Desk = OverlayControllerTests.Desk
 
     static func bytes(_ text: String) -> [UInt8] { Array(text.utf8) }
@@ -31,20 +31,20 @@ import Testing
     }
 
     @Test func aLineChangesWhatItNamesAndNothingElse() {
-        var state = OverlayHostState()
+        var state = OverlayDesktopState()
         #expect(state.apply(line: Self.bytes("{\"fullscreen\": true, \"future\": [1]}")) == nil)
-        #expect(state == OverlayHostState(fullscreen: true, alerts: true))
+        #expect(state == OverlayDesktopState(fullscreen: true, alerts: true))
         #expect(state.apply(line: Self.bytes("{\"alerts\": false}")) == nil)
-        #expect(state == OverlayHostState(fullscreen: true, alerts: false))
+        #expect(state == OverlayDesktopState(fullscreen: true, alerts: false))
     }
 
     @Test func aBadLineChangesNothing() {
-        var state = OverlayHostState()
+        var state = OverlayDesktopState()
         #expect(state.apply(line: Self.bytes("{\"fullscreen\": true, \"alerts\": \"no\"}")) == "alerts must be true or false")
         #expect(state.apply(line: Self.bytes("fullscreen")) == "not a JSON object")
         #expect(state.apply(line: Self.bytes("[true]")) == "not a JSON object")
         #expect(state.apply(line: Self.bytes(String(repeating: "[", count: 100))) == "not a JSON object")
-        #expect(state == OverlayHostState())
+        #expect(state == OverlayDesktopState())
     }
 
     // MARK: What the island shows
@@ -61,9 +61,9 @@ import Testing
         #expect(desk.form == .compact)
         _ = desk.take()
 
-        desk.send(.host(OverlayHostState(fullscreen: true)))
+        desk.send(.desktop(OverlayDesktopState(fullscreen: true)))
         let hidden = desk.take()
-        #expect(OverlayControllerTests.logged(hidden) == ["host: fullscreen yes, alerts shown"])
+        #expect(OverlayControllerTests.logged(hidden) == ["desktop: fullscreen yes, alerts shown"])
         #expect(hidden.contains(.setInputRegion([])))
         desk.settle()
         #expect(desk.form == .hidden)
@@ -77,9 +77,41 @@ import Testing
         desk.send(.update(OverlayControllerTests.delta(3, island: OverlayControllerTests.compact)))
         desk.settle()
         #expect(desk.form == .hidden)
-        desk.send(.host(OverlayHostState(fullscreen: false)))
+        desk.send(.desktop(OverlayDesktopState(fullscreen: false)))
         desk.settle()
         #expect(desk.form == .compact)
+    }
+
+    /// Fullscreen=hide: beside a fullscreen window nothing shows, an alert neither; the island
+    /// is back as the window leaves.
+    @Test func fullscreenHideShowsNothingAtAll() {
+        var config = OverlayConfig()
+        config.fullscreen = .hide
+        var desk = Desk(config: config)
+        desk.send(.update(OverlayControllerTests.snapshot(OverlayControllerTests.compact)))
+        desk.send(.desktop(OverlayDesktopState(fullscreen: true)))
+        desk.settle()
+        #expect(desk.form == .hidden)
+        desk.send(.update(Self.alerting))
+        desk.settle()
+        #expect(desk.form == .hidden)
+        #expect(desk.controller.motion.target?.hits.isEmpty ?? true)
+        desk.send(.desktop(OverlayDesktopState(fullscreen: false)))
+        desk.settle()
+        #expect(desk.form == .alert)
+    }
+
+    /// Fullscreen=always: a fullscreen window changes nothing; the list still opens.
+    @Test func fullscreenAlwaysShowsEverything() {
+        var config = OverlayConfig()
+        config.fullscreen = .always
+        var desk = Desk(config: config)
+        desk.send(.update(OverlayControllerTests.snapshot(OverlayControllerTests.compact)))
+        desk.send(.desktop(OverlayDesktopState(fullscreen: true)))
+        desk.settle()
+        #expect(desk.form == .compact)
+        desk.send(.toggleList)
+        #expect(desk.controller.listOpen)
     }
 
     /// Do Not Disturb: an alerting update still changes what the compact island shows, without
@@ -87,7 +119,7 @@ import Testing
     /// already: nothing is asked of it).
     @Test func doNotDisturbHoldsAlertsBack() throws {
         var desk = Desk()
-        desk.send(.host(OverlayHostState(alerts: false)))
+        desk.send(.desktop(OverlayDesktopState(alerts: false)))
         desk.send(.update(OverlayControllerTests.snapshot(OverlayControllerTests.compact)))
         desk.settle()
         desk.send(.update(Self.alerting))
@@ -114,7 +146,7 @@ import Testing
         desk.send(.update(OverlayControllerTests.snapshot(OverlayControllerTests.compact)))
         desk.settle()
         _ = desk.take()
-        desk.send(.host(OverlayHostState()))
+        desk.send(.desktop(OverlayDesktopState()))
         #expect(desk.take() == [])
     }
 }

@@ -1,0 +1,44 @@
+import IslandOverlay
+
+/// The overlay's islands: one, or with Output=all one on every output, each a window, a shell
+/// and a subscription of its own, all showing the same state (the daemon's). Monitors plugged
+/// in get an island: one whose monitor went away if there is one (hidden meanwhile), else a
+/// new one, at most `maximum` in all, however often a compositor adds outputs.
+@MainActor final class OverlayIslands {
+    static let maximum = 16
+    private let makeShell: (OverlayWindow, OverlayPlacement?) -> OverlayShell
+    private var placements: [OverlayPlacement] = []
+    /// Kept for as long as the process runs: GTK's callbacks hold them unretained.
+    private var shells: [OverlayShell] = []
+
+    init(makeShell: @escaping (OverlayWindow, OverlayPlacement?) -> OverlayShell) {
+        self.makeShell = makeShell
+    }
+
+    func one(_ window: OverlayWindow, placement: OverlayPlacement?) {
+        shells.append(makeShell(window, placement))
+    }
+
+    func everyOutput(first: OverlayWindow, monitors: OverlayMonitors, config: OverlayConfig, environment: [String: String]) throws {
+        var window: OverlayWindow? = first
+        for monitor in monitors.all.prefix(Self.maximum) {
+            add(try window ?? OverlayWindow(config: config, hosted: false, environment: environment), on: monitor, monitors: monitors, config: config)
+            window = nil
+        }
+        monitors.added = { [unowned self, unowned monitors] monitor in
+            if let idle = placements.first(where: \.isIdle) {
+                idle.pin(monitor)
+            } else if placements.count < Self.maximum, let window = try? OverlayWindow(config: config, hosted: false, environment: environment) {
+                add(window, on: monitor, monitors: monitors, config: config)
+            } else {
+                log("\(Self.maximum) islands already: none on the new output")
+            }
+        }
+    }
+
+    private func add(_ window: OverlayWindow, on monitor: OpaquePointer, monitors: OverlayMonitors, config: OverlayConfig) {
+        let placement = OverlayPlacement(window: window, config: config, monitors: monitors, pinned: monitor, takesKeyboard: placements.isEmpty)
+        placements.append(placement)
+        shells.append(makeShell(window, placement))
+    }
+}

@@ -1,0 +1,286 @@
+import CGtk
+import CWaylandProtocols
+import IslandOverlay
+
+/// The monitors and what the compositor says of them, one for every island of the process:
+/// follows GDK's monitors as they are plugged in and out and tells each island's placement, and
+/// (Output=all) the islands' keeper, which makes an island for a new monitor.
+@MainActor final class OverlayMonitors {
+    let display: OpaquePointer
+    let wayland: Bool
+    /// wlroots compositors: windows and connector names. Nil on X11; on compositors without
+    /// wlr-foreign-toplevel-management or xdg-output it binds what there is.
+    let compositor: WaylandDesktop?
+    private let config: OverlayConfig
+    private var placements: [OverlayPlacement] = []
+    /// A monitor came, after every placement has seen it.
+    var added: (OpaquePointer) -> Void = { _ in }
+
+    init(wayland: Bool, config: OverlayConfig) {
+        display = gdk_display_get_default()
+        self.wayland = wayland
+        self.config = config
+        compositor = wayland ? WaylandDesktop(gdkDisplay: display) : nil
+        compositor?.log = { log($0) }
+    }
+
+    func follow(_ placement: OverlayPlacement) {
+        placements.append(placement)
+        compositor?.observers.append { [unowned placement] in placement.place() }
+    }
+
+    /// Says what the desktop tells, and follows the monitors.
+    func start() {
+        log(sources)
+        island_signal_connect(UnsafeMutableRawPointer(display), "monitor-added", unsafeBitCast({ (_: UnsafeMutableRawPointer?, monitor: OpaquePointer?, data: UnsafeMutableRawPointer?) in
+            OverlayMonitors.with(data) { monitors in
+                guard let monitor else { return }
+                log("a monitor was added (model \(monitors.output(monitor).model ?? "unknown"))")
+                monitors.compositor?.watch(monitor)
+                for placement in monitors.placements { placement.place() }
+                monitors.added(monitor)
+            }
+        } as @convention(c) (UnsafeMutableRawPointer?, OpaquePointer?, UnsafeMutableRawPointer?) -> Void, to: GCallback.self), pointer)
+        island_signal_connect(UnsafeMutableRawPointer(display), "monitor-removed", unsafeBitCast({ (_: UnsafeMutableRawPointer?, monitor: OpaquePointer?, data: UnsafeMutableRawPointer?) in
+            OverlayMonitors.with(data) { monitors in
+                guard let monitor else { return }
+                log("monitor removed: \(monitors.output(monitor).name)")
+                monitors.compositor?.forget(monitor)
+                for placement in monitors.placements { placement.removed(monitor) }
+            }
+        } as @convention(c) (UnsafeMutableRawPointer?, OpaquePointer?, UnsafeMutableRawPointer?) -> Void, to: GCallback.self), pointer)
+    }
+
+    /// What tells the overlay about fullscreen windows, focus and output names here, for the log.
+    private var sources: String {
+        guard wayland else {
+            return "X11: fullscreen windows and focus are not followed (_NET_WM_STATE_FULLSCREEN is not read): " +
+                "Fullscreen= does not apply, Output=focused stays on the primary; Output= names are RandR's"
+        }
+        let windows: String
+        switch compositor?.toplevelVersion ?? 0 {
+        case 0:
+            windows = "this compositor offers no wlr-foreign-toplevel-management (KDE's KWin offers " +
+                "org_kde_plasma_window_management instead, not read): fullscreen windows and focus are not known, so Fullscreen= " +
+                "does not apply (Layer=overlay shows the island over them, Layer=top under them) and Output=focused stays where it starts"
+        case 1:
+            windows = "wlr-foreign-toplevel-management v1 tells focus but not fullscreen: Fullscreen= does not apply"
+        case let version:
+            windows = "fullscreen windows and focus from wlr-foreign-toplevel-management v\(version): Fullscreen=\(config.fullscreen.rawValue)"
+        }
+        let names = (compositor?.xdgOutputVersion ?? 0) >= 2 ? "connector names from xdg-output v\(compositor?.xdgOutputVersion ?? 0)"
+            : "no xdg-output v2: connector names unknown, Output= takes a model name or a number"
+        return "\(windows); \(names)"
+    }
+
+    private var pointer: UnsafeMutableRawPointer { Unmanaged.passUnretained(self).toOpaque() }
+
+    private nonisolated static func with(_ data: UnsafeMutableRawPointer?, _ body: @MainActor (OverlayMonitors) -> Void) {
+        guard let data else { return }
+        let monitors = Unmanaged<OverlayMonitors>.fromOpaque(data).takeUnretainedValue()
+        MainActor.assumeIsolated { body(monitors) }
+    }
+
+    /// GDK's monitors, in its order.
+    var all: [OpaquePointer] {
+        (0..<gdk_display_get_n_monitors(display)).compactMap { gdk_display_get_monitor(display, $0) }
+    }
+
+    func output(_ monitor: OpaquePointer) -> OverlayOutput {
+        let model = gdk_monitor_get_model(monitor).map { String(cString: $0) }
+        // On X11 GDK's model is RandR's output name, the connector.
+        let connector = wayland ? compositor?.connector(of: monitor) : model
+        return OverlayOutput(connector: connector, model: model, primary: gdk_monitor_is_primary(monitor) != 0)
+    }
+
+    /// The log's words for where an island is.
+    func describe(_ monitor: OpaquePointer) -> String {
+        let output = output(monitor)
+        var geometry = GdkRectangle()
+        gdk_monitor_get_geometry(monitor, &geometry)
+        return "\(output.name) (\(output.model ?? "unknown model") \(geometry.width)x\(geometry.height)+\(geometry.x)+\(geometry.y), "
+            + "scale \(gdk_monitor_get_scale_factor(monitor)))"
+    }
+}
+
+/// Which monitor one island is on (Output=, OverlayOutputChoice decides; with Output=all, the
+/// monitor its keeper gave it) and what is beside it there: it moves the island as monitors
+/// come and go and, for Output=focused, as focus moves to a window on another output; it says
+/// when a fullscreen window is on the island's output; and it lifts the island to the overlay
+/// layer while it has something to show over one. Every move is logged with the output the
+/// island is really on. Not used hosted: the desktop's shell places that window and says what
+/// is fullscreen.
+@MainActor final class OverlayPlacement {
+    private let window: OverlayWindow
+    private let config: OverlayConfig
+    private let monitors: OverlayMonitors
+    /// Output=all: the monitor this island is for; nil once it is gone, until the keeper gives
+    /// it another (the window is hidden meanwhile).
+    private var pinned: OpaquePointer?
+    private let pinnedToOne: Bool
+    /// Output=all: only one island takes the keyboard, or two would take it from each other.
+    private let takesKeyboard: Bool
+    /// The GdkMonitor the island is on, and its name as the log last said it.
+    private var monitor: OpaquePointer?
+    private var saidName: String?
+    /// The outputs there were when the one Output= names was not among them.
+    private var fallbackAmong: [String]?
+    private var fullscreenBeside = false
+    private var lifted = false
+    /// Whether the island accepts the keyboard now (layer-shell on-demand).
+    private var keyboard = false
+    /// Accepting it, and not yet given it: a focus-out now is the compositor's shuffle.
+    private(set) var awaitingKeyboard = false
+    /// A fullscreen window came to, or left, the island's output.
+    var fullscreenChanged: (Bool) -> Void = { _ in }
+
+    /// `pinned`: Output=all's island for that monitor.
+    init(window: OverlayWindow, config: OverlayConfig, monitors: OverlayMonitors, pinned: OpaquePointer? = nil, takesKeyboard: Bool = true) {
+        self.window = window
+        self.config = config
+        self.monitors = monitors
+        self.pinned = pinned
+        pinnedToOne = pinned != nil
+        self.takesKeyboard = takesKeyboard
+        monitors.follow(self)
+    }
+
+    /// Output=all: an island whose monitor is gone, free for a new one.
+    var isIdle: Bool { pinnedToOne && pinned == nil }
+
+    /// Output=all: puts this idle island on a new monitor.
+    func pin(_ monitor: OpaquePointer) {
+        pinned = monitor
+        place()
+    }
+
+    /// Places the island, and keeps it when the compositor closes its surface.
+    func start() {
+        place()
+        // The compositor closes a layer surface whose output goes away, and gtk-layer-shell then
+        // closes the window: it is kept, and placed again on the monitor that remains.
+        island_signal_connect(UnsafeMutableRawPointer(window.widget), "delete-event", unsafeBitCast({ (_: UnsafeMutableRawPointer?, _: UnsafeMutableRawPointer?, data: UnsafeMutableRawPointer?) -> gboolean in
+            OverlayPlacement.with(data) { placement in
+                log("the compositor closed the island's surface; placing it again")
+                placement.monitor = nil
+                placement.place()
+            }
+            return 1
+        } as @convention(c) (UnsafeMutableRawPointer?, UnsafeMutableRawPointer?, UnsafeMutableRawPointer?) -> gboolean, to: GCallback.self), pointer)
+    }
+
+    func removed(_ gone: OpaquePointer) {
+        if pinned == gone { pinned = nil }
+        if monitor == gone { monitor = nil }
+        place()
+    }
+
+    private var pointer: UnsafeMutableRawPointer { Unmanaged.passUnretained(self).toOpaque() }
+
+    private nonisolated static func with(_ data: UnsafeMutableRawPointer?, _ body: @MainActor (OverlayPlacement) -> Void) {
+        guard let data else { return }
+        let placement = Unmanaged<OverlayPlacement>.fromOpaque(data).takeUnretainedValue()
+        MainActor.assumeIsolated { body(placement) }
+    }
+
+    /// Puts the island where Output= says, now; then says whether a fullscreen window is beside it.
+    func place() {
+        let all = monitors.all
+        if pinnedToOne {
+            if let pinned, all.contains(pinned) {
+                if pinned != monitor {
+                    let hidden = monitor == nil
+                    move(to: pinned)
+                    if hidden { gtk_widget_show(window.widget) }
+                }
+            } else if monitor != nil || gtk_widget_get_visible(window.widget) != 0 {
+                monitor = nil
+                saidName = nil
+                gtk_widget_hide(window.widget)
+                log("an island's output is gone: hidden until another comes")
+            }
+        } else {
+            let outputs = all.map(monitors.output)
+            let focused = monitors.compositor?.focusedOutput.flatMap { focused in
+                all.firstIndex { gdk_wayland_monitor_get_wl_output($0).map { UInt(bitPattern: $0) } == focused }
+            }
+            let current = monitor.flatMap { all.firstIndex(of: $0) }
+            if let (index, asked) = config.output.pick(outputs, focused: focused, current: current) {
+                if all[index] != monitor { move(to: all[index]) }
+                fallbackAmong = asked ? nil : outputs.map(\.name)
+            } else if all.isEmpty, monitor != nil {
+                monitor = nil
+                saidName = nil
+                log("no monitor left: the island waits for one")
+            }
+        }
+        // Said at every move, and again once the compositor names an output it had not named
+        // yet (a new monitor's connector comes after GDK announces it).
+        if let monitor, monitors.output(monitor).name != saidName {
+            saidName = monitors.output(monitor).name
+            log("on output \(monitors.describe(monitor)), Output=\(config.output)"
+                + (fallbackAmong.map { ": no output \(config.output) among \($0.joined(separator: ", ")); here until it comes" } ?? ""))
+        }
+        let beside = monitor.map { monitors.compositor?.fullscreen(on: $0) ?? false } ?? false
+        if beside != fullscreenBeside {
+            fullscreenBeside = beside
+            fullscreenChanged(beside)
+        }
+    }
+
+    private func move(to monitor: OpaquePointer) {
+        self.monitor = monitor
+        saidName = nil
+        if window.wayland {
+            // gtk-layer-shell maps the surface again on the new output (an output of a layer
+            // surface is fixed once made).
+            gtk_layer_set_monitor(island_window(window.widget), monitor)
+        } else {
+            var geometry = GdkRectangle()
+            gdk_monitor_get_geometry(monitor, &geometry)
+            gtk_window_move(island_window(window.widget), geometry.x + (geometry.width - Int32(window.canvas.width)) / 2,
+                            geometry.y + Int32(config.marginTop))
+        }
+    }
+
+    /// Follows what the island shows. Fullscreen windows cover the top layer: while the island
+    /// shows something beside one (an alert with Fullscreen=alerts, anything with always),
+    /// Layer=top rises to overlay, and goes back when it shows nothing there, so it never
+    /// covers the window for nothing; other layers are the user's choice and stay.
+    /// The keyboard: sway 1.7 gives it to the topmost mapped layer surface that accepts it at
+    /// every change of any layer surface's state (arrange_layers), on-demand or not, taking it
+    /// from the focused window. So the island accepts it only while the user has it open
+    /// (expanded or the list: Escape and focus-lost collapse it) and gives it back after;
+    /// otherwise a move to another output, or rising over a fullscreen game, would take the
+    /// user's keyboard, and no window would be focused for Output=focused to follow.
+    func islandChanged(showing: Bool, open: Bool) {
+        guard window.wayland else { return }
+        let w = island_window(window.widget)
+        var changed = false
+        let lift = config.layer == .top && showing && fullscreenBeside && config.fullscreen != .hide
+        if lift != lifted {
+            lifted = lift
+            gtk_layer_set_layer(w, OverlayWindow.layer(lift ? .overlay : .top))
+            log(lift ? "layer overlay: showing over the fullscreen window" : "layer top again")
+            changed = true
+        }
+        let open = open && takesKeyboard
+        if open != keyboard {
+            keyboard = open
+            awaitingKeyboard = open
+            gtk_layer_set_keyboard_mode(w, open ? GTK_LAYER_SHELL_KEYBOARD_MODE_ON_DEMAND : GTK_LAYER_SHELL_KEYBOARD_MODE_NONE)
+            changed = true
+        }
+        // gtk-layer-shell commits the change with GDK's next frame, which waits for the
+        // compositor's frame callback, and sway sends none to a surface a fullscreen window
+        // covers: commit it now (a commit with no new buffer applies only the pending state).
+        if changed, let gdkWindow = gtk_widget_get_window(window.widget), let surface = gdk_wayland_window_get_wl_surface(gdkWindow) {
+            wl_surface_commit(surface)
+        }
+    }
+
+    /// The island has the keyboard (GTK's focus-in).
+    func keyboardArrived() {
+        awaitingKeyboard = false
+    }
+}

@@ -1,0 +1,114 @@
+import Testing
+@testable import IslandOverlay
+
+/// Which output the island goes on (Output=), and what wlr-foreign-toplevel-management says of
+/// fullscreen and focused windows on each.
+@Suite struct OverlayOutputsTests {
+    static let outputs = [
+        OverlayOutput(connector: "HEADLESS-1", model: "headless"),
+        OverlayOutput(connector: "HEADLESS-2", model: "headless"),
+        OverlayOutput(connector: nil, model: "DELL U2720Q"),
+    ]
+
+    @Test func aConnectorNameBeforeAModelName() {
+        #expect(OverlayOutputChoice("HEADLESS-2").pick(Self.outputs, focused: nil, current: nil)! == (1, true))
+        #expect(OverlayOutputChoice("headless-2").pick(Self.outputs, focused: nil, current: nil)! == (1, true))
+        // The model of two: the first that has it.
+        #expect(OverlayOutputChoice("headless").pick(Self.outputs, focused: nil, current: nil)! == (0, true))
+        #expect(OverlayOutputChoice("DELL U2720Q").pick(Self.outputs, focused: nil, current: nil)! == (2, true))
+    }
+
+    /// An output that is not there (yet): the primary, said to be a fallback, so the overlay
+    /// moves when it appears.
+    @Test func anAbsentOutputFallsBackToThePrimary() {
+        #expect(OverlayOutputChoice("HDMI-A-1").pick(Self.outputs, focused: nil, current: 1)! == (0, false))
+        #expect(OverlayOutputChoice("7").pick(Self.outputs, focused: nil, current: nil)! == (0, false))
+        var withPrimary = Self.outputs
+        withPrimary[2].primary = true
+        #expect(OverlayOutputChoice("7").pick(withPrimary, focused: nil, current: nil)! == (2, false))
+        #expect(OverlayOutputChoice.primary.pick(withPrimary, focused: 1, current: 0)! == (2, true))
+        #expect(OverlayOutputChoice.primary.pick([], focused: nil, current: nil) == nil)
+        // Output=all is one island a monitor; where there is one window only, the primary's.
+        #expect(OverlayOutputChoice.all.pick(withPrimary, focused: 1, current: 0)! == (2, true))
+    }
+
+    /// Focused follows the focused window; with none focused (an empty workspace, the island
+    /// itself) it stays where it is.
+    @Test func focusedFollowsTheFocusedWindowAndStaysWithoutOne() {
+        #expect(OverlayOutputChoice.focused.pick(Self.outputs, focused: 1, current: 0)! == (1, true))
+        #expect(OverlayOutputChoice.focused.pick(Self.outputs, focused: nil, current: 2)! == (2, true))
+        #expect(OverlayOutputChoice.focused.pick(Self.outputs, focused: nil, current: nil)! == (0, true))
+        // An output removed under it.
+        #expect(OverlayOutputChoice.focused.pick(Self.outputs, focused: 5, current: 9)! == (0, true))
+    }
+
+    // MARK: Windows
+
+    @Test func aFullscreenWindowIsOnTheOutputsItEntered() {
+        var windows = ForeignToplevels()
+        let added = windows.add(10)
+        #expect(added)
+        windows.setStates(10, [ForeignToplevels.fullscreenState, ForeignToplevels.activatedState])
+        #expect(!windows.fullscreen(on: 1))
+        windows.enter(10, output: 1)
+        #expect(windows.fullscreen(on: 1))
+        #expect(!windows.fullscreen(on: 2))
+        #expect(windows.focusedOutput == 1)
+
+        windows.setStates(10, [ForeignToplevels.activatedState])
+        #expect(!windows.fullscreen(on: 1))
+        windows.setStates(10, [ForeignToplevels.fullscreenState])
+        windows.leave(10, output: 1)
+        windows.enter(10, output: 2)
+        #expect(!windows.fullscreen(on: 1))
+        #expect(windows.fullscreen(on: 2))
+        #expect(windows.focusedOutput == nil)
+
+        windows.close(10)
+        #expect(!windows.fullscreen(on: 2))
+        #expect(windows.count == 0)
+    }
+
+    @Test func focusMovesWithTheActivatedWindow() {
+        var windows = ForeignToplevels()
+        for (window, output) in [(1 as UInt, 100 as UInt), (2, 200)] {
+            let added = windows.add(window)
+            #expect(added)
+            windows.enter(window, output: output)
+        }
+        windows.setStates(1, [ForeignToplevels.activatedState])
+        #expect(windows.focusedOutput == 100)
+        windows.setStates(1, [])
+        windows.setStates(2, [0, ForeignToplevels.activatedState, 99])
+        #expect(windows.focusedOutput == 200)
+        // Its output unplugged: the window is on none.
+        windows.remove(output: 200)
+        #expect(windows.focusedOutput == nil)
+        // Events for a window never announced (or already closed) change nothing.
+        windows.setStates(3, [ForeignToplevels.fullscreenState])
+        windows.enter(3, output: 100)
+        #expect(!windows.fullscreen(on: 100))
+    }
+
+    /// A compositor (or a client opening windows without end) cannot make the overlay hold
+    /// more than its bounds: windows past the limit are not tracked, nor outputs past a
+    /// window's limit.
+    @Test func whatIsTrackedIsBounded() {
+        var windows = ForeignToplevels()
+        let tracked = (0..<UInt(ForeignToplevels.maximumToplevels)).filter { windows.add($0) }
+        #expect(tracked.count == ForeignToplevels.maximumToplevels)
+        let oneTooMany = windows.add(UInt.max)
+        #expect(!oneTooMany)
+        let again = windows.add(0)
+        #expect(again, "a window already tracked is still tracked")
+        #expect(windows.count == ForeignToplevels.maximumToplevels)
+        windows.close(0)
+        let afterClose = windows.add(UInt.max)
+        #expect(afterClose)
+
+        windows.setStates(1, [ForeignToplevels.fullscreenState])
+        for output in 0..<UInt(ForeignToplevels.maximumOutputsPerToplevel + 10) { windows.enter(1, output: output) }
+        #expect(windows.fullscreen(on: UInt(ForeignToplevels.maximumOutputsPerToplevel - 1)))
+        #expect(!windows.fullscreen(on: UInt(ForeignToplevels.maximumOutputsPerToplevel)))
+    }
+}
