@@ -222,7 +222,7 @@ def test_the_list_opens_under_the_island(world, cli):
 
 def host_said(world, words, since):
     """Waits for the overlay to log what the extension told it on its standard input."""
-    desktop.wait_until(lambda: any(line == "island-overlay: host: " + words for line in scenes.log_lines(world.overlay, since)),
+    desktop.wait_until(lambda: any(line == "island-overlay: desktop: " + words for line in scenes.log_lines(world.overlay, since)),
                        LIVENESS, "the overlay told %r" % words)
 
 
