@@ -1,0 +1,145 @@
+"""island-bridge follows the desktop's Do Not Disturb into islandd's focus (issue #29 item 4):
+real dunst under Xvfb paused and resumed with dunstctl, and GNOME's show-banners set with
+gsettings through a real dconf-service; the real islandd asked with `island admin focus status`,
+and an alerting update of another app whose reply says `alertSuppressedReason: focus` while the
+desktop's switch says Do Not Disturb."""
+
+import os
+import signal
+import subprocess
+
+import pytest
+
+from harness.bus import BRIDGE, Bridge, Session, missing, start_notification_server, wait_until
+from harness.paths import ISLAND
+
+pytestmark = [pytest.mark.quick, pytest.mark.skipif(
+    not os.path.exists(BRIDGE) or missing("dbus-daemon", "Xvfb", "dunst", "dunstctl", "gdbus"),
+    reason="island-bridge is not built, or dbus-daemon, Xvfb, dunst or gdbus is not installed")]
+
+COFFEE = "org.example.Coffee"  # a test app of the daemon's, entitled to Live Activities
+ALERT = {"title": "Ready", "body": "Counter 2"}
+FOLLOWED_ON = "following dunst's pause: Do Not Disturb on"
+FOLLOWED_OFF = "following dunst's pause: Do Not Disturb off"
+
+
+def focus_status(session):
+    done = subprocess.run([ISLAND, "admin", "focus", "status", "--socket", session.daemon.socket],
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    return done.stdout.strip()
+
+
+def dunstctl(session, *arguments):
+    done = session.run(["dunstctl", *arguments])
+    assert done.returncode == 0, done.stderr
+    return done.stdout.strip()
+
+
+def alerting_update(session):
+    """The delivery of an alerting update of a test app's activity."""
+    with session.daemon.connect("org.island.Producer") as producer:
+        activity = producer.Request(app=COFFEE, type="Order", attributes={}, content={"state": {"n": 0}})["activity"]
+        return producer.Update(app=COFFEE, id=activity["id"], content={"state": {"n": 1}}, alert=ALERT)["delivery"]
+
+
+@pytest.fixture
+def session():
+    session = Session()
+    yield session
+    session.close()
+
+
+def test_dunst_paused_turns_focus_on_and_resumed_turns_it_off(session):
+    start_notification_server(session)
+    wait_until(lambda: FOLLOWED_OFF in session.bridge.log(), message="the bridge reading dunst's pause")
+
+    dunstctl(session, "set-paused", "true")
+    wait_until(lambda: focus_status(session).startswith("Do Not Disturb: on"), message="focus on")
+    assert FOLLOWED_ON in session.bridge.log(), "the log names the switch followed"
+    delivery = alerting_update(session)
+    assert delivery["alerted"] is False
+    assert delivery["alertSuppressed"] is True and delivery["alertSuppressedReason"] == "focus"
+
+    dunstctl(session, "set-paused", "false")
+    wait_until(lambda: focus_status(session) == "Do Not Disturb: off", message="focus off")
+    delivery = alerting_update(session)
+    assert delivery["alerted"] is True and "alertSuppressedReason" not in delivery
+
+    # Paused again, then the bridge stops: the desktop's switch is still on, so focus stays.
+    dunstctl(session, "set-paused", "true")
+    wait_until(lambda: focus_status(session).startswith("Do Not Disturb: on"), message="focus on again")
+    assert session.bridge.stop() == 0
+    assert focus_status(session).startswith("Do Not Disturb: on"), "stopping leaves focus as it was"
+
+
+def test_follow_no_leaves_focus_alone_until_reloaded_with_follow_yes(session):
+    conf = os.path.join(session.bridge.config_home, "island", "bridge.conf")
+    with open(conf, "w") as f:
+        f.write("[DoNotDisturb]\nFollow=no\n")
+    session.bridge.process.send_signal(signal.SIGHUP)
+    wait_until(lambda: "reloaded the configuration" in session.bridge.log(), message="the reload")
+
+    start_notification_server(session)
+    dunstctl(session, "set-paused", "true")
+    assert dunstctl(session, "is-paused") == "true"
+
+    with open(conf, "w") as f:
+        f.write("[DoNotDisturb]\nFollow=yes\n")
+    session.bridge.process.send_signal(signal.SIGHUP)
+    wait_until(lambda: focus_status(session).startswith("Do Not Disturb: on"), message="focus on once following")
+    log = session.bridge.log()
+    assert log.count(FOLLOWED_ON) == 1 and FOLLOWED_OFF not in log
+    assert log.index(FOLLOWED_ON) > log.rindex("reloaded the configuration"), \
+        "nothing was followed while Follow=no"
+
+
+class GnomeBridge(Bridge):
+    """The bridge in a GNOME session (the harness's bridge runs in none)."""
+
+    def start(self):
+        env = self.bus.env(XDG_CONFIG_HOME=self.config_home, XDG_DATA_HOME=self.daemon.share,
+                           XDG_DATA_DIRS="/usr/share", XDG_CURRENT_DESKTOP="GNOME")
+        for key in ("NOTIFY_SOCKET", "JOURNAL_STREAM", "ISLAND_SOCKET", "GSETTINGS_BACKEND"):
+            env.pop(key, None)
+        self.process = subprocess.Popen([BRIDGE, "--socket", self.daemon.socket, "--log-level", "debug"],
+                                        env=env, stdout=open(self.log_path, "a"), stderr=subprocess.STDOUT,
+                                        stdin=subprocess.DEVNULL)
+        wait_until(lambda: "connected to islandd" in self.log() or self.process.poll() is not None,
+                   message="the bridge connecting to islandd")
+        assert self.process.poll() is None, "island-bridge exited:\n" + self.log()
+        return self
+
+
+@pytest.mark.skipif(missing("gsettings", "dbus-update-activation-environment", "/usr/libexec/dconf-service",
+                            "/usr/share/glib-2.0/schemas/org.gnome.desktop.notifications.gschema.xml"),
+                    reason="GSettings with dconf, or GNOME's notification schema, is not installed")
+def test_gnome_show_banners_off_turns_focus_on_and_on_turns_it_off(session):
+    # dconf-service, started by our bus on the first write, keeps the settings in the test's
+    # own directories, where the bridge's `gsettings get` reads them.
+    session.bridge.stop()
+    bridge = GnomeBridge(os.path.join(session.root, "gnome"), session.bus, session.daemon)
+    session.bridge = bridge
+    runtime = os.path.join(session.root, "runtime")
+    os.makedirs(runtime, mode=0o700)
+    dconf_env = {"XDG_CONFIG_HOME": bridge.config_home, "XDG_RUNTIME_DIR": runtime}
+    done = session.run(["dbus-update-activation-environment", *("%s=%s" % item for item in dconf_env.items())])
+    assert done.returncode == 0, done.stderr
+
+    def gsettings(value):
+        done = session.run(["gsettings", "set", "org.gnome.desktop.notifications", "show-banners", value], **dconf_env)
+        assert done.returncode == 0, done.stderr
+
+    gsettings("true")
+    bridge.start()
+    wait_until(lambda: "following GNOME's show-banners: Do Not Disturb off" in bridge.log(),
+               message="the bridge reading show-banners")
+
+    gsettings("false")
+    wait_until(lambda: focus_status(session).startswith("Do Not Disturb: on"), message="focus on")
+    assert "following GNOME's show-banners: Do Not Disturb on" in bridge.log()
+    delivery = alerting_update(session)
+    assert delivery["alertSuppressed"] is True and delivery["alertSuppressedReason"] == "focus"
+
+    gsettings("true")
+    wait_until(lambda: focus_status(session) == "Do Not Disturb: off", message="focus off")
