@@ -35,7 +35,8 @@ actor Bridge {
     /// The session bus and the sources following it, while connected.
     private var bus: SDBusSourceBus?
     private var sources: SessionSources?
-    private var dunstPause: DunstPause?
+    /// dunst's pause and Plasma's inhibition.
+    private var serverSwitches: [ServerSwitch] = []
     private var gnomeBanners: GnomeBanners?
     private var desktopFocus = DesktopFocus()
     private var daemonListed = false
@@ -331,13 +332,15 @@ actor Bridge {
     /// session: elsewhere it is a leftover of one, which the user no longer sees.
     private func followDoNotDisturb() {
         guard configuration.followDoNotDisturb, let bus else { return stopFollowingDoNotDisturb() }
-        if dunstPause == nil {
-            let pause = DunstPause(bus: bus) { [self] in focusRead(.dunst, $0) }
-            do {
-                try pause.start()
-                dunstPause = pause
-            } catch {
-                logger.error("cannot follow dunst's pause", metadata: ["error": "\(error)"])
+        if serverSwitches.isEmpty {
+            for (source, property) in [(DesktopFocus.Switch.dunst, ServerSwitch.dunstPause), (.kde, ServerSwitch.kdeInhibition)] {
+                let serverSwitch = ServerSwitch(bus: bus, property: property) { [self] in focusRead(source, $0) }
+                do {
+                    try serverSwitch.start()
+                    serverSwitches.append(serverSwitch)
+                } catch {
+                    logger.error("cannot follow \(source.name)", metadata: ["error": "\(error)"])
+                }
             }
         }
         let desktops = (currentDesktop ?? "").split(separator: ":").map { $0.uppercased() }
@@ -354,8 +357,8 @@ actor Bridge {
     }
 
     private func stopFollowingDoNotDisturb() {
-        dunstPause?.stop()
-        dunstPause = nil
+        for serverSwitch in serverSwitches { serverSwitch.stop() }
+        serverSwitches = []
         gnomeBanners?.stop()
         gnomeBanners = nil
     }

@@ -48,6 +48,14 @@ struct DesktopFocusTests {
         #expect(focus.nextCall() == true)
     }
 
+    @Test("KDE's inhibition, the server's own, is followed before GNOME's setting")
+    func kdePrecedence() {
+        var focus = DesktopFocus()
+        _ = focus.read(.gnome, doNotDisturb: false)
+        #expect(focus.read(.kde, doNotDisturb: true) == "following KDE's notification inhibition: Do Not Disturb on")
+        #expect(focus.nextCall() == true)
+    }
+
     @Test("a failed call is sent again at the next retry, unless a newer reading took its place")
     func retries() {
         var focus = DesktopFocus()
@@ -83,7 +91,7 @@ struct DunstPauseTests {
         var values: [Bool?] = []
     }
 
-    static func start(paused: Bool) -> (FakeBus, DunstPause, Readings) {
+    static func start(paused: Bool) -> (FakeBus, ServerSwitch, Readings) {
         let bus = FakeBus()
         bus.answer = { call in
             if call.member == "GetNameOwner" { return .success(.reply([.string(dunst)])) }
@@ -93,7 +101,7 @@ struct DunstPauseTests {
             return .failure(BusError(name: BusError.unknownMethod, message: "not dunst"))
         }
         let readings = Readings()
-        let pause = DunstPause(bus: bus) { readings.values.append($0) }
+        let pause = ServerSwitch(bus: bus, property: ServerSwitch.dunstPause) { readings.values.append($0) }
         try! pause.start()
         bus.run()
         return (bus, pause, readings)
@@ -137,6 +145,34 @@ struct DunstPauseTests {
         bus.send(Self.changed(from: Self.dunst, [("paused", .boolean(true))]))
         #expect(readings.values.count == 4, "the old owner's signals count no more")
         withExtendedLifetime(pause) {}
+    }
+}
+
+@Suite("KDE's notification inhibition: Inhibited of Plasma's org.freedesktop.Notifications")
+struct KDEInhibitionTests {
+    static let plasma = ":1.8"
+    let plasma = Self.plasma
+
+    @Test("read from the server and followed by its own PropertiesChanged; dunst's paused says nothing here")
+    func follows() {
+        let bus = FakeBus()
+        bus.answer = { call in
+            if call.member == "GetNameOwner" { return .success(.reply([.string(plasma)])) }
+            if call.member == "Get", call.arguments.map(\.string) == ["org.freedesktop.Notifications", "Inhibited"] {
+                return .success(.reply([.variant(.boolean(false))], from: plasma))
+            }
+            return .failure(BusError(name: BusError.unknownMethod, message: ""))
+        }
+        let readings = DunstPauseTests.Readings()
+        let inhibition = ServerSwitch(bus: bus, property: ServerSwitch.kdeInhibition) { readings.values.append($0) }
+        try! inhibition.start()
+        bus.run()
+        #expect(readings.values == [nil, false])
+        bus.send(DunstPauseTests.changed(from: plasma, [("Inhibited", .boolean(true))], interface: "org.freedesktop.Notifications"))
+        bus.send(DunstPauseTests.changed(from: plasma, [("paused", .boolean(false))]))
+        bus.send(DunstPauseTests.changed(from: ":1.9", [("Inhibited", .boolean(false))], interface: "org.freedesktop.Notifications"))
+        #expect(readings.values == [nil, false, true])
+        withExtendedLifetime(inhibition) {}
     }
 }
 

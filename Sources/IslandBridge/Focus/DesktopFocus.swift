@@ -6,8 +6,8 @@
 ///   `island admin focus` in between is kept until the switch next changes (the bridge never
 ///   sends what the switch already said).
 /// - When several switches are read, the first of `Switch.allCases` is followed: the
-///   notification server's own (dunst's pause) before GNOME's setting, since the server that
-///   draws the notifications is the one whose switch the user sees.
+///   notification server's own (dunst's pause, Plasma's inhibition) before GNOME's setting,
+///   since the server that draws the notifications is the one whose switch the user sees.
 /// - A switch that goes away (its server left the bus) changes nothing: focus stays as it was.
 ///   So does the bridge stopping: a switch still on should keep the island quiet, and the
 ///   next start reads the switches again.
@@ -19,6 +19,8 @@ public struct DesktopFocus: Sendable {
     public enum Switch: String, CaseIterable, Sendable {
         /// dunst's pause: `paused` of `org.dunstproject.cmd0` (`dunstctl set-paused`).
         case dunst
+        /// KDE Plasma's notification inhibition: `Inhibited` of its `org.freedesktop.Notifications`.
+        case kde
         /// GNOME's `org.gnome.desktop.notifications show-banners`, inverted.
         case gnome
 
@@ -26,6 +28,7 @@ public struct DesktopFocus: Sendable {
         public var name: String {
             switch self {
             case .dunst: "dunst's pause"
+            case .kde: "KDE's notification inhibition"
             case .gnome: "GNOME's show-banners"
             }
         }

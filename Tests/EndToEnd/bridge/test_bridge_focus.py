@@ -1,6 +1,7 @@
 """island-bridge follows the desktop's Do Not Disturb into islandd's focus (issue #29 item 4):
-real dunst under Xvfb paused and resumed with dunstctl, and GNOME's show-banners set with
-gsettings through a real dconf-service; the real islandd asked with `island admin focus status`,
+real dunst under Xvfb paused and resumed with dunstctl, GNOME's show-banners set with gsettings
+through a real dconf-service, and KDE's inhibition from a peer serving it as Plasma does
+(bridge/kde_notifications_peer.py: Plasma is not installed here); the real islandd asked with `island admin focus status`,
 and an alerting update of another app whose reply says `alertSuppressedReason: focus` while the
 desktop's switch says Do Not Disturb."""
 
@@ -10,7 +11,17 @@ import subprocess
 
 import pytest
 
-from harness.bus import BRIDGE, Bridge, Session, missing, start_notification_server, wait_until
+from harness.bus import (
+    BRIDGE,
+    SYSTEM_PYTHON,
+    Bridge,
+    Session,
+    expect_line,
+    missing,
+    require_python_dbus,
+    start_notification_server,
+    wait_until,
+)
 from harness.paths import ISLAND
 
 pytestmark = [pytest.mark.quick, pytest.mark.skipif(
@@ -142,4 +153,31 @@ def test_gnome_show_banners_off_turns_focus_on_and_on_turns_it_off(session):
     assert delivery["alertSuppressed"] is True and delivery["alertSuppressedReason"] == "focus"
 
     gsettings("true")
+    wait_until(lambda: focus_status(session) == "Do Not Disturb: off", message="focus off")
+
+
+def test_kde_inhibition_turns_focus_on_and_its_end_turns_it_off(session):
+    # Plasma is not installed here: a peer serves its inhibition as Plasma's server does.
+    require_python_dbus()
+    script = os.path.join(os.path.dirname(os.path.abspath(__file__)), "kde_notifications_peer.py")
+    server = subprocess.Popen([SYSTEM_PYTHON, script], env=session.bus.env(), stdin=subprocess.DEVNULL,
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    session.processes.append(server)
+    expect_line(server, "ready")
+    wait_until(lambda: "following KDE's notification inhibition: Do Not Disturb off" in session.bridge.log(),
+               message="the bridge reading Plasma's inhibition")
+
+    def call(method, *arguments):
+        done = session.run(["gdbus", "call", "--session", "--dest", "org.freedesktop.Notifications", "--object-path",
+                            "/org/freedesktop/Notifications", "--method", "org.freedesktop.Notifications." + method,
+                            *arguments])
+        assert done.returncode == 0, done.stderr
+        return done.stdout.strip()
+
+    cookie = call("Inhibit", "org.example.Presenter", "Presenting", "{}").strip("(),").split()[-1]
+    wait_until(lambda: focus_status(session).startswith("Do Not Disturb: on"), message="focus on")
+    assert "following KDE's notification inhibition: Do Not Disturb on" in session.bridge.log()
+    assert alerting_update(session)["alertSuppressedReason"] == "focus"
+
+    call("UnInhibit", cookie)
     wait_until(lambda: focus_status(session) == "Do Not Disturb: off", message="focus off")

@@ -1,29 +1,40 @@
 public import SDBus
 
-/// dunst's pause on one bus connection: `paused` of `org.dunstproject.cmd0` on the
-/// connection that owns `org.freedesktop.Notifications`, read when that owner arrives and
-/// followed by its `PropertiesChanged`. `reading` gets true (paused), false, or nil when no
-/// notification server there is dunst.
+/// A notification server's own Do Not Disturb, a boolean property of the connection that owns
+/// `org.freedesktop.Notifications`, on one bus connection: read when that owner arrives and
+/// followed by its `PropertiesChanged`. `reading` gets true (Do Not Disturb), false, or nil
+/// when the server there has no such property.
 ///
-/// Only the owner's signals count, and only a boolean: another peer cannot pause the island,
-/// and a server that is not dunst (GNOME Shell's, Plasma's) answers the read with an error,
-/// which is nil.
-public final class DunstPause {
+/// Only the owner's signals count, and only a boolean: another peer cannot silence the island,
+/// and a server without the property (GNOME Shell's, another kind's) answers the read with an
+/// error, which is nil.
+public final class ServerSwitch {
+    public struct Property: Sendable {
+        public var interface: String
+        public var name: String
+    }
+
+    /// dunst's pause (`dunstctl set-paused true`).
+    public static let dunstPause = Property(interface: "org.dunstproject.cmd0", name: "paused")
+    /// KDE Plasma's notification inhibition (its Do Not Disturb, and what apps' `Inhibit` asks).
+    public static let kdeInhibition = Property(interface: "org.freedesktop.Notifications", name: "Inhibited")
+
     static let server = "org.freedesktop.Notifications"
     static let path = "/org/freedesktop/Notifications"
-    static let interface = "org.dunstproject.cmd0"
     static let properties = "org.freedesktop.DBus.Properties"
-    /// A `PropertiesChanged` is a peer's dictionary of any size; `paused` is near its top.
+    /// A `PropertiesChanged` is a peer's dictionary of any size; the switch is near its top.
     static let limits = DecodingLimits(maximumValues: 64, maximumStringBytes: 256, maximumDepth: 4)
 
     private let bus: any SourceBus
+    private let property: Property
     private let reading: (Bool?) -> Void
     private var subscriptions: [BusSubscription] = []
     /// The server's unique name, once known.
     private var owner: String?
 
-    public init(bus: any SourceBus, reading: @escaping (Bool?) -> Void) {
+    public init(bus: any SourceBus, property: Property, reading: @escaping (Bool?) -> Void) {
         self.bus = bus
+        self.property = property
         self.reading = reading
     }
 
@@ -37,13 +48,13 @@ public final class DunstPause {
             ownerChanged(new.isEmpty ? nil : new)
         })
         subscriptions.append(try bus.addMatch(
-            "type='signal',interface='\(Self.properties)',member='PropertiesChanged',path='\(Self.path)',arg0='\(Self.interface)'"
+            "type='signal',interface='\(Self.properties)',member='PropertiesChanged',path='\(Self.path)',arg0='\(property.interface)'"
         ) { [weak self] message in
             guard let self, let owner, message.sender == owner,
                   case let arguments = (try? message.arguments(limits: Self.limits)) ?? [], arguments.count >= 2,
-                  arguments[0].string == Self.interface, let paused = arguments[1].dictionary?["paused"]?.bool
+                  arguments[0].string == property.interface, let value = arguments[1].dictionary?[property.name]?.bool
             else { return }
-            reading(paused)
+            reading(value)
         })
         bus.owner(of: Self.server) { [weak self] owner in
             // A NameOwnerChanged may have come first: it is the newer news.
@@ -63,12 +74,12 @@ public final class DunstPause {
         guard let new else { return }
         do {
             try bus.call(destination: new, path: Self.path, interface: Self.properties, member: "Get",
-                         arguments: [.string(Self.interface), .string("paused")], timeout: .seconds(5)) { [weak self] result in
+                         arguments: [.string(property.interface), .string(property.name)], timeout: .seconds(5)) { [weak self] result in
                 guard let self, self.owner == new else { return }
-                guard case .success(let reply) = result, let paused = (try? reply.arguments(limits: Self.limits))?.first?.bool else {
+                guard case .success(let reply) = result, let value = (try? reply.arguments(limits: Self.limits))?.first?.bool else {
                     return
                 }
-                reading(paused)
+                reading(value)
             }
         } catch {
             // No read: the owner's next PropertiesChanged says it.
