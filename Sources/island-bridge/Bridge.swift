@@ -37,6 +37,7 @@ actor Bridge {
     private var sources: SessionSources?
     /// dunst's pause and Plasma's inhibition.
     private var serverSwitches: [ServerSwitch] = []
+    private var swayncDnd: SwayncDnd?
     private var gnomeBanners: GnomeBanners?
     private var desktopFocus = DesktopFocus()
     private var daemonListed = false
@@ -343,6 +344,15 @@ actor Bridge {
                 }
             }
         }
+        if swayncDnd == nil {
+            let dnd = SwayncDnd(bus: bus) { [self] in focusRead(.swaync, $0) }
+            do {
+                try dnd.start()
+                swayncDnd = dnd
+            } catch {
+                logger.error("cannot follow swaync's Do Not Disturb", metadata: ["error": "\(error)"])
+            }
+        }
         let desktops = (currentDesktop ?? "").split(separator: ":").map { $0.uppercased() }
         if gnomeBanners == nil, desktops.contains("GNOME") {
             let banners = GnomeBanners(bus: bus, read: { [self] in readGnomeBanners() }, reading: { [self] in focusRead(.gnome, $0) })
@@ -359,6 +369,8 @@ actor Bridge {
     private func stopFollowingDoNotDisturb() {
         for serverSwitch in serverSwitches { serverSwitch.stop() }
         serverSwitches = []
+        swayncDnd?.stop()
+        swayncDnd = nil
         gnomeBanners?.stop()
         gnomeBanners = nil
     }

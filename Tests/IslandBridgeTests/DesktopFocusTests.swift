@@ -228,3 +228,34 @@ struct GnomeBannersTests {
         #expect(!GnomeBanners.touchesKey(prefix: "/org/gnome/desktop/notifications/show-banners/", changes: [""]))
     }
 }
+
+@Suite("swaync's Do Not Disturb: GetDnd, then its SubscribeV2 and Subscribe signals")
+struct SwayncDndTests {
+    static let swaync = ":1.4"
+    let swaync = Self.swaync
+
+    static func subscribe(_ member: String, from sender: String, _ body: [BusValue]) -> FakeMessage {
+        .signal(from: sender, path: "/org/erikreider/swaync/cc", interface: "org.erikreider.swaync.cc", member: member, body)
+    }
+
+    @Test("read at start, followed by the owner's signals only")
+    func follows() {
+        let bus = FakeBus()
+        bus.answer = { call in
+            if call.member == "GetNameOwner" { return .success(.reply([.string(swaync)])) }
+            if call.member == "GetDnd", call.destination == swaync { return .success(.reply([.boolean(true)], from: swaync)) }
+            return .failure(BusError(name: BusError.unknownMethod, message: ""))
+        }
+        let readings = DunstPauseTests.Readings()
+        let dnd = SwayncDnd(bus: bus) { readings.values.append($0) }
+        try! dnd.start()
+        bus.run()
+        #expect(readings.values == [nil, true])
+        bus.send(Self.subscribe("SubscribeV2", from: swaync, [.uint32(3), .boolean(false), .boolean(false), .boolean(false)]))
+        bus.send(Self.subscribe("Subscribe", from: swaync, [.uint32(3), .boolean(true)]))
+        bus.send(Self.subscribe("SubscribeV2", from: ":1.9", [.uint32(0), .boolean(false), .boolean(false), .boolean(false)]))
+        bus.send(Self.subscribe("SubscribeV2", from: swaync, [.uint32(0), .string("false")]))
+        #expect(readings.values == [nil, true, false, true])
+        withExtendedLifetime(dnd) {}
+    }
+}

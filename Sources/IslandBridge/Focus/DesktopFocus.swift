@@ -6,7 +6,7 @@
 ///   `island admin focus` in between is kept until the switch next changes (the bridge never
 ///   sends what the switch already said).
 /// - When several switches are read, the first of `Switch.allCases` is followed: the
-///   notification server's own (dunst's pause, Plasma's inhibition) before GNOME's setting,
+///   notification server's own (dunst's pause, Plasma's inhibition, swaync's) before GNOME's setting,
 ///   since the server that draws the notifications is the one whose switch the user sees.
 /// - A switch that goes away (its server left the bus) changes nothing: focus stays as it was.
 ///   So does the bridge stopping: a switch still on should keep the island quiet, and the
@@ -21,6 +21,8 @@ public struct DesktopFocus: Sendable {
         case dunst
         /// KDE Plasma's notification inhibition: `Inhibited` of its `org.freedesktop.Notifications`.
         case kde
+        /// SwayNotificationCenter's Do Not Disturb (`GetDnd`, `SubscribeV2`).
+        case swaync
         /// GNOME's `org.gnome.desktop.notifications show-banners`, inverted.
         case gnome
 
@@ -29,6 +31,7 @@ public struct DesktopFocus: Sendable {
             switch self {
             case .dunst: "dunst's pause"
             case .kde: "KDE's notification inhibition"
+            case .swaync: "swaync's Do Not Disturb"
             case .gnome: "GNOME's show-banners"
             }
         }

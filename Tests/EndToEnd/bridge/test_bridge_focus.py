@@ -1,7 +1,8 @@
 """island-bridge follows the desktop's Do Not Disturb into islandd's focus (issue #29 item 4):
 real dunst under Xvfb paused and resumed with dunstctl, GNOME's show-banners set with gsettings
-through a real dconf-service, and KDE's inhibition from a peer serving it as Plasma does
-(bridge/kde_notifications_peer.py: Plasma is not installed here); the real islandd asked with `island admin focus status`,
+through a real dconf-service, and KDE's inhibition and swaync's Do Not Disturb from peers
+serving them as Plasma and swaync do (bridge/kde_notifications_peer.py, swaync_peer.py: neither
+is installed here); the real islandd asked with `island admin focus status`,
 and an alerting update of another app whose reply says `alertSuppressedReason: focus` while the
 desktop's switch says Do Not Disturb."""
 
@@ -156,23 +157,32 @@ def test_gnome_show_banners_off_turns_focus_on_and_on_turns_it_off(session):
     wait_until(lambda: focus_status(session) == "Do Not Disturb: off", message="focus off")
 
 
+def start_peer(session, script):
+    """A test peer of bridge/ on the session bus, once it owns its name."""
+    require_python_dbus()
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), script)
+    peer = subprocess.Popen([SYSTEM_PYTHON, path], env=session.bus.env(), stdin=subprocess.DEVNULL,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    session.processes.append(peer)
+    expect_line(peer, "ready")
+    return peer
+
+
+def gdbus_call(session, name, path, method, *arguments):
+    done = session.run(["gdbus", "call", "--session", "--dest", name, "--object-path", path, "--method", method, *arguments])
+    assert done.returncode == 0, done.stderr
+    return done.stdout.strip()
+
+
 def test_kde_inhibition_turns_focus_on_and_its_end_turns_it_off(session):
     # Plasma is not installed here: a peer serves its inhibition as Plasma's server does.
-    require_python_dbus()
-    script = os.path.join(os.path.dirname(os.path.abspath(__file__)), "kde_notifications_peer.py")
-    server = subprocess.Popen([SYSTEM_PYTHON, script], env=session.bus.env(), stdin=subprocess.DEVNULL,
-                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    session.processes.append(server)
-    expect_line(server, "ready")
+    start_peer(session, "kde_notifications_peer.py")
     wait_until(lambda: "following KDE's notification inhibition: Do Not Disturb off" in session.bridge.log(),
                message="the bridge reading Plasma's inhibition")
 
     def call(method, *arguments):
-        done = session.run(["gdbus", "call", "--session", "--dest", "org.freedesktop.Notifications", "--object-path",
-                            "/org/freedesktop/Notifications", "--method", "org.freedesktop.Notifications." + method,
-                            *arguments])
-        assert done.returncode == 0, done.stderr
-        return done.stdout.strip()
+        return gdbus_call(session, "org.freedesktop.Notifications", "/org/freedesktop/Notifications",
+                          "org.freedesktop.Notifications." + method, *arguments)
 
     cookie = call("Inhibit", "org.example.Presenter", "Presenting", "{}").strip("(),").split()[-1]
     wait_until(lambda: focus_status(session).startswith("Do Not Disturb: on"), message="focus on")
@@ -180,4 +190,21 @@ def test_kde_inhibition_turns_focus_on_and_its_end_turns_it_off(session):
     assert alerting_update(session)["alertSuppressedReason"] == "focus"
 
     call("UnInhibit", cookie)
+    wait_until(lambda: focus_status(session) == "Do Not Disturb: off", message="focus off")
+
+
+def test_swaync_dnd_turns_focus_on_and_off(session):
+    # swaync is not installed here: a peer serves its control interface as swaync does.
+    start_peer(session, "swaync_peer.py")
+    wait_until(lambda: "following swaync's Do Not Disturb: Do Not Disturb off" in session.bridge.log(),
+               message="the bridge reading swaync's Do Not Disturb")
+
+    def set_dnd(state):
+        gdbus_call(session, "org.erikreider.swaync.cc", "/org/erikreider/swaync/cc", "org.erikreider.swaync.cc.SetDnd", state)
+
+    set_dnd("true")
+    wait_until(lambda: focus_status(session).startswith("Do Not Disturb: on"), message="focus on")
+    assert "following swaync's Do Not Disturb: Do Not Disturb on" in session.bridge.log()
+    assert alerting_update(session)["alertSuppressedReason"] == "focus"
+    set_dnd("false")
     wait_until(lambda: focus_status(session) == "Do Not Disturb: off", message="focus off")
