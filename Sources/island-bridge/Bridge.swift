@@ -35,9 +35,9 @@ actor Bridge {
     /// The session bus and the sources following it, while connected.
     private var bus: SDBusSourceBus?
     private var sources: SessionSources?
-    /// dunst's pause and Plasma's inhibition.
-    private var serverSwitches: [ServerSwitch] = []
-    private var swayncDnd: SwayncDnd?
+    /// The desktop's Do Not Disturb switches followed on the bus, while connected; GNOME's
+    /// among them in a GNOME session.
+    private var desktopSwitches: [any DesktopSwitch] = []
     private var gnomeBanners: GnomeBanners?
     private var desktopFocus = DesktopFocus()
     private var daemonListed = false
@@ -333,45 +333,32 @@ actor Bridge {
     /// session: elsewhere it is a leftover of one, which the user no longer sees.
     private func followDoNotDisturb() {
         guard configuration.followDoNotDisturb, let bus else { return stopFollowingDoNotDisturb() }
-        if serverSwitches.isEmpty {
-            for (source, property) in [(DesktopFocus.Switch.dunst, ServerSwitch.dunstPause), (.kde, ServerSwitch.kdeInhibition)] {
-                let serverSwitch = ServerSwitch(bus: bus, property: property) { [self] in focusRead(source, $0) }
-                do {
-                    try serverSwitch.start()
-                    serverSwitches.append(serverSwitch)
-                } catch {
-                    logger.error("cannot follow \(source.name)", metadata: ["error": "\(error)"])
-                }
-            }
-        }
-        if swayncDnd == nil {
-            let dnd = SwayncDnd(bus: bus) { [self] in focusRead(.swaync, $0) }
-            do {
-                try dnd.start()
-                swayncDnd = dnd
-            } catch {
-                logger.error("cannot follow swaync's Do Not Disturb", metadata: ["error": "\(error)"])
-            }
-        }
+        guard desktopSwitches.isEmpty else { return }
+        var switches: [(DesktopFocus.Switch, any DesktopSwitch)] = [
+            (.dunst, ServerSwitch(bus: bus, property: ServerSwitch.dunstPause) { [self] in focusRead(.dunst, $0) }),
+            (.kde, ServerSwitch(bus: bus, property: ServerSwitch.kdeInhibition) { [self] in focusRead(.kde, $0) }),
+            (.swaync, SwayncDnd(bus: bus) { [self] in focusRead(.swaync, $0) }),
+            (.mako, MakoMode(bus: bus) { [self] in focusRead(.mako, $0) }),
+        ]
         let desktops = (currentDesktop ?? "").split(separator: ":").map { $0.uppercased() }
-        if gnomeBanners == nil, desktops.contains("GNOME") {
+        if desktops.contains("GNOME") {
             let banners = GnomeBanners(bus: bus, read: { [self] in readGnomeBanners() }, reading: { [self] in focusRead(.gnome, $0) })
             gnomeBanners = banners
+            switches.append((.gnome, banners))
+        }
+        for (source, desktopSwitch) in switches {
             do {
-                try banners.start()
+                try desktopSwitch.start()
+                desktopSwitches.append(desktopSwitch)
             } catch {
-                gnomeBanners = nil
-                logger.error("cannot follow GNOME's show-banners", metadata: ["error": "\(error)"])
+                logger.error("cannot follow \(source.name)", metadata: ["error": "\(error)"])
             }
         }
     }
 
     private func stopFollowingDoNotDisturb() {
-        for serverSwitch in serverSwitches { serverSwitch.stop() }
-        serverSwitches = []
-        swayncDnd?.stop()
-        swayncDnd = nil
-        gnomeBanners?.stop()
+        for desktopSwitch in desktopSwitches { desktopSwitch.stop() }
+        desktopSwitches = []
         gnomeBanners = nil
     }
 

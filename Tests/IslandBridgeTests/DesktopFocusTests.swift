@@ -259,3 +259,50 @@ struct SwayncDndTests {
         withExtendedLifetime(dnd) {}
     }
 }
+
+@Suite("mako's do-not-disturb mode: Modes read at start and again when mako invalidates it")
+struct MakoModeTests {
+    static let mako = ":1.6"
+    let mako = Self.mako
+
+    final class Modes {
+        var current: [String] = ["default"]
+    }
+
+    static func invalidated(from sender: String) -> FakeMessage {
+        .signal(from: sender, path: "/fr/emersion/Mako", interface: "org.freedesktop.DBus.Properties", member: "PropertiesChanged",
+                [.string("fr.emersion.Mako"), .vardict([]), .strings(["Modes"])])
+    }
+
+    @Test("the mode's presence is Do Not Disturb; only the owner's invalidations read again, one read at a time")
+    func follows() {
+        let bus = FakeBus()
+        let modes = Modes()
+        var answering = true
+        bus.answer = { call in
+            if call.member == "GetNameOwner" { return .success(.reply([.string(mako)])) }
+            if call.member == "Get", call.destination == mako, call.arguments.map(\.string) == ["fr.emersion.Mako", "Modes"] {
+                return answering ? .success(.reply([.variant(.strings(modes.current))], from: mako)) : nil
+            }
+            return .failure(BusError(name: BusError.unknownMethod, message: ""))
+        }
+        let readings = DunstPauseTests.Readings()
+        let mode = MakoMode(bus: bus) { readings.values.append($0) }
+        try! mode.start()
+        bus.run()
+        #expect(readings.values == [nil, false])
+
+        modes.current = ["default", "do-not-disturb"]
+        bus.send(Self.invalidated(from: ":1.9"))
+        bus.run()
+        #expect(readings.values == [nil, false], "another peer's signal reads nothing")
+
+        answering = false
+        for _ in 0..<100 { bus.send(Self.invalidated(from: mako)) }
+        #expect(bus.waiting.count == 1, "one read at a time")
+        answering = true
+        bus.run()
+        #expect(readings.values == [nil, false, true, true], "and one more for all that came meanwhile")
+        withExtendedLifetime(mode) {}
+    }
+}

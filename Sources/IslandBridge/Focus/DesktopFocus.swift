@@ -6,8 +6,9 @@
 ///   `island admin focus` in between is kept until the switch next changes (the bridge never
 ///   sends what the switch already said).
 /// - When several switches are read, the first of `Switch.allCases` is followed: the
-///   notification server's own (dunst's pause, Plasma's inhibition, swaync's) before GNOME's setting,
-///   since the server that draws the notifications is the one whose switch the user sees.
+///   notification server's own (dunst's pause, Plasma's inhibition, swaync's, mako's mode)
+///   before GNOME's setting, since the server that draws the notifications is the one whose
+///   switch the user sees.
 /// - A switch that goes away (its server left the bus) changes nothing: focus stays as it was.
 ///   So does the bridge stopping: a switch still on should keep the island quiet, and the
 ///   next start reads the switches again.
@@ -23,6 +24,8 @@ public struct DesktopFocus: Sendable {
         case kde
         /// SwayNotificationCenter's Do Not Disturb (`GetDnd`, `SubscribeV2`).
         case swaync
+        /// mako's mode `do-not-disturb` (`makoctl mode -a do-not-disturb`).
+        case mako
         /// GNOME's `org.gnome.desktop.notifications show-banners`, inverted.
         case gnome
 
@@ -32,6 +35,7 @@ public struct DesktopFocus: Sendable {
             case .dunst: "dunst's pause"
             case .kde: "KDE's notification inhibition"
             case .swaync: "swaync's Do Not Disturb"
+            case .mako: "mako's do-not-disturb mode"
             case .gnome: "GNOME's show-banners"
             }
         }

@@ -1,8 +1,9 @@
 """island-bridge follows the desktop's Do Not Disturb into islandd's focus (issue #29 item 4):
 real dunst under Xvfb paused and resumed with dunstctl, GNOME's show-banners set with gsettings
-through a real dconf-service, and KDE's inhibition and swaync's Do Not Disturb from peers
-serving them as Plasma and swaync do (bridge/kde_notifications_peer.py, swaync_peer.py: neither
-is installed here); the real islandd asked with `island admin focus status`,
+through a real dconf-service, and KDE's inhibition, swaync's Do Not Disturb and mako's
+do-not-disturb mode from peers serving them as Plasma, swaync and mako do
+(bridge/kde_notifications_peer.py, swaync_peer.py, mako_peer.py: none is installed here); the
+real islandd asked with `island admin focus status`,
 and an alerting update of another app whose reply says `alertSuppressedReason: focus` while the
 desktop's switch says Do Not Disturb."""
 
@@ -207,4 +208,21 @@ def test_swaync_dnd_turns_focus_on_and_off(session):
     assert "following swaync's Do Not Disturb: Do Not Disturb on" in session.bridge.log()
     assert alerting_update(session)["alertSuppressedReason"] == "focus"
     set_dnd("false")
+    wait_until(lambda: focus_status(session) == "Do Not Disturb: off", message="focus off")
+
+
+def test_mako_do_not_disturb_mode_turns_focus_on_and_off(session):
+    # mako is not installed here: a peer serves its modes as mako does.
+    start_peer(session, "mako_peer.py")
+    wait_until(lambda: "following mako's do-not-disturb mode: Do Not Disturb off" in session.bridge.log(),
+               message="the bridge reading mako's modes")
+
+    def set_modes(modes):
+        gdbus_call(session, "org.freedesktop.Notifications", "/fr/emersion/Mako", "fr.emersion.Mako.SetModes", modes)
+
+    set_modes("['default', 'do-not-disturb']")
+    wait_until(lambda: focus_status(session).startswith("Do Not Disturb: on"), message="focus on")
+    assert "following mako's do-not-disturb mode: Do Not Disturb on" in session.bridge.log()
+    assert alerting_update(session)["alertSuppressedReason"] == "focus"
+    set_modes("['default']")
     wait_until(lambda: focus_status(session) == "Do Not Disturb: off", message="focus off")
