@@ -343,7 +343,7 @@ let island: [Target] = [
     .executableTarget(
         name: "island-bridge",
         dependencies: [
-            "IslandBridge", "SDBus", "IslandKit", "IslandCore", "OrderedJSON", "Systemd", "FreeDesktop",
+            "IslandBridge", "SDBus", "IslandKit", "IslandCore", "OrderedJSON", "Systemd", "FreeDesktop", "VarlinkCore", "VarlinkNIO",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "OrderedCollections", package: "swift-collections"),
             .product(name: "Logging", package: "swift-log"),

@@ -6,10 +6,13 @@ import IslandKit
 import Logging
 import OrderedCollections
 import SDBus
+import VarlinkCore
+import VarlinkNIO
 
 /// The bridge process's one actor: it wires the sources of the session bus
 /// (`SessionSources`: MPRIS, notifications, jobs) to the `ActivityBook`, the book to islandd,
-/// and islandd's taps and buttons back to the source each activity came from. It runs on the
+/// and islandd's taps and buttons back to the source each activity came from; and the
+/// desktop's Do Not Disturb switch (`DesktopFocus`) to islandd's focus. It runs on the
 /// sd-bus loop, so every bus callback, every source and the book share that thread and need no
 /// locks; the calls to islandd (IslandKit, on its own NIO loop) are awaited from tasks on it
 /// and come back to it with their outcome.
@@ -32,6 +35,11 @@ actor Bridge {
     /// The session bus and the sources following it, while connected.
     private var bus: SDBusSourceBus?
     private var sources: SessionSources?
+    /// The desktop's Do Not Disturb switches followed on the bus, while connected; GNOME's
+    /// among them in a GNOME session.
+    private var desktopSwitches: [any DesktopSwitch] = []
+    private var gnomeBanners: GnomeBanners?
+    private var desktopFocus = DesktopFocus()
     private var daemonListed = false
     private var events: Task<Void, Never>?
     private var stopping = false
@@ -39,9 +47,11 @@ actor Bridge {
     private var bookTimer: LoopTimer?
     private var busTimer: LoopTimer?
     private var daemonTimer: LoopTimer?
+    private var focusTimer: LoopTimer?
     /// Failed tries since the last connection, for `reconnect`'s waits.
     private var busAttempts = 0
     private var daemonAttempts = 0
+    private var focusAttempts = 0
 
     init(loop: BusLoop, configuration: BridgeConfiguration, connection: IslandConnection, busAddress: String?,
          environment: [String: String], logger: Logger) {
@@ -64,12 +74,17 @@ actor Bridge {
             bookTimer = try LoopTimer(loop: loop) { [self] in pump() }
             busTimer = try LoopTimer(loop: loop) { [self] in connectBus() }
             daemonTimer = try LoopTimer(loop: loop) { [self] in connectDaemon() }
+            focusTimer = try LoopTimer(loop: loop) { [self] in
+                desktopFocus.retry()
+                sendFocus()
+            }
         } catch {
             logger.critical("cannot arm timers on the bus loop", metadata: ["error": "\(error)"])
         }
         logger.info("starting", metadata: [
             "mpris": "\(configuration.mprisEnabled)", "notifications": "\(configuration.notificationsEnabled)",
             "jobs": "\(configuration.servesJobs(currentDesktop: currentDesktop))", "maxActivities": "\(configuration.maxActivities)",
+            "followDoNotDisturb": "\(configuration.followDoNotDisturb)",
         ])
         connectBus()
         connectDaemon()
@@ -90,6 +105,7 @@ actor Bridge {
         bookTimer = nil
         busTimer = nil
         daemonTimer = nil
+        focusTimer = nil
         dropBus()
         await connection.close()
         logger.info("stopped", metadata: ["ended": "\(ends.count)"])
@@ -109,6 +125,7 @@ actor Bridge {
             sources?.mpris?.staleAfterPause = new.staleAfterPause
             pump()
         }
+        if old.followDoNotDisturb != new.followDoNotDisturb { followDoNotDisturb() }
     }
 
     private func enabledSources(_ configuration: BridgeConfiguration) -> SessionSources.Enabled {
@@ -153,6 +170,7 @@ actor Bridge {
         self.bus = bus
         self.sources = sources
         sources.start()
+        followDoNotDisturb()
         settleIfScanned()
     }
 
@@ -174,6 +192,7 @@ actor Bridge {
 
     private func dropBus() {
         sources = nil
+        stopFollowingDoNotDisturb()
         bus?.close()
         bus = nil
     }
@@ -255,6 +274,8 @@ actor Bridge {
         book.authorized(enabled: info.enabled, maximumActivities: info.limits["maxActivitiesPerApp"]?.intValue)
         book.adopt(listed.map(Self.listed))
         daemonListed = true
+        desktopFocus.retry()
+        sendFocus()
         events = Task {
             for await event in stream { self.handle(event) }
         }
@@ -303,6 +324,105 @@ actor Bridge {
     /// The source an event's activity came from.
     private func sourceKey(of event: ActivityEvent) -> SourceKey? {
         event.activity.flatMap { book.source(ofActivity: $0.id) }.flatMap(SourceKey.init)
+    }
+
+    // MARK: Do Not Disturb
+
+    /// Follows the desktop's switches on the bus when the configuration says so; stops
+    /// following them otherwise (focus stays as it is). GNOME's setting only in a GNOME
+    /// session: elsewhere it is a leftover of one, which the user no longer sees.
+    private func followDoNotDisturb() {
+        guard configuration.followDoNotDisturb, let bus else { return stopFollowingDoNotDisturb() }
+        guard desktopSwitches.isEmpty else { return }
+        var switches: [(DesktopFocus.Switch, any DesktopSwitch)] = [
+            (.dunst, ServerSwitch(bus: bus, property: ServerSwitch.dunstPause) { [self] in focusRead(.dunst, $0) }),
+            (.kde, ServerSwitch(bus: bus, property: ServerSwitch.kdeInhibition) { [self] in focusRead(.kde, $0) }),
+            (.swaync, SwayncDnd(bus: bus) { [self] in focusRead(.swaync, $0) }),
+            (.mako, MakoMode(bus: bus) { [self] in focusRead(.mako, $0) }),
+        ]
+        let desktops = (currentDesktop ?? "").split(separator: ":").map { $0.uppercased() }
+        if desktops.contains("GNOME") {
+            let banners = GnomeBanners(bus: bus, read: { [self] in readGnomeBanners() }, reading: { [self] in focusRead(.gnome, $0) })
+            gnomeBanners = banners
+            switches.append((.gnome, banners))
+        }
+        for (source, desktopSwitch) in switches {
+            do {
+                try desktopSwitch.start()
+                desktopSwitches.append(desktopSwitch)
+            } catch {
+                logger.error("cannot follow \(source.name)", metadata: ["error": "\(error)"])
+            }
+        }
+    }
+
+    private func stopFollowingDoNotDisturb() {
+        for desktopSwitch in desktopSwitches { desktopSwitch.stop() }
+        desktopSwitches = []
+        gnomeBanners = nil
+    }
+
+    private func readGnomeBanners() {
+        GSettingsReader.readBool(schema: "org.gnome.desktop.notifications", key: "show-banners") { banners in
+            Task { await self.gnomeBannersRead(banners) }
+        }
+    }
+
+    private func gnomeBannersRead(_ banners: Bool?) {
+        gnomeBanners?.answered(banners)
+    }
+
+    private func focusRead(_ source: DesktopFocus.Switch, _ doNotDisturb: Bool?) {
+        if let change = desktopFocus.read(source, doNotDisturb: doNotDisturb) { logger.info("\(change)") }
+        sendFocus()
+    }
+
+    private func sendFocus() {
+        guard !stopping, let on = desktopFocus.nextCall() else { return }
+        Task { [connection, logger] in
+            let succeeded = await Self.setFocus(on, socketPath: connection.configuration.socketPath, logger: logger)
+            self.focusSent(on, succeeded: succeeded)
+        }
+    }
+
+    /// A call that failed is tried again after the waits of a reconnection.
+    private func focusSent(_ on: Bool, succeeded: Bool) {
+        desktopFocus.completed(on, succeeded: succeeded)
+        if succeeded {
+            focusAttempts = 0
+        } else {
+            focusTimer?.arm(after: Self.reconnect.delay(attempt: focusAttempts))
+            focusAttempts += 1
+        }
+        sendFocus()
+    }
+
+    /// A daemon that accepts the connection and never answers holds the call this long.
+    private static let focusTimeout = Duration.seconds(10)
+
+    /// Admin `SetFocus(on)` on a connection of its own: a connection has one role, and the
+    /// bridge's is the producer's. islandd lets the user's own unconfined processes administer.
+    private static func setFocus(_ on: Bool, socketPath: String, logger: Logger) async -> Bool {
+        do {
+            let client = try await VarlinkClient.connect(unixPath: socketPath)
+            let timeout = Task {
+                try await Task.sleep(for: focusTimeout)
+                await client.close()
+            }
+            defer { timeout.cancel() }
+            do {
+                let reply = try await client.call("org.island.Admin.SetFocus", ["on": .bool(on)])
+                await client.close()
+                logger.info("set islandd's focus", metadata: ["on": "\(reply["focus"]?["on"]?.boolValue ?? on)"])
+                return true
+            } catch {
+                await client.close()
+                throw error
+            }
+        } catch {
+            logger.warning("cannot set islandd's focus; retrying", metadata: ["on": "\(on)", "error": "\(error)"])
+            return false
+        }
     }
 
     static func listed(_ activity: ActivitySnapshot) -> ActivityBook.Listed {

@@ -21,6 +21,9 @@ import FreeDesktop
 /// Enabled=auto
 /// MaxJobs=32
 /// MaxJobsPerSender=8
+///
+/// [DoNotDisturb]
+/// Follow=yes
 /// ```
 public struct BridgeConfiguration: Sendable, Hashable {
     /// At most this many activities at once; the daemon's `MaxActivitiesPerApp` for the
@@ -37,6 +40,8 @@ public struct BridgeConfiguration: Sendable, Hashable {
     public var jobsEnabled: Bool?
     public var maxJobs = 32
     public var maxJobsPerSender = 8
+    /// Whether the desktop's Do Not Disturb switch sets islandd's focus (`DesktopFocus`).
+    public var followDoNotDisturb = true
 
     public init() {}
 
@@ -54,9 +59,10 @@ public struct BridgeConfiguration: Sendable, Hashable {
         for line in try IslandConfiguration.lines(of: contents, path: path) {
             switch line {
             case .group(let name, let number):
-                guard ["Bridge", "MPRIS", "Notifications", "Jobs"].contains(name) else {
-                    throw ConfigurationError(path: path, line: number,
-                                             message: "unknown section [\(name)] (expected [Bridge], [MPRIS], [Notifications] or [Jobs])")
+                guard ["Bridge", "MPRIS", "Notifications", "Jobs", "DoNotDisturb"].contains(name) else {
+                    throw ConfigurationError(
+                        path: path, line: number,
+                        message: "unknown section [\(name)] (expected [Bridge], [MPRIS], [Notifications], [Jobs] or [DoNotDisturb])")
                 }
                 section = name
             case .entry(let entry):
@@ -92,6 +98,7 @@ public struct BridgeConfiguration: Sendable, Hashable {
                 case ("Jobs", "Enabled"): configuration.jobsEnabled = value.lowercased() == "auto" ? nil : try bool()
                 case ("Jobs", "MaxJobs"): configuration.maxJobs = try count(minimum: 1)
                 case ("Jobs", "MaxJobsPerSender"): configuration.maxJobsPerSender = try count(minimum: 1)
+                case ("DoNotDisturb", "Follow"): configuration.followDoNotDisturb = try bool()
                 case (nil, _): throw fail("\(key)= outside a section")
                 default: throw fail("unknown key \(key)= in [\(section!)]")
                 }
