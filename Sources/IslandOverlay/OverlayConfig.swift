@@ -19,7 +19,8 @@ import FreeDesktop
 ///     Reserve=no          # yes: while the island shows something, its strip (MarginTop,
 ///                         # the compact height and a small gap) is kept free of windows
 ///                         # (a layer-shell exclusive zone, on each island's output);
-///                         # no (default): windows go under it. Not hosted, not on X11.
+///                         # no (default): windows go under it, and it fades while the
+///                         # pointer rests on it. Reserve= is not for hosted nor X11.
 ///                         # Compositors stack it with bars' zones by layer: a bar in
 ///                         # the overlay layer stays at the edge, above the strip
 ///     Opener=gio open     # the command a tap's URL is given to, as its last argument

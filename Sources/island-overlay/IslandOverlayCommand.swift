@@ -19,6 +19,9 @@ struct IslandOverlayCommand: ParsableCommand {
 
             Mouse and keys:
               click the compact or minimal island  expand that activity
+              rest the pointer on it for a second  it fades, to show the window under
+                                                   it (Reserve=no), until the pointer
+                                                   leaves
               click in the expanded island, alert  tap: the app is told, the URL opens
               click a button                       press it (the app's Watch sees it)
               secondary click on the island        open or close the list
@@ -48,7 +51,8 @@ struct IslandOverlayCommand: ParsableCommand {
               Reserve=no       yes: while the island shows something, windows keep
                                out of its strip (MarginTop, the compact height and
                                a gap; an exclusive zone on its output, each one's
-                               with Output=all); no: windows go under it. Not
+                               with Output=all); no: windows go under it, and
+                               it fades while the pointer rests on it. Not
                                --hosted, not on X11. A bar in a lower layer
                                (Waybar's default, bottom) moves under the strip;
                                one in the overlay layer stays above it

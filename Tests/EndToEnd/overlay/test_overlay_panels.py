@@ -2,8 +2,8 @@
 the real islandd, in grim screenshots: a real Waybar at the top of the same output keeps its
 pixels and the island starts below it (the island's layer surface takes no exclusive zone, so
 sway places it under the bar's); with Reserve=yes a foot window starts below the island while
-it shows something, with Reserve=no the island lies over the window's top rows. Set
-ISLAND_DESKTOP_SHOTS=DIR to keep the screenshots as PNGs."""
+it shows something, with Reserve=no the island lies over the window's top rows, and fades
+while the pointer rests on it. Set ISLAND_DESKTOP_SHOTS=DIR to keep the screenshots as PNGs."""
 
 import json
 import os
@@ -183,6 +183,40 @@ def test_reserve_yes_under_a_waybar_in_the_overlay_layer():
         island = capsule(image, height)
         assert island[1] >= height + 8, (island, height)
         assert window_top(image) >= island[3], (window_top(image), island)
+        assert overlay.alive()
+    finally:
+        session.close()
+
+
+def test_the_pointer_resting_on_the_island_fades_it_over_the_window():
+    """Reserve=no: the pointer resting on the compact island over a foot window fades it, so
+    the window's rows under it show through; the pointer leaving brings it back whole."""
+    session = desktop.UserSession()
+    try:
+        sway = start(session)
+        sway.start_pointer()
+        overlay = start_overlay(session, sway)
+        scenes.Producer(session).request()
+        foot(session, sway)
+        screen = scenes.Screen(sway, "panels-rest")
+        image, _ = screen.settled(lambda image, box: capsule(image) is not None and window_top(image) == 0,
+                                  name="whole", what="the island over the window")
+        island = capsule(image)
+        dark = image.count(*desktop.DARK, region=island)
+
+        # The pointer comes onto the island, and moves on it (entering alone is no motion).
+        x, y = scenes.centre(island)
+        sway.move(x - 4, y)
+        sway.move(x, y)
+        faded, _ = screen.settled(lambda image, box: image.count(*desktop.DARK, region=island) < dark // 10,
+                                  name="faded", what="the island faded under the resting pointer")
+        assert "the pointer rests on the island: faded" in overlay.log(), overlay.log()
+        # The window shows through where the capsule was.
+        assert faded.count(*exactly(WINDOW, tolerance=48), region=island) > dark // 2
+
+        sway.park()
+        screen.settled(lambda image, box: capsule(image) == island and image.count(*desktop.DARK, region=island) > dark * 0.9,
+                       name="whole-again", what="the island whole once the pointer left")
         assert overlay.alive()
     finally:
         session.close()
