@@ -331,7 +331,10 @@ public struct OverlayController {
     /// The pointer on the compact or minimal island (Reserve=no) starts the rest that fades
     /// it; anywhere else, it stops it and the island is drawn whole again.
     private mutating func pointerRests(onIsland: Bool, _ steps: inout [OverlayStep]) {
-        guard onIsland, !config.reserve, let frame = motion.target, Self.fades(frame, listOpen: listOpen) else {
+        // A window cut to its shapes (X11 with no compositing manager) blends no alpha: a
+        // faded island would be drawn as dark as ever, its text lost.
+        guard onIsland, !config.reserve, !settings.cutsWindowToShapes, let frame = motion.target,
+              Self.fades(frame, listOpen: listOpen) else {
             cancel(.pointerResting, &steps)
             unfade(&steps)
             return

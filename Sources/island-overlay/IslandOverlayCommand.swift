@@ -204,6 +204,8 @@ struct IslandOverlayCommand: ParsableCommand {
             // Hosted, the desktop's shell places the window and says what is fullscreen.
             if overlayConfig.reserve, hosted || !window.wayland {
                 log("Reserve=yes does not apply \(hosted ? "hosted (the desktop's shell places the window)" : "on X11"): windows may go under the island")
+                // As with Reserve=no, then: it fades while the pointer rests on it over them.
+                overlayConfig.reserve = false
             }
             let monitors = hosted ? nil : OverlayMonitors(wayland: window.wayland, config: overlayConfig)
             monitors?.start()

@@ -395,7 +395,8 @@ import Testing
     }
 
     /// The island takes another form (expanded, by a click on the faded island): whole again.
-    /// With Reserve=yes no window is under it, and it never fades; nor does the expanded island.
+    /// With Reserve=yes no window is under it, and it never fades; nor does the expanded island,
+    /// nor an island whose window cannot be translucent.
     @Test func onlyTheCompactIslandOverWindowsFades() throws {
         var desk = Desk()
         desk.send(.update(Self.snapshot(Self.compact)))
@@ -418,5 +419,14 @@ import Testing
         reserved.send(.pointerMoved(x: rx, y: ry))
         reserved.wait(3)
         #expect(!reserved.controller.faded)
+
+        // X11 with no compositing manager blends no alpha: fading would only lose the text.
+        var shaped = Desk(settings: .init(cutsWindowToShapes: true))
+        shaped.send(.update(Self.snapshot(Self.compact)))
+        shaped.settle()
+        let (sx, sy) = try shaped.place(.expand(id: "a"))
+        shaped.send(.pointerMoved(x: sx, y: sy))
+        shaped.wait(3)
+        #expect(!shaped.controller.faded)
     }
 }
