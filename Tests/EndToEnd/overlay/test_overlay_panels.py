@@ -220,3 +220,57 @@ def test_the_pointer_resting_on_the_island_fades_it_over_the_window():
         assert overlay.alive()
     finally:
         session.close()
+
+
+def test_reserve_yes_with_output_all_reserves_a_strip_on_every_output():
+    """Reserve=yes, Output=all on two outputs: each island reserves its strip on its own
+    output, and a foot window on each starts below that output's island."""
+    session = desktop.UserSession()
+    try:
+        session.start_bus()
+        sway = desktop.Sway(session, outputs=2)
+        scenes.prepare(session)
+        session.start_islandd(scenes.DAEMON_CONFIG)
+        overlay = start_overlay(session, sway, "Reserve=yes\nOutput=all\n")
+        scenes.Producer(session).request()
+        rects = {o["name"]: o["rect"] for o in sway.outputs()}
+        for name in sorted(rects):
+            sway.swaymsg("focus", "output", name)
+            before = len(foot_rects(sway))
+            session.spawn("foot-" + name, ["foot", "-o", "colors.background=%02x%02x%02x" % WINDOW, "sh", "-c",
+                                           "printf '\\033[?25l'; exec sleep 120"])
+            desktop.wait_until(lambda: len(foot_rects(sway)) == before + 1, LIVENESS,
+                               "foot's window on " + name)
+
+        def each(image, _):
+            found = {}
+            for name, r in rects.items():
+                island = image.box(*desktop.DARK, region=(r["x"], 0, r["x"] + r["width"], r["height"] // 2))
+                column = image.box(*exactly(WINDOW), region=(r["x"] + 4, 0, r["x"] + 5, r["height"]))
+                if island is None or column is None:
+                    return None
+                found[name] = (island, column[1])
+            return found
+        screen = scenes.Screen(sway, "panels-reserve-all")
+        image, _ = screen.settled(lambda image, box: each(image, box) is not None, name="two-strips",
+                                  what="an island and a window below it on each output")
+        found = each(image, None)
+        for name, (island, top) in found.items():
+            assert top >= island[3], (name, island, top)
+        windows = foot_rects(sway)
+        assert len(windows) == 2 and all(rect["y"] >= found[name][0][3] for name, rect in zip(sorted(rects), sorted(windows, key=lambda r: r["x"]))), windows
+        assert overlay.alive()
+    finally:
+        session.close()
+
+
+def foot_rects(sway):
+    found = []
+
+    def walk(node):
+        if node.get("app_id") == "foot":
+            found.append(node["rect"])
+        for child in node.get("nodes", []) + node.get("floating_nodes", []):
+            walk(child)
+    walk(json.loads(sway.swaymsg("-t", "get_tree")))
+    return found
