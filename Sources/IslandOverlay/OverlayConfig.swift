@@ -16,6 +16,13 @@ import FreeDesktop
 ///                         # fullscreen window with Fullscreen=alerts|always, top rises to
 ///                         # overlay, for the island to be seen over it
 ///     MarginTop=8         # pixels between the screen's top edge and the island
+///     Reserve=no          # yes: while the island shows something, its strip (MarginTop,
+///                         # the compact height and a small gap) is kept free of windows
+///                         # (a layer-shell exclusive zone, on each island's output);
+///                         # no (default): windows go under it, and it fades while the
+///                         # pointer rests on it. Reserve= is not for hosted nor X11.
+///                         # Compositors stack it with bars' zones by layer: a bar in
+///                         # the overlay layer stays at the edge, above the strip
 ///     Opener=gio open     # the command a tap's URL is given to, as its last argument
 ///     Motion=auto         # auto (GTK's gtk-enable-animations), on or off
 ///     CollapseAfter=4     # seconds the pointer stays away before the expanded island
@@ -33,6 +40,8 @@ public struct OverlayConfig: Sendable, Hashable {
     public var fullscreen = Fullscreen.alerts
     public var layer: Layer = .top
     public var marginTop = 8.0
+    /// Reserve=yes: windows keep out of the island's strip (`exclusiveZone`).
+    public var reserve = false
     /// argv of the opener, without the URL; nil: `gio open`, else `xdg-open`, whichever exists.
     public var opener: [String]?
     /// nil: follow gtk-enable-animations.
@@ -43,6 +52,14 @@ public struct OverlayConfig: Sendable, Hashable {
     public private(set) var warnings: [String] = []
 
     public init() {}
+
+    /// The layer surface's exclusive zone while the island shows something: with Reserve=yes
+    /// the compact capsule's strip from the window's top and a gap under it, in logical pixels
+    /// (the compositor adds MarginTop, the surface's margin); else 0, which keeps the island
+    /// below other surfaces' zones (a bar's) without taking one of its own.
+    public var exclusiveZone: Int {
+        reserve ? Int((geometry.top + geometry.pillHeight + geometry.bubbleGap).rounded(.up)) : 0
+    }
 
     public init(text: String, path: String = "overlay.conf") {
         let file = KeyFile(parsing: text, syntax: .systemd)
@@ -72,6 +89,12 @@ public struct OverlayConfig: Sendable, Hashable {
             case "MarginTop":
                 let number = Double(value) ?? -1
                 if number >= 0, number <= 2000 { marginTop = number } else { warnings.append("\(place): MarginTop must be 0-2000 pixels") }
+            case "Reserve":
+                switch value.lowercased() {
+                case "yes", "on", "true": reserve = true
+                case "no", "off", "false": reserve = false
+                default: warnings.append("\(place): Reserve must be yes or no")
+                }
             case "Opener":
                 let words: [String] = value.split(whereSeparator: { (c: Character) -> Bool in c == " " || c == "\t" }).map { String($0) }
                 opener = words.isEmpty ? nil : words

@@ -60,6 +60,13 @@ public struct OverlayController {
     public private(set) var motion: OverlayMotion
     public private(set) var clicks: OverlayClicks
     public private(set) var listOpen = false
+    /// Reserve=no, where the island lies over windows: the pointer has rested on the compact
+    /// (or minimal) island for `restBeforeFading`, and it is drawn at `fadedOpacity`, for what
+    /// is under it to be seen, until the pointer leaves it or it takes another form. A click
+    /// on it still acts.
+    public private(set) var faded = false
+    public static let restBeforeFading = 1.0
+    public static let fadedOpacity = 0.15
     /// The button or dismissal under the pointer, drawn highlighted.
     public private(set) var hovered: OverlayRect?
     private(set) var connection = Connection.connecting
@@ -159,6 +166,10 @@ public struct OverlayController {
         if opened != openedForPointerAway { cancel(.pointerAway, &steps) }
         openedForPointerAway = opened
         let frame = layout.frame(scene, listOpen: listOpen)
+        if !Self.fades(frame, listOpen: listOpen) {
+            cancel(.pointerResting, &steps)
+            unfade(&steps)
+        }
         if frame != motion.target {
             motion.show(frame, animated: animated)
             steps.append(.setInputRegion(OverlayLayout.pixelRows(frame.shapes)))
@@ -214,6 +225,10 @@ public struct OverlayController {
         case .pointerAway:
             steps.append(.log("pointer away for \(config.collapseAfter) s: collapsing"))
             collapse(&steps)
+        case .pointerResting:
+            faded = true
+            steps.append(.log("the pointer rests on the island: faded, for what is under it to be seen"))
+            steps.append(.redraw)
         case .actionableLog:
             let targets = clicks.actionable(at: clock.monotonic()).map(OverlayClicks.describe).sorted()
             steps.append(.log("actionable: \(targets.joined(separator: "; "))"))
@@ -284,7 +299,9 @@ public struct OverlayController {
     }
 
     private mutating func hover(x: Double, y: Double, _ steps: inout [OverlayStep]) {
-        pointerPresence(inside: motion.target.map { $0.target(x: x, y: y) != .outside } ?? false, &steps)
+        let inside = motion.target.map { $0.target(x: x, y: y) != .outside } ?? false
+        pointerPresence(inside: inside, &steps)
+        pointerRests(onIsland: inside, &steps)
         var rect: OverlayRect?
         if let frame = clicks.onScreen ?? motion.target {
             switch frame.target(x: x, y: y) {
@@ -309,6 +326,34 @@ public struct OverlayController {
         }
         guard !timers.contains(.pointerAway) else { return }
         schedule(.pointerAway, milliseconds: Int(config.collapseAfter * 1000), &steps)
+    }
+
+    /// The pointer on the compact or minimal island (Reserve=no) starts the rest that fades
+    /// it; anywhere else, it stops it and the island is drawn whole again.
+    private mutating func pointerRests(onIsland: Bool, _ steps: inout [OverlayStep]) {
+        // A window cut to its shapes (X11 with no compositing manager) blends no alpha: a
+        // faded island would be drawn as dark as ever, its text lost.
+        guard onIsland, !config.reserve, !settings.cutsWindowToShapes, let frame = motion.target,
+              Self.fades(frame, listOpen: listOpen) else {
+            cancel(.pointerResting, &steps)
+            unfade(&steps)
+            return
+        }
+        if !faded, !timers.contains(.pointerResting) {
+            schedule(.pointerResting, milliseconds: Int(Self.restBeforeFading * 1000), &steps)
+        }
+    }
+
+    /// Only the small forms fade: the expanded island, an alert and the list are what the user
+    /// is looking at.
+    private static func fades(_ frame: OverlayFrame, listOpen: Bool) -> Bool {
+        !listOpen && (frame.form == .compact || frame.form == .minimal)
+    }
+
+    private mutating func unfade(_ steps: inout [OverlayStep]) {
+        guard faded else { return }
+        faded = false
+        steps.append(.redraw)
     }
 
     // MARK: URLs
@@ -401,6 +446,8 @@ public enum OverlayTimer: Sendable, Hashable, CaseIterable {
     case secondTick
     /// The pointer has stayed away from the open island or list for CollapseAfter=.
     case pointerAway
+    /// The pointer has rested on the compact island for `OverlayController.restBeforeFading`.
+    case pointerResting
     /// The frame log's "actionable:" line.
     case actionableLog
 }

@@ -19,6 +19,9 @@ struct IslandOverlayCommand: ParsableCommand {
 
             Mouse and keys:
               click the compact or minimal island  expand that activity
+              rest the pointer on it for a second  it fades, to show the window under
+                                                   it (Reserve=no), until the pointer
+                                                   leaves
               click in the expanded island, alert  tap: the app is told, the URL opens
               click a button                       press it (the app's Watch sees it)
               secondary click on the island        open or close the list
@@ -45,6 +48,14 @@ struct IslandOverlayCommand: ParsableCommand {
                                beside a fullscreen window top rises to overlay
                                while the island shows something there
               MarginTop=8      pixels between the top of the screen and the island
+              Reserve=no       yes: while the island shows something, windows keep
+                               out of its strip (MarginTop, the compact height and
+                               a gap; an exclusive zone on its output, each one's
+                               with Output=all); no: windows go under it, and
+                               it fades while the pointer rests on it. Not
+                               --hosted, not on X11. A bar in a lower layer
+                               (Waybar's default, bottom) moves under the strip;
+                               one in the overlay layer stays above it
               Opener=gio open  the program a tap's URL is given to, as one last
                                argument, with no shell; default: gio open, else
                                xdg-open
@@ -65,7 +76,8 @@ struct IslandOverlayCommand: ParsableCommand {
               @define-color island_background #000000;
 
             Placement: on Wayland compositors with wlr-layer-shell (sway, Hyprland, river, niri, \
-            KDE, COSMIC, labwc, Wayfire) a layer surface anchored top-centre, no exclusive zone, \
+            KDE, COSMIC, labwc, Wayfire) a layer surface anchored top-centre, below bars and \
+            panels (their exclusive zones), with none of its own unless Reserve=yes, \
             taking the keyboard only while expanded or the list is open; on X11 an \
             override-redirect RGBA window at the top centre. Input is taken only where the island \
             is drawn. Monitors plugged in or out while it runs are followed; the log names the \
@@ -190,6 +202,11 @@ struct IslandOverlayCommand: ParsableCommand {
         try MainActor.assumeIsolated {
             let window = try OverlayWindow(config: overlayConfig, hosted: hosted, maxHeight: maxHeight.map(Double.init), environment: environment)
             // Hosted, the desktop's shell places the window and says what is fullscreen.
+            if overlayConfig.reserve, hosted || !window.wayland {
+                log("Reserve=yes does not apply \(hosted ? "hosted (the desktop's shell places the window)" : "on X11"): windows may go under the island")
+                // As with Reserve=no, then: it fades while the pointer rests on it over them.
+                overlayConfig.reserve = false
+            }
             let monitors = hosted ? nil : OverlayMonitors(wayland: window.wayland, config: overlayConfig)
             monitors?.start()
             let islands = OverlayIslands { window, placement in

@@ -127,6 +127,8 @@ import IslandOverlay
     private var fallbackAmong: [String]?
     private var fullscreenBeside = false
     private var lifted = false
+    /// The exclusive zone the layer surface has now (Reserve=yes, while showing).
+    private var reserved = 0
     /// Whether the island accepts the keyboard now (layer-shell on-demand).
     private var keyboard = false
     /// Accepting it, and not yet given it: a focus-out now is the compositor's shuffle.
@@ -247,6 +249,8 @@ import IslandOverlay
     /// shows something beside one (an alert with Fullscreen=alerts, anything with always),
     /// Layer=top rises to overlay, and goes back when it shows nothing there, so it never
     /// covers the window for nothing; other layers are the user's choice and stay.
+    /// Reserve=yes: while the island shows something its strip is an exclusive zone, and
+    /// tiled and maximised windows make room; showing nothing, it gives the room back.
     /// The keyboard: sway 1.7 gives it to the topmost mapped layer surface that accepts it at
     /// every change of any layer surface's state (arrange_layers), on-demand or not, taking it
     /// from the focused window. So the island accepts it only while the user has it open
@@ -262,6 +266,14 @@ import IslandOverlay
             lifted = lift
             gtk_layer_set_layer(w, OverlayWindow.layer(lift ? .overlay : .top))
             log(lift ? "layer overlay: showing over the fullscreen window" : "layer top again")
+            changed = true
+        }
+        let zone = showing ? config.exclusiveZone : 0
+        if zone != reserved {
+            reserved = zone
+            gtk_layer_set_exclusive_zone(w, Int32(zone))
+            log(zone > 0 ? "reserving the island's strip: exclusive zone \(zone) under MarginTop \(Int(config.marginTop))"
+                : "the island's strip is free again")
             changed = true
         }
         let open = open && takesKeyboard

@@ -235,6 +235,7 @@ import IslandPresenter
         switch timer {
         case .secondTick: { data in OverlayShell.fired(.secondTick, data) }
         case .pointerAway: { data in OverlayShell.fired(.pointerAway, data) }
+        case .pointerResting: { data in OverlayShell.fired(.pointerResting, data) }
         case .actionableLog: { data in OverlayShell.fired(.actionableLog, data) }
         }
     }
@@ -254,7 +255,13 @@ import IslandPresenter
         cairo_set_source_rgba(cr, 0, 0, 0, 0)
         cairo_paint(cr)
         cairo_restore(cr)
+        let faded = controller.faded
+        if faded { cairo_push_group(cr) }
         painter.paint(controller.motion, cairo: cr, hovered: controller.hovered, scale: Int(gtk_widget_get_scale_factor(window.area)))
+        if faded {
+            cairo_pop_group_to_source(cr)
+            cairo_paint_with_alpha(cr, OverlayController.fadedOpacity)
+        }
         handle(.painted)
         if frameLog {
             let micros = (DispatchTime.now().uptimeNanoseconds - start) / 1000

@@ -363,4 +363,70 @@ import Testing
         desk.send(.pointerMoved(x: 220, y: 40))
         #expect(desk.take().contains(.cancel(.pointerAway)))
     }
+
+    /// Reserve=no: the pointer resting on the compact island for a second fades it (the shell
+    /// paints it faint), moving on it keeps it faded, and leaving it brings it back at once.
+    @Test func restingOnTheCompactIslandFadesItUntilThePointerLeaves() throws {
+        var desk = Desk()
+        desk.send(.update(Self.snapshot(Self.compact)))
+        desk.settle()
+        let (x, y) = try desk.place(.expand(id: "a"))
+        desk.send(.pointerMoved(x: x, y: y))
+        #expect(desk.take().contains(.schedule(.pointerResting, milliseconds: 1000)))
+        desk.wait(0.9)
+        #expect(!desk.controller.faded)
+        desk.wait(0.2)
+        #expect(desk.controller.faded)
+        #expect(desk.take().contains(.redraw))
+        desk.send(.pointerMoved(x: x + 1, y: y))
+        #expect(desk.controller.faded)
+        #expect(!desk.take().contains { if case .schedule(.pointerResting, _) = $0 { true } else { false } })
+
+        desk.send(.pointerLeft)
+        #expect(!desk.controller.faded)
+        #expect(desk.take().contains(.redraw))
+        // Passing over it for less than the rest: no fade.
+        desk.send(.pointerMoved(x: x, y: y))
+        desk.wait(0.5)
+        desk.send(.pointerMoved(x: 2, y: 600))
+        #expect(desk.take().contains(.cancel(.pointerResting)))
+        desk.wait(2)
+        #expect(!desk.controller.faded)
+    }
+
+    /// The island takes another form (expanded, by a click on the faded island): whole again.
+    /// With Reserve=yes no window is under it, and it never fades; nor does the expanded island,
+    /// nor an island whose window cannot be translucent.
+    @Test func onlyTheCompactIslandOverWindowsFades() throws {
+        var desk = Desk()
+        desk.send(.update(Self.snapshot(Self.compact)))
+        desk.settle()
+        let (x, y) = try desk.place(.expand(id: "a"))
+        desk.send(.pointerMoved(x: x, y: y))
+        desk.wait(1.5)
+        #expect(desk.controller.faded)
+        desk.send(.update(Self.delta(2, island: Self.expanded)))
+        #expect(!desk.controller.faded)
+        desk.settle()
+        desk.send(.pointerMoved(x: 220, y: 40))
+        desk.wait(3)
+        #expect(!desk.controller.faded)
+
+        var reserved = Desk(config: OverlayConfig(text: "[Overlay]\nReserve=yes"))
+        reserved.send(.update(Self.snapshot(Self.compact)))
+        reserved.settle()
+        let (rx, ry) = try reserved.place(.expand(id: "a"))
+        reserved.send(.pointerMoved(x: rx, y: ry))
+        reserved.wait(3)
+        #expect(!reserved.controller.faded)
+
+        // X11 with no compositing manager blends no alpha: fading would only lose the text.
+        var shaped = Desk(settings: .init(cutsWindowToShapes: true))
+        shaped.send(.update(Self.snapshot(Self.compact)))
+        shaped.settle()
+        let (sx, sy) = try shaped.place(.expand(id: "a"))
+        shaped.send(.pointerMoved(x: sx, y: sy))
+        shaped.wait(3)
+        #expect(!shaped.controller.faded)
+    }
 }

@@ -565,6 +565,24 @@ extension OverlayRect {
         #expect(config.warnings.count == 9)
     }
 
+    /// Reserve=yes: the compact capsule's strip (from the window's top, with a gap under it)
+    /// is the exclusive zone, scaled with Size=; no (the default) takes none.
+    @Test func reserveTakesTheCompactStrip() {
+        #expect(OverlayConfig().reserve == false)
+        #expect(OverlayConfig().exclusiveZone == 0)
+        let medium = OverlayConfig(text: "[Overlay]\nReserve=yes\n")
+        #expect(medium.reserve && medium.warnings.isEmpty)
+        #expect(medium.exclusiveZone == 41)  // 1 above the capsule, 34 of it, 6 below
+        #expect(Double(medium.exclusiveZone) >= medium.geometry.top + medium.geometry.pillHeight)
+        let large = OverlayConfig(text: "[Overlay]\nReserve=yes\nSize=large\n")
+        #expect(Double(large.exclusiveZone) >= large.geometry.top + large.geometry.pillHeight)
+        #expect(large.exclusiveZone > medium.exclusiveZone)
+        #expect(OverlayConfig(text: "[Overlay]\nReserve=yes\nReserve=No\n").exclusiveZone == 0)
+        let bad = OverlayConfig(text: "[Overlay]\nReserve=maybe\n")
+        #expect(!bad.reserve)
+        #expect(bad.warnings == ["overlay.conf:2: Reserve must be yes or no"])
+    }
+
     @Test func fullscreenAndOutputChoices() {
         #expect(OverlayConfig().fullscreen == .alerts)
         #expect(OverlayConfig().output == .primary)

@@ -69,3 +69,22 @@ def test_an_unmanaged_window_at_the_top_centre_expands_on_click(x11):
         raise
     finally:
         live.end_all()
+
+
+
+def test_reserve_does_not_apply():
+    """Reserve=yes on X11: there is no exclusive zone to take, and the log says so; the island
+    shows as ever."""
+    session = desktop.UserSession()
+    try:
+        session.start_bus()
+        xvfb = desktop.Xvfb(session)
+        scenes.prepare(session)
+        session.start_islandd(scenes.DAEMON_CONFIG)
+        overlay = desktop.Overlay(session, xvfb.env, config="[Overlay]\nReserve=yes\n")
+        scenes.Producer(session).request()
+        scenes.Screen(xvfb, "x11-reserve").settled(lambda image, box: box is not None, name="compact")
+        assert "Reserve=yes does not apply on X11" in overlay.log(), overlay.log()
+        assert overlay.alive()
+    finally:
+        session.close()
