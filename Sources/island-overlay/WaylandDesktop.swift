@@ -18,7 +18,7 @@ import IslandOverlay
     private(set) var xdgOutputVersion: UInt32 = 0
     private var toplevelManager: OpaquePointer?
     private var outputManager: OpaquePointer?
-    /// Connector names by GDK's wl_output, at most 64 characters each.
+    /// Connector names by GDK's wl_output, at most 64 printable characters each.
     private var connectors: [UInt: String] = [:]
     /// Our xdg_output for each of GDK's wl_outputs, and back.
     private var xdgOutputs: [UInt: OpaquePointer] = [:]
@@ -120,7 +120,10 @@ import IslandOverlay
 
     private func named(_ xdgOutput: UInt, _ name: String) {
         guard let output = outputOfXDGOutput[xdgOutput] else { return }
-        connectors[output] = String(name.prefix(64))
+        // The compositor's word reaches the log: no control or format characters, 64 at most.
+        connectors[output] = String(String.UnicodeScalarView(name.unicodeScalars.prefix(64).map {
+            [.control, .format].contains($0.properties.generalCategory) ? "?" : $0
+        }))
         changed()
     }
 
