@@ -72,6 +72,26 @@ extension SourceBus {
                  member: member, arguments: arguments, timeout: .seconds(25), reply: reply)
     }
 
+    /// Follows the owner of `name` for as long as the returned subscription is held: `changed`
+    /// gets its unique name once the driver answers, then at every change (nil: no owner). A
+    /// `NameOwnerChanged` that comes before the driver's answer is the newer news: the answer
+    /// is then dropped.
+    public func followOwner(of name: String, _ changed: @escaping (String?) -> Void) throws(BusError) -> BusSubscription {
+        let heard = OwnerChangeHeard()
+        let subscription = try addMatch(
+            "type='signal',sender='org.freedesktop.DBus',interface='org.freedesktop.DBus',member='NameOwnerChanged',arg0='\(name)'"
+        ) { message in
+            guard case let arguments = (try? message.arguments()) ?? [], arguments.count == 3, let new = arguments[2].string else { return }
+            heard.change = true
+            changed(new.isEmpty ? nil : new)
+        }
+        owner(of: name) { owner in
+            guard !heard.change, let owner else { return }
+            changed(owner)
+        }
+        return subscription
+    }
+
     /// The unique name of the connection that owns `name`, or nil (none, or the call failed).
     public func owner(of name: String, _ body: @escaping (String?) -> Void) {
         do {
@@ -83,4 +103,9 @@ extension SourceBus {
             body(nil)
         }
     }
+}
+
+/// Whether `followOwner` has heard a `NameOwnerChanged` yet.
+private final class OwnerChangeHeard {
+    var change = false
 }

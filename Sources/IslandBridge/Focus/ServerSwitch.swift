@@ -40,14 +40,6 @@ public final class ServerSwitch {
 
     public func start() throws(BusError) {
         subscriptions.append(try bus.addMatch(
-            "type='signal',sender='org.freedesktop.DBus',interface='org.freedesktop.DBus',member='NameOwnerChanged',arg0='\(Self.server)'"
-        ) { [weak self] message in
-            guard let self, case let arguments = (try? message.arguments()) ?? [], arguments.count == 3,
-                  let new = arguments[2].string
-            else { return }
-            ownerChanged(new.isEmpty ? nil : new)
-        })
-        subscriptions.append(try bus.addMatch(
             "type='signal',interface='\(Self.properties)',member='PropertiesChanged',path='\(Self.path)',arg0='\(property.interface)'"
         ) { [weak self] message in
             guard let self, let owner, message.sender == owner,
@@ -56,11 +48,7 @@ public final class ServerSwitch {
             else { return }
             reading(value)
         })
-        bus.owner(of: Self.server) { [weak self] owner in
-            // A NameOwnerChanged may have come first: it is the newer news.
-            guard let self, self.owner == nil, let owner else { return }
-            ownerChanged(owner)
-        }
+        subscriptions.append(try bus.followOwner(of: Self.server) { [weak self] owner in self?.ownerChanged(owner) })
     }
 
     public func stop() {

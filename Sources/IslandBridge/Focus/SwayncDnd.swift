@@ -24,14 +24,6 @@ public final class SwayncDnd {
     }
 
     public func start() throws(BusError) {
-        subscriptions.append(try bus.addMatch(
-            "type='signal',sender='org.freedesktop.DBus',interface='org.freedesktop.DBus',member='NameOwnerChanged',arg0='\(Self.name)'"
-        ) { [weak self] message in
-            guard let self, case let arguments = (try? message.arguments()) ?? [], arguments.count == 3,
-                  let new = arguments[2].string
-            else { return }
-            ownerChanged(new.isEmpty ? nil : new)
-        })
         for member in ["SubscribeV2", "Subscribe"] {
             subscriptions.append(try bus.addMatch(
                 "type='signal',interface='\(Self.interface)',member='\(member)',path='\(Self.path)'"
@@ -43,11 +35,7 @@ public final class SwayncDnd {
                 reading(dnd)
             })
         }
-        bus.owner(of: Self.name) { [weak self] owner in
-            // A NameOwnerChanged may have come first: it is the newer news.
-            guard let self, self.owner == nil, let owner else { return }
-            ownerChanged(owner)
-        }
+        subscriptions.append(try bus.followOwner(of: Self.name) { [weak self] owner in self?.ownerChanged(owner) })
     }
 
     public func stop() {
