@@ -107,9 +107,11 @@ public struct ForeignToplevels: Sendable {
         return true
     }
 
-    /// The window's states now (the protocol's array, every value).
-    public mutating func setStates(_ toplevel: UInt, _ states: some Sequence<UInt32>) {
-        guard toplevels[toplevel] != nil else { return }
+    /// The window's states now (the protocol's array, every value). Each change returns
+    /// whether it changed what the island uses (a title's change sends the same states again).
+    @discardableResult
+    public mutating func setStates(_ toplevel: UInt, _ states: some Sequence<UInt32>) -> Bool {
+        guard let old = toplevels[toplevel] else { return false }
         var fullscreen = false, activated = false
         for state in states {
             if state == Self.fullscreenState { fullscreen = true }
@@ -117,16 +119,22 @@ public struct ForeignToplevels: Sendable {
         }
         toplevels[toplevel]?.fullscreen = fullscreen
         toplevels[toplevel]?.activated = activated
+        return old.fullscreen != fullscreen || old.activated != activated
     }
 
-    public mutating func enter(_ toplevel: UInt, output: UInt) {
+    @discardableResult
+    public mutating func enter(_ toplevel: UInt, output: UInt) -> Bool {
         guard let outputs = toplevels[toplevel]?.outputs, !outputs.contains(output),
-              outputs.count < Self.maximumOutputsPerToplevel else { return }
+              outputs.count < Self.maximumOutputsPerToplevel else { return false }
         toplevels[toplevel]?.outputs.append(output)
+        return true
     }
 
-    public mutating func leave(_ toplevel: UInt, output: UInt) {
+    @discardableResult
+    public mutating func leave(_ toplevel: UInt, output: UInt) -> Bool {
+        guard toplevels[toplevel]?.outputs.contains(output) == true else { return false }
         toplevels[toplevel]?.outputs.removeAll { $0 == output }
+        return true
     }
 
     public mutating func close(_ toplevel: UInt) {

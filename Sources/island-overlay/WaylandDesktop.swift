@@ -24,6 +24,9 @@ import IslandOverlay
     private var xdgOutputs: [UInt: OpaquePointer] = [:]
     private var outputOfXDGOutput: [UInt: UInt] = [:]
     private var saidTooMany = false
+    /// A window's fullscreen, focus or outputs changed since its last `done`: only then are the
+    /// placements told (a terminal's title changing at every command sends `done` too).
+    private var windowsChanged = false
     /// Called after the compositor said something that may change where an island goes or what
     /// it shows: one for each island's placement.
     var observers: [() -> Void] = []
@@ -183,19 +186,25 @@ import IslandOverlay
         output_enter: { data, handle, output in
             guard let handle, let output else { return }
             let window = UInt(bitPattern: handle), screen = UInt(bitPattern: output)
-            with(data) { $0.windows.enter(window, output: screen) }
+            with(data) { if $0.windows.enter(window, output: screen) { $0.windowsChanged = true } }
         },
         output_leave: { data, handle, output in
             guard let handle, let output else { return }
             let window = UInt(bitPattern: handle), screen = UInt(bitPattern: output)
-            with(data) { $0.windows.leave(window, output: screen) }
+            with(data) { if $0.windows.leave(window, output: screen) { $0.windowsChanged = true } }
         },
         state: { data, handle, array in
             guard let handle, let array else { return }
             let window = UInt(bitPattern: handle), states = values(array)
-            with(data) { $0.windows.setStates(window, states) }
+            with(data) { if $0.windows.setStates(window, states) { $0.windowsChanged = true } }
         },
-        done: { data, _ in with(data) { $0.changed() } },
+        done: { data, _ in
+            with(data) { desktop in
+                guard desktop.windowsChanged else { return }
+                desktop.windowsChanged = false
+                desktop.changed()
+            }
+        },
         closed: { data, handle in
             guard let handle else { return }
             let address = UInt(bitPattern: handle)

@@ -69,6 +69,26 @@ import Testing
         #expect(windows.count == 0)
     }
 
+    /// What changed what the island uses is said, so that the placements are told only then:
+    /// the same states again (sent with a title's change), an output entered twice or left when
+    /// never entered, and an untracked window change nothing.
+    @Test func onlyChangesThatMatterAreSaid() {
+        var windows = ForeignToplevels()
+        _ = windows.add(10)
+        let said = [
+            windows.setStates(10, [ForeignToplevels.activatedState]),
+            windows.setStates(10, [ForeignToplevels.activatedState]),
+            windows.setStates(10, [ForeignToplevels.activatedState, ForeignToplevels.fullscreenState]),
+            windows.enter(10, output: 1),
+            windows.enter(10, output: 1),
+            windows.leave(10, output: 2),
+            windows.leave(10, output: 1),
+            windows.setStates(11, [ForeignToplevels.fullscreenState]),
+            windows.enter(11, output: 1),
+        ]
+        #expect(said == [true, false, true, true, false, false, true, false, false])
+    }
+
     @Test func focusMovesWithTheActivatedWindow() {
         var windows = ForeignToplevels()
         for (window, output) in [(1 as UInt, 100 as UInt), (2, 200)] {
