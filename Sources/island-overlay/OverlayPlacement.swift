@@ -218,8 +218,8 @@ import IslandOverlay
         }
         // Said at every move, and again once the compositor names an output it had not named
         // yet (a new monitor's connector comes after GDK announces it).
-        if let monitor, monitors.output(monitor).name != saidName {
-            saidName = monitors.output(monitor).name
+        if let monitor, case let name = monitors.output(monitor).name, name != saidName {
+            saidName = name
             log("on output \(monitors.describe(monitor)), Output=\(config.output)"
                 + (fallbackAmong.map { ": no output \(config.output) among \($0.joined(separator: ", ")); here until it comes" } ?? ""))
         }

@@ -40,8 +40,9 @@ import IslandOverlay
         var geometry = GdkRectangle()
         if let monitor = gdk_display_get_monitor(display, 0) { gdk_monitor_get_geometry(monitor, &geometry) }
         let island = config.geometry
+        let height = Double(geometry.height > 0 ? geometry.height : 720)
         // Hosted, the window hangs under the host's bar: the host says how much room is there.
-        let room = hosted ? (maxHeight ?? Double(geometry.height > 0 ? geometry.height : 720)) : Double(geometry.height > 0 ? geometry.height : 720) - config.marginTop
+        let room = hosted ? (maxHeight ?? height) : height - config.marginTop
         canvas = (island.canvasWidth, max(100, min(island.canvasMaximumHeight, room)))
 
         let window = gtk_window_new(x11 && !hosted ? GTK_WINDOW_POPUP : GTK_WINDOW_TOPLEVEL)!
