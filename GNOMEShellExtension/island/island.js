@@ -144,9 +144,8 @@ export class IslandHost {
             }
             return;
         }
-        const index = this._monitorIndex();
-        const room = index < 0 ? 720 : Hosting.roomBelow(this._main.layoutManager.monitors[index],
-            this._main.layoutManager.getWorkAreaForMonitor(index), this._settings.get_uint('gap-below-panel'));
+        const area = this._area();
+        const room = area ? Hosting.roomBelow(area.monitor, area.workArea, area.gap) : 720;
         const argv = [path, ...Hosting.overlayArguments(this._settings.get_string('size'), room)];
         const flags = Gio.SubprocessFlags.STDIN_PIPE;
         let process;
@@ -383,17 +382,32 @@ export class IslandHost {
             this._main.layoutManager.primaryIndex, monitors.length);
     }
 
+    /**
+     * Where the island hangs: its monitor, that monitor's work area and the gap under it.
+     *
+     * @returns {object|null} {monitor, workArea, gap}, or null with no monitor
+     */
+    _area() {
+        const index = this._monitorIndex();
+        if (index < 0)
+            return null;
+        const layout = this._main.layoutManager;
+        return {
+            monitor: layout.monitors[index],
+            workArea: layout.getWorkAreaForMonitor(index),
+            gap: this._settings.get_uint('gap-below-panel'),
+        };
+    }
+
     _place() {
         const window = this._window;
-        const index = this._monitorIndex();
-        if (!window || index < 0)
+        const area = this._area();
+        if (!window || !area)
             return;
         const frame = window.get_frame_rect();
         if (frame.width === 0 || frame.height === 0)
             return;
-        const {x, y} = Hosting.placement(this._main.layoutManager.monitors[index],
-            this._main.layoutManager.getWorkAreaForMonitor(index), frame,
-            this._settings.get_uint('gap-below-panel'));
+        const {x, y} = Hosting.placement(area.monitor, area.workArea, frame, area.gap);
         if (frame.x !== x || frame.y !== y)
             window.move_frame(true, x, y);
     }
