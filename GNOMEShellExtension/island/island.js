@@ -116,7 +116,13 @@ export class IslandHost {
             this._place();
             this._sendState();
         });
-        this._start();
+        // Enabled while the Shell starts, the top bar has no strut yet: the work area is the
+        // whole monitor, and the overlay's room under the bar, given once at its start, would
+        // be the bar's height too tall. The Shell says when its layout is complete.
+        if (this._main.layoutManager._startingUp)
+            this._connectOnce(this._main.layoutManager, 'startup-complete', () => this._start());
+        else
+            this._start();
     }
 
     disable() {
@@ -130,6 +136,15 @@ export class IslandHost {
 
     _connect(object, signal, handler) {
         this._signals.push([object, object.connect(signal, handler)]);
+    }
+
+    _connectOnce(object, signal, handler) {
+        const id = object.connect(signal, () => {
+            object.disconnect(id);
+            this._signals = this._signals.filter(([o, connected]) => o !== object || connected !== id);
+            handler();
+        });
+        this._signals.push([object, id]);
     }
 
     // The overlay's process.

@@ -116,6 +116,15 @@ def cli(world):
     world.screen.settled(lambda image, box: box is None, what="the island hiding")
 
 
+def test_the_overlay_is_given_the_room_under_the_bar(world):
+    """Enabled while the Shell starts, the extension waits for the Shell's layout: the overlay's
+    `--max-height` is the monitor's height less the bar and the gap, not the whole monitor."""
+    [pid] = world.shell.overlays()
+    with open("/proc/%d/cmdline" % pid, "rb") as f:
+        argv = f.read().decode().split("\0")
+    assert argv[argv.index("--max-height") + 1] == str(world.bare.height - world.panel - GAP), argv
+
+
 def watching(world):
     watch = Connection(world.session.socket)
     watch.call("org.island.Producer.Watch", {"app": APP}, more=True)
