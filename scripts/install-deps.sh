@@ -35,6 +35,9 @@ apt_packages=(
   # test (nested in xvfb), gjs for its unit tests, gnome-extensions-app that hosts its prefs.js,
   # and its lint: Debian's eslint 6.4 with js-yaml, which reads GNOME Shell's YAML configuration
   gnome-shell gjs gnome-shell-extension-prefs eslint node-js-yaml
+  # the producer examples in five languages (Examples/), run by Tests/EndToEnd/examples/: C built
+  # with gcc against json-c, Node's standard library (GJS and Python come above)
+  gcc libjson-c-dev nodejs
 )
 
 missing=()
