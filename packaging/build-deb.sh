@@ -147,6 +147,10 @@ gzip -9n "$doc/changelog.Debian"
 install -m 0644 "$repo/README.md" "$doc/README.md"
 install -m 0644 "$repo/Protocol/PROTOCOL.md" "$doc/PROTOCOL.md"
 gzip -9n "$doc/README.md" "$doc/PROTOCOL.md"
+# The guides the README points to, beside it as in the source tree.
+install -d "$doc/docs"
+install -m 0644 "$repo"/docs/*.md "$doc/docs/"
+gzip -9n "$doc"/docs/*.md
 examples="$doc/examples"
 install -d "$examples/applications" "$examples/layouts"
 for entry in "$pkg"/applications/*.desktop; do
@@ -162,10 +166,15 @@ done
 # island-presenter as a Waybar module, ready to paste: the module's clicks and a pill in CSS.
 install -d "$examples/waybar"
 install -m 0644 "$pkg"/waybar/island.jsonc "$pkg"/waybar/island.css "$examples/waybar/"
+# A producer in each language of the developer's guide, with its desktop entry.
+(cd "$repo/Examples" && find . -mindepth 2 -name .build -prune -o -type f -print) | while read -r file; do
+  install -D -m 0644 "$repo/Examples/$file" "$examples/$file"
+done
 cat > "$examples/README" <<'EOF'
 Example apps for Island: desktop entries (manifests) and layouts; and in waybar/, the island
 as a Waybar module (island.jsonc for the config, island.css for the style; see
-island-presenter(1)).
+island-presenter(1)); in c/, gjs/, node/, python/ and shell/, a producer in that language
+with its desktop entry (docs/developer-guide.md.gz, "Quick start in your language").
 
 They are not active. To try them for one user:
 

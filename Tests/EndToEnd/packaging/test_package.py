@@ -492,6 +492,15 @@ def test_man_pages_cover_every_configuration_key_and_subcommand(installed):
         assert mode in presenter, mode
 
 
+def files_under(top, skip=None):
+    """The files under `top`, as paths relative to it, without `skip` folders."""
+    found = set()
+    for folder, subfolders, files in os.walk(top):
+        subfolders[:] = [name for name in subfolders if name != skip]
+        found.update(os.path.relpath(os.path.join(folder, name), top) for name in files)
+    return found
+
+
 def test_desktop_entry_and_examples(installed):
     applications = os.listdir(os.path.join(installed, "usr/share/applications"))
     assert applications == ["org.island.cli.desktop"], "examples must not be active"
@@ -505,7 +514,14 @@ def test_desktop_entry_and_examples(installed):
     assert sorted(os.listdir(os.path.join(examples, "layouts"))) == shipped
     assert len(os.listdir(os.path.join(examples, "applications"))) == len(shipped)
     assert sorted(os.listdir(os.path.join(examples, "waybar"))) == sorted(os.listdir(os.path.join(REPO, "packaging/waybar")))
+    # A producer in each language, as in the source tree.
+    for language in os.listdir(os.path.join(REPO, "Examples")):
+        source = os.path.join(REPO, "Examples", language)
+        if os.path.isdir(source):
+            assert files_under(os.path.join(examples, language)) == files_under(source, skip=".build")
     doc = os.path.join(installed, "usr/share/doc/island")
+    # The README's guides, beside it.
+    assert sorted(os.listdir(os.path.join(doc, "docs"))) == sorted(name + ".gz" for name in os.listdir(os.path.join(REPO, "docs")) if name.endswith(".md"))
     assert os.path.isfile(os.path.join(doc, "copyright"))
     assert os.path.isfile(os.path.join(doc, "changelog.Debian.gz"))
     with open(os.path.join(doc, "copyright")) as f:
