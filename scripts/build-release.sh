@@ -26,7 +26,7 @@
 #                             allocates a call's objects on its event loop and frees many on
 #                             the store's writer thread, and back; glibc's malloc pays for that
 #                             in arena locks and trims. With jemalloc an acknowledged update
-#                             costs ~20% less CPU with one presenter, ~5% with eight (README). Linked ahead of libc,
+#                             costs ~20% less CPU with one presenter, ~5% with eight (docs/benchmarks.md). Linked ahead of libc,
 #                             so its malloc is the one every library binds to.
 #   -function-sections and packaging/islandd.order
 #                             every function in its own section, and the ~5,000 that islandd

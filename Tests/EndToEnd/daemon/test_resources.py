@@ -3,7 +3,7 @@ one client does through legal calls cannot make the daemon's memory grow past it
 every descriptor or every connection, or starve another app's calls.
 
 Memory is the daemon's own, read from /proc/PID/status (VmRSS and the peak VmHWM) of the
-islandd each test starts: README "Security" states the bound, 128 MiB whatever clients do.
+islandd each test starts: docs/operator-guide.md "Security" states the bound, 128 MiB whatever clients do.
 """
 
 import json

@@ -15,7 +15,7 @@ island-overlay process. Two tests run a Shell of their own: GNOME on X11 (the wi
 its pid), and two monitors (the monitor setting).
 
 Set ISLAND_DESKTOP_SHOTS=DIR to keep every screenshot, and ISLAND_GNOME_GALLERY=DIR (the
-README's is docs/gallery) to save the top of the screen in each form as gnome-*.png."""
+the user guide's is docs/gallery) to save the top of the screen in each form as gnome-*.png."""
 
 import contextlib
 import json

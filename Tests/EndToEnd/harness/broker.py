@@ -1,4 +1,4 @@
-"""A real mosquitto broker for the push tests, set up as the README's "Updating activities from
+"""A real mosquitto broker for the push tests, set up as the developer guide's "Updating activities from
 your server" says a production one should be: TLS with a CA, a server certificate and client
 certificates made here with openssl, a password per device and per backend
 (mosquitto_passwd), an acl_file that confines each device to its own tokens and each backend
@@ -60,7 +60,7 @@ def free_port(host="127.0.0.1"):
         return s.getsockname()[1]
 
 
-# The ACL of the README's example, for the test apps of conftest.APPS: a device reads only the
+# The ACL of the developer guide's example, for the test apps of conftest.APPS: a device reads only the
 # topics under its own user name and writes only their feedback; a backend writes only its
 # app's topics and reads only their feedback.
 ACL = """\
@@ -83,7 +83,7 @@ class Broker:
 
     def __init__(self, devices=("device-1",), backends=("backend-coffee", "backend-flights"), host="127.0.0.1",
                  netns=None, root=None, limits=""):
-        """`limits`: global mosquitto options written before the listeners (the README's
+        """`limits`: global mosquitto options written before the listeners (the developer guide's
         `max_packet_size`, `max_queued_messages`, …)."""
         self.root = root or tempfile.mkdtemp(prefix="island-broker-", dir="/tmp")
         artifacts.keep(self.root)

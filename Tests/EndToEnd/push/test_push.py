@@ -200,7 +200,7 @@ def test_a_backend_without_rights_on_the_topic_changes_nothing(broker, device):
 
 def test_feedback_topics_do_not_reveal_the_token(broker, device):
     """Issue #25, item 8: a backend may read every feedback topic of its app, on every device
-    (the README's ACL); from their names it learned other devices' tokens, and ended their
+    (the developer guide's ACL); from their names it learned other devices' tokens, and ended their
     activities. The name is a hash of the secret now: it reaches nothing."""
     daemon = device()
     created = request(daemon, {"n": 0})

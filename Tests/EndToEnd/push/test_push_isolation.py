@@ -81,7 +81,7 @@ def test_a_140_mib_publish_through_mosquitto_under_mqtt_3_1_1_leaves_islandd_bou
     without max_packet_size, under MQTT 3.1.1, where a client cannot ask for a limit. Flights'
     session gives up that connection (mosquitto may even send it again at the reconnection, if
     it had not finished sending it, and then Flights' session is stuck until the broker drops
-    it — what the README's max_packet_size prevents), but islandd's memory is not touched, and
+    it — what the developer guide's max_packet_size prevents), but islandd's memory is not touched, and
     other apps' sessions go on."""
     broker = brokers.Broker(devices=["device-311"]).start()
     try:
@@ -126,7 +126,7 @@ def test_a_140_mib_publish_through_mosquitto_under_mqtt_3_1_1_leaves_islandd_bou
         broker.remove()
 
 
-# The README's limits, with a queue of 100 rather than 1,000 so that a flood is quick to make.
+# The developer guide's broker limits, with a queue of 100 rather than 1,000 so that a flood is quick to make.
 QUEUED = 100
 README_LIMITS = ("max_packet_size 131072\nmax_queued_messages 1000\nmax_queued_bytes 16777216\n"
                  "persistent_client_expiration 7d\n")
@@ -212,7 +212,7 @@ def test_one_app_flooding_its_token_while_the_device_is_online_loses_no_push_of_
     slow device, made deterministic): the broker sends each session its 20 in flight and
     queues the rest up to max_queued_messages, then drops. Flights' server sends 1,500,
     Coffee's 20: Coffee's wait in a queue of their own."""
-    # The README's limits as they are (a queue of 1,000): the backends' own feedback
+    # The developer guide's limits as they are (a queue of 1,000): the backends' own feedback
     # subscribers are sessions too, and a smaller queue would drop answers in a burst.
     broker = brokers.Broker(devices=["device-burst"], limits=README_LIMITS).start()
     daemon, coffee, flights = two_apps(broker, make_daemon, "device-burst")
