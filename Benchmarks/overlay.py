@@ -283,6 +283,11 @@ def end(session, app, activity):
 
 
 def measure(session, name, process, args):
+    # The binary measured is the one asked for (the overlay; Waybar's presenter is its child).
+    if name == "island-overlay":
+        exe = os.readlink("/proc/%d/exe" % process.pid)
+        if os.path.dirname(exe) != os.path.realpath(desktop.bin_dir()):
+            sys.exit("overlay-bench: measuring %s, not the build in %s" % (exe, desktop.bin_dir()))
     traffic = Traffic(os.path.join(session.logs, name + ".log"))
     time.sleep(2)  # started and settled
     result = {"idle": steady(process.pid, traffic, args.seconds)}
@@ -363,7 +368,10 @@ def main():
                         help="what to measure, in order (default: island-overlay,waybar)")
     args = parser.parse_args()
 
-    os.environ["ISLAND_BIN_DIR"] = os.path.abspath(args.bin_dir)
+    # The harness took its binaries' folder from the environment when it was imported (the
+    # debug build unless ISLAND_BIN_DIR said otherwise): point it at the build measured.
+    bin_dir = os.path.abspath(args.bin_dir)
+    os.environ["ISLAND_BIN_DIR"] = desktop.BIN_DIR = bin_dir
     clients = [c for c in args.clients.split(",") if c]
     reason = desktop.why_not("sway", "swaybg") or ("island-overlay" in clients and desktop.overlay_missing())
     if reason:
