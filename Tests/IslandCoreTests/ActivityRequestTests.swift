@@ -46,16 +46,21 @@ struct ActivityRequestTests: ActivityTesting {
         #expect(throws: IslandError.targetMaximumExceeded(app: pizza, limit: 1)) { try manager.start(key: "other", at: t0 + 2) }
     }
 
-    @Test func aKeyFindsEndedActivitiesButNotDismissedOnes() throws {
+    /// Issue #30: the key of an ended activity (listed until dismissed) is free.
+    @Test func aKeyFindsOnlyLiveActivities() throws {
         var manager = makeManager()
         let first = try manager.start(key: "k", at: t0)
-        let ended = try manager.end(app: pizza, id: first.id, now: t0 + 1).activity
-        #expect(try manager.start(key: "k", at: t0 + 2) == ended)
+        _ = try manager.end(app: pizza, id: first.id, now: t0 + 1)
+        let second = try manager.start(key: "k", at: t0 + 2)
+        #expect(second.id == "2")
+        #expect(second.state == .active)
+        #expect(try manager.start(key: "k", at: t0 + 3) == second)  // while live, the same one
+        #expect(manager.activity(id: first.id)?.state == .ended)  // still listed, unchanged
 
-        _ = try manager.dismiss(id: first.id, now: t0 + 3)
-        let fresh = try manager.start(key: "k", at: t0 + 4)
-        #expect(fresh.id == "2")
-        #expect(fresh.state == .active)
+        _ = try manager.end(app: pizza, id: second.id, dismissalPolicy: .immediate, now: t0 + 4)
+        let third = try manager.start(key: "k", at: t0 + 5)
+        #expect(third.id == "3")
+        #expect(third.state == .active)
     }
 
     /// Attributes padded so that attributes + state come to exactly `size` bytes.

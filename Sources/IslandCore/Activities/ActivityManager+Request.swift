@@ -3,9 +3,10 @@ public import OrderedCollections
 
 extension ActivityManager {
     /// Starts an activity for `app` run by `uid` (nil in the user scope) — or, when `key`
-    /// matches a not yet dismissed activity of the same owner, returns that one unchanged
-    /// (`created: false`, no budget spent), so a producer can retry a request whose reply it
-    /// lost. `sourceApp` is the app the activity is about when the producer may speak for it,
+    /// matches a live (pending, active or stale) activity of the same owner, returns that one
+    /// unchanged (`created: false`, no budget spent), so a producer can retry a request whose
+    /// reply it lost. Once that activity has ended its key is free (DESIGN.md §3): a nightly
+    /// job with a stable key starts a new activity each night, not the last one's ended card. `sourceApp` is the app the activity is about when the producer may speak for it,
     /// which the caller decided. Limits and budgets count per owner: another user's activities of the same app
     /// neither match the key nor count against this one's limits.
     ///
@@ -29,7 +30,7 @@ extension ActivityManager {
         guard settings.isEnabled(app: app) else { throw .denied(app: app) }
         try ActivityInput.checkNames(type: type, key: key)
         let owner = ActivityOwner(app: app, uid: uid)
-        if let key, let existing = activities.values.first(where: { $0.key == key && $0.owner == owner }) {
+        if let key, let existing = activities.values.first(where: { $0.key == key && $0.owner == owner && $0.isLive }) {
             return RequestOutcome(activity: existing, created: false, events: [])
         }
         let appLimits = limits.limits(for: app)
