@@ -26,7 +26,7 @@ extension ActivityManager {
         entitlement: AppAuthorization,
         now: Double
     ) throws(IslandError) -> RequestOutcome {
-        guard entitlement.entitled else { throw .unentitled(app: app) }
+        guard entitlement.entitled else { throw .unentitled(app: app, reason: entitlement.refusal) }
         guard settings.isEnabled(app: app) else { throw .denied(app: app) }
         try ActivityInput.checkNames(type: type, key: key)
         let owner = ActivityOwner(app: app, uid: uid)

@@ -16,8 +16,9 @@ public enum IslandError: Error, Sendable, Hashable {
     case alertTooLarge(limit: Int, size: Int)
     /// The user turned Live Activities off, for this app or for all.
     case denied(app: String)
-    /// The app's manifest does not declare `X-Island-LiveActivities=true`.
-    case unentitled(app: String)
+    /// The app's manifest does not declare `X-Island-LiveActivities=true`; `reason` says
+    /// which file, or that there is none.
+    case unentitled(app: String, reason: String = AppAuthorization.undeclared)
     /// `limit` activities are live across all apps.
     case globalMaximumExceeded(limit: Int)
     /// The app already has `limit` live activities.
@@ -74,8 +75,8 @@ public enum IslandError: Error, Sendable, Hashable {
             ["limit": .int(limit), "depth": .int(depth)]
         case .denied(let app):
             ["app": .string(app)]
-        case .unentitled(let app):
-            ["app": .string(app), "reason": "its desktop entry does not declare X-Island-LiveActivities=true"]
+        case .unentitled(let app, let reason):
+            ["app": .string(app), "reason": .string(reason)]
         case .globalMaximumExceeded(let limit):
             ["limit": .int(limit)]
         case .targetMaximumExceeded(let app, let limit), .tooManyPushTokens(let app, let limit):
