@@ -34,7 +34,7 @@ extension ActivityManager {
             return RequestOutcome(activity: existing, created: false, events: [])
         }
         let appLimits = limits.limits(for: app)
-        try checkPayload(attributesSize: JSON.serializedSize(of: attributes), content: content, limits: appLimits)
+        try checkPayload(attributesSize: JSON.serializedSize(of: attributes), content: content, limits: appLimits, attributesFixed: false)
         try ActivityInput.checkNesting(of: attributes)
         guard liveCount(owner: owner) < appLimits.maximumActivitiesPerApp else {
             throw .targetMaximumExceeded(app: app, limit: appLimits.maximumActivitiesPerApp)
@@ -62,10 +62,15 @@ extension ActivityManager {
     }
 
     /// `attributesSize`: `JSON.serializedSize(of:)` the attributes, which an activity keeps.
-    func checkPayload(attributesSize: Int, content: ActivityContent, limits: ActivityLimits) throws(IslandError) {
-        let size = attributesSize + content.stateText.count
+    /// `attributesFixed`: they were accepted before (an update, an end), so a refusal blames the
+    /// state; on a request it blames the larger of the two.
+    func checkPayload(attributesSize: Int, content: ActivityContent, limits: ActivityLimits,
+                      attributesFixed: Bool = true) throws(IslandError) {
+        let stateSize = content.stateText.count
+        let size = attributesSize + stateSize
         guard size <= limits.maximumPayloadBytes else {
-            throw .attributesTooLarge(limit: limits.maximumPayloadBytes, size: size)
+            let part: PayloadPart = attributesFixed || stateSize >= attributesSize ? .state : .attributes
+            throw .attributesTooLarge(limit: limits.maximumPayloadBytes, size: size, part: part)
         }
         // After the size check, which bounds the text this reads.
         try ActivityInput.checkNesting(ofState: content)

@@ -3,7 +3,7 @@ import Synchronization
 import VarlinkCore
 
 /// What a presenter does to an activity (`org.island.Presenter.Interact`).
-enum PresenterAction: String, Sendable {
+enum PresenterAction: String, Sendable, CaseIterable {
     case expand, collapse, tap, dismiss, button
 }
 

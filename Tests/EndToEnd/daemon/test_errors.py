@@ -21,6 +21,10 @@ def test_attributes_too_large(daemon):
         name, params = error_of(p.Request, app=COFFEE, type="T", attributes={"blob": "x" * 5000}, content=content())
         assert name == "org.island.AttributesTooLarge"
         assert params["limit"] == 4096 and params["size"] > 4096
+        assert params["part"] == "attributes"  # issue #30: which part to make smaller
+        a = p.Request(app=COFFEE, type="T", attributes={"blob": "x" * 3000}, content=content())["activity"]
+        name, params = error_of(p.Update, app=COFFEE, id=a["id"], content=content(log="y" * 2000))
+        assert (name, params["part"]) == ("org.island.AttributesTooLarge", "state")
 
 
 def test_unentitled_apps(daemon):
