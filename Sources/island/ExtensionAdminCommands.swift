@@ -13,7 +13,7 @@ struct ExtensionCommand: AsyncParsableCommand {
     struct Register: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Validate and register a layout for an activity type.",
-            discussion: "An invalid layout is refused with org.island.InvalidLayout and the JSON path of the problem (exit status 1). Try it first with `island preview`.")
+            discussion: "An invalid layout is refused with org.island.InvalidLayout and the JSON path of the problem (exit status 1). What a valid layout probably gets wrong (a progress value that can never be a number) is printed as a warning on stderr; it is registered all the same. Try it first with `island preview --lint`.")
 
         @OptionGroup var global: GlobalOptions
         @Argument(help: "The layout, a JSON file.") var layout: String
@@ -25,11 +25,17 @@ struct ExtensionCommand: AsyncParsableCommand {
                 throw CLIFailure.usage("cannot read \(layout): \(error.localizedDescription)", json: global.json)
             }
             let object = try parseObject(text, option: layout, json: global.json)
-            _ = try await global.withRaw { client throws(CLIFailure) in
+            let reply = try await global.withRaw { client throws(CLIFailure) in
                 try await global.call(client, "org.island.Extension.RegisterLayout",
                                       ["app": .string(global.app), "type": .string(type), "layout": .object(object)])
             }
-            if global.json { Output.json(["registered": .string(type), "app": .string(global.app)]) }
+            // What the layout probably gets wrong; it is registered all the same.
+            let warnings = (reply["warnings"]?.arrayValue ?? []).compactMap(\.stringValue)
+            if global.json {
+                Output.json(["registered": .string(type), "app": .string(global.app), "warnings": .array(warnings.map(JSON.string))])
+            } else {
+                for warning in warnings { Output.error("\(layout): warning: \(warning)\n") }
+            }
         }
     }
 

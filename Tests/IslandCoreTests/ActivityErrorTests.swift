@@ -13,7 +13,8 @@ struct ActivityErrorTests: ActivityTesting {
     }
 
     static let expectations: [Expectation] = [
-        Expectation(error: .attributesTooLarge(limit: 4096, size: 5000), name: "AttributesTooLarge", parameters: ["limit": 4096, "size": 5000]),
+        Expectation(error: .attributesTooLarge(limit: 4096, size: 5000, part: .state), name: "AttributesTooLarge",
+                    parameters: ["limit": 4096, "size": 5000, "part": "state"]),
         Expectation(error: .denied(app: "a"), name: "Denied", parameters: ["app": "a"]),
         Expectation(error: .unentitled(app: "a"), name: "Unentitled",
                     parameters: ["app": "a", "reason": "its desktop entry does not declare X-Island-LiveActivities=true"]),

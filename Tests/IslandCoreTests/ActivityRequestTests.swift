@@ -46,16 +46,21 @@ struct ActivityRequestTests: ActivityTesting {
         #expect(throws: IslandError.targetMaximumExceeded(app: pizza, limit: 1)) { try manager.start(key: "other", at: t0 + 2) }
     }
 
-    @Test func aKeyFindsEndedActivitiesButNotDismissedOnes() throws {
+    /// Issue #30: the key of an ended activity (listed until dismissed) is free.
+    @Test func aKeyFindsOnlyLiveActivities() throws {
         var manager = makeManager()
         let first = try manager.start(key: "k", at: t0)
-        let ended = try manager.end(app: pizza, id: first.id, now: t0 + 1).activity
-        #expect(try manager.start(key: "k", at: t0 + 2) == ended)
+        _ = try manager.end(app: pizza, id: first.id, now: t0 + 1)
+        let second = try manager.start(key: "k", at: t0 + 2)
+        #expect(second.id == "2")
+        #expect(second.state == .active)
+        #expect(try manager.start(key: "k", at: t0 + 3) == second)  // while live, the same one
+        #expect(manager.activity(id: first.id)?.state == .ended)  // still listed, unchanged
 
-        _ = try manager.dismiss(id: first.id, now: t0 + 3)
-        let fresh = try manager.start(key: "k", at: t0 + 4)
-        #expect(fresh.id == "2")
-        #expect(fresh.state == .active)
+        _ = try manager.end(app: pizza, id: second.id, dismissalPolicy: .immediate, now: t0 + 4)
+        let third = try manager.start(key: "k", at: t0 + 5)
+        #expect(third.id == "3")
+        #expect(third.state == .active)
     }
 
     /// Attributes padded so that attributes + state come to exactly `size` bytes.
@@ -75,8 +80,18 @@ struct ActivityRequestTests: ActivityTesting {
         if accepted {
             #expect(try start().created)
         } else {
-            #expect(throws: IslandError.attributesTooLarge(limit: 4096, size: 4097)) { try start() }
+            #expect(throws: IslandError.attributesTooLarge(limit: 4096, size: 4097, part: .attributes)) { try start() }
             #expect(manager.list().isEmpty)
+        }
+    }
+
+    /// Issue #30: the refusal says which part to make smaller.
+    @Test func aTooLargeRequestBlamesTheLargerPart() {
+        var manager = makeManager()
+        let big = ActivityContent(state: ["pad": .string(String(repeating: "x", count: 4100))])
+        let size = Activity.payloadSize(attributes: ["a": 1], content: big)
+        #expect(throws: IslandError.attributesTooLarge(limit: 4096, size: size, part: .state)) {
+            try manager.request(app: pizza, type: "T", attributes: ["a": 1], content: big, entitlement: entitled, now: t0)
         }
     }
 
@@ -88,10 +103,10 @@ struct ActivityRequestTests: ActivityTesting {
         ).activity.id
         // `{"step":0,"n":"xx"}` is 9 bytes more than `{"step":0}`.
         let bigger = ActivityContent(state: ["step": 0, "n": "xx"])
-        #expect(throws: IslandError.attributesTooLarge(limit: 4096, size: 4099)) {
+        #expect(throws: IslandError.attributesTooLarge(limit: 4096, size: 4099, part: .state)) {
             try manager.update(app: pizza, id: id, content: bigger, entitlement: entitled, now: t0 + 1)
         }
-        #expect(throws: IslandError.attributesTooLarge(limit: 4096, size: 4099)) {
+        #expect(throws: IslandError.attributesTooLarge(limit: 4096, size: 4099, part: .state)) {
             try manager.end(app: pizza, id: id, content: bigger, now: t0 + 1)
         }
         #expect(manager.activity(id: id)?.content == content(0))
@@ -161,7 +176,7 @@ struct ActivityRequestTests: ActivityTesting {
         try manager.start(weather, at: t0)
         try manager.start(weather, at: t0)
         #expect(throws: IslandError.targetMaximumExceeded(app: weather, limit: 2)) { try manager.start(weather, at: t0) }
-        #expect(throws: IslandError.attributesTooLarge(limit: 100, size: 200)) {
+        #expect(throws: IslandError.attributesTooLarge(limit: 100, size: 200, part: .attributes)) {
             try manager.request(
                 app: weather, type: "T", attributes: ActivityRequestTests.attributes(totalSize: 200), content: content(0),
                 entitlement: entitled, now: t0

@@ -78,6 +78,19 @@ import VarlinkCore
                 "content once, however often it is delivered; then the end")
     }
 
+    /// Issue #30: an immediate dismissal is heard as `ended`, then `dismissed`.
+    @Test func anImmediateDismissalIsHeardAsEndedThenDismissed() throws {
+        var maker = ActivityMaker()
+        let (activity, _) = try maker.start()
+        var hub = WatcherHub(activities: [activity])
+        let sink = watcher(&hub, app: Self.coffee)
+        let (_, end) = try maker.end(activity, dismissal: .immediate, at: t0 + 3)
+        hub.tell(end) { _ in }
+        let states = sink.replies.compactMap { $0["event"]?["activity"]?["state"]?.stringValue }
+        #expect(states == ["ended", "dismissed"])
+        #expect(sink.replies.last?["event"]?["activity"]?["endReason"] == "app")
+    }
+
     @Test func inTheSystemScopeAWatcherSeesOnlyItsUsersActivities() throws {
         var maker = ActivityMaker()
         var hub = WatcherHub(activities: [])

@@ -79,6 +79,7 @@ import VarlinkCore
                 "role": "presenter", "reason": "a system service's activity is shown to every user; only root may dismiss it",
             ])),
             (.buttonMissing, VarlinkError("org.varlink.service.InvalidParameter", ["parameter": "button"])),
+            (.noSuchButton(id: "x", button: "explode"), VarlinkError("org.island.NoSuchButton", ["id": "x", "button": "explode"])),
         ]
         for (error, expected) in cases {
             #expect(VarlinkError(error) == expected, "\(error)")

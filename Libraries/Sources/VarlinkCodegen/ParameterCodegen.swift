@@ -204,7 +204,7 @@ public struct ParameterCodegen {
         out += """
                         self = \(make)
                     } catch {
-                        throw WrongAt("." + error.path)
+                        throw WrongAt("." + error.path, expected: error.expected)
                     }
                 }
             }
@@ -251,7 +251,7 @@ public struct ParameterCodegen {
         }
         out += """
                     } catch {
-                        throw .invalidParameter(error.path)
+                        throw error.expected.map { .invalidParameter(error.path, expected: $0) } ?? .invalidParameter(error.path)
                     }
                 }
             }

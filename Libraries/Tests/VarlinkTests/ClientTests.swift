@@ -21,7 +21,7 @@ import VarlinkNIO
             await #expect(throws: VarlinkError("org.example.test.Boom", ["why": "no"])) {
                 try await client.call("org.example.test.Fail", ["why": "no"])
             }
-            await #expect(throws: VarlinkError.invalidParameter("text")) {
+            await #expect(throws: VarlinkError.invalidParameter("text", expected: "string")) {
                 try await client.call("org.example.test.Echo", ["text": 1])
             }
         }
@@ -45,11 +45,11 @@ import VarlinkNIO
         (#"{"method":"org.example.test.Nope"}"#, VarlinkError.methodNotFound("org.example.test.Nope")),
         (#"{"method":"org.nope.Echo"}"#, .interfaceNotFound("org.nope")),
         (#"{"method":"Echo"}"#, .interfaceNotFound("")),
-        (#"{"method":"org.example.test.Echo"}"#, .invalidParameter("text")),
-        (#"{"method":"org.example.test.Echo","parameters":{"text":7}}"#, .invalidParameter("text")),
-        (#"{"method":"org.example.test.Echo","parameters":{"text":"a","more":1}}"#, .invalidParameter("more")),
-        (#"{"method":"org.example.test.Items","parameters":{"item":{"name":"a","count":"1"},"tags":[]}}"#, .invalidParameter("item.count")),
-        (#"{"method":"org.example.test.Items","parameters":{"item":{"name":"a","count":1},"tags":["a",null]}}"#, .invalidParameter("tags[1]")),
+        (#"{"method":"org.example.test.Echo"}"#, .invalidParameter("text", expected: "string")),
+        (#"{"method":"org.example.test.Echo","parameters":{"text":7}}"#, .invalidParameter("text", expected: "string")),
+        (#"{"method":"org.example.test.Echo","parameters":{"text":"a","more":1}}"#, .invalidParameter("more", expected: "no such member")),
+        (#"{"method":"org.example.test.Items","parameters":{"item":{"name":"a","count":"1"},"tags":[]}}"#, .invalidParameter("item.count", expected: "int")),
+        (#"{"method":"org.example.test.Items","parameters":{"item":{"name":"a","count":1},"tags":["a",null]}}"#, .invalidParameter("tags[1]", expected: "string")),
         (#"{"method":"org.example.test.Echo","parameters":{"text":"a"},"upgrade":true}"#, .invalidParameter("upgrade")),
         (#"{"method":"org.example.test.Unimplemented"}"#, .methodNotImplemented("org.example.test.Unimplemented")),
         (#"{"method":"org.example.test.Fail","parameters":{"why":"because"}}"#, VarlinkError("org.example.test.Boom", ["why": "because"])),

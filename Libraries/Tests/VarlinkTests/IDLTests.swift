@@ -108,6 +108,25 @@ import Testing
         #expect(check("Nested", with("any", [1])) == "any")
     }
 
+    /// Issue #30: the path is the caller's own, and the refusal says what belongs there.
+    @Test func saysWhatIsExpectedWhereTheCallerWentWrong() {
+        let base: JSONObject = ["item": ["name": "x", "count": 1], "map": [:], "set": [:], "mode": "fast", "any": [:]]
+        func invalid(_ key: String, _ value: JSON?) -> (path: String, expected: String)? {
+            var p = base
+            p[key] = value
+            return interface.firstInvalidMember(in: p, of: interface.methods["Nested"]!.input)
+        }
+        let item = "Item (name: string, count: int, tags: ?[]string)"
+        #expect(invalid("item", "x")! == ("item", item), "a string for a struct names the struct, not its first member")
+        #expect(invalid("item", nil)! == ("item", item))
+        #expect(invalid("item", ["name": "x"])! == ("item.count", "int"))
+        #expect(invalid("item", ["name": "x", "count": 1, "tags": [1]])! == ("item.tags[0]", "string"))
+        #expect(invalid("item", ["name": "x", "count": 1, "bogus": 1])! == ("item.bogus", "no such member"))
+        #expect(invalid("mode", "medium")! == ("mode", "(fast, slow)"))
+        #expect(invalid("map", ["k": "v"])! == ("map[k]", "int"))
+        #expect(invalid("mode", "fast") == nil)
+    }
+
     @Test func repliesMayCarryMembersANewerServerAdded() {
         let output = interface.methods["Add"]!.output
         #expect(interface.firstInvalidField(in: ["sum": 1.0, "new": true], of: output, allowingUnknownFields: true) == nil)

@@ -199,6 +199,16 @@ public struct Activity: Sendable, Hashable, Identifiable {
     /// Pending, active or stale.
     public var isLive: Bool { state.isLive }
 
+    /// A dismissed activity as it was once it had ended: for one dismissed in the same
+    /// moment it ended (an immediate dismissal), whose watchers are promised `ended` before
+    /// `dismissed` all the same. Nil when it never ended.
+    public var asEnded: Activity? {
+        guard endedAt != nil else { return nil }
+        var ended = self
+        ended.state = .ended
+        return ended
+    }
+
     /// The size that `maximumPayloadBytes` limits: compact JSON of the attributes plus compact
     /// JSON of the content state, in bytes.
     public static func payloadSize(attributes: JSONObject, content: ActivityContent) -> Int {

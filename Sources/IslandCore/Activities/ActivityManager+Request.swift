@@ -3,9 +3,10 @@ public import OrderedCollections
 
 extension ActivityManager {
     /// Starts an activity for `app` run by `uid` (nil in the user scope) — or, when `key`
-    /// matches a not yet dismissed activity of the same owner, returns that one unchanged
-    /// (`created: false`, no budget spent), so a producer can retry a request whose reply it
-    /// lost. `sourceApp` is the app the activity is about when the producer may speak for it,
+    /// matches a live (pending, active or stale) activity of the same owner, returns that one
+    /// unchanged (`created: false`, no budget spent), so a producer can retry a request whose
+    /// reply it lost. Once that activity has ended its key is free (DESIGN.md §3): a nightly
+    /// job with a stable key starts a new activity each night, not the last one's ended card. `sourceApp` is the app the activity is about when the producer may speak for it,
     /// which the caller decided. Limits and budgets count per owner: another user's activities of the same app
     /// neither match the key nor count against this one's limits.
     ///
@@ -25,15 +26,15 @@ extension ActivityManager {
         entitlement: AppAuthorization,
         now: Double
     ) throws(IslandError) -> RequestOutcome {
-        guard entitlement.entitled else { throw .unentitled(app: app) }
+        guard entitlement.entitled else { throw .unentitled(app: app, reason: entitlement.refusal) }
         guard settings.isEnabled(app: app) else { throw .denied(app: app) }
         try ActivityInput.checkNames(type: type, key: key)
         let owner = ActivityOwner(app: app, uid: uid)
-        if let key, let existing = activities.values.first(where: { $0.key == key && $0.owner == owner }) {
+        if let key, let existing = activities.values.first(where: { $0.key == key && $0.owner == owner && $0.isLive }) {
             return RequestOutcome(activity: existing, created: false, events: [])
         }
         let appLimits = limits.limits(for: app)
-        try checkPayload(attributesSize: JSON.serializedSize(of: attributes), content: content, limits: appLimits)
+        try checkPayload(attributesSize: JSON.serializedSize(of: attributes), content: content, limits: appLimits, attributesFixed: false)
         try ActivityInput.checkNesting(of: attributes)
         guard liveCount(owner: owner) < appLimits.maximumActivitiesPerApp else {
             throw .targetMaximumExceeded(app: app, limit: appLimits.maximumActivitiesPerApp)
@@ -61,10 +62,15 @@ extension ActivityManager {
     }
 
     /// `attributesSize`: `JSON.serializedSize(of:)` the attributes, which an activity keeps.
-    func checkPayload(attributesSize: Int, content: ActivityContent, limits: ActivityLimits) throws(IslandError) {
-        let size = attributesSize + content.stateText.count
+    /// `attributesFixed`: they were accepted before (an update, an end), so a refusal blames the
+    /// state; on a request it blames the larger of the two.
+    func checkPayload(attributesSize: Int, content: ActivityContent, limits: ActivityLimits,
+                      attributesFixed: Bool = true) throws(IslandError) {
+        let stateSize = content.stateText.count
+        let size = attributesSize + stateSize
         guard size <= limits.maximumPayloadBytes else {
-            throw .attributesTooLarge(limit: limits.maximumPayloadBytes, size: size)
+            let part: PayloadPart = attributesFixed || stateSize >= attributesSize ? .state : .attributes
+            throw .attributesTooLarge(limit: limits.maximumPayloadBytes, size: size, part: part)
         }
         // After the size check, which bounds the text this reads.
         try ActivityInput.checkNesting(ofState: content)

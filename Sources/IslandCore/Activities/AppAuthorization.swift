@@ -5,10 +5,16 @@ public struct AppAuthorization: Sendable, Hashable {
     public var entitled: Bool
     /// `X-Island-FrequentUpdates=true`: lets the user turn frequent updates on (they are, by default).
     public var frequentUpdatesAllowed: Bool
+    /// Why the app is not entitled, as `Unentitled` says it: which file lacks the key, or
+    /// where no entry was found.
+    public var refusal: String
 
-    public init(entitled: Bool, frequentUpdatesAllowed: Bool = false) {
+    public static let undeclared = "its desktop entry does not declare X-Island-LiveActivities=true"
+
+    public init(entitled: Bool, frequentUpdatesAllowed: Bool = false, refusal: String = undeclared) {
         self.entitled = entitled
         self.frequentUpdatesAllowed = frequentUpdatesAllowed
+        self.refusal = refusal
     }
 }
 

@@ -4,8 +4,9 @@ public import OrderedCollections
 /// Every refusal of an activity operation. Each becomes a named Varlink error whose parameters
 /// say which limit was hit and with what value, so a producer never has to guess.
 public enum IslandError: Error, Sendable, Hashable {
-    /// Attributes + content state are `size` bytes of compact JSON, over `limit`.
-    case attributesTooLarge(limit: Int, size: Int)
+    /// Attributes + content state are `size` bytes of compact JSON, over `limit`; `part` is
+    /// the one to make smaller.
+    case attributesTooLarge(limit: Int, size: Int, part: PayloadPart)
     /// Attributes or state nest containers `depth` deep, over `limit`.
     case nestingTooDeep(limit: Int, depth: Int)
     /// The `type` name is `size` UTF-8 bytes, over `limit`.
@@ -16,8 +17,9 @@ public enum IslandError: Error, Sendable, Hashable {
     case alertTooLarge(limit: Int, size: Int)
     /// The user turned Live Activities off, for this app or for all.
     case denied(app: String)
-    /// The app's manifest does not declare `X-Island-LiveActivities=true`.
-    case unentitled(app: String)
+    /// The app's manifest does not declare `X-Island-LiveActivities=true`; `reason` says
+    /// which file, or that there is none.
+    case unentitled(app: String, reason: String = AppAuthorization.undeclared)
     /// `limit` activities are live across all apps.
     case globalMaximumExceeded(limit: Int)
     /// The app already has `limit` live activities.
@@ -67,15 +69,16 @@ public enum IslandError: Error, Sendable, Hashable {
     /// The error's Varlink parameters, keys in camelCase.
     public var parameters: JSONObject {
         switch self {
-        case .attributesTooLarge(let limit, let size), .typeTooLong(let limit, let size), .keyTooLong(let limit, let size),
-             .alertTooLarge(let limit, let size):
+        case .attributesTooLarge(let limit, let size, let part):
+            ["limit": .int(limit), "size": .int(size), "part": .string(part.rawValue)]
+        case .typeTooLong(let limit, let size), .keyTooLong(let limit, let size), .alertTooLarge(let limit, let size):
             ["limit": .int(limit), "size": .int(size)]
         case .nestingTooDeep(let limit, let depth):
             ["limit": .int(limit), "depth": .int(depth)]
         case .denied(let app):
             ["app": .string(app)]
-        case .unentitled(let app):
-            ["app": .string(app), "reason": "its desktop entry does not declare X-Island-LiveActivities=true"]
+        case .unentitled(let app, let reason):
+            ["app": .string(app), "reason": .string(reason)]
         case .globalMaximumExceeded(let limit):
             ["limit": .int(limit)]
         case .targetMaximumExceeded(let app, let limit), .tooManyPushTokens(let app, let limit):
@@ -92,6 +95,12 @@ public enum IslandError: Error, Sendable, Hashable {
             ["app": .string(app), "limit": .int(limit), "window": .double(window), "retryAfter": .double(retryAfter)]
         }
     }
+}
+
+/// Which half of an activity's payload a refusal blames (`AttributesTooLarge`'s `part`): on a
+/// request the larger of the two; on an update or an end the state, the attributes being fixed.
+public enum PayloadPart: String, Sendable, Hashable {
+    case attributes, state
 }
 
 extension IslandError: CustomStringConvertible {

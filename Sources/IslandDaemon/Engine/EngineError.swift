@@ -18,6 +18,8 @@ enum EngineError: Error, Sendable, Hashable {
     case sharedActivity
     /// A button press that does not say which button.
     case buttonMissing
+    /// A button press naming an action the activity's layout has no button for.
+    case noSuchButton(id: String, button: String)
     /// Push is off (no broker configured), or a token cannot be made for this app.
     case pushUnavailable(reason: String)
     /// A producer that may not speak for other apps asked to head an activity with one.

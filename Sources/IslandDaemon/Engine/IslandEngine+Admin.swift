@@ -88,12 +88,12 @@ extension IslandEngine {
                             uptime: clock() - startedAt, limits: manager.limits.global)
     }
 
-    /// Takes the apps, the layouts they install and the limits as they are now.
-    func reload(registry: AppRegistry, installedLayouts: [String: [String: JSON]], limits: LimitsPolicy) async {
+    /// Takes the apps, the layouts they install and the limits (unless nil: unchanged) as they are now.
+    func reload(registry: AppRegistry, installedLayouts: [String: [String: JSON]], limits: LimitsPolicy?) async {
         self.registry = registry
         presenters.layouts.reload(apps: registry, installed: installedLayouts)
         presenters.redraw(manager.list(app: nil, type: nil, states: nil).filter { $0.state != .dismissed }.map(\.id))
-        manager.limits = limits
+        if let limits { manager.limits = limits }
         authorizationChanged(app: nil)
         await advanceAndWait()
     }

@@ -4,13 +4,17 @@ import IslandStore
 
 /// The extension role: layouts an app's extension registers for its activity types.
 extension IslandEngine {
-    func registerLayout(app: String, uid: UInt32?, type: String, layout: JSON) async throws(EngineError) {
+    /// Returns what `LayoutLint` warns of (a measure that can never be a number): the layout
+    /// is registered all the same.
+    @discardableResult
+    func registerLayout(app: String, uid: UInt32?, type: String, layout: JSON) async throws(EngineError) -> [LayoutWarning] {
         // No activity can have a longer type, so no such layout could ever be used.
         guard type.utf8.count <= ActivityLimits.maximumTypeBytes else {
             throw .refused(.typeTooLong(limit: ActivityLimits.maximumTypeBytes, size: type.utf8.count))
         }
+        let parsed: Layout
         do {
-            _ = try Layout(json: layout)
+            parsed = try Layout(json: layout)
         } catch {
             throw .invalidLayout(type: type, path: error.path, reason: error.reason)
         }
@@ -20,6 +24,7 @@ extension IslandEngine {
         try await commitAndWait([.putLayout(app: app, uid: owner.uid, type: type, body: layout.description)])
         presenters.layouts.register(layout, type: type, by: owner)
         presenters.redraw(manager.list(owner: owner, type: type, states: nil).map(\.id))
+        return LayoutLint.warnings(for: parsed)
     }
 
     /// Counts a new type against the app's limit (a type it already has is only replaced).

@@ -3,7 +3,7 @@ import Synchronization
 import VarlinkCore
 
 /// What a presenter does to an activity (`org.island.Presenter.Interact`).
-enum PresenterAction: String, Sendable {
+enum PresenterAction: String, Sendable, CaseIterable {
     case expand, collapse, tap, dismiss, button
 }
 
@@ -50,6 +50,8 @@ extension IslandEngine {
             presenters.collapse(for: uid, now: now)
             return nil
         case .tap:
+            // An ended activity is tapped too: it is still on the lock screen, and a tap opens
+            // its app, as on iOS.
             guard let id, let activity = manager.activity(id: id) else { throw .noSuchActivity(id) }
             let url = presenters.layouts.tapURL(for: activity, now: now)
             watchers.tell(about: activity) { .tap(activity, url: url) }
@@ -57,6 +59,12 @@ extension IslandEngine {
         case .button:
             guard let id, let activity = manager.activity(id: id) else { throw .noSuchActivity(id) }
             guard let button else { throw .buttonMissing }
+            // What the app is told must be a press of a button it drew: not one on a stale
+            // card (its action may no longer make sense), nor one no layout of it has.
+            guard activity.isLive else { throw .refused(.activityEnded(id: id, state: activity.state)) }
+            guard presenters.layouts.buttonActions(for: activity).contains(button) else {
+                throw .noSuchButton(id: id, button: button)
+            }
             watchers.tell(about: activity) { .button(activity, action: button) }
             return nil
         case .dismiss:

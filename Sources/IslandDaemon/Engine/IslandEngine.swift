@@ -114,7 +114,8 @@ actor IslandEngine {
     func entitlement(for app: String) -> AppAuthorization {
         let manifest = registry.manifest(for: app)
         return AppAuthorization(entitled: manifest?.supportsLiveActivities ?? false,
-                                frequentUpdatesAllowed: manifest?.supportsFrequentUpdates ?? false)
+                                frequentUpdatesAllowed: manifest?.supportsFrequentUpdates ?? false,
+                                refusal: registry.refusal(for: app) ?? AppAuthorization.undeclared)
     }
 
     // MARK: Producer

@@ -7,11 +7,43 @@ public import Systemd
 /// with `-` as a prefix, and a directory earlier in the search path hides later ones.
 public struct AppRegistry: Sendable {
     public private(set) var manifests: [String: AppManifest] = [:]
+    /// The data directories scanned, named by a refusal that found no entry.
+    public private(set) var dataDirectories: [String]
+    /// Files with a desktop file id that gave no manifest, and why, so that a refusal names
+    /// the file the developer installed rather than saying there is none. At most
+    /// `maximumSkippedEntries`: a folder of junk does not grow the daemon.
+    private(set) var skipped: [String: SkippedEntry] = [:]
 
-    public init(manifests: [AppManifest]) {
+    struct SkippedEntry: Sendable, Equatable {
+        var path: String
+        var reason: String
+    }
+
+    static let maximumSkippedEntries = 256
+
+    public init(manifests: [AppManifest], dataDirectories: [String] = []) {
+        self.dataDirectories = dataDirectories
         for manifest in manifests where self.manifests[manifest.id] == nil {
             self.manifests[manifest.id] = manifest
         }
+    }
+
+    /// Why `app` may not show Live Activities: no entry in any directory searched, an entry
+    /// that could not be used (naming its file), or one without the key (naming its file).
+    /// Nil when its manifest declares Live Activities.
+    public func refusal(for app: String) -> String? {
+        if let manifest = manifests[app] {
+            guard !manifest.supportsLiveActivities else { return nil }
+            return "its desktop entry \(manifest.path) does not declare X-Island-LiveActivities=true"
+        }
+        if let skipped = skipped[app] { return "its desktop entry \(skipped.path) \(skipped.reason)" }
+        let searched = dataDirectories.map { $0 + "/applications" }
+        return "no desktop entry \(app).desktop in " + (searched.isEmpty ? "the XDG data directories" : searched.joined(separator: ", "))
+    }
+
+    mutating func skip(_ id: String, path: String, reason: String) {
+        guard skipped[id] == nil, manifests[id] == nil, skipped.count < Self.maximumSkippedEntries else { return }
+        skipped[id] = SkippedEntry(path: path, reason: reason)
     }
 
     /// Reads every `*.desktop` file under `<dir>/applications` for each data directory.
@@ -20,6 +52,7 @@ public struct AppRegistry: Sendable {
     public static func scan(dataDirectories: [String]) -> AppRegistry {
         var found: [AppManifest] = []
         var seen: Set<String> = []
+        var skipped: [(id: String, path: String, reason: String)] = []
         let fm = FileManager.default
         for directory in dataDirectories {
             let root = directory + "/applications"
@@ -32,23 +65,35 @@ public struct AppRegistry: Sendable {
             // must not depend on the file system's.
             for relative in relatives.sorted() {
                 let path = root + "/" + relative
-                // A desktop file is small (`DesktopFile.maximumBytes`): a larger one is not read whole.
-                guard let bytes = try? readSmallFile(path, limit: DesktopFile.maximumBytes),
-                      let contents = String(validating: bytes, as: UTF8.self) else { continue }
                 let id = String(relative.dropLast(".desktop".count)).replacingOccurrences(of: "/", with: "-")
                 guard !seen.contains(id) else { continue }
+                // A desktop file is small (`DesktopFile.maximumBytes`): a larger one is not read whole.
+                let bytes: [UInt8]
+                do {
+                    bytes = try readSmallFile(path, limit: DesktopFile.maximumBytes)
+                } catch {
+                    skipped.append((id, path, "could not be read: \(error)"))
+                    continue
+                }
+                guard let contents = String(validating: bytes, as: UTF8.self) else {
+                    skipped.append((id, path, "is not UTF-8 text"))
+                    continue
+                }
                 switch AppManifest.entry(id: id, path: path, contents: contents) {
                 case .manifest(let manifest):
                     seen.insert(id)
                     found.append(manifest)
                 case .hidden:
                     seen.insert(id)
+                    skipped.append((id, path, "is hidden (Hidden=true)"))
                 case .invalid:
-                    continue
+                    skipped.append((id, path, "has no [Desktop Entry] group"))
                 }
             }
         }
-        return AppRegistry(manifests: found)
+        var registry = AppRegistry(manifests: found, dataDirectories: dataDirectories)
+        for entry in skipped { registry.skip(entry.id, path: entry.path, reason: entry.reason) }
+        return registry
     }
 
     public func manifest(for app: String) -> AppManifest? { manifests[app] }

@@ -113,7 +113,7 @@ public struct IdentityResolver: Sendable {
         }
         if let claim, scope == .user, sandbox == .none {
             guard registry.manifest(for: claim) != nil else {
-                return .failure(.unidentified(app: claim, reason: "no desktop entry \(claim).desktop in the XDG data directories"))
+                return .failure(.unidentified(app: claim, reason: registry.refusal(for: claim) ?? "no desktop entry \(claim).desktop"))
             }
             return .success(claim)
         }

@@ -19,9 +19,13 @@ protocol AppClaiming {
 /// `InvalidParameter`; the path is only built for a call that is refused.
 struct WrongAt: Error {
     var path: String
+    /// What belongs there, when the decoder knows more than the interface's type says (a
+    /// `string` that must name a state): `InvalidParameter`'s `expected`.
+    var expected: String?
 
-    init(_ path: String) {
+    init(_ path: String, expected: String? = nil) {
         self.path = path
+        self.expected = expected
     }
 }
 
@@ -49,7 +53,7 @@ enum TreeMember {
         do {
             return try Value(tree: member)
         } catch {
-            throw WrongAt(key + error.path)
+            throw WrongAt(key + error.path, expected: error.expected)
         }
     }
 
@@ -123,7 +127,7 @@ extension Set: TreeDecodable where Element: TreeDecodable {
             do {
                 insert(try Element(tree: element))
             } catch {
-                throw WrongAt("[\(index)]" + error.path)
+                throw WrongAt("[\(index)]" + error.path, expected: error.expected)
             }
         }
     }
@@ -131,11 +135,13 @@ extension Set: TreeDecodable where Element: TreeDecodable {
 
 /// An enum of the interface as a Swift enum whose raw values are its names: a name that is
 /// none of its cases is refused.
-protocol WireEnumeration: RawRepresentable<String>, TreeDecodable, TextReadable {}
+protocol WireEnumeration: RawRepresentable<String>, CaseIterable, TreeDecodable, TextReadable {}
 
 extension WireEnumeration {
     init(tree value: JSON) throws(WrongAt) {
-        guard let name = value.stringValue, let value = Self(rawValue: name) else { throw WrongAt("") }
+        guard let name = value.stringValue, let value = Self(rawValue: name) else {
+            throw WrongAt("", expected: "(" + Self.allCases.map(\.rawValue).joined(separator: ", ") + ")")
+        }
         self = value
     }
 
@@ -187,7 +193,7 @@ extension Alert {
 }
 
 /// `DismissalPolicy.kind`
-enum DismissalKind: String, WireEnumeration {
+enum DismissalKind: String, CaseIterable, WireEnumeration {
     case `default`, immediate, after
 }
 
@@ -199,7 +205,7 @@ extension DismissalPolicy {
         case .default: return .default
         case .immediate: return .immediate
         case .after:
-            guard let date else { throw WrongAt("date") }
+            guard let date else { throw WrongAt("date", expected: "float: the date, which kind after needs") }
             return .after(date)
         }
     }

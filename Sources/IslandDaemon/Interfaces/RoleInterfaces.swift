@@ -231,10 +231,10 @@ struct RoleInterfaces: Sendable {
             "RegisterLayout": .async { [self] request throws(VarlinkError) in
                 let p = try RegisterLayoutParameters(request.call)
                 let app = try extensionApp(claim: p.app, request.connection)
-                try await Self.refusalsNamed { () async throws(EngineError) in
+                let warnings = try await Self.refusalsNamed { () async throws(EngineError) in
                     try await engine.registerLayout(app: app, uid: request.connection.peer?.uid, type: p.type, layout: .object(p.layout))
                 }
-                return [:]
+                return ["warnings": .array(warnings.map { .string($0.description) })]
             },
             "RemoveLayout": .async { [self] request throws(VarlinkError) in
                 let p = try RemoveLayoutParameters(request.call)

@@ -91,8 +91,8 @@ extension PushGateway {
         guard type.utf8.count <= ActivityLimits.maximumTypeBytes else {
             throw .refused(.typeTooLong(limit: ActivityLimits.maximumTypeBytes, size: type.utf8.count))
         }
-        let (owner, entitled) = onEngine { engine in (engine.owner(app: app, uid: uid), engine.entitlement(for: app).entitled) }
-        guard entitled else { throw .refused(.unentitled(app: app)) }
+        let (owner, entitlement) = onEngine { engine in (engine.owner(app: app, uid: uid), engine.entitlement(for: app)) }
+        guard entitlement.entitled else { throw .refused(.unentitled(app: app, reason: entitlement.refusal)) }
         if !rotate, let existing = push.registry.startToken(owner: owner, type: type) { return existing.topic }
         let token = try push.makeToken(app: app)
         let replaced: PushRegistry.Entry?

@@ -178,6 +178,8 @@ public final class IslandDaemon: Sendable {
         services.append(.init(service: served))
         if let pushService { services.append(.init(service: pushService)) }
         services.append(.init(service: HangupReloads(hangups: hangups, reloader: reloader)))
+        services.append(.init(service: ManifestWatcherService(dataDirectories: options.paths.dataDirectories, reloader: reloader,
+                                                              logger: logger)))
         if ServiceNotifier.isSupervised {
             services.append(.init(service: StatusReports(period: .seconds(5), status: { Self.statusLine(await engine.status()) })))
         }

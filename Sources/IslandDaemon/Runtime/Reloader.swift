@@ -41,4 +41,15 @@ struct Reloader: Sendable {
                             limits: configuration.limits)
         logger.info("reloaded configuration and manifests", metadata: ["apps": "\(registry.manifests.count)"])
     }
+
+    /// Re-reads the manifests and installed layouts alone, for `ManifestWatcherService`: a
+    /// desktop entry changed, the configuration did not.
+    func reloadManifests() async {
+        let registry = AppRegistry.scan(dataDirectories: dataDirectories)
+        self.registry.value = registry
+        await engine.reload(registry: registry,
+                            installedLayouts: InstalledLayouts.scan(dataDirectories: dataDirectories, logger: logger),
+                            limits: nil)
+        logger.info("reloaded the manifests after a change in an applications folder", metadata: ["apps": "\(registry.manifests.count)"])
+    }
 }

@@ -130,6 +130,13 @@ struct LayoutCache {
         items = items.filter { isKept($0.key) }
     }
 
+    /// The actions of every button in the layout the activity is drawn with (none in a
+    /// default layout).
+    func buttonActions(for activity: Activity) -> Set<String> {
+        guard let json = registeredLayout(for: activity), let layout = try? Layout(json: json) else { return [] }
+        return layout.buttonActions
+    }
+
     /// The layout's tap URL, its templates filled from the activity.
     /// Rendering is bounded (`LayoutLimits.maximumRenderWork`), so it may run on the loop;
     /// the scheme must be on the allowlist of the app's own desktop entry (DESIGN.md §6).

@@ -74,6 +74,12 @@ struct WatcherHub {
                 let found = index(of: activity.hashedID)
                 let before = found.map { heard.values[$0] }
                 if before?.state != activity.state {
+                    // Dismissed in the moment it ended (an immediate dismissal, the user's
+                    // dismiss of a live activity): watchers hear `ended` first all the same,
+                    // which is what they act on.
+                    if activity.state == .dismissed, before?.state != .ended, let ended = activity.asEnded {
+                        tell(about: ended) { WatchEvent(kind: .state, activity: ended) }
+                    }
                     tell(about: activity) { WatchEvent(kind: .state, activity: activity) }
                     newState(activity)
                 }

@@ -26,6 +26,8 @@ extension VarlinkError {
             ])
         case .buttonMissing:
             self = .invalidParameter("button")
+        case .noSuchButton(let id, let button):
+            self.init("org.island.NoSuchButton", ["id": .string(id), "button": .string(button)])
         case .pushUnavailable(let reason):
             self.init("org.island.PushUnavailable", ["reason": .string(reason)])
         case .speaksOnlyForItself(let reason):

@@ -19,6 +19,11 @@ struct Preview: AsyncParsableCommand {
             also draws the island as island-overlay does (needs the island-overlay package; without it, status 69). An invalid layout prints \
             `path: reason` and exits with status 1.
 
+            With --lint, prints instead what the valid layout probably gets wrong, one `path: warning` \
+            a line: a progress or timer measure that can never render to a number ("40%"), and, with \
+            --state (and --attributes), a template naming a key the sample lacks ({{state.percnt}}, \
+            with the key it probably meant). Warnings never fail the command: the status is 0.
+
               island preview coffee.json --attributes '{"shop":"Blue Bottle"}' \\
                 --state '{"stage":"brewing","eta":7}' --mode compact --svg compact.svg
             """)
@@ -30,6 +35,7 @@ struct Preview: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Also write an SVG drawing to this file.", valueName: "out.svg")) var svg: String?
     @Option(help: ArgumentHelp("The time to render timers at (epoch seconds).", valueName: "epoch")) var now: Double?
     @Flag(help: "Machine-readable output.") var json = false
+    @Flag(help: "Print what the layout probably gets wrong instead of rendering it.") var lint = false
 
     func run() async throws {
         let text: String
@@ -47,6 +53,17 @@ struct Preview: AsyncParsableCommand {
             }
             Output.error("\(layout): \(error.path.isEmpty ? "(layout)" : error.path): \(error.reason)\n")
             throw ExitCode(ExitStatus.refused)
+        }
+        if lint {
+            // Only a sample given is checked against: no --state is no sample, not an empty one.
+            let warnings = LayoutLint.warnings(for: parsed, state: self.state == nil ? nil : state,
+                                               attributes: self.attributes == nil ? nil : attributes)
+            if json {
+                Output.json(["warnings": .array(warnings.map { ["path": .string($0.path), "message": .string($0.message)] })])
+            } else {
+                for warning in warnings { Output.line("\(layout): \(warning)") }
+            }
+            return
         }
         let at = now ?? Date().timeIntervalSince1970
         // The text and the drawing come from one rendering, the presenters' own: a region the

@@ -352,6 +352,8 @@ WRONG_TYPES = [
     ("org.island.Producer.Update", {"app": COFFEE, "id": "x", "content": {"state": {}}, "timestamp": "now"}, "timestamp"),
     ("org.island.Producer.Update", {"app": COFFEE, "id": "x", "content": {"state": {}}, "alert": {"title": "t"}}, "alert.body"),
     ("org.island.Producer.End", {"app": COFFEE, "id": "x", "dismissalPolicy": {"kind": "later"}}, "dismissalPolicy.kind"),
+    # Issue #30: a string where the object belongs is named where the caller wrote it.
+    ("org.island.Producer.End", {"app": COFFEE, "id": "x", "dismissalPolicy": "immediate"}, "dismissalPolicy"),
     ("org.island.Producer.List", {"app": COFFEE, "states": ["active", "bogus"]}, "states[1]"),
     ("org.island.Producer.List", {"app": COFFEE, "states": "active"}, "states"),
     ("org.island.Presenter.Interact", {"action": "fly"}, "action"),
@@ -368,7 +370,12 @@ def wrong_types(daemon, well):
     raw = Connection(daemon.socket)
     for method, parameters, path in WRONG_TYPES:
         reply = raw.ask(method, parameters)
-        assert error(reply) == ("org.varlink.service.InvalidParameter", {"parameter": path}), (method, parameters, reply)
+        name, params = error(reply)
+        assert name == "org.varlink.service.InvalidParameter" and params["parameter"] == path, (method, parameters, reply)
+        assert set(params) == {"parameter", "expected"} and params["expected"], reply
+    # What belongs there, in the interface's words.
+    reply = raw.ask("org.island.Producer.End", {"app": COFFEE, "id": "x", "dismissalPolicy": "immediate"})
+    assert error(reply)[1]["expected"] == "DismissalPolicy (kind: (default, immediate, after), date: ?float)", reply
     reply = raw.ask("org.island.Producer.List", {"app": COFFEE})
     assert reply["parameters"]["activities"] == [], reply
     raw.close()

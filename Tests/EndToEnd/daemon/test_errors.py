@@ -1,5 +1,7 @@
 """Every named refusal of the daemon, with the parameters that say why."""
 
+import os
+
 import pytest
 
 from harness.varlink import error_of
@@ -19,15 +21,25 @@ def test_attributes_too_large(daemon):
         name, params = error_of(p.Request, app=COFFEE, type="T", attributes={"blob": "x" * 5000}, content=content())
         assert name == "org.island.AttributesTooLarge"
         assert params["limit"] == 4096 and params["size"] > 4096
+        assert params["part"] == "attributes"  # issue #30: which part to make smaller
+        a = p.Request(app=COFFEE, type="T", attributes={"blob": "x" * 3000}, content=content())["activity"]
+        name, params = error_of(p.Update, app=COFFEE, id=a["id"], content=content(log="y" * 2000))
+        assert (name, params["part"]) == ("org.island.AttributesTooLarge", "state")
 
 
 def test_unentitled_apps(daemon):
     with daemon.connect("org.island.Producer") as p:
         name, params = error_of(p.Request, app="org.example.NoActivities", type="T", attributes={}, content=content())
         assert name == "org.island.Unentitled" and params["app"] == "org.example.NoActivities"
+        # Issue #30: the entry is found, and named, but lacks the key.
+        entry = os.path.join(daemon.share, "applications", "org.example.NoActivities.desktop")
+        assert params["reason"] == "its desktop entry %s does not declare X-Island-LiveActivities=true" % entry
     with daemon.connect("org.island.Producer") as p:
         name, params = error_of(p.Request, app="org.example.Unknown", type="T", attributes={}, content=content())
-        assert name == "org.island.Unentitled" and "desktop entry" in params["reason"]
+        # No entry: where it was looked for.
+        assert name == "org.island.Unentitled", params
+        assert params["reason"] == "no desktop entry org.example.Unknown.desktop in %s/applications, %s/applications" % (
+            daemon.share, os.path.join(daemon.root, "none")), params
 
 
 def test_denied_after_the_user_turns_the_app_off(daemon):

@@ -112,6 +112,7 @@ def test_a_button_goes_to_the_app(daemon, coffee):
 
 def test_taps_and_buttons_reach_only_the_owning_app(daemon, coffee):
     timer = App(daemon, TIMER)
+    register_layout(daemon, COFFEE, "Order", LAYOUT)
     a = coffee.request()
     with daemon.connect("org.island.Presenter") as presenter:
         presenter.Interact(action="tap", id=a["id"])
@@ -124,14 +125,49 @@ def test_taps_and_buttons_reach_only_the_owning_app(daemon, coffee):
     timer.close()
 
 
+def test_only_a_button_the_live_activity_draws_reaches_the_app(daemon, coffee):
+    """Issue #30: a press of a button the layout does not have, or on an activity that has
+    ended, is refused by name and never reaches the app's Watch."""
+    register_layout(daemon, COFFEE, "Order", LAYOUT)
+    a = coffee.request()
+    plain = coffee.request(type="Plain")  # the default layout: no buttons at all
+    with daemon.connect("org.island.Presenter") as presenter:
+        assert error_of(presenter.Interact, action="button", id=a["id"], button="explode") == \
+            ("org.island.NoSuchButton", {"id": a["id"], "button": "explode"})
+        assert error_of(presenter.Interact, action="button", id=plain["id"], button="pause")[0] == "org.island.NoSuchButton"
+        coffee.producer.End(app=COFFEE, id=a["id"], dismissalPolicy={"kind": "default"})
+        assert error_of(presenter.Interact, action="button", id=a["id"], button="pause") == \
+            ("org.island.ActivityEnded", {"id": a["id"], "state": "ended"})
+        # A tap on the ended card still opens the app, as on iOS.
+        assert presenter.Interact(action="tap", id=a["id"]) == {"url": ORDER_URL}
+    events = coffee.events_until(lambda e: e["kind"] == "tap")
+    assert [e for e in events if e["kind"] == "button"] == [], events
+
+
+def test_an_immediate_dismissal_is_heard_as_ended_then_dismissed(daemon, coffee):
+    """Issue #30: the Watch promises `ended` before `dismissed`, also when both come at once."""
+    for dismiss in ("End", "Interact"):
+        a = coffee.request()
+        if dismiss == "End":
+            coffee.producer.End(app=COFFEE, id=a["id"], dismissalPolicy={"kind": "immediate"})
+        else:
+            with daemon.connect("org.island.Presenter") as presenter:
+                presenter.Interact(action="dismiss", id=a["id"])
+        states = [e["activity"]["state"] for e in coffee.events_until(
+            lambda e: e["kind"] == "state" and e["activity"]["state"] == "dismissed") if e["kind"] == "state"]
+        assert states[-1:] == ["ended"], (dismiss, states)
+
+
 def test_a_dismissal_removes_the_activity_and_tells_the_app(daemon, coffee):
     a = coffee.request()
     with daemon.connect("org.island.Presenter") as presenter:
         presenter.Interact(action="dismiss", id=a["id"])
     event = coffee.next_event(lambda e: e["kind"] == "state" and e["activity"]["id"] == a["id"]
                               and e["activity"]["state"] != "active")
-    assert event["activity"]["state"] == "dismissed"
+    assert event["activity"]["state"] == "ended"  # first, though it is dismissed at once
     assert event["activity"]["endReason"] == "user"
+    event = coffee.next_event(lambda e: e["kind"] == "state" and e["activity"]["id"] == a["id"])
+    assert event["activity"]["state"] == "dismissed"
     assert a["id"] not in [x["id"] for x in coffee.producer.List(app=COFFEE)["activities"]]
 
 

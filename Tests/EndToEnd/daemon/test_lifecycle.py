@@ -1,10 +1,14 @@
 """An app's activity from start to dismissal, through the reference Python client."""
 
 import os
+import shutil
+import subprocess
 
 import pytest
 
-from harness.paths import REPO
+from harness.cli import island, ok
+from harness.paths import CLI_MANIFEST, ISLAND, REPO
+from harness.processes import wait_for
 from harness.varlink import Connection, error_of, frame
 
 pytestmark = pytest.mark.quick  # part of scripts/test.sh --quick
@@ -59,6 +63,51 @@ def test_idempotent_key_returns_the_same_activity(daemon):
         assert again["created"] is False
         assert again["activity"]["id"] == first["activity"]["id"]
         assert len(producer.List(app=COFFEE)["activities"]) == 1
+
+
+def test_a_key_is_free_once_its_activity_has_ended(cli_daemon):
+    """Issue #30, as its shell line: a nightly job's stable key starts a new activity once the
+    last one ended (while that one is still listed), the same one while it is live, also across
+    a restart, and a new one after an immediate dismissal."""
+    env = dict(os.environ, ISLAND_SOCKET=cli_daemon.socket, PATH=os.path.dirname(ISLAND) + ":" + os.environ["PATH"])
+    line = ('a=$(island start Backup --key nightly) && island end "$a" && b=$(island start Backup --key nightly) '
+            '&& island update "$b" --state \'{"n":1}\' >/dev/null && echo "$a $b"')
+    result = subprocess.run(["sh", "-c", line], env=env, capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0, result
+    a, b = result.stdout.split()
+    assert a != b
+    cli_daemon.stop()
+    cli_daemon.start()
+    assert ok(island(cli_daemon, "start", "Backup", "--key", "nightly")).stdout.strip() == b
+    ok(island(cli_daemon, "end", b, "--dismiss", "immediate"))
+    c = ok(island(cli_daemon, "start", "Backup", "--key", "nightly")).stdout.strip()
+    assert c not in (a, b)
+
+
+def test_a_desktop_entry_installed_while_the_daemon_runs_is_read(daemon):
+    """Issue #30: no `island admin reload` needed, also in a data directory that did not exist
+    when the daemon started; a refusal before says where the daemon looked."""
+    missing = os.path.join(daemon.root, "none")  # on XDG_DATA_DIRS, not yet there
+    refused = island(daemon, "start", "Backup")
+    assert refused.returncode != 0
+    assert "no desktop entry org.island.cli.desktop in %s/applications, %s/applications" % (daemon.share, missing) \
+        in refused.stderr, refused.stderr
+
+    # The reload comes a moment after the files change (a burst of changes is one reload):
+    # each step waits for its outcome.
+    os.makedirs(os.path.join(missing, "applications"))
+    shutil.copy(CLI_MANIFEST, os.path.join(missing, "applications", "org.island.cli.desktop"))
+    wait_for(lambda: island(daemon, "start", "Backup").returncode == 0, message="the new entry read")
+    assert "reloaded the manifests" in daemon.log()
+
+    # A user's own entry without the key hides the one installed: the refusal names it.
+    with open(CLI_MANIFEST) as f:
+        without_key = f.read().replace("X-Island-LiveActivities=true", "X-Island-LiveActivities=false")
+    entry = os.path.join(daemon.share, "applications", "org.island.cli.desktop")
+    with open(entry, "w") as f:
+        f.write(without_key)
+    reason = "its desktop entry %s does not declare X-Island-LiveActivities=true" % entry
+    wait_for(lambda: reason in island(daemon, "start", "Backup").stderr, message="the changed entry read")
 
 
 def test_immediate_dismissal_removes_the_activity(daemon):

@@ -35,6 +35,11 @@ public struct VarlinkError: Error, Sendable, Equatable, CustomStringConvertible 
     public static func invalidParameter(_ parameter: some StringProtocol) -> VarlinkError {
         VarlinkError("org.varlink.service.InvalidParameter", ["parameter": .string(String(parameter))])
     }
+    /// The same, saying what the interface expects there (an addition to the standard
+    /// error's `parameter`, which clients that do not know it ignore).
+    public static func invalidParameter(_ parameter: some StringProtocol, expected: String) -> VarlinkError {
+        VarlinkError("org.varlink.service.InvalidParameter", ["parameter": .string(String(parameter)), "expected": .string(expected)])
+    }
     public static let permissionDenied = VarlinkError("org.varlink.service.PermissionDenied")
     public static let expectedMore = VarlinkError("org.varlink.service.ExpectedMore")
 }

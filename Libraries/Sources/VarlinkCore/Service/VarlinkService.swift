@@ -79,8 +79,8 @@ public final class VarlinkService: Sendable {
             return
         }
         // Parameters read from text were read only as far as the input type accepts them.
-        if call.route == nil, let field = route.interface.firstInvalidField(in: call.parameters, of: route.signature.input) {
-            sink.send(VarlinkReply(error: .invalidParameter(field)), final: true)
+        if call.route == nil, let invalid = route.interface.firstInvalidMember(in: call.parameters, of: route.signature.input) {
+            sink.send(VarlinkReply(error: .invalidParameter(invalid.path, expected: invalid.expected)), final: true)
             return
         }
         if route.handler.requiresMore && !call.more {
