@@ -4,7 +4,7 @@
  *   gcc -o download-c download.c $(pkg-config --cflags --libs json-c)
  *
  * Install org.example.DownloadC.desktop (beside this file) in ~/.local/share/applications/
- * first, then `island admin reload` if islandd was already running. Run `island-presenter tui`
+ * first; a running islandd notices it at once. Run `island-presenter tui`
  * in another terminal to watch it. */
 #include <json-c/json.h>
 #include <stdio.h>

@@ -4,7 +4,7 @@
 // a NUL byte, on a Unix socket.
 //
 // Install org.example.DownloadGjs.desktop (beside this file) in ~/.local/share/applications/
-// first, then `island admin reload` if islandd was already running. Run `island-presenter tui`
+// first; a running islandd notices it at once. Run `island-presenter tui`
 // in another terminal to watch it.
 import Gio from "gi://Gio";
 import GLib from "gi://GLib";

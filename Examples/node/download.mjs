@@ -3,7 +3,7 @@
 // objects, each ended by a NUL byte, on a Unix socket.
 //
 // Install org.example.DownloadNode.desktop (beside this file) in ~/.local/share/applications/
-// first, then `island admin reload` if islandd was already running. Run `island-presenter tui`
+// first; a running islandd notices it at once. Run `island-presenter tui`
 // in another terminal to watch it.
 import net from "node:net";
 import os from "node:os";

@@ -3,7 +3,7 @@
 objects, each ended by a NUL byte, on a Unix socket.
 
 Install org.example.DownloadPython.desktop (beside this file) in ~/.local/share/applications/
-first, then `island admin reload` if islandd was already running. Run `island-presenter tui` in
+first; a running islandd notices it at once. Run `island-presenter tui` in
 another terminal to watch it."""
 
 import json

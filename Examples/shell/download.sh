@@ -2,7 +2,7 @@
 # A download shown as a Live Activity, from a shell script with the `island` CLI.
 #
 # Install org.example.DownloadShell.desktop (beside this file) in ~/.local/share/applications/
-# first, then `island admin reload` if islandd was already running. `island` finds the daemon
+# first; a running islandd notices it at once. `island` finds the daemon
 # by itself: $ISLAND_SOCKET, else $XDG_RUNTIME_DIR/island/islandd.sock.
 # Run `island-presenter tui` in another terminal to watch it.
 set -eu
