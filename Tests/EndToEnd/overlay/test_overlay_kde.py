@@ -159,3 +159,18 @@ def test_a_click_expands_the_island_and_escape_collapses_it(world):
         world.screen.settled(lambda image, box: box == rest, name="collapsed")
         assert world.keys.keys()[keys:] == [], "Escape went to the window, not the island"
         typed_to_the_window(world, KEY_SPACE)
+
+
+def test_a_click_in_the_window_collapses_the_island_and_the_window_has_its_keys(world):
+    """The exclusive keyboard does not keep the user from their window: a click in it collapses
+    the expanded island, and the keys go to the window."""
+    with producing(world) as producer:
+        _, rest = compact(world, producer)
+        world.kwin.click(*centre(rest))
+        world.screen.settled(lambda image, box: box is not None and size(box)[1] > size(rest)[1] + 30)
+        desktop.wait_until(lambda: desktop.island_mode(world.session) == "expanded", LIVENESS, "the daemon expanding")
+
+        world.kwin.click(world.kwin.width // 2, world.kwin.height // 2)  # the key window, centred
+        world.kwin.park()
+        desktop.wait_until(lambda: desktop.island_mode(world.session) == "compact", LIVENESS, "the click collapsing it")
+        typed_to_the_window(world, KEY_SPACE)
