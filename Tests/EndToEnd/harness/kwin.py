@@ -25,7 +25,7 @@ TITLE = "KDE Wayland Compositor"
 
 def why_not():
     """Why KWin cannot be tested here (a skip reason), or None."""
-    return desktop.why_not("sway", "swaymsg", "swaybg", "grim", "kwin_wayland") or desktop.overlay_missing()
+    return desktop.why_not("sway", "swaymsg", "swaybg", "grim", "kwin_wayland", "weston-eventdemo", "stdbuf") or desktop.overlay_missing()
 
 
 class KWin:
