@@ -20,7 +20,9 @@ apt_packages=(
   # the overlay's tests: a headless compositor and its screenshots, X11 under Xvfb with input
   sway swaybg grim xvfb xdotool x11-utils imagemagick dbus-x11 libwayland-dev
   foot             # a real client under the island: the harness's stand-in, and a window to click into
-  weston           # a Wayland compositor without wlr-layer-shell, as GNOME is: the overlay must refuse it
+  weston           # a Wayland compositor without wlr-layer-shell, as GNOME is: the overlay must refuse it;
+                   # and weston-eventdemo, the window that logs its keys in the KDE test
+  kwin-wayland     # KDE Plasma 5.27's compositor (layer-shell v3), nested in sway for the overlay's KDE test
   waybar           # the overlay benchmark measures Waybar the same way, as a yardstick
   polybar i3blocks # the bar modes' end-to-end tests run the real bars (Tests/EndToEnd/presenters/test_real_bars.py)
   # island-bridge's tests run its real peers on a bus of their own: a player and its

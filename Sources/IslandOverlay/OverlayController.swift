@@ -19,18 +19,23 @@ public struct OverlayController {
         /// The window is cut to the shapes as they are drawn, each frame (X11 with no
         /// compositing manager, where alpha is not blended).
         public var cutsWindowToShapes: Bool
+        /// What the island asks of the keyboard while the user has it open (expanded, or the
+        /// list), for Escape to reach it: `OverlayKeyboard.whileOpen(layerShellVersion:)`.
+        public var keyboardWhileOpen: OverlayKeyboard
 
-        public init(settleTime: Double = OverlayClicks.defaultSettleTime, frameLog: Bool = false, cutsWindowToShapes: Bool = false) {
+        public init(settleTime: Double = OverlayClicks.defaultSettleTime, frameLog: Bool = false, cutsWindowToShapes: Bool = false,
+                    keyboardWhileOpen: OverlayKeyboard = .onDemand) {
             self.settleTime = settleTime
             self.frameLog = frameLog
             self.cutsWindowToShapes = cutsWindowToShapes
+            self.keyboardWhileOpen = keyboardWhileOpen
         }
 
         /// From the process's environment: ISLAND_OVERLAY_FRAME_LOG and
         /// ISLAND_OVERLAY_CLICK_SETTLE_MS.
-        public init(environment: [String: String], cutsWindowToShapes: Bool = false) {
+        public init(environment: [String: String], cutsWindowToShapes: Bool = false, keyboardWhileOpen: OverlayKeyboard = .onDemand) {
             self.init(settleTime: Self.settleTime(environment), frameLog: environment["ISLAND_OVERLAY_FRAME_LOG"] == "1",
-                      cutsWindowToShapes: cutsWindowToShapes)
+                      cutsWindowToShapes: cutsWindowToShapes, keyboardWhileOpen: keyboardWhileOpen)
         }
 
         /// ISLAND_OVERLAY_CLICK_SETTLE_MS (for tests on a loaded machine): a longer settle time
@@ -82,6 +87,11 @@ public struct OverlayController {
     public private(set) var desktop = OverlayDesktopState()
     /// An alert held back by Do Not Disturb that the user expanded by clicking the island.
     private var openedHeldAlert: PresenterAlert?
+    /// What the island asks of the keyboard now (`.keyboard` says each change).
+    public private(set) var keyboard = OverlayKeyboard.none
+    /// The expanded activity the user asked to collapse, until the daemon says it is not
+    /// expanded any more: the keyboard is given back at the asking, not at the answer.
+    private var collapseAsked: String?
 
     public init(layout: OverlayLayout, config: OverlayConfig = OverlayConfig(), motion: Bool = true,
                 settings: Settings = Settings(), clock: OverlayClock) {
@@ -189,6 +199,22 @@ public struct OverlayController {
             let fraction = clock.wall().truncatingRemainder(dividingBy: 1)
             schedule(.secondTick, milliseconds: Int(max(1, (1 - fraction) * 1000 + 5)), &steps)
         }
+        settleKeyboard(&steps)
+    }
+
+    /// The keyboard follows what the user has open: the expanded island (drawn so, not an
+    /// alert) or the list take it as `settings.keyboardWhileOpen` says, anything else gives it
+    /// back. On layer-shell v3 the island holds it exclusively, so a collapse the user asked for
+    /// gives it back at once, whether or not the daemon answers, ever.
+    private mutating func settleKeyboard(_ steps: inout [OverlayStep]) {
+        let expanded = model.island.mode == .expanded ? model.island.expanded : nil
+        if collapseAsked != expanded { collapseAsked = nil }
+        let open = listOpen || (motion.target?.form == .expanded && collapseAsked == nil)
+        let wanted = open ? settings.keyboardWhileOpen : .none
+        if wanted != keyboard {
+            keyboard = wanted
+            steps.append(.keyboard(wanted))
+        }
     }
 
     private func cutWindow(_ steps: inout [OverlayStep]) {
@@ -269,6 +295,9 @@ public struct OverlayController {
             } else {
                 steps.append(.send(.expand(id: id)))
             }
+            // Expanded again by the user, if the daemon never collapsed it.
+            collapseAsked = nil
+            settleKeyboard(&steps)
         case .tap(let id, let url): steps.append(.send(.tap(id: id, url: url.flatMap(Self.web))))
         case .button(let id, let action): steps.append(.send(.button(id: id, action: action)))
         case .dismiss(let id): steps.append(.send(.dismiss(id: id)))
@@ -282,11 +311,15 @@ public struct OverlayController {
 
     /// Escape, focus lost, a click elsewhere: the expanded island collapses, the list closes.
     private mutating func collapse(_ steps: inout [OverlayStep]) {
-        if model.island.mode == .expanded, let id = model.island.expanded { steps.append(.send(.collapse(id: id))) }
+        if model.island.mode == .expanded, let id = model.island.expanded {
+            steps.append(.send(.collapse(id: id)))
+            collapseAsked = id
+        }
         if listOpen {
             listOpen = false
             refresh(animated: true, &steps)
         }
+        settleKeyboard(&steps)
     }
 
     private mutating func toggleList(_ steps: inout [OverlayStep]) {
@@ -437,7 +470,29 @@ public enum OverlayStep: Sendable, Hashable {
     case open(String, opener: [String]?)
     /// Bring the window forward (the list opened: Escape should reach it).
     case raiseWindow
+    /// Ask the compositor for the keyboard so (layer-shell keyboard interactivity).
+    case keyboard(OverlayKeyboard)
     case log(String)
+}
+
+/// What the island asks of the keyboard: the layer surface's keyboard interactivity.
+public enum OverlayKeyboard: String, Sendable, Hashable {
+    /// None: keys go to the user's windows.
+    case none
+    /// Focusable like a window (layer-shell version 4 and later): the compositor may give the
+    /// keyboard to another window meanwhile, and the island sees its focus go.
+    case onDemand = "on-demand"
+    /// All keys go to the island until it gives them back (layer-shell version 3, KWin 5.27,
+    /// which has no on-demand).
+    case exclusive
+
+    /// What the island asks for while the user has it open, on a compositor whose
+    /// wlr-layer-shell is `layerShellVersion`: on-demand where there is such a thing (version
+    /// 4), else exclusive, given back at every collapse; without it Escape would never reach
+    /// the island.
+    public static func whileOpen(layerShellVersion: UInt32) -> OverlayKeyboard {
+        layerShellVersion >= 4 ? .onDemand : .exclusive
+    }
 }
 
 /// The overlay's timers, each run once at a time.

@@ -78,13 +78,14 @@ struct IslandOverlayCommand: ParsableCommand {
             Placement: on Wayland compositors with wlr-layer-shell (sway, Hyprland, river, niri, \
             KDE, COSMIC, labwc, Wayfire) a layer surface anchored top-centre, below bars and \
             panels (their exclusive zones), with none of its own unless Reserve=yes, \
-            taking the keyboard only while expanded or the list is open; on X11 an \
+            taking the keyboard only while expanded or the list is open (on demand; exclusively \
+            where layer-shell is version 3, as on KDE Plasma 5.27, given back at every collapse); on X11 an \
             override-redirect RGBA window at the top centre. Input is taken only where the island \
             is drawn. Monitors plugged in or out while it runs are followed; the log names the \
             output (connector) it is on. Fullscreen windows and focus are known where the \
             compositor offers wlr-foreign-toplevel-management (sway and other wlroots \
-            compositors), and on GNOME from the extension; not on KDE (KWin offers its own \
-            protocol, not read) nor X11, where Fullscreen= does not apply and Output=focused \
+            compositors), and on GNOME from the extension; not on KDE (KWin 5.27 keeps its own \
+            protocol for Plasma's programs) nor X11, where Fullscreen= does not apply and Output=focused \
             stays put. The start-up log says which. GNOME has no layer-shell: there the Island GNOME Shell extension \
             (island@island.org) starts island-overlay --hosted and places its window itself; started \
             by hand on a Wayland compositor without layer-shell, the overlay says so and exits with \

@@ -60,8 +60,8 @@ import IslandOverlay
         let windows: String
         switch compositor?.toplevelVersion ?? 0 {
         case 0:
-            windows = "this compositor offers no wlr-foreign-toplevel-management (KDE's KWin offers " +
-                "org_kde_plasma_window_management instead, not read): fullscreen windows and focus are not known, so Fullscreen= " +
+            windows = "this compositor offers no wlr-foreign-toplevel-management (KDE's KWin 5.27 keeps its own " +
+                "org_kde_plasma_window_management for Plasma's programs): fullscreen windows and focus are not known, so Fullscreen= " +
                 "does not apply (Layer=overlay shows the island over them, Layer=top under them) and Output=focused stays where it starts"
         case 1:
             windows = "wlr-foreign-toplevel-management v1 tells focus but not fullscreen: Fullscreen= does not apply"
@@ -129,8 +129,8 @@ import IslandOverlay
     private var lifted = false
     /// The exclusive zone the layer surface has now (Reserve=yes, while showing).
     private var reserved = 0
-    /// Whether the island accepts the keyboard now (layer-shell on-demand).
-    private var keyboard = false
+    /// What the island asks of the keyboard now (the controller decides, `keyboard(_:)`).
+    private var keyboard = OverlayKeyboard.none
     /// Accepting it, and not yet given it: a focus-out now is the compositor's shuffle.
     private(set) var awaitingKeyboard = false
     /// A fullscreen window came to, or left, the island's output.
@@ -251,13 +251,7 @@ import IslandOverlay
     /// covers the window for nothing; other layers are the user's choice and stay.
     /// Reserve=yes: while the island shows something its strip is an exclusive zone, and
     /// tiled and maximised windows make room; showing nothing, it gives the room back.
-    /// The keyboard: sway 1.7 gives it to the topmost mapped layer surface that accepts it at
-    /// every change of any layer surface's state (arrange_layers), on-demand or not, taking it
-    /// from the focused window. So the island accepts it only while the user has it open
-    /// (expanded or the list: Escape and focus-lost collapse it) and gives it back after;
-    /// otherwise a move to another output, or rising over a fullscreen game, would take the
-    /// user's keyboard, and no window would be focused for Output=focused to follow.
-    func islandChanged(showing: Bool, open: Bool) {
+    func islandChanged(showing: Bool) {
         guard window.wayland else { return }
         let w = island_window(window.widget)
         var changed = false
@@ -276,17 +270,45 @@ import IslandOverlay
                 : "the island's strip is free again")
             changed = true
         }
-        let open = open && takesKeyboard
-        if open != keyboard {
-            keyboard = open
-            awaitingKeyboard = open
-            gtk_layer_set_keyboard_mode(w, open ? GTK_LAYER_SHELL_KEYBOARD_MODE_ON_DEMAND : GTK_LAYER_SHELL_KEYBOARD_MODE_NONE)
-            changed = true
+        if changed { commitNow() }
+    }
+
+    /// The keyboard as the controller asks (only while the user has the island open). sway 1.7
+    /// gives it to the topmost mapped layer surface that accepts it at every change of any
+    /// layer surface's state (arrange_layers), on-demand or not, taking it from the focused
+    /// window; so the island accepts it only while open, and gives it back after: otherwise a
+    /// move to another output, or rising over a fullscreen game, would take the user's
+    /// keyboard, and no window would be focused for Output=focused to follow. On layer-shell
+    /// v3 (KWin 5.27) it is exclusive meanwhile, the controller's choice.
+    func keyboard(_ wanted: OverlayKeyboard) {
+        guard window.wayland else { return }
+        let wanted = takesKeyboard ? wanted : .none
+        guard wanted != keyboard else { return }
+        let released = keyboard == .exclusive && wanted == .none
+        keyboard = wanted
+        awaitingKeyboard = wanted != .none
+        let mode: GtkLayerShellKeyboardMode = switch wanted {
+        case .none: GTK_LAYER_SHELL_KEYBOARD_MODE_NONE
+        case .onDemand: GTK_LAYER_SHELL_KEYBOARD_MODE_ON_DEMAND
+        case .exclusive: GTK_LAYER_SHELL_KEYBOARD_MODE_EXCLUSIVE
         }
-        // gtk-layer-shell commits the change with GDK's next frame, which waits for the
-        // compositor's frame callback, and sway sends none to a surface a fullscreen window
-        // covers: commit it now (a commit with no new buffer applies only the pending state).
-        if changed, let gdkWindow = gtk_widget_get_window(window.widget), let surface = gdk_wayland_window_get_wl_surface(gdkWindow) {
+        gtk_layer_set_keyboard_mode(island_window(window.widget), mode)
+        if released, gtk_widget_get_visible(window.widget) != 0 {
+            // KWin 5.27 leaves the keyboard with a layer surface that stops accepting it (it
+            // only ever activates one that starts to): the user's window would have no keys
+            // until clicked. A surface mapped anew makes KWin activate the window before it.
+            gtk_widget_hide(window.widget)
+            gtk_widget_show(window.widget)
+        } else {
+            commitNow()
+        }
+    }
+
+    /// gtk-layer-shell commits a change with GDK's next frame, which waits for the
+    /// compositor's frame callback, and sway sends none to a surface a fullscreen window
+    /// covers: commit it now (a commit with no new buffer applies only the pending state).
+    private func commitNow() {
+        if let gdkWindow = gtk_widget_get_window(window.widget), let surface = gdk_wayland_window_get_wl_surface(gdkWindow) {
             wl_surface_commit(surface)
         }
     }

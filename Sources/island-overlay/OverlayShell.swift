@@ -35,7 +35,9 @@ import IslandPresenter
         painter = OverlayPainter(style: style, icons: GtkIconSource(), artwork: ArtworkLoader())
         let layout = OverlayLayout(canvasWidth: window.canvas.width, canvasHeight: window.canvas.height, top: config.geometry.top,
                                    geometry: config.geometry, metrics: painter.metrics, artwork: painter.artwork)
-        let settings = OverlayController.Settings(environment: environment, cutsWindowToShapes: window.needsWindowShape)
+        let settings = OverlayController.Settings(environment: environment, cutsWindowToShapes: window.needsWindowShape,
+                                                  keyboardWhileOpen: window.layerShellVersion > 0
+                                                      ? .whileOpen(layerShellVersion: window.layerShellVersion) : .none)
         frameLog = settings.frameLog
         controller = OverlayController(
             layout: layout, config: config, motion: config.motion ?? (island_animations_enabled() != 0), settings: settings,
@@ -47,8 +49,7 @@ import IslandPresenter
     func handle(_ event: OverlayEvent) {
         apply(controller.handle(event))
         let frame = controller.motion.target
-        placement?.islandChanged(showing: frame.map { $0.form != .hidden || $0.listOpen } ?? false,
-                                 open: frame.map { $0.form == .expanded || $0.listOpen } ?? false)
+        placement?.islandChanged(showing: frame.map { $0.form != .hidden || $0.listOpen } ?? false)
     }
 
     // MARK: Events in
@@ -224,6 +225,8 @@ import IslandPresenter
                 open(url, with: opener ?? Self.defaultOpener())
             case .raiseWindow:
                 gtk_window_present(island_window(window.widget))
+            case .keyboard(let wanted):
+                placement?.keyboard(wanted)
             case .log(let message):
                 log(message)
             }

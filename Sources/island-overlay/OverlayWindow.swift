@@ -18,6 +18,8 @@ import IslandOverlay
     /// the shapes as they are drawn now (X Shape), or its transparent parts would show black.
     let needsWindowShape: Bool
     let canvas: (width: Double, height: Double)
+    /// The compositor's wlr-layer-shell version, as bound (0: not placed through layer-shell).
+    let layerShellVersion: UInt32
     /// The backend and placement, for the log (the output is OverlayPlacement's to say).
     let description: String
 
@@ -34,6 +36,7 @@ import IslandOverlay
         let x11 = island_is_x11(display) != 0
         if wayland, !hosted, gtk_layer_is_supported() == 0 { throw fail(Self.noLayerShell(environment), status: 69) }
         guard wayland || x11 else { throw fail("unsupported display backend: neither Wayland nor X11", status: 69) }
+        layerShellVersion = wayland && !hosted ? UInt32(gtk_layer_get_protocol_version()) : 0
 
         // The canvas follows Size=: the widest form and the list, in logical pixels, no taller
         // than the first monitor (OverlayPlacement chooses the island's).
@@ -77,7 +80,7 @@ import IslandOverlay
             gtk_layer_set_anchor(w, GTK_LAYER_SHELL_EDGE_TOP, 1)
             gtk_layer_set_margin(w, GTK_LAYER_SHELL_EDGE_TOP, Int32(config.marginTop))
             gtk_layer_set_exclusive_zone(w, 0)
-            // On demand only while open (OverlayPlacement.islandChanged).
+            // Only while open, as the controller asks (OverlayPlacement.keyboard).
             gtk_layer_set_keyboard_mode(w, GTK_LAYER_SHELL_KEYBOARD_MODE_NONE)
             needsWindowShape = false
         } else {
@@ -93,7 +96,8 @@ import IslandOverlay
         if let context = gtk_widget_get_style_context(area) { gtk_style_context_add_class(context, "island-overlay") }
 
         let backend = hosted ? "\(wayland ? "wayland" : "x11") (hosted: placed by the desktop's shell)"
-            : wayland ? "wayland (layer-shell, layer \(config.layer.rawValue))"
+            : wayland ? "wayland (layer-shell v\(layerShellVersion), layer \(config.layer.rawValue), keyboard "
+                + "\(OverlayKeyboard.whileOpen(layerShellVersion: layerShellVersion).rawValue) while open)"
             : "x11 (override-redirect\(needsWindowShape ? ", no compositor: shaped window" : ""))"
         description = "backend \(backend), size ×\(config.geometry.factor), canvas \(Int(canvas.width))x\(Int(canvas.height))"
             + (hosted ? "" : ", margin-top \(Int(config.marginTop))")

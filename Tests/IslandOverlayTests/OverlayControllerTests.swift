@@ -429,4 +429,110 @@ import Testing
         shaped.wait(3)
         #expect(!shaped.controller.faded)
     }
+
+    // MARK: The keyboard while open (layer-shell: on-demand from version 4, exclusive on 3)
+
+    static func keyboards(_ steps: [OverlayStep]) -> [OverlayKeyboard] {
+        steps.compactMap { if case .keyboard(let keyboard) = $0 { keyboard } else { nil } }
+    }
+
+    @Test func whatTheIslandAsksOfTheKeyboardFollowsTheLayerShellVersion() {
+        #expect(OverlayKeyboard.whileOpen(layerShellVersion: 3) == .exclusive, "KWin 5.27: no on-demand")
+        #expect(OverlayKeyboard.whileOpen(layerShellVersion: 4) == .onDemand)
+        #expect(OverlayKeyboard.whileOpen(layerShellVersion: 5) == .onDemand)
+    }
+
+    /// The ways an open island closes.
+    enum Closing: String, CaseIterable, Sendable {
+        case escape, focusLost, clickAway, pointerAway, activityEnded, daemonGone
+    }
+
+    /// The keyboard is asked for when the island expands, and given back by every way it
+    /// closes, in the same step, before the daemon answers a collapse: on layer-shell v3 it is
+    /// held exclusively, and nothing may leave it held.
+    @Test(arguments: [UInt32(3), 4], Closing.allCases)
+    func everyWayTheIslandClosesGivesTheKeyboardBack(layerShellVersion: UInt32, closing: Closing) {
+        let open = OverlayKeyboard.whileOpen(layerShellVersion: layerShellVersion)
+        var desk = Desk(settings: .init(keyboardWhileOpen: open))
+        desk.send(.update(Self.snapshot(Self.compact)))
+        desk.settle()
+        #expect(Self.keyboards(desk.take()) == [], "the compact island leaves the keyboard alone")
+        desk.send(.update(Self.delta(2, island: Self.expanded)))
+        #expect(Self.keyboards(desk.take()) == [open])
+        #expect(desk.controller.keyboard == open)
+        desk.settle()
+        desk.wait(1)
+        _ = desk.take()
+
+        switch closing {
+        case .escape: desk.send(.escapePressed)
+        case .focusLost: desk.send(.focusLost)
+        case .clickAway: desk.send(.pressed(x: 2, y: 600, button: 1))
+        case .pointerAway:
+            desk.send(.pointerMoved(x: 430, y: 600))
+            desk.wait(4)
+        case .activityEnded:
+            var ended = Self.delta(3, island: ["mode": "none"])
+            ended["removed"] = .array(["a"])
+            desk.send(.update(ended))
+        case .daemonGone: desk.send(.disconnected(reason: "the daemon is gone"))
+        }
+        let closed = desk.take()
+        #expect(Self.keyboards(closed) == [OverlayKeyboard.none], "\(closing)")
+        #expect(desk.controller.keyboard == .none)
+        // The daemon's answer, when there is one, changes nothing more.
+        desk.send(.update(Self.delta(4, island: Self.compact)))
+        desk.settle()
+        #expect(Self.keyboards(desk.take()) == [])
+    }
+
+    /// A daemon that never answers the collapse keeps the island drawn expanded, but not the
+    /// keyboard: updates of the expanded activity do not take it again; a new expansion does.
+    @Test func aCollapseTheDaemonNeverAnswersStillGivesTheKeyboardBack() {
+        var desk = Desk(settings: .init(keyboardWhileOpen: .exclusive))
+        desk.send(.update(Self.snapshot(Self.expanded)))
+        desk.settle()
+        #expect(Self.keyboards(desk.take()) == [.exclusive])
+        desk.send(.escapePressed)
+        let escaped = desk.take()
+        #expect(Self.sent(escaped) == [.collapse(id: "a")])
+        #expect(Self.keyboards(escaped) == [OverlayKeyboard.none])
+        desk.send(.failed(.collapse(id: "a"), message: "timed out"))
+        desk.send(.update(Self.delta(2, items: [Scenes.simpleItem("a", text: "Pouring", done: 3)])))
+        desk.settle()
+        #expect(desk.form == .expanded)
+        #expect(Self.keyboards(desk.take()) == [])
+        #expect(desk.controller.keyboard == .none)
+
+        desk.send(.update(Self.delta(3, island: Self.compact)))
+        desk.send(.update(Self.delta(4, island: Self.expanded)))
+        #expect(Self.keyboards(desk.take()) == [.exclusive], "expanded again: Escape must reach it")
+    }
+
+    /// The list takes the keyboard too (opened with --toggle-list, no click focused the island),
+    /// and closing it gives it back; a compact island under it keeps none.
+    @Test(arguments: [UInt32(3), 4])
+    func theListTakesTheKeyboardUntilItCloses(layerShellVersion: UInt32) {
+        let open = OverlayKeyboard.whileOpen(layerShellVersion: layerShellVersion)
+        var desk = Desk(settings: .init(keyboardWhileOpen: open))
+        desk.send(.update(Self.snapshot(Self.compact)))
+        desk.settle()
+        _ = desk.take()
+        desk.send(.toggleList)
+        #expect(Self.keyboards(desk.take()) == [open])
+        desk.send(.escapePressed)
+        #expect(Self.keyboards(desk.take()) == [OverlayKeyboard.none])
+        desk.send(.toggleList)
+        desk.send(.toggleList)
+        #expect(Self.keyboards(desk.take()) == [open, .none])
+    }
+
+    /// Off layer-shell (X11, hosted) the island asks nothing of the keyboard.
+    @Test func noLayerShellNoKeyboardSteps() {
+        var desk = Desk(settings: .init(keyboardWhileOpen: .none))
+        desk.send(.update(Self.snapshot(Self.expanded)))
+        desk.send(.toggleList)
+        desk.send(.escapePressed)
+        #expect(Self.keyboards(desk.take()) == [])
+    }
 }
