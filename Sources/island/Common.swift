@@ -133,11 +133,6 @@ enum Output {
         FileHandle.standardError.write(Data(TerminalText.display(text, keepingNewlines: true).utf8))
     }
 
-    /// A line of the user's own command passed through (`island progress`), as it came.
-    static func passthrough(_ line: String) {
-        FileHandle.standardOutput.write(Data((line + "\n").utf8))
-    }
-
     /// The CLI's own terminal control (a countdown rewriting its line), never producer text.
     static func control(_ sequence: String) {
         FileHandle.standardError.write(Data(sequence.utf8))
@@ -147,6 +142,31 @@ enum Output {
         error("island: warning: \(text)\n")
     }
 }
+
+/// `--owner-gone`'s values: the wire's `ownerGone` policies.
+enum OwnerGoneOption: String, CaseIterable, ExpressibleByArgument {
+    case keep, end, stale
+
+    var policy: ActivityOwnerGonePolicy {
+        switch self {
+        case .keep: .keep
+        case .end: .end
+        case .stale: .stale
+        }
+    }
+}
+
+/// `--owner-gone`, on every command that starts an activity.
+let ownerGoneHelp = ArgumentHelp(
+    "What happens to the activity once no island process of the app is connected: keep, end, or stale (after a grace period, 30 s by default).",
+    discussion: """
+        A script killed outright (kill -9, a closed session) leaves its activity as it was, "Copying 40%" for \
+        hours, unless this says otherwise. island start returns at once, so for a script's activity use \
+        stale: it turns stale a grace period after the last island command of the app, until the next update; \
+        end would end it as soon as start returns, unless something such as island watch stays \
+        connected. Add a trap that ends it on the script's own exit.
+        """,
+    valueName: "policy")
 
 /// Parses a JSON object given on the command line.
 func parseObject(_ text: String?, option: String, json: Bool) throws(CLIFailure) -> JSONObject {
