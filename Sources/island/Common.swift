@@ -160,11 +160,12 @@ enum OwnerGoneOption: String, CaseIterable, ExpressibleByArgument {
 let ownerGoneHelp = ArgumentHelp(
     "What happens to the activity once no island process of the app is connected: keep, end, or stale (after a grace period, 30 s by default).",
     discussion: """
-        A script killed outright (kill -9, a closed session) leaves its activity as it was, "Copying 40%" for \
-        hours, unless this says otherwise. island start returns at once, so for a script's activity use \
-        stale: it turns stale a grace period after the last island command of the app, until the next update; \
-        end would end it as soon as start returns, unless something such as island watch stays \
-        connected. Add a trap that ends it on the script's own exit.
+        A script killed outright (kill -9, a closed session) leaves its activity as it was, "Copying 40%" \
+        for hours, unless this says otherwise. end ends it once the app's last island process is gone: \
+        for island start, as soon as it returns (unless something such as island watch stays connected). \
+        stale marks it stale a grace period after the app's last island command, until the next \
+        update: the policy for a script's island start, with a trap for the script's own exit (see \
+        island start --help).
         """,
     valueName: "policy")
 

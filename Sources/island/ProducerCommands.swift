@@ -16,8 +16,8 @@ struct Start: AsyncParsableCommand {
             In a script, say what becomes of the activity if the script is killed: --owner-gone \
             stale, and a trap for the script's own exit:
               id=$(island start Copy --attributes '{"title":"Copying"}' --owner-gone stale)
-              trap 'island end "$id" 2>/dev/null' EXIT   # once ended, a second end is refused
-              trap 'exit 130' INT; trap 'exit 143' TERM   # so the EXIT trap runs then too
+              trap 'island end "$id" 2>/dev/null' EXIT
+              trap 'exit 130' INT; trap 'exit 143' TERM   # EXIT then runs too
             """)
 
     @OptionGroup var global: GlobalOptions
