@@ -257,6 +257,12 @@ let island: [Target] = [
             .product(name: "OrderedCollections", package: "swift-collections"),
         ]
     ),
+    // The CLI's own logic (the progress ETA, how a command ended and what its activity says
+    // of it), tested in the executable's module.
+    .testTarget(
+        name: "IslandCLITests",
+        dependencies: ["island", "IslandCore", "OrderedJSON", .product(name: "OrderedCollections", package: "swift-collections")]
+    ),
     .testTarget(
         name: "IslandKitTests",
         dependencies: [

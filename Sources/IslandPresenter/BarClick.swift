@@ -8,6 +8,8 @@ public enum BarClick: String, Sendable, CaseIterable {
     /// Expand the island's activity, or collapse it when it is expanded.
     case toggle
     case expand, collapse, tap, dismiss
+    /// Press a button of the island's activity (its action is given with the click).
+    case button
     /// Open the lock-screen list (the terminal UI in a terminal).
     case list
 

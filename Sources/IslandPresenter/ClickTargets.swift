@@ -130,14 +130,17 @@ public struct BarShown: Sendable, Hashable {
         switch click {
         case .list: return .refuse("list acts for no activity")
         case .toggle: action = actionableAt["collapse"] != nil ? "collapse" : "expand"
+        // A bar draws no buttons: pressing one (a key binding) waits until the bar's activity
+        // has stood still as a whole, which the time of its tap says.
+        case .button: action = "tap"
         default: action = click.rawValue
         }
         guard let at = actionableAt[action] else { return .refuse("the bar shows no \(action) for its activity") }
         guard now >= at else { return .refuse("what the bar shows changed just now; not acting on it (click again)") }
-        guard let current = click.interaction(on: island), current.action == action, current.id == id else {
+        guard let current = click.interaction(on: island), current.id == id, click == .button || current.action == action else {
             return .refuse("the island changed since the bar drew it; not acting on it (click again)")
         }
-        return .act(action: action, id: id)
+        return .act(action: current.action, id: id)
     }
 
     /// A click with the records of every bar presenter running for the daemon (two monitors,

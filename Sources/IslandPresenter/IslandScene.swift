@@ -9,9 +9,12 @@ public struct IslandScene: Sendable {
         public var item: PresenterItem
         public var layout: RenderedLayout
 
+        /// An activity that has ended takes no button press (the daemon refuses one), so its
+        /// card shows none, in every presenter that draws from here.
         public init(item: PresenterItem, now: Double) {
             self.item = item
-            self.layout = item.render(now: now)
+            let layout = item.render(now: now)
+            self.layout = item.hasEnded ? layout.withoutButtons : layout
         }
     }
 
@@ -52,6 +55,28 @@ public struct IslandScene: Sendable {
 
     /// The activity the island is about: the expanded one, else the attached one.
     public var primary: Entry? { expanded ?? attached }
+
+    /// What pressing the button `action` of the island's activity would press.
+    public enum ButtonLookup: Sendable, Hashable {
+        /// The activity `id` has it.
+        case found(id: String)
+        case noActivity
+        /// The activity has ended: its buttons act no more.
+        case ended(id: String)
+        /// The activity has no such button; `available` are the actions it has.
+        case missing(id: String, available: [String])
+    }
+
+    /// The button `action` of the island's activity (`primary`), in any region of its layout.
+    public func button(_ action: String) -> ButtonLookup {
+        guard let primary else { return .noActivity }
+        if primary.item.hasEnded { return .ended(id: primary.item.id) }
+        var available: [String] = []
+        for region in primary.layout.regions {
+            for button in region.view.buttons where !available.contains(button.action) { available.append(button.action) }
+        }
+        return available.contains(action) ? .found(id: primary.item.id) : .missing(id: primary.item.id, available: available)
+    }
 
     /// Whether something on screen changes by itself as time passes (a timer or a progress bar
     /// over a time range), so presenters redraw every second.
@@ -175,6 +200,22 @@ extension RenderedLayout {
             .compactMap { $0 }
     }
 
+    /// The layout with no button left in any region; a region that held nothing else is gone.
+    public var withoutButtons: RenderedLayout {
+        var layout = self
+        for key in [\RenderedLayout.lockScreen, \.compactLeading, \.compactTrailing, \.minimal,
+                    \.expandedLeading, \.expandedTrailing, \.expandedCenter, \.expandedBottom] {
+            layout[keyPath: key] = layout[keyPath: key].flatMap { region in
+                region.view.withoutButtons.map { view in
+                    var kept = region
+                    kept.view = view
+                    return kept
+                }
+            }
+        }
+        return layout
+    }
+
     /// The buttons of the expanded presentation, in reading order: leading, center, trailing, bottom.
     public var expandedButtons: [(action: String, label: String)] {
         [expandedLeading, expandedCenter, expandedTrailing, expandedBottom].compactMap { $0 }.flatMap { $0.view.buttons }
@@ -212,6 +253,22 @@ extension RenderedView {
         case .link(_, let child): child.firstProgress
         case .image(_, let fallback): fallback?.firstProgress
         default: nil
+        }
+    }
+
+    /// The view with its buttons left out; nil when nothing else is left.
+    public var withoutButtons: RenderedView? {
+        switch self {
+        case .button: return nil
+        case .hstack(let children, let spacing):
+            let kept = children.compactMap(\.withoutButtons)
+            return kept.isEmpty && !children.isEmpty ? nil : .hstack(kept, spacing: spacing)
+        case .vstack(let children, let spacing):
+            let kept = children.compactMap(\.withoutButtons)
+            return kept.isEmpty && !children.isEmpty ? nil : .vstack(kept, spacing: spacing)
+        case .link(let url, let child): return child.withoutButtons.map { .link(url: url, child: $0) }
+        case .image(let path, let fallback): return .image(path: path, fallback: fallback?.withoutButtons)
+        default: return self
         }
     }
 

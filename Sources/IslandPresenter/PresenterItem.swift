@@ -79,6 +79,7 @@ public struct PresenterItem: Sendable, Hashable {
     }
 
     public var isStale: Bool { activityState == "stale" }
+    public var hasEnded: Bool { activityState == "ended" || activityState == "dismissed" }
     public var isLive: Bool { activityState == "active" || activityState == "stale" }
 
     /// The layout resolved at `now`. A region the layout leaves out is drawn from the default

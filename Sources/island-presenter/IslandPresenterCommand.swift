@@ -31,7 +31,7 @@ struct IslandPresenterCommand: AsyncParsableCommand {
               snapshot  draw the island once (--svg FILE) and exit; the drawing
                         is island-overlay's (needs the island-overlay package)
               click     act on the island for a bar's on-click or a key binding:
-                        toggle, expand, collapse, tap, dismiss or list
+                        toggle, expand, collapse, tap, dismiss, button ACTION or list
 
             A bar mode exits with status 74 once its standard output is closed (the bar quit \
             or was killed), and with 128+N on SIGINT or SIGTERM, even when started with SIGINT \
@@ -311,6 +311,10 @@ struct Click: AsyncParsableCommand {
             collapse  collapse the island
             tap       tap it: the URL the daemon returns opens with xdg-open (and is printed)
             dismiss   dismiss it from the lock-screen list
+            button ACTION
+                      press its layout's button whose action is ACTION (as the app's Watch sees \
+            it); refused, exit status 1, when it has no such button (the ones it has are \
+            listed) or has ended
             list      open the lock-screen list: the terminal UI in a new terminal ($TERMINAL, \
             else x-terminal-emulator, foot, alacritty, kitty or xterm, the first on PATH)
             The activity is the expanded one, else the attached one. Exit status 1 when the \
@@ -323,21 +327,30 @@ struct Click: AsyncParsableCommand {
             it acts on the island as the daemon has it.
             """)
 
-    @Argument(help: ArgumentHelp("toggle, expand, collapse, tap, dismiss or list."))
+    @Argument(help: ArgumentHelp("toggle, expand, collapse, tap, dismiss, button or list."))
     var action: BarClick
 
+    @Argument(help: ArgumentHelp("For button: the button's action.", valueName: "action"))
+    var button: String?
+
     @OptionGroup var options: CommonOptions
+
+    func validate() throws {
+        if action == .button && button == nil { throw ValidationError("give the button's action: click button ACTION") }
+        if action != .button, let button { throw ValidationError("\(action.rawValue) takes no argument (\(button))") }
+    }
 
     func run() async throws {
         // Judged as of when the bar started this process: the nearest to the click it knows.
         let clickedAt = BootClock.processStart() ?? BootClock.now()
-        guard await Self.perform(action, options: options, clickedAt: clickedAt) else { throw ExitCode(1) }
+        guard await Self.perform(action, button: button, options: options, clickedAt: clickedAt) else { throw ExitCode(1) }
     }
 
     /// Performs a click made at `clickedAt` (on `BootClock`); false (with the reason on standard
     /// error) when it could not. `shown` is what the bar presenter showed (i3blocks' own
     /// driver); nil reads the records of the bar presenters running for the socket, if any.
-    static func perform(_ action: BarClick, options: CommonOptions, clickedAt: Double, shown: [BarShown]? = nil) async -> Bool {
+    static func perform(_ action: BarClick, button: String? = nil, options: CommonOptions, clickedAt: Double,
+                        shown: [BarShown]? = nil) async -> Bool {
         if action == .list { return openList(socket: options.socket) }
         let shown = shown ?? runningBarsShown(socket: options.socketPath)
         let model: PresenterModel
@@ -357,8 +370,12 @@ struct Click: AsyncParsableCommand {
             writeAll("island-presenter: \(reason)\n", to: 2)
             return false
         }
+        if let button, let refusal = buttonRefusal(button, scene: IslandScene(model: model, now: now())) {
+            writeAll("island-presenter: \(TerminalText.display(refusal))\n", to: 2)
+            return false
+        }
         do {
-            let url = try await Interactor(socketPath: options.socketPath).interact(interaction, id: id)
+            let url = try await Interactor(socketPath: options.socketPath).interact(interaction, id: id, button: button)
             if interaction == "tap", let url {
                 writeAll(TerminalText.display(url) + "\n")
                 _ = openWithXDG(url)
@@ -367,6 +384,18 @@ struct Click: AsyncParsableCommand {
         } catch {
             writeAll("island-presenter: \(interaction) failed: \(TerminalText.display(String(describing: error)))\n", to: 2)
             return false
+        }
+    }
+
+    /// Why the island's activity has no button `action` to press; nil when it has.
+    static func buttonRefusal(_ action: String, scene: IslandScene) -> String? {
+        switch scene.button(action) {
+        case .found: return nil
+        case .noActivity: return "the island shows nothing"
+        case .ended(let id): return "activity \(id) has ended: its buttons act no more"
+        case .missing(let id, let available) where available.isEmpty: return "activity \(id) has no buttons (no button \(action))"
+        case .missing(let id, let available):
+            return "activity \(id) has no button \(action); its buttons: \(available.joined(separator: ", "))"
         }
     }
 

@@ -1,4 +1,7 @@
 import Foundation
+import OrderedCollections
+import OrderedJSON
+import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -37,7 +40,9 @@ enum ChildProcess {
     /// taken (its event loops' epoll and eventfd, its connection to the daemon) are marked
     /// close-on-exec first: NIO does not open all of them so, and a command holding the
     /// daemon's socket open would keep island's connection alive after island is gone.
-    static func spawn(_ arguments: [String], passing inherited: Set<Int32>) throws -> pid_t {
+    /// With `standardOutput`, the command writes there instead of island's standard output
+    /// (`island progress` reads it); island's copy of that descriptor is the caller's to close.
+    static func spawn(_ arguments: [String], passing inherited: Set<Int32>, standardOutput: Int32? = nil) throws -> pid_t {
         for descriptor in openDescriptors().subtracting(inherited) where descriptor > 2 {
             let flags = fcntl(descriptor, F_GETFD)
             if flags >= 0 { _ = fcntl(descriptor, F_SETFD, flags | FD_CLOEXEC) }
@@ -53,19 +58,22 @@ enum ChildProcess {
         sigemptyset(&mask)
         posix_spawnattr_setsigmask(&attributes, &mask)
         posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK))
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        if let standardOutput { posix_spawn_file_actions_adddup2(&actions, standardOutput, 1) }
         let argv = arguments.map { strdup($0) } + [nil]
         defer { argv.forEach { free($0) } }
         var pid: pid_t = 0
-        let result = posix_spawnp(&pid, arguments[0], nil, &attributes, argv, environ)
+        let result = posix_spawnp(&pid, arguments[0], &actions, &attributes, argv, environ)
         guard result == 0 else { throw SpawnError(command: arguments[0], errno: result) }
         return pid
     }
 
-    /// The exit status, or 128 + the signal that killed it. Waits on a thread of its own so
-    /// no task thread blocks. `beforeReaping` runs once the child has exited but while it is
-    /// still a zombie, so its pid cannot have been reused yet: whoever signals it by pid must
-    /// stop doing so there.
-    static func wait(_ pid: pid_t, beforeReaping: @escaping @Sendable () -> Void) async -> Int32 {
+    /// How the child ended. Waits on a thread of its own so no task thread blocks.
+    /// `beforeReaping` runs once the child has exited but while it is still a zombie, so its
+    /// pid cannot have been reused yet: whoever signals it by pid must stop doing so there.
+    static func wait(_ pid: pid_t, beforeReaping: @escaping @Sendable () -> Void) async -> Termination {
         await withCheckedContinuation { continuation in
             let thread = Thread {
                 var info = siginfo_t()
@@ -73,11 +81,91 @@ enum ChildProcess {
                 beforeReaping()
                 var status: Int32 = 0
                 while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
-                let code = (status & 0x7F) == 0 ? (status >> 8) & 0xFF : 128 + (status & 0x7F)
-                continuation.resume(returning: code)
+                continuation.resume(returning: Termination(waitStatus: status))
             }
             thread.start()
         }
+    }
+}
+
+extension ChildProcess {
+    /// Runs `command` as a shell runs a foreground job, and says how it ended (nil when it
+    /// could not start: the reason is on standard error). Ctrl-C and Ctrl-\ reach the command
+    /// through the process group, and island stays to report how it ended; a SIGTERM or SIGHUP
+    /// aimed at island alone (a service manager, a closed terminal, `kill`) is passed on to the
+    /// command, so it is not left running orphaned.
+    static func runInForeground(_ command: [String], passing inherited: Set<Int32>, standardOutput: Int32? = nil,
+                                started: () -> Void = {}) async -> Termination? {
+        let child = Mutex<pid_t>(0)
+        let ignored = SignalWatcher([SIGINT, SIGQUIT]) { _ in }
+        // Signalled under the lock, which the wait takes before it reaps the command: a pid
+        // is never signalled once it could belong to another process.
+        let forwarder = SignalWatcher([SIGTERM, SIGHUP]) { number in
+            child.withLock { pid in
+                if pid > 0 { kill(pid, number) }
+            }
+        }
+        defer { _ = (ignored, forwarder) }
+        let pid: pid_t
+        do {
+            pid = try spawn(command, passing: inherited, standardOutput: standardOutput)
+        } catch {
+            Output.error("island: \(error)\n")
+            return nil
+        }
+        child.withLock { $0 = pid }
+        started()
+        return await wait(pid, beforeReaping: { child.withLock { $0 = 0 } })
+    }
+}
+
+/// How a command ended, as a shell tells it.
+enum Termination: Hashable, Sendable, CustomStringConvertible {
+    case exited(Int32)
+    case killed(signal: Int32)
+
+    /// From a `waitpid` status.
+    init(waitStatus status: Int32) {
+        self = (status & 0x7F) == 0 ? .exited((status >> 8) & 0xFF) : .killed(signal: status & 0x7F)
+    }
+
+    var succeeded: Bool { self == .exited(0) }
+
+    /// What `$?` says of it in a shell: the exit status, or 128 + the signal's number.
+    var shellStatus: Int32 {
+        switch self {
+        case .exited(let status): status
+        case .killed(let signal): 128 + signal
+        }
+    }
+
+    /// For the user: "exit status 3", "killed by SIGTERM".
+    var description: String {
+        switch self {
+        case .exited(let status): "exit status \(status)"
+        case .killed(let signal): "killed by \(Self.name(ofSignal: signal))"
+        }
+    }
+
+    /// What an ended activity's state says of it: `status` succeeded or failed, `exitStatus`
+    /// as a shell has it, and for a failure the words an activity's card shows (`outcome`,
+    /// which the default layout puts right after the status: "Exit status 3", "Killed by
+    /// SIGTERM").
+    var stateMembers: JSONObject {
+        var members: JSONObject = ["status": .string(succeeded ? "succeeded" : "failed"), "exitStatus": .int(Int(shellStatus))]
+        if !succeeded { members["outcome"] = .string(description.prefix(1).uppercased() + description.dropFirst()) }
+        return members
+    }
+
+    /// `SIGTERM` for 15; `signal 40` for one with no name here (real-time signals).
+    static func name(ofSignal number: Int32) -> String {
+        let names: [Int32: String] = [
+            SIGHUP: "SIGHUP", SIGINT: "SIGINT", SIGQUIT: "SIGQUIT", SIGILL: "SIGILL", SIGTRAP: "SIGTRAP",
+            SIGABRT: "SIGABRT", SIGBUS: "SIGBUS", SIGFPE: "SIGFPE", SIGKILL: "SIGKILL", SIGUSR1: "SIGUSR1",
+            SIGSEGV: "SIGSEGV", SIGUSR2: "SIGUSR2", SIGPIPE: "SIGPIPE", SIGALRM: "SIGALRM", SIGTERM: "SIGTERM",
+            SIGXCPU: "SIGXCPU", SIGXFSZ: "SIGXFSZ", SIGVTALRM: "SIGVTALRM", SIGPROF: "SIGPROF", SIGSYS: "SIGSYS",
+        ]
+        return names[number] ?? "signal \(number)"
     }
 }
 

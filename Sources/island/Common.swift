@@ -133,11 +133,6 @@ enum Output {
         FileHandle.standardError.write(Data(TerminalText.display(text, keepingNewlines: true).utf8))
     }
 
-    /// A line of the user's own command passed through (`island progress`), as it came.
-    static func passthrough(_ line: String) {
-        FileHandle.standardOutput.write(Data((line + "\n").utf8))
-    }
-
     /// The CLI's own terminal control (a countdown rewriting its line), never producer text.
     static func control(_ sequence: String) {
         FileHandle.standardError.write(Data(sequence.utf8))
@@ -147,6 +142,32 @@ enum Output {
         error("island: warning: \(text)\n")
     }
 }
+
+/// `--owner-gone`'s values: the wire's `ownerGone` policies.
+enum OwnerGoneOption: String, CaseIterable, ExpressibleByArgument {
+    case keep, end, stale
+
+    var policy: ActivityOwnerGonePolicy {
+        switch self {
+        case .keep: .keep
+        case .end: .end
+        case .stale: .stale
+        }
+    }
+}
+
+/// `--owner-gone`, on every command that starts an activity.
+let ownerGoneHelp = ArgumentHelp(
+    "What happens to the activity once no island process of the app is connected: keep, end, or stale (after a grace period, 30 s by default).",
+    discussion: """
+        A script killed outright (kill -9, a closed session) leaves its activity as it was, "Copying 40%" \
+        for hours, unless this says otherwise. end ends it once the app's last island process is gone: \
+        for island start, as soon as it returns (unless something such as island watch stays connected). \
+        stale marks it stale a grace period after the app's last island command, until the next \
+        update: the policy for a script's island start, with a trap for the script's own exit (see \
+        island start --help).
+        """,
+    valueName: "policy")
 
 /// Parses a JSON object given on the command line.
 func parseObject(_ text: String?, option: String, json: Bool) throws(CLIFailure) -> JSONObject {

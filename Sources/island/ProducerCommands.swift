@@ -12,6 +12,12 @@ struct Start: AsyncParsableCommand {
             TYPE names the activity's kind (its layout is looked up by it). Attributes are fixed for \
             the activity's life; the state changes with `island update`. With --key, starting again \
             with the same key returns the activity already started instead of a duplicate.
+
+            In a script, say what becomes of the activity if the script is killed: --owner-gone \
+            stale, and a trap for the script's own exit:
+              id=$(island start Copy --attributes '{"title":"Copying"}' --owner-gone stale)
+              trap 'island end "$id" 2>/dev/null' EXIT
+              trap 'exit 130' INT; trap 'exit 143' TERM   # EXIT then runs too
             """)
 
     @OptionGroup var global: GlobalOptions
@@ -21,6 +27,7 @@ struct Start: AsyncParsableCommand {
     @Option(help: ArgumentHelp("An idempotency key: a retry returns the same activity.", valueName: "key")) var key: String?
     @Option(help: ArgumentHelp("The relevance score (higher shows first).", valueName: "n")) var relevance: Double = 0
     @Option(help: ArgumentHelp("Mark the activity stale after this many seconds.", valueName: "seconds")) var staleAfter: Double?
+    @Option(help: ownerGoneHelp) var ownerGone: OwnerGoneOption = .keep
     @Flag(help: "Give the activity a push token, printed after its id, for its server (island push).") var pushToken = false
 
     func run() async throws {
@@ -29,7 +36,7 @@ struct Start: AsyncParsableCommand {
         let connection = global.producer()
         let content = RawActivityContent(state: state, staleDate: staleAfter.map { now + $0 }, relevanceScore: relevance)
         let (activity, _) = try await global.perform {
-            try await connection.request(type: type, attributes: attributes, content: content, key: key, pushToken: pushToken)
+            try await connection.request(type: type, attributes: attributes, content: content, key: key, ownerGone: ownerGone.policy, pushToken: pushToken)
         }
         if global.json {
             Output.json(.object(activity.json))

@@ -214,6 +214,8 @@ def test_run_passes_the_exit_status_through_and_ends_failed(cli_daemon):
     assert a["attributes"] == {"title": "Fails", "command": "sh -c 'echo out; echo err >&2; exit 3'"}
     assert a["content"]["state"]["status"] == "failed"
     assert a["content"]["state"]["exitStatus"] == 3
+    # What the card shows after "Failed" (issue #30: the default layout hid the exit status).
+    assert a["content"]["state"]["outcome"] == "Exit status 3"
     assert a["content"]["state"]["duration"] >= 0
 
 
@@ -229,6 +231,7 @@ def test_run_reports_a_killing_signal_as_128_plus_n(cli_daemon):
     assert result.returncode == 128 + signal.SIGTERM
     [a] = activities(cli_daemon, "--type", "Command", "--state", "ended")
     assert a["content"]["state"]["exitStatus"] == 128 + signal.SIGTERM
+    assert a["content"]["state"]["outcome"] == "Killed by SIGTERM"
 
 
 def test_run_shows_running_while_the_command_runs(cli_daemon, tmp_path):
@@ -273,11 +276,67 @@ def test_run_without_a_daemon_still_runs_the_command():
 
 def test_progress_follows_percentages_and_counts(cli_daemon):
     result = ok(island(cli_daemon, "progress", "--title", "Build", stdin="starting\n10%\nhalf 50 %\n3/4\n"))
-    assert result.stdout.splitlines() == ["starting", "10%", "half 50 %", "3/4"]
+    assert result.stdout == "starting\n10%\nhalf 50 %\n3/4\n"
     [a] = activities(cli_daemon, "--type", "Progress", "--state", "ended")
     assert a["attributes"] == {"title": "Build"}
     state = a["content"]["state"]
-    assert (state["value"], state["total"], state["status"]) == (3, 4, "succeeded")
+    # Reading stdin, island cannot know how the writer ended: no "succeeded" (issue #30).
+    assert (state["value"], state["total"], state["status"]) == (3, 4, "finished")
+
+
+def test_progress_from_a_failing_pipe_claims_no_success(cli_daemon):
+    """The issue's case: the command before the pipe fails, which island cannot see."""
+    env = dict(os.environ, ISLAND_SOCKET=cli_daemon.socket)
+    result = subprocess.run(["sh", "-c", "sh -c 'echo 50%; exit 1' | \"$0\" progress --title t", ISLAND],
+                            env=env, capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0 and result.stdout == "50%\n", result.stderr
+    [a] = activities(cli_daemon, "--type", "Progress", "--state", "ended")
+    assert a["content"]["state"]["status"] == "finished"
+
+
+def test_progress_runs_the_command_and_ends_as_it_ended(cli_daemon):
+    """`island progress -- CMD` (issue #30): the command's output is read for progress and
+    copied as it came (a carriage return ends a line), its standard error is its own, and the
+    activity and island's exit status say how it ended."""
+    def run(title, script):
+        # Bytes: text mode would read the carriage return as a line break.
+        result = island(cli_daemon, "progress", "--title", title, "--", "sh", "-c", script, text=False)
+        [a] = [a for a in activities(cli_daemon, "--type", "Progress", "--state", "ended") if a["attributes"]["title"] == title]
+        return result, a["content"]["state"]
+
+    result, state = run("ok", "printf 'a 10%%\\rb 2/4\\n'; echo err >&2")
+    assert result.returncode == 0
+    assert result.stdout == b"a 10%\rb 2/4\n" and result.stderr == b"err\n"
+    assert state == {"value": 2, "total": 4, "status": "succeeded"}
+
+    result, state = run("three", "echo 30%; exit 3")
+    assert result.returncode == 3 and result.stdout == b"30%\n"
+    assert state == {"value": 30, "total": 100, "status": "failed", "outcome": "Exit status 3"}
+
+    result, state = run("killed", "echo 70%; kill -TERM $$")
+    assert result.returncode == 128 + signal.SIGTERM
+    assert state == {"value": 70, "total": 100, "status": "failed", "outcome": "Killed by SIGTERM"}
+
+    # The title defaults to the command; --title or a command is needed.
+    ok(island(cli_daemon, "progress", "--", "true"))
+    assert any(a["attributes"]["title"] == "true" for a in activities(cli_daemon, "--type", "Progress"))
+    assert island(cli_daemon, "progress").returncode == 2
+
+
+def test_owner_gone_reaches_the_daemon(cli_daemon):
+    """`--owner-gone` (issue #30) on start, run and progress, as the wire names the policy."""
+    stale = json.loads(ok(island(cli_daemon, "start", "Copy", "--owner-gone", "stale", "--json")).stdout)
+    assert stale["ownerGone"] == "stale"
+    assert json.loads(ok(island(cli_daemon, "start", "Copy", "--json")).stdout)["ownerGone"] == "keep"
+    # end: the app's last connection was start's own, so the activity ends as start returns.
+    ended = json.loads(ok(island(cli_daemon, "start", "Copy", "--owner-gone", "end", "--json")).stdout)
+    wait_for(lambda: activity(cli_daemon, ended["id"])["state"] == "ended", message="ended when start returned")
+    assert activity(cli_daemon, ended["id"])["endReason"] == "ownerGone"
+    ran = json.loads(ok(island(cli_daemon, "run", "--owner-gone", "keep", "--json", "--", "true")).stdout)
+    assert ran["ownerGone"] == "keep"
+    ok(island(cli_daemon, "progress", "--owner-gone", "stale", "--title", "p", stdin="1%\n"))
+    assert [a["ownerGone"] for a in activities(cli_daemon, "--type", "Progress", "--state", "ended")] == ["stale"]
+    assert island(cli_daemon, "start", "Copy", "--owner-gone", "never").returncode == 2
 
 
 def test_timer_ends_by_itself(cli_daemon):

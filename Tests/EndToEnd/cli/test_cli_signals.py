@@ -1,5 +1,6 @@
 """`island run` passes SIGTERM on to its command, and scripts/demo.sh plays its story."""
 
+import glob
 import os
 import signal
 import subprocess
@@ -10,11 +11,16 @@ from harness.processes import wait_for
 
 
 def children(pid):
-    try:
-        with open("/proc/%d/task/%d/children" % (pid, pid)) as f:
-            return [int(p) for p in f.read().split()]
-    except OSError:
-        return []
+    """The children of every thread of `pid`: island starts a command from one of its task
+    threads, and a child is listed under its main thread only once that thread has exited."""
+    found = []
+    for path in glob.glob("/proc/%d/task/*/children" % pid):
+        try:
+            with open(path) as f:
+                found += [int(p) for p in f.read().split()]
+        except OSError:
+            pass
+    return found
 
 
 def test_sigterm_reaches_the_command_and_the_activity_ends_failed(cli_daemon):
@@ -35,6 +41,24 @@ def test_sigterm_reaches_the_command_and_the_activity_ends_failed(cli_daemon):
         if run.poll() is None:
             run.kill()
             run.wait()
+
+
+def test_sigterm_reaches_the_command_island_progress_runs(cli_daemon):
+    """`island progress -- CMD` (issue #30) passes SIGTERM on as `island run` does, and says so."""
+    env = dict(os.environ, ISLAND_SOCKET=cli_daemon.socket)
+    progress = subprocess.Popen([ISLAND, "progress", "--title", "long", "--", "sh", "-c", "echo 10%; exec sleep 30"], env=env,
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        # The command has started: the 10% is its own.
+        wait_for(lambda: any(a["content"]["state"]["value"] == 10 for a in activities(cli_daemon)), message="10%")
+        progress.send_signal(signal.SIGTERM)
+        assert progress.wait(timeout=LIVENESS) == 128 + signal.SIGTERM
+        [ended] = activities(cli_daemon, "--state", "ended")
+        assert ended["content"]["state"] == {"value": 10, "total": 100, "status": "failed", "outcome": "Killed by SIGTERM"}
+    finally:
+        if progress.poll() is None:
+            progress.kill()
+            progress.wait()
 
 
 def test_the_demo_script_plays_its_story(unstarted_daemon):

@@ -30,6 +30,7 @@ from harness.presenters import (
     waybar_json,
 )
 from harness.processes import wait_for
+from harness.varlink import Connection
 
 TIMER = "org.example.Timer"
 SETTLE = LIVENESS / 3
@@ -209,3 +210,49 @@ def test_a_bar_presenter_takes_its_record_away_when_it_stops(daemon, tmp_path):
             assert bar_shown_paths(daemon.socket, str(runtime)) == []
     finally:
         bar.stop()
+
+
+def test_click_button_presses_a_button_the_island_has_and_names_the_ones_it_has(daemon, tmp_path):
+    """`island-presenter click button ACTION` (issue #30), as a key binding runs it (no bar
+    presenter, so it acts on the island as the daemon has it): the app's Watch gets the press;
+    an action the layout does not have is refused before anything is sent, naming the ones it
+    has; and an ended activity's buttons are pressed no more."""
+    register_layout(daemon, COFFEE, "Order", {
+        "compactLeading": {"type": "symbol", "name": "☕"},
+        "compactTrailing": {"type": "text", "template": "{{state.stage}}"},
+        "expanded": {"center": {"type": "text", "template": "Order", "priority": 1},
+                     "bottom": {"type": "hstack", "priority": 0, "children": [
+                         {"type": "button", "action": "pause", "label": "Pause"},
+                         {"type": "button", "action": "cancel", "label": "Cancel"}]}}})
+    runtime = tmp_path / "run"
+    runtime.mkdir(mode=0o700)
+    env = dict(os.environ, XDG_RUNTIME_DIR=str(runtime))
+
+    def click(*args):
+        return subprocess.run([PRESENTER, "click", *args, "--socket", daemon.socket], env=env,
+                              capture_output=True, text=True, timeout=LIVENESS)
+
+    def event(predicate):
+        return watch.read_until(lambda m: predicate(m["parameters"]["event"]))["parameters"]["event"]
+
+    assert click("button").returncode == 64  # usage: the action is needed
+    watch = Connection(daemon.socket)
+    try:
+        with daemon.connect("org.island.Producer") as producer:
+            a = request(producer, COFFEE, {"stage": "brewing"})
+            watch.call("org.island.Producer.Watch", {"app": COFFEE, "ids": [a["id"]]}, more=True)
+            event(lambda e: e["kind"] == "watching")
+            missing = click("button", "refund")
+            assert missing.returncode == 1
+            assert "no button refund" in missing.stderr and "pause, cancel" in missing.stderr, missing.stderr
+            pressed = click("button", "cancel")
+            assert pressed.returncode == 0, pressed.stderr
+            # The first button event is the press of cancel: the refused one sent nothing.
+            assert event(lambda e: e["kind"] == "button")["action"] == "cancel"
+
+            producer.End(app=COFFEE, id=a["id"])
+            event(lambda e: e["kind"] == "state" and e["activity"]["state"] == "ended")
+            after = click("button", "cancel")
+            assert after.returncode == 1 and ("has ended" in after.stderr or "shows nothing" in after.stderr), after.stderr
+    finally:
+        watch.close()
