@@ -31,9 +31,15 @@ import VarlinkCore
         }
     }
 
-    @Test func typeNameDefaultsToTheSwiftTypeName() {
-        #expect(DeliveryAttributes.typeName == "DeliveryAttributes")
-        #expect(BlobAttributes.typeName == "Blob")
+    @Test func activityTypeDefaultsToTheSwiftTypeNameAndCanBeSet() {
+        #expect(DeliveryAttributes.activityType == "DeliveryAttributes")
+        #expect(BlobAttributes.activityType == "Blob")
+        // A `static let` satisfies the requirement, as the documentation shows it.
+        struct Renamed: ActivityAttributes {
+            struct ContentState: Codable, Hashable, Sendable {}
+            static let activityType = "Blob"
+        }
+        #expect(Renamed.activityType == BlobAttributes.activityType)
     }
 
     @Test func socketPathDefaults() {

@@ -8,7 +8,7 @@ import Testing
 
 struct OrderAttributes: ActivityAttributes {
     struct ContentState: Codable, Hashable, Sendable { var stage: String }
-    static var typeName: String { "Order" }
+    static var activityType: String { "Order" }
     var order: Int
 }
 
