@@ -264,6 +264,23 @@ let island: [Target] = [
             .product(name: "OrderedCollections", package: "swift-collections"),
         ]
     ),
+    // An app's tests: the daemon's engine in the test process, reached in memory. A product
+    // of its own, so that only a test target compiles the daemon (GRDB, Mustache, …).
+    .target(
+        name: "IslandKitTesting",
+        dependencies: [
+            "IslandKit", "IslandDaemon", "OrderedJSON", "VarlinkCore", "VarlinkInProcess",
+            .product(name: "OrderedCollections", package: "swift-collections"),
+        ]
+    ),
+    // IslandKitTesting used as an app's tests use it: IslandKit and IslandKitTesting only.
+    .testTarget(
+        name: "IslandKitTestingTests",
+        dependencies: [
+            "IslandKit", "IslandKitTesting", "OrderedJSON",
+            .product(name: "OrderedCollections", package: "swift-collections"),
+        ]
+    ),
     // The presenter: model, bar formats, SVG and terminal drawing, all testable; the
     // executable is a thin main.
     .target(
@@ -400,6 +417,7 @@ let package = Package(
         .executable(name: "varlink-certification", targets: ["varlink-certification"]),
         .executable(name: "island-presenter", targets: ["island-presenter"]),
         .library(name: "IslandKit", targets: ["IslandKit"]),
+        .library(name: "IslandKitTesting", targets: ["IslandKitTesting"]),
         .executable(name: "island", targets: ["island"]),
         .executable(name: "island-overlay", targets: ["island-overlay"]),
         .library(name: "SDBus", targets: ["SDBus"]),
