@@ -281,6 +281,14 @@ let island: [Target] = [
             .product(name: "OrderedCollections", package: "swift-collections"),
         ]
     ),
+    // The Swift example (Examples/swift, a package of its own for a newcomer to copy),
+    // built here too, from the same source, so the suite runs it without a second copy of
+    // the dependencies.
+    .executableTarget(
+        name: "island-example-swift",
+        dependencies: ["IslandKit"],
+        path: "Examples/swift/Sources/DeliveryExample"
+    ),
     // The presenter: model, bar formats, SVG and terminal drawing, all testable; the
     // executable is a thin main.
     .target(
