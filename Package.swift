@@ -496,6 +496,13 @@ if Context.environment["ISLAND_FUZZ"] == "1" {
     ]
 }
 
+// DocC (`ISLAND_DOCS=1 swift package generate-documentation --target IslandKit`, the catalog in
+// Sources/IslandKit/IslandKit.docc) only when asked for: SwiftPM compiles every command plugin
+// of the graph at the start of a build, which took a fresh build 15 s longer here.
+if Context.environment["ISLAND_DOCS"] == "1" {
+    package.dependencies.append(.package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"))
+}
+
 for target in package.targets where [.regular, .executable, .test].contains(target.type) {
     target.swiftSettings = (target.swiftSettings ?? []) + upcomingFeatures
 }
