@@ -1,7 +1,7 @@
 """The Swift example (Examples/swift) runs as a newcomer runs it (issue #30): its producer,
 built by the main package as `island-example-swift` from the example's own source, starts,
 updates and ends an activity on a real islandd, which island-presenter then shows; and the
-example's own manifest, the one a newcomer copies, parses."""
+example's own manifest, the one a newcomer copies, resolves its IslandKit dependency."""
 
 import json
 import os
@@ -49,18 +49,18 @@ def test_the_swift_example_starts_updates_and_ends_an_activity_a_presenter_shows
 
 
 @pytest.mark.skipif(shutil.which("swift") is None, reason="needs the Swift toolchain")
-def test_the_example_manifest_a_newcomer_copies_parses():
-    # `dump-package` evaluates the manifest alone, in seconds; `describe` would first resolve
-    # (clone) the nine packages of Island's own manifest into the example's folder.
-    result = subprocess.run(["swift", "package", "dump-package"], cwd=EXAMPLE, capture_output=True, text=True,
-                            timeout=LIVENESS * 4, stdin=subprocess.DEVNULL)
+def test_the_example_manifest_a_newcomer_copies_parses(tmp_path):
+    # `describe` evaluates the example's manifest and names its product dependency, in about a
+    # second and without building; its scratch files go to a temporary directory.
+    result = subprocess.run(["swift", "package", "--scratch-path", str(tmp_path), "describe", "--type", "json"],
+                            cwd=EXAMPLE, capture_output=True, text=True, timeout=LIVENESS * 4, stdin=subprocess.DEVNULL)
     assert result.returncode == 0, result.stderr
-    manifest = json.loads(result.stdout)
-    [dependency] = [d["fileSystem"][0] for d in manifest["dependencies"]]
+    described = json.loads(result.stdout)
+    [dependency] = described["dependencies"]
     assert os.path.realpath(dependency["path"]) == os.path.realpath(REPO)
-    # The trap the DocC article tells of: a path dependency is known by its folder's name.
+    # The trap the DocC article tells of: a path dependency is known by its folder's name...
     assert dependency["identity"] == os.path.basename(os.path.realpath(REPO)).lower()
-    [target] = manifest["targets"]
+    [target] = described["targets"]
     assert target["name"] == "DeliveryExample" and target["type"] == "executable"
-    # By name: no `package:` to get wrong, whatever the checkout's folder is called.
-    assert target["dependencies"] == [{"byName": ["IslandKit", None]}]
+    # ...which the example never has to spell: it names the product alone.
+    assert target["product_dependencies"] == ["IslandKit"]
