@@ -21,7 +21,7 @@ import VarlinkInProcess
 ///     try await TestIsland.withIsland { island in
 ///         let connection = island.connection()
 ///         let player = Player(connection: connection)   // your code, handed the connection
-///         let activity = try await player.startActivity()
+///         let activity = try await player.startActivity()  // registers a layout with a "pause" button
 ///         try await island.press(button: "pause", on: activity.id)
 ///         // … then check what your code did, e.g. `activity.content.state.paused`.
 ///     }
