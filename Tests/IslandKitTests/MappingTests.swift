@@ -42,6 +42,13 @@ import VarlinkCore
         #expect(Renamed.activityType == BlobAttributes.activityType)
     }
 
+    @Test func aLayoutIsAJSONObject() throws {
+        let layout = try ActivityLayout(json: Data(#"{"chip": "Pizza", "minimal": {"type": "symbol", "name": "🍕"}}"#.utf8))
+        #expect(layout.json.keys.elements == ["chip", "minimal"])
+        #expect(throws: ActivityCodingError.self) { try ActivityLayout(json: Data("[1]".utf8)) }
+        #expect(throws: (any Error).self) { try ActivityLayout(json: Data("{".utf8)) }
+    }
+
     @Test func socketPathDefaults() {
         #expect(IslandKit.defaultSocketPath(environment: ["ISLAND_SOCKET": "/x.sock", "XDG_RUNTIME_DIR": "/run/user/7"]) == "/x.sock")
         #expect(IslandKit.defaultSocketPath(environment: ["XDG_RUNTIME_DIR": "/run/user/7"]) == "/run/user/7/island/islandd.sock")
