@@ -270,6 +270,31 @@ let island: [Target] = [
             .product(name: "OrderedCollections", package: "swift-collections"),
         ]
     ),
+    // An app's tests: the daemon's engine in the test process, reached in memory. A product
+    // of its own, so that only a test target compiles the daemon (GRDB, Mustache, …).
+    .target(
+        name: "IslandKitTesting",
+        dependencies: [
+            "IslandKit", "IslandDaemon", "OrderedJSON", "VarlinkCore", "VarlinkInProcess",
+            .product(name: "OrderedCollections", package: "swift-collections"),
+        ]
+    ),
+    // IslandKitTesting used as an app's tests use it: IslandKit and IslandKitTesting only.
+    .testTarget(
+        name: "IslandKitTestingTests",
+        dependencies: [
+            "IslandKit", "IslandKitTesting", "OrderedJSON",
+            .product(name: "OrderedCollections", package: "swift-collections"),
+        ]
+    ),
+    // The Swift example (Examples/swift, a package of its own for a newcomer to copy),
+    // built here too, from the same source, so the suite runs it without a second copy of
+    // the dependencies.
+    .executableTarget(
+        name: "island-example-swift",
+        dependencies: ["IslandKit"],
+        path: "Examples/swift/Sources/DeliveryExample"
+    ),
     // The presenter: model, bar formats, SVG and terminal drawing, all testable; the
     // executable is a thin main.
     .target(
@@ -406,6 +431,7 @@ let package = Package(
         .executable(name: "varlink-certification", targets: ["varlink-certification"]),
         .executable(name: "island-presenter", targets: ["island-presenter"]),
         .library(name: "IslandKit", targets: ["IslandKit"]),
+        .library(name: "IslandKitTesting", targets: ["IslandKitTesting"]),
         .executable(name: "island", targets: ["island"]),
         .executable(name: "island-overlay", targets: ["island-overlay"]),
         .library(name: "SDBus", targets: ["SDBus"]),
@@ -474,6 +500,13 @@ if Context.environment["ISLAND_FUZZ"] == "1" {
         .executable(name: "fuzz-presenter", targets: ["FuzzPresenter"]),
         .executable(name: "fuzz-artwork", targets: ["FuzzArtwork"]),
     ]
+}
+
+// DocC (`ISLAND_DOCS=1 swift package generate-documentation --target IslandKit`, the catalog in
+// Sources/IslandKit/IslandKit.docc) only when asked for: SwiftPM compiles every command plugin
+// of the graph at the start of a build, which took a fresh build 15 s longer here.
+if Context.environment["ISLAND_DOCS"] == "1" {
+    package.dependencies.append(.package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"))
 }
 
 for target in package.targets where [.regular, .executable, .test].contains(target.type) {

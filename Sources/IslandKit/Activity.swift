@@ -77,7 +77,7 @@ public final class Activity<Attributes: ActivityAttributes>: Sendable, Identifia
         } catch {
             throw ActivityCodingError(description: "\(error)")
         }
-        let (snapshot, _) = try await connection.request(type: Attributes.typeName, attributes: attributesJSON, content: raw,
+        let (snapshot, _) = try await connection.request(type: Attributes.activityType, attributes: attributesJSON, content: raw,
                                                          key: key, ownerGone: ownerGone, pushToken: pushType != nil)
         let channel = await connection.channel(for: snapshot)
         return Activity(snapshot: snapshot, attributes: attributes, content: decode(snapshot.content) ?? content,
@@ -87,7 +87,7 @@ public final class Activity<Attributes: ActivityAttributes>: Sendable, Identifia
     /// This app's activities of this attributes type that are not dismissed, oldest first.
     /// Activities whose attributes or state do not decode as this type are left out.
     public static func activities(connection: IslandConnection = .shared()) async throws -> [Activity] {
-        let snapshots = try await connection.list(type: Attributes.typeName, states: [.pending, .active, .stale, .ended])
+        let snapshots = try await connection.list(type: Attributes.activityType, states: [.pending, .active, .stale, .ended])
         var result: [Activity] = []
         for snapshot in snapshots {
             guard let attributes = try? JSONCoding.decode(Attributes.self, from: snapshot.attributes),
@@ -96,6 +96,47 @@ public final class Activity<Attributes: ActivityAttributes>: Sendable, Identifia
             result.append(Activity(snapshot: snapshot, attributes: attributes, content: content, channel: channel, connection: connection))
         }
         return result
+    }
+
+    /// Each activity of this type as it starts, as ActivityKit's `activityUpdates`: those the
+    /// app's other processes start, and those its server starts with the push-to-start token
+    /// (`pushToStartTokenUpdates`), which the app learns of only this way; also those this
+    /// process starts with `request`. Activities already running when it is read are in
+    /// `activities(connection:)`. Each comes once; ones whose attributes or state do not
+    /// decode as this type are left out.
+    public static var activityUpdates: AsyncStream<Activity> { activityUpdates(connection: .shared()) }
+
+    public static func activityUpdates(connection: IslandConnection) -> AsyncStream<Activity> {
+        let (stream, continuation) = AsyncStream<Activity>.makeStream()
+        // Registered now, before this returns: none that starts afterwards is missed.
+        let started = connection.startedActivities(type: Attributes.activityType)
+        let task = Task {
+            for await snapshot in started {
+                guard let attributes = try? JSONCoding.decode(Attributes.self, from: snapshot.attributes),
+                      let content = decode(snapshot.content) else { continue }
+                let channel = await connection.channel(for: snapshot)
+                continuation.yield(Activity(snapshot: snapshot, attributes: attributes, content: content,
+                                            channel: channel, connection: connection))
+            }
+            continuation.finish()
+        }
+        continuation.onTermination = { _ in task.cancel() }
+        return stream
+    }
+
+    // MARK: Looks
+
+    /// Registers how activities of this type look, replacing the layout registered before
+    /// (for this app and `activityType`); presenters redraw running activities with it. The
+    /// daemon validates it: `invalidLayout` names the path of what is wrong.
+    public static func register(layout: ActivityLayout, connection: IslandConnection = .shared()) async throws {
+        try await connection.registerLayout(type: Attributes.activityType, layout: layout.json)
+    }
+
+    /// Removes this type's registered layout: its activities show through the default layout
+    /// (or the one installed with the app) again.
+    public static func removeLayout(connection: IslandConnection = .shared()) async throws {
+        try await connection.removeLayout(type: Attributes.activityType)
     }
 
     // MARK: Changing
@@ -149,6 +190,7 @@ public final class Activity<Attributes: ActivityAttributes>: Sendable, Identifia
     }
 
     /// The state each time it changes, and the current state again after a reconnect.
+    /// `ended` always comes before `dismissed`, also when the activity was dismissed at once.
     /// Finishes after `dismissed`.
     public var activityStateUpdates: AsyncStream<ActivityState> {
         let (stream, continuation) = AsyncStream<ActivityState>.makeStream()
@@ -156,6 +198,30 @@ public final class Activity<Attributes: ActivityAttributes>: Sendable, Identifia
                                       finish: { continuation.finish() })
         guard let token else {
             continuation.yield(.dismissed)
+            continuation.finish()
+            return stream
+        }
+        continuation.onTermination = { [channel] _ in channel.remove(token) }
+        return stream
+    }
+
+    /// Taps and button presses on this activity, as the user makes them in any presenter, for
+    /// as long as the activity is not dismissed. Act on a button, then `update` the activity
+    /// so it shows the result.
+    ///
+    /// ```swift
+    /// for await interaction in activity.interactions {
+    ///     switch interaction {
+    ///     case .button(action: "pause"): try await player.pause()
+    ///     case .button: break
+    ///     case .tap(let url): if let url { open(url) }
+    ///     }
+    /// }
+    /// ```
+    public var interactions: AsyncStream<ActivityInteraction> {
+        let (stream, continuation) = AsyncStream<ActivityInteraction>.makeStream()
+        let token = channel.subscribeInteractions({ continuation.yield($0) }, finish: { continuation.finish() })
+        guard let token else {
             continuation.finish()
             return stream
         }
@@ -200,7 +266,7 @@ public final class Activity<Attributes: ActivityAttributes>: Sendable, Identifia
     public static func pushToStartTokenUpdates(connection: IslandConnection) -> AsyncStream<Data> {
         let (stream, continuation) = AsyncStream<Data>.makeStream(bufferingPolicy: .bufferingNewest(1))
         let task = Task {
-            for await token in await connection.pushToStartTokens(type: Attributes.typeName) { continuation.yield(Data(token.utf8)) }
+            for await token in await connection.pushToStartTokens(type: Attributes.activityType) { continuation.yield(Data(token.utf8)) }
             continuation.finish()
         }
         continuation.onTermination = { _ in task.cancel() }
@@ -209,7 +275,7 @@ public final class Activity<Attributes: ActivityAttributes>: Sendable, Identifia
 
     /// The app's push-to-start token for this attributes type; with `rotate`, a new one.
     public static func pushToStartToken(rotate: Bool = false, connection: IslandConnection = .shared()) async throws -> Data {
-        Data(try await connection.pushToStartToken(type: Attributes.typeName, rotate: rotate).utf8)
+        Data(try await connection.pushToStartToken(type: Attributes.activityType, rotate: rotate).utf8)
     }
 
     // MARK: Coding

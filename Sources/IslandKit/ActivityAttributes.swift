@@ -8,13 +8,22 @@ public import Foundation
 public protocol ActivityAttributes: Codable, Sendable {
     associatedtype ContentState: Codable & Hashable & Sendable
 
-    /// The activity type the daemon, layouts and presenters know these attributes by.
-    /// Defaults to the Swift type's name.
-    static var typeName: String { get }
+    /// The activity type the daemon, layouts and presenters know these attributes by, and
+    /// the app's server names in a push-to-start. Set it: the default is the Swift type's
+    /// name, so renaming the struct would silently leave its registered layout, its
+    /// push-to-start token and its running activities behind under the old name.
+    ///
+    /// ```swift
+    /// struct DeliveryAttributes: ActivityAttributes {
+    ///     static let activityType = "Delivery"
+    ///     …
+    /// }
+    /// ```
+    static var activityType: String { get }
 }
 
 extension ActivityAttributes {
-    public static var typeName: String { String(describing: Self.self) }
+    public static var activityType: String { String(describing: Self.self) }
 }
 
 /// An activity's content: its state, when it becomes out of date, and how it ranks against

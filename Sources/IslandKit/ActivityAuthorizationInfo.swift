@@ -37,10 +37,21 @@ public struct ActivityAuthorizationInfo: Sendable {
     /// `areActivitiesEnabled` each time the user changes it (a change since this value was
     /// read is reported at once). Survives daemon restarts.
     public func activityEnablementUpdates() -> AsyncStream<Bool> {
+        updates(of: .activities, baseline: areActivitiesEnabled)
+    }
+
+    /// `frequentPushesEnabled` each time the user changes it (`island admin frequent-updates`
+    /// or a settings app; a change since this value was read is reported at once), as
+    /// ActivityKit's `frequentPushEnablementUpdates`: with it off, the app's updates are held
+    /// to the normal rate. Survives daemon restarts.
+    public func frequentPushEnablementUpdates() -> AsyncStream<Bool> {
+        updates(of: .frequentPushes, baseline: frequentPushesEnabled)
+    }
+
+    private func updates(of setting: IslandConnection.AuthorizationSetting, baseline: Bool) -> AsyncStream<Bool> {
         let (stream, continuation) = AsyncStream<Bool>.makeStream()
         let connection = self.connection
-        let baseline = areActivitiesEnabled
-        Task { await connection.addEnablementListener(baseline: baseline, continuation) }
+        Task { await connection.addEnablementListener(setting, baseline: baseline, continuation) }
         return stream
     }
 }

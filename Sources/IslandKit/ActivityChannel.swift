@@ -17,6 +17,7 @@ final class ActivityChannel: Sendable {
         /// Kept apart from `latest`: state and content events do not carry the token.
         var pushToken: String?
         var pushTokenHandlers: [UInt64: @Sendable (String) -> Void] = [:]
+        var interactionHandlers: [UInt64: @Sendable (ActivityInteraction) -> Void] = [:]
         var nextID: UInt64 = 0
     }
 
@@ -55,11 +56,35 @@ final class ActivityChannel: Sendable {
         return id
     }
 
+    /// Passes a tap or a button press on to the handlers.
+    func receive(_ interaction: ActivityInteraction) {
+        let handlers = state.withLock { Array($0.interactionHandlers.values) }
+        handlers.forEach { $0(interaction) }
+    }
+
+    /// Adds a handler of taps and button presses; `finish` runs when the activity is
+    /// dismissed. Returns a token for `remove`.
+    func subscribeInteractions(_ handler: @escaping @Sendable (ActivityInteraction) -> Void,
+                               finish: @escaping @Sendable () -> Void) -> UInt64? {
+        state.withLock { s in
+            if s.latest.state == .dismissed { return nil }
+            s.nextID += 1
+            s.interactionHandlers[s.nextID] = handler
+            s.finishers[s.nextID] = finish
+            return s.nextID
+        }
+    }
+
     var latest: ActivitySnapshot { state.withLock { $0.latest } }
 
     /// Records a snapshot; handlers run when the delivered content or the state changed, or
     /// always with `force` (after a reconnect). A dismissed activity's streams finish.
+    ///
+    /// State handlers see `ended` before `dismissed`, as in ActivityKit, also when the
+    /// activity went from live to dismissed at once (an immediate dismissal, the user's
+    /// dismissal, or a restart that missed the end): `ended` is never skipped.
     func receive(_ snapshot: ActivitySnapshot, force: Bool) {
+        var endedFirst: ActivitySnapshot?
         let (content, states, finishers) = state.withLock { s -> ([Handler], [Handler], [@Sendable () -> Void]) in
             if Self.isNewer(snapshot, than: s.latest) { s.latest = snapshot }
             if let token = snapshot.pushToken { s.pushToken = token }
@@ -70,6 +95,11 @@ final class ActivityChannel: Sendable {
                 content = Array(s.contentHandlers.values)
             }
             if force || snapshot.state != s.lastState {
+                if snapshot.state == .dismissed, s.lastState != .ended, s.lastState != .dismissed {
+                    var ended = snapshot
+                    ended.state = .ended
+                    endedFirst = ended
+                }
                 s.lastState = snapshot.state
                 states = Array(s.stateHandlers.values)
             }
@@ -79,11 +109,13 @@ final class ActivityChannel: Sendable {
                 s.contentHandlers = [:]
                 s.stateHandlers = [:]
                 s.pushTokenHandlers = [:]
+                s.interactionHandlers = [:]
                 s.finishers = [:]
             }
             return (content, states, finishers)
         }
         content.forEach { $0(snapshot) }
+        if let endedFirst { states.forEach { $0(endedFirst) } }
         states.forEach { $0(snapshot) }
         finishers.forEach { $0() }
     }
@@ -130,6 +162,7 @@ final class ActivityChannel: Sendable {
             s.contentHandlers[token] = nil
             s.stateHandlers[token] = nil
             s.pushTokenHandlers[token] = nil
+            s.interactionHandlers[token] = nil
             s.finishers[token] = nil
         }
     }

@@ -5,7 +5,7 @@ import IslandProtocol
 import Logging
 public import OrderedCollections
 import Synchronization
-import VarlinkCore
+package import VarlinkCore
 import VarlinkNIO
 
 /// The app's link to the daemon: one producer connection for calls and one for the Watch
@@ -30,13 +30,25 @@ public actor IslandConnection {
     private var nextID: UInt64 = 0
 
     private var channels: [String: ActivityChannel] = [:]
+    /// The app's activities not yet dismissed, as far as this connection has heard: one it
+    /// hears of that is not among them has just started (`startedActivities`).
+    private var known: Set<String> = []
+    /// Followers of the activities that start, by activity type; registered without waiting
+    /// for the actor, so that `Activity.activityUpdates` misses none started after it was read.
+    private nonisolated let startListeners = Mutex<[UInt64: (type: String, continuation: AsyncStream<ActivitySnapshot>.Continuation)]>([:])
+    private nonisolated let nextStartListener = Atomic<UInt64>(0)
     private var eventListeners: [UInt64: AsyncStream<ActivityEvent>.Continuation] = [:]
     private var authorization: AuthorizationSnapshot?
-    private var enablementListeners: [UInt64: (last: Bool, continuation: AsyncStream<Bool>.Continuation)] = [:]
+    private var enablementListeners: [UInt64: (setting: AuthorizationSetting, last: Bool, continuation: AsyncStream<Bool>.Continuation)] = [:]
     /// Followers of the push-to-start token of each activity type.
     private var pushToStartListeners: [String: [UInt64: AsyncStream<String>.Continuation]] = [:]
 
     private static let registry = Mutex<[IslandKit.Configuration: IslandConnection]>([:])
+
+    /// Opens one connection to the daemon: its socket, or (IslandKitTesting) a daemon in this
+    /// process.
+    package typealias Connector = @Sendable () async throws -> VarlinkClient
+    private let connector: Connector
 
     /// The connection for `configuration` (by default, the one set with `IslandKit.configure`).
     public static func shared(_ configuration: IslandKit.Configuration = IslandKit.configuration) -> IslandConnection {
@@ -50,7 +62,12 @@ public actor IslandConnection {
 
     /// A connection of its own, not shared with `Activity` objects.
     public init(configuration: IslandKit.Configuration) {
+        self.init(configuration: configuration, connector: { try await VarlinkClient.connect(unixPath: configuration.socketPath) })
+    }
+
+    package init(configuration: IslandKit.Configuration, connector: @escaping Connector) {
         self.configuration = configuration
+        self.connector = connector
     }
 
     /// Closes both connections and stops reconnecting; pending calls fail.
@@ -66,6 +83,11 @@ public actor IslandConnection {
         enablementListeners = [:]
         for listeners in pushToStartListeners.values { listeners.values.forEach { $0.finish() } }
         pushToStartListeners = [:]
+        let starts = startListeners.withLock { listeners in
+            defer { listeners = [:] }
+            return listeners.values.map(\.continuation)
+        }
+        starts.forEach { $0.finish() }
     }
 
     // MARK: Producer calls
@@ -229,18 +251,58 @@ public actor IslandConnection {
 
     private func track(_ activity: ActivitySnapshot) {
         if channels[activity.id] == nil { channels[activity.id] = ActivityChannel(activity) }
+        sighted(activity)
     }
 
-    func addEnablementListener(baseline: Bool, _ continuation: AsyncStream<Bool>.Continuation) async {
+    /// Every activity of `type` of the app that starts from now on, by this connection or
+    /// any other of the app's (another process, its server's push-to-start), once each.
+    /// Finishes on `close()`.
+    public nonisolated func startedActivities(type: String) -> AsyncStream<ActivitySnapshot> {
+        let (stream, continuation) = AsyncStream<ActivitySnapshot>.makeStream()
+        let id = nextStartListener.add(1, ordering: .relaxed).newValue
+        startListeners.withLock { $0[id] = (type, continuation) }
+        continuation.onTermination = { [weak self] _ in _ = self?.startListeners.withLock { $0.removeValue(forKey: id) } }
+        // The watch stream is what tells of them: start it if nothing has yet.
+        Task { [weak self] in _ = try? await self?.readyClient() }
+        return stream
+    }
+
+    /// Notes an activity heard of; one not known before has started, and its followers hear of it.
+    private func sighted(_ activity: ActivitySnapshot) {
+        guard activity.state != .dismissed else {
+            known.remove(activity.id)
+            return
+        }
+        guard known.insert(activity.id).inserted else { return }
+        let followers = startListeners.withLock { $0.values.filter { $0.type == activity.type }.map(\.continuation) }
+        for follower in followers { follower.yield(activity) }
+    }
+
+    /// Which of the app's settings an enablement listener follows.
+    enum AuthorizationSetting: Sendable {
+        /// `areActivitiesEnabled`.
+        case activities
+        /// `frequentPushesEnabled`.
+        case frequentPushes
+
+        func value(in info: AuthorizationSnapshot) -> Bool {
+            switch self {
+            case .activities: info.enabled
+            case .frequentPushes: info.frequentUpdates
+            }
+        }
+    }
+
+    func addEnablementListener(_ setting: AuthorizationSetting, baseline: Bool, _ continuation: AsyncStream<Bool>.Continuation) async {
         nextID += 1
         let id = nextID
         var last = baseline
         // A change that arrived before this listener existed is reported at once.
-        if let current = authorization?.enabled, current != baseline {
-            continuation.yield(current)
-            last = current
+        if let authorization, setting.value(in: authorization) != baseline {
+            last = setting.value(in: authorization)
+            continuation.yield(last)
         }
-        enablementListeners[id] = (last, continuation)
+        enablementListeners[id] = (setting, last, continuation)
         continuation.onTermination = { [weak self] _ in Task { await self?.removeEnablementListener(id) } }
         if client == nil { _ = try? await readyClient() }
     }
@@ -249,9 +311,50 @@ public actor IslandConnection {
 
     private func apply(_ info: AuthorizationSnapshot) {
         authorization = info
-        for (id, listener) in enablementListeners where listener.last != info.enabled {
-            listener.continuation.yield(info.enabled)
-            enablementListeners[id]?.last = info.enabled
+        for (id, listener) in enablementListeners where listener.last != listener.setting.value(in: info) {
+            let value = listener.setting.value(in: info)
+            listener.continuation.yield(value)
+            enablementListeners[id]?.last = value
+        }
+    }
+
+    // MARK: Layouts (org.island.Extension)
+
+    /// Validates and stores `layout` for the app's activities of `type`, replacing any earlier
+    /// one (org.island.Extension.RegisterLayout). On a connection of its own: the extension
+    /// role is not the producer's, and a connection keeps its first role.
+    public func registerLayout(type: String, layout: JSONObject) async throws {
+        var parameters = appParameter
+        parameters[ExtensionNames.RegisterLayout.type] = .string(type)
+        parameters[ExtensionNames.RegisterLayout.layout] = .object(layout)
+        _ = try await performAsExtension("org.island.Extension.RegisterLayout", parameters)
+    }
+
+    /// Removes the app's layout for `type` (org.island.Extension.RemoveLayout): its
+    /// activities fall back to the default layout.
+    public func removeLayout(type: String) async throws {
+        var parameters = appParameter
+        parameters[ExtensionNames.RemoveLayout.type] = .string(type)
+        _ = try await performAsExtension("org.island.Extension.RemoveLayout", parameters)
+    }
+
+    private func performAsExtension(_ method: String, _ parameters: JSONObject) async throws -> JSONObject {
+        let client: VarlinkClient
+        do {
+            client = try await connector()
+        } catch {
+            throw unavailable(describe(error))
+        }
+        do {
+            let reply = try await client.call(method, parameters)
+            await client.close()
+            return reply
+        } catch let error as VarlinkError {
+            await client.close()
+            throw ActivityAuthorizationError(error)
+        } catch {
+            await client.close()
+            throw unavailable(describe(error))
         }
     }
 
@@ -393,10 +496,10 @@ public actor IslandConnection {
     /// activities; then releases the waiting calls.
     private func connect() async throws -> AsyncThrowingStream<JSONObject, any Error> {
         let path = configuration.socketPath
-        let call = try await VarlinkClient.connect(unixPath: path)
+        let call = try await connector()
         let watch: VarlinkClient
         do {
-            watch = try await VarlinkClient.connect(unixPath: path)
+            watch = try await connector()
         } catch {
             await call.close()
             throw error
@@ -418,13 +521,19 @@ public actor IslandConnection {
             throw error
         }
         let reconnected = everConnected
+        // What runs when we first connect has not started now: `activityUpdates` tells of
+        // activities that start after it.
+        if !reconnected { known.formUnion(activities.filter { $0.state != .dismissed }.map(\.id)) }
         everConnected = true
         client = call
         if let info { apply(info) }
         if reconnected {
             logger.debug("reconnected to the daemon", metadata: ["socket": "\(path)"])
             let listed = Set(activities.map(\.id))
+            // Those that started while the daemon was away (by push, say) start now for us.
+            known.formIntersection(listed)
             for activity in activities {
+                sighted(activity)
                 channels[activity.id]?.receive(activity, force: true)
                 for listener in eventListeners.values { listener.yield(ActivityEvent(resync: activity)) }
             }
@@ -447,6 +556,7 @@ public actor IslandConnection {
         switch event.kind {
         case .state, .content:
             if let activity = event.activity {
+                sighted(activity)
                 channels[activity.id]?.receive(activity, force: false)
                 if activity.state == .dismissed { channels[activity.id] = nil }
             }
@@ -458,7 +568,11 @@ public actor IslandConnection {
             if let type = event.type, let token = event.pushToken {
                 pushToStartListeners[type]?.values.forEach { $0.yield(token) }
             }
-        case .tap, .button, .resync, .focus:
+        case .tap:
+            if let id = event.activity?.id { channels[id]?.receive(.tap(url: event.url.flatMap { URL(string: $0) })) }
+        case .button:
+            if let id = event.activity?.id, let action = event.action { channels[id]?.receive(.button(action: action)) }
+        case .resync, .focus:
             break
         }
         for listener in eventListeners.values { listener.yield(event) }

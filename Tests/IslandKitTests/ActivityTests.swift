@@ -16,7 +16,7 @@ struct DeliveryAttributes: ActivityAttributes {
 
 struct BlobAttributes: ActivityAttributes {
     struct ContentState: Codable, Hashable, Sendable { var text: String }
-    static var typeName: String { "Blob" }
+    static var activityType: String { "Blob" }
     var payload: String
 }
 
@@ -110,6 +110,8 @@ struct BlobAttributes: ActivityAttributes {
             try await other.end(nil, dismissalPolicy: .immediate)
             #expect(await otherStates.first { $0 == .dismissed } != nil)
             #expect(await otherStates.finished())
+            // As in ActivityKit, `ended` comes before `dismissed`, also when dismissed at once.
+            #expect(otherStates.elements == [.ended, .dismissed])
             #expect(await otherContents.finished())
             #expect(other.activityState == .dismissed)
         }

@@ -31,9 +31,22 @@ import VarlinkCore
         }
     }
 
-    @Test func typeNameDefaultsToTheSwiftTypeName() {
-        #expect(DeliveryAttributes.typeName == "DeliveryAttributes")
-        #expect(BlobAttributes.typeName == "Blob")
+    @Test func activityTypeDefaultsToTheSwiftTypeNameAndCanBeSet() {
+        #expect(DeliveryAttributes.activityType == "DeliveryAttributes")
+        #expect(BlobAttributes.activityType == "Blob")
+        // A `static let` satisfies the requirement, as the documentation shows it.
+        struct Renamed: ActivityAttributes {
+            struct ContentState: Codable, Hashable, Sendable {}
+            static let activityType = "Blob"
+        }
+        #expect(Renamed.activityType == BlobAttributes.activityType)
+    }
+
+    @Test func aLayoutIsAJSONObject() throws {
+        let layout = try ActivityLayout(json: Data(#"{"chip": "Pizza", "minimal": {"type": "symbol", "name": "🍕"}}"#.utf8))
+        #expect(layout.json.keys.elements == ["chip", "minimal"])
+        #expect(throws: ActivityCodingError.self) { try ActivityLayout(json: Data("[1]".utf8)) }
+        #expect(throws: (any Error).self) { try ActivityLayout(json: Data("{".utf8)) }
     }
 
     @Test func socketPathDefaults() {

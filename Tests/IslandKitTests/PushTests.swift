@@ -8,7 +8,7 @@ import Testing
 
 struct OrderAttributes: ActivityAttributes {
     struct ContentState: Codable, Hashable, Sendable { var stage: String }
-    static var typeName: String { "Order" }
+    static var activityType: String { "Order" }
     var order: Int
 }
 
@@ -110,19 +110,17 @@ struct PushTests {
             let startTokens = Collected(Activity<OrderAttributes>.pushToStartTokenUpdates(connection: connection))
             let token = try #require(await startTokens.first { _ in true })
             #expect(try await Activity<OrderAttributes>.pushToStartToken(connection: connection) == token)
+            // The app learns of what its server started as ActivityKit's apps do: activityUpdates.
+            let updates = Collected(Activity<OrderAttributes>.activityUpdates(connection: connection))
             let server = Self.publishing(String(decoding: token, as: UTF8.self), Self.aps("start", 1, [
                 "content-state": ["stage": "ordered"], "attributes-type": "Order", "attributes": ["order": 9],
             ]), backend)
-            let deadline = ContinuousClock.now + .seconds(30)
-            var started: [Activity<OrderAttributes>] = []
-            while true {
-                started = try await Activity<OrderAttributes>.activities(connection: connection)
-                guard started.isEmpty, ContinuousClock.now < deadline else { break }
-                try await Task.sleep(for: .milliseconds(20))
-            }
+            let pushed = await updates.first { _ in true }
             server.cancel()
-            #expect(started.map(\.attributes.order) == [9])
-            #expect(started.first?.content.state.stage == "ordered")
+            #expect(pushed?.attributes.order == 9)
+            #expect(pushed?.content.state.stage == "ordered")
+            let started = try await Activity<OrderAttributes>.activities(connection: connection)
+            #expect(started.map(\.id) == [pushed?.id])
 
             let rotated = try await Activity<OrderAttributes>.pushToStartToken(rotate: true, connection: connection)
             #expect(rotated != token)

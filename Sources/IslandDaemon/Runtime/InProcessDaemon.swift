@@ -1,0 +1,54 @@
+import Foundation
+import IslandCore
+import IslandStore
+public import Logging
+import NIOCore
+import NIOPosix
+public import VarlinkCore
+
+/// The daemon's store, engine and interfaces without its socket, signals or service manager:
+/// a `VarlinkService` to call in memory (`VarlinkClient.inProcess`), for IslandKitTesting. Its
+/// rules, refusals and streams are the daemon's own; only the process around them is missing.
+public final class InProcessDaemon: Sendable {
+    /// What clients call; each `VarlinkClient.inProcess(service)` is one connection.
+    public let service: VarlinkService
+    private let writer: StoreWriter
+    private let store: IslandStore
+
+    /// Starts from `stateDirectory` (created if need be, kept by the caller), with the desktop
+    /// entries and installed layouts of `dataDirectories`, configured by `configurationFile`
+    /// (absent: the defaults), in the user scope. Quiet unless given a `logger`: a test's
+    /// output is its own.
+    public init(stateDirectory: String, dataDirectories: [String], configurationFile: String,
+                logger: Logger = Logger(label: "org.island.daemon.in-process", factory: { _ in SwiftLogNoOpLogHandler() })) async throws {
+        let configuration = try ConfigurationLoader.load(mainFile: configurationFile)
+        let registry = AppRegistry.scan(dataDirectories: dataDirectories)
+        store = try IslandStore.open(directory: stateDirectory)
+        let stored = try store.load()
+        writer = StoreWriter(store: store)
+        let clock: @Sendable () -> Double = { Date().timeIntervalSince1970 }
+        let manager = StateRestorer.manager(from: stored, limits: configuration.limits, now: clock(), logger: logger)
+        // One loop of NIO's process-wide group: it outlives every daemon made here, so a timer
+        // or commit still under way when the test ends has somewhere to run.
+        let engine = IslandEngine(manager: manager, registry: registry, layouts: StateRestorer.layouts(from: stored, logger: logger),
+                                  scope: .user, store: writer, loop: MultiThreadedEventLoopGroup.singleton.next(),
+                                  clock: clock, logger: logger)
+        await engine.start(installedLayouts: InstalledLayouts.scan(dataDirectories: dataDirectories, logger: logger))
+        let sandboxAllowance = SandboxAllowance(configuration.daemon)
+        let interfaces = RoleInterfaces(
+            engine: engine, push: PushGateway(engine: engine),
+            roles: RoleBinder(scope: .user, resolver: { IdentityResolver(scope: .user, registry: registry) },
+                              presenterGroup: nil, sandboxAllowance: sandboxAllowance),
+            scope: .user, version: "in-process")
+        service = VarlinkService(
+            info: VarlinkServiceInfo(vendor: "Island", product: "islandd (in process)", version: "in-process",
+                                     url: "https://github.com/island-linux/island"),
+            implementations: interfaces.implementations, connectionErrors: .island, logger: logger)
+    }
+
+    /// Writes what is in flight and closes the store. Close the clients first.
+    public func stop() {
+        writer.close()
+        try? store.close()
+    }
+}
