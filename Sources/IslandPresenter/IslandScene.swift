@@ -26,12 +26,15 @@ public struct IslandScene: Sendable {
     public var alert: PresenterAlert?
     /// The user has Do Not Disturb on.
     public var isFocused: Bool
+    /// The screen is shared, and the daemon sends no activity content meanwhile.
+    public var isContentHidden: Bool
     public var now: Double
 
     public init(model: PresenterModel, now: Double) {
         self.now = now
         self.alert = model.alert
         self.isFocused = model.focusSince != nil
+        self.isContentHidden = model.contentHidden
         let island = model.island
         attached = model.item(island.attached).map { Entry(item: $0, now: now) }
         detached = model.item(island.detached).map { Entry(item: $0, now: now) }
@@ -263,7 +266,7 @@ extension RenderedView {
         "car": "🚗", "bus": "🚌", "train": "🚆", "bicycle": "🚲", "find-location": "📍", "mark-location": "📍", "navigation": "🧭",
         "food": "🍴", "emoji-food": "🍴", "coffee": "☕", "battery": "🔋", "ac-adapter": "🔌", "display-brightness": "☀",
         "system-run": "⚙", "applications-system": "⚙", "preferences-system": "⚙", "system-shutdown": "⏻",
-        "view-refresh": "⟳", "process-working": "⟳", "security-high": "🔒", "changes-prevent": "🔒", "printer": "🖨",
+        "view-refresh": "⟳", "process-working": "⟳", "security-high": "🔒", "changes-prevent": "🔒", "view-conceal": "🔒", "printer": "🖨",
         "computer": "💻", "utilities-terminal": "🖥", "input-gaming": "🎮", "applications-games": "🎮", "package": "📦", "package-x-generic": "📦",
         "list-add": "+", "window-close": "✕", "process-stop": "✕",
     ]

@@ -111,7 +111,8 @@ public struct TerminalFrame: Sendable {
         } else if let message = chrome.message {
             footer.append(StyledLine(" " + IslandScene.oneLine(message)))
         }
-        var status = " \(scene.mode.rawValue) │ " + (scene.isFocused ? "Do Not Disturb │ " : "") + Self.keyHelp
+        var status = " \(scene.mode.rawValue) │ " + (scene.isFocused ? "Do Not Disturb │ " : "")
+            + (scene.isContentHidden ? "Screen shared: content hidden │ " : "") + Self.keyHelp
         status += String(repeating: " ", count: max(0, columns - displayWidth(status)))
         footer.append(StyledLine(status, style: Self.statusStyle))
         let room = rows - footer.count

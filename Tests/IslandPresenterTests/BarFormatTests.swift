@@ -61,6 +61,12 @@ import Testing
             #"{"text":"☕ brewing","alt":"☕ brewing","tooltip":"Coffee for Ada: brewing · 25%","class":["compact","focus"],"percentage":25}"#)
     }
 
+    @Test func sharingClassAndNothingButTheHiddenLayout() {
+        #expect(line(.waybar, F.sharedModel) ==
+            #"{"text":"• 🔒","alt":"•","tooltip":"• Hidden while sharing","class":["compact","sharing"]}"#)
+        #expect(!line(.waybar, F.compactModel).contains("sharing"))
+    }
+
     @Test func staleAndAlertClasses() {
         var model = PresenterModel()
         model.apply(F.snapshot(sequence: 1, island: F.island("compact", attached: "c1", lockScreen: ["c1"]), items: [F.coffee(state: "stale")]))
