@@ -137,6 +137,14 @@ import Testing
                                             member: "Start")) == nil, "no session argument")
     }
 
+    @Test("[ScreenSharing] Follow= turns following off; it is on by default")
+    func followSwitch() throws {
+        #expect(BridgeConfiguration().followScreenSharing)
+        let off = try BridgeConfiguration.parse("[ScreenSharing]\nFollow=no\n", path: "bridge.conf")
+        #expect(!off.followScreenSharing && off.followDoNotDisturb)
+        #expect(throws: (any Error).self) { try BridgeConfiguration.parse("[ScreenSharing]\nFollow=maybe\n", path: "bridge.conf") }
+    }
+
     @Test func theAnnouncerSendsOneCallAtATimeTheLatestWishWaitingAndRetriesFailures() {
         var announcer = SharingAnnouncer()
         announcer.shared(by: nil)

@@ -175,3 +175,20 @@ def test_admin_sharing_hides_content_and_no_producer_can_show_it(session):
         presenter.wait(lambda p: SECRET + "-again" in repr(p.items), message="content back after island admin sharing off")
     finally:
         presenter.close()
+
+
+def test_follow_no_leaves_sharing_alone():
+    require_python_dbus()
+    session = Session(bridge_config="[ScreenSharing]\nFollow=no\n")
+    try:
+        portal = start_peer(session, "screencast_portal_peer.py")
+        expect_line(portal, "ready")
+        client = start_peer(session, "screencast_client.py")
+        expect_line(client, "started")
+        # No monitor is made for screen casts at all, so nothing can say the screen is shared.
+        assert "following screen casts" not in session.bridge.log()
+        assert sharing(session, "status") == "Screen sharing: off"
+        command(client, "close", "closed")
+        assert "the screen is shared" not in session.bridge.log()
+    finally:
+        session.close()
