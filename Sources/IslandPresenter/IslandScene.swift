@@ -70,7 +70,7 @@ public struct IslandScene: Sendable {
     /// empty); minimal → the attached and detached minimal views, each with its symbol;
     /// expanded → the expanded activity's compact text; none → empty.
     public var text: String {
-        if let alert { return Self.alertText(alert) }
+        if let alert = alertWithWords { return Self.alertText(alert) }
         switch mode {
         case .none: return ""
         case .compact: return attached.map(Self.compactText) ?? ""
@@ -82,12 +82,18 @@ public struct IslandScene: Sendable {
     /// A shorter text, for where space is short: the alert's title, else the chip, else the
     /// minimal view(s).
     public var shortText: String {
-        if let alert { return Self.oneLine(alert.title.isEmpty ? alert.body : alert.title) }
+        if let alert = alertWithWords { return Self.oneLine(alert.title.isEmpty ? alert.body : alert.title) }
         switch mode {
         case .none: return ""
         case .compact, .expanded: return primary.map(Self.chipText) ?? ""
         case .minimal: return text
         }
+    }
+
+    /// The alert, when it says something: while the screen is shared islandd sends alerts
+    /// without their words, and the island's own (hidden) text stands in for them.
+    public var alertWithWords: PresenterAlert? {
+        alert.flatMap { $0.title.isEmpty && $0.body.isEmpty ? nil : $0 }
     }
 
     /// An alert as one line: "title: body".

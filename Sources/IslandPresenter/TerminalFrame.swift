@@ -95,7 +95,7 @@ public struct TerminalFrame: Sendable {
         let islandLines = island(scene).map(centred)
         if scene.mode != .none, !islandLines.isEmpty { places.island = lines.count }
         lines += islandLines
-        if let alert = scene.alert { lines += alertBox(alert).map(centred) }
+        if let alert = scene.alertWithWords { lines += alertBox(alert).map(centred) }
         lines.append(StyledLine())
         if !scene.lockScreen.isEmpty {
             lines.append(StyledLine("  Lock Screen", style: "1"))

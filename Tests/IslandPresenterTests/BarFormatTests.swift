@@ -65,6 +65,12 @@ import Testing
         #expect(line(.waybar, F.sharedModel) ==
             #"{"text":"• 🔒","alt":"•","tooltip":"• Hidden while sharing","class":["compact","sharing"]}"#)
         #expect(!line(.waybar, F.compactModel).contains("sharing"))
+        // An alert while shared comes without words: the island expands, its text stays hidden.
+        var model = F.sharedModel
+        model.apply(F.delta(sequence: 5, island: F.island("expanded", attached: "c1", expanded: "c1", lockScreen: ["c1"]),
+                            alert: ["id": "c1", "title": "", "body": ""]))
+        #expect(line(.waybar, model) ==
+            #"{"text":"• 🔒","alt":"•","tooltip":"• Hidden while sharing","class":["expanded","alert","sharing"]}"#)
     }
 
     @Test func staleAndAlertClasses() {
