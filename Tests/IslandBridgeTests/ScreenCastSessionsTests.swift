@@ -77,6 +77,14 @@ import Testing
         #expect(sessions.sharedBy == nil)
     }
 
+    @Test func aRemoteDesktopSessionCountsAsACast() {
+        var sessions = ScreenCastSessions()
+        var messages = Self.portalStart()
+        messages[0].interface = ScreenCastEvent.portalRemoteDesktop
+        Self.feed(messages, to: &sessions)
+        #expect(sessions.sharedBy == .portal)
+    }
+
     @Test func thePortalsClosedSignalEndsTheSession() {
         var sessions = ScreenCastSessions()
         Self.feed(Self.portalStart(), to: &sessions)

@@ -6,8 +6,9 @@ import SDBus
 ///
 /// Two services cast the screen, each watched the same way — a `Start` call, its answer, and
 /// the session's end:
-/// - **xdg-desktop-portal** (`org.freedesktop.portal.ScreenCast`, every desktop with portals:
-///   wlroots through xdg-desktop-portal-wlr, GNOME, KDE): a client's `Start(session, …)` is
+/// - **xdg-desktop-portal** (`org.freedesktop.portal.ScreenCast`, and `RemoteDesktop`, whose
+///   sessions may cast the screen too; every desktop with portals: wlroots through
+///   xdg-desktop-portal-wlr, GNOME, KDE): a client's `Start(session, …)` is
 ///   answered with a request object, whose `Request.Response` with code 0 means the user chose
 ///   what to share and the cast began. The session ends by the client's `Session.Close` or
 ///   the portal's `Session.Closed`.
@@ -146,6 +147,7 @@ public enum ScreenCastEvent: Sendable, Hashable {
     case closed(ScreenCastSessions.Service, session: String, service: String)
 
     public static let portalScreenCast = "org.freedesktop.portal.ScreenCast"
+    public static let portalRemoteDesktop = "org.freedesktop.portal.RemoteDesktop"
     public static let portalSession = "org.freedesktop.portal.Session"
     public static let portalRequest = "org.freedesktop.portal.Request"
     public static let mutterSession = "org.gnome.Mutter.ScreenCast.Session"
@@ -156,6 +158,7 @@ public enum ScreenCastEvent: Sendable, Hashable {
     /// services (by their well-known names, which the bus resolves as messages pass).
     public static let monitorRules = [
         "type='method_call',interface='\(portalScreenCast)',member='Start'",
+        "type='method_call',interface='\(portalRemoteDesktop)',member='Start'",
         "type='method_call',interface='\(portalSession)',member='Close'",
         "type='signal',interface='\(portalSession)',member='Closed'",
         "type='signal',interface='\(portalRequest)',member='Response'",
@@ -182,7 +185,8 @@ public enum ScreenCastEvent: Sendable, Hashable {
         case .methodCall:
             guard let client = message.sender, let path = message.path else { return nil }
             switch (message.interface, message.member) {
-            case (Self.portalScreenCast, "Start"):
+            // A remote desktop session controls the input, and may cast the screen: counted as cast.
+            case (Self.portalScreenCast, "Start"), (Self.portalRemoteDesktop, "Start"):
                 guard let session = Self.firstPath(message) else { return nil }
                 self = .start(.portal, session: session, client: client, serial: message.serial)
             case (Self.mutterSession, "Start"): self = .start(.gnome, session: path, client: client, serial: message.serial)
