@@ -110,6 +110,17 @@ import Testing
         #expect(sessions.sharedBy == nil)
     }
 
+    @Test func aMutterRemoteDesktopSessionCountsAsACast() {
+        var sessions = ScreenCastSessions()
+        var messages = Self.mutterStart(session: "/org/gnome/Mutter/RemoteDesktop/Session/u2")
+        messages[0].interface = ScreenCastEvent.mutterRemoteDesktopSession
+        Self.feed(messages, to: &sessions)
+        #expect(sessions.sharedBy == .gnome)
+        Self.feed([FakeMessage(kind: .methodCall, sender: Self.client, path: "/org/gnome/Mutter/RemoteDesktop/Session/u2",
+                               interface: ScreenCastEvent.mutterRemoteDesktopSession, member: "Stop")], to: &sessions)
+        #expect(sessions.sharedBy == nil)
+    }
+
     @Test func thePortalWinsWhenBothCastAndEachSessionEndsOnItsOwn() {
         var sessions = ScreenCastSessions()
         Self.feed(Self.mutterStart(client: ":1.8"), to: &sessions)

@@ -13,8 +13,9 @@ import SDBus
 ///   what to share and the cast began. The session ends by the client's `Session.Close` or
 ///   the portal's `Session.Closed`.
 /// - **Mutter** (`org.gnome.Mutter.ScreenCast`, which GNOME's portal backend, its screen
-///   recorder and gnome-remote-desktop use): a session's `Start()` answered without error
-///   begins the cast; its `Stop()` or `Closed` ends it.
+///   recorder and gnome-remote-desktop use, and `org.gnome.Mutter.RemoteDesktop`, whose
+///   session's start starts the screen casts tied to it): a session's `Start()` answered
+///   without error begins the cast; its `Stop()` or `Closed` ends it.
 ///
 /// A session also ends when its client or its service leaves the bus. Only the peers in a
 /// session count: a `Close` or `Stop` from anyone but its client, and a `Closed` or `Response`
@@ -151,6 +152,7 @@ public enum ScreenCastEvent: Sendable, Hashable {
     public static let portalSession = "org.freedesktop.portal.Session"
     public static let portalRequest = "org.freedesktop.portal.Request"
     public static let mutterSession = "org.gnome.Mutter.ScreenCast.Session"
+    public static let mutterRemoteDesktopSession = "org.gnome.Mutter.RemoteDesktop.Session"
     public static let portalName = "org.freedesktop.portal.Desktop"
     public static let mutterName = "org.gnome.Mutter.ScreenCast"
 
@@ -165,6 +167,11 @@ public enum ScreenCastEvent: Sendable, Hashable {
         "type='method_call',interface='\(mutterSession)',member='Start'",
         "type='method_call',interface='\(mutterSession)',member='Stop'",
         "type='signal',interface='\(mutterSession)',member='Closed'",
+        "type='method_call',interface='\(mutterRemoteDesktopSession)',member='Start'",
+        "type='method_call',interface='\(mutterRemoteDesktopSession)',member='Stop'",
+        "type='signal',interface='\(mutterRemoteDesktopSession)',member='Closed'",
+        "type='method_return',sender='org.gnome.Mutter.RemoteDesktop'",
+        "type='error',sender='org.gnome.Mutter.RemoteDesktop'",
         "type='method_return',sender='\(portalName)'",
         "type='error',sender='\(portalName)'",
         "type='method_return',sender='\(mutterName)'",
@@ -189,9 +196,9 @@ public enum ScreenCastEvent: Sendable, Hashable {
             case (Self.portalScreenCast, "Start"), (Self.portalRemoteDesktop, "Start"):
                 guard let session = Self.firstPath(message) else { return nil }
                 self = .start(.portal, session: session, client: client, serial: message.serial)
-            case (Self.mutterSession, "Start"): self = .start(.gnome, session: path, client: client, serial: message.serial)
+            case (Self.mutterSession, "Start"), (Self.mutterRemoteDesktopSession, "Start"): self = .start(.gnome, session: path, client: client, serial: message.serial)
             case (Self.portalSession, "Close"): self = .close(.portal, session: path, client: client)
-            case (Self.mutterSession, "Stop"): self = .close(.gnome, session: path, client: client)
+            case (Self.mutterSession, "Stop"), (Self.mutterRemoteDesktopSession, "Stop"): self = .close(.gnome, session: path, client: client)
             default: return nil
             }
         case .signal:
@@ -201,7 +208,7 @@ public enum ScreenCastEvent: Sendable, Hashable {
                 guard case .uint32(let code)? = Self.firstArgument(message) else { return nil }
                 self = .response(service: service, request: path, code: code)
             case (Self.portalSession, "Closed"): self = .closed(.portal, session: path, service: service)
-            case (Self.mutterSession, "Closed"): self = .closed(.gnome, session: path, service: service)
+            case (Self.mutterSession, "Closed"), (Self.mutterRemoteDesktopSession, "Closed"): self = .closed(.gnome, session: path, service: service)
             default: return nil
             }
         }
