@@ -86,8 +86,9 @@ public enum BarFormat: String, Sendable, CaseIterable {
         if shown.contains(where: { $0.item.isStale }) { classes.append("stale") }
         if scene.alert != nil { classes.append("alert") }
         if scene.isFocused { classes.append("focus") }
+        if scene.isContentHidden { classes.append("sharing") }
         var tooltipLines = scene.lockScreenLines
-        if let alert = scene.alert { tooltipLines.insert(IslandScene.alertText(alert), at: 0) }
+        if let alert = scene.alertWithWords { tooltipLines.insert(IslandScene.alertText(alert), at: 0) }
         // The tooltip has room for more than the bar, not for anything.
         let tooltipWidth = max(maxLength, 2 * defaultMaxLength)
         var object: JSONObject = [

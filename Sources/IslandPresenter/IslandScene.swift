@@ -29,12 +29,15 @@ public struct IslandScene: Sendable {
     public var alert: PresenterAlert?
     /// The user has Do Not Disturb on.
     public var isFocused: Bool
+    /// The screen is shared, and the daemon sends no activity content meanwhile.
+    public var isContentHidden: Bool
     public var now: Double
 
     public init(model: PresenterModel, now: Double) {
         self.now = now
         self.alert = model.alert
         self.isFocused = model.focusSince != nil
+        self.isContentHidden = model.contentHidden
         let island = model.island
         attached = model.item(island.attached).map { Entry(item: $0, now: now) }
         detached = model.item(island.detached).map { Entry(item: $0, now: now) }
@@ -92,7 +95,7 @@ public struct IslandScene: Sendable {
     /// empty); minimal → the attached and detached minimal views, each with its symbol;
     /// expanded → the expanded activity's compact text; none → empty.
     public var text: String {
-        if let alert { return Self.alertText(alert) }
+        if let alert = alertWithWords { return Self.alertText(alert) }
         switch mode {
         case .none: return ""
         case .compact: return attached.map(Self.compactText) ?? ""
@@ -104,12 +107,18 @@ public struct IslandScene: Sendable {
     /// A shorter text, for where space is short: the alert's title, else the chip, else the
     /// minimal view(s).
     public var shortText: String {
-        if let alert { return Self.oneLine(alert.title.isEmpty ? alert.body : alert.title) }
+        if let alert = alertWithWords { return Self.oneLine(alert.title.isEmpty ? alert.body : alert.title) }
         switch mode {
         case .none: return ""
         case .compact, .expanded: return primary.map(Self.chipText) ?? ""
         case .minimal: return text
         }
+    }
+
+    /// The alert, when it says something: while the screen is shared islandd sends alerts
+    /// without their words, and the island's own (hidden) text stands in for them.
+    public var alertWithWords: PresenterAlert? {
+        alert.flatMap { $0.title.isEmpty && $0.body.isEmpty ? nil : $0 }
     }
 
     /// An alert as one line: "title: body".
@@ -320,7 +329,7 @@ extension RenderedView {
         "car": "🚗", "bus": "🚌", "train": "🚆", "bicycle": "🚲", "find-location": "📍", "mark-location": "📍", "navigation": "🧭",
         "food": "🍴", "emoji-food": "🍴", "coffee": "☕", "battery": "🔋", "ac-adapter": "🔌", "display-brightness": "☀",
         "system-run": "⚙", "applications-system": "⚙", "preferences-system": "⚙", "system-shutdown": "⏻",
-        "view-refresh": "⟳", "process-working": "⟳", "security-high": "🔒", "changes-prevent": "🔒", "printer": "🖨",
+        "view-refresh": "⟳", "process-working": "⟳", "security-high": "🔒", "changes-prevent": "🔒", "view-conceal": "🔒", "printer": "🖨",
         "computer": "💻", "utilities-terminal": "🖥", "input-gaming": "🎮", "applications-games": "🎮", "package": "📦", "package-x-generic": "📦",
         "list-add": "+", "window-close": "✕", "process-stop": "✕",
     ]

@@ -66,6 +66,9 @@ public struct PresenterModel: Sendable, Hashable {
     /// When the user turned Do Not Disturb on; nil while it is off. The daemon already
     /// withholds alerts meanwhile: this is for an indicator.
     public private(set) var focusSince: Double?
+    /// Whether the screen is shared with activity content hidden. The daemon already sends no
+    /// content meanwhile: this is for an indicator.
+    public private(set) var contentHidden = false
 
     public init() {}
 
@@ -93,6 +96,7 @@ public struct PresenterModel: Sendable, Hashable {
             self.items = Dictionary(items.map { ($0.id, $0) }, uniquingKeysWith: { _, last in last })
             self.alert = nil
             self.focusSince = Self.focusSince(update[Names.focus])
+            self.contentHidden = update[Names.sharing]?[PresenterNames.Sharing.contentHidden]?.boolValue == true
             return self != before
         case "delta":
             guard let current = self.sequence, sequence > current else { return false }

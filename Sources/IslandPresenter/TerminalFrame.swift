@@ -95,7 +95,7 @@ public struct TerminalFrame: Sendable {
         let islandLines = island(scene).map(centred)
         if scene.mode != .none, !islandLines.isEmpty { places.island = lines.count }
         lines += islandLines
-        if let alert = scene.alert { lines += alertBox(alert).map(centred) }
+        if let alert = scene.alertWithWords { lines += alertBox(alert).map(centred) }
         lines.append(StyledLine())
         if !scene.lockScreen.isEmpty {
             lines.append(StyledLine("  Lock Screen", style: "1"))
@@ -111,7 +111,8 @@ public struct TerminalFrame: Sendable {
         } else if let message = chrome.message {
             footer.append(StyledLine(" " + IslandScene.oneLine(message)))
         }
-        var status = " \(scene.mode.rawValue) │ " + (scene.isFocused ? "Do Not Disturb │ " : "") + Self.keyHelp
+        var status = " \(scene.mode.rawValue) │ " + (scene.isFocused ? "Do Not Disturb │ " : "")
+            + (scene.isContentHidden ? "Screen shared: content hidden │ " : "") + Self.keyHelp
         status += String(repeating: " ", count: max(0, columns - displayWidth(status)))
         footer.append(StyledLine(status, style: Self.statusStyle))
         let room = rows - footer.count

@@ -12,7 +12,8 @@ import VarlinkNIO
 /// The bridge process's one actor: it wires the sources of the session bus
 /// (`SessionSources`: MPRIS, notifications, jobs) to the `ActivityBook`, the book to islandd,
 /// and islandd's taps and buttons back to the source each activity came from; and the
-/// desktop's Do Not Disturb switch (`DesktopFocus`) to islandd's focus. It runs on the
+/// desktop's Do Not Disturb switch (`DesktopFocus`) to islandd's focus, and the screen-cast
+/// sessions on the bus (`ScreenCastSessions`) to islandd's sharing. It runs on the
 /// sd-bus loop, so every bus callback, every source and the book share that thread and need no
 /// locks; the calls to islandd (IslandKit, on its own NIO loop) are awaited from tasks on it
 /// and come back to it with their outcome.
@@ -40,6 +41,16 @@ actor Bridge {
     private var desktopSwitches: [any DesktopSwitch] = []
     private var gnomeBanners: GnomeBanners?
     private var desktopFocus = DesktopFocus()
+    /// The screen-cast sessions seen by a monitor of their own, while following them.
+    private var screenCasts = ScreenCastSessions()
+    private var screenCastMonitor: BusSubscription?
+    /// The clients and services of screen-cast sessions, followed until they leave the bus.
+    private var screenCastPeers: [String: BusSubscription] = [:]
+    private var sharingAnnouncer = SharingAnnouncer()
+    /// What the screen casts added up to when last logged.
+    private var sharedBefore: ScreenCastSessions.Service?
+    /// Logged once per bus connection: a monitor refused stays refused.
+    private var screenCastRefusalLogged = false
     private var daemonListed = false
     private var events: Task<Void, Never>?
     private var stopping = false
@@ -48,10 +59,12 @@ actor Bridge {
     private var busTimer: LoopTimer?
     private var daemonTimer: LoopTimer?
     private var focusTimer: LoopTimer?
+    private var sharingTimer: LoopTimer?
     /// Failed tries since the last connection, for `reconnect`'s waits.
     private var busAttempts = 0
     private var daemonAttempts = 0
     private var focusAttempts = 0
+    private var sharingAttempts = 0
 
     init(loop: BusLoop, configuration: BridgeConfiguration, connection: IslandConnection, busAddress: String?,
          environment: [String: String], logger: Logger) {
@@ -78,13 +91,17 @@ actor Bridge {
                 desktopFocus.retry()
                 sendFocus()
             }
+            sharingTimer = try LoopTimer(loop: loop) { [self] in
+                sharingAnnouncer.retry()
+                sendSharing()
+            }
         } catch {
             logger.critical("cannot arm timers on the bus loop", metadata: ["error": "\(error)"])
         }
         logger.info("starting", metadata: [
             "mpris": "\(configuration.mprisEnabled)", "notifications": "\(configuration.notificationsEnabled)",
             "jobs": "\(configuration.servesJobs(currentDesktop: currentDesktop))", "maxActivities": "\(configuration.maxActivities)",
-            "followDoNotDisturb": "\(configuration.followDoNotDisturb)",
+            "followDoNotDisturb": "\(configuration.followDoNotDisturb)", "followScreenSharing": "\(configuration.followScreenSharing)",
         ])
         connectBus()
         connectDaemon()
@@ -106,6 +123,7 @@ actor Bridge {
         busTimer = nil
         daemonTimer = nil
         focusTimer = nil
+        sharingTimer = nil
         dropBus()
         await connection.close()
         logger.info("stopped", metadata: ["ended": "\(ends.count)"])
@@ -126,6 +144,7 @@ actor Bridge {
             pump()
         }
         if old.followDoNotDisturb != new.followDoNotDisturb { followDoNotDisturb() }
+        if old.followScreenSharing != new.followScreenSharing { followScreenSharing() }
     }
 
     private func enabledSources(_ configuration: BridgeConfiguration) -> SessionSources.Enabled {
@@ -171,6 +190,8 @@ actor Bridge {
         self.sources = sources
         sources.start()
         followDoNotDisturb()
+        screenCastRefusalLogged = false
+        followScreenSharing()
         settleIfScanned()
     }
 
@@ -193,6 +214,7 @@ actor Bridge {
     private func dropBus() {
         sources = nil
         stopFollowingDoNotDisturb()
+        stopFollowingScreenSharing()
         bus?.close()
         bus = nil
     }
@@ -276,6 +298,12 @@ actor Bridge {
         daemonListed = true
         desktopFocus.retry()
         sendFocus()
+        // A daemon that restarted starts unshared: tell it again while something is cast.
+        if configuration.followScreenSharing, screenCastMonitor != nil, let source = screenCasts.sharedBy {
+            sharingAnnouncer.shared(by: source, again: true)
+        }
+        sharingAnnouncer.retry()
+        sendSharing()
         events = Task {
             for await event in stream { self.handle(event) }
         }
@@ -421,6 +449,118 @@ actor Bridge {
             }
         } catch {
             logger.warning("cannot set islandd's focus; retrying", metadata: ["on": "\(on)", "error": "\(error)"])
+            return false
+        }
+    }
+
+    // MARK: Screen sharing
+
+    /// Follows the screen-cast sessions on the bus, on a monitor connection of their own, when
+    /// the configuration says so, and tells islandd what they add up to — at once too, since
+    /// the bridge cannot know what was said before it (or before the bus came back). Stops
+    /// following them otherwise (sharing stays as it is). A bus that refuses to make a monitor
+    /// (`BecomeMonitor`) is said once: nothing is detected then.
+    private func followScreenSharing() {
+        guard configuration.followScreenSharing, let bus else { return stopFollowingScreenSharing() }
+        guard screenCastMonitor == nil else { return }
+        do {
+            screenCastMonitor = try bus.monitor(rules: ScreenCastEvent.monitorRules) { [self] message in
+                guard let event = ScreenCastEvent(message) else { return }
+                screenCasts.observe(event)
+                screenCastsChanged()
+            }
+        } catch {
+            if !screenCastRefusalLogged {
+                screenCastRefusalLogged = true
+                logger.error("cannot watch screen casts (BecomeMonitor refused): sharing the screen will not hide activity content",
+                             metadata: ["error": "\(error)"])
+            }
+            return
+        }
+        logger.info("following screen casts (xdg-desktop-portal ScreenCast, Mutter ScreenCast)")
+        sharingAnnouncer.shared(by: screenCasts.sharedBy, again: true)
+        sendSharing()
+    }
+
+    private func stopFollowingScreenSharing() {
+        screenCastMonitor = nil
+        screenCastPeers = [:]
+        screenCasts.reset()
+        sharedBefore = nil
+    }
+
+    /// After what the monitor saw or a peer leaving: the peers followed, and islandd told
+    /// when the screen's being shared changed.
+    private func screenCastsChanged() {
+        let peers = screenCasts.peers
+        for name in screenCastPeers.keys where !peers.contains(name) { screenCastPeers[name] = nil }
+        for name in peers where screenCastPeers[name] == nil {
+            do {
+                screenCastPeers[name] = try bus?.track(name) { [self] in
+                    screenCasts.left(name)
+                    // Not from inside the tracker's own callback.
+                    bus?.afterDispatch { [self] in screenCastsChanged() }
+                }
+            } catch {
+                logger.debug("cannot follow a screen cast's peer", metadata: ["name": "\(name)", "error": "\(error)"])
+            }
+        }
+        let shared = screenCasts.sharedBy
+        if shared != sharedBefore {
+            if let shared {
+                logger.info("the screen is shared", metadata: ["by": "\(shared.rawValue)", "sessions": "\(screenCasts.sessionCount)"])
+            } else {
+                logger.info("the screen is no longer shared")
+            }
+            sharedBefore = shared
+        }
+        sharingAnnouncer.shared(by: shared)
+        sendSharing()
+    }
+
+    private func sendSharing() {
+        guard !stopping, let wish = sharingAnnouncer.nextCall() else { return }
+        Task { [connection, logger] in
+            let succeeded = await Self.setSharing(wish, socketPath: connection.configuration.socketPath, logger: logger)
+            self.sharingSent(wish, succeeded: succeeded)
+        }
+    }
+
+    private func sharingSent(_ wish: SharingAnnouncer.Wish, succeeded: Bool) {
+        sharingAnnouncer.completed(wish, succeeded: succeeded)
+        if succeeded {
+            sharingAttempts = 0
+        } else {
+            sharingTimer?.arm(after: Self.reconnect.delay(attempt: sharingAttempts))
+            sharingAttempts += 1
+        }
+        sendSharing()
+    }
+
+    /// Admin `SetSharing` on a connection of its own, as `setFocus`.
+    private static func setSharing(_ wish: SharingAnnouncer.Wish, socketPath: String, logger: Logger) async -> Bool {
+        var parameters: JSONObject = ["on": .bool(wish.on)]
+        if let source = wish.source { parameters["source"] = .string(source.rawValue) }
+        do {
+            let client = try await VarlinkClient.connect(unixPath: socketPath)
+            let timeout = Task {
+                try await Task.sleep(for: focusTimeout)
+                await client.close()
+            }
+            defer { timeout.cancel() }
+            do {
+                let reply = try await client.call("org.island.Admin.SetSharing", parameters)
+                await client.close()
+                logger.info("set islandd's sharing", metadata: [
+                    "on": "\(wish.on)", "contentHidden": "\(reply["sharing"]?["contentHidden"]?.boolValue ?? false)",
+                ])
+                return true
+            } catch {
+                await client.close()
+                throw error
+            }
+        } catch {
+            logger.warning("cannot set islandd's sharing; retrying", metadata: ["on": "\(wish.on)", "error": "\(error)"])
             return false
         }
     }

@@ -25,7 +25,10 @@ struct IslandBridgeCommand: AsyncParsableCommand {
             Progress activity per notification carrying a `value` hint or a `transfer` category, \
             watched as a bus monitor without disturbing the notification daemon; and, outside \
             KDE Plasma, a Transfer activity per KDE job (it serves org.kde.JobViewServer), with \
-            cancel and pause/resume buttons.
+            cancel and pause/resume buttons. It also follows the desktop's Do Not Disturb switch \
+            into islandd's focus, and screen casts (xdg-desktop-portal's and Mutter's ScreenCast \
+            sessions, watched as a bus monitor) into islandd's sharing, which hides activity \
+            content while the screen is shared.
 
             Configuration: $XDG_CONFIG_HOME/island/bridge.conf (optional; see island-bridge(1)).
             SIGHUP re-reads it; SIGTERM and SIGINT end the bridge's activities and stop it.

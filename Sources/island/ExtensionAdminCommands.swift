@@ -76,7 +76,7 @@ struct ExtensionCommand: AsyncParsableCommand {
 struct Admin: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Change the user's settings and inspect the daemon (needs the daemon's own user, or root).",
-        subcommands: [Enable.self, Disable.self, FrequentUpdates.self, Focus.self, Apps.self, Status.self, Reload.self])
+        subcommands: [Enable.self, Disable.self, FrequentUpdates.self, Focus.self, Sharing.self, Apps.self, Status.self, Reload.self])
 
     static func call(_ global: GlobalOptions, _ method: String, _ parameters: JSONObject = [:]) async throws(CLIFailure) -> JSONObject {
         try await global.withRaw { client throws(CLIFailure) in
@@ -152,6 +152,45 @@ struct Admin: AsyncParsableCommand {
                 Output.line("Do Not Disturb: " + Admin.describe(focus: focus["on"]?.boolValue == true, since: since))
             }
         }
+    }
+
+    struct Sharing: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Say that the screen is shared or no longer shared, or show whether it is.",
+            discussion: """
+                While the screen is shared (cast or recorded), presenters are shown no activity content: \
+                only the app's icon and the island's shape, with "Hidden while sharing" where the content \
+                would be; no buttons, progress, artwork or alert text. island-bridge sets it from the \
+                desktop's screen-cast sessions; `on` and `off` here say it by hand (source manual), and the \
+                last one to say wins. It is not kept across restarts of the daemon. HideWhileSharing=no \
+                in islandd.conf keeps content shown while shared; nothing a producer sends can.
+                """)
+        @OptionGroup var global: GlobalOptions
+        @Argument(help: "on, off or status.") var setting: String
+
+        func validate() throws {
+            guard ["on", "off", "status"].contains(setting) else { throw ValidationError("the setting is on, off or status, not \(setting)") }
+        }
+
+        func run() async throws {
+            let reply = setting == "status"
+                ? try await Admin.call(global, "GetSharing")
+                : try await Admin.call(global, "SetSharing", ["on": .bool(setting == "on"), "source": "manual"])
+            let sharing = reply["sharing"]?.objectValue ?? [:]
+            if global.json {
+                Output.json(.object(sharing))
+            } else {
+                Output.line("Screen sharing: " + Admin.describe(sharing: sharing))
+            }
+        }
+    }
+
+    /// `on since 2026-11-27T18:00:00Z (portal), content hidden`, or `off`.
+    static func describe(sharing: JSONObject) -> String {
+        guard sharing["on"]?.boolValue == true else { return "off" }
+        var text = Admin.describe(focus: true, since: sharing["since"]?.doubleValue.map(Date.init(timeIntervalSince1970:)))
+        if let source = sharing["source"]?.stringValue { text += " (\(source))" }
+        return text + (sharing["contentHidden"]?.boolValue == true ? ", content hidden" : ", content shown (HideWhileSharing=no)")
     }
 
     /// `on since 2026-11-27T18:00:00Z`, or `off`.

@@ -61,6 +61,18 @@ import Testing
             #"{"text":"☕ brewing","alt":"☕ brewing","tooltip":"Coffee for Ada: brewing · 25%","class":["compact","focus"],"percentage":25}"#)
     }
 
+    @Test func sharingClassAndNothingButTheHiddenLayout() {
+        #expect(line(.waybar, F.sharedModel) ==
+            #"{"text":"• 🔒","alt":"•","tooltip":"• Hidden while sharing","class":["compact","sharing"]}"#)
+        #expect(!line(.waybar, F.compactModel).contains("sharing"))
+        // An alert while shared comes without words: the island expands, its text stays hidden.
+        var model = F.sharedModel
+        model.apply(F.delta(sequence: 5, island: F.island("expanded", attached: "c1", expanded: "c1", lockScreen: ["c1"]),
+                            alert: ["id": "c1", "title": "", "body": ""]))
+        #expect(line(.waybar, model) ==
+            #"{"text":"• 🔒","alt":"•","tooltip":"• Hidden while sharing","class":["expanded","alert","sharing"]}"#)
+    }
+
     @Test func staleAndAlertClasses() {
         var model = PresenterModel()
         model.apply(F.snapshot(sequence: 1, island: F.island("compact", attached: "c1", lockScreen: ["c1"]), items: [F.coffee(state: "stale")]))

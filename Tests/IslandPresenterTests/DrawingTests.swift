@@ -281,6 +281,13 @@ final class SVGDocument: NSObject, XMLParserDelegate {
         #expect(!screen(F.compactModel).last!.contains("Do Not Disturb"))
     }
 
+    @Test func theStatusLineSaysWhenContentIsHiddenWhileSharing() {
+        let lines = screen(F.sharedModel)
+        #expect(lines.last!.hasPrefix(" compact │ Screen shared: content hidden │ ←"))
+        #expect(lines.contains { $0.contains("Hidden while sharing") })
+        #expect(!screen(F.compactModel).last!.contains("Screen shared"))
+    }
+
     @Test func smallTerminalsAreCut() {
         let lines = screen(F.minimalModel, columns: 30, rows: 8)
         #expect(lines.count == 8)

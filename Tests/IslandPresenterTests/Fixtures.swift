@@ -87,6 +87,27 @@ enum Fixtures {
         return object
     }
 
+    /// The compact island while the screen is shared: the coffee as islandd sends it then, with
+    /// no content and the daemon's layout (`Wire.hiddenLayout`).
+    static var sharedModel: PresenterModel {
+        let symbol: JSON = ["type": "symbol", "name": "application-x-executable-symbolic"]
+        let words: JSON = ["type": "text", "template": "Hidden while sharing"]
+        let layout: JSON = [
+            "compactLeading": symbol, "compactTrailing": ["type": "symbol", "name": "view-conceal-symbolic"], "minimal": symbol,
+            "lockScreen": ["type": "hstack", "children": [symbol, words], "spacing": 6],
+            "expanded": [
+                "leading": ["type": "symbol", "name": "application-x-executable-symbolic", "priority": 0],
+                "center": ["type": "text", "template": "Hidden while sharing", "priority": 1],
+            ],
+        ]
+        var snapshot = snapshot(sequence: 4, island: island("compact", attached: "c1", lockScreen: ["c1"]),
+                                items: [item(id: "c1", app: "org.example.Coffee", type: "Coffee", state: [:], layout: layout)])
+        snapshot["sharing"] = ["on": true, "since": .double(now - 30), "contentHidden": true]
+        var model = PresenterModel()
+        model.apply(snapshot)
+        return model
+    }
+
     // The four islands the formatters are tested on.
 
     static var emptyModel: PresenterModel {

@@ -115,6 +115,17 @@ import Testing
         #expect(model.focusSince == nil)
     }
 
+    @Test func sharingComesWithEverySnapshot() {
+        #expect(F.sharedModel.contentHidden)
+        var model = F.sharedModel
+        var shown = F.snapshot(sequence: 5, island: F.island("compact", attached: "c1", lockScreen: ["c1"]), items: [F.coffee()])
+        shown["sharing"] = ["on": true, "since": 1_700_000_000.5, "contentHidden": false]
+        model.apply(shown)
+        #expect(!model.contentHidden, "shared, with HideWhileSharing=no")
+        model.apply(F.snapshot(sequence: 6, island: F.island("none"), items: []))
+        #expect(!model.contentHidden, "a daemon from before sharing sends none")
+    }
+
     @Test func resetForgetsEverything() {
         var model = F.minimalModel
         model.reset()

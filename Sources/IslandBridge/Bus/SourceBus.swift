@@ -49,6 +49,8 @@ public protocol IncomingMessage {
     var kind: BusMessage.Kind { get }
     var sender: String? { get }
     var destination: String? { get }
+    /// The object a call is made on or a signal comes from.
+    var path: String? { get }
     var interface: String? { get }
     var member: String? { get }
     var signature: String { get }

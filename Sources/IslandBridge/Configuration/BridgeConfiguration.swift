@@ -24,6 +24,9 @@ import FreeDesktop
 ///
 /// [DoNotDisturb]
 /// Follow=yes
+///
+/// [ScreenSharing]
+/// Follow=yes
 /// ```
 public struct BridgeConfiguration: Sendable, Hashable {
     /// At most this many activities at once; the daemon's `MaxActivitiesPerApp` for the
@@ -42,6 +45,8 @@ public struct BridgeConfiguration: Sendable, Hashable {
     public var maxJobsPerSender = 8
     /// Whether the desktop's Do Not Disturb switch sets islandd's focus (`DesktopFocus`).
     public var followDoNotDisturb = true
+    /// Whether screen-cast sessions on the bus set islandd's sharing (`ScreenCastSessions`).
+    public var followScreenSharing = true
 
     public init() {}
 
@@ -59,10 +64,10 @@ public struct BridgeConfiguration: Sendable, Hashable {
         for line in try IslandConfiguration.lines(of: contents, path: path) {
             switch line {
             case .group(let name, let number):
-                guard ["Bridge", "MPRIS", "Notifications", "Jobs", "DoNotDisturb"].contains(name) else {
+                guard ["Bridge", "MPRIS", "Notifications", "Jobs", "DoNotDisturb", "ScreenSharing"].contains(name) else {
                     throw ConfigurationError(
                         path: path, line: number,
-                        message: "unknown section [\(name)] (expected [Bridge], [MPRIS], [Notifications], [Jobs] or [DoNotDisturb])")
+                        message: "unknown section [\(name)] (expected [Bridge], [MPRIS], [Notifications], [Jobs], [DoNotDisturb] or [ScreenSharing])")
                 }
                 section = name
             case .entry(let entry):
@@ -99,6 +104,7 @@ public struct BridgeConfiguration: Sendable, Hashable {
                 case ("Jobs", "MaxJobs"): configuration.maxJobs = try count(minimum: 1)
                 case ("Jobs", "MaxJobsPerSender"): configuration.maxJobsPerSender = try count(minimum: 1)
                 case ("DoNotDisturb", "Follow"): configuration.followDoNotDisturb = try bool()
+                case ("ScreenSharing", "Follow"): configuration.followScreenSharing = try bool()
                 case (nil, _): throw fail("\(key)= outside a section")
                 default: throw fail("unknown key \(key)= in [\(section!)]")
                 }

@@ -63,6 +63,7 @@ extension IslandConfiguration {
         case maxMessageSize = "MaxMessageSize"
         case sandboxedPresenters = "SandboxedPresenters"
         case sandboxedAdmins = "SandboxedAdmins"
+        case hideWhileSharing = "HideWhileSharing"
 
         var kind: ValueKind {
             switch self {
@@ -70,6 +71,7 @@ extension IslandConfiguration {
             case .maxConnections, .maxConnectionsPerUser: .count(minimum: 1)
             case .maxMessageSize: .size
             case .sandboxedPresenters, .sandboxedAdmins: .appIDs
+            case .hideWhileSharing: .boolean
             }
         }
 
@@ -89,6 +91,8 @@ extension IslandConfiguration {
             case (.sandboxedPresenters, nil): settings.sandboxedPresenters = []
             case (.sandboxedAdmins, .appIDs(let ids)): settings.sandboxedAdmins.formUnion(ids)
             case (.sandboxedAdmins, nil): settings.sandboxedAdmins = []
+            case (.hideWhileSharing, .boolean(let v)): settings.hideWhileSharing = v
+            case (.hideWhileSharing, nil): settings.hideWhileSharing = true
             default: preconditionFailure("\(rawValue)= read as \(String(describing: value)), which its kind never produces")
             }
         }

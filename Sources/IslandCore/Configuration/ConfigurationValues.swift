@@ -11,12 +11,15 @@ extension IslandConfiguration {
         case duration(allowsZero: Bool)
         /// Reverse-DNS app ids separated by spaces.
         case appIDs
+        /// yes or no, as systemd's booleans are written (also true/false, on/off, 1/0).
+        case boolean
     }
 
     enum Value: Equatable {
         case integer(Int)
         case number(Double)
         case appIDs([String])
+        case boolean(Bool)
     }
 
     /// Why a value was refused, phrased to follow `invalid value 'x' for Key=: `.
@@ -58,6 +61,12 @@ extension IslandConfiguration {
                 throw ValueProblem(reason: "'\(bad)' is not an app id; expected reverse-DNS app ids such as org.example.App, separated by spaces")
             }
             return .appIDs(ids)
+        case .boolean:
+            switch text.lowercased() {
+            case "yes", "true", "on", "1": return .boolean(true)
+            case "no", "false", "off", "0": return .boolean(false)
+            default: throw ValueProblem(reason: "expected yes or no")
+            }
         }
     }
 

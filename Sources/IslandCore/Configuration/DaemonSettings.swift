@@ -14,6 +14,9 @@ public struct DaemonSettings: Sendable, Hashable {
     public var sandboxedPresenters: Set<String> = []
     /// `SandboxedAdmins=`: apps whose sandboxed processes may still administer the daemon.
     public var sandboxedAdmins: Set<String> = []
+    /// `HideWhileSharing=`: whether presenters are shown no activity content while the screen
+    /// is shared. On unless the user turns it off: no producer can.
+    public var hideWhileSharing = true
 
     public init(idleExit: Double? = nil, maxConnections: Int? = nil, maxConnectionsPerUser: Int? = nil, maxMessageSize: Int? = nil,
                 sandboxedPresenters: Set<String> = [], sandboxedAdmins: Set<String> = []) {

@@ -58,6 +58,18 @@ extension IslandEngine {
     /// When Do Not Disturb was turned on; nil while it is off.
     var focusSince: Double? { manager.focusSince }
 
+    /// Says whether the screen is shared, and who says so; presenters are shown the change at
+    /// once (nothing is stored), and answers as `sharing` does. Turning it on while on keeps its `since`.
+    func setSharing(_ on: Bool, source: SharingSource) -> (state: ScreenSharing?, contentHidden: Bool) {
+        var sharing: ScreenSharing?
+        if on { sharing = ScreenSharing(since: presenters.sharing?.since ?? clock(), source: source) }
+        presenters.share(sharing, hidingContent: presenters.hidesWhileSharing)
+        return self.sharing
+    }
+
+    /// Whether the screen is shared (nil: it is not), and whether presenters are shown no content.
+    var sharing: (state: ScreenSharing?, contentHidden: Bool) { (presenters.sharing, presenters.hidesContent) }
+
     /// Tells the watchers of `app`, or of every app, their authorization as it is now.
     private func authorizationChanged(app: String?) {
         let now = clock()
@@ -88,9 +100,12 @@ extension IslandEngine {
                             uptime: clock() - startedAt, limits: manager.limits.global)
     }
 
-    /// Takes the apps, the layouts they install and the limits (unless nil: unchanged) as they are now.
-    func reload(registry: AppRegistry, installedLayouts: [String: [String: JSON]], limits: LimitsPolicy?) async {
+    /// Takes the apps, the layouts they install, the limits and whether content is hidden while
+    /// the screen is shared as they are now (the last two unless nil: unchanged).
+    func reload(registry: AppRegistry, installedLayouts: [String: [String: JSON]], limits: LimitsPolicy?,
+                hideWhileSharing: Bool?) async {
         self.registry = registry
+        if let hideWhileSharing { presenters.share(presenters.sharing, hidingContent: hideWhileSharing) }
         presenters.layouts.reload(apps: registry, installed: installedLayouts)
         presenters.redraw(manager.list(app: nil, type: nil, states: nil).filter { $0.state != .dismissed }.map(\.id))
         if let limits { manager.limits = limits }

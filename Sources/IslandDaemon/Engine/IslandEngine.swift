@@ -69,8 +69,9 @@ actor IslandEngine {
     }
 
     /// Applies whatever fell due while the daemon was down and starts the timer.
-    func start(installedLayouts: [String: [String: JSON]]) async {
+    func start(installedLayouts: [String: [String: JSON]], hideWhileSharing: Bool = true) async {
         presenters.layouts.reload(apps: registry, installed: installedLayouts)
+        presenters.share(nil, hidingContent: hideWhileSharing)
         await advanceAndWait()
     }
 

@@ -192,6 +192,11 @@ extension Alert {
     }
 }
 
+/// `Admin.SetSharing`'s `source`: who says the screen is shared.
+enum SharingSource: String, WireEnumeration {
+    case portal, gnome, manual
+}
+
 /// `DismissalPolicy.kind`
 enum DismissalKind: String, CaseIterable, WireEnumeration {
     case `default`, immediate, after

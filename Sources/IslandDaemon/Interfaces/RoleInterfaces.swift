@@ -315,6 +315,17 @@ struct RoleInterfaces: Sendable {
                 _ = try roles.bind(.admin, connection: request.connection)
                 return ["focus": Wire.focus(since: await engine.focusSince)]
             },
+            "SetSharing": .async { [self] request throws(VarlinkError) in
+                let p = try SetSharingParameters(request.call)
+                _ = try roles.bind(.admin, connection: request.connection)
+                let (sharing, hidden) = await engine.setSharing(p.on, source: p.source)
+                return ["sharing": Wire.sharing(sharing, contentHidden: hidden)]
+            },
+            "GetSharing": .async { [self] request throws(VarlinkError) in
+                _ = try roles.bind(.admin, connection: request.connection)
+                let (sharing, hidden) = await engine.sharing
+                return ["sharing": Wire.sharing(sharing, contentHidden: hidden)]
+            },
             "Reload": .async { [self] request throws(VarlinkError) in
                 _ = try roles.bind(.admin, connection: request.connection)
                 try await reload()

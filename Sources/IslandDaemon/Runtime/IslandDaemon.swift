@@ -118,7 +118,8 @@ public final class IslandDaemon: Sendable {
             await push.enable(root: configuration.push.topicRoot, device: device, broker: service.link, stored: stored.pushTokens)
             pushService = service
         }
-        await engine.start(installedLayouts: InstalledLayouts.scan(dataDirectories: options.paths.dataDirectories, logger: logger))
+        await engine.start(installedLayouts: InstalledLayouts.scan(dataDirectories: options.paths.dataDirectories, logger: logger),
+                           hideWhileSharing: configuration.daemon.hideWhileSharing)
 
         let scope = options.scope
         let sandboxAllowance = SandboxAllowance(configuration.daemon)

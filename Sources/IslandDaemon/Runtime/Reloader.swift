@@ -38,7 +38,7 @@ struct Reloader: Sendable {
         self.registry.value = registry
         await engine.reload(registry: registry,
                             installedLayouts: InstalledLayouts.scan(dataDirectories: dataDirectories, logger: logger),
-                            limits: configuration.limits)
+                            limits: configuration.limits, hideWhileSharing: configuration.daemon.hideWhileSharing)
         logger.info("reloaded configuration and manifests", metadata: ["apps": "\(registry.manifests.count)"])
     }
 
@@ -49,7 +49,7 @@ struct Reloader: Sendable {
         self.registry.value = registry
         await engine.reload(registry: registry,
                             installedLayouts: InstalledLayouts.scan(dataDirectories: dataDirectories, logger: logger),
-                            limits: nil)
+                            limits: nil, hideWhileSharing: nil)
         logger.info("reloaded the manifests after a change in an applications folder", metadata: ["apps": "\(registry.manifests.count)"])
     }
 }

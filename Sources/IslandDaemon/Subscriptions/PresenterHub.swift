@@ -40,6 +40,13 @@ struct PresenterHub {
     private(set) var shown: OrderedDictionary<HashedID, Activity>
     /// When the user turned Do Not Disturb on, as presenters are shown it; nil while off.
     private(set) var focusSince: Double?
+    /// Whether the screen is shared, and since when; nil while it is not.
+    private(set) var sharing: ScreenSharing?
+    /// islandd.conf's `HideWhileSharing=`: whether content is hidden while the screen is shared.
+    private(set) var hidesWhileSharing = true
+    /// Whether presenters are sent no activity content now: every item goes out as
+    /// `Wire.writeHiddenItem` writes it, and every alert as `Wire.hiddenAlert`.
+    var hidesContent: Bool { sharing != nil && hidesWhileSharing }
     private var views: [UInt32: View] = [:]
     var layouts: LayoutCache
     /// Snapshots last encoded, per uid: presenters subscribing (or resyncing) together share
@@ -184,7 +191,7 @@ struct PresenterHub {
                 : changed.filter { !removed.contains($0.id) && isVisible(owner: $0.uid, to: uid) }.sorted { $0.id < $1.id }
             guard islandChanged || focusChanged || !items.isEmpty || !removed.isEmpty else { continue }
             views.values[index].send(island: islandChanged, focus: focus, items: items, removed: removed, alert: visibleAlert,
-                                     layouts: &layouts)
+                                     hidingContent: hidesContent, layouts: &layouts)
         }
     }
 
@@ -199,7 +206,7 @@ struct PresenterHub {
             let visible = ids.filter { isVisible($0, to: uid) }
             guard !visible.isEmpty else { continue }
             let items = visible.compactMap { shown[HashedID($0)] }
-            views.values[index].send(island: false, items: items, removed: [], alert: nil, layouts: &layouts)
+            views.values[index].send(island: false, items: items, removed: [], alert: nil, hidingContent: hidesContent, layouts: &layouts)
         }
     }
 
@@ -210,7 +217,7 @@ struct PresenterHub {
             defer { views.formIndex(after: &index) }
             let candidates = candidates(for: views.keys[index])
             if views.values[index].arbiter.recompute(candidates: candidates, now: now) != nil {
-                views.values[index].send(island: true, items: [], removed: [], alert: nil, layouts: &layouts)
+                views.values[index].send(island: true, items: [], removed: [], alert: nil, hidingContent: hidesContent, layouts: &layouts)
             }
         }
     }
@@ -219,7 +226,7 @@ struct PresenterHub {
     mutating func expand(_ id: String, for uid: UInt32, now: Double) {
         let index = ensureView(for: uid, now: now)
         if views.values[index].arbiter.expand(id: id, now: now) != nil {
-            views.values[index].send(island: true, items: [], removed: [], alert: nil, layouts: &layouts)
+            views.values[index].send(island: true, items: [], removed: [], alert: nil, hidingContent: hidesContent, layouts: &layouts)
         }
     }
 
@@ -227,7 +234,7 @@ struct PresenterHub {
     mutating func collapse(for uid: UInt32, now: Double) {
         let index = ensureView(for: uid, now: now)
         if views.values[index].arbiter.collapse(now: now) != nil {
-            views.values[index].send(island: true, items: [], removed: [], alert: nil, layouts: &layouts)
+            views.values[index].send(island: true, items: [], removed: [], alert: nil, hidingContent: hidesContent, layouts: &layouts)
         }
     }
 
@@ -256,6 +263,26 @@ struct PresenterHub {
         }
     }
 
+    // MARK: Screen sharing
+
+    /// Takes whether the screen is shared (nil: it is not) and whether content is hidden
+    /// meanwhile. When either changes what presenters are told, each gets a fresh snapshot
+    /// (not a resync): every item is drawn anew, hidden or shown again — a delta would carry
+    /// no layout for items whose layout did not change, and presenters would keep the other.
+    mutating func share(_ sharing: ScreenSharing?, hidingContent hides: Bool) {
+        let before = (sharing: self.sharing, hidesContent: hidesContent)
+        self.sharing = sharing
+        hidesWhileSharing = hides
+        // Who said so is not the presenters' business: only turning on or off, or hiding, is news.
+        guard (before.sharing == nil) != (sharing == nil) || before.hidesContent != hidesContent else { return }
+        var index = views.startIndex
+        while index != views.endIndex {
+            defer { views.formIndex(after: &index) }
+            views.values[index].updateNumber += 1
+            for stream in views.values[index].streams.values { stream.send(.snapshot(resync: false)) }
+        }
+    }
+
     // MARK: Snapshots
 
     /// The whole state `uid`'s presenters may see, encoded, and the update it is as of.
@@ -265,10 +292,16 @@ struct PresenterHub {
             return (cached.encoded, view.updateNumber)
         }
         var update = Wire.PresenterUpdate(.snapshot, sequence: view.updateNumber, resync: resync, island: view.arbiter.presentation,
-                                          focus: Wire.focus(since: focusSince), capacity: 4096)
+                                          focus: Wire.focus(since: focusSince),
+                                          sharing: Wire.presenterSharing(sharing, contentHidden: hidesContent), capacity: 4096)
+        let hiding = hidesContent
         for activity in shown.values where activity.state != .dismissed && isVisible(owner: activity.uid, to: uid) {
             let layout = layouts.layout(for: activity)
-            update.add(activity, layout: (layout.json, layout.isDefault), app: layout.app)
+            if hiding {
+                update.addHidden(activity, app: layout.app)
+            } else {
+                update.add(activity, layout: (layout.json, layout.isDefault), app: layout.app)
+            }
         }
         let encoded = update.finish(removed: [], alert: nil)
         snapshots[uid] = (view.updateNumber, resync, encoded)
@@ -278,10 +311,11 @@ struct PresenterHub {
 
 extension PresenterHub.View {
     /// Sends the view's presenters a delta: the island when it changed, the focus state when
-    /// it changed (`Wire.focus(since:)`), the items, the removed ids and the alert. Numbered
-    /// even with no presenter to send it to, so that a cached snapshot is known to be out of date.
+    /// it changed (`Wire.focus(since:)`), the items, the removed ids and the alert — the items
+    /// and the alert without their content while `hidingContent`. Numbered even with no
+    /// presenter to send it to, so that a cached snapshot is known to be out of date.
     mutating func send(island: Bool, focus: JSON? = nil, items: [Activity], removed: [String], alert: (id: String, alert: Alert)?,
-                       layouts: inout LayoutCache) {
+                       hidingContent: Bool, layouts: inout LayoutCache) {
         updateNumber += 1
         for id in removed { sentLayouts[HashedID(id)] = nil }
         guard !streams.isEmpty else { return }
@@ -289,11 +323,17 @@ extension PresenterHub.View {
                                           focus: focus, capacity: 1024)
         for activity in items {
             let layout = layouts.layout(for: activity)
+            // `sentLayouts` is left as it was: the snapshot that ends the hiding carries every
+            // layout, and later deltas compare with what presenters had before it.
+            if hidingContent {
+                update.addHidden(activity, app: layout.app)
+                continue
+            }
             let changed = sentLayouts[activity.hashedID] != layout.revision
             if changed { sentLayouts[activity.hashedID] = layout.revision }
             update.add(activity, layout: changed ? (layout.json, layout.isDefault) : nil, app: layout.app)
         }
-        let encoded = update.finish(removed: removed, alert: alert)
+        let encoded = update.finish(removed: removed, alert: hidingContent ? alert.map { ($0.id, Wire.hiddenAlert) } : alert)
         for stream in streams.values { stream.send(.delta(encoded, number: updateNumber), encoded: encoded) }
     }
 }

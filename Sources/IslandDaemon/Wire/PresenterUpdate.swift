@@ -6,7 +6,7 @@ extension Wire {
     /// One `org.island.Presenter.Update` — a delta or a snapshot — written member by member,
     /// as text: a delta goes out on every update, encoded once for every presenter it goes to.
     ///
-    /// `{"update": {"kind", "sequence", "resync", "island"?, "focus"?, "items": [Item…], "removed": […], "alert"?}}`:
+    /// `{"update": {"kind", "sequence", "resync", "island"?, "focus"?, "sharing"?, "items": [Item…], "removed": […], "alert"?}}`:
     /// `init` writes up to the opening of `items`, `add` one item, `finish` the rest.
     struct PresenterUpdate {
         enum Kind: String {
@@ -21,7 +21,9 @@ extension Wire {
 
         /// - Parameter island: nil when the island did not change (a delta leaves it out).
         /// - Parameter focus: `Wire.focus(since:)`; nil when it did not change.
-        init(_ kind: Kind, sequence: UInt64, resync: Bool, island: IslandPresentation?, focus: JSON? = nil, capacity: Int) {
+        /// - Parameter sharing: `Wire.presenterSharing`, in snapshots only.
+        init(_ kind: Kind, sequence: UInt64, resync: Bool, island: IslandPresentation?, focus: JSON? = nil, sharing: JSON? = nil,
+             capacity: Int) {
             text = JSONText(capacity: capacity)
             text.openObject()
             text.key("update")
@@ -31,6 +33,7 @@ extension Wire {
             text.member("resync", bool: resync)
             if let island { text.member("island", .object(island.json)) }
             if let focus { text.member("focus", focus) }
+            if let sharing { text.member("sharing", sharing) }
             text.key("items")
             text.openArray()
         }
@@ -39,6 +42,11 @@ extension Wire {
         /// `layout` is nil (the presenter keeps the one it has).
         mutating func add(_ activity: Activity, layout: (json: JSON, isDefault: Bool)?, app: AppLabel) {
             Wire.writeItem(activity, layout: layout, app: app, to: &text)
+        }
+
+        /// Adds an item without its content, while the screen is shared (`Wire.writeHiddenItem`).
+        mutating func addHidden(_ activity: Activity, app: AppLabel) {
+            Wire.writeHiddenItem(activity, app: app, to: &text)
         }
 
         consuming func finish(removed: [String], alert: (id: String, alert: Alert)?) -> VarlinkEncodedParameters {

@@ -193,3 +193,19 @@ def test_another_user_can_neither_turn_focus_on_nor_off(users, system_daemon):
     assert "PermissionDenied" in str(error_name(island_as(u1, system_daemon, "admin", "focus", "off")))
     assert "PermissionDenied" in str(error_name(island_as(u1, system_daemon, "admin", "focus", "status")))
     assert as_root("admin", "focus", "status")["on"] is True
+
+
+def test_another_user_can_neither_turn_sharing_on_nor_off(users, system_daemon):
+    """Screen sharing is the admin's too: a user's `island admin sharing` is refused, and what
+    root said stays."""
+    u1, _ = users
+
+    def as_root(*args):
+        return json.loads(ok(subprocess.run([system_daemon["island"], *args, "--json", "--socket", system_daemon["socket"]],
+                                            capture_output=True, text=True, timeout=30)).stdout)
+
+    assert "PermissionDenied" in str(error_name(island_as(u1, system_daemon, "admin", "sharing", "on")))
+    assert as_root("admin", "sharing", "status") == {"on": False, "contentHidden": False}
+    assert as_root("admin", "sharing", "on")["source"] == "manual"
+    assert "PermissionDenied" in str(error_name(island_as(u1, system_daemon, "admin", "sharing", "off")))
+    assert as_root("admin", "sharing", "status")["on"] is True

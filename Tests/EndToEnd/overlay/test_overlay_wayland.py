@@ -8,6 +8,7 @@ virtual pointer (virtual_pointer.py) moved and clicked with `swaymsg seat - curs
 One session serves the module (sway, bus, islandd, overlay start in ~1 s); each test ends its
 activities. Set ISLAND_DESKTOP_SHOTS=DIR to keep the screenshots as PNGs."""
 
+import os
 import time
 
 import pytest
@@ -423,6 +424,48 @@ def test_the_list_opens_from_the_command_and_dismisses_from_a_card(world, live):
     watch.close()
     live.started = []
     world.screen.settled(lambda image, box: box is None, name="dismissed", what="the island and list hiding")
+
+
+def light_bands(image, box):
+    """The separate bands of rows with light pixels (text, a button's label) inside `box`."""
+    rows = [y for y in range(box[1], box[3]) if image.count(*LIGHT, region=(box[0] + 8, y, box[2] - 8, y + 1))]
+    return sum(1 for a, b in zip(rows, rows[1:]) if b - a > 3) + 1 if rows else 0
+
+
+def test_while_the_screen_is_shared_the_island_keeps_its_shape_and_shows_no_content(world, live):
+    """Issue #29 item 5: while the screen is shared (`island admin sharing on`, as island-bridge
+    says while a screen cast lives), islandd sends the overlay no content: the compact island
+    stays a capsule with the app's icon and a concealed eye instead of "12 min", and the expanded one
+    says "Hidden while sharing" with no button. Set ISLAND_GALLERY_SHARED=PATH.png to save the
+    expanded island's photograph there, and the compact one's beside it (PATH-compact.png)."""
+    before, compact = compact_of(world, live)
+    world.session.island("admin", "sharing", "on")
+    try:
+        image, shared = world.screen.settled(
+            lambda image, box: box is not None and image.crop(box).pixels != before.crop(compact).pixels, name="shared-compact",
+            what="the compact island redrawn without its content")
+        assert size(shared)[1] == size(compact)[1], "still the compact capsule: %s then %s" % (compact, shared)
+        assert abs(centre(shared)[0] - image.width / 2) <= 2
+        gallery = os.environ.get("ISLAND_GALLERY_SHARED")
+        margin = 24
+        if gallery:
+            image.crop((shared[0] - 8 * margin, 0, shared[2] + 8 * margin, shared[3] + margin)).save_png(
+                gallery.replace(".png", "-compact.png"))
+        world.sway.click(*centre(shared))
+        world.sway.park()
+        image, expanded = world.screen.settled(
+            lambda image, box: box is not None and size(box)[1] > 2 * size(shared)[1], name="shared-expanded")
+        # "Hidden while sharing" and nothing below it, where the layout's own expanded island
+        # has its text and a button.
+        assert light_bands(image, expanded) == 1, "expected one line of text and no button"
+        if gallery:
+            image.crop((max(0, expanded[0] - 4 * margin), 0, min(image.width, expanded[2] + 4 * margin),
+                        min(image.height, expanded[3] + margin))).save_png(gallery)
+        world.session.island("admin", "sharing", "off")
+        world.screen.settled(lambda image, box: box is not None and light_bands(image, box) >= 2, name="shown-again",
+                             what="the expanded island with its text and button again")
+    finally:
+        world.session.island("admin", "sharing", "off")
 
 
 # Last of the tests on the module's session: the daemon it restarts is this test's process, and

@@ -1,0 +1,55 @@
+/// What islandd is to be told of screen sharing (Admin `SetSharing`), as `DesktopFocus` does
+/// for focus: one call at a time, and while one is out only the latest wish waits, so a peer
+/// starting and closing sessions as fast as it can costs one call per round trip. A failed
+/// call (islandd away) is due again at `retry()`.
+public struct SharingAnnouncer: Sendable {
+    /// Shared by `source`, or not shared (nil).
+    public struct Wish: Sendable, Hashable {
+        public let source: ScreenCastSessions.Service?
+        public var on: Bool { source != nil }
+    }
+
+    /// What islandd was last told, or is being told; nil when a call failed and nobody knows.
+    /// A daemon starts unshared.
+    public private(set) var announced: Wish? = Wish(source: nil)
+    private var wanted: Wish?
+    private var inFlight: Wish?
+    private var failed: Wish?
+
+    public init() {}
+
+    /// The screen is now shared by `source` (nil: not shared). With `again`, said even if
+    /// islandd was told so already: a daemon that restarted starts unshared, and a bridge
+    /// that starts cannot know what the one before it said.
+    public mutating func shared(by source: ScreenCastSessions.Service?, again: Bool = false) {
+        let wish = Wish(source: source)
+        guard again || wish != (wanted ?? inFlight ?? announced) else { return }
+        wanted = wish
+        failed = nil
+    }
+
+    /// The call to send now, marked in flight; nil when nothing is due or a call is out.
+    public mutating func nextCall() -> Wish? {
+        guard inFlight == nil, let wanted else { return nil }
+        inFlight = wanted
+        announced = wanted
+        self.wanted = nil
+        return wanted
+    }
+
+    /// The call for `wish` came back. A failed one is due again at `retry()`, unless a newer
+    /// wish took its place.
+    public mutating func completed(_ wish: Wish, succeeded: Bool) {
+        inFlight = nil
+        if !succeeded {
+            announced = nil
+            if wanted == nil { failed = wish }
+        }
+    }
+
+    /// Time to try again.
+    public mutating func retry() {
+        if let failed, wanted == nil { wanted = failed }
+        failed = nil
+    }
+}
