@@ -426,31 +426,39 @@ actor Bridge {
     }
 
     /// A daemon that accepts the connection and never answers holds the call this long.
-    private static let focusTimeout = Duration.seconds(10)
+    private static let adminTimeout = Duration.seconds(10)
 
-    /// Admin `SetFocus(on)` on a connection of its own: a connection has one role, and the
-    /// bridge's is the producer's. islandd lets the user's own unconfined processes administer.
-    private static func setFocus(_ on: Bool, socketPath: String, logger: Logger) async -> Bool {
+    /// One Admin call on a connection of its own: a connection has one role, and the bridge's is
+    /// the producer's. islandd lets the user's own unconfined processes administer. The reply,
+    /// or nil (logged) when it could not be made: the caller retries.
+    private static func admin(_ method: String, _ parameters: JSONObject, socketPath: String, logger: Logger) async -> JSONObject? {
         do {
             let client = try await VarlinkClient.connect(unixPath: socketPath)
             let timeout = Task {
-                try await Task.sleep(for: focusTimeout)
+                try await Task.sleep(for: adminTimeout)
                 await client.close()
             }
             defer { timeout.cancel() }
             do {
-                let reply = try await client.call("org.island.Admin.SetFocus", ["on": .bool(on)])
+                let reply = try await client.call(method, parameters)
                 await client.close()
-                logger.info("set islandd's focus", metadata: ["on": "\(reply["focus"]?["on"]?.boolValue ?? on)"])
-                return true
+                return reply
             } catch {
                 await client.close()
                 throw error
             }
         } catch {
-            logger.warning("cannot set islandd's focus; retrying", metadata: ["on": "\(on)", "error": "\(error)"])
+            logger.warning("cannot call islandd's Admin; retrying", metadata: ["method": "\(method)", "error": "\(error)"])
+            return nil
+        }
+    }
+
+    private static func setFocus(_ on: Bool, socketPath: String, logger: Logger) async -> Bool {
+        guard let reply = await admin("org.island.Admin.SetFocus", ["on": .bool(on)], socketPath: socketPath, logger: logger) else {
             return false
         }
+        logger.info("set islandd's focus", metadata: ["on": "\(reply["focus"]?["on"]?.boolValue ?? on)"])
+        return true
     }
 
     // MARK: Screen sharing
@@ -537,32 +545,16 @@ actor Bridge {
         sendSharing()
     }
 
-    /// Admin `SetSharing` on a connection of its own, as `setFocus`.
     private static func setSharing(_ wish: SharingAnnouncer.Wish, socketPath: String, logger: Logger) async -> Bool {
         var parameters: JSONObject = ["on": .bool(wish.on)]
         if let source = wish.source { parameters["source"] = .string(source.rawValue) }
-        do {
-            let client = try await VarlinkClient.connect(unixPath: socketPath)
-            let timeout = Task {
-                try await Task.sleep(for: focusTimeout)
-                await client.close()
-            }
-            defer { timeout.cancel() }
-            do {
-                let reply = try await client.call("org.island.Admin.SetSharing", parameters)
-                await client.close()
-                logger.info("set islandd's sharing", metadata: [
-                    "on": "\(wish.on)", "contentHidden": "\(reply["sharing"]?["contentHidden"]?.boolValue ?? false)",
-                ])
-                return true
-            } catch {
-                await client.close()
-                throw error
-            }
-        } catch {
-            logger.warning("cannot set islandd's sharing; retrying", metadata: ["on": "\(wish.on)", "error": "\(error)"])
+        guard let reply = await admin("org.island.Admin.SetSharing", parameters, socketPath: socketPath, logger: logger) else {
             return false
         }
+        logger.info("set islandd's sharing", metadata: [
+            "on": "\(wish.on)", "contentHidden": "\(reply["sharing"]?["contentHidden"]?.boolValue ?? false)",
+        ])
+        return true
     }
 
     static func listed(_ activity: ActivitySnapshot) -> ActivityBook.Listed {

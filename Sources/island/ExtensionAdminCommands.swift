@@ -134,16 +134,12 @@ struct Admin: AsyncParsableCommand {
                 streams are told when it changes.
                 """)
         @OptionGroup var global: GlobalOptions
-        @Argument(help: "on, off or status.") var setting: String
-
-        func validate() throws {
-            guard ["on", "off", "status"].contains(setting) else { throw ValidationError("the setting is on, off or status, not \(setting)") }
-        }
+        @Argument(help: "on, off or status.") var setting: Admin.Switch
 
         func run() async throws {
-            let reply = setting == "status"
+            let reply = setting == .status
                 ? try await Admin.call(global, "GetFocus")
-                : try await Admin.call(global, "SetFocus", ["on": .bool(setting == "on")])
+                : try await Admin.call(global, "SetFocus", ["on": .bool(setting == .on)])
             let focus = reply["focus"]?.objectValue ?? [:]
             if global.json {
                 Output.json(.object(focus))
@@ -166,16 +162,12 @@ struct Admin: AsyncParsableCommand {
                 in islandd.conf keeps content shown while shared; nothing a producer sends can.
                 """)
         @OptionGroup var global: GlobalOptions
-        @Argument(help: "on, off or status.") var setting: String
-
-        func validate() throws {
-            guard ["on", "off", "status"].contains(setting) else { throw ValidationError("the setting is on, off or status, not \(setting)") }
-        }
+        @Argument(help: "on, off or status.") var setting: Admin.Switch
 
         func run() async throws {
-            let reply = setting == "status"
+            let reply = setting == .status
                 ? try await Admin.call(global, "GetSharing")
-                : try await Admin.call(global, "SetSharing", ["on": .bool(setting == "on"), "source": "manual"])
+                : try await Admin.call(global, "SetSharing", ["on": .bool(setting == .on), "source": "manual"])
             let sharing = reply["sharing"]?.objectValue ?? [:]
             if global.json {
                 Output.json(.object(sharing))
@@ -183,6 +175,11 @@ struct Admin: AsyncParsableCommand {
                 Output.line("Screen sharing: " + Admin.describe(sharing: sharing))
             }
         }
+    }
+
+    /// What `admin focus` and `admin sharing` are asked: to turn it on or off, or how it is.
+    enum Switch: String, ExpressibleByArgument, CaseIterable {
+        case on, off, status
     }
 
     /// `on since 2026-11-27T18:00:00Z (portal), content hidden`, or `off`.
