@@ -7,8 +7,9 @@ public import VarlinkCore
 /// the names of Island's own errors (Protocol/org.island.varlink). Every case keeps the
 /// parameters the daemon sent, so the caller can say what limit was hit and by how much.
 public enum ActivityAuthorizationError: Error, Sendable, Equatable, CustomStringConvertible {
-    /// Attributes plus content state, as compact JSON, exceed `limit` bytes.
-    case attributesTooLarge(limit: Int, size: Int)
+    /// Attributes plus content state, as compact JSON, exceed `limit` bytes; `part`
+    /// ("attributes" or "state") is the one to make smaller (nil from an older daemon).
+    case attributesTooLarge(limit: Int, size: Int, part: String?)
     /// The user turned Live Activities off for this app, or for all apps.
     case denied(app: String)
     /// The app has no desktop entry declaring `X-Island-LiveActivities=true`, or its
@@ -45,7 +46,7 @@ public enum ActivityAuthorizationError: Error, Sendable, Equatable, CustomString
         func i(_ key: String) -> Int { p[key]?.intValue ?? Int(p[key]?.doubleValue ?? 0) }
         func d(_ key: String) -> Double { p[key]?.doubleValue ?? 0 }
         switch error.name {
-        case "org.island.AttributesTooLarge": self = .attributesTooLarge(limit: i("limit"), size: i("size"))
+        case "org.island.AttributesTooLarge": self = .attributesTooLarge(limit: i("limit"), size: i("size"), part: p["part"]?.stringValue)
         case "org.island.Denied": self = .denied(app: s("app"))
         case "org.island.Unentitled": self = .unentitled(app: s("app"), reason: s("reason"))
         case "org.island.GlobalMaximumExceeded": self = .globalMaximumExceeded(limit: i("limit"))
@@ -86,7 +87,8 @@ public enum ActivityAuthorizationError: Error, Sendable, Equatable, CustomString
     /// The parameters, as the daemon sent them.
     public var parameters: JSONObject {
         switch self {
-        case .attributesTooLarge(let limit, let size): ["limit": .int(limit), "size": .int(size)]
+        case .attributesTooLarge(let limit, let size, nil): ["limit": .int(limit), "size": .int(size)]
+        case .attributesTooLarge(let limit, let size, let part?): ["limit": .int(limit), "size": .int(size), "part": .string(part)]
         case .denied(let app): ["app": .string(app)]
         case .unentitled(let app, let reason): ["app": .string(app), "reason": .string(reason)]
         case .globalMaximumExceeded(let limit): ["limit": .int(limit)]
@@ -107,8 +109,9 @@ public enum ActivityAuthorizationError: Error, Sendable, Equatable, CustomString
     /// What happened, in a sentence.
     public var description: String {
         switch self {
-        case .attributesTooLarge(let limit, let size):
+        case .attributesTooLarge(let limit, let size, let part):
             "attributes and state are \(size) bytes as compact JSON, over the limit of \(limit)"
+                + (part.map { "; make the \($0) smaller" } ?? "")
         case .denied(let app): "Live Activities are turned off for \(app)"
         case .unentitled(let app, let reason): "\(app.isEmpty ? "this app" : app) may not show Live Activities: \(reason)"
         case .globalMaximumExceeded(let limit): "all apps together already have the maximum of \(limit) live activities"
@@ -133,6 +136,9 @@ public enum ActivityAuthorizationError: Error, Sendable, Equatable, CustomString
         switch self {
         case .attributesTooLarge: "send less: keep attributes and state small, and put large data behind a URL"
         case .denied(let app): "turn them on with `island admin enable \(app)` (or in the system settings)"
+        case .unentitled(let app, let reason) where reason.contains("does not declare"):
+            // The entry is there (the reason names it): it lacks the key, not a place.
+            "add X-Island-LiveActivities=true to the [Desktop Entry] group of \(app.isEmpty ? "the app's" : app + "'s") desktop entry"
         case .unentitled(let app, _):
             "install a desktop entry \(app.isEmpty ? "<app>" : app).desktop in an XDG applications directory with X-Island-LiveActivities=true"
         case .globalMaximumExceeded, .targetMaximumExceeded: "end an activity first (`island list`, then `island end ID`)"

@@ -147,12 +147,13 @@ struct BlobAttributes: ActivityAttributes {
                                                connection: connection)
                 Issue.record("a request over 4096 bytes was accepted")
             } catch let error as ActivityAuthorizationError {
-                guard case .attributesTooLarge(let limit, let size) = error else {
+                guard case .attributesTooLarge(let limit, let size, let part) = error else {
                     Issue.record("unexpected \(error)")
                     return
                 }
                 #expect(limit == 4096)
                 #expect(size > 5000)
+                #expect(part == "attributes", "the attributes are the larger: the part to make smaller")
                 #expect(error.name == "org.island.AttributesTooLarge")
             }
 

@@ -9,7 +9,9 @@ import VarlinkCore
 @Suite struct MappingTests {
     @Test func daemonErrorsMapWithTheirParameters() {
         let cases: [(VarlinkError, ActivityAuthorizationError)] = [
-            (VarlinkError("org.island.AttributesTooLarge", ["limit": 4096, "size": 5000]), .attributesTooLarge(limit: 4096, size: 5000)),
+            (VarlinkError("org.island.AttributesTooLarge", ["limit": 4096, "size": 5000]), .attributesTooLarge(limit: 4096, size: 5000, part: nil)),
+            (VarlinkError("org.island.AttributesTooLarge", ["limit": 4096, "size": 5000, "part": "state"]),
+             .attributesTooLarge(limit: 4096, size: 5000, part: "state")),
             (VarlinkError("org.island.Denied", ["app": "a"]), .denied(app: "a")),
             (VarlinkError("org.island.Unentitled", ["app": "a", "reason": "r"]), .unentitled(app: "a", reason: "r")),
             (VarlinkError("org.island.GlobalMaximumExceeded", ["limit": 32]), .globalMaximumExceeded(limit: 32)),
