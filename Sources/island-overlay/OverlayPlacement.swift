@@ -31,7 +31,7 @@ import IslandOverlay
         placements.append(placement)
         compositor?.observers.append { [unowned placement] in placement.place() }
         x11?.observers.append { [unowned placement] in placement.place() }
-        x11?.mapped.append { [unowned placement] in placement.windowMapped() }
+        x11?.restacked.append { [unowned placement] in placement.windowRestacked() }
     }
 
     /// Says what the desktop tells, and follows the monitors.
@@ -278,11 +278,14 @@ import IslandOverlay
     ///
     ///
     /// X11: an override-redirect window stays where it was stacked, under every window mapped
-    /// after it: it is raised when it starts showing something, and again when a window is
-    /// mapped while it shows (`windowMapped`).
+    /// or raised after it: it is raised when it starts showing something, and again when the
+    /// window manager maps or restacks a window while it shows (`windowRestacked`).
     func islandChanged(showing: Bool) {
         guard window.wayland else {
-            if showing, !self.showing { raise() }
+            if showing, !self.showing {
+                raise()
+                if fullscreenBeside { log("raised over the fullscreen window") }
+            }
             self.showing = showing
             return
         }
@@ -346,15 +349,14 @@ import IslandOverlay
         }
     }
 
-    /// X11: a window was mapped, over the island.
-    func windowMapped() {
+    /// X11: the window manager mapped or restacked a window, maybe over the island.
+    func windowRestacked() {
         if showing { raise() }
     }
 
     private func raise() {
         guard let gdkWindow = gtk_widget_get_window(window.widget) else { return }
         gdk_window_raise(gdkWindow)
-        if fullscreenBeside { log("raised over the fullscreen window") }
     }
 
     /// The island has the keyboard (GTK's focus-in).

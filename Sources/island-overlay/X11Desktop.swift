@@ -7,7 +7,7 @@ import IslandOverlay
 /// Output=focused follows the active window. The X11 counterpart of WaylandDesktop.
 ///
 /// Listens, never polls: PropertyChangeMask on the root (and SubstructureNotifyMask, for the
-/// windows mapped over the island) and on the active window (and StructureNotifyMask there, for
+/// windows mapped or raised over the island) and on the active window (and StructureNotifyMask there, for
 /// its moves), selected with Xlib on GDK's own Display, and the
 /// events read in a GDK filter for every window, so they come on the GTK thread inside
 /// gtk_main. Xlib rather than gdk_window_set_events: the root's mask is added to, as GDK set it
@@ -24,15 +24,21 @@ import IslandOverlay
     private(set) var windowManager = false
     /// Called after what the island uses changed: one for each island's placement.
     var observers: [() -> Void] = []
-    /// Called when a window the window manager manages is mapped (a new one, or one shown
-    /// again): it is stacked above the island, which then raises itself if it shows something.
-    var mapped: [() -> Void] = []
+    /// Called when another window becomes the active one, or the active window's top-level
+    /// window (its frame, with a reparenting window manager) is mapped or restacked, as window
+    /// managers do to a new, focused or fullscreen window: it may now be above the island,
+    /// which then raises itself if it shows something. Only the active window's: the island
+    /// does not fight another program's menu or tooltip, nor another window that keeps itself
+    /// on top, for the top of the stack.
+    var restacked: [() -> Void] = []
 
     private let gdkDisplay: OpaquePointer
     private let xDisplay: OpaquePointer
     private let root: Window
     /// The window whose properties and moves are selected now; 0: none.
     private var watched: Window = 0
+    /// Its ancestor that is a child of the root (its frame; itself without reparenting); 0: none.
+    private var watchedTopLevel: Window = 0
     private let activeWindowAtom, wmStateAtom, fullscreenAtom, wmCheckAtom: Atom
 
     // Xlib's values (X.h, Xatom.h), spelled here: Swift imports neither the casting macros of
@@ -107,13 +113,14 @@ import IslandOverlay
             } else if property.window == watched, watched != 0, property.atom == wmStateAtom {
                 refresh()
             }
-        case ConfigureNotify where event.xconfigure.window == watched && watched != 0:
-            refresh()
-        case MapNotify where event.xmap.event == root && event.xmap.override_redirect == 0
-            && gdk_x11_window_lookup_for_display(gdkDisplay, event.xmap.window) == nil:
-            // Not for override-redirect windows: another program's menu or tooltip stays over
-            // the island.
-            for observer in mapped { observer() }
+        case MapNotify where event.xmap.event == root && event.xmap.window == watchedTopLevel && watchedTopLevel != 0:
+            for observer in restacked { observer() }
+        case ConfigureNotify:
+            let configure = event.xconfigure
+            if configure.window == watched, watched != 0 { refresh() }
+            if configure.event == root, configure.window == watchedTopLevel, watchedTopLevel != 0 {
+                for observer in restacked { observer() }
+            }
         case DestroyNotify where event.xdestroywindow.window == watched && watched != 0:
             watched = 0
             refresh()
@@ -128,7 +135,10 @@ import IslandOverlay
         let hadWindowManager = windowManager
         windowManager = ewmhWindowManager()
         let window = windowManager ? (windowProperty(root, activeWindowAtom) ?? 0) : 0
-        watch(window)
+        if window != watched {
+            watch(window)
+            for observer in restacked { observer() }
+        }
         let now = window == 0 ? nil : read(window)
         if windowManager != hadWindowManager {
             log(windowManager ? "an EWMH window manager runs: fullscreen windows and focus are followed (_NET_WM_STATE, _NET_ACTIVE_WINDOW)"
@@ -158,6 +168,24 @@ import IslandOverlay
             }
         }
         watched = window
+        watchedTopLevel = window == 0 ? 0 : topLevel(of: window)
+    }
+
+    /// The ancestor of `window` that is a child of the root, at most 16 levels up; 0 when the
+    /// window is gone.
+    private func topLevel(of window: Window) -> Window {
+        trapped {
+            var window = window
+            for _ in 0..<16 {
+                var rootReturned: Window = 0, parent: Window = 0, count: UInt32 = 0
+                var children: UnsafeMutablePointer<Window>?
+                guard XQueryTree(xDisplay, window, &rootReturned, &parent, &children, &count) != 0 else { return 0 }
+                if let children { XFree(children) }
+                if parent == root || parent == 0 { return window }
+                window = parent
+            }
+            return 0
+        }
     }
 
     /// The window's fullscreen state and client area on the root; nil when it is gone.

@@ -599,6 +599,14 @@ class I3:
             return None
         return walk(json.loads(self.msg("-t", "get_tree")))
 
+    def raise_window(self):
+        """Raises the window's frame to the top, as window managers other than i3 do to a new,
+        focused or fullscreen window (i3 keeps its frames below unmanaged windows)."""
+        client = self.session.run(["xdotool", "search", "--name", self.TITLE], env=self.xvfb.env).stdout.split()[0]
+        tree = self.session.run(["xwininfo", "-id", client.decode(), "-tree"], env=self.xvfb.env).stdout.decode()
+        frame = re.search(r"Parent window id: (0x[0-9a-f]+)", tree).group(1)
+        self.session.run(["xdotool", "windowraise", frame], env=self.xvfb.env)
+
     def fullscreen(self, on):
         self.msg('[title="%s"]' % self.TITLE, "fullscreen", "enable" if on else "disable")
 
