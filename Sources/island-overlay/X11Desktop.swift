@@ -7,8 +7,8 @@ import IslandOverlay
 /// Output=focused follows the active window. The X11 counterpart of WaylandDesktop.
 ///
 /// Listens, never polls: PropertyChangeMask on the root (and SubstructureNotifyMask, for the
-/// windows mapped or raised over the island) and on the active window (and StructureNotifyMask there, for
-/// its moves), selected with Xlib on GDK's own Display, and the
+/// active window's frame mapped or raised over the island) and on the active window (and
+/// StructureNotifyMask there, for its moves), selected with Xlib on GDK's own Display, and the
 /// events read in a GDK filter for every window, so they come on the GTK thread inside
 /// gtk_main. Xlib rather than gdk_window_set_events: the root's mask is added to, as GDK set it
 /// (gdk_window_set_events writes the whole mask from GDK's own record), and the active window
