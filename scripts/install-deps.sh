@@ -23,6 +23,7 @@ apt_packages=(
   weston           # a Wayland compositor without wlr-layer-shell, as GNOME is: the overlay must refuse it;
                    # and weston-eventdemo, the window that logs its keys in the KDE test
   kwin-wayland     # KDE Plasma 5.27's compositor (layer-shell v3), nested in sway for the overlay's KDE test
+  i3-wm            # an EWMH window manager for the overlay's X11 fullscreen test (test_overlay_x11_fullscreen.py)
   waybar           # the overlay benchmark measures Waybar the same way, as a yardstick
   polybar i3blocks # the bar modes' end-to-end tests run the real bars (Tests/EndToEnd/presenters/test_real_bars.py)
   # island-bridge's tests run its real peers on a bus of their own: a player and its

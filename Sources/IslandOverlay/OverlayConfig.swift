@@ -7,7 +7,8 @@ import FreeDesktop
 ///                         # xdg-output, X11: RandR's), a model name, a number (0, 1, ...),
 ///                         # primary (default; X11's primary, on Wayland the first output
 ///                         # the compositor announced), focused (the output of the
-///                         # focused window, followed as it moves; wlroots compositors)
+///                         # focused window, followed as it moves; wlroots compositors, X11
+///                         # with an EWMH window manager)
 ///                         # or all (an island on every output)
 ///     Fullscreen=alerts   # beside a fullscreen window on the island's output: hide
 ///                         # (nothing), alerts (default: only an alert, for its duration)

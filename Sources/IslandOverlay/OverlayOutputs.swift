@@ -156,3 +156,41 @@ public struct ForeignToplevels: Sendable {
         toplevels.values.first { $0.activated && !$0.outputs.isEmpty }?.outputs.first
     }
 }
+
+/// What an EWMH window manager says of the active window on X11 (the root's
+/// _NET_ACTIVE_WINDOW), reduced to what the island needs: fullscreen or not, and on which
+/// monitor. island-overlay's X11Desktop reads the properties; the decision is here. Its
+/// _NET_WM_STATE is a list the client itself sets: at most `maximumStates` atoms of it are
+/// read, whatever length it claims.
+public struct ActiveX11Window: Sendable, Hashable {
+    /// EWMH defines twelve states; a client may add its own.
+    public static let maximumStates = 32
+
+    public var fullscreen: Bool
+    /// Where it is on the root window, in GDK's (logical) pixels: its client area, which a
+    /// fullscreen window has as large as its monitor.
+    public var frame: OverlayRect
+
+    /// `states`: the atoms of its _NET_WM_STATE; `fullscreenAtom`: _NET_WM_STATE_FULLSCREEN's.
+    public init(states: some Sequence<UInt>, fullscreenAtom: UInt, frame: OverlayRect) {
+        fullscreen = states.prefix(Self.maximumStates).contains(fullscreenAtom)
+        self.frame = frame
+    }
+
+    /// The monitor it is on among `monitors` (GDK's geometries, in its order): the one it
+    /// covers most of; nil when it is on none (unmapped, or off every screen).
+    public func monitor(among monitors: [OverlayRect]) -> Int? {
+        var best: (index: Int, area: Double)?
+        for (index, monitor) in monitors.enumerated() {
+            let overlap = frame.intersection(monitor)
+            guard !overlap.isEmpty, case let area = overlap.width * overlap.height, area > best?.area ?? 0 else { continue }
+            best = (index, area)
+        }
+        return best?.index
+    }
+
+    /// Whether it makes the island on `monitor` (an index into `monitors`) keep out of its way.
+    public func fullscreen(on monitor: Int, among monitors: [OverlayRect]) -> Bool {
+        fullscreen && self.monitor(among: monitors) == monitor
+    }
+}

@@ -84,9 +84,10 @@ struct IslandOverlayCommand: ParsableCommand {
             is drawn. Monitors plugged in or out while it runs are followed; the log names the \
             output (connector) it is on. Fullscreen windows and focus are known where the \
             compositor offers wlr-foreign-toplevel-management (sway and other wlroots \
-            compositors), and on GNOME from the extension; not on KDE (KWin 5.27 keeps its own \
-            protocol for Plasma's programs) nor X11, where Fullscreen= does not apply and Output=focused \
-            stays put. The start-up log says which. GNOME has no layer-shell: there the Island GNOME Shell extension \
+            compositors), on X11 from an EWMH window manager (the active window's _NET_WM_STATE; \
+            the island raises itself over it to show), and on GNOME from the extension; not on KDE \
+            (KWin 5.27 keeps its own protocol for Plasma's programs) nor on X11 without an EWMH \
+            window manager, where Fullscreen= does not apply and Output=focused stays put. The start-up log says which. GNOME has no layer-shell: there the Island GNOME Shell extension \
             (island@island.org) starts island-overlay --hosted and places its window itself; started \
             by hand on a Wayland compositor without layer-shell, the overlay says so and exits with \
             status 69.

@@ -11,6 +11,8 @@ import IslandOverlay
     /// wlroots compositors: windows and connector names. Nil on X11; on compositors without
     /// wlr-foreign-toplevel-management or xdg-output it binds what there is.
     let compositor: WaylandDesktop?
+    /// X11: the active window, as an EWMH window manager says it. Nil on Wayland.
+    let x11: X11Desktop?
     private let config: OverlayConfig
     private var placements: [OverlayPlacement] = []
     /// A monitor came, after every placement has seen it.
@@ -22,15 +24,19 @@ import IslandOverlay
         self.config = config
         compositor = wayland ? WaylandDesktop(gdkDisplay: display) : nil
         compositor?.log = { log($0) }
+        x11 = wayland ? nil : X11Desktop(gdkDisplay: display)
     }
 
     func follow(_ placement: OverlayPlacement) {
         placements.append(placement)
         compositor?.observers.append { [unowned placement] in placement.place() }
+        x11?.observers.append { [unowned placement] in placement.place() }
+        x11?.restacked.append { [unowned placement] in placement.windowRestacked() }
     }
 
     /// Says what the desktop tells, and follows the monitors.
     func start() {
+        x11?.start()
         log(sources)
         island_signal_connect(UnsafeMutableRawPointer(display), "monitor-added", unsafeBitCast({ (_: UnsafeMutableRawPointer?, monitor: OpaquePointer?, data: UnsafeMutableRawPointer?) in
             OverlayMonitors.with(data) { monitors in
@@ -54,8 +60,12 @@ import IslandOverlay
     /// What tells the overlay about fullscreen windows, focus and output names here, for the log.
     private var sources: String {
         guard wayland else {
-            return "X11: fullscreen windows and focus are not followed (_NET_WM_STATE_FULLSCREEN is not read): " +
-                "Fullscreen= does not apply, Output=focused stays on the primary; Output= names are RandR's"
+            guard x11?.windowManager == true else {
+                return "X11 with no EWMH window manager (no _NET_SUPPORTING_WM_CHECK): fullscreen windows and focus are not followed " +
+                    "until one starts: Fullscreen= does not apply, Output=focused stays where it starts; Output= names are RandR's"
+            }
+            return "X11: the active window's fullscreen and monitor from the EWMH window manager (_NET_ACTIVE_WINDOW, _NET_WM_STATE): " +
+                "Fullscreen=\(config.fullscreen.rawValue); Output= names are RandR's"
         }
         let windows: String
         switch compositor?.toplevelVersion ?? 0 {
@@ -79,6 +89,19 @@ import IslandOverlay
         guard let data else { return }
         let monitors = Unmanaged<OverlayMonitors>.fromOpaque(data).takeUnretainedValue()
         MainActor.assumeIsolated { body(monitors) }
+    }
+
+    /// The index among `all` (GDK's monitors) of the focused window's monitor, if known.
+    func focused(among all: [OpaquePointer]) -> Int? {
+        if let x11 { return x11.focusedMonitor(among: all) }
+        return compositor?.focusedOutput.flatMap { focused in
+            all.firstIndex { gdk_wayland_monitor_get_wl_output($0).map { UInt(bitPattern: $0) } == focused }
+        }
+    }
+
+    /// Whether a fullscreen window is on `monitor`, one of `all`.
+    func fullscreen(on monitor: OpaquePointer, among all: [OpaquePointer]) -> Bool {
+        x11?.fullscreen(on: monitor, among: all) ?? compositor?.fullscreen(on: monitor) ?? false
     }
 
     /// GDK's monitors, in its order.
@@ -126,7 +149,10 @@ import IslandOverlay
     /// The outputs there were when the one Output= names was not among them.
     private var fallbackAmong: [String]?
     private var fullscreenBeside = false
+    /// Layer=top risen to the overlay layer, to show over a fullscreen window (Wayland).
     private var lifted = false
+    /// The island shows something (X11, where it keeps itself above the windows).
+    private var showing = false
     /// The exclusive zone the layer surface has now (Reserve=yes, while showing).
     private var reserved = 0
     /// What the island asks of the keyboard now (the controller decides, `keyboard(_:)`).
@@ -203,9 +229,7 @@ import IslandOverlay
             }
         } else {
             let outputs = all.map(monitors.output)
-            let focused = monitors.compositor?.focusedOutput.flatMap { focused in
-                all.firstIndex { gdk_wayland_monitor_get_wl_output($0).map { UInt(bitPattern: $0) } == focused }
-            }
+            let focused = monitors.focused(among: all)
             let current = monitor.flatMap { all.firstIndex(of: $0) }
             if let (index, asked) = config.output.pick(outputs, focused: focused, current: current) {
                 if all[index] != monitor { move(to: all[index]) }
@@ -223,7 +247,7 @@ import IslandOverlay
             log("on output \(monitors.describe(monitor)), Output=\(config.output)"
                 + (fallbackAmong.map { ": no output \(config.output) among \($0.joined(separator: ", ")); here until it comes" } ?? ""))
         }
-        let beside = monitor.map { monitors.compositor?.fullscreen(on: $0) ?? false } ?? false
+        let beside = monitor.map { monitors.fullscreen(on: $0, among: all) } ?? false
         if beside != fullscreenBeside {
             fullscreenBeside = beside
             fullscreenChanged(beside)
@@ -251,8 +275,20 @@ import IslandOverlay
     /// covers the window for nothing; other layers are the user's choice and stay.
     /// Reserve=yes: while the island shows something its strip is an exclusive zone, and
     /// tiled and maximised windows make room; showing nothing, it gives the room back.
+    ///
+    ///
+    /// X11: an override-redirect window stays where it was stacked, under every window mapped
+    /// or raised after it: it is raised when it starts showing something, and again when the
+    /// window manager maps or restacks a window while it shows (`windowRestacked`).
     func islandChanged(showing: Bool) {
-        guard window.wayland else { return }
+        guard window.wayland else {
+            if showing, !self.showing {
+                raise()
+                if fullscreenBeside { log("raised over the fullscreen window") }
+            }
+            self.showing = showing
+            return
+        }
         let w = island_window(window.widget)
         var changed = false
         let lift = config.layer == .top && showing && fullscreenBeside && config.fullscreen != .hide
@@ -311,6 +347,16 @@ import IslandOverlay
         if let gdkWindow = gtk_widget_get_window(window.widget), let surface = gdk_wayland_window_get_wl_surface(gdkWindow) {
             wl_surface_commit(surface)
         }
+    }
+
+    /// X11: the window manager mapped or restacked a window, maybe over the island.
+    func windowRestacked() {
+        if showing { raise() }
+    }
+
+    private func raise() {
+        guard let gdkWindow = gtk_widget_get_window(window.widget) else { return }
+        gdk_window_raise(gdkWindow)
     }
 
     /// The island has the keyboard (GTK's focus-in).

@@ -131,4 +131,41 @@ import Testing
         #expect(windows.fullscreen(on: UInt(ForeignToplevels.maximumOutputsPerToplevel - 1)))
         #expect(!windows.fullscreen(on: UInt(ForeignToplevels.maximumOutputsPerToplevel)))
     }
+
+    // MARK: X11: the active window as an EWMH window manager says it
+
+    static let fullscreenAtom: UInt = 301
+    static let monitors = [OverlayRect(x: 0, y: 0, width: 1280, height: 720), OverlayRect(x: 1280, y: 0, width: 1920, height: 1080)]
+
+    /// Fullscreen is _NET_WM_STATE_FULLSCREEN among its states, on the monitor it covers.
+    @Test func anX11WindowIsFullscreenOnTheMonitorItCovers() {
+        let video = ActiveX11Window(states: [290, Self.fullscreenAtom], fullscreenAtom: Self.fullscreenAtom, frame: Self.monitors[1])
+        #expect(video.fullscreen)
+        #expect(video.monitor(among: Self.monitors) == 1)
+        #expect(video.fullscreen(on: 1, among: Self.monitors))
+        #expect(!video.fullscreen(on: 0, among: Self.monitors))
+        let terminal = ActiveX11Window(states: [290], fullscreenAtom: Self.fullscreenAtom, frame: OverlayRect(x: 10, y: 10, width: 600, height: 400))
+        #expect(!terminal.fullscreen && terminal.monitor(among: Self.monitors) == 0)
+        #expect(!terminal.fullscreen(on: 0, among: Self.monitors))
+    }
+
+    /// A window across two monitors is on the one it covers most of; one on none (unmapped,
+    /// off screen) is on no monitor, and hides no island.
+    @Test func anX11WindowAcrossMonitorsIsOnTheOneItCoversMost() {
+        let across = ActiveX11Window(states: [Self.fullscreenAtom], fullscreenAtom: Self.fullscreenAtom,
+                                     frame: OverlayRect(x: 1000, y: 0, width: 600, height: 500))
+        #expect(across.monitor(among: Self.monitors) == 1)
+        let offScreen = ActiveX11Window(states: [Self.fullscreenAtom], fullscreenAtom: Self.fullscreenAtom,
+                                        frame: OverlayRect(x: -5000, y: 0, width: 800, height: 600))
+        #expect(offScreen.monitor(among: Self.monitors) == nil)
+        #expect(!offScreen.fullscreen(on: 0, among: Self.monitors) && !offScreen.fullscreen(on: 1, among: Self.monitors))
+        #expect(across.monitor(among: []) == nil)
+    }
+
+    /// A client sets its own _NET_WM_STATE: past `maximumStates` atoms nothing is looked at.
+    @Test func onlyTheFirstStatesOfAnX11WindowAreRead() {
+        let padding = [UInt](repeating: 7, count: ActiveX11Window.maximumStates - 1)
+        #expect(ActiveX11Window(states: padding + [Self.fullscreenAtom], fullscreenAtom: Self.fullscreenAtom, frame: Self.monitors[0]).fullscreen)
+        #expect(!ActiveX11Window(states: padding + [7, Self.fullscreenAtom], fullscreenAtom: Self.fullscreenAtom, frame: Self.monitors[0]).fullscreen)
+    }
 }

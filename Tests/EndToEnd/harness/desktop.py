@@ -561,6 +561,56 @@ class Xvfb:
         self.session.run(["xdotool", "mousemove", "1", str(self.height - 1)])
 
 
+class I3:
+    """i3, an EWMH window manager, on an Xvfb in a user session: no bar, no borders (a tiled
+    window fills the screen), no keybindings; `msg` is i3-msg. `window` opens an ordinary X11
+    window of one colour and returns once i3 has it focused."""
+
+    TITLE = "Island X11 test window"
+
+    def __init__(self, session, xvfb):
+        self.session, self.xvfb = session, xvfb
+        config = session.path("home", ".config", "i3", "config")
+        session.write(config, "\n".join([
+            "# i3 config file (v4)", "font pango:DejaVu Sans 8", "default_border none", "default_floating_border none",
+            "focus_follows_mouse no", ""]))
+        self.process = session.spawn("i3", ["i3", "-c", config], env=xvfb.env)
+        wait_until(lambda: session.alive(self.process) and self.msg("-t", "get_version", check=False) is not None,
+                   20, "i3's IPC socket")
+
+    def msg(self, *args, check=True):
+        """i3-msg's answer (JSON text); with check=False, None where it fails."""
+        result = self.session.run(["i3-msg", *args], env=self.xvfb.env, check=check)
+        return result.stdout.decode() if result.returncode == 0 else None
+
+    def window(self, colour):
+        self.session.spawn("x11-window", ["gjs", os.path.join(os.path.dirname(__file__), "x11_window.js"), colour],
+                           env=self.xvfb.env)
+        wait_until(lambda: self.focused_title() == self.TITLE, 20, "the X11 window, focused by i3")
+
+    def focused_title(self):
+        def walk(node):
+            if node.get("focused"):
+                return node.get("name")
+            for child in node.get("nodes", []) + node.get("floating_nodes", []):
+                found = walk(child)
+                if found:
+                    return found
+            return None
+        return walk(json.loads(self.msg("-t", "get_tree")))
+
+    def raise_window(self):
+        """Raises the window's frame to the top, as window managers other than i3 do to a new,
+        focused or fullscreen window (i3 keeps its frames below unmanaged windows)."""
+        client = self.session.run(["xdotool", "search", "--name", self.TITLE], env=self.xvfb.env).stdout.split()[0]
+        tree = self.session.run(["xwininfo", "-id", client.decode(), "-tree"], env=self.xvfb.env).stdout.decode()
+        frame = re.search(r"Parent window id: (0x[0-9a-f]+)", tree).group(1)
+        self.session.run(["xdotool", "windowraise", frame], env=self.xvfb.env)
+
+    def fullscreen(self, on):
+        self.msg('[title="%s"]' % self.TITLE, "fullscreen", "enable" if on else "disable")
+
+
 class Weston:
     """A headless weston: a Wayland compositor without wlr-layer-shell, as GNOME's is."""
 

@@ -63,6 +63,8 @@ def test_an_unmanaged_window_at_the_top_centre_expands_on_click(x11):
         later = scenes.redrawn(screen, live, live.started[-1][1], image, expanded)
         assert "collapse" not in overlay.log() and size(screen.capsule(later))[1] > 2 * size(compact)[1], \
             "the expanded island collapsed when the pointer left it:\n" + overlay.log()[-2000:]
+        # No window manager here: the log says fullscreen windows are not followed.
+        assert "X11 with no EWMH window manager" in overlay.log(), overlay.log()
         assert overlay.alive()
     except BaseException:
         print(session.logs_text())
