@@ -74,10 +74,13 @@ let libraries: [Target] = [
     ),
     // Varlink, knowing nothing of Island: the protocol itself — IDL, messages, the service
     // and its dispatch, a connection's ordering of calls, the client — with no I/O …
+    // The interface definition language alone (types, methods, errors; the parser): all the
+    // build-time code generator needs, so the host build of its tool stays small.
+    .target(name: "VarlinkIDL"),
     .target(
         name: "VarlinkCore",
         dependencies: [
-            "OrderedJSON",
+            "VarlinkIDL", "OrderedJSON",
             .product(name: "DequeModule", package: "swift-collections"),
             .product(name: "Logging", package: "swift-log"),
             .product(name: "OrderedCollections", package: "swift-collections"),
@@ -103,9 +106,9 @@ let libraries: [Target] = [
     // whose parameters it decodes (and the interfaces whose member names it wants as
     // constants), and the plugin (Plugins/VarlinkCodegenPlugin) writes their structs and
     // decoders over the `.varlink` files it and its dependencies hold.
-    .target(name: "VarlinkCodegen", dependencies: ["VarlinkCore"]),
-    .executableTarget(name: "varlink-codegen", dependencies: ["VarlinkCodegen", "VarlinkCore"]),
-    .testTarget(name: "VarlinkCodegenTests", dependencies: ["VarlinkCodegen", "VarlinkCore"], exclude: ["Goldens"]),
+    .target(name: "VarlinkCodegen", dependencies: ["VarlinkIDL"]),
+    .executableTarget(name: "varlink-codegen", dependencies: ["VarlinkCodegen", "VarlinkIDL"]),
+    .testTarget(name: "VarlinkCodegenTests", dependencies: ["VarlinkCodegen", "VarlinkIDL", "VarlinkCore"], exclude: ["Goldens"]),
     .executableTarget(
         name: "varlink-certification",
         dependencies: [

@@ -1,4 +1,4 @@
-public import VarlinkCore
+public import VarlinkIDL
 
 /// Writes the Swift of a `ParameterMap` over its interfaces: for each method a struct of its
 /// parameters with a decoder from the validated tree (`VarlinkParameters`), and for a

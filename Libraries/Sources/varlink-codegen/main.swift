@@ -1,6 +1,6 @@
 import Foundation
 import VarlinkCodegen
-import VarlinkCore
+import VarlinkIDL
 
 // varlink-codegen <map.varlinkmap> <output.swift> <interface.varlink>…
 // The build-tool plugin's tool (Plugins/VarlinkCodegenPlugin): writes the Swift the map asks
