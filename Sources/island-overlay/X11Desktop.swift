@@ -111,13 +111,13 @@ import IslandOverlay
             if property.window == root, property.atom == activeWindowAtom || property.atom == wmCheckAtom {
                 refresh()
             } else if property.window == watched, watched != 0, property.atom == wmStateAtom {
-                refresh()
+                reread()
             }
         case MapNotify where event.xmap.event == root && event.xmap.window == watchedTopLevel && watchedTopLevel != 0:
             for observer in restacked { observer() }
         case ConfigureNotify:
             let configure = event.xconfigure
-            if configure.window == watched, watched != 0 { refresh() }
+            if configure.window == watched, watched != 0 { reread() }
             if configure.event == root, configure.window == watchedTopLevel, watchedTopLevel != 0 {
                 for observer in restacked { observer() }
             }
@@ -144,6 +144,18 @@ import IslandOverlay
             log(windowManager ? "an EWMH window manager runs: fullscreen windows and focus are followed (_NET_WM_STATE, _NET_ACTIVE_WINDOW)"
                 : "the EWMH window manager is gone: fullscreen windows and focus are not followed")
         }
+        publish(now)
+    }
+
+    /// Reads the active window's state and place again, for its own events (a move during a
+    /// drag comes dozens of times a second): the window manager and which window is active
+    /// change only with the root's properties, which `refresh` reads.
+    private func reread() {
+        publish(watched == 0 ? nil : read(watched))
+    }
+
+    /// Tells the observers when what the island uses of the active window changed.
+    private func publish(_ now: ActiveX11Window?) {
         guard now != active else { return }
         active = now
         for observer in observers { observer() }
