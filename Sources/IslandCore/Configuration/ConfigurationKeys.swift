@@ -64,6 +64,8 @@ extension IslandConfiguration {
         case sandboxedPresenters = "SandboxedPresenters"
         case sandboxedAdmins = "SandboxedAdmins"
         case hideWhileSharing = "HideWhileSharing"
+        case expandedSec = "ExpandedSec"
+        case alertSec = "AlertSec"
 
         var kind: ValueKind {
             switch self {
@@ -72,6 +74,7 @@ extension IslandConfiguration {
             case .maxMessageSize: .size
             case .sandboxedPresenters, .sandboxedAdmins: .appIDs
             case .hideWhileSharing: .boolean
+            case .expandedSec, .alertSec: .duration(allowsZero: false)
             }
         }
 
@@ -93,6 +96,10 @@ extension IslandConfiguration {
             case (.sandboxedAdmins, nil): settings.sandboxedAdmins = []
             case (.hideWhileSharing, .boolean(let v)): settings.hideWhileSharing = v
             case (.hideWhileSharing, nil): settings.hideWhileSharing = true
+            case (.expandedSec, .number(let v)): settings.expandedFor = v
+            case (.expandedSec, nil): settings.expandedFor = nil
+            case (.alertSec, .number(let v)): settings.alertFor = v
+            case (.alertSec, nil): settings.alertFor = nil
             default: preconditionFailure("\(rawValue)= read as \(String(describing: value)), which its kind never produces")
             }
         }

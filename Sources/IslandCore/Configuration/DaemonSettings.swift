@@ -17,6 +17,11 @@ public struct DaemonSettings: Sendable, Hashable {
     /// `HideWhileSharing=`: whether presenters are shown no activity content while the screen
     /// is shared. On unless the user turns it off: no producer can.
     public var hideWhileSharing = true
+    /// `ExpandedSec=`: how long a user's expansion lasts without a collapse; nil: the
+    /// island's built-in time.
+    public var expandedFor: Double?
+    /// `AlertSec=`: how long an alerting update keeps its activity expanded; nil: built in.
+    public var alertFor: Double?
 
     public init(idleExit: Double? = nil, maxConnections: Int? = nil, maxConnectionsPerUser: Int? = nil, maxMessageSize: Int? = nil,
                 sandboxedPresenters: Set<String> = [], sandboxedAdmins: Set<String> = []) {

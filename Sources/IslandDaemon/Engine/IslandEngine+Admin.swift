@@ -100,6 +100,11 @@ extension IslandEngine {
                             uptime: clock() - startedAt, limits: manager.limits.global)
     }
 
+    /// islandd.conf's `ExpandedSec=` and `AlertSec=` (nil: built in), at start and on reload.
+    func timeExpansions(_ daemon: DaemonSettings) {
+        presenters.timeExpansions(user: daemon.expandedFor, alert: daemon.alertFor)
+    }
+
     /// Takes the apps, the layouts they install, the limits and whether content is hidden while
     /// the screen is shared as they are now (the last two unless nil: unchanged).
     func reload(registry: AppRegistry, installedLayouts: [String: [String: JSON]], limits: LimitsPolicy?,

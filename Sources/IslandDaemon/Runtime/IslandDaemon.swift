@@ -118,6 +118,7 @@ public final class IslandDaemon: Sendable {
             await push.enable(root: configuration.push.topicRoot, device: device, broker: service.link, stored: stored.pushTokens)
             pushService = service
         }
+        await engine.timeExpansions(configuration.daemon)
         await engine.start(installedLayouts: InstalledLayouts.scan(dataDirectories: options.paths.dataDirectories, logger: logger),
                            hideWhileSharing: configuration.daemon.hideWhileSharing)
 

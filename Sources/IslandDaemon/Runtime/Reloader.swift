@@ -34,6 +34,7 @@ struct Reloader: Sendable {
         }
         idleExit.after = configuration.daemon.idleExit
         sandboxAllowance.update(configuration.daemon)
+        await engine.timeExpansions(configuration.daemon)
         let registry = AppRegistry.scan(dataDirectories: dataDirectories)
         self.registry.value = registry
         await engine.reload(registry: registry,

@@ -48,6 +48,8 @@ struct PresenterHub {
     /// `Wire.writeHiddenItem` writes it, and every alert as `Wire.hiddenAlert`.
     var hidesContent: Bool { sharing != nil && hidesWhileSharing }
     private var views: [UInt32: View] = [:]
+    /// How long expansions last (islandd.conf's `ExpandedSec=`, `AlertSec=`), for every view.
+    private var expansionTimes = IslandInteractions()
     var layouts: LayoutCache
     /// Snapshots last encoded, per uid: presenters subscribing (or resyncing) together share
     /// one encoding, and one buffer, of what may be every activity there is.
@@ -85,7 +87,7 @@ struct PresenterHub {
     @discardableResult
     mutating func ensureView(for uid: UInt32, now: Double) -> Dictionary<UInt32, View>.Index {
         if let index = views.index(forKey: uid) { return index }
-        var view = View()
+        var view = View(arbiter: IslandArbiter(interactions: expansionTimes))
         _ = view.arbiter.recompute(candidates: candidates(for: uid), now: now)
         views[uid] = view
         return views.index(forKey: uid)!  // just inserted
@@ -269,6 +271,18 @@ struct PresenterHub {
     /// meanwhile. When either changes what presenters are told, each gets a fresh snapshot
     /// (not a resync): every item is drawn anew, hidden or shown again — a delta would carry
     /// no layout for items whose layout did not change, and presenters would keep the other.
+    /// How long a user's expansion and an alert's last from now on, or built in for nil;
+    /// expansions showing keep the deadline they were given.
+    mutating func timeExpansions(user: Double?, alert: Double?) {
+        let builtIn = IslandInteractions()
+        expansionTimes.expandTimeout = user ?? builtIn.expandTimeout
+        expansionTimes.alertExpansion = alert ?? builtIn.alertExpansion
+        for index in views.values.indices {
+            views.values[index].arbiter.interactions.expandTimeout = expansionTimes.expandTimeout
+            views.values[index].arbiter.interactions.alertExpansion = expansionTimes.alertExpansion
+        }
+    }
+
     mutating func share(_ sharing: ScreenSharing?, hidingContent hides: Bool) {
         let before = (sharing: self.sharing, hidesContent: hidesContent)
         self.sharing = sharing

@@ -5,6 +5,11 @@ the extension of GNOMEShellExtension/ installed in the user's
 ~/.local/share/gnome-shell/extensions and enabled before the Shell starts, and island-overlay
 found through PATH in ISLAND_BIN_DIR, as the package installs it in /usr/bin.
 
+What is installed on the machine stays out: the Shell's system data directories are a mirror
+of the real ones without their gnome-shell/extensions (so the package's extension, when the
+.deb is installed, is not found beside the test's), and the Shell is started by its full path,
+so a test may give it a PATH with no island-overlay at all.
+
 The Shell gets a private system bus of its own too: on a machine with /run/systemd/seats it
 talks to logind there, and with no system bus at all it stops at start-up. Nothing else answers
 on either bus; the Shell logs the services it misses (gnome-session, ibus, colord, GeoClue, the
@@ -18,6 +23,7 @@ with the session; every wait is bounded."""
 import glob
 import os
 import re
+import shutil
 import subprocess
 import tempfile
 
@@ -75,15 +81,17 @@ class GnomeShell:
         shell_env = {
             "PATH": desktop.bin_dir() + ":" + session.env["PATH"],
             "DBUS_SYSTEM_BUS_ADDRESS": self.start_system_bus(),
+            "XDG_DATA_DIRS": self.system_data_without_extensions(),
         }
+        shell = shutil.which("gnome-shell")
         if x11:
             self.wayland_display = None
-            argv = ["gnome-shell", "--x11", "--replace"]
+            argv = [shell, "--x11", "--replace"]
             shell_env.update({"XDG_SESSION_TYPE": "x11", "GDK_BACKEND": "x11"})
         else:
             # --no-x11: no Xwayland; island-overlay is a Wayland client of the Shell's.
             self.wayland_display = "wayland-gnome"
-            argv = ["gnome-shell", "--nested", "--wayland", "--no-x11", "--wayland-display", self.wayland_display]
+            argv = [shell, "--nested", "--wayland", "--no-x11", "--wayland-display", self.wayland_display]
             shell_env.update({"XDG_SESSION_TYPE": "wayland", "GDK_BACKEND": "wayland",
                               # The nested Shell's one monitor, the size of the X display it runs in.
                               "MUTTER_DEBUG_DUMMY_MODE_SPECS": "%dx%d" % (width, height)})
@@ -94,6 +102,8 @@ class GnomeShell:
                            "gnome-shell started")
         desktop.wait_until(lambda: session.alive(self.process) and self.extension_state() == "ENABLED", LIVENESS,
                            "the Shell saying the extension %s is enabled" % UUID)
+        found = self.extensions()
+        assert found == {UUID: self.extension_dir}, "the Shell found other extensions than the test's: %s" % found
         self.leave_overview()
 
     # Set-up.
@@ -112,6 +122,39 @@ class GnomeShell:
                         self.session.write(os.path.join(target, os.path.relpath(path, source)), f.read())
         self.session.run(["glib-compile-schemas", "--strict", os.path.join(target, "schemas")])
         self.extension_dir = target
+
+    def system_data_without_extensions(self):
+        """XDG_DATA_DIRS for the Shell: each of the session's data directories mirrored by
+        symbolic links, less gnome-shell/extensions, where an installed package's extension
+        would be found (GNOME Shell looks for extensions in every data directory)."""
+        mirrors = []
+        for number, real in enumerate(self.session.env["XDG_DATA_DIRS"].split(":")):
+            if not os.path.isdir(real):
+                continue
+            mirror = self.session.path("system-data-%d" % number)
+            os.makedirs(mirror)
+            for name in os.listdir(real):
+                if name != "gnome-shell":
+                    os.symlink(os.path.join(real, name), os.path.join(mirror, name))
+                    continue
+                os.makedirs(os.path.join(mirror, name))
+                for inner in os.listdir(os.path.join(real, name)):
+                    if inner != "extensions":
+                        os.symlink(os.path.join(real, name, inner), os.path.join(mirror, name, inner))
+            mirrors.append(mirror)
+        return ":".join(mirrors)
+
+    def extensions(self):
+        """The extensions the Shell found, {uuid: path} (org.gnome.Shell.Extensions
+        ListExtensions)."""
+        reply = self.session.run(["gdbus", "call", "--session", *SHELL_BUS, "--method",
+                                  "org.gnome.Shell.Extensions.ListExtensions"]).stdout.decode()
+        found = {}
+        for uuid in re.findall(r"'([^']+)': \{", reply):
+            found[uuid] = None
+        for uuid, path in re.findall(r"'([^']+)': \{[^}]*?'path': <'([^']*)'>", reply):
+            found[uuid] = path
+        return found
 
     def write_settings(self, settings):
         sections = {

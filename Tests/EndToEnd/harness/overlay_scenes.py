@@ -51,7 +51,13 @@ TALL_LAYOUT = {
 }
 
 # A test starts an activity or two, more than the default 10 a minute per app in all.
-DAEMON_CONFIG = "[Limits]\nStartBudget=1000\n"
+BUILT_IN_TIMES_CONFIG = "[Limits]\nStartBudget=1000\n"
+# An expansion and an alert last an hour, not 8 s and 5 s: a test photographs the expanded
+# island or an alert until it has it twice alike, which a busy machine may take longer than
+# seconds to do, and must not find it gone. A test that needs the island at rest again
+# collapses it (`collapse`), as the user would; how long they last by themselves is the
+# daemon's rule, tested on an injected clock (IslandArbiterTests).
+DAEMON_CONFIG = BUILT_IN_TIMES_CONFIG + "[Daemon]\nExpandedSec=1h\nAlertSec=1h\n"
 
 # The stub opener the overlay is configured with: it records each URL it is asked to open.
 OPENER = """#!/bin/sh
@@ -101,6 +107,11 @@ class Producer:
     def update(self, activity, content, app=APP, alert=None):
         with self.session.varlink("org.island.Producer") as producer:
             return producer.Update(app=app, id=activity, content=content, alert=alert)
+
+    def collapse(self, activity):
+        """The user collapses the island showing `activity` expanded (an alert, or opened by a
+        click), as the overlay asks on Escape: through the presenter role, the user's."""
+        self.session.call_as_user("org.island.Presenter.Interact", {"action": "collapse", "id": activity})
 
     def end_all(self):
         # A producer connection acts for one app.
@@ -225,7 +236,7 @@ class SwayWorld:
 
 
 @contextlib.contextmanager
-def sway_world(name, **overlay_env):
+def sway_world(name, daemon_config=DAEMON_CONFIG, **overlay_env):
     """A SwayWorld whose overlay logs its frames (so tests see when what is on screen may be
     clicked, `actionable`), with `overlay_env` added to its environment; its logs are printed
     if setting it up fails."""
@@ -235,7 +246,7 @@ def sway_world(name, **overlay_env):
         sway = desktop.Sway(session)
         sway.start_pointer()
         opener = prepare(session)
-        session.start_islandd(DAEMON_CONFIG)
+        session.start_islandd(daemon_config)
         overlay = desktop.Overlay(session, dict(sway.env, ISLAND_OVERLAY_FRAME_LOG="1", **overlay_env),
                                   config=overlay_config(opener))
         yield SwayWorld(session, sway, overlay, opener, name)

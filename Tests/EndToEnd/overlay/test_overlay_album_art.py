@@ -34,7 +34,7 @@ def world():
     try:
         session.start_bus()
         sway = desktop.Sway(session)
-        session.start_islandd("[Limits]\nStartBudget=1000\n")
+        session.start_islandd(overlay_scenes.DAEMON_CONFIG)  # an expansion holds while photographed
         desktop.Overlay(session, dict(sway.env), config="[Overlay]\nCollapseAfter=0\n")  # runs until the session closes
         bridge = session.spawn("island-bridge", [os.path.join(desktop.bin_dir(), "island-bridge")])
         yield session, sway, overlay_scenes.Screen(sway, "album-art"), bridge

@@ -247,8 +247,10 @@ def test_an_alert_shows_its_title_and_body(world, live):
     rows = [y for y in range(box[1], box[3]) if image.count(*ink, region=(x - 40, y, x + 40, y + 1))]
     bands = sum(1 for a, b in zip(rows, rows[1:]) if b - a > 3) + 1 if rows else 0
     assert bands == 2, "expected the title and the body on two lines, got light rows %s" % rows
-    # The alert lasts its 5 s, then the island rests in compact again: as tall as before, and
-    # narrower, since the capsule hugs its content and "5 min" is shorter than "12 min".
+    # The alert holds (AlertSec=1h here) until the user collapses it; then the island rests in
+    # compact again: as tall as before, and narrower, since the capsule hugs its content and
+    # "5 min" is shorter than "12 min".
+    live.collapse(activity)
     world.screen.settled(lambda image, box: box is not None and size(box)[1] == size(compact)[1] and size(box)[0] < size(compact)[0],
                          name="after-alert", what="the island after the alert")
 

@@ -93,6 +93,7 @@ def test_fullscreen_hides_the_island_and_an_alert_shows_over_it(world):
         assert abs(centre(box)[0] - image.width / 2) <= 2 and box[1] <= 24, box
         screen.gallery(image, box, "alert")
         assert "raised over the fullscreen window" in overlay.log(), overlay.log()
+        producer.collapse(activity)  # the test's alerts last an hour (scenes.DAEMON_CONFIG)
         screen.settled(lambda image, box: box is None, name="after-alert", what="the island gone after the alert")
 
         i3.fullscreen(False)
