@@ -15,7 +15,7 @@ import pytest
 
 from harness.cli import activities, activity, island, ok
 from harness.paths import ISLAND, LIVENESS
-from harness.processes import wait_for
+from harness.processes import wait_for, without_installed
 
 pytestmark = pytest.mark.quick  # part of scripts/test.sh --quick
 
@@ -531,13 +531,12 @@ def test_preview_svg_without_the_overlay_package_names_it(tmp_path):
     """`island` draws no SVG itself: without island-overlay (its package) beside it, in /usr/bin
     or on PATH, --svg says which package to install and exits with status 69, and writes
     nothing."""
-    if os.path.exists("/usr/bin/island-overlay"):
-        pytest.skip("island-overlay is installed on this machine")
     alone = tmp_path / "bin"
     alone.mkdir()
     shutil.copy(ISLAND, alone / "island")
     layout = write(tmp_path, "layout.json", VALID_LAYOUT)
-    result = subprocess.run([str(alone / "island"), "preview", layout, "--svg", str(tmp_path / "x.svg")],
+    result = subprocess.run(without_installed(["/usr/bin/island-overlay"],
+                                              [str(alone / "island"), "preview", layout, "--svg", str(tmp_path / "x.svg")]),
                             capture_output=True, text=True, timeout=30, env=dict(os.environ, PATH="/usr/bin:/bin"))
     assert result.returncode == 69, result.stderr
     assert "apt install island-overlay" in result.stderr

@@ -138,3 +138,16 @@ def accepting(path):
         return False
     finally:
         probe.close()
+
+
+def without_installed(paths, argv):
+    """`argv` run so that none of `paths` (a program a package installs, such as
+    /usr/bin/island-overlay) is there for it: in a mount namespace of its own with /dev/null,
+    which is no program, bound over each one that exists. A test of what happens without a
+    package thus means the same on a machine that has the package installed. Needs root, as
+    the suite runs in CI; where nothing is installed, `argv` as it is."""
+    present = [path for path in paths if os.path.lexists(path)]
+    if not present:
+        return list(argv)
+    binds = " && ".join('mount --bind /dev/null "%s"' % path for path in present)
+    return ["unshare", "--mount", "--propagation", "private", "--", "/bin/sh", "-c", binds + ' && exec "$@"', "sh", *argv]

@@ -17,7 +17,7 @@ import pytest
 
 from harness.paths import BIN_DIR, LIVENESS, PRESENTER, SANITIZER_ENV
 from harness.presenters import COFFEE, let_the_screen_settle, register_layout, request, waybar_json
-from harness.processes import wait_for
+from harness.processes import wait_for, without_installed
 from harness.varlink import Connection
 
 pytestmark = pytest.mark.quick  # part of scripts/test.sh --quick
@@ -201,13 +201,12 @@ def test_snapshot_without_the_overlay_package_names_it(daemon, tmp_path):
     """The core package draws no SVG itself: without island-overlay (its package) beside the
     program, in /usr/bin or on PATH, the command says which package to install, and exits with
     status 69."""
-    if os.path.exists(INSTALLED_OVERLAY):
-        pytest.skip("island-overlay is installed on this machine")
     alone = tmp_path / "bin"
     alone.mkdir()
     presenter = alone / "island-presenter"
     shutil.copy(PRESENTER, presenter)
-    result = subprocess.run([str(presenter), "snapshot", "--svg", str(tmp_path / "x.svg"), "--socket", daemon.socket],
+    result = subprocess.run(without_installed([INSTALLED_OVERLAY], [str(presenter), "snapshot", "--svg", str(tmp_path / "x.svg"),
+                                                                     "--socket", daemon.socket]),
                             capture_output=True, text=True, timeout=30, env=dict(os.environ, PATH="/usr/bin:/bin"))
     assert result.returncode == 69, result.stderr
     assert "apt install island-overlay" in result.stderr
@@ -217,14 +216,14 @@ def test_snapshot_without_the_overlay_package_names_it(daemon, tmp_path):
 @pytest.mark.skipif(not os.path.exists(OVERLAY), reason="island-overlay is not built")
 def test_snapshot_finds_the_overlay_on_path(daemon, tmp_path):
     """With island-overlay neither beside the program nor in /usr/bin, the one on PATH draws."""
-    if os.path.exists(INSTALLED_OVERLAY):
-        pytest.skip("island-overlay is installed on this machine: /usr/bin's comes before PATH")
     alone = tmp_path / "bin"
     alone.mkdir()
     presenter = alone / "island-presenter"
     shutil.copy(PRESENTER, presenter)
     out = tmp_path / "found.svg"
-    subprocess.run([str(presenter), "snapshot", "--svg", str(out), "--socket", daemon.socket], check=True, timeout=30,
+    # The package's /usr/bin/island-overlay, which comes before PATH, hidden where installed.
+    subprocess.run(without_installed([INSTALLED_OVERLAY], [str(presenter), "snapshot", "--svg", str(out), "--socket", daemon.socket]),
+                   check=True, timeout=30,
                    env=dict(os.environ, PATH=os.path.dirname(OVERLAY) + ":/usr/bin:/bin"))
     _, title, lines = svg_description(out)
     assert title == "Island: none" and lines == ["No Live Activities"]
