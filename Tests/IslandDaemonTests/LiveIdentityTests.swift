@@ -65,7 +65,7 @@ import VarlinkCore
         })
     }
 
-    /// `unshare -Ur` + `chroot` into a directory holding a `.flatpak-info`, as in the issue.
+    /// `unshare -Ur` + `chroot` into a directory holding a `.flatpak-info`, as a forger would.
     @Test(.enabled(if: hasPython, "needs \(python) to build the namespace"),
           .enabled(if: userNamespacesWork, "user namespaces are not available to this process"))
     func aForgedFlatpakIsRefusedInTheSystemScope() throws {
