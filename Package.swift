@@ -51,7 +51,7 @@ let libraries: [Target] = [
         ]
     ),
     // MQTT through libmosquitto (Debian's libmosquitto-dev; the package mirror has no MQTT
-    // library): the client push notifications reach the daemon with (DESIGN.md §12).
+    // library): the client push notifications reach the daemon with (docs/design.md §12).
     .systemLibrary(
         name: "CMosquitto",
         pkgConfig: "libmosquitto",
@@ -332,7 +332,7 @@ let island: [Target] = [
         ],
         path: "Tests/SinkRules"
     ),
-    // The graphical island (DESIGN.md §10): geometry, motion and cairo/Pango painting in a
+    // The graphical island (docs/design.md §10): geometry, motion and cairo/Pango painting in a
     // library that needs no display; GTK only in the executable, so nothing else links it.
     .target(
         name: "IslandOverlay",
@@ -356,7 +356,7 @@ let island: [Target] = [
         exclude: ["Goldens"],
         swiftSettings: pangoCairoFlags
     ),
-    // island-bridge (DESIGN.md §11): what MPRIS players, progress notifications and KDE jobs
+    // island-bridge (docs/design.md §11): what MPRIS players, progress notifications and KDE jobs
     // make of activities, and the source units that follow them on a bus (`SourceBus`),
     // tested against a fake one; the executable wires them to SDBus and islandd.
     .target(
@@ -455,7 +455,7 @@ let package = Package(
     swiftLanguageModes: [.v6]
 )
 
-// libFuzzer targets (Fuzz/, issue #6), only when scripts/fuzz.sh builds with ISLAND_FUZZ=1 in
+// libFuzzer targets (Fuzz/), only when scripts/fuzz.sh builds with ISLAND_FUZZ=1 in
 // its own scratch path, so the normal build and the tests never see them.
 if Context.environment["ISLAND_FUZZ"] == "1" {
     let fuzzFlags: [SwiftSetting] = [.unsafeFlags(["-parse-as-library"])]

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""islandd's benchmark (issue #6, #18): the measurements of DESIGN.md §9, each as a ratio to the
-floor relay and to the D-Bus service measured in the same run.
+"""islandd's benchmark: the measurements of docs/design.md §9, each as a ratio to the floor relay
+and to the D-Bus service measured in the same run.
 
 Runs, on this machine:
   1. one-way update -> presenter latency (p50/p99/p99.9) at 2,000 updates/s, N = 1 and 8
@@ -595,7 +595,7 @@ def times(x, nd=1):
     return f(x, nd) + '×' if x == x else '–'
 
 
-# DESIGN.md §9, as ratios within one run.
+# docs/design.md §9, as ratios within one run.
 LATENCY_TARGETS = (('p50_us', 'p50', 2.0), ('p99_us', 'p99', 3.0), ('p999_us', 'p99.9', None))
 THROUGHPUT_VS_FLOOR = 0.33
 THROUGHPUT_VS_DBUS = 4.0

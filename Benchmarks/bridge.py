@@ -1,6 +1,6 @@
 #!/usr/bin/python3
-"""island-bridge's benchmark (issue #19): how long a source's event takes to reach a presenter
-through the bridge and islandd, how often the bridge wakes when nothing happens, and its memory.
+"""island-bridge's benchmark: how long a source's event takes to reach a presenter through the
+bridge and islandd, how often the bridge wakes when nothing happens, and its memory.
 
 Everything runs on a bus of its own with the real peers: mpv with mpv-mpris as the player
 (driven through mpv's own IPC socket, so the event's time is known to the microsecond), dunst

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""island-overlay's benchmark (issue #17 §4; DESIGN.md §9, "The graphical island"), next to
-Waybar showing the same island through `island-presenter waybar`, measured the same way.
+"""island-overlay's benchmark (docs/design.md §9, the overlay's targets), next to Waybar showing the
+same island through `island-presenter waybar`, measured the same way.
 
 In a headless sway (pixman: software rendering, a 60 Hz output) run as the unprivileged test
 user with that user's islandd (Tests/EndToEnd/harness/desktop.py), for each client in turn:

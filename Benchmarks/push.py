@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Push's benchmark (issue #20, DESIGN.md §9): islandd as a device behind a real mosquitto.
+"""Push's benchmark (docs/design.md §9): islandd as a device behind a real mosquitto.
 
 1. latency: backend publish -> presenter delta, against the broker's own publish -> subscribe
    latency measured on the same messages in the same run. One publisher (mqtt-bench pub,

@@ -269,11 +269,11 @@ install -D -m 0644 "$debian/copyright" "$odoc/copyright"
 install -m 0644 "$debian/changelog" "$odoc/changelog.Debian"
 gzip -9n "$odoc/changelog.Debian"
 install -D -m 0644 "$debian/island-overlay.lintian-overrides" "$oroot/usr/share/lintian/overrides/island-overlay"
-# The GNOME Shell extension (issue #28): Mutter has no wlr-layer-shell, so on GNOME the Shell
-# hosts this package's island-overlay itself (GNOMEShellExtension/), put together for the
-# gnome-shell of the machine the package is built for (--gnome-shell: 43 for Debian 12's 43,
-# whose entry points are in the `imports` format; 45 for 45 and later) with its schema compiled
-# into its own directory, where the extension's getSettings() looks first.
+# The GNOME Shell extension: Mutter has no wlr-layer-shell, so on GNOME the Shell hosts this
+# package's island-overlay itself (GNOMEShellExtension/), put together for the gnome-shell of the
+# machine the package is built for (--gnome-shell: 43 for Debian 12's 43, whose entry points are
+# in the `imports` format; 45 for 45 and later) with its schema compiled into its own directory,
+# where the extension's getSettings() looks first.
 "$repo/GNOMEShellExtension/assemble.sh" --shell "$gnome_shell" "$oroot/usr/share/gnome-shell/extensions" >/dev/null
 install -d -m 0755 "$oroot/DEBIAN"
 printf '/etc/xdg/autostart/island-overlay.desktop\n' > "$oroot/DEBIAN/conffiles"

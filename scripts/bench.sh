@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# The benchmark of issue #6 (DESIGN.md §9): builds islandd as the Debian package ships it
-# (scripts/build-release.sh) and runs Benchmarks/bench.py, which measures latency, throughput,
-# RSS and start-up against the floor relay and the D-Bus service of the shared harness
+# islandd's benchmark (docs/design.md §9): builds islandd as the Debian package ships it
+# (scripts/build-release.sh) and runs Benchmarks/bench.py, which measures latency, throughput, RSS
+# and start-up against the floor relay and the D-Bus service of the shared harness
 # (../shared/bench, or --harness DIR), in one run, and prints a Markdown table of the ratios.
 #
 #   scripts/bench.sh                 the full run (2–4 minutes)
@@ -9,16 +9,16 @@
 #   scripts/bench.sh --quick         a smoke run with short durations
 #   scripts/bench.sh --islandd PATH  measure that binary, no build
 #   scripts/bench.sh --help          every option
-#   scripts/bench.sh --overlay [ARGS] the graphical island instead (issue #17): builds islandd,
+#   scripts/bench.sh --overlay [ARGS] the graphical island instead: builds islandd,
 #                                    island-presenter and island-overlay the same way and runs
 #                                    Benchmarks/overlay.py ARGS (idle wake-ups, redraws, morph
 #                                    frame times, RSS, Request -> screen, next to Waybar); needs
 #                                    root, sway and the island-test user (scripts/install-deps.sh)
-#   scripts/bench.sh --bridge [ARGS] island-bridge instead (issue #19): builds islandd and
+#   scripts/bench.sh --bridge [ARGS] island-bridge instead: builds islandd and
 #                                    island-bridge the same way and runs Benchmarks/bridge.py ARGS
 #                                    (MPRIS and notification -> presenter latency, idle wake-ups,
 #                                    RSS) with mpv, dunst and Xvfb on a bus of its own
-#   scripts/bench.sh --push [ARGS]   push (issue #20): builds islandd the same way and runs
+#   scripts/bench.sh --push [ARGS]   push instead: builds islandd the same way and runs
 #                                    Benchmarks/push.py ARGS (backend publish -> presenter latency
 #                                    against the broker's own, and a fan-out to 50 islandd); needs
 #                                    mosquitto and libmosquitto-dev (scripts/install-deps.sh)

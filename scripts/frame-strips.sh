@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Frame strips of the island's motion (issue #27), photographed on a real compositor: headless sway
+# Frame strips of the island's motion, photographed on a real compositor: headless sway
 # as the unprivileged test user, the real islandd and island-overlay, the example apps, and bursts
 # of grim frames while the island moves. Five strips, each the state before and seven frames of the
 # motion side by side, labelled with their time since the first frame that moved:

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Builds and runs the libFuzzer targets of Fuzz/ (issue #6): coverage-guided fuzzing of what
-# a peer's bytes and an extension's layouts go through, under AddressSanitizer.
+# Builds and runs the libFuzzer targets of Fuzz/: coverage-guided fuzzing of what a peer's bytes
+# and an extension's layouts go through, under AddressSanitizer.
 #
 # Usage: scripts/fuzz.sh [--build-only | --merge | --help] [TARGET|all] [SECONDS] [-- LIBFUZZER-ARGS…]
 #

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The screenshot gallery of island-overlay (issue #17): every form of the five example apps
+# The screenshot gallery of island-overlay: every form of the five example apps
 # (compact, minimal, expanded, alert, and the list), drawn by the overlay itself off-screen
 # (island-overlay --render-gallery: cairo and Pango, no display), into docs/gallery/ where the
 # README shows them. With --screen it also photographs the real overlay on a real compositor

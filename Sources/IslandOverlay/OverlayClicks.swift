@@ -17,10 +17,10 @@ public struct PixelRect: Sendable, Hashable, CustomStringConvertible {
     public var description: String { "\(width)x\(height)+\(x)+\(y)" }
 }
 
-/// What a click on the overlay does, decided on what is on screen (issue #25): the frame last
-/// *painted*, not the one the island is morphing to, and only on targets that have stood still
-/// there for the guard's settle time. Pure: the caller gives the time, in seconds of a
-/// monotonic clock.
+/// What a click on the overlay does, decided on what is on screen, since a click acts on what
+/// the user saw (docs/design.md §10): the frame last *painted*, not the one the island is morphing
+/// to, and only on targets that have stood still there for the guard's settle time. Pure: the
+/// caller gives the time, in seconds of a monotonic clock.
 ///
 /// A frame is on screen as a whole only once its shapes stopped moving: while the island morphs
 /// (a form changes, a card moves in the list) nothing in it acts for an app, and every target

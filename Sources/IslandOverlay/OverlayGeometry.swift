@@ -254,7 +254,8 @@ public struct IslandGeometry: Sendable, Hashable {
     public static let shortValueShare = 0.4
     public var expandedMinimumHeight: Double { scaled(72) }
     /// The tallest the expanded island grows (~160 at scale 1): a long `vstack` is cut there,
-    /// and what is cut is neither drawn nor clickable (issue #25).
+    /// and what is cut is neither drawn nor clickable, so no layout makes the island as tall
+    /// as the screen.
     public var expandedMaximumHeight: Double { scaled(160) }
     public var alertHeight: Double { scaled(72) }
     public var alertIcon: Double { scaled(34) }

@@ -186,7 +186,7 @@ public struct OverlayMotion: Sendable {
     }
 
     /// Whether a shape is between two places: growing, shrinking, moving or leaving. Content
-    /// that only crossfades in still shapes is not moving (what a click may act on, issue #25).
+    /// that only crossfades in still shapes is not moving: a click may act on it.
     public var shapesMoving: Bool {
         enabled && (!leaving.isEmpty || springs.values.contains { $0.geometry.contains { !$0.isSettled } })
     }

@@ -395,10 +395,10 @@ public final class OverlayPainter {
         }
     }
 
-    /// What Pango is given for one string (issue #25): at most `ViewPlacement.maximumClusters`
-    /// clusters (the layout already neutralized producer text: no bidi controls, at most 12
-    /// scalars per cluster), in one paragraph, its direction isolated in FSI … PDI so that
-    /// right-to-left text cannot reorder what is drawn beside it.
+    /// What Pango is given for one string, bounded whatever a producer sends: at most
+    /// `ViewPlacement.maximumClusters` clusters (the layout already neutralized producer text: no
+    /// bidi controls, at most 12 scalars per cluster), in one paragraph, its direction isolated in
+    /// FSI … PDI so that right-to-left text cannot reorder what is drawn beside it.
     static func shaped(_ text: String) -> String {
         ViewPlacement.isolated(ViewPlacement.boundedClusters(text))
     }

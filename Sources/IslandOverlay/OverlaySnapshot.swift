@@ -7,7 +7,7 @@ public import IslandPresenter
 /// The island drawn once, off-screen, as a document: the form the scene shows with the list
 /// open under it, laid out by `OverlayLayout` and painted by `OverlayPainter` onto a cairo SVG
 /// surface — the overlay's own geometry and painter, so the SVG cannot disagree with the screen
-/// (DESIGN.md §10, "One renderer").
+/// (docs/design.md §10, "One painter").
 ///
 /// Cairo writes shapes and glyph outlines, never text: producer text reaches the document only
 /// as the `<title>` and `<desc>` added here, neutralised, bounded and XML-escaped.

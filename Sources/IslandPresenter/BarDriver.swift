@@ -4,7 +4,7 @@ import OrderedJSON
 /// Drives a bar module: folds updates into the model and writes a line whenever the rendered
 /// line changes, re-rendering every second while something on screen ticks, and only then:
 /// `tickingStarts` says when to start the clock, and `tick()` when to stop it, so an idle
-/// bar sleeps (DESIGN.md §9: no wake-up while nothing changes).
+/// bar sleeps (docs/design.md §9: no wake-up while nothing changes).
 ///
 /// It also keeps what a click on the bar may act on (`shown`): a `ClickGuard` fed with the
 /// targets of every scene it puts out, on `monotonic`; `publish` hands the record to whoever

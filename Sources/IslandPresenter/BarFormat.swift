@@ -18,11 +18,11 @@ public enum BarFormat: String, Sendable, CaseIterable {
     /// is never a formatting tag; an empty line hides the module.
     case polybar
 
-    /// The line for the scene, without its newline. Every text in a scene is producer text
-    /// (DESIGN.md §6, Untrusted text): each format neutralises it for its consumer's grammar
-    /// here, on the line as assembled, so no concatenation of fields can form a sequence the
-    /// consumer interprets. No line holds a control character (a newline would end the line,
-    /// and stdout may be a terminal).
+    /// The line for the scene, without its newline. Every text in a scene is producer text and
+    /// untrusted (docs/design.md §6): each format neutralises it for its consumer's grammar here,
+    /// on the line as assembled, so no concatenation of fields can form a sequence the consumer
+    /// interprets. No line holds a control character (a newline would end the line, and stdout may
+    /// be a terminal).
     ///
     /// `maxLength` caps the text (in display cells, "…" where cut): a bar has no room for a
     /// producer's 60-character line.

@@ -83,7 +83,7 @@ public struct PresenterItem: Sendable, Hashable {
     public var isLive: Bool { activityState == "active" || activityState == "stale" }
 
     /// The layout resolved at `now`. A region the layout leaves out is drawn from the default
-    /// layout, as DESIGN.md §6 asks of presenters.
+    /// layout, as docs/design.md §6 asks of presenters.
     public func render(now: Double) -> RenderedLayout {
         let renderer = LayoutRenderer(attributes: attributes, state: state, now: now)
         var rendered = renderer.render(layout)

@@ -7,7 +7,7 @@ import Glibc
 #endif
 
 /// `snapshot --svg` and `preview --svg` without cairo in the core package: the drawing is the
-/// overlay's (one geometry, one painter: DESIGN.md §10), made by `island-overlay --draw-svg`
+/// overlay's (one geometry, one painter: docs/design.md §10), made by `island-overlay --draw-svg`
 /// from the island-overlay package, which these core binaries start with the presenter updates
 /// the scene comes from. The overlay's own executable does it, off-screen, so drawing SVG costs
 /// that package no second statically linked binary. A headless machine with the core package

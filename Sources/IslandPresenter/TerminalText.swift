@@ -1,10 +1,10 @@
 import IslandCore
 
-/// Where producer text meets a terminal (DESIGN.md §6, Untrusted text). Every command that
-/// prints an activity's text — the terminal presenter, the bar modes (whose stdout may be a
-/// terminal), `island list`, `island watch`, `island preview`, admin output — passes it
-/// through here, so no escape sequence a producer writes (OSC 0 titles, OSC 52 clipboard
-/// writes, CSI, SGR) reaches a terminal.
+/// Where producer text meets a terminal (producer text is untrusted in every sink:
+/// docs/design.md §6). Every command that prints an activity's text — the terminal presenter, the
+/// bar modes (whose stdout may be a terminal), `island list`, `island watch`, `island preview`,
+/// admin output — passes it through here, so no escape sequence a producer writes (OSC 0 titles,
+/// OSC 52 clipboard writes, CSI, SGR) reaches a terminal.
 public enum TerminalText {
     /// C0 controls (ESC among them), DEL and C1 controls (U+0080–U+009F, which a terminal may
     /// read as ESC sequences too: U+009B is CSI, U+009D OSC).
@@ -24,7 +24,7 @@ public enum TerminalText {
     }
 
     /// Producer text as a terminal line shows it: `DisplayText`'s rule (no bidi controls, bounded
-    /// grapheme clusters; DESIGN.md §6), then `sanitize`. Every sink that writes text for a
+    /// grapheme clusters; docs/design.md §6), then `sanitize`. Every sink that writes text for a
     /// person to read calls this once, where the text meets it: the terminal UI's segments, the
     /// bar line, the CLI's lines. (`sanitize` alone maps scalar for scalar, for messages.)
     public static func display(_ text: String, keepingNewlines: Bool = false) -> String {

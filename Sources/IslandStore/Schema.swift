@@ -46,7 +46,7 @@ enum Schema {
                 ALTER TABLE layouts_v2 RENAME TO layouts;
                 """)
         }
-        // Push tokens (DESIGN.md §12): an activity's, revoked with it, and an owner's
+        // Push tokens (docs/design.md §12): an activity's, revoked with it, and an owner's
         // push-to-start token per activity type, with the timestamp of the last start it made,
         // which orders the pushes that start activities as an activity's orders its updates.
         migrator.registerMigration("v3") { db in

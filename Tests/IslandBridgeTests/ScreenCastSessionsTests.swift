@@ -2,7 +2,7 @@ import IslandBridge
 import SDBus
 import Testing
 
-/// The screen-cast sessions the bridge follows into islandd's sharing (issue #29, item 5): a
+/// The screen-cast sessions the bridge follows into islandd's sharing (docs/design.md §13): a
 /// portal session counts once the user chose what to share, a Mutter session once its start is
 /// answered; each ends by close, closed, stop or its peers leaving; only the session's own
 /// peers can end it; and nothing a flood of calls sends grows the tables.

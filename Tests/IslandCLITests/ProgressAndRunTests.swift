@@ -5,7 +5,7 @@ import OrderedJSON
 import Testing
 @testable import island
 
-/// Issue #30: `island progress` shows a time left from the rate (pure, on readings with their
+/// `island progress` shows a time left from the rate (pure, on readings with their
 /// times), says only what it can know of how the run ended, and `island run`'s card says how
 /// its command ended.
 @Suite struct ProgressEstimateTests {
@@ -105,7 +105,7 @@ import Testing
     }
 
     /// Reading stdin, island cannot know how the writer ended: the end of input is no success
-    /// (it was "succeeded" before issue #30, also after `exit 1`).
+    /// (it once was "succeeded", even after `exit 1`).
     @Test func progressClaimsNoSuccessItCannotKnow() {
         #expect(ProgressCommand.Ending.inputClosed.stateMembers == ["status": "finished"])
         #expect(ProgressCommand.Ending.interrupted(signal: SIGINT).stateMembers["status"] == "failed")
@@ -116,7 +116,7 @@ import Testing
 
     /// The card of `island run`'s activity (its default layout, none being registered for
     /// Command) at the end: the exit status is among what it shows, not cut off after three
-    /// other values as before issue #30.
+    /// other values as it once was.
     static func card(_ termination: Termination) -> String {
         let attributes: JSONObject = ["title": "backup", "command": "backup.sh"]
         var state = termination.stateMembers

@@ -3,7 +3,7 @@ import OrderedJSON
 import OrderedCollections
 import Testing
 
-/// The fixed bounds of DESIGN.md §3 beyond size: nesting of attributes and state, and the
+/// The fixed bounds of docs/design.md §3 beyond size: nesting of attributes and state, and the
 /// length of `type` and `key`. Each is tested at the limit and one past it, so neither an
 /// off-by-one nor a missing check passes.
 @Suite struct ActivityInputLimitTests: ActivityTesting {
@@ -104,7 +104,7 @@ import Testing
         }
     }
 
-    /// Issue #25, item 11: a 60 KB alert was accepted and sent to every presenter.
+    /// A 60 KB alert was once accepted and sent to every presenter.
     @Test(arguments: [(1024, true), (1025, false), (60_000, false)])
     func alertUpToTheLimitInBytes(bytes: Int, accepted: Bool) throws {
         var manager = makeManager()

@@ -5,7 +5,7 @@ import Testing
 
 /// In the system scope an activity belongs to (app, uid): two users running the same app
 /// never see or touch each other's activities, and every per-app limit, key and budget is
-/// theirs alone (DESIGN.md §3–4).
+/// theirs alone (docs/design.md §3–4).
 @Suite("Ownership: one app run by two users")
 struct ActivityOwnershipTests: ActivityTesting {
     let alice: UInt32 = 1000
@@ -139,7 +139,7 @@ struct ActivityOwnershipTests: ActivityTesting {
 }
 
 /// Ended activities waiting for their dismissal are bounded per owner and in all; the oldest
-/// ended go first (DESIGN.md §3).
+/// ended go first (docs/design.md §3).
 @Suite("Ended activities waiting for dismissal are bounded")
 struct ActivityEndedBoundTests: ActivityTesting {
     /// Starts and ends one activity of `uid` at `time`; its id.

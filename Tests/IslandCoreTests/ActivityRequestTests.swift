@@ -46,7 +46,7 @@ struct ActivityRequestTests: ActivityTesting {
         #expect(throws: IslandError.targetMaximumExceeded(app: pizza, limit: 1)) { try manager.start(key: "other", at: t0 + 2) }
     }
 
-    /// Issue #30: the key of an ended activity (listed until dismissed) is free.
+    /// The key of an ended activity (listed until dismissed) is free.
     @Test func aKeyFindsOnlyLiveActivities() throws {
         var manager = makeManager()
         let first = try manager.start(key: "k", at: t0)
@@ -85,7 +85,7 @@ struct ActivityRequestTests: ActivityTesting {
         }
     }
 
-    /// Issue #30: the refusal says which part to make smaller.
+    /// The refusal says which part to make smaller.
     @Test func aTooLargeRequestBlamesTheLargerPart() {
         var manager = makeManager()
         let big = ActivityContent(state: ["pad": .string(String(repeating: "x", count: 4100))])

@@ -31,8 +31,8 @@ struct ActivityUpdateTests: ActivityTesting {
         }
     }
 
-    /// Issue #25, item 7: one timestamp in milliseconds (`Date.now()`) refused every later
-    /// update and end in seconds as stale, for ever.
+    /// One timestamp in milliseconds (`Date.now()`) once refused every later update and end in
+    /// seconds as stale, for ever.
     @Test func aTimestampFarAheadOfTheClockIsRefusedAndNoPinOutlivesTheSkew() throws {
         var manager = makeManager()
         let id = try manager.start().id

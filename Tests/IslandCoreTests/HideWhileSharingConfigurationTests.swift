@@ -2,7 +2,7 @@ import IslandCore
 import Testing
 
 /// `HideWhileSharing=`: the user's, and only the user's, switch for hiding activity content
-/// while the screen is shared (issue #29, item 5).
+/// while the screen is shared (docs/design.md §13).
 @Suite struct HideWhileSharingConfigurationTests {
     typealias Support = ConfigurationTestSupport
 

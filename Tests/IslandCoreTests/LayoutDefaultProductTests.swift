@@ -4,7 +4,7 @@ import OrderedJSON
 import OrderedCollections
 import Testing
 
-/// The default layout reads like a product (DESIGN.md §10): what `island timer`, `run`,
+/// The default layout reads like a product (docs/design.md §10): what `island timer`, `run`,
 /// `progress` and `start` send is shown in words, times and symbols, never as a dump of the state.
 @Suite struct LayoutDefaultProductTests {
     private let utc = TimeZone(identifier: "UTC")!

@@ -4,9 +4,9 @@ import OrderedJSON
 import OrderedCollections
 import Testing
 
-/// The fuzz corpus of Fuzz/Corpus/fuzz-layout (issue #6), replayed in a debug build with
-/// assertions: every input is refused with a reason or validates, and a valid layout reads back
-/// the same from its own document and renders.
+/// The fuzz corpus of Fuzz/Corpus/fuzz-layout, replayed in a debug build with assertions: every
+/// input is refused with a reason or validates, and a valid layout reads back the same from its
+/// own document and renders.
 @Suite struct LayoutFuzzCorpusTests {
     static let corpus = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()

@@ -3,7 +3,7 @@ import OrderedJSON
 import OrderedCollections
 import Testing
 
-/// Issue #30: what a valid layout probably gets wrong is said, never refused.
+/// What a valid layout probably gets wrong is said, never refused.
 @Suite struct LayoutLintTests {
     func warnings(_ layout: JSON, state: JSONObject? = nil, attributes: JSONObject? = nil) throws -> [String] {
         LayoutLint.warnings(for: try Layout(json: layout), state: state, attributes: attributes).map(\.description)

@@ -3,7 +3,7 @@ import OrderedJSON
 import OrderedCollections
 import Testing
 
-/// Template rendering is bounded in work and in output wherever it runs (DESIGN.md §6): in
+/// Template rendering is bounded in work and in output wherever it runs (docs/design.md §6): in
 /// the daemon (a tap's URL) and in every presenter (each region's text). Sections nested over
 /// one repeated array multiply, so these run templates that would otherwise do 3^10 or 3^16
 /// passes, or produce hundreds of kilobytes.

@@ -3,8 +3,8 @@ import OrderedJSON
 import OrderedCollections
 import Testing
 
-/// Which URLs a tap may open (DESIGN.md §6): an allowlist, `http`, `https` and the schemes the
-/// app's desktop entry declares, whatever the case the layout writes them in.
+/// Which URLs a tap may open (docs/design.md §6): an allowlist, `http`, `https` and the schemes
+/// the app's desktop entry declares, whatever the case the layout writes them in.
 @Suite struct LayoutURLSchemeTests {
     static let declared: Set<String> = ["myapp"]
 

@@ -134,7 +134,7 @@ import Testing
     }
 
     /// swift-mustache reads each section with its own copy of the delimiters, so a change made
-    /// inside a section ends with it. Found while fuzzing (issue #6), reproduced with fuzz-layout:
+    /// inside a section ends with it. Found by fuzz-layout, and reproduced with it:
     /// the nesting check kept `<% %>` after `<%/a%>`, did not see the `{{#b}}` sections that
     /// followed, and a layout of 5,000 of them overflowed the parser's stack.
     @Test func delimiterChangesEndWithTheirSection() throws {

@@ -3,9 +3,9 @@ import OrderedJSON
 import OrderedCollections
 import Testing
 
-/// Issue #25 item 6: a push the broker dropped must be visible to the server that sent it. A
-/// server may number its pushes to a token (`aps.sequence`, 1, 2, 3…); each answer repeats the
-/// number and says how many before it never arrived.
+/// A push the broker dropped must be visible to the server that sent it. A server may number its
+/// pushes to a token (`aps.sequence`, 1, 2, 3…); each answer repeats the number and says how many
+/// before it never arrived.
 @Suite struct PushSequenceTests {
     let owner = ActivityOwner(app: "org.example.A", uid: 1000)
 

@@ -19,8 +19,8 @@ private func secret(_ seed: UInt64) -> [UInt8] {
         #expect(try PushToken(token.topic) == token)
     }
 
-    /// Issue #25, item 8: a backend subscribed to `island/+/<app>/+/feedback` read other devices'
-    /// tokens in the feedback topics' names.
+    /// A backend subscribed to `island/+/<app>/+/feedback` once read other devices' tokens in
+    /// the feedback topics' names.
     @Test func theFeedbackTopicNamesTheTokenByAHashNotByItsSecret() throws {
         let token = try PushToken.make(root: "island", device: "d", app: "org.example.A", randomBytes: Array(0..<16).map { UInt8($0 * 17) })
         #expect(token.secret == "00112233445566778899aabbccddeeff")
@@ -248,7 +248,7 @@ private func secret(_ seed: UInt64) -> [UInt8] {
         try registry.checkStart(topic: second.topic, timestamp: 11, now: 0)
     }
 
-    /// Issue #25, item 7: one start in milliseconds pinned the token's order for ever, across
+    /// One start in milliseconds once pinned the token's order for ever, across
     /// rotations and restarts.
     @Test func aStartFarAheadOfTheClockIsRefusedAndAnOldPinOrdersNothing() throws {
         let now = 1_700_000_000.0

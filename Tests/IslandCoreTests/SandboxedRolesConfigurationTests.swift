@@ -2,7 +2,7 @@ import IslandCore
 import Testing
 
 /// `SandboxedPresenters=` and `SandboxedAdmins=`: the apps the user lets present or
-/// administer from inside a sandbox (issue #16, item 9).
+/// administer from inside a sandbox; no other sandboxed peer gets those roles.
 @Suite struct SandboxedRolesConfigurationTests {
     typealias Support = ConfigurationTestSupport
 

@@ -5,7 +5,7 @@ import Testing
 @testable import IslandDaemon
 
 /// The connection limits always leave a descriptor for every connection, the reserve and the
-/// daemon's own files: accept never fails for want of one (issue #16, item 11).
+/// daemon's own files: accept never fails for want of one.
 struct DescriptorLimitTests {
     @Test(arguments: [
         // (configured total, per user, descriptors) -> (total, per user)

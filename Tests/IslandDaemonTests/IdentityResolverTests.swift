@@ -86,7 +86,7 @@ import VarlinkCore
                         executable: "/usr/bin/coffee") == .success("org.example.Sandboxed"))
     }
 
-    /// Issue #16, 8(a): `unshare -Ur`, then `chroot` into a directory holding a
+    /// A forged Flatpak: `unshare -Ur`, then `chroot` into a directory holding a
     /// `.flatpak-info`. In the system scope that is another user's word, whatever it names.
     @Test func theSystemScopeRefusesAFlatpakIdFromTheCallersOwnUserNamespace() {
         for claim in [nil, "org.test.Backup"] {
@@ -193,7 +193,7 @@ import VarlinkCore
             == .success("org.example.Timer"))
     }
 
-    /// Issue #16, 8(b): a user creates `app-org.test.A-4242.scope` in the cgroup subtree their
+    /// A forged unit: a user creates `app-org.test.A-4242.scope` in the cgroup subtree their
     /// own service manager was delegated, however deep
     /// (`user@1000.service/app.slice/app-org.test.A-4242.scope`).
     @Test(arguments: ["app-org.test.A-4242.scope", "app-gnome-org.test.A-4242.scope", "app-org.test.A@1.service"])
@@ -214,8 +214,8 @@ import VarlinkCore
         #expect(resolve(.user, claim: nil, unit: "user@1000.service", executable: "/opt/bin/timer") == .success("org.example.Timer"))
     }
 
-    /// Issue #16, 8(c): `Exec=myapp` matched any file called `myapp` (u2 copied python3 to
-    /// `~/myapp`); an absolute `Exec=` in a home matched whoever wrote that file; and a path
+    /// A forged executable: `Exec=myapp` once matched any file called `myapp` (u2 copied python3
+    /// to `~/myapp`); an absolute `Exec=` in a home matched whoever wrote that file; and a path
     /// is only what the caller's own mount namespace calls the file.
     @Test func theSystemScopeIdentifiesOnlyTheRootControlledFileADesktopEntryNamesByAbsolutePath() {
         let forgeries: [(executable: String, runs: String?, what: Comment)] = [

@@ -5,8 +5,8 @@ import Logging
 import Testing
 @testable import IslandDaemon
 
-/// A database written before layouts were bounded (issue #16, item 12: 3,000 layouts of one
-/// app) restores only what an app could register today.
+/// A database written before layouts were bounded (say, 3,000 layouts of one app) restores only
+/// what an app could register today.
 struct LayoutRestoreTests {
     @Test func onlyTheLayoutsWithinTheLimitsAreRestored() {
         let body = #"{"chip":"L"}"#

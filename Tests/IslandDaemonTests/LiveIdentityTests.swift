@@ -7,7 +7,7 @@ import Systemd
 import VarlinkCore
 @testable import IslandDaemon
 
-/// The identity forgeries of issue #16 item 8, done for real and judged by the real lookups
+/// Identity forgeries in the system scope, done for real and judged by the real lookups
 /// (`ProcessLookup.live`): a process that made a user namespace and a root of its own, and a
 /// copy of python3 named like a desktop entry's program.
 @Suite struct LiveIdentityTests {
@@ -65,7 +65,7 @@ import VarlinkCore
         })
     }
 
-    /// `unshare -Ur` + `chroot` into a directory holding a `.flatpak-info`, as in the issue.
+    /// `unshare -Ur` + `chroot` into a directory holding a `.flatpak-info`, as a forger would.
     @Test(.enabled(if: hasPython, "needs \(python) to build the namespace"),
           .enabled(if: userNamespacesWork, "user namespaces are not available to this process"))
     func aForgedFlatpakIsRefusedInTheSystemScope() throws {
@@ -164,7 +164,7 @@ import VarlinkCore
         try body(peer)
     }
 
-    /// Issue #16, 8(b), with sd-login reading a real cgroup: a user's own manager may make
+    /// A forged unit, with sd-login reading a real cgroup: a user's own manager may make
     /// `app-org.test.A-4242.scope` anywhere in its delegated subtree, however deep.
     @Test(.enabled(if: hasPython && cgroupRoot != nil, "needs root, a writable cgroup2 mount and no systemd as PID 1"))
     func aUnitInsideAUsersManagerDoesNotIdentifyInTheSystemScope() throws {

@@ -108,7 +108,7 @@ final class RecordingBroker: PushBroker {
         #expect(await fixture.engine.list(app: Self.app, uid: nil, type: nil, states: nil).first?.content.state == ["n": 2])
     }
 
-    /// Issue #25, item 11: a push's 60 KB alert reached every presenter.
+    /// A push's 60 KB alert once reached every presenter.
     @Test func aPushWithAnAlertOverTheBoundIsRefusedByName() async throws {
         let broker = RecordingBroker()
         let fixture = try await makeGateway(broker: broker)
@@ -126,7 +126,7 @@ final class RecordingBroker: PushBroker {
         #expect(small["activity"] == .string(activity.id))
     }
 
-    /// Issue #25, item 7: a backend's `Date.now()` (milliseconds) pinned the activity's order,
+    /// A backend's `Date.now()` (milliseconds) once pinned the activity's order,
     /// and a push-to-start token's across rotations and restarts: its server could never start
     /// that type again.
     @Test func aTimestampInMillisecondsIsRefusedAndPinsNothing() async throws {
@@ -157,8 +157,8 @@ final class RecordingBroker: PushBroker {
         #expect(refusedStart["parameters"]?["id"] == "")
     }
 
-    /// Issue #25, item 10: a redelivered duplicate, refused at once, was answered before the
-    /// first copy, whose answer waits for its commit.
+    /// A redelivered duplicate, refused at once, was once answered before the first copy, whose
+    /// answer waits for its commit.
     @Test func answersGoOutInTheOrderThePushesCame() async throws {
         let broker = RecordingBroker()
         let fixture = try await makeGateway(broker: broker)
@@ -274,8 +274,8 @@ final class RecordingBroker: PushBroker {
     }
 }
 
-/// Issue #25, item 9: a device whose session another client with the same `ClientID=` kept
-/// taking logged two lines a second for ever, and never why.
+/// A device whose session another client with the same `ClientID=` kept taking logged two lines a
+/// second for ever, and never why.
 @Suite struct SessionWatchTests {
     @Test func connectionsDroppedSoonAfterTheyWereAcceptedAreToldOnce() {
         var watch = SessionWatch(stableAfter: 30)

@@ -6,8 +6,8 @@ import Testing
 
 @testable import IslandDaemon
 
-/// One MQTT session per app holding tokens (issue #25 item 6): a broker bounds and drops per
-/// session, so each app's pushes must wait in a queue of their own.
+/// One MQTT session per app holding tokens: a broker bounds and drops per session, so each app's
+/// pushes must wait in a queue of their own.
 @Suite struct PushSessionsTests {
     /// A session that records what it is asked.
     final class FakeSession: MQTTSession {

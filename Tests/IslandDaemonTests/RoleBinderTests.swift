@@ -150,8 +150,8 @@ import VarlinkCore
         #expect(try withGroup.bind(.presenter, connection: connection(uid: Self.stranger, gid: 777)) == .presenter(uid: Self.stranger))
     }
 
-    /// Issue #16, item 9: a peer the daemon knew as the Flatpak org.test.B subscribed as a
-    /// presenter, read another app's activities, pressed its button and dismissed it.
+    /// A peer the daemon knew as the Flatpak org.test.B once subscribed as a presenter, read
+    /// another app's activities, pressed its button and dismissed it.
     @Test(arguments: [DaemonScope.user, .system])
     func aSandboxedAppIsNeitherPresenterNorAdmin(scope: DaemonScope) throws {
         let sandboxes: [ProcessSandbox] = [

@@ -7,8 +7,8 @@ import Testing
 import VarlinkCore
 @testable import IslandDaemon
 
-/// What a watcher that does not keep up is left with (issue #16, item 10): the latest event of
-/// each activity, and every event the app must act on, within bounds shared by all watchers.
+/// What a watcher that does not keep up is left with: the latest event of each activity, and
+/// every event the app must act on, within bounds shared by all watchers.
 struct StreamBoundsTests {
     static let app = "org.example.Coffee"
 

@@ -119,8 +119,8 @@ import VarlinkCore
         }
     }
 
-    /// Two users running the same app (DESIGN.md §4): neither lists, updates, ends or finds by
-    /// key the other's activity, and each has the app's limits to themselves.
+    /// Two users running the same app (docs/design.md §4): neither lists, updates, ends or finds
+    /// by key the other's activity, and each has the app's limits to themselves.
     @Test func twoUsersOfOneAppNeverTouchEachOthersActivities() async throws {
         let directory = NSTemporaryDirectory() + "island-visibility-\(UUID().uuidString.prefix(8))"
         defer { try? FileManager.default.removeItem(atPath: directory) }

@@ -78,7 +78,7 @@ import VarlinkCore
                 "content once, however often it is delivered; then the end")
     }
 
-    /// Issue #30: an immediate dismissal is heard as `ended`, then `dismissed`.
+    /// An immediate dismissal is heard as `ended`, then `dismissed`, as in ActivityKit.
     @Test func anImmediateDismissalIsHeardAsEndedThenDismissed() throws {
         var maker = ActivityMaker()
         let (activity, _) = try maker.start()

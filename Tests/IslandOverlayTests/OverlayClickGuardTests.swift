@@ -5,7 +5,7 @@ import OrderedCollections
 import Testing
 @testable import IslandOverlay
 
-/// Issue #25 items 1-4 for the overlay: clicks act only on what was on screen and still, every
+/// The overlay's trust boundaries: clicks act only on what was on screen and still, every
 /// form's size is bounded (and nothing outside what is drawn is clickable), producer text is
 /// bounded before Pango shapes it and isolated in direction. Time is injected: `t` is seconds
 /// of a monotonic clock the tests advance themselves.
@@ -65,9 +65,9 @@ import Testing
 
     // MARK: 1. Clickjacking
 
-    /// The attack of issue #25: A's pill is on screen, B sends an alerting update just before the
-    /// user clicks it. The click acts on what was painted (A's pill, whose click only expands),
-    /// never on B's alert before it has been on screen, still, for the settle time.
+    /// The attack the click guard stops: A's pill is on screen, B sends an alerting update just
+    /// before the user clicks it. The click acts on what was painted (A's pill, whose click only
+    /// expands), never on B's alert before it has been on screen, still, for the settle time.
     @Test func anAlertJustBeforeAClickOnAnotherAppsPillGetsNoTap() throws {
         let pill = layout.frame(Scenes.scene(["mode": "compact", "attached": "a"], items: [Scenes.simpleItem("a"), Self.b()]))
         let alert = layout.frame(Scenes.scene(["mode": "expanded", "attached": "a", "expanded": "b"], items: [Scenes.simpleItem("a"), Self.b()],

@@ -297,7 +297,7 @@ extension OverlayRect {
     var minX: Double { x }
 }
 
-/// The content rules of the desktop island (issue #27), with text 7 px a character.
+/// The content rules of the desktop island (docs/design.md §10), with text 7 px a character.
 @Suite struct OverlayContentRuleTests {
     let layout = OverlayLayout(canvasWidth: 440, canvasHeight: 640, top: 8, metrics: FixedMetrics())
 

@@ -199,7 +199,7 @@ import Testing
         #expect(necked >= 1 && snapped >= 1)
     }
 
-    // MARK: Content stays in its shape (issue #27)
+    // MARK: Content stays in its shape (docs/design.md §10, Motion)
 
     /// Paints every frame of each motion with the real painter into an image and fails if any
     /// pixel of content lies outside the shape that content belongs to, as that shape is at

@@ -5,7 +5,7 @@ import Synchronization
 import Testing
 @testable import IslandPresenter
 
-/// A click acts on what the user saw (issue #25): in the bars (their clicks reach
+/// A click acts on what the user saw (docs/design.md §10): in the bars (their clicks reach
 /// `island-presenter click`, or i3blocks' stdin, after the bar drew a line) and in the terminal
 /// UI's keys, app B's update that changes what is shown a moment before the click acts for
 /// neither app; once it has stood still, the click acts for the app shown. Every time here is

@@ -5,11 +5,11 @@ import IslandOverlay
 import Testing
 @testable import IslandPresenter
 
-/// DisplayText's rule in every presenter sink (issue #25, items 3 and 4): a producer string in
-/// any field — the type, attributes, state, a layout's texts, a button's label, the chip, the
-/// app's name, an alert's title and body — reaches no bar format, SVG, terminal UI frame or
-/// CLI line with a bidi control (`Pay \u{202E}0001\u{202C}$` drawn as "Pay 1000$"), nor with a
-/// grapheme cluster of 1,900 combining marks (quadratic shaping work).
+/// DisplayText's rule in every presenter sink: a producer string in any field — the type,
+/// attributes, state, a layout's texts, a button's label, the chip, the app's name, an alert's
+/// title and body — reaches no bar format, SVG, terminal UI frame or CLI line with a bidi control
+/// (`Pay \u{202E}0001\u{202C}$` drawn as "Pay 1000$"), nor with a grapheme cluster of 1,900
+/// combining marks (quadratic shaping work).
 @Suite struct DisplayTextSinkTests {
     static let bidi = "Pay \u{202E}0001\u{202C}$"
     static let zalgo = "Z" + String(repeating: "\u{0301}", count: 1900) + "algo"

@@ -106,7 +106,7 @@ final class SVGDocument: NSObject, XMLParserDelegate {
 }
 
 /// The SVG presenter: the overlay's frame painted by the overlay's painter on a cairo SVG
-/// surface (issue #27: one geometry, one painter).
+/// surface (one geometry, one painter: docs/design.md §10).
 @Suite struct SVGTests {
     typealias F = Fixtures
 
@@ -212,7 +212,7 @@ final class SVGDocument: NSObject, XMLParserDelegate {
         }
     }
 
-    /// One geometry (issue #27): every form of every example app, and the list, has in its SVG
+    /// One geometry: every form of every example app, and the list, has in its SVG
     /// exactly the shapes — rectangles and corner radii — of the overlay's frame for the scene.
     @Test func everyExampleFormHasTheOverlaysShapes() throws {
         let painter = OverlayPainter(icons: nil)

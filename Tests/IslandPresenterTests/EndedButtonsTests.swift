@@ -5,7 +5,7 @@ import OrderedCollections
 import Testing
 @testable import IslandPresenter
 
-/// Issue #30: an ended activity takes no button press (the daemon refuses it), so no presenter
+/// An ended activity takes no button press (the daemon refuses it), so no presenter
 /// draws its buttons — the terminal UI, the bars, SVG — and `island-presenter click button
 /// ACTION` presses a button of the island's activity only when it has one, and says which it
 /// has when it does not.

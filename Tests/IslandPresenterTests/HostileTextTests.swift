@@ -6,10 +6,10 @@ import SinkRules
 import Testing
 @testable import IslandPresenter
 
-/// Producer text through every presenter sink (issue #16): each hostile string, placed in the
-/// attributes, the state, the type, a layout's constant text, a button label, the chip and an
-/// alert, must reach no sink in a form its consumer interprets — polybar's `%{` tags,
-/// Pango markup, XML, JSON, and escape sequences in a terminal.
+/// Producer text through every presenter sink (docs/design.md §6): each hostile string, placed in
+/// the attributes, the state, the type, a layout's constant text, a button label, the chip and an
+/// alert, must reach no sink in a form its consumer interprets — polybar's `%{` tags, Pango
+/// markup, XML, JSON, and escape sequences in a terminal.
 @Suite struct HostileTextTests {
     static let hostile: [String] = [
         "%{A1:touch /tmp/pwned:}Coffee ready%{A}",  // polybar: runs the command on click

@@ -5,8 +5,9 @@ import Testing
 @testable import IslandPresenter
 
 /// Numbers a producer or a layout chooses, at the edges of what JSON and `Double` hold, through
-/// every presenter sink (issue #16): no trap (`Int(Double)` of an infinity or of 1e300 traps),
-/// no `nan` or `inf` in SVG, and percentages and timers within their range.
+/// every presenter sink (no value may crash a presenter: docs/design.md §6): no trap
+/// (`Int(Double)` of an infinity or of 1e300 traps), no `nan` or `inf` in SVG, and percentages
+/// and timers within their range.
 @Suite struct NumericSafetyTests {
     static let extremes: [JSON] = [
         .double(1e300), .double(-1e300), .double(.greatestFiniteMagnitude), .double(-.greatestFiniteMagnitude),

@@ -5,9 +5,9 @@ import OrderedCollections
 import Testing
 @testable import IslandPresenter
 
-/// The corpus of Fuzz/Corpus/fuzz-presenter (issue #16), replayed in a debug build with
-/// assertions: each input (a state, a layout, an alert…) is rendered as the fuzz target does, in
-/// every island mode and every sink, and must break none of `SinkChecks`' rules.
+/// The corpus of Fuzz/Corpus/fuzz-presenter, replayed in a debug build with assertions: each
+/// input (a state, a layout, an alert…) is rendered as the fuzz target does, in every island mode
+/// and every sink, and must break none of `SinkChecks`' rules.
 @Suite struct PresenterFuzzCorpusTests {
     static let corpus = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()

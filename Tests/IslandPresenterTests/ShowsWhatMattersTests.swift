@@ -7,8 +7,8 @@ import SinkRules
 import Testing
 @testable import IslandPresenter
 
-/// Issue #17, "Every presenter shows what matters": alerts, live compact text, app names and
-/// icons, spacers, readable colours and bounded lengths, in every sink.
+/// Every presenter shows what matters (docs/design.md §10): alerts, live compact text, app names
+/// and icons, spacers, readable colours and bounded lengths, in every sink.
 @Suite struct ShowsWhatMattersTests {
     typealias F = Fixtures
 

@@ -6,7 +6,7 @@ import OrderedJSON
 public import IslandPresenter
 import OrderedCollections
 
-/// What each sink must never let producer text do (DESIGN.md §6, Untrusted text), checked on
+/// What each sink must never let producer text do (docs/design.md §6), checked on
 /// what the sink writes: one statement of the rules for the unit tests and the
 /// `fuzz-presenter` target. Each returns the broken rule, or nil.
 public enum SinkRules {

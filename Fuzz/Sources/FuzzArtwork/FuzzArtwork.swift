@@ -1,5 +1,5 @@
 // libFuzzer target `fuzz-artwork`: what the overlay does with the bytes of a file a producer
-// names as a picture (a layout's `image` view, the bridge's album art; issue #27).
+// names as a picture (a layout's `image` view, the bridge's album art).
 // Built only by scripts/fuzz.sh (ISLAND_FUZZ=1); see Fuzz/README.md.
 //
 // bytes → ArtworkLoader.decode: the format sniffed from the signature (PNG or JPEG, nothing

@@ -1,4 +1,4 @@
-// libFuzzer target `fuzz-layout`: what an extension's layout goes through (DESIGN.md §6).
+// libFuzzer target `fuzz-layout`: what an extension's layout goes through (docs/design.md §6).
 // Built only by scripts/fuzz.sh (ISLAND_FUZZ=1); see Fuzz/README.md.
 //
 // bytes → JSONParser (as an installed layout file is read) → Layout(json:) (the validation

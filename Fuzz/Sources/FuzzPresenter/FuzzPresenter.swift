@@ -1,5 +1,5 @@
 // libFuzzer target `fuzz-presenter`: what a producer's state and an extension's layout become
-// in every presenter sink (issue #16). Built only by scripts/fuzz.sh (ISLAND_FUZZ=1); see
+// in every presenter sink (docs/design.md §6). Built only by scripts/fuzz.sh (ISLAND_FUZZ=1); see
 // Fuzz/README.md.
 //
 // bytes → JSONParser → an object {"type", "app", "appName", "appIcon", "attributes", "state",

@@ -110,9 +110,9 @@ struct MQTTClientTests {
         }
     }
 
-    /// Issue #25, item 9: two clients with one id (two devices with the same `ClientID=`) took
-    /// the session from each other about once a second for ever, each a line of log; the
-    /// backoff went back to its first step at every CONNACK.
+    /// Two clients with one id (two devices with the same `ClientID=`) once took the session from
+    /// each other about once a second for ever, each a line of log; the backoff went back to its
+    /// first step at every CONNACK.
     @Test func aSessionTakenOverAgainAndAgainIsRetriedEverMoreSlowly() async throws {
         try await withBroker { broker in
             var configuration = Self.configuration(broker, user: "alice", persistent: false)

@@ -2,8 +2,8 @@ import MQTT
 import Testing
 
 /// The daemon and its MQTT link process speak in frames the reader bounds before it allocates
-/// them (issue #25 item 5): whatever a broker sends the link process, the daemon takes at most
-/// a push's largest packet and its topic.
+/// them: whatever a broker sends the link process, the daemon takes at most a push's largest
+/// packet and its topic.
 @Suite struct MQTTLinkFrameTests {
     static let frames: [MQTTLinkFrame] = [
         .open(session: "kitchen-42/org.example.Coffee", configuration: Array(#"{"clientID":"kitchen-42"}"#.utf8)),

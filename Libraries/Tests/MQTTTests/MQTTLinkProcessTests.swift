@@ -5,8 +5,9 @@ import ProcessTesting
 import Synchronization
 import Testing
 
-/// Sessions whose libmosquitto clients run in a link process (issue #25 item 5): the daemon's
-/// side bounds what it reads, and starts the process again whenever it ends.
+/// Sessions whose libmosquitto clients run in a link process, so that no packet a broker sends
+/// is allocated in the daemon: the daemon's side bounds what it reads, and starts the process
+/// again whenever it ends.
 @Suite struct MQTTLinkProcessTests {
     /// What a link process's sessions and the process itself said.
     final class Journal: Sendable {

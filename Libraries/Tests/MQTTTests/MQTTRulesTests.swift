@@ -44,8 +44,8 @@ import Testing
 }
 
 @Suite struct SubscriptionSetTests {
-    /// Issue #25, item 9: the step went back to the first at every CONNACK, so a broker that
-    /// accepted and then dropped every connection was retried about once a second for ever.
+    /// The backoff once went back to its first step at every CONNACK, so a broker that accepted
+    /// and then dropped every connection was retried about once a second for ever.
     @Test func theBackoffGrowsUntilAConnectionHasLasted() {
         var schedule = ReconnectSchedule(backoff: ReconnectBackoff(first: 1, maximum: 60, stableAfter: 30))
         var now = 0.0

@@ -5,10 +5,10 @@ import Synchronization
 import Testing
 import VarlinkCore
 
-/// The fuzz corpus of Fuzz/Corpus/fuzz-varlink-message (issue #6), replayed in a debug build
-/// with assertions: every frame of every input decodes or is refused, and every call that
-/// decodes gets exactly one final reply from validation against the daemon's interfaces.
-/// (IslandDaemonTests replays it through the daemon's readers of calls from text.)
+/// The fuzz corpus of Fuzz/Corpus/fuzz-varlink-message, replayed in a debug build with
+/// assertions: every frame of every input decodes or is refused, and every call that decodes gets
+/// exactly one final reply from validation against the daemon's interfaces. (IslandDaemonTests
+/// replays it through the daemon's readers of calls from text.)
 @Suite struct FuzzCorpusTests {
     static let corpus = RepositoryFiles.root.appendingPathComponent("Fuzz/Corpus/fuzz-varlink-message")
 

@@ -108,7 +108,8 @@ import Testing
         #expect(check("Nested", with("any", [1])) == "any")
     }
 
-    /// Issue #30: the path is the caller's own, and the refusal says what belongs there.
+    /// A refusal names the culprit in the caller's own terms: the path is the caller's, and the
+    /// refusal says what belongs there.
     @Test func saysWhatIsExpectedWhereTheCallerWentWrong() {
         let base: JSONObject = ["item": ["name": "x", "count": 1], "map": [:], "set": [:], "mode": "fast", "any": [:]]
         func invalid(_ key: String, _ value: JSON?) -> (path: String, expected: String)? {

@@ -1,9 +1,9 @@
 import OrderedJSON
 
-/// The fixed bounds of DESIGN.md §3 on what a producer sends, besides its size: names repeated
-/// in every message the activity appears in, and nesting that every message wraps deeper still.
-/// A request is refused by them; a stored activity that breaks them (one accepted before they
-/// existed) is not restored, since every presenter's stream would carry it.
+/// The fixed bounds of docs/design.md §3 on what a producer sends, besides its size: names
+/// repeated in every message the activity appears in, and nesting that every message wraps deeper
+/// still. A request is refused by them; a stored activity that breaks them (one accepted before
+/// they existed) is not restored, since every presenter's stream would carry it.
 enum ActivityInput {
     static func checkNames(type: String, key: String?) throws(IslandError) {
         let typeBytes = type.utf8.count

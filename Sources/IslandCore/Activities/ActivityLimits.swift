@@ -1,4 +1,4 @@
-/// Every limit and budget of DESIGN.md §3, with its default. One value applies to all apps;
+/// Every limit and budget of docs/design.md §3, with its default. One value applies to all apps;
 /// `LimitsPolicy` lets the configuration override any of them per app. "Per app" means per
 /// owner (`ActivityOwner`): in the system scope each user running the app has its own.
 ///

@@ -5,7 +5,7 @@ extension ActivityManager {
     /// Starts an activity for `app` run by `uid` (nil in the user scope) — or, when `key`
     /// matches a live (pending, active or stale) activity of the same owner, returns that one
     /// unchanged (`created: false`, no budget spent), so a producer can retry a request whose
-    /// reply it lost. Once that activity has ended its key is free (DESIGN.md §3): a nightly
+    /// reply it lost. Once that activity has ended its key is free (docs/design.md §3): a nightly
     /// job with a stable key starts a new activity each night, not the last one's ended card. `sourceApp` is the app the activity is about when the producer may speak for it,
     /// which the caller decided. Limits and budgets count per owner: another user's activities of the same app
     /// neither match the key nor count against this one's limits.

@@ -1,7 +1,7 @@
 import OrderedJSON
 import OrderedCollections
 
-/// Every activity and budget, and the rules of DESIGN.md §3–4 over them: a value the daemon
+/// Every activity and budget, and the rules of docs/design.md §3–4 over them: a value the daemon
 /// holds (in an actor) and persists through the events each operation returns.
 ///
 /// Pure: time is the `now` argument of every operation (seconds since the Unix epoch) and ids

@@ -1,5 +1,5 @@
 /// Who an activity belongs to: what its producer may see, update, end and list, and what
-/// every per-app limit, key and budget counts against (DESIGN.md §3–4).
+/// every per-app limit, key and budget counts against (docs/design.md §3–4).
 ///
 /// In the user scope every producer runs as the daemon's own user, so the app alone owns
 /// (`uid` nil). In the system scope two users running the same app must never touch each

@@ -1,6 +1,6 @@
 import FreeDesktop
 
-/// islandd's configuration: the limits of DESIGN.md §3, globally and per app, and the
+/// islandd's configuration: the limits of docs/design.md §3, globally and per app, and the
 /// daemon's own settings, read from systemd-style INI files.
 ///
 /// ```ini

@@ -1,4 +1,4 @@
-/// The `[Push]` section: the MQTT broker servers reach this device through (DESIGN.md §12).
+/// The `[Push]` section: the MQTT broker servers reach this device through (docs/design.md §12).
 /// Without `Broker=` push is off, and asking for a push token is refused with `PushUnavailable`.
 ///
 /// ```ini

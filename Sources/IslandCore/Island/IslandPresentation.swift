@@ -1,7 +1,7 @@
 public import OrderedJSON
 public import OrderedCollections
 
-/// What the island and the lock screen show: the daemon's decision (DESIGN.md §5).
+/// What the island and the lock screen show: the daemon's decision (docs/design.md §5).
 ///
 /// `attached` and `detached` always describe the resting arrangement, also while an activity
 /// is expanded, so a presenter knows what the island returns to (`restingMode`).

@@ -6,7 +6,7 @@ extension Layout {
     /// The layout for activities whose type has no registered one: a generic rendering built
     /// from the *shape* of the activity (which keys exist and their JSON types), never from
     /// values, so it stays the same while an activity's values change. It reads like a
-    /// product, not a dump of the state (DESIGN.md §10).
+    /// product, not a dump of the state (docs/design.md §10).
     ///
     /// Heuristics, in order:
     /// - **title**: `attributes.title`, else `attributes.name`, else `state.title` (the first

@@ -1,6 +1,6 @@
 public import OrderedJSON
 
-/// How the activities of one type look (DESIGN.md §6): data an extension registers, validated
+/// How the activities of one type look (docs/design.md §6): data an extension registers, validated
 /// by the daemon. Build one with `init(json:)` or `Layout.default(for:attributes:state:)`.
 ///
 /// Every region is optional; a presenter draws a missing one from the default layout.

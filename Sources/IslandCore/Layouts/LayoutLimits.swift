@@ -1,4 +1,4 @@
-/// The bounds every layout must stay within (DESIGN.md §6), so one extension cannot make
+/// The bounds every layout must stay within (docs/design.md §6), so one extension cannot make
 /// presenters slow or the daemon's messages large.
 public enum LayoutLimits {
     /// The deepest a view may be nested; a region's own view is at depth 1.

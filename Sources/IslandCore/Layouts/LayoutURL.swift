@@ -5,7 +5,7 @@ import OrderedJSON
 ///
 /// A layout may hold absolute URLs whose scheme has the form `[a-z][a-z0-9+.-]*`, except
 /// schemes that run or read something locally (`javascript`, `vbscript`, `data`, `file`,
-/// `blob`, `filesystem`). Which of them a tap may open is an allowlist (DESIGN.md §6):
+/// `blob`, `filesystem`). Which of them a tap may open is an allowlist (docs/design.md §6):
 /// `http`, `https`, and the schemes the app's own desktop entry declares
 /// (`isAllowed(declaredSchemes:)`).
 public struct LayoutURL: Sendable, Hashable, CustomStringConvertible {

@@ -50,7 +50,7 @@ public struct PushRequest: Sendable, Hashable {
 }
 
 /// Why a push was not applied, as the server reads it on the token's feedback topic: a named
-/// error with parameters, the same names a local producer gets (DESIGN.md §3), plus those
+/// error with parameters, the same names a local producer gets (docs/design.md §3), plus those
 /// only a push can earn.
 public enum PushRefusal: Error, Sendable, Hashable {
     /// The payload is `size` bytes, over `limit`: refused before it is parsed.

@@ -107,7 +107,7 @@ actor IslandEngine {
     }
 
     /// Who a producer of `app` running as `uid` acts for: in the system scope each user's
-    /// (DESIGN.md §4), in the user scope the app's, every producer being the same user.
+    /// (docs/design.md §4), in the user scope the app's, every producer being the same user.
     func owner(app: String, uid: UInt32?) -> ActivityOwner {
         ActivityOwner(app: app, uid: scope == .system ? uid : nil)
     }

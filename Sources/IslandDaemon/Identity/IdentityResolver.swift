@@ -2,7 +2,7 @@ public import Systemd
 public import VarlinkCore
 
 /// Decides which app a connection acts for, from what the kernel says about the peer and
-/// what it claims (DESIGN.md §4, "What identity is trusted where").
+/// what it claims (identity comes from the kernel: docs/design.md §4).
 ///
 /// Each fact counts only where the peer could not have arranged it:
 ///

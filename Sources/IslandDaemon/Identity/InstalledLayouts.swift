@@ -4,7 +4,7 @@ import OrderedJSON
 import Logging
 
 /// Layouts installed with apps, as `island/layouts/<app>/<type>.json` in the XDG data
-/// directories (DESIGN.md §6). A directory earlier in the search path hides later ones; a
+/// directories (docs/design.md §6). A directory earlier in the search path hides later ones; a
 /// file that is not a valid layout is skipped with a warning naming it, so one broken package
 /// cannot take the others' layouts down.
 enum InstalledLayouts {

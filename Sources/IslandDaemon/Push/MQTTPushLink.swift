@@ -7,7 +7,7 @@ import Synchronization
 /// The push gateway's line to the broker: one MQTT session per app holding tokens on this device
 /// (client id `<ClientID>/<app>`), so that each app's pushes wait in a queue of their own at
 /// the broker — a broker bounds and drops per session (mosquitto's `max_queued_messages`), and
-/// one app's flood must not crowd out another app's pushes (DESIGN.md §12, issue #25 item 6).
+/// one app's flood must not crowd out another app's pushes (docs/design.md §12, Isolation).
 /// Sessions are made as an app's first token is subscribed to; their number is bounded by the
 /// apps that hold tokens. Feedback goes out through the session of the app it is about.
 ///
@@ -116,7 +116,7 @@ final class MQTTPushLink: PushBroker {
 
 /// Where the daemon runs its MQTT clients: in a link process of its own, under a memory
 /// limit, whenever it can (`executable`), so that no packet a broker sends is ever allocated
-/// in the daemon (issue #25 item 5).
+/// in the daemon, whose memory stays bounded whatever a broker sends (docs/design.md §12).
 public enum PushLinkProcess {
     /// The executable that runs the link process with `option`: islandd sets its own
     /// (`/proc/self/exe`) before it starts. Nil (an embedding, tests) runs the clients in

@@ -3,7 +3,7 @@ import IslandStore
 import Logging
 import NIOCore
 
-/// Push (DESIGN.md §12) as a client of the engine: the tokens apps ask for
+/// Push (docs/design.md §12) as a client of the engine: the tokens apps ask for
 /// (PushGateway+Tokens.swift), and what servers send through them
 /// (PushGateway+Incoming.swift: where an MQTT push becomes an engine call).
 ///

@@ -1,5 +1,5 @@
 /// What a connection is to the daemon. It is bound by the connection's first call to one of
-/// the role interfaces and never changes (DESIGN.md §4).
+/// the role interfaces and never changes (docs/design.md §4).
 enum ConnectionRole: Sendable, Equatable {
     case producer(app: String)
     case extensionOf(app: String)

@@ -71,7 +71,7 @@ struct RoleBinder: Sendable {
 
     /// A presenter reads every app's activities and presses their buttons; an admin turns
     /// apps off and reloads the daemon. A sandboxed app running as the user must get
-    /// neither from its uid alone (DESIGN.md §4, "Sandboxed peers"): only the user's
+    /// neither from its uid alone (docs/design.md §4, "Sandboxed peers"): only the user's
     /// configuration names the ones that may. A sandbox that cannot be ruled out counts.
     private func admitSandboxed(_ request: RoleRequest, peer: PeerCredentials?) throws(VarlinkError) {
         let sandbox = resolver().sandbox(of: peer)

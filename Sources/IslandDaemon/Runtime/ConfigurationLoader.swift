@@ -2,7 +2,7 @@ import Foundation
 import IslandCore
 import Systemd
 
-/// Reads the configuration files of DESIGN.md's INI format: the main file, then the
+/// Reads the configuration files, in systemd's INI format: the main file, then the
 /// `.conf` drop-ins of `<file>.d/` in file-name order. A missing main file is the same as an
 /// empty one, so the daemon starts on its defaults with no configuration at all.
 enum ConfigurationLoader {

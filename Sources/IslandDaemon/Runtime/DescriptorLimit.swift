@@ -5,7 +5,7 @@ import Glibc
 /// The daemon's file descriptors: every connection holds one, and running out makes `accept`
 /// fail for everyone, presenters included. The daemon raises its soft `RLIMIT_NOFILE` to the
 /// hard limit at start (systemd's default soft limit is 1,024, its hard one far higher) and
-/// keeps its connection limits below what it then has (DESIGN.md §4).
+/// keeps its connection limits below what it then has (docs/design.md §4).
 enum DescriptorLimit {
     /// Descriptors kept for everything but clients: the database and its journal files, the
     /// event loop's own, the listening sockets, the journal, standard streams, /proc reads.

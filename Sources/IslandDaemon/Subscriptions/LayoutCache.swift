@@ -139,7 +139,7 @@ struct LayoutCache {
 
     /// The layout's tap URL, its templates filled from the activity.
     /// Rendering is bounded (`LayoutLimits.maximumRenderWork`), so it may run on the loop;
-    /// the scheme must be on the allowlist of the app's own desktop entry (DESIGN.md §6).
+    /// the scheme must be on the allowlist of the app's own desktop entry (docs/design.md §6).
     func tapURL(for activity: Activity, now: Double) -> String? {
         let declaredSchemes = apps.manifest(for: activity.app)?.urlSchemes ?? []
         guard let json = registeredLayout(for: activity), let layout = try? Layout(json: json), let url = layout.url,

@@ -1,9 +1,9 @@
 import DequeModule
 import VarlinkCore
 
-/// The bounds of the daemon's streams (DESIGN.md §4, Resources per client): per stream, and
-/// for all streams of a kind together, so that the memory slow peers can make the daemon
-/// hold does not grow with the number of connections they open.
+/// The bounds of the daemon's streams (bounded by construction: docs/design.md §4): per
+/// stream, and for all streams of a kind together, so that the memory slow peers can make the
+/// daemon hold does not grow with the number of connections they open.
 enum StreamBounds {
     /// A watcher's queue holds one event per activity (plus taps, presses and ends), a few
     /// KiB each: this is far more than an app within its limits makes a reading watcher wait for.

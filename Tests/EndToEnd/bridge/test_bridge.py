@@ -1,7 +1,7 @@
-"""island-bridge with real peers (DESIGN.md §11, issue #19): mpv with mpv-mpris as the player,
-cross-checked with playerctl; notify-send talking to dunst, the user's notification daemon,
-which the bridge only watches; KDE's job tracker protocol driven with gdbus and a KIO-style
-client, the cancel observed with gdbus monitor. One bus, islandd and bridge for the module."""
+"""island-bridge with real peers (docs/design.md §11): mpv with mpv-mpris as the player,
+cross-checked with playerctl; notify-send talking to dunst, the user's notification daemon, which
+the bridge only watches; KDE's job tracker protocol driven with gdbus and a KIO-style client, the
+cancel observed with gdbus monitor. One bus, islandd and bridge for the module."""
 
 import json
 import os

@@ -1,6 +1,6 @@
-"""island-bridge under faults (issue #19): islandd restarting, the bridge itself killed and
-started again, the session bus restarting, the user turning the bridge off, more sources than
-the bridge may show, a notification flood. Each test has its own bus, daemon and bridge."""
+"""island-bridge under faults: islandd restarting, the bridge itself killed and started again, the
+session bus restarting, the user turning the bridge off, more sources than the bridge may show, a
+notification flood. Each test has its own bus, daemon and bridge."""
 
 import os
 import re

@@ -1,11 +1,10 @@
-"""island-bridge follows the desktop's Do Not Disturb into islandd's focus (issue #29 item 4):
+"""island-bridge follows the desktop's Do Not Disturb into islandd's focus (docs/design.md §13):
 real dunst under Xvfb paused and resumed with dunstctl, GNOME's show-banners set with gsettings
 through a real dconf-service, and KDE's inhibition, swaync's Do Not Disturb and mako's
 do-not-disturb mode from peers serving them as Plasma, swaync and mako do
-(bridge/kde_notifications_peer.py, swaync_peer.py, mako_peer.py: none is installed here); the
-real islandd asked with `island admin focus status`,
-and an alerting update of another app whose reply says `alertSuppressedReason: focus` while the
-desktop's switch says Do Not Disturb."""
+(bridge/kde_notifications_peer.py, swaync_peer.py, mako_peer.py: none is installed here); the real
+islandd asked with `island admin focus status`, and an alerting update of another app whose reply
+says `alertSuppressedReason: focus` while the desktop's switch says Do Not Disturb."""
 
 import os
 import signal

@@ -1,10 +1,10 @@
-"""Screen sharing hides activity content (issue #29 item 5): a screen-cast session on the portal
+"""Screen sharing hides activity content (docs/design.md §13): a screen-cast session on the portal
 (bridge/screencast_portal_peer.py serves xdg-desktop-portal's ScreenCast, which is not installed
 here; bridge/screencast_client.py casts as OBS does) is seen by the real island-bridge's monitor,
-which tells the real islandd; a presenter — the raw Presenter stream and `island-presenter
-waybar` — shows the app and the island's shape but no content while the session lives, and all
-of it again once the client closes the session, the portal closes it, or the client leaves.
-`island admin sharing on` hides it too, and nothing a producer sends shows it meanwhile."""
+which tells the real islandd; a presenter — the raw Presenter stream and `island-presenter waybar` —
+shows the app and the island's shape but no content while the session lives, and all of it again
+once the client closes the session, the portal closes it, or the client leaves. `island admin
+sharing on` hides it too, and nothing a producer sends shows it meanwhile."""
 
 import os
 import subprocess

@@ -1,8 +1,8 @@
-"""A producer heading its cards with the app it speaks for (Request's `sourceApp`, DESIGN.md
-§11), against a real islandd with real peers: a process that is not entitled, one that is the
-entitled app only by its claim, an entitled one naming an app that is not installed, and one
-naming an installed app, whose item presenters get headed by that app; and the bridge, when
-islandd does not let it speak for the apps it verified, showing them under its own name."""
+"""A producer heading its cards with the app it speaks for (Request's `sourceApp`, docs/design.md §5
+and §11), against a real islandd with real peers: a process that is not entitled, one that is the
+entitled app only by its claim, an entitled one naming an app that is not installed, and one naming
+an installed app, whose item presenters get headed by that app; and the bridge, when islandd does
+not let it speak for the apps it verified, showing them under its own name."""
 
 import json
 import os

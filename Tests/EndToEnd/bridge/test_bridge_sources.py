@@ -1,9 +1,9 @@
-"""island-bridge lends no names (issue #25 item 12): a source shows as an app only when the
-process that sent it is verified as that app by islandd's identity rules, looked up from the
-bus's credentials of the sending connection; and only the connection that made a notification
-(or a job) changes its activity. Hostile peers are Python clients on the session bus; the app
-they claim is installed, and a copy of the interpreter named as that app's executable stands
-for the app itself (the executable rule of islandd's user scope)."""
+"""island-bridge lends no names: a source shows as an app only when the process that sent it is
+verified as that app by islandd's identity rules, looked up from the bus's credentials of the
+sending connection; and only the connection that made a notification (or a job) changes its
+activity. Hostile peers are Python clients on the session bus; the app they claim is installed, and
+a copy of the interpreter named as that app's executable stands for the app itself (the executable
+rule of islandd's user scope)."""
 
 import os
 import subprocess

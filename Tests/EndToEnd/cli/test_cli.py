@@ -214,7 +214,7 @@ def test_run_passes_the_exit_status_through_and_ends_failed(cli_daemon):
     assert a["attributes"] == {"title": "Fails", "command": "sh -c 'echo out; echo err >&2; exit 3'"}
     assert a["content"]["state"]["status"] == "failed"
     assert a["content"]["state"]["exitStatus"] == 3
-    # What the card shows after "Failed" (issue #30: the default layout hid the exit status).
+    # What the card shows after "Failed" (the default layout once hid the exit status).
     assert a["content"]["state"]["outcome"] == "Exit status 3"
     assert a["content"]["state"]["duration"] >= 0
 
@@ -280,12 +280,12 @@ def test_progress_follows_percentages_and_counts(cli_daemon):
     [a] = activities(cli_daemon, "--type", "Progress", "--state", "ended")
     assert a["attributes"] == {"title": "Build"}
     state = a["content"]["state"]
-    # Reading stdin, island cannot know how the writer ended: no "succeeded" (issue #30).
+    # Reading stdin, island cannot know how the writer ended: no "succeeded".
     assert (state["value"], state["total"], state["status"]) == (3, 4, "finished")
 
 
 def test_progress_from_a_failing_pipe_claims_no_success(cli_daemon):
-    """The issue's case: the command before the pipe fails, which island cannot see."""
+    """The misleading case: the command before the pipe fails, which island cannot see."""
     env = dict(os.environ, ISLAND_SOCKET=cli_daemon.socket)
     result = subprocess.run(["sh", "-c", "sh -c 'echo 50%; exit 1' | \"$0\" progress --title t", ISLAND],
                             env=env, capture_output=True, text=True, timeout=60)
@@ -295,9 +295,9 @@ def test_progress_from_a_failing_pipe_claims_no_success(cli_daemon):
 
 
 def test_progress_runs_the_command_and_ends_as_it_ended(cli_daemon):
-    """`island progress -- CMD` (issue #30): the command's output is read for progress and
-    copied as it came (a carriage return ends a line), its standard error is its own, and the
-    activity and island's exit status say how it ended."""
+    """`island progress -- CMD`: the command's output is read for progress and copied as it came (a
+    carriage return ends a line), its standard error is its own, and the activity and island's exit
+    status say how it ended."""
     def run(title, script):
         # Bytes: text mode would read the carriage return as a line break.
         result = island(cli_daemon, "progress", "--title", title, "--", "sh", "-c", script, text=False)
@@ -324,7 +324,7 @@ def test_progress_runs_the_command_and_ends_as_it_ended(cli_daemon):
 
 
 def test_owner_gone_reaches_the_daemon(cli_daemon):
-    """`--owner-gone` (issue #30) on start, run and progress, as the wire names the policy."""
+    """`--owner-gone` on start, run and progress, as the wire names the policy."""
     stale = json.loads(ok(island(cli_daemon, "start", "Copy", "--owner-gone", "stale", "--json")).stdout)
     assert stale["ownerGone"] == "stale"
     assert json.loads(ok(island(cli_daemon, "start", "Copy", "--json")).stdout)["ownerGone"] == "keep"

@@ -44,7 +44,7 @@ def test_sigterm_reaches_the_command_and_the_activity_ends_failed(cli_daemon):
 
 
 def test_sigterm_reaches_the_command_island_progress_runs(cli_daemon):
-    """`island progress -- CMD` (issue #30) passes SIGTERM on as `island run` does, and says so."""
+    """`island progress -- CMD` passes SIGTERM on as `island run` does, and says so."""
     env = dict(os.environ, ISLAND_SOCKET=cli_daemon.socket)
     progress = subprocess.Popen([ISLAND, "progress", "--title", "long", "--", "sh", "-c", "echo 10%; exec sleep 30"], env=env,
                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE)

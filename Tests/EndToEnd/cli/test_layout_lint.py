@@ -1,5 +1,5 @@
-"""Issue #30: what a valid layout probably gets wrong is said before and when it is registered,
-and never refuses it."""
+"""What a valid layout probably gets wrong is said before and when it is registered, and never
+refuses it."""
 
 import json
 

@@ -1,5 +1,5 @@
-"""The bad-input matrix (issue #6, DESIGN.md §8): every kind of bad client against the real
-daemon while a well-behaved producer and presenter keep working.
+"""The bad-input matrix (docs/design.md §8): every kind of bad client against the real daemon while
+a well-behaved producer and presenter keep working.
 
 Each case runs its bad clients on raw sockets and asserts exactly what each one gets: a named
 error (with its parameters) or a clean close. Throughout the case a well-behaved producer
@@ -352,7 +352,7 @@ WRONG_TYPES = [
     ("org.island.Producer.Update", {"app": COFFEE, "id": "x", "content": {"state": {}}, "timestamp": "now"}, "timestamp"),
     ("org.island.Producer.Update", {"app": COFFEE, "id": "x", "content": {"state": {}}, "alert": {"title": "t"}}, "alert.body"),
     ("org.island.Producer.End", {"app": COFFEE, "id": "x", "dismissalPolicy": {"kind": "later"}}, "dismissalPolicy.kind"),
-    # Issue #30: a string where the object belongs is named where the caller wrote it.
+    # A string where the object belongs is named where the caller wrote it.
     ("org.island.Producer.End", {"app": COFFEE, "id": "x", "dismissalPolicy": "immediate"}, "dismissalPolicy"),
     ("org.island.Producer.List", {"app": COFFEE, "states": ["active", "bogus"]}, "states[1]"),
     ("org.island.Producer.List", {"app": COFFEE, "states": "active"}, "states"),

@@ -1,6 +1,6 @@
-"""The crash soak (issue #6, DESIGN.md §8): kill -9 the daemon at random moments during a
-mixed load of Request/Update/End, restart it, and check after every restart that every
-acknowledged change is there and nothing else is.
+"""The crash soak (docs/design.md §8): kill -9 the daemon at random moments during a mixed load of
+Request/Update/End, restart it, and check after every restart that every acknowledged change is
+there and nothing else is.
 
 ISLAND_SOAK_KILLS sets the number of kills (20 by default, about half a minute in the debug
 build); ISLAND_SOAK_SEED replays a run. A long soak by hand:

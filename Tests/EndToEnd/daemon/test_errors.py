@@ -21,7 +21,7 @@ def test_attributes_too_large(daemon):
         name, params = error_of(p.Request, app=COFFEE, type="T", attributes={"blob": "x" * 5000}, content=content())
         assert name == "org.island.AttributesTooLarge"
         assert params["limit"] == 4096 and params["size"] > 4096
-        assert params["part"] == "attributes"  # issue #30: which part to make smaller
+        assert params["part"] == "attributes"  # which part to make smaller
         a = p.Request(app=COFFEE, type="T", attributes={"blob": "x" * 3000}, content=content())["activity"]
         name, params = error_of(p.Update, app=COFFEE, id=a["id"], content=content(log="y" * 2000))
         assert (name, params["part"]) == ("org.island.AttributesTooLarge", "state")
@@ -31,7 +31,7 @@ def test_unentitled_apps(daemon):
     with daemon.connect("org.island.Producer") as p:
         name, params = error_of(p.Request, app="org.example.NoActivities", type="T", attributes={}, content=content())
         assert name == "org.island.Unentitled" and params["app"] == "org.example.NoActivities"
-        # Issue #30: the entry is found, and named, but lacks the key.
+        # The entry is found, and named, but lacks the key.
         entry = os.path.join(daemon.share, "applications", "org.example.NoActivities.desktop")
         assert params["reason"] == "its desktop entry %s does not declare X-Island-LiveActivities=true" % entry
     with daemon.connect("org.island.Producer") as p:
@@ -90,8 +90,8 @@ def test_no_such_activity_ended_and_stale_timestamp(daemon):
 
 
 def test_implausible_timestamp_and_alert_too_large(daemon):
-    """Issue #25, items 7 and 11: a timestamp in milliseconds pinned the order for ever; a 60 KB
-    alert went to every presenter."""
+    """A timestamp in milliseconds once pinned the order for ever; a 60 KB alert went to every
+    presenter."""
     import time
     with daemon.connect("org.island.Producer") as p:
         a = p.Request(app=COFFEE, type="T", attributes={}, content=content())["activity"]

@@ -1,6 +1,6 @@
 """Do Not Disturb (focus) in the real islandd, through the reference Python varlink client: the
 admin sets it, alerting updates apply without their alert and say `focus`, presenters and
-watchers are told, and it survives a restart and a crash (DESIGN.md §13, issue #29 item 4)."""
+watchers are told, and it survives a restart and a crash (docs/design.md §13)."""
 
 import time
 

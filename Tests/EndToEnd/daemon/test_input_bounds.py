@@ -1,5 +1,5 @@
 """What a producer or an extension may send is bounded so that everything the daemon builds
-from it stays valid for every client and cheap to make (DESIGN.md §3, §4, §6): nesting of
+from it stays valid for every client and cheap to make (docs/design.md §3, §4, §6): nesting of
 attributes and state, the length of `type` and `key`, template rendering, and the schemes a
 tap may open. Driven through the real daemon with the reference Python varlink client."""
 

@@ -126,8 +126,8 @@ def test_taps_and_buttons_reach_only_the_owning_app(daemon, coffee):
 
 
 def test_only_a_button_the_live_activity_draws_reaches_the_app(daemon, coffee):
-    """Issue #30: a press of a button the layout does not have, or on an activity that has
-    ended, is refused by name and never reaches the app's Watch."""
+    """A press of a button the layout does not have, or on an activity that has ended, is refused by
+    name and never reaches the app's Watch."""
     register_layout(daemon, COFFEE, "Order", LAYOUT)
     a = coffee.request()
     plain = coffee.request(type="Plain")  # the default layout: no buttons at all
@@ -145,7 +145,7 @@ def test_only_a_button_the_live_activity_draws_reaches_the_app(daemon, coffee):
 
 
 def test_an_immediate_dismissal_is_heard_as_ended_then_dismissed(daemon, coffee):
-    """Issue #30: the Watch promises `ended` before `dismissed`, also when both come at once."""
+    """The Watch promises `ended` before `dismissed`, also when both come at once."""
     for dismiss in ("End", "Interact"):
         a = coffee.request()
         if dismiss == "End":
@@ -340,7 +340,7 @@ def test_an_alert_expansion_returns_to_the_resting_island(daemon, coffee):
     coffee.producer.Update(app=COFFEE, id=a["id"], content={"state": {"stage": "ready"}, "relevanceScore": 5},
                            alert={"title": "t", "body": "b"})
     next_update(stream, lambda u: "island" in u and u["island"]["mode"] == "expanded")
-    # "for a few seconds, then returns" (DESIGN §5); the deadline only bounds the wait.
+    # "for a few seconds, then returns" (docs/design.md §5); the deadline only bounds the wait.
     update = next_update(stream, lambda u: "island" in u and u["island"]["mode"] != "expanded")
     assert update["island"]["mode"] == "compact"
     assert update["island"]["attached"] == a["id"]

@@ -66,9 +66,9 @@ def test_idempotent_key_returns_the_same_activity(daemon):
 
 
 def test_a_key_is_free_once_its_activity_has_ended(cli_daemon):
-    """Issue #30, as its shell line: a nightly job's stable key starts a new activity once the
-    last one ended (while that one is still listed), the same one while it is live, also across
-    a restart, and a new one after an immediate dismissal."""
+    """As a shell line runs it: a nightly job's stable key starts a new activity once the last one
+    ended (while that one is still listed), the same one while it is live, also across a restart,
+    and a new one after an immediate dismissal."""
     env = dict(os.environ, ISLAND_SOCKET=cli_daemon.socket, PATH=os.path.dirname(ISLAND) + ":" + os.environ["PATH"])
     line = ('a=$(island start Backup --key nightly) && island end "$a" && b=$(island start Backup --key nightly) '
             '&& island update "$b" --state \'{"n":1}\' >/dev/null && echo "$a $b"')
@@ -85,8 +85,8 @@ def test_a_key_is_free_once_its_activity_has_ended(cli_daemon):
 
 
 def test_a_desktop_entry_installed_while_the_daemon_runs_is_read(daemon):
-    """Issue #30: no `island admin reload` needed, also in a data directory that did not exist
-    when the daemon started; a refusal before says where the daemon looked."""
+    """No `island admin reload` needed, also in a data directory that did not exist when the daemon
+    started; a refusal before says where the daemon looked."""
     missing = os.path.join(daemon.root, "none")  # on XDG_DATA_DIRS, not yet there
     refused = island(daemon, "start", "Backup")
     assert refused.returncode != 0

@@ -1,7 +1,7 @@
-"""Where the daemon serves and keeps its state, and how the CLI stops (issue #16, "Lesser" and
-the suite's own robustness): a socket directory another user controls is refused, daemon and
-clients agree on the default socket, the database is private, and long-running commands stop
-on SIGINT and SIGTERM even when they inherited SIGINT ignored."""
+"""Where the daemon serves and keeps its state, and how the CLI stops (and so how robust the suite
+is): a socket directory another user controls is refused, daemon and clients agree on the default
+socket, the database is private, and long-running commands stop on SIGINT and SIGTERM even when they
+inherited SIGINT ignored."""
 
 import grp
 import itertools

@@ -1,6 +1,6 @@
-"""Resources per client (issue #16, items 10-13; DESIGN.md §4 "Resources per client", §9): what
-one client does through legal calls cannot make the daemon's memory grow past its bound, take
-every descriptor or every connection, or starve another app's calls.
+"""Resources per client (bounded by construction: docs/design.md §4, §9): what one client does
+through legal calls cannot make the daemon's memory grow past its bound, take every descriptor or
+every connection, or starve another app's calls.
 
 Memory is the daemon's own, read from /proc/PID/status (VmRSS and the peak VmHWM) of the
 islandd each test starts: docs/operator-guide.md "Security" states the bound, 128 MiB whatever clients do.
@@ -194,7 +194,7 @@ def pipelined_updates(stream, ids, start, count, pad):
 
 
 # ---------------------------------------------------------------------------------------------
-# Item 10: watch streams that stop reading
+# Watch streams that stop reading
 
 
 def test_watchers_that_stop_reading_hold_bounded_memory(make_daemon):
@@ -353,7 +353,7 @@ def test_a_watcher_too_far_behind_on_button_presses_is_cut_off(make_daemon):
 
 
 # ---------------------------------------------------------------------------------------------
-# Item 13: fairness
+# Fairness
 
 
 def test_watch_fan_out_does_not_starve_another_app(make_daemon):
@@ -430,7 +430,7 @@ def test_watch_fan_out_does_not_starve_another_app(make_daemon):
 
 
 # ---------------------------------------------------------------------------------------------
-# Item 11: descriptors and connections
+# Descriptors and connections
 
 
 @pytest.fixture
@@ -589,7 +589,7 @@ def test_an_app_holding_every_connection_does_not_lock_out_presenters_or_admins(
 
 
 # ---------------------------------------------------------------------------------------------
-# Item 12: layouts
+# Layouts
 
 
 def test_an_app_registers_a_bounded_number_of_layouts_and_lists_them_in_one_reply(make_daemon):

@@ -1,10 +1,10 @@
-"""Identities a peer can forge, and sandboxed peers asking for privileged roles (issue #16,
-items 8 and 9), against the real islandd.
+"""Identities a peer can forge, and sandboxed peers asking for privileged roles, against the real
+islandd.
 
-Item 8 (system scope): a user who runs `unshare -Ur` and `chroot`s into a directory holding a
+In the system scope: a user who runs `unshare -Ur` and `chroot`s into a directory holding a
 `.flatpak-info` is not the Flatpak it names; a copy of python3 named like a desktop entry's
 bare `Exec=`, or placed where an absolute `Exec=` points but outside root's control, is not
-that app. Item 9 (user scope): a peer in a sandbox does not become a presenter or an admin
+that app. In the user scope: a peer in a sandbox does not become a presenter or an admin
 unless the configuration allows its app.
 
 The peers are /usr/bin/python3 scripts that connect first and then (for the forgeries) leave
@@ -210,7 +210,7 @@ def test_a_sandboxed_peer_is_neither_presenter_nor_admin(make_daemon):
     with daemon.connect("org.island.Producer") as coffee:
         activity = coffee.Request(app="org.example.Coffee", type="Transfer", attributes={"account": "private"},
                                   content={"state": {"amount": 100}})["activity"]
-    # What the sandboxed peer of the issue did: read, press another app's button, dismiss.
+    # What a sandboxed peer once did: read, press another app's button, dismiss.
     interactions = [call("org.island.Presenter.Interact", action="button", id=activity["id"], button="confirm-transfer"),
                     call("org.island.Presenter.Interact", action="dismiss", id=activity["id"])]
     root = tempfile.mkdtemp(prefix="island-sandbox-", dir="/tmp")

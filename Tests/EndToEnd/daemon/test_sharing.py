@@ -1,7 +1,7 @@
-"""Screen sharing in the real islandd, through the reference Python varlink client (issue #29
-item 5): the admin says the screen is shared, presenters are sent no content meanwhile, the
-state is not kept across a restart or a crash, only the admin role sets it, and
-`HideWhileSharing=no` (the user's alone) keeps content shown, a reload applying it at once."""
+"""Screen sharing in the real islandd, through the reference Python varlink client (docs/design.md
+§13): the admin says the screen is shared, presenters are sent no content meanwhile, the state is
+not kept across a restart or a crash, only the admin role sets it, and `HideWhileSharing=no` (the
+user's alone) keeps content shown, a reload applying it at once."""
 
 import pytest
 

@@ -1,7 +1,7 @@
-"""Two users running the same app against one system-scope islandd (issue #16, item 7): each
-owns their activities by (app, uid). As u2, `island list` must not show u1's activity,
-`island update` and `island end` must not reach it, `--key` must not return it, and the app's
-limits are each user's own (DESIGN.md §3-4).
+"""Two users running the same app against one system-scope islandd: each owns their activities by
+(app, uid). As u2, `island list` must not show u1's activity, `island update` and `island end` must
+not reach it, `--key` must not return it, and the app's limits are each user's own (docs/design.md
+§3-4).
 
 Needs root: it makes two throwaway users with useradd (removed afterwards whatever happens),
 runs a system-scope islandd, and runs the real `island` as each user. In the system scope a

@@ -1,7 +1,7 @@
-"""The Swift example (Examples/swift) runs as a newcomer runs it (issue #30): its producer,
-built by the main package as `island-example-swift` from the example's own source, starts,
-updates and ends an activity on a real islandd, which island-presenter then shows; and the
-example's own manifest, the one a newcomer copies, resolves its IslandKit dependency."""
+"""The Swift example (Examples/swift) runs as a newcomer runs it: its producer, built by the main
+package as `island-example-swift` from the example's own source, starts, updates and ends an
+activity on a real islandd, which island-presenter then shows; and the example's own manifest, the
+one a newcomer copies, resolves its IslandKit dependency."""
 
 import json
 import os

@@ -1,7 +1,7 @@
-"""The GNOME Shell extension's static checks (issue #28), run by GNOMEShellExtension/check.sh:
-eslint with GNOME Shell 43's own configuration, its schema compiled strictly, `gnome-extensions
-pack` of both families (43–44 in the `imports` format, 45 and later as ES modules), and the unit tests of its pure module (placement, monitor, standard-input lines,
-restart backoff) with plain gjs."""
+"""The GNOME Shell extension's static checks, run by GNOMEShellExtension/check.sh: eslint with GNOME
+Shell 43's own configuration, its schema compiled strictly, `gnome-extensions pack` of both families
+(43–44 in the `imports` format, 45 and later as ES modules), and the unit tests of its pure module
+(placement, monitor, standard-input lines, restart backoff) with plain gjs."""
 
 import json
 import os

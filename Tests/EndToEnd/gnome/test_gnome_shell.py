@@ -1,8 +1,8 @@
-"""The island on GNOME (issue #28), in a real GNOME Shell 43: `gnome-shell --nested --wayland`
-in Xvfb as the unprivileged test user (harness/gnome.py), the extension of GNOMEShellExtension/
-installed for that user and enabled before the Shell starts, the user's real islandd, and
-island-overlay started by the extension as a Wayland client it owns and places. Input with
-xdotool on Xvfb (the nested Shell's window takes it as a seat's), screenshots with `import`.
+"""The island on GNOME, in a real GNOME Shell 43: `gnome-shell --nested --wayland` in Xvfb as the
+unprivileged test user (harness/gnome.py), the extension of GNOMEShellExtension/ installed for that
+user and enabled before the Shell starts, the user's real islandd, and island-overlay started by the
+extension as a Wayland client it owns and places. Input with xdotool on Xvfb (the nested Shell's
+window takes it as a seat's), screenshots with `import`.
 
 Activities are started and ended with the `island` CLI as the user. The island hangs just under
 the top bar, centred: the bar's pixels, the clock's included, are the same with the island as

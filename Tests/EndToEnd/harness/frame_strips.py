@@ -1,6 +1,6 @@
-"""Frame strips of the island's motion (issue #27), photographed on a real compositor: headless
-sway as the unprivileged test user (desktop.py), the real islandd and island-overlay, the example
-apps of packaging/, and bursts of grim frames (motion_frames.py) during five motions:
+"""Frame strips of the island's motion, photographed on a real compositor: headless sway as the
+unprivileged test user (desktop.py), the real islandd and island-overlay, the example apps of
+packaging/, and bursts of grim frames (motion_frames.py) during five motions:
 
   motion-arrival.png   nothing live -> compact (an activity starts)
   motion-expand.png    compact -> expanded (a click, as Presenter Interact "expand")

@@ -1,9 +1,9 @@
-"""A real GNOME Shell for the extension's end-to-end tests (issue #28): `gnome-shell --nested
---wayland` inside an Xvfb server (or `gnome-shell --x11` on it: GNOME on X11), in a
-desktop.UserSession (the unprivileged test user, its own session bus, its real islandd), with
-the extension of GNOMEShellExtension/ installed in the user's
-~/.local/share/gnome-shell/extensions and enabled before the Shell starts, and island-overlay
-found through PATH in ISLAND_BIN_DIR, as the package installs it in /usr/bin.
+"""A real GNOME Shell for the extension's end-to-end tests: `gnome-shell --nested --wayland` inside
+an Xvfb server (or `gnome-shell --x11` on it: GNOME on X11), in a desktop.UserSession (the
+unprivileged test user, its own session bus, its real islandd), with the extension of
+GNOMEShellExtension/ installed in the user's ~/.local/share/gnome-shell/extensions and enabled
+before the Shell starts, and island-overlay found through PATH in ISLAND_BIN_DIR, as the package
+installs it in /usr/bin.
 
 What is installed on the machine stays out: the Shell's system data directories are a mirror
 of the real ones without their gnome-shell/extensions (so the package's extension, when the

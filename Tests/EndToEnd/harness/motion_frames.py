@@ -1,6 +1,6 @@
-"""The island in motion on a real compositor (issue #27): bursts of `grim` frames of the top of a
-headless sway's output while the overlay morphs, each with the time it was taken, and what
-lies outside the capsule in each frame.
+"""The island in motion on a real compositor: bursts of `grim` frames of the top of a headless
+sway's output while the overlay morphs, each with the time it was taken, and what lies outside the
+capsule in each frame.
 
 A burst takes frames as fast as grim delivers them (one every 15-40 ms here) in a thread, from
 just before a change is asked for until the motion is over; a busy machine gives fewer frames,

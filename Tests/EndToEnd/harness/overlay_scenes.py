@@ -39,7 +39,7 @@ OTHER_LAYOUT = {
     "minimal": {"type": "symbol", "name": "🚀"},
     "url": OTHER_URL,
 }
-# APP's type "Tall": a legal layout whose expanded bottom is a 60-row vstack (issue #25: it made
+# APP's type "Tall": a legal layout whose expanded bottom is a 60-row vstack (it once made
 # the expanded island as tall as the screen); its last row is a button.
 TALL_URL = "https://example.org/tall"
 TALL_LAYOUT = {
@@ -190,8 +190,8 @@ def log_lines(overlay, since=0):
 def actionable(overlay, target, since=0):
     """Waits until the overlay, run with ISLAND_OVERLAY_FRAME_LOG=1, says `target` ("tap ID",
     "button ID ACTION", "dismiss ID") may be clicked, in a line after line `since`: a target acts
-    only once it has stood still on screen for the settle time (issue #25), and the overlay says
-    when, so a test clicks then rather than after a guessed delay."""
+    only once it has stood still on screen for the settle time, and the overlay says when, so a test
+    clicks then rather than after a guessed delay."""
 
     pattern = re.compile(r"^island-overlay: actionable: (.*; )?%s( [^;]*)?(;|$)" % re.escape(target))
     desktop.wait_until(lambda: any(pattern.search(line) for line in log_lines(overlay, since)), LIVENESS,

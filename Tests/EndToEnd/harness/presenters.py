@@ -134,7 +134,7 @@ def wait_until_clickable(socket, runtime, activity=None, action=None, timeout=LI
 
 
 # ClickGuard's default settle time (seconds): the terminal UI acts on a key only once what the
-# key acts on has stood still on screen this long (issue #25).
+# key acts on has stood still on screen this long, so a key acts on what the user saw.
 TUI_SETTLE = 0.5
 
 

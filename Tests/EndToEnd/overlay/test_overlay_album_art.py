@@ -1,8 +1,8 @@
-"""Album art on a real compositor (issue #27): mpv (with mpv-mpris) plays a tagged track from a
-folder holding a cover.jpg, mpv-mpris names the cover as the track's `mpris:artUrl`, the real
-island-bridge passes its `file:///` URL into the Now Playing state, and the real island-overlay
-on headless sway reads the file, decodes it as JPEG and draws it in the expanded island's
-leading corner. A second track, in a folder with no cover, shows the player's icon there.
+"""Album art on a real compositor: mpv (with mpv-mpris) plays a tagged track from a folder holding a
+cover.jpg, mpv-mpris names the cover as the track's `mpris:artUrl`, the real island-bridge passes
+its `file:///` URL into the Now Playing state, and the real island-overlay on headless sway reads
+the file, decodes it as JPEG and draws it in the expanded island's leading corner. A second track,
+in a folder with no cover, shows the player's icon there.
 
 Set ISLAND_DESKTOP_SHOTS=DIR to keep the screenshots as PNGs."""
 

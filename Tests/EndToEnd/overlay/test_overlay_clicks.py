@@ -1,8 +1,8 @@
-"""Clickjacking between apps on the real overlay (issue #25 item 1), in headless sway as in
-test_overlay_wayland.py: app A's pill is on screen, app B sends an alerting update, and the user's
-click, aimed at A's pill, lands after the overlay has painted B's alert. The click must do
-nothing for B (no tap on its Watch, its URL not opened) — nor for A, whose pill is no longer
-there. Once what is on screen has stood still for the settle time, a click acts.
+"""Clickjacking between apps on the real overlay, in headless sway as in test_overlay_wayland.py:
+app A's pill is on screen, app B sends an alerting update, and the user's click, aimed at A's pill,
+lands after the overlay has painted B's alert. The click must do nothing for B (no tap on its Watch,
+its URL not opened) — nor for A, whose pill is no longer there. Once what is on screen has stood
+still for the settle time, a click acts.
 
 No verdict depends on a gap of time: the overlay runs with a settle time of 8 s
 (ISLAND_OVERLAY_CLICK_SETTLE_MS, which only lengthens the default 500 ms), longer than the 5 s an

@@ -1,9 +1,8 @@
-"""Do Not Disturb on a real compositor (issue #29, item 4): with `island admin focus on`, an
+"""Do Not Disturb on a real compositor (docs/design.md §13): with `island admin focus on`, an
 alerting update changes the compact island in headless sway without drawing its alert, and the
-update's reply says `focus`; with focus off again, the next alert shows. The overlay draws what
-the daemon's presenter stream says, so the first change on screen after an update is that
-update's: the test waits for it rather than for a time. Set ISLAND_DESKTOP_SHOTS=DIR to keep the
-screenshots."""
+update's reply says `focus`; with focus off again, the next alert shows. The overlay draws what the
+daemon's presenter stream says, so the first change on screen after an update is that update's: the
+test waits for it rather than for a time. Set ISLAND_DESKTOP_SHOTS=DIR to keep the screenshots."""
 
 import pytest
 

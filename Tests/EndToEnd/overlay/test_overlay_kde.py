@@ -1,7 +1,7 @@
-"""island-overlay on KDE Plasma's compositor (issue #29 item 6): KWin 5.27 nested in the headless
-sway of the other overlay tests (harness/kwin.py), the user's real islandd, and the real
-island-overlay on KWin's socket, beside a window that logs the keys it gets
-(weston-eventdemo, which has KWin's keyboard focus).
+"""island-overlay on KDE Plasma's compositor: KWin 5.27 nested in the headless sway of the other
+overlay tests (harness/kwin.py), the user's real islandd, and the real island-overlay on KWin's
+socket, beside a window that logs the keys it gets (weston-eventdemo, which has KWin's keyboard
+focus).
 
 KWin 5.27's wlr-layer-shell is version 3: no on-demand keyboard interactivity. The overlay takes
 the keyboard exclusively while the island is open (expanded, or the list) and gives it back at

@@ -1,10 +1,10 @@
-"""The island's motion on a real compositor (issue #27): bursts of `grim` frames of headless sway
-while the real island-overlay expands and collapses, on a plain blue desktop. In every frame,
-whatever is not the desktop must lie inside the capsule as that frame shows it: within the
-extent of the capsule's own pixels (its black and its keyline's red) on its row and on its
-column, with a few pixels for antialiasing. Text drawn at its final place outside the growing
-capsule, content cutting through the keyline, a translucent ghost of the bubble: each puts
-pixels there (each did before issue #27).
+"""The island's motion on a real compositor (docs/design.md §10): bursts of `grim` frames of
+headless sway while the real island-overlay expands and collapses, on a plain blue desktop. In every
+frame, whatever is not the desktop must lie inside the capsule as that frame shows it: within the
+extent of the capsule's own pixels (its black and its keyline's red) on its row and on its column,
+with a few pixels for antialiasing. Text drawn at its final place outside the growing capsule,
+content cutting through the keyline, a translucent ghost of the bubble: each puts pixels there (each
+once did).
 
 The verdict is the same on a busy machine: a burst takes as many frames as grim gives it
 (fewer when busy) and every one of them must be clean; nothing is timed."""

@@ -1,9 +1,8 @@
-"""island-overlay's manners on a wlroots compositor (issue #29, items 2 and 3): which output it
-is on (Output= by connector name, `focused` following focus, an output created while it runs)
-and what it shows beside a fullscreen window (Fullscreen=), on a real headless sway with two
-outputs side by side, the real islandd and foot windows drawn in the desktop's colour (cursor
-hidden), so that only the island shows in the grim screenshots. Set ISLAND_DESKTOP_SHOTS=DIR to
-keep them as PNGs."""
+"""island-overlay's manners on a wlroots compositor (docs/design.md §10): which output it is on
+(Output= by connector name, `focused` following focus, an output created while it runs) and what it
+shows beside a fullscreen window (Fullscreen=), on a real headless sway with two outputs side by
+side, the real islandd and foot windows drawn in the desktop's colour (cursor hidden), so that only
+the island shows in the grim screenshots. Set ISLAND_DESKTOP_SHOTS=DIR to keep them as PNGs."""
 
 import json
 import re

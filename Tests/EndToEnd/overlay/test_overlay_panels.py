@@ -1,9 +1,9 @@
-"""island-overlay beside panels and windows (issue #29, item 1), on a real headless sway with
-the real islandd, in grim screenshots: a real Waybar at the top of the same output keeps its
-pixels and the island starts below it (the island's layer surface takes no exclusive zone, so
-sway places it under the bar's); with Reserve=yes a foot window starts below the island while
-it shows something, with Reserve=no the island lies over the window's top rows, and fades
-while the pointer rests on it. Set ISLAND_DESKTOP_SHOTS=DIR to keep the screenshots as PNGs."""
+"""island-overlay beside panels and windows, on a real headless sway with the real islandd, in grim
+screenshots: a real Waybar at the top of the same output keeps its pixels and the island starts
+below it (the island's layer surface takes no exclusive zone, so sway places it under the bar's);
+with Reserve=yes a foot window starts below the island while it shows something, with Reserve=no the
+island lies over the window's top rows, and fades while the pointer rests on it. Set
+ISLAND_DESKTOP_SHOTS=DIR to keep the screenshots as PNGs."""
 
 import json
 import os

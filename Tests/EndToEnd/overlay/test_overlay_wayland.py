@@ -1,9 +1,9 @@
-"""island-overlay on a real Wayland compositor (issue #17 §3): headless sway (wlroots, pixman
-renderer, no input devices) run as the unprivileged test user with its own runtime directory and
-session bus, the user's real islandd and the real island-overlay. What the user would see is
-read from `grim` screenshots (the capsule at the top centre, its size in each form, the
-keyline's colour, an alert's text); what the user would do goes through the seat's pointer — a
-virtual pointer (virtual_pointer.py) moved and clicked with `swaymsg seat - cursor …`.
+"""island-overlay on a real Wayland compositor: headless sway (wlroots, pixman renderer, no input
+devices) run as the unprivileged test user with its own runtime directory and session bus, the
+user's real islandd and the real island-overlay. What the user would see is read from `grim`
+screenshots (the capsule at the top centre, its size in each form, the keyline's colour, an alert's
+text); what the user would do goes through the seat's pointer — a virtual pointer
+(virtual_pointer.py) moved and clicked with `swaymsg seat - cursor …`.
 
 One session serves the module (sway, bus, islandd, overlay start in ~1 s); each test ends its
 activities. Set ISLAND_DESKTOP_SHOTS=DIR to keep the screenshots as PNGs."""
@@ -68,8 +68,8 @@ def test_compact_capsule_sits_at_the_top_centre(world, live):
 
 def test_the_keyline_is_a_quiet_line_with_a_little_of_the_layouts_tint(world, live):
     """The keyline separates the black capsule from dark content without shouting on light
-    content (issue #27): a thin light line just inside the edge, mostly white with a little of
-    the layout's tint (KEYLINE, #FF2020) at low alpha; never the saturated tint itself."""
+    content (docs/design.md §10): a thin light line just inside the edge, mostly white with a little
+    of the layout's tint (KEYLINE, #FF2020) at low alpha; never the saturated tint itself."""
     image, outline = compact_of(world, live)
     red = ((200, 0, 0), (255, 90, 90))
     assert image.box(*red, region=world.screen.top(image)) is None, "the keyline is the saturated tint"
@@ -139,7 +139,7 @@ def expand(world, live):
     world.sway.park()
     shown = world.screen.settled(lambda image, box: box is not None and size(box)[1] > 2 * size(compact)[1],
                                  name="expanded")
-    # A click acts only on what has stood still on screen for a while (issue #25).
+    # A click acts only on what has stood still on screen for a while (docs/design.md §10).
     scenes.actionable(world.overlay, "tap %s" % live.started[-1][1], since=mark)
     return shown
 
@@ -204,11 +204,11 @@ def test_a_click_on_a_button_reaches_the_apps_watch(world, live):
 
 
 def test_a_sixty_row_layout_is_cut_at_the_islands_height_and_clicks_below_it_do_nothing(world, live):
-    """Issue #25 item 2: a legal 60-row vstack made the expanded island as tall as the screen, and
-    a click at (640, 600) became a tap. The island stops at its maximum height (160 px at scale
-    1), and a click below it reaches the desktop, not the overlay: the overlay, which logs every
-    click it gets (frame log), logs none, and loses the keyboard focus to the click elsewhere,
-    so it collapses (its own collapse, logged)."""
+    """A legal 60-row vstack once made the expanded island as tall as the screen, and a click at
+    (640, 600) became a tap. The island stops at its maximum height (160 px at scale 1), and a click
+    below it reaches the desktop, not the overlay: the overlay, which logs every click it gets
+    (frame log), logs none, and loses the keyboard focus to the click elsewhere, so it collapses
+    (its own collapse, logged)."""
     activity = live.request(type="Tall")
     _, compact = world.screen.settled(lambda image, box: box is not None, name="tall-compact")
     mark = len(scenes.log_lines(world.overlay))
@@ -435,11 +435,11 @@ def light_bands(image, box):
 
 
 def test_while_the_screen_is_shared_the_island_keeps_its_shape_and_shows_no_content(world, live):
-    """Issue #29 item 5: while the screen is shared (`island admin sharing on`, as island-bridge
-    says while a screen cast lives), islandd sends the overlay no content: the compact island
-    stays a capsule with the app's icon and a concealed eye instead of "12 min", and the expanded one
-    says "Hidden while sharing" with no button. Set ISLAND_GALLERY_SHARED=PATH.png to save the
-    expanded island's photograph there, and the compact one's beside it (PATH-compact.png)."""
+    """While the screen is shared (`island admin sharing on`, as island-bridge says while a screen
+    cast lives), islandd sends the overlay no content: the compact island stays a capsule with the
+    app's icon and a concealed eye instead of "12 min", and the expanded one says "Hidden while
+    sharing" with no button. Set ISLAND_GALLERY_SHARED=PATH.png to save the expanded island's
+    photograph there, and the compact one's beside it (PATH-compact.png)."""
     before, compact = compact_of(world, live)
     world.session.island("admin", "sharing", "on")
     try:

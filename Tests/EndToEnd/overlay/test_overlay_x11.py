@@ -1,7 +1,7 @@
-"""island-overlay on X11 (issue #17 §3): an Xvfb server run as the unprivileged test user with its
-own session bus, the user's real islandd and the real island-overlay; input with xdotool,
-screenshots with ImageMagick's `import`. The overlay is an unmanaged window at the top centre,
-and a click on it expands the island. Set ISLAND_DESKTOP_SHOTS=DIR to keep the screenshots."""
+"""island-overlay on X11: an Xvfb server run as the unprivileged test user with its own session bus,
+the user's real islandd and the real island-overlay; input with xdotool, screenshots with
+ImageMagick's `import`. The overlay is an unmanaged window at the top centre, and a click on it
+expands the island. Set ISLAND_DESKTOP_SHOTS=DIR to keep the screenshots."""
 
 import time
 

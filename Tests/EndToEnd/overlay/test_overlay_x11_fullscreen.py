@@ -1,11 +1,10 @@
-"""island-overlay beside a fullscreen window on X11 (issue #29, item 2 "elsewhere"): Xvfb with
-i3, a real EWMH window manager, run as the unprivileged test user, the user's real islandd and
-the real island-overlay. The overlay reads the root's _NET_ACTIVE_WINDOW and that window's
-_NET_WM_STATE; an ordinary X11 window (GTK, one flat colour, no borders: it fills the screen
-tiled or fullscreen) is made fullscreen with `i3-msg fullscreen enable`. Screenshots with
-ImageMagick's `import`; set ISLAND_DESKTOP_SHOTS=DIR to keep them, and ISLAND_X11_GALLERY=DIR
-(the guides' is docs/gallery) to save the top of the screen hidden and with the alert as
-x11-fullscreen-*.png."""
+"""island-overlay beside a fullscreen window on X11, where there is no layer shell: Xvfb with i3, a
+real EWMH window manager, run as the unprivileged test user, the user's real islandd and the real
+island-overlay. The overlay reads the root's _NET_ACTIVE_WINDOW and that window's _NET_WM_STATE; an
+ordinary X11 window (GTK, one flat colour, no borders: it fills the screen tiled or fullscreen) is
+made fullscreen with `i3-msg fullscreen enable`. Screenshots with ImageMagick's `import`; set
+ISLAND_DESKTOP_SHOTS=DIR to keep them, and ISLAND_X11_GALLERY=DIR (the guides' is docs/gallery) to
+save the top of the screen hidden and with the alert as x11-fullscreen-*.png."""
 
 import os
 

@@ -1,7 +1,7 @@
-"""The Debian packages (issues #5, #17 and #19): packaging/build-deb.sh builds `island`,
-`island-overlay` and `island-bridge`, lintian finds no error in any, and they install into a clean root (dpkg
---root, maintainer scripts run chrootless) with every file where the units, the man pages and
-the daemon expect it. The core package needs no GTK: a headless machine installs only it.
+"""The Debian packages: packaging/build-deb.sh builds `island`, `island-overlay` and
+`island-bridge`, lintian finds no error in any, and they install into a clean root (dpkg --root,
+maintainer scripts run chrootless) with every file where the units, the man pages and the daemon
+expect it. The core package needs no GTK: a headless machine installs only it.
 
 The release build is the slow part. build-deb.sh keeps SwiftPM's release build in
 .build-package/, so only the first run compiles everything; later runs relink what changed.
@@ -606,10 +606,10 @@ def test_overlay_unit_and_autostart_entry(roots):
 
 
 def test_overlay_ships_the_gnome_shell_extension_with_its_schema_compiled(roots, tmp_path):
-    """Issue #28: on GNOME the Shell hosts island-overlay through the extension, installed where
-    the Shell finds system extensions, as assemble.sh puts it together for the gnome-shell here
-    (the package's build chose the same), with the compiled schema its getSettings() reads from
-    its own directory."""
+    """On GNOME the Shell hosts island-overlay through the extension, installed where the Shell
+    finds system extensions, as assemble.sh puts it together for the gnome-shell here (the package's
+    build chose the same), with the compiled schema its getSettings() reads from its own
+    directory."""
     extension = os.path.join(roots(OVERLAY), "usr/share/gnome-shell/extensions/island@island.org")
     assembled = run(["bash", os.path.join(REPO, "GNOMEShellExtension", "assemble.sh"), "--shell", "auto", str(tmp_path)])
     assert assembled.returncode == 0, assembled.stderr

@@ -1,10 +1,10 @@
-"""A bar click acts on what the bar showed (issue #25, clickjacking): with the real daemon, a
-real `island-presenter waybar` and the real `island-presenter click` a bar's on-click runs, app
-B raises its relevance and takes A's place at the head of the bar's line, where a click acts; a
-click right after the new line (before it has stood still) acts for neither app, and once it
-has stood still the click acts for B, the app shown. (B's alerting update, the other way to
-take the place, expands B for only 5 s, shorter than this test's settle time: the unit tests
-cover it, ClickGuardPresenterTests.)
+"""A bar click acts on what the bar showed, so no app can clickjack another: with the real daemon, a
+real `island-presenter waybar` and the real `island-presenter click` a bar's on-click runs, app B
+raises its relevance and takes A's place at the head of the bar's line, where a click acts; a click
+right after the new line (before it has stood still) acts for neither app, and once it has stood
+still the click acts for B, the app shown. (B's alerting update, the other way to take the place,
+expands B for only 5 s, shorter than this test's settle time: the unit tests cover it,
+ClickGuardPresenterTests.)
 
 Not timing-dependent: the click is started as soon as the presenter has printed B's line, and
 the presenter runs with ISLAND_PRESENTER_CLICK_SETTLE (a test-only, longer settle time) of a
@@ -213,10 +213,10 @@ def test_a_bar_presenter_takes_its_record_away_when_it_stops(daemon, tmp_path):
 
 
 def test_click_button_presses_a_button_the_island_has_and_names_the_ones_it_has(daemon, tmp_path):
-    """`island-presenter click button ACTION` (issue #30), as a key binding runs it (no bar
-    presenter, so it acts on the island as the daemon has it): the app's Watch gets the press;
-    an action the layout does not have is refused before anything is sent, naming the ones it
-    has; and an ended activity's buttons are pressed no more."""
+    """`island-presenter click button ACTION`, as a key binding runs it (no bar presenter, so it
+    acts on the island as the daemon has it): the app's Watch gets the press; an action the layout
+    does not have is refused before anything is sent, naming the ones it has; and an ended
+    activity's buttons are pressed no more."""
     register_layout(daemon, COFFEE, "Order", {
         "compactLeading": {"type": "symbol", "name": "☕"},
         "compactTrailing": {"type": "text", "template": "{{state.stage}}"},

@@ -1,9 +1,9 @@
-"""Producer text and numbers against every sink of the real binaries (issue #16): the real
+"""Producer text and numbers against every sink of the real binaries (docs/design.md §6): the real
 islandd, `island-presenter` in each bar mode and as SVG, and the `island` commands that print
 producer text (`list`, `watch`, `preview`). A table of hostile strings goes in the type, the
-attributes, the state, a registered layout's texts, button labels and chip; each output is
-checked against its consumer's grammar. Numbers at the edges of JSON must crash nothing, and a
-bar presenter must exit once its bar is gone."""
+attributes, the state, a registered layout's texts, button labels and chip; each output is checked
+against its consumer's grammar. Numbers at the edges of JSON must crash nothing, and a bar presenter
+must exit once its bar is gone."""
 
 import base64
 import json
@@ -42,7 +42,7 @@ HOSTILE = {
     "xml": "<script>alert(1)</script>]]><![CDATA[x",
     "json": "\"},{\"full_text\":\"forged\\",
     "bidi": "\u202edesrever\u202c",
-    # Issue #25: drawn as "Pay 1000$" where a sink applies the override.
+    # Drawn as "Pay 1000$" where a sink applies the override.
     "pay-bidi": "Pay \u202e0001\u202c$ \u2067isolate\u2069 \u200f\u200e\u061c",
     # As many combining marks as a string may carry (512 scalars): no sink shows more than 12 a
     # character (DisplayText; 1,900 are bounded in the unit tests, DisplayTextSinkTests).
@@ -59,8 +59,8 @@ MARKS = re.compile("[\u0300-\u036f]{12,}")
 
 
 def assert_display_safe(output, where, data=False):
-    """No bidi control and no overlong run of combining marks (issue #25) in what a person reads;
-    JSON output (`data`) keeps every character, escaped, so only the first holds for it."""
+    """No bidi control and no overlong run of combining marks in what a person reads; JSON output
+    (`data`) keeps every character, escaped, so only the first holds for it."""
     assert not BIDI.search(output), "%s: a bidi control reaches the sink: %r" % (where, output[:200])
     if not data:
         assert not MARKS.search(output), "%s: more combining marks than a character keeps: %r" % (where, output[:200])
@@ -429,7 +429,7 @@ def test_the_terminal_ui_writes_no_producer_escape_to_a_real_terminal(daemon, tm
             producer.Request(app="org.example.Coffee", type="Evil", attributes={"h": evil},
                              content={"state": {"h": evil}, "relevanceScore": 0})
             wait_for(lambda: "compact │" in capture(), message="compact")
-            # A key right after the activity appeared sends nothing and says so (issue #25): e
+            # A key right after the activity appeared sends nothing and says so: e
             # (idempotent) is pressed again until the island expands.
             def expanded():
                 subprocess.run([*tmux, "send-keys", "-t", server, "e"], check=True, timeout=10)

@@ -323,7 +323,7 @@ def test_tui_in_tmux(daemon, tmp_path):
             # Select the coffee card (the attached tea is first), then expand it.
             keys("Tab")
             screen_with(lambda s: "▶ ╭─ org.example.Coffee" in s, "the coffee card selected")
-            # A key acts once what it acts on has stood still on screen (issue #25).
+            # A key acts once what it acts on has stood still on screen.
             let_the_screen_settle()
             keys("e")
             s = screen_with(lambda s: "expanded │" in s, "expanded")

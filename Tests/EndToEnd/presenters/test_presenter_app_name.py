@@ -1,4 +1,4 @@
-"""Presenter items carry the app's desktop-entry Name= and Icon= (DESIGN.md §10), bounded."""
+"""Presenter items carry the app's desktop-entry Name= and Icon= (docs/design.md §10), bounded."""
 
 import os
 

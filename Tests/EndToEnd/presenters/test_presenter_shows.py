@@ -1,7 +1,7 @@
-"""island-presenter shows what matters (issue #17, section 2) against the real daemon: alerts
-in the bars, the live compact text, bar clicks (`island-presenter click`), bounded lines, the
-terminal UI acting right after a daemon restart, and stopping on SIGINT/SIGTERM when SIGINT
-was inherited ignored."""
+"""island-presenter shows what matters (docs/design.md §10) against the real daemon: alerts in the
+bars, the live compact text, bar clicks (`island-presenter click`), bounded lines, the terminal UI
+acting right after a daemon restart, and stopping on SIGINT/SIGTERM when SIGINT was inherited
+ignored."""
 
 import json
 import os
@@ -123,7 +123,7 @@ def test_i3blocks_acts_on_the_clicks_written_to_its_stdin(daemon, tmp_path):
             while json.loads(line)["full_text"] == "":
                 line = block.stdout.readline()
             assert island_mode(daemon) == "compact"
-            # A click acts once what it acts on has stood still on the bar (issue #25): observed
+            # A click acts once what it acts on has stood still on the bar: observed
             # in the block's record of what it shows.
             wait_until_clickable(daemon.socket, str(runtime))
             # What i3blocks writes for a left click on a persistent block with format=json.
@@ -213,7 +213,7 @@ def test_tui_acts_at_once_after_a_daemon_restart(daemon):
 
     def act(key, done, message):
         """Presses `key` (an idempotent one: e, c) until its effect shows: a key right after what
-        it acts on appeared or moved sends nothing and says so (issue #25), and is pressed again."""
+        it acts on appeared or moved sends nothing and says so, and is pressed again."""
         def pressed():
             keys(key)
             s = screen_with(session, lambda s: done(s) or "failed" in s or "changed just now" in s, message)

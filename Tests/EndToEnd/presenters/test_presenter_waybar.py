@@ -80,7 +80,7 @@ def test_waybar_draws_the_pill_and_a_click_expands_the_island():
         assert 60 < right - left < sway.width / 2, (left, right)
         assert desktop.island_mode(session) == "compact"
 
-        # Each click once what it acts on has stood still on the bar (issue #25): observed in the
+        # Each click once what it acts on has stood still on the bar: observed in the
         # presenter's record of what it shows.
         wait_until_clickable(session.socket, session.runtime)
         sway.click((left + right) / 2, BAR_HEIGHT // 2)

@@ -1,5 +1,5 @@
-"""island-presenter's bar modes in the real bars (issues #16 and #17): polybar 3.6 under Xvfb and
-i3blocks 1.4, run as the unprivileged test user with the user's real islandd, fed by a producer.
+"""island-presenter's bar modes in the real bars: polybar 3.6 under Xvfb and i3blocks 1.4, run as
+the unprivileged test user with the user's real islandd, fed by a producer.
 
 Parsing the presenter's lines proves only what we believe about each bar's grammar; these tests let
 the bar itself judge. Polybar runs `%{A1:cmd:}` on click, so a producer's text that became a tag
@@ -115,7 +115,7 @@ def test_polybar_runs_its_click_left_and_never_a_producers_action_tag():
                 "state": {"stage": "%{A1:touch pwned:}Coffee ready%{A}"}})["activity"]["id"]
         pill = desktop.wait_until(bar.pill, 30, "the island's pill in polybar", interval=0.5)
         assert desktop.island_mode(session) == "compact"
-        # A click acts once what it acts on has stood still on the bar (issue #25): observed in
+        # A click acts once what it acts on has stood still on the bar: observed in
         # the presenter's record of what it shows.
         wait_until_clickable(session.socket, session.runtime, activity=whole)
         bar.click(pill)
@@ -261,7 +261,7 @@ def test_i3blocks_clicks_reach_the_block_and_toggle_the_island():
             producer.Request(app=APP, type="Order", attributes={}, content={"state": {"stage": "brewing"}})
         bar.block(lambda b: "brewing" in b.get("full_text", ""), LIVENESS, "the live compact text")
         assert desktop.island_mode(session) == "compact"
-        # Each click once its target has stood still on the bar (issue #25).
+        # Each click once its target has stood still on the bar.
         wait_until_clickable(session.socket, session.runtime)
         bar.click(1)
         desktop.wait_until(lambda: desktop.island_mode(session) == "expanded", LIVENESS,

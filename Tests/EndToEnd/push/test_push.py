@@ -1,6 +1,6 @@
-"""Push (DESIGN.md §12) with real parts: a mosquitto broker with TLS, passwords and an ACL file
-(broker.py), islandd connected to it as a device, and backends that are shell tools —
-mosquitto_pub to push, mosquitto_sub to read the feedback — as an app's server would be.
+"""Push (docs/design.md §12) with real parts: a mosquitto broker with TLS, passwords and an ACL file
+(broker.py), islandd connected to it as a device, and backends that are shell tools — mosquitto_pub
+to push, mosquitto_sub to read the feedback — as an app's server would be.
 
 One broker serves the module; each test has its own daemon (its own device id), so tests
 never see each other's tokens."""
@@ -118,7 +118,7 @@ def test_an_older_timestamp_is_refused_and_the_refusal_is_published(broker, devi
         # duplicate: refused too, never applied twice.
         broker.publish_lines("backend-coffee", token, [brokers.aps("update", 200, {"n": 2}), brokers.aps("update", 150, {"n": 1}),
                                                        brokers.aps("update", 200, {"n": 2})])
-        # Answered in the order the pushes came (issue #25, item 10): the refusals, decided at
+        # Answered in the order the pushes came: the refusals, decided at
         # once, wait for the answer of the push before them, which waits for its commit.
         first, older, again = feedback.wait(3)
         assert first["outcome"] in ("applied", "throttled") and first["timestamp"] == 200
@@ -199,8 +199,8 @@ def test_a_backend_without_rights_on_the_topic_changes_nothing(broker, device):
 
 
 def test_feedback_topics_do_not_reveal_the_token(broker, device):
-    """Issue #25, item 8: a backend may read every feedback topic of its app, on every device
-    (the developer guide's ACL); from their names it learned other devices' tokens, and ended their
+    """A backend may read every feedback topic of its app, on every device (the developer
+    guide's ACL); from their names it once learned other devices' tokens, and ended their
     activities. The name is a hash of the secret now: it reaches nothing."""
     daemon = device()
     created = request(daemon, {"n": 0})
@@ -286,8 +286,8 @@ def test_untrusted_payloads_get_named_refusals_and_the_daemon_keeps_serving(brok
 
 
 def test_a_timestamp_in_milliseconds_or_a_huge_alert_is_refused_by_name(broker, device):
-    """Issue #25, items 7 and 11: one push with JavaScript's Date.now() pinned the activity's
-    order for ever; a 60 KB alert reached every presenter."""
+    """One push with JavaScript's Date.now() once pinned the activity's order for ever; a 60 KB
+    alert reached every presenter."""
     import time
     daemon = device()
     created = request(daemon, {"n": 0})
@@ -309,8 +309,8 @@ def test_a_timestamp_in_milliseconds_or_a_huge_alert_is_refused_by_name(broker, 
 
 
 def test_two_devices_with_one_client_id_are_told_once_and_retried_ever_more_slowly(broker, make_daemon):
-    """Issue #25, item 9: two devices with the same ClientID= took the session from each other
-    about once a second for ever, two log lines each time, never saying why."""
+    """Two devices with the same ClientID= once took the session from each other about once a second
+    for ever, two log lines each time, never saying why."""
     name = next(UNUSED_DEVICES)
     first = make_daemon(broker.push_config(name))
     wait_for(lambda: "connected to the push broker" in first.log(), message="the first daemon's connection")

@@ -1,12 +1,12 @@
-"""Issue #25 items 5 and 6: what a broker, or one app's server, can do to a device.
+"""What a broker, or one app's server, can do to a device: two defects these tests guard against.
 
-5. libmosquitto allocates every packet a broker sends whole before anyone can look at it: a
+1. libmosquitto allocates every packet a broker sends whole before anyone can look at it: a
    140 MiB PUBLISH (a hostile broker's, or any token holder's through a broker without
    max_packet_size) took islandd from 44 to 464 MiB. The clients now run in a link process
    under a data limit of its own; islandd reads bounded frames from it. Checked with a
    hand-written broker that ignores the Maximum Packet Size islandd asks for, and with a real
    mosquitto under MQTT 3.1.1 (which has no such request).
-6. A device had one session at the broker for all its apps, and a broker bounds and drops per
+2. A device had one session at the broker for all its apps, and a broker bounds and drops per
    session: one app's server flooding its own token crowded out another app's pushes. Each app
    now has a session of its own, and a numbered push's answer says how many numbers before it
    never arrived, so a loss that does happen is visible to the server that suffered it."""
@@ -26,7 +26,7 @@ pytestmark = pytest.mark.skipif(not brokers.available(), reason="mosquitto, its 
 
 COFFEE = "org.example.Coffee"
 FLIGHTS = "org.example.Flights"
-# DESIGN.md §9: islandd's memory, whatever anyone does.
+# docs/design.md §9: islandd's memory, whatever anyone does.
 CEILING = 128 << 20
 SANITIZED = bool(os.environ.get("ISLAND_SANITIZER"))
 

@@ -11,7 +11,7 @@ import Synchronization
 final class IdleExit: Sendable {
     private let seconds: Mutex<Double?>
     /// Each change of `after`, so that `wait` sleeps while idle exit is off instead of looking
-    /// every second (DESIGN.md §9: no wake-up while idle).
+    /// every second (docs/design.md §9: no wake-up while idle).
     private let changes: AsyncStream<Void>
     private let changed: AsyncStream<Void>.Continuation
     /// Called each time `wait` finds idle exit off and starts waiting for a change (a test's

@@ -19,7 +19,7 @@ struct WatchdogPings: Service {
 }
 
 /// STATUS= every few seconds, for `systemctl status`. The group runs it only under a service
-/// manager: without one, nothing wakes for it (DESIGN.md §9, no wake-up while idle).
+/// manager: without one, nothing wakes for it (docs/design.md §9, no wake-up while idle).
 struct StatusReports: Service {
     let period: Duration
     let status: @Sendable () async -> String

@@ -37,7 +37,7 @@ struct SocketService: Service {
         Self.fitConnectionLimits(&configuration, descriptors: descriptors, logger: logger)
         if let value = settings.maxMessageSize { configuration.maximumMessageSize = value }
         configuration.socketMode = scope == .user ? 0o600 : 0o660
-        // However many connections apps hold, presenters and admins get in (DESIGN.md §4).
+        // However many connections apps hold, presenters and admins get in (docs/design.md §4).
         configuration.reservedInterfaces = ["org.island.Presenter", "org.island.Admin"]
         configuration.mayUseReserve = mayUseReserve
         server = VarlinkServer(service: service, configuration: configuration, group: loop, logger: logger)
