@@ -700,7 +700,7 @@ def row_cells(row):
             row['target'], verdict_text(row['verdict'])]
 
 
-TABLE_HEAD = ['| measurement | floor | D-Bus | islandd | islandd / floor | islandd / D-Bus | target (DESIGN.md §9) | |',
+TABLE_HEAD = ['| measurement | floor | D-Bus | islandd | islandd / floor | islandd / D-Bus | target (design.md §9) | |',
               '|---|---:|---:|---:|---:|---:|---|---|']
 
 
@@ -754,7 +754,7 @@ def ranges_markdown(per_run):
 
 def main():
     ap = argparse.ArgumentParser(
-        description="islandd's benchmark (issue #6): latency, throughput, RSS and start-up against the floor "
+        description="islandd's benchmark: latency, throughput, RSS and start-up against the floor "
                     "relay of the shared harness; prints a Markdown table and writes JSON.")
     ap.add_argument('--islandd', default=os.path.join(REPO, '.build-package', 'release', 'islandd'),
                     help='the islandd binary to measure (copied first); default: the release build of '

@@ -331,7 +331,7 @@ def dig(result, *keys):
 
 def table(results):
     o, w = results.get("island-overlay"), results.get("waybar")
-    lines = ["| measurement | island-overlay | Waybar + island-presenter | target (DESIGN.md §9) |",
+    lines = ["| measurement | island-overlay | Waybar + island-presenter | target (design.md §9) |",
              "|---|---|---|---|"]
     for phase, label in (("idle", "nothing live"), ("timer", "one ticking timer")):
         lines.append(row("%s: wake-ups/s" % label, "0/s" if phase == "idle" else "—",
