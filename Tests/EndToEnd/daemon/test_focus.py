@@ -128,6 +128,7 @@ def test_focus_takes_down_an_alert_already_showing(daemon):
         with daemon.connect("org.island.Producer") as p:
             activity = p.Request(app=COFFEE, type="Order", attributes={}, content={"state": {"n": 0}})["activity"]
         next_item(presenter, activity["id"])
+        bar.next_line(lambda line: "Order" in waybar_json(line)["text"])  # subscribed, and drawing it
         for attempt in range(3):
             with daemon.connect("org.island.Producer") as p:
                 assert p.Update(app=COFFEE, id=activity["id"], content={"state": {"n": attempt + 1}},
