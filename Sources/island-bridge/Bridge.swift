@@ -473,8 +473,9 @@ actor Bridge {
         guard screenCastMonitor == nil else { return }
         do {
             screenCastMonitor = try bus.monitor(rules: ScreenCastEvent.monitorRules) { [self] message in
-                guard let event = ScreenCastEvent(message) else { return }
-                screenCasts.observe(event)
+                // Most messages (a call starting, or refused) change nothing to act on: a
+                // flood of them costs a look-up each, never a round trip to the bus.
+                guard let event = ScreenCastEvent(message), screenCasts.observe(event) else { return }
                 screenCastsChanged()
             }
         } catch {

@@ -21,8 +21,9 @@ struct PushCommand: AsyncParsableCommand {
             "content-state", …}}); the device applies it as a local update of the app and \
             publishes the outcome on the token's feedback topic (named by a hash of its \
             secret), which is printed: applied, throttled (with \
-            when presenters get it) or refused (with the error's name). --wait 0 publishes \
-            without waiting for it.
+            when presenters get it), refused (with the error's name) or, for a token that \
+            no longer works (its activity was dismissed, or the token rotated), revoked. \
+            --wait 0 publishes without waiting for it.
 
             The broker's credentials are the backend's, not the device's: --username with \
             --password-file, or a client certificate (--cert, --key). Defaults come from \
@@ -35,7 +36,7 @@ struct PushCommand: AsyncParsableCommand {
               island push "$START_TOKEN" --event start --type Delivery --attributes '{"order":42}' \\
                   --state '{"stage":"ordered"}' --input-push-token
 
-            Exit status: 0 applied or throttled, 1 refused, 2 usage, 69 the broker could not be \
+            Exit status: 0 applied or throttled, 1 refused or revoked, 2 usage, 69 the broker could not be \
             reached, 75 no feedback within --wait seconds.
             """)
 
@@ -75,9 +76,10 @@ struct PushCommand: AsyncParsableCommand {
         let client: MQTTClient
         do {
             client = try MQTTClient(configuration, onMessage: { message in
-                // Feedback for other pushes to the same token may come too: ours repeats our timestamp.
+                // Feedback for other pushes to the same token may come too: ours repeats our
+                // timestamp. A revoked token's notice, which the broker retains, answers any push.
                 guard let object = try? JSONParser.parse(message.payload).objectValue,
-                      object["timestamp"]?.doubleValue == ourTimestamp else { return }
+                      object["timestamp"]?.doubleValue == ourTimestamp || object["outcome"]?.stringValue == "revoked" else { return }
                 feedback.withLock { if $0 == nil { $0 = message.payload } }
             }, onConnection: { event in connected.withLock { $0 = event } })
         } catch {
@@ -135,6 +137,12 @@ struct PushCommand: AsyncParsableCommand {
                 let at = object["deliverAt"]?.doubleValue ?? 0
                 Output.line("throttled, delivered at \(Date(timeIntervalSince1970: at).formatted(.iso8601)) (deliverAt \(at))")
             }
+        case "revoked":
+            let reason = object["reason"]?.stringValue ?? "revoked"
+            throw CLIFailure(status: ExitStatus.refused, name: "TokenRevoked",
+                             message: "the token was revoked (\(reason)): the device takes no pushes to it any more",
+                             hint: "a dismissed activity's token is dead; the app sends a new token when it asks for one",
+                             json: false)
         default:
             let name = object["error"]?.stringValue ?? "Refused"
             let parameters = object["parameters"]?.objectValue ?? [:]

@@ -148,6 +148,70 @@ import Testing
         #expect(other.sharedBy == nil)
     }
 
+    /// A hostile peer's `Start`, for a session it does not own.
+    static func hostileStart(_ sender: String, serial: UInt64) -> FakeMessage {
+        FakeMessage(kind: .methodCall, sender: sender, destination: ScreenCastEvent.portalName, path: "/org/freedesktop/portal/desktop",
+                    interface: ScreenCastEvent.portalScreenCast, member: "Start", serial: serial,
+                    body: [.objectPath(session), .string(""), .array(elementSignature: "{sv}", [])])
+    }
+
+    @Test func anotherPeersFloodOfRefusedStartsNeverPushesOutAPendingStart() {
+        var sessions = ScreenCastSessions()
+        let real = Self.portalStart()
+        Self.feed([real[0]], to: &sessions)
+        // Far more than any table holds, faster than the portal refuses them: most are refused,
+        // the rest never answered at all.
+        let hostile = ":1.66"
+        for serial in UInt64(1)...10_000 {
+            Self.feed([Self.hostileStart(hostile, serial: serial)], to: &sessions)
+            if serial % 3 != 0 {
+                Self.feed([FakeMessage(kind: .error, sender: Self.portal, destination: hostile, replySerial: serial)], to: &sessions)
+            }
+        }
+        Self.feed([real[1]], to: &sessions)
+        // And while the user chooses, it goes on.
+        for serial in UInt64(10_001)...20_000 { Self.feed([Self.hostileStart(hostile, serial: serial)], to: &sessions) }
+        Self.feed([real[2]], to: &sessions)
+        #expect(sessions.sharedBy == .portal, "the real client's cast is counted")
+        #expect(!sessions.peers.contains(hostile), "a call in flight is not followed")
+    }
+
+    @Test func aCallersOwnOldestStartGivesWayToItsNewest() {
+        var sessions = ScreenCastSessions()
+        let first = Self.portalStart(session: "/s/first", request: "/r/first", serial: 1)
+        Self.feed([first[0]], to: &sessions)
+        for serial in UInt64(2)...UInt64(1 + ScreenCastSessions.maximumPendingPerCaller) {
+            Self.feed([Self.portalStart(serial: serial)[0]], to: &sessions)
+        }
+        Self.feed(Array(first.suffix(2)), to: &sessions)
+        #expect(sessions.sharedBy == nil, "the caller's own oldest start went")
+        let last = UInt64(1 + ScreenCastSessions.maximumPendingPerCaller)
+        Self.feed(Array(Self.portalStart(serial: last).suffix(2)), to: &sessions)
+        #expect(sessions.sharedBy == .portal, "its newest is still pending")
+    }
+
+    @Test func manyCallersTakeTheirOwnPlacesTillEveryPlaceIsTaken() {
+        var sessions = ScreenCastSessions()
+        let real = Self.portalStart()
+        Self.feed(Array(real.prefix(2)), to: &sessions)
+        // Every other place taken, each by a caller whose start is never answered.
+        for n in 1..<ScreenCastSessions.maximumCallers {
+            Self.feed([Self.hostileStart(":2.\(n)", serial: 1)], to: &sessions)
+        }
+        Self.feed([real[2]], to: &sessions)
+        #expect(sessions.sharedBy == .portal)
+
+        // Beyond every place, a new caller takes the place of the one silent longest.
+        var again = ScreenCastSessions()
+        Self.feed(Array(real.prefix(2)), to: &again)
+        for n in 1...ScreenCastSessions.maximumCallers {
+            Self.feed([Self.hostileStart(":2.\(n)", serial: 1)], to: &again)
+        }
+        Self.feed([real[2]], to: &again)
+        #expect(again.sharedBy == nil)
+        #expect(again.peers.isEmpty, "nothing of the caller pushed out is followed")
+    }
+
     @Test func whatIsNotAScreenCastIsNothing() {
         #expect(ScreenCastEvent(FakeMessage(kind: .methodCall, sender: Self.client, path: "/x", interface: "org.example.Other", member: "Start")) == nil)
         #expect(ScreenCastEvent(FakeMessage(kind: .signal, sender: Self.portal, path: Self.request, interface: ScreenCastEvent.portalRequest,

@@ -153,6 +153,39 @@ private func live(_ id: String, app: String, relevance: Double = 0, start: Doubl
         #expect(arbiter.recompute(now: t0 + 6)?.presentation.mode == .minimal)
     }
 
+    @Test func doNotDisturbTakesTheAlertDownAtOnce() throws {
+        var arbiter = IslandArbiter()
+        _ = arbiter.recompute(candidates: [live("a", app: "A", relevance: 1), live("b", app: "B")], now: t0)
+        let alertedResult = arbiter.alert(id: "b", now: t0)
+        let alerted = try #require(alertedResult)
+        #expect(alerted.presentation.expanded == "b")
+
+        // Well inside the alert's 5 s: the island rests again now, not when the time is up.
+        arbiter.interactions.silenceAlert()
+        let silencedResult = arbiter.recompute(now: t0 + 1)
+
+        let silenced = try #require(silencedResult)
+        #expect(silenced.presentation.mode == .minimal)
+        #expect(silenced.presentation.expanded == nil)
+        #expect(silenced.sequence == alerted.sequence + 1)
+        #expect(arbiter.nextDeadline == nil)
+        #expect(arbiter.recompute(now: t0 + 2) == nil, "nothing springs open again later")
+    }
+
+    @Test func doNotDisturbLeavesTheUsersOwnExpansion() throws {
+        var arbiter = IslandArbiter(interactions: IslandInteractions(expandTimeout: 2, alertExpansion: 5))
+        _ = arbiter.recompute(candidates: [live("a", app: "A"), live("b", app: "B")], now: t0)
+        _ = arbiter.expand(id: "a", now: t0)
+        _ = arbiter.alert(id: "b", now: t0 + 1)
+
+        arbiter.interactions.silenceAlert()
+        #expect(arbiter.recompute(now: t0 + 1.5) == nil)
+        #expect(arbiter.presentation.expanded == "a")
+        #expect(arbiter.presentation.expansionReason == .user)
+        // The alert waiting underneath is gone too: it does not show once the user's ends.
+        #expect(arbiter.recompute(now: t0 + 2)?.presentation.mode == .minimal)
+    }
+
     @Test func collapseAlsoClosesAnAlert() throws {
         var arbiter = IslandArbiter()
         _ = arbiter.recompute(candidates: [live("a", app: "A")], now: t0)

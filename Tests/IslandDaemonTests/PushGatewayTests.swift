@@ -9,17 +9,17 @@ import Testing
 
 /// What the engine asked of the broker.
 final class RecordingBroker: PushBroker {
-    private let state = Mutex<(subscribed: Set<String>, published: [(topic: String, payload: JSONObject)])>(([], []))
+    private let state = Mutex<(subscribed: Set<String>, published: [(topic: String, payload: JSONObject, retained: Bool)])>(([], []))
 
     func subscribe(_ topic: String) { state.withLock { _ = $0.subscribed.insert(topic) } }
     func unsubscribe(_ topic: String) { state.withLock { _ = $0.subscribed.remove(topic) } }
-    func publish(_ topic: String, payload: [UInt8]) {
+    func publish(_ topic: String, payload: [UInt8], retain: Bool) {
         let object = (try? JSONParser.parse(payload).objectValue) ?? [:]
-        state.withLock { $0.published.append((topic, object)) }
+        state.withLock { $0.published.append((topic, object, retain)) }
     }
 
     var subscribed: Set<String> { state.withLock { $0.subscribed } }
-    var published: [(topic: String, payload: JSONObject)] { state.withLock { $0.published } }
+    var published: [(topic: String, payload: JSONObject, retained: Bool)] { state.withLock { $0.published } }
 }
 
 /// Push as a client of the engine: tokens issued, persisted, rotated and revoked, and pushes
@@ -201,6 +201,7 @@ final class RecordingBroker: PushBroker {
         #expect(broker.published.first?.topic.contains(try PushToken(token).secret) == false)
         #expect(broker.published.first?.payload["outcome"] == "revoked")
         #expect(broker.published.first?.payload["reason"] == "dismissed")
+        #expect(broker.published.first?.retained == true, "a server pushing to the token later hears of it at once")
     }
 
     @Test func aTokenNobodyHoldsIsRefusedAndUnsubscribed() async throws {

@@ -111,9 +111,9 @@ public enum MQTTLinkChild {
                 try? client(name)?.subscribe(topic)
             case .unsubscribe(let name, let topic):
                 try? client(name)?.unsubscribe(topic)
-            case .publish(let name, let topic, let payload):
+            case .publish(let name, let topic, let payload, let retain):
                 // Lost, as in the daemon's own client, while the broker is away or slow.
-                try? client(name)?.publish(topic, payload: payload, qos: 1, retain: false)
+                try? client(name)?.publish(topic, payload: payload, qos: 1, retain: retain)
             case .message, .connected, .disconnected, .takenOver:
                 complain("the daemon sent a frame only the link sends")
             }

@@ -27,7 +27,8 @@ public enum MQTTLinkFrame: Sendable, Hashable {
     case open(session: String, configuration: [UInt8])
     case subscribe(session: String, topic: String)
     case unsubscribe(session: String, topic: String)
-    case publish(session: String, topic: String, payload: [UInt8])
+    /// `retain`: the broker keeps it for whoever subscribes later.
+    case publish(session: String, topic: String, payload: [UInt8], retain: Bool = false)
     // The link process to the daemon.
     case message(session: String, topic: String, payload: [UInt8])
     case connected(session: String, sessionPresent: Bool)
@@ -63,8 +64,8 @@ public enum MQTTLinkFrame: Sendable, Hashable {
             body.append(2); string(session); string(topic)
         case .unsubscribe(let session, let topic):
             body.append(3); string(session); string(topic)
-        case .publish(let session, let topic, let payload):
-            body.append(4); string(session); string(topic); body += payload
+        case .publish(let session, let topic, let payload, let retain):
+            body.append(retain ? 5 : 4); string(session); string(topic); body += payload
         case .message(let session, let topic, let payload):
             body.append(10); string(session); string(topic); body += payload
         case .connected(let session, let sessionPresent):
@@ -108,6 +109,7 @@ public enum MQTTLinkFrame: Sendable, Hashable {
         case 2: self = .subscribe(session: try string(), topic: try string())
         case 3: self = .unsubscribe(session: try string(), topic: try string())
         case 4: self = .publish(session: try string(), topic: try string(), payload: rest())
+        case 5: self = .publish(session: try string(), topic: try string(), payload: rest(), retain: true)
         case 10: self = .message(session: try string(), topic: try string(), payload: rest())
         case 11: self = .connected(session: try string(), sessionPresent: try byte() != 0)
         case 12:

@@ -136,7 +136,7 @@ public final class MQTTLinkProcess: Sendable {
         public func publish(_ topic: String, payload: [UInt8], qos: Int = 1, retain: Bool = false) throws(MQTTError) {
             try MQTTTopic.checkName(topic)
             guard isConnected else { throw .notConnected }
-            guard process.send(.publish(session: clientID, topic: topic, payload: payload), droppable: true) else {
+            guard process.send(.publish(session: clientID, topic: topic, payload: payload, retain: retain), droppable: true) else {
                 throw .library(code: -1, message: "the MQTT link process takes nothing more now")
             }
         }

@@ -20,9 +20,16 @@ import SDBus
 /// A session also ends when its client or its service leaves the bus. Only the peers in a
 /// session count: a `Close` or `Stop` from anyone but its client, and a `Closed` or `Response`
 /// from anyone but the service that answered, are ignored, so that no third peer can end a
-/// session's hiding. Every table is bounded (`maximumSessions`, `maximumPending`) and paths
-/// are at most `maximumPathBytes`: a peer flooding `Start` calls costs a fixed amount of
-/// memory. A full table takes no new session, which can only keep the screen counted shared.
+/// session's hiding.
+///
+/// Every table is bounded and paths are at most `maximumPathBytes`, so a peer flooding `Start`
+/// calls costs a fixed amount of memory — and what is pending is kept per caller (its unique
+/// name): a caller's new `Start` pushes out only its own oldest pending one
+/// (`maximumPendingPerCaller`), never another's, so that calls the portal refuses, sent as fast
+/// as a peer can, cannot push a real client's `Start` out before the portal answers it. Only
+/// when `maximumCallers` callers each have something pending does a new caller take the place
+/// of the one silent longest. A full table of sessions takes no new session, which can only
+/// keep the screen counted shared.
 public struct ScreenCastSessions: Sendable {
     /// Which service casts: what islandd's `SetSharing` calls the source.
     public enum Service: String, Sendable, Hashable {
@@ -40,24 +47,35 @@ public struct ScreenCastSessions: Sendable {
     /// for its `Response`.
     private struct Pending: Sendable, Hashable {
         let session: String
-        let client: String
         let kind: Service
-        /// The call's serial, for a `Start` call; the request's path, for a request.
+        /// The call's serial, for a `Start` call.
         let serial: UInt64
+        /// The request's path and the service that answered, for a request.
         let request: String?
-        /// The service that answered, for a request.
         let service: String?
     }
 
+    /// What one caller has pending, oldest first.
+    private struct Caller: Sendable {
+        var pending: [Pending] = []
+        /// When it last started something, in the order of observation: the caller silent
+        /// longest gives way when every caller's place is taken.
+        var lastStart: UInt64 = 0
+    }
+
     public static let maximumSessions = 32
-    public static let maximumPending = 32
+    public static let maximumPendingPerCaller = 4
+    public static let maximumCallers = 64
     public static let maximumPathBytes = 255
 
     /// Started sessions, by object path.
     private(set) var sessions: [String: Session] = [:]
-    /// Oldest first: when full, the oldest goes.
-    private var calls: [Pending] = []
-    private var requests: [Pending] = []
+    /// What is pending, by caller.
+    private var callers: [String: Caller] = [:]
+    /// The caller of each request waiting for its `Response`, by the request's path: a
+    /// `Response`, which any peer may send, costs one look-up.
+    private var requestCallers: [String: String] = [:]
+    private var starts: UInt64 = 0
 
     public init() {}
 
@@ -68,67 +86,118 @@ public struct ScreenCastSessions: Sendable {
         return sessions.isEmpty ? nil : .gnome
     }
 
-    /// The connections whose departure ends a session or a pending start: clients and services.
+    /// The connections whose departure ends a session or a request waiting for the user:
+    /// clients and services. A `Start` call in flight is answered in a moment, so its caller is
+    /// not followed: following a name costs the bus a round trip, which a flood of calls would
+    /// otherwise cost for every call.
     public var peers: Set<String> {
         var names = Set(sessions.values.flatMap { [$0.client, $0.service] })
-        for pending in calls + requests {
-            names.insert(pending.client)
-            if let service = pending.service { names.insert(service) }
+        for (client, caller) in callers {
+            for pending in caller.pending where pending.request != nil {
+                names.insert(client)
+                if let service = pending.service { names.insert(service) }
+            }
         }
         return names
     }
 
-    /// Takes what the monitor saw.
-    public mutating func observe(_ event: ScreenCastEvent) {
+    /// Takes what the monitor saw. Returns whether what the screen's sharing or `peers` may
+    /// have changed: most messages (a call starting or refused) change neither, and cost the
+    /// caller nothing more.
+    @discardableResult
+    public mutating func observe(_ event: ScreenCastEvent) -> Bool {
         switch event {
         case .start(let kind, let session, let client, let serial):
-            guard Self.fits(session) else { return }
-            Self.append(Pending(session: session, client: client, kind: kind, serial: serial, request: nil, service: nil), to: &calls)
+            guard Self.fits(session) else { return false }
+            // A request pushed out changes the peers to follow.
+            return add(Pending(session: session, kind: kind, serial: serial, request: nil, service: nil), for: client)
         case .answered(let service, let client, let replySerial, let request):
-            guard let index = calls.firstIndex(where: { $0.client == client && $0.serial == replySerial }) else { return }
-            let call = calls.remove(at: index)
-            switch call.kind {
-            case .gnome:
-                began(call.session, Session(client: client, service: service, kind: .gnome))
-            case .portal:
-                guard let request, Self.fits(request) else { return }
-                Self.append(Pending(session: call.session, client: client, kind: .portal, serial: 0, request: request, service: service),
-                            to: &requests)
+            guard let index = callers[client]?.pending.firstIndex(where: { $0.request == nil && $0.serial == replySerial }) else {
+                return false
             }
+            let call = callers[client]!.pending[index]
+            guard call.kind == .portal else {
+                _ = take(client, where: { $0 == call })
+                return began(call.session, Session(client: client, service: service, kind: .gnome))
+            }
+            guard let request, Self.fits(request) else {
+                _ = take(client, where: { $0 == call })
+                return false
+            }
+            // The request takes the call's place: nobody's place changes hands.
+            callers[client]!.pending[index] = Pending(session: call.session, kind: .portal, serial: 0, request: request, service: service)
+            requestCallers[request] = client
+            return true
         case .failed(let client, let replySerial):
-            calls.removeAll { $0.client == client && $0.serial == replySerial }
+            _ = take(client, where: { $0.request == nil && $0.serial == replySerial })
+            return false
         case .response(let service, let request, let code):
-            guard let index = requests.firstIndex(where: { $0.request == request && $0.service == service }) else { return }
-            let pending = requests.remove(at: index)
+            guard let client = requestCallers[request],
+                  let pending = take(client, where: { $0.request == request && $0.service == service }) else { return false }
             // 0: the user chose what to share; 1 cancelled, 2 failed.
-            if code == 0 { began(pending.session, Session(client: pending.client, service: service, kind: .portal)) }
+            if code == 0 { _ = began(pending.session, Session(client: client, service: service, kind: .portal)) }
+            return true
         case .close(let kind, let session, let client):
-            if let started = sessions[session], started.kind == kind, started.client == client { sessions[session] = nil }
+            guard let started = sessions[session], started.kind == kind, started.client == client else { return false }
+            sessions[session] = nil
+            return true
         case .closed(let kind, let session, let service):
-            if let started = sessions[session], started.kind == kind, started.service == service { sessions[session] = nil }
+            guard let started = sessions[session], started.kind == kind, started.service == service else { return false }
+            sessions[session] = nil
+            return true
         }
     }
 
     /// Connection `name` left the bus: its sessions and its pending starts end.
     public mutating func left(_ name: String) {
         sessions = sessions.filter { $0.value.client != name && $0.value.service != name }
-        calls.removeAll { $0.client == name }
-        requests.removeAll { $0.client == name || $0.service == name }
+        if let caller = callers.removeValue(forKey: name) { forgetRequests(of: caller.pending) }
+        for client in Set(requestCallers.values) {
+            while take(client, where: { $0.service == name }) != nil {}
+        }
     }
 
     /// Forgets everything: the bus went away, and with it every session seen on it.
     public mutating func reset() { self = ScreenCastSessions() }
 
-    private mutating func began(_ path: String, _ session: Session) {
-        guard sessions[path] != nil || sessions.count < Self.maximumSessions else { return }
+    private mutating func began(_ path: String, _ session: Session) -> Bool {
+        guard sessions[path] != nil || sessions.count < Self.maximumSessions else { return false }
         sessions[path] = session
+        return true
     }
 
     private static func fits(_ path: String) -> Bool { !path.isEmpty && path.utf8.count <= maximumPathBytes }
 
-    private static func append(_ pending: Pending, to list: inout [Pending]) {
-        if list.count >= maximumPending { list.removeFirst() }
-        list.append(pending)
+    /// Adds `pending` to what `client` has pending: its own oldest goes when it has its fill;
+    /// a new caller takes the place of the one silent longest only when every place is taken.
+    /// Returns whether a request waiting for its `Response` went.
+    private mutating func add(_ pending: Pending, for client: String) -> Bool {
+        var pushedOut: [Pending] = []
+        if callers[client] == nil, callers.count >= Self.maximumCallers,
+           let silent = callers.min(by: { $0.value.lastStart < $1.value.lastStart })?.key {
+            pushedOut = callers.removeValue(forKey: silent)?.pending ?? []
+        }
+        starts += 1
+        var caller = callers[client] ?? Caller()
+        if caller.pending.count >= Self.maximumPendingPerCaller { pushedOut.append(caller.pending.removeFirst()) }
+        caller.pending.append(pending)
+        caller.lastStart = starts
+        callers[client] = caller
+        forgetRequests(of: pushedOut)
+        return pushedOut.contains { $0.request != nil }
+    }
+
+    /// Takes `client`'s first pending entry that `matches` out of the table.
+    private mutating func take(_ client: String, where matches: (Pending) -> Bool) -> Pending? {
+        guard var caller = callers[client], let index = caller.pending.firstIndex(where: matches) else { return nil }
+        let pending = caller.pending.remove(at: index)
+        callers[client] = caller.pending.isEmpty ? nil : caller
+        forgetRequests(of: [pending])
+        return pending
+    }
+
+    private mutating func forgetRequests(of pending: [Pending]) {
+        for request in pending.compactMap(\.request) { requestCallers[request] = nil }
     }
 }
 

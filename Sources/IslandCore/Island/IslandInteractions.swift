@@ -34,6 +34,13 @@ public struct IslandInteractions: Sendable, Hashable {
         alertingExpansion = IslandExpansion(id: id, reason: .alert, until: now + alertExpansion)
     }
 
+    /// Do Not Disturb came on: the alert showing, if any, goes at once — focus silences
+    /// alerts, and one that expanded just before would otherwise stay open for its time.
+    /// A user's expansion stays: the user asked for it.
+    public mutating func silenceAlert() {
+        alertingExpansion = nil
+    }
+
     /// The expansion to show at `now` among the live activity ids, the user's first.
     public func expansion(at now: Double, live: Set<String>) -> IslandExpansion? {
         [userExpansion, alertingExpansion].lazy.compactMap { $0 }.first {

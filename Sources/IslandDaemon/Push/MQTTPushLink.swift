@@ -102,12 +102,12 @@ final class MQTTPushLink: PushBroker {
 
     /// Feedback is lost, not queued, while the broker is away or slow: the pushes it answers
     /// came through the same connection, and a server that hears nothing sends again.
-    func publish(_ topic: String, payload: [UInt8]) {
+    func publish(_ topic: String, payload: [UInt8], retain: Bool = false) {
         // <root>/<device>/<app>/<feedback id>/feedback
         let levels = topic.split(separator: "/", omittingEmptySubsequences: false)
         guard levels.count >= 5, let session = session(app: String(levels[levels.count - 3]), make: false) else { return }
         do {
-            try session.publish(topic, payload: payload, qos: 1, retain: false)
+            try session.publish(topic, payload: payload, qos: 1, retain: retain)
         } catch {
             logger.notice("push feedback not published", metadata: ["error": "\(error)"])
         }

@@ -100,14 +100,17 @@ actor PushGateway {
         push?.revocations.append((token, reason))
     }
 
-    /// Publishes the notices of the tokens revoked by committed decisions.
+    /// Publishes the notices of the tokens revoked by committed decisions, retained: a token is
+    /// never live again, and a server that pushes to it later — the device no longer listens,
+    /// so nothing else answers — hears of the revocation the moment it subscribes to the
+    /// feedback, not after a wait that blames the connection.
     func publishRevocations() {
         guard let push, !push.revocations.isEmpty else { return }
         self.push?.revocations = []
         let now = engine.clock()
         for (token, reason) in push.revocations {
             let revoked = PushFeedback(timestamp: nil, event: nil, outcome: .revoked(reason: reason), receivedAt: now)
-            push.broker.publish(token.feedbackTopic, payload: revoked.payload)
+            push.broker.publish(token.feedbackTopic, payload: revoked.payload, retain: true)
         }
     }
 

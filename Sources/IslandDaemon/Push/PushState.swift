@@ -8,7 +8,8 @@ import IslandStore
 protocol PushBroker: Sendable {
     func subscribe(_ topic: String)
     func unsubscribe(_ topic: String)
-    func publish(_ topic: String, payload: [UInt8])
+    /// `retain`: the broker keeps it for whoever subscribes to the topic later.
+    func publish(_ topic: String, payload: [UInt8], retain: Bool)
 }
 
 /// What the push gateway holds while push is on: the tokens and where they live.

@@ -133,6 +133,8 @@ struct PresenterHub {
         var removed: [String] = []
         var alert: (id: String, alert: Alert)?
         var focusChanged = false
+        // Do Not Disturb coming on takes down an alert showing, at once.
+        var silencing = false
         // Most updates change content only: the arbitration, a sort of every activity, need
         // not run again for them (timeouts of expansions come by the timer).
         var arbitrationChanged = false
@@ -166,11 +168,12 @@ struct PresenterHub {
             case .focusChanged(let since):
                 focusSince = since
                 focusChanged = true
+                silencing = since != nil
             case .settingsChanged, .budgetsChanged:
                 break
             }
         }
-        let arbitrate = arbitrationChanged || !removed.isEmpty || alert != nil
+        let arbitrate = arbitrationChanged || !removed.isEmpty || alert != nil || silencing
         // Not `? … : nil`: JSON takes `nil` as its own null, which a delta would then carry.
         var focus: JSON?
         if focusChanged { focus = Wire.focus(since: focusSince) }
@@ -181,6 +184,7 @@ struct PresenterHub {
             defer { views.formIndex(after: &index) }
             let uid = views.keys[index]
             let visibleAlert = alert.flatMap { isVisible($0.id, to: uid) ? $0 : nil }
+            if silencing { views.values[index].arbiter.interactions.silenceAlert() }
             if let visibleAlert { views.values[index].arbiter.interactions.alert(id: visibleAlert.id, now: now) }
             var islandChanged = false
             if arbitrate {

@@ -5,7 +5,10 @@ Start of org.freedesktop.portal.ScreenCast at /org/freedesktop/portal/desktop. E
 answered with its request object, whose Request.Response (code 0, the user's "Share") follows
 the answer, as the portal's does; the session object's Close ends it. `close-all` on standard
 input makes the portal end every session itself (Session.Closed), as when the compositor stops
-the cast. Prints `ready` once it owns the name; runs until stopped."""
+the cast. `hold` makes it hold its answer to the next Start of a session it made (printing
+`held` when that Start arrives) until `release`, as a portal busy with other calls does; a
+Start for a session it did not make is refused at once, as xdg-desktop-portal refuses it.
+Prints `ready` once it owns the name; runs until stopped."""
 
 import sys
 
@@ -50,6 +53,8 @@ class Session(dbus.service.Object):
 
 
 sessions = {}
+# `hold`: the next Start's answer waits for `release`.
+holding = {"on": False, "answer": None}
 
 
 def respond(sender, options, results):
@@ -76,10 +81,21 @@ class ScreenCast(dbus.service.Object):
     def SelectSources(self, session, options, sender):
         return respond(sender, options, {})
 
-    @dbus.service.method(SCREENCAST, in_signature="osa{sv}", out_signature="o", sender_keyword="sender")
-    def Start(self, session, parent, options, sender):
+    @dbus.service.method(SCREENCAST, in_signature="osa{sv}", out_signature="o", sender_keyword="sender",
+                         async_callbacks=("reply", "refuse"))
+    def Start(self, session, parent, options, sender, reply, refuse):
+        if str(session) not in sessions or not str(session).startswith("%s/session/%s/" % (ROOT, escaped(sender))):
+            refuse(dbus.exceptions.DBusException("Invalid session", name="org.freedesktop.portal.Error.InvalidArgument"))
+            return
         streams = dbus.Array([dbus.Struct((dbus.UInt32(42), dbus.Dictionary({}, signature="sv")))], signature="(ua{sv})")
-        return respond(sender, options, {"streams": streams})
+
+        def answer():
+            reply(respond(sender, options, {"streams": streams}))
+        if holding["on"]:
+            holding.update(on=False, answer=answer)
+            print("held", flush=True)
+        else:
+            answer()
 
 
 def command(source, condition):
@@ -93,6 +109,13 @@ def command(source, condition):
             session.remove_from_connection()
         sessions.clear()
         print("closed-all", flush=True)
+    elif line.strip() == "hold":
+        holding["on"] = True
+        print("holding", flush=True)
+    elif line.strip() == "release":
+        answer, holding["answer"] = holding["answer"], None
+        answer()
+        print("released", flush=True)
     return True
 
 

@@ -45,6 +45,8 @@ LAYOUT = {
     "chip": "Pay",
 }
 HERE = os.path.dirname(os.path.abspath(__file__))
+# Start calls a hostile peer floods with: hundreds of times the pending table of old.
+FLOOD = 20_000
 
 
 @pytest.fixture(scope="module")
@@ -192,3 +194,42 @@ def test_follow_no_leaves_sharing_alone():
         assert "the screen is shared" not in session.bridge.log()
     finally:
         session.close()
+
+
+def test_a_flood_of_refused_starts_neither_hides_a_real_cast_nor_stops_the_monitor(session):
+    """A hostile peer calls Start for a session it does not own, as fast as it can, while a real
+    client's Start waits for the portal's answer: the portal refuses every one of the flood, and
+    the real cast is still counted once the portal answers — the flood pushes out only the
+    flooder's own pending calls — and the bridge still reads its monitor afterwards: the
+    client's Close is seen."""
+    portal = start_peer(session, "screencast_portal_peer.py")
+    expect_line(portal, "ready")
+    wait_until(lambda: "following screen casts" in session.bridge.log(), message="the bridge's monitor")
+    presenter = SharingPresenter(session.daemon)
+    try:
+        presenter.wait(lambda p: SECRET in repr(p.items), message="the activity, shown")
+        command(portal, "hold", "holding")
+        client = start_peer(session, "screencast_client.py")
+        expect_line(portal, "held")
+        # The client's own session: the one the portal made for it, named by its unique name.
+        flooder = subprocess.Popen([SYSTEM_PYTHON, os.path.join(HERE, "screencast_flood_peer.py"),
+                                    "/org/freedesktop/portal/desktop/session/1_999/cast", str(FLOOD)],
+                                   env=session.bus.env(), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                   stderr=subprocess.PIPE, text=True)
+        session.processes.append(flooder)
+        flooded = expect_line(flooder, "flooded")
+        assert int(flooded.split()[1]) > FLOOD, flooded
+        command(portal, "release", "released")
+        expect_line(client, "started")
+        presenter.wait(hidden, message="content hidden: the real cast counted despite the flood")
+        assert "(portal), content hidden" in sharing(session, "status")
+        assert_nothing_leaks(presenter)
+
+        command(client, "close", "closed")
+        presenter.wait(lambda p: not p.last_sharing.get("on") and SECRET in repr(p.items),
+                       message="content back: the bridge still reads its monitor after the flood")
+        assert sharing(session, "status") == "Screen sharing: off"
+        flooder.stdin.close()
+        flooder.wait(timeout=60)
+    finally:
+        presenter.close()

@@ -236,9 +236,10 @@ keyfile {root}/server.key
         assert result.returncode == 0, result.stderr
         return result
 
-    def subscriber(self, user, *topics, verbose=False):
-        """With `verbose`, `wait_with_topics` also says on which topic each message came."""
-        return Subscriber(self, user, topics, verbose)
+    def subscriber(self, user, *topics, verbose=False, fresh=False):
+        """With `verbose`, `wait_with_topics` also says on which topic each message came; with
+        `fresh`, what the broker retained before (revocation notices) is not read."""
+        return Subscriber(self, user, topics, verbose, fresh)
 
     def subscriptions(self, client, topic):
         """How many times the broker has logged `client` subscribing to `topic` (its
@@ -261,14 +262,14 @@ class Subscriber:
     """mosquitto_sub as a backend reading feedback: every message, one JSON per line, collected
     by a thread; ready once the broker acknowledged the subscription (its log says so)."""
 
-    def __init__(self, broker, user, topics, verbose=False):
+    def __init__(self, broker, user, topics, verbose=False, fresh=False):
         self.verbose = verbose
         self.messages = []
         self.lock = threading.Lock()
         client = "%s-sub-%d-%d" % (user, os.getpid(), id(self))
         self.process = subprocess.Popen(
             broker._prefix() + ["mosquitto_sub", "-h", broker.host, "-p", str(broker.port), *broker.credentials(user),
-                                "-q", "1", *[a for t in topics for a in ("-t", t)], "-i", client, *(["-v"] if verbose else [])],
+                                "-q", "1", *[a for t in topics for a in ("-t", t)], "-i", client, *(["-v"] if verbose else []), *(["-R"] if fresh else [])],
             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL, text=True)
         self.thread = threading.Thread(target=self._read, daemon=True)
         self.thread.start()

@@ -8,6 +8,7 @@ never see each other's tokens."""
 import json
 import os
 import subprocess
+import time
 
 import pytest
 
@@ -20,7 +21,7 @@ pytestmark = [pytest.mark.quick, pytest.mark.skipif(not brokers.available(), rea
                                                                 "(scripts/install-deps.sh installs them)")]
 
 COFFEE = "org.example.Coffee"
-DEVICES = ["device-%d" % n for n in range(1, 12)]
+DEVICES = ["device-%d" % n for n in range(1, 14)]
 
 
 @pytest.fixture(scope="module")
@@ -205,7 +206,8 @@ def test_feedback_topics_do_not_reveal_the_token(broker, device):
     daemon = device()
     created = request(daemon, {"n": 0})
     token = created["pushToken"]
-    spy = broker.subscriber("backend-coffee", "island/+/%s/+/feedback" % COFFEE, verbose=True)
+    # Fresh: the notices other tests' revoked tokens left retained are not this test's.
+    spy = broker.subscriber("backend-coffee", "island/+/%s/+/feedback" % COFFEE, verbose=True, fresh=True)
     try:
         broker.publish("backend-coffee", token, brokers.aps("update", 900, {"n": 1}))
         [(topic, answer)] = spy.wait_with_topics(1)
@@ -407,3 +409,83 @@ def test_admin_status_reports_the_broker_connection(broker, device, daemon):
     # Without [Push], no push member.
     with daemon.connect("org.island.Admin") as admin:
         assert "push" not in admin.Status()
+
+
+def island_push(broker, token, *arguments):
+    """`island push` as an app's server runs it, as the backend, through the TLS listener."""
+    return subprocess.run([os.path.join(os.path.dirname(ISLANDD), "island"), "push", token, "--broker", broker.url,
+                           "--cafile", broker.ca, "--username", "backend-coffee",
+                           "--password-file", broker.password_file("backend-coffee"), *arguments],
+                          capture_output=True, text=True, timeout=2 * LIVENESS)
+
+
+def test_a_push_to_a_revoked_token_is_told_so_by_name(broker, device):
+    """The device says `revoked` once, as it stops listening to a dismissed activity's token, and
+    the broker keeps that notice: a server that pushes to the token later is told at once that
+    the token is revoked — not, after its wait, that the device did not answer."""
+    daemon = device()
+    created = request(daemon, {"stage": "ordered"})
+    token = created["pushToken"]
+    done = island_push(broker, token, "--event", "end", "--state", '{"stage": "delivered"}', "--dismissal-date", "now")
+    assert done.returncode == 0 and done.stdout.startswith("applied"), done.stdout + done.stderr
+    wait_for(lambda: activity(daemon, created["id"]) is None, message="the ended activity's dismissal")
+    # The notice is out once a subscriber made after it still gets it (retained).
+    feedback = broker.subscriber("backend-coffee", brokers.feedback_topic(token))
+    try:
+        [notice] = feedback.wait(1)
+        assert notice["outcome"] == "revoked" and notice["reason"] == "dismissed"
+    finally:
+        feedback.close()
+
+    # Waiting longer than the liveness bound: only the notice can end it within that bound.
+    late = island_push(broker, token, "--state", '{"stage": "again"}', "--wait", str(LIVENESS))
+    assert late.returncode == 1, late.stdout + late.stderr
+    assert "TokenRevoked" in late.stderr and "dismissed" in late.stderr, late.stderr
+    assert "NoFeedback" not in late.stderr
+
+
+GUIDE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "docs", "developer-guide.md")
+
+# `date` as two runs of a script within one second see it: the same whole second each time,
+# the fraction (%N) a little later at each call.
+SAME_SECOND_DATE = """#!/usr/bin/python3
+import os, sys
+calls = os.path.join(os.path.dirname(os.path.abspath(__file__)), "calls")
+n = int(open(calls).read()) + 1 if os.path.exists(calls) else 1
+open(calls, "w").write(str(n))
+print(sys.argv[1].lstrip("+").replace("%s", os.environ["SAME_SECOND"]).replace("%N", "%09d" % (n * 1000)))
+"""
+
+
+def test_the_guides_mosquitto_pub_example_orders_an_update_and_an_end_in_one_second(broker, device, tmp_path):
+    """The developer guide's mosquitto_pub example, run as written (only the broker's address
+    and CA changed) for an update and then, within the same second, an end: the end applies —
+    the guide's timestamps tell the two apart."""
+    with open(GUIDE) as f:
+        guide = f.read()
+    start = guide.index("mosquitto_pub -h broker.example.com")
+    example = guide[start:guide.index("\n#", start)]
+    example = example.replace("broker.example.com", "localhost").replace("-p 8883", "-p %d" % broker.tls_port)
+    example = example.replace("--cafile ca.pem", "--cafile " + broker.ca)
+    assert '"event": "update"' in example, example
+    shim = tmp_path / "bin"
+    shim.mkdir()
+    (shim / "date").write_text(SAME_SECOND_DATE)
+    (shim / "date").chmod(0o755)
+
+    daemon = device()
+    created = request(daemon, {"stage": "ordered"})
+    token = created["pushToken"]
+    feedback = broker.subscriber("backend-coffee", brokers.feedback_topic(token))
+    env = dict(os.environ, PATH="%s:%s" % (shim, os.environ["PATH"]), TOKEN=token,
+               PASSWORD=broker.passwords["backend-coffee"], SAME_SECOND=str(int(time.time())))
+    try:
+        for script in (example, example.replace('"event": "update"', '"event": "end"')):
+            done = subprocess.run(["bash", "-c", script], env=env, capture_output=True, text=True, timeout=LIVENESS)
+            assert done.returncode == 0, done.stderr
+        answers = feedback.wait(2)
+        assert [a["event"] for a in answers] == ["update", "end"], answers
+        assert answers[0]["outcome"] in ("applied", "throttled") and answers[1]["outcome"] == "applied", answers
+        assert answers[0]["timestamp"] < answers[1]["timestamp"]
+    finally:
+        feedback.close()
