@@ -353,6 +353,13 @@ public struct OverlayController {
     /// away, the expanded island collapses and the list closes.
     private mutating func pointerPresence(inside: Bool, _ steps: inout [OverlayStep]) {
         let open = listOpen || model.island.mode == .expanded
+        // Layer-shell v3 (KWin 5.27) has no on-demand keyboard: the open island holds it
+        // exclusively, so a click in a window cannot take it back and the user's typing would go
+        // to the island. Leaving the island gives it back, by closing it.
+        if !inside, open, keyboard == .exclusive {
+            collapse(&steps)
+            return
+        }
         if inside || !open || config.collapseAfter <= 0 {
             cancel(.pointerAway, &steps)
             return

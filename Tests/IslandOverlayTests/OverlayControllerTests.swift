@@ -527,6 +527,29 @@ import Testing
         #expect(Self.keyboards(desk.take()) == [open, .none])
     }
 
+    /// On layer-shell v3 the open island holds the keyboard exclusively, so the pointer leaving
+    /// it closes it at once (a click in a window would not take the keyboard back); with an
+    /// on-demand keyboard (v4) the pointer-away countdown does, as before.
+    @Test(arguments: [UInt32(3), 4])
+    func thePointerLeavingTheOpenIslandClosesItAtOnceOnlyWhereItHoldsTheKeyboard(layerShellVersion: UInt32) {
+        let open = OverlayKeyboard.whileOpen(layerShellVersion: layerShellVersion)
+        var desk = Desk(settings: .init(keyboardWhileOpen: open))
+        desk.send(.update(Self.snapshot(Self.expanded)))
+        desk.settle()
+        desk.wait(1)
+        desk.send(.pointerMoved(x: 200, y: 30))
+        _ = desk.take()
+        desk.send(.pointerLeft)
+        let left = desk.take()
+        if open == .exclusive {
+            #expect(Self.sent(left) == [.collapse(id: "a")])
+            #expect(Self.keyboards(left) == [OverlayKeyboard.none])
+        } else {
+            #expect(Self.sent(left) == [])
+            #expect(left.contains(.schedule(.pointerAway, milliseconds: 4000)))
+        }
+    }
+
     /// Off layer-shell (X11, hosted) the island asks nothing of the keyboard.
     @Test func noLayerShellNoKeyboardSteps() {
         var desk = Desk(settings: .init(keyboardWhileOpen: .none))

@@ -162,15 +162,19 @@ def test_a_click_expands_the_island_and_escape_collapses_it(world):
 
 
 def test_a_click_in_the_window_collapses_the_island_and_the_window_has_its_keys(world):
-    """The exclusive keyboard does not keep the user from their window: a click in it collapses
-    the expanded island, and the keys go to the window."""
+    """The exclusive keyboard does not keep the user from their window: the pointer going to it
+    closes the expanded island (the overlay's own collapse, logged: the test's expansions last an
+    hour, so it is not the daemon's timeout), and the keys go to the window."""
     with producing(world) as producer:
         _, rest = compact(world, producer)
         world.kwin.click(*centre(rest))
         world.screen.settled(lambda image, box: box is not None and size(box)[1] > size(rest)[1] + 30)
         desktop.wait_until(lambda: desktop.island_mode(world.session) == "expanded", LIVENESS, "the daemon expanding")
 
+        mark = len(scenes.log_lines(world.overlay))
         world.kwin.click(world.kwin.width // 2, world.kwin.height // 2)  # the key window, centred
         world.kwin.park()
         desktop.wait_until(lambda: desktop.island_mode(world.session) == "compact", LIVENESS, "the click collapsing it")
+        assert any(line.startswith("island-overlay: collapse ") for line in scenes.log_lines(world.overlay, mark)), \
+            "not the overlay's own collapse:\n" + "\n".join(scenes.log_lines(world.overlay, mark))
         typed_to_the_window(world, KEY_SPACE)
