@@ -22,20 +22,31 @@ public struct OverlayController {
         /// What the island asks of the keyboard while the user has it open (expanded, or the
         /// list), for Escape to reach it: `OverlayKeyboard.whileOpen(layerShellVersion:)`.
         public var keyboardWhileOpen: OverlayKeyboard
+        /// The input region is never empty: with nothing to click, one pixel at the canvas's
+        /// top centre takes input (hosted on GNOME's Wayland compositor). Mutter keeps, for
+        /// the pointer, the area around it where the same actor stays under it, and re-picks
+        /// only when the pointer leaves that area or something is laid out anew; a surface
+        /// with an empty input region is not in the pick at all, so that area then spans the
+        /// island's window, and a new input region (an island shown) does not end it: the
+        /// pointer could move onto the island and click without the island ever being told.
+        /// A surface with any input is cut out of that area whole.
+        public var inputNeverEmpty: Bool
 
         public init(settleTime: Double = OverlayClicks.defaultSettleTime, frameLog: Bool = false, cutsWindowToShapes: Bool = false,
-                    keyboardWhileOpen: OverlayKeyboard = .onDemand) {
+                    keyboardWhileOpen: OverlayKeyboard = .onDemand, inputNeverEmpty: Bool = false) {
             self.settleTime = settleTime
             self.frameLog = frameLog
             self.cutsWindowToShapes = cutsWindowToShapes
             self.keyboardWhileOpen = keyboardWhileOpen
+            self.inputNeverEmpty = inputNeverEmpty
         }
 
         /// From the process's environment: ISLAND_OVERLAY_FRAME_LOG and
         /// ISLAND_OVERLAY_CLICK_SETTLE_MS.
-        public init(environment: [String: String], cutsWindowToShapes: Bool = false, keyboardWhileOpen: OverlayKeyboard = .onDemand) {
+        public init(environment: [String: String], cutsWindowToShapes: Bool = false, keyboardWhileOpen: OverlayKeyboard = .onDemand,
+                    inputNeverEmpty: Bool = false) {
             self.init(settleTime: Self.settleTime(environment), frameLog: environment["ISLAND_OVERLAY_FRAME_LOG"] == "1",
-                      cutsWindowToShapes: cutsWindowToShapes, keyboardWhileOpen: keyboardWhileOpen)
+                      cutsWindowToShapes: cutsWindowToShapes, keyboardWhileOpen: keyboardWhileOpen, inputNeverEmpty: inputNeverEmpty)
         }
 
         /// ISLAND_OVERLAY_CLICK_SETTLE_MS (for tests on a loaded machine): a longer settle time
@@ -182,7 +193,7 @@ public struct OverlayController {
         }
         if frame != motion.target {
             motion.show(frame, animated: animated)
-            steps.append(.setInputRegion(OverlayLayout.pixelRows(frame.shapes)))
+            steps.append(.setInputRegion(inputRegion(frame)))
             cutWindow(&steps)
             steps.append(.describe(frame))
             steps.append(.redraw)
@@ -215,6 +226,14 @@ public struct OverlayController {
             keyboard = wanted
             steps.append(.keyboard(wanted))
         }
+    }
+
+    /// The pixel rows of the frame's shapes; with nothing to click and `inputNeverEmpty`, the
+    /// canvas's top centre pixel.
+    private func inputRegion(_ frame: OverlayFrame) -> [OverlayRect] {
+        let rows = OverlayLayout.pixelRows(frame.shapes)
+        guard rows.isEmpty, settings.inputNeverEmpty else { return rows }
+        return [OverlayRect(x: (layout.canvasWidth / 2).rounded(.down), y: 0, width: 1, height: 1)]
     }
 
     private func cutWindow(_ steps: inout [OverlayStep]) {

@@ -63,6 +63,7 @@ public struct IslandScene: Sendable {
     public enum ButtonLookup: Sendable, Hashable {
         /// The activity `id` has it.
         case found(id: String)
+        /// The island shows nothing; or the activity asked for is neither on it nor in the list.
         case noActivity
         /// The activity has ended: its buttons act no more.
         case ended(id: String)
@@ -70,15 +71,34 @@ public struct IslandScene: Sendable {
         case missing(id: String, available: [String])
     }
 
-    /// The button `action` of the island's activity (`primary`), in any region of its layout.
-    public func button(_ action: String) -> ButtonLookup {
-        guard let primary else { return .noActivity }
-        if primary.item.hasEnded { return .ended(id: primary.item.id) }
+    /// The button `action` of the island's activity (`primary`), or of the activity `id` when
+    /// given (on the island or in the lock-screen list), in any region of its layout.
+    public func button(_ action: String, of id: String? = nil) -> ButtonLookup {
+        let chosen: Entry? = if let id { entry(id) } else { primary }
+        guard let entry = chosen else { return .noActivity }
+        if entry.item.hasEnded { return .ended(id: entry.item.id) }
         var available: [String] = []
-        for region in primary.layout.regions {
+        for region in entry.layout.regions {
             for button in region.view.buttons where !available.contains(button.action) { available.append(button.action) }
         }
-        return available.contains(action) ? .found(id: primary.item.id) : .missing(id: primary.item.id, available: available)
+        return available.contains(action) ? .found(id: entry.item.id) : .missing(id: entry.item.id, available: available)
+    }
+
+    /// The activity `id` as the scene shows it: on the island, else in the lock-screen list.
+    public func entry(_ id: String) -> Entry? {
+        [expanded, attached, detached].lazy.compactMap { $0 }.first { $0.item.id == id } ?? lockScreen.first { $0.item.id == id }
+    }
+
+    /// The most cells of an activity's title in a sentence.
+    public static let titleWidth = 48
+
+    /// An activity as a sentence names it for the user: its app, its title (the lock-screen
+    /// line but its buttons, cut to `titleWidth` cells) and its id — `Coffee's "Flat white,
+    /// order A-17" (id …)`.
+    public static func naming(_ entry: Entry) -> String {
+        var title = oneLine(entry.layout.lockScreen?.view.withoutButtons?.displayText ?? "")
+        if title.allSatisfy(\.isWhitespace) { title = oneLine(entry.item.type) }
+        return "\(oneLine(entry.item.displayName))'s \"\(truncate(title, toWidth: titleWidth))\" (id \(entry.item.id))"
     }
 
     /// Whether something on screen changes by itself as time passes (a timer or a progress bar

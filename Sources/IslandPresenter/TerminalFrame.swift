@@ -97,11 +97,15 @@ public struct TerminalFrame: Sendable {
         lines += islandLines
         if let alert = scene.alertWithWords { lines += alertBox(alert).map(centred) }
         lines.append(StyledLine())
+        let heading = lines.count
+        var cards: [(id: String, rows: Range<Int>)] = []
         if !scene.lockScreen.isEmpty {
             lines.append(StyledLine("  Lock Screen", style: "1"))
             for entry in scene.lockScreen {
                 places.cards[entry.item.id] = places.cards[entry.item.id] ?? lines.count
+                let first = lines.count
                 lines += card(entry, selected: entry.item.id == chrome.selected)
+                cards.append((entry.item.id, first..<lines.count))
             }
         }
         var footer: [StyledLine] = []
@@ -116,12 +120,34 @@ public struct TerminalFrame: Sendable {
         status += String(repeating: " ", count: max(0, columns - displayWidth(status)))
         footer.append(StyledLine(status, style: Self.statusStyle))
         let room = rows - footer.count
+        scrollToSelected(&lines, &places, cards: cards, heading: heading, selected: chrome.selected, room: room)
         if lines.count > room { lines = Array(lines.prefix(room)) }
         while lines.count < room { lines.append(StyledLine()) }
         // A card whose title row is cut off is not on screen.
         places.cards = places.cards.filter { $0.value < room }
         if let row = places.island, row >= room { places.island = nil }
         return (lines + footer, places)
+    }
+
+    /// The list scrolls by whole cards so that the selected card ends on screen (its top, when
+    /// it is taller than the room): the cards before it that do not fit are left out, and the
+    /// heading says how many.
+    private func scrollToSelected(_ lines: inout [StyledLine], _ places: inout Places, cards: [(id: String, rows: Range<Int>)],
+                                  heading: Int, selected: String?, room: Int) {
+        guard let selected, let target = cards.first(where: { $0.id == selected }), target.rows.upperBound > room else { return }
+        var dropped = 0, hidden: [String] = []
+        for card in cards where card.id != selected && target.rows.upperBound - dropped > room {
+            guard card.rows.lowerBound < target.rows.lowerBound else { break }
+            dropped += card.rows.count
+            hidden.append(card.id)
+        }
+        guard dropped > 0, let first = cards.first?.rows.lowerBound else { return }
+        lines.removeSubrange(first..<(first + dropped))
+        lines[heading] = StyledLine("  Lock Screen", style: "1")
+        lines[heading].append("  ↑ \(hidden.count) more", style: "2")
+        for (id, row) in places.cards {
+            places.cards[id] = hidden.contains(id) ? nil : row >= first ? row - dropped : row
+        }
     }
 
     // MARK: Island

@@ -37,7 +37,8 @@ import IslandPresenter
                                    geometry: config.geometry, metrics: painter.metrics, artwork: painter.artwork)
         let settings = OverlayController.Settings(environment: environment, cutsWindowToShapes: window.needsWindowShape,
                                                   keyboardWhileOpen: window.layerShellVersion > 0
-                                                      ? .whileOpen(layerShellVersion: window.layerShellVersion) : .none)
+                                                      ? .whileOpen(layerShellVersion: window.layerShellVersion) : .none,
+                                                  inputNeverEmpty: window.hosted && window.wayland)
         frameLog = settings.frameLog
         controller = OverlayController(
             layout: layout, config: config, motion: config.motion ?? (island_animations_enabled() != 0), settings: settings,

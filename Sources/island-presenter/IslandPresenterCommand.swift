@@ -314,7 +314,8 @@ struct Click: AsyncParsableCommand {
             button ACTION
                       press its layout's button whose action is ACTION (as the app's Watch sees \
             it); refused, exit status 1, when it has no such button (the ones it has are \
-            listed) or has ended
+            listed) or has ended. With --id ID, the button of that activity only (on the \
+            island or in the lock-screen list), whatever the island shows
             list      open the lock-screen list: the terminal UI in a new terminal ($TERMINAL, \
             else x-terminal-emulator, foot, alacritty, kitty or xterm, the first on PATH)
             The activity is the expanded one, else the attached one. Exit status 1 when the \
@@ -333,24 +334,31 @@ struct Click: AsyncParsableCommand {
     @Argument(help: ArgumentHelp("For button: the button's action.", valueName: "action"))
     var button: String?
 
+    @Option(name: .customLong("id"), help: ArgumentHelp("For button: press the button of this activity only.", valueName: "id"))
+    var activity: String?
+
     @OptionGroup var options: CommonOptions
 
     func validate() throws {
         if action == .button && button == nil { throw ValidationError("give the button's action: click button ACTION") }
         if action != .button, let button { throw ValidationError("\(action.rawValue) takes no argument (\(button))") }
+        if action != .button, activity != nil { throw ValidationError("--id goes with click button ACTION only") }
     }
 
     func run() async throws {
         // Judged as of when the bar started this process: the nearest to the click it knows.
         let clickedAt = BootClock.processStart() ?? BootClock.now()
-        guard await Self.perform(action, button: button, options: options, clickedAt: clickedAt) else { throw ExitCode(1) }
+        guard await Self.perform(action, button: button, activity: activity, options: options, clickedAt: clickedAt) else {
+            throw ExitCode(1)
+        }
     }
 
     /// Performs a click made at `clickedAt` (on `BootClock`); false (with the reason on standard
     /// error) when it could not. `shown` is what the bar presenter showed (i3blocks' own
     /// driver); nil reads the records of the bar presenters running for the socket, if any.
-    static func perform(_ action: BarClick, button: String? = nil, options: CommonOptions, clickedAt: Double,
-                        shown: [BarShown]? = nil) async -> Bool {
+    /// `activity`: the button of this activity, named by the user, rather than the island's.
+    static func perform(_ action: BarClick, button: String? = nil, activity: String? = nil, options: CommonOptions,
+                        clickedAt: Double, shown: [BarShown]? = nil) async -> Bool {
         if action == .list { return openList(socket: options.socket) }
         let shown = shown ?? runningBarsShown(socket: options.socketPath)
         let model: PresenterModel
@@ -360,17 +368,25 @@ struct Click: AsyncParsableCommand {
             writeAll("island-presenter: no snapshot from \(options.socketPath): \(error)\n", to: 2)
             return false
         }
-        guard let (interaction, id) = action.interaction(on: model.island) else {
-            writeAll("island-presenter: the island shows nothing\n", to: 2)
-            return false
+        let scene = IslandScene(model: model, now: now())
+        let interaction: String, id: String
+        if let activity {
+            // Named by the user: what the island or a bar shows now does not choose it.
+            (interaction, id) = (action.rawValue, activity)
+        } else {
+            guard let (islandInteraction, islandID) = action.interaction(on: model.island) else {
+                writeAll("island-presenter: the island shows nothing\n", to: 2)
+                return false
+            }
+            (interaction, id) = (islandInteraction, islandID)
+            switch BarShown.decide(action, records: shown, island: model.island, at: clickedAt) {
+            case .act, nil: break  // the same action and activity as the island's, checked there; or no bar runs
+            case .refuse(let reason):
+                writeAll("island-presenter: \(reason)\n", to: 2)
+                return false
+            }
         }
-        switch BarShown.decide(action, records: shown, island: model.island, at: clickedAt) {
-        case .act, nil: break  // the same action and activity as the island's, checked there; or no bar runs
-        case .refuse(let reason):
-            writeAll("island-presenter: \(reason)\n", to: 2)
-            return false
-        }
-        if let button, let refusal = buttonRefusal(button, scene: IslandScene(model: model, now: now())) {
+        if let button, let refusal = buttonRefusal(button, of: activity, scene: scene) {
             writeAll("island-presenter: \(TerminalText.display(refusal))\n", to: 2)
             return false
         }
@@ -387,15 +403,20 @@ struct Click: AsyncParsableCommand {
         }
     }
 
-    /// Why the island's activity has no button `action` to press; nil when it has.
-    static func buttonRefusal(_ action: String, scene: IslandScene) -> String? {
-        switch scene.button(action) {
+    /// Why the island's activity (or `activity`, when given) has no button `action` to press;
+    /// nil when it has. The activity is named by its app and title as well as its id.
+    static func buttonRefusal(_ action: String, of activity: String? = nil, scene: IslandScene) -> String? {
+        let lookup = scene.button(action, of: activity)
+        func named(_ id: String) -> String { scene.entry(id).map(IslandScene.naming) ?? "activity \(id)" }
+        switch lookup {
         case .found: return nil
-        case .noActivity: return "the island shows nothing"
-        case .ended(let id): return "activity \(id) has ended: its buttons act no more"
-        case .missing(let id, let available) where available.isEmpty: return "activity \(id) has no buttons (no button \(action))"
+        case .noActivity:
+            return activity.map { "no activity \($0) on the island or in its list (no button \(action) to press)" }
+                ?? "the island shows nothing"
+        case .ended(let id): return "\(named(id)) has ended: its buttons act no more"
+        case .missing(let id, let available) where available.isEmpty: return "\(named(id)) has no buttons (no button \(action))"
         case .missing(let id, let available):
-            return "activity \(id) has no button \(action); its buttons: \(available.joined(separator: ", "))"
+            return "\(named(id)) has no button \(action); its buttons: \(available.joined(separator: ", "))"
         }
     }
 
@@ -452,7 +473,8 @@ struct TUI: AsyncParsableCommand {
         discussion: """
             The island is centred at the top (compact pill, minimal pill with the detached \
             bubble, or the expanded island), the lock-screen list below, the status line last.
-            Keys: ←/→ or Tab select an activity in the list; e expand; c collapse; Enter tap \
+            Keys: ←/→ or Tab select an activity in the list (a long list scrolls to keep it \
+            on screen); e expand; c collapse; Enter tap \
             (opens the returned URL with xdg-open, or shows it); d dismiss; 1-9 press the Nth \
             button of the expanded layout; q quit.
             A key acts for an activity only once what it acts on has stood still on screen for \

@@ -150,3 +150,40 @@ import Testing
         #expect(desk.take() == [])
     }
 }
+
+/// Hosted on GNOME's Wayland compositor, the overlay's input region is never empty: with nothing
+/// live, one pixel at the canvas's top centre takes input, so that mutter never takes the
+/// window for absent and keeps the pointer from an island shown later.
+@Suite struct OverlayInputRegionTests {
+    typealias C = OverlayControllerTests
+
+    static func regions(_ settings: OverlayController.Settings) -> [[OverlayRect]] {
+        var desk = OverlayControllerTests.Desk(settings: settings)
+        var regions: [[OverlayRect]] = []
+        desk.send(.update(C.snapshot(C.compact)))
+        desk.settle()
+        var ended = C.delta(2, island: ["mode": "none"])
+        ended["removed"] = .array(["a"])
+        desk.send(.update(ended))
+        desk.settle()
+        for step in desk.take() { if case .setInputRegion(let rows) = step { regions.append(rows) } }
+        return regions
+    }
+
+    @Test func hostedOnWaylandOnePixelTakesInputWhileNothingIsLive() throws {
+        let regions = Self.regions(.init(inputNeverEmpty: true))
+        let first = try #require(regions.first)
+        #expect(first.count > 1, "the compact island's rows")
+        #expect(regions.last == [OverlayRect(x: 220, y: 0, width: 1, height: 1)])
+        #expect(!regions.contains { $0.isEmpty })
+        // At start, before anything is live, too.
+        let controller = OverlayController(layout: OverlayLayout(canvasWidth: 440, canvasHeight: 640, top: 8, metrics: FixedMetrics()),
+                                           settings: .init(inputNeverEmpty: true), clock: OverlayClock(wall: { 0 }, monotonic: { 0 }))
+        var shown = controller
+        #expect(shown.handle(.windowShown).contains(.setInputRegion([OverlayRect(x: 220, y: 0, width: 1, height: 1)])))
+    }
+
+    @Test func elsewhereNothingLiveTakesNoInput() {
+        #expect(Self.regions(.init()).last == [])
+    }
+}

@@ -20,6 +20,7 @@ the user guide's is docs/gallery) to save the top of the screen in each form as 
 import contextlib
 import json
 import os
+import re
 import shutil
 import signal
 import tempfile
@@ -193,6 +194,38 @@ def test_a_click_expands_it_and_a_button_reaches_the_apps_watch(world, cli):
     event = watch.read_until(lambda m: m["parameters"]["event"]["kind"] == "button")["parameters"]["event"]
     assert event["action"] == "pause" and event["activity"]["id"] == activity
     watch.close()
+
+
+def test_a_click_reaches_an_island_after_the_pointer_swept_across_the_empty_window(world, cli):
+    """While nothing is live, the overlay's window (its whole canvas, under the bar) is on screen
+    with nothing to click in it: the pointer passes through it to the desktop. A hand's pointer
+    crosses it on its way, and leaves onto the desktop; an island shown afterwards must still
+    take a click. A fresh overlay: its window is known to be in place once it has shown an
+    island where it should, and the sweep comes after that island ended."""
+    world.shell.disable_extension()
+    desktop.wait_until(lambda: not world.shell.overlays(), LIVENESS, "island-overlay gone after the extension's disable()")
+    mark = len(scenes.log_lines(world.overlay))
+    world.shell.enable_extension()
+    first, _, _ = compact_of(world, cli)
+    world.session.island("end", first, "--app", APP, "--dismiss", "immediate")
+    world.screen.settled(lambda image, box: box is None, what="the first island gone")
+    [described] = [line for line in scenes.log_lines(world.overlay, mark) if " canvas " in line]
+    width, height = (int(n) for n in re.search(r" canvas ([0-9]+)x([0-9]+)", described).groups())
+    screen = world.bare
+    left, top = (screen.width - width) // 2, world.panel + GAP
+    right, bottom = left + width, min(screen.height, top + height)
+    # Across the window and back, through its middle, and out over the desktop beside it (away
+    # from the upper half, where the island is looked for).
+    world.shell.sweep((left + 20, top + 8), (right - 20, top + 40), (screen.width // 2, (top + bottom) // 2),
+                      (left + 30, bottom - 40), (left - 120, screen.height * 3 // 4))
+    world.screen.grab("swept-empty-window")
+    activity, _, compact = compact_of(world, cli)
+    mark = len(scenes.log_lines(world.overlay))
+    world.shell.click(*centre(compact))
+    desktop.wait_until(lambda: any(line.startswith("island-overlay: click at ") for line in scenes.log_lines(world.overlay, mark)),
+                       LIVENESS, "the overlay logging the click on the island")
+    world.shell.park()
+    world.screen.settled(lambda image, box: box is not None and size(box)[1] > 2 * size(compact)[1], name="expanded-after-sweep")
 
 
 def test_escape_collapses_the_island_a_click_expanded(world, cli):

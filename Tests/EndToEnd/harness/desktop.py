@@ -492,10 +492,31 @@ class Sway:
 
     def move(self, x, y):
         self.swaymsg("seat", "-", "cursor", "set", str(int(x)), str(int(y)))
+        self.at = (int(x), int(y))
+
+    def sweep(self, x, y, step=6):
+        """Moves the pointer from where it was last put to (x, y) along a straight line, in
+        motions of the virtual pointer of at most `step` pixels, as a hand moves a mouse: every
+        surface on the way sees the pointer come and go, which a jump never shows it. Absolute
+        motions within the first output (the extent the virtual pointer's are scaled to)."""
+        if not self.pointer:
+            self.start_pointer()
+        here = getattr(self, "at", (1, self.height - 1))
+        count = max(1, int(max(abs(x - here[0]), abs(y - here[1])) // step))
+        for i in range(1, count + 1):
+            self.pointer.stdin.write(b"motion %d %d %d %d\n" % (here[0] + (x - here[0]) * i // count,
+                                                               here[1] + (y - here[1]) * i // count, self.width, self.height))
+            self.pointer.stdin.flush()
+            line = _read_line(self.pointer, 5)
+            if line != "done":
+                raise RuntimeError("the virtual pointer did not move: %r\n%s" % (line, self.session.log("virtual-pointer")))
+        self.at = (int(x), int(y))
 
     def click(self, x, y, button="button1"):
         if not self.pointer:
             self.start_pointer()
+        if len(self.outputs()) == 1:
+            self.sweep(int(x), int(y))
         self.move(x, y)
         self.swaymsg("seat", "-", "cursor", "press", button)
         self.swaymsg("seat", "-", "cursor", "release", button)
@@ -551,14 +572,36 @@ class Xvfb:
         return Image(self.session.run(["import", "-window", "root", "-depth", "8", "ppm:-"], timeout=20).stdout)
 
     def click(self, x, y):
-        # Moved first, and clicked once the pointer's arrival has been handled: in one xdotool
-        # command the press can reach the window before GTK knows the pointer is over it.
-        self.session.run(["xdotool", "mousemove", str(int(x)), str(int(y))])
+        # Moved first (swept there, as a hand moves), and clicked once the pointer's arrival has
+        # been handled: in one xdotool command the press can reach the window before GTK knows
+        # the pointer is over it.
+        self.sweep((int(x), int(y)))
         time.sleep(0.2)
         self.session.run(["xdotool", "click", "1"])
 
     def park(self):
         self.session.run(["xdotool", "mousemove", "1", str(self.height - 1)])
+
+    def sweep(self, *points, step=6):
+        """Moves the pointer from where it is through `points` along straight lines, in motions of
+        at most `step` pixels, as a hand moves a mouse: every surface on the way sees the pointer
+        come and go, which a jump (`click`, `park`) never shows it. One xdotool process chains
+        the motions; the pause between two lets each be its own event for the server."""
+        here = self.pointer()
+        words = []
+        for target in points:
+            dx, dy = target[0] - here[0], target[1] - here[1]
+            count = max(1, int(max(abs(dx), abs(dy)) // step))
+            for i in range(1, count + 1):
+                words += ["mousemove", str(int(here[0] + dx * i / count)), str(int(here[1] + dy * i / count)), "sleep", "0.004"]
+            here = target
+        self.session.run(["xdotool", *words], timeout=120)
+
+    def pointer(self):
+        """Where the pointer is: (x, y)."""
+        out = self.session.run(["xdotool", "getmouselocation", "--shell"]).stdout.decode()
+        values = dict(line.split("=", 1) for line in out.split() if "=" in line)
+        return int(values["X"]), int(values["Y"])
 
 
 class I3:

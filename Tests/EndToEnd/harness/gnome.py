@@ -268,10 +268,14 @@ class GnomeShell:
         return self.xvfb.screenshot()
 
     def click(self, x, y):
+        """Sweeps the pointer there (as a hand moves a mouse), then clicks."""
         self.xvfb.click(x, y)
 
     def park(self):
         self.xvfb.park()
+
+    def sweep(self, *points):
+        self.xvfb.sweep(*points)
 
 
 def children_of(pid):

@@ -256,3 +256,60 @@ def test_click_button_presses_a_button_the_island_has_and_names_the_ones_it_has(
             assert after.returncode == 1 and ("has ended" in after.stderr or "shows nothing" in after.stderr), after.stderr
     finally:
         watch.close()
+
+
+def test_click_button_with_an_id_presses_that_activitys_button_only_and_refuses_by_name(daemon, tmp_path):
+    """`click button ACTION --id ID`: the activity named, not the island's, gets the press; one
+    that does not draw the button is refused before anything is sent, named by its app, its
+    title and its id; --id goes with `button` only."""
+    register_layout(daemon, COFFEE, "Order", {
+        "compactLeading": {"type": "symbol", "name": "☕"},
+        "lockScreen": {"type": "text", "template": "Coffee for {{state.who}}"},
+        "expanded": {"center": {"type": "text", "template": "Order", "priority": 1},
+                     "bottom": {"type": "button", "action": "cancel", "label": "Cancel", "priority": 0}}})
+    register_layout(daemon, TIMER, "Tea", {
+        "compactLeading": {"type": "symbol", "name": "🍵"},
+        "lockScreen": {"type": "vstack", "children": [
+            {"type": "text", "template": "Tea for {{state.who}}"},
+            {"type": "button", "action": "stop", "label": "Stop"}]}})
+    runtime = tmp_path / "run"
+    runtime.mkdir(mode=0o700)
+    env = dict(os.environ, XDG_RUNTIME_DIR=str(runtime))
+
+    def click(*args):
+        return subprocess.run([PRESENTER, "click", *args, "--socket", daemon.socket], env=env,
+                              capture_output=True, text=True, timeout=LIVENESS)
+
+    coffee_watch, tea_watch = Connection(daemon.socket), Connection(daemon.socket)
+    try:
+        with daemon.connect("org.island.Producer") as coffee_producer, daemon.connect("org.island.Producer") as tea_producer:
+            coffee = request(coffee_producer, COFFEE, {"who": "Ada"}, relevance=50)
+            tea = request(tea_producer, TIMER, {"who": "Bob"}, type="Tea")
+            for watch, app, activity in ((coffee_watch, COFFEE, coffee), (tea_watch, TIMER, tea)):
+                watch.call("org.island.Producer.Watch", {"app": app, "ids": [activity["id"]]}, more=True)
+                watch.read_until(lambda m: m["parameters"]["event"]["kind"] == "watching")
+            assert click("tap", "--id", tea["id"]).returncode == 64  # usage: --id goes with button
+
+            # The island shows the coffee, which has cancel; the tea named has not.
+            refused = click("button", "cancel", "--id", tea["id"])
+            assert refused.returncode == 1, refused.stderr
+            assert 'org.example.Timer\'s "Tea for Bob" (id %s) has no button cancel; its buttons: stop' % tea["id"] \
+                in refused.stderr, refused.stderr
+            unknown = click("button", "stop", "--id", "f00f")
+            assert unknown.returncode == 1 and "no activity f00f" in unknown.stderr, unknown.stderr
+            # Without --id a refusal names the island's activity the same way.
+            island = click("button", "stop")
+            assert island.returncode == 1, island.stderr
+            assert 'org.example.Coffee\'s "Coffee for Ada" (id %s) has no button stop' % coffee["id"] in island.stderr, island.stderr
+
+            pressed = click("button", "stop", "--id", tea["id"])
+            assert pressed.returncode == 0, pressed.stderr
+            event = tea_watch.read_until(lambda m: m["parameters"]["event"]["kind"] == "button")["parameters"]["event"]
+            assert event["action"] == "stop" and event["activity"]["id"] == tea["id"]
+            # The refused cancel sent nothing: the coffee's first button event is this press.
+            assert click("button", "cancel", "--id", coffee["id"]).returncode == 0
+            event = coffee_watch.read_until(lambda m: m["parameters"]["event"]["kind"] == "button")["parameters"]["event"]
+            assert event["action"] == "cancel" and event["activity"]["id"] == coffee["id"]
+    finally:
+        coffee_watch.close()
+        tea_watch.close()

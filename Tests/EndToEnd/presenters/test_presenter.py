@@ -394,3 +394,61 @@ def test_tui_survives_a_daemon_restart_and_restores_the_terminal_on_sigterm(daem
         assert "-icanon" not in s and "Lock Screen" not in s
     finally:
         subprocess.run(["tmux", "kill-session", "-t", session], capture_output=True, timeout=10)
+
+
+@pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
+def test_tui_list_scrolls_to_keep_the_selected_card_on_screen(daemon):
+    """Eight orders in a pane with room for four cards: Tab after Tab, the selected card (its
+    name) is on screen, down to the last one; the heading says how many are above."""
+    session = "island-presenter-" + uuid.uuid4().hex[:8]
+    # Four each of two apps: an app may have five live activities.
+    for app in (COFFEE, TIMER):
+        register_layout(daemon, app, "Order", ORDER_LAYOUT)
+    names = ["Guest%d" % n for n in range(1, 9)]
+
+    def capture():
+        return subprocess.run(["tmux", "capture-pane", "-p", "-t", session],
+                              capture_output=True, text=True, timeout=10).stdout
+
+    def screen_with(predicate, message):
+        return wait_for(lambda: (lambda s: s if predicate(s) else None)(capture()), timeout=LIVENESS, message=message)
+
+    def selected(screen):
+        """The name in the selected card (the rows after its ▶ title, to its bottom)."""
+        lines = screen.splitlines()
+        start = next((i for i, line in enumerate(lines) if line.startswith("▶ ╭")), None)
+        if start is None:
+            return None
+        for line in lines[start + 1:]:
+            if line.startswith("  ╰"):
+                return None
+            found = re.search(r"Order for (Guest[0-9]+)", line)
+            if found:
+                return found.group(1)
+        return None
+
+    sanitizer = "".join("%s=%s " % (k, shlex.quote(v)) for k, v in sorted(SANITIZER_ENV.items()))
+    command = "env %s%s tui --socket %s" % (sanitizer, PRESENTER, daemon.socket)
+    subprocess.run(["tmux", "new-session", "-d", "-s", session, "-x", "100", "-y", "24", command], check=True, timeout=10)
+    try:
+        screen_with(lambda s: "none │" in s, "the empty island")
+        with daemon.connect("org.island.Producer") as coffee, daemon.connect("org.island.Producer") as timer:
+            for n, name in enumerate(names):
+                (coffee, timer)[n % 2].Request(app=(COFFEE, TIMER)[n % 2], type="Order", attributes={"name": name},
+                                               content={"state": {"stage": "brewing", "done": 1}})
+            # The list is longer than the pane.
+            first = screen_with(lambda s: s.count("╭─ org.example.") >= 3, "the list")
+            shown = set(re.findall(r"Order for (Guest[0-9]+)", first))
+            assert len(shown) < len(names), first
+            seen, scrolled = [], []
+            for _ in names:
+                before = selected(capture())
+                subprocess.run(["tmux", "send-keys", "-t", session, "Tab"], check=True, timeout=10)
+                screen = screen_with(lambda s: selected(s) not in (None, before), "the next card selected and on screen")
+                seen.append(selected(screen))
+                scrolled += re.findall(r"Lock Screen  ↑ ([0-9]+) more", screen)
+            # Every card was selected in turn (the last Tab wraps to the first), each on screen.
+            assert sorted(seen) == sorted(names), seen
+            assert scrolled, "the list never scrolled"
+    finally:
+        subprocess.run(["tmux", "kill-session", "-t", session], capture_output=True, timeout=10)
