@@ -1,4 +1,5 @@
 import IslandCore
+import OrderedCollections
 import OrderedJSON
 import Testing
 
