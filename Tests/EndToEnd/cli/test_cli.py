@@ -152,12 +152,16 @@ def test_refusals_are_sentences_not_json(cli_daemon):
         assert "hint:" in result.stderr
 
 
-def test_a_desktop_entry_saying_yes_is_told_to_say_true(cli_daemon):
-    entry = os.path.join(cli_daemon.share, "applications", "org.example.Yes.desktop")
+def test_a_desktop_entry_saying_yes_is_told_to_say_true(make_daemon):
+    daemon = make_daemon(start=False)
+    entry = os.path.join(daemon.share, "applications", "org.example.Yes.desktop")
     with open(entry, "w") as f:
         f.write("[Desktop Entry]\nType=Application\nName=Yes\nExec=/usr/bin/false\nX-Island-LiveActivities=yes\n")
-    said = "it says X-Island-LiveActivities=yes, and a desktop entry's booleans are true or false; write true"
-    wait_for(lambda: said in island(cli_daemon, "start", "T", "--app", "org.example.Yes").stderr, message="the entry read")
+    daemon.start()
+    result = island(daemon, "start", "T", "--app", "org.example.Yes")
+    assert result.returncode == 1 and "org.island.Unentitled" in result.stderr
+    assert "it says X-Island-LiveActivities=yes, and a desktop entry's booleans are true or false; write true" in result.stderr, \
+        result.stderr
 
 
 def test_auth(cli_daemon):
