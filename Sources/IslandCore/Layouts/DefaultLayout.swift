@@ -4,8 +4,9 @@ import Synchronization
 
 extension Layout {
     /// The layout for activities whose type has no registered one: a generic rendering built
-    /// from the *shape* of the activity (which keys exist and their JSON types), never from
-    /// values, so it stays the same while an activity's values change. It reads like a
+    /// from the *shape* of the activity (which keys exist and their JSON types), never from the
+    /// state's values, so it stays the same while an activity's values change (the attributes,
+    /// fixed for its life, decide which of them are short enough to show). It reads like a
     /// product, not a dump of the state (DESIGN.md §10).
     ///
     /// Heuristics, in order:
