@@ -56,10 +56,15 @@ struct GlobalOptions: ParsableArguments {
         do {
             return try await client.call(method, parameters)
         } catch let error as VarlinkError {
-            throw CLIFailure(ActivityAuthorizationError(error), json: json)
+            throw CLIFailure(ActivityAuthorizationError(error), json: json, app: app)
         } catch {
             throw CLIFailure(.daemonUnavailable(socketPath: socketPath, reason: "the connection closed: \(error)"), json: json)
         }
+    }
+
+    /// What the CLI says of `error`, in a line (a warning's, where the command goes on).
+    func sentence(_ error: ActivityAuthorizationError) -> String {
+        "\(error.name): \(CLIFailure(error, json: false, app: app).message)"
     }
 
     /// Runs `body`, turning IslandKit's errors into the CLI's exit statuses.
@@ -67,7 +72,7 @@ struct GlobalOptions: ParsableArguments {
         do {
             return try await body()
         } catch let error as ActivityAuthorizationError {
-            throw CLIFailure(error, json: json)
+            throw CLIFailure(error, json: json, app: app)
         }
     }
 }
@@ -81,13 +86,26 @@ struct CLIFailure: Error {
     var parameters: JSONObject = [:]
     var json: Bool
 
-    init(_ error: ActivityAuthorizationError, json: Bool) {
-        if case .daemonUnavailable = error { status = ExitStatus.unavailable } else { status = ExitStatus.refused }
-        name = error.name
-        message = error.description
-        hint = error.recoverySuggestion
-        parameters = error.parameters
+    /// A refusal of a command acting for `app` (`--app`), said as `RefusalSentences` says it.
+    init(_ error: ActivityAuthorizationError, json: Bool, app: String = RefusalSentences.defaultApp) {
+        if case .daemonUnavailable = error {
+            self.init(status: ExitStatus.unavailable, name: error.name, message: error.description, hint: error.recoverySuggestion, json: json)
+            parameters = error.parameters
+        } else {
+            self.init(refusal: error.name, parameters: error.parameters, json: json, app: app)
+        }
+    }
+
+    /// The daemon's refusal `name` with its `parameters`.
+    init(refusal name: String, parameters: JSONObject, json: Bool, app: String = RefusalSentences.defaultApp) {
+        status = ExitStatus.refused
+        self.name = name
+        self.parameters = parameters
         self.json = json
+        let sentence = RefusalSentences.sentence(name: name, parameters: parameters, app: app)
+        // A name this island does not know (a newer daemon's): its parameters as they came.
+        message = sentence?.message ?? (parameters.isEmpty ? name : "\(name) \(JSON.object(parameters))")
+        hint = sentence?.hint
     }
 
     init(status: Int32, name: String, message: String, hint: String? = nil, json: Bool) {

@@ -100,7 +100,9 @@ struct End: AsyncParsableCommand {
         abstract: "End an activity.",
         discussion: """
             --dismiss says when it leaves the lock screen: `default` (up to 4 hours), `immediate`, \
-            or a time span from now such as 90 (seconds), 5m or 1h 30min.
+            or a time span from now such as 90 (seconds), 5m or 1h 30min. An activity already \
+            ended can be ended again: its --dismiss (counted from when it first ended) and \
+            --state replace the ones it ended with; --dismiss immediate takes it down.
             """)
 
     @OptionGroup var global: GlobalOptions

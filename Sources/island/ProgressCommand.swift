@@ -106,7 +106,7 @@ struct ProgressCommand: AsyncParsableCommand {
                                                      content: RawActivityContent(state: Self.state(current, status: status)),
                                                      ownerGone: ownerGone.policy).activity
         } catch let error as ActivityAuthorizationError {
-            Output.warning("no Live Activity (\(error.name): \(error.description)); passing the output through anyway")
+            Output.warning("no Live Activity (\(global.sentence(error))); passing the output through anyway")
         }
 
         let (inputs, continuation) = AsyncStream<Input>.makeStream()

@@ -146,9 +146,7 @@ struct PushCommand: AsyncParsableCommand {
         default:
             let name = object["error"]?.stringValue ?? "Refused"
             let parameters = object["parameters"]?.objectValue ?? [:]
-            var failure = CLIFailure(status: ExitStatus.refused, name: name, message: JSON.object(parameters).description, json: false)
-            failure.parameters = parameters
-            throw failure
+            throw CLIFailure(refusal: name, parameters: parameters, json: false)
         }
         if object["alertSuppressed"]?.boolValue == true, !json {
             Output.line(alertSuppressedLine(reason: object["alertSuppressedReason"]?.stringValue))

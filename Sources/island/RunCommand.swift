@@ -46,7 +46,7 @@ struct Run: AsyncParsableCommand {
                 content: RawActivityContent(state: ["status": "running", "startedAt": .double(started.timeIntervalSince1970)]),
                 ownerGone: ownerGone.policy).activity
         } catch let error as ActivityAuthorizationError {
-            Output.warning("no Live Activity (\(error.name): \(error.description)); running the command anyway")
+            Output.warning("no Live Activity (\(global.sentence(error))); running the command anyway")
         }
 
         // 127, as a shell says of a command it cannot start.
@@ -61,7 +61,7 @@ struct Run: AsyncParsableCommand {
                 let ended = try await connection.end(id: activity.id, content: RawActivityContent(state: state))
                 if global.json { Output.json(.object(ended.json)) }
             } catch let error as ActivityAuthorizationError {
-                Output.warning("could not end the Live Activity (\(error.name): \(error.description))")
+                Output.warning("could not end the Live Activity (\(global.sentence(error)))")
             }
         }
         await connection.close()

@@ -41,7 +41,7 @@ struct TimerCommand: AsyncParsableCommand {
             if case .daemonUnavailable = error {
                 Output.warning("no Live Activity (\(error.description)); counting down anyway")
             } else {
-                throw CLIFailure(error, json: global.json)
+                throw CLIFailure(error, json: global.json, app: global.app)
             }
         }
 

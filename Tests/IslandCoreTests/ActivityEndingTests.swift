@@ -1,4 +1,5 @@
 import IslandCore
+import OrderedCollections
 import OrderedJSON
 import Testing
 
@@ -36,6 +37,92 @@ struct ActivityEndingTests: ActivityTesting {
             #expect(outcome.events.labels == ["changed:1:dismissed", "removed:1"])
         }
         #expect(manager.activity(id: id) == nil)
+    }
+
+    // Ending again, as ActivityKit's end(_:dismissalPolicy:) allows on an ended activity: the
+    // second end's dismissal policy and final content replace the first's.
+
+    @Test func endingAnEndedActivityImmediatelyDismissesIt() throws {
+        var manager = makeManager()
+        let id = try manager.start().id
+        _ = try manager.end(app: pizza, id: id, now: t0 + 100)
+        let outcome = try manager.end(app: pizza, id: id, dismissalPolicy: .immediate, now: t0 + 200)
+        #expect(outcome.activity.state == .dismissed)
+        #expect(outcome.activity.endReason == .app)
+        #expect(outcome.events.labels == ["changed:1:dismissed", "removed:1"])
+        #expect(manager.activity(id: id) == nil)
+        // Gone now, as any dismissed activity is.
+        #expect(throws: IslandError.noSuchActivity(id: id)) { try manager.end(app: pizza, id: id, now: t0 + 201) }
+    }
+
+    @Test func aSecondEndSetsTheDismissalButKeepsWhenAndWhyItEnded() throws {
+        var manager = makeManager()
+        let id = try manager.start().id
+        _ = try manager.end(app: pizza, id: id, now: t0 + 100)
+        let outcome = try manager.end(app: pizza, id: id, dismissalPolicy: .after(t0 + 700), now: t0 + 200)
+        #expect(outcome.activity.state == .ended)
+        #expect(outcome.activity.endReason == .app)
+        #expect(outcome.activity.endedAt == t0 + 100)
+        #expect(outcome.activity.dismissAt == t0 + 700)
+        #expect(outcome.events.labels == ["changed:1:ended"])
+        #expect(manager.nextDeadline == t0 + 700)
+        #expect(manager.advance(to: t0 + 699).isEmpty)
+        #expect(manager.advance(to: t0 + 700).labels == ["changed:1:dismissed", "removed:1"])
+    }
+
+    @Test func endingAgainNeverKeepsItListedLongerThanOneEnd() throws {
+        var manager = makeManager()
+        let id = try manager.start().id
+        let end = t0 + 100
+        _ = try manager.end(app: pizza, id: id, dismissalPolicy: .after(end + 60), now: end)
+        // The default, and a date past the bound, count from the first end, not from now.
+        #expect(try manager.end(app: pizza, id: id, now: end + 30).activity.dismissAt == end + 4 * 3600)
+        #expect(try manager.end(app: pizza, id: id, dismissalPolicy: .after(end + 9 * 3600), now: end + 3600).activity.dismissAt
+                    == end + 4 * 3600)
+    }
+
+    @Test func aSecondEndsContentReplacesTheFinalContentAtTheUpdateRate() throws {
+        var manager = makeManager()
+        let id = try manager.start().id
+        let end = t0 + 100
+        _ = try manager.end(app: pizza, id: id, content: content(1), now: end)
+        // Within the rate's interval (2 a second) of the first end's delivery: held until then.
+        let held = try manager.end(app: pizza, id: id, content: content(2), now: end + 0.1)
+        #expect(held.activity.content == content(2))
+        #expect(held.activity.deliveredContent == content(1))
+        #expect(held.activity.nextDeliveryAt == end + 0.5)
+        #expect(held.events.labels == ["changed:1:ended"])
+        #expect(manager.nextDeadline == end + 0.5)
+        #expect(manager.advance(to: end + 0.5).labels == ["changed:1:ended", "delivered:1"])
+        #expect(manager.activity(id: id)?.deliveredContent == content(2))
+        // Past the interval: at once.
+        let now = try manager.end(app: pizza, id: id, content: content(3), now: end + 2)
+        #expect(now.activity.deliveredContent == content(3))
+        #expect(now.events.labels == ["changed:1:ended", "delivered:1"])
+    }
+
+    @Test func aSecondEndIsOrderedAndBoundedLikeTheFirst() throws {
+        var manager = makeManager()
+        let id = try manager.start().id
+        _ = try manager.end(app: pizza, id: id, timestamp: t0 + 50, now: t0 + 100)
+        #expect(throws: IslandError.staleTimestamp(id: id, last: t0 + 50, given: t0 + 40)) {
+            try manager.end(app: pizza, id: id, dismissalPolicy: .immediate, timestamp: t0 + 40, now: t0 + 101)
+        }
+        #expect(throws: IslandError.noSuchActivity(id: id)) { try manager.end(app: weather, id: id, now: t0 + 101) }
+        let big = ActivityContent(state: ["blob": .string(String(repeating: "x", count: 5000))])
+        #expect(throws: IslandError.self) { try manager.end(app: pizza, id: id, content: big, now: t0 + 101) }
+        #expect(manager.activity(id: id)?.state == .ended)
+        #expect(manager.activity(id: id)?.dismissAt == t0 + 100 + 4 * 3600)
+    }
+
+    @Test func anActivityTheUserEndedStaysAsTheUserLeftIt() throws {
+        var manager = makeManager()
+        let id = try manager.start().id
+        _ = manager.setEnabled(app: pizza, false, now: t0 + 100)
+        #expect(manager.activity(id: id)?.endReason == .user)
+        #expect(throws: IslandError.activityEnded(id: id, state: .ended)) {
+            try manager.end(app: pizza, id: id, content: content(5), now: t0 + 101)
+        }
     }
 
     @Test func finalContentIsDeliveredAtOnceDespiteTheRate() throws {

@@ -23,6 +23,8 @@ struct ActivityErrorTests: ActivityTesting {
         Expectation(error: .noSuchActivity(id: "x"), name: "NoSuchActivity", parameters: ["id": "x"]),
         Expectation(error: .activityEnded(id: "x", state: .ended), name: "ActivityEnded", parameters: ["id": "x", "state": "ended"]),
         Expectation(error: .staleTimestamp(id: "x", last: 2.5, given: 1), name: "StaleTimestamp", parameters: ["id": "x", "last": 2.5, "given": 1.0]),
+        Expectation(error: .implausibleStaleDate(given: 1.8e12, latest: 1e11), name: "ImplausibleStaleDate",
+                    parameters: ["given": 1.8e12, "latest": 1e11]),
         Expectation(
             error: .startBudgetExceeded(app: "a", limit: 10, window: 60, retryAfter: 12.5), name: "StartBudgetExceeded",
             parameters: ["app": "a", "limit": 10, "window": 60.0, "retryAfter": 12.5]

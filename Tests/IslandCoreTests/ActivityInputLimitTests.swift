@@ -66,6 +66,27 @@ import Testing
         }
     }
 
+    /// A staleDate in milliseconds would keep the activity from ever going stale: refused by
+    /// name on a start, an update and an end, as a timestamp in milliseconds is; the latest
+    /// date in seconds, and Foundation's distantFuture, are accepted.
+    @Test(arguments: [(ActivityLimits.latestDate, true), (32_503_680_000, true), (ActivityLimits.latestDate.nextUp, false),
+                      ((t0 + 60) * 1000, false)])
+    func aStaleDateInMillisecondsIsRefused(staleDate: Double, accepted: Bool) throws {
+        var manager = makeManager()
+        let dated = content(1, staleDate: staleDate)
+        let error = IslandError.implausibleStaleDate(given: staleDate, latest: ActivityLimits.latestDate)
+        let id = try manager.start().id
+        if accepted {
+            #expect(try manager.start(content: dated).content.staleDate == staleDate)
+            #expect(try manager.update(app: pizza, id: id, content: dated, entitlement: entitled, now: t0 + 1).activity.state == .active)
+        } else {
+            #expect(throws: error) { try manager.start(content: dated) }
+            #expect(throws: error) { try manager.update(app: pizza, id: id, content: dated, entitlement: entitled, now: t0 + 1) }
+            #expect(throws: error) { try manager.end(app: pizza, id: id, content: dated, now: t0 + 2) }
+            #expect(manager.activity(id: id)?.content == content(0))
+        }
+    }
+
     @Test func bracketsInsideStringsDoNotCount() throws {
         var manager = makeManager()
         let state: JSONObject = ["text": .string(String(repeating: "[{", count: 100)), "k\\\"[": "]"]

@@ -1,3 +1,4 @@
+import Foundation
 import IslandCore
 import OrderedJSON
 import OrderedCollections
@@ -20,7 +21,37 @@ import Testing
         #expect(layout.lockScreen?.text == "Pizza Delivery · Preparing · Eta minutes: 12 · Courier: Sam")
         #expect(layout.expandedCenter?.text == "Pizza Delivery")
         #expect(layout.expandedTrailing?.text == "Preparing")
-        #expect(layout.expandedBottom?.text == "Preparing · Eta minutes: 12 · Courier: Sam")
+        // Trailing shows the status: below, the values after it.
+        #expect(layout.expandedBottom?.text == "Eta minutes: 12 · Courier: Sam · Rating: 4.5")
+    }
+
+    /// A download as a newcomer's first app sends it: each thing said once in the expanded
+    /// form, the file and the repository shown, and no alarm clock for what is not time.
+    @Test func theExpandedFormSaysEachThingOnceAndShowsTheAttributes() {
+        let attributes: JSONObject = ["title": "Download", "file": "ubuntu-24.04.iso", "repository": "canonical/ubuntu",
+                                      "notes": .string(String(repeating: "long ", count: 20)), "size": 6_000_000_000]
+        let state: JSONObject = ["status": "Downloading", "percent": 40, "remaining": 12]
+        let layout = rendered(attributes: attributes, state: state)
+        let expanded = [layout.expandedLeading, layout.expandedCenter, layout.expandedTrailing, layout.expandedBottom]
+            .compactMap { $0?.text }.joined(separator: " | ")
+        #expect(expanded.components(separatedBy: "Downloading").count == 2, "\(expanded)")
+        #expect(expanded.components(separatedBy: "40%").count == 2, "\(expanded)")
+        #expect(layout.expandedBottom?.text == "ubuntu-24.04.iso · canonical/ubuntu · Remaining: 12")
+        #expect(layout.lockScreen?.text == "Download · ubuntu-24.04.iso · canonical/ubuntu · Downloading · Remaining: 12 · 40%")
+        // A count of what is left is no time: no alarm clock, no "12 s".
+        #expect(layout.compactLeading?.view == .progress(RenderedProgress(fraction: 0.4)))
+        for region in [layout.compactLeading, layout.compactTrailing, layout.minimal, layout.lockScreen, layout.expandedBottom] {
+            #expect(!(region?.text.contains("alarm") ?? false) && !(region?.text.contains("12 s") ?? false))
+        }
+        // Beside other time, `remaining` is time again (`island timer` paused).
+        let paused = rendered(attributes: ["title": "Tea", "duration": 300], state: ["paused": true, "remaining": 42])
+        #expect(paused.compactTrailing?.text == "42 s")
+    }
+
+    @Test func anAttributeRepeatingTheTitleIsNotShownAgain() {
+        // `island run make`: its title is the command line.
+        let layout = rendered(attributes: ["title": "make -j8", "command": "make -j8"], state: ["status": "running"])
+        #expect(layout.lockScreen?.text == "utilities-terminal-symbolic make -j8 · Running")
     }
 
     @Test func fractionProgress() {
@@ -32,7 +63,8 @@ import Testing
         #expect(layout.lockScreen?.text == "Pizza Delivery · Uploading · 40%")
         #expect(layout.expandedLeading?.text == "40%")
         #expect(layout.expandedTrailing?.text == "Uploading")
-        #expect(layout.expandedBottom?.text == "Uploading · 40%")
+        // Leading shows the bar, trailing the status: nothing is left to repeat below.
+        #expect(layout.expandedBottom == nil)
     }
 
     @Test func percentAndFractionAreNotGuessedFromValues() {

@@ -29,7 +29,17 @@ import Testing
         try expectError(##"{"compactLeading": {"type": "spacer", "priority": 1}}"##,
                         path: "compactLeading.priority", reason: "unknown key 'priority'")
         try expectError(##"{"lockScreen": {"type": "progress", "value": 1, "segments": [{"length": 1, "colour": "#000000"}]}}"##,
-                        path: "lockScreen.segments[0].colour", reason: "unknown key 'colour'")
+                        path: "lockScreen.segments[0].colour", reason: "unknown key 'colour'; did you mean 'color'?")
+    }
+
+    /// A near miss of a key names the key it probably meant, as the configuration's do.
+    @Test func nearMissKeysGetADidYouMean() throws {
+        try expectError(##"{"compactLeding": {"type": "spacer"}}"##, path: "compactLeding",
+                        reason: "unknown key 'compactLeding'; did you mean 'compactLeading'?")
+        try expectError(##"{"lockscreen": {"type": "spacer"}}"##, path: "lockscreen",
+                        reason: "unknown key 'lockscreen'; did you mean 'lockScreen'?")
+        try expectError(##"{"compactTrailing": {"type": "text", "tempalte": "x"}}"##, path: "compactTrailing.tempalte",
+                        reason: "unknown key 'tempalte'; did you mean 'template'?")
     }
 
     @Test func unknownViewType() throws {

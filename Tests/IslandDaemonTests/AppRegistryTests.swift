@@ -18,6 +18,21 @@ import Testing
         #expect(registry.manifest(for: "org.example.Coffee")?.path == tree.path("home/applications/org.example.Coffee.desktop"))
     }
 
+    /// `yes` is no desktop-entry boolean (the spec's are true and false): the refusal says so,
+    /// and what to write; `false` and no key at all are refused as before.
+    @Test func aBooleanThatIsNotTrueOrFalseIsNamedInTheRefusal() throws {
+        let tree = try TemporaryTree()
+        defer { tree.remove() }
+        try tree.write("share/applications/org.example.Yes.desktop", desktopEntry([("Name", "Yes"), ("X-Island-LiveActivities", "yes")]))
+        try tree.write("share/applications/org.example.No.desktop", desktopEntry([("Name", "No"), ("X-Island-LiveActivities", "false")]))
+        let registry = AppRegistry.scan(dataDirectories: [tree.path("share")])
+        let yes = tree.path("share/applications/org.example.Yes.desktop")
+        #expect(registry.refusal(for: "org.example.Yes") == "its desktop entry \(yes) does not declare X-Island-LiveActivities=true: "
+                    + "it says X-Island-LiveActivities=yes, and a desktop entry's booleans are true or false; write true")
+        let no = tree.path("share/applications/org.example.No.desktop")
+        #expect(registry.refusal(for: "org.example.No") == "its desktop entry \(no) does not declare X-Island-LiveActivities=true")
+    }
+
     @Test func subfoldersPrefixTheIDWithDashes() throws {
         let tree = try TemporaryTree()
         defer { tree.remove() }

@@ -13,7 +13,7 @@ import Testing
             (["command": "make"], ["status": "failed", "exitStatus": 2, "duration": 1]),
             (["command": "make"], ["status": "succeeded", "exitStatus": 0, "duration": 1]),
             (["title": "Tea"], ["endsAt": 100, "paused": false]),
-            (["title": "Tea"], ["paused": true, "remaining": 10]),
+            (["title": "Tea", "duration": 600], ["paused": true, "remaining": 10]),
             (["title": "Tea"], ["endsAt": 100, "done": true]),
             (["title": "Tea"], ["endsAt": 100, "cancelled": true]),
             (["title": "Tea"], ["endsAt": 100, "failed": true]),

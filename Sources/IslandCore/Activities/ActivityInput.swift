@@ -15,6 +15,12 @@ enum ActivityInput {
         }
     }
 
+    static func checkStaleDate(of content: ActivityContent) throws(IslandError) {
+        if let staleDate = content.staleDate, staleDate > ActivityLimits.latestDate {
+            throw .implausibleStaleDate(given: staleDate, latest: ActivityLimits.latestDate)
+        }
+    }
+
     static func checkNesting(of attributes: JSONObject) throws(IslandError) {
         try check(depth: JSON.object(attributes).nestingDepth)
     }

@@ -51,6 +51,12 @@ public struct ActivityLimits: Sendable, Hashable {
     /// (`ImplausibleTimestamp`): a producer's or a server's clock may run ahead by this much,
     /// and no last timestamp (a "pin") can hold later updates out for longer than this.
     public static let maximumTimestampSkew: Double = 600
+    /// The latest date a `staleDate` may be, in seconds since 1970: the year 5138, past any
+    /// date meant (Foundation's `distantFuture` is the year 4001), while the time in
+    /// milliseconds has been past it since 1973 (`ImplausibleStaleDate`). Fixed, not the clock
+    /// plus a skew as for timestamps: a stale date far ahead is a choice, one in milliseconds a
+    /// mistake that would keep the activity from ever going stale.
+    public static let latestDate: Double = 1e11
     /// An alert's title and body together, in UTF-8 bytes (`AlertTooLarge`). Fixed: it is sent
     /// to every presenter with the update, outside the attributes and state that
     /// `maximumPayloadBytes` bounds, and a notification needs far less.

@@ -4,12 +4,15 @@ extension ActivityManager {
     /// Ends a live activity of `app` run by `uid` (nil in the user scope), with optional final
     /// content that reaches presenters at once, bypassing the rate (the final state is the one
     /// that matters). The ended activities beyond their bounds are dismissed. Refused like
-    /// `update`: `noSuchActivity`, `activityEnded`, `staleTimestamp`, `implausibleTimestamp`,
+    /// `update`: `noSuchActivity`, `staleTimestamp`, `implausibleTimestamp`,
     /// `attributesTooLarge`.
     ///
     /// `dismissalPolicy` decides how long it stays listed: `default` for
     /// `maximumDismissalDelay`, `immediate` not at all, `after(date)` until the date, clamped
     /// to `[now, now + maximumDismissalDelay]`.
+    ///
+    /// An activity that has already ended can be ended again, as ActivityKit's
+    /// `end(_:dismissalPolicy:)` allows: see `amendEnded`.
     public mutating func end(
         app: String,
         uid: UInt32? = nil,
@@ -17,10 +20,14 @@ extension ActivityManager {
         content: ActivityContent? = nil,
         dismissalPolicy: DismissalPolicy = .default,
         timestamp: Double? = nil,
+        entitlement: AppAuthorization = AppAuthorization(entitled: true),
         now: Double
     ) throws(IslandError) -> EndOutcome {
         var activity = try owned(id: id, by: ActivityOwner(app: app, uid: uid))
-        guard activity.isLive else { throw .activityEnded(id: id, state: activity.state) }
+        guard activity.isLive else {
+            return try amendEnded(activity, content: content, dismissalPolicy: dismissalPolicy, timestamp: timestamp,
+                                  entitlement: entitlement, now: now)
+        }
         try checkOrder(of: timestamp, for: activity, now: now)
         if let content {
             try checkPayload(attributesSize: activity.attributesSize, content: content, limits: limits.limits(for: app))
@@ -29,6 +36,58 @@ extension ActivityManager {
         if let timestamp { activity.lastTimestamp = timestamp }
         let (ended, events) = finish(activity, reason: .app, dismissalPolicy: dismissalPolicy, at: now)
         return EndOutcome(activity: ended, events: events)
+    }
+
+    /// Ends an ended activity again: its final content (when given) and its dismissal policy
+    /// replace the ones it ended with. It keeps its end reason and the time it ended, and the
+    /// dismissal is clamped to `[now, endedAt + maximumDismissalDelay]`, so ending again never
+    /// keeps an activity listed longer than one end could. New content reaches presenters at
+    /// the activity's update rate, as an update's does (a first end delivers at once, but only
+    /// once). An activity the user or the daemon ended (`user`, `system`) stays as they left it:
+    /// `activityEnded`.
+    mutating func amendEnded(
+        _ ended: Activity, content: ActivityContent?, dismissalPolicy: DismissalPolicy, timestamp: Double?,
+        entitlement: AppAuthorization, now: Double
+    ) throws(IslandError) -> EndOutcome {
+        var activity = ended
+        guard activity.state == .ended, activity.endReason != .user, activity.endReason != .system else {
+            throw .activityEnded(id: activity.id, state: activity.state)
+        }
+        try checkOrder(of: timestamp, for: activity, now: now)
+        let appLimits = limits.limits(for: activity.app)
+        var delivered = false
+        if let content {
+            try checkPayload(attributesSize: activity.attributesSize, content: content, limits: appLimits)
+            activity.content = content
+            let slot = activity.deliveredAt + deliveryInterval(app: activity.app, entitlement: entitlement, limits: appLimits)
+            if now >= slot {
+                activity.deliveredContent = content
+                activity.deliveredAt = now
+                activity.nextDeliveryAt = nil
+                delivered = true
+            } else {
+                activity.nextDeliveryAt = slot
+            }
+        }
+        if let timestamp { activity.lastTimestamp = timestamp }
+        activity.updatedAt = now
+        let latest = (activity.endedAt ?? now) + appLimits.maximumDismissalDelay
+        let dismissAt =
+            switch dismissalPolicy {
+            case .default: latest
+            case .immediate: now
+            case .after(let date): min(max(date, now), latest)
+            }
+        activity.dismissAt = dismissAt
+        if dismissAt <= now {
+            // Dismissed now: the latest content is the last the presenters see.
+            activity.deliveredContent = activity.content
+            activity.nextDeliveryAt = nil
+            let (dismissed, events) = dismissEnded(activity, at: now)
+            return EndOutcome(activity: dismissed, events: events)
+        }
+        store(activity)
+        return EndOutcome(activity: activity, events: delivered ? [.changed(activity), .delivered(activity)] : [.changed(activity)])
     }
 
     /// The user dismissed the activity from a presenter: a live one ends with reason `user`, an

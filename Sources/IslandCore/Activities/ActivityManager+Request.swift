@@ -11,7 +11,8 @@ extension ActivityManager {
     /// neither match the key nor count against this one's limits.
     ///
     /// Checked in this order: `unentitled`, `denied`, `typeTooLong`, `keyTooLong`, the key,
-    /// `attributesTooLarge`, `nestingTooDeep` (state, then attributes), `targetMaximumExceeded`,
+    /// `attributesTooLarge`, `nestingTooDeep` (the state), `implausibleStaleDate`, `nestingTooDeep`
+    /// (the attributes), `targetMaximumExceeded`,
     /// `globalMaximumExceeded`, `startBudgetExceeded`. The new activity is `active`, or `stale`
     /// when its content's stale date has already passed.
     public mutating func request(
@@ -74,5 +75,6 @@ extension ActivityManager {
         }
         // After the size check, which bounds the text this reads.
         try ActivityInput.checkNesting(ofState: content)
+        try ActivityInput.checkStaleDate(of: content)
     }
 }

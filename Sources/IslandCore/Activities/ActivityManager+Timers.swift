@@ -109,6 +109,8 @@ extension ActivityManager {
             if activity.state == .active { consider(activity.content.staleDate, .staleDate) }
             consider(activity.createdAt + (appLimits ?? limits.limits(for: activity.app)).maximumActiveDuration, .expiry)
         } else if activity.state == .ended {
+            // Final content given by a second end waits for its slot like an update's.
+            consider(activity.nextDeliveryAt, .delivery)
             consider(activity.dismissAt, .dismissal)
         }
         return earliest

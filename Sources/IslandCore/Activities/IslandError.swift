@@ -34,6 +34,10 @@ public enum IslandError: Error, Sendable, Hashable {
     /// (`ActivityLimits.maximumTimestampSkew`): milliseconds where seconds are meant, or a clock
     /// far off. Accepted, it would order out every later update.
     case implausibleTimestamp(id: String, given: Double, latest: Double)
+    /// The content's `staleDate` `given` is after `latest` (`ActivityLimits.latestDate`), which no
+    /// date in seconds reaches: milliseconds where seconds are meant. Accepted, the activity
+    /// would never go stale.
+    case implausibleStaleDate(given: Double, latest: Double)
     /// The app started `limit` activities within the last `window` seconds; it may start one
     /// again in `retryAfter` seconds.
     case startBudgetExceeded(app: String, limit: Int, window: Double, retryAfter: Double)
@@ -61,6 +65,7 @@ public enum IslandError: Error, Sendable, Hashable {
         case .activityEnded: "ActivityEnded"
         case .staleTimestamp: "StaleTimestamp"
         case .implausibleTimestamp: "ImplausibleTimestamp"
+        case .implausibleStaleDate: "ImplausibleStaleDate"
         case .startBudgetExceeded: "StartBudgetExceeded"
         case .tooManyPushTokens: "TooManyPushTokens"
         }
@@ -91,6 +96,8 @@ public enum IslandError: Error, Sendable, Hashable {
             ["id": .string(id), "last": .double(last), "given": .double(given)]
         case .implausibleTimestamp(let id, let given, let latest):
             ["id": .string(id), "given": .double(given), "latest": .double(latest)]
+        case .implausibleStaleDate(let given, let latest):
+            ["given": .double(given), "latest": .double(latest)]
         case .startBudgetExceeded(let app, let limit, let window, let retryAfter):
             ["app": .string(app), "limit": .int(limit), "window": .double(window), "retryAfter": .double(retryAfter)]
         }

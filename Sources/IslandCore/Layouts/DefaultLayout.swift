@@ -4,8 +4,9 @@ import Synchronization
 
 extension Layout {
     /// The layout for activities whose type has no registered one: a generic rendering built
-    /// from the *shape* of the activity (which keys exist and their JSON types), never from
-    /// values, so it stays the same while an activity's values change. It reads like a
+    /// from the *shape* of the activity (which keys exist and their JSON types), never from the
+    /// state's values, so it stays the same while an activity's values change (the attributes,
+    /// fixed for its life, decide which of them are short enough to show). It reads like a
     /// product, not a dump of the state (docs/design.md §10).
     ///
     /// Heuristics, in order:
@@ -16,14 +17,17 @@ extension Layout {
     ///   `state.endsAt`/`endDate`/`endTime` (epoch seconds) → a countdown;
     ///   `state.startedAt`/`startDate`/`startTime`/`since` with no length of time (`duration`)
     ///   in the state → the time since, counting up.
+    /// - **details**: up to two other short string attributes (a file name, a repository), as
+    ///   they are, under the title; never one that repeats the title (`island run`'s command).
     /// - **symbol**: `state.symbol` or `attributes.symbol` when a string; else by shape: a
     ///   command (`attributes.command`) → a terminal, a countdown or a time left → an alarm,
     ///   changed while `paused`, `done`, `failed`, `cancelled`… is true or by an `exitStatus`
     ///   (zero → done, else failed); else none, and a progress bar or the title leads.
     /// - **values**: the other scalar members of `state` with keys a template can name
     ///   (letters, digits, `_`, `-`): a status (`status`, `stage`, `phase`…) in words without
-    ///   a label (`inFlight` → "In flight"), then lengths of time (`duration`, `remaining`,
-    ///   `…Seconds`) as `42 s` or `5:03`, dates (`…At`, `…Date`, `…Time`) as times of day
+    ///   a label (`inFlight` → "In flight"), then lengths of time (`duration`, `timeLeft`,
+    ///   `…Seconds`; `remaining` and `left` only beside other time — a `duration`, an end or a
+    ///   start — for alone they count files as well as seconds) as `42 s` or `5:03`, dates (`…At`, `…Date`, `…Time`) as times of day
     ///   ("Started at 14:05"), other values as "Label: value", and booleans last, as their
     ///   label while true and nothing while false. A boolean that only repeats the status
     ///   (`status: inFlight`, `inFlight: true`) is left out when there is a status.
@@ -31,8 +35,9 @@ extension Layout {
     /// Regions: compact leading = the symbol, else the progress bar, else the title; compact
     /// trailing = the measure (unless it leads), else the first value, else the title;
     /// minimal = the measure, else the symbol, else the first value; lock screen = symbol and
-    /// title, then up to three values, then the measure; expanded = leading, title and
-    /// trailing, with the values and a progress bar below.
+    /// title, then the details, up to three values, then the measure; expanded = leading, title
+    /// and trailing, with the details, the values and a progress bar below — each shown once:
+    /// neither the value trailing shows nor a bar leading shows is repeated below.
     public static func `default`(for type: String, attributes: JSONObject = [:], state: JSONObject = [:]) -> Layout {
         let shape = DefaultLayoutShape(type: type, attributes: attributes, state: state)
         // Every update of an activity without a registered layout needs its default, and its
@@ -75,8 +80,15 @@ struct DefaultLayoutShape: Hashable {
     /// String keys whose value says where the activity is (`running`, `inFlight`): shown as
     /// words without a label, and first.
     private static let statusKeys: Set<String> = ["status", "stage", "phase", "state", "step", "result", "outcome"]
-    private static let remainingKeys: Set<String> = ["remaining", "timeLeft", "timeRemaining", "left"]
-    private static let durationKeys: Set<String> = remainingKeys.union(["duration", "elapsed"])
+    /// Time left, said so by the key itself.
+    private static let timeLeftKeys: Set<String> = ["timeLeft", "timeRemaining", "remainingTime", "secondsLeft", "secondsRemaining"]
+    /// What is left, of time only beside other time (`island timer` paused: `remaining` with
+    /// the attributes' `duration`); alone it may count files or bytes.
+    private static let leftKeys: Set<String> = ["remaining", "left"]
+    private static let durationKeys: Set<String> = timeLeftKeys.union(["duration", "elapsed"])
+    /// Short attributes shown as they are: a file name, a repository, not a paragraph.
+    private static let maximumDetailCharacters = 48
+    private static let maximumDetails = 2
     /// Flags that, while true, say more than the shape's own symbol; the first true one wins.
     private static let flagSymbols: [(keys: [String], icon: String)] = [
         (["failed", "error"], "dialog-error-symbolic"),
@@ -99,6 +111,8 @@ struct DefaultLayoutShape: Hashable {
     }
 
     let title: JSON
+    /// Attribute keys whose short strings are shown under the title.
+    let details: [String]
     let symbol: JSON?
     let measure: JSON?
     /// State values shown, status first and flags last.
@@ -106,21 +120,33 @@ struct DefaultLayoutShape: Hashable {
 
     init(type: String, attributes: JSONObject, state: JSONObject) {
         let scopes = ["attributes": attributes, "state": state]
-        if let (scope, key) = Self.titleKeys.first(where: { scopes[$0.scope]?[$0.key]?.stringValue != nil }) {
+        let titleSource = Self.titleKeys.first(where: { scopes[$0.scope]?[$0.key]?.stringValue != nil })
+        if let (scope, key) = titleSource {
             title = Self.text("{{\(scope).\(key)}}")
         } else {
             title = Self.text(Self.readableType(type))
         }
+        // Attributes never change, so their values may decide what is shown of them.
+        let titleText = titleSource.flatMap { scopes[$0.scope]?[$0.key]?.stringValue }
+        details = Array(attributes.lazy.filter { key, value in
+            guard let text = value.stringValue, Self.isNameable(key), key != "symbol",
+                  !(titleSource?.scope == "attributes" && titleSource?.key == key) else { return false }
+            return !text.isEmpty && text != titleText && text.count <= Self.maximumDetailCharacters
+                && !text.contains(where: \.isNewline)
+        }.map(\.key).prefix(Self.maximumDetails))
 
         var used: Set<String> = ["title", "symbol"]
         (measure, used) = Self.measure(in: state, used: used)
+        let besideTime = attributes["duration"]?.doubleValue != nil || state["duration"]?.doubleValue != nil
+            || (Self.endKeys + Self.startKeys).contains { state[$0]?.doubleValue != nil }
         var pieces: [Piece] = []
         for (key, value) in state where Self.isNameable(key) && !used.contains(key) {
             switch value {
             case .bool: pieces.append(Piece(key: key, kind: .flag))
             case .string: pieces.append(Piece(key: key, kind: Self.statusKeys.contains(key) ? .status : .value))
             case .int, .double:
-                pieces.append(Piece(key: key, kind: Self.isDateKey(key) ? .date : Self.isDurationKey(key) ? .duration : .value))
+                let duration = Self.isDurationKey(key) || (besideTime && Self.leftKeys.contains(key))
+                pieces.append(Piece(key: key, kind: Self.isDateKey(key) ? .date : duration ? .duration : .value))
             default: continue
             }
         }
@@ -132,12 +158,20 @@ struct DefaultLayoutShape: Hashable {
     }
 
     var document: JSONObject {
-        let firstValue = (pieces.first { $0.kind != .flag } ?? pieces.first).map { Self.text(Self.valueTemplate($0)) }
+        let firstPiece = pieces.first { $0.kind != .flag } ?? pieces.first
+        let firstValue = firstPiece.map { Self.text(Self.valueTemplate($0)) }
         // Without a symbol, a progress bar stands in front (a ring where there is room).
         let leading: JSON? = symbol ?? (measure?["type"] == "progress" ? measure : JSON?.none)
-        let trailing: JSON? = (leading == measure ? JSON?.none : measure) ?? firstValue
+        let trailingMeasure: JSON? = leading == measure ? JSON?.none : measure
+        let trailing: JSON? = trailingMeasure ?? firstValue
         let summary: JSON? = Self.summary(Array(pieces.prefix(Self.maximumPairs))).map(Self.text)
-        let bar: JSON? = measure?["type"] == "progress" ? measure : JSON?.none
+        // The expanded form shows all its regions at once: what its trailing region or its
+        // leading one shows is not repeated below them.
+        let shownAbove = trailingMeasure == nil ? firstPiece : nil
+        let summaryBelow: JSON? = Self.summary(Array(pieces.filter { $0 != shownAbove }.prefix(Self.maximumPairs))).map(Self.text)
+        let bar: JSON? = measure?["type"] == "progress" && leading != measure ? measure : JSON?.none
+        let detailLine: JSON? = details.isEmpty ? JSON?.none
+            : Self.text(details.map { "{{attributes.\($0)}}" }.joined(separator: " · "))
         let heading: JSON = symbol.map { ["type": "hstack", "children": [$0, title], "spacing": 6] } ?? title
 
         // `JSON` is nil-literal convertible: here and below, a bare `nil` would become `.null`
@@ -145,11 +179,11 @@ struct DefaultLayoutShape: Hashable {
         var expanded: JSONObject = ["center": Self.region(title, priority: 1)]
         if let leading { expanded["leading"] = Self.region(leading, priority: 0) }
         if let trailing { expanded["trailing"] = Self.region(trailing, priority: 0) }
-        let below = ([summary, bar] as [JSON?]).compactMap { $0 }
+        let below = ([detailLine, summaryBelow, bar] as [JSON?]).compactMap { $0 }
         if !below.isEmpty { expanded["bottom"] = Self.region(Self.vstack(below), priority: 0) }
 
         var document: JSONObject = [
-            "lockScreen": Self.vstack(([heading, summary, measure] as [JSON?]).compactMap { $0 }),
+            "lockScreen": Self.vstack(([heading, detailLine, summary, measure] as [JSON?]).compactMap { $0 }),
             "compactLeading": leading ?? title,
             "minimal": measure ?? symbol ?? firstValue ?? title,
             "expanded": .object(expanded),
@@ -207,7 +241,8 @@ struct DefaultLayoutShape: Hashable {
         let base: String
         if attributes["command"]?.stringValue != nil {
             base = "utilities-terminal-symbolic"
-        } else if measure?["type"] == "timer" || pieces.contains(where: { remainingKeys.contains($0.key) }) {
+        } else if measure?["type"] == "timer"
+                    || pieces.contains(where: { $0.kind == .duration && (timeLeftKeys.contains($0.key) || leftKeys.contains($0.key)) }) {
             base = "alarm-symbolic"
         } else {
             return nil
@@ -266,7 +301,7 @@ struct DefaultLayoutShape: Hashable {
         }
         // Started and not yet over (no length of time known): the time since, ticking.
         if let start = startKeys.first(where: { state[$0]?.doubleValue != nil }),
-           !state.keys.contains(where: { isDurationKey($0) }) {
+           !state.keys.contains(where: { isDurationKey($0) || leftKeys.contains($0) }) {
             used.insert(start)
             return (["type": "timer", "from": .string("{{state.\(start)}}"), "countsDown": false], used)
         }

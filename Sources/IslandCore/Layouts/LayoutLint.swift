@@ -20,6 +20,32 @@ public enum LayoutLint {
     /// At most this many: a layout of a hundred misspelt tags needs the first few.
     static let maximumWarnings = 32
 
+    /// The key within two edits of `key` (about a third of its length), the nearest first; of
+    /// equally near ones, the first of `candidates`.
+    static func closest(to key: String, among candidates: [String]) -> String? {
+        let budget = min(2, max(1, (key.count + 1) / 3))
+        return candidates
+            .map { ($0, editDistance(key, $0, cap: budget + 1)) }
+            .filter { $0.1 <= budget }
+            .min { $0.1 < $1.1 }?.0
+    }
+
+    /// Levenshtein distance, giving up at `cap` (keys are short; a long one costs at most
+    /// its length times the other's).
+    static func editDistance(_ a: String, _ b: String, cap: Int) -> Int {
+        let a = Array(a), b = Array(b)
+        guard abs(a.count - b.count) < cap, a.count <= 256, b.count <= 256 else { return cap }
+        var previous = Array(0...b.count)
+        for (i, x) in a.enumerated() {
+            var current = [i + 1]
+            for (j, y) in b.enumerated() {
+                current.append(min(previous[j + 1] + 1, current[j] + 1, previous[j] + (x == y ? 0 : 1)))
+            }
+            previous = current
+        }
+        return min(previous[b.count], cap)
+    }
+
     private struct Walk {
         let state: JSONObject?
         let attributes: JSONObject?
@@ -90,7 +116,7 @@ public enum LayoutLint {
                 guard let sample else { continue }
                 if let missing = Self.firstMissing(parts.dropFirst(), in: sample) {
                     let candidates = missing.siblings
-                    let hint = Self.closest(to: missing.key, among: candidates).map { " (did you mean \($0)?)" } ?? ""
+                    let hint = LayoutLint.closest(to: missing.key, among: candidates).map { " (did you mean \($0)?)" } ?? ""
                     warn(path, "{{\(name)}}: the sample \(root) has no '\(missing.key)'\(hint); it renders as nothing")
                 }
             }
@@ -107,31 +133,6 @@ public enum LayoutLint {
                 object = nested
             }
             return nil
-        }
-
-        /// The key within two edits of `key` (about a third of its length), the nearest first.
-        static func closest(to key: String, among candidates: [String]) -> String? {
-            let budget = min(2, max(1, (key.count + 1) / 3))
-            return candidates
-                .map { ($0, editDistance(key, $0, cap: budget + 1)) }
-                .filter { $0.1 <= budget }
-                .min { $0.1 < $1.1 }?.0
-        }
-
-        /// Levenshtein distance, giving up at `cap` (keys are short; a long one costs at most
-        /// its length times the other's).
-        static func editDistance(_ a: String, _ b: String, cap: Int) -> Int {
-            let a = Array(a), b = Array(b)
-            guard abs(a.count - b.count) < cap, a.count <= 256, b.count <= 256 else { return cap }
-            var previous = Array(0...b.count)
-            for (i, x) in a.enumerated() {
-                var current = [i + 1]
-                for (j, y) in b.enumerated() {
-                    current.append(min(previous[j + 1] + 1, current[j] + 1, previous[j] + (x == y ? 0 : 1)))
-                }
-                previous = current
-            }
-            return min(previous[b.count], cap)
         }
     }
 }

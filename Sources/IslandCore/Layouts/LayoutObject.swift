@@ -13,7 +13,9 @@ struct LayoutObject {
             throw path.error("expected an object, found \(json.typeName)")
         }
         if let unknown = members.keys.first(where: { !allowedKeys.contains($0) }) {
-            throw path.appending(unknown).error("unknown key '\(unknown)'")
+            // A near miss (`compactLeding`, `lockscreen`) names the key it probably meant.
+            let suggestion = LayoutLint.closest(to: unknown, among: allowedKeys.sorted()).map { "; did you mean '\($0)'?" } ?? ""
+            throw path.appending(unknown).error("unknown key '\(unknown)'\(suggestion)")
         }
         self.members = members
         self.path = path

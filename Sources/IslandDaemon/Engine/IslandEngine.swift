@@ -159,9 +159,11 @@ actor IslandEngine {
     func end<Reply: Sendable>(app: String, uid: UInt32?, id: String, content: ActivityContent?, dismissal: DismissalPolicy,
                               timestamp: Double?, decided: @Sendable () -> Void = {}, prepare: @escaping @Sendable (Activity) -> Reply,
                               completion: @escaping Completion<Reply>) {
+        let entitlement = entitlement(for: app)
         let owner = owner(app: app, uid: uid)
         decide(decided: decided, { manager, now throws(IslandError) in
-            let result = try manager.end(app: app, uid: owner.uid, id: id, content: content, dismissalPolicy: dismissal, timestamp: timestamp, now: now)
+            let result = try manager.end(app: app, uid: owner.uid, id: id, content: content, dismissalPolicy: dismissal, timestamp: timestamp,
+                                         entitlement: entitlement, now: now)
             return (result.activity, result.events)
         }, prepare: prepare, completion: completion)
     }

@@ -13,6 +13,9 @@ public struct AppManifest: Sendable, Equatable {
     public var icon: String?
     /// `X-Island-LiveActivities=true`.
     public var supportsLiveActivities: Bool
+    /// The value of `X-Island-LiveActivities=` when it is there but not `true` (`yes`, `True`,
+    /// `1`), so the refusal can say what to write instead; at most `maximumTextBytes`.
+    public var liveActivitiesMisspelt: String?
     /// `X-Island-FrequentUpdates=true`.
     public var supportsFrequentUpdates: Bool
     /// `X-Island-SourceApps=true`: a bridge, which may head its activities with the apps it
@@ -45,13 +48,18 @@ public struct AppManifest: Sendable, Equatable {
     static func entry(id: String, path: String, contents: String) -> Entry {
         guard let file = DesktopFile(parsing: contents) else { return .invalid }
         guard !file.isHidden else { return .hidden }
-        return .manifest(AppManifest(
+        var manifest = AppManifest(
             id: id, name: file.string("Name").flatMap(bounded), icon: file.string("Icon").flatMap(bounded),
             supportsLiveActivities: file.boolean("X-Island-LiveActivities"),
             supportsFrequentUpdates: file.boolean("X-Island-FrequentUpdates"),
             speaksForOtherApps: file.boolean("X-Island-SourceApps"),
             executable: file.executable, urlSchemes: urlSchemes(ofMimeTypes: file.strings("MimeType")),
-            path: path))
+            path: path)
+        // The spec's booleans are `true` and `false` alone; anything else reads as false.
+        if let value = file.raw("X-Island-LiveActivities"), value != "true", value != "false" {
+            manifest.liveActivitiesMisspelt = bounded(value)
+        }
+        return .manifest(manifest)
     }
 
     /// Name and Icon reach every presenter with every item: a file someone installed does not

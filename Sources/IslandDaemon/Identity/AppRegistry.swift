@@ -34,7 +34,9 @@ public struct AppRegistry: Sendable {
     public func refusal(for app: String) -> String? {
         if let manifest = manifests[app] {
             guard !manifest.supportsLiveActivities else { return nil }
-            return "its desktop entry \(manifest.path) does not declare X-Island-LiveActivities=true"
+            let refusal = "its desktop entry \(manifest.path) does not declare X-Island-LiveActivities=true"
+            guard let value = manifest.liveActivitiesMisspelt else { return refusal }
+            return refusal + ": it says X-Island-LiveActivities=\(value), and a desktop entry's booleans are true or false; write true"
         }
         if let skipped = skipped[app] { return "its desktop entry \(skipped.path) \(skipped.reason)" }
         let searched = dataDirectories.map { $0 + "/applications" }

@@ -22,7 +22,8 @@ struct Preview: AsyncParsableCommand {
             With --lint, prints instead what the valid layout probably gets wrong, one `path: warning` \
             a line: a progress or timer measure that can never render to a number ("40%"), and, with \
             --state (and --attributes), a template naming a key the sample lacks ({{state.percnt}}, \
-            with the key it probably meant). Warnings never fail the command: the status is 0.
+            with the key it probably meant). Warnings never fail the command: the status is 0. \
+            Without --lint the same warnings go to stderr, before the rendering.
 
               island preview coffee.json --attributes '{"shop":"Blue Bottle"}' \\
                 --state '{"stage":"brewing","eta":7}' --mode compact --svg compact.svg
@@ -54,10 +55,10 @@ struct Preview: AsyncParsableCommand {
             Output.error("\(layout): \(error.path.isEmpty ? "(layout)" : error.path): \(error.reason)\n")
             throw ExitCode(ExitStatus.refused)
         }
+        // Only a sample given is checked against: no --state is no sample, not an empty one.
+        let warnings = LayoutLint.warnings(for: parsed, state: self.state == nil ? nil : state,
+                                           attributes: self.attributes == nil ? nil : attributes)
         if lint {
-            // Only a sample given is checked against: no --state is no sample, not an empty one.
-            let warnings = LayoutLint.warnings(for: parsed, state: self.state == nil ? nil : state,
-                                               attributes: self.attributes == nil ? nil : attributes)
             if json {
                 Output.json(["warnings": .array(warnings.map { ["path": .string($0.path), "message": .string($0.message)] })])
             } else {
@@ -65,6 +66,9 @@ struct Preview: AsyncParsableCommand {
             }
             return
         }
+        // A misspelt key renders as nothing, which a rendering alone does not show: the same
+        // warnings on stderr, out of the way of the regions printed.
+        for warning in warnings { Output.warning("\(layout): \(warning)") }
         let at = now ?? Date().timeIntervalSince1970
         // The text and the drawing come from one rendering, the presenters' own: a region the
         // layout leaves out is drawn from the default layout there, so it is printed from it too.

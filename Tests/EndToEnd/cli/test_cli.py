@@ -118,6 +118,52 @@ def test_refused_call_exits_1_with_the_name_and_a_hint(cli_daemon):
     assert result.returncode == 1 and "org.island.Unentitled" in result.stderr
 
 
+def test_a_refusal_names_the_app_and_its_hints_repeat_the_app(cli_daemon):
+    """Started with --app, updated without it: the refusal says which app was asked, and the
+    hints carry the --app to give, so `island list` does not list another app's."""
+    id = ok(island(cli_daemon, "start", "Order", "--app", "org.example.Coffee")).stdout.strip()
+    result = island(cli_daemon, "update", id, "--state", "{}")
+    assert result.returncode == 1
+    assert "no activity %s of org.island.cli" % id in result.stderr, result.stderr
+    assert "same --app" in result.stderr, result.stderr
+    result = island(cli_daemon, "update", "not-an-id", "--state", "{}", "--app", "org.example.Coffee")
+    assert "no activity not-an-id of org.example.Coffee" in result.stderr, result.stderr
+    assert "`island list --app org.example.Coffee`" in result.stderr, result.stderr
+    ok(island(cli_daemon, "update", id, "--state", "{}", "--app", "org.example.Coffee"))
+
+
+def test_refusals_are_sentences_not_json(cli_daemon):
+    """NestingTooDeep, AlertTooLarge, ImplausibleTimestamp and PushUnavailable printed their
+    parameters as JSON and sent the user to the daemon's log, which records no refusal."""
+    id = ok(island(cli_daemon, "start", "T")).stdout.strip()
+    deep = "[" * 40 + "]" * 40
+    refusals = [
+        (island(cli_daemon, "update", id, "--state", '{"a":%s}' % deep), "org.island.NestingTooDeep", "deep, over the limit of 32"),
+        (island(cli_daemon, "update", id, "--state", "{}", "--alert-title", "x" * 2000), "org.island.AlertTooLarge",
+         "bytes together, over the limit of 1024"),
+        (island(cli_daemon, "update", id, "--state", "{}", "--timestamp", str(time.time() * 1000)),
+         "org.island.ImplausibleTimestamp", "looks like milliseconds"),
+        (island(cli_daemon, "push-token", id), "org.island.PushUnavailable", "push is not available"),
+    ]
+    for result, name, sentence in refusals:
+        assert result.returncode == 1, result
+        assert name in result.stderr and sentence in result.stderr, result.stderr
+        assert "{" not in result.stderr and "log" not in result.stderr, result.stderr
+        assert "hint:" in result.stderr
+
+
+def test_a_desktop_entry_saying_yes_is_told_to_say_true(make_daemon):
+    daemon = make_daemon(start=False)
+    entry = os.path.join(daemon.share, "applications", "org.example.Yes.desktop")
+    with open(entry, "w") as f:
+        f.write("[Desktop Entry]\nType=Application\nName=Yes\nExec=/usr/bin/false\nX-Island-LiveActivities=yes\n")
+    daemon.start()
+    result = island(daemon, "start", "T", "--app", "org.example.Yes")
+    assert result.returncode == 1 and "org.island.Unentitled" in result.stderr
+    assert "it says X-Island-LiveActivities=yes, and a desktop entry's booleans are true or false; write true" in result.stderr, \
+        result.stderr
+
+
 def test_auth(cli_daemon):
     info = json.loads(ok(island(cli_daemon, "auth", "--json")).stdout)
     assert info["app"] == "org.island.cli"

@@ -26,3 +26,20 @@ def test_preview_lint_and_register_warn_but_accept(cli_daemon, tmp_path):
     # The daemon registers it, and says what the measure gets wrong.
     registered = ok(island(cli_daemon, "extension", "register", str(path), "--type", "Copy"))
     assert MEASURE in registered.stderr, registered.stderr
+
+
+def test_a_plain_preview_warns_on_stderr_too(tmp_path):
+    """A misspelt key rendered as nothing, and said nothing, without --lint."""
+    path = tmp_path / "layout.json"
+    path.write_text(json.dumps(LAYOUT))
+    result = ok(island(None, "preview", str(path), "--state", '{"percent": 40}'))
+    assert "island: warning: %s: %s" % (path, NAME) in result.stderr, result.stderr
+    assert "compact" in result.stdout and "percnt" not in result.stdout
+
+
+def test_a_near_miss_layout_key_names_the_key_meant(tmp_path):
+    path = tmp_path / "layout.json"
+    path.write_text(json.dumps({"compactLeding": {"type": "text", "template": "x"}}))
+    result = island(None, "preview", str(path))
+    assert result.returncode == 1
+    assert "compactLeding: unknown key 'compactLeding'; did you mean 'compactLeading'?" in result.stderr, result.stderr

@@ -107,6 +107,21 @@ def test_implausible_timestamp_and_alert_too_large(daemon):
         assert name == "org.island.ImplausibleTimestamp"
 
 
+def test_a_stale_date_in_milliseconds_is_refused_by_name(daemon):
+    """Accepted, a staleDate in milliseconds kept the activity from ever going stale, while a
+    timestamp in milliseconds was refused: now both are, on a start, an update and an end."""
+    import time
+    millis = time.time() * 1000
+    dated = {"state": {}, "staleDate": millis}
+    with daemon.connect("org.island.Producer") as p:
+        name, params = error_of(p.Request, app=COFFEE, type="T", attributes={}, content=dated)
+        assert (name, params) == ("org.island.ImplausibleStaleDate", {"given": millis, "latest": 1e11})
+        a = p.Request(app=COFFEE, type="T", attributes={}, content={"state": {}, "staleDate": time.time() + 60})["activity"]
+        assert error_of(p.Update, app=COFFEE, id=a["id"], content=dated)[0] == "org.island.ImplausibleStaleDate"
+        assert error_of(p.End, app=COFFEE, id=a["id"], content=dated)[0] == "org.island.ImplausibleStaleDate"
+        assert p.List(app=COFFEE)["activities"][0]["state"] == "active"
+
+
 def test_invalid_layout_names_the_path(daemon):
     with daemon.connect("org.island.Extension") as ext:
         name, params = error_of(ext.RegisterLayout, app=COFFEE, type="Coffee",

@@ -1,12 +1,14 @@
 """An app's activity from start to dismissal, through the reference Python client."""
 
+import json
 import os
 import shutil
 import subprocess
+import time
 
 import pytest
 
-from harness.cli import island, ok
+from harness.cli import activity, island, ok
 from harness.paths import CLI_MANIFEST, ISLAND, REPO
 from harness.processes import wait_for
 from harness.varlink import Connection, error_of, frame
@@ -117,6 +119,31 @@ def test_immediate_dismissal_removes_the_activity(daemon):
         assert producer.List(app=COFFEE)["activities"] == []
         name, params = error_of(producer.Update, app=COFFEE, id=a["id"], content=content("y"))
         assert name == "org.island.NoSuchActivity" and params["id"] == a["id"]
+
+
+def test_an_ended_activity_can_be_ended_again_with_a_dismissal_policy(cli_daemon):
+    """As ActivityKit's end(_:dismissalPolicy:) on an ended activity: a second end sets the
+    dismissal (and final content), kept across a restart; it counts from the first end, and
+    `immediate` dismisses the activity, which is then gone."""
+    a = ok(island(cli_daemon, "start", "Backup", "--state", '{"n":1}')).stdout.strip()
+    first = json.loads(ok(island(cli_daemon, "end", a, "--json")).stdout)
+    assert first["dismissAt"] == pytest.approx(first["endedAt"] + 4 * 3600, abs=1e-3)
+    again = json.loads(ok(island(cli_daemon, "end", a, "--dismiss", "10m", "--state", '{"n":2}', "--json")).stdout)
+    assert again["state"] == "ended" and again["endReason"] == "app" and again["endedAt"] == first["endedAt"]
+    assert again["dismissAt"] == pytest.approx(time.time() + 600, abs=60)
+    assert again["content"]["state"] == {"n": 2}
+
+    cli_daemon.stop()
+    cli_daemon.start()
+    [listed] = json.loads(ok(island(cli_daemon, "list", "--json", "--state", "ended")).stdout)
+    assert listed["id"] == a and listed["dismissAt"] == again["dismissAt"]
+    assert listed["content"]["state"] == {"n": 2}
+    wait_for(lambda: activity(cli_daemon, a)["deliveredContent"]["state"] == {"n": 2}, message="the final content delivered")
+
+    gone = json.loads(ok(island(cli_daemon, "end", a, "--dismiss", "immediate", "--json")).stdout)
+    assert gone["state"] == "dismissed"
+    refused = island(cli_daemon, "end", a)
+    assert refused.returncode == 1 and "org.island.NoSuchActivity" in refused.stderr
 
 
 def test_fast_updates_are_coalesced_and_say_so(daemon):
