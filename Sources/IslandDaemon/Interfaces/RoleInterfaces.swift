@@ -57,7 +57,9 @@ struct RoleInterfaces: Sendable {
         if connection.attachment(ProducerRegistration.self) == nil {
             connection.setAttachment(ProducerRegistration())
             let uid = connection.peer?.uid
-            engine.producerConnected(app: app, uid: uid)
+            // As the identity does: a peer without a process (in memory) is no sandbox.
+            let confined = (connection.peer?.pid ?? 0) > 0 && roles.resolver().sandbox(of: connection.peer) != .none
+            engine.producerConnected(app: app, uid: uid, confined: confined)
             connection.onClose { [engine] in engine.performLater { $0.producerDisconnected(app: app, uid: uid) } }
         }
         return app
@@ -328,8 +330,8 @@ struct RoleInterfaces: Sendable {
             },
             "Reload": .async { [self] request throws(VarlinkError) in
                 _ = try roles.bind(.admin, connection: request.connection)
-                try await reload()
-                return [:]
+                let skipped = try await reload()
+                return ["skippedLayouts": .array(skipped.map { ["path": .string($0.path), "reason": .string($0.reason)] })]
             },
         ])
     }
@@ -338,5 +340,6 @@ struct RoleInterfaces: Sendable {
     var connectionCount: @Sendable () -> Int = { 0 }
     /// `org.island.Admin.PushStatus`, set by the daemon when push is on.
     var pushStatus: @Sendable () async -> JSON? = { nil }
-    var reload: @Sendable () async throws(VarlinkError) -> Void = {}
+    /// `org.island.Admin.Reload`: the installed layouts it skipped.
+    var reload: @Sendable () async throws(VarlinkError) -> [InstalledLayouts.Skipped] = { [] }
 }

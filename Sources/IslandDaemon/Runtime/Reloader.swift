@@ -7,7 +7,8 @@ import VarlinkCore
 
 /// Re-reads the configuration, the app manifests and the installed layouts, for SIGHUP and
 /// `org.island.Admin.Reload` alike. An invalid configuration is refused and the running one
-/// kept; the service manager hears RELOADING=1 and then READY=1 either way.
+/// kept; the service manager hears RELOADING=1 and then READY=1 either way. Every file is read
+/// on the file thread (`FileReads`), never on the cooperative pool that serves the calls.
 struct Reloader: Sendable {
     let mainFile: String
     let dataDirectories: [String]
@@ -15,14 +16,30 @@ struct Reloader: Sendable {
     let idleExit: IdleExit
     let sandboxAllowance: SandboxAllowance
     let engine: IslandEngine
+    let files: FileReads
     let logger: Logger
 
-    func reload() async throws(VarlinkError) {
+    /// What one scan of the data directories found.
+    struct Scan: Sendable {
+        var registry: AppRegistry
+        var layouts: InstalledLayouts.Found
+    }
+
+    static func scan(dataDirectories: [String]) -> Scan {
+        Scan(registry: AppRegistry.scan(dataDirectories: dataDirectories), layouts: InstalledLayouts.read(dataDirectories: dataDirectories))
+    }
+
+    /// Returns the installed layouts it skipped, each named with why.
+    func reload() async throws(VarlinkError) -> [InstalledLayouts.Skipped] {
         ServiceNotifier.reloading()
         defer { ServiceNotifier.ready(status: "Reloaded") }
+        let (mainFile, dataDirectories) = (mainFile, dataDirectories)
+        let (loaded, scan) = await files.run { () -> (Result<IslandConfiguration, any Error>, Scan) in
+            (Result { try ConfigurationLoader.load(mainFile: mainFile) }, Self.scan(dataDirectories: dataDirectories))
+        }
         let configuration: IslandConfiguration
         do {
-            configuration = try ConfigurationLoader.load(mainFile: mainFile)
+            configuration = try loaded.get()
         } catch {
             logger.error("reload refused: the configuration is invalid; keeping the running one", metadata: ["error": "\(error)"])
             if let error = error as? ConfigurationError {
@@ -34,22 +51,22 @@ struct Reloader: Sendable {
         }
         idleExit.after = configuration.daemon.idleExit
         sandboxAllowance.update(configuration.daemon)
-        let registry = AppRegistry.scan(dataDirectories: dataDirectories)
-        self.registry.value = registry
-        await engine.reload(registry: registry,
-                            installedLayouts: InstalledLayouts.scan(dataDirectories: dataDirectories, logger: logger),
+        InstalledLayouts.log(scan.layouts.skipped, logger: logger)
+        registry.value = scan.registry
+        await engine.reload(registry: scan.registry, installedLayouts: scan.layouts.layouts,
                             limits: configuration.limits, hideWhileSharing: configuration.daemon.hideWhileSharing)
-        logger.info("reloaded configuration and manifests", metadata: ["apps": "\(registry.manifests.count)"])
+        logger.info("reloaded configuration and manifests", metadata: ["apps": "\(scan.registry.manifests.count)"])
+        return scan.layouts.skipped
     }
 
     /// Re-reads the manifests and installed layouts alone, for `ManifestWatcherService`: a
-    /// desktop entry changed, the configuration did not.
+    /// desktop entry or a layout changed, the configuration did not.
     func reloadManifests() async {
-        let registry = AppRegistry.scan(dataDirectories: dataDirectories)
-        self.registry.value = registry
-        await engine.reload(registry: registry,
-                            installedLayouts: InstalledLayouts.scan(dataDirectories: dataDirectories, logger: logger),
-                            limits: nil, hideWhileSharing: nil)
-        logger.info("reloaded the manifests after a change in an applications folder", metadata: ["apps": "\(registry.manifests.count)"])
+        let dataDirectories = dataDirectories
+        let scan = await files.run { Self.scan(dataDirectories: dataDirectories) }
+        InstalledLayouts.log(scan.layouts.skipped, logger: logger)
+        registry.value = scan.registry
+        await engine.reload(registry: scan.registry, installedLayouts: scan.layouts.layouts, limits: nil, hideWhileSharing: nil)
+        logger.info("reloaded the manifests and layouts after a change in a data directory", metadata: ["apps": "\(scan.registry.manifests.count)"])
     }
 }
