@@ -6,7 +6,7 @@ import Testing
     @Test func anExistingApplicationsFolderIsWatchedItself() {
         let existing: Set<String> = ["/", "/usr", "/usr/share", "/usr/share/applications", "/home", "/home/u"]
         let targets = ManifestWatch.targets(dataDirectories: ["/usr/share/", "/home/u/.local/share"]) { existing.contains($0) }
-        #expect(targets == [
+        #expect(targets.filter { $0.kind == .applications } == [
             .init(directory: "/usr/share/applications", awaiting: nil),
             // ~/.local/share/applications does not exist yet: ~ waits for `.local`.
             .init(directory: "/home/u", awaiting: ".local"),
@@ -15,16 +15,17 @@ import Testing
 
     @Test func theRootIsTheLastAncestorAndRelativeDirectoriesAreIgnored() {
         #expect(ManifestWatch.targets(dataDirectories: ["/nowhere", "relative/share"]) { $0 == "/" }
-            == [.init(directory: "/", awaiting: "nowhere")])
+            == [.init(directory: "/", awaiting: "nowhere"), .init(directory: "/", awaiting: "nowhere", kind: .layouts)])
         #expect(ManifestWatch.targets(dataDirectories: ["/nowhere"]) { _ in false } == [])
     }
 
     @Test func watchesAreDeduplicatedAndBounded() {
         let many = (0..<100).map { "/data\($0)" } + ["/data0"]
         let targets = ManifestWatch.targets(dataDirectories: many) { _ in true }
-        #expect(targets.count == ManifestWatch.maximumTargets)
+        #expect(targets.filter { $0.kind == .applications }.count == ManifestWatch.maximumTargets)
+        #expect(targets.filter { $0.kind == .layouts }.count == ManifestWatch.maximumTargets)
         #expect(targets.first == .init(directory: "/data0/applications", awaiting: nil))
-        #expect(ManifestWatch.targets(dataDirectories: ["/a", "/a/", "/a"]) { _ in true }.count == 1)
+        #expect(ManifestWatch.targets(dataDirectories: ["/a", "/a/", "/a"]) { _ in true }.count == 2)
     }
 
     @Test func onlyEntriesAndFoldersMatterInAnApplicationsFolder() {
@@ -32,7 +33,7 @@ import Testing
         #expect(ManifestWatch.relevant(name: "kde", isDirectory: true, targets: [.init(directory: "/a", awaiting: nil)]))
         #expect(!ManifestWatch.relevant(name: "mimeinfo.cache", isDirectory: false, targets: [.init(directory: "/a", awaiting: nil)]))
         #expect(!ManifestWatch.relevant(name: ".goutputstream-X1", isDirectory: false, targets: [.init(directory: "/a", awaiting: nil)]))
-        #expect(ManifestWatch.relevant(name: nil, isDirectory: false, awaiting: [nil]), "the folder itself went")
+        #expect(ManifestWatch.relevant(name: nil, isDirectory: false, targets: [.init(directory: "/a", awaiting: nil)]), "the folder itself went")
     }
 
     @Test func onlyTheAwaitedFolderMattersInAnAncestor() {
@@ -76,22 +77,27 @@ import Testing
     @Test func failedWatchesAreTriedAgainBackingOffToAMinute() {
         var retry = WatchRetry()
         #expect(!retry.isDue(at: 0))
-        #expect(retry.failed(at: 10), "the first failure is the one worth a warning")
+        var beginsRun = retry.failed(at: 10)
+        #expect(beginsRun, "the first failure is the one worth a warning")
         #expect(retry.deadline == 11)
         #expect(!retry.isDue(at: 10.5))
         #expect(retry.isDue(at: 11))
         var deadlines: [Double] = []
         var now = 11.0
         for _ in 0..<8 {
-            #expect(!retry.failed(at: now))
+            beginsRun = retry.failed(at: now)
+            #expect(!beginsRun)
             deadlines.append(retry.deadline! - now)
             now = retry.deadline!
         }
         #expect(deadlines == [2, 4, 8, 16, 32, 60, 60, 60])
-        #expect(retry.succeeded(), "a run of failures ends: rescan")
+        var ended = retry.succeeded()
+        #expect(ended, "a run of failures ends: rescan")
         #expect(retry.deadline == nil)
-        #expect(!retry.succeeded())
-        #expect(retry.failed(at: now), "a new run begins at the first step again")
+        ended = retry.succeeded()
+        #expect(!ended)
+        beginsRun = retry.failed(at: now)
+        #expect(beginsRun, "a new run begins at the first step again")
         #expect(retry.deadline == now + 1)
     }
 }

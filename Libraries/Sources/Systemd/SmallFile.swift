@@ -54,7 +54,7 @@ public func readSmallFile(descriptor fd: Int32, limit: Int) throws(SmallFileErro
 /// device's driver; only once `fstat` shows a regular file is that same file (not whatever the
 /// name points to by then) opened for reading, through `/proc/self/fd`, non-blocking.
 /// - Parameter followingLinks: whether symbolic links are followed to the file (a Flatpak's
-///   exported desktop entries are links); false refuses a final link (`ELOOP`).
+///   exported desktop entries are links); false refuses a final link as not a regular file.
 public func readRegularFile(_ path: String, limit: Int, followingLinks: Bool) throws(SmallFileError) -> [UInt8] {
     let located = open(path, openPathOnly | O_CLOEXEC | (followingLinks ? 0 : O_NOFOLLOW))
     guard located >= 0 else { throw .system(errno: errno) }

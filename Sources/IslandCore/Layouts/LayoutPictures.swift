@@ -1,3 +1,4 @@
+import OrderedCollections
 public import OrderedJSON
 
 extension Layout {
@@ -10,7 +11,10 @@ extension Layout {
         switch json {
         case .object(let object):
             if object["type"]?.stringValue == "image" {
-                return object["fallback"].map(withoutPictures) ?? .object(["type": "text", "template": ""])
+                var replacement = object["fallback"].map(withoutPictures)?.objectValue ?? ["type": "text", "template": ""]
+                // A region's own view carries the region's keys, which no fallback has.
+                for key in regionKeys { if let value = object[key] { replacement[key] = value } }
+                return .object(replacement)
             }
             return .object(object.mapValues(withoutPictures))
         case .array(let elements):
@@ -19,6 +23,9 @@ extension Layout {
             return json
         }
     }
+
+    /// What a region's view holds besides the view (`LayoutParser.region`).
+    private static let regionKeys = ["priority", "belowIfTooWide", "url"]
 
     /// Whether `json` has an `image` view anywhere: only then is there something to take out.
     public static func hasPictures(_ json: JSON) -> Bool {

@@ -70,7 +70,7 @@ enum InstalledLayouts {
                         found.layouts[app, default: [:]][type] = json
                     } catch {
                         if found.skipped.count < maximumSkipped {
-                            found.skipped.append(Skipped(path: path, reason: (error as? SmallFileError).map { "\($0)" } ?? "\(error)"))
+                            found.skipped.append(Skipped(path: path, reason: "\(error)"))
                         }
                     }
                 }

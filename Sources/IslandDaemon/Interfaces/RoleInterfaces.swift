@@ -57,9 +57,7 @@ struct RoleInterfaces: Sendable {
         if connection.attachment(ProducerRegistration.self) == nil {
             connection.setAttachment(ProducerRegistration())
             let uid = connection.peer?.uid
-            // As the identity does: a peer without a process (in memory) is no sandbox.
-            let confined = (connection.peer?.pid ?? 0) > 0 && roles.resolver().sandbox(of: connection.peer) != .none
-            engine.producerConnected(app: app, uid: uid, confined: confined)
+            engine.producerConnected(app: app, uid: uid, confined: roles.isSandboxed(connection.peer))
             connection.onClose { [engine] in engine.performLater { $0.producerDisconnected(app: app, uid: uid) } }
         }
         return app

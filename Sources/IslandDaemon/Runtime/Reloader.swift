@@ -34,20 +34,23 @@ struct Reloader: Sendable {
         ServiceNotifier.reloading()
         defer { ServiceNotifier.ready(status: "Reloaded") }
         let (mainFile, dataDirectories) = (mainFile, dataDirectories)
-        let (loaded, scan) = await files.run { () -> (Result<IslandConfiguration, any Error>, Scan) in
-            (Result { try ConfigurationLoader.load(mainFile: mainFile) }, Self.scan(dataDirectories: dataDirectories))
+        let (loaded, scan) = await files.run { () -> (Result<IslandConfiguration, InvalidConfiguration>, Scan) in
+            let loaded = Result { () throws(InvalidConfiguration) in
+                do {
+                    return try ConfigurationLoader.load(mainFile: mainFile)
+                } catch {
+                    throw InvalidConfiguration(error, mainFile: mainFile)
+                }
+            }
+            return (loaded, Self.scan(dataDirectories: dataDirectories))
         }
         let configuration: IslandConfiguration
-        do {
-            configuration = try loaded.get()
-        } catch {
-            logger.error("reload refused: the configuration is invalid; keeping the running one", metadata: ["error": "\(error)"])
-            if let error = error as? ConfigurationError {
-                throw VarlinkError("org.island.InvalidConfiguration", [
-                    "path": .string(error.path), "line": .int(error.line), "message": .string(error.message),
-                ])
-            }
-            throw VarlinkError("org.island.InvalidConfiguration", ["path": .string(mainFile), "line": 0, "message": .string("\(error)")])
+        switch loaded {
+        case .success(let valid):
+            configuration = valid
+        case .failure(let invalid):
+            logger.error("reload refused: the configuration is invalid; keeping the running one", metadata: ["error": "\(invalid.description)"])
+            throw invalid.reply
         }
         idleExit.after = configuration.daemon.idleExit
         sandboxAllowance.update(configuration.daemon)
@@ -68,5 +71,22 @@ struct Reloader: Sendable {
         registry.value = scan.registry
         await engine.reload(registry: scan.registry, installedLayouts: scan.layouts.layouts, limits: nil, hideWhileSharing: nil)
         logger.info("reloaded the manifests and layouts after a change in a data directory", metadata: ["apps": "\(scan.registry.manifests.count)"])
+    }
+}
+
+/// Why a reloaded configuration was refused: for the log, and as `InvalidConfiguration`'s reply.
+struct InvalidConfiguration: Error, Sendable {
+    let description: String
+    let reply: VarlinkError
+
+    init(_ error: any Error, mainFile: String) {
+        description = "\(error)"
+        if let error = error as? ConfigurationError {
+            reply = VarlinkError("org.island.InvalidConfiguration", [
+                "path": .string(error.path), "line": .int(error.line), "message": .string(error.message),
+            ])
+        } else {
+            reply = VarlinkError("org.island.InvalidConfiguration", ["path": .string(mainFile), "line": 0, "message": .string(description)])
+        }
     }
 }

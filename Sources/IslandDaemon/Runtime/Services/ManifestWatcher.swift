@@ -55,11 +55,12 @@ final class ManifestWatcher: Sendable {
 
     init?(dataDirectories: [String], logger: Logger, changed: @escaping @Sendable () -> Void) {
         var pipeEnds: [Int32] = [-1, -1]
-        guard pipe2(&pipeEnds, O_CLOEXEC) == 0 else {
+        guard pipe(&pipeEnds) == 0 else {
             logger.warning("cannot watch the data directories; new desktop entries and layouts are read on reload",
                            metadata: ["error": "\(String(cString: strerror(errno)))"])
             return nil
         }
+        for end in pipeEnds { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
         (wakeRead, wakeWrite) = (pipeEnds[0], pipeEnds[1])
         (self.dataDirectories, self.logger, self.changed) = (dataDirectories, logger, changed)
     }
