@@ -181,10 +181,11 @@ def test_a_flood_in_the_applications_folder_costs_little_and_hides_no_app(daemon
         stop.set()
         flooder.join(LIVENESS)
     used, elapsed = cpu_seconds(daemon.process.pid) - before, time.monotonic() - started
-    # The flood is read a few times a second and rescanned at most once a second: a small
-    # share of a CPU, whatever the flood's rate (unbounded, it took 95 %).
+    # The flood is read ten times a second, its events drained unparsed once one calls for a
+    # rescan, and rescanned at most once a second: about 1 % of a CPU here, whatever the
+    # flood's rate (unbounded, it took 95 %; 19 % of this slower flood on a loaded machine).
     assert created[0] > 1000
-    assert used < 0.25 * elapsed, "islandd used %.2f s of CPU in %.2f s of flood (%d files)" % (used, elapsed, created[0])
+    assert used < 0.05 * elapsed, "islandd used %.2f s of CPU in %.2f s of flood (%d files)" % (used, elapsed, created[0])
     # The last burst is rescanned once it is over.
     ask(daemon, "org.island.Admin.ListApps")
 

@@ -166,7 +166,7 @@ final class ManifestWatcher: Sendable {
     }
 
     /// Reads what the kernel queued; whether any of it can change the manifests or layouts. At
-    /// most a few buffers per wake-up: a flood is read on the next turn, or overflows the
+    /// most a few buffers per wake-up (and `readSpacing` apart): a flood is read on the next turn, or overflows the
     /// kernel's queue, which is itself a reason to reload.
     private func readEvents(_ inotify: Int32, watches: [Int32: [ManifestWatch.Target]]) -> Bool {
         var relevant = false
@@ -178,7 +178,9 @@ final class ManifestWatcher: Sendable {
             buffer.withUnsafeBytes { bytes in
                 let header = MemoryLayout<inotify_event>.size
                 var offset = 0
-                while offset + header <= count {
+                // Once one event calls for a rescan the rest can only call for the same one:
+                // they are drained unread, so a flood costs a read per buffer, not a parse per event.
+                while !relevant, offset + header <= count {
                     let wd = bytes.loadUnaligned(fromByteOffset: offset, as: Int32.self)
                     let mask = bytes.loadUnaligned(fromByteOffset: offset + 4, as: UInt32.self)
                     let length = Int(bytes.loadUnaligned(fromByteOffset: offset + 12, as: UInt32.self))
