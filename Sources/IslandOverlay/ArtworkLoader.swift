@@ -15,7 +15,8 @@ public protocol OverlayArtworkSource: AnyObject {
 
 /// Why a file is not drawn.
 public enum ArtworkRefusal: Error, Equatable {
-    /// open(2) failed: no such file, no permission, or a symbolic link (`ELOOP`).
+    /// open(2) failed: no such file, no permission, or a symbolic link (`ELOOP` for the file
+    /// itself, `ENOTDIR` for a folder on its path).
     case cannotOpen(errno: Int32)
     /// A directory, a FIFO, a device, a socket: only a regular file is read.
     case notRegularFile
@@ -62,7 +63,8 @@ public final class Artwork {
 }
 
 /// Album art read from local files within bounds any producer may name: a regular file of at
-/// most 2 MiB opened without following a final symbolic link and without blocking on a FIFO,
+/// most 2 MiB opened without following a symbolic link anywhere in its path and without
+/// blocking on a FIFO,
 /// its format sniffed from its bytes and decoded as PNG (cairo) or JPEG (gdk-pixbuf's JPEG
 /// loader) only, its size read from the header and refused over 4096 pixels a side before any
 /// pixel is decoded, scaled down once, and kept: each version of a file (its inode, size and
@@ -142,9 +144,7 @@ public final class ArtworkLoader: OverlayArtworkSource {
 
     /// The bytes of the regular file at `path`, at most `maximumFileBytes`.
     public static func read(_ path: String) -> Result<[UInt8], ArtworkRefusal> {
-        // O_NONBLOCK: opening a FIFO does not wait for a writer; O_NOFOLLOW: a final symbolic
-        // link is refused (ELOOP) rather than followed to wherever it points.
-        let fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK)
+        let fd = openFollowingNoLink(path)
         guard fd >= 0 else { return .failure(.cannotOpen(errno: errno)) }
         defer { close(fd) }
         var info = stat()
@@ -166,6 +166,44 @@ public final class ArtworkLoader: OverlayArtworkSource {
         }
         return complete ? .success(bytes) : .failure(.unreadable)
     }
+
+    /// Opens `path` for reading one component at a time from `/`, refusing a symbolic link
+    /// anywhere in it: the picture a producer names is the file at that very path, never one a
+    /// link there leads to — not another folder through a folder's link, not another process's
+    /// files through `/proc/<pid>/cwd` or `/proc/<pid>/root` (links, to the kernel), not a file
+    /// the producer could not name itself through a link it placed. Each folder is opened
+    /// `O_PATH | O_NOFOLLOW | O_DIRECTORY` (a link there is `ENOTDIR`), the file itself
+    /// `O_NOFOLLOW` (a link is `ELOOP`) and `O_NONBLOCK` (a FIFO does not wait for a writer).
+    /// -1 with `errno` set when it cannot.
+    static func openFollowingNoLink(_ path: String) -> Int32 {
+        let components = path.split(separator: "/", omittingEmptySubsequences: true)
+        guard path.hasPrefix("/"), let name = components.last,
+              !components.contains(where: { $0 == "." || $0 == ".." }) else {
+            errno = EINVAL
+            return -1
+        }
+        var folder = open("/", Self.openPathOnly | O_DIRECTORY | O_CLOEXEC)
+        guard folder >= 0 else { return -1 }
+        for component in components.dropLast() {
+            let next = openat(folder, String(component), Self.openPathOnly | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+            let error = errno
+            close(folder)
+            guard next >= 0 else {
+                errno = error
+                return -1
+            }
+            folder = next
+        }
+        let fd = openat(folder, String(name), O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK | O_NOCTTY)
+        let error = errno
+        close(folder)
+        errno = error
+        return fd
+    }
+
+    /// `O_PATH`, which Glibc's module leaves out (a GNU extension); the same on every Linux
+    /// architecture Swift builds for.
+    static let openPathOnly: Int32 = 0o10000000
 
     // MARK: Decoding
 

@@ -244,8 +244,15 @@ struct Admin: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Re-read the configuration, manifests and installed layouts (like SIGHUP).")
         @OptionGroup var global: GlobalOptions
 
+        /// The reload applies whatever it could read; an installed layout it skipped is a
+        /// warning on stderr, naming the file and why, and the exit status stays 0: one
+        /// package's broken layout is no reason for a script that reloads to fail.
         func run() async throws {
-            _ = try await Admin.call(global, "Reload")
+            let reply = try await Admin.call(global, "Reload")
+            for skipped in reply["skippedLayouts"]?.arrayValue ?? [] {
+                let file = skipped.objectValue
+                Output.warning("skipped the installed layout \(file?["path"]?.stringValue ?? "?"): \(file?["reason"]?.stringValue ?? "?")")
+            }
         }
     }
 }

@@ -81,6 +81,28 @@ import Testing
         #expect(Set(registry.manifests.keys) == (readable ? ["org.example.Good", "org.example.Locked"] : ["org.example.Good"]))
     }
 
+    @Test func whatIsNoRegularFileIsSkippedWithoutBlocking() throws {
+        let tree = try TemporaryTree()
+        defer { tree.remove() }
+        try tree.write("share/applications/org.example.Good.desktop", liveEntry())
+        #expect(mkfifo(tree.path("share/applications/org.example.Fifo.desktop"), 0o600) == 0)
+        try FileManager.default.createSymbolicLink(atPath: tree.path("share/applications/org.example.Zero.desktop"),
+                                                   withDestinationPath: "/dev/zero")
+        try FileManager.default.createSymbolicLink(atPath: tree.path("share/applications/org.example.Loop.desktop"),
+                                                   withDestinationPath: tree.path("share/applications/org.example.Loop.desktop"))
+        let huge = try tree.write("share/applications/org.example.Huge.desktop", liveEntry())
+        #expect(truncate(huge, 1 << 40) == 0)
+        // A Flatpak's exported entry is a link to a regular file: followed.
+        let exported = try tree.write("flatpak/org.example.Linked.desktop", liveEntry())
+        try FileManager.default.createSymbolicLink(atPath: tree.path("share/applications/org.example.Linked.desktop"),
+                                                   withDestinationPath: exported)
+        let registry = AppRegistry.scan(dataDirectories: [tree.path("share")])
+        #expect(Set(registry.manifests.keys) == ["org.example.Good", "org.example.Linked"])
+        #expect(registry.refusal(for: "org.example.Fifo")
+            == "its desktop entry \(tree.path("share/applications/org.example.Fifo.desktop")) is not a regular file")
+        #expect(registry.refusal(for: "org.example.Huge")?.hasSuffix("could not be read: larger than 65536 bytes") == true)
+    }
+
     @Test func aBadEntryDoesNotHideAGoodOneOfALaterDirectory() throws {
         let tree = try TemporaryTree()
         defer { tree.remove() }
@@ -94,6 +116,44 @@ import Testing
         let first = AppManifest(id: "a.b", name: "first", supportsLiveActivities: true, supportsFrequentUpdates: false, executable: nil, path: "/1")
         let second = AppManifest(id: "a.b", name: "second", supportsLiveActivities: false, supportsFrequentUpdates: false, executable: nil, path: "/2")
         #expect(AppRegistry(manifests: [first, second]).manifest(for: "a.b")?.name == "first")
+    }
+}
+
+@Suite struct AppRegistryLookUpTests {
+    @Test func anEntryWrittenAfterTheScanIsFoundByItsIDAlone() throws {
+        let tree = try TemporaryTree()
+        defer { tree.remove() }
+        try tree.makeDirectory("home/applications")
+        var registry = AppRegistry.scan(dataDirectories: [tree.path("home"), tree.path("usr")])
+        #expect(registry.manifest(for: "org.example.Late") == nil)
+        #expect(registry.lookedUpOnceMore("org.example.Late") == nil)
+
+        try tree.write("usr/applications/org.example.Late.desktop", liveEntry())
+        let found = try #require(registry.lookedUpOnceMore("org.example.Late"))
+        #expect(found.path == tree.path("usr/applications/org.example.Late.desktop"))
+        registry.adopt(found)
+        #expect(registry.refusal(for: "org.example.Late") == nil)
+
+        // The search path's order, and Hidden=, as the scan has them.
+        try tree.write("home/applications/org.example.Mine.desktop", desktopEntry([("Name", "Mine")]))
+        try tree.write("usr/applications/org.example.Mine.desktop", liveEntry())
+        #expect(registry.lookedUpOnceMore("org.example.Mine")?.name == "Mine")
+        try tree.write("home/applications/org.example.Gone.desktop", "[Desktop Entry]\nHidden=true\n")
+        try tree.write("usr/applications/org.example.Gone.desktop", liveEntry())
+        #expect(registry.lookedUpOnceMore("org.example.Gone") == nil)
+    }
+
+    @Test func anIDThatNamesNoSingleFileIsNotLookedUp() throws {
+        let tree = try TemporaryTree()
+        defer { tree.remove() }
+        try tree.write("share/applications/x.desktop", liveEntry())
+        #expect(mkfifo(tree.path("share/applications/org.example.Fifo.desktop"), 0o600) == 0)
+        let registry = AppRegistry(manifests: [], dataDirectories: [tree.path("share")])
+        #expect(registry.lookedUpOnceMore("../applications/x") == nil)
+        #expect(registry.lookedUpOnceMore(".hidden") == nil)
+        #expect(registry.lookedUpOnceMore("") == nil)
+        #expect(registry.lookedUpOnceMore("org.example.Fifo") == nil)
+        #expect(registry.lookedUpOnceMore("x") != nil)
     }
 }
 

@@ -1,3 +1,4 @@
+import Foundation
 import OrderedJSON
 import Logging
 import Testing
@@ -39,5 +40,24 @@ import Testing
         try tree.write("share/island/layouts/org.example.Coffee/Unknown.json", #"{"colour": "red"}"#)
         let layouts = InstalledLayouts.scan(dataDirectories: [tree.path("share")], logger: logger)
         #expect(layouts["org.example.Coffee"]?.keys.sorted() == ["Good"])
+        // Each named, for `Reload`'s reply.
+        let found = InstalledLayouts.read(dataDirectories: [tree.path("share")])
+        #expect(found.skipped.map { ($0.path as NSString).lastPathComponent } == ["NotJSON.json", "TooLongChip.json", "Unknown.json"])
+    }
+
+    @Test func whatIsNoRegularFileIsSkippedWithoutBlocking() throws {
+        let tree = try TemporaryTree()
+        defer { tree.remove() }
+        try tree.write("share/island/layouts/org.example.Coffee/Good.json", #"{"chip": "ok"}"#)
+        #expect(mkfifo(tree.path("share/island/layouts/org.example.Coffee/Fifo.json"), 0o600) == 0)
+        #expect(mkfifo(tree.path("share/island/layouts/org.example.Fifo"), 0o600) == 0)
+        try FileManager.default.createSymbolicLink(atPath: tree.path("share/island/layouts/org.example.Coffee/Zero.json"),
+                                                   withDestinationPath: "/dev/zero")
+        let huge = try tree.write("share/island/layouts/org.example.Coffee/Huge.json", "{}")
+        #expect(truncate(huge, 1 << 40) == 0)
+        let found = InstalledLayouts.read(dataDirectories: [tree.path("share")])
+        #expect(found.layouts.keys.sorted() == ["org.example.Coffee"])
+        #expect(found.layouts["org.example.Coffee"]?.keys.sorted() == ["Good"])
+        #expect(found.skipped.map(\.reason) == ["not a regular file", "larger than \(InstalledLayouts.maximumFileBytes) bytes", "not a regular file"])
     }
 }

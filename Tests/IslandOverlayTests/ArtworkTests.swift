@@ -135,6 +135,13 @@ struct ArtworkLoaderTests {
         let link = files.path("link.png")
         try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: target)
         #expect(ArtworkLoader.load(link).failure == .cannotOpen(errno: ELOOP))
+        // A link anywhere on the path: a folder's, or the kernel's own for another process.
+        let linkedFolder = files.path("linked-folder")
+        try FileManager.default.createSymbolicLink(atPath: linkedFolder, withDestinationPath: files.directory)
+        #expect(ArtworkLoader.load(linkedFolder + "/real.png").failure == .cannotOpen(errno: ENOTDIR))
+        #expect(ArtworkLoader.load("/proc/self/cwd" + target).failure == .cannotOpen(errno: ENOTDIR))
+        #expect(ArtworkLoader.load("/proc/\(getpid())/root" + target).failure == .cannotOpen(errno: ENOTDIR))
+        #expect(throws: Never.self) { try ArtworkLoader.load(target).get() }
         let directory = files.path("folder.png")
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: false)
         #expect(ArtworkLoader.load(directory).failure == .notRegularFile)
@@ -142,7 +149,7 @@ struct ArtworkLoaderTests {
         #expect(ArtworkLoader.load(huge).failure == .tooLarge(bytes: (try? Data(contentsOf: URL(fileURLWithPath: huge)).count) ?? 0))
         #expect(ArtworkLoader.load(try files.write("empty.png", [])).failure == .empty)
         #expect(ArtworkLoader.load(files.path("missing.png")).failure == .cannotOpen(errno: ENOENT))
-        #expect(ArtworkLoader.load("/proc/self/status").failure == .empty, "a file the kernel makes up says it holds nothing")
+        #expect(ArtworkLoader.load("/proc/\(getpid())/status").failure == .empty, "a file the kernel makes up says it holds nothing")
     }
 
     @Test("a 20000×20000 header is refused before a pixel is decoded, as PNG and as JPEG")

@@ -113,6 +113,13 @@ actor IslandEngine {
     }
 
     func entitlement(for app: String) -> AppAuthorization {
+        if registry.manifest(for: app) == nil, let found = registry.lookedUpOnceMore(app) {
+            // Written a moment ago, before the watch's rescan: a refusal looks once more, a
+            // few `open` calls for the one name the id gives, which never block
+            // (`readRegularFile`); the rescan then replaces the registry as usual.
+            registry.adopt(found)
+            presenters.layouts.adopt(apps: registry)
+        }
         let manifest = registry.manifest(for: app)
         return AppAuthorization(entitled: manifest?.supportsLiveActivities ?? false,
                                 frequentUpdatesAllowed: manifest?.supportsFrequentUpdates ?? false,
@@ -188,8 +195,13 @@ actor IslandEngine {
 
     /// Counts a producer connection of `app` running as `uid`: the producer-death policies
     /// apply per owner (`ProducerConnections`).
-    func producerConnected(app: String, uid: UInt32?) {
+    /// `confined`: the producer runs in a sandbox, and the owner's activities are drawn
+    /// without pictures from now on (`LayoutCache.picturesAllowed`).
+    func producerConnected(app: String, uid: UInt32?, confined: Bool = false) {
         let owner = owner(app: app, uid: uid)
+        if confined, presenters.layouts.confine(owner) {
+            presenters.redraw(manager.list(owner: owner).filter { $0.state != .dismissed }.map(\.id))
+        }
         if producers.connected(owner) {
             apply(manager.ownerReturned(app: app, uid: owner.uid), prepare: {}) { _, _ in }
         }

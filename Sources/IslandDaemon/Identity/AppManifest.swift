@@ -27,6 +27,8 @@ public struct AppManifest: Sendable, Equatable {
     /// The URL schemes of its `MimeType=` key's `x-scheme-handler/<scheme>` types, lowercased:
     /// besides `http` and `https`, the only ones a tap on its activities may open.
     public var urlSchemes: Set<String>
+    /// `X-Flatpak=`: the entry a Flatpak exports for its app, which runs sandboxed.
+    public var isFlatpak: Bool
     public var path: String
 
     /// What a desktop file says about its app.
@@ -54,7 +56,7 @@ public struct AppManifest: Sendable, Equatable {
             supportsFrequentUpdates: file.boolean("X-Island-FrequentUpdates"),
             speaksForOtherApps: file.boolean("X-Island-SourceApps"),
             executable: file.executable, urlSchemes: urlSchemes(ofMimeTypes: file.strings("MimeType")),
-            path: path)
+            isFlatpak: file.string("X-Flatpak") != nil, path: path)
         // The spec's booleans are `true` and `false` alone; anything else reads as false.
         if let value = file.raw("X-Island-LiveActivities"), value != "true", value != "false" {
             manifest.liveActivitiesMisspelt = bounded(value)
@@ -88,7 +90,8 @@ public struct AppManifest: Sendable, Equatable {
     }
 
     init(id: String, name: String?, icon: String? = nil, supportsLiveActivities: Bool, supportsFrequentUpdates: Bool,
-         speaksForOtherApps: Bool = false, executable: String?, urlSchemes: Set<String> = [], path: String) {
+         speaksForOtherApps: Bool = false, executable: String?, urlSchemes: Set<String> = [], isFlatpak: Bool = false,
+         path: String) {
         self.id = id
         self.name = name
         self.icon = icon
@@ -97,6 +100,7 @@ public struct AppManifest: Sendable, Equatable {
         self.speaksForOtherApps = speaksForOtherApps
         self.executable = executable
         self.urlSchemes = urlSchemes
+        self.isFlatpak = isFlatpak
         self.path = path
     }
 }

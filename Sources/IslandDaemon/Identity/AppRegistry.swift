@@ -51,6 +51,12 @@ public struct AppRegistry: Sendable {
     /// Reads every `*.desktop` file under `<dir>/applications` for each data directory.
     /// Unreadable files are skipped: one broken entry must not hide every other app. A
     /// `Hidden=true` entry deletes its id: same-id entries of later directories stay hidden.
+    ///
+    /// Any program that may write to a data directory (a Flatpak with `xdg-data` access) can
+    /// put anything there, so each entry is read by `readEntry`, and at most
+    /// `maximumVisitedFiles` names are looked at per data directory. The scan still reads
+    /// files: it runs on the daemon's file thread (`FileReads`), never on the Swift
+    /// cooperative pool or the event loop.
     public static func scan(dataDirectories: [String]) -> AppRegistry {
         var found: [AppManifest] = []
         var seen: Set<String> = []
@@ -60,7 +66,10 @@ public struct AppRegistry: Sendable {
             let root = directory + "/applications"
             guard let enumerator = fm.enumerator(atPath: root) else { continue }
             var relatives: [String] = []
+            var visited = 0
             while let relative = enumerator.nextObject() as? String {
+                visited += 1
+                if visited > maximumVisitedFiles { break }
                 if relative.hasSuffix(".desktop") { relatives.append(relative) }
             }
             // Within one directory, `a/b.desktop` and `a-b.desktop` share an id: the order
@@ -69,33 +78,79 @@ public struct AppRegistry: Sendable {
                 let path = root + "/" + relative
                 let id = String(relative.dropLast(".desktop".count)).replacingOccurrences(of: "/", with: "-")
                 guard !seen.contains(id) else { continue }
-                // A desktop file is small (`DesktopFile.maximumBytes`): a larger one is not read whole.
-                let bytes: [UInt8]
-                do {
-                    bytes = try readSmallFile(path, limit: DesktopFile.maximumBytes)
-                } catch {
-                    skipped.append((id, path, "could not be read: \(error)"))
-                    continue
-                }
-                guard let contents = String(validating: bytes, as: UTF8.self) else {
-                    skipped.append((id, path, "is not UTF-8 text"))
-                    continue
-                }
-                switch AppManifest.entry(id: id, path: path, contents: contents) {
-                case .manifest(let manifest):
+                switch readEntry(id: id, path: path) {
+                case .success(.manifest(let manifest)):
                     seen.insert(id)
                     found.append(manifest)
-                case .hidden:
+                case .success(.hidden):
                     seen.insert(id)
                     skipped.append((id, path, "is hidden (Hidden=true)"))
-                case .invalid:
+                case .success(.invalid):
                     skipped.append((id, path, "has no [Desktop Entry] group"))
+                case .failure(let reason):
+                    skipped.append((id, path, reason.description))
                 }
             }
         }
         var registry = AppRegistry(manifests: found, dataDirectories: dataDirectories)
         for entry in skipped { registry.skip(entry.id, path: entry.path, reason: entry.reason) }
         return registry
+    }
+
+    /// Names looked at in one `applications/` folder, subfolders included: a few hundred on a
+    /// desktop; a folder filled with junk costs the scan no more than this.
+    static let maximumVisitedFiles = 8192
+
+    /// Why a desktop file gave no entry at all.
+    enum UnreadableEntry: Error, CustomStringConvertible {
+        case cannotRead(SmallFileError)
+        case notUTF8
+
+        var description: String {
+            switch self {
+            case .cannotRead(.notRegularFile): "is not a regular file"
+            case .cannotRead(let error): "could not be read: \(error)"
+            case .notUTF8: "is not UTF-8 text"
+            }
+        }
+    }
+
+    /// The desktop file at `path`: only a regular file (symbolic links followed: a Flatpak's
+    /// exported entries are links), opened without blocking, at most `DesktopFile.maximumBytes`.
+    static func readEntry(id: String, path: String) -> Result<AppManifest.Entry, UnreadableEntry> {
+        let bytes: [UInt8]
+        do {
+            bytes = try readRegularFile(path, limit: DesktopFile.maximumBytes, followingLinks: true)
+        } catch {
+            return .failure(.cannotRead(error))
+        }
+        guard let contents = String(validating: bytes, as: UTF8.self) else { return .failure(.notUTF8) }
+        return .success(AppManifest.entry(id: id, path: path, contents: contents))
+    }
+
+    /// `app`'s entry, looked up directly rather than scanned: `<dir>/applications/<app>.desktop`
+    /// in each data directory, in order, as the scan would take it — for a refusal that would
+    /// otherwise be sent before the watch's rescan saw an entry written a moment ago. A few
+    /// `open` calls for an id that names one file; nil for an id that cannot (a slash, a
+    /// leading dot), and for an entry that is hidden or missing everywhere.
+    public func lookedUpOnceMore(_ app: String) -> AppManifest? {
+        // Also for an id the scan skipped: it may have read the file half written.
+        guard !app.isEmpty, app.utf8.count <= 255, !app.contains("/"), !app.hasPrefix("."), manifests[app] == nil else { return nil }
+        for directory in dataDirectories.prefix(ManifestWatch.maximumTargets) where directory.hasPrefix("/") {
+            switch Self.readEntry(id: app, path: "\(directory)/applications/\(app).desktop") {
+            case .success(.manifest(let manifest)): return manifest
+            case .success(.hidden): return nil
+            case .success(.invalid), .failure: continue
+            }
+        }
+        return nil
+    }
+
+    /// Takes an entry `lookedUpOnceMore` found, until the next scan replaces the registry.
+    public mutating func adopt(_ manifest: AppManifest) {
+        guard manifests[manifest.id] == nil else { return }
+        manifests[manifest.id] = manifest
+        skipped[manifest.id] = nil
     }
 
     public func manifest(for app: String) -> AppManifest? { manifests[app] }

@@ -112,7 +112,8 @@ public struct IdentityResolver: Sendable {
             return .success(flatpak)
         }
         if let claim, scope == .user, sandbox == .none {
-            guard registry.manifest(for: claim) != nil else {
+            // An entry written a moment ago, which the watch's rescan has yet to read, counts.
+            guard registry.manifest(for: claim) != nil || registry.lookedUpOnceMore(claim) != nil else {
                 return .failure(.unidentified(app: claim, reason: registry.refusal(for: claim) ?? "no desktop entry \(claim).desktop"))
             }
             return .success(claim)

@@ -57,7 +57,7 @@ struct RoleInterfaces: Sendable {
         if connection.attachment(ProducerRegistration.self) == nil {
             connection.setAttachment(ProducerRegistration())
             let uid = connection.peer?.uid
-            engine.producerConnected(app: app, uid: uid)
+            engine.producerConnected(app: app, uid: uid, confined: roles.isSandboxed(connection.peer))
             connection.onClose { [engine] in engine.performLater { $0.producerDisconnected(app: app, uid: uid) } }
         }
         return app
@@ -328,8 +328,8 @@ struct RoleInterfaces: Sendable {
             },
             "Reload": .async { [self] request throws(VarlinkError) in
                 _ = try roles.bind(.admin, connection: request.connection)
-                try await reload()
-                return [:]
+                let skipped = try await reload()
+                return ["skippedLayouts": .array(skipped.map { ["path": .string($0.path), "reason": .string($0.reason)] })]
             },
         ])
     }
@@ -338,5 +338,6 @@ struct RoleInterfaces: Sendable {
     var connectionCount: @Sendable () -> Int = { 0 }
     /// `org.island.Admin.PushStatus`, set by the daemon when push is on.
     var pushStatus: @Sendable () async -> JSON? = { nil }
-    var reload: @Sendable () async throws(VarlinkError) -> Void = {}
+    /// `org.island.Admin.Reload`: the installed layouts it skipped.
+    var reload: @Sendable () async throws(VarlinkError) -> [InstalledLayouts.Skipped] = { [] }
 }

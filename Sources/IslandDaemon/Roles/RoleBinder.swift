@@ -123,6 +123,14 @@ struct RoleBinder: Sendable {
         }
     }
 
+    /// Whether `peer` runs in a sandbox (a sandbox that cannot be ruled out counts), for the
+    /// pictures presenters may read for its activities (`LayoutCache.picturesAllowed`). As for
+    /// its identity, a peer without a process (a client in memory) is in none.
+    func isSandboxed(_ peer: PeerCredentials?) -> Bool {
+        guard let peer, peer.pid > 0 else { return false }
+        return resolver().sandbox(of: peer) != .none
+    }
+
     static func article(_ noun: String) -> String {
         noun.first.map { "aeiou".contains($0) } == true ? "an" : "a"
     }

@@ -68,7 +68,11 @@ public final class IslandDaemon: Sendable {
         } catch {
             throw StartError.configuration("\(error)")
         }
-        let registry = SharedValue(AppRegistry.scan(dataDirectories: options.paths.dataDirectories))
+        // Off the cooperative pool, as every later read of the data directories.
+        let files = FileReads()
+        let dataDirectories = options.paths.dataDirectories
+        let scan = await files.run { Reloader.scan(dataDirectories: dataDirectories) }
+        let registry = SharedValue(scan.registry)
 
         let store: IslandStore
         let stored: StoredState
@@ -119,15 +123,15 @@ public final class IslandDaemon: Sendable {
             pushService = service
         }
         await engine.timeExpansions(configuration.daemon)
-        await engine.start(installedLayouts: InstalledLayouts.scan(dataDirectories: options.paths.dataDirectories, logger: logger),
-                           hideWhileSharing: configuration.daemon.hideWhileSharing)
+        InstalledLayouts.log(scan.layouts.skipped, logger: logger)
+        await engine.start(installedLayouts: scan.layouts.layouts, hideWhileSharing: configuration.daemon.hideWhileSharing)
 
         let scope = options.scope
         let sandboxAllowance = SandboxAllowance(configuration.daemon)
         let idleExit = IdleExit(seconds: configuration.daemon.idleExit)
         let reloader = Reloader(mainFile: options.paths.configurationFile, dataDirectories: options.paths.dataDirectories,
                                 registry: registry, idleExit: idleExit, sandboxAllowance: sandboxAllowance,
-                                engine: engine, logger: logger)
+                                engine: engine, files: files, logger: logger)
         let socket = SharedValue<SocketService?>(nil)
         var interfaces = RoleInterfaces(
             engine: engine, push: push,

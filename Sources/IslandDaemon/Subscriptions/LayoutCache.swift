@@ -31,6 +31,8 @@ struct LayoutCache {
     /// The apps' desktop entries, for their names, icons and URL schemes.
     private var apps: AppRegistry
     private var items: [HashedID: ItemLayout] = [:]
+    /// Owners a producer of which ran in a sandbox since the daemon started (`confine`).
+    private var confined: Set<ActivityOwner> = []
     /// Grows whenever the layouts or the apps change, which makes every cached layout stale.
     private var generation: UInt64 = 0
     private var lastRevision: UInt64 = 0
@@ -64,6 +66,30 @@ struct LayoutCache {
         generation += 1
     }
 
+    /// Draws `owner`'s activities without pictures from now on: one of its producers runs in
+    /// a sandbox. Whether that changed anything.
+    mutating func confine(_ owner: ActivityOwner) -> Bool {
+        guard confined.insert(owner).inserted else { return false }
+        generation += 1
+        return true
+    }
+
+    /// Whether presenters may read the pictures the activity's `image` views name. A presenter
+    /// reads them as its own user, so only for producers that could read them too: not for an
+    /// owner one of whose producers runs in a sandbox (`confine`), nor for an app whose desktop
+    /// entry is a Flatpak's export (`X-Flatpak=`), which covers its activities restored after a
+    /// restart before it connects again. A sandboxed app's own files are not told from the
+    /// user's here: it gets no pictures at all.
+    func picturesAllowed(for activity: Activity) -> Bool {
+        !confined.contains(activity.owner) && apps.manifest(for: activity.app)?.isFlatpak != true
+    }
+
+    /// Takes the apps with one more entry (`AppRegistry.adopt`), the installed layouts as they were.
+    mutating func adopt(apps: AppRegistry) {
+        self.apps = apps
+        generation += 1
+    }
+
     private func registeredLayout(for activity: Activity) -> JSON? {
         registered[activity.owner]?[activity.type] ?? installed[activity.app]?[activity.type]
     }
@@ -79,7 +105,7 @@ struct LayoutCache {
         if let cached, cached.generation == generation, !cached.isDefault || Self.isSame(shape, cached.stateShape) {
             return cached
         }
-        let json: JSON
+        var json: JSON
         let isDefault: Bool
         if let registered = registeredLayout(for: activity) {
             (json, isDefault) = (registered, false)
@@ -87,6 +113,7 @@ struct LayoutCache {
             (json, isDefault) = (.object(Layout.default(for: activity.type, attributes: activity.attributes,
                                                      state: activity.deliveredContent.state).json), true)
         }
+        if !picturesAllowed(for: activity), Layout.hasPictures(json) { json = Layout.withoutPictures(json) }
         var revision = cached?.revision ?? 0
         if cached?.json != json {
             lastRevision += 1

@@ -378,6 +378,9 @@ def install_layout(daemon, app, type, layout):
 def test_installed_layouts_are_served_and_a_registered_one_wins(daemon, coffee):
     installed = {"chip": "Inst", "url": "https://example.org/installed"}
     install_layout(daemon, COFFEE, "Order", installed)
+    # The daemon picks the file up by itself too; its rescan redraws every item, so it is
+    # waited for before the stream below counts items.
+    wait_for(lambda: "reloaded the manifests and layouts" in daemon.log(), message="the layout picked up")
     with daemon.connect("org.island.Admin") as admin:
         admin.Reload()
     a = coffee.request()

@@ -250,3 +250,51 @@ def test_the_user_can_allow_a_sandboxed_presenter(make_daemon):
         assert other.get("error") == "org.island.PermissionDenied", other
     finally:
         shutil.rmtree(root, ignore_errors=True)
+
+
+PICTURE_LAYOUT = {"compactLeading": {"type": "image", "source": "{{state.art}}",
+                                     "fallback": {"type": "symbol", "name": "music"}}}
+
+
+def has_picture(value):
+    if isinstance(value, dict):
+        return value.get("type") == "image" or any(has_picture(v) for v in value.values())
+    if isinstance(value, list):
+        return any(has_picture(v) for v in value)
+    return False
+
+
+@needs_python
+@needs_userns
+def test_a_sandboxed_producer_has_no_picture_read_for_it(make_daemon):
+    """A Flatpak naming the user's 0600 picture in its state: presenters read pictures as the
+    user, so the daemon sends its activities' layouts without `image` views; an unsandboxed
+    producer's picture is drawn as before."""
+    daemon = make_daemon()
+    for app in ("org.example.Coffee", "org.example.Timer"):
+        folder = os.path.join(daemon.share, "island", "layouts", app)
+        os.makedirs(folder)
+        with open(os.path.join(folder, "Song.json"), "w") as f:
+            json.dump(PICTURE_LAYOUT, f)
+    root = tempfile.mkdtemp(prefix="island-sandbox-", dir="/tmp")
+    try:
+        os.chmod(root, 0o755)
+        secret = os.path.join(root, "secret.png")
+        with open(secret, "wb") as f:
+            f.write(b"\x89PNG\r\n\x1a\n")
+        os.chmod(secret, 0o600)
+        with daemon.connect("org.island.Admin") as admin:
+            admin.Reload()
+        song = {"type": "Song", "attributes": {}, "content": {"state": {"art": secret}}}
+        [reply] = peer(daemon.socket, [call("org.island.Producer.Request", **song)],
+                       sandbox_root=sandbox_root(root, "org.example.Coffee"))
+        assert "error" not in reply, reply
+        with daemon.connect("org.island.Producer") as timer:
+            timer.Request(app="org.example.Timer", **song)
+        [snapshot] = peer(daemon.socket, [PRESENT])
+        layouts = {item["app"]: item["layout"] for item in snapshot["parameters"]["update"]["items"]}
+        assert not has_picture(layouts["org.example.Coffee"]), layouts["org.example.Coffee"]
+        assert layouts["org.example.Coffee"]["compactLeading"] == {"type": "symbol", "name": "music"}
+        assert has_picture(layouts["org.example.Timer"]), "an unsandboxed producer's picture is still drawn"
+    finally:
+        shutil.rmtree(root, ignore_errors=True)

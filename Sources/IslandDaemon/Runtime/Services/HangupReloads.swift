@@ -10,7 +10,7 @@ struct HangupReloads: Service {
     func run() async {
         for await _ in hangups.cancelOnGracefulShutdown() {
             // A refused reload has been logged and keeps the running configuration.
-            try? await reloader.reload()
+            _ = try? await reloader.reload()
         }
     }
 }

@@ -5,11 +5,12 @@ import Foundation
 import Logging
 import ServiceLifecycle
 
-/// Reloads the app manifests (and the layouts apps install) when a desktop entry appears,
-/// changes or goes in an `applications/` folder of the data directories, so that a developer
-/// who installs an app's entry while the daemon runs need not know about `island admin reload`.
-/// What is watched and when a burst of events has ended is `ManifestWatch`'s and
-/// `ReloadCoalescer`'s to say; this is the inotify shell around them.
+/// Reloads the app manifests and the layouts apps install when a desktop entry or a layout
+/// file appears, changes or goes in the data directories, so that a developer who installs an
+/// app's entry while the daemon runs need not know about `island admin reload`. What is
+/// watched, when a burst of events has ended and when failed watches are tried again is
+/// `ManifestWatch`'s, `ReloadCoalescer`'s and `WatchRetry`'s to say; this is the inotify shell
+/// around them.
 struct ManifestWatcherService: Service {
     let dataDirectories: [String]
     let reloader: Reloader
@@ -19,9 +20,9 @@ struct ManifestWatcherService: Service {
         // One pending reload stands for any number of changes seen while the last one ran.
         let (changes, continuation) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
         let watcher = ManifestWatcher(dataDirectories: dataDirectories, logger: logger) { continuation.yield() }
-        // Without inotify (a kernel without it, no watches left) the daemon still works as it did:
-        // manifests are read on reload. The service waits for the shutdown either way: a
-        // service that returns would stop the group.
+        // Without inotify (a kernel without it, no watches left) the daemon still works:
+        // manifests are read on reload, and the watcher keeps trying. The service waits for the
+        // shutdown either way: a service that returns would stop the group.
         watcher?.start()
         for await _ in changes.cancelOnGracefulShutdown() {
             await reloader.reloadManifests()
@@ -30,10 +31,10 @@ struct ManifestWatcherService: Service {
     }
 }
 
-/// The inotify descriptor and the thread that reads it. Its watches and the coalescing live
-/// on that thread alone; `stop` wakes it by closing the write end of a pipe it also polls.
+/// The inotify descriptor and the thread that reads it. Its watches, the coalescing and the
+/// retries live on that thread alone; `stop` wakes it by closing the write end of a pipe it
+/// also polls.
 final class ManifestWatcher: Sendable {
-    private let inotify: Int32
     private let wakeRead: Int32
     private let wakeWrite: Int32
     private let dataDirectories: [String]
@@ -47,28 +48,26 @@ final class ManifestWatcher: Sendable {
         | IN_DELETE_SELF | IN_MOVE_SELF | IN_ONLYDIR)
     /// An ancestor waited on only needs to see the next folder appear (or itself go).
     private static let ancestorMask = UInt32(IN_CREATE | IN_MOVED_TO | IN_DELETE_SELF | IN_MOVE_SELF | IN_ONLYDIR)
+    /// The least time between two reads of the queue: a flood of creations and deletions is
+    /// read in a few large gulps a second, or overflows the kernel's queue (which is itself one
+    /// reason to rescan), rather than costing a wake-up per event.
+    private static let readSpacing = 0.1
 
     init?(dataDirectories: [String], logger: Logger, changed: @escaping @Sendable () -> Void) {
-        let inotify = inotify_init1(Int32(O_CLOEXEC | O_NONBLOCK))
-        guard inotify >= 0 else {
-            logger.warning("cannot watch the applications folders; new desktop entries are read on reload",
+        var pipeEnds: [Int32] = [-1, -1]
+        guard pipe(&pipeEnds) == 0 else {
+            logger.warning("cannot watch the data directories; new desktop entries and layouts are read on reload",
                            metadata: ["error": "\(String(cString: strerror(errno)))"])
             return nil
         }
-        var pipeEnds: [Int32] = [-1, -1]
-        guard pipe(&pipeEnds) == 0 else {
-            close(inotify)
-            return nil
-        }
         for end in pipeEnds { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
-        (self.inotify, wakeRead, wakeWrite) = (inotify, pipeEnds[0], pipeEnds[1])
+        (wakeRead, wakeWrite) = (pipeEnds[0], pipeEnds[1])
         (self.dataDirectories, self.logger, self.changed) = (dataDirectories, logger, changed)
     }
 
     func start() {
         let thread = Thread { [self] in
             run()
-            close(inotify)
             close(wakeRead)
         }
         thread.name = "manifest-watch"
@@ -79,50 +78,97 @@ final class ManifestWatcher: Sendable {
     func stop() { close(wakeWrite) }
 
     private func run() {
+        var inotify: Int32 = -1
+        defer { if inotify >= 0 { close(inotify) } }
         var watches: [Int32: [ManifestWatch.Target]] = [:]
         var coalescer = ReloadCoalescer()
-        arm(&watches)
+        var retry = WatchRetry()
+        var nextRead = 0.0
+        func place() {
+            let now = Self.monotonicNow()
+            if inotify < 0 { inotify = inotify_init1(Int32(O_CLOEXEC | O_NONBLOCK)) }
+            let failure = inotify < 0 ? "cannot create an inotify instance" : arm(inotify, &watches)
+            if let failure {
+                let beginsRun = retry.failed(at: now)
+                let metadata: Logger.Metadata = [
+                    "error": "\(failure)", "retry": "\(retry.deadline.map { Int(($0 - now).rounded()) } ?? 0) s",
+                ]
+                if beginsRun {
+                    logger.warning("cannot watch every data directory; new desktop entries and layouts there are read on reload until it can",
+                                   metadata: metadata)
+                } else {
+                    logger.debug("still cannot watch every data directory", metadata: metadata)
+                }
+            } else if retry.succeeded() {
+                logger.info("watching every data directory again")
+                // Whatever changed while nothing was watched.
+                coalescer.eventArrived(at: now)
+            }
+        }
+        place()
         while true {
             let now = Self.monotonicNow()
-            let timeout = coalescer.deadline.map { Int32(min(max(0, ($0 - now) * 1000).rounded(.up), 60_000)) } ?? -1
-            var fds = [pollfd(fd: inotify, events: Int16(POLLIN), revents: 0), pollfd(fd: wakeRead, events: Int16(POLLIN), revents: 0)]
+            let reading = inotify >= 0 && now >= nextRead
+            let wakeAt = [coalescer.deadline, retry.deadline, reading || inotify < 0 ? nil : nextRead].compactMap { $0 }.min()
+            let timeout = wakeAt.map { Int32(min(max(0, ($0 - now) * 1000).rounded(.up), 60_000)) } ?? -1
+            var fds = [pollfd(fd: wakeRead, events: Int16(POLLIN), revents: 0), pollfd(fd: reading ? inotify : -1, events: Int16(POLLIN), revents: 0)]
             let ready = poll(&fds, 2, timeout)
             if ready < 0 && errno != EINTR { return }
-            if fds[1].revents != 0 { return }
-            if fds[0].revents != 0, readEvents(watches: watches) {
-                // Placed again at once, before the reload reads: a folder just created is
-                // watched before the entries copied into it arrive.
-                arm(&watches)
-                coalescer.eventArrived(at: Self.monotonicNow())
+            if fds[0].revents != 0 { return }
+            if fds[1].revents != 0 {
+                nextRead = Self.monotonicNow() + Self.readSpacing
+                if readEvents(inotify, watches: watches) {
+                    // Placed again at once, before the reload reads: a folder just created is
+                    // watched before the entries copied into it arrive.
+                    place()
+                    coalescer.eventArrived(at: Self.monotonicNow())
+                }
             }
+            if retry.isDue(at: Self.monotonicNow()) { place() }
             if coalescer.takeDue(at: Self.monotonicNow()) { changed() }
         }
     }
 
     /// Places the watches `ManifestWatch` asks for and removes those no longer asked for.
-    private func arm(_ watches: inout [Int32: [ManifestWatch.Target]]) {
-        let targets = ManifestWatch.targets(dataDirectories: dataDirectories) { path in
+    /// Returns why some could not be placed; nil when all were.
+    private func arm(_ inotify: Int32, _ watches: inout [Int32: [ManifestWatch.Target]]) -> String? {
+        let fm = FileManager.default
+        let targets = ManifestWatch.targets(dataDirectories: dataDirectories, isDirectory: { path in
             var isDirectory: ObjCBool = false
-            return FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) && isDirectory.boolValue
-        }
+            return fm.fileExists(atPath: path, isDirectory: &isDirectory) && isDirectory.boolValue
+        }, subfolders: { path in
+            (try? fm.contentsOfDirectory(atPath: path))?.filter { name in
+                var isDirectory: ObjCBool = false
+                return fm.fileExists(atPath: path + "/" + name, isDirectory: &isDirectory) && isDirectory.boolValue
+            } ?? []
+        })
         var placed: [Int32: [ManifestWatch.Target]] = [:]
-        for target in targets {
-            let wd = inotify_add_watch(inotify, target.directory, target.awaiting == nil ? Self.mask : Self.ancestorMask)
+        var failure: String?
+        // One watch per directory, whatever targets share it: the mask is what all of them need.
+        var byDirectory: [String: [ManifestWatch.Target]] = [:]
+        for target in targets { byDirectory[target.directory, default: []].append(target) }
+        for (directory, shared) in byDirectory.sorted(by: { $0.key < $1.key }) {
+            let mask = shared.contains { $0.awaiting == nil } ? Self.mask : Self.ancestorMask
+            let wd = inotify_add_watch(inotify, directory, mask)
             guard wd >= 0 else {
-                logger.debug("cannot watch a data directory", metadata: ["path": "\(target.directory)",
-                                                                        "error": "\(String(cString: strerror(errno)))"])
+                let error = errno
+                // A folder that went between the look and the watch is no failure: its event follows.
+                if error != ENOENT && error != ENOTDIR {
+                    failure = failure ?? "\(directory): \(String(cString: strerror(error)))"
+                }
                 continue
             }
-            placed[wd, default: []].append(target)
+            placed[wd, default: []].append(contentsOf: shared)
         }
         for wd in watches.keys where placed[wd] == nil { inotify_rm_watch(inotify, wd) }
         watches = placed
+        return failure
     }
 
-    /// Reads what the kernel queued; whether any of it can change the manifests. At most a
-    /// few buffers per wake-up: a flood is read on the next turn, or overflows the kernel's
-    /// queue, which is itself a reason to reload.
-    private func readEvents(watches: [Int32: [ManifestWatch.Target]]) -> Bool {
+    /// Reads what the kernel queued; whether any of it can change the manifests or layouts. At
+    /// most a few buffers per wake-up (and `readSpacing` apart): a flood is read on the next turn, or overflows the
+    /// kernel's queue, which is itself a reason to reload.
+    private func readEvents(_ inotify: Int32, watches: [Int32: [ManifestWatch.Target]]) -> Bool {
         var relevant = false
         var buffer = [UInt8](repeating: 0, count: 16 * 1024)
         for _ in 0..<8 {
@@ -132,7 +178,9 @@ final class ManifestWatcher: Sendable {
             buffer.withUnsafeBytes { bytes in
                 let header = MemoryLayout<inotify_event>.size
                 var offset = 0
-                while offset + header <= count {
+                // Once one event calls for a rescan the rest can only call for the same one:
+                // they are drained unread, so a flood costs a read per buffer, not a parse per event.
+                while !relevant, offset + header <= count {
                     let wd = bytes.loadUnaligned(fromByteOffset: offset, as: Int32.self)
                     let mask = bytes.loadUnaligned(fromByteOffset: offset + 4, as: UInt32.self)
                     let length = Int(bytes.loadUnaligned(fromByteOffset: offset + 12, as: UInt32.self))
@@ -149,7 +197,7 @@ final class ManifestWatcher: Sendable {
                         continue
                     }
                     let name = nameBytes.isEmpty ? nil : String(decoding: nameBytes, as: UTF8.self)
-                    if ManifestWatch.relevant(name: name, isDirectory: mask & UInt32(IN_ISDIR) != 0, awaiting: targets.map(\.awaiting)) {
+                    if ManifestWatch.relevant(name: name, isDirectory: mask & UInt32(IN_ISDIR) != 0, targets: targets) {
                         relevant = true
                     }
                 }
