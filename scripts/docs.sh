@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# Builds IslandKit's reference as static HTML: the DocC catalog (Sources/IslandKit/IslandKit.docc:
+# getting started, the tutorial, porting from ActivityKit) with every public symbol of IslandKit,
+# and IslandKitTesting's symbols beside it. From modules already built (`swift build`, or the
+# packages' release build): their symbol graphs are read from the .swiftmodule files
+# (swift-symbolgraph-extract) and rendered by the toolchain's docc, in seconds, without the
+# swift-docc-plugin's second build of IslandKit and its dependencies.
+#
+# Usage: scripts/docs.sh [--modules DIR] [--output DIR]
+#   --modules DIR  the built modules (default: .build/debug/Modules, else .build/debug)
+#   --output DIR   where the sites go (default: .build/docs): DIR/IslandKit, DIR/IslandKitTesting
+# Each site's pages carry their content (docc's static hosting with content): any browser opens
+# DIR/IslandKit/documentation/islandkit/index.html from the disk; served over HTTP (python3 -m
+# http.server -d DIR/IslandKit), its index.html has DocC's navigation as well.
+set -euo pipefail
+
+repo="$(cd "$(dirname "$0")/.." && pwd)"
+modules=""
+output="$repo/.build/docs"
+while (($#)); do
+  case "$1" in
+    --modules) modules="$2"; shift 2 ;;
+    --modules=*) modules="${1#*=}"; shift ;;
+    --output) output="$2"; shift 2 ;;
+    --output=*) output="${1#*=}"; shift ;;
+    -h|--help) sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    *) echo "docs: unknown option $1 (try --help)" >&2; exit 2 ;;
+  esac
+done
+if [ -z "$modules" ]; then
+  modules="$repo/.build/debug/Modules"
+  [ -d "$modules" ] || modules="$repo/.build/debug"
+fi
+[ -f "$modules/IslandKit.swiftmodule" ] || [ -d "$modules/IslandKit.swiftmodule" ] \
+  || { echo "docs: no IslandKit.swiftmodule in $modules (build first: swift build --product island)" >&2; exit 1; }
+swift_bin="$(dirname "$(readlink -f "$(command -v swift || echo /opt/swift/usr/bin/swift)")")"
+extract="$swift_bin/swift-symbolgraph-extract"
+docc="$swift_bin/docc"
+target="$(uname -m)-unknown-linux-gnu"
+
+work="$(mktemp -d)"
+trap 'rm -rf "$work"' EXIT
+for module in IslandKit IslandKitTesting; do
+  mkdir -p "$work/$module"
+  # Public symbols only, as a user of the library sees them; modules the built ones import
+  # are found beside them.
+  "$extract" -module-name "$module" -target "$target" -I "$modules" -minimum-access-level public \
+    -skip-inherited-docs -output-dir "$work/$module" >&2
+done
+
+rm -rf "$output/IslandKit" "$output/IslandKitTesting"
+mkdir -p "$output"
+"$docc" convert "$repo/Sources/IslandKit/IslandKit.docc" --additional-symbol-graph-dir "$work/IslandKit" \
+  --fallback-display-name IslandKit --fallback-bundle-identifier org.island.IslandKit \
+  --experimental-transform-for-static-hosting-with-content --output-path "$output/IslandKit" >&2
+"$docc" convert --additional-symbol-graph-dir "$work/IslandKitTesting" \
+  --fallback-display-name IslandKitTesting --fallback-bundle-identifier org.island.IslandKitTesting \
+  --experimental-transform-for-static-hosting-with-content --output-path "$output/IslandKitTesting" >&2
+echo "$output/IslandKit/documentation/islandkit/index.html"
+echo "$output/IslandKitTesting/documentation/islandkittesting/index.html"
