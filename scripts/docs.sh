@@ -9,9 +9,10 @@
 # Usage: scripts/docs.sh [--modules DIR] [--output DIR]
 #   --modules DIR  the built modules (default: .build/debug/Modules, else .build/debug)
 #   --output DIR   where the sites go (default: .build/docs): DIR/IslandKit, DIR/IslandKitTesting
-# Each site's pages carry their content (docc's static hosting with content): any browser opens
-# DIR/IslandKit/documentation/islandkit/index.html from the disk; served over HTTP (python3 -m
-# http.server -d DIR/IslandKit), its index.html has DocC's navigation as well.
+# DocC's pages read their content by URL, as browsers do not from file://: serve a site, e.g.
+# `python3 -m http.server -d DIR/IslandKit 8000`, and open
+# http://localhost:8000/documentation/islandkit/. (docc's static hosting "with content", pages
+# readable from the disk, crashes in FoundationXML with this toolchain.)
 set -euo pipefail
 
 repo="$(cd "$(dirname "$0")/.." && pwd)"
@@ -23,7 +24,7 @@ while (($#)); do
     --modules=*) modules="${1#*=}"; shift ;;
     --output) output="$2"; shift 2 ;;
     --output=*) output="${1#*=}"; shift ;;
-    -h|--help) sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "docs: unknown option $1 (try --help)" >&2; exit 2 ;;
   esac
 done
@@ -38,13 +39,29 @@ extract="$swift_bin/swift-symbolgraph-extract"
 docc="$swift_bin/docc"
 target="$(uname -m)-unknown-linux-gnu"
 
+# The C modules under the Swift ones (SwiftNIO's shims, …), as SwiftPM hands them to the
+# compiler: the module maps of C targets, generated in the build directory (not those of Swift
+# targets' headers) or written in the packages' sources.
+build="$(dirname "$modules")"
+scratch="$build"
+while [ "$scratch" != / ] && [ ! -d "$scratch/checkouts" ]; do scratch="$(dirname "$scratch")"; done
+clang=()
+while IFS= read -r map; do
+  clang+=(-Xcc "-fmodule-map-file=$map" -Xcc -I -Xcc "$(dirname "$map")")
+done < <({ find "$build" -mindepth 2 -maxdepth 2 -path '*.build/module.modulemap' ! -path '*-tool.build/*'
+           find "$scratch/checkouts" "$repo/Libraries/Sources" -path '*/Sources/*' -name module.modulemap; } 2>/dev/null)
+
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 for module in IslandKit IslandKitTesting; do
+  # IslandKitTesting is built for tests only: the packages' release build has none.
+  if [ ! -e "$modules/$module.swiftmodule" ]; then
+    echo "docs: no $module.swiftmodule in $modules: its reference is left out" >&2
+    continue
+  fi
   mkdir -p "$work/$module"
-  # Public symbols only, as a user of the library sees them; modules the built ones import
-  # are found beside them.
-  "$extract" -module-name "$module" -target "$target" -I "$modules" -minimum-access-level public \
+  # Public symbols only, as a user of the library sees them.
+  "$extract" -module-name "$module" -target "$target" -I "$modules" "${clang[@]}" -minimum-access-level public \
     -skip-inherited-docs -output-dir "$work/$module" >&2
 done
 
@@ -52,9 +69,11 @@ rm -rf "$output/IslandKit" "$output/IslandKitTesting"
 mkdir -p "$output"
 "$docc" convert "$repo/Sources/IslandKit/IslandKit.docc" --additional-symbol-graph-dir "$work/IslandKit" \
   --fallback-display-name IslandKit --fallback-bundle-identifier org.island.IslandKit \
-  --experimental-transform-for-static-hosting-with-content --output-path "$output/IslandKit" >&2
-"$docc" convert --additional-symbol-graph-dir "$work/IslandKitTesting" \
-  --fallback-display-name IslandKitTesting --fallback-bundle-identifier org.island.IslandKitTesting \
-  --experimental-transform-for-static-hosting-with-content --output-path "$output/IslandKitTesting" >&2
+  --transform-for-static-hosting --output-path "$output/IslandKit" >&2
 echo "$output/IslandKit/documentation/islandkit/index.html"
-echo "$output/IslandKitTesting/documentation/islandkittesting/index.html"
+if [ -d "$work/IslandKitTesting" ]; then
+  "$docc" convert --additional-symbol-graph-dir "$work/IslandKitTesting" \
+    --fallback-display-name IslandKitTesting --fallback-bundle-identifier org.island.IslandKitTesting \
+    --transform-for-static-hosting --output-path "$output/IslandKitTesting" >&2
+  echo "$output/IslandKitTesting/documentation/islandkittesting/index.html"
+fi

@@ -175,7 +175,7 @@ public final class Activity<Attributes: ActivityAttributes>: Sendable, Identifia
         do {
             try await checkedUpdate(content, alertConfiguration: alertConfiguration, timestamp: timestamp)
         } catch {
-            Self.note(error, of: "update", id: id)
+            Self.note(error, of: "update", id: id, over: activityState == .ended || activityState == .dismissed)
         }
     }
 
@@ -202,7 +202,7 @@ public final class Activity<Attributes: ActivityAttributes>: Sendable, Identifia
         do {
             try await checkedEnd(content, dismissalPolicy: dismissalPolicy, timestamp: timestamp)
         } catch {
-            Self.note(error, of: "end", id: id)
+            Self.note(error, of: "end", id: id, over: activityState == .ended || activityState == .dismissed)
         }
     }
 
@@ -220,9 +220,14 @@ public final class Activity<Attributes: ActivityAttributes>: Sendable, Identifia
     }
 
     /// What the non-throwing `update` and `end` do with a refusal: an ended activity is what
-    /// ActivityKit ignores silently; anything else is worth a line in the log.
-    private static func note(_ error: any Error, of call: String, id: String) {
-        if case .activityEnded? = error as? ActivityAuthorizationError { return }
+    /// ActivityKit ignores silently, and so is one dismissed (`over`), which the daemon no
+    /// longer knows; anything else is worth a line in the log.
+    private static func note(_ error: any Error, of call: String, id: String, over: Bool) {
+        switch error as? ActivityAuthorizationError {
+        case .activityEnded?: return
+        case .noSuchActivity? where over: return
+        default: break
+        }
         refusalLogger.warning("the activity's \(call) was not applied", metadata: [
             "id": "\(id)", "error": "\(error)",
             "suggestion": "\((error as? ActivityAuthorizationError)?.recoverySuggestion ?? "")",
