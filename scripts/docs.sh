@@ -42,7 +42,7 @@ target="$(uname -m)-unknown-linux-gnu"
 # The C modules under the Swift ones (SwiftNIO's shims, …), as SwiftPM hands them to the
 # compiler: the module maps of C targets, generated in the build directory (not those of Swift
 # targets' headers) or written in the packages' sources.
-build="$(dirname "$modules")"
+build="$(cd "$(dirname "$modules")" && pwd -P)"
 scratch="$build"
 while [ "$scratch" != / ] && [ ! -d "$scratch/checkouts" ]; do scratch="$(dirname "$scratch")"; done
 clang=()
