@@ -49,37 +49,3 @@ struct TeardownTests {
         #expect(!IslandConnection.shared().configuration.socketPath.hasPrefix("in-process:"))
     }
 }
-
-/// The ported ActivityKit code runs too, against the test's daemon, through the shared
-/// connection it uses without knowing.
-@Suite(.timeLimit(.minutes(1)))
-struct PortedActivityKitCodeTests {
-    @Test func thePortedCodeStartsUpdatesAndEndsTheDelivery() async throws {
-        try await TestIsland.withIsland { _ in
-            let code = PizzaDeliveryActivities()
-            let activity = try #require(try await code.startDelivery())
-            #expect(activity.attributes.orderNumber == "12345")
-            await code.updateDelivery(activity)
-            #expect(activity.content.state.driverName == "Anne Johnson")
-            await code.endDelivery(activity)
-            // Ended with the first policy; ending it again is ignored, as `end` of an ended
-            // activity is.
-            #expect(activity.activityState == .ended)
-            #expect(activity.endReason == .app)
-            #expect(await Activity<PizzaDeliveryAttributes>.activities.map(\.id) == [activity.id])
-        }
-    }
-
-    @Test func aTransientActivityIsDismissedAsItEnds() async throws {
-        try await TestIsland.withIsland { _ in
-            let activity = try await Activity.request(attributes: PlayerAttributes(album: "Short"),
-                                                      content: ActivityContent(state: .init(track: "One", paused: false), staleDate: nil),
-                                                      style: .transient)
-            let states = activity.activityStateUpdates
-            await activity.end(nil)
-            var seen: [ActivityState] = []
-            for await state in states { seen.append(state) }
-            #expect(seen == [.ended, .dismissed])
-        }
-    }
-}
