@@ -151,6 +151,10 @@ gzip -9n "$doc/README.md" "$doc/PROTOCOL.md"
 install -d "$doc/docs"
 install -m 0644 "$repo"/docs/*.md "$doc/docs/"
 gzip -9n "$doc"/docs/*.md
+# IslandKit's reference: the DocC catalog and every public symbol, as static pages that open
+# from the disk (scripts/docs.sh), rendered from the release build's modules.
+"$repo/scripts/docs.sh" --modules "$bin/Modules" --output "$stage/docs" >/dev/null
+cp -R "$stage/docs/IslandKit" "$doc/IslandKit"
 examples="$doc/examples"
 install -d "$examples/applications" "$examples/layouts"
 for entry in "$pkg"/applications/*.desktop; do

@@ -1,4 +1,5 @@
 public import Foundation
+import Logging
 import OrderedJSON
 import Synchronization
 
@@ -16,15 +17,25 @@ import Synchronization
 /// for await content in activity.contentUpdates { print(content.state.eta) }
 /// ```
 ///
-/// Every method throws `ActivityAuthorizationError`: the daemon's refusals by name, with
-/// their parameters, or `daemonUnavailable`.
+/// `request` and the other calls that can be refused throw `ActivityAuthorizationError`: the
+/// daemon's refusals by name, with their parameters, or `daemonUnavailable`. `update` and
+/// `end` do not throw, as in ActivityKit (`checkedUpdate` and `checkedEnd` do).
 public final class Activity<Attributes: ActivityAttributes>: Sendable, Identifiable {
     public typealias ContentState = Attributes.ContentState
+    /// The streams, by ActivityKit's names.
+    public typealias ContentUpdates = AsyncStream<ActivityContent<ContentState>>
+    public typealias ActivityStateUpdates = AsyncStream<ActivityState>
+    public typealias PushTokenUpdates = AsyncStream<Data>
+    public typealias ActivityUpdates = AsyncStream<Activity<Attributes>>
+    public typealias Interactions = AsyncStream<ActivityInteraction>
 
     /// The daemon-assigned id.
     public let id: String
     /// The immutable attributes given at the start.
     public let attributes: Attributes
+
+    /// How it was requested; `.standard` for one this process did not start.
+    public let style: ActivityStyle
 
     private let channel: ActivityChannel
     private let connection: IslandConnection
@@ -32,18 +43,19 @@ public final class Activity<Attributes: ActivityAttributes>: Sendable, Identifia
     private let decoded: Mutex<ActivityContent<ContentState>>
 
     init(snapshot: ActivitySnapshot, attributes: Attributes, content: ActivityContent<ContentState>,
-         channel: ActivityChannel, connection: IslandConnection) {
+         channel: ActivityChannel, connection: IslandConnection, style: ActivityStyle = .standard) {
         id = snapshot.id
         self.attributes = attributes
         self.channel = channel
         self.connection = connection
+        self.style = style
         decoded = Mutex(content)
     }
 
     /// The latest accepted content.
     public var content: ActivityContent<ContentState> {
         let raw = channel.latest.content
-        if let content = Self.decode(raw) {
+        if let content = Self.decode(raw, connection.configuration.dateEncoding) {
             decoded.withLock { $0 = content }
             return content
         }
@@ -61,41 +73,56 @@ public final class Activity<Attributes: ActivityAttributes>: Sendable, Identifia
 
     // MARK: Starting
 
-    /// Starts an activity. With `key`, a retry of the same request returns the activity
-    /// already started instead of a duplicate. `ownerGone` says what happens when the app's
-    /// last connection goes away. With `pushType: .token` it gets a push token (`pushToken`),
-    /// for the app's server to update it. `connection` defaults to the one
-    /// `IslandKit.configure` set up.
+    /// Starts an activity, as ActivityKit's `request(attributes:content:pushType:style:)`, after
+    /// a round trip to the daemon (hence `async`). With `key`, a retry of the same request
+    /// returns the activity already started instead of a duplicate. `ownerGone` says what
+    /// happens when the app's last connection goes away. With `pushType: .token` it gets a
+    /// push token (`pushToken`), for the app's server to update it. `connection` defaults to
+    /// the one `IslandKit.configure` set up.
     public static func request(attributes: Attributes, content: ActivityContent<ContentState>, pushType: PushType? = nil,
-                               key: String? = nil, ownerGone: ActivityOwnerGonePolicy = .keep,
+                               style: ActivityStyle = .standard, key: String? = nil, ownerGone: ActivityOwnerGonePolicy = .keep,
                                connection: IslandConnection = .shared()) async throws -> Activity {
+        let dates = connection.configuration.dateEncoding
         let attributesJSON: JSONObject
         let raw: RawActivityContent
         do {
-            attributesJSON = try JSONCoding.object(attributes)
-            raw = try rawContent(content)
+            attributesJSON = try JSONCoding.object(attributes, dates: dates)
+            raw = try rawContent(content, dates)
         } catch {
             throw ActivityCodingError(description: "\(error)")
         }
         let (snapshot, _) = try await connection.request(type: Attributes.activityType, attributes: attributesJSON, content: raw,
                                                          key: key, ownerGone: ownerGone, pushToken: pushType != nil)
         let channel = await connection.channel(for: snapshot)
-        return Activity(snapshot: snapshot, attributes: attributes, content: decode(snapshot.content) ?? content,
-                        channel: channel, connection: connection)
+        return Activity(snapshot: snapshot, attributes: attributes, content: decode(snapshot.content, dates) ?? content,
+                        channel: channel, connection: connection, style: style)
+    }
+
+    /// This app's activities of this attributes type that are not dismissed, oldest first, as
+    /// ActivityKit's: asked of the daemon (hence `await`); none when it cannot be reached.
+    /// `activities(connection:)` says why.
+    public static var activities: [Activity] {
+        get async { (try? await activities(connection: .shared())) ?? [] }
     }
 
     /// This app's activities of this attributes type that are not dismissed, oldest first.
     /// Activities whose attributes or state do not decode as this type are left out.
-    public static func activities(connection: IslandConnection = .shared()) async throws -> [Activity] {
+    public static func activities(connection: IslandConnection) async throws -> [Activity] {
         let snapshots = try await connection.list(type: Attributes.activityType, states: [.pending, .active, .stale, .ended])
         var result: [Activity] = []
         for snapshot in snapshots {
-            guard let attributes = try? JSONCoding.decode(Attributes.self, from: snapshot.attributes),
-                  let content = decode(snapshot.content) else { continue }
-            let channel = await connection.channel(for: snapshot)
-            result.append(Activity(snapshot: snapshot, attributes: attributes, content: content, channel: channel, connection: connection))
+            if let activity = await Activity(snapshot, connection: connection) { result.append(activity) }
         }
         return result
+    }
+
+    /// An activity heard of: nil when its attributes or state do not decode as this type.
+    private convenience init?(_ snapshot: ActivitySnapshot, connection: IslandConnection) async {
+        let dates = connection.configuration.dateEncoding
+        guard let attributes = try? JSONCoding.decode(Attributes.self, from: snapshot.attributes, dates: dates),
+              let content = Self.decode(snapshot.content, dates) else { return nil }
+        let channel = await connection.channel(for: snapshot)
+        self.init(snapshot: snapshot, attributes: attributes, content: content, channel: channel, connection: connection)
     }
 
     /// Each activity of this type as it starts, as ActivityKit's `activityUpdates`: those the
@@ -104,19 +131,15 @@ public final class Activity<Attributes: ActivityAttributes>: Sendable, Identifia
     /// process starts with `request`. Activities already running when it is read are in
     /// `activities(connection:)`. Each comes once; ones whose attributes or state do not
     /// decode as this type are left out.
-    public static var activityUpdates: AsyncStream<Activity> { activityUpdates(connection: .shared()) }
+    public static var activityUpdates: ActivityUpdates { activityUpdates(connection: .shared()) }
 
-    public static func activityUpdates(connection: IslandConnection) -> AsyncStream<Activity> {
-        let (stream, continuation) = AsyncStream<Activity>.makeStream()
+    public static func activityUpdates(connection: IslandConnection) -> ActivityUpdates {
+        let (stream, continuation) = ActivityUpdates.makeStream()
         // Registered now, before this returns: none that starts afterwards is missed.
         let started = connection.startedActivities(type: Attributes.activityType)
         let task = Task {
             for await snapshot in started {
-                guard let attributes = try? JSONCoding.decode(Attributes.self, from: snapshot.attributes),
-                      let content = decode(snapshot.content) else { continue }
-                let channel = await connection.channel(for: snapshot)
-                continuation.yield(Activity(snapshot: snapshot, attributes: attributes, content: content,
-                                            channel: channel, connection: connection))
+                if let activity = await Activity(snapshot, connection: connection) { continuation.yield(activity) }
             }
             continuation.finish()
         }
@@ -141,34 +164,80 @@ public final class Activity<Attributes: ActivityAttributes>: Sendable, Identifia
 
     // MARK: Changing
 
-    /// Replaces the content. With an alert, presenters expand the activity briefly (within
-    /// the app's alert budget). With `timestamp`, an update not newer than the last accepted
-    /// one is refused with `staleTimestamp`. The result says whether delivery was throttled.
-    @discardableResult
+    /// Replaces the content, as ActivityKit's `update`: it does not throw, and an update of an
+    /// activity that has ended is ignored. With an alert, presenters expand the activity
+    /// briefly (within the app's alert budget). With `timestamp`, an update not newer than the
+    /// last accepted one is dropped. Any other refusal (too large, the daemon gone for longer
+    /// than `reconnectTimeout`) is logged (label `org.island.kit`); `checkedUpdate` throws it
+    /// instead, and says whether delivery was throttled.
     public func update(_ content: ActivityContent<ContentState>, alertConfiguration: AlertConfiguration? = nil,
-                       timestamp: Date? = nil) async throws -> ActivityUpdateResult {
+                       timestamp: Date? = nil) async {
+        do {
+            try await checkedUpdate(content, alertConfiguration: alertConfiguration, timestamp: timestamp)
+        } catch {
+            Self.note(error, of: "update", id: id, over: activityState == .ended || activityState == .dismissed)
+        }
+    }
+
+    /// Replaces the content, or throws why not: `activityEnded`, `staleTimestamp`,
+    /// `attributesTooLarge`, … The result says whether delivery was throttled and whether
+    /// the alert was shown.
+    @discardableResult
+    public func checkedUpdate(_ content: ActivityContent<ContentState>, alertConfiguration: AlertConfiguration? = nil,
+                              timestamp: Date? = nil) async throws -> ActivityUpdateResult {
         let raw: RawActivityContent
-        do { raw = try Self.rawContent(content) } catch { throw ActivityCodingError(description: "\(error)") }
+        do { raw = try Self.rawContent(content, connection.configuration.dateEncoding) } catch { throw ActivityCodingError(description: "\(error)") }
         let (snapshot, delivery) = try await connection.update(id: id, content: raw, alert: alertConfiguration,
                                                                timestamp: timestamp?.epochSeconds)
         record(snapshot)
         return delivery
     }
 
-    /// Ends the activity, optionally with final content shown until it is dismissed.
-    public func end(_ content: ActivityContent<ContentState>? = nil, dismissalPolicy: ActivityUIDismissalPolicy = .default) async throws {
+    /// Ends the activity, optionally with final content shown until it is dismissed, as
+    /// ActivityKit's `end`: it does not throw, and ending an activity that has ended already
+    /// is ignored; other refusals are logged (`checkedEnd` throws them). A `.transient`
+    /// activity leaves at once unless `dismissalPolicy` says otherwise.
+    public func end(_ content: ActivityContent<ContentState>? = nil, dismissalPolicy: ActivityUIDismissalPolicy = .default,
+                    timestamp: Date? = nil) async {
+        do {
+            try await checkedEnd(content, dismissalPolicy: dismissalPolicy, timestamp: timestamp)
+        } catch {
+            Self.note(error, of: "end", id: id, over: activityState == .ended || activityState == .dismissed)
+        }
+    }
+
+    /// Ends the activity, or throws why not (`activityEnded`, `staleTimestamp`, …).
+    public func checkedEnd(_ content: ActivityContent<ContentState>? = nil, dismissalPolicy: ActivityUIDismissalPolicy = .default,
+                           timestamp: Date? = nil) async throws {
         var raw: RawActivityContent?
         if let content {
-            do { raw = try Self.rawContent(content) } catch { throw ActivityCodingError(description: "\(error)") }
+            do { raw = try Self.rawContent(content, connection.configuration.dateEncoding) } catch { throw ActivityCodingError(description: "\(error)") }
         }
-        let snapshot = try await connection.end(id: id, content: raw, dismissalPolicy: dismissalPolicy)
+        // The daemon has no lock-screen-less activities: a transient one is dismissed as it ends.
+        let policy = style == .transient && dismissalPolicy == .default ? .immediate : dismissalPolicy
+        let snapshot = try await connection.end(id: id, content: raw, dismissalPolicy: policy, timestamp: timestamp?.epochSeconds)
         record(snapshot)
+    }
+
+    /// What the non-throwing `update` and `end` do with a refusal: an ended activity is what
+    /// ActivityKit ignores silently, and so is one dismissed (`over`), which the daemon no
+    /// longer knows; anything else is worth a line in the log.
+    private static func note(_ error: any Error, of call: String, id: String, over: Bool) {
+        switch error as? ActivityAuthorizationError {
+        case .activityEnded?: return
+        case .noSuchActivity? where over: return
+        default: break
+        }
+        refusalLogger.warning("the activity's \(call) was not applied", metadata: [
+            "id": "\(id)", "error": "\(error)",
+            "suggestion": "\((error as? ActivityAuthorizationError)?.recoverySuggestion ?? "")",
+        ])
     }
 
     /// Keeps `content` current without emitting: the streams follow what presenters get.
     private func record(_ snapshot: ActivitySnapshot) {
         channel.note(snapshot)
-        if let content = Self.decode(snapshot.content) { decoded.withLock { $0 = content } }
+        if let content = Self.decode(snapshot.content, connection.configuration.dateEncoding) { decoded.withLock { $0 = content } }
     }
 
     // MARK: Following
@@ -176,10 +245,11 @@ public final class Activity<Attributes: ActivityAttributes>: Sendable, Identifia
     /// The content each time presenters get new content (after coalescing), and the current
     /// content again after a reconnect to a restarted daemon. Finishes when the activity is
     /// dismissed.
-    public var contentUpdates: AsyncStream<ActivityContent<ContentState>> {
-        let (stream, continuation) = AsyncStream<ActivityContent<ContentState>>.makeStream()
+    public var contentUpdates: ContentUpdates {
+        let (stream, continuation) = ContentUpdates.makeStream()
+        let dates = connection.configuration.dateEncoding
         let token = channel.subscribe(.content, handler: { snapshot in
-            if let content = Self.decode(snapshot.deliveredContent) { continuation.yield(content) }
+            if let content = Self.decode(snapshot.deliveredContent, dates) { continuation.yield(content) }
         }, finish: { continuation.finish() })
         guard let token else {
             continuation.finish()
@@ -192,8 +262,8 @@ public final class Activity<Attributes: ActivityAttributes>: Sendable, Identifia
     /// The state each time it changes, and the current state again after a reconnect.
     /// `ended` always comes before `dismissed`, also when the activity was dismissed at once.
     /// Finishes after `dismissed`.
-    public var activityStateUpdates: AsyncStream<ActivityState> {
-        let (stream, continuation) = AsyncStream<ActivityState>.makeStream()
+    public var activityStateUpdates: ActivityStateUpdates {
+        let (stream, continuation) = ActivityStateUpdates.makeStream()
         let token = channel.subscribe(.state, handler: { snapshot in continuation.yield(snapshot.state) },
                                       finish: { continuation.finish() })
         guard let token else {
@@ -218,8 +288,8 @@ public final class Activity<Attributes: ActivityAttributes>: Sendable, Identifia
     ///     }
     /// }
     /// ```
-    public var interactions: AsyncStream<ActivityInteraction> {
-        let (stream, continuation) = AsyncStream<ActivityInteraction>.makeStream()
+    public var interactions: Interactions {
+        let (stream, continuation) = Interactions.makeStream()
         let token = channel.subscribeInteractions({ continuation.yield($0) }, finish: { continuation.finish() })
         guard let token else {
             continuation.finish()
@@ -240,8 +310,8 @@ public final class Activity<Attributes: ActivityAttributes>: Sendable, Identifia
     /// The push token now (if it has one) and each new one, as ActivityKit's
     /// `pushTokenUpdates`: send each to the app's server, the one before works no more.
     /// Finishes when the activity is dismissed.
-    public var pushTokenUpdates: AsyncStream<Data> {
-        let (stream, continuation) = AsyncStream<Data>.makeStream(bufferingPolicy: .bufferingNewest(1))
+    public var pushTokenUpdates: PushTokenUpdates {
+        let (stream, continuation) = PushTokenUpdates.makeStream(bufferingPolicy: .bufferingNewest(1))
         let token = channel.subscribePushToken({ continuation.yield(Data($0.utf8)) }, finish: { continuation.finish() })
         guard let token else {
             continuation.finish()
@@ -261,10 +331,10 @@ public final class Activity<Attributes: ActivityAttributes>: Sendable, Identifia
     /// The app's push-to-start token for this attributes type, as ActivityKit's
     /// `pushToStartTokenUpdates`: the current one (made if need be) and each new one. The
     /// app's server starts activities with it. Finishes at once when push is off.
-    public static var pushToStartTokenUpdates: AsyncStream<Data> { pushToStartTokenUpdates(connection: .shared()) }
+    public static var pushToStartTokenUpdates: PushTokenUpdates { pushToStartTokenUpdates(connection: .shared()) }
 
-    public static func pushToStartTokenUpdates(connection: IslandConnection) -> AsyncStream<Data> {
-        let (stream, continuation) = AsyncStream<Data>.makeStream(bufferingPolicy: .bufferingNewest(1))
+    public static func pushToStartTokenUpdates(connection: IslandConnection) -> PushTokenUpdates {
+        let (stream, continuation) = PushTokenUpdates.makeStream(bufferingPolicy: .bufferingNewest(1))
         let task = Task {
             for await token in await connection.pushToStartTokens(type: Attributes.activityType) { continuation.yield(Data(token.utf8)) }
             continuation.finish()
@@ -273,24 +343,35 @@ public final class Activity<Attributes: ActivityAttributes>: Sendable, Identifia
         return stream
     }
 
+    /// The app's push-to-start token for this attributes type, as ActivityKit's: asked of the
+    /// daemon (hence `await`), which makes one if need be; nil when push is off on this
+    /// device or the daemon cannot be reached (`pushToStartToken(rotate:connection:)` says
+    /// which).
+    public static var pushToStartToken: Data? {
+        get async { try? await pushToStartToken(rotate: false, connection: .shared()) }
+    }
+
     /// The app's push-to-start token for this attributes type; with `rotate`, a new one.
-    public static func pushToStartToken(rotate: Bool = false, connection: IslandConnection = .shared()) async throws -> Data {
+    public static func pushToStartToken(rotate: Bool, connection: IslandConnection = .shared()) async throws -> Data {
         Data(try await connection.pushToStartToken(type: Attributes.activityType, rotate: rotate).utf8)
     }
 
     // MARK: Coding
 
-    private static func rawContent(_ content: ActivityContent<ContentState>) throws -> RawActivityContent {
-        RawActivityContent(state: try JSONCoding.object(content.state), staleDate: content.staleDate?.epochSeconds,
+    private static func rawContent(_ content: ActivityContent<ContentState>, _ dates: ContentDateEncoding) throws -> RawActivityContent {
+        RawActivityContent(state: try JSONCoding.object(content.state, dates: dates), staleDate: content.staleDate?.epochSeconds,
                            relevanceScore: content.relevanceScore)
     }
 
-    private static func decode(_ raw: RawActivityContent) -> ActivityContent<ContentState>? {
-        guard let state = try? JSONCoding.decode(ContentState.self, from: raw.state) else { return nil }
+    private static func decode(_ raw: RawActivityContent, _ dates: ContentDateEncoding) -> ActivityContent<ContentState>? {
+        guard let state = try? JSONCoding.decode(ContentState.self, from: raw.state, dates: dates) else { return nil }
         return ActivityContent(state: state, staleDate: raw.staleDate.map(Date.init(timeIntervalSince1970:)),
                                relevanceScore: raw.relevanceScore)
     }
 }
+
+/// Where the non-throwing `update` and `end` report refusals.
+private let refusalLogger = Logger(label: "org.island.kit")
 
 /// Attributes or a content state that do not encode as a JSON object (a bare number, a
 /// non-finite double, …).
@@ -299,7 +380,20 @@ public struct ActivityCodingError: Error, Sendable, CustomStringConvertible {
 }
 
 /// How an activity is reached by its app's server, as ActivityKit's `PushType`: `.token`
-/// gives it a push token.
+/// gives it a push token. (ActivityKit's `.channel`, broadcast updates to every device
+/// following a channel, is not there yet.)
 public struct PushType: Sendable, Hashable {
     public static let token = PushType()
+}
+
+/// How an activity is presented, as ActivityKit's `ActivityStyle`.
+public enum ActivityStyle: Sendable, Hashable {
+    /// In the island and on the lock-screen list, where an ended one stays until it is
+    /// dismissed.
+    case standard
+    /// In the island while it is live, and not kept on the lock-screen list once it ends:
+    /// the daemon has no lock-screen-less activities yet, so IslandKit dismisses it as it
+    /// ends (`end` with the `.default` policy acts as `.immediate`). While live it is listed
+    /// like any other.
+    case transient
 }

@@ -70,14 +70,29 @@ public enum ActivityOwnerGonePolicy: String, Sendable, Hashable {
     case stale
 }
 
-/// An update that should draw attention: presenters expand the activity briefly.
+/// An update that should draw attention: presenters expand the activity briefly, as
+/// ActivityKit's `AlertConfiguration`. Title and body are plain strings (ActivityKit's are
+/// `LocalizedStringResource`s, which string literals also make).
 public struct AlertConfiguration: Sendable, Hashable {
     public var title: String
     public var body: String
+    /// Accepted for ActivityKit's sake and not sent: Island's presenters play no sounds.
+    public var sound: AlertSound
 
-    public init(title: String, body: String) {
+    public init(title: String, body: String, sound: AlertSound = .default) {
         self.title = title
         self.body = body
+        self.sound = sound
+    }
+
+    /// The sound of an alert, as ActivityKit's `AlertConfiguration.AlertSound`.
+    public struct AlertSound: Sendable, Hashable {
+        /// The name of the sound file; nil for the default sound.
+        public var name: String?
+
+        public static let `default` = AlertSound(name: nil)
+
+        public static func named(_ name: String) -> AlertSound { AlertSound(name: name) }
     }
 }
 

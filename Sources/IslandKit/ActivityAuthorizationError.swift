@@ -39,6 +39,25 @@ public enum ActivityAuthorizationError: Error, Sendable, Equatable, CustomString
     /// Any other refusal, with the daemon's error name and parameters.
     case other(name: String, parameters: JSONObject)
 
+    // ActivityKit's cases that no refusal of Island's corresponds to. Never thrown; there so
+    // that code written against ActivityKit's `ActivityAuthorizationError` compiles as it is.
+
+    /// ActivityKit: the app was not in the foreground. Island lets any process of the app
+    /// start activities.
+    case visibility
+    /// ActivityKit: the device does not support Live Activities.
+    case unsupported
+    /// ActivityKit: the calling target may not start Live Activities; Island's refusal is
+    /// `unentitled`.
+    case unsupportedTarget
+    /// ActivityKit: the calling process could not be identified; Island's refusal is
+    /// `unentitled`, with the reason.
+    case missingProcessIdentifier
+    /// ActivityKit: an activity identifier was malformed; Island's refusal is `noSuchActivity`.
+    case malformedActivityIdentifier
+    /// ActivityKit: the process may not reconnect to its activities.
+    case reconnectNotPermitted
+
     /// Maps a Varlink error reply to the matching case.
     public init(_ error: VarlinkError) {
         let p = error.parameters
@@ -81,6 +100,12 @@ public enum ActivityAuthorizationError: Error, Sendable, Equatable, CustomString
         case .persistenceFailure: "org.island.PersistenceFailure"
         case .daemonUnavailable: "DaemonUnavailable"
         case .other(let name, _): name
+        case .visibility: "Visibility"
+        case .unsupported: "Unsupported"
+        case .unsupportedTarget: "UnsupportedTarget"
+        case .missingProcessIdentifier: "MissingProcessIdentifier"
+        case .malformedActivityIdentifier: "MalformedActivityIdentifier"
+        case .reconnectNotPermitted: "ReconnectNotPermitted"
         }
     }
 
@@ -103,6 +128,8 @@ public enum ActivityAuthorizationError: Error, Sendable, Equatable, CustomString
         case .persistenceFailure(let reason): ["reason": .string(reason)]
         case .daemonUnavailable(let socketPath, let reason): ["socket": .string(socketPath), "reason": .string(reason)]
         case .other(_, let parameters): parameters
+        case .visibility, .unsupported, .unsupportedTarget, .missingProcessIdentifier, .malformedActivityIdentifier,
+             .reconnectNotPermitted: [:]
         }
     }
 
@@ -128,6 +155,12 @@ public enum ActivityAuthorizationError: Error, Sendable, Equatable, CustomString
         case .persistenceFailure(let reason): "the daemon could not store the change: \(reason)"
         case .daemonUnavailable(let path, let reason): "the Island daemon is not reachable at \(path): \(reason)"
         case .other(let name, let parameters): parameters.isEmpty ? name : "\(name) \(JSON.object(parameters))"
+        case .visibility: "the app is not visible"
+        case .unsupported: "Live Activities are not supported here"
+        case .unsupportedTarget: "this target may not start Live Activities"
+        case .missingProcessIdentifier: "the calling process could not be identified"
+        case .malformedActivityIdentifier: "the activity identifier is malformed"
+        case .reconnectNotPermitted: "the process may not reconnect to its activities"
         }
     }
 
@@ -151,6 +184,8 @@ public enum ActivityAuthorizationError: Error, Sendable, Equatable, CustomString
         case .persistenceFailure: "check the daemon's state directory (disk space, permissions) and its log"
         case .daemonUnavailable: "start islandd (`systemctl --user start islandd.socket`), or pass the right --socket / $ISLAND_SOCKET"
         case .other: "see the daemon's log"
+        case .visibility, .unsupported, .unsupportedTarget, .missingProcessIdentifier, .malformedActivityIdentifier,
+             .reconnectNotPermitted: "none: IslandKit never throws this case, which mirrors ActivityKit's"
         }
     }
 

@@ -1,56 +1,67 @@
 import Foundation
 
-/// Whether this app may show Live Activities, as in ActivityKit, with Island's budgets.
+/// Whether this app may show Live Activities, as ActivityKit's. Made at once, like
+/// ActivityKit's; each value is asked of the daemon when it is read (hence `await`), and
+/// `details()` has Island's budgets.
+///
+/// ```swift
+/// let info = ActivityAuthorizationInfo()
+/// guard await info.areActivitiesEnabled else { return }
+/// for await enabled in info.activityEnablementUpdates { … }
+/// ```
 public struct ActivityAuthorizationInfo: Sendable {
-    /// Live Activities are on for this app and globally.
-    public var areActivitiesEnabled: Bool
-    /// Frequent updates are allowed by the manifest and enabled by the user.
-    public var frequentPushesEnabled: Bool
-    /// The app as the daemon identified it.
-    public var app: String
-    public var remainingStarts: Int
-    public var remainingAlerts: Int
-    /// Live activities of this app, and of all apps.
-    public var activities: Int
-    public var globalActivities: Int
+    /// `areActivitiesEnabled` each time the user changes it.
+    public typealias ActivityEnablementUpdates = AsyncStream<Bool>
+    /// `frequentPushesEnabled` each time the user changes it.
+    public typealias FrequentPushEnablementUpdates = AsyncStream<Bool>
 
     private let connection: IslandConnection
 
-    /// Asks the daemon.
-    public init() async throws {
-        try await self.init(connection: IslandConnection.shared())
+    /// Through the connection `IslandKit.configure` set up.
+    public init() {
+        self.init(connection: IslandConnection.shared())
     }
 
-    /// Asks the daemon through `connection`.
-    public init(connection: IslandConnection) async throws {
-        let info = try await connection.authorizationInfo()
+    /// Through `connection`.
+    public init(connection: IslandConnection) {
         self.connection = connection
-        areActivitiesEnabled = info.enabled
-        frequentPushesEnabled = info.frequentUpdates
-        app = info.app
-        remainingStarts = info.remainingStarts
-        remainingAlerts = info.remainingAlerts
-        activities = info.activities
-        globalActivities = info.globalActivities
     }
 
-    /// `areActivitiesEnabled` each time the user changes it (a change since this value was
-    /// read is reported at once). Survives daemon restarts.
-    public func activityEnablementUpdates() -> AsyncStream<Bool> {
-        updates(of: .activities, baseline: areActivitiesEnabled)
+    /// Live Activities are on for this app and globally; false when the daemon cannot be
+    /// reached (`details()` says why).
+    public var areActivitiesEnabled: Bool {
+        get async { (try? await connection.authorizationInfo())?.enabled ?? false }
+    }
+
+    /// Frequent updates are allowed by the app's desktop entry and enabled by the user; false
+    /// when the daemon cannot be reached.
+    public var frequentPushesEnabled: Bool {
+        get async { (try? await connection.authorizationInfo())?.frequentUpdates ?? false }
+    }
+
+    /// Everything the daemon says of the app: whether it is enabled, the app as the daemon
+    /// identified it, its remaining starts and alerts, its live activities, the limits.
+    public func details() async throws -> AuthorizationSnapshot {
+        try await connection.authorizationInfo()
+    }
+
+    /// `areActivitiesEnabled` each time the user changes it, from when this is read. Survives
+    /// daemon restarts.
+    public var activityEnablementUpdates: ActivityEnablementUpdates {
+        updates(of: .activities)
     }
 
     /// `frequentPushesEnabled` each time the user changes it (`island admin frequent-updates`
-    /// or a settings app; a change since this value was read is reported at once), as
-    /// ActivityKit's `frequentPushEnablementUpdates`: with it off, the app's updates are held
-    /// to the normal rate. Survives daemon restarts.
-    public func frequentPushEnablementUpdates() -> AsyncStream<Bool> {
-        updates(of: .frequentPushes, baseline: frequentPushesEnabled)
+    /// or a settings app), from when this is read: with it off, the app's updates are held to
+    /// the normal rate. Survives daemon restarts.
+    public var frequentPushEnablementUpdates: FrequentPushEnablementUpdates {
+        updates(of: .frequentPushes)
     }
 
-    private func updates(of setting: IslandConnection.AuthorizationSetting, baseline: Bool) -> AsyncStream<Bool> {
+    private func updates(of setting: IslandConnection.AuthorizationSetting) -> AsyncStream<Bool> {
         let (stream, continuation) = AsyncStream<Bool>.makeStream()
         let connection = self.connection
+        let baseline = connection.known(setting)
         Task { await connection.addEnablementListener(setting, baseline: baseline, continuation) }
         return stream
     }

@@ -7,7 +7,8 @@ public import OrderedCollections
 /// "Layouts"). Island's counterpart of a widget extension's `ActivityConfiguration`: data,
 /// not code, so every presenter (terminal, bar, overlay) draws it.
 ///
-/// Keep it in a JSON file beside your code (a SwiftPM resource, `Bundle.module`) and register
+/// Write it in Swift (`ActivityLayout(chip:…, lockScreen: .vstack(…), …)`, with `LayoutView`),
+/// or keep it in a JSON file beside your code (a SwiftPM resource, `Bundle.module`) and register
 /// it at start-up:
 ///
 /// ```swift

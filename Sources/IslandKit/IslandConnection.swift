@@ -39,7 +39,10 @@ public actor IslandConnection {
     private nonisolated let nextStartListener = Atomic<UInt64>(0)
     private var eventListeners: [UInt64: AsyncStream<ActivityEvent>.Continuation] = [:]
     private var authorization: AuthorizationSnapshot?
-    private var enablementListeners: [UInt64: (setting: AuthorizationSetting, last: Bool, continuation: AsyncStream<Bool>.Continuation)] = [:]
+    /// `authorization`, readable without waiting for the actor: the baseline of an
+    /// enablement stream is what was known when it was made.
+    private nonisolated let knownAuthorization = Mutex<AuthorizationSnapshot?>(nil)
+    private var enablementListeners: [UInt64: (setting: AuthorizationSetting, last: Bool?, continuation: AsyncStream<Bool>.Continuation)] = [:]
     /// Followers of the push-to-start token of each activity type.
     private var pushToStartListeners: [String: [UInt64: AsyncStream<String>.Continuation]] = [:]
 
@@ -50,9 +53,11 @@ public actor IslandConnection {
     package typealias Connector = @Sendable () async throws -> VarlinkClient
     private let connector: Connector
 
-    /// The connection for `configuration` (by default, the one set with `IslandKit.configure`).
+    /// The connection for `configuration` (by default, the one set with `IslandKit.configure`);
+    /// inside IslandKitTesting's `TestIsland.withIsland`, one to the test's daemon.
     public static func shared(_ configuration: IslandKit.Configuration = IslandKit.configuration) -> IslandConnection {
-        registry.withLock { connections in
+        if let standIn { return standIn(configuration) }
+        return registry.withLock { connections in
             if let existing = connections[configuration] { return existing }
             let connection = IslandConnection(configuration: configuration)
             connections[configuration] = connection
@@ -64,6 +69,9 @@ public actor IslandConnection {
     public init(configuration: IslandKit.Configuration) {
         self.init(configuration: configuration, connector: { try await VarlinkClient.connect(unixPath: configuration.socketPath) })
     }
+
+    /// What `shared()` answers instead, for the task it is bound in and its child tasks.
+    @TaskLocal package static var standIn: (@Sendable (IslandKit.Configuration) -> IslandConnection)?
 
     package init(configuration: IslandKit.Configuration, connector: @escaping Connector) {
         self.configuration = configuration
@@ -293,14 +301,22 @@ public actor IslandConnection {
         }
     }
 
-    func addEnablementListener(_ setting: AuthorizationSetting, baseline: Bool, _ continuation: AsyncStream<Bool>.Continuation) async {
+    /// The setting as last heard, without waiting for the actor; nil before the first answer.
+    nonisolated func known(_ setting: AuthorizationSetting) -> Bool? {
+        knownAuthorization.withLock { $0.map(setting.value(in:)) }
+    }
+
+    /// Reports `setting` to `continuation` each time it changes from `baseline` (from the
+    /// first value heard, when nil).
+    func addEnablementListener(_ setting: AuthorizationSetting, baseline: Bool?, _ continuation: AsyncStream<Bool>.Continuation) async {
         nextID += 1
         let id = nextID
         var last = baseline
-        // A change that arrived before this listener existed is reported at once.
-        if let authorization, setting.value(in: authorization) != baseline {
-            last = setting.value(in: authorization)
-            continuation.yield(last)
+        if let authorization {
+            let now = setting.value(in: authorization)
+            // A change that arrived before this listener existed is reported at once.
+            if let baseline, now != baseline { continuation.yield(now) }
+            last = now
         }
         enablementListeners[id] = (setting, last, continuation)
         continuation.onTermination = { [weak self] _ in Task { await self?.removeEnablementListener(id) } }
@@ -311,9 +327,11 @@ public actor IslandConnection {
 
     private func apply(_ info: AuthorizationSnapshot) {
         authorization = info
+        knownAuthorization.withLock { $0 = info }
         for (id, listener) in enablementListeners where listener.last != listener.setting.value(in: info) {
             let value = listener.setting.value(in: info)
-            listener.continuation.yield(value)
+            // The first value heard is the baseline, not a change.
+            if listener.last != nil { listener.continuation.yield(value) }
             enablementListeners[id]?.last = value
         }
     }

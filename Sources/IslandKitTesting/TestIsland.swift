@@ -19,19 +19,22 @@ import VarlinkInProcess
 ///
 /// @Test func pausingShowsPaused() async throws {
 ///     try await TestIsland.withIsland { island in
-///         let connection = island.connection()
-///         let player = Player(connection: connection)   // your code, handed the connection
-///         let activity = try await player.startActivity()  // registers a layout with a "pause" button
+///         let activity = try await Player().startActivity()  // your code: registers a layout with a "pause" button
 ///         try await island.press(button: "pause", on: activity.id)
 ///         // … then check what your code did, e.g. `activity.content.state.paused`.
 ///     }
 /// }
 /// ```
 ///
-/// Code under test reaches this daemon through the `IslandConnection` it is given (every
-/// IslandKit call takes a `connection:`); the process-wide default (`IslandConnection.shared()`)
-/// still points at the real daemon's socket, so tests running in parallel never share a
-/// daemon.
+/// Inside `withIsland`, code under test reaches this daemon through the connection IslandKit
+/// calls use by default (`IslandConnection.shared()`, for the app `IslandKit.configure` named,
+/// else `defaultApp`), in the task that runs `body` and the tasks it starts (not in detached
+/// tasks): each test has a daemon of its own, also when tests run in parallel. Or hand the
+/// code a connection from `connection(app:)`.
+///
+/// When `withIsland` returns, whatever is still live is torn down in order: the app's
+/// connections close (so `ownerGone` policies apply), the daemon commits what that decided and
+/// closes its store, and only then is its directory removed.
 public final class TestIsland: Sendable {
     /// The app `withIsland` installs by default.
     public static let defaultApp = "org.example.App"
@@ -40,24 +43,29 @@ public final class TestIsland: Sendable {
     public let directory: String
     private let daemon: InProcessDaemon
     private let connections = Mutex<[IslandConnection]>([])
+    /// What `IslandConnection.shared()` answers during `withIsland`, one per app.
+    private let shared = Mutex<[String: IslandConnection]>([:])
 
     /// Runs `body` with a new daemon, in which each of `apps` has a desktop entry declaring
     /// Live Activities (and frequent updates, for those in `frequentUpdates`), configured by
-    /// `configuration` (islandd.conf(5), e.g. `"[Limits]\nmax-activities-per-app = 1\n"`).
-    /// Afterwards closes the connections made with `connection(app:)` and removes the daemon,
-    /// whether `body` returned or threw.
+    /// `configuration` (islandd.conf(5), e.g. `"[Limits]\nMaxActivitiesPerApp=1\n"`).
+    /// Afterwards, whether `body` returned or threw, closes the connections to it (those of
+    /// `connection(app:)` and `IslandConnection.shared()`), stops the daemon once it has
+    /// committed what their closing set off, and removes its directory.
     public static func withIsland<T>(apps: [String] = [defaultApp], frequentUpdates: Set<String> = [], configuration: String = "",
                                      _ body: (TestIsland) async throws -> T) async throws -> T {
         let island = try await TestIsland(apps: apps, frequentUpdates: frequentUpdates, configuration: configuration)
-        defer { try? FileManager.default.removeItem(atPath: island.directory) }
+        let outcome: Result<T, any Error>
         do {
-            let result = try await body(island)
-            await island.stop()
-            return result
+            outcome = .success(try await IslandConnection.$standIn.withValue({ island.sharedConnection(for: $0) }) {
+                try await body(island)
+            })
         } catch {
-            await island.stop()
-            throw error
+            outcome = .failure(error)
         }
+        await island.stop()
+        try? FileManager.default.removeItem(atPath: island.directory)
+        return try outcome.get()
     }
 
     private init(apps: [String], frequentUpdates: Set<String>, configuration: String) async throws {
@@ -80,15 +88,28 @@ public final class TestIsland: Sendable {
             return connections
         }
         for connection in open { await connection.close() }
-        daemon.stop()
+        await daemon.stop()
+    }
+
+    /// `IslandConnection.shared(configuration)` during `withIsland`: one connection per app,
+    /// made on first use.
+    private func sharedConnection(for configuration: IslandKit.Configuration) -> IslandConnection {
+        let app = configuration.appID ?? Self.defaultApp
+        if let existing = shared.withLock({ $0[app] }) { return existing }
+        let made = connection(app: app, dateEncoding: configuration.dateEncoding)
+        return shared.withLock { connections in
+            if let raced = connections[app] { return raced }
+            connections[app] = made
+            return made
+        }
     }
 
     /// A connection acting for `app`, as the app's code would hold one: pass it to the code
     /// under test. Closed when `withIsland` returns.
-    public func connection(app: String = TestIsland.defaultApp) -> IslandConnection {
+    public func connection(app: String = TestIsland.defaultApp, dateEncoding: ContentDateEncoding = .unixSeconds) -> IslandConnection {
         let service = daemon.service
-        let connection = IslandConnection(configuration: IslandKit.Configuration(appID: app, socketPath: "in-process:" + directory),
-                                          connector: { VarlinkClient.inProcess(service) })
+        let configuration = IslandKit.Configuration(appID: app, socketPath: "in-process:" + directory, dateEncoding: dateEncoding)
+        let connection = IslandConnection(configuration: configuration, connector: { VarlinkClient.inProcess(service) })
         connections.withLock { $0.append(connection) }
         return connection
     }

@@ -9,14 +9,22 @@ extension IslandStore {
     /// - Throws: `StoreError` (`.readFailed`) only when the tables themselves cannot be read.
     public func load() throws(StoreError) -> StoredState {
         do {
-            return try database.read { db in
+            return try database.inDatabase { db in
+                // A closed connection has no SQLite handle left: SQLite would be handed a null one.
+                guard db.sqliteConnection != nil else { throw closedError }
                 var state = StoredState()
-                try loadActivities(db, into: &state)
-                try loadSettings(db, into: &state)
-                try loadLayouts(db, into: &state)
-                try loadPushTokens(db, into: &state)
+                // One read transaction: the tables as of one moment.
+                try db.inTransaction(.deferred) {
+                    try loadActivities(db, into: &state)
+                    try loadSettings(db, into: &state)
+                    try loadLayouts(db, into: &state)
+                    try loadPushTokens(db, into: &state)
+                    return .commit
+                }
                 return state
             }
+        } catch let error as StoreError {
+            throw error
         } catch {
             throw StoreError(.readFailed, path: path, message: "cannot read the stored state: \(error)")
         }

@@ -20,6 +20,7 @@ extension IslandStore {
     func write(_ batches: some Sequence<[StoreMutation]>, in db: Database) throws(StoreError) -> Bool {
         let mutations = StoreMutation.reduced(batches)
         guard !mutations.isEmpty else { return false }
+        guard db.sqliteConnection != nil else { throw closedError }
         do {
             // One transaction per group commit is the writer's hot path: GRDB's own
             // `inTransaction` parses BEGIN and COMMIT anew each time, cached they are not.

@@ -112,7 +112,14 @@ public final class IslandStore: Sendable {
         return info.st_size == 0
     }
 
-    /// Closes the database. Later reads and writes fail with a `StoreError`.
+    /// What a read or write after `close()` fails with. GRDB leaves a closed connection's
+    /// SQLite handle null, and SQLite dereferences what it is given: every use checks first,
+    /// on the database's queue, where `close()` also runs.
+    var closedError: StoreError {
+        StoreError(.closed, path: path, message: "the database is closed")
+    }
+
+    /// Closes the database. Later reads and writes fail with a `StoreError` (`.closed`).
     public func close() throws(StoreError) {
         do {
             try database.close()

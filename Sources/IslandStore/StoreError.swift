@@ -12,7 +12,7 @@ public struct StoreError: Error, Sendable, Hashable, CustomStringConvertible {
         case writeFailed
         /// Reading the stored state failed as a whole (single damaged rows are skipped instead).
         case readFailed
-        /// The writer was closed; nothing more is accepted.
+        /// The writer or the database was closed; nothing more is accepted.
         case closed
     }
 

@@ -27,10 +27,10 @@ struct RenamedPlayerAttributes: ActivityAttributes {
 struct Player {
     let connection: IslandConnection
 
-    func start(album: String) async throws -> Activity<PlayerAttributes> {
+    func start(album: String, ownerGone: ActivityOwnerGonePolicy = .keep) async throws -> Activity<PlayerAttributes> {
         try await Activity.request(attributes: PlayerAttributes(album: album),
                                    content: ActivityContent(state: .init(track: "One", paused: false), staleDate: nil),
-                                   connection: connection)
+                                   ownerGone: ownerGone, connection: connection)
     }
 
     /// Follows the activity's buttons until it is dismissed: "pause" pauses.
@@ -39,7 +39,7 @@ struct Player {
             guard case .button(action: "pause") = interaction else { continue }
             var state = activity.content.state
             state.paused = true
-            try await activity.update(ActivityContent(state: state, staleDate: nil))
+            try await activity.checkedUpdate(ActivityContent(state: state, staleDate: nil))
         }
     }
 }
@@ -74,7 +74,7 @@ struct AppActivityTests {
             while let content = await contents.next(), !content.state.paused {}
             #expect(activity.content.state.paused)
 
-            try await activity.end(nil, dismissalPolicy: .immediate)
+            await activity.end(nil, dismissalPolicy: .immediate)
             // The streams finish with the dismissal, and so does the app's loop.
             #expect(await interactions.next() == nil)
             try await following.value
@@ -86,7 +86,7 @@ struct AppActivityTests {
             let activity = try await Player(connection: island.connection()).start(album: "Red")
             // Followed from the moment it is read.
             let stream = activity.activityStateUpdates
-            try await activity.end(nil, dismissalPolicy: .immediate)
+            await activity.end(nil, dismissalPolicy: .immediate)
             var seen: [ActivityState] = []
             for await state in stream { seen.append(state) }
             #expect(seen == [.ended, .dismissed])
@@ -117,7 +117,7 @@ struct AppActivityTests {
             #expect(seen?.attributes.album == "Elsewhere")
             #expect(seen?.content.state.track == "One")
             // This process's own start comes too, and an update is no start.
-            try await other.update(ActivityContent(state: .init(track: "Two", paused: false), staleDate: nil))
+            await other.update(ActivityContent(state: .init(track: "Two", paused: false), staleDate: nil))
             let own = try await Player(connection: app).start(album: "Here")
             #expect(await started.next()?.id == own.id)
         }
@@ -126,9 +126,9 @@ struct AppActivityTests {
     @Test func frequentPushEnablementFollowsTheUsersSetting() async throws {
         try await TestIsland.withIsland(frequentUpdates: [TestIsland.defaultApp]) { island in
             // On while the desktop entry asks for them and the user has not turned them off.
-            let info = try await ActivityAuthorizationInfo(connection: island.connection())
-            #expect(info.frequentPushesEnabled)
-            var updates = info.frequentPushEnablementUpdates().makeAsyncIterator()
+            let info = ActivityAuthorizationInfo(connection: island.connection())
+            #expect(await info.frequentPushesEnabled)
+            var updates = info.frequentPushEnablementUpdates.makeAsyncIterator()
             try await island.setFrequentUpdates(false)
             #expect(await updates.next() == false)
             try await island.setFrequentUpdates(true)

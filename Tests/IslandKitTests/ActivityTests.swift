@@ -45,17 +45,22 @@ struct BlobAttributes: ActivityAttributes {
             #expect(raw.first.map { Dictionary(uniqueKeysWithValues: $0.attributes.map { ($0.key, $0.value) }) } == ["orderNumber": 12, "shop": "Luigi's"])
             #expect(raw.first?.content.state["eta"]?.doubleValue == 1_900_000_000)
 
-            let result = try await activity.update(content("on the way"), alertConfiguration: AlertConfiguration(title: "Out", body: "On its way"))
+            let result = try await activity.checkedUpdate(content("on the way"), alertConfiguration: AlertConfiguration(title: "Out", body: "On its way"))
             #expect(result.alerted || result.alertSuppressed || result.throttled)
             #expect(activity.content.state.stage == "on the way")
 
-            try await activity.end(content("delivered"), dismissalPolicy: .default)
+            await activity.end(content("delivered"), dismissalPolicy: .default)
             #expect(activity.activityState == .ended)
             #expect(activity.endReason == .app)
             #expect(activity.content.state.stage == "delivered")
 
+            // As in ActivityKit, `update` and `end` of an ended activity are ignored; the
+            // checked forms say why.
+            await activity.update(content("again"))
+            await activity.end(content("again"), dismissalPolicy: .immediate)
+            #expect(activity.content.state.stage == "delivered")
             await #expect(throws: ActivityAuthorizationError.activityEnded(id: activity.id, state: "ended")) {
-                try await activity.update(content("again"))
+                try await activity.checkedUpdate(content("again"))
             }
         }
     }
@@ -92,12 +97,12 @@ struct BlobAttributes: ActivityAttributes {
             let contents = Collected(activity.contentUpdates)
             let states = Collected(activity.activityStateUpdates)
 
-            try await activity.update(content("boxed"))
-            try await activity.update(content("on the way"))
+            await activity.update(content("boxed"))
+            await activity.update(content("on the way"))
             // Updates faster than the rate coalesce: the latest always arrives.
             #expect(await contents.first { $0.state.stage == "on the way" } != nil)
 
-            try await activity.end(content("delivered"))
+            await activity.end(content("delivered"))
             #expect(await states.first { $0 == .ended } != nil)
             #expect(await contents.first { $0.state.stage == "delivered" } != nil)
             #expect(!states.isFinished)
@@ -107,7 +112,7 @@ struct BlobAttributes: ActivityAttributes {
                                                    connection: connection)
             let otherStates = Collected(other.activityStateUpdates)
             let otherContents = Collected(other.contentUpdates)
-            try await other.end(nil, dismissalPolicy: .immediate)
+            await other.end(nil, dismissalPolicy: .immediate)
             #expect(await otherStates.first { $0 == .dismissed } != nil)
             #expect(await otherStates.finished())
             // As in ActivityKit, `ended` comes before `dismissed`, also when dismissed at once.
@@ -119,11 +124,11 @@ struct BlobAttributes: ActivityAttributes {
 
     @Test func authorizationAndEnablementUpdates() async throws {
         try await withDaemonConnection { daemon, connection in
-            let info = try await ActivityAuthorizationInfo(connection: connection)
-            #expect(info.areActivitiesEnabled)
-            #expect(!info.frequentPushesEnabled)
-            #expect(info.app == TestDaemon.app)
-            let updates = Collected(info.activityEnablementUpdates())
+            let info = ActivityAuthorizationInfo(connection: connection)
+            #expect(await info.areActivitiesEnabled)
+            #expect(await !info.frequentPushesEnabled)
+            #expect(try await info.details().app == TestDaemon.app)
+            let updates = Collected(info.activityEnablementUpdates)
 
             _ = try await daemon.admin("SetEnabled", ["app": .string(TestDaemon.app), "enabled": false])
             #expect(await updates.first { $0 == false } != nil)
@@ -131,8 +136,7 @@ struct BlobAttributes: ActivityAttributes {
                 _ = try await Activity.request(attributes: DeliveryAttributes(orderNumber: 4, shop: "D"), content: content("x"),
                                                connection: connection)
             }
-            let off = try await ActivityAuthorizationInfo(connection: connection)
-            #expect(!off.areActivitiesEnabled)
+            #expect(await !ActivityAuthorizationInfo(connection: connection).areActivitiesEnabled)
 
             _ = try await daemon.admin("SetEnabled", ["app": .string(TestDaemon.app), "enabled": true])
             #expect(await updates.first(from: 1) { $0 == true } != nil)
@@ -197,7 +201,7 @@ struct BlobAttributes: ActivityAttributes {
                                                       connection: connection)
             let contents = Collected(activity.contentUpdates)
             let states = Collected(activity.activityStateUpdates)
-            try await activity.update(content("boxed"))
+            await activity.update(content("boxed"))
             #expect(await contents.first { $0.state.stage == "boxed" } != nil)
 
             // Counted before the restart: IslandKit may be back, and have re-emitted, before
@@ -210,7 +214,7 @@ struct BlobAttributes: ActivityAttributes {
             #expect(await contents.first(from: seen) { $0.state.stage == "boxed" } != nil)
             #expect(await states.first { $0 == .active } != nil)
             // …and what comes after the restart.
-            try await activity.update(content("on the way"))
+            await activity.update(content("on the way"))
             #expect(await contents.first(from: seen) { $0.state.stage == "on the way" } != nil)
             #expect(!contents.isFinished)
         }

@@ -109,7 +109,7 @@ struct PushTests {
         try await withPushDaemon { _, connection, backend in
             let startTokens = Collected(Activity<OrderAttributes>.pushToStartTokenUpdates(connection: connection))
             let token = try #require(await startTokens.first { _ in true })
-            #expect(try await Activity<OrderAttributes>.pushToStartToken(connection: connection) == token)
+            #expect(try await Activity<OrderAttributes>.pushToStartToken(rotate: false, connection: connection) == token)
             // The app learns of what its server started as ActivityKit's apps do: activityUpdates.
             let updates = Collected(Activity<OrderAttributes>.activityUpdates(connection: connection))
             let server = Self.publishing(String(decoding: token, as: UTF8.self), Self.aps("start", 1, [

@@ -128,9 +128,20 @@ import Testing
             try await writer.commit([.putSetting(key: "k", value: 1)])
             Issue.record("commit to a closed database succeeded")
         } catch {
-            #expect(error.kind == .writeFailed)
+            #expect(error.kind == .closed)
             #expect(error.description.hasPrefix(store.path + ": "))
         }
+    }
+
+    /// The daemon rereads the store after a failed commit, also when the commit failed because
+    /// the store was closed (a daemon stopping, a test's in-process daemon torn down): that
+    /// read must fail, not hand SQLite the closed connection's null handle.
+    @Test func readsAfterTheStoreIsClosedFail() throws {
+        let directory = TemporaryDirectory()
+        let store = try IslandStore.open(directory: directory.path)
+        try StoreWriter(store: store).commitNow([.putSetting(key: "k", value: 1)])
+        try store.close()
+        #expect(throws: StoreError(.closed, path: store.path, message: "the database is closed")) { try store.load() }
     }
 }
 

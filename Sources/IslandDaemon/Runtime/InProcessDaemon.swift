@@ -14,6 +14,7 @@ public final class InProcessDaemon: Sendable {
     public let service: VarlinkService
     private let writer: StoreWriter
     private let store: IslandStore
+    private let engine: IslandEngine
 
     /// Starts from `stateDirectory` (created if need be, kept by the caller), with the desktop
     /// entries and installed layouts of `dataDirectories`, configured by `configurationFile`
@@ -33,6 +34,7 @@ public final class InProcessDaemon: Sendable {
         let engine = IslandEngine(manager: manager, registry: registry, layouts: StateRestorer.layouts(from: stored, logger: logger),
                                   scope: .user, store: writer, loop: MultiThreadedEventLoopGroup.singleton.next(),
                                   clock: clock, logger: logger)
+        self.engine = engine
         await engine.start(installedLayouts: InstalledLayouts.scan(dataDirectories: dataDirectories, logger: logger))
         let sandboxAllowance = SandboxAllowance(configuration.daemon)
         let interfaces = RoleInterfaces(
@@ -46,9 +48,24 @@ public final class InProcessDaemon: Sendable {
             implementations: interfaces.implementations, connectionErrors: .island, logger: logger)
     }
 
-    /// Writes what is in flight and closes the store. Close the clients first.
-    public func stop() {
-        writer.close()
-        try? store.close()
+    /// Stops as islandd does: what the closed clients set off is decided and committed (an
+    /// activity of a producer gone under `ownerGone: end` ends), then the store closes; only
+    /// then may its directory go. Close the clients first. Whatever reaches the engine later
+    /// (a timer, a client still open) is refused by the closed store, which no longer touches
+    /// the database.
+    public func stop() async {
+        // A hop onto the engine's loop: a closed connection's callback, queued there before,
+        // has run; the commit waited for comes after every change it decided.
+        try? await engine.commitAndWait([])
+        // Draining and closing block on the database's queue (an fsync): not on a Swift
+        // concurrency thread.
+        let (writer, store) = (self.writer, self.store)
+        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+            Thread.detachNewThread {
+                writer.close()
+                try? store.close()
+                done.resume()
+            }
+        }
     }
 }

@@ -524,6 +524,11 @@ def test_desktop_entry_and_examples(installed):
     assert sorted(os.listdir(os.path.join(doc, "docs"))) == sorted(name + ".gz" for name in os.listdir(os.path.join(REPO, "docs")) if name.endswith(".md"))
     assert os.path.isfile(os.path.join(doc, "copyright"))
     assert os.path.isfile(os.path.join(doc, "changelog.Debian.gz"))
+    # IslandKit's reference (scripts/docs.sh): the articles and a page for each symbol.
+    reference = os.path.join(doc, "IslandKit")
+    assert os.path.isfile(os.path.join(reference, "index.html"))
+    for page in ["gettingstarted", "portingfromactivitykit", "alertconfiguration", "activityauthorizationerror"]:
+        assert os.path.isfile(os.path.join(reference, "data/documentation/islandkit", page + ".json")), page
     with open(os.path.join(doc, "copyright")) as f:
         assert f.readline().startswith("Format: https://www.debian.org/doc/packaging-manuals/copyright-format/1.0/")
 

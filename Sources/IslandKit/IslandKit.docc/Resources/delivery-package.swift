@@ -5,9 +5,13 @@ let package = Package(
     name: "Delivery",
     platforms: [.macOS(.v15)],
     dependencies: [
-        .package(path: "../island"),
+        // Your Island checkout; `name:` is what `package:` below refers to.
+        .package(name: "Island", path: "../island"),
     ],
     targets: [
-        .executableTarget(name: "Delivery", dependencies: ["IslandKit"], resources: [.copy("Delivery.json")]),
+        .executableTarget(
+            name: "Delivery",
+            dependencies: [.product(name: "IslandKit", package: "Island")],
+            resources: [.copy("Delivery.json")]),
     ]
 )
