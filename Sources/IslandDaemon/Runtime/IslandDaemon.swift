@@ -119,7 +119,7 @@ public final class IslandDaemon: Sendable {
             pushService = service
         }
         await engine.start(installedLayouts: InstalledLayouts.scan(dataDirectories: options.paths.dataDirectories, logger: logger),
-                           hideWhileSharing: configuration.daemon.hideWhileSharing)
+                           hideWhileSharing: configuration.daemon.hideWhileSharing, lockScreen: configuration.lockScreen)
 
         let scope = options.scope
         let sandboxAllowance = SandboxAllowance(configuration.daemon)

@@ -38,7 +38,8 @@ struct Reloader: Sendable {
         self.registry.value = registry
         await engine.reload(registry: registry,
                             installedLayouts: InstalledLayouts.scan(dataDirectories: dataDirectories, logger: logger),
-                            limits: configuration.limits, hideWhileSharing: configuration.daemon.hideWhileSharing)
+                            limits: configuration.limits, hideWhileSharing: configuration.daemon.hideWhileSharing,
+                            lockScreen: configuration.lockScreen)
         logger.info("reloaded configuration and manifests", metadata: ["apps": "\(registry.manifests.count)"])
     }
 
@@ -49,7 +50,7 @@ struct Reloader: Sendable {
         self.registry.value = registry
         await engine.reload(registry: registry,
                             installedLayouts: InstalledLayouts.scan(dataDirectories: dataDirectories, logger: logger),
-                            limits: nil, hideWhileSharing: nil)
+                            limits: nil, hideWhileSharing: nil, lockScreen: nil)
         logger.info("reloaded the manifests after a change in an applications folder", metadata: ["apps": "\(registry.manifests.count)"])
     }
 }
