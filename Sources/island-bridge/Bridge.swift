@@ -663,7 +663,9 @@ actor Bridge {
         systemBusTimer?.disarm()
         systemBus?.close()
         systemBus = nil
-        _ = desktopLock.forget(LockSignal.Kind.allCases)
+        // Forgotten without a word to islandd: not following, the lock stays as it is (as after
+        // the bus went away, until the reports are read again).
+        desktopLock.stopFollowing()
     }
 
     /// A daemon that restarted starts unlocked: it is told again while the session is locked.

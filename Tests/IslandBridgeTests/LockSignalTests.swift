@@ -156,6 +156,18 @@ struct DesktopLockTests {
         #expect(lock.nextCall().map { !$0.on } == true)
     }
 
+    @Test("stopping following forgets the reports and says nothing, even of a failed call")
+    func stops() {
+        var lock = DesktopLock()
+        _ = lock.read(.gnome, locked: true)
+        let call = lock.nextCall()
+        lock.stopFollowing()
+        lock.completed(call!, succeeded: false)
+        lock.retry()
+        #expect(lock.nextCall() == nil)
+        #expect(lock.lockedBy == nil)
+    }
+
     @Test("said again on request, even when islandd was told so already")
     func again() {
         var lock = DesktopLock()

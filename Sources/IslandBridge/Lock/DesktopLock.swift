@@ -20,6 +20,8 @@ public struct DesktopLock: Sendable {
     private var wanted: Wish?
     private var inFlight: Wish?
     private var failed: Wish?
+    /// False once the bridge stops following: a call that fails then is not tried again.
+    private var following = true
 
     public init() {}
 
@@ -55,7 +57,17 @@ public struct DesktopLock: Sendable {
         return change
     }
 
+    /// Forgets every report without a word to islandd: the bridge stops following, and the lock
+    /// stays as it was said last (a call out still completes).
+    public mutating func stopFollowing() {
+        readings = [:]
+        wanted = nil
+        failed = nil
+        following = false
+    }
+
     private mutating func wish(_ wish: Wish, again: Bool = false) {
+        following = true
         guard again || wish != (wanted ?? inFlight ?? announced) else { return }
         wanted = wish
         failed = nil
@@ -76,7 +88,7 @@ public struct DesktopLock: Sendable {
         inFlight = nil
         if !succeeded {
             announced = nil
-            if wanted == nil { failed = wish }
+            if wanted == nil, following { failed = wish }
         }
     }
 
