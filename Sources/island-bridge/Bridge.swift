@@ -13,7 +13,8 @@ import VarlinkNIO
 /// (`SessionSources`: MPRIS, notifications, jobs) to the `ActivityBook`, the book to islandd,
 /// and islandd's taps and buttons back to the source each activity came from; and the
 /// desktop's Do Not Disturb switch (`DesktopFocus`) to islandd's focus, and the screen-cast
-/// sessions on the bus (`ScreenCastSessions`) to islandd's sharing. It runs on the
+/// sessions on the bus (`ScreenCastSessions`) to islandd's sharing, and the desktop's lock
+/// reports (`LockSignal`, `DesktopLock`) to islandd's lock. It runs on the
 /// sd-bus loop, so every bus callback, every source and the book share that thread and need no
 /// locks; the calls to islandd (IslandKit, on its own NIO loop) are awaited from tasks on it
 /// and come back to it with their outcome.
@@ -51,6 +52,13 @@ actor Bridge {
     private var sharedBefore: ScreenCastSessions.Service?
     /// Logged once per bus connection: a monitor refused stays refused.
     private var screenCastRefusalLogged = false
+    /// The desktop's lock reports followed, while connected: the screensavers on the session
+    /// bus, logind's on a system bus connection of its own.
+    private var lockSignals: [LockSignal] = []
+    private var systemBus: SDBusSourceBus?
+    private var desktopLock = DesktopLock()
+    private let systemBusAddress: String
+    private let sessionID: String
     private var daemonListed = false
     private var events: Task<Void, Never>?
     private var stopping = false
@@ -60,11 +68,15 @@ actor Bridge {
     private var daemonTimer: LoopTimer?
     private var focusTimer: LoopTimer?
     private var sharingTimer: LoopTimer?
+    private var lockTimer: LoopTimer?
+    private var systemBusTimer: LoopTimer?
     /// Failed tries since the last connection, for `reconnect`'s waits.
     private var busAttempts = 0
     private var daemonAttempts = 0
     private var focusAttempts = 0
     private var sharingAttempts = 0
+    private var lockAttempts = 0
+    private var systemBusAttempts = 0
 
     init(loop: BusLoop, configuration: BridgeConfiguration, connection: IslandConnection, busAddress: String?,
          environment: [String: String], logger: Logger) {
@@ -74,6 +86,9 @@ actor Bridge {
         self.busAddress = busAddress
         self.logger = logger
         currentDesktop = environment["XDG_CURRENT_DESKTOP"]
+        // sd-bus's own default for the system bus, which tests point elsewhere.
+        systemBusAddress = environment["DBUS_SYSTEM_BUS_ADDRESS"] ?? "unix:path=/run/dbus/system_bus_socket"
+        sessionID = environment["XDG_SESSION_ID"].flatMap { $0.isEmpty ? nil : $0 } ?? "auto"
         entries = InstalledDesktopEntries(environment: environment)
         book = ActivityBook(capacity: configuration.maxActivities, instance: String(UInt32.random(in: .min ... .max), radix: 36))
     }
@@ -95,6 +110,11 @@ actor Bridge {
                 sharingAnnouncer.retry()
                 sendSharing()
             }
+            lockTimer = try LoopTimer(loop: loop) { [self] in
+                desktopLock.retry()
+                sendLock()
+            }
+            systemBusTimer = try LoopTimer(loop: loop) { [self] in followLogind() }
         } catch {
             logger.critical("cannot arm timers on the bus loop", metadata: ["error": "\(error)"])
         }
@@ -102,6 +122,7 @@ actor Bridge {
             "mpris": "\(configuration.mprisEnabled)", "notifications": "\(configuration.notificationsEnabled)",
             "jobs": "\(configuration.servesJobs(currentDesktop: currentDesktop))", "maxActivities": "\(configuration.maxActivities)",
             "followDoNotDisturb": "\(configuration.followDoNotDisturb)", "followScreenSharing": "\(configuration.followScreenSharing)",
+            "followLock": "\(configuration.followLock)",
         ])
         connectBus()
         connectDaemon()
@@ -124,6 +145,8 @@ actor Bridge {
         daemonTimer = nil
         focusTimer = nil
         sharingTimer = nil
+        lockTimer = nil
+        systemBusTimer = nil
         dropBus()
         await connection.close()
         logger.info("stopped", metadata: ["ended": "\(ends.count)"])
@@ -145,6 +168,7 @@ actor Bridge {
         }
         if old.followDoNotDisturb != new.followDoNotDisturb { followDoNotDisturb() }
         if old.followScreenSharing != new.followScreenSharing { followScreenSharing() }
+        if old.followLock != new.followLock { followLock() }
     }
 
     private func enabledSources(_ configuration: BridgeConfiguration) -> SessionSources.Enabled {
@@ -192,6 +216,7 @@ actor Bridge {
         followDoNotDisturb()
         screenCastRefusalLogged = false
         followScreenSharing()
+        followLock()
         settleIfScanned()
     }
 
@@ -215,6 +240,7 @@ actor Bridge {
         sources = nil
         stopFollowingDoNotDisturb()
         stopFollowingScreenSharing()
+        stopFollowingLock()
         bus?.close()
         bus = nil
     }
@@ -304,6 +330,7 @@ actor Bridge {
         }
         sharingAnnouncer.retry()
         sendSharing()
+        announceLockAgain()
         events = Task {
             for await event in stream { self.handle(event) }
         }
@@ -337,6 +364,8 @@ actor Bridge {
             }
         case .resync:
             book.daemonReconnected()
+            // The connection came back, perhaps to a daemon that restarted and starts unlocked.
+            announceLockAgain()
         case .tap:
             if let key = sourceKey(of: event) { sources?.tapped(key) }
         case .button:
@@ -555,6 +584,128 @@ actor Bridge {
         logger.info("set islandd's sharing", metadata: [
             "on": "\(wish.on)", "contentHidden": "\(reply["sharing"]?["contentHidden"]?.boolValue ?? false)",
         ])
+        return true
+    }
+
+    // MARK: The session lock
+
+    /// Follows the desktop's lock reports when the configuration says so — GNOME Shell's and the
+    /// freedesktop screensaver's on the session bus, logind's `LockedHint` on the system bus —
+    /// and tells islandd what they add up to, at once too (the bridge cannot know what was said
+    /// before it). Stops following them otherwise (the lock stays as it is).
+    private func followLock() {
+        guard configuration.followLock, let bus else { return stopFollowingLock() }
+        guard lockSignals.isEmpty else { return }
+        for kind in [LockSignal.Kind.gnome, .freedesktop] {
+            let signal = LockSignal(kind, bus: bus) { [self] in lockRead(kind, $0) }
+            do {
+                try signal.start()
+                lockSignals.append(signal)
+            } catch {
+                logger.error("cannot follow \(kind.service)", metadata: ["error": "\(error)"])
+            }
+        }
+        logger.info("following the session lock (org.gnome.ScreenSaver, org.freedesktop.ScreenSaver, logind's LockedHint)")
+        desktopLock.announceAgain()
+        sendLock()
+        followLogind()
+    }
+
+    /// logind's report, on a system bus connection of its own; one that fails or goes away is
+    /// tried again after the waits of a reconnection (logind's report reads nil meanwhile).
+    private func followLogind() {
+        guard !stopping, configuration.followLock, bus != nil, systemBus == nil else { return }
+        let connected: Bus
+        do {
+            connected = try Bus.connect(address: systemBusAddress, loop: loop, description: "island-bridge-logind") { [self] in
+                systemBusLost()
+            }
+        } catch {
+            let wait = Self.reconnect.delay(attempt: systemBusAttempts)
+            systemBusAttempts += 1
+            logger.warning("cannot connect to the system bus for logind's LockedHint; retrying",
+                           metadata: ["error": "\(error)", "retryIn": "\(wait)"])
+            systemBusTimer?.arm(after: wait)
+            return
+        }
+        systemBusAttempts = 0
+        let systemBus = SDBusSourceBus(connected, address: systemBusAddress, logger: logger)
+        let signal = LockSignal(.logind, bus: systemBus, sessionID: sessionID) { [self] in lockRead(.logind, $0) }
+        do {
+            try signal.start()
+        } catch {
+            logger.error("cannot follow logind's LockedHint", metadata: ["error": "\(error)"])
+            systemBus.close()
+            return
+        }
+        self.systemBus = systemBus
+        lockSignals.append(signal)
+    }
+
+    private func systemBusLost() {
+        logger.warning("lost the system bus; reconnecting for logind's LockedHint")
+        dropSystemBus()
+        guard !stopping else { return }
+        systemBusTimer?.arm(after: Self.busLostRetry)
+    }
+
+    private func dropSystemBus() {
+        for signal in lockSignals where signal.kind.isOnSystemBus { signal.stop() }
+        lockSignals.removeAll { $0.kind.isOnSystemBus }
+        systemBus?.close()
+        systemBus = nil
+        if let change = desktopLock.forget([.logind]) { logger.info("\(change)") }
+        sendLock()
+    }
+
+    private func stopFollowingLock() {
+        for signal in lockSignals { signal.stop() }
+        lockSignals = []
+        systemBusTimer?.disarm()
+        systemBus?.close()
+        systemBus = nil
+        // Forgotten without a word to islandd: not following, the lock stays as it is (as after
+        // the bus went away, until the reports are read again).
+        desktopLock.stopFollowing()
+    }
+
+    /// A daemon that restarted starts unlocked: it is told again while the session is locked.
+    private func announceLockAgain() {
+        if configuration.followLock, !lockSignals.isEmpty, desktopLock.lockedBy != nil { desktopLock.announceAgain() }
+        desktopLock.retry()
+        sendLock()
+    }
+
+    private func lockRead(_ kind: LockSignal.Kind, _ locked: Bool?) {
+        logger.debug("lock report: \(kind.rawValue) says \(locked.map { $0 ? "locked" : "unlocked" } ?? "nothing")")
+        if let change = desktopLock.read(kind, locked: locked) { logger.info("\(change)") }
+        sendLock()
+    }
+
+    private func sendLock() {
+        guard !stopping, let wish = desktopLock.nextCall() else { return }
+        Task { [connection, logger] in
+            let succeeded = await Self.setLock(wish, socketPath: connection.configuration.socketPath, logger: logger)
+            self.lockSent(wish, succeeded: succeeded)
+        }
+    }
+
+    private func lockSent(_ wish: DesktopLock.Wish, succeeded: Bool) {
+        desktopLock.completed(wish, succeeded: succeeded)
+        if succeeded {
+            lockAttempts = 0
+        } else {
+            lockTimer?.arm(after: Self.reconnect.delay(attempt: lockAttempts))
+            lockAttempts += 1
+        }
+        sendLock()
+    }
+
+    private static func setLock(_ wish: DesktopLock.Wish, socketPath: String, logger: Logger) async -> Bool {
+        var parameters: JSONObject = ["on": .bool(wish.on)]
+        if let source = wish.source { parameters["source"] = .string(source.rawValue) }
+        guard await admin("org.island.Admin.SetLock", parameters, socketPath: socketPath, logger: logger) != nil else { return false }
+        logger.info("set islandd's lock", metadata: ["on": "\(wish.on)"])
         return true
     }
 

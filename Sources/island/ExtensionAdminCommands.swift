@@ -76,7 +76,7 @@ struct ExtensionCommand: AsyncParsableCommand {
 struct Admin: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Change the user's settings and inspect the daemon (needs the daemon's own user, or root).",
-        subcommands: [Enable.self, Disable.self, FrequentUpdates.self, Focus.self, Sharing.self, Apps.self, Status.self, Reload.self])
+        subcommands: [Enable.self, Disable.self, FrequentUpdates.self, Focus.self, Sharing.self, Lock.self, Apps.self, Status.self, Reload.self])
 
     static func call(_ global: GlobalOptions, _ method: String, _ parameters: JSONObject = [:]) async throws(CLIFailure) -> JSONObject {
         try await global.withRaw { client throws(CLIFailure) in
@@ -177,7 +177,37 @@ struct Admin: AsyncParsableCommand {
         }
     }
 
-    /// What `admin focus` and `admin sharing` are asked: to turn it on or off, or how it is.
+    struct Lock: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Say that the session is locked or unlocked, or show whether it is.",
+            discussion: """
+                While the session is locked, presenters are shown of each activity only what its \
+                lock-screen visibility allows: public everything, private the app's icon and name (or the \
+                layout's public layout), secret nothing at all — the stricter of the layout's level and \
+                yours ([LockScreen] Visibility= in islandd.conf, for all apps or per app). No tap, button \
+                or dismissal acts while locked. island-bridge sets it from logind and the desktop's \
+                screensaver; `on` and `off` here say it by hand (source manual), and the last one to say \
+                wins. It is not kept across restarts of the daemon.
+                """)
+        @OptionGroup var global: GlobalOptions
+        @Argument(help: "on, off or status.") var setting: Admin.Switch
+
+        func run() async throws {
+            let reply = setting == .status
+                ? try await Admin.call(global, "GetLock")
+                : try await Admin.call(global, "SetLock", ["on": .bool(setting == .on), "source": "manual"])
+            let lock = reply["lock"]?.objectValue ?? [:]
+            if global.json {
+                Output.json(.object(lock))
+            } else {
+                var text = Admin.describe(focus: lock["on"]?.boolValue == true, since: lock["since"]?.doubleValue.map(Date.init(timeIntervalSince1970:)))
+                if let source = lock["source"]?.stringValue { text += " (\(source))" }
+                Output.line("Session lock: " + text)
+            }
+        }
+    }
+
+    /// What `admin focus`, `admin sharing` and `admin lock` are asked: to turn it on or off, or how it is.
     enum Switch: String, ExpressibleByArgument, CaseIterable {
         case on, off, status
     }

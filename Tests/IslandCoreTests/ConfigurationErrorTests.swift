@@ -12,10 +12,10 @@ import Testing
     @Test func unknownSection() {
         Support.expectError(
             "# x\n[Limit]\nStartBudget=1",
-            "/etc/island/islandd.conf:2: unknown section [Limit]; did you mean [Limits]? Sections are [Limits], [Daemon], [Push] and [App:<app-id>]")
+            "/etc/island/islandd.conf:2: unknown section [Limit]; did you mean [Limits]? Sections are [Limits], [Daemon], [Push], [LockScreen], [LockScreen:<app-id>] and [App:<app-id>]")
         Support.expectError(
             "[app:org.example.App]",
-            "/etc/island/islandd.conf:1: unknown section [app:org.example.App]; did you mean [App:org.example.App]? Sections are [Limits], [Daemon], [Push] and [App:<app-id>]")
+            "/etc/island/islandd.conf:1: unknown section [app:org.example.App]; did you mean [App:org.example.App]? Sections are [Limits], [Daemon], [Push], [LockScreen], [LockScreen:<app-id>] and [App:<app-id>]")
     }
 
     @Test func invalidAppID() {
@@ -68,7 +68,7 @@ import Testing
     @Test func keyOutsideASection() {
         Support.expectError(
             "# header comment\n\nUpdatesPerSecond=4\n[Limits]",
-            "/etc/island/islandd.conf:3: 'UpdatesPerSecond=' is outside any section; put it under [Limits], [Daemon], [Push] or [App:<app-id>]")
+            "/etc/island/islandd.conf:3: 'UpdatesPerSecond=' is outside any section; put it under [Limits], [Daemon], [Push], [LockScreen] or [App:<app-id>]")
     }
 
     @Test func missingClosingBracket() {

@@ -88,6 +88,6 @@ import Testing
                 (path: "/etc/island/islandd.conf", contents: "[Limits]\nStartBudget=3"),
                 (path: "/etc/island/islandd.conf.d/x.conf", contents: "# comment\nStartBudget=4"),
             ],
-            "/etc/island/islandd.conf.d/x.conf:2: 'StartBudget=' is outside any section; put it under [Limits], [Daemon], [Push] or [App:<app-id>]")
+            "/etc/island/islandd.conf.d/x.conf:2: 'StartBudget=' is outside any section; put it under [Limits], [Daemon], [Push], [LockScreen] or [App:<app-id>]")
     }
 }

@@ -53,6 +53,6 @@ import Testing
         Support.expectError("[Push]\nMQTTVersion=4", "/etc/island/islandd.conf:2: invalid value '4' for MQTTVersion=: expected 5 or 3.1.1")
         Support.expectError("[Push]\nKeepAliveSec=1", "/etc/island/islandd.conf:2: invalid value '1' for KeepAliveSec=: expected a time span from 5s to 18h (MQTT's limit)")
         Support.expectError("[Push]\nBrokr=mqtt://x", "/etc/island/islandd.conf:2: unknown key 'Brokr=' in [Push]; did you mean 'Broker='?")
-        Support.expectError("[Psuh]", "/etc/island/islandd.conf:1: unknown section [Psuh]; did you mean [Push]? Sections are [Limits], [Daemon], [Push] and [App:<app-id>]")
+        Support.expectError("[Psuh]", "/etc/island/islandd.conf:1: unknown section [Psuh]; did you mean [Push]? Sections are [Limits], [Daemon], [Push], [LockScreen], [LockScreen:<app-id>] and [App:<app-id>]")
     }
 }

@@ -75,7 +75,7 @@ import VarlinkCore
         hub.show(second, now: t0 + 4)
         let registered: JSON = ["chip": "Coffee", "compactTrailing": ["type": "text", "template": "{{state.n}}"]]
         hub.layouts.register(registered, type: "T", by: activity.owner)
-        hub.redraw([activity.id])
+        hub.redraw([activity.id], now: t0 + 4)
         let (_, third) = try maker.update(activity, state: ["n": 3], at: t0 + 6)
         hub.show(third, now: t0 + 6)
 

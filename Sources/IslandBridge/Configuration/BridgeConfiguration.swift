@@ -27,6 +27,9 @@ import FreeDesktop
 ///
 /// [ScreenSharing]
 /// Follow=yes
+///
+/// [Lock]
+/// Follow=yes
 /// ```
 public struct BridgeConfiguration: Sendable, Hashable {
     /// At most this many activities at once; the daemon's `MaxActivitiesPerApp` for the
@@ -47,6 +50,8 @@ public struct BridgeConfiguration: Sendable, Hashable {
     public var followDoNotDisturb = true
     /// Whether screen-cast sessions on the bus set islandd's sharing (`ScreenCastSessions`).
     public var followScreenSharing = true
+    /// Whether the desktop's lock reports (logind, the screensavers) set islandd's lock (`DesktopLock`).
+    public var followLock = true
 
     public init() {}
 
@@ -64,10 +69,10 @@ public struct BridgeConfiguration: Sendable, Hashable {
         for line in try IslandConfiguration.lines(of: contents, path: path) {
             switch line {
             case .group(let name, let number):
-                guard ["Bridge", "MPRIS", "Notifications", "Jobs", "DoNotDisturb", "ScreenSharing"].contains(name) else {
+                guard ["Bridge", "MPRIS", "Notifications", "Jobs", "DoNotDisturb", "ScreenSharing", "Lock"].contains(name) else {
                     throw ConfigurationError(
                         path: path, line: number,
-                        message: "unknown section [\(name)] (expected [Bridge], [MPRIS], [Notifications], [Jobs], [DoNotDisturb] or [ScreenSharing])")
+                        message: "unknown section [\(name)] (expected [Bridge], [MPRIS], [Notifications], [Jobs], [DoNotDisturb], [ScreenSharing] or [Lock])")
                 }
                 section = name
             case .entry(let entry):
@@ -105,6 +110,7 @@ public struct BridgeConfiguration: Sendable, Hashable {
                 case ("Jobs", "MaxJobsPerSender"): configuration.maxJobsPerSender = try count(minimum: 1)
                 case ("DoNotDisturb", "Follow"): configuration.followDoNotDisturb = try bool()
                 case ("ScreenSharing", "Follow"): configuration.followScreenSharing = try bool()
+                case ("Lock", "Follow"): configuration.followLock = try bool()
                 case (nil, _): throw fail("\(key)= outside a section")
                 default: throw fail("unknown key \(key)= in [\(section!)]")
                 }

@@ -5,29 +5,33 @@ extension IslandConfiguration {
         case daemon
         case push
         case app(String)
+        /// `[LockScreen]` (nil) or `[LockScreen:<app-id>]`.
+        case lockScreen(String?)
 
         init(_ name: String, path: String, line: Int) throws(ConfigurationError) {
             switch name {
             case "Limits": self = .limits
             case "Daemon": self = .daemon
             case "Push": self = .push
-            case _ where name.hasPrefix("App:"):
-                let app = String(name.dropFirst("App:".count))
+            case "LockScreen": self = .lockScreen(nil)
+            case _ where name.hasPrefix("App:") || name.hasPrefix("LockScreen:"):
+                let isApp = name.hasPrefix("App:")
+                let app = String(name.dropFirst(isApp ? "App:".count : "LockScreen:".count))
                 guard Self.isAppID(app) else {
                     throw ConfigurationError(
                         path: path, line: line,
                         message: "invalid app id '\(app)' in [\(name)]: expected a reverse-DNS name such as org.example.App")
                 }
-                self = .app(app)
+                self = isApp ? .app(app) : .lockScreen(app)
             default:
                 let suggestion =
                     name.lowercased().hasPrefix("app:")
                     ? "App:" + name.dropFirst("app:".count)
-                    : closest(to: name, among: ["Limits", "Daemon", "Push"]) ?? "Limits"
+                    : closest(to: name, among: ["Limits", "Daemon", "Push", "LockScreen"]) ?? "Limits"
                 throw ConfigurationError(
                     path: path, line: line,
                     message: "unknown section [\(name)]; did you mean [\(suggestion)]? "
-                        + "Sections are [Limits], [Daemon], [Push] and [App:<app-id>]")
+                        + "Sections are [Limits], [Daemon], [Push], [LockScreen], [LockScreen:<app-id>] and [App:<app-id>]")
             }
         }
 
@@ -37,6 +41,8 @@ extension IslandConfiguration {
             case .daemon: "[Daemon]"
             case .push: "[Push]"
             case .app(let app): "[App:\(app)]"
+            case .lockScreen(nil): "[LockScreen]"
+            case .lockScreen(let app?): "[LockScreen:\(app)]"
             }
         }
 

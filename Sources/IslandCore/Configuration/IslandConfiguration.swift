@@ -21,11 +21,14 @@ public struct IslandConfiguration: Sendable, Hashable {
     public var limits: LimitsPolicy
     public var daemon: DaemonSettings
     public var push: PushSettings
+    public var lockScreen: LockScreenPolicy
 
-    public init(limits: LimitsPolicy = LimitsPolicy(), daemon: DaemonSettings = DaemonSettings(), push: PushSettings = PushSettings()) {
+    public init(limits: LimitsPolicy = LimitsPolicy(), daemon: DaemonSettings = DaemonSettings(), push: PushSettings = PushSettings(),
+                lockScreen: LockScreenPolicy = LockScreenPolicy()) {
         self.limits = limits
         self.daemon = daemon
         self.push = push
+        self.lockScreen = lockScreen
     }
 
     /// The configuration when no file sets anything.
@@ -46,6 +49,7 @@ public struct IslandConfiguration: Sendable, Hashable {
         var perApp: [String: [LimitKey: Value]] = [:]
         var daemon = DaemonSettings()
         var push = PushSettings()
+        var lockScreen = LockScreenPolicy()
 
         for file in files {
             var section: Section?
@@ -60,7 +64,7 @@ public struct IslandConfiguration: Sendable, Hashable {
                     case nil:
                         throw ConfigurationError(
                             path: file.path, line: number,
-                            message: "'\(key)=' is outside any section; put it under [Limits], [Daemon], [Push] or [App:<app-id>]")
+                            message: "'\(key)=' is outside any section; put it under [Limits], [Daemon], [Push], [LockScreen] or [App:<app-id>]")
                     case .limits:
                         let limitKey = try Section.limits.limitKey(key, at: location)
                         global[limitKey] = try value(text, for: limitKey.rawValue, as: limitKey.kind, at: location)
@@ -70,6 +74,23 @@ public struct IslandConfiguration: Sendable, Hashable {
                     case .daemon:
                         let daemonKey = try Section.daemon.daemonKey(key, at: location)
                         daemonKey.apply(try value(text, for: daemonKey.rawValue, as: daemonKey.kind, at: location), to: &daemon)
+                    case .lockScreen(let app):
+                        let section = Section.lockScreen(app)
+                        guard key == "Visibility" else {
+                            throw ConfigurationError(path: file.path, line: number,
+                                                     message: "unknown key '\(key)=' in \(section.header); it takes Visibility= only")
+                        }
+                        var level: LockScreenVisibility?
+                        if !text.isEmpty {
+                            guard let named = LockScreenVisibility(rawValue: text) else {
+                                throw ConfigurationError(path: file.path, line: number,
+                                                         message: "invalid value '\(text)' for Visibility=: expected \(LockScreenVisibility.allNames)")
+                            }
+                            level = named
+                        }
+                        // An empty assignment undoes earlier ones: public for all apps, all
+                        // apps' level for one.
+                        if let app { lockScreen.perApp[app] = level } else { lockScreen.visibility = level ?? .public }
                     case .push:
                         let pushKey = try Section.push.pushKey(key, at: location)
                         do {
@@ -91,7 +112,8 @@ public struct IslandConfiguration: Sendable, Hashable {
             for (key, value) in assignments { key.apply(value, to: &limits) }
             appLimits[app] = limits
         }
-        return IslandConfiguration(limits: LimitsPolicy(global: globalLimits, perApp: appLimits), daemon: daemon, push: push)
+        return IslandConfiguration(limits: LimitsPolicy(global: globalLimits, perApp: appLimits), daemon: daemon, push: push,
+                                   lockScreen: lockScreen)
     }
 
     /// The value of one assignment; nil for an empty one, which resets the key.

@@ -69,7 +69,7 @@ extension Layout {
     /// No regions: every one falls back to the presenter's own rendering.
     static let empty = Layout(
         lockScreen: nil, compactLeading: nil, compactTrailing: nil, minimal: nil, expanded: ExpandedLayout(),
-        keylineTint: nil, backgroundTint: nil, chip: nil, hideContentOnLockScreen: false, url: nil, json: [:])
+        keylineTint: nil, backgroundTint: nil, chip: nil, lockScreenVisibility: .public, publicLayout: nil, url: nil, json: [:])
 }
 
 /// What the default layout makes of an activity's keys.

@@ -16,8 +16,16 @@ public struct Layout: Sendable, Hashable {
     public let backgroundTint: LayoutColor?
     /// A short static text for bars, at most `LayoutLimits.maximumChipLength` characters.
     public let chip: String?
-    /// Privacy: on a locked screen, presenters show the app and not the content.
-    public let hideContentOnLockScreen: Bool
+    /// Privacy: how much of the activity a locked screen shows (`lockScreenVisibility`; the
+    /// older `hideContentOnLockScreen: true` is `private`). Public unless the layout says.
+    public let lockScreenVisibility: LockScreenVisibility
+    /// What a `private` activity shows on a locked screen instead of its own layout: a layout
+    /// of text and symbols only, drawn with no attributes or state (the daemon sends none).
+    public var publicLayout: Layout? { publicLayoutStorage.first }
+    /// `publicLayout`, in an array: a value cannot hold its own type directly.
+    private let publicLayoutStorage: [Layout]
+    /// Whether a locked screen hides the content: `lockScreenVisibility` is not `public`.
+    public var hideContentOnLockScreen: Bool { lockScreenVisibility != .public }
     /// What a tap opens when the region tapped has no `url` of its own.
     public let url: LayoutURL?
     /// The validated document, as presenters receive it.
@@ -44,7 +52,7 @@ public struct Layout: Sendable, Hashable {
     init(
         lockScreen: LayoutRegion?, compactLeading: LayoutRegion?, compactTrailing: LayoutRegion?,
         minimal: LayoutRegion?, expanded: ExpandedLayout, keylineTint: LayoutColor?,
-        backgroundTint: LayoutColor?, chip: String?, hideContentOnLockScreen: Bool, url: LayoutURL?,
+        backgroundTint: LayoutColor?, chip: String?, lockScreenVisibility: LockScreenVisibility, publicLayout: Layout?, url: LayoutURL?,
         json: JSONObject
     ) {
         self.lockScreen = lockScreen
@@ -55,7 +63,8 @@ public struct Layout: Sendable, Hashable {
         self.keylineTint = keylineTint
         self.backgroundTint = backgroundTint
         self.chip = chip
-        self.hideContentOnLockScreen = hideContentOnLockScreen
+        self.lockScreenVisibility = lockScreenVisibility
+        self.publicLayoutStorage = publicLayout.map { [$0] } ?? []
         self.url = url
         self.json = json
     }

@@ -10,8 +10,12 @@ struct LayoutParser {
     static let regionKeys = ["lockScreen", "compactLeading", "compactTrailing", "minimal"]
     static let expandedKeys = ["leading", "trailing", "center", "bottom"]
     static let topLevelKeys: Set<String> = Set(regionKeys + [
-        "expanded", "keylineTint", "backgroundTint", "chip", "hideContentOnLockScreen", "url",
+        "expanded", "keylineTint", "backgroundTint", "chip", "hideContentOnLockScreen", "lockScreenVisibility",
+        "publicLayout", "url",
     ])
+    /// A public layout is what a locked screen shows in place of the layout: not a layout with
+    /// a privacy of its own, nor one with anything that acts.
+    static let publicLayoutKeys: Set<String> = Set(regionKeys + ["expanded", "keylineTint", "backgroundTint", "chip"])
 
     /// Views seen so far, every region counted.
     private var viewCount = 0
@@ -21,17 +25,26 @@ struct LayoutParser {
         guard size <= LayoutLimits.maximumBytes else {
             throw LayoutPath.root.error("the layout is \(size) bytes, more than the \(LayoutLimits.maximumBytes) allowed")
         }
-        let root = try LayoutObject(json, at: .root, allowedKeys: Self.topLevelKeys)
+        return try parse(json, at: .root, allowedKeys: Self.topLevelKeys)
+    }
+
+    /// A layout document, or a public layout inside one (`allowedKeys` then without privacy
+    /// keys); the views of both count against the one limit.
+    private mutating func parse(_ json: JSON, at path: LayoutPath, allowedKeys: Set<String>) throws(LayoutError) -> Layout {
+        let root = try LayoutObject(json, at: path, allowedKeys: allowedKeys)
         var regions: [String: LayoutRegion] = [:]
         var expanded = ExpandedLayout()
+        var publicLayout: Layout?
         for (key, value) in root.members {
             let path = root.path.appending(key)
             switch key {
             case "expanded": expanded = try self.expanded(value, at: path)
             case _ where Self.regionKeys.contains(key): regions[key] = try region(value, at: path, expanded: false)
+            case "publicLayout": publicLayout = try self.publicLayout(value, at: path)
             default: continue  // plain members, read below
             }
         }
+        let visibility = try lockScreenVisibility(root)
         let chip = try root.string("chip")
         if let chip, chip.count > LayoutLimits.maximumChipLength {
             throw root.path.appending("chip").error(
@@ -46,10 +59,57 @@ struct LayoutParser {
             keylineTint: try root.color("keylineTint"),
             backgroundTint: try root.color("backgroundTint"),
             chip: chip,
-            hideContentOnLockScreen: try root.bool("hideContentOnLockScreen") ?? false,
+            lockScreenVisibility: visibility,
+            publicLayout: publicLayout,
             url: try root.url("url"),
             json: root.members
         )
+    }
+
+    /// `lockScreenVisibility`, or the older `hideContentOnLockScreen` (true: `private`); a
+    /// layout saying both must not contradict itself.
+    private func lockScreenVisibility(_ root: LayoutObject) throws(LayoutError) -> LockScreenVisibility {
+        let hides = try root.bool("hideContentOnLockScreen")
+        guard let name = try root.string("lockScreenVisibility") else { return hides == true ? .private : .public }
+        guard let visibility = LockScreenVisibility(rawValue: name) else {
+            throw root.path.appending("lockScreenVisibility").error("unknown visibility '\(name)'; expected \(LockScreenVisibility.allNames)")
+        }
+        if let hides, hides != (visibility != .public) {
+            throw root.path.appending("hideContentOnLockScreen").error(
+                "\(hides) contradicts lockScreenVisibility '\(name)'; hideContentOnLockScreen is the older name of private: leave it out")
+        }
+        return visibility
+    }
+
+    /// A public layout: text, symbols, timers, progress and stacks, drawn with no attributes or
+    /// state. Nothing in it acts (no buttons, links or URLs: nothing acts on a locked screen)
+    /// and it shows no pictures, since artwork is content.
+    private mutating func publicLayout(_ json: JSON, at path: LayoutPath) throws(LayoutError) -> Layout {
+        let layout = try parse(json, at: path, allowedKeys: Self.publicLayoutKeys)
+        let regions: [(String, LayoutRegion?)] = [
+            ("lockScreen", layout.lockScreen), ("compactLeading", layout.compactLeading), ("compactTrailing", layout.compactTrailing),
+            ("minimal", layout.minimal), ("expanded.leading", layout.expanded.leading), ("expanded.trailing", layout.expanded.trailing),
+            ("expanded.center", layout.expanded.center), ("expanded.bottom", layout.expanded.bottom),
+        ]
+        for (name, region) in regions {
+            guard let region else { continue }
+            var regionPath = path
+            for part in name.split(separator: ".") { regionPath = regionPath.appending(String(part)) }
+            if region.url != nil { throw regionPath.appending("url").error("a public layout has no URLs: nothing acts on a locked screen") }
+            if let kind = Self.firstActing(region.view) {
+                throw regionPath.error("a public layout has no \(kind) views: nothing acts on a locked screen, and artwork is content")
+            }
+        }
+        return layout
+    }
+
+    /// The first view in `view` that acts or shows a picture: a button, link or image.
+    private static func firstActing(_ view: LayoutView) -> String? {
+        switch view {
+        case .button, .link, .image: return view.typeName
+        case .hstack(let stack), .vstack(let stack): return stack.children.lazy.compactMap(firstActing).first
+        case .text, .symbol, .timer, .progress, .spacer: return nil
+        }
     }
 
     private mutating func expanded(_ json: JSON, at path: LayoutPath) throws(LayoutError) -> ExpandedLayout {

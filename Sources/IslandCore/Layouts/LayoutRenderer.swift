@@ -38,7 +38,7 @@ public struct LayoutRenderer: Sendable {
             keylineTint: layout.keylineTint,
             backgroundTint: layout.backgroundTint,
             chip: layout.chip,
-            hideContentOnLockScreen: layout.hideContentOnLockScreen,
+            lockScreenVisibility: layout.lockScreenVisibility,
             url: fallback.flatMap(resolve)
         )
     }

@@ -142,7 +142,9 @@ public struct RenderedLayout: Sendable, Hashable {
     public var keylineTint: LayoutColor?
     public var backgroundTint: LayoutColor?
     public var chip: String?
-    public var hideContentOnLockScreen: Bool
+    public var lockScreenVisibility: LockScreenVisibility
+    /// Whether a locked screen hides the content: the visibility is not `public`.
+    public var hideContentOnLockScreen: Bool { lockScreenVisibility != .public }
     /// The layout's tap URL, what `tap` on the activity as a whole returns.
     public var url: String?
 }

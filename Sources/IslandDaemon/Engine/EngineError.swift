@@ -16,6 +16,8 @@ enum EngineError: Error, Sendable, Hashable {
     case frequentUpdatesUndeclared(app: String)
     /// A user's presenter tried to dismiss a system service's activity, which every user sees.
     case sharedActivity
+    /// A presenter tapped, pressed or dismissed while the session is locked.
+    case locked
     /// A button press that does not say which button.
     case buttonMissing
     /// A button press naming an action the activity's layout has no button for.

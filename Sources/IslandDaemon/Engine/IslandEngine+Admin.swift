@@ -70,6 +70,18 @@ extension IslandEngine {
     /// Whether the screen is shared (nil: it is not), and whether presenters are shown no content.
     var sharing: (state: ScreenSharing?, contentHidden: Bool) { (presenters.sharing, presenters.hidesContent) }
 
+    /// Says whether the session is locked, and who says so; presenters are shown the change at
+    /// once (nothing is stored). Turning it on while on keeps its `since`.
+    func setLock(_ on: Bool, source: LockSource) -> SessionLock? {
+        var lock: SessionLock?
+        if on { lock = SessionLock(since: presenters.lock?.since ?? clock(), source: source) }
+        presenters.lock(lock, policy: presenters.lockPolicy, now: clock())
+        return presenters.lock
+    }
+
+    /// Whether the session is locked (nil: it is not).
+    var sessionLock: SessionLock? { presenters.lock }
+
     /// Tells the watchers of `app`, or of every app, their authorization as it is now.
     private func authorizationChanged(app: String?) {
         let now = clock()
@@ -105,14 +117,16 @@ extension IslandEngine {
         presenters.timeExpansions(user: daemon.expandedFor, alert: daemon.alertFor)
     }
 
-    /// Takes the apps, the layouts they install, the limits and whether content is hidden while
-    /// the screen is shared as they are now (the last two unless nil: unchanged).
+    /// Takes the apps, the layouts they install, the limits, whether content is hidden while
+    /// the screen is shared and the user's lock-screen privacy as they are now (the last three
+    /// unless nil: unchanged).
     func reload(registry: AppRegistry, installedLayouts: [String: [String: JSON]], limits: LimitsPolicy?,
-                hideWhileSharing: Bool?) async {
+                hideWhileSharing: Bool?, lockScreen: LockScreenPolicy? = nil) async {
         self.registry = registry
         if let hideWhileSharing { presenters.share(presenters.sharing, hidingContent: hideWhileSharing) }
+        if let lockScreen { presenters.lock(presenters.lock, policy: lockScreen, now: clock()) }
         presenters.layouts.reload(apps: registry, installed: installedLayouts)
-        presenters.redraw(manager.list(app: nil, type: nil, states: nil).filter { $0.state != .dismissed }.map(\.id))
+        presenters.redraw(manager.list(app: nil, type: nil, states: nil).filter { $0.state != .dismissed }.map(\.id), now: clock())
         if let limits { manager.limits = limits }
         authorizationChanged(app: nil)
         await advanceAndWait()

@@ -23,7 +23,7 @@ extension IslandEngine {
         defer { registeringLayouts[owner]?.remove(type) }
         try await commitAndWait([.putLayout(app: app, uid: owner.uid, type: type, body: layout.description)])
         presenters.layouts.register(layout, type: type, by: owner)
-        presenters.redraw(manager.list(owner: owner, type: type, states: nil).map(\.id))
+        presenters.redraw(manager.list(owner: owner, type: type, states: nil).map(\.id), now: clock())
         return LayoutLint.warnings(for: parsed)
     }
 
@@ -40,7 +40,7 @@ extension IslandEngine {
         let owner = owner(app: app, uid: uid)
         try await commitAndWait([.deleteLayout(app: app, uid: owner.uid, type: type)])
         presenters.layouts.removeLayout(type: type, of: owner)
-        presenters.redraw(manager.list(owner: owner, type: type, states: nil).map(\.id))
+        presenters.redraw(manager.list(owner: owner, type: type, states: nil).map(\.id), now: clock())
     }
 
     /// The owner's registered layouts, by type.

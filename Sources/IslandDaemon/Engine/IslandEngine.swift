@@ -69,9 +69,11 @@ actor IslandEngine {
     }
 
     /// Applies whatever fell due while the daemon was down and starts the timer.
-    func start(installedLayouts: [String: [String: JSON]], hideWhileSharing: Bool = true) async {
+    func start(installedLayouts: [String: [String: JSON]], hideWhileSharing: Bool = true,
+               lockScreen: LockScreenPolicy = LockScreenPolicy()) async {
         presenters.layouts.reload(apps: registry, installed: installedLayouts)
         presenters.share(nil, hidingContent: hideWhileSharing)
+        presenters.lock(nil, policy: lockScreen, now: clock())
         await advanceAndWait()
     }
 

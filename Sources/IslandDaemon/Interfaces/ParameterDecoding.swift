@@ -197,6 +197,11 @@ enum SharingSource: String, WireEnumeration {
     case portal, gnome, manual
 }
 
+/// `Admin.SetLock`'s `source`: who says the session is locked.
+enum LockSource: String, WireEnumeration {
+    case logind, gnome, freedesktop, manual
+}
+
 /// `DismissalPolicy.kind`
 enum DismissalKind: String, CaseIterable, WireEnumeration {
     case `default`, immediate, after

@@ -326,6 +326,15 @@ struct RoleInterfaces: Sendable {
                 let (sharing, hidden) = await engine.sharing
                 return ["sharing": Wire.sharing(sharing, contentHidden: hidden)]
             },
+            "SetLock": .async { [self] request throws(VarlinkError) in
+                let p = try SetLockParameters(request.call)
+                _ = try roles.bind(.admin, connection: request.connection)
+                return ["lock": Wire.lock(await engine.setLock(p.on, source: p.source))]
+            },
+            "GetLock": .async { [self] request throws(VarlinkError) in
+                _ = try roles.bind(.admin, connection: request.connection)
+                return ["lock": Wire.lock(await engine.sessionLock)]
+            },
             "Reload": .async { [self] request throws(VarlinkError) in
                 _ = try roles.bind(.admin, connection: request.connection)
                 let skipped = try await reload()

@@ -124,7 +124,8 @@ public final class IslandDaemon: Sendable {
         }
         await engine.timeExpansions(configuration.daemon)
         InstalledLayouts.log(scan.layouts.skipped, logger: logger)
-        await engine.start(installedLayouts: scan.layouts.layouts, hideWhileSharing: configuration.daemon.hideWhileSharing)
+        await engine.start(installedLayouts: scan.layouts.layouts, hideWhileSharing: configuration.daemon.hideWhileSharing,
+                           lockScreen: configuration.lockScreen)
 
         let scope = options.scope
         let sandboxAllowance = SandboxAllowance(configuration.daemon)

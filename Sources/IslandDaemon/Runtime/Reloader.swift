@@ -58,7 +58,8 @@ struct Reloader: Sendable {
         InstalledLayouts.log(scan.layouts.skipped, logger: logger)
         registry.value = scan.registry
         await engine.reload(registry: scan.registry, installedLayouts: scan.layouts.layouts,
-                            limits: configuration.limits, hideWhileSharing: configuration.daemon.hideWhileSharing)
+                            limits: configuration.limits, hideWhileSharing: configuration.daemon.hideWhileSharing,
+                            lockScreen: configuration.lockScreen)
         logger.info("reloaded configuration and manifests", metadata: ["apps": "\(scan.registry.manifests.count)"])
         return scan.layouts.skipped
     }
@@ -70,7 +71,7 @@ struct Reloader: Sendable {
         let scan = await files.run { Self.scan(dataDirectories: dataDirectories) }
         InstalledLayouts.log(scan.layouts.skipped, logger: logger)
         registry.value = scan.registry
-        await engine.reload(registry: scan.registry, installedLayouts: scan.layouts.layouts, limits: nil, hideWhileSharing: nil)
+        await engine.reload(registry: scan.registry, installedLayouts: scan.layouts.layouts, limits: nil, hideWhileSharing: nil, lockScreen: nil)
         logger.info("reloaded the manifests and layouts after a change in a data directory", metadata: ["apps": "\(scan.registry.manifests.count)"])
     }
 }

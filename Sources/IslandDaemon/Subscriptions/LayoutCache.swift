@@ -1,4 +1,5 @@
 import IslandCore
+import OrderedCollections
 import OrderedJSON
 
 /// The layout each activity is drawn with — registered by an extension of its app, installed
@@ -21,6 +22,10 @@ struct LayoutCache {
         /// The `Name=` and `Icon=` of the app's desktop entry, looked up with the layout
         /// rather than on every delta.
         let app: Wire.AppLabel
+        /// What the layout lets a locked screen show (a default layout: everything).
+        let lockScreen: LockScreenVisibility
+        /// The layout's `publicLayout`: what a `private` activity shows on a locked screen.
+        let publicLayout: JSON?
     }
 
     /// Layouts registered by extensions: owner → type → layout JSON (already validated). In the
@@ -119,10 +124,26 @@ struct LayoutCache {
             lastRevision += 1
             revision = lastRevision
         }
+        let privacy = isDefault ? (LockScreenVisibility.public, nil) : Self.lockScreenPrivacy(of: json)
         let layout = ItemLayout(json: json, isDefault: isDefault, revision: revision, stateShape: isDefault ? shape : nil,
-                                generation: generation, app: label(for: activity))
+                                generation: generation, app: label(for: activity), lockScreen: privacy.0, publicLayout: privacy.1)
         items[activity.hashedID] = layout
         return layout
+    }
+
+    /// A registered layout's lock-screen visibility and public layout, read from its members:
+    /// every layout here was validated when it was registered or installed. Anything else
+    /// (which validation never lets through) is taken as `secret`, so it fails closed.
+    private static func lockScreenPrivacy(of json: JSON) -> (LockScreenVisibility, JSON?) {
+        guard case .object(let members) = json else { return (.secret, nil) }
+        let visibility: LockScreenVisibility
+        switch (members["lockScreenVisibility"], members["hideContentOnLockScreen"]) {
+        case (.string(let name)?, _): visibility = LockScreenVisibility(rawValue: name) ?? .secret
+        case (nil, .bool(true)?): visibility = .private
+        case (nil, .bool(false)?), (nil, nil): visibility = .public
+        default: visibility = .secret
+        }
+        return (visibility, members["publicLayout"])
     }
 
     /// The heading of the activity: its app's desktop entry, or, for an activity its producer

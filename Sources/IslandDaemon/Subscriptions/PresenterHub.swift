@@ -47,6 +47,15 @@ struct PresenterHub {
     /// Whether presenters are sent no activity content now: every item goes out as
     /// `Wire.writeHiddenItem` writes it, and every alert as `Wire.hiddenAlert`.
     var hidesContent: Bool { sharing != nil && hidesWhileSharing }
+    /// Whether the session is locked, and since when; nil while it is not.
+    private(set) var lock: SessionLock?
+    /// islandd.conf's `[LockScreen]` sections: the user's lock-screen privacy.
+    private(set) var lockPolicy = LockScreenPolicy()
+    /// While locked, each shown activity's lock-screen visibility, fixed when the session locked
+    /// or when the activity was first shown since: a change of layout while locked may make it
+    /// stricter, never looser, so no producer raises its level on a locked screen. Empty while
+    /// unlocked. An activity without one while locked is taken as `secret` (it fails closed).
+    private var lockLevels: [HashedID: LockScreenVisibility] = [:]
     private var views: [UInt32: View] = [:]
     /// How long expansions last (islandd.conf's `ExpandedSec=`, `AlertSec=`), for every view.
     private var expansionTimes = IslandInteractions()
@@ -107,7 +116,9 @@ struct PresenterHub {
     }
 
     private func candidates(for uid: UInt32) -> [IslandCandidate] {
-        shown.values.compactMap { activity in isVisible(owner: activity.uid, to: uid) ? Self.candidate(activity) : nil }
+        shown.values.compactMap { activity in
+            isVisible(owner: activity.uid, to: uid) && !isAbsentWhileLocked(activity.hashedID) ? Self.candidate(activity) : nil
+        }
     }
 
     /// All the arbitration knows of an activity; nil once dismissed.
@@ -141,6 +152,15 @@ struct PresenterHub {
         for event in events {
             switch event {
             case .changed(let activity), .delivered(let activity):
+                if lock != nil {
+                    // A level that becomes secret takes the activity off the locked screen.
+                    let wasShown = !isAbsentWhileLocked(activity.hashedID) && shown[activity.hashedID] != nil
+                    pinLockLevel(of: activity)
+                    if wasShown && isAbsentWhileLocked(activity.hashedID) {
+                        arbitrationChanged = true
+                        removed.append(activity.id)
+                    }
+                }
                 // One hash of the id for the look-up and the update: this runs for every update.
                 if let index = shown.index(forKey: activity.hashedID) {
                     // Of what arbitration knows of an activity, only these change.
@@ -160,9 +180,12 @@ struct PresenterHub {
                     }
                 }
             case .removed(let id):
+                // Presenters never heard of a secret activity while locked: nor of its removal.
+                let wasAbsent = isAbsentWhileLocked(HashedID(id))
                 shown.removeValue(forKey: HashedID(id))
                 layouts.forget(id)
-                removed.append(id)
+                lockLevels[HashedID(id)] = nil
+                if !wasAbsent, !removed.contains(id) { removed.append(id) }
             case .alerted(let id, let a):
                 alert = (id, a)
             case .focusChanged(let since):
@@ -174,6 +197,7 @@ struct PresenterHub {
             }
         }
         let arbitrate = arbitrationChanged || !removed.isEmpty || alert != nil || silencing
+        let redaction = self.redaction
         // Not `? … : nil`: JSON takes `nil` as its own null, which a delta would then carry.
         var focus: JSON?
         if focusChanged { focus = Wire.focus(since: focusSince) }
@@ -183,28 +207,42 @@ struct PresenterHub {
         while index != views.endIndex {
             defer { views.formIndex(after: &index) }
             let uid = views.keys[index]
-            let visibleAlert = alert.flatMap { isVisible($0.id, to: uid) ? $0 : nil }
+            let visibleAlert = alert.flatMap { isVisible($0.id, to: uid) && !isAbsentWhileLocked(HashedID($0.id)) ? $0 : nil }
             if silencing { views.values[index].arbiter.interactions.silenceAlert() }
             if let visibleAlert { views.values[index].arbiter.interactions.alert(id: visibleAlert.id, now: now) }
+            // What the alert says is what its activity may show: all, nothing (its text emptied),
+            // or, for an activity no longer there, nothing.
+            let alertRedaction = visibleAlert.map { alert in
+                shown[HashedID(alert.id)].map { redaction.of($0, layout: layouts.layout(for: $0)) } ?? .hiddenWhileSharing
+            }
             var islandChanged = false
             if arbitrate {
                 let candidates = candidates(for: uid)
                 islandChanged = views.values[index].arbiter.recompute(candidates: candidates, now: now) != nil
             }
             // Usually one item, shown to everyone: no array made for it.
-            let items = changed.count == 1 && removed.isEmpty && isVisible(owner: changed[0].uid, to: uid)
+            var items = changed.count == 1 && removed.isEmpty && isVisible(owner: changed[0].uid, to: uid)
                 ? changed
                 : changed.filter { !removed.contains($0.id) && isVisible(owner: $0.uid, to: uid) }.sorted { $0.id < $1.id }
+            if lock != nil { items.removeAll { isAbsentWhileLocked($0.hashedID) } }
             guard islandChanged || focusChanged || !items.isEmpty || !removed.isEmpty else { continue }
-            views.values[index].send(island: islandChanged, focus: focus, items: items, removed: removed, alert: visibleAlert,
-                                     hidingContent: hidesContent, layouts: &layouts)
+            views.values[index].send(island: islandChanged, focus: focus, items: items, removed: removed,
+                                     alert: alertRedaction?.alert(visibleAlert), redaction: redaction, layouts: &layouts)
         }
     }
 
     /// Shows the activities again, with their layouts worked out anew: after the layouts
     /// they are drawn with changed.
-    mutating func redraw(_ ids: [String]) {
+    mutating func redraw(_ ids: [String], now: Double) {
         guard !ids.isEmpty else { return }
+        if lock != nil {
+            // The layouts may say another level now: one only stricter, which may take an
+            // activity off the locked screen, so every presenter is shown it all again.
+            for id in ids { if let activity = shown[HashedID(id)] { pinLockLevel(of: activity) } }
+            rearrangeAndSnapshot(now: now)
+            return
+        }
+        let redaction = self.redaction
         var index = views.startIndex
         while index != views.endIndex {
             defer { views.formIndex(after: &index) }
@@ -212,35 +250,38 @@ struct PresenterHub {
             let visible = ids.filter { isVisible($0, to: uid) }
             guard !visible.isEmpty else { continue }
             let items = visible.compactMap { shown[HashedID($0)] }
-            views.values[index].send(island: false, items: items, removed: [], alert: nil, hidingContent: hidesContent, layouts: &layouts)
+            views.values[index].send(island: false, items: items, removed: [], alert: nil, redaction: redaction, layouts: &layouts)
         }
     }
 
     /// Rearranges every island at `now`, for an expansion that timed out.
     mutating func advance(now: Double) {
+        let redaction = self.redaction
         var index = views.startIndex
         while index != views.endIndex {
             defer { views.formIndex(after: &index) }
             let candidates = candidates(for: views.keys[index])
             if views.values[index].arbiter.recompute(candidates: candidates, now: now) != nil {
-                views.values[index].send(island: true, items: [], removed: [], alert: nil, hidingContent: hidesContent, layouts: &layouts)
+                views.values[index].send(island: true, items: [], removed: [], alert: nil, redaction: redaction, layouts: &layouts)
             }
         }
     }
 
     /// A presenter of `uid` long-pressed a live activity.
     mutating func expand(_ id: String, for uid: UInt32, now: Double) {
+        let redaction = self.redaction
         let index = ensureView(for: uid, now: now)
         if views.values[index].arbiter.expand(id: id, now: now) != nil {
-            views.values[index].send(island: true, items: [], removed: [], alert: nil, hidingContent: hidesContent, layouts: &layouts)
+            views.values[index].send(island: true, items: [], removed: [], alert: nil, redaction: redaction, layouts: &layouts)
         }
     }
 
     /// A presenter of `uid` let go: its island rests again.
     mutating func collapse(for uid: UInt32, now: Double) {
+        let redaction = self.redaction
         let index = ensureView(for: uid, now: now)
         if views.values[index].arbiter.collapse(now: now) != nil {
-            views.values[index].send(island: true, items: [], removed: [], alert: nil, hidingContent: hidesContent, layouts: &layouts)
+            views.values[index].send(island: true, items: [], removed: [], alert: nil, redaction: redaction, layouts: &layouts)
         }
     }
 
@@ -259,6 +300,10 @@ struct PresenterHub {
         shown = OrderedDictionary(uniqueKeysWithValues: activities.map { ($0.hashedID, $0) })
         self.focusSince = focusSince
         layouts.keepOnly { shown[$0] != nil }
+        if lock != nil {
+            lockLevels = lockLevels.filter { shown[$0.key] != nil }
+            for activity in activities { pinLockLevel(of: activity) }
+        }
         var index = views.startIndex
         while index != views.endIndex {
             defer { views.formIndex(after: &index) }
@@ -293,12 +338,71 @@ struct PresenterHub {
         hidesWhileSharing = hides
         // Who said so is not the presenters' business: only turning on or off, or hiding, is news.
         guard (before.sharing == nil) != (sharing == nil) || before.hidesContent != hidesContent else { return }
+        sendSnapshots()
+    }
+
+    /// Sends every presenter a fresh snapshot (not a resync): every item is drawn anew.
+    private mutating func sendSnapshots() {
         var index = views.startIndex
         while index != views.endIndex {
             defer { views.formIndex(after: &index) }
             views.values[index].updateNumber += 1
             for stream in views.values[index].streams.values { stream.send(.snapshot(resync: false)) }
         }
+    }
+
+    // MARK: The lock screen
+
+    /// Takes whether the session is locked (nil: it is not) and the user's lock-screen privacy.
+    /// When the session locks or unlocks, or the policy changes while locked, every island is
+    /// arranged anew (secret activities are no candidates while locked) and each presenter gets a
+    /// fresh snapshot: every item is drawn anew, as its level allows. The levels are fixed as the
+    /// session locks; a policy read while locked can make them only stricter.
+    mutating func lock(_ lock: SessionLock?, policy: LockScreenPolicy, now: Double) {
+        let wasLocked = self.lock != nil
+        let policyChanged = policy != lockPolicy
+        self.lock = lock
+        lockPolicy = policy
+        if lock == nil {
+            lockLevels = [:]
+        } else if !wasLocked || policyChanged {
+            for activity in shown.values { pinLockLevel(of: activity) }
+        }
+        guard wasLocked != (lock != nil) || (lock != nil && policyChanged) else { return }
+        rearrangeAndSnapshot(now: now)
+    }
+
+    /// Arranges every island anew and sends each presenter a fresh snapshot.
+    private mutating func rearrangeAndSnapshot(now: Double) {
+        var index = views.startIndex
+        while index != views.endIndex {
+            defer { views.formIndex(after: &index) }
+            let candidates = candidates(for: views.keys[index])
+            _ = views.values[index].arbiter.recompute(candidates: candidates, now: now)
+        }
+        sendSnapshots()
+    }
+
+    /// Fixes, while locked, the activity's lock-screen visibility: the stricter of its layout's,
+    /// the user's for its app, and the one it had since the session locked.
+    private mutating func pinLockLevel(of activity: Activity) {
+        let declared = layouts.layout(for: activity).lockScreen
+        let user = lockPolicy.visibility(app: activity.app, sourceApp: activity.sourceApp)
+        lockLevels[activity.hashedID] = declared.stricter(user).stricter(lockLevels[activity.hashedID])
+    }
+
+    /// Whether presenters are shown nothing of the activity: it is secret and the session locked.
+    func isAbsentWhileLocked(_ id: HashedID) -> Bool {
+        lock != nil && (lockLevels[id] ?? .secret) == .secret
+    }
+
+    /// Whether presenters may act on the activity now: not while locked (nothing acts on a
+    /// locked screen).
+    var isLocked: Bool { lock != nil }
+
+    /// How presenters are shown each item now.
+    var redaction: PresenterRedaction {
+        PresenterRedaction(hidesContent: hidesContent, lockLevels: lock == nil ? nil : lockLevels)
     }
 
     // MARK: Snapshots
@@ -311,15 +415,12 @@ struct PresenterHub {
         }
         var update = Wire.PresenterUpdate(.snapshot, sequence: view.updateNumber, resync: resync, island: view.arbiter.presentation,
                                           focus: Wire.focus(since: focusSince),
-                                          sharing: Wire.presenterSharing(sharing, contentHidden: hidesContent), capacity: 4096)
-        let hiding = hidesContent
+                                          sharing: Wire.presenterSharing(sharing, contentHidden: hidesContent),
+                                          lock: Wire.presenterLock(lock), capacity: 4096)
+        let redaction = self.redaction
         for activity in shown.values where activity.state != .dismissed && isVisible(owner: activity.uid, to: uid) {
             let layout = layouts.layout(for: activity)
-            if hiding {
-                update.addHidden(activity, app: layout.app)
-            } else {
-                update.add(activity, layout: (layout.json, layout.isDefault), app: layout.app)
-            }
+            update.add(activity, layout: (layout.json, layout.isDefault), app: layout.app, redaction: redaction.of(activity, layout: layout))
         }
         let encoded = update.finish(removed: [], alert: nil)
         snapshots[uid] = (view.updateNumber, resync, encoded)
@@ -329,11 +430,11 @@ struct PresenterHub {
 
 extension PresenterHub.View {
     /// Sends the view's presenters a delta: the island when it changed, the focus state when
-    /// it changed (`Wire.focus(since:)`), the items, the removed ids and the alert — the items
-    /// and the alert without their content while `hidingContent`. Numbered even with no
-    /// presenter to send it to, so that a cached snapshot is known to be out of date.
+    /// it changed (`Wire.focus(since:)`), the items, the removed ids and the alert (as the
+    /// caller redacted it) — the items as `redaction` lets presenters see them. Numbered even with no presenter to
+    /// send it to, so that a cached snapshot is known to be out of date.
     mutating func send(island: Bool, focus: JSON? = nil, items: [Activity], removed: [String], alert: (id: String, alert: Alert)?,
-                       hidingContent: Bool, layouts: inout LayoutCache) {
+                       redaction: PresenterRedaction, layouts: inout LayoutCache) {
         updateNumber += 1
         for id in removed { sentLayouts[HashedID(id)] = nil }
         guard !streams.isEmpty else { return }
@@ -343,15 +444,35 @@ extension PresenterHub.View {
             let layout = layouts.layout(for: activity)
             // `sentLayouts` is left as it was: the snapshot that ends the hiding carries every
             // layout, and later deltas compare with what presenters had before it.
-            if hidingContent {
-                update.addHidden(activity, app: layout.app)
+            let itemRedaction = redaction.of(activity, layout: layout)
+            guard itemRedaction == .none else {
+                update.add(activity, layout: nil, app: layout.app, redaction: itemRedaction)
                 continue
             }
             let changed = sentLayouts[activity.hashedID] != layout.revision
             if changed { sentLayouts[activity.hashedID] = layout.revision }
             update.add(activity, layout: changed ? (layout.json, layout.isDefault) : nil, app: layout.app)
         }
-        let encoded = update.finish(removed: removed, alert: hidingContent ? alert.map { ($0.id, Wire.hiddenAlert) } : alert)
+        let encoded = update.finish(removed: removed, alert: alert)
         for stream in streams.values { stream.send(.delta(encoded, number: updateNumber), encoded: encoded) }
+    }
+}
+
+/// How presenters are shown activities now: each item's `ItemRedaction`, from whether the
+/// screen is shared with content hidden and, while the session is locked, each activity's level.
+struct PresenterRedaction {
+    var hidesContent: Bool
+    /// Nil while unlocked.
+    var lockLevels: [HashedID: LockScreenVisibility]?
+
+    func of(_ activity: Activity, layout: LayoutCache.ItemLayout) -> ItemRedaction {
+        if let lockLevels {
+            switch lockLevels[activity.hashedID] ?? .secret {
+            case .secret: return .absent
+            case .private: return .privateOnLockScreen(publicLayout: layout.publicLayout)
+            case .public: break
+            }
+        }
+        return hidesContent ? .hiddenWhileSharing : .none
     }
 }

@@ -24,6 +24,10 @@ extension VarlinkError {
             self.init("org.island.PermissionDenied", [
                 "role": "presenter", "reason": "a system service's activity is shown to every user; only root may dismiss it",
             ])
+        case .locked:
+            self.init("org.island.PermissionDenied", [
+                "role": "presenter", "reason": "the session is locked: nothing acts on the lock screen until it is unlocked",
+            ])
         case .buttonMissing:
             self = .invalidParameter("button")
         case .noSuchButton(let id, let button):

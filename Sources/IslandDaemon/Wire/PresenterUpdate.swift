@@ -22,8 +22,9 @@ extension Wire {
         /// - Parameter island: nil when the island did not change (a delta leaves it out).
         /// - Parameter focus: `Wire.focus(since:)`; nil when it did not change.
         /// - Parameter sharing: `Wire.presenterSharing`, in snapshots only.
+        /// - Parameter lock: `Wire.presenterLock`, in snapshots only.
         init(_ kind: Kind, sequence: UInt64, resync: Bool, island: IslandPresentation?, focus: JSON? = nil, sharing: JSON? = nil,
-             capacity: Int) {
+             lock: JSON? = nil, capacity: Int) {
             text = JSONText(capacity: capacity)
             text.openObject()
             text.key("update")
@@ -34,6 +35,7 @@ extension Wire {
             if let island { text.member("island", .object(island.json)) }
             if let focus { text.member("focus", focus) }
             if let sharing { text.member("sharing", sharing) }
+            if let lock { text.member("lock", lock) }
             text.key("items")
             text.openArray()
         }
@@ -47,6 +49,21 @@ extension Wire {
         /// Adds an item without its content, while the screen is shared (`Wire.writeHiddenItem`).
         mutating func addHidden(_ activity: Activity, app: AppLabel) {
             Wire.writeHiddenItem(activity, app: app, to: &text)
+        }
+
+        /// Adds a `private` item of a locked screen (`Wire.writePrivateItem`).
+        mutating func addPrivate(_ activity: Activity, app: AppLabel, publicLayout: JSON?) {
+            Wire.writePrivateItem(activity, app: app, publicLayout: publicLayout, to: &text)
+        }
+
+        /// Adds the item as `redaction` lets presenters see it (nothing for `absent`).
+        mutating func add(_ activity: Activity, layout: (json: JSON, isDefault: Bool)?, app: AppLabel, redaction: ItemRedaction) {
+            switch redaction {
+            case .none: add(activity, layout: layout, app: app)
+            case .hiddenWhileSharing: addHidden(activity, app: app)
+            case .privateOnLockScreen(let publicLayout): addPrivate(activity, app: app, publicLayout: publicLayout)
+            case .absent: break
+            }
         }
 
         consuming func finish(removed: [String], alert: (id: String, alert: Alert)?) -> VarlinkEncodedParameters {

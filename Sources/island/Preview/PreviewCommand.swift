@@ -130,7 +130,11 @@ struct Preview: AsyncParsableCommand {
             [("leading", layout.expandedLeading?.view.plainText), ("center", layout.expandedCenter?.view.plainText),
              ("trailing", layout.expandedTrailing?.view.plainText), ("bottom", layout.expandedBottom?.view.plainText)]
         case .lockscreen:
-            [("lockScreen", layout.hideContentOnLockScreen ? "(content hidden on the lock screen)" : layout.lockScreen?.view.plainText)]
+            switch layout.lockScreenVisibility {
+            case .public: [("lockScreen", layout.lockScreen?.view.plainText)]
+            case .private: [("lockScreen", layout.lockScreen?.view.plainText), ("locked", "(private: the app's icon and name, or the public layout)")]
+            case .secret: [("lockScreen", layout.lockScreen?.view.plainText), ("locked", "(secret: not shown while the session is locked)")]
+            }
         }
     }
 }
