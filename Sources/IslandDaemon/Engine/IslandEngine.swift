@@ -202,7 +202,7 @@ actor IslandEngine {
     func producerConnected(app: String, uid: UInt32?, confined: Bool = false) {
         let owner = owner(app: app, uid: uid)
         if confined, presenters.layouts.confine(owner) {
-            presenters.redraw(manager.list(owner: owner).filter { $0.state != .dismissed }.map(\.id))
+            presenters.redraw(manager.list(owner: owner).filter { $0.state != .dismissed }.map(\.id), now: clock())
         }
         if producers.connected(owner) {
             apply(manager.ownerReturned(app: app, uid: owner.uid), prepare: {}) { _, _ in }
