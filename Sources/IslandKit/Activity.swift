@@ -194,9 +194,11 @@ public final class Activity<Attributes: ActivityAttributes>: Sendable, Identifia
     }
 
     /// Ends the activity, optionally with final content shown until it is dismissed, as
-    /// ActivityKit's `end`: it does not throw, and ending an activity that has ended already
-    /// is ignored; other refusals are logged (`checkedEnd` throws them). A `.transient`
-    /// activity leaves at once unless `dismissalPolicy` says otherwise.
+    /// ActivityKit's `end`: it does not throw. Ending an activity that has ended already
+    /// applies the new final content and dismissal policy, as in ActivityKit (the dismissal
+    /// still counts from the first end); one the user or the system ended, or one dismissed,
+    /// is left as it is, silently; other refusals are logged (`checkedEnd` throws them). A
+    /// `.transient` activity leaves at once unless `dismissalPolicy` says otherwise.
     public func end(_ content: ActivityContent<ContentState>? = nil, dismissalPolicy: ActivityUIDismissalPolicy = .default,
                     timestamp: Date? = nil) async {
         do {

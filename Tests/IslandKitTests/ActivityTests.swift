@@ -54,14 +54,16 @@ struct BlobAttributes: ActivityAttributes {
             #expect(activity.endReason == .app)
             #expect(activity.content.state.stage == "delivered")
 
-            // As in ActivityKit, `update` and `end` of an ended activity are ignored; the
-            // checked forms say why.
+            // As in ActivityKit, `update` of an ended activity is ignored (the checked form says
+            // why), and `end` applies its final content and dismissal policy.
             await activity.update(content("again"))
-            await activity.end(content("again"), dismissalPolicy: .immediate)
             #expect(activity.content.state.stage == "delivered")
             await #expect(throws: ActivityAuthorizationError.activityEnded(id: activity.id, state: "ended")) {
                 try await activity.checkedUpdate(content("again"))
             }
+            await activity.end(content("collected"), dismissalPolicy: .immediate)
+            #expect(activity.content.state.stage == "collected")
+            #expect(activity.activityState == .dismissed)
         }
     }
 
