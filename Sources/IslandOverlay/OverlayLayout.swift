@@ -56,6 +56,17 @@ public struct OverlayLayout {
         case .expanded: if let entry = scene.expanded { expanded(entry, into: &frame) }
         case .alert: if let entry = scene.expanded, let alert = scene.alert { alertForm(alert, entry, into: &frame) }
         }
+        // A stale activity looks stale in every form: dimmed, in a dashed outline.
+        let bubble = frame.form == .minimal ? scene.detached : nil
+        let island = frame.form == .compact || frame.form == .minimal ? scene.attached : scene.expanded
+        for (entry, id) in [(island, "island"), (bubble, "bubble")] {
+            guard let entry, OverlayStanding(entry.item) != .live else { continue }
+            let standing = OverlayStanding(entry.item)
+            for index in frame.content.indices where frame.content[index].slot.hasPrefix("minimal.detached") == (id == "bubble") {
+                frame.content[index].standing = standing
+            }
+            for index in frame.shapes.indices where frame.shapes[index].id == id { frame.shapes[index].stale = true }
+        }
         if listOpen { list(scene.lockScreen, below: frame.shape("island")?.rect.maxY ?? top - 10, into: &frame) }
         return frame
     }
@@ -487,8 +498,13 @@ public struct OverlayLayout {
                 if let tint = entry.layout.backgroundTint, OverlayStyle.isLight(tint) {
                     for index in cardContent.indices { cardContent[index].onLight = true }
                 }
+                // The dismiss button stays as it is: it acts on an ended card as on a live one.
+                let standing = OverlayStanding(entry.item)
+                for index in cardContent.indices where cardContent[index].primitive != .dismiss { cardContent[index].standing = standing }
                 let card = OverlayRect(x: cardX, y: cardTop, width: cardWidth, height: cardHeight)
-                cards.append(OverlayShape(id: "card.\(id)", kind: .card, rect: card, radius: g.cardRadius, keyline: nil, fill: entry.layout.backgroundTint))
+                var cardShape = OverlayShape(id: "card.\(id)", kind: .card, rect: card, radius: g.cardRadius, keyline: nil, fill: entry.layout.backgroundTint)
+                cardShape.stale = standing == .stale
+                cards.append(cardShape)
                 content += cardContent
                 hits.append(OverlayHit(rect: card, target: .expand(id: id), name: "\(appName): \(IslandScene.lockScreenText(entry))"))
                 for placed in body {
