@@ -218,7 +218,7 @@ public struct OverlayMotion: Sendable {
             // What is on screen now fades out. While a fade's new content has not begun to
             // show, the old one goes on fading out from where it is instead (no flash back to
             // full), and the newest content comes in when that fade's would have.
-            if previous == nil || fade >= 0.4 {
+            if previous == nil || fade >= 0.36 {
                 previous = current
                 fade = 0
             }
@@ -340,13 +340,13 @@ public struct OverlayMotion: Sendable {
     }
 
     /// 0.3 s at the default response: the old content is gone in its first third (100 ms),
-    /// the new comes in over the rest.
+    /// the new comes in from 108 ms to 255 ms.
     static func fadeDuration(_ response: Double) -> Double { response * 0.75 }
 
     /// How opaque the new content is at `fade`: it starts once the old has gone and the shape
-    /// has come most of the way (a spring of this response has covered about 60 % of it by
+    /// has come most of the way (a spring of this response has covered about 55 % of it by
     /// then, 90 % by the middle of the fade-in), so the two are never read on top of each other.
-    public static func incoming(_ fade: Double) -> Double { smooth((fade - 0.4) / 0.6) }
+    public static func incoming(_ fade: Double) -> Double { smooth((fade - 0.36) / 0.5) }
 
     /// How opaque the old content still is at `fade`: it scales and fades out with its shape
     /// within the first third of the fade, before a moving edge could reach it.

@@ -141,7 +141,7 @@ public final class OverlayPainter {
                 let x = to.midX + (centre.x - from.midX) * sx
                 let y = to.y + (centre.y - from.y) * sy + piece.dy
                 let scale = max(0, min(1, sx, sy))
-                let arrival = piece.role == .incoming ? OverlayMotion.smooth((scale - 0.5) / 0.5) : 1
+                let arrival = piece.role == .incoming ? OverlayMotion.smooth((scale - 0.4) / 0.5) : 1
                 result.append(DrawnPiece(placed: piece.placed, role: piece.role, shape: shape, alpha: piece.alpha * opacity * arrival,
                                          centre: (x, y), scale: scale))
             }
@@ -247,7 +247,10 @@ public final class OverlayPainter {
         // surface draws it as vectors too).
         let k = Self.keylineWidth
         cairo_save(cr)
-        clipOutside(cr) { bodyPath(shapes, neck: neck, cr: cr) }
+        // Outside each part in turn: the parts overlap (the bubble tucked in the pill), and one
+        // even-odd clip of them all would count their overlap as outside.
+        for shape in shapes { clipOutside(cr) { roundedPath(shape.rect, radius: shape.radius, cr: cr) } }
+        if let sides = neck?.sides { clipOutside(cr) { neckPath(sides, cr: cr) } }
         for shape in shapes {
             cairo_new_path(cr)
             roundedPath(shape.rect, radius: shape.radius, cr: cr)

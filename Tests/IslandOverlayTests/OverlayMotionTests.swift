@@ -174,6 +174,31 @@ import Testing
         #expect(bubble.x >= island.x - 0.5 && bubble.maxX <= island.maxX + 0.5)
     }
 
+    /// The keyline is the body's outline: while the bubble is tucked in the pill (and in
+    /// every frame of the split and the merge) no line is drawn inside the black. Painted
+    /// without content, the middle row of every part is black from end to end.
+    @Test func noKeylineIsDrawnInsideTheBody() throws {
+        let painter = OverlayPainter(icons: nil)
+        let forms = Forms(metrics: painter.metrics)
+        let (compact, minimal) = (Owner.bare(forms.compact), Owner.bare(forms.minimal))
+        for motion in Self.frames(from: compact, to: minimal) + Self.frames(from: minimal, to: compact) {
+            let surface = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, 440, 64)!
+            defer { cairo_surface_destroy(surface) }
+            let cr = cairo_create(surface)!
+            painter.paint(motion, cairo: cr)
+            cairo_destroy(cr)
+            cairo_surface_flush(surface)
+            let data = cairo_image_surface_get_data(surface)!, stride = Int(cairo_image_surface_get_stride(surface))
+            for (shape, _) in motion.shapes where shape.rect.width > 8 {
+                let y = Int(shape.rect.midY)
+                for x in Int(shape.rect.x) + 3..<Int(shape.rect.maxX) - 3 {
+                    let pixel = data.advanced(by: y * stride + x * 4)
+                    #expect(pixel[3] > 240 && pixel[2] < 30, "inside \(shape.id) at \(x),\(y): alpha \(pixel[3]), red \(pixel[2])")
+                }
+            }
+        }
+    }
+
     /// Between the pill and the bubble, while they are apart and close, the neck is drawn in
     /// the island's colour; once it has snapped, the desktop shows there.
     @Test func theNeckIsDrawnInTheIslandsColourBetweenThem() throws {
