@@ -278,16 +278,26 @@ public struct OverlayLayout {
 
     private func expanded(_ entry: IslandScene.Entry, into frame: inout OverlayFrame) {
         let g = geometry
-        let width = min(g.expandedWidth, canvasWidth - 16)
-        let x = (canvasWidth - width) / 2
+        var width = min(g.expandedWidth, canvasWidth - 16)
         let pad = g.expandedPadding, gap = g.expandedGap
         let layout = entry.layout
         var regions: [(TopRow.Region, RenderedRegion)] = []
         if let region = layout.expandedLeading { regions.append((.leading, region)) }
         if let region = layout.expandedCenter { regions.append((.center, region)) }
         if let region = layout.expandedTrailing { regions.append((.trailing, region)) }
-        let inner = width - 2 * pad
-        let row = allocateTopRow(regions, room: inner, gap: gap)
+        var inner = width - 2 * pad
+        var row = allocateTopRow(regions, room: inner, gap: gap)
+        // A centre that would be cut ("artist — album" beside a large clock) widens the island
+        // first, as far as the canvas allows, before any of it is cut.
+        if let center = layout.expandedCenter, let given = row.widths[.center] {
+            let natural = naturalWidth(center.view, in: .center), widest = canvasWidth - 16
+            if natural > given + 0.5, width < widest {
+                width = min(widest, width + natural - given)
+                inner = width - 2 * pad
+                row = allocateTopRow(regions, room: inner, gap: gap)
+            }
+        }
+        let x = (canvasWidth - width) / 2
         var y = top + pad * 0.8
         var links: [(OverlayRect, String?)] = []
         var content: [OverlayPlaced] = []

@@ -56,6 +56,31 @@ import Testing
         }
     }
 
+    @Test("the expanded island widens, as far as its canvas allows, before its centre is cut")
+    func theExpandedIslandWidensBeforeTheCentreIsCut() throws {
+        let regions: JSONObject = [
+            "leading": ["type": "symbol", "name": "🎵", "priority": 1],
+            "center": ["type": "vstack", "priority": 2, "children": [["type": "text", "template": "{{state.title}}"], ["type": "text", "template": "{{state.line}}"]]],
+            "trailing": ["type": "text", "template": "12:34", "priority": 0],
+        ]
+        func frame(_ line: String, canvas: Double) throws -> (island: OverlayRect, line: OverlayRect) {
+            let layout = OverlayLayout(canvasWidth: canvas, canvasHeight: 640, top: 8, metrics: FixedMetrics())
+            let frame = layout.frame(OverlayContentRuleTests.expanded(regions, state: ["title": "Clair de Lune", "line": .string(line)]))
+            let text = try #require(OverlayContentRuleTests.texts(frame, "expanded.center").last)
+            return (try #require(frame.shape("island")).rect, text.rect)
+        }
+        let short = try frame("Debussy", canvas: 440)
+        #expect(short.island.width == layout.geometry.expandedWidth, "a centre that fits leaves the island as it is")
+        // 38 letters, 266 px: cut in 360 px beside the clock, whole in a wider island.
+        let line = "Claude Debussy — Suite bergamasque, L 75"
+        let wide = try frame(line, canvas: 440)
+        #expect(wide.island.width > layout.geometry.expandedWidth && wide.island.width <= 440 - 16)
+        #expect(wide.line.width == FixedMetrics().width(of: line, font: .body), "the line is whole: \(wide.line.width)")
+        #expect(abs(wide.island.midX - 220) < 0.001, "still centred")
+        let narrow = try frame(line, canvas: 376)
+        #expect(narrow.island.width == 360, "no wider than its canvas allows")
+    }
+
     @Test("a line reads from the side its first strong character starts on")
     func rightToLeftLinesReadFromTheRight() throws {
         #expect(ViewPlacement.isRightToLeft("مرحبا بالعالم"))
