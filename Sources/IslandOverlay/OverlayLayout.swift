@@ -14,6 +14,10 @@ public struct OverlayLayout {
     /// Every form's sizes (`Size=`).
     public var geometry: IslandGeometry
     public let metrics: any TextMetrics
+    /// Whether a lone timer in the expanded top row is drawn in large digits: not when the
+    /// centre beside it would be cut even in the widest island (the words first, then the size
+    /// of the clock).
+    var largeTimers = true
     /// What decides which pictures are drawn (the painter's `artwork`); nil: none is, every
     /// `image` view shows its fallback (the SVG document, which holds nothing read from disk).
     public let artwork: (any OverlayArtworkSource)?
@@ -225,7 +229,7 @@ public struct OverlayLayout {
     /// text; a region that is one timer in large tabular digits; later lines secondary.
     private func lineStyle(_ region: TopRow.Region, lines: [RenderedView], index: Int) -> (font: OverlayFont, ink: OverlayInk, timer: OverlayFont) {
         guard index == 0 else { return (.body, .secondary, .digits) }
-        let timer: OverlayFont = lines.count == 1 ? .largeDigits : .digits
+        let timer: OverlayFont = lines.count == 1 && largeTimers ? .largeDigits : .digits
         return (region == .center ? .title : .body, .primary, timer)
     }
 
@@ -295,6 +299,19 @@ public struct OverlayLayout {
                 width = min(widest, width + natural - given)
                 inner = width - 2 * pad
                 row = allocateTopRow(regions, room: inner, gap: gap)
+            }
+            // Still cut beside a clock in large digits: the clock takes the body's digits.
+            let largeClock = regions.contains { region, rendered in
+                region != .center && ViewPlacement.lines(rendered.view).count == 1
+                    && ViewPlacement.atoms(rendered.view, font: .body, rings: true, timerFont: .largeDigits).contains {
+                        if case .text(_, .largeDigits) = $0 { true } else { false }
+                    }
+            }
+            if largeTimers, largeClock, natural > (row.widths[.center] ?? 0) + 0.5 {
+                var plain = self
+                plain.largeTimers = false
+                plain.expanded(entry, into: &frame)
+                return
             }
         }
         let x = (canvasWidth - width) / 2

@@ -81,6 +81,21 @@ import Testing
         #expect(narrow.island.width == 360, "no wider than its canvas allows")
     }
 
+    @Test("a clock in large digits gives way to the centre the widest island still cuts")
+    func aLargeClockGivesWayToTheWords() throws {
+        let regions: JSONObject = [
+            "center": ["type": "vstack", "priority": 2, "children": [["type": "text", "template": "Clair de Lune"], ["type": "text", "template": "{{state.line}}"]]],
+            "trailing": ["type": "timer", "to": "{{state.endsAt}}", "priority": 0],
+        ]
+        func clock(_ line: String) throws -> OverlayFont {
+            let layout = OverlayLayout(canvasWidth: 376, canvasHeight: 640, top: 8, metrics: FixedMetrics())
+            let frame = layout.frame(OverlayContentRuleTests.expanded(regions, state: ["line": .string(line), "endsAt": .double(Scenes.now + 3599)]))
+            return try #require(OverlayContentRuleTests.texts(frame, "expanded.trailing").first).font
+        }
+        #expect(try clock("Debussy") == .largeDigits)
+        #expect(try clock("Claude Debussy — Suite bergamasque, L 75, No. 3 Clair de lune") == .digits)
+    }
+
     @Test("a line reads from the side its first strong character starts on")
     func rightToLeftLinesReadFromTheRight() throws {
         #expect(ViewPlacement.isRightToLeft("مرحبا بالعالم"))
