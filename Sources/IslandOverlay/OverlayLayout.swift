@@ -300,14 +300,16 @@ public struct OverlayLayout {
                 inner = width - 2 * pad
                 row = allocateTopRow(regions, room: inner, gap: gap)
             }
-            // Still cut beside a clock in large digits: the clock takes the body's digits.
-            let largeClock = regions.contains { region, rendered in
-                region != .center && ViewPlacement.lines(rendered.view).count == 1
-                    && ViewPlacement.atoms(rendered.view, font: .body, rings: true, timerFont: .largeDigits).contains {
-                        if case .text(_, .largeDigits) = $0 { true } else { false }
-                    }
+            // Still cut beside a clock in large digits, and whole beside the same clock in the
+            // body's digits: the clock takes the body's digits.
+            let clocks = regions.filter { $0.0 != .center && ViewPlacement.lines($0.1.view).count == 1 }.flatMap { _, rendered in
+                ViewPlacement.atoms(rendered.view, font: .body, rings: true, timerFont: .largeDigits).compactMap { atom -> String? in
+                    if case .text(let text, .largeDigits) = atom { text } else { nil }
+                }
             }
-            if largeTimers, largeClock, natural > (row.widths[.center] ?? 0) + 0.5 {
+            let saved = clocks.reduce(0.0) { $0 + metrics.width(of: $1, font: .largeDigits) - metrics.width(of: $1, font: .digits) }
+            let cut = natural - (row.widths[.center] ?? 0)
+            if largeTimers, !clocks.isEmpty, cut > 0.5, cut <= saved {
                 var plain = self
                 plain.largeTimers = false
                 plain.expanded(entry, into: &frame)

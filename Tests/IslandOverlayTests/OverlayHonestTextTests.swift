@@ -81,19 +81,33 @@ import Testing
         #expect(narrow.island.width == 360, "no wider than its canvas allows")
     }
 
-    @Test("a clock in large digits gives way to the centre the widest island still cuts")
+    /// 7 px a character, 15 in large digits.
+    struct ClockMetrics: TextMetrics {
+        func width(of text: String, font: OverlayFont) -> Double { Double(text.count) * (font == .largeDigits ? 15 : 7) }
+    }
+
+    @Test("a clock in large digits takes the body's digits when that makes the centre whole, and only then")
     func aLargeClockGivesWayToTheWords() throws {
         let regions: JSONObject = [
             "center": ["type": "vstack", "priority": 2, "children": [["type": "text", "template": "Clair de Lune"], ["type": "text", "template": "{{state.line}}"]]],
             "trailing": ["type": "timer", "to": "{{state.endsAt}}", "priority": 0],
         ]
-        func clock(_ line: String) throws -> OverlayFont {
-            let layout = OverlayLayout(canvasWidth: 376, canvasHeight: 640, top: 8, metrics: FixedMetrics())
+        // No room to widen: the canvas is as wide as the island.
+        let layout = OverlayLayout(canvasWidth: 376, canvasHeight: 640, top: 8, metrics: ClockMetrics())
+        func clock(_ line: String) throws -> (font: OverlayFont, line: Double) {
             let frame = layout.frame(OverlayContentRuleTests.expanded(regions, state: ["line": .string(line), "endsAt": .double(Scenes.now + 3599)]))
-            return try #require(OverlayContentRuleTests.texts(frame, "expanded.trailing").first).font
+            let clock = try #require(OverlayContentRuleTests.texts(frame, "expanded.trailing").first)
+            return (clock.font, try #require(OverlayContentRuleTests.texts(frame, "expanded.center").last).rect.width)
         }
-        #expect(try clock("Debussy") == .largeDigits)
-        #expect(try clock("Claude Debussy — Suite bergamasque, L 75, No. 3 Clair de lune") == .digits)
+        let g = layout.geometry
+        // "59:59": 75 px in large digits, 35 in the body's. What the centre is given beside each:
+        let besideLarge = 360 - 2 * g.expandedPadding - 75 - g.expandedGap
+        #expect(try clock("Debussy").font == .largeDigits, "a centre that fits leaves the clock large")
+        let fitsBesideSmall = String(repeating: "a", count: Int(besideLarge / 7) + 3)
+        let shrunk = try clock(fitsBesideSmall)
+        #expect(shrunk.font == .digits && shrunk.line == Double(fitsBesideSmall.count) * 7, "the words whole, the clock smaller")
+        let cutAnyway = String(repeating: "a", count: Int(besideLarge / 7) + 20)
+        #expect(try clock(cutAnyway).font == .largeDigits, "cut either way: the clock keeps its size")
     }
 
     @Test("a line reads from the side its first strong character starts on")
