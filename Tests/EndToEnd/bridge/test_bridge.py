@@ -186,29 +186,6 @@ def test_a_progress_notification_is_updated_in_place_and_ends_at_100(session, pr
     assert notification_server(session) == server
 
 
-def test_now_playing_and_a_progress_notification_share_the_island_as_two_apps(session, presenter, dunst):
-    # The bridge speaks for mpv (verified: its entry is installed) and for an unverified
-    # notification sender as itself: two apps' activities, pill and bubble, as two apps' own
-    # activities would be; not one in the island and the other only in the list.
-    skip_without("mpv", MPRIS_PLUGIN, "playerctl")
-    if not os.path.exists(MPV_ENTRY):
-        pytest.skip("mpv's desktop entry is not installed: the bridge cannot speak for mpv")
-    mpv = start_mpv(session, tone(os.path.join(session.root, "shared.wav"), seconds=60))
-    copier, copying = Notifier(session), None
-    try:
-        playing = presenter.item("NowPlaying", lambda i: i["content"]["state"].get("status") == "playing" and i["state"] == "active")
-        assert playing["sourceApp"] == "mpv"
-        copying = copier.notify(app="Files", summary="Copying", body="holiday.mkv", hints={"value": 40})
-        copy = presenter.item("Progress", lambda i: i["content"]["state"].get("title") == "Copying" and i["state"] == "active")
-        island = presenter.wait(lambda p: p.island if p.island.get("mode") == "minimal" else None,
-                                message="Now Playing and the copy together in the island")
-        assert {island["attached"], island["detached"]} == {playing["id"], copy["id"]}, island
-    finally:
-        stop_process(mpv)
-        if copying is not None:
-            copier.close(copying)
-
-
 def test_stack_tags_replace_and_closing_ends(session, presenter, dunst):
     backup = Notifier(session)
     tag = {"x-dunst-stack-tag": "backup"}
