@@ -10,10 +10,13 @@ compact, expanded (as a click would expand it), minimal (with the next app's act
 detached), alert, and the list with every activity in it. Each shot is cropped to the island's
 part of the screen and written as DIR/<app>-<form>.png.
 
-Usage: sudo python3 scripts/desktop-gallery.py [--bin-dir DIR] [--out DIR] [--scale N]
+Usage: sudo python3 scripts/desktop-gallery.py [--bin-dir DIR] [--out DIR] [--scale N] [--only PART]
   --bin-dir  where islandd, island-overlay and island-bridge are (default: .build/debug)
   --out      where the PNGs go (default: docs/gallery/screen)
   --scale    the output's scale factor (default 1)
+  --only PART
+             photograph only the example apps, Now Playing, or the honest cases (stale, ended,
+             Arabic, a long value, Now Playing beside a progress notification)
   --compare BEFORE
              also write DIR/compare-<form>.png: BEFORE's shot above this run's, labelled, for
              every form present in both (ImageMagick's montage)
@@ -190,6 +193,76 @@ class Gallery:
         session.stop(mpv)
         session.stop(bridge)
 
+    def honest(self, now):
+        """The island when it cannot say everything, or what it says is no longer current: a stale
+        and an ended activity, Arabic text, a value too long for its place, and Now Playing
+        beside a progress notification (dunst, notify-send) as two apps' activities."""
+        session = self.session
+        # Stale: a coffee order whose app stopped updating it (its staleDate passed).
+        stale = self.producing.request(app="org.island.example.Coffee", type="CoffeeOrder", attributes={"shop": "Blue Bottle", "order": "A17"},
+                                       content={"state": {"stage": "brewing", "stageTitle": "Brewing", "etaMinutes": 7}, "staleDate": time.time() + 2})
+        self.desktop.wait_until(lambda: self.state_of(stale) == "stale", 30, "the coffee order going stale")
+        self.shot("honest-stale-compact")
+        self.interact("expand", stale)
+        self.shot("honest-stale-expanded")
+        self.interact("collapse", stale)
+        # Ended: a fast that ended at 62 % and stays in the list until dismissed.
+        with self.producer() as producer:
+            fast = producer.Request(app="org.island.example.Fasting", type="Fast", content={"state": {"percent": 62}},
+                                    attributes={"plan": "16:8", "startedAt": now - 36000, "goalAt": now + 21600})["activity"]["id"]
+            producer.End(app="org.island.example.Fasting", id=fast, content={"state": {"percent": 62}}, dismissalPolicy={"kind": "default"})
+        self.session.run([self.desktop.overlay_binary(), "--toggle-list"], env=self.sway.env)
+        self.shot("honest-stale-ended-list", tall=True)
+        self.session.run([self.desktop.overlay_binary(), "--toggle-list"], env=self.sway.env)
+        self.interact("dismiss", fast)
+        self.end_all()
+        # Arabic: a coffee order in a right-to-left language.
+        arabic = self.request("org.island.example.Coffee", "CoffeeOrder", {"shop": "المقهى الأزرق", "order": "A17"},
+                              {"stage": "brewing", "stageTitle": "قيد التحضير", "etaMinutes": 7})
+        self.interact("expand", arabic)
+        self.shot("honest-arabic-expanded")
+        self.interact("collapse", arabic)
+        self.session.run([self.desktop.overlay_binary(), "--toggle-list"], env=self.sway.env)
+        self.shot("honest-arabic-list", tall=True)
+        self.session.run([self.desktop.overlay_binary(), "--toggle-list"], env=self.sway.env)
+        self.end_all()
+        # A value too long for its place: whole, or not there; never cut to a letter.
+        # (With no etaMinutes the coffee's compact trailing value is its stage's title.)
+        long_value = self.request("org.island.example.Coffee", "CoffeeOrder", {"shop": "Blue Bottle", "order": "A17"},
+                                  {"stage": "brewing", "stageTitle": "Something went wrong with the espresso machine, please ask at the counter"})
+        self.shot("honest-long-value-compact")
+        self.interact("expand", long_value)
+        self.shot("honest-long-value-expanded")
+        self.interact("collapse", long_value)
+        self.end_all()
+        # Now Playing (mpv, through the bridge) and a file copy's progress notification, sent
+        # with notify-send to dunst, the user's notification daemon: pill and bubble together.
+        track = tagged_track(session.path("home", "clair-de-lune.wav"))
+        os.chown(track, session.uid, session.gid)
+        dunst = session.spawn("dunst", ["dunst"], env=dict(self.sway.env))
+        bridge = session.spawn("island-bridge", [os.path.join(self.bin_dir, "island-bridge")])
+        mpv = session.spawn("mpv", ["mpv", "--no-config", "--load-scripts=no", "--script=/usr/lib/mpv-mpris/mpris.so",
+                                    "--no-video", "--ao=null", "--keep-open=yes", track])
+        self.desktop.wait_until(lambda: self.bridged("NowPlaying"), 30, "the bridge's Now Playing activity")
+        self.desktop.wait_until(lambda: session.run(["notify-send", "-a", "Files", "-h", "int:value:40", "Copying holiday.mkv", "to Backup"],
+                                                    check=False).returncode == 0, 30, "dunst serving notifications")
+        self.desktop.wait_until(lambda: self.bridged("Progress"), 30, "the bridge's progress activity")
+        self.shot("honest-nowplaying-and-copy")
+        session.stop(mpv)
+        session.stop(bridge)
+        session.stop(dunst)
+
+    def state_of(self, activity):
+        with self.producer() as producer:
+            for state in ("active", "stale", "ended"):
+                if any(a["id"] == activity for a in producer.List(app="org.island.example.Coffee", states=[state])["activities"]):
+                    return state
+        return None
+
+    def bridged(self, type):
+        with self.producer() as producer:
+            return [a for a in producer.List(app=NOW_PLAYING[1], states=["active"])["activities"] if a["type"] == type]
+
     def close(self):
         self.session.close()
 
@@ -210,17 +283,22 @@ def main():
     parser.add_argument("--out", default=os.path.join(REPO, "docs", "gallery", "screen"))
     parser.add_argument("--scale", type=int, default=1)
     parser.add_argument("--compare", metavar="BEFORE")
+    parser.add_argument("--only", choices=("examples", "nowplaying", "honest"), help="photograph only this part")
     args = parser.parse_args()
     args.bin_dir = os.path.abspath(args.bin_dir)
     os.makedirs(args.out, exist_ok=True)
-    for program in ("sway", "grim", "mpv", "convert"):
+    for program in ("sway", "grim", "mpv", "convert", "dunst", "notify-send"):
         if shutil.which(program) is None:
             sys.exit("desktop-gallery: %s is not installed (scripts/install-deps.sh installs it)" % program)
     gallery = Gallery(args)
     try:
         gallery.start()
-        gallery.example_forms(time.time())
-        gallery.now_playing()
+        if args.only in (None, "examples"):
+            gallery.example_forms(time.time())
+        if args.only in (None, "nowplaying"):
+            gallery.now_playing()
+        if args.only in (None, "honest"):
+            gallery.honest(time.time())
     except BaseException:
         print(gallery.session.logs_text(), file=sys.stderr)
         raise

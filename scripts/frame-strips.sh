@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
 # Frame strips of the island's motion, photographed on a real compositor: headless sway
 # as the unprivileged test user, the real islandd and island-overlay, the example apps, and bursts
-# of grim frames while the island moves. Five strips, each the state before and seven frames of the
+# of grim frames while the island moves. Six strips, each the state before and seven frames of the
 # motion side by side, labelled with their time since the first frame that moved:
 #   docs/gallery/motion-arrival.png   nothing live -> compact
 #   docs/gallery/motion-expand.png    compact -> expanded
 #   docs/gallery/motion-collapse.png  expanded -> compact
 #   docs/gallery/motion-split.png     compact -> minimal (the bubble splits off the pill)
 #   docs/gallery/motion-merge.png     minimal -> compact (the bubble merges back)
+#   docs/gallery/motion-list.png      compact -> the list open (it grows out from under the island)
 # Needs root (the session runs as the island-test user), sway, swaybg, grim and ImageMagick's
 # montage (scripts/install-deps.sh installs them). Look at each strip after a change to the motion,
 # the geometry or the style.
@@ -23,7 +24,7 @@ cd "$(dirname "$0")/.."
 
 for arg in "$@"; do
   case "$arg" in
-    -h|--help) sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,21p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
   esac
 done
 

@@ -1,4 +1,5 @@
 public import IslandCore
+public import IslandPresenter
 
 /// A rectangle in the overlay's logical pixels (before the output's scale).
 public struct OverlayRect: Sendable, Hashable {
@@ -87,12 +88,30 @@ public struct OverlayPlaced: Sendable, Hashable {
     /// Drawn on a light background (a card whose `backgroundTint` is light): in dark ink, so
     /// text keeps its contrast.
     public var onLight: Bool
+    /// Whether what it says is current: the content of a stale activity is drawn dimmed, that
+    /// of an ended one dimmed with its progress in a neutral colour, so neither looks live.
+    public var standing: OverlayStanding
 
-    public init(rect: OverlayRect, primitive: OverlayPrimitive, slot: String, onLight: Bool = false) {
+    public init(rect: OverlayRect, primitive: OverlayPrimitive, slot: String, onLight: Bool = false, standing: OverlayStanding = .live) {
         self.rect = rect
         self.primitive = primitive
         self.slot = slot
         self.onLight = onLight
+        self.standing = standing
+    }
+}
+
+/// How current an activity's content is, as the island shows it.
+public enum OverlayStanding: Sendable, Hashable {
+    case live
+    /// Not updated by its staleDate: dimmed, in a shape with a dashed keyline.
+    case stale
+    /// Ended (shown in the list until dismissed): its final state, dimmed, never a live
+    /// accent colour on its bar or ring.
+    case ended
+
+    public init(_ item: PresenterItem) {
+        self = item.hasEnded ? .ended : item.isStale ? .stale : .live
     }
 }
 
@@ -107,6 +126,8 @@ public struct OverlayShape: Sendable, Hashable {
     public var keyline: LayoutColor?
     /// A card's own background (the layout's `backgroundTint`); nil: the style's.
     public var fill: LayoutColor?
+    /// It shows a stale activity: its outline is dashed, the mark of content not updated lately.
+    public var stale = false
 
     public init(id: String, kind: Kind, rect: OverlayRect, radius: Double, keyline: LayoutColor? = nil, fill: LayoutColor? = nil) {
         self.id = id

@@ -14,6 +14,10 @@ public struct OverlayLayout {
     /// Every form's sizes (`Size=`).
     public var geometry: IslandGeometry
     public let metrics: any TextMetrics
+    /// Whether a lone timer in the expanded top row is drawn in large digits: not when the
+    /// centre beside it would be cut even in the widest island (the words first, then the size
+    /// of the clock).
+    var largeTimers = true
     /// What decides which pictures are drawn (the painter's `artwork`); nil: none is, every
     /// `image` view shows its fallback (the SVG document, which holds nothing read from disk).
     public let artwork: (any OverlayArtworkSource)?
@@ -55,6 +59,17 @@ public struct OverlayLayout {
         case .minimal: if let attached = scene.attached, let detached = scene.detached { minimal(attached, detached, into: &frame) }
         case .expanded: if let entry = scene.expanded { expanded(entry, into: &frame) }
         case .alert: if let entry = scene.expanded, let alert = scene.alert { alertForm(alert, entry, into: &frame) }
+        }
+        // A stale activity looks stale in every form: dimmed, in a dashed outline.
+        let bubble = frame.form == .minimal ? scene.detached : nil
+        let island = frame.form == .compact || frame.form == .minimal ? scene.attached : scene.expanded
+        for (entry, id) in [(island, "island"), (bubble, "bubble")] {
+            guard let entry, OverlayStanding(entry.item) != .live else { continue }
+            let standing = OverlayStanding(entry.item)
+            for index in frame.content.indices where frame.content[index].slot.hasPrefix("minimal.detached") == (id == "bubble") {
+                frame.content[index].standing = standing
+            }
+            for index in frame.shapes.indices where frame.shapes[index].id == id { frame.shapes[index].stale = true }
         }
         if listOpen { list(scene.lockScreen, below: frame.shape("island")?.rect.maxY ?? top - 10, into: &frame) }
         return frame
@@ -214,7 +229,7 @@ public struct OverlayLayout {
     /// text; a region that is one timer in large tabular digits; later lines secondary.
     private func lineStyle(_ region: TopRow.Region, lines: [RenderedView], index: Int) -> (font: OverlayFont, ink: OverlayInk, timer: OverlayFont) {
         guard index == 0 else { return (.body, .secondary, .digits) }
-        let timer: OverlayFont = lines.count == 1 ? .largeDigits : .digits
+        let timer: OverlayFont = lines.count == 1 && largeTimers ? .largeDigits : .digits
         return (region == .center ? .title : .body, .primary, timer)
     }
 
@@ -267,16 +282,41 @@ public struct OverlayLayout {
 
     private func expanded(_ entry: IslandScene.Entry, into frame: inout OverlayFrame) {
         let g = geometry
-        let width = min(g.expandedWidth, canvasWidth - 16)
-        let x = (canvasWidth - width) / 2
+        var width = min(g.expandedWidth, canvasWidth - 16)
         let pad = g.expandedPadding, gap = g.expandedGap
         let layout = entry.layout
         var regions: [(TopRow.Region, RenderedRegion)] = []
         if let region = layout.expandedLeading { regions.append((.leading, region)) }
         if let region = layout.expandedCenter { regions.append((.center, region)) }
         if let region = layout.expandedTrailing { regions.append((.trailing, region)) }
-        let inner = width - 2 * pad
-        let row = allocateTopRow(regions, room: inner, gap: gap)
+        var inner = width - 2 * pad
+        var row = allocateTopRow(regions, room: inner, gap: gap)
+        // A centre that would be cut ("artist — album" beside a large clock) widens the island
+        // first, as far as the canvas allows, before any of it is cut.
+        if let center = layout.expandedCenter, let given = row.widths[.center] {
+            let natural = naturalWidth(center.view, in: .center), widest = canvasWidth - 16
+            if natural > given + 0.5, width < widest {
+                width = min(widest, width + natural - given)
+                inner = width - 2 * pad
+                row = allocateTopRow(regions, room: inner, gap: gap)
+            }
+            // Still cut beside a clock in large digits, and whole beside the same clock in the
+            // body's digits: the clock takes the body's digits.
+            let clocks = regions.filter { $0.0 != .center && ViewPlacement.lines($0.1.view).count == 1 }.flatMap { _, rendered in
+                ViewPlacement.atoms(rendered.view, font: .body, rings: true, timerFont: .largeDigits).compactMap { atom -> String? in
+                    if case .text(let text, .largeDigits) = atom { text } else { nil }
+                }
+            }
+            let saved = clocks.reduce(0.0) { $0 + metrics.width(of: $1, font: .largeDigits) - metrics.width(of: $1, font: .digits) }
+            let cut = natural - (row.widths[.center] ?? 0)
+            if largeTimers, !clocks.isEmpty, cut > 0.5, cut <= saved {
+                var plain = self
+                plain.largeTimers = false
+                plain.expanded(entry, into: &frame)
+                return
+            }
+        }
+        let x = (canvasWidth - width) / 2
         var y = top + pad * 0.8
         var links: [(OverlayRect, String?)] = []
         var content: [OverlayPlaced] = []
@@ -487,8 +527,13 @@ public struct OverlayLayout {
                 if let tint = entry.layout.backgroundTint, OverlayStyle.isLight(tint) {
                     for index in cardContent.indices { cardContent[index].onLight = true }
                 }
+                // The dismiss button stays as it is: it acts on an ended card as on a live one.
+                let standing = OverlayStanding(entry.item)
+                for index in cardContent.indices where cardContent[index].primitive != .dismiss { cardContent[index].standing = standing }
                 let card = OverlayRect(x: cardX, y: cardTop, width: cardWidth, height: cardHeight)
-                cards.append(OverlayShape(id: "card.\(id)", kind: .card, rect: card, radius: g.cardRadius, keyline: nil, fill: entry.layout.backgroundTint))
+                var cardShape = OverlayShape(id: "card.\(id)", kind: .card, rect: card, radius: g.cardRadius, keyline: nil, fill: entry.layout.backgroundTint)
+                cardShape.stale = standing == .stale
+                cards.append(cardShape)
                 content += cardContent
                 hits.append(OverlayHit(rect: card, target: .expand(id: id), name: "\(appName): \(IslandScene.lockScreenText(entry))"))
                 for placed in body {

@@ -215,9 +215,13 @@ public struct OverlayMotion: Sendable {
             return
         }
         if current.content != frame.content {
-            // What is on screen now fades out: a change in mid-fade starts from the newer frame.
-            previous = fade < 0.5 ? (previous ?? current) : current
-            fade = 0
+            // What is on screen now fades out. While a fade's new content has not begun to
+            // show, the old one goes on fading out from where it is instead (no flash back to
+            // full), and the newest content comes in when that fade's would have.
+            if previous == nil || fade >= 0.36 {
+                previous = current
+                fade = 0
+            }
         }
         var next: [String: ShapeSprings] = [:]
         for shape in frame.shapes {
@@ -226,7 +230,7 @@ public struct OverlayMotion: Sendable {
             } else {
                 // The island as it is now (or as it starts, when it arrives with this change).
                 let island = next["island"] ?? springs["island"]
-                let origin = Self.origin(of: shape, island: island?.shapeNow(id: "island", kind: .island))
+                let origin = Self.origin(of: shape, island: island?.shapeNow(id: "island", kind: .island), panel: frame.shape("panel")?.rect)
                 // What comes out of the island is as opaque as the island is.
                 let opacity = origin.opacity ?? island?.opacity.value ?? 1
                 next[shape.id] = ShapeSprings(origin.shape, opacity: opacity, response: response).retarget(shape, opacity: 1)
@@ -234,9 +238,10 @@ public struct OverlayMotion: Sendable {
             leaving[shape.id] = nil
         }
         let islandTarget = frame.shape("island")
+        let panelNow = springs["panel"]?.rect
         for (id, springs) in springs where next[id] == nil {
             guard let old = current.shape(id) ?? leaving[id] else { continue }
-            let away = Self.destination(of: springs.shapeNow(id: id, kind: old.kind), island: islandTarget)
+            let away = Self.destination(of: springs.shapeNow(id: id, kind: old.kind), island: islandTarget, panel: panelNow)
             next[id] = springs.retarget(away.shape, opacity: away.opacity)
             leaving[id] = old
         }
@@ -244,29 +249,36 @@ public struct OverlayMotion: Sendable {
     }
 
     /// Where a shape that appears starts, and at what opacity (nil: the island's): the bubble
-    /// inside the pill's trailing end (it splits off from there), the list's panel and cards
-    /// out of the island, an island from nothing as a small dot at its top centre.
-    static func origin(of shape: OverlayShape, island: OverlayShape?) -> (shape: OverlayShape, opacity: Double?) {
+    /// inside the pill's trailing end (it splits off from there); the list's panel out from
+    /// under the island, and each card in it where the panel's shrinking would put it, so the
+    /// list grows out of the island as one body; an island from nothing as a point at its top
+    /// centre, as opaque as it will be: a shape growing, never a translucent blob.
+    static func origin(of shape: OverlayShape, island: OverlayShape?, panel: OverlayRect? = nil) -> (shape: OverlayShape, opacity: Double?) {
         var start = shape
         switch (shape.kind, island) {
         case (.bubble, let island?):
             start.rect = tucked(shape.rect, into: island)
             start.radius = start.rect.height / 2
             return (start, nil)
-        case (.panel, let island?), (.card, let island?):
+        case (.panel, let island?):
             start.rect = island.rect
             start.radius = island.radius
-            return (start, 0)
+            return (start, nil)
+        case (.card, let island?):
+            start.rect = panel.map { mapped(shape.rect, from: $0, to: island.rect) } ?? island.rect
+            start.radius = min(shape.radius, start.rect.height / 2, start.rect.width / 2)
+            return (start, nil)
         default:
             start.rect = dot(shape.rect)
             start.radius = start.rect.height / 2
-            return (start, 0)
+            return (start, 1)
         }
     }
 
     /// Where a shape that goes is headed: the bubble back into the island's trailing end
-    /// (merging), the panel and cards into the island, anything else to a dot, fading.
-    static func destination(of shape: OverlayShape, island: OverlayShape?) -> (shape: OverlayShape, opacity: Double) {
+    /// (merging), the panel back under the island and each card with it (`panel`: the panel
+    /// as it is now), anything else to a point, fading.
+    static func destination(of shape: OverlayShape, island: OverlayShape?, panel: OverlayRect? = nil) -> (shape: OverlayShape, opacity: Double) {
         var end = shape
         switch shape.kind {
         case .bubble where island != nil:
@@ -274,19 +286,26 @@ public struct OverlayMotion: Sendable {
             end.radius = min(shape.rect.width, shape.rect.height) / 2
             return (end, 1)
         case .panel, .card:
-            if let island {
-                end.rect = island.rect
-                end.radius = island.radius
-            } else {
+            guard let island else {
                 end.rect = dot(shape.rect)
                 end.radius = end.rect.height / 2
+                return (end, 0)
             }
-            return (end, 0)
+            end.rect = shape.kind == .card ? panel.map { mapped(shape.rect, from: $0, to: island.rect) } ?? island.rect : island.rect
+            end.radius = min(island.radius, end.rect.height / 2, end.rect.width / 2)
+            // Under the island when it gets there: as opaque as it is, and hidden.
+            return (end, 1)
         default:
             end.rect = dot(shape.rect)
             end.radius = end.rect.height / 2
             return (end, 0)
         }
+    }
+
+    /// `rect` as it lies in `from`, moved and scaled into `to` (each axis in proportion).
+    static func mapped(_ rect: OverlayRect, from: OverlayRect, to: OverlayRect) -> OverlayRect {
+        let sx = from.width > 0 ? to.width / from.width : 0, sy = from.height > 0 ? to.height / from.height : 0
+        return OverlayRect(x: to.x + (rect.x - from.x) * sx, y: to.y + (rect.y - from.y) * sy, width: rect.width * sx, height: rect.height * sy)
     }
 
     /// A circle of `rect`'s size (its smaller side) inside `island`, as near to `rect` as the
@@ -302,9 +321,10 @@ public struct OverlayMotion: Sendable {
         return OverlayRect(x: x, y: y, width: side, height: side)
     }
 
-    /// A small dot at the top centre of `rect`: where an island comes from and goes to.
+    /// A point (a few pixels across) at the top centre of `rect`: where an island comes from
+    /// and goes to.
     static func dot(_ rect: OverlayRect) -> OverlayRect {
-        let side = min(rect.width, rect.height, 24)
+        let side = min(rect.width, rect.height, 6)
         return OverlayRect(x: rect.midX - side / 2, y: rect.y + min(rect.height, OverlayLayout.pillHeight) / 2 - side / 2, width: side, height: side)
     }
 
@@ -319,14 +339,18 @@ public struct OverlayMotion: Sendable {
         }
     }
 
+    /// 0.3 s at the default response: the old content is gone in its first third (100 ms),
+    /// the new comes in from 108 ms to 255 ms.
     static func fadeDuration(_ response: Double) -> Double { response * 0.75 }
 
-    /// How opaque the new content is at `fade`: it comes in once the old has mostly gone, so
-    /// the two are never read on top of each other.
-    public static func incoming(_ fade: Double) -> Double { smooth((fade - 0.25) / 0.75) }
+    /// How opaque the new content is at `fade`: it starts once the old has gone and the shape
+    /// has come most of the way (a spring of this response has covered about 55 % of it by
+    /// then, 90 % by the middle of the fade-in), so the two are never read on top of each other.
+    public static func incoming(_ fade: Double) -> Double { smooth((fade - 0.36) / 0.5) }
 
-    /// How opaque the old content still is at `fade`.
-    public static func outgoing(_ fade: Double) -> Double { 1 - smooth(fade / 0.5) }
+    /// How opaque the old content still is at `fade`: it scales and fades out with its shape
+    /// within the first third of the fade, before a moving edge could reach it.
+    public static func outgoing(_ fade: Double) -> Double { 1 - smooth(fade * 3) }
 
     static func smooth(_ x: Double) -> Double {
         let t = max(0, min(1, x))

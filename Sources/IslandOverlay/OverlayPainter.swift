@@ -64,71 +64,124 @@ public final class OverlayPainter {
         paint(motion, cairo: cr, hovered: hovered, scale: scale)
     }
 
-    /// One piece of content to draw: where it is placed in its frame, the shape of that frame
-    /// it belongs to, and how it is drawn now.
-    private struct Piece {
+    /// One piece of content as it is drawn at one moment of a motion: where it is placed in its
+    /// own frame, the shape (as it is now) it is clipped to, and how it rides on that shape.
+    struct DrawnPiece {
+        enum Role: Equatable {
+            /// The same in the old frame and the new.
+            case kept
+            /// Of the frame being left, on its way out.
+            case outgoing
+            /// Of the frame being shown, on its way in.
+            case incoming
+            /// A number changing in place: the old one rolls out, the new one in, in its slot.
+            case rolling
+        }
         var placed: OverlayPlaced
-        /// Its shape as it is in the piece's own frame (the target's, or the previous one's).
-        var owner: OverlayShape
+        var role: Role
+        /// The shape it is clipped to, where and as large as it is now.
+        var shape: OverlayShape
+        /// How opaque it is drawn (its own fade times its shape's opacity).
         var alpha: Double
-        var dy = 0.0
+        /// Its centre now, and its size now as a share of its placed size.
+        var centre: (x: Double, y: Double)
+        var scale: Double
+
+        /// Where its placed rectangle is drawn now.
+        var rect: OverlayRect {
+            let r = placed.rect
+            return OverlayRect(x: centre.x - r.width * scale / 2, y: centre.y - r.height * scale / 2, width: r.width * scale, height: r.height * scale)
+        }
     }
 
-    /// Paints the motion's current state: the shapes where their springs are (the island and
-    /// the bubble as one body, with the neck between them), then each piece of content clipped
-    /// to the shape it belongs to as that shape is now, and moved with it: the new content
-    /// fading in over the old, numbers that changed in place rolling up.
-    public func paint(_ motion: OverlayMotion, cairo cr: OpaquePointer, hovered: OverlayRect? = nil, scale: Int = 1) {
-        guard let target = motion.target else { return }
+    /// The content of the motion's current state, piece by piece, in the order it is drawn:
+    /// shape by shape, each shape's content inside it alone.
+    func pieces(_ motion: OverlayMotion) -> [DrawnPiece] {
+        guard let target = motion.target else { return [] }
         let shapes = motion.shapes
-        paintShapes(shapes, neck: motion.neck, cr: cr)
         let previous = motion.enabled ? motion.previous : nil
         let fade = previous == nil ? 1 : motion.fade
         let old = Dictionary((previous?.content ?? []).map { ($0.slot, $0) }, uniquingKeysWith: { a, _ in a })
-        var pieces: [Piece] = []
+        // (placed, its shape in its own frame, role, fade alpha, roll offset)
+        var pending: [(placed: OverlayPlaced, owner: OverlayShape, role: DrawnPiece.Role, alpha: Double, dy: Double)] = []
         var kept = Set<String>()
         for placed in target.content {
             guard let owner = target.owner(of: placed) else { continue }
             if let before = old[placed.slot], before == placed {
-                pieces.append(Piece(placed: placed, owner: owner, alpha: 1))
+                pending.append((placed, owner, .kept, 1, 0))
                 kept.insert(placed.slot)
             } else if let before = old[placed.slot], Self.rolls(before.primitive, placed.primitive) {
                 // A number rolls: the old one moves up and out, the new one comes from below.
                 let progress = OverlayMotion.smooth(fade), distance = placed.rect.height * 0.8
-                pieces.append(Piece(placed: before, owner: owner, alpha: 1 - progress, dy: -distance * progress))
-                pieces.append(Piece(placed: placed, owner: owner, alpha: progress, dy: distance * (1 - progress)))
+                pending.append((before, owner, .rolling, 1 - progress, -distance * progress))
+                pending.append((placed, owner, .rolling, progress, distance * (1 - progress)))
                 kept.insert(placed.slot)
             } else {
-                pieces.append(Piece(placed: placed, owner: owner, alpha: previous == nil ? 1 : OverlayMotion.incoming(fade)))
+                pending.append((placed, owner, .incoming, previous == nil ? 1 : OverlayMotion.incoming(fade), 0))
             }
         }
         if let previous {
             let outgoing = OverlayMotion.outgoing(fade)
             for placed in previous.content where !kept.contains(placed.slot) {
                 guard let owner = previous.owner(of: placed) else { continue }
-                pieces.append(Piece(placed: placed, owner: owner, alpha: outgoing))
+                pending.append((placed, owner, .outgoing, outgoing, 0))
             }
         }
-        // Shape by shape, in the order they are drawn: each shape's content inside it alone.
+        var result: [DrawnPiece] = []
         for (shape, opacity) in shapes where opacity > 0.001 && !shape.rect.isEmpty {
-            let own = pieces.filter { $0.owner.id == shape.id && $0.alpha * opacity > 0.001 }
-            guard !own.isEmpty else { continue }
+            for piece in pending where piece.owner.id == shape.id && piece.alpha * opacity > 0.001 {
+                // Content rides on its shape: its centre keeps its place in proportion to the
+                // shape as the shape moves, grows and shrinks (the bubble carries its symbol
+                // out; an expanding island spreads its content out from the middle), and it is
+                // never larger than the shape now holds: scaled by the shape's smaller ratio, it
+                // stays inside however fast the edge moves. New content in a shape still growing
+                // is held back until the shape has mostly arrived.
+                let (from, to) = (piece.owner.rect, shape.rect), centre = (x: piece.placed.rect.midX, y: piece.placed.rect.midY)
+                let sx = from.width >= 1 ? to.width / from.width : 1, sy = from.height >= 1 ? to.height / from.height : 1
+                let x = to.midX + (centre.x - from.midX) * sx
+                let y = to.y + (centre.y - from.y) * sy + piece.dy
+                let scale = max(0, min(1, sx, sy))
+                let arrival = piece.role == .incoming ? OverlayMotion.smooth((scale - 0.4) / 0.5) : 1
+                result.append(DrawnPiece(placed: piece.placed, role: piece.role, shape: shape, alpha: piece.alpha * opacity * arrival,
+                                         centre: (x, y), scale: scale))
+            }
+        }
+        return result
+    }
+
+    /// Paints the motion's current state: the shapes where their springs are (the island and
+    /// the bubble as one body, with the neck between them), then each piece of content clipped
+    /// to the shape it belongs to as that shape is now, and moved with it (`pieces`).
+    public func paint(_ motion: OverlayMotion, cairo cr: OpaquePointer, hovered: OverlayRect? = nil, scale: Int = 1) {
+        guard motion.target != nil else { return }
+        paintShapes(motion.shapes, neck: motion.neck, cr: cr)
+        let pieces = pieces(motion)
+        var index = 0
+        while index < pieces.count {
+            // One clip per run of pieces of one shape.
+            let shape = pieces[index].shape
             cairo_save(cr)
             cairo_new_path(cr)
             contentPath(shape, cr: cr)
             cairo_clip(cr)
-            for piece in own {
-                // Content rides on its shape: its centre keeps its place in proportion to the
-                // shape as the shape moves, grows and shrinks (the bubble carries its symbol
-                // out; an expanding island spreads its content out from the middle).
-                let (from, to) = (piece.owner.rect, shape.rect), centre = (x: piece.placed.rect.midX, y: piece.placed.rect.midY)
-                let sx = from.width >= 1 ? to.width / from.width : 1, sy = from.height >= 1 ? to.height / from.height : 1
-                let dx = to.midX + (centre.x - from.midX) * sx - centre.x
-                let dy = to.y + (centre.y - from.y) * sy - centre.y
-                draw(piece.placed, alpha: piece.alpha * opacity, dx: dx, dy: dy + piece.dy, hovered: hovered, scale: scale, cr: cr)
+            while index < pieces.count, pieces[index].shape == shape {
+                draw(pieces[index], hovered: hovered, scale: scale, cr: cr)
+                index += 1
             }
             cairo_restore(cr)
         }
+    }
+
+    /// Draws one piece where it is now, at its size and opacity now, within the current clip.
+    func draw(_ piece: DrawnPiece, hovered: OverlayRect?, scale: Int, cr: OpaquePointer) {
+        guard piece.alpha > 0.001, piece.scale > 0.001 else { return }
+        cairo_save(cr)
+        defer { cairo_restore(cr) }
+        let r = piece.placed.rect
+        cairo_translate(cr, piece.centre.x, piece.centre.y)
+        cairo_scale(cr, piece.scale, piece.scale)
+        cairo_translate(cr, -r.midX, -r.midY)
+        draw(piece.placed, alpha: piece.alpha, dy: 0, hovered: hovered, scale: scale, cr: cr)
     }
 
     /// A picture's corner radius, as a share of its side.
@@ -142,8 +195,8 @@ public final class OverlayPainter {
 
     // MARK: Shapes
 
-    /// The keyline round the island and the bubble: a line this wide inside their edge, in
-    /// the style's quiet keyline colour (`OverlayStyle.keyline(tint:)`).
+    /// The keyline round the island and the bubble: a line this wide just outside their edge,
+    /// in the style's quiet keyline colour (`OverlayStyle.keyline(tint:)`).
     static let keylineWidth = 1.0
 
     private func fillColor(_ shape: OverlayShape) -> OverlayColor {
@@ -159,13 +212,14 @@ public final class OverlayPainter {
         return color.with(alpha: color.alpha * opacity)
     }
 
-    /// The island and the bubble (and the neck between them) as one body, then the list.
+    /// The list, then the island and the bubble (and the neck between them) as one body over
+    /// it: the list opening comes out from under the island and closes back under it.
     func paintShapes(_ shapes: [(shape: OverlayShape, opacity: Double)], neck: OverlayNeck?, cr: OpaquePointer) {
-        let body = shapes.filter { ($0.shape.kind == .island || $0.shape.kind == .bubble) && !$0.shape.rect.isEmpty }
-        if !body.isEmpty { fillBody(body, neck: neck, cr: cr) }
         for (shape, opacity) in shapes where shape.kind != .island && shape.kind != .bubble && opacity > 0.001 {
             fillShape(shape, opacity: opacity, cr: cr)
         }
+        let body = shapes.filter { ($0.shape.kind == .island || $0.shape.kind == .bubble) && !$0.shape.rect.isEmpty }
+        if !body.isEmpty { fillBody(body, neck: neck, cr: cr) }
     }
 
     /// The path of the island, the bubble and the neck, all turning the same way, so that one
@@ -185,36 +239,36 @@ public final class OverlayPainter {
         let fill = style.background
         setColor(fill.with(alpha: fill.alpha * opacity), cr)
         cairo_fill(cr)
-        // The keyline follows the body's outline: each shape's edge is stroked where no other
-        // part of the body lies (not the pill's end inside the neck, not the bubble inside the
-        // pill), then the neck's sides from tint to tint. Clips, not an erasing operator, so
-        // that cairo's SVG surface draws it as vectors too.
+        // The keyline follows the body's outline, just outside it: a light line at low alpha
+        // shows against dark windows (a black island on a black terminal keeps its edge) and
+        // all but vanishes into light ones, where the black shape needs no edge, instead of
+        // ringing it. Each shape's edge and the neck's sides are stroked, and only what lies
+        // outside the whole body is kept (clips, not an erasing operator, so that cairo's SVG
+        // surface draws it as vectors too).
         let k = Self.keylineWidth
-        for (index, shape) in shapes.enumerated() {
-            cairo_save(cr)
-            bodyPath(shapes, neck: neck, cr: cr)
-            cairo_clip(cr)
-            for (other, part) in shapes.enumerated() where other != index {
-                clipOutside(cr) { insetPath(part, by: k, cr: cr) }
-            }
-            if let sides = neck?.sides { clipOutside(cr) { neckPath(sides, cr: cr) } }
+        cairo_save(cr)
+        // Outside each part in turn: the parts overlap (the bubble tucked in the pill), and one
+        // even-odd clip of them all would count their overlap as outside.
+        for shape in shapes { clipOutside(cr) { roundedPath(shape.rect, radius: shape.radius, cr: cr) } }
+        if let sides = neck?.sides { clipOutside(cr) { neckPath(sides, cr: cr) } }
+        for shape in shapes {
+            cairo_new_path(cr)
             roundedPath(shape.rect, radius: shape.radius, cr: cr)
-            setColor(keylineColor(shape.keyline, opacity: opacity), cr)
+            setColor(keylineColor(shape.keyline, opacity: opacity * (shape.stale ? Self.staleKeylineBoost : 1)), cr)
             cairo_set_line_width(cr, 2 * k)
+            cairo_set_dash(cr, shape.stale ? Self.staleDashes : [], shape.stale ? Int32(Self.staleDashes.count) : 0, 0)
             cairo_stroke(cr)
-            cairo_restore(cr)
         }
+        cairo_set_dash(cr, [], 0, 0)
         if let sides = neck?.sides {
             let island = shapes.first { $0.kind == .island }, bubble = shapes.first { $0.kind == .bubble }
             let start = keylineColor((island ?? bubble)?.keyline, opacity: opacity)
             let end = keylineColor((bubble ?? island)?.keyline, opacity: opacity)
-            cairo_save(cr)
-            bodyPath(shapes, neck: neck, cr: cr)
-            cairo_clip(cr)
             let (a, b) = (sides.upper[0], sides.upper[3])
             let gradient = cairo_pattern_create_linear(a.x, a.y, b.x, b.y)!
             cairo_pattern_add_color_stop_rgba(gradient, 0, start.red, start.green, start.blue, start.alpha)
             cairo_pattern_add_color_stop_rgba(gradient, 1, end.red, end.green, end.blue, end.alpha)
+            cairo_new_path(cr)
             for side in [sides.upper, sides.lower] {
                 cairo_move_to(cr, side[0].x, side[0].y)
                 cairo_curve_to(cr, side[1].x, side[1].y, side[2].x, side[2].y, side[3].x, side[3].y)
@@ -223,8 +277,8 @@ public final class OverlayPainter {
             cairo_set_line_width(cr, 2 * k)
             cairo_stroke(cr)
             cairo_pattern_destroy(gradient)
-            cairo_restore(cr)
         }
+        cairo_restore(cr)
         cairo_new_path(cr)
     }
 
@@ -267,13 +321,29 @@ public final class OverlayPainter {
         roundedPath(shape.rect, radius: shape.radius, cr: cr)
         setColor(fill.with(alpha: fill.alpha * opacity), cr)
         cairo_fill(cr)
+        if shape.stale {
+            // A stale card has the stale island's dashed outline, just inside its edge.
+            cairo_save(cr)
+            insetPath(shape, by: 0.5 * Self.keylineWidth, cr: cr)
+            setColor(keylineColor(nil, opacity: opacity * Self.staleKeylineBoost), cr)
+            cairo_set_line_width(cr, Self.keylineWidth)
+            cairo_set_dash(cr, Self.staleDashes, Int32(Self.staleDashes.count), 0)
+            cairo_stroke(cr)
+            cairo_restore(cr)
+        }
     }
+
+    /// The mark of a stale activity, the same in every form: its outline dashed, and a little
+    /// brighter than a live keyline, so the dashes read.
+    static let staleKeylineBoost = 1.8
+
+    static let staleDashes: [Double] = [4, 3]
 
     /// Where a shape's content may be drawn: inside the shape and, when it has one, inside its
     /// keyline, so that content sliding in or out of a growing shape passes under its edge
     /// instead of cutting through it.
-    func contentPath(_ shape: OverlayShape, cr: OpaquePointer) {
-        insetPath(shape, by: shape.kind == .island || shape.kind == .bubble ? Self.keylineWidth : 0, cr: cr)
+    func contentPath(_ shape: OverlayShape, grownBy growth: Double = 0, cr: OpaquePointer) {
+        insetPath(shape, by: (shape.kind == .island || shape.kind == .bubble ? Self.keylineWidth : 0) - growth, cr: cr)
     }
 
     /// The shape's outline moved `k` inwards (nothing when the shape is no wider than that).
@@ -309,7 +379,16 @@ public final class OverlayPainter {
 
     // MARK: Content
 
+    /// How much of its opacity content keeps for its standing: a stale or ended activity's is
+    /// dimmed, except secondary text, already as dim as it may be while keeping 4.5:1.
+    static func dimming(_ placed: OverlayPlaced) -> Double {
+        guard placed.standing != .live else { return 1 }
+        if case .text(_, _, .secondary, _) = placed.primitive { return 1 }
+        return 0.62
+    }
+
     private func draw(_ placed: OverlayPlaced, alpha: Double, dx: Double = 0, dy: Double, hovered: OverlayRect?, scale: Int, cr: OpaquePointer) {
+        let alpha = alpha * Self.dimming(placed)
         guard alpha > 0.001 else { return }
         var rect = placed.rect
         rect.x += dx
@@ -326,9 +405,9 @@ public final class OverlayPainter {
         case .symbol(let name):
             drawSymbol(name, rect: rect, color: foreground, scale: scale, cr: cr)
         case .bar(let progress, let tint):
-            drawBar(progress, tint: tint, rect: rect, cr: cr)
+            drawBar(progress, tint: tint, final: placed.standing == .ended, rect: rect, cr: cr)
         case .ring(let fraction, let tint):
-            drawRing(fraction, tint: tint, rect: rect, cr: cr)
+            drawRing(fraction, tint: tint, final: placed.standing == .ended, rect: rect, cr: cr)
         case .button(_, let label, let symbol):
             roundedPath(rect, radius: rect.height / 2, cr: cr)
             setColor(hovered == placed.rect ? style.buttonHover : style.button, cr)
@@ -424,9 +503,19 @@ public final class OverlayPainter {
             pango_layout_context_changed(layout)
         }
         Self.configure(layout, text: text, font: font, style: style)
+        // The paragraph's direction is its text's (first strong character), set rather than
+        // guessed: the text is wrapped in an isolate, and an Arabic line starts at the right,
+        // its ellipsis at the left.
+        let rightToLeft = ViewPlacement.isRightToLeft(text)
+        pango_layout_set_auto_dir(layout, 0)
+        if let context = pango_layout_get_context(layout) {
+            pango_context_set_base_dir(context, rightToLeft ? PANGO_DIRECTION_RTL : PANGO_DIRECTION_LTR)
+            pango_layout_context_changed(layout)
+        }
         pango_layout_set_width(layout, island_pango_units(min(rect.width, 10_000)))
         pango_layout_set_ellipsize(layout, PANGO_ELLIPSIZE_END)
-        pango_layout_set_alignment(layout, alignment == .center ? PANGO_ALIGN_CENTER : alignment == .trailing ? PANGO_ALIGN_RIGHT : PANGO_ALIGN_LEFT)
+        let start = rightToLeft ? PANGO_ALIGN_RIGHT : PANGO_ALIGN_LEFT
+        pango_layout_set_alignment(layout, alignment == .center ? PANGO_ALIGN_CENTER : alignment == .trailing ? PANGO_ALIGN_RIGHT : start)
         var ink = PangoRectangle(), logical = PangoRectangle()
         pango_layout_get_pixel_extents(layout, &ink, &logical)
         setColor(color, cr)
@@ -439,8 +528,10 @@ public final class OverlayPainter {
         let square = OverlayRect(x: rect.midX - side / 2, y: rect.midY - side / 2, width: side, height: side)
         if IconName.isValid(name) {
             if let icons, icons.draw(icon: name, cairo: cr, rect: square, color: color, scale: scale) { return }
+            // An icon neither the theme nor the glyph table knows draws nothing: a bullet in
+            // its place would say something the activity did not.
             let glyph = RenderedView.symbol(name).displayText
-            if !glyph.isEmpty { drawGlyph(glyph, rect: square, color: color, cr: cr) }
+            if !glyph.isEmpty, glyph != RenderedView.unknownIconGlyph { drawGlyph(glyph, rect: square, color: color, cr: cr) }
             return
         }
         drawGlyph(name, rect: square, color: color, cr: cr)
@@ -465,8 +556,10 @@ public final class OverlayPainter {
         pango_cairo_show_layout(cr, layout)
     }
 
-    private func drawBar(_ progress: RenderedProgress, tint: LayoutColor?, rect: OverlayRect, cr: OpaquePointer) {
-        let fill = tint.map(OverlayColor.init) ?? style.accent
+    /// `final`: the progress of an ended activity, in the secondary colour: where it stopped,
+    /// not a live accent.
+    private func drawBar(_ progress: RenderedProgress, tint: LayoutColor?, final: Bool, rect: OverlayRect, cr: OpaquePointer) {
+        let fill = final ? style.secondary : tint.map(OverlayColor.init) ?? style.accent
         roundedPath(rect, radius: rect.height / 2, cr: cr)
         setColor(style.track, cr)
         cairo_fill(cr)
@@ -507,7 +600,7 @@ public final class OverlayPainter {
         }
     }
 
-    private func drawRing(_ fraction: Double, tint: LayoutColor?, rect: OverlayRect, cr: OpaquePointer) {
+    private func drawRing(_ fraction: Double, tint: LayoutColor?, final: Bool, rect: OverlayRect, cr: OpaquePointer) {
         // The stroke grows with the ring: a ring in the bubble or at Size=large stays as bold.
         let side = min(rect.width, rect.height), line = max(2.5, side * 0.16)
         let radius = side / 2 - line / 2 - 0.5
@@ -520,7 +613,7 @@ public final class OverlayPainter {
         guard unit > 0 else { return }
         cairo_set_line_cap(cr, CAIRO_LINE_CAP_ROUND)
         cairo_arc(cr, rect.midX, rect.midY, radius, -Double.pi / 2, -Double.pi / 2 + 2 * Double.pi * unit)
-        setColor(tint.map(OverlayColor.init) ?? style.accent, cr)
+        setColor(final ? style.secondary : tint.map(OverlayColor.init) ?? style.accent, cr)
         cairo_stroke(cr)
     }
 

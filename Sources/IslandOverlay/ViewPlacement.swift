@@ -103,6 +103,9 @@ struct ViewPlacement {
         }
     }
 
+    /// The narrowest a text may be cut to: an ellipsis and a few letters, never one or two.
+    func readableWidth(_ font: OverlayFont) -> Double { geometry.fontSize(font) * 3 }
+
     /// A button with a symbol is an icon button of one fixed width: its label is only its
     /// accessible name, so a row of media buttons never shifts when a label changes. A button
     /// without one is a pill as wide as its label.
@@ -142,6 +145,7 @@ struct ViewPlacement {
         let all = Self.atoms(view, font: font, rings: rings, timerFont: timerFont)
         let atoms = all.filter { !$0.isLinkMark }
         guard !atoms.isEmpty, rect.width > 0 else { return [] }
+        let linksBefore = links.count
         let symbol = min(symbolSize ?? rect.height, rect.height)
         var widths = atoms.map { atom -> Double in
             if case .ring = atom { return symbol }
@@ -154,11 +158,26 @@ struct ViewPlacement {
         // Less than half a pixel over is arithmetic, not a line too long: cutting it would
         // ellipsize a text that fits.
         if overflow > 0.5 {
+            // Texts give way, the last first, but never below a few letters: a value cut to
+            // "c…" says nothing true. One that would have to is dropped whole instead.
             for index in atoms.indices.reversed() where overflow > 0 {
-                guard case .text = atoms[index] else { continue }
-                let cut = min(overflow, max(0, widths[index] - 14))
+                guard case .text(_, let atomFont) = atoms[index] else { continue }
+                let cut = min(overflow, max(0, widths[index] - min(widths[index], readableWidth(atomFont))))
                 widths[index] -= cut
                 overflow -= cut
+            }
+            for index in atoms.indices.reversed() where overflow > 0 {
+                guard case .text = atoms[index], widths[index] > 0 else { continue }
+                overflow -= widths[index] + (visible > 1 ? gap : 0)
+                widths[index] = 0
+            }
+            // What a dropped text left goes back to the texts cut before it, the first first.
+            for index in atoms.indices where overflow < 0 {
+                guard case .text = atoms[index], widths[index] > 0 else { continue }
+                let natural = naturalWidth(atoms[index], height: symbol)
+                let back = min(-overflow, max(0, natural - widths[index]))
+                widths[index] += back
+                overflow += back
             }
             for index in atoms.indices.reversed() where overflow > 0 {
                 let cut = min(overflow, widths[index])
@@ -202,9 +221,10 @@ struct ViewPlacement {
             let slotName = "\(slot).\(atomIndex)"
             atomIndex += 1
             if atom == .spacer { x += width; continue }
+            // What was dropped (or cut to nothing) takes no gap either.
+            guard width > 0.5 else { continue }
             if !first { x += gap }
             first = false
-            guard width > 0.5 else { continue }
             switch atom {
             case .text(let text, let atomFont):
                 placed.append(.init(rect: .init(x: x, y: rect.y, width: width, height: rect.height),
@@ -227,7 +247,27 @@ struct ViewPlacement {
             }
             x += width
         }
+        // A line whose first strong character is right-to-left reads from the right: its
+        // pieces are laid out mirrored in its rectangle (what leads stands at the right).
+        if Self.isRightToLeft(atoms.lazy.compactMap { if case .text(let text, _) = $0 { text } else { nil } }.joined()) {
+            func mirrored(_ r: OverlayRect) -> OverlayRect { OverlayRect(x: rect.x + rect.maxX - r.maxX, y: r.y, width: r.width, height: r.height) }
+            for index in placed.indices { placed[index].rect = mirrored(placed[index].rect) }
+            for index in links.indices.dropFirst(linksBefore) { links[index].0 = mirrored(links[index].0) }
+        }
         return placed
+    }
+
+    /// Whether `text`'s first strong character is right-to-left (Hebrew, Arabic, Syriac,
+    /// Thaana, N'Ko and the other right-to-left scripts): the paragraph direction the Unicode
+    /// bidirectional algorithm gives it. Text with no strong character reads left to right.
+    static func isRightToLeft(_ text: String) -> Bool {
+        for scalar in text.unicodeScalars {
+            switch scalar.value {
+            case 0x0590...0x08FF, 0xFB1D...0xFDFF, 0xFE70...0xFEFF, 0x10800...0x10FFF, 0x1E800...0x1EFFF: return true
+            default: if scalar.properties.isAlphabetic { return false }
+            }
+        }
+        return false
     }
 
     /// Rows of a view: a vstack is one row per child; anything else is one row, taller when it

@@ -354,8 +354,9 @@ extension RenderedView {
         "list-add": "+", "window-close": "✕", "process-stop": "✕",
     ]
 
-    /// What stands for an icon name no entry knows: never nothing, so a symbol keeps its place.
-    static let unknownIconGlyph = "•"
+    /// What a text presenter shows for an icon name no entry knows, so a symbol keeps its place
+    /// in a line; the overlay, which draws symbols, draws nothing for it.
+    public static let unknownIconGlyph = "•"
 
     /// The symbol as text: an emoji stays itself; an icon name becomes the glyph of its name
     /// or of its family (`battery-good-symbolic` → `battery`), else a neutral bullet.

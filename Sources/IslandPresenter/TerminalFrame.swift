@@ -164,13 +164,13 @@ public struct TerminalFrame: Sendable {
             // As wide as its content, up to a pill's width: a long line is cut, not stretched.
             let maximum = min(columns - 4, Self.compactMaximumWidth)
             let inner = min(maximum, max(20, displayWidth(leading) + 4 + displayWidth(trailing)))
-            return box([spread(leading, "", trailing, width: inner)], innerWidth: inner)
+            return box([spread(leading, "", trailing, width: inner)], innerWidth: inner, stale: entry.item.isStale)
         case .minimal:
             guard let attached = scene.attached, let detached = scene.detached else { return [] }
             let left = IslandScene.minimalText(attached)
             let right = truncate(IslandScene.minimalText(detached), toWidth: IslandScene.detachedWidth)
-            let leftBox = box([left], innerWidth: min(columns - 16, max(14, displayWidth(left))))
-            let rightBox = box([right], innerWidth: max(2, displayWidth(right)))
+            let leftBox = box([left], innerWidth: min(columns - 16, max(14, displayWidth(left))), stale: attached.item.isStale)
+            let rightBox = box([right], innerWidth: max(2, displayWidth(right)), stale: detached.item.isStale)
             return zip(leftBox, rightBox).map { left, right in
                 var line = left
                 line.append(" ")
@@ -189,7 +189,7 @@ public struct TerminalFrame: Sendable {
                 content.append(text(of: row, width: inner, buttonNumber: &buttonNumber))
             }
             content.append("")
-            return box(content, innerWidth: inner)
+            return box(content, innerWidth: inner, stale: entry.item.isStale)
         }
     }
 
@@ -223,15 +223,17 @@ public struct TerminalFrame: Sendable {
         return StyledLine("│ \(cut)\(pad(inner - displayWidth(cut))) │", style: Self.islandStyle)
     }
 
-    /// A rounded box in the island's colors around `content`, padded to `innerWidth`.
-    private func box(_ content: [String], innerWidth: Int) -> [StyledLine] {
-        let bar = String(repeating: "─", count: innerWidth + 2)
-        var lines = [StyledLine("╭\(bar)╮", style: Self.islandStyle)]
+    /// A rounded box in the island's colors around `content`, padded to `innerWidth`. A stale
+    /// activity's box is dashed and faint, as the overlay dashes its outline and dims it.
+    private func box(_ content: [String], innerWidth: Int, stale: Bool = false) -> [StyledLine] {
+        let (across, down, style) = stale ? ("┄", "┆", Self.islandStyle + ";2") : ("─", "│", Self.islandStyle)
+        let bar = String(repeating: across, count: innerWidth + 2)
+        var lines = [StyledLine("╭\(bar)╮", style: style)]
         for text in content {
             let cut = truncate(text, toWidth: innerWidth)
-            lines.append(StyledLine("│ \(cut)\(pad(innerWidth - displayWidth(cut))) │", style: Self.islandStyle))
+            lines.append(StyledLine("\(down) \(cut)\(pad(innerWidth - displayWidth(cut))) \(down)", style: style))
         }
-        lines.append(StyledLine("╰\(bar)╯", style: Self.islandStyle))
+        lines.append(StyledLine("╰\(bar)╯", style: style))
         return lines
     }
 
@@ -247,7 +249,8 @@ public struct TerminalFrame: Sendable {
         }
         if entry.item.activityState != "active" { title += " · " + entry.item.activityState }
         title = truncate(title, toWidth: inner - 2)
-        let style = selected ? "1;36" : nil
+        // What is no longer current (stale, ended) is faint: its title says which.
+        let style = selected ? "1;36" : entry.item.activityState == "active" || entry.item.activityState == "pending" ? nil : "2"
         let marker = selected ? "▶ " : "  "
         var lines = [StyledLine("\(marker)╭─ \(title) \(String(repeating: "─", count: max(0, inner - displayWidth(title) - 1)))╮", style: style)]
         var rows = entry.layout.lockScreen.map { ViewRow.rows(of: $0.view) } ?? []

@@ -118,10 +118,12 @@ public func spreadColumns(_ parts: [String], width: Int) -> String {
     return out
 }
 
-/// `text` cut to at most `width` cells, with "…" when cut.
+/// `text` cut to at most `width` cells, with "…" when cut; dropped whole (nothing) when the cut
+/// would keep fewer than three cells of it, since a value cut to "c…" says nothing true.
 public func truncate(_ text: String, toWidth width: Int) -> String {
     guard width > 0 else { return "" }
     if displayWidth(text) <= width { return text }
+    guard width - 1 >= 3 else { return "" }
     var out = ""
     var used = 0
     for character in text {

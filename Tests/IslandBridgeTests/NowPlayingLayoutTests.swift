@@ -69,10 +69,13 @@ struct NowPlayingLayoutTests {
         }
     }
 
-    @Test("the compact glyph says what is happening: playing, paused")
-    func compactGlyph() throws {
-        #expect(try Self.rendered("Playing").compactTrailing?.view == .symbol("media-playback-start-symbolic"))
-        #expect(try Self.rendered("Paused").compactTrailing?.view == .symbol("media-playback-pause-symbolic"))
+    /// One convention on every form: the glyph is the play/pause button's, which the user sees
+    /// a second later in the expanded island (playing: pause), never its opposite.
+    @Test("the compact glyph is the glyph of the expanded play/pause button", arguments: ["Playing", "Paused", "Stopped"])
+    func compactGlyph(_ status: String) throws {
+        let layout = try Self.rendered(status)
+        let button = try #require(Self.buttons(layout.expandedBottom?.view).first { $0.action == "playPause" })
+        #expect(layout.compactTrailing?.view == .symbol(try #require(button.symbol)))
     }
 
     @Test("expanded: the title over the artist and album, two lines; no dangling dash without an artist")

@@ -98,6 +98,44 @@ import VarlinkCore
         #expect(cache.layout(for: headed).app == own, "the bridge's entry no longer entitles it")
     }
 
+    static func activity(id: String, sourceApp: String?, at start: Double) throws -> Activity {
+        var manager = ActivityManager(makeID: { id })
+        return try manager.request(app: bridge, type: "Progress", attributes: [:], content: ActivityContent(state: [:]),
+                                   sourceApp: sourceApp, entitlement: AppAuthorization(entitled: true), now: start).activity
+    }
+
+    /// The island of the presenters of uid 1000 with `activities` shown, with `registry`.
+    static func island(_ activities: [Activity], registry: AppRegistry = registry) -> JSON? {
+        var hub = PresenterHub(activities: activities, focusSince: nil, scope: .user, layouts: LayoutCache(registered: [:], apps: registry))
+        let (encoded, _) = hub.snapshot(for: 1000, resync: false, now: 1_700_000_010)
+        return (try? JSONParser.parse(encoded.bytes))?["update"]?["island"]
+    }
+
+    @Test("a producer's activities for two verified apps share the island as those two apps' would: pill and bubble")
+    func sharesTheIslandAsItsApps() throws {
+        let playing = try Self.activity(id: "playing", sourceApp: "mpv", at: 1_700_000_000)
+        let copy = try Self.activity(id: "copy", sourceApp: nil, at: 1_700_000_001)
+        let island = Self.island([playing, copy])
+        #expect(island?["mode"] == "minimal", "\(String(describing: island))")
+        #expect(island?["attached"] == "playing")
+        #expect(island?["detached"] == "copy")
+        // Two activities it speaks for one app about are one app's: one in the island.
+        let second = try Self.activity(id: "second", sourceApp: "mpv", at: 1_700_000_002)
+        #expect(Self.island([playing, second])?["mode"] == "compact")
+    }
+
+    @Test("a source app that is not verified (no entry, or a producer no longer entitled) is the producer's own")
+    func unverifiedSourceAppIsTheProducers() throws {
+        let playing = try Self.activity(id: "playing", sourceApp: "mpv", at: 1_700_000_000)
+        let copy = try Self.activity(id: "copy", sourceApp: nil, at: 1_700_000_001)
+        let withoutMPV = AppRegistry(manifests: Self.registry.manifests.values.filter { $0.id != "mpv" })
+        #expect(Self.island([playing, copy], registry: withoutMPV)?["mode"] == "compact")
+        var unentitled = Self.registry.manifests[Self.bridge]!
+        unentitled.speaksForOtherApps = false
+        let demoted = AppRegistry(manifests: [unentitled] + Self.registry.manifests.values.filter { $0.id != Self.bridge })
+        #expect(Self.island([playing, copy], registry: demoted)?["mode"] == "compact")
+    }
+
     @Test("the source app is the activity's for life: stored and read back, and shown to its producer")
     func storedAndShown() throws {
         let activity = try Self.activity(sourceApp: "mpv")

@@ -108,6 +108,10 @@ import Testing
         var minimal: OverlayFrame { layout.frame(Scenes.scene(["mode": "minimal", "attached": "a", "detached": "b"], items: items)) }
         var expanded: OverlayFrame { layout.frame(Scenes.scene(["mode": "expanded", "attached": "a", "expanded": "a"], items: items)) }
         var list: OverlayFrame { layout.frame(Scenes.scene(["mode": "compact", "attached": "a"], items: items), listOpen: true) }
+        /// Another activity in the place of the first: new content in much the same shape.
+        var other: OverlayFrame {
+            layout.frame(Scenes.scene(["mode": "compact", "attached": "c"], items: [Scenes.simpleItem("c", text: "Something wrong?", trailing: "12 min")]))
+        }
     }
 
     /// `from` settled, then `to` shown: the motion at each 60 Hz frame until it stands still
@@ -170,6 +174,31 @@ import Testing
         #expect(bubble.x >= island.x - 0.5 && bubble.maxX <= island.maxX + 0.5)
     }
 
+    /// The keyline is the body's outline: while the bubble is tucked in the pill (and in
+    /// every frame of the split and the merge) no line is drawn inside the black. Painted
+    /// without content, the middle row of every part is black from end to end.
+    @Test func noKeylineIsDrawnInsideTheBody() throws {
+        let painter = OverlayPainter(icons: nil)
+        let forms = Forms(metrics: painter.metrics)
+        let (compact, minimal) = (Owner.bare(forms.compact), Owner.bare(forms.minimal))
+        for motion in Self.frames(from: compact, to: minimal) + Self.frames(from: minimal, to: compact) {
+            let surface = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, 440, 64)!
+            defer { cairo_surface_destroy(surface) }
+            let cr = cairo_create(surface)!
+            painter.paint(motion, cairo: cr)
+            cairo_destroy(cr)
+            cairo_surface_flush(surface)
+            let data = cairo_image_surface_get_data(surface)!, stride = Int(cairo_image_surface_get_stride(surface))
+            for (shape, _) in motion.shapes where shape.rect.width > 8 {
+                let y = Int(shape.rect.midY)
+                for x in Int(shape.rect.x) + 3..<Int(shape.rect.maxX) - 3 {
+                    let pixel = data.advanced(by: y * stride + x * 4)
+                    #expect(pixel[3] > 240 && pixel[2] < 30, "inside \(shape.id) at \(x),\(y): alpha \(pixel[3]), red \(pixel[2])")
+                }
+            }
+        }
+    }
+
     /// Between the pill and the bubble, while they are apart and close, the neck is drawn in
     /// the island's colour; once it has snapped, the desktop shows there.
     @Test func theNeckIsDrawnInTheIslandsColourBetweenThem() throws {
@@ -227,6 +256,114 @@ import Testing
                 if !problems.isEmpty { break }
             }
         }
+    }
+
+    // MARK: Content travels with its shape
+
+    /// Below this opacity a piece of content is faint: a glyph cut while it is fainter than
+    /// this, or two layouts on top of each other this faint, are not read.
+    static let faint = 0.05
+
+    /// Paints every frame of each motion and fails when a glyph is cut by a moving edge while
+    /// it can be read, or when the old and the new layout sit on top of each other, both
+    /// readable, for more than one frame. A piece is cut when any of its pixels, drawn as it is
+    /// drawn in that frame but without the clip, lies outside its shape (grown by 1 px for
+    /// antialiasing) at more than a faint opacity. A number rolling in its slot is left out:
+    /// its window is meant to cut it.
+    @Test(arguments: ["compact>expanded", "expanded>compact", "compact>minimal", "minimal>compact", "minimal>expanded",
+                      "expanded>minimal", "hidden>compact", "compact>hidden", "compact>list", "list>compact", "hidden>expanded",
+                      "compact>other", "expanded>other"])
+    func contentTravelsWithItsShape(_ motion: String) throws {
+        let painter = OverlayPainter(icons: nil)
+        let forms = Forms(metrics: painter.metrics)
+        let named = ["hidden": forms.hidden, "compact": forms.compact, "minimal": forms.minimal, "expanded": forms.expanded,
+                     "list": forms.list, "other": forms.other]
+        let ends = motion.split(separator: ">").map(String.init)
+        let from = try #require(named[ends[0]]), to = try #require(named[ends[1]])
+        var overlapping: [Int] = []
+        for (index, state) in Self.frames(from: from, to: to).enumerated() {
+            let pieces = painter.pieces(state)
+            let cuts = pieces.filter { $0.role != .rolling && $0.alpha > Self.faint }.compactMap { piece in
+                Self.cut(piece, painter: painter).map { "\(piece.placed.slot) (\(piece.role), alpha \(String(format: "%.2f", piece.alpha))) \($0)" }
+            }
+            #expect(cuts.isEmpty, "\(motion), frame \(index) (+\(index * 1000 / 60) ms): cut by its shape's edge: \(cuts.prefix(3).joined(separator: "; "))")
+            let outgoing = pieces.filter { $0.role == .outgoing && $0.alpha > Self.faint }
+            let incoming = pieces.filter { $0.role == .incoming && $0.alpha > Self.faint }
+            if outgoing.contains(where: { old in incoming.contains { !$0.rect.intersection(old.rect).isEmpty } }) { overlapping.append(index) }
+        }
+        #expect(overlapping.count <= 1, "\(motion): the old and the new layout on top of each other in frames \(overlapping)")
+    }
+
+    @Test func theIslandArrivesAsAnOpaqueShapeGrowingFromAPoint() throws {
+        let forms = Forms(metrics: FixedMetrics())
+        let frames = Self.frames(from: forms.hidden, to: forms.compact)
+        let first = try #require(frames.first?.shape("island"))
+        #expect(first.opacity == 1, "no translucent blob")
+        #expect(first.shape.rect.width <= 6 && first.shape.rect.height <= 6, "a point: \(first.shape.rect)")
+        var lastWidth = 0.0
+        for motion in frames.prefix(8) {
+            let island = try #require(motion.shape("island"))
+            #expect(island.opacity == 1)
+            #expect(island.shape.rect.width >= lastWidth, "it grows")
+            lastWidth = island.shape.rect.width
+        }
+    }
+
+    /// The list comes out from under the island as one body: the panel starts as the island
+    /// and as opaque, and every card keeps its place in the panel in proportion in every frame.
+    @Test func theListGrowsOutOfTheIslandAsOneBody() throws {
+        let forms = Forms(metrics: FixedMetrics())
+        for (from, to) in [(forms.compact, forms.list), (forms.list, forms.compact)] {
+            let frames = Self.frames(from: from, to: to)
+            let island = try #require(forms.compact.shape("island")).rect
+            let panelTarget = try #require(forms.list.shape("panel")).rect
+            for motion in frames {
+                guard let panel = motion.shape("panel") else { continue }
+                #expect(panel.opacity == 1, "the panel is as opaque as the island, never a translucent slab")
+                for card in motion.shapes where card.shape.kind == .card {
+                    let target = try #require(forms.list.shape(card.shape.id)).rect
+                    let expected = OverlayMotion.mapped(target, from: panelTarget, to: panel.shape.rect)
+                    #expect(abs(card.shape.rect.y - expected.y) < 0.5 && abs(card.shape.rect.height - expected.height) < 0.5,
+                            "\(card.shape.id) at \(card.shape.rect), the panel's proportion puts it at \(expected)")
+                }
+            }
+            if from == forms.compact {
+                let start = try #require(frames.first?.shape("panel")).shape.rect
+                #expect(start == island, "the panel starts as the island: \(start)")
+            }
+        }
+    }
+
+    /// Where `piece`, drawn without its clip, shows outside its shape grown by 1 px at more than
+    /// a faint opacity ("at x,y alpha a"); nil when it is whole.
+    static func cut(_ piece: OverlayPainter.DrawnPiece, painter: OverlayPainter) -> String? {
+        let r = piece.rect
+        // Ink may reach past the placed rectangle (a glyph's overhang): look well around it.
+        let x0 = Int((r.x - r.width * 0.25 - 8).rounded(.down)), y0 = Int((r.y - r.height * 0.5 - 8).rounded(.down))
+        let width = Int(r.width * 1.5 + 16) + 2, height = Int(r.height * 2 + 16) + 2
+        guard width > 0, height > 0, width < 4000, height < 4000 else { return nil }
+        let surface = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, Int32(width), Int32(height))!
+        defer { cairo_surface_destroy(surface) }
+        let cr = cairo_create(surface)!
+        cairo_translate(cr, -Double(x0), -Double(y0))
+        // Only what lies outside the shape (grown by 1 px) is painted.
+        cairo_new_path(cr)
+        cairo_rectangle(cr, -1e5, -1e5, 2e5, 2e5)
+        painter.contentPath(piece.shape, grownBy: 1, cr: cr)
+        cairo_set_fill_rule(cr, CAIRO_FILL_RULE_EVEN_ODD)
+        cairo_clip(cr)
+        cairo_set_fill_rule(cr, CAIRO_FILL_RULE_WINDING)
+        painter.draw(piece, hovered: nil, scale: 1, cr: cr)
+        cairo_destroy(cr)
+        cairo_surface_flush(surface)
+        let data = UnsafeRawPointer(cairo_image_surface_get_data(surface)!), stride = Int(cairo_image_surface_get_stride(surface))
+        for y in 0..<height {
+            for x in 0..<width {
+                let alpha = Double(data.load(fromByteOffset: y * stride + x * 4 + 3, as: UInt8.self)) / 255
+                if alpha > faint { return "at \(x + x0),\(y + y0) alpha \(String(format: "%.2f", alpha))" }
+            }
+        }
+        return nil
     }
 
     /// The shapes drawn with no colour at all (and no keylines in the frames): what remains is content.

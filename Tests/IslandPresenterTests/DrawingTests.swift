@@ -306,6 +306,11 @@ final class SVGDocument: NSObject, XMLParserDelegate {
         #expect(displayWidth("☕") == 2)
         #expect(displayWidth("e\u{301}") == 1)
         #expect(truncate("brewing coffee", toWidth: 8) == "brewing…")
+        // Never cut to a letter or two: a value that does not fit in four cells is dropped whole.
+        #expect(truncate("connection lost", toWidth: 4) == "con…")
+        #expect(truncate("connection lost", toWidth: 3) == "")
+        #expect(truncate("connection lost", toWidth: 2) == "")
+        #expect(truncate("7 min", toWidth: 5) == "7 min")
     }
 
     func ansiStripped(_ text: String) -> String {

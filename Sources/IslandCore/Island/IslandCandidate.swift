@@ -10,6 +10,9 @@ public struct IslandCandidate: Sendable, Hashable {
     }
 
     public var id: String
+    /// The app the activity is arbitrated as: its producer's, or, when the producer speaks for
+    /// a verified app, that app's (a bridge's Now Playing is mpv's, its file copy the file
+    /// manager's), so two of one producer's activities can share the island as two apps' do.
     public var app: String
     public var state: State
     public var relevanceScore: Double

@@ -152,11 +152,21 @@ struct LayoutCache {
     /// when the activity was requested.
     private func label(for activity: Activity) -> Wire.AppLabel {
         let producer = apps.manifest(for: activity.app)
-        if let sourceApp = activity.sourceApp, producer?.speaksForOtherApps == true, let source = apps.manifest(for: sourceApp) {
+        if let sourceApp = verifiedSourceApp(of: activity), let source = apps.manifest(for: sourceApp) {
             return Wire.AppLabel(name: source.name ?? source.id, icon: source.icon, producerName: producer?.name,
                                  producerIcon: producer?.icon)
         }
         return Wire.AppLabel(name: producer?.name, icon: producer?.icon)
+    }
+
+    /// The app an activity is shown as, when its producer speaks for another app: its
+    /// `sourceApp` while the producer's entry still entitles it (`X-Island-SourceApps=true`)
+    /// and that app is installed; nil otherwise. The island arbitrates the activity as that
+    /// app's, as its card is headed with that app's name.
+    func verifiedSourceApp(of activity: Activity) -> String? {
+        guard let sourceApp = activity.sourceApp, apps.manifest(for: activity.app)?.speaksForOtherApps == true,
+              apps.manifest(for: sourceApp) != nil else { return nil }
+        return sourceApp
     }
 
     /// Whether a state's shape is the one a default layout was worked out from, compared

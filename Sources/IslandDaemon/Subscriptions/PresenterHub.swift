@@ -117,12 +117,15 @@ struct PresenterHub {
 
     private func candidates(for uid: UInt32) -> [IslandCandidate] {
         shown.values.compactMap { activity in
-            isVisible(owner: activity.uid, to: uid) && !isAbsentWhileLocked(activity.hashedID) ? Self.candidate(activity) : nil
+            isVisible(owner: activity.uid, to: uid) && !isAbsentWhileLocked(activity.hashedID) ? candidate(activity) : nil
         }
     }
 
-    /// All the arbitration knows of an activity; nil once dismissed.
-    private static func candidate(_ activity: Activity) -> IslandCandidate? {
+    /// All the arbitration knows of an activity; nil once dismissed. An activity whose producer
+    /// speaks for a verified app (a bridge showing mpv) is that app's here, so it shares the
+    /// island with the producer's other activities as two apps' would; what it may cost (its
+    /// budgets and limits) is still counted against the producer, by its owner, elsewhere.
+    private func candidate(_ activity: Activity) -> IslandCandidate? {
         let state: IslandCandidate.State
         switch activity.state {
         case .pending, .active: state = .active
@@ -130,7 +133,7 @@ struct PresenterHub {
         case .ended: state = .ended
         case .dismissed: return nil
         }
-        return IslandCandidate(id: activity.id, app: activity.app, state: state,
+        return IslandCandidate(id: activity.id, app: layouts.verifiedSourceApp(of: activity) ?? activity.app, state: state,
                                relevanceScore: activity.deliveredContent.relevanceScore, startedAt: activity.createdAt)
     }
 
@@ -169,7 +172,7 @@ struct PresenterHub {
                         || before.deliveredContent.relevanceScore != activity.deliveredContent.relevanceScore
                     shown.values[index] = activity
                 } else {
-                    arbitrationChanged = arbitrationChanged || Self.candidate(activity) != nil
+                    arbitrationChanged = arbitrationChanged || candidate(activity) != nil
                     shown[activity.hashedID] = activity
                 }
                 if case .delivered = event {

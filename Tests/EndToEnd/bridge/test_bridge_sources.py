@@ -13,6 +13,8 @@ import pytest
 from harness.bus import (
     BRIDGE,
     BRIDGE_ICON,
+    MPRIS_PLUGIN,
+    MPV_ENTRY,
     SYSTEM_PYTHON,
     Notifier,
     Presenter,
@@ -20,10 +22,14 @@ from harness.bus import (
     app_interpreter,
     expect_line,
     install_entry,
+    interact,
     job_client,
     missing,
     require_python_dbus,
+    skip_without,
+    start_mpv,
     start_notification_server,
+    tone,
 )
 from harness.processes import stop_process
 
@@ -221,3 +227,31 @@ def test_a_player_shows_its_app_only_for_the_app_s_own_process_and_a_new_owner_i
     assert taken["id"] != mine["id"]
     assert taken["attributes"]["app"] == {"name": "Media", "icon": BRIDGE_ICON, "label": "Test Downloader"}
     stop_process(hostile)
+
+
+def test_now_playing_and_a_progress_notification_share_the_island_as_two_apps(session, presenter, dunst):
+    # The bridge speaks for mpv (verified: its entry is installed) and for an unverified
+    # notification sender as itself: two apps' activities, pill and bubble, as two apps' own
+    # activities would be; not one in the island and the other only in the list.
+    skip_without("mpv", MPRIS_PLUGIN, "playerctl")
+    if not os.path.exists(MPV_ENTRY):
+        pytest.skip("mpv's desktop entry is not installed: the bridge cannot speak for mpv")
+    # What earlier tests left live would take the bubble: the user dismisses it first.
+    for item in list(presenter.items.values()):
+        if item["state"] in ("active", "stale"):
+            interact(session.daemon, {"action": "dismiss", "id": item["id"]})
+    presenter.wait(lambda p: not any(i["state"] in ("active", "stale") for i in p.items.values()), message="nothing live")
+    mpv = start_mpv(session, tone(os.path.join(session.root, "shared.wav"), seconds=60))
+    copier, copying = Notifier(session), None
+    try:
+        playing = presenter.item("NowPlaying", lambda i: i["content"]["state"].get("status") == "playing" and i["state"] == "active")
+        assert playing["sourceApp"] == "mpv"
+        copying = copier.notify(app="Files", summary="Copying", body="holiday.mkv", hints={"value": 40})
+        copy = presenter.item("Progress", lambda i: i["content"]["state"].get("title") == "Copying" and i["state"] == "active")
+        island = presenter.wait(lambda p: p.island if p.island.get("mode") == "minimal" else None,
+                                message="Now Playing and the copy together in the island")
+        assert {island["attached"], island["detached"]} == {playing["id"], copy["id"]}, island
+    finally:
+        stop_process(mpv)
+        if copying is not None:
+            copier.close(copying)

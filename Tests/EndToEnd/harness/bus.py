@@ -155,11 +155,14 @@ class Presenter:
         self.stream = Connection(daemon.socket)
         self.stream.call("org.island.Presenter.Subscribe", {}, more=True)
         self.items = {}
+        self.island = {}
         self.last = None
         self.apply(self.stream.read()["parameters"]["update"])
 
     def apply(self, update):
         self.last = update
+        if "island" in update:
+            self.island = update["island"]
         if update["kind"] == "snapshot":
             self.items = {item["id"]: item for item in update["items"]}
         else:

@@ -1,12 +1,13 @@
 """Frame strips of the island's motion, photographed on a real compositor: headless sway as the
 unprivileged test user (desktop.py), the real islandd and island-overlay, the example apps of
-packaging/, and bursts of grim frames (motion_frames.py) during five motions:
+packaging/, and bursts of grim frames (motion_frames.py) during six motions:
 
   motion-arrival.png   nothing live -> compact (an activity starts)
   motion-expand.png    compact -> expanded (a click, as Presenter Interact "expand")
   motion-collapse.png  expanded -> compact
   motion-split.png     compact -> minimal (a second activity: the bubble splits off the pill)
   motion-merge.png     minimal -> compact (the second one ends: the bubble merges back)
+  motion-list.png      compact -> the list open (island-overlay --toggle-list)
 
 Each strip is the state before the change and seven frames of the motion side by side, each
 labelled with its time since the first frame that moved (grim's frames come every 15-40 ms, so
@@ -118,7 +119,7 @@ def main():
                 previous = image.pixels
                 time.sleep(0.15)
 
-        def record(name, change):
+        def record(name, change, region=region):
             settle()
             with motion_frames.Burst(session, region, after=1.0) as burst:
                 change()
@@ -138,6 +139,9 @@ def main():
             content={"state": {"stage": "brewing", "stageTitle": "Brewing", "etaMinutes": 7}})))
         record("expand", lambda: session.call_as_user("org.island.Presenter.Interact", {"action": "expand", "id": coffee["id"]}))
         record("collapse", lambda: session.call_as_user("org.island.Presenter.Interact", {"action": "collapse"}))
+        toggle = [desktop.overlay_binary(), "--toggle-list"]
+        record("list", lambda: session.run(toggle, env=sway.env), region=(middle - 320, 0, middle + 320, 300))
+        session.run(toggle, env=sway.env)
         flight = {}
         record("split", lambda: flight.setdefault("id", producer.request(
             "org.island.example.Flights", type="Flight", attributes={"flight": "LH 454", "origin": "FRA", "destination": "SFO"},

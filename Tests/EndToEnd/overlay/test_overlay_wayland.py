@@ -67,23 +67,27 @@ def test_compact_capsule_sits_at_the_top_centre(world, live):
 
 
 def test_the_keyline_is_a_quiet_line_with_a_little_of_the_layouts_tint(world, live):
-    """The keyline separates the black capsule from dark content without shouting on light
-    content (docs/design.md §10): a thin light line just inside the edge, mostly white with a little
-    of the layout's tint (KEYLINE, #FF2020) at low alpha; never the saturated tint itself."""
+    """The keyline separates the black capsule from dark content without ringing it on light
+    content: a thin light line just outside the edge, mostly white with a little of the layout's
+    tint (KEYLINE, #FF2020) at low alpha, so it lightens what is behind it a little (over the
+    blue desktop, a lighter, warmer blue); never the saturated tint itself, and no grey line
+    inside the black."""
     image, outline = compact_of(world, live)
     red = ((200, 0, 0), (255, 90, 90))
     assert image.box(*red, region=world.screen.top(image)) is None, "the keyline is the saturated tint"
-    # All along it: the pixels just inside the left, right, top and bottom edges through the
-    # capsule's middle hold a dim, warm grey (the tint's trace), and the capsule is black
-    # behind it.
+    # All along it: the outermost pixels at the left, right, top and bottom edges through the
+    # capsule's middle are the desktop lightened and warmed a little, and the capsule is black
+    # right inside.
+    background = desktop.BACKGROUND
     x, y = (int(v) for v in centre(outline))
     inward = {"left": lambda i: (outline[0] + i, y), "right": lambda i: (outline[2] - 1 - i, y),
               "top": lambda i: (x, outline[1] + i), "bottom": lambda i: (x, outline[3] - 1 - i)}
     for side, at in inward.items():
         pixels = [image.pixel(*at(i)) for i in range(3)]
-        line = [(r, g, b) for r, g, b in pixels if 25 <= r <= 120 and r >= max(g, b) + 8]
-        assert line, "no quiet warm keyline inside the %s edge: %s" % (side, pixels)
-        assert all(c <= 40 for c in image.pixel(*at(5))), "the capsule is not black inside its %s keyline" % side
+        line = [(r, g, b) for r, g, b in pixels
+                if r >= background[0] + 20 and (r - background[0]) >= (b - background[2]) + 15]
+        assert line, "no quiet warm keyline outside the %s edge: %s" % (side, pixels)
+        assert all(c <= 40 for c in image.pixel(*at(4))), "the capsule is not black inside its %s edge" % side
 
 
 def test_a_timer_ticks_on_screen_with_tabular_digits(world, live):
@@ -244,7 +248,8 @@ def test_an_alert_shows_its_title_and_body(world, live):
     x = int(centre(box)[0])
     # The body may be secondary grey: any neutral ink lighter than the capsule.
     ink = ((100, 100, 100), (255, 255, 255))
-    rows = [y for y in range(box[1], box[3]) if image.count(*ink, region=(x - 40, y, x + 40, y + 1))]
+    # (Inside the keyline, which lies just outside the black and lightens the desktop there.)
+    rows = [y for y in range(box[1] + 2, box[3] - 2) if image.count(*ink, region=(x - 40, y, x + 40, y + 1))]
     bands = sum(1 for a, b in zip(rows, rows[1:]) if b - a > 3) + 1 if rows else 0
     assert bands == 2, "expected the title and the body on two lines, got light rows %s" % rows
     # The alert holds (AlertSec=1h here) until the user collapses it; then the island rests in
