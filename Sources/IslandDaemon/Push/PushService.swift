@@ -47,13 +47,12 @@ final class PushService: Service {
         let broker = configuration.broker
         let executable = PushLinkProcess.executable.withLock { $0 }
         let headroom = PushLinkProcess.headroom(configured: linkHeadroom, environment: ProcessInfo.processInfo.environment)
-        // What bounds a packet from the broker, for the log: the link process's limit, or
-        // this process's memory.
-        let holder = executable == nil ? "islandd" : headroom > 0
-            ? "the MQTT link process, which may allocate \(Self.mebibytes(headroom)) beyond what it holds at its start and its "
-                + "sessions' share ([Push] LinkHeadroom=), and needs twice a packet's size for it (libmosquitto holds the "
-                + "packet and a copy of its payload)"
-            : "the MQTT link process" 
+        // What bounds a packet from the broker, for the log.
+        let limit = executable == nil ? "islandd can allocate" : headroom > 0
+            ? "the MQTT link process can hold, so nothing of it reached islandd: the link process may allocate "
+                + "\(Self.mebibytes(headroom)) beyond what it holds at its start and its sessions' share ([Push] LinkHeadroom=), "
+                + "and a packet takes twice its size there (libmosquitto holds it and a copy of its payload)"
+            : "the MQTT link process can hold, so nothing of it reached islandd"
         let room = DispatchSemaphore(value: Self.window)
         // The link is made after the handlers; they reach it through `box`.
         let box = LinkBox()
@@ -91,16 +90,13 @@ final class PushService: Service {
                 case .packetTooLarge(let retryIn, let discarding):
                     let retry = "\(Int((retryIn * 1000).rounded())) ms"
                     watch.endedOtherwise()
-                    if discarding {
-                        logger.error("the push broker sent this session's oversized message again, as it will at every reconnection "
-                            + "until the message is acknowledged: discarding the session at the broker, with every push it queued "
-                            + "for this app (a server that numbers its pushes sees them as missed), and subscribing again in a new one",
-                            metadata: ["broker": "\(broker)", "client_id": "\(clientID)", "retry_in": "\(retry)"])
-                    } else {
-                        logger.error("the push broker sent a message larger than \(holder) can hold; the connection was given up "
-                            + "before anything of it reached islandd. A broker's max_packet_size refuses such messages at the broker",
-                            metadata: ["broker": "\(broker)", "client_id": "\(clientID)", "retry_in": "\(retry)"])
-                    }
+                    let text = discarding
+                        ? "the push broker sent this session's oversized message again, as it will at every reconnection until "
+                            + "the message is acknowledged: discarding the session at the broker, with every push it queued for this "
+                            + "app (a server that numbers its pushes sees them as missed), and subscribing again in a new one"
+                        : "the push broker sent a message larger than \(limit); the connection was given up. "
+                            + "A broker's max_packet_size refuses such messages at the broker"
+                    logger.error("\(text)", metadata: ["broker": "\(broker)", "client_id": "\(clientID)", "retry_in": "\(retry)"])
                 case .takenOver(let retryIn):
                     logger.warning("the push broker gave this device's session to another client with its ClientID", metadata: [
                         "broker": "\(broker)", "client_id": "\(clientID)", "retry_in": "\(Int((retryIn * 1000).rounded())) ms",
