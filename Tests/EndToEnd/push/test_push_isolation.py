@@ -80,9 +80,8 @@ def test_a_140_mib_publish_through_mosquitto_under_mqtt_3_1_1_leaves_islandd_bou
     """A token holder (Flights' server) publishes 140 MiB to its own token through a mosquitto
     without max_packet_size, under MQTT 3.1.1, where a client cannot ask for a limit. Flights'
     session gives up that connection (mosquitto may even send it again at the reconnection, if
-    it had not finished sending it, and then Flights' session is stuck until the broker drops
-    it — what the developer guide's max_packet_size prevents), but islandd's memory is not touched, and
-    other apps' sessions go on."""
+    it had not finished sending it: then Flights' session is discarded at the broker, as for a
+    QoS 1 message below), but islandd's memory is not touched, and other apps' sessions go on."""
     broker = brokers.Broker(devices=["device-311"]).start()
     try:
         daemon = make_daemon(broker.push_config("device-311") + "MQTTVersion=3.1.1\n")
