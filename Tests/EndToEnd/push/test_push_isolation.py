@@ -303,3 +303,28 @@ def test_an_oversized_qos_1_message_is_named_dropped_and_later_pushes_arrive(mak
     finally:
         broker.remove()
 
+
+
+@pytest.mark.skipif(SANITIZED, reason="a sanitizer's shadow memory needs more than any data limit allows")
+def test_a_hostile_mqtt_5_broker_resending_an_oversized_packet_gets_the_session_discarded(make_daemon):
+    """A broker that ignores the Maximum Packet Size of MQTT 5 and sends an app's session an
+    oversized packet at two connections running: the second time the daemon discards the
+    session (a connection with a clean start, closed once accepted), the next connection
+    subscribes again, and a push through it is applied."""
+    hostile = brokers.HostileBroker(oversized=2, oversized_bytes=40 << 20)
+    try:
+        daemon = make_daemon(hostile.push_config("device-h") + "LinkHeadroom=4M\n")
+        created = request(daemon, COFFEE, {"n": 0})
+        token = created["pushToken"]
+        session = brokers.session_client("device-h", token)
+        # Two oversized, the discarding one, the new session's.
+        wait_for(lambda: "discarding the session at the broker" in daemon.log() and hostile.connections.get(session, 0) >= 4
+                 and hostile.subscribed(token), timeout=LIVENESS, message="the session discarded and subscribed again (%s)"
+                 % daemon.log()[-2000:])
+        hostile.push(token, brokers.aps("update", 1000, {"n": 1}, sequence=1))
+        answers = wait_for(lambda: hostile.feedback(brokers.feedback_topic(token)), timeout=LIVENESS,
+                           message="the push's answer (%s)" % daemon.log()[-2000:])
+        assert answers[0]["outcome"] in ("applied", "throttled") and answers[0]["sequence"] == 1, answers
+        assert "soon after accepting it" not in daemon.log()
+    finally:
+        hostile.close()
