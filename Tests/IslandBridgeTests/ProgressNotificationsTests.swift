@@ -107,10 +107,14 @@ struct ProgressNotificationsTests {
         tracker.called(progress, caller: ":1.9", serial: 1, destination: "org.example.Other")
         tracker.called(NotifyCall(arguments: Self.arguments(hints: []))!, caller: ":1.9", serial: 2, destination: ":1.5")
         #expect(tracker.pendingCount == 0)
-        for serial in 0..<UInt64(ProgressNotifications.maximumPending * 3) {
+        for serial in 0..<UInt64(ProgressNotifications.maximumPendingPerCaller * 3) {
             tracker.called(progress, caller: ":1.9", serial: serial, destination: ":1.5")
         }
-        #expect(tracker.pendingCount == ProgressNotifications.maximumPending)
+        #expect(tracker.pendingCount == ProgressNotifications.maximumPendingPerCaller)
+        for caller in 0..<ProgressNotifications.maximumCallers * 2 {
+            tracker.called(progress, caller: ":2.\(caller)", serial: 1, destination: ":1.5")
+        }
+        #expect(tracker.pendingCount == ProgressNotifications.maximumCallers, "as many callers as have a place, one call each")
         var ended = 0
         for id in 0..<UInt32(ProgressNotifications.maximumFollowed + 5) {
             let serial = UInt64(1000 + id)
@@ -122,6 +126,24 @@ struct ProgressNotificationsTests {
         #expect(tracker.followedIDs.count == ProgressNotifications.maximumFollowed)
         #expect(ended == 5, "the least recently updated make room")
         #expect(!tracker.followedIDs.contains(0))
+    }
+
+    @Test("a peer flooding Notify calls faster than the server answers pushes out only its own, never another's pending call")
+    func floodEvictsOnlyItsOwn() throws {
+        var tracker = Self.tracker()
+        let call = try #require(NotifyCall(arguments: Self.arguments(hints: [("value", .int32(40))])))
+        tracker.called(call, caller: ":1.9", serial: 7, destination: ProgressNotifications.serverName)
+        let flood = try #require(NotifyCall(arguments: Self.arguments(app: "Flood", hints: [("value", .int32(1))])))
+        for serial in 1...UInt64(ProgressNotifications.maximumPendingPerCaller * 100) {
+            tracker.called(flood, caller: ":1.66", serial: serial, destination: ProgressNotifications.serverName)
+        }
+        let changes = tracker.replied(from: ":1.5", to: ":1.9", replySerial: 7, id: 3, now: 0, lookup: Self.noEntries)
+        guard case .show(let activity) = try #require(changes.first) else {
+            Issue.record("the real call's reply made nothing: \(changes)")
+            return
+        }
+        #expect(activity.content.state["percent"] == 40)
+        #expect(tracker.pendingCount == ProgressNotifications.maximumPendingPerCaller, "only the flood's latest remain")
     }
 
     @Test("a new server ends what the old one showed")

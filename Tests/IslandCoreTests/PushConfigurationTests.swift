@@ -23,6 +23,7 @@ import Testing
             PasswordFile=/etc/island/push-password
             MQTTVersion=3.1.1
             KeepAliveSec=2min
+            LinkHeadroom=8M
             """).push
         #expect(push.broker == "mqtts://broker.example:8883")
         #expect(push.clientID == "kitchen-42")
@@ -34,6 +35,7 @@ import Testing
         #expect(push.passwordFile == "/etc/island/push-password")
         #expect(push.mqttVersion == "3.1.1")
         #expect(push.keepAlive == 120)
+        #expect(push.linkHeadroom == 8 << 20)
     }
 
     @Test func defaults() throws {
@@ -42,6 +44,7 @@ import Testing
         #expect(push.mqttVersion == "5")
         #expect(push.keepAlive == 60)
         #expect(push.clientID == nil)
+        #expect(push.linkHeadroom == nil)
     }
 
     @Test func badValuesNameTheirLine() {
@@ -52,6 +55,8 @@ import Testing
         Support.expectError("[Push]\nCAFile=ca.pem", "/etc/island/islandd.conf:2: invalid value 'ca.pem' for CAFile=: expected an absolute path")
         Support.expectError("[Push]\nMQTTVersion=4", "/etc/island/islandd.conf:2: invalid value '4' for MQTTVersion=: expected 5 or 3.1.1")
         Support.expectError("[Push]\nKeepAliveSec=1", "/etc/island/islandd.conf:2: invalid value '1' for KeepAliveSec=: expected a time span from 5s to 18h (MQTT's limit)")
+        Support.expectError("[Push]\nLinkHeadroom=512K", "/etc/island/islandd.conf:2: invalid value '512K' for LinkHeadroom=: expected a size from 1M to 1G")
+        Support.expectError("[Push]\nLinkHeadroom=lots", "/etc/island/islandd.conf:2: invalid value 'lots' for LinkHeadroom=: expected a size from 1M to 1G")
         Support.expectError("[Push]\nBrokr=mqtt://x", "/etc/island/islandd.conf:2: unknown key 'Brokr=' in [Push]; did you mean 'Broker='?")
         Support.expectError("[Psuh]", "/etc/island/islandd.conf:1: unknown section [Psuh]; did you mean [Push]? Sections are [Limits], [Daemon], [Push], [LockScreen], [LockScreen:<app-id>] and [App:<app-id>]")
     }

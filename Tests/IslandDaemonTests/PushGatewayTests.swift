@@ -304,6 +304,19 @@ final class RecordingBroker: PushBroker {
         #expect(!watch.told)
     }
 
+    /// A packet too large for the link process ends each connection soon after it began, as
+    /// long as the broker resends it: its own log says so, and no other client is blamed.
+    @Test func connectionsEndedByAPacketTooLargeBlameNoOtherClient() {
+        var watch = SessionWatch(stableAfter: 30)
+        for round in 0..<6 {
+            watch.connected(at: Double(round))
+            watch.endedOtherwise()
+            let told = watch.ended(at: Double(round) + 0.5, takenOver: false)
+            #expect(!told, "no connection left to count")
+        }
+        #expect(!watch.told)
+    }
+
     @Test func aBrokerThatSaysTheSessionWasTakenOverIsToldAtOnceAndOnce() {
         var watch = SessionWatch(stableAfter: 30)
         watch.connected(at: 0)

@@ -29,11 +29,29 @@ public enum MQTTConnectionEvent: Sendable, Hashable {
     /// "session taken over"); the next attempt is `retryIn` seconds away. Two clients with one
     /// id take the session from each other for as long as both run, ever more slowly.
     case takenOver(retryIn: Double)
+    /// The client gave the connection up because a packet from the broker did not fit in the
+    /// memory it may use (libmosquitto allocates each packet whole, as large as its header
+    /// says, before anyone can look at it); the next attempt is `retryIn` seconds away. With
+    /// `discardingSession` the connection before ended so too: a broker sends a QoS 1 message
+    /// of a persistent session again at every reconnection until it is acknowledged, so the
+    /// session would never move past it. The next attempt first discards the broker's session
+    /// of this client id, with everything it queued and held for it (`MQTTClient`), and the
+    /// connection after it subscribes again in a new one.
+    case packetTooLarge(retryIn: Double, discardingSession: Bool)
 }
 
 /// An MQTT client on libmosquitto, with a network thread of its own: it connects, keeps its
 /// subscriptions (QoS 1) across reconnections, reconnects with backoff after every failure,
-/// and hands what it receives to `onMessage`.
+/// and hands what it receives to `onMessage` — at most `maximumPacketSize` bytes of each
+/// payload: a larger one (from a broker that ignores the limit, or under MQTT 3.1.1, which
+/// cannot ask for one) is cut to that, so that its receiver refuses it by size without this
+/// process holding a third copy of it.
+///
+/// A persistent session whose broker sends a packet larger than the client can allocate again
+/// at the reconnection after the one it ended (`MQTTConnectionEvent.packetTooLarge`) is
+/// discarded: one connection with the clean-session flag, closed once the broker accepts it,
+/// ends the broker's session and drops what it queued; the next connection starts a new one
+/// and subscribes again. What was queued is lost, which a server that numbers its pushes sees.
 ///
 /// Every method may be called from any thread and never waits for the network: it queues the
 /// packet for the network thread and wakes it. `onMessage` and `onConnection` run on the
@@ -155,6 +173,10 @@ extension MQTTClient {
             var takenOver = false
             /// Why the broker last refused a connection, for the disconnection's reason.
             var refusal: String?
+            /// The last connection ended because a packet from the broker did not fit in memory.
+            var lastEndedTooLarge = false
+            /// The broker's session is to be discarded before the next connection.
+            var discardPending = false
             var unacknowledged = 0
         }
 
@@ -185,8 +207,8 @@ extension MQTTClient {
             close(wakeWriteDescriptor)
         }
 
-        private func configure() throws(MQTTError) {
-            let mosq = handle.pointer
+        /// The protocol, credentials and TLS of `configuration` on libmosquitto's client `mosq`.
+        private static func configureTransport(_ mosq: OpaquePointer, _ configuration: MQTTConfiguration) throws(MQTTError) {
             func check(_ rc: Int32, _ what: String) throws(MQTTError) {
                 guard rc == MOSQ_ERR_SUCCESS.rawValue else {
                     throw .invalidConfiguration("\(what): \(String(cString: mosquitto_strerror(rc)))")
@@ -213,6 +235,11 @@ extension MQTTClient {
                     }
                 }
             }
+        }
+
+        private func configure() throws(MQTTError) {
+            let mosq = handle.pointer
+            try Self.configureTransport(mosq, configuration)
             let user = Unmanaged.passUnretained(self).toOpaque()
             mosquitto_user_data_set(mosq, user)
             mosquitto_connect_with_flags_callback_set(mosq) { _, user, rc, flags in
@@ -226,10 +253,11 @@ extension MQTTClient {
             mosquitto_message_callback_set(mosq) { _, user, message in
                 guard let message = message?.pointee else { return }
                 let topic = String(cString: message.topic)
-                let count = Int(message.payloadlen)
+                let core = Core.from(user)
+                let count = min(Int(message.payloadlen), Int(core.configuration.maximumPacketSize))
                 let payload = count > 0 && message.payload != nil
                     ? Array(UnsafeRawBufferPointer(start: message.payload, count: count)) : []
-                Core.from(user).onMessage(MQTTMessage(topic: topic, payload: payload, qos: Int(message.qos), retained: message.retain))
+                core.onMessage(MQTTMessage(topic: topic, payload: payload, qos: Int(message.qos), retained: message.retain))
             }
             mosquitto_publish_callback_set(mosq) { _, user, _ in
                 Core.from(user).state.withLock { $0.unacknowledged = max(0, $0.unacknowledged - 1) }
@@ -339,15 +367,22 @@ extension MQTTClient {
         /// asked to stop.
         private func run() {
             while !stopping {
-                let connection = connect()
                 var reason: String
-                if connection == MOSQ_ERR_SUCCESS.rawValue {
-                    reason = serve()
+                var (served, tooLarge) = (false, false)
+                if state.withLock({ $0.discardPending }), let failure = discardSession() {
+                    reason = "cannot discard the broker's session: \(failure)"
                 } else {
-                    reason = Self.describe(connection)
+                    state.withLock { $0.discardPending = false }
+                    let connection = connect()
+                    if connection == MOSQ_ERR_SUCCESS.rawValue {
+                        (reason, tooLarge) = serve()
+                        served = true
+                    } else {
+                        reason = Self.describe(connection)
+                    }
                 }
                 let now = clock()
-                let (stop, delay, takenOver) = state.withLock { state in
+                let (stop, delay, takenOver, discarding) = state.withLock { state in
                     state.subscriptions.disconnect()
                     if let refusal = state.refusal { reason = refusal }
                     state.refusal = nil
@@ -357,10 +392,22 @@ extension MQTTClient {
                     // Whatever waited for an acknowledgement is resent by libmosquitto on the
                     // next connection of a persistent session, or never.
                     if !configuration.persistentSession { state.unacknowledged = 0 }
-                    return (state.stopping, delay, takenOver)
+                    // Twice running: the broker sent it again, and will at every reconnection.
+                    // An attempt that failed says nothing of it.
+                    let discarding = tooLarge && state.lastEndedTooLarge && configuration.persistentSession
+                    if discarding { state.discardPending = true }
+                    if served { state.lastEndedTooLarge = tooLarge && !discarding }
+                    return (state.stopping, delay, takenOver, discarding)
                 }
                 if stop { break }
-                onConnection(takenOver ? .takenOver(retryIn: delay) : .disconnected(reason: reason, retryIn: delay))
+                let event: MQTTConnectionEvent = if takenOver {
+                    .takenOver(retryIn: delay)
+                } else if tooLarge {
+                    .packetTooLarge(retryIn: delay, discardingSession: discarding)
+                } else {
+                    .disconnected(reason: reason, retryIn: delay)
+                }
+                onConnection(event)
                 waitForWake(milliseconds: Int32(min(delay * 1000, Double(Int32.max))))
             }
             finish()
@@ -386,8 +433,73 @@ extension MQTTClient {
             return mosquitto_connect_bind_v5(handle.pointer, broker.host, Int32(broker.port), Int32(configuration.keepAlive), nil, properties)
         }
 
-        /// Reads and writes until the connection ends or the client stops; why it ended.
-        private func serve() -> String {
+        /// Ends the broker's session of this client id: a connection of a client of its own with
+        /// the clean-session flag (MQTT 5: a clean start, and no session expiry), closed as soon
+        /// as the broker accepts it. The broker then forgets the session's subscriptions and
+        /// every message it queued or held in flight for it. Blocking, on this thread, within
+        /// `discardTimeout`; nil when done, otherwise why not.
+        private func discardSession() -> String? {
+            guard let mosq = mosquitto_new(configuration.clientID, true, nil) else { return String(cString: strerror(errno)) }
+            defer { mosquitto_destroy(mosq) }
+            do {
+                try Self.configureTransport(mosq, configuration)
+            } catch {
+                return "\(error)"
+            }
+            let answer = Answer()
+            let retained = Unmanaged.passRetained(answer)
+            defer { retained.release() }
+            mosquitto_user_data_set(mosq, retained.toOpaque())
+            mosquitto_connect_callback_set(mosq) { _, user, rc in
+                Unmanaged<Answer>.fromOpaque(user!).takeUnretainedValue().code.withLock { $0 = rc }
+            }
+            let broker = configuration.broker
+            // MQTT 5 too: no properties, so no session expiry, and the clean start's session
+            // ends with this connection.
+            let rc = mosquitto_connect(mosq, broker.host, Int32(broker.port), Int32(configuration.keepAlive))
+            guard rc == MOSQ_ERR_SUCCESS.rawValue else { return Self.describe(rc) }
+            let deadline = ContinuousClock.now + Self.discardTimeout
+            while answer.code.withLock({ $0 }) == nil {
+                guard !stopping, ContinuousClock.now < deadline else { return "no answer from the broker" }
+                let socket = mosquitto_socket(mosq)
+                guard socket >= 0 else { return "connection closed" }
+                var descriptor = pollfd(fd: socket, events: Int16(POLLIN) | (mosquitto_want_write(mosq) ? Int16(POLLOUT) : 0), revents: 0)
+                _ = poll(&descriptor, 1, 100)
+                if descriptor.revents & Int16(POLLIN | POLLHUP | POLLERR) != 0 {
+                    let rc = mosquitto_loop_read(mosq, 1)
+                    if rc != MOSQ_ERR_SUCCESS.rawValue { return Self.describe(rc) }
+                }
+                if mosquitto_socket(mosq) >= 0 && mosquitto_want_write(mosq) {
+                    let rc = mosquitto_loop_write(mosq, 1)
+                    if rc != MOSQ_ERR_SUCCESS.rawValue { return Self.describe(rc) }
+                }
+            }
+            let code = answer.code.withLock { $0 } ?? 0
+            if mosquitto_disconnect(mosq) == MOSQ_ERR_SUCCESS.rawValue {
+                for _ in 0..<10 where mosquitto_socket(mosq) >= 0 && mosquitto_want_write(mosq) {
+                    var descriptor = pollfd(fd: mosquitto_socket(mosq), events: Int16(POLLOUT), revents: 0)
+                    _ = poll(&descriptor, 1, 100)
+                    if mosquitto_loop_write(mosq, 1) != MOSQ_ERR_SUCCESS.rawValue { break }
+                }
+            }
+            guard code == 0 else {
+                let reason = configuration.protocolVersion == .v5 ? mosquitto_reason_string(code) : mosquitto_connack_string(code)
+                return "the broker refused the connection: \(reason.map { String(cString: $0) } ?? "code \(code)")"
+            }
+            return nil
+        }
+
+        /// How long discarding a session may take.
+        static let discardTimeout = Duration.seconds(10)
+
+        /// The CONNACK's code of `discardSession`'s client.
+        private final class Answer: Sendable {
+            let code = Mutex<Int32?>(nil)
+        }
+
+        /// Reads and writes until the connection ends or the client stops; why it ended, and
+        /// whether because a packet from the broker did not fit in memory.
+        private func serve() -> (reason: String, tooLarge: Bool) {
             let mosq = handle.pointer
             // A keep-alive ping is due `keepAlive` seconds after the last packet out; waking
             // four times as often sends it at most a quarter late, well within the 1.5 × the
@@ -397,26 +509,28 @@ extension MQTTClient {
             while true {
                 if stopping {
                     disconnect()
-                    return "stopped"
+                    return ("stopped", false)
                 }
                 let socket = mosquitto_socket(mosq)
-                guard socket >= 0 else { return "connection closed" }
+                guard socket >= 0 else { return ("connection closed", false) }
                 descriptors[1] = pollfd(fd: socket, events: Int16(POLLIN) | (mosquitto_want_write(mosq) ? Int16(POLLOUT) : 0), revents: 0)
                 let ready = poll(&descriptors, 2, tick)
-                if ready < 0 && errno != EINTR { return "poll: \(String(cString: strerror(errno)))" }
+                if ready < 0 && errno != EINTR { return ("poll: \(String(cString: strerror(errno)))", false) }
                 if descriptors[0].revents != 0 { drainWake() }
                 let events = descriptors[1].revents
                 if events & Int16(POLLIN | POLLHUP | POLLERR) != 0 {
                     let rc = mosquitto_loop_read(mosq, 1)
-                    if rc != MOSQ_ERR_SUCCESS.rawValue { return Self.describe(rc) }
+                    // What reading allocates is the packet coming in (and a copy of its payload):
+                    // out of memory there is a packet larger than this process may hold.
+                    if rc != MOSQ_ERR_SUCCESS.rawValue { return (Self.describe(rc), rc == MOSQ_ERR_NOMEM.rawValue) }
                     Self.acknowledgeQuickly(socket)
                 }
                 if mosquitto_socket(mosq) >= 0 && (events & Int16(POLLOUT) != 0 || mosquitto_want_write(mosq)) {
                     let rc = mosquitto_loop_write(mosq, 1)
-                    if rc != MOSQ_ERR_SUCCESS.rawValue { return Self.describe(rc) }
+                    if rc != MOSQ_ERR_SUCCESS.rawValue { return (Self.describe(rc), false) }
                 }
                 let rc = mosquitto_loop_misc(mosq)
-                if rc != MOSQ_ERR_SUCCESS.rawValue { return Self.describe(rc) }
+                if rc != MOSQ_ERR_SUCCESS.rawValue { return (Self.describe(rc), false) }
             }
         }
 

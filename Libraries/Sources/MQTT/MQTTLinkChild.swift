@@ -10,8 +10,9 @@ import Synchronization
 /// option bounds it on the client's side, and MQTT 5's Maximum Packet Size binds only a broker
 /// that honours it. So the clients run here, in a process whose data is limited
 /// (`RLIMIT_DATA`): a larger packet makes malloc fail, libmosquitto gives up the connection
-/// (`MOSQ_ERR_NOMEM`) and the client reconnects with its backoff; the daemon's memory never
-/// sees it. The limit is what the process holds when it starts, `perSession` for each session,
+/// (`MOSQ_ERR_NOMEM`), the client says so (`MQTTConnectionEvent.packetTooLarge`) and
+/// reconnects with its backoff — and discards its session at the broker when the broker sends
+/// the packet again; the daemon's memory never sees it. The limit is what the process holds when it starts, `perSession` for each session,
 /// and `headroom`. The daemon reads what comes from here in frames it bounds itself (`MQTTLinkFrame`).
 ///
 /// It serves the socket `descriptor` (one end of a socket pair; the daemon holds the other),
@@ -47,7 +48,7 @@ public enum MQTTLinkChild {
         let baseline: Int
         /// One writer at a time: every session's network thread writes here.
         let writing = Mutex(())
-        let sessions = Mutex<[String: (client: MQTTClient, payloadLimit: Int)]>([:])
+        let sessions = Mutex<[String: MQTTClient]>([:])
 
         init(descriptor: Int32, headroom: Int?, baseline: Int) {
             self.descriptor = descriptor
@@ -90,19 +91,20 @@ public enum MQTTLinkChild {
                 limit(sessions: sessions.withLock { $0.count } + 1)
                 do {
                     let configuration = try JSONDecoder().decode(MQTTConfiguration.self, from: Data(bytes))
-                    let payloadLimit = Int(configuration.maximumPacketSize)
+                    // The client passes on at most the largest packet the daemon takes: it
+                    // refuses what is over its limit by size, which those bytes show as well.
                     let client = try MQTTClient(configuration, onMessage: { [self] message in
-                        // Nothing larger than the daemon takes: it refuses what is over its
-                        // limit by size, which the first `payloadLimit` bytes show as well.
-                        send(.message(session: name, topic: message.topic, payload: Array(message.payload.prefix(payloadLimit))))
+                        send(.message(session: name, topic: message.topic, payload: message.payload))
                     }, onConnection: { [self] event in
                         switch event {
                         case .connected(let present): send(.connected(session: name, sessionPresent: present))
                         case .disconnected(let reason, let retryIn): send(.disconnected(session: name, reason: reason, retryIn: retryIn))
                         case .takenOver(let retryIn): send(.takenOver(session: name, retryIn: retryIn))
+                        case .packetTooLarge(let retryIn, let discarding):
+                            send(.packetTooLarge(session: name, retryIn: retryIn, discardingSession: discarding))
                         }
                     })
-                    sessions.withLock { $0[name] = (client, payloadLimit) }
+                    sessions.withLock { $0[name] = client }
                     client.start()
                 } catch {
                     send(.disconnected(session: name, reason: "\(error)", retryIn: 60))
@@ -114,13 +116,13 @@ public enum MQTTLinkChild {
             case .publish(let name, let topic, let payload, let retain):
                 // Lost, as in the daemon's own client, while the broker is away or slow.
                 try? client(name)?.publish(topic, payload: payload, qos: 1, retain: retain)
-            case .message, .connected, .disconnected, .takenOver:
+            case .message, .connected, .disconnected, .takenOver, .packetTooLarge:
                 complain("the daemon sent a frame only the link sends")
             }
         }
 
         private func client(_ name: String) -> MQTTClient? {
-            sessions.withLock { $0[name]?.client }
+            sessions.withLock { $0[name] }
         }
 
         /// Blocks while the daemon does not read: the broker, not this process, then holds
@@ -136,7 +138,7 @@ public enum MQTTLinkChild {
 
         /// Disconnects every session cleanly (bounded) and exits.
         private func stop(status: Int32) -> Never {
-            let clients = sessions.withLock { $0.values.map(\.client) }
+            let clients = sessions.withLock { Array($0.values) }
             let done = DispatchSemaphore(value: 0)
             Task {
                 await withTaskGroup(of: Void.self) { group in

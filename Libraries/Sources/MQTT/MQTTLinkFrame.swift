@@ -34,6 +34,7 @@ public enum MQTTLinkFrame: Sendable, Hashable {
     case connected(session: String, sessionPresent: Bool)
     case disconnected(session: String, reason: String, retryIn: Double)
     case takenOver(session: String, retryIn: Double)
+    case packetTooLarge(session: String, retryIn: Double, discardingSession: Bool)
 
     /// Why bytes are no frame.
     public struct Invalid: Error, Sendable, Hashable, CustomStringConvertible {
@@ -74,6 +75,8 @@ public enum MQTTLinkFrame: Sendable, Hashable {
             body.append(12); string(session); double(retryIn); string(reason)
         case .takenOver(let session, let retryIn):
             body.append(13); string(session); double(retryIn)
+        case .packetTooLarge(let session, let retryIn, let discardingSession):
+            body.append(14); string(session); double(retryIn); body.append(discardingSession ? 1 : 0)
         }
         let count = UInt32(body.count)
         return [UInt8(count >> 24), UInt8((count >> 16) & 0xFF), UInt8((count >> 8) & 0xFF), UInt8(count & 0xFF)] + body
@@ -117,6 +120,10 @@ public enum MQTTLinkFrame: Sendable, Hashable {
             let retryIn = try double()
             self = .disconnected(session: session, reason: try string(), retryIn: retryIn)
         case 13: self = .takenOver(session: try string(), retryIn: try double())
+        case 14:
+            let session = try string()
+            let retryIn = try double()
+            self = .packetTooLarge(session: session, retryIn: retryIn, discardingSession: try byte() != 0)
         case let tag: throw Invalid(reason: "unknown tag \(tag)")
         }
     }

@@ -352,6 +352,8 @@ public final class MQTTLinkProcess: Sendable {
                 deliver(name, connected: false, .disconnected(reason: reason, retryIn: retryIn))
             case .takenOver(let name, let retryIn):
                 deliver(name, connected: false, .takenOver(retryIn: retryIn))
+            case .packetTooLarge(let name, let retryIn, let discarding):
+                deliver(name, connected: false, .packetTooLarge(retryIn: retryIn, discardingSession: discarding))
             case .open, .subscribe, .unsubscribe, .publish:
                 return "the MQTT link process sent a frame only the daemon sends"
             }

@@ -126,7 +126,7 @@ struct MQTTClientTests {
             // pattern (SessionWatch).
             func wait(_ event: MQTTConnectionEvent) -> Double? {
                 switch event {
-                case .disconnected(_, let wait), .takenOver(let wait): wait
+                case .disconnected(_, let wait), .takenOver(let wait), .packetTooLarge(let wait, _): wait
                 case .connected: nil
                 }
             }

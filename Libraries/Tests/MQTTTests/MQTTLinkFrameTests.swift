@@ -16,6 +16,8 @@ import Testing
         .connected(session: "d", sessionPresent: true),
         .disconnected(session: "d", reason: "Out of memory.", retryIn: 1.25),
         .takenOver(session: "d", retryIn: 60),
+        .packetTooLarge(session: "d/a", retryIn: 0.75, discardingSession: false),
+        .packetTooLarge(session: "d/a", retryIn: 1.5, discardingSession: true),
     ]
 
     /// Reads frames from `bytes` as from a stream.

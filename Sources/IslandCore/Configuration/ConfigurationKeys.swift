@@ -117,6 +117,7 @@ extension IslandConfiguration {
         case passwordFile = "PasswordFile"
         case mqttVersion = "MQTTVersion"
         case keepAliveSec = "KeepAliveSec"
+        case linkHeadroom = "LinkHeadroom"
 
         /// Reads `text` into `settings`; an empty value resets the key to its default.
         func apply(_ text: String, to settings: inout PushSettings) throws(ValueProblem) {
@@ -169,6 +170,16 @@ extension IslandConfiguration {
                     throw ValueProblem(reason: "expected a time span from 5s to 18h (MQTT's limit)")
                 }
                 settings.keepAlive = seconds
+            case .linkHeadroom:
+                guard let value else {
+                    settings.linkHeadroom = nil
+                    return
+                }
+                guard case .integer(let bytes) = try? IslandConfiguration.read(value, as: .size),
+                      bytes >= PushSettings.linkHeadroomRange.lowerBound, bytes <= PushSettings.linkHeadroomRange.upperBound else {
+                    throw ValueProblem(reason: "expected a size from 1M to 1G")
+                }
+                settings.linkHeadroom = bytes
             }
         }
 

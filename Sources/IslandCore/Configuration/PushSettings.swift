@@ -32,6 +32,12 @@ public struct PushSettings: Sendable, Hashable {
     /// `KeepAliveSec=`: seconds between pings while nothing else is said; a broker that
     /// stops answering is noticed within about twice this.
     public var keepAlive: Double = 60
+    /// `LinkHeadroom=`: what the MQTT link process may allocate beyond what it holds at its
+    /// start and its sessions' share, which bounds the largest packet from the broker it can
+    /// take in (about half of it); nil for the daemon's default (32 MiB).
+    public var linkHeadroom: Int?
+    /// From 4 times the largest packet the daemon asks for (256 KiB), to far more than any push.
+    public static let linkHeadroomRange = (1 << 20)...(1 << 30)
 
     public init() {}
 

@@ -131,10 +131,11 @@ public enum PushLinkProcess {
     /// bytes (0: no limit).
     public static let option = "--mqtt-link"
 
-    /// The link process's headroom (`MQTTLinkChild`): none under a sanitizer
-    /// (`ISLAND_SANITIZER`), whose shadow memory no data limit allows.
-    static func headroom(environment: [String: String]) -> Int {
-        (environment["ISLAND_SANITIZER"] ?? "").isEmpty ? MQTTLinkChild.defaultHeadroom : 0
+    /// The link process's headroom (`MQTTLinkChild`): `configured` (`[Push] LinkHeadroom=`)
+    /// or the default; none under a sanitizer (`ISLAND_SANITIZER`), whose shadow memory no
+    /// data limit allows.
+    static func headroom(configured: Int?, environment: [String: String]) -> Int {
+        (environment["ISLAND_SANITIZER"] ?? "").isEmpty ? configured ?? MQTTLinkChild.defaultHeadroom : 0
     }
 
     /// Runs the link process on descriptor 3 (as `MQTTLinkProcess` starts it); never returns.

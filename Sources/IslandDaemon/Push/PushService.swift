@@ -40,10 +40,19 @@ final class PushService: Service {
     let device: String
     private let logger: Logger
 
-    init(configuration: MQTTConfiguration, gateway: PushGateway, logger: Logger) throws(IslandDaemon.StartError) {
+    /// `linkHeadroom`: `[Push] LinkHeadroom=`, nil for the default.
+    init(configuration: MQTTConfiguration, linkHeadroom: Int? = nil, gateway: PushGateway, logger: Logger) throws(IslandDaemon.StartError) {
         self.logger = logger
         device = configuration.clientID
         let broker = configuration.broker
+        let executable = PushLinkProcess.executable.withLock { $0 }
+        let headroom = PushLinkProcess.headroom(configured: linkHeadroom, environment: ProcessInfo.processInfo.environment)
+        // What bounds a packet from the broker, for the log.
+        let limit = executable == nil ? "islandd can allocate" : headroom > 0
+            ? "the MQTT link process can hold, so nothing of it reached islandd: the link process may allocate "
+                + "\(Self.mebibytes(headroom)) beyond what it holds at its start and its sessions' share ([Push] LinkHeadroom=), "
+                + "and a packet takes twice its size there (libmosquitto holds it and a copy of its payload)"
+            : "the MQTT link process can hold, so nothing of it reached islandd"
         let room = DispatchSemaphore(value: Self.window)
         // The link is made after the handlers; they reach it through `box`.
         let box = LinkBox()
@@ -78,6 +87,16 @@ final class PushService: Service {
                     if watch.ended(at: MQTTClient.monotonicSeconds(), takenOver: false) {
                         logger.error("\(SessionWatch.flapping(clientID: clientID))", metadata: ["broker": "\(broker)"])
                     }
+                case .packetTooLarge(let retryIn, let discarding):
+                    let retry = "\(Int((retryIn * 1000).rounded())) ms"
+                    watch.endedOtherwise()
+                    let text = discarding
+                        ? "the push broker sent this session's oversized message again, as it will at every reconnection until "
+                            + "the message is acknowledged: discarding the session at the broker, with every push it queued for this "
+                            + "app (a server that numbers its pushes sees them as missed), and subscribing again in a new one"
+                        : "the push broker sent a message larger than \(limit); the connection was given up. "
+                            + "A broker's max_packet_size refuses such messages at the broker"
+                    logger.error("\(text)", metadata: ["broker": "\(broker)", "client_id": "\(clientID)", "retry_in": "\(retry)"])
                 case .takenOver(let retryIn):
                     logger.warning("the push broker gave this device's session to another client with its ClientID", metadata: [
                         "broker": "\(broker)", "client_id": "\(clientID)", "retry_in": "\(Int((retryIn * 1000).rounded())) ms",
@@ -89,8 +108,7 @@ final class PushService: Service {
             }
         }
         do {
-            if let executable = PushLinkProcess.executable.withLock({ $0 }) {
-                let headroom = PushLinkProcess.headroom(environment: ProcessInfo.processInfo.environment)
+            if let executable {
                 let process = try MQTTLinkProcess(
                     executable: executable, arguments: [PushLinkProcess.option, String(headroom)],
                     frameLimit: MQTTLinkProcess.frameLimit(for: configuration), backoff: configuration.backoff,
@@ -125,6 +143,11 @@ final class PushService: Service {
 
         func connected(at now: Double) { watch.withLock { $0.connected(at: now) } }
         func ended(at now: Double, takenOver: Bool) -> Bool { watch.withLock { $0.ended(at: now, takenOver: takenOver) } }
+        func endedOtherwise() { watch.withLock { $0.endedOtherwise() } }
+    }
+
+    static func mebibytes(_ bytes: Int) -> String {
+        bytes % (1 << 20) == 0 ? "\(bytes >> 20) MiB" : "\(bytes >> 10) KiB"
     }
 
     /// Set once, before the link starts; read on its threads.
@@ -171,6 +194,12 @@ struct SessionWatch {
         guard short >= Self.shortInARow, !told else { return false }
         told = true
         return true
+    }
+
+    /// The connection ended for a reason the log tells itself (a packet too large to hold),
+    /// which says nothing of another client with this id.
+    mutating func endedOtherwise() {
+        connectedAt = nil
     }
 
     static func takenOver(clientID: String) -> String {

@@ -118,7 +118,8 @@ public final class IslandDaemon: Sendable {
         var pushService: PushService?
         if configuration.push.isEnabled {
             let device = configuration.push.clientID ?? MQTTConfiguration.defaultDevice(scope: options.scope)
-            let service = try PushService(configuration: MQTTConfiguration(configuration.push, device: device), gateway: push, logger: logger)
+            let service = try PushService(configuration: MQTTConfiguration(configuration.push, device: device),
+                                          linkHeadroom: configuration.push.linkHeadroom, gateway: push, logger: logger)
             await push.enable(root: configuration.push.topicRoot, device: device, broker: service.link, stored: stored.pushTokens)
             pushService = service
         }

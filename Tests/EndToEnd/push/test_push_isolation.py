@@ -80,9 +80,8 @@ def test_a_140_mib_publish_through_mosquitto_under_mqtt_3_1_1_leaves_islandd_bou
     """A token holder (Flights' server) publishes 140 MiB to its own token through a mosquitto
     without max_packet_size, under MQTT 3.1.1, where a client cannot ask for a limit. Flights'
     session gives up that connection (mosquitto may even send it again at the reconnection, if
-    it had not finished sending it, and then Flights' session is stuck until the broker drops
-    it — what the developer guide's max_packet_size prevents), but islandd's memory is not touched, and
-    other apps' sessions go on."""
+    it had not finished sending it: then Flights' session is discarded at the broker, as for a
+    QoS 1 message below), but islandd's memory is not touched, and other apps' sessions go on."""
     broker = brokers.Broker(devices=["device-311"]).start()
     try:
         daemon = make_daemon(broker.push_config("device-311") + "MQTTVersion=3.1.1\n")
@@ -248,3 +247,84 @@ def test_one_app_flooding_its_token_while_the_device_is_online_loses_no_push_of_
         coffee_feedback.close()
         flights_feedback.close()
         broker.remove()
+
+
+@pytest.mark.skipif(SANITIZED, reason="a sanitizer's shadow memory needs more than any data limit allows")
+@pytest.mark.parametrize("version", ["3.1.1", "5"])
+def test_an_oversized_qos_1_message_is_named_dropped_and_later_pushes_arrive(make_daemon, tmp_path, version):
+    """An app's server publishes, at QoS 1, a message larger than the link process can hold
+    (LinkHeadroom= makes that 16 MiB rather than 140) through a mosquitto without
+    max_packet_size. Under MQTT 3.1.1 the broker sends it again at every reconnection of the
+    app's persistent session: the log names the oversized message (not another client with the
+    same ClientID), the daemon discards that session at the broker, and the server's next push is
+    applied. Under MQTT 5 the broker never sends it: the CONNECT's Maximum Packet Size (256 KiB)
+    makes mosquitto drop it."""
+    broker = brokers.Broker(devices=["device-big"]).start()
+    try:
+        daemon = make_daemon(broker.push_config("device-big") + "MQTTVersion=%s\nLinkHeadroom=2M\n" % version)
+        created = request(daemon, COFFEE, {"n": 0})
+        token = created["pushToken"]
+        session = brokers.session_client("device-big", token)
+        broker.wait_subscribed(session, token)
+        big = tmp_path / "big"
+        with open(big, "wb") as f:
+            f.truncate(16 << 20)
+        subprocess.run(broker._prefix() + ["mosquitto_pub", "-h", broker.host, "-p", str(broker.port),
+                                           *broker.credentials("backend-coffee"), "-q", "1", "-t", token, "-f", str(big)],
+                       check=True, capture_output=True, timeout=LIVENESS)
+        if version == "3.1.1":
+            wait_for(lambda: "discarding the session at the broker" in daemon.log(), timeout=LIVENESS,
+                     message="the session discarded after the broker resent the oversized message (%s)" % daemon.log()[-2000:])
+            told = [line for line in daemon.log().splitlines() if "larger than the MQTT link process can hold" in line]
+            assert told and "2 MiB" in told[0] and "LinkHeadroom=" in told[0] and "client_id=%s" % session in told[0], told
+        feedback = broker.subscriber("backend-coffee", brokers.feedback_topic(token))
+        try:
+            # A server that hears nothing sends the same push again (same timestamp: applied once):
+            # the push may come before the new session has subscribed.
+            def answered():
+                broker.publish("backend-coffee", token, brokers.aps("update", 1000, {"n": 1}, sequence=1))
+                try:
+                    # One round of resending, not the test's bound.
+                    return feedback.wait(1, timeout=2)
+                except TimeoutError:
+                    return None
+            answers = wait_for(answered, timeout=LIVENESS, message="the later push's answer (%s)" % daemon.log()[-2000:])
+        finally:
+            feedback.close()
+        assert answers[0]["outcome"] in ("applied", "throttled") and answers[0]["sequence"] == 1, answers
+        wait_for(lambda: activity(daemon, COFFEE, created["id"])["content"]["state"] == {"n": 1}, timeout=LIVENESS,
+                 message="the later push applied")
+        log = daemon.log()
+        assert "soon after accepting it" not in log and "took its session" not in log, "another client blamed: " + log[-2000:]
+        if version == "5":
+            assert "larger than" not in log, "the broker sent it under MQTT 5: " + log[-2000:]
+        print("\n".join(line for line in log.splitlines() if "client_id=%s" % session in line))
+        assert daemon.process.poll() is None
+    finally:
+        broker.remove()
+
+
+
+@pytest.mark.skipif(SANITIZED, reason="a sanitizer's shadow memory needs more than any data limit allows")
+def test_a_hostile_mqtt_5_broker_resending_an_oversized_packet_gets_the_session_discarded(make_daemon):
+    """A broker that ignores the Maximum Packet Size of MQTT 5 and sends an app's session an
+    oversized packet at two connections running: the second time the daemon discards the
+    session (a connection with a clean start, closed once accepted), the next connection
+    subscribes again, and a push through it is applied."""
+    hostile = brokers.HostileBroker(oversized=2, oversized_bytes=40 << 20)
+    try:
+        daemon = make_daemon(hostile.push_config("device-h") + "LinkHeadroom=4M\n")
+        created = request(daemon, COFFEE, {"n": 0})
+        token = created["pushToken"]
+        session = brokers.session_client("device-h", token)
+        # Two oversized, the discarding one, the new session's.
+        wait_for(lambda: "discarding the session at the broker" in daemon.log() and hostile.connections.get(session, 0) >= 4
+                 and hostile.subscribed(token), timeout=LIVENESS, message="the session discarded and subscribed again (%s)"
+                 % daemon.log()[-2000:])
+        hostile.push(token, brokers.aps("update", 1000, {"n": 1}, sequence=1))
+        answers = wait_for(lambda: hostile.feedback(brokers.feedback_topic(token)), timeout=LIVENESS,
+                           message="the push's answer (%s)" % daemon.log()[-2000:])
+        assert answers[0]["outcome"] in ("applied", "throttled") and answers[0]["sequence"] == 1, answers
+        assert "soon after accepting it" not in daemon.log()
+    finally:
+        hostile.close()

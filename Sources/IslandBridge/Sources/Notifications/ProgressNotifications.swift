@@ -23,17 +23,25 @@ import OrderedJSON
 /// no stale activities behind). Each notification's app is resolved from its sender's
 /// identity (`SenderIdentity`), never from its claims alone.
 ///
-/// Everything is bounded: calls waiting for their reply (`maximumPending`, the oldest
-/// dropped), notifications followed (`maximumFollowed`, the least recently updated ended),
-/// closings asked for (`maximumPending`). Replies and closings count only from the
-/// connection that owns the server's name.
+/// Everything is bounded: calls waiting for their reply, kept per caller (its unique name) —
+/// a caller's new call pushes out only its own oldest (`maximumPendingPerCaller`), never
+/// another's, so that a peer sending calls faster than the server answers cannot make the
+/// bridge forget another's progress before its reply; a new caller takes the place of the one
+/// silent longest only when `maximumCallers` have calls waiting — notifications followed
+/// (`maximumFollowed`, the least recently updated ended), closings asked for
+/// (`maximumClosings`). Replies and closings count only from the connection that owns the
+/// server's name.
 public struct ProgressNotifications: Sendable {
-    public static let maximumPending = 64
+    public static let maximumPendingPerCaller = 8
+    public static let maximumCallers = 64
+    public static let maximumClosings = 64
     public static let maximumFollowed = 32
 
-    private struct CallKey: Hashable, Sendable {
-        var caller: String
-        var serial: UInt64
+    /// What one connection has waiting for the server's reply, oldest first.
+    private struct Caller: Sendable {
+        var pending: [(serial: UInt64, call: NotifyCall)] = []
+        /// When it last called, in the order of observation.
+        var lastCall: UInt64 = 0
     }
 
     /// A notification: the connection that sent it, and the id the server gave it.
@@ -66,8 +74,9 @@ public struct ProgressNotifications: Sendable {
     private let busID: String
     /// The connection that owns `org.freedesktop.Notifications`.
     public private(set) var server: String?
-    private var pending: [CallKey: NotifyCall] = [:]
-    private var pendingOrder: [CallKey] = []
+    private var callers: [String: Caller] = [:]
+    /// Calls kept so far: the order of `Caller.lastCall`.
+    private var calls: UInt64 = 0
     private var followed: [Key: Followed] = [:]
     /// `CloseNotification` calls seen, by the connection that made them, oldest first.
     private var closing: [Key] = []
@@ -82,8 +91,7 @@ public struct ProgressNotifications: Sendable {
     public mutating func serverChanged(to owner: String?) -> [SourceChange] {
         guard owner != server else { return [] }
         server = owner
-        pending = [:]
-        pendingOrder = []
+        callers = [:]
         closing = []
         defer { followed = [:] }
         return followed.values.sorted { $0.startedAt < $1.startedAt }
@@ -98,15 +106,29 @@ public struct ProgressNotifications: Sendable {
         guard let server, destination == Self.serverName || destination == server else { return false }
         guard call.isProgress || (call.replacesID != 0 && followed[Key(owner: caller, id: call.replacesID)] != nil)
             || stackMatch(call, caller: caller) != nil else { return false }
-        let key = CallKey(caller: caller, serial: serial)
-        if pending[key] == nil {
-            pendingOrder.append(key)
-            if pendingOrder.count > Self.maximumPending {
-                pending[pendingOrder.removeFirst()] = nil
-            }
+        calls += 1
+        if callers[caller] == nil, callers.count >= Self.maximumCallers,
+           let silent = callers.min(by: { $0.value.lastCall < $1.value.lastCall })?.key {
+            callers[silent] = nil
         }
-        pending[key] = call
+        var entry = callers[caller] ?? Caller()
+        if let index = entry.pending.firstIndex(where: { $0.serial == serial }) {
+            entry.pending[index].call = call
+        } else {
+            if entry.pending.count >= Self.maximumPendingPerCaller { entry.pending.removeFirst() }
+            entry.pending.append((serial, call))
+        }
+        entry.lastCall = calls
+        callers[caller] = entry
         return true
+    }
+
+    /// Takes `caller`'s call of serial `serial` out of what waits for a reply.
+    private mutating func take(_ caller: String, serial: UInt64) -> NotifyCall? {
+        guard var entry = callers[caller], let index = entry.pending.firstIndex(where: { $0.serial == serial }) else { return nil }
+        let call = entry.pending.remove(at: index).call
+        callers[caller] = entry.pending.isEmpty ? nil : entry
+        return call
     }
 
     /// A `CloseNotification(id)` call from `caller` to `destination`: the closing it causes
@@ -115,14 +137,13 @@ public struct ProgressNotifications: Sendable {
         guard let server, destination == Self.serverName || destination == server,
               followed.keys.contains(where: { $0.id == id }) else { return }
         closing.append(Key(owner: caller, id: id))
-        if closing.count > Self.maximumPending { closing.removeFirst() }
+        if closing.count > Self.maximumClosings { closing.removeFirst() }
     }
 
     /// The server's error reply to a call: nothing was shown.
     public mutating func failed(from sender: String, to caller: String, replySerial: UInt64) {
         guard sender == server else { return }
-        let key = CallKey(caller: caller, serial: replySerial)
-        if pending.removeValue(forKey: key) != nil { pendingOrder.removeAll { $0 == key } }
+        _ = take(caller, serial: replySerial)
     }
 
     /// The server's reply to a call: notification `id` shows it. `identity` is what the bridge
@@ -130,9 +151,7 @@ public struct ProgressNotifications: Sendable {
     public mutating func replied(from sender: String, to caller: String, replySerial: UInt64, id: UInt32, now: Double,
                                  identity: SenderIdentity = .unknown, lookup: (String) -> DesktopEntry?) -> [SourceChange] {
         guard sender == server else { return [] }
-        let key = CallKey(caller: caller, serial: replySerial)
-        guard let call = pending.removeValue(forKey: key) else { return [] }
-        pendingOrder.removeAll { $0 == key }
+        guard let call = take(caller, serial: replySerial) else { return [] }
 
         // What it replaces: the caller's own notification of its replaces_id, or of the id the
         // server answered, or the caller's of its tag. (replaces_id 0 replaces nothing.) Another
@@ -207,8 +226,8 @@ public struct ProgressNotifications: Sendable {
         var changes: [SourceChange] = []
         for key in ended.sorted(by: { $0.owner < $1.owner }) {
             guard let entry = followed[key] else { continue }
-            let replaced = pending.contains { callKey, call in
-                callKey.caller == key.owner && (call.replacesID == id
+            let replaced = (callers[key.owner]?.pending ?? []).contains { _, call in
+                (call.replacesID == id
                     || (entry.stackTag != nil && call.stackTag == entry.stackTag && call.appName == entry.call.appName))
             }
             if replaced { continue }
@@ -241,7 +260,8 @@ public struct ProgressNotifications: Sendable {
 
     /// The notifications followed now, by sender and id.
     public var followedKeys: Set<Key> { Set(followed.keys) }
-    public var pendingCount: Int { pending.count }
+    /// Calls waiting for their reply, of every caller.
+    public var pendingCount: Int { callers.values.reduce(0) { $0 + $1.pending.count } }
 
     /// The caller's own notification of the call's stack tag.
     private func stackMatch(_ call: NotifyCall, caller: String) -> Key? {
