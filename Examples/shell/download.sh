@@ -11,23 +11,27 @@ app=org.example.DownloadShell   # the desktop entry's name, without .desktop
 file=${1:-debian-12.iso}
 pause=${STEP_SECONDS:-2}        # the pretend work between two updates
 
+# If the script is stopped (Ctrl-C, `kill`, systemd stopping it) the activity would stay on
+# screen saying "downloading" for hours: end it on the way out, saying what happened. The traps
+# come first, so that a stop right after the start finds them in place.
+id=
+percent=0
+cancel() {
+    if [ -n "$id" ]; then
+        island end --app "$app" "$id" --state "{\"stage\": \"cancelled\", \"percent\": $percent}" >/dev/null
+    fi
+    exit "$1"
+}
+trap 'cancel 130' INT
+trap 'cancel 143' TERM
+trap 'cancel 129' HUP
+
 # Start the activity: the attributes never change, the state does. With --key, running the
 # script again while this download is still shown gives back the same activity, not a second one.
 id=$(island start --app "$app" Download --key "download-$file" \
     --attributes "{\"file\": \"$file\"}" \
     --state '{"stage": "downloading", "percent": 0}')
 echo "started $id"
-
-# If the script is stopped (Ctrl-C, `kill`, systemd stopping it) the activity would stay on
-# screen saying "downloading" for hours: end it on the way out, saying what happened.
-percent=0
-cancel() {
-    island end --app "$app" "$id" --state "{\"stage\": \"cancelled\", \"percent\": $percent}" >/dev/null
-    exit "$1"
-}
-trap 'cancel 130' INT
-trap 'cancel 143' TERM
-trap 'cancel 129' HUP
 
 sleep "$pause"
 percent=40
