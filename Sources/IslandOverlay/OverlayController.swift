@@ -106,6 +106,11 @@ public struct OverlayController {
     /// Handles one event; returns what the shell must do, in order.
     public mutating func handle(_ event: OverlayEvent) -> [OverlayStep] {
         var steps: [OverlayStep] = []
+        // On the lock screen the list is shown, never acted on: no pointer, key or focus.
+        if desktop.locked, event.isInput {
+            if settings.frameLog, case .escapePressed = event { steps.append(.log("locked: a key ignored")) }
+            return steps
+        }
         switch event {
         case .windowShown:
             refresh(animated: false, &steps)
@@ -150,9 +155,12 @@ public struct OverlayController {
             steps.append(.log("\(request.action) failed: \(message)"))
         case .desktop(let state):
             guard state != desktop else { break }
+            let previous = desktop
             desktop = state
             steps.append(.log("desktop: \(state.description)"))
             if keepsOutOfTheWay, listOpen { listOpen = false }
+            // Unlocked, the island is as it was before the lock: the list closed.
+            if !state.locked, previous.locked { listOpen = false }
             refresh(animated: true, &steps)
         case .configured(let config):
             self.config = config
@@ -169,7 +177,11 @@ public struct OverlayController {
     /// Recomputes the frame from the model; animates to it when it changed.
     private mutating func refresh(animated: Bool, _ steps: inout [OverlayStep]) {
         if openedHeldAlert != model.alert { openedHeldAlert = nil }
-        let scene = desktop.filter(IslandScene(model: model, now: clock.wall()), fullscreen: config.fullscreen, except: openedHeldAlert)
+        var scene = desktop.filter(IslandScene(model: model, now: clock.wall()), fullscreen: config.fullscreen, except: openedHeldAlert)
+        // On the lock screen nothing is shown until the daemon has redacted every item for it
+        // (its `lock`): the host may say it is locked before the daemon hears so.
+        if desktop.locked, !model.sessionLocked { scene.lockScreen = [] }
+        if desktop.locked { listOpen = !scene.lockScreen.isEmpty }
         if listOpen, scene.lockScreen.isEmpty, scene.mode == .none, model.hasSnapshot { listOpen = false }
         // A pointer-away countdown belongs to the expansion (or open list) it started under.
         let opened = listOpen ? "list" : model.island.mode == .expanded ? model.island.expanded : nil
@@ -447,6 +459,14 @@ public enum OverlayEvent: Sendable {
     /// A new configuration: CollapseAfter=, Opener= and Motion=on/off apply at once; the window's
     /// placement (Output=, Layer=, MarginTop=) is the shell's, decided when it opens.
     case configured(OverlayConfig)
+
+    /// What a person does at the window: pointer, keys, focus and the list's toggle.
+    var isInput: Bool {
+        switch self {
+        case .pointerMoved, .pointerLeft, .pressed, .escapePressed, .focusLost, .toggleList: true
+        default: false
+        }
+    }
 }
 
 /// What the shell does for the controller.
