@@ -22,7 +22,6 @@
 import Clutter from 'gi://Clutter';
 import Gio from 'gi://Gio';
 import GLib from 'gi://GLib';
-import Graphene from 'gi://Graphene';
 import Meta from 'gi://Meta';
 
 import * as Hosting from './hosting.js';
@@ -229,9 +228,12 @@ export class IslandHost {
         const line = dialog?._clock?.get_last_child();
         let top = monitor.y + Math.floor(monitor.height / 3);
         if (line && line.height > 0 && line.get_stage()) {
-            const bottom = line.apply_relative_transform_to_point(dialog,
-                new Graphene.Point3D({x: 0, y: line.height, z: 0}));
-            top = Math.floor(bottom.y);
+            // By allocations alone: the clock scales and fades as the prompt takes its place,
+            // and the list stays where it is.
+            let y = line.height;
+            for (let actor = line; actor && actor !== dialog; actor = actor.get_parent())
+                y += actor.get_allocation_box().y1;
+            top = Math.floor(y);
         }
         const {x, y} = Hosting.lockScreenPlacement(monitor, top, clone.width, area.gap);
         clone.set_position(x, y);
