@@ -65,6 +65,8 @@ public struct OverlayController {
     public private(set) var motion: OverlayMotion
     public private(set) var clicks: OverlayClicks
     public private(set) var listOpen = false
+    /// The ids of the lock-screen list last logged (the frame log).
+    private var lockScreenLogged: [String]?
     /// Reserve=no, where the island lies over windows: the pointer has rested on the compact
     /// (or minimal) island for `restBeforeFading`, and it is drawn at `fadedOpacity`, for what
     /// is under it to be seen, until the pointer leaves it or it takes another form. A click
@@ -187,7 +189,8 @@ public struct OverlayController {
         let opened = listOpen ? "list" : model.island.mode == .expanded ? model.island.expanded : nil
         if opened != openedForPointerAway { cancel(.pointerAway, &steps) }
         openedForPointerAway = opened
-        let frame = layout.frame(scene, listOpen: listOpen)
+        var frame = layout.frame(scene, listOpen: listOpen)
+        if desktop.locked { lockScreenForm(&frame, scene, &steps) }
         if !Self.fades(frame, listOpen: listOpen) {
             cancel(.pointerResting, &steps)
             unfade(&steps)
@@ -315,6 +318,19 @@ public struct OverlayController {
         case .dismiss(let id): steps.append(.send(.dismiss(id: id)))
         case .list: break
         case .outside: collapse(&steps)
+        }
+    }
+
+    /// On the lock screen nothing acts: no dismiss button is drawn, and no target is there for
+    /// an app (the cards stay, named, for assistive technologies). With the frame log, the ids
+    /// the list shows, each time they change.
+    private mutating func lockScreenForm(_ frame: inout OverlayFrame, _ scene: IslandScene, _ steps: inout [OverlayStep]) {
+        frame.content.removeAll { $0.primitive == .dismiss }
+        frame.hits.removeAll { OverlayClicks.actsForApp($0.target) }
+        let ids = scene.lockScreen.map(\.item.id)
+        if settings.frameLog, ids != lockScreenLogged {
+            lockScreenLogged = ids
+            steps.append(.log("lock screen: \(ids.joined(separator: " "))"))
         }
     }
 

@@ -24,7 +24,7 @@ import Testing
         #expect(state.locked)
     }
 
-    @Test func lockedTheListAloneShowsOnceTheDaemonHasRedactedIt() {
+    @Test func lockedTheListAloneShowsOnceTheDaemonHasRedactedIt() throws {
         var desk = Desk()
         desk.send(.update(Self.snapshot(locked: false)))
         desk.settle()
@@ -40,6 +40,11 @@ import Testing
         desk.settle()
         #expect(desk.form == .hidden, "no island above the list")
         #expect(desk.controller.motion.target?.listOpen == true)
+        // Nothing to act on: no dismiss button drawn, no target for an app.
+        let frame = try #require(desk.controller.motion.target)
+        #expect(!frame.content.contains { $0.primitive == .dismiss })
+        #expect(!frame.hits.contains { OverlayClicks.actsForApp($0.target) })
+        #expect(frame.hits.contains { $0.target == .expand(id: "a") }, "the card stays, named")
 
         // Unlocked: the island as the daemon has it, the list closed.
         desk.send(.desktop(OverlayDesktopState(locked: false)))
@@ -61,7 +66,7 @@ import Testing
         }
         let steps = desk.take()
         #expect(OverlayControllerTests.sent(steps) == [])
-        #expect(OverlayControllerTests.logged(steps) == ["locked: a key ignored"])
+        #expect(OverlayControllerTests.logged(steps).filter { !$0.hasPrefix("actionable") } == ["locked: a key ignored"])
         #expect(desk.controller.listOpen)
     }
 }

@@ -122,10 +122,11 @@ def woken(world):
     return shot[0]
 
 
-def dismissable(world, since):
-    """The ids the overlay's last "actionable" line after line `since` names (its list's cards)."""
-    lines = [line for line in world.log(since) if line.startswith("island-overlay: actionable: ")]
-    return set(re.findall(r"dismiss ([0-9a-f-]+)", lines[-1])) if lines else None
+def listed(world, since):
+    """The ids the overlay's last "lock screen:" line after line `since` names (the frame log:
+    its list's cards on the lock screen)."""
+    lines = [line for line in world.log(since) if line.startswith("island-overlay: lock screen:")]
+    return set(re.findall(r"[0-9a-f]{8}-[0-9a-f-]+", lines[-1])) if lines else None
 
 
 def lock(world):
@@ -149,7 +150,7 @@ def test_locked_the_list_shows_under_the_clock_by_level_and_unlocked_the_island_
     assert list_box(image) is None, "the list shown on the lock screen before islandd redacted it"
 
     world.session.island("admin", "lock", "on")
-    desktop.wait_until(lambda: dismissable(world, mark) == {ids[PUBLIC], ids[PRIVATE]}, LIVENESS,
+    desktop.wait_until(lambda: listed(world, mark) == {ids[PUBLIC], ids[PRIVATE]}, LIVENESS,
                        "the overlay's list holding the public and the private activity, not the secret one")
     desktop.wait_until(lambda: list_box(woken(world)) is not None, LIVENESS, "the list on the lock screen", interval=0.5)
     image = world.screen.grab("locked")
@@ -160,6 +161,10 @@ def test_locked_the_list_shows_under_the_clock_by_level_and_unlocked_the_island_
     assert abs(centre(box)[0] - image.width / 2) <= 2, box
     # Two cards, each under its app's heading: the public one's and the private one's.
     assert size(box)[1] > 2 * size(compact)[1], box
+    # Nothing on it acts: the overlay says no target may be clicked.
+    since_list = world.log(mark)
+    since_list = since_list[next(i for i, line in enumerate(since_list) if line.startswith("island-overlay: lock screen:")):]
+    assert not [line for line in since_list if re.search(r"actionable: .*(dismiss|tap|button) ", line)], since_list
     if GALLERY:
         os.makedirs(GALLERY, exist_ok=True)
         # The middle of the screen: the clock, the date and the list under them.
