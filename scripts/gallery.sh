@@ -8,7 +8,8 @@
 # scripts/install-deps.sh): every form of the examples and of Now Playing, into DIR/screen/.
 # With --gnome it photographs the island on GNOME Shell's top bar (the extension's end-to-end
 # test, Tests/EndToEnd/gnome/test_gnome_shell.py, in a nested gnome-shell; needs root and
-# gnome-shell): compact, expanded, alert and the list, as DIR/gnome-*.png.
+# gnome-shell): compact, expanded, alert and the list, as DIR/gnome-*.png; and the lock screen
+# (Tests/EndToEnd/gnome/test_gnome_lock_screen.py), as DIR/gnome-lock-screen.png.
 #
 # Usage: scripts/gallery.sh [--output DIR] [--scale N] [--screen] [--gnome]
 #   --output DIR  where the PNGs go (default: docs/gallery); its old PNGs are replaced (not the
@@ -61,6 +62,7 @@ if ((screen)); then
 fi
 if ((gnome)); then
   ISLAND_BIN_DIR="$bin" ISLAND_GNOME_GALLERY="$(cd "$output" && pwd)" \
-    python3 -m pytest -q -c Tests/EndToEnd/pytest.ini --rootdir Tests/EndToEnd Tests/EndToEnd/gnome/test_gnome_shell.py >&2
+    python3 -m pytest -q -c Tests/EndToEnd/pytest.ini --rootdir Tests/EndToEnd Tests/EndToEnd/gnome/test_gnome_shell.py \
+      Tests/EndToEnd/gnome/test_gnome_lock_screen.py >&2
 fi
 ls "$output"/*.png "$output"/screen/*.png 2>/dev/null || true

@@ -77,11 +77,28 @@ export function overlayArguments(size, maxHeight) {
  * @param {boolean} fullscreen - a fullscreen window is on the island's monitor
  * @param {boolean} alerts - the desktop shows banners (Do Not Disturb is off)
  * @param {string} overFullscreen - the `show-over-fullscreen` key
+ * @param {boolean} locked - the session is locked: the overlay shows the lock-screen list
  * @returns {string} a JSON object and a newline
  */
-export function stateLine(fullscreen, alerts, overFullscreen) {
+export function stateLine(fullscreen, alerts, overFullscreen, locked = false) {
     const hidden = fullscreen && overFullscreen !== 'always';
-    return `${JSON.stringify({fullscreen: hidden, alerts})}\n`;
+    return `${JSON.stringify({fullscreen: hidden, alerts, locked: Boolean(locked)})}\n`;
+}
+
+/**
+ * Where the overlay's window goes on the lock screen, in stage coordinates: centred on the
+ * monitor, its top edge `gap` below `top`, the bottom of the unlock dialog's clock.
+ *
+ * @param {object} monitor - {x, y, width, height} of the monitor
+ * @param {number} top - the clock's bottom edge
+ * @param {number} width - the overlay's window's width
+ * @param {number} gap - pixels between the clock and the window
+ * @returns {object} {x, y} of the window's top-left corner
+ */
+export function lockScreenPlacement(monitor, top, width, gap) {
+    const spare = Math.max(0, monitor.width - width);
+    const y = Math.min(Math.max(Math.floor(top), monitor.y), monitor.y + monitor.height);
+    return {x: monitor.x + Math.floor(spare / 2), y: y + Math.max(0, Math.floor(gap))};
 }
 
 

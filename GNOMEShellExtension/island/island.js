@@ -12,8 +12,12 @@
 // `Main` and the extension's settings. What Mutter changed between releases is met here, by
 // feature: see `spawnHosted` and `hideFromWindowList`.
 //
-// No session-modes in metadata.json: the Shell disables the extension on the lock screen, so
-// the island (and its process) is gone there and comes back on unlock.
+// On the lock screen (session mode `unlock-dialog`, in metadata.json's session-modes) the
+// extension stays enabled, so that the overlay shows the lock-screen list under the lock
+// screen's clock: the overlay is told it is locked and draws the list alone (what the daemon
+// redacted for the lock screen), and the extension shows that window's pixels there through a
+// clone of its actor (the Shell hides every window while locked); nothing is drawn here. While
+// locked the extension follows no focus and handles no key, and the clone takes no input.
 
 import Clutter from 'gi://Clutter';
 import Gio from 'gi://Gio';
@@ -96,6 +100,7 @@ export class IslandHost {
         this._signals = [];
         this._failures = 0;
         this._toldMissing = false;
+        this._locked = false;
 
         this._connect(this._settings, 'changed', (settings, key) => {
             // The island's size is decided when the overlay starts (so is the room under the
@@ -111,7 +116,7 @@ export class IslandHost {
         this._connect(global.display, 'in-fullscreen-changed', () => this._sendState());
         this._connect(global.display, 'window-created', (display, window) => this._adopt(window));
         this._connect(global.display, 'workareas-changed', () => this._place());
-        this._connect(global.display, 'notify::focus-window', () => this._focusChanged());
+        this._connect(this._main.sessionMode, 'updated', () => this._sessionModeChanged());
         this._connect(this._main.layoutManager, 'monitors-changed', () => {
             this._place();
             this._sendState();
@@ -123,15 +128,115 @@ export class IslandHost {
             this._connectOnce(this._main.layoutManager, 'startup-complete', () => this._start());
         else
             this._start();
+        this._sessionModeChanged();
     }
 
+    // The extension stays enabled in the `unlock-dialog` session mode (metadata.json) because
+    // it is what shows the lock-screen list of Live Activities under the lock screen's clock,
+    // where GNOME shows media and notifications: so locking the screen does not call this, and
+    // while locked every signal about the keyboard's focus is disconnected (_followFocus) and
+    // none about keys is ever connected. disable() comes when the user turns the extension off
+    // or the Shell stops, and undoes all of it.
     disable() {
+        this._followFocus(false);
+        this._hideOnLockScreen();
         this._stop();
         for (const [object, id] of this._signals)
             object.disconnect(id);
         this._signals = null;
         this._focusBefore = null;
         this._notifications = null;
+    }
+
+    // The session locked or unlocked: the overlay is told, its window is shown under the
+    // lock screen's clock or back under the bar, and focus is followed only while unlocked.
+    _sessionModeChanged() {
+        const locked = this._main.sessionMode.isLocked;
+        if (locked === this._locked && this._focusSignals)
+            return;
+        this._locked = locked;
+        this._followFocus(!locked);
+        if (locked)
+            this._showOnLockScreen();
+        else
+            this._hideOnLockScreen();
+        this._sendState();
+    }
+
+    // The keyboard's focus: where it was before the island's window took it, and the island's
+    // own focus (given back unless a click gave it). None of it while locked.
+    _followFocus(follow) {
+        if (follow && !this._focusSignals) {
+            this._focusSignals = [[global.display, global.display.connect('notify::focus-window', () => this._focusChanged())]];
+            if (this._window) {
+                const window = this._window;
+                this._focusSignals.push([window, window.connect('focus', () => this._focused(window))]);
+            }
+        } else if (!follow && this._focusSignals) {
+            for (const [object, id] of this._focusSignals)
+                object.disconnect(id);
+            this._focusSignals = null;
+            if (this._refocusSource) {
+                GLib.source_remove(this._refocusSource);
+                this._refocusSource = 0;
+            }
+        }
+    }
+
+    // The lock screen: a clone of the overlay's window actor (the Shell hides every window
+    // while locked) beside the unlock dialog, in the dialog's own group so that it slides in
+    // and out with it, above it, under its clock. It takes no input; the overlay's window gets
+    // none either while locked.
+    _showOnLockScreen() {
+        if (!this._locked || !this._window || this._lockClone)
+            return;
+        const actor = this._window.get_compositor_private();
+        const dialog = this._main.screenShield?._dialog;
+        const group = dialog?.get_parent() ?? this._main.layoutManager.screenShieldGroup;
+        if (!actor || !group)
+            return;
+        this._lockClone = new Clutter.Clone({source: actor, reactive: false});
+        group.add_child(this._lockClone);
+        this._lockCloneSignals = [[actor, actor.connect('notify::size', () => this._placeOnLockScreen())]];
+        // The clock's lines, allocated by the dialog once it is shown.
+        const line = dialog?._clock?.get_last_child();
+        if (line)
+            this._lockCloneSignals.push([line, line.connect('notify::allocation', () => this._placeOnLockScreen())]);
+        this._placeOnLockScreen();
+    }
+
+    _hideOnLockScreen() {
+        for (const [object, id] of this._lockCloneSignals ?? [])
+            object.disconnect(id);
+        this._lockCloneSignals = null;
+        if (this._lockClone)
+            this._lockClone.destroy();
+        this._lockClone = null;
+    }
+
+    // Under the unlock dialog's clock: the bottom of the clock's last line (the time, the date
+    // and the hint to unlock, in a column as tall as the stack it shares with the password
+    // prompt) in the dialog's coordinates, which are the monitor's but for the dialog's slide;
+    // with no clock to read, where the dialog's layout puts the stack, a third of the way down.
+    _placeOnLockScreen() {
+        const clone = this._lockClone;
+        const area = this._area();
+        if (!clone || !area)
+            return;
+        const monitor = area.monitor;
+        const dialog = this._main.screenShield?._dialog;
+        const line = dialog?._clock?.get_last_child();
+        let top = monitor.y + Math.floor(monitor.height / 3);
+        if (line && line.height > 0 && line.get_stage()) {
+            // By allocations alone: the clock scales and fades as the prompt takes its place,
+            // and the list stays where it is.
+            let y = line.height;
+            for (let actor = line; actor && actor !== dialog; actor = actor.get_parent())
+                y += actor.get_allocation_box().y1;
+            top = Math.floor(y);
+        }
+        const {x, y} = Hosting.lockScreenPlacement(monitor, top, clone.width, area.gap);
+        clone.set_position(x, y);
     }
 
     _connect(object, signal, handler) {
@@ -285,7 +390,7 @@ export class IslandHost {
         const fullscreen = index >= 0 && global.display.get_monitor_in_fullscreen(index);
         const line = Hosting.stateLine(fullscreen,
             this._notifications.get_boolean('show-banners'),
-            this._settings.get_string('show-over-fullscreen'));
+            this._settings.get_string('show-over-fullscreen'), this._locked);
         if (line === (this._pendingLine || this._lastLine))
             return;
         this._pendingLine = line;
@@ -338,11 +443,14 @@ export class IslandHost {
                 window.make_above();
                 window.stick();
                 this._place();
+                this._showOnLockScreen();
             }),
-            window.connect('focus', () => this._focused(window)),
             window.connect('unmanaged', () => this._releaseWindow()),
         ];
+        if (this._focusSignals)
+            this._focusSignals.push([window, window.connect('focus', () => this._focused(window))]);
         this._place();
+        this._showOnLockScreen();
     }
 
     // Mutter 43 focuses the island's window when it maps while no window has the focus (seen
@@ -385,6 +493,12 @@ export class IslandHost {
         }
         for (const id of this._windowSignals ?? [])
             this._window.disconnect(id);
+        if (this._focusSignals) {
+            for (const [object, id] of this._focusSignals.filter(([o]) => o === this._window))
+                object.disconnect(id);
+            this._focusSignals = this._focusSignals.filter(([o]) => o !== this._window);
+        }
+        this._hideOnLockScreen();
         this._windowSignals = null;
         this._window = null;
     }

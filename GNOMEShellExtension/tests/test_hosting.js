@@ -58,11 +58,18 @@ check('a work area reaching past the monitor ends at the monitor',
 check('never less than a pixel', Hosting.roomBelow(monitor, {x: 0, y: 800, width: 1280, height: 0}, 50), 1);
 
 check('the state line, one JSON object with its newline',
-    Hosting.stateLine(false, true, 'alerts'), '{"fullscreen":false,"alerts":true}\n');
+    Hosting.stateLine(false, true, 'alerts'), '{"fullscreen":false,"alerts":true,"locked":false}\n');
 check('fullscreen with alerts only over it',
-    JSON.parse(Hosting.stateLine(true, false, 'alerts')), {fullscreen: true, alerts: false});
+    JSON.parse(Hosting.stateLine(true, false, 'alerts')), {fullscreen: true, alerts: false, locked: false});
 check('fullscreen, always shown: the overlay is not told',
-    JSON.parse(Hosting.stateLine(true, true, 'always')), {fullscreen: false, alerts: true});
+    JSON.parse(Hosting.stateLine(true, true, 'always')), {fullscreen: false, alerts: true, locked: false});
+check('locked: the overlay shows the lock-screen list',
+    JSON.parse(Hosting.stateLine(false, true, 'alerts', true)), {fullscreen: false, alerts: true, locked: true});
+
+check('on the lock screen, centred under the clock by the gap',
+    Hosting.lockScreenPlacement(monitor, 300.6, 480, 6), {x: 400, y: 306});
+check('a clock off the monitor keeps the window on it',
+    Hosting.lockScreenPlacement({x: 1280, y: 0, width: 1280, height: 720}, 5000, 2000, 0), {x: 1280, y: 720});
 
 check('backoff doubles from one second up to thirty',
     [1, 2, 3, 4, 5, 6].map(Hosting.restartDelay), [1, 2, 4, 8, 16, 30]);

@@ -76,6 +76,8 @@ public struct OverlayController {
     public private(set) var motion: OverlayMotion
     public private(set) var clicks: OverlayClicks
     public private(set) var listOpen = false
+    /// The ids of the lock-screen list last logged (the frame log).
+    private var lockScreenLogged: [String]?
     /// Reserve=no, where the island lies over windows: the pointer has rested on the compact
     /// (or minimal) island for `restBeforeFading`, and it is drawn at `fadedOpacity`, for what
     /// is under it to be seen, until the pointer leaves it or it takes another form. A click
@@ -117,6 +119,11 @@ public struct OverlayController {
     /// Handles one event; returns what the shell must do, in order.
     public mutating func handle(_ event: OverlayEvent) -> [OverlayStep] {
         var steps: [OverlayStep] = []
+        // On the lock screen the list is shown, never acted on: no pointer, key or focus.
+        if desktop.locked, event.isInput {
+            if settings.frameLog, case .escapePressed = event { steps.append(.log("locked: a key ignored")) }
+            return steps
+        }
         switch event {
         case .windowShown:
             refresh(animated: false, &steps)
@@ -161,9 +168,12 @@ public struct OverlayController {
             steps.append(.log("\(request.action) failed: \(message)"))
         case .desktop(let state):
             guard state != desktop else { break }
+            let previous = desktop
             desktop = state
             steps.append(.log("desktop: \(state.description)"))
             if keepsOutOfTheWay, listOpen { listOpen = false }
+            // Unlocked, the island is as it was before the lock: the list closed.
+            if !state.locked, previous.locked { listOpen = false }
             refresh(animated: true, &steps)
         case .configured(let config):
             self.config = config
@@ -180,13 +190,18 @@ public struct OverlayController {
     /// Recomputes the frame from the model; animates to it when it changed.
     private mutating func refresh(animated: Bool, _ steps: inout [OverlayStep]) {
         if openedHeldAlert != model.alert { openedHeldAlert = nil }
-        let scene = desktop.filter(IslandScene(model: model, now: clock.wall()), fullscreen: config.fullscreen, except: openedHeldAlert)
+        var scene = desktop.filter(IslandScene(model: model, now: clock.wall()), fullscreen: config.fullscreen, except: openedHeldAlert)
+        // On the lock screen nothing is shown until the daemon has redacted every item for it
+        // (its `lock`): the host may say it is locked before the daemon hears so.
+        if desktop.locked, !model.sessionLocked { scene.lockScreen = [] }
+        if desktop.locked { listOpen = !scene.lockScreen.isEmpty }
         if listOpen, scene.lockScreen.isEmpty, scene.mode == .none, model.hasSnapshot { listOpen = false }
         // A pointer-away countdown belongs to the expansion (or open list) it started under.
         let opened = listOpen ? "list" : model.island.mode == .expanded ? model.island.expanded : nil
         if opened != openedForPointerAway { cancel(.pointerAway, &steps) }
         openedForPointerAway = opened
-        let frame = layout.frame(scene, listOpen: listOpen)
+        var frame = layout.frame(scene, listOpen: listOpen)
+        if desktop.locked { lockScreenForm(&frame, scene, &steps) }
         if !Self.fades(frame, listOpen: listOpen) {
             cancel(.pointerResting, &steps)
             unfade(&steps)
@@ -322,6 +337,19 @@ public struct OverlayController {
         case .dismiss(let id): steps.append(.send(.dismiss(id: id)))
         case .list: break
         case .outside: collapse(&steps)
+        }
+    }
+
+    /// On the lock screen nothing acts: no dismiss button is drawn, and no target is there for
+    /// an app (the cards stay, named, for assistive technologies). With the frame log, the ids
+    /// the list shows, each time they change.
+    private mutating func lockScreenForm(_ frame: inout OverlayFrame, _ scene: IslandScene, _ steps: inout [OverlayStep]) {
+        frame.content.removeAll { $0.primitive == .dismiss }
+        frame.hits.removeAll { OverlayClicks.actsForApp($0.target) }
+        let ids = scene.lockScreen.map(\.item.id)
+        if settings.frameLog, ids != lockScreenLogged {
+            lockScreenLogged = ids
+            steps.append(.log("lock screen: \(ids.joined(separator: " "))"))
         }
     }
 
@@ -473,6 +501,14 @@ public enum OverlayEvent: Sendable {
     /// A new configuration: CollapseAfter=, Opener= and Motion=on/off apply at once; the window's
     /// placement (Output=, Layer=, MarginTop=) is the shell's, decided when it opens.
     case configured(OverlayConfig)
+
+    /// What a person does at the window: pointer, keys, focus and the list's toggle.
+    var isInput: Bool {
+        switch self {
+        case .pointerMoved, .pointerLeft, .pressed, .escapePressed, .focusLost, .toggleList: true
+        default: false
+        }
+    }
 }
 
 /// What the shell does for the controller.

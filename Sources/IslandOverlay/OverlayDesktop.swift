@@ -10,6 +10,8 @@ public import IslandPresenter
 ///
 ///     {"fullscreen": true}   a fullscreen window is on the island's monitor
 ///     {"alerts": false}      the desktop's Do Not Disturb is on
+///     {"locked": true}       the session is locked: the host shows the overlay on its lock
+///                            screen, and the overlay shows the lock-screen list alone
 ///
 /// Unknown members are ignored (a newer host may say more); a member of the wrong type or a
 /// line that is no JSON object is refused and changes nothing.
@@ -20,17 +22,23 @@ public struct OverlayDesktopState: Sendable, Hashable {
     /// Alerts may expand the island. False while the desktop's Do Not Disturb is on: an
     /// alerting update still changes what the island shows, without expanding it.
     public var alerts = true
+    /// The session is locked and the host shows the overlay on its lock screen: the overlay
+    /// shows the lock-screen list (what the daemon redacted for the lock screen) and nothing
+    /// else, and acts on no pointer or key.
+    public var locked = false
 
-    public init(fullscreen: Bool = false, alerts: Bool = true) {
+    public init(fullscreen: Bool = false, alerts: Bool = true, locked: Bool = false) {
         self.fullscreen = fullscreen
         self.alerts = alerts
+        self.locked = locked
     }
 
     /// Applies one line of the host; returns why it was refused, or nil.
     public mutating func apply(line: [UInt8]) -> String? {
         guard let object = try? JSONParser.parse(line, maximumDepth: 4).objectValue else { return "not a JSON object" }
         var next = self
-        for (key, flag) in [("fullscreen", \OverlayDesktopState.fullscreen), ("alerts", \OverlayDesktopState.alerts)] {
+        for (key, flag) in [("fullscreen", \OverlayDesktopState.fullscreen), ("alerts", \OverlayDesktopState.alerts),
+                          ("locked", \OverlayDesktopState.locked)] {
             guard let value = object[key] else { continue }
             guard let bool = value.boolValue else { return "\(key) must be true or false" }
             next[keyPath: flag] = bool
@@ -46,6 +54,15 @@ public struct OverlayDesktopState: Sendable, Hashable {
     public func filter(_ scene: IslandScene, fullscreen policy: OverlayConfig.Fullscreen = .alerts,
                        except opened: PresenterAlert? = nil) -> IslandScene {
         var scene = scene
+        if locked {
+            // The lock-screen form: the list alone, no island above it to expand or alert.
+            scene.alert = nil
+            scene.mode = .none
+            scene.attached = nil
+            scene.detached = nil
+            scene.expanded = nil
+            return scene
+        }
         if !alerts, let alert = scene.alert, alert != opened {
             scene.alert = nil
             if scene.mode == .expanded {
@@ -66,6 +83,7 @@ public struct OverlayDesktopState: Sendable, Hashable {
     /// The log's words for it.
     public var description: String {
         "fullscreen \(fullscreen ? "yes" : "no"), alerts \(alerts ? "shown" : "held (Do Not Disturb)")"
+            + (locked ? ", locked (the lock-screen list)" : "")
     }
 }
 

@@ -69,6 +69,8 @@ public struct PresenterModel: Sendable, Hashable {
     /// Whether the screen is shared with activity content hidden. The daemon already sends no
     /// content meanwhile: this is for an indicator.
     public private(set) var contentHidden = false
+    /// The daemon says the session is locked: every item is as its lock-screen level allows.
+    public private(set) var sessionLocked = false
 
     public init() {}
 
@@ -97,6 +99,7 @@ public struct PresenterModel: Sendable, Hashable {
             self.alert = nil
             self.focusSince = Self.focusSince(update[Names.focus])
             self.contentHidden = update[Names.sharing]?[PresenterNames.Sharing.contentHidden]?.boolValue == true
+            self.sessionLocked = update[Names.lock]?[PresenterNames.Lock.on]?.boolValue == true
             return self != before
         case "delta":
             guard let current = self.sequence, sequence > current else { return false }

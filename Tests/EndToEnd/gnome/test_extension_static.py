@@ -45,3 +45,23 @@ def test_the_families_differ_only_in_their_entry_points(tmp_path):
             versions[shell] = set(json.load(f)["shell-version"])
     assert versions["43"] == {"43", "44"}
     assert not versions["43"] & versions["45"] and min(int(v) for v in versions["45"]) == 45
+
+
+def test_the_lock_screen_meets_the_review_rules(tmp_path):
+    """gjs.guide's rules for an extension in the `unlock-dialog` session mode: both families ask
+    for it; disable() says in a comment why it is needed; no key signal or keybinding is ever
+    connected, and the keyboard's focus is followed only while unlocked (_followFocus)."""
+    root = os.path.join(REPO, "GNOMEShellExtension")
+    for family in ("shell-43", "shell-45"):
+        with open(os.path.join(root, family, "metadata.json")) as f:
+            assert json.load(f)["session-modes"] == ["user", "unlock-dialog"], family
+    with open(os.path.join(root, "island", "island.js")) as f:
+        source = f.read()
+    comment = source[:source.index("    disable() {")].rsplit("\n\n", 1)[1]
+    assert "unlock-dialog" in comment and "because" in comment, comment
+    for keyboard in ("key-press-event", "key-release-event", "captured-event", "add_keybinding", "grab_accelerator"):
+        assert keyboard not in source, keyboard
+    connects = [line for line in source.splitlines() if "'focus'" in line or "notify::focus-window" in line]
+    assert connects and all("_focusSignals" in line for line in connects), connects
+    follow = source[source.index("    _sessionModeChanged() {"):]
+    assert "this._followFocus(!locked)" in follow[:follow.index("\n    }\n")]

@@ -39,6 +39,11 @@ BACKGROUND = desktop.BACKGROUND
 EXTENSION_STATES = {1: "ENABLED", 2: "DISABLED", 3: "ERROR", 4: "OUT_OF_DATE", 5: "DOWNLOADING", 6: "INITIALIZED"}
 FULLSCREEN_WINDOW = os.path.join(os.path.dirname(os.path.abspath(__file__)), "fullscreen_window.js")
 FULLSCREEN_COLOUR = (0x30, 0xA0, 0x50)  # fullscreen_window.js's
+DISPLAY_MANAGER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "display_manager.js")
+# The Shell's screen shield serves org.gnome.ScreenSaver under the name org.gnome.Shell.ScreenShield
+# (in a full session the name org.gnome.ScreenSaver is a D-Bus-activated service that forwards
+# to it, which this bus does not activate).
+SCREEN_SAVER = ("--dest", "org.gnome.Shell.ScreenShield", "--object-path", "/org/gnome/ScreenSaver")
 SHELL_BUS = ("--dest", "org.gnome.Shell", "--object-path", "/org/gnome/Shell")
 
 
@@ -67,7 +72,7 @@ class GnomeShell:
     environment, which island-overlay inherits (its standard error goes to the Shell's log,
     logs/gnome-shell.log)."""
 
-    def __init__(self, session, width=1280, height=720, settings=None, env=None, x11=False):
+    def __init__(self, session, width=1280, height=720, settings=None, env=None, x11=False, lockable=False):
         self.session = session
         session.env["GSETTINGS_BACKEND"] = "keyfile"
         self.xvfb = desktop.Xvfb(session, width, height)
@@ -78,9 +83,12 @@ class GnomeShell:
         # Without GDM the Shell cannot lock, and says so once in a banner, where the island hangs,
         # unless this file says it has said so already.
         session.write(os.path.join(session.data, "gnome-shell", "lock-warning-shown"), "")
+        system_bus = self.start_system_bus()
+        if lockable:
+            self.start_display_manager(system_bus)
         shell_env = {
             "PATH": desktop.bin_dir() + ":" + session.env["PATH"],
-            "DBUS_SYSTEM_BUS_ADDRESS": self.start_system_bus(),
+            "DBUS_SYSTEM_BUS_ADDRESS": system_bus,
             "XDG_DATA_DIRS": self.system_data_without_extensions(),
         }
         shell = shutil.which("gnome-shell")
@@ -181,6 +189,13 @@ class GnomeShell:
         desktop.wait_until(lambda: self.session.alive(bus) and os.path.exists(address), 10, "the private system bus")
         return "unix:path=" + address
 
+    def start_display_manager(self, system_bus):
+        """GDM's Version on the private system bus (display_manager.js), without which the Shell
+        has no screen shield and cannot lock."""
+        gdm = self.session.spawn("display-manager", ["gjs", DISPLAY_MANAGER], env={"DBUS_SYSTEM_BUS_ADDRESS": system_bus})
+        desktop.wait_until(lambda: self.session.alive(gdm) and "display-manager: ready" in self.session.log("display-manager"),
+                           LIVENESS, "the display manager's Version on the system bus")
+
     # The Shell, from outside: its bus names and properties, gnome-extensions, gsettings.
 
     def gdbus(self, *args, check=True):
@@ -209,6 +224,18 @@ class GnomeShell:
                        "org.gnome.Shell", "OverviewActive", "<false>")
             return not self.overview_active()
         desktop.wait_until(left, LIVENESS, "the Shell leaving its overview", interval=0.5)
+
+    def lock(self):
+        """What a user's Super+L asks: org.gnome.ScreenSaver.Lock."""
+        self.gdbus(*SCREEN_SAVER, "--method", "org.gnome.ScreenSaver.Lock")
+
+    def unlock(self):
+        """org.gnome.ScreenSaver.SetActive(false), as GDM's unlock ends the shield."""
+        self.gdbus(*SCREEN_SAVER, "--method", "org.gnome.ScreenSaver.SetActive", "false")
+
+    def locked(self):
+        """Whether the Shell says its screen shield is up (org.gnome.ScreenSaver.GetActive)."""
+        return "true" in self.gdbus(*SCREEN_SAVER, "--method", "org.gnome.ScreenSaver.GetActive")
 
     def disable_extension(self):
         """What `gnome-extensions disable` asks the Shell."""
