@@ -33,6 +33,13 @@ extension Wire {
     /// is untouched, so it keeps its shape. `type` stays: it is fixed by the app's code when
     /// the activity starts, like its app id, and never carries what the activity shows.
     static func writeHiddenItem(_ activity: Activity, app: AppLabel, to text: inout JSONText) {
+        writeRedactedItem(activity, app: app, layout: hiddenLayout(icon: app.icon), to: &text)
+    }
+
+    /// An activity with nothing its producer wrote (an `Item`): its app, type, state and times,
+    /// attributes and content state empty, and `layout` — the daemon's, or a layout's public
+    /// one — in place of its own. Shared by the redactions of sharing and of the lock screen.
+    static func writeRedactedItem(_ activity: Activity, app: AppLabel, layout: JSON, to text: inout JSONText) {
         text.openObject()
         text.member("id", string: activity.id)
         text.member("app", string: activity.app)
@@ -45,7 +52,7 @@ extension Wire {
         if let reason = activity.endReason { text.member("endReason", string: reason.rawValue) }
         activity.writeCreatedAt(to: &text)
         if let dismissAt = activity.dismissAt { text.member("dismissAt", double: dismissAt) }
-        text.member("layout", hiddenLayout(icon: app.icon))
+        text.member("layout", layout)
         text.member("defaultLayout", bool: false)
         text.closeObject()
     }

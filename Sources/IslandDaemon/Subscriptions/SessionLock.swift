@@ -55,21 +55,8 @@ extension Wire {
     /// when the layout was registered) or `privateLayout`'s. `type` stays, as while sharing: it
     /// is fixed by the app's code, and carries nothing the activity shows.
     static func writePrivateItem(_ activity: Activity, app: AppLabel, publicLayout: JSON?, to text: inout JSONText) {
-        text.openObject()
-        text.member("id", string: activity.id)
-        text.member("app", string: activity.app)
-        if let sourceApp = activity.sourceApp { text.member("sourceApp", string: sourceApp) }
-        text.member("type", string: activity.type)
-        text.member("attributes", .object([:]))
-        text.members(app.members)
-        text.member("content", ["state": .object([:])])
-        text.member("state", string: activity.state.rawValue)
-        if let reason = activity.endReason { text.member("endReason", string: reason.rawValue) }
-        activity.writeCreatedAt(to: &text)
-        if let dismissAt = activity.dismissAt { text.member("dismissAt", double: dismissAt) }
-        text.member("layout", publicLayout ?? privateLayout(app: app, appID: activity.sourceApp ?? activity.app))
-        text.member("defaultLayout", bool: false)
-        text.closeObject()
+        writeRedactedItem(activity, app: app, layout: publicLayout ?? privateLayout(app: app, appID: activity.sourceApp ?? activity.app),
+                          to: &text)
     }
 
     /// The layout of a `private` activity without a public layout of its own: the app's icon
