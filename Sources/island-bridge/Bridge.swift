@@ -615,6 +615,12 @@ actor Bridge {
     /// tried again after the waits of a reconnection (logind's report reads nil meanwhile).
     private func followLogind() {
         guard !stopping, configuration.followLock, bus != nil, systemBus == nil else { return }
+        // A machine with no system bus at all (a container, a test) has no logind to follow:
+        // retrying would wake the bridge every 30 s for ever. The screensavers are still read.
+        if systemBusAddress.hasPrefix("unix:path="), !FileManager.default.fileExists(atPath: String(systemBusAddress.dropFirst("unix:path=".count))) {
+            logger.info("no system bus here, so logind's LockedHint is not followed", metadata: ["address": "\(systemBusAddress)"])
+            return
+        }
         let connected: Bus
         do {
             connected = try Bus.connect(address: systemBusAddress, loop: loop, description: "island-bridge-logind") { [self] in
