@@ -3,7 +3,7 @@ runs every step at a tiny size against the binary under test and must produce th
 report, with every update delivered to every presenter, in order. No timing is asserted: the
 numbers of a debug build on a busy machine mean nothing.
 
-Needs the shared harness (../shared/bench, or ISLAND_BENCH_HARNESS), a C compiler, make and
+Needs the shared harness (the `shared/bench` folder beside the checkout, or ISLAND_BENCH_HARNESS), a C compiler, make and
 systemd-socket-activate; skipped otherwise. About 25 s."""
 
 import json
