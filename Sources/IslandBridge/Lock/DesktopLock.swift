@@ -14,12 +14,10 @@ public struct DesktopLock: Sendable {
     }
 
     private var readings: [LockSignal.Kind: Bool] = [:]
+    private var calls = LatestWishCalls(announced: Wish(source: nil))
     /// What islandd was last told, or is being told; nil when a call failed and nobody knows.
     /// A daemon starts unlocked.
-    public private(set) var announced: Wish? = Wish(source: nil)
-    private var wanted: Wish?
-    private var inFlight: Wish?
-    private var failed: Wish?
+    public var announced: Wish? { calls.announced }
     /// False once the bridge stops following: a call that fails then is not tried again.
     private var following = true
 
@@ -61,40 +59,24 @@ public struct DesktopLock: Sendable {
     /// stays as it was said last (a call out still completes).
     public mutating func stopFollowing() {
         readings = [:]
-        wanted = nil
-        failed = nil
+        calls.drop()
         following = false
     }
 
     private mutating func wish(_ wish: Wish, again: Bool = false) {
         following = true
-        guard again || wish != (wanted ?? inFlight ?? announced) else { return }
-        wanted = wish
-        failed = nil
+        calls.wish(wish, again: again)
     }
 
     /// The call to send now, marked in flight; nil when nothing is due or a call is out.
-    public mutating func nextCall() -> Wish? {
-        guard inFlight == nil, let wanted else { return nil }
-        inFlight = wanted
-        announced = wanted
-        self.wanted = nil
-        return wanted
-    }
+    public mutating func nextCall() -> Wish? { calls.nextCall() }
 
     /// The call for `wish` came back. A failed one is due again at `retry()`, unless a newer
-    /// wish took its place.
+    /// wish took its place or the bridge stopped following.
     public mutating func completed(_ wish: Wish, succeeded: Bool) {
-        inFlight = nil
-        if !succeeded {
-            announced = nil
-            if wanted == nil, following { failed = wish }
-        }
+        calls.completed(wish, succeeded: succeeded, keepsFailed: following)
     }
 
     /// Time to try again.
-    public mutating func retry() {
-        if let failed, wanted == nil { wanted = failed }
-        failed = nil
-    }
+    public mutating func retry() { calls.retry() }
 }

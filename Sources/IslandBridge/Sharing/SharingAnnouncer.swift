@@ -9,12 +9,10 @@ public struct SharingAnnouncer: Sendable {
         public var on: Bool { source != nil }
     }
 
+    private var calls = LatestWishCalls(announced: Wish(source: nil))
     /// What islandd was last told, or is being told; nil when a call failed and nobody knows.
     /// A daemon starts unshared.
-    public private(set) var announced: Wish? = Wish(source: nil)
-    private var wanted: Wish?
-    private var inFlight: Wish?
-    private var failed: Wish?
+    public var announced: Wish? { calls.announced }
 
     public init() {}
 
@@ -22,34 +20,16 @@ public struct SharingAnnouncer: Sendable {
     /// islandd was told so already: a daemon that restarted starts unshared, and a bridge
     /// that starts cannot know what the one before it said.
     public mutating func shared(by source: ScreenCastSessions.Service?, again: Bool = false) {
-        let wish = Wish(source: source)
-        guard again || wish != (wanted ?? inFlight ?? announced) else { return }
-        wanted = wish
-        failed = nil
+        calls.wish(Wish(source: source), again: again)
     }
 
     /// The call to send now, marked in flight; nil when nothing is due or a call is out.
-    public mutating func nextCall() -> Wish? {
-        guard inFlight == nil, let wanted else { return nil }
-        inFlight = wanted
-        announced = wanted
-        self.wanted = nil
-        return wanted
-    }
+    public mutating func nextCall() -> Wish? { calls.nextCall() }
 
     /// The call for `wish` came back. A failed one is due again at `retry()`, unless a newer
     /// wish took its place.
-    public mutating func completed(_ wish: Wish, succeeded: Bool) {
-        inFlight = nil
-        if !succeeded {
-            announced = nil
-            if wanted == nil { failed = wish }
-        }
-    }
+    public mutating func completed(_ wish: Wish, succeeded: Bool) { calls.completed(wish, succeeded: succeeded) }
 
     /// Time to try again.
-    public mutating func retry() {
-        if let failed, wanted == nil { wanted = failed }
-        failed = nil
-    }
+    public mutating func retry() { calls.retry() }
 }
