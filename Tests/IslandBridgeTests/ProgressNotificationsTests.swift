@@ -36,6 +36,33 @@ struct ProgressNotificationsTests {
         #expect(tracker.followedIDs == [3])
     }
 
+    @Test("x-gnome-privacy-scope user makes it a PrivateProgress (private on the lock screen), for as long as it lasts")
+    func privacyScope() throws {
+        func types(_ calls: [[(String, BusValue)]]) throws -> [String] {
+            var tracker = Self.tracker()
+            var types: [String] = []
+            for (index, hints) in calls.enumerated() {
+                let serial = UInt64(index + 1)
+                let call = try #require(NotifyCall(arguments: Self.arguments(replaces: index == 0 ? 0 : 3, hints: hints)))
+                tracker.called(call, caller: ":1.9", serial: serial, destination: ":1.5")
+                for case .show(let activity) in tracker.replied(from: ":1.5", to: ":1.9", replySerial: serial, id: 3, now: 0,
+                                                                lookup: Self.noEntries) {
+                    types.append(activity.type)
+                }
+            }
+            return types
+        }
+        let user: (String, BusValue) = ("x-gnome-privacy-scope", .string("user"))
+        #expect(try types([[("value", .int32(40)), user]]) == ["PrivateProgress"])
+        #expect(try types([[("value", .int32(40)), ("x-gnome-privacy-scope", .string("system"))]]) == ["Progress"])
+        #expect(try types([[("value", .int32(40))]]) == ["Progress"], "no hint: the layout's level")
+        #expect(try types([[("value", .int32(40)), ("x-gnome-privacy-scope", .string("USER"))]]) == ["Progress"],
+                "only the values GNOME defines")
+        #expect(try types([[("value", .int32(40)), ("x-gnome-privacy-scope", .int32(1))]]) == ["Progress"])
+        // An activity's type is fixed: a replacement's hint does not change it.
+        #expect(try types([[("value", .int32(40)), user], [("value", .int32(60))]]) == ["PrivateProgress", "PrivateProgress"])
+    }
+
     @Test("replaces_id updates it in place; 100 ends it, kept listed")
     func replacesAndEnds() throws {
         var tracker = Self.tracker()

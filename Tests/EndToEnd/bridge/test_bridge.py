@@ -17,6 +17,7 @@ from harness.bus import (
     Notifier,
     Presenter,
     Session,
+    admin,
     expect_line,
     job_client,
     missing,
@@ -184,6 +185,28 @@ def test_a_progress_notification_is_updated_in_place_and_ends_at_100(session, pr
     # dunst still serves, as before: a plain notification gets the next id.
     assert notify(session, "Plain", "no progress") > first
     assert notification_server(session) == server
+
+
+def test_a_notification_its_sender_calls_private_is_private_on_the_lock_screen(session, presenter, dunst):
+    """GNOME Shell's `x-gnome-privacy-scope` hint, the one hint a desktop defines for this:
+    `user` (about the user) makes the activity a PrivateProgress, whose layout is private: while
+    the session is locked presenters get its app and nothing it says."""
+    client = Notifier(session)
+    first = client.notify(app="Mail", summary="Sending to Dr. Smith", body="results.pdf",
+                          hints={"value": 30, "x-gnome-privacy-scope": "user"})
+    item = presenter.item("PrivateProgress", lambda i: i["content"]["state"].get("percent") == 30)
+    assert item["content"]["state"]["title"] == "Sending to Dr. Smith"
+    try:
+        assert admin(session.daemon, "SetLock", {"on": True})["parameters"]["lock"]["on"] is True
+        locked = presenter.wait(lambda p: p.last and p.last.get("lock", {}).get("on") is True and p.items.get(item["id"]),
+                                message="the redacted snapshot")
+        assert locked["content"] == {"state": {}}
+        assert "Dr. Smith" not in json.dumps(presenter.last)
+    finally:
+        admin(session.daemon, "SetLock", {"on": False})
+        presenter.wait(lambda p: p.last and p.last.get("lock", {}).get("on") is False, message="unlocked")
+    client.notify(app="Mail", replaces=first, summary="Sent", hints={"value": 100})
+    presenter.item("PrivateProgress", lambda i: i["id"] == item["id"] and i["state"] == "ended")
 
 
 def test_stack_tags_replace_and_closing_ends(session, presenter, dunst):

@@ -16,6 +16,17 @@ public struct NotifyCall: Sendable, Hashable {
     /// The stack tag that makes a later notification replace this one
     /// (`x-canonical-private-synchronous`, `x-dunst-stack-tag` or `synchronous`).
     public var stackTag: String?
+    /// What the sender says of how private it is, in GNOME Shell's hint `x-gnome-privacy-scope`:
+    /// the only one a desktop defines (the freedesktop specification and KDE have none).
+    public var privacyScope: PrivacyScope?
+
+    /// `x-gnome-privacy-scope`'s values.
+    public enum PrivacyScope: String, Sendable, Hashable {
+        /// About the user (GNOME's default): a locked screen hides its details.
+        case user
+        /// About the machine (a battery's charge, a disk's space): anyone at it may read it.
+        case system
+    }
 
     public static let signature = "susssasa{sv}i"
     public static let maximumSummaryBytes = 128
@@ -23,7 +34,8 @@ public struct NotifyCall: Sendable, Hashable {
     static let maximumTagBytes = 128
 
     public init(appName: String, replacesID: UInt32 = 0, appIcon: String = "", summary: String, body: String = "",
-                value: Int? = nil, category: String? = nil, desktopEntry: String? = nil, stackTag: String? = nil) {
+                value: Int? = nil, category: String? = nil, desktopEntry: String? = nil, stackTag: String? = nil,
+                privacyScope: PrivacyScope? = nil) {
         self.appName = appName
         self.replacesID = replacesID
         self.appIcon = appIcon
@@ -33,6 +45,7 @@ public struct NotifyCall: Sendable, Hashable {
         self.category = category
         self.desktopEntry = desktopEntry
         self.stackTag = stackTag
+        self.privacyScope = privacyScope
     }
 
     /// The call's arguments (`susssasa{sv}i`; the timeout may be missing when the reader's
@@ -55,6 +68,7 @@ public struct NotifyCall: Sendable, Hashable {
         desktopEntry = hints["desktop-entry"]?.string
         stackTag = (hints["x-canonical-private-synchronous"] ?? hints["x-dunst-stack-tag"] ?? hints["synchronous"])?.string
             .map { BoundedText.line($0, maximumBytes: Self.maximumTagBytes) }
+        privacyScope = hints["x-gnome-privacy-scope"]?.string.flatMap(PrivacyScope.init(rawValue:))
     }
 
     /// Whether it shows progress: a `value` hint, or a `transfer` category.

@@ -67,6 +67,10 @@ public struct ProgressNotifications: Sendable {
         /// The tag it was stacked with: a replacement that repeats no tag keeps it.
         var stackTag: String?
         var app: SourceApp
+        /// Its sender said it is about the user (`x-gnome-privacy-scope` `user`): shown as a
+        /// PrivateProgress, whose layout is private on the lock screen. Fixed by the call that
+        /// started it: an activity's type never changes.
+        var privateOnLockScreen: Bool
         var startedAt: Double
         var updatedAt: Double
     }
@@ -193,7 +197,7 @@ public struct ProgressNotifications: Sendable {
         // The caller is part of the key: another connection's notification of the same id is
         // another activity. (Unique names are never reused on a bus.)
         let entry = Followed(source: SourceKey.notification(busID: busID, owner: caller, id: id).description, owner: caller, id: id, call: call, stackTag: call.stackTag,
-                             app: app, startedAt: now, updatedAt: now)
+                             app: app, privateOnLockScreen: call.privacyScope == .user, startedAt: now, updatedAt: now)
         if let outcome = Self.outcome(of: call) {
             // Done or failed already: shown ended.
             changes.append(.show(activity(of: entry)))
@@ -305,7 +309,7 @@ public struct ProgressNotifications: Sendable {
     }
 
     private func activity(of entry: Followed) -> BridgedActivity {
-        BridgedActivity(source: entry.source, type: "Progress",
+        BridgedActivity(source: entry.source, type: entry.privateOnLockScreen ? "PrivateProgress" : "Progress",
                         attributes: ["app": entry.app.json, "via": "notification"],
                         content: BridgedContent(state: state(of: entry), relevance: Rank.Tier.progress.relevance),
                         rank: Rank(tier: .progress, since: entry.startedAt))
