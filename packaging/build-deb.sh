@@ -158,7 +158,7 @@ cp -R "$stage/docs/IslandKit" "$doc/IslandKit"
 examples="$doc/examples"
 install -d "$examples/applications" "$examples/layouts"
 for entry in "$pkg"/applications/*.desktop; do
-  case "$(basename "$entry")" in org.island.cli.desktop|org.island.bridge.desktop) continue ;; esac
+  case "$(basename "$entry")" in org.island.cli.desktop|org.island.bridge.desktop|org.island.overlay.desktop) continue ;; esac
   install -m 0644 "$entry" "$examples/applications/"
 done
 for dir in "$pkg"/layouts/*/; do
@@ -266,6 +266,10 @@ while read -r exe; do
   [ -x "$oroot$exe" ] || die "island-overlay.service starts $exe, which the package does not install"
 done < <(sed -n 's/^ExecStart=[-@:+!]*\([^ ]*\).*/\1/p' "$oroot/usr/lib/systemd/user/island-overlay.service")
 install -D -m 0644 "$pkg/autostart/island-overlay.desktop" "$oroot/etc/xdg/autostart/island-overlay.desktop"
+# Its application entry: KWin reads X-KDE-Wayland-Interfaces there (not in autostart entries)
+# before it offers the overlay kde_lockscreen_overlay_v1.
+require "$pkg/applications/org.island.overlay.desktop"
+install -D -m 0644 "$pkg/applications/org.island.overlay.desktop" "$oroot/usr/share/applications/org.island.overlay.desktop"
 install -D -m 0644 "$pkg/man/island-overlay.1" "$oroot/usr/share/man/man1/island-overlay.1"
 gzip -9n "$oroot/usr/share/man/man1/island-overlay.1"
 odoc="$oroot/usr/share/doc/island-overlay"

@@ -8,6 +8,8 @@
 #       (https://gitlab.freedesktop.org/wlroots/wlr-protocols, commit b010a036), version 3
 #   protocols/xdg-output-unstable-v1.xml  from wayland-protocols 1.31 (Debian's
 #       /usr/share/wayland-protocols/unstable/xdg-output/), version 3
+#   protocols/kde-lockscreen-overlay-v1.xml  from plasma-wayland-protocols 1.10 (Debian's
+#       /usr/share/plasma-wayland-protocols/), version 1; LGPL-2.1-or-later, as its header says
 set -euo pipefail
 cd "$(dirname "$0")/../Libraries/Sources/CWaylandProtocols"
 for xml in protocols/*.xml; do

@@ -1,5 +1,7 @@
 public import OrderedJSON
 public import IslandPresenter
+import IslandProtocol
+public import OrderedCollections
 
 /// The overlay's behaviour, with no GTK in it: what the daemon, the pointer, the keys, the
 /// compositor's frame clock and the timers tell it goes in as an `OverlayEvent`; what to draw,
@@ -31,22 +33,30 @@ public struct OverlayController {
         /// pointer could move onto the island and click without the island ever being told.
         /// A surface with any input is cut out of that area whole.
         public var inputNeverEmpty: Bool
+        /// The session is locked when the daemon says so (its `lock`), not when a host does:
+        /// the overlay places itself (not `--hosted`). Locked, it shows the lock-screen list
+        /// and takes no input, and asks its window onto the compositor's lock screen
+        /// (`.overLockScreen`) only then: what a locker shows over itself is only ever what the
+        /// daemon redacted for it.
+        public var followsDaemonLock: Bool
 
         public init(settleTime: Double = OverlayClicks.defaultSettleTime, frameLog: Bool = false, cutsWindowToShapes: Bool = false,
-                    keyboardWhileOpen: OverlayKeyboard = .onDemand, inputNeverEmpty: Bool = false) {
+                    keyboardWhileOpen: OverlayKeyboard = .onDemand, inputNeverEmpty: Bool = false, followsDaemonLock: Bool = false) {
             self.settleTime = settleTime
             self.frameLog = frameLog
             self.cutsWindowToShapes = cutsWindowToShapes
             self.keyboardWhileOpen = keyboardWhileOpen
             self.inputNeverEmpty = inputNeverEmpty
+            self.followsDaemonLock = followsDaemonLock
         }
 
         /// From the process's environment: ISLAND_OVERLAY_FRAME_LOG and
         /// ISLAND_OVERLAY_CLICK_SETTLE_MS.
         public init(environment: [String: String], cutsWindowToShapes: Bool = false, keyboardWhileOpen: OverlayKeyboard = .onDemand,
-                    inputNeverEmpty: Bool = false) {
+                    inputNeverEmpty: Bool = false, followsDaemonLock: Bool = false) {
             self.init(settleTime: Self.settleTime(environment), frameLog: environment["ISLAND_OVERLAY_FRAME_LOG"] == "1",
-                      cutsWindowToShapes: cutsWindowToShapes, keyboardWhileOpen: keyboardWhileOpen, inputNeverEmpty: inputNeverEmpty)
+                      cutsWindowToShapes: cutsWindowToShapes, keyboardWhileOpen: keyboardWhileOpen, inputNeverEmpty: inputNeverEmpty,
+                      followsDaemonLock: followsDaemonLock)
         }
 
         /// ISLAND_OVERLAY_CLICK_SETTLE_MS (for tests on a loaded machine): a longer settle time
@@ -128,16 +138,25 @@ public struct OverlayController {
         case .windowShown:
             refresh(animated: false, &steps)
         case .update(let update):
-            model.apply(update)
+            let applied = model.apply(update)
             if model.hasSnapshot, connection != .connected {
                 steps.append(.log("subscribed; \(model.items.count) activities, island \(model.island.mode.rawValue)"))
                 connection = .connected
             }
+            let followed = followDaemonLock(&steps)
+            // An alert the daemon sent while locked (it sends none for a secret activity, nor
+            // under Do Not Disturb, and its text only as the level allows) lights the screen
+            // the lock-screen list is on.
+            if applied, update[PresenterNames.Update.alert] != nil, desktop.locked, model.sessionLocked {
+                steps.append(.wakeScreen)
+            }
+            if followed { break }
             refresh(animated: true, &steps)
         case .disconnected(let reason):
             if connection == .connected || connection == .connecting { steps.append(.log("disconnected: \(reason); reconnecting")) }
             model.reset()
             connection = .lost(reason: reason)
+            if followDaemonLock(&steps) { break }
             refresh(animated: true, &steps)
         case .pointerMoved(let x, let y):
             hover(x: x, y: y, &steps)
@@ -166,15 +185,10 @@ public struct OverlayController {
             }
         case .failed(let request, let message):
             steps.append(.log("\(request.action) failed: \(message)"))
-        case .desktop(let state):
-            guard state != desktop else { break }
-            let previous = desktop
-            desktop = state
-            steps.append(.log("desktop: \(state.description)"))
-            if keepsOutOfTheWay, listOpen { listOpen = false }
-            // Unlocked, the island is as it was before the lock: the list closed.
-            if !state.locked, previous.locked { listOpen = false }
-            refresh(animated: true, &steps)
+        case .desktop(var state):
+            // Followed from the daemon, the lock is not the host's to say.
+            if settings.followsDaemonLock { state.locked = desktop.locked }
+            desktopChanged(to: state, &steps)
         case .configured(let config):
             self.config = config
             if let motion = config.motion { self.motion.enabled = motion }
@@ -183,6 +197,28 @@ public struct OverlayController {
             cancel(.pointerAway, &steps)
         }
         return steps
+    }
+
+    private mutating func desktopChanged(to state: OverlayDesktopState, _ steps: inout [OverlayStep]) {
+        guard state != desktop else { return }
+        let previous = desktop
+        desktop = state
+        steps.append(.log("desktop: \(state.description)"))
+        if keepsOutOfTheWay, listOpen { listOpen = false }
+        // Unlocked, the island is as it was before the lock: the list closed.
+        if !state.locked, previous.locked { listOpen = false }
+        if state.locked != previous.locked, settings.followsDaemonLock { steps.append(.overLockScreen(state.locked)) }
+        refresh(animated: true, &steps)
+    }
+
+    /// With `followsDaemonLock`, the lock the daemon says (none while it is not there); true
+    /// if that changed the desktop (and so refreshed).
+    private mutating func followDaemonLock(_ steps: inout [OverlayStep]) -> Bool {
+        guard settings.followsDaemonLock, model.sessionLocked != desktop.locked else { return false }
+        var state = desktop
+        state.locked = model.sessionLocked
+        desktopChanged(to: state, &steps)
+        return true
     }
 
     // MARK: Scene
@@ -235,7 +271,8 @@ public struct OverlayController {
     private mutating func settleKeyboard(_ steps: inout [OverlayStep]) {
         let expanded = model.island.mode == .expanded ? model.island.expanded : nil
         if collapseAsked != expanded { collapseAsked = nil }
-        let open = listOpen || (motion.target?.form == .expanded && collapseAsked == nil)
+        // Locked, never: the locker's password field has the keys.
+        let open = !desktop.locked && (listOpen || (motion.target?.form == .expanded && collapseAsked == nil))
         let wanted = open ? settings.keyboardWhileOpen : .none
         if wanted != keyboard {
             keyboard = wanted
@@ -243,10 +280,10 @@ public struct OverlayController {
         }
     }
 
-    /// The pixel rows of the frame's shapes; with nothing to click and `inputNeverEmpty`, the
-    /// canvas's top centre pixel.
+    /// The pixel rows of the frame's shapes (none while locked: the pointer goes through to
+    /// the locker); with nothing to click and `inputNeverEmpty`, the canvas's top centre pixel.
     private func inputRegion(_ frame: OverlayFrame) -> [OverlayRect] {
-        let rows = OverlayLayout.pixelRows(frame.shapes)
+        let rows = desktop.locked ? [] : OverlayLayout.pixelRows(frame.shapes)
         guard rows.isEmpty, settings.inputNeverEmpty else { return rows }
         return [OverlayRect(x: (layout.canvasWidth / 2).rounded(.down), y: 0, width: 1, height: 1)]
     }
@@ -534,6 +571,11 @@ public enum OverlayStep: Sendable, Hashable {
     case raiseWindow
     /// Ask the compositor for the keyboard so (layer-shell keyboard interactivity).
     case keyboard(OverlayKeyboard)
+    /// The daemon says the session is locked (true) or not any more: ask the compositor to
+    /// draw the window over its lock screen, or to stop (`Settings.followsDaemonLock`).
+    case overLockScreen(Bool)
+    /// An alert came while locked: ask the desktop to wake the screen (the locker stays).
+    case wakeScreen
     case log(String)
 }
 

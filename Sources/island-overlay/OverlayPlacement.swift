@@ -80,7 +80,10 @@ import IslandOverlay
         }
         let names = (compositor?.xdgOutputVersion ?? 0) >= 2 ? "connector names from xdg-output v\(compositor?.xdgOutputVersion ?? 0)"
             : "no xdg-output v2: connector names unknown, Output= takes a model name or a number"
-        return "\(windows); \(names)"
+        let lockScreen = compositor?.drawsOverLockScreen == true
+            ? "the lock screen: KWin draws the island's lock-screen list over its locker while islandd says the session is locked (kde_lockscreen_overlay_v1)"
+            : "the lock screen: not offered (KWin offers kde_lockscreen_overlay_v1 only to the binary its installed desktop entry names); the locker hides the island"
+        return "\(windows); \(names); \(lockScreen)"
     }
 
     private var pointer: UnsafeMutableRawPointer { Unmanaged.passUnretained(self).toOpaque() }
@@ -159,6 +162,9 @@ import IslandOverlay
     private var keyboard = OverlayKeyboard.none
     /// Accepting it, and not yet given it: a focus-out now is the compositor's shuffle.
     private(set) var awaitingKeyboard = false
+    /// The daemon says the session is locked: the window is to be drawn over the compositor's
+    /// lock screen where it grants that (`overLockScreen`).
+    private var overLockScreen = false
     /// A fullscreen window came to, or left, the island's output.
     var fullscreenChanged: (Bool) -> Void = { _ in }
 
@@ -185,6 +191,13 @@ import IslandOverlay
     /// Places the island, and keeps it when the compositor closes its surface.
     func start() {
         place()
+        // Every map makes a new layer surface (a new output, a keyboard given back): each is
+        // asked onto the lock screen anew while locked. GtkWindow's own map handler runs first
+        // (the signal is run-first) and makes the role; the first buffer comes later, after
+        // the compositor's configure.
+        island_signal_connect(UnsafeMutableRawPointer(window.widget), "map", unsafeBitCast({ (_: UnsafeMutableRawPointer?, data: UnsafeMutableRawPointer?) in
+            OverlayPlacement.with(data) { $0.mapped() }
+        } as @convention(c) (UnsafeMutableRawPointer?, UnsafeMutableRawPointer?) -> Void, to: GCallback.self), pointer)
         // The compositor closes a layer surface whose output goes away, and gtk-layer-shell then
         // closes the window: it is kept, and placed again on the monitor that remains.
         island_signal_connect(UnsafeMutableRawPointer(window.widget), "delete-event", unsafeBitCast({ (_: UnsafeMutableRawPointer?, _: UnsafeMutableRawPointer?, data: UnsafeMutableRawPointer?) -> gboolean in
@@ -294,7 +307,7 @@ import IslandOverlay
         let lift = config.layer == .top && showing && fullscreenBeside && config.fullscreen != .hide
         if lift != lifted {
             lifted = lift
-            gtk_layer_set_layer(w, OverlayWindow.layer(lift ? .overlay : .top))
+            gtk_layer_set_layer(w, OverlayWindow.layer(lift || overLockScreen ? .overlay : .top))
             log(lift ? "layer overlay: showing over the fullscreen window" : "layer top again")
             changed = true
         }
@@ -357,6 +370,30 @@ import IslandOverlay
     private func raise() {
         guard let gdkWindow = gtk_widget_get_window(window.widget) else { return }
         gdk_window_raise(gdkWindow)
+    }
+
+    /// The daemon says the session is locked (true) or unlocked. Where the compositor draws
+    /// chosen surfaces over its lock screen (KWin), the window is mapped anew, asked there
+    /// while locked and not after: so the locker shows the island only while the daemon has
+    /// redacted it for the lock screen, and no longer once unlocked.
+    func lockChanged(_ locked: Bool) {
+        guard window.wayland, monitors.compositor?.drawsOverLockScreen == true, locked != overLockScreen else { return }
+        overLockScreen = locked
+        log(locked ? "locked: the island asks onto KWin's lock screen (kde_lockscreen_overlay_v1)" : "unlocked: the island leaves the lock screen")
+        // KWin 5.27 stacks a surface it lets over its locker by its layer-shell layer: only
+        // the overlay layer is above the locker's fullscreen greeter (and beside its own
+        // emergency screen); the top layer stays under them.
+        gtk_layer_set_layer(island_window(window.widget), OverlayWindow.layer(locked || lifted ? .overlay : config.layer))
+        if gtk_widget_get_visible(window.widget) != 0 {
+            gtk_widget_hide(window.widget)
+            gtk_widget_show(window.widget)
+        }
+    }
+
+    private func mapped() {
+        guard overLockScreen, let gdkWindow = gtk_widget_get_window(window.widget),
+              let surface = gdk_wayland_window_get_wl_surface(gdkWindow) else { return }
+        monitors.compositor?.allowOverLockScreen(surface)
     }
 
     /// The island has the keyboard (GTK's focus-in).

@@ -38,7 +38,7 @@ import IslandPresenter
         let settings = OverlayController.Settings(environment: environment, cutsWindowToShapes: window.needsWindowShape,
                                                   keyboardWhileOpen: window.layerShellVersion > 0
                                                       ? .whileOpen(layerShellVersion: window.layerShellVersion) : .none,
-                                                  inputNeverEmpty: window.hosted && window.wayland)
+                                                  inputNeverEmpty: window.hosted && window.wayland, followsDaemonLock: !window.hosted)
         frameLog = settings.frameLog
         controller = OverlayController(
             layout: layout, config: config, motion: config.motion ?? (island_animations_enabled() != 0), settings: settings,
@@ -228,6 +228,10 @@ import IslandPresenter
                 gtk_window_present(island_window(window.widget))
             case .keyboard(let wanted):
                 placement?.keyboard(wanted)
+            case .overLockScreen(let locked):
+                placement?.lockChanged(locked)
+            case .wakeScreen:
+                ScreenWaker.shared.wake()
             case .log(let message):
                 log(message)
             }

@@ -3,7 +3,8 @@ import CWaylandProtocols
 import IslandOverlay
 
 /// What a wlroots compositor says beyond what GTK asks: the windows, fullscreen or focused, on
-/// each output (wlr-foreign-toplevel-management), and each output's connector name (xdg-output).
+/// each output (wlr-foreign-toplevel-management), and each output's connector name (xdg-output);
+/// and, on KDE's KWin, the way onto its lock screen (kde_lockscreen_overlay_v1).
 ///
 /// Bound through a registry of its own on GDK's wl_display, on the display's default queue:
 /// GDK's GSource reads the socket and dispatches that queue inside gtk_main, so these callbacks
@@ -18,6 +19,9 @@ import IslandOverlay
     private(set) var xdgOutputVersion: UInt32 = 0
     private var toplevelManager: OpaquePointer?
     private var outputManager: OpaquePointer?
+    /// KWin offers it only to a program whose installed desktop entry asks for it
+    /// (X-KDE-Wayland-Interfaces=kde_lockscreen_overlay_v1, its Exec= this very binary).
+    private var lockScreenOverlay: OpaquePointer?
     /// Connector names by GDK's wl_output, at most 64 printable characters each.
     private var connectors: [UInt: String] = [:]
     /// Our xdg_output for each of GDK's wl_outputs, and back.
@@ -74,6 +78,21 @@ import IslandOverlay
         gdk_wayland_monitor_get_wl_output(monitor).map { windows.fullscreen(on: UInt(bitPattern: $0)) } ?? false
     }
 
+    /// The compositor draws surfaces it is asked to over its lock screen (KWin granted
+    /// kde_lockscreen_overlay_v1).
+    var drawsOverLockScreen: Bool { lockScreenOverlay != nil }
+
+    /// Asks the compositor to keep `surface` visible over its lock screen. KWin takes it only
+    /// for a surface whose window it made (a layer surface has one from get_layer_surface on)
+    /// and never mapped: for a mapped one it ends the connection with a protocol error, so the
+    /// caller asks between GTK's map (which makes the role) and the first buffer, which GTK
+    /// attaches once the compositor has configured the surface. The grant lasts as long as
+    /// that window: a surface mapped anew is an ordinary one again.
+    func allowOverLockScreen(_ surface: OpaquePointer) {
+        guard let lockScreenOverlay else { return }
+        kde_lockscreen_overlay_v1_allow(lockScreenOverlay, surface)
+    }
+
     /// The wl_output of the focused window, to be matched with GDK's monitors.
     var focusedOutput: UInt? { windows.focusedOutput }
 
@@ -95,6 +114,8 @@ import IslandOverlay
                     if let monitor = gdk_display_get_monitor(gdkDisplay, index) { watch(monitor) }
                 }
             }
+        case "kde_lockscreen_overlay_v1" where lockScreenOverlay == nil:
+            lockScreenOverlay = island_bind_lockscreen_overlay(registry, name, 1)
         default:
             break
         }

@@ -69,4 +69,100 @@ import Testing
         #expect(OverlayControllerTests.logged(steps).filter { !$0.hasPrefix("actionable") } == ["locked: a key ignored"])
         #expect(desk.controller.listOpen)
     }
+
+    // MARK: Not hosted: the daemon's lock (the overlay over KWin's locker)
+
+    static func overLockScreen(_ steps: [OverlayStep]) -> [Bool] {
+        steps.compactMap { if case .overLockScreen(let on) = $0 { on } else { nil } }
+    }
+
+    static func inputRegions(_ steps: [OverlayStep]) -> [[OverlayRect]] {
+        steps.compactMap { if case .setInputRegion(let rows) = $0 { rows } else { nil } }
+    }
+
+    @Test func placedByItselfTheOverlayFollowsTheDaemonsLockAndAsksOntoTheLockScreenOnlyThen() throws {
+        var desk = Desk(settings: .init(keyboardWhileOpen: .exclusive, followsDaemonLock: true))
+        desk.send(.update(Self.snapshot(locked: false)))
+        desk.settle()
+        #expect(desk.form == .expanded)
+        #expect(Self.overLockScreen(desk.take()) == [])
+
+        desk.send(.update(Self.snapshot(locked: true)))
+        desk.settle()
+        var steps = desk.take()
+        #expect(Self.overLockScreen(steps) == [true])
+        #expect(desk.controller.desktop.locked)
+        #expect(desk.form == .hidden, "no island above the list")
+        #expect(desk.controller.motion.target?.listOpen == true)
+        // No input at all: the pointer and the keys are the locker's.
+        #expect(Self.inputRegions(steps).last == [])
+        #expect(desk.controller.keyboard == .none)
+
+        // A host's word about the lock is not taken (there is none, but a fullscreen change
+        // carries the state it was given).
+        desk.send(.desktop(OverlayDesktopState(fullscreen: true, locked: false)))
+        #expect(desk.controller.desktop.locked)
+
+        desk.send(.update(Self.snapshot(locked: false)))
+        desk.settle()
+        steps = desk.take()
+        #expect(Self.overLockScreen(steps) == [false])
+        #expect(!desk.controller.desktop.locked)
+        #expect(!desk.controller.listOpen)
+    }
+
+    @Test func theDaemonGoneWhileLockedTheOverlayLeavesTheLockScreen() {
+        var desk = Desk(settings: .init(followsDaemonLock: true))
+        desk.send(.update(Self.snapshot(locked: true)))
+        desk.settle()
+        #expect(Self.overLockScreen(desk.take()) == [true])
+        // A restarted daemon has no lock until the bridge says it again: nothing it shows is
+        // redacted, so nothing may stay over the locker meanwhile.
+        desk.send(.disconnected(reason: "gone"))
+        desk.settle()
+        #expect(Self.overLockScreen(desk.take()) == [false])
+        #expect(!desk.controller.desktop.locked)
+    }
+
+    @Test func hostedTheLockIsTheHostsAndNothingIsAskedOfTheCompositor() {
+        var desk = Desk()
+        desk.send(.update(Self.snapshot(locked: true)))
+        desk.settle()
+        #expect(!desk.controller.desktop.locked)
+        desk.send(.desktop(OverlayDesktopState(locked: true)))
+        desk.settle()
+        #expect(desk.controller.desktop.locked)
+        #expect(Self.overLockScreen(desk.take()) == [])
+    }
+
+    static func wakes(_ steps: [OverlayStep]) -> Int {
+        steps.filter { $0 == .wakeScreen }.count
+    }
+
+    static func alerting(_ sequence: Int) -> JSONObject {
+        var delta = OverlayControllerTests.delta(sequence, island: OverlayControllerTests.expanded, items: [Scenes.simpleItem("a")])
+        delta["alert"] = ["id": "a", "title": "", "body": ""]
+        return delta
+    }
+
+    @Test func anAlertWhileLockedWakesTheScreenAndNothingElseDoes() {
+        var desk = Desk(settings: .init(followsDaemonLock: true))
+        desk.send(.update(Self.snapshot(locked: false, island: OverlayControllerTests.compact)))
+        desk.send(.update(Self.alerting(2)))
+        #expect(Self.wakes(desk.take()) == 0, "unlocked: the screen is on")
+
+        // The lock comes as a fresh snapshot, as the daemon sends it.
+        var locked = Self.snapshot(locked: true, island: OverlayControllerTests.compact)
+        locked["sequence"] = 3
+        desk.send(.update(locked))
+        desk.send(.update(OverlayControllerTests.delta(4, items: [Scenes.simpleItem("a")])))
+        #expect(Self.wakes(desk.take()) == 0, "an update that does not alert")
+
+        desk.send(.update(Self.alerting(5)))
+        #expect(Self.wakes(desk.take()) == 1)
+        // One that came late (an old sequence) is not a new alert.
+        desk.send(.update(Self.alerting(5)))
+        #expect(Self.wakes(desk.take()) == 0)
+    }
 }
+

@@ -76,6 +76,7 @@ OVERLAY = Package(
         "usr/bin/island-overlay",
         "usr/lib/systemd/user/island-overlay.service",
         "etc/xdg/autostart/island-overlay.desktop",
+        "usr/share/applications/org.island.overlay.desktop",
         "usr/share/man/man1/island-overlay.1.gz",
         "usr/share/doc/island-overlay/copyright",
         "usr/share/doc/island-overlay/changelog.Debian.gz",
@@ -94,6 +95,7 @@ BRIDGE = Package(
         "usr/share/applications/org.island.bridge.desktop",
         "usr/share/island/layouts/org.island.bridge/NowPlaying.json",
         "usr/share/island/layouts/org.island.bridge/Progress.json",
+        "usr/share/island/layouts/org.island.bridge/PrivateProgress.json",
         "usr/share/island/layouts/org.island.bridge/Transfer.json",
         "usr/share/man/man1/island-bridge.1.gz",
         "usr/share/doc/island-bridge/copyright",
@@ -608,6 +610,12 @@ def test_overlay_unit_and_autostart_entry(roots):
         entry = dict(line.split("=", 1) for line in f.read().splitlines() if "=" in line)
     assert entry["Type"] == "Application" and entry["Exec"] == "island-overlay"
     assert entry["TryExec"] == "island-overlay" and entry["NoDisplay"] == "true"
+    # KWin offers kde_lockscreen_overlay_v1 only to the binary an application entry names.
+    with open(os.path.join(overlay_installed, "usr/share/applications/org.island.overlay.desktop")) as f:
+        entry = dict(line.split("=", 1) for line in f.read().splitlines() if "=" in line and not line.startswith("#"))
+    assert entry["Exec"] == "/usr/bin/island-overlay"
+    assert os.access(os.path.join(overlay_installed, entry["Exec"].lstrip("/")), os.X_OK)
+    assert entry["X-KDE-Wayland-Interfaces"] == "kde_lockscreen_overlay_v1"
 
 
 def test_overlay_ships_the_gnome_shell_extension_with_its_schema_compiled(roots, tmp_path):
@@ -635,7 +643,7 @@ def test_bridge_manifest_and_layouts_are_the_shipped_ones(roots):
     # Active, where islandd reads manifests and installed layouts: the same files as packaging/.
     for path, source in [("usr/share/applications/org.island.bridge.desktop", "packaging/applications/org.island.bridge.desktop")] + [
             ("usr/share/island/layouts/org.island.bridge/" + name, "packaging/layouts/org.island.bridge/" + name)
-            for name in ("NowPlaying.json", "Progress.json", "Transfer.json")]:
+            for name in ("NowPlaying.json", "Progress.json", "PrivateProgress.json", "Transfer.json")]:
         with open(os.path.join(bridge_installed, path)) as installed_file, open(os.path.join(REPO, source)) as shipped:
             assert installed_file.read() == shipped.read(), path
     with open(os.path.join(bridge_installed, "usr/share/applications/org.island.bridge.desktop")) as f:
