@@ -120,3 +120,47 @@ export function restartDelay(failures) {
         return null;
     return Math.min(30, 2 ** Math.max(0, failures - 1));
 }
+
+// The longest line the overlay writes to the extension that is read; a longer one is dropped.
+export const MAX_OVERLAY_LINE = 4096;
+
+/**
+ * What the overlay wrote on its standard output so far, cut into lines: `pending` is the
+ * unfinished line kept from before (null: a line too long is being skipped to its end).
+ *
+ * @param {string|null} pending - the unfinished line from the last call
+ * @param {string} text - what was read now
+ * @returns {{lines: string[], pending: string|null}} the whole lines, and what is left
+ */
+export function overlayLines(pending, text) {
+    const parts = text.split('\n');
+    let current = pending;
+    const lines = [];
+    parts.forEach((part, index) => {
+        if (current !== null)
+            current += part;
+        if (current !== null && current.length > MAX_OVERLAY_LINE)
+            current = null;
+        if (index < parts.length - 1) {
+            if (current)
+                lines.push(current);
+            current = '';
+        }
+    });
+    return {lines, pending: current};
+}
+
+/**
+ * Whether a line of the overlay asks to wake the screen: `{"wake": true}`, which it writes when
+ * islandd sends an alert while the session is locked.
+ *
+ * @param {string} line - one line
+ * @returns {boolean} true for a wake
+ */
+export function asksWake(line) {
+    try {
+        return JSON.parse(line)?.wake === true;
+    } catch (e) {
+        return false;
+    }
+}

@@ -267,7 +267,8 @@ export class IslandHost {
         const area = this._area();
         const room = area ? Hosting.roomBelow(area.monitor, area.workArea, area.gap) : 720;
         const argv = [path, ...Hosting.overlayArguments(this._settings.get_string('size'), room)];
-        const flags = Gio.SubprocessFlags.STDIN_PIPE;
+        // Its standard output says when the screen should wake (Hosting.asksWake).
+        const flags = Gio.SubprocessFlags.STDIN_PIPE | Gio.SubprocessFlags.STDOUT_PIPE;
         let process;
         try {
             if (isWayland()) {
@@ -290,6 +291,7 @@ export class IslandHost {
         this._writing = false;
         this._pendingLine = null;
         this._lastLine = null;
+        this._readOverlay(process.get_stdout_pipe(), '');
         process.wait_async(this._cancellable, (p, result) => {
             try {
                 p.wait_finish(result);
@@ -362,6 +364,37 @@ export class IslandHost {
         // SIGTERM; the closed standard input alone would make it exit too.
         if (process && process.get_identifier())
             process.send_signal(SIGTERM);
+    }
+
+    // What the overlay says: a wake, when islandd sent an alert while the session is locked
+    // (none for a secret activity, none under Do Not Disturb). GNOME has no call for another
+    // program to light its lock screen; the Shell's own screen shield does it for its
+    // notifications, and does it here. Read until the pipe closes or the process is forgotten.
+    _readOverlay(stream, pending) {
+        const cancellable = this._cancellable;
+        stream.read_bytes_async(4096, GLib.PRIORITY_DEFAULT, cancellable, (s, result) => {
+            let bytes;
+            try {
+                bytes = s.read_bytes_finish(result);
+            } catch (e) {
+                return; // cancelled, or the overlay is gone
+            }
+            const data = bytes.get_data();
+            if (!data || data.length === 0 || cancellable !== this._cancellable)
+                return;
+            const read = Hosting.overlayLines(pending, new TextDecoder().decode(data));
+            if (this._locked && read.lines.some(Hosting.asksWake))
+                this._wakeScreen();
+            this._readOverlay(stream, read.pending);
+        });
+    }
+
+    // The screen shield's own wake (what it does for a notification while locked): it lights
+    // the lock screen and tells the power settings, which turn the monitors on.
+    _wakeScreen() {
+        const shield = this._main.screenShield;
+        if (shield && typeof shield._wakeUpScreen === 'function')
+            shield._wakeUpScreen();
     }
 
     _forgetProcess() {

@@ -76,5 +76,18 @@ check('backoff doubles from one second up to thirty',
 check('and gives up after MAX_QUICK_RESTARTS restarts',
     [Hosting.restartDelay(Hosting.MAX_QUICK_RESTARTS), Hosting.restartDelay(Hosting.MAX_QUICK_RESTARTS + 1)], [30, null]);
 
+check('the overlay\'s output cut into lines, the unfinished one kept',
+    Hosting.overlayLines('', '{"wake": true}\n{"wa'), {lines: ['{"wake": true}'], pending: '{"wa'});
+check('and finished by the next read',
+    Hosting.overlayLines('{"wa', 'ke": true}\n'), {lines: ['{"wake": true}'], pending: ''});
+const long = 'x'.repeat(Hosting.MAX_OVERLAY_LINE + 1);
+check('a line too long is dropped, to its end',
+    Hosting.overlayLines('', `${long}`), {lines: [], pending: null});
+check('and what follows it is read',
+    Hosting.overlayLines(null, 'more\n{"wake": true}\n'), {lines: ['{"wake": true}'], pending: ''});
+check('a wake is {"wake": true} and nothing else',
+    ['{"wake": true}', '{"wake": 1}', '{"wake": "true"}', 'wake', '[true]', 'null'].map(Hosting.asksWake),
+    [true, false, false, false, false, false]);
+
 if (failures)
     System.exit(1);

@@ -14,7 +14,9 @@ public import IslandPresenter
 ///                            screen, and the overlay shows the lock-screen list alone
 ///
 /// Unknown members are ignored (a newer host may say more); a member of the wrong type or a
-/// line that is no JSON object is refused and changes nothing.
+/// line that is no JSON object is refused and changes nothing. The overlay writes one line
+/// back on standard output, `{"wake": true}`, when an alert comes while locked: the host lights
+/// its lock screen.
 public struct OverlayDesktopState: Sendable, Hashable {
     /// A fullscreen window is on the island's monitor: the island keeps out of its way as
     /// Fullscreen= says.

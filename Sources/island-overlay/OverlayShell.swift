@@ -231,7 +231,13 @@ import IslandPresenter
             case .overLockScreen(let locked):
                 placement?.lockChanged(locked)
             case .wakeScreen:
-                ScreenWaker.shared.wake()
+                // Hosted, the host's shell lights its own lock screen (GNOME has no call for
+                // another program to do it): one line on standard output tells it.
+                if window.hosted {
+                    _ = writeAll("{\"wake\": true}\n", to: 1)
+                } else {
+                    ScreenWaker.shared.wake()
+                }
             case .log(let message):
                 log(message)
             }

@@ -191,6 +191,32 @@ def test_locked_the_list_shows_under_the_clock_by_level_and_unlocked_the_island_
                                       what="the compact island back under the bar")
 
 
+def test_an_alert_while_locked_lights_the_dark_lock_screen(world):
+    """The shield goes dark as the Shell locks. An alert islandd sends while locked reaches the
+    overlay, which tells the extension (`{"wake": true}` on its standard output), and the Shell
+    lights its lock screen as it does for its own notifications: the clock is back, no pointer
+    moved. (That no other update wakes it, nor a secret activity's alert, is the overlay's rule:
+    overlay/test_overlay_lock_wake.py counts its wakes.)"""
+    public = start(world, PUBLIC)
+    world.screen.settled(lambda image, box: box is not None, name="before-wake")
+    mark = lock(world)
+    world.session.island("admin", "lock", "on")
+    desktop.wait_until(lambda: public in (listed(world, mark) or ()), LIVENESS, "the list on the lock screen")
+    desktop.wait_until(lambda: clock_of(world.shell.screenshot()) is None, LIVENESS, "the lock screen dark",
+                       interval=0.5)
+
+    world.session.island("update", public, "--app", PUBLIC, "--state", json.dumps({"word": "Table seven now"}),
+                         "--alert-title", "Ready", "--alert-body", "now")
+    desktop.wait_until(lambda: clock_of(world.shell.screenshot()) is not None, LIVENESS,
+                       "the lock screen lit by the alert", interval=0.2)
+    world.screen.grab("woken-by-alert")
+
+    world.session.island("admin", "lock", "off")
+    world.shell.unlock()
+    desktop.wait_until(lambda: not world.shell.locked(), LIVENESS, "the Shell's screen shield down")
+    world.screen.settled(lambda image, box: box is not None, name="unlocked-after-wake")
+
+
 def test_no_key_reaches_the_island_while_locked(world):
     """Even when a click gave the island the keyboard before the lock (the last test: without
     GDM, the password prompt the keys bring up never lets the shield go)."""
