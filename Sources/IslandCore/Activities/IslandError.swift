@@ -43,6 +43,12 @@ public enum IslandError: Error, Sendable, Hashable {
     case startBudgetExceeded(app: String, limit: Int, window: Double, retryAfter: Double)
     /// The owner holds `limit` push-to-start tokens already (one per activity type).
     case tooManyPushTokens(app: String, limit: Int)
+    /// A request to start at `start` has no alert: a scheduled activity appears when nobody
+    /// is looking, so its start must say so (as ActivityKit's `alertConfiguration` must).
+    case startAlertRequired(start: Double)
+    /// The app's server sent `limit` pushes at priority 10 within the last `window` seconds;
+    /// another may come in `retryAfter` seconds (priority 5 spends nothing).
+    case pushBudgetExceeded(app: String, limit: Int, window: Double, retryAfter: Double)
 
     /// The interface the error names live in.
     public static let interface = "org.island"
@@ -68,6 +74,8 @@ public enum IslandError: Error, Sendable, Hashable {
         case .implausibleStaleDate: "ImplausibleStaleDate"
         case .startBudgetExceeded: "StartBudgetExceeded"
         case .tooManyPushTokens: "TooManyPushTokens"
+        case .startAlertRequired: "StartAlertRequired"
+        case .pushBudgetExceeded: "PushBudgetExceeded"
         }
     }
 
@@ -98,8 +106,11 @@ public enum IslandError: Error, Sendable, Hashable {
             ["id": .string(id), "given": .double(given), "latest": .double(latest)]
         case .implausibleStaleDate(let given, let latest):
             ["given": .double(given), "latest": .double(latest)]
-        case .startBudgetExceeded(let app, let limit, let window, let retryAfter):
+        case .startBudgetExceeded(let app, let limit, let window, let retryAfter),
+             .pushBudgetExceeded(let app, let limit, let window, let retryAfter):
             ["app": .string(app), "limit": .int(limit), "window": .double(window), "retryAfter": .double(retryAfter)]
+        case .startAlertRequired(let start):
+            ["start": .double(start)]
         }
     }
 }
