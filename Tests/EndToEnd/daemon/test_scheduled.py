@@ -152,15 +152,16 @@ def test_a_date_passed_while_down_starts_it_at_once_saying_so(daemon):
 
 def test_island_start_at_schedules_and_says_clearly_what_it_takes(daemon):
     from harness.cli import activities, island, ok
-    pending = ok(island(daemon, "start", "Concert", "--at", "+1h", "--alert-title", "Doors open")).stdout.strip()
-    [listed] = activities(daemon, "--state", "pending")
+    app = ("--app", COFFEE)
+    pending = ok(island(daemon, "start", "Concert", *app, "--at", "+1h", "--alert-title", "Doors open")).stdout.strip()
+    [listed] = activities(daemon, *app, "--state", "pending")
     assert listed["id"] == pending and listed["start"] > time.time() + 3000
     # An ISO 8601 date with its zone is that instant.
-    iso = ok(island(daemon, "start", "Concert", "--at", "2099-01-15T08:00:00Z", "--alert-title", "Later", "--json")).stdout
+    iso = ok(island(daemon, "start", "Concert", *app, "--at", "2099-01-15T08:00:00Z", "--alert-title", "Later", "--json")).stdout
     assert '"start":4072147200.0' in iso.replace(" ", "")
     # Anything else is refused, saying what would do.
-    bad = island(daemon, "start", "Concert", "--at", "tomorrow", "--alert-title", "x")
+    bad = island(daemon, "start", "Concert", *app, "--at", "tomorrow", "--alert-title", "x")
     assert bad.returncode == 2 and "+10m" in bad.stderr and "ISO 8601" in bad.stderr, bad.stderr
     # And the alert is required, by name.
-    missing = island(daemon, "start", "Concert", "--at", "+1h")
+    missing = island(daemon, "start", "Concert", *app, "--at", "+1h")
     assert missing.returncode == 1 and "StartAlertRequired" in missing.stderr, missing.stderr

@@ -19,7 +19,7 @@ pytestmark = [pytest.mark.quick, pytest.mark.skipif(not brokers.available(), rea
                                                                 "(scripts/install-deps.sh installs them)")]
 
 COFFEE = "org.example.Coffee"
-DEVICES = ["device-%d" % n for n in range(1, 5)]
+DEVICES = ["device-%d" % n for n in range(1, 9)]
 UNUSED_DEVICES = iter(DEVICES)
 ALERT = {"title": "Coffee", "body": "Your order starts"}
 
