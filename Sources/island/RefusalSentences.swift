@@ -98,6 +98,9 @@ enum RefusalSentences {
         case "org.island.PushExpired":
             return .init(message: "the push arrived after its expiration, so it was not applied",
                          hint: "give it a later --expiration, or none")
+        case "org.island.ImplausibleStartDate":
+            return .init(message: "the start date \(d("given")) is after \(d("latest")): milliseconds where seconds are meant",
+                         hint: "give --at as +DURATION or an ISO 8601 date (a server: seconds since the epoch)")
         case "org.island.StartAlertRequired":
             return .init(message: "a start at a later date needs an alert: a scheduled activity appears when nobody is looking",
                          hint: "give --alert-title and --alert-body (or start it now, without --at)")

@@ -57,6 +57,14 @@ struct ActivityScheduleTests: ActivityTesting {
         #expect(manager.list().isEmpty)
     }
 
+    @Test func aStartInMillisecondsIsRefusedByName() {
+        var manager = makeManager()
+        #expect(throws: IslandError.implausibleStartDate(given: t0 * 1000, latest: ActivityLimits.latestDate)) {
+            try schedule(&manager, at: t0 * 1000, now: t0)
+        }
+        #expect(manager.list().isEmpty)
+    }
+
     @Test func aStartAlreadyPastStartsAtOnceWithItsAlert() throws {
         var manager = makeManager()
         let outcome = try schedule(&manager, at: t0 - 5, now: t0)

@@ -11,7 +11,7 @@ extension ActivityManager {
     /// neither match the key nor count against this one's limits.
     ///
     /// Checked in this order: `unentitled`, `denied`, `typeTooLong`, `keyTooLong`, the key,
-    /// `startAlertRequired`, `alertTooLarge`, `attributesTooLarge`, `nestingTooDeep` (the state), `implausibleStaleDate`, `nestingTooDeep`
+    /// `implausibleStartDate`, `startAlertRequired`, `alertTooLarge`, `attributesTooLarge`, `nestingTooDeep` (the state), `implausibleStaleDate`, `nestingTooDeep`
     /// (the attributes), `targetMaximumExceeded`,
     /// `globalMaximumExceeded`, `startBudgetExceeded`. The new
     /// activity is `active`, or `stale` when its content's stale date has already passed.
@@ -42,6 +42,7 @@ extension ActivityManager {
             return RequestOutcome(activity: existing, created: false, events: [])
         }
         if let start {
+            guard start <= ActivityLimits.latestDate else { throw .implausibleStartDate(given: start, latest: ActivityLimits.latestDate) }
             guard let alert else { throw .startAlertRequired(start: start) }
             try Self.checkAlert(alert)
         }
