@@ -79,8 +79,15 @@ public final class Activity<Attributes: ActivityAttributes>: Sendable, Identifia
     /// happens when the app's last connection goes away. With `pushType: .token` it gets a
     /// push token (`pushToken`), for the app's server to update it. `connection` defaults to
     /// the one `IslandKit.configure` set up.
+    ///
+    /// With `start`, as ActivityKit's `request(attributes:content:pushType:style:alertConfiguration:start:)`,
+    /// the activity is scheduled: `.pending` until that date — in `activities`, shown by no
+    /// presenter, kept across restarts of the daemon — then started with `alertConfiguration`,
+    /// which a start requires (the daemon refuses one without, `StartAlertRequired`). It counts
+    /// against the start budget when requested.
     public static func request(attributes: Attributes, content: ActivityContent<ContentState>, pushType: PushType? = nil,
-                               style: ActivityStyle = .standard, key: String? = nil, ownerGone: ActivityOwnerGonePolicy = .keep,
+                               style: ActivityStyle = .standard, alertConfiguration: AlertConfiguration? = nil, start: Date? = nil,
+                               key: String? = nil, ownerGone: ActivityOwnerGonePolicy = .keep,
                                connection: IslandConnection = .shared()) async throws -> Activity {
         let dates = connection.configuration.dateEncoding
         let attributesJSON: JSONObject
@@ -92,7 +99,8 @@ public final class Activity<Attributes: ActivityAttributes>: Sendable, Identifia
             throw ActivityCodingError(description: "\(error)")
         }
         let (snapshot, _) = try await connection.request(type: Attributes.activityType, attributes: attributesJSON, content: raw,
-                                                         key: key, ownerGone: ownerGone, pushToken: pushType != nil)
+                                                         key: key, ownerGone: ownerGone, pushToken: pushType != nil,
+                                                         start: start?.timeIntervalSince1970, alert: alertConfiguration)
         let channel = await connection.channel(for: snapshot)
         return Activity(snapshot: snapshot, attributes: attributes, content: decode(snapshot.content, dates) ?? content,
                         channel: channel, connection: connection, style: style)

@@ -126,4 +126,6 @@ public enum AlertSuppressionReason: String, Sendable, Hashable {
     case budget
     /// The user has Do Not Disturb on; nothing of the budget was spent.
     case focus
+    /// The activity is `pending` (scheduled): its start shows its own alert.
+    case pending
 }

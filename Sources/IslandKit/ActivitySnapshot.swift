@@ -53,6 +53,11 @@ public struct ActivitySnapshot: Sendable, Hashable {
     /// Its push token (the MQTT topic its server publishes to), when it has one and the
     /// reply carried it (`Request`, `List`, a `pushToken` event).
     public var pushToken: String?
+    /// The date a scheduled activity was requested to start at (seconds since the epoch):
+    /// it is `pending` until then.
+    public var start: Double?
+    /// Why a scheduled activity started after `start` (`daemonDown`), when it did.
+    public var startedLate: String?
     /// The activity exactly as received.
     public var json: JSONObject
 
@@ -73,6 +78,8 @@ public struct ActivitySnapshot: Sendable, Hashable {
         endedAt = object[Names.endedAt]?.doubleValue
         dismissAt = object[Names.dismissAt]?.doubleValue
         pushToken = object[Names.pushToken]?.stringValue
+        start = object[Names.start]?.doubleValue
+        startedLate = object[Names.startedLate]?.stringValue
         self.json = object
     }
 }

@@ -110,9 +110,12 @@ public actor IslandConnection {
     /// its server to update it through the daemon's broker.
     /// `sourceApp`: the desktop entry id of the app a producer that speaks for other apps (a
     /// bridge) verified as the sender, for presenters to head the activity with.
+    /// With `start` (seconds since the epoch) later than now, the activity is scheduled:
+    /// `pending` until then, and started with `alert`, which `start` requires.
     public func request(type: String, attributes: JSONObject, content: RawActivityContent, key: String? = nil,
                         ownerGone: ActivityOwnerGonePolicy = .keep, pushToken: Bool = false,
-                        sourceApp: String? = nil) async throws -> (activity: ActivitySnapshot, created: Bool) {
+                        sourceApp: String? = nil, start: Double? = nil,
+                        alert: AlertConfiguration? = nil) async throws -> (activity: ActivitySnapshot, created: Bool) {
         typealias Names = ProducerNames.Request
         var parameters = appParameter
         parameters[Names.type] = .string(type)
@@ -122,6 +125,8 @@ public actor IslandConnection {
         parameters[Names.ownerGone] = .string(ownerGone.rawValue)
         if pushToken { parameters[Names.pushToken] = true }
         if let sourceApp { parameters[Names.sourceApp] = .string(sourceApp) }
+        if let start { parameters[Names.start] = .double(start) }
+        if let alert { parameters[Names.alert] = [ProducerNames.Alert.title: .string(alert.title), ProducerNames.Alert.body: .string(alert.body)] }
         // Only a keyed request may be retried after a lost connection: it is idempotent.
         let reply = try await perform("org.island.Producer.Request", parameters, retry: key != nil)
         let activity = try snapshot(reply[Names.activity])

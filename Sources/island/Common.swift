@@ -223,7 +223,11 @@ var now: Double { Date().timeIntervalSince1970 }
 /// What the CLI says of an alert that was not shown, by the reason the daemon gave (nil from a
 /// daemon that gave none, which only ever suppressed alerts for the budget).
 func alertSuppressedLine(reason: String?) -> String {
-    reason == "focus" ? "alert suppressed: Do Not Disturb is on" : "alert suppressed: the app's alert budget is spent"
+    switch reason {
+    case "focus": "alert suppressed: Do Not Disturb is on"
+    case "pending": "alert not shown: the activity has not started (its start shows its own alert)"
+    default: "alert suppressed: the app's alert budget is spent"
+    }
 }
 
 func describe(_ activity: ActivitySnapshot) -> String {

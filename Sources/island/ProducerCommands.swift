@@ -18,6 +18,11 @@ struct Start: AsyncParsableCommand {
               id=$(island start Copy --attributes '{"title":"Copying"}' --owner-gone stale)
               trap 'island end "$id" 2>/dev/null' EXIT
               trap 'exit 130' INT; trap 'exit 143' TERM   # EXIT then runs too
+
+            With --at, the activity is scheduled: `pending` until TIME (+10m, +1h 30min, or an \
+            ISO 8601 date such as 2026-12-06T18:30:00Z; without a zone, local time), listed to \
+            its app but shown by no presenter, then started with its alert, which --at requires \
+            (--alert-title, --alert-body). It counts against the start budget now.
             """)
 
     @OptionGroup var global: GlobalOptions
@@ -29,14 +34,29 @@ struct Start: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Mark the activity stale after this many seconds.", valueName: "seconds")) var staleAfter: Double?
     @Option(help: ownerGoneHelp) var ownerGone: OwnerGoneOption = .keep
     @Flag(help: "Give the activity a push token, printed after its id, for its server (island push).") var pushToken = false
+    @Option(help: ArgumentHelp("Start at TIME: +10m, +1h 30min, or an ISO 8601 date; needs an alert.", valueName: "time")) var at: String?
+    @Option(help: ArgumentHelp("With --at: the alert shown as it starts, its title.", valueName: "title")) var alertTitle: String?
+    @Option(help: ArgumentHelp("The start alert's body.", valueName: "body")) var alertBody: String?
+
+    func validate() throws {
+        if alertBody != nil && alertTitle == nil { throw ValidationError("--alert-body needs --alert-title") }
+        if alertTitle != nil && at == nil { throw ValidationError("--alert-title is the alert of a scheduled start: give --at too") }
+    }
 
     func run() async throws {
         let attributes = try parseObject(attributes, option: "--attributes", json: global.json)
         let state = try parseObject(state, option: "--state", json: global.json)
+        var start: Double?
+        if let at {
+            guard let date = StartTime.parse(at, now: now) else { throw CLIFailure.usage("\(StartTime.usage), not \(at)", json: global.json) }
+            start = date
+        }
         let connection = global.producer()
         let content = RawActivityContent(state: state, staleDate: staleAfter.map { now + $0 }, relevanceScore: relevance)
+        let alert = alertTitle.map { AlertConfiguration(title: $0, body: alertBody ?? "") }
         let (activity, _) = try await global.perform {
-            try await connection.request(type: type, attributes: attributes, content: content, key: key, ownerGone: ownerGone.policy, pushToken: pushToken)
+            try await connection.request(type: type, attributes: attributes, content: content, key: key, ownerGone: ownerGone.policy,
+                                         pushToken: pushToken, start: start, alert: alert)
         }
         if global.json {
             Output.json(.object(activity.json))

@@ -54,6 +54,12 @@ struct PushCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("start: the activity's attributes, a JSON object.", valueName: "json")) var attributes: String?
     @Flag(help: "start: give the new activity a push token of its own (sent to the app and in the feedback).")
     var inputPushToken = false
+    @Option(help: ArgumentHelp("start: schedule it for TIME (+10m, or an ISO 8601 date); needs --alert-title.", valueName: "time"))
+    var startDate: String?
+    @Option(help: ArgumentHelp("10 (default: at once, counts against the app's push budget) or 5 (coalesced, spends nothing).",
+                               valueName: "n")) var priority: Int?
+    @Option(help: ArgumentHelp("Not applied after this time: epoch seconds, +DURATION, or 0 (now or never: kept for no offline device).",
+                               valueName: "t")) var expiration: String?
 
     @Option(help: ArgumentHelp("The broker.", discussion: "Default: $ISLAND_PUSH_BROKER, else mqtt://localhost.", valueName: "url"))
     var broker: String?
@@ -101,7 +107,8 @@ struct PushCommand: AsyncParsableCommand {
         }
         // After the SUBSCRIBE on the same connection, which the broker handles first: the
         // feedback cannot come before the subscription.
-        try client.publish(token.topic, payload: payload.bytes)
+        let delivery = try delivery()
+        try client.publish(token.topic, payload: payload.bytes, qos: delivery.qos, expiry: delivery.expiry)
         while client.unacknowledgedPublishes > 0 && ContinuousClock.now < deadline {
             try await Task.sleep(for: .milliseconds(5))
         }
@@ -203,7 +210,38 @@ struct PushCommand: AsyncParsableCommand {
             aps["attributes"] = .object(try parseObject(attributes, option: "--attributes", json: json))
         }
         if inputPushToken { aps["input-push-token"] = .int(1) }
+        if let startDate {
+            guard event == .start else { throw CLIFailure.usage("--start-date goes with --event start", json: json) }
+            guard let date = StartTime.parse(startDate, now: now) else {
+                throw CLIFailure.usage("--start-date: \(StartTime.usage.replacingOccurrences(of: "--at ", with: "")), not \(startDate)", json: json)
+            }
+            aps["start-date"] = .double(date)
+        }
+        if let priority {
+            guard priority == 10 || priority == 5 else { throw CLIFailure.usage("--priority must be 10 or 5, not \(priority)", json: json) }
+            aps["priority"] = .int(priority)
+        }
+        if let expiration = try expirationDate() { aps["expiration"] = .double(expiration) }
         return (JSON.object(["aps": .object(aps)]).serialized(), timestamp)
+    }
+
+    /// `--expiration` as a date, 0 for now or never.
+    private func expirationDate() throws(CLIFailure) -> Double? {
+        guard let expiration else { return nil }
+        if expiration == "0" { return 0 }
+        if expiration.hasPrefix("+"), let seconds = TimeSpan.seconds(String(expiration.dropFirst())), seconds > 0 { return now + seconds }
+        if let date = Double(expiration), date > 0, date.isFinite { return date }
+        throw CLIFailure.usage("--expiration must be epoch seconds, +DURATION (+10m) or 0, not \(expiration)", json: json)
+    }
+
+    /// How the push goes to the broker: APNs' expiry becomes MQTT's. `0` (now or never) is
+    /// published at QoS 0, which a broker does not queue for a device that is offline
+    /// (mosquitto's `queue_qos0_messages false`, its default), and never retained; a date
+    /// becomes the message expiry interval, so the broker drops it once it is late.
+    private func delivery() throws(CLIFailure) -> (qos: Int, expiry: UInt32?) {
+        guard let date = try expirationDate() else { return (1, nil) }
+        if date == 0 { return (0, nil) }
+        return (1, UInt32(max(1, min(Double(UInt32.max - 1), (date - now).rounded(.up)))))
     }
 
     private func mqttConfiguration() throws(CLIFailure) -> MQTTConfiguration {

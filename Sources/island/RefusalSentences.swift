@@ -92,6 +92,18 @@ enum RefusalSentences {
         case "org.island.StartBudgetExceeded":
             return .init(message: "\(s("app")) started \(i("limit")) activities within \(seconds(d("window"))); the next start is allowed in \(seconds(d("retryAfter")))",
                          hint: "wait \(seconds(d("retryAfter"))) and try again, or update an activity already started")
+        case "org.island.PushBudgetExceeded":
+            return .init(message: "\(s("app"))'s server sent \(i("limit")) pushes at priority 10 within \(seconds(d("window"))); the next is allowed in \(seconds(d("retryAfter")))",
+                         hint: "send updates that can wait at priority 5 (--priority 5), which spend nothing of the budget")
+        case "org.island.PushExpired":
+            return .init(message: "the push arrived after its expiration, so it was not applied",
+                         hint: "give it a later --expiration, or none")
+        case "org.island.ImplausibleStartDate":
+            return .init(message: "the start date \(d("given")) is after \(d("latest")): milliseconds where seconds are meant",
+                         hint: "give --at as +DURATION or an ISO 8601 date (a server: seconds since the epoch)")
+        case "org.island.StartAlertRequired":
+            return .init(message: "a start at a later date needs an alert: a scheduled activity appears when nobody is looking",
+                         hint: "give --alert-title and --alert-body (or start it now, without --at)")
         case "org.island.InvalidLayout":
             return .init(message: "the layout of \(s("type")) is invalid at \(s("path")): \(s("reason"))",
                          hint: "fix the layout at that path (try `island preview --lint`)")

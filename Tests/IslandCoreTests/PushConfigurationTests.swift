@@ -24,6 +24,7 @@ import Testing
             MQTTVersion=3.1.1
             KeepAliveSec=2min
             LinkHeadroom=8M
+            SessionExpirySec=2d
             """).push
         #expect(push.broker == "mqtts://broker.example:8883")
         #expect(push.clientID == "kitchen-42")
@@ -36,6 +37,7 @@ import Testing
         #expect(push.mqttVersion == "3.1.1")
         #expect(push.keepAlive == 120)
         #expect(push.linkHeadroom == 8 << 20)
+        #expect(push.sessionExpiry == UInt32(2 * 86400))
     }
 
     @Test func defaults() throws {
@@ -45,6 +47,8 @@ import Testing
         #expect(push.keepAlive == 60)
         #expect(push.clientID == nil)
         #expect(push.linkHeadroom == nil)
+        #expect(push.sessionExpiry == UInt32(7 * 86400), "a week, not for ever")
+        #expect(try Support.parse("[Push]\nBroker=mqtt://b\nSessionExpirySec=infinity").push.sessionExpiry == nil)
     }
 
     @Test func badValuesNameTheirLine() {
@@ -56,6 +60,7 @@ import Testing
         Support.expectError("[Push]\nMQTTVersion=4", "/etc/island/islandd.conf:2: invalid value '4' for MQTTVersion=: expected 5 or 3.1.1")
         Support.expectError("[Push]\nKeepAliveSec=1", "/etc/island/islandd.conf:2: invalid value '1' for KeepAliveSec=: expected a time span from 5s to 18h (MQTT's limit)")
         Support.expectError("[Push]\nLinkHeadroom=512K", "/etc/island/islandd.conf:2: invalid value '512K' for LinkHeadroom=: expected a size from 1M to 1G")
+        Support.expectError("[Push]\nSessionExpirySec=10s", "/etc/island/islandd.conf:2: invalid value '10s' for SessionExpirySec=: expected a time span from 1min to 136y, or infinity")
         Support.expectError("[Push]\nLinkHeadroom=lots", "/etc/island/islandd.conf:2: invalid value 'lots' for LinkHeadroom=: expected a size from 1M to 1G")
         Support.expectError("[Push]\nBrokr=mqtt://x", "/etc/island/islandd.conf:2: unknown key 'Brokr=' in [Push]; did you mean 'Broker='?")
         Support.expectError("[Psuh]", "/etc/island/islandd.conf:1: unknown section [Psuh]; did you mean [Push]? Sections are [Limits], [Daemon], [Push], [LockScreen], [LockScreen:<app-id>] and [App:<app-id>]")

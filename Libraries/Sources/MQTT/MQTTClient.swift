@@ -117,8 +117,14 @@ public final class MQTTClient: MQTTSession {
     /// broker that is away) and while `maximumUnacknowledgedPublishes` wait for their
     /// acknowledgement.
     public func publish(_ topic: String, payload: [UInt8], qos: Int = 1, retain: Bool = false) throws(MQTTError) {
+        try publish(topic, payload: payload, qos: qos, retain: retain, expiry: nil)
+    }
+
+    /// `expiry`: MQTT 5's message expiry interval, in seconds — the broker drops the message
+    /// once it has waited that long for a subscriber (nil: never; ignored by MQTT 3.1.1).
+    public func publish(_ topic: String, payload: [UInt8], qos: Int = 1, retain: Bool = false, expiry: UInt32?) throws(MQTTError) {
         guard mosquitto_pub_topic_check(topic) == MOSQ_ERR_SUCCESS.rawValue else { throw .invalidTopic(topic) }
-        try core.publish(topic, payload: payload, qos: qos, retain: retain)
+        try core.publish(topic, payload: payload, qos: qos, retain: retain, expiry: expiry)
     }
 
     /// Connected to the broker now.
@@ -332,7 +338,7 @@ extension MQTTClient {
             if queued { wake() }
         }
 
-        func publish(_ topic: String, payload: [UInt8], qos: Int, retain: Bool) throws(MQTTError) {
+        func publish(_ topic: String, payload: [UInt8], qos: Int, retain: Bool, expiry: UInt32? = nil) throws(MQTTError) {
             let limit = configuration.maximumUnacknowledgedPublishes
             let admitted: Result<Void, MQTTError> = state.withLock { state in
                 guard state.subscriptions.connected else { return .failure(.notConnected) }
@@ -341,8 +347,13 @@ extension MQTTClient {
                 return .success(())
             }
             try admitted.get()
+            var properties: OpaquePointer? = nil
+            defer { mosquitto_property_free_all(&properties) }
+            if let expiry, configuration.protocolVersion == .v5 {
+                mosquitto_property_add_int32(&properties, Int32(MQTT_PROP_MESSAGE_EXPIRY_INTERVAL.rawValue), expiry)
+            }
             let rc = payload.withUnsafeBytes { bytes in
-                mosquitto_publish(handle.pointer, nil, topic, Int32(bytes.count), bytes.baseAddress, Int32(qos), retain)
+                mosquitto_publish_v5(handle.pointer, nil, topic, Int32(bytes.count), bytes.baseAddress, Int32(qos), retain, properties)
             }
             guard rc == MOSQ_ERR_SUCCESS.rawValue else {
                 if qos > 0 { state.withLock { $0.unacknowledged = max(0, $0.unacknowledged - 1) } }

@@ -1,4 +1,5 @@
 public import OrderedJSON
+public import OrderedCollections
 
 extension ActivityContent {
     /// `{"state": {…}, "staleDate"?: 1.0, "relevanceScore": 0.0}`, the state from its text.
@@ -47,6 +48,17 @@ extension Activity {
         if let lastTimestamp { text.member("lastTimestamp", double: lastTimestamp) }
         if let nextDeliveryAt { text.member("nextDeliveryAt", double: nextDeliveryAt) }
         if let ownerGraceEndsAt { text.member("ownerGraceEndsAt", double: ownerGraceEndsAt) }
+        if let schedule {
+            text.key("schedule")
+            text.openObject()
+            text.member("date", double: schedule.date)
+            text.member("startsAt", double: schedule.startsAt)
+            if let alert = schedule.alert {
+                text.member("alert", .object(["title": .string(alert.title), "body": .string(alert.body)]))
+            }
+            if let late = schedule.late { text.member("late", string: late.rawValue) }
+            text.closeObject()
+        }
         text.closeObject()
     }
 
@@ -85,6 +97,16 @@ extension Activity {
         lastTimestamp = try reader.optionalDouble("lastTimestamp")
         nextDeliveryAt = try reader.optionalDouble("nextDeliveryAt")
         ownerGraceEndsAt = try reader.optionalDouble("ownerGraceEndsAt")
+        if reader.optional("schedule") != nil {
+            let schedule = try reader.reader("schedule")
+            var alert: Alert?
+            if schedule.optional("alert") != nil {
+                let alertReader = try schedule.reader("alert")
+                alert = Alert(title: try alertReader.string("title"), body: try alertReader.string("body"))
+            }
+            self.schedule = ScheduledStart(date: try schedule.double("date"), startsAt: try schedule.double("startsAt"), alert: alert,
+                                           late: try schedule.optionalEnumeration("late", as: LateStart.self))
+        }
         try ActivityInput.checkStored(self)
     }
 

@@ -63,6 +63,7 @@ public struct Activity: Sendable, Hashable, Identifiable {
         var lastTimestamp: Double?
         var nextDeliveryAt: Double?
         var ownerGraceEndsAt: Double?
+        var schedule: ScheduledStart?
     }
 
     /// The fields, to change: this activity's own storage, copied first if it is shared.
@@ -185,6 +186,17 @@ public struct Activity: Sendable, Hashable, Identifiable {
         get { storage.fields.ownerGraceEndsAt }
         set { fields.ownerGraceEndsAt = newValue }
     }
+
+    /// How a scheduled activity starts: its date, its alert, and whether it started late.
+    /// Nil for an activity that started when it was requested.
+    public internal(set) var schedule: ScheduledStart? {
+        get { storage.fields.schedule }
+        set { fields.schedule = newValue }
+    }
+
+    /// When the activity became (or, pending, will become) active: its scheduled start, or
+    /// its creation. Its maximum active duration counts from here, and the island orders by it.
+    public var activeSince: Double { schedule?.startsAt ?? createdAt }
 
     init(
         id: String, owner: ActivityOwner, sourceApp: String? = nil, type: String, attributes: JSONObject, key: String?,

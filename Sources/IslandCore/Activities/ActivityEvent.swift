@@ -62,6 +62,8 @@ public enum AlertSuppression: String, Sendable, Hashable {
     case budget
     /// The user turned Do Not Disturb on.
     case focus
+    /// The activity is pending: nobody sees it yet, and its start brings its own alert.
+    case pending
 }
 
 /// The reply to `ActivityManager.end`.

@@ -26,6 +26,12 @@ public struct ActivityLimits: Sendable, Hashable {
     /// Alerting updates per app within `alertBudgetWindow`; beyond, updates apply silently.
     public var alertBudget = 6
     public var alertBudgetWindow: Double = 3600
+    /// Pushes at priority 10 (`PushPriority.high`) per app within `pushBudgetWindow`
+    /// (`PushBudgetExceeded` beyond); priority 5 and 1 spend nothing.
+    public var pushBudget = 120
+    /// The same, for an app with frequent updates enabled.
+    public var frequentPushBudget = 1200
+    public var pushBudgetWindow: Double = 3600
     /// An activity still running after this long is ended with reason `expired`.
     public var maximumActiveDuration: Double = 8 * 3600
     /// How long an ended activity stays listed under the `default` dismissal policy, and the

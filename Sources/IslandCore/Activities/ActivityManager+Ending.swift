@@ -100,9 +100,12 @@ extension ActivityManager {
 
     /// Ends a live activity: the latest accepted content is delivered (a coalesced update is not
     /// lost), pending timers are dropped, and dismissal is scheduled — or done, when due now.
+    /// A `pending` activity is dismissed as it ends: nobody saw it, so there is nothing to
+    /// leave listed.
     mutating func finish(
-        _ live: Activity, reason: EndReason, dismissalPolicy: DismissalPolicy, at now: Double
+        _ live: Activity, reason: EndReason, dismissalPolicy requested: DismissalPolicy, at now: Double
     ) -> (activity: Activity, events: [ActivityEvent]) {
+        let dismissalPolicy = live.state == .pending ? .immediate : requested
         var activity = live
         activity.deliveredContent = activity.content
         activity.deliveredAt = now

@@ -6,11 +6,12 @@ extension ActivityManager {
     /// their disconnect touch it. Each live activity of the owner follows its
     /// `OwnerGonePolicy`: `keep` does nothing, `end` ends it now with reason `ownerGone`, `stale`
     /// turns it stale after `ownerGoneGracePeriod` unless `ownerReturned(app:uid:)` comes first.
+    /// A pending activity is left alone: a start is scheduled so that it needs no app running.
     public mutating func ownerGone(app: String, uid: UInt32? = nil, now: Double) -> [ActivityEvent] {
         let owner = ActivityOwner(app: app, uid: uid)
         var events: [ActivityEvent] = []
         let grace = limits.limits(for: app).ownerGoneGracePeriod
-        for activity in activities.values where activity.owner == owner && activity.isLive {
+        for activity in activities.values where activity.owner == owner && activity.isLive && activity.state != .pending {
             switch activity.ownerGonePolicy {
             case .keep:
                 continue

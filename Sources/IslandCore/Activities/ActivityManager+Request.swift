@@ -11,10 +11,15 @@ extension ActivityManager {
     /// neither match the key nor count against this one's limits.
     ///
     /// Checked in this order: `unentitled`, `denied`, `typeTooLong`, `keyTooLong`, the key,
-    /// `attributesTooLarge`, `nestingTooDeep` (the state), `implausibleStaleDate`, `nestingTooDeep`
+    /// `implausibleStartDate`, `startAlertRequired`, `alertTooLarge`, `attributesTooLarge`, `nestingTooDeep` (the state), `implausibleStaleDate`, `nestingTooDeep`
     /// (the attributes), `targetMaximumExceeded`,
-    /// `globalMaximumExceeded`, `startBudgetExceeded`. The new activity is `active`, or `stale`
-    /// when its content's stale date has already passed.
+    /// `globalMaximumExceeded`, `startBudgetExceeded`. The new
+    /// activity is `active`, or `stale` when its content's stale date has already passed.
+    ///
+    /// With `start` (and then `alert`, which it requires) later than `now`, the activity is
+    /// `pending` until then (`ScheduledStart`): it counts against the limits and spends from
+    /// the start budget now, when it is requested, and presenters hear of it only as it starts.
+    /// A `start` not later than `now` starts it at once, with its alert.
     public mutating func request(
         app: String,
         uid: UInt32? = nil,
@@ -24,6 +29,8 @@ extension ActivityManager {
         key: String? = nil,
         ownerGonePolicy: OwnerGonePolicy = .keep,
         sourceApp: String? = nil,
+        start: Double? = nil,
+        alert: Alert? = nil,
         entitlement: AppAuthorization,
         now: Double
     ) throws(IslandError) -> RequestOutcome {
@@ -33,6 +40,11 @@ extension ActivityManager {
         let owner = ActivityOwner(app: app, uid: uid)
         if let key, let existing = activities.values.first(where: { $0.key == key && $0.owner == owner && $0.isLive }) {
             return RequestOutcome(activity: existing, created: false, events: [])
+        }
+        if let start {
+            guard start <= ActivityLimits.latestDate else { throw .implausibleStartDate(given: start, latest: ActivityLimits.latestDate) }
+            guard let alert else { throw .startAlertRequired(start: start) }
+            try Self.checkAlert(alert)
         }
         let appLimits = limits.limits(for: app)
         try checkPayload(attributesSize: JSON.serializedSize(of: attributes), content: content, limits: appLimits, attributesFixed: false)
@@ -49,17 +61,23 @@ extension ActivityManager {
             throw .startBudgetExceeded(app: app, limit: budget, window: window, retryAfter: retryAfter)
         }
 
-        let activity = Activity(
+        let scheduled = start.map { $0 > now } ?? false
+        var activity = Activity(
             id: makeID(), owner: owner, sourceApp: sourceApp, type: type, attributes: attributes, key: key,
             ownerGonePolicy: ownerGonePolicy, content: content,
-            state: content.isStale(at: now) ? .stale : .active, now: now
+            state: scheduled ? .pending : content.isStale(at: now) ? .stale : .active, now: now
         )
-        store(activity)
+        if let start { activity.schedule = ScheduledStart(date: start, startsAt: max(start, now), alert: alert) }
         budgets.starts.record(owner: owner, window: window, now: now)
-        return RequestOutcome(
-            activity: activity, created: true,
-            events: [.changed(activity), .delivered(activity), .budgetsChanged(app: app)]
-        )
+        if scheduled {
+            store(activity)
+            // Its app hears of it (the reply, its watchers); presenters not until it starts.
+            return RequestOutcome(activity: activity, created: true, events: [.changed(activity), .budgetsChanged(app: app)])
+        }
+        let alerted = activity.schedule != nil ? takeStartAlert(of: &activity, now: now) : []
+        store(activity)
+        return RequestOutcome(activity: activity, created: true,
+                              events: [.changed(activity), .delivered(activity), .budgetsChanged(app: app)] + alerted)
     }
 
     /// `attributesSize`: `JSON.serializedSize(of:)` the attributes, which an activity keeps.

@@ -4,13 +4,15 @@ import OrderedCollections
 /// instant: a coalesced content is delivered before the activity goes stale or ends, so the
 /// final state shown is the latest one.
 enum ActivityTimerKind: Int, Comparable, Sendable {
+    /// A pending activity's `ScheduledStart.startsAt`: start it.
+    case start
     /// `nextDeliveryAt`: deliver the coalesced content.
     case delivery
     /// `ownerGraceEndsAt`: the owner did not return; turn stale.
     case ownerGrace
     /// The content's `staleDate` passed: turn stale.
     case staleDate
-    /// `createdAt + maximumActiveDuration`: end with reason `expired`.
+    /// `activeSince + maximumActiveDuration`: end with reason `expired`.
     case expiry
     /// `dismissAt`: dismiss and drop.
     case dismissal
@@ -66,6 +68,8 @@ extension ActivityManager {
         var changed = activity
         let at = timer.at
         switch timer.kind {
+        case .start:
+            return startScheduled(activity, at: at)
         case .delivery:
             changed.deliveredContent = changed.content
             changed.deliveredAt = at
@@ -103,11 +107,15 @@ extension ActivityManager {
             let timer = ActivityTimer(id: activity.id, at: at, kind: kind)
             if earliest.map(timer.precedes) ?? true { earliest = timer }
         }
-        if activity.isLive {
+        if activity.state == .pending {
+            // Nothing else runs before it starts: no delivery (nobody sees it), no stale date,
+            // and its 8 hours count from its start.
+            consider(activity.schedule?.startsAt, .start)
+        } else if activity.isLive {
             consider(activity.nextDeliveryAt, .delivery)
             consider(activity.ownerGraceEndsAt, .ownerGrace)
             if activity.state == .active { consider(activity.content.staleDate, .staleDate) }
-            consider(activity.createdAt + (appLimits ?? limits.limits(for: activity.app)).maximumActiveDuration, .expiry)
+            consider(activity.activeSince + (appLimits ?? limits.limits(for: activity.app)).maximumActiveDuration, .expiry)
         } else if activity.state == .ended {
             // Final content given by a second end waits for its slot like an update's.
             consider(activity.nextDeliveryAt, .delivery)

@@ -11,7 +11,9 @@ extension ActivityManager {
     /// updates are on): faster updates are coalesced, the latest wins, and the outcome says
     /// `throttled` and `deliverAt`. An `alert` spends from the owner's alert budget; when that is
     /// empty, or while the user has Do Not Disturb on (which spends nothing), the update applies
-    /// without it and the outcome says why (`alertSuppression`).
+    /// without it and the outcome says why (`alertSuppression`). A `pending` activity stays
+    /// pending: its new content is what it will start with, and an alert is not shown
+    /// (`pending`: its start shows its own).
     ///
     /// `timestamp` (the producer's clock) orders updates: one that is not newer than the last
     /// accepted one is refused. Without a timestamp no order is checked.
@@ -35,8 +37,10 @@ extension ActivityManager {
         if let alert { try Self.checkAlert(alert) }
 
         let previousState = activity.state
+        let pending = previousState == .pending
         activity.content = content
-        activity.state = content.isStale(at: now) ? .stale : .active
+        // A pending activity stays so until its date, whatever its content says.
+        activity.state = pending ? .pending : content.isStale(at: now) ? .stale : .active
         activity.updatedAt = now
         if let timestamp { activity.lastTimestamp = timestamp }
         // An update proves the app has a producer again, whatever the daemon has told us.
@@ -49,6 +53,7 @@ extension ActivityManager {
         // Focus is checked first: an alert the user chose not to see spends nothing of the
         // app's budget, so the app's alerts are all there when focus ends.
         let suppression: AlertSuppression? = alert == nil ? nil
+            : pending ? .pending
             : settings.focusSince != nil ? .focus
             : alertsRemaining > 0 ? nil : .budget
         let alerted = alert != nil && suppression == nil
@@ -61,7 +66,8 @@ extension ActivityManager {
         let slot = activity.deliveredAt + interval
         // An alert is about this very content, so it is delivered with it, bypassing the rate;
         // the alert budget (6/hour) already bounds how often that happens.
-        let deliverNow = alerted || now >= slot
+        // Nobody sees a pending activity's content yet: there is no rate to keep.
+        let deliverNow = pending || alerted || now >= slot
         if deliverNow {
             activity.deliveredContent = content
             activity.deliveredAt = now

@@ -4,8 +4,8 @@ public import OrderedCollections
 /// Where an activity is in its life: `pending → active ⇄ stale → ended → dismissed`.
 /// The raw values are the wire strings.
 ///
-/// `pending` is reserved for activities requested to start at a later date (ActivityKit's
-/// scheduled activities); nothing creates it yet, but every rule already treats it as live.
+/// `pending` is an activity requested to start at a later date (ActivityKit's scheduled
+/// activities, `ScheduledStart`): live for the limits and its app, shown by no presenter.
 public enum ActivityState: String, Sendable, Hashable, CaseIterable {
     case pending, active, stale, ended, dismissed
 

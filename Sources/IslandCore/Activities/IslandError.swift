@@ -43,6 +43,16 @@ public enum IslandError: Error, Sendable, Hashable {
     case startBudgetExceeded(app: String, limit: Int, window: Double, retryAfter: Double)
     /// The owner holds `limit` push-to-start tokens already (one per activity type).
     case tooManyPushTokens(app: String, limit: Int)
+    /// A request to start at `start` has no alert: a scheduled activity appears when nobody
+    /// is looking, so its start must say so (as ActivityKit's `alertConfiguration` must).
+    case startAlertRequired(start: Double)
+    /// A scheduled `start` `given` is after `latest` (`ActivityLimits.latestDate`), which no
+    /// date in seconds reaches: milliseconds where seconds are meant. Accepted, the activity
+    /// would hold one of its app's places, pending for ever.
+    case implausibleStartDate(given: Double, latest: Double)
+    /// The app's server sent `limit` pushes at priority 10 within the last `window` seconds;
+    /// another may come in `retryAfter` seconds (priority 5 spends nothing).
+    case pushBudgetExceeded(app: String, limit: Int, window: Double, retryAfter: Double)
 
     /// The interface the error names live in.
     public static let interface = "org.island"
@@ -68,6 +78,9 @@ public enum IslandError: Error, Sendable, Hashable {
         case .implausibleStaleDate: "ImplausibleStaleDate"
         case .startBudgetExceeded: "StartBudgetExceeded"
         case .tooManyPushTokens: "TooManyPushTokens"
+        case .startAlertRequired: "StartAlertRequired"
+        case .implausibleStartDate: "ImplausibleStartDate"
+        case .pushBudgetExceeded: "PushBudgetExceeded"
         }
     }
 
@@ -96,10 +109,13 @@ public enum IslandError: Error, Sendable, Hashable {
             ["id": .string(id), "last": .double(last), "given": .double(given)]
         case .implausibleTimestamp(let id, let given, let latest):
             ["id": .string(id), "given": .double(given), "latest": .double(latest)]
-        case .implausibleStaleDate(let given, let latest):
+        case .implausibleStaleDate(let given, let latest), .implausibleStartDate(let given, let latest):
             ["given": .double(given), "latest": .double(latest)]
-        case .startBudgetExceeded(let app, let limit, let window, let retryAfter):
+        case .startBudgetExceeded(let app, let limit, let window, let retryAfter),
+             .pushBudgetExceeded(let app, let limit, let window, let retryAfter):
             ["app": .string(app), "limit": .int(limit), "window": .double(window), "retryAfter": .double(retryAfter)]
+        case .startAlertRequired(let start):
+            ["start": .double(start)]
         }
     }
 }

@@ -61,7 +61,8 @@ extension ActivityManager {
 
     /// Restores a manager from `snapshot`. Timers are recomputed from the activities, so
     /// whatever fell due while the daemon was down (expiry, staleness, dismissal, a coalesced
-    /// delivery) happens on the first `advance(to:)`, in time order. Budget spending that no
+    /// delivery) happens on the first `advance(to:)`, in time order — except a scheduled start
+    /// that passed, which happens at `now`, late (`LateStart`). Budget spending that no
     /// window counts any more at `now` is forgotten.
     ///
     /// Dismissed activities in the snapshot are skipped: they were already gone.
@@ -79,6 +80,7 @@ extension ActivityManager {
         for (_, activity) in restored { activities[activity.id] = activity }
         budgets = snapshot.budgets
         budgets.prune(limits: limits, now: now)
+        startLateSchedules(restoredAt: now)
         refreshTimerBound()
     }
 }

@@ -85,21 +85,31 @@ public struct SlidingWindowLog: Sendable, Hashable {
 public struct ActivityBudgets: Sendable, Hashable {
     public internal(set) var starts: SlidingWindowLog
     public internal(set) var alerts: SlidingWindowLog
+    /// Pushes at priority 10, which a budget of their own bounds.
+    public internal(set) var pushes: SlidingWindowLog
 
-    public init(starts: SlidingWindowLog = SlidingWindowLog(), alerts: SlidingWindowLog = SlidingWindowLog()) {
+    public init(starts: SlidingWindowLog = SlidingWindowLog(), alerts: SlidingWindowLog = SlidingWindowLog(),
+                pushes: SlidingWindowLog = SlidingWindowLog()) {
         self.starts = starts
         self.alerts = alerts
+        self.pushes = pushes
     }
 
     /// `{"starts": {"<app>": [t, …]}, "alerts": {…}}`, and in the system scope
     /// `"users": {"<uid>": {"starts": {…}, "alerts": {…}}}` for what each user's apps spent.
     public var json: JSONObject {
         var object: JSONObject = ["starts": .object(starts.json(uid: nil)), "alerts": .object(alerts.json(uid: nil))]
-        let uids = starts.uids.union(alerts.uids)
+        // Only when there is any: a daemon without push stores what it always did.
+        let ownPushes = pushes.json(uid: nil)
+        if !ownPushes.isEmpty { object["pushes"] = .object(ownPushes) }
+        let uids = starts.uids.union(alerts.uids).union(pushes.uids)
         if !uids.isEmpty {
             var users: JSONObject = [:]
             for uid in uids.sorted() {
-                users[String(uid)] = ["starts": .object(starts.json(uid: uid)), "alerts": .object(alerts.json(uid: uid))]
+                var user: JSONObject = ["starts": .object(starts.json(uid: uid)), "alerts": .object(alerts.json(uid: uid))]
+                let userPushes = pushes.json(uid: uid)
+                if !userPushes.isEmpty { user["pushes"] = .object(userPushes) }
+                users[String(uid)] = .object(user)
             }
             object["users"] = .object(users)
         }
@@ -125,11 +135,13 @@ public struct ActivityBudgets: Sendable, Hashable {
         let reader = ActivityJSONReader(json, path: path)
         try starts.read(reader.optionalObject("starts") ?? [:], uid: uid, path: reader.pathOf("starts"))
         try alerts.read(reader.optionalObject("alerts") ?? [:], uid: uid, path: reader.pathOf("alerts"))
+        try pushes.read(reader.optionalObject("pushes") ?? [:], uid: uid, path: reader.pathOf("pushes"))
     }
 
     /// Forgets spending that no window still counts.
     mutating func prune(limits: LimitsPolicy, now: Double) {
         starts.prune(now: now) { limits.limits(for: $0).startBudgetWindow }
         alerts.prune(now: now) { limits.limits(for: $0).alertBudgetWindow }
+        pushes.prune(now: now) { limits.limits(for: $0).pushBudgetWindow }
     }
 }

@@ -15,6 +15,9 @@ extension IslandConfiguration {
         case maxActiveSec = "MaxActiveSec"
         case maxDismissalDelaySec = "MaxDismissalDelaySec"
         case ownerGoneGraceSec = "OwnerGoneGraceSec"
+        case pushBudget = "PushBudget"
+        case frequentPushBudget = "FrequentPushBudget"
+        case pushBudgetWindowSec = "PushBudgetWindowSec"
 
         var kind: ValueKind {
             switch self {
@@ -22,9 +25,9 @@ extension IslandConfiguration {
             case .maxActivitiesPerApp, .maxActivities, .startBudget: .count(minimum: 1)
             // 0 is meaningful: no alerting updates at all for the app; ended activities
             // dismissed as they end.
-            case .alertBudget, .maxEndedActivitiesPerApp, .maxEndedActivities: .count(minimum: 0)
+            case .alertBudget, .maxEndedActivitiesPerApp, .maxEndedActivities, .pushBudget, .frequentPushBudget: .count(minimum: 0)
             case .updatesPerSecond, .frequentUpdatesPerSecond: .rate
-            case .startBudgetWindowSec, .alertBudgetWindowSec, .maxActiveSec: .duration(allowsZero: false)
+            case .startBudgetWindowSec, .alertBudgetWindowSec, .maxActiveSec, .pushBudgetWindowSec: .duration(allowsZero: false)
             // 0 is meaningful for both: dismiss at once after ending; turn stale as soon as
             // the producer is gone.
             case .maxDismissalDelaySec, .ownerGoneGraceSec: .duration(allowsZero: true)
@@ -50,6 +53,9 @@ extension IslandConfiguration {
             case (.maxActiveSec, .number(let v)): limits.maximumActiveDuration = v
             case (.maxDismissalDelaySec, .number(let v)): limits.maximumDismissalDelay = v
             case (.ownerGoneGraceSec, .number(let v)): limits.ownerGoneGracePeriod = v
+            case (.pushBudget, .integer(let v)): limits.pushBudget = v
+            case (.frequentPushBudget, .integer(let v)): limits.frequentPushBudget = v
+            case (.pushBudgetWindowSec, .number(let v)): limits.pushBudgetWindow = v
             default: preconditionFailure("\(rawValue)= read as \(value), which its kind never produces")
             }
         }
@@ -118,6 +124,7 @@ extension IslandConfiguration {
         case mqttVersion = "MQTTVersion"
         case keepAliveSec = "KeepAliveSec"
         case linkHeadroom = "LinkHeadroom"
+        case sessionExpirySec = "SessionExpirySec"
 
         /// Reads `text` into `settings`; an empty value resets the key to its default.
         func apply(_ text: String, to settings: inout PushSettings) throws(ValueProblem) {
@@ -180,6 +187,21 @@ extension IslandConfiguration {
                     throw ValueProblem(reason: "expected a size from 1M to 1G")
                 }
                 settings.linkHeadroom = bytes
+            case .sessionExpirySec:
+                guard let value else {
+                    settings.sessionExpiry = PushSettings.defaultSessionExpiry
+                    return
+                }
+                if value == "infinity" {
+                    settings.sessionExpiry = nil
+                    return
+                }
+                // MQTT's interval is 32 bits, its largest value meaning never.
+                guard let seconds = TimeSpan.seconds(value), seconds >= Double(PushSettings.minimumSessionExpiry),
+                      seconds < Double(UInt32.max) else {
+                    throw ValueProblem(reason: "expected a time span from 1min to 136y, or infinity")
+                }
+                settings.sessionExpiry = UInt32(seconds.rounded(.down))
             }
         }
 

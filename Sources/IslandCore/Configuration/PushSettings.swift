@@ -32,6 +32,15 @@ public struct PushSettings: Sendable, Hashable {
     /// `KeepAliveSec=`: seconds between pings while nothing else is said; a broker that
     /// stops answering is noticed within about twice this.
     public var keepAlive: Double = 60
+    /// `SessionExpirySec=`: how long the broker keeps this device's sessions (their
+    /// subscriptions and the pushes queued for them) after the device disconnects, in
+    /// seconds (MQTT 5's session expiry interval); nil for never (`infinity`). A week by
+    /// default: a device gone for good leaves no queue at the broker for ever, and one
+    /// back within the week misses nothing.
+    public var sessionExpiry: UInt32? = PushSettings.defaultSessionExpiry
+    public static let defaultSessionExpiry: UInt32? = 7 * 86400
+    /// The shortest `SessionExpirySec=`: a session must outlive a reconnection.
+    public static let minimumSessionExpiry: UInt32 = 60
     /// `LinkHeadroom=`: what the MQTT link process may allocate beyond what it holds at its
     /// start and its sessions' share, which bounds the largest packet from the broker it can
     /// take in (about half of it); nil for the daemon's default (32 MiB).

@@ -10,7 +10,8 @@ public import OrderedCollections
 /// ```
 ///
 /// with `"event": "start"` adding `attributes-type` and `attributes` (and `input-push-token`
-/// to give the new activity a push token of its own), and `"event": "end"` an optional
+/// to give the new activity a push token of its own, `start-date` to schedule it), and
+/// `"event": "end"` an optional
 /// `dismissal-date`.
 public struct PushRequest: Sendable, Hashable {
     public enum Event: String, Sendable, Hashable, CaseIterable {
@@ -31,6 +32,15 @@ public struct PushRequest: Sendable, Hashable {
     public var attributes: JSONObject?
     /// `start` with `input-push-token`: the new activity gets a push token.
     public var wantsPushToken: Bool
+    /// `start` with `start-date`: the activity is scheduled for that date, pending until
+    /// then; the push's `alert` is its start alert, which a scheduled start requires.
+    public var startDate: Double?
+    /// `priority`: APNs' 10 (the default), 5 or 1 (`PushPriority`).
+    public var priority: PushPriority = .high
+    /// `expiration`: APNs' `apns-expiration`, seconds since the epoch — after it the push is
+    /// not applied (`PushRefusal.expired`); `0` means now or never: the backend publishes it
+    /// so that no broker keeps it for a device that is offline. Nil: no expiry.
+    public var expiration: Double?
     /// `sequence`: the server's number for this push among those it sent to this token, 1, 2,
     /// 3…; the answer repeats it and says how many numbers before it never arrived
     /// (`PushFeedback.missed`). Optional.
@@ -60,6 +70,8 @@ public enum PushRefusal: Error, Sendable, Hashable {
     /// The token is not (or no longer) one of this device's: revoked when its activity was
     /// dismissed, rotated, or never issued.
     case noSuchToken
+    /// The push arrived at `receivedAt`, after its `expiration`: too late to be applied.
+    case expired(expiration: Double, receivedAt: Double)
     /// The activity rules refused it, as they would a local call of the app.
     case refused(IslandError)
 
@@ -68,6 +80,7 @@ public enum PushRefusal: Error, Sendable, Hashable {
         case .payloadTooLarge: "org.island.PushPayloadTooLarge"
         case .invalidPayload: "org.island.InvalidPushPayload"
         case .noSuchToken: "org.island.NoSuchPushToken"
+        case .expired: "org.island.PushExpired"
         case .refused(let error): error.name
         }
     }
@@ -77,6 +90,7 @@ public enum PushRefusal: Error, Sendable, Hashable {
         case .payloadTooLarge(let limit, let size): ["limit": .int(limit), "size": .int(size)]
         case .invalidPayload(let reason): ["reason": .string(reason)]
         case .noSuchToken: [:]
+        case .expired(let expiration, let receivedAt): ["expiration": .double(expiration), "receivedAt": .double(receivedAt)]
         case .refused(let error): error.parameters
         }
     }
@@ -131,6 +145,16 @@ public enum PushPayload {
             throw .invalidPayload(reason: "aps.content-state is missing")
         }
         request.alert = try fields.alert()
+        if let priority = try fields.number("priority") {
+            guard let known = PushPriority(rawValue: Int(exactly: priority) ?? -1) else {
+                throw .invalidPayload(reason: "aps.priority must be 10, 5 or 1")
+            }
+            request.priority = known
+        }
+        if let expiration = try fields.number("expiration") {
+            guard expiration >= 0 else { throw .invalidPayload(reason: "aps.expiration must be 0 or a date in seconds since the epoch") }
+            request.expiration = expiration
+        }
         switch event {
         case .start:
             guard let type = try fields.string("attributes-type") else { throw .invalidPayload(reason: "aps.attributes-type is missing") }
@@ -138,6 +162,7 @@ public enum PushPayload {
             request.attributesType = type
             request.attributes = attributes
             request.wantsPushToken = try fields.flag("input-push-token")
+            request.startDate = try fields.number("start-date")
         case .end:
             request.dismissalDate = try fields.number("dismissal-date")
         case .update:

@@ -230,6 +230,15 @@ extension IslandEngine {
             "activity_id": "\(activity.id)", "app_id": "\(activity.app)", "activity_type": "\(activity.type)",
         ]
         if let reason = activity.endReason { metadata["end_reason"] = "\(reason.rawValue)" }
+        if let schedule = activity.schedule {
+            metadata["scheduled_start"] = "\(schedule.date)"
+            // Said once, as it starts: the date passed while the daemon was down.
+            if let late = schedule.late, activity.state == .active || activity.state == .stale, activity.updatedAt == schedule.startsAt {
+                metadata["late_start"] = "\(late.rawValue)"
+                logger.notice("scheduled activity started late: the daemon was not running at its date", metadata: metadata)
+                return
+            }
+        }
         logger.info("activity \(activity.state.rawValue)", metadata: metadata)
     }
 }

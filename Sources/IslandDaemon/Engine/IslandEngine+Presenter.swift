@@ -38,7 +38,10 @@ extension IslandEngine {
     /// answers the URL to open, if any.
     func interact(uid: UInt32, action: PresenterAction, id: String?, button: String?) async throws(EngineError) -> String? {
         let now = clock()
-        if let id, !presenters.isVisible(id, to: uid) || presenters.isAbsentWhileLocked(HashedID(id)) { throw .noSuchActivity(id) }
+        // What presenters were never shown (a pending activity) does not exist for them.
+        if let id, !presenters.isShown(id) || !presenters.isVisible(id, to: uid) || presenters.isAbsentWhileLocked(HashedID(id)) {
+            throw .noSuchActivity(id)
+        }
         // Nothing acts on a locked screen: what a tap opens, a button does or a dismissal
         // removes is for the user who unlocked it. The island may still expand and collapse.
         if presenters.isLocked, action == .tap || action == .button || action == .dismiss { throw .locked }

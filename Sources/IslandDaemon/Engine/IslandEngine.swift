@@ -134,13 +134,15 @@ actor IslandEngine {
     /// their outcome. `prepare` runs once the change is committed, on the store's writer thread,
     /// so that building a reply (the whole activity, encoded) keeps off the event loop.
     func request<Reply: Sendable>(app: String, type: String, attributes: JSONObject, content: ActivityContent, key: String?,
-                                  ownerGone: OwnerGonePolicy, sourceApp: String? = nil, uid: UInt32?, decided: @Sendable () -> Void = {},
+                                  ownerGone: OwnerGonePolicy, sourceApp: String? = nil, start: Double? = nil, alert: Alert? = nil,
+                                  uid: UInt32?, decided: @Sendable () -> Void = {},
                                   prepare: @escaping @Sendable ((Activity, Bool)) -> Reply, completion: @escaping Completion<Reply>) {
         let entitlement = entitlement(for: app)
         let owner = owner(app: app, uid: uid)
         decide(decided: decided, { manager, now throws(IslandError) in
             let result = try manager.request(app: app, uid: owner.uid, type: type, attributes: attributes, content: content, key: key,
-                                             ownerGonePolicy: ownerGone, sourceApp: sourceApp, entitlement: entitlement, now: now)
+                                             ownerGonePolicy: ownerGone, sourceApp: sourceApp, start: start, alert: alert,
+                                             entitlement: entitlement, now: now)
             return ((result.activity, result.created), result.events)
         }, prepare: prepare, completion: completion)
     }

@@ -144,12 +144,12 @@ struct RoleInterfaces: Sendable {
                 if p.pushToken {
                     push.assumeIsolated { push in
                         push.request(app: app, type: p.type, attributes: p.attributes, content: p.content, key: p.key,
-                                     ownerGone: p.ownerGone, sourceApp: p.sourceApp, uid: uid, decided: decided, prepare: encode,
-                                     completion: done)
+                                     ownerGone: p.ownerGone, sourceApp: p.sourceApp, start: p.start, alert: p.alert, uid: uid,
+                                     decided: decided, prepare: encode, completion: done)
                     }
                 } else {
                     engine.request(app: app, type: p.type, attributes: p.attributes, content: p.content, key: p.key,
-                                   ownerGone: p.ownerGone, sourceApp: p.sourceApp, uid: uid, decided: decided,
+                                   ownerGone: p.ownerGone, sourceApp: p.sourceApp, start: p.start, alert: p.alert, uid: uid, decided: decided,
                                    prepare: { encode(($0.0, $0.1, nil)) }, completion: done)
                 }
             }, reply: { (result: (Activity, Bool, String?), text: inout JSONText) in

@@ -165,7 +165,7 @@ extension MQTTConfiguration {
         }
         self.init(broker: broker, clientID: device, username: settings.username, password: password,
                   tls: TLS(caFile: settings.caFile, certificateFile: settings.certificateFile, keyFile: settings.keyFile),
-                  persistentSession: true, keepAlive: Int(settings.keepAlive),
+                  persistentSession: true, sessionExpiry: settings.sessionExpiry ?? .max, keepAlive: Int(settings.keepAlive),
                   protocolVersion: settings.mqttVersion == "3.1.1" ? .v311 : .v5,
                   maximumUnacknowledgedPublishes: Self.feedbackBacklog)
     }

@@ -62,6 +62,16 @@ extension PushGateway {
             refuse(nil, error)
             return
         }
+        do throws(PushRefusal) {
+            try request.checkArrival(at: receivedAt)
+        } catch {
+            refuse(request, error)
+            return
+        }
+        guard request.priority != .background else {
+            refuse(request, .invalidPayload(reason: "aps.priority 1 is for broadcast channels; a token's push is 10 or 5"))
+            return
+        }
         let owner = entry.grant.owner
         @Sendable func finish<T>(_ result: Result<T, EngineError>, _ outcome: (T) -> PushFeedback.Outcome) {
             switch result {
@@ -76,8 +86,13 @@ extension PushGateway {
         switch (entry.grant, request.event) {
         case (.activity(let id, _), .update):
             onEngine { engine in
-                engine.update(app: owner.app, uid: owner.uid, id: id, content: request.content!, alert: request.alert,
-                              timestamp: request.timestamp, prepare: { $0 }) { result in
+                let entitlement = engine.entitlement(for: owner.app)
+                engine.decide({ manager, now throws(IslandError) in
+                    let outcome = try manager.pushUpdate(app: owner.app, uid: owner.uid, id: id, content: request.content!,
+                                                         alert: request.alert, timestamp: request.timestamp, priority: request.priority,
+                                                         entitlement: entitlement, now: now)
+                    return (outcome, outcome.events)
+                }, prepare: { $0 }) { result in
                     finish(result) { outcome in
                         outcome.throttled
                             ? .throttled(activity: id, deliverAt: outcome.deliverAt, alertSuppressed: outcome.alertSuppression)
@@ -133,20 +148,22 @@ extension PushGateway {
         let (attributes, content) = (request.attributes ?? [:], request.content ?? ActivityContent(state: [:]))
         onEngine { engine in
             start(on: engine, attributes: attributes, content: content, type: type, owner: owner, topic: topic, timestamp: request.timestamp,
-                  activityToken: activityToken, completion: completion)
+                  schedule: (request.startDate, request.alert), activityToken: activityToken, completion: completion)
         }
     }
 
     /// The decision of `start`, on the engine.
     private func start(on engine: isolated IslandEngine, attributes: JSONObject, content: ActivityContent, type: String,
-                                   owner: ActivityOwner, topic: String, timestamp: Double, activityToken: PushToken?,
+                                   owner: ActivityOwner, topic: String, timestamp: Double, schedule: (start: Double?, alert: Alert?),
+                                   activityToken: PushToken?,
                                    completion: @escaping IslandEngine.Completion<(String, String?)>) {
         let entitlement = engine.entitlement(for: owner.app)
         engine.decide({ manager, now throws(IslandError) in
             // A server is no process that can die: its activities keep through every
             // producer's coming and going (`keep`), like those of an app that never said.
             let result = try manager.request(app: owner.app, uid: owner.uid, type: type, attributes: attributes, content: content,
-                                             ownerGonePolicy: .keep, entitlement: entitlement, now: now)
+                                             ownerGonePolicy: .keep, start: schedule.start, alert: schedule.alert,
+                                             entitlement: entitlement, now: now)
             return ((result.activity.id, activityToken?.topic), result.events)
         }, alsoStore: { (result: (String, String?)) in
             assumeIsolated { gateway in

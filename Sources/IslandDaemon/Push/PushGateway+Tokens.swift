@@ -10,7 +10,7 @@ extension PushGateway {
     /// with the token it has (a new one when it had none).
     func request<Reply: Sendable>(
         app: String, type: String, attributes: JSONObject, content: ActivityContent, key: String?, ownerGone: OwnerGonePolicy,
-        sourceApp: String? = nil, uid: UInt32?, decided: @escaping @Sendable () -> Void = {},
+        sourceApp: String? = nil, start: Double? = nil, alert: Alert? = nil, uid: UInt32?, decided: @escaping @Sendable () -> Void = {},
         prepare: @escaping @Sendable ((Activity, Bool, String?)) -> Reply, completion: @escaping IslandEngine.Completion<Reply>
     ) {
         let token: PushToken
@@ -24,7 +24,7 @@ extension PushGateway {
         let registry = push?.registry
         onEngine { engine in
             request(on: engine, registry: registry, token: token, app: app, type: type, attributes: attributes, content: content,
-                    key: key, ownerGone: ownerGone, sourceApp: sourceApp, uid: uid, decided: decided, prepare: prepare,
+                    key: key, ownerGone: ownerGone, sourceApp: sourceApp, start: start, alert: alert, uid: uid, decided: decided, prepare: prepare,
                     completion: completion)
         }
     }
@@ -32,7 +32,7 @@ extension PushGateway {
     /// The decision of `request`, on the engine.
     private func request<Reply: Sendable>(
         on engine: isolated IslandEngine, registry: PushRegistry?, token: PushToken, app: String, type: String, attributes: JSONObject,
-        content: ActivityContent, key: String?, ownerGone: OwnerGonePolicy, sourceApp: String?, uid: UInt32?,
+        content: ActivityContent, key: String?, ownerGone: OwnerGonePolicy, sourceApp: String?, start: Double?, alert: Alert?, uid: UInt32?,
         decided: @escaping @Sendable () -> Void,
         prepare: @escaping @Sendable ((Activity, Bool, String?)) -> Reply, completion: @escaping IslandEngine.Completion<Reply>
     ) {
@@ -40,7 +40,8 @@ extension PushGateway {
         let owner = engine.owner(app: app, uid: uid)
         engine.decide(decided: decided, { manager, now throws(IslandError) in
             let result = try manager.request(app: app, uid: owner.uid, type: type, attributes: attributes, content: content, key: key,
-                                             ownerGonePolicy: ownerGone, sourceApp: sourceApp, entitlement: entitlement, now: now)
+                                             ownerGonePolicy: ownerGone, sourceApp: sourceApp, start: start, alert: alert,
+                                             entitlement: entitlement, now: now)
             let existing = registry?.token(activity: result.activity.id)
             return ((result.activity, result.created, (existing ?? token).topic), result.events)
         }, alsoStore: { (result: (Activity, Bool, String?)) in

@@ -68,10 +68,16 @@ struct PresenterHub {
     private var lastStreamID: UInt64 = 0
 
     init(activities: [Activity], focusSince: Double?, scope: DaemonScope, layouts: LayoutCache) {
-        self.shown = OrderedDictionary(uniqueKeysWithValues: activities.map { ($0.hashedID, $0) })
+        self.shown = Self.presentable(activities)
         self.focusSince = focusSince
         self.scope = scope
         self.layouts = layouts
+    }
+
+    /// What presenters may be shown of `activities`: all but the pending ones, which no
+    /// presenter hears of before they start.
+    private static func presentable(_ activities: [Activity]) -> OrderedDictionary<HashedID, Activity> {
+        OrderedDictionary(uniqueKeysWithValues: activities.lazy.filter { $0.state != .pending }.map { ($0.hashedID, $0) })
     }
 
     // MARK: Presenters
@@ -111,6 +117,9 @@ struct PresenterHub {
         return owner == uid || owner < Self.firstUserUID
     }
 
+    /// Whether presenters were shown the activity (not, for one, a pending activity).
+    func isShown(_ id: String) -> Bool { shown[HashedID(id)] != nil }
+
     func isVisible(_ id: String, to uid: UInt32) -> Bool {
         isVisible(owner: shown[HashedID(id)]?.uid, to: uid)
     }
@@ -128,13 +137,13 @@ struct PresenterHub {
     private func candidate(_ activity: Activity) -> IslandCandidate? {
         let state: IslandCandidate.State
         switch activity.state {
-        case .pending, .active: state = .active
+        case .active: state = .active
         case .stale: state = .stale
         case .ended: state = .ended
-        case .dismissed: return nil
+        case .pending, .dismissed: return nil
         }
         return IslandCandidate(id: activity.id, app: layouts.verifiedSourceApp(of: activity) ?? activity.app, state: state,
-                               relevanceScore: activity.deliveredContent.relevanceScore, startedAt: activity.createdAt)
+                               relevanceScore: activity.deliveredContent.relevanceScore, startedAt: activity.activeSince)
     }
 
     // MARK: Showing changes
@@ -155,6 +164,9 @@ struct PresenterHub {
         for event in events {
             switch event {
             case .changed(let activity), .delivered(let activity):
+                // A pending activity is no presenter's business; nor is the dismissal of one
+                // that ended before it started, which presenters never heard of.
+                if activity.state == .pending || (activity.state == .dismissed && shown[activity.hashedID] == nil) { continue }
                 if lock != nil {
                     // A level that becomes secret takes the activity off the locked screen.
                     let wasShown = !isAbsentWhileLocked(activity.hashedID) && shown[activity.hashedID] != nil
@@ -183,13 +195,15 @@ struct PresenterHub {
                     }
                 }
             case .removed(let id):
-                // Presenters never heard of a secret activity while locked: nor of its removal.
+                // Presenters never heard of a secret activity while locked, nor of one that
+                // never started: nor of its removal.
                 let wasAbsent = isAbsentWhileLocked(HashedID(id))
-                shown.removeValue(forKey: HashedID(id))
+                let wasShown = shown.removeValue(forKey: HashedID(id)) != nil
                 layouts.forget(id)
                 lockLevels[HashedID(id)] = nil
-                if !wasAbsent, !removed.contains(id) { removed.append(id) }
+                if wasShown, !wasAbsent, !removed.contains(id) { removed.append(id) }
             case .alerted(let id, let a):
+                guard shown[HashedID(id)] != nil else { continue }
                 alert = (id, a)
             case .focusChanged(let since):
                 focusSince = since
@@ -300,7 +314,7 @@ struct PresenterHub {
     /// Goes back to `activities`, the committed state, after presenters were shown decisions
     /// that did not reach the disk: each presenter gets the whole state again.
     mutating func resync(to activities: [Activity], focusSince: Double?, now: Double) {
-        shown = OrderedDictionary(uniqueKeysWithValues: activities.map { ($0.hashedID, $0) })
+        shown = Self.presentable(activities)
         self.focusSince = focusSince
         layouts.keepOnly { shown[$0] != nil }
         if lock != nil {

@@ -23,6 +23,10 @@ enum Wire {
         if let endedAt = activity.endedAt { text.member("endedAt", double: endedAt) }
         if let dismissAt = activity.dismissAt { text.member("dismissAt", double: dismissAt) }
         if let pushToken { text.member("pushToken", string: pushToken) }
+        if let schedule = activity.schedule {
+            text.member("start", double: schedule.date)
+            if let late = schedule.late { text.member("startedLate", string: late.rawValue) }
+        }
         text.closeObject()
     }
 
