@@ -1,11 +1,11 @@
 import Foundation
 import FreeDesktop
-import OrderedJSON
+package import OrderedJSON
 import IslandProtocol
 import Logging
 import OrderedCollections
 import Synchronization
-import VarlinkCore
+package import VarlinkCore
 import VarlinkNIO
 
 // MARK: Calls
@@ -72,8 +72,27 @@ extension IslandConnection {
         for waiter in pending.values { waiter.resume(throwing: error) }
     }
 
-    func unavailable(_ reason: String) -> ActivityAuthorizationError {
+    nonisolated func unavailable(_ reason: String) -> ActivityAuthorizationError {
         .daemonUnavailable(socketPath: configuration.socketPath, reason: reason)
+    }
+
+    /// One call on a connection of its own (each role binds its connection), closed after
+    /// whatever happens. The daemon's errors are thrown as `ActivityAuthorizationError`, as
+    /// every IslandKit call throws them, and IslandKitTesting's `TestIsland` with them; others
+    /// (the connection's) as `lost` makes them.
+    package static func callAlone(_ client: VarlinkClient, _ method: String, _ parameters: JSONObject,
+                                  lost: @Sendable (any Error) -> any Error = { $0 }) async throws -> JSONObject {
+        do {
+            let reply = try await client.call(method, parameters)
+            await client.close()
+            return reply
+        } catch let error as VarlinkError {
+            await client.close()
+            throw ActivityAuthorizationError(error)
+        } catch {
+            await client.close()
+            throw lost(error)
+        }
     }
 
     nonisolated func describe(_ error: any Error) -> String {

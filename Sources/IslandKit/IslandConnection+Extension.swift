@@ -36,16 +36,6 @@ extension IslandConnection {
         } catch {
             throw unavailable(describe(error))
         }
-        do {
-            let reply = try await client.call(method, parameters)
-            await client.close()
-            return reply
-        } catch let error as VarlinkError {
-            await client.close()
-            throw ActivityAuthorizationError(error)
-        } catch {
-            await client.close()
-            throw unavailable(describe(error))
-        }
+        return try await Self.callAlone(client, method, parameters, lost: { self.unavailable(self.describe($0)) })
     }
 }

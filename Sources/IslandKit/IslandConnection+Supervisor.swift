@@ -11,40 +11,40 @@ import VarlinkNIO
 // MARK: The supervisor
 
 extension IslandConnection {
-    /// A local daemon restarts in well under a second: retry soon, and never wait long.
-    static let reconnectBackoff = Backoff(first: .milliseconds(50), maximum: .seconds(2))
-
+    /// Connects, follows the watch stream until it ends, and connects again, for as long as
+    /// `reconnection` says.
     func supervise() async {
-        var attempt = 0
         while !closed, !Task.isCancelled {
+            let wait: Duration
             do {
                 let stream = try await connect()
-                attempt = 0
                 do {
                     for try await reply in stream { handle(reply[ProducerNames.Watch.event]) }
                 } catch {
                     logger.debug("the watch stream ended", metadata: ["error": "\(describe(error))"])
                 }
                 await disconnect()
-            } catch let error as VarlinkError where error.name.hasPrefix("org.island.") && !error.name.hasPrefix("org.island.Connection.") {
-                // The daemon answers but refuses this app: no retry will change that.
-                await disconnect()
-                failWaiters(ActivityAuthorizationError(error))
-                supervisor = nil
-                return
+                guard case .retry(let after) = reconnection.next(after: .lost) else { break }
+                wait = after
             } catch {
                 await disconnect()
-                if !everConnected {
-                    // Never reached: say so now instead of making the caller wait.
-                    failWaiters(unavailable(describe(error)))
+                let outcome = ReconnectionSupervisor.Outcome(error)
+                switch reconnection.next(after: outcome) {
+                case .giveUp:
+                    if outcome == .refused, let refusal = error as? VarlinkError {
+                        failWaiters(ActivityAuthorizationError(refusal))
+                    } else {
+                        failWaiters(unavailable(describe(error)))
+                    }
                     supervisor = nil
                     return
+                case .retry(let after):
+                    logger.debug("reconnecting", metadata: ["error": "\(describe(error))", "delay": "\(after)"])
+                    wait = after
                 }
-                logger.debug("reconnecting", metadata: ["error": "\(describe(error))", "delay": "\(Self.reconnectBackoff.delay(attempt: attempt))"])
             }
             if closed || Task.isCancelled { break }
-            try? await Task.sleep(for: Self.reconnectBackoff.delay(attempt: attempt))
-            attempt += 1
+            try? await Task.sleep(for: wait)
         }
         supervisor = nil
     }
@@ -85,11 +85,11 @@ extension IslandConnection {
             watchClient = nil
             throw error
         }
-        let reconnected = everConnected
+        let reconnected = reconnection.everConnected
         // What runs when we first connect has not started now: `activityUpdates` tells of
         // activities that start after it.
         if !reconnected { known.formUnion(activities.filter { $0.state != .dismissed }.map(\.id)) }
-        everConnected = true
+        reconnection.connected()
         client = call
         if let info { apply(info) }
         if reconnected {

@@ -24,7 +24,8 @@ public actor IslandConnection {
     var client: VarlinkClient?
     var watchClient: VarlinkClient?
     var supervisor: Task<Void, Never>?
-    var everConnected = false
+    /// The supervisor's decisions: when to connect again, and when to give up.
+    var reconnection = ReconnectionSupervisor()
     var closed = false
     var waiters: [UInt64: CheckedContinuation<VarlinkClient, any Error>] = [:]
     var nextID: UInt64 = 0
