@@ -369,7 +369,7 @@ let island: [Target] = [
     .testTarget(
         name: "IslandBridgeTests",
         dependencies: [
-            "IslandBridge", "SDBus", "OrderedJSON", "IslandCore", "SeededRandom",
+            "IslandBridge", "SDBus", "OrderedJSON", "IslandCore", "SeededRandom", "FreeDesktop",
             .product(name: "OrderedCollections", package: "swift-collections"),
             .product(name: "Logging", package: "swift-log"),
         ]
