@@ -66,7 +66,7 @@ actor Bridge {
         logger.info("starting", metadata: [
             "mpris": "\(configuration.mprisEnabled)", "notifications": "\(configuration.notificationsEnabled)",
             "jobs": "\(configuration.servesJobs(currentDesktop: host.currentDesktop))", "maxActivities": "\(configuration.maxActivities)",
-            "followDoNotDisturb": "\(configuration.followDoNotDisturb)", "followScreenSharing": "\(configuration.followScreenSharing)",
+            "followFocus": "\(configuration.followFocus)", "followScreenSharing": "\(configuration.followScreenSharing)",
             "followLock": "\(configuration.followLock)",
         ])
         connectBus()
@@ -105,7 +105,7 @@ actor Bridge {
             session?.sources.mpris?.staleAfterPause = new.staleAfterPause
             pump()
         }
-        if old.followDoNotDisturb != new.followDoNotDisturb { followDoNotDisturb() }
+        if old.followFocus != new.followFocus { followFocus() }
         if old.followScreenSharing != new.followScreenSharing { followScreenSharing() }
         if old.followLock != new.followLock { followLock() }
     }
@@ -182,7 +182,7 @@ actor Bridge {
                                      maximumJobsPerSender: configuration.maxJobsPerSender)
         session = SessionBus(bus: bus, sources: sources)
         sources.start()
-        followDoNotDisturb()
+        followFocus()
         followScreenSharing()
         followLock()
         settleIfScanned()
@@ -206,7 +206,7 @@ actor Bridge {
     }
 
     private func dropBus() {
-        stopFollowingDoNotDisturb()
+        stopFollowingFocus()
         stopFollowingScreenSharing()
         stopFollowingLock()
         session?.bus.close()
@@ -347,24 +347,24 @@ actor Bridge {
         event.activity.flatMap { book.source(ofActivity: $0.id) }.flatMap(SourceKey.init)
     }
 
-    // MARK: Do Not Disturb
+    // MARK: Focus (the desktop's Do Not Disturb)
 
     /// Follows the desktop's switches on the bus when the configuration says so; stops
     /// following them otherwise (focus stays as it is). GNOME's setting only in a GNOME
     /// session: elsewhere it is a leftover of one, which the user no longer sees.
-    private func followDoNotDisturb() {
-        guard configuration.followDoNotDisturb, let bus = session?.bus else { return stopFollowingDoNotDisturb() }
+    private func followFocus() {
+        guard configuration.followFocus, let bus = session?.bus else { return stopFollowingFocus() }
         guard session?.focusSwitches.isEmpty ?? false else { return }
-        var switches: [(DesktopFocus.Switch, any DesktopSwitch)] = [
-            (.dunst, ServerSwitch(bus: bus, property: ServerSwitch.dunstPause) { [self] in focusRead(.dunst, $0) }),
-            (.kde, ServerSwitch(bus: bus, property: ServerSwitch.kdeInhibition) { [self] in focusRead(.kde, $0) }),
-            (.swaync, SwayncDnd(bus: bus) { [self] in focusRead(.swaync, $0) }),
-            (.mako, MakoMode(bus: bus) { [self] in focusRead(.mako, $0) }),
+        var switches: [(DesktopFocus.Switch, any FocusSwitch)] = [
+            (.dunst, ServerFocus(bus: bus, reader: .dunstPause) { [self] in focusRead(.dunst, $0) }),
+            (.kde, ServerFocus(bus: bus, reader: .kdeInhibition) { [self] in focusRead(.kde, $0) }),
+            (.swaync, ServerFocus(bus: bus, reader: .swaync) { [self] in focusRead(.swaync, $0) }),
+            (.mako, ServerFocus(bus: bus, reader: .mako) { [self] in focusRead(.mako, $0) }),
         ]
         let desktops = (host.currentDesktop ?? "").split(separator: ":").map { $0.uppercased() }
         if desktops.contains("GNOME") {
-            let banners = GnomeBanners(bus: bus, read: { [self] in readGnomeBanners() }, reading: { [self] in focusRead(.gnome, $0) })
-            switches.append((.gnome, banners))
+            let gnome = GnomeFocus(bus: bus, read: { [self] in readGnomeFocus() }, reading: { [self] in focusRead(.gnome, $0) })
+            switches.append((.gnome, gnome))
         }
         for (source, desktopSwitch) in switches {
             do {
@@ -376,24 +376,24 @@ actor Bridge {
         }
     }
 
-    private func stopFollowingDoNotDisturb() {
+    private func stopFollowingFocus() {
         for desktopSwitch in session?.focusSwitches ?? [] { desktopSwitch.stop() }
         session?.focusSwitches = []
     }
 
-    private func readGnomeBanners() {
-        GSettingsReader.readBool(schema: "org.gnome.desktop.notifications", key: "show-banners") { banners in
-            Task { await self.gnomeBannersRead(banners) }
+    private func readGnomeFocus() {
+        GSettingsReader.readBool(schema: "org.gnome.desktop.notifications", key: "show-banners") { showBanners in
+            Task { await self.gnomeFocusRead(showBanners: showBanners) }
         }
     }
 
-    private func gnomeBannersRead(_ banners: Bool?) {
+    private func gnomeFocusRead(showBanners: Bool?) {
         // The switches followed when the answer comes back, not those of when it was asked.
-        for case let gnome as GnomeBanners in session?.focusSwitches ?? [] { gnome.answered(banners) }
+        for case let gnome as GnomeFocus in session?.focusSwitches ?? [] { gnome.answered(showBanners: showBanners) }
     }
 
-    private func focusRead(_ source: DesktopFocus.Switch, _ doNotDisturb: Bool?) {
-        if let change = desktop.focus.read(source, doNotDisturb: doNotDisturb) { logger.info("\(change)") }
+    private func focusRead(_ source: DesktopFocus.Switch, _ focus: Bool?) {
+        if let change = desktop.focus.read(source, focus: focus) { logger.info("\(change)") }
         announce()
     }
 
@@ -647,7 +647,7 @@ struct SessionBus {
     let bus: SDBusSourceBus
     let sources: SessionSources
     /// The desktop's Do Not Disturb switches; GNOME's among them in a GNOME session.
-    var focusSwitches: [any DesktopSwitch] = []
+    var focusSwitches: [any FocusSwitch] = []
     var screenCasts = ScreenCastFollowing()
     /// The desktop's lock reports: the screensavers on this bus, logind's on `systemBus`.
     var lockSignals: [LockSignal] = []

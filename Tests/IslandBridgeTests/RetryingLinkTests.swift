@@ -86,7 +86,7 @@ struct DesktopAnnouncementsTests {
         #expect(none.isEmpty, "nothing read: islandd's defaults stand")
         desktop.sharing.shared(by: .portal)
         _ = desktop.lock.read(.gnome, locked: true)
-        _ = desktop.focus.read(.dunst, doNotDisturb: true)
+        _ = desktop.focus.read(.dunst, focus: true)
         let calls = desktop.nextCalls()
         #expect(calls.map(\.method) == ["org.island.Admin.SetFocus", "org.island.Admin.SetSharing", "org.island.Admin.SetLock"])
         #expect(calls.map(\.parameters) == [["on": .bool(true)], ["on": .bool(true), "source": .string("portal")],
@@ -99,7 +99,7 @@ struct DesktopAnnouncementsTests {
     @Test("a failed call is due again after its own link's wait, which grows; a call that went through resets it")
     func retries() {
         var desktop = DesktopAnnouncements(backoff: Backoff(first: .seconds(1), maximum: .seconds(30)))
-        _ = desktop.focus.read(.dunst, doNotDisturb: true)
+        _ = desktop.focus.read(.dunst, focus: true)
         desktop.sharing.shared(by: .portal)
         let calls = desktop.nextCalls()
         desktop.completed(calls[0], succeeded: false, now: start)
@@ -116,7 +116,7 @@ struct DesktopAnnouncementsTests {
         desktop.retry(.focus)
         #expect(desktop.nextDue == nil, "sent again at once: islandd came back")
         desktop.completed(desktop.nextCalls()[0], succeeded: true, now: start + .seconds(2))
-        _ = desktop.focus.read(.dunst, doNotDisturb: false)
+        _ = desktop.focus.read(.dunst, focus: false)
         desktop.completed(desktop.nextCalls()[0], succeeded: false, now: start + .seconds(2))
         #expect(desktop.nextDue == start + .seconds(3), "a call that went through started the waits over")
     }

@@ -41,10 +41,10 @@ public struct DesktopFocus: Sendable {
         }
     }
 
-    /// What each switch reads now: true is Do Not Disturb. A switch not there has no entry.
+    /// What each switch reads now: true is focus (Do Not Disturb). A switch not there has no entry.
     public private(set) var readings: [Switch: Bool] = [:]
     /// The switch followed and what it said, as last acted on.
-    public private(set) var followed: (switch: Switch, doNotDisturb: Bool)?
+    public private(set) var followed: (switch: Switch, focus: Bool)?
     /// What islandd is told of it: the wish is the focus to set, said again whenever the
     /// followed switch changes (even to what islandd was last told: an `island admin focus`
     /// since then is overruled only by a change of the switch).
@@ -52,14 +52,14 @@ public struct DesktopFocus: Sendable {
 
     public init() {}
 
-    /// A switch read `doNotDisturb` (nil: it is not there). Returns what to log when the
+    /// A switch read `focus` (nil: it is not there). Returns what to log when the
     /// followed switch's value changed, which is then what the daemon is to be told.
-    public mutating func read(_ source: Switch, doNotDisturb: Bool?) -> String? {
-        readings[source] = doNotDisturb
+    public mutating func read(_ source: Switch, focus: Bool?) -> String? {
+        readings[source] = focus
         guard let leading = Switch.allCases.first(where: { readings[$0] != nil }), let value = readings[leading] else {
             return nil
         }
-        if let followed, followed.switch == leading, followed.doNotDisturb == value { return nil }
+        if let followed, followed.switch == leading, followed.focus == value { return nil }
         followed = (leading, value)
         calls.wish(value, again: true)
         return "following \(leading.name): Do Not Disturb \(value ? "on" : "off")"
