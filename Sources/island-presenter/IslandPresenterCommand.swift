@@ -368,26 +368,11 @@ struct Click: AsyncParsableCommand {
             writeAll("island-presenter: no snapshot from \(options.socketPath): \(error)\n", to: 2)
             return false
         }
-        let scene = IslandScene(model: model, now: now())
         let interaction: String, id: String
-        if let activity {
-            // Named by the user: what the island or a bar shows now does not choose it.
-            (interaction, id) = (action.rawValue, activity)
-        } else {
-            guard let (islandInteraction, islandID) = action.interaction(on: model.island) else {
-                writeAll("island-presenter: the island shows nothing\n", to: 2)
-                return false
-            }
-            (interaction, id) = (islandInteraction, islandID)
-            switch BarShown.decide(action, records: shown, island: model.island, at: clickedAt) {
-            case .act, nil: break  // the same action and activity as the island's, checked there; or no bar runs
-            case .refuse(let reason):
-                writeAll("island-presenter: \(reason)\n", to: 2)
-                return false
-            }
-        }
-        if let button, let refusal = buttonRefusal(button, of: activity, scene: scene) {
-            writeAll("island-presenter: \(TerminalText.display(refusal))\n", to: 2)
+        switch action.decide(button: button, activity: activity, model: model, shown: shown, clickedAt: clickedAt, now: now()) {
+        case .act(let decided, let target): (interaction, id) = (decided, target)
+        case .refuse(let reason):
+            writeAll("island-presenter: \(reason)\n", to: 2)
             return false
         }
         do {
@@ -400,23 +385,6 @@ struct Click: AsyncParsableCommand {
         } catch {
             writeAll("island-presenter: \(interaction) failed: \(TerminalText.display(String(describing: error)))\n", to: 2)
             return false
-        }
-    }
-
-    /// Why the island's activity (or `activity`, when given) has no button `action` to press;
-    /// nil when it has. The activity is named by its app and title as well as its id.
-    static func buttonRefusal(_ action: String, of activity: String? = nil, scene: IslandScene) -> String? {
-        let lookup = scene.button(action, of: activity)
-        func named(_ id: String) -> String { scene.entry(id).map(IslandScene.naming) ?? "activity \(id)" }
-        switch lookup {
-        case .found: return nil
-        case .noActivity:
-            return activity.map { "no activity \($0) on the island or in its list (no button \(action) to press)" }
-                ?? "the island shows nothing"
-        case .ended(let id): return "\(named(id)) has ended: its buttons act no more"
-        case .missing(let id, let available) where available.isEmpty: return "\(named(id)) has no buttons (no button \(action))"
-        case .missing(let id, let available):
-            return "\(named(id)) has no button \(action); its buttons: \(available.joined(separator: ", "))"
         }
     }
 
