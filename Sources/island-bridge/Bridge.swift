@@ -98,7 +98,7 @@ actor Bridge {
         configuration = new
         book.configure(capacity: new.maxActivities)
         logger.info("reloaded the configuration", metadata: ["path": "bridge.conf"])
-        if enabledSources(old) != enabledSources(new) || old.maxJobs != new.maxJobs || old.maxJobsPerSender != new.maxJobsPerSender {
+        if new.restartsSources(from: old, currentDesktop: host.currentDesktop) {
             endBusSources()
             connectBus()
         } else {
@@ -108,11 +108,6 @@ actor Bridge {
         if old.followFocus != new.followFocus { followFocus() }
         if old.followScreenSharing != new.followScreenSharing { followScreenSharing() }
         if old.followLock != new.followLock { followLock() }
-    }
-
-    private func enabledSources(_ configuration: BridgeConfiguration) -> SessionSources.Enabled {
-        SessionSources.Enabled(mpris: configuration.mprisEnabled, notifications: configuration.notificationsEnabled,
-                               jobs: configuration.servesJobs(currentDesktop: host.currentDesktop))
     }
 
     // MARK: Retrying, on the one timer
@@ -177,7 +172,7 @@ actor Bridge {
         let context = SourceContext(busID: String(connected.busID.prefix(12)), changes: { [self] in apply($0) },
                                     readEnded: { [self] in settleIfScanned() }, lookup: { [self] in host.entries.lookup($0) },
                                     now: { Self.now }, logger: logger)
-        let sources = SessionSources(bus: bus, context: context, enabled: enabledSources(configuration),
+        let sources = SessionSources(bus: bus, context: context, enabled: configuration.enabledSources(currentDesktop: host.currentDesktop),
                                      staleAfterPause: configuration.staleAfterPause, maximumJobs: configuration.maxJobs,
                                      maximumJobsPerSender: configuration.maxJobsPerSender)
         session = SessionBus(bus: bus, sources: sources)
@@ -361,8 +356,7 @@ actor Bridge {
             (.swaync, ServerFocus(bus: bus, reader: .swaync) { [self] in focusRead(.swaync, $0) }),
             (.mako, ServerFocus(bus: bus, reader: .mako) { [self] in focusRead(.mako, $0) }),
         ]
-        let desktops = (host.currentDesktop ?? "").split(separator: ":").map { $0.uppercased() }
-        if desktops.contains("GNOME") {
+        if host.isGNOME {
             let gnome = GnomeFocus(bus: bus, read: { [self] in readGnomeFocus() }, reading: { [self] in focusRead(.gnome, $0) })
             switches.append((.gnome, gnome))
         }
@@ -546,7 +540,7 @@ actor Bridge {
         let systemBusAddress = host.systemBusAddress
         // A machine with no system bus at all (a container, a test) has no logind to follow:
         // retrying would wake the bridge every 30 s for ever. The screensavers are still read.
-        if systemBusAddress.hasPrefix("unix:path="), !FileManager.default.fileExists(atPath: String(systemBusAddress.dropFirst("unix:path=".count))) {
+        if let socket = host.systemBusSocket, !FileManager.default.fileExists(atPath: socket) {
             logger.info("no system bus here, so logind's LockedHint is not followed", metadata: ["address": "\(systemBusAddress)"])
             return
         }
@@ -620,24 +614,6 @@ actor Bridge {
     static func listed(_ activity: ActivitySnapshot) -> ActivityBook.Listed {
         ActivityBook.Listed(id: activity.id, source: activity.attributes["source"]?.stringValue,
                             content: BridgedContent(activity.content))
-    }
-}
-
-/// What the bridge knows of where it runs, from its environment.
-struct BridgeHost {
-    let busAddress: String?
-    let systemBusAddress: String
-    let currentDesktop: String?
-    let sessionID: String
-    var entries: InstalledDesktopEntries
-
-    init(busAddress: String?, environment: [String: String]) {
-        self.busAddress = busAddress
-        // sd-bus's own default for the system bus, which tests point elsewhere.
-        systemBusAddress = environment["DBUS_SYSTEM_BUS_ADDRESS"] ?? "unix:path=/run/dbus/system_bus_socket"
-        currentDesktop = environment["XDG_CURRENT_DESKTOP"]
-        sessionID = environment["XDG_SESSION_ID"].flatMap { $0.isEmpty ? nil : $0 } ?? "auto"
-        entries = InstalledDesktopEntries(environment: environment)
     }
 }
 

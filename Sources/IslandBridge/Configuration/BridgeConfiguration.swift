@@ -62,6 +62,19 @@ public struct BridgeConfiguration: Sendable, Hashable {
         return !desktops.contains("KDE")
     }
 
+    /// The sources that run in a session whose `XDG_CURRENT_DESKTOP` is `currentDesktop`.
+    public func enabledSources(currentDesktop: String?) -> SessionSources.Enabled {
+        SessionSources.Enabled(mpris: mprisEnabled, notifications: notificationsEnabled, jobs: servesJobs(currentDesktop: currentDesktop))
+    }
+
+    /// Whether this configuration, replacing `old`, makes the bridge follow the bus afresh: a
+    /// source turned on or off, or the job server's limits (what it showed from the bus then
+    /// ends). Everything else applies at once.
+    public func restartsSources(from old: BridgeConfiguration, currentDesktop: String?) -> Bool {
+        enabledSources(currentDesktop: currentDesktop) != old.enabledSources(currentDesktop: currentDesktop)
+            || maxJobs != old.maxJobs || maxJobsPerSender != old.maxJobsPerSender
+    }
+
     /// Reads a configuration file's text; `path` names it in errors.
     public static func parse(_ contents: String, path: String) throws(ConfigurationError) -> BridgeConfiguration {
         var configuration = BridgeConfiguration()

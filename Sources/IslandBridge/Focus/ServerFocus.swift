@@ -110,6 +110,11 @@ extension ServerFocus.Reader {
     static let notifications = "org.freedesktop.Notifications"
     static let properties = "org.freedesktop.DBus.Properties"
 
+    /// The match rule of a `PropertiesChanged` of `interface` at `path`.
+    static func propertiesChanged(path: String, interface: String) -> String {
+        "type='signal',interface='\(properties)',member='PropertiesChanged',path='\(path)',arg0='\(interface)'"
+    }
+
     /// A boolean property of the connection that owns `org.freedesktop.Notifications`, at
     /// `/org/freedesktop/Notifications`, followed by its `PropertiesChanged`. A server without
     /// it (GNOME Shell's, another kind's) answers the read with an error: nothing.
@@ -117,7 +122,7 @@ extension ServerFocus.Reader {
         let path = "/org/freedesktop/Notifications"
         return Self(
             name: notifications,
-            rules: ["type='signal',interface='\(properties)',member='PropertiesChanged',path='\(path)',arg0='\(interface)'"],
+            rules: [propertiesChanged(path: path, interface: interface)],
             // A `PropertiesChanged` is a peer's dictionary of any size; the switch is near its top.
             limits: DecodingLimits(maximumValues: 64, maximumStringBytes: 256, maximumDepth: 4),
             signal: { arguments in
@@ -162,7 +167,7 @@ extension ServerFocus.Reader {
         let path = "/fr/emersion/Mako"
         return Self(
             name: notifications,
-            rules: ["type='signal',interface='\(properties)',member='PropertiesChanged',path='\(path)',arg0='\(interface)'"],
+            rules: [propertiesChanged(path: path, interface: interface)],
             limits: DecodingLimits(maximumValues: 128, maximumStringBytes: 256, maximumDepth: 4),
             signal: { arguments in
                 guard arguments.count >= 3,

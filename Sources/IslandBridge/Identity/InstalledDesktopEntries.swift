@@ -1,5 +1,5 @@
 import Foundation
-public import FreeDesktop
+import FreeDesktop
 
 /// Installed desktop entries by id, read from `applications/` of the XDG data directories
 /// (`$XDG_DATA_HOME`, then `$XDG_DATA_DIRS`), the first found winning. Answers are kept, a
