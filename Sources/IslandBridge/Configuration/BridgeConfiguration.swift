@@ -47,7 +47,7 @@ public struct BridgeConfiguration: Sendable, Hashable {
     public var maxJobs = 32
     public var maxJobsPerSender = 8
     /// Whether the desktop's Do Not Disturb switch sets islandd's focus (`DesktopFocus`).
-    public var followDoNotDisturb = true
+    public var followFocus = true
     /// Whether screen-cast sessions on the bus set islandd's sharing (`ScreenCastSessions`).
     public var followScreenSharing = true
     /// Whether the desktop's lock reports (logind, the screensavers) set islandd's lock (`DesktopLock`).
@@ -60,6 +60,19 @@ public struct BridgeConfiguration: Sendable, Hashable {
         if let jobsEnabled { return jobsEnabled }
         let desktops = (currentDesktop ?? "").split(separator: ":").map { $0.uppercased() }
         return !desktops.contains("KDE")
+    }
+
+    /// The sources that run in a session whose `XDG_CURRENT_DESKTOP` is `currentDesktop`.
+    public func enabledSources(currentDesktop: String?) -> SessionSources.Enabled {
+        SessionSources.Enabled(mpris: mprisEnabled, notifications: notificationsEnabled, jobs: servesJobs(currentDesktop: currentDesktop))
+    }
+
+    /// Whether this configuration, replacing `old`, makes the bridge follow the bus afresh: a
+    /// source turned on or off, or the job server's limits (what it showed from the bus then
+    /// ends). Everything else applies at once.
+    public func restartsSources(from old: BridgeConfiguration, currentDesktop: String?) -> Bool {
+        enabledSources(currentDesktop: currentDesktop) != old.enabledSources(currentDesktop: currentDesktop)
+            || maxJobs != old.maxJobs || maxJobsPerSender != old.maxJobsPerSender
     }
 
     /// Reads a configuration file's text; `path` names it in errors.
@@ -108,7 +121,7 @@ public struct BridgeConfiguration: Sendable, Hashable {
                 case ("Jobs", "Enabled"): configuration.jobsEnabled = value.lowercased() == "auto" ? nil : try bool()
                 case ("Jobs", "MaxJobs"): configuration.maxJobs = try count(minimum: 1)
                 case ("Jobs", "MaxJobsPerSender"): configuration.maxJobsPerSender = try count(minimum: 1)
-                case ("DoNotDisturb", "Follow"): configuration.followDoNotDisturb = try bool()
+                case ("DoNotDisturb", "Follow"): configuration.followFocus = try bool()
                 case ("ScreenSharing", "Follow"): configuration.followScreenSharing = try bool()
                 case ("Lock", "Follow"): configuration.followLock = try bool()
                 case (nil, _): throw fail("\(key)= outside a section")
