@@ -215,6 +215,7 @@ class Gallery:
         self.shot("honest-stale-expanded")
         self.interact("collapse", stale)
         self.ended_card(now)
+        self.end_all()
         # Arabic: a coffee order in a right-to-left language.
         arabic = self.request("org.island.example.Coffee", "CoffeeOrder", {"shop": "المقهى الأزرق", "order": "A17"},
                               {"stage": "brewing", "stageTitle": "قيد التحضير", "etaMinutes": 7})
