@@ -10,13 +10,16 @@ compact, expanded (as a click would expand it), minimal (with the next app's act
 detached), alert, and the list with every activity in it. Each shot is cropped to the island's
 part of the screen and written as DIR/<app>-<form>.png.
 
-Usage: sudo python3 scripts/desktop-gallery.py [--bin-dir DIR] [--out DIR] [--scale N] [--only PART]
+Usage: sudo python3 scripts/desktop-gallery.py [--bin-dir DIR] [--out DIR] [--scale N] [--width W] [--only PART]
   --bin-dir  where islandd, island-overlay and island-bridge are (default: .build/debug)
   --out      where the PNGs go (default: docs/gallery/screen)
   --scale    the output's scale factor (default 1)
+  --width    the output's width in logical pixels (default 1280; 720 high at 1280, in proportion)
   --only PART
-             photograph only the example apps, Now Playing, or the honest cases (stale, ended,
-             Arabic, a long value, Now Playing beside a progress notification)
+             photograph only the example apps, Now Playing, the honest cases (stale, ended,
+             Arabic, a long value, Now Playing beside a progress notification), the ended card
+             alone (`ended`), Now Playing an hour into a track (`wide`: run it with --width 1920),
+             or the island over a black window and a dark terminal (`dark`)
   --compare BEFORE
              also write DIR/compare-<form>.png: BEFORE's shot above this run's, labelled, for
              every form present in both (ImageMagick's montage)
@@ -61,11 +64,15 @@ def examples(now):
 def tagged_track(path, seconds=600):
     """A quiet WAV whose RIFF INFO chunk names title, artist and album, as a music file would:
     mpv reads the tags and mpv-mpris publishes them as xesam metadata."""
+    # 440 Hz repeats whole in a second: one second written `seconds` times (an hour's track
+    # is written in a moment).
+    second = b"".join(struct.pack("<h", int(300 * math.sin(2 * math.pi * 440 * i / 8000))) for i in range(8000))
     with wave.open(path, "wb") as w:
         w.setnchannels(1)
         w.setsampwidth(2)
         w.setframerate(8000)
-        w.writeframes(b"".join(struct.pack("<h", int(300 * math.sin(2 * math.pi * 440 * i / 8000))) for i in range(8000 * seconds)))
+        for _ in range(seconds):
+            w.writeframes(second)
 
     def field(tag, text):
         data = text.encode() + b"\0"
@@ -89,6 +96,7 @@ class Gallery:
         self.out = args.out
         self.bin_dir = args.bin_dir
         self.scale = args.scale
+        self.width = args.width
         os.environ["ISLAND_BIN_DIR"] = self.bin_dir
         self.session = desktop.UserSession()
 
@@ -96,7 +104,7 @@ class Gallery:
         desktop, session = self.desktop, self.session
         session.start_bus()
         extra = "output * scale %d" % self.scale if self.scale != 1 else ""
-        self.sway = desktop.Sway(session, width=1280 * self.scale, height=720 * self.scale, extra_config=extra)
+        self.sway = desktop.Sway(session, width=self.width * self.scale, height=self.width * 9 // 16 * self.scale, extra_config=extra)
         session.start_islandd("[Limits]\nStartBudget=1000\n")  # installs the example apps
         # islandd believes the bridge speaks for the apps it verified only when the bridge is the
         # program its entry names: the package's entry names /usr/bin's, this run uses the build's.
@@ -206,15 +214,7 @@ class Gallery:
         self.interact("expand", stale)
         self.shot("honest-stale-expanded")
         self.interact("collapse", stale)
-        # Ended: a fast that ended at 62 % and stays in the list until dismissed.
-        with self.producer() as producer:
-            fast = producer.Request(app="org.island.example.Fasting", type="Fast", content={"state": {"percent": 62}},
-                                    attributes={"plan": "16:8", "startedAt": now - 36000, "goalAt": now + 21600})["activity"]["id"]
-            producer.End(app="org.island.example.Fasting", id=fast, content={"state": {"percent": 62}}, dismissalPolicy={"kind": "default"})
-        self.session.run([self.desktop.overlay_binary(), "--toggle-list"], env=self.sway.env)
-        self.shot("honest-stale-ended-list", tall=True)
-        self.session.run([self.desktop.overlay_binary(), "--toggle-list"], env=self.sway.env)
-        self.interact("dismiss", fast)
+        self.ended_card(now)
         self.end_all()
         # Arabic: a coffee order in a right-to-left language.
         arabic = self.request("org.island.example.Coffee", "CoffeeOrder", {"shop": "المقهى الأزرق", "order": "A17"},
@@ -252,6 +252,86 @@ class Gallery:
         session.stop(bridge)
         session.stop(dunst)
 
+    def ended_card(self, now):
+        """Ended: a fast that ended at 62 % and stays in the list until dismissed, its clock
+        standing at the end (ten hours since it started): the list is photographed a while
+        after the end, and once more later, and both say the same."""
+        with self.producer() as producer:
+            fast = producer.Request(app="org.island.example.Fasting", type="Fast", content={"state": {"percent": 62}},
+                                    attributes={"plan": "16:8", "startedAt": now - 36000, "goalAt": now + 21600})["activity"]["id"]
+            ended = producer.End(app="org.island.example.Fasting", id=fast, content={"state": {"percent": 62}},
+                                 dismissalPolicy={"kind": "default"})["activity"]
+        print("ended at %.1f, %.1f s after it started" % (ended["endedAt"], ended["endedAt"] - (now - 36000)), flush=True)
+        time.sleep(3)
+        self.session.run([self.desktop.overlay_binary(), "--toggle-list"], env=self.sway.env)
+        self.shot("honest-stale-ended-list", tall=True)
+        time.sleep(4)
+        self.shot("honest-ended-list-later", tall=True)
+        self.session.run([self.desktop.overlay_binary(), "--toggle-list"], env=self.sway.env)
+        self.interact("dismiss", fast)
+
+    def wide(self):
+        """Now Playing an hour into a long track, expanded, on this run's output (--width 1920):
+        "artist — album" whole beside the large elapsed time."""
+        session = self.session
+        track = tagged_track(session.path("home", "clair-de-lune-long.wav"), seconds=4000)
+        os.chown(track, session.uid, session.gid)
+        bridge = session.spawn("island-bridge", [os.path.join(self.bin_dir, "island-bridge")])
+        mpv = session.spawn("mpv", ["mpv", "--no-config", "--load-scripts=no", "--script=/usr/lib/mpv-mpris/mpris.so",
+                                    "--no-video", "--ao=null", "--keep-open=yes", "--start=1:02:30", track])
+        activity = self.desktop.wait_until(lambda: (self.bridged("NowPlaying") or [{}])[0].get("id"), 30, "the bridge's Now Playing activity")
+        self.interact("expand", activity)
+        self.shot("wide-%d-nowplaying-expanded" % self.width)
+        self.interact("collapse", activity)
+        session.stop(mpv)
+        session.stop(bridge)
+        self.end_all()
+
+    def shot_still(self, name, tall=False):
+        """A shot once the top of the screen has stood still for a second: over a window the
+        island cannot be told from the desktop's colour, so the settling is judged whole."""
+        s = self.scale
+        width, height = 560 * s, (600 if tall else 230) * s
+        deadline, last, since = time.monotonic() + 30, None, time.monotonic()
+        while time.monotonic() < deadline:
+            image = self.screen.grab()
+            left = (image.width - width) // 2
+            crop = image.crop((left, 0, left + width, height))
+            if last is None or crop.pixels != last.pixels:
+                last, since = crop, time.monotonic()
+            elif time.monotonic() - since >= 1.0:
+                break
+            time.sleep(0.1)
+        path = os.path.join(self.out, name + ".png")
+        last.save_png(path)
+        print(path, flush=True)
+
+    def dark(self, now):
+        """The island over a black window and over a dark terminal with text in it: its edge
+        must keep it apart from them."""
+        session = self.session
+        for name, argv in (("black", ["foot", "-o", "colors.background=000000", "sh", "-c", "sleep 100000"]),
+                           ("terminal", ["foot", "sh", "-c", "ls -l --color=always /usr/bin | head -80; sleep 100000"])):
+            window = session.spawn("foot-" + name, argv, env=dict(self.sway.env))
+            self.desktop.wait_until(lambda: any(n.get("app_id") == "foot" for n in self.sway_windows()), 30, "foot's window")
+            activity = self.request("org.island.example.Coffee", "CoffeeOrder", {"shop": "Blue Bottle", "order": "A17"},
+                                    {"stage": "brewing", "stageTitle": "Brewing", "etaMinutes": 7})
+            self.shot_still("dark-%s-compact" % name)
+            self.interact("expand", activity)
+            self.shot_still("dark-%s-expanded" % name)
+            self.interact("collapse", activity)
+            self.producing.end_all()
+            session.stop(window)
+            self.desktop.wait_until(lambda: not any(n.get("app_id") == "foot" for n in self.sway_windows()), 30, "foot gone")
+
+    def sway_windows(self):
+        import json
+        def walk(node):
+            yield node
+            for child in node.get("nodes", []) + node.get("floating_nodes", []):
+                yield from walk(child)
+        return [n for n in walk(json.loads(self.sway.swaymsg("-r", "-t", "get_tree"))) if n.get("pid")]
+
     def state_of(self, activity):
         with self.producer() as producer:
             for state in ("active", "stale", "ended"):
@@ -283,7 +363,8 @@ def main():
     parser.add_argument("--out", default=os.path.join(REPO, "docs", "gallery", "screen"))
     parser.add_argument("--scale", type=int, default=1)
     parser.add_argument("--compare", metavar="BEFORE")
-    parser.add_argument("--only", choices=("examples", "nowplaying", "honest"), help="photograph only this part")
+    parser.add_argument("--width", type=int, default=1280)
+    parser.add_argument("--only", choices=("examples", "nowplaying", "honest", "ended", "wide", "dark"), help="photograph only this part")
     args = parser.parse_args()
     args.bin_dir = os.path.abspath(args.bin_dir)
     os.makedirs(args.out, exist_ok=True)
@@ -299,6 +380,12 @@ def main():
             gallery.now_playing()
         if args.only in (None, "honest"):
             gallery.honest(time.time())
+        if args.only == "ended":
+            gallery.ended_card(time.time())
+        if args.only == "wide":
+            gallery.wide()
+        if args.only in (None, "dark"):
+            gallery.dark(time.time())
     except BaseException:
         print(gallery.session.logs_text(), file=sys.stderr)
         raise

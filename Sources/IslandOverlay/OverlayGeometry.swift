@@ -321,6 +321,32 @@ public struct IslandGeometry: Sendable, Hashable {
     public var canvasWidth: Double {
         (max(expandedWidth, listWidth, compactMaximumWidth + 2 * (bubbleGap + minimalDiameter)) + scaled(40)).rounded(.up)
     }
+
+    /// The margin either side of the widest expanded island in its canvas (the layout's).
+    public static let canvasMargin = 8.0
+
+    /// The share of the output's width the expanded island may grow to when its centre would
+    /// otherwise be cut ("artist — album" beside a large clock), past `expandedWidth`.
+    public static let expandedOutputShare = 0.25
+    /// However wide the output, the expanded island grows no wider than this: a card read at a
+    /// glance, not a banner across the screen.
+    public var expandedWidestWidth: Double { scaled(520) }
+
+    /// The widest the expanded island may grow on an output `outputWidth` logical pixels
+    /// wide: a quarter of it, never less than the standard canvas allows (so narrow outputs
+    /// keep today's island) and never more than `expandedWidestWidth`; nil (no output known):
+    /// as on a narrow one.
+    public func expandedMaximumWidth(outputWidth: Double?) -> Double {
+        let standard = canvasWidth - 2 * Self.canvasMargin
+        guard let outputWidth, outputWidth.isFinite, outputWidth > 0 else { return standard }
+        return max(standard, min(expandedWidestWidth, (outputWidth * Self.expandedOutputShare).rounded(.down)))
+    }
+
+    /// The canvas for an output `outputWidth` wide: the standard one, or wider by what the
+    /// expanded island may grow there, with the same margin either side.
+    public func canvasWidth(outputWidth: Double?) -> Double {
+        max(canvasWidth, (expandedMaximumWidth(outputWidth: outputWidth) + 2 * Self.canvasMargin).rounded(.up))
+    }
     /// The tallest canvas the list may use, below whatever the output leaves.
     public var canvasMaximumHeight: Double { scaled(720).rounded(.up) }
 

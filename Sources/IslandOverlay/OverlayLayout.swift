@@ -294,7 +294,7 @@ public struct OverlayLayout {
         // A centre that would be cut ("artist — album" beside a large clock) widens the island
         // first, as far as the canvas allows, before any of it is cut.
         if let center = layout.expandedCenter, let given = row.widths[.center] {
-            let natural = naturalWidth(center.view, in: .center), widest = canvasWidth - 16
+            let natural = naturalWidth(center.view, in: .center), widest = canvasWidth - 2 * IslandGeometry.canvasMargin
             if natural > given + 0.5, width < widest {
                 width = min(widest, width + natural - given)
                 inner = width - 2 * pad
@@ -560,19 +560,20 @@ public struct OverlayLayout {
 
     /// Whether what is on screen changes by itself each second: a timer or a time-based
     /// progress in the island, or in the list while it is open. A timer in the closed list
-    /// wakes nobody.
+    /// wakes nobody; nor does an ended activity, which stands still at its end.
     public static func isTicking(_ scene: IslandScene, listOpen: Bool) -> Bool {
         var shown: [RenderedRegion?] = []
+        func live(_ entry: IslandScene.Entry?) -> IslandScene.Entry? { entry?.item.isFrozen == true ? nil : entry }
         switch form(of: scene) {
         case .hidden: break
-        case .compact: shown = [scene.attached?.layout.compactLeading, scene.attached?.layout.compactTrailing]
-        case .minimal: shown = [scene.attached, scene.detached].map { $0.flatMap { $0.layout.minimal ?? $0.layout.compactLeading } }
+        case .compact: shown = [live(scene.attached)?.layout.compactLeading, live(scene.attached)?.layout.compactTrailing]
+        case .minimal: shown = [scene.attached, scene.detached].map { live($0).flatMap { $0.layout.minimal ?? $0.layout.compactLeading } }
         case .expanded:
-            let layout = scene.expanded?.layout
+            let layout = live(scene.expanded)?.layout
             shown = [layout?.expandedLeading, layout?.expandedCenter, layout?.expandedTrailing, layout?.expandedBottom]
-        case .alert: shown = [scene.expanded.flatMap { $0.layout.compactLeading ?? $0.layout.minimal }]
+        case .alert: shown = [live(scene.expanded).flatMap { $0.layout.compactLeading ?? $0.layout.minimal }]
         }
-        if listOpen { shown += scene.lockScreen.map { $0.layout.lockScreen } }
+        if listOpen { shown += scene.lockScreen.map { live($0)?.layout.lockScreen } }
         return shown.contains { $0?.view.containsTimeDependentView == true }
     }
 

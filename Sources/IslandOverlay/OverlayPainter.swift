@@ -335,7 +335,7 @@ public final class OverlayPainter {
 
     /// The mark of a stale activity, the same in every form: its outline dashed, and a little
     /// brighter than a live keyline, so the dashes read.
-    static let staleKeylineBoost = 1.8
+    static let staleKeylineBoost = 1.5
 
     static let staleDashes: [Double] = [4, 3]
 

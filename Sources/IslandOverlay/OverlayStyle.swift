@@ -85,12 +85,13 @@ public struct OverlayStyle: Sendable, Hashable {
     }
 
     /// The keyline round the island and the bubble: a thin line just outside their edge,
-    /// mostly white with a little of the layout's tint, at low alpha. Over dark content (a
-    /// terminal, a black window) it is the island's visible edge; over light content, where
-    /// the black shape stands out by itself, it all but vanishes into what is behind it
-    /// rather than ringing the island.
+    /// mostly white with a little of the layout's tint, half transparent. Over dark content (a
+    /// terminal, a black window) it is the island's visible edge, at least 3:1 against the
+    /// window as a component's boundary needs (WCAG 1.4.11); over light content, where the
+    /// black shape stands out by itself, it all but vanishes into what is behind it rather
+    /// than ringing the island.
     public func keyline(tint: LayoutColor?) -> OverlayColor {
-        let white = 0.7, alpha = 0.3
+        let white = 0.9, alpha = 0.45
         guard let tint else { return OverlayColor(red: 1, green: 1, blue: 1, alpha: alpha) }
         let color = OverlayColor(tint)
         func mix(_ channel: Double) -> Double { white + (1 - white) * channel }

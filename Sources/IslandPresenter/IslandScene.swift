@@ -16,6 +16,12 @@ public struct IslandScene: Sendable {
             let layout = item.render(now: now)
             self.layout = item.hasEnded ? layout.withoutButtons : layout
         }
+
+        /// Whether what it shows changes by itself as time passes: a timer or a progress over a
+        /// time range, while it lives (an ended one stands still at its end).
+        public var ticks: Bool {
+            !item.isFrozen && layout.regions.contains { $0.view.containsTimeDependentView }
+        }
     }
 
     public var mode: IslandState.Mode
@@ -105,7 +111,7 @@ public struct IslandScene: Sendable {
     /// over a time range), so presenters redraw every second.
     public var isTicking: Bool {
         let entries = [attached, detached, expanded].compactMap { $0 } + lockScreen
-        return entries.contains { $0.layout.regions.contains { $0.view.containsTimeDependentView } }
+        return entries.contains { $0.ticks }
     }
 
     // MARK: Text

@@ -29,13 +29,15 @@ public struct PresenterItem: Sendable, Hashable {
     public var producerIcon: String?
     /// When the activity started (the daemon's clock): the overlay's list shows newest first.
     public var createdAt: Double?
+    /// When it ended (the daemon's clock); nil while live, and from a daemon that does not say.
+    public var endedAt: Double?
 
     public init(
         id: String, app: String, type: String, attributes: JSONObject = [:], state: JSONObject = [:],
         staleDate: Double? = nil, relevanceScore: Double = 0, activityState: String = "active",
         endReason: String? = nil, layout: Layout? = nil, defaultLayout: Bool = false,
         appName: String? = nil, appIcon: String? = nil, sourceApp: String? = nil, producerName: String? = nil,
-        producerIcon: String? = nil, createdAt: Double? = nil
+        producerIcon: String? = nil, createdAt: Double? = nil, endedAt: Double? = nil
     ) {
         self.id = id
         self.app = app
@@ -54,6 +56,7 @@ public struct PresenterItem: Sendable, Hashable {
         self.producerName = producerName
         self.producerIcon = producerIcon
         self.createdAt = createdAt
+        self.endedAt = endedAt
     }
 
     /// Decodes an `Item`; nil when it has no id. A layout that does not validate (which the
@@ -75,17 +78,30 @@ public struct PresenterItem: Sendable, Hashable {
             appName: object[Item.appName]?.stringValue, appIcon: object[Item.appIcon]?.stringValue,
             sourceApp: object[Item.sourceApp]?.stringValue, producerName: object[Item.producerName]?.stringValue,
             producerIcon: object[Item.producerIcon]?.stringValue,
-            createdAt: object[Item.createdAt]?.doubleValue)
+            createdAt: object[Item.createdAt]?.doubleValue, endedAt: object[Item.endedAt]?.doubleValue)
     }
 
     public var isStale: Bool { activityState == "stale" }
     public var hasEnded: Bool { activityState == "ended" || activityState == "dismissed" }
     public var isLive: Bool { activityState == "active" || activityState == "stale" }
 
-    /// The layout resolved at `now`. A region the layout leaves out is drawn from the default
-    /// layout, as docs/design.md §6 asks of presenters.
+    /// The instant what depends on time is drawn at: `now` while the activity lives; once it
+    /// has ended, the moment it ended, so that its card shows its final state and no timer,
+    /// countdown, relative time or progress over a time range keeps moving after the end.
+    public func contentTime(at now: Double) -> Double {
+        guard hasEnded, let endedAt, endedAt.isFinite else { return now }
+        return min(now, endedAt)
+    }
+
+    /// Whether what is drawn of it may change by itself as time passes: not once it has
+    /// ended at a known moment (its content stands still there).
+    public var isFrozen: Bool { hasEnded && endedAt?.isFinite == true }
+
+    /// The layout resolved at `now` (at the end, for an ended activity: `contentTime`). A
+    /// region the layout leaves out is drawn from the default layout, as docs/design.md §6
+    /// asks of presenters.
     public func render(now: Double) -> RenderedLayout {
-        let renderer = LayoutRenderer(attributes: attributes, state: state, now: now)
+        let renderer = LayoutRenderer(attributes: attributes, state: state, now: contentTime(at: now))
         var rendered = renderer.render(layout)
         if defaultLayout { return rendered }
         let fallback = renderer.render(Layout.default(for: type, attributes: attributes, state: state))

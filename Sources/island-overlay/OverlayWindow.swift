@@ -39,14 +39,21 @@ import IslandOverlay
         layerShellVersion = wayland && !hosted ? UInt32(gtk_layer_get_protocol_version()) : 0
 
         // The canvas follows Size=: the widest form and the list, in logical pixels, no taller
-        // than the first monitor (OverlayPlacement chooses the island's).
+        // than the first monitor (OverlayPlacement chooses the island's), and as wide as the
+        // expanded island may grow on the widest monitor there is at the start.
         var geometry = GdkRectangle()
         if let monitor = gdk_display_get_monitor(display, 0) { gdk_monitor_get_geometry(monitor, &geometry) }
+        let widest = (0..<gdk_display_get_n_monitors(display)).compactMap { index -> Int32? in
+            var monitorGeometry = GdkRectangle()
+            guard let monitor = gdk_display_get_monitor(display, index) else { return nil }
+            gdk_monitor_get_geometry(monitor, &monitorGeometry)
+            return monitorGeometry.width > 0 ? monitorGeometry.width : nil
+        }.max()
         let island = config.geometry
         let height = Double(geometry.height > 0 ? geometry.height : 720)
         // Hosted, the window hangs under the host's bar: the host says how much room is there.
         let room = hosted ? (maxHeight ?? height) : height - config.marginTop
-        canvas = (island.canvasWidth, max(100, min(island.canvasMaximumHeight, room)))
+        canvas = (island.canvasWidth(outputWidth: widest.map(Double.init)), max(100, min(island.canvasMaximumHeight, room)))
 
         let window = gtk_window_new(x11 && !hosted ? GTK_WINDOW_POPUP : GTK_WINDOW_TOPLEVEL)!
         widget = window

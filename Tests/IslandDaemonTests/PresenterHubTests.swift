@@ -110,6 +110,26 @@ import VarlinkCore
         #expect(hub.shown[gone.hashedID] == nil)
     }
 
+    /// Presenters are told when an activity ended, so that its card stands still there; a
+    /// live one carries no end.
+    @Test func anEndedItemSaysWhenItEnded() throws {
+        var maker = ActivityMaker()
+        let (live, _) = try maker.start()
+        let (ending, _) = try maker.start()
+        var hub = makeHub([live, ending])
+        let (responder, presenter) = presenterResponder()
+        _ = hub.subscribe(uid: 1000, responder: responder, now: t0)
+
+        let (_, events) = try maker.end(ending, at: t0 + 5)
+        hub.show(events, now: t0 + 5)
+        let item = try #require(updates(presenter).last?["items"]?.arrayValue?.first)
+        #expect(item["id"] == .string(ending.id) && item["state"] == "ended")
+        #expect(item["endedAt"]?.doubleValue == t0 + 5)
+        let items = snapshot(&hub, uid: 1000)["items"]?.arrayValue ?? []
+        #expect(items.first { $0["id"] == .string(live.id) }?["endedAt"] == nil)
+        #expect(items.first { $0["id"] == .string(ending.id) }?["endedAt"]?.doubleValue == t0 + 5)
+    }
+
     @Test func anAlertGoesOnlyToPresentersWhoMaySeeItsActivity() throws {
         var maker = ActivityMaker()
         let (alice, _) = try maker.start(uid: 1000)

@@ -242,7 +242,7 @@ import Testing
     @Test("the keyline is the island's edge over a dark window and all but vanishes over a light one")
     func theKeylineShowsOverDarkWithoutRingingOnLight() throws {
         let painter = OverlayPainter(icons: nil)
-        let frame = OverlayFrame(form: .compact, listOpen: false,
+        var frame = OverlayFrame(form: .compact, listOpen: false,
                                  shapes: [OverlayShape(id: "island", kind: .island, rect: .init(x: 20, y: 10, width: 160, height: 36), radius: 18)], content: [], hits: [])
         func row(over ground: Double) -> [Double] {
             let surface = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, 200, 56)!
@@ -265,5 +265,21 @@ import Testing
         #expect(overLight.allSatisfy { $0 < 0.05 || $0 > light - 0.05 }, "over light: \(overLight)")
         #expect(overLight[4...5].allSatisfy { $0 < 0.02 }, "no light ring inside the edge: \(overLight)")
         #expect(overDark[4...5].allSatisfy { $0 < 0.02 }, "the island is black to its edge: \(overDark)")
+        // Over a black window, and dark terminals (foot's #111111, #1e1e1e), with or without a
+        // layout's tint (a dark brown one dims it most): the edge is a component's boundary,
+        // at least 3:1 against the window (WCAG 1.4.11), so the island never merges with it.
+        for tint in [nil, LayoutColor(hex: "#6F4E37"), LayoutColor(hex: "#1DB954"), LayoutColor(hex: "#E53935")] {
+            frame.shapes[0].keyline = tint
+            for ground in [0.0, 0x11 / 255.0, 0x1e / 255.0] {
+                let edge = row(over: ground).max()!
+                let contrast = OverlayStyle.contrast(OverlayColor(red: edge, green: edge, blue: edge), OverlayColor(red: ground, green: ground, blue: ground))
+                #expect(contrast >= 3, "tint \(tint.map { "\($0)" } ?? "none") over \(ground): the edge at \(edge), \(contrast):1")
+            }
+            // Over white: the window, then the black; what lies between is no line anyone sees
+            // (under 1.1:1 against the window).
+            let overWhite = row(over: 1)
+            let ring = overWhite.filter { $0 >= 0.05 }.map { OverlayStyle.contrast(OverlayColor(red: $0, green: $0, blue: $0), OverlayColor(red: 1, green: 1, blue: 1)) }
+            #expect(ring.allSatisfy { $0 < 1.1 }, "no ring over white: \(overWhite)")
+        }
     }
 }

@@ -51,6 +51,7 @@ extension Wire {
         text.member("state", string: activity.state.rawValue)
         if let reason = activity.endReason { text.member("endReason", string: reason.rawValue) }
         activity.writeCreatedAt(to: &text)
+        if let endedAt = activity.endedAt { text.member("endedAt", double: endedAt) }
         if let dismissAt = activity.dismissAt { text.member("dismissAt", double: dismissAt) }
         text.member("layout", layout)
         text.member("defaultLayout", bool: false)

@@ -76,6 +76,7 @@ enum Wire {
         text.member("state", string: activity.state.rawValue)
         if let reason = activity.endReason { text.member("endReason", string: reason.rawValue) }
         activity.writeCreatedAt(to: &text)
+        if let endedAt = activity.endedAt { text.member("endedAt", double: endedAt) }
         if let dismissAt = activity.dismissAt { text.member("dismissAt", double: dismissAt) }
         if let layout {
             text.member("layout", layout.json)

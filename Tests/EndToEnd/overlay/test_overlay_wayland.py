@@ -434,8 +434,10 @@ def test_the_list_opens_from_the_command_and_dismisses_from_a_card(world, live):
 
 
 def light_bands(image, box):
-    """The separate bands of rows with light pixels (text, a button's label) inside `box`."""
-    rows = [y for y in range(box[1], box[3]) if image.count(*LIGHT, region=(box[0] + 8, y, box[2] - 8, y + 1))]
+    """The separate bands of rows with light pixels (text, a button's label) inside `box`, the
+    capsule with its keyline: the keyline's rows, a light line over the desktop at the top and
+    bottom edge, are no text and are left out (as its columns are at the sides)."""
+    rows = [y for y in range(box[1] + 3, box[3] - 3) if image.count(*LIGHT, region=(box[0] + 8, y, box[2] - 8, y + 1))]
     return sum(1 for a, b in zip(rows, rows[1:]) if b - a > 3) + 1 if rows else 0
 
 

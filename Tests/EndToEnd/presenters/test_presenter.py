@@ -184,6 +184,36 @@ def test_snapshot_svg(daemon, tmp_path):
         assert width > 0 and height > 0 and len(data) > 1000
 
 
+def test_an_ended_cards_clock_stands_at_its_end(daemon, tmp_path):
+    """A presenter is told when an activity ended (Item.endedAt, as the producer's End reply
+    says it) and draws its time-driven views as they stood then: the card's count-up reads the
+    same in two snapshots a second and more apart, and is the time from its start to its end."""
+    layout = {"lockScreen": {"type": "hstack", "children": [
+        {"type": "text", "template": "Fast"}, {"type": "timer", "from": "{{state.startedAt}}", "countsDown": False}]}}
+    register_layout(daemon, TIMER, "Fast", layout)
+    with daemon.connect("org.island.Producer") as timer:
+        fast = request(timer, TIMER, {"startedAt": time.time() - 3600}, type="Fast")
+        ended = timer.End(app=TIMER, id=fast["id"])["activity"]
+    with daemon.connect("org.island.Presenter") as presenter:
+        for reply in presenter.Subscribe(_more=True):
+            [item] = reply["update"]["items"]
+            break
+    assert item["state"] == "ended" and item["endedAt"] == ended["endedAt"]
+
+    def clock():
+        out = tmp_path / "island.svg"
+        subprocess.run([PRESENTER, "snapshot", "--svg", str(out), "--socket", daemon.socket], check=True, timeout=30)
+        _, _, lines = svg_description(out)
+        return [line for line in lines if re.fullmatch(r"\d+:\d\d:\d\d", line)]
+
+    first = clock()
+    # Real time must pass for a live clock to move: a second and a little, whatever the load.
+    time.sleep(1.2)
+    assert clock() == first
+    elapsed = int(ended["endedAt"] - (ended["content"]["state"]["startedAt"]))
+    assert first == ["%d:%02d:%02d" % (elapsed // 3600, elapsed // 60 % 60, elapsed % 60)], first
+
+
 def test_snapshot_of_an_empty_island_and_without_a_daemon(daemon, tmp_path):
     out = tmp_path / "empty.svg"
     subprocess.run([PRESENTER, "snapshot", "--svg", str(out), "--socket", daemon.socket], check=True, timeout=30)
