@@ -112,7 +112,7 @@ public actor IslandConnection {
     /// bridge) verified as the sender, for presenters to head the activity with.
     public func request(type: String, attributes: JSONObject, content: RawActivityContent, key: String? = nil,
                         ownerGone: ActivityOwnerGonePolicy = .keep, pushToken: Bool = false,
-                        sourceApp: String? = nil) async throws -> (activity: ActivitySnapshot, created: Bool) {
+                        sourceApp: String? = nil, channel: String? = nil) async throws -> (activity: ActivitySnapshot, created: Bool) {
         typealias Names = ProducerNames.Request
         var parameters = appParameter
         parameters[Names.type] = .string(type)
@@ -122,6 +122,7 @@ public actor IslandConnection {
         parameters[Names.ownerGone] = .string(ownerGone.rawValue)
         if pushToken { parameters[Names.pushToken] = true }
         if let sourceApp { parameters[Names.sourceApp] = .string(sourceApp) }
+        if let channel { parameters[Names.channel] = .string(channel) }
         // Only a keyed request may be retried after a lost connection: it is idempotent.
         let reply = try await perform("org.island.Producer.Request", parameters, retry: key != nil)
         let activity = try snapshot(reply[Names.activity])

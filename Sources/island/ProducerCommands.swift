@@ -29,6 +29,8 @@ struct Start: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Mark the activity stale after this many seconds.", valueName: "seconds")) var staleAfter: Double?
     @Option(help: ownerGoneHelp) var ownerGone: OwnerGoneOption = .keep
     @Flag(help: "Give the activity a push token, printed after its id, for its server (island push).") var pushToken = false
+    @Option(help: ArgumentHelp("Listen to this broadcast channel of the app (island channel create).", valueName: "id"))
+    var channel: String?
 
     func run() async throws {
         let attributes = try parseObject(attributes, option: "--attributes", json: global.json)
@@ -36,7 +38,8 @@ struct Start: AsyncParsableCommand {
         let connection = global.producer()
         let content = RawActivityContent(state: state, staleDate: staleAfter.map { now + $0 }, relevanceScore: relevance)
         let (activity, _) = try await global.perform {
-            try await connection.request(type: type, attributes: attributes, content: content, key: key, ownerGone: ownerGone.policy, pushToken: pushToken)
+            try await connection.request(type: type, attributes: attributes, content: content, key: key, ownerGone: ownerGone.policy, pushToken: pushToken,
+                                     channel: channel)
         }
         if global.json {
             Output.json(.object(activity.json))

@@ -117,15 +117,21 @@ public final class MQTTClient: MQTTSession {
     /// broker that is away) and while `maximumUnacknowledgedPublishes` wait for their
     /// acknowledgement.
     public func publish(_ topic: String, payload: [UInt8], qos: Int = 1, retain: Bool = false) throws(MQTTError) {
+        try publish(topic, payload: payload, qos: qos, retain: retain, messageExpiry: nil)
+    }
+
+    /// `publish`, with an MQTT 5 message expiry (ignored under 3.1.1): seconds after which
+    /// the broker drops the message, retained or queued, instead of delivering it.
+    public func publish(_ topic: String, payload: [UInt8], qos: Int, retain: Bool, messageExpiry: UInt32?) throws(MQTTError) {
         guard mosquitto_pub_topic_check(topic) == MOSQ_ERR_SUCCESS.rawValue else { throw .invalidTopic(topic) }
-        try core.publish(topic, payload: payload, qos: qos, retain: retain)
+        try core.publish(topic, payload: payload, qos: qos, retain: retain, messageExpiry: messageExpiry)
     }
 
     /// Connected to the broker now.
     public var isConnected: Bool { core.isConnected }
 
     /// Where the client connects, and as which client id.
-    public var broker: MQTTBrokerAddress { core.configuration.broker }
+    public var broker: MQTTBrokerAddress { core.currentBroker }
     public var clientID: String { core.configuration.clientID }
 
     /// Publishes at QoS 1 the broker has not acknowledged yet.
@@ -178,6 +184,8 @@ extension MQTTClient {
             /// The broker's session is to be discarded before the next connection.
             var discardPending = false
             var unacknowledged = 0
+            /// The address in `configuration.brokers` the next attempt goes to.
+            var brokerIndex = 0
         }
 
         init(_ configuration: MQTTConfiguration, onMessage: @escaping MessageHandler,
@@ -332,7 +340,7 @@ extension MQTTClient {
             if queued { wake() }
         }
 
-        func publish(_ topic: String, payload: [UInt8], qos: Int, retain: Bool) throws(MQTTError) {
+        func publish(_ topic: String, payload: [UInt8], qos: Int, retain: Bool, messageExpiry: UInt32? = nil) throws(MQTTError) {
             let limit = configuration.maximumUnacknowledgedPublishes
             let admitted: Result<Void, MQTTError> = state.withLock { state in
                 guard state.subscriptions.connected else { return .failure(.notConnected) }
@@ -341,8 +349,13 @@ extension MQTTClient {
                 return .success(())
             }
             try admitted.get()
+            var properties: OpaquePointer? = nil
+            defer { mosquitto_property_free_all(&properties) }
+            if let messageExpiry, configuration.protocolVersion == .v5 {
+                mosquitto_property_add_int32(&properties, Int32(MQTT_PROP_MESSAGE_EXPIRY_INTERVAL.rawValue), messageExpiry)
+            }
             let rc = payload.withUnsafeBytes { bytes in
-                mosquitto_publish(handle.pointer, nil, topic, Int32(bytes.count), bytes.baseAddress, Int32(qos), retain)
+                mosquitto_publish_v5(handle.pointer, nil, topic, Int32(bytes.count), bytes.baseAddress, Int32(qos), retain, properties)
             }
             guard rc == MOSQ_ERR_SUCCESS.rawValue else {
                 if qos > 0 { state.withLock { $0.unacknowledged = max(0, $0.unacknowledged - 1) } }
@@ -389,6 +402,9 @@ extension MQTTClient {
                     let takenOver = state.takenOver
                     state.takenOver = false
                     let delay = state.schedule.ended(at: now, random: Double.random(in: 0...1))
+                    // A cluster: the next node, whose copy of the session and of the retained
+                    // messages is as good as this one's.
+                    state.brokerIndex = (state.brokerIndex + 1) % configuration.brokers.count
                     // Whatever waited for an acknowledgement is resent by libmosquitto on the
                     // next connection of a persistent session, or never.
                     if !configuration.persistentSession { state.unacknowledged = 0 }
@@ -417,8 +433,14 @@ extension MQTTClient {
 
         /// One blocking connection attempt (DNS, TCP, TLS, CONNECT sent): on this thread, which
         /// has nothing else to do meanwhile. The CONNACK arrives in `serve`.
+        /// Where the next attempt goes.
+        var currentBroker: MQTTBrokerAddress {
+            let index = state.withLock { $0.brokerIndex }
+            return configuration.brokers[index]
+        }
+
         private func connect() -> Int32 {
-            let broker = configuration.broker
+            let broker = currentBroker
             guard configuration.protocolVersion == .v5 else {
                 return mosquitto_connect(handle.pointer, broker.host, Int32(broker.port), Int32(configuration.keepAlive))
             }
@@ -453,7 +475,7 @@ extension MQTTClient {
             mosquitto_connect_callback_set(mosq) { _, user, rc in
                 Unmanaged<Answer>.fromOpaque(user!).takeUnretainedValue().code.withLock { $0 = rc }
             }
-            let broker = configuration.broker
+            let broker = currentBroker
             // MQTT 5 too: no properties, so no session expiry, and the clean start's session
             // ends with this connection.
             let rc = mosquitto_connect(mosq, broker.host, Int32(broker.port), Int32(configuration.keepAlive))

@@ -43,6 +43,12 @@ public enum IslandError: Error, Sendable, Hashable {
     case startBudgetExceeded(app: String, limit: Int, window: Double, retryAfter: Double)
     /// The owner holds `limit` push-to-start tokens already (one per activity type).
     case tooManyPushTokens(app: String, limit: Int)
+    /// `channel` is no broadcast channel id (`reason` says why): a start that names it fails.
+    case invalidChannel(channel: String, reason: String)
+    /// A message on a broadcast channel asked to start an activity: a broadcast never does.
+    case broadcastStart(channel: String)
+    /// A message on a broadcast channel arrived after its expiration (epoch seconds).
+    case channelMessageExpired(channel: String, expiration: Double)
 
     /// The interface the error names live in.
     public static let interface = "org.island"
@@ -68,6 +74,9 @@ public enum IslandError: Error, Sendable, Hashable {
         case .implausibleStaleDate: "ImplausibleStaleDate"
         case .startBudgetExceeded: "StartBudgetExceeded"
         case .tooManyPushTokens: "TooManyPushTokens"
+        case .invalidChannel: "InvalidChannel"
+        case .broadcastStart: "BroadcastStart"
+        case .channelMessageExpired: "ChannelMessageExpired"
         }
     }
 
@@ -100,6 +109,12 @@ public enum IslandError: Error, Sendable, Hashable {
             ["given": .double(given), "latest": .double(latest)]
         case .startBudgetExceeded(let app, let limit, let window, let retryAfter):
             ["app": .string(app), "limit": .int(limit), "window": .double(window), "retryAfter": .double(retryAfter)]
+        case .invalidChannel(let channel, let reason):
+            ["channel": .string(channel), "reason": .string(reason)]
+        case .broadcastStart(let channel):
+            ["channel": .string(channel)]
+        case .channelMessageExpired(let channel, let expiration):
+            ["channel": .string(channel), "expiration": .double(expiration)]
         }
     }
 }

@@ -31,6 +31,8 @@ public struct PushRequest: Sendable, Hashable {
     public var attributes: JSONObject?
     /// `start` with `input-push-token`: the new activity gets a push token.
     public var wantsPushToken: Bool
+    /// `start` with `input-push-channel`: the new activity listens to that broadcast channel.
+    public var pushChannel: String?
     /// `sequence`: the server's number for this push among those it sent to this token, 1, 2,
     /// 3…; the answer repeats it and says how many numbers before it never arrived
     /// (`PushFeedback.missed`). Optional.
@@ -138,6 +140,7 @@ public enum PushPayload {
             request.attributesType = type
             request.attributes = attributes
             request.wantsPushToken = try fields.flag("input-push-token")
+            request.pushChannel = try fields.string("input-push-channel")
         case .end:
             request.dismissalDate = try fields.number("dismissal-date")
         case .update:

