@@ -1,5 +1,7 @@
 import IslandCore
 import IslandStore
+import Logging
+import OrderedCollections
 import OrderedJSON
 import Synchronization
 import VarlinkCore
