@@ -112,7 +112,7 @@ enum RefusalSentences {
             return .init(message: "\(s("app")) already has push-to-start tokens for \(i("limit")) types", hint: "reuse the types it has")
         case "org.island.InvalidChannel":
             return .init(message: "\(s("channel")) is not a broadcast channel: \(s("reason"))",
-                         hint: "use an id `island channel create` printed for the app")
+                         hint: "use an id \(island("channel create --storage latest")) printed")
         case "org.island.BroadcastStart":
             return .init(message: "a broadcast channel (\(s("channel"))) never starts an activity",
                          hint: "start with a push-to-start token (island push TOKEN --event start --input-push-channel ID)")

@@ -96,4 +96,14 @@ import Testing
         #expect(MQTTPushLink.clientID(device: "a", app: "b_2Ec", protocolVersion: .v311)
                 != MQTTPushLink.clientID(device: "a", app: "b.c", protocolVersion: .v311))
     }
+
+    /// `Broker=` may name a cluster's nodes: tried in that order, all with one TLS setup.
+    @Test func aClusterIsItsNodesInOrderAllOfOneScheme() throws {
+        var settings = PushSettings()
+        settings.broker = "mqtt://node1:1883 mqtt://node2:1884"
+        let configuration = try MQTTConfiguration(settings, device: "kitchen")
+        #expect(configuration.brokers.map(\.host) == ["node1", "node2"] && configuration.brokers.map(\.port) == [1883, 1884])
+        settings.broker = "mqtt://node1 mqtts://node2"
+        #expect(throws: IslandDaemon.StartError.self) { try MQTTConfiguration(settings, device: "kitchen") }
+    }
 }

@@ -43,11 +43,17 @@ def aps(event, timestamp, state=None, **fields):
     return json.dumps({"aps": body})
 
 
-def session_client(device, token):
+def session_client(device, token, version="5"):
     """The client id of the session through which `device` receives pushes to `token`: one per
     app holding tokens on the device, `<device>/<app>` (the app is the token's third level from
-    the end), so that each app's pushes wait in a queue of their own at the broker."""
-    return "%s/%s" % (device, token.split("/")[-2])
+    the end), so that each app's pushes wait in a queue of their own at the broker. Under MQTT
+    3.1.1 `<device>-<app>` with every character of the app but letters and digits written `_XX`
+    (NATS refuses `/` and `.` in a client id)."""
+    app = token.split("/")[-2]
+    if version == "3.1.1":
+        return "%s-%s" % (device, "".join(c if c.isascii() and c.isalnum() else "".join("_%02X" % b for b in c.encode())
+                                          for c in app))
+    return "%s/%s" % (device, app)
 
 
 def available():
