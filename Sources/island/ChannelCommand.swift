@@ -135,7 +135,12 @@ final class BackendLink: Sendable {
     let client: MQTTClient
     private let received = Mutex<[MQTTMessage]>([])
 
-    private init(client: MQTTClient) { self.client = client }
+    private let probeRoot: String
+    private let json: Bool
+
+    private init(client: MQTTClient, probeRoot: String, json: Bool) {
+        (self.client, self.probeRoot, self.json) = (client, probeRoot, json)
+    }
 
     static func connect(_ configuration: MQTTConfiguration, reading topics: [String], probeRoot: String, json: Bool) async throws -> BackendLink {
         let events = Mutex<MQTTConnectionEvent?>(nil)
@@ -148,11 +153,9 @@ final class BackendLink: Sendable {
         } catch {
             throw CLIFailure.usage("\(error)", json: json)
         }
-        let link = BackendLink(client: client)
+        let link = BackendLink(client: client, probeRoot: probeRoot, json: json)
         box.withLock { $0 = link }
-        // Not a channel id (those are 22 characters): no channel's record or messages.
-        let probe = "\(probeRoot)/probe-\(UInt64.random(in: .min ... .max))/probe"
-        for topic in topics + [probe] { try client.subscribe(topic) }
+        for topic in topics { try client.subscribe(topic) }
         client.start()
         let deadline = ContinuousClock.now + .seconds(10)
         while !client.isConnected {
@@ -165,19 +168,39 @@ final class BackendLink: Sendable {
             }
             try await Task.sleep(for: .milliseconds(10))
         }
+        do {
+            try await link.settle()
+        } catch {
+            await client.shutdown()
+            throw error
+        }
+        return link
+    }
+
+    /// Returns once what the broker retains on the topics subscribed so far has arrived: a
+    /// probe published to a topic of the link's own, subscribed after them, comes back after it.
+    /// `topics` are subscribed first.
+    func settle(subscribing topics: [String] = []) async throws {
+        // Not a channel id (those are 22 characters): no channel's record or messages.
+        let probe = "\(probeRoot)/probe-\(UInt64.random(in: .min ... .max))/probe"
+        for topic in topics + [probe] { try client.subscribe(topic) }
         try client.publish(probe, payload: Array("probe".utf8))
-        while !link.received.withLock({ $0.contains { $0.topic == probe } }) {
+        let deadline = ContinuousClock.now + Self.settleTimeout
+        while !received.withLock({ $0.contains { $0.topic == probe } }) {
             guard ContinuousClock.now < deadline else {
-                await client.shutdown()
                 throw CLIFailure(status: ExitStatus.unavailable, name: "BrokerUnavailable",
                                  message: "the broker did not answer on \(probe): does the ACL let this user read and write "
                                     + "\(probeRoot)/#?", json: json)
             }
             try await Task.sleep(for: .milliseconds(5))
         }
-        link.received.withLock { $0.removeAll { $0.topic == probe } }
-        return link
+        received.withLock { $0.removeAll { $0.topic == probe } }
+        try client.unsubscribe(probe)
     }
+
+    /// How long a probe may take: a cluster electing leaders after a node died answers a
+    /// subscription only after its own timeout (NATS: 5 s), perhaps more than once.
+    static let settleTimeout = Duration.seconds(30)
 
     /// What arrived so far, retained or not.
     var messages: [MQTTMessage] { received.withLock { $0 } }
@@ -193,10 +216,27 @@ final class BackendLink: Sendable {
 
     func close() async { await client.shutdown() }
 
+    /// The record of `channel`, read again a few times when it is not there: a cluster serves
+    /// what it retains eventually (NATS keeps a node's copy of the retained messages up to date
+    /// asynchronously), so a channel created a moment ago, or through another node, may not be
+    /// served yet. A new SUBSCRIBE has the broker send what it retains again.
+    func record(of channel: PushChannel, _ options: ChannelOptions, attempts: Int = 6) async throws -> ChannelRecord? {
+        for attempt in 0..<attempts {
+            if let record = records(of: options, retainedOnly: true)[channel.id] { return record }
+            guard attempt + 1 < attempts else { break }
+            try await Task.sleep(for: .milliseconds(500))
+            try client.unsubscribe(channel.configTopic)
+            try await settle(subscribing: [channel.configTopic])
+        }
+        return nil
+    }
+
     /// The app's channel records, by id.
-    func records(of options: ChannelOptions) -> OrderedDictionary<String, ChannelRecord> {
+    /// `retainedOnly`: what the broker serves to a new subscription, not what reached this
+    /// link because it published it while subscribed.
+    func records(of options: ChannelOptions, retainedOnly: Bool = false) -> OrderedDictionary<String, ChannelRecord> {
         var records: OrderedDictionary<String, ChannelRecord> = [:]
-        for message in messages where message.topic.hasSuffix("/config") {
+        for message in messages where message.topic.hasSuffix("/config") && (message.retained || !retainedOnly) {
             guard let channel = PushChannel(topic: String(message.topic.dropLast("/config".count))), channel.app == options.app,
                   let record = ChannelRecord(message.payload) else { continue }
             records[channel.id] = record
@@ -237,6 +277,12 @@ struct ChannelCreate: AsyncParsableCommand {
                                                randomBytes: withUnsafeBytes(of: words) { Array($0) })
             let record = ChannelRecord(storage: storage, created: Date().timeIntervalSince1970, feedback: feedback)
             try await link.publish(channel.configTopic, payload: record.json.serialized(), retain: true)
+            // Printed once the broker serves it: the backend's next command finds the channel.
+            try await link.settle(subscribing: [channel.configTopic])
+            guard try await link.record(of: channel, options, attempts: 20) != nil else {
+                throw CLIFailure(status: ExitStatus.unavailable, name: "BrokerUnavailable",
+                                 message: "the broker took the record of \(channel.id) but does not serve it", json: options.json)
+            }
             return channel
         }
         if options.json {
@@ -277,7 +323,7 @@ struct ChannelRead: AsyncParsableCommand {
     func run() async throws {
         let channel = try options.channel(id)
         let (record, latest) = try await options.withBroker(reading: [channel.configTopic, channel.topic]) { link in
-            (link.records(of: options)[channel.id], link.messages.last { $0.topic == channel.topic && $0.retained })
+            (try await link.record(of: channel, options), link.messages.last { $0.topic == channel.topic && $0.retained })
         }
         guard let record else {
             throw CLIFailure(refusal: "org.island.InvalidChannel", parameters: ["channel": .string(id), "reason": .string("no such channel of \(options.app)")],
@@ -306,7 +352,7 @@ struct ChannelDelete: AsyncParsableCommand {
     func run() async throws {
         let channel = try options.channel(id)
         try await options.withBroker(reading: [channel.configTopic]) { link in
-            guard link.records(of: options)[channel.id] != nil else {
+            guard try await link.record(of: channel, options) != nil else {
                 throw CLIFailure(refusal: "org.island.InvalidChannel", parameters: ["channel": .string(id), "reason": .string("no such channel of \(options.app)")],
                                  json: options.json)
             }
@@ -373,8 +419,8 @@ struct ChannelPush: AsyncParsableCommand {
             aps["dismissal-date"] = .double(date)
         }
         let feedbackTopic = "\(options.topicRoot)/+/\(options.app)/\(channel.id)/\(PushToken.feedbackLevel)"
-        let answers = try await options.withBroker(reading: [channel.configTopic, feedbackTopic]) { link -> [JSONObject] in
-            guard let record = link.records(of: options)[channel.id] else {
+        let answers = try await options.withBroker(reading: [channel.configTopic]) { link -> [JSONObject] in
+            guard let record = try await link.record(of: channel, options) else {
                 throw CLIFailure(refusal: "org.island.InvalidChannel", parameters: ["channel": .string(id), "reason": .string("no such channel of \(options.app)")],
                                  json: json)
             }
@@ -396,7 +442,11 @@ struct ChannelPush: AsyncParsableCommand {
                 message["apns-expiration"] = .double(expires)
                 messageExpiry = UInt32(max(1, (expires - now).rounded(.up)))
             }
-            if record.feedback { message["feedback"] = .bool(true) }
+            if record.feedback {
+                message["feedback"] = .bool(true)
+                // Only then: a million devices' answers are no one's business otherwise.
+                try await link.settle(subscribing: [feedbackTopic])
+            }
             let bytes = JSON.object(message).serialized()
             guard bytes.count <= PushChannel.maximumPayloadBytes else {
                 throw CLIFailure(refusal: "org.island.PushPayloadTooLarge",

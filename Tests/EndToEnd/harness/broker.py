@@ -228,13 +228,13 @@ keyfile {root}/server.key
 
     # A backend's tools.
 
-    def island(self, user, *args, check=True):
+    def island(self, user, *args, check=True, timeout=LIVENESS):
         """`island` as `user`'s backend (`island channel …`, `island push …`): through the plain
         listener, with the backend's password."""
         from harness.paths import ISLAND
         result = subprocess.run(self._prefix() + [ISLAND, *args, "--broker", "mqtt://%s:%d" % (self.host, self.port),
                                                   "--username", user, "--password-file", self.password_file(user)],
-                                capture_output=True, text=True, timeout=LIVENESS)
+                                capture_output=True, text=True, timeout=timeout)
         if check:
             assert result.returncode == 0, (result.returncode, result.stdout, result.stderr)
         return result

@@ -42,6 +42,7 @@ class NatsCluster:
         self.mqtt_ports = [free_port() for _ in range(nodes)]
         self.client_ports = [free_port() for _ in range(nodes)]
         self.route_ports = [free_port() for _ in range(nodes)]
+        self.monitor_ports = [free_port() for _ in range(nodes)]
         self.processes = [None] * nodes
         routes = ", ".join("nats-route://127.0.0.1:%d" % port for port in self.route_ports)
         for n in range(nodes):
@@ -49,10 +50,11 @@ class NatsCluster:
                 f.write("""\
 server_name: node{n}
 listen: 127.0.0.1:{client}
+http: 127.0.0.1:{monitor}
 jetstream {{ store_dir: "{root}/store{n}" }}
 cluster {{ name: island-test, listen: 127.0.0.1:{route}, routes: [{routes}] }}
 mqtt {{ listen: 127.0.0.1:{mqtt}, stream_replicas: {nodes} }}
-""".format(n=n + 1, client=self.client_ports[n], root=self.root, route=self.route_ports[n], routes=routes,
+""".format(n=n + 1, client=self.client_ports[n], monitor=self.monitor_ports[n], root=self.root, route=self.route_ports[n], routes=routes,
                     mqtt=self.mqtt_ports[n], nodes=nodes))
 
     def config(self, n):
@@ -81,18 +83,29 @@ mqtt {{ listen: 127.0.0.1:{mqtt}, stream_replicas: {nodes} }}
         self.processes[n] = subprocess.Popen([nats_server(), "-c", self.config(n)], stdout=log, stderr=log, stdin=subprocess.DEVNULL)
         if wait:
             self.wait_ready(n, timeout)
+            self.wait_healthy(timeout)
 
     def wait_ready(self, n, timeout=LIVENESS):
-        """Until the node's MQTT listener accepts and a CONNECT is answered: NATS answers only
-        once its JetStream has a leader for the MQTT streams."""
+        """Until the node says it is healthy (`/healthz`: its JetStream current with the
+        cluster's, streams and consumers caught up) and its MQTT listener answers a CONNECT. A
+        node started again answers CONNECTs before it has caught up, and a subscription made
+        then can take longer than a backend waits."""
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             if self.processes[n].poll() is not None:
                 raise RuntimeError("nats-server node %d exited: %s" % (n + 1, self.log(n)))
-            if self._answers(n):
+            if self._healthy(n) and self._answers(n):
                 return
             time.sleep(0.1)
         raise RuntimeError("nats-server node %d not ready within %ss: %s" % (n + 1, timeout, self.log(n)))
+
+    def _healthy(self, n):
+        import urllib.request
+        try:
+            with urllib.request.urlopen("http://127.0.0.1:%d/healthz" % self.monitor_ports[n], timeout=2) as answer:
+                return answer.status == 200
+        except OSError:
+            return False
 
     def _answers(self, n):
         # CONNECT, MQTT 3.1.1, clean session, keep-alive 10 s, client id "ready".
@@ -104,6 +117,17 @@ mqtt {{ listen: 127.0.0.1:{mqtt}, stream_replicas: {nodes} }}
                 return len(answer) == 4 and answer[0] == 0x20 and answer[3] == 0
         except OSError:
             return False
+
+    def wait_healthy(self, timeout=LIVENESS):
+        """Until every running node is healthy: after a node dies or comes back, JetStream elects
+        leaders again, and meanwhile a node answers a subscription only after its own timeout
+        (5 s), which a backend does not wait for."""
+        deadline = time.monotonic() + timeout
+        running = [n for n in range(self.nodes) if self.processes[n] and self.processes[n].poll() is None]
+        while not all(self._healthy(n) for n in running):
+            if time.monotonic() > deadline:
+                raise RuntimeError("the cluster is not healthy within %ss: %s" % (timeout, [self.log(n, 600) for n in running]))
+            time.sleep(0.1)
 
     def kill(self, n):
         """SIGKILL node `n`, by its pid: it saves nothing on the way out."""

@@ -31,8 +31,10 @@ def backend(cluster, *args, node=0):
     """`island` as the app's backend, through node `node`."""
     import subprocess
     from harness.paths import ISLAND
+    # The backend waits up to 30 s for a cluster electing leaders (BackendLink.settleTimeout), so
+    # twice the liveness bound for the whole command.
     result = subprocess.run([ISLAND, *args, "--broker", cluster.url(node), "--mqtt-version", "3.1.1"],
-                            capture_output=True, text=True, timeout=LIVENESS)
+                            capture_output=True, text=True, timeout=2 * LIVENESS)
     assert result.returncode == 0, (result.returncode, result.stdout, result.stderr)
     return result.stdout.strip()
 
@@ -51,10 +53,12 @@ def device(cluster, make_daemon):
     """A daemon whose first node is `first` (0-based), and the others after it in turn — or
     only that node, with `only`."""
     def make(first, only=False):
-        config = cluster.push_config(next(DEVICES), first)
+        name = next(DEVICES)
+        config = cluster.push_config(name, first)
         if only:
             config = config.replace("Broker=%s" % cluster.urls(first), "Broker=%s" % cluster.url(first))
         d = make_daemon(config)
+        d.device = name
         wait_for(lambda: "connected to the push broker" in d.log(), timeout=LIVENESS,
                  message="the daemon's connection to the cluster (%s)" % d.log()[-600:])
         return d
@@ -98,11 +102,17 @@ def test_a_daemon_moves_to_another_node_when_its_node_dies(cluster, device):
     daemon = device(2)
     activity, presenter = listen(daemon, channel, {"score": "0-0"})
     try:
-        connections = daemon.log().count("connected to the push broker")
+        # The app's session, through which the channel's messages come.
+        session = "connected to the push broker broker=%s client_id=%s-org_2Eexample_2ECoffee" % (cluster.urls(2), daemon.device)
+        connections = daemon.log().count(session)
         cluster.kill(2)
-        # The device's sessions reconnect to node 1, the next in its list.
-        wait_for(lambda: daemon.log().count("connected to the push broker") > connections, timeout=LIVENESS,
+        # The two nodes left elect their leaders again, refusing connections meanwhile; the
+        # device's sessions retry with their backoff, node 1 first, the next in its list, and
+        # find their session there. Bounded by the election and the backoff together.
+        cluster.wait_healthy()
+        wait_for(lambda: daemon.log().count(session) > connections, timeout=3 * LIVENESS,
                  message="a connection to another node (%s)" % daemon.log()[-800:])
+        assert "session_present=true" in daemon.log().rsplit(session, 1)[1].split("\n", 1)[0]
         publish(cluster, channel, {"score": "1-0"})
         next_item(presenter, activity["id"], lambda item: item["content"]["state"] == {"score": "1-0"})
     finally:
