@@ -92,7 +92,11 @@ struct ChannelOptions: ParsableArguments {
     /// A connection to the broker that has read what is retained on `topics` (and collects
     /// what comes later): `body` runs with it, and it is closed after.
     func withBroker<T>(reading topics: [String], _ body: (BackendLink) async throws -> T) async throws -> T {
-        let link = try await BackendLink.connect(try broker.configuration(json: json), reading: topics, probeRoot: "\(topicRoot)/\(PushChannel.level)/\(app)",
+        var configuration = try broker.configuration(json: json)
+        // A clean session that reads what is retained and what comes while it waits: QoS 0
+        // subscriptions, which no broker needs a queue for.
+        configuration.subscriptionQoS = 0
+        let link = try await BackendLink.connect(configuration, reading: topics, probeRoot: "\(topicRoot)/\(PushChannel.level)/\(app)",
                                                  json: json)
         do {
             let result = try await body(link)

@@ -11,13 +11,16 @@ import Testing
         #expect(channel.configTopic == channel.topic + "/config")
         #expect(channel.feedbackTopic(device: "kitchen") == "island/kitchen/org.example.Scores/_____________________w/feedback")
         #expect(PushChannel(topic: channel.topic) == channel)
+        // 0xF8's first six bits are 62, `-`: an id a command line would take for an option.
+        let dash = try PushChannel.make(root: "island", app: "x", randomBytes: [0xF8] + Array(repeating: 0, count: 15))
+        #expect(dash.id == "_AAAAAAAAAAAAAAAAAAAAA")
         let zero = try PushChannel.make(root: "a/b", app: "x", randomBytes: Array(repeating: 0, count: 16))
         #expect(zero.id == "AAAAAAAAAAAAAAAAAAAAAA")
         #expect(PushChannel(topic: zero.topic) == zero)
     }
 
     @Test func whatIsNoChannelIdIsRefusedByName() {
-        for id in ["", "short", "AAAAAAAAAAAAAAAAAAAAA+", "AAAAAAAAAAAAAAAAAAAAA/", "AAAAAAAAAAAAAAAAAAAAA#", "AAAAAAAAAAAAAAAAAAAAAAA"] {
+        for id in ["", "short", "-AAAAAAAAAAAAAAAAAAAAA", "AAAAAAAAAAAAAAAAAAAAA+", "AAAAAAAAAAAAAAAAAAAAA/", "AAAAAAAAAAAAAAAAAAAAA#", "AAAAAAAAAAAAAAAAAAAAAAA"] {
             #expect {
                 _ = try PushChannel(root: "island", app: "org.example.A", id: id)
             } throws: { error in

@@ -327,7 +327,7 @@ extension MQTTClient {
             // subscribe it after an unsubscribe: libmosquitto only queues the packet here.
             let queued = state.withLock { state in
                 guard state.subscriptions.add(topic) else { return false }
-                return mosquitto_subscribe(handle.pointer, nil, topic, 1) == MOSQ_ERR_SUCCESS.rawValue
+                return mosquitto_subscribe(handle.pointer, nil, topic, Int32(configuration.subscriptionQoS)) == MOSQ_ERR_SUCCESS.rawValue
             }
             if queued { wake() }
         }
@@ -592,7 +592,8 @@ extension MQTTClient {
                 // In packets of a bounded size, whatever the number of topics.
                 for chunk in stride(from: 0, to: subscribe.count, by: 128) {
                     Self.withCStrings(subscribe[chunk..<min(chunk + 128, subscribe.count)]) { topics in
-                        _ = mosquitto_subscribe_multiple(handle.pointer, nil, Int32(topics.count), topics.baseAddress, 1, 0, nil)
+                        _ = mosquitto_subscribe_multiple(handle.pointer, nil, Int32(topics.count), topics.baseAddress,
+                                                         Int32(configuration.subscriptionQoS), 0, nil)
                     }
                 }
                 for chunk in stride(from: 0, to: unsubscribe.count, by: 128) {

@@ -56,6 +56,11 @@ public struct MQTTConfiguration: Sendable, Hashable, Codable {
     /// Publishes at QoS 1 waiting for the broker's acknowledgement, beyond which `publish`
     /// refuses: what the client holds for a slow or absent broker stays bounded.
     public var maximumUnacknowledgedPublishes: Int
+    /// The QoS of every subscription: 1 (what a device's session needs, so the broker queues
+    /// what arrives while it is away), or 0 for a client that only reads what is retained and
+    /// what comes while it is connected — which a broker serves without a queue (NATS: without a
+    /// JetStream consumer, which a cluster electing leaders may take seconds to make).
+    public var subscriptionQoS = 1
 
     public init(broker: MQTTBrokerAddress, otherBrokers: [MQTTBrokerAddress] = [], clientID: String, username: String? = nil, password: String? = nil,
                 tls: TLS = TLS(), persistentSession: Bool = true, sessionExpiry: UInt32 = .max,

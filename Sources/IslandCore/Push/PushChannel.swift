@@ -53,8 +53,9 @@ public struct PushChannel: Sendable, Hashable, CustomStringConvertible {
     /// - Throws: `IslandError.invalidChannel` when `id` is not an id `make` could have drawn, or
     ///   the app or root cannot be topic levels.
     public init(root: String, app: String, id: String) throws(IslandError) {
-        guard id.utf8.count == Self.idLength, id.utf8.allSatisfy({ Self.alphabetBytes.contains($0) }) else {
-            throw .invalidChannel(channel: String(id.prefix(64)), reason: "a channel id is \(Self.idLength) characters of A-Z, a-z, 0-9, - and _")
+        guard id.utf8.count == Self.idLength, id.utf8.allSatisfy({ Self.alphabetBytes.contains($0) }), id.first != "-" else {
+            throw .invalidChannel(channel: String(id.prefix(64)),
+                                  reason: "a channel id is \(Self.idLength) characters of A-Z, a-z, 0-9, - and _, not starting with -")
         }
         do {
             try PushTopic.checkRoot(root)
@@ -76,7 +77,8 @@ public struct PushChannel: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// A new channel of `app` whose id is `randomBytes` (16 of them, from the system's
-    /// cryptographic generator): 128 bits, so an id is never drawn twice.
+    /// cryptographic generator): 128 bits (less a fraction of one: the first character is never
+    /// `-`), so an id is never drawn twice.
     public static func make(root: String, app: String, randomBytes bytes: [UInt8]) throws(IslandError) -> PushChannel {
         precondition(bytes.count == randomBytes, "a channel id is \(randomBytes) random bytes")
         var id = ""
@@ -90,6 +92,9 @@ public struct PushChannel: Sendable, Hashable, CustomStringConvertible {
             }
         }
         if bits > 0 { id.append(alphabet[Int((value << UInt32(6 - bits)) & 0x3F)]) }
+        // A command line takes an argument starting with `-` for an option (`island channel push
+        // -x…` would not find its id): `_` instead, one value of 64 for the first character.
+        if id.first == "-" { id = "_" + id.dropFirst() }
         return try PushChannel(root: root, app: app, id: id)
     }
 

@@ -4,12 +4,13 @@ app's backend as `island channel` on node 1. A daemon's subscription is known to
 when the channel's retained state reaches its presenter, so every test starts from one."""
 
 import json
+import subprocess
 import time
 
 import pytest
 
 from harness import cluster as clusters
-from harness.paths import LIVENESS
+from harness.paths import ISLAND, LIVENESS
 from harness.processes import wait_for
 from harness.varlink import next_item, subscribe_presenter
 
@@ -29,8 +30,6 @@ def cluster():
 
 def backend(cluster, *args, node=0):
     """`island` as the app's backend, through node `node`."""
-    import subprocess
-    from harness.paths import ISLAND
     # The backend waits up to 30 s for a cluster electing leaders (BackendLink.settleTimeout), so
     # twice the liveness bound for the whole command.
     result = subprocess.run([ISLAND, *args, "--broker", cluster.url(node), "--mqtt-version", "3.1.1"],
@@ -128,5 +127,13 @@ def test_node_2_killed_and_started_again_keeps_the_retained_state(cluster, devic
     presenter.close()
     cluster.kill(1)
     cluster.start_node(1)
+    # Node 2 serves it again, from its store and its peers: eventually, as NATS keeps each node's
+    # copy of the retained messages up to date asynchronously (a subscription made before that
+    # gets nothing retained), so the backend reads through node 2 until it is there.
+    def served():
+        result = subprocess.run([ISLAND, "channel", "read", channel, "--app", APP, "--json", "--broker", cluster.url(1),
+                                 "--mqtt-version", "3.1.1"], capture_output=True, text=True, timeout=2 * LIVENESS)
+        return result.returncode == 0 and json.loads(result.stdout).get("latest", {}).get("aps", {}).get("content-state") == {"score": "3-2"}
+    wait_for(served, timeout=2 * LIVENESS, message="node 2 serving the retained state again")
     _, presenter = listen(device(1, only=True), channel, {"score": "3-2"})
     presenter.close()
