@@ -77,7 +77,8 @@ public final class Activity<Attributes: ActivityAttributes>: Sendable, Identifia
     /// a round trip to the daemon (hence `async`). With `key`, a retry of the same request
     /// returns the activity already started instead of a duplicate. `ownerGone` says what
     /// happens when the app's last connection goes away. With `pushType: .token` it gets a
-    /// push token (`pushToken`), for the app's server to update it. `connection` defaults to
+    /// push token (`pushToken`), for the app's server to update it; with `.channel(id)` it
+    /// listens to that broadcast channel. `connection` defaults to
     /// the one `IslandKit.configure` set up.
     ///
     /// With `start`, as ActivityKit's `request(attributes:content:pushType:style:alertConfiguration:start:)`,
@@ -99,8 +100,9 @@ public final class Activity<Attributes: ActivityAttributes>: Sendable, Identifia
             throw ActivityCodingError(description: "\(error)")
         }
         let (snapshot, _) = try await connection.request(type: Attributes.activityType, attributes: attributesJSON, content: raw,
-                                                         key: key, ownerGone: ownerGone, pushToken: pushType != nil,
-                                                         start: start?.timeIntervalSince1970, alert: alertConfiguration)
+                                                         key: key, ownerGone: ownerGone, pushToken: pushType == .token,
+                                                         start: start?.timeIntervalSince1970, alert: alertConfiguration,
+                                                         channel: pushType?.channelID)
         let channel = await connection.channel(for: snapshot)
         return Activity(snapshot: snapshot, attributes: attributes, content: decode(snapshot.content, dates) ?? content,
                         channel: channel, connection: connection, style: style)
@@ -390,10 +392,16 @@ public struct ActivityCodingError: Error, Sendable, CustomStringConvertible {
 }
 
 /// How an activity is reached by its app's server, as ActivityKit's `PushType`: `.token`
-/// gives it a push token. (ActivityKit's `.channel`, broadcast updates to every device
-/// following a channel, is not there yet.)
+/// gives it a push token; `.channel(id)` makes it listen to a broadcast channel of the app
+/// (an id `island channel create` printed), whose every message updates it on every device.
+/// A start with an id that is no channel's fails with `InvalidChannel`.
 public struct PushType: Sendable, Hashable {
-    public static let token = PushType()
+    /// The broadcast channel; nil for `.token`.
+    public let channelID: String?
+
+    public static let token = PushType(channelID: nil)
+
+    public static func channel(_ id: String) -> PushType { PushType(channelID: id) }
 }
 
 /// How an activity is presented, as ActivityKit's `ActivityStyle`.

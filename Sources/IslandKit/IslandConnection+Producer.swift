@@ -26,7 +26,7 @@ extension IslandConnection {
     public func request(type: String, attributes: JSONObject, content: RawActivityContent, key: String? = nil,
                         ownerGone: ActivityOwnerGonePolicy = .keep, pushToken: Bool = false,
                         sourceApp: String? = nil, start: Double? = nil,
-                        alert: AlertConfiguration? = nil) async throws -> (activity: ActivitySnapshot, created: Bool) {
+                        alert: AlertConfiguration? = nil, channel: String? = nil) async throws -> (activity: ActivitySnapshot, created: Bool) {
         typealias Names = ProducerNames.Request
         var parameters = appParameter
         parameters[Names.type] = .string(type)
@@ -38,6 +38,7 @@ extension IslandConnection {
         if let sourceApp { parameters[Names.sourceApp] = .string(sourceApp) }
         if let start { parameters[Names.start] = .double(start) }
         if let alert { parameters[Names.alert] = [ProducerNames.Alert.title: .string(alert.title), ProducerNames.Alert.body: .string(alert.body)] }
+        if let channel { parameters[Names.channel] = .string(channel) }
         // Only a keyed request may be retried after a lost connection: it is idempotent.
         let reply = try await perform("org.island.Producer.Request", parameters, retry: key != nil)
         let activity = try snapshot(reply[Names.activity])

@@ -36,7 +36,7 @@ struct Island: AsyncParsableCommand {
         subcommands: [
             Start.self, Update.self, End.self, List.self, Watch.self, Auth.self,
             Run.self, TimerCommand.self, ProgressCommand.self,
-            PushTokenCommand.self, PushToStartTokenCommand.self, PushCommand.self,
+            PushTokenCommand.self, PushToStartTokenCommand.self, PushCommand.self, ChannelCommand.self,
             ExtensionCommand.self, Admin.self, Preview.self,
         ]
     )

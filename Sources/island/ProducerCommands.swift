@@ -42,6 +42,8 @@ struct Start: AsyncParsableCommand {
         if alertBody != nil && alertTitle == nil { throw ValidationError("--alert-body needs --alert-title") }
         if alertTitle != nil && at == nil { throw ValidationError("--alert-title is the alert of a scheduled start: give --at too") }
     }
+    @Option(help: ArgumentHelp("Listen to this broadcast channel of the app (island channel create).", valueName: "id"))
+    var channel: String?
 
     func run() async throws {
         let attributes = try parseObject(attributes, option: "--attributes", json: global.json)
@@ -56,7 +58,7 @@ struct Start: AsyncParsableCommand {
         let alert = alertTitle.map { AlertConfiguration(title: $0, body: alertBody ?? "") }
         let (activity, _) = try await global.perform {
             try await connection.request(type: type, attributes: attributes, content: content, key: key, ownerGone: ownerGone.policy,
-                                         pushToken: pushToken, start: start, alert: alert)
+                                         pushToken: pushToken, start: start, alert: alert, channel: channel)
         }
         if global.json {
             Output.json(.object(activity.json))

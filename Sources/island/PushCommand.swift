@@ -60,22 +60,17 @@ struct PushCommand: AsyncParsableCommand {
                                valueName: "n")) var priority: Int?
     @Option(help: ArgumentHelp("Not applied after this time: epoch seconds, +DURATION, or 0 (now or never: kept for no offline device).",
                                valueName: "t")) var expiration: String?
+    @Option(help: ArgumentHelp("start: the new activity listens to this broadcast channel of the app.", valueName: "id"))
+    var inputPushChannel: String?
 
-    @Option(help: ArgumentHelp("The broker.", discussion: "Default: $ISLAND_PUSH_BROKER, else mqtt://localhost.", valueName: "url"))
-    var broker: String?
-    @Option(help: ArgumentHelp("The CA certificate that signed the broker's (mqtts).", valueName: "path")) var cafile: String?
-    @Option(help: ArgumentHelp("A client certificate (PEM).", valueName: "path")) var cert: String?
-    @Option(help: ArgumentHelp("The client certificate's key (PEM, unencrypted).", valueName: "path")) var key: String?
-    @Option(help: ArgumentHelp("The broker user name.", valueName: "name")) var username: String?
-    @Option(help: ArgumentHelp("A file whose first line is the broker password.", valueName: "path")) var passwordFile: String?
-    @Option(help: ArgumentHelp("The MQTT client id (default: island-push- and a random number).", valueName: "id")) var clientID: String?
+    @OptionGroup var brokerOptions: BackendBrokerOptions
     @Option(help: ArgumentHelp("Seconds to wait for the device's feedback; 0 to not wait.", valueName: "seconds")) var wait: Double = 10
     @Flag(help: "Print the feedback as JSON.") var json = false
 
     func run() async throws {
         let token = try pushToken()
         let payload = try payload()
-        let configuration = try mqttConfiguration()
+        let configuration = try brokerOptions.configuration(json: json)
         let feedback = Mutex<[UInt8]?>(nil)
         let ourTimestamp = payload.timestamp
         let connected = Mutex<MQTTConnectionEvent?>(nil)
@@ -189,8 +184,8 @@ struct PushCommand: AsyncParsableCommand {
         if alertBody != nil && alertTitle == nil { throw CLIFailure.usage("--alert-body needs --alert-title", json: json) }
         if event != .end && state == nil { throw CLIFailure.usage("--state is required for --event \(event.rawValue)", json: json) }
         if event == .start && type == nil { throw CLIFailure.usage("--type is required for --event start", json: json) }
-        if event != .start && (type != nil || attributes != nil || inputPushToken) {
-            throw CLIFailure.usage("--type, --attributes and --input-push-token go with --event start", json: json)
+        if event != .start && (type != nil || attributes != nil || inputPushToken || inputPushChannel != nil) {
+            throw CLIFailure.usage("--type, --attributes, --input-push-token and --input-push-channel go with --event start", json: json)
         }
         if event != .end && dismissalDate != nil { throw CLIFailure.usage("--dismissal-date goes with --event end", json: json) }
         let timestamp = timestamp ?? now
@@ -222,6 +217,7 @@ struct PushCommand: AsyncParsableCommand {
             aps["priority"] = .int(priority)
         }
         if let expiration = try expirationDate() { aps["expiration"] = .double(expiration) }
+        if let inputPushChannel { aps["input-push-channel"] = .string(inputPushChannel) }
         return (JSON.object(["aps": .object(aps)]).serialized(), timestamp)
     }
 
@@ -242,28 +238,5 @@ struct PushCommand: AsyncParsableCommand {
         guard let date = try expirationDate() else { return (1, nil) }
         if date == 0 { return (0, nil) }
         return (1, UInt32(max(1, min(Double(UInt32.max - 1), (date - now).rounded(.up)))))
-    }
-
-    private func mqttConfiguration() throws(CLIFailure) -> MQTTConfiguration {
-        let environment = ProcessInfo.processInfo.environment
-        let url = broker ?? environment["ISLAND_PUSH_BROKER"] ?? "mqtt://localhost"
-        let address: MQTTBrokerAddress
-        do {
-            address = try MQTTBrokerAddress(url: url)
-        } catch {
-            throw CLIFailure.usage("\(error)", json: json)
-        }
-        var password: String?
-        if let file = passwordFile ?? environment["ISLAND_PUSH_PASSWORD_FILE"] {
-            guard let text = try? String(contentsOfFile: file, encoding: .utf8) else {
-                throw CLIFailure.usage("cannot read the password file \(file)", json: json)
-            }
-            password = text.split(separator: "\n", omittingEmptySubsequences: false).first.map(String.init) ?? ""
-        }
-        return MQTTConfiguration(
-            broker: address, clientID: clientID ?? "island-push-\(UInt32.random(in: .min ... .max))",
-            username: username ?? environment["ISLAND_PUSH_USERNAME"], password: password,
-            tls: .init(caFile: cafile ?? environment["ISLAND_PUSH_CAFILE"], certificateFile: cert, keyFile: key),
-            persistentSession: false, backoff: ReconnectBackoff(first: 0.2, maximum: 1))
     }
 }

@@ -122,6 +122,15 @@ enum RefusalSentences {
                          hint: "configure a broker in islandd.conf ([Push] Broker=), then `island admin reload`; or do without push")
         case "org.island.TooManyPushTokens":
             return .init(message: "\(s("app")) already has push-to-start tokens for \(i("limit")) types", hint: "reuse the types it has")
+        case "org.island.InvalidChannel":
+            return .init(message: "\(s("channel")) is not a broadcast channel: \(s("reason"))",
+                         hint: "use an id \(island("channel create --storage latest")) printed")
+        case "org.island.BroadcastStart":
+            return .init(message: "a broadcast channel (\(s("channel"))) never starts an activity",
+                         hint: "start with a push-to-start token (island push TOKEN --event start --input-push-channel ID)")
+        case "org.island.ChannelMessageExpired":
+            return .init(message: "the message on channel \(s("channel")) arrived after its expiration (\(d("expiration")))",
+                         hint: "give it a later --expiration, or publish again")
         case "org.island.PushPayloadTooLarge":
             return .init(message: "the push's payload is \(i("size")) bytes, over the limit of \(i("limit")); it was not read", hint: "send less")
         case "org.island.InvalidPushPayload":

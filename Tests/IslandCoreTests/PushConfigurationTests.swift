@@ -40,6 +40,12 @@ import Testing
         #expect(push.sessionExpiry == UInt32(2 * 86400))
     }
 
+    /// The nodes of a cluster, in the order the daemon tries them.
+    @Test func aBrokerMayBeSeveralNodes() throws {
+        let push = try Support.parse("[Push]\nBroker=mqtt://node1:1883 mqtt://node2:1883").push
+        #expect(push.broker == "mqtt://node1:1883 mqtt://node2:1883")
+    }
+
     @Test func defaults() throws {
         let push = try Support.parse("[Push]\nBroker=mqtt://localhost").push
         #expect(push.topicRoot == "island")
@@ -52,7 +58,8 @@ import Testing
     }
 
     @Test func badValuesNameTheirLine() {
-        Support.expectError("[Push]\nBroker=http://x", "/etc/island/islandd.conf:2: invalid value 'http://x' for Broker=: expected mqtt://host[:port] or mqtts://host[:port]")
+        Support.expectError("[Push]\nBroker=http://x", "/etc/island/islandd.conf:2: invalid value 'http://x' for Broker=: expected mqtt://host[:port] or mqtts://host[:port], or several separated by spaces")
+        Support.expectError("[Push]\nBroker=mqtt://a mqtt:/b", "/etc/island/islandd.conf:2: invalid value 'mqtt://a mqtt:/b' for Broker=: expected mqtt://host[:port] or mqtts://host[:port], or several separated by spaces")
         Support.expectError("[Push]\nClientID=a/b", "/etc/island/islandd.conf:2: invalid value 'a/b' for ClientID=: the client id contains '/', which MQTT topics reserve")
         Support.expectError("[Push]\nClientID=dev+1", "/etc/island/islandd.conf:2: invalid value 'dev+1' for ClientID=: the client id contains '+', which MQTT topics reserve")
         Support.expectError("[Push]\nTopicRoot=$SYS", "/etc/island/islandd.conf:2: invalid value '$SYS' for TopicRoot=: a root starting with '$' names a broker's own topics")

@@ -73,4 +73,37 @@ import Testing
         link.subscribe("not/a/token")
         #expect(made.sessions.withLock { $0.map(\.clientID) } == ["kitchen"])
     }
+
+    @Test func aChannelGoesThroughItsAppsSessionAndItsFeedbackToo() throws {
+        let (link, made) = try link()
+        link.start()
+        let channel = try PushChannel(root: "island", app: "org.example.Scores", id: "AAAAAAAAAAAAAAAAAAAAAA")
+        link.subscribe(channel.topic)
+        link.publish(channel.feedbackTopic(device: "kitchen"), payload: [])
+        link.unsubscribe(channel.topic)
+        #expect(made.session("kitchen/org.example.Scores")?.calls.withLock { $0 }
+                == ["start", "subscribe \(channel.topic)", "publish \(channel.feedbackTopic(device: "kitchen"))",
+                    "unsubscribe \(channel.topic)"])
+    }
+
+    /// NATS's MQTT listener refuses a client id with `/` or `.`: under 3.1.1 the app's part is
+    /// escaped, and two pairs never share one.
+    @Test func underMQTT311AnAppsSessionIdHasNoSlashNorDot() {
+        #expect(MQTTPushLink.clientID(device: "kitchen", app: "org.example.Coffee") == "kitchen/org.example.Coffee")
+        #expect(MQTTPushLink.clientID(device: "kitchen", app: "org.example.Coffee", protocolVersion: .v311) == "kitchen-org_2Eexample_2ECoffee")
+        #expect(MQTTPushLink.clientID(device: "a-b", app: "c", protocolVersion: .v311)
+                != MQTTPushLink.clientID(device: "a", app: "b-c", protocolVersion: .v311))
+        #expect(MQTTPushLink.clientID(device: "a", app: "b_2Ec", protocolVersion: .v311)
+                != MQTTPushLink.clientID(device: "a", app: "b.c", protocolVersion: .v311))
+    }
+
+    /// `Broker=` may name a cluster's nodes: tried in that order, all with one TLS setup.
+    @Test func aClusterIsItsNodesInOrderAllOfOneScheme() throws {
+        var settings = PushSettings()
+        settings.broker = "mqtt://node1:1883 mqtt://node2:1884"
+        let configuration = try MQTTConfiguration(settings, device: "kitchen")
+        #expect(configuration.brokers.map(\.host) == ["node1", "node2"] && configuration.brokers.map(\.port) == [1883, 1884])
+        settings.broker = "mqtt://node1 mqtts://node2"
+        #expect(throws: IslandDaemon.StartError.self) { try MQTTConfiguration(settings, device: "kitchen") }
+    }
 }

@@ -132,7 +132,7 @@ public final class MQTTClient: MQTTSession {
     public var isConnected: Bool { core.isConnected }
 
     /// Where the client connects, and as which client id.
-    public var broker: MQTTBrokerAddress { core.configuration.broker }
+    public var broker: MQTTBrokerAddress { core.currentBroker }
     public var clientID: String { core.configuration.clientID }
 
     /// Publishes at QoS 1 the broker has not acknowledged yet.
@@ -183,6 +183,8 @@ extension MQTTClient {
             /// The broker's session is to be discarded before the next connection.
             var discardPending = false
             var unacknowledged = 0
+            /// The address in `configuration.brokers` the next attempt goes to.
+            var brokerIndex = 0
         }
 
         init(_ configuration: MQTTConfiguration, onMessage: @escaping MessageHandler,
@@ -317,7 +319,7 @@ extension MQTTClient {
             // subscribe it after an unsubscribe: libmosquitto only queues the packet here.
             let queued = state.withLock { state in
                 guard state.subscriptions.add(topic) else { return false }
-                return mosquitto_subscribe(handle.pointer, nil, topic, 1) == MOSQ_ERR_SUCCESS.rawValue
+                return mosquitto_subscribe(handle.pointer, nil, topic, Int32(configuration.subscriptionQoS)) == MOSQ_ERR_SUCCESS.rawValue
             }
             if queued { wake() }
         }
@@ -390,6 +392,9 @@ extension MQTTClient {
                     let takenOver = state.takenOver
                     state.takenOver = false
                     let delay = state.schedule.ended(at: now, random: Double.random(in: 0...1))
+                    // A cluster: the next node, whose copy of the session and of the retained
+                    // messages is as good as this one's.
+                    state.brokerIndex = (state.brokerIndex + 1) % configuration.brokers.count
                     // Whatever waited for an acknowledgement is resent by libmosquitto on the
                     // next connection of a persistent session, or never.
                     if !configuration.persistentSession { state.unacknowledged = 0 }
@@ -418,8 +423,14 @@ extension MQTTClient {
 
         /// One blocking connection attempt (DNS, TCP, TLS, CONNECT sent): on this thread, which
         /// has nothing else to do meanwhile. The CONNACK arrives in `serve`.
+        /// Where the next attempt goes.
+        var currentBroker: MQTTBrokerAddress {
+            let index = state.withLock { $0.brokerIndex }
+            return configuration.brokers[index]
+        }
+
         private func connect() -> Int32 {
-            let broker = configuration.broker
+            let broker = currentBroker
             guard configuration.protocolVersion == .v5 else {
                 return mosquitto_connect(handle.pointer, broker.host, Int32(broker.port), Int32(configuration.keepAlive))
             }
@@ -454,7 +465,7 @@ extension MQTTClient {
             mosquitto_connect_callback_set(mosq) { _, user, rc in
                 Unmanaged<Answer>.fromOpaque(user!).takeUnretainedValue().code.withLock { $0 = rc }
             }
-            let broker = configuration.broker
+            let broker = currentBroker
             // MQTT 5 too: no properties, so no session expiry, and the clean start's session
             // ends with this connection.
             let rc = mosquitto_connect(mosq, broker.host, Int32(broker.port), Int32(configuration.keepAlive))
@@ -571,7 +582,8 @@ extension MQTTClient {
                 // In packets of a bounded size, whatever the number of topics.
                 for chunk in stride(from: 0, to: subscribe.count, by: 128) {
                     Self.withCStrings(subscribe[chunk..<min(chunk + 128, subscribe.count)]) { topics in
-                        _ = mosquitto_subscribe_multiple(handle.pointer, nil, Int32(topics.count), topics.baseAddress, 1, 0, nil)
+                        _ = mosquitto_subscribe_multiple(handle.pointer, nil, Int32(topics.count), topics.baseAddress,
+                                                         Int32(configuration.subscriptionQoS), 0, nil)
                     }
                 }
                 for chunk in stride(from: 0, to: unsubscribe.count, by: 128) {

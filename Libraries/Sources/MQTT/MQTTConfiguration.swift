@@ -26,7 +26,15 @@ public struct MQTTConfiguration: Sendable, Hashable, Codable {
         }
     }
 
+    /// The broker, or the first node of a cluster.
     public var broker: MQTTBrokerAddress
+    /// The cluster's other nodes: after a failed attempt or a lost connection the client tries
+    /// the next address of `brokers`, round the list, so a node's death moves it to the next.
+    /// A cluster keeps sessions and retained messages on every node (NATS's in JetStream), so
+    /// the session and the channels' latest state are there too.
+    public var otherBrokers: [MQTTBrokerAddress]
+    /// Every address, in the order they are tried.
+    public var brokers: [MQTTBrokerAddress] { [broker] + otherBrokers }
     /// The client id, which is also the identity a broker's ACL patterns (`%c`) name.
     public var clientID: String
     public var username: String?
@@ -48,12 +56,18 @@ public struct MQTTConfiguration: Sendable, Hashable, Codable {
     /// Publishes at QoS 1 waiting for the broker's acknowledgement, beyond which `publish`
     /// refuses: what the client holds for a slow or absent broker stays bounded.
     public var maximumUnacknowledgedPublishes: Int
+    /// The QoS of every subscription: 1 (what a device's session needs, so the broker queues
+    /// what arrives while it is away), or 0 for a client that only reads what is retained and
+    /// what comes while it is connected — which a broker serves without a queue (NATS: without a
+    /// JetStream consumer, which a cluster electing leaders may take seconds to make).
+    public var subscriptionQoS = 1
 
-    public init(broker: MQTTBrokerAddress, clientID: String, username: String? = nil, password: String? = nil,
+    public init(broker: MQTTBrokerAddress, otherBrokers: [MQTTBrokerAddress] = [], clientID: String, username: String? = nil, password: String? = nil,
                 tls: TLS = TLS(), persistentSession: Bool = true, sessionExpiry: UInt32 = .max,
                 maximumPacketSize: UInt32 = 256 * 1024, keepAlive: Int = 60, protocolVersion: ProtocolVersion = .v5,
                 backoff: ReconnectBackoff = ReconnectBackoff(), maximumUnacknowledgedPublishes: Int = 1024) {
         self.broker = broker
+        self.otherBrokers = otherBrokers
         self.clientID = clientID
         self.username = username
         self.password = password

@@ -110,6 +110,31 @@ struct MQTTClientTests {
         }
     }
 
+    /// A cluster's nodes, in order: when its node dies the client connects to the next, and
+    /// subscribes there (a node without its session has none of its subscriptions).
+    @Test func whenItsBrokerDiesItMovesToTheNextOfTheList() async throws {
+        try await withBroker { first in
+            try await withBroker { second in
+                var configuration = Self.configuration(first, user: "alice")
+                configuration.otherBrokers = [MQTTBrokerAddress(host: "127.0.0.1", port: second.port, secure: false)]
+                let alice = Recorder()
+                try await alice.connect(configuration, subscribing: ["test/a"])
+                #expect(alice.client.broker.port == first.port)
+                await first.stop()
+                try await alice.wait { $0.filter { if case .connected = $0 { true } else { false } }.count == 2 }
+                #expect(alice.client.broker.port == second.port)
+                try await alice.roundTrip()
+                let bob = Recorder()
+                try await bob.connect(Self.configuration(second, user: "bob", persistent: false))
+                try bob.client.publish("test/a", payload: Array("on the second".utf8))
+                let received = try await alice.messages(1)
+                #expect(received.map { String(decoding: $0.payload, as: UTF8.self) } == ["on the second"])
+                await alice.client.shutdown()
+                await bob.client.shutdown()
+            }
+        }
+    }
+
     /// Two clients with one id (two devices with the same `ClientID=`) once took the session from
     /// each other about once a second for ever, each a line of log; the backoff went back to its
     /// first step at every CONNACK.

@@ -53,6 +53,12 @@ public enum IslandError: Error, Sendable, Hashable {
     /// The app's server sent `limit` pushes at priority 10 within the last `window` seconds;
     /// another may come in `retryAfter` seconds (priority 5 spends nothing).
     case pushBudgetExceeded(app: String, limit: Int, window: Double, retryAfter: Double)
+    /// `channel` is no broadcast channel id (`reason` says why): a start that names it fails.
+    case invalidChannel(channel: String, reason: String)
+    /// A message on a broadcast channel asked to start an activity: a broadcast never does.
+    case broadcastStart(channel: String)
+    /// A message on a broadcast channel arrived after its expiration (epoch seconds).
+    case channelMessageExpired(channel: String, expiration: Double)
 
     /// The interface the error names live in.
     public static let interface = "org.island"
@@ -81,6 +87,9 @@ public enum IslandError: Error, Sendable, Hashable {
         case .startAlertRequired: "StartAlertRequired"
         case .implausibleStartDate: "ImplausibleStartDate"
         case .pushBudgetExceeded: "PushBudgetExceeded"
+        case .invalidChannel: "InvalidChannel"
+        case .broadcastStart: "BroadcastStart"
+        case .channelMessageExpired: "ChannelMessageExpired"
         }
     }
 
@@ -116,6 +125,12 @@ public enum IslandError: Error, Sendable, Hashable {
             ["app": .string(app), "limit": .int(limit), "window": .double(window), "retryAfter": .double(retryAfter)]
         case .startAlertRequired(let start):
             ["start": .double(start)]
+        case .invalidChannel(let channel, let reason):
+            ["channel": .string(channel), "reason": .string(reason)]
+        case .broadcastStart(let channel):
+            ["channel": .string(channel)]
+        case .channelMessageExpired(let channel, let expiration):
+            ["channel": .string(channel), "expiration": .double(expiration)]
         }
     }
 }

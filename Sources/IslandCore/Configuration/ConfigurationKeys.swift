@@ -131,10 +131,9 @@ extension IslandConfiguration {
             let value: String? = text.isEmpty ? nil : text
             switch self {
             case .broker:
-                if let value {
-                    guard value.hasPrefix("mqtt://") || value.hasPrefix("mqtts://") else {
-                        throw ValueProblem(reason: "expected mqtt://host[:port] or mqtts://host[:port]")
-                    }
+                // One URL, or several separated by spaces: the nodes of a cluster, tried in order.
+                for url in (value ?? "").split(separator: " ") where !(url.hasPrefix("mqtt://") || url.hasPrefix("mqtts://")) {
+                    throw ValueProblem(reason: "expected mqtt://host[:port] or mqtts://host[:port], or several separated by spaces")
                 }
                 settings.broker = value
             case .clientID:

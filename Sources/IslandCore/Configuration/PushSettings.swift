@@ -11,7 +11,9 @@
 /// ```
 public struct PushSettings: Sendable, Hashable {
     /// `Broker=`: `mqtt://host[:port]` or `mqtts://host[:port]`, as text (the daemon reads it
-    /// with the MQTT module, which checked it here already).
+    /// with the MQTT module, which checked it here already); or several, separated by spaces,
+    /// the nodes of one cluster: the daemon connects to the first, and to the next in turn
+    /// whenever a connection fails or is lost.
     public var broker: String?
     /// `ClientID=`: the device's MQTT client id and the device level of its tokens' topics;
     /// nil for the daemon's default (the machine id, plus the uid in the user scope).

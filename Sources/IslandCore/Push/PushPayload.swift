@@ -41,6 +41,8 @@ public struct PushRequest: Sendable, Hashable {
     /// not applied (`PushRefusal.expired`); `0` means now or never: the backend publishes it
     /// so that no broker keeps it for a device that is offline. Nil: no expiry.
     public var expiration: Double?
+    /// `start` with `input-push-channel`: the new activity listens to that broadcast channel.
+    public var pushChannel: String?
     /// `sequence`: the server's number for this push among those it sent to this token, 1, 2,
     /// 3…; the answer repeats it and says how many numbers before it never arrived
     /// (`PushFeedback.missed`). Optional.
@@ -163,6 +165,7 @@ public enum PushPayload {
             request.attributes = attributes
             request.wantsPushToken = try fields.flag("input-push-token")
             request.startDate = try fields.number("start-date")
+            request.pushChannel = try fields.string("input-push-channel")
         case .end:
             request.dismissalDate = try fields.number("dismissal-date")
         case .update:

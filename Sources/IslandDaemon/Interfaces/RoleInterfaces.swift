@@ -141,7 +141,13 @@ struct RoleInterfaces: Sendable {
                     decided()
                     return done(.failure(refusal))
                 }
-                if p.pushToken {
+                if let channel = p.channel {
+                    push.assumeIsolated { push in
+                        push.request(channel: channel, alsoToken: p.pushToken, app: app, type: p.type, attributes: p.attributes,
+                                     content: p.content, key: p.key, ownerGone: p.ownerGone, sourceApp: p.sourceApp, uid: uid,
+                                     decided: decided, prepare: encode, completion: done)
+                    }
+                } else if p.pushToken {
                     push.assumeIsolated { push in
                         push.request(app: app, type: p.type, attributes: p.attributes, content: p.content, key: p.key,
                                      ownerGone: p.ownerGone, sourceApp: p.sourceApp, start: p.start, alert: p.alert, uid: uid,

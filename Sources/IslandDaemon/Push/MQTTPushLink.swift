@@ -36,7 +36,25 @@ final class MQTTPushLink: PushBroker {
 
     /// The client id of `app`'s session on device `device`: the device's, a `/`, the app's id
     /// (neither may contain `/`, so no two pairs share one).
-    static func clientID(device: String, app: String) -> String { "\(device)/\(app)" }
+    ///
+    /// Under MQTT 3.1.1 (NATS's MQTT listener, which refuses a client id with `/` or `.`, the
+    /// separators of its subjects): the device's, a `-`, and the app's id with every character
+    /// but letters and digits written `_` and two hexadecimal digits of each UTF-8 byte —
+    /// `kitchen-org_2Eexample_2EPizza`. The app's part has no `-`, so the last `-` splits
+    /// the two again and no two pairs share one.
+    static func clientID(device: String, app: String, protocolVersion: MQTTConfiguration.ProtocolVersion = .v5) -> String {
+        guard protocolVersion == .v311 else { return "\(device)/\(app)" }
+        var escaped = ""
+        for byte in app.utf8 {
+            if (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte) || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte)
+                || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) {
+                escaped.append(Character(Unicode.Scalar(byte)))
+            } else {
+                escaped += "_" + String(byte >> 4, radix: 16, uppercase: true) + String(byte & 0x0F, radix: 16, uppercase: true)
+            }
+        }
+        return "\(device)-\(escaped)"
+    }
 
     func start() {
         let sessions = started.withLock { started in
@@ -64,7 +82,7 @@ final class MQTTPushLink: PushBroker {
             if let session = sessions[app] { return session }
             guard make else { return nil }
             var configuration = configuration
-            configuration.clientID = Self.clientID(device: configuration.clientID, app: app)
+            configuration.clientID = Self.clientID(device: configuration.clientID, app: app, protocolVersion: configuration.protocolVersion)
             do {
                 let session = try makeSession(configuration)
                 sessions[app] = session
@@ -79,20 +97,25 @@ final class MQTTPushLink: PushBroker {
         return session
     }
 
+    /// The app whose session a token's or a channel's topic goes through.
+    private static func app(of topic: String) -> String? {
+        (try? PushToken(topic))?.app ?? PushChannel(topic: topic)?.app
+    }
+
     func subscribe(_ topic: String) {
-        guard let token = try? PushToken(topic), let session = session(app: token.app, make: true) else {
-            logger.error("not a push token's topic", metadata: ["topic": "\(topic)"])
+        guard let app = Self.app(of: topic), let session = session(app: app, make: true) else {
+            logger.error("neither a push token's topic nor a channel's", metadata: ["topic": "\(topic)"])
             return
         }
         do {
             try session.subscribe(topic)
         } catch {
-            logger.error("cannot subscribe to a push token's topic", metadata: ["error": "\(error)"])
+            logger.error("cannot subscribe to a push topic", metadata: ["error": "\(error)"])
         }
     }
 
     func unsubscribe(_ topic: String) {
-        guard let token = try? PushToken(topic), let session = session(app: token.app, make: false) else { return }
+        guard let app = Self.app(of: topic), let session = session(app: app, make: false) else { return }
         do {
             try session.unsubscribe(topic)
         } catch {
@@ -149,12 +172,18 @@ extension MQTTConfiguration {
     ///
     /// - Throws: a message naming what is wrong (the URL, the password file).
     init(_ settings: PushSettings, device: String) throws(IslandDaemon.StartError) {
-        guard let url = settings.broker else { throw .configuration("[Push] has no Broker=") }
-        let broker: MQTTBrokerAddress
-        do {
-            broker = try MQTTBrokerAddress(url: url)
-        } catch {
-            throw .configuration("[Push] Broker=: \(error)")
+        guard let urls = settings.broker?.split(separator: " "), !urls.isEmpty else { throw .configuration("[Push] has no Broker=") }
+        var brokers: [MQTTBrokerAddress] = []
+        for url in urls {
+            do {
+                brokers.append(try MQTTBrokerAddress(url: String(url)))
+            } catch {
+                throw .configuration("[Push] Broker=: \(error)")
+            }
+        }
+        // One TLS setup serves every node.
+        guard Set(brokers.map(\.secure)).count == 1 else {
+            throw .configuration("[Push] Broker=: the nodes of a cluster are all mqtts:// or all mqtt://")
         }
         var password: String?
         if let file = settings.passwordFile {
@@ -163,7 +192,7 @@ extension MQTTConfiguration {
             }
             password = text.split(separator: "\n", omittingEmptySubsequences: false).first.map(String.init) ?? ""
         }
-        self.init(broker: broker, clientID: device, username: settings.username, password: password,
+        self.init(broker: brokers[0], otherBrokers: Array(brokers.dropFirst()), clientID: device, username: settings.username, password: password,
                   tls: TLS(caFile: settings.caFile, certificateFile: settings.certificateFile, keyFile: settings.keyFile),
                   persistentSession: true, sessionExpiry: settings.sessionExpiry ?? .max, keepAlive: Int(settings.keepAlive),
                   protocolVersion: settings.mqttVersion == "3.1.1" ? .v311 : .v5,

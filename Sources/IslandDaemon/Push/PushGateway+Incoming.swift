@@ -136,6 +136,15 @@ extension PushGateway {
             completion(.failure(.refused(error)))
             return
         }
+        var channel: PushChannel?
+        if let id = request.pushChannel, let push {
+            do {
+                channel = try PushChannel(root: push.root, app: owner.app, id: id)
+            } catch {
+                completion(.failure(.refused(error)))
+                return
+            }
+        }
         var activityToken: PushToken?
         if request.wantsPushToken {
             do {
@@ -148,14 +157,14 @@ extension PushGateway {
         let (attributes, content) = (request.attributes ?? [:], request.content ?? ActivityContent(state: [:]))
         onEngine { engine in
             start(on: engine, attributes: attributes, content: content, type: type, owner: owner, topic: topic, timestamp: request.timestamp,
-                  schedule: (request.startDate, request.alert), activityToken: activityToken, completion: completion)
+                  schedule: (request.startDate, request.alert), activityToken: activityToken, channel: channel, completion: completion)
         }
     }
 
     /// The decision of `start`, on the engine.
     private func start(on engine: isolated IslandEngine, attributes: JSONObject, content: ActivityContent, type: String,
                                    owner: ActivityOwner, topic: String, timestamp: Double, schedule: (start: Double?, alert: Alert?),
-                                   activityToken: PushToken?,
+                                   activityToken: PushToken?, channel: PushChannel?,
                                    completion: @escaping IslandEngine.Completion<(String, String?)>) {
         let entitlement = engine.entitlement(for: owner.app)
         engine.decide({ manager, now throws(IslandError) in
@@ -172,6 +181,7 @@ extension PushGateway {
                     mutations.append(.putPushToken(entry.stored))
                 }
                 if let activityToken { mutations += gateway.issue(activityToken, activity: result.0, owner: owner) }
+                if let channel { mutations += gateway.listen(to: channel, activity: result.0, owner: owner) }
                 return mutations
             }
         }, prepare: { $0 }) { result in

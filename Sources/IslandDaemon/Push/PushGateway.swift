@@ -50,7 +50,9 @@ actor PushGateway {
     func enable(root: String, device: String, broker: any PushBroker, stored: [StoredPushToken]) {
         var entries: [PushRegistry.Entry] = []
         var dropped: [StoreMutation] = []
-        for row in stored {
+        let (channels, droppedChannels) = channelEntries(from: stored, root: root)
+        dropped += droppedChannels
+        for row in stored where !row.token.contains(ChannelSubscriptions.Entry.rowSeparator) {
             guard let entry = PushRegistry.Entry(row, root: root, device: device) else {
                 dropped.append(.deletePushToken(token: row.token))
                 continue
@@ -61,10 +63,11 @@ actor PushGateway {
             }
             entries.append(entry)
         }
-        let state = PushState(root: root, device: device, broker: broker, registry: PushRegistry(entries))
+        var state = PushState(root: root, device: device, broker: broker, registry: PushRegistry(entries))
+        state.channels = ChannelSubscriptions(channels)
         push = state
         onEngine { $0.observer = self }
-        for topic in state.registry.topics { broker.subscribe(topic) }
+        for topic in state.registry.topics + state.channels.topics { broker.subscribe(topic) }
         if !dropped.isEmpty {
             let logger = engine.logger
             logger.warning("dropped push tokens that no longer address this device or an activity", metadata: ["tokens": "\(dropped.count)"])
@@ -131,7 +134,7 @@ actor PushGateway {
 /// What the engine tells push, on its loop.
 extension PushGateway: EngineObserver {
     nonisolated func removing(activity id: String) -> [StoreMutation] {
-        assumeIsolated { gateway in gateway.revokeToken(activity: id).map { [$0] } ?? [] }
+        assumeIsolated { gateway in (gateway.revokeToken(activity: id).map { [$0] } ?? []) + gateway.leaveChannel(activity: id) }
     }
 
     nonisolated func committed() {
@@ -139,6 +142,9 @@ extension PushGateway: EngineObserver {
     }
 
     nonisolated func restored(from stored: StoredState) {
-        assumeIsolated { $0.restoreTokens(from: stored) }
+        assumeIsolated { gateway in
+            gateway.restoreTokens(from: stored)
+            gateway.restoreChannels(from: stored)
+        }
     }
 }

@@ -44,7 +44,8 @@ final class PushService: Service {
     init(configuration: MQTTConfiguration, linkHeadroom: Int? = nil, gateway: PushGateway, logger: Logger) throws(IslandDaemon.StartError) {
         self.logger = logger
         device = configuration.clientID
-        let broker = configuration.broker
+        // The node list of a cluster, in the order tried.
+        let broker = configuration.brokers.map(\.description).joined(separator: " ")
         let executable = PushLinkProcess.executable.withLock { $0 }
         let headroom = PushLinkProcess.headroom(configured: linkHeadroom, environment: ProcessInfo.processInfo.environment)
         // What bounds a packet from the broker, for the log.
@@ -58,6 +59,15 @@ final class PushService: Service {
         let box = LinkBox()
         let onMessage: MQTTClient.MessageHandler = { message in
             room.wait()
+            if PushChannel(topic: message.topic) != nil {
+                gateway.perform { gateway in
+                    gateway.receiveChannel(topic: message.topic, payload: message.payload) { answers in
+                        for (topic, feedback) in answers { box.link?.publish(topic, payload: feedback.payload) }
+                        room.signal()
+                    }
+                }
+                return
+            }
             gateway.perform { gateway in
                 gateway.receive(topic: message.topic, payload: message.payload) { feedback in
                     // Named by the token's public id, never by its secret; a topic that is

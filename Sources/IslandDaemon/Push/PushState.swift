@@ -19,6 +19,8 @@ struct PushState {
     let device: String
     let broker: any PushBroker
     var registry: PushRegistry
+    /// The broadcast channels the device's activities listen to.
+    var channels = ChannelSubscriptions()
     /// Tokens revoked by decisions not yet finished, with why: their notices wait for the
     /// commit.
     var revocations: [(token: PushToken, reason: String)] = []

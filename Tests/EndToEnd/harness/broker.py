@@ -43,11 +43,17 @@ def aps(event, timestamp, state=None, **fields):
     return json.dumps({"aps": body})
 
 
-def session_client(device, token):
+def session_client(device, token, version="5"):
     """The client id of the session through which `device` receives pushes to `token`: one per
     app holding tokens on the device, `<device>/<app>` (the app is the token's third level from
-    the end), so that each app's pushes wait in a queue of their own at the broker."""
-    return "%s/%s" % (device, token.split("/")[-2])
+    the end), so that each app's pushes wait in a queue of their own at the broker. Under MQTT
+    3.1.1 `<device>-<app>` with every character of the app but letters and digits written `_XX`
+    (NATS refuses `/` and `.` in a client id)."""
+    app = token.split("/")[-2]
+    if version == "3.1.1":
+        return "%s-%s" % (device, "".join(c if c.isascii() and c.isalnum() else "".join("_%02X" % b for b in c.encode())
+                                          for c in app))
+    return "%s/%s" % (device, app)
 
 
 def available():
@@ -67,14 +73,21 @@ ACL = """\
 # Devices: user name = client id = the device level of their tokens.
 pattern read island/%u/+/+
 pattern write island/%u/+/+/feedback
+# Every device reads every app's broadcast channels (their messages, not their records).
+pattern read island/channels/+/+
 
+# A backend writes its app's tokens and channels (island/channels/<app>/<id> matches the
+# first line), reads their feedback, and alone reads and writes its channels' records: so only
+# it creates them, and the per-app cap that `island channel create` counts holds.
 user backend-coffee
 topic write island/+/org.example.Coffee/+
 topic read island/+/org.example.Coffee/+/feedback
+topic readwrite island/channels/org.example.Coffee/#
 
 user backend-flights
 topic write island/+/org.example.Flights/+
 topic read island/+/org.example.Flights/+/feedback
+topic readwrite island/channels/org.example.Flights/#
 """
 
 
@@ -214,6 +227,17 @@ keyfile {root}/server.key
             return ""
 
     # A backend's tools.
+
+    def island(self, user, *args, check=True, timeout=LIVENESS):
+        """`island` as `user`'s backend (`island channel …`, `island push …`): through the plain
+        listener, with the backend's password."""
+        from harness.paths import ISLAND
+        result = subprocess.run(self._prefix() + [ISLAND, *args, "--broker", "mqtt://%s:%d" % (self.host, self.port),
+                                                  "--username", user, "--password-file", self.password_file(user)],
+                                capture_output=True, text=True, timeout=timeout)
+        if check:
+            assert result.returncode == 0, (result.returncode, result.stdout, result.stderr)
+        return result
 
     def credentials(self, user):
         return ["-u", user, "-P", self.passwords[user]]

@@ -89,7 +89,7 @@ def test_a_140_mib_publish_through_mosquitto_under_mqtt_3_1_1_leaves_islandd_bou
         coffee = request(daemon, COFFEE, {"n": 0})
         flights = request(daemon, FLIGHTS, {"n": 0})
         for created in (coffee, flights):
-            broker.wait_subscribed(brokers.session_client("device-311", created["pushToken"]), created["pushToken"])
+            broker.wait_subscribed(brokers.session_client("device-311", created["pushToken"], "3.1.1"), created["pushToken"])
         big = tmp_path / "big"
         with open(big, "wb") as f:
             f.truncate(140 << 20)
@@ -97,7 +97,7 @@ def test_a_140_mib_publish_through_mosquitto_under_mqtt_3_1_1_leaves_islandd_bou
         subprocess.run(broker._prefix() + ["mosquitto_pub", "-h", broker.host, "-p", str(broker.port),
                                            *broker.credentials("backend-flights"), "-q", "0", "-t", flights["pushToken"],
                                            "-f", str(big)], check=True, capture_output=True, timeout=LIVENESS)
-        flights_session = brokers.session_client("device-311", flights["pushToken"])
+        flights_session = brokers.session_client("device-311", flights["pushToken"], "3.1.1")
 
         def flights_connections():
             return sum(1 for line in daemon.log().splitlines()
@@ -264,7 +264,7 @@ def test_an_oversized_qos_1_message_is_named_dropped_and_later_pushes_arrive(mak
         daemon = make_daemon(broker.push_config("device-big") + "MQTTVersion=%s\nLinkHeadroom=2M\n" % version)
         created = request(daemon, COFFEE, {"n": 0})
         token = created["pushToken"]
-        session = brokers.session_client("device-big", token)
+        session = brokers.session_client("device-big", token, version)
         broker.wait_subscribed(session, token)
         big = tmp_path / "big"
         with open(big, "wb") as f:

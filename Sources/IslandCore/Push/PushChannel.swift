@@ -1,0 +1,215 @@
+import OrderedJSON
+import OrderedCollections
+
+/// A broadcast channel: one topic, `<root>/channels/<app>/<id>`, that an app's backend
+/// publishes to once and every device with an activity subscribed to it receives.
+///
+/// Unlike a push token the id is no secret: the broker's ACL decides who publishes (only the
+/// app's backend may write `<root>/channels/<app>/#`; devices only read `<root>/channels/+/+`).
+/// The channel's record — its storage policy, fixed at creation — is a retained message on
+/// `<topic>/config`, which only the app's backend reads and writes; what a device needs of the
+/// policy travels in each message (`ChannelPayload`).
+///
+/// The per-device feedback of a channel, when its backend asked for it, goes to
+/// `<root>/<device>/<app>/<id>/feedback`: a device's own levels, as a token's feedback.
+public struct PushChannel: Sendable, Hashable, CustomStringConvertible {
+    /// What the broker keeps of a channel's messages, fixed when the channel is created.
+    public enum Storage: String, Sendable, Hashable, CaseIterable {
+        /// Nothing: a device that is offline when a message is published never gets it (the
+        /// backend publishes at QoS 0, which a broker does not queue for an absent session).
+        case none
+        /// The most recent message, retained (and, on MQTT 5, given a message expiry) for at
+        /// most `maximumLatestLifetime`: a device that subscribes later gets it at once.
+        case latest
+    }
+
+    public let root: String
+    public let app: String
+    public let id: String
+
+    /// The level after the root that holds every app's channels.
+    public static let level = "channels"
+    /// Characters in an id: 16 random bytes in unpadded base64url.
+    public static let idLength = 22
+    static let randomBytes = 16
+    /// Channels one app may have at once, as APNs allows.
+    public static let maximumPerApp = 10_000
+    /// How long a `latest` message is kept, at most, from its timestamp: APNs' 8 hours.
+    public static let maximumLatestLifetime: Double = 8 * 3600
+    /// The largest message on a channel, as APNs allows for a broadcast.
+    public static let maximumPayloadBytes = 5120
+
+    public var topic: String { "\(root)/\(Self.level)/\(app)/\(id)" }
+    /// Where the channel's record (its storage policy) is retained.
+    public var configTopic: String { "\(topic)/config" }
+    /// Every channel record of `app`, for listing and counting them.
+    public static func configWildcard(root: String, app: String) -> String { "\(root)/\(level)/\(app)/+/config" }
+    /// Where `device` answers the channel's messages, when the channel asks for answers.
+    public func feedbackTopic(device: String) -> String { "\(root)/\(device)/\(app)/\(id)/\(PushToken.feedbackLevel)" }
+    public var description: String { topic }
+
+    /// The channel `id` of `app`.
+    ///
+    /// - Throws: `IslandError.invalidChannel` when `id` is not an id `make` could have drawn, or
+    ///   the app or root cannot be topic levels.
+    public init(root: String, app: String, id: String) throws(IslandError) {
+        guard id.utf8.count == Self.idLength, id.utf8.allSatisfy({ Self.alphabetBytes.contains($0) }), id.first != "-" else {
+            throw .invalidChannel(channel: String(id.prefix(64)),
+                                  reason: "a channel id is \(Self.idLength) characters of A-Z, a-z, 0-9, - and _, not starting with -")
+        }
+        do {
+            try PushTopic.checkRoot(root)
+            try PushTopic.checkLevel(app, what: "app id")
+        } catch {
+            throw .invalidChannel(channel: id, reason: error.reason)
+        }
+        (self.root, self.app, self.id) = (root, app, id)
+    }
+
+    /// The channel whose message topic is `topic`; nil for any other topic.
+    public init?(topic: String) {
+        let levels = topic.split(separator: "/", omittingEmptySubsequences: false)
+        guard levels.count >= 4, levels[levels.count - 3] == Self.level else { return nil }
+        let root = levels.dropLast(3).joined(separator: "/")
+        guard let channel = try? PushChannel(root: root, app: String(levels[levels.count - 2]), id: String(levels[levels.count - 1]))
+        else { return nil }
+        self = channel
+    }
+
+    /// A new channel of `app` whose id is `randomBytes` (16 of them, from the system's
+    /// cryptographic generator): 128 bits (less a fraction of one: the first character is never
+    /// `-`), so an id is never drawn twice.
+    public static func make(root: String, app: String, randomBytes bytes: [UInt8]) throws(IslandError) -> PushChannel {
+        precondition(bytes.count == randomBytes, "a channel id is \(randomBytes) random bytes")
+        var id = ""
+        var bits = 0, value: UInt32 = 0
+        for byte in bytes {
+            value = value << 8 | UInt32(byte)
+            bits += 8
+            while bits >= 6 {
+                bits -= 6
+                id.append(alphabet[Int((value >> UInt32(bits)) & 0x3F)])
+            }
+        }
+        if bits > 0 { id.append(alphabet[Int((value << UInt32(6 - bits)) & 0x3F)]) }
+        // A command line takes an argument starting with `-` for an option (`island channel push
+        // -x…` would not find its id): `_` instead, one value of 64 for the first character.
+        if id.first == "-" { id = "_" + id.dropFirst() }
+        return try PushChannel(root: root, app: app, id: id)
+    }
+
+    private static let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_")
+    private static let alphabetBytes = Set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8)
+}
+
+/// One message on a broadcast channel: an APNs-shaped payload (`PushPayload`) with, beside
+/// `aps`, what APNs carries in a broadcast's headers and a device cannot get from an MQTT 3.1.1
+/// broker:
+///
+/// ```json
+/// {"aps": {"timestamp": 1700000000, "event": "update", "content-state": {"score": "2-1"}},
+///  "apns-expiration": 1700003600, "feedback": true}
+/// ```
+///
+/// `apns-expiration` (epoch seconds; 0 or absent: none) is checked on arrival, so a message a
+/// broker kept too long — one without MQTT 5's message expiry keeps a retained message for
+/// ever — is not applied; whatever it says, a message is not applied more than
+/// `PushChannel.maximumLatestLifetime` after its timestamp. `feedback` asks every device to
+/// answer (for testing: a million devices must not answer one publish by default).
+public struct ChannelMessage: Sendable, Hashable {
+    public var request: PushRequest
+    public var expiration: Double?
+    public var wantsFeedback: Bool
+
+    /// Reads a message's untrusted bytes, as `PushPayload` does a push's, within a broadcast's
+    /// smaller size, and refuses what a broadcast may not do: start an activity, or arrive late.
+    public static func decode(_ bytes: [UInt8], channel: PushChannel, now: Double) throws(PushRefusal) -> ChannelMessage {
+        guard bytes.count <= PushChannel.maximumPayloadBytes else {
+            throw .payloadTooLarge(limit: PushChannel.maximumPayloadBytes, size: bytes.count)
+        }
+        let request = try PushPayload.decode(bytes)
+        // Parsed once more for the members beside `aps`: at most 5 KiB, already known to be JSON.
+        let top = (try? JSONParser.parse(bytes, maximumDepth: PushPayload.maximumDepth))?.objectValue ?? [:]
+        var expiration: Double?
+        if let value = top["apns-expiration"], !value.isNull {
+            guard let number = value.doubleValue, number.isFinite, number >= 0 else {
+                throw .invalidPayload(reason: "apns-expiration must be a number of epoch seconds, or 0")
+            }
+            expiration = number > 0 ? number : nil
+        }
+        var wantsFeedback = false
+        if let value = top["feedback"], !value.isNull {
+            guard let flag = value.boolValue else { throw .invalidPayload(reason: "feedback must be true or false") }
+            wantsFeedback = flag
+        }
+        let message = ChannelMessage(request: request, expiration: expiration, wantsFeedback: wantsFeedback)
+        guard request.event != .start else { throw .refused(.broadcastStart(channel: channel.id)) }
+        let deadline = message.deadline
+        guard now <= deadline else {
+            throw .refused(.channelMessageExpired(channel: channel.id, expiration: deadline))
+        }
+        return message
+    }
+
+    /// The last moment the message may be applied: its expiration, and never later than the
+    /// longest a channel keeps a message.
+    public var deadline: Double {
+        min(expiration ?? .infinity, request.timestamp + PushChannel.maximumLatestLifetime)
+    }
+}
+
+/// Which of the device's activities listen to which channel: an activity to at most one
+/// channel, a channel for any number of activities. Pure: the caller subscribes to the topics
+/// it is told to and stores the rows.
+public struct ChannelSubscriptions: Sendable, Hashable {
+    public struct Entry: Sendable, Hashable {
+        public var channel: PushChannel
+        public var activity: String
+        public var owner: ActivityOwner
+
+        public init(channel: PushChannel, activity: String, owner: ActivityOwner) {
+            self.channel = channel
+            self.activity = activity
+            self.owner = owner
+        }
+    }
+
+    public private(set) var byActivity: [String: Entry] = [:]
+    /// By the channel's topic, in the order the activities subscribed.
+    private var byTopic: [String: OrderedSet<String>] = [:]
+
+    public init(_ entries: [Entry] = []) {
+        for entry in entries { _ = add(entry) }
+    }
+
+    /// Every channel topic listened to, to subscribe to.
+    public var topics: [String] { byTopic.keys.sorted() }
+
+    /// The activities listening to the channel at `topic`, in the order they subscribed.
+    public func entries(topic: String) -> [Entry] {
+        (byTopic[topic] ?? []).compactMap { byActivity[$0] }
+    }
+
+    /// Adds `entry` (replacing the activity's channel, if it had one): the topic to subscribe
+    /// to when no activity listened to it before, and to unsubscribe from when the replaced
+    /// channel has no activity left.
+    public mutating func add(_ entry: Entry) -> (subscribe: String?, unsubscribe: String?) {
+        let unsubscribe = remove(activity: entry.activity)?.unsubscribe
+        let topic = entry.channel.topic
+        byActivity[entry.activity] = entry
+        let first = byTopic[topic] == nil
+        byTopic[topic, default: []].append(entry.activity)
+        return (first ? topic : nil, unsubscribe == topic ? nil : unsubscribe)
+    }
+
+    /// Removes activity `id`'s subscription: the entry, and the topic to unsubscribe from when
+    /// no activity listens to it any more.
+    public mutating func remove(activity id: String) -> (entry: Entry, unsubscribe: String?)? {
+        guard let entry = byActivity.removeValue(forKey: id) else { return nil }
+        let topic = entry.channel.topic
+        byTopic[topic]?.remove(id)
+        guard byTopic[topic]?.isEmpty == true else { return (entry, nil) }
+        byTopic[topic] = nil
+        return (entry, topic)
+    }
+}

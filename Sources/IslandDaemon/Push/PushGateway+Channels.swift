@@ -1,0 +1,239 @@
+import IslandCore
+import IslandStore
+import Logging
+import OrderedCollections
+import OrderedJSON
+import Synchronization
+import VarlinkCore
+
+/// Broadcast channels: activities that listen to a channel of their app (`Request` with
+/// `channel`), and what its backend publishes there, applied to each of them as their owner's
+/// update or end — the same timestamp order, budgets and limits as a push to a token.
+///
+/// A channel's subscription is kept as a push token row whose token is the channel's topic, a
+/// `#` and the activity's id: `#` is no character of a topic, so no token row is ever read as
+/// one, and the row goes with its activity as a token's does.
+extension PushGateway {
+    /// `Request` with a channel: the engine's own `request`, with the activity and its
+    /// subscription one decision and one commit. A key that finds an activity started before
+    /// returns it, listening to the channel it had (or to this one, when it had none).
+    func request<Reply: Sendable>(
+        channel id: String, alsoToken: Bool, app: String, type: String, attributes: JSONObject, content: ActivityContent, key: String?,
+        ownerGone: OwnerGonePolicy, sourceApp: String?, uid: UInt32?, decided: @escaping @Sendable () -> Void,
+        prepare: @escaping @Sendable ((Activity, Bool, String?)) -> Reply, completion: @escaping IslandEngine.Completion<Reply>
+    ) {
+        let channel: PushChannel
+        do throws(EngineError) {
+            guard let push else { throw EngineError.pushUnavailable(reason: Self.pushOff) }
+            do {
+                channel = try PushChannel(root: push.root, app: app, id: id)
+            } catch {
+                throw EngineError.refused(error)
+            }
+            guard !alsoToken else {
+                throw EngineError.refused(.invalidChannel(channel: id, reason: "a Request names a channel or asks for a push token, not both"))
+            }
+        } catch {
+            decided()
+            completion(.failure(error))
+            return
+        }
+        onEngine { engine in
+            request(on: engine, channel: channel, app: app, type: type, attributes: attributes, content: content, key: key,
+                    ownerGone: ownerGone, sourceApp: sourceApp, uid: uid, decided: decided, prepare: prepare, completion: completion)
+        }
+    }
+
+    /// The decision of `request(channel:…)`, on the engine.
+    private func request<Reply: Sendable>(
+        on engine: isolated IslandEngine, channel: PushChannel, app: String, type: String, attributes: JSONObject,
+        content: ActivityContent, key: String?, ownerGone: OwnerGonePolicy, sourceApp: String?, uid: UInt32?,
+        decided: @escaping @Sendable () -> Void,
+        prepare: @escaping @Sendable ((Activity, Bool, String?)) -> Reply, completion: @escaping IslandEngine.Completion<Reply>
+    ) {
+        let entitlement = engine.entitlement(for: app)
+        let owner = engine.owner(app: app, uid: uid)
+        engine.decide(decided: decided, { manager, now throws(IslandError) in
+            let result = try manager.request(app: app, uid: owner.uid, type: type, attributes: attributes, content: content, key: key,
+                                             ownerGonePolicy: ownerGone, sourceApp: sourceApp, entitlement: entitlement, now: now)
+            return ((result.activity, result.created, nil as String?), result.events)
+        }, alsoStore: { (result: (Activity, Bool, String?)) in
+            assumeIsolated { gateway in gateway.listen(to: channel, activity: result.0.id, owner: owner) }
+        }, prepare: prepare, completion: completion)
+    }
+
+    /// Makes activity `id` listen to `channel`, unless it listens to one already: subscribed
+    /// now (when no activity of the device listened to it), and the row to commit.
+    func listen(to channel: PushChannel, activity id: String, owner: ActivityOwner) -> [StoreMutation] {
+        guard push != nil, push?.channels.byActivity[id] == nil else { return [] }
+        let entry = ChannelSubscriptions.Entry(channel: channel, activity: id, owner: owner)
+        if let topic = push!.channels.add(entry).subscribe { push?.broker.subscribe(topic) }
+        return [.putPushToken(entry.stored)]
+    }
+
+    /// Activity `id` is going: it listens no more, and its row goes with it.
+    func leaveChannel(activity id: String) -> [StoreMutation] {
+        guard let (entry, unsubscribe) = push?.channels.remove(activity: id) else { return [] }
+        if let unsubscribe { push?.broker.unsubscribe(unsubscribe) }
+        return [.deletePushToken(token: entry.stored.token)]
+    }
+
+    /// The channel subscriptions of `stored` rows (the others are tokens), for activities that
+    /// are still there; the rows of those gone, to delete.
+    func channelEntries(from stored: [StoredPushToken], root: String) -> (entries: [ChannelSubscriptions.Entry], dropped: [StoreMutation]) {
+        var entries: [ChannelSubscriptions.Entry] = []
+        var dropped: [StoreMutation] = []
+        for row in stored where row.token.contains(ChannelSubscriptions.Entry.rowSeparator) {
+            guard let entry = ChannelSubscriptions.Entry(row, root: root), onEngine({ $0.manager.activity(id: entry.activity) != nil }) else {
+                dropped.append(.deletePushToken(token: row.token))
+                continue
+            }
+            entries.append(entry)
+        }
+        return (entries, dropped)
+    }
+
+    /// After a failed commit the disk is the truth: channel subscriptions as stored, and the
+    /// broker's subscriptions to match.
+    func restoreChannels(from stored: StoredState) {
+        guard let current = push else { return }
+        let before = Set(current.channels.topics)
+        push?.channels = ChannelSubscriptions(channelEntries(from: stored.pushTokens, root: current.root).entries)
+        let after = Set(push?.channels.topics ?? [])
+        for topic in before.subtracting(after) { current.broker.unsubscribe(topic) }
+        for topic in after.subtracting(before) { current.broker.subscribe(topic) }
+    }
+
+    // MARK: Messages
+
+    /// Applies a message received on channel `topic` to every activity of the device that
+    /// listens to it, each as its owner's update or end, in the order the activities
+    /// subscribed; `completion` gets the answers to publish (each with its topic) once every
+    /// one is decided and committed: none unless the message asks for them (`feedback`).
+    func receiveChannel(topic: String, payload: [UInt8], completion: @escaping @Sendable ([(topic: String, feedback: PushFeedback)]) -> Void) {
+        guard let push, let channel = PushChannel(topic: topic) else {
+            completion([])
+            return
+        }
+        let entries = push.channels.entries(topic: topic)
+        guard !entries.isEmpty else {
+            // No activity listens any more (an unsubscribe the broker has not had yet).
+            push.broker.unsubscribe(topic)
+            completion([])
+            return
+        }
+        let receivedAt = engine.clock()
+        let feedbackTopic = channel.feedbackTopic(device: push.device)
+        let message: ChannelMessage
+        do throws(PushRefusal) {
+            message = try ChannelMessage.decode(payload, channel: channel, now: receivedAt)
+        } catch {
+            engine.logger.notice("a message on a broadcast channel was not applied", metadata: [
+                "channel": "\(channel)", "error": "\(error.name)", "parameters": "\(JSON.object(error.parameters))",
+            ])
+            let request = try? PushPayload.decode(payload)
+            completion(ChannelMessage.asksForFeedback(payload)
+                ? [(feedbackTopic, PushFeedback(request: request, refusal: error, receivedAt: receivedAt))] : [])
+            return
+        }
+        let request = message.request
+        let answers = ChannelAnswers(expected: entries.count, wanted: message.wantsFeedback, topic: feedbackTopic, completion: completion)
+        for entry in entries {
+            let (owner, id) = (entry.owner, entry.activity)
+            @Sendable func finish<T>(_ result: Result<T, EngineError>, _ outcome: (T) -> PushFeedback.Outcome) {
+                let outcome: PushFeedback.Outcome = switch result {
+                case .success(let value): outcome(value)
+                case .failure(let error): VarlinkError(error).refusal
+                }
+                answers.add(PushFeedback(timestamp: request.timestamp, event: request.event, outcome: outcome, receivedAt: receivedAt))
+            }
+            switch request.event {
+            case .update:
+                onEngine { engine in
+                    engine.update(app: owner.app, uid: owner.uid, id: id, content: request.content!, alert: request.alert,
+                                  timestamp: request.timestamp, prepare: { $0 }) { result in
+                        finish(result) { outcome in
+                            outcome.throttled
+                                ? .throttled(activity: id, deliverAt: outcome.deliverAt, alertSuppressed: outcome.alertSuppression)
+                                : .applied(activity: id, alertSuppressed: outcome.alertSuppression)
+                        }
+                    }
+                }
+            case .end:
+                let dismissal: DismissalPolicy = switch request.dismissalDate {
+                case nil: .default
+                case let date? where date <= receivedAt: .immediate
+                case let date?: .after(date)
+                }
+                onEngine { engine in
+                    engine.end(app: owner.app, uid: owner.uid, id: id, content: request.content, dismissal: dismissal,
+                               timestamp: request.timestamp, prepare: { $0.id }) { result in
+                        finish(result) { .applied(activity: $0) }
+                    }
+                }
+            case .start:
+                // Refused by `ChannelMessage.decode` already; answered, so the count completes.
+                answers.add(PushFeedback(request: request, refusal: .refused(.broadcastStart(channel: channel.id)), receivedAt: receivedAt))
+            }
+        }
+    }
+}
+
+extension VarlinkError {
+    /// The error as a push's refusal.
+    fileprivate var refusal: PushFeedback.Outcome { .refused(name: name, parameters: parameters) }
+}
+
+extension ChannelMessage {
+    /// Whether a payload that could not be applied asked for answers: read from its top level
+    /// alone, so a malformed `aps` is still answered when the backend asked.
+    static func asksForFeedback(_ bytes: [UInt8]) -> Bool {
+        guard bytes.count <= PushChannel.maximumPayloadBytes,
+              let top = (try? JSONParser.parse(bytes, maximumDepth: 4))?.objectValue else { return false }
+        return top["feedback"]?.boolValue == true
+    }
+}
+
+/// The answers to one channel message, one per activity that listens, handed on together
+/// once the last is in (each arrives when its decision is committed).
+private final class ChannelAnswers: Sendable {
+    private let state: Mutex<(left: Int, answers: [PushFeedback])>
+    private let wanted: Bool
+    private let topic: String
+    private let completion: @Sendable ([(topic: String, feedback: PushFeedback)]) -> Void
+
+    init(expected: Int, wanted: Bool, topic: String, completion: @escaping @Sendable ([(topic: String, feedback: PushFeedback)]) -> Void) {
+        state = Mutex((expected, []))
+        self.wanted = wanted
+        self.topic = topic
+        self.completion = completion
+    }
+
+    func add(_ feedback: PushFeedback) {
+        let done: [PushFeedback]? = state.withLock { state in
+            state.left -= 1
+            if wanted { state.answers.append(feedback) }
+            return state.left == 0 ? state.answers : nil
+        }
+        if let done { completion(done.map { (topic, $0) }) }
+    }
+}
+
+extension ChannelSubscriptions.Entry {
+    /// Between the channel's topic and the activity's id in a row's token: no topic has it.
+    static let rowSeparator: Character = "#"
+
+    /// The entry as the store keeps it.
+    var stored: StoredPushToken {
+        StoredPushToken(token: "\(channel.topic)\(Self.rowSeparator)\(activity)", app: owner.app, uid: owner.uid, activityID: activity)
+    }
+
+    /// A stored row as an entry, if it is a channel subscription under `root` and whole.
+    init?(_ row: StoredPushToken, root: String) {
+        guard let separator = row.token.lastIndex(of: Self.rowSeparator), let id = row.activityID,
+              row.token[row.token.index(after: separator)...] == id,
+              let channel = PushChannel(topic: String(row.token[..<separator])), channel.root == root, channel.app == row.app
+        else { return nil }
+        self.init(channel: channel, activity: id, owner: ActivityOwner(app: row.app, uid: row.uid))
+    }
+}

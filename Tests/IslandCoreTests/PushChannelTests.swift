@@ -1,0 +1,118 @@
+import IslandCore
+import OrderedCollections
+import OrderedJSON
+import Testing
+
+@Suite struct PushChannelTests {
+    @Test func anIdIsSixteenRandomBytesInBase64URLAndNamesTheAppsTopic() throws {
+        let channel = try PushChannel.make(root: "island", app: "org.example.Scores", randomBytes: Array(repeating: 0xFF, count: 16))
+        #expect(channel.id == "_____________________w")
+        #expect(channel.topic == "island/channels/org.example.Scores/_____________________w")
+        #expect(channel.configTopic == channel.topic + "/config")
+        #expect(channel.feedbackTopic(device: "kitchen") == "island/kitchen/org.example.Scores/_____________________w/feedback")
+        #expect(PushChannel(topic: channel.topic) == channel)
+        // 0xF8's first six bits are 62, `-`: an id a command line would take for an option.
+        let dash = try PushChannel.make(root: "island", app: "x", randomBytes: [0xF8] + Array(repeating: 0, count: 15))
+        #expect(dash.id == "_AAAAAAAAAAAAAAAAAAAAA")
+        let zero = try PushChannel.make(root: "a/b", app: "x", randomBytes: Array(repeating: 0, count: 16))
+        #expect(zero.id == "AAAAAAAAAAAAAAAAAAAAAA")
+        #expect(PushChannel(topic: zero.topic) == zero)
+    }
+
+    @Test func whatIsNoChannelIdIsRefusedByName() {
+        for id in ["", "short", "-AAAAAAAAAAAAAAAAAAAAA", "AAAAAAAAAAAAAAAAAAAAA+", "AAAAAAAAAAAAAAAAAAAAA/", "AAAAAAAAAAAAAAAAAAAAA#", "AAAAAAAAAAAAAAAAAAAAAAA"] {
+            #expect {
+                _ = try PushChannel(root: "island", app: "org.example.A", id: id)
+            } throws: { error in
+                guard case .invalidChannel = error as? IslandError else { return false }
+                return (error as? IslandError)?.name == "org.island.InvalidChannel"
+            }
+        }
+        // A token's topic, a config topic: no channel.
+        #expect(PushChannel(topic: "island/device/org.example.A/00112233445566778899aabbccddeeff") == nil)
+        #expect(PushChannel(topic: "island/channels/org.example.A/AAAAAAAAAAAAAAAAAAAAAA/config") == nil)
+    }
+}
+
+@Suite struct ChannelMessageTests {
+    let channel = try! PushChannel(root: "island", app: "org.example.A", id: "AAAAAAAAAAAAAAAAAAAAAA")
+
+    private func bytes(_ aps: JSONObject, _ extra: JSONObject = [:]) -> [UInt8] {
+        var top = extra
+        top["aps"] = .object(aps)
+        return JSON.object(top).serialized()
+    }
+
+    @Test func anUpdateIsReadWithItsExpirationAndWhetherItAsksForFeedback() throws {
+        let payload = bytes(["timestamp": 100, "event": "update", "content-state": ["score": "2-1"]], ["apns-expiration": 200, "feedback": true])
+        let message = try ChannelMessage.decode(payload, channel: channel, now: 150)
+        #expect(message.request.event == .update && message.expiration == 200 && message.wantsFeedback)
+        #expect(message.deadline == 200)
+    }
+
+    @Test func aMessageAfterItsExpirationIsRefusedByName() {
+        let payload = bytes(["timestamp": 100, "event": "update", "content-state": [:]], ["apns-expiration": 200])
+        #expect(throws: PushRefusal.refused(.channelMessageExpired(channel: channel.id, expiration: 200))) {
+            try ChannelMessage.decode(payload, channel: channel, now: 200.5)
+        }
+    }
+
+    /// A broker without MQTT 5's message expiry retains for ever: the 8 hours hold whatever the
+    /// message says.
+    @Test func noMessageIsAppliedMoreThanEightHoursAfterItsTimestamp() throws {
+        let forever = bytes(["timestamp": 100, "event": "update", "content-state": [:]])
+        _ = try ChannelMessage.decode(forever, channel: channel, now: 100 + 8 * 3600)
+        #expect(throws: PushRefusal.refused(.channelMessageExpired(channel: channel.id, expiration: 100 + 8 * 3600))) {
+            try ChannelMessage.decode(forever, channel: channel, now: 101 + 8 * 3600)
+        }
+    }
+
+    @Test func aBroadcastStartIsRefusedByName() {
+        let payload = bytes(["timestamp": 100, "event": "start", "content-state": [:], "attributes-type": "T", "attributes": [:]])
+        #expect(throws: PushRefusal.refused(.broadcastStart(channel: channel.id))) {
+            try ChannelMessage.decode(payload, channel: channel, now: 100)
+        }
+        #expect(IslandError.broadcastStart(channel: "x").name == "org.island.BroadcastStart")
+    }
+
+    @Test func aMessageLargerThanABroadcastMayBeIsRefusedBeforeItIsRead() {
+        let payload = bytes(["timestamp": 100, "event": "update", "content-state": ["pad": .string(String(repeating: "x", count: 5200))]])
+        #expect(throws: PushRefusal.payloadTooLarge(limit: 5120, size: payload.count)) {
+            try ChannelMessage.decode(payload, channel: channel, now: 100)
+        }
+    }
+
+    @Test func aStartThroughAPushToStartTokenMayNameAChannel() throws {
+        let payload = bytes(["timestamp": 1, "event": "start", "content-state": [:], "attributes-type": "T", "attributes": [:],
+                             "input-push-channel": "AAAAAAAAAAAAAAAAAAAAAA"])
+        #expect(try PushPayload.decode(payload).pushChannel == "AAAAAAAAAAAAAAAAAAAAAA")
+    }
+}
+
+@Suite struct ChannelSubscriptionsTests {
+    let owner = ActivityOwner(app: "org.example.A", uid: nil)
+    let one = try! PushChannel(root: "island", app: "org.example.A", id: "AAAAAAAAAAAAAAAAAAAAAA")
+    let two = try! PushChannel(root: "island", app: "org.example.A", id: "BBBBBBBBBBBBBBBBBBBBBB")
+
+    @Test func aChannelIsSubscribedToOnceForAllItsActivitiesAndLeftWithTheLast() {
+        var subscriptions = ChannelSubscriptions()
+        let first = subscriptions.add(.init(channel: one, activity: "a", owner: owner))
+        #expect(first.subscribe == one.topic && first.unsubscribe == nil)
+        let second = subscriptions.add(.init(channel: one, activity: "b", owner: owner))
+        #expect(second.subscribe == nil && second.unsubscribe == nil)
+        #expect(subscriptions.entries(topic: one.topic).map(\.activity) == ["a", "b"])
+        let a = subscriptions.remove(activity: "a")
+        #expect(a?.entry.activity == "a" && a?.unsubscribe == nil)
+        let b = subscriptions.remove(activity: "b")
+        #expect(b?.entry.activity == "b" && b?.unsubscribe == one.topic)
+        let again = subscriptions.remove(activity: "b")
+        #expect(subscriptions.topics.isEmpty && again == nil)
+    }
+
+    @Test func movingAnActivityToAnotherChannelLeavesTheFirstWhenNoOneElseListens() {
+        var subscriptions = ChannelSubscriptions([.init(channel: one, activity: "a", owner: owner)])
+        let moved = subscriptions.add(.init(channel: two, activity: "a", owner: owner))
+        #expect(moved.subscribe == two.topic && moved.unsubscribe == one.topic)
+        #expect(subscriptions.topics == [two.topic])
+    }
+}
