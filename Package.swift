@@ -35,6 +35,9 @@ let upcomingFeatures: [SwiftSetting] = [
 /// the build refuses an import a target does not declare (`--explicit-target-dependency-import-check`
 /// in scripts/test.sh), so none of them can reach a product module.
 let libraries: [Target] = [
+    // The self-pipe that wakes a thread waiting in poll or an event loop: the sd-bus loop, the
+    // MQTT sessions' threads, the daemon's manifest watcher.
+    .target(name: "SelfWake"),
     // sched_setattr(2) for the daemon's event loop (see IslandDaemon's EventLoopScheduling).
     .systemLibrary(name: "CLinuxScheduling"),
     .systemLibrary(
@@ -57,7 +60,7 @@ let libraries: [Target] = [
         pkgConfig: "libmosquitto",
         providers: [.apt(["libmosquitto-dev"])]
     ),
-    .target(name: "MQTT", dependencies: ["CMosquitto", "FreeDesktop"]),
+    .target(name: "MQTT", dependencies: ["CMosquitto", "FreeDesktop", "SelfWake"]),
     .systemLibrary(
         name: "CCrypto",
         pkgConfig: "libcrypto",
@@ -133,7 +136,7 @@ let libraries: [Target] = [
     .target(name: "CWaylandProtocols", dependencies: ["CWaylandClient"], exclude: ["protocols"]),
     // D-Bus through sd-bus (libsystemd): a bus on an sd-event loop of its own thread that
     // is also a Swift executor; matches, calls, names, served objects, monitors.
-    .target(name: "SDBus", dependencies: ["CSystemd"]),
+    .target(name: "SDBus", dependencies: ["CSystemd", "SelfWake"]),
     .testTarget(name: "SDBusTests", dependencies: ["SDBus", "ProcessTesting"]),
     .testTarget(
         name: "VarlinkTests",
@@ -222,7 +225,7 @@ let island: [Target] = [
         name: "IslandDaemon",
         dependencies: [
             "IslandCore", "IslandStore", "OrderedJSON", "IslandPaths", "IslandProtocol", "VarlinkCore", "VarlinkNIO", "Systemd", "MQTT",
-            "FreeDesktop",
+            "FreeDesktop", "SelfWake",
             "CLinuxScheduling",
             .product(name: "Logging", package: "swift-log"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -369,7 +372,7 @@ let island: [Target] = [
     .testTarget(
         name: "IslandBridgeTests",
         dependencies: [
-            "IslandBridge", "SDBus", "OrderedJSON", "IslandCore", "SeededRandom",
+            "IslandBridge", "SDBus", "OrderedJSON", "IslandCore", "SeededRandom", "FreeDesktop",
             .product(name: "OrderedCollections", package: "swift-collections"),
             .product(name: "Logging", package: "swift-log"),
         ]

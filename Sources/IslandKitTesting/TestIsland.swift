@@ -167,17 +167,6 @@ public final class TestIsland: Sendable {
     /// One call on a connection of its own (each role binds its connection), refusals as
     /// `ActivityAuthorizationError`.
     private func call(_ method: String, _ parameters: JSONObject) async throws -> JSONObject {
-        let client = VarlinkClient.inProcess(daemon.service)
-        do {
-            let reply = try await client.call(method, parameters)
-            await client.close()
-            return reply
-        } catch let error as VarlinkError {
-            await client.close()
-            throw ActivityAuthorizationError(error)
-        } catch {
-            await client.close()
-            throw error
-        }
+        try await IslandConnection.callAlone(VarlinkClient.inProcess(daemon.service), method, parameters)
     }
 }

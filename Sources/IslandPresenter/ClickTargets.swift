@@ -200,3 +200,52 @@ public struct BarShown: Sendable, Hashable {
     /// The record file of the bar presenter `pid` for the daemon at `socket`.
     public static func fileName(socket: String, pid: Int32) -> String { filePrefix(socket: socket) + "\(pid).json" }
 }
+
+// MARK: The click's decision
+
+extension BarClick {
+    /// What a click made at `clickedAt` (on `BootClock`) comes to, with `model` the daemon's
+    /// snapshot at `now`: the `Interact` call to make, or why none is made (for the user).
+    /// `button`: the button's action, for `button`; `activity`: the button of this activity,
+    /// named by the user, rather than the island's; `shown`: the records of the bar presenters
+    /// running for the daemon (none: a key binding alone, which acts on the island as the
+    /// daemon has it). `list` is no call: the caller opens the list.
+    public func decide(button: String?, activity: String?, model: PresenterModel, shown: [BarShown],
+                       clickedAt: Double, now: Double) -> BarShown.Decision {
+        let interaction: String, id: String
+        if let activity {
+            // Named by the user: what the island or a bar shows now does not choose it.
+            (interaction, id) = (rawValue, activity)
+        } else {
+            guard let (islandInteraction, islandID) = self.interaction(on: model.island) else {
+                return .refuse("the island shows nothing")
+            }
+            (interaction, id) = (islandInteraction, islandID)
+            switch BarShown.decide(self, records: shown, island: model.island, at: clickedAt) {
+            case .act, nil: break  // the same action and activity as the island's, checked there; or no bar runs
+            case .refuse(let reason): return .refuse(reason)
+            }
+        }
+        if let button, let refusal = Self.buttonRefusal(button, of: activity, scene: IslandScene(model: model, now: now)) {
+            return .refuse(TerminalText.display(refusal))
+        }
+        return .act(action: interaction, id: id)
+    }
+
+    /// Why the island's activity (or `activity`, when given) has no button `action` to press;
+    /// nil when it has. The activity is named by its app and title as well as its id.
+    public static func buttonRefusal(_ action: String, of activity: String? = nil, scene: IslandScene) -> String? {
+        let lookup = scene.button(action, of: activity)
+        func named(_ id: String) -> String { scene.entry(id).map(IslandScene.naming) ?? "activity \(id)" }
+        switch lookup {
+        case .found: return nil
+        case .noActivity:
+            return activity.map { "no activity \($0) on the island or in its list (no button \(action) to press)" }
+                ?? "the island shows nothing"
+        case .ended(let id): return "\(named(id)) has ended: its buttons act no more"
+        case .missing(let id, let available) where available.isEmpty: return "\(named(id)) has no buttons (no button \(action))"
+        case .missing(let id, let available):
+            return "\(named(id)) has no button \(action); its buttons: \(available.joined(separator: ", "))"
+        }
+    }
+}

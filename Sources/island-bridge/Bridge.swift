@@ -29,99 +29,44 @@ actor Bridge {
     private var configuration: BridgeConfiguration
     private let connection: IslandConnection
     private let logger: Logger
-    private let busAddress: String?
-    private let currentDesktop: String?
-    private var entries: InstalledDesktopEntries
+    private var host: BridgeHost
     private var book: ActivityBook
-
-    /// The session bus and the sources following it, while connected.
-    private var bus: SDBusSourceBus?
-    private var sources: SessionSources?
-    /// The desktop's Do Not Disturb switches followed on the bus, while connected; GNOME's
-    /// among them in a GNOME session.
-    private var desktopSwitches: [any DesktopSwitch] = []
-    private var gnomeBanners: GnomeBanners?
-    private var desktopFocus = DesktopFocus()
-    /// The screen-cast sessions seen by a monitor of their own, while following them.
-    private var screenCasts = ScreenCastSessions()
-    private var screenCastMonitor: BusSubscription?
-    /// The clients and services of screen-cast sessions, followed until they leave the bus.
-    private var screenCastPeers: [String: BusSubscription] = [:]
-    private var sharingAnnouncer = SharingAnnouncer()
-    /// What the screen casts added up to when last logged.
-    private var sharedBefore: ScreenCastSessions.Service?
-    /// Logged once per bus connection: a monitor refused stays refused.
-    private var screenCastRefusalLogged = false
-    /// The desktop's lock reports followed, while connected: the screensavers on the session
-    /// bus, logind's on a system bus connection of its own.
-    private var lockSignals: [LockSignal] = []
-    private var systemBus: SDBusSourceBus?
-    private var desktopLock = DesktopLock()
-    private let systemBusAddress: String
-    private let sessionID: String
-    private var daemonListed = false
-    private var events: Task<Void, Never>?
+    /// The session bus and what is followed on it, while connected.
+    private var session: SessionBus?
+    /// What islandd is told of the desktop's focus, screen sharing and lock.
+    private var desktop = DesktopAnnouncements(backoff: Bridge.reconnect)
+    /// The connections tried again after a failure: the session bus, islandd, the system bus.
+    private var links = RetryingLinks<Link>(backoff: Bridge.reconnect)
+    /// The one timer: armed for the book's next deadline or the next retry of a link, the earlier.
+    private var timer: LoopTimer?
+    private var daemon = DaemonState()
     private var stopping = false
-
-    private var bookTimer: LoopTimer?
-    private var busTimer: LoopTimer?
-    private var daemonTimer: LoopTimer?
-    private var focusTimer: LoopTimer?
-    private var sharingTimer: LoopTimer?
-    private var lockTimer: LoopTimer?
-    private var systemBusTimer: LoopTimer?
-    /// Failed tries since the last connection, for `reconnect`'s waits.
-    private var busAttempts = 0
-    private var daemonAttempts = 0
-    private var focusAttempts = 0
-    private var sharingAttempts = 0
-    private var lockAttempts = 0
-    private var systemBusAttempts = 0
 
     init(loop: BusLoop, configuration: BridgeConfiguration, connection: IslandConnection, busAddress: String?,
          environment: [String: String], logger: Logger) {
         self.loop = loop
         self.configuration = configuration
         self.connection = connection
-        self.busAddress = busAddress
         self.logger = logger
-        currentDesktop = environment["XDG_CURRENT_DESKTOP"]
-        // sd-bus's own default for the system bus, which tests point elsewhere.
-        systemBusAddress = environment["DBUS_SYSTEM_BUS_ADDRESS"] ?? "unix:path=/run/dbus/system_bus_socket"
-        sessionID = environment["XDG_SESSION_ID"].flatMap { $0.isEmpty ? nil : $0 } ?? "auto"
-        entries = InstalledDesktopEntries(environment: environment)
+        host = BridgeHost(busAddress: busAddress, environment: environment)
         book = ActivityBook(capacity: configuration.maxActivities, instance: String(UInt32.random(in: .min ... .max), radix: 36))
     }
 
+    /// The book's clock.
     static var now: Double { Date().timeIntervalSince1970 }
 
     // MARK: Start and stop
 
     func start() {
         do {
-            bookTimer = try LoopTimer(loop: loop) { [self] in pump() }
-            busTimer = try LoopTimer(loop: loop) { [self] in connectBus() }
-            daemonTimer = try LoopTimer(loop: loop) { [self] in connectDaemon() }
-            focusTimer = try LoopTimer(loop: loop) { [self] in
-                desktopFocus.retry()
-                sendFocus()
-            }
-            sharingTimer = try LoopTimer(loop: loop) { [self] in
-                sharingAnnouncer.retry()
-                sendSharing()
-            }
-            lockTimer = try LoopTimer(loop: loop) { [self] in
-                desktopLock.retry()
-                sendLock()
-            }
-            systemBusTimer = try LoopTimer(loop: loop) { [self] in followLogind() }
+            timer = try LoopTimer(loop: loop) { [self] in timerFired() }
         } catch {
             logger.critical("cannot arm timers on the bus loop", metadata: ["error": "\(error)"])
         }
         logger.info("starting", metadata: [
             "mpris": "\(configuration.mprisEnabled)", "notifications": "\(configuration.notificationsEnabled)",
-            "jobs": "\(configuration.servesJobs(currentDesktop: currentDesktop))", "maxActivities": "\(configuration.maxActivities)",
-            "followDoNotDisturb": "\(configuration.followDoNotDisturb)", "followScreenSharing": "\(configuration.followScreenSharing)",
+            "jobs": "\(configuration.servesJobs(currentDesktop: host.currentDesktop))", "maxActivities": "\(configuration.maxActivities)",
+            "followFocus": "\(configuration.followFocus)", "followScreenSharing": "\(configuration.followScreenSharing)",
             "followLock": "\(configuration.followLock)",
         ])
         connectBus()
@@ -132,7 +77,7 @@ actor Bridge {
     /// them), then lets go of the bus.
     func stop() async {
         stopping = true
-        events?.cancel()
+        daemon.events?.cancel()
         for source in book.sources { book.finish(source, content: nil, dismissal: .immediate) }
         let ends = book.commands(now: Self.now)
         await withTaskGroup(of: Void.self) { group in
@@ -140,13 +85,7 @@ actor Bridge {
                 group.addTask { [connection, logger] in _ = await command.run(on: connection, logger: logger) }
             }
         }
-        bookTimer = nil
-        busTimer = nil
-        daemonTimer = nil
-        focusTimer = nil
-        sharingTimer = nil
-        lockTimer = nil
-        systemBusTimer = nil
+        timer = nil
         dropBus()
         await connection.close()
         logger.info("stopped", metadata: ["ended": "\(ends.count)"])
@@ -163,23 +102,29 @@ actor Bridge {
             endBusSources()
             connectBus()
         } else {
-            sources?.mpris?.staleAfterPause = new.staleAfterPause
+            session?.sources.mpris?.staleAfterPause = new.staleAfterPause
             pump()
         }
-        if old.followDoNotDisturb != new.followDoNotDisturb { followDoNotDisturb() }
+        if old.followFocus != new.followFocus { followFocus() }
         if old.followScreenSharing != new.followScreenSharing { followScreenSharing() }
         if old.followLock != new.followLock { followLock() }
     }
 
     private func enabledSources(_ configuration: BridgeConfiguration) -> SessionSources.Enabled {
         SessionSources.Enabled(mpris: configuration.mprisEnabled, notifications: configuration.notificationsEnabled,
-                               jobs: configuration.servesJobs(currentDesktop: currentDesktop))
+                               jobs: configuration.servesJobs(currentDesktop: host.currentDesktop))
     }
 
-    // MARK: Reconnecting
+    // MARK: Retrying, on the one timer
 
-    /// The waits before trying a connection (the bus, or islandd) again after failed tries:
-    /// doubling, from a second to half a minute.
+    /// The connections that are tried again after a failure, each a `RetryingLink`; the calls
+    /// that tell islandd a desktop state are `desktop`'s.
+    enum Link: Hashable, CaseIterable {
+        case sessionBus, daemon, systemBus
+    }
+
+    /// The waits before trying a connection (a bus, islandd) or a call to islandd again after
+    /// failed tries: doubling, from a second to half a minute.
     private static let reconnect = Backoff(first: .seconds(1), maximum: .seconds(30))
 
     /// A bus that was there and went (dbus-daemon restarted) is likely back at once.
@@ -187,34 +132,57 @@ actor Bridge {
     /// An islandd that refuses the bridge will not change its mind soon.
     private static let refusedRetry = Duration.seconds(60)
 
+    /// Arms the timer for the earliest of the book's deadline and the retries due.
+    private func armTimer() {
+        let now = ContinuousClock.now
+        var waits: [Duration] = []
+        if let deadline = book.nextDeadline { waits.append(.milliseconds(Int64(max(0, deadline - Self.now) * 1000) + 1)) }
+        // A millisecond more, as for the book: the timer fires at or after its time, and the
+        // retry is then due.
+        for due in [links.nextDue, desktop.nextDue].compactMap({ $0 }) { waits.append(max(.zero, due - now) + .milliseconds(1)) }
+        if let wait = waits.min() { timer?.arm(after: wait) } else { timer?.disarm() }
+    }
+
+    private func timerFired() {
+        let now = ContinuousClock.now
+        for link in links.takeDue(now: now) {
+            switch link {
+            case .sessionBus: connectBus()
+            case .daemon: connectDaemon()
+            case .systemBus: followLogind()
+            }
+        }
+        desktop.retryDue(now: now)
+        announce()
+        pump()
+        armTimer()
+    }
+
     // MARK: The bus
 
     private func connectBus() {
-        guard !stopping, bus == nil else { return }
+        guard !stopping, session == nil else { return }
         let connected: Bus
         do {
-            connected = try Bus.connect(address: busAddress, loop: loop, description: "island-bridge") { [self] in busLost() }
+            connected = try Bus.connect(address: host.busAddress, loop: loop, description: "island-bridge") { [self] in busLost() }
         } catch {
-            let wait = Self.reconnect.delay(attempt: busAttempts)
-            busAttempts += 1
+            let wait = links[.sessionBus].failed(now: .now)
             logger.warning("cannot connect to the session bus; retrying", metadata: ["error": "\(error)", "retryIn": "\(wait)"])
-            busTimer?.arm(after: wait)
+            armTimer()
             return
         }
-        busAttempts = 0
+        links[.sessionBus].held()
         logger.info("connected to the session bus", metadata: ["name": "\(connected.uniqueName)"])
-        let bus = SDBusSourceBus(connected, address: busAddress, logger: logger)
+        let bus = SDBusSourceBus(connected, address: host.busAddress, logger: logger)
         let context = SourceContext(busID: String(connected.busID.prefix(12)), changes: { [self] in apply($0) },
-                                    readEnded: { [self] in settleIfScanned() }, lookup: { [self] in entries.lookup($0) },
+                                    readEnded: { [self] in settleIfScanned() }, lookup: { [self] in host.entries.lookup($0) },
                                     now: { Self.now }, logger: logger)
         let sources = SessionSources(bus: bus, context: context, enabled: enabledSources(configuration),
                                      staleAfterPause: configuration.staleAfterPause, maximumJobs: configuration.maxJobs,
                                      maximumJobsPerSender: configuration.maxJobsPerSender)
-        self.bus = bus
-        self.sources = sources
+        session = SessionBus(bus: bus, sources: sources)
         sources.start()
-        followDoNotDisturb()
-        screenCastRefusalLogged = false
+        followFocus()
         followScreenSharing()
         followLock()
         settleIfScanned()
@@ -226,27 +194,27 @@ actor Bridge {
         logger.warning("lost the session bus; reconnecting")
         endBusSources()
         guard !stopping else { return }
-        busAttempts = 0
-        busTimer?.arm(after: Self.busLostRetry)
+        links[.sessionBus].held()
+        links[.sessionBus].retry(after: Self.busLostRetry, now: .now)
+        armTimer()
     }
 
     /// Ends what came from the bus and lets go of it.
     private func endBusSources() {
-        if let sources { apply(sources.end()) }
+        if let sources = session?.sources { apply(sources.end()) }
         dropBus()
     }
 
     private func dropBus() {
-        sources = nil
-        stopFollowingDoNotDisturb()
+        stopFollowingFocus()
         stopFollowingScreenSharing()
         stopFollowingLock()
-        bus?.close()
-        bus = nil
+        session?.bus.close()
+        session = nil
     }
 
     private func settleIfScanned() {
-        guard sources?.isScanned ?? true, daemonListed else { return }
+        guard session?.sources.isScanned ?? true, daemon.listed else { return }
         book.settle()
         pump()
     }
@@ -283,11 +251,7 @@ actor Bridge {
             case .warning: logger.warning("\(notice.message)")
             }
         }
-        if let deadline = book.nextDeadline {
-            bookTimer?.arm(after: .milliseconds(Int64(max(0, deadline - now) * 1000) + 1))
-        } else {
-            bookTimer?.disarm()
-        }
+        armTimer()
     }
 
     private func completed(_ ticket: ActivityBook.Ticket, _ outcome: ActivityBook.Outcome) {
@@ -314,24 +278,24 @@ actor Bridge {
     }
 
     private func daemonConnected(info: AuthorizationSnapshot, stream: AsyncStream<ActivityEvent>, listed: [ActivitySnapshot]) {
-        daemonAttempts = 0
+        links[.daemon].held()
         logger.info("connected to islandd", metadata: [
             "socket": "\(connection.configuration.socketPath)", "enabled": "\(info.enabled)",
             "maxActivitiesPerApp": "\(info.limits["maxActivitiesPerApp"]?.intValue.map(String.init) ?? "?")",
         ])
         book.authorized(enabled: info.enabled, maximumActivities: info.limits["maxActivitiesPerApp"]?.intValue)
         book.adopt(listed.map(Self.listed))
-        daemonListed = true
-        desktopFocus.retry()
-        sendFocus()
+        daemon.listed = true
+        desktop.retry(.focus)
         // A daemon that restarted starts unshared: tell it again while something is cast.
-        if configuration.followScreenSharing, screenCastMonitor != nil, let source = screenCasts.sharedBy {
-            sharingAnnouncer.shared(by: source, again: true)
+        if configuration.followScreenSharing, let screenCasts = session?.screenCasts, screenCasts.monitor != nil,
+           let source = screenCasts.sessions.sharedBy {
+            desktop.sharing.shared(by: source, again: true)
         }
-        sharingAnnouncer.retry()
-        sendSharing()
+        desktop.retry(.sharing)
+        announce()
         announceLockAgain()
-        events = Task {
+        daemon.events = Task {
             for await event in stream { self.handle(event) }
         }
         settleIfScanned()
@@ -340,16 +304,16 @@ actor Bridge {
 
     private func daemonRefused(_ error: ActivityAuthorizationError) {
         if case .daemonUnavailable = error {
-            let wait = Self.reconnect.delay(attempt: daemonAttempts)
-            daemonAttempts += 1
+            let wait = links[.daemon].failed(now: .now)
             logger.warning("islandd is not reachable; retrying", metadata: ["error": "\(error)", "retryIn": "\(wait)"])
-            daemonTimer?.arm(after: wait)
+            armTimer()
             return
         }
         // Unentitled or denied at the first call: IslandKit's connection gave up; the book
         // waits for an authorization event that will not come, so try again, slowly.
         logger.warning("islandd refuses the bridge", metadata: ["error": "\(error)"])
-        daemonTimer?.arm(after: Self.refusedRetry)
+        links[.daemon].retry(after: Self.refusedRetry, now: .now)
+        armTimer()
     }
 
     private func handle(_ event: ActivityEvent) {
@@ -367,9 +331,9 @@ actor Bridge {
             // The connection came back, perhaps to a daemon that restarted and starts unlocked.
             announceLockAgain()
         case .tap:
-            if let key = sourceKey(of: event) { sources?.tapped(key) }
+            if let key = sourceKey(of: event) { session?.sources.tapped(key) }
         case .button:
-            if let key = sourceKey(of: event), let action = event.action { sources?.pressed(action, on: key) }
+            if let key = sourceKey(of: event), let action = event.action { session?.sources.pressed(action, on: key) }
         case .content, .pushToken, .pushToStartToken, .focus:
             // The bridge asks for no push tokens: its sources are on this machine. Focus is
             // the daemon's to apply: the bridge's alerts are suppressed there.
@@ -383,75 +347,78 @@ actor Bridge {
         event.activity.flatMap { book.source(ofActivity: $0.id) }.flatMap(SourceKey.init)
     }
 
-    // MARK: Do Not Disturb
+    // MARK: Focus (the desktop's Do Not Disturb)
 
     /// Follows the desktop's switches on the bus when the configuration says so; stops
     /// following them otherwise (focus stays as it is). GNOME's setting only in a GNOME
     /// session: elsewhere it is a leftover of one, which the user no longer sees.
-    private func followDoNotDisturb() {
-        guard configuration.followDoNotDisturb, let bus else { return stopFollowingDoNotDisturb() }
-        guard desktopSwitches.isEmpty else { return }
-        var switches: [(DesktopFocus.Switch, any DesktopSwitch)] = [
-            (.dunst, ServerSwitch(bus: bus, property: ServerSwitch.dunstPause) { [self] in focusRead(.dunst, $0) }),
-            (.kde, ServerSwitch(bus: bus, property: ServerSwitch.kdeInhibition) { [self] in focusRead(.kde, $0) }),
-            (.swaync, SwayncDnd(bus: bus) { [self] in focusRead(.swaync, $0) }),
-            (.mako, MakoMode(bus: bus) { [self] in focusRead(.mako, $0) }),
+    private func followFocus() {
+        guard configuration.followFocus, let bus = session?.bus else { return stopFollowingFocus() }
+        guard session?.focusSwitches.isEmpty ?? false else { return }
+        var switches: [(DesktopFocus.Switch, any FocusSwitch)] = [
+            (.dunst, ServerFocus(bus: bus, reader: .dunstPause) { [self] in focusRead(.dunst, $0) }),
+            (.kde, ServerFocus(bus: bus, reader: .kdeInhibition) { [self] in focusRead(.kde, $0) }),
+            (.swaync, ServerFocus(bus: bus, reader: .swaync) { [self] in focusRead(.swaync, $0) }),
+            (.mako, ServerFocus(bus: bus, reader: .mako) { [self] in focusRead(.mako, $0) }),
         ]
-        let desktops = (currentDesktop ?? "").split(separator: ":").map { $0.uppercased() }
+        let desktops = (host.currentDesktop ?? "").split(separator: ":").map { $0.uppercased() }
         if desktops.contains("GNOME") {
-            let banners = GnomeBanners(bus: bus, read: { [self] in readGnomeBanners() }, reading: { [self] in focusRead(.gnome, $0) })
-            gnomeBanners = banners
-            switches.append((.gnome, banners))
+            let gnome = GnomeFocus(bus: bus, read: { [self] in readGnomeFocus() }, reading: { [self] in focusRead(.gnome, $0) })
+            switches.append((.gnome, gnome))
         }
         for (source, desktopSwitch) in switches {
             do {
                 try desktopSwitch.start()
-                desktopSwitches.append(desktopSwitch)
+                session?.focusSwitches.append(desktopSwitch)
             } catch {
                 logger.error("cannot follow \(source.name)", metadata: ["error": "\(error)"])
             }
         }
     }
 
-    private func stopFollowingDoNotDisturb() {
-        for desktopSwitch in desktopSwitches { desktopSwitch.stop() }
-        desktopSwitches = []
-        gnomeBanners = nil
+    private func stopFollowingFocus() {
+        for desktopSwitch in session?.focusSwitches ?? [] { desktopSwitch.stop() }
+        session?.focusSwitches = []
     }
 
-    private func readGnomeBanners() {
-        GSettingsReader.readBool(schema: "org.gnome.desktop.notifications", key: "show-banners") { banners in
-            Task { await self.gnomeBannersRead(banners) }
+    private func readGnomeFocus() {
+        GSettingsReader.readBool(schema: "org.gnome.desktop.notifications", key: "show-banners") { showBanners in
+            Task { await self.gnomeFocusRead(showBanners: showBanners) }
         }
     }
 
-    private func gnomeBannersRead(_ banners: Bool?) {
-        gnomeBanners?.answered(banners)
+    private func gnomeFocusRead(showBanners: Bool?) {
+        // The switches followed when the answer comes back, not those of when it was asked.
+        for case let gnome as GnomeFocus in session?.focusSwitches ?? [] { gnome.answered(showBanners: showBanners) }
     }
 
-    private func focusRead(_ source: DesktopFocus.Switch, _ doNotDisturb: Bool?) {
-        if let change = desktopFocus.read(source, doNotDisturb: doNotDisturb) { logger.info("\(change)") }
-        sendFocus()
+    private func focusRead(_ source: DesktopFocus.Switch, _ focus: Bool?) {
+        if let change = desktop.focus.read(source, focus: focus) { logger.info("\(change)") }
+        announce()
     }
 
-    private func sendFocus() {
-        guard !stopping, let on = desktopFocus.nextCall() else { return }
-        Task { [connection, logger] in
-            let succeeded = await Self.setFocus(on, socketPath: connection.configuration.socketPath, logger: logger)
-            self.focusSent(on, succeeded: succeeded)
+    // MARK: Telling islandd the desktop's states
+
+    /// Sends the calls `desktop` has due, each on an Admin connection of its own.
+    private func announce() {
+        guard !stopping else { return }
+        for call in desktop.nextCalls() {
+            Task { [connection, logger] in
+                let reply = await Self.admin(call.method, call.parameters, socketPath: connection.configuration.socketPath, logger: logger)
+                if let reply {
+                    let told = call.told(reply: reply)
+                    logger.info("\(told.message)", metadata: .init(uniqueKeysWithValues: told.fields.map { ($0, .string($1)) }))
+                }
+                self.announced(call, succeeded: reply != nil)
+            }
         }
     }
 
-    /// A call that failed is tried again after the waits of a reconnection.
-    private func focusSent(_ on: Bool, succeeded: Bool) {
-        desktopFocus.completed(on, succeeded: succeeded)
-        if succeeded {
-            focusAttempts = 0
-        } else {
-            focusTimer?.arm(after: Self.reconnect.delay(attempt: focusAttempts))
-            focusAttempts += 1
-        }
-        sendFocus()
+    /// A call that failed is tried again after the waits of its link.
+    private func announced(_ call: DesktopAnnouncements.Call, succeeded: Bool) {
+        desktop.completed(call, succeeded: succeeded, now: .now)
+        armTimer()
+        announce()
     }
 
     /// A daemon that accepts the connection and never answers holds the call this long.
@@ -482,14 +449,6 @@ actor Bridge {
         }
     }
 
-    private static func setFocus(_ on: Bool, socketPath: String, logger: Logger) async -> Bool {
-        guard let reply = await admin("org.island.Admin.SetFocus", ["on": .bool(on)], socketPath: socketPath, logger: logger) else {
-            return false
-        }
-        logger.info("set islandd's focus", metadata: ["on": "\(reply["focus"]?["on"]?.boolValue ?? on)"])
-        return true
-    }
-
     // MARK: Screen sharing
 
     /// Follows the screen-cast sessions on the bus, on a monitor connection of their own, when
@@ -498,93 +457,62 @@ actor Bridge {
     /// following them otherwise (sharing stays as it is). A bus that refuses to make a monitor
     /// (`BecomeMonitor`) is said once: nothing is detected then.
     private func followScreenSharing() {
-        guard configuration.followScreenSharing, let bus else { return stopFollowingScreenSharing() }
-        guard screenCastMonitor == nil else { return }
+        guard configuration.followScreenSharing, let bus = session?.bus else { return stopFollowingScreenSharing() }
+        guard session?.screenCasts.monitor == nil else { return }
         do {
-            screenCastMonitor = try bus.monitor(rules: ScreenCastEvent.monitorRules) { [self] message in
+            session?.screenCasts.monitor = try bus.monitor(rules: ScreenCastEvent.monitorRules) { [self] message in
                 // Most messages (a call starting, or refused) change nothing to act on: a
                 // flood of them costs a look-up each, never a round trip to the bus.
-                guard let event = ScreenCastEvent(message), screenCasts.observe(event) else { return }
+                guard let event = ScreenCastEvent(message), session?.screenCasts.sessions.observe(event) == true else { return }
                 screenCastsChanged()
             }
         } catch {
-            if !screenCastRefusalLogged {
-                screenCastRefusalLogged = true
+            if session?.screenCasts.refusalLogged == false {
+                session?.screenCasts.refusalLogged = true
                 logger.error("cannot watch screen casts (BecomeMonitor refused): sharing the screen will not hide activity content",
                              metadata: ["error": "\(error)"])
             }
             return
         }
         logger.info("following screen casts (xdg-desktop-portal ScreenCast, Mutter ScreenCast)")
-        sharingAnnouncer.shared(by: screenCasts.sharedBy, again: true)
-        sendSharing()
+        desktop.sharing.shared(by: session?.screenCasts.sessions.sharedBy, again: true)
+        announce()
     }
 
     private func stopFollowingScreenSharing() {
-        screenCastMonitor = nil
-        screenCastPeers = [:]
-        screenCasts.reset()
-        sharedBefore = nil
+        session?.screenCasts.stop()
     }
 
     /// After what the monitor saw or a peer leaving: the peers followed, and islandd told
     /// when the screen's being shared changed.
     private func screenCastsChanged() {
-        let peers = screenCasts.peers
-        for name in screenCastPeers.keys where !peers.contains(name) { screenCastPeers[name] = nil }
-        for name in peers where screenCastPeers[name] == nil {
+        guard let bus = session?.bus, let screenCasts = session?.screenCasts else { return }
+        let peers = screenCasts.sessions.peers
+        for name in screenCasts.peers.keys where !peers.contains(name) { session?.screenCasts.peers[name] = nil }
+        for name in peers where screenCasts.peers[name] == nil {
             do {
-                screenCastPeers[name] = try bus?.track(name) { [self] in
-                    screenCasts.left(name)
+                session?.screenCasts.peers[name] = try bus.track(name) { [self] in
+                    session?.screenCasts.sessions.left(name)
                     // Not from inside the tracker's own callback.
-                    bus?.afterDispatch { [self] in screenCastsChanged() }
+                    session?.bus.afterDispatch { [self] in screenCastsChanged() }
                 }
             } catch {
                 logger.debug("cannot follow a screen cast's peer", metadata: ["name": "\(name)", "error": "\(error)"])
             }
         }
-        let shared = screenCasts.sharedBy
-        if shared != sharedBefore {
+        let shared = session?.screenCasts.sessions.sharedBy
+        if shared != session?.screenCasts.sharedBefore {
             if let shared {
-                logger.info("the screen is shared", metadata: ["by": "\(shared.rawValue)", "sessions": "\(screenCasts.sessionCount)"])
+                logger.info("the screen is shared", metadata: [
+                    "by": "\(shared.rawValue)", "sessions": "\(session?.screenCasts.sessions.sessionCount ?? 0)",
+                ])
             } else {
                 logger.info("the screen is no longer shared")
             }
-            sharedBefore = shared
+            session?.screenCasts.sharedBefore = shared
         }
-        sharingAnnouncer.shared(by: shared)
-        sendSharing()
-    }
-
-    private func sendSharing() {
-        guard !stopping, let wish = sharingAnnouncer.nextCall() else { return }
-        Task { [connection, logger] in
-            let succeeded = await Self.setSharing(wish, socketPath: connection.configuration.socketPath, logger: logger)
-            self.sharingSent(wish, succeeded: succeeded)
-        }
-    }
-
-    private func sharingSent(_ wish: SharingAnnouncer.Wish, succeeded: Bool) {
-        sharingAnnouncer.completed(wish, succeeded: succeeded)
-        if succeeded {
-            sharingAttempts = 0
-        } else {
-            sharingTimer?.arm(after: Self.reconnect.delay(attempt: sharingAttempts))
-            sharingAttempts += 1
-        }
-        sendSharing()
-    }
-
-    private static func setSharing(_ wish: SharingAnnouncer.Wish, socketPath: String, logger: Logger) async -> Bool {
-        var parameters: JSONObject = ["on": .bool(wish.on)]
-        if let source = wish.source { parameters["source"] = .string(source.rawValue) }
-        guard let reply = await admin("org.island.Admin.SetSharing", parameters, socketPath: socketPath, logger: logger) else {
-            return false
-        }
-        logger.info("set islandd's sharing", metadata: [
-            "on": "\(wish.on)", "contentHidden": "\(reply["sharing"]?["contentHidden"]?.boolValue ?? false)",
-        ])
-        return true
+        desktop.sharing.shared(by: shared)
+        announce()
     }
 
     // MARK: The session lock
@@ -594,27 +522,28 @@ actor Bridge {
     /// and tells islandd what they add up to, at once too (the bridge cannot know what was said
     /// before it). Stops following them otherwise (the lock stays as it is).
     private func followLock() {
-        guard configuration.followLock, let bus else { return stopFollowingLock() }
-        guard lockSignals.isEmpty else { return }
+        guard configuration.followLock, let bus = session?.bus else { return stopFollowingLock() }
+        guard session?.lockSignals.isEmpty ?? false else { return }
         for kind in [LockSignal.Kind.gnome, .freedesktop] {
             let signal = LockSignal(kind, bus: bus) { [self] in lockRead(kind, $0) }
             do {
                 try signal.start()
-                lockSignals.append(signal)
+                session?.lockSignals.append(signal)
             } catch {
                 logger.error("cannot follow \(kind.service)", metadata: ["error": "\(error)"])
             }
         }
         logger.info("following the session lock (org.gnome.ScreenSaver, org.freedesktop.ScreenSaver, logind's LockedHint)")
-        desktopLock.announceAgain()
-        sendLock()
+        desktop.lock.announceAgain()
+        announce()
         followLogind()
     }
 
     /// logind's report, on a system bus connection of its own; one that fails or goes away is
     /// tried again after the waits of a reconnection (logind's report reads nil meanwhile).
     private func followLogind() {
-        guard !stopping, configuration.followLock, bus != nil, systemBus == nil else { return }
+        guard !stopping, configuration.followLock, let session, session.systemBus == nil else { return }
+        let systemBusAddress = host.systemBusAddress
         // A machine with no system bus at all (a container, a test) has no logind to follow:
         // retrying would wake the bridge every 30 s for ever. The screensavers are still read.
         if systemBusAddress.hasPrefix("unix:path="), !FileManager.default.fileExists(atPath: String(systemBusAddress.dropFirst("unix:path=".count))) {
@@ -627,16 +556,15 @@ actor Bridge {
                 systemBusLost()
             }
         } catch {
-            let wait = Self.reconnect.delay(attempt: systemBusAttempts)
-            systemBusAttempts += 1
+            let wait = links[.systemBus].failed(now: .now)
             logger.warning("cannot connect to the system bus for logind's LockedHint; retrying",
                            metadata: ["error": "\(error)", "retryIn": "\(wait)"])
-            systemBusTimer?.arm(after: wait)
+            armTimer()
             return
         }
-        systemBusAttempts = 0
+        links[.systemBus].held()
         let systemBus = SDBusSourceBus(connected, address: systemBusAddress, logger: logger)
-        let signal = LockSignal(.logind, bus: systemBus, sessionID: sessionID) { [self] in lockRead(.logind, $0) }
+        let signal = LockSignal(.logind, bus: systemBus, sessionID: host.sessionID) { [self] in lockRead(.logind, $0) }
         do {
             try signal.start()
         } catch {
@@ -644,79 +572,109 @@ actor Bridge {
             systemBus.close()
             return
         }
-        self.systemBus = systemBus
-        lockSignals.append(signal)
+        self.session?.systemBus = systemBus
+        self.session?.lockSignals.append(signal)
     }
 
     private func systemBusLost() {
         logger.warning("lost the system bus; reconnecting for logind's LockedHint")
         dropSystemBus()
         guard !stopping else { return }
-        systemBusTimer?.arm(after: Self.busLostRetry)
+        links[.systemBus].retry(after: Self.busLostRetry, now: .now)
+        armTimer()
     }
 
     private func dropSystemBus() {
-        for signal in lockSignals where signal.kind.isOnSystemBus { signal.stop() }
-        lockSignals.removeAll { $0.kind.isOnSystemBus }
-        systemBus?.close()
-        systemBus = nil
-        if let change = desktopLock.forget([.logind]) { logger.info("\(change)") }
-        sendLock()
+        for signal in session?.lockSignals ?? [] where signal.kind.isOnSystemBus { signal.stop() }
+        session?.lockSignals.removeAll { $0.kind.isOnSystemBus }
+        session?.systemBus?.close()
+        session?.systemBus = nil
+        if let change = desktop.lock.forget([.logind]) { logger.info("\(change)") }
+        announce()
     }
 
     private func stopFollowingLock() {
-        for signal in lockSignals { signal.stop() }
-        lockSignals = []
-        systemBusTimer?.disarm()
-        systemBus?.close()
-        systemBus = nil
+        for signal in session?.lockSignals ?? [] { signal.stop() }
+        session?.lockSignals = []
+        links[.systemBus].cancel()
+        session?.systemBus?.close()
+        session?.systemBus = nil
         // Forgotten without a word to islandd: not following, the lock stays as it is (as after
         // the bus went away, until the reports are read again).
-        desktopLock.stopFollowing()
+        desktop.lock.stopFollowing()
     }
 
     /// A daemon that restarted starts unlocked: it is told again while the session is locked.
     private func announceLockAgain() {
-        if configuration.followLock, !lockSignals.isEmpty, desktopLock.lockedBy != nil { desktopLock.announceAgain() }
-        desktopLock.retry()
-        sendLock()
+        if configuration.followLock, session?.lockSignals.isEmpty == false, desktop.lock.lockedBy != nil { desktop.lock.announceAgain() }
+        desktop.retry(.lock)
+        announce()
     }
 
     private func lockRead(_ kind: LockSignal.Kind, _ locked: Bool?) {
         logger.debug("lock report: \(kind.rawValue) says \(locked.map { $0 ? "locked" : "unlocked" } ?? "nothing")")
-        if let change = desktopLock.read(kind, locked: locked) { logger.info("\(change)") }
-        sendLock()
-    }
-
-    private func sendLock() {
-        guard !stopping, let wish = desktopLock.nextCall() else { return }
-        Task { [connection, logger] in
-            let succeeded = await Self.setLock(wish, socketPath: connection.configuration.socketPath, logger: logger)
-            self.lockSent(wish, succeeded: succeeded)
-        }
-    }
-
-    private func lockSent(_ wish: DesktopLock.Wish, succeeded: Bool) {
-        desktopLock.completed(wish, succeeded: succeeded)
-        if succeeded {
-            lockAttempts = 0
-        } else {
-            lockTimer?.arm(after: Self.reconnect.delay(attempt: lockAttempts))
-            lockAttempts += 1
-        }
-        sendLock()
-    }
-
-    private static func setLock(_ wish: DesktopLock.Wish, socketPath: String, logger: Logger) async -> Bool {
-        var parameters: JSONObject = ["on": .bool(wish.on)]
-        if let source = wish.source { parameters["source"] = .string(source.rawValue) }
-        guard await admin("org.island.Admin.SetLock", parameters, socketPath: socketPath, logger: logger) != nil else { return false }
-        logger.info("set islandd's lock", metadata: ["on": "\(wish.on)"])
-        return true
+        if let change = desktop.lock.read(kind, locked: locked) { logger.info("\(change)") }
+        announce()
     }
 
     static func listed(_ activity: ActivitySnapshot) -> ActivityBook.Listed {
         ActivityBook.Listed(id: activity.id, source: activity.attributes["source"]?.stringValue,
                             content: BridgedContent(activity.content))
     }
+}
+
+/// What the bridge knows of where it runs, from its environment.
+struct BridgeHost {
+    let busAddress: String?
+    let systemBusAddress: String
+    let currentDesktop: String?
+    let sessionID: String
+    var entries: InstalledDesktopEntries
+
+    init(busAddress: String?, environment: [String: String]) {
+        self.busAddress = busAddress
+        // sd-bus's own default for the system bus, which tests point elsewhere.
+        systemBusAddress = environment["DBUS_SYSTEM_BUS_ADDRESS"] ?? "unix:path=/run/dbus/system_bus_socket"
+        currentDesktop = environment["XDG_CURRENT_DESKTOP"]
+        sessionID = environment["XDG_SESSION_ID"].flatMap { $0.isEmpty ? nil : $0 } ?? "auto"
+        entries = InstalledDesktopEntries(environment: environment)
+    }
+}
+
+/// The session bus and what the bridge follows on it, while connected: its sources, and the
+/// desktop's switches and reports while the configuration says to follow them.
+struct SessionBus {
+    let bus: SDBusSourceBus
+    let sources: SessionSources
+    /// The desktop's Do Not Disturb switches; GNOME's among them in a GNOME session.
+    var focusSwitches: [any FocusSwitch] = []
+    var screenCasts = ScreenCastFollowing()
+    /// The desktop's lock reports: the screensavers on this bus, logind's on `systemBus`.
+    var lockSignals: [LockSignal] = []
+    /// A system bus connection of its own, for logind's report.
+    var systemBus: SDBusSourceBus?
+}
+
+/// The screen-cast sessions seen by a monitor of their own, while followed.
+struct ScreenCastFollowing {
+    var sessions = ScreenCastSessions()
+    var monitor: BusSubscription?
+    /// The clients and services of screen-cast sessions, followed until they leave the bus.
+    var peers: [String: BusSubscription] = [:]
+    /// What the screen casts added up to when last logged.
+    var sharedBefore: ScreenCastSessions.Service?
+    /// Logged once per bus connection: a monitor refused stays refused.
+    var refusalLogged = false
+
+    /// Stops following (the refusal, once logged, stays logged for this bus).
+    mutating func stop() {
+        self = ScreenCastFollowing(refusalLogged: refusalLogged)
+    }
+}
+
+/// islandd as the bridge follows it.
+struct DaemonState {
+    /// Whether its activities were listed since the bridge started.
+    var listed = false
+    var events: Task<Void, Never>?
 }

@@ -8,64 +8,64 @@ struct DesktopFocusTests {
     func follows() {
         var focus = DesktopFocus()
         #expect(focus.nextCall() == nil, "nothing read, nothing sent")
-        #expect(focus.read(.dunst, doNotDisturb: false) == "following dunst's pause: Do Not Disturb off")
+        #expect(focus.read(.dunst, focus: false) == "following dunst's pause: Do Not Disturb off")
         #expect(focus.nextCall() == false, "the first reading is sent: the desktop's switch wins at start")
-        #expect(focus.read(.dunst, doNotDisturb: true) != nil)
-        #expect(focus.read(.dunst, doNotDisturb: false) != nil)
-        #expect(focus.read(.dunst, doNotDisturb: true) != nil)
+        #expect(focus.read(.dunst, focus: true) != nil)
+        #expect(focus.read(.dunst, focus: false) != nil)
+        #expect(focus.read(.dunst, focus: true) != nil)
         #expect(focus.nextCall() == nil, "one call in flight")
         focus.completed(false, succeeded: true)
         #expect(focus.nextCall() == true, "then only the latest")
         focus.completed(true, succeeded: true)
         #expect(focus.nextCall() == nil)
-        #expect(focus.read(.dunst, doNotDisturb: true) == nil, "the same reading again sends nothing")
+        #expect(focus.read(.dunst, focus: true) == nil, "the same reading again sends nothing")
         #expect(focus.nextCall() == nil)
     }
 
     @Test("a switch going away leaves focus as it is; coming back with the same value sends nothing")
     func goneSwitch() {
         var focus = DesktopFocus()
-        _ = focus.read(.dunst, doNotDisturb: true)
+        _ = focus.read(.dunst, focus: true)
         focus.completed(focus.nextCall()!, succeeded: true)
-        #expect(focus.read(.dunst, doNotDisturb: nil) == nil)
+        #expect(focus.read(.dunst, focus: nil) == nil)
         #expect(focus.nextCall() == nil)
-        #expect(focus.read(.dunst, doNotDisturb: true) == nil, "dunst restarted, still paused")
-        #expect(focus.read(.dunst, doNotDisturb: false) != nil)
+        #expect(focus.read(.dunst, focus: true) == nil, "dunst restarted, still paused")
+        #expect(focus.read(.dunst, focus: false) != nil)
         #expect(focus.nextCall() == false)
     }
 
     @Test("dunst's pause is followed before GNOME's setting; GNOME's when dunst is not there")
     func precedence() {
         var focus = DesktopFocus()
-        #expect(focus.read(.gnome, doNotDisturb: true) == "following GNOME's show-banners: Do Not Disturb on")
-        #expect(focus.read(.dunst, doNotDisturb: false) == "following dunst's pause: Do Not Disturb off")
+        #expect(focus.read(.gnome, focus: true) == "following GNOME's show-banners: Do Not Disturb on")
+        #expect(focus.read(.dunst, focus: false) == "following dunst's pause: Do Not Disturb off")
         #expect(focus.nextCall() == false)
         focus.completed(false, succeeded: true)
-        #expect(focus.read(.gnome, doNotDisturb: false) == nil, "GNOME's setting changes nothing while dunst's is read")
-        #expect(focus.read(.gnome, doNotDisturb: true) == nil)
+        #expect(focus.read(.gnome, focus: false) == nil, "GNOME's setting changes nothing while dunst's is read")
+        #expect(focus.read(.gnome, focus: true) == nil)
         #expect(focus.nextCall() == nil)
-        #expect(focus.read(.dunst, doNotDisturb: nil) == "following GNOME's show-banners: Do Not Disturb on")
+        #expect(focus.read(.dunst, focus: nil) == "following GNOME's show-banners: Do Not Disturb on")
         #expect(focus.nextCall() == true)
     }
 
     @Test("KDE's inhibition, the server's own, is followed before GNOME's setting")
     func kdePrecedence() {
         var focus = DesktopFocus()
-        _ = focus.read(.gnome, doNotDisturb: false)
-        #expect(focus.read(.kde, doNotDisturb: true) == "following KDE's notification inhibition: Do Not Disturb on")
+        _ = focus.read(.gnome, focus: false)
+        #expect(focus.read(.kde, focus: true) == "following KDE's notification inhibition: Do Not Disturb on")
         #expect(focus.nextCall() == true)
     }
 
     @Test("a failed call is sent again at the next retry, unless a newer reading took its place")
     func retries() {
         var focus = DesktopFocus()
-        _ = focus.read(.dunst, doNotDisturb: true)
+        _ = focus.read(.dunst, focus: true)
         focus.completed(focus.nextCall()!, succeeded: false)
         #expect(focus.nextCall() == nil, "no loop: nothing until the retry")
         focus.retry()
         #expect(focus.nextCall() == true)
         focus.completed(true, succeeded: false)
-        _ = focus.read(.dunst, doNotDisturb: false)
+        _ = focus.read(.dunst, focus: false)
         focus.retry()
         #expect(focus.nextCall() == false, "the newer wish, not the failed one")
         focus.completed(false, succeeded: true)
@@ -75,9 +75,9 @@ struct DesktopFocusTests {
 
     @Test("[DoNotDisturb] Follow= turns following off; it is on by default")
     func configuration() throws {
-        #expect(BridgeConfiguration().followDoNotDisturb)
+        #expect(BridgeConfiguration().followFocus)
         let off = try BridgeConfiguration.parse("[DoNotDisturb]\nFollow=no\n", path: "bridge.conf")
-        #expect(!off.followDoNotDisturb)
+        #expect(!off.followFocus)
         #expect(throws: (any Error).self) { try BridgeConfiguration.parse("[DoNotDisturb]\nFollow=maybe\n", path: "bridge.conf") }
     }
 }
@@ -91,7 +91,7 @@ struct DunstPauseTests {
         var values: [Bool?] = []
     }
 
-    static func start(paused: Bool) -> (FakeBus, ServerSwitch, Readings) {
+    static func start(paused: Bool) -> (FakeBus, ServerFocus, Readings) {
         let bus = FakeBus()
         bus.answer = { call in
             if call.member == "GetNameOwner" { return .success(.reply([.string(dunst)])) }
@@ -101,7 +101,7 @@ struct DunstPauseTests {
             return .failure(BusError(name: BusError.unknownMethod, message: "not dunst"))
         }
         let readings = Readings()
-        let pause = ServerSwitch(bus: bus, property: ServerSwitch.dunstPause) { readings.values.append($0) }
+        let pause = ServerFocus(bus: bus, reader: .dunstPause) { readings.values.append($0) }
         try! pause.start()
         bus.run()
         return (bus, pause, readings)
@@ -164,7 +164,7 @@ struct KDEInhibitionTests {
             return .failure(BusError(name: BusError.unknownMethod, message: ""))
         }
         let readings = DunstPauseTests.Readings()
-        let inhibition = ServerSwitch(bus: bus, property: ServerSwitch.kdeInhibition) { readings.values.append($0) }
+        let inhibition = ServerFocus(bus: bus, reader: .kdeInhibition) { readings.values.append($0) }
         try! inhibition.start()
         bus.run()
         #expect(readings.values == [nil, false])
@@ -177,7 +177,7 @@ struct KDEInhibitionTests {
 }
 
 @Suite("GNOME's show-banners: read at start and after each dconf write that touches it, one read at a time")
-struct GnomeBannersTests {
+struct GnomeFocusTests {
     final class Recorder {
         var reads = 0
         var values: [Bool?] = []
@@ -192,10 +192,10 @@ struct GnomeBannersTests {
     func follows() {
         let bus = FakeBus()
         let recorder = Recorder()
-        let banners = GnomeBanners(bus: bus, read: { recorder.reads += 1 }, reading: { recorder.values.append($0) })
-        try! banners.start()
+        let gnome = GnomeFocus(bus: bus, read: { recorder.reads += 1 }, reading: { recorder.values.append($0) })
+        try! gnome.start()
         #expect(recorder.reads == 1, "read at start")
-        banners.answered(true)
+        gnome.answered(showBanners: true)
         #expect(recorder.values == [false])
 
         bus.send(Self.notify("/org/gnome/desktop/interface/", ["color-scheme"]))
@@ -206,31 +206,31 @@ struct GnomeBannersTests {
         #expect(recorder.reads == 2)
         for _ in 0..<1000 { bus.send(Self.notify("/org/gnome/desktop/notifications/", ["show-banners"], from: ":1.66")) }
         #expect(recorder.reads == 2, "one read at a time")
-        banners.answered(false)
+        gnome.answered(showBanners: false)
         #expect(recorder.values == [false, true])
         #expect(recorder.reads == 3, "and one more for all that came meanwhile")
-        banners.answered(false)
-        banners.answered(true)
+        gnome.answered(showBanners: false)
+        gnome.answered(showBanners: true)
         #expect(recorder.values == [false, true, true], "an answer nobody asked for is ignored")
 
         bus.send(Self.notify("/", ["org/gnome/"]))
         #expect(recorder.reads == 4, "a reset of a tree above the key reads it again")
-        banners.answered(nil)
+        gnome.answered(showBanners: nil)
         #expect(recorder.values.last == .some(nil), "unreadable is no switch")
     }
 
     @Test("which writes touch the key")
     func touches() {
-        #expect(GnomeBanners.touchesKey(prefix: "/org/gnome/desktop/notifications/show-banners", changes: [""]))
-        #expect(GnomeBanners.touchesKey(prefix: "/org/gnome/desktop/notifications/", changes: ["a", "show-banners"]))
-        #expect(GnomeBanners.touchesKey(prefix: "/org/gnome/", changes: ["desktop/"]))
-        #expect(!GnomeBanners.touchesKey(prefix: "/org/gnome/desktop/notifications/", changes: ["show-banners-x", "show-in-lock-screen"]))
-        #expect(!GnomeBanners.touchesKey(prefix: "/org/gnome/desktop/notifications/show-banners/", changes: [""]))
+        #expect(GnomeFocus.touchesKey(prefix: "/org/gnome/desktop/notifications/show-banners", changes: [""]))
+        #expect(GnomeFocus.touchesKey(prefix: "/org/gnome/desktop/notifications/", changes: ["a", "show-banners"]))
+        #expect(GnomeFocus.touchesKey(prefix: "/org/gnome/", changes: ["desktop/"]))
+        #expect(!GnomeFocus.touchesKey(prefix: "/org/gnome/desktop/notifications/", changes: ["show-banners-x", "show-in-lock-screen"]))
+        #expect(!GnomeFocus.touchesKey(prefix: "/org/gnome/desktop/notifications/show-banners/", changes: [""]))
     }
 }
 
 @Suite("swaync's Do Not Disturb: GetDnd, then its SubscribeV2 and Subscribe signals")
-struct SwayncDndTests {
+struct SwayncFocusTests {
     static let swaync = ":1.4"
     let swaync = Self.swaync
 
@@ -247,7 +247,7 @@ struct SwayncDndTests {
             return .failure(BusError(name: BusError.unknownMethod, message: ""))
         }
         let readings = DunstPauseTests.Readings()
-        let dnd = SwayncDnd(bus: bus) { readings.values.append($0) }
+        let dnd = ServerFocus(bus: bus, reader: .swaync) { readings.values.append($0) }
         try! dnd.start()
         bus.run()
         #expect(readings.values == [nil, true])
@@ -287,7 +287,7 @@ struct MakoModeTests {
             return .failure(BusError(name: BusError.unknownMethod, message: ""))
         }
         let readings = DunstPauseTests.Readings()
-        let mode = MakoMode(bus: bus) { readings.values.append($0) }
+        let mode = ServerFocus(bus: bus, reader: .mako) { readings.values.append($0) }
         try! mode.start()
         bus.run()
         #expect(readings.values == [nil, false])

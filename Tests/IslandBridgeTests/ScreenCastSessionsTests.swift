@@ -224,7 +224,7 @@ import Testing
     func followSwitch() throws {
         #expect(BridgeConfiguration().followScreenSharing)
         let off = try BridgeConfiguration.parse("[ScreenSharing]\nFollow=no\n", path: "bridge.conf")
-        #expect(!off.followScreenSharing && off.followDoNotDisturb)
+        #expect(!off.followScreenSharing && off.followFocus)
         #expect(throws: (any Error).self) { try BridgeConfiguration.parse("[ScreenSharing]\nFollow=maybe\n", path: "bridge.conf") }
     }
 

@@ -1,6 +1,7 @@
 import CMosquitto
 import Foundation
 import Glibc
+import SelfWake
 import Synchronization
 
 /// A message received on a subscribed topic.
@@ -154,10 +155,8 @@ extension MQTTClient {
         let handle: Handle
         let onMessage: MessageHandler
         let onConnection: ConnectionHandler
-        /// Wakes the network thread from `poll`: a packet was queued, or it should stop. A pipe:
-        /// the thread polls its read end, every other thread writes a byte to the other.
-        let wakeDescriptor: Int32
-        let wakeWriteDescriptor: Int32
+        /// Wakes the network thread from `poll`: a packet was queued, or it should stop.
+        let wakePipe: WakePipe
         let state: Mutex<State>
         let clock: @Sendable () -> Double
 
@@ -192,19 +191,12 @@ extension MQTTClient {
                 throw .invalidConfiguration("libmosquitto refused the client id \(configuration.clientID): \(String(cString: strerror(errno)))")
             }
             handle = Handle(pointer)
-            var pipeDescriptors: [Int32] = [-1, -1]
-            guard pipe(&pipeDescriptors) == 0 else { throw .invalidConfiguration("pipe: \(String(cString: strerror(errno)))") }
-            for descriptor in pipeDescriptors {
-                _ = fcntl(descriptor, F_SETFD, FD_CLOEXEC)
-                _ = fcntl(descriptor, F_SETFL, fcntl(descriptor, F_GETFL) | O_NONBLOCK)
+            do {
+                wakePipe = try WakePipe()
+            } catch {
+                throw .invalidConfiguration("\(error)")
             }
-            (wakeDescriptor, wakeWriteDescriptor) = (pipeDescriptors[0], pipeDescriptors[1])
             try configure()
-        }
-
-        deinit {
-            close(wakeDescriptor)
-            close(wakeWriteDescriptor)
         }
 
         /// The protocol, credentials and TLS of `configuration` on libmosquitto's client `mosq`.
@@ -352,9 +344,7 @@ extension MQTTClient {
         }
 
         private func wake() {
-            // A full pipe already wakes the thread: the byte that did not fit is not needed.
-            var byte: UInt8 = 1
-            _ = Glibc.write(wakeWriteDescriptor, &byte, 1)
+            wakePipe.wake()
         }
 
         static func libraryError(_ rc: Int32) -> MQTTError {
@@ -505,7 +495,7 @@ extension MQTTClient {
             // four times as often sends it at most a quarter late, well within the 1.5 × the
             // broker allows.
             let tick = Int32(max(1, configuration.keepAlive / 4) * 1000)
-            var descriptors = [pollfd(fd: wakeDescriptor, events: Int16(POLLIN), revents: 0), pollfd()]
+            var descriptors = [pollfd(fd: wakePipe.readEnd, events: Int16(POLLIN), revents: 0), pollfd()]
             while true {
                 if stopping {
                     disconnect()
@@ -583,7 +573,7 @@ extension MQTTClient {
         }
 
         private func waitForWake(milliseconds: Int32) {
-            var descriptor = pollfd(fd: wakeDescriptor, events: Int16(POLLIN), revents: 0)
+            var descriptor = pollfd(fd: wakePipe.readEnd, events: Int16(POLLIN), revents: 0)
             let deadline = ContinuousClock.now + .milliseconds(milliseconds)
             while !stopping {
                 let left = ContinuousClock.now.duration(to: deadline)
@@ -594,8 +584,7 @@ extension MQTTClient {
         }
 
         private func drainWake() {
-            var bytes = [UInt8](repeating: 0, count: 64)
-            while Glibc.read(wakeDescriptor, &bytes, bytes.count) == bytes.count {}
+            wakePipe.drain()
         }
 
         private func finish() {

@@ -1,6 +1,7 @@
 import CMosquitto
 import Foundation
 import Glibc
+import SelfWake
 import Synchronization
 
 /// MQTT sessions whose libmosquitto clients run in a link process (`MQTTLinkChild`), so that
@@ -32,8 +33,8 @@ public final class MQTTLinkProcess: Sendable {
     /// the caller). Each is small (a feedback message is under 1 KiB), and their number is
     /// bounded anyway by the pushes the daemon takes at once and the socket's buffer.
     public static let outboxLimit = 8192
-    private let wakeRead: Int32
-    private let wakeWrite: Int32
+    /// Wakes the thread that waits between processes: stop.
+    private let wakePipe: WakePipe
 
     struct SessionState {
         let session: Session
@@ -63,18 +64,11 @@ public final class MQTTLinkProcess: Sendable {
         self.frameLimit = frameLimit
         self.log = log
         state = Mutex(State(schedule: ReconnectSchedule(backoff: backoff)))
-        var descriptors: [Int32] = [-1, -1]
-        guard pipe(&descriptors) == 0 else { throw .invalidConfiguration("pipe: \(String(cString: strerror(errno)))") }
-        for descriptor in descriptors {
-            _ = fcntl(descriptor, F_SETFD, FD_CLOEXEC)
-            _ = fcntl(descriptor, F_SETFL, fcntl(descriptor, F_GETFL) | O_NONBLOCK)
+        do {
+            wakePipe = try WakePipe()
+        } catch {
+            throw .invalidConfiguration("\(error)")
         }
-        (wakeRead, wakeWrite) = (descriptors[0], descriptors[1])
-    }
-
-    deinit {
-        close(wakeRead)
-        close(wakeWrite)
     }
 
     /// The largest frame the daemon needs to read for sessions of `configuration`: a message
@@ -258,8 +252,7 @@ public final class MQTTLinkProcess: Sendable {
         guard running else { return }
         // The link process reads the end of its stream, disconnects cleanly and exits.
         outbox.withLock { $0 }?.finish()
-        var byte: UInt8 = 1
-        _ = Glibc.write(wakeWrite, &byte, 1)
+        wakePipe.wake()
         await withTaskGroup(of: Void.self) { group in
             group.addTask {
                 await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
@@ -393,15 +386,12 @@ public final class MQTTLinkProcess: Sendable {
 
     private func waitForWake(seconds: Double) {
         let deadline = ContinuousClock.now + .milliseconds(Int(seconds * 1000))
-        var descriptor = pollfd(fd: wakeRead, events: Int16(POLLIN), revents: 0)
+        var descriptor = pollfd(fd: wakePipe.readEnd, events: Int16(POLLIN), revents: 0)
         while !stopping {
             let left = ContinuousClock.now.duration(to: deadline)
             guard left > .zero else { return }
             let milliseconds = Int32(min(Int64(Int32.max), left.components.seconds * 1000 + left.components.attoseconds / 1_000_000_000_000_000))
-            if poll(&descriptor, 1, max(1, milliseconds)) > 0 {
-                var bytes = [UInt8](repeating: 0, count: 16)
-                _ = Glibc.read(wakeRead, &bytes, bytes.count)
-            }
+            if poll(&descriptor, 1, max(1, milliseconds)) > 0 { wakePipe.drain() }
         }
     }
 

@@ -2,6 +2,7 @@ import CSystemd
 import Dispatch
 import Foundation
 import Glibc
+import SelfWake
 import Synchronization
 
 /// An sd-event loop on a thread of its own, and a serial executor that runs on it.
@@ -26,10 +27,8 @@ public final class BusLoop: SerialExecutor, @unchecked Sendable {
     }
 
     private let pending = Mutex<[Work]>([])
-    /// A pipe: a byte written to `wakeWriter` (once per batch of jobs) wakes the loop, which
-    /// drains `wakeReader`.
-    private let wakeReader: Int32
-    private let wakeWriter: Int32
+    /// Woken once per batch of jobs; the loop drains it when it runs them.
+    private let wake: WakePipe
     /// The loop thread's id, set once before it runs anything.
     private let loopThread = Atomic<UInt>(0)
     /// Set by the loop thread before it signals `started`; read only on the loop thread after.
@@ -39,13 +38,11 @@ public final class BusLoop: SerialExecutor, @unchecked Sendable {
 
     /// Starts the loop thread. `name` is the thread's name (at most 15 bytes are kept).
     public init(name: String = "sd-bus") throws(BusError) {
-        var ends: [Int32] = [-1, -1]
-        guard pipe(&ends) == 0 else { throw BusError(errno: errno, doing: "pipe") }
-        for end in ends {
-            _ = fcntl(end, F_SETFD, FD_CLOEXEC)
-            _ = fcntl(end, F_SETFL, fcntl(end, F_GETFL) | O_NONBLOCK)
+        do {
+            wake = try WakePipe()
+        } catch {
+            throw BusError(errno: error.errno, doing: "pipe")
         }
-        (wakeReader, wakeWriter) = (ends[0], ends[1])
         let threadName = String(name.utf8.prefix(15))!
         let thread = Thread { [self] in
             // Named from inside, in the kernel's own file for it: a new thread starts with its
@@ -66,11 +63,6 @@ public final class BusLoop: SerialExecutor, @unchecked Sendable {
             finished.wait()
             throw BusError(errno: ENOMEM, doing: "sd_event_new")
         }
-    }
-
-    deinit {
-        close(wakeReader)
-        close(wakeWriter)
     }
 
     /// The sd-event loop; use only on the loop thread.
@@ -109,10 +101,7 @@ public final class BusLoop: SerialExecutor, @unchecked Sendable {
             return queue.count == 1
         }
         // One wake-up per batch: the loop drains everything queued when it reads.
-        if wasEmpty {
-            var byte: UInt8 = 1
-            _ = write(wakeWriter, &byte, 1)
-        }
+        if wasEmpty { wake.wake() }
     }
 
     public func checkIsolated() {
@@ -135,7 +124,7 @@ public final class BusLoop: SerialExecutor, @unchecked Sendable {
         }
         eventLoop = loop
         var source: OpaquePointer?
-        let added = sd_event_add_io(loop, &source, wakeReader, UInt32(EPOLLIN.rawValue), { _, _, _, userdata in
+        let added = sd_event_add_io(loop, &source, wake.readEnd, UInt32(EPOLLIN.rawValue), { _, _, _, userdata in
             Unmanaged<BusLoop>.fromOpaque(userdata!).takeUnretainedValue().runPending()
             return 0
         }, Unmanaged.passUnretained(self).toOpaque())
@@ -150,8 +139,7 @@ public final class BusLoop: SerialExecutor, @unchecked Sendable {
     }
 
     private func runPending() {
-        var bytes = (UInt64(0), UInt64(0))
-        while read(wakeReader, &bytes, MemoryLayout.size(ofValue: bytes)) > 0 {}
+        wake.drain()
         let batch = pending.withLock { queue in
             defer { queue.removeAll(keepingCapacity: true) }
             return queue

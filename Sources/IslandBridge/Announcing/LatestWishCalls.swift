@@ -1,8 +1,8 @@
-/// What islandd is to be told of one desktop state (sharing, the lock): one call at a time, and
-/// while one is out only the latest wish waits, so a peer flipping the state as fast as it can
-/// costs one call per round trip. A failed call (islandd away) is due again at `retry()`,
-/// unless a newer wish took its place. `DesktopLock` and `SharingAnnouncer` are this value with
-/// what they know of their own state around it.
+/// What islandd is to be told of one desktop state (focus, sharing, the lock): one call at a
+/// time, and while one is out only the latest wish waits, so a peer flipping the state as fast
+/// as it can costs one call per round trip. A failed call (islandd away) is due again at
+/// `retry()`, unless a newer wish took its place. `DesktopFocus`, `DesktopLock` and
+/// `SharingAnnouncer` are this value with what they know of their own state around it.
 public struct LatestWishCalls<Wish: Hashable & Sendable>: Sendable {
     /// What islandd was last told, or is being told; nil when a call failed and nobody knows.
     public private(set) var announced: Wish?

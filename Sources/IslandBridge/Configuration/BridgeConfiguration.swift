@@ -47,7 +47,7 @@ public struct BridgeConfiguration: Sendable, Hashable {
     public var maxJobs = 32
     public var maxJobsPerSender = 8
     /// Whether the desktop's Do Not Disturb switch sets islandd's focus (`DesktopFocus`).
-    public var followDoNotDisturb = true
+    public var followFocus = true
     /// Whether screen-cast sessions on the bus set islandd's sharing (`ScreenCastSessions`).
     public var followScreenSharing = true
     /// Whether the desktop's lock reports (logind, the screensavers) set islandd's lock (`DesktopLock`).
@@ -108,7 +108,7 @@ public struct BridgeConfiguration: Sendable, Hashable {
                 case ("Jobs", "Enabled"): configuration.jobsEnabled = value.lowercased() == "auto" ? nil : try bool()
                 case ("Jobs", "MaxJobs"): configuration.maxJobs = try count(minimum: 1)
                 case ("Jobs", "MaxJobsPerSender"): configuration.maxJobsPerSender = try count(minimum: 1)
-                case ("DoNotDisturb", "Follow"): configuration.followDoNotDisturb = try bool()
+                case ("DoNotDisturb", "Follow"): configuration.followFocus = try bool()
                 case ("ScreenSharing", "Follow"): configuration.followScreenSharing = try bool()
                 case ("Lock", "Follow"): configuration.followLock = try bool()
                 case (nil, _): throw fail("\(key)= outside a section")

@@ -41,51 +41,38 @@ public struct DesktopFocus: Sendable {
         }
     }
 
-    /// What each switch reads now: true is Do Not Disturb. A switch not there has no entry.
+    /// What each switch reads now: true is focus (Do Not Disturb). A switch not there has no entry.
     public private(set) var readings: [Switch: Bool] = [:]
     /// The switch followed and what it said, as last acted on.
-    public private(set) var followed: (switch: Switch, doNotDisturb: Bool)?
-    /// The focus to send, when the daemon has not been told yet.
-    private var wanted: Bool?
-    private var inFlight: Bool?
-    /// A call that failed, due again at the next `retry()`.
-    private var failed: Bool?
+    public private(set) var followed: (switch: Switch, focus: Bool)?
+    /// What islandd is told of it: the wish is the focus to set, said again whenever the
+    /// followed switch changes (even to what islandd was last told: an `island admin focus`
+    /// since then is overruled only by a change of the switch).
+    private var calls = LatestWishCalls<Bool>(announced: nil)
 
     public init() {}
 
-    /// A switch read `doNotDisturb` (nil: it is not there). Returns what to log when the
+    /// A switch read `focus` (nil: it is not there). Returns what to log when the
     /// followed switch's value changed, which is then what the daemon is to be told.
-    public mutating func read(_ source: Switch, doNotDisturb: Bool?) -> String? {
-        readings[source] = doNotDisturb
+    public mutating func read(_ source: Switch, focus: Bool?) -> String? {
+        readings[source] = focus
         guard let leading = Switch.allCases.first(where: { readings[$0] != nil }), let value = readings[leading] else {
             return nil
         }
-        if let followed, followed.switch == leading, followed.doNotDisturb == value { return nil }
+        if let followed, followed.switch == leading, followed.focus == value { return nil }
         followed = (leading, value)
-        wanted = value
-        failed = nil
+        calls.wish(value, again: true)
         return "following \(leading.name): Do Not Disturb \(value ? "on" : "off")"
     }
 
     /// The `SetFocus(on)` to send now, marked in flight; nil when nothing is due or a call
     /// is already out.
-    public mutating func nextCall() -> Bool? {
-        guard inFlight == nil, let wanted else { return nil }
-        inFlight = wanted
-        self.wanted = nil
-        return wanted
-    }
+    public mutating func nextCall() -> Bool? { calls.nextCall() }
 
     /// The call for `on` came back. A failed one is due again at the next `retry()`, unless
     /// a newer wish took its place meanwhile.
-    public mutating func completed(_ on: Bool, succeeded: Bool) {
-        inFlight = nil
-        if !succeeded, wanted == nil { failed = on }
-    }
+    public mutating func completed(_ on: Bool, succeeded: Bool) { calls.completed(on, succeeded: succeeded) }
 
     /// Time to try again: a call that failed is due again.
-    public mutating func retry() {
-        if let failed, wanted == nil { wanted = failed }
-        failed = nil
-    }
+    public mutating func retry() { calls.retry() }
 }

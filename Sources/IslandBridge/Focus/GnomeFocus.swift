@@ -8,7 +8,7 @@ public import SDBus
 ///
 /// Anyone may send a `Notify`: it only makes the bridge read the real value again, one read
 /// at a time and at most one more waiting, however many arrive.
-public final class GnomeBanners {
+public final class GnomeFocus {
     static let key = "/org/gnome/desktop/notifications/show-banners"
     static let limits = DecodingLimits(maximumValues: 256, maximumStringBytes: 512, maximumDepth: 2)
 
@@ -52,11 +52,11 @@ public final class GnomeBanners {
     }
 
     /// What the read started last found: `show-banners`, or nil.
-    public func answered(_ banners: Bool?) {
+    public func answered(showBanners: Bool?) {
         guard subscription != nil, readState != .idle else { return }
         let again = readState == .readingAndAgain
         readState = .idle
-        reading(banners.map { !$0 })
+        reading(showBanners.map { !$0 })
         if again { readAgain() }
     }
 

@@ -3,6 +3,7 @@ import Glibc
 #endif
 import Foundation
 import Logging
+import SelfWake
 import ServiceLifecycle
 
 /// Reloads the app manifests and the layouts apps install when a desktop entry or a layout
@@ -32,11 +33,9 @@ struct ManifestWatcherService: Service {
 }
 
 /// The inotify descriptor and the thread that reads it. Its watches, the coalescing and the
-/// retries live on that thread alone; `stop` wakes it by closing the write end of a pipe it
-/// also polls.
+/// retries live on that thread alone; `stop` wakes it through a pipe it also polls.
 final class ManifestWatcher: Sendable {
-    private let wakeRead: Int32
-    private let wakeWrite: Int32
+    private let stopping: WakePipe
     private let dataDirectories: [String]
     private let logger: Logger
     private let changed: @Sendable () -> Void
@@ -54,28 +53,24 @@ final class ManifestWatcher: Sendable {
     private static let readSpacing = 0.1
 
     init?(dataDirectories: [String], logger: Logger, changed: @escaping @Sendable () -> Void) {
-        var pipeEnds: [Int32] = [-1, -1]
-        guard pipe(&pipeEnds) == 0 else {
+        do {
+            stopping = try WakePipe()
+        } catch {
             logger.warning("cannot watch the data directories; new desktop entries and layouts are read on reload",
-                           metadata: ["error": "\(String(cString: strerror(errno)))"])
+                           metadata: ["error": "\(String(cString: strerror(error.errno)))"])
             return nil
         }
-        for end in pipeEnds { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
-        (wakeRead, wakeWrite) = (pipeEnds[0], pipeEnds[1])
         (self.dataDirectories, self.logger, self.changed) = (dataDirectories, logger, changed)
     }
 
     func start() {
-        let thread = Thread { [self] in
-            run()
-            close(wakeRead)
-        }
+        let thread = Thread { [self] in run() }
         thread.name = "manifest-watch"
         thread.start()
     }
 
-    /// Ends the thread: the read end of the pipe then reports a hang-up.
-    func stop() { close(wakeWrite) }
+    /// Ends the thread.
+    func stop() { stopping.wake() }
 
     private func run() {
         var inotify: Int32 = -1
@@ -111,7 +106,7 @@ final class ManifestWatcher: Sendable {
             let reading = inotify >= 0 && now >= nextRead
             let wakeAt = [coalescer.deadline, retry.deadline, reading || inotify < 0 ? nil : nextRead].compactMap { $0 }.min()
             let timeout = wakeAt.map { Int32(min(max(0, ($0 - now) * 1000).rounded(.up), 60_000)) } ?? -1
-            var fds = [pollfd(fd: wakeRead, events: Int16(POLLIN), revents: 0), pollfd(fd: reading ? inotify : -1, events: Int16(POLLIN), revents: 0)]
+            var fds = [pollfd(fd: stopping.readEnd, events: Int16(POLLIN), revents: 0), pollfd(fd: reading ? inotify : -1, events: Int16(POLLIN), revents: 0)]
             let ready = poll(&fds, 2, timeout)
             if ready < 0 && errno != EINTR { return }
             if fds[0].revents != 0 { return }

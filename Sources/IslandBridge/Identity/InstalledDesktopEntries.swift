@@ -1,21 +1,20 @@
 import Foundation
-import FreeDesktop
-import IslandBridge
+public import FreeDesktop
 
 /// Installed desktop entries by id, read from `applications/` of the XDG data directories
 /// (`$XDG_DATA_HOME`, then `$XDG_DATA_DIRS`), the first found winning. Answers are kept, a
 /// bounded number, since peers repeat the same claims.
-struct InstalledDesktopEntries {
+public struct InstalledDesktopEntries {
     private let directories: [String]
     private var cache: [String: DesktopEntry?] = [:]
     private var order: [String] = []
     static let maximumCached = 128
-    init(environment: [String: String]) {
+    public init(environment: [String: String]) {
         directories = BaseDirectories(environment: environment).dataSearchPath.map { $0 + "/applications" }
     }
 
     /// The entry `id` names (already checked by `DesktopEntry.validID`), or nil.
-    mutating func lookup(_ id: String) -> DesktopEntry? {
+    public mutating func lookup(_ id: String) -> DesktopEntry? {
         if let cached = cache[id] { return cached }
         let entry = read(id)
         cache[id] = entry

@@ -1,0 +1,117 @@
+public import FreeDesktop
+public import OrderedCollections
+public import OrderedJSON
+
+/// What islandd is told of the desktop's states — focus (`DesktopFocus`), screen sharing
+/// (`SharingAnnouncer`) and the lock (`DesktopLock`) — as Admin calls, and when a call that
+/// failed is tried again: each state on a `RetryingLink` of its own, so islandd being away
+/// delays each by the same waits, and one state's failures never hold back another's call.
+/// Pure: the bridge sends the calls `nextCalls()` hands out and says how each went.
+public struct DesktopAnnouncements: Sendable {
+    /// The states told, in the order their calls go out.
+    public enum State: Sendable, Hashable, CaseIterable {
+        case focus, sharing, lock
+    }
+
+    /// One Admin call: what it says, and the wish it carries, to hand back with its outcome.
+    public enum Call: Sendable, Hashable {
+        case focus(on: Bool)
+        case sharing(SharingAnnouncer.Wish)
+        case lock(DesktopLock.Wish)
+
+        public var state: State {
+            switch self {
+            case .focus: .focus
+            case .sharing: .sharing
+            case .lock: .lock
+            }
+        }
+
+        /// The Admin method called.
+        public var method: String {
+            switch self {
+            case .focus: "org.island.Admin.SetFocus"
+            case .sharing: "org.island.Admin.SetSharing"
+            case .lock: "org.island.Admin.SetLock"
+            }
+        }
+
+        public var parameters: JSONObject {
+            switch self {
+            case .focus(let on): ["on": .bool(on)]
+            case .sharing(let wish): Self.state(on: wish.on, source: wish.source?.rawValue)
+            case .lock(let wish): Self.state(on: wish.on, source: wish.source?.rawValue)
+            }
+        }
+
+        /// A state on or off, and what said it, if anything.
+        private static func state(on: Bool, source: String?) -> JSONObject {
+            var parameters: JSONObject = ["on": .bool(on)]
+            if let source { parameters["source"] = .string(source) }
+            return parameters
+        }
+
+        /// What the log says of islandd's `reply`: a message and its fields.
+        public func told(reply: JSONObject) -> (message: String, fields: [(String, String)]) {
+            switch self {
+            case .focus(let on):
+                ("set islandd's focus", [("on", "\(reply["focus"]?["on"]?.boolValue ?? on)")])
+            case .sharing(let wish):
+                ("set islandd's sharing", [("on", "\(wish.on)"), ("contentHidden", "\(reply["sharing"]?["contentHidden"]?.boolValue ?? false)")])
+            case .lock(let wish):
+                ("set islandd's lock", [("on", "\(wish.on)")])
+            }
+        }
+    }
+
+    public var focus = DesktopFocus()
+    public var sharing = SharingAnnouncer()
+    public var lock = DesktopLock()
+    private var links: RetryingLinks<State>
+
+    /// `backoff`: the waits before a failed call is sent again.
+    public init(backoff: Backoff) {
+        links = RetryingLinks(backoff: backoff)
+    }
+
+    /// The calls to send now, each marked in flight.
+    public mutating func nextCalls() -> [Call] {
+        var calls: [Call] = []
+        if let on = focus.nextCall() { calls.append(.focus(on: on)) }
+        if let wish = sharing.nextCall() { calls.append(.sharing(wish)) }
+        if let wish = lock.nextCall() { calls.append(.lock(wish)) }
+        return calls
+    }
+
+    /// `call` came back at `now`. A failed one is due again once its link's wait is over.
+    public mutating func completed(_ call: Call, succeeded: Bool, now: RetryingLink.Instant) {
+        switch call {
+        case .focus(let on): focus.completed(on, succeeded: succeeded)
+        case .sharing(let wish): sharing.completed(wish, succeeded: succeeded)
+        case .lock(let wish): lock.completed(wish, succeeded: succeeded)
+        }
+        if succeeded {
+            links[call.state].held()
+        } else {
+            links[call.state].failed(now: now)
+        }
+    }
+
+    /// When a failed call is next due; nil when none is.
+    public var nextDue: RetryingLink.Instant? { links.nextDue }
+
+    /// Makes the failed calls whose wait is over due again (then `nextCalls()` hands them out).
+    public mutating func retryDue(now: RetryingLink.Instant) {
+        for state in links.takeDue(now: now) { retry(state) }
+    }
+
+    /// Makes `state`'s failed call due again at once: islandd came back.
+    public mutating func retry(_ state: State) {
+        links[state].cancel()
+        switch state {
+        case .focus: focus.retry()
+        case .sharing: sharing.retry()
+        case .lock: lock.retry()
+        }
+    }
+}
