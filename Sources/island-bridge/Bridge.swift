@@ -574,8 +574,10 @@ actor Bridge {
         }
         logger.debug("GNOME's lock-screen settings", metadata: [
             "everyAppSecret": "\(levels.everyAppSecret)", "private": "\(levels.privateApps)", "secret": "\(levels.secretApps)"])
+        // The first read is said even if it is islandd's default: a bridge that starts cannot know
+        // what the one before it said.
+        desktop.lockScreen.wish(levels, again: session?.lockScreenRead == nil)
         session?.lockScreenRead = levels
-        desktop.lockScreen.wish(levels)
         announce()
     }
 

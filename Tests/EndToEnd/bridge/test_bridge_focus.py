@@ -259,6 +259,22 @@ def test_gnome_per_app_lock_screen_settings_the_user_set_hide_an_apps_activities
         admin.SetLock(on=True)
     assert "OPEN-2" in json.dumps(locked_item())
 
+    # A bridge that starts says what it reads, islandd's default too: the bridge before it may
+    # have said more, and the user changed the setting meanwhile.
+    said = bridge.log().count(TOLD_LEVELS + " everyAppSecret=false private=1")
+    gsettings("set", APP_SETTINGS % "org-example-coffee", "details-in-lock-screen", "false")
+    wait_until(lambda: bridge.log().count(TOLD_LEVELS + " everyAppSecret=false private=1") > said, message="private said")
+    bridge.stop()
+    gsettings("reset", APP_SETTINGS % "org-example-coffee", "details-in-lock-screen")
+    said_empty = bridge.log().count(TOLD_LEVELS + " everyAppSecret=false private=0 secret=0")
+    said_unlocked = bridge.log().count("set islandd's lock on=false")
+    bridge.start()
+    wait_until(lambda: bridge.log().count(TOLD_LEVELS + " everyAppSecret=false private=0 secret=0") > said_empty
+               and bridge.log().count("set islandd's lock on=false") > said_unlocked, message="the new bridge's levels said")
+    with session.daemon.connect("org.island.Admin") as admin:
+        admin.SetLock(on=True)
+    assert "OPEN-2" in json.dumps(locked_item())
+
 
 def start_peer(session, script):
     """A test peer of bridge/ on the session bus, once it owns its name."""
