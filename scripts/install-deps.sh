@@ -30,6 +30,7 @@ apt_packages=(
   # cross-check, a notification daemon (under xvfb) and its client, gdbus, and Debian's
   # python3-dbus for the KIO-style job client and the notification flood
   dbus-daemon mpv mpv-mpris playerctl dunst libnotify-bin libglib2.0-bin python3-dbus python3-gi
+  dconf-cli        # `dconf dump`: island-bridge reads GNOME's per-app lock-screen settings the user set (tests too)
   # push (docs/design.md §12): libmosquitto for islandd and `island push`; the broker and its
   # clients for the tests and the benchmark; iproute2 for the network-namespace tests (ip, tc)
   libmosquitto-dev mosquitto mosquitto-clients openssl iproute2

@@ -531,6 +531,48 @@ actor Bridge {
         desktop.lock.announceAgain()
         announce()
         followLogind()
+        followGnomeLockScreen(bus: bus)
+    }
+
+    /// GNOME's own per-app lock-screen settings, in a GNOME session only (elsewhere they are a
+    /// leftover the user no longer sees), read again after each dconf write that touches them.
+    private func followGnomeLockScreen(bus: SDBusSourceBus) {
+        let desktops = (host.currentDesktop ?? "").split(separator: ":").map { $0.uppercased() }
+        guard desktops.contains("GNOME"), session?.lockScreenSettings == nil else { return }
+        let follower = GnomeLockScreenFollower(bus: bus, read: { [self] in readGnomeLockScreen() },
+                                               reading: { [self] in gnomeLockScreenRead($0) })
+        do {
+            try follower.start()
+            session?.lockScreenSettings = follower
+        } catch {
+            logger.error("cannot follow GNOME's lock-screen settings", metadata: ["error": "\(error)"])
+        }
+    }
+
+    private func readGnomeLockScreen() {
+        DconfDump.read(GnomeLockScreen.directory) { dump in
+            Task { await self.gnomeLockScreenDumped(dump) }
+        }
+    }
+
+    private func gnomeLockScreenDumped(_ dump: String?) {
+        // The follower of when the answer comes back, not the one of when it was asked.
+        session?.lockScreenSettings?.answered(dump: dump)
+    }
+
+    private func gnomeLockScreenRead(_ levels: GnomeLockScreen?) {
+        guard let levels else {
+            // What islandd was told stays: an unreadable dump says nothing of the user's wish.
+            return logger.warning("cannot read GNOME's lock-screen settings (is dconf installed?)",
+                                  metadata: ["directory": "\(GnomeLockScreen.directory)"])
+        }
+        logger.debug("GNOME's lock-screen settings", metadata: [
+            "everyAppSecret": "\(levels.everyAppSecret)", "private": "\(levels.privateApps)", "secret": "\(levels.secretApps)"])
+        // The first read is said even if it is islandd's default: a bridge that starts cannot know
+        // what the one before it said.
+        desktop.lockScreen.wish(levels, again: session?.lockScreenRead == nil)
+        session?.lockScreenRead = levels
+        announce()
     }
 
     /// logind's report, on a system bus connection of its own; one that fails or goes away is
@@ -588,6 +630,9 @@ actor Bridge {
     }
 
     private func stopFollowingLock() {
+        session?.lockScreenSettings?.stop()
+        session?.lockScreenSettings = nil
+        desktop.lockScreen.drop()
         for signal in session?.lockSignals ?? [] { signal.stop() }
         session?.lockSignals = []
         links[.systemBus].cancel()
@@ -602,6 +647,9 @@ actor Bridge {
     private func announceLockAgain() {
         if configuration.followLock, session?.lockSignals.isEmpty == false, desktop.lock.lockedBy != nil { desktop.lock.announceAgain() }
         desktop.retry(.lock)
+        // It starts with no desktop levels either.
+        if session?.lockScreenSettings != nil, let levels = session?.lockScreenRead { desktop.lockScreen.wish(levels, again: true) }
+        desktop.retry(.lockScreen)
         announce()
     }
 
@@ -629,6 +677,9 @@ struct SessionBus {
     var lockSignals: [LockSignal] = []
     /// A system bus connection of its own, for logind's report.
     var systemBus: SDBusSourceBus?
+    /// GNOME's lock-screen settings, followed in a GNOME session, and what they said last.
+    var lockScreenSettings: GnomeLockScreenFollower?
+    var lockScreenRead: GnomeLockScreen?
 }
 
 /// The screen-cast sessions seen by a monitor of their own, while followed.

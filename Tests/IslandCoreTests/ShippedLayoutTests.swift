@@ -16,10 +16,11 @@ import Testing
         return paths.filter { $0.hasSuffix(".json") }.sorted()
     }
 
-    @Test func theFiveExamplesAndTheBridgesThreeShip() {
-        #expect(Self.files.count == 8, "\(Self.files)")
+    @Test func theFiveExamplesAndTheBridgesFourShip() {
+        #expect(Self.files.count == 9, "\(Self.files)")
         #expect(Self.files.filter { $0.hasPrefix("org.island.bridge/") }
-                == ["org.island.bridge/NowPlaying.json", "org.island.bridge/Progress.json", "org.island.bridge/Transfer.json"])
+                == ["org.island.bridge/NowPlaying.json", "org.island.bridge/PrivateProgress.json", "org.island.bridge/Progress.json",
+                    "org.island.bridge/Transfer.json"])
     }
 
     @Test(arguments: files)

@@ -228,6 +228,46 @@ extension IslandEngineTests {
         #expect(item(await engine.snapshotUpdate(uid: 1000, resync: false), activity.id)?["content"]?["state"]?["secret"] == "WORD-1")
     }
 
+    @Test func theDesktopsLevelsAndIslanddConfsTheStricterWins() async throws {
+        let fixture = try await makeEngine()
+        defer { fixture.close() }
+        let engine = fixture.engine
+        let activity = try await startLocked(engine, type: "T", layout: Self.lockLayout("public"), word: "WORD-1")
+        _ = await engine.setLock(true, source: .manual)
+        await engine.setDesktopLockScreen(DesktopLockScreen(perApp: [Self.app: .private]))
+        #expect(item(await engine.snapshotUpdate(uid: 1000, resync: false), activity.id)?["content"] == ["state": [:]])
+        // islandd.conf's secret is stricter than the desktop's private.
+        await engine.reload(registry: engine.registry, installedLayouts: [:], limits: nil, hideWhileSharing: nil,
+                            lockScreen: LockScreenPolicy(perApp: [Self.app: .secret]))
+        #expect(item(await engine.snapshotUpdate(uid: 1000, resync: false), activity.id) == nil)
+        // A reload of islandd.conf keeps what the desktop said.
+        await engine.reload(registry: engine.registry, installedLayouts: [:], limits: nil, hideWhileSharing: nil,
+                            lockScreen: LockScreenPolicy())
+        _ = await engine.setLock(false, source: .manual)
+        _ = await engine.setLock(true, source: .manual)
+        #expect(item(await engine.snapshotUpdate(uid: 1000, resync: false), activity.id)?["content"] == ["state": [:]])
+        // The desktop's setting is replaced whole; an app it does not name is left as islandd.conf says.
+        await engine.setDesktopLockScreen(DesktopLockScreen(perApp: ["org.example.Other": .secret]))
+        _ = await engine.setLock(false, source: .manual)
+        _ = await engine.setLock(true, source: .manual)
+        #expect(item(await engine.snapshotUpdate(uid: 1000, resync: false), activity.id)?["content"]?["state"]?["secret"] == "WORD-1")
+        // Every app hidden by the desktop, even one islandd.conf makes public.
+        await engine.reload(registry: engine.registry, installedLayouts: [:], limits: nil, hideWhileSharing: nil,
+                            lockScreen: LockScreenPolicy(perApp: [Self.app: .public]))
+        await engine.setDesktopLockScreen(DesktopLockScreen(everyAppSecret: true))
+        #expect(item(await engine.snapshotUpdate(uid: 1000, resync: false), activity.id) == nil)
+    }
+
+    @Test func theDesktopsLevelsForTheAppAnActivityIsShownAs() {
+        let desktop = DesktopLockScreen(perApp: ["org.gnome.Nautilus": .secret, "org.island.Bridge": .private])
+        #expect(desktop.visibility(app: "org.island.Bridge", sourceApp: "org.gnome.Nautilus") == .secret)
+        #expect(desktop.visibility(app: "org.island.Bridge", sourceApp: "org.example.Unnamed") == .private)
+        #expect(desktop.visibility(app: "org.example.Coffee", sourceApp: nil) == .public)
+        let policy = LockScreenPolicy(visibility: .private, perApp: ["org.gnome.Nautilus": .public], desktop: desktop)
+        #expect(policy.visibility(app: "org.island.Bridge", sourceApp: "org.gnome.Nautilus") == .secret)
+        #expect(policy.visibility(app: "org.example.Coffee", sourceApp: nil) == .private)
+    }
+
     @Test func anActivityStartedWhileLockedShowsAtItsLevelAndASecretOnesEndIsNotTold() async throws {
         let fixture = try await makeEngine()
         defer { fixture.close() }

@@ -110,6 +110,17 @@ import VarlinkCore
         #expect(refused(SetEnabledParameters.self, ["app": "a"]) == "enabled")
         #expect(refused(SetFrequentUpdatesParameters.self, ["enabled": true]) == "app")
         #expect(refused(AppClaimParameters.self, ["app": 1]) == "app")
+
+        let desktop = try SetDesktopLockScreenParameters(call("org.island.Admin.SetDesktopLockScreen", [
+            "everyAppSecret": false, "privateApps": ["org.gnome.Nautilus", "a-b_c.d"], "secretApps": ["a-b_c.d"]]))
+        #expect(desktop.desktopLockScreen == DesktopLockScreen(perApp: ["org.gnome.Nautilus": .private, "a-b_c.d": .secret]),
+                "named both, an app is secret")
+        let tooMany = JSON.array(Array(repeating: "a", count: DesktopLockScreenApps.maximumCount + 1))
+        #expect(refused(SetDesktopLockScreenParameters.self, ["everyAppSecret": false, "privateApps": [], "secretApps": tooMany]) == "secretApps")
+        for hostile: JSON in ["", "a/b", "\u{1B}[2J", .string(String(repeating: "x", count: 256)), "caf\u{E9}", 7] {
+            #expect(refused(SetDesktopLockScreenParameters.self, ["everyAppSecret": false, "privateApps": ["ok", hostile], "secretApps": []])
+                    == "privateApps[1]")
+        }
     }
 
     /// A call written the usual way is read straight from its text: its state kept as the

@@ -3,14 +3,15 @@ public import OrderedCollections
 public import OrderedJSON
 
 /// What islandd is told of the desktop's states — focus (`DesktopFocus`), screen sharing
-/// (`SharingAnnouncer`) and the lock (`DesktopLock`) — as Admin calls, and when a call that
+/// (`SharingAnnouncer`), the lock (`DesktopLock`) and GNOME's lock-screen privacy
+/// (`GnomeLockScreen`) — as Admin calls, and when a call that
 /// failed is tried again: each state on a `RetryingLink` of its own, so islandd being away
 /// delays each by the same waits, and one state's failures never hold back another's call.
 /// Pure: the bridge sends the calls `nextCalls()` hands out and says how each went.
 public struct DesktopAnnouncements: Sendable {
     /// The states told, in the order their calls go out.
     public enum State: Sendable, Hashable, CaseIterable {
-        case focus, sharing, lock
+        case focus, sharing, lock, lockScreen
     }
 
     /// One Admin call: what it says, and the wish it carries, to hand back with its outcome.
@@ -18,12 +19,14 @@ public struct DesktopAnnouncements: Sendable {
         case focus(on: Bool)
         case sharing(SharingAnnouncer.Wish)
         case lock(DesktopLock.Wish)
+        case lockScreen(GnomeLockScreen)
 
         public var state: State {
             switch self {
             case .focus: .focus
             case .sharing: .sharing
             case .lock: .lock
+            case .lockScreen: .lockScreen
             }
         }
 
@@ -33,6 +36,7 @@ public struct DesktopAnnouncements: Sendable {
             case .focus: "org.island.Admin.SetFocus"
             case .sharing: "org.island.Admin.SetSharing"
             case .lock: "org.island.Admin.SetLock"
+            case .lockScreen: "org.island.Admin.SetDesktopLockScreen"
             }
         }
 
@@ -41,6 +45,9 @@ public struct DesktopAnnouncements: Sendable {
             case .focus(let on): ["on": .bool(on)]
             case .sharing(let wish): Self.state(on: wish.on, source: wish.source?.rawValue)
             case .lock(let wish): Self.state(on: wish.on, source: wish.source?.rawValue)
+            case .lockScreen(let levels):
+                ["everyAppSecret": .bool(levels.everyAppSecret), "privateApps": .array(levels.privateApps.map(JSON.string)),
+                 "secretApps": .array(levels.secretApps.map(JSON.string))]
             }
         }
 
@@ -60,6 +67,9 @@ public struct DesktopAnnouncements: Sendable {
                 ("set islandd's sharing", [("on", "\(wish.on)"), ("contentHidden", "\(reply["sharing"]?["contentHidden"]?.boolValue ?? false)")])
             case .lock(let wish):
                 ("set islandd's lock", [("on", "\(wish.on)")])
+            case .lockScreen(let levels):
+                ("set islandd's desktop lock-screen levels", [("everyAppSecret", "\(levels.everyAppSecret)"),
+                                                               ("private", "\(levels.privateApps.count)"), ("secret", "\(levels.secretApps.count)")])
             }
         }
     }
@@ -67,6 +77,8 @@ public struct DesktopAnnouncements: Sendable {
     public var focus = DesktopFocus()
     public var sharing = SharingAnnouncer()
     public var lock = DesktopLock()
+    /// GNOME's lock-screen privacy: the latest read, said again to a daemon that restarted.
+    public var lockScreen = LatestWishCalls(announced: GnomeLockScreen())
     private var links: RetryingLinks<State>
 
     /// `backoff`: the waits before a failed call is sent again.
@@ -80,6 +92,7 @@ public struct DesktopAnnouncements: Sendable {
         if let on = focus.nextCall() { calls.append(.focus(on: on)) }
         if let wish = sharing.nextCall() { calls.append(.sharing(wish)) }
         if let wish = lock.nextCall() { calls.append(.lock(wish)) }
+        if let levels = lockScreen.nextCall() { calls.append(.lockScreen(levels)) }
         return calls
     }
 
@@ -89,6 +102,7 @@ public struct DesktopAnnouncements: Sendable {
         case .focus(let on): focus.completed(on, succeeded: succeeded)
         case .sharing(let wish): sharing.completed(wish, succeeded: succeeded)
         case .lock(let wish): lock.completed(wish, succeeded: succeeded)
+        case .lockScreen(let levels): lockScreen.completed(levels, succeeded: succeeded)
         }
         if succeeded {
             links[call.state].held()
@@ -112,6 +126,7 @@ public struct DesktopAnnouncements: Sendable {
         case .focus: focus.retry()
         case .sharing: sharing.retry()
         case .lock: lock.retry()
+        case .lockScreen: lockScreen.retry()
         }
     }
 }

@@ -82,6 +82,15 @@ extension IslandEngine {
     /// Whether the session is locked (nil: it is not).
     var sessionLock: SessionLock? { presenters.lock }
 
+    /// Takes the desktop's lock-screen privacy in place of what it said before; combined with
+    /// islandd.conf's, the stricter wins. Held in memory only, as the lock is: the bridge says
+    /// it again to a daemon that restarted.
+    func setDesktopLockScreen(_ desktop: DesktopLockScreen) {
+        var policy = presenters.lockPolicy
+        policy.desktop = desktop
+        presenters.lock(presenters.lock, policy: policy, now: clock())
+    }
+
     /// Tells the watchers of `app`, or of every app, their authorization as it is now.
     private func authorizationChanged(app: String?) {
         let now = clock()
@@ -124,7 +133,11 @@ extension IslandEngine {
                 hideWhileSharing: Bool?, lockScreen: LockScreenPolicy? = nil) async {
         self.registry = registry
         if let hideWhileSharing { presenters.share(presenters.sharing, hidingContent: hideWhileSharing) }
-        if let lockScreen { presenters.lock(presenters.lock, policy: lockScreen, now: clock()) }
+        if var lockScreen {
+            // islandd.conf says nothing of the desktop's settings: they stay as the bridge said.
+            lockScreen.desktop = presenters.lockPolicy.desktop
+            presenters.lock(presenters.lock, policy: lockScreen, now: clock())
+        }
         presenters.layouts.reload(apps: registry, installed: installedLayouts)
         presenters.redraw(manager.list(app: nil, type: nil, states: nil).filter { $0.state != .dismissed }.map(\.id), now: clock())
         if let limits { manager.limits = limits }

@@ -197,6 +197,54 @@ enum SharingSource: String, WireEnumeration {
     case portal, gnome, manual
 }
 
+/// `Admin.SetDesktopLockScreen`'s `privateApps` and `secretApps`: app ids as desktop entries
+/// name them (ASCII letters, digits, `.`, `_`, `-`; 1 to 255 bytes), at most `maximumCount`.
+/// What a bus peer that reaches the Admin socket can make the daemon hold is so bounded; a
+/// name that could be none is refused by its index rather than kept.
+struct DesktopLockScreenApps: TreeDecodable, Equatable {
+    static let maximumCount = 1024
+    static let maximumNameBytes = 255
+    var ids: Set<String>
+
+    init(_ ids: Set<String>) {
+        self.ids = ids
+    }
+
+    init(tree value: JSON) throws(WrongAt) {
+        guard let array = value.arrayValue else { throw WrongAt("") }
+        guard array.count <= Self.maximumCount else { throw WrongAt("", expected: "at most \(Self.maximumCount) app ids") }
+        var ids = Set<String>(minimumCapacity: array.count)
+        for (index, element) in array.enumerated() {
+            guard let id = element.stringValue, Self.isAppID(id) else {
+                throw WrongAt("[\(index)]", expected: "an app id: 1 to \(Self.maximumNameBytes) of A-Z a-z 0-9 . _ -")
+            }
+            ids.insert(id)
+        }
+        self.ids = ids
+    }
+
+    static func isAppID(_ id: String) -> Bool {
+        let bytes = id.utf8
+        return !bytes.isEmpty && bytes.count <= maximumNameBytes && bytes.allSatisfy { byte in
+            switch byte {
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
+                 UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "-"): true
+            default: false
+            }
+        }
+    }
+}
+
+extension SetDesktopLockScreenParameters {
+    /// The desktop's levels; an app named both private and secret is secret.
+    var desktopLockScreen: DesktopLockScreen {
+        var perApp: [String: LockScreenVisibility] = [:]
+        for id in privateApps.ids { perApp[id] = .private }
+        for id in secretApps.ids { perApp[id] = .secret }
+        return DesktopLockScreen(everyAppSecret: everyAppSecret, perApp: perApp)
+    }
+}
+
 /// `Admin.SetLock`'s `source`: who says the session is locked.
 enum LockSource: String, WireEnumeration {
     case logind, gnome, freedesktop, manual

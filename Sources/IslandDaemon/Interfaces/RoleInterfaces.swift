@@ -337,6 +337,12 @@ struct RoleInterfaces: Sendable {
                 _ = try roles.bind(.admin, connection: request.connection)
                 return ["lock": Wire.lock(await engine.setLock(p.on, source: p.source))]
             },
+            "SetDesktopLockScreen": .async { [self] request throws(VarlinkError) in
+                let p = try SetDesktopLockScreenParameters(request.call)
+                _ = try roles.bind(.admin, connection: request.connection)
+                await engine.setDesktopLockScreen(p.desktopLockScreen)
+                return [:]
+            },
             "GetLock": .async { [self] request throws(VarlinkError) in
                 _ = try roles.bind(.admin, connection: request.connection)
                 return ["lock": Wire.lock(await engine.sessionLock)]

@@ -6,6 +6,7 @@ do-not-disturb mode from peers serving them as Plasma, swaync and mako do
 islandd asked with `island admin focus status`, and an alerting update of another app whose reply
 says `alertSuppressedReason: focus` while the desktop's switch says Do Not Disturb."""
 
+import json
 import os
 import signal
 import subprocess
@@ -16,14 +17,17 @@ from harness.bus import (
     BRIDGE,
     SYSTEM_PYTHON,
     Bridge,
+    Presenter,
     Session,
     expect_line,
+    job_client,
     missing,
     require_python_dbus,
     start_notification_server,
     wait_until,
 )
 from harness.paths import ISLAND
+from harness.varlink import subscribe_presenter
 
 pytestmark = [pytest.mark.quick, pytest.mark.skipif(not os.path.exists(BRIDGE) or missing("dbus-daemon", "gdbus"),
                                                     reason="island-bridge is not built, or dbus-daemon or gdbus is not installed")]
@@ -157,6 +161,119 @@ def test_gnome_show_banners_off_turns_focus_on_and_on_turns_it_off(session):
 
     gsettings("true")
     wait_until(lambda: focus_status(session) == "Do Not Disturb: off", message="focus off")
+
+
+def gnome_session(session):
+    """The bridge restarted in a GNOME session whose dconf-service (started by our bus on the first
+    write) keeps the settings in the test's own directories; `gsettings(...)` sets them there."""
+    session.bridge.stop()
+    bridge = GnomeBridge(os.path.join(session.root, "gnome"), session.bus, session.daemon)
+    session.bridge = bridge
+    runtime = os.path.join(session.root, "runtime")
+    os.makedirs(runtime, mode=0o700)
+    dconf_env = {"XDG_CONFIG_HOME": bridge.config_home, "XDG_RUNTIME_DIR": runtime}
+    done = session.run(["dbus-update-activation-environment", *("%s=%s" % item for item in dconf_env.items())])
+    assert done.returncode == 0, done.stderr
+
+    def gsettings(*arguments):
+        done = session.run(["gsettings", *arguments], **dconf_env)
+        assert done.returncode == 0, done.stderr
+
+    return bridge, gsettings
+
+
+TOLD_LEVELS = "set islandd's desktop lock-screen levels"
+APP_SETTINGS = "org.gnome.desktop.notifications.application:/org/gnome/desktop/notifications/application/%s/"
+
+
+@pytest.mark.skipif(missing("gsettings", "dconf", "dbus-update-activation-environment", "/usr/libexec/dconf-service",
+                            "/usr/share/glib-2.0/schemas/org.gnome.desktop.notifications.gschema.xml"),
+                    reason="GSettings with dconf, dconf's CLI, or GNOME's notification schema, is not installed")
+def test_gnome_per_app_lock_screen_settings_the_user_set_hide_an_apps_activities_while_locked(session):
+    """GNOME Settings' "show content on the lock screen" switch, off for an app, makes its
+    activities private on the locked screen (a presenter is sent the app's icon and name only);
+    "notifications on the lock screen" off makes them absent. An app that merely notified, whose
+    details-in-lock-screen is GNOME's default false, is left as it was."""
+    bridge, gsettings = gnome_session(session)
+    # GNOME Shell registers every app that notifies: its id, and no level.
+    gsettings("set", APP_SETTINGS % "org-example-coffee", "application-id", "org.example.Coffee.desktop")
+    gsettings("set", "org.gnome.desktop.notifications", "application-children", "['org-example-coffee']")
+    with session.daemon.connect("org.island.Extension") as extension:
+        extension.RegisterLayout(app=COFFEE, type="Public", layout={
+            "lockScreenVisibility": "public", "lockScreen": {"type": "text", "template": "{{state.word}}"}})
+    with session.daemon.connect("org.island.Producer") as producer:
+        activity = producer.Request(app=COFFEE, type="Public", attributes={}, content={"state": {"word": "OPEN-1"}})["activity"]
+    bridge.start()
+    wait_until(lambda: "set islandd's desktop lock-screen levels" in bridge.log(), message="the bridge telling GNOME's settings")
+    # Locked by the user, once the bridge has said what the (absent) screensavers say.
+    wait_until(lambda: "set islandd's lock on=false" in bridge.log(), message="the bridge telling the lock")
+    with session.daemon.connect("org.island.Admin") as admin:
+        admin.SetLock(on=True)
+
+    def locked_item():
+        presenter, snapshot = subscribe_presenter(session.daemon)
+        presenter.close()
+        return next((item for item in snapshot["items"] if item["id"] == activity["id"]), None)
+
+    item = locked_item()
+    assert item is not None and "OPEN-1" in json.dumps(item), "GNOME's default is no setting of the user's"
+
+    # The user turns the app's details off in GNOME Settings.
+    gsettings("set", APP_SETTINGS % "org-example-coffee", "details-in-lock-screen", "false")
+    wait_until(lambda: "OPEN-1" not in json.dumps(locked_item()), message="the activity private while locked")
+    item = locked_item()
+    assert item["content"] == {"state": {}} and item["attributes"] == {}
+
+    # A daemon that restarted is told again (it holds nothing of it, nor the lock) once the
+    # bridge's connection comes back (IslandKit reconnects when the bridge next speaks to
+    # islandd, here for a file copy's progress).
+    said = bridge.log().count(TOLD_LEVELS + " everyAppSecret=false private=1")
+    client, _ = job_client(session, hints={"title": "Copying", "percent": 10, "immediate": True})
+    presenter = Presenter(session.daemon)
+    presenter.item("Transfer")
+    presenter.close()
+    assert session.daemon.stop() == 0
+    session.daemon.start()
+    client.stdin.write('update {"percent": 60}\n')
+    client.stdin.flush()
+    expect_line(client, "updated")
+    wait_until(lambda: bridge.log().count(TOLD_LEVELS + " everyAppSecret=false private=1") > said, message="the levels said again")
+    with session.daemon.connect("org.island.Producer") as producer:
+        activity = producer.Request(app=COFFEE, type="Public", attributes={}, content={"state": {"word": "OPEN-2"}})["activity"]
+    with session.daemon.connect("org.island.Admin") as admin:
+        admin.SetLock(on=True)
+    item = locked_item()
+    assert item is not None and "OPEN-2" not in json.dumps(item)
+
+    # Hidden from the lock screen altogether: absent. Hidden details switched back on (while
+    # locked a level can only tighten, so seen at the next lock).
+    gsettings("set", APP_SETTINGS % "org-example-coffee", "show-in-lock-screen", "false")
+    wait_until(lambda: locked_item() is None, message="the activity absent while locked")
+    gsettings("reset", APP_SETTINGS % "org-example-coffee", "show-in-lock-screen")
+    said = bridge.log().count(TOLD_LEVELS + " everyAppSecret=false private=0 secret=0")
+    gsettings("set", APP_SETTINGS % "org-example-coffee", "details-in-lock-screen", "true")
+    wait_until(lambda: bridge.log().count(TOLD_LEVELS + " everyAppSecret=false private=0 secret=0") > said,
+               message="the last change said")
+    with session.daemon.connect("org.island.Admin") as admin:
+        admin.SetLock(on=False)
+        admin.SetLock(on=True)
+    assert "OPEN-2" in json.dumps(locked_item())
+
+    # A bridge that starts says what it reads, islandd's default too: the bridge before it may
+    # have said more, and the user changed the setting meanwhile.
+    said = bridge.log().count(TOLD_LEVELS + " everyAppSecret=false private=1")
+    gsettings("set", APP_SETTINGS % "org-example-coffee", "details-in-lock-screen", "false")
+    wait_until(lambda: bridge.log().count(TOLD_LEVELS + " everyAppSecret=false private=1") > said, message="private said")
+    bridge.stop()
+    gsettings("reset", APP_SETTINGS % "org-example-coffee", "details-in-lock-screen")
+    said_empty = bridge.log().count(TOLD_LEVELS + " everyAppSecret=false private=0 secret=0")
+    said_unlocked = bridge.log().count("set islandd's lock on=false")
+    bridge.start()
+    wait_until(lambda: bridge.log().count(TOLD_LEVELS + " everyAppSecret=false private=0 secret=0") > said_empty
+               and bridge.log().count("set islandd's lock on=false") > said_unlocked, message="the new bridge's levels said")
+    with session.daemon.connect("org.island.Admin") as admin:
+        admin.SetLock(on=True)
+    assert "OPEN-2" in json.dumps(locked_item())
 
 
 def start_peer(session, script):

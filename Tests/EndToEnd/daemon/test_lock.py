@@ -121,3 +121,88 @@ def test_only_the_admin_role_sets_the_lock(daemon):
         assert reply.get("error") == "org.island.PermissionDenied", reply
     with daemon.connect("org.island.Admin") as admin:
         assert admin.GetLock()["lock"]["source"] == "gnome"
+
+
+def test_the_desktops_levels_and_islandd_conf_the_stricter_wins_and_are_not_kept(make_daemon):
+    """The desktop's per-app privacy (SetDesktopLockScreen, as island-bridge reads GNOME's)
+    combines with islandd.conf's: each only hides more. It is held in memory only, replaced whole
+    by each call, bounded, and only the admin role sets it."""
+    daemon = make_daemon()
+    with open(daemon.config, "w") as f:
+        f.write("[LockScreen:org.example.Tea]\nVisibility=secret\n")
+    with daemon.connect("org.island.Admin") as admin:
+        admin.Reload()
+    activity = start(daemon, "Public", "public", "OPEN-1")
+    with daemon.connect("org.island.Admin") as admin:
+        admin.SetLock(on=True)
+        admin.SetDesktopLockScreen(everyAppSecret=False, privateApps=[COFFEE], secretApps=[])
+    presenter, snapshot = subscribe_presenter(daemon)
+    presenter.close()
+    item = next(i for i in snapshot["items"] if i["id"] == activity["id"])
+    assert "OPEN-1" not in json.dumps(snapshot) and item["content"] == {"state": {}}, "the desktop's private is stricter than public"
+
+    # islandd.conf's secret beats the desktop's private; a reload keeps the desktop's.
+    with open(daemon.config, "w") as f:
+        f.write(f"[LockScreen:{COFFEE}]\nVisibility=secret\n")
+    with daemon.connect("org.island.Admin") as admin:
+        admin.Reload()
+    presenter, snapshot = subscribe_presenter(daemon)
+    presenter.close()
+    assert activity["id"] not in json.dumps(snapshot)
+    with open(daemon.config, "w") as f:
+        f.write("")
+    with daemon.connect("org.island.Admin") as admin:
+        admin.SetLock(on=False)
+        admin.Reload()
+        admin.SetLock(on=True)
+    presenter, snapshot = subscribe_presenter(daemon)
+    presenter.close()
+    assert "OPEN-1" not in json.dumps(snapshot) and activity["id"] in json.dumps(snapshot), "the desktop's private survives a reload"
+
+    # Replaced whole: the desktop hides everything, then nothing.
+    with daemon.connect("org.island.Admin") as admin:
+        admin.SetLock(on=False)
+        admin.SetDesktopLockScreen(everyAppSecret=True, privateApps=[], secretApps=[])
+        admin.SetLock(on=True)
+    presenter, snapshot = subscribe_presenter(daemon)
+    presenter.close()
+    assert activity["id"] not in json.dumps(snapshot)
+    with daemon.connect("org.island.Admin") as admin:
+        admin.SetLock(on=False)
+        admin.SetDesktopLockScreen(everyAppSecret=False, privateApps=[], secretApps=[])
+        admin.SetLock(on=True)
+    presenter, snapshot = subscribe_presenter(daemon)
+    presenter.close()
+    assert "OPEN-1" in json.dumps(snapshot)
+
+    # Bounded, and hostile names refused by where they are.
+    for parameters, where in (({"secretApps": ["ok"] * 1025}, "secretApps"), ({"privateApps": ["a", "\x1b[2J"]}, "privateApps[1]"),
+                              ({"secretApps": ["x" * 256]}, "secretApps[0]"), ({"secretApps": [""]}, "secretApps[0]")):
+        connection = Connection(daemon.socket)
+        reply = connection.ask("org.island.Admin.SetDesktopLockScreen",
+                               {"everyAppSecret": False, "privateApps": [], "secretApps": [], **parameters})
+        connection.close()
+        assert reply.get("error") == "org.varlink.service.InvalidParameter", reply
+        assert reply["parameters"]["parameter"] == where, reply
+
+    # Only the admin role.
+    for role_call in (("org.island.Producer.List", {"app": COFFEE}), ("org.island.Presenter.Interact", {"action": "collapse"})):
+        connection = Connection(daemon.socket)
+        assert "error" not in connection.ask(*role_call)
+        reply = connection.ask("org.island.Admin.SetDesktopLockScreen", {"everyAppSecret": True, "privateApps": [], "secretApps": []})
+        connection.close()
+        assert reply.get("error") == "org.island.PermissionDenied", reply
+    presenter, snapshot = subscribe_presenter(daemon)
+    presenter.close()
+    assert "OPEN-1" in json.dumps(snapshot)
+
+    # Not kept across a restart.
+    with daemon.connect("org.island.Admin") as admin:
+        admin.SetDesktopLockScreen(everyAppSecret=True, privateApps=[], secretApps=[])
+    assert daemon.stop() == 0
+    daemon.start()
+    with daemon.connect("org.island.Admin") as admin:
+        admin.SetLock(on=True)
+    presenter, snapshot = subscribe_presenter(daemon)
+    presenter.close()
+    assert "OPEN-1" in json.dumps(snapshot), "a restarted daemon holds no desktop levels until the bridge says them again"
