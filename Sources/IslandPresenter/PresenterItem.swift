@@ -1,36 +1,36 @@
-public import IslandCore
-public import OrderedJSON
+package import IslandCore
+package import OrderedJSON
 import IslandProtocol
-public import OrderedCollections
+package import OrderedCollections
 
 /// One activity as the daemon delivered it to presenters (`org.island.Presenter.Item`), with
 /// its layout already validated.
-public struct PresenterItem: Sendable, Hashable {
-    public var id: String
-    public var app: String
-    public var type: String
-    public var attributes: JSONObject
-    public var state: JSONObject
-    public var staleDate: Double?
-    public var relevanceScore: Double
+package struct PresenterItem: Sendable, Hashable {
+    package var id: String
+    package var app: String
+    package var type: String
+    package var attributes: JSONObject
+    package var state: JSONObject
+    package var staleDate: Double?
+    package var relevanceScore: Double
     /// pending, active, stale, ended or dismissed.
-    public var activityState: String
-    public var endReason: String?
-    public var layout: Layout
-    public var defaultLayout: Bool
+    package var activityState: String
+    package var endReason: String?
+    package var layout: Layout
+    package var defaultLayout: Bool
     /// The app's desktop entry `Name=` and `Icon=`, when the daemon knows them: for an
     /// activity its producer speaks for another app with (`sourceApp`), that app's.
-    public var appName: String?
-    public var appIcon: String?
+    package var appName: String?
+    package var appIcon: String?
     /// The app a producer that speaks for others (the bridge) showed the activity as, verified.
-    public var sourceApp: String?
+    package var sourceApp: String?
     /// That producer's own `Name=` and `Icon=`, said quieter: what the activity came through.
-    public var producerName: String?
-    public var producerIcon: String?
+    package var producerName: String?
+    package var producerIcon: String?
     /// When the activity started (the daemon's clock): the overlay's list shows newest first.
-    public var createdAt: Double?
+    package var createdAt: Double?
 
-    public init(
+    package init(
         id: String, app: String, type: String, attributes: JSONObject = [:], state: JSONObject = [:],
         staleDate: Double? = nil, relevanceScore: Double = 0, activityState: String = "active",
         endReason: String? = nil, layout: Layout? = nil, defaultLayout: Bool = false,
@@ -58,7 +58,7 @@ public struct PresenterItem: Sendable, Hashable {
 
     /// Decodes an `Item`; nil when it has no id. A layout that does not validate (which the
     /// daemon never sends) is replaced by the default layout rather than dropping the activity.
-    public init?(json: JSON) {
+    package init?(json: JSON) {
         typealias Item = PresenterNames.Item
         typealias Content = PresenterNames.Content
         guard let object = json.objectValue, let id = object[Item.id]?.stringValue else { return nil }
@@ -78,13 +78,13 @@ public struct PresenterItem: Sendable, Hashable {
             createdAt: object[Item.createdAt]?.doubleValue)
     }
 
-    public var isStale: Bool { activityState == "stale" }
-    public var hasEnded: Bool { activityState == "ended" || activityState == "dismissed" }
-    public var isLive: Bool { activityState == "active" || activityState == "stale" }
+    package var isStale: Bool { activityState == "stale" }
+    package var hasEnded: Bool { activityState == "ended" || activityState == "dismissed" }
+    package var isLive: Bool { activityState == "active" || activityState == "stale" }
 
     /// The layout resolved at `now`. A region the layout leaves out is drawn from the default
     /// layout, as docs/design.md §6 asks of presenters.
-    public func render(now: Double) -> RenderedLayout {
+    package func render(now: Double) -> RenderedLayout {
         let renderer = LayoutRenderer(attributes: attributes, state: state, now: now)
         var rendered = renderer.render(layout)
         if defaultLayout { return rendered }

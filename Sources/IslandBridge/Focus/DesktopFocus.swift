@@ -15,9 +15,9 @@
 /// - One call at a time; while it is in flight only the latest wish waits, so a peer flipping
 ///   its switch as fast as it can costs one call per round trip. A failed call (islandd away)
 ///   is sent again when `retry()` says so (the bridge's timer, waiting longer each time).
-public struct DesktopFocus: Sendable {
+package struct DesktopFocus: Sendable {
     /// In precedence order.
-    public enum Switch: String, CaseIterable, Sendable {
+    package enum Switch: String, CaseIterable, Sendable {
         /// dunst's pause: `paused` of `org.dunstproject.cmd0` (`dunstctl set-paused`).
         case dunst
         /// KDE Plasma's notification inhibition: `Inhibited` of its `org.freedesktop.Notifications`.
@@ -30,7 +30,7 @@ public struct DesktopFocus: Sendable {
         case gnome
 
         /// How the log names it.
-        public var name: String {
+        package var name: String {
             switch self {
             case .dunst: "dunst's pause"
             case .kde: "KDE's notification inhibition"
@@ -42,20 +42,20 @@ public struct DesktopFocus: Sendable {
     }
 
     /// What each switch reads now: true is Do Not Disturb. A switch not there has no entry.
-    public private(set) var readings: [Switch: Bool] = [:]
+    package private(set) var readings: [Switch: Bool] = [:]
     /// The switch followed and what it said, as last acted on.
-    public private(set) var followed: (switch: Switch, doNotDisturb: Bool)?
+    package private(set) var followed: (switch: Switch, doNotDisturb: Bool)?
     /// The focus to send, when the daemon has not been told yet.
     private var wanted: Bool?
     private var inFlight: Bool?
     /// A call that failed, due again at the next `retry()`.
     private var failed: Bool?
 
-    public init() {}
+    package init() {}
 
     /// A switch read `doNotDisturb` (nil: it is not there). Returns what to log when the
     /// followed switch's value changed, which is then what the daemon is to be told.
-    public mutating func read(_ source: Switch, doNotDisturb: Bool?) -> String? {
+    package mutating func read(_ source: Switch, doNotDisturb: Bool?) -> String? {
         readings[source] = doNotDisturb
         guard let leading = Switch.allCases.first(where: { readings[$0] != nil }), let value = readings[leading] else {
             return nil
@@ -69,7 +69,7 @@ public struct DesktopFocus: Sendable {
 
     /// The `SetFocus(on)` to send now, marked in flight; nil when nothing is due or a call
     /// is already out.
-    public mutating func nextCall() -> Bool? {
+    package mutating func nextCall() -> Bool? {
         guard inFlight == nil, let wanted else { return nil }
         inFlight = wanted
         self.wanted = nil
@@ -78,13 +78,13 @@ public struct DesktopFocus: Sendable {
 
     /// The call for `on` came back. A failed one is due again at the next `retry()`, unless
     /// a newer wish took its place meanwhile.
-    public mutating func completed(_ on: Bool, succeeded: Bool) {
+    package mutating func completed(_ on: Bool, succeeded: Bool) {
         inFlight = nil
         if !succeeded, wanted == nil { failed = on }
     }
 
     /// Time to try again: a call that failed is due again.
-    public mutating func retry() {
+    package mutating func retry() {
         if let failed, wanted == nil { wanted = failed }
         failed = nil
     }

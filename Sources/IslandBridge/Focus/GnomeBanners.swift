@@ -1,4 +1,4 @@
-public import SDBus
+package import SDBus
 
 /// GNOME's Do Not Disturb, `org.gnome.desktop.notifications show-banners` (false is Do Not
 /// Disturb), on one bus connection. GSettings keeps it in dconf's database file, which the
@@ -8,7 +8,7 @@ public import SDBus
 ///
 /// Anyone may send a `Notify`: it only makes the bridge read the real value again, one read
 /// at a time and at most one more waiting, however many arrive.
-public final class GnomeBanners {
+package final class GnomeBanners {
     static let key = "/org/gnome/desktop/notifications/show-banners"
     static let limits = DecodingLimits(maximumValues: 256, maximumStringBytes: 512, maximumDepth: 2)
 
@@ -21,13 +21,13 @@ public final class GnomeBanners {
 
     private enum ReadState { case idle, reading, readingAndAgain }
 
-    public init(bus: any SourceBus, read: @escaping () -> Void, reading: @escaping (Bool?) -> Void) {
+    package init(bus: any SourceBus, read: @escaping () -> Void, reading: @escaping (Bool?) -> Void) {
         self.bus = bus
         self.read = read
         self.reading = reading
     }
 
-    public func start() throws(BusError) {
+    package func start() throws(BusError) {
         subscription = try bus.addMatch("type='signal',interface='ca.desrt.dconf.Writer',member='Notify'") { [weak self] message in
             guard let self, case let arguments = (try? message.arguments(limits: Self.limits)) ?? [], arguments.count >= 2,
                   let prefix = arguments[0].string, let changes = arguments[1].stringList,
@@ -38,13 +38,13 @@ public final class GnomeBanners {
         readAgain()
     }
 
-    public func stop() {
+    package func stop() {
         subscription = nil
     }
 
     /// Whether a write of `changes` under `prefix` may have changed the key: the key itself,
     /// or a directory above it (a reset or a load of a whole tree).
-    public static func touchesKey(prefix: String, changes: [String]) -> Bool {
+    package static func touchesKey(prefix: String, changes: [String]) -> Bool {
         changes.contains { change in
             let path = prefix + change
             return path == key || (path.hasSuffix("/") && key.hasPrefix(path))
@@ -52,7 +52,7 @@ public final class GnomeBanners {
     }
 
     /// What the read started last found: `show-banners`, or nil.
-    public func answered(_ banners: Bool?) {
+    package func answered(_ banners: Bool?) {
         guard subscription != nil, readState != .idle else { return }
         let again = readState == .readingAndAgain
         readState = .idle

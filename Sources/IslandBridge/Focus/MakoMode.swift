@@ -1,4 +1,4 @@
-public import SDBus
+package import SDBus
 
 /// mako's Do Not Disturb, by its own convention the mode `do-not-disturb` (`makoctl mode -a
 /// do-not-disturb`, with a `[mode=do-not-disturb]` section hiding notifications), on one bus
@@ -9,12 +9,12 @@ public import SDBus
 /// on, or nil when the server there is not a mako with modes.
 ///
 /// Only the owner's signals count, and a list of modes is read within bounds.
-public final class MakoMode {
+package final class MakoMode {
     static let server = "org.freedesktop.Notifications"
     static let path = "/fr/emersion/Mako"
     static let interface = "fr.emersion.Mako"
     static let properties = "org.freedesktop.DBus.Properties"
-    public static let mode = "do-not-disturb"
+    package static let mode = "do-not-disturb"
     static let limits = DecodingLimits(maximumValues: 128, maximumStringBytes: 256, maximumDepth: 4)
 
     private let bus: any SourceBus
@@ -25,12 +25,12 @@ public final class MakoMode {
 
     private enum ReadState { case idle, reading, readingAndAgain }
 
-    public init(bus: any SourceBus, reading: @escaping (Bool?) -> Void) {
+    package init(bus: any SourceBus, reading: @escaping (Bool?) -> Void) {
         self.bus = bus
         self.reading = reading
     }
 
-    public func start() throws(BusError) {
+    package func start() throws(BusError) {
         subscriptions.append(try bus.addMatch(
             "type='signal',interface='\(Self.properties)',member='PropertiesChanged',path='\(Self.path)',arg0='\(Self.interface)'"
         ) { [weak self] message in
@@ -43,7 +43,7 @@ public final class MakoMode {
         subscriptions.append(try bus.followOwner(of: Self.server) { [weak self] owner in self?.ownerChanged(owner) })
     }
 
-    public func stop() {
+    package func stop() {
         subscriptions = []
         owner = nil
     }

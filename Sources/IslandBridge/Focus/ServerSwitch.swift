@@ -1,4 +1,4 @@
-public import SDBus
+package import SDBus
 
 /// A notification server's own Do Not Disturb, a boolean property of the connection that owns
 /// `org.freedesktop.Notifications`, on one bus connection: read when that owner arrives and
@@ -8,16 +8,16 @@ public import SDBus
 /// Only the owner's signals count, and only a boolean: another peer cannot silence the island,
 /// and a server without the property (GNOME Shell's, another kind's) answers the read with an
 /// error, which is nil.
-public final class ServerSwitch {
-    public struct Property: Sendable {
-        public var interface: String
-        public var name: String
+package final class ServerSwitch {
+    package struct Property: Sendable {
+        package var interface: String
+        package var name: String
     }
 
     /// dunst's pause (`dunstctl set-paused true`).
-    public static let dunstPause = Property(interface: "org.dunstproject.cmd0", name: "paused")
+    package static let dunstPause = Property(interface: "org.dunstproject.cmd0", name: "paused")
     /// KDE Plasma's notification inhibition (its Do Not Disturb, and what apps' `Inhibit` asks).
-    public static let kdeInhibition = Property(interface: "org.freedesktop.Notifications", name: "Inhibited")
+    package static let kdeInhibition = Property(interface: "org.freedesktop.Notifications", name: "Inhibited")
 
     static let server = "org.freedesktop.Notifications"
     static let path = "/org/freedesktop/Notifications"
@@ -32,13 +32,13 @@ public final class ServerSwitch {
     /// The server's unique name, once known.
     private var owner: String?
 
-    public init(bus: any SourceBus, property: Property, reading: @escaping (Bool?) -> Void) {
+    package init(bus: any SourceBus, property: Property, reading: @escaping (Bool?) -> Void) {
         self.bus = bus
         self.property = property
         self.reading = reading
     }
 
-    public func start() throws(BusError) {
+    package func start() throws(BusError) {
         subscriptions.append(try bus.addMatch(
             "type='signal',interface='\(Self.properties)',member='PropertiesChanged',path='\(Self.path)',arg0='\(property.interface)'"
         ) { [weak self] message in
@@ -51,7 +51,7 @@ public final class ServerSwitch {
         subscriptions.append(try bus.followOwner(of: Self.server) { [weak self] owner in self?.ownerChanged(owner) })
     }
 
-    public func stop() {
+    package func stop() {
         subscriptions = []
         owner = nil
     }

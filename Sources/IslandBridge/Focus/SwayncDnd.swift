@@ -1,4 +1,4 @@
-public import SDBus
+package import SDBus
 
 /// SwayNotificationCenter's Do Not Disturb (`swaync-client --dnd-on`) on one bus connection:
 /// `GetDnd` of the connection that owns `org.erikreider.swaync.cc`, read when that owner
@@ -7,7 +7,7 @@ public import SDBus
 /// swaync has no property for it. `reading` gets true, false, or nil when swaync is not there.
 ///
 /// Only the owner's signals count, and only a boolean in the second place.
-public final class SwayncDnd {
+package final class SwayncDnd {
     static let name = "org.erikreider.swaync.cc"
     static let path = "/org/erikreider/swaync/cc"
     static let interface = "org.erikreider.swaync.cc"
@@ -18,12 +18,12 @@ public final class SwayncDnd {
     private var subscriptions: [BusSubscription] = []
     private var owner: String?
 
-    public init(bus: any SourceBus, reading: @escaping (Bool?) -> Void) {
+    package init(bus: any SourceBus, reading: @escaping (Bool?) -> Void) {
         self.bus = bus
         self.reading = reading
     }
 
-    public func start() throws(BusError) {
+    package func start() throws(BusError) {
         for member in ["SubscribeV2", "Subscribe"] {
             subscriptions.append(try bus.addMatch(
                 "type='signal',interface='\(Self.interface)',member='\(member)',path='\(Self.path)'"
@@ -38,7 +38,7 @@ public final class SwayncDnd {
         subscriptions.append(try bus.followOwner(of: Self.name) { [weak self] owner in self?.ownerChanged(owner) })
     }
 
-    public func stop() {
+    package func stop() {
         subscriptions = []
         owner = nil
     }

@@ -1,5 +1,5 @@
-public import OrderedJSON
-public import OrderedCollections
+package import OrderedJSON
+package import OrderedCollections
 
 extension ActivityManager {
     /// Starts an activity for `app` run by `uid` (nil in the user scope) — or, when `key`
@@ -15,7 +15,7 @@ extension ActivityManager {
     /// (the attributes), `targetMaximumExceeded`,
     /// `globalMaximumExceeded`, `startBudgetExceeded`. The new activity is `active`, or `stale`
     /// when its content's stale date has already passed.
-    public mutating func request(
+    package mutating func request(
         app: String,
         uid: UInt32? = nil,
         type: String,

@@ -9,13 +9,13 @@
 /// [LockScreen:org.example.Music]
 /// Visibility=public
 /// ```
-public struct LockScreenPolicy: Sendable, Hashable {
+package struct LockScreenPolicy: Sendable, Hashable {
     /// `[LockScreen] Visibility=`: every app's, unless its own section says.
-    public var visibility: LockScreenVisibility = .public
+    package var visibility: LockScreenVisibility = .public
     /// `[LockScreen:<app-id>] Visibility=`, by app id.
-    public var perApp: [String: LockScreenVisibility] = [:]
+    package var perApp: [String: LockScreenVisibility] = [:]
 
-    public init(visibility: LockScreenVisibility = .public, perApp: [String: LockScreenVisibility] = [:]) {
+    package init(visibility: LockScreenVisibility = .public, perApp: [String: LockScreenVisibility] = [:]) {
         self.visibility = visibility
         self.perApp = perApp
     }
@@ -23,7 +23,7 @@ public struct LockScreenPolicy: Sendable, Hashable {
     /// The user's level for an activity of `app`: the level set for the app it is shown as
     /// (`sourceApp`, which the daemon verified, for a bridge's activity), else for its producer,
     /// else for every app.
-    public func visibility(app: String, sourceApp: String?) -> LockScreenVisibility {
+    package func visibility(app: String, sourceApp: String?) -> LockScreenVisibility {
         if let sourceApp, let level = perApp[sourceApp] { return level }
         return perApp[app] ?? visibility
     }
