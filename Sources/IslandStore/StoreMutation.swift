@@ -1,5 +1,5 @@
 package import OrderedJSON
-package import OrderedCollections
+import OrderedCollections
 
 /// One change to the stored state. Every mutation replaces or removes a whole row, so within a
 /// batch only the last mutation of each row matters.

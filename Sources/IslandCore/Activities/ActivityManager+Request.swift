@@ -1,5 +1,5 @@
 package import OrderedJSON
-package import OrderedCollections
+import OrderedCollections
 
 extension ActivityManager {
     /// Starts an activity for `app` run by `uid` (nil in the user scope) — or, when `key`

@@ -1,5 +1,5 @@
 package import OrderedJSON
-package import OrderedCollections
+import OrderedCollections
 
 /// The user's choices (the permission store), persisted with the manager.
 package struct ActivitySettings: Sendable, Hashable {

@@ -1,5 +1,5 @@
 package import OrderedJSON
-package import OrderedCollections
+import OrderedCollections
 
 /// Where an activity is in its life: `pending → active ⇄ stale → ended → dismissed`.
 /// The raw values are the wire strings.

@@ -1,5 +1,5 @@
 package import OrderedJSON
-package import OrderedCollections
+import OrderedCollections
 
 /// Every refusal of an activity operation. Each becomes a named Varlink error whose parameters
 /// say which limit was hit and with what value, so a producer never has to guess.

@@ -1,5 +1,5 @@
 package import OrderedJSON
-package import OrderedCollections
+import OrderedCollections
 
 /// Everything an `ActivityManager` needs to come back after a restart: its activities, the
 /// budgets spent, and the user settings. Timers are not stored; they follow from the activities.

@@ -1,5 +1,5 @@
 package import OrderedJSON
-package import OrderedCollections
+import OrderedCollections
 
 /// When each owner last spent from one budget (starts, or alerts): a sliding window, so a
 /// burst cannot be followed by another burst just because a fixed minute rolled over.

@@ -1,5 +1,5 @@
 package import OrderedJSON
-package import OrderedCollections
+import OrderedCollections
 
 /// What the island and the lock screen show: the daemon's decision (docs/design.md §5).
 ///

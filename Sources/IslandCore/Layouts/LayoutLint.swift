@@ -1,5 +1,5 @@
 package import OrderedJSON
-package import OrderedCollections
+import OrderedCollections
 
 /// What a valid layout probably gets wrong: a measure that can never render to a number
 /// (`"value": "40%"`: the bar never fills), and a template that names a state key the sample

@@ -1,5 +1,5 @@
 package import OrderedJSON
-package import OrderedCollections
+import OrderedCollections
 
 /// What became of one push, as published on its token's feedback topic — which APNs never
 /// tells a server:
