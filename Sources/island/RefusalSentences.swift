@@ -1,6 +1,7 @@
 import Foundation
 import OrderedCollections
 import OrderedJSON
+import IslandProtocol
 
 /// What the CLI says of every error the daemon can send: the refusals of `org.island`, the
 /// errors that end a connection (`org.island.Connection`) and the standard ones of
@@ -32,26 +33,26 @@ enum RefusalSentences {
         let id = s("id").isEmpty ? "ID" : s("id")
         switch name {
         // org.island: the refusals.
-        case "org.island.AttributesTooLarge":
+        case IslandErrorNames.AttributesTooLarge.error:
             let part = s("part")
             return .init(message: "attributes and state are \(i("size")) bytes as compact JSON, over the limit of \(i("limit"))"
                              + (part.isEmpty ? "" : "; the \(part) is the part to make smaller"),
                          hint: "send less: keep attributes and state small, and put large data behind a URL")
-        case "org.island.NestingTooDeep":
+        case IslandErrorNames.NestingTooDeep.error:
             return .init(message: "the attributes or state nest objects and arrays \(i("depth")) deep, over the limit of \(i("limit"))",
                          hint: "flatten the data")
-        case "org.island.TypeTooLong":
+        case IslandErrorNames.TypeTooLong.error:
             return .init(message: "the activity type is \(i("size")) bytes, over the limit of \(i("limit"))", hint: "use a short type name")
-        case "org.island.KeyTooLong":
+        case IslandErrorNames.KeyTooLong.error:
             return .init(message: "the key is \(i("size")) bytes, over the limit of \(i("limit"))",
                          hint: "derive a shorter key, e.g. a hash of the long one")
-        case "org.island.AlertTooLarge":
+        case IslandErrorNames.AlertTooLarge.error:
             return .init(message: "the alert's title and body are \(i("size")) bytes together, over the limit of \(i("limit"))",
                          hint: "shorten the alert: it is a notification, the activity carries the rest")
-        case "org.island.Denied":
+        case IslandErrorNames.Denied.error:
             return .init(message: "Live Activities are turned off for \(s("app"))",
                          hint: "turn them on with `island admin enable \(s("app"))` (or in the system settings)")
-        case "org.island.Unentitled":
+        case IslandErrorNames.Unentitled.error:
             let app = s("app").isEmpty ? "this app" : s("app")
             let reason = s("reason")
             let hint = reason.contains("does not declare")
@@ -59,81 +60,81 @@ enum RefusalSentences {
                 ? "add X-Island-LiveActivities=true to the [Desktop Entry] group of \(app)'s desktop entry"
                 : "install a desktop entry \(s("app").isEmpty ? "<app>" : s("app")).desktop in an XDG applications directory with X-Island-LiveActivities=true"
             return .init(message: "\(app) may not show Live Activities: \(reason)", hint: hint)
-        case "org.island.GlobalMaximumExceeded":
+        case IslandErrorNames.GlobalMaximumExceeded.error:
             return .init(message: "all apps together already have the maximum of \(i("limit")) live activities",
                          hint: "end an activity of your own (\(island("list")), then \(island("end ID")))")
-        case "org.island.TargetMaximumExceeded":
+        case IslandErrorNames.TargetMaximumExceeded.error:
             return .init(message: "\(s("app")) already has its maximum of \(i("limit")) live activities",
                          hint: "end or reuse one of them (\(island("list")), then \(island("end ID")))")
-        case "org.island.NoSuchActivity":
+        case IslandErrorNames.NoSuchActivity.error:
             // An activity answers only the app that started it, and the CLI acts for
             // org.island.cli unless told otherwise: name the app, so that a missing --app shows.
             let hint = app == defaultApp
                 ? "an activity answers only the app that started it: if its `island start` had --app, give this command the same --app; \(island("list")) lists \(app)'s"
                 : "check the id with \(island("list"))"
             return .init(message: "no activity \(id) of \(app) (unknown, dismissed, or another app's)", hint: hint)
-        case "org.island.ActivityEnded":
+        case IslandErrorNames.ActivityEnded.error:
             return .init(message: "activity \(id) is \(s("state").isEmpty ? "ended" : s("state")) and takes no more changes",
                          hint: "start a new activity (\(island("start TYPE")))")
-        case "org.island.NoSuchButton":
+        case IslandErrorNames.NoSuchButton.error:
             return .init(message: "activity \(id)'s layout has no button with the action \(s("button"))",
                          hint: "press only the buttons its layout draws")
-        case "org.island.StaleTimestamp":
+        case IslandErrorNames.StaleTimestamp.error:
             return .init(message: "the timestamp \(number(d("given"))) is not newer than the last accepted one (\(number(d("last")))) for \(id)",
                          hint: "drop the update (newer content is already there), or send no timestamp")
-        case "org.island.ImplausibleTimestamp":
+        case IslandErrorNames.ImplausibleTimestamp.error:
             return .init(message: "the timestamp \(number(d("given"))) is after \(number(d("latest"))), the daemon's clock plus 600 s"
                              + (looksLikeMilliseconds(d("given")) ? ": it looks like milliseconds" : ""),
                          hint: "send seconds since the epoch (date +%s.%N), not milliseconds; or set the clock right")
-        case "org.island.ImplausibleStaleDate":
+        case IslandErrorNames.ImplausibleStaleDate.error:
             return .init(message: "the staleDate \(number(d("given"))) is after \(number(d("latest"))), which no date in seconds reaches"
                              + (looksLikeMilliseconds(d("given")) ? ": it looks like milliseconds" : ""),
                          hint: "send seconds since the epoch, not milliseconds (--stale-after takes seconds from now)")
-        case "org.island.StartBudgetExceeded":
+        case IslandErrorNames.StartBudgetExceeded.error:
             return .init(message: "\(s("app")) started \(i("limit")) activities within \(seconds(d("window"))); the next start is allowed in \(seconds(d("retryAfter")))",
                          hint: "wait \(seconds(d("retryAfter"))) and try again, or update an activity already started")
-        case "org.island.InvalidLayout":
+        case IslandErrorNames.InvalidLayout.error:
             return .init(message: "the layout of \(s("type")) is invalid at \(s("path")): \(s("reason"))",
                          hint: "fix the layout at that path (try `island preview --lint`)")
-        case "org.island.TooManyLayouts":
+        case IslandErrorNames.TooManyLayouts.error:
             return .init(message: "\(s("app")) already has its maximum of \(i("limit")) layouts registered",
                          hint: "remove a layout it no longer uses (\(island("extension remove TYPE"))); replacing one of the same type is always allowed")
-        case "org.island.PermissionDenied", "org.varlink.service.PermissionDenied":
+        case IslandErrorNames.PermissionDenied.error, "org.varlink.service.PermissionDenied":
             let reason = s("reason")
             return .init(message: reason.isEmpty ? "permission denied" : "permission denied for the \(s("role")) role: \(reason)",
                          hint: "admin commands need the daemon's own user or root; a sandboxed app may not be a presenter or an admin")
-        case "org.island.PersistenceFailure":
+        case IslandErrorNames.PersistenceFailure.error:
             return .init(message: "the daemon could not store the change, so it was not applied: \(s("reason"))",
                          hint: "retry later; the daemon's log says why (disk full, read-only state directory)")
-        case "org.island.PushUnavailable":
+        case IslandErrorNames.PushUnavailable.error:
             return .init(message: "push is not available: \(s("reason"))",
                          hint: "configure a broker in islandd.conf ([Push] Broker=), then `island admin reload`; or do without push")
-        case "org.island.TooManyPushTokens":
+        case IslandErrorNames.TooManyPushTokens.error:
             return .init(message: "\(s("app")) already has push-to-start tokens for \(i("limit")) types", hint: "reuse the types it has")
-        case "org.island.PushPayloadTooLarge":
+        case IslandErrorNames.PushPayloadTooLarge.error:
             return .init(message: "the push's payload is \(i("size")) bytes, over the limit of \(i("limit")); it was not read", hint: "send less")
-        case "org.island.InvalidPushPayload":
+        case IslandErrorNames.InvalidPushPayload.error:
             return .init(message: "the push is not an APNs-shaped Live Activity payload: \(s("reason"))", hint: "fix the payload")
-        case "org.island.NoSuchPushToken":
+        case IslandErrorNames.NoSuchPushToken.error:
             return .init(message: "the token is not (or no longer) the device's: revoked with its activity, rotated, or never issued",
                          hint: "stop using it; get the activity's current token (\(island("push-token ID")))")
-        case "org.island.InvalidConfiguration":
+        case IslandErrorNames.InvalidConfiguration.error:
             let line = i("line")
             return .init(message: "\(s("path"))\(line > 0 ? ":\(line)" : ""): \(s("message")); the running configuration is kept",
                          hint: "fix the file and reload again (`island admin reload`)")
         // org.island.Connection: sent just before the daemon closes the connection.
-        case "org.island.Connection.MessageTooLarge":
-            return .init(message: "a message was over the daemon's limit of \(i("limit")) bytes, so it closed the connection",
+        case ConnectionNames.MessageTooLarge.error:
+            return .init(message: "a message was over the daemon's limit of \(i(ConnectionNames.MessageTooLarge.limit)) bytes, so it closed the connection",
                          hint: "send less in one call")
-        case "org.island.Connection.InvalidMessage":
-            return .init(message: "the daemon could not read a message (\(s("reason"))) and closed the connection",
+        case ConnectionNames.InvalidMessage.error:
+            return .init(message: "the daemon could not read a message (\(s(ConnectionNames.InvalidMessage.reason))) and closed the connection",
                          hint: "a client sent something that is not a Varlink call; report it if it was island")
-        case "org.island.Connection.TooManyConnections":
-            return .init(message: "the daemon already serves its maximum of \(i("limit")) connections (\(s("scope") == "user" ? "for this user" : "in total"))",
+        case ConnectionNames.TooManyConnections.error:
+            return .init(message: "the daemon already serves its maximum of \(i(ConnectionNames.TooManyConnections.limit)) connections (\(s(ConnectionNames.TooManyConnections.scope) == "user" ? "for this user" : "in total"))",
                          hint: "close connections that are not needed (a forgotten island watch?), or try again later")
-        case "org.island.Connection.OutputQueueFull":
-            return .init(message: "the stream fell more than \(i("limit")) bytes behind and was ended", hint: "read it faster, or start it again")
-        case "org.island.Connection.ShuttingDown":
+        case ConnectionNames.OutputQueueFull.error:
+            return .init(message: "the stream fell more than \(i(ConnectionNames.OutputQueueFull.limit)) bytes behind and was ended", hint: "read it faster, or start it again")
+        case ConnectionNames.ShuttingDown.error:
             return .init(message: "the daemon is shutting down", hint: "try again once it is back")
         // org.varlink.service: a call the daemon's interfaces do not have, or mistyped.
         case "org.varlink.service.InterfaceNotFound":
