@@ -123,7 +123,7 @@ public actor IslandConnection {
         if pushToken { parameters[Names.pushToken] = true }
         if let sourceApp { parameters[Names.sourceApp] = .string(sourceApp) }
         // Only a keyed request may be retried after a lost connection: it is idempotent.
-        let reply = try await perform("org.island.Producer.Request", parameters, retry: key != nil)
+        let reply = try await perform(ProducerNames.Request.method, parameters, retry: key != nil)
         let activity = try snapshot(reply[Names.activity])
         track(activity)
         return (activity, reply[Names.created]?.boolValue ?? true)
@@ -138,7 +138,7 @@ public actor IslandConnection {
         parameters[Names.content] = content.json
         if let alert { parameters[Names.alert] = [ProducerNames.Alert.title: .string(alert.title), ProducerNames.Alert.body: .string(alert.body)] }
         if let timestamp { parameters[Names.timestamp] = .double(timestamp) }
-        let reply = try await perform("org.island.Producer.Update", parameters, retry: true)
+        let reply = try await perform(ProducerNames.Update.method, parameters, retry: true)
         let activity = try snapshot(reply[Names.activity])
         return (activity, ActivityUpdateResult(json: reply[Names.delivery]))
     }
@@ -157,7 +157,7 @@ public actor IslandConnection {
         case .after(let date): parameters[Names.dismissalPolicy] = [Policy.kind: "after", Policy.date: .double(date.epochSeconds)]
         }
         if let timestamp { parameters[Names.timestamp] = .double(timestamp) }
-        let reply = try await perform("org.island.Producer.End", parameters, retry: false)
+        let reply = try await perform(ProducerNames.End.method, parameters, retry: false)
         return try snapshot(reply[Names.activity])
     }
 
@@ -167,7 +167,7 @@ public actor IslandConnection {
         var parameters = appParameter
         if let type { parameters[Names.type] = .string(type) }
         if let states { parameters[Names.states] = .array(states.map { .string($0.rawValue) }) }
-        let reply = try await perform("org.island.Producer.List", parameters, retry: true)
+        let reply = try await perform(ProducerNames.List.method, parameters, retry: true)
         return (reply[Names.activities]?.arrayValue ?? []).compactMap(ActivitySnapshot.init(json:))
     }
 
@@ -178,7 +178,7 @@ public actor IslandConnection {
         var parameters = appParameter
         parameters[Names.id] = .string(id)
         if rotate { parameters[Names.rotate] = true }
-        let reply = try await perform("org.island.Producer.PushToken", parameters, retry: !rotate)
+        let reply = try await perform(ProducerNames.PushToken.method, parameters, retry: !rotate)
         guard let token = reply[Names.pushToken]?.stringValue else {
             throw ActivityAuthorizationError.other(name: "org.island.InvalidReply", parameters: reply)
         }
@@ -193,7 +193,7 @@ public actor IslandConnection {
         var parameters = appParameter
         parameters[Names.type] = .string(type)
         if rotate { parameters[Names.rotate] = true }
-        let reply = try await perform("org.island.Producer.PushToStartToken", parameters, retry: !rotate)
+        let reply = try await perform(ProducerNames.PushToStartToken.method, parameters, retry: !rotate)
         guard let token = reply[Names.pushToken]?.stringValue else {
             throw ActivityAuthorizationError.other(name: "org.island.InvalidReply", parameters: reply)
         }
@@ -225,7 +225,7 @@ public actor IslandConnection {
 
     /// The app's authorization, limits and remaining budgets.
     public func authorizationInfo() async throws -> AuthorizationSnapshot {
-        let reply = try await perform("org.island.Producer.Authorization", appParameter, retry: true)
+        let reply = try await perform(ProducerNames.Authorization.method, appParameter, retry: true)
         guard let info = AuthorizationSnapshot(json: reply[ProducerNames.Authorization.authorization]) else {
             throw ActivityAuthorizationError.other(name: "org.island.InvalidReply", parameters: reply)
         }
@@ -345,7 +345,7 @@ public actor IslandConnection {
         var parameters = appParameter
         parameters[ExtensionNames.RegisterLayout.type] = .string(type)
         parameters[ExtensionNames.RegisterLayout.layout] = .object(layout)
-        _ = try await performAsExtension("org.island.Extension.RegisterLayout", parameters)
+        _ = try await performAsExtension(ExtensionNames.RegisterLayout.method, parameters)
     }
 
     /// Removes the app's layout for `type` (org.island.Extension.RemoveLayout): its
@@ -353,7 +353,7 @@ public actor IslandConnection {
     public func removeLayout(type: String) async throws {
         var parameters = appParameter
         parameters[ExtensionNames.RemoveLayout.type] = .string(type)
-        _ = try await performAsExtension("org.island.Extension.RemoveLayout", parameters)
+        _ = try await performAsExtension(ExtensionNames.RemoveLayout.method, parameters)
     }
 
     private func performAsExtension(_ method: String, _ parameters: JSONObject) async throws -> JSONObject {
@@ -394,7 +394,7 @@ public actor IslandConnection {
             let client = try await readyClient()
             do {
                 return try await client.call(method, parameters)
-            } catch let error as VarlinkError where !error.name.hasPrefix("org.island.Connection.") {
+            } catch let error as VarlinkError where !error.name.hasPrefix(ConnectionNames.interface + ".") {
                 throw ActivityAuthorizationError(error)
             } catch {
                 await connectionLost(client)
@@ -479,7 +479,7 @@ public actor IslandConnection {
                     logger.debug("the watch stream ended", metadata: ["error": "\(describe(error))"])
                 }
                 await disconnect()
-            } catch let error as VarlinkError where error.name.hasPrefix("org.island.") && !error.name.hasPrefix("org.island.Connection.") {
+            } catch let error as VarlinkError where error.name.hasPrefix(IslandErrorNames.interface + ".") && !error.name.hasPrefix(ConnectionNames.interface + ".") {
                 // The daemon answers but refuses this app: no retry will change that.
                 await disconnect()
                 failWaiters(ActivityAuthorizationError(error))
@@ -523,14 +523,14 @@ public actor IslandConnection {
             throw error
         }
         watchClient = watch
-        let stream = watch.stream("org.island.Producer.Watch", appParameter)
+        let stream = watch.stream(ProducerNames.Watch.method, appParameter)
         let info: AuthorizationSnapshot?
         let activities: [ActivitySnapshot]
         do {
             // The round trips also give the daemon time to register the watch before any
             // call of ours can change an activity.
-            info = AuthorizationSnapshot(json: try await call.call("org.island.Producer.Authorization", appParameter)[ProducerNames.Authorization.authorization])
-            let listed = try await call.call("org.island.Producer.List", appParameter)
+            info = AuthorizationSnapshot(json: try await call.call(ProducerNames.Authorization.method, appParameter)[ProducerNames.Authorization.authorization])
+            let listed = try await call.call(ProducerNames.List.method, appParameter)
             activities = (listed[ProducerNames.List.activities]?.arrayValue ?? []).compactMap(ActivitySnapshot.init(json:))
         } catch {
             await call.close()
