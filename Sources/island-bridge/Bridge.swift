@@ -8,6 +8,7 @@ import OrderedCollections
 import SDBus
 import VarlinkCore
 import VarlinkNIO
+import IslandProtocol
 
 /// The bridge process's one actor: it wires the sources of the session bus
 /// (`SessionSources`: MPRIS, notifications, jobs) to the `ActivityBook`, the book to islandd,
@@ -317,9 +318,9 @@ actor Bridge {
         daemonAttempts = 0
         logger.info("connected to islandd", metadata: [
             "socket": "\(connection.configuration.socketPath)", "enabled": "\(info.enabled)",
-            "maxActivitiesPerApp": "\(info.limits["maxActivitiesPerApp"]?.intValue.map(String.init) ?? "?")",
+            "maxActivitiesPerApp": "\(info.limits[ProducerNames.Limits.maxActivitiesPerApp]?.intValue.map(String.init) ?? "?")",
         ])
-        book.authorized(enabled: info.enabled, maximumActivities: info.limits["maxActivitiesPerApp"]?.intValue)
+        book.authorized(enabled: info.enabled, maximumActivities: info.limits[ProducerNames.Limits.maxActivitiesPerApp]?.intValue)
         book.adopt(listed.map(Self.listed))
         daemonListed = true
         desktopFocus.retry()
@@ -360,7 +361,7 @@ actor Bridge {
             }
         case .authorization:
             if let info = event.authorization {
-                book.authorized(enabled: info.enabled, maximumActivities: info.limits["maxActivitiesPerApp"]?.intValue)
+                book.authorized(enabled: info.enabled, maximumActivities: info.limits[ProducerNames.Limits.maxActivitiesPerApp]?.intValue)
             }
         case .resync:
             book.daemonReconnected()
@@ -483,10 +484,10 @@ actor Bridge {
     }
 
     private static func setFocus(_ on: Bool, socketPath: String, logger: Logger) async -> Bool {
-        guard let reply = await admin("org.island.Admin.SetFocus", ["on": .bool(on)], socketPath: socketPath, logger: logger) else {
+        guard let reply = await admin(AdminNames.SetFocus.method, [AdminNames.SetFocus.on: .bool(on)], socketPath: socketPath, logger: logger) else {
             return false
         }
-        logger.info("set islandd's focus", metadata: ["on": "\(reply["focus"]?["on"]?.boolValue ?? on)"])
+        logger.info("set islandd's focus", metadata: ["on": "\(reply[AdminNames.SetFocus.focus]?[AdminNames.Focus.on]?.boolValue ?? on)"])
         return true
     }
 
@@ -576,13 +577,13 @@ actor Bridge {
     }
 
     private static func setSharing(_ wish: SharingAnnouncer.Wish, socketPath: String, logger: Logger) async -> Bool {
-        var parameters: JSONObject = ["on": .bool(wish.on)]
-        if let source = wish.source { parameters["source"] = .string(source.rawValue) }
-        guard let reply = await admin("org.island.Admin.SetSharing", parameters, socketPath: socketPath, logger: logger) else {
+        var parameters: JSONObject = [AdminNames.SetSharing.on: .bool(wish.on)]
+        if let source = wish.source { parameters[AdminNames.SetSharing.source] = .string(source.rawValue) }
+        guard let reply = await admin(AdminNames.SetSharing.method, parameters, socketPath: socketPath, logger: logger) else {
             return false
         }
         logger.info("set islandd's sharing", metadata: [
-            "on": "\(wish.on)", "contentHidden": "\(reply["sharing"]?["contentHidden"]?.boolValue ?? false)",
+            "on": "\(wish.on)", "contentHidden": "\(reply[AdminNames.SetSharing.sharing]?[AdminNames.Sharing.contentHidden]?.boolValue ?? false)",
         ])
         return true
     }
@@ -708,9 +709,9 @@ actor Bridge {
     }
 
     private static func setLock(_ wish: DesktopLock.Wish, socketPath: String, logger: Logger) async -> Bool {
-        var parameters: JSONObject = ["on": .bool(wish.on)]
-        if let source = wish.source { parameters["source"] = .string(source.rawValue) }
-        guard await admin("org.island.Admin.SetLock", parameters, socketPath: socketPath, logger: logger) != nil else { return false }
+        var parameters: JSONObject = [AdminNames.SetLock.on: .bool(wish.on)]
+        if let source = wish.source { parameters[AdminNames.SetLock.source] = .string(source.rawValue) }
+        guard await admin(AdminNames.SetLock.method, parameters, socketPath: socketPath, logger: logger) != nil else { return false }
         logger.info("set islandd's lock", metadata: ["on": "\(wish.on)"])
         return true
     }
