@@ -77,7 +77,7 @@ package enum OverlayGallery {
         func scene(_ island: JSONObject, alert: JSON? = nil) -> IslandScene {
             var model = PresenterModel()
             var full = island
-            full["lockScreen"] = .array(ids.map { .string($0) })
+            full[PresenterNames.Island.lockScreen] = .array(ids.map { .string($0) })
             model.apply(["kind": "snapshot", "sequence": 1, "resync": false, "island": .object(full), "items": .array(items), "removed": []])
             if let alert {
                 model.apply(["kind": "delta", "sequence": 2, "resync": false, "items": [], "removed": [], "alert": alert])

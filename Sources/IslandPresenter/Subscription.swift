@@ -35,7 +35,7 @@ package struct SubscriptionLoop: Sendable {
             do {
                 let client = try await VarlinkClient.connect(unixPath: socketPath)
                 do {
-                    for try await parameters in client.stream("org.island.Presenter.Subscribe") {
+                    for try await parameters in client.stream(PresenterNames.Subscribe.method) {
                         guard let update = parameters[PresenterNames.Subscribe.update]?.objectValue else { continue }
                         attempt = 0
                         await handle(.update(update))
@@ -56,7 +56,7 @@ package struct SubscriptionLoop: Sendable {
 
     static func describe(_ error: any Error) -> String {
         switch error {
-        case let error as VarlinkError where error.name == "org.island.Connection.ShuttingDown": "the daemon is shutting down"
+        case let error as VarlinkError where error.name == ConnectionNames.ShuttingDown.error: "the daemon is shutting down"
         case let error as VarlinkError: error.description
         case VarlinkClientError.connectionClosed: "the connection closed"
         default: String(describing: error)
@@ -100,7 +100,7 @@ package actor Interactor {
 
     private func call(_ client: VarlinkClient, _ parameters: JSONObject) async throws -> String? {
         do {
-            return try await client.call("org.island.Presenter.Interact", parameters)[PresenterNames.Interact.url]?.stringValue
+            return try await client.call(PresenterNames.Interact.method, parameters)[PresenterNames.Interact.url]?.stringValue
         } catch let error as VarlinkError {
             throw error
         } catch {
@@ -125,10 +125,10 @@ package func fetchSnapshotUpdates(socketPath: String) async throws -> [JSONObjec
     var model = PresenterModel()
     var updates: [JSONObject] = []
     do {
-        for try await parameters in client.stream("org.island.Presenter.Subscribe") {
+        for try await parameters in client.stream(PresenterNames.Subscribe.method) {
             if let update = parameters[PresenterNames.Subscribe.update]?.objectValue {
                 // A later snapshot replaces all before it.
-                if update["kind"]?.stringValue == "snapshot" { updates.removeAll() }
+                if update[PresenterNames.Update.kind]?.stringValue == "snapshot" { updates.removeAll() }
                 model.apply(update)
                 updates.append(update)
             }
