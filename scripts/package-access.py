@@ -5,7 +5,8 @@ A module that no library product of Package.swift contains is Island's own: what
 into another module of the package is `package`, so nothing outside the package can import it
 and no one mistakes it for supported API (docs/public-api.md). This script rewrites every `public`
 declaration modifier (and `public import`) of those modules to `package`; the compiler then checks
-that no product's public declaration leans on one.
+that no product's public declaration leans on one, and warns of a `package import` that no package
+declaration needs, which then becomes a plain `import`.
 
 Usage: scripts/package-access.py           rewrite
        scripts/package-access.py --check   list what is still `public`; exit 1 if anything is
