@@ -1,6 +1,6 @@
 import CPangoCairo
-package import Foundation
-package import FreeDesktop
+import Foundation
+import FreeDesktop
 
 /// Icons from the freedesktop icon theme's PNG directories, with no display and no GTK: what
 /// off-screen rendering (golden images, the gallery) uses. The overlay itself asks GtkIconTheme.

@@ -1,7 +1,7 @@
 package import IslandCore
 package import OrderedJSON
 import IslandProtocol
-package import OrderedCollections
+import OrderedCollections
 
 /// One activity as the daemon delivered it to presenters (`org.island.Presenter.Item`), with
 /// its layout already validated.

@@ -1,6 +1,6 @@
 package import OrderedJSON
 import IslandProtocol
-package import OrderedCollections
+import OrderedCollections
 
 /// What the island shows (`org.island.Presenter.Island`).
 package struct IslandState: Sendable, Hashable {

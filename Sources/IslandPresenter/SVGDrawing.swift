@@ -1,5 +1,5 @@
 import Foundation
-package import OrderedCollections
+import OrderedCollections
 package import OrderedJSON
 
 #if canImport(Glibc)

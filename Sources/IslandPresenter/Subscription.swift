@@ -1,7 +1,7 @@
 package import FreeDesktop
 package import OrderedJSON
 import IslandProtocol
-package import OrderedCollections
+import OrderedCollections
 import VarlinkCore
 import VarlinkNIO
 

@@ -3,7 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-package import Foundation
+import Foundation
 import Synchronization
 
 /// Writes all of `text` to a file descriptor, unbuffered (so each bar line leaves at once).

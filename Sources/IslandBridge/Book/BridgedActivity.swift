@@ -1,4 +1,4 @@
-package import OrderedCollections
+import OrderedCollections
 package import OrderedJSON
 
 /// What a source wants shown for one thing it follows (a player, a notification, a job).

@@ -1,5 +1,5 @@
 import FreeDesktop
-package import OrderedCollections
+import OrderedCollections
 package import OrderedJSON
 
 /// The app an activity is about (Spotify, Dolphin), as presenters show it inside the bridge's

@@ -1,5 +1,5 @@
 package import OrderedJSON
-package import OrderedCollections
+import OrderedCollections
 
 /// What a server asks of an activity in one push: APNs' Live Activity payload,
 ///
