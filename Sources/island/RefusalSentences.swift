@@ -34,37 +34,46 @@ enum RefusalSentences {
         switch name {
         // org.island: the refusals.
         case IslandErrorNames.AttributesTooLarge.error:
-            let part = s("part")
-            return .init(message: "attributes and state are \(i("size")) bytes as compact JSON, over the limit of \(i("limit"))"
+            typealias Parameters = IslandErrorNames.AttributesTooLarge
+            let part = s(Parameters.part)
+            return .init(message: "attributes and state are \(i(Parameters.size)) bytes as compact JSON, over the limit of \(i(Parameters.limit))"
                              + (part.isEmpty ? "" : "; the \(part) is the part to make smaller"),
                          hint: "send less: keep attributes and state small, and put large data behind a URL")
         case IslandErrorNames.NestingTooDeep.error:
-            return .init(message: "the attributes or state nest objects and arrays \(i("depth")) deep, over the limit of \(i("limit"))",
+            typealias Parameters = IslandErrorNames.NestingTooDeep
+            return .init(message: "the attributes or state nest objects and arrays \(i(Parameters.depth)) deep, over the limit of \(i(Parameters.limit))",
                          hint: "flatten the data")
         case IslandErrorNames.TypeTooLong.error:
-            return .init(message: "the activity type is \(i("size")) bytes, over the limit of \(i("limit"))", hint: "use a short type name")
+            typealias Parameters = IslandErrorNames.TypeTooLong
+            return .init(message: "the activity type is \(i(Parameters.size)) bytes, over the limit of \(i(Parameters.limit))", hint: "use a short type name")
         case IslandErrorNames.KeyTooLong.error:
-            return .init(message: "the key is \(i("size")) bytes, over the limit of \(i("limit"))",
+            typealias Parameters = IslandErrorNames.KeyTooLong
+            return .init(message: "the key is \(i(Parameters.size)) bytes, over the limit of \(i(Parameters.limit))",
                          hint: "derive a shorter key, e.g. a hash of the long one")
         case IslandErrorNames.AlertTooLarge.error:
-            return .init(message: "the alert's title and body are \(i("size")) bytes together, over the limit of \(i("limit"))",
+            typealias Parameters = IslandErrorNames.AlertTooLarge
+            return .init(message: "the alert's title and body are \(i(Parameters.size)) bytes together, over the limit of \(i(Parameters.limit))",
                          hint: "shorten the alert: it is a notification, the activity carries the rest")
         case IslandErrorNames.Denied.error:
-            return .init(message: "Live Activities are turned off for \(s("app"))",
-                         hint: "turn them on with `island admin enable \(s("app"))` (or in the system settings)")
+            typealias Parameters = IslandErrorNames.Denied
+            return .init(message: "Live Activities are turned off for \(s(Parameters.app))",
+                         hint: "turn them on with `island admin enable \(s(Parameters.app))` (or in the system settings)")
         case IslandErrorNames.Unentitled.error:
-            let app = s("app").isEmpty ? "this app" : s("app")
-            let reason = s("reason")
+            typealias Parameters = IslandErrorNames.Unentitled
+            let app = s(Parameters.app).isEmpty ? "this app" : s(Parameters.app)
+            let reason = s(Parameters.reason)
             let hint = reason.contains("does not declare")
                 // The entry is there (the reason names it): it lacks the key, not a place.
                 ? "add X-Island-LiveActivities=true to the [Desktop Entry] group of \(app)'s desktop entry"
-                : "install a desktop entry \(s("app").isEmpty ? "<app>" : s("app")).desktop in an XDG applications directory with X-Island-LiveActivities=true"
+                : "install a desktop entry \(s(Parameters.app).isEmpty ? "<app>" : s(Parameters.app)).desktop in an XDG applications directory with X-Island-LiveActivities=true"
             return .init(message: "\(app) may not show Live Activities: \(reason)", hint: hint)
         case IslandErrorNames.GlobalMaximumExceeded.error:
-            return .init(message: "all apps together already have the maximum of \(i("limit")) live activities",
+            typealias Parameters = IslandErrorNames.GlobalMaximumExceeded
+            return .init(message: "all apps together already have the maximum of \(i(Parameters.limit)) live activities",
                          hint: "end an activity of your own (\(island("list")), then \(island("end ID")))")
         case IslandErrorNames.TargetMaximumExceeded.error:
-            return .init(message: "\(s("app")) already has its maximum of \(i("limit")) live activities",
+            typealias Parameters = IslandErrorNames.TargetMaximumExceeded
+            return .init(message: "\(s(Parameters.app)) already has its maximum of \(i(Parameters.limit)) live activities",
                          hint: "end or reuse one of them (\(island("list")), then \(island("end ID")))")
         case IslandErrorNames.NoSuchActivity.error:
             // An activity answers only the app that started it, and the CLI acts for
@@ -74,53 +83,67 @@ enum RefusalSentences {
                 : "check the id with \(island("list"))"
             return .init(message: "no activity \(id) of \(app) (unknown, dismissed, or another app's)", hint: hint)
         case IslandErrorNames.ActivityEnded.error:
-            return .init(message: "activity \(id) is \(s("state").isEmpty ? "ended" : s("state")) and takes no more changes",
+            typealias Parameters = IslandErrorNames.ActivityEnded
+            return .init(message: "activity \(id) is \(s(Parameters.state).isEmpty ? "ended" : s(Parameters.state)) and takes no more changes",
                          hint: "start a new activity (\(island("start TYPE")))")
         case IslandErrorNames.NoSuchButton.error:
-            return .init(message: "activity \(id)'s layout has no button with the action \(s("button"))",
+            typealias Parameters = IslandErrorNames.NoSuchButton
+            return .init(message: "activity \(id)'s layout has no button with the action \(s(Parameters.button))",
                          hint: "press only the buttons its layout draws")
         case IslandErrorNames.StaleTimestamp.error:
-            return .init(message: "the timestamp \(number(d("given"))) is not newer than the last accepted one (\(number(d("last")))) for \(id)",
+            typealias Parameters = IslandErrorNames.StaleTimestamp
+            return .init(message: "the timestamp \(number(d(Parameters.given))) is not newer than the last accepted one (\(number(d(Parameters.last)))) for \(id)",
                          hint: "drop the update (newer content is already there), or send no timestamp")
         case IslandErrorNames.ImplausibleTimestamp.error:
-            return .init(message: "the timestamp \(number(d("given"))) is after \(number(d("latest"))), the daemon's clock plus 600 s"
-                             + (looksLikeMilliseconds(d("given")) ? ": it looks like milliseconds" : ""),
+            typealias Parameters = IslandErrorNames.ImplausibleTimestamp
+            return .init(message: "the timestamp \(number(d(Parameters.given))) is after \(number(d(Parameters.latest))), the daemon's clock plus 600 s"
+                             + (looksLikeMilliseconds(d(Parameters.given)) ? ": it looks like milliseconds" : ""),
                          hint: "send seconds since the epoch (date +%s.%N), not milliseconds; or set the clock right")
         case IslandErrorNames.ImplausibleStaleDate.error:
-            return .init(message: "the staleDate \(number(d("given"))) is after \(number(d("latest"))), which no date in seconds reaches"
-                             + (looksLikeMilliseconds(d("given")) ? ": it looks like milliseconds" : ""),
+            typealias Parameters = IslandErrorNames.ImplausibleStaleDate
+            return .init(message: "the staleDate \(number(d(Parameters.given))) is after \(number(d(Parameters.latest))), which no date in seconds reaches"
+                             + (looksLikeMilliseconds(d(Parameters.given)) ? ": it looks like milliseconds" : ""),
                          hint: "send seconds since the epoch, not milliseconds (--stale-after takes seconds from now)")
         case IslandErrorNames.StartBudgetExceeded.error:
-            return .init(message: "\(s("app")) started \(i("limit")) activities within \(seconds(d("window"))); the next start is allowed in \(seconds(d("retryAfter")))",
-                         hint: "wait \(seconds(d("retryAfter"))) and try again, or update an activity already started")
+            typealias Parameters = IslandErrorNames.StartBudgetExceeded
+            return .init(message: "\(s(Parameters.app)) started \(i(Parameters.limit)) activities within \(seconds(d(Parameters.window))); the next start is allowed in \(seconds(d(Parameters.retryAfter)))",
+                         hint: "wait \(seconds(d(Parameters.retryAfter))) and try again, or update an activity already started")
         case IslandErrorNames.InvalidLayout.error:
-            return .init(message: "the layout of \(s("type")) is invalid at \(s("path")): \(s("reason"))",
+            typealias Parameters = IslandErrorNames.InvalidLayout
+            return .init(message: "the layout of \(s(Parameters.type)) is invalid at \(s(Parameters.path)): \(s(Parameters.reason))",
                          hint: "fix the layout at that path (try `island preview --lint`)")
         case IslandErrorNames.TooManyLayouts.error:
-            return .init(message: "\(s("app")) already has its maximum of \(i("limit")) layouts registered",
+            typealias Parameters = IslandErrorNames.TooManyLayouts
+            return .init(message: "\(s(Parameters.app)) already has its maximum of \(i(Parameters.limit)) layouts registered",
                          hint: "remove a layout it no longer uses (\(island("extension remove TYPE"))); replacing one of the same type is always allowed")
         case IslandErrorNames.PermissionDenied.error, "org.varlink.service.PermissionDenied":
             let reason = s("reason")
             return .init(message: reason.isEmpty ? "permission denied" : "permission denied for the \(s("role")) role: \(reason)",
                          hint: "admin commands need the daemon's own user or root; a sandboxed app may not be a presenter or an admin")
         case IslandErrorNames.PersistenceFailure.error:
-            return .init(message: "the daemon could not store the change, so it was not applied: \(s("reason"))",
+            typealias Parameters = IslandErrorNames.PersistenceFailure
+            return .init(message: "the daemon could not store the change, so it was not applied: \(s(Parameters.reason))",
                          hint: "retry later; the daemon's log says why (disk full, read-only state directory)")
         case IslandErrorNames.PushUnavailable.error:
-            return .init(message: "push is not available: \(s("reason"))",
+            typealias Parameters = IslandErrorNames.PushUnavailable
+            return .init(message: "push is not available: \(s(Parameters.reason))",
                          hint: "configure a broker in islandd.conf ([Push] Broker=), then `island admin reload`; or do without push")
         case IslandErrorNames.TooManyPushTokens.error:
-            return .init(message: "\(s("app")) already has push-to-start tokens for \(i("limit")) types", hint: "reuse the types it has")
+            typealias Parameters = IslandErrorNames.TooManyPushTokens
+            return .init(message: "\(s(Parameters.app)) already has push-to-start tokens for \(i(Parameters.limit)) types", hint: "reuse the types it has")
         case IslandErrorNames.PushPayloadTooLarge.error:
-            return .init(message: "the push's payload is \(i("size")) bytes, over the limit of \(i("limit")); it was not read", hint: "send less")
+            typealias Parameters = IslandErrorNames.PushPayloadTooLarge
+            return .init(message: "the push's payload is \(i(Parameters.size)) bytes, over the limit of \(i(Parameters.limit)); it was not read", hint: "send less")
         case IslandErrorNames.InvalidPushPayload.error:
-            return .init(message: "the push is not an APNs-shaped Live Activity payload: \(s("reason"))", hint: "fix the payload")
+            typealias Parameters = IslandErrorNames.InvalidPushPayload
+            return .init(message: "the push is not an APNs-shaped Live Activity payload: \(s(Parameters.reason))", hint: "fix the payload")
         case IslandErrorNames.NoSuchPushToken.error:
             return .init(message: "the token is not (or no longer) the device's: revoked with its activity, rotated, or never issued",
                          hint: "stop using it; get the activity's current token (\(island("push-token ID")))")
         case IslandErrorNames.InvalidConfiguration.error:
-            let line = i("line")
-            return .init(message: "\(s("path"))\(line > 0 ? ":\(line)" : ""): \(s("message")); the running configuration is kept",
+            typealias Parameters = IslandErrorNames.InvalidConfiguration
+            let line = i(Parameters.line)
+            return .init(message: "\(s(Parameters.path))\(line > 0 ? ":\(line)" : ""): \(s(Parameters.message)); the running configuration is kept",
                          hint: "fix the file and reload again (`island admin reload`)")
         // org.island.Connection: sent just before the daemon closes the connection.
         case ConnectionNames.MessageTooLarge.error:
