@@ -258,7 +258,7 @@ let island: [Target] = [
     .executableTarget(
         name: "island",
         dependencies: [
-            "IslandKit", "IslandCore", "OrderedJSON", "VarlinkCore", "VarlinkNIO", "IslandPresenter", "MQTT",
+            "IslandKit", "IslandCore", "OrderedJSON", "VarlinkCore", "VarlinkNIO", "IslandPresenter", "MQTT", "IslandProtocol",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "OrderedCollections", package: "swift-collections"),
         ]
@@ -281,7 +281,7 @@ let island: [Target] = [
     .target(
         name: "IslandKitTesting",
         dependencies: [
-            "IslandKit", "IslandDaemon", "OrderedJSON", "VarlinkCore", "VarlinkInProcess",
+            "IslandKit", "IslandDaemon", "OrderedJSON", "VarlinkCore", "VarlinkInProcess", "IslandProtocol",
             .product(name: "OrderedCollections", package: "swift-collections"),
         ]
     ),
@@ -365,7 +365,7 @@ let island: [Target] = [
     .target(
         name: "IslandBridge",
         dependencies: [
-            "SDBus", "IslandCore", "OrderedJSON", "FreeDesktop",
+            "SDBus", "IslandCore", "OrderedJSON", "FreeDesktop", "IslandProtocol",
             .product(name: "OrderedCollections", package: "swift-collections"),
             .product(name: "Logging", package: "swift-log"),
         ]),
@@ -380,7 +380,7 @@ let island: [Target] = [
     .executableTarget(
         name: "island-bridge",
         dependencies: [
-            "IslandBridge", "SDBus", "IslandKit", "IslandCore", "OrderedJSON", "Systemd", "FreeDesktop", "VarlinkCore", "VarlinkNIO",
+            "IslandBridge", "SDBus", "IslandKit", "IslandCore", "OrderedJSON", "Systemd", "FreeDesktop", "VarlinkCore", "VarlinkNIO", "IslandProtocol",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "OrderedCollections", package: "swift-collections"),
             .product(name: "Logging", package: "swift-log"),

@@ -1,6 +1,11 @@
 #!/usr/bin/env bash
 # The test command. Installs what the tests need (scripts/install-deps.sh), builds everything
 # once in debug, then runs every stage even when an earlier one failed:
+#   format      the Swift is formatted as .swift-format says (scripts/format.sh --check)
+#   contract    no client spells a name of an Island interface by hand
+#               (scripts/check-wire-names.py), nothing is public in a module that is no product
+#               (scripts/package-access.py --check), and every library product's public API
+#               is the one checked into api/ (scripts/check-api.py)
 #   swift       the Swift suites: unit tests, and integration tests that start the real
 #               binaries and the reference Python varlink implementation
 #   end-to-end  Tests/EndToEnd, in parallel by file: the real islandd, CLI, presenters, overlay
@@ -28,7 +33,7 @@ while (($#)); do
     --workers) workers="$2"; shift 2 ;;
     --workers=*) workers="${1#*=}"; shift ;;
     --) shift; pytest_args=("$@"); break ;;
-    -h|--help) sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,22p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "test.sh: unknown option $1 (try --help)" >&2; exit 2 ;;
   esac
 done
@@ -64,6 +69,14 @@ if ((!quick)); then
   trap 'stop_tree "$deb_pid"; exit 130' INT TERM
 fi
 
+echo "==> formatting" >&2
+t=$SECONDS
+if scripts/format.sh --check >"$results/format.log" 2>&1; then
+  record format ok $((SECONDS - t))
+else
+  record format failed $((SECONDS - t)) "" "$(grep -c 'error:' "$results/format.log") findings in $results/format.log; scripts/format.sh fixes them"
+fi
+
 echo "==> building (debug, with tests)" >&2
 t=$SECONDS
 # The layers hold because the build refuses an import a target does not declare: nothing under
@@ -77,6 +90,14 @@ fi
 bin_dir=$(swift build --show-bin-path)
 
 if ((built)); then
+  echo "==> the wire contract and the public API" >&2
+  t=$SECONDS
+  contract=ok
+  python3 scripts/check-wire-names.py || contract=failed
+  python3 scripts/package-access.py --check || contract=failed
+  python3 scripts/check-api.py --bin-dir "$bin_dir" || contract=failed
+  record contract $contract $((SECONDS - t))
+
   echo "==> Swift test suites" >&2
   t=$SECONDS
   if swift test --skip-build --xunit-output "$results/swift.xml" 2>&1 | tee "$results/swift.log"; then
@@ -104,6 +125,7 @@ if ((built)); then
     else record end-to-end failed $((SECONDS - t)) "$results/end-to-end.xml"; fi
   fi
 else
+  record contract skipped 0
   record swift skipped 0
   record end-to-end skipped 0
 fi

@@ -2,6 +2,10 @@ import Foundation
 public import OrderedJSON
 public import OrderedCollections
 public import VarlinkCore
+import IslandProtocol
+
+/// The names of org.island's errors and their parameters.
+private typealias Errors = IslandErrorNames
 
 /// Why the daemon refused a call, mirroring ActivityKit's `ActivityAuthorizationError` with
 /// the names of Island's own errors (Protocol/org.island.varlink). Every case keeps the
@@ -65,20 +69,20 @@ public enum ActivityAuthorizationError: Error, Sendable, Equatable, CustomString
         func i(_ key: String) -> Int { p[key]?.intValue ?? Int(p[key]?.doubleValue ?? 0) }
         func d(_ key: String) -> Double { p[key]?.doubleValue ?? 0 }
         switch error.name {
-        case "org.island.AttributesTooLarge": self = .attributesTooLarge(limit: i("limit"), size: i("size"), part: p["part"]?.stringValue)
-        case "org.island.Denied": self = .denied(app: s("app"))
-        case "org.island.Unentitled": self = .unentitled(app: s("app"), reason: s("reason"))
-        case "org.island.GlobalMaximumExceeded": self = .globalMaximumExceeded(limit: i("limit"))
-        case "org.island.TargetMaximumExceeded": self = .targetMaximumExceeded(app: s("app"), limit: i("limit"))
-        case "org.island.StaleTimestamp": self = .staleTimestamp(id: s("id"), last: d("last"), given: d("given"))
-        case "org.island.StartBudgetExceeded":
-            self = .startBudgetExceeded(app: s("app"), limit: i("limit"), window: d("window"), retryAfter: d("retryAfter"))
-        case "org.island.NoSuchActivity": self = .noSuchActivity(id: s("id"))
-        case "org.island.ActivityEnded": self = .activityEnded(id: s("id"), state: s("state"))
-        case "org.island.InvalidLayout": self = .invalidLayout(type: s("type"), path: s("path"), reason: s("reason"))
-        case "org.island.PermissionDenied", "org.varlink.service.PermissionDenied":
-            self = .permissionDenied(role: s("role"), reason: s("reason"))
-        case "org.island.PersistenceFailure": self = .persistenceFailure(reason: s("reason"))
+        case Errors.AttributesTooLarge.error: self = .attributesTooLarge(limit: i(Errors.AttributesTooLarge.limit), size: i(Errors.AttributesTooLarge.size), part: p[Errors.AttributesTooLarge.part]?.stringValue)
+        case Errors.Denied.error: self = .denied(app: s(Errors.Denied.app))
+        case Errors.Unentitled.error: self = .unentitled(app: s(Errors.Unentitled.app), reason: s(Errors.Unentitled.reason))
+        case Errors.GlobalMaximumExceeded.error: self = .globalMaximumExceeded(limit: i(Errors.GlobalMaximumExceeded.limit))
+        case Errors.TargetMaximumExceeded.error: self = .targetMaximumExceeded(app: s(Errors.TargetMaximumExceeded.app), limit: i(Errors.TargetMaximumExceeded.limit))
+        case Errors.StaleTimestamp.error: self = .staleTimestamp(id: s(Errors.StaleTimestamp.id), last: d(Errors.StaleTimestamp.last), given: d(Errors.StaleTimestamp.given))
+        case Errors.StartBudgetExceeded.error:
+            self = .startBudgetExceeded(app: s(Errors.StartBudgetExceeded.app), limit: i(Errors.StartBudgetExceeded.limit), window: d(Errors.StartBudgetExceeded.window), retryAfter: d(Errors.StartBudgetExceeded.retryAfter))
+        case Errors.NoSuchActivity.error: self = .noSuchActivity(id: s(Errors.NoSuchActivity.id))
+        case Errors.ActivityEnded.error: self = .activityEnded(id: s(Errors.ActivityEnded.id), state: s(Errors.ActivityEnded.state))
+        case Errors.InvalidLayout.error: self = .invalidLayout(type: s(Errors.InvalidLayout.type), path: s(Errors.InvalidLayout.path), reason: s(Errors.InvalidLayout.reason))
+        case Errors.PermissionDenied.error, "org.varlink.service.PermissionDenied":
+            self = .permissionDenied(role: s(Errors.PermissionDenied.role), reason: s(Errors.PermissionDenied.reason))
+        case Errors.PersistenceFailure.error: self = .persistenceFailure(reason: s(Errors.PersistenceFailure.reason))
         default: self = .other(name: error.name, parameters: p)
         }
     }
@@ -86,18 +90,18 @@ public enum ActivityAuthorizationError: Error, Sendable, Equatable, CustomString
     /// The daemon's error name (`org.island.AttributesTooLarge`, …).
     public var name: String {
         switch self {
-        case .attributesTooLarge: "org.island.AttributesTooLarge"
-        case .denied: "org.island.Denied"
-        case .unentitled: "org.island.Unentitled"
-        case .globalMaximumExceeded: "org.island.GlobalMaximumExceeded"
-        case .targetMaximumExceeded: "org.island.TargetMaximumExceeded"
-        case .staleTimestamp: "org.island.StaleTimestamp"
-        case .startBudgetExceeded: "org.island.StartBudgetExceeded"
-        case .noSuchActivity: "org.island.NoSuchActivity"
-        case .activityEnded: "org.island.ActivityEnded"
-        case .invalidLayout: "org.island.InvalidLayout"
-        case .permissionDenied: "org.island.PermissionDenied"
-        case .persistenceFailure: "org.island.PersistenceFailure"
+        case .attributesTooLarge: Errors.AttributesTooLarge.error
+        case .denied: Errors.Denied.error
+        case .unentitled: Errors.Unentitled.error
+        case .globalMaximumExceeded: Errors.GlobalMaximumExceeded.error
+        case .targetMaximumExceeded: Errors.TargetMaximumExceeded.error
+        case .staleTimestamp: Errors.StaleTimestamp.error
+        case .startBudgetExceeded: Errors.StartBudgetExceeded.error
+        case .noSuchActivity: Errors.NoSuchActivity.error
+        case .activityEnded: Errors.ActivityEnded.error
+        case .invalidLayout: Errors.InvalidLayout.error
+        case .permissionDenied: Errors.PermissionDenied.error
+        case .persistenceFailure: Errors.PersistenceFailure.error
         case .daemonUnavailable: "DaemonUnavailable"
         case .other(let name, _): name
         case .visibility: "Visibility"

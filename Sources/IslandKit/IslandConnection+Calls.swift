@@ -27,7 +27,7 @@ extension IslandConnection {
             let client = try await readyClient()
             do {
                 return try await client.call(method, parameters)
-            } catch let error as VarlinkError where !error.name.hasPrefix("org.island.Connection.") {
+            } catch let error as VarlinkError where !error.name.hasPrefix(ConnectionNames.interface + ".") {
                 throw ActivityAuthorizationError(error)
             } catch {
                 await connectionLost(client)

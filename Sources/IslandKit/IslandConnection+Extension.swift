@@ -18,7 +18,7 @@ extension IslandConnection {
         var parameters = appParameter
         parameters[ExtensionNames.RegisterLayout.type] = .string(type)
         parameters[ExtensionNames.RegisterLayout.layout] = .object(layout)
-        _ = try await performAsExtension("org.island.Extension.RegisterLayout", parameters)
+        _ = try await performAsExtension(ExtensionNames.RegisterLayout.method, parameters)
     }
 
     /// Removes the app's layout for `type` (org.island.Extension.RemoveLayout): its
@@ -26,7 +26,7 @@ extension IslandConnection {
     public func removeLayout(type: String) async throws {
         var parameters = appParameter
         parameters[ExtensionNames.RemoveLayout.type] = .string(type)
-        _ = try await performAsExtension("org.island.Extension.RemoveLayout", parameters)
+        _ = try await performAsExtension(ExtensionNames.RemoveLayout.method, parameters)
     }
 
     func performAsExtension(_ method: String, _ parameters: JSONObject) async throws -> JSONObject {

@@ -40,7 +40,7 @@ extension IslandConnection {
         if let alert { parameters[Names.alert] = [ProducerNames.Alert.title: .string(alert.title), ProducerNames.Alert.body: .string(alert.body)] }
         if let channel { parameters[Names.channel] = .string(channel) }
         // Only a keyed request may be retried after a lost connection: it is idempotent.
-        let reply = try await perform("org.island.Producer.Request", parameters, retry: key != nil)
+        let reply = try await perform(ProducerNames.Request.method, parameters, retry: key != nil)
         let activity = try snapshot(reply[Names.activity])
         track(activity)
         return (activity, reply[Names.created]?.boolValue ?? true)
@@ -55,7 +55,7 @@ extension IslandConnection {
         parameters[Names.content] = content.json
         if let alert { parameters[Names.alert] = [ProducerNames.Alert.title: .string(alert.title), ProducerNames.Alert.body: .string(alert.body)] }
         if let timestamp { parameters[Names.timestamp] = .double(timestamp) }
-        let reply = try await perform("org.island.Producer.Update", parameters, retry: true)
+        let reply = try await perform(ProducerNames.Update.method, parameters, retry: true)
         let activity = try snapshot(reply[Names.activity])
         return (activity, ActivityUpdateResult(json: reply[Names.delivery]))
     }
@@ -74,7 +74,7 @@ extension IslandConnection {
         case .after(let date): parameters[Names.dismissalPolicy] = [Policy.kind: "after", Policy.date: .double(date.epochSeconds)]
         }
         if let timestamp { parameters[Names.timestamp] = .double(timestamp) }
-        let reply = try await perform("org.island.Producer.End", parameters, retry: false)
+        let reply = try await perform(ProducerNames.End.method, parameters, retry: false)
         return try snapshot(reply[Names.activity])
     }
 
@@ -84,7 +84,7 @@ extension IslandConnection {
         var parameters = appParameter
         if let type { parameters[Names.type] = .string(type) }
         if let states { parameters[Names.states] = .array(states.map { .string($0.rawValue) }) }
-        let reply = try await perform("org.island.Producer.List", parameters, retry: true)
+        let reply = try await perform(ProducerNames.List.method, parameters, retry: true)
         return (reply[Names.activities]?.arrayValue ?? []).compactMap(ActivitySnapshot.init(json:))
     }
 
@@ -95,7 +95,7 @@ extension IslandConnection {
         var parameters = appParameter
         parameters[Names.id] = .string(id)
         if rotate { parameters[Names.rotate] = true }
-        let reply = try await perform("org.island.Producer.PushToken", parameters, retry: !rotate)
+        let reply = try await perform(ProducerNames.PushToken.method, parameters, retry: !rotate)
         guard let token = reply[Names.pushToken]?.stringValue else {
             throw ActivityAuthorizationError.other(name: "org.island.InvalidReply", parameters: reply)
         }
@@ -110,7 +110,7 @@ extension IslandConnection {
         var parameters = appParameter
         parameters[Names.type] = .string(type)
         if rotate { parameters[Names.rotate] = true }
-        let reply = try await perform("org.island.Producer.PushToStartToken", parameters, retry: !rotate)
+        let reply = try await perform(ProducerNames.PushToStartToken.method, parameters, retry: !rotate)
         guard let token = reply[Names.pushToken]?.stringValue else {
             throw ActivityAuthorizationError.other(name: "org.island.InvalidReply", parameters: reply)
         }
@@ -142,7 +142,7 @@ extension IslandConnection {
 
     /// The app's authorization, limits and remaining budgets.
     public func authorizationInfo() async throws -> AuthorizationSnapshot {
-        let reply = try await perform("org.island.Producer.Authorization", appParameter, retry: true)
+        let reply = try await perform(ProducerNames.Authorization.method, appParameter, retry: true)
         guard let info = AuthorizationSnapshot(json: reply[ProducerNames.Authorization.authorization]) else {
             throw ActivityAuthorizationError.other(name: "org.island.InvalidReply", parameters: reply)
         }

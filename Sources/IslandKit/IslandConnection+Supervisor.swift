@@ -70,14 +70,14 @@ extension IslandConnection {
             throw error
         }
         watchClient = watch
-        let stream = watch.stream("org.island.Producer.Watch", appParameter)
+        let stream = watch.stream(ProducerNames.Watch.method, appParameter)
         let info: AuthorizationSnapshot?
         let activities: [ActivitySnapshot]
         do {
             // The round trips also give the daemon time to register the watch before any
             // call of ours can change an activity.
-            info = AuthorizationSnapshot(json: try await call.call("org.island.Producer.Authorization", appParameter)[ProducerNames.Authorization.authorization])
-            let listed = try await call.call("org.island.Producer.List", appParameter)
+            info = AuthorizationSnapshot(json: try await call.call(ProducerNames.Authorization.method, appParameter)[ProducerNames.Authorization.authorization])
+            let listed = try await call.call(ProducerNames.List.method, appParameter)
             activities = (listed[ProducerNames.List.activities]?.arrayValue ?? []).compactMap(ActivitySnapshot.init(json:))
         } catch {
             await call.close()

@@ -1,4 +1,5 @@
 import FreeDesktop
+import IslandProtocol
 package import VarlinkCore
 
 /// The decisions of `IslandConnection`'s supervisor, as a value beside it: after each try to
@@ -67,6 +68,6 @@ package struct ReconnectionSupervisor: Sendable {
     /// An error of the daemon's own (`org.island.*`), not the connection's
     /// (`org.island.Connection.*`, said by the transport).
     package static func isRefusal(_ error: VarlinkError) -> Bool {
-        error.name.hasPrefix("org.island.") && !error.name.hasPrefix("org.island.Connection.")
+        error.name.hasPrefix(IslandErrorNames.interface + ".") && !error.name.hasPrefix(ConnectionNames.interface + ".")
     }
 }

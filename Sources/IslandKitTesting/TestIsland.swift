@@ -6,6 +6,7 @@ public import OrderedCollections
 import Synchronization
 import VarlinkCore
 import VarlinkInProcess
+import IslandProtocol
 
 /// Island's daemon in your tests' own process, for testing an app's activity code without
 /// `islandd`, a socket or a desktop entry installed: the daemon's own rules, budgets,
@@ -120,7 +121,7 @@ public final class TestIsland: Sendable {
     /// also receives (`ActivityInteraction.tap`).
     @discardableResult
     public func tap(_ activityID: String) async throws -> String? {
-        try await interact("tap", activityID)["url"]?.stringValue
+        try await interact("tap", activityID)[PresenterNames.Interact.url]?.stringValue
     }
 
     /// Presses the layout button whose action is `action`, as in a presenter: the app
@@ -138,30 +139,35 @@ public final class TestIsland: Sendable {
     /// Turns Live Activities on or off for `app` (all apps when nil), as the user does in the
     /// settings; turning them off ends the app's activities.
     public func setActivitiesEnabled(_ enabled: Bool, app: String? = TestIsland.defaultApp) async throws {
-        var parameters: JSONObject = ["enabled": .bool(enabled)]
-        if let app { parameters["app"] = .string(app) }
-        _ = try await call("org.island.Admin.SetEnabled", parameters)
+        var parameters: JSONObject = [AdminNames.SetEnabled.enabled: .bool(enabled)]
+        if let app { parameters[AdminNames.SetEnabled.app] = .string(app) }
+        _ = try await call(AdminNames.SetEnabled.method, parameters)
     }
 
     /// Turns frequent updates on or off for `app`, which must be among `frequentUpdates`.
     public func setFrequentUpdates(_ enabled: Bool, app: String = TestIsland.defaultApp) async throws {
-        _ = try await call("org.island.Admin.SetFrequentUpdates", ["app": .string(app), "enabled": .bool(enabled)])
+        _ = try await call(AdminNames.SetFrequentUpdates.method, [
+            AdminNames.SetFrequentUpdates.app: .string(app), AdminNames.SetFrequentUpdates.enabled: .bool(enabled),
+        ])
     }
 
     /// The layouts `app` registered, by activity type.
     public func layouts(app: String = TestIsland.defaultApp) async throws -> [String: JSONObject] {
-        let reply = try await call("org.island.Extension.ListLayouts", ["app": .string(app)])
+        let reply = try await call(ExtensionNames.ListLayouts.method, [ExtensionNames.ListLayouts.app: .string(app)])
         var layouts: [String: JSONObject] = [:]
-        for entry in reply["layouts"]?.arrayValue ?? [] {
-            if let type = entry["type"]?.stringValue, let layout = entry["layout"]?.objectValue { layouts[type] = layout }
+        for entry in reply[ExtensionNames.ListLayouts.layouts]?.arrayValue ?? [] {
+            if let type = entry[ExtensionNames.RegisteredLayout.type]?.stringValue,
+               let layout = entry[ExtensionNames.RegisteredLayout.layout]?.objectValue {
+                layouts[type] = layout
+            }
         }
         return layouts
     }
 
     private func interact(_ action: String, _ id: String, button: String? = nil) async throws -> JSONObject {
-        var parameters: JSONObject = ["action": .string(action), "id": .string(id)]
-        if let button { parameters["button"] = .string(button) }
-        return try await call("org.island.Presenter.Interact", parameters)
+        var parameters: JSONObject = [PresenterNames.Interact.action: .string(action), PresenterNames.Interact.id: .string(id)]
+        if let button { parameters[PresenterNames.Interact.button] = .string(button) }
+        return try await call(PresenterNames.Interact.method, parameters)
     }
 
     /// One call on a connection of its own (each role binds its connection), refusals as

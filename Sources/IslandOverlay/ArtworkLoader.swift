@@ -5,7 +5,7 @@ import Glibc
 /// Draws pictures from local files (a layout's `image` view: album art) into a cairo context.
 /// The layout asks `canDraw` before it places a picture, and places the view's fallback where
 /// the answer is no; the painter then only paints what was decoded then.
-public protocol OverlayArtworkSource: AnyObject {
+package protocol OverlayArtworkSource: AnyObject {
     /// Whether the file at `path` is a picture this source can draw (read and decoded now, once
     /// per version of the file).
     func canDraw(_ path: String) -> Bool
@@ -14,7 +14,7 @@ public protocol OverlayArtworkSource: AnyObject {
 }
 
 /// Why a file is not drawn.
-public enum ArtworkRefusal: Error, Equatable {
+package enum ArtworkRefusal: Error, Equatable {
     /// open(2) failed: no such file, no permission, or a symbolic link (`ELOOP` for the file
     /// itself, `ENOTDIR` for a folder on its path).
     case cannotOpen(errno: Int32)
@@ -34,10 +34,10 @@ public enum ArtworkRefusal: Error, Equatable {
 }
 
 /// The two formats a picture is decoded as, told by their first bytes, never by a file name.
-public enum ArtworkFormat: String, Sendable, Equatable {
+package enum ArtworkFormat: String, Sendable, Equatable {
     case png, jpeg
 
-    public init?(sniffing bytes: some Collection<UInt8>) {
+    package init?(sniffing bytes: some Collection<UInt8>) {
         if bytes.starts(with: [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]) {
             self = .png
         } else if bytes.starts(with: [0xFF, 0xD8, 0xFF]) {
@@ -50,8 +50,8 @@ public enum ArtworkFormat: String, Sendable, Equatable {
 
 /// A decoded picture: a square cairo image surface (the middle of the picture, cropped), at
 /// most `ArtworkLoader.decodedSide` pixels wide.
-public final class Artwork {
-    public let side: Int
+package final class Artwork {
+    package let side: Int
     let surface: OpaquePointer
 
     init(surface: OpaquePointer) {
@@ -69,11 +69,11 @@ public final class Artwork {
 /// loader) only, its size read from the header and refused over 4096 pixels a side before any
 /// pixel is decoded, scaled down once, and kept: each version of a file (its inode, size and
 /// modification time) is read once, each size it is painted at scaled once, both caches small.
-public final class ArtworkLoader: OverlayArtworkSource {
-    public static let maximumFileBytes = 2 << 20
-    public static let maximumSide = 4096
+package final class ArtworkLoader: OverlayArtworkSource {
+    package static let maximumFileBytes = 2 << 20
+    package static let maximumSide = 4096
     /// The decoded square's side: past what the largest slot needs (44 px at Size=2, scale 2).
-    public static let decodedSide = 256
+    package static let decodedSide = 256
     /// Files, and painted sizes, kept; past it the cache starts again.
     static let cacheLimit = 8
 
@@ -86,11 +86,11 @@ public final class ArtworkLoader: OverlayArtworkSource {
     private var scaled: [ScaledKey: OpaquePointer] = [:]
     private struct ScaledKey: Hashable { var path: String, version: Version, pixels: Int }
 
-    public init() {}
+    package init() {}
 
     deinit { for surface in scaled.values { cairo_surface_destroy(surface) } }
 
-    public func canDraw(_ path: String) -> Bool {
+    package func canDraw(_ path: String) -> Bool {
         guard let version = Self.version(path) else {
             decoded[path] = nil
             return false
@@ -101,7 +101,7 @@ public final class ArtworkLoader: OverlayArtworkSource {
         return decoded[path]?.artwork != nil
     }
 
-    public func draw(_ path: String, cairo cr: OpaquePointer, rect: OverlayRect, scale: Int) -> Bool {
+    package func draw(_ path: String, cairo cr: OpaquePointer, rect: OverlayRect, scale: Int) -> Bool {
         guard let (version, artwork) = decoded[path], let artwork, rect.width >= 1, rect.width.isFinite else { return false }
         // At most twice the decoded side: the largest slot (44 px at Size=2, scale 2) is 176.
         let pixels = min(2 * Self.decodedSide, max(1, Int((rect.width * Double(max(1, scale))).rounded())))
@@ -138,12 +138,12 @@ public final class ArtworkLoader: OverlayArtworkSource {
     // MARK: Reading
 
     /// The file at `path`, read and decoded within the bounds above.
-    public static func load(_ path: String) -> Result<Artwork, ArtworkRefusal> {
+    package static func load(_ path: String) -> Result<Artwork, ArtworkRefusal> {
         read(path).flatMap { decode($0) }
     }
 
     /// The bytes of the regular file at `path`, at most `maximumFileBytes`.
-    public static func read(_ path: String) -> Result<[UInt8], ArtworkRefusal> {
+    package static func read(_ path: String) -> Result<[UInt8], ArtworkRefusal> {
         let fd = openFollowingNoLink(path)
         guard fd >= 0 else { return .failure(.cannotOpen(errno: errno)) }
         defer { close(fd) }
@@ -210,7 +210,7 @@ public final class ArtworkLoader: OverlayArtworkSource {
     /// `bytes` as a picture: PNG or JPEG by their signature, never anything else; refused over
     /// `maximumSide` pixels a side when the header is read, before any pixel is; the middle
     /// square kept, at most `decodedSide` pixels a side.
-    public static func decode(_ bytes: [UInt8]) -> Result<Artwork, ArtworkRefusal> {
+    package static func decode(_ bytes: [UInt8]) -> Result<Artwork, ArtworkRefusal> {
         switch ArtworkFormat(sniffing: bytes) {
         case .png: decodePNG(bytes)
         case .jpeg: decodeJPEG(bytes)

@@ -1,12 +1,12 @@
-public import IslandCore
+package import IslandCore
 
 /// A rectangle in whole pixels: where a clickable target is drawn, for `ClickGuard`. Rounded,
 /// so that a target the springs leave a fraction of a pixel from where it was still counts as
 /// standing still.
-public struct PixelRect: Sendable, Hashable, CustomStringConvertible {
-    public var x: Int, y: Int, width: Int, height: Int
+package struct PixelRect: Sendable, Hashable, CustomStringConvertible {
+    package var x: Int, y: Int, width: Int, height: Int
 
-    public init(_ rect: OverlayRect) {
+    package init(_ rect: OverlayRect) {
         func whole(_ value: Double) -> Int { value.isFinite ? Int(max(-1e6, min(1e6, value)).rounded()) : 0 }
         x = whole(rect.x)
         y = whole(rect.y)
@@ -14,7 +14,7 @@ public struct PixelRect: Sendable, Hashable, CustomStringConvertible {
         height = whole(rect.maxY) - y
     }
 
-    public var description: String { "\(width)x\(height)+\(x)+\(y)" }
+    package var description: String { "\(width)x\(height)+\(x)+\(y)" }
 }
 
 /// What a click on the overlay does, decided on what is on screen, since a click acts on what
@@ -29,25 +29,25 @@ public struct PixelRect: Sendable, Hashable, CustomStringConvertible {
 /// actionable; a new target waits from the frame it first appears in.
 ///
 /// Expanding the island, opening the list and collapsing act for no app and are not guarded.
-public struct OverlayClicks: Sendable {
-    public typealias Guard = ClickGuard<OverlayTarget, [PixelRect]>
+package struct OverlayClicks: Sendable {
+    package typealias Guard = ClickGuard<OverlayTarget, [PixelRect]>
 
-    public private(set) var guarded: Guard
+    package private(set) var guarded: Guard
     /// The frame last painted (its geometry, at rest or morphing to it); nil before the first.
-    public private(set) var onScreen: OverlayFrame?
+    package private(set) var onScreen: OverlayFrame?
 
-    public init(settleTime: Double = OverlayClicks.defaultSettleTime) {
+    package init(settleTime: Double = OverlayClicks.defaultSettleTime) {
         guarded = Guard(settleTime: settleTime)
     }
 
-    public var settleTime: Double { guarded.settleTime }
+    package var settleTime: Double { guarded.settleTime }
 
     /// `ClickGuard`'s: 500 ms.
-    public static var defaultSettleTime: Double { Guard.defaultSettleTime }
+    package static var defaultSettleTime: Double { Guard.defaultSettleTime }
 
     /// Whether a click on `target` acts for an app: a tap (the app is told, a URL opens), a
     /// button (the app's Watch sees it), a dismissal.
-    public static func actsForApp(_ target: OverlayTarget) -> Bool {
+    package static func actsForApp(_ target: OverlayTarget) -> Bool {
         switch target {
         case .tap, .button, .dismiss: true
         case .expand, .list, .outside: false
@@ -56,7 +56,7 @@ public struct OverlayClicks: Sendable {
 
     /// The targets of `frame` that act for an app, each with where it is drawn (a region's URL
     /// may be drawn in more than one place: all of them).
-    public static func placements(_ frame: OverlayFrame) -> [OverlayTarget: [PixelRect]] {
+    package static func placements(_ frame: OverlayFrame) -> [OverlayTarget: [PixelRect]] {
         var placements: [OverlayTarget: [PixelRect]] = [:]
         for hit in frame.hits where actsForApp(hit.target) && !hit.rect.isEmpty {
             placements[hit.target, default: []].append(PixelRect(hit.rect))
@@ -66,7 +66,7 @@ public struct OverlayClicks: Sendable {
 
     /// Records the frame painted at `now`. `shapesMoving`: the island's shapes are between two
     /// places (a morph, mid-way); then nothing in it is actionable (the guard holds nothing).
-    public mutating func painted(_ frame: OverlayFrame?, shapesMoving: Bool, at now: Double) {
+    package mutating func painted(_ frame: OverlayFrame?, shapesMoving: Bool, at now: Double) {
         onScreen = frame
         if let frame, !shapesMoving {
             guarded.shown(Self.placements(frame), at: now)
@@ -76,14 +76,14 @@ public struct OverlayClicks: Sendable {
     }
 
     /// What a click at (x, y) at `now` means: the target on screen there, and whether it may act.
-    public struct Decision: Sendable, Hashable {
-        public var target: OverlayTarget
+    package struct Decision: Sendable, Hashable {
+        package var target: OverlayTarget
         /// False for a target that acts for an app and has not stood still in view long enough:
         /// the click must do nothing for the app.
-        public var actionable: Bool
+        package var actionable: Bool
     }
 
-    public func click(x: Double, y: Double, at now: Double) -> Decision {
+    package func click(x: Double, y: Double, at now: Double) -> Decision {
         guard let onScreen else { return Decision(target: .outside, actionable: true) }
         let target = onScreen.target(x: x, y: y)
         guard Self.actsForApp(target) else { return Decision(target: target, actionable: true) }
@@ -91,18 +91,18 @@ public struct OverlayClicks: Sendable {
     }
 
     /// The targets on screen that a click at `now` may act on.
-    public func actionable(at now: Double) -> [OverlayTarget] {
+    package func actionable(at now: Double) -> [OverlayTarget] {
         guarded.actionable(at: now)
     }
 
     /// The earliest time after `now` at which a target on screen becomes actionable, if nothing
     /// changes (nil when none is waiting).
-    public func nextActionable(after now: Double) -> Double? {
+    package func nextActionable(after now: Double) -> Double? {
         guarded.nextActionable(after: now)
     }
 
     /// A target as one word and its arguments, for logs: "tap ID", "button ID ACTION", "dismiss ID".
-    public static func describe(_ target: OverlayTarget) -> String {
+    package static func describe(_ target: OverlayTarget) -> String {
         switch target {
         case .expand(let id): "expand \(id)"
         case .tap(let id, let url): "tap \(id)" + (url.map { " \($0)" } ?? "")

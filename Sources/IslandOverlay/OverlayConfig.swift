@@ -32,37 +32,37 @@ import FreeDesktop
 ///                         # every form and its type; the output's scale comes on top
 ///
 /// Unknown keys and bad values are reported and ignored, never fatal: the island still shows.
-public struct OverlayConfig: Sendable, Hashable {
-    public enum Layer: String, Sendable, Hashable, CaseIterable { case background, bottom, top, overlay }
+package struct OverlayConfig: Sendable, Hashable {
+    package enum Layer: String, Sendable, Hashable, CaseIterable { case background, bottom, top, overlay }
     /// What the island shows beside a fullscreen window on its output.
-    public enum Fullscreen: String, Sendable, Hashable, CaseIterable { case hide, alerts, always }
+    package enum Fullscreen: String, Sendable, Hashable, CaseIterable { case hide, alerts, always }
 
-    public var output = OverlayOutputChoice.primary
-    public var fullscreen = Fullscreen.alerts
-    public var layer: Layer = .top
-    public var marginTop = 8.0
+    package var output = OverlayOutputChoice.primary
+    package var fullscreen = Fullscreen.alerts
+    package var layer: Layer = .top
+    package var marginTop = 8.0
     /// Reserve=yes: windows keep out of the island's strip (`exclusiveZone`).
-    public var reserve = false
+    package var reserve = false
     /// argv of the opener, without the URL; nil: `gio open`, else `xdg-open`, whichever exists.
-    public var opener: [String]?
+    package var opener: [String]?
     /// nil: follow gtk-enable-animations.
-    public var motion: Bool?
-    public var collapseAfter = 4.0
+    package var motion: Bool?
+    package var collapseAfter = 4.0
     /// The island's sizes, from `Size=`.
-    public var geometry = IslandGeometry.medium
-    public private(set) var warnings: [String] = []
+    package var geometry = IslandGeometry.medium
+    package private(set) var warnings: [String] = []
 
-    public init() {}
+    package init() {}
 
     /// The layer surface's exclusive zone while the island shows something: with Reserve=yes
     /// the compact capsule's strip from the window's top and a gap under it, in logical pixels
     /// (the compositor adds MarginTop, the surface's margin); else 0, which keeps the island
     /// below other surfaces' zones (a bar's) without taking one of its own.
-    public var exclusiveZone: Int {
+    package var exclusiveZone: Int {
         reserve ? Int((geometry.top + geometry.pillHeight + geometry.bubbleGap).rounded(.up)) : 0
     }
 
-    public init(text: String, path: String = "overlay.conf") {
+    package init(text: String, path: String = "overlay.conf") {
         let file = KeyFile(parsing: text, syntax: .systemd)
         // The overlay's policy: what the reader could not read is a warning, and the line is skipped.
         warnings = file.problems.map { "\(path):\($0.line): \($0)" }

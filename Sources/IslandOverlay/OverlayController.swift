@@ -1,7 +1,7 @@
-public import OrderedJSON
-public import IslandPresenter
+package import OrderedJSON
+package import IslandPresenter
 import IslandProtocol
-public import OrderedCollections
+package import OrderedCollections
 
 /// The overlay's behaviour, with no GTK in it: what the daemon, the pointer, the keys, the
 /// compositor's frame clock and the timers tell it goes in as an `OverlayEvent`; what to draw,
@@ -10,20 +10,20 @@ public import OrderedCollections
 /// so every rule is tested without a display or a sleep.
 ///
 /// It belongs to one thread (GTK's): it is a value, and the shell owns the only copy.
-public struct OverlayController {
+package struct OverlayController {
     /// What the controller is told once, at start.
-    public struct Settings: Sendable, Hashable {
+    package struct Settings: Sendable, Hashable {
         /// How long a target must stand still on screen before a click acts on it.
-        public var settleTime: Double
+        package var settleTime: Double
         /// ISLAND_OVERLAY_FRAME_LOG=1: log clicks, and when the targets on screen become
         /// actionable (tests click when it says so, not after a guessed delay).
-        public var frameLog: Bool
+        package var frameLog: Bool
         /// The window is cut to the shapes as they are drawn, each frame (X11 with no
         /// compositing manager, where alpha is not blended).
-        public var cutsWindowToShapes: Bool
+        package var cutsWindowToShapes: Bool
         /// What the island asks of the keyboard while the user has it open (expanded, or the
         /// list), for Escape to reach it: `OverlayKeyboard.whileOpen(layerShellVersion:)`.
-        public var keyboardWhileOpen: OverlayKeyboard
+        package var keyboardWhileOpen: OverlayKeyboard
         /// The input region is never empty: with nothing to click, one pixel at the canvas's
         /// top centre takes input (hosted on GNOME's Wayland compositor). Mutter keeps, for
         /// the pointer, the area around it where the same actor stays under it, and re-picks
@@ -32,15 +32,15 @@ public struct OverlayController {
         /// island's window, and a new input region (an island shown) does not end it: the
         /// pointer could move onto the island and click without the island ever being told.
         /// A surface with any input is cut out of that area whole.
-        public var inputNeverEmpty: Bool
+        package var inputNeverEmpty: Bool
         /// The session is locked when the daemon says so (its `lock`), not when a host does:
         /// the overlay places itself (not `--hosted`). Locked, it shows the lock-screen list
         /// and takes no input, and asks its window onto the compositor's lock screen
         /// (`.overLockScreen`) only then: what a locker shows over itself is only ever what the
         /// daemon redacted for it.
-        public var followsDaemonLock: Bool
+        package var followsDaemonLock: Bool
 
-        public init(settleTime: Double = OverlayClicks.defaultSettleTime, frameLog: Bool = false, cutsWindowToShapes: Bool = false,
+        package init(settleTime: Double = OverlayClicks.defaultSettleTime, frameLog: Bool = false, cutsWindowToShapes: Bool = false,
                     keyboardWhileOpen: OverlayKeyboard = .onDemand, inputNeverEmpty: Bool = false, followsDaemonLock: Bool = false) {
             self.settleTime = settleTime
             self.frameLog = frameLog
@@ -52,7 +52,7 @@ public struct OverlayController {
 
         /// From the process's environment: ISLAND_OVERLAY_FRAME_LOG and
         /// ISLAND_OVERLAY_CLICK_SETTLE_MS.
-        public init(environment: [String: String], cutsWindowToShapes: Bool = false, keyboardWhileOpen: OverlayKeyboard = .onDemand,
+        package init(environment: [String: String], cutsWindowToShapes: Bool = false, keyboardWhileOpen: OverlayKeyboard = .onDemand,
                     inputNeverEmpty: Bool = false, followsDaemonLock: Bool = false) {
             self.init(settleTime: Self.settleTime(environment), frameLog: environment["ISLAND_OVERLAY_FRAME_LOG"] == "1",
                       cutsWindowToShapes: cutsWindowToShapes, keyboardWhileOpen: keyboardWhileOpen, inputNeverEmpty: inputNeverEmpty,
@@ -61,7 +61,7 @@ public struct OverlayController {
 
         /// ISLAND_OVERLAY_CLICK_SETTLE_MS (for tests on a loaded machine): a longer settle time
         /// than the default 500 ms; never a shorter one.
-        public static func settleTime(_ environment: [String: String]) -> Double {
+        package static func settleTime(_ environment: [String: String]) -> Double {
             let base = OverlayClicks.defaultSettleTime
             guard let text = environment["ISLAND_OVERLAY_CLICK_SETTLE_MS"], let ms = Double(text), ms.isFinite else { return base }
             return max(base, min(60, ms / 1000))
@@ -77,46 +77,46 @@ public struct OverlayController {
         case lost(reason: String)
     }
 
-    public private(set) var config: OverlayConfig
-    public let settings: Settings
+    package private(set) var config: OverlayConfig
+    package let settings: Settings
     private let layout: OverlayLayout
     private let clock: OverlayClock
 
-    public private(set) var model = PresenterModel()
-    public private(set) var motion: OverlayMotion
-    public private(set) var clicks: OverlayClicks
-    public private(set) var listOpen = false
+    package private(set) var model = PresenterModel()
+    package private(set) var motion: OverlayMotion
+    package private(set) var clicks: OverlayClicks
+    package private(set) var listOpen = false
     /// The ids of the lock-screen list last logged (the frame log).
     private var lockScreenLogged: [String]?
     /// Reserve=no, where the island lies over windows: the pointer has rested on the compact
     /// (or minimal) island for `restBeforeFading`, and it is drawn at `fadedOpacity`, for what
     /// is under it to be seen, until the pointer leaves it or it takes another form. A click
     /// on it still acts.
-    public private(set) var faded = false
-    public static let restBeforeFading = 1.0
-    public static let fadedOpacity = 0.15
+    package private(set) var faded = false
+    package static let restBeforeFading = 1.0
+    package static let fadedOpacity = 0.15
     /// The button or dismissal under the pointer, drawn highlighted.
-    public private(set) var hovered: OverlayRect?
+    package private(set) var hovered: OverlayRect?
     private(set) var connection = Connection.connecting
     /// The timers the shell runs for us now.
-    public private(set) var timers: Set<OverlayTimer> = []
+    package private(set) var timers: Set<OverlayTimer> = []
     /// Whether the shell is following the compositor's frame clock (sending `.frame`).
-    public private(set) var wantsFrames = false
+    package private(set) var wantsFrames = false
     private var lastFrameTime: Int64?
     /// What the pointer-away countdown was started under: the expanded activity, or the list.
     private var openedForPointerAway: String?
     /// What the desktop says: a fullscreen window beside the island (the compositor, or the
     /// GNOME Shell extension), Do Not Disturb (the extension).
-    public private(set) var desktop = OverlayDesktopState()
+    package private(set) var desktop = OverlayDesktopState()
     /// An alert held back by Do Not Disturb that the user expanded by clicking the island.
     private var openedHeldAlert: PresenterAlert?
     /// What the island asks of the keyboard now (`.keyboard` says each change).
-    public private(set) var keyboard = OverlayKeyboard.none
+    package private(set) var keyboard = OverlayKeyboard.none
     /// The expanded activity the user asked to collapse, until the daemon says it is not
     /// expanded any more: the keyboard is given back at the asking, not at the answer.
     private var collapseAsked: String?
 
-    public init(layout: OverlayLayout, config: OverlayConfig = OverlayConfig(), motion: Bool = true,
+    package init(layout: OverlayLayout, config: OverlayConfig = OverlayConfig(), motion: Bool = true,
                 settings: Settings = Settings(), clock: OverlayClock) {
         self.layout = layout
         self.config = config
@@ -127,7 +127,7 @@ public struct OverlayController {
     }
 
     /// Handles one event; returns what the shell must do, in order.
-    public mutating func handle(_ event: OverlayEvent) -> [OverlayStep] {
+    package mutating func handle(_ event: OverlayEvent) -> [OverlayStep] {
         var steps: [OverlayStep] = []
         // On the lock screen the list is shown, never acted on: no pointer, key or focus.
         if desktop.locked, event.isInput {
@@ -496,20 +496,20 @@ public struct OverlayController {
 }
 
 /// The overlay's two clocks, injected.
-public struct OverlayClock {
+package struct OverlayClock {
     /// Seconds since 1970: the scene's timers and times of day.
-    public let wall: () -> Double
+    package let wall: () -> Double
     /// Seconds of a monotonic clock: how long a target has stood still for the click guard.
-    public let monotonic: () -> Double
+    package let monotonic: () -> Double
 
-    public init(wall: @escaping () -> Double, monotonic: @escaping () -> Double) {
+    package init(wall: @escaping () -> Double, monotonic: @escaping () -> Double) {
         self.wall = wall
         self.monotonic = monotonic
     }
 }
 
 /// What happens to the overlay, as the shell tells the controller.
-public enum OverlayEvent: Sendable {
+package enum OverlayEvent: Sendable {
     /// The window is on screen: the first frame.
     case windowShown
     /// An update of the presenter subscription (the first after connecting is a snapshot).
@@ -549,7 +549,7 @@ public enum OverlayEvent: Sendable {
 }
 
 /// What the shell does for the controller.
-public enum OverlayStep: Sendable, Hashable {
+package enum OverlayStep: Sendable, Hashable {
     /// Paint again from `motion` and `hovered`.
     case redraw
     /// Only these pixel rows take input: clicks anywhere else reach the windows below.
@@ -580,7 +580,7 @@ public enum OverlayStep: Sendable, Hashable {
 }
 
 /// What the island asks of the keyboard: the layer surface's keyboard interactivity.
-public enum OverlayKeyboard: String, Sendable, Hashable {
+package enum OverlayKeyboard: String, Sendable, Hashable {
     /// None: keys go to the user's windows.
     case none
     /// Focusable like a window (layer-shell version 4 and later): the compositor may give the
@@ -594,13 +594,13 @@ public enum OverlayKeyboard: String, Sendable, Hashable {
     /// wlr-layer-shell is `layerShellVersion`: on-demand where there is such a thing (version
     /// 4), else exclusive, given back at every collapse; without it Escape would never reach
     /// the island.
-    public static func whileOpen(layerShellVersion: UInt32) -> OverlayKeyboard {
+    package static func whileOpen(layerShellVersion: UInt32) -> OverlayKeyboard {
         layerShellVersion >= 4 ? .onDemand : .exclusive
     }
 }
 
 /// The overlay's timers, each run once at a time.
-public enum OverlayTimer: Sendable, Hashable, CaseIterable {
+package enum OverlayTimer: Sendable, Hashable, CaseIterable {
     /// The next whole second, while a timer or a time-based progress is on screen.
     case secondTick
     /// The pointer has stayed away from the open island or list for CollapseAfter=.
@@ -612,7 +612,7 @@ public enum OverlayTimer: Sendable, Hashable, CaseIterable {
 }
 
 /// A Presenter `Interact` call.
-public enum OverlayRequest: Sendable, Hashable, CustomStringConvertible {
+package enum OverlayRequest: Sendable, Hashable, CustomStringConvertible {
     case expand(id: String)
     case collapse(id: String)
     /// `url`: the clicked region's own web address, opened instead of the one the daemon answers.
@@ -620,7 +620,7 @@ public enum OverlayRequest: Sendable, Hashable, CustomStringConvertible {
     case button(id: String, action: String)
     case dismiss(id: String)
 
-    public var action: String {
+    package var action: String {
         switch self {
         case .expand: "expand"
         case .collapse: "collapse"
@@ -630,16 +630,16 @@ public enum OverlayRequest: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
-    public var id: String {
+    package var id: String {
         switch self {
         case .expand(let id), .collapse(let id), .tap(let id, _), .button(let id, _), .dismiss(let id): id
         }
     }
 
-    public var button: String? {
+    package var button: String? {
         if case .button(_, let action) = self { action } else { nil }
     }
 
     /// "ACTION ID [BUTTON]", as the log says it was done.
-    public var description: String { [action, id, button].compactMap { $0 }.joined(separator: " ") }
+    package var description: String { [action, id, button].compactMap { $0 }.joined(separator: " ") }
 }

@@ -1,6 +1,6 @@
 import OrderedCollections
 import OrderedJSON
-public import IslandPresenter
+package import IslandPresenter
 
 /// What the desktop tells the overlay: from the compositor, whether a fullscreen window is on
 /// the island's output (wlr-foreign-toplevel-management, read by island-overlay's
@@ -17,26 +17,26 @@ public import IslandPresenter
 /// line that is no JSON object is refused and changes nothing. The overlay writes one line
 /// back on standard output, `{"wake": true}`, when an alert comes while locked: the host lights
 /// its lock screen.
-public struct OverlayDesktopState: Sendable, Hashable {
+package struct OverlayDesktopState: Sendable, Hashable {
     /// A fullscreen window is on the island's monitor: the island keeps out of its way as
     /// Fullscreen= says.
-    public var fullscreen = false
+    package var fullscreen = false
     /// Alerts may expand the island. False while the desktop's Do Not Disturb is on: an
     /// alerting update still changes what the island shows, without expanding it.
-    public var alerts = true
+    package var alerts = true
     /// The session is locked and the host shows the overlay on its lock screen: the overlay
     /// shows the lock-screen list (what the daemon redacted for the lock screen) and nothing
     /// else, and acts on no pointer or key.
-    public var locked = false
+    package var locked = false
 
-    public init(fullscreen: Bool = false, alerts: Bool = true, locked: Bool = false) {
+    package init(fullscreen: Bool = false, alerts: Bool = true, locked: Bool = false) {
         self.fullscreen = fullscreen
         self.alerts = alerts
         self.locked = locked
     }
 
     /// Applies one line of the host; returns why it was refused, or nil.
-    public mutating func apply(line: [UInt8]) -> String? {
+    package mutating func apply(line: [UInt8]) -> String? {
         guard let object = try? JSONParser.parse(line, maximumDepth: 4).objectValue else { return "not a JSON object" }
         var next = self
         for (key, flag) in [("fullscreen", \OverlayDesktopState.fullscreen), ("alerts", \OverlayDesktopState.alerts),
@@ -53,7 +53,7 @@ public struct OverlayDesktopState: Sendable, Hashable {
     /// an alert's expansion is shown as the compact island; beside a fullscreen window, as
     /// `policy` (Fullscreen=) says: nothing, nothing but an alert, or everything. `opened`: a
     /// held alert the user expanded, shown as it is.
-    public func filter(_ scene: IslandScene, fullscreen policy: OverlayConfig.Fullscreen = .alerts,
+    package func filter(_ scene: IslandScene, fullscreen policy: OverlayConfig.Fullscreen = .alerts,
                        except opened: PresenterAlert? = nil) -> IslandScene {
         var scene = scene
         if locked {
@@ -83,7 +83,7 @@ public struct OverlayDesktopState: Sendable, Hashable {
     }
 
     /// The log's words for it.
-    public var description: String {
+    package var description: String {
         "fullscreen \(fullscreen ? "yes" : "no"), alerts \(alerts ? "shown" : "held (Do Not Disturb)")"
             + (locked ? ", locked (the lock-screen list)" : "")
     }
@@ -91,21 +91,21 @@ public struct OverlayDesktopState: Sendable, Hashable {
 
 /// Standard input cut into lines, each at most `maximumLineBytes` long: a longer line is
 /// dropped whole (and said once), so a host cannot make the overlay hold more than that.
-public struct OverlayHostLines: Sendable {
-    public static let maximumLineBytes = 4096
+package struct OverlayHostLines: Sendable {
+    package static let maximumLineBytes = 4096
 
     private var pending: [UInt8] = []
     private var skipping = false
 
-    public init() {}
+    package init() {}
 
-    public enum Line: Sendable, Hashable {
+    package enum Line: Sendable, Hashable {
         case line([UInt8])
         /// A line over the limit, dropped.
         case tooLong
     }
 
-    public mutating func feed(_ bytes: some Collection<UInt8>) -> [Line] {
+    package mutating func feed(_ bytes: some Collection<UInt8>) -> [Line] {
         var lines: [Line] = []
         for byte in bytes {
             if byte == UInt8(ascii: "\n") {

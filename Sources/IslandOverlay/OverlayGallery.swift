@@ -3,13 +3,13 @@ import Foundation
 import IslandCore
 import OrderedJSON
 import IslandProtocol
-public import IslandPresenter
+package import IslandPresenter
 import OrderedCollections
 
 /// Every form of the five example apps (packaging/applications + packaging/layouts), as the
 /// demo plays them, at a fixed instant: what the golden images and the README gallery show.
-public enum OverlayGallery {
-    public static let now = 1_795_000_000.0
+package enum OverlayGallery {
+    package static let now = 1_795_000_000.0
 
     struct Example {
         var name: String, id: String, app: String, type: String
@@ -39,7 +39,7 @@ public enum OverlayGallery {
     ]
 
     /// Where the example layouts are: `packaging/layouts` in a source tree, else installed.
-    public static func defaultLayoutsDirectory(sourceFile: String = #filePath) -> String {
+    package static func defaultLayoutsDirectory(sourceFile: String = #filePath) -> String {
         let source = URL(fileURLWithPath: sourceFile).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
             .appendingPathComponent("packaging/layouts").path
         for candidate in ["packaging/layouts", source, "/usr/share/island/layouts"] where FileManager.default.fileExists(atPath: candidate) {
@@ -71,13 +71,13 @@ public enum OverlayGallery {
 
     /// The named scenes: `<app>-compact`, `-minimal` (with the next app detached), `-expanded`,
     /// `-alert`, and `list` (the five in the lock-screen list under the compact island).
-    public static func scenes(layoutsDirectory: String) throws -> [(name: String, scene: IslandScene, listOpen: Bool)] {
+    package static func scenes(layoutsDirectory: String) throws -> [(name: String, scene: IslandScene, listOpen: Bool)] {
         let items = try examples.map { try item($0, layoutsDirectory: layoutsDirectory) }
         let ids = examples.map(\.id)
         func scene(_ island: JSONObject, alert: JSON? = nil) -> IslandScene {
             var model = PresenterModel()
             var full = island
-            full["lockScreen"] = .array(ids.map { .string($0) })
+            full[PresenterNames.Island.lockScreen] = .array(ids.map { .string($0) })
             model.apply(["kind": "snapshot", "sequence": 1, "resync": false, "island": .object(full), "items": .array(items), "removed": []])
             if let alert {
                 model.apply(["kind": "delta", "sequence": 2, "resync": false, "items": [], "removed": [], "alert": alert])
@@ -98,11 +98,11 @@ public enum OverlayGallery {
     }
 
     /// The background the gallery draws the island on: sway's default grey.
-    public static let backdrop = OverlayColor(red: 0.78, green: 0.78, blue: 0.78)
+    package static let backdrop = OverlayColor(red: 0.78, green: 0.78, blue: 0.78)
 
     /// Renders every scene to `<directory>/<name>.png`, cropped to the island with a margin.
     /// Returns the files written.
-    public static func render(to directory: String, layoutsDirectory: String, scale: Int = 1, painter: OverlayPainter = OverlayPainter()) throws -> [String] {
+    package static func render(to directory: String, layoutsDirectory: String, scale: Int = 1, painter: OverlayPainter = OverlayPainter()) throws -> [String] {
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         var written: [String] = []
         let layout = OverlayLayout(canvasHeight: 700, top: 8, geometry: painter.style.geometry, metrics: painter.metrics)
@@ -122,14 +122,14 @@ public enum OverlayGallery {
 }
 
 /// How far two PNG images are apart: for golden-image tests.
-public struct ImageDifference: Sendable, Hashable {
-    public var sameSize: Bool
+package struct ImageDifference: Sendable, Hashable {
+    package var sameSize: Bool
     /// The share of pixels where some channel differs by more than the threshold.
-    public var differingFraction: Double
-    public var maximumChannelDifference: Int
+    package var differingFraction: Double
+    package var maximumChannelDifference: Int
 
     /// Compares two PNG files; nil when either cannot be read.
-    public static func compare(_ a: String, _ b: String, threshold: Int = 48) -> ImageDifference? {
+    package static func compare(_ a: String, _ b: String, threshold: Int = 48) -> ImageDifference? {
         guard let first = cairo_image_surface_create_from_png(a), let second = cairo_image_surface_create_from_png(b) else { return nil }
         defer { cairo_surface_destroy(first); cairo_surface_destroy(second) }
         guard cairo_surface_status(first) == CAIRO_STATUS_SUCCESS, cairo_surface_status(second) == CAIRO_STATUS_SUCCESS else { return nil }

@@ -1,29 +1,29 @@
 import IslandCore
-public import IslandPresenter
+package import IslandPresenter
 import FreeDesktop
 
 /// The island's geometry as a pure function of the scene: every form's rectangles and corner
 /// radii, the content placed in them, and what a click on each place means.
-public struct OverlayLayout {
+package struct OverlayLayout {
     /// The width of the surface the island is centred in.
-    public var canvasWidth: Double
+    package var canvasWidth: Double
     /// The room below the island for the list panel.
-    public var canvasHeight: Double
+    package var canvasHeight: Double
     /// The gap between the surface's top and the island.
-    public var top: Double
+    package var top: Double
     /// Every form's sizes (`Size=`).
-    public var geometry: IslandGeometry
-    public let metrics: any TextMetrics
+    package var geometry: IslandGeometry
+    package let metrics: any TextMetrics
     /// Whether a lone timer in the expanded top row is drawn in large digits: not when the
     /// centre beside it would be cut even in the widest island (the words first, then the size
     /// of the clock).
     var largeTimers = true
     /// What decides which pictures are drawn (the painter's `artwork`); nil: none is, every
     /// `image` view shows its fallback (the SVG document, which holds nothing read from disk).
-    public let artwork: (any OverlayArtworkSource)?
+    package let artwork: (any OverlayArtworkSource)?
 
     /// `canvasWidth` nil: the geometry's own canvas.
-    public init(canvasWidth: Double? = nil, canvasHeight: Double = 640, top: Double = 8, geometry: IslandGeometry = .medium,
+    package init(canvasWidth: Double? = nil, canvasHeight: Double = 640, top: Double = 8, geometry: IslandGeometry = .medium,
                 metrics: any TextMetrics, artwork: (any OverlayArtworkSource)? = nil) {
         self.canvasWidth = canvasWidth ?? geometry.canvasWidth
         self.canvasHeight = canvasHeight
@@ -36,10 +36,10 @@ public struct OverlayLayout {
     var placement: ViewPlacement { ViewPlacement(metrics: metrics, geometry: geometry) }
 
     /// The resting capsule's height at the medium size, for code that has no geometry at hand.
-    public static let pillHeight = IslandGeometry.medium.pillHeight
+    package static let pillHeight = IslandGeometry.medium.pillHeight
 
     /// The form a scene shows: an alert while its activity is expanded for it.
-    public static func form(of scene: IslandScene) -> OverlayForm {
+    package static func form(of scene: IslandScene) -> OverlayForm {
         switch scene.mode {
         case .none: return .hidden
         case .compact: return .compact
@@ -50,7 +50,7 @@ public struct OverlayLayout {
         }
     }
 
-    public func frame(_ scene: IslandScene, listOpen: Bool = false) -> OverlayFrame {
+    package func frame(_ scene: IslandScene, listOpen: Bool = false) -> OverlayFrame {
         let scene = scene.resolvingImages { artwork?.canDraw($0) ?? false }
         var frame = OverlayFrame(form: Self.form(of: scene), listOpen: listOpen, shapes: [], content: [], hits: [])
         switch frame.form {
@@ -561,7 +561,7 @@ public struct OverlayLayout {
     /// Whether what is on screen changes by itself each second: a timer or a time-based
     /// progress in the island, or in the list while it is open. A timer in the closed list
     /// wakes nobody; nor does an ended activity, which stands still at its end.
-    public static func isTicking(_ scene: IslandScene, listOpen: Bool) -> Bool {
+    package static func isTicking(_ scene: IslandScene, listOpen: Bool) -> Bool {
         var shown: [RenderedRegion?] = []
         func live(_ entry: IslandScene.Entry?) -> IslandScene.Entry? { entry?.item.isFrozen == true ? nil : entry }
         switch form(of: scene) {
@@ -580,7 +580,7 @@ public struct OverlayLayout {
     /// The shapes as rows of whole pixels, rounded corners included: the input region (clicks
     /// elsewhere reach the windows below) and, on X11 without compositing, the window's shape.
     /// Cards lie inside the panel and add nothing.
-    public static func pixelRows(_ shapes: [OverlayShape]) -> [OverlayRect] {
+    package static func pixelRows(_ shapes: [OverlayShape]) -> [OverlayRect] {
         var rows: [OverlayRect] = []
         for shape in shapes where shape.kind != .card {
             let rect = shape.rect

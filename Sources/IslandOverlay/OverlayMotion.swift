@@ -5,26 +5,26 @@ import Foundation
 /// argument. `response` is the period of the undamped oscillation (SwiftUI's meaning);
 /// `dampingRatio` below 1 overshoots a little (0.8: about 1.5 % of the distance, once, with
 /// no visible second swing).
-public struct Spring: Sendable, Hashable {
-    public var value: Double
-    public var velocity: Double = 0
-    public var target: Double
-    public var response: Double
-    public var dampingRatio: Double
+package struct Spring: Sendable, Hashable {
+    package var value: Double
+    package var velocity: Double = 0
+    package var target: Double
+    package var response: Double
+    package var dampingRatio: Double
 
-    public static let defaultDampingRatio = 0.8
+    package static let defaultDampingRatio = 0.8
 
-    public init(_ value: Double, response: Double = 0.4, dampingRatio: Double = Spring.defaultDampingRatio) {
+    package init(_ value: Double, response: Double = 0.4, dampingRatio: Double = Spring.defaultDampingRatio) {
         self.value = value
         self.target = value
         self.response = response
         self.dampingRatio = dampingRatio
     }
 
-    public var isSettled: Bool { abs(value - target) < 0.05 && abs(velocity) < 0.5 }
+    package var isSettled: Bool { abs(value - target) < 0.05 && abs(velocity) < 0.5 }
 
     /// Advances by `dt` seconds.
-    public mutating func step(_ dt: Double) {
+    package mutating func step(_ dt: Double) {
         guard dt > 0, dt.isFinite, value.isFinite, velocity.isFinite, target.isFinite else {
             if !(value.isFinite && velocity.isFinite) { value = target; velocity = 0 }
             return
@@ -58,18 +58,18 @@ public struct Spring: Sendable, Hashable {
 /// neck of a metaball, drawn in the island's colour, so the bubble splits from the pill and
 /// merges back into it instead of appearing beside it. Each end is the circle of its shape's
 /// rounded corner nearest the other shape.
-public struct OverlayNeck: Sendable, Hashable {
-    public struct Circle: Sendable, Hashable {
-        public var x: Double, y: Double, radius: Double
+package struct OverlayNeck: Sendable, Hashable {
+    package struct Circle: Sendable, Hashable {
+        package var x: Double, y: Double, radius: Double
     }
-    public var from: Circle
-    public var to: Circle
+    package var from: Circle
+    package var to: Circle
     /// How far the necked shapes' edges may be apart before the neck has thinned to nothing.
-    public var reach: Double
+    package var reach: Double
 
     /// The neck between two shapes, or nil when they are too far apart (it has snapped), one
     /// holds the other, or either is too small to have a neck.
-    public static func between(_ a: OverlayShape, _ b: OverlayShape, reach: Double) -> OverlayNeck? {
+    package static func between(_ a: OverlayShape, _ b: OverlayShape, reach: Double) -> OverlayNeck? {
         guard let first = cornerCircle(a, toward: b), let second = cornerCircle(b, toward: a) else { return nil }
         let distance = hypot(second.x - first.x, second.y - first.y)
         let gap = distance - first.radius - second.radius
@@ -88,13 +88,13 @@ public struct OverlayNeck: Sendable, Hashable {
         return Circle(x: x, y: y, radius: radius)
     }
 
-    public typealias Point = (x: Double, y: Double)
+    package typealias Point = (x: Double, y: Double)
 
     /// The neck's two sides, each a cubic curve (start, control, control, end) from the
     /// island's circle to the bubble's: the upper one from `from` to `to`, the lower one back.
     /// Their ends lie on the circles, so the closed path through them (across each circle)
     /// is the neck's body. Nil once the neck has thinned to nothing.
-    public var sides: (upper: [Point], lower: [Point])? {
+    package var sides: (upper: [Point], lower: [Point])? {
         let (r1, r2) = (from.radius, to.radius)
         let d = hypot(to.x - from.x, to.y - from.y)
         guard d > 0.001 else { return nil }
@@ -134,7 +134,7 @@ public struct OverlayNeck: Sendable, Hashable {
 /// The detached bubble is born at the pill's trailing end and moves out (split), and moves
 /// back into the pill when it goes (merge), with a neck between them while they are close.
 /// With motion off (reduced motion), every change is immediate.
-public struct OverlayMotion: Sendable {
+package struct OverlayMotion: Sendable {
     struct ShapeSprings: Sendable {
         var x: Spring, y: Spring, width: Spring, height: Spring, radius: Spring, opacity: Spring
         init(_ shape: OverlayShape, opacity: Double, response: Double) {
@@ -162,13 +162,13 @@ public struct OverlayMotion: Sendable {
         var rect: OverlayRect { OverlayRect(x: x.value, y: y.value, width: max(0, width.value), height: max(0, height.value)) }
     }
 
-    public var enabled: Bool
-    public let response: Double
-    public private(set) var target: OverlayFrame?
+    package var enabled: Bool
+    package let response: Double
+    package private(set) var target: OverlayFrame?
     /// The frame before the last change, fading out while the target fades in.
-    public private(set) var previous: OverlayFrame?
+    package private(set) var previous: OverlayFrame?
     /// 0 → 1 as the content of `target` replaces that of `previous`.
-    public private(set) var fade = 1.0
+    package private(set) var fade = 1.0
     private var springs: [String: ShapeSprings] = [:]
     /// Shapes of the previous frames that the target no longer has, on their way out.
     private var leaving: [String: OverlayShape] = [:]
@@ -176,25 +176,25 @@ public struct OverlayMotion: Sendable {
     /// gone before they get there, so it never shows on a still island.
     private var neckReach = 6.0
 
-    public init(enabled: Bool = true, response: Double = 0.4) {
+    package init(enabled: Bool = true, response: Double = 0.4) {
         self.enabled = enabled
         self.response = response
     }
 
-    public var isAnimating: Bool {
+    package var isAnimating: Bool {
         enabled && (fade < 1 || springs.values.contains { $0.all.contains { !$0.isSettled } })
     }
 
     /// Whether a shape is between two places: growing, shrinking, moving or leaving. Content
     /// that only crossfades in still shapes is not moving: a click may act on it.
-    public var shapesMoving: Bool {
+    package var shapesMoving: Bool {
         enabled && (!leaving.isEmpty || springs.values.contains { $0.geometry.contains { !$0.isSettled } })
     }
 
     /// Sets the frame to move to. The same geometry with new content only crossfades.
     /// - Parameter animated: false for a clock tick: the new content replaces the old at once
     ///   (a ticking timer redraws once a second, not for a crossfade), unless the shapes moved.
-    public mutating func show(_ frame: OverlayFrame, animated: Bool = true) {
+    package mutating func show(_ frame: OverlayFrame, animated: Bool = true) {
         defer {
             target = frame
             if let island = frame.shape("island"), let bubble = frame.shape("bubble") {
@@ -328,7 +328,7 @@ public struct OverlayMotion: Sendable {
         return OverlayRect(x: rect.midX - side / 2, y: rect.y + min(rect.height, OverlayLayout.pillHeight) / 2 - side / 2, width: side, height: side)
     }
 
-    public mutating func step(_ dt: Double) {
+    package mutating func step(_ dt: Double) {
         guard enabled else { return }
         for id in springs.keys { springs[id]!.step(dt) }
         fade = min(1, fade + dt / Self.fadeDuration(response))
@@ -346,11 +346,11 @@ public struct OverlayMotion: Sendable {
     /// How opaque the new content is at `fade`: it starts once the old has gone and the shape
     /// has come most of the way (a spring of this response has covered about 55 % of it by
     /// then, 90 % by the middle of the fade-in), so the two are never read on top of each other.
-    public static func incoming(_ fade: Double) -> Double { smooth((fade - 0.36) / 0.5) }
+    package static func incoming(_ fade: Double) -> Double { smooth((fade - 0.36) / 0.5) }
 
     /// How opaque the old content still is at `fade`: it scales and fades out with its shape
     /// within the first third of the fade, before a moving edge could reach it.
-    public static func outgoing(_ fade: Double) -> Double { 1 - smooth(fade * 3) }
+    package static func outgoing(_ fade: Double) -> Double { 1 - smooth(fade * 3) }
 
     static func smooth(_ x: Double) -> Double {
         let t = max(0, min(1, x))
@@ -359,7 +359,7 @@ public struct OverlayMotion: Sendable {
 
     /// The shapes as they are now, mid-motion: each with its current rectangle, radius and
     /// opacity; the target's shapes first, in its order, then those on their way out.
-    public var shapes: [(shape: OverlayShape, opacity: Double)] {
+    package var shapes: [(shape: OverlayShape, opacity: Double)] {
         guard let target else { return [] }
         var result: [(OverlayShape, Double)] = []
         let ordered = target.shapes + leaving.values.sorted { $0.id < $1.id }
@@ -379,7 +379,7 @@ public struct OverlayMotion: Sendable {
     }
 
     /// The neck between the island and the bubble as they are now, if they are close enough.
-    public var neck: OverlayNeck? {
+    package var neck: OverlayNeck? {
         guard enabled else { return nil }
         let now = shapes
         guard let island = now.first(where: { $0.shape.id == "island" })?.shape,
@@ -388,7 +388,7 @@ public struct OverlayMotion: Sendable {
     }
 
     /// The shape with `id` as it is now, if it is on screen.
-    public func shape(_ id: String) -> (shape: OverlayShape, opacity: Double)? {
+    package func shape(_ id: String) -> (shape: OverlayShape, opacity: Double)? {
         shapes.first { $0.shape.id == id }
     }
 }
@@ -402,7 +402,7 @@ extension OverlayMotion.ShapeSprings {
 extension OverlayFrame {
     /// The shape a placed piece of content belongs to, and is clipped to: the innermost shape
     /// that holds the content's centre (a card before the panel around it).
-    public func owner(of placed: OverlayPlaced) -> OverlayShape? {
+    package func owner(of placed: OverlayPlaced) -> OverlayShape? {
         let x = placed.rect.midX, y = placed.rect.midY
         return shapes.filter { $0.rect.contains(x: x, y: y) }.min { $0.rect.width * $0.rect.height < $1.rect.width * $1.rect.height }
     }

@@ -1,5 +1,5 @@
 /// `Output=` of overlay.conf: which monitor the island is on.
-public enum OverlayOutputChoice: Sendable, Hashable, CustomStringConvertible {
+package enum OverlayOutputChoice: Sendable, Hashable, CustomStringConvertible {
     /// X11's primary monitor; Wayland has none, and there it is the first output the compositor
     /// announced (GDK's monitor 0). The default.
     case primary
@@ -12,7 +12,7 @@ public enum OverlayOutputChoice: Sendable, Hashable, CustomStringConvertible {
     /// One island on every output, each showing the same. For one window, the primary.
     case all
 
-    public init(_ text: String) {
+    package init(_ text: String) {
         switch text.lowercased() {
         case "", "primary": self = .primary
         case "focused": self = .focused
@@ -22,7 +22,7 @@ public enum OverlayOutputChoice: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .primary: "primary"
         case .focused: "focused"
@@ -36,7 +36,7 @@ public enum OverlayOutputChoice: Sendable, Hashable, CustomStringConvertible {
     /// whether it is what was asked for (false: the asked-for output is not there, and this is
     /// the fallback, the primary). `focused`: the output of the focused window, if known;
     /// `current`: where the island is now, where `focused` keeps it while no window is focused.
-    public func pick(_ outputs: [OverlayOutput], focused: Int?, current: Int?) -> (index: Int, asked: Bool)? {
+    package func pick(_ outputs: [OverlayOutput], focused: Int?, current: Int?) -> (index: Int, asked: Bool)? {
         guard !outputs.isEmpty else { return nil }
         let primary = outputs.firstIndex(where: \.primary) ?? 0
         switch self {
@@ -59,21 +59,21 @@ public enum OverlayOutputChoice: Sendable, Hashable, CustomStringConvertible {
 }
 
 /// One monitor as the overlay sees it.
-public struct OverlayOutput: Sendable, Hashable {
+package struct OverlayOutput: Sendable, Hashable {
     /// The connector (HEADLESS-2, HDMI-A-1): xdg-output's name on Wayland, RandR's on X11; nil
     /// until the compositor said it.
-    public var connector: String?
-    public var model: String?
-    public var primary: Bool
+    package var connector: String?
+    package var model: String?
+    package var primary: Bool
 
-    public init(connector: String?, model: String?, primary: Bool = false) {
+    package init(connector: String?, model: String?, primary: Bool = false) {
         self.connector = connector
         self.model = model
         self.primary = primary
     }
 
     /// The log's name for it: the connector where known.
-    public var name: String { connector ?? model ?? "unnamed output" }
+    package var name: String { connector ?? model ?? "unnamed output" }
 }
 
 /// The desktop's windows as wlr-foreign-toplevel-management tells them, reduced to what the
@@ -81,9 +81,9 @@ public struct OverlayOutput: Sendable, Hashable {
 /// app ids are not kept. A compositor (or the clients it reports) cannot make this hold more
 /// than `maximumToplevels` windows of `maximumOutputsPerToplevel` outputs each: past those, a
 /// window or an output is not tracked (and the shell lets go of the handle).
-public struct ForeignToplevels: Sendable {
-    public static let maximumToplevels = 512
-    public static let maximumOutputsPerToplevel = 16
+package struct ForeignToplevels: Sendable {
+    package static let maximumToplevels = 512
+    package static let maximumOutputsPerToplevel = 16
     /// The protocol's state values (zwlr_foreign_toplevel_handle_v1.state).
     static let activatedState: UInt32 = 2, fullscreenState: UInt32 = 3
 
@@ -96,12 +96,12 @@ public struct ForeignToplevels: Sendable {
 
     private var toplevels: [UInt: Toplevel] = [:]
 
-    public init() {}
+    package init() {}
 
-    public var count: Int { toplevels.count }
+    package var count: Int { toplevels.count }
 
     /// A new window; false when it is one too many, and not tracked.
-    public mutating func add(_ toplevel: UInt) -> Bool {
+    package mutating func add(_ toplevel: UInt) -> Bool {
         guard toplevels[toplevel] != nil || toplevels.count < Self.maximumToplevels else { return false }
         if toplevels[toplevel] == nil { toplevels[toplevel] = Toplevel() }
         return true
@@ -110,7 +110,7 @@ public struct ForeignToplevels: Sendable {
     /// The window's states now (the protocol's array, every value). Each change returns
     /// whether it changed what the island uses (a title's change sends the same states again).
     @discardableResult
-    public mutating func setStates(_ toplevel: UInt, _ states: some Sequence<UInt32>) -> Bool {
+    package mutating func setStates(_ toplevel: UInt, _ states: some Sequence<UInt32>) -> Bool {
         guard let old = toplevels[toplevel] else { return false }
         var fullscreen = false, activated = false
         for state in states {
@@ -123,7 +123,7 @@ public struct ForeignToplevels: Sendable {
     }
 
     @discardableResult
-    public mutating func enter(_ toplevel: UInt, output: UInt) -> Bool {
+    package mutating func enter(_ toplevel: UInt, output: UInt) -> Bool {
         guard let outputs = toplevels[toplevel]?.outputs, !outputs.contains(output),
               outputs.count < Self.maximumOutputsPerToplevel else { return false }
         toplevels[toplevel]?.outputs.append(output)
@@ -131,28 +131,28 @@ public struct ForeignToplevels: Sendable {
     }
 
     @discardableResult
-    public mutating func leave(_ toplevel: UInt, output: UInt) -> Bool {
+    package mutating func leave(_ toplevel: UInt, output: UInt) -> Bool {
         guard toplevels[toplevel]?.outputs.contains(output) == true else { return false }
         toplevels[toplevel]?.outputs.removeAll { $0 == output }
         return true
     }
 
-    public mutating func close(_ toplevel: UInt) {
+    package mutating func close(_ toplevel: UInt) {
         toplevels[toplevel] = nil
     }
 
     /// The output is gone: no window is on it any more.
-    public mutating func remove(output: UInt) {
+    package mutating func remove(output: UInt) {
         for key in toplevels.keys { toplevels[key]?.outputs.removeAll { $0 == output } }
     }
 
     /// Whether a fullscreen window is on `output`.
-    public func fullscreen(on output: UInt) -> Bool {
+    package func fullscreen(on output: UInt) -> Bool {
         toplevels.values.contains { $0.fullscreen && $0.outputs.contains(output) }
     }
 
     /// The output of the focused window, if a window is focused and on one.
-    public var focusedOutput: UInt? {
+    package var focusedOutput: UInt? {
         toplevels.values.first { $0.activated && !$0.outputs.isEmpty }?.outputs.first
     }
 }
@@ -162,24 +162,24 @@ public struct ForeignToplevels: Sendable {
 /// monitor. island-overlay's X11Desktop reads the properties; the decision is here. Its
 /// _NET_WM_STATE is a list the client itself sets: at most `maximumStates` atoms of it are
 /// read, whatever length it claims.
-public struct ActiveX11Window: Sendable, Hashable {
+package struct ActiveX11Window: Sendable, Hashable {
     /// EWMH defines twelve states; a client may add its own.
-    public static let maximumStates = 32
+    package static let maximumStates = 32
 
-    public var fullscreen: Bool
+    package var fullscreen: Bool
     /// Where it is on the root window, in GDK's (logical) pixels: its client area, which a
     /// fullscreen window has as large as its monitor.
-    public var frame: OverlayRect
+    package var frame: OverlayRect
 
     /// `states`: the atoms of its _NET_WM_STATE; `fullscreenAtom`: _NET_WM_STATE_FULLSCREEN's.
-    public init(states: some Sequence<UInt>, fullscreenAtom: UInt, frame: OverlayRect) {
+    package init(states: some Sequence<UInt>, fullscreenAtom: UInt, frame: OverlayRect) {
         fullscreen = states.prefix(Self.maximumStates).contains(fullscreenAtom)
         self.frame = frame
     }
 
     /// The monitor it is on among `monitors` (GDK's geometries, in its order): the one it
     /// covers most of; nil when it is on none (unmapped, or off every screen).
-    public func monitor(among monitors: [OverlayRect]) -> Int? {
+    package func monitor(among monitors: [OverlayRect]) -> Int? {
         var best: (index: Int, area: Double)?
         for (index, monitor) in monitors.enumerated() {
             let overlap = frame.intersection(monitor)
@@ -190,7 +190,7 @@ public struct ActiveX11Window: Sendable, Hashable {
     }
 
     /// Whether it makes the island on `monitor` (an index into `monitors`) keep out of its way.
-    public func fullscreen(on monitor: Int, among monitors: [OverlayRect]) -> Bool {
+    package func fullscreen(on monitor: Int, among monitors: [OverlayRect]) -> Bool {
         fullscreen && self.monitor(among: monitors) == monitor
     }
 }

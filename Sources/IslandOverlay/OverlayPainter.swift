@@ -6,17 +6,17 @@ import FreeDesktop
 
 /// Draws symbols that are icon names (`battery-good-symbolic`) into a cairo context (passed as
 /// the `cairo_t *`); returns false when it has no such icon, and the painter draws a glyph.
-public protocol OverlayIconSource {
+package protocol OverlayIconSource {
     func draw(icon name: String, cairo: OpaquePointer, rect: OverlayRect, color: OverlayColor, scale: Int) -> Bool
 }
 
 /// Measures text with Pango, as the painter draws it.
-public final class PangoMetrics: TextMetrics {
+package final class PangoMetrics: TextMetrics {
     private let context: OpaquePointer
     private let style: OverlayStyle
     private var cache: [String: Double] = [:]
 
-    public init(style: OverlayStyle = OverlayStyle()) {
+    package init(style: OverlayStyle = OverlayStyle()) {
         self.style = style
         let fontMap = pango_cairo_font_map_get_default()
         context = pango_font_map_create_context(fontMap)
@@ -25,7 +25,7 @@ public final class PangoMetrics: TextMetrics {
 
     deinit { g_object_unref(UnsafeMutableRawPointer(context)) }
 
-    public func width(of text: String, font: OverlayFont) -> Double {
+    package func width(of text: String, font: OverlayFont) -> Double {
         let key = "\(font)\u{0}\(text)"
         if let known = cache[key] { return known }
         let layout = pango_layout_new(context)!
@@ -42,14 +42,14 @@ public final class PangoMetrics: TextMetrics {
 
 /// Paints overlay frames with cairo and Pango. Producer text goes through
 /// `pango_layout_set_text`, never markup.
-public final class OverlayPainter {
-    public var style: OverlayStyle
-    public var icons: (any OverlayIconSource)?
+package final class OverlayPainter {
+    package var style: OverlayStyle
+    package var icons: (any OverlayIconSource)?
     /// Pictures (`image` views); give the same one to the layout, which decides what is drawn.
-    public let artwork: (any OverlayArtworkSource)?
-    public let metrics: PangoMetrics
+    package let artwork: (any OverlayArtworkSource)?
+    package let metrics: PangoMetrics
 
-    public init(style: OverlayStyle = OverlayStyle(), icons: (any OverlayIconSource)? = ThemeIconSource(),
+    package init(style: OverlayStyle = OverlayStyle(), icons: (any OverlayIconSource)? = ThemeIconSource(),
                 artwork: (any OverlayArtworkSource)? = nil) {
         self.style = style
         self.icons = icons
@@ -58,7 +58,7 @@ public final class OverlayPainter {
     }
 
     /// Paints a settled frame.
-    public func paint(_ frame: OverlayFrame, cairo cr: OpaquePointer, hovered: OverlayRect? = nil, scale: Int = 1) {
+    package func paint(_ frame: OverlayFrame, cairo cr: OpaquePointer, hovered: OverlayRect? = nil, scale: Int = 1) {
         var motion = OverlayMotion(enabled: false)
         motion.show(frame)
         paint(motion, cairo: cr, hovered: hovered, scale: scale)
@@ -152,7 +152,7 @@ public final class OverlayPainter {
     /// Paints the motion's current state: the shapes where their springs are (the island and
     /// the bubble as one body, with the neck between them), then each piece of content clipped
     /// to the shape it belongs to as that shape is now, and moved with it (`pieces`).
-    public func paint(_ motion: OverlayMotion, cairo cr: OpaquePointer, hovered: OverlayRect? = nil, scale: Int = 1) {
+    package func paint(_ motion: OverlayMotion, cairo cr: OpaquePointer, hovered: OverlayRect? = nil, scale: Int = 1) {
         guard motion.target != nil else { return }
         paintShapes(motion.shapes, neck: motion.neck, cr: cr)
         let pieces = pieces(motion)
@@ -626,7 +626,7 @@ public final class OverlayPainter {
     /// Renders the frame into a PNG of `rect` (logical pixels) at `scale`, with no display.
     /// Returns false when the file could not be written.
     @discardableResult
-    public func writePNG(_ frame: OverlayFrame, crop rect: OverlayRect, scale: Int = 1, background: OverlayColor? = nil, to path: String) -> Bool {
+    package func writePNG(_ frame: OverlayFrame, crop rect: OverlayRect, scale: Int = 1, background: OverlayColor? = nil, to path: String) -> Bool {
         let width = Int32(max(1, min(8192, (rect.width * Double(scale)).rounded(.up))))
         let height = Int32(max(1, min(8192, (rect.height * Double(scale)).rounded(.up))))
         let surface = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, width, height)

@@ -2,7 +2,7 @@ import CPangoCairo
 import Foundation
 import FreeDesktop
 import IslandCore
-public import IslandPresenter
+package import IslandPresenter
 
 /// The island drawn once, off-screen, as a document: the form the scene shows with the list
 /// open under it, laid out by `OverlayLayout` and painted by `OverlayPainter` onto a cairo SVG
@@ -11,10 +11,10 @@ public import IslandPresenter
 ///
 /// Cairo writes shapes and glyph outlines, never text: producer text reaches the document only
 /// as the `<title>` and `<desc>` added here, neutralised, bounded and XML-escaped.
-public enum OverlaySnapshot {
+package enum OverlaySnapshot {
     /// The room the list may grow to under the island: the cards that do not fit are counted,
     /// not drawn.
-    public static let canvasHeight = 2400.0
+    package static let canvasHeight = 2400.0
     static let top = 8.0
     /// At most this many bytes of SVG: cairo's output for the bounded frame is far below it.
     static let maximumBytes = 32 << 20
@@ -24,23 +24,23 @@ public enum OverlaySnapshot {
     static let maximumLineScalars = ViewPlacement.maximumLineScalars
 
     /// The layout a snapshot uses: the overlay's, on its own canvas width, at the default size.
-    public static func layout(metrics: any TextMetrics) -> OverlayLayout {
+    package static func layout(metrics: any TextMetrics) -> OverlayLayout {
         OverlayLayout(canvasHeight: canvasHeight, top: top, metrics: metrics)
     }
 
     /// The frame a snapshot draws.
-    public static func frame(_ scene: IslandScene, metrics: any TextMetrics) -> OverlayFrame {
+    package static func frame(_ scene: IslandScene, metrics: any TextMetrics) -> OverlayFrame {
         layout(metrics: metrics).frame(scene, listOpen: true)
     }
 
     /// Where the document shows the frame: the canvas's width, as the gallery's images, and the
     /// height the frame takes.
-    public static func crop(of frame: OverlayFrame, canvasWidth: Double) -> OverlayRect {
+    package static func crop(of frame: OverlayFrame, canvasWidth: Double) -> OverlayRect {
         OverlayRect(x: 0, y: 0, width: canvasWidth, height: max(top, (frame.bounds.maxY + top).rounded(.up)))
     }
 
     /// The scene as a standalone SVG document; nil when cairo could not write it.
-    public static func svg(_ scene: IslandScene, painter: OverlayPainter = OverlayPainter()) -> String? {
+    package static func svg(_ scene: IslandScene, painter: OverlayPainter = OverlayPainter()) -> String? {
         let layout = layout(metrics: painter.metrics)
         let frame = layout.frame(scene, listOpen: true)
         guard let drawing = painter.svg(frame, crop: crop(of: frame, canvasWidth: layout.canvasWidth)) else { return nil }
@@ -84,7 +84,7 @@ public enum OverlaySnapshot {
     /// The points of the outline the painter draws for `shape` (its move, each line end and
     /// curve control point, in order, as cairo holds them): what the SVG's path for the shape
     /// says, for tests that compare the two without knowing how corners are drawn.
-    public static func outline(of shape: OverlayShape, painter: OverlayPainter) -> [(x: Double, y: Double)] {
+    package static func outline(of shape: OverlayShape, painter: OverlayPainter) -> [(x: Double, y: Double)] {
         let surface = cairo_image_surface_create(CAIRO_FORMAT_A8, 1, 1)
         defer { cairo_surface_destroy(surface) }
         let cr = cairo_create(surface)!
@@ -137,7 +137,7 @@ public enum OverlaySnapshot {
     /// Text as XML character data: markup characters become entities, and characters XML 1.0
     /// forbids (C0 controls, U+FFFE, U+FFFF) U+FFFD, so the document is well-formed and holds
     /// no control character a terminal reads when it is written to standard output.
-    public static func escape(_ text: String) -> String {
+    package static func escape(_ text: String) -> String {
         var out = ""
         out.reserveCapacity(text.utf8.count)
         for scalar in text.unicodeScalars {
@@ -165,7 +165,7 @@ public enum OverlaySnapshot {
 extension OverlayPainter {
     /// Paints the frame onto a cairo SVG surface of `rect` (logical pixels, the document's
     /// unit); returns cairo's document, or nil when it failed or grew past the bound.
-    public func svg(_ frame: OverlayFrame, crop rect: OverlayRect) -> String? {
+    package func svg(_ frame: OverlayFrame, crop rect: OverlayRect) -> String? {
         let sink = SVGSink(limit: OverlaySnapshot.maximumBytes)
         let closure = Unmanaged.passRetained(sink)
         defer { closure.release() }

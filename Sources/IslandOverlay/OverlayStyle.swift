@@ -1,53 +1,53 @@
-public import IslandCore
+package import IslandCore
 import Foundation
 
 /// A colour for cairo, 0…1 per channel.
-public struct OverlayColor: Sendable, Hashable {
-    public var red: Double, green: Double, blue: Double, alpha: Double
+package struct OverlayColor: Sendable, Hashable {
+    package var red: Double, green: Double, blue: Double, alpha: Double
 
-    public init(red: Double, green: Double, blue: Double, alpha: Double = 1) {
+    package init(red: Double, green: Double, blue: Double, alpha: Double = 1) {
         self.red = red
         self.green = green
         self.blue = blue
         self.alpha = alpha
     }
 
-    public init(_ color: LayoutColor) {
+    package init(_ color: LayoutColor) {
         self.init(red: Double(color.red) / 255, green: Double(color.green) / 255, blue: Double(color.blue) / 255, alpha: Double(color.alpha) / 255)
     }
 
-    public init?(hex: String) {
+    package init?(hex: String) {
         guard let color = LayoutColor(hex: hex) else { return nil }
         self.init(color)
     }
 
-    public func with(alpha: Double) -> OverlayColor { OverlayColor(red: red, green: green, blue: blue, alpha: alpha) }
+    package func with(alpha: Double) -> OverlayColor { OverlayColor(red: red, green: green, blue: blue, alpha: alpha) }
 }
 
 /// The overlay's colours and font: the built-in dark style, which GTK CSS can override
 /// (`@define-color island_background …` and friends in overlay.css).
-public struct OverlayStyle: Sendable, Hashable {
-    public var background = OverlayColor(red: 0, green: 0, blue: 0)
-    public var foreground = OverlayColor(red: 1, green: 1, blue: 1)
-    public var secondary = OverlayColor(red: 0.6, green: 0.6, blue: 0.62)
-    public var accent = OverlayColor(red: 0.04, green: 0.52, blue: 1)
-    public var button = OverlayColor(red: 0.23, green: 0.23, blue: 0.24)
-    public var buttonHover = OverlayColor(red: 0.33, green: 0.33, blue: 0.35)
-    public var track = OverlayColor(red: 0.28, green: 0.28, blue: 0.29)
-    public var panel = OverlayColor(red: 0.07, green: 0.07, blue: 0.08, alpha: 0.96)
-    public var card = OverlayColor(red: 0.11, green: 0.11, blue: 0.12)
+package struct OverlayStyle: Sendable, Hashable {
+    package var background = OverlayColor(red: 0, green: 0, blue: 0)
+    package var foreground = OverlayColor(red: 1, green: 1, blue: 1)
+    package var secondary = OverlayColor(red: 0.6, green: 0.6, blue: 0.62)
+    package var accent = OverlayColor(red: 0.04, green: 0.52, blue: 1)
+    package var button = OverlayColor(red: 0.23, green: 0.23, blue: 0.24)
+    package var buttonHover = OverlayColor(red: 0.33, green: 0.33, blue: 0.35)
+    package var track = OverlayColor(red: 0.28, green: 0.28, blue: 0.29)
+    package var panel = OverlayColor(red: 0.07, green: 0.07, blue: 0.08, alpha: 0.96)
+    package var card = OverlayColor(red: 0.11, green: 0.11, blue: 0.12)
     /// Text and symbols on a light card (a layout's light `backgroundTint`).
-    public var foregroundOnLight = OverlayColor(red: 0, green: 0, blue: 0)
-    public var secondaryOnLight = OverlayColor(red: 0.3, green: 0.3, blue: 0.32)
+    package var foregroundOnLight = OverlayColor(red: 0, green: 0, blue: 0)
+    package var secondaryOnLight = OverlayColor(red: 0.3, green: 0.3, blue: 0.32)
     /// A Pango font family list: Inter, the package's UI font (fonts-inter), first.
-    public var fontFamily = "Inter, Cantarell, DejaVu Sans, sans-serif"
+    package var fontFamily = "Inter, Cantarell, DejaVu Sans, sans-serif"
     /// The type sizes follow the island's (`Size=`).
-    public var geometry = IslandGeometry.medium
+    package var geometry = IslandGeometry.medium
 
-    public init() {}
+    package init() {}
 
     /// The names overlay.css sets with `@define-color`, and where each goes.
-    public static var colorNames: [(name: String, keyPath: WritableKeyPath<OverlayStyle, OverlayColor>)] { [
+    package static var colorNames: [(name: String, keyPath: WritableKeyPath<OverlayStyle, OverlayColor>)] { [
         ("island_background", \.background), ("island_foreground", \.foreground), ("island_secondary", \.secondary),
         ("island_accent", \.accent), ("island_button", \.button), ("island_button_hover", \.buttonHover),
         ("island_track", \.track), ("island_panel", \.panel), ("island_card", \.card),
@@ -55,7 +55,7 @@ public struct OverlayStyle: Sendable, Hashable {
     ] }
 
     /// The built-in style sheet: the same colours as `init()`, so CSS can see and override them.
-    public static let builtInCSS = """
+    package static let builtInCSS = """
         @define-color island_background #000000;
         @define-color island_foreground #ffffff;
         @define-color island_secondary #99999e;
@@ -90,7 +90,7 @@ public struct OverlayStyle: Sendable, Hashable {
     /// window as a component's boundary needs (WCAG 1.4.11); over light content, where the
     /// black shape stands out by itself, it all but vanishes into what is behind it rather
     /// than ringing the island.
-    public func keyline(tint: LayoutColor?) -> OverlayColor {
+    package func keyline(tint: LayoutColor?) -> OverlayColor {
         let white = 0.9, alpha = 0.45
         guard let tint else { return OverlayColor(red: 1, green: 1, blue: 1, alpha: alpha) }
         let color = OverlayColor(tint)
@@ -100,14 +100,14 @@ public struct OverlayStyle: Sendable, Hashable {
 
     /// Whether a card of this colour needs dark ink: white text on it would fall short of
     /// 4.5:1. A translucent tint is judged over black, as the panel under it nearly is.
-    public static func isLight(_ color: LayoutColor) -> Bool {
+    package static func isLight(_ color: LayoutColor) -> Bool {
         let tint = OverlayColor(color)
         let over = OverlayColor(red: tint.red * tint.alpha, green: tint.green * tint.alpha, blue: tint.blue * tint.alpha)
         return contrast(OverlayColor(red: 1, green: 1, blue: 1), over) < 4.5
     }
 
     /// WCAG 2 contrast ratio of two opaque colours (1…21): text needs at least 4.5.
-    public static func contrast(_ a: OverlayColor, _ b: OverlayColor) -> Double {
+    package static func contrast(_ a: OverlayColor, _ b: OverlayColor) -> Double {
         func luminance(_ c: OverlayColor) -> Double {
             func linear(_ v: Double) -> Double { v <= 0.03928 ? v / 12.92 : pow((v + 0.055) / 1.055, 2.4) }
             return 0.2126 * linear(c.red) + 0.7152 * linear(c.green) + 0.0722 * linear(c.blue)

@@ -1,15 +1,15 @@
 import CPangoCairo
-public import Foundation
-public import FreeDesktop
+import Foundation
+import FreeDesktop
 
 /// Icons from the freedesktop icon theme's PNG directories, with no display and no GTK: what
 /// off-screen rendering (golden images, the gallery) uses. The overlay itself asks GtkIconTheme.
 /// Symbolic icons (`…-symbolic`) are drawn as a mask in the text colour.
-public final class ThemeIconSource: OverlayIconSource {
+package final class ThemeIconSource: OverlayIconSource {
     private let search: IconThemeSearch
     private var surfaces: [String: OpaquePointer?] = [:]
 
-    public init(themes: [String] = IconThemeSearch.defaultThemes, environment: [String: String] = ProcessInfo.processInfo.environment) {
+    package init(themes: [String] = IconThemeSearch.defaultThemes, environment: [String: String] = ProcessInfo.processInfo.environment) {
         search = IconThemeSearch(roots: IconThemeSearch.roots(BaseDirectories(environment: environment)), themes: themes)
     }
 
@@ -17,7 +17,7 @@ public final class ThemeIconSource: OverlayIconSource {
         for case let surface? in surfaces.values { cairo_surface_destroy(surface) }
     }
 
-    public func draw(icon name: String, cairo cr: OpaquePointer, rect: OverlayRect, color: OverlayColor, scale: Int) -> Bool {
+    package func draw(icon name: String, cairo cr: OpaquePointer, rect: OverlayRect, color: OverlayColor, scale: Int) -> Bool {
         guard IconName.isValid(name), let surface = surface(name, pixels: Int((rect.height * Double(scale)).rounded())) else { return false }
         let width = Double(cairo_image_surface_get_width(surface)), height = Double(cairo_image_surface_get_height(surface))
         guard width > 0, height > 0 else { return false }

@@ -5,13 +5,13 @@ import Glibc
 /// Checks that a directory the daemon serves its socket in (or keeps its state in) is under
 /// the control of no one but its own user and root, so no other user can replace the socket
 /// or read what is behind it.
-public enum PrivateDirectory {
-    public struct Refusal: Error, Equatable, CustomStringConvertible {
-        public var path: String
-        public var reason: String
-        public var description: String { "\(path): \(reason)" }
+package enum PrivateDirectory {
+    package struct Refusal: Error, Equatable, CustomStringConvertible {
+        package var path: String
+        package var reason: String
+        package var description: String { "\(path): \(reason)" }
 
-        public init(path: String, reason: String) {
+        package init(path: String, reason: String) {
             self.path = path
             self.reason = reason
         }
@@ -20,7 +20,7 @@ public enum PrivateDirectory {
     /// The XDG runtime directory's own rule ("MUST be owned by the user, and they MUST be the
     /// only one having read and write access to it. Its Unix access mode MUST be 0700"),
     /// checked without following a symbolic link at `path` itself.
-    public static func checkRuntimeDirectory(_ path: String, uid: UInt32) throws(Refusal) {
+    package static func checkRuntimeDirectory(_ path: String, uid: UInt32) throws(Refusal) {
         let info = try status(of: path)
         guard info.st_uid == uid else {
             throw Refusal(path: path, reason: "the runtime directory is owned by uid \(info.st_uid), not by uid \(uid)")
@@ -33,7 +33,7 @@ public enum PrivateDirectory {
     /// A directory the daemon is about to use: a directory (not a link to one), owned by `uid`
     /// or root, and writable by no one else unless it is sticky (like /tmp, where others can
     /// add names but not remove or replace ours).
-    public static func checkOwned(_ path: String, uid: UInt32) throws(Refusal) {
+    package static func checkOwned(_ path: String, uid: UInt32) throws(Refusal) {
         let info = try status(of: path)
         guard info.st_uid == uid || info.st_uid == 0 else {
             throw Refusal(path: path, reason: "owned by uid \(info.st_uid); only uid \(uid) or root may own a directory islandd serves from")
@@ -66,7 +66,7 @@ public enum PrivateDirectory {
 extension PrivateDirectory {
     /// `checkOwned` for `path` and every directory above it: whoever may rename any of them
     /// could put a directory of their own in its place.
-    public static func checkTree(_ path: String, uid: UInt32) throws(Refusal) {
+    package static func checkTree(_ path: String, uid: UInt32) throws(Refusal) {
         var current = path
         while true {
             try checkOwned(current, uid: uid)

@@ -4,7 +4,7 @@ import OrderedCollections
 
 /// What a click on a bar module (or a key binding) does to the island: `island-presenter
 /// click ACTION`, and i3blocks' clicks on a persistent block.
-public enum BarClick: String, Sendable, CaseIterable {
+package enum BarClick: String, Sendable, CaseIterable {
     /// Expand the island's activity, or collapse it when it is expanded.
     case toggle
     case expand, collapse, tap, dismiss
@@ -15,14 +15,14 @@ public enum BarClick: String, Sendable, CaseIterable {
 
     /// The `Interact` call for the island as it is: the action and the activity (the expanded
     /// one, else the attached one); nil for `list`, and when the island shows nothing.
-    public func interaction(on island: IslandState) -> (action: String, id: String)? {
+    package func interaction(on island: IslandState) -> (action: String, id: String)? {
         guard self != .list, let id = island.expanded ?? island.attached else { return nil }
         if self == .toggle { return (island.mode == .expanded ? "collapse" : "expand", id) }
         return (rawValue, id)
     }
 
     /// A mouse button as bars number them: left toggles, middle opens the list, right taps.
-    public static func forButton(_ button: Int) -> BarClick? {
+    package static func forButton(_ button: Int) -> BarClick? {
         switch button {
         case 1: .toggle
         case 2: .list
@@ -34,7 +34,7 @@ public enum BarClick: String, Sendable, CaseIterable {
     /// The button of a line i3blocks writes to a persistent block's standard input on a
     /// click: the block's properties as a JSON object with `button` (format=json), or the
     /// button's number alone.
-    public static func i3blocksButton(in line: String) -> Int? {
+    package static func i3blocksButton(in line: String) -> Int? {
         if let number = Int(line.trimmingCharacters(in: .whitespaces)) { return number }
         guard let object = (try? JSONParser.parse(Array(line.utf8)))?.objectValue else { return nil }
         return object["button"]?.intValue ?? object["button"]?.stringValue.flatMap { Int($0) }

@@ -9,13 +9,13 @@ import OrderedJSON
 /// It also keeps what a click on the bar may act on (`shown`): a `ClickGuard` fed with the
 /// targets of every scene it puts out, on `monotonic`; `publish` hands the record to whoever
 /// answers the bar's clicks (a file for `island-presenter click`) each time it changes.
-public actor BarDriver {
+package actor BarDriver {
     /// Yields each time the screen starts ticking.
-    public nonisolated let tickingStarts: AsyncStream<Void>
+    package nonisolated let tickingStarts: AsyncStream<Void>
     private let tickingContinuation: AsyncStream<Void>.Continuation
     private var ticking = false
-    public let format: BarFormat
-    public let maxLength: Int
+    package let format: BarFormat
+    package let maxLength: Int
     private var model = PresenterModel()
     private var lastLine: String?
     private let output: @Sendable (String) -> Void
@@ -25,11 +25,11 @@ public actor BarDriver {
     private let publish: @Sendable (BarShown) -> Void
     private var clickGuard: ClickGuard<ClickTarget, Int>
     /// What clicks on the bar may act on, as last published.
-    public private(set) var shown: BarShown
+    package private(set) var shown: BarShown
 
     /// `clock` is the wall clock scenes are rendered at (timers); `monotonic` the one the
     /// click guard runs on (`BootClock.now` in the presenter).
-    public init(format: BarFormat, maxLength: Int = BarFormat.defaultMaxLength, clock: @escaping @Sendable () -> Double,
+    package init(format: BarFormat, maxLength: Int = BarFormat.defaultMaxLength, clock: @escaping @Sendable () -> Double,
                 monotonic: @escaping @Sendable () -> Double = BootClock.now,
                 settleTime: Double = ClickTarget.defaultSettleTime, pid: Int32 = 0,
                 publish: @escaping @Sendable (BarShown) -> Void = { _ in },
@@ -46,7 +46,7 @@ public actor BarDriver {
         (tickingStarts, tickingContinuation) = AsyncStream.makeStream(bufferingPolicy: .bufferingNewest(1))
     }
 
-    public func handle(_ event: SubscriptionLoop.Event) {
+    package func handle(_ event: SubscriptionLoop.Event) {
         switch event {
         case .update(let update):
             model.apply(update)
@@ -59,7 +59,7 @@ public actor BarDriver {
     }
 
     /// Called every second while ticking: re-renders; false once nothing on screen ticks.
-    public func tick() -> Bool {
+    package func tick() -> Bool {
         guard model.hasSnapshot else { ticking = false; return false }
         emit()
         return ticking

@@ -3,7 +3,7 @@ import OrderedJSON
 import OrderedCollections
 
 /// The status-bar contracts `island-presenter` speaks: one line per change on stdout.
-public enum BarFormat: String, Sendable, CaseIterable {
+package enum BarFormat: String, Sendable, CaseIterable {
     /// Waybar's custom module with `return-type: json`: an object with `text`, `alt`, `tooltip`,
     /// `class` and `percentage`. `text`, `alt` and `tooltip` are Pango markup (Waybar's
     /// default), so `&`, `<` and `>` are escaped.
@@ -26,7 +26,7 @@ public enum BarFormat: String, Sendable, CaseIterable {
     ///
     /// `maxLength` caps the text (in display cells, "…" where cut): a bar has no room for a
     /// producer's 60-character line.
-    public func line(for scene: IslandScene, maxLength: Int = Self.defaultMaxLength) -> String {
+    package func line(for scene: IslandScene, maxLength: Int = Self.defaultMaxLength) -> String {
         let text = Self.capped(scene.text, maxLength)
         switch self {
         case .waybar: return Self.serialize(Self.waybar(scene, text: text, maxLength: maxLength))
@@ -39,7 +39,7 @@ public enum BarFormat: String, Sendable, CaseIterable {
         }
     }
 
-    public static let defaultMaxLength = 40
+    package static let defaultMaxLength = 40
 
     /// One line without control characters or bidi controls, its grapheme clusters bounded
     /// (`TerminalText.display`), at most `maxLength` cells: every text of every format passes
@@ -52,7 +52,7 @@ public enum BarFormat: String, Sendable, CaseIterable {
     /// (`%{A1:command:}` runs a command on click) and has no escape for it (`%%{` is still a
     /// tag), so a zero-width space goes between every `%` and `{`, and also where the
     /// module's label meets the text: before a `{` that starts it and after a `%` that ends it.
-    public static func polybar(_ text: String) -> String {
+    package static func polybar(_ text: String) -> String {
         var out = String.UnicodeScalarView()
         var previous: Unicode.Scalar = "%"
         for scalar in text.unicodeScalars {
@@ -70,7 +70,7 @@ public enum BarFormat: String, Sendable, CaseIterable {
     /// takes the bytes up to the first `"` (an escaped quote ends the text there) and escapes
     /// them again (so `\\` is shown doubled). A string with neither needs no escape, so `"`
     /// becomes a double prime and `\` a set minus, which look alike and are in DejaVu Sans.
-    public static func i3blocks(_ text: String) -> String {
+    package static func i3blocks(_ text: String) -> String {
         String(String.UnicodeScalarView(text.unicodeScalars.map {
             switch $0 {
             case "\"": "\u{2033}"
@@ -107,7 +107,7 @@ public enum BarFormat: String, Sendable, CaseIterable {
     /// Escapes text for Pango markup: with `&`, `<` and `>` as entities no text is a tag or
     /// an entity (quotes only matter inside a tag). `class` holds only the presenter's own
     /// words.
-    public static func pango(_ text: String) -> String {
+    package static func pango(_ text: String) -> String {
         var out = ""
         out.reserveCapacity(text.utf8.count)
         for character in text {

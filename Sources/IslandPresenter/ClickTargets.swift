@@ -1,5 +1,5 @@
-public import IslandCore
-public import OrderedJSON
+package import IslandCore
+package import OrderedJSON
 import Foundation
 import OrderedCollections
 
@@ -10,19 +10,19 @@ import Glibc
 /// What a click, a bar's `on-click` or a key acts on: an activity and its action (`tap`,
 /// `expand`, `collapse`, `dismiss`, `button:<name>`). The same action of another activity is
 /// another target, so `ClickGuard` sees app B taking A's place as something new.
-public struct ClickTarget: Hashable, Sendable, CustomStringConvertible {
-    public var id: String
-    public var action: String
+package struct ClickTarget: Hashable, Sendable, CustomStringConvertible {
+    package var id: String
+    package var action: String
 
-    public init(_ id: String, _ action: String) {
+    package init(_ id: String, _ action: String) {
         self.id = id
         self.action = action
     }
 
-    public var description: String { "\(action) \(id)" }
+    package var description: String { "\(action) \(id)" }
 
     /// `ClickGuard`'s default settle time, for the presenters' defaults.
-    public static var defaultSettleTime: Double { ClickGuard<ClickTarget, Int>.defaultSettleTime }
+    package static var defaultSettleTime: Double { ClickGuard<ClickTarget, Int>.defaultSettleTime }
 }
 
 /// The clock the presenters' click guards run on: CLOCK_BOOTTIME, in seconds. Monotonic, and the
@@ -30,8 +30,8 @@ public struct ClickTarget: Hashable, Sendable, CustomStringConvertible {
 /// the `click` process the bar starts (and in Python's `time.clock_gettime(CLOCK_BOOTTIME)`);
 /// and the clock of a process's start time in /proc, which is when a bar's click happened as
 /// nearly as that process can know (`processStart`).
-public enum BootClock {
-    @Sendable public static func now() -> Double {
+package enum BootClock {
+    @Sendable package static func now() -> Double {
         var time = timespec()
         clock_gettime(CLOCK_BOOTTIME, &time)
         return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
@@ -42,7 +42,7 @@ public enum BootClock {
     /// not when the process gets to decide: a loaded machine that takes a second to start it
     /// must not let the click act on what appeared a moment before it. Nil where /proc says
     /// nothing.
-    public static func processStart() -> Double? {
+    package static func processStart() -> Double? {
         guard let data = FileManager.default.contents(atPath: "/proc/self/stat") else { return nil }
         let ticks = sysconf(Int32(_SC_CLK_TCK))
         guard ticks > 0 else { return nil }
@@ -65,7 +65,7 @@ public enum BootClock {
 /// default, or longer when `ISLAND_PRESENTER_CLICK_SETTLE` (seconds) says so. The variable is
 /// for tests on a loaded machine, where starting a `click` process may take longer than the
 /// default; it can lengthen the wait, never shorten or disable it.
-public func clickSettleTime(environment: [String: String]) -> Double {
+package func clickSettleTime(environment: [String: String]) -> Double {
     let minimum = ClickTarget.defaultSettleTime
     guard let value = environment["ISLAND_PRESENTER_CLICK_SETTLE"].flatMap(Double.init), value.isFinite else { return minimum }
     return max(minimum, min(value, 3600))
@@ -82,15 +82,15 @@ public func clickSettleTime(environment: [String: String]) -> Double {
 /// once it has stood still, and only if the daemon's island still agrees
 /// (`decide(_:records:island:at:)`). i3blocks' clicks, which reach the presenter itself, use
 /// its record from memory.
-public struct BarShown: Sendable, Hashable {
+package struct BarShown: Sendable, Hashable {
     /// The presenter that wrote it (a record of one that has exited is no record).
-    public var pid: Int32
+    package var pid: Int32
     /// The activity the bar's line is about; nil when a click on it acts for no app.
-    public var id: String?
+    package var id: String?
     /// Action → when it may be clicked.
-    public var actionableAt: [String: Double]
+    package var actionableAt: [String: Double]
 
-    public init(pid: Int32, id: String?, actionableAt: [String: Double]) {
+    package init(pid: Int32, id: String?, actionableAt: [String: Double]) {
         self.pid = pid
         self.id = id
         self.actionableAt = actionableAt
@@ -99,7 +99,7 @@ public struct BarShown: Sendable, Hashable {
     /// What a click on a bar showing `scene` may act on, each at its place in the line: the
     /// island's activity (the expanded one, else the attached one), at the line's start. While
     /// an alert of another activity is the text, nothing: the line shows that one's words.
-    public static func targets(of scene: IslandScene) -> [ClickTarget: Int] {
+    package static func targets(of scene: IslandScene) -> [ClickTarget: Int] {
         guard let primary = scene.primary else { return [:] }
         let id = primary.item.id
         if let alert = scene.alert, alert.id != id { return [:] }
@@ -108,13 +108,13 @@ public struct BarShown: Sendable, Hashable {
     }
 
     /// The record of `guard` for `targets` (those of one activity).
-    public static func record(pid: Int32, targets: some Collection<ClickTarget>, guard clickGuard: ClickGuard<ClickTarget, Int>) -> BarShown {
+    package static func record(pid: Int32, targets: some Collection<ClickTarget>, guard clickGuard: ClickGuard<ClickTarget, Int>) -> BarShown {
         var times: [String: Double] = [:]
         for target in targets { times[target.action] = clickGuard.actionableAt(target) }
         return BarShown(pid: pid, id: targets.first?.id, actionableAt: times)
     }
 
-    public enum Decision: Sendable, Hashable {
+    package enum Decision: Sendable, Hashable {
         case act(action: String, id: String)
         /// Why not, for the user.
         case refuse(String)
@@ -124,7 +124,7 @@ public struct BarShown: Sendable, Hashable {
     /// an action it showed (a toggle is what the shown island's state made it), once that has
     /// stood still for the settle time, and only while the daemon's island is still that
     /// (otherwise the bar is about to draw something else).
-    public func decide(_ click: BarClick, island: IslandState, at now: Double) -> Decision {
+    package func decide(_ click: BarClick, island: IslandState, at now: Double) -> Decision {
         guard let id else { return .refuse("the bar shows no activity to act on") }
         let action: String
         switch click {
@@ -147,7 +147,7 @@ public struct BarShown: Sendable, Hashable {
     /// two bars): it acts only when each would act, on the same thing. Nil when there is no
     /// record (no bar presenter runs: a key binding alone), for the caller to act on the
     /// island as the daemon has it.
-    public static func decide(_ click: BarClick, records: [BarShown], island: IslandState, at now: Double) -> Decision? {
+    package static func decide(_ click: BarClick, records: [BarShown], island: IslandState, at now: Double) -> Decision? {
         guard !records.isEmpty else { return nil }
         let decisions = records.map { $0.decide(click, island: island, at: now) }
         if let refusal = decisions.first(where: { if case .refuse = $0 { true } else { false } }) { return refusal }
@@ -157,7 +157,7 @@ public struct BarShown: Sendable, Hashable {
 
     // MARK: The record on disk
 
-    public var json: JSON {
+    package var json: JSON {
         var object: JSONObject = ["pid": .int(Int(pid))]
         if let id { object["id"] = .string(id) }
         var times: JSONObject = [:]
@@ -166,7 +166,7 @@ public struct BarShown: Sendable, Hashable {
         return .object(object)
     }
 
-    public init?(json: JSON) {
+    package init?(json: JSON) {
         guard let object = json.objectValue, let pid = object["pid"]?.intValue, let pid = Int32(exactly: pid) else { return nil }
         var times: [String: Double] = [:]
         for (action, value) in object["actionableAt"]?.objectValue ?? [:] {
@@ -177,28 +177,28 @@ public struct BarShown: Sendable, Hashable {
     }
 
     /// The record as a file holds it.
-    public var serialized: [UInt8] { Array(json.serialized()) }
+    package var serialized: [UInt8] { Array(json.serialized()) }
 
     /// A record read from a file; nil when it is not one.
-    public init?(serialized bytes: [UInt8]) {
+    package init?(serialized bytes: [UInt8]) {
         guard let json = try? JSONParser.parse(bytes) else { return nil }
         self.init(json: json)
     }
 
     /// Where bar presenters keep their records: in the user's runtime directory (never the
     /// daemon's, which may not be the user's).
-    public static func directory(runtimeDirectory: String) -> String { runtimeDirectory + "/island-presenter" }
+    package static func directory(runtimeDirectory: String) -> String { runtimeDirectory + "/island-presenter" }
 
     /// The file names of the records of the bar presenters of the daemon at `socket` start
     /// with this: `bar-<FNV-1a of the socket path>-`.
-    public static func filePrefix(socket: String) -> String {
+    package static func filePrefix(socket: String) -> String {
         var hash: UInt64 = 0xcbf2_9ce4_8422_2325
         for byte in socket.utf8 { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
         return "bar-" + String(hash, radix: 16) + "-"
     }
 
     /// The record file of the bar presenter `pid` for the daemon at `socket`.
-    public static func fileName(socket: String, pid: Int32) -> String { filePrefix(socket: socket) + "\(pid).json" }
+    package static func fileName(socket: String, pid: Int32) -> String { filePrefix(socket: socket) + "\(pid).json" }
 }
 
 // MARK: The click's decision
@@ -210,7 +210,7 @@ extension BarClick {
     /// named by the user, rather than the island's; `shown`: the records of the bar presenters
     /// running for the daemon (none: a key binding alone, which acts on the island as the
     /// daemon has it). `list` is no call: the caller opens the list.
-    public func decide(button: String?, activity: String?, model: PresenterModel, shown: [BarShown],
+    package func decide(button: String?, activity: String?, model: PresenterModel, shown: [BarShown],
                        clickedAt: Double, now: Double) -> BarShown.Decision {
         let interaction: String, id: String
         if let activity {
@@ -234,7 +234,7 @@ extension BarClick {
 
     /// Why the island's activity (or `activity`, when given) has no button `action` to press;
     /// nil when it has. The activity is named by its app and title as well as its id.
-    public static func buttonRefusal(_ action: String, of activity: String? = nil, scene: IslandScene) -> String? {
+    package static func buttonRefusal(_ action: String, of activity: String? = nil, scene: IslandScene) -> String? {
         let lookup = scene.button(action, of: activity)
         func named(_ id: String) -> String { scene.entry(id).map(IslandScene.naming) ?? "activity \(id)" }
         switch lookup {

@@ -1,17 +1,17 @@
-public import IslandCore
+package import IslandCore
 import OrderedJSON
 import FreeDesktop
 
 /// The island and the lock-screen list resolved at one instant: what every presenter draws.
-public struct IslandScene: Sendable {
+package struct IslandScene: Sendable {
     /// An activity with its layout rendered at the scene's instant.
-    public struct Entry: Sendable {
-        public var item: PresenterItem
-        public var layout: RenderedLayout
+    package struct Entry: Sendable {
+        package var item: PresenterItem
+        package var layout: RenderedLayout
 
         /// An activity that has ended takes no button press (the daemon refuses one), so its
         /// card shows none, in every presenter that draws from here.
-        public init(item: PresenterItem, now: Double) {
+        package init(item: PresenterItem, now: Double) {
             self.item = item
             let layout = item.render(now: now)
             self.layout = item.hasEnded ? layout.withoutButtons : layout
@@ -19,27 +19,27 @@ public struct IslandScene: Sendable {
 
         /// Whether what it shows changes by itself as time passes: a timer or a progress over a
         /// time range, while it lives (an ended one stands still at its end).
-        public var ticks: Bool {
+        package var ticks: Bool {
             !item.isFrozen && layout.regions.contains { $0.view.containsTimeDependentView }
         }
     }
 
-    public var mode: IslandState.Mode
+    package var mode: IslandState.Mode
     /// compact: the activity shown; minimal: the attached one (also kept while expanded).
-    public var attached: Entry?
+    package var attached: Entry?
     /// minimal: the detached bubble.
-    public var detached: Entry?
+    package var detached: Entry?
     /// expanded: the expanded activity.
-    public var expanded: Entry?
-    public var lockScreen: [Entry]
-    public var alert: PresenterAlert?
+    package var expanded: Entry?
+    package var lockScreen: [Entry]
+    package var alert: PresenterAlert?
     /// The user has Do Not Disturb on.
-    public var isFocused: Bool
+    package var isFocused: Bool
     /// The screen is shared, and the daemon sends no activity content meanwhile.
-    public var isContentHidden: Bool
-    public var now: Double
+    package var isContentHidden: Bool
+    package var now: Double
 
-    public init(model: PresenterModel, now: Double) {
+    package init(model: PresenterModel, now: Double) {
         self.now = now
         self.alert = model.alert
         self.isFocused = model.focusSince != nil
@@ -63,10 +63,10 @@ public struct IslandScene: Sendable {
     }
 
     /// The activity the island is about: the expanded one, else the attached one.
-    public var primary: Entry? { expanded ?? attached }
+    package var primary: Entry? { expanded ?? attached }
 
     /// What pressing the button `action` of the island's activity would press.
-    public enum ButtonLookup: Sendable, Hashable {
+    package enum ButtonLookup: Sendable, Hashable {
         /// The activity `id` has it.
         case found(id: String)
         /// The island shows nothing; or the activity asked for is neither on it nor in the list.
@@ -79,7 +79,7 @@ public struct IslandScene: Sendable {
 
     /// The button `action` of the island's activity (`primary`), or of the activity `id` when
     /// given (on the island or in the lock-screen list), in any region of its layout.
-    public func button(_ action: String, of id: String? = nil) -> ButtonLookup {
+    package func button(_ action: String, of id: String? = nil) -> ButtonLookup {
         let chosen: Entry? = if let id { entry(id) } else { primary }
         guard let entry = chosen else { return .noActivity }
         if entry.item.hasEnded { return .ended(id: entry.item.id) }
@@ -91,17 +91,17 @@ public struct IslandScene: Sendable {
     }
 
     /// The activity `id` as the scene shows it: on the island, else in the lock-screen list.
-    public func entry(_ id: String) -> Entry? {
+    package func entry(_ id: String) -> Entry? {
         [expanded, attached, detached].lazy.compactMap { $0 }.first { $0.item.id == id } ?? lockScreen.first { $0.item.id == id }
     }
 
     /// The most cells of an activity's title in a sentence.
-    public static let titleWidth = 48
+    package static let titleWidth = 48
 
     /// An activity as a sentence names it for the user: its app, its title (the lock-screen
     /// line but its buttons, cut to `titleWidth` cells) and its id — `Coffee's "Flat white,
     /// order A-17" (id …)`.
-    public static func naming(_ entry: Entry) -> String {
+    package static func naming(_ entry: Entry) -> String {
         var title = oneLine(entry.layout.lockScreen?.view.withoutButtons?.displayText ?? "")
         if title.allSatisfy(\.isWhitespace) { title = oneLine(entry.item.type) }
         return "\(oneLine(entry.item.displayName))'s \"\(truncate(title, toWidth: titleWidth))\" (id \(entry.item.id))"
@@ -109,7 +109,7 @@ public struct IslandScene: Sendable {
 
     /// Whether something on screen changes by itself as time passes (a timer or a progress bar
     /// over a time range), so presenters redraw every second.
-    public var isTicking: Bool {
+    package var isTicking: Bool {
         let entries = [attached, detached, expanded].compactMap { $0 } + lockScreen
         return entries.contains { $0.ticks }
     }
@@ -120,7 +120,7 @@ public struct IslandScene: Sendable {
     /// else compact → the live compact leading and trailing (the chip only when they are
     /// empty); minimal → the attached and detached minimal views, each with its symbol;
     /// expanded → the expanded activity's compact text; none → empty.
-    public var text: String {
+    package var text: String {
         if let alert = alertWithWords { return Self.alertText(alert) }
         switch mode {
         case .none: return ""
@@ -132,7 +132,7 @@ public struct IslandScene: Sendable {
 
     /// A shorter text, for where space is short: the alert's title, else the chip, else the
     /// minimal view(s).
-    public var shortText: String {
+    package var shortText: String {
         if let alert = alertWithWords { return Self.oneLine(alert.title.isEmpty ? alert.body : alert.title) }
         switch mode {
         case .none: return ""
@@ -143,17 +143,17 @@ public struct IslandScene: Sendable {
 
     /// The alert, when it says something: while the screen is shared islandd sends alerts
     /// without their words, and the island's own (hidden) text stands in for them.
-    public var alertWithWords: PresenterAlert? {
+    package var alertWithWords: PresenterAlert? {
         alert.flatMap { $0.title.isEmpty && $0.body.isEmpty ? nil : $0 }
     }
 
     /// An alert as one line: "title: body".
-    public static func alertText(_ alert: PresenterAlert) -> String {
+    package static func alertText(_ alert: PresenterAlert) -> String {
         oneLine([alert.title, alert.body].filter { !$0.isEmpty }.joined(separator: ": "))
     }
 
     /// The compact presentation as one line: leading and trailing, else the chip.
-    public static func compactText(_ entry: Entry) -> String {
+    package static func compactText(_ entry: Entry) -> String {
         let live = oneLine([entry.layout.compactLeading, entry.layout.compactTrailing]
             .compactMap { $0?.view.displayText }.filter { !$0.isEmpty }.joined(separator: " "))
         if !live.isEmpty { return live }
@@ -161,35 +161,35 @@ public struct IslandScene: Sendable {
     }
 
     /// The chip, else the minimal presentation.
-    public static func chipText(_ entry: Entry) -> String {
+    package static func chipText(_ entry: Entry) -> String {
         if let chip = entry.layout.chip, !chip.isEmpty { return oneLine(chip) }
         return minimalText(entry)
     }
 
     /// The minimal presentation as one line, with the activity's symbol in front when the
     /// minimal view has none of its own (two bare "2%" say nothing of whose they are).
-    public static func minimalText(_ entry: Entry) -> String {
+    package static func minimalText(_ entry: Entry) -> String {
         let parts = minimalParts(entry)
         return oneLine([parts.symbol.map(RenderedView.glyph(forSymbol:)), parts.view?.displayText]
             .compactMap { $0 }.filter { !$0.isEmpty }.joined(separator: " "))
     }
 
     /// The most the detached bubble shows, in cells: a symbol and a short value.
-    public static let detachedWidth = 10
+    package static let detachedWidth = 10
 
     /// The minimal view, and the symbol of the compact leading view to show before it when
     /// the minimal view holds no symbol.
-    public static func minimalParts(_ entry: Entry) -> (symbol: String?, view: RenderedView?) {
+    package static func minimalParts(_ entry: Entry) -> (symbol: String?, view: RenderedView?) {
         let view = (entry.layout.minimal ?? entry.layout.compactLeading)?.view
         guard let view, view.firstSymbol == nil else { return (nil, view) }
         return (entry.layout.compactLeading?.view.firstSymbol, view)
     }
 
     /// The lock-screen list, one activity per line.
-    public var lockScreenLines: [String] { lockScreen.map(Self.lockScreenText) }
+    package var lockScreenLines: [String] { lockScreen.map(Self.lockScreenText) }
 
     /// The lock-screen presentation as one line, with the state when it is not plainly active.
-    public static func lockScreenText(_ entry: Entry) -> String {
+    package static func lockScreenText(_ entry: Entry) -> String {
         var text = oneLine(entry.layout.lockScreen?.view.displayText ?? entry.item.type)
         if text.isEmpty { text = entry.item.displayName }
         switch entry.item.activityState {
@@ -202,7 +202,7 @@ public struct IslandScene: Sendable {
 
     /// The progress the primary activity shows, 0…1: its first progress view in compact,
     /// minimal, expanded or lock-screen order.
-    public var primaryProgress: Double? {
+    package var primaryProgress: Double? {
         guard let primary else { return nil }
         return primary.layout.regions.lazy.compactMap { $0.view.firstProgress }.first?.fraction
     }
@@ -214,14 +214,14 @@ public struct IslandScene: Sendable {
 
 extension PresenterItem {
     /// What heads the activity: the app's desktop entry name, else its id.
-    public var displayName: String {
+    package var displayName: String {
         if let appName, !TerminalText.sanitize(appName).allSatisfy(\.isWhitespace) { return appName }
         return app
     }
 
     /// "via Island Bridge" for an activity headed by the app a bridge spoke for: said after
     /// the heading, quieter, so the user knows what it came through.
-    public var viaText: String? {
+    package var viaText: String? {
         guard sourceApp != nil else { return nil }
         if let producerName, !TerminalText.sanitize(producerName).allSatisfy(\.isWhitespace) { return "via " + producerName }
         return "via " + app
@@ -230,13 +230,13 @@ extension PresenterItem {
 
 extension RenderedLayout {
     /// Every region present, compact first, then minimal, expanded and lock screen.
-    public var regions: [RenderedRegion] {
+    package var regions: [RenderedRegion] {
         [compactLeading, compactTrailing, minimal, expandedLeading, expandedCenter, expandedTrailing, expandedBottom, lockScreen]
             .compactMap { $0 }
     }
 
     /// The layout with no button left in any region; a region that held nothing else is gone.
-    public var withoutButtons: RenderedLayout {
+    package var withoutButtons: RenderedLayout {
         var layout = self
         for key in [\RenderedLayout.lockScreen, \.compactLeading, \.compactTrailing, \.minimal,
                     \.expandedLeading, \.expandedTrailing, \.expandedCenter, \.expandedBottom] {
@@ -252,13 +252,13 @@ extension RenderedLayout {
     }
 
     /// The buttons of the expanded presentation, in reading order: leading, center, trailing, bottom.
-    public var expandedButtons: [(action: String, label: String)] {
+    package var expandedButtons: [(action: String, label: String)] {
         [expandedLeading, expandedCenter, expandedTrailing, expandedBottom].compactMap { $0 }.flatMap { $0.view.buttons }
     }
 }
 
 extension RenderedView {
-    public var containsTimeDependentView: Bool {
+    package var containsTimeDependentView: Bool {
         switch self {
         case .timer: true
         case .progress: true
@@ -270,7 +270,7 @@ extension RenderedView {
     }
 
     /// The first symbol in reading order.
-    public var firstSymbol: String? {
+    package var firstSymbol: String? {
         switch self {
         case .symbol(let name): name.isEmpty ? nil : name
         case .hstack(let children, _), .vstack(let children, _): children.lazy.compactMap(\.firstSymbol).first
@@ -281,7 +281,7 @@ extension RenderedView {
         }
     }
 
-    public var firstProgress: RenderedProgress? {
+    package var firstProgress: RenderedProgress? {
         switch self {
         case .progress(let progress): progress
         case .hstack(let children, _), .vstack(let children, _): children.lazy.compactMap(\.firstProgress).first
@@ -292,7 +292,7 @@ extension RenderedView {
     }
 
     /// The view with its buttons left out; nil when nothing else is left.
-    public var withoutButtons: RenderedView? {
+    package var withoutButtons: RenderedView? {
         switch self {
         case .button: return nil
         case .hstack(let children, let spacing):
@@ -307,7 +307,7 @@ extension RenderedView {
         }
     }
 
-    public var buttons: [(action: String, label: String)] {
+    package var buttons: [(action: String, label: String)] {
         switch self {
         case .button(let action, let label, let symbol): [(action, [symbol.map(Self.glyph(forSymbol:)), label].compactMap { $0 }.filter { !$0.isEmpty }.joined(separator: " "))]
         case .hstack(let children, _), .vstack(let children, _): children.flatMap(\.buttons)
@@ -322,7 +322,7 @@ extension RenderedView {
     /// The view as one line for text-only presenters: like `plainText`, but a symbol that is a
     /// freedesktop icon name (which a bar or terminal cannot draw) becomes a close emoji, or
     /// nothing; emoji symbols stay.
-    public var displayText: String {
+    package var displayText: String {
         switch self {
         case .symbol(let name): Self.glyph(forSymbol: name)
         case .hstack(let children, _): children.map(\.displayText).filter { !$0.isEmpty }.joined(separator: " ")
@@ -362,11 +362,11 @@ extension RenderedView {
 
     /// What a text presenter shows for an icon name no entry knows, so a symbol keeps its place
     /// in a line; the overlay, which draws symbols, draws nothing for it.
-    public static let unknownIconGlyph = "•"
+    package static let unknownIconGlyph = "•"
 
     /// The symbol as text: an emoji stays itself; an icon name becomes the glyph of its name
     /// or of its family (`battery-good-symbolic` → `battery`), else a neutral bullet.
-    public static func glyph(forSymbol name: String) -> String {
+    package static func glyph(forSymbol name: String) -> String {
         // An icon name rather than text (an emoji) to show as itself.
         guard IconName.isValid(name) else { return name }
         let base = name.hasSuffix("-symbolic") ? String(name.dropLast("-symbolic".count)) : name

@@ -1,38 +1,38 @@
-public import IslandCore
-public import OrderedJSON
+package import IslandCore
+package import OrderedJSON
 import IslandProtocol
-public import OrderedCollections
+import OrderedCollections
 
 /// One activity as the daemon delivered it to presenters (`org.island.Presenter.Item`), with
 /// its layout already validated.
-public struct PresenterItem: Sendable, Hashable {
-    public var id: String
-    public var app: String
-    public var type: String
-    public var attributes: JSONObject
-    public var state: JSONObject
-    public var staleDate: Double?
-    public var relevanceScore: Double
+package struct PresenterItem: Sendable, Hashable {
+    package var id: String
+    package var app: String
+    package var type: String
+    package var attributes: JSONObject
+    package var state: JSONObject
+    package var staleDate: Double?
+    package var relevanceScore: Double
     /// pending, active, stale, ended or dismissed.
-    public var activityState: String
-    public var endReason: String?
-    public var layout: Layout
-    public var defaultLayout: Bool
+    package var activityState: String
+    package var endReason: String?
+    package var layout: Layout
+    package var defaultLayout: Bool
     /// The app's desktop entry `Name=` and `Icon=`, when the daemon knows them: for an
     /// activity its producer speaks for another app with (`sourceApp`), that app's.
-    public var appName: String?
-    public var appIcon: String?
+    package var appName: String?
+    package var appIcon: String?
     /// The app a producer that speaks for others (the bridge) showed the activity as, verified.
-    public var sourceApp: String?
+    package var sourceApp: String?
     /// That producer's own `Name=` and `Icon=`, said quieter: what the activity came through.
-    public var producerName: String?
-    public var producerIcon: String?
+    package var producerName: String?
+    package var producerIcon: String?
     /// When the activity started (the daemon's clock): the overlay's list shows newest first.
-    public var createdAt: Double?
+    package var createdAt: Double?
     /// When it ended (the daemon's clock); nil while live, and from a daemon that does not say.
-    public var endedAt: Double?
+    package var endedAt: Double?
 
-    public init(
+    package init(
         id: String, app: String, type: String, attributes: JSONObject = [:], state: JSONObject = [:],
         staleDate: Double? = nil, relevanceScore: Double = 0, activityState: String = "active",
         endReason: String? = nil, layout: Layout? = nil, defaultLayout: Bool = false,
@@ -61,7 +61,7 @@ public struct PresenterItem: Sendable, Hashable {
 
     /// Decodes an `Item`; nil when it has no id. A layout that does not validate (which the
     /// daemon never sends) is replaced by the default layout rather than dropping the activity.
-    public init?(json: JSON) {
+    package init?(json: JSON) {
         typealias Item = PresenterNames.Item
         typealias Content = PresenterNames.Content
         guard let object = json.objectValue, let id = object[Item.id]?.stringValue else { return nil }
@@ -81,26 +81,26 @@ public struct PresenterItem: Sendable, Hashable {
             createdAt: object[Item.createdAt]?.doubleValue, endedAt: object[Item.endedAt]?.doubleValue)
     }
 
-    public var isStale: Bool { activityState == "stale" }
-    public var hasEnded: Bool { activityState == "ended" || activityState == "dismissed" }
-    public var isLive: Bool { activityState == "active" || activityState == "stale" }
+    package var isStale: Bool { activityState == "stale" }
+    package var hasEnded: Bool { activityState == "ended" || activityState == "dismissed" }
+    package var isLive: Bool { activityState == "active" || activityState == "stale" }
 
     /// The instant what depends on time is drawn at: `now` while the activity lives; once it
     /// has ended, the moment it ended, so that its card shows its final state and no timer,
     /// countdown, relative time or progress over a time range keeps moving after the end.
-    public func contentTime(at now: Double) -> Double {
+    package func contentTime(at now: Double) -> Double {
         guard hasEnded, let endedAt, endedAt.isFinite else { return now }
         return min(now, endedAt)
     }
 
     /// Whether what is drawn of it may change by itself as time passes: not once it has
     /// ended at a known moment (its content stands still there).
-    public var isFrozen: Bool { hasEnded && endedAt?.isFinite == true }
+    package var isFrozen: Bool { hasEnded && endedAt?.isFinite == true }
 
     /// The layout resolved at `now` (at the end, for an ended activity: `contentTime`). A
     /// region the layout leaves out is drawn from the default layout, as docs/design.md §6
     /// asks of presenters.
-    public func render(now: Double) -> RenderedLayout {
+    package func render(now: Double) -> RenderedLayout {
         let renderer = LayoutRenderer(attributes: attributes, state: state, now: contentTime(at: now))
         var rendered = renderer.render(layout)
         if defaultLayout { return rendered }

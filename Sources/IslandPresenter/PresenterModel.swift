@@ -1,23 +1,23 @@
-public import OrderedJSON
+package import OrderedJSON
 import IslandProtocol
-public import OrderedCollections
+import OrderedCollections
 
 /// What the island shows (`org.island.Presenter.Island`).
-public struct IslandState: Sendable, Hashable {
-    public enum Mode: String, Sendable, Hashable, CaseIterable {
+package struct IslandState: Sendable, Hashable {
+    package enum Mode: String, Sendable, Hashable, CaseIterable {
         case none, compact, minimal, expanded
     }
 
-    public var mode: Mode
-    public var attached: String?
-    public var detached: String?
-    public var expanded: String?
+    package var mode: Mode
+    package var attached: String?
+    package var detached: String?
+    package var expanded: String?
     /// Every non-dismissed activity, in lock-screen order.
-    public var lockScreen: [String]
+    package var lockScreen: [String]
 
-    public static let empty = IslandState(mode: .none)
+    package static let empty = IslandState(mode: .none)
 
-    public init(mode: Mode, attached: String? = nil, detached: String? = nil, expanded: String? = nil, lockScreen: [String] = []) {
+    package init(mode: Mode, attached: String? = nil, detached: String? = nil, expanded: String? = nil, lockScreen: [String] = []) {
         self.mode = mode
         self.attached = attached
         self.detached = detached
@@ -25,7 +25,7 @@ public struct IslandState: Sendable, Hashable {
         self.lockScreen = lockScreen
     }
 
-    public init(json: JSON?) {
+    package init(json: JSON?) {
         typealias Names = PresenterNames.Island
         let object = json?.objectValue ?? [:]
         self.init(
@@ -38,12 +38,12 @@ public struct IslandState: Sendable, Hashable {
 }
 
 /// The alert that came with the latest delta.
-public struct PresenterAlert: Sendable, Hashable {
-    public var id: String
-    public var title: String
-    public var body: String
+package struct PresenterAlert: Sendable, Hashable {
+    package var id: String
+    package var title: String
+    package var body: String
 
-    public init(id: String, title: String, body: String) {
+    package init(id: String, title: String, body: String) {
         self.id = id
         self.title = title
         self.body = body
@@ -56,29 +56,29 @@ public struct PresenterAlert: Sendable, Hashable {
 /// `delta` applies only above the current sequence (and only after a snapshot): its island, if
 /// any, replaces the island, its items replace those with the same id (keeping the layout when
 /// the item comes without one), `removed` ids go.
-public struct PresenterModel: Sendable, Hashable {
+package struct PresenterModel: Sendable, Hashable {
     /// The sequence of the last update applied; nil before the first snapshot.
-    public private(set) var sequence: Int?
-    public private(set) var island: IslandState = .empty
-    public private(set) var items: [String: PresenterItem] = [:]
+    package private(set) var sequence: Int?
+    package private(set) var island: IslandState = .empty
+    package private(set) var items: [String: PresenterItem] = [:]
     /// Set by a delta carrying an alert; it lasts while that activity stays expanded.
-    public private(set) var alert: PresenterAlert?
+    package private(set) var alert: PresenterAlert?
     /// When the user turned Do Not Disturb on; nil while it is off. The daemon already
     /// withholds alerts meanwhile: this is for an indicator.
-    public private(set) var focusSince: Double?
+    package private(set) var focusSince: Double?
     /// Whether the screen is shared with activity content hidden. The daemon already sends no
     /// content meanwhile: this is for an indicator.
-    public private(set) var contentHidden = false
+    package private(set) var contentHidden = false
     /// The daemon says the session is locked: every item is as its lock-screen level allows.
-    public private(set) var sessionLocked = false
+    package private(set) var sessionLocked = false
 
-    public init() {}
+    package init() {}
 
-    public var hasSnapshot: Bool { sequence != nil }
+    package var hasSnapshot: Bool { sequence != nil }
 
     /// Applies one `Update`. Returns whether the model changed.
     @discardableResult
-    public mutating func apply(_ update: JSONObject) -> Bool {
+    package mutating func apply(_ update: JSONObject) -> Bool {
         typealias Names = PresenterNames.Update
         let sequence = update[Names.sequence]?.intValue ?? 0
         // A delta leaves out what did not change: an item's layout, the island.
@@ -127,24 +127,24 @@ public struct PresenterModel: Sendable, Hashable {
     }
 
     /// Forgets everything, as when the connection to the daemon is lost.
-    public mutating func reset() { self = PresenterModel() }
+    package mutating func reset() { self = PresenterModel() }
 
-    public func item(_ id: String?) -> PresenterItem? { id.flatMap { items[$0] } }
+    package func item(_ id: String?) -> PresenterItem? { id.flatMap { items[$0] } }
 
     /// The activity of the compact island (the attached one), in compact and minimal mode.
-    public var compact: PresenterItem? {
+    package var compact: PresenterItem? {
         island.mode == .compact || island.mode == .minimal ? item(island.attached) : nil
     }
 
     /// The minimal island: attached and detached activities.
-    public var minimal: (attached: PresenterItem, detached: PresenterItem)? {
+    package var minimal: (attached: PresenterItem, detached: PresenterItem)? {
         guard island.mode == .minimal, let attached = item(island.attached), let detached = item(island.detached) else { return nil }
         return (attached, detached)
     }
 
     /// The expanded activity, in expanded mode.
-    public var expanded: PresenterItem? { island.mode == .expanded ? item(island.expanded) : nil }
+    package var expanded: PresenterItem? { island.mode == .expanded ? item(island.expanded) : nil }
 
     /// The lock-screen list, in the daemon's order, of the activities the model knows.
-    public var lockScreen: [PresenterItem] { island.lockScreen.compactMap { items[$0] } }
+    package var lockScreen: [PresenterItem] { island.lockScreen.compactMap { items[$0] } }
 }

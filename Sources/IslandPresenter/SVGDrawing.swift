@@ -1,6 +1,6 @@
 import Foundation
-public import OrderedCollections
-public import OrderedJSON
+import OrderedCollections
+package import OrderedJSON
 
 #if canImport(Glibc)
 import Glibc
@@ -12,18 +12,18 @@ import Glibc
 /// the scene comes from. The overlay's own executable does it, off-screen, so drawing SVG costs
 /// that package no second statically linked binary. A headless machine with the core package
 /// alone has no cairo, Pango or X11 libraries, and is told which package draws SVG.
-public enum SVGDrawing {
+package enum SVGDrawing {
     /// The program that draws, where the island-overlay package installs it, and its option.
-    public static let drawerName = "island-overlay"
-    public static let installedDrawer = "/usr/bin/island-overlay"
-    public static let drawOption = "--draw-svg"
+    package static let drawerName = "island-overlay"
+    package static let installedDrawer = "/usr/bin/island-overlay"
+    package static let drawOption = "--draw-svg"
     /// The most a request may hold: a snapshot is one Varlink message, bounded below this.
-    public static let maximumRequestBytes = 64 << 20
+    package static let maximumRequestBytes = 64 << 20
 
-    public struct Failure: Error, CustomStringConvertible {
-        public var description: String
+    package struct Failure: Error, CustomStringConvertible {
+        package var description: String
 
-        public static let drawerMissing = Failure(description: """
+        package static let drawerMissing = Failure(description: """
             SVG is drawn by \(drawerName) from the island-overlay package, which is not installed \
             (no \(drawerName) beside this program, in /usr/bin or on PATH); install it: \
             apt install island-overlay
@@ -33,7 +33,7 @@ public enum SVGDrawing {
     /// The overlay beside this executable (a build directory, or one install prefix), else the
     /// package's, else the first on PATH (another prefix); nil when none is executable.
     /// `executable` and `environment` default to this process's.
-    public static func drawerPath(executable: String? = nil, environment: [String: String]? = nil) -> String? {
+    package static func drawerPath(executable: String? = nil, environment: [String: String]? = nil) -> String? {
         let executable = executable ?? Bundle.main.executablePath
         let environment = environment ?? ProcessInfo.processInfo.environment
         let beside = executable.map { URL(fileURLWithPath: $0).resolvingSymlinksInPath().deletingLastPathComponent().appendingPathComponent(drawerName).path }
@@ -48,13 +48,13 @@ public enum SVGDrawing {
 
     /// What the drawer reads on standard input: the updates a presenter received (a snapshot,
     /// perhaps deltas after it) and the instant to draw timers at.
-    public static func request(updates: [JSONObject], now: Double) -> String {
+    package static func request(updates: [JSONObject], now: Double) -> String {
         JSON.object(["now": .double(now), "updates": .array(updates.map(JSON.object))]).description
     }
 
     /// A request read back: nil unless it is {"now": a finite number, "updates": [objects, at
     /// least one]} within `maximumRequestBytes`.
-    public static func parseRequest(_ bytes: [UInt8]) -> (now: Double, updates: [JSONObject])? {
+    package static func parseRequest(_ bytes: [UInt8]) -> (now: Double, updates: [JSONObject])? {
         guard bytes.count <= maximumRequestBytes,
               let request = try? JSONParser.parse(bytes).objectValue,
               let now = request["now"]?.doubleValue, now.isFinite,
@@ -65,7 +65,7 @@ public enum SVGDrawing {
     /// Draws the scene the updates make at `now` to `path` ('-': standard output) with the
     /// overlay; throws with a message naming the package when it is not installed, or with the
     /// drawer's status.
-    public static func draw(updates: [JSONObject], now: Double, to path: String) throws {
+    package static func draw(updates: [JSONObject], now: Double, to path: String) throws {
         guard let drawer = drawerPath() else { throw Failure.drawerMissing }
         let process = Process()
         process.executableURL = URL(fileURLWithPath: drawer)

@@ -1,41 +1,41 @@
-public import FreeDesktop
-public import OrderedJSON
+package import FreeDesktop
+package import OrderedJSON
 import IslandProtocol
-public import OrderedCollections
+import OrderedCollections
 import VarlinkCore
 import VarlinkNIO
 
 /// A presenter subscription that survives the daemon: when the stream ends (the daemon says
 /// `ShuttingDown`, the connection closes, or connecting fails) it reconnects with backoff and
 /// subscribes again; the new subscription starts with a snapshot, which replaces the model.
-public struct SubscriptionLoop: Sendable {
-    public enum Event: Sendable {
+package struct SubscriptionLoop: Sendable {
+    package enum Event: Sendable {
         case update(JSONObject)
         /// The stream ended or could not start; `reason` says why. Reconnection follows.
         case disconnected(reason: String)
     }
 
-    public let socketPath: String
+    package let socketPath: String
     /// The reconnection delays; back to the first after an update arrived.
-    public var backoff: Backoff
+    package var backoff: Backoff
 
     /// 50 ms, doubling up to 2 s: a local daemon restarts in well under a second.
-    public static let defaultBackoff = Backoff(first: .milliseconds(50), maximum: .seconds(2))
+    package static let defaultBackoff = Backoff(first: .milliseconds(50), maximum: .seconds(2))
 
-    public init(socketPath: String, backoff: Backoff = defaultBackoff) {
+    package init(socketPath: String, backoff: Backoff = defaultBackoff) {
         self.socketPath = socketPath
         self.backoff = backoff
     }
 
     /// Runs until the task is cancelled.
-    public func run(_ handle: @Sendable (Event) async -> Void) async {
+    package func run(_ handle: @Sendable (Event) async -> Void) async {
         var attempt = 0
         while !Task.isCancelled {
             var reason = "the subscription ended"
             do {
                 let client = try await VarlinkClient.connect(unixPath: socketPath)
                 do {
-                    for try await parameters in client.stream("org.island.Presenter.Subscribe") {
+                    for try await parameters in client.stream(PresenterNames.Subscribe.method) {
                         guard let update = parameters[PresenterNames.Subscribe.update]?.objectValue else { continue }
                         attempt = 0
                         await handle(.update(update))
@@ -56,7 +56,7 @@ public struct SubscriptionLoop: Sendable {
 
     static func describe(_ error: any Error) -> String {
         switch error {
-        case let error as VarlinkError where error.name == "org.island.Connection.ShuttingDown": "the daemon is shutting down"
+        case let error as VarlinkError where error.name == ConnectionNames.ShuttingDown.error: "the daemon is shutting down"
         case let error as VarlinkError: error.description
         case VarlinkClientError.connectionClosed: "the connection closed"
         default: String(describing: error)
@@ -66,16 +66,16 @@ public struct SubscriptionLoop: Sendable {
 
 /// A presenter connection for interactions (a subscription occupies its own connection).
 /// Connects on first use and again after a failure.
-public actor Interactor {
+package actor Interactor {
     private let socketPath: String
     private var client: VarlinkClient?
 
-    public init(socketPath: String) { self.socketPath = socketPath }
+    package init(socketPath: String) { self.socketPath = socketPath }
 
     /// Sends `Interact`; returns the URL a tap opens. A connection kept from before a daemon
     /// restart is found closed only when used: the call then goes once more on a new
     /// connection (the daemon that closed it is gone and never answered it).
-    public func interact(_ action: String, id: String?, button: String? = nil) async throws -> String? {
+    package func interact(_ action: String, id: String?, button: String? = nil) async throws -> String? {
         typealias Names = PresenterNames.Interact
         var parameters: JSONObject = [Names.action: .string(action)]
         if let id { parameters[Names.id] = .string(id) }
@@ -100,7 +100,7 @@ public actor Interactor {
 
     private func call(_ client: VarlinkClient, _ parameters: JSONObject) async throws -> String? {
         do {
-            return try await client.call("org.island.Presenter.Interact", parameters)[PresenterNames.Interact.url]?.stringValue
+            return try await client.call(PresenterNames.Interact.method, parameters)[PresenterNames.Interact.url]?.stringValue
         } catch let error as VarlinkError {
             throw error
         } catch {
@@ -112,7 +112,7 @@ public actor Interactor {
 }
 
 /// Connects, subscribes and returns the model of the first snapshot.
-public func fetchSnapshot(socketPath: String) async throws -> PresenterModel {
+package func fetchSnapshot(socketPath: String) async throws -> PresenterModel {
     var model = PresenterModel()
     for update in try await fetchSnapshotUpdates(socketPath: socketPath) { model.apply(update) }
     return model
@@ -120,15 +120,15 @@ public func fetchSnapshot(socketPath: String) async throws -> PresenterModel {
 
 /// The updates that make the daemon's current state: its snapshot, and any delta that came
 /// with it (what `island-overlay --draw-svg` draws from).
-public func fetchSnapshotUpdates(socketPath: String) async throws -> [JSONObject] {
+package func fetchSnapshotUpdates(socketPath: String) async throws -> [JSONObject] {
     let client = try await VarlinkClient.connect(unixPath: socketPath)
     var model = PresenterModel()
     var updates: [JSONObject] = []
     do {
-        for try await parameters in client.stream("org.island.Presenter.Subscribe") {
+        for try await parameters in client.stream(PresenterNames.Subscribe.method) {
             if let update = parameters[PresenterNames.Subscribe.update]?.objectValue {
                 // A later snapshot replaces all before it.
-                if update["kind"]?.stringValue == "snapshot" { updates.removeAll() }
+                if update[PresenterNames.Update.kind]?.stringValue == "snapshot" { updates.removeAll() }
                 model.apply(update)
                 updates.append(update)
             }

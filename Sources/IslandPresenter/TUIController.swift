@@ -2,13 +2,13 @@ import IslandCore
 import OrderedJSON
 
 /// A key of the terminal presenter.
-public enum TUIKey: Sendable, Hashable {
+package enum TUIKey: Sendable, Hashable {
     case next, previous, expand, collapse, tap, dismiss, quit
     /// `1`…`9`: the Nth button of the expanded layout.
     case button(Int)
 
     /// The keys in a chunk of terminal input (arrows as `ESC [ C`/`ESC [ D`, or `ESC O C`/`D`).
-    public static func parse(_ bytes: [UInt8]) -> [TUIKey] {
+    package static func parse(_ bytes: [UInt8]) -> [TUIKey] {
         var keys: [TUIKey] = []
         var index = 0
         while index < bytes.count {
@@ -41,11 +41,11 @@ public enum TUIKey: Sendable, Hashable {
 
 /// Where the terminal UI shows what a key acts on: the first row of the activity's card (or of
 /// the island), and for a button its number.
-public struct TUIPlacement: Hashable, Sendable {
-    public var row: Int
-    public var button: Int
+package struct TUIPlacement: Hashable, Sendable {
+    package var row: Int
+    package var button: Int
 
-    public init(row: Int, button: Int = 0) {
+    package init(row: Int, button: Int = 0) {
         self.row = row
         self.button = button
     }
@@ -59,20 +59,20 @@ public struct TUIPlacement: Hashable, Sendable {
 /// collapse, the numbered buttons — where they are drawn; one that appeared or moved less than
 /// the settle time ago does nothing (app B's alert making B the activity ⏎ taps, or reordering
 /// the list under the selection, a moment before the key).
-public actor TUIController {
-    public struct IO: Sendable {
-        public var write: @Sendable (String) -> Void
-        public var size: @Sendable () -> (columns: Int, rows: Int)
-        public var clock: @Sendable () -> Double
+package actor TUIController {
+    package struct IO: Sendable {
+        package var write: @Sendable (String) -> Void
+        package var size: @Sendable () -> (columns: Int, rows: Int)
+        package var clock: @Sendable () -> Double
         /// Opens a URL; false when nothing could open it.
-        public var open: @Sendable (String) -> Bool
-        public var interact: @Sendable (_ action: String, _ id: String?, _ button: String?) async throws -> String?
+        package var open: @Sendable (String) -> Bool
+        package var interact: @Sendable (_ action: String, _ id: String?, _ button: String?) async throws -> String?
         /// The click guard's clock (`BootClock.now`), and how long what a key acts on must
         /// have stood still on screen.
-        public var monotonic: @Sendable () -> Double
-        public var settleTime: Double
+        package var monotonic: @Sendable () -> Double
+        package var settleTime: Double
 
-        public init(write: @escaping @Sendable (String) -> Void, size: @escaping @Sendable () -> (columns: Int, rows: Int),
+        package init(write: @escaping @Sendable (String) -> Void, size: @escaping @Sendable () -> (columns: Int, rows: Int),
                     clock: @escaping @Sendable () -> Double, open: @escaping @Sendable (String) -> Bool,
                     interact: @escaping @Sendable (String, String?, String?) async throws -> String?,
                     monotonic: @escaping @Sendable () -> Double = BootClock.now,
@@ -88,18 +88,18 @@ public actor TUIController {
     }
 
     private let io: IO
-    public private(set) var model = PresenterModel()
+    package private(set) var model = PresenterModel()
     private var selected: String?
     private var message: String?
     private var disconnected: String? = "connecting"
     private var clickGuard: ClickGuard<ClickTarget, TUIPlacement>
 
-    public init(io: IO) {
+    package init(io: IO) {
         self.io = io
         clickGuard = ClickGuard(settleTime: io.settleTime)
     }
 
-    public func handle(_ event: SubscriptionLoop.Event) {
+    package func handle(_ event: SubscriptionLoop.Event) {
         switch event {
         case .update(let update):
             model.apply(update)
@@ -111,12 +111,12 @@ public actor TUIController {
         redraw()
     }
 
-    public func tick() {
+    package func tick() {
         if IslandScene(model: model, now: io.clock()).isTicking { redraw() }
     }
 
     /// Handles a key; returns false for quit.
-    public func press(_ key: TUIKey) async -> Bool {
+    package func press(_ key: TUIKey) async -> Bool {
         let list = model.island.lockScreen
         switch key {
         case .quit:
@@ -205,7 +205,7 @@ public actor TUIController {
     }
 
     /// Draws the whole screen.
-    public func redraw() {
+    package func redraw() {
         let (columns, rows) = io.size()
         let frame = TerminalFrame(columns: columns, rows: rows)
         let scene = IslandScene(model: model, now: io.clock())

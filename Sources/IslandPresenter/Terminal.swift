@@ -3,13 +3,13 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-public import Foundation
+import Foundation
 import Synchronization
 
 /// Writes all of `text` to a file descriptor, unbuffered (so each bar line leaves at once).
 /// False when the descriptor refuses it: EPIPE once the reader (the bar) is gone.
 @discardableResult
-public func writeAll(_ text: String, to fd: Int32 = 1) -> Bool {
+package func writeAll(_ text: String, to fd: Int32 = 1) -> Bool {
     var bytes = Array(text.utf8)
     return bytes.withUnsafeMutableBytes { buffer in
         var offset = 0
@@ -34,7 +34,7 @@ public func writeAll(_ text: String, to fd: Int32 = 1) -> Bool {
 /// pipe whose reader is gone (POLLERR) or a terminal hung up (POLLHUP). A bar presenter
 /// otherwise learns it only at its next write, which may never come while nothing changes.
 /// Regular files never report either.
-public func whenStandardOutputCloses(_ closed: @escaping @Sendable () -> Void) {
+package func whenStandardOutputCloses(_ closed: @escaping @Sendable () -> Void) {
     let thread = Thread {
         var descriptor = pollfd(fd: 1, events: 0, revents: 0)
         while true {
@@ -50,13 +50,13 @@ public func whenStandardOutputCloses(_ closed: @escaping @Sendable () -> Void) {
 
 /// The controlling terminal in the presenter's mode — raw input, the alternate screen, no
 /// cursor — and back as it was. Restoring is idempotent and safe from any thread.
-public final class TerminalSession: Sendable {
+package final class TerminalSession: Sendable {
     private let original: Mutex<termios?> = Mutex(nil)
 
-    public init() {}
+    package init() {}
 
     /// Enters raw mode and the alternate screen. Throws when stdin is not a terminal.
-    public func enter() throws {
+    package func enter() throws {
         var attributes = termios()
         guard tcgetattr(0, &attributes) == 0 else { throw TerminalError.notATerminal }
         let saved = attributes
@@ -69,14 +69,14 @@ public final class TerminalSession: Sendable {
         writeAll("\u{1B}[?1049h\u{1B}[?25l\u{1B}[2J")
     }
 
-    public func restore() {
+    package func restore() {
         guard var saved = original.withLock({ state -> termios? in defer { state = nil }; return state }) else { return }
         writeAll("\u{1B}[0m\u{1B}[?25h\u{1B}[?1049l")
         tcsetattr(0, TCSAFLUSH, &saved)
     }
 
     /// The window size from `TIOCGWINSZ`, or 80×24.
-    public static func size() -> (columns: Int, rows: Int) {
+    package static func size() -> (columns: Int, rows: Int) {
         var size = winsize()
         if ioctl(1, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0, size.ws_row > 0 {
             return (Int(size.ws_col), Int(size.ws_row))
@@ -85,7 +85,7 @@ public final class TerminalSession: Sendable {
     }
 
     /// Terminal input as chunks of bytes, read on a thread of its own; ends at end of file.
-    public static func input() -> AsyncStream<[UInt8]> {
+    package static func input() -> AsyncStream<[UInt8]> {
         let (stream, continuation) = AsyncStream<[UInt8]>.makeStream()
         let thread = Thread {
             var buffer = [UInt8](repeating: 0, count: 256)
@@ -102,13 +102,13 @@ public final class TerminalSession: Sendable {
     }
 }
 
-public enum TerminalError: Error, CustomStringConvertible {
+package enum TerminalError: Error, CustomStringConvertible {
     case notATerminal
-    public var description: String { "standard input is not a terminal" }
+    package var description: String { "standard input is not a terminal" }
 }
 
 /// Signals delivered as an async stream (the default action is turned off for them).
-public func signalStream(_ signals: [Int32]) -> AsyncStream<Int32> {
+package func signalStream(_ signals: [Int32]) -> AsyncStream<Int32> {
     let (stream, continuation) = AsyncStream<Int32>.makeStream()
     let queue = DispatchQueue(label: "island-presenter.signals")
     var sources: [any DispatchSourceSignal] = []
@@ -132,7 +132,7 @@ private final class SignalSources: Sendable {
 }
 
 /// Opens a URL with `xdg-open` when it is on `PATH`; false otherwise.
-public func openWithXDG(_ url: String, environment: [String: String] = ProcessInfo.processInfo.environment) -> Bool {
+package func openWithXDG(_ url: String, environment: [String: String] = ProcessInfo.processInfo.environment) -> Bool {
     let path = environment["PATH"] ?? "/usr/bin:/bin"
     guard let opener = path.split(separator: ":").map({ String($0) + "/xdg-open" }).first(where: { (candidate: String) in access(candidate, X_OK) == 0 }) else {
         return false

@@ -2,36 +2,36 @@ import IslandCore
 import FreeDesktop
 
 /// One line of the terminal screen: text segments with an optional SGR style each.
-public struct StyledLine: Sendable, Hashable {
-    public struct Segment: Sendable, Hashable {
+package struct StyledLine: Sendable, Hashable {
+    package struct Segment: Sendable, Hashable {
         /// Never holds a control character, a bidi control or an unbounded grapheme cluster
         /// (`TerminalText.display`): every segment is made here, the one place where the
         /// terminal presenter's text meets the terminal.
-        public private(set) var text: String
+        package private(set) var text: String
         /// SGR parameters (`1`, `97;40`, …); nil for the default style.
-        public var style: String?
+        package var style: String?
 
-        public init(text: String, style: String? = nil) {
+        package init(text: String, style: String? = nil) {
             self.text = TerminalText.display(text)
             self.style = style
         }
     }
 
-    public var segments: [Segment] = []
+    package var segments: [Segment] = []
 
-    public init(_ text: String = "", style: String? = nil) {
+    package init(_ text: String = "", style: String? = nil) {
         if !text.isEmpty { segments = [Segment(text: text, style: style)] }
     }
 
-    public var plain: String { segments.map(\.text).joined() }
-    public var width: Int { displayWidth(plain) }
+    package var plain: String { segments.map(\.text).joined() }
+    package var width: Int { displayWidth(plain) }
 
-    public mutating func append(_ text: String, style: String? = nil) {
+    package mutating func append(_ text: String, style: String? = nil) {
         if !text.isEmpty { segments.append(Segment(text: text, style: style)) }
     }
 
     /// The line with its styles as ANSI escapes, cut to `columns` cells.
-    public func ansi(columns: Int) -> String {
+    package func ansi(columns: Int) -> String {
         var out = ""
         var used = 0
         for segment in segments {
@@ -45,14 +45,14 @@ public struct StyledLine: Sendable, Hashable {
 }
 
 /// What the terminal presenter draws around the scene.
-public struct TerminalChrome: Sendable {
-    public var selected: String?
+package struct TerminalChrome: Sendable {
+    package var selected: String?
     /// A transient message (the URL a tap returned, an error).
-    public var message: String?
+    package var message: String?
     /// Nil while connected; otherwise why not.
-    public var disconnected: String?
+    package var disconnected: String?
 
-    public init(selected: String? = nil, message: String? = nil, disconnected: String? = nil) {
+    package init(selected: String? = nil, message: String? = nil, disconnected: String? = nil) {
         self.selected = selected
         self.message = message
         self.disconnected = disconnected
@@ -61,35 +61,35 @@ public struct TerminalChrome: Sendable {
 
 /// Lays the scene out on a `columns` × `rows` terminal: the island centred at the top, the
 /// lock-screen list below, the status line last.
-public struct TerminalFrame: Sendable {
-    public static let islandStyle = "97;40"
-    public static let statusStyle = "7"
-    public static let keyHelp = "←/→/Tab select  e expand  c collapse  ⏎ tap  d dismiss  1-9 button  q quit"
+package struct TerminalFrame: Sendable {
+    package static let islandStyle = "97;40"
+    package static let statusStyle = "7"
+    package static let keyHelp = "←/→/Tab select  e expand  c collapse  ⏎ tap  d dismiss  1-9 button  q quit"
 
     /// The widest compact pill, in cells.
     static let compactMaximumWidth = 40
 
-    public let columns: Int
-    public let rows: Int
+    package let columns: Int
+    package let rows: Int
 
-    public init(columns: Int, rows: Int) {
+    package init(columns: Int, rows: Int) {
         self.columns = max(20, columns)
         self.rows = max(6, rows)
     }
 
-    public func render(_ scene: IslandScene, chrome: TerminalChrome) -> [StyledLine] {
+    package func render(_ scene: IslandScene, chrome: TerminalChrome) -> [StyledLine] {
         layout(scene, chrome: chrome).lines
     }
 
     /// Where the frame drew what keys act on: the island's first row, and each activity's card
     /// by its first row; only what fits on the screen.
-    public struct Places: Sendable, Hashable {
-        public var island: Int?
-        public var cards: [String: Int] = [:]
+    package struct Places: Sendable, Hashable {
+        package var island: Int?
+        package var cards: [String: Int] = [:]
     }
 
     /// The frame's lines, and where its activities are on them.
-    public func layout(_ scene: IslandScene, chrome: TerminalChrome) -> (lines: [StyledLine], places: Places) {
+    package func layout(_ scene: IslandScene, chrome: TerminalChrome) -> (lines: [StyledLine], places: Places) {
         var lines: [StyledLine] = [StyledLine()]
         var places = Places()
         let islandLines = island(scene).map(centred)

@@ -5,16 +5,16 @@ import IslandCore
 /// bar modes (whose stdout may be a terminal), `island list`, `island watch`, `island preview`,
 /// admin output — passes it through here, so no escape sequence a producer writes (OSC 0 titles,
 /// OSC 52 clipboard writes, CSI, SGR) reaches a terminal.
-public enum TerminalText {
+package enum TerminalText {
     /// C0 controls (ESC among them), DEL and C1 controls (U+0080–U+009F, which a terminal may
     /// read as ESC sequences too: U+009B is CSI, U+009D OSC).
-    public static func isControl(_ scalar: Unicode.Scalar) -> Bool {
+    package static func isControl(_ scalar: Unicode.Scalar) -> Bool {
         scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value)
     }
 
     /// The text with every control character a space: one line, nothing a terminal interprets.
     /// With `keepingNewlines`, line feeds stay (for messages of several lines).
-    public static func sanitize(_ text: String, keepingNewlines: Bool = false) -> String {
+    package static func sanitize(_ text: String, keepingNewlines: Bool = false) -> String {
         guard text.unicodeScalars.contains(where: isControl) else { return text }
         var out = String.UnicodeScalarView()
         for scalar in text.unicodeScalars {
@@ -27,7 +27,7 @@ public enum TerminalText {
     /// grapheme clusters; docs/design.md §6), then `sanitize`. Every sink that writes text for a
     /// person to read calls this once, where the text meets it: the terminal UI's segments, the
     /// bar line, the CLI's lines. (`sanitize` alone maps scalar for scalar, for messages.)
-    public static func display(_ text: String, keepingNewlines: Bool = false) -> String {
+    package static func display(_ text: String, keepingNewlines: Bool = false) -> String {
         sanitize(DisplayText.neutralized(text), keepingNewlines: keepingNewlines)
     }
 
@@ -36,7 +36,7 @@ public enum TerminalText {
     /// controls, which JSON allows raw, are written as `\u00XX`; so are bidi controls, which a
     /// terminal with bidi support (VTE, Konsole, mlterm) would otherwise apply to the line. They
     /// can only occur inside strings, where the escape is the same character.
-    public static func json(_ serialized: String) -> String {
+    package static func json(_ serialized: String) -> String {
         let isRawInJSON: (Unicode.Scalar) -> Bool = { (0x7F...0x9F).contains($0.value) || DisplayText.isBidiControl($0) }
         guard serialized.unicodeScalars.contains(where: isRawInJSON) else { return serialized }
         var out = ""

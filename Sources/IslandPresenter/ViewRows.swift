@@ -1,8 +1,8 @@
-public import IslandCore
+package import IslandCore
 
 /// A rendered view laid out as rows, for the presenters that draw blocks (SVG cards, the
 /// terminal): text lines, progress bars drawn as bars, and rows of buttons.
-public enum ViewRow: Sendable, Hashable {
+package enum ViewRow: Sendable, Hashable {
     case text(String)
     /// A line a `spacer` splits: the parts spread over the width, the first at the left and
     /// the last at the right (an empty part keeps its place).
@@ -10,7 +10,7 @@ public enum ViewRow: Sendable, Hashable {
     case progress(RenderedProgress)
     case buttons([String])
 
-    public static func rows(of view: RenderedView) -> [ViewRow] {
+    package static func rows(of view: RenderedView) -> [ViewRow] {
         switch view {
         case .vstack(let children, _):
             return children.flatMap(rows(of:))
@@ -80,7 +80,7 @@ extension RenderedView {
 
 /// Approximate display width in terminal cells (and, scaled, in SVG text): wide East Asian
 /// characters and emoji count two, combining marks and joiners none.
-public func displayWidth(_ text: String) -> Int {
+package func displayWidth(_ text: String) -> Int {
     text.unicodeScalars.reduce(0) { $0 + scalarWidth($1) }
 }
 
@@ -104,7 +104,7 @@ func scalarWidth(_ scalar: Unicode.Scalar) -> Int {
 
 /// `parts` over `width` cells: the first at the left, the last at the right, those between
 /// evenly in the gaps; each cut to an equal share.
-public func spreadColumns(_ parts: [String], width: Int) -> String {
+package func spreadColumns(_ parts: [String], width: Int) -> String {
     guard parts.count > 1 else { return truncate(parts.first ?? "", toWidth: width) }
     let share = max(1, (width - (parts.count - 1)) / parts.count)
     let cut = parts.map { truncate($0, toWidth: share) }
@@ -120,7 +120,7 @@ public func spreadColumns(_ parts: [String], width: Int) -> String {
 
 /// `text` cut to at most `width` cells, with "…" when cut; dropped whole (nothing) when the cut
 /// would keep fewer than three cells of it, since a value cut to "c…" says nothing true.
-public func truncate(_ text: String, toWidth width: Int) -> String {
+package func truncate(_ text: String, toWidth width: Int) -> String {
     guard width > 0 else { return "" }
     if displayWidth(text) <= width { return text }
     guard width - 1 >= 3 else { return "" }

@@ -7,7 +7,7 @@ extension IslandStore {
     /// with everything else.
     ///
     /// - Throws: `StoreError` (`.readFailed`) only when the tables themselves cannot be read.
-    public func load() throws(StoreError) -> StoredState {
+    package func load() throws(StoreError) -> StoredState {
         do {
             return try database.inDatabase { db in
                 // A closed connection has no SQLite handle left: SQLite would be handed a null one.

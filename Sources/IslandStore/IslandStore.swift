@@ -9,15 +9,15 @@ import GRDB
 /// The store knows rows, not activities: the daemon maps its model to `StoreMutation`s and
 /// `StoredState` back. Read the state once with `load()` at start-up; write through a
 /// `StoreWriter`.
-public final class IslandStore: Sendable {
+package final class IslandStore: Sendable {
     /// The database file's name inside the state directory.
-    public static let fileName = "islandd.sqlite3"
+    package static let fileName = "islandd.sqlite3"
 
     /// The database file.
-    public let path: String
+    package let path: String
     /// The file was there but empty (zero bytes): SQLite takes that as a new database, so the
     /// daemon starts with nothing, and says so, since something else emptied the file.
-    public let foundEmptyFile: Bool
+    package let foundEmptyFile: Bool
     let database: DatabaseQueue
 
     private init(path: String, database: DatabaseQueue, foundEmptyFile: Bool) {
@@ -32,7 +32,7 @@ public final class IslandStore: Sendable {
     /// - Parameter busyTimeout: how long a write waits for another connection's lock (another
     ///   process holding the file) before failing.
     /// - Throws: `StoreError` naming the file: `.notADatabase`, `.newerSchema`, `.cannotOpen`.
-    public static func open(directory: String, busyTimeout: Double = 5) throws(StoreError) -> IslandStore {
+    package static func open(directory: String, busyTimeout: Double = 5) throws(StoreError) -> IslandStore {
         do {
             // Activity content can be private; only the daemon's user may read the directory.
             try FileManager.default.createDirectory(
@@ -120,7 +120,7 @@ public final class IslandStore: Sendable {
     }
 
     /// Closes the database. Later reads and writes fail with a `StoreError` (`.closed`).
-    public func close() throws(StoreError) {
+    package func close() throws(StoreError) {
         do {
             try database.close()
         } catch {

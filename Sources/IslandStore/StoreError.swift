@@ -1,7 +1,7 @@
 /// Why the store could not open, read or write its database. The message names the database
 /// file, so an operator reading the daemon's log knows which file to look at.
-public struct StoreError: Error, Sendable, Hashable, CustomStringConvertible {
-    public enum Kind: Sendable, Hashable {
+package struct StoreError: Error, Sendable, Hashable, CustomStringConvertible {
+    package enum Kind: Sendable, Hashable {
         /// The file exists but is not an SQLite database (or is encrypted or damaged beyond use).
         case notADatabase
         /// The database was migrated by a newer islandd; this version would misread it.
@@ -16,16 +16,16 @@ public struct StoreError: Error, Sendable, Hashable, CustomStringConvertible {
         case closed
     }
 
-    public var kind: Kind
+    package var kind: Kind
     /// The database file (or the state directory when it could not be created).
-    public var path: String
-    public var message: String
+    package var path: String
+    package var message: String
 
-    public init(_ kind: Kind, path: String, message: String) {
+    package init(_ kind: Kind, path: String, message: String) {
         self.kind = kind
         self.path = path
         self.message = message
     }
 
-    public var description: String { "\(path): \(message)" }
+    package var description: String { "\(path): \(message)" }
 }

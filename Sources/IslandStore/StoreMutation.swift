@@ -1,9 +1,9 @@
-public import OrderedJSON
-public import OrderedCollections
+package import OrderedJSON
+import OrderedCollections
 
 /// One change to the stored state. Every mutation replaces or removes a whole row, so within a
 /// batch only the last mutation of each row matters.
-public enum StoreMutation: Sendable, Hashable {
+package enum StoreMutation: Sendable, Hashable {
     /// Inserts or replaces an activity. `body` is the whole activity as the daemon models it;
     /// the store keeps it as compact JSON and does not look inside.
     case putActivity(id: String, app: String, state: String, body: StoredDocument)
@@ -77,27 +77,27 @@ extension StoreMutation {
 /// A JSON object the store writes, built when it is written: on the writer thread rather than
 /// the caller's, and only if no later write of the same row in the transaction supersedes it —
 /// a producer streaming updates to one activity has its document built once per commit.
-public struct StoredDocument: Sendable, Hashable, ExpressibleByDictionaryLiteral {
+package struct StoredDocument: Sendable, Hashable, ExpressibleByDictionaryLiteral {
     private let write: @Sendable () -> [UInt8]
 
-    public init(_ object: JSONObject) {
+    package init(_ object: JSONObject) {
         write = { JSON.object(object).serialized() }
     }
 
     /// `write` returns the object's compact JSON text; it runs on the writer thread, at most
     /// once per write, and spares a document written as text from being built as a tree.
-    public init(lazyText write: @escaping @Sendable () -> [UInt8]) {
+    package init(lazyText write: @escaping @Sendable () -> [UInt8]) {
         self.write = write
     }
 
-    public init(dictionaryLiteral elements: (String, JSON)...) {
+    package init(dictionaryLiteral elements: (String, JSON)...) {
         self.init(JSONObject(uniqueKeysWithValues: elements))
     }
 
     /// The document as compact JSON text.
-    public var text: [UInt8] { write() }
+    package var text: [UInt8] { write() }
 
     /// Documents are equal when their texts are: the writers are deterministic.
-    public static func == (lhs: StoredDocument, rhs: StoredDocument) -> Bool { lhs.text == rhs.text }
-    public func hash(into hasher: inout Hasher) { hasher.combine(text) }
+    package static func == (lhs: StoredDocument, rhs: StoredDocument) -> Bool { lhs.text == rhs.text }
+    package func hash(into hasher: inout Hasher) { hasher.combine(text) }
 }

@@ -9,8 +9,8 @@ import Synchronization
 /// Dispatch thread, never on the Swift concurrency pool, so blocking SQLite calls and fsyncs
 /// take no cooperative thread away from the daemon. Commits queue here meanwhile, and one
 /// asynchronous write takes whatever has queued by the time it runs: a group.
-public final class StoreWriter: Sendable {
-    public let store: IslandStore
+package final class StoreWriter: Sendable {
+    package let store: IslandStore
 
     private struct Waiter {
         enum Completion {
@@ -41,7 +41,7 @@ public final class StoreWriter: Sendable {
 
     private let queue = Mutex(Queue())
 
-    public init(store: IslandStore) {
+    package init(store: IslandStore) {
         self.store = store
     }
 
@@ -53,7 +53,7 @@ public final class StoreWriter: Sendable {
     ///
     /// - Throws: `StoreError` `.writeFailed` when the group's transaction failed (none of its
     ///   mutations were applied), `.closed` after `close()`.
-    public func commit(_ mutations: [StoreMutation]) async throws(StoreError) {
+    package func commit(_ mutations: [StoreMutation]) async throws(StoreError) {
         let result = await withCheckedContinuation { continuation in
             enqueue(Waiter(mutations: mutations, completion: .continuation(continuation)))
         }
@@ -63,7 +63,7 @@ public final class StoreWriter: Sendable {
     /// The same as `commit(_:)` without a task per call, for callers on an event loop:
     /// `completion` runs exactly once, on the database's queue (so it should only hand the
     /// result on, e.g. to the connection's event loop), after the group's transaction.
-    public func commit(_ mutations: [StoreMutation], completion: @escaping @Sendable (Result<Void, StoreError>) -> Void) {
+    package func commit(_ mutations: [StoreMutation], completion: @escaping @Sendable (Result<Void, StoreError>) -> Void) {
         enqueue(Waiter(mutations: mutations, completion: .callback(completion)))
     }
 
@@ -107,14 +107,14 @@ public final class StoreWriter: Sendable {
     /// Commits `mutations` in a transaction of their own on the calling thread, blocking it;
     /// for start-up and tests, where there is nothing to group with. Not ordered with commits
     /// still queued: do not mix the two for the same row.
-    public func commitNow(_ mutations: [StoreMutation]) throws(StoreError) {
+    package func commitNow(_ mutations: [StoreMutation]) throws(StoreError) {
         guard !isClosing else { throw closedError }
         if try store.write(CollectionOfOne(mutations)) { queue.withLock { $0.transactions += 1 } }
     }
 
     /// Refuses further commits, waits until everything already queued is committed. Blocks the
     /// calling thread while draining. Does not close the store.
-    public func close() {
+    package func close() {
         queue.withLock { queue in
             queue.closing = true
             queue.paused = false
@@ -125,7 +125,7 @@ public final class StoreWriter: Sendable {
     }
 
     /// Transactions committed so far; with group commit, usually far fewer than `commit` calls.
-    public var transactionCount: Int { queue.withLock { $0.transactions } }
+    package var transactionCount: Int { queue.withLock { $0.transactions } }
 
     private var isClosing: Bool { queue.withLock { $0.closing } }
 

@@ -8,6 +8,7 @@ import OrderedCollections
 import SDBus
 import VarlinkCore
 import VarlinkNIO
+import IslandProtocol
 
 /// The bridge process's one actor: it wires the sources of the session bus
 /// (`SessionSources`: MPRIS, notifications, jobs) to the `ActivityBook`, the book to islandd,
@@ -276,9 +277,9 @@ actor Bridge {
         links[.daemon].held()
         logger.info("connected to islandd", metadata: [
             "socket": "\(connection.configuration.socketPath)", "enabled": "\(info.enabled)",
-            "maxActivitiesPerApp": "\(info.limits["maxActivitiesPerApp"]?.intValue.map(String.init) ?? "?")",
+            "maxActivitiesPerApp": "\(info.limits[ProducerNames.Limits.maxActivitiesPerApp]?.intValue.map(String.init) ?? "?")",
         ])
-        book.authorized(enabled: info.enabled, maximumActivities: info.limits["maxActivitiesPerApp"]?.intValue)
+        book.authorized(enabled: info.enabled, maximumActivities: info.limits[ProducerNames.Limits.maxActivitiesPerApp]?.intValue)
         book.adopt(listed.map(Self.listed))
         daemon.listed = true
         desktop.retry(.focus)
@@ -319,7 +320,7 @@ actor Bridge {
             }
         case .authorization:
             if let info = event.authorization {
-                book.authorized(enabled: info.enabled, maximumActivities: info.limits["maxActivitiesPerApp"]?.intValue)
+                book.authorized(enabled: info.enabled, maximumActivities: info.limits[ProducerNames.Limits.maxActivitiesPerApp]?.intValue)
             }
         case .resync:
             book.daemonReconnected()

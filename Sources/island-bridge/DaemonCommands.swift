@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import IslandBridge
 import IslandKit
+import IslandProtocol
 import OrderedCollections
 import OrderedJSON
 
@@ -57,7 +58,7 @@ extension ActivityBook.Command {
         case .permissionDenied(let role, _): role == "producer"
         case .unentitled(let app, _): app == sourceApp
         case .other(let name, let parameters):
-            name == "org.varlink.service.InvalidParameter" && parameters["parameter"]?.stringValue == "sourceApp"
+            name == "org.varlink.service.InvalidParameter" && parameters["parameter"]?.stringValue == ProducerNames.Request.sourceApp
         default: false
         }
     }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import IslandCore
+import IslandProtocol
 import MQTT
 import OrderedCollections
 import OrderedJSON
@@ -330,7 +331,7 @@ struct ChannelRead: AsyncParsableCommand {
             (try await link.record(of: channel, options), link.messages.last { $0.topic == channel.topic && $0.retained })
         }
         guard let record else {
-            throw CLIFailure(refusal: "org.island.InvalidChannel", parameters: ["channel": .string(id), "reason": .string("no such channel of \(options.app)")],
+            throw CLIFailure(refusal: IslandErrorNames.InvalidChannel.error, parameters: [IslandErrorNames.InvalidChannel.channel: .string(id), IslandErrorNames.InvalidChannel.reason: .string("no such channel of \(options.app)")],
                              json: options.json)
         }
         var object = record.json.objectValue ?? [:]
@@ -357,7 +358,7 @@ struct ChannelDelete: AsyncParsableCommand {
         let channel = try options.channel(id)
         try await options.withBroker(reading: [channel.configTopic]) { link in
             guard try await link.record(of: channel, options) != nil else {
-                throw CLIFailure(refusal: "org.island.InvalidChannel", parameters: ["channel": .string(id), "reason": .string("no such channel of \(options.app)")],
+                throw CLIFailure(refusal: IslandErrorNames.InvalidChannel.error, parameters: [IslandErrorNames.InvalidChannel.channel: .string(id), IslandErrorNames.InvalidChannel.reason: .string("no such channel of \(options.app)")],
                                  json: options.json)
             }
             // An empty retained message removes what the broker retains.
@@ -425,7 +426,7 @@ struct ChannelPush: AsyncParsableCommand {
         let feedbackTopic = "\(options.topicRoot)/+/\(options.app)/\(channel.id)/\(PushToken.feedbackLevel)"
         let answers = try await options.withBroker(reading: [channel.configTopic]) { link -> [JSONObject] in
             guard let record = try await link.record(of: channel, options) else {
-                throw CLIFailure(refusal: "org.island.InvalidChannel", parameters: ["channel": .string(id), "reason": .string("no such channel of \(options.app)")],
+                throw CLIFailure(refusal: IslandErrorNames.InvalidChannel.error, parameters: [IslandErrorNames.InvalidChannel.channel: .string(id), IslandErrorNames.InvalidChannel.reason: .string("no such channel of \(options.app)")],
                                  json: json)
             }
             var message: JSONObject = ["aps": .object(aps)]
@@ -453,8 +454,8 @@ struct ChannelPush: AsyncParsableCommand {
             }
             let bytes = JSON.object(message).serialized()
             guard bytes.count <= PushChannel.maximumPayloadBytes else {
-                throw CLIFailure(refusal: "org.island.PushPayloadTooLarge",
-                                 parameters: ["limit": .int(PushChannel.maximumPayloadBytes), "size": .int(bytes.count)], json: json)
+                throw CLIFailure(refusal: IslandErrorNames.PushPayloadTooLarge.error,
+                                 parameters: [IslandErrorNames.PushPayloadTooLarge.limit: .int(PushChannel.maximumPayloadBytes), IslandErrorNames.PushPayloadTooLarge.size: .int(bytes.count)], json: json)
             }
             try await link.publish(channel.topic, payload: bytes, qos: record.storage == .latest ? 1 : 0,
                                    retain: record.storage == .latest, messageExpiry: messageExpiry)

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import OrderedJSON
 import IslandKit
+import IslandProtocol
 import OrderedCollections
 
 struct ExtensionCommand: AsyncParsableCommand {
@@ -26,11 +27,13 @@ struct ExtensionCommand: AsyncParsableCommand {
             }
             let object = try parseObject(text, option: layout, json: global.json)
             let reply = try await global.withRaw { client throws(CLIFailure) in
-                try await global.call(client, "org.island.Extension.RegisterLayout",
-                                      ["app": .string(global.app), "type": .string(type), "layout": .object(object)])
+                try await global.call(client, ExtensionNames.RegisterLayout.method, [
+                    ExtensionNames.RegisterLayout.app: .string(global.app), ExtensionNames.RegisterLayout.type: .string(type),
+                    ExtensionNames.RegisterLayout.layout: .object(object),
+                ])
             }
             // What the layout probably gets wrong; it is registered all the same.
-            let warnings = (reply["warnings"]?.arrayValue ?? []).compactMap(\.stringValue)
+            let warnings = (reply[ExtensionNames.RegisterLayout.warnings]?.arrayValue ?? []).compactMap(\.stringValue)
             if global.json {
                 Output.json(["registered": .string(type), "app": .string(global.app), "warnings": .array(warnings.map(JSON.string))])
             } else {
@@ -46,15 +49,15 @@ struct ExtensionCommand: AsyncParsableCommand {
 
         func run() async throws {
             let reply = try await global.withRaw { client throws(CLIFailure) in
-                try await global.call(client, "org.island.Extension.ListLayouts", ["app": .string(global.app)])
+                try await global.call(client, ExtensionNames.ListLayouts.method, [ExtensionNames.ListLayouts.app: .string(global.app)])
             }
-            let layouts = reply["layouts"]?.arrayValue ?? []
+            let layouts = reply[ExtensionNames.ListLayouts.layouts]?.arrayValue ?? []
             if global.json {
                 Output.json(.array(layouts))
             } else if layouts.isEmpty {
                 Output.line("no layouts")
             } else {
-                for layout in layouts { Output.line(layout["type"]?.stringValue ?? "?") }
+                for layout in layouts { Output.line(layout[ExtensionNames.RegisteredLayout.type]?.stringValue ?? "?") }
             }
         }
     }
@@ -67,7 +70,9 @@ struct ExtensionCommand: AsyncParsableCommand {
 
         func run() async throws {
             _ = try await global.withRaw { client throws(CLIFailure) in
-                try await global.call(client, "org.island.Extension.RemoveLayout", ["app": .string(global.app), "type": .string(type)])
+                try await global.call(
+                    client, ExtensionNames.RemoveLayout.method,
+                    [ExtensionNames.RemoveLayout.app: .string(global.app), ExtensionNames.RemoveLayout.type: .string(type)])
             }
         }
     }
@@ -78,17 +83,18 @@ struct Admin: AsyncParsableCommand {
         abstract: "Change the user's settings and inspect the daemon (needs the daemon's own user, or root).",
         subcommands: [Enable.self, Disable.self, FrequentUpdates.self, Focus.self, Sharing.self, Lock.self, Apps.self, Status.self, Reload.self])
 
+    /// Calls `method`, a qualified name of org.island.Admin (AdminNames.Status.method).
     static func call(_ global: GlobalOptions, _ method: String, _ parameters: JSONObject = [:]) async throws(CLIFailure) -> JSONObject {
         try await global.withRaw { client throws(CLIFailure) in
-            try await global.call(client, "org.island.Admin." + method, parameters)
+            try await global.call(client, method, parameters)
         }
     }
 
     /// `SetEnabled` for one app, or for all apps when `app` is nil.
     static func setEnabled(_ enabled: Bool, app: String?, _ global: GlobalOptions) async throws {
-        var parameters: JSONObject = ["enabled": .bool(enabled)]
-        if let app { parameters["app"] = .string(app) }
-        _ = try await call(global, "SetEnabled", parameters)
+        var parameters: JSONObject = [AdminNames.SetEnabled.enabled: .bool(enabled)]
+        if let app { parameters[AdminNames.SetEnabled.app] = .string(app) }
+        _ = try await call(global, AdminNames.SetEnabled.method, parameters)
     }
 
     struct Enable: AsyncParsableCommand {
@@ -119,7 +125,9 @@ struct Admin: AsyncParsableCommand {
         }
 
         func run() async throws {
-            _ = try await Admin.call(global, "SetFrequentUpdates", ["app": .string(target), "enabled": .bool(setting == "on")])
+            _ = try await Admin.call(global, AdminNames.SetFrequentUpdates.method, [
+                AdminNames.SetFrequentUpdates.app: .string(target), AdminNames.SetFrequentUpdates.enabled: .bool(setting == "on"),
+            ])
         }
     }
 
@@ -138,14 +146,14 @@ struct Admin: AsyncParsableCommand {
 
         func run() async throws {
             let reply = setting == .status
-                ? try await Admin.call(global, "GetFocus")
-                : try await Admin.call(global, "SetFocus", ["on": .bool(setting == .on)])
-            let focus = reply["focus"]?.objectValue ?? [:]
+                ? try await Admin.call(global, AdminNames.GetFocus.method)
+                : try await Admin.call(global, AdminNames.SetFocus.method, [AdminNames.SetFocus.on: .bool(setting == .on)])
+            let focus = reply[AdminNames.GetFocus.focus]?.objectValue ?? [:]
             if global.json {
                 Output.json(.object(focus))
             } else {
-                let since = focus["since"]?.doubleValue.map(Date.init(timeIntervalSince1970:))
-                Output.line("Do Not Disturb: " + Admin.describe(focus: focus["on"]?.boolValue == true, since: since))
+                let since = focus[AdminNames.Focus.since]?.doubleValue.map(Date.init(timeIntervalSince1970:))
+                Output.line("Do Not Disturb: " + Admin.describe(focus: focus[AdminNames.Focus.on]?.boolValue == true, since: since))
             }
         }
     }
@@ -166,9 +174,11 @@ struct Admin: AsyncParsableCommand {
 
         func run() async throws {
             let reply = setting == .status
-                ? try await Admin.call(global, "GetSharing")
-                : try await Admin.call(global, "SetSharing", ["on": .bool(setting == .on), "source": "manual"])
-            let sharing = reply["sharing"]?.objectValue ?? [:]
+                ? try await Admin.call(global, AdminNames.GetSharing.method)
+                : try await Admin.call(global, AdminNames.SetSharing.method, [
+                    AdminNames.SetSharing.on: .bool(setting == .on), AdminNames.SetSharing.source: "manual",
+                ])
+            let sharing = reply[AdminNames.GetSharing.sharing]?.objectValue ?? [:]
             if global.json {
                 Output.json(.object(sharing))
             } else {
@@ -194,14 +204,17 @@ struct Admin: AsyncParsableCommand {
 
         func run() async throws {
             let reply = setting == .status
-                ? try await Admin.call(global, "GetLock")
-                : try await Admin.call(global, "SetLock", ["on": .bool(setting == .on), "source": "manual"])
-            let lock = reply["lock"]?.objectValue ?? [:]
+                ? try await Admin.call(global, AdminNames.GetLock.method)
+                : try await Admin.call(global, AdminNames.SetLock.method, [
+                    AdminNames.SetLock.on: .bool(setting == .on), AdminNames.SetLock.source: "manual",
+                ])
+            let lock = reply[AdminNames.GetLock.lock]?.objectValue ?? [:]
             if global.json {
                 Output.json(.object(lock))
             } else {
-                var text = Admin.describe(focus: lock["on"]?.boolValue == true, since: lock["since"]?.doubleValue.map(Date.init(timeIntervalSince1970:)))
-                if let source = lock["source"]?.stringValue { text += " (\(source))" }
+                let since = lock[AdminNames.Lock.since]?.doubleValue.map(Date.init(timeIntervalSince1970:))
+                var text = Admin.describe(focus: lock[AdminNames.Lock.on]?.boolValue == true, since: since)
+                if let source = lock[AdminNames.Lock.source]?.stringValue { text += " (\(source))" }
                 Output.line("Session lock: " + text)
             }
         }
@@ -214,10 +227,10 @@ struct Admin: AsyncParsableCommand {
 
     /// `on since 2026-11-27T18:00:00Z (portal), content hidden`, or `off`.
     static func describe(sharing: JSONObject) -> String {
-        guard sharing["on"]?.boolValue == true else { return "off" }
-        var text = Admin.describe(focus: true, since: sharing["since"]?.doubleValue.map(Date.init(timeIntervalSince1970:)))
-        if let source = sharing["source"]?.stringValue { text += " (\(source))" }
-        return text + (sharing["contentHidden"]?.boolValue == true ? ", content hidden" : ", content shown (HideWhileSharing=no)")
+        guard sharing[AdminNames.Sharing.on]?.boolValue == true else { return "off" }
+        var text = Admin.describe(focus: true, since: sharing[AdminNames.Sharing.since]?.doubleValue.map(Date.init(timeIntervalSince1970:)))
+        if let source = sharing[AdminNames.Sharing.source]?.stringValue { text += " (\(source))" }
+        return text + (sharing[AdminNames.Sharing.contentHidden]?.boolValue == true ? ", content hidden" : ", content shown (HideWhileSharing=no)")
     }
 
     /// `on since 2026-11-27T18:00:00Z`, or `off`.
@@ -231,18 +244,19 @@ struct Admin: AsyncParsableCommand {
         @OptionGroup var global: GlobalOptions
 
         func run() async throws {
-            let reply = try await Admin.call(global, "ListApps")
+            let reply = try await Admin.call(global, AdminNames.ListApps.method)
             if global.json {
                 Output.json(.object(reply))
                 return
             }
-            Output.line("Live Activities: \(reply["enabled"]?.boolValue == true ? "on" : "off")")
+            typealias App = AdminNames.App
+            Output.line("Live Activities: \(reply[AdminNames.ListApps.enabled]?.boolValue == true ? "on" : "off")")
             var rows = [["APP", "ENABLED", "FREQUENT", "ACTIVITIES", "NAME"]]
-            for app in reply["apps"]?.arrayValue ?? [] {
-                let frequent = app["frequentUpdatesAllowed"]?.boolValue == true ? (app["frequentUpdates"]?.boolValue == true ? "on" : "off") : "-"
-                let enabled = app["entitled"]?.boolValue == false ? "unentitled" : (app["enabled"]?.boolValue == true ? "yes" : "no")
-                rows.append([app["id"]?.stringValue ?? "?", enabled, frequent, app["activities"].map(\.description) ?? "0",
-                             app["name"]?.stringValue ?? ""])
+            for app in reply[AdminNames.ListApps.apps]?.arrayValue ?? [] {
+                let frequent = app[App.frequentUpdatesAllowed]?.boolValue == true ? (app[App.frequentUpdates]?.boolValue == true ? "on" : "off") : "-"
+                let enabled = app[App.entitled]?.boolValue == false ? "unentitled" : (app[App.enabled]?.boolValue == true ? "yes" : "no")
+                rows.append([app[App.id]?.stringValue ?? "?", enabled, frequent, app[App.activities].map(\.description) ?? "0",
+                             app[App.name]?.stringValue ?? ""])
             }
             printTable(rows)
         }
@@ -253,20 +267,21 @@ struct Admin: AsyncParsableCommand {
         @OptionGroup var global: GlobalOptions
 
         func run() async throws {
-            let reply = try await Admin.call(global, "Status")
+            let reply = try await Admin.call(global, AdminNames.Status.method)
             if global.json {
                 Output.json(.object(reply))
                 return
             }
-            for (key, value) in reply where key != "limits" && key != "push" {
+            for (key, value) in reply where key != AdminNames.Status.limits && key != AdminNames.Status.push {
                 Output.line("\(key): \(value.stringValue ?? value.description)")
             }
-            if let push = reply["push"]?.objectValue {
-                let state = push["connected"]?.boolValue == true ? "connected to" : "not connected to"
-                Output.line("push: \(state) \(push["broker"]?.stringValue ?? "?") as \(push["device"]?.stringValue ?? "?"), "
-                            + "\(push["tokens"]?.intValue ?? 0) tokens")
+            if let push = reply[AdminNames.Status.push]?.objectValue {
+                typealias Push = AdminNames.PushStatus
+                let state = push[Push.connected]?.boolValue == true ? "connected to" : "not connected to"
+                Output.line("push: \(state) \(push[Push.broker]?.stringValue ?? "?") as \(push[Push.device]?.stringValue ?? "?"), "
+                            + "\(push[Push.tokens]?.intValue ?? 0) tokens")
             }
-            for (key, value) in reply["limits"]?.objectValue ?? [:] { Output.line("limit \(key): \(value)") }
+            for (key, value) in reply[AdminNames.Status.limits]?.objectValue ?? [:] { Output.line("limit \(key): \(value)") }
         }
     }
 
@@ -278,10 +293,10 @@ struct Admin: AsyncParsableCommand {
         /// warning on stderr, naming the file and why, and the exit status stays 0: one
         /// package's broken layout is no reason for a script that reloads to fail.
         func run() async throws {
-            let reply = try await Admin.call(global, "Reload")
-            for skipped in reply["skippedLayouts"]?.arrayValue ?? [] {
-                let file = skipped.objectValue
-                Output.warning("skipped the installed layout \(file?["path"]?.stringValue ?? "?"): \(file?["reason"]?.stringValue ?? "?")")
+            let reply = try await Admin.call(global, AdminNames.Reload.method)
+            for skipped in reply[AdminNames.Reload.skippedLayouts]?.arrayValue ?? [] {
+                let path = skipped[AdminNames.SkippedLayout.path]?.stringValue ?? "?"
+                Output.warning("skipped the installed layout \(path): \(skipped[AdminNames.SkippedLayout.reason]?.stringValue ?? "?")")
             }
         }
     }

@@ -4,6 +4,7 @@ import OrderedJSON
 import IslandKit
 import IslandPresenter
 import OrderedCollections
+import IslandProtocol
 
 struct Start: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -101,12 +102,14 @@ struct Update: AsyncParsableCommand {
             try await connection.update(id: id, content: content, alert: alert, timestamp: timestamp)
         }
         if global.json {
+            // The reply's members, as the daemon sent them.
+            typealias Delivery = ProducerNames.Delivery
             var deliveryJSON: JSONObject = [
-                "throttled": .bool(delivery.throttled), "deliverAt": .double(delivery.deliverAt.timeIntervalSince1970),
-                "alerted": .bool(delivery.alerted), "alertSuppressed": .bool(delivery.alertSuppressed),
+                Delivery.throttled: .bool(delivery.throttled), Delivery.deliverAt: .double(delivery.deliverAt.timeIntervalSince1970),
+                Delivery.alerted: .bool(delivery.alerted), Delivery.alertSuppressed: .bool(delivery.alertSuppressed),
             ]
-            if let reason = delivery.alertSuppressedReason { deliveryJSON["alertSuppressedReason"] = .string(reason.rawValue) }
-            Output.json(["activity": .object(activity.json), "delivery": .object(deliveryJSON)])
+            if let reason = delivery.alertSuppressedReason { deliveryJSON[Delivery.alertSuppressedReason] = .string(reason.rawValue) }
+            Output.json([ProducerNames.Update.activity: .object(activity.json), ProducerNames.Update.delivery: .object(deliveryJSON)])
         } else {
             if delivery.throttled {
                 Output.line("throttled, delivered at \(delivery.deliverAt.formatted(.iso8601)) (deliverAt \(delivery.deliverAt.timeIntervalSince1970))")

@@ -1,11 +1,11 @@
 /// A seeded generator (SplitMix64) for the tests' bounded fuzzing: the same inputs on every run,
 /// so a failure found once is found again.
-public struct SplitMix64: RandomNumberGenerator {
-    public var state: UInt64
+package struct SplitMix64: RandomNumberGenerator {
+    package var state: UInt64
 
-    public init(seed: UInt64) { state = seed }
+    package init(seed: UInt64) { state = seed }
 
-    public mutating func next() -> UInt64 {
+    package mutating func next() -> UInt64 {
         state &+= 0x9E37_79B9_7F4A_7C15
         var z = state
         z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9

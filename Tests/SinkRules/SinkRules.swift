@@ -3,19 +3,19 @@ import FoundationXML
 #endif
 import Foundation
 import OrderedJSON
-public import IslandPresenter
+package import IslandPresenter
 import OrderedCollections
 
 /// What each sink must never let producer text do (docs/design.md §6), checked on
 /// what the sink writes: one statement of the rules for the unit tests and the
 /// `fuzz-presenter` target. Each returns the broken rule, or nil.
-public enum SinkRules {
+package enum SinkRules {
     /// C0 (ESC among them), DEL and C1: written here rather than taken from the code under test.
-    public static func isControl(_ scalar: Unicode.Scalar) -> Bool {
+    package static func isControl(_ scalar: Unicode.Scalar) -> Bool {
         scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value)
     }
 
-    public static func violation(bar line: String, _ format: BarFormat) -> String? {
+    package static func violation(bar line: String, _ format: BarFormat) -> String? {
         if line.unicodeScalars.contains(where: isControl) { return "a control character" }
         switch format {
         case .waybar:
@@ -37,7 +37,7 @@ public enum SinkRules {
     }
 
     /// Pango markup that is text only: no tag, and `&` only in the three entities.
-    public static func pangoViolation(_ text: String) -> String? {
+    package static func pangoViolation(_ text: String) -> String? {
         if text.contains("<") || text.contains(">") { return "a tag" }
         var rest = Substring(text)
         while let ampersand = rest.firstIndex(of: "&") {
@@ -51,7 +51,7 @@ public enum SinkRules {
     /// Well-formed, finite, and safe to write to a terminal (`snapshot --svg -`); text only in
     /// the one `<title>` and `<desc>` (the drawing's glyphs are outlines), and no element or
     /// attribute a producer could have named: only what cairo writes.
-    public static func violation(svg document: String) -> String? {
+    package static func violation(svg document: String) -> String? {
         if document.unicodeScalars.contains(where: { isControl($0) && $0 != "\n" }) { return "a control character" }
         return SVGStructure.problem(in: document)
     }
@@ -59,7 +59,7 @@ public enum SinkRules {
     /// Terminal output holding no control character but the presenter's own CSI sequences:
     /// ESC [ parameters and a final byte among those it writes (cursor position, erase, SGR,
     /// modes).
-    public static func violation(terminal output: String) -> String? {
+    package static func violation(terminal output: String) -> String? {
         var scalars = output.unicodeScalars.makeIterator()
         while let scalar = scalars.next() {
             guard isControl(scalar) else { continue }

@@ -7,13 +7,13 @@ import Glibc
 /// not hold them) and non-blocking: a pipe already full wakes the reader just as well, so the
 /// byte that does not fit is not needed, and a drain stops when nothing is left. Closed with
 /// the value.
-public final class WakePipe: Sendable {
+package final class WakePipe: Sendable {
     /// The end to poll for `POLLIN`, or to register with an event loop.
-    public let readEnd: Int32
+    package let readEnd: Int32
     private let writeEnd: Int32
 
     /// Fails with the `errno` of `pipe` (out of descriptors).
-    public init() throws(WakePipeError) {
+    package init() throws(WakePipeError) {
         var ends: [Int32] = [-1, -1]
         guard pipe(&ends) == 0 else { throw WakePipeError(errno: errno) }
         for end in ends {
@@ -29,21 +29,21 @@ public final class WakePipe: Sendable {
     }
 
     /// Wakes the thread waiting on `readEnd`, or the next one to wait.
-    public func wake() {
+    package func wake() {
         var byte: UInt8 = 1
         _ = write(writeEnd, &byte, 1)
     }
 
     /// Reads every wake-up written so far: the next wait waits for a new one.
-    public func drain() {
+    package func drain() {
         var bytes = (UInt64(0), UInt64(0), UInt64(0), UInt64(0), UInt64(0), UInt64(0), UInt64(0), UInt64(0))
         while read(readEnd, &bytes, MemoryLayout.size(ofValue: bytes)) > 0 {}
     }
 }
 
 /// A pipe could not be made.
-public struct WakePipeError: Error, Sendable, CustomStringConvertible {
-    public let errno: Int32
+package struct WakePipeError: Error, Sendable, CustomStringConvertible {
+    package let errno: Int32
 
-    public var description: String { "pipe: \(String(cString: strerror(errno)))" }
+    package var description: String { "pipe: \(String(cString: strerror(errno)))" }
 }

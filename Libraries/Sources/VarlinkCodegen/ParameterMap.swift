@@ -8,46 +8,50 @@
 ///
 ///     import <module>
 ///     names <interface> as <Swift enum>
+///     access <public | package | internal>
 ///
 /// `#` starts a comment line. The imports are those of the Swift types named.
-public struct ParameterMap: Sendable {
-    public struct Member: Sendable, Equatable {
-        public var name: String
+package struct ParameterMap: Sendable {
+    package struct Member: Sendable, Equatable {
+        package var name: String
         /// The Swift property, when it is not the member's name.
-        public var property: String?
+        package var property: String?
         /// The Swift type, when it is not the one the IDL type makes.
-        public var swiftType: String?
+        package var swiftType: String?
         /// What an absent or null member is read as; its property is then not optional.
-        public var absent: String?
+        package var absent: String?
     }
 
     /// A type of an interface, made in Swift by `swiftType.fromWire(<members>:)`.
-    public struct TypeMapping: Sendable, Equatable {
-        public var interface: String
-        public var name: String
-        public var swiftType: String
-        public var members: [Member]
+    package struct TypeMapping: Sendable, Equatable {
+        package var interface: String
+        package var name: String
+        package var swiftType: String
+        package var members: [Member]
     }
 
-    public struct Method: Sendable, Equatable {
-        public var interface: String
-        public var name: String
+    package struct Method: Sendable, Equatable {
+        package var interface: String
+        package var name: String
         /// `<Method>Parameters` unless given.
-        public var structName: String
+        package var structName: String
         /// Also read straight from a call's text (`VarlinkReadableParameters`).
-        public var readable: Bool
-        public var conformances: [String]
-        public var members: [Member]
+        package var readable: Bool
+        package var conformances: [String]
+        package var members: [Member]
     }
 
     /// Modules the generated code imports, besides those it is written with.
-    public var imports: [String] = []
-    public var types: [TypeMapping] = []
-    public var methods: [Method] = []
+    package var imports: [String] = []
+    package var types: [TypeMapping] = []
+    package var methods: [Method] = []
     /// Interfaces whose member names are written as constants, each in an enum of this name.
-    public var names: [(interface: String, swiftEnum: String)] = []
+    package var names: [(interface: String, swiftEnum: String)] = []
+    /// The access level of the names' enums: `package` in a module that is no product, so the
+    /// names are no part of any supported API.
+    package var access = "public"
 
-    public init(parsing text: String) throws(CodegenError) {
+    package init(parsing text: String) throws(CodegenError) {
         // The header the indented lines that follow belong to.
         var last: Header?
         for (offset, rawLine) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
@@ -61,6 +65,14 @@ public struct ParameterMap: Sendable {
             last = nil
             if line.hasPrefix("import ") {
                 imports.append(String(line.dropFirst("import ".count)).trimmingSpaces)
+                continue
+            }
+            if line.hasPrefix("access ") {
+                let level = String(line.dropFirst("access ".count)).trimmingSpaces
+                guard ["public", "package", "internal"].contains(level) else {
+                    throw CodegenError("line \(number): expected 'access public', 'access package' or 'access internal'")
+                }
+                access = level
                 continue
             }
             if line.hasPrefix("names ") {
@@ -136,10 +148,10 @@ public struct ParameterMap: Sendable {
     }
 }
 
-public struct CodegenError: Error, Sendable, Equatable, CustomStringConvertible {
-    public var description: String
+package struct CodegenError: Error, Sendable, Equatable, CustomStringConvertible {
+    package var description: String
 
-    public init(_ description: String) {
+    package init(_ description: String) {
         self.description = description
     }
 }

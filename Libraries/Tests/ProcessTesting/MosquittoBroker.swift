@@ -7,28 +7,28 @@ import Testing
 /// 127.0.0.1, and client certificates, all made here with `openssl`), per-client passwords
 /// (`mosquitto_passwd`), an `acl_file`, and persistence, so a restart keeps sessions and what
 /// they queued. `stop()` and `start()` again model a broker that goes away and comes back.
-public final class MosquittoBroker: Sendable {
+package final class MosquittoBroker: Sendable {
     /// Whether mosquitto and its tools are installed; tests that need a broker are skipped
     /// otherwise (`scripts/install-deps.sh` installs them).
-    public static let isAvailable: Bool = ["/usr/sbin/mosquitto", "/usr/bin/mosquitto_passwd", "/usr/bin/openssl"]
+    package static let isAvailable: Bool = ["/usr/sbin/mosquitto", "/usr/bin/mosquitto_passwd", "/usr/bin/openssl"]
         .allSatisfy { FileManager.default.isExecutableFile(atPath: $0) }
 
-    public let directory: String
+    package let directory: String
     /// Plain MQTT, password authentication.
-    public let port: Int
+    package let port: Int
     /// TLS, password authentication.
-    public let tlsPort: Int
+    package let tlsPort: Int
     /// TLS with a client certificate, whose common name is the user name (no password).
-    public let certificatePort: Int
-    public var caFile: String { directory + "/ca.crt" }
-    public var log: String { directory + "/mosquitto.log" }
+    package let certificatePort: Int
+    package var caFile: String { directory + "/ca.crt" }
+    package var log: String { directory + "/mosquitto.log" }
     private let process = LockedProcess()
 
     /// - Parameters:
     ///   - users: user name → password.
     ///   - acl: the ACL file's text (mosquitto's `user`, `topic`, `pattern` lines).
     ///   - certificates: common names to make client certificates for (`certificate(for:)`).
-    public init(users: [String: String], acl: String, certificates: [String] = []) async throws {
+    package init(users: [String: String], acl: String, certificates: [String] = []) async throws {
         directory = "/tmp/island-mqtt-\(UUID().uuidString.prefix(8))"
         try FileManager.default.createDirectory(atPath: directory + "/data", withIntermediateDirectories: true)
         var ports: [Int] = []
@@ -83,12 +83,12 @@ public final class MosquittoBroker: Sendable {
     }
 
     /// The client certificate and key made for `name`.
-    public func certificate(for name: String) -> (certificate: String, key: String) {
+    package func certificate(for name: String) -> (certificate: String, key: String) {
         (directory + "/client-\(name).crt", directory + "/client-\(name).key")
     }
 
     /// Starts the broker (again) and returns once it accepts connections.
-    public func start() async throws {
+    package func start() async throws {
         let started = try await BackgroundProcess("/usr/sbin/mosquitto", ["-c", directory + "/mosquitto.conf"], environment: nil,
                                                   stdout: directory + "/stdout", stderr: directory + "/stderr")
         process.set(started)
@@ -107,12 +107,12 @@ public final class MosquittoBroker: Sendable {
     }
 
     /// Stops the broker with SIGTERM (it saves its sessions) and waits for its exit.
-    public func stop() async {
+    package func stop() async {
         await process.take()?.stop()
     }
 
     /// Stops the broker and removes its directory.
-    public func remove() async {
+    package func remove() async {
         await stop()
         try? FileManager.default.removeItem(atPath: directory)
     }

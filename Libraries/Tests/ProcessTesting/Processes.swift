@@ -1,10 +1,10 @@
-public import Foundation
+package import Foundation
 import Subprocess
 import SystemPackage
 import Testing
 
 /// Where the package's built products are: next to the running test bundle.
-public let productsDirectory: URL = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()
+package let productsDirectory: URL = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()
 
 // Processes are started with swift-subprocess: it closes every descriptor but the standard
 // three in the child (SwiftNIO accepts connections without close-on-exec, so a child would
@@ -14,7 +14,7 @@ public let productsDirectory: URL = URL(fileURLWithPath: "/proc/self/exe").resol
 
 /// Runs a command to completion; its exit status (128 + N when killed by signal N). A process
 /// that outlives `timeout` is killed, and the test records an issue.
-public func runToCompletion(_ executable: String, _ arguments: [String], environment: [String: String]? = nil,
+package func runToCompletion(_ executable: String, _ arguments: [String], environment: [String: String]? = nil,
                             stdout: String, stderr: String, timeout: Duration) async throws -> Int32 {
     try await withThrowingTaskGroup(of: Int32?.self) { group in
         // Cancelled, it is killed at once: no teardown step comes before the final SIGKILL.
@@ -38,11 +38,11 @@ public func runToCompletion(_ executable: String, _ arguments: [String], environ
 
 /// A process started in the background and stopped by `stop()`, which waits until it has
 /// exited. Whoever starts one must stop it; `withBackgroundProcess` always does.
-public final class BackgroundProcess: Sendable {
+package final class BackgroundProcess: Sendable {
     private let exit: Task<Int32, any Error>
 
     /// Returns once the process runs; throws when it cannot be started.
-    public init(_ executable: String, _ arguments: [String], environment: [String: String]?,
+    package init(_ executable: String, _ arguments: [String], environment: [String: String]?,
                      stdout: String, stderr: String) async throws {
         let (spawned, announce) = AsyncStream.makeStream(of: Void.self)
         exit = Task {
@@ -60,7 +60,7 @@ public final class BackgroundProcess: Sendable {
     /// gracefully, and the wait ends as soon as it has); waits for the exit and returns its status
     /// (128 + N when killed by signal N). Stopping again returns the same status.
     @discardableResult
-    public func stop() async -> Int32? {
+    package func stop() async -> Int32? {
         exit.cancel()
         return try? await exit.value
     }
@@ -68,7 +68,7 @@ public final class BackgroundProcess: Sendable {
 
 /// Runs `body` with a process started in the background, and stops it afterwards (awaited),
 /// whether `body` returned or threw.
-public func withBackgroundProcess<T>(_ executable: String, _ arguments: [String], environment: [String: String]? = nil,
+package func withBackgroundProcess<T>(_ executable: String, _ arguments: [String], environment: [String: String]? = nil,
                                      stdout: String, stderr: String,
                                      _ body: (BackgroundProcess) async throws -> T) async throws -> T {
     let process = try await BackgroundProcess(executable, arguments, environment: environment, stdout: stdout, stderr: stderr)

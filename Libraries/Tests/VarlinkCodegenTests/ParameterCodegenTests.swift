@@ -63,4 +63,15 @@ import VarlinkCore
         #expect(try refusal("method org.example.Till.Open\n") == "no interface 'org.example.Till' among the .varlink files")
         #expect(try refusal("type org.example.Shop.Cost: Money\n") == "no struct type 'org.example.Shop.Cost'")
     }
+
+    @Test func aMemberThatWouldHideAQualifiedNameIsRefused() throws {
+        let interface = try VarlinkInterface(parsing: """
+            interface org.example.Router
+            method Route(method: string) -> ()
+            """)
+        let map = try ParameterMap(parsing: "names org.example.Router as RouterNames\n")
+        #expect(throws: CodegenError("org.example.Router.Route: a member named 'method' would hide the qualified name")) {
+            try ParameterCodegen(map: map, interfaces: [interface]).generate()
+        }
+    }
 }

@@ -8,6 +8,7 @@ import Testing
             # A comment.
             import Shop
             names org.example.Shop as ShopNames
+            access package
 
             type org.example.Shop.Price: Money
               amount: Cents
@@ -19,6 +20,7 @@ import Testing
             """)
         #expect(map.imports == ["Shop"])
         #expect(map.names.count == 1 && map.names[0] == ("org.example.Shop", "ShopNames"))
+        #expect(map.access == "package")
         #expect(map.types == [ParameterMap.TypeMapping(interface: "org.example.Shop", name: "Price", swiftType: "Money", members: [
             ParameterMap.Member(name: "amount", property: nil, swiftType: "Cents", absent: nil),
         ])])
@@ -48,6 +50,7 @@ import Testing
         #expect(refusal("function org.example.Shop.Buy") == "line 1: expected 'type' or 'method'")
         #expect(refusal("type org.example.Shop.Price") == "line 1: a type needs its Swift type: 'type <interface>.<Type>: <Swift type>'")
         #expect(refusal("names org.example.Shop") == "line 1: expected 'names <interface> as <Swift enum>'")
+        #expect(refusal("access open") == "line 1: expected 'access public', 'access package' or 'access internal'")
         #expect(refusal("method org.example.Shop.Buy quickly") == "line 1: unexpected 'quickly'")
         #expect(refusal("method org.example.Shop.Buy\n  count") == "line 2: 'count' says nothing the IDL does not")
         #expect(refusal("method org.example.Shop.Buy\n  count of: Int") == "line 2: expected '<member> [as <property>] [: <Swift type>] [= <value>]'")

@@ -1,5 +1,5 @@
 /// What a source's event makes of its activities, for the `ActivityBook`.
-public enum SourceChange: Sendable, Hashable {
+package enum SourceChange: Sendable, Hashable {
     /// Show this, or bring it up to date.
     case show(BridgedActivity)
     /// The thing ended: its activity ends with `content` (or its last), and stays listed as

@@ -1,21 +1,21 @@
-public import Logging
+package import Logging
 
 /// What every source of one bus connection is given: which bus, where its changes go, and
 /// the process's clock and installed apps.
-public struct SourceContext {
+package struct SourceContext {
     /// The bus the source follows (`Bus.busID`, cut to 12 digits): part of every key it makes.
-    public var busID: String
+    package var busID: String
     /// What a bus event made of the source's activities: the bridge's book takes them.
-    public var changes: ([SourceChange]) -> Void
+    package var changes: ([SourceChange]) -> Void
     /// A read of the bus's first scan ended: the bridge settles its book once none is left.
-    public var readEnded: () -> Void
+    package var readEnded: () -> Void
     /// The installed desktop entry of an id, to show a verified sender as its app.
-    public var lookup: (String) -> DesktopEntry?
+    package var lookup: (String) -> DesktopEntry?
     /// Seconds since the epoch.
-    public var now: () -> Double
-    public var logger: Logger
+    package var now: () -> Double
+    package var logger: Logger
 
-    public init(busID: String, changes: @escaping ([SourceChange]) -> Void, readEnded: @escaping () -> Void,
+    package init(busID: String, changes: @escaping ([SourceChange]) -> Void, readEnded: @escaping () -> Void,
                 lookup: @escaping (String) -> DesktopEntry?, now: @escaping () -> Double, logger: Logger) {
         self.busID = busID
         self.changes = changes

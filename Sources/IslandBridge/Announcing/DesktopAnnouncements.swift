@@ -1,6 +1,7 @@
-public import FreeDesktop
-public import OrderedCollections
-public import OrderedJSON
+package import FreeDesktop
+import IslandProtocol
+package import OrderedCollections
+package import OrderedJSON
 
 /// What islandd is told of the desktop's states — focus (`DesktopFocus`), screen sharing
 /// (`SharingAnnouncer`), the lock (`DesktopLock`) and GNOME's lock-screen privacy
@@ -8,20 +9,20 @@ public import OrderedJSON
 /// failed is tried again: each state on a `RetryingLink` of its own, so islandd being away
 /// delays each by the same waits, and one state's failures never hold back another's call.
 /// Pure: the bridge sends the calls `nextCalls()` hands out and says how each went.
-public struct DesktopAnnouncements: Sendable {
+package struct DesktopAnnouncements: Sendable {
     /// The states told, in the order their calls go out.
-    public enum State: Sendable, Hashable, CaseIterable {
+    package enum State: Sendable, Hashable, CaseIterable {
         case focus, sharing, lock, lockScreen
     }
 
     /// One Admin call: what it says, and the wish it carries, to hand back with its outcome.
-    public enum Call: Sendable, Hashable {
+    package enum Call: Sendable, Hashable {
         case focus(on: Bool)
         case sharing(SharingAnnouncer.Wish)
         case lock(DesktopLock.Wish)
         case lockScreen(GnomeLockScreen)
 
-        public var state: State {
+        package var state: State {
             switch self {
             case .focus: .focus
             case .sharing: .sharing
@@ -31,40 +32,42 @@ public struct DesktopAnnouncements: Sendable {
         }
 
         /// The Admin method called.
-        public var method: String {
+        package var method: String {
             switch self {
-            case .focus: "org.island.Admin.SetFocus"
-            case .sharing: "org.island.Admin.SetSharing"
-            case .lock: "org.island.Admin.SetLock"
-            case .lockScreen: "org.island.Admin.SetDesktopLockScreen"
+            case .focus: AdminNames.SetFocus.method
+            case .sharing: AdminNames.SetSharing.method
+            case .lock: AdminNames.SetLock.method
+            case .lockScreen: AdminNames.SetDesktopLockScreen.method
             }
         }
 
-        public var parameters: JSONObject {
+        package var parameters: JSONObject {
+            typealias Names = AdminNames.SetDesktopLockScreen
             switch self {
-            case .focus(let on): ["on": .bool(on)]
+            case .focus(let on): [AdminNames.SetFocus.on: .bool(on)]
             case .sharing(let wish): Self.state(on: wish.on, source: wish.source?.rawValue)
             case .lock(let wish): Self.state(on: wish.on, source: wish.source?.rawValue)
             case .lockScreen(let levels):
-                ["everyAppSecret": .bool(levels.everyAppSecret), "privateApps": .array(levels.privateApps.map(JSON.string)),
-                 "secretApps": .array(levels.secretApps.map(JSON.string))]
+                [Names.everyAppSecret: .bool(levels.everyAppSecret), Names.privateApps: .array(levels.privateApps.map(JSON.string)),
+                 Names.secretApps: .array(levels.secretApps.map(JSON.string))]
             }
         }
 
         /// A state on or off, and what said it, if anything.
         private static func state(on: Bool, source: String?) -> JSONObject {
-            var parameters: JSONObject = ["on": .bool(on)]
-            if let source { parameters["source"] = .string(source) }
+            // SetSharing and SetLock take the same two members.
+            var parameters: JSONObject = [AdminNames.SetLock.on: .bool(on)]
+            if let source { parameters[AdminNames.SetLock.source] = .string(source) }
             return parameters
         }
 
         /// What the log says of islandd's `reply`: a message and its fields.
-        public func told(reply: JSONObject) -> (message: String, fields: [(String, String)]) {
+        package func told(reply: JSONObject) -> (message: String, fields: [(String, String)]) {
             switch self {
             case .focus(let on):
-                ("set islandd's focus", [("on", "\(reply["focus"]?["on"]?.boolValue ?? on)")])
+                ("set islandd's focus", [("on", "\(reply[AdminNames.SetFocus.focus]?[AdminNames.Focus.on]?.boolValue ?? on)")])
             case .sharing(let wish):
-                ("set islandd's sharing", [("on", "\(wish.on)"), ("contentHidden", "\(reply["sharing"]?["contentHidden"]?.boolValue ?? false)")])
+                ("set islandd's sharing", [("on", "\(wish.on)"), ("contentHidden", "\(reply[AdminNames.SetSharing.sharing]?[AdminNames.Sharing.contentHidden]?.boolValue ?? false)")])
             case .lock(let wish):
                 ("set islandd's lock", [("on", "\(wish.on)")])
             case .lockScreen(let levels):
@@ -74,20 +77,20 @@ public struct DesktopAnnouncements: Sendable {
         }
     }
 
-    public var focus = DesktopFocus()
-    public var sharing = SharingAnnouncer()
-    public var lock = DesktopLock()
+    package var focus = DesktopFocus()
+    package var sharing = SharingAnnouncer()
+    package var lock = DesktopLock()
     /// GNOME's lock-screen privacy: the latest read, said again to a daemon that restarted.
-    public var lockScreen = LatestWishCalls(announced: GnomeLockScreen())
+    package var lockScreen = LatestWishCalls(announced: GnomeLockScreen())
     private var links: RetryingLinks<State>
 
     /// `backoff`: the waits before a failed call is sent again.
-    public init(backoff: Backoff) {
+    package init(backoff: Backoff) {
         links = RetryingLinks(backoff: backoff)
     }
 
     /// The calls to send now, each marked in flight.
-    public mutating func nextCalls() -> [Call] {
+    package mutating func nextCalls() -> [Call] {
         var calls: [Call] = []
         if let on = focus.nextCall() { calls.append(.focus(on: on)) }
         if let wish = sharing.nextCall() { calls.append(.sharing(wish)) }
@@ -97,7 +100,7 @@ public struct DesktopAnnouncements: Sendable {
     }
 
     /// `call` came back at `now`. A failed one is due again once its link's wait is over.
-    public mutating func completed(_ call: Call, succeeded: Bool, now: RetryingLink.Instant) {
+    package mutating func completed(_ call: Call, succeeded: Bool, now: RetryingLink.Instant) {
         switch call {
         case .focus(let on): focus.completed(on, succeeded: succeeded)
         case .sharing(let wish): sharing.completed(wish, succeeded: succeeded)
@@ -112,15 +115,15 @@ public struct DesktopAnnouncements: Sendable {
     }
 
     /// When a failed call is next due; nil when none is.
-    public var nextDue: RetryingLink.Instant? { links.nextDue }
+    package var nextDue: RetryingLink.Instant? { links.nextDue }
 
     /// Makes the failed calls whose wait is over due again (then `nextCalls()` hands them out).
-    public mutating func retryDue(now: RetryingLink.Instant) {
+    package mutating func retryDue(now: RetryingLink.Instant) {
         for state in links.takeDue(now: now) { retry(state) }
     }
 
     /// Makes `state`'s failed call due again at once: islandd came back.
-    public mutating func retry(_ state: State) {
+    package mutating func retry(_ state: State) {
         links[state].cancel()
         switch state {
         case .focus: focus.retry()

@@ -1,5 +1,5 @@
-public import FreeDesktop
-public import OrderedJSON
+package import FreeDesktop
+package import OrderedJSON
 
 /// The bridge's side of its activities: what its sources want shown, what the daemon holds,
 /// and the calls that bring one to the other. Pure: the shell feeds it what sources and the
@@ -20,28 +20,28 @@ public import OrderedJSON
 /// * **No duplicates**: each activity is requested with a key of its own, reused when the
 ///   request is retried, and activities a previous run of the bridge left are adopted by the
 ///   source recorded in their attributes, or ended.
-public struct ActivityBook: Sendable {
+package struct ActivityBook: Sendable {
     /// Whether the daemon lets the bridge show activities.
-    public enum Authorization: Sendable, Hashable {
+    package enum Authorization: Sendable, Hashable {
         case unknown
         case enabled
         /// `Denied` (the user turned the bridge off) or `Unentitled` (no manifest).
         case refused(String)
     }
 
-    public enum Command: Sendable, Hashable {
+    package enum Command: Sendable, Hashable {
         case request(Ticket, key: String, type: String, attributes: JSONObject, content: BridgedContent)
         case update(Ticket, id: String, content: BridgedContent)
         case end(Ticket, id: String, content: BridgedContent?, dismissal: Dismissal)
     }
 
     /// Names one command, so that its outcome finds its way back.
-    public struct Ticket: Sendable, Hashable {
-        public var source: String
-        public var serial: UInt64
+    package struct Ticket: Sendable, Hashable {
+        package var source: String
+        package var serial: UInt64
     }
 
-    public enum Outcome: Sendable, Hashable {
+    package enum Outcome: Sendable, Hashable {
         /// The daemon holds activity `id` for the request (new, or found by its key).
         case requested(id: String, ended: Bool, content: BridgedContent)
         case updated
@@ -51,7 +51,7 @@ public struct ActivityBook: Sendable {
         case refused(Refusal)
     }
 
-    public enum Refusal: Sendable, Hashable {
+    package enum Refusal: Sendable, Hashable {
         case denied
         case unentitled(String)
         case targetMaximum(limit: Int)
@@ -64,19 +64,19 @@ public struct ActivityBook: Sendable {
     }
 
     /// Something worth a line in the log, said once.
-    public struct Notice: Sendable, Hashable {
-        public enum Level: Sendable, Hashable { case info, warning }
-        public var level: Level
-        public var message: String
+    package struct Notice: Sendable, Hashable {
+        package enum Level: Sendable, Hashable { case info, warning }
+        package var level: Level
+        package var message: String
     }
 
     /// An activity a previous run left, as `List` reports it.
-    public struct Listed: Sendable, Hashable {
-        public var id: String
-        public var source: String?
-        public var content: BridgedContent
+    package struct Listed: Sendable, Hashable {
+        package var id: String
+        package var source: String?
+        package var content: BridgedContent
 
-        public init(id: String, source: String?, content: BridgedContent) {
+        package init(id: String, source: String?, content: BridgedContent) {
             self.id = id
             self.source = source
             self.content = content
@@ -106,8 +106,8 @@ public struct ActivityBook: Sendable {
         var content: BridgedContent?
     }
 
-    public private(set) var authorization: Authorization = .unknown
-    public private(set) var capacity: Int
+    package private(set) var authorization: Authorization = .unknown
+    package private(set) var capacity: Int
     private var configuredCapacity: Int
     private var daemonCapacity: Int?
     private var entries: [String: Entry] = [:]
@@ -124,20 +124,20 @@ public struct ActivityBook: Sendable {
     private var notices: [Notice] = []
 
     /// Holds for refusals that say nothing about when to try again.
-    public static let limitHold = 30.0
-    public static let otherHold = 60.0
+    package static let limitHold = 30.0
+    package static let otherHold = 60.0
     /// The holds after islandd is found unreachable: doubling from a second to half a minute.
-    public static let unavailableRetry = Backoff(first: .seconds(1), maximum: .seconds(30))
+    package static let unavailableRetry = Backoff(first: .seconds(1), maximum: .seconds(30))
 
     /// `capacity` as configured; `instance` makes this run's request keys its own.
-    public init(capacity: Int, instance: String) {
+    package init(capacity: Int, instance: String) {
         configuredCapacity = max(1, capacity)
         self.capacity = configuredCapacity
         self.instance = instance
     }
 
     /// A new configured capacity (the daemon's limit still caps it).
-    public mutating func configure(capacity: Int) {
+    package mutating func configure(capacity: Int) {
         configuredCapacity = max(1, capacity)
         self.capacity = max(1, min(configuredCapacity, daemonCapacity ?? configuredCapacity))
     }
@@ -145,7 +145,7 @@ public struct ActivityBook: Sendable {
     // MARK: What sources say
 
     /// Shows `activity`, or brings it up to date.
-    public mutating func show(_ activity: BridgedActivity) {
+    package mutating func show(_ activity: BridgedActivity) {
         if var entry = entries[activity.source] {
             guard entry.finish == nil else { return }
             entry.desired = activity
@@ -162,7 +162,7 @@ public struct ActivityBook: Sendable {
 
     /// The source's thing ended: its activity ends with `content` (or the last one) and
     /// `dismissal`; an activity never shown is simply forgotten.
-    public mutating func finish(_ source: String, content: BridgedContent?, dismissal: Dismissal) {
+    package mutating func finish(_ source: String, content: BridgedContent?, dismissal: Dismissal) {
         guard var entry = entries[source], entry.finish == nil else { return }
         entry.finish = dismissal
         entry.finalContent = content
@@ -170,22 +170,22 @@ public struct ActivityBook: Sendable {
     }
 
     /// Whether `source` is followed and not finished.
-    public func isShowing(_ source: String) -> Bool {
+    package func isShowing(_ source: String) -> Bool {
         entries[source].map { $0.finish == nil } ?? false
     }
 
     /// The source of activity `id`, for routing a tap or a button press.
-    public func source(ofActivity id: String) -> String? {
+    package func source(ofActivity id: String) -> String? {
         entries.first { $0.value.id == id }?.key
     }
 
     /// The sources followed, finished or not.
-    public var sources: [String] { Array(entries.keys) }
+    package var sources: [String] { Array(entries.keys) }
 
     // MARK: What the daemon says
 
     /// The bridge's authorization, and its `MaxActivitiesPerApp`.
-    public mutating func authorized(enabled: Bool, maximumActivities: Int?) {
+    package mutating func authorized(enabled: Bool, maximumActivities: Int?) {
         if let maximumActivities {
             daemonCapacity = maximumActivities
             capacity = max(1, min(configuredCapacity, maximumActivities))
@@ -206,7 +206,7 @@ public struct ActivityBook: Sendable {
     /// Activities a previous run left (live ones, as `List` reports them): each is adopted
     /// by the source that shows the same thing, or ended once `settle()` says every source
     /// has shown what it follows.
-    public mutating func adopt(_ listed: [Listed]) {
+    package mutating func adopt(_ listed: [Listed]) {
         let known = Set(entries.values.compactMap(\.id))
         for activity in listed where !known.contains(activity.id) {
             if let source = activity.source, var entry = entries[source], entry.id == nil, entry.inFlight == nil {
@@ -220,13 +220,13 @@ public struct ActivityBook: Sendable {
     }
 
     /// Every source has shown what it follows now: unclaimed adopted activities are orphans.
-    public mutating func settle() {
+    package mutating func settle() {
         settled = true
     }
 
     /// The daemon ended or dismissed activity `id` (an event of the watch stream); `reason` is
     /// its end reason.
-    public mutating func daemonEnded(id: String, reason: String?) {
+    package mutating func daemonEnded(id: String, reason: String?) {
         guard let source = source(ofActivity: id), var entry = entries[source] else { return }
         // Our own End: its outcome settles the entry.
         if entry.inFlight?.kind == .end { return }
@@ -243,7 +243,7 @@ public struct ActivityBook: Sendable {
 
     /// The daemon came back (a restart): what it holds may be stale, so each shown activity
     /// gets its content again.
-    public mutating func daemonReconnected() {
+    package mutating func daemonReconnected() {
         for source in entries.keys where entries[source]?.id != nil {
             entries[source]?.delivered = nil
         }
@@ -252,7 +252,7 @@ public struct ActivityBook: Sendable {
     // MARK: Commands and outcomes
 
     /// The calls to make now. Each has a ticket; report its outcome with `completed`.
-    public mutating func commands(now: Double) -> [Command] {
+    package mutating func commands(now: Double) -> [Command] {
         guard authorization == .enabled else { return [] }
         if let until = unavailableUntil, until > now { return [] }
         var commands: [Command] = []
@@ -327,7 +327,7 @@ public struct ActivityBook: Sendable {
     }
 
     /// What became of a command.
-    public mutating func completed(_ ticket: Ticket, _ outcome: Outcome, now: Double) {
+    package mutating func completed(_ ticket: Ticket, _ outcome: Outcome, now: Double) {
         if ticket.source.hasPrefix("orphan:") {
             let key = String(ticket.source.dropFirst("orphan:".count))
             guard unclaimedEnding[key] == ticket else { return }
@@ -458,14 +458,14 @@ public struct ActivityBook: Sendable {
 
     /// The notices since the last call: each kind is said once, until what it reported
     /// changed (a request went through, the daemon came back, the bridge was enabled).
-    public mutating func takeNotices() -> [Notice] {
+    package mutating func takeNotices() -> [Notice] {
         defer { notices = [] }
         return notices
     }
 
     /// When `commands(now:)` may have something new without any other event: the end of a
     /// hold that keeps a command back. Nil when nothing waits for time.
-    public var nextDeadline: Double? {
+    package var nextDeadline: Double? {
         guard authorization == .enabled else { return nil }
         var deadlines: [Double] = []
         if let unavailableUntil { deadlines.append(unavailableUntil) }
@@ -479,7 +479,7 @@ public struct ActivityBook: Sendable {
 
     /// How many activities the bridge follows (finished ones included until their end is
     /// acknowledged), and how many of them the daemon holds.
-    public var counts: (followed: Int, live: Int) {
+    package var counts: (followed: Int, live: Int) {
         (entries.count, entries.values.count { $0.id != nil })
     }
 }

@@ -1,19 +1,19 @@
-public import OrderedCollections
-public import OrderedJSON
+import OrderedCollections
+package import OrderedJSON
 
 /// What a source wants shown for one thing it follows (a player, a notification, a job).
-public struct BridgedActivity: Sendable, Hashable {
+package struct BridgedActivity: Sendable, Hashable {
     /// The source's own key for the thing (`mpris:…`, `notify:…`, `job:…`): stable for as long
     /// as the thing exists, stored in the activity's attributes so that a restarted bridge
     /// finds its activities again.
-    public var source: String
+    package var source: String
     /// The activity type, whose layout the bridge ships (`NowPlaying`, `Progress`, `Transfer`).
-    public var type: String
-    public var attributes: JSONObject
-    public var content: BridgedContent
-    public var rank: Rank
+    package var type: String
+    package var attributes: JSONObject
+    package var content: BridgedContent
+    package var rank: Rank
 
-    public init(source: String, type: String, attributes: JSONObject, content: BridgedContent, rank: Rank) {
+    package init(source: String, type: String, attributes: JSONObject, content: BridgedContent, rank: Rank) {
         self.source = source
         self.type = type
         var attributes = attributes
@@ -25,12 +25,12 @@ public struct BridgedActivity: Sendable, Hashable {
 }
 
 /// An activity's content as the daemon takes it.
-public struct BridgedContent: Sendable, Hashable {
-    public var state: JSONObject
-    public var staleDate: Double?
-    public var relevance: Double
+package struct BridgedContent: Sendable, Hashable {
+    package var state: JSONObject
+    package var staleDate: Double?
+    package var relevance: Double
 
-    public init(state: JSONObject, staleDate: Double? = nil, relevance: Double = 0) {
+    package init(state: JSONObject, staleDate: Double? = nil, relevance: Double = 0) {
         self.state = state
         self.staleDate = staleDate
         self.relevance = relevance
@@ -39,35 +39,35 @@ public struct BridgedContent: Sendable, Hashable {
 
 /// Which activities the bridge keeps when it may not show them all: a higher tier first,
 /// then the one that entered its tier last.
-public struct Rank: Sendable, Hashable, Comparable {
-    public enum Tier: Int, Sendable, Hashable, Comparable {
+package struct Rank: Sendable, Hashable, Comparable {
+    package enum Tier: Int, Sendable, Hashable, Comparable {
         case stopped = 0
         case paused = 1
         case progress = 2
         case playing = 3
 
-        public static func < (a: Tier, b: Tier) -> Bool { a.rawValue < b.rawValue }
+        package static func < (a: Tier, b: Tier) -> Bool { a.rawValue < b.rawValue }
 
         /// The relevance score the daemon orders the island and the list by.
-        public var relevance: Double { Double(rawValue * 10) }
+        package var relevance: Double { Double(rawValue * 10) }
     }
 
-    public var tier: Tier
+    package var tier: Tier
     /// When the thing entered its tier (a player started playing, a transfer began).
-    public var since: Double
+    package var since: Double
 
-    public init(tier: Tier, since: Double) {
+    package init(tier: Tier, since: Double) {
         self.tier = tier
         self.since = since
     }
 
-    public static func < (a: Rank, b: Rank) -> Bool {
+    package static func < (a: Rank, b: Rank) -> Bool {
         (a.tier, a.since) < (b.tier, b.since)
     }
 }
 
 /// What becomes of an activity whose source ended it.
-public enum Dismissal: Sendable, Hashable {
+package enum Dismissal: Sendable, Hashable {
     /// Gone from the island and the list at once.
     case immediate
     /// Listed as ended until this date.

@@ -1,4 +1,4 @@
-public import SDBus
+package import SDBus
 
 /// Settings kept by dconf, followed on one bus connection. dconf's database file is not on the
 /// bus; what the bus does carry is dconf-service's `ca.desrt.dconf.Writer` `Notify` after every
@@ -7,7 +7,7 @@ public import SDBus
 ///
 /// Anyone may send a `Notify`: it only makes the bridge read the real settings again, one read
 /// at a time and at most one more waiting, however many arrive.
-public final class DconfFollowing {
+package final class DconfFollowing {
     static let limits = DecodingLimits(maximumValues: 256, maximumStringBytes: 512, maximumDepth: 2)
 
     private let bus: any SourceBus
@@ -19,13 +19,13 @@ public final class DconfFollowing {
 
     private enum ReadState { case idle, reading, readingAndAgain }
 
-    public init(bus: any SourceBus, touches: @escaping (_ prefix: String, _ changes: [String]) -> Bool, read: @escaping () -> Void) {
+    package init(bus: any SourceBus, touches: @escaping (_ prefix: String, _ changes: [String]) -> Bool, read: @escaping () -> Void) {
         self.bus = bus
         self.touches = touches
         self.read = read
     }
 
-    public func start() throws(BusError) {
+    package func start() throws(BusError) {
         subscription = try bus.addMatch("type='signal',interface='ca.desrt.dconf.Writer',member='Notify'") { [weak self] message in
             guard let self, case let arguments = (try? message.arguments(limits: Self.limits)) ?? [], arguments.count >= 2,
                   let prefix = arguments[0].string, let changes = arguments[1].stringList, touches(prefix, changes)
@@ -35,13 +35,13 @@ public final class DconfFollowing {
         readAgain()
     }
 
-    public func stop() {
+    package func stop() {
         subscription = nil
     }
 
     /// The read started last came back: `deliver` hands on what it found, unless nobody asked
     /// for it (not following, or no read out); then the read that waited, if any, starts.
-    public func answered(_ deliver: () -> Void) {
+    package func answered(_ deliver: () -> Void) {
         guard subscription != nil, readState != .idle else { return }
         let again = readState == .readingAndAgain
         readState = .idle

@@ -1,4 +1,4 @@
-public import SDBus
+package import SDBus
 
 /// The session bus as the bridge's sources use it: the few `SDBus` calls they make, so that
 /// each source can be driven by a fake bus in its tests. `SDBusSourceBus` (island-bridge) is
@@ -6,7 +6,7 @@ public import SDBus
 ///
 /// Like `SDBus.Bus`, it belongs to one thread (the bus loop), and so do the callbacks it
 /// makes: a source and its bus are used from there only.
-public protocol SourceBus: AnyObject {
+package protocol SourceBus: AnyObject {
     /// Calls `handler` with every message matching `rule` (D-Bus match rule syntax) for as
     /// long as the returned subscription is held.
     func addMatch(_ rule: String, _ handler: @escaping (any IncomingMessage) -> Void) throws(BusError) -> BusSubscription
@@ -42,10 +42,10 @@ public protocol SourceBus: AnyObject {
 }
 
 /// A match, a served object, a tracker or a monitor: in force while held.
-public typealias BusSubscription = AnyObject
+package typealias BusSubscription = AnyObject
 
 /// What a source reads of a message it receives: `SDBus.BusMessage`, or a test's message.
-public protocol IncomingMessage {
+package protocol IncomingMessage {
     var kind: BusMessage.Kind { get }
     var sender: String? { get }
     var destination: String? { get }
@@ -63,12 +63,12 @@ public protocol IncomingMessage {
 extension BusMessage: IncomingMessage {}
 
 extension IncomingMessage {
-    public func arguments() throws(BusError) -> [BusValue] { try arguments(limits: DecodingLimits()) }
+    package func arguments() throws(BusError) -> [BusValue] { try arguments(limits: DecodingLimits()) }
 }
 
 /// The bus driver (`org.freedesktop.DBus`), which every source asks about names.
 extension SourceBus {
-    public func callDriver(_ member: String, _ arguments: [BusValue] = [],
+    package func callDriver(_ member: String, _ arguments: [BusValue] = [],
                            reply: @escaping (Result<any IncomingMessage, BusError>) -> Void) throws(BusError) {
         try call(destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus",
                  member: member, arguments: arguments, timeout: .seconds(25), reply: reply)
@@ -78,7 +78,7 @@ extension SourceBus {
     /// gets its unique name once the driver answers, then at every change (nil: no owner). A
     /// `NameOwnerChanged` that comes before the driver's answer is the newer news: the answer
     /// is then dropped.
-    public func followOwner(of name: String, _ changed: @escaping (String?) -> Void) throws(BusError) -> BusSubscription {
+    package func followOwner(of name: String, _ changed: @escaping (String?) -> Void) throws(BusError) -> BusSubscription {
         let heard = OwnerChangeHeard()
         let subscription = try addMatch(
             "type='signal',sender='org.freedesktop.DBus',interface='org.freedesktop.DBus',member='NameOwnerChanged',arg0='\(name)'"
@@ -95,7 +95,7 @@ extension SourceBus {
     }
 
     /// The unique name of the connection that owns `name`, or nil (none, or the call failed).
-    public func owner(of name: String, _ body: @escaping (String?) -> Void) {
+    package func owner(of name: String, _ body: @escaping (String?) -> Void) {
         do {
             try callDriver("GetNameOwner", [.string(name)]) { result in
                 guard case .success(let reply) = result else { return body(nil) }

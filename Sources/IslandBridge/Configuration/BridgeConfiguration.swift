@@ -1,4 +1,4 @@
-public import IslandCore
+package import IslandCore
 import FreeDesktop
 
 /// `~/.config/island/bridge.conf`: which sources run and how many activities the bridge
@@ -31,52 +31,52 @@ import FreeDesktop
 /// [Lock]
 /// Follow=yes
 /// ```
-public struct BridgeConfiguration: Sendable, Hashable {
+package struct BridgeConfiguration: Sendable, Hashable {
     /// At most this many activities at once; the daemon's `MaxActivitiesPerApp` for the
     /// bridge caps it further.
-    public var maxActivities = 5
+    package var maxActivities = 5
     /// How long a finished transfer or progress stays listed after it ended (seconds).
-    public var keepEnded = 60.0
-    public var mprisEnabled = true
+    package var keepEnded = 60.0
+    package var mprisEnabled = true
     /// A player paused or stopped this long (seconds) shows as stale.
-    public var staleAfterPause = 600.0
-    public var notificationsEnabled = true
+    package var staleAfterPause = 600.0
+    package var notificationsEnabled = true
     /// Whether to serve KDE's job tracker names: `nil` is `auto`, not inside a KDE Plasma
     /// session (whose own notification applet serves them).
-    public var jobsEnabled: Bool?
-    public var maxJobs = 32
-    public var maxJobsPerSender = 8
+    package var jobsEnabled: Bool?
+    package var maxJobs = 32
+    package var maxJobsPerSender = 8
     /// Whether the desktop's Do Not Disturb switch sets islandd's focus (`DesktopFocus`).
-    public var followFocus = true
+    package var followFocus = true
     /// Whether screen-cast sessions on the bus set islandd's sharing (`ScreenCastSessions`).
-    public var followScreenSharing = true
+    package var followScreenSharing = true
     /// Whether the desktop's lock reports (logind, the screensavers) set islandd's lock (`DesktopLock`).
-    public var followLock = true
+    package var followLock = true
 
-    public init() {}
+    package init() {}
 
     /// Whether the job server runs in a session whose `XDG_CURRENT_DESKTOP` is `desktop`.
-    public func servesJobs(currentDesktop: String?) -> Bool {
+    package func servesJobs(currentDesktop: String?) -> Bool {
         if let jobsEnabled { return jobsEnabled }
         let desktops = (currentDesktop ?? "").split(separator: ":").map { $0.uppercased() }
         return !desktops.contains("KDE")
     }
 
     /// The sources that run in a session whose `XDG_CURRENT_DESKTOP` is `currentDesktop`.
-    public func enabledSources(currentDesktop: String?) -> SessionSources.Enabled {
+    package func enabledSources(currentDesktop: String?) -> SessionSources.Enabled {
         SessionSources.Enabled(mpris: mprisEnabled, notifications: notificationsEnabled, jobs: servesJobs(currentDesktop: currentDesktop))
     }
 
     /// Whether this configuration, replacing `old`, makes the bridge follow the bus afresh: a
     /// source turned on or off, or the job server's limits (what it showed from the bus then
     /// ends). Everything else applies at once.
-    public func restartsSources(from old: BridgeConfiguration, currentDesktop: String?) -> Bool {
+    package func restartsSources(from old: BridgeConfiguration, currentDesktop: String?) -> Bool {
         enabledSources(currentDesktop: currentDesktop) != old.enabledSources(currentDesktop: currentDesktop)
             || maxJobs != old.maxJobs || maxJobsPerSender != old.maxJobsPerSender
     }
 
     /// Reads a configuration file's text; `path` names it in errors.
-    public static func parse(_ contents: String, path: String) throws(ConfigurationError) -> BridgeConfiguration {
+    package static func parse(_ contents: String, path: String) throws(ConfigurationError) -> BridgeConfiguration {
         var configuration = BridgeConfiguration()
         var section: String?
         for line in try IslandConfiguration.lines(of: contents, path: path) {

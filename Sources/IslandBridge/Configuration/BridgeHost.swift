@@ -1,15 +1,15 @@
 /// What the bridge knows of where it runs, from its environment: the buses, the desktop, the
 /// login session, and the installed desktop entries.
-public struct BridgeHost {
-    public let busAddress: String?
-    public let systemBusAddress: String
+package struct BridgeHost {
+    package let busAddress: String?
+    package let systemBusAddress: String
     /// `XDG_CURRENT_DESKTOP`: a colon-separated list.
-    public let currentDesktop: String?
+    package let currentDesktop: String?
     /// logind's session: `XDG_SESSION_ID`, else `auto` (the caller's own).
-    public let sessionID: String
-    public var entries: InstalledDesktopEntries
+    package let sessionID: String
+    package var entries: InstalledDesktopEntries
 
-    public init(busAddress: String?, environment: [String: String]) {
+    package init(busAddress: String?, environment: [String: String]) {
         self.busAddress = busAddress
         // sd-bus's own default for the system bus, which tests point elsewhere.
         systemBusAddress = environment["DBUS_SYSTEM_BUS_ADDRESS"] ?? "unix:path=/run/dbus/system_bus_socket"
@@ -20,13 +20,13 @@ public struct BridgeHost {
 
     /// Whether this is a GNOME session: GNOME's own focus setting counts only there; elsewhere
     /// it is a leftover of one, which the user no longer sees.
-    public var isGNOME: Bool {
+    package var isGNOME: Bool {
         (currentDesktop ?? "").split(separator: ":").map { $0.uppercased() }.contains("GNOME")
     }
 
     /// The socket the system bus's address names, when it names one: a machine where it is not
     /// there (a container, a test) has no logind to follow.
-    public var systemBusSocket: String? {
+    package var systemBusSocket: String? {
         guard systemBusAddress.hasPrefix("unix:path=") else { return nil }
         return String(systemBusAddress.dropFirst("unix:path=".count))
     }

@@ -15,9 +15,9 @@
 /// - One call at a time; while it is in flight only the latest wish waits, so a peer flipping
 ///   its switch as fast as it can costs one call per round trip. A failed call (islandd away)
 ///   is sent again when `retry()` says so (the bridge's timer, waiting longer each time).
-public struct DesktopFocus: Sendable {
+package struct DesktopFocus: Sendable {
     /// In precedence order.
-    public enum Switch: String, CaseIterable, Sendable {
+    package enum Switch: String, CaseIterable, Sendable {
         /// dunst's pause: `paused` of `org.dunstproject.cmd0` (`dunstctl set-paused`).
         case dunst
         /// KDE Plasma's notification inhibition: `Inhibited` of its `org.freedesktop.Notifications`.
@@ -30,7 +30,7 @@ public struct DesktopFocus: Sendable {
         case gnome
 
         /// How the log names it.
-        public var name: String {
+        package var name: String {
             switch self {
             case .dunst: "dunst's pause"
             case .kde: "KDE's notification inhibition"
@@ -42,19 +42,19 @@ public struct DesktopFocus: Sendable {
     }
 
     /// What each switch reads now: true is focus (Do Not Disturb). A switch not there has no entry.
-    public private(set) var readings: [Switch: Bool] = [:]
+    package private(set) var readings: [Switch: Bool] = [:]
     /// The switch followed and what it said, as last acted on.
-    public private(set) var followed: (switch: Switch, focus: Bool)?
+    package private(set) var followed: (switch: Switch, focus: Bool)?
     /// What islandd is told of it: the wish is the focus to set, said again whenever the
     /// followed switch changes (even to what islandd was last told: an `island admin focus`
     /// since then is overruled only by a change of the switch).
     private var calls = LatestWishCalls<Bool>(announced: nil)
 
-    public init() {}
+    package init() {}
 
     /// A switch read `focus` (nil: it is not there). Returns what to log when the
     /// followed switch's value changed, which is then what the daemon is to be told.
-    public mutating func read(_ source: Switch, focus: Bool?) -> String? {
+    package mutating func read(_ source: Switch, focus: Bool?) -> String? {
         readings[source] = focus
         guard let leading = Switch.allCases.first(where: { readings[$0] != nil }), let value = readings[leading] else {
             return nil
@@ -67,12 +67,12 @@ public struct DesktopFocus: Sendable {
 
     /// The `SetFocus(on)` to send now, marked in flight; nil when nothing is due or a call
     /// is already out.
-    public mutating func nextCall() -> Bool? { calls.nextCall() }
+    package mutating func nextCall() -> Bool? { calls.nextCall() }
 
     /// The call for `on` came back. A failed one is due again at the next `retry()`, unless
     /// a newer wish took its place meanwhile.
-    public mutating func completed(_ on: Bool, succeeded: Bool) { calls.completed(on, succeeded: succeeded) }
+    package mutating func completed(_ on: Bool, succeeded: Bool) { calls.completed(on, succeeded: succeeded) }
 
     /// Time to try again: a call that failed is due again.
-    public mutating func retry() { calls.retry() }
+    package mutating func retry() { calls.retry() }
 }

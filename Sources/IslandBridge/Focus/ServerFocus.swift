@@ -1,4 +1,4 @@
-public import SDBus
+package import SDBus
 
 /// A notification server's own Do Not Disturb, on one bus connection: the connection that owns
 /// the server's well-known name is followed, its switch read when it arrives and then followed
@@ -11,11 +11,11 @@ public import SDBus
 /// (`property`), swaync's a method and its subscription signals (`swaync`), mako's a mode in a
 /// list (`mako`). Only the owner's signals count, read within the reader's bounds: another
 /// peer cannot silence the island.
-public final class ServerFocus {
+package final class ServerFocus {
     /// How one kind of server tells its switch.
-    public struct Reader: Sendable {
+    package struct Reader: Sendable {
         /// What a signal of the owner's says.
-        public enum Says: Sendable, Equatable {
+        package enum Says: Sendable, Equatable {
             /// The switch is now this.
             case value(Bool)
             /// The switch changed: read it.
@@ -48,13 +48,13 @@ public final class ServerFocus {
 
     private enum ReadState { case idle, reading, readingAndAgain }
 
-    public init(bus: any SourceBus, reader: Reader, reading: @escaping (Bool?) -> Void) {
+    package init(bus: any SourceBus, reader: Reader, reading: @escaping (Bool?) -> Void) {
         self.bus = bus
         self.reader = reader
         self.reading = reading
     }
 
-    public func start() throws(BusError) {
+    package func start() throws(BusError) {
         for rule in reader.rules {
             subscriptions.append(try bus.addMatch(rule) { [weak self] message in
                 guard let self, let owner, message.sender == owner,
@@ -69,7 +69,7 @@ public final class ServerFocus {
         subscriptions.append(try bus.followOwner(of: reader.name) { [weak self] owner in self?.ownerChanged(owner) })
     }
 
-    public func stop() {
+    package func stop() {
         subscriptions = []
         owner = nil
     }
@@ -118,7 +118,7 @@ extension ServerFocus.Reader {
     /// A boolean property of the connection that owns `org.freedesktop.Notifications`, at
     /// `/org/freedesktop/Notifications`, followed by its `PropertiesChanged`. A server without
     /// it (GNOME Shell's, another kind's) answers the read with an error: nothing.
-    public static func property(interface: String, name: String) -> Self {
+    package static func property(interface: String, name: String) -> Self {
         let path = "/org/freedesktop/Notifications"
         return Self(
             name: notifications,
@@ -136,16 +136,16 @@ extension ServerFocus.Reader {
     }
 
     /// dunst's pause (`dunstctl set-paused true`).
-    public static let dunstPause = property(interface: "org.dunstproject.cmd0", name: "paused")
+    package static let dunstPause = property(interface: "org.dunstproject.cmd0", name: "paused")
     /// KDE Plasma's notification inhibition (its Do Not Disturb, and what apps' `Inhibit` asks).
-    public static let kdeInhibition = property(interface: "org.freedesktop.Notifications", name: "Inhibited")
+    package static let kdeInhibition = property(interface: "org.freedesktop.Notifications", name: "Inhibited")
 
     /// SwayNotificationCenter's Do Not Disturb (`swaync-client --dnd-on`): `GetDnd` of the
     /// connection that owns `org.erikreider.swaync.cc`, then its `SubscribeV2` (count, dnd,
     /// cc_open, inhibited) or, from an older swaync, `Subscribe` (count, dnd[, cc_open]), which
     /// it sends on every change. swaync has no property for it. Only a boolean in the second
     /// place counts.
-    public static let swaync: Self = {
+    package static let swaync: Self = {
         let name = "org.erikreider.swaync.cc"
         let path = "/org/erikreider/swaync/cc"
         return Self(
@@ -162,7 +162,7 @@ extension ServerFocus.Reader {
     /// `Modes` property of `fr.emersion.Mako` at `/fr/emersion/Mako` on the connection that owns
     /// `org.freedesktop.Notifications`. mako announces a change by invalidating the property,
     /// without its value, so each announcement is a read. A list of modes is read within bounds.
-    public static let mako: Self = {
+    package static let mako: Self = {
         let interface = "fr.emersion.Mako"
         let path = "/fr/emersion/Mako"
         return Self(
@@ -180,5 +180,5 @@ extension ServerFocus.Reader {
     }()
 
     /// mako's mode that is Do Not Disturb.
-    public static let makoMode = "do-not-disturb"
+    package static let makoMode = "do-not-disturb"
 }

@@ -2,10 +2,10 @@
 /// 1 MB notification body, a title of control characters), what the bridge hands the daemon
 /// stays small and single-line. The daemon refuses payloads over 4,096 bytes; the bridge's
 /// activities stay far below by cutting every text to its field's length here.
-public enum BoundedText {
+package enum BoundedText {
     /// `text` on one line (every run of whitespace or control characters one space, trimmed),
     /// cut to at most `maximumBytes` of UTF-8 on a character boundary, ending in "…" when cut.
-    public static func line(_ text: String, maximumBytes: Int) -> String {
+    package static func line(_ text: String, maximumBytes: Int) -> String {
         var result = ""
         var bytes = 0
         var pendingSpace = false
@@ -39,7 +39,7 @@ public enum BoundedText {
     /// The text of a notification body: markup tags the specification allows (`<b>`, `<i>`,
     /// `<u>`, `<a href>`, `<img>`) removed and its five entities decoded, as a notification
     /// daemon would show it, then made a bounded line.
-    public static func notificationBody(_ markup: String, maximumBytes: Int) -> String {
+    package static func notificationBody(_ markup: String, maximumBytes: Int) -> String {
         var plain = ""
         var index = markup.startIndex
         while index < markup.endIndex {

@@ -4,17 +4,17 @@ import FreeDesktop
 /// Installed desktop entries by id, read from `applications/` of the XDG data directories
 /// (`$XDG_DATA_HOME`, then `$XDG_DATA_DIRS`), the first found winning. Answers are kept, a
 /// bounded number, since peers repeat the same claims.
-public struct InstalledDesktopEntries {
+package struct InstalledDesktopEntries {
     private let directories: [String]
     private var cache: [String: DesktopEntry?] = [:]
     private var order: [String] = []
     static let maximumCached = 128
-    public init(environment: [String: String]) {
+    package init(environment: [String: String]) {
         directories = BaseDirectories(environment: environment).dataSearchPath.map { $0 + "/applications" }
     }
 
     /// The entry `id` names (already checked by `DesktopEntry.validID`), or nil.
-    public mutating func lookup(_ id: String) -> DesktopEntry? {
+    package mutating func lookup(_ id: String) -> DesktopEntry? {
         if let cached = cache[id] { return cached }
         let entry = read(id)
         cache[id] = entry

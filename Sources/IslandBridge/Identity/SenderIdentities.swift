@@ -1,4 +1,4 @@
-public import Logging
+package import Logging
 
 /// What the sources established about the senders they met on one bus connection, and who
 /// waits for a lookup under way: each sender is looked up once (`SourceBus.identify`), the
@@ -7,26 +7,26 @@ public import Logging
 ///
 /// One per bus connection, since a restarted dbus-daemon hands out the same unique names
 /// again: answers about an old bus go with its connection.
-public final class SenderIdentities {
+package final class SenderIdentities {
     private let bus: any SourceBus
     private let logger: Logger
     private var answers: [String: SenderIdentity] = [:]
     private var order: [String] = []
     private var waiting: [String: [(SenderIdentity) -> Void]] = [:]
-    public static let maximumKnown = 256
+    package static let maximumKnown = 256
 
-    public init(bus: any SourceBus, logger: Logger) {
+    package init(bus: any SourceBus, logger: Logger) {
         self.bus = bus
         self.logger = logger
     }
 
-    public func known(_ sender: String) -> SenderIdentity? { answers[sender] }
+    package func known(_ sender: String) -> SenderIdentity? { answers[sender] }
 
     /// Whether a lookup for `sender` is under way.
-    public func isPending(_ sender: String) -> Bool { waiting[sender] != nil }
+    package func isPending(_ sender: String) -> Bool { waiting[sender] != nil }
 
     /// Calls `body` with what the bus establishes about `sender`, at once if known.
-    public func identify(_ sender: String, then body: @escaping (SenderIdentity) -> Void) {
+    package func identify(_ sender: String, then body: @escaping (SenderIdentity) -> Void) {
         if let known = answers[sender] { return body(known) }
         if waiting[sender] != nil {
             waiting[sender]?.append(body)

@@ -8,9 +8,9 @@
 /// desktop entry) is believed only when these facts say the sender is that app
 /// (`verifies(_:executable:)`). What the sender cannot be told apart from is `unknown`, and
 /// verifies nothing.
-public struct SenderIdentity: Sendable, Hashable {
+package struct SenderIdentity: Sendable, Hashable {
     /// What confines the process, as `ProcessIdentity.sandbox` tells.
-    public enum Confinement: Sendable, Hashable {
+    package enum Confinement: Sendable, Hashable {
         case none
         /// A Flatpak identified by its `app-flatpak-<id>-<n>.scope`, which the sandbox cannot leave.
         case flatpak(appID: String)
@@ -20,14 +20,14 @@ public struct SenderIdentity: Sendable, Hashable {
         case other
     }
 
-    public var confinement: Confinement
+    package var confinement: Confinement
     /// The app id of the process's systemd unit (`app-<launcher>-<id>-<n>.scope`,
     /// `app-<id>@<n>.service`), as `ProcessIdentity.appID(fromUnit:)` reads it.
-    public var unitAppID: String?
+    package var unitAppID: String?
     /// The process's executable (`/proc/PID/exe`).
-    public var executable: String?
+    package var executable: String?
 
-    public init(confinement: Confinement, unitAppID: String? = nil, executable: String? = nil) {
+    package init(confinement: Confinement, unitAppID: String? = nil, executable: String? = nil) {
         self.confinement = confinement
         self.unitAppID = unitAppID
         self.executable = executable
@@ -35,11 +35,11 @@ public struct SenderIdentity: Sendable, Hashable {
 
     /// Nothing established: the credentials could not be read, the connection or the process
     /// was gone before the facts were, or the sender runs as another user.
-    public static let unknown = SenderIdentity(confinement: .other)
+    package static let unknown = SenderIdentity(confinement: .other)
 
     /// The app the facts name by themselves (a Flatpak's id, an app unit's id): shown as that
     /// app when installed, even without a claim.
-    public var impliedApp: String? {
+    package var impliedApp: String? {
         if case .flatpak(let app) = confinement { return app }
         return unitAppID
     }
@@ -54,7 +54,7 @@ public struct SenderIdentity: Sendable, Hashable {
     /// * an unconfined process is the app whose entry names its executable: by absolute path,
     ///   or by file name for a bare program name — never an interpreter's or a launcher's
     ///   (`python3`, `env`, `flatpak`…), which would make every script that app.
-    public func verifies(_ id: String, executable program: String?) -> Bool {
+    package func verifies(_ id: String, executable program: String?) -> Bool {
         switch confinement {
         case .flatpak(let app):
             return id == app

@@ -1,6 +1,6 @@
 import FreeDesktop
-public import OrderedCollections
-public import OrderedJSON
+import OrderedCollections
+package import OrderedJSON
 
 /// The app an activity is about (Spotify, Dolphin), as presenters show it inside the bridge's
 /// card: the bridge's layouts draw `attributes.app.name` and `attributes.app.icon`, in the
@@ -17,30 +17,30 @@ public import OrderedJSON
 /// daemon's: the verified app's installed entry when the bridge asks for it (`sourceApp`) and
 /// islandd lets the bridge speak for other apps, else the bridge's own; no peer's string ever
 /// heads it.
-public struct SourceApp: Sendable, Hashable {
-    public var name: String
+package struct SourceApp: Sendable, Hashable {
+    package var name: String
     /// A freedesktop icon name (never a path: presenters look names up in the icon theme).
-    public var icon: String
+    package var icon: String
     /// The installed desktop entry's id, when the sender was verified as that app.
-    public var desktopEntry: String?
+    package var desktopEntry: String?
     /// What an unverified peer calls itself (its notification's app name, its player's
     /// `Identity`), cut short; for logs and the attributes, never drawn as the app.
-    public var label: String?
+    package var label: String?
 
-    public init(name: String, icon: String, desktopEntry: String? = nil, label: String? = nil) {
+    package init(name: String, icon: String, desktopEntry: String? = nil, label: String? = nil) {
         self.name = name
         self.icon = icon
         self.desktopEntry = desktopEntry
         self.label = label
     }
 
-    public static let maximumNameBytes = 64
+    package static let maximumNameBytes = 64
 
     /// The bridge's own icon (its desktop entry's `Icon=`): what an unverified source shows.
-    public static let bridgeIcon = "emblem-synchronizing-symbolic"
+    package static let bridgeIcon = "emblem-synchronizing-symbolic"
 
     /// What a source is when its sender is not verified as an app.
-    public enum Kind: String, Sendable, Hashable {
+    package enum Kind: String, Sendable, Hashable {
         case notification = "Notification"
         case media = "Media"
         case transfer = "Transfer"
@@ -50,7 +50,7 @@ public struct SourceApp: Sendable, Hashable {
     /// else the app `identity` implies (a Flatpak's id, an app unit's), is shown as that app
     /// when `identity` verifies the sender as it and `lookup` finds it installed; otherwise
     /// the source is the bridge's own `kind`, with `label` kept as the peer's word.
-    public static func resolve(claim: String?, identity: SenderIdentity, kind: Kind, label: String?,
+    package static func resolve(claim: String?, identity: SenderIdentity, kind: Kind, label: String?,
                                lookup: (String) -> DesktopEntry?) -> SourceApp {
         let candidate = claim.flatMap(DesktopEntry.validID) ?? identity.impliedApp.flatMap(DesktopEntry.validID)
         if let id = candidate, let installed = lookup(id), identity.verifies(id, executable: installed.executable) {
@@ -63,19 +63,19 @@ public struct SourceApp: Sendable, Hashable {
 
     /// `name` if it is an icon name presenters may look up (`IconName`): paths and URLs
     /// (`file:///…`) are not.
-    public static func iconNameOrNil(_ name: String) -> String? {
+    package static func iconNameOrNil(_ name: String) -> String? {
         IconName.isValid(name) ? name : nil
     }
 
     /// The installed app an activity's attributes (`"app": json`) show it as, when its sender
     /// was verified as that app: what the bridge asks islandd to head the card with
     /// (`Request`'s `sourceApp`), and islandd shows only when it lets the bridge speak for it.
-    public static func verifiedEntry(in attributes: JSONObject) -> String? {
+    package static func verifiedEntry(in attributes: JSONObject) -> String? {
         attributes["app"]?["desktopEntry"]?.stringValue
     }
 
     /// `{"name": …, "icon": …, "desktopEntry": …}`, or `{"name": …, "icon": …, "label": …}`.
-    public var json: JSON {
+    package var json: JSON {
         var object: JSONObject = ["name": .string(name), "icon": .string(icon)]
         if let desktopEntry { object["desktopEntry"] = .string(desktopEntry) }
         if let label { object["label"] = .string(label) }
@@ -85,23 +85,23 @@ public struct SourceApp: Sendable, Hashable {
 
 /// What the bridge reads of an installed desktop entry: its `Name=`, `Icon=`, and the
 /// program of `TryExec=` or else of `Exec=` (to recognise the app's processes by).
-public struct DesktopEntry: Sendable, Hashable {
-    public var name: String?
-    public var icon: String?
-    public var executable: String?
+package struct DesktopEntry: Sendable, Hashable {
+    package var name: String?
+    package var icon: String?
+    package var executable: String?
 
-    public init(name: String?, icon: String?, executable: String? = nil) {
+    package init(name: String?, icon: String?, executable: String? = nil) {
         self.name = name
         self.icon = icon
         self.executable = executable
     }
 
     /// A desktop file id as a peer may claim it (`DesktopFile.validID`): never a path.
-    public static func validID(_ claim: String) -> String? { DesktopFile.validID(claim) }
+    package static func validID(_ claim: String) -> String? { DesktopFile.validID(claim) }
 
     /// The `[Desktop Entry]` group of a desktop file: nil when it has none, or says
     /// `Hidden=true` (a deleted entry).
-    public init?(contents: String) {
+    package init?(contents: String) {
         guard let file = DesktopFile(parsing: contents), !file.isHidden else { return nil }
         name = file.string("Name").map { BoundedText.line($0, maximumBytes: SourceApp.maximumNameBytes) }
         icon = file.string("Icon")

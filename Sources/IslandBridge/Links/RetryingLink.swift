@@ -1,4 +1,4 @@
-public import FreeDesktop
+package import FreeDesktop
 
 /// One link to a peer that may be away — a bus connection, islandd, a call that tells islandd a
 /// desktop state — and when to try it again. Pure, on an injected clock: the bridge says how each
@@ -7,23 +7,23 @@ public import FreeDesktop
 /// Every link waits the same way: after a failed try, the backoff's wait for the failures so far
 /// (so a peer that stays away is tried less and less often, never more often than the backoff's
 /// maximum); a link that held resets the count.
-public struct RetryingLink: Sendable {
-    public typealias Instant = ContinuousClock.Instant
+package struct RetryingLink: Sendable {
+    package typealias Instant = ContinuousClock.Instant
 
-    public let backoff: Backoff
+    package let backoff: Backoff
     /// Failed tries since the link last held.
-    public private(set) var failures = 0
+    package private(set) var failures = 0
     /// When to try again; nil while no try is due (the link holds, or nothing is to be said).
-    public private(set) var due: Instant?
+    package private(set) var due: Instant?
 
-    public init(backoff: Backoff) {
+    package init(backoff: Backoff) {
         self.backoff = backoff
     }
 
     /// A try failed at `now`: the next is due after the backoff's wait for the failures so far.
     /// Answers that wait, for the log.
     @discardableResult
-    public mutating func failed(now: Instant) -> Duration {
+    package mutating func failed(now: Instant) -> Duration {
         let wait = backoff.delay(attempt: failures)
         failures += 1
         due = now + wait
@@ -33,23 +33,23 @@ public struct RetryingLink: Sendable {
     /// A try is due `wait` after `now` whatever came before: a peer that refused will not change
     /// its mind soon, and one that was there and went (restarted) is likely back at once. The
     /// count of failures is left as it is.
-    public mutating func retry(after wait: Duration, now: Instant) {
+    package mutating func retry(after wait: Duration, now: Instant) {
         due = now + wait
     }
 
     /// The link held (connected, or a call came back): no try is due and the waits start over.
-    public mutating func held() {
+    package mutating func held() {
         failures = 0
         due = nil
     }
 
     /// Nothing is to be tried any more (the bridge stopped following what the link carries).
-    public mutating func cancel() {
+    package mutating func cancel() {
         due = nil
     }
 
     /// Whether a try is due at `now`; if so, it is taken (due again only after the next failure).
-    public mutating func takeDue(now: Instant) -> Bool {
+    package mutating func takeDue(now: Instant) -> Bool {
         guard let due, due <= now else { return false }
         self.due = nil
         return true
@@ -58,31 +58,31 @@ public struct RetryingLink: Sendable {
 
 /// A set of `RetryingLink`s named by `Key`, so that one timer serves them all: armed for
 /// `nextDue`, and on firing, the links `takeDue` names are tried again, in `Key`'s order.
-public struct RetryingLinks<Key: Hashable & CaseIterable & Sendable>: Sendable where Key.AllCases: Sendable {
+package struct RetryingLinks<Key: Hashable & CaseIterable & Sendable>: Sendable where Key.AllCases: Sendable {
     private var links: [Key: RetryingLink]
 
     /// Every key's link waits with `backoff`.
-    public init(backoff: Backoff) {
+    package init(backoff: Backoff) {
         links = Dictionary(uniqueKeysWithValues: Key.allCases.map { ($0, RetryingLink(backoff: backoff)) })
     }
 
-    public subscript(key: Key) -> RetryingLink {
+    package subscript(key: Key) -> RetryingLink {
         get { links[key]! }
         set { links[key] = newValue }
     }
 
     /// The earliest time a link is due; nil when none is.
-    public var nextDue: RetryingLink.Instant? {
+    package var nextDue: RetryingLink.Instant? {
         links.values.compactMap(\.due).min()
     }
 
     /// The links due at `now`, taken, in `Key`'s order.
-    public mutating func takeDue(now: RetryingLink.Instant) -> [Key] {
+    package mutating func takeDue(now: RetryingLink.Instant) -> [Key] {
         Key.allCases.filter { links[$0]!.takeDue(now: now) }
     }
 
     /// Nothing is due any more.
-    public mutating func cancelAll() {
+    package mutating func cancelAll() {
         for key in Key.allCases { links[key]!.cancel() }
     }
 }

@@ -8,20 +8,20 @@
 /// set is honoured: GNOME Shell writes every app that ever notified there, and the schema's
 /// default for `details-in-lock-screen` is false, so defaults would make every such app private.
 /// `dconf dump` prints exactly the values set, so that is what is read.
-public struct GnomeLockScreen: Sendable, Hashable {
+package struct GnomeLockScreen: Sendable, Hashable {
     /// At most this many apps in each level, as islandd takes them.
-    public static let maximumApps = 1024
+    package static let maximumApps = 1024
     /// `dconf dump`'s output is read up to this many bytes; a longer one is not taken.
-    public static let maximumDumpBytes = 1 << 20
+    package static let maximumDumpBytes = 1 << 20
     /// The dconf directory dumped, whose writes are followed.
-    public static let directory = "/org/gnome/desktop/notifications/"
+    package static let directory = "/org/gnome/desktop/notifications/"
 
-    public var everyAppSecret = false
+    package var everyAppSecret = false
     /// App ids (desktop entry ids without `.desktop`), sorted.
-    public var privateApps: [String] = []
-    public var secretApps: [String] = []
+    package var privateApps: [String] = []
+    package var secretApps: [String] = []
 
-    public init(everyAppSecret: Bool = false, privateApps: [String] = [], secretApps: [String] = []) {
+    package init(everyAppSecret: Bool = false, privateApps: [String] = [], secretApps: [String] = []) {
         self.everyAppSecret = everyAppSecret
         self.privateApps = privateApps
         self.secretApps = secretApps
@@ -31,7 +31,7 @@ public struct GnomeLockScreen: Sendable, Hashable {
     /// own keys, `[application/<child>]` for each app's. A child without an `application-id`
     /// names no app and is passed over, as is one whose id islandd would refuse; a value that
     /// is no boolean counts as not set.
-    public static func parse(dump: String) -> GnomeLockScreen {
+    package static func parse(dump: String) -> GnomeLockScreen {
         var section: String?
         var sections: [String: [String: String]] = [:]
         for rawLine in dump.split(separator: "\n", omittingEmptySubsequences: true) {
@@ -79,7 +79,7 @@ public struct GnomeLockScreen: Sendable, Hashable {
 
     /// Whether a dconf write of `changes` under `prefix` may have changed a key of `directory`:
     /// one inside it, or a directory above it (a reset or a load of a whole tree).
-    public static func touchesDirectory(prefix: String, changes: [String]) -> Bool {
+    package static func touchesDirectory(prefix: String, changes: [String]) -> Bool {
         changes.contains { change in
             let path = prefix + change
             return path.hasPrefix(directory) || (path.hasSuffix("/") && directory.hasPrefix(path))

@@ -1,4 +1,4 @@
-public import SDBus
+package import SDBus
 
 /// One of the desktop's reports that the session is locked, followed on one bus connection:
 /// read from the connection that owns the service's name when it arrives, then followed by
@@ -17,12 +17,12 @@ public import SDBus
 /// or a `PropertiesChanged` with the same names, and the bus names its real sender. The owner
 /// of a free name on the session bus could be anyone, so the bridge counts the session locked
 /// when any report says so (`DesktopLock`): a peer that claims a name can only hide more.
-public final class LockSignal {
-    public enum Kind: String, Sendable, Hashable, CaseIterable {
+package final class LockSignal {
+    package enum Kind: String, Sendable, Hashable, CaseIterable {
         case gnome, freedesktop, logind
 
         /// The service's well-known name.
-        public var service: String {
+        package var service: String {
             switch self {
             case .gnome: "org.gnome.ScreenSaver"
             case .freedesktop: "org.freedesktop.ScreenSaver"
@@ -31,7 +31,7 @@ public final class LockSignal {
         }
 
         /// Whether it is on the system bus (logind) rather than the session bus.
-        public var isOnSystemBus: Bool { self == .logind }
+        package var isOnSystemBus: Bool { self == .logind }
     }
 
     static let properties = "org.freedesktop.DBus.Properties"
@@ -39,9 +39,9 @@ public final class LockSignal {
     static let logindSession = "org.freedesktop.login1.Session"
     /// A signal's body is a peer's: a boolean, or a dictionary with one near its top.
     static let limits = DecodingLimits(maximumValues: 64, maximumStringBytes: 256, maximumDepth: 4)
-    public static let maximumPathBytes = 255
+    package static let maximumPathBytes = 255
 
-    public let kind: Kind
+    package let kind: Kind
     private let bus: any SourceBus
     private let sessionID: String
     private let reading: (Bool?) -> Void
@@ -52,14 +52,14 @@ public final class LockSignal {
     private var owner: String?
 
     /// - Parameter sessionID: logind's session (`XDG_SESSION_ID`), or `auto`; unused otherwise.
-    public init(_ kind: Kind, bus: any SourceBus, sessionID: String = "auto", reading: @escaping (Bool?) -> Void) {
+    package init(_ kind: Kind, bus: any SourceBus, sessionID: String = "auto", reading: @escaping (Bool?) -> Void) {
         self.kind = kind
         self.bus = bus
         self.sessionID = sessionID
         self.reading = reading
     }
 
-    public func start() throws(BusError) {
+    package func start() throws(BusError) {
         if kind != .logind {
             subscriptions.append(try bus.addMatch("type='signal',interface='\(kind.service)',member='ActiveChanged'") { [weak self] message in
                 guard let self, let owner, message.sender == owner,
@@ -70,7 +70,7 @@ public final class LockSignal {
         subscriptions.append(try bus.followOwner(of: kind.service) { [weak self] owner in self?.ownerChanged(owner) })
     }
 
-    public func stop() {
+    package func stop() {
         subscriptions = []
         sessionMatch = nil
         owner = nil
@@ -136,9 +136,9 @@ public final class LockSignal {
 }
 
 /// Object paths a peer names, checked before they go into a match rule.
-public enum LockSignalPaths {
+package enum LockSignalPaths {
     /// An object path as D-Bus writes one: `/` and elements of `[A-Za-z0-9_]`, within 255 bytes.
-    public static func isObjectPath(_ path: String) -> Bool {
+    package static func isObjectPath(_ path: String) -> Bool {
         guard path.hasPrefix("/"), path.utf8.count <= LockSignal.maximumPathBytes else { return false }
         return path.utf8.allSatisfy { byte in
             switch byte {

@@ -1,25 +1,25 @@
 /// The sources following one bus connection, each there when turned on, sharing what they
 /// learn of the senders they meet; taps and buttons are routed to the source an activity's
 /// key names. A new connection (the bus restarted) gets new sources.
-public final class SessionSources {
-    public struct Enabled: Sendable, Hashable {
-        public var mpris: Bool
-        public var notifications: Bool
-        public var jobs: Bool
+package final class SessionSources {
+    package struct Enabled: Sendable, Hashable {
+        package var mpris: Bool
+        package var notifications: Bool
+        package var jobs: Bool
 
-        public init(mpris: Bool, notifications: Bool, jobs: Bool) {
+        package init(mpris: Bool, notifications: Bool, jobs: Bool) {
             self.mpris = mpris
             self.notifications = notifications
             self.jobs = jobs
         }
     }
 
-    public let busID: String
-    public let mpris: MPRISSource?
-    public let notifications: NotificationSource?
-    public let jobs: JobSource?
+    package let busID: String
+    package let mpris: MPRISSource?
+    package let notifications: NotificationSource?
+    package let jobs: JobSource?
 
-    public init(bus: any SourceBus, context: SourceContext, enabled: Enabled, staleAfterPause: Double,
+    package init(bus: any SourceBus, context: SourceContext, enabled: Enabled, staleAfterPause: Double,
                 maximumJobs: Int, maximumJobsPerSender: Int) {
         busID = context.busID
         let senders = SenderIdentities(bus: bus, logger: context.logger)
@@ -29,25 +29,25 @@ public final class SessionSources {
                                         maximumJobsPerSender: maximumJobsPerSender) : nil
     }
 
-    public func start() {
+    package func start() {
         mpris?.start()
         notifications?.start()
         jobs?.start()
     }
 
     /// Whether the first scan of the bus is over: every source read what was there.
-    public var isScanned: Bool {
+    package var isScanned: Bool {
         (mpris?.readsUnderWay ?? 0) + (notifications?.readsUnderWay ?? 0) == 0
     }
 
     /// What every source showed ends: the bus is going away.
-    public func end() -> [SourceChange] {
+    package func end() -> [SourceChange] {
         (mpris?.end() ?? []) + (notifications?.end() ?? []) + (jobs?.end() ?? [])
     }
 
     /// A tap on the activity of `key`: a player is raised. A key of another bus names
     /// nothing here.
-    public func tapped(_ key: SourceKey) {
+    package func tapped(_ key: SourceKey) {
         guard key.busID == busID else { return }
         switch key {
         case .player(_, let owner): mpris?.tapped(owner: owner)
@@ -56,7 +56,7 @@ public final class SessionSources {
     }
 
     /// A button (`action`, as the layout names it) of the activity of `key`.
-    public func pressed(_ action: String, on key: SourceKey) {
+    package func pressed(_ action: String, on key: SourceKey) {
         guard key.busID == busID else { return }
         switch key {
         case .player(_, let owner): mpris?.pressed(action, owner: owner)

@@ -4,7 +4,7 @@
 ///
 /// Each key names the bus it was made on (`busID`, the first 12 digits of the bus's id):
 /// unique names start over on a new bus, so a key of another bus names nothing there.
-public enum SourceKey: Sendable, Hashable, CustomStringConvertible {
+package enum SourceKey: Sendable, Hashable, CustomStringConvertible {
     /// An MPRIS player, by its connection.
     case player(busID: String, owner: String)
     /// A notification, by the connection that sent it and the id the server gave it.
@@ -12,13 +12,13 @@ public enum SourceKey: Sendable, Hashable, CustomStringConvertible {
     /// A KDE job view, by its number.
     case job(busID: String, number: UInt32)
 
-    public var busID: String {
+    package var busID: String {
         switch self {
         case .player(let busID, _), .notification(let busID, _, _), .job(let busID, _): busID
         }
     }
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .player(let busID, let owner): "mpris:\(busID):\(owner)"
         case .notification(let busID, let owner, let id): "notify:\(busID):\(owner):\(id)"
@@ -29,7 +29,7 @@ public enum SourceKey: Sendable, Hashable, CustomStringConvertible {
     /// The key `text` is the description of; nil for any other text (an activity another
     /// version of the bridge made, say). Unique names have colons of their own (`:1.42`):
     /// the bus id never has (it may be empty, when the bus would not say it).
-    public init?(_ text: String) {
+    package init?(_ text: String) {
         let parts = text.split(separator: ":", maxSplits: 2, omittingEmptySubsequences: false)
         guard parts.count == 3, !parts[2].isEmpty else { return nil }
         let busID = String(parts[1]), rest = parts[2]

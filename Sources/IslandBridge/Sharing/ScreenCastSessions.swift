@@ -30,9 +30,9 @@ import SDBus
 /// when `maximumCallers` callers each have something pending does a new caller take the place
 /// of the one silent longest. A full table of sessions takes no new session, which can only
 /// keep the screen counted shared.
-public struct ScreenCastSessions: Sendable {
+package struct ScreenCastSessions: Sendable {
     /// Which service casts: what islandd's `SetSharing` calls the source.
-    public enum Service: String, Sendable, Hashable {
+    package enum Service: String, Sendable, Hashable {
         case portal
         case gnome
     }
@@ -63,10 +63,10 @@ public struct ScreenCastSessions: Sendable {
         var lastStart: UInt64 = 0
     }
 
-    public static let maximumSessions = 32
-    public static let maximumPendingPerCaller = 4
-    public static let maximumCallers = 64
-    public static let maximumPathBytes = 255
+    package static let maximumSessions = 32
+    package static let maximumPendingPerCaller = 4
+    package static let maximumCallers = 64
+    package static let maximumPathBytes = 255
 
     /// Started sessions, by object path.
     private(set) var sessions: [String: Session] = [:]
@@ -77,11 +77,11 @@ public struct ScreenCastSessions: Sendable {
     private var requestCallers: [String: String] = [:]
     private var starts: UInt64 = 0
 
-    public init() {}
+    package init() {}
 
     /// Whether the screen is shared, and by which service first (the portal before Mutter:
     /// on GNOME a portal cast runs through Mutter too); nil while nothing is cast.
-    public var sharedBy: Service? {
+    package var sharedBy: Service? {
         if sessions.values.contains(where: { $0.kind == .portal }) { return .portal }
         return sessions.isEmpty ? nil : .gnome
     }
@@ -90,7 +90,7 @@ public struct ScreenCastSessions: Sendable {
     /// clients and services. A `Start` call in flight is answered in a moment, so its caller is
     /// not followed: following a name costs the bus a round trip, which a flood of calls would
     /// otherwise cost for every call.
-    public var peers: Set<String> {
+    package var peers: Set<String> {
         var names = Set(sessions.values.flatMap { [$0.client, $0.service] })
         for (client, caller) in callers {
             for pending in caller.pending where pending.request != nil {
@@ -105,7 +105,7 @@ public struct ScreenCastSessions: Sendable {
     /// have changed: most messages (a call starting or refused) change neither, and cost the
     /// caller nothing more.
     @discardableResult
-    public mutating func observe(_ event: ScreenCastEvent) -> Bool {
+    package mutating func observe(_ event: ScreenCastEvent) -> Bool {
         switch event {
         case .start(let kind, let session, let client, let serial):
             guard Self.fits(session) else { return false }
@@ -149,7 +149,7 @@ public struct ScreenCastSessions: Sendable {
     }
 
     /// Connection `name` left the bus: its sessions and its pending starts end.
-    public mutating func left(_ name: String) {
+    package mutating func left(_ name: String) {
         sessions = sessions.filter { $0.value.client != name && $0.value.service != name }
         if let caller = callers.removeValue(forKey: name) { forgetRequests(of: caller.pending) }
         for client in Set(requestCallers.values) {
@@ -158,7 +158,7 @@ public struct ScreenCastSessions: Sendable {
     }
 
     /// Forgets everything: the bus went away, and with it every session seen on it.
-    public mutating func reset() { self = ScreenCastSessions() }
+    package mutating func reset() { self = ScreenCastSessions() }
 
     private mutating func began(_ path: String, _ session: Session) -> Bool {
         guard sessions[path] != nil || sessions.count < Self.maximumSessions else { return false }
@@ -202,7 +202,7 @@ public struct ScreenCastSessions: Sendable {
 }
 
 /// What a screen-cast message says, read off the monitor (`init?(_:)`).
-public enum ScreenCastEvent: Sendable, Hashable {
+package enum ScreenCastEvent: Sendable, Hashable {
     /// `client` called `Start` on `session` (the portal's argument, Mutter's object path).
     case start(ScreenCastSessions.Service, session: String, client: String, serial: UInt64)
     /// `service` answered `client`'s call `replySerial`; for the portal, with its request object.
@@ -216,18 +216,18 @@ public enum ScreenCastEvent: Sendable, Hashable {
     /// The service's `Session.Closed`.
     case closed(ScreenCastSessions.Service, session: String, service: String)
 
-    public static let portalScreenCast = "org.freedesktop.portal.ScreenCast"
-    public static let portalRemoteDesktop = "org.freedesktop.portal.RemoteDesktop"
-    public static let portalSession = "org.freedesktop.portal.Session"
-    public static let portalRequest = "org.freedesktop.portal.Request"
-    public static let mutterSession = "org.gnome.Mutter.ScreenCast.Session"
-    public static let mutterRemoteDesktopSession = "org.gnome.Mutter.RemoteDesktop.Session"
-    public static let portalName = "org.freedesktop.portal.Desktop"
-    public static let mutterName = "org.gnome.Mutter.ScreenCast"
+    package static let portalScreenCast = "org.freedesktop.portal.ScreenCast"
+    package static let portalRemoteDesktop = "org.freedesktop.portal.RemoteDesktop"
+    package static let portalSession = "org.freedesktop.portal.Session"
+    package static let portalRequest = "org.freedesktop.portal.Request"
+    package static let mutterSession = "org.gnome.Mutter.ScreenCast.Session"
+    package static let mutterRemoteDesktopSession = "org.gnome.Mutter.RemoteDesktop.Session"
+    package static let portalName = "org.freedesktop.portal.Desktop"
+    package static let mutterName = "org.gnome.Mutter.ScreenCast"
 
     /// What the monitor is to see: the calls and signals above, and the answers of the two
     /// services (by their well-known names, which the bus resolves as messages pass).
-    public static let monitorRules = [
+    package static let monitorRules = [
         "type='method_call',interface='\(portalScreenCast)',member='Start'",
         "type='method_call',interface='\(portalRemoteDesktop)',member='Start'",
         "type='method_call',interface='\(portalSession)',member='Close'",
@@ -249,7 +249,7 @@ public enum ScreenCastEvent: Sendable, Hashable {
 
     /// Reads a monitored message; nil for anything else, or anything malformed. Only the
     /// first argument is read, within small limits: a peer's message may be any size.
-    public init?(_ message: any IncomingMessage) {
+    package init?(_ message: any IncomingMessage) {
         switch message.kind {
         case .methodReturn:
             guard let service = message.sender, let client = message.destination, let serial = message.replySerial else { return nil }
@@ -298,5 +298,5 @@ public enum ScreenCastEvent: Sendable, Hashable {
 
 extension ScreenCastSessions {
     /// How many sessions are casting, for the log.
-    public var sessionCount: Int { sessions.count }
+    package var sessionCount: Int { sessions.count }
 }

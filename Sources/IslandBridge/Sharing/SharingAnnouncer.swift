@@ -2,34 +2,34 @@
 /// for focus: one call at a time, and while one is out only the latest wish waits, so a peer
 /// starting and closing sessions as fast as it can costs one call per round trip. A failed
 /// call (islandd away) is due again at `retry()`.
-public struct SharingAnnouncer: Sendable {
+package struct SharingAnnouncer: Sendable {
     /// Shared by `source`, or not shared (nil).
-    public struct Wish: Sendable, Hashable {
-        public let source: ScreenCastSessions.Service?
-        public var on: Bool { source != nil }
+    package struct Wish: Sendable, Hashable {
+        package let source: ScreenCastSessions.Service?
+        package var on: Bool { source != nil }
     }
 
     private var calls = LatestWishCalls(announced: Wish(source: nil))
     /// What islandd was last told, or is being told; nil when a call failed and nobody knows.
     /// A daemon starts unshared.
-    public var announced: Wish? { calls.announced }
+    package var announced: Wish? { calls.announced }
 
-    public init() {}
+    package init() {}
 
     /// The screen is now shared by `source` (nil: not shared). With `again`, said even if
     /// islandd was told so already: a daemon that restarted starts unshared, and a bridge
     /// that starts cannot know what the one before it said.
-    public mutating func shared(by source: ScreenCastSessions.Service?, again: Bool = false) {
+    package mutating func shared(by source: ScreenCastSessions.Service?, again: Bool = false) {
         calls.wish(Wish(source: source), again: again)
     }
 
     /// The call to send now, marked in flight; nil when nothing is due or a call is out.
-    public mutating func nextCall() -> Wish? { calls.nextCall() }
+    package mutating func nextCall() -> Wish? { calls.nextCall() }
 
     /// The call for `wish` came back. A failed one is due again at `retry()`, unless a newer
     /// wish took its place.
-    public mutating func completed(_ wish: Wish, succeeded: Bool) { calls.completed(wish, succeeded: succeeded) }
+    package mutating func completed(_ wish: Wish, succeeded: Bool) { calls.completed(wish, succeeded: succeeded) }
 
     /// Time to try again.
-    public mutating func retry() { calls.retry() }
+    package mutating func retry() { calls.retry() }
 }

@@ -1,9 +1,9 @@
-public import OrderedJSON
-public import OrderedCollections
+package import OrderedJSON
+package import OrderedCollections
 
 extension ActivityContent {
     /// `{"state": {…}, "staleDate"?: 1.0, "relevanceScore": 0.0}`, the state from its text.
-    public func writeJSON(to text: inout JSONText) {
+    package func writeJSON(to text: inout JSONText) {
         text.openObject()
         text.key("state")
         text.value(text: stateText)
@@ -13,7 +13,7 @@ extension ActivityContent {
     }
 
     /// Reads `json`; `staleDate` and `relevanceScore` may be missing (nil and 0).
-    public init(json: JSONObject) throws(ActivityDecodingError) {
+    package init(json: JSONObject) throws(ActivityDecodingError) {
         try self.init(ActivityJSONReader(json))
     }
 
@@ -29,7 +29,7 @@ extension ActivityContent {
 extension Activity {
     /// The whole activity as the daemon stores it, as compact JSON text: every update
     /// stores one. `init(json:)` reads it back exactly. Optional members are left out when nil.
-    public func writeJSON(to text: inout JSONText) {
+    package func writeJSON(to text: inout JSONText) {
         openObject(in: &text)
         if let uid { text.member("uid", int: Int(uid)) }
         text.key("content")
@@ -63,19 +63,19 @@ extension Activity {
     }
 
     /// `writeJSON`'s text on its own: the document the store keeps.
-    public var jsonText: [UInt8] {
+    package var jsonText: [UInt8] {
         var text = JSONText(capacity: 1024)
         writeJSON(to: &text)
         return text.bytes
     }
 
     /// The same as a tree.
-    public var json: JSONObject {
+    package var json: JSONObject {
         // The writer only writes JSON objects.
         try! JSONParser.parse(jsonText).objectValue!
     }
 
-    public init(json: JSONObject) throws(ActivityDecodingError) {
+    package init(json: JSONObject) throws(ActivityDecodingError) {
         try self.init(ActivityJSONReader(json))
     }
 

@@ -1,4 +1,4 @@
-public import OrderedJSON
+package import OrderedJSON
 
 /// One live activity, as the manager holds it. Only `ActivityManager` changes an activity, so
 /// every mutable field is `internal(set)`.
@@ -8,29 +8,29 @@ public import OrderedJSON
 /// one update that changes it makes one copy of its fields.
 ///
 /// Times are seconds since the Unix epoch.
-public struct Activity: Sendable, Hashable, Identifiable {
+package struct Activity: Sendable, Hashable, Identifiable {
     /// Assigned by the manager's ID generator (a UUID in the daemon).
-    public var id: String { identity.value.id }
+    package var id: String { identity.value.id }
     /// `id`, hashed once for the tables that look activities up on every update.
-    public var hashedID: HashedID { identity.value.hashedID }
+    package var hashedID: HashedID { identity.value.hashedID }
     /// The producing app's id.
-    public var app: String { identity.value.app }
+    package var app: String { identity.value.app }
     /// The app the activity is about, when its producer speaks for other apps and the daemon
     /// allowed it to for this one (`org.island.Producer.Request`'s `sourceApp`): presenters
     /// head it with that app's desktop entry.
-    public var sourceApp: String? { identity.value.sourceApp }
+    package var sourceApp: String? { identity.value.sourceApp }
     /// The producer's uid in the system scope; nil in the user scope.
-    public var uid: UInt32? { identity.value.uid }
+    package var uid: UInt32? { identity.value.uid }
     /// The only producer that may see or change the activity.
-    public var owner: ActivityOwner { ActivityOwner(app: app, uid: uid) }
+    package var owner: ActivityOwner { ActivityOwner(app: app, uid: uid) }
     /// The attributes type name; selects the layout.
-    public var type: String { identity.value.type }
+    package var type: String { identity.value.type }
     /// Immutable for the activity's life.
-    public var attributes: JSONObject { identity.value.attributes }
+    package var attributes: JSONObject { identity.value.attributes }
     /// The idempotency key of the request that started it, if any.
-    public var key: String? { identity.value.key }
-    public var ownerGonePolicy: OwnerGonePolicy { identity.value.ownerGonePolicy }
-    public var createdAt: Double { identity.value.createdAt }
+    package var key: String? { identity.value.key }
+    package var ownerGonePolicy: OwnerGonePolicy { identity.value.ownerGonePolicy }
+    package var createdAt: Double { identity.value.createdAt }
     /// `JSON.serializedSize(of: attributes)`: the part of the payload limit every update
     /// counts again.
     var attributesSize: Int { identity.value.attributesSize }
@@ -75,11 +75,11 @@ public struct Activity: Sendable, Hashable, Identifiable {
         }
     }
 
-    public static func == (lhs: Activity, rhs: Activity) -> Bool {
+    package static func == (lhs: Activity, rhs: Activity) -> Bool {
         lhs.storage === rhs.storage || (lhs.identity == rhs.identity && lhs.storage.fields == rhs.storage.fields)
     }
 
-    public func hash(into hasher: inout Hasher) {
+    package func hash(into hasher: inout Hasher) {
         hasher.combine(identity)
         hasher.combine(storage.fields)
     }
@@ -123,80 +123,80 @@ public struct Activity: Sendable, Hashable, Identifiable {
     }
 
     /// Opens the activity's object in `text` with its identity: id, app, source app, type and attributes.
-    public func openObject(in text: inout JSONText) {
+    package func openObject(in text: inout JSONText) {
         text.openObject(members: identity.value.identityMembers)
     }
 
     /// Writes the `createdAt` member.
-    public func writeCreatedAt(to text: inout JSONText) {
+    package func writeCreatedAt(to text: inout JSONText) {
         text.key("createdAt")
         text.value(text: identity.value.createdAtText)
     }
 
     /// The latest accepted content.
-    public internal(set) var content: ActivityContent {
+    package internal(set) var content: ActivityContent {
         get { storage.fields.content }
         set { fields.content = newValue }
     }
     /// What presenters currently see. Differs from `content` while a coalesced update waits
     /// for its delivery slot (`nextDeliveryAt`).
-    public internal(set) var deliveredContent: ActivityContent {
+    package internal(set) var deliveredContent: ActivityContent {
         get { storage.fields.deliveredContent }
         set { fields.deliveredContent = newValue }
     }
     /// When `deliveredContent` was delivered; the per-activity update rate counts from here.
-    public internal(set) var deliveredAt: Double {
+    package internal(set) var deliveredAt: Double {
         get { storage.fields.deliveredAt }
         set { fields.deliveredAt = newValue }
     }
-    public internal(set) var state: ActivityState {
+    package internal(set) var state: ActivityState {
         get { storage.fields.state }
         set { fields.state = newValue }
     }
-    public internal(set) var endReason: EndReason? {
+    package internal(set) var endReason: EndReason? {
         get { storage.fields.endReason }
         set { fields.endReason = newValue }
     }
     /// When the content or the state last changed.
-    public internal(set) var updatedAt: Double {
+    package internal(set) var updatedAt: Double {
         get { storage.fields.updatedAt }
         set { fields.updatedAt = newValue }
     }
-    public internal(set) var endedAt: Double? {
+    package internal(set) var endedAt: Double? {
         get { storage.fields.endedAt }
         set { fields.endedAt = newValue }
     }
     /// When an ended activity will be dismissed.
-    public internal(set) var dismissAt: Double? {
+    package internal(set) var dismissAt: Double? {
         get { storage.fields.dismissAt }
         set { fields.dismissAt = newValue }
     }
     /// The producer timestamp of the last accepted update; older or equal ones are refused.
-    public internal(set) var lastTimestamp: Double? {
+    package internal(set) var lastTimestamp: Double? {
         get { storage.fields.lastTimestamp }
         set { fields.lastTimestamp = newValue }
     }
     /// When the coalesced `content` will be delivered; nil when presenters are up to date.
-    public internal(set) var nextDeliveryAt: Double? {
+    package internal(set) var nextDeliveryAt: Double? {
         get { storage.fields.nextDeliveryAt }
         set { fields.nextDeliveryAt = newValue }
     }
     /// With the `stale` owner-gone policy: when the activity turns stale unless its app returns.
-    public internal(set) var ownerGraceEndsAt: Double? {
+    package internal(set) var ownerGraceEndsAt: Double? {
         get { storage.fields.ownerGraceEndsAt }
         set { fields.ownerGraceEndsAt = newValue }
     }
 
     /// How a scheduled activity starts: its date, its alert, and whether it started late.
     /// Nil for an activity that started when it was requested.
-    public internal(set) var schedule: ScheduledStart? {
+    package internal(set) var schedule: ScheduledStart? {
         get { storage.fields.schedule }
         set { fields.schedule = newValue }
     }
 
     /// When the activity became (or, pending, will become) active: its scheduled start, or
     /// its creation. Its maximum active duration counts from here, and the island orders by it.
-    public var activeSince: Double { schedule?.startsAt ?? createdAt }
+    package var activeSince: Double { schedule?.startsAt ?? createdAt }
 
     init(
         id: String, owner: ActivityOwner, sourceApp: String? = nil, type: String, attributes: JSONObject, key: String?,
@@ -209,12 +209,12 @@ public struct Activity: Sendable, Hashable, Identifiable {
     }
 
     /// Pending, active or stale.
-    public var isLive: Bool { state.isLive }
+    package var isLive: Bool { state.isLive }
 
     /// A dismissed activity as it was once it had ended: for one dismissed in the same
     /// moment it ended (an immediate dismissal), whose watchers are promised `ended` before
     /// `dismissed` all the same. Nil when it never ended.
-    public var asEnded: Activity? {
+    package var asEnded: Activity? {
         guard endedAt != nil else { return nil }
         var ended = self
         ended.state = .ended
@@ -223,7 +223,7 @@ public struct Activity: Sendable, Hashable, Identifiable {
 
     /// The size that `maximumPayloadBytes` limits: compact JSON of the attributes plus compact
     /// JSON of the content state, in bytes.
-    public static func payloadSize(attributes: JSONObject, content: ActivityContent) -> Int {
+    package static func payloadSize(attributes: JSONObject, content: ActivityContent) -> Int {
         JSON.serializedSize(of: attributes) + content.stateText.count
     }
 }

@@ -3,17 +3,17 @@ import OrderedCollections
 
 /// Stored JSON (an activity, settings, budgets or a snapshot) that does not decode: which
 /// member, and what is wrong with it.
-public struct ActivityDecodingError: Error, Sendable, Hashable, CustomStringConvertible {
+package struct ActivityDecodingError: Error, Sendable, Hashable, CustomStringConvertible {
     /// Dotted path of the member, e.g. `content.state`.
-    public var path: String
-    public var problem: String
+    package var path: String
+    package var problem: String
 
-    public init(path: String, problem: String) {
+    package init(path: String, problem: String) {
         self.path = path
         self.problem = problem
     }
 
-    public var description: String { "\(path): \(problem)" }
+    package var description: String { "\(path): \(problem)" }
 }
 
 /// Typed reads of one JSON object's members, naming the member in every error.

@@ -1,6 +1,6 @@
 /// One consequence of a manager operation. Operations return their events in order, so the
 /// daemon persists and publishes exactly what changed and nothing else.
-public enum ActivityEvent: Sendable, Hashable {
+package enum ActivityEvent: Sendable, Hashable {
     /// The stored activity changed in any way: persist it (and tell its app's watchers).
     case changed(Activity)
     /// What presenters see of the activity changed — it appeared, its `deliveredContent` was
@@ -29,35 +29,35 @@ extension ActivityEvent {
 }
 
 /// The reply to `ActivityManager.request`.
-public struct RequestOutcome: Sendable, Hashable {
-    public var activity: Activity
+package struct RequestOutcome: Sendable, Hashable {
+    package var activity: Activity
     /// False when the idempotency key matched an existing activity, which is returned as is.
-    public var created: Bool
-    public var events: [ActivityEvent]
+    package var created: Bool
+    package var events: [ActivityEvent]
 }
 
 /// The reply to `ActivityManager.update`: whether the content reached presenters and whether the
 /// alert was shown, so budget effects are never silent.
-public struct UpdateOutcome: Sendable, Hashable {
-    public var activity: Activity
+package struct UpdateOutcome: Sendable, Hashable {
+    package var activity: Activity
     /// The content was accepted but coalesced: presenters get it (or a later one) at `deliverAt`.
-    public var throttled: Bool
+    package var throttled: Bool
     /// When presenters get this content: `now` unless throttled.
-    public var deliverAt: Double
+    package var deliverAt: Double
     /// The alert was shown.
-    public var alerted: Bool
+    package var alerted: Bool
     /// Why an alert that was given was not shown (the update applied silently); nil when it
     /// was shown or none was given.
-    public var alertSuppression: AlertSuppression?
+    package var alertSuppression: AlertSuppression?
     /// An alert was given but not shown.
-    public var alertSuppressed: Bool { alertSuppression != nil }
+    package var alertSuppressed: Bool { alertSuppression != nil }
     /// Alerting updates the app has left in the current window.
-    public var alertsRemaining: Int
-    public var events: [ActivityEvent]
+    package var alertsRemaining: Int
+    package var events: [ActivityEvent]
 }
 
 /// Why an alerting update applied without its alert.
-public enum AlertSuppression: String, Sendable, Hashable {
+package enum AlertSuppression: String, Sendable, Hashable {
     /// The app's alert budget is spent.
     case budget
     /// The user turned Do Not Disturb on.
@@ -67,8 +67,8 @@ public enum AlertSuppression: String, Sendable, Hashable {
 }
 
 /// The reply to `ActivityManager.end`.
-public struct EndOutcome: Sendable, Hashable {
+package struct EndOutcome: Sendable, Hashable {
     /// The ended activity (`dismissed` when dismissal was immediate).
-    public var activity: Activity
-    public var events: [ActivityEvent]
+    package var activity: Activity
+    package var events: [ActivityEvent]
 }

@@ -13,7 +13,7 @@ extension ActivityManager {
     ///
     /// An activity that has already ended can be ended again, as ActivityKit's
     /// `end(_:dismissalPolicy:)` allows: see `amendEnded`.
-    public mutating func end(
+    package mutating func end(
         app: String,
         uid: UInt32? = nil,
         id: String,
@@ -92,7 +92,7 @@ extension ActivityManager {
 
     /// The user dismissed the activity from a presenter: a live one ends with reason `user`, an
     /// ended one keeps its reason. Either way it is dismissed and dropped.
-    public mutating func dismiss(id: String, now: Double) throws(IslandError) -> [ActivityEvent] {
+    package mutating func dismiss(id: String, now: Double) throws(IslandError) -> [ActivityEvent] {
         guard let activity = activities[id] else { throw .noSuchActivity(id: id) }
         if activity.isLive { return finish(activity, reason: .user, dismissalPolicy: .immediate, at: now).events }
         return dismissEnded(activity, at: now).events

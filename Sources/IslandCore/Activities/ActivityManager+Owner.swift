@@ -7,7 +7,7 @@ extension ActivityManager {
     /// `OwnerGonePolicy`: `keep` does nothing, `end` ends it now with reason `ownerGone`, `stale`
     /// turns it stale after `ownerGoneGracePeriod` unless `ownerReturned(app:uid:)` comes first.
     /// A pending activity is left alone: a start is scheduled so that it needs no app running.
-    public mutating func ownerGone(app: String, uid: UInt32? = nil, now: Double) -> [ActivityEvent] {
+    package mutating func ownerGone(app: String, uid: UInt32? = nil, now: Double) -> [ActivityEvent] {
         let owner = ActivityOwner(app: app, uid: uid)
         var events: [ActivityEvent] = []
         let grace = limits.limits(for: app).ownerGoneGracePeriod
@@ -31,7 +31,7 @@ extension ActivityManager {
 
     /// A producer of `app` run by `uid` connected again: cancels the grace periods `ownerGone`
     /// started. Activities that already turned stale stay stale until the app updates them.
-    public mutating func ownerReturned(app: String, uid: UInt32? = nil) -> [ActivityEvent] {
+    package mutating func ownerReturned(app: String, uid: UInt32? = nil) -> [ActivityEvent] {
         let owner = ActivityOwner(app: app, uid: uid)
         var events: [ActivityEvent] = []
         for activity in activities.values where activity.owner == owner && activity.ownerGraceEndsAt != nil {

@@ -1,6 +1,6 @@
 /// A push's priority, as APNs' `apns-priority`: how soon it must reach the screen, and so what
 /// it costs. The raw values are the payload's numbers.
-public enum PushPriority: Int, Sendable, Hashable, CaseIterable {
+package enum PushPriority: Int, Sendable, Hashable, CaseIterable {
     /// Only on broadcast channels: delivered when the island is not busy, never waking anything.
     case background = 1
     /// Exempt from the push budget; coalesced to the latest per activity.
@@ -15,7 +15,7 @@ extension ActivityManager {
     /// per `pushBudgetWindow`, refused beyond with `pushBudgetExceeded` and nothing spent.
     /// `low` spends nothing; its content is coalesced, the latest wins, as every update's is
     /// beyond the activity's rate. A refused update spends nothing either.
-    public mutating func pushUpdate(
+    package mutating func pushUpdate(
         app: String,
         uid: UInt32? = nil,
         id: String,
@@ -47,7 +47,7 @@ extension ActivityManager {
     }
 
     /// Pushes at priority 10 the owner may still send in the current window.
-    public func remainingPushes(app: String, uid: UInt32? = nil, entitlement: AppAuthorization, now: Double) -> Int {
+    package func remainingPushes(app: String, uid: UInt32? = nil, entitlement: AppAuthorization, now: Double) -> Int {
         let appLimits = limits.limits(for: app)
         let budget = settings.frequentUpdates(app: app, authorization: entitlement) ? appLimits.frequentPushBudget : appLimits.pushBudget
         return budgets.pushes.remaining(owner: ActivityOwner(app: app, uid: uid), budget: budget, window: appLimits.pushBudgetWindow, now: now)

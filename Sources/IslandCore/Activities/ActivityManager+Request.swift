@@ -1,5 +1,5 @@
-public import OrderedJSON
-public import OrderedCollections
+package import OrderedJSON
+import OrderedCollections
 
 extension ActivityManager {
     /// Starts an activity for `app` run by `uid` (nil in the user scope) — or, when `key`
@@ -20,7 +20,7 @@ extension ActivityManager {
     /// `pending` until then (`ScheduledStart`): it counts against the limits and spends from
     /// the start budget now, when it is requested, and presenters hear of it only as it starts.
     /// A `start` not later than `now` starts it at once, with its alert.
-    public mutating func request(
+    package mutating func request(
         app: String,
         uid: UInt32? = nil,
         type: String,

@@ -32,13 +32,13 @@ struct ActivityTimer: Sendable {
 extension ActivityManager {
     /// The earliest time at which `advance(to:)` has something to do, or nil when nothing waits.
     /// A scan of every activity; `advance(to:)` itself returns at once when nothing is due.
-    public var nextDeadline: Double? { earliestTimer()?.at }
+    package var nextDeadline: Double? { earliestTimer()?.at }
 
     /// A time no later than `nextDeadline`, known without that scan of every activity, for an
     /// owner that schedules a wake-up after every operation: waking early costs one
     /// `advance(to:)` that finds nothing due and makes the bound exact again. Nil when nothing
     /// waits.
-    public var nextWakeUp: Double? {
+    package var nextWakeUp: Double? {
         if timerBound == -.infinity { return nextDeadline }
         return timerBound.isFinite ? timerBound : nil
     }
@@ -49,7 +49,7 @@ extension ActivityManager {
     ///
     /// After a restore or a change of limits it then dismisses the ended activities beyond
     /// their bounds, oldest first.
-    public mutating func advance(to now: Double) -> [ActivityEvent] {
+    package mutating func advance(to now: Double) -> [ActivityEvent] {
         var events: [ActivityEvent] = []
         if now >= timerBound {
             while let timer = earliestTimer(), timer.at <= now, let activity = activities[timer.id] {

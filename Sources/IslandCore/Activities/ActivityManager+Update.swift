@@ -17,7 +17,7 @@ extension ActivityManager {
     ///
     /// `timestamp` (the producer's clock) orders updates: one that is not newer than the last
     /// accepted one is refused. Without a timestamp no order is checked.
-    public mutating func update(
+    package mutating func update(
         app: String,
         uid: UInt32? = nil,
         id: String,
@@ -124,14 +124,14 @@ extension ActivityManager {
 
 /// The rule of ordering timestamps, for updates and ends (local or pushed) and for starts
 /// through a push-to-start token.
-public enum TimestampOrder {
+package enum TimestampOrder {
     /// Refuses `timestamp` when it is more than `maximumTimestampSkew` ahead of `now`
     /// (`implausibleTimestamp`: one push in milliseconds would otherwise refuse every later
     /// one in seconds as stale, for ever), then when it is not newer than `last`
     /// (`staleTimestamp`). A `last` itself beyond that bound — kept from before the rule, or
     /// the daemon's clock was set back — orders nothing: the next plausible timestamp replaces
     /// it. So no last timestamp holds updates out for longer than the skew.
-    public static func check(_ timestamp: Double, id: String, last: Double?, now: Double) throws(IslandError) {
+    package static func check(_ timestamp: Double, id: String, last: Double?, now: Double) throws(IslandError) {
         let latest = now + ActivityLimits.maximumTimestampSkew
         guard timestamp <= latest else { throw .implausibleTimestamp(id: id, given: timestamp, latest: latest) }
         guard let last, last <= latest else { return }

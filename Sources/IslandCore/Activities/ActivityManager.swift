@@ -9,20 +9,20 @@ import OrderedCollections
 /// `advance(to:)`. It calls `advance(to: now)` before every other operation too, so an
 /// operation never sees an activity whose deadline has already passed (operations do not do it
 /// themselves: a refused operation could not hand back the events of the timers it applied).
-public struct ActivityManager: Sendable {
+package struct ActivityManager: Sendable {
     /// The limits in force; replace on configuration reload.
-    public var limits: LimitsPolicy {
+    package var limits: LimitsPolicy {
         didSet {
             refreshTimerBound()
             endedBoundsDue = true
         }
     }
     /// Makes the id of each new activity (UUIDs in the daemon, a counter in tests).
-    public var makeID: @Sendable () -> String
+    package var makeID: @Sendable () -> String
     /// The user's choices; change them with `setGlobalEnabled`, `setEnabled`, `setFrequentUpdates`.
-    public internal(set) var settings: ActivitySettings
+    package internal(set) var settings: ActivitySettings
     /// Start and alert spending per owner.
-    public internal(set) var budgets: ActivityBudgets
+    package internal(set) var budgets: ActivityBudgets
 
     /// Every activity not yet dismissed, in creation order.
     var activities: OrderedDictionary<String, Activity>
@@ -33,7 +33,7 @@ public struct ActivityManager: Sendable {
     /// changed): the next `advance(to:)` applies them.
     var endedBoundsDue = true
 
-    public init(
+    package init(
         limits: LimitsPolicy = LimitsPolicy(),
         settings: ActivitySettings = ActivitySettings(),
         makeID: @escaping @Sendable () -> String
@@ -50,16 +50,16 @@ public struct ActivityManager: Sendable {
 
     /// The activity with `id`, unless it was dismissed. Not filtered by owner: callers acting
     /// for a producer use the owner-checked operations.
-    public func activity(id: String) -> Activity? { activities[id] }
+    package func activity(id: String) -> Activity? { activities[id] }
 
     /// Activities matching every given filter, oldest first (ties in creation order). `app`
     /// matches every owner of the app: what a producer sees is `list(owner:…)`.
-    public func list(app: String? = nil, type: String? = nil, states: Set<ActivityState>? = nil) -> [Activity] {
+    package func list(app: String? = nil, type: String? = nil, states: Set<ActivityState>? = nil) -> [Activity] {
         list(type: type, states: states) { app == nil || $0.app == app }
     }
 
     /// The activities of `owner` matching the filters: all a producer may ever list.
-    public func list(owner: ActivityOwner, type: String? = nil, states: Set<ActivityState>? = nil) -> [Activity] {
+    package func list(owner: ActivityOwner, type: String? = nil, states: Set<ActivityState>? = nil) -> [Activity] {
         list(type: type, states: states) { $0.owner == owner }
     }
 
@@ -74,14 +74,14 @@ public struct ActivityManager: Sendable {
 
     /// Live (pending, active or stale) activities of every owner of `app`, or of every app
     /// when nil.
-    public func liveCount(app: String? = nil) -> Int {
+    package func liveCount(app: String? = nil) -> Int {
         activities.values.reduce(0) { count, activity in
             count + (activity.isLive && (app == nil || activity.app == app) ? 1 : 0)
         }
     }
 
     /// Live activities of `owner`: what its per-app maximum counts.
-    public func liveCount(owner: ActivityOwner) -> Int {
+    package func liveCount(owner: ActivityOwner) -> Int {
         activities.values.reduce(0) { count, activity in count + (activity.isLive && activity.owner == owner ? 1 : 0) }
     }
 

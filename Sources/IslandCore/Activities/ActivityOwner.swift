@@ -4,12 +4,12 @@
 /// In the user scope every producer runs as the daemon's own user, so the app alone owns
 /// (`uid` nil). In the system scope two users running the same app must never touch each
 /// other's activities, so the owner is (app, uid).
-public struct ActivityOwner: Sendable, Hashable {
-    public let app: String
+package struct ActivityOwner: Sendable, Hashable {
+    package let app: String
     /// The producer's uid in the system scope; nil in the user scope.
-    public let uid: UInt32?
+    package let uid: UInt32?
 
-    public init(app: String, uid: UInt32? = nil) {
+    package init(app: String, uid: UInt32? = nil) {
         self.app = app
         self.uid = uid
     }

@@ -1,36 +1,36 @@
-public import OrderedJSON
-public import OrderedCollections
+package import OrderedJSON
+import OrderedCollections
 
 /// The user's choices (the permission store), persisted with the manager.
-public struct ActivitySettings: Sendable, Hashable {
+package struct ActivitySettings: Sendable, Hashable {
     /// Live Activities on for every app; off denies all of them.
-    public var enabled: Bool
+    package var enabled: Bool
     /// Per-app choices; an app without an entry has the defaults.
-    public var apps: [String: AppActivitySettings]
+    package var apps: [String: AppActivitySettings]
     /// When the user turned Do Not Disturb (focus) on; nil while it is off. While on, alerts
     /// are not shown.
-    public var focusSince: Double?
+    package var focusSince: Double?
 
-    public init(enabled: Bool = true, apps: [String: AppActivitySettings] = [:], focusSince: Double? = nil) {
+    package init(enabled: Bool = true, apps: [String: AppActivitySettings] = [:], focusSince: Double? = nil) {
         self.enabled = enabled
         self.apps = apps
         self.focusSince = focusSince
     }
 
-    public func settings(for app: String) -> AppActivitySettings { apps[app] ?? AppActivitySettings() }
+    package func settings(for app: String) -> AppActivitySettings { apps[app] ?? AppActivitySettings() }
 
     /// Whether the user allows `app` to run activities, globally and for the app.
-    public func isEnabled(app: String) -> Bool { enabled && settings(for: app).enabled }
+    package func isEnabled(app: String) -> Bool { enabled && settings(for: app).enabled }
 
     /// Whether updates of `app` use the frequent rate: the manifest must allow it, and the user
     /// must not have turned it off.
-    public func frequentUpdates(app: String, authorization: AppAuthorization) -> Bool {
+    package func frequentUpdates(app: String, authorization: AppAuthorization) -> Bool {
         authorization.frequentUpdatesAllowed && settings(for: app).frequentUpdates
     }
 
     /// `{"enabled": true, "apps": {"<app>": {"enabled": true, "frequentUpdates": true}}, "focusSince": 1.0}`
     /// (`focusSince` only while focus is on), apps sorted so equal settings serialize to equal bytes.
-    public var json: JSONObject {
+    package var json: JSONObject {
         var apps: JSONObject = [:]
         for app in self.apps.keys.sorted() {
             let settings = self.apps[app]!
@@ -42,7 +42,7 @@ public struct ActivitySettings: Sendable, Hashable {
     }
 
     /// Reads `json`; missing members take their defaults. `path` prefixes member names in errors.
-    public init(json: JSONObject, path: String = "") throws(ActivityDecodingError) {
+    package init(json: JSONObject, path: String = "") throws(ActivityDecodingError) {
         let reader = ActivityJSONReader(json, path: path)
         enabled = try reader.bool("enabled", default: true)
         focusSince = try reader.optionalDouble("focusSince")
@@ -59,12 +59,12 @@ public struct ActivitySettings: Sendable, Hashable {
 }
 
 /// The user's choices for one app.
-public struct AppActivitySettings: Sendable, Hashable {
-    public var enabled: Bool
+package struct AppActivitySettings: Sendable, Hashable {
+    package var enabled: Bool
     /// Only effective when the manifest allows frequent updates; on by default then.
-    public var frequentUpdates: Bool
+    package var frequentUpdates: Bool
 
-    public init(enabled: Bool = true, frequentUpdates: Bool = true) {
+    package init(enabled: Bool = true, frequentUpdates: Bool = true) {
         self.enabled = enabled
         self.frequentUpdates = frequentUpdates
     }

@@ -1,17 +1,17 @@
-public import OrderedJSON
-public import OrderedCollections
+package import OrderedJSON
+import OrderedCollections
 
 /// Where an activity is in its life: `pending → active ⇄ stale → ended → dismissed`.
 /// The raw values are the wire strings.
 ///
 /// `pending` is an activity requested to start at a later date (ActivityKit's scheduled
 /// activities, `ScheduledStart`): live for the limits and its app, shown by no presenter.
-public enum ActivityState: String, Sendable, Hashable, CaseIterable {
+package enum ActivityState: String, Sendable, Hashable, CaseIterable {
     case pending, active, stale, ended, dismissed
 
     /// Pending, active and stale activities are live: they count against the limits and can
     /// be updated; ended and dismissed ones are history.
-    public var isLive: Bool {
+    package var isLive: Bool {
         switch self {
         case .pending, .active, .stale: true
         case .ended, .dismissed: false
@@ -20,7 +20,7 @@ public enum ActivityState: String, Sendable, Hashable, CaseIterable {
 }
 
 /// Why an activity ended. The raw values are the wire strings.
-public enum EndReason: String, Sendable, Hashable, CaseIterable {
+package enum EndReason: String, Sendable, Hashable, CaseIterable {
     /// The producing app ended it.
     case app
     /// The user dismissed it, or turned Live Activities off for its app.
@@ -34,7 +34,7 @@ public enum EndReason: String, Sendable, Hashable, CaseIterable {
 }
 
 /// What happens to an activity when the last producer connection of its app goes away.
-public enum OwnerGonePolicy: String, Sendable, Hashable, CaseIterable {
+package enum OwnerGonePolicy: String, Sendable, Hashable, CaseIterable {
     /// Nothing: the activity keeps showing its last content (the default, as in ActivityKit).
     case keep
     /// The activity ends at once with reason `ownerGone`.
@@ -44,7 +44,7 @@ public enum OwnerGonePolicy: String, Sendable, Hashable, CaseIterable {
 }
 
 /// How long an ended activity stays listed.
-public enum DismissalPolicy: Sendable, Hashable {
+package enum DismissalPolicy: Sendable, Hashable {
     /// Up to `maximumDismissalDelay` (4 h by default).
     case `default`
     /// Dismissed as it ends.
@@ -54,39 +54,39 @@ public enum DismissalPolicy: Sendable, Hashable {
 }
 
 /// The alert of an alerting update: presenters expand the activity and show this text.
-public struct Alert: Sendable, Hashable {
-    public var title: String
-    public var body: String
+package struct Alert: Sendable, Hashable {
+    package var title: String
+    package var body: String
 
-    public init(title: String, body: String) {
+    package init(title: String, body: String) {
         self.title = title
         self.body = body
     }
 }
 
 /// What an activity shows: the dynamic state, when it goes stale, and how relevant it is.
-public struct ActivityContent: Sendable, Hashable {
+package struct ActivityContent: Sendable, Hashable {
     /// The state as a tree. A content made from text alone (`init(canonicalText:)`) parses it
     /// each time it is asked: the daemon's path of an update never asks.
-    public var state: JSONObject {
+    package var state: JSONObject {
         get { written.value.state }
         set { written = Shared(WrittenState(newValue)) }
     }
     /// `state` as compact JSON text, written once, when the content is made: an update sends
     /// it to presenters and back in its reply, and counts it against the payload limit.
-    public var stateText: [UInt8] { written.value.text }
+    package var stateText: [UInt8] { written.value.text }
     /// How deep the state nests (`JSON.nestingDepth`), which a limit bounds.
-    public var stateNesting: Int { written.value.nesting }
+    package var stateNesting: Int { written.value.nesting }
     /// The state's keys and the kinds of their values (`JSON.objectShape`), which a default
     /// layout is worked out from: compared on every update, to know whether it must be again.
-    public var stateShape: [UInt8] { written.value.shape }
+    package var stateShape: [UInt8] { written.value.shape }
     private var written: Shared<WrittenState>
     /// When the content stops being accurate (seconds since the epoch); then the activity is `stale`.
-    public var staleDate: Double?
+    package var staleDate: Double?
     /// Orders activities on the island and the lock screen: higher first.
-    public var relevanceScore: Double
+    package var relevanceScore: Double
 
-    public init(state: JSONObject, staleDate: Double? = nil, relevanceScore: Double = 0) {
+    package init(state: JSONObject, staleDate: Double? = nil, relevanceScore: Double = 0) {
         self.written = Shared(WrittenState(state))
         self.staleDate = staleDate
         self.relevanceScore = relevanceScore
@@ -96,7 +96,7 @@ public struct ActivityContent: Sendable, Hashable {
     /// `JSON.object(state).serialized()` writes it (as `JSONReader.readObjectText` reads it),
     /// nesting `nesting` deep and of shape `shape` (worked out from the text when not given),
     /// which debug builds check.
-    public init(canonicalText: [UInt8], nesting: Int? = nil, shape: [UInt8]? = nil, staleDate: Double? = nil,
+    package init(canonicalText: [UInt8], nesting: Int? = nil, shape: [UInt8]? = nil, staleDate: Double? = nil,
                 relevanceScore: Double = 0) {
         assert((try? JSONParser.parse(canonicalText))?.objectValue.map { JSON.object($0).serialized() } == canonicalText,
                "a state's text that is not the canonical form of an object")
@@ -146,7 +146,7 @@ public struct ActivityContent: Sendable, Hashable {
     }
 
     /// Whether this content is out of date at `now` (a stale date equal to `now` has passed).
-    public func isStale(at now: Double) -> Bool {
+    package func isStale(at now: Double) -> Bool {
         guard let staleDate else { return false }
         return staleDate <= now
     }

@@ -1,17 +1,17 @@
 /// What an app's manifest (its `.desktop` file) declares. The daemon reads manifests and passes
 /// this in with every call that needs it, so the manager stays pure.
-public struct AppAuthorization: Sendable, Hashable {
+package struct AppAuthorization: Sendable, Hashable {
     /// `X-Island-LiveActivities=true`: without it every request is `Unentitled`.
-    public var entitled: Bool
+    package var entitled: Bool
     /// `X-Island-FrequentUpdates=true`: lets the user turn frequent updates on (they are, by default).
-    public var frequentUpdatesAllowed: Bool
+    package var frequentUpdatesAllowed: Bool
     /// Why the app is not entitled, as `Unentitled` says it: which file lacks the key, or
     /// where no entry was found.
-    public var refusal: String
+    package var refusal: String
 
-    public static let undeclared = "its desktop entry does not declare X-Island-LiveActivities=true"
+    package static let undeclared = "its desktop entry does not declare X-Island-LiveActivities=true"
 
-    public init(entitled: Bool, frequentUpdatesAllowed: Bool = false, refusal: String = undeclared) {
+    package init(entitled: Bool, frequentUpdatesAllowed: Bool = false, refusal: String = undeclared) {
         self.entitled = entitled
         self.frequentUpdatesAllowed = frequentUpdatesAllowed
         self.refusal = refusal
@@ -20,27 +20,27 @@ public struct AppAuthorization: Sendable, Hashable {
 
 /// Everything a producer may want to know about its own authorization (ActivityKit's
 /// `areActivitiesEnabled` and `frequentPushesEnabled`, plus the budgets left).
-public struct AuthorizationInfo: Sendable, Hashable {
+package struct AuthorizationInfo: Sendable, Hashable {
     /// The app this is about.
-    public var app: String
+    package var app: String
     /// The manifest declares Live Activities.
-    public var entitled: Bool
+    package var entitled: Bool
     /// Entitled, and the user has Live Activities on both globally and for the app.
-    public var enabled: Bool
+    package var enabled: Bool
     /// Updates reach presenters at `frequentUpdatesPerSecond` rather than `updatesPerSecond`.
-    public var frequentUpdates: Bool
+    package var frequentUpdates: Bool
     /// The limits that apply to the app.
-    public var limits: ActivityLimits
+    package var limits: ActivityLimits
     /// Starts left in the current start-budget window.
-    public var remainingStarts: Int
+    package var remainingStarts: Int
     /// Alerting updates left in the current alert-budget window.
-    public var remainingAlerts: Int
+    package var remainingAlerts: Int
     /// The app's live (pending, active or stale) activities.
-    public var liveActivities: Int
+    package var liveActivities: Int
     /// Live activities across all apps.
-    public var globalLiveActivities: Int
+    package var globalLiveActivities: Int
 
-    public init(
+    package init(
         app: String, entitled: Bool, enabled: Bool, frequentUpdates: Bool, limits: ActivityLimits,
         remainingStarts: Int, remainingAlerts: Int, liveActivities: Int, globalLiveActivities: Int
     ) {

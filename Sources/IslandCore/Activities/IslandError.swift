@@ -1,9 +1,9 @@
-public import OrderedJSON
-public import OrderedCollections
+package import OrderedJSON
+import OrderedCollections
 
 /// Every refusal of an activity operation. Each becomes a named Varlink error whose parameters
 /// say which limit was hit and with what value, so a producer never has to guess.
-public enum IslandError: Error, Sendable, Hashable {
+package enum IslandError: Error, Sendable, Hashable {
     /// Attributes + content state are `size` bytes of compact JSON, over `limit`; `part` is
     /// the one to make smaller.
     case attributesTooLarge(limit: Int, size: Int, part: PayloadPart)
@@ -61,10 +61,10 @@ public enum IslandError: Error, Sendable, Hashable {
     case channelMessageExpired(channel: String, expiration: Double)
 
     /// The interface the error names live in.
-    public static let interface = "org.island"
+    package static let interface = "org.island"
 
     /// The fully qualified Varlink error name, e.g. `org.island.StaleTimestamp`.
-    public var name: String { "\(Self.interface).\(shortName)" }
+    package var name: String { "\(Self.interface).\(shortName)" }
 
     private var shortName: String {
         switch self {
@@ -94,7 +94,7 @@ public enum IslandError: Error, Sendable, Hashable {
     }
 
     /// The error's Varlink parameters, keys in camelCase.
-    public var parameters: JSONObject {
+    package var parameters: JSONObject {
         switch self {
         case .attributesTooLarge(let limit, let size, let part):
             ["limit": .int(limit), "size": .int(size), "part": .string(part.rawValue)]
@@ -137,10 +137,10 @@ public enum IslandError: Error, Sendable, Hashable {
 
 /// Which half of an activity's payload a refusal blames (`AttributesTooLarge`'s `part`): on a
 /// request the larger of the two; on an update or an end the state, the attributes being fixed.
-public enum PayloadPart: String, Sendable, Hashable {
+package enum PayloadPart: String, Sendable, Hashable {
     case attributes, state
 }
 
 extension IslandError: CustomStringConvertible {
-    public var description: String { "\(name) \(JSON.object(parameters))" }
+    package var description: String { "\(name) \(JSON.object(parameters))" }
 }

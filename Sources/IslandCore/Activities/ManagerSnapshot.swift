@@ -1,28 +1,28 @@
-public import OrderedJSON
-public import OrderedCollections
+package import OrderedJSON
+import OrderedCollections
 
 /// Everything an `ActivityManager` needs to come back after a restart: its activities, the
 /// budgets spent, and the user settings. Timers are not stored; they follow from the activities.
-public struct ManagerSnapshot: Sendable, Hashable {
+package struct ManagerSnapshot: Sendable, Hashable {
     /// Every activity not yet dismissed, in creation order.
-    public var activities: [Activity]
-    public var budgets: ActivityBudgets
-    public var settings: ActivitySettings
+    package var activities: [Activity]
+    package var budgets: ActivityBudgets
+    package var settings: ActivitySettings
 
-    public init(activities: [Activity] = [], budgets: ActivityBudgets = ActivityBudgets(), settings: ActivitySettings = ActivitySettings()) {
+    package init(activities: [Activity] = [], budgets: ActivityBudgets = ActivityBudgets(), settings: ActivitySettings = ActivitySettings()) {
         self.activities = activities
         self.budgets = budgets
         self.settings = settings
     }
 
     /// `{"activities": [{…}], "budgets": {…}, "settings": {…}}`: everything in one document.
-    public var json: JSONObject {
+    package var json: JSONObject {
         var object: JSONObject = ["activities": .array(activities.map { .object($0.json) })]
         object.merge(settingsAndBudgetsJSON) { _, new in new }
         return object
     }
 
-    public init(json: JSONObject) throws(ActivityDecodingError) {
+    package init(json: JSONObject) throws(ActivityDecodingError) {
         let reader = ActivityJSONReader(json)
         var activities: [Activity] = []
         for (index, element) in try reader.array("activities").enumerated() {
@@ -33,13 +33,13 @@ public struct ManagerSnapshot: Sendable, Hashable {
 
     /// `{"budgets": {…}, "settings": {…}}`: the snapshot without its activities, for a store
     /// that keeps each activity in a row of its own (`Activity.json`).
-    public var settingsAndBudgetsJSON: JSONObject {
+    package var settingsAndBudgetsJSON: JSONObject {
         ["budgets": .object(budgets.json), "settings": .object(settings.json)]
     }
 
     /// Reassembles a snapshot from separately stored activities and `settingsAndBudgetsJSON`
     /// (missing parts take their defaults; other members are ignored).
-    public init(activities: [Activity], settingsAndBudgetsJSON json: JSONObject) throws(ActivityDecodingError) {
+    package init(activities: [Activity], settingsAndBudgetsJSON json: JSONObject) throws(ActivityDecodingError) {
         let reader = ActivityJSONReader(json)
         self.activities = activities
         budgets = try ActivityBudgets(json: reader.optionalObject("budgets") ?? [:], path: "budgets")
@@ -49,13 +49,13 @@ public struct ManagerSnapshot: Sendable, Hashable {
 
 extension ActivityManager {
     /// The manager's whole state, for persistence.
-    public var snapshot: ManagerSnapshot {
+    package var snapshot: ManagerSnapshot {
         ManagerSnapshot(activities: Array(activities.values), budgets: budgets, settings: settings)
     }
 
     /// `snapshot.settingsAndBudgetsJSON` without copying the activities: what to store on
     /// `.settingsChanged` and `.budgetsChanged`.
-    public var settingsAndBudgetsJSON: JSONObject {
+    package var settingsAndBudgetsJSON: JSONObject {
         ManagerSnapshot(budgets: budgets, settings: settings).settingsAndBudgetsJSON
     }
 
@@ -66,7 +66,7 @@ extension ActivityManager {
     /// window counts any more at `now` is forgotten.
     ///
     /// Dismissed activities in the snapshot are skipped: they were already gone.
-    public init(
+    package init(
         snapshot: ManagerSnapshot,
         limits: LimitsPolicy = LimitsPolicy(),
         now: Double,

@@ -1,15 +1,15 @@
-public import OrderedJSON
-public import OrderedCollections
+package import OrderedJSON
+import OrderedCollections
 
 /// When each owner last spent from one budget (starts, or alerts): a sliding window, so a
 /// burst cannot be followed by another burst just because a fixed minute rolled over.
 ///
 /// An entry at `t` counts while `now < t + window`.
-public struct SlidingWindowLog: Sendable, Hashable {
+package struct SlidingWindowLog: Sendable, Hashable {
     /// Per owner, the spending times in ascending order.
-    public private(set) var times: [ActivityOwner: [Double]]
+    package private(set) var times: [ActivityOwner: [Double]]
 
-    public init(times: [ActivityOwner: [Double]] = [:]) {
+    package init(times: [ActivityOwner: [Double]] = [:]) {
         self.times = times.mapValues { $0.sorted() }
     }
 
@@ -82,13 +82,13 @@ public struct SlidingWindowLog: Sendable, Hashable {
 }
 
 /// The budgets the manager keeps per owner: starts and alerting updates.
-public struct ActivityBudgets: Sendable, Hashable {
-    public internal(set) var starts: SlidingWindowLog
-    public internal(set) var alerts: SlidingWindowLog
+package struct ActivityBudgets: Sendable, Hashable {
+    package internal(set) var starts: SlidingWindowLog
+    package internal(set) var alerts: SlidingWindowLog
     /// Pushes at priority 10, which a budget of their own bounds.
-    public internal(set) var pushes: SlidingWindowLog
+    package internal(set) var pushes: SlidingWindowLog
 
-    public init(starts: SlidingWindowLog = SlidingWindowLog(), alerts: SlidingWindowLog = SlidingWindowLog(),
+    package init(starts: SlidingWindowLog = SlidingWindowLog(), alerts: SlidingWindowLog = SlidingWindowLog(),
                 pushes: SlidingWindowLog = SlidingWindowLog()) {
         self.starts = starts
         self.alerts = alerts
@@ -97,7 +97,7 @@ public struct ActivityBudgets: Sendable, Hashable {
 
     /// `{"starts": {"<app>": [t, …]}, "alerts": {…}}`, and in the system scope
     /// `"users": {"<uid>": {"starts": {…}, "alerts": {…}}}` for what each user's apps spent.
-    public var json: JSONObject {
+    package var json: JSONObject {
         var object: JSONObject = ["starts": .object(starts.json(uid: nil)), "alerts": .object(alerts.json(uid: nil))]
         // Only when there is any: a daemon without push stores what it always did.
         let ownPushes = pushes.json(uid: nil)
@@ -117,7 +117,7 @@ public struct ActivityBudgets: Sendable, Hashable {
     }
 
     /// Reads `json`; missing members are empty. `path` prefixes member names in errors.
-    public init(json: JSONObject, path: String = "") throws(ActivityDecodingError) {
+    package init(json: JSONObject, path: String = "") throws(ActivityDecodingError) {
         self.init()
         try read(json, uid: nil, path: path)
         let reader = ActivityJSONReader(json, path: path)

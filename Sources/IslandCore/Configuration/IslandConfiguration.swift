@@ -17,13 +17,13 @@ import FreeDesktop
 ///
 /// Pure: it reads file contents, not files. The daemon passes `islandd.conf` first, then the
 /// `islandd.conf.d/*.conf` drop-ins sorted by file name.
-public struct IslandConfiguration: Sendable, Hashable {
-    public var limits: LimitsPolicy
-    public var daemon: DaemonSettings
-    public var push: PushSettings
-    public var lockScreen: LockScreenPolicy
+package struct IslandConfiguration: Sendable, Hashable {
+    package var limits: LimitsPolicy
+    package var daemon: DaemonSettings
+    package var push: PushSettings
+    package var lockScreen: LockScreenPolicy
 
-    public init(limits: LimitsPolicy = LimitsPolicy(), daemon: DaemonSettings = DaemonSettings(), push: PushSettings = PushSettings(),
+    package init(limits: LimitsPolicy = LimitsPolicy(), daemon: DaemonSettings = DaemonSettings(), push: PushSettings = PushSettings(),
                 lockScreen: LockScreenPolicy = LockScreenPolicy()) {
         self.limits = limits
         self.daemon = daemon
@@ -32,7 +32,7 @@ public struct IslandConfiguration: Sendable, Hashable {
     }
 
     /// The configuration when no file sets anything.
-    public static let defaults = IslandConfiguration()
+    package static let defaults = IslandConfiguration()
 
     /// Reads `files`, in precedence order: a later file's assignment of a key overrides an
     /// earlier one's, as with systemd drop-ins. Each file starts outside any section.
@@ -44,7 +44,7 @@ public struct IslandConfiguration: Sendable, Hashable {
     ///
     /// - Throws: the first problem found, with its file and line. Nothing is guessed: an
     ///   unknown section or key, or a value out of range, is an error, not a warning.
-    public static func parse(files: [(path: String, contents: String)]) throws(ConfigurationError) -> IslandConfiguration {
+    package static func parse(files: [(path: String, contents: String)]) throws(ConfigurationError) -> IslandConfiguration {
         var global: [LimitKey: Value] = [:]
         var perApp: [String: [LimitKey: Value]] = [:]
         var daemon = DaemonSettings()

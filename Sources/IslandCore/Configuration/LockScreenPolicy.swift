@@ -9,17 +9,17 @@
 /// [LockScreen:org.example.Music]
 /// Visibility=public
 /// ```
-public struct LockScreenPolicy: Sendable, Hashable {
+package struct LockScreenPolicy: Sendable, Hashable {
     /// `[LockScreen] Visibility=`: every app's, unless its own section says.
-    public var visibility: LockScreenVisibility = .public
+    package var visibility: LockScreenVisibility = .public
     /// `[LockScreen:<app-id>] Visibility=`, by app id.
-    public var perApp: [String: LockScreenVisibility] = [:]
+    package var perApp: [String: LockScreenVisibility] = [:]
 
     /// The desktop's own settings (GNOME's per-app notification privacy, as island-bridge
     /// tells the daemon): never read from islandd.conf, and kept across its reloads.
-    public var desktop: DesktopLockScreen = DesktopLockScreen()
+    package var desktop: DesktopLockScreen = DesktopLockScreen()
 
-    public init(visibility: LockScreenVisibility = .public, perApp: [String: LockScreenVisibility] = [:],
+    package init(visibility: LockScreenVisibility = .public, perApp: [String: LockScreenVisibility] = [:],
                 desktop: DesktopLockScreen = DesktopLockScreen()) {
         self.visibility = visibility
         self.perApp = perApp
@@ -29,7 +29,7 @@ public struct LockScreenPolicy: Sendable, Hashable {
     /// The user's level for an activity of `app`: the stricter of islandd.conf's and the
     /// desktop's. Each names the level set for the app it is shown as (`sourceApp`, which the
     /// daemon verified, for a bridge's activity), else for its producer, else for every app.
-    public func visibility(app: String, sourceApp: String?) -> LockScreenVisibility {
+    package func visibility(app: String, sourceApp: String?) -> LockScreenVisibility {
         let configured = sourceApp.flatMap { perApp[$0] } ?? perApp[app] ?? visibility
         return configured.stricter(desktop.visibility(app: app, sourceApp: sourceApp))
     }
@@ -37,17 +37,17 @@ public struct LockScreenPolicy: Sendable, Hashable {
 
 /// The desktop's lock-screen privacy: every app hidden, or some apps private or secret. It
 /// can only hide: an app it does not name is left to islandd.conf and the layout.
-public struct DesktopLockScreen: Sendable, Hashable {
-    public var everyAppSecret: Bool
-    public var perApp: [String: LockScreenVisibility]
+package struct DesktopLockScreen: Sendable, Hashable {
+    package var everyAppSecret: Bool
+    package var perApp: [String: LockScreenVisibility]
 
-    public init(everyAppSecret: Bool = false, perApp: [String: LockScreenVisibility] = [:]) {
+    package init(everyAppSecret: Bool = false, perApp: [String: LockScreenVisibility] = [:]) {
         self.everyAppSecret = everyAppSecret
         self.perApp = perApp
     }
 
     /// The desktop's level for an activity of `app` (shown as `sourceApp`), `public` when it says none.
-    public func visibility(app: String, sourceApp: String?) -> LockScreenVisibility {
+    package func visibility(app: String, sourceApp: String?) -> LockScreenVisibility {
         if everyAppSecret { return .secret }
         return sourceApp.flatMap { perApp[$0] } ?? perApp[app] ?? .public
     }

@@ -1,6 +1,6 @@
 /// Durations as systemd writes them (systemd.time(7)): the one reader of durations, for the
 /// configuration (`IdleExitSec=1h 30min`) and the CLI (`island timer 25m`) alike.
-public enum TimeSpan {
+package enum TimeSpan {
     /// Seconds per unit, with systemd's spellings. Case matters: `m` is a minute and `M` a
     /// month, as in systemd.
     private static let units: [String: Double] = [
@@ -20,7 +20,7 @@ public enum TimeSpan {
     /// plain number is too. Numbers are plain decimals: no exponent, `inf` or `nan`. A leading
     /// `-` negates the whole, so a caller can say "must not be negative" instead of "unreadable".
     /// Nil when unreadable or not finite.
-    public static func seconds(_ text: String) -> Double? {
+    package static func seconds(_ text: String) -> Double? {
         var rest = Substring(text)
         var sign = 1.0
         if rest.hasPrefix("-") {

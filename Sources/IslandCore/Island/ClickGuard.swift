@@ -13,13 +13,13 @@
 /// `Target` says *what* a click would act on (an activity and its action; the same action of
 /// another activity is another target) and `Placement` *where* it is drawn (a rectangle, a
 /// column range, a row). Pure: the caller passes the time, in seconds of any monotonic clock.
-public struct ClickGuard<Target: Hashable & Sendable, Placement: Hashable & Sendable>: Sendable {
+package struct ClickGuard<Target: Hashable & Sendable, Placement: Hashable & Sendable>: Sendable {
     /// How long a target must have stood still in view before it may be clicked. 500 ms is
     /// Chromium's delay for permission prompts and long enough to notice a change; short enough
     /// that a user who aims at what they see never waits for it.
-    public static var defaultSettleTime: Double { 0.5 }
+    package static var defaultSettleTime: Double { 0.5 }
 
-    public let settleTime: Double
+    package let settleTime: Double
 
     private struct Seen: Sendable {
         var placement: Placement
@@ -28,14 +28,14 @@ public struct ClickGuard<Target: Hashable & Sendable, Placement: Hashable & Send
 
     private var seen: [Target: Seen] = [:]
 
-    public init(settleTime: Double = Self.defaultSettleTime) {
+    package init(settleTime: Double = Self.defaultSettleTime) {
         self.settleTime = settleTime
     }
 
     /// The targets on screen from `now` on, each where it is drawn. A target not in the frame
     /// is forgotten (so one that comes back is new again); one whose placement changed starts
     /// its wait again.
-    public mutating func shown(_ frame: [Target: Placement], at now: Double) {
+    package mutating func shown(_ frame: [Target: Placement], at now: Double) {
         var next: [Target: Seen] = [:]
         next.reserveCapacity(frame.count)
         for (target, placement) in frame {
@@ -50,31 +50,31 @@ public struct ClickGuard<Target: Hashable & Sendable, Placement: Hashable & Send
 
     /// Nothing is on screen (the presenter hid, or lost its daemon): every target is new when
     /// it appears again.
-    public mutating func clear() {
+    package mutating func clear() {
         seen.removeAll()
     }
 
     /// Whether a click at `now` may act on `target`: it is on screen and has stood still there
     /// for `settleTime`.
-    public func isActionable(_ target: Target, at now: Double) -> Bool {
+    package func isActionable(_ target: Target, at now: Double) -> Bool {
         guard let entry = seen[target] else { return false }
         return now - entry.since >= settleTime
     }
 
     /// When `target` becomes actionable if nothing changes (nil when it is not on screen); a
     /// presenter can say so, or tests can wait for it.
-    public func actionableAt(_ target: Target) -> Double? {
+    package func actionableAt(_ target: Target) -> Double? {
         seen[target].map { $0.since + settleTime }
     }
 
     /// The targets on screen that a click at `now` may act on.
-    public func actionable(at now: Double) -> [Target] {
+    package func actionable(at now: Double) -> [Target] {
         seen.compactMap { target, entry in now - entry.since >= settleTime ? target : nil }
     }
 
     /// The earliest time after `now` at which a target on screen becomes actionable if nothing
     /// changes (nil when none is waiting): when a presenter next has something to say.
-    public func nextActionable(after now: Double) -> Double? {
+    package func nextActionable(after now: Double) -> Double? {
         seen.values.lazy.map { $0.since + settleTime }.filter { $0 > now }.min()
     }
 }

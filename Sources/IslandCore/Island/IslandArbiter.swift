@@ -3,29 +3,29 @@
 ///
 /// Every method takes `now`; nothing here reads a clock. The owner calls `recompute` whenever
 /// the activities change and at `nextDeadline`, when an expansion times out.
-public struct IslandArbiter: Sendable {
+package struct IslandArbiter: Sendable {
     /// Mutating these directly and then calling `recompute` once folds an interaction and an
     /// activity change (an alerting update) into one delta.
-    public var interactions: IslandInteractions
-    public private(set) var presentation: IslandPresentation = .empty
+    package var interactions: IslandInteractions
+    package private(set) var presentation: IslandPresentation = .empty
     /// 0 for the empty island before any change.
-    public private(set) var sequence: UInt64 = 0
+    package private(set) var sequence: UInt64 = 0
     /// The candidates of the last `recompute`, reused by the interaction methods.
-    public private(set) var candidates: [IslandCandidate] = []
+    package private(set) var candidates: [IslandCandidate] = []
 
-    public init(interactions: IslandInteractions = IslandInteractions()) {
+    package init(interactions: IslandInteractions = IslandInteractions()) {
         self.interactions = interactions
     }
 
     /// Arbitrates `candidates` (every non-dismissed activity) at `now`.
     /// - Returns: the new presentation with its sequence number, or nil when nothing changed.
-    public mutating func recompute(candidates: [IslandCandidate], now: Double) -> IslandDelta? {
+    package mutating func recompute(candidates: [IslandCandidate], now: Double) -> IslandDelta? {
         self.candidates = candidates
         return recompute(now: now)
     }
 
     /// Arbitrates the last candidates again, for a timeout or an interaction.
-    public mutating func recompute(now: Double) -> IslandDelta? {
+    package mutating func recompute(now: Double) -> IslandDelta? {
         interactions.prune(now: now, live: Set(candidates.lazy.filter(\.isLive).map(\.id)))
         let next = IslandPresentation(candidates: candidates, interactions: interactions, now: now)
         var changes: IslandChanges = []
@@ -39,14 +39,14 @@ public struct IslandArbiter: Sendable {
 
     /// A presenter's long-press on activity `id`. An id that is not live changes nothing.
     @discardableResult
-    public mutating func expand(id: String, now: Double) -> IslandDelta? {
+    package mutating func expand(id: String, now: Double) -> IslandDelta? {
         interactions.expand(id: id, now: now)
         return recompute(now: now)
     }
 
     /// A presenter's release: back to the resting arrangement.
     @discardableResult
-    public mutating func collapse(now: Double) -> IslandDelta? {
+    package mutating func collapse(now: Double) -> IslandDelta? {
         interactions.collapse(now: now)
         return recompute(now: now)
     }
@@ -54,14 +54,14 @@ public struct IslandArbiter: Sendable {
     /// An alerting update for activity `id`: expands it for `interactions.alertExpansion`
     /// seconds unless the user holds another activity open.
     @discardableResult
-    public mutating func alert(id: String, now: Double) -> IslandDelta? {
+    package mutating func alert(id: String, now: Double) -> IslandDelta? {
         interactions.alert(id: id, now: now)
         return recompute(now: now)
     }
 
     /// When an expansion times out: the owner should call `recompute(now:)` then.
-    public var nextDeadline: Double? { interactions.nextDeadline }
+    package var nextDeadline: Double? { interactions.nextDeadline }
 
     /// The current presentation and its sequence number.
-    public var snapshot: IslandSnapshot { IslandSnapshot(sequence: sequence, presentation: presentation) }
+    package var snapshot: IslandSnapshot { IslandSnapshot(sequence: sequence, presentation: presentation) }
 }

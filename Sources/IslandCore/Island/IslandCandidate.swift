@@ -1,25 +1,25 @@
 /// One non-dismissed activity as the island arbitration sees it: only what ordering and
 /// placement need, so the arbitration does not depend on the activity model.
-public struct IslandCandidate: Sendable, Hashable {
+package struct IslandCandidate: Sendable, Hashable {
     /// The activity states that reach the arbitration; `pending` and `dismissed` never do.
-    public enum State: String, Sendable, Hashable {
+    package enum State: String, Sendable, Hashable {
         case active
         case stale
         /// Ended but not yet dismissed: listed on the lock screen, never in the island.
         case ended
     }
 
-    public var id: String
+    package var id: String
     /// The app the activity is arbitrated as: its producer's, or, when the producer speaks for
     /// a verified app, that app's (a bridge's Now Playing is mpv's, its file copy the file
     /// manager's), so two of one producer's activities can share the island as two apps' do.
-    public var app: String
-    public var state: State
-    public var relevanceScore: Double
+    package var app: String
+    package var state: State
+    package var relevanceScore: Double
     /// Seconds since the Unix epoch.
-    public var startedAt: Double
+    package var startedAt: Double
 
-    public init(id: String, app: String, state: State, relevanceScore: Double = 0, startedAt: Double) {
+    package init(id: String, app: String, state: State, relevanceScore: Double = 0, startedAt: Double) {
         self.id = id
         self.app = app
         self.state = state
@@ -28,13 +28,13 @@ public struct IslandCandidate: Sendable, Hashable {
     }
 
     /// Whether the activity may appear in the island (`active` or `stale`).
-    public var isLive: Bool { state != .ended }
+    package var isLive: Bool { state != .ended }
 }
 
 extension IslandCandidate {
     /// The order of the island and of the lock screen: relevance descending, then the earlier
     /// start first, then the id, so equal candidates never swap places between recomputes.
-    public static func precedes(_ a: IslandCandidate, _ b: IslandCandidate) -> Bool {
+    package static func precedes(_ a: IslandCandidate, _ b: IslandCandidate) -> Bool {
         let (ra, rb) = (a.comparableRelevance, b.comparableRelevance)
         if ra != rb { return ra > rb }
         if a.startedAt != b.startedAt { return a.startedAt < b.startedAt }

@@ -1,23 +1,23 @@
 /// Which parts of the presentation a change touched.
-public struct IslandChanges: OptionSet, Sendable, Hashable {
-    public let rawValue: UInt8
-    public init(rawValue: UInt8) { self.rawValue = rawValue }
+package struct IslandChanges: OptionSet, Sendable, Hashable {
+    package let rawValue: UInt8
+    package init(rawValue: UInt8) { self.rawValue = rawValue }
 
     /// The island: mode, attached, detached or the expansion.
-    public static let island = IslandChanges(rawValue: 1 << 0)
+    package static let island = IslandChanges(rawValue: 1 << 0)
     /// The lock-screen list: membership or order.
-    public static let lockScreen = IslandChanges(rawValue: 1 << 1)
+    package static let lockScreen = IslandChanges(rawValue: 1 << 1)
 }
 
 /// A new presentation, numbered, with what changed since the previous one: what the arbiter
 /// answers. Presenters are sent their own updates, numbered per view (the daemon's
 /// Wire.PresenterUpdate), not this.
-public struct IslandDelta: Sendable, Hashable {
-    public var sequence: UInt64
-    public var presentation: IslandPresentation
-    public var changes: IslandChanges
+package struct IslandDelta: Sendable, Hashable {
+    package var sequence: UInt64
+    package var presentation: IslandPresentation
+    package var changes: IslandChanges
 
-    public init(sequence: UInt64, presentation: IslandPresentation, changes: IslandChanges) {
+    package init(sequence: UInt64, presentation: IslandPresentation, changes: IslandChanges) {
         self.sequence = sequence
         self.presentation = presentation
         self.changes = changes
@@ -25,11 +25,11 @@ public struct IslandDelta: Sendable, Hashable {
 }
 
 /// The arbiter's current presentation and its number.
-public struct IslandSnapshot: Sendable, Hashable {
-    public var sequence: UInt64
-    public var presentation: IslandPresentation
+package struct IslandSnapshot: Sendable, Hashable {
+    package var sequence: UInt64
+    package var presentation: IslandPresentation
 
-    public init(sequence: UInt64, presentation: IslandPresentation) {
+    package init(sequence: UInt64, presentation: IslandPresentation) {
         self.sequence = sequence
         self.presentation = presentation
     }

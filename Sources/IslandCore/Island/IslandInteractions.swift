@@ -4,58 +4,58 @@
 /// activity open waits underneath and shows for whatever remains of its time once the user's
 /// expansion times out. `collapse` closes both, since the user asked for the resting island.
 /// Dismissals belong to the activity model, not here.
-public struct IslandInteractions: Sendable, Hashable {
+package struct IslandInteractions: Sendable, Hashable {
     /// How long a user's expansion lasts without a `collapse` (seconds).
-    public var expandTimeout: Double
+    package var expandTimeout: Double
     /// How long an alerting update keeps its activity expanded (seconds).
-    public var alertExpansion: Double
+    package var alertExpansion: Double
 
-    public private(set) var userExpansion: IslandExpansion?
-    public private(set) var alertingExpansion: IslandExpansion?
+    package private(set) var userExpansion: IslandExpansion?
+    package private(set) var alertingExpansion: IslandExpansion?
 
-    public init(expandTimeout: Double = 8, alertExpansion: Double = 5) {
+    package init(expandTimeout: Double = 8, alertExpansion: Double = 5) {
         self.expandTimeout = expandTimeout
         self.alertExpansion = alertExpansion
     }
 
     /// A presenter's long-press on activity `id`; a repeated press restarts the timeout.
-    public mutating func expand(id: String, now: Double) {
+    package mutating func expand(id: String, now: Double) {
         userExpansion = IslandExpansion(id: id, reason: .user, until: now + expandTimeout)
     }
 
     /// The user released the island: it returns to its resting arrangement.
-    public mutating func collapse(now: Double) {
+    package mutating func collapse(now: Double) {
         userExpansion = nil
         alertingExpansion = nil
     }
 
     /// An alerting update for activity `id`; the latest alert replaces an earlier one.
-    public mutating func alert(id: String, now: Double) {
+    package mutating func alert(id: String, now: Double) {
         alertingExpansion = IslandExpansion(id: id, reason: .alert, until: now + alertExpansion)
     }
 
     /// Do Not Disturb came on: the alert showing, if any, goes at once — focus silences
     /// alerts, and one that expanded just before would otherwise stay open for its time.
     /// A user's expansion stays: the user asked for it.
-    public mutating func silenceAlert() {
+    package mutating func silenceAlert() {
         alertingExpansion = nil
     }
 
     /// The expansion to show at `now` among the live activity ids, the user's first.
-    public func expansion(at now: Double, live: Set<String>) -> IslandExpansion? {
+    package func expansion(at now: Double, live: Set<String>) -> IslandExpansion? {
         [userExpansion, alertingExpansion].lazy.compactMap { $0 }.first {
             $0.isShowing(at: now) && live.contains($0.id)
         }
     }
 
     /// When the next expansion times out, so the owner can schedule a recompute.
-    public var nextDeadline: Double? {
+    package var nextDeadline: Double? {
         [userExpansion?.until, alertingExpansion?.until].compactMap { $0 }.min()
     }
 
     /// Drops expansions that timed out or whose activity is no longer live, so an activity
     /// that leaves the island does not spring open again later.
-    public mutating func prune(now: Double, live: Set<String>) {
+    package mutating func prune(now: Double, live: Set<String>) {
         if let user = userExpansion, !user.isShowing(at: now) || !live.contains(user.id) {
             userExpansion = nil
         }

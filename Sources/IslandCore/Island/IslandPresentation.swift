@@ -1,12 +1,12 @@
-public import OrderedJSON
-public import OrderedCollections
+package import OrderedJSON
+import OrderedCollections
 
 /// What the island and the lock screen show: the daemon's decision (docs/design.md §5).
 ///
 /// `attached` and `detached` always describe the resting arrangement, also while an activity
 /// is expanded, so a presenter knows what the island returns to (`restingMode`).
-public struct IslandPresentation: Sendable, Hashable {
-    public enum Mode: String, Sendable, Hashable {
+package struct IslandPresentation: Sendable, Hashable {
+    package enum Mode: String, Sendable, Hashable {
         /// No live activity.
         case none
         /// One app: its top activity, leading and trailing.
@@ -17,21 +17,21 @@ public struct IslandPresentation: Sendable, Hashable {
         case expanded
     }
 
-    public private(set) var mode: Mode
+    package private(set) var mode: Mode
     /// compact: the activity shown; minimal: the top activity.
-    public private(set) var attached: String?
+    package private(set) var attached: String?
     /// minimal: the top activity of another app than `attached`'s.
-    public private(set) var detached: String?
+    package private(set) var detached: String?
     /// expanded: the expanded activity.
-    public private(set) var expanded: String?
+    package private(set) var expanded: String?
     /// expanded: why `expanded` is expanded. The expiry time stays with the daemon, which
     /// schedules the recompute; presenters would only see deltas that change nothing on screen.
-    public private(set) var expansionReason: IslandExpansion.Reason?
+    package private(set) var expansionReason: IslandExpansion.Reason?
     /// Every non-dismissed activity, live and ended, in lock-screen order.
-    public private(set) var lockScreen: [String]
+    package private(set) var lockScreen: [String]
 
     /// The island with no activities.
-    public static let empty = IslandPresentation(mode: .none, attached: nil, detached: nil, expanded: nil, expansionReason: nil, lockScreen: [])
+    package static let empty = IslandPresentation(mode: .none, attached: nil, detached: nil, expanded: nil, expansionReason: nil, lockScreen: [])
 
     private init(mode: Mode, attached: String?, detached: String?, expanded: String?,
                  expansionReason: IslandExpansion.Reason?, lockScreen: [String]) {
@@ -45,7 +45,7 @@ public struct IslandPresentation: Sendable, Hashable {
 
     /// The arbitration itself, a pure function of the activities, the interactions and the time.
     /// - Parameter candidates: every non-dismissed activity, in any order.
-    public init(candidates: [IslandCandidate], interactions: IslandInteractions, now: Double) {
+    package init(candidates: [IslandCandidate], interactions: IslandInteractions, now: Double) {
         let ordered = candidates.sorted(by: IslandCandidate.precedes)
         let live = ordered.filter(\.isLive)
         let top = live.first
@@ -61,7 +61,7 @@ public struct IslandPresentation: Sendable, Hashable {
     }
 
     /// What the island shows once no activity is expanded.
-    public var restingMode: Mode { Self.restingMode(attached: attached, detached: detached) }
+    package var restingMode: Mode { Self.restingMode(attached: attached, detached: detached) }
 
     private static func restingMode(attached: String?, detached: String?) -> Mode {
         if detached != nil { return .minimal }
@@ -77,7 +77,7 @@ public struct IslandPresentation: Sendable, Hashable {
 
 extension IslandPresentation {
     /// The wire form, `org.island.Presenter.Island`: absent ids are left out.
-    public var json: JSONObject {
+    package var json: JSONObject {
         var object: JSONObject = ["mode": .string(mode.rawValue)]
         if let attached { object["attached"] = .string(attached) }
         if let detached { object["detached"] = .string(detached) }

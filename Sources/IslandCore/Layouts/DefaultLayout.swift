@@ -1,5 +1,5 @@
-public import OrderedJSON
-public import OrderedCollections
+package import OrderedJSON
+import OrderedCollections
 import Synchronization
 
 extension Layout {
@@ -38,7 +38,7 @@ extension Layout {
     /// title, then the details, up to three values, then the measure; expanded = leading, title
     /// and trailing, with the details, the values and a progress bar below — each shown once:
     /// neither the value trailing shows nor a bar leading shows is repeated below.
-    public static func `default`(for type: String, attributes: JSONObject = [:], state: JSONObject = [:]) -> Layout {
+    package static func `default`(for type: String, attributes: JSONObject = [:], state: JSONObject = [:]) -> Layout {
         let shape = DefaultLayoutShape(type: type, attributes: attributes, state: state)
         // Every update of an activity without a registered layout needs its default, and its
         // shape rarely changes: validate each shape once, not once per update.
@@ -62,7 +62,7 @@ extension Layout {
     /// (`JSON.objectShape(ofText:)` of `ActivityContent.stateText`). While it stays the same,
     /// so does the default layout: an update checks it rather than build the layout's shape
     /// again, or the state's tree at all.
-    public static func defaultLayoutKey(stateText: [UInt8]) -> [UInt8]? {
+    package static func defaultLayoutKey(stateText: [UInt8]) -> [UInt8]? {
         JSON.objectShape(ofText: stateText)
     }
 

@@ -1,45 +1,45 @@
-public import OrderedJSON
+package import OrderedJSON
 
 /// How the activities of one type look (docs/design.md §6): data an extension registers, validated
 /// by the daemon. Build one with `init(json:)` or `Layout.default(for:attributes:state:)`.
 ///
 /// Every region is optional; a presenter draws a missing one from the default layout.
-public struct Layout: Sendable, Hashable {
-    public let lockScreen: LayoutRegion?
-    public let compactLeading: LayoutRegion?
-    public let compactTrailing: LayoutRegion?
-    public let minimal: LayoutRegion?
-    public let expanded: ExpandedLayout
+package struct Layout: Sendable, Hashable {
+    package let lockScreen: LayoutRegion?
+    package let compactLeading: LayoutRegion?
+    package let compactTrailing: LayoutRegion?
+    package let minimal: LayoutRegion?
+    package let expanded: ExpandedLayout
     /// The island's outline color.
-    public let keylineTint: LayoutColor?
+    package let keylineTint: LayoutColor?
     /// The lock-screen background color.
-    public let backgroundTint: LayoutColor?
+    package let backgroundTint: LayoutColor?
     /// A short static text for bars, at most `LayoutLimits.maximumChipLength` characters.
-    public let chip: String?
+    package let chip: String?
     /// Privacy: how much of the activity a locked screen shows (`lockScreenVisibility`; the
     /// older `hideContentOnLockScreen: true` is `private`). Public unless the layout says.
-    public let lockScreenVisibility: LockScreenVisibility
+    package let lockScreenVisibility: LockScreenVisibility
     /// What a `private` activity shows on a locked screen instead of its own layout: a layout
     /// of text and symbols only, drawn with no attributes or state (the daemon sends none).
-    public var publicLayout: Layout? { publicLayoutStorage.first }
+    package var publicLayout: Layout? { publicLayoutStorage.first }
     /// `publicLayout`, in an array: a value cannot hold its own type directly.
     private let publicLayoutStorage: [Layout]
     /// Whether a locked screen hides the content: `lockScreenVisibility` is not `public`.
-    public var hideContentOnLockScreen: Bool { lockScreenVisibility != .public }
+    package var hideContentOnLockScreen: Bool { lockScreenVisibility != .public }
     /// What a tap opens when the region tapped has no `url` of its own.
-    public let url: LayoutURL?
+    package let url: LayoutURL?
     /// The validated document, as presenters receive it.
-    public let json: JSONObject
+    package let json: JSONObject
 
     /// Validates a layout document.
     /// - Throws: the first problem, with its path and reason.
-    public init(json: JSON) throws(LayoutError) {
+    package init(json: JSON) throws(LayoutError) {
         var parser = LayoutParser()
         self = try parser.parse(json)
     }
 
     /// Validates a layout document given as JSON text (an installed layout file).
-    public init(text: String) throws(LayoutError) {
+    package init(text: String) throws(LayoutError) {
         let json: JSON
         do {
             json = try JSONParser.parse(text)

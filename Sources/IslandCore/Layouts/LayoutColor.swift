@@ -1,12 +1,12 @@
 import FreeDesktop
 /// A tint as `#RRGGBB` or `#RRGGBBAA`.
-public struct LayoutColor: Sendable, Hashable, CustomStringConvertible {
-    public var red: UInt8
-    public var green: UInt8
-    public var blue: UInt8
-    public var alpha: UInt8
+package struct LayoutColor: Sendable, Hashable, CustomStringConvertible {
+    package var red: UInt8
+    package var green: UInt8
+    package var blue: UInt8
+    package var alpha: UInt8
 
-    public init(red: UInt8, green: UInt8, blue: UInt8, alpha: UInt8 = 255) {
+    package init(red: UInt8, green: UInt8, blue: UInt8, alpha: UInt8 = 255) {
         self.red = red
         self.green = green
         self.blue = blue
@@ -14,7 +14,7 @@ public struct LayoutColor: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// Parses `#RRGGBB` or `#RRGGBBAA` (hex digits in either case); nil for anything else.
-    public init?(hex: String) {
+    package init?(hex: String) {
         let digits = Array(hex.utf8)
         guard digits.first == UInt8(ascii: "#"), digits.count == 7 || digits.count == 9 else { return nil }
         var channels: [UInt8] = []
@@ -28,7 +28,7 @@ public struct LayoutColor: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// `#rrggbb`, or `#rrggbbaa` when not opaque.
-    public var description: String {
+    package var description: String {
         let channels = alpha == 255 ? [red, green, blue] : [red, green, blue, alpha]
         return "#" + channels.map { byte in
             let hex = String(byte, radix: 16)

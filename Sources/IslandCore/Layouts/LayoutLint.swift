@@ -1,5 +1,5 @@
-public import OrderedJSON
-public import OrderedCollections
+package import OrderedJSON
+import OrderedCollections
 
 /// What a valid layout probably gets wrong: a measure that can never render to a number
 /// (`"value": "40%"`: the bar never fills), and a template that names a state key the sample
@@ -8,10 +8,10 @@ public import OrderedCollections
 ///
 /// Pure and bounded by the layout's own bounds (`LayoutLimits`): it reads the validated
 /// document once.
-public enum LayoutLint {
+package enum LayoutLint {
     /// Warnings about `layout`, in document order. With `state` (a sample state), templates
     /// are checked against it; with `attributes`, so are `attributes.*` names.
-    public static func warnings(for layout: Layout, state: JSONObject? = nil, attributes: JSONObject? = nil) -> [LayoutWarning] {
+    package static func warnings(for layout: Layout, state: JSONObject? = nil, attributes: JSONObject? = nil) -> [LayoutWarning] {
         var lint = Walk(state: state, attributes: attributes)
         lint.visit(.object(layout.json), path: "", key: nil, inView: nil)
         return lint.warnings
@@ -138,17 +138,17 @@ public enum LayoutLint {
 }
 
 /// One warning of `LayoutLint`: where in the document, and what is probably wrong.
-public struct LayoutWarning: Sendable, Hashable, CustomStringConvertible {
+package struct LayoutWarning: Sendable, Hashable, CustomStringConvertible {
     /// e.g. `expanded.bottom.value`.
-    public var path: String
-    public var message: String
+    package var path: String
+    package var message: String
 
-    public init(path: String, message: String) {
+    package init(path: String, message: String) {
         self.path = path
         self.message = message
     }
 
-    public var description: String { "\(path): \(message)" }
+    package var description: String { "\(path): \(message)" }
 }
 
 /// The names a template's tags use, and its text outside every section, read with the default
@@ -201,7 +201,7 @@ struct TemplateTags {
 
 extension Layout {
     /// The `action` of every button in the layout, in any region.
-    public var buttonActions: Set<String> {
+    package var buttonActions: Set<String> {
         var actions: Set<String> = []
         func collect(_ view: LayoutView) {
             switch view {

@@ -1,5 +1,5 @@
 import OrderedCollections
-public import OrderedJSON
+package import OrderedJSON
 
 extension Layout {
     /// `json` (a layout, valid) with every `image` view replaced by its `fallback`, or by an
@@ -7,7 +7,7 @@ extension Layout {
     /// not have pictures read for it. A presenter reads a picture's file as its own user, so a
     /// producer confined to a sandbox could otherwise have it draw a file the sandbox keeps
     /// from that producer; without the view, no presenter reads anything, whatever it is.
-    public static func withoutPictures(_ json: JSON) -> JSON {
+    package static func withoutPictures(_ json: JSON) -> JSON {
         switch json {
         case .object(let object):
             if object["type"]?.stringValue == "image" {
@@ -28,7 +28,7 @@ extension Layout {
     private static let regionKeys = ["priority", "belowIfTooWide", "url"]
 
     /// Whether `json` has an `image` view anywhere: only then is there something to take out.
-    public static func hasPictures(_ json: JSON) -> Bool {
+    package static func hasPictures(_ json: JSON) -> Bool {
         switch json {
         case .object(let object): object["type"]?.stringValue == "image" || object.values.contains(where: hasPictures)
         case .array(let elements): elements.contains(where: hasPictures)

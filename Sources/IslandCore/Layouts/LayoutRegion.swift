@@ -4,16 +4,16 @@
 /// `{"type": "text", "template": "…", "priority": 1, "url": "https://…"}`. `priority` and
 /// `belowIfTooWide` belong to the expanded regions only. When the view is a `link`, its `url`
 /// is the link's and the region has none of its own: tapping opens the link either way.
-public struct LayoutRegion: Sendable, Hashable {
-    public var view: LayoutView
+package struct LayoutRegion: Sendable, Hashable {
+    package var view: LayoutView
     /// Which expanded region gets room first when space runs out; higher first.
-    public var priority: Double
+    package var priority: Double
     /// An expanded leading/trailing region that does not fit beside the center goes below it.
-    public var belowIfTooWide: Bool
+    package var belowIfTooWide: Bool
     /// What a tap on this region opens; the layout's `url` when nil.
-    public var url: LayoutURL?
+    package var url: LayoutURL?
 
-    public init(view: LayoutView, priority: Double = 0, belowIfTooWide: Bool = false, url: LayoutURL? = nil) {
+    package init(view: LayoutView, priority: Double = 0, belowIfTooWide: Bool = false, url: LayoutURL? = nil) {
         self.view = view
         self.priority = priority
         self.belowIfTooWide = belowIfTooWide
@@ -22,18 +22,18 @@ public struct LayoutRegion: Sendable, Hashable {
 }
 
 /// The four regions of the expanded island (`expanded` in JSON).
-public struct ExpandedLayout: Sendable, Hashable {
-    public var leading: LayoutRegion?
-    public var trailing: LayoutRegion?
-    public var center: LayoutRegion?
-    public var bottom: LayoutRegion?
+package struct ExpandedLayout: Sendable, Hashable {
+    package var leading: LayoutRegion?
+    package var trailing: LayoutRegion?
+    package var center: LayoutRegion?
+    package var bottom: LayoutRegion?
 
-    public init(leading: LayoutRegion? = nil, trailing: LayoutRegion? = nil, center: LayoutRegion? = nil, bottom: LayoutRegion? = nil) {
+    package init(leading: LayoutRegion? = nil, trailing: LayoutRegion? = nil, center: LayoutRegion? = nil, bottom: LayoutRegion? = nil) {
         self.leading = leading
         self.trailing = trailing
         self.center = center
         self.bottom = bottom
     }
 
-    public var isEmpty: Bool { leading == nil && trailing == nil && center == nil && bottom == nil }
+    package var isEmpty: Bool { leading == nil && trailing == nil && center == nil && bottom == nil }
 }

@@ -1,5 +1,5 @@
-public import Foundation
-public import OrderedJSON
+package import Foundation
+package import OrderedJSON
 import FreeDesktop
 
 /// Resolves layouts against one activity's attributes and state at one instant.
@@ -7,24 +7,24 @@ import FreeDesktop
 /// Rendering never fails: a missing key renders as nothing, a number template that does not
 /// render to a number leaves its timer unresolved and its progress at 0, and a URL that does
 /// not render to an allowed URL is nil.
-public struct LayoutRenderer: Sendable {
-    public let attributes: JSONObject
-    public let state: JSONObject
+package struct LayoutRenderer: Sendable {
+    package let attributes: JSONObject
+    package let state: JSONObject
     /// Seconds since the Unix epoch.
-    public let now: Double
+    package let now: Double
     /// Every template rendered here shares one work budget (`LayoutLimits.maximumRenderWork`).
     private let root: MustacheRoot
 
     /// - Parameter timeZone: where the `time` transform writes dates for; the presenter's own
     ///   unless given (tests give one).
-    public init(attributes: JSONObject, state: JSONObject, now: Double, timeZone: TimeZone = .current) {
+    package init(attributes: JSONObject, state: JSONObject, now: Double, timeZone: TimeZone = .current) {
         self.attributes = attributes
         self.state = state
         self.now = now
         self.root = .root(attributes: attributes, state: state, clock: MustacheClock(now: now, timeZone: timeZone))
     }
 
-    public func render(_ layout: Layout) -> RenderedLayout {
+    package func render(_ layout: Layout) -> RenderedLayout {
         let fallback = layout.url
         return RenderedLayout(
             lockScreen: layout.lockScreen.map { render($0, fallbackURL: fallback) },
@@ -44,7 +44,7 @@ public struct LayoutRenderer: Sendable {
     }
 
     /// - Parameter fallbackURL: the layout's URL, opened when the region has none.
-    public func render(_ region: LayoutRegion, fallbackURL: LayoutURL? = nil) -> RenderedRegion {
+    package func render(_ region: LayoutRegion, fallbackURL: LayoutURL? = nil) -> RenderedRegion {
         let ownURL: LayoutURL? = if case .link(let link) = region.view { link.url } else { region.url }
         return RenderedRegion(
             view: render(region.view),
@@ -54,7 +54,7 @@ public struct LayoutRenderer: Sendable {
         )
     }
 
-    public func render(_ view: LayoutView) -> RenderedView {
+    package func render(_ view: LayoutView) -> RenderedView {
         switch view {
         case .text(let template): .text(DisplayText.neutralized(template.render(root)))
         case .symbol(let symbol): .symbol(DisplayText.neutralized(render(symbol)))
@@ -73,7 +73,7 @@ public struct LayoutRenderer: Sendable {
     }
 
     /// A number written out, or what its template renders to if that is a finite number.
-    public func resolve(_ number: LayoutNumber) -> Double? {
+    package func resolve(_ number: LayoutNumber) -> Double? {
         switch number {
         case .constant(let value): return value
         case .template(let template):
@@ -84,7 +84,7 @@ public struct LayoutRenderer: Sendable {
     }
 
     /// The URL for this activity, or nil if the template did not produce an allowed one.
-    public func resolve(_ url: LayoutURL) -> String? { url.resolve(root) }
+    package func resolve(_ url: LayoutURL) -> String? { url.resolve(root) }
 
     private func render(_ symbol: LayoutSymbol) -> String {
         let name = symbol.name.render(root)

@@ -1,4 +1,4 @@
-public import OrderedJSON
+package import OrderedJSON
 import Mustache
 
 /// A Mustache template over `state.*` and `attributes.*`, compiled once when the layout is
@@ -6,13 +6,13 @@ import Mustache
 ///
 /// Text is produced as plain text (no HTML escaping); a missing key renders as nothing.
 /// Partials have no library to come from and render as nothing too.
-public struct LayoutTemplate: Sendable, Hashable, CustomStringConvertible {
+package struct LayoutTemplate: Sendable, Hashable, CustomStringConvertible {
     /// The template as the extension wrote it.
-    public let source: String
+    package let source: String
     private let compiled: MustacheTemplate
 
     /// Compiles `source`; a syntax error is reported at the root path.
-    public init(_ source: String) throws(LayoutError) {
+    package init(_ source: String) throws(LayoutError) {
         try self.init(source, contentType: .text, at: .root)
     }
 
@@ -69,15 +69,15 @@ public struct LayoutTemplate: Sendable, Hashable, CustomStringConvertible {
     private static let unfinished = "…"
 
     /// Renders against attributes and state directly.
-    public func render(attributes: JSONObject, state: JSONObject) -> String {
+    package func render(attributes: JSONObject, state: JSONObject) -> String {
         render(MustacheRoot.root(attributes: attributes, state: state))
     }
 
     /// Whether the template has tags at all; a plain text needs no rendering.
     var isLiteral: Bool { !source.contains("{{") }
 
-    public var description: String { source }
+    package var description: String { source }
 
-    public static func == (a: LayoutTemplate, b: LayoutTemplate) -> Bool { a.source == b.source }
-    public func hash(into hasher: inout Hasher) { hasher.combine(source) }
+    package static func == (a: LayoutTemplate, b: LayoutTemplate) -> Bool { a.source == b.source }
+    package func hash(into hasher: inout Hasher) { hasher.combine(source) }
 }

@@ -8,13 +8,13 @@ import OrderedJSON
 /// `blob`, `filesystem`). Which of them a tap may open is an allowlist (docs/design.md §6):
 /// `http`, `https`, and the schemes the app's own desktop entry declares
 /// (`isAllowed(declaredSchemes:)`).
-public struct LayoutURL: Sendable, Hashable, CustomStringConvertible {
-    public let template: LayoutTemplate
+package struct LayoutURL: Sendable, Hashable, CustomStringConvertible {
+    package let template: LayoutTemplate
     /// Lowercased, without the colon.
-    public let scheme: String
+    package let scheme: String
 
     /// Validates `source`; an invalid URL is reported at the root path.
-    public init(_ source: String) throws(LayoutError) {
+    package init(_ source: String) throws(LayoutError) {
         try self.init(source, at: .root)
     }
 
@@ -40,15 +40,15 @@ public struct LayoutURL: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// The schemes a tap opens for every app; the web's, whose handler is the user's browser.
-    public static let webSchemes: Set<String> = ["http", "https"]
+    package static let webSchemes: Set<String> = ["http", "https"]
 
     /// Whether a tap may open this URL for an app whose desktop entry declares
     /// `declaredSchemes` (its `x-scheme-handler/*` types, lowercased).
-    public func isAllowed(declaredSchemes: Set<String>) -> Bool {
+    package func isAllowed(declaredSchemes: Set<String>) -> Bool {
         Self.webSchemes.contains(scheme) || declaredSchemes.contains(scheme)
     }
 
-    public var description: String { template.source }
+    package var description: String { template.source }
 
     /// Stands a plain value in for every tag, so the static check sees a URL of the shape the
     /// template will produce; the rendered URL is checked again.
@@ -83,7 +83,7 @@ public struct LayoutURL: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// `[a-z][a-z0-9+.-]*`, lowercase only: what a caller gets after lowercasing a scheme.
-    public static func isSchemeSyntax(_ scheme: String) -> Bool {
+    package static func isSchemeSyntax(_ scheme: String) -> Bool {
         guard let first = scheme.unicodeScalars.first, ("a"..."z").contains(first) else { return false }
         return scheme.unicodeScalars.allSatisfy { scalar in
             ("a"..."z").contains(scalar) || ("0"..."9").contains(scalar) || "+.-".unicodeScalars.contains(scalar)

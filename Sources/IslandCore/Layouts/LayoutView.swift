@@ -1,5 +1,5 @@
 /// One view of a layout, as validated from its JSON (tagged by `"type"`).
-public indirect enum LayoutView: Sendable, Hashable {
+package indirect enum LayoutView: Sendable, Hashable {
     /// `{"type": "text", "template": "{{state.minutes}} min"}`
     case text(LayoutTemplate)
     /// `{"type": "symbol", "name": "☕"}`: a freedesktop icon name or an emoji.
@@ -27,7 +27,7 @@ public indirect enum LayoutView: Sendable, Hashable {
     case image(LayoutImage)
 
     /// The `"type"` tag of each kind of view.
-    public var typeName: String {
+    package var typeName: String {
         switch self {
         case .text: "text"
         case .symbol: "symbol"
@@ -44,7 +44,7 @@ public indirect enum LayoutView: Sendable, Hashable {
 }
 
 /// A number written out, or a template that renders to one (`"{{state.eta}}"`).
-public enum LayoutNumber: Sendable, Hashable {
+package enum LayoutNumber: Sendable, Hashable {
     case constant(Double)
     case template(LayoutTemplate)
 }
@@ -52,11 +52,11 @@ public enum LayoutNumber: Sendable, Hashable {
 /// An icon. `name` may be a template; `names` then maps what it renders to the icon to show,
 /// since Mustache cannot compare values (`"name": "{{state.stage}}"`,
 /// `"names": {"brewing": "☕", "onTheWay": "🛵"}`). A rendered name not in `names` is shown as is.
-public struct LayoutSymbol: Sendable, Hashable {
-    public var name: LayoutTemplate
-    public var names: [String: String]
+package struct LayoutSymbol: Sendable, Hashable {
+    package var name: LayoutTemplate
+    package var names: [String: String]
 
-    public init(name: LayoutTemplate, names: [String: String] = [:]) {
+    package init(name: LayoutTemplate, names: [String: String] = [:]) {
         self.name = name
         self.names = names
     }
@@ -64,12 +64,12 @@ public struct LayoutSymbol: Sendable, Hashable {
 
 /// A timer between two instants (seconds since the Unix epoch). Counting down needs `to`
 /// (the remaining time); counting up needs `from` (the elapsed time, stopping at `to` if given).
-public struct LayoutTimer: Sendable, Hashable {
-    public var from: LayoutNumber?
-    public var to: LayoutNumber?
-    public var countsDown: Bool
+package struct LayoutTimer: Sendable, Hashable {
+    package var from: LayoutNumber?
+    package var to: LayoutNumber?
+    package var countsDown: Bool
 
-    public init(from: LayoutNumber?, to: LayoutNumber?, countsDown: Bool = true) {
+    package init(from: LayoutNumber?, to: LayoutNumber?, countsDown: Bool = true) {
         self.from = from
         self.to = to
         self.countsDown = countsDown
@@ -80,37 +80,37 @@ public struct LayoutTimer: Sendable, Hashable {
 ///
 /// Segment lengths and point positions share one scale: the sum of the segment lengths when
 /// there are segments, else `total` for a value, else 0…1 for a time range.
-public struct LayoutProgress: Sendable, Hashable {
-    public enum Measure: Sendable, Hashable {
+package struct LayoutProgress: Sendable, Hashable {
+    package enum Measure: Sendable, Hashable {
         /// `value` out of `total` (1 unless given).
         case value(LayoutNumber, total: LayoutNumber)
         /// The share of the time range `from`…`to` that has passed.
         case timeRange(from: LayoutNumber, to: LayoutNumber)
     }
 
-    public struct Segment: Sendable, Hashable {
-        public var length: Double
-        public var color: LayoutColor?
-        public init(length: Double, color: LayoutColor? = nil) {
+    package struct Segment: Sendable, Hashable {
+        package var length: Double
+        package var color: LayoutColor?
+        package init(length: Double, color: LayoutColor? = nil) {
             self.length = length
             self.color = color
         }
     }
 
-    public struct Point: Sendable, Hashable {
-        public var position: Double
-        public var color: LayoutColor?
-        public init(position: Double, color: LayoutColor? = nil) {
+    package struct Point: Sendable, Hashable {
+        package var position: Double
+        package var color: LayoutColor?
+        package init(position: Double, color: LayoutColor? = nil) {
             self.position = position
             self.color = color
         }
     }
 
-    public var measure: Measure
-    public var segments: [Segment]
-    public var points: [Point]
+    package var measure: Measure
+    package var segments: [Segment]
+    package var points: [Point]
 
-    public init(measure: Measure, segments: [Segment] = [], points: [Point] = []) {
+    package init(measure: Measure, segments: [Segment] = [], points: [Point] = []) {
         self.measure = measure
         self.segments = segments
         self.points = points
@@ -118,38 +118,38 @@ public struct LayoutProgress: Sendable, Hashable {
 }
 
 /// Children laid out in a row (`hstack`) or a column (`vstack`).
-public struct LayoutStack: Sendable, Hashable {
-    public var children: [LayoutView]
+package struct LayoutStack: Sendable, Hashable {
+    package var children: [LayoutView]
     /// Points between children; the presenter's default when nil.
-    public var spacing: Double?
+    package var spacing: Double?
 
-    public init(children: [LayoutView], spacing: Double? = nil) {
+    package init(children: [LayoutView], spacing: Double? = nil) {
         self.children = children
         self.spacing = spacing
     }
 }
 
 /// A view that opens `url` when tapped.
-public struct LayoutLink: Sendable, Hashable {
-    public var url: LayoutURL
-    public var child: LayoutView
+package struct LayoutLink: Sendable, Hashable {
+    package var url: LayoutURL
+    package var child: LayoutView
 
-    public init(url: LayoutURL, child: LayoutView) {
+    package init(url: LayoutURL, child: LayoutView) {
         self.url = url
         self.child = child
     }
 }
 
 /// A button whose press is routed to the app as `action` (like a `LiveActivityIntent`).
-public struct LayoutButton: Sendable, Hashable {
-    public var action: String
+package struct LayoutButton: Sendable, Hashable {
+    package var action: String
     /// What the button says: its accessible name, and what text presenters print.
-    public var label: LayoutTemplate
+    package var label: LayoutTemplate
     /// An icon shown with the label, resolved as a symbol view's (`"symbol": "{{state.status}}"`,
     /// `"symbols": {"playing": "media-playback-pause-symbolic"}`), so it can follow the state.
-    public var symbol: LayoutSymbol?
+    package var symbol: LayoutSymbol?
 
-    public init(action: String, label: LayoutTemplate, symbol: LayoutSymbol? = nil) {
+    package init(action: String, label: LayoutTemplate, symbol: LayoutSymbol? = nil) {
         self.action = action
         self.label = label
         self.symbol = symbol
@@ -157,13 +157,13 @@ public struct LayoutButton: Sendable, Hashable {
 }
 
 /// A picture from a local file, or its fallback.
-public struct LayoutImage: Sendable, Hashable {
+package struct LayoutImage: Sendable, Hashable {
     /// What renders to the file: a `file:///` URL or an absolute path.
-    public var source: LayoutTemplate
+    package var source: LayoutTemplate
     /// Shown where the picture is not: no file, not a picture, or a presenter of text.
-    public var fallback: LayoutView?
+    package var fallback: LayoutView?
 
-    public init(source: LayoutTemplate, fallback: LayoutView? = nil) {
+    package init(source: LayoutTemplate, fallback: LayoutView? = nil) {
         self.source = source
         self.fallback = fallback
     }

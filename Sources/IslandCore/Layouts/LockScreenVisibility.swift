@@ -5,7 +5,7 @@
 ///
 /// Levels are ordered by how much they hide: when several say (the layout, the user's choice
 /// for all apps and for one app), the strictest wins.
-public enum LockScreenVisibility: String, Sendable, Hashable, CaseIterable, Comparable {
+package enum LockScreenVisibility: String, Sendable, Hashable, CaseIterable, Comparable {
     case `public`, `private`, secret
 
     private var strictness: Int {
@@ -16,14 +16,14 @@ public enum LockScreenVisibility: String, Sendable, Hashable, CaseIterable, Comp
         }
     }
 
-    public static func < (lhs: Self, rhs: Self) -> Bool { lhs.strictness < rhs.strictness }
+    package static func < (lhs: Self, rhs: Self) -> Bool { lhs.strictness < rhs.strictness }
 
     /// The stricter of the two: what both allow.
-    public func stricter(_ other: Self?) -> Self {
+    package func stricter(_ other: Self?) -> Self {
         guard let other else { return self }
         return Swift.max(self, other)
     }
 
     /// Every name, for messages: `public, private or secret`.
-    public static let allNames = "public, private or secret"
+    package static let allNames = "public, private or secret"
 }

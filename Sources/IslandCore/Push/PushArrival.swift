@@ -4,7 +4,7 @@ extension PushRequest {
     /// which is checked again here — a 3.1.1 broker keeps no expiry, and a push may wait in
     /// the device's own window. `0` (now or never) is the broker's to honour: the backend
     /// publishes it so that nothing keeps it for a device that is offline.
-    public func checkArrival(at receivedAt: Double) throws(PushRefusal) {
+    package func checkArrival(at receivedAt: Double) throws(PushRefusal) {
         if let expiration, expiration > 0, receivedAt > expiration {
             throw .expired(expiration: expiration, receivedAt: receivedAt)
         }

@@ -12,9 +12,9 @@ import OrderedCollections
 ///
 /// The per-device feedback of a channel, when its backend asked for it, goes to
 /// `<root>/<device>/<app>/<id>/feedback`: a device's own levels, as a token's feedback.
-public struct PushChannel: Sendable, Hashable, CustomStringConvertible {
+package struct PushChannel: Sendable, Hashable, CustomStringConvertible {
     /// What the broker keeps of a channel's messages, fixed when the channel is created.
-    public enum Storage: String, Sendable, Hashable, CaseIterable {
+    package enum Storage: String, Sendable, Hashable, CaseIterable {
         /// Nothing: a device that is offline when a message is published never gets it (the
         /// backend publishes at QoS 0, which a broker does not queue for an absent session).
         case none
@@ -23,36 +23,36 @@ public struct PushChannel: Sendable, Hashable, CustomStringConvertible {
         case latest
     }
 
-    public let root: String
-    public let app: String
-    public let id: String
+    package let root: String
+    package let app: String
+    package let id: String
 
     /// The level after the root that holds every app's channels.
-    public static let level = "channels"
+    package static let level = "channels"
     /// Characters in an id: 16 random bytes in unpadded base64url.
-    public static let idLength = 22
+    package static let idLength = 22
     static let randomBytes = 16
     /// Channels one app may have at once, as APNs allows.
-    public static let maximumPerApp = 10_000
+    package static let maximumPerApp = 10_000
     /// How long a `latest` message is kept, at most, from its timestamp: APNs' 8 hours.
-    public static let maximumLatestLifetime: Double = 8 * 3600
+    package static let maximumLatestLifetime: Double = 8 * 3600
     /// The largest message on a channel, as APNs allows for a broadcast.
-    public static let maximumPayloadBytes = 5120
+    package static let maximumPayloadBytes = 5120
 
-    public var topic: String { "\(root)/\(Self.level)/\(app)/\(id)" }
+    package var topic: String { "\(root)/\(Self.level)/\(app)/\(id)" }
     /// Where the channel's record (its storage policy) is retained.
-    public var configTopic: String { "\(topic)/config" }
+    package var configTopic: String { "\(topic)/config" }
     /// Every channel record of `app`, for listing and counting them.
-    public static func configWildcard(root: String, app: String) -> String { "\(root)/\(level)/\(app)/+/config" }
+    package static func configWildcard(root: String, app: String) -> String { "\(root)/\(level)/\(app)/+/config" }
     /// Where `device` answers the channel's messages, when the channel asks for answers.
-    public func feedbackTopic(device: String) -> String { "\(root)/\(device)/\(app)/\(id)/\(PushToken.feedbackLevel)" }
-    public var description: String { topic }
+    package func feedbackTopic(device: String) -> String { "\(root)/\(device)/\(app)/\(id)/\(PushToken.feedbackLevel)" }
+    package var description: String { topic }
 
     /// The channel `id` of `app`.
     ///
     /// - Throws: `IslandError.invalidChannel` when `id` is not an id `make` could have drawn, or
     ///   the app or root cannot be topic levels.
-    public init(root: String, app: String, id: String) throws(IslandError) {
+    package init(root: String, app: String, id: String) throws(IslandError) {
         guard id.utf8.count == Self.idLength, id.utf8.allSatisfy({ Self.alphabetBytes.contains($0) }), id.first != "-" else {
             throw .invalidChannel(channel: String(id.prefix(64)),
                                   reason: "a channel id is \(Self.idLength) characters of A-Z, a-z, 0-9, - and _, not starting with -")
@@ -67,7 +67,7 @@ public struct PushChannel: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// The channel whose message topic is `topic`; nil for any other topic.
-    public init?(topic: String) {
+    package init?(topic: String) {
         let levels = topic.split(separator: "/", omittingEmptySubsequences: false)
         guard levels.count >= 4, levels[levels.count - 3] == Self.level else { return nil }
         let root = levels.dropLast(3).joined(separator: "/")
@@ -79,7 +79,7 @@ public struct PushChannel: Sendable, Hashable, CustomStringConvertible {
     /// A new channel of `app` whose id is `randomBytes` (16 of them, from the system's
     /// cryptographic generator): 128 bits (less a fraction of one: the first character is never
     /// `-`), so an id is never drawn twice.
-    public static func make(root: String, app: String, randomBytes bytes: [UInt8]) throws(IslandError) -> PushChannel {
+    package static func make(root: String, app: String, randomBytes bytes: [UInt8]) throws(IslandError) -> PushChannel {
         precondition(bytes.count == randomBytes, "a channel id is \(randomBytes) random bytes")
         var id = ""
         var bits = 0, value: UInt32 = 0
@@ -116,14 +116,14 @@ public struct PushChannel: Sendable, Hashable, CustomStringConvertible {
 /// ever — is not applied; whatever it says, a message is not applied more than
 /// `PushChannel.maximumLatestLifetime` after its timestamp. `feedback` asks every device to
 /// answer (for testing: a million devices must not answer one publish by default).
-public struct ChannelMessage: Sendable, Hashable {
-    public var request: PushRequest
-    public var expiration: Double?
-    public var wantsFeedback: Bool
+package struct ChannelMessage: Sendable, Hashable {
+    package var request: PushRequest
+    package var expiration: Double?
+    package var wantsFeedback: Bool
 
     /// Reads a message's untrusted bytes, as `PushPayload` does a push's, within a broadcast's
     /// smaller size, and refuses what a broadcast may not do: start an activity, or arrive late.
-    public static func decode(_ bytes: [UInt8], channel: PushChannel, now: Double) throws(PushRefusal) -> ChannelMessage {
+    package static func decode(_ bytes: [UInt8], channel: PushChannel, now: Double) throws(PushRefusal) -> ChannelMessage {
         guard bytes.count <= PushChannel.maximumPayloadBytes else {
             throw .payloadTooLarge(limit: PushChannel.maximumPayloadBytes, size: bytes.count)
         }
@@ -153,7 +153,7 @@ public struct ChannelMessage: Sendable, Hashable {
 
     /// The last moment the message may be applied: its expiration, and never later than the
     /// longest a channel keeps a message.
-    public var deadline: Double {
+    package var deadline: Double {
         min(expiration ?? .infinity, request.timestamp + PushChannel.maximumLatestLifetime)
     }
 }
@@ -161,39 +161,39 @@ public struct ChannelMessage: Sendable, Hashable {
 /// Which of the device's activities listen to which channel: an activity to at most one
 /// channel, a channel for any number of activities. Pure: the caller subscribes to the topics
 /// it is told to and stores the rows.
-public struct ChannelSubscriptions: Sendable, Hashable {
-    public struct Entry: Sendable, Hashable {
-        public var channel: PushChannel
-        public var activity: String
-        public var owner: ActivityOwner
+package struct ChannelSubscriptions: Sendable, Hashable {
+    package struct Entry: Sendable, Hashable {
+        package var channel: PushChannel
+        package var activity: String
+        package var owner: ActivityOwner
 
-        public init(channel: PushChannel, activity: String, owner: ActivityOwner) {
+        package init(channel: PushChannel, activity: String, owner: ActivityOwner) {
             self.channel = channel
             self.activity = activity
             self.owner = owner
         }
     }
 
-    public private(set) var byActivity: [String: Entry] = [:]
+    package private(set) var byActivity: [String: Entry] = [:]
     /// By the channel's topic, in the order the activities subscribed.
     private var byTopic: [String: OrderedSet<String>] = [:]
 
-    public init(_ entries: [Entry] = []) {
+    package init(_ entries: [Entry] = []) {
         for entry in entries { _ = add(entry) }
     }
 
     /// Every channel topic listened to, to subscribe to.
-    public var topics: [String] { byTopic.keys.sorted() }
+    package var topics: [String] { byTopic.keys.sorted() }
 
     /// The activities listening to the channel at `topic`, in the order they subscribed.
-    public func entries(topic: String) -> [Entry] {
+    package func entries(topic: String) -> [Entry] {
         (byTopic[topic] ?? []).compactMap { byActivity[$0] }
     }
 
     /// Adds `entry` (replacing the activity's channel, if it had one): the topic to subscribe
     /// to when no activity listened to it before, and to unsubscribe from when the replaced
     /// channel has no activity left.
-    public mutating func add(_ entry: Entry) -> (subscribe: String?, unsubscribe: String?) {
+    package mutating func add(_ entry: Entry) -> (subscribe: String?, unsubscribe: String?) {
         let unsubscribe = remove(activity: entry.activity)?.unsubscribe
         let topic = entry.channel.topic
         byActivity[entry.activity] = entry
@@ -204,7 +204,7 @@ public struct ChannelSubscriptions: Sendable, Hashable {
 
     /// Removes activity `id`'s subscription: the entry, and the topic to unsubscribe from when
     /// no activity listens to it any more.
-    public mutating func remove(activity id: String) -> (entry: Entry, unsubscribe: String?)? {
+    package mutating func remove(activity id: String) -> (entry: Entry, unsubscribe: String?)? {
         guard let entry = byActivity.removeValue(forKey: id) else { return nil }
         let topic = entry.channel.topic
         byTopic[topic]?.remove(id)

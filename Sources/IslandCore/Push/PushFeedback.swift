@@ -1,5 +1,5 @@
-public import OrderedJSON
-public import OrderedCollections
+package import OrderedJSON
+import OrderedCollections
 
 /// What became of one push, as published on its token's feedback topic — which APNs never
 /// tells a server:
@@ -14,8 +14,8 @@ public import OrderedCollections
 ///
 /// `timestamp` and `event` repeat the push's (null when it could not be read), so a server
 /// can match feedback to what it sent.
-public struct PushFeedback: Sendable, Hashable {
-    public enum Outcome: Sendable, Hashable {
+package struct PushFeedback: Sendable, Hashable {
+    package enum Outcome: Sendable, Hashable {
         /// Presenters show the content now. `pushToken` is the new activity's, for a start
         /// that asked for one. `alertSuppressed`: why the push's alert was not shown.
         case applied(activity: String, pushToken: String? = nil, alertSuppressed: AlertSuppression? = nil)
@@ -30,32 +30,32 @@ public struct PushFeedback: Sendable, Hashable {
         case revoked(reason: String)
     }
 
-    public var timestamp: Double?
-    public var event: PushRequest.Event?
-    public var outcome: Outcome
+    package var timestamp: Double?
+    package var event: PushRequest.Event?
+    package var outcome: Outcome
     /// When the device handled the push, by its clock.
-    public var receivedAt: Double
+    package var receivedAt: Double
     /// The push's `sequence`, repeated.
-    public var sequence: Int?
+    package var sequence: Int?
     /// Numbers skipped before `sequence` since the highest this token received: pushes its
     /// server sent that never reached the device (dropped by the broker). Published when
     /// more than 0.
-    public var missed = 0
+    package var missed = 0
 
-    public init(timestamp: Double?, event: PushRequest.Event?, outcome: Outcome, receivedAt: Double) {
+    package init(timestamp: Double?, event: PushRequest.Event?, outcome: Outcome, receivedAt: Double) {
         self.timestamp = timestamp
         self.event = event
         self.outcome = outcome
         self.receivedAt = receivedAt
     }
 
-    public init(request: PushRequest?, refusal: PushRefusal, receivedAt: Double) {
+    package init(request: PushRequest?, refusal: PushRefusal, receivedAt: Double) {
         self.init(timestamp: request?.timestamp, event: request?.event,
                   outcome: .refused(name: refusal.name, parameters: refusal.parameters), receivedAt: receivedAt)
     }
 
     /// The message's bytes: compact JSON.
-    public var payload: [UInt8] {
+    package var payload: [UInt8] {
         var text = JSONText(capacity: 256)
         text.openObject()
         if let timestamp { text.member("timestamp", double: timestamp) } else { text.member("timestamp", .null) }

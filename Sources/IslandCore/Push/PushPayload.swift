@@ -1,5 +1,5 @@
-public import OrderedJSON
-public import OrderedCollections
+package import OrderedJSON
+import OrderedCollections
 
 /// What a server asks of an activity in one push: APNs' Live Activity payload,
 ///
@@ -13,42 +13,42 @@ public import OrderedCollections
 /// to give the new activity a push token of its own, `start-date` to schedule it), and
 /// `"event": "end"` an optional
 /// `dismissal-date`.
-public struct PushRequest: Sendable, Hashable {
-    public enum Event: String, Sendable, Hashable, CaseIterable {
+package struct PushRequest: Sendable, Hashable {
+    package enum Event: String, Sendable, Hashable, CaseIterable {
         case start, update, end
     }
 
-    public var event: Event
+    package var event: Event
     /// The server's clock, seconds since the epoch: orders pushes, and makes a redelivered one
     /// a duplicate.
-    public var timestamp: Double
+    package var timestamp: Double
     /// `content-state`, `stale-date` and `relevance-score`; nil for an `end` without state.
-    public var content: ActivityContent?
+    package var content: ActivityContent?
     /// `end`: when the activity leaves the lock screen; now or earlier means at once.
-    public var dismissalDate: Double?
-    public var alert: Alert?
+    package var dismissalDate: Double?
+    package var alert: Alert?
     /// `start`: the activity's type and attributes.
-    public var attributesType: String?
-    public var attributes: JSONObject?
+    package var attributesType: String?
+    package var attributes: JSONObject?
     /// `start` with `input-push-token`: the new activity gets a push token.
-    public var wantsPushToken: Bool
+    package var wantsPushToken: Bool
     /// `start` with `start-date`: the activity is scheduled for that date, pending until
     /// then; the push's `alert` is its start alert, which a scheduled start requires.
-    public var startDate: Double?
+    package var startDate: Double?
     /// `priority`: APNs' 10 (the default), 5 or 1 (`PushPriority`).
-    public var priority: PushPriority = .high
+    package var priority: PushPriority = .high
     /// `expiration`: APNs' `apns-expiration`, seconds since the epoch — after it the push is
     /// not applied (`PushRefusal.expired`); `0` means now or never: the backend publishes it
     /// so that no broker keeps it for a device that is offline. Nil: no expiry.
-    public var expiration: Double?
+    package var expiration: Double?
     /// `start` with `input-push-channel`: the new activity listens to that broadcast channel.
-    public var pushChannel: String?
+    package var pushChannel: String?
     /// `sequence`: the server's number for this push among those it sent to this token, 1, 2,
     /// 3…; the answer repeats it and says how many numbers before it never arrived
     /// (`PushFeedback.missed`). Optional.
-    public var sequence: Int?
+    package var sequence: Int?
 
-    public init(event: Event, timestamp: Double, content: ActivityContent? = nil, dismissalDate: Double? = nil, alert: Alert? = nil,
+    package init(event: Event, timestamp: Double, content: ActivityContent? = nil, dismissalDate: Double? = nil, alert: Alert? = nil,
                 attributesType: String? = nil, attributes: JSONObject? = nil, wantsPushToken: Bool = false) {
         self.event = event
         self.timestamp = timestamp
@@ -64,7 +64,7 @@ public struct PushRequest: Sendable, Hashable {
 /// Why a push was not applied, as the server reads it on the token's feedback topic: a named
 /// error with parameters, the same names a local producer gets (docs/design.md §3), plus those
 /// only a push can earn.
-public enum PushRefusal: Error, Sendable, Hashable {
+package enum PushRefusal: Error, Sendable, Hashable {
     /// The payload is `size` bytes, over `limit`: refused before it is parsed.
     case payloadTooLarge(limit: Int, size: Int)
     /// Not JSON, not APNs-shaped, or a field of the wrong type: `reason` names it.
@@ -77,7 +77,7 @@ public enum PushRefusal: Error, Sendable, Hashable {
     /// The activity rules refused it, as they would a local call of the app.
     case refused(IslandError)
 
-    public var name: String {
+    package var name: String {
         switch self {
         case .payloadTooLarge: "org.island.PushPayloadTooLarge"
         case .invalidPayload: "org.island.InvalidPushPayload"
@@ -87,7 +87,7 @@ public enum PushRefusal: Error, Sendable, Hashable {
         }
     }
 
-    public var parameters: JSONObject {
+    package var parameters: JSONObject {
         switch self {
         case .payloadTooLarge(let limit, let size): ["limit": .int(limit), "size": .int(size)]
         case .invalidPayload(let reason): ["reason": .string(reason)]
@@ -103,15 +103,15 @@ public enum PushRefusal: Error, Sendable, Hashable {
 /// parsing, the nesting while parsing, and every field's type is checked; what is not
 /// understood is refused with its reason, never guessed. Fields APNs payloads carry that mean
 /// nothing here (`sound`, keys outside `aps`) are ignored, so a server's existing payloads work.
-public enum PushPayload {
+package enum PushPayload {
     /// The largest payload read: the activity's own limits (4 KB of attributes and state by
     /// default, configurable) apply after, this only bounds the parse.
-    public static let maximumBytes = 64 * 1024
+    package static let maximumBytes = 64 * 1024
     /// Nesting allowed by the parse: the payload wraps the state two levels deep, and the
     /// activity's limit of 32 applies after, with its own named error.
     static let maximumDepth = ActivityLimits.maximumNesting + 8
 
-    public static func decode(_ bytes: [UInt8]) throws(PushRefusal) -> PushRequest {
+    package static func decode(_ bytes: [UInt8]) throws(PushRefusal) -> PushRequest {
         guard bytes.count <= maximumBytes else { throw .payloadTooLarge(limit: maximumBytes, size: bytes.count) }
         let document: JSON
         do {

@@ -1,29 +1,29 @@
 /// The device's live push tokens and what each grants: updating and ending one activity, or
 /// starting activities of one type for one owner. Pure: tokens are made by the caller (with
 /// their randomness), and every change returns what to persist and to (un)subscribe.
-public struct PushRegistry: Sendable, Hashable {
+package struct PushRegistry: Sendable, Hashable {
     /// What a token lets its holder do.
-    public enum Grant: Sendable, Hashable {
+    package enum Grant: Sendable, Hashable {
         /// Update and end this activity, as its owner would.
         case activity(id: String, owner: ActivityOwner)
         /// Start activities of `type` for `owner`.
         case start(owner: ActivityOwner, type: String)
 
-        public var owner: ActivityOwner {
+        package var owner: ActivityOwner {
             switch self {
             case .activity(_, let owner), .start(let owner, _): owner
             }
         }
     }
 
-    public struct Entry: Sendable, Hashable {
-        public var token: PushToken
-        public var grant: Grant
+    package struct Entry: Sendable, Hashable {
+        package var token: PushToken
+        package var grant: Grant
         /// A push-to-start token's last start (the server's timestamp): a start not newer is
         /// a redelivery or out of order, and refused.
-        public var lastStart: Double?
+        package var lastStart: Double?
 
-        public init(token: PushToken, grant: Grant, lastStart: Double? = nil) {
+        package init(token: PushToken, grant: Grant, lastStart: Double? = nil) {
             self.token = token
             self.grant = grant
             self.lastStart = lastStart
@@ -36,7 +36,7 @@ public struct PushRegistry: Sendable, Hashable {
     }
 
     /// By topic: how a push finds its token.
-    public private(set) var entries: [String: Entry] = [:]
+    package private(set) var entries: [String: Entry] = [:]
     private var byActivity: [String: String] = [:]
     private var byStartKey: [StartKey: String] = [:]
     /// The highest `sequence` received through each token: 0 for a token made in this run
@@ -45,26 +45,26 @@ public struct PushRegistry: Sendable, Hashable {
     private var highestSequence: [String: Int] = [:]
 
     /// Push-to-start tokens one owner may hold: one per activity type, for a bounded number.
-    public static let maximumStartTokensPerOwner = 32
+    package static let maximumStartTokensPerOwner = 32
 
-    public init(_ entries: [Entry] = []) {
+    package init(_ entries: [Entry] = []) {
         for entry in entries { insert(entry) }
     }
 
     /// Every token's topic, to subscribe to.
-    public var topics: [String] { entries.keys.sorted() }
+    package var topics: [String] { entries.keys.sorted() }
 
-    public func entry(topic: String) -> Entry? { entries[topic] }
+    package func entry(topic: String) -> Entry? { entries[topic] }
 
-    public func token(activity id: String) -> PushToken? { byActivity[id].flatMap { entries[$0]?.token } }
+    package func token(activity id: String) -> PushToken? { byActivity[id].flatMap { entries[$0]?.token } }
 
-    public func startToken(owner: ActivityOwner, type: String) -> PushToken? {
+    package func startToken(owner: ActivityOwner, type: String) -> PushToken? {
         byStartKey[StartKey(owner: owner, type: type)].flatMap { entries[$0]?.token }
     }
 
     /// Gives activity `id` the token, replacing (and returning) the one it had.
     @discardableResult
-    public mutating func setToken(_ token: PushToken, activity id: String, owner: ActivityOwner) -> Entry? {
+    package mutating func setToken(_ token: PushToken, activity id: String, owner: ActivityOwner) -> Entry? {
         let replaced = byActivity[id].flatMap { removeEntry(topic: $0) }
         highestSequence[token.topic] = 0
         insert(Entry(token: token, grant: .activity(id: id, owner: owner)))
@@ -76,7 +76,7 @@ public struct PushRegistry: Sendable, Hashable {
     ///
     /// - Throws: `IslandError.tooManyPushTokens` past `maximumStartTokensPerOwner` types.
     @discardableResult
-    public mutating func setStartToken(_ token: PushToken, owner: ActivityOwner, type: String) throws(IslandError) -> Entry? {
+    package mutating func setStartToken(_ token: PushToken, owner: ActivityOwner, type: String) throws(IslandError) -> Entry? {
         let key = StartKey(owner: owner, type: type)
         let replaced = byStartKey[key].flatMap { removeEntry(topic: $0) }
         if replaced == nil, byStartKey.keys.count(where: { $0.owner == owner }) >= Self.maximumStartTokensPerOwner {
@@ -92,7 +92,7 @@ public struct PushRegistry: Sendable, Hashable {
     /// never reached this device (a broker that dropped them from a full queue). 0 for the
     /// next number, a repeat or an older one, and for the first numbered push through a token
     /// restored from the store, whose count did not survive the restart.
-    public mutating func receive(sequence: Int, topic: String) -> Int {
+    package mutating func receive(sequence: Int, topic: String) -> Int {
         guard entries[topic] != nil else { return 0 }
         let highest = highestSequence[topic]
         highestSequence[topic] = max(highest ?? sequence, sequence)
@@ -101,7 +101,7 @@ public struct PushRegistry: Sendable, Hashable {
     }
 
     /// Revokes activity `id`'s token, returning it.
-    public mutating func revoke(activity id: String) -> Entry? {
+    package mutating func revoke(activity id: String) -> Entry? {
         byActivity[id].flatMap { removeEntry(topic: $0) }
     }
 
@@ -109,13 +109,13 @@ public struct PushRegistry: Sendable, Hashable {
     /// last (a redelivery, equal, or an older push), or implausibly far ahead of `now`: the
     /// rule of updates (`TimestampOrder`), so no last start, kept across rotations and
     /// restarts, holds starts out for longer than the skew.
-    public func checkStart(topic: String, timestamp: Double, now: Double) throws(IslandError) {
+    package func checkStart(topic: String, timestamp: Double, now: Double) throws(IslandError) {
         try TimestampOrder.check(timestamp, id: "", last: entries[topic]?.lastStart, now: now)
     }
 
     /// Records a start made through the token at `topic`; returns the entry as it now is.
     @discardableResult
-    public mutating func recordStart(topic: String, timestamp: Double) -> Entry? {
+    package mutating func recordStart(topic: String, timestamp: Double) -> Entry? {
         entries[topic]?.lastStart = timestamp
         return entries[topic]
     }

@@ -13,21 +13,21 @@
 /// write and the app's backend to read. The feedback id is a hash of the secret, not the
 /// secret: a backend allowed to read every feedback topic of its app (`<root>/+/<app>/+/feedback`)
 /// learns no token from their names, and so cannot reach an activity it was not given.
-public struct PushToken: Sendable, Hashable, CustomStringConvertible {
+package struct PushToken: Sendable, Hashable, CustomStringConvertible {
     /// The levels before the device's: `island` unless configured.
-    public let root: String
+    package let root: String
     /// The device's MQTT client id.
-    public let device: String
-    public let app: String
+    package let device: String
+    package let app: String
     /// 32 lowercase hexadecimal digits.
-    public let secret: String
+    package let secret: String
 
     /// The topic a server publishes to.
-    public var topic: String { "\(root)/\(device)/\(app)/\(secret)" }
+    package var topic: String { "\(root)/\(device)/\(app)/\(secret)" }
     /// The token's public name: the first 16 bytes of the SHA-256 of its secret (as its 32
     /// ASCII digits), in lowercase hexadecimal. Whoever holds the token works it out
     /// (`printf %s SECRET | sha256sum | cut -c1-32`); whoever knows it cannot work out the token.
-    public var feedbackID: String {
+    package var feedbackID: String {
         let digest = SHA256.hash(Array(secret.utf8)).prefix(Self.secretBytes)
         var id = ""
         id.reserveCapacity(Self.secretBytes * 2)
@@ -38,21 +38,21 @@ public struct PushToken: Sendable, Hashable, CustomStringConvertible {
         return id
     }
     /// Where the outcome of each push is published: named by `feedbackID`, never by the secret.
-    public var feedbackTopic: String { "\(root)/\(device)/\(app)/\(feedbackID)/\(Self.feedbackLevel)" }
+    package var feedbackTopic: String { "\(root)/\(device)/\(app)/\(feedbackID)/\(Self.feedbackLevel)" }
 
     /// The feedback topic of the token whose topic is `topic`; nil when it is no token.
-    public static func feedbackTopic(of topic: String) -> String? {
+    package static func feedbackTopic(of topic: String) -> String? {
         (try? PushToken(topic))?.feedbackTopic
     }
-    public var description: String { topic }
+    package var description: String { topic }
 
-    public static let feedbackLevel = "feedback"
+    package static let feedbackLevel = "feedback"
     /// Bytes of randomness in a secret: 128 bits.
-    public static let secretBytes = 16
+    package static let secretBytes = 16
 
     /// A new token for `app` on `device` whose secret is `randomBytes` (`secretBytes` of them,
     /// which the daemon draws from the kernel's `getrandom`, through `SystemRandomNumberGenerator`).
-    public static func make(root: String, device: String, app: String, randomBytes: [UInt8]) throws(PushTopicError) -> PushToken {
+    package static func make(root: String, device: String, app: String, randomBytes: [UInt8]) throws(PushTopicError) -> PushToken {
         precondition(randomBytes.count == secretBytes, "a push token's secret is \(secretBytes) bytes")
         try PushTopic.checkRoot(root)
         try PushTopic.checkLevel(device, what: "device id")
@@ -68,7 +68,7 @@ public struct PushToken: Sendable, Hashable, CustomStringConvertible {
 
     /// Reads a token from its text (its topic), for a root that may itself have several
     /// levels: the last three are the device, the app and the secret.
-    public init(_ text: String) throws(PushTopicError) {
+    package init(_ text: String) throws(PushTopicError) {
         let levels = text.split(separator: "/", omittingEmptySubsequences: false)
         guard levels.count >= 4 else { throw PushTopicError(topic: text, reason: "a token has a root, a device, an app and a secret") }
         let root = levels.dropLast(3).joined(separator: "/")
@@ -95,24 +95,24 @@ public struct PushToken: Sendable, Hashable, CustomStringConvertible {
 }
 
 /// A topic, or a level of one, that MQTT's grammar or the token's shape does not allow.
-public struct PushTopicError: Error, Sendable, Hashable, CustomStringConvertible {
-    public var topic: String
-    public var reason: String
+package struct PushTopicError: Error, Sendable, Hashable, CustomStringConvertible {
+    package var topic: String
+    package var reason: String
 
-    public var description: String { "invalid push topic '\(topic)': \(reason)" }
+    package var description: String { "invalid push topic '\(topic)': \(reason)" }
 }
 
 /// The rules a token's levels follow, so that every token is a topic a broker accepts to
 /// publish to and to subscribe with, and ACL patterns can match level by level.
-public enum PushTopic {
+package enum PushTopic {
     /// Bytes in one level: an MQTT topic may have 65,535 in all, and every message the daemon
     /// publishes repeats it.
-    public static let maximumLevelBytes = 255
+    package static let maximumLevelBytes = 255
 
     /// A device id or an app id: one non-empty level without the wildcards `+` and `#`, the
     /// separator `/`, or NUL — any of which would let the token address other topics, or make
     /// it no topic at all.
-    public static func checkLevel(_ level: String, what: String) throws(PushTopicError) {
+    package static func checkLevel(_ level: String, what: String) throws(PushTopicError) {
         guard !level.isEmpty else { throw PushTopicError(topic: level, reason: "the \(what) is empty") }
         guard level.utf8.count <= maximumLevelBytes else {
             throw PushTopicError(topic: level, reason: "the \(what) is longer than \(maximumLevelBytes) bytes")
@@ -124,7 +124,7 @@ public enum PushTopic {
 
     /// The root: one or more levels as above; it may not start with `$`, which brokers keep
     /// for their own topics (`$SYS`) and never match with a wildcard.
-    public static func checkRoot(_ root: String) throws(PushTopicError) {
+    package static func checkRoot(_ root: String) throws(PushTopicError) {
         guard !root.hasPrefix("$") else { throw PushTopicError(topic: root, reason: "a root starting with '$' names a broker's own topics") }
         for level in root.split(separator: "/", omittingEmptySubsequences: false) {
             try checkLevel(String(level), what: "root level")

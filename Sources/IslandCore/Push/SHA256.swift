@@ -2,9 +2,9 @@ import CCrypto
 
 /// SHA-256, for the one thing the daemon hashes: a push token's secret, into the public id that
 /// names its feedback topic. OpenSSL's libcrypto computes it (libmosquitto links it already).
-public enum SHA256 {
+package enum SHA256 {
     /// The 32-byte digest of `bytes`.
-    public static func hash(_ bytes: some Collection<UInt8>) -> [UInt8] {
+    package static func hash(_ bytes: some Collection<UInt8>) -> [UInt8] {
         let input = Array(bytes)
         var digest = [UInt8](repeating: 0, count: Int(EVP_MAX_MD_SIZE))
         var length: UInt32 = 0

@@ -12,12 +12,12 @@
 ///   1,900 combining marks on one letter cost a shaper (HarfBuzz through Pango) quadratic work
 ///   and tripled the overlay's paint time, and no script needs more than a few marks on a letter.
 ///   The longest emoji sequences (a family with four skin tones, 11 scalars) fit.
-public enum DisplayText {
+package enum DisplayText {
     /// The most scalars one grapheme cluster keeps; the rest of the cluster is dropped.
-    public static let maximumScalarsPerCluster = 12
+    package static let maximumScalarsPerCluster = 12
 
     /// `text` with bidi controls dropped and every grapheme cluster bounded.
-    public static func neutralized(_ text: String) -> String {
+    package static func neutralized(_ text: String) -> String {
         // The common case (plain text) costs one pass and no copy.
         guard needsWork(text) else { return text }
         var out = String.UnicodeScalarView()
@@ -33,7 +33,7 @@ public enum DisplayText {
     }
 
     /// Whether `scalar` is an explicit bidi formatting character or an implicit directional mark.
-    public static func isBidiControl(_ scalar: Unicode.Scalar) -> Bool {
+    package static func isBidiControl(_ scalar: Unicode.Scalar) -> Bool {
         switch scalar.value {
         case 0x061C, 0x200E, 0x200F, 0x202A...0x202E, 0x2066...0x2069: true
         default: false

@@ -5,27 +5,27 @@ import FreeDesktop
 import IslandPaths
 
 /// Which instance this is: the per-user daemon (the default) or the system one.
-public enum DaemonScope: String, Sendable {
+package enum DaemonScope: String, Sendable {
     case user, system
 }
 
 /// Where a daemon of a scope keeps its socket, state and configuration, following the XDG
 /// base-directory spec in the user scope (`BaseDirectories`) and the FHS in the system scope.
-public struct DaemonPaths: Sendable, Equatable {
-    public var socket: String
-    public var stateDirectory: String
+package struct DaemonPaths: Sendable, Equatable {
+    package var socket: String
+    package var stateDirectory: String
     /// The main configuration file; `<file>.d/*.conf` drop-ins are read after it.
-    public var configurationFile: String
+    package var configurationFile: String
     /// Directories searched, in order of precedence, for `applications/*.desktop` and
     /// `island/layouts/<app>/<type>.json`.
-    public var dataDirectories: [String]
+    package var dataDirectories: [String]
     /// The user's XDG runtime directory when the socket is the user instance's default one in
     /// it; the daemon then holds it to the spec's rule (owned by the user, mode 0700). Nil
     /// for a socket given on the command line and in the system scope.
-    public var runtimeDirectory: String? = nil
+    package var runtimeDirectory: String? = nil
 
     /// The conventional paths of `scope`, from `environment` (the process environment).
-    public static func defaults(for scope: DaemonScope, environment: [String: String]) -> DaemonPaths {
+    package static func defaults(for scope: DaemonScope, environment: [String: String]) -> DaemonPaths {
         let base = BaseDirectories(environment: environment)
         // systemd passes the unit's StateDirectory= in STATE_DIRECTORY, colon-separated when
         // the unit names several; the first is the daemon's.

@@ -4,32 +4,32 @@ import IslandCore
 
 /// An app's freedesktop desktop entry, read for the keys that make it a Live Activities app
 /// — the Linux counterpart of `NSSupportsLiveActivities`.
-public struct AppManifest: Sendable, Equatable {
+package struct AppManifest: Sendable, Equatable {
     /// The desktop file id without `.desktop`, e.g. `org.gnome.Nautilus`.
-    public var id: String
+    package var id: String
     /// `Name=`, what presenters head the app's activities with; at most `maximumTextBytes`.
-    public var name: String?
+    package var name: String?
     /// `Icon=`, a freedesktop icon name or an absolute path; at most `maximumTextBytes`.
-    public var icon: String?
+    package var icon: String?
     /// `X-Island-LiveActivities=true`.
-    public var supportsLiveActivities: Bool
+    package var supportsLiveActivities: Bool
     /// The value of `X-Island-LiveActivities=` when it is there but not `true` (`yes`, `True`,
     /// `1`), so the refusal can say what to write instead; at most `maximumTextBytes`.
-    public var liveActivitiesMisspelt: String?
+    package var liveActivitiesMisspelt: String?
     /// `X-Island-FrequentUpdates=true`.
-    public var supportsFrequentUpdates: Bool
+    package var supportsFrequentUpdates: Bool
     /// `X-Island-SourceApps=true`: a bridge, which may head its activities with the apps it
     /// verified as their senders (`RoleBinder.sourceAppRefusal`).
-    public var speaksForOtherApps: Bool
+    package var speaksForOtherApps: Bool
     /// The program of `TryExec=`, or else the first word of `Exec=`; used to recognise the
     /// app's processes by their executable.
-    public var executable: String?
+    package var executable: String?
     /// The URL schemes of its `MimeType=` key's `x-scheme-handler/<scheme>` types, lowercased:
     /// besides `http` and `https`, the only ones a tap on its activities may open.
-    public var urlSchemes: Set<String>
+    package var urlSchemes: Set<String>
     /// `X-Flatpak=`: the entry a Flatpak exports for its app, which runs sandboxed.
-    public var isFlatpak: Bool
-    public var path: String
+    package var isFlatpak: Bool
+    package var path: String
 
     /// What a desktop file says about its app.
     enum Entry: Equatable {
@@ -42,7 +42,7 @@ public struct AppManifest: Sendable, Equatable {
 
     /// Reads the `[Desktop Entry]` group of a desktop file. Returns nil when the text has no
     /// such group or the entry is hidden.
-    public init?(id: String, path: String, contents: String) {
+    package init?(id: String, path: String, contents: String) {
         guard case .manifest(let manifest) = Self.entry(id: id, path: path, contents: contents) else { return nil }
         self = manifest
     }

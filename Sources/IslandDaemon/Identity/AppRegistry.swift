@@ -1,14 +1,14 @@
 import Foundation
 import FreeDesktop
-public import Systemd
+package import Systemd
 
 /// The app manifests found in the XDG data directories' `applications/` folders. A desktop
 /// file id follows the Desktop Entry spec: a file in a subfolder gets the folder names joined
 /// with `-` as a prefix, and a directory earlier in the search path hides later ones.
-public struct AppRegistry: Sendable {
-    public private(set) var manifests: [String: AppManifest] = [:]
+package struct AppRegistry: Sendable {
+    package private(set) var manifests: [String: AppManifest] = [:]
     /// The data directories scanned, named by a refusal that found no entry.
-    public private(set) var dataDirectories: [String]
+    package private(set) var dataDirectories: [String]
     /// Files with a desktop file id that gave no manifest, and why, so that a refusal names
     /// the file the developer installed rather than saying there is none. At most
     /// `maximumSkippedEntries`: a folder of junk does not grow the daemon.
@@ -21,7 +21,7 @@ public struct AppRegistry: Sendable {
 
     static let maximumSkippedEntries = 256
 
-    public init(manifests: [AppManifest], dataDirectories: [String] = []) {
+    package init(manifests: [AppManifest], dataDirectories: [String] = []) {
         self.dataDirectories = dataDirectories
         for manifest in manifests where self.manifests[manifest.id] == nil {
             self.manifests[manifest.id] = manifest
@@ -31,7 +31,7 @@ public struct AppRegistry: Sendable {
     /// Why `app` may not show Live Activities: no entry in any directory searched, an entry
     /// that could not be used (naming its file), or one without the key (naming its file).
     /// Nil when its manifest declares Live Activities.
-    public func refusal(for app: String) -> String? {
+    package func refusal(for app: String) -> String? {
         if let manifest = manifests[app] {
             guard !manifest.supportsLiveActivities else { return nil }
             let refusal = "its desktop entry \(manifest.path) does not declare X-Island-LiveActivities=true"
@@ -57,7 +57,7 @@ public struct AppRegistry: Sendable {
     /// `maximumVisitedFiles` names are looked at per data directory. The scan still reads
     /// files: it runs on the daemon's file thread (`FileReads`), never on the Swift
     /// cooperative pool or the event loop.
-    public static func scan(dataDirectories: [String]) -> AppRegistry {
+    package static func scan(dataDirectories: [String]) -> AppRegistry {
         var found: [AppManifest] = []
         var seen: Set<String> = []
         var skipped: [(id: String, path: String, reason: String)] = []
@@ -133,7 +133,7 @@ public struct AppRegistry: Sendable {
     /// otherwise be sent before the watch's rescan saw an entry written a moment ago. A few
     /// `open` calls for an id that names one file; nil for an id that cannot (a slash, a
     /// leading dot), and for an entry that is hidden or missing everywhere.
-    public func lookedUpOnceMore(_ app: String) -> AppManifest? {
+    package func lookedUpOnceMore(_ app: String) -> AppManifest? {
         // Also for an id the scan skipped: it may have read the file half written.
         guard !app.isEmpty, app.utf8.count <= 255, !app.contains("/"), !app.hasPrefix("."), manifests[app] == nil else { return nil }
         for directory in dataDirectories.prefix(ManifestWatch.maximumTargets) where directory.hasPrefix("/") {
@@ -147,19 +147,19 @@ public struct AppRegistry: Sendable {
     }
 
     /// Takes an entry `lookedUpOnceMore` found, until the next scan replaces the registry.
-    public mutating func adopt(_ manifest: AppManifest) {
+    package mutating func adopt(_ manifest: AppManifest) {
         guard manifests[manifest.id] == nil else { return }
         manifests[manifest.id] = manifest
         skipped[manifest.id] = nil
     }
 
-    public func manifest(for app: String) -> AppManifest? { manifests[app] }
+    package func manifest(for app: String) -> AppManifest? { manifests[app] }
 
     /// The app whose manifest names `executable` (a full path, or a bare program name that
     /// matches the executable's file name) — for the user scope, whose callers are the user
     /// anyway. Only Live Activities apps are considered, so a general-purpose program such as
     /// an interpreter never identifies as some random app.
-    public func app(forExecutable path: String) -> String? {
+    package func app(forExecutable path: String) -> String? {
         // Linux marks the executable of a process whose file was replaced since it started
         // (an upgrade) with " (deleted)"; it is still that program.
         let executable = path.hasSuffix(" (deleted)") ? String(path.dropLast(" (deleted)".count)) : path
@@ -181,7 +181,7 @@ public struct AppRegistry: Sendable {
     /// `path` (the text of `/proc/PID/exe`) must name that file too, and only then is
     /// `runningFile` asked: reaching the file a process runs can wait on whatever file
     /// system its owner mounted, while a path root controls is on none of theirs.
-    public func app(executablePath path: String, runningFile: () -> FileIdentity?,
+    package func app(executablePath path: String, runningFile: () -> FileIdentity?,
                     rootControlledFile: (String) -> RootControlledFile?) -> String? {
         let candidates = manifests.values.compactMap { manifest -> (app: String, file: FileIdentity)? in
             guard manifest.supportsLiveActivities, let exec = manifest.executable, exec.hasPrefix("/"),

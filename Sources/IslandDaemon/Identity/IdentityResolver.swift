@@ -1,5 +1,5 @@
-public import Systemd
-public import VarlinkCore
+package import Systemd
+package import VarlinkCore
 
 /// Decides which app a connection acts for, from what the kernel says about the peer and
 /// what it claims (identity comes from the kernel: docs/design.md §4).
@@ -15,27 +15,27 @@ public import VarlinkCore
 ///   root-controlled executable named by a desktop entry's absolute path, or a Flatpak
 ///   sandbox that a privileged process built (the peer shares the daemon's user namespace)
 ///   identify; a claim only repeats such an identity.
-public struct IdentityResolver: Sendable {
-    public var scope: DaemonScope
-    public var registry: AppRegistry
+package struct IdentityResolver: Sendable {
+    package var scope: DaemonScope
+    package var registry: AppRegistry
     /// Looks up facts about a pid; replaceable in tests.
-    public var lookup: ProcessLookup
+    package var lookup: ProcessLookup
 
     /// Facts about a process. The defaults know nothing: no sandbox, no unit, no executable.
-    public struct ProcessLookup: Sendable {
-        public var sandbox: @Sendable (Int32) -> ProcessSandbox
+    package struct ProcessLookup: Sendable {
+        package var sandbox: @Sendable (Int32) -> ProcessSandbox
         /// The unit in the user's own service manager, which that user names.
-        public var userUnit: @Sendable (Int32) -> String?
+        package var userUnit: @Sendable (Int32) -> String?
         /// The unit in the system manager (`user@UID.service` for all of a user's units).
-        public var systemUnit: @Sendable (Int32) -> String?
+        package var systemUnit: @Sendable (Int32) -> String?
         /// The executable's path, as the process's own mount namespace spells it.
-        public var executable: @Sendable (Int32) -> String?
+        package var executable: @Sendable (Int32) -> String?
         /// The file the process executes.
-        public var executableFile: @Sendable (Int32) -> FileIdentity?
+        package var executableFile: @Sendable (Int32) -> FileIdentity?
         /// The file at a path, when only root controls it and every directory above it.
-        public var rootControlledFile: @Sendable (String) -> RootControlledFile?
+        package var rootControlledFile: @Sendable (String) -> RootControlledFile?
 
-        public init(sandbox: @escaping @Sendable (Int32) -> ProcessSandbox = { _ in .none },
+        package init(sandbox: @escaping @Sendable (Int32) -> ProcessSandbox = { _ in .none },
                     userUnit: @escaping @Sendable (Int32) -> String? = { _ in nil },
                     systemUnit: @escaping @Sendable (Int32) -> String? = { _ in nil },
                     executable: @escaping @Sendable (Int32) -> String? = { _ in nil },
@@ -51,7 +51,7 @@ public struct IdentityResolver: Sendable {
 
         /// The real lookups. The system daemon does not look into the roots of processes in
         /// user namespaces of their own (see `ProcessIdentity.sandbox`): a user could stall it.
-        public static func live(for scope: DaemonScope) -> ProcessLookup {
+        package static func live(for scope: DaemonScope) -> ProcessLookup {
             let readingForeignRoots = scope == .user
             return ProcessLookup(
                 sandbox: { ProcessIdentity.sandbox(pid: $0, readingForeignRoots: readingForeignRoots) },
@@ -63,7 +63,7 @@ public struct IdentityResolver: Sendable {
         }
     }
 
-    public enum Refusal: Error, Equatable {
+    package enum Refusal: Error, Equatable {
         /// No identity could be established; the reason says what was tried.
         case unidentified(app: String, reason: String)
         /// The peer claimed an app it verifiably is not.
@@ -71,7 +71,7 @@ public struct IdentityResolver: Sendable {
     }
 
     /// - Parameter lookup: Facts about processes; by default the real ones for `scope`.
-    public init(scope: DaemonScope, registry: AppRegistry, lookup: ProcessLookup? = nil) {
+    package init(scope: DaemonScope, registry: AppRegistry, lookup: ProcessLookup? = nil) {
         self.scope = scope
         self.registry = registry
         self.lookup = lookup ?? .live(for: scope)
@@ -83,14 +83,14 @@ public struct IdentityResolver: Sendable {
     /// leave any sandbox anyway; nor in the system scope, where the packaged daemon has no
     /// ptrace access to other users' processes at all, and the lookup has already used what
     /// anyone may read.
-    public func sandbox(of peer: PeerCredentials?) -> ProcessSandbox {
+    package func sandbox(of peer: PeerCredentials?) -> ProcessSandbox {
         guard let peer else { return .uninspectable(reason: "the caller's credentials are unknown") }
         let sandbox = peer.pid > 0 ? lookup.sandbox(peer.pid) : .uninspectable(reason: "the caller's process is not visible to the daemon")
         if case .uninspectable = sandbox, peer.uid == 0 || scope == .system { return .none }
         return sandbox
     }
 
-    public func resolve(peer: PeerCredentials?, claim: String?) -> Result<String, Refusal> {
+    package func resolve(peer: PeerCredentials?, claim: String?) -> Result<String, Refusal> {
         let pid = peer?.pid ?? 0
         // Without a process there is nothing to look up; that is an unknown peer, not a
         // sandboxed one (the claim rules below still apply).

@@ -140,19 +140,19 @@ final class MQTTPushLink: PushBroker {
 /// Where the daemon runs its MQTT clients: in a link process of its own, under a memory
 /// limit, whenever it can (`executable`), so that no packet a broker sends is ever allocated
 /// in the daemon, whose memory stays bounded whatever a broker sends (docs/design.md §12).
-public enum PushLinkProcess {
+package enum PushLinkProcess {
     /// The executable that runs the link process with `option`: islandd sets its own
     /// (`/proc/self/exe`) before it starts. Nil (an embedding, tests) runs the clients in
     /// the daemon's process.
     static let executable = Mutex<String?>(nil)
 
     /// Runs the daemon's MQTT clients in link processes started from `path`.
-    public static func use(executable path: String) {
+    package static func use(executable path: String) {
         executable.withLock { $0 = path }
     }
     /// islandd's hidden option that makes it the link process, with its data headroom in
     /// bytes (0: no limit).
-    public static let option = "--mqtt-link"
+    package static let option = "--mqtt-link"
 
     /// The link process's headroom (`MQTTLinkChild`): `configured` (`[Push] LinkHeadroom=`)
     /// or the default; none under a sanitizer (`ISLAND_SANITIZER`), whose shadow memory no
@@ -162,7 +162,7 @@ public enum PushLinkProcess {
     }
 
     /// Runs the link process on descriptor 3 (as `MQTTLinkProcess` starts it); never returns.
-    public static func run(headroom: Int) -> Never {
+    package static func run(headroom: Int) -> Never {
         MQTTLinkChild.run(descriptor: 3, headroom: headroom > 0 ? headroom : nil)
     }
 }

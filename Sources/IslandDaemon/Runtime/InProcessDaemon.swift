@@ -1,17 +1,17 @@
 import Foundation
 import IslandCore
 import IslandStore
-public import Logging
+package import Logging
 import NIOCore
 import NIOPosix
-public import VarlinkCore
+package import VarlinkCore
 
 /// The daemon's store, engine and interfaces without its socket, signals or service manager:
 /// a `VarlinkService` to call in memory (`VarlinkClient.inProcess`), for IslandKitTesting. Its
 /// rules, refusals and streams are the daemon's own; only the process around them is missing.
-public final class InProcessDaemon: Sendable {
+package final class InProcessDaemon: Sendable {
     /// What clients call; each `VarlinkClient.inProcess(service)` is one connection.
-    public let service: VarlinkService
+    package let service: VarlinkService
     private let writer: StoreWriter
     private let store: IslandStore
     private let engine: IslandEngine
@@ -20,7 +20,7 @@ public final class InProcessDaemon: Sendable {
     /// entries and installed layouts of `dataDirectories`, configured by `configurationFile`
     /// (absent: the defaults), in the user scope. Quiet unless given a `logger`: a test's
     /// output is its own.
-    public init(stateDirectory: String, dataDirectories: [String], configurationFile: String,
+    package init(stateDirectory: String, dataDirectories: [String], configurationFile: String,
                 logger: Logger = Logger(label: "org.island.daemon.in-process", factory: { _ in SwiftLogNoOpLogHandler() })) async throws {
         let configuration = try ConfigurationLoader.load(mainFile: configurationFile)
         let registry = AppRegistry.scan(dataDirectories: dataDirectories)
@@ -53,7 +53,7 @@ public final class InProcessDaemon: Sendable {
     /// then may its directory go. Close the clients first. Whatever reaches the engine later
     /// (a timer, a client still open) is refused by the closed store, which no longer touches
     /// the database.
-    public func stop() async {
+    package func stop() async {
         // A hop onto the engine's loop: a closed connection's callback, queued there before,
         // has run; the commit waited for comes after every change it decided.
         try? await engine.commitAndWait([])

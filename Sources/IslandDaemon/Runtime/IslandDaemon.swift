@@ -3,7 +3,7 @@ import Foundation
 import IslandCore
 import OrderedJSON
 import IslandStore
-public import Logging
+package import Logging
 import MQTT
 import NIOPosix
 import ServiceLifecycle
@@ -14,13 +14,13 @@ import VarlinkNIO
 
 /// The daemon process: configuration, store, engine, socket, and the conversation with the
 /// service manager, from start to a graceful stop.
-public final class IslandDaemon: Sendable {
-    public struct Options: Sendable {
-        public var scope: DaemonScope
-        public var paths: DaemonPaths
-        public var version: String
+package final class IslandDaemon: Sendable {
+    package struct Options: Sendable {
+        package var scope: DaemonScope
+        package var paths: DaemonPaths
+        package var version: String
 
-        public init(scope: DaemonScope, paths: DaemonPaths, version: String) {
+        package init(scope: DaemonScope, paths: DaemonPaths, version: String) {
             self.scope = scope
             self.paths = paths
             self.version = version
@@ -28,12 +28,12 @@ public final class IslandDaemon: Sendable {
     }
 
     /// Why the daemon could not start; each says what to fix.
-    public enum StartError: Error, CustomStringConvertible {
+    package enum StartError: Error, CustomStringConvertible {
         case configuration(String)
         case store(String)
         case socket(String)
 
-        public var description: String {
+        package var description: String {
             switch self {
             case .configuration(let message): "configuration: \(message)"
             case .store(let message): "state: \(message)"
@@ -45,7 +45,7 @@ public final class IslandDaemon: Sendable {
     let options: Options
     let logger: Logger
 
-    public init(options: Options, logger: Logger) {
+    package init(options: Options, logger: Logger) {
         self.options = options
         self.logger = logger
     }
@@ -57,7 +57,7 @@ public final class IslandDaemon: Sendable {
     /// READY=1 comes once the socket is served from the restored state, so clients that
     /// connected early (socket activation) are answered from it; the store closes once the
     /// group has stopped, after the socket drained.
-    public func run() async throws {
+    package func run() async throws {
         // First, before the store and the socket take descriptors of their own.
         let descriptors = DescriptorLimit.raise()
         // Before any other thread runs: taking them clears LISTEN_* with unsetenv(3).

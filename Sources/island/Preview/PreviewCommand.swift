@@ -4,6 +4,7 @@ import IslandCore
 import OrderedJSON
 import IslandPresenter
 import OrderedCollections
+import IslandProtocol
 
 /// Which part of the island a preview shows.
 enum PreviewMode: String, CaseIterable, ExpressibleByArgument {
@@ -50,7 +51,7 @@ struct Preview: AsyncParsableCommand {
             parsed = try Layout(text: text)
         } catch {
             if json {
-                Output.json(["error": "org.island.InvalidLayout", "path": .string(error.path), "reason": .string(error.reason)])
+                Output.json(["error": .string(IslandErrorNames.InvalidLayout.error), "path": .string(error.path), "reason": .string(error.reason)])
             }
             Output.error("\(layout): \(error.path.isEmpty ? "(layout)" : error.path): \(error.reason)\n")
             throw ExitCode(ExitStatus.refused)

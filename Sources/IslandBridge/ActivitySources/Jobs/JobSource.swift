@@ -5,11 +5,11 @@ import SDBus
 /// `org.kde.JobViewServer` names and object, and one `JobViewV2`/`JobViewV3` object per job,
 /// whose calls `JobViews` turns into Transfer activities. Buttons emit the view's
 /// `cancelRequested`, `suspendRequested` or `resumeRequested`.
-public final class JobSource {
+package final class JobSource {
     /// The names KJobWidgets' trackers call: `KUiServerV2JobTracker` the first,
     /// `KUiServerJobTracker` (KF5) the second.
-    public static let serverNames = ["org.kde.JobViewServer", "org.kde.kuiserver"]
-    public static let serverPath = "/JobViewServer"
+    package static let serverNames = ["org.kde.JobViewServer", "org.kde.kuiserver"]
+    package static let serverPath = "/JobViewServer"
 
     static let viewServer = ExportedInterface(name: "org.kde.JobViewServer", methods: [
         .init("requestView", parameters: "ssi", results: "o"),
@@ -41,14 +41,14 @@ public final class JobSource {
     private let bus: any SourceBus
     private let senders: SenderIdentities
     private let context: SourceContext
-    public private(set) var jobs: JobViews
+    package private(set) var jobs: JobViews
     private var subscriptions: [BusSubscription] = []
     /// Each job's served view.
     private var views: [UInt32: BusSubscription] = [:]
     /// The connections with jobs, each followed until it leaves the bus.
     private var owners: [String: BusSubscription] = [:]
 
-    public init(bus: any SourceBus, senders: SenderIdentities, context: SourceContext, maximumJobs: Int, maximumJobsPerSender: Int) {
+    package init(bus: any SourceBus, senders: SenderIdentities, context: SourceContext, maximumJobs: Int, maximumJobsPerSender: Int) {
         self.bus = bus
         self.senders = senders
         self.context = context
@@ -56,7 +56,7 @@ public final class JobSource {
     }
 
     /// Serves the job server and asks for its names.
-    public func start() {
+    package func start() {
         do {
             try serve()
         } catch {
@@ -102,7 +102,7 @@ public final class JobSource {
 
     /// Every job's activity ends, dismissed: the bus is going away, and their clients cannot
     /// reach these views any more.
-    public func end() -> [SourceChange] {
+    package func end() -> [SourceChange] {
         subscriptions = []
         views = [:]
         owners = [:]
@@ -211,7 +211,7 @@ public final class JobSource {
     // MARK: Buttons
 
     /// A button of job `number`'s activity: the signal it stands for, from the job's view.
-    public func pressed(_ action: String, job number: UInt32) {
+    package func pressed(_ action: String, job number: UInt32) {
         guard let job = jobs.jobs[number], let (path, member) = jobs.signal(forButton: action, source: jobs.source(of: job))
         else { return }
         let interface = job.version == .v3 ? Self.viewV3.name : Self.viewV2.name

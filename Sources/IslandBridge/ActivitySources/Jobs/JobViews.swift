@@ -1,6 +1,6 @@
 import OrderedCollections
 import OrderedJSON
-public import SDBus
+package import SDBus
 
 /// KDE's job tracker as the bridge serves it where Plasma does not: a client (KIO's
 /// `KUiServerV2JobTracker`, or the older `KUiServerJobTracker`) asks for a view of a job with
@@ -13,82 +13,82 @@ public import SDBus
 /// refused with `LimitsExceeded`. Only the client that asked for a view may update or end it.
 /// A client that leaves the bus ends its jobs (`ownerGone`). A job is shown once the bridge
 /// knows who its client is (`identified`): its app is the one the client is verified as.
-public struct JobViews: Sendable {
-    public static let pathPrefix = "/org/island/bridge/JobView/"
+package struct JobViews: Sendable {
+    package static let pathPrefix = "/org/island/bridge/JobView/"
 
     /// Which interface a view speaks: `org.kde.JobViewV2` for the old server's views,
     /// `org.kde.JobViewV3` for `org.kde.JobViewServerV2`'s.
-    public enum Version: Sendable, Hashable {
+    package enum Version: Sendable, Hashable {
         case v2, v3
     }
 
-    public struct Job: Sendable {
-        public var number: UInt32
-        public var version: Version
-        public var owner: String
+    package struct Job: Sendable {
+        package var number: UInt32
+        package var version: Version
+        package var owner: String
         /// Nil until the owner is identified: the job is not shown before.
-        public var app: SourceApp?
+        package var app: SourceApp?
         /// The desktop entry the client claims (V3's `requestView`), and its own label (V2's).
-        public var claim: String?
-        public var label: String?
+        package var claim: String?
+        package var label: String?
         /// 1: may be cancelled; 2: may be suspended and resumed.
-        public var capabilities: Int32
-        public var title: String?
-        public var infoMessage: String?
-        public var descriptions: [Int: (label: String, value: String)] = [:]
-        public var percent: Int?
-        public var processed: [String: UInt64] = [:]
-        public var total: [String: UInt64] = [:]
-        public var speed: UInt64?
-        public var suspended = false
+        package var capabilities: Int32
+        package var title: String?
+        package var infoMessage: String?
+        package var descriptions: [Int: (label: String, value: String)] = [:]
+        package var percent: Int?
+        package var processed: [String: UInt64] = [:]
+        package var total: [String: UInt64] = [:]
+        package var speed: UInt64?
+        package var suspended = false
         /// An error the client reported before terminating (`setError`, `errorCode`).
-        public var errorCode: UInt32?
-        public var startedAt: Double
+        package var errorCode: UInt32?
+        package var startedAt: Double
 
-        public var path: String { JobViews.pathPrefix + String(number) }
-        public var canCancel: Bool { capabilities & 1 != 0 }
-        public var canSuspend: Bool { capabilities & 2 != 0 }
+        package var path: String { JobViews.pathPrefix + String(number) }
+        package var canCancel: Bool { capabilities & 1 != 0 }
+        package var canSuspend: Bool { capabilities & 2 != 0 }
     }
 
     /// Why a view was refused or a call about one was.
-    public struct Refusal: Error, Sendable, Hashable {
-        public var name: String
-        public var message: String
+    package struct Refusal: Error, Sendable, Hashable {
+        package var name: String
+        package var message: String
     }
 
-    public let maximumJobs: Int
-    public let maximumJobsPerSender: Int
+    package let maximumJobs: Int
+    package let maximumJobsPerSender: Int
     private let busID: String
-    public private(set) var jobs: [UInt32: Job] = [:]
+    package private(set) var jobs: [UInt32: Job] = [:]
     private var nextNumber: UInt32 = 1
 
-    public init(busID: String, maximumJobs: Int, maximumJobsPerSender: Int) {
+    package init(busID: String, maximumJobs: Int, maximumJobsPerSender: Int) {
         self.busID = busID
         self.maximumJobs = maximumJobs
         self.maximumJobsPerSender = maximumJobsPerSender
     }
 
-    public func source(of job: Job) -> String { SourceKey.job(busID: busID, number: job.number).description }
+    package func source(of job: Job) -> String { SourceKey.job(busID: busID, number: job.number).description }
 
     /// The job served at `path`.
-    public func job(at path: String) -> Job? {
+    package func job(at path: String) -> Job? {
         guard path.hasPrefix(Self.pathPrefix), let number = UInt32(path.dropFirst(Self.pathPrefix.count)) else { return nil }
         return jobs[number]
     }
 
     /// The job whose activity is `source`.
-    public func job(forSource source: String) -> Job? {
+    package func job(forSource source: String) -> Job? {
         jobs.values.first { self.source(of: $0) == source }
     }
 
     /// Owners with jobs now, each to be followed until it leaves the bus.
-    public var owners: Set<String> { Set(jobs.values.map(\.owner)) }
+    package var owners: Set<String> { Set(jobs.values.map(\.owner)) }
 
     // MARK: The server's calls
 
     /// `requestView` from `sender`: a new job, its view's path and its activity.
     /// `app` is nil while the sender is not identified yet: the job shows once `identified`.
-    public mutating func requestView(from sender: String, version: Version, app: SourceApp?, claim: String? = nil,
+    package mutating func requestView(from sender: String, version: Version, app: SourceApp?, claim: String? = nil,
                                      label: String? = nil, capabilities: Int32,
                                      hints: [String: BusValue], now: Double) throws(Refusal) -> (job: Job, changes: [SourceChange]) {
         guard jobs.count < maximumJobs else {
@@ -107,7 +107,7 @@ public struct JobViews: Sendable {
     }
 
     /// `owner` is identified: its jobs not shown yet show as the app it is verified as.
-    public mutating func identified(_ owner: String, identity: SenderIdentity, lookup: (String) -> DesktopEntry?) -> [SourceChange] {
+    package mutating func identified(_ owner: String, identity: SenderIdentity, lookup: (String) -> DesktopEntry?) -> [SourceChange] {
         var changes: [SourceChange] = []
         for number in jobs.keys.sorted() where jobs[number]?.owner == owner && jobs[number]?.app == nil {
             guard var job = jobs[number] else { continue }
@@ -123,7 +123,7 @@ public struct JobViews: Sendable {
     }
 
     /// `org.kde.JobViewV3.update` of the view at `path`.
-    public mutating func update(path: String, from sender: String, properties: [String: BusValue]) throws(Refusal) -> [SourceChange] {
+    package mutating func update(path: String, from sender: String, properties: [String: BusValue]) throws(Refusal) -> [SourceChange] {
         var job = try owned(path, by: sender)
         job.apply(properties)
         jobs[job.number] = job
@@ -131,7 +131,7 @@ public struct JobViews: Sendable {
     }
 
     /// A method of `org.kde.JobViewV2` (every one but `terminate`).
-    public mutating func call(path: String, from sender: String, member: String, arguments: [BusValue]) throws(Refusal) -> [SourceChange] {
+    package mutating func call(path: String, from sender: String, member: String, arguments: [BusValue]) throws(Refusal) -> [SourceChange] {
         var job = try owned(path, by: sender)
         let first = arguments.first
         switch member {
@@ -159,7 +159,7 @@ public struct JobViews: Sendable {
     /// `terminate` of the view at `path`: the job ended, with `errorCode` 0 (done), 1 (killed,
     /// that is cancelled) or another error and its message. V2's `terminate` says no code:
     /// the one `setError` reported counts, else none.
-    public mutating func terminate(path: String, from sender: String, errorCode: UInt32?, message: String) throws(Refusal) -> [SourceChange] {
+    package mutating func terminate(path: String, from sender: String, errorCode: UInt32?, message: String) throws(Refusal) -> [SourceChange] {
         let job = try owned(path, by: sender)
         jobs[job.number] = nil
         let outcome: JSONObject = switch errorCode ?? job.errorCode ?? 0 {
@@ -174,7 +174,7 @@ public struct JobViews: Sendable {
     /// identified (a client that crashed, or `gdbus call` that asks and leaves) is shown as what
     /// an unidentified client is, the bridge's Transfer, and ends at once: the user still sees
     /// that the transfer stopped, and no one is believed to be an app.
-    public mutating func ownerGone(_ owner: String) -> [SourceChange] {
+    package mutating func ownerGone(_ owner: String) -> [SourceChange] {
         let gone = jobs.values.filter { $0.owner == owner }.sorted { $0.number < $1.number }
         var changes: [SourceChange] = []
         for var job in gone {
@@ -189,13 +189,13 @@ public struct JobViews: Sendable {
     }
 
     /// Every job, as when the bus goes away: their clients cannot reach these views any more.
-    public mutating func removeAll() -> [SourceChange] {
+    package mutating func removeAll() -> [SourceChange] {
         defer { jobs = [:] }
         return jobs.values.sorted { $0.number < $1.number }.map { .finish(source: source(of: $0), content: nil, keep: false) }
     }
 
     /// The signal a layout button of job `source` stands for, and the view that emits it.
-    public func signal(forButton action: String, source: String) -> (path: String, member: String)? {
+    package func signal(forButton action: String, source: String) -> (path: String, member: String)? {
         guard let job = job(forSource: source) else { return nil }
         switch action {
         case "cancel" where job.canCancel: return (job.path, "cancelRequested")
@@ -216,7 +216,7 @@ public struct JobViews: Sendable {
 
     // MARK: The activity
 
-    public static let maximumTextBytes = 128
+    package static let maximumTextBytes = 128
 
     private func content(of job: Job, outcome: JSONObject = [:]) -> BridgedContent {
         var state: JSONObject = ["title": .string(job.title ?? job.infoMessage ?? job.app?.name ?? SourceApp.Kind.transfer.rawValue)]
@@ -307,8 +307,8 @@ extension JobViews.Job {
 }
 
 /// Sizes for people, in decimal units: `950 B`, `1.2 kB`, `45 MB`.
-public enum ByteCount {
-    public static func text(_ bytes: UInt64) -> String {
+package enum ByteCount {
+    package static func text(_ bytes: UInt64) -> String {
         let units = ["B", "kB", "MB", "GB", "TB", "PB", "EB"]
         var value = Double(bytes)
         var unit = 0

@@ -5,10 +5,10 @@ import SDBus
 /// `NameOwnerChanged`), read (`GetAll`) and followed by their signals; each change of a
 /// player's properties becomes its Now Playing activity's update (`propertiesChanged`).
 /// Taps raise a player; buttons are its `Previous`/`PlayPause`/`Next`.
-public final class MPRISSource {
-    public static let path = "/org/mpris/MediaPlayer2"
-    public static let root = "org.mpris.MediaPlayer2"
-    public static let player = "org.mpris.MediaPlayer2.Player"
+package final class MPRISSource {
+    package static let path = "/org/mpris/MediaPlayer2"
+    package static let root = "org.mpris.MediaPlayer2"
+    package static let player = "org.mpris.MediaPlayer2.Player"
     static let properties = "org.freedesktop.DBus.Properties"
 
     /// Metadata is a peer's dictionary of any size: read within these. The depth is that of
@@ -22,13 +22,13 @@ public final class MPRISSource {
     private let senders: SenderIdentities
     private let context: SourceContext
     /// Seconds a paused or stopped player's activity stays fresh (`bridge.conf`, reloadable).
-    public var staleAfterPause: Double
-    public private(set) var players = MediaPlayers()
+    package var staleAfterPause: Double
+    package private(set) var players = MediaPlayers()
     private var subscriptions: [BusSubscription] = []
     /// Reads under way (the first scan's, and each new player's): scanned when none is.
-    public private(set) var readsUnderWay = 0
+    package private(set) var readsUnderWay = 0
 
-    public init(bus: any SourceBus, senders: SenderIdentities, context: SourceContext, staleAfterPause: Double) {
+    package init(bus: any SourceBus, senders: SenderIdentities, context: SourceContext, staleAfterPause: Double) {
         self.bus = bus
         self.senders = senders
         self.context = context
@@ -36,7 +36,7 @@ public final class MPRISSource {
     }
 
     /// Subscribes to the players' names and signals, and reads the players already there.
-    public func start() {
+    package func start() {
         do {
             try subscribe()
         } catch {
@@ -99,7 +99,7 @@ public final class MPRISSource {
     }
 
     /// Every player's activity ends: the bus is going away.
-    public func end() -> [SourceChange] {
+    package func end() -> [SourceChange] {
         subscriptions = []
         return players.removeAll().compactMap { change in
             guard case .vanished(let owner) = change else { return nil }
@@ -216,13 +216,13 @@ public final class MPRISSource {
     // MARK: Taps and buttons
 
     /// A tap on player `owner`'s activity raises the player, if it can be.
-    public func tapped(owner: String) {
+    package func tapped(owner: String) {
         guard let player = players[owner], player.canRaise else { return }
         callQuietly(owner, Self.root, "Raise")
     }
 
     /// A button of player `owner`'s activity: the player's method it stands for.
-    public func pressed(_ action: String, owner: String) {
+    package func pressed(_ action: String, owner: String) {
         guard players[owner] != nil, let method = MediaPlayer.method(forButton: action) else { return }
         callQuietly(owner, Self.player, method)
     }

@@ -1,6 +1,6 @@
 import OrderedCollections
 import OrderedJSON
-public import SDBus
+package import SDBus
 
 /// One MPRIS player (`org.mpris.MediaPlayer2.*`) as the bridge follows it: what its
 /// properties said last, and the Now Playing activity that makes of it.
@@ -9,42 +9,42 @@ public import SDBus
 /// change signal), so the bridge reads it when playback starts, pauses, seeks
 /// (`Seeked`), changes track or rate, and hands presenters a time range to tick through
 /// locally.
-public struct MediaPlayer: Sendable {
-    public enum Status: String, Sendable, Hashable {
+package struct MediaPlayer: Sendable {
+    package enum Status: String, Sendable, Hashable {
         case playing, paused, stopped
     }
 
     /// The well-known name the player was found by (`org.mpris.MediaPlayer2.mpv`).
-    public var busName: String
+    package var busName: String
     /// Its connection's unique name, to which calls go and by which its signals are known.
-    public var owner: String
+    package var owner: String
     /// What the bridge established about the owner's process: nil until looked up, and the
     /// player is not shown before.
-    public var identity: SenderIdentity?
+    package var identity: SenderIdentity?
     /// The player's `Identity` property: its own name for itself.
-    public var name: String?
-    public var desktopEntry: String?
-    public var canRaise = false
-    public var title: String?
-    public var artists: [String] = []
-    public var album: String?
+    package var name: String?
+    package var desktopEntry: String?
+    package var canRaise = false
+    package var title: String?
+    package var artists: [String] = []
+    package var album: String?
     /// `mpris:artUrl` when it names a local file (`AlbumArt.localFileURL`).
-    public var artURL: String?
+    package var artURL: String?
     /// Microseconds; nil when the track has no known length (a stream).
-    public var length: Int64?
-    public var trackID: String?
-    public var status: Status = .stopped
-    public var rate = 1.0
-    public var canGoNext = false
-    public var canGoPrevious = false
-    public var canPlay = false
-    public var canPause = false
+    package var length: Int64?
+    package var trackID: String?
+    package var status: Status = .stopped
+    package var rate = 1.0
+    package var canGoNext = false
+    package var canGoPrevious = false
+    package var canPlay = false
+    package var canPause = false
     /// The last position read, in microseconds, and when (seconds since the epoch).
-    public var position: (microseconds: Int64, at: Double)?
+    package var position: (microseconds: Int64, at: Double)?
     /// When `status` last changed.
-    public var statusSince: Double
+    package var statusSince: Double
 
-    public init(busName: String, owner: String, now: Double) {
+    package init(busName: String, owner: String, now: Double) {
         self.busName = busName
         self.owner = owner
         statusSince = now
@@ -53,7 +53,7 @@ public struct MediaPlayer: Sendable {
     // MARK: What the player says
 
     /// Applies `org.mpris.MediaPlayer2` properties (from `GetAll` or `PropertiesChanged`).
-    public mutating func applyRoot(_ properties: [String: BusValue]) {
+    package mutating func applyRoot(_ properties: [String: BusValue]) {
         if let name = properties["Identity"]?.string { self.name = name }
         if let entry = properties["DesktopEntry"]?.string { desktopEntry = entry }
         if let raise = properties["CanRaise"]?.bool { canRaise = raise }
@@ -62,7 +62,7 @@ public struct MediaPlayer: Sendable {
     /// Applies `org.mpris.MediaPlayer2.Player` properties; true when the position must be
     /// read again (playback, track or rate changed).
     @discardableResult
-    public mutating func applyPlayer(_ properties: [String: BusValue], now: Double) -> Bool {
+    package mutating func applyPlayer(_ properties: [String: BusValue], now: Double) -> Bool {
         var rereadPosition = false
         if let text = properties["PlaybackStatus"]?.string, let status = Status(rawValue: text.lowercased()), status != self.status {
             // Where a playing track got to when it paused: advanced by the time it played.
@@ -114,7 +114,7 @@ public struct MediaPlayer: Sendable {
     }
 
     /// The position the player reported (a `Position` read, or `Seeked`), at `now`.
-    public mutating func positionRead(_ microseconds: Int64, now: Double) {
+    package mutating func positionRead(_ microseconds: Int64, now: Double) {
         position = (max(0, microseconds), now)
     }
 
@@ -129,9 +129,9 @@ public struct MediaPlayer: Sendable {
     // MARK: The activity
 
     /// The source key: one activity per player connection on one bus.
-    public static func source(busID: String, owner: String) -> String { SourceKey.player(busID: busID, owner: owner).description }
+    package static func source(busID: String, owner: String) -> String { SourceKey.player(busID: busID, owner: owner).description }
 
-    public static let maximumTextBytes = 128
+    package static let maximumTextBytes = 128
 
     /// A stretch of time so long that a paused track's bar does not move (about 32 years):
     /// layouts have no paused time range, and the bridge sends no per-second updates.
@@ -141,7 +141,7 @@ public struct MediaPlayer: Sendable {
     /// presenters tick through (`startedAt`…`endsAt` while playing; a timer that stands at
     /// the position and a bar stretched still while paused), stale `staleAfterPause` seconds
     /// after playback paused or stopped.
-    public func activity(source: String, app: SourceApp, staleAfterPause: Double) -> BridgedActivity {
+    package func activity(source: String, app: SourceApp, staleAfterPause: Double) -> BridgedActivity {
         var state: JSONObject = [
             "status": .string(status.rawValue),
             "title": .string(BoundedText.line(title ?? name ?? app.name, maximumBytes: Self.maximumTextBytes)),
@@ -194,7 +194,7 @@ public struct MediaPlayer: Sendable {
     }
 
     /// The player's method a layout button stands for.
-    public static func method(forButton action: String) -> String? {
+    package static func method(forButton action: String) -> String? {
         switch action {
         case "previous": "Previous"
         case "playPause": "PlayPause"

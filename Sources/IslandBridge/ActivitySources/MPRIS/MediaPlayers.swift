@@ -4,17 +4,17 @@
 /// `maximumPlayers` players; names past that are ignored until one leaves. One player may
 /// hold several names (`…vlc` and `…vlc.instance42`): it is one player, gone when its last
 /// name is. `playerctld`'s name is skipped: it proxies a player the bridge already follows.
-public struct MediaPlayers: Sendable {
-    public static let prefix = "org.mpris.MediaPlayer2."
-    public static let maximumPlayers = 16
+package struct MediaPlayers: Sendable {
+    package static let prefix = "org.mpris.MediaPlayer2."
+    package static let maximumPlayers = 16
     static let proxies: Set<String> = ["org.mpris.MediaPlayer2.playerctld"]
 
-    public private(set) var players: [String: MediaPlayer] = [:]
+    package private(set) var players: [String: MediaPlayer] = [:]
     private var names: [String: Set<String>] = [:]
 
-    public init() {}
+    package init() {}
 
-    public enum Change: Sendable, Hashable {
+    package enum Change: Sendable, Hashable {
         /// A new player: read its properties.
         case appeared(owner: String)
         /// A player left (its last name, or its connection).
@@ -22,12 +22,12 @@ public struct MediaPlayers: Sendable {
     }
 
     /// Whether `name` is one the bridge follows.
-    public static func isPlayerName(_ name: String) -> Bool {
+    package static func isPlayerName(_ name: String) -> Bool {
         name.hasPrefix(prefix) && name.count > prefix.count && !proxies.contains(name)
     }
 
     /// A `NameOwnerChanged` (or a name found at start, with `oldOwner` empty).
-    public mutating func nameOwnerChanged(name: String, oldOwner: String, newOwner: String, now: Double) -> [Change] {
+    package mutating func nameOwnerChanged(name: String, oldOwner: String, newOwner: String, now: Double) -> [Change] {
         guard Self.isPlayerName(name) else { return [] }
         var changes: [Change] = []
         if !oldOwner.isEmpty, names[oldOwner]?.remove(name) != nil, names[oldOwner]?.isEmpty == true {
@@ -48,7 +48,7 @@ public struct MediaPlayers: Sendable {
     }
 
     /// Every player, as when the bus goes away.
-    public mutating func removeAll() -> [Change] {
+    package mutating func removeAll() -> [Change] {
         defer {
             players = [:]
             names = [:]
@@ -56,7 +56,7 @@ public struct MediaPlayers: Sendable {
         return players.keys.sorted().map { .vanished(owner: $0) }
     }
 
-    public subscript(owner: String) -> MediaPlayer? {
+    package subscript(owner: String) -> MediaPlayer? {
         get { players[owner] }
         set {
             guard players[owner] != nil, let newValue else { return }

@@ -5,23 +5,23 @@ import SDBus
 /// sees every `Notify` to the notification server and the server's answers, and never takes
 /// part. `ProgressNotifications` decides what they make of activities; this unit feeds it
 /// what the bus says, in order, each reply once its caller is identified.
-public final class NotificationSource {
-    public static let interface = "org.freedesktop.Notifications"
+package final class NotificationSource {
+    package static let interface = "org.freedesktop.Notifications"
     /// What the monitor holds at most while a reply's sender is being identified.
-    public static let maximumEvents = 512
+    package static let maximumEvents = 512
 
     private let bus: any SourceBus
     private let senders: SenderIdentities
     private let context: SourceContext
-    public private(set) var notifications: ProgressNotifications
+    package private(set) var notifications: ProgressNotifications
     private var subscriptions: [BusSubscription] = []
     /// What the monitor saw, in order, waiting while a reply's sender is being identified.
     private var events: [NotificationEvent] = []
     /// The connections whose notifications are followed, each until it leaves the bus.
     private var owners: [String: BusSubscription] = [:]
-    public private(set) var readsUnderWay = 0
+    package private(set) var readsUnderWay = 0
 
-    public init(bus: any SourceBus, senders: SenderIdentities, context: SourceContext) {
+    package init(bus: any SourceBus, senders: SenderIdentities, context: SourceContext) {
         self.bus = bus
         self.senders = senders
         self.context = context
@@ -29,7 +29,7 @@ public final class NotificationSource {
     }
 
     /// Follows who serves notifications, and starts the monitor.
-    public func start() {
+    package func start() {
         do {
             try subscribe()
         } catch {
@@ -65,7 +65,7 @@ public final class NotificationSource {
     }
 
     /// Every notification's activity ends: the bus is going away.
-    public func end() -> [SourceChange] {
+    package func end() -> [SourceChange] {
         subscriptions = []
         owners = [:]
         events = []

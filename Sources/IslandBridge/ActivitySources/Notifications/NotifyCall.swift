@@ -1,39 +1,39 @@
-public import SDBus
+package import SDBus
 
 /// One `org.freedesktop.Notifications.Notify` call, as the bridge needs it: read from a
 /// message any peer may send, so every text is cut and only the hints it uses are kept.
-public struct NotifyCall: Sendable, Hashable {
-    public var appName: String
-    public var replacesID: UInt32
-    public var appIcon: String
-    public var summary: String
-    public var body: String
+package struct NotifyCall: Sendable, Hashable {
+    package var appName: String
+    package var replacesID: UInt32
+    package var appIcon: String
+    package var summary: String
+    package var body: String
     /// The `value` hint, clamped to 0…100.
-    public var value: Int?
-    public var category: String?
+    package var value: Int?
+    package var category: String?
     /// The `desktop-entry` hint: the app's claim to a desktop entry.
-    public var desktopEntry: String?
+    package var desktopEntry: String?
     /// The stack tag that makes a later notification replace this one
     /// (`x-canonical-private-synchronous`, `x-dunst-stack-tag` or `synchronous`).
-    public var stackTag: String?
+    package var stackTag: String?
     /// What the sender says of how private it is, in GNOME Shell's hint `x-gnome-privacy-scope`:
     /// the only one a desktop defines (the freedesktop specification and KDE have none).
-    public var privacyScope: PrivacyScope?
+    package var privacyScope: PrivacyScope?
 
     /// `x-gnome-privacy-scope`'s values.
-    public enum PrivacyScope: String, Sendable, Hashable {
+    package enum PrivacyScope: String, Sendable, Hashable {
         /// About the user (GNOME's default): a locked screen hides its details.
         case user
         /// About the machine (a battery's charge, a disk's space): anyone at it may read it.
         case system
     }
 
-    public static let signature = "susssasa{sv}i"
-    public static let maximumSummaryBytes = 128
-    public static let maximumBodyBytes = 256
+    package static let signature = "susssasa{sv}i"
+    package static let maximumSummaryBytes = 128
+    package static let maximumBodyBytes = 256
     static let maximumTagBytes = 128
 
-    public init(appName: String, replacesID: UInt32 = 0, appIcon: String = "", summary: String, body: String = "",
+    package init(appName: String, replacesID: UInt32 = 0, appIcon: String = "", summary: String, body: String = "",
                 value: Int? = nil, category: String? = nil, desktopEntry: String? = nil, stackTag: String? = nil,
                 privacyScope: PrivacyScope? = nil) {
         self.appName = appName
@@ -50,7 +50,7 @@ public struct NotifyCall: Sendable, Hashable {
 
     /// The call's arguments (`susssasa{sv}i`; the timeout may be missing when the reader's
     /// budget ran out in a huge hints dictionary); nil when they have another shape.
-    public init?(arguments: [BusValue]) {
+    package init?(arguments: [BusValue]) {
         guard arguments.count >= 7, case .string(let appName) = arguments[0], case .uint32(let replacesID) = arguments[1],
               case .string(let appIcon) = arguments[2], case .string(let summary) = arguments[3],
               case .string(let body) = arguments[4], let hints = arguments[6].dictionary
@@ -72,7 +72,7 @@ public struct NotifyCall: Sendable, Hashable {
     }
 
     /// Whether it shows progress: a `value` hint, or a `transfer` category.
-    public var isProgress: Bool {
+    package var isProgress: Bool {
         value != nil || category == "transfer" || category?.hasPrefix("transfer.") == true
     }
 }

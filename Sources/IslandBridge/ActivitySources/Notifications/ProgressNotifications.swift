@@ -31,11 +31,11 @@ import OrderedJSON
 /// (`maximumFollowed`, the least recently updated ended), closings asked for
 /// (`maximumClosings`). Replies and closings count only from the connection that owns the
 /// server's name.
-public struct ProgressNotifications: Sendable {
-    public static let maximumPendingPerCaller = 8
-    public static let maximumCallers = 64
-    public static let maximumClosings = 64
-    public static let maximumFollowed = 32
+package struct ProgressNotifications: Sendable {
+    package static let maximumPendingPerCaller = 8
+    package static let maximumCallers = 64
+    package static let maximumClosings = 64
+    package static let maximumFollowed = 32
 
     /// What one connection has waiting for the server's reply, oldest first.
     private struct Caller: Sendable {
@@ -45,11 +45,11 @@ public struct ProgressNotifications: Sendable {
     }
 
     /// A notification: the connection that sent it, and the id the server gave it.
-    public struct Key: Sendable, Hashable {
-        public var owner: String
-        public var id: UInt32
+    package struct Key: Sendable, Hashable {
+        package var owner: String
+        package var id: UInt32
 
-        public init(owner: String, id: UInt32) {
+        package init(owner: String, id: UInt32) {
             self.owner = owner
             self.id = id
         }
@@ -77,7 +77,7 @@ public struct ProgressNotifications: Sendable {
 
     private let busID: String
     /// The connection that owns `org.freedesktop.Notifications`.
-    public private(set) var server: String?
+    package private(set) var server: String?
     private var callers: [String: Caller] = [:]
     /// Calls kept so far: the order of `Caller.lastCall`.
     private var calls: UInt64 = 0
@@ -85,14 +85,14 @@ public struct ProgressNotifications: Sendable {
     /// `CloseNotification` calls seen, by the connection that made them, oldest first.
     private var closing: [Key] = []
 
-    public init(busID: String) {
+    package init(busID: String) {
         self.busID = busID
     }
 
-    public static let serverName = "org.freedesktop.Notifications"
+    package static let serverName = "org.freedesktop.Notifications"
 
     /// The server's name changed owner: whatever the old server showed is gone with it.
-    public mutating func serverChanged(to owner: String?) -> [SourceChange] {
+    package mutating func serverChanged(to owner: String?) -> [SourceChange] {
         guard owner != server else { return [] }
         server = owner
         callers = [:]
@@ -106,7 +106,7 @@ public struct ProgressNotifications: Sendable {
     /// server's reply says which notification it is, when it could concern progress; true
     /// when kept (the shell then finds out who `caller` is before the reply comes).
     @discardableResult
-    public mutating func called(_ call: NotifyCall, caller: String, serial: UInt64, destination: String?) -> Bool {
+    package mutating func called(_ call: NotifyCall, caller: String, serial: UInt64, destination: String?) -> Bool {
         guard let server, destination == Self.serverName || destination == server else { return false }
         guard call.isProgress || (call.replacesID != 0 && followed[Key(owner: caller, id: call.replacesID)] != nil)
             || stackMatch(call, caller: caller) != nil else { return false }
@@ -137,7 +137,7 @@ public struct ProgressNotifications: Sendable {
 
     /// A `CloseNotification(id)` call from `caller` to `destination`: the closing it causes
     /// (reason 3) ends `caller`'s notification `id`, and no other connection's.
-    public mutating func closeCalled(id: UInt32, caller: String, destination: String?) {
+    package mutating func closeCalled(id: UInt32, caller: String, destination: String?) {
         guard let server, destination == Self.serverName || destination == server,
               followed.keys.contains(where: { $0.id == id }) else { return }
         closing.append(Key(owner: caller, id: id))
@@ -145,14 +145,14 @@ public struct ProgressNotifications: Sendable {
     }
 
     /// The server's error reply to a call: nothing was shown.
-    public mutating func failed(from sender: String, to caller: String, replySerial: UInt64) {
+    package mutating func failed(from sender: String, to caller: String, replySerial: UInt64) {
         guard sender == server else { return }
         _ = take(caller, serial: replySerial)
     }
 
     /// The server's reply to a call: notification `id` shows it. `identity` is what the bridge
     /// established about `caller`; it decides the app a new notification is shown as.
-    public mutating func replied(from sender: String, to caller: String, replySerial: UInt64, id: UInt32, now: Double,
+    package mutating func replied(from sender: String, to caller: String, replySerial: UInt64, id: UInt32, now: Double,
                                  identity: SenderIdentity = .unknown, lookup: (String) -> DesktopEntry?) -> [SourceChange] {
         guard sender == server else { return [] }
         guard let call = take(caller, serial: replySerial) else { return [] }
@@ -217,7 +217,7 @@ public struct ProgressNotifications: Sendable {
     /// A server that stacks (dunst) closes the old notification of a tag before it answers
     /// the call that replaces it: while such a call of its own sender waits for its reply, the
     /// closing is the replacement, not the end.
-    public mutating func closed(id: UInt32, reason: UInt32, from sender: String) -> [SourceChange] {
+    package mutating func closed(id: UInt32, reason: UInt32, from sender: String) -> [SourceChange] {
         guard sender == server else { return [] }
         let closers = closing.filter { $0.id == id }
         closing.removeAll { $0.id == id }
@@ -243,7 +243,7 @@ public struct ProgressNotifications: Sendable {
 
     /// Connection `owner` left the bus: its notifications another connection's displaced are
     /// dismissed; the others stay until they close, and are dismissed when displaced.
-    public mutating func ownerLeft(_ owner: String) -> [SourceChange] {
+    package mutating func ownerLeft(_ owner: String) -> [SourceChange] {
         var changes: [SourceChange] = []
         for key in followed.keys.sorted(by: { $0.id < $1.id }) where key.owner == owner {
             if followed[key]?.displaced == true, let gone = followed.removeValue(forKey: key) {
@@ -257,15 +257,15 @@ public struct ProgressNotifications: Sendable {
 
     /// The connections whose notifications are followed and still on the bus, as far as
     /// `ownerLeft` was told.
-    public var owners: Set<String> { Set(followed.values.filter { !$0.ownerLeft }.map(\.owner)) }
+    package var owners: Set<String> { Set(followed.values.filter { !$0.ownerLeft }.map(\.owner)) }
 
     /// The notification ids followed now.
-    public var followedIDs: [UInt32] { followed.keys.map(\.id).sorted() }
+    package var followedIDs: [UInt32] { followed.keys.map(\.id).sorted() }
 
     /// The notifications followed now, by sender and id.
-    public var followedKeys: Set<Key> { Set(followed.keys) }
+    package var followedKeys: Set<Key> { Set(followed.keys) }
     /// Calls waiting for their reply, of every caller.
-    public var pendingCount: Int { callers.values.reduce(0) { $0 + $1.pending.count } }
+    package var pendingCount: Int { callers.values.reduce(0) { $0 + $1.pending.count } }
 
     /// The caller's own notification of the call's stack tag.
     private func stackMatch(_ call: NotifyCall, caller: String) -> Key? {

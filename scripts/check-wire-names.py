@@ -1,0 +1,133 @@
+#!/usr/bin/env python3
+"""Fails when a client of islandd spells a name of an Island interface by hand.
+
+The interfaces are data (Protocol/*.varlink) and their names are generated as Swift constants
+(Protocol/WireNames.varlinkmap: AdminNames.SetFocus.method, AdminNames.Focus.on, ...), so that
+renaming a member in a .varlink file stops every use of it from compiling. A string literal in a
+client bypasses that: this check finds, in the clients' Swift,
+
+  - a qualified method or error name of an Island interface ("org.island.Admin.SetFocus"), or an
+    interface's name ("org.island.Connection"), and
+  - a member name of an Island interface read or written as a JSON key: `reply["limit"]`, or
+    `"app": value` in the parameters of a call (a line that names a method).
+
+A key that is a member name by coincidence (a JSON document of the client's own, a D-Bus
+property) is let through by OTHER_DOCUMENTS below, which says whose it is, or by a comment on its
+line: `// not Island's wire: <whose>`.
+
+Usage: scripts/check-wire-names.py [FILE...]   (default: every client's Swift)
+"""
+import pathlib
+import re
+import sys
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+# Every module that calls islandd or reads what it sends, as opposed to the daemon itself.
+CLIENTS = [
+    "Sources/island", "Sources/IslandKit", "Sources/IslandKitTesting",
+    "Sources/island-presenter", "Sources/IslandPresenter",
+    "Sources/island-overlay", "Sources/IslandOverlay",
+    "Sources/island-bridge", "Sources/IslandBridge",
+    "Examples/swift/Sources",
+]
+WAIVER = "not Island's wire:"
+# Keys that are a member name of an Island interface by coincidence, by file: whose they are.
+OTHER_DOCUMENTS = {
+    "Sources/island/PushCommand.swift": (
+        {"timestamp", "activity", "pushToken", "deliverAt", "reason", "error", "parameters",
+         "alertSuppressed", "alertSuppressedReason", "alert", "attributes", "expiration"},
+        "the APNs-shaped push and the feedback a device publishes over MQTT (IslandCore's PushRequest "
+        "and PushFeedback), no Varlink call"),
+    "Sources/island/ChannelCommand.swift": (
+        {"created", "channel", "latest", "alert", "timestamp", "activity", "feedback", "reason", "error"},
+        "a channel's record and messages at the broker, and the feedback a device publishes over MQTT (IslandCore's "
+        "PushChannel and PushFeedback), no Varlink call"),
+    "Sources/island/Preview/PreviewCommand.swift": ({"url"}, "the preview's own JSON output"),
+    "Sources/IslandKit/LayoutView.swift": ({"url", "expanded"}, "the layout document (docs/layouts.md)"),
+    "Sources/IslandPresenter/BarClick.swift": ({"button"}, "a status bar's click event (i3bar, waybar)"),
+    "Sources/IslandPresenter/ClickTargets.swift": ({"id"}, "the presenter's own click-target file"),
+    "Sources/IslandPresenter/PresenterModel.swift": (
+        {"id", "title", "body"}, "Update's alert, a struct the interface leaves unnamed, so it has no names"),
+    "Sources/IslandOverlay/OverlayMotion.swift": ({"island"}, "a spring's shape id"),
+    "Sources/island-bridge/Bridge.swift": ({"source"}, "the attributes of the bridge's own activities"),
+    "Sources/IslandBridge/Book/BridgedActivity.swift": ({"source"}, "the attributes of the bridge's own activities"),
+    "Sources/IslandBridge/Identity/SourceApp.swift": ({"app"}, "the attributes of the bridge's own activities"),
+    "Sources/IslandBridge/ActivitySources/Notifications/ProgressNotifications.swift": (
+        {"body"}, "the content state of the bridge's own activities"),
+}
+
+
+def interfaces():
+    """(qualified names, member names) of every Island interface."""
+    qualified, members = set(), set()
+    for path in sorted((ROOT / "Protocol").glob("org.island*.varlink")):
+        text = re.sub(r"#[^\n]*", "", path.read_text())
+        interface = re.search(r"^\s*interface\s+(\S+)", text, re.M).group(1)
+        qualified.add(interface)
+        for kind, name in re.findall(r"^\s*(method|error)\s+([A-Za-z0-9]+)", text, re.M):
+            qualified.add(f"{interface}.{name}")
+        # Every `name:` inside a parenthesised list is a member: of a type, a method's
+        # parameters or reply, or an error.
+        members.update(re.findall(r"[(,]\s*([a-z][A-Za-z0-9_]*)\s*:", text))
+    return qualified, members
+
+
+def code_of(line):
+    """The line without a trailing // comment (outside string literals)."""
+    in_string = False
+    i = 0
+    while i < len(line):
+        c = line[i]
+        if c == "\\" and in_string:
+            i += 2
+            continue
+        if c == '"':
+            in_string = not in_string
+        elif not in_string and line.startswith("//", i):
+            return line[:i]
+        i += 1
+    return line
+
+
+def main(argv):
+    qualified, members = interfaces()
+    files = [pathlib.Path(a) for a in argv] or [
+        p for client in CLIENTS for p in sorted((ROOT / client).rglob("*.swift"))]
+    literal = re.compile(r'"((?:[^"\\]|\\.)*)"')
+    subscript = re.compile(r'\[\s*"([A-Za-z][A-Za-z0-9_]*)"\s*\]')
+    dictionary_key = re.compile(r'"([A-Za-z][A-Za-z0-9_]*)"\s*:(?!:)')
+    call = re.compile(r'Names\.[A-Za-z]+\.method\b|"org\.island\.[A-Za-z]+\.[A-Z]')
+    found = []
+    for path in files:
+        try:
+            relative = str(path.resolve().relative_to(ROOT))
+        except ValueError:
+            relative = str(path)
+        others = OTHER_DOCUMENTS.get(relative, (set(), ""))[0]
+        for number, line in enumerate(path.read_text().splitlines(), 1):
+            if line.lstrip().startswith("//") or WAIVER in line:
+                continue
+            code = code_of(line)
+            for match in literal.finditer(code):
+                text = match.group(1)
+                if text in qualified or text.rstrip(".") in qualified and text.endswith("."):
+                    found.append((path, number, f'"{text}" is a generated name'))
+            keys = subscript.findall(code) + (dictionary_key.findall(code) if call.search(code) else [])
+            for name in keys:
+                if name in members and name not in others:
+                    found.append((path, number, f'"{name}" is a member of an Island interface'))
+    for path, number, what in found:
+        try:
+            shown = path.resolve().relative_to(ROOT)
+        except ValueError:
+            shown = path
+        print(f"{shown}:{number}: {what}: use the constant from Protocol/WireNames.varlinkmap "
+              f"(or say `// {WAIVER} <whose>` if it is not one)")
+    if found:
+        print(f"{len(found)} hand-spelled names of Island interfaces in clients")
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
