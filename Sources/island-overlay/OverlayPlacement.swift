@@ -59,31 +59,9 @@ import IslandOverlay
 
     /// What tells the overlay about fullscreen windows, focus and output names here, for the log.
     private var sources: String {
-        guard wayland else {
-            guard x11?.windowManager == true else {
-                return "X11 with no EWMH window manager (no _NET_SUPPORTING_WM_CHECK): fullscreen windows and focus are not followed " +
-                    "until one starts: Fullscreen= does not apply, Output=focused stays where it starts; Output= names are RandR's"
-            }
-            return "X11: the active window's fullscreen and monitor from the EWMH window manager (_NET_ACTIVE_WINDOW, _NET_WM_STATE): " +
-                "Fullscreen=\(config.fullscreen.rawValue); Output= names are RandR's"
-        }
-        let windows: String
-        switch compositor?.toplevelVersion ?? 0 {
-        case 0:
-            windows = "this compositor offers no wlr-foreign-toplevel-management (KDE's KWin 5.27 keeps its own " +
-                "org_kde_plasma_window_management for Plasma's programs): fullscreen windows and focus are not known, so Fullscreen= " +
-                "does not apply (Layer=overlay shows the island over them, Layer=top under them) and Output=focused stays where it starts"
-        case 1:
-            windows = "wlr-foreign-toplevel-management v1 tells focus but not fullscreen: Fullscreen= does not apply"
-        case let version:
-            windows = "fullscreen windows and focus from wlr-foreign-toplevel-management v\(version): Fullscreen=\(config.fullscreen.rawValue)"
-        }
-        let names = (compositor?.xdgOutputVersion ?? 0) >= 2 ? "connector names from xdg-output v\(compositor?.xdgOutputVersion ?? 0)"
-            : "no xdg-output v2: connector names unknown, Output= takes a model name or a number"
-        let lockScreen = compositor?.drawsOverLockScreen == true
-            ? "the lock screen: KWin draws the island's lock-screen list over its locker while islandd says the session is locked (kde_lockscreen_overlay_v1)"
-            : "the lock screen: not offered (KWin offers kde_lockscreen_overlay_v1 only to the binary its installed desktop entry names); the locker hides the island"
-        return "\(windows); \(names); \(lockScreen)"
+        OverlayDesktopSources(wayland: wayland, x11WindowManager: x11?.windowManager == true, toplevelVersion: compositor?.toplevelVersion ?? 0,
+                              xdgOutputVersion: compositor?.xdgOutputVersion ?? 0, drawsOverLockScreen: compositor?.drawsOverLockScreen == true,
+                              fullscreen: config.fullscreen).description
     }
 
     private var pointer: UnsafeMutableRawPointer { Unmanaged.passUnretained(self).toOpaque() }

@@ -35,10 +35,7 @@ import IslandPresenter
         painter = OverlayPainter(style: style, icons: GtkIconSource(), artwork: ArtworkLoader())
         let layout = OverlayLayout(canvasWidth: window.canvas.width, canvasHeight: window.canvas.height, top: config.geometry.top,
                                    geometry: config.geometry, metrics: painter.metrics, artwork: painter.artwork)
-        let settings = OverlayController.Settings(environment: environment, cutsWindowToShapes: window.needsWindowShape,
-                                                  keyboardWhileOpen: window.layerShellVersion > 0
-                                                      ? .whileOpen(layerShellVersion: window.layerShellVersion) : .none,
-                                                  inputNeverEmpty: window.hosted && window.wayland, followsDaemonLock: !window.hosted)
+        let settings = window.plan.settings(environment: environment)
         frameLog = settings.frameLog
         controller = OverlayController(
             layout: layout, config: config, motion: config.motion ?? (island_animations_enabled() != 0), settings: settings,
@@ -50,7 +47,7 @@ import IslandPresenter
     func handle(_ event: OverlayEvent) {
         apply(controller.handle(event))
         let frame = controller.motion.target
-        placement?.islandChanged(showing: frame.map { $0.form != .hidden || $0.listOpen } ?? false)
+        placement?.islandChanged(showing: frame?.showsSomething ?? false)
     }
 
     // MARK: Events in
