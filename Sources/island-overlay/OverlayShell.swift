@@ -293,18 +293,18 @@ import IslandPresenter
     private func describe(_ frame: OverlayFrame) {
         let area = window.area
         guard let accessible = gtk_widget_get_accessible(area) else { return }
-        // Topmost first, as a pointer would find them; each name is bounded producer text.
-        let regions = frame.hits.reversed().filter { !$0.name.isEmpty }.prefix(64)
-        atk_object_set_name(accessible, frame.form == .hidden && !frame.listOpen ? "Island (nothing live)" : "Island, \(frame.form.rawValue)")
-        atk_object_set_description(accessible, String(regions.map(\.name).joined(separator: "; ").prefix(2000)))
-        let names = regions.map { strdup(String($0.name.prefix(300))) }
+        let said = OverlayAccessibility(frame)
+        atk_object_set_name(accessible, said.name)
+        atk_object_set_description(accessible, said.description)
+        let regions = said.regions
+        let names = regions.map { strdup($0.name) }
         defer { names.forEach { free($0) } }
         let roles: [Int32] = regions.map { region in
-            switch region.target {
-            case .button, .dismiss: Int32(ATK_ROLE_PUSH_BUTTON.rawValue)
-            case .tap(_, let url) where url != nil: Int32(ATK_ROLE_LINK.rawValue)
+            switch region.role {
+            case .pushButton: Int32(ATK_ROLE_PUSH_BUTTON.rawValue)
+            case .link: Int32(ATK_ROLE_LINK.rawValue)
             case .list: Int32(ATK_ROLE_LIST.rawValue)
-            default: Int32(ATK_ROLE_PANEL.rawValue)
+            case .panel: Int32(ATK_ROLE_PANEL.rawValue)
             }
         }
         names.map { UnsafePointer($0) }.withUnsafeBufferPointer { namePointers in
@@ -360,10 +360,7 @@ import IslandPresenter
     }
 
     private static func defaultOpener() -> [String] {
-        let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
-        let directories = path.split(separator: ":").map(String.init)
-        if directories.contains(where: { access($0 + "/gio", X_OK) == 0 }) { return ["gio", "open"] }
-        return ["xdg-open"]
+        OverlayConfig.defaultOpener(path: ProcessInfo.processInfo.environment["PATH"]) { access($0, X_OK) == 0 }
     }
 }
 
