@@ -38,6 +38,25 @@ public enum OverlayPlacementPolicy {
         return (all.isEmpty && current != nil ? .wait : .stay, nil)
     }
 
+    /// Output=all: the most islands (each a window and a subscription), however often a
+    /// compositor adds outputs.
+    public static let maximumIslands = 16
+
+    /// Output=all, a monitor came: the island to give it (`idle`: the index of one whose
+    /// monitor went away, if any), else a new one while there are fewer than
+    /// `maximumIslands` (`islands`), else none.
+    public static func forNewMonitor(idle: Int?, islands: Int) -> NewMonitorIsland {
+        if let idle { return .reuse(idle) }
+        return islands < maximumIslands ? .add : .full
+    }
+
+    public enum NewMonitorIsland: Sendable, Hashable {
+        case reuse(Int)
+        case add
+        /// `maximumIslands` already.
+        case full
+    }
+
     /// X11: the top-left corner of an override-redirect window `windowWidth` wide, centred at
     /// the top of a monitor, `marginTop` below its edge (integer pixels, as X11 places).
     public static func topCentre(monitor: (x: Int, y: Int, width: Int), windowWidth: Int, marginTop: Int) -> (x: Int, y: Int) {

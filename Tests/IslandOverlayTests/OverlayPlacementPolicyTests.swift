@@ -143,3 +143,21 @@ import Testing
         #expect(!surface.awaitingKeyboard)
     }
 }
+
+/// Output=all's islands for monitors plugged in, and the connector names compositors say.
+@Suite struct OverlayNewMonitorTests {
+    @Test func anIdleIslandFirstThenANewOneUpToTheMaximum() {
+        #expect(OverlayPlacementPolicy.forNewMonitor(idle: 2, islands: 16) == .reuse(2))
+        #expect(OverlayPlacementPolicy.forNewMonitor(idle: nil, islands: 1) == .add)
+        #expect(OverlayPlacementPolicy.forNewMonitor(idle: nil, islands: OverlayPlacementPolicy.maximumIslands - 1) == .add)
+        #expect(OverlayPlacementPolicy.forNewMonitor(idle: nil, islands: OverlayPlacementPolicy.maximumIslands) == .full)
+    }
+
+    /// A compositor's output name reaches the log: no terminal escapes, no bidi overrides, and bounded.
+    @Test func aConnectorNameIsKeptPrintableAndShort() {
+        #expect(OverlayOutput.connector(said: "HDMI-A-1") == "HDMI-A-1")
+        #expect(OverlayOutput.connector(said: "DP-1\u{1B}[2J\n") == "DP-1?[2J?")
+        #expect(OverlayOutput.connector(said: "DP\u{202E}1") == "DP?1")
+        #expect(OverlayOutput.connector(said: String(repeating: "é", count: 500)).unicodeScalars.count == 64)
+    }
+}
