@@ -97,7 +97,8 @@ public struct OverlayLayerSurface: Sendable, Hashable {
     /// alert with Fullscreen=alerts, anything with always), Layer=top rises to overlay, and
     /// goes back when it shows nothing there, so it never covers the window for nothing; other
     /// layers are the user's choice and stay. Reserve=yes: while the island shows something
-    /// its strip is an exclusive zone; showing nothing, it gives the room back.
+    /// its strip is an exclusive zone, and tiled and maximised windows make room; showing
+    /// nothing, it gives the room back.
     public mutating func islandChanged(showing: Bool, fullscreenBeside: Bool) -> (layer: OverlayConfig.Layer?, exclusiveZone: Int?) {
         var change: (layer: OverlayConfig.Layer?, exclusiveZone: Int?) = (nil, nil)
         let lift = layer == .top && showing && fullscreenBeside && fullscreen != .hide
