@@ -74,6 +74,14 @@ package struct OverlayOutput: Sendable, Hashable {
 
     /// The log's name for it: the connector where known.
     package var name: String { connector ?? model ?? "unnamed output" }
+
+    /// A connector name as the compositor said it (xdg-output), as the overlay keeps it: the
+    /// compositor's word reaches the log, so no control or format characters, 64 at most.
+    package static func connector(said name: String) -> String {
+        String(String.UnicodeScalarView(name.unicodeScalars.prefix(64).map {
+            [.control, .format].contains($0.properties.generalCategory) ? "?" : $0
+        }))
+    }
 }
 
 /// The desktop's windows as wlr-foreign-toplevel-management tells them, reduced to what the

@@ -3,9 +3,8 @@ import IslandOverlay
 /// The overlay's islands: one, or with Output=all one on every output, each a window, a shell
 /// and a subscription of its own, all showing the same state (the daemon's). Monitors plugged
 /// in get an island: one whose monitor went away if there is one (hidden meanwhile), else a
-/// new one, at most `maximum` in all, however often a compositor adds outputs.
+/// new one, at most `OverlayPlacementPolicy.maximumIslands` in all.
 @MainActor final class OverlayIslands {
-    static let maximum = 16
     private let makeShell: (OverlayWindow, OverlayPlacement?) -> OverlayShell
     private var placements: [OverlayPlacement] = []
     /// Kept for as long as the process runs: GTK's callbacks hold them unretained.
@@ -21,17 +20,20 @@ import IslandOverlay
 
     func everyOutput(first: OverlayWindow, monitors: OverlayMonitors, config: OverlayConfig, environment: [String: String]) throws {
         var window: OverlayWindow? = first
-        for monitor in monitors.all.prefix(Self.maximum) {
+        for monitor in monitors.all.prefix(OverlayPlacementPolicy.maximumIslands) {
             add(try window ?? OverlayWindow(config: config, hosted: false, environment: environment), on: monitor, monitors: monitors, config: config)
             window = nil
         }
         monitors.added = { [unowned self, unowned monitors] monitor in
-            if let idle = placements.first(where: \.isIdle) {
-                idle.pin(monitor)
-            } else if placements.count < Self.maximum, let window = try? OverlayWindow(config: config, hosted: false, environment: environment) {
-                add(window, on: monitor, monitors: monitors, config: config)
-            } else {
-                log("\(Self.maximum) islands already: none on the new output")
+            switch OverlayPlacementPolicy.forNewMonitor(idle: placements.firstIndex(where: \.isIdle), islands: placements.count) {
+            case .reuse(let idle):
+                placements[idle].pin(monitor)
+            case .add:
+                if let window = try? OverlayWindow(config: config, hosted: false, environment: environment) {
+                    add(window, on: monitor, monitors: monitors, config: config)
+                }
+            case .full:
+                log("\(OverlayPlacementPolicy.maximumIslands) islands already: none on the new output")
             }
         }
     }

@@ -59,31 +59,9 @@ import IslandOverlay
 
     /// What tells the overlay about fullscreen windows, focus and output names here, for the log.
     private var sources: String {
-        guard wayland else {
-            guard x11?.windowManager == true else {
-                return "X11 with no EWMH window manager (no _NET_SUPPORTING_WM_CHECK): fullscreen windows and focus are not followed " +
-                    "until one starts: Fullscreen= does not apply, Output=focused stays where it starts; Output= names are RandR's"
-            }
-            return "X11: the active window's fullscreen and monitor from the EWMH window manager (_NET_ACTIVE_WINDOW, _NET_WM_STATE): " +
-                "Fullscreen=\(config.fullscreen.rawValue); Output= names are RandR's"
-        }
-        let windows: String
-        switch compositor?.toplevelVersion ?? 0 {
-        case 0:
-            windows = "this compositor offers no wlr-foreign-toplevel-management (KDE's KWin 5.27 keeps its own " +
-                "org_kde_plasma_window_management for Plasma's programs): fullscreen windows and focus are not known, so Fullscreen= " +
-                "does not apply (Layer=overlay shows the island over them, Layer=top under them) and Output=focused stays where it starts"
-        case 1:
-            windows = "wlr-foreign-toplevel-management v1 tells focus but not fullscreen: Fullscreen= does not apply"
-        case let version:
-            windows = "fullscreen windows and focus from wlr-foreign-toplevel-management v\(version): Fullscreen=\(config.fullscreen.rawValue)"
-        }
-        let names = (compositor?.xdgOutputVersion ?? 0) >= 2 ? "connector names from xdg-output v\(compositor?.xdgOutputVersion ?? 0)"
-            : "no xdg-output v2: connector names unknown, Output= takes a model name or a number"
-        let lockScreen = compositor?.drawsOverLockScreen == true
-            ? "the lock screen: KWin draws the island's lock-screen list over its locker while islandd says the session is locked (kde_lockscreen_overlay_v1)"
-            : "the lock screen: not offered (KWin offers kde_lockscreen_overlay_v1 only to the binary its installed desktop entry names); the locker hides the island"
-        return "\(windows); \(names); \(lockScreen)"
+        OverlayDesktopSources(wayland: wayland, x11WindowManager: x11?.windowManager == true, toplevelVersion: compositor?.toplevelVersion ?? 0,
+                              xdgOutputVersion: compositor?.xdgOutputVersion ?? 0, drawsOverLockScreen: compositor?.drawsOverLockScreen == true,
+                              fullscreen: config.fullscreen).description
     }
 
     private var pointer: UnsafeMutableRawPointer { Unmanaged.passUnretained(self).toOpaque() }
@@ -144,27 +122,18 @@ import IslandOverlay
     /// it another (the window is hidden meanwhile).
     private var pinned: OpaquePointer?
     private let pinnedToOne: Bool
-    /// Output=all: only one island takes the keyboard, or two would take it from each other.
-    private let takesKeyboard: Bool
     /// The GdkMonitor the island is on, and its name as the log last said it.
     private var monitor: OpaquePointer?
     private var saidName: String?
     /// The outputs there were when the one Output= names was not among them.
     private var fallbackAmong: [String]?
     private var fullscreenBeside = false
-    /// Layer=top risen to the overlay layer, to show over a fullscreen window (Wayland).
-    private var lifted = false
     /// The island shows something (X11, where it keeps itself above the windows).
     private var showing = false
-    /// The exclusive zone the layer surface has now (Reserve=yes, while showing).
-    private var reserved = 0
-    /// What the island asks of the keyboard now (the controller decides, `keyboard(_:)`).
-    private var keyboard = OverlayKeyboard.none
-    /// Accepting it, and not yet given it: a focus-out now is the compositor's shuffle.
-    private(set) var awaitingKeyboard = false
-    /// The daemon says the session is locked: the window is to be drawn over the compositor's
-    /// lock screen where it grants that (`overLockScreen`).
-    private var overLockScreen = false
+    /// Its layer, exclusive zone and keyboard (Wayland): OverlayLayerSurface decides them.
+    private var surface: OverlayLayerSurface
+    /// Accepting the keyboard, and not yet given it: a focus-out now is the compositor's shuffle.
+    var awaitingKeyboard: Bool { surface.awaitingKeyboard }
     /// A fullscreen window came to, or left, the island's output.
     var fullscreenChanged: (Bool) -> Void = { _ in }
 
@@ -175,7 +144,7 @@ import IslandOverlay
         self.monitors = monitors
         self.pinned = pinned
         pinnedToOne = pinned != nil
-        self.takesKeyboard = takesKeyboard
+        surface = OverlayLayerSurface(config: config, takesKeyboard: takesKeyboard)
         monitors.follow(self)
     }
 
@@ -227,31 +196,30 @@ import IslandOverlay
     /// Puts the island where Output= says, now; then says whether a fullscreen window is beside it.
     func place() {
         let all = monitors.all
+        let step: OverlayPlacementStep<OpaquePointer>
         if pinnedToOne {
-            if let pinned, all.contains(pinned) {
-                if pinned != monitor {
-                    let hidden = monitor == nil
-                    move(to: pinned)
-                    if hidden { gtk_widget_show(window.widget) }
-                }
-            } else if monitor != nil || gtk_widget_get_visible(window.widget) != 0 {
-                monitor = nil
-                saidName = nil
-                gtk_widget_hide(window.widget)
-                log("an island's output is gone: hidden until another comes")
-            }
+            step = OverlayPlacementPolicy.pinned(pinned, all: all, current: monitor, visible: gtk_widget_get_visible(window.widget) != 0)
         } else {
-            let outputs = all.map(monitors.output)
-            let focused = monitors.focused(among: all)
-            let current = monitor.flatMap { all.firstIndex(of: $0) }
-            if let (index, asked) = config.output.pick(outputs, focused: focused, current: current) {
-                if all[index] != monitor { move(to: all[index]) }
-                fallbackAmong = asked ? nil : outputs.map(\.name)
-            } else if all.isEmpty, monitor != nil {
-                monitor = nil
-                saidName = nil
-                log("no monitor left: the island waits for one")
-            }
+            let chosen = OverlayPlacementPolicy.chosen(config.output, all: all, outputs: all.map(monitors.output),
+                                                       focused: monitors.focused(among: all), current: monitor)
+            step = chosen.step
+            fallbackAmong = chosen.fallbackAmong
+        }
+        switch step {
+        case .stay:
+            break
+        case .move(let to, let show):
+            move(to: to)
+            if show { gtk_widget_show(window.widget) }
+        case .hide:
+            monitor = nil
+            saidName = nil
+            gtk_widget_hide(window.widget)
+            log("an island's output is gone: hidden until another comes")
+        case .wait:
+            monitor = nil
+            saidName = nil
+            log("no monitor left: the island waits for one")
         }
         // Said at every move, and again once the compositor names an output it had not named
         // yet (a new monitor's connector comes after GDK announces it).
@@ -277,18 +245,14 @@ import IslandOverlay
         } else {
             var geometry = GdkRectangle()
             gdk_monitor_get_geometry(monitor, &geometry)
-            gtk_window_move(island_window(window.widget), geometry.x + (geometry.width - Int32(window.canvas.width)) / 2,
-                            geometry.y + Int32(config.marginTop))
+            let origin = OverlayPlacementPolicy.topCentre(monitor: (Int(geometry.x), Int(geometry.y), Int(geometry.width)),
+                                                          windowWidth: Int(window.canvas.width), marginTop: Int(config.marginTop))
+            gtk_window_move(island_window(window.widget), Int32(origin.x), Int32(origin.y))
         }
     }
 
-    /// Follows what the island shows. Fullscreen windows cover the top layer: while the island
-    /// shows something beside one (an alert with Fullscreen=alerts, anything with always),
-    /// Layer=top rises to overlay, and goes back when it shows nothing there, so it never
-    /// covers the window for nothing; other layers are the user's choice and stay.
-    /// Reserve=yes: while the island shows something its strip is an exclusive zone, and
-    /// tiled and maximised windows make room; showing nothing, it gives the room back.
-    ///
+    /// Follows what the island shows: its layer and exclusive zone as OverlayLayerSurface
+    /// decides (Layer=top over a fullscreen window, Reserve=yes's strip).
     ///
     /// X11: an override-redirect window stays where it was stacked, under every window mapped
     /// or raised after it: it is raised when it starts showing something, and again when the
@@ -303,23 +267,17 @@ import IslandOverlay
             return
         }
         let w = island_window(window.widget)
-        var changed = false
-        let lift = config.layer == .top && showing && fullscreenBeside && config.fullscreen != .hide
-        if lift != lifted {
-            lifted = lift
-            gtk_layer_set_layer(w, OverlayWindow.layer(lift || overLockScreen ? .overlay : .top))
-            log(lift ? "layer overlay: showing over the fullscreen window" : "layer top again")
-            changed = true
+        let change = surface.islandChanged(showing: showing, fullscreenBeside: fullscreenBeside)
+        if let layer = change.layer {
+            gtk_layer_set_layer(w, OverlayWindow.layer(layer))
+            log(surface.lifted ? "layer overlay: showing over the fullscreen window" : "layer top again")
         }
-        let zone = showing ? config.exclusiveZone : 0
-        if zone != reserved {
-            reserved = zone
+        if let zone = change.exclusiveZone {
             gtk_layer_set_exclusive_zone(w, Int32(zone))
             log(zone > 0 ? "reserving the island's strip: exclusive zone \(zone) under MarginTop \(Int(config.marginTop))"
                 : "the island's strip is free again")
-            changed = true
         }
-        if changed { commitNow() }
+        if change.layer != nil || change.exclusiveZone != nil { commitNow() }
     }
 
     /// The keyboard as the controller asks (only while the user has the island open). sway 1.7
@@ -330,12 +288,7 @@ import IslandOverlay
     /// keyboard, and no window would be focused for Output=focused to follow. On layer-shell
     /// v3 (KWin 5.27) it is exclusive meanwhile, the controller's choice.
     func keyboard(_ wanted: OverlayKeyboard) {
-        guard window.wayland else { return }
-        let wanted = takesKeyboard ? wanted : .none
-        guard wanted != keyboard else { return }
-        let released = keyboard == .exclusive && wanted == .none
-        keyboard = wanted
-        awaitingKeyboard = wanted != .none
+        guard window.wayland, let (wanted, released) = surface.keyboard(wanted) else { return }
         let mode: GtkLayerShellKeyboardMode = switch wanted {
         case .none: GTK_LAYER_SHELL_KEYBOARD_MODE_NONE
         case .onDemand: GTK_LAYER_SHELL_KEYBOARD_MODE_ON_DEMAND
@@ -377,13 +330,9 @@ import IslandOverlay
     /// while locked and not after: so the locker shows the island only while the daemon has
     /// redacted it for the lock screen, and no longer once unlocked.
     func lockChanged(_ locked: Bool) {
-        guard window.wayland, monitors.compositor?.drawsOverLockScreen == true, locked != overLockScreen else { return }
-        overLockScreen = locked
+        guard window.wayland, monitors.compositor?.drawsOverLockScreen == true, let layer = surface.lockChanged(locked) else { return }
         log(locked ? "locked: the island asks onto KWin's lock screen (kde_lockscreen_overlay_v1)" : "unlocked: the island leaves the lock screen")
-        // KWin 5.27 stacks a surface it lets over its locker by its layer-shell layer: only
-        // the overlay layer is above the locker's fullscreen greeter (and beside its own
-        // emergency screen); the top layer stays under them.
-        gtk_layer_set_layer(island_window(window.widget), OverlayWindow.layer(locked || lifted ? .overlay : config.layer))
+        gtk_layer_set_layer(island_window(window.widget), OverlayWindow.layer(layer))
         if gtk_widget_get_visible(window.widget) != 0 {
             gtk_widget_hide(window.widget)
             gtk_widget_show(window.widget)
@@ -391,13 +340,13 @@ import IslandOverlay
     }
 
     private func mapped() {
-        guard overLockScreen, let gdkWindow = gtk_widget_get_window(window.widget),
+        guard surface.overLockScreen, let gdkWindow = gtk_widget_get_window(window.widget),
               let surface = gdk_wayland_window_get_wl_surface(gdkWindow) else { return }
         monitors.compositor?.allowOverLockScreen(surface)
     }
 
     /// The island has the keyboard (GTK's focus-in).
     func keyboardArrived() {
-        awaitingKeyboard = false
+        surface.keyboardArrived()
     }
 }

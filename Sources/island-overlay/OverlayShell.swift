@@ -35,10 +35,7 @@ import IslandPresenter
         painter = OverlayPainter(style: style, icons: GtkIconSource(), artwork: ArtworkLoader())
         let layout = OverlayLayout(canvasWidth: window.canvas.width, canvasHeight: window.canvas.height, top: config.geometry.top,
                                    geometry: config.geometry, metrics: painter.metrics, artwork: painter.artwork)
-        let settings = OverlayController.Settings(environment: environment, cutsWindowToShapes: window.needsWindowShape,
-                                                  keyboardWhileOpen: window.layerShellVersion > 0
-                                                      ? .whileOpen(layerShellVersion: window.layerShellVersion) : .none,
-                                                  inputNeverEmpty: window.hosted && window.wayland, followsDaemonLock: !window.hosted)
+        let settings = window.plan.settings(environment: environment)
         frameLog = settings.frameLog
         controller = OverlayController(
             layout: layout, config: config, motion: config.motion ?? (island_animations_enabled() != 0), settings: settings,
@@ -50,7 +47,7 @@ import IslandPresenter
     func handle(_ event: OverlayEvent) {
         apply(controller.handle(event))
         let frame = controller.motion.target
-        placement?.islandChanged(showing: frame.map { $0.form != .hidden || $0.listOpen } ?? false)
+        placement?.islandChanged(showing: frame?.showsSomething ?? false)
     }
 
     // MARK: Events in
@@ -296,18 +293,18 @@ import IslandPresenter
     private func describe(_ frame: OverlayFrame) {
         let area = window.area
         guard let accessible = gtk_widget_get_accessible(area) else { return }
-        // Topmost first, as a pointer would find them; each name is bounded producer text.
-        let regions = frame.hits.reversed().filter { !$0.name.isEmpty }.prefix(64)
-        atk_object_set_name(accessible, frame.form == .hidden && !frame.listOpen ? "Island (nothing live)" : "Island, \(frame.form.rawValue)")
-        atk_object_set_description(accessible, String(regions.map(\.name).joined(separator: "; ").prefix(2000)))
-        let names = regions.map { strdup(String($0.name.prefix(300))) }
+        let said = OverlayAccessibility(frame)
+        atk_object_set_name(accessible, said.name)
+        atk_object_set_description(accessible, said.description)
+        let regions = said.regions
+        let names = regions.map { strdup($0.name) }
         defer { names.forEach { free($0) } }
         let roles: [Int32] = regions.map { region in
-            switch region.target {
-            case .button, .dismiss: Int32(ATK_ROLE_PUSH_BUTTON.rawValue)
-            case .tap(_, let url) where url != nil: Int32(ATK_ROLE_LINK.rawValue)
+            switch region.role {
+            case .pushButton: Int32(ATK_ROLE_PUSH_BUTTON.rawValue)
+            case .link: Int32(ATK_ROLE_LINK.rawValue)
             case .list: Int32(ATK_ROLE_LIST.rawValue)
-            default: Int32(ATK_ROLE_PANEL.rawValue)
+            case .panel: Int32(ATK_ROLE_PANEL.rawValue)
             }
         }
         names.map { UnsafePointer($0) }.withUnsafeBufferPointer { namePointers in
@@ -363,10 +360,7 @@ import IslandPresenter
     }
 
     private static func defaultOpener() -> [String] {
-        let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
-        let directories = path.split(separator: ":").map(String.init)
-        if directories.contains(where: { access($0 + "/gio", X_OK) == 0 }) { return ["gio", "open"] }
-        return ["xdg-open"]
+        OverlayConfig.defaultOpener(path: ProcessInfo.processInfo.environment["PATH"]) { access($0, X_OK) == 0 }
     }
 }
 

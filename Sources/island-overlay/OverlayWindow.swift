@@ -23,6 +23,12 @@ import IslandOverlay
     /// The backend and placement, for the log (the output is OverlayPlacement's to say).
     let description: String
 
+    /// What the window is, as the decisions about it need it.
+    var plan: OverlayWindowPlan {
+        OverlayWindowPlan(wayland: wayland, hosted: hosted, layerShellVersion: layerShellVersion, needsWindowShape: needsWindowShape,
+                          canvas: canvas)
+    }
+
     /// Opens the display and places the window; fails with 69 where the island cannot be placed.
     init(config: OverlayConfig, hosted: Bool, maxHeight: Double? = nil, environment: [String: String]) throws {
         // The island is painted with cairo in memory; GL is never used, and GDK's probing for it on
@@ -34,13 +40,12 @@ import IslandOverlay
         wayland = island_is_wayland(display) != 0
         self.hosted = hosted
         let x11 = island_is_x11(display) != 0
-        if wayland, !hosted, gtk_layer_is_supported() == 0 { throw fail(Self.noLayerShell(environment), status: 69) }
+        if wayland, !hosted, gtk_layer_is_supported() == 0 { throw fail(OverlayWindowPlan.noLayerShell(environment), status: 69) }
         guard wayland || x11 else { throw fail("unsupported display backend: neither Wayland nor X11", status: 69) }
         layerShellVersion = wayland && !hosted ? UInt32(gtk_layer_get_protocol_version()) : 0
 
-        // The canvas follows Size=: the widest form and the list, in logical pixels, no taller
-        // than the first monitor (OverlayPlacement chooses the island's), and as wide as the
-        // expanded island may grow on the widest monitor there is at the start.
+        // Sized for the first monitor (OverlayPlacement chooses the island's), and as wide as
+        // the expanded island may grow on the widest monitor there is at the start.
         var geometry = GdkRectangle()
         if let monitor = gdk_display_get_monitor(display, 0) { gdk_monitor_get_geometry(monitor, &geometry) }
         let widest = (0..<gdk_display_get_n_monitors(display)).compactMap { index -> Int32? in
@@ -49,11 +54,8 @@ import IslandOverlay
             gdk_monitor_get_geometry(monitor, &monitorGeometry)
             return monitorGeometry.width > 0 ? monitorGeometry.width : nil
         }.max()
-        let island = config.geometry
-        let height = Double(geometry.height > 0 ? geometry.height : 720)
-        // Hosted, the window hangs under the host's bar: the host says how much room is there.
-        let room = hosted ? (maxHeight ?? height) : height - config.marginTop
-        canvas = (island.canvasWidth(outputWidth: widest.map(Double.init)), max(100, min(island.canvasMaximumHeight, room)))
+        canvas = OverlayWindowPlan.canvas(config: config, monitorHeight: Int(geometry.height), widestMonitor: widest.map(Int.init),
+                                          hosted: hosted, maxHeight: maxHeight)
 
         let window = gtk_window_new(x11 && !hosted ? GTK_WINDOW_POPUP : GTK_WINDOW_TOPLEVEL)!
         widget = window
@@ -102,26 +104,8 @@ import IslandOverlay
         gtk_widget_add_events(window, Int32(GDK_KEY_PRESS_MASK.rawValue | GDK_FOCUS_CHANGE_MASK.rawValue))
         if let context = gtk_widget_get_style_context(area) { gtk_style_context_add_class(context, "island-overlay") }
 
-        let backend = hosted ? "\(wayland ? "wayland" : "x11") (hosted: placed by the desktop's shell)"
-            : wayland ? "wayland (layer-shell v\(layerShellVersion), layer \(config.layer.rawValue), keyboard "
-                + "\(OverlayKeyboard.whileOpen(layerShellVersion: layerShellVersion).rawValue) while open)"
-            : "x11 (override-redirect\(needsWindowShape ? ", no compositor: shaped window" : ""))"
-        description = "backend \(backend), size ×\(config.geometry.factor), canvas \(Int(canvas.width))x\(Int(canvas.height))"
-            + (hosted ? "" : ", margin-top \(Int(config.marginTop))")
-    }
-
-    /// Why there is no island on a Wayland compositor without wlr-layer-shell, and what works
-    /// instead there.
-    static func noLayerShell(_ environment: [String: String]) -> String {
-        let desktops = (environment["XDG_CURRENT_DESKTOP"] ?? "").split(separator: ":").map { $0.lowercased() }
-        let instead = desktops.contains("gnome")
-            ? "On GNOME, the Island GNOME Shell extension shows the island: gnome-extensions enable island@island.org " +
-              "(package island-overlay), then log out and in once."
-            : "Run it on a compositor with layer-shell (sway, Hyprland, river, niri, KDE Plasma, COSMIC, labwc, Wayfire), " +
-              "or on GNOME through the Island GNOME Shell extension (gnome-extensions enable island@island.org)."
-        return "this Wayland compositor offers no wlr-layer-shell, so island-overlay cannot place the island above other " +
-            "windows by itself; not opening a window. \(instead) Without an island on screen, island-presenter shows the " +
-            "activities in a terminal (tui) or a bar."
+        description = OverlayWindowPlan(wayland: wayland, hosted: hosted, layerShellVersion: layerShellVersion,
+                                        needsWindowShape: needsWindowShape, canvas: canvas).description(config: config)
     }
 
     static func layer(_ layer: OverlayConfig.Layer) -> GtkLayerShellLayer {

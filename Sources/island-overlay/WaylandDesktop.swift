@@ -144,10 +144,7 @@ import IslandOverlay
 
     private func named(_ xdgOutput: UInt, _ name: String) {
         guard let output = outputOfXDGOutput[xdgOutput] else { return }
-        // The compositor's word reaches the log: no control or format characters, 64 at most.
-        connectors[output] = String(String.UnicodeScalarView(name.unicodeScalars.prefix(64).map {
-            [.control, .format].contains($0.properties.generalCategory) ? "?" : $0
-        }))
+        connectors[output] = OverlayOutput.connector(said: name)
         changed()
     }
 
