@@ -1,7 +1,7 @@
 package import OrderedJSON
 package import IslandPresenter
 import IslandProtocol
-package import OrderedCollections
+import OrderedCollections
 
 /// The overlay's behaviour, with no GTK in it: what the daemon, the pointer, the keys, the
 /// compositor's frame clock and the timers tell it goes in as an `OverlayEvent`; what to draw,

@@ -1,6 +1,6 @@
 package import FreeDesktop
 import IslandProtocol
-package import OrderedCollections
+import OrderedCollections
 package import OrderedJSON
 
 /// What islandd is told of the desktop's states — focus (`DesktopFocus`), screen sharing
@@ -42,14 +42,13 @@ package struct DesktopAnnouncements: Sendable {
         }
 
         package var parameters: JSONObject {
-            typealias Names = AdminNames.SetDesktopLockScreen
             switch self {
             case .focus(let on): [AdminNames.SetFocus.on: .bool(on)]
             case .sharing(let wish): Self.state(on: wish.on, source: wish.source?.rawValue)
             case .lock(let wish): Self.state(on: wish.on, source: wish.source?.rawValue)
             case .lockScreen(let levels):
-                [Names.everyAppSecret: .bool(levels.everyAppSecret), Names.privateApps: .array(levels.privateApps.map(JSON.string)),
-                 Names.secretApps: .array(levels.secretApps.map(JSON.string))]
+                [AdminNames.SetDesktopLockScreen.everyAppSecret: .bool(levels.everyAppSecret), AdminNames.SetDesktopLockScreen.privateApps: .array(levels.privateApps.map(JSON.string)),
+                 AdminNames.SetDesktopLockScreen.secretApps: .array(levels.secretApps.map(JSON.string))]
             }
         }
 
