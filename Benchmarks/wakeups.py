@@ -12,7 +12,7 @@ for comparison; subscribes --presenters presenters (the harness's vl-sub) and se
 updates with the harness's vl-pub at --rate updates/s, `oneway` and `reply` (one call in
 flight), as the latency runs of Benchmarks/bench.py do. Around the updates it reads every
 thread's context switches from /proc (`voluntary_ctxt_switches`: the thread went to sleep
-and was woken again) and, where `perf` can count tracepoints, the system calls that sleep
+and was woken again) and CPU time and, where `perf` can count tracepoints, the system calls that sleep
 or wake: `epoll_wait`, `futex`, `read`, `write`, and the store's writes and syncs. Prints them
 per update, per thread.
 
@@ -41,8 +41,11 @@ def log(message):
     print('wakeups: ' + message, file=sys.stderr, flush=True)
 
 
+TICK = os.sysconf('SC_CLK_TCK')
+
+
 def threads(pid):
-    """Every thread of `pid`: {tid: (name, voluntary switches, involuntary switches)}."""
+    """Every thread of `pid`: {tid: (name, voluntary switches, involuntary switches, CPU seconds)}."""
     found = {}
     for tid in os.listdir('/proc/%d/task' % pid):
         try:
@@ -53,7 +56,10 @@ def threads(pid):
                 for line in f:
                     key, _, value = line.partition(':')
                     fields[key] = value.strip()
-            found[int(tid)] = (name, int(fields['voluntary_ctxt_switches']), int(fields['nonvoluntary_ctxt_switches']))
+            with open('/proc/%d/task/%s/stat' % (pid, tid)) as f:
+                stat = f.read().rsplit(')', 1)[1].split()
+            cpu = (int(stat[11]) + int(stat[12])) / TICK  # utime + stime
+            found[int(tid)] = (name, int(fields['voluntary_ctxt_switches']), int(fields['nonvoluntary_ctxt_switches']), cpu)
         except (OSError, KeyError):  # the thread ended meanwhile
             pass
     return found
@@ -125,7 +131,7 @@ def measure(name, broker_cmd, socket_path, harness, a, mode, tmp, events, sub_pa
         time.sleep(0.3)  # perf attached
         pub = [os.path.join(bin_dir, 'vl-pub'), '--socket', socket_path, '--method', a.pub_method[name],
                '--mode', mode, '--window', '1', '--rate', str(a.rate), '--count', str(a.count),
-               '--duration', str(a.count / a.rate * 3 + 5), '--warmup', '0', '--drain-timeout', '3', '--label', 'pub']
+               '--duration', str(a.count / a.rate * 10 + 5), '--warmup', '0', '--drain-timeout', '3', '--label', 'pub']
         if a.pub_params[name]:
             pub += ['--params', a.pub_params[name]]
         subprocess.run(pub, check=True, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
@@ -143,10 +149,10 @@ def measure(name, broker_cmd, socket_path, harness, a, mode, tmp, events, sub_pa
             if lines and 'p50_us' in lines[-1]:
                 p50.append(lines[-1]['p50_us'])
         per_thread = {}
-        for tid, (thread, voluntary, involuntary) in after.items():
-            _, v0, i0 = before.get(tid, (thread, 0, 0))
-            v, i = per_thread.get(thread, (0, 0))
-            per_thread[thread] = (v + voluntary - v0, i + involuntary - i0)
+        for tid, (thread, voluntary, involuntary, cpu) in after.items():
+            _, v0, i0, c0 = before.get(tid, (thread, 0, 0, 0))
+            v, i, c = per_thread.get(thread, (0, 0, 0))
+            per_thread[thread] = (v + voluntary - v0, i + involuntary - i0, c + cpu - c0)
         return per_thread, syscalls, p50
     finally:
         bench.stop(broker)
@@ -154,11 +160,12 @@ def measure(name, broker_cmd, socket_path, harness, a, mode, tmp, events, sub_pa
 
 def report(title, count, per_thread, syscalls, p50):
     print('%s — per update (%d updates)%s:' % (title, count, '; presenter p50 %s µs' % '/'.join('%.0f' % x for x in p50) if p50 else ''))
-    woke = sum(v for v, _ in per_thread.values())
+    woke = sum(v for v, _, _ in per_thread.values())
     print('  sleeps (voluntary switches), all threads   %6.2f' % (woke / count))
-    for thread, (voluntary, involuntary) in sorted(per_thread.items(), key=lambda kv: -kv[1][0]):
+    for thread, (voluntary, involuntary, cpu) in sorted(per_thread.items(), key=lambda kv: -kv[1][0]):
         if voluntary or involuntary:
-            print('    %-24s voluntary %6.2f  involuntary %6.2f' % (thread, voluntary / count, involuntary / count))
+            print('    %-24s voluntary %6.2f  involuntary %6.2f  CPU %5.1f µs' % (
+                thread, voluntary / count, involuntary / count, cpu / count * 1e6))
     if syscalls:
         totals = {}
         for (_, syscall), n in syscalls.items():
