@@ -14,7 +14,7 @@ replies) and of the store's writer thread (committing), and of all threads toget
 Needs valgrind (a developer tool, not a build dependency). Only the islandd it started is
 ever signalled.
 
-    Benchmarks/profile.py [--islandd BIN] [--presenters N] [--updates N] [--keep DIR]
+    Benchmarks/profile.py [--islandd BIN] [--presenters N] [--updates N] [--oneway] [--keep DIR]
 """
 import argparse
 import glob
@@ -89,6 +89,8 @@ def main():
     ap.add_argument('--presenters', type=int, default=1, help='presenters subscribed (default 1)')
     ap.add_argument('--updates', type=int, default=6000, help='updates counted (default 6000)')
     ap.add_argument('--keep', help='keep the callgrind files in this directory, for callgrind_annotate')
+    ap.add_argument('--oneway', action='store_true',
+                    help='the counted updates are `oneway` calls (no reply), followed by one call answered once they are committed')
     a = ap.parse_args()
     if not shutil.which('valgrind'):
         sys.exit('profile: valgrind is needed (apt-get install valgrind)')
@@ -138,7 +140,15 @@ def main():
         bench.pipelined(producer, updates(0, WARM_UP), window=WINDOW)
         control(daemon.pid, '-z', socket_path)
         started = time.monotonic()
-        bench.pipelined(producer, updates(WARM_UP, a.updates), window=WINDOW)
+        if a.oneway:
+            # Replies come in call order, and a mutation's after its commit, which follows
+            # the commits of every call before it: the last call's reply means all are done.
+            frames = updates(WARM_UP, a.updates)
+            for frame in frames[:-1]:
+                producer.send(dict(frame, oneway=True))
+            bench.pipelined(producer, frames[-1:], window=1)
+        else:
+            bench.pipelined(producer, updates(WARM_UP, a.updates), window=WINDOW)
         log('%d updates in %.1f s under callgrind' % (a.updates, time.monotonic() - started))
         # The presenters have their deltas before the dump: the loop wrote them with the replies.
         control(daemon.pid, '-d', socket_path)
@@ -155,7 +165,8 @@ def main():
         others = sorted((path for path in dumps if path != loop), key=counts.get, reverse=True)
         writer = others[0] if others else None
         per_update = lambda path: counts[path] / a.updates if path else 0  # noqa: E731
-        print('instructions per update (%d updates, %d presenter(s), callgrind):' % (a.updates, a.presenters))
+        print('instructions per update (%d %supdates, %d presenter(s), callgrind):' % (
+            a.updates, 'oneway ' if a.oneway else '', a.presenters))
         print('  event loop      %9.0f' % per_update(loop))
         print('  writer thread   %9.0f' % per_update(writer))
         print('  all threads     %9.0f' % (sum(counts.values()) / a.updates))

@@ -149,4 +149,27 @@ import VarlinkCore
         #expect(read.readParameters?.value(as: PutParameters.self) == (try PutParameters(read)))
         #expect(read.readParameters?.value(as: Int.self) == nil, "read as one type, not another")
     }
+
+    /// A handler may skip making the reply of a `oneway` call, which the transport throws away:
+    /// its responder says so, and takes whatever it is sent (debug builds check every other
+    /// reply against the method's output type).
+    @Test func aOnewayCallsResponderSaysItsReplyIsDiscarded() throws {
+        let seen = Mutex<[Bool]>([])
+        let service = VarlinkService(
+            info: VarlinkServiceInfo(vendor: "test", product: "test", version: "0", url: "https://example.invalid"),
+            implementations: [VarlinkImplementation(interface: Self.interface, handlers: ["Put": .responding { _, responder in
+                seen.withLock { $0.append(responder.discardsReply) }
+                responder.reply(encoded: responder.discardsReply
+                    ? VarlinkEncodedParameters([:])
+                    : VarlinkEncodedParameters(["name": "a", "width": 1.0, "height": 2.0, "note": "-"]))
+            }])],
+            connectionErrors: .silent)
+        for frame in [#"{"method":"org.example.read.Put","parameters":{"name":"a"},"oneway":true}"#,
+                      #"{"method":"org.example.read.Put","parameters":{"name":"a"}}"#] {
+            let sink = Sink()
+            service.dispatch(try VarlinkCall(frame: Array(frame.utf8)), connection: VarlinkConnectionContext(id: 1, peer: nil), sink: sink)
+            #expect(sink.replies.withLock { $0.count } == 1, "\(frame)")
+        }
+        #expect(seen.withLock { $0 } == [true, false])
+    }
 }

@@ -117,10 +117,11 @@ struct RoleInterfaces: Sendable {
                 return responder.fail(error)
             }
             let connection = request.connection
+            let encodeReply = Self.replyEncoder(encode, discarding: responder.discardsReply)
             engine.perform { engine in
                 Self.failing(responder) { () throws(VarlinkError) in
                     let app = try Self.producerApp(claim: parameters.app, connection, roles: roles, on: engine)
-                    start(engine, parameters, app, connection, { responder.releaseConnection() }, encode) { result in
+                    start(engine, parameters, app, connection, { responder.releaseConnection() }, encodeReply) { result in
                         switch result {
                         case .success(let encoded): responder.reply(encoded: encoded)
                         case .failure(let error): responder.fail(VarlinkError(error))
@@ -130,6 +131,15 @@ struct RoleInterfaces: Sendable {
             }
         }
         .reading(Parameters.self)
+    }
+
+    /// A mutation's reply encoder, or for a `oneway` call, whose reply is thrown away unread
+    /// (`VarlinkResponder.discardsReply`), one that writes nothing.
+    private static func replyEncoder<T>(_ encode: @escaping @Sendable (T) -> VarlinkEncodedParameters,
+                                        discarding: Bool) -> @Sendable (T) -> VarlinkEncodedParameters {
+        guard discarding else { return encode }
+        let nothing = VarlinkEncodedParameters([:])
+        return { _ in nothing }
     }
 
     var producer: VarlinkImplementation {

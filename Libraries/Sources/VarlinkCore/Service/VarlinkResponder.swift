@@ -11,15 +11,20 @@ public final class VarlinkResponder: Sendable {
     private let route: VarlinkRoute
     /// The call was made with `more`.
     private let more: Bool
+    /// The call was made with `oneway`: its caller wants no reply, and the transport discards
+    /// the one it is sent. A handler may skip the work of making it (`reply(encoded:)` then
+    /// takes anything, unchecked).
+    public let discardsReply: Bool
     private let sink: any VarlinkReplySink
     #if DEBUG
     private let logger: Logger
     #endif
     private let finished = Atomic<Bool>(false)
 
-    init(route: VarlinkRoute, more: Bool, sink: any VarlinkReplySink, logger: Logger) {
+    init(route: VarlinkRoute, more: Bool, oneway: Bool = false, sink: any VarlinkReplySink, logger: Logger) {
         self.route = route
         self.more = more
+        self.discardsReply = oneway
         self.sink = sink
         #if DEBUG
         self.logger = logger
@@ -44,7 +49,7 @@ public final class VarlinkResponder: Sendable {
     /// Sends the final reply, its parameters encoded by the caller (off the event loop, say).
     public func reply(encoded parameters: VarlinkEncodedParameters) {
         #if DEBUG
-        assertConforms(parameters)
+        if !discardsReply { assertConforms(parameters) }
         #endif
         guard finished.exchange(true, ordering: .acquiringAndReleasing) == false else { return }
         sink.send(VarlinkReply(encoded: parameters), final: true)

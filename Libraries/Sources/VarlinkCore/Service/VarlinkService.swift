@@ -87,7 +87,7 @@ public final class VarlinkService: Sendable {
             sink.send(VarlinkReply(error: .expectedMore), final: true)
             return
         }
-        let responder = VarlinkResponder(route: route, more: call.more, sink: sink, logger: logger)
+        let responder = VarlinkResponder(route: route, more: call.more, oneway: call.oneway, sink: sink, logger: logger)
         route.handler.body(VarlinkRequest(call: call, connection: connection), responder)
     }
 
