@@ -347,7 +347,10 @@ let island: [Target] = [
     ),
     .executableTarget(
         name: "island-overlay",
-        dependencies: ["IslandOverlay", "IslandPresenter", "IslandPaths", "CGtk", "CWaylandProtocols", "FreeDesktop", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+        dependencies: [
+            "IslandOverlay", "IslandPresenter", "IslandPaths", "CGtk", "CWaylandProtocols", "FreeDesktop",
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        ],
         swiftSettings: gtkFlags
     ),
     .testTarget(
@@ -419,7 +422,7 @@ let island: [Target] = [
 
 /// Build-tool plugins, in Plugins/: the parameter types and names generated from Protocol/.
 let plugins: [Target] = [
-    .plugin(name: "VarlinkCodegenPlugin", capability: .buildTool(), dependencies: ["varlink-codegen"]),
+    .plugin(name: "VarlinkCodegenPlugin", capability: .buildTool(), dependencies: ["varlink-codegen"])
 ]
 
 let package = Package(

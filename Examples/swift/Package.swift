@@ -9,9 +9,9 @@ let package = Package(
     dependencies: [
         // `name:` is what `package:` below refers to, wherever the checkout is and whatever
         // its folder is called (without it, a path dependency is known by its folder's name).
-        .package(name: "Island", path: "../.."),
+        .package(name: "Island", path: "../..")
     ],
     targets: [
-        .executableTarget(name: "DeliveryExample", dependencies: [.product(name: "IslandKit", package: "Island")]),
+        .executableTarget(name: "DeliveryExample", dependencies: [.product(name: "IslandKit", package: "Island")])
     ]
 )

@@ -42,8 +42,10 @@ public final class Activity<Attributes: ActivityAttributes>: Sendable, Identifia
     /// The last content that decoded as `ContentState`.
     private let decoded: Mutex<ActivityContent<ContentState>>
 
-    init(snapshot: ActivitySnapshot, attributes: Attributes, content: ActivityContent<ContentState>,
-         channel: ActivityChannel, connection: IslandConnection, style: ActivityStyle = .standard) {
+    init(
+        snapshot: ActivitySnapshot, attributes: Attributes, content: ActivityContent<ContentState>,
+        channel: ActivityChannel, connection: IslandConnection, style: ActivityStyle = .standard
+    ) {
         id = snapshot.id
         self.attributes = attributes
         self.channel = channel
@@ -86,10 +88,12 @@ public final class Activity<Attributes: ActivityAttributes>: Sendable, Identifia
     /// presenter, kept across restarts of the daemon — then started with `alertConfiguration`,
     /// which a start requires (the daemon refuses one without, `StartAlertRequired`). It counts
     /// against the start budget when requested.
-    public static func request(attributes: Attributes, content: ActivityContent<ContentState>, pushType: PushType? = nil,
-                               style: ActivityStyle = .standard, alertConfiguration: AlertConfiguration? = nil, start: Date? = nil,
-                               key: String? = nil, ownerGone: ActivityOwnerGonePolicy = .keep,
-                               connection: IslandConnection = .shared()) async throws -> Activity {
+    public static func request(
+        attributes: Attributes, content: ActivityContent<ContentState>, pushType: PushType? = nil,
+        style: ActivityStyle = .standard, alertConfiguration: AlertConfiguration? = nil, start: Date? = nil,
+        key: String? = nil, ownerGone: ActivityOwnerGonePolicy = .keep,
+        connection: IslandConnection = .shared()
+    ) async throws -> Activity {
         let dates = connection.configuration.dateEncoding
         let attributesJSON: JSONObject
         let raw: RawActivityContent
@@ -99,13 +103,15 @@ public final class Activity<Attributes: ActivityAttributes>: Sendable, Identifia
         } catch {
             throw ActivityCodingError(description: "\(error)")
         }
-        let (snapshot, _) = try await connection.request(type: Attributes.activityType, attributes: attributesJSON, content: raw,
-                                                         key: key, ownerGone: ownerGone, pushToken: pushType == .token,
-                                                         start: start?.timeIntervalSince1970, alert: alertConfiguration,
-                                                         channel: pushType?.channelID)
+        let (snapshot, _) = try await connection.request(
+            type: Attributes.activityType, attributes: attributesJSON, content: raw,
+            key: key, ownerGone: ownerGone, pushToken: pushType == .token,
+            start: start?.timeIntervalSince1970, alert: alertConfiguration,
+            channel: pushType?.channelID)
         let channel = await connection.channel(for: snapshot)
-        return Activity(snapshot: snapshot, attributes: attributes, content: decode(snapshot.content, dates) ?? content,
-                        channel: channel, connection: connection, style: style)
+        return Activity(
+            snapshot: snapshot, attributes: attributes, content: decode(snapshot.content, dates) ?? content,
+            channel: channel, connection: connection, style: style)
     }
 
     /// This app's activities of this attributes type that are not dismissed, oldest first, as
@@ -130,7 +136,8 @@ public final class Activity<Attributes: ActivityAttributes>: Sendable, Identifia
     private convenience init?(_ snapshot: ActivitySnapshot, connection: IslandConnection) async {
         let dates = connection.configuration.dateEncoding
         guard let attributes = try? JSONCoding.decode(Attributes.self, from: snapshot.attributes, dates: dates),
-              let content = Self.decode(snapshot.content, dates) else { return nil }
+            let content = Self.decode(snapshot.content, dates)
+        else { return nil }
         let channel = await connection.channel(for: snapshot)
         self.init(snapshot: snapshot, attributes: attributes, content: content, channel: channel, connection: connection)
     }
@@ -180,8 +187,10 @@ public final class Activity<Attributes: ActivityAttributes>: Sendable, Identifia
     /// last accepted one is dropped. Any other refusal (too large, the daemon gone for longer
     /// than `reconnectTimeout`) is logged (label `org.island.kit`); `checkedUpdate` throws it
     /// instead, and says whether delivery was throttled.
-    public func update(_ content: ActivityContent<ContentState>, alertConfiguration: AlertConfiguration? = nil,
-                       timestamp: Date? = nil) async {
+    public func update(
+        _ content: ActivityContent<ContentState>, alertConfiguration: AlertConfiguration? = nil,
+        timestamp: Date? = nil
+    ) async {
         do {
             try await checkedUpdate(content, alertConfiguration: alertConfiguration, timestamp: timestamp)
         } catch {
@@ -193,12 +202,15 @@ public final class Activity<Attributes: ActivityAttributes>: Sendable, Identifia
     /// `attributesTooLarge`, … The result says whether delivery was throttled and whether
     /// the alert was shown.
     @discardableResult
-    public func checkedUpdate(_ content: ActivityContent<ContentState>, alertConfiguration: AlertConfiguration? = nil,
-                              timestamp: Date? = nil) async throws -> ActivityUpdateResult {
+    public func checkedUpdate(
+        _ content: ActivityContent<ContentState>, alertConfiguration: AlertConfiguration? = nil,
+        timestamp: Date? = nil
+    ) async throws -> ActivityUpdateResult {
         let raw: RawActivityContent
         do { raw = try Self.rawContent(content, connection.configuration.dateEncoding) } catch { throw ActivityCodingError(description: "\(error)") }
-        let (snapshot, delivery) = try await connection.update(id: id, content: raw, alert: alertConfiguration,
-                                                               timestamp: timestamp?.epochSeconds)
+        let (snapshot, delivery) = try await connection.update(
+            id: id, content: raw, alert: alertConfiguration,
+            timestamp: timestamp?.epochSeconds)
         record(snapshot)
         return delivery
     }
@@ -209,8 +221,10 @@ public final class Activity<Attributes: ActivityAttributes>: Sendable, Identifia
     /// still counts from the first end); one the user or the system ended, or one dismissed,
     /// is left as it is, silently; other refusals are logged (`checkedEnd` throws them). A
     /// `.transient` activity leaves at once unless `dismissalPolicy` says otherwise.
-    public func end(_ content: ActivityContent<ContentState>? = nil, dismissalPolicy: ActivityUIDismissalPolicy = .default,
-                    timestamp: Date? = nil) async {
+    public func end(
+        _ content: ActivityContent<ContentState>? = nil, dismissalPolicy: ActivityUIDismissalPolicy = .default,
+        timestamp: Date? = nil
+    ) async {
         do {
             try await checkedEnd(content, dismissalPolicy: dismissalPolicy, timestamp: timestamp)
         } catch {
@@ -219,8 +233,10 @@ public final class Activity<Attributes: ActivityAttributes>: Sendable, Identifia
     }
 
     /// Ends the activity, or throws why not (`activityEnded`, `staleTimestamp`, …).
-    public func checkedEnd(_ content: ActivityContent<ContentState>? = nil, dismissalPolicy: ActivityUIDismissalPolicy = .default,
-                           timestamp: Date? = nil) async throws {
+    public func checkedEnd(
+        _ content: ActivityContent<ContentState>? = nil, dismissalPolicy: ActivityUIDismissalPolicy = .default,
+        timestamp: Date? = nil
+    ) async throws {
         var raw: RawActivityContent?
         if let content {
             do { raw = try Self.rawContent(content, connection.configuration.dateEncoding) } catch { throw ActivityCodingError(description: "\(error)") }
@@ -240,10 +256,12 @@ public final class Activity<Attributes: ActivityAttributes>: Sendable, Identifia
         case .noSuchActivity? where over: return
         default: break
         }
-        refusalLogger.warning("the activity's \(call) was not applied", metadata: [
-            "id": "\(id)", "error": "\(error)",
-            "suggestion": "\((error as? ActivityAuthorizationError)?.recoverySuggestion ?? "")",
-        ])
+        refusalLogger.warning(
+            "the activity's \(call) was not applied",
+            metadata: [
+                "id": "\(id)", "error": "\(error)",
+                "suggestion": "\((error as? ActivityAuthorizationError)?.recoverySuggestion ?? "")",
+            ])
     }
 
     /// Keeps `content` current without emitting: the streams follow what presenters get.
@@ -260,9 +278,11 @@ public final class Activity<Attributes: ActivityAttributes>: Sendable, Identifia
     public var contentUpdates: ContentUpdates {
         let (stream, continuation) = ContentUpdates.makeStream()
         let dates = connection.configuration.dateEncoding
-        let token = channel.subscribe(.content, handler: { snapshot in
-            if let content = Self.decode(snapshot.deliveredContent, dates) { continuation.yield(content) }
-        }, finish: { continuation.finish() })
+        let token = channel.subscribe(
+            .content,
+            handler: { snapshot in
+                if let content = Self.decode(snapshot.deliveredContent, dates) { continuation.yield(content) }
+            }, finish: { continuation.finish() })
         guard let token else {
             continuation.finish()
             return stream
@@ -276,8 +296,9 @@ public final class Activity<Attributes: ActivityAttributes>: Sendable, Identifia
     /// Finishes after `dismissed`.
     public var activityStateUpdates: ActivityStateUpdates {
         let (stream, continuation) = ActivityStateUpdates.makeStream()
-        let token = channel.subscribe(.state, handler: { snapshot in continuation.yield(snapshot.state) },
-                                      finish: { continuation.finish() })
+        let token = channel.subscribe(
+            .state, handler: { snapshot in continuation.yield(snapshot.state) },
+            finish: { continuation.finish() })
         guard let token else {
             continuation.yield(.dismissed)
             continuation.finish()
@@ -371,14 +392,16 @@ public final class Activity<Attributes: ActivityAttributes>: Sendable, Identifia
     // MARK: Coding
 
     private static func rawContent(_ content: ActivityContent<ContentState>, _ dates: ContentDateEncoding) throws -> RawActivityContent {
-        RawActivityContent(state: try JSONCoding.object(content.state, dates: dates), staleDate: content.staleDate?.epochSeconds,
-                           relevanceScore: content.relevanceScore)
+        RawActivityContent(
+            state: try JSONCoding.object(content.state, dates: dates), staleDate: content.staleDate?.epochSeconds,
+            relevanceScore: content.relevanceScore)
     }
 
     private static func decode(_ raw: RawActivityContent, _ dates: ContentDateEncoding) -> ActivityContent<ContentState>? {
         guard let state = try? JSONCoding.decode(ContentState.self, from: raw.state, dates: dates) else { return nil }
-        return ActivityContent(state: state, staleDate: raw.staleDate.map(Date.init(timeIntervalSince1970:)),
-                               relevanceScore: raw.relevanceScore)
+        return ActivityContent(
+            state: state, staleDate: raw.staleDate.map(Date.init(timeIntervalSince1970:)),
+            relevanceScore: raw.relevanceScore)
     }
 }
 

@@ -110,8 +110,10 @@ public struct ActivityUpdateResult: Sendable, Hashable {
     /// before the reason said only `alertSuppressed`).
     public var alertSuppressedReason: AlertSuppressionReason?
 
-    public init(throttled: Bool, deliverAt: Date, alerted: Bool, alertSuppressed: Bool,
-                alertSuppressedReason: AlertSuppressionReason? = nil) {
+    public init(
+        throttled: Bool, deliverAt: Date, alerted: Bool, alertSuppressed: Bool,
+        alertSuppressedReason: AlertSuppressionReason? = nil
+    ) {
         self.throttled = throttled
         self.deliverAt = deliverAt
         self.alerted = alerted

@@ -69,17 +69,24 @@ public enum ActivityAuthorizationError: Error, Sendable, Equatable, CustomString
         func i(_ key: String) -> Int { p[key]?.intValue ?? Int(p[key]?.doubleValue ?? 0) }
         func d(_ key: String) -> Double { p[key]?.doubleValue ?? 0 }
         switch error.name {
-        case Errors.AttributesTooLarge.error: self = .attributesTooLarge(limit: i(Errors.AttributesTooLarge.limit), size: i(Errors.AttributesTooLarge.size), part: p[Errors.AttributesTooLarge.part]?.stringValue)
+        case Errors.AttributesTooLarge.error:
+            self = .attributesTooLarge(
+                limit: i(Errors.AttributesTooLarge.limit), size: i(Errors.AttributesTooLarge.size), part: p[Errors.AttributesTooLarge.part]?.stringValue)
         case Errors.Denied.error: self = .denied(app: s(Errors.Denied.app))
         case Errors.Unentitled.error: self = .unentitled(app: s(Errors.Unentitled.app), reason: s(Errors.Unentitled.reason))
         case Errors.GlobalMaximumExceeded.error: self = .globalMaximumExceeded(limit: i(Errors.GlobalMaximumExceeded.limit))
-        case Errors.TargetMaximumExceeded.error: self = .targetMaximumExceeded(app: s(Errors.TargetMaximumExceeded.app), limit: i(Errors.TargetMaximumExceeded.limit))
-        case Errors.StaleTimestamp.error: self = .staleTimestamp(id: s(Errors.StaleTimestamp.id), last: d(Errors.StaleTimestamp.last), given: d(Errors.StaleTimestamp.given))
+        case Errors.TargetMaximumExceeded.error:
+            self = .targetMaximumExceeded(app: s(Errors.TargetMaximumExceeded.app), limit: i(Errors.TargetMaximumExceeded.limit))
+        case Errors.StaleTimestamp.error:
+            self = .staleTimestamp(id: s(Errors.StaleTimestamp.id), last: d(Errors.StaleTimestamp.last), given: d(Errors.StaleTimestamp.given))
         case Errors.StartBudgetExceeded.error:
-            self = .startBudgetExceeded(app: s(Errors.StartBudgetExceeded.app), limit: i(Errors.StartBudgetExceeded.limit), window: d(Errors.StartBudgetExceeded.window), retryAfter: d(Errors.StartBudgetExceeded.retryAfter))
+            self = .startBudgetExceeded(
+                app: s(Errors.StartBudgetExceeded.app), limit: i(Errors.StartBudgetExceeded.limit), window: d(Errors.StartBudgetExceeded.window),
+                retryAfter: d(Errors.StartBudgetExceeded.retryAfter))
         case Errors.NoSuchActivity.error: self = .noSuchActivity(id: s(Errors.NoSuchActivity.id))
         case Errors.ActivityEnded.error: self = .activityEnded(id: s(Errors.ActivityEnded.id), state: s(Errors.ActivityEnded.state))
-        case Errors.InvalidLayout.error: self = .invalidLayout(type: s(Errors.InvalidLayout.type), path: s(Errors.InvalidLayout.path), reason: s(Errors.InvalidLayout.reason))
+        case Errors.InvalidLayout.error:
+            self = .invalidLayout(type: s(Errors.InvalidLayout.type), path: s(Errors.InvalidLayout.path), reason: s(Errors.InvalidLayout.reason))
         case Errors.PermissionDenied.error, "org.varlink.service.PermissionDenied":
             self = .permissionDenied(role: s(Errors.PermissionDenied.role), reason: s(Errors.PermissionDenied.reason))
         case Errors.PersistenceFailure.error: self = .persistenceFailure(reason: s(Errors.PersistenceFailure.reason))
@@ -133,7 +140,8 @@ public enum ActivityAuthorizationError: Error, Sendable, Equatable, CustomString
         case .daemonUnavailable(let socketPath, let reason): ["socket": .string(socketPath), "reason": .string(reason)]
         case .other(_, let parameters): parameters
         case .visibility, .unsupported, .unsupportedTarget, .missingProcessIdentifier, .malformedActivityIdentifier,
-             .reconnectNotPermitted: [:]
+            .reconnectNotPermitted:
+            [:]
         }
     }
 
@@ -189,7 +197,8 @@ public enum ActivityAuthorizationError: Error, Sendable, Equatable, CustomString
         case .daemonUnavailable: "start islandd (`systemctl --user start islandd.socket`), or pass the right --socket / $ISLAND_SOCKET"
         case .other: "see the daemon's log"
         case .visibility, .unsupported, .unsupportedTarget, .missingProcessIdentifier, .malformedActivityIdentifier,
-             .reconnectNotPermitted: "none: IslandKit never throws this case, which mirrors ActivityKit's"
+            .reconnectNotPermitted:
+            "none: IslandKit never throws this case, which mirrors ActivityKit's"
         }
     }
 

@@ -26,8 +26,10 @@ final class ActivityChannel: Sendable {
 
     init(_ snapshot: ActivitySnapshot) {
         id = snapshot.id
-        state = Mutex(State(latest: snapshot, lastContent: snapshot.deliveredContent, lastState: snapshot.state,
-                            pushToken: snapshot.pushToken))
+        state = Mutex(
+            State(
+                latest: snapshot, lastContent: snapshot.deliveredContent, lastState: snapshot.state,
+                pushToken: snapshot.pushToken))
     }
 
     var pushToken: String? { state.withLock { $0.pushToken } }
@@ -64,8 +66,10 @@ final class ActivityChannel: Sendable {
 
     /// Adds a handler of taps and button presses; `finish` runs when the activity is
     /// dismissed. Returns a token for `remove`.
-    func subscribeInteractions(_ handler: @escaping @Sendable (ActivityInteraction) -> Void,
-                               finish: @escaping @Sendable () -> Void) -> UInt64? {
+    func subscribeInteractions(
+        _ handler: @escaping @Sendable (ActivityInteraction) -> Void,
+        finish: @escaping @Sendable () -> Void
+    ) -> UInt64? {
         state.withLock { s in
             if s.latest.state == .dismissed { return nil }
             s.nextID += 1

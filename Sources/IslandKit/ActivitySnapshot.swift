@@ -188,10 +188,11 @@ public struct FocusSnapshot: Sendable, Hashable {
 extension ActivityUpdateResult {
     init(json: JSON?) {
         typealias Names = ProducerNames.Delivery
-        self.init(throttled: json?[Names.throttled]?.boolValue ?? false,
-                  deliverAt: Date(timeIntervalSince1970: json?[Names.deliverAt]?.doubleValue ?? 0),
-                  alerted: json?[Names.alerted]?.boolValue ?? false,
-                  alertSuppressed: json?[Names.alertSuppressed]?.boolValue ?? false,
-                  alertSuppressedReason: json?[Names.alertSuppressedReason]?.stringValue.flatMap(AlertSuppressionReason.init(rawValue:)))
+        self.init(
+            throttled: json?[Names.throttled]?.boolValue ?? false,
+            deliverAt: Date(timeIntervalSince1970: json?[Names.deliverAt]?.doubleValue ?? 0),
+            alerted: json?[Names.alerted]?.boolValue ?? false,
+            alertSuppressed: json?[Names.alertSuppressed]?.boolValue ?? false,
+            alertSuppressedReason: json?[Names.alertSuppressedReason]?.stringValue.flatMap(AlertSuppressionReason.init(rawValue:)))
     }
 }

@@ -80,8 +80,10 @@ extension IslandConnection {
     /// whatever happens. The daemon's errors are thrown as `ActivityAuthorizationError`, as
     /// every IslandKit call throws them, and IslandKitTesting's `TestIsland` with them; others
     /// (the connection's) as `lost` makes them.
-    package static func callAlone(_ client: VarlinkClient, _ method: String, _ parameters: JSONObject,
-                                  lost: @Sendable (any Error) -> any Error = { $0 }) async throws -> JSONObject {
+    package static func callAlone(
+        _ client: VarlinkClient, _ method: String, _ parameters: JSONObject,
+        lost: @Sendable (any Error) -> any Error = { $0 }
+    ) async throws -> JSONObject {
         do {
             let reply = try await client.call(method, parameters)
             await client.close()

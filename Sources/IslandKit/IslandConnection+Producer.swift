@@ -23,10 +23,12 @@ extension IslandConnection {
     /// bridge) verified as the sender, for presenters to head the activity with.
     /// With `start` (seconds since the epoch) later than now, the activity is scheduled:
     /// `pending` until then, and started with `alert`, which `start` requires.
-    public func request(type: String, attributes: JSONObject, content: RawActivityContent, key: String? = nil,
-                        ownerGone: ActivityOwnerGonePolicy = .keep, pushToken: Bool = false,
-                        sourceApp: String? = nil, start: Double? = nil,
-                        alert: AlertConfiguration? = nil, channel: String? = nil) async throws -> (activity: ActivitySnapshot, created: Bool) {
+    public func request(
+        type: String, attributes: JSONObject, content: RawActivityContent, key: String? = nil,
+        ownerGone: ActivityOwnerGonePolicy = .keep, pushToken: Bool = false,
+        sourceApp: String? = nil, start: Double? = nil,
+        alert: AlertConfiguration? = nil, channel: String? = nil
+    ) async throws -> (activity: ActivitySnapshot, created: Bool) {
         typealias Names = ProducerNames.Request
         var parameters = appParameter
         parameters[Names.type] = .string(type)
@@ -47,8 +49,10 @@ extension IslandConnection {
     }
 
     /// Replaces an activity's content (org.island.Producer.Update).
-    public func update(id: String, content: RawActivityContent, alert: AlertConfiguration? = nil,
-                       timestamp: Double? = nil) async throws -> (activity: ActivitySnapshot, delivery: ActivityUpdateResult) {
+    public func update(
+        id: String, content: RawActivityContent, alert: AlertConfiguration? = nil,
+        timestamp: Double? = nil
+    ) async throws -> (activity: ActivitySnapshot, delivery: ActivityUpdateResult) {
         typealias Names = ProducerNames.Update
         var parameters = appParameter
         parameters[Names.id] = .string(id)
@@ -61,8 +65,10 @@ extension IslandConnection {
     }
 
     /// Ends an activity (org.island.Producer.End).
-    public func end(id: String, content: RawActivityContent? = nil, dismissalPolicy: ActivityUIDismissalPolicy = .default,
-                    timestamp: Double? = nil) async throws -> ActivitySnapshot {
+    public func end(
+        id: String, content: RawActivityContent? = nil, dismissalPolicy: ActivityUIDismissalPolicy = .default,
+        timestamp: Double? = nil
+    ) async throws -> ActivitySnapshot {
         typealias Names = ProducerNames.End
         var parameters = appParameter
         parameters[Names.id] = .string(id)

@@ -19,8 +19,10 @@ public enum IslandKit {
         /// How the `Date`s of attributes and content states are written in their JSON.
         public var dateEncoding: ContentDateEncoding
 
-        public init(appID: String? = nil, socketPath: String? = nil, reconnectTimeout: Duration = .seconds(10),
-                    dateEncoding: ContentDateEncoding = .unixSeconds) {
+        public init(
+            appID: String? = nil, socketPath: String? = nil, reconnectTimeout: Duration = .seconds(10),
+            dateEncoding: ContentDateEncoding = .unixSeconds
+        ) {
             self.appID = appID
             self.socketPath = socketPath ?? IslandKit.defaultSocketPath()
             self.reconnectTimeout = reconnectTimeout
@@ -32,8 +34,10 @@ public enum IslandKit {
 
     /// Sets the app id to claim, the daemon's socket and how dates are written. `socketPath`
     /// defaults to `$ISLAND_SOCKET`, else `$XDG_RUNTIME_DIR/island/islandd.sock`.
-    public static func configure(appID: String? = nil, socketPath: String? = nil, reconnectTimeout: Duration = .seconds(10),
-                                 dateEncoding: ContentDateEncoding = .unixSeconds) {
+    public static func configure(
+        appID: String? = nil, socketPath: String? = nil, reconnectTimeout: Duration = .seconds(10),
+        dateEncoding: ContentDateEncoding = .unixSeconds
+    ) {
         current.withLock {
             $0 = Configuration(appID: appID, socketPath: socketPath, reconnectTimeout: reconnectTimeout, dateEncoding: dateEncoding)
         }

@@ -17,14 +17,18 @@ public import OrderedCollections
 ///                                       bottom: .button(action: "cancel", label: "Cancel order").priority(0)))
 /// ```
 extension ActivityLayout {
-    public init(chip: String? = nil, url: String? = nil, compactLeading: LayoutView? = nil, compactTrailing: LayoutView? = nil,
-                minimal: LayoutView? = nil, lockScreen: LayoutView? = nil, expanded: Expanded? = nil,
-                keylineTint: String? = nil, backgroundTint: String? = nil, hideContentOnLockScreen: Bool? = nil) {
+    public init(
+        chip: String? = nil, url: String? = nil, compactLeading: LayoutView? = nil, compactTrailing: LayoutView? = nil,
+        minimal: LayoutView? = nil, lockScreen: LayoutView? = nil, expanded: Expanded? = nil,
+        keylineTint: String? = nil, backgroundTint: String? = nil, hideContentOnLockScreen: Bool? = nil
+    ) {
         var json: JSONObject = [:]
         if let chip { json["chip"] = .string(chip) }
         if let url { json["url"] = .string(url) }
-        for (key, view) in [("compactLeading", compactLeading), ("compactTrailing", compactTrailing), ("minimal", minimal),
-                            ("lockScreen", lockScreen)] {
+        for (key, view) in [
+            ("compactLeading", compactLeading), ("compactTrailing", compactTrailing), ("minimal", minimal),
+            ("lockScreen", lockScreen),
+        ] {
             if let view { json[key] = .object(view.json) }
         }
         if let expanded { json["expanded"] = .object(expanded.json) }

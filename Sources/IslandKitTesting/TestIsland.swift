@@ -53,14 +53,17 @@ public final class TestIsland: Sendable {
     /// Afterwards, whether `body` returned or threw, closes the connections to it (those of
     /// `connection(app:)` and `IslandConnection.shared()`), stops the daemon once it has
     /// committed what their closing set off, and removes its directory.
-    public static func withIsland<T>(apps: [String] = [defaultApp], frequentUpdates: Set<String> = [], configuration: String = "",
-                                     _ body: (TestIsland) async throws -> T) async throws -> T {
+    public static func withIsland<T>(
+        apps: [String] = [defaultApp], frequentUpdates: Set<String> = [], configuration: String = "",
+        _ body: (TestIsland) async throws -> T
+    ) async throws -> T {
         let island = try await TestIsland(apps: apps, frequentUpdates: frequentUpdates, configuration: configuration)
         let outcome: Result<T, any Error>
         do {
-            outcome = .success(try await IslandConnection.$standIn.withValue({ island.sharedConnection(for: $0) }) {
-                try await body(island)
-            })
+            outcome = .success(
+                try await IslandConnection.$standIn.withValue({ island.sharedConnection(for: $0) }) {
+                    try await body(island)
+                })
         } catch {
             outcome = .failure(error)
         }
@@ -79,8 +82,9 @@ public final class TestIsland: Sendable {
                 .write(toFile: "\(applications)/\(app).desktop", atomically: true, encoding: .utf8)
         }
         try configuration.write(toFile: directory + "/islandd.conf", atomically: true, encoding: .utf8)
-        daemon = try await InProcessDaemon(stateDirectory: directory + "/state", dataDirectories: [directory + "/share"],
-                                           configurationFile: directory + "/islandd.conf")
+        daemon = try await InProcessDaemon(
+            stateDirectory: directory + "/state", dataDirectories: [directory + "/share"],
+            configurationFile: directory + "/islandd.conf")
     }
 
     private func stop() async {
@@ -146,9 +150,11 @@ public final class TestIsland: Sendable {
 
     /// Turns frequent updates on or off for `app`, which must be among `frequentUpdates`.
     public func setFrequentUpdates(_ enabled: Bool, app: String = TestIsland.defaultApp) async throws {
-        _ = try await call(AdminNames.SetFrequentUpdates.method, [
-            AdminNames.SetFrequentUpdates.app: .string(app), AdminNames.SetFrequentUpdates.enabled: .bool(enabled),
-        ])
+        _ = try await call(
+            AdminNames.SetFrequentUpdates.method,
+            [
+                AdminNames.SetFrequentUpdates.app: .string(app), AdminNames.SetFrequentUpdates.enabled: .bool(enabled),
+            ])
     }
 
     /// The layouts `app` registered, by activity type.
@@ -157,7 +163,8 @@ public final class TestIsland: Sendable {
         var layouts: [String: JSONObject] = [:]
         for entry in reply[ExtensionNames.ListLayouts.layouts]?.arrayValue ?? [] {
             if let type = entry[ExtensionNames.RegisteredLayout.type]?.stringValue,
-               let layout = entry[ExtensionNames.RegisteredLayout.layout]?.objectValue {
+                let layout = entry[ExtensionNames.RegisteredLayout.layout]?.objectValue
+            {
                 layouts[type] = layout
             }
         }

@@ -131,8 +131,9 @@ package final class ArtworkLoader: OverlayArtworkSource {
     private static func version(_ path: String) -> Version? {
         var info = stat()
         guard lstat(path, &info) == 0 else { return nil }
-        return Version(device: UInt64(info.st_dev), inode: UInt64(info.st_ino), size: Int64(info.st_size),
-                       seconds: info.st_mtim.tv_sec, nanoseconds: info.st_mtim.tv_nsec)
+        return Version(
+            device: UInt64(info.st_dev), inode: UInt64(info.st_ino), size: Int64(info.st_size),
+            seconds: info.st_mtim.tv_sec, nanoseconds: info.st_mtim.tv_nsec)
     }
 
     // MARK: Reading
@@ -178,7 +179,8 @@ package final class ArtworkLoader: OverlayArtworkSource {
     static func openFollowingNoLink(_ path: String) -> Int32 {
         let components = path.split(separator: "/", omittingEmptySubsequences: true)
         guard path.hasPrefix("/"), let name = components.last,
-              !components.contains(where: { $0 == "." || $0 == ".." }) else {
+            !components.contains(where: { $0 == "." || $0 == ".." })
+        else {
             errno = EINVAL
             return -1
         }
@@ -320,7 +322,8 @@ package final class ArtworkLoader: OverlayArtworkSource {
         guard width > 0, height > 0, side > 0 else { return nil }
         let shorter = min(width, height)
         guard let surface = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, Int32(side), Int32(side)),
-              cairo_surface_status(surface) == CAIRO_STATUS_SUCCESS else { return nil }
+            cairo_surface_status(surface) == CAIRO_STATUS_SUCCESS
+        else { return nil }
         let cr = cairo_create(surface)!
         let factor = Double(side) / Double(shorter)
         cairo_scale(cr, factor, factor)
@@ -339,9 +342,11 @@ package final class ArtworkLoader: OverlayArtworkSource {
         let channels = Int(gdk_pixbuf_get_n_channels(pixbuf)), stride = Int(gdk_pixbuf_get_rowstride(pixbuf))
         let alpha = gdk_pixbuf_get_has_alpha(pixbuf) != 0
         guard width > 0, height > 0, width <= maximumSide, height <= maximumSide, gdk_pixbuf_get_bits_per_sample(pixbuf) == 8,
-              channels == (alpha ? 4 : 3), let pixels = gdk_pixbuf_read_pixels(pixbuf) else { return nil }
+            channels == (alpha ? 4 : 3), let pixels = gdk_pixbuf_read_pixels(pixbuf)
+        else { return nil }
         guard let surface = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, Int32(width), Int32(height)),
-              cairo_surface_status(surface) == CAIRO_STATUS_SUCCESS, let data = cairo_image_surface_get_data(surface) else { return nil }
+            cairo_surface_status(surface) == CAIRO_STATUS_SUCCESS, let data = cairo_image_surface_get_data(surface)
+        else { return nil }
         cairo_surface_flush(surface)
         let outStride = Int(cairo_image_surface_get_stride(surface))
         for y in 0..<height {
@@ -374,8 +379,9 @@ private final class JPEGDecoding {
             Unmanaged<JPEGDecoding>.fromOpaque(data).takeUnretainedValue()
                 .sizePrepared(loader.assumingMemoryBound(to: GdkPixbufLoader.self), width: Int(width), height: Int(height))
         }
-        g_signal_connect_data(UnsafeMutableRawPointer(loader), "size-prepared", unsafeBitCast(handler, to: GCallback.self),
-                              Unmanaged.passUnretained(self).toOpaque(), nil, GConnectFlags(rawValue: 0))
+        g_signal_connect_data(
+            UnsafeMutableRawPointer(loader), "size-prepared", unsafeBitCast(handler, to: GCallback.self),
+            Unmanaged.passUnretained(self).toOpaque(), nil, GConnectFlags(rawValue: 0))
         let written = feed(bytes, to: loader)
         // Closing fails for a file that ended early: no half-decoded picture is shown.
         let closed = gdk_pixbuf_loader_close(loader, nil) != 0

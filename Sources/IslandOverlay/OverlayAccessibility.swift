@@ -28,12 +28,13 @@ package struct OverlayAccessibility: Sendable, Hashable {
         name = frame.form == .hidden && !frame.listOpen ? "Island (nothing live)" : "Island, \(frame.form.rawValue)"
         description = String(hits.map(\.name).joined(separator: "; ").prefix(Self.maximumDescription))
         regions = hits.map { hit in
-            let role: Role = switch hit.target {
-            case .button, .dismiss: .pushButton
-            case .tap(_, let url) where url != nil: .link
-            case .list: .list
-            default: .panel
-            }
+            let role: Role =
+                switch hit.target {
+                case .button, .dismiss: .pushButton
+                case .tap(_, let url) where url != nil: .link
+                case .list: .list
+                default: .panel
+                }
             return Region(name: String(hit.name.prefix(Self.maximumRegionName)), role: role)
         }
     }

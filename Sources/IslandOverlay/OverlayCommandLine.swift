@@ -5,8 +5,10 @@ import Foundation
 /// overlay `--toggle-list` may signal; and the help that says so.
 package enum OverlayCommandLine {
     /// Why these options do not go together, or nil.
-    package static func problem(size: String?, maxHeight: Int?, hosted: Bool, scale: Int, renderGallery: String?,
-                               drawSVG: String?) -> String? {
+    package static func problem(
+        size: String?, maxHeight: Int?, hosted: Bool, scale: Int, renderGallery: String?,
+        drawSVG: String?
+    ) -> String? {
         if let size, IslandGeometry(named: size) == nil { return "--size must be small, medium, large or a factor from 0.75 to 2" }
         if let maxHeight {
             guard hosted else { return "--max-height applies to --hosted only" }

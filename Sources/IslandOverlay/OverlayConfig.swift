@@ -84,9 +84,17 @@ package struct OverlayConfig: Sendable, Hashable {
             case "Output":
                 output = OverlayOutputChoice(value)
             case "Fullscreen":
-                if let parsed = Fullscreen(rawValue: value.lowercased()) { fullscreen = parsed } else { warnings.append("\(place): Fullscreen must be hide, alerts or always") }
+                if let parsed = Fullscreen(rawValue: value.lowercased()) {
+                    fullscreen = parsed
+                } else {
+                    warnings.append("\(place): Fullscreen must be hide, alerts or always")
+                }
             case "Layer":
-                if let parsed = Layer(rawValue: value.lowercased()) { layer = parsed } else { warnings.append("\(place): Layer must be background, bottom, top or overlay") }
+                if let parsed = Layer(rawValue: value.lowercased()) {
+                    layer = parsed
+                } else {
+                    warnings.append("\(place): Layer must be background, bottom, top or overlay")
+                }
             case "MarginTop":
                 let number = Double(value) ?? -1
                 if number >= 0, number <= 2000 { marginTop = number } else { warnings.append("\(place): MarginTop must be 0-2000 pixels") }

@@ -40,8 +40,10 @@ package struct OverlayController {
         /// daemon redacted for it.
         package var followsDaemonLock: Bool
 
-        package init(settleTime: Double = OverlayClicks.defaultSettleTime, frameLog: Bool = false, cutsWindowToShapes: Bool = false,
-                    keyboardWhileOpen: OverlayKeyboard = .onDemand, inputNeverEmpty: Bool = false, followsDaemonLock: Bool = false) {
+        package init(
+            settleTime: Double = OverlayClicks.defaultSettleTime, frameLog: Bool = false, cutsWindowToShapes: Bool = false,
+            keyboardWhileOpen: OverlayKeyboard = .onDemand, inputNeverEmpty: Bool = false, followsDaemonLock: Bool = false
+        ) {
             self.settleTime = settleTime
             self.frameLog = frameLog
             self.cutsWindowToShapes = cutsWindowToShapes
@@ -52,11 +54,14 @@ package struct OverlayController {
 
         /// From the process's environment: ISLAND_OVERLAY_FRAME_LOG and
         /// ISLAND_OVERLAY_CLICK_SETTLE_MS.
-        package init(environment: [String: String], cutsWindowToShapes: Bool = false, keyboardWhileOpen: OverlayKeyboard = .onDemand,
-                    inputNeverEmpty: Bool = false, followsDaemonLock: Bool = false) {
-            self.init(settleTime: Self.settleTime(environment), frameLog: environment["ISLAND_OVERLAY_FRAME_LOG"] == "1",
-                      cutsWindowToShapes: cutsWindowToShapes, keyboardWhileOpen: keyboardWhileOpen, inputNeverEmpty: inputNeverEmpty,
-                      followsDaemonLock: followsDaemonLock)
+        package init(
+            environment: [String: String], cutsWindowToShapes: Bool = false, keyboardWhileOpen: OverlayKeyboard = .onDemand,
+            inputNeverEmpty: Bool = false, followsDaemonLock: Bool = false
+        ) {
+            self.init(
+                settleTime: Self.settleTime(environment), frameLog: environment["ISLAND_OVERLAY_FRAME_LOG"] == "1",
+                cutsWindowToShapes: cutsWindowToShapes, keyboardWhileOpen: keyboardWhileOpen, inputNeverEmpty: inputNeverEmpty,
+                followsDaemonLock: followsDaemonLock)
         }
 
         /// ISLAND_OVERLAY_CLICK_SETTLE_MS (for tests on a loaded machine): a longer settle time
@@ -116,8 +121,10 @@ package struct OverlayController {
     /// expanded any more: the keyboard is given back at the asking, not at the answer.
     private var collapseAsked: String?
 
-    package init(layout: OverlayLayout, config: OverlayConfig = OverlayConfig(), motion: Bool = true,
-                settings: Settings = Settings(), clock: OverlayClock) {
+    package init(
+        layout: OverlayLayout, config: OverlayConfig = OverlayConfig(), motion: Bool = true,
+        settings: Settings = Settings(), clock: OverlayClock
+    ) {
         self.layout = layout
         self.config = config
         self.settings = settings
@@ -352,8 +359,10 @@ package struct OverlayController {
         // Hit-tested against the frame on screen, not the one a change is about to morph to.
         let decision = clicks.click(x: x, y: y, at: clock.monotonic())
         if settings.frameLog {
-            steps.append(.log("click at \(Int(x)),\(Int(y)) on \(OverlayClicks.describe(decision.target))"
-                + (decision.actionable ? "" : " ignored: not on screen, still, for \(clicks.settleTime) s yet")))
+            steps.append(
+                .log(
+                    "click at \(Int(x)),\(Int(y)) on \(OverlayClicks.describe(decision.target))"
+                        + (decision.actionable ? "" : " ignored: not on screen, still, for \(clicks.settleTime) s yet")))
         }
         // Too early: nothing for the app (another app may have just moved it under the pointer).
         guard decision.actionable else { return }
@@ -458,7 +467,8 @@ package struct OverlayController {
         // A window cut to its shapes (X11 with no compositing manager) blends no alpha: a
         // faded island would be drawn as dark as ever, its text lost.
         guard onIsland, !config.reserve, !settings.cutsWindowToShapes, let frame = motion.target,
-              Self.fades(frame, listOpen: listOpen) else {
+            Self.fades(frame, listOpen: listOpen)
+        else {
             cancel(.pointerResting, &steps)
             unfade(&steps)
             return

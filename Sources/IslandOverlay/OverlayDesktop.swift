@@ -39,8 +39,10 @@ package struct OverlayDesktopState: Sendable, Hashable {
     package mutating func apply(line: [UInt8]) -> String? {
         guard let object = try? JSONParser.parse(line, maximumDepth: 4).objectValue else { return "not a JSON object" }
         var next = self
-        for (key, flag) in [("fullscreen", \OverlayDesktopState.fullscreen), ("alerts", \OverlayDesktopState.alerts),
-                          ("locked", \OverlayDesktopState.locked)] {
+        for (key, flag) in [
+            ("fullscreen", \OverlayDesktopState.fullscreen), ("alerts", \OverlayDesktopState.alerts),
+            ("locked", \OverlayDesktopState.locked),
+        ] {
             guard let value = object[key] else { continue }
             guard let bool = value.boolValue else { return "\(key) must be true or false" }
             next[keyPath: flag] = bool
@@ -53,8 +55,10 @@ package struct OverlayDesktopState: Sendable, Hashable {
     /// an alert's expansion is shown as the compact island; beside a fullscreen window, as
     /// `policy` (Fullscreen=) says: nothing, nothing but an alert, or everything. `opened`: a
     /// held alert the user expanded, shown as it is.
-    package func filter(_ scene: IslandScene, fullscreen policy: OverlayConfig.Fullscreen = .alerts,
-                       except opened: PresenterAlert? = nil) -> IslandScene {
+    package func filter(
+        _ scene: IslandScene, fullscreen policy: OverlayConfig.Fullscreen = .alerts,
+        except opened: PresenterAlert? = nil
+    ) -> IslandScene {
         var scene = scene
         if locked {
             // The lock-screen form: the list alone, no island above it to expand or alert.

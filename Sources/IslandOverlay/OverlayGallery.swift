@@ -18,24 +18,29 @@ package enum OverlayGallery {
     }
 
     static let examples: [Example] = [
-        Example(name: "coffee", id: "coffee", app: "org.island.example.Coffee", type: "CoffeeOrder",
-                attributes: ["shop": "Blue Bottle", "order": "A17"],
-                state: ["stage": "brewing", "stageTitle": "Brewing", "etaMinutes": 7],
-                alert: ("Your coffee is on the way", "Blue Bottle · order A17, about 3 min")),
-        Example(name: "fasting", id: "fast", app: "org.island.example.Fasting", type: "Fast",
-                attributes: ["plan": "16:8", "startedAt": .double(now - 36000), "goalAt": .double(now + 21600)],
-                state: ["percent": 62], alert: ("Fast at 62%", "6 hours to your 16:8 goal")),
-        Example(name: "pomodoro", id: "focus", app: "org.island.example.Pomodoro", type: "Pomodoro",
-                attributes: ["task": "Write the report", "rounds": 4],
-                state: ["phase": "Focus", "round": 1, "startedAt": .double(now - 300), "endsAt": .double(now + 1200)],
-                alert: ("Focus round 1 of 4", "Write the report · 20 min left")),
-        Example(name: "flights", id: "flight", app: "org.island.example.Flights", type: "Flight",
-                attributes: ["flight": "LH 454", "origin": "FRA", "destination": "SFO"],
-                state: ["status": "inFlight", "inFlight": true, "eta": "14:05", "departedAt": .double(now - 14000), "arrivesAt": .double(now + 25600)],
-                alert: ("LH 454 departed", "Arriving in San Francisco at 14:05")),
-        Example(name: "fooddelivery", id: "food", app: "org.island.example.FoodDelivery", type: "FoodOrder",
-                attributes: ["restaurant": "Pizza Place"], state: ["step": 2, "minutesLeft": 18, "courier": "Sam"],
-                alert: ("Sam picked up your order", "Pizza Place · 18 min")),
+        Example(
+            name: "coffee", id: "coffee", app: "org.island.example.Coffee", type: "CoffeeOrder",
+            attributes: ["shop": "Blue Bottle", "order": "A17"],
+            state: ["stage": "brewing", "stageTitle": "Brewing", "etaMinutes": 7],
+            alert: ("Your coffee is on the way", "Blue Bottle · order A17, about 3 min")),
+        Example(
+            name: "fasting", id: "fast", app: "org.island.example.Fasting", type: "Fast",
+            attributes: ["plan": "16:8", "startedAt": .double(now - 36000), "goalAt": .double(now + 21600)],
+            state: ["percent": 62], alert: ("Fast at 62%", "6 hours to your 16:8 goal")),
+        Example(
+            name: "pomodoro", id: "focus", app: "org.island.example.Pomodoro", type: "Pomodoro",
+            attributes: ["task": "Write the report", "rounds": 4],
+            state: ["phase": "Focus", "round": 1, "startedAt": .double(now - 300), "endsAt": .double(now + 1200)],
+            alert: ("Focus round 1 of 4", "Write the report · 20 min left")),
+        Example(
+            name: "flights", id: "flight", app: "org.island.example.Flights", type: "Flight",
+            attributes: ["flight": "LH 454", "origin": "FRA", "destination": "SFO"],
+            state: ["status": "inFlight", "inFlight": true, "eta": "14:05", "departedAt": .double(now - 14000), "arrivesAt": .double(now + 25600)],
+            alert: ("LH 454 departed", "Arriving in San Francisco at 14:05")),
+        Example(
+            name: "fooddelivery", id: "food", app: "org.island.example.FoodDelivery", type: "FoodOrder",
+            attributes: ["restaurant": "Pizza Place"], state: ["step": 2, "minutesLeft": 18, "courier": "Sam"],
+            alert: ("Sam picked up your order", "Pizza Place · 18 min")),
     ]
 
     /// Where the example layouts are: `packaging/layouts` in a source tree, else installed.
@@ -61,12 +66,14 @@ package enum OverlayGallery {
             if line.hasPrefix("Name=") { object[Item.appName] = .string(String(line.dropFirst(5))) }
             if line.hasPrefix("Icon=") { object[Item.appIcon] = .string(String(line.dropFirst(5))) }
         }
-        return .object(object.merging([
-            Item.id: .string(example.id), Item.app: .string(example.app), Item.type: .string(example.type),
-            Item.attributes: .object(example.attributes),
-            Item.content: [Content.state: .object(example.state), Content.relevanceScore: 0.0], Item.state: "active",
-            Item.createdAt: .double(now - 600), Item.layout: layout, Item.defaultLayout: false,
-        ], uniquingKeysWith: { _, new in new }))
+        return .object(
+            object.merging(
+                [
+                    Item.id: .string(example.id), Item.app: .string(example.app), Item.type: .string(example.type),
+                    Item.attributes: .object(example.attributes),
+                    Item.content: [Content.state: .object(example.state), Content.relevanceScore: 0.0], Item.state: "active",
+                    Item.createdAt: .double(now - 600), Item.layout: layout, Item.defaultLayout: false,
+                ], uniquingKeysWith: { _, new in new }))
     }
 
     /// The named scenes: `<app>-compact`, `-minimal` (with the next app detached), `-expanded`,
@@ -90,8 +97,13 @@ package enum OverlayGallery {
             result.append(("\(example.name)-compact", scene(["mode": "compact", "attached": .string(example.id)]), false))
             result.append(("\(example.name)-minimal", scene(["mode": "minimal", "attached": .string(example.id), "detached": .string(other.id)]), false))
             result.append(("\(example.name)-expanded", scene(["mode": "expanded", "attached": .string(example.id), "expanded": .string(example.id)]), false))
-            result.append(("\(example.name)-alert", scene(["mode": "expanded", "attached": .string(example.id), "expanded": .string(example.id)],
-                                                          alert: ["id": .string(example.id), "title": .string(example.alert.title), "body": .string(example.alert.body)]), false))
+            result.append(
+                (
+                    "\(example.name)-alert",
+                    scene(
+                        ["mode": "expanded", "attached": .string(example.id), "expanded": .string(example.id)],
+                        alert: ["id": .string(example.id), "title": .string(example.alert.title), "body": .string(example.alert.body)]), false
+                ))
         }
         result.append(("list", scene(["mode": "compact", "attached": .string(ids[2])]), true))
         return result
@@ -137,7 +149,8 @@ package struct ImageDifference: Sendable, Hashable {
         cairo_surface_flush(second)
         let width = cairo_image_surface_get_width(first), height = cairo_image_surface_get_height(first)
         guard width == cairo_image_surface_get_width(second), height == cairo_image_surface_get_height(second),
-              cairo_image_surface_get_format(first) == cairo_image_surface_get_format(second) else {
+            cairo_image_surface_get_format(first) == cairo_image_surface_get_format(second)
+        else {
             return ImageDifference(sameSize: false, differingFraction: 1, maximumChannelDifference: 255)
         }
         let strideA = Int(cairo_image_surface_get_stride(first)), strideB = Int(cairo_image_surface_get_stride(second))
@@ -153,6 +166,7 @@ package struct ImageDifference: Sendable, Hashable {
                 if worst > threshold { differing += 1 }
             }
         }
-        return ImageDifference(sameSize: true, differingFraction: Double(differing) / Double(max(1, Int(width) * Int(height))), maximumChannelDifference: maximum)
+        return ImageDifference(
+            sameSize: true, differingFraction: Double(differing) / Double(max(1, Int(width) * Int(height))), maximumChannelDifference: maximum)
     }
 }

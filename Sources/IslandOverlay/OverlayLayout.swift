@@ -23,8 +23,10 @@ package struct OverlayLayout {
     package let artwork: (any OverlayArtworkSource)?
 
     /// `canvasWidth` nil: the geometry's own canvas.
-    package init(canvasWidth: Double? = nil, canvasHeight: Double = 640, top: Double = 8, geometry: IslandGeometry = .medium,
-                metrics: any TextMetrics, artwork: (any OverlayArtworkSource)? = nil) {
+    package init(
+        canvasWidth: Double? = nil, canvasHeight: Double = 640, top: Double = 8, geometry: IslandGeometry = .medium,
+        metrics: any TextMetrics, artwork: (any OverlayArtworkSource)? = nil
+    ) {
         self.canvasWidth = canvasWidth ?? geometry.canvasWidth
         self.canvasHeight = canvasHeight
         self.top = top
@@ -110,14 +112,18 @@ package struct OverlayLayout {
         let contentY = top + (height - contentHeight) / 2
         var links: [(OverlayRect, String?)] = []
         if let leadingView {
-            frame.content += placement.inline(leadingView, in: .init(x: x + leadingInset, y: contentY, width: leadingRoom, height: contentHeight),
-                                              rings: true, tint: entry.layout.keylineTint, slot: "compact.leading", links: &links)
+            frame.content += placement.inline(
+                leadingView, in: .init(x: x + leadingInset, y: contentY, width: leadingRoom, height: contentHeight),
+                rings: true, tint: entry.layout.keylineTint, slot: "compact.leading", links: &links)
         }
         if let trailingView {
             let trailingRoom = min(trailing, room - (leadingView != nil ? leadingRoom : 0))
-            frame.content += placement.inline(trailingView, in: .init(x: x + width - trailingInset - trailingRoom, y: contentY, width: trailingRoom,
-                                                                      height: contentHeight),
-                                              alignment: .trailing, rings: true, tint: entry.layout.keylineTint, slot: "compact.trailing", links: &links)
+            frame.content += placement.inline(
+                trailingView,
+                in: .init(
+                    x: x + width - trailingInset - trailingRoom, y: contentY, width: trailingRoom,
+                    height: contentHeight),
+                alignment: .trailing, rings: true, tint: entry.layout.keylineTint, slot: "compact.trailing", links: &links)
         }
         frame.hits.append(OverlayHit(rect: rect, target: .expand(id: entry.item.id), name: "Island: \(accessibleText(entry, compact: true))"))
     }
@@ -147,9 +153,10 @@ package struct OverlayLayout {
         if let view = bubbleContent(detached) {
             let inner = diameter - 2 * g.minimalInset
             let width = bubbleContentWidth(view)
-            frame.content += placement.inline(view, in: .init(x: bubble.midX - width / 2, y: bubble.midY - inner / 2, width: width, height: inner),
-                                              font: .caption, alignment: .center, rings: true, timerFont: .caption,
-                                              tint: detached.layout.keylineTint, slot: "minimal.detached", links: &links)
+            frame.content += placement.inline(
+                view, in: .init(x: bubble.midX - width / 2, y: bubble.midY - inner / 2, width: width, height: inner),
+                font: .caption, alignment: .center, rings: true, timerFont: .caption,
+                tint: detached.layout.keylineTint, slot: "minimal.detached", links: &links)
         }
         frame.hits.append(OverlayHit(rect: bubble, target: .expand(id: detached.item.id), name: "Second activity: \(accessibleText(detached, compact: false))"))
     }
@@ -237,8 +244,10 @@ package struct OverlayLayout {
     /// and below, a bar.
     private func rings(_ region: TopRow.Region) -> Bool { region != .center }
 
-    private func lineHeight(_ line: RenderedView, in region: TopRow.Region, style: (font: OverlayFont, ink: OverlayInk, timer: OverlayFont),
-                            lines: Int) -> Double {
+    private func lineHeight(
+        _ line: RenderedView, in region: TopRow.Region, style: (font: OverlayFont, ink: OverlayInk, timer: OverlayFont),
+        lines: Int
+    ) -> Double {
         let atoms = ViewPlacement.atoms(line, font: style.font, rings: rings(region), timerFont: style.timer).filter { $0 != .spacer && !$0.isLinkMark }
         if lines == 1, atoms.contains(where: { if case .text(_, .largeDigits) = $0 { true } else { false } }) { return geometry.largeDigitsHeight }
         if lines == 1, atoms.count == 1, case .image = atoms[0] { return geometry.expandedArtwork }
@@ -252,8 +261,9 @@ package struct OverlayLayout {
         let lines = ViewPlacement.lines(view)
         return lines.indices.map { index in
             let style = lineStyle(region, lines: lines, index: index)
-            return placement.inlineWidth(lines[index], font: style.font, height: lineHeight(lines[index], in: region, style: style, lines: lines.count),
-                                         rings: rings(region), timerFont: style.timer)
+            return placement.inlineWidth(
+                lines[index], font: style.font, height: lineHeight(lines[index], in: region, style: style, lines: lines.count),
+                rings: rings(region), timerFont: style.timer)
         }.max() ?? 0
     }
 
@@ -264,17 +274,20 @@ package struct OverlayLayout {
     }
 
     /// A region's lines, stacked and centred vertically in `rect`.
-    private func placeLines(_ view: RenderedView, in region: TopRow.Region, rect: OverlayRect, alignment: OverlayAlignment, tint: LayoutColor?,
-                            slot: String, links: inout [(OverlayRect, String?)]) -> [OverlayPlaced] {
+    private func placeLines(
+        _ view: RenderedView, in region: TopRow.Region, rect: OverlayRect, alignment: OverlayAlignment, tint: LayoutColor?,
+        slot: String, links: inout [(OverlayRect, String?)]
+    ) -> [OverlayPlaced] {
         let lines = ViewPlacement.lines(view)
         var y = rect.midY - regionHeight(view, in: region) / 2
         var placed: [OverlayPlaced] = []
         for (index, line) in lines.enumerated() {
             let style = lineStyle(region, lines: lines, index: index)
             let height = lineHeight(line, in: region, style: style, lines: lines.count)
-            placed += placement.inline(line, in: .init(x: rect.x, y: y, width: rect.width, height: height), font: style.font, ink: style.ink,
-                                       alignment: alignment, symbolSize: geometry.expandedSymbol, rings: rings(region), timerFont: style.timer, tint: tint,
-                                       slot: lines.count == 1 ? slot : "\(slot).line\(index)", links: &links)
+            placed += placement.inline(
+                line, in: .init(x: rect.x, y: y, width: rect.width, height: height), font: style.font, ink: style.ink,
+                alignment: alignment, symbolSize: geometry.expandedSymbol, rings: rings(region), timerFont: style.timer, tint: tint,
+                slot: lines.count == 1 ? slot : "\(slot).line\(index)", links: &links)
             y += height
         }
         return placed
@@ -325,12 +338,14 @@ package struct OverlayLayout {
             let leading = row.widths[.leading] ?? 0, trailing = row.widths[.trailing] ?? 0
             if let region = layout.expandedLeading, leading > 0 {
                 let rect = OverlayRect(x: x + pad, y: y, width: leading, height: rowHeight)
-                content += placeLines(region.view, in: .leading, rect: rect, alignment: .leading, tint: layout.keylineTint, slot: "expanded.leading", links: &links)
+                content += placeLines(
+                    region.view, in: .leading, rect: rect, alignment: .leading, tint: layout.keylineTint, slot: "expanded.leading", links: &links)
                 links.append((rect, region.url))
             }
             if let region = layout.expandedTrailing, trailing > 0 {
                 let rect = OverlayRect(x: x + width - pad - trailing, y: y, width: trailing, height: rowHeight)
-                content += placeLines(region.view, in: .trailing, rect: rect, alignment: .trailing, tint: layout.keylineTint, slot: "expanded.trailing", links: &links)
+                content += placeLines(
+                    region.view, in: .trailing, rect: rect, alignment: .trailing, tint: layout.keylineTint, slot: "expanded.trailing", links: &links)
                 links.append((rect, region.url))
             }
             if let region = layout.expandedCenter, let centerWidth = row.widths[.center] {
@@ -341,8 +356,9 @@ package struct OverlayLayout {
                 let centred = x + (width - centerWidth) / 2
                 let cx = multiline ? left : min(max(centred, left), max(left, right - centerWidth))
                 let rect = OverlayRect(x: cx, y: y, width: min(centerWidth, max(0, right - left)), height: rowHeight)
-                content += placeLines(region.view, in: .center, rect: rect, alignment: multiline ? .leading : .center, tint: layout.keylineTint,
-                                      slot: "expanded.center", links: &links)
+                content += placeLines(
+                    region.view, in: .center, rect: rect, alignment: multiline ? .leading : .center, tint: layout.keylineTint,
+                    slot: "expanded.center", links: &links)
                 links.append((rect, region.url))
             }
             y += rowHeight + gap
@@ -351,8 +367,9 @@ package struct OverlayLayout {
             guard let rendered = region == .leading ? layout.expandedLeading : layout.expandedTrailing else { continue }
             let height = regionHeight(rendered.view, in: region)
             let rect = OverlayRect(x: x + pad, y: y, width: inner, height: height)
-            content += placeLines(rendered.view, in: region, rect: rect, alignment: region == .leading ? .leading : .trailing,
-                                  tint: layout.keylineTint, slot: "expanded.\(region.rawValue)", links: &links)
+            content += placeLines(
+                rendered.view, in: region, rect: rect, alignment: region == .leading ? .leading : .trailing,
+                tint: layout.keylineTint, slot: "expanded.\(region.rawValue)", links: &links)
             links.append((rect, rendered.url))
             y += height + gap
         }
@@ -410,17 +427,22 @@ package struct OverlayLayout {
         var links: [(OverlayRect, String?)] = []
         var textX = x + pad
         if let view = (entry.layout.compactLeading ?? entry.layout.minimal)?.view {
-            frame.content += placement.inline(view, in: .init(x: x + pad, y: top + (height - icon) / 2, width: icon, height: icon), alignment: .center,
-                                              rings: true, tint: entry.layout.keylineTint, slot: "alert.icon", links: &links)
+            frame.content += placement.inline(
+                view, in: .init(x: x + pad, y: top + (height - icon) / 2, width: icon, height: icon), alignment: .center,
+                rings: true, tint: entry.layout.keylineTint, slot: "alert.icon", links: &links)
             textX += icon + g.expandedGap + 2 * g.factor
         }
         let textWidth = x + width - pad - textX
         let title = ViewPlacement.sanitizedLine(alert.title), body = ViewPlacement.sanitizedLine(alert.body)
         let textTop = top + (height - g.titleLineHeight - g.subtitleLineHeight) / 2
-        frame.content.append(.init(rect: .init(x: textX, y: textTop, width: textWidth, height: g.titleLineHeight),
-                                   primitive: .text(title, font: .title, ink: .primary, alignment: .leading), slot: "alert.title"))
-        frame.content.append(.init(rect: .init(x: textX, y: textTop + g.titleLineHeight, width: textWidth, height: g.subtitleLineHeight),
-                                   primitive: .text(body, font: .body, ink: .secondary, alignment: .leading), slot: "alert.body"))
+        frame.content.append(
+            .init(
+                rect: .init(x: textX, y: textTop, width: textWidth, height: g.titleLineHeight),
+                primitive: .text(title, font: .title, ink: .primary, alignment: .leading), slot: "alert.title"))
+        frame.content.append(
+            .init(
+                rect: .init(x: textX, y: textTop + g.titleLineHeight, width: textWidth, height: g.subtitleLineHeight),
+                primitive: .text(body, font: .body, ink: .secondary, alignment: .leading), slot: "alert.body"))
         frame.hits.append(OverlayHit(rect: rect, target: .tap(id: entry.item.id, url: entry.layout.url), name: "Alert: \(title). \(body)"))
     }
 
@@ -466,8 +488,10 @@ package struct OverlayLayout {
         var hits: [OverlayHit] = []
         var shown = 0
         if entries.isEmpty {
-            content.append(.init(rect: .init(x: x + cardPad, y: y + 4, width: width - 2 * cardPad, height: g.rowHeight),
-                                 primitive: .text("No Live Activities", font: .body, ink: .secondary, alignment: .center), slot: "list.empty"))
+            content.append(
+                .init(
+                    rect: .init(x: x + cardPad, y: y + 4, width: width - 2 * cardPad, height: g.rowHeight),
+                    primitive: .text("No Live Activities", font: .body, ink: .secondary, alignment: .center), slot: "list.empty"))
             y += g.rowHeight + 8
         }
         let groups = Self.groups(entries)
@@ -482,12 +506,16 @@ package struct OverlayLayout {
             let headingY = y + (g.headingHeight - g.headingIcon) / 2 - 2 * g.factor
             // The app's Icon= when it is a theme icon name (a path is never drawn from here).
             if let icon = first.item.appIcon, IconName.isValid(icon) {
-                heading.append(.init(rect: .init(x: headingX, y: headingY, width: g.headingIcon, height: g.headingIcon), primitive: .symbol(icon),
-                                     slot: "list.group\(groupIndex).icon"))
+                heading.append(
+                    .init(
+                        rect: .init(x: headingX, y: headingY, width: g.headingIcon, height: g.headingIcon), primitive: .symbol(icon),
+                        slot: "list.group\(groupIndex).icon"))
                 headingX += g.headingIcon + g.inlineGap
             }
-            heading.append(.init(rect: .init(x: headingX, y: headingY - 1, width: cardX + cardWidth - cardPad - headingX, height: g.headingIcon + 2),
-                                 primitive: .text(appName, font: .caption, ink: .secondary, alignment: .leading), slot: "list.group\(groupIndex).heading"))
+            heading.append(
+                .init(
+                    rect: .init(x: headingX, y: headingY - 1, width: cardX + cardWidth - cardPad - headingX, height: g.headingIcon + 2),
+                    primitive: .text(appName, font: .caption, ink: .secondary, alignment: .leading), slot: "list.group\(groupIndex).heading"))
             var headed = false
             for entry in group {
                 let id = entry.item.id
@@ -498,18 +526,23 @@ package struct OverlayLayout {
                 // What the user is about to dismiss: a dismiss button in the card's corner, with
                 // a target larger than the circle drawn.
                 let dismissCentre = (x: cardX + cardWidth - cardPad - g.dismissSize / 2 + 4 * g.factor, y: cardTop + cardPad + g.dismissSize / 2 - 4 * g.factor)
-                let dismiss = OverlayRect(x: dismissCentre.x - g.dismissSize / 2, y: dismissCentre.y - g.dismissSize / 2, width: g.dismissSize, height: g.dismissSize)
+                let dismiss = OverlayRect(
+                    x: dismissCentre.x - g.dismissSize / 2, y: dismissCentre.y - g.dismissSize / 2, width: g.dismissSize, height: g.dismissSize)
                 cardContent.append(.init(rect: dismiss, primitive: .dismiss, slot: "list.\(id).dismiss"))
                 let textWidth = cardWidth - 2 * cardPad - g.dismissSize - g.inlineGap
                 if entry.item.activityState == "stale" || entry.item.activityState == "ended" {
-                    cardContent.append(.init(rect: .init(x: cardX + cardPad, y: bodyTop, width: textWidth, height: g.subtitleLineHeight),
-                                             primitive: .text(entry.item.activityState == "stale" ? "Not updated lately" : "Ended", font: .caption,
-                                                              ink: .secondary, alignment: .leading), slot: "list.\(id).status"))
+                    cardContent.append(
+                        .init(
+                            rect: .init(x: cardX + cardPad, y: bodyTop, width: textWidth, height: g.subtitleLineHeight),
+                            primitive: .text(
+                                entry.item.activityState == "stale" ? "Not updated lately" : "Ended", font: .caption,
+                                ink: .secondary, alignment: .leading), slot: "list.\(id).status"))
                     bodyTop += g.subtitleLineHeight
                 }
                 let view = entry.layout.lockScreen?.view ?? .text(entry.item.type)
-                let block = placement.block(view, x: cardX + cardPad, y: bodyTop, width: textWidth, tint: entry.layout.keylineTint,
-                                            slot: "list.\(id).body", links: &links)
+                let block = placement.block(
+                    view, x: cardX + cardPad, y: bodyTop, width: textWidth, tint: entry.layout.keylineTint,
+                    slot: "list.\(id).body", links: &links)
                 let bodyHeight = min(g.cardMaximumHeight - 2 * cardPad - (bodyTop - cardTop - cardPad), max(g.rowHeight, block.height))
                 let cardHeight = max(bodyTop - cardTop + bodyHeight + cardPad, g.dismissSize + 2 * cardPad - 8 * g.factor)
                 // A body taller than a card holds is cut: its rows below are neither drawn nor clickable.
@@ -517,8 +550,10 @@ package struct OverlayLayout {
                 // Room for this card, and for the line counting the rest when more follow.
                 let reserve = remaining > 1 ? 32.0 * g.factor : 0
                 if cardTop + cardHeight + reserve + pad > limit, shown > 0 {
-                    content.append(.init(rect: .init(x: cardX, y: y, width: cardWidth, height: g.rowHeight),
-                                         primitive: .text("\(remaining) more", font: .caption, ink: .secondary, alignment: .center), slot: "list.more"))
+                    content.append(
+                        .init(
+                            rect: .init(x: cardX, y: y, width: cardWidth, height: g.rowHeight),
+                            primitive: .text("\(remaining) more", font: .caption, ink: .secondary, alignment: .center), slot: "list.more"))
                     y += g.rowHeight + 2
                     break groupLoop
                 }
@@ -541,8 +576,10 @@ package struct OverlayLayout {
                         hits.append(OverlayHit(rect: placed.rect, target: .button(id: id, action: action), name: label))
                     }
                 }
-                let target = OverlayRect(x: dismiss.midX - g.dismissTarget / 2, y: dismiss.midY - g.dismissTarget / 2, width: g.dismissTarget,
-                                         height: g.dismissTarget).intersection(card)
+                let target = OverlayRect(
+                    x: dismiss.midX - g.dismissTarget / 2, y: dismiss.midY - g.dismissTarget / 2, width: g.dismissTarget,
+                    height: g.dismissTarget
+                ).intersection(card)
                 hits.append(OverlayHit(rect: target, target: .dismiss(id: id), name: "Dismiss \(appName): \(IslandScene.lockScreenText(entry))"))
                 y = cardTop + cardHeight + g.cardGap
                 shown += 1

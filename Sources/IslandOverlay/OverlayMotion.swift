@@ -383,7 +383,8 @@ package struct OverlayMotion: Sendable {
         guard enabled else { return nil }
         let now = shapes
         guard let island = now.first(where: { $0.shape.id == "island" })?.shape,
-              let bubble = now.first(where: { $0.shape.id == "bubble" })?.shape else { return nil }
+            let bubble = now.first(where: { $0.shape.id == "bubble" })?.shape
+        else { return nil }
         return OverlayNeck.between(island, bubble, reach: neckReach)
     }
 

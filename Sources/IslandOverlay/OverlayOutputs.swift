@@ -50,7 +50,8 @@ package enum OverlayOutputChoice: Sendable, Hashable, CustomStringConvertible {
             return outputs.indices.contains(number) ? (number, true) : (primary, false)
         case .named(let name):
             if let index = outputs.firstIndex(where: { $0.connector?.lowercased() == name.lowercased() })
-                ?? outputs.firstIndex(where: { $0.model == name }) {
+                ?? outputs.firstIndex(where: { $0.model == name })
+            {
                 return (index, true)
             }
             return (primary, false)
@@ -78,9 +79,11 @@ package struct OverlayOutput: Sendable, Hashable {
     /// A connector name as the compositor said it (xdg-output), as the overlay keeps it: the
     /// compositor's word reaches the log, so no control or format characters, 64 at most.
     package static func connector(said name: String) -> String {
-        String(String.UnicodeScalarView(name.unicodeScalars.prefix(64).map {
-            [.control, .format].contains($0.properties.generalCategory) ? "?" : $0
-        }))
+        String(
+            String.UnicodeScalarView(
+                name.unicodeScalars.prefix(64).map {
+                    [.control, .format].contains($0.properties.generalCategory) ? "?" : $0
+                }))
     }
 }
 
@@ -133,7 +136,8 @@ package struct ForeignToplevels: Sendable {
     @discardableResult
     package mutating func enter(_ toplevel: UInt, output: UInt) -> Bool {
         guard let outputs = toplevels[toplevel]?.outputs, !outputs.contains(output),
-              outputs.count < Self.maximumOutputsPerToplevel else { return false }
+            outputs.count < Self.maximumOutputsPerToplevel
+        else { return false }
         toplevels[toplevel]?.outputs.append(output)
         return true
     }

@@ -49,8 +49,10 @@ package final class OverlayPainter {
     package let artwork: (any OverlayArtworkSource)?
     package let metrics: PangoMetrics
 
-    package init(style: OverlayStyle = OverlayStyle(), icons: (any OverlayIconSource)? = ThemeIconSource(),
-                artwork: (any OverlayArtworkSource)? = nil) {
+    package init(
+        style: OverlayStyle = OverlayStyle(), icons: (any OverlayIconSource)? = ThemeIconSource(),
+        artwork: (any OverlayArtworkSource)? = nil
+    ) {
         self.style = style
         self.icons = icons
         self.artwork = artwork
@@ -142,8 +144,10 @@ package final class OverlayPainter {
                 let y = to.y + (centre.y - from.y) * sy + piece.dy
                 let scale = max(0, min(1, sx, sy))
                 let arrival = piece.role == .incoming ? OverlayMotion.smooth((scale - 0.4) / 0.5) : 1
-                result.append(DrawnPiece(placed: piece.placed, role: piece.role, shape: shape, alpha: piece.alpha * opacity * arrival,
-                                         centre: (x, y), scale: scale))
+                result.append(
+                    DrawnPiece(
+                        placed: piece.placed, role: piece.role, shape: shape, alpha: piece.alpha * opacity * arrival,
+                        centre: (x, y), scale: scale))
             }
         }
         return result
@@ -415,11 +419,13 @@ package final class OverlayPainter {
             if let symbol {
                 // An icon button: the symbol alone, its label is its accessible name.
                 let side = (rect.height * 0.52).rounded()
-                drawSymbol(symbol, rect: .init(x: rect.midX - side / 2, y: rect.midY - side / 2, width: side, height: side), color: style.foreground,
-                           scale: scale, cr: cr)
+                drawSymbol(
+                    symbol, rect: .init(x: rect.midX - side / 2, y: rect.midY - side / 2, width: side, height: side), color: style.foreground,
+                    scale: scale, cr: cr)
             } else if !label.isEmpty {
-                drawText(label, font: .body, color: style.foreground, alignment: .center,
-                         rect: .init(x: rect.x + rect.height / 3, y: rect.y, width: max(1, rect.width - rect.height * 2 / 3), height: rect.height), cr: cr)
+                drawText(
+                    label, font: .body, color: style.foreground, alignment: .center,
+                    rect: .init(x: rect.x + rect.height / 3, y: rect.y, width: max(1, rect.width - rect.height * 2 / 3), height: rect.height), cr: cr)
             }
         case .image(let path):
             // A rounded square, as album art is shown; a quiet tile if the file went away
@@ -572,7 +578,8 @@ package final class OverlayPainter {
         }
         if progress.fraction > 0 {
             if progress.segments.isEmpty {
-                roundedPath(.init(x: rect.x, y: rect.y, width: max(rect.height, progress.fraction * rect.width), height: rect.height), radius: rect.height / 2, cr: cr)
+                roundedPath(
+                    .init(x: rect.x, y: rect.y, width: max(rect.height, progress.fraction * rect.width), height: rect.height), radius: rect.height / 2, cr: cr)
                 setColor(fill, cr)
                 cairo_fill(cr)
             } else {
@@ -582,7 +589,9 @@ package final class OverlayPainter {
                 cairo_clip(cr)
                 for segment in progress.segments {
                     let start = rect.x + segment.start * rect.width, end = rect.x + segment.end * rect.width
-                    roundedPath(.init(x: start, y: rect.y, width: max(0, end - start - (segment.end < 1 ? 2 : 0)), height: rect.height), radius: rect.height / 2, cr: cr)
+                    roundedPath(
+                        .init(x: start, y: rect.y, width: max(0, end - start - (segment.end < 1 ? 2 : 0)), height: rect.height), radius: rect.height / 2, cr: cr
+                    )
                     setColor(segment.color.map(OverlayColor.init) ?? fill, cr)
                     cairo_fill(cr)
                 }

@@ -16,8 +16,10 @@ package enum OverlayPlacementStep<Monitor: Equatable>: Equatable {
 package enum OverlayPlacementPolicy {
     /// Output=all's island for `pinned` (nil: its monitor went away, and none was given since).
     /// `current`: the monitor the island is on; `visible`: whether its window is shown.
-    package static func pinned<Monitor: Equatable>(_ pinned: Monitor?, all: [Monitor], current: Monitor?,
-                                                  visible: Bool) -> OverlayPlacementStep<Monitor> {
+    package static func pinned<Monitor: Equatable>(
+        _ pinned: Monitor?, all: [Monitor], current: Monitor?,
+        visible: Bool
+    ) -> OverlayPlacementStep<Monitor> {
         if let pinned, all.contains(pinned) {
             return pinned != current ? .move(to: pinned, show: current == nil) : .stay
         }
@@ -28,9 +30,12 @@ package enum OverlayPlacementPolicy {
     /// its order; `outputs` what each is): the step, and when the output asked for is not
     /// there, the names of those that are (the log says the island waits on a fallback).
     /// `focused`: the index of the focused window's monitor, if known.
-    package static func chosen<Monitor: Equatable>(_ output: OverlayOutputChoice, all: [Monitor], outputs: [OverlayOutput],
-                                                  focused: Int?, current: Monitor?)
-        -> (step: OverlayPlacementStep<Monitor>, fallbackAmong: [String]?) {
+    package static func chosen<Monitor: Equatable>(
+        _ output: OverlayOutputChoice, all: [Monitor], outputs: [OverlayOutput],
+        focused: Int?, current: Monitor?
+    )
+        -> (step: OverlayPlacementStep<Monitor>, fallbackAmong: [String]?)
+    {
         let index = current.flatMap { all.firstIndex(of: $0) }
         if let (chosen, asked) = output.pick(outputs, focused: focused, current: index) {
             return (all[chosen] != current ? .move(to: all[chosen], show: false) : .stay, asked ? nil : outputs.map(\.name))

@@ -47,12 +47,14 @@ package struct OverlayStyle: Sendable, Hashable {
     package init() {}
 
     /// The names overlay.css sets with `@define-color`, and where each goes.
-    package static var colorNames: [(name: String, keyPath: WritableKeyPath<OverlayStyle, OverlayColor>)] { [
-        ("island_background", \.background), ("island_foreground", \.foreground), ("island_secondary", \.secondary),
-        ("island_accent", \.accent), ("island_button", \.button), ("island_button_hover", \.buttonHover),
-        ("island_track", \.track), ("island_panel", \.panel), ("island_card", \.card),
-        ("island_foreground_on_light", \.foregroundOnLight), ("island_secondary_on_light", \.secondaryOnLight),
-    ] }
+    package static var colorNames: [(name: String, keyPath: WritableKeyPath<OverlayStyle, OverlayColor>)] {
+        [
+            ("island_background", \.background), ("island_foreground", \.foreground), ("island_secondary", \.secondary),
+            ("island_accent", \.accent), ("island_button", \.button), ("island_button_hover", \.buttonHover),
+            ("island_track", \.track), ("island_panel", \.panel), ("island_card", \.card),
+            ("island_foreground_on_light", \.foregroundOnLight), ("island_secondary_on_light", \.secondaryOnLight),
+        ]
+    }
 
     /// The built-in style sheet: the same colours as `init()`, so CSS can see and override them.
     package static let builtInCSS = """

@@ -23,8 +23,10 @@ package struct OverlayWindowPlan: Sendable {
     /// than the first monitor (`monitorHeight`, 0 when unknown: 720). Hosted, the window hangs
     /// under the host's bar: the host says how much room is there (`maxHeight`).
     /// As wide as the expanded island may grow on the widest monitor (`widestMonitor`).
-    package static func canvas(config: OverlayConfig, monitorHeight: Int, widestMonitor: Int? = nil, hosted: Bool,
-                              maxHeight: Double?) -> (width: Double, height: Double) {
+    package static func canvas(
+        config: OverlayConfig, monitorHeight: Int, widestMonitor: Int? = nil, hosted: Bool,
+        maxHeight: Double?
+    ) -> (width: Double, height: Double) {
         let island = config.geometry
         let height = Double(monitorHeight > 0 ? monitorHeight : 720)
         let room = hosted ? (maxHeight ?? height) : height - config.marginTop
@@ -35,17 +37,21 @@ package struct OverlayWindowPlan: Sendable {
     /// places it, one input pixel always hosted on Wayland (Mutter's pick), the daemon's lock
     /// followed where the overlay places itself.
     package func settings(environment: [String: String]) -> OverlayController.Settings {
-        OverlayController.Settings(environment: environment, cutsWindowToShapes: needsWindowShape,
-                                   keyboardWhileOpen: layerShellVersion > 0 ? .whileOpen(layerShellVersion: layerShellVersion) : .none,
-                                   inputNeverEmpty: hosted && wayland, followsDaemonLock: !hosted)
+        OverlayController.Settings(
+            environment: environment, cutsWindowToShapes: needsWindowShape,
+            keyboardWhileOpen: layerShellVersion > 0 ? .whileOpen(layerShellVersion: layerShellVersion) : .none,
+            inputNeverEmpty: hosted && wayland, followsDaemonLock: !hosted)
     }
 
     /// The backend and placement, for the log (the output is OverlayPlacement's to say).
     package func description(config: OverlayConfig) -> String {
-        let backend = hosted ? "\(wayland ? "wayland" : "x11") (hosted: placed by the desktop's shell)"
-            : wayland ? "wayland (layer-shell v\(layerShellVersion), layer \(config.layer.rawValue), keyboard "
-                + "\(OverlayKeyboard.whileOpen(layerShellVersion: layerShellVersion).rawValue) while open)"
-            : "x11 (override-redirect\(needsWindowShape ? ", no compositor: shaped window" : ""))"
+        let backend =
+            hosted
+            ? "\(wayland ? "wayland" : "x11") (hosted: placed by the desktop's shell)"
+            : wayland
+                ? "wayland (layer-shell v\(layerShellVersion), layer \(config.layer.rawValue), keyboard "
+                    + "\(OverlayKeyboard.whileOpen(layerShellVersion: layerShellVersion).rawValue) while open)"
+                : "x11 (override-redirect\(needsWindowShape ? ", no compositor: shaped window" : ""))"
         return "backend \(backend), size ×\(config.geometry.factor), canvas \(Int(canvas.width))x\(Int(canvas.height))"
             + (hosted ? "" : ", margin-top \(Int(config.marginTop))")
     }
@@ -54,14 +60,15 @@ package struct OverlayWindowPlan: Sendable {
     /// instead there.
     package static func noLayerShell(_ environment: [String: String]) -> String {
         let desktops = (environment["XDG_CURRENT_DESKTOP"] ?? "").split(separator: ":").map { $0.lowercased() }
-        let instead = desktops.contains("gnome")
-            ? "On GNOME, the Island GNOME Shell extension shows the island: gnome-extensions enable island@island.org " +
-              "(package island-overlay), then log out and in once."
-            : "Run it on a compositor with layer-shell (sway, Hyprland, river, niri, KDE Plasma, COSMIC, labwc, Wayfire), " +
-              "or on GNOME through the Island GNOME Shell extension (gnome-extensions enable island@island.org)."
-        return "this Wayland compositor offers no wlr-layer-shell, so island-overlay cannot place the island above other " +
-            "windows by itself; not opening a window. \(instead) Without an island on screen, island-presenter shows the " +
-            "activities in a terminal (tui) or a bar."
+        let instead =
+            desktops.contains("gnome")
+            ? "On GNOME, the Island GNOME Shell extension shows the island: gnome-extensions enable island@island.org "
+                + "(package island-overlay), then log out and in once."
+            : "Run it on a compositor with layer-shell (sway, Hyprland, river, niri, KDE Plasma, COSMIC, labwc, Wayfire), "
+                + "or on GNOME through the Island GNOME Shell extension (gnome-extensions enable island@island.org)."
+        return "this Wayland compositor offers no wlr-layer-shell, so island-overlay cannot place the island above other "
+            + "windows by itself; not opening a window. \(instead) Without an island on screen, island-presenter shows the "
+            + "activities in a terminal (tui) or a bar."
     }
 }
 
@@ -85,8 +92,10 @@ package struct OverlayDesktopSources: Sendable, Hashable {
     package var drawsOverLockScreen: Bool
     package var fullscreen: OverlayConfig.Fullscreen
 
-    package init(wayland: Bool, x11WindowManager: Bool = false, toplevelVersion: UInt32 = 0, xdgOutputVersion: UInt32 = 0,
-                drawsOverLockScreen: Bool = false, fullscreen: OverlayConfig.Fullscreen = .alerts) {
+    package init(
+        wayland: Bool, x11WindowManager: Bool = false, toplevelVersion: UInt32 = 0, xdgOutputVersion: UInt32 = 0,
+        drawsOverLockScreen: Bool = false, fullscreen: OverlayConfig.Fullscreen = .alerts
+    ) {
         self.wayland = wayland
         self.x11WindowManager = x11WindowManager
         self.toplevelVersion = toplevelVersion
@@ -98,26 +107,30 @@ package struct OverlayDesktopSources: Sendable, Hashable {
     package var description: String {
         guard wayland else {
             guard x11WindowManager else {
-                return "X11 with no EWMH window manager (no _NET_SUPPORTING_WM_CHECK): fullscreen windows and focus are not followed " +
-                    "until one starts: Fullscreen= does not apply, Output=focused stays where it starts; Output= names are RandR's"
+                return "X11 with no EWMH window manager (no _NET_SUPPORTING_WM_CHECK): fullscreen windows and focus are not followed "
+                    + "until one starts: Fullscreen= does not apply, Output=focused stays where it starts; Output= names are RandR's"
             }
-            return "X11: the active window's fullscreen and monitor from the EWMH window manager (_NET_ACTIVE_WINDOW, _NET_WM_STATE): " +
-                "Fullscreen=\(fullscreen.rawValue); Output= names are RandR's"
+            return "X11: the active window's fullscreen and monitor from the EWMH window manager (_NET_ACTIVE_WINDOW, _NET_WM_STATE): "
+                + "Fullscreen=\(fullscreen.rawValue); Output= names are RandR's"
         }
         let windows: String
         switch toplevelVersion {
         case 0:
-            windows = "this compositor offers no wlr-foreign-toplevel-management (KDE's KWin 5.27 keeps its own " +
-                "org_kde_plasma_window_management for Plasma's programs): fullscreen windows and focus are not known, so Fullscreen= " +
-                "does not apply (Layer=overlay shows the island over them, Layer=top under them) and Output=focused stays where it starts"
+            windows =
+                "this compositor offers no wlr-foreign-toplevel-management (KDE's KWin 5.27 keeps its own "
+                + "org_kde_plasma_window_management for Plasma's programs): fullscreen windows and focus are not known, so Fullscreen= "
+                + "does not apply (Layer=overlay shows the island over them, Layer=top under them) and Output=focused stays where it starts"
         case 1:
             windows = "wlr-foreign-toplevel-management v1 tells focus but not fullscreen: Fullscreen= does not apply"
         case let version:
             windows = "fullscreen windows and focus from wlr-foreign-toplevel-management v\(version): Fullscreen=\(fullscreen.rawValue)"
         }
-        let names = xdgOutputVersion >= 2 ? "connector names from xdg-output v\(xdgOutputVersion)"
+        let names =
+            xdgOutputVersion >= 2
+            ? "connector names from xdg-output v\(xdgOutputVersion)"
             : "no xdg-output v2: connector names unknown, Output= takes a model name or a number"
-        let lockScreen = drawsOverLockScreen
+        let lockScreen =
+            drawsOverLockScreen
             ? "the lock screen: KWin draws the island's lock-screen list over its locker while islandd says the session is locked (kde_lockscreen_overlay_v1)"
             : "the lock screen: not offered (KWin offers kde_lockscreen_overlay_v1 only to the binary its installed desktop entry names); the locker hides the island"
         return "\(windows); \(names); \(lockScreen)"

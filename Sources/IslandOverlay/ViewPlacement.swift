@@ -139,9 +139,11 @@ struct ViewPlacement {
 
     /// Places a view on one line in `rect`. Texts shrink (and are ellipsized when drawn) when
     /// the line is too long, the last first; bars and spacers take what is left.
-    func inline(_ view: RenderedView, in rect: OverlayRect, font: OverlayFont = .body, ink: OverlayInk = .primary,
-                alignment: OverlayAlignment = .leading, symbolSize: Double? = nil, rings: Bool = false, timerFont: OverlayFont = .digits,
-                tint: LayoutColor? = nil, slot: String, links: inout [(OverlayRect, String?)]) -> [OverlayPlaced] {
+    func inline(
+        _ view: RenderedView, in rect: OverlayRect, font: OverlayFont = .body, ink: OverlayInk = .primary,
+        alignment: OverlayAlignment = .leading, symbolSize: Double? = nil, rings: Bool = false, timerFont: OverlayFont = .digits,
+        tint: LayoutColor? = nil, slot: String, links: inout [(OverlayRect, String?)]
+    ) -> [OverlayPlaced] {
         let all = Self.atoms(view, font: font, rings: rings, timerFont: timerFont)
         let atoms = all.filter { !$0.isLinkMark }
         guard !atoms.isEmpty, rect.width > 0 else { return [] }
@@ -227,21 +229,29 @@ struct ViewPlacement {
             first = false
             switch atom {
             case .text(let text, let atomFont):
-                placed.append(.init(rect: .init(x: x, y: rect.y, width: width, height: rect.height),
-                                    primitive: .text(text, font: atomFont, ink: text == "·" ? .secondary : ink, alignment: .leading), slot: slotName))
+                placed.append(
+                    .init(
+                        rect: .init(x: x, y: rect.y, width: width, height: rect.height),
+                        primitive: .text(text, font: atomFont, ink: text == "·" ? .secondary : ink, alignment: .leading), slot: slotName))
             case .symbol(let name):
                 placed.append(.init(rect: .init(x: x, y: rect.midY - symbol / 2, width: width, height: symbol), primitive: .symbol(name), slot: slotName))
             case .bar(let progress):
                 let thickness = geometry.barThickness
-                placed.append(.init(rect: .init(x: x, y: rect.midY - thickness / 2, width: width, height: thickness), primitive: .bar(progress, tint: tint), slot: slotName))
+                placed.append(
+                    .init(
+                        rect: .init(x: x, y: rect.midY - thickness / 2, width: width, height: thickness), primitive: .bar(progress, tint: tint), slot: slotName)
+                )
             case .ring(let fraction):
-                placed.append(.init(rect: .init(x: x, y: rect.midY - symbol / 2, width: symbol, height: symbol), primitive: .ring(fraction, tint: tint), slot: slotName))
+                placed.append(
+                    .init(rect: .init(x: x, y: rect.midY - symbol / 2, width: symbol, height: symbol), primitive: .ring(fraction, tint: tint), slot: slotName))
             case .image(let path):
                 placed.append(.init(rect: .init(x: x, y: rect.y, width: width, height: rect.height), primitive: .image(path: path), slot: slotName))
             case .button(let action, let label, let buttonSymbol):
                 let height = min(rect.height, geometry.iconButton)
-                placed.append(.init(rect: .init(x: x, y: rect.midY - height / 2, width: width, height: height),
-                                    primitive: .button(action: action, label: label, symbol: buttonSymbol), slot: slotName))
+                placed.append(
+                    .init(
+                        rect: .init(x: x, y: rect.midY - height / 2, width: width, height: height),
+                        primitive: .button(action: action, label: label, symbol: buttonSymbol), slot: slotName))
             case .spacer, .link, .endLink:
                 break
             }
@@ -272,8 +282,10 @@ struct ViewPlacement {
 
     /// Rows of a view: a vstack is one row per child; anything else is one row, taller when it
     /// holds buttons. Returns what was placed and the height used.
-    func block(_ view: RenderedView, x: Double, y: Double, width: Double, tint: LayoutColor?, slot: String,
-               links: inout [(OverlayRect, String?)]) -> (placed: [OverlayPlaced], height: Double) {
+    func block(
+        _ view: RenderedView, x: Double, y: Double, width: Double, tint: LayoutColor?, slot: String,
+        links: inout [(OverlayRect, String?)]
+    ) -> (placed: [OverlayPlaced], height: Double) {
         switch view {
         case .vstack(let children, let spacing):
             var placed: [OverlayPlaced] = []
@@ -300,8 +312,9 @@ struct ViewPlacement {
             let hasButtons = atoms.contains { if case .button = $0 { true } else { false } }
             let onlyBar = atoms.allSatisfy { if case .bar = $0 { true } else { $0 == .spacer } }
             let height = hasButtons ? geometry.buttonRowHeight : onlyBar ? geometry.barRowHeight : geometry.rowHeight
-            let placed = inline(view, in: OverlayRect(x: x, y: y, width: width, height: height),
-                                symbolSize: geometry.rowSymbol, tint: tint, slot: slot, links: &links)
+            let placed = inline(
+                view, in: OverlayRect(x: x, y: y, width: width, height: height),
+                symbolSize: geometry.rowSymbol, tint: tint, slot: slot, links: &links)
             return (placed, height)
         }
     }

@@ -29,11 +29,13 @@ package actor BarDriver {
 
     /// `clock` is the wall clock scenes are rendered at (timers); `monotonic` the one the
     /// click guard runs on (`BootClock.now` in the presenter).
-    package init(format: BarFormat, maxLength: Int = BarFormat.defaultMaxLength, clock: @escaping @Sendable () -> Double,
-                monotonic: @escaping @Sendable () -> Double = BootClock.now,
-                settleTime: Double = ClickTarget.defaultSettleTime, pid: Int32 = 0,
-                publish: @escaping @Sendable (BarShown) -> Void = { _ in },
-                output: @escaping @Sendable (String) -> Void) {
+    package init(
+        format: BarFormat, maxLength: Int = BarFormat.defaultMaxLength, clock: @escaping @Sendable () -> Double,
+        monotonic: @escaping @Sendable () -> Double = BootClock.now,
+        settleTime: Double = ClickTarget.defaultSettleTime, pid: Int32 = 0,
+        publish: @escaping @Sendable (BarShown) -> Void = { _ in },
+        output: @escaping @Sendable (String) -> Void
+    ) {
         self.format = format
         self.maxLength = maxLength
         self.clock = clock

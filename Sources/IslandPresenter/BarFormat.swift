@@ -31,9 +31,11 @@ package enum BarFormat: String, Sendable, CaseIterable {
         switch self {
         case .waybar: return Self.serialize(Self.waybar(scene, text: text, maxLength: maxLength))
         case .i3blocks:
-            return Self.serialize(["full_text": .string(Self.i3blocks(text)),
-                                   "short_text": .string(Self.i3blocks(Self.capped(scene.shortText, maxLength))),
-                                   "markup": "none"])
+            return Self.serialize([
+                "full_text": .string(Self.i3blocks(text)),
+                "short_text": .string(Self.i3blocks(Self.capped(scene.shortText, maxLength))),
+                "markup": "none",
+            ])
         case .eww: return text
         case .polybar: return Self.polybar(text)
         }
@@ -71,13 +73,15 @@ package enum BarFormat: String, Sendable, CaseIterable {
     /// them again (so `\\` is shown doubled). A string with neither needs no escape, so `"`
     /// becomes a double prime and `\` a set minus, which look alike and are in DejaVu Sans.
     package static func i3blocks(_ text: String) -> String {
-        String(String.UnicodeScalarView(text.unicodeScalars.map {
-            switch $0 {
-            case "\"": "\u{2033}"
-            case "\\": "\u{2216}"
-            default: $0
-            }
-        }))
+        String(
+            String.UnicodeScalarView(
+                text.unicodeScalars.map {
+                    switch $0 {
+                    case "\"": "\u{2033}"
+                    case "\\": "\u{2216}"
+                    default: $0
+                    }
+                }))
     }
 
     static func waybar(_ scene: IslandScene, text: String, maxLength: Int) -> JSONObject {

@@ -210,8 +210,10 @@ extension BarClick {
     /// named by the user, rather than the island's; `shown`: the records of the bar presenters
     /// running for the daemon (none: a key binding alone, which acts on the island as the
     /// daemon has it). `list` is no call: the caller opens the list.
-    package func decide(button: String?, activity: String?, model: PresenterModel, shown: [BarShown],
-                       clickedAt: Double, now: Double) -> BarShown.Decision {
+    package func decide(
+        button: String?, activity: String?, model: PresenterModel, shown: [BarShown],
+        clickedAt: Double, now: Double
+    ) -> BarShown.Decision {
         let interaction: String, id: String
         if let activity {
             // Named by the user: what the island or a bar shows now does not choose it.

@@ -154,8 +154,9 @@ package struct IslandScene: Sendable {
 
     /// The compact presentation as one line: leading and trailing, else the chip.
     package static func compactText(_ entry: Entry) -> String {
-        let live = oneLine([entry.layout.compactLeading, entry.layout.compactTrailing]
-            .compactMap { $0?.view.displayText }.filter { !$0.isEmpty }.joined(separator: " "))
+        let live = oneLine(
+            [entry.layout.compactLeading, entry.layout.compactTrailing]
+                .compactMap { $0?.view.displayText }.filter { !$0.isEmpty }.joined(separator: " "))
         if !live.isEmpty { return live }
         return oneLine(entry.layout.chip ?? "")
     }
@@ -170,8 +171,9 @@ package struct IslandScene: Sendable {
     /// minimal view has none of its own (two bare "2%" say nothing of whose they are).
     package static func minimalText(_ entry: Entry) -> String {
         let parts = minimalParts(entry)
-        return oneLine([parts.symbol.map(RenderedView.glyph(forSymbol:)), parts.view?.displayText]
-            .compactMap { $0 }.filter { !$0.isEmpty }.joined(separator: " "))
+        return oneLine(
+            [parts.symbol.map(RenderedView.glyph(forSymbol:)), parts.view?.displayText]
+                .compactMap { $0 }.filter { !$0.isEmpty }.joined(separator: " "))
     }
 
     /// The most the detached bubble shows, in cells: a symbol and a short value.
@@ -238,8 +240,10 @@ extension RenderedLayout {
     /// The layout with no button left in any region; a region that held nothing else is gone.
     package var withoutButtons: RenderedLayout {
         var layout = self
-        for key in [\RenderedLayout.lockScreen, \.compactLeading, \.compactTrailing, \.minimal,
-                    \.expandedLeading, \.expandedTrailing, \.expandedCenter, \.expandedBottom] {
+        for key in [
+            \RenderedLayout.lockScreen, \.compactLeading, \.compactTrailing, \.minimal,
+            \.expandedLeading, \.expandedTrailing, \.expandedCenter, \.expandedBottom,
+        ] {
             layout[keyPath: key] = layout[keyPath: key].flatMap { region in
                 region.view.withoutButtons.map { view in
                     var kept = region
@@ -309,7 +313,8 @@ extension RenderedView {
 
     package var buttons: [(action: String, label: String)] {
         switch self {
-        case .button(let action, let label, let symbol): [(action, [symbol.map(Self.glyph(forSymbol:)), label].compactMap { $0 }.filter { !$0.isEmpty }.joined(separator: " "))]
+        case .button(let action, let label, let symbol):
+            [(action, [symbol.map(Self.glyph(forSymbol:)), label].compactMap { $0 }.filter { !$0.isEmpty }.joined(separator: " "))]
         case .hstack(let children, _), .vstack(let children, _): children.flatMap(\.buttons)
         case .link(_, let child): child.buttons
         case .image(_, let fallback): fallback?.buttons ?? []

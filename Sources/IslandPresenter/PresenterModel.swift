@@ -82,14 +82,15 @@ package struct PresenterModel: Sendable, Hashable {
         typealias Names = PresenterNames.Update
         let sequence = update[Names.sequence]?.intValue ?? 0
         // A delta leaves out what did not change: an item's layout, the island.
-        let items = update[Names.items]?.arrayValue?.compactMap { json -> PresenterItem? in
-            guard var item = PresenterItem(json: json) else { return nil }
-            if json[PresenterNames.Item.layout] == nil, let known = self.items[item.id] {
-                item.layout = known.layout
-                item.defaultLayout = known.defaultLayout
-            }
-            return item
-        } ?? []
+        let items =
+            update[Names.items]?.arrayValue?.compactMap { json -> PresenterItem? in
+                guard var item = PresenterItem(json: json) else { return nil }
+                if json[PresenterNames.Item.layout] == nil, let known = self.items[item.id] {
+                    item.layout = known.layout
+                    item.defaultLayout = known.defaultLayout
+                }
+                return item
+            } ?? []
         switch update[Names.kind]?.stringValue {
         case "snapshot":
             let before = self

@@ -23,11 +23,12 @@ package enum SVGDrawing {
     package struct Failure: Error, CustomStringConvertible {
         package var description: String
 
-        package static let drawerMissing = Failure(description: """
-            SVG is drawn by \(drawerName) from the island-overlay package, which is not installed \
-            (no \(drawerName) beside this program, in /usr/bin or on PATH); install it: \
-            apt install island-overlay
-            """)
+        package static let drawerMissing = Failure(
+            description: """
+                SVG is drawn by \(drawerName) from the island-overlay package, which is not installed \
+                (no \(drawerName) beside this program, in /usr/bin or on PATH); install it: \
+                apt install island-overlay
+                """)
     }
 
     /// The overlay beside this executable (a build directory, or one install prefix), else the
@@ -56,9 +57,10 @@ package enum SVGDrawing {
     /// least one]} within `maximumRequestBytes`.
     package static func parseRequest(_ bytes: [UInt8]) -> (now: Double, updates: [JSONObject])? {
         guard bytes.count <= maximumRequestBytes,
-              let request = try? JSONParser.parse(bytes).objectValue,
-              let now = request["now"]?.doubleValue, now.isFinite,
-              let updates = request["updates"]?.arrayValue?.compactMap(\.objectValue), !updates.isEmpty else { return nil }
+            let request = try? JSONParser.parse(bytes).objectValue,
+            let now = request["now"]?.doubleValue, now.isFinite,
+            let updates = request["updates"]?.arrayValue?.compactMap(\.objectValue), !updates.isEmpty
+        else { return nil }
         return (now, updates)
     }
 

@@ -72,11 +72,13 @@ package actor TUIController {
         package var monotonic: @Sendable () -> Double
         package var settleTime: Double
 
-        package init(write: @escaping @Sendable (String) -> Void, size: @escaping @Sendable () -> (columns: Int, rows: Int),
-                    clock: @escaping @Sendable () -> Double, open: @escaping @Sendable (String) -> Bool,
-                    interact: @escaping @Sendable (String, String?, String?) async throws -> String?,
-                    monotonic: @escaping @Sendable () -> Double = BootClock.now,
-                    settleTime: Double = ClickTarget.defaultSettleTime) {
+        package init(
+            write: @escaping @Sendable (String) -> Void, size: @escaping @Sendable () -> (columns: Int, rows: Int),
+            clock: @escaping @Sendable () -> Double, open: @escaping @Sendable (String) -> Bool,
+            interact: @escaping @Sendable (String, String?, String?) async throws -> String?,
+            monotonic: @escaping @Sendable () -> Double = BootClock.now,
+            settleTime: Double = ClickTarget.defaultSettleTime
+        ) {
             self.write = write
             self.size = size
             self.clock = clock
@@ -209,8 +211,9 @@ package actor TUIController {
         let (columns, rows) = io.size()
         let frame = TerminalFrame(columns: columns, rows: rows)
         let scene = IslandScene(model: model, now: io.clock())
-        let chrome = TerminalChrome(selected: model.island.lockScreen.count > 1 || selected != nil ? selectedID : nil,
-                                    message: message, disconnected: disconnected)
+        let chrome = TerminalChrome(
+            selected: model.island.lockScreen.count > 1 || selected != nil ? selectedID : nil,
+            message: message, disconnected: disconnected)
         let (lines, places) = frame.layout(scene, chrome: chrome)
         var out = "\u{1B}[H"
         for (index, line) in lines.enumerated() {

@@ -70,7 +70,11 @@ package final class TerminalSession: Sendable {
     }
 
     package func restore() {
-        guard var saved = original.withLock({ state -> termios? in defer { state = nil }; return state }) else { return }
+        guard
+            var saved = original.withLock({ state -> termios? in
+                defer { state = nil }; return state
+            })
+        else { return }
         writeAll("\u{1B}[0m\u{1B}[?25h\u{1B}[?1049l")
         tcsetattr(0, TCSAFLUSH, &saved)
     }
@@ -128,7 +132,11 @@ package func signalStream(_ signals: [Int32]) -> AsyncStream<Int32> {
 private final class SignalSources: Sendable {
     private let sources: Mutex<[any DispatchSourceSignal]>
     init(_ sources: sending [any DispatchSourceSignal]) { self.sources = Mutex(sources) }
-    func cancel() { sources.withLock { $0.forEach { $0.cancel() }; $0 = [] } }
+    func cancel() {
+        sources.withLock {
+            $0.forEach { $0.cancel() }; $0 = []
+        }
+    }
 }
 
 /// Opens a URL with `xdg-open` when it is on `PATH`; false otherwise.

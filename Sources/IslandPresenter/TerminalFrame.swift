@@ -115,7 +115,8 @@ package struct TerminalFrame: Sendable {
         } else if let message = chrome.message {
             footer.append(StyledLine(" " + IslandScene.oneLine(message)))
         }
-        var status = " \(scene.mode.rawValue) │ " + (scene.isFocused ? "Do Not Disturb │ " : "")
+        var status =
+            " \(scene.mode.rawValue) │ " + (scene.isFocused ? "Do Not Disturb │ " : "")
             + (scene.isContentHidden ? "Screen shared: content hidden │ " : "") + Self.keyHelp
         status += String(repeating: " ", count: max(0, columns - displayWidth(status)))
         footer.append(StyledLine(status, style: Self.statusStyle))
@@ -132,8 +133,10 @@ package struct TerminalFrame: Sendable {
     /// The list scrolls by whole cards so that the selected card ends on screen (its top, when
     /// it is taller than the room): the cards before it that do not fit are left out, and the
     /// heading says how many.
-    private func scrollToSelected(_ lines: inout [StyledLine], _ places: inout Places, cards: [(id: String, rows: Range<Int>)],
-                                  heading: Int, selected: String?, room: Int) {
+    private func scrollToSelected(
+        _ lines: inout [StyledLine], _ places: inout Places, cards: [(id: String, rows: Range<Int>)],
+        heading: Int, selected: String?, room: Int
+    ) {
         guard let selected, let target = cards.first(where: { $0.id == selected }), target.rows.upperBound > room else { return }
         var dropped = 0, hidden: [String] = []
         for card in cards where card.id != selected && target.rows.upperBound - dropped > room {
@@ -181,8 +184,11 @@ package struct TerminalFrame: Sendable {
             guard let entry = scene.expanded else { return [] }
             let inner = min(columns - 4, 60)
             let layout = entry.layout
-            var content = [spread(layout.expandedLeading?.view.displayText ?? "", layout.expandedCenter?.view.displayText ?? "",
-                                  layout.expandedTrailing?.view.displayText ?? "", width: inner)]
+            var content = [
+                spread(
+                    layout.expandedLeading?.view.displayText ?? "", layout.expandedCenter?.view.displayText ?? "",
+                    layout.expandedTrailing?.view.displayText ?? "", width: inner)
+            ]
             var buttonNumber = [layout.expandedLeading, layout.expandedCenter, layout.expandedTrailing]
                 .compactMap { $0?.view.buttons.count }.reduce(0, +)
             for row in layout.expandedBottom.map({ ViewRow.rows(of: $0.view) }) ?? [] {

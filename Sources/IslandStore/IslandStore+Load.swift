@@ -69,8 +69,8 @@ extension IslandStore {
         let rows = try Row.fetchCursor(db, sql: "SELECT app, uid, type, body FROM layouts ORDER BY app, uid, type")
         while let row = try rows.next() {
             guard let app = Self.text(row[0]), case .int64(let uidValue) = (row[1] as DatabaseValue).storage,
-                  uidValue == Schema.noUID || UInt32(exactly: uidValue) != nil,
-                  let type = Self.text(row[2]), let body = Self.text(row[3])
+                uidValue == Schema.noUID || UInt32(exactly: uidValue) != nil,
+                let type = Self.text(row[2]), let body = Self.text(row[3])
             else {
                 state.damaged.append("layout:\(Self.text(row[0]) ?? "?")/\(Self.text(row[2]) ?? "?")")
                 continue
@@ -83,8 +83,8 @@ extension IslandStore {
         let rows = try Row.fetchCursor(db, sql: "SELECT token, app, uid, activity_id, type, last_timestamp FROM push_tokens")
         while let row = try rows.next() {
             guard let token = Self.text(row[0]), let app = Self.text(row[1]),
-                  case .int64(let uidValue) = (row[2] as DatabaseValue).storage,
-                  uidValue == Schema.noUID || UInt32(exactly: uidValue) != nil
+                case .int64(let uidValue) = (row[2] as DatabaseValue).storage,
+                uidValue == Schema.noUID || UInt32(exactly: uidValue) != nil
             else {
                 state.damaged.append("push-token")
                 continue
@@ -95,8 +95,10 @@ extension IslandStore {
                 case .int64(let i): Double(i)
                 default: nil
                 }
-            state.pushTokens.append(StoredPushToken(token: token, app: app, uid: UInt32(exactly: uidValue), activityID: Self.text(row[3]),
-                                                    type: Self.text(row[4]), lastTimestamp: lastTimestamp))
+            state.pushTokens.append(
+                StoredPushToken(
+                    token: token, app: app, uid: UInt32(exactly: uidValue), activityID: Self.text(row[3]),
+                    type: Self.text(row[4]), lastTimestamp: lastTimestamp))
         }
     }
 

@@ -43,8 +43,10 @@ actor Bridge {
     private var daemon = DaemonState()
     private var stopping = false
 
-    init(loop: BusLoop, configuration: BridgeConfiguration, connection: IslandConnection, busAddress: String?,
-         environment: [String: String], logger: Logger) {
+    init(
+        loop: BusLoop, configuration: BridgeConfiguration, connection: IslandConnection, busAddress: String?,
+        environment: [String: String], logger: Logger
+    ) {
         self.loop = loop
         self.configuration = configuration
         self.connection = connection
@@ -64,12 +66,14 @@ actor Bridge {
         } catch {
             logger.critical("cannot arm timers on the bus loop", metadata: ["error": "\(error)"])
         }
-        logger.info("starting", metadata: [
-            "mpris": "\(configuration.mprisEnabled)", "notifications": "\(configuration.notificationsEnabled)",
-            "jobs": "\(configuration.servesJobs(currentDesktop: host.currentDesktop))", "maxActivities": "\(configuration.maxActivities)",
-            "followFocus": "\(configuration.followFocus)", "followScreenSharing": "\(configuration.followScreenSharing)",
-            "followLock": "\(configuration.followLock)",
-        ])
+        logger.info(
+            "starting",
+            metadata: [
+                "mpris": "\(configuration.mprisEnabled)", "notifications": "\(configuration.notificationsEnabled)",
+                "jobs": "\(configuration.servesJobs(currentDesktop: host.currentDesktop))", "maxActivities": "\(configuration.maxActivities)",
+                "followFocus": "\(configuration.followFocus)", "followScreenSharing": "\(configuration.followScreenSharing)",
+                "followLock": "\(configuration.followLock)",
+            ])
         connectBus()
         connectDaemon()
     }
@@ -170,12 +174,14 @@ actor Bridge {
         links[.sessionBus].held()
         logger.info("connected to the session bus", metadata: ["name": "\(connected.uniqueName)"])
         let bus = SDBusSourceBus(connected, address: host.busAddress, logger: logger)
-        let context = SourceContext(busID: String(connected.busID.prefix(12)), changes: { [self] in apply($0) },
-                                    readEnded: { [self] in settleIfScanned() }, lookup: { [self] in host.entries.lookup($0) },
-                                    now: { Self.now }, logger: logger)
-        let sources = SessionSources(bus: bus, context: context, enabled: configuration.enabledSources(currentDesktop: host.currentDesktop),
-                                     staleAfterPause: configuration.staleAfterPause, maximumJobs: configuration.maxJobs,
-                                     maximumJobsPerSender: configuration.maxJobsPerSender)
+        let context = SourceContext(
+            busID: String(connected.busID.prefix(12)), changes: { [self] in apply($0) },
+            readEnded: { [self] in settleIfScanned() }, lookup: { [self] in host.entries.lookup($0) },
+            now: { Self.now }, logger: logger)
+        let sources = SessionSources(
+            bus: bus, context: context, enabled: configuration.enabledSources(currentDesktop: host.currentDesktop),
+            staleAfterPause: configuration.staleAfterPause, maximumJobs: configuration.maxJobs,
+            maximumJobsPerSender: configuration.maxJobsPerSender)
         session = SessionBus(bus: bus, sources: sources)
         sources.start()
         followFocus()
@@ -275,17 +281,20 @@ actor Bridge {
 
     private func daemonConnected(info: AuthorizationSnapshot, stream: AsyncStream<ActivityEvent>, listed: [ActivitySnapshot]) {
         links[.daemon].held()
-        logger.info("connected to islandd", metadata: [
-            "socket": "\(connection.configuration.socketPath)", "enabled": "\(info.enabled)",
-            "maxActivitiesPerApp": "\(info.limits[ProducerNames.Limits.maxActivitiesPerApp]?.intValue.map(String.init) ?? "?")",
-        ])
+        logger.info(
+            "connected to islandd",
+            metadata: [
+                "socket": "\(connection.configuration.socketPath)", "enabled": "\(info.enabled)",
+                "maxActivitiesPerApp": "\(info.limits[ProducerNames.Limits.maxActivitiesPerApp]?.intValue.map(String.init) ?? "?")",
+            ])
         book.authorized(enabled: info.enabled, maximumActivities: info.limits[ProducerNames.Limits.maxActivitiesPerApp]?.intValue)
         book.adopt(listed.map(Self.listed))
         daemon.listed = true
         desktop.retry(.focus)
         // A daemon that restarted starts unshared: tell it again while something is cast.
         if configuration.followScreenSharing, let screenCasts = session?.screenCasts, screenCasts.monitor != nil,
-           let source = screenCasts.sessions.sharedBy {
+            let source = screenCasts.sessions.sharedBy
+        {
             desktop.sharing.shared(by: source, again: true)
         }
         desktop.retry(.sharing)
@@ -464,8 +473,9 @@ actor Bridge {
         } catch {
             if session?.screenCasts.refusalLogged == false {
                 session?.screenCasts.refusalLogged = true
-                logger.error("cannot watch screen casts (BecomeMonitor refused): sharing the screen will not hide activity content",
-                             metadata: ["error": "\(error)"])
+                logger.error(
+                    "cannot watch screen casts (BecomeMonitor refused): sharing the screen will not hide activity content",
+                    metadata: ["error": "\(error)"])
             }
             return
         }
@@ -498,9 +508,11 @@ actor Bridge {
         let shared = session?.screenCasts.sessions.sharedBy
         if shared != session?.screenCasts.sharedBefore {
             if let shared {
-                logger.info("the screen is shared", metadata: [
-                    "by": "\(shared.rawValue)", "sessions": "\(session?.screenCasts.sessions.sessionCount ?? 0)",
-                ])
+                logger.info(
+                    "the screen is shared",
+                    metadata: [
+                        "by": "\(shared.rawValue)", "sessions": "\(session?.screenCasts.sessions.sessionCount ?? 0)",
+                    ])
             } else {
                 logger.info("the screen is no longer shared")
             }
@@ -540,8 +552,9 @@ actor Bridge {
     private func followGnomeLockScreen(bus: SDBusSourceBus) {
         let desktops = (host.currentDesktop ?? "").split(separator: ":").map { $0.uppercased() }
         guard desktops.contains("GNOME"), session?.lockScreenSettings == nil else { return }
-        let follower = GnomeLockScreenFollower(bus: bus, read: { [self] in readGnomeLockScreen() },
-                                               reading: { [self] in gnomeLockScreenRead($0) })
+        let follower = GnomeLockScreenFollower(
+            bus: bus, read: { [self] in readGnomeLockScreen() },
+            reading: { [self] in gnomeLockScreenRead($0) })
         do {
             try follower.start()
             session?.lockScreenSettings = follower
@@ -564,11 +577,15 @@ actor Bridge {
     private func gnomeLockScreenRead(_ levels: GnomeLockScreen?) {
         guard let levels else {
             // What islandd was told stays: an unreadable dump says nothing of the user's wish.
-            return logger.warning("cannot read GNOME's lock-screen settings (is dconf installed?)",
-                                  metadata: ["directory": "\(GnomeLockScreen.directory)"])
+            return logger.warning(
+                "cannot read GNOME's lock-screen settings (is dconf installed?)",
+                metadata: ["directory": "\(GnomeLockScreen.directory)"])
         }
-        logger.debug("GNOME's lock-screen settings", metadata: [
-            "everyAppSecret": "\(levels.everyAppSecret)", "private": "\(levels.privateApps)", "secret": "\(levels.secretApps)"])
+        logger.debug(
+            "GNOME's lock-screen settings",
+            metadata: [
+                "everyAppSecret": "\(levels.everyAppSecret)", "private": "\(levels.privateApps)", "secret": "\(levels.secretApps)",
+            ])
         // The first read is said even if it is islandd's default: a bridge that starts cannot know
         // what the one before it said.
         desktop.lockScreen.wish(levels, again: session?.lockScreenRead == nil)
@@ -594,8 +611,9 @@ actor Bridge {
             }
         } catch {
             let wait = links[.systemBus].failed(now: .now)
-            logger.warning("cannot connect to the system bus for logind's LockedHint; retrying",
-                           metadata: ["error": "\(error)", "retryIn": "\(wait)"])
+            logger.warning(
+                "cannot connect to the system bus for logind's LockedHint; retrying",
+                metadata: ["error": "\(error)", "retryIn": "\(wait)"])
             armTimer()
             return
         }
@@ -661,8 +679,9 @@ actor Bridge {
     }
 
     static func listed(_ activity: ActivitySnapshot) -> ActivityBook.Listed {
-        ActivityBook.Listed(id: activity.id, source: activity.attributes["source"]?.stringValue,
-                            content: BridgedContent(activity.content))
+        ActivityBook.Listed(
+            id: activity.id, source: activity.attributes["source"]?.stringValue,
+            content: BridgedContent(activity.content))
     }
 }
 

@@ -17,29 +17,34 @@ extension ActivityBook.Command {
                 let sourceApp = SourceApp.verifiedEntry(in: attributes)
                 let activity: ActivitySnapshot, created: Bool
                 do {
-                    (activity, created) = try await connection.request(type: type, attributes: attributes, content: content.raw,
-                                                                       key: key, ownerGone: .stale, sourceApp: sourceApp)
+                    (activity, created) = try await connection.request(
+                        type: type, attributes: attributes, content: content.raw,
+                        key: key, ownerGone: .stale, sourceApp: sourceApp)
                 } catch let error as ActivityAuthorizationError where sourceApp.map({ Self.refuses($0, error) }) == true {
                     // An islandd that does not let the bridge speak for the app (one older than
                     // `sourceApp`, one whose desktop entries differ from the bridge's, one that
                     // does not recognise the bridge): the card is headed by the bridge, and the
                     // layout says which kind of source it is. Said, so the user can see why.
-                    logger.notice("islandd does not let the bridge head this card with the app it verified; the bridge heads it",
-                                  metadata: ["sourceApp": "\(sourceApp ?? "")", "reason": "\(error)"])
-                    (activity, created) = try await connection.request(type: type, attributes: attributes, content: content.raw,
-                                                                       key: key, ownerGone: .stale)
+                    logger.notice(
+                        "islandd does not let the bridge head this card with the app it verified; the bridge heads it",
+                        metadata: ["sourceApp": "\(sourceApp ?? "")", "reason": "\(error)"])
+                    (activity, created) = try await connection.request(
+                        type: type, attributes: attributes, content: content.raw,
+                        key: key, ownerGone: .stale)
                 }
                 // Found by its key (a retry after a lost reply): what the daemon holds may be older.
-                return .requested(id: activity.id, ended: activity.state == .ended || activity.state == .dismissed,
-                                  content: created ? content : BridgedContent(activity.content))
+                return .requested(
+                    id: activity.id, ended: activity.state == .ended || activity.state == .dismissed,
+                    content: created ? content : BridgedContent(activity.content))
             case .update(_, let id, let content):
                 _ = try await connection.update(id: id, content: content.raw)
                 return .updated
             case .end(_, let id, let content, let dismissal):
-                let policy: ActivityUIDismissalPolicy = switch dismissal {
-                case .immediate: .immediate
-                case .after(let date): .after(Date(timeIntervalSince1970: date))
-                }
+                let policy: ActivityUIDismissalPolicy =
+                    switch dismissal {
+                    case .immediate: .immediate
+                    case .after(let date): .after(Date(timeIntervalSince1970: date))
+                    }
                 _ = try await connection.end(id: id, content: content?.raw, dismissalPolicy: policy)
                 return .ended
             }

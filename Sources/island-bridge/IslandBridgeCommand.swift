@@ -69,17 +69,21 @@ struct IslandBridgeCommand: AsyncParsableCommand {
         defer { loop.shutdown() }
         // A call waits this long for a daemon that went away before the book holds it and
         // retries later, so a stopping bridge never waits long for a daemon that is gone.
-        let connection = IslandConnection(configuration: IslandKit.Configuration(appID: Self.appID, socketPath: socket,
-                                                                                 reconnectTimeout: .seconds(3)))
-        let bridge = Bridge(loop: loop, configuration: configuration, connection: connection, busAddress: busAddress,
-                            environment: environment, logger: logger)
+        let connection = IslandConnection(
+            configuration: IslandKit.Configuration(
+                appID: Self.appID, socketPath: socket,
+                reconnectTimeout: .seconds(3)))
+        let bridge = Bridge(
+            loop: loop, configuration: configuration, connection: connection, busAddress: busAddress,
+            environment: environment, logger: logger)
         let hangups = await UnixSignalsSequence(trapping: .sighup)
-        let group = ServiceGroup(configuration: .init(
-            services: [
-                .init(service: BridgeService(bridge: bridge)),
-                .init(service: ConfigurationReloads(hangups: hangups, path: path, bridge: bridge, logger: logger)),
-            ],
-            gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
+        let group = ServiceGroup(
+            configuration: .init(
+                services: [
+                    .init(service: BridgeService(bridge: bridge)),
+                    .init(service: ConfigurationReloads(hangups: hangups, path: path, bridge: bridge, logger: logger)),
+                ],
+                gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
         try await group.run()
     }
 

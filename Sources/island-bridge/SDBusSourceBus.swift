@@ -36,19 +36,27 @@ final class SDBusSourceBus: SourceBus {
         try bus.addMatch(rule) { handler($0) }
     }
 
-    func call(destination: String, path: String, interface: String, member: String, arguments: [BusValue], timeout: Duration,
-              reply: @escaping (Result<any IncomingMessage, BusError>) -> Void) throws(BusError) {
-        try bus.call(destination: destination, path: path, interface: interface, member: member, arguments: arguments,
-                     timeout: timeout) { result in reply(result.map { message -> any IncomingMessage in message }) }
+    func call(
+        destination: String, path: String, interface: String, member: String, arguments: [BusValue], timeout: Duration,
+        reply: @escaping (Result<any IncomingMessage, BusError>) -> Void
+    ) throws(BusError) {
+        try bus.call(
+            destination: destination, path: path, interface: interface, member: member, arguments: arguments,
+            timeout: timeout
+        ) { result in reply(result.map { message -> any IncomingMessage in message }) }
     }
 
-    func export(_ interface: ExportedInterface, at path: String,
-                handler: @escaping (any IncomingMessage) -> MethodResult) throws(BusError) -> BusSubscription {
+    func export(
+        _ interface: ExportedInterface, at path: String,
+        handler: @escaping (any IncomingMessage) -> MethodResult
+    ) throws(BusError) -> BusSubscription {
         try bus.export(interface, at: path) { handler($0) }
     }
 
-    func requestName(_ name: String, allowReplacement: Bool, queue: Bool,
-                     completion: @escaping (Result<Bus.NameOwnership, BusError>) -> Void) throws(BusError) {
+    func requestName(
+        _ name: String, allowReplacement: Bool, queue: Bool,
+        completion: @escaping (Result<Bus.NameOwnership, BusError>) -> Void
+    ) throws(BusError) {
         try bus.requestName(name, allowReplacement: allowReplacement, queue: queue, completion: completion)
     }
 
@@ -61,11 +69,13 @@ final class SDBusSourceBus: SourceBus {
     }
 
     func monitor(rules: [String], handler: @escaping (any IncomingMessage) -> Void) throws(BusError) -> BusSubscription {
-        let monitor = try Bus.monitor(address: address, rules: rules, loop: bus.loop, description: "island-bridge-monitor",
-                                      handler: { handler($0) }, onDisconnect: { [logger] in
-            // The main connection notices the same loss and reconnects both.
-            logger.debug("the monitor connection closed")
-        })
+        let monitor = try Bus.monitor(
+            address: address, rules: rules, loop: bus.loop, description: "island-bridge-monitor",
+            handler: { handler($0) },
+            onDisconnect: { [logger] in
+                // The main connection notices the same loss and reconnects both.
+                logger.debug("the monitor connection closed")
+            })
         monitors.append(Weak(monitor))
         return monitor
     }
@@ -114,8 +124,8 @@ final class SDBusSourceBus: SourceBus {
         do {
             try callDriver("GetConnectionCredentials", [.string(sender)]) { [weak self] result in
                 guard case .success(let reply) = result, let credentials = (try? reply.arguments())?.first?.dictionary,
-                      let pid = credentials["ProcessID"]?.integer.flatMap(Int32.init(exactly:)), pid > 0,
-                      let uid = credentials["UnixUserID"]?.integer, uid == Int64(getuid())
+                    let pid = credentials["ProcessID"]?.integer.flatMap(Int32.init(exactly:)), pid > 0,
+                    let uid = credentials["UnixUserID"]?.integer, uid == Int64(getuid())
                 else { return answer(.unknown) }
                 let handle = ProcessHandle(pid: pid)
                 if handle.isGone { return answer(.unknown) }
@@ -142,14 +152,16 @@ final class SDBusSourceBus: SourceBus {
     static func facts(pid: Int32) -> SenderIdentity {
         let unit = ProcessIdentity.userUnit(pid: pid) ?? ProcessIdentity.systemUnit(pid: pid)
         let unitAppID = unit.flatMap(ProcessIdentity.appID(fromUnit:))
-        let confinement: SenderIdentity.Confinement = switch ProcessIdentity.sandbox(pid: pid, readingForeignRoots: false) {
-        case .none: .none
-        case .flatpak(let app?, _): .flatpak(appID: app)
-        case .snap(let name): .snap(name: name)
-        default: .other
-        }
-        return SenderIdentity(confinement: confinement, unitAppID: unitAppID,
-                              executable: confinement == .none ? ProcessIdentity.executablePath(pid: pid) : nil)
+        let confinement: SenderIdentity.Confinement =
+            switch ProcessIdentity.sandbox(pid: pid, readingForeignRoots: false) {
+            case .none: .none
+            case .flatpak(let app?, _): .flatpak(appID: app)
+            case .snap(let name): .snap(name: name)
+            default: .other
+            }
+        return SenderIdentity(
+            confinement: confinement, unitAppID: unitAppID,
+            executable: confinement == .none ? ProcessIdentity.executablePath(pid: pid) : nil)
     }
 }
 

@@ -12,8 +12,9 @@ struct IslandOverlayCommand: ParsableCommand {
         discussion: OverlayCommandLine.discussion,
         version: "0.1.0")
 
-    @Option(help: ArgumentHelp(
-        "The daemon's socket (default: $ISLAND_SOCKET, else $XDG_RUNTIME_DIR/island/islandd.sock).", valueName: "path"))
+    @Option(
+        help: ArgumentHelp(
+            "The daemon's socket (default: $ISLAND_SOCKET, else $XDG_RUNTIME_DIR/island/islandd.sock).", valueName: "path"))
     var socket: String?
 
     @Option(help: ArgumentHelp("The configuration file (default: $XDG_CONFIG_HOME/island/overlay.conf).", valueName: "file"))
@@ -22,59 +23,74 @@ struct IslandOverlayCommand: ParsableCommand {
     @Option(help: ArgumentHelp("The style sheet (default: $XDG_CONFIG_HOME/island/overlay.css).", valueName: "file"))
     var css: String?
 
-    @Flag(help: """
-        Open an ordinary window that the desktop's shell places and stacks, instead of placing \
-        the island itself: what the GNOME Shell extension starts. Reads the shell's state on \
-        standard input ({"fullscreen": bool, "alerts": bool}, a JSON object a line) and exits \
-        when it is closed. Output=, Layer= and MarginTop= do not apply; Fullscreen= does.
-        """)
+    @Flag(
+        help: """
+            Open an ordinary window that the desktop's shell places and stacks, instead of placing \
+            the island itself: what the GNOME Shell extension starts. Reads the shell's state on \
+            standard input ({"fullscreen": bool, "alerts": bool}, a JSON object a line) and exits \
+            when it is closed. Output=, Layer= and MarginTop= do not apply; Fullscreen= does.
+            """)
     var hosted = false
 
-    @Option(help: ArgumentHelp("""
-        small, medium or large, or a factor from 0.75 to 2: the island's size, over Size= of \
-        overlay.conf.
-        """, valueName: "size"))
+    @Option(
+        help: ArgumentHelp(
+            """
+            small, medium or large, or a factor from 0.75 to 2: the island's size, over Size= of \
+            overlay.conf.
+            """, valueName: "size"))
     var size: String?
 
-    @Option(help: ArgumentHelp("""
-        (--hosted only) The window's height at most, in logical pixels: the room the host has \
-        under its bar, so that the list ends on screen.
-        """, valueName: "pixels"))
+    @Option(
+        help: ArgumentHelp(
+            """
+            (--hosted only) The window's height at most, in logical pixels: the room the host has \
+            under its bar, so that the list ends on screen.
+            """, valueName: "pixels"))
     var maxHeight: Int?
 
-    @Flag(help: """
-        Open or close the list of the running overlay, and exit (for bars and key bindings): sends \
-        SIGUSR1 to the pid in $XDG_RUNTIME_DIR/island/overlay.pid.
-        """)
+    @Flag(
+        help: """
+            Open or close the list of the running overlay, and exit (for bars and key bindings): sends \
+            SIGUSR1 to the pid in $XDG_RUNTIME_DIR/island/overlay.pid.
+            """)
     var toggleList = false
 
-    @Option(help: ArgumentHelp("""
-        Draw every form of the five example apps to dir/*.png, off-screen (no display needed), and \
-        exit. Times of day in UTC unless TZ is set.
-        """, valueName: "dir"))
+    @Option(
+        help: ArgumentHelp(
+            """
+            Draw every form of the five example apps to dir/*.png, off-screen (no display needed), and \
+            exit. Times of day in UTC unless TZ is set.
+            """, valueName: "dir"))
     var renderGallery: String?
 
-    @Option(help: ArgumentHelp("""
-        (--render-gallery only) The example layouts, one directory per app (default: \
-        ./packaging/layouts, else /usr/share/island/layouts).
-        """, valueName: "dir"))
+    @Option(
+        help: ArgumentHelp(
+            """
+            (--render-gallery only) The example layouts, one directory per app (default: \
+            ./packaging/layouts, else /usr/share/island/layouts).
+            """, valueName: "dir"))
     var layouts: String?
 
     @Option(help: ArgumentHelp("(--render-gallery only) Draw at n times the size, 1 to 4.", valueName: "n"))
     var scale = 1
 
-    @Option(name: .customLong("draw-svg"), help: ArgumentHelp("""
-        Draw the island as SVG to file ('-': standard output), off-screen (no display needed), \
-        and exit: what island-presenter snapshot --svg and island preview --svg start. Reads \
-        {"now": epoch seconds, "updates": [presenter updates, a snapshot first]} on standard \
-        input; exit status 65 when that is not what came (or it is over 64 MiB), 1 when the \
-        SVG could not be written. See island-overlay(1).
-        """, valueName: "file"))
+    @Option(
+        name: .customLong("draw-svg"),
+        help: ArgumentHelp(
+            """
+            Draw the island as SVG to file ('-': standard output), off-screen (no display needed), \
+            and exit: what island-presenter snapshot --svg and island preview --svg start. Reads \
+            {"now": epoch seconds, "updates": [presenter updates, a snapshot first]} on standard \
+            input; exit status 65 when that is not what came (or it is over 64 MiB), 1 when the \
+            SVG could not be written. See island-overlay(1).
+            """, valueName: "file"))
     var drawSVG: String?
 
     func validate() throws {
-        if let problem = OverlayCommandLine.problem(size: size, maxHeight: maxHeight, hosted: hosted, scale: scale,
-                                                    renderGallery: renderGallery, drawSVG: drawSVG) {
+        if let problem = OverlayCommandLine.problem(
+            size: size, maxHeight: maxHeight, hosted: hosted, scale: scale,
+            renderGallery: renderGallery, drawSVG: drawSVG)
+        {
             throw ValidationError(problem)
         }
     }
@@ -105,8 +121,9 @@ struct IslandOverlayCommand: ParsableCommand {
             let monitors = hosted ? nil : OverlayMonitors(wayland: window.wayland, config: overlayConfig)
             monitors?.start()
             let islands = OverlayIslands { window, placement in
-                let shell = OverlayShell(window: window, placement: placement, config: overlayConfig, cssPath: cssPath,
-                                         socketPath: socketPath, environment: environment)
+                let shell = OverlayShell(
+                    window: window, placement: placement, config: overlayConfig, cssPath: cssPath,
+                    socketPath: socketPath, environment: environment)
                 shell.listen()
                 shell.start()
                 return shell

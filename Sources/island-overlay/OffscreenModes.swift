@@ -22,7 +22,8 @@ extension IslandOverlayCommand {
     /// linking cairo, and the package carries no second binary for it.
     func drawSVG(to path: String, environment: [String: String]) throws {
         guard let input = readStandardInput(limit: SVGDrawing.maximumRequestBytes),
-              let request = SVGDrawing.parseRequest(input) else {
+            let request = SVGDrawing.parseRequest(input)
+        else {
             throw fail("--draw-svg: standard input is not {\"now\": number, \"updates\": [objects]} within \(SVGDrawing.maximumRequestBytes) bytes", status: 65)
         }
         var model = PresenterModel()

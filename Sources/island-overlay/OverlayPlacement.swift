@@ -38,30 +38,38 @@ import IslandOverlay
     func start() {
         x11?.start()
         log(sources)
-        island_signal_connect(UnsafeMutableRawPointer(display), "monitor-added", unsafeBitCast({ (_: UnsafeMutableRawPointer?, monitor: OpaquePointer?, data: UnsafeMutableRawPointer?) in
-            OverlayMonitors.with(data) { monitors in
-                guard let monitor else { return }
-                log("a monitor was added (model \(monitors.output(monitor).model ?? "unknown"))")
-                monitors.compositor?.watch(monitor)
-                for placement in monitors.placements { placement.place() }
-                monitors.added(monitor)
-            }
-        } as @convention(c) (UnsafeMutableRawPointer?, OpaquePointer?, UnsafeMutableRawPointer?) -> Void, to: GCallback.self), pointer)
-        island_signal_connect(UnsafeMutableRawPointer(display), "monitor-removed", unsafeBitCast({ (_: UnsafeMutableRawPointer?, monitor: OpaquePointer?, data: UnsafeMutableRawPointer?) in
-            OverlayMonitors.with(data) { monitors in
-                guard let monitor else { return }
-                log("monitor removed: \(monitors.output(monitor).name)")
-                monitors.compositor?.forget(monitor)
-                for placement in monitors.placements { placement.removed(monitor) }
-            }
-        } as @convention(c) (UnsafeMutableRawPointer?, OpaquePointer?, UnsafeMutableRawPointer?) -> Void, to: GCallback.self), pointer)
+        island_signal_connect(
+            UnsafeMutableRawPointer(display), "monitor-added",
+            unsafeBitCast(
+                { (_: UnsafeMutableRawPointer?, monitor: OpaquePointer?, data: UnsafeMutableRawPointer?) in
+                    OverlayMonitors.with(data) { monitors in
+                        guard let monitor else { return }
+                        log("a monitor was added (model \(monitors.output(monitor).model ?? "unknown"))")
+                        monitors.compositor?.watch(monitor)
+                        for placement in monitors.placements { placement.place() }
+                        monitors.added(monitor)
+                    }
+                } as @convention(c) (UnsafeMutableRawPointer?, OpaquePointer?, UnsafeMutableRawPointer?) -> Void, to: GCallback.self), pointer)
+        island_signal_connect(
+            UnsafeMutableRawPointer(display), "monitor-removed",
+            unsafeBitCast(
+                { (_: UnsafeMutableRawPointer?, monitor: OpaquePointer?, data: UnsafeMutableRawPointer?) in
+                    OverlayMonitors.with(data) { monitors in
+                        guard let monitor else { return }
+                        log("monitor removed: \(monitors.output(monitor).name)")
+                        monitors.compositor?.forget(monitor)
+                        for placement in monitors.placements { placement.removed(monitor) }
+                    }
+                } as @convention(c) (UnsafeMutableRawPointer?, OpaquePointer?, UnsafeMutableRawPointer?) -> Void, to: GCallback.self), pointer)
     }
 
     /// What tells the overlay about fullscreen windows, focus and output names here, for the log.
     private var sources: String {
-        OverlayDesktopSources(wayland: wayland, x11WindowManager: x11?.windowManager == true, toplevelVersion: compositor?.toplevelVersion ?? 0,
-                              xdgOutputVersion: compositor?.xdgOutputVersion ?? 0, drawsOverLockScreen: compositor?.drawsOverLockScreen == true,
-                              fullscreen: config.fullscreen).description
+        OverlayDesktopSources(
+            wayland: wayland, x11WindowManager: x11?.windowManager == true, toplevelVersion: compositor?.toplevelVersion ?? 0,
+            xdgOutputVersion: compositor?.xdgOutputVersion ?? 0, drawsOverLockScreen: compositor?.drawsOverLockScreen == true,
+            fullscreen: config.fullscreen
+        ).description
     }
 
     private var pointer: UnsafeMutableRawPointer { Unmanaged.passUnretained(self).toOpaque() }
@@ -164,19 +172,25 @@ import IslandOverlay
         // asked onto the lock screen anew while locked. GtkWindow's own map handler runs first
         // (the signal is run-first) and makes the role; the first buffer comes later, after
         // the compositor's configure.
-        island_signal_connect(UnsafeMutableRawPointer(window.widget), "map", unsafeBitCast({ (_: UnsafeMutableRawPointer?, data: UnsafeMutableRawPointer?) in
-            OverlayPlacement.with(data) { $0.mapped() }
-        } as @convention(c) (UnsafeMutableRawPointer?, UnsafeMutableRawPointer?) -> Void, to: GCallback.self), pointer)
+        island_signal_connect(
+            UnsafeMutableRawPointer(window.widget), "map",
+            unsafeBitCast(
+                { (_: UnsafeMutableRawPointer?, data: UnsafeMutableRawPointer?) in
+                    OverlayPlacement.with(data) { $0.mapped() }
+                } as @convention(c) (UnsafeMutableRawPointer?, UnsafeMutableRawPointer?) -> Void, to: GCallback.self), pointer)
         // The compositor closes a layer surface whose output goes away, and gtk-layer-shell then
         // closes the window: it is kept, and placed again on the monitor that remains.
-        island_signal_connect(UnsafeMutableRawPointer(window.widget), "delete-event", unsafeBitCast({ (_: UnsafeMutableRawPointer?, _: UnsafeMutableRawPointer?, data: UnsafeMutableRawPointer?) -> gboolean in
-            OverlayPlacement.with(data) { placement in
-                log("the compositor closed the island's surface; placing it again")
-                placement.monitor = nil
-                placement.place()
-            }
-            return 1
-        } as @convention(c) (UnsafeMutableRawPointer?, UnsafeMutableRawPointer?, UnsafeMutableRawPointer?) -> gboolean, to: GCallback.self), pointer)
+        island_signal_connect(
+            UnsafeMutableRawPointer(window.widget), "delete-event",
+            unsafeBitCast(
+                { (_: UnsafeMutableRawPointer?, _: UnsafeMutableRawPointer?, data: UnsafeMutableRawPointer?) -> gboolean in
+                    OverlayPlacement.with(data) { placement in
+                        log("the compositor closed the island's surface; placing it again")
+                        placement.monitor = nil
+                        placement.place()
+                    }
+                    return 1
+                } as @convention(c) (UnsafeMutableRawPointer?, UnsafeMutableRawPointer?, UnsafeMutableRawPointer?) -> gboolean, to: GCallback.self), pointer)
     }
 
     func removed(_ gone: OpaquePointer) {
@@ -200,8 +214,9 @@ import IslandOverlay
         if pinnedToOne {
             step = OverlayPlacementPolicy.pinned(pinned, all: all, current: monitor, visible: gtk_widget_get_visible(window.widget) != 0)
         } else {
-            let chosen = OverlayPlacementPolicy.chosen(config.output, all: all, outputs: all.map(monitors.output),
-                                                       focused: monitors.focused(among: all), current: monitor)
+            let chosen = OverlayPlacementPolicy.chosen(
+                config.output, all: all, outputs: all.map(monitors.output),
+                focused: monitors.focused(among: all), current: monitor)
             step = chosen.step
             fallbackAmong = chosen.fallbackAmong
         }
@@ -225,8 +240,9 @@ import IslandOverlay
         // yet (a new monitor's connector comes after GDK announces it).
         if let monitor, case let name = monitors.output(monitor).name, name != saidName {
             saidName = name
-            log("on output \(monitors.describe(monitor)), Output=\(config.output)"
-                + (fallbackAmong.map { ": no output \(config.output) among \($0.joined(separator: ", ")); here until it comes" } ?? ""))
+            log(
+                "on output \(monitors.describe(monitor)), Output=\(config.output)"
+                    + (fallbackAmong.map { ": no output \(config.output) among \($0.joined(separator: ", ")); here until it comes" } ?? ""))
         }
         let beside = monitor.map { monitors.fullscreen(on: $0, among: all) } ?? false
         if beside != fullscreenBeside {
@@ -245,8 +261,9 @@ import IslandOverlay
         } else {
             var geometry = GdkRectangle()
             gdk_monitor_get_geometry(monitor, &geometry)
-            let origin = OverlayPlacementPolicy.topCentre(monitor: (Int(geometry.x), Int(geometry.y), Int(geometry.width)),
-                                                          windowWidth: Int(window.canvas.width), marginTop: Int(config.marginTop))
+            let origin = OverlayPlacementPolicy.topCentre(
+                monitor: (Int(geometry.x), Int(geometry.y), Int(geometry.width)),
+                windowWidth: Int(window.canvas.width), marginTop: Int(config.marginTop))
             gtk_window_move(island_window(window.widget), Int32(origin.x), Int32(origin.y))
         }
     }
@@ -274,8 +291,10 @@ import IslandOverlay
         }
         if let zone = change.exclusiveZone {
             gtk_layer_set_exclusive_zone(w, Int32(zone))
-            log(zone > 0 ? "reserving the island's strip: exclusive zone \(zone) under MarginTop \(Int(config.marginTop))"
-                : "the island's strip is free again")
+            log(
+                zone > 0
+                    ? "reserving the island's strip: exclusive zone \(zone) under MarginTop \(Int(config.marginTop))"
+                    : "the island's strip is free again")
         }
         if change.layer != nil || change.exclusiveZone != nil { commitNow() }
     }
@@ -289,11 +308,12 @@ import IslandOverlay
     /// v3 (KWin 5.27) it is exclusive meanwhile, the controller's choice.
     func keyboard(_ wanted: OverlayKeyboard) {
         guard window.wayland, let (wanted, released) = surface.keyboard(wanted) else { return }
-        let mode: GtkLayerShellKeyboardMode = switch wanted {
-        case .none: GTK_LAYER_SHELL_KEYBOARD_MODE_NONE
-        case .onDemand: GTK_LAYER_SHELL_KEYBOARD_MODE_ON_DEMAND
-        case .exclusive: GTK_LAYER_SHELL_KEYBOARD_MODE_EXCLUSIVE
-        }
+        let mode: GtkLayerShellKeyboardMode =
+            switch wanted {
+            case .none: GTK_LAYER_SHELL_KEYBOARD_MODE_NONE
+            case .onDemand: GTK_LAYER_SHELL_KEYBOARD_MODE_ON_DEMAND
+            case .exclusive: GTK_LAYER_SHELL_KEYBOARD_MODE_EXCLUSIVE
+            }
         gtk_layer_set_keyboard_mode(island_window(window.widget), mode)
         if released, gtk_widget_get_visible(window.widget) != 0 {
             // KWin 5.27 leaves the keyboard with a layer surface that stops accepting it (it
@@ -341,7 +361,8 @@ import IslandOverlay
 
     private func mapped() {
         guard surface.overLockScreen, let gdkWindow = gtk_widget_get_window(window.widget),
-              let surface = gdk_wayland_window_get_wl_surface(gdkWindow) else { return }
+            let surface = gdk_wayland_window_get_wl_surface(gdkWindow)
+        else { return }
         monitors.compositor?.allowOverLockScreen(surface)
     }
 

@@ -25,16 +25,19 @@ import IslandPresenter
     /// The monitor and what is beside the island there; nil hosted (the desktop's shell places it).
     private let placement: OverlayPlacement?
 
-    init(window: OverlayWindow, placement: OverlayPlacement?, config: OverlayConfig, cssPath: String, socketPath: String,
-         environment: [String: String]) {
+    init(
+        window: OverlayWindow, placement: OverlayPlacement?, config: OverlayConfig, cssPath: String, socketPath: String,
+        environment: [String: String]
+    ) {
         self.window = window
         self.socketPath = socketPath
         loadStyle(window.area, userCSS: cssPath)
         var style = readStyle(window.area)
         style.geometry = config.geometry
         painter = OverlayPainter(style: style, icons: GtkIconSource(), artwork: ArtworkLoader())
-        let layout = OverlayLayout(canvasWidth: window.canvas.width, canvasHeight: window.canvas.height, top: config.geometry.top,
-                                   geometry: config.geometry, metrics: painter.metrics, artwork: painter.artwork)
+        let layout = OverlayLayout(
+            canvasWidth: window.canvas.width, canvasHeight: window.canvas.height, top: config.geometry.top,
+            geometry: config.geometry, metrics: painter.metrics, artwork: painter.artwork)
         let settings = window.plan.settings(environment: environment)
         frameLog = settings.frameLog
         controller = OverlayController(
@@ -55,10 +58,13 @@ import IslandPresenter
     /// Connects GTK's signals and the process's signals to the controller.
     func listen() {
         let area = window.area, widget = window.widget
-        connect(area, "draw", unsafeBitCast({ (_: UnsafeMutableRawPointer?, cr: OpaquePointer?, data: UnsafeMutableRawPointer?) -> gboolean in
-            OverlayShell.with(data) { shell in if let cr { shell.draw(cr) } }
-            return 1
-        } as @convention(c) (UnsafeMutableRawPointer?, OpaquePointer?, UnsafeMutableRawPointer?) -> gboolean, to: GCallback.self))
+        connect(
+            area, "draw",
+            unsafeBitCast(
+                { (_: UnsafeMutableRawPointer?, cr: OpaquePointer?, data: UnsafeMutableRawPointer?) -> gboolean in
+                    OverlayShell.with(data) { shell in if let cr { shell.draw(cr) } }
+                    return 1
+                } as @convention(c) (UnsafeMutableRawPointer?, OpaquePointer?, UnsafeMutableRawPointer?) -> gboolean, to: GCallback.self))
         connect(area, "button-press-event") { _, event, data in
             guard let event else { return 0 }
             var x = 0.0, y = 0.0, button: guint = 0, type: Int32 = 0
@@ -100,19 +106,27 @@ import IslandPresenter
         }
 
         // SIGUSR1 (island-overlay --toggle-list) and the terminating signals, in the GTK loop.
-        g_unix_signal_add(SIGUSR1, { data in
-            OverlayShell.with(data) { $0.handle(.toggleList) }
-            return 1
-        }, pointer)
+        g_unix_signal_add(
+            SIGUSR1,
+            { data in
+                OverlayShell.with(data) { $0.handle(.toggleList) }
+                return 1
+            }, pointer)
         for number in [SIGTERM, SIGINT, SIGHUP] {
-            g_unix_signal_add(number, { _ in gtk_main_quit(); return 0 }, nil)
+            g_unix_signal_add(
+                number,
+                { _ in
+                    gtk_main_quit(); return 0
+                }, nil)
         }
         if window.hosted {
-            g_unix_fd_add(0, GIOCondition(rawValue: G_IO_IN.rawValue | G_IO_HUP.rawValue | G_IO_ERR.rawValue), { _, _, data in
-                var keep: gboolean = 1
-                OverlayShell.with(data) { keep = $0.readHost() ? 1 : 0 }
-                return keep
-            }, pointer)
+            g_unix_fd_add(
+                0, GIOCondition(rawValue: G_IO_IN.rawValue | G_IO_HUP.rawValue | G_IO_ERR.rawValue),
+                { _, _, data in
+                    var keep: gboolean = 1
+                    OverlayShell.with(data) { keep = $0.readHost() ? 1 : 0 }
+                    return keep
+                }, pointer)
         }
     }
 
@@ -205,14 +219,16 @@ import IslandPresenter
             case .describe(let frame):
                 describe(frame)
             case .startFrames:
-                gtk_widget_add_tick_callback(window.area, { _, clock, data in
-                    var more: gboolean = 0
-                    OverlayShell.with(data) { shell in
-                        shell.handle(.frame(microseconds: Int64(gdk_frame_clock_get_frame_time(clock))))
-                        more = shell.controller.wantsFrames ? 1 : 0
-                    }
-                    return more
-                }, pointer, nil)
+                gtk_widget_add_tick_callback(
+                    window.area,
+                    { _, clock, data in
+                        var more: gboolean = 0
+                        OverlayShell.with(data) { shell in
+                            shell.handle(.frame(microseconds: Int64(gdk_frame_clock_get_frame_time(clock))))
+                            more = shell.controller.wantsFrames ? 1 : 0
+                        }
+                        return more
+                    }, pointer, nil)
             case .schedule(let timer, let milliseconds):
                 timers[timer] = g_timeout_add(guint(milliseconds), Self.callback(timer), pointer)
             case .cancel(let timer):
@@ -367,11 +383,13 @@ import IslandPresenter
 /// Runs `work` on the GTK thread, from any thread: GLib's main context runs it in gtk_main.
 func onGTKThread(_ work: @escaping @MainActor @Sendable () -> Void) {
     let box = Unmanaged.passRetained(WorkBox(work)).toOpaque()
-    g_idle_add_full(G_PRIORITY_DEFAULT, { data in
-        let work = Unmanaged<WorkBox>.fromOpaque(data!).takeRetainedValue().work
-        MainActor.assumeIsolated { work() }
-        return 0
-    }, box, nil)
+    g_idle_add_full(
+        G_PRIORITY_DEFAULT,
+        { data in
+            let work = Unmanaged<WorkBox>.fromOpaque(data!).takeRetainedValue().work
+            MainActor.assumeIsolated { work() }
+            return 0
+        }, box, nil)
 }
 
 final class WorkBox: Sendable {

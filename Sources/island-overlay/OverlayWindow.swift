@@ -25,8 +25,9 @@ import IslandOverlay
 
     /// What the window is, as the decisions about it need it.
     var plan: OverlayWindowPlan {
-        OverlayWindowPlan(wayland: wayland, hosted: hosted, layerShellVersion: layerShellVersion, needsWindowShape: needsWindowShape,
-                          canvas: canvas)
+        OverlayWindowPlan(
+            wayland: wayland, hosted: hosted, layerShellVersion: layerShellVersion, needsWindowShape: needsWindowShape,
+            canvas: canvas)
     }
 
     /// Opens the display and places the window; fails with 69 where the island cannot be placed.
@@ -54,8 +55,9 @@ import IslandOverlay
             gdk_monitor_get_geometry(monitor, &monitorGeometry)
             return monitorGeometry.width > 0 ? monitorGeometry.width : nil
         }.max()
-        canvas = OverlayWindowPlan.canvas(config: config, monitorHeight: Int(geometry.height), widestMonitor: widest.map(Int.init),
-                                          hosted: hosted, maxHeight: maxHeight)
+        canvas = OverlayWindowPlan.canvas(
+            config: config, monitorHeight: Int(geometry.height), widestMonitor: widest.map(Int.init),
+            hosted: hosted, maxHeight: maxHeight)
 
         let window = gtk_window_new(x11 && !hosted ? GTK_WINDOW_POPUP : GTK_WINDOW_TOPLEVEL)!
         widget = window
@@ -104,8 +106,10 @@ import IslandOverlay
         gtk_widget_add_events(window, Int32(GDK_KEY_PRESS_MASK.rawValue | GDK_FOCUS_CHANGE_MASK.rawValue))
         if let context = gtk_widget_get_style_context(area) { gtk_style_context_add_class(context, "island-overlay") }
 
-        description = OverlayWindowPlan(wayland: wayland, hosted: hosted, layerShellVersion: layerShellVersion,
-                                        needsWindowShape: needsWindowShape, canvas: canvas).description(config: config)
+        description = OverlayWindowPlan(
+            wayland: wayland, hosted: hosted, layerShellVersion: layerShellVersion,
+            needsWindowShape: needsWindowShape, canvas: canvas
+        ).description(config: config)
     }
 
     static func layer(_ layer: OverlayConfig.Layer) -> GtkLayerShellLayer {
@@ -182,7 +186,8 @@ final class GtkIconSource: OverlayIconSource {
 
     private func load(_ name: String, size: Int32, scale: Int32, color: OverlayColor) -> OpaquePointer? {
         guard let theme = gtk_icon_theme_get_default(),
-              let info = gtk_icon_theme_lookup_icon_for_scale(theme, name, size, scale, GTK_ICON_LOOKUP_FORCE_SIZE) else { return nil }
+            let info = gtk_icon_theme_lookup_icon_for_scale(theme, name, size, scale, GTK_ICON_LOOKUP_FORCE_SIZE)
+        else { return nil }
         defer { g_object_unref(UnsafeMutableRawPointer(info)) }
         var error: UnsafeMutablePointer<GError>?
         var rgba = GdkRGBA(red: color.red, green: color.green, blue: color.blue, alpha: color.alpha)

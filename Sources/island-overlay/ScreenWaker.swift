@@ -25,16 +25,18 @@ import CGtk
                 return
             }
         }
-        g_dbus_connection_call(connection, "org.freedesktop.ScreenSaver", "/org/freedesktop/ScreenSaver", "org.freedesktop.ScreenSaver",
-                               "SimulateUserActivity", nil, nil, G_DBUS_CALL_FLAGS_NO_AUTO_START, 5000, nil, { source, result, _ in
-            var error: UnsafeMutablePointer<GError>?
-            let reply = g_dbus_connection_call_finish(OpaquePointer(source), result, &error)
-            if let reply { g_variant_unref(reply) }
-            guard let error else { return }
-            let message = String(cString: error.pointee.message)
-            g_error_free(error)
-            MainActor.assumeIsolated { ScreenWaker.shared.failed(message) }
-        }, nil)
+        g_dbus_connection_call(
+            connection, "org.freedesktop.ScreenSaver", "/org/freedesktop/ScreenSaver", "org.freedesktop.ScreenSaver",
+            "SimulateUserActivity", nil, nil, G_DBUS_CALL_FLAGS_NO_AUTO_START, 5000, nil,
+            { source, result, _ in
+                var error: UnsafeMutablePointer<GError>?
+                let reply = g_dbus_connection_call_finish(OpaquePointer(source), result, &error)
+                if let reply { g_variant_unref(reply) }
+                guard let error else { return }
+                let message = String(cString: error.pointee.message)
+                g_error_free(error)
+                MainActor.assumeIsolated { ScreenWaker.shared.failed(message) }
+            }, nil)
     }
 
     private func failed(_ message: String) {

@@ -175,69 +175,73 @@ import IslandOverlay
         return pointer
     }
 
-    private static let registryListener = listener(wl_registry_listener(
-        global: { data, registry, name, interface, version in
-            guard let registry, let interface else { return }
-            let interfaceName = String(cString: interface), address = UInt(bitPattern: registry)
-            with(data) { $0.global(object(address), name: name, interface: interfaceName, version: version) }
-        },
-        global_remove: { _, _, _ in }))
+    private static let registryListener = listener(
+        wl_registry_listener(
+            global: { data, registry, name, interface, version in
+                guard let registry, let interface else { return }
+                let interfaceName = String(cString: interface), address = UInt(bitPattern: registry)
+                with(data) { $0.global(object(address), name: name, interface: interfaceName, version: version) }
+            },
+            global_remove: { _, _, _ in }))
 
-    private static let managerListener = listener(zwlr_foreign_toplevel_manager_v1_listener(
-        toplevel: { data, _, handle in
-            guard let handle else { return }
-            let address = UInt(bitPattern: handle)
-            with(data) { $0.toplevel(object(address)) }
-        },
-        finished: { data, _ in
-            with(data) { desktop in
-                desktop.log("the compositor stopped telling its windows (foreign-toplevel finished)")
-                if let manager = desktop.toplevelManager { zwlr_foreign_toplevel_manager_v1_destroy(manager) }
-                desktop.toplevelManager = nil
-            }
-        }))
+    private static let managerListener = listener(
+        zwlr_foreign_toplevel_manager_v1_listener(
+            toplevel: { data, _, handle in
+                guard let handle else { return }
+                let address = UInt(bitPattern: handle)
+                with(data) { $0.toplevel(object(address)) }
+            },
+            finished: { data, _ in
+                with(data) { desktop in
+                    desktop.log("the compositor stopped telling its windows (foreign-toplevel finished)")
+                    if let manager = desktop.toplevelManager { zwlr_foreign_toplevel_manager_v1_destroy(manager) }
+                    desktop.toplevelManager = nil
+                }
+            }))
 
-    private static let handleListener = listener(zwlr_foreign_toplevel_handle_v1_listener(
-        // Titles and app ids are not kept: the island needs neither.
-        title: { _, _, _ in },
-        app_id: { _, _, _ in },
-        output_enter: { data, handle, output in
-            guard let handle, let output else { return }
-            let window = UInt(bitPattern: handle), screen = UInt(bitPattern: output)
-            with(data) { if $0.windows.enter(window, output: screen) { $0.windowsChanged = true } }
-        },
-        output_leave: { data, handle, output in
-            guard let handle, let output else { return }
-            let window = UInt(bitPattern: handle), screen = UInt(bitPattern: output)
-            with(data) { if $0.windows.leave(window, output: screen) { $0.windowsChanged = true } }
-        },
-        state: { data, handle, array in
-            guard let handle, let array else { return }
-            let window = UInt(bitPattern: handle), states = values(array)
-            with(data) { if $0.windows.setStates(window, states) { $0.windowsChanged = true } }
-        },
-        done: { data, _ in
-            with(data) { desktop in
-                guard desktop.windowsChanged else { return }
-                desktop.windowsChanged = false
-                desktop.changed()
-            }
-        },
-        closed: { data, handle in
-            guard let handle else { return }
-            let address = UInt(bitPattern: handle)
-            with(data) { $0.closed(object(address)) }
-        },
-        parent: { _, _, _ in }))
+    private static let handleListener = listener(
+        zwlr_foreign_toplevel_handle_v1_listener(
+            // Titles and app ids are not kept: the island needs neither.
+            title: { _, _, _ in },
+            app_id: { _, _, _ in },
+            output_enter: { data, handle, output in
+                guard let handle, let output else { return }
+                let window = UInt(bitPattern: handle), screen = UInt(bitPattern: output)
+                with(data) { if $0.windows.enter(window, output: screen) { $0.windowsChanged = true } }
+            },
+            output_leave: { data, handle, output in
+                guard let handle, let output else { return }
+                let window = UInt(bitPattern: handle), screen = UInt(bitPattern: output)
+                with(data) { if $0.windows.leave(window, output: screen) { $0.windowsChanged = true } }
+            },
+            state: { data, handle, array in
+                guard let handle, let array else { return }
+                let window = UInt(bitPattern: handle), states = values(array)
+                with(data) { if $0.windows.setStates(window, states) { $0.windowsChanged = true } }
+            },
+            done: { data, _ in
+                with(data) { desktop in
+                    guard desktop.windowsChanged else { return }
+                    desktop.windowsChanged = false
+                    desktop.changed()
+                }
+            },
+            closed: { data, handle in
+                guard let handle else { return }
+                let address = UInt(bitPattern: handle)
+                with(data) { $0.closed(object(address)) }
+            },
+            parent: { _, _, _ in }))
 
-    private static let xdgOutputListener = listener(zxdg_output_v1_listener(
-        logical_position: { _, _, _, _ in },
-        logical_size: { _, _, _, _ in },
-        done: { _, _ in },
-        name: { data, xdgOutput, name in
-            guard let xdgOutput, let name else { return }
-            let text = String(cString: name), address = UInt(bitPattern: xdgOutput)
-            with(data) { $0.named(address, text) }
-        },
-        description: { _, _, _ in }))
+    private static let xdgOutputListener = listener(
+        zxdg_output_v1_listener(
+            logical_position: { _, _, _, _ in },
+            logical_size: { _, _, _, _ in },
+            done: { _, _ in },
+            name: { data, xdgOutput, name in
+                guard let xdgOutput, let name else { return }
+                let text = String(cString: name), address = UInt(bitPattern: xdgOutput)
+                with(data) { $0.named(address, text) }
+            },
+            description: { _, _, _ in }))
 }

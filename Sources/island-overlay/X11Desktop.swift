@@ -67,12 +67,14 @@ import IslandOverlay
             }
         }
         // Every X event comes by here before GDK makes its own of it; all go on to GDK.
-        gdk_window_add_filter(nil, { xEvent, _, data in
-            guard let xEvent else { return GDK_FILTER_CONTINUE }
-            let event = xEvent.assumingMemoryBound(to: XEvent.self).pointee
-            X11Desktop.with(data) { $0.handle(event) }
-            return GDK_FILTER_CONTINUE
-        }, Unmanaged.passUnretained(self).toOpaque())
+        gdk_window_add_filter(
+            nil,
+            { xEvent, _, data in
+                guard let xEvent else { return GDK_FILTER_CONTINUE }
+                let event = xEvent.assumingMemoryBound(to: XEvent.self).pointee
+                X11Desktop.with(data) { $0.handle(event) }
+                return GDK_FILTER_CONTINUE
+            }, Unmanaged.passUnretained(self).toOpaque())
         windowManager = ewmhWindowManager()
         refresh()
     }
@@ -100,8 +102,9 @@ import IslandOverlay
         var geometry = GdkRectangle()
         gdk_monitor_get_geometry(monitor, &geometry)
         let scale = Double(max(1, gdk_monitor_get_scale_factor(monitor)))
-        return OverlayRect(x: Double(geometry.x) * scale, y: Double(geometry.y) * scale,
-                           width: Double(geometry.width) * scale, height: Double(geometry.height) * scale)
+        return OverlayRect(
+            x: Double(geometry.x) * scale, y: Double(geometry.y) * scale,
+            width: Double(geometry.width) * scale, height: Double(geometry.height) * scale)
     }
 
     private func handle(_ event: XEvent) {
@@ -141,8 +144,10 @@ import IslandOverlay
         }
         let now = window == 0 ? nil : read(window)
         if windowManager != hadWindowManager {
-            log(windowManager ? "an EWMH window manager runs: fullscreen windows and focus are followed (_NET_WM_STATE, _NET_ACTIVE_WINDOW)"
-                : "the EWMH window manager is gone: fullscreen windows and focus are not followed")
+            log(
+                windowManager
+                    ? "an EWMH window manager runs: fullscreen windows and focus are followed (_NET_WM_STATE, _NET_ACTIVE_WINDOW)"
+                    : "the EWMH window manager is gone: fullscreen windows and focus are not followed")
         }
         publish(now)
     }
@@ -206,10 +211,12 @@ import IslandOverlay
             var x: Int32 = 0, y: Int32 = 0, child: Window = 0
             var parent: Window = 0, left: Int32 = 0, top: Int32 = 0, width: UInt32 = 0, height: UInt32 = 0, border: UInt32 = 0, depth: UInt32 = 0
             guard XGetGeometry(xDisplay, window, &parent, &left, &top, &width, &height, &border, &depth) != 0,
-                  XTranslateCoordinates(xDisplay, window, root, 0, 0, &x, &y, &child) != 0 else { return nil }
+                XTranslateCoordinates(xDisplay, window, root, 0, 0, &x, &y, &child) != 0
+            else { return nil }
             let states = property(window, wmStateAtom, type: Self.atomType, count: ActiveX11Window.maximumStates) ?? []
-            return ActiveX11Window(states: states, fullscreenAtom: UInt(fullscreenAtom),
-                                   frame: OverlayRect(x: Double(x), y: Double(y), width: Double(width), height: Double(height)))
+            return ActiveX11Window(
+                states: states, fullscreenAtom: UInt(fullscreenAtom),
+                frame: OverlayRect(x: Double(x), y: Double(y), width: Double(width), height: Double(height)))
         }
     }
 

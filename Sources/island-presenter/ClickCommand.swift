@@ -66,8 +66,10 @@ struct Click: AsyncParsableCommand {
     /// error) when it could not. `shown` is what the bar presenter showed (i3blocks' own
     /// driver); nil reads the records of the bar presenters running for the socket, if any.
     /// `activity`: the button of this activity, named by the user, rather than the island's.
-    static func perform(_ action: BarClick, button: String? = nil, activity: String? = nil, options: CommonOptions,
-                        clickedAt: Double, shown: [BarShown]? = nil) async -> Bool {
+    static func perform(
+        _ action: BarClick, button: String? = nil, activity: String? = nil, options: CommonOptions,
+        clickedAt: Double, shown: [BarShown]? = nil
+    ) async -> Bool {
         if action == .list { return openList(socket: options.socket) }
         let shown = shown ?? runningBarsShown(socket: options.socketPath)
         let model: PresenterModel
@@ -121,9 +123,11 @@ struct Click: AsyncParsableCommand {
         let environment = ProcessInfo.processInfo.environment
         let path = (environment["PATH"] ?? "/usr/bin:/bin").split(separator: ":").map(String.init)
         let candidates = [environment["TERMINAL"], "x-terminal-emulator", "foot", "alacritty", "kitty", "xterm"].compactMap { $0 }
-        guard let terminal = candidates.lazy.compactMap({ name -> String? in
-            name.hasPrefix("/") ? (access(name, X_OK) == 0 ? name : nil) : path.map { $0 + "/" + name }.first { access($0, X_OK) == 0 }
-        }).first else {
+        guard
+            let terminal = candidates.lazy.compactMap({ name -> String? in
+                name.hasPrefix("/") ? (access(name, X_OK) == 0 ? name : nil) : path.map { $0 + "/" + name }.first { access($0, X_OK) == 0 }
+            }).first
+        else {
             writeAll("island-presenter: no terminal emulator found; set $TERMINAL\n", to: 2)
             return false
         }

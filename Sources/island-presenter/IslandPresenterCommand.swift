@@ -81,8 +81,9 @@ struct BarOptions: ParsableArguments {
 }
 
 struct CommonOptions: ParsableArguments {
-    @Option(help: ArgumentHelp(
-        "The daemon's socket (default: $ISLAND_SOCKET, else $XDG_RUNTIME_DIR/island/islandd.sock).", valueName: "path"))
+    @Option(
+        help: ArgumentHelp(
+            "The daemon's socket (default: $ISLAND_SOCKET, else $XDG_RUNTIME_DIR/island/islandd.sock).", valueName: "path"))
     var socket: String?
 
     var socketPath: String {

@@ -31,13 +31,14 @@ struct TUI: AsyncParsableCommand {
         try terminal.enter()
         defer { terminal.restore() }
         let interactor = Interactor(socketPath: options.socketPath)
-        let controller = TUIController(io: .init(
-            write: { writeAll($0) },
-            size: { TerminalSession.size() },
-            clock: now,
-            open: { openWithXDG($0) },
-            interact: { action, id, button in try await interactor.interact(action, id: id, button: button) },
-            monotonic: BootClock.now, settleTime: clickSettleTime(environment: ProcessInfo.processInfo.environment)))
+        let controller = TUIController(
+            io: .init(
+                write: { writeAll($0) },
+                size: { TerminalSession.size() },
+                clock: now,
+                open: { openWithXDG($0) },
+                interact: { action, id, button in try await interactor.interact(action, id: id, button: button) },
+                monotonic: BootClock.now, settleTime: clickSettleTime(environment: ProcessInfo.processInfo.environment)))
         await controller.redraw()
         let loop = SubscriptionLoop(socketPath: options.socketPath)
         let signals = signalStream([SIGINT, SIGTERM, SIGHUP, SIGWINCH])

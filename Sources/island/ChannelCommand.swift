@@ -97,8 +97,9 @@ struct ChannelOptions: ParsableArguments {
         // A clean session that reads what is retained and what comes while it waits: QoS 0
         // subscriptions, which no broker needs a queue for.
         configuration.subscriptionQoS = 0
-        let link = try await BackendLink.connect(configuration, reading: topics, probeRoot: "\(topicRoot)/\(PushChannel.level)/\(app)",
-                                                 json: json)
+        let link = try await BackendLink.connect(
+            configuration, reading: topics, probeRoot: "\(topicRoot)/\(PushChannel.level)/\(app)",
+            json: json)
         do {
             let result = try await body(link)
             await link.close()
@@ -127,7 +128,8 @@ struct ChannelRecord {
 
     init?(_ bytes: [UInt8]) {
         guard let object = try? JSONParser.parse(bytes).objectValue,
-              let storage = object["storage"]?.stringValue.flatMap(PushChannel.Storage.init(rawValue:)) else { return nil }
+            let storage = object["storage"]?.stringValue.flatMap(PushChannel.Storage.init(rawValue:))
+        else { return nil }
         self.init(storage: storage, created: object["created"]?.doubleValue ?? 0, feedback: object["feedback"]?.boolValue == true)
     }
 }
@@ -152,9 +154,11 @@ final class BackendLink: Sendable {
         let box = Mutex<BackendLink?>(nil)
         let client: MQTTClient
         do {
-            client = try MQTTClient(configuration, onMessage: { message in
-                box.withLock { $0 }?.received.withLock { $0.append(message) }
-            }, onConnection: { event in events.withLock { $0 = event } })
+            client = try MQTTClient(
+                configuration,
+                onMessage: { message in
+                    box.withLock { $0 }?.received.withLock { $0.append(message) }
+                }, onConnection: { event in events.withLock { $0 = event } })
         } catch {
             throw CLIFailure.usage("\(error)", json: json)
         }
@@ -168,8 +172,9 @@ final class BackendLink: Sendable {
                 await client.shutdown()
                 let reason: String
                 if case .disconnected(let why, _)? = events.withLock({ $0 }) { reason = why } else { reason = "no answer" }
-                throw CLIFailure(status: ExitStatus.unavailable, name: "BrokerUnavailable",
-                                 message: "could not connect to \(configuration.broker): \(reason)", json: json)
+                throw CLIFailure(
+                    status: ExitStatus.unavailable, name: "BrokerUnavailable",
+                    message: "could not connect to \(configuration.broker): \(reason)", json: json)
             }
             try await Task.sleep(for: .milliseconds(10))
         }
@@ -193,9 +198,10 @@ final class BackendLink: Sendable {
         let deadline = ContinuousClock.now + Self.settleTimeout
         while !received.withLock({ $0.contains { $0.topic == probe } }) {
             guard ContinuousClock.now < deadline else {
-                throw CLIFailure(status: ExitStatus.unavailable, name: "BrokerUnavailable",
-                                 message: "the broker did not answer on \(probe): does the ACL let this user read and write "
-                                    + "\(probeRoot)/#?", json: json)
+                throw CLIFailure(
+                    status: ExitStatus.unavailable, name: "BrokerUnavailable",
+                    message: "the broker did not answer on \(probe): does the ACL let this user read and write "
+                        + "\(probeRoot)/#?", json: json)
             }
             try await Task.sleep(for: .milliseconds(5))
         }
@@ -243,7 +249,8 @@ final class BackendLink: Sendable {
         var records: OrderedDictionary<String, ChannelRecord> = [:]
         for message in messages where message.topic.hasSuffix("/config") && (message.retained || !retainedOnly) {
             guard let channel = PushChannel(topic: String(message.topic.dropLast("/config".count))), channel.app == options.app,
-                  let record = ChannelRecord(message.payload) else { continue }
+                let record = ChannelRecord(message.payload)
+            else { continue }
             records[channel.id] = record
         }
         records.sort { $0.value.created < $1.value.created }
@@ -273,20 +280,23 @@ struct ChannelCreate: AsyncParsableCommand {
         let channel = try await options.withBroker(reading: [wildcard]) { link in
             let count = link.records(of: options).count
             guard count < PushChannel.maximumPerApp else {
-                throw CLIFailure(status: ExitStatus.refused, name: "TooManyChannels",
-                                 message: "\(options.app) has \(count) channels, the most an app may have",
-                                 hint: "delete channels it no longer uses (island channel delete)", json: options.json)
+                throw CLIFailure(
+                    status: ExitStatus.refused, name: "TooManyChannels",
+                    message: "\(options.app) has \(count) channels, the most an app may have",
+                    hint: "delete channels it no longer uses (island channel delete)", json: options.json)
             }
             let words = (UInt64.random(in: .min ... .max), UInt64.random(in: .min ... .max))
-            let channel = try PushChannel.make(root: options.topicRoot, app: options.app,
-                                               randomBytes: withUnsafeBytes(of: words) { Array($0) })
+            let channel = try PushChannel.make(
+                root: options.topicRoot, app: options.app,
+                randomBytes: withUnsafeBytes(of: words) { Array($0) })
             let record = ChannelRecord(storage: storage, created: Date().timeIntervalSince1970, feedback: feedback)
             try await link.publish(channel.configTopic, payload: record.json.serialized(), retain: true)
             // Printed once the broker serves it: the backend's next command finds the channel.
             try await link.settle(subscribing: [channel.configTopic])
             guard try await link.record(of: channel, options, attempts: 20) != nil else {
-                throw CLIFailure(status: ExitStatus.unavailable, name: "BrokerUnavailable",
-                                 message: "the broker took the record of \(channel.id) but does not serve it", json: options.json)
+                throw CLIFailure(
+                    status: ExitStatus.unavailable, name: "BrokerUnavailable",
+                    message: "the broker took the record of \(channel.id) but does not serve it", json: options.json)
             }
             return channel
         }
@@ -307,11 +317,13 @@ struct ChannelList: AsyncParsableCommand {
         let wildcard = PushChannel.configWildcard(root: options.topicRoot, app: options.app)
         let records = try await options.withBroker(reading: [wildcard]) { $0.records(of: options) }
         if options.json {
-            Output.json(.array(records.map { id, record in
-                var object = record.json.objectValue ?? [:]
-                object["channel"] = .string(id)
-                return .object(object)
-            }))
+            Output.json(
+                .array(
+                    records.map { id, record in
+                        var object = record.json.objectValue ?? [:]
+                        object["channel"] = .string(id)
+                        return .object(object)
+                    }))
         } else {
             for (id, record) in records { Output.line("\(id) \(record.storage.rawValue)\(record.feedback ? " feedback" : "")") }
         }
@@ -331,8 +343,12 @@ struct ChannelRead: AsyncParsableCommand {
             (try await link.record(of: channel, options), link.messages.last { $0.topic == channel.topic && $0.retained })
         }
         guard let record else {
-            throw CLIFailure(refusal: IslandErrorNames.InvalidChannel.error, parameters: [IslandErrorNames.InvalidChannel.channel: .string(id), IslandErrorNames.InvalidChannel.reason: .string("no such channel of \(options.app)")],
-                             json: options.json)
+            throw CLIFailure(
+                refusal: IslandErrorNames.InvalidChannel.error,
+                parameters: [
+                    IslandErrorNames.InvalidChannel.channel: .string(id), IslandErrorNames.InvalidChannel.reason: .string("no such channel of \(options.app)"),
+                ],
+                json: options.json)
         }
         var object = record.json.objectValue ?? [:]
         object["channel"] = .string(id)
@@ -358,8 +374,13 @@ struct ChannelDelete: AsyncParsableCommand {
         let channel = try options.channel(id)
         try await options.withBroker(reading: [channel.configTopic]) { link in
             guard try await link.record(of: channel, options) != nil else {
-                throw CLIFailure(refusal: IslandErrorNames.InvalidChannel.error, parameters: [IslandErrorNames.InvalidChannel.channel: .string(id), IslandErrorNames.InvalidChannel.reason: .string("no such channel of \(options.app)")],
-                                 json: options.json)
+                throw CLIFailure(
+                    refusal: IslandErrorNames.InvalidChannel.error,
+                    parameters: [
+                        IslandErrorNames.InvalidChannel.channel: .string(id),
+                        IslandErrorNames.InvalidChannel.reason: .string("no such channel of \(options.app)"),
+                    ],
+                    json: options.json)
             }
             // An empty retained message removes what the broker retains.
             try await link.publish(channel.topic, payload: [], retain: true)
@@ -393,8 +414,10 @@ struct ChannelPush: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Alert title.", valueName: "title")) var alertTitle: String?
     @Option(help: ArgumentHelp("The alert's body.", valueName: "body")) var alertBody: String?
     @Option(help: ArgumentHelp("end: when they leave the lock screen, epoch seconds or `now`.", valueName: "t")) var dismissalDate: String?
-    @Option(help: ArgumentHelp("latest: epoch seconds after which the message is dropped (at most 8 hours ahead; default 8 hours).",
-                               valueName: "t"))
+    @Option(
+        help: ArgumentHelp(
+            "latest: epoch seconds after which the message is dropped (at most 8 hours ahead; default 8 hours).",
+            valueName: "t"))
     var expiration: Double?
     @Option(help: ArgumentHelp("Seconds to collect answers, on a channel with feedback.", valueName: "seconds")) var wait: Double = 3
 
@@ -405,8 +428,9 @@ struct ChannelPush: AsyncParsableCommand {
         }
         let channel = try options.channel(id)
         guard event != .start else {
-            throw CLIFailure(refusal: IslandError.broadcastStart(channel: id).name, parameters: IslandError.broadcastStart(channel: id).parameters,
-                             json: json)
+            throw CLIFailure(
+                refusal: IslandError.broadcastStart(channel: id).name, parameters: IslandError.broadcastStart(channel: id).parameters,
+                json: json)
         }
         if event == .update && state == nil { throw CLIFailure.usage("--state is required for --event update", json: json) }
         if alertBody != nil && alertTitle == nil { throw CLIFailure.usage("--alert-body needs --alert-title", json: json) }
@@ -426,8 +450,13 @@ struct ChannelPush: AsyncParsableCommand {
         let feedbackTopic = "\(options.topicRoot)/+/\(options.app)/\(channel.id)/\(PushToken.feedbackLevel)"
         let answers = try await options.withBroker(reading: [channel.configTopic]) { link -> [JSONObject] in
             guard let record = try await link.record(of: channel, options) else {
-                throw CLIFailure(refusal: IslandErrorNames.InvalidChannel.error, parameters: [IslandErrorNames.InvalidChannel.channel: .string(id), IslandErrorNames.InvalidChannel.reason: .string("no such channel of \(options.app)")],
-                                 json: json)
+                throw CLIFailure(
+                    refusal: IslandErrorNames.InvalidChannel.error,
+                    parameters: [
+                        IslandErrorNames.InvalidChannel.channel: .string(id),
+                        IslandErrorNames.InvalidChannel.reason: .string("no such channel of \(options.app)"),
+                    ],
+                    json: json)
             }
             var message: JSONObject = ["aps": .object(aps)]
             var messageExpiry: UInt32?
@@ -454,11 +483,16 @@ struct ChannelPush: AsyncParsableCommand {
             }
             let bytes = JSON.object(message).serialized()
             guard bytes.count <= PushChannel.maximumPayloadBytes else {
-                throw CLIFailure(refusal: IslandErrorNames.PushPayloadTooLarge.error,
-                                 parameters: [IslandErrorNames.PushPayloadTooLarge.limit: .int(PushChannel.maximumPayloadBytes), IslandErrorNames.PushPayloadTooLarge.size: .int(bytes.count)], json: json)
+                throw CLIFailure(
+                    refusal: IslandErrorNames.PushPayloadTooLarge.error,
+                    parameters: [
+                        IslandErrorNames.PushPayloadTooLarge.limit: .int(PushChannel.maximumPayloadBytes),
+                        IslandErrorNames.PushPayloadTooLarge.size: .int(bytes.count),
+                    ], json: json)
             }
-            try await link.publish(channel.topic, payload: bytes, qos: record.storage == .latest ? 1 : 0,
-                                   retain: record.storage == .latest, messageExpiry: messageExpiry)
+            try await link.publish(
+                channel.topic, payload: bytes, qos: record.storage == .latest ? 1 : 0,
+                retain: record.storage == .latest, messageExpiry: messageExpiry)
             guard record.feedback else { return [] }
             try await Task.sleep(for: .milliseconds(Int(wait * 1000)))
             return link.messages.filter { $0.topic.hasSuffix("/\(PushToken.feedbackLevel)") }.compactMap {
@@ -467,7 +501,9 @@ struct ChannelPush: AsyncParsableCommand {
             }
         }
         for answer in answers {
-            if json { Output.json(.object(answer)) } else {
+            if json {
+                Output.json(.object(answer))
+            } else {
                 let outcome = answer["outcome"]?.stringValue ?? "?"
                 Output.line("\(outcome) \(answer["activity"]?.stringValue ?? answer["error"]?.stringValue ?? "")")
             }

@@ -94,8 +94,10 @@ extension ChildProcess {
     /// through the process group, and island stays to report how it ended; a SIGTERM or SIGHUP
     /// aimed at island alone (a service manager, a closed terminal, `kill`) is passed on to the
     /// command, so it is not left running orphaned.
-    static func runInForeground(_ command: [String], passing inherited: Set<Int32>, standardOutput: Int32? = nil,
-                                started: () -> Void = {}) async -> Termination? {
+    static func runInForeground(
+        _ command: [String], passing inherited: Set<Int32>, standardOutput: Int32? = nil,
+        started: () -> Void = {}
+    ) async -> Termination? {
         let child = Mutex<pid_t>(0)
         let ignored = SignalWatcher([SIGINT, SIGQUIT]) { _ in }
         // Signalled under the lock, which the wait takes before it reaps the command: a pid

@@ -10,8 +10,10 @@ import VarlinkNIO
 
 /// The options every subcommand that talks to the daemon takes.
 struct GlobalOptions: ParsableArguments {
-    @Option(help: ArgumentHelp("The daemon's socket.", discussion: "Default: $ISLAND_SOCKET, else $XDG_RUNTIME_DIR/island/islandd.sock.",
-                               valueName: "path"))
+    @Option(
+        help: ArgumentHelp(
+            "The daemon's socket.", discussion: "Default: $ISLAND_SOCKET, else $XDG_RUNTIME_DIR/island/islandd.sock.",
+            valueName: "path"))
     var socket: String?
 
     @Option(help: ArgumentHelp("The app to act for (its .desktop file's name).", valueName: "id"))

@@ -14,7 +14,9 @@ struct ExtensionCommand: AsyncParsableCommand {
     struct Register: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Validate and register a layout for an activity type.",
-            discussion: "An invalid layout is refused with org.island.InvalidLayout and the JSON path of the problem (exit status 1). What a valid layout probably gets wrong (a progress value that can never be a number) is printed as a warning on stderr; it is registered all the same. Try it first with `island preview --lint`.")
+            discussion:
+                "An invalid layout is refused with org.island.InvalidLayout and the JSON path of the problem (exit status 1). What a valid layout probably gets wrong (a progress value that can never be a number) is printed as a warning on stderr; it is registered all the same. Try it first with `island preview --lint`."
+        )
 
         @OptionGroup var global: GlobalOptions
         @Argument(help: "The layout, a JSON file.") var layout: String
@@ -27,10 +29,12 @@ struct ExtensionCommand: AsyncParsableCommand {
             }
             let object = try parseObject(text, option: layout, json: global.json)
             let reply = try await global.withRaw { client throws(CLIFailure) in
-                try await global.call(client, ExtensionNames.RegisterLayout.method, [
-                    ExtensionNames.RegisterLayout.app: .string(global.app), ExtensionNames.RegisterLayout.type: .string(type),
-                    ExtensionNames.RegisterLayout.layout: .object(object),
-                ])
+                try await global.call(
+                    client, ExtensionNames.RegisterLayout.method,
+                    [
+                        ExtensionNames.RegisterLayout.app: .string(global.app), ExtensionNames.RegisterLayout.type: .string(type),
+                        ExtensionNames.RegisterLayout.layout: .object(object),
+                    ])
             }
             // What the layout probably gets wrong; it is registered all the same.
             let warnings = (reply[ExtensionNames.RegisterLayout.warnings]?.arrayValue ?? []).compactMap(\.stringValue)
@@ -125,9 +129,11 @@ struct Admin: AsyncParsableCommand {
         }
 
         func run() async throws {
-            _ = try await Admin.call(global, AdminNames.SetFrequentUpdates.method, [
-                AdminNames.SetFrequentUpdates.app: .string(target), AdminNames.SetFrequentUpdates.enabled: .bool(setting == "on"),
-            ])
+            _ = try await Admin.call(
+                global, AdminNames.SetFrequentUpdates.method,
+                [
+                    AdminNames.SetFrequentUpdates.app: .string(target), AdminNames.SetFrequentUpdates.enabled: .bool(setting == "on"),
+                ])
         }
     }
 
@@ -145,7 +151,8 @@ struct Admin: AsyncParsableCommand {
         @Argument(help: "on, off or status.") var setting: Admin.Switch
 
         func run() async throws {
-            let reply = setting == .status
+            let reply =
+                setting == .status
                 ? try await Admin.call(global, AdminNames.GetFocus.method)
                 : try await Admin.call(global, AdminNames.SetFocus.method, [AdminNames.SetFocus.on: .bool(setting == .on)])
             let focus = reply[AdminNames.GetFocus.focus]?.objectValue ?? [:]
@@ -173,11 +180,14 @@ struct Admin: AsyncParsableCommand {
         @Argument(help: "on, off or status.") var setting: Admin.Switch
 
         func run() async throws {
-            let reply = setting == .status
+            let reply =
+                setting == .status
                 ? try await Admin.call(global, AdminNames.GetSharing.method)
-                : try await Admin.call(global, AdminNames.SetSharing.method, [
-                    AdminNames.SetSharing.on: .bool(setting == .on), AdminNames.SetSharing.source: "manual",
-                ])
+                : try await Admin.call(
+                    global, AdminNames.SetSharing.method,
+                    [
+                        AdminNames.SetSharing.on: .bool(setting == .on), AdminNames.SetSharing.source: "manual",
+                    ])
             let sharing = reply[AdminNames.GetSharing.sharing]?.objectValue ?? [:]
             if global.json {
                 Output.json(.object(sharing))
@@ -203,11 +213,14 @@ struct Admin: AsyncParsableCommand {
         @Argument(help: "on, off or status.") var setting: Admin.Switch
 
         func run() async throws {
-            let reply = setting == .status
+            let reply =
+                setting == .status
                 ? try await Admin.call(global, AdminNames.GetLock.method)
-                : try await Admin.call(global, AdminNames.SetLock.method, [
-                    AdminNames.SetLock.on: .bool(setting == .on), AdminNames.SetLock.source: "manual",
-                ])
+                : try await Admin.call(
+                    global, AdminNames.SetLock.method,
+                    [
+                        AdminNames.SetLock.on: .bool(setting == .on), AdminNames.SetLock.source: "manual",
+                    ])
             let lock = reply[AdminNames.GetLock.lock]?.objectValue ?? [:]
             if global.json {
                 Output.json(.object(lock))
@@ -255,8 +268,10 @@ struct Admin: AsyncParsableCommand {
             for app in reply[AdminNames.ListApps.apps]?.arrayValue ?? [] {
                 let frequent = app[App.frequentUpdatesAllowed]?.boolValue == true ? (app[App.frequentUpdates]?.boolValue == true ? "on" : "off") : "-"
                 let enabled = app[App.entitled]?.boolValue == false ? "unentitled" : (app[App.enabled]?.boolValue == true ? "yes" : "no")
-                rows.append([app[App.id]?.stringValue ?? "?", enabled, frequent, app[App.activities].map(\.description) ?? "0",
-                             app[App.name]?.stringValue ?? ""])
+                rows.append([
+                    app[App.id]?.stringValue ?? "?", enabled, frequent, app[App.activities].map(\.description) ?? "0",
+                    app[App.name]?.stringValue ?? "",
+                ])
             }
             printTable(rows)
         }
@@ -278,8 +293,9 @@ struct Admin: AsyncParsableCommand {
             if let push = reply[AdminNames.Status.push]?.objectValue {
                 typealias Push = AdminNames.PushStatus
                 let state = push[Push.connected]?.boolValue == true ? "connected to" : "not connected to"
-                Output.line("push: \(state) \(push[Push.broker]?.stringValue ?? "?") as \(push[Push.device]?.stringValue ?? "?"), "
-                            + "\(push[Push.tokens]?.intValue ?? 0) tokens")
+                Output.line(
+                    "push: \(state) \(push[Push.broker]?.stringValue ?? "?") as \(push[Push.device]?.stringValue ?? "?"), "
+                        + "\(push[Push.tokens]?.intValue ?? 0) tokens")
             }
             for (key, value) in reply[AdminNames.Status.limits]?.objectValue ?? [:] { Output.line("limit \(key): \(value)") }
         }

@@ -58,8 +58,9 @@ struct Start: AsyncParsableCommand {
         let content = RawActivityContent(state: state, staleDate: staleAfter.map { now + $0 }, relevanceScore: relevance)
         let alert = alertTitle.map { AlertConfiguration(title: $0, body: alertBody ?? "") }
         let (activity, _) = try await global.perform {
-            try await connection.request(type: type, attributes: attributes, content: content, key: key, ownerGone: ownerGone.policy,
-                                         pushToken: pushToken, start: start, alert: alert, channel: channel)
+            try await connection.request(
+                type: type, attributes: attributes, content: content, key: key, ownerGone: ownerGone.policy,
+                pushToken: pushToken, start: start, alert: alert, channel: channel)
         }
         if global.json {
             Output.json(.object(activity.json))
@@ -194,8 +195,10 @@ struct List: AsyncParsableCommand {
             if let reason = activity.endReason { state += " (\(reason.rawValue))" }
             var content = JSON.object(activity.deliveredContent.state).description
             if content.count > 60 { content = String(content.prefix(59)) + "…" }
-            rows.append([activity.id, activity.type, state,
-                         formatter.string(from: Date(timeIntervalSince1970: activity.createdAt)), content])
+            rows.append([
+                activity.id, activity.type, state,
+                formatter.string(from: Date(timeIntervalSince1970: activity.createdAt)), content,
+            ])
         }
         printTable(rows)
     }
@@ -254,7 +257,9 @@ struct Watch: AsyncParsableCommand {
             case .pushToStartToken:
                 Output.line("\(time) pushToStartToken \(event.type ?? "-") \(event.pushToken ?? "")")
             case .focus:
-                if let focus = event.focus { Output.line("\(time) focus \(Admin.describe(focus: focus.isOn, since: focus.since.map(Date.init(timeIntervalSince1970:))))") }
+                if let focus = event.focus {
+                    Output.line("\(time) focus \(Admin.describe(focus: focus.isOn, since: focus.since.map(Date.init(timeIntervalSince1970:))))")
+                }
             }
         }
     }

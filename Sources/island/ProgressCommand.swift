@@ -35,8 +35,11 @@ struct ProgressCommand: AsyncParsableCommand {
     @OptionGroup var global: GlobalOptions
     @Option(help: ArgumentHelp("What is in progress (default: the command).", valueName: "title")) var title: String?
     @Option(help: ownerGoneHelp) var ownerGone: OwnerGoneOption = .end
-    @Argument(parsing: .postTerminator, help: ArgumentHelp("The command to run and follow, after --; without one, stdin is read.",
-                                                           valueName: "command"))
+    @Argument(
+        parsing: .postTerminator,
+        help: ArgumentHelp(
+            "The command to run and follow, after --; without one, stdin is read.",
+            valueName: "command"))
     var command: [String] = []
 
     func validate() throws {
@@ -102,9 +105,11 @@ struct ProgressCommand: AsyncParsableCommand {
         var current: (Double, Double) = (0, 100)
         var status = "running"
         do {
-            activity = try await connection.request(type: "Progress", attributes: ["title": .string(title)],
-                                                     content: RawActivityContent(state: Self.state(current, status: status)),
-                                                     ownerGone: ownerGone.policy).activity
+            activity = try await connection.request(
+                type: "Progress", attributes: ["title": .string(title)],
+                content: RawActivityContent(state: Self.state(current, status: status)),
+                ownerGone: ownerGone.policy
+            ).activity
         } catch let error as ActivityAuthorizationError {
             Output.warning("no Live Activity (\(global.sentence(error))); passing the output through anyway")
         }
@@ -130,8 +135,11 @@ struct ProgressCommand: AsyncParsableCommand {
                 // Island's write end closes once the command has it, so the end of the output
                 // comes when the command (and whatever it started) closes its own.
                 var spawned = false
-                let termination = await ChildProcess.runInForeground(command, passing: inherited, standardOutput: writeEnd,
-                                                                     started: { close(writeEnd); spawned = true })
+                let termination = await ChildProcess.runInForeground(
+                    command, passing: inherited, standardOutput: writeEnd,
+                    started: {
+                        close(writeEnd); spawned = true
+                    })
                 if !spawned { close(writeEnd) }
                 continuation.yield(.exited(termination ?? .exited(127)))
             }

@@ -56,10 +56,14 @@ struct PushCommand: AsyncParsableCommand {
     var inputPushToken = false
     @Option(help: ArgumentHelp("start: schedule it for TIME (+10m, or an ISO 8601 date); needs --alert-title.", valueName: "time"))
     var startDate: String?
-    @Option(help: ArgumentHelp("10 (default: at once, counts against the app's push budget) or 5 (coalesced, spends nothing).",
-                               valueName: "n")) var priority: Int?
-    @Option(help: ArgumentHelp("Not applied after this time: epoch seconds, +DURATION, or 0 (now or never: kept for no offline device).",
-                               valueName: "t")) var expiration: String?
+    @Option(
+        help: ArgumentHelp(
+            "10 (default: at once, counts against the app's push budget) or 5 (coalesced, spends nothing).",
+            valueName: "n")) var priority: Int?
+    @Option(
+        help: ArgumentHelp(
+            "Not applied after this time: epoch seconds, +DURATION, or 0 (now or never: kept for no offline device).",
+            valueName: "t")) var expiration: String?
     @Option(help: ArgumentHelp("start: the new activity listens to this broadcast channel of the app.", valueName: "id"))
     var inputPushChannel: String?
 
@@ -76,13 +80,16 @@ struct PushCommand: AsyncParsableCommand {
         let connected = Mutex<MQTTConnectionEvent?>(nil)
         let client: MQTTClient
         do {
-            client = try MQTTClient(configuration, onMessage: { message in
-                // Feedback for other pushes to the same token may come too: ours repeats our
-                // timestamp. A revoked token's notice, which the broker retains, answers any push.
-                guard let object = try? JSONParser.parse(message.payload).objectValue,
-                      object["timestamp"]?.doubleValue == ourTimestamp || object["outcome"]?.stringValue == "revoked" else { return }
-                feedback.withLock { if $0 == nil { $0 = message.payload } }
-            }, onConnection: { event in connected.withLock { $0 = event } })
+            client = try MQTTClient(
+                configuration,
+                onMessage: { message in
+                    // Feedback for other pushes to the same token may come too: ours repeats our
+                    // timestamp. A revoked token's notice, which the broker retains, answers any push.
+                    guard let object = try? JSONParser.parse(message.payload).objectValue,
+                        object["timestamp"]?.doubleValue == ourTimestamp || object["outcome"]?.stringValue == "revoked"
+                    else { return }
+                    feedback.withLock { if $0 == nil { $0 = message.payload } }
+                }, onConnection: { event in connected.withLock { $0 = event } })
         } catch {
             throw CLIFailure.usage("\(error)", json: json)
         }
@@ -95,8 +102,9 @@ struct PushCommand: AsyncParsableCommand {
                 await client.shutdown()
                 let reason: String
                 if case .disconnected(let why, _)? = connected.withLock({ $0 }) { reason = why } else { reason = "no answer" }
-                throw CLIFailure(status: ExitStatus.unavailable, name: "BrokerUnavailable",
-                                 message: "could not connect to \(configuration.broker): \(reason)", json: json)
+                throw CLIFailure(
+                    status: ExitStatus.unavailable, name: "BrokerUnavailable",
+                    message: "could not connect to \(configuration.broker): \(reason)", json: json)
             }
             try await Task.sleep(for: .milliseconds(10))
         }
@@ -117,9 +125,10 @@ struct PushCommand: AsyncParsableCommand {
         }
         await client.shutdown()
         guard let bytes = feedback.withLock({ $0 }), let object = try? JSONParser.parse(bytes).objectValue else {
-            throw CLIFailure(status: 75, name: "NoFeedback",
-                             message: "no feedback on \(token.feedbackTopic) within \(wait) s",
-                             hint: "is the device's islandd connected to the broker, and does the token belong to it?", json: json)
+            throw CLIFailure(
+                status: 75, name: "NoFeedback",
+                message: "no feedback on \(token.feedbackTopic) within \(wait) s",
+                hint: "is the device's islandd connected to the broker, and does the token belong to it?", json: json)
         }
         try report(object)
     }
@@ -141,10 +150,11 @@ struct PushCommand: AsyncParsableCommand {
             }
         case "revoked":
             let reason = object["reason"]?.stringValue ?? "revoked"
-            throw CLIFailure(status: ExitStatus.refused, name: "TokenRevoked",
-                             message: "the token was revoked (\(reason)): the device takes no pushes to it any more",
-                             hint: "a dismissed activity's token is dead; the app sends a new token when it asks for one",
-                             json: false)
+            throw CLIFailure(
+                status: ExitStatus.refused, name: "TokenRevoked",
+                message: "the token was revoked (\(reason)): the device takes no pushes to it any more",
+                hint: "a dismissed activity's token is dead; the app sends a new token when it asks for one",
+                json: false)
         default:
             let name = object["error"]?.stringValue ?? "Refused"
             let parameters = object["parameters"]?.objectValue ?? [:]

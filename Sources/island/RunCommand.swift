@@ -44,7 +44,8 @@ struct Run: AsyncParsableCommand {
                 type: "Command",
                 attributes: ["title": .string(title ?? commandLine), "command": .string(commandLine)],
                 content: RawActivityContent(state: ["status": "running", "startedAt": .double(started.timeIntervalSince1970)]),
-                ownerGone: ownerGone.policy).activity
+                ownerGone: ownerGone.policy
+            ).activity
         } catch let error as ActivityAuthorizationError {
             Output.warning("no Live Activity (\(global.sentence(error))); running the command anyway")
         }

@@ -26,7 +26,8 @@ enum StartTime {
         guard let year = number(1), let month = number(2), let day = number(3), let hour = number(4), let minute = number(5) else { return nil }
         let second = number(6) ?? 0
         guard (1...12).contains(month), (1...31).contains(day), (0...23).contains(hour), (0...59).contains(minute),
-              (0...60).contains(second) else { return nil }
+            (0...60).contains(second)
+        else { return nil }
         var zone = timeZone
         if let offset = part(8) {
             if offset == "Z" || offset == "z" {
@@ -34,7 +35,8 @@ enum StartTime {
             } else {
                 let digits = offset.dropFirst().filter(\.isNumber)
                 guard let hours = Int(digits.prefix(2)), let minutes = Int(digits.suffix(2)), hours <= 23, minutes <= 59,
-                      let fixed = TimeZone(secondsFromGMT: (offset.hasPrefix("-") ? -1 : 1) * (hours * 3600 + minutes * 60)) else { return nil }
+                    let fixed = TimeZone(secondsFromGMT: (offset.hasPrefix("-") ? -1 : 1) * (hours * 3600 + minutes * 60))
+                else { return nil }
                 zone = fixed
             }
         }
@@ -43,11 +45,12 @@ enum StartTime {
         let components = DateComponents(year: year, month: month, day: day, hour: hour, minute: minute, second: second)
         // A date that does not exist (February 30) is refused, not rolled over.
         guard let date = calendar.date(from: components),
-              calendar.dateComponents([.year, .month, .day], from: date) == DateComponents(year: year, month: month, day: day)
+            calendar.dateComponents([.year, .month, .day], from: date) == DateComponents(year: year, month: month, day: day)
         else { return nil }
         let fraction = part(7).flatMap { Double("0" + $0) } ?? 0
         return date.timeIntervalSince1970 + fraction
     }
 
-    static let usage = "--at must be a time span from now such as +90, +10m or +1h 30min, or an ISO 8601 date and time such as 2026-12-06T18:30:00Z or 2026-12-06T18:30 (local time)"
+    static let usage =
+        "--at must be a time span from now such as +90, +10m or +1h 30min, or an ISO 8601 date and time such as 2026-12-06T18:30:00Z or 2026-12-06T18:30 (local time)"
 }

@@ -35,7 +35,8 @@ struct TimerCommand: AsyncParsableCommand {
         do {
             activity = try await connection.request(
                 type: "Timer", attributes: ["title": .string(title), "duration": .double(seconds)],
-                content: RawActivityContent(state: ["endsAt": .double(endsAt), "paused": false]), ownerGone: .end).activity
+                content: RawActivityContent(state: ["endsAt": .double(endsAt), "paused": false]), ownerGone: .end
+            ).activity
             if let activity { if global.json { Output.json(.object(activity.json)) } else { Output.line(activity.id) } }
         } catch let error as ActivityAuthorizationError {
             if case .daemonUnavailable = error {
@@ -122,8 +123,9 @@ struct TimerCommand: AsyncParsableCommand {
                 }
             case .interrupt:
                 let left = paused ? remaining : max(0, endsAt - now)
-                await end(["endsAt": .double(endsAt), "paused": .bool(paused), "remaining": .double((left * 10).rounded() / 10), "cancelled": true],
-                          .immediate)
+                await end(
+                    ["endsAt": .double(endsAt), "paused": .bool(paused), "remaining": .double((left * 10).rounded() / 10), "cancelled": true],
+                    .immediate)
                 await connection.close()
                 throw ExitCode(130)
             }

@@ -6,8 +6,9 @@ import Testing
 @Suite("ActivityBook: what sources want, what the daemon holds, and the calls between")
 struct ActivityBookTests {
     static func activity(_ source: String, _ value: Int, tier: Rank.Tier = .progress, since: Double = 0) -> BridgedActivity {
-        BridgedActivity(source: source, type: "Progress", attributes: [:],
-                        content: BridgedContent(state: ["percent": .int(value)]), rank: Rank(tier: tier, since: since))
+        BridgedActivity(
+            source: source, type: "Progress", attributes: [:],
+            content: BridgedContent(state: ["percent": .int(value)]), rank: Rank(tier: tier, since: since))
     }
 
     static func enabledBook(capacity: Int = 5) -> ActivityBook {

@@ -12,19 +12,21 @@ struct AlbumArtTests {
         #expect(AlbumArt.localFileURL("file:///home/u/Music/cover.jpg") == "file:///home/u/Music/cover.jpg")
         #expect(AlbumArt.localFileURL("FILE://localhost/tmp/a.png") == "file:///tmp/a.png")
         #expect(AlbumArt.localFileURL("file:///tmp/Clair%20de%20Lune/caf%C3%A9.png") == "file:///tmp/Clair%20de%20Lune/caf%C3%A9.png")
-        #expect(AlbumArt.localFileURL("file:///tmp/café (1).png") == "file:///tmp/caf%C3%A9%20%281%29.png",
-                "what a player leaves unencoded is encoded")
+        #expect(
+            AlbumArt.localFileURL("file:///tmp/café (1).png") == "file:///tmp/caf%C3%A9%20%281%29.png",
+            "what a player leaves unencoded is encoded")
         #expect(AlbumArt.localFileURL("file:///tmp/a%2fb.png") == "file:///tmp/a/b.png", "one path, one spelling")
     }
 
-    @Test("never the network, another host, a relative or climbing path, a broken escape, a control character",
-          arguments: [
-              "https://i.scdn.co/image/ab67616d", "http://example.com/a.png", "data:image/png;base64,iVBORw0KGgo=",
-              "file://server/share/a.png", "file:/tmp/a.png", "file:tmp/a.png", "/tmp/a.png", "file://", "file:///",
-              "file:///tmp/../etc/shadow", "file:///tmp/./a.png", "file:///tmp//a.png", "file:///tmp/%2e%2e/etc/passwd",
-              "file:///tmp/a%00.png", "file:///tmp/a%0a.png", "file:///tmp/a%zz.png", "file:///tmp/a%C3.png", "file:///tmp/a%",
-              "file:///tmp/a.png?x=1", "file:///tmp/a.png#frag", "file:///tmp/\u{7}.png", "smb://host/a.png", "",
-          ])
+    @Test(
+        "never the network, another host, a relative or climbing path, a broken escape, a control character",
+        arguments: [
+            "https://i.scdn.co/image/ab67616d", "http://example.com/a.png", "data:image/png;base64,iVBORw0KGgo=",
+            "file://server/share/a.png", "file:/tmp/a.png", "file:tmp/a.png", "/tmp/a.png", "file://", "file:///",
+            "file:///tmp/../etc/shadow", "file:///tmp/./a.png", "file:///tmp//a.png", "file:///tmp/%2e%2e/etc/passwd",
+            "file:///tmp/a%00.png", "file:///tmp/a%0a.png", "file:///tmp/a%zz.png", "file:///tmp/a%C3.png", "file:///tmp/a%",
+            "file:///tmp/a.png?x=1", "file:///tmp/a.png#frag", "file:///tmp/\u{7}.png", "smb://host/a.png", "",
+        ])
     func refused(_ url: String) {
         #expect(AlbumArt.localFileURL(url) == nil)
     }
@@ -51,8 +53,9 @@ struct AlbumArtTests {
             accepted += 1
             #expect(art.hasPrefix("file:///") && art.utf8.count <= AlbumArt.maximumStateBytes, "\(url) → \(art)")
             let segments = art.dropFirst("file://".count).split(separator: "/", omittingEmptySubsequences: false).dropFirst()
-            #expect(segments.allSatisfy { !$0.isEmpty && $0 != "." && $0 != ".." && $0.lowercased() != "%2e%2e" && $0.lowercased() != "%2e" },
-                    "\(url) → \(art)")
+            #expect(
+                segments.allSatisfy { !$0.isEmpty && $0 != "." && $0 != ".." && $0.lowercased() != "%2e%2e" && $0.lowercased() != "%2e" },
+                "\(url) → \(art)")
             #expect(art.allSatisfy { $0.isASCII && !$0.isWhitespace }, "\(url) → \(art)")
         }
         #expect(accepted > 1000, "the pieces make valid URLs too, so the checks above check something")
@@ -62,8 +65,11 @@ struct AlbumArtTests {
     func inTheState() {
         func art(_ url: String) -> JSON? {
             var player = MediaPlayer(busName: "org.mpris.MediaPlayer2.test", owner: ":1.7", now: 0)
-            player.applyPlayer(["PlaybackStatus": .string("Playing"),
-                                "Metadata": .vardict([("xesam:title", .string("T")), ("mpris:artUrl", .string(url))])], now: 0)
+            player.applyPlayer(
+                [
+                    "PlaybackStatus": .string("Playing"),
+                    "Metadata": .vardict([("xesam:title", .string("T")), ("mpris:artUrl", .string(url))]),
+                ], now: 0)
             return player.activity(source: "s", app: SourceApp(name: "P", icon: "p"), staleAfterPause: 600).content.state["artUrl"]
         }
         #expect(art("file:///home/u/.cache/art/1.jpg") == "file:///home/u/.cache/art/1.jpg")

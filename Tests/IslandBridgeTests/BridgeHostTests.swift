@@ -10,9 +10,11 @@ struct BridgeHostTests {
         #expect(bare.systemBusSocket == "/run/dbus/system_bus_socket")
         #expect(bare.sessionID == "auto")
         #expect(!bare.isGNOME)
-        let set = BridgeHost(busAddress: "unix:path=/tmp/bus", environment: [
-            "DBUS_SYSTEM_BUS_ADDRESS": "tcp:host=localhost,port=1", "XDG_SESSION_ID": "", "XDG_CURRENT_DESKTOP": "ubuntu:GNOME",
-        ])
+        let set = BridgeHost(
+            busAddress: "unix:path=/tmp/bus",
+            environment: [
+                "DBUS_SYSTEM_BUS_ADDRESS": "tcp:host=localhost,port=1", "XDG_SESSION_ID": "", "XDG_CURRENT_DESKTOP": "ubuntu:GNOME",
+            ])
         #expect(set.systemBusSocket == nil, "an address that is no socket path is tried, not looked for")
         #expect(set.sessionID == "auto", "an empty session id is none")
         #expect(set.isGNOME)

@@ -108,8 +108,9 @@ struct DunstPauseTests {
     }
 
     static func changed(from sender: String, _ properties: [(String, BusValue)], interface: String = "org.dunstproject.cmd0") -> FakeMessage {
-        .signal(from: sender, path: "/org/freedesktop/Notifications", interface: "org.freedesktop.DBus.Properties",
-                member: "PropertiesChanged", [.string(interface), .vardict(properties), .strings([])])
+        .signal(
+            from: sender, path: "/org/freedesktop/Notifications", interface: "org.freedesktop.DBus.Properties",
+            member: "PropertiesChanged", [.string(interface), .vardict(properties), .strings([])])
     }
 
     @Test("the owner's pause is read at start, then followed by its PropertiesChanged")
@@ -135,11 +136,15 @@ struct DunstPauseTests {
     @Test("a server that is not dunst reads as no switch; dunst leaving the bus too")
     func notDunst() {
         let (bus, pause, readings) = Self.start(paused: false)
-        bus.send(.signal(from: "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus",
-                         member: "NameOwnerChanged", [.string("org.freedesktop.Notifications"), .string(Self.dunst), .string("")]))
+        bus.send(
+            .signal(
+                from: "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus",
+                member: "NameOwnerChanged", [.string("org.freedesktop.Notifications"), .string(Self.dunst), .string("")]))
         #expect(readings.values == [nil, false, nil])
-        bus.send(.signal(from: "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus",
-                         member: "NameOwnerChanged", [.string("org.freedesktop.Notifications"), .string(""), .string(":1.7")]))
+        bus.send(
+            .signal(
+                from: "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus",
+                member: "NameOwnerChanged", [.string("org.freedesktop.Notifications"), .string(""), .string(":1.7")]))
         bus.run()
         #expect(readings.values == [nil, false, nil, nil], "GNOME Shell's server answers the read with an error")
         bus.send(Self.changed(from: Self.dunst, [("paused", .boolean(true))]))
@@ -184,8 +189,9 @@ struct GnomeFocusTests {
     }
 
     static func notify(_ prefix: String, _ changes: [String], from sender: String = ":1.3") -> FakeMessage {
-        .signal(from: sender, path: "/ca/desrt/dconf/Writer/user", interface: "ca.desrt.dconf.Writer", member: "Notify",
-                [.string(prefix), .strings(changes), .string(sender + ":user:0")])
+        .signal(
+            from: sender, path: "/ca/desrt/dconf/Writer/user", interface: "ca.desrt.dconf.Writer", member: "Notify",
+            [.string(prefix), .strings(changes), .string(sender + ":user:0")])
     }
 
     @Test("false is Do Not Disturb; writes elsewhere read nothing; a flood of writes is one read more")
@@ -270,8 +276,9 @@ struct MakoModeTests {
     }
 
     static func invalidated(from sender: String) -> FakeMessage {
-        .signal(from: sender, path: "/fr/emersion/Mako", interface: "org.freedesktop.DBus.Properties", member: "PropertiesChanged",
-                [.string("fr.emersion.Mako"), .vardict([]), .strings(["Modes"])])
+        .signal(
+            from: sender, path: "/fr/emersion/Mako", interface: "org.freedesktop.DBus.Properties", member: "PropertiesChanged",
+            [.string("fr.emersion.Mako"), .vardict([]), .strings(["Modes"])])
     }
 
     @Test("the mode's presence is Do Not Disturb; only the owner's invalidations read again, one read at a time")

@@ -52,10 +52,12 @@ struct FakeMessage: IncomingMessage {
 
     private static func cut(_ text: String, _ maximumBytes: Int) -> String {
         var bytes = 0
-        return String(String.UnicodeScalarView(text.unicodeScalars.prefix { scalar in
-            bytes += UTF8.width(scalar)
-            return bytes <= maximumBytes
-        }))
+        return String(
+            String.UnicodeScalarView(
+                text.unicodeScalars.prefix { scalar in
+                    bytes += UTF8.width(scalar)
+                    return bytes <= maximumBytes
+                }))
     }
 
     static func signal(from sender: String, path: String, interface: String, member: String, _ body: [BusValue]) -> FakeMessage {
@@ -112,22 +114,28 @@ final class FakeBus: SourceBus {
         return token
     }
 
-    func call(destination: String, path: String, interface: String, member: String, arguments: [BusValue], timeout: Duration,
-              reply: @escaping (Result<any IncomingMessage, BusError>) -> Void) throws(BusError) {
+    func call(
+        destination: String, path: String, interface: String, member: String, arguments: [BusValue], timeout: Duration,
+        reply: @escaping (Result<any IncomingMessage, BusError>) -> Void
+    ) throws(BusError) {
         let call = Call(destination: destination, path: path, interface: interface, member: member, arguments: arguments)
         calls.append(call)
         waitingCalls.append((call, reply))
     }
 
-    func export(_ interface: ExportedInterface, at path: String,
-                handler: @escaping (any IncomingMessage) -> MethodResult) throws(BusError) -> BusSubscription {
+    func export(
+        _ interface: ExportedInterface, at path: String,
+        handler: @escaping (any IncomingMessage) -> MethodResult
+    ) throws(BusError) -> BusSubscription {
         let token = Token()
         objects.append((Weak(token: token), path, interface, handler))
         return token
     }
 
-    func requestName(_ name: String, allowReplacement: Bool, queue: Bool,
-                     completion: @escaping (Result<Bus.NameOwnership, BusError>) -> Void) throws(BusError) {
+    func requestName(
+        _ name: String, allowReplacement: Bool, queue: Bool,
+        completion: @escaping (Result<Bus.NameOwnership, BusError>) -> Void
+    ) throws(BusError) {
         requestedNames.append(name)
         nextTurn.append { completion(.success(.owner)) }
     }
@@ -200,8 +208,10 @@ final class FakeBus: SourceBus {
         guard let object = objects.last(where: { $0.token.isHeld && $0.path == path && $0.interface.name == interface }) else {
             return .failure(BusError(name: BusError.unknownObject, message: path))
         }
-        return object.handler(FakeMessage(kind: .methodCall, sender: sender, destination: nil, path: path, interface: interface,
-                                          member: member, body: arguments))
+        return object.handler(
+            FakeMessage(
+                kind: .methodCall, sender: sender, destination: nil, path: path, interface: interface,
+                member: member, body: arguments))
     }
 
     /// Connection `name` leaves the bus: the trackers following it fire.
@@ -226,24 +236,26 @@ final class FakeBus: SourceBus {
     }
 
     static func matches(_ rule: [String: String], _ message: FakeMessage) -> Bool {
-        let type: String = switch message.kind {
-        case .signal: "signal"
-        case .methodCall: "method_call"
-        case .methodReturn: "method_return"
-        case .error: "error"
-        }
+        let type: String =
+            switch message.kind {
+            case .signal: "signal"
+            case .methodCall: "method_call"
+            case .methodReturn: "method_return"
+            case .error: "error"
+            }
         let first = message.body.first?.string
         for (key, value) in rule {
-            let field: String? = switch key {
-            case "type": type
-            case "sender": message.sender
-            case "interface": message.interface
-            case "member": message.member
-            case "path": message.path
-            case "arg0": first
-            case "arg0namespace": first.flatMap { $0 == value || $0.hasPrefix(value + ".") ? value : $0 }
-            default: nil
-            }
+            let field: String? =
+                switch key {
+                case "type": type
+                case "sender": message.sender
+                case "interface": message.interface
+                case "member": message.member
+                case "path": message.path
+                case "arg0": first
+                case "arg0namespace": first.flatMap { $0 == value || $0.hasPrefix(value + ".") ? value : $0 }
+                default: nil
+                }
             if field != value { return false }
         }
         return true

@@ -10,34 +10,34 @@ struct GnomeLockScreenTests {
     /// `dconf dump /org/gnome/desktop/notifications/` as GNOME Shell and Settings leave it:
     /// an app that only ever notified has its id and nothing else; toggles write a value.
     static let dump = """
-    [/]
-    application-children=['org-gnome-nautilus', 'firefox', 'org-example-chat', 'org-example-mail', 'evil']
-    show-banners=true
+        [/]
+        application-children=['org-gnome-nautilus', 'firefox', 'org-example-chat', 'org-example-mail', 'evil']
+        show-banners=true
 
-    [application/firefox]
-    application-id='firefox.desktop'
+        [application/firefox]
+        application-id='firefox.desktop'
 
-    [application/org-gnome-nautilus]
-    application-id='org.gnome.Nautilus.desktop'
-    show-in-lock-screen=false
+        [application/org-gnome-nautilus]
+        application-id='org.gnome.Nautilus.desktop'
+        show-in-lock-screen=false
 
-    [application/org-example-chat]
-    application-id='org.example.Chat.desktop'
-    details-in-lock-screen=false
-    enable=true
+        [application/org-example-chat]
+        application-id='org.example.Chat.desktop'
+        details-in-lock-screen=false
+        enable=true
 
-    [application/org-example-mail]
-    application-id='org.example.Mail.desktop'
-    details-in-lock-screen=true
-    show-in-lock-screen=true
+        [application/org-example-mail]
+        application-id='org.example.Mail.desktop'
+        details-in-lock-screen=true
+        show-in-lock-screen=true
 
-    [application/evil]
-    application-id='\\x1b[2J'
-    show-in-lock-screen=false
+        [application/evil]
+        application-id='\\x1b[2J'
+        show-in-lock-screen=false
 
-    [application/nameless]
-    show-in-lock-screen=false
-    """
+        [application/nameless]
+        show-in-lock-screen=false
+        """
 
     @Test("hidden is secret, no details is private; defaults, true values and ids islandd would refuse say nothing")
     func mapsExplicitValuesOnly() {
@@ -69,8 +69,10 @@ struct GnomeLockScreenTests {
         #expect(GnomeLockScreen.appID(fromVariant: "'org.gnome.Nautilus.desktop'") == "org.gnome.Nautilus")
         #expect(GnomeLockScreen.appID(fromVariant: "\"firefox-esr.desktop\"") == "firefox-esr")
         #expect(GnomeLockScreen.appID(fromVariant: "'vlc'") == "vlc")
-        for refused in ["org.gnome.Nautilus.desktop", "'it\\'s.desktop'", "'.desktop'", "''", "'a b.desktop'", "'caf\u{E9}.desktop'",
-                        "'" + String(repeating: "x", count: 256) + "'"] {
+        for refused in [
+            "org.gnome.Nautilus.desktop", "'it\\'s.desktop'", "'.desktop'", "''", "'a b.desktop'", "'caf\u{E9}.desktop'",
+            "'" + String(repeating: "x", count: 256) + "'",
+        ] {
             #expect(GnomeLockScreen.appID(fromVariant: refused) == nil, "\(refused)")
         }
     }

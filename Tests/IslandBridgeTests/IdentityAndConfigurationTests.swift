@@ -6,38 +6,45 @@ import Testing
 struct IdentityAndConfigurationTests {
     @Test("a claim is believed only from a sender verified as that installed app; otherwise the bridge's own source")
     func resolve() {
-        let installed = ["spotify": DesktopEntry(name: "Spotify", icon: "spotify-client", executable: "spotify"),
-                         "org.example.Player": DesktopEntry(name: "Player", icon: "/abs/icon.png", executable: "/usr/bin/player"),
-                         "com.spotify.Client": DesktopEntry(name: "Spotify (Flatpak)", icon: "com.spotify.Client", executable: "/usr/bin/flatpak"),
-                         "firefox_firefox": DesktopEntry(name: "Firefox (Snap)", icon: "firefox", executable: "env")]
+        let installed = [
+            "spotify": DesktopEntry(name: "Spotify", icon: "spotify-client", executable: "spotify"),
+            "org.example.Player": DesktopEntry(name: "Player", icon: "/abs/icon.png", executable: "/usr/bin/player"),
+            "com.spotify.Client": DesktopEntry(name: "Spotify (Flatpak)", icon: "com.spotify.Client", executable: "/usr/bin/flatpak"),
+            "firefox_firefox": DesktopEntry(name: "Firefox (Snap)", icon: "firefox", executable: "env"),
+        ]
         let lookup: (String) -> DesktopEntry? = { installed[$0] }
         let generic = SourceApp(name: "Media", icon: SourceApp.bridgeIcon, label: "Evil")
         func resolve(_ claim: String?, _ identity: SenderIdentity) -> SourceApp {
             SourceApp.resolve(claim: claim, identity: identity, kind: .media, label: "Evil", lookup: lookup)
         }
         // The executable: by file name for a bare program, by path for an absolute one.
-        #expect(resolve("spotify.desktop", SenderIdentity(confinement: .none, executable: "/usr/share/spotify/spotify"))
+        #expect(
+            resolve("spotify.desktop", SenderIdentity(confinement: .none, executable: "/usr/share/spotify/spotify"))
                 == SourceApp(name: "Spotify", icon: "spotify-client", desktopEntry: "spotify"))
         #expect(resolve("spotify", SenderIdentity(confinement: .none, executable: "/usr/bin/python3")) == generic)
         #expect(resolve("spotify", .unknown) == generic, "credentials that could not be read verify nothing")
         #expect(resolve("org.example.Player", SenderIdentity(confinement: .none, executable: "/tmp/player")) == generic)
-        #expect(resolve("org.example.Player", SenderIdentity(confinement: .none, executable: "/usr/bin/player (deleted)"))
+        #expect(
+            resolve("org.example.Player", SenderIdentity(confinement: .none, executable: "/usr/bin/player (deleted)"))
                 == SourceApp(name: "Player", icon: SourceApp.bridgeIcon, desktopEntry: "org.example.Player"),
-                "an icon that is a path is never shown")
+            "an icon that is a path is never shown")
         // A sandbox: only what the sandbox says, whatever its executable.
         #expect(resolve("spotify", SenderIdentity(confinement: .other, executable: "/usr/bin/spotify")) == generic)
         #expect(resolve("spotify", SenderIdentity(confinement: .flatpak(appID: "com.spotify.Client"))) == generic)
-        #expect(resolve(nil, SenderIdentity(confinement: .flatpak(appID: "com.spotify.Client")))
+        #expect(
+            resolve(nil, SenderIdentity(confinement: .flatpak(appID: "com.spotify.Client")))
                 == SourceApp(name: "Spotify (Flatpak)", icon: "com.spotify.Client", desktopEntry: "com.spotify.Client"))
         #expect(resolve("firefox_firefox", SenderIdentity(confinement: .snap(name: "firefox"))).desktopEntry == "firefox_firefox")
         #expect(resolve("spotify", SenderIdentity(confinement: .snap(name: "firefox"))) == generic)
         // An app unit names its app.
-        #expect(resolve("org.example.Player", SenderIdentity(confinement: .other, unitAppID: "org.example.Player")).desktopEntry
+        #expect(
+            resolve("org.example.Player", SenderIdentity(confinement: .other, unitAppID: "org.example.Player")).desktopEntry
                 == "org.example.Player")
         #expect(resolve("spotify", SenderIdentity(confinement: .none, unitAppID: "org.example.Player")) == generic)
         // A claim that is no entry, or not installed.
         #expect(resolve("../../etc/passwd", SenderIdentity(confinement: .none, executable: "/etc/passwd")) == generic)
-        #expect(SourceApp.resolve(claim: nil, identity: .unknown, kind: .notification, label: "  ", lookup: lookup)
+        #expect(
+            SourceApp.resolve(claim: nil, identity: .unknown, kind: .notification, label: "  ", lookup: lookup)
                 == SourceApp(name: "Notification", icon: SourceApp.bridgeIcon))
         // Entries that run a launcher or an interpreter identify no process by its executable.
         #expect(!SenderIdentity(confinement: .none, executable: "/usr/bin/python3.11").verifies("x", executable: "python3.11"))

@@ -11,8 +11,9 @@ struct JobSourceTests {
 
     static func harness() -> (SourceHarness, JobSource) {
         let harness = SourceHarness()
-        let source = JobSource(bus: harness.bus, senders: harness.senders, context: harness.context, maximumJobs: 4,
-                               maximumJobsPerSender: 2)
+        let source = JobSource(
+            bus: harness.bus, senders: harness.senders, context: harness.context, maximumJobs: 4,
+            maximumJobsPerSender: 2)
         source.start()
         harness.bus.run()
         harness.subject = source
@@ -21,8 +22,9 @@ struct JobSourceTests {
 
     /// `org.kde.JobViewServerV2.requestView`, as KJobWidgets calls it.
     static func requestView(_ harness: SourceHarness, from sender: String = client, capabilities: Int32 = 3) -> MethodResult {
-        harness.bus.callServed(path: JobSource.serverPath, interface: "org.kde.JobViewServerV2", member: "requestView", from: sender,
-                               [.string("org.example.Files"), .int32(capabilities), .vardict([("title", .string("Copying"))])])
+        harness.bus.callServed(
+            path: JobSource.serverPath, interface: "org.kde.JobViewServerV2", member: "requestView", from: sender,
+            [.string("org.example.Files"), .int32(capabilities), .vardict([("title", .string("Copying"))])])
     }
 
     static func update(_ harness: SourceHarness, from sender: String = client, _ properties: [(String, BusValue)]) -> MethodResult {
@@ -60,8 +62,9 @@ struct JobSourceTests {
         }
         #expect(try #require(harness.shown().last).content.state["percent"] == 40)
 
-        _ = harness.bus.callServed(path: Self.view, interface: "org.kde.JobViewV3", member: "terminate", from: Self.client,
-                                   [.uint32(0), .string(""), .vardict([])])
+        _ = harness.bus.callServed(
+            path: Self.view, interface: "org.kde.JobViewV3", member: "terminate", from: Self.client,
+            [.uint32(0), .string(""), .vardict([])])
         guard case .finish(key, let content, keep: true) = try #require(harness.take().last) else {
             Issue.record("the activity ends, kept a while as ended")
             return

@@ -11,15 +11,18 @@ struct JobViewsTests {
     @Test("a V3 view: update keys as KJobWidgets sends them, then terminate")
     func v3() throws {
         var jobs = JobViews(busID: "b", maximumJobs: 4, maximumJobsPerSender: 2)
-        let (job, shown) = try jobs.requestView(from: ":1.3", version: .v3, app: Self.app, capabilities: 3,
-                                                hints: ["title": .string("Copying"), "immediate": .boolean(true)], now: 5)
+        let (job, shown) = try jobs.requestView(
+            from: ":1.3", version: .v3, app: Self.app, capabilities: 3,
+            hints: ["title": .string("Copying"), "immediate": .boolean(true)], now: 5)
         #expect(job.path == "/org/island/bridge/JobView/1")
         guard case .show(let activity) = try #require(shown.first) else { return }
         #expect(activity.type == "Transfer" && activity.content.state["title"] == "Copying")
-        let updated = try jobs.update(path: job.path, from: ":1.3", properties: [
-            "processedBytes": .uint64(1_200_000), "totalBytes": .uint64(45_000_000), "speed": .uint64(999),
-            "infoMessage": .string("2 files"), "suspended": .boolean(true),
-        ])
+        let updated = try jobs.update(
+            path: job.path, from: ":1.3",
+            properties: [
+                "processedBytes": .uint64(1_200_000), "totalBytes": .uint64(45_000_000), "speed": .uint64(999),
+                "infoMessage": .string("2 files"), "suspended": .boolean(true),
+            ])
         guard case .show(let progress) = try #require(updated.first) else { return }
         #expect(progress.content.state["amount"] == "1.2 MB of 45 MB")
         #expect(progress.content.state["percent"] == 2)
@@ -40,8 +43,9 @@ struct JobViewsTests {
         let (job, _) = try jobs.requestView(from: ":1.3", version: .v2, app: Self.app, capabilities: 0, hints: [:], now: 0)
         _ = try jobs.call(path: job.path, from: ":1.3", member: "setTotalAmount", arguments: [.uint64(10), .string("files")])
         _ = try jobs.call(path: job.path, from: ":1.3", member: "setProcessedAmount", arguments: [.uint64(4), .string("files")])
-        let changes = try jobs.call(path: job.path, from: ":1.3", member: "setDescriptionField",
-                                    arguments: [.uint32(1), .string("Source"), .string("/home/u/a.txt")])
+        let changes = try jobs.call(
+            path: job.path, from: ":1.3", member: "setDescriptionField",
+            arguments: [.uint32(1), .string("Source"), .string("/home/u/a.txt")])
         guard case .show(let activity) = try #require(changes.first) else { return }
         #expect(activity.content.state["amount"] == "4 of 10 files")
         #expect(activity.content.state["percent"] == 40)
@@ -83,8 +87,9 @@ struct JobViewsTests {
     func identified() throws {
         var jobs = JobViews(busID: "bus", maximumJobs: 8, maximumJobsPerSender: 4)
         let dolphin: (String) -> DesktopEntry? = { $0 == "org.kde.dolphin" ? DesktopEntry(name: "Dolphin", icon: "system-file-manager") : nil }
-        let (job, shown) = try jobs.requestView(from: ":1.3", version: .v3, app: nil, claim: "org.kde.dolphin", label: "org.kde.dolphin",
-                                                capabilities: 1, hints: ["title": .string("Copying")], now: 0)
+        let (job, shown) = try jobs.requestView(
+            from: ":1.3", version: .v3, app: nil, claim: "org.kde.dolphin", label: "org.kde.dolphin",
+            capabilities: 1, hints: ["title": .string("Copying")], now: 0)
         #expect(shown.isEmpty, "not before its client is identified")
         #expect(try jobs.update(path: job.path, from: ":1.3", properties: ["percent": .uint32(5)]).isEmpty)
         let script = jobs.identified(":1.3", identity: SenderIdentity(confinement: .none, executable: "/usr/bin/python3"), lookup: dolphin)
@@ -92,8 +97,9 @@ struct JobViewsTests {
         #expect(activity.attributes["app"] == ["name": "Transfer", "icon": .string(SourceApp.bridgeIcon), "label": "org.kde.dolphin"])
         #expect(activity.content.state["percent"] == 5)
 
-        let (other, _) = try jobs.requestView(from: ":1.4", version: .v3, app: nil, claim: "org.kde.dolphin", label: nil,
-                                              capabilities: 1, hints: [:], now: 0)
+        let (other, _) = try jobs.requestView(
+            from: ":1.4", version: .v3, app: nil, claim: "org.kde.dolphin", label: nil,
+            capabilities: 1, hints: [:], now: 0)
         let flatpak = SenderIdentity(confinement: .flatpak(appID: "org.kde.dolphin"))
         guard case .show(let verified) = try #require(jobs.identified(":1.4", identity: flatpak, lookup: dolphin).first) else { return }
         #expect(verified.source == jobs.source(of: other))
@@ -104,8 +110,9 @@ struct JobViewsTests {
     @Test("a job whose client leaves before it is identified shows as the bridge's Transfer, ended as owner gone")
     func ownerGoneBeforeIdentified() throws {
         var jobs = JobViews(busID: "bus", maximumJobs: 8, maximumJobsPerSender: 4)
-        let (job, shown) = try jobs.requestView(from: ":1.3", version: .v2, app: nil, claim: "org.kde.dolphin", label: "org.kde.dolphin",
-                                                capabilities: 1, hints: ["title": .string("Moving")], now: 0)
+        let (job, shown) = try jobs.requestView(
+            from: ":1.3", version: .v2, app: nil, claim: "org.kde.dolphin", label: "org.kde.dolphin",
+            capabilities: 1, hints: ["title": .string("Moving")], now: 0)
         #expect(shown.isEmpty)
         let gone = jobs.ownerGone(":1.3")
         #expect(gone.count == 2)

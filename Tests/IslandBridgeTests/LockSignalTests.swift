@@ -30,17 +30,20 @@ struct LockSignalTests {
     }
 
     static func activeChanged(_ kind: LockSignal.Kind, from sender: String, _ value: BusValue) -> FakeMessage {
-        .signal(from: sender, path: kind == .gnome ? "/org/gnome/ScreenSaver" : "/ScreenSaver", interface: kind.service,
-                member: "ActiveChanged", [value])
+        .signal(
+            from: sender, path: kind == .gnome ? "/org/gnome/ScreenSaver" : "/ScreenSaver", interface: kind.service,
+            member: "ActiveChanged", [value])
     }
 
     static func ownerChanged(_ name: String, from old: String, to new: String) -> FakeMessage {
-        .signal(from: "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus",
-                member: "NameOwnerChanged", [.string(name), .string(old), .string(new)])
+        .signal(
+            from: "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus",
+            member: "NameOwnerChanged", [.string(name), .string(old), .string(new)])
     }
 
-    @Test("GNOME Shell's and the freedesktop screensaver's state is read, then followed by the owner's ActiveChanged",
-          arguments: [LockSignal.Kind.gnome, .freedesktop])
+    @Test(
+        "GNOME Shell's and the freedesktop screensaver's state is read, then followed by the owner's ActiveChanged",
+        arguments: [LockSignal.Kind.gnome, .freedesktop])
     func follows(kind: LockSignal.Kind) {
         let (bus, signal, readings) = Self.screensaver(kind, active: false)
         #expect(readings.values == [nil, false])
@@ -80,7 +83,8 @@ struct LockSignalTests {
                 return .success(.reply([.objectPath(sessionPath)], from: logind))
             }
             if call.member == "Get", call.destination == logind, call.path == sessionPath,
-               call.arguments.map(\.string) == ["org.freedesktop.login1.Session", "LockedHint"] {
+                call.arguments.map(\.string) == ["org.freedesktop.login1.Session", "LockedHint"]
+            {
                 return .success(.reply([.variant(.boolean(locked))], from: logind))
             }
             return .failure(BusError(name: BusError.unknownMethod, message: "not here"))
@@ -92,10 +96,13 @@ struct LockSignalTests {
         return (bus, signal, readings)
     }
 
-    static func lockedHint(from sender: String, path: String = sessionPath, _ locked: Bool,
-                           interface: String = "org.freedesktop.login1.Session") -> FakeMessage {
-        .signal(from: sender, path: path, interface: "org.freedesktop.DBus.Properties", member: "PropertiesChanged",
-                [.string(interface), .vardict([("LockedHint", .boolean(locked))]), .strings([])])
+    static func lockedHint(
+        from sender: String, path: String = sessionPath, _ locked: Bool,
+        interface: String = "org.freedesktop.login1.Session"
+    ) -> FakeMessage {
+        .signal(
+            from: sender, path: path, interface: "org.freedesktop.DBus.Properties", member: "PropertiesChanged",
+            [.string(interface), .vardict([("LockedHint", .boolean(locked))]), .strings([])])
     }
 
     @Test("logind's LockedHint of the session is read, then followed by logind's own PropertiesChanged")

@@ -14,22 +14,42 @@ struct MPRISSourceTests {
     }
 
     /// A bus with one player, `org.mpris.MediaPlayer2.example` at `:1.7`, playing "First".
-    static func harness(identity: SenderIdentity = SenderIdentity(confinement: .flatpak(appID: "org.example.Player")))
-        -> (SourceHarness, MPRISSource) {
+    static func harness(
+        identity: SenderIdentity = SenderIdentity(confinement: .flatpak(appID: "org.example.Player"))
+    )
+        -> (SourceHarness, MPRISSource)
+    {
         let harness = SourceHarness()
         harness.bus.identities[owner] = identity
         harness.bus.answer = { call in
             switch (call.member, call.arguments.first?.string) {
             case ("ListNames", _):
-                .success(.reply([.strings(["org.freedesktop.DBus", ":1.7", "org.mpris.MediaPlayer2.example",
-                                           "org.mpris.MediaPlayer2.playerctld"])]))
+                .success(
+                    .reply([
+                        .strings([
+                            "org.freedesktop.DBus", ":1.7", "org.mpris.MediaPlayer2.example",
+                            "org.mpris.MediaPlayer2.playerctld",
+                        ])
+                    ]))
             case ("GetNameOwner", "org.mpris.MediaPlayer2.example"): .success(.reply([.string(owner)]))
             case ("GetAll", MPRISSource.root):
-                .success(.reply([.vardict([("Identity", .string("Example")), ("DesktopEntry", .string("org.example.Player")),
-                                           ("CanRaise", .boolean(true))])], from: owner))
+                .success(
+                    .reply(
+                        [
+                            .vardict([
+                                ("Identity", .string("Example")), ("DesktopEntry", .string("org.example.Player")),
+                                ("CanRaise", .boolean(true)),
+                            ])
+                        ], from: owner))
             case ("GetAll", MPRISSource.player):
-                .success(.reply([.vardict([("PlaybackStatus", .string("Playing")), ("Metadata", metadata("First")),
-                                           ("Position", .int64(10_000_000)), ("CanGoNext", .boolean(true))])], from: owner))
+                .success(
+                    .reply(
+                        [
+                            .vardict([
+                                ("PlaybackStatus", .string("Playing")), ("Metadata", metadata("First")),
+                                ("Position", .int64(10_000_000)), ("CanGoNext", .boolean(true)),
+                            ])
+                        ], from: owner))
             case ("Get", _): .success(.reply([.variant(.int64(0))], from: owner))
             default: nil
             }
@@ -39,10 +59,13 @@ struct MPRISSourceTests {
         return (harness, source)
     }
 
-    static func propertiesChanged(from sender: String = owner, path: String = MPRISSource.path,
-                                  interface: String = MPRISSource.player, _ changed: [(String, BusValue)]) -> FakeMessage {
-        .signal(from: sender, path: path, interface: "org.freedesktop.DBus.Properties", member: "PropertiesChanged",
-                [.string(interface), .vardict(changed), .strings([])])
+    static func propertiesChanged(
+        from sender: String = owner, path: String = MPRISSource.path,
+        interface: String = MPRISSource.player, _ changed: [(String, BusValue)]
+    ) -> FakeMessage {
+        .signal(
+            from: sender, path: path, interface: "org.freedesktop.DBus.Properties", member: "PropertiesChanged",
+            [.string(interface), .vardict(changed), .strings([])])
     }
 
     @Test("a player already on the bus is identified, read and shown once the scan is over")
@@ -90,9 +113,11 @@ struct MPRISSourceTests {
     /// 'mpris:trackid': <objectpath '/0'>, 'xesam:title': <'Clair de Lune'>,
     /// 'xesam:url': <'file:///music/debussy.flac'>, 'mpris:length': <int64 300000000>}`.
     static func mpvMetadata(artists: [String] = ["Claude Debussy"], title: String = "Clair de Lune") -> BusValue {
-        .vardict([("xesam:album", .string("Suite bergamasque")), ("xesam:artist", .strings(artists)),
-                  ("mpris:trackid", .objectPath("/0")), ("xesam:title", .string(title)),
-                  ("xesam:url", .string("file:///music/debussy.flac")), ("mpris:length", .int64(300_000_000))])
+        .vardict([
+            ("xesam:album", .string("Suite bergamasque")), ("xesam:artist", .strings(artists)),
+            ("mpris:trackid", .objectPath("/0")), ("xesam:title", .string(title)),
+            ("xesam:url", .string("file:///music/debussy.flac")), ("mpris:length", .int64(300_000_000)),
+        ])
     }
 
     @Test("the artist list mpv sends reaches the state, from GetAll and from PropertiesChanged, read within the source's limits")
@@ -101,8 +126,10 @@ struct MPRISSourceTests {
         let answer = harness.bus.answer
         harness.bus.answer = { call in
             guard call.member == "GetAll", call.arguments.first?.string == MPRISSource.player else { return answer(call) }
-            return .success(.reply([.vardict([("PlaybackStatus", .string("Playing")), ("Metadata", Self.mpvMetadata())])],
-                                   from: Self.owner))
+            return .success(
+                .reply(
+                    [.vardict([("PlaybackStatus", .string("Playing")), ("Metadata", Self.mpvMetadata())])],
+                    from: Self.owner))
         }
         source.start()
         harness.bus.run()
@@ -112,8 +139,15 @@ struct MPRISSourceTests {
         #expect(read["album"] == "Suite bergamasque")
 
         // The next track, as the signal carries it: one container deeper than GetAll's reply.
-        harness.bus.send(Self.propertiesChanged([("Metadata", Self.mpvMetadata(artists: ["Maurice Ravel", "Claude Debussy"],
-                                                                                 title: "Boléro"))]))
+        harness.bus.send(
+            Self.propertiesChanged([
+                (
+                    "Metadata",
+                    Self.mpvMetadata(
+                        artists: ["Maurice Ravel", "Claude Debussy"],
+                        title: "Boléro")
+                )
+            ]))
         let changed = try #require(harness.shown().last).content.state
         #expect(changed["artist"] == "Maurice Ravel, Claude Debussy", "every artist, joined for display")
         #expect(changed["title"] == "Boléro")
@@ -128,7 +162,8 @@ struct MPRISSourceTests {
             harness.bus.send(Self.propertiesChanged([("Metadata", .vardict([("xesam:title", .string("T"))] + entries))]))
             return try #require(harness.shown().last).content.state["artist"]?.stringValue
         }
-        #expect(try artist([("xesam:artist", .array(elementSignature: "v", [.variant(.string("A")), .variant(.string("B"))]))])
+        #expect(
+            try artist([("xesam:artist", .array(elementSignature: "v", [.variant(.string("A")), .variant(.string("B"))]))])
                 == "A, B")
         #expect(try artist([("xesam:artist", .string("Solo"))]) == "Solo")
         #expect(try artist([("xesam:artist", .strings([" ", ""])), ("xesam:albumArtist", .strings(["Various"]))]) == "Various")
@@ -166,13 +201,17 @@ struct MPRISSourceTests {
         source.start()
         harness.bus.run()
         _ = harness.take()
-        harness.bus.send(.signal(from: Self.owner, path: MPRISSource.path, interface: MPRISSource.player, member: "Seeked",
-                                 [.int64(60_000_000)]))
+        harness.bus.send(
+            .signal(
+                from: Self.owner, path: MPRISSource.path, interface: MPRISSource.player, member: "Seeked",
+                [.int64(60_000_000)]))
         let seeked = try #require(harness.shown().last)
         #expect(seeked.content.state["startedAt"] == .double(harness.now - 60))
-        harness.bus.send(.signal(from: "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus",
-                                 member: "NameOwnerChanged",
-                                 [.string("org.mpris.MediaPlayer2.example"), .string(Self.owner), .string("")]))
+        harness.bus.send(
+            .signal(
+                from: "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus",
+                member: "NameOwnerChanged",
+                [.string("org.mpris.MediaPlayer2.example"), .string(Self.owner), .string("")]))
         #expect(harness.take() == [.finish(source: Self.source, content: nil, keep: false)])
         #expect(source.players.players.isEmpty)
     }
@@ -190,8 +229,10 @@ struct MPRISSourceTests {
         source.start()
         harness.bus.run()
         #expect(harness.take().isEmpty)
-        harness.bus.send(.signal(from: "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus",
-                                 member: "NameOwnerChanged", [.string("org.mpris.MediaPlayer2.late"), .string(""), .string(":1.8")]))
+        harness.bus.send(
+            .signal(
+                from: "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus",
+                member: "NameOwnerChanged", [.string("org.mpris.MediaPlayer2.late"), .string(""), .string(":1.8")]))
         harness.bus.run()
         let late = try #require(harness.shown().last)
         #expect(late.content.state["status"] == "paused")

@@ -9,15 +9,20 @@ struct MediaPlayerTests {
     static let app = SourceApp(name: "Player", icon: "audio-x-generic")
 
     static func metadata(title: String, length: Int64, track: String = "/t/1") -> BusValue {
-        .vardict([("xesam:title", .string(title)), ("xesam:artist", .strings(["A", "B"])), ("xesam:album", .string("LP")),
-                  ("mpris:length", .int64(length)), ("mpris:trackid", .objectPath(track))])
+        .vardict([
+            ("xesam:title", .string(title)), ("xesam:artist", .strings(["A", "B"])), ("xesam:album", .string("LP")),
+            ("mpris:length", .int64(length)), ("mpris:trackid", .objectPath(track)),
+        ])
     }
 
     static func playing(at now: Double, position: Int64 = 30_000_000) -> MediaPlayer {
         var player = MediaPlayer(busName: "org.mpris.MediaPlayer2.test", owner: ":1.7", now: 0)
         player.applyRoot(["Identity": .string("Test"), "DesktopEntry": .string("test"), "CanRaise": .boolean(true)])
-        player.applyPlayer(["PlaybackStatus": .string("Playing"), "Metadata": metadata(title: "Song", length: 200_000_000),
-                            "Position": .int64(position), "CanGoNext": .boolean(true)], now: now)
+        player.applyPlayer(
+            [
+                "PlaybackStatus": .string("Playing"), "Metadata": metadata(title: "Song", length: 200_000_000),
+                "Position": .int64(position), "CanGoNext": .boolean(true),
+            ], now: now)
         return player
     }
 
@@ -95,7 +100,8 @@ struct MediaPlayerTests {
         #expect(players.nameOwnerChanged(name: "org.mpris.MediaPlayer2.vlc.instance7", oldOwner: "", newOwner: ":1.1", now: 0) == [])
         #expect(players.nameOwnerChanged(name: "org.mpris.MediaPlayer2.playerctld", oldOwner: "", newOwner: ":1.2", now: 0) == [])
         #expect(players.nameOwnerChanged(name: "org.mpris.MediaPlayer2.vlc", oldOwner: ":1.1", newOwner: "", now: 0) == [])
-        #expect(players.nameOwnerChanged(name: "org.mpris.MediaPlayer2.vlc.instance7", oldOwner: ":1.1", newOwner: "", now: 0)
+        #expect(
+            players.nameOwnerChanged(name: "org.mpris.MediaPlayer2.vlc.instance7", oldOwner: ":1.1", newOwner: "", now: 0)
                 == [.vanished(owner: ":1.1")])
         for n in 0..<MediaPlayers.maximumPlayers + 3 {
             _ = players.nameOwnerChanged(name: "org.mpris.MediaPlayer2.p\(n)", oldOwner: "", newOwner: ":2.\(n)", now: 0)

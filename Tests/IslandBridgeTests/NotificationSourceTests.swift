@@ -22,23 +22,30 @@ struct NotificationSourceTests {
         return (harness, source)
     }
 
-    static func notify(from caller: String = client, serial: UInt64, replaces: UInt32 = 0, summary: String = "Downloading",
-                       hints: [(String, BusValue)]) -> FakeMessage {
-        FakeMessage(kind: .methodCall, sender: caller, destination: "org.freedesktop.Notifications",
-                    path: "/org/freedesktop/Notifications", interface: "org.freedesktop.Notifications", member: "Notify",
-                    serial: serial,
-                    body: [.string("Files"), .uint32(replaces), .string(""), .string(summary), .string(""), .strings([]),
-                           .vardict(hints), .int32(-1)])
+    static func notify(
+        from caller: String = client, serial: UInt64, replaces: UInt32 = 0, summary: String = "Downloading",
+        hints: [(String, BusValue)]
+    ) -> FakeMessage {
+        FakeMessage(
+            kind: .methodCall, sender: caller, destination: "org.freedesktop.Notifications",
+            path: "/org/freedesktop/Notifications", interface: "org.freedesktop.Notifications", member: "Notify",
+            serial: serial,
+            body: [
+                .string("Files"), .uint32(replaces), .string(""), .string(summary), .string(""), .strings([]),
+                .vardict(hints), .int32(-1),
+            ])
     }
 
     static func reply(to caller: String = client, serial: UInt64, id: UInt32, from sender: String = server) -> FakeMessage {
-        FakeMessage(kind: .methodReturn, sender: sender, destination: caller, serial: serial + 1000, replySerial: serial,
-                    body: [.uint32(id)])
+        FakeMessage(
+            kind: .methodReturn, sender: sender, destination: caller, serial: serial + 1000, replySerial: serial,
+            body: [.uint32(id)])
     }
 
     static func closed(_ id: UInt32, reason: UInt32, from sender: String = server) -> FakeMessage {
-        FakeMessage(kind: .signal, sender: sender, path: "/org/freedesktop/Notifications", interface: "org.freedesktop.Notifications",
-                    member: "NotificationClosed", body: [.uint32(id), .uint32(reason)])
+        FakeMessage(
+            kind: .signal, sender: sender, path: "/org/freedesktop/Notifications", interface: "org.freedesktop.Notifications",
+            member: "NotificationClosed", body: [.uint32(id), .uint32(reason)])
     }
 
     @Test("a notification with a value hint starts an activity, its replacement updates it, its closing ends it")
@@ -123,9 +130,11 @@ struct NotificationSourceTests {
         harness.bus.monitored(Self.reply(serial: 1, id: 3))
         harness.bus.run()
         let activity = try #require(harness.shown().last)
-        harness.bus.send(.signal(from: "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus",
-                                 member: "NameOwnerChanged",
-                                 [.string("org.freedesktop.Notifications"), .string(Self.server), .string("")]))
+        harness.bus.send(
+            .signal(
+                from: "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus",
+                member: "NameOwnerChanged",
+                [.string("org.freedesktop.Notifications"), .string(Self.server), .string("")]))
         #expect(harness.take() == [.finish(source: activity.source, content: nil, keep: false)])
         #expect(source.end().isEmpty)
     }

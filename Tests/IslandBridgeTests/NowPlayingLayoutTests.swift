@@ -21,8 +21,10 @@ struct NowPlayingLayoutTests {
     /// A player at `status`, 30 s into a 300 s track by `artists`.
     static func rendered(_ status: String, artists: [String] = ["Claude Debussy"], artURL: String? = nil, now: Double = 1000) throws -> RenderedLayout {
         var player = MediaPlayer(busName: "org.mpris.MediaPlayer2.mpv", owner: ":1.7", now: 0)
-        var metadata: [(String, BusValue)] = [("xesam:title", .string("Clair de Lune")), ("xesam:album", .string("Suite bergamasque")),
-                                              ("mpris:length", .int64(300_000_000))]
+        var metadata: [(String, BusValue)] = [
+            ("xesam:title", .string("Clair de Lune")), ("xesam:album", .string("Suite bergamasque")),
+            ("mpris:length", .int64(300_000_000)),
+        ]
         if !artists.isEmpty { metadata.append(("xesam:artist", .strings(artists))) }
         if let artURL { metadata.append(("mpris:artUrl", .string(artURL))) }
         player.applyPlayer(["PlaybackStatus": .string(status), "Metadata": .vardict(metadata), "Position": .int64(30_000_000)], now: now)
@@ -45,9 +47,12 @@ struct NowPlayingLayoutTests {
         return (button.label, button.symbol)
     }
 
-    @Test("the play/pause button shows pause while playing and play while paused or stopped, its label saying the same",
-          arguments: [("Playing", "Pause", "media-playback-pause-symbolic"), ("Paused", "Play", "media-playback-start-symbolic"),
-                      ("Stopped", "Play", "media-playback-start-symbolic")])
+    @Test(
+        "the play/pause button shows pause while playing and play while paused or stopped, its label saying the same",
+        arguments: [
+            ("Playing", "Pause", "media-playback-pause-symbolic"), ("Paused", "Play", "media-playback-start-symbolic"),
+            ("Stopped", "Play", "media-playback-start-symbolic"),
+        ])
     func playPauseFollowsTheState(status: String, label: String, symbol: String) throws {
         let layout = try Self.rendered(status)
         for region in [layout.expandedBottom, layout.lockScreen] {
@@ -97,21 +102,26 @@ struct NowPlayingLayoutTests {
     func lockScreen() throws {
         let lines = try Self.lockScreenLines(try Self.rendered("Playing", now: 1000))
         // Four rows: the overlay's list card holds 116 px of them (22 + 22 + 14 + 34 and gaps).
-        #expect(lines == ["Clair de Lune 0:30", "Claude Debussy — Suite bergamasque", "10%",
-                          "media-skip-backward-symbolic Previous media-playback-pause-symbolic Pause media-skip-forward-symbolic Next"])
+        #expect(
+            lines == [
+                "Clair de Lune 0:30", "Claude Debussy — Suite bergamasque", "10%",
+                "media-skip-backward-symbolic Previous media-playback-pause-symbolic Pause media-skip-forward-symbolic Next",
+            ])
     }
 
     @Test("a source not verified as an app says what it is: the card's heading is the bridge's, the title line names the kind")
     func unverifiedSource() throws {
         var player = MediaPlayer(busName: "org.mpris.MediaPlayer2.fake", owner: ":1.7", now: 0)
-        player.applyPlayer(["PlaybackStatus": .string("Playing"), "Metadata": .vardict([("xesam:title", .string("Clair de Lune"))])],
-                           now: 0)
+        player.applyPlayer(
+            ["PlaybackStatus": .string("Playing"), "Metadata": .vardict([("xesam:title", .string("Clair de Lune"))])],
+            now: 0)
         let app = SourceApp.resolve(claim: "mpv", identity: .unknown, kind: .media, label: "Fake", lookup: { _ in nil })
         let activity = player.activity(source: "s", app: app, staleAfterPause: 600)
         let layout = LayoutRenderer(attributes: activity.attributes, state: activity.content.state, now: 0).render(try Self.layout())
         #expect(try Self.lockScreenLines(layout).first == "Media · Clair de Lune")
-        #expect(try Self.lockScreenLines(try Self.rendered("Playing")).first?.hasPrefix("Clair de Lune") == true,
-                "a verified source's card is headed by its app: the line is the title alone")
+        #expect(
+            try Self.lockScreenLines(try Self.rendered("Playing")).first?.hasPrefix("Clair de Lune") == true,
+            "a verified source's card is headed by its app: the line is the title alone")
     }
 
     @Test("expanded leading: the album art where the player gives a local file, the player's icon as its fallback and otherwise")

@@ -6,8 +6,10 @@ import Testing
 
 @Suite("Progress notifications, as a monitor sees them")
 struct ProgressNotificationsTests {
-    static func arguments(app: String = "App", replaces: UInt32 = 0, summary: String = "Copying", body: String = "",
-                          hints: [(String, BusValue)]) -> [BusValue] {
+    static func arguments(
+        app: String = "App", replaces: UInt32 = 0, summary: String = "Copying", body: String = "",
+        hints: [(String, BusValue)]
+    ) -> [BusValue] {
         [.string(app), .uint32(replaces), .string(""), .string(summary), .string(body), .strings([]), .vardict(hints), .int32(-1)]
     }
 
@@ -24,15 +26,17 @@ struct ProgressNotificationsTests {
         var tracker = Self.tracker()
         let call = try #require(NotifyCall(arguments: Self.arguments(hints: [("value", .int32(40))])))
         tracker.called(call, caller: ":1.9", serial: 7, destination: "org.freedesktop.Notifications")
-        #expect(tracker.replied(from: ":1.6", to: ":1.9", replySerial: 7, id: 3, now: 0, lookup: Self.noEntries).isEmpty,
-                "a reply from another connection than the server's counts for nothing")
+        #expect(
+            tracker.replied(from: ":1.6", to: ":1.9", replySerial: 7, id: 3, now: 0, lookup: Self.noEntries).isEmpty,
+            "a reply from another connection than the server's counts for nothing")
         let changes = tracker.replied(from: ":1.5", to: ":1.9", replySerial: 7, id: 3, now: 0, lookup: Self.noEntries)
         guard case .show(let activity) = try #require(changes.first) else { return }
         #expect(activity.type == "Progress")
         #expect(activity.content.state["percent"] == 40)
         #expect(activity.content.state["title"] == "Copying")
-        #expect(activity.attributes["app"] == ["name": "Notification", "icon": .string(SourceApp.bridgeIcon), "label": "App"],
-                "an unidentified sender is the bridge's own Notification, its app name only a label")
+        #expect(
+            activity.attributes["app"] == ["name": "Notification", "icon": .string(SourceApp.bridgeIcon), "label": "App"],
+            "an unidentified sender is the bridge's own Notification, its app name only a label")
         #expect(tracker.followedIDs == [3])
     }
 
@@ -45,8 +49,10 @@ struct ProgressNotificationsTests {
                 let serial = UInt64(index + 1)
                 let call = try #require(NotifyCall(arguments: Self.arguments(replaces: index == 0 ? 0 : 3, hints: hints)))
                 tracker.called(call, caller: ":1.9", serial: serial, destination: ":1.5")
-                for case .show(let activity) in tracker.replied(from: ":1.5", to: ":1.9", replySerial: serial, id: 3, now: 0,
-                                                                lookup: Self.noEntries) {
+                for case .show(let activity) in tracker.replied(
+                    from: ":1.5", to: ":1.9", replySerial: serial, id: 3, now: 0,
+                    lookup: Self.noEntries)
+                {
                     types.append(activity.type)
                 }
             }
@@ -56,8 +62,9 @@ struct ProgressNotificationsTests {
         #expect(try types([[("value", .int32(40)), user]]) == ["PrivateProgress"])
         #expect(try types([[("value", .int32(40)), ("x-gnome-privacy-scope", .string("system"))]]) == ["Progress"])
         #expect(try types([[("value", .int32(40))]]) == ["Progress"], "no hint: the layout's level")
-        #expect(try types([[("value", .int32(40)), ("x-gnome-privacy-scope", .string("USER"))]]) == ["Progress"],
-                "only the values GNOME defines")
+        #expect(
+            try types([[("value", .int32(40)), ("x-gnome-privacy-scope", .string("USER"))]]) == ["Progress"],
+            "only the values GNOME defines")
         #expect(try types([[("value", .int32(40)), ("x-gnome-privacy-scope", .int32(1))]]) == ["Progress"])
         // An activity's type is fixed: a replacement's hint does not change it.
         #expect(try types([[("value", .int32(40)), user], [("value", .int32(60))]]) == ["PrivateProgress", "PrivateProgress"])
@@ -72,15 +79,21 @@ struct ProgressNotificationsTests {
             return tracker.replied(from: ":1.5", to: ":1.9", replySerial: serial, id: id, now: Double(serial), lookup: Self.noEntries)
         }
         guard case .show(let first) = notify(0, 40, serial: 1, id: 3).first,
-              case .show(let second) = notify(3, 80, serial: 2, id: 3).first else {
+            case .show(let second) = notify(3, 80, serial: 2, id: 3).first
+        else {
             Issue.record("expected shows")
             return
         }
         #expect(second.source == first.source)
         #expect(second.content.state["percent"] == 80)
         let last = notify(3, 100, serial: 3, id: 3)
-        #expect(last == [.finish(source: first.source, content: BridgedContent(
-            state: ["title": "Copying", "percent": 100, "done": true], relevance: Rank.Tier.progress.relevance), keep: true)])
+        #expect(
+            last == [
+                .finish(
+                    source: first.source,
+                    content: BridgedContent(
+                        state: ["title": "Copying", "percent": 100, "done": true], relevance: Rank.Tier.progress.relevance), keep: true)
+            ])
         #expect(tracker.followedIDs.isEmpty)
     }
 
@@ -88,39 +101,45 @@ struct ProgressNotificationsTests {
     func stackTags() throws {
         var tracker = Self.tracker()
         let tag: [(String, BusValue)] = [("x-dunst-stack-tag", .string("dl"))]
-        tracker.called(NotifyCall(arguments: Self.arguments(hints: tag + [("value", .byte(10))]))!, caller: ":1.9", serial: 1,
-                       destination: "org.freedesktop.Notifications")
+        tracker.called(
+            NotifyCall(arguments: Self.arguments(hints: tag + [("value", .byte(10))]))!, caller: ":1.9", serial: 1,
+            destination: "org.freedesktop.Notifications")
         guard case .show(let first) = tracker.replied(from: ":1.5", to: ":1.9", replySerial: 1, id: 4, now: 0, lookup: Self.noEntries).first
         else { return }
-        tracker.called(NotifyCall(arguments: Self.arguments(hints: tag + [("value", .uint32(60))]))!, caller: ":1.9", serial: 2,
-                       destination: "org.freedesktop.Notifications")
+        tracker.called(
+            NotifyCall(arguments: Self.arguments(hints: tag + [("value", .uint32(60))]))!, caller: ":1.9", serial: 2,
+            destination: "org.freedesktop.Notifications")
         #expect(tracker.closed(id: 4, reason: 3, from: ":1.5").isEmpty, "the replacement, not the end")
         guard case .show(let second) = tracker.replied(from: ":1.5", to: ":1.9", replySerial: 2, id: 5, now: 1, lookup: Self.noEntries).first
         else { return }
         #expect(second.source == first.source)
         #expect(second.content.state["percent"] == 60)
-        #expect(tracker.closed(id: 5, reason: 2, from: ":1.5") == [.finish(source: first.source, content: nil, keep: false)],
-                "dismissed by the user: gone at once")
+        #expect(
+            tracker.closed(id: 5, reason: 2, from: ":1.5") == [.finish(source: first.source, content: nil, keep: false)],
+            "dismissed by the user: gone at once")
     }
 
     @Test("transfer categories, failures, and a replacement that shows no progress")
     func categories() throws {
         var tracker = Self.tracker()
-        tracker.called(NotifyCall(arguments: Self.arguments(hints: [("category", .string("transfer"))]))!, caller: ":1.9", serial: 1,
-                       destination: ":1.5")
+        tracker.called(
+            NotifyCall(arguments: Self.arguments(hints: [("category", .string("transfer"))]))!, caller: ":1.9", serial: 1,
+            destination: ":1.5")
         guard case .show(let activity) = tracker.replied(from: ":1.5", to: ":1.9", replySerial: 1, id: 1, now: 0, lookup: Self.noEntries).first
         else { return }
         #expect(activity.content.state["percent"] == nil)
-        tracker.called(NotifyCall(arguments: Self.arguments(replaces: 1, hints: [("category", .string("transfer.error"))]))!,
-                       caller: ":1.9", serial: 2, destination: ":1.5")
+        tracker.called(
+            NotifyCall(arguments: Self.arguments(replaces: 1, hints: [("category", .string("transfer.error"))]))!,
+            caller: ":1.9", serial: 2, destination: ":1.5")
         let failed = tracker.replied(from: ":1.5", to: ":1.9", replySerial: 2, id: 1, now: 1, lookup: Self.noEntries)
         guard case .finish(_, let content, true) = try #require(failed.first) else { return }
         #expect(content?.state["failed"] == true)
 
         tracker.called(NotifyCall(arguments: Self.arguments(hints: [("value", .int32(5))]))!, caller: ":1.9", serial: 3, destination: ":1.5")
         _ = tracker.replied(from: ":1.5", to: ":1.9", replySerial: 3, id: 2, now: 2, lookup: Self.noEntries)
-        tracker.called(NotifyCall(arguments: Self.arguments(replaces: 2, summary: "Done", hints: []))!, caller: ":1.9", serial: 4,
-                       destination: ":1.5")
+        tracker.called(
+            NotifyCall(arguments: Self.arguments(replaces: 2, summary: "Done", hints: []))!, caller: ":1.9", serial: 4,
+            destination: ":1.5")
         let replaced = tracker.replied(from: ":1.5", to: ":1.9", replySerial: 4, id: 2, now: 3, lookup: Self.noEntries)
         guard case .finish(_, let last, true) = try #require(replaced.first) else { return }
         #expect(last?.state["title"] == "Done")
@@ -190,14 +209,24 @@ struct ProgressNotificationsTests {
         let claim = NotifyCall(arguments: Self.arguments(app: "Firefox", hints: [("value", .int32(10)), ("desktop-entry", .string("firefox"))]))!
         tracker.called(claim, caller: ":1.9", serial: 1, destination: ":1.5")
         let script = SenderIdentity(confinement: .none, executable: "/usr/bin/python3.11")
-        guard case .show(let hostile) = try #require(tracker.replied(from: ":1.5", to: ":1.9", replySerial: 1, id: 1, now: 0,
-                                                                     identity: script, lookup: Self.firefox).first) else { return }
+        guard
+            case .show(let hostile) = try #require(
+                tracker.replied(
+                    from: ":1.5", to: ":1.9", replySerial: 1, id: 1, now: 0,
+                    identity: script, lookup: Self.firefox
+                ).first)
+        else { return }
         #expect(hostile.attributes["app"] == ["name": "Notification", "icon": .string(SourceApp.bridgeIcon), "label": "Firefox"])
 
         tracker.called(claim, caller: ":1.10", serial: 1, destination: ":1.5")
         let browser = SenderIdentity(confinement: .none, executable: "/usr/lib/firefox-esr/firefox")
-        guard case .show(let real) = try #require(tracker.replied(from: ":1.5", to: ":1.10", replySerial: 1, id: 2, now: 0,
-                                                                  identity: browser, lookup: Self.firefox).first) else { return }
+        guard
+            case .show(let real) = try #require(
+                tracker.replied(
+                    from: ":1.5", to: ":1.10", replySerial: 1, id: 2, now: 0,
+                    identity: browser, lookup: Self.firefox
+                ).first)
+        else { return }
         #expect(real.attributes["app"] == ["name": "Firefox", "icon": "firefox", "desktopEntry": "firefox"])
     }
 
@@ -205,14 +234,22 @@ struct ProgressNotificationsTests {
     func strangers() throws {
         var tracker = Self.tracker()
         let tag: [(String, BusValue)] = [("x-dunst-stack-tag", .string("dl"))]
-        tracker.called(NotifyCall(arguments: Self.arguments(summary: "Mine", hints: tag + [("value", .int32(40))]))!, caller: ":1.9",
-                       serial: 1, destination: ":1.5")
-        guard case .show(let victim) = try #require(tracker.replied(from: ":1.5", to: ":1.9", replySerial: 1, id: 7, now: 0,
-                                                                    lookup: Self.noEntries).first) else { return }
+        tracker.called(
+            NotifyCall(arguments: Self.arguments(summary: "Mine", hints: tag + [("value", .int32(40))]))!, caller: ":1.9",
+            serial: 1, destination: ":1.5")
+        guard
+            case .show(let victim) = try #require(
+                tracker.replied(
+                    from: ":1.5", to: ":1.9", replySerial: 1, id: 7, now: 0,
+                    lookup: Self.noEntries
+                ).first)
+        else { return }
 
         // The stranger's replacement: the server gives it id 7, the victim's is displaced.
-        let ransom = NotifyCall(arguments: Self.arguments(replaces: 7, summary: "Transfer failed: pay 50 EUR to unlock",
-                                                          hints: tag + [("category", .string("transfer.error"))]))!
+        let ransom = NotifyCall(
+            arguments: Self.arguments(
+                replaces: 7, summary: "Transfer failed: pay 50 EUR to unlock",
+                hints: tag + [("category", .string("transfer.error"))]))!
         tracker.called(ransom, caller: ":1.66", serial: 1, destination: ":1.5")
         let failed = tracker.replied(from: ":1.5", to: ":1.66", replySerial: 1, id: 7, now: 1, lookup: Self.noEntries)
         #expect(failed.count == 2)
@@ -238,10 +275,16 @@ struct ProgressNotificationsTests {
         #expect(tracker.followedKeys == [.init(owner: ":1.9", id: 7)])
 
         // The victim goes on in place; its own close ends it.
-        tracker.called(NotifyCall(arguments: Self.arguments(replaces: 7, summary: "Mine", hints: [("value", .int32(60))]))!,
-                       caller: ":1.9", serial: 2, destination: ":1.5")
-        guard case .show(let mine) = try #require(tracker.replied(from: ":1.5", to: ":1.9", replySerial: 2, id: 7, now: 3,
-                                                                  lookup: Self.noEntries).first) else { return }
+        tracker.called(
+            NotifyCall(arguments: Self.arguments(replaces: 7, summary: "Mine", hints: [("value", .int32(60))]))!,
+            caller: ":1.9", serial: 2, destination: ":1.5")
+        guard
+            case .show(let mine) = try #require(
+                tracker.replied(
+                    from: ":1.5", to: ":1.9", replySerial: 2, id: 7, now: 3,
+                    lookup: Self.noEntries
+                ).first)
+        else { return }
         #expect(mine.source == victim.source && mine.content.state["percent"] == 60)
         tracker.closeCalled(id: 7, caller: ":1.9", destination: ":1.5")
         #expect(tracker.closed(id: 7, reason: 3, from: ":1.5") == [.finish(source: victim.source, content: nil, keep: true)])
@@ -254,8 +297,9 @@ struct ProgressNotificationsTests {
         tracker.called(progress, caller: ":1.9", serial: 1, destination: ":1.5")
         guard case .show(let victim) = tracker.replied(from: ":1.5", to: ":1.9", replySerial: 1, id: 7, now: 0, lookup: Self.noEntries).first
         else { return }
-        tracker.called(NotifyCall(arguments: Self.arguments(replaces: 7, hints: [("value", .int32(1))]))!, caller: ":1.66", serial: 1,
-                       destination: ":1.5")
+        tracker.called(
+            NotifyCall(arguments: Self.arguments(replaces: 7, hints: [("value", .int32(1))]))!, caller: ":1.66", serial: 1,
+            destination: ":1.5")
         guard case .show(let theirs) = tracker.replied(from: ":1.5", to: ":1.66", replySerial: 1, id: 7, now: 1, lookup: Self.noEntries).first
         else { return }
         #expect(tracker.closed(id: 7, reason: 1, from: ":1.5") == [.finish(source: theirs.source, content: nil, keep: true)])
@@ -267,8 +311,9 @@ struct ProgressNotificationsTests {
     func oneShotSenders() throws {
         var tracker = Self.tracker()
         func notifySend(_ caller: String, replaces: UInt32, value: Int32, id: UInt32) -> [SourceChange] {
-            tracker.called(NotifyCall(arguments: Self.arguments(replaces: replaces, hints: [("value", .int32(value))]))!, caller: caller,
-                           serial: 1, destination: ":1.5")
+            tracker.called(
+                NotifyCall(arguments: Self.arguments(replaces: replaces, hints: [("value", .int32(value))]))!, caller: caller,
+                serial: 1, destination: ":1.5")
             return tracker.replied(from: ":1.5", to: caller, replySerial: 1, id: id, now: Double(value), lookup: Self.noEntries)
         }
         guard case .show(let first) = try #require(notifySend(":1.20", replaces: 0, value: 10, id: 9).first) else { return }
@@ -288,9 +333,12 @@ struct ProgressNotificationsTests {
 
     @Test("Notify's arguments: loosely typed values clamped, stack tags, texts cut, other shapes refused")
     func parsing() throws {
-        let call = try #require(NotifyCall(arguments: Self.arguments(
-            app: String(repeating: "a", count: 300), summary: "Line\none\u{1B}[31m", body: "<b>bold</b> &amp; <i>it</i>" + String(repeating: "x", count: 2000),
-            hints: [("value", .double(140)), ("x-canonical-private-synchronous", .string("volume")), ("desktop-entry", .string("firefox"))])))
+        let call = try #require(
+            NotifyCall(
+                arguments: Self.arguments(
+                    app: String(repeating: "a", count: 300), summary: "Line\none\u{1B}[31m",
+                    body: "<b>bold</b> &amp; <i>it</i>" + String(repeating: "x", count: 2000),
+                    hints: [("value", .double(140)), ("x-canonical-private-synchronous", .string("volume")), ("desktop-entry", .string("firefox"))])))
         #expect(call.value == 100)
         #expect(call.stackTag == "volume")
         #expect(call.desktopEntry == "firefox")

@@ -89,8 +89,11 @@ struct DesktopAnnouncementsTests {
         _ = desktop.focus.read(.dunst, focus: true)
         let calls = desktop.nextCalls()
         #expect(calls.map(\.method) == ["org.island.Admin.SetFocus", "org.island.Admin.SetSharing", "org.island.Admin.SetLock"])
-        #expect(calls.map(\.parameters) == [["on": .bool(true)], ["on": .bool(true), "source": .string("portal")],
-                                            ["on": .bool(true), "source": .string("gnome")]])
+        #expect(
+            calls.map(\.parameters) == [
+                ["on": .bool(true)], ["on": .bool(true), "source": .string("portal")],
+                ["on": .bool(true), "source": .string("gnome")],
+            ])
         let more = desktop.nextCalls()
         #expect(more.isEmpty, "one call of each state at a time")
         #expect(calls[0].told(reply: ["focus": .object(["on": .bool(false)])]).fields.map(\.1) == ["false"], "islandd's answer is logged")

@@ -5,12 +5,14 @@ import Testing
 
 @Suite("Routing: an activity's source key, and taps and buttons to the source it names")
 struct RoutingTests {
-    @Test("keys read back from the text the book keeps, unique names' colons and all", arguments: [
-        SourceKey.player(busID: "0123456789ab", owner: ":1.42"),
-        SourceKey.notification(busID: "0123456789ab", owner: ":1.9", id: 7),
-        SourceKey.job(busID: "0123456789ab", number: 3),
-        SourceKey.player(busID: "", owner: ":1.42"),
-    ])
+    @Test(
+        "keys read back from the text the book keeps, unique names' colons and all",
+        arguments: [
+            SourceKey.player(busID: "0123456789ab", owner: ":1.42"),
+            SourceKey.notification(busID: "0123456789ab", owner: ":1.9", id: 7),
+            SourceKey.job(busID: "0123456789ab", number: 3),
+            SourceKey.player(busID: "", owner: ":1.42"),
+        ])
     func roundTrip(key: SourceKey) {
         #expect(SourceKey(key.description) == key)
     }
@@ -42,15 +44,17 @@ struct RoutingTests {
             default: nil
             }
         }
-        let sources = SessionSources(bus: harness.bus, context: harness.context,
-                                     enabled: .init(mpris: true, notifications: true, jobs: true), staleAfterPause: 600,
-                                     maximumJobs: 4, maximumJobsPerSender: 2)
+        let sources = SessionSources(
+            bus: harness.bus, context: harness.context,
+            enabled: .init(mpris: true, notifications: true, jobs: true), staleAfterPause: 600,
+            maximumJobs: 4, maximumJobsPerSender: 2)
         sources.start()
         #expect(!sources.isScanned)
         harness.bus.run()
         #expect(sources.isScanned)
-        _ = harness.bus.callServed(path: JobSource.serverPath, interface: "org.kde.JobViewServerV2", member: "requestView",
-                                   from: ":1.20", [.string("x"), .int32(3), .vardict([])])
+        _ = harness.bus.callServed(
+            path: JobSource.serverPath, interface: "org.kde.JobViewServerV2", member: "requestView",
+            from: ":1.20", [.string("x"), .int32(3), .vardict([])])
         harness.bus.run()
         harness.subject = sources
         return (harness, sources)
@@ -97,9 +101,10 @@ struct RoutingTests {
     @Test("a source turned off is not there, and its keys route nowhere")
     func turnedOff() {
         let harness = SourceHarness()
-        let sources = SessionSources(bus: harness.bus, context: harness.context,
-                                     enabled: .init(mpris: false, notifications: false, jobs: true), staleAfterPause: 600,
-                                     maximumJobs: 4, maximumJobsPerSender: 2)
+        let sources = SessionSources(
+            bus: harness.bus, context: harness.context,
+            enabled: .init(mpris: false, notifications: false, jobs: true), staleAfterPause: 600,
+            maximumJobs: 4, maximumJobsPerSender: 2)
         sources.start()
         #expect(sources.mpris == nil && sources.notifications == nil && sources.isScanned)
         sources.pressed("playPause", on: .player(busID: Self.busID, owner: ":1.7"))

@@ -15,22 +15,27 @@ import Testing
     static let mutterSession = "/org/gnome/Mutter/ScreenCast/Session/u1"
 
     /// The messages of a portal cast up to the user's choice, as a monitor sees them.
-    static func portalStart(session: String = session, request: String = request, client: String = client, serial: UInt64 = 9,
-                            code: UInt32 = 0) -> [FakeMessage] {
+    static func portalStart(
+        session: String = session, request: String = request, client: String = client, serial: UInt64 = 9,
+        code: UInt32 = 0
+    ) -> [FakeMessage] {
         [
-            FakeMessage(kind: .methodCall, sender: client, destination: ScreenCastEvent.portalName, path: "/org/freedesktop/portal/desktop",
-                        interface: ScreenCastEvent.portalScreenCast, member: "Start", serial: serial,
-                        body: [.objectPath(session), .string(""), .array(elementSignature: "{sv}", [])]),
+            FakeMessage(
+                kind: .methodCall, sender: client, destination: ScreenCastEvent.portalName, path: "/org/freedesktop/portal/desktop",
+                interface: ScreenCastEvent.portalScreenCast, member: "Start", serial: serial,
+                body: [.objectPath(session), .string(""), .array(elementSignature: "{sv}", [])]),
             FakeMessage(kind: .methodReturn, sender: portal, destination: client, replySerial: serial, body: [.objectPath(request)]),
-            FakeMessage(kind: .signal, sender: portal, destination: client, path: request, interface: ScreenCastEvent.portalRequest,
-                        member: "Response", body: [.uint32(code), .array(elementSignature: "{sv}", [])]),
+            FakeMessage(
+                kind: .signal, sender: portal, destination: client, path: request, interface: ScreenCastEvent.portalRequest,
+                member: "Response", body: [.uint32(code), .array(elementSignature: "{sv}", [])]),
         ]
     }
 
     static func mutterStart(session: String = mutterSession, client: String = client, serial: UInt64 = 5) -> [FakeMessage] {
         [
-            FakeMessage(kind: .methodCall, sender: client, destination: ScreenCastEvent.mutterName, path: session,
-                        interface: ScreenCastEvent.mutterSession, member: "Start", serial: serial),
+            FakeMessage(
+                kind: .methodCall, sender: client, destination: ScreenCastEvent.mutterName, path: session,
+                interface: ScreenCastEvent.mutterSession, member: "Start", serial: serial),
             FakeMessage(kind: .methodReturn, sender: mutter, destination: client, replySerial: serial),
         ]
     }
@@ -51,13 +56,20 @@ import Testing
         #expect(sessions.peers == [Self.client, Self.portal])
 
         // Someone else's Close, and a Closed from anyone but the portal, end nothing.
-        Self.feed([FakeMessage(kind: .methodCall, sender: ":1.99", path: Self.session, interface: ScreenCastEvent.portalSession, member: "Close"),
-                   FakeMessage(kind: .signal, sender: ":1.99", path: Self.session, interface: ScreenCastEvent.portalSession, member: "Closed")],
-                  to: &sessions)
+        Self.feed(
+            [
+                FakeMessage(kind: .methodCall, sender: ":1.99", path: Self.session, interface: ScreenCastEvent.portalSession, member: "Close"),
+                FakeMessage(kind: .signal, sender: ":1.99", path: Self.session, interface: ScreenCastEvent.portalSession, member: "Closed"),
+            ],
+            to: &sessions)
         #expect(sessions.sharedBy == .portal)
 
-        Self.feed([FakeMessage(kind: .methodCall, sender: Self.client, destination: ScreenCastEvent.portalName, path: Self.session,
-                               interface: ScreenCastEvent.portalSession, member: "Close", serial: 12)], to: &sessions)
+        Self.feed(
+            [
+                FakeMessage(
+                    kind: .methodCall, sender: Self.client, destination: ScreenCastEvent.portalName, path: Self.session,
+                    interface: ScreenCastEvent.portalSession, member: "Close", serial: 12)
+            ], to: &sessions)
         #expect(sessions.sharedBy == nil)
         #expect(sessions.peers.isEmpty)
     }
@@ -88,8 +100,12 @@ import Testing
     @Test func thePortalsClosedSignalEndsTheSession() {
         var sessions = ScreenCastSessions()
         Self.feed(Self.portalStart(), to: &sessions)
-        Self.feed([FakeMessage(kind: .signal, sender: Self.portal, path: Self.session, interface: ScreenCastEvent.portalSession,
-                               member: "Closed", body: [.array(elementSignature: "{sv}", [])])], to: &sessions)
+        Self.feed(
+            [
+                FakeMessage(
+                    kind: .signal, sender: Self.portal, path: Self.session, interface: ScreenCastEvent.portalSession,
+                    member: "Closed", body: [.array(elementSignature: "{sv}", [])])
+            ], to: &sessions)
         #expect(sessions.sharedBy == nil)
     }
 
@@ -99,14 +115,22 @@ import Testing
         #expect(sessions.sharedBy == nil)
         Self.feed(Array(Self.mutterStart().suffix(1)), to: &sessions)
         #expect(sessions.sharedBy == .gnome)
-        Self.feed([FakeMessage(kind: .methodCall, sender: Self.client, path: Self.mutterSession, interface: ScreenCastEvent.mutterSession,
-                               member: "Stop")], to: &sessions)
+        Self.feed(
+            [
+                FakeMessage(
+                    kind: .methodCall, sender: Self.client, path: Self.mutterSession, interface: ScreenCastEvent.mutterSession,
+                    member: "Stop")
+            ], to: &sessions)
         #expect(sessions.sharedBy == nil)
 
         Self.feed(Self.mutterStart(serial: 6), to: &sessions)
         #expect(sessions.sharedBy == .gnome)
-        Self.feed([FakeMessage(kind: .signal, sender: Self.mutter, path: Self.mutterSession, interface: ScreenCastEvent.mutterSession,
-                               member: "Closed")], to: &sessions)
+        Self.feed(
+            [
+                FakeMessage(
+                    kind: .signal, sender: Self.mutter, path: Self.mutterSession, interface: ScreenCastEvent.mutterSession,
+                    member: "Closed")
+            ], to: &sessions)
         #expect(sessions.sharedBy == nil)
     }
 
@@ -116,8 +140,12 @@ import Testing
         messages[0].interface = ScreenCastEvent.mutterRemoteDesktopSession
         Self.feed(messages, to: &sessions)
         #expect(sessions.sharedBy == .gnome)
-        Self.feed([FakeMessage(kind: .methodCall, sender: Self.client, path: "/org/gnome/Mutter/RemoteDesktop/Session/u2",
-                               interface: ScreenCastEvent.mutterRemoteDesktopSession, member: "Stop")], to: &sessions)
+        Self.feed(
+            [
+                FakeMessage(
+                    kind: .methodCall, sender: Self.client, path: "/org/gnome/Mutter/RemoteDesktop/Session/u2",
+                    interface: ScreenCastEvent.mutterRemoteDesktopSession, member: "Stop")
+            ], to: &sessions)
         #expect(sessions.sharedBy == nil)
     }
 
@@ -150,9 +178,10 @@ import Testing
 
     /// A hostile peer's `Start`, for a session it does not own.
     static func hostileStart(_ sender: String, serial: UInt64) -> FakeMessage {
-        FakeMessage(kind: .methodCall, sender: sender, destination: ScreenCastEvent.portalName, path: "/org/freedesktop/portal/desktop",
-                    interface: ScreenCastEvent.portalScreenCast, member: "Start", serial: serial,
-                    body: [.objectPath(session), .string(""), .array(elementSignature: "{sv}", [])])
+        FakeMessage(
+            kind: .methodCall, sender: sender, destination: ScreenCastEvent.portalName, path: "/org/freedesktop/portal/desktop",
+            interface: ScreenCastEvent.portalScreenCast, member: "Start", serial: serial,
+            body: [.objectPath(session), .string(""), .array(elementSignature: "{sv}", [])])
     }
 
     @Test func anotherPeersFloodOfRefusedStartsNeverPushesOutAPendingStart() {
@@ -214,10 +243,16 @@ import Testing
 
     @Test func whatIsNotAScreenCastIsNothing() {
         #expect(ScreenCastEvent(FakeMessage(kind: .methodCall, sender: Self.client, path: "/x", interface: "org.example.Other", member: "Start")) == nil)
-        #expect(ScreenCastEvent(FakeMessage(kind: .signal, sender: Self.portal, path: Self.request, interface: ScreenCastEvent.portalRequest,
-                                            member: "Response", body: [.string("0")])) == nil, "a code of the wrong type")
-        #expect(ScreenCastEvent(FakeMessage(kind: .methodCall, sender: Self.client, path: "/", interface: ScreenCastEvent.portalScreenCast,
-                                            member: "Start")) == nil, "no session argument")
+        #expect(
+            ScreenCastEvent(
+                FakeMessage(
+                    kind: .signal, sender: Self.portal, path: Self.request, interface: ScreenCastEvent.portalRequest,
+                    member: "Response", body: [.string("0")])) == nil, "a code of the wrong type")
+        #expect(
+            ScreenCastEvent(
+                FakeMessage(
+                    kind: .methodCall, sender: Self.client, path: "/", interface: ScreenCastEvent.portalScreenCast,
+                    member: "Start")) == nil, "no session argument")
     }
 
     @Test("[ScreenSharing] Follow= turns following off; it is on by default")

@@ -77,8 +77,9 @@ struct ActivityEndingTests: ActivityTesting {
         _ = try manager.end(app: pizza, id: id, dismissalPolicy: .after(end + 60), now: end)
         // The default, and a date past the bound, count from the first end, not from now.
         #expect(try manager.end(app: pizza, id: id, now: end + 30).activity.dismissAt == end + 4 * 3600)
-        #expect(try manager.end(app: pizza, id: id, dismissalPolicy: .after(end + 9 * 3600), now: end + 3600).activity.dismissAt
-                    == end + 4 * 3600)
+        #expect(
+            try manager.end(app: pizza, id: id, dismissalPolicy: .after(end + 9 * 3600), now: end + 3600).activity.dismissAt
+                == end + 4 * 3600)
     }
 
     @Test func aSecondEndsContentReplacesTheFinalContentAtTheUpdateRate() throws {
@@ -182,11 +183,12 @@ struct ActivityEndingTests: ActivityTesting {
         let b = try manager.start(weather, at: t0 + 10).id
         _ = try manager.end(app: weather, id: b, dismissalPolicy: .after(t0 + 20), now: t0 + 10)
         let events = manager.advance(to: t0 + 8 * 3600 + 60)
-        #expect(events.labels == [
-            "changed:2:dismissed", "removed:2",  // t0 + 20
-            "changed:1:stale", "delivered:1",  // t0 + 30
-            "changed:1:ended", "delivered:1",  // t0 + 8 h
-        ])
+        #expect(
+            events.labels == [
+                "changed:2:dismissed", "removed:2",  // t0 + 20
+                "changed:1:stale", "delivered:1",  // t0 + 30
+                "changed:1:ended", "delivered:1",  // t0 + 8 h
+            ])
         #expect(manager.activity(id: a)?.endReason == .expired)
         #expect(manager.activity(id: a)?.endedAt == t0 + 8 * 3600)
     }

@@ -54,8 +54,9 @@ import Testing
     func attributesNestedToTheLimitAreAcceptedAndOnePastRefused(depth: Int) throws {
         var manager = makeManager()
         let request = { (manager: inout ActivityManager) throws(IslandError) in
-            _ = try manager.request(app: pizza, type: "T", attributes: Self.nested(depth: depth), content: content(0),
-                                    entitlement: entitled, now: t0)
+            _ = try manager.request(
+                app: pizza, type: "T", attributes: Self.nested(depth: depth), content: content(0),
+                entitlement: entitled, now: t0)
         }
         if depth <= ActivityLimits.maximumNesting {
             try request(&manager)
@@ -69,8 +70,10 @@ import Testing
     /// A staleDate in milliseconds would keep the activity from ever going stale: refused by
     /// name on a start, an update and an end, as a timestamp in milliseconds is; the latest
     /// date in seconds, and Foundation's distantFuture, are accepted.
-    @Test(arguments: [(ActivityLimits.latestDate, true), (32_503_680_000, true), (ActivityLimits.latestDate.nextUp, false),
-                      ((t0 + 60) * 1000, false)])
+    @Test(arguments: [
+        (ActivityLimits.latestDate, true), (32_503_680_000, true), (ActivityLimits.latestDate.nextUp, false),
+        ((t0 + 60) * 1000, false),
+    ])
     func aStaleDateInMillisecondsIsRefused(staleDate: Double, accepted: Bool) throws {
         var manager = makeManager()
         let dated = content(1, staleDate: staleDate)

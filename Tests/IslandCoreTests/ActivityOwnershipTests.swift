@@ -40,8 +40,9 @@ struct ActivityOwnershipTests: ActivityTesting {
     @Test func keysArePerOwner() throws {
         var manager = makeManager()
         let mine = try manager.start(uid: alice, key: "order-42")
-        let theirs = try manager.request(app: pizza, uid: bob, type: "Delivery", attributes: ["order": "42"], content: content(0),
-                                         key: "order-42", entitlement: entitled, now: t0 + 1)
+        let theirs = try manager.request(
+            app: pizza, uid: bob, type: "Delivery", attributes: ["order": "42"], content: content(0),
+            key: "order-42", entitlement: entitled, now: t0 + 1)
         #expect(theirs.created, "another user's key is not this user's")
         #expect(theirs.activity.id != mine.id)
         #expect(theirs.activity.uid == bob)
@@ -68,10 +69,11 @@ struct ActivityOwnershipTests: ActivityTesting {
     }
 
     @Test func startBudgetsArePerOwner() throws {
-        var manager = makeManager(limits: limits {
-            $0.startBudget = 2
-            $0.maximumActivitiesPerApp = 10
-        })
+        var manager = makeManager(
+            limits: limits {
+                $0.startBudget = 2
+                $0.maximumActivitiesPerApp = 10
+            })
         try manager.start(uid: alice, at: t0)
         try manager.start(uid: alice, at: t0 + 1)
         #expect(throws: IslandError.startBudgetExceeded(app: pizza, limit: 2, window: 60, retryAfter: 58)) {
@@ -152,17 +154,19 @@ struct ActivityEndedBoundTests: ActivityTesting {
     func ended(_ manager: ActivityManager) -> [String] { manager.list(states: [.ended]).map(\.id) }
 
     @Test func anOwnerKeepsItsNewestEndedActivitiesAndTheOldestIsDismissed() throws {
-        var manager = makeManager(limits: limits {
-            $0.maximumEndedActivitiesPerApp = 2
-            $0.startBudget = 100
-        })
+        var manager = makeManager(
+            limits: limits {
+                $0.maximumEndedActivitiesPerApp = 2
+                $0.startBudget = 100
+            })
         let first = try startAndEnd(&manager, pizza, at: t0)
         let second = try startAndEnd(&manager, pizza, at: t0 + 1)
         let third = try manager.start(at: t0 + 2).id
         let outcome = try manager.end(app: pizza, id: third, now: t0 + 2)
-        #expect(outcome.events.labels == [
-            "changed:\(third):ended", "delivered:\(third)", "changed:\(first):dismissed", "removed:\(first)",
-        ])
+        #expect(
+            outcome.events.labels == [
+                "changed:\(third):ended", "delivered:\(third)", "changed:\(first):dismissed", "removed:\(first)",
+            ])
         #expect(outcome.activity.state == .ended)
         #expect(ended(manager) == [second, third])
     }
@@ -177,10 +181,11 @@ struct ActivityEndedBoundTests: ActivityTesting {
     }
 
     @Test func theBoundIsPerOwner() throws {
-        var manager = makeManager(limits: limits {
-            $0.maximumEndedActivitiesPerApp = 1
-            $0.startBudget = 100
-        })
+        var manager = makeManager(
+            limits: limits {
+                $0.maximumEndedActivitiesPerApp = 1
+                $0.startBudget = 100
+            })
         let alice = try startAndEnd(&manager, pizza, uid: 1000, at: t0)
         let bob = try startAndEnd(&manager, pizza, uid: 1001, at: t0 + 1)
         let weatherID = try startAndEnd(&manager, weather, uid: 1000, at: t0 + 2)
@@ -190,10 +195,11 @@ struct ActivityEndedBoundTests: ActivityTesting {
     }
 
     @Test func theGlobalBoundDismissesTheOldestOfAnyOwner() throws {
-        var manager = makeManager(limits: limits {
-            $0.maximumEndedActivities = 2
-            $0.startBudget = 100
-        })
+        var manager = makeManager(
+            limits: limits {
+                $0.maximumEndedActivities = 2
+                $0.startBudget = 100
+            })
         _ = try startAndEnd(&manager, pizza, uid: 1000, at: t0)
         let second = try startAndEnd(&manager, weather, uid: 1001, at: t0 + 1)
         let third = try startAndEnd(&manager, pizza, uid: 1002, at: t0 + 2)
@@ -210,10 +216,11 @@ struct ActivityEndedBoundTests: ActivityTesting {
     }
 
     @Test func activitiesEndedByTimersAreBoundedToo() throws {
-        var manager = makeManager(limits: limits {
-            $0.maximumEndedActivitiesPerApp = 1
-            $0.maximumActiveDuration = 100
-        })
+        var manager = makeManager(
+            limits: limits {
+                $0.maximumEndedActivitiesPerApp = 1
+                $0.maximumActiveDuration = 100
+            })
         let first = try manager.start(at: t0).id
         let second = try manager.start(at: t0 + 1).id
         let events = manager.advance(to: t0 + 101)
@@ -227,15 +234,17 @@ struct ActivityEndedBoundTests: ActivityTesting {
         for second in 0..<4 { ids.append(try startAndEnd(&manager, pizza, at: t0 + Double(second))) }
         #expect(ended(manager) == ids)
 
-        var restored = ActivityManager(snapshot: manager.snapshot, limits: limits { $0.maximumEndedActivitiesPerApp = 3 },
-                                       now: t0 + 10, makeID: { "x" })
+        var restored = ActivityManager(
+            snapshot: manager.snapshot, limits: limits { $0.maximumEndedActivitiesPerApp = 3 },
+            now: t0 + 10, makeID: { "x" })
         #expect(restored.advance(to: t0 + 10).labels == ["changed:\(ids[0]):dismissed", "removed:\(ids[0])"])
         #expect(ended(restored) == Array(ids[1...]))
 
         restored.limits = limits { $0.maximumEndedActivitiesPerApp = 1 }
-        #expect(restored.advance(to: t0 + 11).labels == [
-            "changed:\(ids[1]):dismissed", "removed:\(ids[1])", "changed:\(ids[2]):dismissed", "removed:\(ids[2])",
-        ])
+        #expect(
+            restored.advance(to: t0 + 11).labels == [
+                "changed:\(ids[1]):dismissed", "removed:\(ids[1])", "changed:\(ids[2]):dismissed", "removed:\(ids[2])",
+            ])
         #expect(ended(restored) == [ids[3]])
         #expect(restored.advance(to: t0 + 12).isEmpty)
     }

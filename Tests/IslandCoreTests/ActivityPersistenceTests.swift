@@ -14,13 +14,14 @@ struct ActivityPersistenceTests: ActivityTesting {
         var manager = makeManager()
         let activity = try manager.start()
         let text = String(decoding: JSON.object(activity.json).serialized(), as: UTF8.self)
-        #expect(text == """
-            {"id":"1","app":"org.example.Pizza","type":"Delivery","attributes":{"order":"42"},\
-            "content":{"state":{"step":0},"relevanceScore":0.0},\
-            "deliveredContent":{"state":{"step":0},"relevanceScore":0.0},\
-            "deliveredAt":1700000000.0,"state":"active","ownerGonePolicy":"keep",\
-            "createdAt":1700000000.0,"updatedAt":1700000000.0}
-            """)
+        #expect(
+            text == """
+                {"id":"1","app":"org.example.Pizza","type":"Delivery","attributes":{"order":"42"},\
+                "content":{"state":{"step":0},"relevanceScore":0.0},\
+                "deliveredContent":{"state":{"step":0},"relevanceScore":0.0},\
+                "deliveredAt":1700000000.0,"state":"active","ownerGonePolicy":"keep",\
+                "createdAt":1700000000.0,"updatedAt":1700000000.0}
+                """)
         #expect(try Activity(json: activity.json) == activity)
     }
 
@@ -151,9 +152,10 @@ struct ActivityPersistenceTests: ActivityTesting {
 
         // Down for longer than the dismissal delay too: expired and gone in one go.
         var longDown = ActivityManager(snapshot: snapshot, now: t0 + 13 * 3600, makeID: { "x" })
-        #expect(longDown.advance(to: t0 + 13 * 3600).labels.suffix(4) == [
-            "changed:1:ended", "delivered:1", "changed:1:dismissed", "removed:1",
-        ])
+        #expect(
+            longDown.advance(to: t0 + 13 * 3600).labels.suffix(4) == [
+                "changed:1:ended", "delivered:1", "changed:1:dismissed", "removed:1",
+            ])
         #expect(longDown.list().isEmpty)
     }
 

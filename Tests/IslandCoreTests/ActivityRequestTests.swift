@@ -137,10 +137,11 @@ struct ActivityRequestTests: ActivityTesting {
     }
 
     @Test func thePerAppLimitIsCheckedBeforeTheGlobalOne() throws {
-        var manager = makeManager(limits: limits {
-            $0.maximumActivities = 2
-            $0.maximumActivitiesPerApp = 2
-        })
+        var manager = makeManager(
+            limits: limits {
+                $0.maximumActivities = 2
+                $0.maximumActivitiesPerApp = 2
+            })
         try manager.start(at: t0)
         try manager.start(at: t0)
         #expect(throws: IslandError.targetMaximumExceeded(app: pizza, limit: 2)) { try manager.start(at: t0) }

@@ -9,10 +9,13 @@ import Testing
 struct ActivityScheduleTests: ActivityTesting {
     static let alert = Alert(title: "Doors open", body: "Gate B")
 
-    func schedule(_ manager: inout ActivityManager, at start: Double, alert: Alert? = ActivityScheduleTests.alert,
-                  now: Double) throws(IslandError) -> RequestOutcome {
-        try manager.request(app: pizza, type: "Concert", attributes: ["hall": "A"], content: content(0), start: start, alert: alert,
-                            entitlement: entitled, now: now)
+    func schedule(
+        _ manager: inout ActivityManager, at start: Double, alert: Alert? = ActivityScheduleTests.alert,
+        now: Double
+    ) throws(IslandError) -> RequestOutcome {
+        try manager.request(
+            app: pizza, type: "Concert", attributes: ["hall": "A"], content: content(0), start: start, alert: alert,
+            entitlement: entitled, now: now)
     }
 
     @Test func aFutureStartIsPendingSeenByItsAppAndByNoPresenter() throws {
@@ -84,8 +87,9 @@ struct ActivityScheduleTests: ActivityTesting {
     @Test func anUpdateKeepsItPendingAndItsAlertWaitsForTheStart() throws {
         var manager = makeManager()
         _ = try schedule(&manager, at: t0 + 600, now: t0)
-        let outcome = try manager.update(app: pizza, id: "1", content: content(1), alert: Alert(title: "x", body: "y"),
-                                         entitlement: entitled, now: t0 + 1)
+        let outcome = try manager.update(
+            app: pizza, id: "1", content: content(1), alert: Alert(title: "x", body: "y"),
+            entitlement: entitled, now: t0 + 1)
         #expect(outcome.activity.state == .pending)
         #expect(outcome.alertSuppression == .pending)
         #expect(!outcome.events.labels.contains("alerted:1"))
@@ -104,8 +108,9 @@ struct ActivityScheduleTests: ActivityTesting {
 
     @Test func itsAppGoingAwayLeavesItScheduled() throws {
         var manager = makeManager()
-        _ = try manager.request(app: pizza, type: "Concert", attributes: [:], content: content(0), ownerGonePolicy: .end,
-                                start: t0 + 600, alert: Self.alert, entitlement: entitled, now: t0)
+        _ = try manager.request(
+            app: pizza, type: "Concert", attributes: [:], content: content(0), ownerGonePolicy: .end,
+            start: t0 + 600, alert: Self.alert, entitlement: entitled, now: t0)
         #expect(manager.ownerGone(app: pizza, now: t0 + 1).isEmpty)
         #expect(manager.activity(id: "1")?.state == .pending)
     }

@@ -58,10 +58,12 @@ struct ActivitySettingsTests: ActivityTesting {
         _ = try manager.update(id, step: 1, alert: Alert(title: "a", body: "b"), at: t0 + 1)
 
         let info = manager.authorization(app: pizza, entitlement: entitledFrequent, now: t0 + 2)
-        #expect(info == AuthorizationInfo(
-            app: pizza, entitled: true, enabled: true, frequentUpdates: true, limits: ActivityLimits(),
-            remainingStarts: 8, remainingAlerts: 5, liveActivities: 2, globalLiveActivities: 3
-        ))
+        #expect(
+            info
+                == AuthorizationInfo(
+                    app: pizza, entitled: true, enabled: true, frequentUpdates: true, limits: ActivityLimits(),
+                    remainingStarts: 8, remainingAlerts: 5, liveActivities: 2, globalLiveActivities: 3
+                ))
 
         _ = manager.setFrequentUpdates(app: pizza, false, now: t0)
         #expect(!manager.authorization(app: pizza, entitlement: entitledFrequent, now: t0 + 2).frequentUpdates)
@@ -78,13 +80,14 @@ struct ActivitySettingsTests: ActivityTesting {
         _ = manager.setFrequentUpdates(app: weather, false, now: t0)
         _ = manager.setGlobalEnabled(false, now: t0)
         let json = manager.settings.json
-        #expect(json == [
-            "enabled": false,
-            "apps": [
-                "org.example.Pizza": ["enabled": false, "frequentUpdates": true],
-                "org.example.Weather": ["enabled": true, "frequentUpdates": false],
-            ],
-        ])
+        #expect(
+            json == [
+                "enabled": false,
+                "apps": [
+                    "org.example.Pizza": ["enabled": false, "frequentUpdates": true],
+                    "org.example.Weather": ["enabled": true, "frequentUpdates": false],
+                ],
+            ])
         #expect(try ActivitySettings(json: json) == manager.settings)
         #expect(try ActivitySettings(json: [:]) == ActivitySettings())
     }

@@ -12,10 +12,12 @@ import Testing
     @Test func unknownSection() {
         Support.expectError(
             "# x\n[Limit]\nStartBudget=1",
-            "/etc/island/islandd.conf:2: unknown section [Limit]; did you mean [Limits]? Sections are [Limits], [Daemon], [Push], [LockScreen], [LockScreen:<app-id>] and [App:<app-id>]")
+            "/etc/island/islandd.conf:2: unknown section [Limit]; did you mean [Limits]? Sections are [Limits], [Daemon], [Push], [LockScreen], [LockScreen:<app-id>] and [App:<app-id>]"
+        )
         Support.expectError(
             "[app:org.example.App]",
-            "/etc/island/islandd.conf:1: unknown section [app:org.example.App]; did you mean [App:org.example.App]? Sections are [Limits], [Daemon], [Push], [LockScreen], [LockScreen:<app-id>] and [App:<app-id>]")
+            "/etc/island/islandd.conf:1: unknown section [app:org.example.App]; did you mean [App:org.example.App]? Sections are [Limits], [Daemon], [Push], [LockScreen], [LockScreen:<app-id>] and [App:<app-id>]"
+        )
     }
 
     @Test func invalidAppID() {
@@ -56,13 +58,15 @@ import Testing
     @Test func maxActivitiesIsGlobalOnly() {
         Support.expectError(
             "[Limits]\nMaxActivities=10\n[App:org.example.App]\nMaxActivities=3",
-            "/etc/island/islandd.conf:4: MaxActivities= is only allowed in [Limits]: it caps the live activities of all apps together; use MaxActivitiesPerApp= for one app")
+            "/etc/island/islandd.conf:4: MaxActivities= is only allowed in [Limits]: it caps the live activities of all apps together; use MaxActivitiesPerApp= for one app"
+        )
     }
 
     @Test func maxEndedActivitiesIsGlobalOnly() {
         Support.expectError(
             "[App:org.example.App]\nMaxEndedActivities=3",
-            "/etc/island/islandd.conf:2: MaxEndedActivities= is only allowed in [Limits]: it caps the ended activities of all apps together; use MaxEndedActivitiesPerApp= for one app")
+            "/etc/island/islandd.conf:2: MaxEndedActivities= is only allowed in [Limits]: it caps the ended activities of all apps together; use MaxEndedActivitiesPerApp= for one app"
+        )
     }
 
     @Test func keyOutsideASection() {
@@ -94,20 +98,44 @@ import Testing
         ("AlertBudget=lots", "invalid value 'lots' for AlertBudget=: expected a whole number (0 or more)"),
         ("MaxPayloadBytes=0", "invalid value '0' for MaxPayloadBytes=: must be greater than 0"),
         ("MaxPayloadBytes=4Q", "invalid value '4Q' for MaxPayloadBytes=: expected a size in bytes greater than 0, such as 4096, 64K or 1M"),
-        ("MaxPayloadBytes=99999999999999999999", "invalid value '99999999999999999999' for MaxPayloadBytes=: expected a size in bytes greater than 0, such as 4096, 64K or 1M"),
+        (
+            "MaxPayloadBytes=99999999999999999999",
+            "invalid value '99999999999999999999' for MaxPayloadBytes=: expected a size in bytes greater than 0, such as 4096, 64K or 1M"
+        ),
         ("UpdatesPerSecond=0", "invalid value '0' for UpdatesPerSecond=: must be greater than 0"),
         ("UpdatesPerSecond=-3", "invalid value '-3' for UpdatesPerSecond=: must not be negative"),
-        ("UpdatesPerSecond=fast", "invalid value 'fast' for UpdatesPerSecond=: expected a number of updates per second greater than 0, such as 2 or 0.5, or 'infinity' for no cap"),
-        ("UpdatesPerSecond=1e3", "invalid value '1e3' for UpdatesPerSecond=: expected a number of updates per second greater than 0, such as 2 or 0.5, or 'infinity' for no cap"),
-        ("UpdatesPerSecond=nan", "invalid value 'nan' for UpdatesPerSecond=: expected a number of updates per second greater than 0, such as 2 or 0.5, or 'infinity' for no cap"),
+        (
+            "UpdatesPerSecond=fast",
+            "invalid value 'fast' for UpdatesPerSecond=: expected a number of updates per second greater than 0, such as 2 or 0.5, or 'infinity' for no cap"
+        ),
+        (
+            "UpdatesPerSecond=1e3",
+            "invalid value '1e3' for UpdatesPerSecond=: expected a number of updates per second greater than 0, such as 2 or 0.5, or 'infinity' for no cap"
+        ),
+        (
+            "UpdatesPerSecond=nan",
+            "invalid value 'nan' for UpdatesPerSecond=: expected a number of updates per second greater than 0, such as 2 or 0.5, or 'infinity' for no cap"
+        ),
         ("FrequentUpdatesPerSecond=0.0", "invalid value '0.0' for FrequentUpdatesPerSecond=: must be greater than 0"),
         ("MaxActiveSec=0", "invalid value '0' for MaxActiveSec=: must be greater than 0"),
         ("MaxActiveSec=-5min", "invalid value '-5min' for MaxActiveSec=: must not be negative"),
-        ("MaxActiveSec=infinity", "invalid value 'infinity' for MaxActiveSec=: expected a time span such as 30s, 5min, 8h or 1h 30min (a plain number is seconds)"),
-        ("StartBudgetWindowSec=5 parsecs", "invalid value '5 parsecs' for StartBudgetWindowSec=: expected a time span such as 30s, 5min, 8h or 1h 30min (a plain number is seconds)"),
-        ("AlertBudgetWindowSec=1h-30min", "invalid value '1h-30min' for AlertBudgetWindowSec=: expected a time span such as 30s, 5min, 8h or 1h 30min (a plain number is seconds)"),
+        (
+            "MaxActiveSec=infinity",
+            "invalid value 'infinity' for MaxActiveSec=: expected a time span such as 30s, 5min, 8h or 1h 30min (a plain number is seconds)"
+        ),
+        (
+            "StartBudgetWindowSec=5 parsecs",
+            "invalid value '5 parsecs' for StartBudgetWindowSec=: expected a time span such as 30s, 5min, 8h or 1h 30min (a plain number is seconds)"
+        ),
+        (
+            "AlertBudgetWindowSec=1h-30min",
+            "invalid value '1h-30min' for AlertBudgetWindowSec=: expected a time span such as 30s, 5min, 8h or 1h 30min (a plain number is seconds)"
+        ),
         ("OwnerGoneGraceSec=-1", "invalid value '-1' for OwnerGoneGraceSec=: must not be negative"),
-        ("MaxDismissalDelaySec=min", "invalid value 'min' for MaxDismissalDelaySec=: expected a time span such as 30s, 5min, 8h or 1h 30min (a plain number is seconds)"),
+        (
+            "MaxDismissalDelaySec=min",
+            "invalid value 'min' for MaxDismissalDelaySec=: expected a time span such as 30s, 5min, 8h or 1h 30min (a plain number is seconds)"
+        ),
     ])
     func invalidLimitValues(assignment: String, message: String) {
         Support.expectError("[Limits]\n\(assignment)", "/etc/island/islandd.conf:2: \(message)")

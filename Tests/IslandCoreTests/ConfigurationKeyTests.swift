@@ -17,7 +17,8 @@ import Testing
     }
 
     @Test func everyLimitKeyIsRead() throws {
-        let configuration = try Support.parse("""
+        let configuration = try Support.parse(
+            """
             [Limits]
             MaxPayloadBytes=8192
             MaxActivitiesPerApp=7
@@ -54,7 +55,8 @@ import Testing
     }
 
     @Test func everyLimitKeyIsReadPerApp() throws {
-        let configuration = try Support.parse("""
+        let configuration = try Support.parse(
+            """
             [App:org.example.App]
             MaxPayloadBytes=1K
             MaxActivitiesPerApp=1
@@ -89,7 +91,8 @@ import Testing
     }
 
     @Test func everyDaemonKeyIsRead() throws {
-        let configuration = try Support.parse("""
+        let configuration = try Support.parse(
+            """
             [Daemon]
             IdleExitSec=5min
             MaxConnections=4096
@@ -102,7 +105,8 @@ import Testing
     }
 
     @Test func updatesPerSecondCanBeUncapped() throws {
-        let configuration = try Support.parse("""
+        let configuration = try Support.parse(
+            """
             [App:org.island.Bench]
             UpdatesPerSecond=infinity
             FrequentUpdatesPerSecond=infinity

@@ -23,14 +23,17 @@ import Testing
 
     @Test func appSectionsStartFromTheFinalGlobalValues() throws {
         let configuration = try IslandConfiguration.parse(files: [
-            (path: "/etc/island/islandd.conf", contents: """
+            (
+                path: "/etc/island/islandd.conf",
+                contents: """
                 [Limits]
                 UpdatesPerSecond=5
                 MaxActivities=40
 
                 [App:org.example.x]
                 StartBudget=3
-                """),
+                """
+            ),
             // A drop-in read later still raises the global value the app inherits.
             (path: "/etc/island/islandd.conf.d/50-global.conf", contents: "[Limits]\nMaxActiveSec=2h"),
         ])
@@ -56,7 +59,9 @@ import Testing
 
     @Test func anEmptyAssignmentUndoesEarlierOnes() throws {
         let configuration = try IslandConfiguration.parse(files: [
-            (path: "/etc/island/islandd.conf", contents: """
+            (
+                path: "/etc/island/islandd.conf",
+                contents: """
                 [Limits]
                 StartBudget=3
                 UpdatesPerSecond=4
@@ -64,15 +69,19 @@ import Testing
                 UpdatesPerSecond=1
                 [Daemon]
                 MaxConnections=5
-                """),
-            (path: "/etc/island/islandd.conf.d/reset.conf", contents: """
+                """
+            ),
+            (
+                path: "/etc/island/islandd.conf.d/reset.conf",
+                contents: """
                 [Limits]
                 StartBudget=
                 [App:org.example.x]
                 UpdatesPerSecond=
                 [Daemon]
                 MaxConnections=
-                """),
+                """
+            ),
         ])
         #expect(configuration.limits.global.startBudget == ActivityLimits.defaults.startBudget)
         #expect(configuration.limits.global.updatesPerSecond == 4)
@@ -88,6 +97,7 @@ import Testing
                 (path: "/etc/island/islandd.conf", contents: "[Limits]\nStartBudget=3"),
                 (path: "/etc/island/islandd.conf.d/x.conf", contents: "# comment\nStartBudget=4"),
             ],
-            "/etc/island/islandd.conf.d/x.conf:2: 'StartBudget=' is outside any section; put it under [Limits], [Daemon], [Push], [LockScreen] or [App:<app-id>]")
+            "/etc/island/islandd.conf.d/x.conf:2: 'StartBudget=' is outside any section; put it under [Limits], [Daemon], [Push], [LockScreen] or [App:<app-id>]"
+        )
     }
 }

@@ -5,7 +5,8 @@ import Testing
     typealias Support = ConfigurationTestSupport
 
     @Test func commentsBlankLinesAndWhitespaceAreIgnored() throws {
-        let configuration = try Support.parse("""
+        let configuration = try Support.parse(
+            """
             # islandd configuration
             ; a comment in the other style
 
@@ -19,7 +20,8 @@ import Testing
     }
 
     @Test func aTrailingBackslashContinuesTheLine() throws {
-        let configuration = try Support.parse("""
+        let configuration = try Support.parse(
+            """
             [Limits]
             MaxActiveSec=1h \\
               30min\\
@@ -37,7 +39,8 @@ import Testing
     }
 
     @Test func commentLinesInsideAContinuationAreSkipped() throws {
-        let configuration = try Support.parse("""
+        let configuration = try Support.parse(
+            """
             [Limits]
             MaxActiveSec=1h \\
             # the minutes follow

@@ -22,7 +22,9 @@ import Testing
 
     @Test func zeroAndNonsenseAreRefused() {
         Support.expectError("[Daemon]\nExpandedSec=0\n", "\(Support.mainPath):2: invalid value '0' for ExpandedSec=: must be greater than 0")
-        Support.expectError("[Daemon]\nAlertSec=soon\n", "\(Support.mainPath):2: invalid value 'soon' for AlertSec=: expected a time span such as 30s, 5min, 8h or 1h 30min (a plain number is seconds)")
+        Support.expectError(
+            "[Daemon]\nAlertSec=soon\n",
+            "\(Support.mainPath):2: invalid value 'soon' for AlertSec=: expected a time span such as 30s, 5min, 8h or 1h 30min (a plain number is seconds)")
         Support.expectError("[Limits]\nAlertSec=5\n", "\(Support.mainPath):2: AlertSec= belongs in [Daemon], not [Limits]")
     }
 

@@ -9,16 +9,20 @@ import Testing
 @Suite struct LayoutDefaultProductTests {
     private let utc = TimeZone(identifier: "UTC")!
 
-    private func rendered(type: String, attributes: JSONObject = [:], state: JSONObject, now: Double,
-                          timeZone: TimeZone? = nil) -> RenderedLayout {
+    private func rendered(
+        type: String, attributes: JSONObject = [:], state: JSONObject, now: Double,
+        timeZone: TimeZone? = nil
+    ) -> RenderedLayout {
         let layout = Layout.default(for: type, attributes: attributes, state: state)
         return LayoutRenderer(attributes: attributes, state: state, now: now, timeZone: timeZone ?? utc).render(layout)
     }
 
     /// Every region's text, for what must appear in none of them.
     private func everything(_ layout: RenderedLayout) -> String {
-        [layout.lockScreen, layout.compactLeading, layout.compactTrailing, layout.minimal, layout.expandedLeading,
-         layout.expandedTrailing, layout.expandedCenter, layout.expandedBottom].compactMap { $0?.text }.joined(separator: "\n")
+        [
+            layout.lockScreen, layout.compactLeading, layout.compactTrailing, layout.minimal, layout.expandedLeading,
+            layout.expandedTrailing, layout.expandedCenter, layout.expandedBottom,
+        ].compactMap { $0?.text }.joined(separator: "\n")
     }
 
     @Test func aTimerCountsDownPausesAndEnds() {
@@ -147,8 +151,10 @@ import Testing
     }
 
     @Test func durations() throws {
-        let cases: [(JSON, String)] = [(2.54, "2.5 s"), (3, "3 s"), (0, "0 s"), (42.9, "42 s"), (303, "5:03"), (3723, "1:02:03"),
-                                       (-1, ""), (1e300, "99999:59:59")]
+        let cases: [(JSON, String)] = [
+            (2.54, "2.5 s"), (3, "3 s"), (0, "0 s"), (42.9, "42 s"), (303, "5:03"), (3723, "1:02:03"),
+            (-1, ""), (1e300, "99999:59:59"),
+        ]
         for (value, text) in cases {
             #expect(try render("{{duration(state.x)}}", ["x": value]) == text, "\(value)")
         }
@@ -161,8 +167,10 @@ import Testing
     }
 
     @Test func words() throws {
-        let cases = [("inFlight", "In flight"), ("on_the_way", "On the way"), ("running", "Running"), ("Sam", "Sam"),
-                     ("LH 454", "LH 454"), ("b44", "B44"), ("", ""), ("élan", "élan")]
+        let cases = [
+            ("inFlight", "In flight"), ("on_the_way", "On the way"), ("running", "Running"), ("Sam", "Sam"),
+            ("LH 454", "LH 454"), ("b44", "B44"), ("", ""), ("élan", "élan"),
+        ]
         for (value, text) in cases {
             #expect(try render("{{humanized(state.x)}}", ["x": .string(value)]) == text)
         }

@@ -28,8 +28,10 @@ import Testing
     /// A download as a newcomer's first app sends it: each thing said once in the expanded
     /// form, the file and the repository shown, and no alarm clock for what is not time.
     @Test func theExpandedFormSaysEachThingOnceAndShowsTheAttributes() {
-        let attributes: JSONObject = ["title": "Download", "file": "ubuntu-24.04.iso", "repository": "canonical/ubuntu",
-                                      "notes": .string(String(repeating: "long ", count: 20)), "size": 6_000_000_000]
+        let attributes: JSONObject = [
+            "title": "Download", "file": "ubuntu-24.04.iso", "repository": "canonical/ubuntu",
+            "notes": .string(String(repeating: "long ", count: 20)), "size": 6_000_000_000,
+        ]
         let state: JSONObject = ["status": "Downloading", "percent": 40, "remaining": 12]
         let layout = rendered(attributes: attributes, state: state)
         let expanded = [layout.expandedLeading, layout.expandedCenter, layout.expandedTrailing, layout.expandedBottom]
@@ -83,8 +85,10 @@ import Testing
             ["endsAt": 1_800_000_000.0], ["endsAt": "soon"], ["items": ["pizza"]], ["items": [:]], ["symbol": "cup"],
         ]
         func unchanged(_ a: JSONObject, _ b: JSONObject) -> Bool {
-            let (keyA, keyB) = (Layout.defaultLayoutKey(stateText: JSON.object(a).serialized()),
-                                Layout.defaultLayoutKey(stateText: JSON.object(b).serialized()))
+            let (keyA, keyB) = (
+                Layout.defaultLayoutKey(stateText: JSON.object(a).serialized()),
+                Layout.defaultLayoutKey(stateText: JSON.object(b).serialized())
+            )
             return keyA != nil && keyA == keyB
         }
         var kept = 0
@@ -116,7 +120,8 @@ import Testing
             #expect(layout.lockScreen != nil && layout.expanded.center != nil, "\(state)")
             // Compact shows the title alone only when the state has nothing to show.
             let showable = state.contains { key, value in
-                !["title", "symbol"].contains(key) && key.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber) } && ["string", "int", "float", "bool"].contains(value.typeName)
+                !["title", "symbol"].contains(key) && key.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber) }
+                    && ["string", "int", "float", "bool"].contains(value.typeName)
             }
             #expect((layout.compactTrailing != nil) == showable, "\(state)")
         }

@@ -8,29 +8,30 @@ import Testing
     private let t0 = 1_700_000_000.0
 
     @Test func coffeeDeliveryWithStageSymbols() throws {
-        let layout = try Layout(text: #"""
-        {
-          "compactLeading": {"type": "symbol", "name": "{{state.stage}}",
-                             "names": {"ordered": "📝", "brewing": "☕", "onTheWay": "🛵", "delivered": "✅"}},
-          "compactTrailing": {"type": "text", "template": "{{state.etaMinutes}} min"},
-          "minimal": {"type": "symbol", "name": "{{state.stage}}",
-                      "names": {"ordered": "📝", "brewing": "☕", "onTheWay": "🛵", "delivered": "✅"}},
-          "lockScreen": {"type": "vstack", "spacing": 4, "children": [
-            {"type": "text", "template": "{{attributes.shop}} · order {{attributes.order}}"},
-            {"type": "text", "template": "{{state.stageTitle}}, about {{state.etaMinutes}} min"}
-          ]},
-          "expanded": {
-            "leading": {"priority": 1, "type": "symbol", "name": "{{state.stage}}", "names": {"brewing": "☕"}},
-            "center": {"priority": 2, "type": "text", "template": "{{state.stageTitle}}"},
-            "trailing": {"priority": 1, "type": "text", "template": "{{state.etaMinutes}} min"},
-            "bottom": {"priority": 0, "type": "link", "url": "https://coffee.example/orders/{{attributes.order}}/help",
-                       "child": {"type": "text", "template": "Something wrong?"}}
-          },
-          "keylineTint": "#6F4E37",
-          "chip": "Coffee",
-          "url": "https://coffee.example/orders/{{attributes.order}}"
-        }
-        """#)
+        let layout = try Layout(
+            text: #"""
+                {
+                  "compactLeading": {"type": "symbol", "name": "{{state.stage}}",
+                                     "names": {"ordered": "📝", "brewing": "☕", "onTheWay": "🛵", "delivered": "✅"}},
+                  "compactTrailing": {"type": "text", "template": "{{state.etaMinutes}} min"},
+                  "minimal": {"type": "symbol", "name": "{{state.stage}}",
+                              "names": {"ordered": "📝", "brewing": "☕", "onTheWay": "🛵", "delivered": "✅"}},
+                  "lockScreen": {"type": "vstack", "spacing": 4, "children": [
+                    {"type": "text", "template": "{{attributes.shop}} · order {{attributes.order}}"},
+                    {"type": "text", "template": "{{state.stageTitle}}, about {{state.etaMinutes}} min"}
+                  ]},
+                  "expanded": {
+                    "leading": {"priority": 1, "type": "symbol", "name": "{{state.stage}}", "names": {"brewing": "☕"}},
+                    "center": {"priority": 2, "type": "text", "template": "{{state.stageTitle}}"},
+                    "trailing": {"priority": 1, "type": "text", "template": "{{state.etaMinutes}} min"},
+                    "bottom": {"priority": 0, "type": "link", "url": "https://coffee.example/orders/{{attributes.order}}/help",
+                               "child": {"type": "text", "template": "Something wrong?"}}
+                  },
+                  "keylineTint": "#6F4E37",
+                  "chip": "Coffee",
+                  "url": "https://coffee.example/orders/{{attributes.order}}"
+                }
+                """#)
         let attributes = try jsonObject(#"{"shop": "Blue Bottle", "order": "A17"}"#)
         let brewing = LayoutRenderer(attributes: attributes, state: try jsonObject(#"{"stage": "brewing", "stageTitle": "Brewing", "etaMinutes": 7}"#), now: t0)
         let rendered = brewing.render(layout)
@@ -43,24 +44,26 @@ import Testing
         #expect(rendered.keylineTint == LayoutColor(red: 0x6F, green: 0x4E, blue: 0x37))
         #expect(rendered.chip == "Coffee")
 
-        let onTheWay = LayoutRenderer(attributes: attributes, state: try jsonObject(#"{"stage": "onTheWay", "stageTitle": "On the way", "etaMinutes": 3}"#), now: t0)
+        let onTheWay = LayoutRenderer(
+            attributes: attributes, state: try jsonObject(#"{"stage": "onTheWay", "stageTitle": "On the way", "etaMinutes": 3}"#), now: t0)
         #expect(onTheWay.render(layout).minimal?.view == .symbol("🛵"))
         #expect(onTheWay.render(layout).lockScreen?.text == "Blue Bottle · order A17 · On the way, about 3 min")
     }
 
     @Test func fastingPercent() throws {
-        let layout = try Layout(text: #"""
-        {
-          "compactLeading": {"type": "symbol", "name": "⏳"},
-          "compactTrailing": {"type": "text", "template": "{{state.percent}}%"},
-          "minimal": {"type": "progress", "value": "{{state.percent}}", "total": 100},
-          "lockScreen": {"type": "vstack", "children": [
-            {"type": "text", "template": "Fasting {{attributes.plan}}"},
-            {"type": "progress", "value": "{{state.percent}}", "total": 100},
-            {"type": "timer", "from": "{{attributes.startedAt}}", "to": "{{attributes.goalAt}}", "countsDown": false}
-          ]}
-        }
-        """#)
+        let layout = try Layout(
+            text: #"""
+                {
+                  "compactLeading": {"type": "symbol", "name": "⏳"},
+                  "compactTrailing": {"type": "text", "template": "{{state.percent}}%"},
+                  "minimal": {"type": "progress", "value": "{{state.percent}}", "total": 100},
+                  "lockScreen": {"type": "vstack", "children": [
+                    {"type": "text", "template": "Fasting {{attributes.plan}}"},
+                    {"type": "progress", "value": "{{state.percent}}", "total": 100},
+                    {"type": "timer", "from": "{{attributes.startedAt}}", "to": "{{attributes.goalAt}}", "countsDown": false}
+                  ]}
+                }
+                """#)
         let attributes: JSONObject = ["plan": "16:8", "startedAt": .double(t0), "goalAt": .double(t0 + 16 * 3600)]
         let renderer = LayoutRenderer(attributes: attributes, state: ["percent": 62], now: t0 + 10 * 3600 + 5)
         let rendered = renderer.render(layout)
@@ -71,35 +74,39 @@ import Testing
     }
 
     @Test func pomodoroCountdown() throws {
-        let layout = try Layout(text: #"""
-        {
-          "compactLeading": {"type": "symbol", "name": "🍅"},
-          "compactTrailing": {"type": "timer", "to": "{{state.endsAt}}"},
-          "minimal": {"type": "progress", "from": "{{state.startedAt}}", "to": "{{state.endsAt}}"},
-          "lockScreen": {"type": "hstack", "children": [
-            {"type": "text", "template": "{{state.phase}} · round {{state.round}} of {{attributes.rounds}}"},
-            {"type": "spacer"},
-            {"type": "timer", "from": "{{state.startedAt}}", "to": "{{state.endsAt}}", "countsDown": true}
-          ]},
-          "expanded": {
-            "center": {"priority": 1, "type": "text", "template": "{{attributes.task}}"},
-            "bottom": {"priority": 0, "type": "hstack", "children": [
-              {"type": "button", "action": "pause", "label": "Pause", "symbol": "media-playback-pause"},
-              {"type": "button", "action": "skip", "label": "Skip {{state.phase}}"}
-            ]}
-          },
-          "url": "x-pomodoro://session/{{attributes.session}}"
-        }
-        """#)
+        let layout = try Layout(
+            text: #"""
+                {
+                  "compactLeading": {"type": "symbol", "name": "🍅"},
+                  "compactTrailing": {"type": "timer", "to": "{{state.endsAt}}"},
+                  "minimal": {"type": "progress", "from": "{{state.startedAt}}", "to": "{{state.endsAt}}"},
+                  "lockScreen": {"type": "hstack", "children": [
+                    {"type": "text", "template": "{{state.phase}} · round {{state.round}} of {{attributes.rounds}}"},
+                    {"type": "spacer"},
+                    {"type": "timer", "from": "{{state.startedAt}}", "to": "{{state.endsAt}}", "countsDown": true}
+                  ]},
+                  "expanded": {
+                    "center": {"priority": 1, "type": "text", "template": "{{attributes.task}}"},
+                    "bottom": {"priority": 0, "type": "hstack", "children": [
+                      {"type": "button", "action": "pause", "label": "Pause", "symbol": "media-playback-pause"},
+                      {"type": "button", "action": "skip", "label": "Skip {{state.phase}}"}
+                    ]}
+                  },
+                  "url": "x-pomodoro://session/{{attributes.session}}"
+                }
+                """#)
         let attributes: JSONObject = ["task": "Write report", "rounds": 4, "session": "s1"]
         let state: JSONObject = ["phase": "Focus", "round": 2, "startedAt": .double(t0), "endsAt": .double(t0 + 1500)]
         let rendered = LayoutRenderer(attributes: attributes, state: state, now: t0 + 300).render(layout)
         #expect(rendered.compactTrailing?.text == "20:00")
         #expect(rendered.lockScreen?.text == "Focus · round 2 of 4 20:00")
-        #expect(rendered.expandedBottom?.view == .hstack([
-            .button(action: "pause", label: "Pause", symbol: "media-playback-pause"),
-            .button(action: "skip", label: "Skip Focus", symbol: nil),
-        ], spacing: nil))
+        #expect(
+            rendered.expandedBottom?.view
+                == .hstack(
+                    [
+                        .button(action: "pause", label: "Pause", symbol: "media-playback-pause"),
+                        .button(action: "skip", label: "Skip Focus", symbol: nil),
+                    ], spacing: nil))
         guard case .progress(let minimal)? = rendered.minimal?.view else { Issue.record("minimal is not a progress"); return }
         #expect(minimal.fraction == 0.2)
         #expect(rendered.url == "x-pomodoro://session/s1")
@@ -107,20 +114,21 @@ import Testing
 
     @Test func flightBoardingInFlightAndLanded() throws {
         let status = #"{"type": "symbol", "name": "{{state.status}}", "names": {"boarding": "🎫", "inFlight": "✈️", "landed": "🛬"}}"#
-        let layout = try Layout(text: """
-        {
-          "compactLeading": \(status),
-          "compactTrailing": {"type": "text",
-            "template": "{{#state.boarding}}Gate {{state.gate}}{{/state.boarding}}{{#state.inFlight}}ETA {{state.eta}}{{/state.inFlight}}{{#state.landed}}Landed{{/state.landed}}"},
-          "minimal": \(status),
-          "lockScreen": {"type": "vstack", "children": [
-            {"type": "text", "template": "{{attributes.flight}} {{attributes.origin}} → {{attributes.destination}}"},
-            {"type": "progress", "from": "{{state.departedAt}}", "to": "{{state.arrivesAt}}",
-             "points": [{"position": 1, "color": "#FFFFFF"}]},
-            {"type": "text", "template": "{{#state.boarding}}Boarding at gate {{state.gate}}{{/state.boarding}}{{#state.inFlight}}Arrives {{state.eta}}{{/state.inFlight}}{{#state.landed}}Landed · baggage belt {{state.belt}}{{/state.landed}}"}
-          ]}
-        }
-        """)
+        let layout = try Layout(
+            text: """
+                {
+                  "compactLeading": \(status),
+                  "compactTrailing": {"type": "text",
+                    "template": "{{#state.boarding}}Gate {{state.gate}}{{/state.boarding}}{{#state.inFlight}}ETA {{state.eta}}{{/state.inFlight}}{{#state.landed}}Landed{{/state.landed}}"},
+                  "minimal": \(status),
+                  "lockScreen": {"type": "vstack", "children": [
+                    {"type": "text", "template": "{{attributes.flight}} {{attributes.origin}} → {{attributes.destination}}"},
+                    {"type": "progress", "from": "{{state.departedAt}}", "to": "{{state.arrivesAt}}",
+                     "points": [{"position": 1, "color": "#FFFFFF"}]},
+                    {"type": "text", "template": "{{#state.boarding}}Boarding at gate {{state.gate}}{{/state.boarding}}{{#state.inFlight}}Arrives {{state.eta}}{{/state.inFlight}}{{#state.landed}}Landed · baggage belt {{state.belt}}{{/state.landed}}"}
+                  ]}
+                }
+                """)
         let attributes: JSONObject = ["flight": "LH 454", "origin": "FRA", "destination": "SFO"]
         let departed = t0, arrives = t0 + 11 * 3600
 
@@ -129,7 +137,9 @@ import Testing
         #expect(boarding.compactTrailing?.text == "Gate B44")
         #expect(boarding.lockScreen?.text == "LH 454 FRA → SFO · 0% · Boarding at gate B44")
 
-        let inFlightState: JSONObject = ["status": "inFlight", "inFlight": true, "eta": "14:05", "departedAt": .double(departed), "arrivesAt": .double(arrives)]
+        let inFlightState: JSONObject = [
+            "status": "inFlight", "inFlight": true, "eta": "14:05", "departedAt": .double(departed), "arrivesAt": .double(arrives),
+        ]
         let inFlight = LayoutRenderer(attributes: attributes, state: inFlightState, now: t0 + 5.5 * 3600).render(layout)
         #expect(inFlight.compactLeading?.view == .symbol("✈️"))
         #expect(inFlight.compactTrailing?.text == "ETA 14:05")
@@ -143,27 +153,28 @@ import Testing
     }
 
     @Test func foodDeliveryWithProgressBarAndMinutesLeft() throws {
-        let layout = try Layout(text: #"""
-        {
-          "compactLeading": {"type": "symbol", "name": "🍕"},
-          "compactTrailing": {"type": "text", "template": "{{state.minutesLeft}} min"},
-          "minimal": {"type": "text", "template": "{{state.minutesLeft}}′"},
-          "lockScreen": {"type": "vstack", "children": [
-            {"type": "hstack", "children": [
-              {"type": "text", "template": "{{attributes.restaurant}}"},
-              {"type": "spacer"},
-              {"type": "text", "template": "{{state.minutesLeft}} min left"}
-            ]},
-            {"type": "progress", "value": "{{state.step}}", "total": 4,
-             "segments": [{"length": 1, "color": "#9E9E9E"}, {"length": 1, "color": "#FF9800"},
-                          {"length": 2, "color": "#4CAF50"}],
-             "points": [{"position": 1}, {"position": 2}, {"position": 4, "color": "#4CAF5080"}]},
-            {"type": "text", "template": "{{state.courier}} is on the way"}
-          ]},
-          "backgroundTint": "#1B1B1BE6",
-          "hideContentOnLockScreen": true
-        }
-        """#)
+        let layout = try Layout(
+            text: #"""
+                {
+                  "compactLeading": {"type": "symbol", "name": "🍕"},
+                  "compactTrailing": {"type": "text", "template": "{{state.minutesLeft}} min"},
+                  "minimal": {"type": "text", "template": "{{state.minutesLeft}}′"},
+                  "lockScreen": {"type": "vstack", "children": [
+                    {"type": "hstack", "children": [
+                      {"type": "text", "template": "{{attributes.restaurant}}"},
+                      {"type": "spacer"},
+                      {"type": "text", "template": "{{state.minutesLeft}} min left"}
+                    ]},
+                    {"type": "progress", "value": "{{state.step}}", "total": 4,
+                     "segments": [{"length": 1, "color": "#9E9E9E"}, {"length": 1, "color": "#FF9800"},
+                                  {"length": 2, "color": "#4CAF50"}],
+                     "points": [{"position": 1}, {"position": 2}, {"position": 4, "color": "#4CAF5080"}]},
+                    {"type": "text", "template": "{{state.courier}} is on the way"}
+                  ]},
+                  "backgroundTint": "#1B1B1BE6",
+                  "hideContentOnLockScreen": true
+                }
+                """#)
         let state: JSONObject = ["step": 3, "minutesLeft": 12, "courier": "Sam"]
         let rendered = LayoutRenderer(attributes: ["restaurant": "Pizza Place"], state: state, now: t0).render(layout)
         #expect(rendered.compactTrailing?.text == "12 min")

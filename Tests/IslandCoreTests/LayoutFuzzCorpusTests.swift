@@ -17,8 +17,9 @@ import Testing
         #expect(files.count > 10)
         // A renderer per input, as presenters make one per render: its work budget is one render's.
         let renderer = {
-            LayoutRenderer(attributes: ["order": "A-17", "items": ["a", 1, nil]],
-                           state: ["stage": "brewing", "minutes": 4, "progress": 0.5, "start": 1_700_000_000], now: 1_700_000_100)
+            LayoutRenderer(
+                attributes: ["order": "A-17", "items": ["a", 1, nil]],
+                state: ["stage": "brewing", "minutes": 4, "progress": 0.5, "start": 1_700_000_000], now: 1_700_000_100)
         }
         var valid = 0
         for file in files {

@@ -24,8 +24,12 @@ struct LayoutImageTests {
     @Test("parsed with its source and fallback; re-validated from its own JSON to the same layout")
     func parses() throws {
         let parsed = try layout(withFallback)
-        #expect(parsed.minimal?.view == .image(LayoutImage(source: try LayoutTemplate("{{state.art}}"),
-                                                           fallback: .symbol(LayoutSymbol(name: try LayoutTemplate("{{state.app}}"))))))
+        #expect(
+            parsed.minimal?.view
+                == .image(
+                    LayoutImage(
+                        source: try LayoutTemplate("{{state.art}}"),
+                        fallback: .symbol(LayoutSymbol(name: try LayoutTemplate("{{state.app}}"))))))
         #expect(try Layout(json: .object(parsed.json)) == parsed)
         #expect(try layout(#"{"type": "image", "source": "file:///usr/share/app/logo.png"}"#).minimal?.view.typeName == "image")
         #expect(try layout(#"{"type": "image", "source": "/usr/share/app/logo.png"}"#).minimal?.view.typeName == "image")
@@ -35,14 +39,18 @@ struct LayoutImageTests {
     func validation() throws {
         #expect(try layoutError(#"{"minimal": {"type": "image"}}"#) == LayoutError(path: "minimal.source", reason: "required"))
         for source in ["https://example.com/a.png", "file://host/a.png", "a.png", "/tmp/../a.png", ""] {
-            #expect(try layoutError(#"{"minimal": {"type": "image", "source": "\#(source)"}}"#)
+            #expect(
+                try layoutError(#"{"minimal": {"type": "image", "source": "\#(source)"}}"#)
                     == LayoutError(path: "minimal.source", reason: "not a local file: expected a file:/// URL or an absolute path"), "\(source)")
         }
-        #expect(try layoutError(#"{"lockScreen": {"type": "hstack", "children": [{"type": "image", "source": "/a.png", "name": "a"}]}}"#)
+        #expect(
+            try layoutError(#"{"lockScreen": {"type": "hstack", "children": [{"type": "image", "source": "/a.png", "name": "a"}]}}"#)
                 == LayoutError(path: "lockScreen.children[0].name", reason: "unknown key 'name'"))
-        #expect(try layoutError(#"{"minimal": {"type": "image", "source": "/a.png", "fallback": "☕"}}"#)
+        #expect(
+            try layoutError(#"{"minimal": {"type": "image", "source": "/a.png", "fallback": "☕"}}"#)
                 == LayoutError(path: "minimal.fallback", reason: "expected a view object, found string"))
-        #expect(try layoutError(#"{"minimal": {"type": "image", "source": "/a.png", "fallback": {"type": "text"}}}"#)
+        #expect(
+            try layoutError(#"{"minimal": {"type": "image", "source": "/a.png", "fallback": {"type": "text"}}}"#)
                 == LayoutError(path: "minimal.fallback.template", reason: "required"))
     }
 
@@ -67,13 +75,14 @@ struct LayoutImageTests {
         #expect(alone.plainText == "")
     }
 
-    @Test("anything else renders as the fallback, or as nothing",
-          arguments: [
-              "http://example.com/a.png", "https://example.com/a.png", "data:image/png;base64,iVBORw0KGgo=", "file://host/a.png",
-              "file:/tmp/a.png", "tmp/a.png", "./a.png", "~/a.png", "/tmp/../etc/shadow", "/tmp/./a.png", "/tmp//a.png",
-              "file:///tmp/%2e%2e/etc/passwd", "/tmp/a\u{0}.png", "/tmp/a\n.png", "/tmp/\u{1B}]0;x\u{7}.png", "/tmp/a\u{85}.png",
-              "file:///tmp/a%0a.png", "file:///tmp/a%C3.png", "file:///tmp/a.png?x=1", "smb://host/a.png", "", " /tmp/a.png",
-          ])
+    @Test(
+        "anything else renders as the fallback, or as nothing",
+        arguments: [
+            "http://example.com/a.png", "https://example.com/a.png", "data:image/png;base64,iVBORw0KGgo=", "file://host/a.png",
+            "file:/tmp/a.png", "tmp/a.png", "./a.png", "~/a.png", "/tmp/../etc/shadow", "/tmp/./a.png", "/tmp//a.png",
+            "file:///tmp/%2e%2e/etc/passwd", "/tmp/a\u{0}.png", "/tmp/a\n.png", "/tmp/\u{1B}]0;x\u{7}.png", "/tmp/a\u{85}.png",
+            "file:///tmp/a%0a.png", "file:///tmp/a%C3.png", "file:///tmp/a.png?x=1", "smb://host/a.png", "", " /tmp/a.png",
+        ])
     func hostileSources(_ source: String) throws {
         #expect(try render(withFallback, art: .string(source)) == .symbol("☕"))
         #expect(try render(#"{"type": "image", "source": "{{state.art}}"}"#, art: .string(source)) == .text(""))
@@ -93,8 +102,10 @@ struct LayoutImageTests {
     @Test("whatever the state holds, a rendered image names a clean absolute path (a seeded fuzz)")
     func fuzz() throws {
         var generator = SplitMix64(seed: 27)
-        let pieces = ["file://", "/", "localhost", "..", ".", "%", "2e", "2F", "00", "C3", "A9", "a", "é", "?", "#", "%2e%2e", " ", "\n",
-                      "\u{1B}", "\u{202E}", "http://", "{{", "}}"]
+        let pieces = [
+            "file://", "/", "localhost", "..", ".", "%", "2e", "2F", "00", "C3", "A9", "a", "é", "?", "#", "%2e%2e", " ", "\n",
+            "\u{1B}", "\u{202E}", "http://", "{{", "}}",
+        ]
         let view = try #require(try layout(withFallback).minimal?.view)
         var images = 0
         for _ in 0..<20_000 {

@@ -14,19 +14,23 @@ import Testing
     }
 
     @Test func aMeasureThatCanNeverBeANumberIsFlagged() throws {
-        #expect(try warnings(progress("40%")) == [
-            "expanded.bottom.value: '40%' can never be a number: write a number, or a template that renders one (\"{{state.percent}}\")",
-        ])
-        #expect(try warnings(progress("{{state.percent}}%")) == [
-            "expanded.bottom.value: '{{state.percent}}%' can never be a number: '%' around the tags makes every rendering text; render the number alone",
-        ])
+        #expect(
+            try warnings(progress("40%")) == [
+                "expanded.bottom.value: '40%' can never be a number: write a number, or a template that renders one (\"{{state.percent}}\")"
+            ])
+        #expect(
+            try warnings(progress("{{state.percent}}%")) == [
+                "expanded.bottom.value: '{{state.percent}}%' can never be a number: '%' around the tags makes every rendering text; render the number alone"
+            ])
         let timer: JSON = ["minimal": ["type": "timer", "to": "soon"]]
         #expect(try warnings(timer).count == 1)
     }
 
     @Test func measuresThatCanBeNumbersAreNot() throws {
-        for value: JSON in [40, "40", " 40 ", "{{state.percent}}", "-{{state.a}}.{{state.b}}", "{{#state.done}}100{{/state.done}}",
-                            "{{^state.p}}n/a{{/state.p}}{{state.p}}"] {
+        for value: JSON in [
+            40, "40", " 40 ", "{{state.percent}}", "-{{state.a}}.{{state.b}}", "{{#state.done}}100{{/state.done}}",
+            "{{^state.p}}n/a{{/state.p}}{{state.p}}",
+        ] {
             #expect(try warnings(progress(value)) == [], "\(value)")
         }
         // A text view may say "40%" all it likes.
@@ -34,21 +38,29 @@ import Testing
     }
 
     @Test func aTemplateNamingAKeyTheSampleStateLacksIsFlagged() throws {
-        let layout: JSON = ["lockScreen": ["type": "vstack", "children": [
-            ["type": "text", "template": "{{state.percnt}} done of {{attributes.file}}"],
-            ["type": "text", "template": "{{state.percent}} {{state.eta.minutes}} {{#state.items}}{{name}}{{/state.items}}"],
-            ["type": "symbol", "name": "{{state.stage}}", "names": ["{{state.none}}": "x"]],
-        ]]]
+        let layout: JSON = [
+            "lockScreen": [
+                "type": "vstack",
+                "children": [
+                    ["type": "text", "template": "{{state.percnt}} done of {{attributes.file}}"],
+                    ["type": "text", "template": "{{state.percent}} {{state.eta.minutes}} {{#state.items}}{{name}}{{/state.items}}"],
+                    ["type": "symbol", "name": "{{state.stage}}", "names": ["{{state.none}}": "x"]],
+                ],
+            ]
+        ]
         let state: JSONObject = ["percent": 40, "eta": ["minutes": 3], "items": [["name": "a"]], "stage": "brewing"]
-        #expect(try warnings(layout, state: state) == [
-            "lockScreen.children[0].template: {{state.percnt}}: the sample state has no 'percnt' (did you mean percent?); it renders as nothing",
-        ])
-        #expect(try warnings(layout, state: state, attributes: ["name": "x"]).last
-            == "lockScreen.children[0].template: {{attributes.file}}: the sample attributes has no 'file'; it renders as nothing")
+        #expect(
+            try warnings(layout, state: state) == [
+                "lockScreen.children[0].template: {{state.percnt}}: the sample state has no 'percnt' (did you mean percent?); it renders as nothing"
+            ])
+        #expect(
+            try warnings(layout, state: state, attributes: ["name": "x"]).last
+                == "lockScreen.children[0].template: {{attributes.file}}: the sample attributes has no 'file'; it renders as nothing")
         #expect(try warnings(layout) == [], "without a sample, names are not checked")
         let nested: JSON = ["minimal": ["type": "text", "template": "{{state.eta.minuts}}"]]
-        #expect(try warnings(nested, state: state)
-            == ["minimal.template: {{state.eta.minuts}}: the sample state has no 'minuts' (did you mean minutes?); it renders as nothing"])
+        #expect(
+            try warnings(nested, state: state)
+                == ["minimal.template: {{state.eta.minuts}}: the sample state has no 'minuts' (did you mean minutes?); it renders as nothing"])
     }
 
     @Test func transformsAndTripleTagsAreReadToo() throws {
@@ -64,10 +76,13 @@ import Testing
 
     @Test func buttonActionsAreFoundInEveryRegion() throws {
         let layout = try Layout(json: [
-            "lockScreen": ["type": "hstack", "children": [
-                ["type": "button", "action": "pause", "label": "Pause"],
-                ["type": "link", "url": "https://example.org", "child": ["type": "button", "action": "open", "label": "Open"]],
-            ]],
+            "lockScreen": [
+                "type": "hstack",
+                "children": [
+                    ["type": "button", "action": "pause", "label": "Pause"],
+                    ["type": "link", "url": "https://example.org", "child": ["type": "button", "action": "open", "label": "Open"]],
+                ],
+            ],
             "expanded": ["bottom": ["type": "button", "action": "cancel", "label": "Cancel", "priority": 0]],
         ])
         #expect(layout.buttonActions == ["pause", "open", "cancel"])

@@ -51,8 +51,9 @@ import Testing
         let renderer = LayoutRenderer(attributes: [:], state: state, now: 0)
         #expect(renderer.resolve(try LayoutURL("https://example.org/" + Self.nested(16))) == nil)
         #expect(LayoutRenderer(attributes: [:], state: state, now: 0).resolve(try LayoutURL("https://example.org/{{state.long}}")) == nil)
-        #expect(LayoutRenderer(attributes: [:], state: state, now: 0).resolve(try LayoutURL("https://example.org/" + Self.nested(2))) ==
-            "https://example.org/" + String(repeating: "x", count: 9))
+        #expect(
+            LayoutRenderer(attributes: [:], state: state, now: 0).resolve(try LayoutURL("https://example.org/" + Self.nested(2))) == "https://example.org/"
+                + String(repeating: "x", count: 9))
     }
 
     @Test func aLayoutsViewsShareOneBudget() throws {

@@ -77,7 +77,8 @@ import Testing
     }
 
     @Test func sectionsIterateArraysAndTestFlags() throws {
-        let template = #"{"type": "text", "template": "{{#state.items}}{{name}} ×{{count}}{{^last}}, {{/last}}{{/state.items}}{{^state.items}}empty{{/state.items}}"}"#
+        let template =
+            #"{"type": "text", "template": "{{#state.items}}{{name}} ×{{count}}{{^last}}, {{/last}}{{/state.items}}{{^state.items}}empty{{/state.items}}"}"#
         let items: JSON = [["name": "Latte", "count": 2, "last": false], ["name": "Bagel", "count": 1, "last": true]]
         #expect(try render(template, state: ["items": items]) == .text("Latte ×2, Bagel ×1"))
         #expect(try render(template, state: ["items": []]) == .text("empty"))
@@ -101,11 +102,13 @@ import Testing
             {"type": "button", "action": "toggle", "label": "{{#state.on}}Off{{/state.on}}{{^state.on}}On{{/state.on}}",
              "symbol": "{{state.status}}", "symbols": {"on": "media-playback-pause-symbolic", "off": "media-playback-start-symbolic"}}
             """#
-        #expect(try render(button, state: ["status": "on", "on": true])
+        #expect(
+            try render(button, state: ["status": "on", "on": true])
                 == .button(action: "toggle", label: "Off", symbol: "media-playback-pause-symbolic"))
         #expect(try render(button, state: ["status": "off"]) == .button(action: "toggle", label: "On", symbol: "media-playback-start-symbolic"))
-        #expect(try render(button, state: ["status": "go-next"]) == .button(action: "toggle", label: "On", symbol: "go-next"),
-                "a rendered name not in symbols is shown as is")
+        #expect(
+            try render(button, state: ["status": "go-next"]) == .button(action: "toggle", label: "On", symbol: "go-next"),
+            "a rendered name not in symbols is shown as is")
         #expect(try render(button) == .button(action: "toggle", label: "On", symbol: nil), "a symbol rendering to nothing is none")
         let fixed = #"{"type": "button", "action": "next", "label": "Next", "symbol": "media-skip-forward-symbolic"}"#
         #expect(try render(fixed) == .button(action: "next", label: "Next", symbol: "media-skip-forward-symbolic"))
@@ -113,19 +116,22 @@ import Testing
 
     @Test func urlsArePercentEncodedAndRecheckedAfterRendering() throws {
         let link = #"{"type": "link", "url": "https://shop.example/o/{{state.order}}?raw={{{state.raw}}}", "child": {"type": "text", "template": "Open"}}"#
-        #expect(try render(link, state: ["order": "A B/1", "raw": "x&y=1"])
-            == .link(url: "https://shop.example/o/A%20B%2F1?raw=x&y=1", child: .text("Open")))
+        #expect(
+            try render(link, state: ["order": "A B/1", "raw": "x&y=1"])
+                == .link(url: "https://shop.example/o/A%20B%2F1?raw=x&y=1", child: .text("Open")))
         // Unescaped substitution can still break the URL; it is then dropped, not opened.
         #expect(try render(link, state: ["order": "1", "raw": "a b"]) == .link(url: nil, child: .text("Open")))
     }
 
     @Test func regionsFallBackToTheLayoutURL() throws {
-        let layout = try Layout(json: try json(#"""
-        {"url": "https://a.example/{{attributes.id}}",
-         "compactLeading": {"type": "symbol", "name": "x"},
-         "compactTrailing": {"type": "text", "template": "t", "url": "x-app://trailing"},
-         "minimal": {"type": "link", "url": "https://b.example", "child": {"type": "spacer"}}}
-        """#))
+        let layout = try Layout(
+            json: try json(
+                #"""
+                {"url": "https://a.example/{{attributes.id}}",
+                 "compactLeading": {"type": "symbol", "name": "x"},
+                 "compactTrailing": {"type": "text", "template": "t", "url": "x-app://trailing"},
+                 "minimal": {"type": "link", "url": "https://b.example", "child": {"type": "spacer"}}}
+                """#))
         let rendered = LayoutRenderer(attributes: ["id": "7"], state: [:], now: 0).render(layout)
         #expect(rendered.url == "https://a.example/7")
         #expect(rendered.compactLeading?.url == "https://a.example/7")
@@ -135,10 +141,12 @@ import Testing
     }
 
     @Test func expandedRegionsKeepTheirPlacement() throws {
-        let layout = try Layout(json: try json(#"""
-        {"expanded": {"leading": {"type": "symbol", "name": "x", "priority": 2, "belowIfTooWide": true},
-                      "trailing": {"type": "text", "template": "{{state.n}}", "priority": 1.5}}}
-        """#))
+        let layout = try Layout(
+            json: try json(
+                #"""
+                {"expanded": {"leading": {"type": "symbol", "name": "x", "priority": 2, "belowIfTooWide": true},
+                              "trailing": {"type": "text", "template": "{{state.n}}", "priority": 1.5}}}
+                """#))
         let rendered = LayoutRenderer(attributes: [:], state: ["n": 3], now: 0).render(layout)
         #expect(rendered.expandedLeading == RenderedRegion(view: .symbol("x"), priority: 2, belowIfTooWide: true, url: nil))
         #expect(rendered.expandedTrailing?.priority == 1.5)

@@ -10,8 +10,11 @@ import Testing
         #expect(IslandConfiguration.defaults.lockScreen == LockScreenPolicy())
         #expect(IslandConfiguration.defaults.lockScreen.visibility(app: "org.example.Chat", sourceApp: nil) == .public)
         let parsed = try IslandConfiguration.parse(files: [
-            (path: Support.mainPath, contents: "[LockScreen]\nVisibility=private\n\n[LockScreen:org.example.Music]\nVisibility=public\n"
-                + "[LockScreen:org.example.Chat]\nVisibility=secret\n[LockScreen:org.example.Mail]\nVisibility=secret\n"),
+            (
+                path: Support.mainPath,
+                contents: "[LockScreen]\nVisibility=private\n\n[LockScreen:org.example.Music]\nVisibility=public\n"
+                    + "[LockScreen:org.example.Chat]\nVisibility=secret\n[LockScreen:org.example.Mail]\nVisibility=secret\n"
+            ),
             (path: Support.mainPath + ".d/10.conf", contents: "[LockScreen:org.example.Mail]\nVisibility=\n"),
         ])
         let policy = parsed.lockScreen

@@ -20,7 +20,9 @@ import Testing
     }
 
     @Test func whatIsNoChannelIdIsRefusedByName() {
-        for id in ["", "short", "-AAAAAAAAAAAAAAAAAAAAA", "AAAAAAAAAAAAAAAAAAAAA+", "AAAAAAAAAAAAAAAAAAAAA/", "AAAAAAAAAAAAAAAAAAAAA#", "AAAAAAAAAAAAAAAAAAAAAAA"] {
+        for id in [
+            "", "short", "-AAAAAAAAAAAAAAAAAAAAA", "AAAAAAAAAAAAAAAAAAAAA+", "AAAAAAAAAAAAAAAAAAAAA/", "AAAAAAAAAAAAAAAAAAAAA#", "AAAAAAAAAAAAAAAAAAAAAAA",
+        ] {
             #expect {
                 _ = try PushChannel(root: "island", app: "org.example.A", id: id)
             } throws: { error in
@@ -83,8 +85,10 @@ import Testing
     }
 
     @Test func aStartThroughAPushToStartTokenMayNameAChannel() throws {
-        let payload = bytes(["timestamp": 1, "event": "start", "content-state": [:], "attributes-type": "T", "attributes": [:],
-                             "input-push-channel": "AAAAAAAAAAAAAAAAAAAAAA"])
+        let payload = bytes([
+            "timestamp": 1, "event": "start", "content-state": [:], "attributes-type": "T", "attributes": [:],
+            "input-push-channel": "AAAAAAAAAAAAAAAAAAAAAA",
+        ])
         #expect(try PushPayload.decode(payload).pushChannel == "AAAAAAAAAAAAAAAAAAAAAA")
     }
 }

@@ -11,7 +11,8 @@ import Testing
     }
 
     @Test func everyKeyIsRead() throws {
-        let push = try Support.parse("""
+        let push = try Support.parse(
+            """
             [Push]
             Broker=mqtts://broker.example:8883
             ClientID=kitchen-42
@@ -25,7 +26,8 @@ import Testing
             KeepAliveSec=2min
             LinkHeadroom=8M
             SessionExpirySec=2d
-            """).push
+            """
+        ).push
         #expect(push.broker == "mqtts://broker.example:8883")
         #expect(push.clientID == "kitchen-42")
         #expect(push.topicRoot == "fleet/island")
@@ -58,18 +60,33 @@ import Testing
     }
 
     @Test func badValuesNameTheirLine() {
-        Support.expectError("[Push]\nBroker=http://x", "/etc/island/islandd.conf:2: invalid value 'http://x' for Broker=: expected mqtt://host[:port] or mqtts://host[:port], or several separated by spaces")
-        Support.expectError("[Push]\nBroker=mqtt://a mqtt:/b", "/etc/island/islandd.conf:2: invalid value 'mqtt://a mqtt:/b' for Broker=: expected mqtt://host[:port] or mqtts://host[:port], or several separated by spaces")
-        Support.expectError("[Push]\nClientID=a/b", "/etc/island/islandd.conf:2: invalid value 'a/b' for ClientID=: the client id contains '/', which MQTT topics reserve")
-        Support.expectError("[Push]\nClientID=dev+1", "/etc/island/islandd.conf:2: invalid value 'dev+1' for ClientID=: the client id contains '+', which MQTT topics reserve")
-        Support.expectError("[Push]\nTopicRoot=$SYS", "/etc/island/islandd.conf:2: invalid value '$SYS' for TopicRoot=: a root starting with '$' names a broker's own topics")
+        Support.expectError(
+            "[Push]\nBroker=http://x",
+            "/etc/island/islandd.conf:2: invalid value 'http://x' for Broker=: expected mqtt://host[:port] or mqtts://host[:port], or several separated by spaces"
+        )
+        Support.expectError(
+            "[Push]\nBroker=mqtt://a mqtt:/b",
+            "/etc/island/islandd.conf:2: invalid value 'mqtt://a mqtt:/b' for Broker=: expected mqtt://host[:port] or mqtts://host[:port], or several separated by spaces"
+        )
+        Support.expectError(
+            "[Push]\nClientID=a/b", "/etc/island/islandd.conf:2: invalid value 'a/b' for ClientID=: the client id contains '/', which MQTT topics reserve")
+        Support.expectError(
+            "[Push]\nClientID=dev+1", "/etc/island/islandd.conf:2: invalid value 'dev+1' for ClientID=: the client id contains '+', which MQTT topics reserve")
+        Support.expectError(
+            "[Push]\nTopicRoot=$SYS", "/etc/island/islandd.conf:2: invalid value '$SYS' for TopicRoot=: a root starting with '$' names a broker's own topics")
         Support.expectError("[Push]\nCAFile=ca.pem", "/etc/island/islandd.conf:2: invalid value 'ca.pem' for CAFile=: expected an absolute path")
         Support.expectError("[Push]\nMQTTVersion=4", "/etc/island/islandd.conf:2: invalid value '4' for MQTTVersion=: expected 5 or 3.1.1")
-        Support.expectError("[Push]\nKeepAliveSec=1", "/etc/island/islandd.conf:2: invalid value '1' for KeepAliveSec=: expected a time span from 5s to 18h (MQTT's limit)")
+        Support.expectError(
+            "[Push]\nKeepAliveSec=1", "/etc/island/islandd.conf:2: invalid value '1' for KeepAliveSec=: expected a time span from 5s to 18h (MQTT's limit)")
         Support.expectError("[Push]\nLinkHeadroom=512K", "/etc/island/islandd.conf:2: invalid value '512K' for LinkHeadroom=: expected a size from 1M to 1G")
-        Support.expectError("[Push]\nSessionExpirySec=10s", "/etc/island/islandd.conf:2: invalid value '10s' for SessionExpirySec=: expected a time span from 1min to 136y, or infinity")
+        Support.expectError(
+            "[Push]\nSessionExpirySec=10s",
+            "/etc/island/islandd.conf:2: invalid value '10s' for SessionExpirySec=: expected a time span from 1min to 136y, or infinity")
         Support.expectError("[Push]\nLinkHeadroom=lots", "/etc/island/islandd.conf:2: invalid value 'lots' for LinkHeadroom=: expected a size from 1M to 1G")
         Support.expectError("[Push]\nBrokr=mqtt://x", "/etc/island/islandd.conf:2: unknown key 'Brokr=' in [Push]; did you mean 'Broker='?")
-        Support.expectError("[Psuh]", "/etc/island/islandd.conf:1: unknown section [Psuh]; did you mean [Push]? Sections are [Limits], [Daemon], [Push], [LockScreen], [LockScreen:<app-id>] and [App:<app-id>]")
+        Support.expectError(
+            "[Psuh]",
+            "/etc/island/islandd.conf:1: unknown section [Psuh]; did you mean [Push]? Sections are [Limits], [Daemon], [Push], [LockScreen], [LockScreen:<app-id>] and [App:<app-id>]"
+        )
     }
 }

@@ -25,8 +25,10 @@ struct PushPriorityTests: ActivityTesting {
         (#"{"aps": {"timestamp": 1, "event": "update", "content-state": {}, "priority": 7}}"#, "aps.priority must be 10, 5 or 1"),
         (#"{"aps": {"timestamp": 1, "event": "update", "content-state": {}, "priority": 10.5}}"#, "aps.priority must be 10, 5 or 1"),
         (#"{"aps": {"timestamp": 1, "event": "update", "content-state": {}, "priority": "10"}}"#, "aps.priority must be a number"),
-        (#"{"aps": {"timestamp": 1, "event": "update", "content-state": {}, "expiration": -1}}"#,
-         "aps.expiration must be 0 or a date in seconds since the epoch"),
+        (
+            #"{"aps": {"timestamp": 1, "event": "update", "content-state": {}, "expiration": -1}}"#,
+            "aps.expiration must be 0 or a date in seconds since the epoch"
+        ),
     ])
     func badValuesAreRefusedByName(_ text: String, _ reason: String) {
         #expect(throws: PushRefusal.invalidPayload(reason: reason)) { try decode(text) }
@@ -44,11 +46,15 @@ struct PushPriorityTests: ActivityTesting {
     }
 
     @Test func priorityTenSpendsTheBudgetAndIsRefusedByNameBeyondIt() throws {
-        var manager = makeManager(limits: limits { $0.pushBudget = 2; $0.pushBudgetWindow = 3600 })
+        var manager = makeManager(
+            limits: limits {
+                $0.pushBudget = 2; $0.pushBudgetWindow = 3600
+            })
         let id = try manager.start().id
         for step in 1...2 {
-            let outcome = try manager.pushUpdate(app: pizza, id: id, content: content(step), priority: .high, entitlement: entitled,
-                                                 now: t0 + Double(step))
+            let outcome = try manager.pushUpdate(
+                app: pizza, id: id, content: content(step), priority: .high, entitlement: entitled,
+                now: t0 + Double(step))
             #expect(outcome.events.labels.contains("budgets:\(pizza)"))
         }
         #expect(throws: IslandError.pushBudgetExceeded(app: pizza, limit: 2, window: 3600, retryAfter: 3600 - 2)) {
@@ -64,8 +70,10 @@ struct PushPriorityTests: ActivityTesting {
         let id = try manager.start().id
         var outcomes: [UpdateOutcome] = []
         for step in 1...50 {
-            outcomes.append(try manager.pushUpdate(app: pizza, id: id, content: content(step), priority: .low, entitlement: entitled,
-                                                   now: t0 + 0.1 + Double(step) * 0.001))
+            outcomes.append(
+                try manager.pushUpdate(
+                    app: pizza, id: id, content: content(step), priority: .low, entitlement: entitled,
+                    now: t0 + 0.1 + Double(step) * 0.001))
         }
         #expect(outcomes.allSatisfy { !$0.events.labels.contains("budgets:\(pizza)") })
         #expect(manager.remainingPushes(app: pizza, entitlement: entitled, now: t0 + 1) == 1)
@@ -79,12 +87,16 @@ struct PushPriorityTests: ActivityTesting {
     }
 
     @Test func frequentUpdatesRaiseTheBudget() throws {
-        var manager = makeManager(limits: limits { $0.pushBudget = 1; $0.frequentPushBudget = 3 })
+        var manager = makeManager(
+            limits: limits {
+                $0.pushBudget = 1; $0.frequentPushBudget = 3
+            })
         _ = manager.setFrequentUpdates(app: pizza, true, now: t0)
         let id = try manager.start(entitlement: entitledFrequent).id
         for step in 1...3 {
-            _ = try manager.pushUpdate(app: pizza, id: id, content: content(step), priority: .high, entitlement: entitledFrequent,
-                                       now: t0 + Double(step))
+            _ = try manager.pushUpdate(
+                app: pizza, id: id, content: content(step), priority: .high, entitlement: entitledFrequent,
+                now: t0 + Double(step))
         }
         #expect(manager.remainingPushes(app: pizza, entitlement: entitledFrequent, now: t0 + 4) == 0)
     }

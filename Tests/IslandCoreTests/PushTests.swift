@@ -39,8 +39,9 @@ private func secret(_ seed: UInt64) -> [UInt8] {
         func hex(_ text: String) -> String { SHA256.hash(Array(text.utf8)).map { String($0, radix: 16).leftPadded(2) }.joined() }
         #expect(hex("") == "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855")
         #expect(hex("abc") == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
-        #expect(hex("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq")
-            == "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1")
+        #expect(
+            hex("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq")
+                == "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1")
         #expect(hex(String(repeating: "a", count: 1000)) == "41edece42d63e8d9bf515a9ba6932e1c20cbc9f5a5d134645adb5db1b9737ea3")
     }
 
@@ -92,7 +93,8 @@ private func secret(_ seed: UInt64) -> [UInt8] {
     }
 
     @Test func anUpdateReadsEveryField() throws {
-        let request = try decode("""
+        let request = try decode(
+            """
             {"aps": {"timestamp": 1700000000, "event": "update", "content-state": {"stage": "baking", "n": 2},
                      "stale-date": 1700003600, "relevance-score": 50.5, "alert": {"title": "Pizza", "body": "In the oven", "sound": "x"}},
              "custom": {"ignored": true}}
@@ -105,7 +107,8 @@ private func secret(_ seed: UInt64) -> [UInt8] {
     }
 
     @Test func aStartCarriesItsTypeAttributesAndTheWishForAToken() throws {
-        let request = try decode("""
+        let request = try decode(
+            """
             {"aps": {"timestamp": 1.5, "event": "start", "content-state": {}, "attributes-type": "Delivery",
                      "attributes": {"restaurant": "Roma"}, "input-push-token": 1}}
             """)
@@ -143,8 +146,10 @@ private func secret(_ seed: UInt64) -> [UInt8] {
         (#"{"aps": {"timestamp": 1, "event": "update", "content-state": {}, "alert": {}}}"#, "aps.alert has neither title nor body"),
         (#"{"aps": {"timestamp": 1, "event": "start", "content-state": {}, "attributes": {}}}"#, "aps.attributes-type is missing"),
         (#"{"aps": {"timestamp": 1, "event": "start", "content-state": {}, "attributes-type": "T"}}"#, "aps.attributes is missing"),
-        (#"{"aps": {"timestamp": 1, "event": "start", "content-state": {}, "attributes-type": "T", "attributes": {}, "input-push-token": 2}}"#,
-         "aps.input-push-token must be 1, 0, true or false"),
+        (
+            #"{"aps": {"timestamp": 1, "event": "start", "content-state": {}, "attributes-type": "T", "attributes": {}, "input-push-token": 2}}"#,
+            "aps.input-push-token must be 1, 0, true or false"
+        ),
     ])
     func malformedPayloadsAreRefusedWithTheirReason(payload: String, reason: String) {
         #expect(refusal(payload) == .invalidPayload(reason: reason))
@@ -188,7 +193,8 @@ private func secret(_ seed: UInt64) -> [UInt8] {
     }
 
     @Test func aThrottledPushSaysWhenItWillShow() throws {
-        let object = try json(PushFeedback(timestamp: 5, event: .update, outcome: .throttled(activity: "A1", deliverAt: 5.5, alertSuppressed: .budget), receivedAt: 5.1))
+        let object = try json(
+            PushFeedback(timestamp: 5, event: .update, outcome: .throttled(activity: "A1", deliverAt: 5.5, alertSuppressed: .budget), receivedAt: 5.1))
         #expect(object["outcome"] == "throttled")
         #expect(object["deliverAt"] == 5.5)
         #expect(object["alertSuppressed"] == true)

@@ -18,9 +18,12 @@ import Testing
 
     @Test func theFiveExamplesAndTheBridgesFourShip() {
         #expect(Self.files.count == 9, "\(Self.files)")
-        #expect(Self.files.filter { $0.hasPrefix("org.island.bridge/") }
-                == ["org.island.bridge/NowPlaying.json", "org.island.bridge/PrivateProgress.json", "org.island.bridge/Progress.json",
-                    "org.island.bridge/Transfer.json"])
+        #expect(
+            Self.files.filter { $0.hasPrefix("org.island.bridge/") }
+                == [
+                    "org.island.bridge/NowPlaying.json", "org.island.bridge/PrivateProgress.json", "org.island.bridge/Progress.json",
+                    "org.island.bridge/Transfer.json",
+                ])
     }
 
     @Test(arguments: files)

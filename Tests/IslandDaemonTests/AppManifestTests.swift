@@ -7,14 +7,16 @@ import Testing
     }
 
     @Test func readsTheIslandKeys() throws {
-        let manifest = try #require(parse("""
-            [Desktop Entry]
-            Type=Application
-            Name=Coffee
-            Exec=/usr/bin/coffee --fresh %U
-            X-Island-LiveActivities=true
-            X-Island-FrequentUpdates=true
-            """))
+        let manifest = try #require(
+            parse(
+                """
+                [Desktop Entry]
+                Type=Application
+                Name=Coffee
+                Exec=/usr/bin/coffee --fresh %U
+                X-Island-LiveActivities=true
+                X-Island-FrequentUpdates=true
+                """))
         #expect(manifest.id == "org.example.App")
         #expect(manifest.path == "/apps/org.example.App.desktop")
         #expect(manifest.name == "Coffee")
@@ -75,18 +77,20 @@ import Testing
     }
 
     @Test func onlyTheDesktopEntryGroupCounts() throws {
-        let manifest = try #require(parse("""
-            [Desktop Action new-order]
-            Name=New order
-            Exec=/usr/bin/other
-            X-Island-LiveActivities=true
-            [Desktop Entry]
-            Name=Coffee
-            [Desktop Action reorder]
-            Exec=/usr/bin/reorder
-            X-Island-FrequentUpdates=true
-            Hidden=true
-            """))
+        let manifest = try #require(
+            parse(
+                """
+                [Desktop Action new-order]
+                Name=New order
+                Exec=/usr/bin/other
+                X-Island-LiveActivities=true
+                [Desktop Entry]
+                Name=Coffee
+                [Desktop Action reorder]
+                Exec=/usr/bin/reorder
+                X-Island-FrequentUpdates=true
+                Hidden=true
+                """))
         #expect(manifest.name == "Coffee")
         #expect(!manifest.supportsLiveActivities)
         #expect(!manifest.supportsFrequentUpdates)
@@ -102,15 +106,17 @@ import Testing
     }
 
     @Test func commentsAndLocalizedKeysAreIgnored() throws {
-        let manifest = try #require(parse("""
-            # X-Island-LiveActivities=false
-            [Desktop Entry]
-            # Name=Commented
-            Name[de]=Kaffee
-            Name=Coffee
-              # X-Island-FrequentUpdates=true
-            X-Island-LiveActivities=true
-            """))
+        let manifest = try #require(
+            parse(
+                """
+                # X-Island-LiveActivities=false
+                [Desktop Entry]
+                # Name=Commented
+                Name[de]=Kaffee
+                Name=Coffee
+                  # X-Island-FrequentUpdates=true
+                X-Island-LiveActivities=true
+                """))
         #expect(manifest.name == "Coffee")
         #expect(manifest.supportsLiveActivities)
         #expect(!manifest.supportsFrequentUpdates)

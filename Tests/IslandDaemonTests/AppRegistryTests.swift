@@ -27,8 +27,9 @@ import Testing
         try tree.write("share/applications/org.example.No.desktop", desktopEntry([("Name", "No"), ("X-Island-LiveActivities", "false")]))
         let registry = AppRegistry.scan(dataDirectories: [tree.path("share")])
         let yes = tree.path("share/applications/org.example.Yes.desktop")
-        #expect(registry.refusal(for: "org.example.Yes") == "its desktop entry \(yes) does not declare X-Island-LiveActivities=true: "
-                    + "it says X-Island-LiveActivities=yes, and a desktop entry's booleans are true or false; write true")
+        #expect(
+            registry.refusal(for: "org.example.Yes") == "its desktop entry \(yes) does not declare X-Island-LiveActivities=true: "
+                + "it says X-Island-LiveActivities=yes, and a desktop entry's booleans are true or false; write true")
         let no = tree.path("share/applications/org.example.No.desktop")
         #expect(registry.refusal(for: "org.example.No") == "its desktop entry \(no) does not declare X-Island-LiveActivities=true")
     }
@@ -86,20 +87,24 @@ import Testing
         defer { tree.remove() }
         try tree.write("share/applications/org.example.Good.desktop", liveEntry())
         #expect(mkfifo(tree.path("share/applications/org.example.Fifo.desktop"), 0o600) == 0)
-        try FileManager.default.createSymbolicLink(atPath: tree.path("share/applications/org.example.Zero.desktop"),
-                                                   withDestinationPath: "/dev/zero")
-        try FileManager.default.createSymbolicLink(atPath: tree.path("share/applications/org.example.Loop.desktop"),
-                                                   withDestinationPath: tree.path("share/applications/org.example.Loop.desktop"))
+        try FileManager.default.createSymbolicLink(
+            atPath: tree.path("share/applications/org.example.Zero.desktop"),
+            withDestinationPath: "/dev/zero")
+        try FileManager.default.createSymbolicLink(
+            atPath: tree.path("share/applications/org.example.Loop.desktop"),
+            withDestinationPath: tree.path("share/applications/org.example.Loop.desktop"))
         let huge = try tree.write("share/applications/org.example.Huge.desktop", liveEntry())
         #expect(truncate(huge, 1 << 40) == 0)
         // A Flatpak's exported entry is a link to a regular file: followed.
         let exported = try tree.write("flatpak/org.example.Linked.desktop", liveEntry())
-        try FileManager.default.createSymbolicLink(atPath: tree.path("share/applications/org.example.Linked.desktop"),
-                                                   withDestinationPath: exported)
+        try FileManager.default.createSymbolicLink(
+            atPath: tree.path("share/applications/org.example.Linked.desktop"),
+            withDestinationPath: exported)
         let registry = AppRegistry.scan(dataDirectories: [tree.path("share")])
         #expect(Set(registry.manifests.keys) == ["org.example.Good", "org.example.Linked"])
-        #expect(registry.refusal(for: "org.example.Fifo")
-            == "its desktop entry \(tree.path("share/applications/org.example.Fifo.desktop")) is not a regular file")
+        #expect(
+            registry.refusal(for: "org.example.Fifo")
+                == "its desktop entry \(tree.path("share/applications/org.example.Fifo.desktop")) is not a regular file")
         #expect(registry.refusal(for: "org.example.Huge")?.hasSuffix("could not be read: larger than 65536 bytes") == true)
     }
 

@@ -41,10 +41,11 @@ import Testing
         try tree.write("islandd.conf.d/10-a.conf", "a")
         try tree.write("islandd.conf.d/30-c.conf", "c")
         let files = try ConfigurationLoader.files(for: tree.path("islandd.conf"))
-        #expect(files.map(\.path) == [
-            tree.path("islandd.conf"), tree.path("islandd.conf.d/10-a.conf"),
-            tree.path("islandd.conf.d/20-b.conf"), tree.path("islandd.conf.d/30-c.conf"),
-        ])
+        #expect(
+            files.map(\.path) == [
+                tree.path("islandd.conf"), tree.path("islandd.conf.d/10-a.conf"),
+                tree.path("islandd.conf.d/20-b.conf"), tree.path("islandd.conf.d/30-c.conf"),
+            ])
         #expect(files.map(\.contents) == ["[Limits]\nMaxActivities=10\n", "a", "b", "c"])
     }
 

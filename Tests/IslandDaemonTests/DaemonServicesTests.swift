@@ -21,7 +21,8 @@ import VarlinkNIO
         let path = tree.path("run/s.sock")
         let (readiness, ready) = AsyncStream.makeStream(of: Void.self)
         let socket = SocketService(
-            service: VarlinkService(info: VarlinkServiceInfo(vendor: "t", product: "t", version: "0", url: "u"), implementations: [], connectionErrors: .island),
+            service: VarlinkService(
+                info: VarlinkServiceInfo(vendor: "t", product: "t", version: "0", url: "u"), implementations: [], connectionErrors: .island),
             settings: .init(), scope: .user, descriptors: 1024, mayUseReserve: { _ in false },
             loop: MultiThreadedEventLoopGroup.singleton,
             source: .path(DaemonPaths(socket: path, stateDirectory: tree.path("state"), configurationFile: "/dev/null", dataDirectories: []), .user),
@@ -47,7 +48,8 @@ import VarlinkNIO
     @Test func aSocketThatCannotBeServedIsAStartErrorNamingIt() async throws {
         let path = "/dev/null/island/s.sock"
         let socket = SocketService(
-            service: VarlinkService(info: VarlinkServiceInfo(vendor: "t", product: "t", version: "0", url: "u"), implementations: [], connectionErrors: .island),
+            service: VarlinkService(
+                info: VarlinkServiceInfo(vendor: "t", product: "t", version: "0", url: "u"), implementations: [], connectionErrors: .island),
             settings: .init(), scope: .user, descriptors: 1024, mayUseReserve: { _ in false },
             loop: MultiThreadedEventLoopGroup.singleton,
             source: .path(DaemonPaths(socket: path, stateDirectory: "/nonexistent", configurationFile: "/dev/null", dataDirectories: []), .user),
@@ -93,7 +95,11 @@ import VarlinkNIO
 
     @Test func idleExitEndsOnGracefulShutdownWhileBusy() async {
         let (checks, checked) = AsyncStream.makeStream(of: Void.self)
-        let busy = IdleExitService(idleExit: IdleExit(seconds: 0.05), isIdle: { checked.yield(); return false }, logger: logger)
+        let busy = IdleExitService(
+            idleExit: IdleExit(seconds: 0.05),
+            isIdle: {
+                checked.yield(); return false
+            }, logger: logger)
         await testGracefulShutdown { shutdown in
             let running = Task { await busy.run() }
             // It has found the daemon busy (and goes on waiting) before the shutdown comes.

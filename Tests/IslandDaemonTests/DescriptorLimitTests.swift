@@ -9,10 +9,10 @@ import Testing
 struct DescriptorLimitTests {
     @Test(arguments: [
         // (configured total, per user, descriptors) -> (total, per user)
-        (4096, 1024, 524_288, 4096, 1024),   // plenty: as configured
-        (4096, 1024, 1024, 944, 944),         // systemd's default soft limit, not raised
-        (100, 1024, 1024, 100, 100),          // per user never above the total
-        (4096, 1024, 50, 1, 1),               // absurdly few: still one
+        (4096, 1024, 524_288, 4096, 1024),  // plenty: as configured
+        (4096, 1024, 1024, 944, 944),  // systemd's default soft limit, not raised
+        (100, 1024, 1024, 100, 100),  // per user never above the total
+        (4096, 1024, 50, 1, 1),  // absurdly few: still one
     ])
     func limitsFitTheDescriptors(total: Int, perUser: Int, descriptors: Int, expectedTotal: Int, expectedPerUser: Int) {
         let fitted = DescriptorLimit.connectionLimits(total: total, perUser: perUser, reserve: 16, descriptors: descriptors)

@@ -44,8 +44,10 @@ final class RecordingObserver: EngineObserver {
         let activity = try await base.start(fixture.engine)
         let _: Activity = try await withCheckedThrowingContinuation { continuation in
             fixture.engine.perform { engine in
-                engine.end(app: IslandEngineTests.app, uid: nil, id: activity.id, content: nil, dismissal: .immediate, timestamp: nil,
-                           prepare: { $0 }) { result in
+                engine.end(
+                    app: IslandEngineTests.app, uid: nil, id: activity.id, content: nil, dismissal: .immediate, timestamp: nil,
+                    prepare: { $0 }
+                ) { result in
                     observer.note("answered")
                     continuation.resume(with: result)
                 }

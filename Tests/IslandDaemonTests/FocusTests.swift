@@ -15,8 +15,10 @@ extension IslandEngineTests {
     func update(_ engine: IslandEngine, _ id: String, n: Int, alert: Alert) async throws -> UpdateOutcome {
         try await withCheckedThrowingContinuation { continuation in
             engine.perform { engine in
-                engine.update(app: Self.app, uid: nil, id: id, content: ActivityContent(state: ["n": .int(n)]), alert: alert,
-                              timestamp: nil, prepare: { $0 }) { continuation.resume(with: $0) }
+                engine.update(
+                    app: Self.app, uid: nil, id: id, content: ActivityContent(state: ["n": .int(n)]), alert: alert,
+                    timestamp: nil, prepare: { $0 }
+                ) { continuation.resume(with: $0) }
             }
         }
     }

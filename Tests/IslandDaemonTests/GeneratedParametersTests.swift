@@ -30,12 +30,16 @@ import VarlinkCore
     }
 
     @Test func nullIsAbsentAndAnAbsentMemberIsItsDefault() throws {
-        let tree = try RequestParameters(call(["type": "T", "attributes": [:], "content": ["state": [:]],
-                                                "ownerGone": nil, "pushToken": nil, "app": nil]))
+        let tree = try RequestParameters(
+            call([
+                "type": "T", "attributes": [:], "content": ["state": [:]],
+                "ownerGone": nil, "pushToken": nil, "app": nil,
+            ]))
         #expect(tree.ownerGone == .keep && tree.pushToken == false && tree.app == nil)
-        let text = try #require(try readFromText(
-            "Request", #"{"type":"T","attributes":{},"content":{"state":{}},"ownerGone":null,"pushToken":null,"app":null}"#,
-            as: RequestParameters.self))
+        let text = try #require(
+            try readFromText(
+                "Request", #"{"type":"T","attributes":{},"content":{"state":{}},"ownerGone":null,"pushToken":null,"app":null}"#,
+                as: RequestParameters.self))
         #expect(text == tree)
 
         #expect(try PushTokenParameters(call(["id": "a1"])).rotate == false)
@@ -43,8 +47,9 @@ import VarlinkCore
         #expect(try PushToStartTokenParameters(call(["type": "T", "rotate": true])).rotate == true)
         #expect(refused(PushTokenParameters.self, ["id": "a1", "rotate": "yes"]) == "rotate")
 
-        let end = try #require(try readFromText(
-            "End", #"{"id":"a1","content":null,"dismissalPolicy":{"kind":"immediate","date":null}}"#, as: EndParameters.self))
+        let end = try #require(
+            try readFromText(
+                "End", #"{"id":"a1","content":null,"dismissalPolicy":{"kind":"immediate","date":null}}"#, as: EndParameters.self))
         #expect(end.content == nil && end.dismissal == .immediate)
     }
 
@@ -57,11 +62,15 @@ import VarlinkCore
     }
 
     @Test func aFloatIsANumberOfEitherKind() throws {
-        let tree = try UpdateParameters(call(["id": "a1", "content": ["state": [:], "relevanceScore": 3, "staleDate": 1.5],
-                                               "timestamp": 7]))
+        let tree = try UpdateParameters(
+            call([
+                "id": "a1", "content": ["state": [:], "relevanceScore": 3, "staleDate": 1.5],
+                "timestamp": 7,
+            ]))
         #expect(tree.content.relevanceScore == 3 && tree.content.staleDate == 1.5 && tree.timestamp == 7)
-        let text = try #require(try readFromText(
-            "Update", #"{"id":"a1","content":{"state":{},"relevanceScore":3,"staleDate":1.5},"timestamp":7}"#, as: UpdateParameters.self))
+        let text = try #require(
+            try readFromText(
+                "Update", #"{"id":"a1","content":{"state":{},"relevanceScore":3,"staleDate":1.5},"timestamp":7}"#, as: UpdateParameters.self))
         #expect(text == tree)
         #expect(refused(UpdateParameters.self, ["id": "a1", "content": ["state": [:], "relevanceScore": "high"]]) == "content.relevanceScore")
     }
@@ -85,8 +94,9 @@ import VarlinkCore
             try readFromText("Update", #"{"id":"a1","id":"a2","content":{"state":{}}}"#, as: UpdateParameters.self)
         }
         #expect(throws: VarlinkMessageError.self) {
-            try readFromText("Update", #"{"id":"a1","content":{"state":{}},"alert":{"title":"T","body":"B","body":"C"}}"#,
-                             as: UpdateParameters.self)
+            try readFromText(
+                "Update", #"{"id":"a1","content":{"state":{}},"alert":{"title":"T","body":"B","body":"C"}}"#,
+                as: UpdateParameters.self)
         }
         // What no member's type refuses is read.
         #expect(try readFromText("Update", #"{"id":"a1","content":{"state":{}}}"#, as: UpdateParameters.self)?.alert == nil)

@@ -5,17 +5,22 @@ import VarlinkCore
 
 @Suite struct IdentityResolverTests {
     static let registry = AppRegistry(manifests: [
-        AppManifest(id: "org.example.Coffee", name: "Coffee", supportsLiveActivities: true, supportsFrequentUpdates: false,
-                    executable: "/usr/bin/coffee", path: "/a"),
-        AppManifest(id: "org.example.Timer", name: "Timer", supportsLiveActivities: true, supportsFrequentUpdates: false,
-                    executable: "timer", path: "/b"),
-        AppManifest(id: "org.example.Plain", name: "Plain", supportsLiveActivities: false, supportsFrequentUpdates: false,
-                    executable: nil, path: "/c"),
+        AppManifest(
+            id: "org.example.Coffee", name: "Coffee", supportsLiveActivities: true, supportsFrequentUpdates: false,
+            executable: "/usr/bin/coffee", path: "/a"),
+        AppManifest(
+            id: "org.example.Timer", name: "Timer", supportsLiveActivities: true, supportsFrequentUpdates: false,
+            executable: "timer", path: "/b"),
+        AppManifest(
+            id: "org.example.Plain", name: "Plain", supportsLiveActivities: false, supportsFrequentUpdates: false,
+            executable: nil, path: "/c"),
         // Entries whose programs a user can provide: a bare name, and a path in a home.
-        AppManifest(id: "org.test.Mine", name: "Mine", supportsLiveActivities: true, supportsFrequentUpdates: false,
-                    executable: "myapp", path: "/d"),
-        AppManifest(id: "org.test.Tool", name: "Tool", supportsLiveActivities: true, supportsFrequentUpdates: false,
-                    executable: "/home/u2/bin/tool", path: "/e"),
+        AppManifest(
+            id: "org.test.Mine", name: "Mine", supportsLiveActivities: true, supportsFrequentUpdates: false,
+            executable: "myapp", path: "/d"),
+        AppManifest(
+            id: "org.test.Tool", name: "Tool", supportsLiveActivities: true, supportsFrequentUpdates: false,
+            executable: "/home/u2/bin/tool", path: "/e"),
     ])
 
     static let peer = PeerCredentials(pid: 4242, uid: 1000, gid: 1000)
@@ -35,8 +40,10 @@ import VarlinkCore
     /// ask about pid 0 (the caller itself, to sd-login) or an unknown peer. `executable` is
     /// the path the process's namespace shows; `runs` the file it really executes (by
     /// default the file at that path).
-    static func lookup(sandbox: ProcessSandbox = .none, unit: String? = nil, userUnit: String? = nil,
-                       executable: String? = nil, runs: String? = nil) -> IdentityResolver.ProcessLookup {
+    static func lookup(
+        sandbox: ProcessSandbox = .none, unit: String? = nil, userUnit: String? = nil,
+        executable: String? = nil, runs: String? = nil
+    ) -> IdentityResolver.ProcessLookup {
         IdentityResolver.ProcessLookup(
             sandbox: { _ in sandbox },
             userUnit: { _ in userUnit },
@@ -51,13 +58,17 @@ import VarlinkCore
     /// A Flatpak sandbox in the daemon's user namespace: only a privileged process builds that.
     static func privilegedFlatpak(_ app: String) -> ProcessSandbox { .flatpak(appID: app, ownUserNamespace: false) }
 
-    func resolve(_ scope: DaemonScope, claim: String?, peer: PeerCredentials? = Self.peer, sandbox: ProcessSandbox = .none,
-                 unit: String? = nil, userUnit: String? = nil, executable: String? = nil, runs: String? = nil)
+    func resolve(
+        _ scope: DaemonScope, claim: String?, peer: PeerCredentials? = Self.peer, sandbox: ProcessSandbox = .none,
+        unit: String? = nil, userUnit: String? = nil, executable: String? = nil, runs: String? = nil
+    )
         -> Result<String, IdentityResolver.Refusal>
     {
-        IdentityResolver(scope: scope, registry: Self.registry,
-                         lookup: Self.lookup(sandbox: sandbox, unit: unit, userUnit: userUnit, executable: executable, runs: runs))
-            .resolve(peer: peer, claim: claim)
+        IdentityResolver(
+            scope: scope, registry: Self.registry,
+            lookup: Self.lookup(sandbox: sandbox, unit: unit, userUnit: userUnit, executable: executable, runs: runs)
+        )
+        .resolve(peer: peer, claim: claim)
     }
 
     /// The reason of an `unidentified` refusal; records an issue for anything else.
@@ -77,32 +88,38 @@ import VarlinkCore
 
     @Test(arguments: [(DaemonScope.user, Self.flatpak("org.example.Sandboxed")), (.system, Self.privilegedFlatpak("org.example.Sandboxed"))])
     func aFlatpakCannotClaimAnotherApp(scope: DaemonScope, sandbox: ProcessSandbox) {
-        #expect(resolve(scope, claim: "org.example.Coffee", sandbox: sandbox)
-            == .failure(.impersonation(claimed: "org.example.Coffee", actual: "org.example.Sandboxed")))
+        #expect(
+            resolve(scope, claim: "org.example.Coffee", sandbox: sandbox)
+                == .failure(.impersonation(claimed: "org.example.Coffee", actual: "org.example.Sandboxed")))
     }
 
     @Test func theFlatpakWinsOverUnitAndExecutable() {
-        #expect(resolve(.user, claim: nil, sandbox: Self.flatpak("org.example.Sandboxed"), unit: "app-org.example.Timer@1.service",
-                        executable: "/usr/bin/coffee") == .success("org.example.Sandboxed"))
+        #expect(
+            resolve(
+                .user, claim: nil, sandbox: Self.flatpak("org.example.Sandboxed"), unit: "app-org.example.Timer@1.service",
+                executable: "/usr/bin/coffee") == .success("org.example.Sandboxed"))
     }
 
     /// A forged Flatpak: `unshare -Ur`, then `chroot` into a directory holding a
     /// `.flatpak-info`. In the system scope that is another user's word, whatever it names.
     @Test func theSystemScopeRefusesAFlatpakIdFromTheCallersOwnUserNamespace() {
         for claim in [nil, "org.test.Backup"] {
-            let reason = unidentifiedReason(resolve(.system, claim: claim, sandbox: Self.flatpak("org.test.Backup")),
-                                            "a forged .flatpak-info identified the caller")
+            let reason = unidentifiedReason(
+                resolve(.system, claim: claim, sandbox: Self.flatpak("org.test.Backup")),
+                "a forged .flatpak-info identified the caller")
             #expect(reason.contains("user namespace") && reason.contains("org.test.Backup"), "\(reason)")
         }
         // Nor does anything else it runs then prove more than the sandbox.
-        #expect(resolve(.system, claim: nil, sandbox: Self.flatpak("org.test.Backup"), unit: "app-org.example.Coffee@x.service")
-            != .success("org.test.Backup"))
+        #expect(
+            resolve(.system, claim: nil, sandbox: Self.flatpak("org.test.Backup"), unit: "app-org.example.Coffee@x.service")
+                != .success("org.test.Backup"))
     }
 
     @Test(arguments: [DaemonScope.user, .system])
     func aFlatpakThatNamesNoAppIsUnidentified(scope: DaemonScope) {
-        _ = unidentifiedReason(resolve(scope, claim: "org.example.Coffee", sandbox: .flatpak(appID: nil, ownUserNamespace: scope == .user)),
-                               "a nameless sandbox claimed an app")
+        _ = unidentifiedReason(
+            resolve(scope, claim: "org.example.Coffee", sandbox: .flatpak(appID: nil, ownUserNamespace: scope == .user)),
+            "a nameless sandbox claimed an app")
     }
 
     /// The packaged system daemon cannot look into other users' processes: not being able
@@ -128,14 +145,16 @@ import VarlinkCore
         }
         let system = IdentityResolver(scope: .system, registry: Self.registry, lookup: Self.lookup(sandbox: hidden))
         #expect(system.sandbox(of: Self.peer) == .none)
-        #expect(IdentityResolver(scope: .system, registry: Self.registry, lookup: Self.lookup(sandbox: .pidNamespace)).sandbox(of: Self.peer)
-            == .pidNamespace)
+        #expect(
+            IdentityResolver(scope: .system, registry: Self.registry, lookup: Self.lookup(sandbox: .pidNamespace)).sandbox(of: Self.peer)
+                == .pidNamespace)
     }
 
     @Test func theUserScopeAcceptsAClaimWithAManifest() {
         #expect(resolve(.user, claim: "org.example.Coffee") == .success("org.example.Coffee"))
-        #expect(resolve(.user, claim: "org.example.Plain") == .success("org.example.Plain"),
-                "a manifest identifies; whether it is entitled is the engine's question")
+        #expect(
+            resolve(.user, claim: "org.example.Plain") == .success("org.example.Plain"),
+            "a manifest identifies; whether it is entitled is the engine's question")
         #expect(resolve(.user, claim: "org.example.Coffee", peer: nil) == .success("org.example.Coffee"))
     }
 
@@ -151,8 +170,9 @@ import VarlinkCore
     @Test func rootIsNotTakenForSandboxedWhenItCannotBeInspected() {
         let root = PeerCredentials(pid: 4242, uid: 0, gid: 0)
         #expect(resolve(.user, claim: "org.example.Coffee", peer: root, sandbox: .uninspectable(reason: "EACCES")) == .success("org.example.Coffee"))
-        _ = unidentifiedReason(resolve(.user, claim: "org.example.Coffee", peer: root, sandbox: .userNamespace),
-                               "root in a user namespace of its own is still sandboxed")
+        _ = unidentifiedReason(
+            resolve(.user, claim: "org.example.Coffee", peer: root, sandbox: .userNamespace),
+            "root in a user namespace of its own is still sandboxed")
     }
 
     @Test func theUserScopeRefusesAClaimWithoutAManifest() throws {
@@ -176,8 +196,9 @@ import VarlinkCore
     @Test func theSystemScopeAcceptsAClaimThatRepeatsTheVerifiedIdentity() {
         #expect(resolve(.system, claim: "org.example.Coffee", unit: "app-org.example.Coffee@main.service") == .success("org.example.Coffee"))
         #expect(resolve(.system, claim: "org.example.Coffee", executable: "/usr/bin/coffee") == .success("org.example.Coffee"))
-        #expect(resolve(.system, claim: "org.example.Timer", unit: "app-org.example.Coffee@main.service")
-            == .failure(.impersonation(claimed: "org.example.Timer", actual: "org.example.Coffee")))
+        #expect(
+            resolve(.system, claim: "org.example.Timer", unit: "app-org.example.Coffee@main.service")
+                == .failure(.impersonation(claimed: "org.example.Timer", actual: "org.example.Coffee")))
     }
 
     @Test(arguments: [DaemonScope.user, .system])
@@ -189,8 +210,9 @@ import VarlinkCore
     }
 
     @Test func theUserScopeTakesTheUnitOfTheUsersOwnManager() {
-        #expect(resolve(.user, claim: nil, unit: "user@1000.service", userUnit: "app-gnome-org.example.Timer-4242.scope")
-            == .success("org.example.Timer"))
+        #expect(
+            resolve(.user, claim: nil, unit: "user@1000.service", userUnit: "app-gnome-org.example.Timer-4242.scope")
+                == .success("org.example.Timer"))
     }
 
     /// A forged unit: a user creates `app-org.test.A-4242.scope` in the cgroup subtree their
@@ -205,8 +227,9 @@ import VarlinkCore
         // Even when sd-login could not name the user unit, the system unit is the user's manager.
         _ = unidentifiedReason(resolve(.system, claim: nil, unit: "user@1000.service"), "user@1000.service identified the caller")
         // And a unit the user named does not hide the executable the caller really runs.
-        #expect(resolve(.system, claim: nil, unit: "user@1000.service", userUnit: userUnit, executable: "/usr/bin/coffee")
-            == .success("org.example.Coffee"))
+        #expect(
+            resolve(.system, claim: nil, unit: "user@1000.service", userUnit: userUnit, executable: "/usr/bin/coffee")
+                == .success("org.example.Coffee"))
     }
 
     @Test func aNonAppUnitFallsBackToTheExecutable() {
@@ -242,8 +265,9 @@ import VarlinkCore
             Issue.record("the running file was looked up for a path no entry names")
             return nil
         }
-        _ = unidentifiedReason(IdentityResolver(scope: .system, registry: Self.registry, lookup: lookup).resolve(peer: Self.peer, claim: nil),
-                               "a copy identified")
+        _ = unidentifiedReason(
+            IdentityResolver(scope: .system, registry: Self.registry, lookup: lookup).resolve(peer: Self.peer, claim: nil),
+            "a copy identified")
     }
 
     @Test(arguments: [DaemonScope.user, .system])

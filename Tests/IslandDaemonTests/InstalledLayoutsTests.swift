@@ -51,8 +51,9 @@ import Testing
         try tree.write("share/island/layouts/org.example.Coffee/Good.json", #"{"chip": "ok"}"#)
         #expect(mkfifo(tree.path("share/island/layouts/org.example.Coffee/Fifo.json"), 0o600) == 0)
         #expect(mkfifo(tree.path("share/island/layouts/org.example.Fifo"), 0o600) == 0)
-        try FileManager.default.createSymbolicLink(atPath: tree.path("share/island/layouts/org.example.Coffee/Zero.json"),
-                                                   withDestinationPath: "/dev/zero")
+        try FileManager.default.createSymbolicLink(
+            atPath: tree.path("share/island/layouts/org.example.Coffee/Zero.json"),
+            withDestinationPath: "/dev/zero")
         let huge = try tree.write("share/island/layouts/org.example.Coffee/Huge.json", "{}")
         #expect(truncate(huge, 1 << 40) == 0)
         let found = InstalledLayouts.read(dataDirectories: [tree.path("share")])

@@ -39,8 +39,9 @@ import VarlinkCore
         let writer = StoreWriter(store: store)
         let clock = ManualClock()
         let registry = AppRegistry(manifests: [
-            AppManifest(id: Self.app, name: "Coffee", supportsLiveActivities: true, supportsFrequentUpdates: false,
-                        executable: nil, path: "/dev/null"),
+            AppManifest(
+                id: Self.app, name: "Coffee", supportsLiveActivities: true, supportsFrequentUpdates: false,
+                executable: nil, path: "/dev/null")
         ])
         let engine = IslandEngine(
             manager: ActivityManager(limits: LimitsPolicy(global: limits), makeID: { UUID().uuidString }),
@@ -51,16 +52,20 @@ import VarlinkCore
     }
 
     func start(_ engine: IslandEngine, staleDate: Double? = nil) async throws -> Activity {
-        try await engine.request(app: Self.app, type: "T", attributes: [:],
-                                 content: ActivityContent(state: ["n": 0], staleDate: staleDate),
-                                 key: nil, ownerGone: .keep, uid: nil).0
+        try await engine.request(
+            app: Self.app, type: "T", attributes: [:],
+            content: ActivityContent(state: ["n": 0], staleDate: staleDate),
+            key: nil, ownerGone: .keep, uid: nil
+        ).0
     }
 
     func update(_ engine: IslandEngine, _ id: String, n: Int) async throws {
         let _: UpdateOutcome = try await withCheckedThrowingContinuation { continuation in
             engine.perform { engine in
-                engine.update(app: Self.app, uid: nil, id: id, content: ActivityContent(state: ["n": .int(n)]), alert: nil,
-                              timestamp: nil, prepare: { $0 }) { continuation.resume(with: $0) }
+                engine.update(
+                    app: Self.app, uid: nil, id: id, content: ActivityContent(state: ["n": .int(n)]), alert: nil,
+                    timestamp: nil, prepare: { $0 }
+                ) { continuation.resume(with: $0) }
             }
         }
     }
@@ -115,8 +120,10 @@ import VarlinkCore
         await engine.subscribe(uid: 1000, responder: responder)
         let _: Activity = try await withCheckedThrowingContinuation { continuation in
             engine.perform { engine in
-                engine.end(app: Self.app, uid: nil, id: activity.id, content: nil, dismissal: .after(fixture.clock.now + 0.05),
-                           timestamp: nil, prepare: { $0 }) { continuation.resume(with: $0) }
+                engine.end(
+                    app: Self.app, uid: nil, id: activity.id, content: nil, dismissal: .after(fixture.clock.now + 0.05),
+                    timestamp: nil, prepare: { $0 }
+                ) { continuation.resume(with: $0) }
             }
         }
         fixture.clock.advance(by: 0.06)

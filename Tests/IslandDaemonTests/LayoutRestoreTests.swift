@@ -11,7 +11,8 @@ struct LayoutRestoreTests {
     @Test func onlyTheLayoutsWithinTheLimitsAreRestored() {
         let body = #"{"chip":"L"}"#
         var records = (0..<40).map { StoredLayout(app: "org.example.A", type: String(format: "T%02d", $0), body: body) }
-        records.append(StoredLayout(app: "org.example.B", type: "Huge", body: #"{"chip":""# + String(repeating: " ", count: LayoutLimits.maximumBytes) + #""}"#))
+        records.append(
+            StoredLayout(app: "org.example.B", type: "Huge", body: #"{"chip":""# + String(repeating: " ", count: LayoutLimits.maximumBytes) + #""}"#))
         records.append(StoredLayout(app: "org.example.B", type: "Small", body: body))
         records.append(StoredLayout(app: "org.example.A", uid: 1001, type: "Other", body: body))
         let restored = StateRestorer.layouts(from: StoredState(layouts: records.shuffled()), logger: Logger(label: "test"))

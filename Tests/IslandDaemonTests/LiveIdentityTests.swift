@@ -60,25 +60,29 @@ import VarlinkCore
     }
 
     static func registry(_ entries: [(id: String, exec: String)]) -> AppRegistry {
-        AppRegistry(manifests: entries.map {
-            AppManifest(id: $0.id, name: nil, supportsLiveActivities: true, supportsFrequentUpdates: false, executable: $0.exec, path: "/x")
-        })
+        AppRegistry(
+            manifests: entries.map {
+                AppManifest(id: $0.id, name: nil, supportsLiveActivities: true, supportsFrequentUpdates: false, executable: $0.exec, path: "/x")
+            })
     }
 
     /// `unshare -Ur` + `chroot` into a directory holding a `.flatpak-info`, as a forger would.
-    @Test(.enabled(if: hasPython, "needs \(python) to build the namespace"),
-          .enabled(if: userNamespacesWork, "user namespaces are not available to this process"))
+    @Test(
+        .enabled(if: hasPython, "needs \(python) to build the namespace"),
+        .enabled(if: userNamespacesWork, "user namespaces are not available to this process"))
     func aForgedFlatpakIsRefusedInTheSystemScope() throws {
         let tree = try TemporaryTree("forged-flatpak")
         defer { tree.remove() }
         try tree.write("root/.flatpak-info", "[Application]\nname=org.test.Backup\n")
-        let peer = try Peer(executable: Self.python, script: """
-            import ctypes, os, sys
-            if ctypes.CDLL(None, use_errno=True).unshare(0x10000000) != 0:
-                sys.exit("unshare(CLONE_NEWUSER): " + os.strerror(ctypes.get_errno()))
-            os.chroot(\(String(reflecting: tree.path("root"))))
-            os.chdir("/")
-            """)
+        let peer = try Peer(
+            executable: Self.python,
+            script: """
+                import ctypes, os, sys
+                if ctypes.CDLL(None, use_errno=True).unshare(0x10000000) != 0:
+                    sys.exit("unshare(CLONE_NEWUSER): " + os.strerror(ctypes.get_errno()))
+                os.chroot(\(String(reflecting: tree.path("root"))))
+                os.chdir("/")
+                """)
         defer { peer.stop() }
 
         #expect(ProcessIdentity.sandbox(pid: peer.pid) == .flatpak(appID: "org.test.Backup", ownUserNamespace: true))
@@ -94,8 +98,9 @@ import VarlinkCore
         // The user scope still knows it as a sandbox of that app: it cannot claim another.
         let user = IdentityResolver(scope: .user, registry: registry)
         #expect(user.resolve(peer: peer.credentials, claim: nil) == .success("org.test.Backup"))
-        #expect(user.resolve(peer: peer.credentials, claim: "org.example.Other")
-            == .failure(.impersonation(claimed: "org.example.Other", actual: "org.test.Backup")))
+        #expect(
+            user.resolve(peer: peer.credentials, claim: "org.example.Other")
+                == .failure(.impersonation(claimed: "org.example.Other", actual: "org.test.Backup")))
     }
 
     /// u2 copied python3 to `~/myapp` for a desktop entry saying `Exec=myapp`; the same copy
@@ -109,25 +114,29 @@ import VarlinkCore
         try #require(ProcessIdentity.rootControlledFile(atPath: real) != nil, "\(real) is not root-controlled on this machine")
         try FileManager.default.copyItem(atPath: real, toPath: tree.path("myapp"))
         // As the kernel spells it (the tree's own path may hold a "//").
-        let copy = try #require(realpath(tree.path("myapp"), nil).map { pointer in
-            defer { free(pointer) }
-            return String(cString: pointer)
-        })
+        let copy = try #require(
+            realpath(tree.path("myapp"), nil).map { pointer in
+                defer { free(pointer) }
+                return String(cString: pointer)
+            })
 
         let forged = try Peer(executable: copy, script: "")
         defer { forged.stop() }
         let genuine = try Peer(executable: real, script: "")
         defer { genuine.stop() }
 
-        for registry in [Self.registry([("org.test.Mine", "myapp"), ("org.test.Python", real)]),
-                         Self.registry([("org.test.Mine", copy)])] {
+        for registry in [
+            Self.registry([("org.test.Mine", "myapp"), ("org.test.Python", real)]),
+            Self.registry([("org.test.Mine", copy)]),
+        ] {
             let system = IdentityResolver(scope: .system, registry: registry)
             guard case .failure(.unidentified) = system.resolve(peer: forged.credentials, claim: nil) else {
                 Issue.record("the copy identified as \(system.resolve(peer: forged.credentials, claim: nil))")
                 continue
             }
-            #expect(IdentityResolver(scope: .user, registry: registry).resolve(peer: forged.credentials, claim: nil) == .success("org.test.Mine"),
-                    "the user scope still matches the name: its callers are the user")
+            #expect(
+                IdentityResolver(scope: .user, registry: registry).resolve(peer: forged.credentials, claim: nil) == .success("org.test.Mine"),
+                "the user scope still matches the name: its callers are the user")
         }
         let control = IdentityResolver(scope: .system, registry: Self.registry([("org.test.Mine", "myapp"), ("org.test.Python", real)]))
         #expect(control.resolve(peer: genuine.credentials, claim: nil) == .success("org.test.Python"))

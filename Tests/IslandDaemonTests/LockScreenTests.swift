@@ -18,11 +18,14 @@ extension IslandEngineTests {
             "compactLeading": ["type": "text", "template": "{{attributes.title}}"],
             "compactTrailing": ["type": "progress", "value": "{{state.progress}}", "total": 1],
             "minimal": ["type": "image", "source": "{{state.artwork}}", "fallback": ["type": "symbol", "name": "audio-x-generic"]],
-            "lockScreen": ["type": "vstack", "children": [
-                ["type": "text", "template": "{{attributes.title}}: {{state.secret}}"],
-                ["type": "button", "action": "reveal", "label": "Reveal {{state.secret}}"],
-                ["type": "link", "url": "https://example.org/link", "child": ["type": "text", "template": "open"]],
-            ]],
+            "lockScreen": [
+                "type": "vstack",
+                "children": [
+                    ["type": "text", "template": "{{attributes.title}}: {{state.secret}}"],
+                    ["type": "button", "action": "reveal", "label": "Reveal {{state.secret}}"],
+                    ["type": "link", "url": "https://example.org/link", "child": ["type": "text", "template": "open"]],
+                ],
+            ],
             "expanded": ["center": ["type": "text", "template": "{{state.secret}}", "priority": 1]],
         ]
         if let publicLayout { layout["publicLayout"] = publicLayout }
@@ -34,10 +37,14 @@ extension IslandEngineTests {
     /// Starts one activity of type `type` (with layout `layout`) whose every string says `word`.
     func startLocked(_ engine: IslandEngine, type: String, layout: JSON, word: String) async throws -> Activity {
         _ = try await engine.registerLayout(app: Self.app, uid: nil, type: type, layout: layout)
-        return try await engine.request(app: Self.app, type: type, attributes: ["title": .string("Title-\(word)")],
-                                        content: ActivityContent(state: ["secret": .string(word), "progress": 0.5,
-                                                                         "artwork": .string("/tmp/art-\(word).png")]),
-                                        key: nil, ownerGone: .keep, uid: nil).0
+        return try await engine.request(
+            app: Self.app, type: type, attributes: ["title": .string("Title-\(word)")],
+            content: ActivityContent(state: [
+                "secret": .string(word), "progress": 0.5,
+                "artwork": .string("/tmp/art-\(word).png"),
+            ]),
+            key: nil, ownerGone: .keep, uid: nil
+        ).0
     }
 
     func item(_ update: JSONObject, _ id: String) -> JSONObject? {
@@ -47,8 +54,10 @@ extension IslandEngineTests {
     func lockUpdate(_ engine: IslandEngine, _ id: String, word: String, alert: Alert?) async throws -> UpdateOutcome {
         try await withCheckedThrowingContinuation { continuation in
             engine.perform { engine in
-                engine.update(app: Self.app, uid: nil, id: id, content: ActivityContent(state: ["secret": .string(word)]), alert: alert,
-                              timestamp: nil, prepare: { $0 }) { continuation.resume(with: $0) }
+                engine.update(
+                    app: Self.app, uid: nil, id: id, content: ActivityContent(state: ["secret": .string(word)]), alert: alert,
+                    timestamp: nil, prepare: { $0 }
+                ) { continuation.resume(with: $0) }
             }
         }
     }
@@ -70,8 +79,9 @@ extension IslandEngineTests {
         fixture.clock.advance(by: 10)
         let hidden = try await startLocked(engine, type: "Private", layout: Self.lockLayout("private"), word: "PRIVATE-2")
         fixture.clock.advance(by: 10)
-        let versioned = try await startLocked(engine, type: "Versioned", layout: Self.lockLayout("private", publicLayout: Self.publicVersion),
-                                              word: "VERSIONED-3")
+        let versioned = try await startLocked(
+            engine, type: "Versioned", layout: Self.lockLayout("private", publicLayout: Self.publicVersion),
+            word: "VERSIONED-3")
         fixture.clock.advance(by: 10)
         let secret = try await startLocked(engine, type: "Secret", layout: Self.lockLayout("secret"), word: "SECRET-4")
         let (presenterSide, presenter) = presenterResponder()
@@ -140,13 +150,15 @@ extension IslandEngineTests {
 
         // Nothing acts while locked: no tap, button or dismissal; the island may still expand.
         for action in [PresenterAction.tap, .button, .dismiss] {
-            #expect(await refusal { () async throws(EngineError) in
-                _ = try await engine.interact(uid: 1000, action: action, id: open.id, button: "reveal")
-            } == .locked)
+            #expect(
+                await refusal { () async throws(EngineError) in
+                    _ = try await engine.interact(uid: 1000, action: action, id: open.id, button: "reveal")
+                } == .locked)
         }
-        #expect(await refusal { () async throws(EngineError) in
-            _ = try await engine.interact(uid: 1000, action: .expand, id: secret.id, button: nil)
-        } == .noSuchActivity(secret.id), "a secret activity is not there to expand")
+        #expect(
+            await refusal { () async throws(EngineError) in
+                _ = try await engine.interact(uid: 1000, action: .expand, id: secret.id, button: nil)
+            } == .noSuchActivity(secret.id), "a secret activity is not there to expand")
         _ = try await engine.interact(uid: 1000, action: .expand, id: hidden.id, button: nil)
 
         // Unlocked: everything again, and taps act.
@@ -212,16 +224,19 @@ extension IslandEngineTests {
         #expect(item(await engine.snapshotUpdate(uid: 1000, resync: false), activity.id)?["content"]?["state"]?["secret"] == "WORD-1")
 
         // For every app: private.
-        await engine.reload(registry: engine.registry, installedLayouts: [:], limits: nil, hideWhileSharing: nil,
-                            lockScreen: LockScreenPolicy(visibility: .private))
+        await engine.reload(
+            registry: engine.registry, installedLayouts: [:], limits: nil, hideWhileSharing: nil,
+            lockScreen: LockScreenPolicy(visibility: .private))
         #expect(item(await engine.snapshotUpdate(uid: 1000, resync: false), activity.id)?["content"] == ["state": [:]])
         // This app: secret.
-        await engine.reload(registry: engine.registry, installedLayouts: [:], limits: nil, hideWhileSharing: nil,
-                            lockScreen: LockScreenPolicy(visibility: .private, perApp: [Self.app: .secret]))
+        await engine.reload(
+            registry: engine.registry, installedLayouts: [:], limits: nil, hideWhileSharing: nil,
+            lockScreen: LockScreenPolicy(visibility: .private, perApp: [Self.app: .secret]))
         #expect(item(await engine.snapshotUpdate(uid: 1000, resync: false), activity.id) == nil)
         // Loosened while locked: not until the session unlocks.
-        await engine.reload(registry: engine.registry, installedLayouts: [:], limits: nil, hideWhileSharing: nil,
-                            lockScreen: LockScreenPolicy(visibility: .public))
+        await engine.reload(
+            registry: engine.registry, installedLayouts: [:], limits: nil, hideWhileSharing: nil,
+            lockScreen: LockScreenPolicy(visibility: .public))
         #expect(item(await engine.snapshotUpdate(uid: 1000, resync: false), activity.id) == nil)
         _ = await engine.setLock(false, source: .manual)
         _ = await engine.setLock(true, source: .manual)
@@ -237,12 +252,14 @@ extension IslandEngineTests {
         await engine.setDesktopLockScreen(DesktopLockScreen(perApp: [Self.app: .private]))
         #expect(item(await engine.snapshotUpdate(uid: 1000, resync: false), activity.id)?["content"] == ["state": [:]])
         // islandd.conf's secret is stricter than the desktop's private.
-        await engine.reload(registry: engine.registry, installedLayouts: [:], limits: nil, hideWhileSharing: nil,
-                            lockScreen: LockScreenPolicy(perApp: [Self.app: .secret]))
+        await engine.reload(
+            registry: engine.registry, installedLayouts: [:], limits: nil, hideWhileSharing: nil,
+            lockScreen: LockScreenPolicy(perApp: [Self.app: .secret]))
         #expect(item(await engine.snapshotUpdate(uid: 1000, resync: false), activity.id) == nil)
         // A reload of islandd.conf keeps what the desktop said.
-        await engine.reload(registry: engine.registry, installedLayouts: [:], limits: nil, hideWhileSharing: nil,
-                            lockScreen: LockScreenPolicy())
+        await engine.reload(
+            registry: engine.registry, installedLayouts: [:], limits: nil, hideWhileSharing: nil,
+            lockScreen: LockScreenPolicy())
         _ = await engine.setLock(false, source: .manual)
         _ = await engine.setLock(true, source: .manual)
         #expect(item(await engine.snapshotUpdate(uid: 1000, resync: false), activity.id)?["content"] == ["state": [:]])
@@ -252,8 +269,9 @@ extension IslandEngineTests {
         _ = await engine.setLock(true, source: .manual)
         #expect(item(await engine.snapshotUpdate(uid: 1000, resync: false), activity.id)?["content"]?["state"]?["secret"] == "WORD-1")
         // Every app hidden by the desktop, even one islandd.conf makes public.
-        await engine.reload(registry: engine.registry, installedLayouts: [:], limits: nil, hideWhileSharing: nil,
-                            lockScreen: LockScreenPolicy(perApp: [Self.app: .public]))
+        await engine.reload(
+            registry: engine.registry, installedLayouts: [:], limits: nil, hideWhileSharing: nil,
+            lockScreen: LockScreenPolicy(perApp: [Self.app: .public]))
         await engine.setDesktopLockScreen(DesktopLockScreen(everyAppSecret: true))
         #expect(item(await engine.snapshotUpdate(uid: 1000, resync: false), activity.id) == nil)
     }
@@ -281,8 +299,10 @@ extension IslandEngineTests {
         #expect(await eventually { updates(presenter).contains { item($0, hidden.id) != nil } })
         let _: Activity = try await withCheckedThrowingContinuation { continuation in
             engine.perform { engine in
-                engine.end(app: Self.app, uid: nil, id: secret.id, content: nil, dismissal: .immediate,
-                           timestamp: nil, prepare: { $0 }) { continuation.resume(with: $0) }
+                engine.end(
+                    app: Self.app, uid: nil, id: secret.id, content: nil, dismissal: .immediate,
+                    timestamp: nil, prepare: { $0 }
+                ) { continuation.resume(with: $0) }
             }
         }
         fixture.clock.advance(by: 10)
@@ -316,8 +336,9 @@ extension IslandEngineTests {
         let label = Wire.AppLabel(name: "Chat {{state.secret}}", icon: "/tmp/x.png")
         let own = try Layout(json: Wire.privateLayout(app: label, appID: "org.example.Chat"))
         let rendered = LayoutRenderer(attributes: [:], state: ["secret": "S"], now: 0).render(own)
-        #expect(rendered.lockScreen?.view.plainText == "application-x-executable-symbolic Chat state.secret",
-                "the name as written, braces and all taken out: nothing of the state")
+        #expect(
+            rendered.lockScreen?.view.plainText == "application-x-executable-symbolic Chat state.secret",
+            "the name as written, braces and all taken out: nothing of the state")
         #expect(rendered.minimal?.view == .symbol("application-x-executable-symbolic"))
         #expect(own.buttonActions.isEmpty && own.url == nil)
     }

@@ -6,16 +6,18 @@ import Testing
     @Test func anExistingApplicationsFolderIsWatchedItself() {
         let existing: Set<String> = ["/", "/usr", "/usr/share", "/usr/share/applications", "/home", "/home/u"]
         let targets = ManifestWatch.targets(dataDirectories: ["/usr/share/", "/home/u/.local/share"]) { existing.contains($0) }
-        #expect(targets.filter { $0.kind == .applications } == [
-            .init(directory: "/usr/share/applications", awaiting: nil),
-            // ~/.local/share/applications does not exist yet: ~ waits for `.local`.
-            .init(directory: "/home/u", awaiting: ".local"),
-        ])
+        #expect(
+            targets.filter { $0.kind == .applications } == [
+                .init(directory: "/usr/share/applications", awaiting: nil),
+                // ~/.local/share/applications does not exist yet: ~ waits for `.local`.
+                .init(directory: "/home/u", awaiting: ".local"),
+            ])
     }
 
     @Test func theRootIsTheLastAncestorAndRelativeDirectoriesAreIgnored() {
-        #expect(ManifestWatch.targets(dataDirectories: ["/nowhere", "relative/share"]) { $0 == "/" }
-            == [.init(directory: "/", awaiting: "nowhere"), .init(directory: "/", awaiting: "nowhere", kind: .layouts)])
+        #expect(
+            ManifestWatch.targets(dataDirectories: ["/nowhere", "relative/share"]) { $0 == "/" }
+                == [.init(directory: "/", awaiting: "nowhere"), .init(directory: "/", awaiting: "nowhere", kind: .layouts)])
         #expect(ManifestWatch.targets(dataDirectories: ["/nowhere"]) { _ in false } == [])
     }
 
@@ -45,20 +47,25 @@ import Testing
     }
 
     @Test func layoutFoldersAreWatchedAfterTheApplicationsFolders() {
-        let existing: Set<String> = ["/", "/usr", "/usr/share", "/usr/share/applications", "/usr/share/island",
-                                     "/usr/share/island/layouts", "/home", "/home/u"]
-        let targets = ManifestWatch.targets(dataDirectories: ["/usr/share", "/home/u/.local/share"], isDirectory: { existing.contains($0) },
-                                            subfolders: { $0 == "/usr/share/island/layouts" ? ["org.b.App", "org.a.App"] : [] })
-        #expect(targets == [
-            .init(directory: "/usr/share/applications", awaiting: nil),
-            .init(directory: "/home/u", awaiting: ".local"),
-            .init(directory: "/usr/share/island/layouts", awaiting: nil, kind: .layouts),
-            .init(directory: "/home/u", awaiting: ".local", kind: .layouts),
-            .init(directory: "/usr/share/island/layouts/org.a.App", awaiting: nil, kind: .appLayouts),
-            .init(directory: "/usr/share/island/layouts/org.b.App", awaiting: nil, kind: .appLayouts),
-        ])
-        let many = ManifestWatch.targets(dataDirectories: ["/d"], isDirectory: { _ in true },
-                                         subfolders: { _ in (0..<500).map { "app\($0)" } })
+        let existing: Set<String> = [
+            "/", "/usr", "/usr/share", "/usr/share/applications", "/usr/share/island",
+            "/usr/share/island/layouts", "/home", "/home/u",
+        ]
+        let targets = ManifestWatch.targets(
+            dataDirectories: ["/usr/share", "/home/u/.local/share"], isDirectory: { existing.contains($0) },
+            subfolders: { $0 == "/usr/share/island/layouts" ? ["org.b.App", "org.a.App"] : [] })
+        #expect(
+            targets == [
+                .init(directory: "/usr/share/applications", awaiting: nil),
+                .init(directory: "/home/u", awaiting: ".local"),
+                .init(directory: "/usr/share/island/layouts", awaiting: nil, kind: .layouts),
+                .init(directory: "/home/u", awaiting: ".local", kind: .layouts),
+                .init(directory: "/usr/share/island/layouts/org.a.App", awaiting: nil, kind: .appLayouts),
+                .init(directory: "/usr/share/island/layouts/org.b.App", awaiting: nil, kind: .appLayouts),
+            ])
+        let many = ManifestWatch.targets(
+            dataDirectories: ["/d"], isDirectory: { _ in true },
+            subfolders: { _ in (0..<500).map { "app\($0)" } })
         #expect(many.filter { $0.kind == .appLayouts }.count == ManifestWatch.maximumAppLayoutFolders)
     }
 
@@ -158,13 +165,17 @@ import Testing
         let registry = AppRegistry.scan(dataDirectories: [tree.path("home"), tree.path("usr")])
 
         #expect(registry.refusal(for: "org.example.Live") == nil)
-        #expect(registry.refusal(for: "org.example.Plain")
-            == "its desktop entry \(tree.path("home/applications/org.example.Plain.desktop")) does not declare X-Island-LiveActivities=true")
-        #expect(registry.refusal(for: "org.example.Broken")
-            == "its desktop entry \(tree.path("home/applications/org.example.Broken.desktop")) has no [Desktop Entry] group")
-        #expect(registry.refusal(for: "org.example.Gone")
-            == "its desktop entry \(tree.path("home/applications/org.example.Gone.desktop")) is hidden (Hidden=true)")
-        #expect(registry.refusal(for: "org.example.Missing")
-            == "no desktop entry org.example.Missing.desktop in \(tree.path("home/applications")), \(tree.path("usr/applications"))")
+        #expect(
+            registry.refusal(for: "org.example.Plain")
+                == "its desktop entry \(tree.path("home/applications/org.example.Plain.desktop")) does not declare X-Island-LiveActivities=true")
+        #expect(
+            registry.refusal(for: "org.example.Broken")
+                == "its desktop entry \(tree.path("home/applications/org.example.Broken.desktop")) has no [Desktop Entry] group")
+        #expect(
+            registry.refusal(for: "org.example.Gone")
+                == "its desktop entry \(tree.path("home/applications/org.example.Gone.desktop")) is hidden (Hidden=true)")
+        #expect(
+            registry.refusal(for: "org.example.Missing")
+                == "no desktop entry org.example.Missing.desktop in \(tree.path("home/applications")), \(tree.path("usr/applications"))")
     }
 }

@@ -28,10 +28,13 @@ import VarlinkCore
     let content: JSON = ["state": ["stage": "brewing"], "staleDate": 5.0, "relevanceScore": 2.0]
 
     @Test func aRequestIsReadWhole() throws {
-        let p = try RequestParameters(call("org.island.Producer.Request", [
-            "app": "org.example.Coffee", "type": "Coffee", "attributes": ["size": "L"], "content": content,
-            "key": "order-1", "ownerGone": "end",
-        ]))
+        let p = try RequestParameters(
+            call(
+                "org.island.Producer.Request",
+                [
+                    "app": "org.example.Coffee", "type": "Coffee", "attributes": ["size": "L"], "content": content,
+                    "key": "order-1", "ownerGone": "end",
+                ]))
         #expect(p.app == "org.example.Coffee")
         #expect(p.type == "Coffee")
         #expect(p.attributes == ["size": "L"])
@@ -39,9 +42,12 @@ import VarlinkCore
         #expect(p.key == "order-1")
         #expect(p.ownerGone == .end)
 
-        let minimal = try RequestParameters(call("org.island.Producer.Request", [
-            "type": "Coffee", "attributes": [:], "content": ["state": [:]], "key": nil,
-        ]))
+        let minimal = try RequestParameters(
+            call(
+                "org.island.Producer.Request",
+                [
+                    "type": "Coffee", "attributes": [:], "content": ["state": [:]], "key": nil,
+                ]))
         #expect(minimal.app == nil && minimal.key == nil, "absent and null are alike")
         #expect(minimal.ownerGone == .keep)
         #expect(minimal.content.relevanceScore == 0)
@@ -79,8 +85,9 @@ import VarlinkCore
         #expect(bare.content == nil && bare.dismissal == .default)
         let after = try EndParameters(call("org.island.Producer.End", ["id": "a1", "dismissalPolicy": ["kind": "after", "date": 9.0]]))
         #expect(after.dismissal == .after(9))
-        #expect(refused(EndParameters.self, ["id": "a1", "dismissalPolicy": ["kind": "after"]]) == "dismissalPolicy.date",
-                "after without its date is not read as now")
+        #expect(
+            refused(EndParameters.self, ["id": "a1", "dismissalPolicy": ["kind": "after"]]) == "dismissalPolicy.date",
+            "after without its date is not read as now")
         #expect(refused(EndParameters.self, ["id": "a1", "dismissalPolicy": ["kind": "later"]]) == "dismissalPolicy.kind")
         #expect(refused(EndParameters.self, ["id": "a1", "content": "done"]) == "content")
     }
@@ -111,14 +118,20 @@ import VarlinkCore
         #expect(refused(SetFrequentUpdatesParameters.self, ["enabled": true]) == "app")
         #expect(refused(AppClaimParameters.self, ["app": 1]) == "app")
 
-        let desktop = try SetDesktopLockScreenParameters(call("org.island.Admin.SetDesktopLockScreen", [
-            "everyAppSecret": false, "privateApps": ["org.gnome.Nautilus", "a-b_c.d"], "secretApps": ["a-b_c.d"]]))
-        #expect(desktop.desktopLockScreen == DesktopLockScreen(perApp: ["org.gnome.Nautilus": .private, "a-b_c.d": .secret]),
-                "named both, an app is secret")
+        let desktop = try SetDesktopLockScreenParameters(
+            call(
+                "org.island.Admin.SetDesktopLockScreen",
+                [
+                    "everyAppSecret": false, "privateApps": ["org.gnome.Nautilus", "a-b_c.d"], "secretApps": ["a-b_c.d"],
+                ]))
+        #expect(
+            desktop.desktopLockScreen == DesktopLockScreen(perApp: ["org.gnome.Nautilus": .private, "a-b_c.d": .secret]),
+            "named both, an app is secret")
         let tooMany = JSON.array(Array(repeating: "a", count: DesktopLockScreenApps.maximumCount + 1))
         #expect(refused(SetDesktopLockScreenParameters.self, ["everyAppSecret": false, "privateApps": [], "secretApps": tooMany]) == "secretApps")
         for hostile: JSON in ["", "a/b", "\u{1B}[2J", .string(String(repeating: "x", count: 256)), "caf\u{E9}", 7] {
-            #expect(refused(SetDesktopLockScreenParameters.self, ["everyAppSecret": false, "privateApps": ["ok", hostile], "secretApps": []])
+            #expect(
+                refused(SetDesktopLockScreenParameters.self, ["everyAppSecret": false, "privateApps": ["ok", hostile], "secretApps": []])
                     == "privateApps[1]")
         }
     }
@@ -158,8 +171,9 @@ import VarlinkCore
             let text = String(decoding: frame, as: UTF8.self)
             #expect(call.method == tree.method && call.more == tree.more && call.oneway == tree.oneway && call.upgrade == tree.upgrade, "\(text)")
             let signature = try #require(ProducerCalls.interface.methods[String(tree.methodName)])
-            #expect(ProducerCalls.interface.firstInvalidField(in: tree.parameters, of: signature.input) == nil,
-                    "read from text, refused by validation: \(text)")
+            #expect(
+                ProducerCalls.interface.firstInvalidField(in: tree.parameters, of: signature.input) == nil,
+                "read from text, refused by validation: \(text)")
             switch tree.method {
             case "org.island.Producer.Request":
                 #expect(call.readParameters?.value(as: RequestParameters.self) == (try RequestParameters(tree)), "\(text)")
@@ -179,17 +193,22 @@ import VarlinkCore
 enum ProducerCalls {
     static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent()
-    static let interface = try! VarlinkInterface(parsing: String(
-        decoding: try! Data(contentsOf: repository.appendingPathComponent("Protocol/org.island.Producer.varlink")), as: UTF8.self))
+    static let interface = try! VarlinkInterface(
+        parsing: String(
+            decoding: try! Data(contentsOf: repository.appendingPathComponent("Protocol/org.island.Producer.varlink")), as: UTF8.self))
 
     static let reader: VarlinkCallReader = {
         let none = VarlinkMethodHandler.responding { _, _ in }
         let service = VarlinkService(
             info: VarlinkServiceInfo(vendor: "test", product: "test", version: "0", url: "https://example.invalid"),
-            implementations: [VarlinkImplementation(interface: interface, handlers: [
-                "Request": none.reading(RequestParameters.self), "Update": none.reading(UpdateParameters.self),
-                "End": none.reading(EndParameters.self),
-            ])],
+            implementations: [
+                VarlinkImplementation(
+                    interface: interface,
+                    handlers: [
+                        "Request": none.reading(RequestParameters.self), "Update": none.reading(UpdateParameters.self),
+                        "End": none.reading(EndParameters.self),
+                    ])
+            ],
             connectionErrors: .silent)
         return service.callReader
     }()
@@ -209,22 +228,40 @@ enum ProducerCalls {
         let state = #"{"seq":1,"t_ns":2,"kind":"x","ok":true,"n":null,"list":[1,{"a":[]}]}"#
         let content = #"{"state":\#(state),"staleDate":5,"relevanceScore":0.5}"#
         let valid: [(method: String, members: [(String, String)])] = [
-            ("Update", [("app", #""org.example.A""#), ("id", #""a1""#), ("content", content),
-                        ("alert", #"{"title":"T","body":"B"}"#), ("timestamp", "7.25")]),
-            ("Request", [("app", #""org.example.A""#), ("type", #""Coffee""#), ("attributes", #"{"size":"L","n":[1,2]}"#),
-                         ("content", content), ("key", #""k1""#), ("ownerGone", #""end""#)]),
-            ("End", [("app", #""org.example.A""#), ("id", #""a1""#), ("content", content),
-                     ("dismissalPolicy", #"{"kind":"after","date":9}"#), ("timestamp", "8")]),
+            (
+                "Update",
+                [
+                    ("app", #""org.example.A""#), ("id", #""a1""#), ("content", content),
+                    ("alert", #"{"title":"T","body":"B"}"#), ("timestamp", "7.25"),
+                ]
+            ),
+            (
+                "Request",
+                [
+                    ("app", #""org.example.A""#), ("type", #""Coffee""#), ("attributes", #"{"size":"L","n":[1,2]}"#),
+                    ("content", content), ("key", #""k1""#), ("ownerGone", #""end""#),
+                ]
+            ),
+            (
+                "End",
+                [
+                    ("app", #""org.example.A""#), ("id", #""a1""#), ("content", content),
+                    ("dismissalPolicy", #"{"kind":"after","date":9}"#), ("timestamp", "8"),
+                ]
+            ),
         ]
-        let others = [#"null"#, #"1"#, #"-0"#, #"1.5e300"#, #""s""#, #""\u0041\n""#, #"true"#, #"[]"#, #"{}"#, #"{"a":1}"#,
-                      #"{"state":{}}"#, #"{"state":{"a":1.5}}"#, #"{"state":{ "a" : 1 }}"#, #"{"state":{},"x":1}"#,
-                      #"{"state":{},"staleDate":null,"relevanceScore":null}"#, #"{"state":{"a":1,"a":2}}"#,
-                      #"{"state":[]}"#, #"{"title":"T"}"#, #"{"title":"T","body":"B","x":0}"#, #"{"kind":"after"}"#,
-                      #"{"kind":"immediate","date":null}"#, #"{"kind":"later"}"#, #""keep""#, #""explode""#, #""é\u00e9""#]
+        let others = [
+            #"null"#, #"1"#, #"-0"#, #"1.5e300"#, #""s""#, #""\u0041\n""#, #"true"#, #"[]"#, #"{}"#, #"{"a":1}"#,
+            #"{"state":{}}"#, #"{"state":{"a":1.5}}"#, #"{"state":{ "a" : 1 }}"#, #"{"state":{},"x":1}"#,
+            #"{"state":{},"staleDate":null,"relevanceScore":null}"#, #"{"state":{"a":1,"a":2}}"#,
+            #"{"state":[]}"#, #"{"title":"T"}"#, #"{"title":"T","body":"B","x":0}"#, #"{"kind":"after"}"#,
+            #"{"kind":"immediate","date":null}"#, #"{"kind":"later"}"#, #""keep""#, #""explode""#, #""é\u00e9""#,
+        ]
         func frame(_ method: String, _ members: [(String, String)], envelope: String = #"{"method":"@M","parameters":@P}"#) -> [UInt8] {
             let parameters = "{" + members.map { #""\#($0.0)":\#($0.1)"# }.joined(separator: ",") + "}"
-            return Array(envelope.replacingOccurrences(of: "@M", with: "org.island.Producer." + method)
-                .replacingOccurrences(of: "@P", with: parameters).utf8)
+            return Array(
+                envelope.replacingOccurrences(of: "@M", with: "org.island.Producer." + method)
+                    .replacingOccurrences(of: "@P", with: parameters).utf8)
         }
         var frames: [[UInt8]] = []
         for (method, members) in valid {
@@ -243,10 +280,12 @@ enum ProducerCalls {
             }
             frames.append(frame(method, members + [("extra", "1")]))
             frames.append(frame(method, [(#"\u0069d"#, #""a1""#)] + members.dropFirst(2)))
-            for envelope in [#"{"parameters":@P,"method":"@M"}"#, #" { "method" : "@M" , "parameters" : @P , "oneway" : true } "#,
-                             #"{"method":"@M","parameters":@P,"more":true,"upgrade":false}"#, #"{"method":"@M","parameters":@P,"more":1}"#,
-                             #"{"method":"@M","parameters":@P,"x":[]}"#, #"{"method":"@M","parameters":@P}x"#,
-                             #"{"method":"@M","parameters":@P,"parameters":{}}"#, #"{"method":"@M","parameters":null}"#] {
+            for envelope in [
+                #"{"parameters":@P,"method":"@M"}"#, #" { "method" : "@M" , "parameters" : @P , "oneway" : true } "#,
+                #"{"method":"@M","parameters":@P,"more":true,"upgrade":false}"#, #"{"method":"@M","parameters":@P,"more":1}"#,
+                #"{"method":"@M","parameters":@P,"x":[]}"#, #"{"method":"@M","parameters":@P}x"#,
+                #"{"method":"@M","parameters":@P,"parameters":{}}"#, #"{"method":"@M","parameters":null}"#,
+            ] {
                 frames.append(frame(method, members, envelope: envelope))
             }
         }

@@ -87,8 +87,9 @@ import Testing
         #expect(machine.timerWanted(at: 10, now: 9) == .schedule(milliseconds: 1001))
         machine.timerFired()
         #expect(machine.timerDeadline == nil)
-        #expect(machine.timerWanted(at: 10, now: 10) == .schedule(milliseconds: 1),
-                "what was due is still due (a commit failed): the timer fires again")
+        #expect(
+            machine.timerWanted(at: 10, now: 10) == .schedule(milliseconds: 1),
+            "what was due is still due (a commit failed): the timer fires again")
     }
 
     @Test func theTimeIsReadOnlyWhenATimerIsSet() {

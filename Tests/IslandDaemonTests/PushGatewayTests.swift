@@ -48,8 +48,10 @@ final class RecordingBroker: PushBroker {
     func requestWithToken(_ push: PushGateway, state: JSONObject = ["n": 0]) async throws -> (Activity, String) {
         let (activity, _, token): (Activity, Bool, String?) = try await withCheckedThrowingContinuation { continuation in
             push.perform { push in
-                push.request(app: Self.app, type: "Delivery", attributes: [:], content: ActivityContent(state: state),
-                             key: nil, ownerGone: .keep, uid: nil, prepare: { $0 }) { continuation.resume(with: $0) }
+                push.request(
+                    app: Self.app, type: "Delivery", attributes: [:], content: ActivityContent(state: state),
+                    key: nil, ownerGone: .keep, uid: nil, prepare: { $0 }
+                ) { continuation.resume(with: $0) }
             }
         }
         return (activity, try #require(token))
@@ -115,13 +117,21 @@ final class RecordingBroker: PushBroker {
         defer { fixture.close() }
         let (activity, token) = try await requestWithToken(fixture.push)
         let big = String(repeating: "x", count: 30_000)
-        let refused = await push(fixture.push, token, ["timestamp": 5, "event": "update", "content-state": ["n": 1],
-                                                         "alert": ["title": .string(big), "body": .string(big)]])
+        let refused = await push(
+            fixture.push, token,
+            [
+                "timestamp": 5, "event": "update", "content-state": ["n": 1],
+                "alert": ["title": .string(big), "body": .string(big)],
+            ])
         #expect(refused["error"] == "org.island.AlertTooLarge")
         #expect(refused["parameters"] == ["limit": 1024, "size": 60_000])
         #expect(await fixture.engine.list(app: Self.app, uid: nil, type: nil, states: nil).first?.content.state == ["n": 0])
-        let small = await push(fixture.push, token, ["timestamp": 6, "event": "update", "content-state": ["n": 2],
-                                                       "alert": ["title": "Coffee", "body": "Ready"]])
+        let small = await push(
+            fixture.push, token,
+            [
+                "timestamp": 6, "event": "update", "content-state": ["n": 2],
+                "alert": ["title": "Coffee", "body": "Ready"],
+            ])
         #expect(small["outcome"] == "applied")
         #expect(small["activity"] == .string(activity.id))
     }
@@ -146,8 +156,10 @@ final class RecordingBroker: PushBroker {
         let startToken = "island/d1/\(Self.app)/0123456789abcdef0123456789abcdef"
         let pinned = StoredPushToken(token: startToken, app: Self.app, type: "Delivery", lastTimestamp: now * 1000)
         await fixture.push.enable(root: "island", device: "d1", broker: broker, stored: [pinned])
-        let start: JSONObject = ["timestamp": .double(now), "event": "start", "content-state": [:], "attributes-type": "Delivery",
-                                 "attributes": [:]]
+        let start: JSONObject = [
+            "timestamp": .double(now), "event": "start", "content-state": [:], "attributes-type": "Delivery",
+            "attributes": [:],
+        ]
         let started = await push(fixture.push, startToken, start)
         #expect(started["outcome"] == "applied", "\(started)")
         var later = start
@@ -176,7 +188,9 @@ final class RecordingBroker: PushBroker {
                 for payload in pushes {
                     push.receive(topic: token, payload: payload) { feedback in
                         let object = (try? JSONParser.parse(feedback.payload).objectValue) ?? [:]
-                        let count = answers.withLock { $0.append(object); return $0.count }
+                        let count = answers.withLock {
+                            $0.append(object); return $0.count
+                        }
                         if count == pushes.count { done.resume() }
                     }
                 }
@@ -221,8 +235,10 @@ final class RecordingBroker: PushBroker {
         let fixture = try await makeGateway(broker: broker)
         defer { fixture.close() }
         let token = try await fixture.push.startToken(app: Self.app, uid: nil, type: "Delivery", rotate: false)
-        let start: JSONObject = ["timestamp": 10, "event": "start", "content-state": ["stage": "ordered"], "attributes-type": "Delivery",
-                                 "attributes": ["order": 1], "input-push-token": 1]
+        let start: JSONObject = [
+            "timestamp": 10, "event": "start", "content-state": ["stage": "ordered"], "attributes-type": "Delivery",
+            "attributes": ["order": 1], "input-push-token": 1,
+        ]
         let started = await push(fixture.push, token, start)
         #expect(started["outcome"] == "applied")
         let activities = await fixture.engine.list(app: Self.app, uid: nil, type: nil, states: nil)
@@ -238,8 +254,9 @@ final class RecordingBroker: PushBroker {
         other["timestamp"] = 11
         other["attributes-type"] = "Flight"
         #expect(await push(fixture.push, token, other)["error"] == "org.island.InvalidPushPayload")
-        #expect(await push(fixture.push, activityToken, other)["error"] == "org.island.InvalidPushPayload",
-                "an activity's token starts nothing")
+        #expect(
+            await push(fixture.push, activityToken, other)["error"] == "org.island.InvalidPushPayload",
+            "an activity's token starts nothing")
         #expect(await fixture.engine.list(app: Self.app, uid: nil, type: nil, states: nil).count == 1)
 
         // The last start survives a rotation: the old pushes cannot be replayed on the new token.
@@ -257,8 +274,12 @@ final class RecordingBroker: PushBroker {
         defer { fixture.close() }
         let token = try await fixture.push.startToken(app: Self.app, uid: nil, type: "Delivery", rotate: false)
         try await fixture.engine.setEnabled(app: Self.app, enabled: false)
-        let answer = await push(fixture.push, token, ["timestamp": 1, "event": "start", "content-state": [:],
-                                                        "attributes-type": "Delivery", "attributes": [:]])
+        let answer = await push(
+            fixture.push, token,
+            [
+                "timestamp": 1, "event": "start", "content-state": [:],
+                "attributes-type": "Delivery", "attributes": [:],
+            ])
         #expect(answer["error"] == "org.island.Denied")
     }
 

@@ -59,9 +59,11 @@ import Testing
         #expect(made.session("kitchen")?.configuration.persistentSession == false, "the device's presence keeps no session")
         #expect(made.session("kitchen")?.calls.withLock { $0 } == ["start"], "it subscribes to nothing")
         #expect(made.session("kitchen/org.example.Coffee")?.configuration.persistentSession == true)
-        #expect(made.session("kitchen/org.example.Coffee")?.calls.withLock { $0 }
+        #expect(
+            made.session("kitchen/org.example.Coffee")?.calls.withLock { $0 }
                 == ["subscribe \(coffee.topic)", "start", "subscribe \(more.topic)", "unsubscribe \(coffee.topic)"])
-        #expect(made.session("kitchen/org.example.Flights")?.calls.withLock { $0 }
+        #expect(
+            made.session("kitchen/org.example.Flights")?.calls.withLock { $0 }
                 == ["start", "subscribe \(flights.topic)", "publish \(flights.feedbackTopic)"])
     }
 
@@ -81,9 +83,12 @@ import Testing
         link.subscribe(channel.topic)
         link.publish(channel.feedbackTopic(device: "kitchen"), payload: [])
         link.unsubscribe(channel.topic)
-        #expect(made.session("kitchen/org.example.Scores")?.calls.withLock { $0 }
-                == ["start", "subscribe \(channel.topic)", "publish \(channel.feedbackTopic(device: "kitchen"))",
-                    "unsubscribe \(channel.topic)"])
+        #expect(
+            made.session("kitchen/org.example.Scores")?.calls.withLock { $0 }
+                == [
+                    "start", "subscribe \(channel.topic)", "publish \(channel.feedbackTopic(device: "kitchen"))",
+                    "unsubscribe \(channel.topic)",
+                ])
     }
 
     /// NATS's MQTT listener refuses a client id with `/` or `.`: under 3.1.1 the app's part is
@@ -91,9 +96,11 @@ import Testing
     @Test func underMQTT311AnAppsSessionIdHasNoSlashNorDot() {
         #expect(MQTTPushLink.clientID(device: "kitchen", app: "org.example.Coffee") == "kitchen/org.example.Coffee")
         #expect(MQTTPushLink.clientID(device: "kitchen", app: "org.example.Coffee", protocolVersion: .v311) == "kitchen-org_2Eexample_2ECoffee")
-        #expect(MQTTPushLink.clientID(device: "a-b", app: "c", protocolVersion: .v311)
+        #expect(
+            MQTTPushLink.clientID(device: "a-b", app: "c", protocolVersion: .v311)
                 != MQTTPushLink.clientID(device: "a", app: "b-c", protocolVersion: .v311))
-        #expect(MQTTPushLink.clientID(device: "a", app: "b_2Ec", protocolVersion: .v311)
+        #expect(
+            MQTTPushLink.clientID(device: "a", app: "b_2Ec", protocolVersion: .v311)
                 != MQTTPushLink.clientID(device: "a", app: "b.c", protocolVersion: .v311))
     }
 

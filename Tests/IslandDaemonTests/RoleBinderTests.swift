@@ -14,19 +14,23 @@ import VarlinkCore
     /// A uid that is neither the test's nor root's.
     static let stranger: UInt32 = me == 4321 ? 4322 : 4321
 
-    static let registry = AppRegistry(manifests: ["org.example.Coffee", "org.example.Timer"].map {
-        AppManifest(id: $0, name: nil, supportsLiveActivities: true, supportsFrequentUpdates: false, executable: nil, path: "/\($0)")
-    })
+    static let registry = AppRegistry(
+        manifests: ["org.example.Coffee", "org.example.Timer"].map {
+            AppManifest(id: $0, name: nil, supportsLiveActivities: true, supportsFrequentUpdates: false, executable: nil, path: "/\($0)")
+        })
 
     func binder(_ scope: DaemonScope = .user, presenterGroup: UInt32? = nil, flatpak: String? = nil) -> RoleBinder {
         binder(scope, presenterGroup: presenterGroup, sandbox: flatpak.map { .flatpak(appID: $0, ownUserNamespace: true) } ?? .none)
     }
 
-    func binder(_ scope: DaemonScope = .user, presenterGroup: UInt32? = nil, sandbox: ProcessSandbox,
-                allowance: DaemonSettings = DaemonSettings()) -> RoleBinder {
+    func binder(
+        _ scope: DaemonScope = .user, presenterGroup: UInt32? = nil, sandbox: ProcessSandbox,
+        allowance: DaemonSettings = DaemonSettings()
+    ) -> RoleBinder {
         let lookup = IdentityResolver.ProcessLookup(sandbox: { _ in sandbox })
-        return RoleBinder(scope: scope, resolver: { IdentityResolver(scope: scope, registry: Self.registry, lookup: lookup) },
-                          presenterGroup: presenterGroup, sandboxAllowance: SandboxAllowance(allowance))
+        return RoleBinder(
+            scope: scope, resolver: { IdentityResolver(scope: scope, registry: Self.registry, lookup: lookup) },
+            presenterGroup: presenterGroup, sandboxAllowance: SandboxAllowance(allowance))
     }
 
     func connection(uid: UInt32 = me, gid: UInt32? = nil, id: UInt64 = 1) -> VarlinkConnectionContext {
@@ -57,8 +61,9 @@ import VarlinkCore
         let connection = connection()
         _ = try roles.bind(.extensionOf(claim: "org.example.Coffee"), connection: connection)
         #expect(try roles.bind(.extensionOf(claim: "org.example.Coffee"), connection: connection) == .extensionOf(app: "org.example.Coffee"))
-        #expect(try roles.bind(.extensionOf(claim: nil), connection: connection) == .extensionOf(app: "org.example.Coffee"),
-                "later calls may leave the app out")
+        #expect(
+            try roles.bind(.extensionOf(claim: nil), connection: connection) == .extensionOf(app: "org.example.Coffee"),
+            "later calls may leave the app out")
     }
 
     @Test func anotherRoleOnTheSameConnectionIsDenied() throws {
@@ -210,8 +215,9 @@ import VarlinkCore
     @Test func anAllowanceChangesWithTheConfiguration() throws {
         let allowance = SandboxAllowance()
         let lookup = IdentityResolver.ProcessLookup(sandbox: { _ in .flatpak(appID: "org.test.B", ownUserNamespace: true) })
-        let roles = RoleBinder(scope: .user, resolver: { IdentityResolver(scope: .user, registry: Self.registry, lookup: lookup) },
-                               presenterGroup: nil, sandboxAllowance: allowance)
+        let roles = RoleBinder(
+            scope: .user, resolver: { IdentityResolver(scope: .user, registry: Self.registry, lookup: lookup) },
+            presenterGroup: nil, sandboxAllowance: allowance)
         #expect(refusal { () throws(VarlinkError) in try roles.bind(.presenter, connection: connection(id: 1)) } != nil)
         allowance.update(DaemonSettings(sandboxedPresenters: ["org.test.B"]))
         #expect(try roles.bind(.presenter, connection: connection(id: 2)) == .presenter(uid: Self.me))

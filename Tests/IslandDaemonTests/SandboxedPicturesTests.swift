@@ -11,9 +11,12 @@ import Testing
     static let picture: JSON = [
         "compactLeading": ["type": "image", "source": "{{state.art}}", "fallback": ["type": "symbol", "name": "music"]],
         "expanded": ["leading": ["type": "image", "source": "{{state.art}}", "priority": 2, "url": "https://example.org"]],
-        "lockScreen": ["type": "hstack", "children": [
-            ["type": "image", "source": "/home/u/secret.png"], ["type": "text", "template": "{{state.title}}"],
-        ]],
+        "lockScreen": [
+            "type": "hstack",
+            "children": [
+                ["type": "image", "source": "/home/u/secret.png"], ["type": "text", "template": "{{state.title}}"],
+            ],
+        ],
     ]
 
     @Test func everyPictureBecomesItsFallbackOrNothing() throws {
@@ -22,22 +25,26 @@ import Testing
         #expect(Layout.hasPictures(Self.picture))
         #expect(stripped["compactLeading"] == ["type": "symbol", "name": "music"])
         #expect(stripped["lockScreen"]?["children"] == [["type": "text", "template": ""], ["type": "text", "template": "{{state.title}}"]])
-        #expect(stripped["expanded"]?["leading"] == ["type": "text", "template": "", "priority": 2, "url": "https://example.org"],
-                "a region's keys stay")
+        #expect(
+            stripped["expanded"]?["leading"] == ["type": "text", "template": "", "priority": 2, "url": "https://example.org"],
+            "a region's keys stay")
         _ = try Layout(json: stripped)
     }
 
     static func activity(app: String) throws -> Activity {
         var manager = ActivityManager(makeID: { "a1" })
-        return try manager.request(app: app, type: "Song", attributes: [:], content: ActivityContent(state: [:]),
-                                   entitlement: AppAuthorization(entitled: true), now: 1_700_000_000).activity
+        return try manager.request(
+            app: app, type: "Song", attributes: [:], content: ActivityContent(state: [:]),
+            entitlement: AppAuthorization(entitled: true), now: 1_700_000_000
+        ).activity
     }
 
     @Test func aConfinedOwnersActivitiesAreDrawnWithoutPictures() throws {
         let apps = AppRegistry(manifests: [
             AppManifest(id: "org.example.Player", name: nil, supportsLiveActivities: true, supportsFrequentUpdates: false, executable: nil, path: "/a"),
-            AppManifest(id: "org.example.Flat", name: nil, supportsLiveActivities: true, supportsFrequentUpdates: false, executable: nil,
-                        isFlatpak: true, path: "/b"),
+            AppManifest(
+                id: "org.example.Flat", name: nil, supportsLiveActivities: true, supportsFrequentUpdates: false, executable: nil,
+                isFlatpak: true, path: "/b"),
         ])
         var cache = LayoutCache(registered: [:], apps: apps)
         cache.reload(apps: apps, installed: ["org.example.Player": ["Song": Self.picture], "org.example.Flat": ["Song": Self.picture]])

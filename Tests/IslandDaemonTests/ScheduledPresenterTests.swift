@@ -16,8 +16,9 @@ import VarlinkCore
     }
 
     func schedule(_ maker: inout ActivityMaker, at start: Double) throws -> (Activity, [ActivityEvent]) {
-        let outcome = try maker.manager.request(app: "org.example.Coffee", type: "T", attributes: [:], content: ActivityContent(state: ["n": 0]),
-                                                start: start, alert: alert, entitlement: AppAuthorization(entitled: true), now: t0)
+        let outcome = try maker.manager.request(
+            app: "org.example.Coffee", type: "T", attributes: [:], content: ActivityContent(state: ["n": 0]),
+            start: start, alert: alert, entitlement: AppAuthorization(entitled: true), now: t0)
         return (outcome.activity, outcome.events)
     }
 

@@ -16,18 +16,23 @@ extension IslandEngineTests {
         "compactLeading": ["type": "text", "template": "{{attributes.title}}"],
         "compactTrailing": ["type": "progress", "value": "{{state.progress}}", "total": 1],
         "minimal": ["type": "text", "template": "{{state.secret}}"],
-        "lockScreen": ["type": "vstack", "children": [
-            ["type": "text", "template": "{{attributes.title}}: {{state.secret}}"],
-            ["type": "button", "action": "reveal", "label": "Reveal {{state.secret}}"],
-        ]],
+        "lockScreen": [
+            "type": "vstack",
+            "children": [
+                ["type": "text", "template": "{{attributes.title}}: {{state.secret}}"],
+                ["type": "button", "action": "reveal", "label": "Reveal {{state.secret}}"],
+            ],
+        ],
         "expanded": ["center": ["type": "text", "template": "{{state.secret}}", "priority": 1]],
     ]
 
     func startSecret(_ engine: IslandEngine) async throws -> Activity {
         try await engine.registerLayout(app: Self.app, uid: nil, type: "T", layout: Self.showingLayout)
-        return try await engine.request(app: Self.app, type: "T", attributes: ["title": "Bank transfer"],
-                                        content: ActivityContent(state: ["secret": "SECRET-4711", "progress": 0.5]),
-                                        key: nil, ownerGone: .keep, uid: nil).0
+        return try await engine.request(
+            app: Self.app, type: "T", attributes: ["title": "Bank transfer"],
+            content: ActivityContent(state: ["secret": "SECRET-4711", "progress": 0.5]),
+            key: nil, ownerGone: .keep, uid: nil
+        ).0
     }
 
     func text(_ update: JSONObject) -> String {

@@ -12,19 +12,23 @@ import VarlinkCore
 @Suite struct SourceAppTests {
     static let bridge = "org.island.bridge"
     static let registry = AppRegistry(manifests: [
-        AppManifest(id: bridge, name: "Island Bridge", icon: "emblem-synchronizing-symbolic", supportsLiveActivities: true,
-                    supportsFrequentUpdates: false, speaksForOtherApps: true, executable: "/usr/bin/island-bridge", path: "/a"),
-        AppManifest(id: "org.example.Coffee", name: "Coffee", icon: "coffee", supportsLiveActivities: true, supportsFrequentUpdates: false,
-                    executable: "/usr/bin/coffee", path: "/b"),
-        AppManifest(id: "mpv", name: "mpv Media Player", icon: "mpv", supportsLiveActivities: false, supportsFrequentUpdates: false,
-                    executable: "mpv", path: "/c"),
+        AppManifest(
+            id: bridge, name: "Island Bridge", icon: "emblem-synchronizing-symbolic", supportsLiveActivities: true,
+            supportsFrequentUpdates: false, speaksForOtherApps: true, executable: "/usr/bin/island-bridge", path: "/a"),
+        AppManifest(
+            id: "org.example.Coffee", name: "Coffee", icon: "coffee", supportsLiveActivities: true, supportsFrequentUpdates: false,
+            executable: "/usr/bin/coffee", path: "/b"),
+        AppManifest(
+            id: "mpv", name: "mpv Media Player", icon: "mpv", supportsLiveActivities: false, supportsFrequentUpdates: false,
+            executable: "mpv", path: "/c"),
     ])
     static let peer = PeerCredentials(pid: 4242, uid: 1000, gid: 1000)
 
     static func roles(_ scope: DaemonScope = .user, sandbox: ProcessSandbox = .none, executable: String?) -> RoleBinder {
         let lookup = IdentityResolver.ProcessLookup(sandbox: { _ in sandbox }, executable: { _ in executable })
-        return RoleBinder(scope: scope, resolver: { IdentityResolver(scope: scope, registry: registry, lookup: lookup) },
-                          presenterGroup: nil, sandboxAllowance: SandboxAllowance(DaemonSettings()))
+        return RoleBinder(
+            scope: scope, resolver: { IdentityResolver(scope: scope, registry: registry, lookup: lookup) },
+            presenterGroup: nil, sandboxAllowance: SandboxAllowance(DaemonSettings()))
     }
 
     @Test("the bridge, recognised by the executable its entry names, may speak for other apps")
@@ -36,7 +40,8 @@ import VarlinkCore
     func notEntitled() throws {
         let reason = try #require(Self.roles(executable: "/usr/bin/coffee").sourceAppRefusal(app: "org.example.Coffee", peer: Self.peer))
         #expect(reason == "org.example.Coffee speaks only for itself: its desktop entry does not declare X-Island-SourceApps=true")
-        #expect(VarlinkError(EngineError.speaksOnlyForItself(reason: reason))
+        #expect(
+            VarlinkError(EngineError.speaksOnlyForItself(reason: reason))
                 == VarlinkError("org.island.PermissionDenied", ["role": "producer", "reason": .string(reason)]))
     }
 
@@ -48,30 +53,40 @@ import VarlinkCore
         let flatpak = Self.roles(sandbox: .flatpak(appID: Self.bridge, ownUserNamespace: false), executable: "/usr/bin/island-bridge")
         let sandboxed = try #require(flatpak.sourceAppRefusal(app: Self.bridge, peer: Self.peer))
         #expect(sandboxed.contains("sandboxed app may not speak for other apps"), "\(sandboxed)")
-        #expect(Self.roles(executable: "/usr/bin/island-bridge").sourceAppRefusal(app: Self.bridge, peer: nil) != nil,
-                "without credentials nothing is recognised")
+        #expect(
+            Self.roles(executable: "/usr/bin/island-bridge").sourceAppRefusal(app: Self.bridge, peer: nil) != nil,
+            "without credentials nothing is recognised")
     }
 
     @Test("naming an app with no installed entry is Unentitled with that app")
     func noSuchApp() {
-        #expect(VarlinkError(EngineError.noSuchSourceApp(app: "org.example.Gone")) == VarlinkError("org.island.Unentitled", [
-            "app": "org.example.Gone",
-            "reason": "no desktop entry org.example.Gone.desktop in the daemon's XDG data directories: a source app must be installed",
-        ]))
+        #expect(
+            VarlinkError(EngineError.noSuchSourceApp(app: "org.example.Gone"))
+                == VarlinkError(
+                    "org.island.Unentitled",
+                    [
+                        "app": "org.example.Gone",
+                        "reason": "no desktop entry org.example.Gone.desktop in the daemon's XDG data directories: a source app must be installed",
+                    ]))
     }
 
     static func activity(app: String = bridge, sourceApp: String?) throws -> Activity {
         var manager = ActivityManager(makeID: { "a1" })
-        return try manager.request(app: app, type: "NowPlaying", attributes: [:], content: ActivityContent(state: [:]),
-                                   sourceApp: sourceApp, entitlement: AppAuthorization(entitled: true), now: 1_700_000_000).activity
+        return try manager.request(
+            app: app, type: "NowPlaying", attributes: [:], content: ActivityContent(state: [:]),
+            sourceApp: sourceApp, entitlement: AppAuthorization(entitled: true), now: 1_700_000_000
+        ).activity
     }
 
     @Test("the presenter item is headed by the source app's own entry, the producer's beside it")
     func presenterItem() throws {
         var cache = LayoutCache(registered: [:], apps: Self.registry)
         let label = cache.layout(for: try Self.activity(sourceApp: "mpv")).app
-        #expect(label == Wire.AppLabel(name: "mpv Media Player", icon: "mpv", producerName: "Island Bridge",
-                                       producerIcon: "emblem-synchronizing-symbolic"))
+        #expect(
+            label
+                == Wire.AppLabel(
+                    name: "mpv Media Player", icon: "mpv", producerName: "Island Bridge",
+                    producerIcon: "emblem-synchronizing-symbolic"))
         var update = Wire.PresenterUpdate(.delta, sequence: 1, resync: false, island: nil, capacity: 16)
         update.add(try Self.activity(sourceApp: "mpv"), layout: nil, app: label)
         let item = try #require(try JSONParser.parse(update.finish(removed: [], alert: nil).bytes)["update"]?["items"]?.arrayValue?.first)
@@ -93,15 +108,18 @@ import VarlinkCore
         #expect(cache.layout(for: headed).app == own, "mpv's entry was removed")
         var unentitled = Self.registry.manifests[Self.bridge]!
         unentitled.speaksForOtherApps = false
-        cache.reload(apps: AppRegistry(manifests: [unentitled] + Self.registry.manifests.values.filter { $0.id != Self.bridge }),
-                     installed: [:])
+        cache.reload(
+            apps: AppRegistry(manifests: [unentitled] + Self.registry.manifests.values.filter { $0.id != Self.bridge }),
+            installed: [:])
         #expect(cache.layout(for: headed).app == own, "the bridge's entry no longer entitles it")
     }
 
     static func activity(id: String, sourceApp: String?, at start: Double) throws -> Activity {
         var manager = ActivityManager(makeID: { id })
-        return try manager.request(app: bridge, type: "Progress", attributes: [:], content: ActivityContent(state: [:]),
-                                   sourceApp: sourceApp, entitlement: AppAuthorization(entitled: true), now: start).activity
+        return try manager.request(
+            app: bridge, type: "Progress", attributes: [:], content: ActivityContent(state: [:]),
+            sourceApp: sourceApp, entitlement: AppAuthorization(entitled: true), now: start
+        ).activity
     }
 
     /// The island of the presenters of uid 1000 with `activities` shown, with `registry`.

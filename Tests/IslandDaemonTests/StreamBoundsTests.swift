@@ -17,12 +17,18 @@ struct StreamBoundsTests {
         let ids = Mutex(0)
         var manager = ActivityManager(makeID: { "id-\(ids.withLock { $0 += 1; return $0 })" })
         let entitled = AppAuthorization(entitled: true)
-        let a = try manager.request(app: Self.app, type: "T", attributes: [:], content: ActivityContent(state: ["n": 0]),
-                                    entitlement: entitled, now: 1000).activity
-        let b = try manager.request(app: Self.app, type: "T", attributes: [:], content: ActivityContent(state: ["n": 0]),
-                                    entitlement: entitled, now: 1000).activity
-        let a1 = try manager.update(app: Self.app, id: a.id, content: ActivityContent(state: ["n": 1]),
-                                    entitlement: entitled, now: 1001).activity
+        let a = try manager.request(
+            app: Self.app, type: "T", attributes: [:], content: ActivityContent(state: ["n": 0]),
+            entitlement: entitled, now: 1000
+        ).activity
+        let b = try manager.request(
+            app: Self.app, type: "T", attributes: [:], content: ActivityContent(state: ["n": 0]),
+            entitlement: entitled, now: 1000
+        ).activity
+        let a1 = try manager.update(
+            app: Self.app, id: a.id, content: ActivityContent(state: ["n": 1]),
+            entitlement: entitled, now: 1001
+        ).activity
         let ended = try manager.end(app: Self.app, id: a.id, now: 1002).activity
         return ([a, a1, ended], b)
     }

@@ -62,12 +62,17 @@ func streamingResponder(_ method: String, interface: String, parameters: JSONObj
     let name = String(method.split(separator: ".").last!)
     let service = VarlinkService(
         info: VarlinkServiceInfo(vendor: "test", product: "test", version: "0", url: "test"),
-        implementations: [VarlinkImplementation(interface: parsed, handlers: [
-            name: .streaming { _, responder in captured.withLock { $0 = responder } },
-        ])], connectionErrors: .island)
+        implementations: [
+            VarlinkImplementation(
+                interface: parsed,
+                handlers: [
+                    name: .streaming { _, responder in captured.withLock { $0 = responder } }
+                ])
+        ], connectionErrors: .island)
     let sink = RecordingSink()
-    service.dispatch(VarlinkCall(method: method, parameters: parameters, more: true),
-                     connection: VarlinkConnectionContext(id: 1, peer: nil), sink: sink)
+    service.dispatch(
+        VarlinkCall(method: method, parameters: parameters, more: true),
+        connection: VarlinkConnectionContext(id: 1, peer: nil), sink: sink)
     return (captured.withLock { $0 }!, sink)
 }
 
@@ -97,19 +102,25 @@ struct ActivityMaker {
         manager = ActivityManager(makeID: { "a\(ids.add(1, ordering: .relaxed).newValue)" })
     }
 
-    mutating func start(app: String = "org.example.Coffee", uid: UInt32? = nil, state: JSONObject = ["n": 0],
-                        staleDate: Double? = nil, at now: Double = t0) throws -> (Activity, [ActivityEvent]) {
-        let outcome = try manager.request(app: app, uid: uid, type: "T", attributes: [:],
-                                          content: ActivityContent(state: state, staleDate: staleDate),
-                                          entitlement: AppAuthorization(entitled: true), now: now)
+    mutating func start(
+        app: String = "org.example.Coffee", uid: UInt32? = nil, state: JSONObject = ["n": 0],
+        staleDate: Double? = nil, at now: Double = t0
+    ) throws -> (Activity, [ActivityEvent]) {
+        let outcome = try manager.request(
+            app: app, uid: uid, type: "T", attributes: [:],
+            content: ActivityContent(state: state, staleDate: staleDate),
+            entitlement: AppAuthorization(entitled: true), now: now)
         return (outcome.activity, outcome.events)
     }
 
-    mutating func update(_ activity: Activity, state: JSONObject, alert: Alert? = nil,
-                         at now: Double) throws -> (Activity, [ActivityEvent]) {
-        let outcome = try manager.update(app: activity.app, uid: activity.uid, id: activity.id,
-                                         content: ActivityContent(state: state), alert: alert,
-                                         entitlement: AppAuthorization(entitled: true), now: now)
+    mutating func update(
+        _ activity: Activity, state: JSONObject, alert: Alert? = nil,
+        at now: Double
+    ) throws -> (Activity, [ActivityEvent]) {
+        let outcome = try manager.update(
+            app: activity.app, uid: activity.uid, id: activity.id,
+            content: ActivityContent(state: state), alert: alert,
+            entitlement: AppAuthorization(entitled: true), now: now)
         return (outcome.activity, outcome.events)
     }
 

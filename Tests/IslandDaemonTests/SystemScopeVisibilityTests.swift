@@ -20,8 +20,9 @@ import VarlinkCore
         let writer = StoreWriter(store: store)
         let logger = Logger(label: "test")
         let registry = AppRegistry(manifests: [
-            AppManifest(id: Self.app, name: nil, supportsLiveActivities: true, supportsFrequentUpdates: false,
-                        executable: nil, path: "/dev/null"),
+            AppManifest(
+                id: Self.app, name: nil, supportsLiveActivities: true, supportsFrequentUpdates: false,
+                executable: nil, path: "/dev/null")
         ])
         let clock: @Sendable () -> Double = { Date().timeIntervalSince1970 }
         let engine = IslandEngine(
@@ -93,8 +94,10 @@ import VarlinkCore
     func update(_ engine: IslandEngine, id: String, uid: UInt32, step: Int) async throws -> UpdateOutcome {
         try await withCheckedThrowingContinuation { continuation in
             Task {
-                await engine.update(app: Self.app, uid: uid, id: id, content: ActivityContent(state: ["step": .int(step)]),
-                                    alert: nil, timestamp: nil, prepare: { $0 }) { continuation.resume(with: $0) }
+                await engine.update(
+                    app: Self.app, uid: uid, id: id, content: ActivityContent(state: ["step": .int(step)]),
+                    alert: nil, timestamp: nil, prepare: { $0 }
+                ) { continuation.resume(with: $0) }
             }
         }
     }
@@ -102,8 +105,10 @@ import VarlinkCore
     func end(_ engine: IslandEngine, id: String, uid: UInt32) async throws -> Activity {
         try await withCheckedThrowingContinuation { continuation in
             Task {
-                await engine.end(app: Self.app, uid: uid, id: id, content: nil, dismissal: .default, timestamp: nil,
-                                 prepare: { $0 }) { continuation.resume(with: $0) }
+                await engine.end(
+                    app: Self.app, uid: uid, id: id, content: nil, dismissal: .default, timestamp: nil,
+                    prepare: { $0 }
+                ) { continuation.resume(with: $0) }
             }
         }
     }
@@ -127,16 +132,18 @@ import VarlinkCore
         let (engine, writer) = try await makeEngine(directory: directory, scope: .system)
         defer { writer.close() }
         let (alice, bob): (UInt32, UInt32) = (1000, 1001)
-        let (mine, _) = try await engine.request(app: Self.app, type: "T", attributes: [:], content: ActivityContent(state: [:]),
-                                                 key: "order-1", ownerGone: .keep, uid: alice)
+        let (mine, _) = try await engine.request(
+            app: Self.app, type: "T", attributes: [:], content: ActivityContent(state: [:]),
+            key: "order-1", ownerGone: .keep, uid: alice)
 
         #expect(await engine.list(app: Self.app, uid: bob, type: nil, states: nil).isEmpty)
         #expect(await engine.list(app: Self.app, uid: alice, type: nil, states: nil).map(\.id) == [mine.id])
         #expect(await refusal { try await update(engine, id: mine.id, uid: bob, step: 1) } == "org.island.NoSuchActivity")
         #expect(await refusal { try await end(engine, id: mine.id, uid: bob) } == "org.island.NoSuchActivity")
         #expect(await engine.list(app: Self.app, uid: alice, type: nil, states: nil).first?.state == .active)
-        let (theirs, created) = try await engine.request(app: Self.app, type: "T", attributes: [:], content: ActivityContent(state: [:]),
-                                                         key: "order-1", ownerGone: .keep, uid: bob)
+        let (theirs, created) = try await engine.request(
+            app: Self.app, type: "T", attributes: [:], content: ActivityContent(state: [:]),
+            key: "order-1", ownerGone: .keep, uid: bob)
         #expect(created && theirs.id != mine.id, "a key names one user's activity")
 
         // The per-app maximum (5) and the remaining starts are each user's.
@@ -161,8 +168,9 @@ import VarlinkCore
         defer { writer.close() }
         let service = try await start(engine, owner: 105)
         let alice = try await start(engine, owner: 1000)
-        #expect(await refusal { try await engine.interact(uid: 1000, action: .dismiss, id: service, button: nil) }
-                    == "org.island.PermissionDenied")
+        #expect(
+            await refusal { try await engine.interact(uid: 1000, action: .dismiss, id: service, button: nil) }
+                == "org.island.PermissionDenied")
         #expect(await visibleIDs(engine, to: 1001) == [service], "still on the other user's island")
         _ = try await engine.interact(uid: 1000, action: .dismiss, id: alice, button: nil)
         _ = try await engine.interact(uid: 0, action: .dismiss, id: service, button: nil)
@@ -206,10 +214,12 @@ import VarlinkCore
         defer { writer.close() }
         await engine.producerConnected(app: Self.app, uid: 1000)
         await engine.producerConnected(app: Self.app, uid: 1001)
-        let (mine, _) = try await engine.request(app: Self.app, type: "T", attributes: [:], content: ActivityContent(state: [:]),
-                                                 key: nil, ownerGone: .end, uid: 1000)
-        let (theirs, _) = try await engine.request(app: Self.app, type: "T", attributes: [:], content: ActivityContent(state: [:]),
-                                                   key: nil, ownerGone: .end, uid: 1001)
+        let (mine, _) = try await engine.request(
+            app: Self.app, type: "T", attributes: [:], content: ActivityContent(state: [:]),
+            key: nil, ownerGone: .end, uid: 1000)
+        let (theirs, _) = try await engine.request(
+            app: Self.app, type: "T", attributes: [:], content: ActivityContent(state: [:]),
+            key: nil, ownerGone: .end, uid: 1001)
         await engine.producerDisconnected(app: Self.app, uid: 1001)
         #expect(await engine.list(app: Self.app, uid: 1001, type: nil, states: nil).first { $0.id == theirs.id }?.state == .ended)
         #expect(await engine.list(app: Self.app, uid: 1000, type: nil, states: nil).first { $0.id == mine.id }?.state == .active)
@@ -230,8 +240,9 @@ import VarlinkCore
         let store = try IslandStore.open(directory: directory)
         let stored = try store.load()
         #expect(stored.activities.allSatisfy { $0.body["uid"] == nil }, "stored as a daemon before owners did")
-        let manager = StateRestorer.manager(from: stored, limits: LimitsPolicy(), now: Date().timeIntervalSince1970,
-                                            logger: Logger(label: "test"))
+        let manager = StateRestorer.manager(
+            from: stored, limits: LimitsPolicy(), now: Date().timeIntervalSince1970,
+            logger: Logger(label: "test"))
         #expect(ids.map { manager.activity(id: $0)?.uid } == [1000, 1001])
         let writer = StoreWriter(store: store)
         try writer.commitNow(StateRestorer.ownersMigration(from: stored, manager: manager))
@@ -257,4 +268,3 @@ import VarlinkCore
         writer.close()
     }
 }
-

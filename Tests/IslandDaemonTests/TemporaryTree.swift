@@ -15,8 +15,9 @@ struct TemporaryTree {
     @discardableResult
     func write(_ relative: String, _ contents: String, permissions: Int? = nil) throws -> String {
         let path = path(relative)
-        try FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent,
-                                                withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(
+            atPath: (path as NSString).deletingLastPathComponent,
+            withIntermediateDirectories: true)
         try contents.write(toFile: path, atomically: false, encoding: .utf8)
         if let permissions {
             try FileManager.default.setAttributes([.posixPermissions: permissions], ofItemAtPath: path)

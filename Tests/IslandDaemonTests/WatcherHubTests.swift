@@ -74,8 +74,9 @@ import VarlinkCore
         hub.tell(update) { _ in }
         let (_, end) = try maker.end(activity, at: t0 + 3)
         hub.tell(end) { _ in }
-        #expect(events(sink) == ["watching", "content:\(activity.id)", "state:\(activity.id)"],
-                "content once, however often it is delivered; then the end")
+        #expect(
+            events(sink) == ["watching", "content:\(activity.id)", "state:\(activity.id)"],
+            "content once, however often it is delivered; then the end")
     }
 
     /// An immediate dismissal is heard as `ended`, then `dismissed`, as in ActivityKit.
@@ -124,8 +125,9 @@ import VarlinkCore
         var asked: [ActivityOwner] = []
         func info(_ owner: ActivityOwner) -> AuthorizationInfo {
             asked.append(owner)
-            return ActivityManager(makeID: { "" }).authorization(app: owner.app, uid: owner.uid,
-                                                                  entitlement: AppAuthorization(entitled: owner.uid != 1001), now: t0)
+            return ActivityManager(makeID: { "" }).authorization(
+                app: owner.app, uid: owner.uid,
+                entitlement: AppAuthorization(entitled: owner.uid != 1001), now: t0)
         }
         hub.tellAuthorization(of: Self.coffee, info)
         #expect(Set(asked) == [ActivityOwner(app: Self.coffee, uid: 1000), ActivityOwner(app: Self.coffee, uid: 1001)])

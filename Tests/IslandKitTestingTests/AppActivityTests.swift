@@ -28,9 +28,10 @@ struct Player {
     let connection: IslandConnection
 
     func start(album: String, ownerGone: ActivityOwnerGonePolicy = .keep) async throws -> Activity<PlayerAttributes> {
-        try await Activity.request(attributes: PlayerAttributes(album: album),
-                                   content: ActivityContent(state: .init(track: "One", paused: false), staleDate: nil),
-                                   ownerGone: ownerGone, connection: connection)
+        try await Activity.request(
+            attributes: PlayerAttributes(album: album),
+            content: ActivityContent(state: .init(track: "One", paused: false), staleDate: nil),
+            ownerGone: ownerGone, connection: connection)
     }
 
     /// Follows the activity's buttons until it is dismissed: "pause" pauses.

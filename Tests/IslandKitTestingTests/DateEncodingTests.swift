@@ -23,9 +23,10 @@ struct DateEncodingTests {
     let departure = Date(timeIntervalSince1970: 1_900_001_800)
 
     func start(on connection: IslandConnection) async throws -> Activity<FlightAttributes> {
-        try await Activity.request(attributes: FlightAttributes(departure: departure),
-                                   content: ActivityContent(state: .init(gate: "B12", boarding: boarding), staleDate: boarding),
-                                   connection: connection)
+        try await Activity.request(
+            attributes: FlightAttributes(departure: departure),
+            content: ActivityContent(state: .init(gate: "B12", boarding: boarding), staleDate: boarding),
+            connection: connection)
     }
 
     @Test func byDefaultDatesAreUnixSeconds() async throws {
@@ -58,9 +59,11 @@ struct DateEncodingTests {
             // reads back as the same date.
             let later = boarding.addingTimeInterval(600)
             let contents = activity.contentUpdates
-            _ = try await connection.update(id: activity.id, content: RawActivityContent(state: [
-                "gate": "B14", "boarding": .double(later.timeIntervalSinceReferenceDate),
-            ]))
+            _ = try await connection.update(
+                id: activity.id,
+                content: RawActivityContent(state: [
+                    "gate": "B14", "boarding": .double(later.timeIntervalSinceReferenceDate),
+                ]))
             for await content in contents where content.state.gate == "B14" {
                 #expect(content.state.boarding == later)
                 break

@@ -14,10 +14,12 @@ struct LayoutInSwiftTests {
         compactLeading: .symbol("🍕"),
         compactTrailing: .timer(to: "{{state.eta}}"),
         minimal: .symbol("🍕"),
-        lockScreen: .vstack(.text("Order {{attributes.orderNumber}}: {{state.stage}}"),
-                            .progress(value: "{{state.progress}}", total: 1)),
-        expanded: ActivityLayout.Expanded(center: .text("{{state.stage}}").priority(1),
-                                          bottom: .button(action: "cancel", label: "Cancel order").priority(0)))
+        lockScreen: .vstack(
+            .text("Order {{attributes.orderNumber}}: {{state.stage}}"),
+            .progress(value: "{{state.progress}}", total: 1)),
+        expanded: ActivityLayout.Expanded(
+            center: .text("{{state.stage}}").priority(1),
+            bottom: .button(action: "cancel", label: "Cancel order").priority(0)))
 
     @Test func theBuiltLayoutIsTheTutorialsDocument() throws {
         let file = URL(fileURLWithPath: #filePath).deletingLastPathComponent()

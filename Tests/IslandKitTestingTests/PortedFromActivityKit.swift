@@ -47,8 +47,10 @@ struct PizzaDeliveryActivities {
         }
     }
 
-    func startTransientDelivery(_ attributes: PizzaDeliveryAttributes,
-                                _ content: ActivityContent<PizzaDeliveryAttributes.ContentState>) async throws {
+    func startTransientDelivery(
+        _ attributes: PizzaDeliveryAttributes,
+        _ content: ActivityContent<PizzaDeliveryAttributes.ContentState>
+    ) async throws {
         _ = try await Activity.request(attributes: attributes, content: content, pushType: nil, style: .transient)  // Linux: await
     }
 
@@ -58,8 +60,9 @@ struct PizzaDeliveryActivities {
         await activity.update(content)
         let alertConfiguration = AlertConfiguration(title: "Delay", body: "Your pizza order will arrive in 25 minutes.", sound: .default)
         await activity.update(content, alertConfiguration: alertConfiguration)
-        await activity.update(content, alertConfiguration: AlertConfiguration(title: "Delay", body: "Soon", sound: .named("chime.aiff")),
-                              timestamp: Date.now)
+        await activity.update(
+            content, alertConfiguration: AlertConfiguration(title: "Delay", body: "Soon", sound: .named("chime.aiff")),
+            timestamp: Date.now)
     }
 
     func endDelivery(_ activity: Activity<PizzaDeliveryAttributes>) async {
@@ -107,8 +110,9 @@ struct PizzaDeliveryActivities {
 
     func push(_ activity: Activity<PizzaDeliveryAttributes>) async throws {
         let attributes = PizzaDeliveryAttributes(numberOfPizzas: 1, totalAmount: "$9.00", orderNumber: "1")
-        let content = ActivityContent(state: PizzaDeliveryAttributes.ContentState(driverName: "Bill", deliveryTimer: Date.now...Date.now),
-                                      staleDate: nil)
+        let content = ActivityContent(
+            state: PizzaDeliveryAttributes.ContentState(driverName: "Bill", deliveryTimer: Date.now...Date.now),
+            staleDate: nil)
         let pushed = try await Activity.request(attributes: attributes, content: content, pushType: .token)  // Linux: await
         if let token = pushed.pushToken { print(token.map { String(format: "%02x", $0) }.joined()) }
         Task {
@@ -149,9 +153,10 @@ struct PortedActivityKitCodeTests {
 
     @Test func aTransientActivityIsDismissedAsItEnds() async throws {
         try await TestIsland.withIsland { _ in
-            let activity = try await Activity.request(attributes: PlayerAttributes(album: "Short"),
-                                                      content: ActivityContent(state: .init(track: "One", paused: false), staleDate: nil),
-                                                      style: .transient)
+            let activity = try await Activity.request(
+                attributes: PlayerAttributes(album: "Short"),
+                content: ActivityContent(state: .init(track: "One", paused: false), staleDate: nil),
+                style: .transient)
             let states = activity.activityStateUpdates
             await activity.end(nil)
             var seen: [ActivityState] = []

@@ -26,8 +26,11 @@ struct ScheduledActivityTests {
 
     @Test func aStartLaterWithoutAnAlertIsRefusedByName() async throws {
         _ = try await TestIsland.withIsland { island in
-            await #expect(throws: ActivityAuthorizationError.other(name: "org.island.StartAlertRequired",
-                                                                  parameters: ["start": 4_102_444_800.0])) {
+            await #expect(
+                throws: ActivityAuthorizationError.other(
+                    name: "org.island.StartAlertRequired",
+                    parameters: ["start": 4_102_444_800.0])
+            ) {
                 _ = try await Activity.request(
                     attributes: PlayerAttributes(album: "Night"),
                     content: ActivityContent(state: .init(track: "One", paused: false), staleDate: nil),

@@ -17,9 +17,10 @@ struct TeardownTests {
                 for policy in [ActivityOwnerGonePolicy.keep, .end, .stale] {
                     // Through a connection of its own and through the shared one.
                     _ = try await Player(connection: island.connection()).start(album: "\(policy)", ownerGone: policy)
-                    _ = try await Activity.request(attributes: PlayerAttributes(album: "shared \(policy)"),
-                                                   content: ActivityContent(state: .init(track: "One", paused: false), staleDate: nil),
-                                                   ownerGone: policy)
+                    _ = try await Activity.request(
+                        attributes: PlayerAttributes(album: "shared \(policy)"),
+                        content: ActivityContent(state: .init(track: "One", paused: false), staleDate: nil),
+                        ownerGone: policy)
                 }
                 // Followed, as an app's code would be, when the test ends.
                 let followed = try await Activity<PlayerAttributes>.activities(connection: island.connection())
@@ -38,8 +39,9 @@ struct TeardownTests {
         try await TestIsland.withIsland { island in
             #expect(IslandConnection.shared().configuration.socketPath == "in-process:" + island.directory)
             let started = try await Task {
-                try await Activity.request(attributes: PlayerAttributes(album: "Default"),
-                                           content: ActivityContent(state: .init(track: "One", paused: false), staleDate: nil))
+                try await Activity.request(
+                    attributes: PlayerAttributes(album: "Default"),
+                    content: ActivityContent(state: .init(track: "One", paused: false), staleDate: nil))
             }.value
             #expect(started.app == TestIsland.defaultApp)
             #expect(await Activity<PlayerAttributes>.activities.map(\.id) == [started.id])

@@ -30,8 +30,9 @@ struct BlobAttributes: ActivityAttributes {
 
     @Test func requestUpdateEndRoundTrip() async throws {
         try await withDaemonConnection { _, connection in
-            let activity = try await Activity.request(attributes: DeliveryAttributes(orderNumber: 12, shop: "Luigi's"),
-                                                      content: content("baking"), connection: connection)
+            let activity = try await Activity.request(
+                attributes: DeliveryAttributes(orderNumber: 12, shop: "Luigi's"),
+                content: content("baking"), connection: connection)
             #expect(!activity.id.isEmpty)
             #expect(activity.attributes.orderNumber == 12)
             #expect(activity.activityState == .active)
@@ -69,12 +70,15 @@ struct BlobAttributes: ActivityAttributes {
 
     @Test func activitiesDecodeAttributesAndStateOfTheirType() async throws {
         try await withDaemonConnection { _, connection in
-            let first = try await Activity.request(attributes: DeliveryAttributes(orderNumber: 1, shop: "A"), content: content("baking"),
-                                                   connection: connection)
-            let second = try await Activity.request(attributes: DeliveryAttributes(orderNumber: 2, shop: "B"), content: content("boxed"),
-                                                    connection: connection)
-            _ = try await Activity.request(attributes: BlobAttributes(payload: "x"), content: ActivityContent(state: .init(text: "t"), staleDate: nil),
-                                           connection: connection)
+            let first = try await Activity.request(
+                attributes: DeliveryAttributes(orderNumber: 1, shop: "A"), content: content("baking"),
+                connection: connection)
+            let second = try await Activity.request(
+                attributes: DeliveryAttributes(orderNumber: 2, shop: "B"), content: content("boxed"),
+                connection: connection)
+            _ = try await Activity.request(
+                attributes: BlobAttributes(payload: "x"), content: ActivityContent(state: .init(text: "t"), staleDate: nil),
+                connection: connection)
 
             let listed = try await Activity<DeliveryAttributes>.activities(connection: connection)
             #expect(listed.map(\.id) == [first.id, second.id])
@@ -84,18 +88,21 @@ struct BlobAttributes: ActivityAttributes {
             #expect(blobs.map(\.attributes.payload) == ["x"])
 
             // A keyed request is idempotent.
-            let keyed = try await Activity.request(attributes: BlobAttributes(payload: "k"), content: .init(state: .init(text: "1"), staleDate: nil),
-                                                   key: "once", connection: connection)
-            let again = try await Activity.request(attributes: BlobAttributes(payload: "k"), content: .init(state: .init(text: "1"), staleDate: nil),
-                                                   key: "once", connection: connection)
+            let keyed = try await Activity.request(
+                attributes: BlobAttributes(payload: "k"), content: .init(state: .init(text: "1"), staleDate: nil),
+                key: "once", connection: connection)
+            let again = try await Activity.request(
+                attributes: BlobAttributes(payload: "k"), content: .init(state: .init(text: "1"), staleDate: nil),
+                key: "once", connection: connection)
             #expect(keyed.id == again.id)
         }
     }
 
     @Test func contentAndStateUpdatesYield() async throws {
         try await withDaemonConnection { _, connection in
-            let activity = try await Activity.request(attributes: DeliveryAttributes(orderNumber: 3, shop: "C"), content: content("baking"),
-                                                      connection: connection)
+            let activity = try await Activity.request(
+                attributes: DeliveryAttributes(orderNumber: 3, shop: "C"), content: content("baking"),
+                connection: connection)
             let contents = Collected(activity.contentUpdates)
             let states = Collected(activity.activityStateUpdates)
 
@@ -110,8 +117,9 @@ struct BlobAttributes: ActivityAttributes {
             #expect(!states.isFinished)
 
             // Dismissal is the last state: the streams finish.
-            let other = try await Activity.request(attributes: DeliveryAttributes(orderNumber: 6, shop: "F"), content: content("baking"),
-                                                   connection: connection)
+            let other = try await Activity.request(
+                attributes: DeliveryAttributes(orderNumber: 6, shop: "F"), content: content("baking"),
+                connection: connection)
             let otherStates = Collected(other.activityStateUpdates)
             let otherContents = Collected(other.contentUpdates)
             await other.end(nil, dismissalPolicy: .immediate)
@@ -135,8 +143,9 @@ struct BlobAttributes: ActivityAttributes {
             _ = try await daemon.admin("SetEnabled", ["app": .string(TestDaemon.app), "enabled": false])
             #expect(await updates.first { $0 == false } != nil)
             await #expect(throws: ActivityAuthorizationError.denied(app: TestDaemon.app)) {
-                _ = try await Activity.request(attributes: DeliveryAttributes(orderNumber: 4, shop: "D"), content: content("x"),
-                                               connection: connection)
+                _ = try await Activity.request(
+                    attributes: DeliveryAttributes(orderNumber: 4, shop: "D"), content: content("x"),
+                    connection: connection)
             }
             #expect(await !ActivityAuthorizationInfo(connection: connection).areActivitiesEnabled)
 
@@ -149,8 +158,9 @@ struct BlobAttributes: ActivityAttributes {
         try await withDaemonConnection { daemon, connection in
             let big = String(repeating: "x", count: 5000)
             do {
-                _ = try await Activity.request(attributes: BlobAttributes(payload: big), content: .init(state: .init(text: ""), staleDate: nil),
-                                               connection: connection)
+                _ = try await Activity.request(
+                    attributes: BlobAttributes(payload: big), content: .init(state: .init(text: ""), staleDate: nil),
+                    connection: connection)
                 Issue.record("a request over 4096 bytes was accepted")
             } catch let error as ActivityAuthorizationError {
                 guard case .attributesTooLarge(let limit, let size, let part) = error else {
@@ -199,8 +209,9 @@ struct BlobAttributes: ActivityAttributes {
 
     @Test func contentUpdatesSurviveADaemonRestart() async throws {
         try await withDaemonConnection { daemon, connection in
-            let activity = try await Activity.request(attributes: DeliveryAttributes(orderNumber: 5, shop: "E"), content: content("baking"),
-                                                      connection: connection)
+            let activity = try await Activity.request(
+                attributes: DeliveryAttributes(orderNumber: 5, shop: "E"), content: content("baking"),
+                connection: connection)
             let contents = Collected(activity.contentUpdates)
             let states = Collected(activity.activityStateUpdates)
             await activity.update(content("boxed"))

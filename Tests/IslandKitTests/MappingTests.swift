@@ -10,15 +10,19 @@ import VarlinkCore
     @Test func daemonErrorsMapWithTheirParameters() {
         let cases: [(VarlinkError, ActivityAuthorizationError)] = [
             (VarlinkError("org.island.AttributesTooLarge", ["limit": 4096, "size": 5000]), .attributesTooLarge(limit: 4096, size: 5000, part: nil)),
-            (VarlinkError("org.island.AttributesTooLarge", ["limit": 4096, "size": 5000, "part": "state"]),
-             .attributesTooLarge(limit: 4096, size: 5000, part: "state")),
+            (
+                VarlinkError("org.island.AttributesTooLarge", ["limit": 4096, "size": 5000, "part": "state"]),
+                .attributesTooLarge(limit: 4096, size: 5000, part: "state")
+            ),
             (VarlinkError("org.island.Denied", ["app": "a"]), .denied(app: "a")),
             (VarlinkError("org.island.Unentitled", ["app": "a", "reason": "r"]), .unentitled(app: "a", reason: "r")),
             (VarlinkError("org.island.GlobalMaximumExceeded", ["limit": 32]), .globalMaximumExceeded(limit: 32)),
             (VarlinkError("org.island.TargetMaximumExceeded", ["app": "a", "limit": 5]), .targetMaximumExceeded(app: "a", limit: 5)),
             (VarlinkError("org.island.StaleTimestamp", ["id": "i", "last": 2.5, "given": 1]), .staleTimestamp(id: "i", last: 2.5, given: 1)),
-            (VarlinkError("org.island.StartBudgetExceeded", ["app": "a", "limit": 10, "window": 60.0, "retryAfter": 12.5]),
-             .startBudgetExceeded(app: "a", limit: 10, window: 60, retryAfter: 12.5)),
+            (
+                VarlinkError("org.island.StartBudgetExceeded", ["app": "a", "limit": 10, "window": 60.0, "retryAfter": 12.5]),
+                .startBudgetExceeded(app: "a", limit: 10, window: 60, retryAfter: 12.5)
+            ),
             (VarlinkError("org.island.NoSuchActivity", ["id": "i"]), .noSuchActivity(id: "i")),
             (VarlinkError("org.island.ActivityEnded", ["id": "i", "state": "ended"]), .activityEnded(id: "i", state: "ended")),
             (VarlinkError("org.island.PersistenceFailure", ["reason": "disk"]), .persistenceFailure(reason: "disk")),

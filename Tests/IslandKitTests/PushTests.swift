@@ -35,9 +35,11 @@ struct PushTests {
             Username=kit-device
             PasswordFile=\(passwordFile)
             """
-        let backend = try MQTTClient(MQTTConfiguration(broker: MQTTBrokerAddress(host: "127.0.0.1", port: broker.port, secure: false),
-                                                       clientID: "backend", username: "backend", password: "backend-secret",
-                                                       persistentSession: false), onMessage: { _ in })
+        let backend = try MQTTClient(
+            MQTTConfiguration(
+                broker: MQTTBrokerAddress(host: "127.0.0.1", port: broker.port, secure: false),
+                clientID: "backend", username: "backend", password: "backend-secret",
+                persistentSession: false), onMessage: { _ in })
         do {
             try "device-secret\n".write(toFile: passwordFile, atomically: true, encoding: .utf8)
             backend.start()
@@ -112,9 +114,13 @@ struct PushTests {
             #expect(try await Activity<OrderAttributes>.pushToStartToken(rotate: false, connection: connection) == token)
             // The app learns of what its server started as ActivityKit's apps do: activityUpdates.
             let updates = Collected(Activity<OrderAttributes>.activityUpdates(connection: connection))
-            let server = Self.publishing(String(decoding: token, as: UTF8.self), Self.aps("start", 1, [
-                "content-state": ["stage": "ordered"], "attributes-type": "Order", "attributes": ["order": 9],
-            ]), backend)
+            let server = Self.publishing(
+                String(decoding: token, as: UTF8.self),
+                Self.aps(
+                    "start", 1,
+                    [
+                        "content-state": ["stage": "ordered"], "attributes-type": "Order", "attributes": ["order": 9],
+                    ]), backend)
             let pushed = await updates.first { _ in true }
             server.cancel()
             #expect(pushed?.attributes.order == 9)

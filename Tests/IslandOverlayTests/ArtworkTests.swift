@@ -184,7 +184,7 @@ struct ArtworkLoaderTests {
             "ffd8ffdb0043000806060706050c0707074a46494600140c0b0b0c191220242e27201c313434341f27393d385b323c2e",
             "333432ff7adb0043010909090c0b0c180d0d1832333432ffdb0043010909090c0b0c180d0d1831211c2132320c180d0d",
             "1831211c213232ffd8ff32323232323232323232323232323232323232323232323232323232323232323232ffc90011",
-            "08002f005c03012200021101031101ffda000c030100021103118affd9"
+            "08002f005c03012200021101031101ffda000c030100021103118affd9",
         ].joined()
         return stride(from: 0, to: hex.count, by: 2).map { UInt8(hex.dropFirst($0).prefix(2), radix: 16)! }
     }()
@@ -225,7 +225,9 @@ struct ArtworkLoaderTests {
         #expect(!loader.canDraw(path), "another size (and time): read again, and refused")
         try FileManager.default.removeItem(atPath: path)
         #expect(!loader.canDraw(path))
-        #expect(!loader.draw(path, cairo: cairo_create(cairo_image_surface_create(CAIRO_FORMAT_ARGB32, 4, 4))!, rect: .init(x: 0, y: 0, width: 4, height: 4), scale: 1))
+        #expect(
+            !loader.draw(
+                path, cairo: cairo_create(cairo_image_surface_create(CAIRO_FORMAT_ARGB32, 4, 4))!, rect: .init(x: 0, y: 0, width: 4, height: 4), scale: 1))
     }
 
     @Test("the fuzz-artwork corpus decodes or is refused, and what decodes had a PNG or JPEG signature and is a small square")
@@ -255,7 +257,8 @@ struct ArtworkLoaderTests {
                 switch generator.next() % 4 {
                 case 0: if at < bytes.count { bytes[at] = UInt8(truncatingIfNeeded: generator.next()) }
                 case 1: bytes = Array(bytes.prefix(at))
-                case 2: bytes.insert(contentsOf: (0..<(generator.next() % 16)).map { _ in UInt8(truncatingIfNeeded: generator.next()) }, at: min(at, bytes.count))
+                case 2:
+                    bytes.insert(contentsOf: (0..<(generator.next() % 16)).map { _ in UInt8(truncatingIfNeeded: generator.next()) }, at: min(at, bytes.count))
                 default: if at + 8 < bytes.count { bytes[at..<at + 8] = [0x7F, 0xFF, 0xFF, 0xFF, 0x7F, 0xFF, 0xFF, 0xFF] }
                 }
             }
@@ -276,21 +279,28 @@ struct ArtworkLayoutTests {
         "compactLeading": ["type": "image", "source": "{{state.art}}", "fallback": ["type": "symbol", "name": "🎵"]],
         "compactTrailing": ["type": "text", "template": "0:30"],
         "minimal": ["type": "image", "source": "{{state.art}}"],
-        "lockScreen": ["type": "hstack", "children": [
-            ["type": "image", "source": "{{state.art}}", "fallback": ["type": "symbol", "name": "🎵"]],
-            ["type": "text", "template": "Clair de Lune"],
-        ]],
+        "lockScreen": [
+            "type": "hstack",
+            "children": [
+                ["type": "image", "source": "{{state.art}}", "fallback": ["type": "symbol", "name": "🎵"]],
+                ["type": "text", "template": "Clair de Lune"],
+            ],
+        ],
         "expanded": [
             "leading": ["type": "image", "source": "{{state.art}}", "priority": 1, "fallback": ["type": "symbol", "name": "🎵"]],
-            "center": ["type": "vstack", "priority": 2, "children": [
-                ["type": "text", "template": "Clair de Lune"], ["type": "text", "template": "Claude Debussy"],
-            ]],
+            "center": [
+                "type": "vstack", "priority": 2,
+                "children": [
+                    ["type": "text", "template": "Clair de Lune"], ["type": "text", "template": "Claude Debussy"],
+                ],
+            ],
         ],
     ]
 
     static func scene(art: String) -> IslandScene {
-        Scenes.scene(["mode": "expanded", "attached": "a", "expanded": "a"],
-                     items: [Scenes.item("a", layout: artLayout, state: ["art": .string(art)])])
+        Scenes.scene(
+            ["mode": "expanded", "attached": "a", "expanded": "a"],
+            items: [Scenes.item("a", layout: artLayout, state: ["art": .string(art)])])
     }
 
     @Test("a picture the loader decodes: a square beside the title and subtitle, as tall as both")
@@ -313,8 +323,9 @@ struct ArtworkLayoutTests {
         #expect(painter.writePNG(frame, crop: OverlayRect(x: 0, y: 0, width: 440, height: 200), to: png))
     }
 
-    @Test("no file, not a picture, another host, the network: the fallback, laid out as if the picture never was",
-          arguments: ["/nonexistent/cover.jpg", "NOTES", "file://host/cover.png", "https://example.com/cover.png"])
+    @Test(
+        "no file, not a picture, another host, the network: the fallback, laid out as if the picture never was",
+        arguments: ["/nonexistent/cover.jpg", "NOTES", "file://host/cover.png", "https://example.com/cover.png"])
     func fallback(_ source: String) throws {
         let files = try ArtworkFiles()
         let notes = try files.write("notes.jpg", Array("not a picture".utf8))
@@ -346,7 +357,6 @@ struct ArtworkLayoutTests {
         #expect(description == ["Picture"])
     }
 }
-
 
 extension Result {
     var failure: Failure? { if case .failure(let failure) = self { failure } else { nil } }

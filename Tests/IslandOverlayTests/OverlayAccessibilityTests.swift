@@ -9,34 +9,39 @@ import Testing
     }
 
     @Test func regionsTopmostFirstWithTheirRoles() {
-        let frame = OverlayFrame(form: .expanded, listOpen: false, shapes: [], content: [], hits: [
-            Self.hit(.tap(id: "a", url: nil), "Timer"),
-            Self.hit(.tap(id: "a", url: "https://example.org"), "Details"),
-            Self.hit(.button(id: "a", action: "pause"), "Pause"),
-            Self.hit(.expand(id: "b"), ""),
-        ])
+        let frame = OverlayFrame(
+            form: .expanded, listOpen: false, shapes: [], content: [],
+            hits: [
+                Self.hit(.tap(id: "a", url: nil), "Timer"),
+                Self.hit(.tap(id: "a", url: "https://example.org"), "Details"),
+                Self.hit(.button(id: "a", action: "pause"), "Pause"),
+                Self.hit(.expand(id: "b"), ""),
+            ])
         let said = OverlayAccessibility(frame)
         #expect(said.name == "Island, expanded")
         // Nameless regions are left out; the last hit lies on top.
         #expect(said.regions.map(\.name) == ["Pause", "Details", "Timer"])
         #expect(said.regions.map(\.role) == [.pushButton, .link, .panel])
         #expect(said.description == "Pause; Details; Timer")
-        let list = OverlayFrame(form: .hidden, listOpen: true, shapes: [], content: [],
-                                hits: [Self.hit(.list, "List"), Self.hit(.dismiss(id: "a"), "Dismiss")])
+        let list = OverlayFrame(
+            form: .hidden, listOpen: true, shapes: [], content: [],
+            hits: [Self.hit(.list, "List"), Self.hit(.dismiss(id: "a"), "Dismiss")])
         #expect(OverlayAccessibility(list).regions.map(\.role) == [.pushButton, .list])
         #expect(OverlayAccessibility(list).name == "Island, hidden")
     }
 
     @Test func nothingLiveSaysSo() {
-        #expect(OverlayAccessibility(OverlayFrame(form: .hidden, listOpen: false, shapes: [], content: [], hits: [])).name
-            == "Island (nothing live)")
+        #expect(
+            OverlayAccessibility(OverlayFrame(form: .hidden, listOpen: false, shapes: [], content: [], hits: [])).name
+                == "Island (nothing live)")
     }
 
     /// A producer cannot make the accessible tree hold more than the bounds.
     @Test func producerTextIsBounded() {
         let long = String(repeating: "x", count: 10_000)
-        let frame = OverlayFrame(form: .expanded, listOpen: false, shapes: [], content: [],
-                                 hits: Array(repeating: Self.hit(.button(id: "a", action: "b"), long), count: 500))
+        let frame = OverlayFrame(
+            form: .expanded, listOpen: false, shapes: [], content: [],
+            hits: Array(repeating: Self.hit(.button(id: "a", action: "b"), long), count: 500))
         let said = OverlayAccessibility(frame)
         #expect(said.regions.count == OverlayAccessibility.maximumRegions)
         #expect(said.regions.allSatisfy { $0.name.count == OverlayAccessibility.maximumRegionName })

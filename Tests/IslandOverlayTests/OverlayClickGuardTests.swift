@@ -49,10 +49,13 @@ import Testing
         "compactLeading": ["type": "symbol", "name": "🚀"],
         "compactTrailing": ["type": "text", "template": "{{state.trailing}}"],
         "minimal": ["type": "symbol", "name": "🚀"],
-        "lockScreen": ["type": "hstack", "children": [
-            ["type": "text", "template": "{{state.text}}"],
-            ["type": "button", "action": "confirm-transfer", "label": "Confirm"],
-        ]],
+        "lockScreen": [
+            "type": "hstack",
+            "children": [
+                ["type": "text", "template": "{{state.text}}"],
+                ["type": "button", "action": "confirm-transfer", "label": "Confirm"],
+            ],
+        ],
     ]
 
     static func b(_ text: String = "Rocket") -> JSON {
@@ -70,8 +73,10 @@ import Testing
     /// expands), never on B's alert before it has been on screen, still, for the settle time.
     @Test func anAlertJustBeforeAClickOnAnotherAppsPillGetsNoTap() throws {
         let pill = layout.frame(Scenes.scene(["mode": "compact", "attached": "a"], items: [Scenes.simpleItem("a"), Self.b()]))
-        let alert = layout.frame(Scenes.scene(["mode": "expanded", "attached": "a", "expanded": "b"], items: [Scenes.simpleItem("a"), Self.b()],
-                                              alert: ["id": "b", "title": "Tap to continue", "body": "Now"]))
+        let alert = layout.frame(
+            Scenes.scene(
+                ["mode": "expanded", "attached": "a", "expanded": "b"], items: [Scenes.simpleItem("a"), Self.b()],
+                alert: ["id": "b", "title": "Tap to continue", "body": "Now"]))
         #expect(alert.form == .alert)
         let island = try #require(pill.shape("island")).rect
         let (x, y) = (island.midX, island.midY)
@@ -95,8 +100,10 @@ import Testing
 
     @Test func aTargetActsOnlyAfterTheMorphEndedAndItStoodStillForTheSettleTime() {
         let pill = layout.frame(Scenes.scene(["mode": "compact", "attached": "a"], items: [Scenes.simpleItem("a"), Self.b()]))
-        let alert = layout.frame(Scenes.scene(["mode": "expanded", "attached": "a", "expanded": "b"], items: [Scenes.simpleItem("a"), Self.b()],
-                                              alert: ["id": "b", "title": "Tap to continue", "body": "Now"]))
+        let alert = layout.frame(
+            Scenes.scene(
+                ["mode": "expanded", "attached": "a", "expanded": "b"], items: [Scenes.simpleItem("a"), Self.b()],
+                alert: ["id": "b", "title": "Tap to continue", "body": "Now"]))
         let rect = alert.shape("island")!.rect
         var screen = Screen()
         screen.show(pill)
@@ -165,7 +172,9 @@ import Testing
                 let decision = screen.click(confirmB.midX, confirmB.midY)
                 if decision.target != last { arrived[decision.target] = screen.t; last = decision.target }
                 if decision.actionable, case .button(let id, _) = decision.target {
-                    #expect(screen.t - arrived[decision.target]! >= 0.5, "\(id)'s button pressed \(screen.t - arrived[decision.target]!) s after it came under the pointer")
+                    #expect(
+                        screen.t - arrived[decision.target]! >= 0.5,
+                        "\(id)'s button pressed \(screen.t - arrived[decision.target]!) s after it came under the pointer")
                 }
             }
         }
@@ -188,8 +197,10 @@ import Testing
 
     @Test func withReducedMotionANewTargetStillWaits() {
         let pill = layout.frame(Scenes.scene(["mode": "compact", "attached": "a"], items: [Scenes.simpleItem("a"), Self.b()]))
-        let alert = layout.frame(Scenes.scene(["mode": "expanded", "attached": "a", "expanded": "b"], items: [Scenes.simpleItem("a"), Self.b()],
-                                              alert: ["id": "b", "title": "Tap", "body": "Now"]))
+        let alert = layout.frame(
+            Scenes.scene(
+                ["mode": "expanded", "attached": "a", "expanded": "b"], items: [Scenes.simpleItem("a"), Self.b()],
+                alert: ["id": "b", "title": "Tap", "body": "Now"]))
         let island = pill.shape("island")!.rect
         var screen = Screen(motion: false)
         screen.show(pill)
@@ -229,9 +240,10 @@ import Testing
 
     // MARK: 2. Bounded size
 
-    static let rows: JSON = .array((0..<60).map { row -> JSON in
-        row == 59 ? ["type": "button", "action": "last", "label": "Last row"] : ["type": "text", "template": .string("Row \(row)")]
-    })
+    static let rows: JSON = .array(
+        (0..<60).map { row -> JSON in
+            row == 59 ? ["type": "button", "action": "last", "label": "Last row"] : ["type": "text", "template": .string("Row \(row)")]
+        })
 
     /// Legal layouts (62 views of the 64 allowed): the expanded bottom, or the card, a 60-row vstack.
     static let tall: JSON = [
@@ -296,10 +308,13 @@ import Testing
             "chip": .string(marks),
             "compactLeading": ["type": "text", "template": "{{state.marks}}"],
             "compactTrailing": ["type": "text", "template": "{{state.bidi}}"],
-            "lockScreen": ["type": "hstack", "children": [
-                ["type": "text", "template": "{{state.long}}"],
-                ["type": "button", "action": "go", "label": .string(marks)],
-            ]],
+            "lockScreen": [
+                "type": "hstack",
+                "children": [
+                    ["type": "text", "template": "{{state.long}}"],
+                    ["type": "button", "action": "go", "label": .string(marks)],
+                ],
+            ],
         ]
         let state: JSONObject = ["marks": .string(marks), "bidi": .string(bidi), "long": .string(long)]
         guard case .object(var item) = Scenes.item("h", layout: hostile, state: state) else { Issue.record("not an object"); return }
@@ -307,8 +322,9 @@ import Testing
         item["state"] = "stale"
         let scenes = [
             Scenes.scene(["mode": "compact", "attached": "h"], items: [.object(item)]),
-            Scenes.scene(["mode": "expanded", "attached": "h", "expanded": "h"], items: [.object(item)],
-                         alert: ["id": "h", "title": .string(marks), "body": .string(bidi + long)]),
+            Scenes.scene(
+                ["mode": "expanded", "attached": "h", "expanded": "h"], items: [.object(item)],
+                alert: ["id": "h", "title": .string(marks), "body": .string(bidi + long)]),
         ]
         var seen = 0
         for scene in scenes {

@@ -5,10 +5,13 @@ import Testing
 /// What island-overlay's options decide, and that its help tells overlay.conf and overlay.css
 /// as they are read.
 @Suite struct OverlayCommandLineTests {
-    static func problem(size: String? = nil, maxHeight: Int? = nil, hosted: Bool = false, scale: Int = 1,
-                        renderGallery: String? = nil, drawSVG: String? = nil) -> String? {
-        OverlayCommandLine.problem(size: size, maxHeight: maxHeight, hosted: hosted, scale: scale, renderGallery: renderGallery,
-                                   drawSVG: drawSVG)
+    static func problem(
+        size: String? = nil, maxHeight: Int? = nil, hosted: Bool = false, scale: Int = 1,
+        renderGallery: String? = nil, drawSVG: String? = nil
+    ) -> String? {
+        OverlayCommandLine.problem(
+            size: size, maxHeight: maxHeight, hosted: hosted, scale: scale, renderGallery: renderGallery,
+            drawSVG: drawSVG)
     }
 
     @Test func optionsThatGoTogether() {
@@ -64,7 +67,8 @@ import Testing
         let documented = OverlayCommandLine.discussion.split(separator: "\n").compactMap { line -> String? in
             let trimmed = line.drop { $0 == " " }
             guard line.hasPrefix("  "), let equals = trimmed.firstIndex(of: "="),
-                  trimmed[..<equals].allSatisfy(\.isLetter), trimmed.first?.isUppercase == true else { return nil }
+                trimmed[..<equals].allSatisfy(\.isLetter), trimmed.first?.isUppercase == true
+            else { return nil }
             return String(trimmed[..<equals])
         }
         let read = ["Output", "Fullscreen", "Layer", "MarginTop", "Reserve", "Opener", "CollapseAfter", "Motion", "Size"]

@@ -15,9 +15,10 @@ import Testing
     @Test func linesAreCutAtNewlinesAcrossReads() {
         var lines = OverlayHostLines()
         #expect(lines.feed(Self.bytes("{\"fullscreen\":")) == [])
-        #expect(lines.feed(Self.bytes(" true}\n\n{\"alerts\": false}\n{")) == [
-            .line(Self.bytes("{\"fullscreen\": true}")), .line(Self.bytes("{\"alerts\": false}")),
-        ])
+        #expect(
+            lines.feed(Self.bytes(" true}\n\n{\"alerts\": false}\n{")) == [
+                .line(Self.bytes("{\"fullscreen\": true}")), .line(Self.bytes("{\"alerts\": false}")),
+            ])
     }
 
     /// A host cannot make the overlay hold more than a line's limit: a longer line is dropped
@@ -177,8 +178,9 @@ import Testing
         #expect(regions.last == [OverlayRect(x: 220, y: 0, width: 1, height: 1)])
         #expect(!regions.contains { $0.isEmpty })
         // At start, before anything is live, too.
-        let controller = OverlayController(layout: OverlayLayout(canvasWidth: 440, canvasHeight: 640, top: 8, metrics: FixedMetrics()),
-                                           settings: .init(inputNeverEmpty: true), clock: OverlayClock(wall: { 0 }, monotonic: { 0 }))
+        let controller = OverlayController(
+            layout: OverlayLayout(canvasWidth: 440, canvasHeight: 640, top: 8, metrics: FixedMetrics()),
+            settings: .init(inputNeverEmpty: true), clock: OverlayClock(wall: { 0 }, monotonic: { 0 }))
         var shown = controller
         #expect(shown.handle(.windowShown).contains(.setInputRegion([OverlayRect(x: 220, y: 0, width: 1, height: 1)])))
     }

@@ -59,11 +59,16 @@ import Testing
     /// Producer text through the real Pango painter: markup stays text, controls and huge
     /// strings neither crash nor escape, extreme numbers draw nothing odd.
     @Test func hostileContentPaintsWithoutCrashing() throws {
-        let progress: JSON = ["type": "progress", "value": "{{state.big}}", "total": 1,
-                              "segments": [["length": 1e300], ["length": 1]], "points": [["position": 1e300]]]
-        let lockScreen: JSON = ["type": "vstack", "children": [
-            ["type": "text", "template": "{{state.text}}"], progress, ["type": "timer", "to": "{{state.big}}"],
-        ]]
+        let progress: JSON = [
+            "type": "progress", "value": "{{state.big}}", "total": 1,
+            "segments": [["length": 1e300], ["length": 1]], "points": [["position": 1e300]],
+        ]
+        let lockScreen: JSON = [
+            "type": "vstack",
+            "children": [
+                ["type": "text", "template": "{{state.text}}"], progress, ["type": "timer", "to": "{{state.big}}"],
+            ],
+        ]
         let bottom: JSON = ["type": "button", "action": "x", "label": "{{state.text}}", "symbol": "../../etc/passwd", "priority": 0]
         let hostile: JSON = [
             "compactLeading": ["type": "symbol", "name": "{{state.icon}}"],

@@ -48,9 +48,12 @@ import Testing
         #expect(narrow.isEmpty, "20 px holds no readable part of it: \(narrow)")
         // In the island: a long leading text and a long trailing value in the compact pill.
         let compact: JSON = ["compactLeading": ["type": "text", "template": "{{state.a}}"], "compactTrailing": ["type": "text", "template": "{{state.b}}"]]
-        for (a, b) in [("Something went wrong with the upload", "connection lost"), ("Copy", String(repeating: "x", count: 80)),
-                       ("Brewing your order now", "ready at the counter in about seven minutes")] {
-            let frame = layout.frame(Scenes.scene(["mode": "compact", "attached": "c"], items: [Self.item("c", layout: compact, state: ["a": .string(a), "b": .string(b)])]))
+        for (a, b) in [
+            ("Something went wrong with the upload", "connection lost"), ("Copy", String(repeating: "x", count: 80)),
+            ("Brewing your order now", "ready at the counter in about seven minutes"),
+        ] {
+            let frame = layout.frame(
+                Scenes.scene(["mode": "compact", "attached": "c"], items: [Self.item("c", layout: compact, state: ["a": .string(a), "b": .string(b)])]))
             #expect(Self.cutTexts(frame.content, placement: placement).isEmpty, "\(a) / \(b): \(Self.cutTexts(frame.content, placement: placement))")
             #expect(!frame.content.isEmpty)
         }
@@ -60,7 +63,10 @@ import Testing
     func theExpandedIslandWidensBeforeTheCentreIsCut() throws {
         let regions: JSONObject = [
             "leading": ["type": "symbol", "name": "🎵", "priority": 1],
-            "center": ["type": "vstack", "priority": 2, "children": [["type": "text", "template": "{{state.title}}"], ["type": "text", "template": "{{state.line}}"]]],
+            "center": [
+                "type": "vstack", "priority": 2,
+                "children": [["type": "text", "template": "{{state.title}}"], ["type": "text", "template": "{{state.line}}"]],
+            ],
             "trailing": ["type": "text", "template": "12:34", "priority": 0],
         ]
         func frame(_ line: String, canvas: Double) throws -> (island: OverlayRect, line: OverlayRect) {
@@ -89,7 +95,9 @@ import Testing
     @Test("a clock in large digits takes the body's digits when that makes the centre whole, and only then")
     func aLargeClockGivesWayToTheWords() throws {
         let regions: JSONObject = [
-            "center": ["type": "vstack", "priority": 2, "children": [["type": "text", "template": "Clair de Lune"], ["type": "text", "template": "{{state.line}}"]]],
+            "center": [
+                "type": "vstack", "priority": 2, "children": [["type": "text", "template": "Clair de Lune"], ["type": "text", "template": "{{state.line}}"]],
+            ],
             "trailing": ["type": "timer", "to": "{{state.endsAt}}", "priority": 0],
         ]
         // No room to widen: the canvas is as wide as the island.
@@ -130,7 +138,8 @@ import Testing
         #expect(english.first?.rect.x == rect.x)
         // In a card of the list: the Arabic body at the card's right.
         let card: JSON = ["lockScreen": ["type": "text", "template": "{{state.t}}"], "compactLeading": ["type": "text", "template": "x"]]
-        let frame = layout.frame(Scenes.scene(["mode": "compact", "attached": "a"], items: [Self.item("a", layout: card, state: ["t": "تنزيل الملف"])]), listOpen: true)
+        let frame = layout.frame(
+            Scenes.scene(["mode": "compact", "attached": "a"], items: [Self.item("a", layout: card, state: ["t": "تنزيل الملف"])]), listOpen: true)
         let body = try #require(frame.content.first { $0.slot.hasPrefix("list.a.body") })
         let cardRect = try #require(frame.shape("card.a")).rect
         #expect(body.rect.x > cardRect.midX, "\(body.rect) in \(cardRect)")
@@ -140,9 +149,12 @@ import Testing
     func paintedRightToLeftTextStartsAtTheRight() throws {
         let painter = OverlayPainter(icons: nil)
         func ink(_ text: String) -> (left: Int, right: Int) {
-            let placed = OverlayPlaced(rect: .init(x: 0, y: 0, width: 400, height: 24), primitive: .text(text, font: .body, ink: .primary, alignment: .leading), slot: "t")
-            let frame = OverlayFrame(form: .alert, listOpen: false, shapes: [OverlayShape(id: "island", kind: .island, rect: .init(x: -10, y: -10, width: 420, height: 44), radius: 0)],
-                                     content: [placed], hits: [])
+            let placed = OverlayPlaced(
+                rect: .init(x: 0, y: 0, width: 400, height: 24), primitive: .text(text, font: .body, ink: .primary, alignment: .leading), slot: "t")
+            let frame = OverlayFrame(
+                form: .alert, listOpen: false,
+                shapes: [OverlayShape(id: "island", kind: .island, rect: .init(x: -10, y: -10, width: 420, height: 44), radius: 0)],
+                content: [placed], hits: [])
             var motion = OverlayMotion(enabled: false)
             motion.show(frame)
             return Self.inkColumns(painter: painter, motion: motion, width: 400, height: 24)
@@ -197,11 +209,15 @@ import Testing
         let painter = OverlayPainter(icons: nil)
         func accentPixels(_ standing: OverlayStanding) -> Int {
             let content = [
-                OverlayPlaced(rect: .init(x: 20, y: 10, width: 200, height: 6), primitive: .bar(RenderedProgress(fraction: 0.4), tint: nil), slot: "b", standing: standing),
+                OverlayPlaced(
+                    rect: .init(x: 20, y: 10, width: 200, height: 6), primitive: .bar(RenderedProgress(fraction: 0.4), tint: nil), slot: "b", standing: standing
+                ),
                 OverlayPlaced(rect: .init(x: 240, y: 2, width: 24, height: 24), primitive: .ring(0.4, tint: nil), slot: "r", standing: standing),
             ]
-            let frame = OverlayFrame(form: .expanded, listOpen: false, shapes: [OverlayShape(id: "island", kind: .island, rect: .init(x: 0, y: 0, width: 300, height: 30), radius: 0)],
-                                     content: content, hits: [])
+            let frame = OverlayFrame(
+                form: .expanded, listOpen: false,
+                shapes: [OverlayShape(id: "island", kind: .island, rect: .init(x: 0, y: 0, width: 300, height: 30), radius: 0)],
+                content: content, hits: [])
             var motion = OverlayMotion(enabled: false)
             motion.show(frame)
             let surface = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, 300, 30)!
@@ -228,8 +244,9 @@ import Testing
     func aMissingSymbolDrawsNothing() {
         let painter = OverlayPainter(icons: nil)
         func inked(_ name: String) -> Int {
-            let frame = OverlayFrame(form: .compact, listOpen: false, shapes: [OverlayShape(id: "island", kind: .island, rect: .init(x: 0, y: 0, width: 40, height: 40), radius: 0)],
-                                     content: [OverlayPlaced(rect: .init(x: 4, y: 4, width: 32, height: 32), primitive: .symbol(name), slot: "s")], hits: [])
+            let frame = OverlayFrame(
+                form: .compact, listOpen: false, shapes: [OverlayShape(id: "island", kind: .island, rect: .init(x: 0, y: 0, width: 40, height: 40), radius: 0)],
+                content: [OverlayPlaced(rect: .init(x: 4, y: 4, width: 32, height: 32), primitive: .symbol(name), slot: "s")], hits: [])
             var motion = OverlayMotion(enabled: false)
             motion.show(frame)
             let columns = Self.inkColumns(painter: painter, motion: motion, width: 40, height: 40)
@@ -242,8 +259,9 @@ import Testing
     @Test("the keyline is the island's edge over a dark window and all but vanishes over a light one")
     func theKeylineShowsOverDarkWithoutRingingOnLight() throws {
         let painter = OverlayPainter(icons: nil)
-        var frame = OverlayFrame(form: .compact, listOpen: false,
-                                 shapes: [OverlayShape(id: "island", kind: .island, rect: .init(x: 20, y: 10, width: 160, height: 36), radius: 18)], content: [], hits: [])
+        var frame = OverlayFrame(
+            form: .compact, listOpen: false,
+            shapes: [OverlayShape(id: "island", kind: .island, rect: .init(x: 20, y: 10, width: 160, height: 36), radius: 18)], content: [], hits: [])
         func row(over ground: Double) -> [Double] {
             let surface = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, 200, 56)!
             defer { cairo_surface_destroy(surface) }
@@ -278,7 +296,9 @@ import Testing
             // Over white: the window, then the black; what lies between is no line anyone sees
             // (under 1.1:1 against the window).
             let overWhite = row(over: 1)
-            let ring = overWhite.filter { $0 >= 0.05 }.map { OverlayStyle.contrast(OverlayColor(red: $0, green: $0, blue: $0), OverlayColor(red: 1, green: 1, blue: 1)) }
+            let ring = overWhite.filter { $0 >= 0.05 }.map {
+                OverlayStyle.contrast(OverlayColor(red: $0, green: $0, blue: $0), OverlayColor(red: 1, green: 1, blue: 1))
+            }
             #expect(ring.allSatisfy { $0 < 1.1 }, "no ring over white: \(overWhite)")
         }
     }

@@ -14,8 +14,10 @@ enum Scenes {
     static let now = 1_000_000.0
 
     static func item(_ id: String, app: String = "org.example.App", layout: JSON, state: JSONObject = [:], createdAt: Double = now) -> JSON {
-        ["id": .string(id), "app": .string(app), "type": "T", "attributes": [:], "content": ["state": .object(state)],
-         "state": "active", "createdAt": .double(createdAt), "layout": layout, "defaultLayout": false]
+        [
+            "id": .string(id), "app": .string(app), "type": "T", "attributes": [:], "content": ["state": .object(state)],
+            "state": "active", "createdAt": .double(createdAt), "layout": layout, "defaultLayout": false,
+        ]
     }
 
     static func scene(_ island: JSONObject, items: [JSON], alert: JSON? = nil) -> IslandScene {
@@ -33,23 +35,30 @@ enum Scenes {
         "compactLeading": ["type": "symbol", "name": "☕"],
         "compactTrailing": ["type": "text", "template": "{{state.trailing}}"],
         "minimal": ["type": "progress", "value": "{{state.done}}", "total": 4],
-        "lockScreen": ["type": "vstack", "children": [
-            ["type": "text", "template": "Order {{state.text}}"],
-            ["type": "progress", "value": "{{state.done}}", "total": 4],
-        ]],
+        "lockScreen": [
+            "type": "vstack",
+            "children": [
+                ["type": "text", "template": "Order {{state.text}}"],
+                ["type": "progress", "value": "{{state.done}}", "total": 4],
+            ],
+        ],
         "expanded": [
             "leading": ["type": "symbol", "name": "☕", "priority": 1],
             "center": ["type": "text", "template": "{{state.text}}", "priority": 2],
             "trailing": ["type": "text", "template": "{{state.trailing}}", "priority": 0, "belowIfTooWide": true],
-            "bottom": ["type": "hstack", "priority": 0, "children": [
-                ["type": "button", "action": "pause", "label": "Pause"],
-                ["type": "link", "url": "https://example.org/help", "child": ["type": "text", "template": "Help"]],
-                ["type": "button", "action": "stop", "label": "Stop"],
-            ]],
+            "bottom": [
+                "type": "hstack", "priority": 0,
+                "children": [
+                    ["type": "button", "action": "pause", "label": "Pause"],
+                    ["type": "link", "url": "https://example.org/help", "child": ["type": "text", "template": "Help"]],
+                    ["type": "button", "action": "stop", "label": "Stop"],
+                ],
+            ],
         ],
     ]
 
-    static func simpleItem(_ id: String = "a", text: String = "Brewing", trailing: String = "7 min", done: Double = 1, app: String = "org.example.App") -> JSON {
+    static func simpleItem(_ id: String = "a", text: String = "Brewing", trailing: String = "7 min", done: Double = 1, app: String = "org.example.App") -> JSON
+    {
         item(id, app: app, layout: simple, state: ["text": .string(text), "trailing": .string(trailing), "done": .double(done)])
     }
 }
@@ -88,8 +97,10 @@ enum Scenes {
     }
 
     @Test func compactGrowsWithItsContentUpToACap() throws {
-        let short = try #require(layout.frame(Scenes.scene(["mode": "compact", "attached": "a"], items: [Scenes.simpleItem(trailing: "7 min")])).shape("island"))
-        let longer = try #require(layout.frame(Scenes.scene(["mode": "compact", "attached": "a"], items: [Scenes.simpleItem(trailing: "About twenty minutes")])).shape("island"))
+        let short = try #require(
+            layout.frame(Scenes.scene(["mode": "compact", "attached": "a"], items: [Scenes.simpleItem(trailing: "7 min")])).shape("island"))
+        let longer = try #require(
+            layout.frame(Scenes.scene(["mode": "compact", "attached": "a"], items: [Scenes.simpleItem(trailing: "About twenty minutes")])).shape("island"))
         let huge = layout.frame(Scenes.scene(["mode": "compact", "attached": "a"], items: [Scenes.simpleItem(trailing: String(repeating: "x", count: 5000))]))
         let hugeIsland = try #require(huge.shape("island"))
         #expect(longer.rect.width > short.rect.width)
@@ -162,8 +173,10 @@ enum Scenes {
     }
 
     @Test func anAlertShowsItsTitleAndBody() throws {
-        let frame = layout.frame(Scenes.scene(["mode": "expanded", "attached": "a", "expanded": "a"], items: [Scenes.simpleItem()],
-                                              alert: ["id": "a", "title": "Ready\nnow", "body": "Pick it up"]))
+        let frame = layout.frame(
+            Scenes.scene(
+                ["mode": "expanded", "attached": "a", "expanded": "a"], items: [Scenes.simpleItem()],
+                alert: ["id": "a", "title": "Ready\nnow", "body": "Pick it up"]))
         #expect(frame.form == .alert)
         let texts = frame.content.compactMap { if case .text(let text, _, _, _) = $0.primitive { text } else { nil } }
         #expect(texts.contains("Ready now"))
@@ -227,8 +240,10 @@ enum Scenes {
             if let source { item["sourceApp"] = .string(source) }
             return .object(item)
         }
-        let items = [bridged("m", source: "mpv", name: "mpv Media Player"), bridged("f", source: "firefox", name: "Firefox"),
-                     bridged("u", source: nil, name: "Island Bridge")]
+        let items = [
+            bridged("m", source: "mpv", name: "mpv Media Player"), bridged("f", source: "firefox", name: "Firefox"),
+            bridged("u", source: nil, name: "Island Bridge"),
+        ]
         let frame = layout.frame(Scenes.scene(["mode": "none"], items: items), listOpen: true)
         let headings = frame.content.filter { $0.slot.hasSuffix(".heading") }.compactMap { if case .text(let t, _, _, _) = $0.primitive { t } else { nil } }
         #expect(headings == ["\u{2068}mpv Media Player\u{2069} · via Island Bridge", "\u{2068}Firefox\u{2069} · via Island Bridge", "Island Bridge"])
@@ -264,10 +279,18 @@ enum Scenes {
         let hostile: JSON = [
             "compactLeading": ["type": "text", "template": "{{state.text}}"],
             "compactTrailing": ["type": "progress", "value": "{{state.big}}", "total": "{{state.nan}}"],
-            "expanded": ["bottom": ["type": "vstack", "priority": 0, "spacing": 1e300, "children": [
-                ["type": "progress", "value": "{{state.big}}", "total": 1e-300, "segments": [["length": 1e300], ["length": 1e300]], "points": [["position": 1e300]]],
-                ["type": "text", "template": "{{state.text}}"],
-            ]]],
+            "expanded": [
+                "bottom": [
+                    "type": "vstack", "priority": 0, "spacing": 1e300,
+                    "children": [
+                        [
+                            "type": "progress", "value": "{{state.big}}", "total": 1e-300, "segments": [["length": 1e300], ["length": 1e300]],
+                            "points": [["position": 1e300]],
+                        ],
+                        ["type": "text", "template": "{{state.text}}"],
+                    ],
+                ]
+            ],
         ]
         _ = try Layout(json: hostile)
         let text = "<b>\u{1B}]0;x\u{07}\n" + String(repeating: "🍕", count: 20_000)
@@ -315,9 +338,12 @@ extension OverlayRect {
     @Test func aVstackInAnExpandedRegionKeepsItsLinesTitleOverSubtitle() throws {
         let scene = Self.expanded([
             "leading": ["type": "symbol", "name": "🎵", "priority": 1],
-            "center": ["type": "vstack", "priority": 2, "children": [
-                ["type": "text", "template": "Clair de Lune"], ["type": "text", "template": "Debussy — Suite bergamasque"],
-            ]],
+            "center": [
+                "type": "vstack", "priority": 2,
+                "children": [
+                    ["type": "text", "template": "Clair de Lune"], ["type": "text", "template": "Debussy — Suite bergamasque"],
+                ],
+            ],
         ])
         let frame = layout.frame(scene)
         let lines = Self.texts(frame, "expanded.center")
@@ -332,11 +358,12 @@ extension OverlayRect {
     @Test func aShortTrailingValueIsNeverCutTheCentreGivesWayFirst() throws {
         let long = String(repeating: "Downloading a very long file name ", count: 4)
         for (short, center, trailing): (String, Double, Double) in [("35%", 2, 1), ("35%", 2, 0), ("35%", 5, 0), ("1:02:45", 2, 1), ("100%", 9, 0)] {
-            let scene = Self.expanded([
-                "leading": ["type": "symbol", "name": "📥", "priority": 1],
-                "center": ["type": "text", "template": "{{state.title}}", "priority": .double(center)],
-                "trailing": ["type": "text", "template": .string(short), "priority": .double(trailing)],
-            ], state: ["title": .string(long)])
+            let scene = Self.expanded(
+                [
+                    "leading": ["type": "symbol", "name": "📥", "priority": 1],
+                    "center": ["type": "text", "template": "{{state.title}}", "priority": .double(center)],
+                    "trailing": ["type": "text", "template": .string(short), "priority": .double(trailing)],
+                ], state: ["title": .string(long)])
             let frame = layout.frame(scene)
             let value = try #require(Self.texts(frame, "expanded.trailing").first)
             #expect(value.text == short)
@@ -348,10 +375,11 @@ extension OverlayRect {
     }
 
     @Test func anExpandedTimerIsDrawnInLargeTabularDigits() throws {
-        let scene = Self.expanded([
-            "center": ["type": "text", "template": "Tea", "priority": 1],
-            "trailing": ["type": "timer", "to": "{{state.endsAt}}", "priority": 1],
-        ], state: ["endsAt": .double(Scenes.now + 299)])
+        let scene = Self.expanded(
+            [
+                "center": ["type": "text", "template": "Tea", "priority": 1],
+                "trailing": ["type": "timer", "to": "{{state.endsAt}}", "priority": 1],
+            ], state: ["endsAt": .double(Scenes.now + 299)])
         let timer = try #require(Self.texts(layout.frame(scene), "expanded.trailing").first)
         #expect(timer.text == "4:59" && timer.font == .largeDigits)
         let title = try #require(Self.texts(layout.frame(scene), "expanded.center").first)
@@ -374,16 +402,19 @@ extension OverlayRect {
         #expect(diameters[.small]! < diameters[.medium]!)
         // Text the circle cannot hold does not stretch it: the bubble falls back to an icon.
         let timer: JSON = ["compactLeading": ["type": "symbol", "name": "🍅"], "minimal": ["type": "timer", "to": "{{state.endsAt}}"]]
-        let long = Scenes.scene(["mode": "minimal", "attached": "a", "detached": "t"],
-                                items: [Scenes.simpleItem("a"), Scenes.item("t", app: "org.example.Timer", layout: timer, state: ["endsAt": .double(Scenes.now + 1499)])])
+        let long = Scenes.scene(
+            ["mode": "minimal", "attached": "a", "detached": "t"],
+            items: [Scenes.simpleItem("a"), Scenes.item("t", app: "org.example.Timer", layout: timer, state: ["endsAt": .double(Scenes.now + 1499)])])
         let frame = layout.frame(long)
         let bubble = try #require(frame.shape("bubble"))
         #expect(bubble.rect.width == layout.geometry.minimalDiameter)
         #expect(frame.content.filter { $0.slot.hasPrefix("minimal.detached") }.map(\.primitive) == [.symbol("🍅")])
         // Short text that fits stays text.
         let short: JSON = ["minimal": ["type": "text", "template": "18′"]]
-        let fits = layout.frame(Scenes.scene(["mode": "minimal", "attached": "a", "detached": "s"],
-                                             items: [Scenes.simpleItem("a"), Scenes.item("s", app: "org.example.S", layout: short)]))
+        let fits = layout.frame(
+            Scenes.scene(
+                ["mode": "minimal", "attached": "a", "detached": "s"],
+                items: [Scenes.simpleItem("a"), Scenes.item("s", app: "org.example.S", layout: short)]))
         #expect(Self.texts(fits, "minimal.detached").map(\.text) == ["18′"])
     }
 
@@ -404,19 +435,22 @@ extension OverlayRect {
     }
 
     @Test func compactProgressIsARing() throws {
-        let progress: JSON = ["compactLeading": ["type": "symbol", "name": "📥"],
-                              "compactTrailing": ["type": "progress", "value": "{{state.percent}}", "total": 100]]
+        let progress: JSON = [
+            "compactLeading": ["type": "symbol", "name": "📥"],
+            "compactTrailing": ["type": "progress", "value": "{{state.percent}}", "total": 100],
+        ]
         let frame = layout.frame(Scenes.scene(["mode": "compact", "attached": "p"], items: [Scenes.item("p", layout: progress, state: ["percent": 35])]))
         let trailing = frame.content.filter { $0.slot.hasPrefix("compact.trailing") }
         #expect(trailing.map(\.primitive) == [.ring(0.35, tint: nil)])
         #expect(trailing[0].rect.width == trailing[0].rect.height)
         #expect(Self.texts(frame, "compact").isEmpty, "no percentage unless the layout asks for text")
         // At a side of the expanded island's top row too; a bar in the centre and below.
-        let expanded = layout.frame(Self.expanded([
-            "leading": ["type": "progress", "value": 35, "total": 100, "priority": 1],
-            "center": ["type": "progress", "value": 35, "total": 100, "priority": 1],
-            "bottom": ["type": "progress", "value": 35, "total": 100, "priority": 0],
-        ]))
+        let expanded = layout.frame(
+            Self.expanded([
+                "leading": ["type": "progress", "value": 35, "total": 100, "priority": 1],
+                "center": ["type": "progress", "value": 35, "total": 100, "priority": 1],
+                "bottom": ["type": "progress", "value": 35, "total": 100, "priority": 0],
+            ]))
         let kinds = expanded.content.map { placed -> String in
             switch placed.primitive {
             case .ring: "ring \(placed.slot)"
@@ -429,10 +463,15 @@ extension OverlayRect {
 
     @Test func aButtonWithASymbolIsAFixedWidthIconButton() throws {
         func buttons(_ label: String) -> [OverlayPlaced] {
-            let scene = Self.expanded(["bottom": ["type": "hstack", "priority": 0, "children": [
-                ["type": "button", "action": "playPause", "label": .string(label), "symbol": "media-playback-pause-symbolic"],
-                ["type": "button", "action": "skip", "label": .string("Skip " + label)],
-            ]]])
+            let scene = Self.expanded([
+                "bottom": [
+                    "type": "hstack", "priority": 0,
+                    "children": [
+                        ["type": "button", "action": "playPause", "label": .string(label), "symbol": "media-playback-pause-symbolic"],
+                        ["type": "button", "action": "skip", "label": .string("Skip " + label)],
+                    ],
+                ]
+            ])
             return layout.frame(scene).content.filter { if case .button = $0.primitive { true } else { false } }
         }
         let short = buttons("Pause"), long = buttons("Pause the music now")
@@ -440,8 +479,13 @@ extension OverlayRect {
         #expect(short[0].rect.width == layout.geometry.iconButton && short[0].rect.width == short[0].rect.height)
         #expect(long[1].rect.width > short[1].rect.width, "a button without a symbol is a pill as wide as its label")
         // The label is still the button's accessible name.
-        let frame = layout.frame(Self.expanded(["bottom": ["type": "button", "action": "playPause", "label": "Pause", "symbol": "media-playback-pause-symbolic",
-                                                           "priority": 0]]))
+        let frame = layout.frame(
+            Self.expanded([
+                "bottom": [
+                    "type": "button", "action": "playPause", "label": "Pause", "symbol": "media-playback-pause-symbolic",
+                    "priority": 0,
+                ]
+            ]))
         #expect(frame.hits.contains { $0.target == .button(id: "e", action: "playPause") && $0.name == "Pause" })
     }
 
@@ -463,8 +507,10 @@ extension OverlayRect {
             return .object(object)
         }
         let light = tinted("#FFFFFF"), dim = tinted("#1B1B1BE6")
-        let items = [Scenes.item("l", app: "org.example.L", layout: light, state: ["text": "Latte"]),
-                     Scenes.item("d", app: "org.example.D", layout: dim, state: ["text": "Dark"])]
+        let items = [
+            Scenes.item("l", app: "org.example.L", layout: light, state: ["text": "Latte"]),
+            Scenes.item("d", app: "org.example.D", layout: dim, state: ["text": "Dark"]),
+        ]
         let frame = layout.frame(Scenes.scene(["mode": "none"], items: items), listOpen: true)
         let onLight = frame.content.filter { $0.slot.hasPrefix("list.l.") && $0.slot != "list.l.dismiss" }
         #expect(!onLight.isEmpty && onLight.allSatisfy(\.onLight))
@@ -514,8 +560,10 @@ extension OverlayRect {
             "compactLeading": ["type": "symbol", "name": "⏱"],
             "compactTrailing": ["type": "text", "template": "Tea"],
             "lockScreen": ["type": "timer", "to": "{{state.endsAt}}"],
-            "expanded": ["center": ["type": "text", "template": "Tea", "priority": 1],
-                         "bottom": ["type": "timer", "to": "{{state.endsAt}}", "priority": 0]],
+            "expanded": [
+                "center": ["type": "text", "template": "Tea", "priority": 1],
+                "bottom": ["type": "timer", "to": "{{state.endsAt}}", "priority": 0],
+            ],
         ]
         let items = [Scenes.simpleItem("a"), Scenes.item("t", app: "org.example.Timer", layout: timer, state: ["endsAt": .double(Scenes.now + 100)])]
         let compact = Scenes.scene(["mode": "compact", "attached": "a"], items: items)
@@ -531,16 +579,17 @@ extension OverlayRect {
 
 @Suite struct OverlayConfigTests {
     @Test func readsEveryKeyOfTheOverlaySection() {
-        let config = OverlayConfig(text: """
-            # comment
-            [Overlay]
-            Output = HDMI-A-1
-            Layer=overlay
-            MarginTop=24
-            Opener=/usr/local/bin/my-opener --new-window
-            Motion=off
-            CollapseAfter=0
-            """)
+        let config = OverlayConfig(
+            text: """
+                # comment
+                [Overlay]
+                Output = HDMI-A-1
+                Layer=overlay
+                MarginTop=24
+                Opener=/usr/local/bin/my-opener --new-window
+                Motion=off
+                CollapseAfter=0
+                """)
         #expect(config.output == .named("HDMI-A-1"))
         #expect(config.layer == .overlay)
         #expect(config.marginTop == 24)
@@ -555,7 +604,8 @@ extension OverlayRect {
     }
 
     @Test func badValuesAreReportedAndLeaveTheDefaults() {
-        let config = OverlayConfig(text: "[Overlay]\nLayer=sky\nMarginTop=1e300\nMarginTop=nan\nCollapseAfter=-1\nColour=red\njunk\nSize=huge\nSize=9\n[Other]\nLayer=bottom\n")
+        let config = OverlayConfig(
+            text: "[Overlay]\nLayer=sky\nMarginTop=1e300\nMarginTop=nan\nCollapseAfter=-1\nColour=red\njunk\nSize=huge\nSize=9\n[Other]\nLayer=bottom\n")
         #expect(config.layer == .top)
         #expect(config.geometry == .medium)
         #expect(config.warnings.filter { $0.contains("Size must be small, medium, large or a factor from 0.75 to 2") }.count == 2)

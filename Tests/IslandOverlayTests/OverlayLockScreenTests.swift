@@ -60,8 +60,10 @@ import Testing
         desk.send(.desktop(OverlayDesktopState(locked: true)))
         desk.settle()
         _ = desk.take()
-        for event: OverlayEvent in [.pressed(x: 220, y: 60, button: 1), .pointerMoved(x: 220, y: 60), .pointerLeft,
-                                    .escapePressed, .focusLost, .toggleList] {
+        for event: OverlayEvent in [
+            .pressed(x: 220, y: 60, button: 1), .pointerMoved(x: 220, y: 60), .pointerLeft,
+            .escapePressed, .focusLost, .toggleList,
+        ] {
             desk.send(event)
         }
         let steps = desk.take()
@@ -165,4 +167,3 @@ import Testing
         #expect(Self.wakes(desk.take()) == 0)
     }
 }
-

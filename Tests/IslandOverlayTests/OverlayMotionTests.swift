@@ -9,10 +9,16 @@ import Testing
 
 @Suite struct OverlayMotionTests {
     func frame(width: Double, height: Double, text: String = "a") -> OverlayFrame {
-        OverlayFrame(form: .compact, listOpen: false,
-                     shapes: [OverlayShape(id: "island", kind: .island, rect: .init(x: 220 - width / 2, y: 8, width: width, height: height), radius: min(height / 2, 38))],
-                     content: [OverlayPlaced(rect: .init(x: 200, y: 10, width: 40, height: 20), primitive: .text(text, font: .body, ink: .primary, alignment: .leading), slot: "s")],
-                     hits: [])
+        OverlayFrame(
+            form: .compact, listOpen: false,
+            shapes: [
+                OverlayShape(id: "island", kind: .island, rect: .init(x: 220 - width / 2, y: 8, width: width, height: height), radius: min(height / 2, 38))
+            ],
+            content: [
+                OverlayPlaced(
+                    rect: .init(x: 200, y: 10, width: 40, height: 20), primitive: .text(text, font: .body, ink: .primary, alignment: .leading), slot: "s")
+            ],
+            hits: [])
     }
 
     /// A little overshoot (damping ratio 0.8: about 1.5 % of the way), settled in about its
@@ -82,7 +88,9 @@ import Testing
         #expect(!motion.isAnimating)
         motion.show(frame(width: 126, height: 37, text: "0:59"))
         #expect(motion.isAnimating)
-        #expect(OverlayPainter.rolls(.text("1:00", font: .digits, ink: .primary, alignment: .leading), .text("0:59", font: .digits, ink: .primary, alignment: .leading)))
+        #expect(
+            OverlayPainter.rolls(
+                .text("1:00", font: .digits, ink: .primary, alignment: .leading), .text("0:59", font: .digits, ink: .primary, alignment: .leading)))
     }
 
     /// The old content has gone before the new is fully in; neither jumps.
@@ -237,8 +245,10 @@ import Testing
     /// keylines; the same motion without content gives the keylines alone. Each kind of content
     /// (the island's, the bubble's, the list's) is checked on its own: content in the wrong
     /// shape is as wrong as content over the wallpaper.
-    @Test(arguments: ["compact>expanded", "expanded>compact", "compact>minimal", "minimal>compact", "minimal>expanded",
-                      "expanded>minimal", "hidden>compact", "compact>hidden", "compact>list", "list>compact", "hidden>expanded"])
+    @Test(arguments: [
+        "compact>expanded", "expanded>compact", "compact>minimal", "minimal>compact", "minimal>expanded",
+        "expanded>minimal", "hidden>compact", "compact>hidden", "compact>list", "list>compact", "hidden>expanded",
+    ])
     func contentNeverShowsOutsideItsShape(_ motion: String) throws {
         let painter = OverlayPainter(style: Self.invisibleShapes, icons: nil)
         let forms = Forms(metrics: painter.metrics)
@@ -252,7 +262,8 @@ import Testing
             for (index, state) in frames.enumerated() {
                 let keylines = bare[min(index, bare.count - 1)]
                 let problems = Self.contentOutside(owner, state, keylines: keylines, painter: painter)
-                #expect(problems.isEmpty, "\(motion), \(owner)'s content, frame \(index) (+\(index * 1000 / 60) ms): \(problems.prefix(3).joined(separator: "; "))")
+                #expect(
+                    problems.isEmpty, "\(motion), \(owner)'s content, frame \(index) (+\(index * 1000 / 60) ms): \(problems.prefix(3).joined(separator: "; "))")
                 if !problems.isEmpty { break }
             }
         }
@@ -270,14 +281,18 @@ import Testing
     /// drawn in that frame but without the clip, lies outside its shape (grown by 1 px for
     /// antialiasing) at more than a faint opacity. A number rolling in its slot is left out:
     /// its window is meant to cut it.
-    @Test(arguments: ["compact>expanded", "expanded>compact", "compact>minimal", "minimal>compact", "minimal>expanded",
-                      "expanded>minimal", "hidden>compact", "compact>hidden", "compact>list", "list>compact", "hidden>expanded",
-                      "compact>other", "expanded>other"])
+    @Test(arguments: [
+        "compact>expanded", "expanded>compact", "compact>minimal", "minimal>compact", "minimal>expanded",
+        "expanded>minimal", "hidden>compact", "compact>hidden", "compact>list", "list>compact", "hidden>expanded",
+        "compact>other", "expanded>other",
+    ])
     func contentTravelsWithItsShape(_ motion: String) throws {
         let painter = OverlayPainter(icons: nil)
         let forms = Forms(metrics: painter.metrics)
-        let named = ["hidden": forms.hidden, "compact": forms.compact, "minimal": forms.minimal, "expanded": forms.expanded,
-                     "list": forms.list, "other": forms.other]
+        let named = [
+            "hidden": forms.hidden, "compact": forms.compact, "minimal": forms.minimal, "expanded": forms.expanded,
+            "list": forms.list, "other": forms.other,
+        ]
         let ends = motion.split(separator: ">").map(String.init)
         let from = try #require(named[ends[0]]), to = try #require(named[ends[1]])
         var overlapping: [Int] = []
@@ -323,8 +338,9 @@ import Testing
                 for card in motion.shapes where card.shape.kind == .card {
                     let target = try #require(forms.list.shape(card.shape.id)).rect
                     let expected = OverlayMotion.mapped(target, from: panelTarget, to: panel.shape.rect)
-                    #expect(abs(card.shape.rect.y - expected.y) < 0.5 && abs(card.shape.rect.height - expected.height) < 0.5,
-                            "\(card.shape.id) at \(card.shape.rect), the panel's proportion puts it at \(expected)")
+                    #expect(
+                        abs(card.shape.rect.y - expected.y) < 0.5 && abs(card.shape.rect.height - expected.height) < 0.5,
+                        "\(card.shape.id) at \(card.shape.rect), the panel's proportion puts it at \(expected)")
                 }
             }
             if from == forms.compact {
@@ -443,7 +459,8 @@ import Testing
             inside.kind = .island
             if shape.keyline != nil {
                 let k = OverlayPainter.keylineWidth
-                inside.rect = .init(x: shape.rect.x + k, y: shape.rect.y + k, width: max(0, shape.rect.width - 2 * k), height: max(0, shape.rect.height - 2 * k))
+                inside.rect = .init(
+                    x: shape.rect.x + k, y: shape.rect.y + k, width: max(0, shape.rect.width - 2 * k), height: max(0, shape.rect.height - 2 * k))
                 inside.radius = max(0, shape.radius - k)
             }
             for row in OverlayLayout.pixelRows([inside]) {
@@ -464,7 +481,11 @@ import Testing
                 guard data.load(fromByteOffset: offset, as: UInt32.self) != bareData.load(fromByteOffset: offset, as: UInt32.self) else { continue }
                 var alpha = 0.0
                 for channel in 0..<4 {
-                    alpha = max(alpha, abs(Double(data.load(fromByteOffset: offset + channel, as: UInt8.self)) - Double(bareData.load(fromByteOffset: offset + channel, as: UInt8.self))) / 255)
+                    alpha = max(
+                        alpha,
+                        abs(
+                            Double(data.load(fromByteOffset: offset + channel, as: UInt8.self))
+                                - Double(bareData.load(fromByteOffset: offset + channel, as: UInt8.self))) / 255)
                 }
                 guard alpha > 0.06 else { continue }
                 // 1 px of antialiasing around each shape.

@@ -152,11 +152,13 @@ import Testing
     /// A window across two monitors is on the one it covers most of; one on none (unmapped,
     /// off screen) is on no monitor, and hides no island.
     @Test func anX11WindowAcrossMonitorsIsOnTheOneItCoversMost() {
-        let across = ActiveX11Window(states: [Self.fullscreenAtom], fullscreenAtom: Self.fullscreenAtom,
-                                     frame: OverlayRect(x: 1000, y: 0, width: 600, height: 500))
+        let across = ActiveX11Window(
+            states: [Self.fullscreenAtom], fullscreenAtom: Self.fullscreenAtom,
+            frame: OverlayRect(x: 1000, y: 0, width: 600, height: 500))
         #expect(across.monitor(among: Self.monitors) == 1)
-        let offScreen = ActiveX11Window(states: [Self.fullscreenAtom], fullscreenAtom: Self.fullscreenAtom,
-                                        frame: OverlayRect(x: -5000, y: 0, width: 800, height: 600))
+        let offScreen = ActiveX11Window(
+            states: [Self.fullscreenAtom], fullscreenAtom: Self.fullscreenAtom,
+            frame: OverlayRect(x: -5000, y: 0, width: 800, height: 600))
         #expect(offScreen.monitor(among: Self.monitors) == nil)
         #expect(!offScreen.fullscreen(on: 0, among: Self.monitors) && !offScreen.fullscreen(on: 1, among: Self.monitors))
         #expect(across.monitor(among: []) == nil)

@@ -25,20 +25,23 @@ import Testing
     }
 
     @Test func oneIslandGoesWhereOutputSays() {
-        let moved = OverlayPlacementPolicy.chosen(OverlayOutputChoice("HEADLESS-2"), all: ["A", "B"], outputs: Self.outputs,
-                                                  focused: nil, current: "A")
+        let moved = OverlayPlacementPolicy.chosen(
+            OverlayOutputChoice("HEADLESS-2"), all: ["A", "B"], outputs: Self.outputs,
+            focused: nil, current: "A")
         #expect(moved.step == .move(to: "B", show: false))
         #expect(moved.fallbackAmong == nil)
-        let stays = OverlayPlacementPolicy.chosen(OverlayOutputChoice("HEADLESS-2"), all: ["A", "B"], outputs: Self.outputs,
-                                                  focused: nil, current: "B")
+        let stays = OverlayPlacementPolicy.chosen(
+            OverlayOutputChoice("HEADLESS-2"), all: ["A", "B"], outputs: Self.outputs,
+            focused: nil, current: "B")
         #expect(stays.step == .stay)
     }
 
     /// The output Output= names is not (yet) there: the primary meanwhile, and the names there
     /// are for the log, so the user sees what to write.
     @Test func anAbsentOutputNamesThoseThereAre() {
-        let fallback = OverlayPlacementPolicy.chosen(OverlayOutputChoice("HDMI-A-1"), all: ["A", "B"], outputs: Self.outputs,
-                                                     focused: nil, current: nil)
+        let fallback = OverlayPlacementPolicy.chosen(
+            OverlayOutputChoice("HDMI-A-1"), all: ["A", "B"], outputs: Self.outputs,
+            focused: nil, current: nil)
         #expect(fallback.step == .move(to: "A", show: false))
         #expect(fallback.fallbackAmong == ["HEADLESS-1", "HEADLESS-2"])
     }

@@ -36,7 +36,9 @@ import Testing
 
     static let nowPlaying: JSONObject = [
         "leading": ["type": "symbol", "name": "🎵", "priority": 1],
-        "center": ["type": "vstack", "priority": 2, "children": [["type": "text", "template": "{{state.title}}"], ["type": "text", "template": "{{state.line}}"]]],
+        "center": [
+            "type": "vstack", "priority": 2, "children": [["type": "text", "template": "{{state.title}}"], ["type": "text", "template": "{{state.line}}"]],
+        ],
         "trailing": ["type": "timer", "from": "{{state.startedAt}}", "countsDown": false, "priority": 0],
     ]
 
@@ -48,7 +50,8 @@ import Testing
         let g = IslandGeometry.medium
         let layout = OverlayLayout(canvasWidth: g.canvasWidth(outputWidth: outputWidth), canvasHeight: 640, top: 8, metrics: FixedMetrics())
         // An hour and more of elapsed time: "1:02:33" in large digits.
-        let scene = OverlayContentRuleTests.expanded(Self.nowPlaying, state: ["title": "Clair de Lune", "line": .string(line), "startedAt": .double(Scenes.now - 3753)])
+        let scene = OverlayContentRuleTests.expanded(
+            Self.nowPlaying, state: ["title": "Clair de Lune", "line": .string(line), "startedAt": .double(Scenes.now - 3753)])
         let frame = layout.frame(scene)
         let text = try #require(OverlayContentRuleTests.texts(frame, "expanded.center").last)
         let clock = try #require(OverlayContentRuleTests.texts(frame, "expanded.trailing").first)
@@ -81,8 +84,10 @@ import Testing
         let painter = OverlayPainter(icons: nil)
         let layout = OverlayLayout(canvasWidth: IslandGeometry.medium.canvasWidth(outputWidth: 1920), canvasHeight: 640, top: 8, metrics: painter.metrics)
         let state: JSONObject = ["title": "Clair de Lune", "line": "Claude Debussy — Suite bergamasque, L 75", "startedAt": .double(Scenes.now - 3753)]
-        let nowPlaying: JSON = ["compactLeading": ["type": "symbol", "name": "🎵"], "compactTrailing": ["type": "text", "template": "1:02:33"],
-                                "expanded": .object(Self.nowPlaying)]
+        let nowPlaying: JSON = [
+            "compactLeading": ["type": "symbol", "name": "🎵"], "compactTrailing": ["type": "text", "template": "1:02:33"],
+            "expanded": .object(Self.nowPlaying),
+        ]
         let items = [Scenes.item("e", layout: nowPlaying, state: state)]
         let expanded = layout.frame(Scenes.scene(["mode": "expanded", "attached": "e", "expanded": "e"], items: items))
         let compact = layout.frame(Scenes.scene(["mode": "compact", "attached": "e"], items: items))

@@ -4,10 +4,13 @@ import Testing
 /// What island-overlay's window is before GTK makes it, and what the overlay says of the
 /// desktop it found.
 @Suite struct OverlayWindowPlanTests {
-    static func plan(wayland: Bool = true, hosted: Bool = false, layerShellVersion: UInt32 = 4,
-                     needsWindowShape: Bool = false) -> OverlayWindowPlan {
-        OverlayWindowPlan(wayland: wayland, hosted: hosted, layerShellVersion: layerShellVersion, needsWindowShape: needsWindowShape,
-                          canvas: (560, 400))
+    static func plan(
+        wayland: Bool = true, hosted: Bool = false, layerShellVersion: UInt32 = 4,
+        needsWindowShape: Bool = false
+    ) -> OverlayWindowPlan {
+        OverlayWindowPlan(
+            wayland: wayland, hosted: hosted, layerShellVersion: layerShellVersion, needsWindowShape: needsWindowShape,
+            canvas: (560, 400))
     }
 
     @Test func theCanvasFitsUnderTheMarginOnTheFirstMonitor() {
@@ -21,8 +24,9 @@ import Testing
         // Never under 100 pixels, however little room.
         #expect(OverlayWindowPlan.canvas(config: config, monitorHeight: 150, hosted: false, maxHeight: nil).height == 100)
         // A monitor of no height (not yet known): 720.
-        #expect(OverlayWindowPlan.canvas(config: config, monitorHeight: 0, hosted: false, maxHeight: nil).height
-            == min(config.geometry.canvasMaximumHeight, 620))
+        #expect(
+            OverlayWindowPlan.canvas(config: config, monitorHeight: 0, hosted: false, maxHeight: nil).height
+                == min(config.geometry.canvasMaximumHeight, 620))
     }
 
     /// The canvas is as wide as the expanded island may grow on the widest monitor: standard on
@@ -66,8 +70,9 @@ import Testing
         let config = OverlayConfig()
         #expect(Self.plan().description(config: config).hasPrefix("backend wayland (layer-shell v4, layer top, keyboard "))
         #expect(Self.plan().description(config: config).hasSuffix("canvas 560x400, margin-top 8"))
-        #expect(Self.plan(wayland: false, layerShellVersion: 0, needsWindowShape: true).description(config: config)
-            .hasPrefix("backend x11 (override-redirect, no compositor: shaped window)"))
+        #expect(
+            Self.plan(wayland: false, layerShellVersion: 0, needsWindowShape: true).description(config: config)
+                .hasPrefix("backend x11 (override-redirect, no compositor: shaped window)"))
         #expect(!Self.plan(hosted: true, layerShellVersion: 0).description(config: config).contains("margin-top"))
     }
 

@@ -11,12 +11,15 @@ import Testing
     }
 
     @Test func waybar() {
-        #expect(line(.waybar, F.compactModel) ==
-            #"{"text":"☕ brewing","alt":"☕ brewing","tooltip":"Coffee for Ada: brewing · 25%","class":["compact"],"percentage":25}"#)
-        #expect(line(.waybar, F.minimalModel) ==
-            #"{"text":"⏱ 2:05 · ☕ brewing","alt":"⏱ 2:05 · ☕ brewing","tooltip":"Tea 2:05\nCoffee for Ada: brewing · 25%","class":["minimal"]}"#)
-        #expect(line(.waybar, F.expandedModel) ==
-            #"{"text":"☕ brewing","alt":"☕ brewing","tooltip":"Coffee for Ada: brewing · 25%","class":["expanded"],"percentage":25}"#)
+        #expect(
+            line(.waybar, F.compactModel)
+                == #"{"text":"☕ brewing","alt":"☕ brewing","tooltip":"Coffee for Ada: brewing · 25%","class":["compact"],"percentage":25}"#)
+        #expect(
+            line(.waybar, F.minimalModel)
+                == #"{"text":"⏱ 2:05 · ☕ brewing","alt":"⏱ 2:05 · ☕ brewing","tooltip":"Tea 2:05\nCoffee for Ada: brewing · 25%","class":["minimal"]}"#)
+        #expect(
+            line(.waybar, F.expandedModel)
+                == #"{"text":"☕ brewing","alt":"☕ brewing","tooltip":"Coffee for Ada: brewing · 25%","class":["expanded"],"percentage":25}"#)
         #expect(line(.waybar, F.emptyModel) == #"{"text":"","alt":"","tooltip":"","class":["none"]}"#)
     }
 
@@ -57,37 +60,45 @@ import Testing
         var focus = F.delta(sequence: 100, island: nil)
         focus["focus"] = ["on": true, "since": .double(F.now)]
         model.apply(focus)
-        #expect(line(.waybar, model) ==
-            #"{"text":"☕ brewing","alt":"☕ brewing","tooltip":"Coffee for Ada: brewing · 25%","class":["compact","focus"],"percentage":25}"#)
+        #expect(
+            line(.waybar, model)
+                == #"{"text":"☕ brewing","alt":"☕ brewing","tooltip":"Coffee for Ada: brewing · 25%","class":["compact","focus"],"percentage":25}"#)
     }
 
     @Test func sharingClassAndNothingButTheHiddenLayout() {
-        #expect(line(.waybar, F.sharedModel) ==
-            #"{"text":"• 🔒","alt":"•","tooltip":"• Hidden while sharing","class":["compact","sharing"]}"#)
+        #expect(line(.waybar, F.sharedModel) == #"{"text":"• 🔒","alt":"•","tooltip":"• Hidden while sharing","class":["compact","sharing"]}"#)
         #expect(!line(.waybar, F.compactModel).contains("sharing"))
         // An alert while shared comes without words: the island expands, its text stays hidden.
         var model = F.sharedModel
-        model.apply(F.delta(sequence: 5, island: F.island("expanded", attached: "c1", expanded: "c1", lockScreen: ["c1"]),
-                            alert: ["id": "c1", "title": "", "body": ""]))
-        #expect(line(.waybar, model) ==
-            #"{"text":"• 🔒","alt":"•","tooltip":"• Hidden while sharing","class":["expanded","alert","sharing"]}"#)
+        model.apply(
+            F.delta(
+                sequence: 5, island: F.island("expanded", attached: "c1", expanded: "c1", lockScreen: ["c1"]),
+                alert: ["id": "c1", "title": "", "body": ""]))
+        #expect(line(.waybar, model) == #"{"text":"• 🔒","alt":"•","tooltip":"• Hidden while sharing","class":["expanded","alert","sharing"]}"#)
     }
 
     @Test func staleAndAlertClasses() {
         var model = PresenterModel()
         model.apply(F.snapshot(sequence: 1, island: F.island("compact", attached: "c1", lockScreen: ["c1"]), items: [F.coffee(state: "stale")]))
-        #expect(line(.waybar, model) ==
-            #"{"text":"☕ brewing","alt":"☕ brewing","tooltip":"Coffee for Ada: brewing · 25% (stale)","class":["compact","stale"],"percentage":25}"#)
-        model.apply(F.delta(sequence: 2, island: F.island("expanded", attached: "c1", expanded: "c1", lockScreen: ["c1"]),
-                            items: [F.coffee(stage: "ready", done: 4)], alert: ["id": "c1", "title": "Coffee", "body": "Ready"]))
-        #expect(line(.waybar, model) ==
-            #"{"text":"Coffee: Ready","alt":"Coffee","tooltip":"Coffee: Ready\nCoffee for Ada: ready · 100%","class":["expanded","alert"],"percentage":100}"#)
+        #expect(
+            line(.waybar, model)
+                == #"{"text":"☕ brewing","alt":"☕ brewing","tooltip":"Coffee for Ada: brewing · 25% (stale)","class":["compact","stale"],"percentage":25}"#)
+        model.apply(
+            F.delta(
+                sequence: 2, island: F.island("expanded", attached: "c1", expanded: "c1", lockScreen: ["c1"]),
+                items: [F.coffee(stage: "ready", done: 4)], alert: ["id": "c1", "title": "Coffee", "body": "Ready"]))
+        #expect(
+            line(.waybar, model)
+                == #"{"text":"Coffee: Ready","alt":"Coffee","tooltip":"Coffee: Ready\nCoffee for Ada: ready · 100%","class":["expanded","alert"],"percentage":100}"#
+        )
     }
 
     @Test func waybarTextIsPangoEscapedAndJSONQuoted() {
         var model = PresenterModel()
-        model.apply(F.snapshot(sequence: 1, island: F.island("compact", attached: "c1", lockScreen: ["c1"]),
-                               items: [F.coffee(stage: "<b>\"hot\" & new\nline</b>")]))
+        model.apply(
+            F.snapshot(
+                sequence: 1, island: F.island("compact", attached: "c1", lockScreen: ["c1"]),
+                items: [F.coffee(stage: "<b>\"hot\" & new\nline</b>")]))
         #expect(line(.waybar, model).hasPrefix(#"{"text":"☕ &lt;b&gt;\"hot\" &amp; new line&lt;/b&gt;","#))
         #expect(line(.eww, model) == "☕ <b>\"hot\" & new line</b>")
         #expect(BarFormat.pango("a & <b>") == "a &amp; &lt;b&gt;")
@@ -95,8 +106,9 @@ import Testing
 
     @Test func iconNamesBecomeGlyphsOrABulletInText() {
         var model = PresenterModel()
-        let item = F.item(id: "d1", app: "org.example.Coffee", type: "Delivery", state: ["stage": "on the way", "symbol": "appointment-soon"],
-                          layout: nil)
+        let item = F.item(
+            id: "d1", app: "org.example.Coffee", type: "Delivery", state: ["stage": "on the way", "symbol": "appointment-soon"],
+            layout: nil)
         model.apply(F.snapshot(sequence: 1, island: F.island("compact", attached: "d1", lockScreen: ["d1"]), items: [item]))
         // The default layout: the state's symbol, an icon name, then the first state value.
         #expect(line(.eww, model) == "⏰ on the way")
@@ -115,8 +127,11 @@ import Testing
         #expect(lines.all.isEmpty)  // no snapshot yet
         await driver.handle(.update(F.snapshot(sequence: 1, island: F.island("none"), items: [])))
         #expect(await driver.tick() == false, "nothing on screen ticks: the clock stops")
-        await driver.handle(.update(F.delta(sequence: 2, island: F.island("minimal", attached: "t1", detached: "c1", lockScreen: ["t1", "c1"]),
-                                            items: [F.timer(), F.coffee()])))
+        await driver.handle(
+            .update(
+                F.delta(
+                    sequence: 2, island: F.island("minimal", attached: "t1", detached: "c1", lockScreen: ["t1", "c1"]),
+                    items: [F.timer(), F.coffee()])))
         #expect(await driver.tick() == true)
         clock.value = F.now + 1
         #expect(await driver.tick() == true)
@@ -132,8 +147,11 @@ import Testing
         var starts = driver.tickingStarts.makeAsyncIterator()
         await driver.handle(.update(F.snapshot(sequence: 1, island: F.island("none"), items: [])))
         #expect(await driver.tick() == false)
-        await driver.handle(.update(F.delta(sequence: 2, island: F.island("compact", attached: "t1", lockScreen: ["t1"]),
-                                            items: [F.timer()])))
+        await driver.handle(
+            .update(
+                F.delta(
+                    sequence: 2, island: F.island("compact", attached: "t1", lockScreen: ["t1"]),
+                    items: [F.timer()])))
         await driver.handle(.update(F.delta(sequence: 3, island: F.island("compact", attached: "t1", lockScreen: ["t1"]), items: [])))
         #expect(await starts.next() != nil, "ticking started once")
         #expect(await driver.tick() == true)

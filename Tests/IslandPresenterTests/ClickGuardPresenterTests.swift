@@ -34,9 +34,10 @@ import Testing
     }
 
     func driver(_ clock: Clock, _ published: Published) -> BarDriver {
-        BarDriver(format: .eww, clock: { F.now }, monotonic: clock.read, pid: 42,
-                  publish: { record in published.records.withLock { $0.append(record) } },
-                  output: { line in published.lines.withLock { $0.append(line) } })
+        BarDriver(
+            format: .eww, clock: { F.now }, monotonic: clock.read, pid: 42,
+            publish: { record in published.records.withLock { $0.append(record) } },
+            output: { line in published.lines.withLock { $0.append(line) } })
     }
 
     // MARK: Bars
@@ -52,8 +53,10 @@ import Testing
         #expect(shown.actionableAt == ["expand": 100.5, "tap": 100.5, "dismiss": 100.5])
         #expect(published.records.withLock { $0.last } == shown, "published as it changed")
         // Too early for A itself: it has just appeared.
-        #expect(shown.decide(.tap, island: IslandState(json: compactA), at: 100.3) == .refuse(
-            "what the bar shows changed just now; not acting on it (click again)"))
+        #expect(
+            shown.decide(.tap, island: IslandState(json: compactA), at: 100.3)
+                == .refuse(
+                    "what the bar shows changed just now; not acting on it (click again)"))
         #expect(shown.decide(.tap, island: IslandState(json: compactA), at: 100.5) == .act(action: "tap", id: "a1"))
         #expect(shown.decide(.toggle, island: IslandState(json: compactA), at: 101) == .act(action: "expand", id: "a1"))
 
@@ -86,13 +89,19 @@ import Testing
         await bar.handle(.update(F.snapshot(sequence: 1, island: compactA, items: [Self.appA(), Self.appB()])))
         let shown = await bar.shown
         let compactB = IslandState(json: F.island("compact", attached: "b1", lockScreen: ["b1", "a1"]))
-        #expect(shown.decide(.tap, island: compactB, at: 200) == .refuse(
-            "the island changed since the bar drew it; not acting on it (click again)"))
-        #expect(shown.decide(.toggle, island: compactB, at: 200) == .refuse(
-            "the island changed since the bar drew it; not acting on it (click again)"))
+        #expect(
+            shown.decide(.tap, island: compactB, at: 200)
+                == .refuse(
+                    "the island changed since the bar drew it; not acting on it (click again)"))
+        #expect(
+            shown.decide(.toggle, island: compactB, at: 200)
+                == .refuse(
+                    "the island changed since the bar drew it; not acting on it (click again)"))
         // Nothing shown, nothing to act on (and `list` acts for no app: the command opens it).
-        #expect(BarShown(pid: 1, id: nil, actionableAt: [:]).decide(.tap, island: compactB, at: 200) == .refuse(
-            "the bar shows no activity to act on"))
+        #expect(
+            BarShown(pid: 1, id: nil, actionableAt: [:]).decide(.tap, island: compactB, at: 200)
+                == .refuse(
+                    "the bar shows no activity to act on"))
     }
 
     /// B lowering its relevance puts A where B was: A's targets are new. A timer re-rendering
@@ -102,8 +111,11 @@ import Testing
         let bar = driver(clock, published)
         let timer = F.item(id: "t1", app: "org.example.Timer", type: "Tea", state: ["endsAt": .double(F.now + 125)], layout: F.timerLayout)
         clock.set(100)
-        await bar.handle(.update(F.snapshot(sequence: 1, island: F.island("compact", attached: "b1", lockScreen: ["b1", "t1"]),
-                                            items: [Self.appB(), timer])))
+        await bar.handle(
+            .update(
+                F.snapshot(
+                    sequence: 1, island: F.island("compact", attached: "b1", lockScreen: ["b1", "t1"]),
+                    items: [Self.appB(), timer])))
         #expect(await bar.shown.id == "b1")
         clock.set(110)
         await bar.handle(.update(F.delta(sequence: 2, island: F.island("compact", attached: "t1", lockScreen: ["t1", "b1"]))))
@@ -153,8 +165,10 @@ import Testing
         let fresh = BarShown(pid: 2, id: "a1", actionableAt: ["expand": 30, "tap": 30, "dismiss": 30])
         #expect(BarShown.decide(.tap, records: [], island: island, at: 20) == nil)
         #expect(BarShown.decide(.tap, records: [settled], island: island, at: 20) == .act(action: "tap", id: "a1"))
-        #expect(BarShown.decide(.tap, records: [settled, fresh], island: island, at: 20) == .refuse(
-            "what the bar shows changed just now; not acting on it (click again)"))
+        #expect(
+            BarShown.decide(.tap, records: [settled, fresh], island: island, at: 20)
+                == .refuse(
+                    "what the bar shows changed just now; not acting on it (click again)"))
         #expect(BarShown.decide(.tap, records: [settled, fresh], island: island, at: 30) == .act(action: "tap", id: "a1"))
     }
 
@@ -166,22 +180,26 @@ import Testing
     }
 
     func tui(_ clock: Clock, _ calls: Calls) -> TUIController {
-        TUIController(io: .init(
-            write: { text in calls.screen.withLock { $0 = text } }, size: { (100, 40) }, clock: { F.now },
-            open: { _ in true },
-            interact: { action, id, button in
-                calls.sent.withLock { $0.append([action, id ?? "-", button ?? "-"].joined(separator: " ")) }
-                return nil
-            },
-            monotonic: clock.read))
+        TUIController(
+            io: .init(
+                write: { text in calls.screen.withLock { $0 = text } }, size: { (100, 40) }, clock: { F.now },
+                open: { _ in true },
+                interact: { action, id, button in
+                    calls.sent.withLock { $0.append([action, id ?? "-", button ?? "-"].joined(separator: " ")) }
+                    return nil
+                },
+                monotonic: clock.read))
     }
 
     @Test func aKeyRightAfterAnotherAppsAlertSendsNothing() async {
         let clock = Clock(), calls = Calls()
         let controller = tui(clock, calls)
         clock.set(100)
-        await controller.handle(.update(F.snapshot(sequence: 1, island: F.island("compact", attached: "a1", lockScreen: ["a1", "b1"]),
-                                                   items: [Self.appA(), Self.appB()])))
+        await controller.handle(
+            .update(
+                F.snapshot(
+                    sequence: 1, island: F.island("compact", attached: "a1", lockScreen: ["a1", "b1"]),
+                    items: [Self.appA(), Self.appB()])))
         clock.set(100.2)
         _ = await controller.press(.tap)
         #expect(calls.sent.withLock { $0 }.isEmpty, "A had just appeared")
@@ -192,8 +210,11 @@ import Testing
 
         // B's alert expands B: ⏎ and the number keys would now act for B.
         clock.set(101)
-        await controller.handle(.update(F.delta(sequence: 2, island: F.island("expanded", attached: "a1", expanded: "b1", lockScreen: ["b1", "a1"]),
-                                                alert: ["id": "b1", "title": "Pay", "body": "now"])))
+        await controller.handle(
+            .update(
+                F.delta(
+                    sequence: 2, island: F.island("expanded", attached: "a1", expanded: "b1", lockScreen: ["b1", "a1"]),
+                    alert: ["id": "b1", "title": "Pay", "body": "now"])))
         clock.set(101.15)
         for key in [TUIKey.tap, .button(1), .button(2), .expand, .collapse, .dismiss] { _ = await controller.press(key) }
         #expect(calls.sent.withLock { $0 } == ["tap a1 -"], "nothing for A nor B within the settle time")
@@ -206,8 +227,11 @@ import Testing
         let clock = Clock(), calls = Calls()
         let controller = tui(clock, calls)
         clock.set(100)
-        await controller.handle(.update(F.snapshot(sequence: 1, island: F.island("compact", attached: "a1", lockScreen: ["a1", "b1"]),
-                                                   items: [Self.appA(), Self.appB()])))
+        await controller.handle(
+            .update(
+                F.snapshot(
+                    sequence: 1, island: F.island("compact", attached: "a1", lockScreen: ["a1", "b1"]),
+                    items: [Self.appA(), Self.appB()])))
         clock.set(101)
         _ = await controller.press(.next)  // select b1 (the second; a1, attached, is the default)
         clock.set(102)
@@ -223,8 +247,10 @@ import Testing
 
     @Test func theTUIRecordsWhereEachKeysTargetIs() {
         var model = PresenterModel()
-        model.apply(F.snapshot(sequence: 1, island: F.island("expanded", attached: "a1", expanded: "b1", lockScreen: ["b1", "a1"]),
-                               items: [Self.appA(), Self.appB()]))
+        model.apply(
+            F.snapshot(
+                sequence: 1, island: F.island("expanded", attached: "a1", expanded: "b1", lockScreen: ["b1", "a1"]),
+                items: [Self.appA(), Self.appB()]))
         let places = TerminalFrame.Places(island: 1, cards: ["b1": 12, "a1": 18])
         let targets = TUIController.targets(model: model, selectedID: "a1", places: places, now: F.now)
         #expect(targets[ClickTarget("a1", "tap")] == TUIPlacement(row: 18))

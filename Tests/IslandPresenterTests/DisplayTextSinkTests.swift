@@ -91,10 +91,12 @@ import Testing
     /// What the user reads is still the text, in its order; a JSON line keeps every character
     /// (escaped, so a terminal applies none).
     @Test func theTextStaysReadable() throws {
-        let item = Fixtures.item(id: "a", app: "org.example.Pay", type: "T", state: ["h": .string(Self.bidi)],
-                                 layout: ["compactLeading": ["type": "text", "template": "{{state.h}}"], "compactTrailing": ["type": "spacer"]])
-        let scene = IslandScene(model: SinkChecks.model(item: item, island: SinkChecks.islands[1].1, alert: ["id": "a", "title": .string(Self.bidi), "body": ""]),
-                                now: Fixtures.now)
+        let item = Fixtures.item(
+            id: "a", app: "org.example.Pay", type: "T", state: ["h": .string(Self.bidi)],
+            layout: ["compactLeading": ["type": "text", "template": "{{state.h}}"], "compactTrailing": ["type": "spacer"]])
+        let scene = IslandScene(
+            model: SinkChecks.model(item: item, island: SinkChecks.islands[1].1, alert: ["id": "a", "title": .string(Self.bidi), "body": ""]),
+            now: Fixtures.now)
         #expect(BarFormat.eww.line(for: scene) == "Pay 0001$")
         // The SVG says it in its description; its drawing is glyph outlines, so no SVG viewer
         // lays the text out (Pango shapes it, isolated, as on screen).

@@ -89,7 +89,8 @@ final class SVGDocument: NSObject, XMLParserDelegate {
     static func rgb(_ colour: LayoutColor) -> String {
         func percent(_ channel: UInt8) -> String {
             let value = Double(channel) / 255 * 100
-            return value == value.rounded() ? String(Int(value)) : String(format: "%f", value).replacingOccurrences(of: #"0+$"#, with: "", options: .regularExpression)
+            return value == value.rounded()
+                ? String(Int(value)) : String(format: "%f", value).replacingOccurrences(of: #"0+$"#, with: "", options: .regularExpression)
         }
         return "rgb(\(percent(colour.red))%,\(percent(colour.green))%,\(percent(colour.blue))%)"
     }
@@ -99,7 +100,8 @@ final class SVGDocument: NSObject, XMLParserDelegate {
     static func rgb(_ colour: OverlayColor) -> String {
         func percent(_ channel: Double) -> String {
             let value = channel * 100
-            return value == value.rounded() ? String(Int(value)) : String(format: "%f", value).replacingOccurrences(of: #"0+$"#, with: "", options: .regularExpression)
+            return value == value.rounded()
+                ? String(Int(value)) : String(format: "%f", value).replacingOccurrences(of: #"0+$"#, with: "", options: .regularExpression)
         }
         return "rgb(\(percent(colour.red))%,\(percent(colour.green))%,\(percent(colour.blue))%)"
     }
@@ -164,8 +166,10 @@ final class SVGDocument: NSObject, XMLParserDelegate {
     @Test func textIsEscapedInTheDescription() throws {
         var model = PresenterModel()
         let nasty = "<script>&\"'\u{1}]]>"
-        model.apply(F.snapshot(sequence: 1, island: F.island("compact", attached: "c1", lockScreen: ["c1"]),
-                               items: [F.coffee(stage: "x", name: nasty)]))
+        model.apply(
+            F.snapshot(
+                sequence: 1, island: F.island("compact", attached: "c1", lockScreen: ["c1"]),
+                items: [F.coffee(stage: "x", name: nasty)]))
         let text = try #require(Self.svg(model))
         let document = SVGDocument.parse(text)
         #expect(document.ok)
@@ -203,11 +207,13 @@ final class SVGDocument: NSObject, XMLParserDelegate {
         return frame.shapes.filter { $0.rect.width > 0.5 && $0.rect.height > 0.5 }.compactMap { shape in
             let rect = shape.rect
             let outline = OverlaySnapshot.outline(of: shape, painter: painter).map { (x: $0.x - crop.x, y: $0.y - crop.y) }
-            let found = !outline.isEmpty && document.paths.contains { path in
-                guard let box = path.box, path.points.count == outline.count else { return false }
-                return near(box.x, rect.x - crop.x) && near(box.y, rect.y - crop.y) && near(box.width, rect.width) && near(box.height, rect.height)
-                    && zip(path.points, outline).allSatisfy { near($0.x, $1.x) && near($0.y, $1.y) }
-            }
+            let found =
+                !outline.isEmpty
+                && document.paths.contains { path in
+                    guard let box = path.box, path.points.count == outline.count else { return false }
+                    return near(box.x, rect.x - crop.x) && near(box.y, rect.y - crop.y) && near(box.width, rect.width) && near(box.height, rect.height)
+                        && zip(path.points, outline).allSatisfy { near($0.x, $1.x) && near($0.y, $1.y) }
+                }
             return found ? nil : "\(shape.id) \(rect) radius \(shape.radius)"
         }
     }
@@ -296,8 +302,10 @@ final class SVGDocument: NSObject, XMLParserDelegate {
     }
 
     @Test func keys() {
-        #expect(TUIKey.parse(Array("\u{1B}[C\u{1B}[D\t\recdq19x".utf8)) ==
-            [.next, .previous, .next, .tap, .expand, .collapse, .dismiss, .quit, .button(1), .button(9)])
+        #expect(
+            TUIKey.parse(Array("\u{1B}[C\u{1B}[D\t\recdq19x".utf8)) == [
+                .next, .previous, .next, .tap, .expand, .collapse, .dismiss, .quit, .button(1), .button(9),
+            ])
         #expect(TUIKey.parse([0x03]) == [.quit])
     }
 
@@ -328,30 +336,40 @@ final class SVGDocument: NSObject, XMLParserDelegate {
     }
 
     func controller(_ recorder: Recorder, url: String? = "https://example.org/order", canOpen: Bool = false) -> TUIController {
-        TUIController(io: .init(
-            write: { text in recorder.screen.withLock { $0 = text } },
-            size: { (100, 30) },
-            clock: { F.now },
-            open: { url in recorder.opened.withLock { $0.append(url) }; return canOpen },
-            interact: { action, id, button in
-                recorder.calls.withLock { $0.append([action, id ?? "-", button ?? "-"].joined(separator: " ")) }
-                return action == "tap" ? url : nil
-            },
-            monotonic: Self.aSecondPerRead()))
+        TUIController(
+            io: .init(
+                write: { text in recorder.screen.withLock { $0 = text } },
+                size: { (100, 30) },
+                clock: { F.now },
+                open: { url in
+                    recorder.opened.withLock { $0.append(url) }; return canOpen
+                },
+                interact: { action, id, button in
+                    recorder.calls.withLock { $0.append([action, id ?? "-", button ?? "-"].joined(separator: " ")) }
+                    return action == "tap" ? url : nil
+                },
+                monotonic: Self.aSecondPerRead()))
     }
 
     /// A click-guard clock on which a second passes between any two reads: every key comes
     /// well after the frame it acts on (ClickGuardPresenterTests covers keys that come early).
     static func aSecondPerRead() -> @Sendable () -> Double {
         let time = Mutex<Double>(0)
-        return { time.withLock { $0 += 1; return $0 } }
+        return {
+            time.withLock {
+                $0 += 1; return $0
+            }
+        }
     }
 
     @Test func keysSendInteractions() async {
         let recorder = Recorder()
         let tui = controller(recorder)
-        await tui.handle(.update(F.snapshot(sequence: 5, island: F.island("minimal", attached: "t1", detached: "c1", lockScreen: ["t1", "c1"]),
-                                            items: [F.timer(), F.coffee()])))
+        await tui.handle(
+            .update(
+                F.snapshot(
+                    sequence: 5, island: F.island("minimal", attached: "t1", detached: "c1", lockScreen: ["t1", "c1"]),
+                    items: [F.timer(), F.coffee()])))
         #expect(await tui.press(.expand))  // the attached activity
         #expect(await tui.press(.next))  // select c1
         #expect(await tui.press(.expand))
@@ -362,9 +380,10 @@ final class SVGDocument: NSObject, XMLParserDelegate {
         #expect(await tui.press(.tap))
         #expect(await tui.press(.dismiss))
         #expect(await !tui.press(.quit))
-        #expect(recorder.calls.withLock { $0 } == [
-            "expand t1 -", "expand c1 -", "button c1 cancel", "collapse c1 -", "tap c1 -", "dismiss c1 -",
-        ])
+        #expect(
+            recorder.calls.withLock { $0 } == [
+                "expand t1 -", "expand c1 -", "button c1 cancel", "collapse c1 -", "tap c1 -", "dismiss c1 -",
+            ])
         #expect(recorder.opened.withLock { $0 } == ["https://example.org/order"])
     }
 

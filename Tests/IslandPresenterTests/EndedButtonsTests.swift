@@ -16,28 +16,40 @@ import Testing
     /// (the terminal's list, SVG's card) and the expanded bottom.
     static let stopLayout: JSON = [
         "compactLeading": ["type": "symbol", "name": "☕"],
-        "compactTrailing": ["type": "hstack", "children": [
-            ["type": "text", "template": "{{state.stage}}"],
-            ["type": "button", "action": "stop", "label": "Stop"],
-        ]],
-        "lockScreen": ["type": "vstack", "children": [
-            ["type": "text", "template": "Order {{state.stage}}"],
-            ["type": "button", "action": "stop", "label": "Stop"],
-        ]],
+        "compactTrailing": [
+            "type": "hstack",
+            "children": [
+                ["type": "text", "template": "{{state.stage}}"],
+                ["type": "button", "action": "stop", "label": "Stop"],
+            ],
+        ],
+        "lockScreen": [
+            "type": "vstack",
+            "children": [
+                ["type": "text", "template": "Order {{state.stage}}"],
+                ["type": "button", "action": "stop", "label": "Stop"],
+            ],
+        ],
         "expanded": [
             "center": ["type": "text", "template": "Order", "priority": 1],
-            "bottom": ["type": "hstack", "priority": 0, "children": [
-                ["type": "button", "action": "stop", "label": "Stop"],
-                ["type": "button", "action": "again", "label": "Again"],
-            ]],
+            "bottom": [
+                "type": "hstack", "priority": 0,
+                "children": [
+                    ["type": "button", "action": "stop", "label": "Stop"],
+                    ["type": "button", "action": "again", "label": "Again"],
+                ],
+            ],
         ],
     ]
 
     static func model(_ activityState: String, mode: String = "expanded") -> PresenterModel {
-        let item = F.item(id: "o1", app: "org.example.Orders", type: "Order", state: ["stage": "ready"],
-                          activityState: activityState, layout: stopLayout)
-        let island = mode == "expanded" ? F.island("expanded", attached: "o1", expanded: "o1", lockScreen: ["o1"])
-                                         : F.island("compact", attached: "o1", lockScreen: ["o1"])
+        let item = F.item(
+            id: "o1", app: "org.example.Orders", type: "Order", state: ["stage": "ready"],
+            activityState: activityState, layout: stopLayout)
+        let island =
+            mode == "expanded"
+            ? F.island("expanded", attached: "o1", expanded: "o1", lockScreen: ["o1"])
+            : F.island("compact", attached: "o1", lockScreen: ["o1"])
         var model = PresenterModel()
         model.apply(F.snapshot(sequence: 1, island: island, items: [item]))
         return model

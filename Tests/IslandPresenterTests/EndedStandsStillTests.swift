@@ -19,11 +19,14 @@ import Testing
         "compactLeading": ["type": "timer", "from": "{{state.startedAt}}", "countsDown": false],
         "compactTrailing": ["type": "timer", "to": "{{state.endsAt}}", "countsDown": true],
         "minimal": ["type": "timer", "to": "{{state.endsAt}}", "countsDown": true],
-        "lockScreen": ["type": "vstack", "children": [
-            ["type": "text", "template": "Ends {{time(state.endsAt)}}"],
-            ["type": "timer", "from": "{{state.startedAt}}", "countsDown": false],
-            ["type": "progress", "from": "{{state.startedAt}}", "to": "{{state.endsAt}}"],
-        ]],
+        "lockScreen": [
+            "type": "vstack",
+            "children": [
+                ["type": "text", "template": "Ends {{time(state.endsAt)}}"],
+                ["type": "timer", "from": "{{state.startedAt}}", "countsDown": false],
+                ["type": "progress", "from": "{{state.startedAt}}", "to": "{{state.endsAt}}"],
+            ],
+        ],
         "expanded": [
             "center": ["type": "text", "template": "Fast", "priority": 1],
             "trailing": ["type": "timer", "to": "{{state.endsAt}}", "countsDown": true, "priority": 0],
@@ -34,24 +37,32 @@ import Testing
     /// Started an hour before `F.now`, due two hours after; ended (when `endedAt` is given)
     /// then, in the `activityState` given.
     static func item(_ activityState: String = "ended", endedAt: Double? = F.now) -> JSON {
-        var object = F.item(id: "f1", app: "org.example.Fasting", type: "Fast",
-                            state: ["startedAt": .double(F.now - 3600), "endsAt": .double(F.now + 7200)],
-                            activityState: activityState, layout: clockLayout).objectValue!
+        var object = F.item(
+            id: "f1", app: "org.example.Fasting", type: "Fast",
+            state: ["startedAt": .double(F.now - 3600), "endsAt": .double(F.now + 7200)],
+            activityState: activityState, layout: clockLayout
+        ).objectValue!
         if let endedAt { object["endedAt"] = .double(endedAt) }
         return .object(object)
     }
 
     /// Another app's activity, with nothing on it that changes with time: the minimal
     /// island's other half.
-    static let companion = F.item(id: "c1", app: "org.example.Coffee", type: "Coffee", state: ["stage": "brewing"],
-                                  layout: ["compactLeading": ["type": "symbol", "name": "☕"], "compactTrailing": ["type": "text", "template": "{{state.stage}}"],
-                                           "lockScreen": ["type": "text", "template": "Coffee: {{state.stage}}"]])
+    static let companion = F.item(
+        id: "c1", app: "org.example.Coffee", type: "Coffee", state: ["stage": "brewing"],
+        layout: [
+            "compactLeading": ["type": "symbol", "name": "☕"], "compactTrailing": ["type": "text", "template": "{{state.stage}}"],
+            "lockScreen": ["type": "text", "template": "Coffee: {{state.stage}}"],
+        ])
 
     static func model(_ item: JSON, mode: String) -> PresenterModel {
         var model = PresenterModel()
-        let island = mode == "expanded" ? F.island("expanded", attached: "f1", expanded: "f1", lockScreen: ["f1"])
-            : mode == "minimal" ? F.island("minimal", attached: "c1", detached: "f1", lockScreen: ["c1", "f1"])
-            : F.island("compact", attached: "f1", lockScreen: ["f1"])
+        let island =
+            mode == "expanded"
+            ? F.island("expanded", attached: "f1", expanded: "f1", lockScreen: ["f1"])
+            : mode == "minimal"
+                ? F.island("minimal", attached: "c1", detached: "f1", lockScreen: ["c1", "f1"])
+                : F.island("compact", attached: "f1", lockScreen: ["f1"])
         model.apply(F.snapshot(sequence: 1, island: island, items: [item, Self.companion]))
         return model
     }

@@ -13,18 +13,24 @@ enum Fixtures {
         "compactLeading": ["type": "symbol", "name": "☕"],
         "compactTrailing": ["type": "text", "template": "{{state.stage}}"],
         "minimal": ["type": "text", "template": "{{state.stage}}"],
-        "lockScreen": ["type": "vstack", "children": [
-            ["type": "text", "template": "Coffee for {{attributes.name}}: {{state.stage}}"],
-            ["type": "progress", "value": "{{state.done}}", "total": 4],
-        ]],
+        "lockScreen": [
+            "type": "vstack",
+            "children": [
+                ["type": "text", "template": "Coffee for {{attributes.name}}: {{state.stage}}"],
+                ["type": "progress", "value": "{{state.done}}", "total": 4],
+            ],
+        ],
         "expanded": [
             "leading": ["type": "symbol", "name": "☕", "priority": 0],
             "center": ["type": "text", "template": "{{attributes.name}}'s order", "priority": 1],
             "trailing": ["type": "text", "template": "{{state.stage}}", "priority": 0],
-            "bottom": ["type": "hstack", "priority": 0, "children": [
-                ["type": "button", "action": "pause", "label": "Pause"],
-                ["type": "button", "action": "cancel", "label": "Cancel"],
-            ]],
+            "bottom": [
+                "type": "hstack", "priority": 0,
+                "children": [
+                    ["type": "button", "action": "pause", "label": "Pause"],
+                    ["type": "button", "action": "cancel", "label": "Cancel"],
+                ],
+            ],
         ],
     ]
 
@@ -33,23 +39,29 @@ enum Fixtures {
         "compactLeading": ["type": "symbol", "name": "⏱"],
         "compactTrailing": ["type": "timer", "to": "{{state.endsAt}}", "countsDown": true],
         "minimal": ["type": "timer", "to": "{{state.endsAt}}", "countsDown": true],
-        "lockScreen": ["type": "hstack", "children": [
-            ["type": "text", "template": "Tea"],
-            ["type": "timer", "to": "{{state.endsAt}}", "countsDown": true],
-        ]],
+        "lockScreen": [
+            "type": "hstack",
+            "children": [
+                ["type": "text", "template": "Tea"],
+                ["type": "timer", "to": "{{state.endsAt}}", "countsDown": true],
+            ],
+        ],
     ]
 
     static func coffee(stage: String = "brewing", done: Int = 1, state activityState: String = "active", name: String = "Ada") -> JSON {
-        item(id: "c1", app: "org.example.Coffee", type: "Coffee", attributes: ["name": .string(name)],
-             state: ["stage": .string(stage), "done": .int(done)], activityState: activityState, layout: coffeeLayout)
+        item(
+            id: "c1", app: "org.example.Coffee", type: "Coffee", attributes: ["name": .string(name)],
+            state: ["stage": .string(stage), "done": .int(done)], activityState: activityState, layout: coffeeLayout)
     }
 
     static func timer(endsAt: Double = now + 125) -> JSON {
         item(id: "t1", app: "org.example.Timer", type: "Tea", state: ["endsAt": .double(endsAt)], layout: timerLayout)
     }
 
-    static func item(id: String, app: String, type: String, attributes: JSONObject = [:], state: JSONObject,
-                     activityState: String = "active", layout: JSON?) -> JSON {
+    static func item(
+        id: String, app: String, type: String, attributes: JSONObject = [:], state: JSONObject,
+        activityState: String = "active", layout: JSON?
+    ) -> JSON {
         var object: JSONObject = [
             "id": .string(id), "app": .string(app), "type": .string(type), "attributes": .object(attributes),
             "content": ["state": .object(state), "relevanceScore": 0.0], "state": .string(activityState),
@@ -100,8 +112,9 @@ enum Fixtures {
                 "center": ["type": "text", "template": "Hidden while sharing", "priority": 1],
             ],
         ]
-        var snapshot = snapshot(sequence: 4, island: island("compact", attached: "c1", lockScreen: ["c1"]),
-                                items: [item(id: "c1", app: "org.example.Coffee", type: "Coffee", state: [:], layout: layout)])
+        var snapshot = snapshot(
+            sequence: 4, island: island("compact", attached: "c1", lockScreen: ["c1"]),
+            items: [item(id: "c1", app: "org.example.Coffee", type: "Coffee", state: [:], layout: layout)])
         snapshot["sharing"] = ["on": true, "since": .double(now - 30), "contentHidden": true]
         var model = PresenterModel()
         model.apply(snapshot)
@@ -124,15 +137,19 @@ enum Fixtures {
 
     static var minimalModel: PresenterModel {
         var model = PresenterModel()
-        model.apply(snapshot(sequence: 5, island: island("minimal", attached: "t1", detached: "c1", lockScreen: ["t1", "c1"]),
-                             items: [timer(), coffee()]))
+        model.apply(
+            snapshot(
+                sequence: 5, island: island("minimal", attached: "t1", detached: "c1", lockScreen: ["t1", "c1"]),
+                items: [timer(), coffee()]))
         return model
     }
 
     static var expandedModel: PresenterModel {
         var model = PresenterModel()
-        model.apply(snapshot(sequence: 7, island: island("expanded", attached: "c1", expanded: "c1", lockScreen: ["c1"]),
-                             items: [coffee()]))
+        model.apply(
+            snapshot(
+                sequence: 7, island: island("expanded", attached: "c1", expanded: "c1", lockScreen: ["c1"]),
+                items: [coffee()]))
         return model
     }
 }

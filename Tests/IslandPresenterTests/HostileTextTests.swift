@@ -40,26 +40,33 @@ import Testing
             "compactLeading": text("{{state.h}}"),
             "compactTrailing": text("{{attributes.h}}"),
             "minimal": text("{{state.h}}"),
-            "lockScreen": ["type": "vstack", "children": [
-                text("{{attributes.h}} {{state.h}}"),
-                ["type": "button", "action": "go", "label": "{{state.h}}"],
-            ]],
+            "lockScreen": [
+                "type": "vstack",
+                "children": [
+                    text("{{attributes.h}} {{state.h}}"),
+                    ["type": "button", "action": "go", "label": "{{state.h}}"],
+                ],
+            ],
             "expanded": [
                 "leading": region("{{state.h}}"),
                 "center": region("{{attributes.h}}"),
                 "trailing": region("{{state.h}}"),
-                "bottom": ["type": "hstack", "priority": 0, "children": [
-                    text("{{state.h}}"),
-                    ["type": "button", "action": "go", "label": "{{state.h}}"],
-                    ["type": "progress", "value": 1, "total": 2],
-                ]],
+                "bottom": [
+                    "type": "hstack", "priority": 0,
+                    "children": [
+                        text("{{state.h}}"),
+                        ["type": "button", "action": "go", "label": "{{state.h}}"],
+                        ["type": "progress", "value": 1, "total": 2],
+                    ],
+                ],
             ],
         ]
     }
 
     static func item(type: String, text: String, layout: JSON?) -> JSON {
-        Fixtures.item(id: "a", app: "org.example.Hostile", type: type, attributes: ["h": .string(text), "title": .string(text)],
-                      state: ["h": .string(text), "stage": .string(text)], layout: layout)
+        Fixtures.item(
+            id: "a", app: "org.example.Hostile", type: type, attributes: ["h": .string(text), "title": .string(text)],
+            state: ["h": .string(text), "stage": .string(text)], layout: layout)
     }
 
     static func alert(_ text: String) -> JSON { ["id": "a", "title": .string(text), "body": .string(text)] }
@@ -72,8 +79,9 @@ import Testing
         let rendered = PresenterItem(json: Self.item(type: "T", text: text, layout: layout)).map { $0.render(now: Fixtures.now) }
         #expect(PresenterItem(json: Self.item(type: "T", text: text, layout: layout))?.defaultLayout == false, "the layout is valid")
         #expect(rendered?.compactLeading?.view.plainText == DisplayText.neutralized(text))
-        let found = await SinkChecks.violations(item: Self.item(type: text, text: text, layout: layout), alert: Self.alert(text),
-                                                now: Fixtures.now, tapURL: "https://example.org/" + text)
+        let found = await SinkChecks.violations(
+            item: Self.item(type: text, text: text, layout: layout), alert: Self.alert(text),
+            now: Fixtures.now, tapURL: "https://example.org/" + text)
         #expect(found.isEmpty, "\(found)")
         _ = try #require(rendered)
     }
@@ -84,8 +92,9 @@ import Testing
     func inTheDefaultLayout(_ text: String) async {
         let found = await SinkChecks.violations(item: Self.item(type: text, text: text, layout: nil), alert: Self.alert(text), now: Fixtures.now)
         #expect(found.isEmpty, "\(found)")
-        let typeOnly = Fixtures.item(id: "a", app: "org.example.Hostile", type: text, state: [:],
-                                     layout: ["compactLeading": ["type": "spacer"], "lockScreen": ["type": "spacer"]])
+        let typeOnly = Fixtures.item(
+            id: "a", app: "org.example.Hostile", type: text, state: [:],
+            layout: ["compactLeading": ["type": "spacer"], "lockScreen": ["type": "spacer"]])
         let typeFound = await SinkChecks.violations(item: typeOnly, now: Fixtures.now)
         #expect(typeFound.isEmpty, "\(typeFound)")
     }
@@ -93,10 +102,13 @@ import Testing
     /// `%` and `{` from different values meet in one rendered text, and at the edges of the
     /// line where polybar's label continues.
     @Test func splitAcrossFields() {
-        let layout: JSON = ["compactLeading": ["type": "text", "template": "{{state.a}}{{state.b}}"],
-                            "compactTrailing": ["type": "text", "template": "{{state.c}}"]]
-        let item = Fixtures.item(id: "a", app: "org.example.Hostile", type: "T",
-                                 state: ["a": "%", "b": "{A1:touch /tmp/pwned:}x", "c": "100%"], layout: layout)
+        let layout: JSON = [
+            "compactLeading": ["type": "text", "template": "{{state.a}}{{state.b}}"],
+            "compactTrailing": ["type": "text", "template": "{{state.c}}"],
+        ]
+        let item = Fixtures.item(
+            id: "a", app: "org.example.Hostile", type: "T",
+            state: ["a": "%", "b": "{A1:touch /tmp/pwned:}x", "c": "100%"], layout: layout)
         let scene = IslandScene(model: SinkChecks.model(item: item, island: SinkChecks.islands[1].1), now: Fixtures.now)
         let line = BarFormat.polybar.line(for: scene)
         #expect(!("%" + line + "{").contains("%{"), "\(line.debugDescription)")
@@ -105,8 +117,12 @@ import Testing
     }
 
     @Test func controlCharactersBecomeSpacesInBarText() {
-        let item = Self.item(type: "T", text: "a\u{1B}]0;t\u{07}b\u{9B}c", layout: ["compactLeading": ["type": "text", "template": "{{state.h}}"],
-                                                                                 "compactTrailing": ["type": "spacer"]])
+        let item = Self.item(
+            type: "T", text: "a\u{1B}]0;t\u{07}b\u{9B}c",
+            layout: [
+                "compactLeading": ["type": "text", "template": "{{state.h}}"],
+                "compactTrailing": ["type": "spacer"],
+            ])
         let scene = IslandScene(model: SinkChecks.model(item: item, island: SinkChecks.islands[1].1), now: Fixtures.now)
         #expect(BarFormat.eww.line(for: scene) == "a ]0;t b c")
     }
@@ -124,8 +140,12 @@ import Testing
 
     @Test func pangoAndJSONKeepTheText() throws {
         let text = "<b>a</b> & \"q\" \\"
-        let item = Self.item(type: "T", text: text, layout: ["compactLeading": ["type": "text", "template": "{{state.h}}"],
-                                                              "compactTrailing": ["type": "spacer"]])
+        let item = Self.item(
+            type: "T", text: text,
+            layout: [
+                "compactLeading": ["type": "text", "template": "{{state.h}}"],
+                "compactTrailing": ["type": "spacer"],
+            ])
         let scene = IslandScene(model: SinkChecks.model(item: item, island: SinkChecks.islands[1].1), now: Fixtures.now)
         let waybar = try #require(try JSONParser.parse(Array(BarFormat.waybar.line(for: scene).utf8)).objectValue)
         #expect(waybar["text"]?.stringValue == "&lt;b&gt;a&lt;/b&gt; &amp; \"q\" \\")

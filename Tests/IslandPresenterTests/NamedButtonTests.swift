@@ -13,19 +13,28 @@ import Testing
     /// o1 with a stop button is on the island; o2, with pause only, is in the list under it.
     static func model() -> PresenterModel {
         func item(_ id: String, _ action: String, _ name: String) -> JSON {
-            guard case .object(var object) = F.item(id: id, app: "org.example.\(name)", type: "Order", state: ["stage": "ready"], layout: [
-                "compactLeading": ["type": "text", "template": "{{state.stage}}"],
-                "lockScreen": ["type": "vstack", "children": [
-                    ["type": "text", "template": .string("\(name) order {{state.stage}}")],
-                    ["type": "button", "action": .string(action), "label": "Press"],
-                ]],
-            ]) else { return .null }
+            guard
+                case .object(var object) = F.item(
+                    id: id, app: "org.example.\(name)", type: "Order", state: ["stage": "ready"],
+                    layout: [
+                        "compactLeading": ["type": "text", "template": "{{state.stage}}"],
+                        "lockScreen": [
+                            "type": "vstack",
+                            "children": [
+                                ["type": "text", "template": .string("\(name) order {{state.stage}}")],
+                                ["type": "button", "action": .string(action), "label": "Press"],
+                            ],
+                        ],
+                    ])
+            else { return .null }
             object["appName"] = JSON.string(name)
             return .object(object)
         }
         var model = PresenterModel()
-        model.apply(F.snapshot(sequence: 1, island: F.island("compact", attached: "o1", lockScreen: ["o1", "o2"]),
-                               items: [item("o1", "stop", "Coffee"), item("o2", "pause", "Music")]))
+        model.apply(
+            F.snapshot(
+                sequence: 1, island: F.island("compact", attached: "o1", lockScreen: ["o1", "o2"]),
+                items: [item("o1", "stop", "Coffee"), item("o2", "pause", "Music")]))
         return model
     }
 
@@ -49,8 +58,10 @@ import Testing
     @Test func theListScrollsToTheSelectedCard() {
         let ids = (1...8).map { "a\($0)" }
         var model = PresenterModel()
-        model.apply(F.snapshot(sequence: 1, island: F.island("compact", attached: "a1", lockScreen: ids),
-                               items: ids.map { F.item(id: $0, app: "org.example.App", type: "Card \($0)", state: [:], layout: nil) }))
+        model.apply(
+            F.snapshot(
+                sequence: 1, island: F.island("compact", attached: "a1", lockScreen: ids),
+                items: ids.map { F.item(id: $0, app: "org.example.App", type: "Card \($0)", state: [:], layout: nil) }))
         let frame = TerminalFrame(columns: 60, rows: 16)
         let scene = IslandScene(model: model, now: F.now)
         for (index, id) in ids.enumerated() {

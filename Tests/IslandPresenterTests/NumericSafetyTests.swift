@@ -36,15 +36,24 @@ import Testing
             "compactLeading": ["type": "timer", "to": "{{state.v}}", "countsDown": true],
             "compactTrailing": ["type": "timer", "from": "{{state.v}}", "to": "{{state.w}}"],
             "minimal": ["type": "progress", "value": "{{state.v}}", "total": "{{state.w}}"],
-            "lockScreen": ["type": "vstack", "children": [
-                ["type": "progress", "from": "{{state.v}}", "to": "{{state.w}}"],
-                ["type": "progress", "value": "{{state.v}}", "total": 0.000001,
-                 "segments": [["length": 1.7e308], ["length": 1.7e308], ["length": 1e-300]],
-                 "points": [["position": 1.7e308], ["position": 0], ["position": 1e-300]]],
-                ["type": "timer", "from": "{{state.w}}", "to": "{{state.v}}"],
-            ]],
-            "expanded": ["bottom": ["type": "progress", "value": "{{state.w}}", "total": "{{state.v}}",
-                                    "points": [["position": 1e308]], "priority": 0]],
+            "lockScreen": [
+                "type": "vstack",
+                "children": [
+                    ["type": "progress", "from": "{{state.v}}", "to": "{{state.w}}"],
+                    [
+                        "type": "progress", "value": "{{state.v}}", "total": 0.000001,
+                        "segments": [["length": 1.7e308], ["length": 1.7e308], ["length": 1e-300]],
+                        "points": [["position": 1.7e308], ["position": 0], ["position": 1e-300]],
+                    ],
+                    ["type": "timer", "from": "{{state.w}}", "to": "{{state.v}}"],
+                ],
+            ],
+            "expanded": [
+                "bottom": [
+                    "type": "progress", "value": "{{state.w}}", "total": "{{state.v}}",
+                    "points": [["position": 1e308]], "priority": 0,
+                ]
+            ],
         ]
         for other in Self.extremes {
             let item = Fixtures.item(id: "a", app: "org.example.Numbers", type: "T", state: ["v": value, "w": other], layout: layout)
@@ -69,9 +78,13 @@ import Testing
 
     /// Segments whose lengths add up past `Double`'s range keep their proportions.
     @Test func hugeSegmentsKeepTheirProportions() throws {
-        let layout = try Layout(json: ["lockScreen": ["type": "progress", "value": 1, "total": 2,
-                                                      "segments": [["length": 1.5e308], ["length": 1.5e308]],
-                                                      "points": [["position": 1.5e308]]]])
+        let layout = try Layout(json: [
+            "lockScreen": [
+                "type": "progress", "value": 1, "total": 2,
+                "segments": [["length": 1.5e308], ["length": 1.5e308]],
+                "points": [["position": 1.5e308]],
+            ]
+        ])
         let rendered = LayoutRenderer(attributes: [:], state: [:], now: 0).render(layout)
         let progress = try #require(rendered.lockScreen?.view.firstProgress)
         #expect(progress.segments.map(\.start) == [0, 0.5])

@@ -9,7 +9,10 @@ import Testing
 
     @Test func deltasBeforeTheFirstSnapshotAreIgnored() {
         var model = PresenterModel()
-        do { let changed = model.apply(F.delta(sequence: 1, island: F.island("compact", attached: "c1", lockScreen: ["c1"]), items: [F.coffee()])); #expect(!changed) }
+        do {
+            let changed = model.apply(F.delta(sequence: 1, island: F.island("compact", attached: "c1", lockScreen: ["c1"]), items: [F.coffee()]));
+            #expect(!changed)
+        }
         #expect(!model.hasSnapshot)
         #expect(model.items.isEmpty)
     }
@@ -18,7 +21,10 @@ import Testing
         var model = PresenterModel()
         model.apply(F.snapshot(sequence: 4, island: F.island("none"), items: []))
         #expect(model.sequence == 4)
-        do { let changed = model.apply(F.delta(sequence: 5, island: F.island("compact", attached: "c1", lockScreen: ["c1"]), items: [F.coffee()])); #expect(changed) }
+        do {
+            let changed = model.apply(F.delta(sequence: 5, island: F.island("compact", attached: "c1", lockScreen: ["c1"]), items: [F.coffee()]));
+            #expect(changed)
+        }
         #expect(model.island.mode == .compact)
         #expect(model.compact?.id == "c1")
         #expect(model.sequence == 5)
@@ -35,8 +41,10 @@ import Testing
 
     @Test func aDeltaReplacesChangedItemsAndKeepsTheOthers() {
         var model = F.minimalModel
-        model.apply(F.delta(sequence: 6, island: F.island("minimal", attached: "t1", detached: "c1", lockScreen: ["t1", "c1"]),
-                            items: [F.coffee(stage: "ready")]))
+        model.apply(
+            F.delta(
+                sequence: 6, island: F.island("minimal", attached: "t1", detached: "c1", lockScreen: ["t1", "c1"]),
+                items: [F.coffee(stage: "ready")]))
         #expect(model.items["c1"]?.state["stage"] == "ready")
         #expect(model.items["t1"] != nil)
         #expect(model.minimal?.attached.id == "t1")
@@ -91,8 +99,10 @@ import Testing
 
     @Test func anAlertLastsWhileItsActivityIsExpanded() {
         var model = F.compactModel
-        model.apply(F.delta(sequence: 4, island: F.island("expanded", attached: "c1", expanded: "c1", lockScreen: ["c1"]),
-                            items: [F.coffee(stage: "ready")], alert: ["id": "c1", "title": "Coffee", "body": "Ready"]))
+        model.apply(
+            F.delta(
+                sequence: 4, island: F.island("expanded", attached: "c1", expanded: "c1", lockScreen: ["c1"]),
+                items: [F.coffee(stage: "ready")], alert: ["id": "c1", "title": "Coffee", "body": "Ready"]))
         #expect(model.alert == PresenterAlert(id: "c1", title: "Coffee", body: "Ready"))
         model.apply(F.delta(sequence: 5, island: F.island("compact", attached: "c1", lockScreen: ["c1"])))
         #expect(model.alert == nil)
@@ -137,8 +147,11 @@ import Testing
     @Test func backoffDoublesFrom50msTo2s() {
         let backoff = SubscriptionLoop(socketPath: "/unused").backoff
         let delays = (0..<8).map { backoff.delay(attempt: $0) }
-        #expect(delays == [.milliseconds(50), .milliseconds(100), .milliseconds(200), .milliseconds(400),
-                           .milliseconds(800), .milliseconds(1600), .seconds(2), .seconds(2)])
+        #expect(
+            delays == [
+                .milliseconds(50), .milliseconds(100), .milliseconds(200), .milliseconds(400),
+                .milliseconds(800), .milliseconds(1600), .seconds(2), .seconds(2),
+            ])
         // After an update the loop counts attempts from 0 again.
         #expect(backoff.delay(attempt: 0) == .milliseconds(50))
     }

@@ -56,8 +56,9 @@ import Glibc
             makeDrawer(in: notExecutable, mode: 0o644)
             try FileManager.default.createDirectory(atPath: named + "/" + SVGDrawing.drawerName, withIntermediateDirectories: true)
             // Relative PATH entries are not searched: they depend on where the command was run.
-            let found = SVGDrawing.drawerPath(executable: notExecutable + "/island",
-                                              environment: ["PATH": "\(named):\(notExecutable):.:"])
+            let found = SVGDrawing.drawerPath(
+                executable: notExecutable + "/island",
+                environment: ["PATH": "\(named):\(notExecutable):.:"])
             #expect(found == nil)
             #expect(SVGDrawing.Failure.drawerMissing.description.contains("apt install island-overlay"))
         }
@@ -73,8 +74,10 @@ import Glibc
 
     @Test func whatIsNotARequestIsRefused() {
         let snapshot = JSON.object(F.snapshot(sequence: 0, island: F.island("none"), items: [])).description
-        for text in ["", "{", "[]", #"{"now": 1}"#, #"{"now": 1, "updates": []}"#, #"{"now": "1", "updates": [\#(snapshot)]}"#,
-                     #"{"now": 1, "updates": [1, 2]}"#, #"{"updates": [\#(snapshot)]}"#] {
+        for text in [
+            "", "{", "[]", #"{"now": 1}"#, #"{"now": 1, "updates": []}"#, #"{"now": "1", "updates": [\#(snapshot)]}"#,
+            #"{"now": 1, "updates": [1, 2]}"#, #"{"updates": [\#(snapshot)]}"#,
+        ] {
             #expect(SVGDrawing.parseRequest(Array(text.utf8)) == nil, "\(text)")
         }
         let oversized = [UInt8](repeating: UInt8(ascii: " "), count: SVGDrawing.maximumRequestBytes + 1)

@@ -14,8 +14,10 @@ import Testing
 
     static let alertModel: PresenterModel = {
         var model = F.compactModel
-        model.apply(F.delta(sequence: 4, island: F.island("expanded", attached: "c1", expanded: "c1", lockScreen: ["c1"]),
-                            items: [F.coffee(stage: "ready", done: 4)], alert: ["id": "c1", "title": "Order up", "body": "Your flat white is ready"]))
+        model.apply(
+            F.delta(
+                sequence: 4, island: F.island("expanded", attached: "c1", expanded: "c1", lockScreen: ["c1"]),
+                items: [F.coffee(stage: "ready", done: 4)], alert: ["id": "c1", "title": "Order up", "body": "Your flat white is ready"]))
         return model
     }()
 
@@ -40,8 +42,10 @@ import Testing
         #expect(terminal.contains("Your flat white is ready"))
         // A long title is cut inside the box: every line of the screen is as wide as the box.
         var long = Self.alertModel
-        long.apply(F.delta(sequence: 5, island: F.island("expanded", attached: "c1", expanded: "c1", lockScreen: ["c1"]),
-                           alert: ["id": "c1", "title": .string(String(repeating: "Order up ", count: 20)), "body": "x"]))
+        long.apply(
+            F.delta(
+                sequence: 5, island: F.island("expanded", attached: "c1", expanded: "c1", lockScreen: ["c1"]),
+                alert: ["id": "c1", "title": .string(String(repeating: "Order up ", count: 20)), "body": "x"]))
         let frame = TerminalFrame(columns: 50, rows: 30).render(IslandScene(model: long, now: F.now), chrome: .init())
         let box = frame.map { $0.plain.trimmingCharacters(in: .whitespaces) }.filter { $0.hasPrefix("│ 🔔") || $0.hasPrefix("│ x ") }
         #expect(box.count == 2 && displayWidth(box[0]) == displayWidth(box[1]), "\(box)")
@@ -64,8 +68,9 @@ import Testing
         layout["chip"] = "Coffee"
         var model = PresenterModel()
         let item = { (stage: String) in
-            F.item(id: "c1", app: "org.example.Coffee", type: "Coffee", attributes: ["name": "Ada"],
-                   state: ["stage": .string(stage), "done": 1], layout: .object(layout))
+            F.item(
+                id: "c1", app: "org.example.Coffee", type: "Coffee", attributes: ["name": "Ada"],
+                state: ["stage": .string(stage), "done": 1], layout: .object(layout))
         }
         model.apply(F.snapshot(sequence: 1, island: F.island("compact", attached: "c1", lockScreen: ["c1"]), items: [item("ordered")]))
         #expect(BarFormat.eww.line(for: IslandScene(model: model, now: F.now)) == "☕ ordered")
@@ -79,11 +84,14 @@ import Testing
 
     @Test func minimalTextKeepsEachActivitysSymbol() {
         var model = PresenterModel()
-        let battery = F.item(id: "b1", app: "org.example.Battery", type: "Charge",
-                             state: ["symbol": "battery-good-symbolic", "progress": 0.02], layout: nil)
+        let battery = F.item(
+            id: "b1", app: "org.example.Battery", type: "Charge",
+            state: ["symbol": "battery-good-symbolic", "progress": 0.02], layout: nil)
         let copy = F.item(id: "p1", app: "org.example.Copy", type: "Copy", state: ["progress": 0.7], layout: nil)
-        model.apply(F.snapshot(sequence: 1, island: F.island("minimal", attached: "b1", detached: "p1", lockScreen: ["b1", "p1"]),
-                               items: [battery, copy]))
+        model.apply(
+            F.snapshot(
+                sequence: 1, island: F.island("minimal", attached: "b1", detached: "p1", lockScreen: ["b1", "p1"]),
+                items: [battery, copy]))
         let text = BarFormat.eww.line(for: IslandScene(model: model, now: F.now))
         let parts = text.components(separatedBy: " · ")
         #expect(parts.count == 2)
@@ -115,8 +123,10 @@ import Testing
         var model = PresenterModel()
         model.apply(F.snapshot(sequence: 1, island: F.island("compact", attached: "c1", lockScreen: ["c1"]), items: [.object(item)]))
         let huge = String(repeating: "%{A1:x:}<i>&\u{1B}[2J\u{9D}", count: 20_000)
-        model.apply(F.delta(sequence: 2, island: F.island("expanded", attached: "c1", expanded: "c1", lockScreen: ["c1"]),
-                            items: [.object(item)], alert: ["id": "c1", "title": .string(huge), "body": .string(huge)]))
+        model.apply(
+            F.delta(
+                sequence: 2, island: F.island("expanded", attached: "c1", expanded: "c1", lockScreen: ["c1"]),
+                items: [.object(item)], alert: ["id": "c1", "title": .string(huge), "body": .string(huge)]))
         #expect(model.alert != nil)
         let scene = IslandScene(model: model, now: F.now)
         #expect(SinkRules.violation(svg: OverlaySnapshot.svg(scene, painter: OverlayPainter(icons: nil)) ?? "") == nil)
@@ -139,12 +149,18 @@ import Testing
         // Any PNG will do: an empty frame on an opaque background, drawn by the painter.
         let painter = OverlayPainter(icons: nil)
         let empty = OverlaySnapshot.frame(IslandScene(model: F.emptyModel, now: F.now), metrics: painter.metrics)
-        for file in [status.appendingPathComponent("battery-good-symbolic.symbolic.png"),
-                     actions.appendingPathComponent("media-playback-pause-symbolic.symbolic.png"),
-                     apps.appendingPathComponent("org.example.Coffee.png")] {
-            #expect(painter.writePNG(empty, crop: OverlayRect(x: 0, y: 0, width: 16, height: 16), background: OverlayColor(red: 1, green: 0.5, blue: 0), to: file.path))
+        for file in [
+            status.appendingPathComponent("battery-good-symbolic.symbolic.png"),
+            actions.appendingPathComponent("media-playback-pause-symbolic.symbolic.png"),
+            apps.appendingPathComponent("org.example.Coffee.png"),
+        ] {
+            #expect(
+                painter.writePNG(
+                    empty, crop: OverlayRect(x: 0, y: 0, width: 16, height: 16), background: OverlayColor(red: 1, green: 0.5, blue: 0), to: file.path))
         }
-        let environment = ["HOME": root.path, "XDG_DATA_HOME": root.appendingPathComponent("data").path, "XDG_DATA_DIRS": root.appendingPathComponent("none").path]
+        let environment = [
+            "HOME": root.path, "XDG_DATA_HOME": root.appendingPathComponent("data").path, "XDG_DATA_DIRS": root.appendingPathComponent("none").path,
+        ]
         return (environment, root)
     }
 
@@ -152,8 +168,10 @@ import Testing
         let (environment, root) = try Self.pngTheme()
         defer { try? FileManager.default.removeItem(at: root) }
         var model = PresenterModel()
-        var item = F.item(id: "b1", app: "org.example.Coffee", type: "Charge", state: ["symbol": "battery-good-symbolic", "progress": 0.5],
-                          layout: nil).objectValue!
+        var item = F.item(
+            id: "b1", app: "org.example.Coffee", type: "Charge", state: ["symbol": "battery-good-symbolic", "progress": 0.5],
+            layout: nil
+        ).objectValue!
         item["appIcon"] = "org.example.Coffee"
         model.apply(F.snapshot(sequence: 1, island: F.island("compact", attached: "b1", lockScreen: ["b1"]), items: [.object(item)]))
         let scene = IslandScene(model: model, now: F.now)
@@ -195,13 +213,18 @@ import Testing
 
     @Test func spacerPushesItsNeighboursApart() {
         let layout: JSON = [
-            "lockScreen": ["type": "hstack", "children": [
-                ["type": "text", "template": "Gate B12"], ["type": "spacer"], ["type": "text", "template": "Boarding"],
-            ]],
+            "lockScreen": [
+                "type": "hstack",
+                "children": [
+                    ["type": "text", "template": "Gate B12"], ["type": "spacer"], ["type": "text", "template": "Boarding"],
+                ],
+            ]
         ]
         var model = PresenterModel()
-        model.apply(F.snapshot(sequence: 1, island: F.island("compact", attached: "f1", lockScreen: ["f1"]),
-                               items: [F.item(id: "f1", app: "org.example.Flights", type: "Flight", state: [:], layout: layout)]))
+        model.apply(
+            F.snapshot(
+                sequence: 1, island: F.island("compact", attached: "f1", lockScreen: ["f1"]),
+                items: [F.item(id: "f1", app: "org.example.Flights", type: "Flight", state: [:], layout: layout)]))
         let row = screen(model, columns: 60).split(separator: "\n").first { $0.contains("Gate B12") }.map(String.init) ?? ""
         // The card's inner width is 52 at 60 columns: the two parts at its two edges.
         #expect(row.contains("│ Gate B12"))
@@ -222,18 +245,24 @@ import Testing
         var layout = F.coffeeLayout.objectValue!
         layout["keylineTint"] = "#5a3a1a"  // brown: 2.2:1 on black
         var model = PresenterModel()
-        model.apply(F.snapshot(sequence: 1, island: F.island("compact", attached: "c1", lockScreen: ["c1"]),
-                               items: [F.item(id: "c1", app: "a.b", type: "Coffee", state: ["stage": "brewing"], layout: .object(layout))]))
+        model.apply(
+            F.snapshot(
+                sequence: 1, island: F.island("compact", attached: "c1", lockScreen: ["c1"]),
+                items: [F.item(id: "c1", app: "a.b", type: "Coffee", state: ["stage": "brewing"], layout: .object(layout))]))
         let document = svg(model)
         let brown = SVGDocument.rgb(LayoutColor(red: 0x5A, green: 0x3A, blue: 0x1A))
         // The keyline keeps a little of its tint; the text never takes it.
-        #expect(document.styles.contains { $0.contains("stroke:" + SVGDocument.rgb(OverlayStyle().keyline(tint: LayoutColor(red: 0x5A, green: 0x3A, blue: 0x1A)))) })
+        #expect(
+            document.styles.contains { $0.contains("stroke:" + SVGDocument.rgb(OverlayStyle().keyline(tint: LayoutColor(red: 0x5A, green: 0x3A, blue: 0x1A)))) }
+        )
         #expect(!document.glyphFills.isEmpty && !document.glyphFills.contains { $0.contains(brown) })
         #expect(Self.contrastOnBlack(0x5A, 0x3A, 0x1A) < 4.5)
         // A light card background gets dark text.
         layout["backgroundTint"] = "#ffffff"
-        model.apply(F.snapshot(sequence: 2, island: F.island("compact", attached: "c1", lockScreen: ["c1"]),
-                               items: [F.item(id: "c1", app: "a.b", type: "Coffee", state: ["stage": "brewing"], layout: .object(layout))]))
+        model.apply(
+            F.snapshot(
+                sequence: 2, island: F.island("compact", attached: "c1", lockScreen: ["c1"]),
+                items: [F.item(id: "c1", app: "a.b", type: "Coffee", state: ["stage": "brewing"], layout: .object(layout))]))
         #expect(svg(model).glyphFills.contains { Self.isDark($0) })
     }
 
@@ -287,8 +316,9 @@ import Testing
     /// `island timer` paused: state {paused: true, remaining} in the default layout.
     static let pausedTimer: PresenterModel = {
         var model = PresenterModel()
-        let item = F.item(id: "t1", app: "org.island.cli", type: "Timer", attributes: ["title": "Tea", "duration": 300.0],
-                          state: ["paused": true, "remaining": 272.3], layout: nil)
+        let item = F.item(
+            id: "t1", app: "org.island.cli", type: "Timer", attributes: ["title": "Tea", "duration": 300.0],
+            state: ["paused": true, "remaining": 272.3], layout: nil)
         model.apply(F.snapshot(sequence: 1, island: F.island("compact", attached: "t1", lockScreen: ["t1"]), items: [item]))
         return model
     }()

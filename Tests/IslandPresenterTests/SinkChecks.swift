@@ -48,7 +48,9 @@ enum SinkChecks {
             }
             for size in [(columns: 20, rows: 6), (columns: 100, rows: 40)] {
                 let output = await terminalOutput(updates: updates(item: item, island: island, alert: alert), now: now, size: size, tapURL: tapURL)
-                if let problem = SinkRules.violation(terminal: output) { found.append("tui \(name) \(size.columns)x\(size.rows): \(problem): \(output.debugDescription)") }
+                if let problem = SinkRules.violation(terminal: output) {
+                    found.append("tui \(name) \(size.columns)x\(size.rows): \(problem): \(output.debugDescription)")
+                }
             }
         }
         return found
@@ -58,9 +60,10 @@ enum SinkChecks {
     /// message on the status line) and a press of the first button.
     static func terminalOutput(updates: [JSONObject], now: Double, size: (columns: Int, rows: Int), tapURL: String?) async -> String {
         let written = Written()
-        let controller = TUIController(io: .init(
-            write: { written.append($0) }, size: { size }, clock: { now }, open: { _ in false },
-            interact: { _, _, _ in tapURL }, monotonic: TUIControllerTests.aSecondPerRead()))
+        let controller = TUIController(
+            io: .init(
+                write: { written.append($0) }, size: { size }, clock: { now }, open: { _ in false },
+                interact: { _, _, _ in tapURL }, monotonic: TUIControllerTests.aSecondPerRead()))
         for update in updates { await controller.handle(.update(update)) }
         _ = await controller.press(.tap)
         _ = await controller.press(.button(1))

@@ -42,10 +42,11 @@ import Testing
         let writer = StoreWriter(store: store)
         defer { writer.close() }
         // A write the database refuses, standing in for a full disk or an I/O error.
-        try store.execute(sql: """
-            CREATE TRIGGER poison BEFORE INSERT ON activities WHEN NEW.app = 'poison'
-            BEGIN SELECT RAISE(ABORT, 'injected failure'); END
-            """)
+        try store.execute(
+            sql: """
+                CREATE TRIGGER poison BEFORE INSERT ON activities WHEN NEW.app = 'poison'
+                BEGIN SELECT RAISE(ABORT, 'injected failure'); END
+                """)
 
         let callers = 50
         writer.setPaused(true)

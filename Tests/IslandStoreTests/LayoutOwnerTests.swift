@@ -18,12 +18,13 @@ import Testing
             .putLayout(app: "org.example.App", uid: 1001, type: "T", body: "bob"),
             .putLayout(app: "org.example.App", uid: 0, type: "T", body: "root"),
         ])
-        #expect(try store.load().layouts == [
-            StoredLayout(app: "org.example.App", type: "T", body: "user scope"),
-            StoredLayout(app: "org.example.App", uid: 0, type: "T", body: "root"),
-            StoredLayout(app: "org.example.App", uid: 1000, type: "T", body: "alice"),
-            StoredLayout(app: "org.example.App", uid: 1001, type: "T", body: "bob"),
-        ])
+        #expect(
+            try store.load().layouts == [
+                StoredLayout(app: "org.example.App", type: "T", body: "user scope"),
+                StoredLayout(app: "org.example.App", uid: 0, type: "T", body: "root"),
+                StoredLayout(app: "org.example.App", uid: 1000, type: "T", body: "alice"),
+                StoredLayout(app: "org.example.App", uid: 1001, type: "T", body: "bob"),
+            ])
         try writer.commitNow([
             .deleteLayout(app: "org.example.App", uid: 1001, type: "T"),
             .putLayout(app: "org.example.App", uid: 1000, type: "T", body: "alice 2"),
@@ -32,11 +33,13 @@ import Testing
     }
 
     @Test func aReductionKeepsOneUIDsWriteFromReplacingAnothers() {
-        let reduced = StoreMutation.reduced([[
-            .putLayout(app: "x", uid: 1000, type: "t", body: "1"),
-            .putLayout(app: "x", uid: 1001, type: "t", body: "2"),
-            .deleteLayout(app: "x", type: "t"),
-        ]])
+        let reduced = StoreMutation.reduced([
+            [
+                .putLayout(app: "x", uid: 1000, type: "t", body: "1"),
+                .putLayout(app: "x", uid: 1001, type: "t", body: "2"),
+                .deleteLayout(app: "x", type: "t"),
+            ]
+        ])
         #expect(reduced.count == 3)
     }
 
@@ -46,19 +49,21 @@ import Testing
         let directory = TemporaryDirectory()
         do {
             let store = try IslandStore.open(directory: directory.path)
-            try store.execute(sql: """
-                DROP TABLE layouts;
-                CREATE TABLE layouts (app TEXT NOT NULL, type TEXT NOT NULL, body TEXT, PRIMARY KEY (app, type));
-                INSERT INTO layouts (app, type, body) VALUES ('org.example.App', 'T', 'old'), ('org.example.B', 'U', 'older');
-                DELETE FROM grdb_migrations WHERE identifier = 'v2';
-                """)
+            try store.execute(
+                sql: """
+                    DROP TABLE layouts;
+                    CREATE TABLE layouts (app TEXT NOT NULL, type TEXT NOT NULL, body TEXT, PRIMARY KEY (app, type));
+                    INSERT INTO layouts (app, type, body) VALUES ('org.example.App', 'T', 'old'), ('org.example.B', 'U', 'older');
+                    DELETE FROM grdb_migrations WHERE identifier = 'v2';
+                    """)
             try store.close()
         }
         let store = try IslandStore.open(directory: directory.path)
-        #expect(try store.load().layouts == [
-            StoredLayout(app: "org.example.App", type: "T", body: "old"),
-            StoredLayout(app: "org.example.B", type: "U", body: "older"),
-        ])
+        #expect(
+            try store.load().layouts == [
+                StoredLayout(app: "org.example.App", type: "T", body: "old"),
+                StoredLayout(app: "org.example.B", type: "U", body: "older"),
+            ])
         let writer = StoreWriter(store: store)
         defer { writer.close() }
         try writer.commitNow([.putLayout(app: "org.example.App", type: "T", body: "new")])
@@ -68,9 +73,10 @@ import Testing
     @Test func aLayoutRowWithABadUIDIsSkippedAsDamaged() throws {
         let directory = TemporaryDirectory()
         let store = try IslandStore.open(directory: directory.path)
-        try store.execute(sql: """
-            INSERT INTO layouts (app, uid, type, body) VALUES ('org.example.App', -5, 'T', 'x'), ('org.example.App', 7, 'T', 'fine');
-            """)
+        try store.execute(
+            sql: """
+                INSERT INTO layouts (app, uid, type, body) VALUES ('org.example.App', -5, 'T', 'x'), ('org.example.App', 7, 'T', 'fine');
+                """)
         let state = try store.load()
         #expect(state.layouts == [StoredLayout(app: "org.example.App", uid: 7, type: "T", body: "fine")])
         #expect(state.damaged == ["layout:org.example.App/T"])

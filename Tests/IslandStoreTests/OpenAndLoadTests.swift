@@ -25,8 +25,9 @@ import Testing
 
     @Test func theDatabaseIsPrivateInADirectoryOthersMayRead() throws {
         let directory = TemporaryDirectory()
-        try FileManager.default.createDirectory(atPath: directory.path, withIntermediateDirectories: true,
-                                                attributes: [.posixPermissions: 0o755])
+        try FileManager.default.createDirectory(
+            atPath: directory.path, withIntermediateDirectories: true,
+            attributes: [.posixPermissions: 0o755])
         let store = try IslandStore.open(directory: directory.path)
         try store.execute(sql: "CREATE TABLE probe(x)")  // makes the -wal file appear
         for file in [store.path, store.path + "-wal"] {
@@ -100,24 +101,26 @@ import Testing
             .putSetting(key: "good", value: ["ok": true]),
             .putLayout(app: "x.y", type: "T", body: "fine"),
         ])
-        try store.execute(sql: """
-            INSERT INTO activities (id, app, state, body) VALUES ('truncated', 'x.y', 'active', '{"a":');
-            INSERT INTO activities (id, app, state, body) VALUES ('notAnObject', 'x.y', 'active', '[1, 2]');
-            INSERT INTO activities (id, app, state, body) VALUES ('badBytes', 'x.y', 'active', X'FFFE7B7D');
-            INSERT INTO activities (id, app, state, body) VALUES ('badState', 'x.y', X'80', '{}');
-            INSERT INTO settings (key, value) VALUES ('broken', 'tru');
-            INSERT INTO settings (key, value) VALUES ('missing', NULL);
-            INSERT INTO layouts (app, type, body) VALUES ('x.y', 'Null', NULL);
-            """)
+        try store.execute(
+            sql: """
+                INSERT INTO activities (id, app, state, body) VALUES ('truncated', 'x.y', 'active', '{"a":');
+                INSERT INTO activities (id, app, state, body) VALUES ('notAnObject', 'x.y', 'active', '[1, 2]');
+                INSERT INTO activities (id, app, state, body) VALUES ('badBytes', 'x.y', 'active', X'FFFE7B7D');
+                INSERT INTO activities (id, app, state, body) VALUES ('badState', 'x.y', X'80', '{}');
+                INSERT INTO settings (key, value) VALUES ('broken', 'tru');
+                INSERT INTO settings (key, value) VALUES ('missing', NULL);
+                INSERT INTO layouts (app, type, body) VALUES ('x.y', 'Null', NULL);
+                """)
         try writer.commitNow([.putActivity(id: "good2", app: "x.y", state: "ended", body: [:])])
 
         let state = try store.load()
         #expect(state.activities.map(\.id) == ["good1", "good2"])
         #expect(state.settings == ["good": ["ok": true]])
         #expect(state.layouts == [StoredLayout(app: "x.y", type: "T", body: "fine")])
-        #expect(state.damaged == [
-            "truncated", "notAnObject", "badBytes", "badState",
-            "setting:broken", "setting:missing", "layout:x.y/Null",
-        ])
+        #expect(
+            state.damaged == [
+                "truncated", "notAnObject", "badBytes", "badState",
+                "setting:broken", "setting:missing", "layout:x.y/Null",
+            ])
     }
 }

@@ -32,10 +32,11 @@ import Testing
         #expect(state.activities[0].body == activityBody)
         #expect(state.activities[0].updatedAt != nil)
         #expect(state.settings == ["user.muted": ["apps": ["org.example.Other"]], "budget.org.example.App": ["starts": [1.5, 2.5]]])
-        #expect(state.layouts == [
-            StoredLayout(app: "org.example.App", type: "Delivery", body: "{{eta}} min"),
-            StoredLayout(app: "org.example.App", type: "Timer", body: "{{left}}"),
-        ])
+        #expect(
+            state.layouts == [
+                StoredLayout(app: "org.example.App", type: "Delivery", body: "{{eta}} min"),
+                StoredLayout(app: "org.example.App", type: "Timer", body: "{{left}}"),
+            ])
         #expect(state.damaged.isEmpty)
 
         try writer.commitNow([

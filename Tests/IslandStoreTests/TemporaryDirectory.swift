@@ -5,7 +5,8 @@ struct TemporaryDirectory: ~Copyable {
     let path: String
 
     init() {
-        path = FileManager.default.temporaryDirectory
+        path =
+            FileManager.default.temporaryDirectory
             .appendingPathComponent("island-store-tests-\(UUID().uuidString)").path
     }
 

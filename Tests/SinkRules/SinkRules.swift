@@ -78,28 +78,36 @@ package enum SinkRules {
 /// finite, and character data only in one `<title>` and one `<desc>`, children of the root.
 final class SVGStructure: NSObject, XMLParserDelegate {
     /// What cairo's SVG surface writes (1.16 and later), and the title and description.
-    static let elements: Set<String> = ["svg", "title", "desc", "defs", "g", "symbol", "path", "use", "clipPath", "rect", "image",
-                                        "mask", "pattern", "linearGradient", "radialGradient", "stop", "filter", "feColorMatrix",
-                                        "feComposite", "feFlood", "feImage", "feOffset"]
-    static let attributes: Set<String> = ["xmlns", "xmlns:xlink", "width", "height", "viewBox", "version", "id", "x", "y", "d", "style",
-                                          "transform", "clip-path", "clip-rule", "fill", "fill-rule", "fill-opacity", "stroke",
-                                          "stroke-width", "stroke-linecap", "stroke-linejoin", "stroke-miterlimit", "stroke-opacity",
-                                          "stroke-dasharray", "stroke-dashoffset", "opacity", "overflow", "xlink:href", "href",
-                                          "mask", "filter", "patternUnits", "patternTransform", "gradientUnits", "gradientTransform",
-                                          "x1", "y1", "x2", "y2", "cx", "cy", "r", "fx", "fy", "fr", "spreadMethod", "offset",
-                                          "stop-color", "stop-opacity", "preserveAspectRatio", "color-interpolation-filters", "in",
-                                          "in2", "result", "type", "values", "operator", "mode", "flood-color", "flood-opacity",
-                                          "dx", "dy", "filterUnits", "maskUnits", "maskContentUnits", "clipPathUnits", "xml:space",
-                                          "rx", "ry"]
+    static let elements: Set<String> = [
+        "svg", "title", "desc", "defs", "g", "symbol", "path", "use", "clipPath", "rect", "image",
+        "mask", "pattern", "linearGradient", "radialGradient", "stop", "filter", "feColorMatrix",
+        "feComposite", "feFlood", "feImage", "feOffset",
+    ]
+    static let attributes: Set<String> = [
+        "xmlns", "xmlns:xlink", "width", "height", "viewBox", "version", "id", "x", "y", "d", "style",
+        "transform", "clip-path", "clip-rule", "fill", "fill-rule", "fill-opacity", "stroke",
+        "stroke-width", "stroke-linecap", "stroke-linejoin", "stroke-miterlimit", "stroke-opacity",
+        "stroke-dasharray", "stroke-dashoffset", "opacity", "overflow", "xlink:href", "href",
+        "mask", "filter", "patternUnits", "patternTransform", "gradientUnits", "gradientTransform",
+        "x1", "y1", "x2", "y2", "cx", "cy", "r", "fx", "fy", "fr", "spreadMethod", "offset",
+        "stop-color", "stop-opacity", "preserveAspectRatio", "color-interpolation-filters", "in",
+        "in2", "result", "type", "values", "operator", "mode", "flood-color", "flood-opacity",
+        "dx", "dy", "filterUnits", "maskUnits", "maskContentUnits", "clipPathUnits", "xml:space",
+        "rx", "ry",
+    ]
     /// The attributes that hold numbers; none may be `nan` or `inf`.
-    static let numeric: Set<String> = ["x", "y", "width", "height", "cx", "cy", "r", "rx", "ry", "d", "viewBox", "transform", "style",
-                                       "fill-opacity", "stroke-width", "stroke-opacity", "opacity", "offset"]
+    static let numeric: Set<String> = [
+        "x", "y", "width", "height", "cx", "cy", "r", "rx", "ry", "d", "viewBox", "transform", "style",
+        "fill-opacity", "stroke-width", "stroke-opacity", "opacity", "offset",
+    ]
     var bad: [String] = []
     var path: [String] = []
     var textParents: [String] = []
 
-    func parser(_ parser: XMLParser, didStartElement name: String, namespaceURI: String?, qualifiedName: String?,
-                attributes: [String: String] = [:]) {
+    func parser(
+        _ parser: XMLParser, didStartElement name: String, namespaceURI: String?, qualifiedName: String?,
+        attributes: [String: String] = [:]
+    ) {
         if !Self.elements.contains(name) { bad.append("an element <\(name.prefix(40))>") }
         if name == "title" || name == "desc" {
             if path != ["svg"] { bad.append("<\(name)> outside the root") }

@@ -48,8 +48,10 @@ private func fuzzOne(_ bytes: UnsafeBufferPointer<UInt8>) {
 
     // A renderer per input: its work budget is one render's.
     let rendered = LayoutRenderer(attributes: attributes, state: state, now: 1_700_000_900).render(layout)
-    for region in [rendered.lockScreen, rendered.compactLeading, rendered.compactTrailing, rendered.minimal,
-                   rendered.expandedLeading, rendered.expandedTrailing, rendered.expandedCenter, rendered.expandedBottom] {
+    for region in [
+        rendered.lockScreen, rendered.compactLeading, rendered.compactTrailing, rendered.minimal,
+        rendered.expandedLeading, rendered.expandedTrailing, rendered.expandedCenter, rendered.expandedBottom,
+    ] {
         guard let region else { continue }
         checkTextBounded(region.view)
         if let url = region.url, url.utf8.count > LayoutLimits.maximumRenderedBytes { fatalError("a URL past the output bound") }

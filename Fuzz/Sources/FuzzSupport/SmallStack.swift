@@ -12,11 +12,13 @@ public func onSmallStack(_ body: @escaping () -> Void) {
     pthread_attr_setstacksize(&attributes, 512 * 1024)
     var thread = pthread_t()
     let box = Unmanaged.passRetained(Box(body)).toOpaque()
-    let created = pthread_create(&thread, &attributes, { context in
-        let box = Unmanaged<Box>.fromOpaque(context!).takeRetainedValue()
-        box.body()
-        return nil
-    }, box)
+    let created = pthread_create(
+        &thread, &attributes,
+        { context in
+            let box = Unmanaged<Box>.fromOpaque(context!).takeRetainedValue()
+            box.body()
+            return nil
+        }, box)
     pthread_attr_destroy(&attributes)
     guard created == 0 else { fatalError("pthread_create: \(created)") }
     pthread_join(thread, nil)

@@ -105,9 +105,10 @@ private func fuzzOne(_ bytes: [UInt8]) {
         } catch {
             fatalError("an encoded call does not decode: \(error)")
         }
-        check(again.method == call.method && again.parameters == call.parameters
-              && again.more == call.more && again.oneway == call.oneway && again.upgrade == call.upgrade,
-              "a call does not survive encoding")
+        check(
+            again.method == call.method && again.parameters == call.parameters
+                && again.more == call.more && again.oneway == call.oneway && again.upgrade == call.upgrade,
+            "a call does not survive encoding")
 
         let sink = CollectingSink()
         service.dispatch(call, connection: connection, sink: sink)

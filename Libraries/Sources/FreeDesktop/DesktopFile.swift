@@ -15,7 +15,7 @@ public struct DesktopFile: Sendable, Hashable {
     /// at all), or is larger than `maximumBytes`.
     public init?(parsing text: String) {
         guard let entries = KeyFile(parsing: text, syntax: .desktopEntry, maximumBytes: Self.maximumBytes).entries(inGroup: Self.group),
-              !entries.isEmpty
+            !entries.isEmpty
         else { return nil }
         self.entries = entries
     }

@@ -77,9 +77,11 @@ public final class MQTTClient: MQTTSession {
     ///
     /// - Throws: `MQTTError.invalidConfiguration` when libmosquitto refuses a setting (an
     ///   unreadable TLS file, a client id it rejects).
-    public init(_ configuration: MQTTConfiguration, onMessage: @escaping MessageHandler,
-                onConnection: @escaping ConnectionHandler = { _ in },
-                clock: @escaping @Sendable () -> Double = MQTTClient.monotonicSeconds) throws(MQTTError) {
+    public init(
+        _ configuration: MQTTConfiguration, onMessage: @escaping MessageHandler,
+        onConnection: @escaping ConnectionHandler = { _ in },
+        clock: @escaping @Sendable () -> Double = MQTTClient.monotonicSeconds
+    ) throws(MQTTError) {
         core = try Core(configuration, onMessage: onMessage, onConnection: onConnection, clock: clock)
     }
 
@@ -187,8 +189,10 @@ extension MQTTClient {
             var brokerIndex = 0
         }
 
-        init(_ configuration: MQTTConfiguration, onMessage: @escaping MessageHandler,
-             onConnection: @escaping ConnectionHandler, clock: @escaping @Sendable () -> Double) throws(MQTTError) {
+        init(
+            _ configuration: MQTTConfiguration, onMessage: @escaping MessageHandler,
+            onConnection: @escaping ConnectionHandler, clock: @escaping @Sendable () -> Double
+        ) throws(MQTTError) {
             _ = libraryInitialised
             self.configuration = configuration
             self.state = Mutex(State(schedule: ReconnectSchedule(backoff: configuration.backoff)))
@@ -255,7 +259,8 @@ extension MQTTClient {
                 let topic = String(cString: message.topic)
                 let core = Core.from(user)
                 let count = min(Int(message.payloadlen), Int(core.configuration.maximumPacketSize))
-                let payload = count > 0 && message.payload != nil
+                let payload =
+                    count > 0 && message.payload != nil
                     ? Array(UnsafeRawBufferPointer(start: message.payload, count: count)) : []
                 core.onMessage(MQTTMessage(topic: topic, payload: payload, qos: Int(message.qos), retained: message.retain))
             }
@@ -406,13 +411,14 @@ extension MQTTClient {
                     return (state.stopping, delay, takenOver, discarding)
                 }
                 if stop { break }
-                let event: MQTTConnectionEvent = if takenOver {
-                    .takenOver(retryIn: delay)
-                } else if tooLarge {
-                    .packetTooLarge(retryIn: delay, discardingSession: discarding)
-                } else {
-                    .disconnected(reason: reason, retryIn: delay)
-                }
+                let event: MQTTConnectionEvent =
+                    if takenOver {
+                        .takenOver(retryIn: delay)
+                    } else if tooLarge {
+                        .packetTooLarge(retryIn: delay, discardingSession: discarding)
+                    } else {
+                        .disconnected(reason: reason, retryIn: delay)
+                    }
                 onConnection(event)
                 waitForWake(milliseconds: Int32(min(delay * 1000, Double(Int32.max))))
             }
@@ -582,8 +588,9 @@ extension MQTTClient {
                 // In packets of a bounded size, whatever the number of topics.
                 for chunk in stride(from: 0, to: subscribe.count, by: 128) {
                     Self.withCStrings(subscribe[chunk..<min(chunk + 128, subscribe.count)]) { topics in
-                        _ = mosquitto_subscribe_multiple(handle.pointer, nil, Int32(topics.count), topics.baseAddress,
-                                                         Int32(configuration.subscriptionQoS), 0, nil)
+                        _ = mosquitto_subscribe_multiple(
+                            handle.pointer, nil, Int32(topics.count), topics.baseAddress,
+                            Int32(configuration.subscriptionQoS), 0, nil)
                     }
                 }
                 for chunk in stride(from: 0, to: unsubscribe.count, by: 128) {

@@ -62,10 +62,12 @@ public struct MQTTConfiguration: Sendable, Hashable, Codable {
     /// JetStream consumer, which a cluster electing leaders may take seconds to make).
     public var subscriptionQoS = 1
 
-    public init(broker: MQTTBrokerAddress, otherBrokers: [MQTTBrokerAddress] = [], clientID: String, username: String? = nil, password: String? = nil,
-                tls: TLS = TLS(), persistentSession: Bool = true, sessionExpiry: UInt32 = .max,
-                maximumPacketSize: UInt32 = 256 * 1024, keepAlive: Int = 60, protocolVersion: ProtocolVersion = .v5,
-                backoff: ReconnectBackoff = ReconnectBackoff(), maximumUnacknowledgedPublishes: Int = 1024) {
+    public init(
+        broker: MQTTBrokerAddress, otherBrokers: [MQTTBrokerAddress] = [], clientID: String, username: String? = nil, password: String? = nil,
+        tls: TLS = TLS(), persistentSession: Bool = true, sessionExpiry: UInt32 = .max,
+        maximumPacketSize: UInt32 = 256 * 1024, keepAlive: Int = 60, protocolVersion: ProtocolVersion = .v5,
+        backoff: ReconnectBackoff = ReconnectBackoff(), maximumUnacknowledgedPublishes: Int = 1024
+    ) {
         self.broker = broker
         self.otherBrokers = otherBrokers
         self.clientID = clientID

@@ -37,8 +37,9 @@ public enum MQTTLinkChild {
     /// VmData: the private writable memory the process holds, what `RLIMIT_DATA` limits.
     static func dataInUse() -> Int {
         guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
-              let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmData:") }),
-              let kilobytes = Int(line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first ?? "") else { return 0 }
+            let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmData:") }),
+            let kilobytes = Int(line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first ?? "")
+        else { return 0 }
         return kilobytes * 1024
     }
 
@@ -93,17 +94,20 @@ public enum MQTTLinkChild {
                     let configuration = try JSONDecoder().decode(MQTTConfiguration.self, from: Data(bytes))
                     // The client passes on at most the largest packet the daemon takes: it
                     // refuses what is over its limit by size, which those bytes show as well.
-                    let client = try MQTTClient(configuration, onMessage: { [self] message in
-                        send(.message(session: name, topic: message.topic, payload: message.payload))
-                    }, onConnection: { [self] event in
-                        switch event {
-                        case .connected(let present): send(.connected(session: name, sessionPresent: present))
-                        case .disconnected(let reason, let retryIn): send(.disconnected(session: name, reason: reason, retryIn: retryIn))
-                        case .takenOver(let retryIn): send(.takenOver(session: name, retryIn: retryIn))
-                        case .packetTooLarge(let retryIn, let discarding):
-                            send(.packetTooLarge(session: name, retryIn: retryIn, discardingSession: discarding))
-                        }
-                    })
+                    let client = try MQTTClient(
+                        configuration,
+                        onMessage: { [self] message in
+                            send(.message(session: name, topic: message.topic, payload: message.payload))
+                        },
+                        onConnection: { [self] event in
+                            switch event {
+                            case .connected(let present): send(.connected(session: name, sessionPresent: present))
+                            case .disconnected(let reason, let retryIn): send(.disconnected(session: name, reason: reason, retryIn: retryIn))
+                            case .takenOver(let retryIn): send(.takenOver(session: name, retryIn: retryIn))
+                            case .packetTooLarge(let retryIn, let discarding):
+                                send(.packetTooLarge(session: name, retryIn: retryIn, discardingSession: discarding))
+                            }
+                        })
                     sessions.withLock { $0[name] = client }
                     client.start()
                 } catch {

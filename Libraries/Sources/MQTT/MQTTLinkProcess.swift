@@ -57,8 +57,10 @@ public final class MQTTLinkProcess: Sendable {
     /// - Parameters:
     ///   - frameLimit: the largest frame read from the link process; a larger one ends it.
     ///   - log: what to tell about the process (it ended, and why).
-    public init(executable: String, arguments: [String], frameLimit: Int, backoff: ReconnectBackoff = ReconnectBackoff(),
-                log: @escaping @Sendable (String) -> Void) throws(MQTTError) {
+    public init(
+        executable: String, arguments: [String], frameLimit: Int, backoff: ReconnectBackoff = ReconnectBackoff(),
+        log: @escaping @Sendable (String) -> Void
+    ) throws(MQTTError) {
         self.executable = executable
         self.arguments = arguments
         self.frameLimit = frameLimit
@@ -78,8 +80,10 @@ public final class MQTTLinkProcess: Sendable {
     }
 
     /// A session of this process, as `configuration` says; nothing is sent until its `start()`.
-    public func session(_ configuration: MQTTConfiguration, onMessage: @escaping MQTTClient.MessageHandler,
-                        onConnection: @escaping MQTTClient.ConnectionHandler = { _ in }) throws(MQTTError) -> Session {
+    public func session(
+        _ configuration: MQTTConfiguration, onMessage: @escaping MQTTClient.MessageHandler,
+        onConnection: @escaping MQTTClient.ConnectionHandler = { _ in }
+    ) throws(MQTTError) -> Session {
         let session = Session(process: self, configuration: configuration, onMessage: onMessage, onConnection: onConnection)
         let added = state.withLock { state in
             guard state.sessions[configuration.clientID] == nil else { return false }
@@ -98,8 +102,10 @@ public final class MQTTLinkProcess: Sendable {
         let onMessage: MQTTClient.MessageHandler
         let onConnection: MQTTClient.ConnectionHandler
 
-        init(process: MQTTLinkProcess, configuration: MQTTConfiguration, onMessage: @escaping MQTTClient.MessageHandler,
-             onConnection: @escaping MQTTClient.ConnectionHandler) {
+        init(
+            process: MQTTLinkProcess, configuration: MQTTConfiguration, onMessage: @escaping MQTTClient.MessageHandler,
+            onConnection: @escaping MQTTClient.ConnectionHandler
+        ) {
             self.process = process
             self.configuration = configuration
             self.onMessage = onMessage
@@ -158,7 +164,8 @@ public final class MQTTLinkProcess: Sendable {
 
     private func sendOpen(_ name: String) {
         guard let (configuration, wanted) = state.withLock({ state in state.sessions[name].map { ($0.session.configuration, $0.wanted) } }),
-              let json = try? JSONEncoder().encode(configuration) else { return }
+            let json = try? JSONEncoder().encode(configuration)
+        else { return }
         _ = send(.open(session: name, configuration: Array(json)), droppable: false)
         for topic in wanted { _ = send(.subscribe(session: name, topic: topic), droppable: false) }
     }

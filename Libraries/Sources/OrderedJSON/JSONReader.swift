@@ -122,7 +122,8 @@ public struct JSONReader {
     /// A number of either kind, as the `Double` the tree's `doubleValue` gives (Varlink's `float`).
     public mutating func readNumber() throws(Mismatch) -> Double {
         guard index < buffer.count, buffer[index] == UInt8(ascii: "-") || isDigit(buffer[index]),
-              let number = try? parseNumber(), let double = number.doubleValue else { throw Mismatch() }
+            let number = try? parseNumber(), let double = number.doubleValue
+        else { throw Mismatch() }
         return double
     }
 

@@ -15,9 +15,9 @@ extension JSON {
             var index = 1
             while true {
                 guard text[index] == UInt8(ascii: "\""), let keyEnd = JSONBytes.endOfString(in: text, at: index),
-                      keyEnd + 1 < text.count, text[keyEnd] == UInt8(ascii: ":"),
-                      let kind = shapeKind(of: text[keyEnd + 1]), let valueEnd = JSONBytes.endOfValue(in: text, at: keyEnd + 1),
-                      valueEnd < text.count
+                    keyEnd + 1 < text.count, text[keyEnd] == UInt8(ascii: ":"),
+                    let kind = shapeKind(of: text[keyEnd + 1]), let valueEnd = JSONBytes.endOfValue(in: text, at: keyEnd + 1),
+                    valueEnd < text.count
                 else { return nil }
                 // A key ends at its first unescaped quote, so key and kind read back one way only.
                 shape.append(contentsOf: UnsafeRawBufferPointer(rebasing: text[index..<keyEnd]))

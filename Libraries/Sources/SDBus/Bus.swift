@@ -27,8 +27,10 @@ public final class Bus {
     /// or to the user's session bus when nil (`DBUS_SESSION_BUS_ADDRESS`, else
     /// `$XDG_RUNTIME_DIR/bus`), and attaches it to `loop`. Waits for the bus's `Hello` reply,
     /// which names the connection. `onDisconnect` runs once if the bus goes away.
-    public static func connect(address: String? = nil, loop: BusLoop, description: String,
-                               onDisconnect: @escaping () -> Void) throws(BusError) -> Bus {
+    public static func connect(
+        address: String? = nil, loop: BusLoop, description: String,
+        onDisconnect: @escaping () -> Void
+    ) throws(BusError) -> Bus {
         let handle = try open(address: address, description: description, monitor: false)
         let bus = try attach(handle, loop: loop)
         bus.disconnectWatch = try bus.addLocalDisconnectWatch(onDisconnect)
@@ -39,16 +41,19 @@ public final class Bus {
     /// then receives every message on the bus matching them, method calls and replies between
     /// other peers included, and never sends anything again. `handler` gets each message;
     /// `onDisconnect` runs once if the bus goes away.
-    public static func monitor(address: String? = nil, rules: [String], loop: BusLoop, description: String,
-                               handler: @escaping (BusMessage) -> Void,
-                               onDisconnect: @escaping () -> Void) throws(BusError) -> Bus {
+    public static func monitor(
+        address: String? = nil, rules: [String], loop: BusLoop, description: String,
+        handler: @escaping (BusMessage) -> Void,
+        onDisconnect: @escaping () -> Void
+    ) throws(BusError) -> Bus {
         let handle = try open(address: address, description: description, monitor: true)
         let bus = try attach(handle, loop: loop)
         bus.disconnectWatch = try bus.addLocalDisconnectWatch(onDisconnect)
         // Synchronous: nothing but the reply arrives before it, and every message after it is
         // one to pass on.
-        let call = try bus.newCall(destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus",
-                                   interface: "org.freedesktop.DBus.Monitoring", member: "BecomeMonitor")
+        let call = try bus.newCall(
+            destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus",
+            interface: "org.freedesktop.DBus.Monitoring", member: "BecomeMonitor")
         try call.append([.strings(rules), .uint32(0)])
         var error = sd_bus_error()
         defer { sd_bus_error_free(&error) }
@@ -128,10 +133,12 @@ public final class Bus {
     public var busID: String {
         var id = sd_id128_t()
         guard sd_bus_get_bus_id(handle, &id) >= 0 else { return "" }
-        return withUnsafeBytes(of: id) { bytes in bytes.map { byte in
-            let digits = Array("0123456789abcdef".utf8)
-            return String(decoding: [digits[Int(byte >> 4)], digits[Int(byte & 0xF)]], as: UTF8.self)
-        }.joined() }
+        return withUnsafeBytes(of: id) { bytes in
+            bytes.map { byte in
+                let digits = Array("0123456789abcdef".utf8)
+                return String(decoding: [digits[Int(byte >> 4)], digits[Int(byte & 0xF)]], as: UTF8.self)
+            }.joined()
+        }
     }
 
     /// Whether the connection is still up.
@@ -184,9 +191,11 @@ public final class Bus {
 
     /// Calls a method; `reply` gets the reply, or the error (an error reply, a timeout, the
     /// peer or the bus gone). Never blocks.
-    public func call(destination: String, path: String, interface: String, member: String, arguments: [BusValue] = [],
-                     timeout: Duration = .seconds(25),
-                     reply: @escaping (Result<BusMessage, BusError>) -> Void) throws(BusError) {
+    public func call(
+        destination: String, path: String, interface: String, member: String, arguments: [BusValue] = [],
+        timeout: Duration = .seconds(25),
+        reply: @escaping (Result<BusMessage, BusError>) -> Void
+    ) throws(BusError) {
         let call = try newCall(destination: destination, path: path, interface: interface, member: member)
         try call.append(arguments)
         let box = MessageHandlerBox { message in
@@ -245,22 +254,27 @@ public final class Bus {
     /// Asks the bus for a well-known name, without blocking. With `allowReplacement`, another
     /// connection asking to replace us gets the name (we hear `NameLost`); with `queue`, we
     /// get it once its owners leave (we hear `NameAcquired`).
-    public func requestName(_ name: String, allowReplacement: Bool, queue: Bool,
-                            completion: @escaping (Result<NameOwnership, BusError>) -> Void) throws(BusError) {
+    public func requestName(
+        _ name: String, allowReplacement: Bool, queue: Bool,
+        completion: @escaping (Result<NameOwnership, BusError>) -> Void
+    ) throws(BusError) {
         // The D-Bus specification's flags (not sd-bus's own SD_BUS_NAME_*).
         let allowReplacementFlag: UInt32 = 0x1, doNotQueueFlag: UInt32 = 0x4
         let flags = (allowReplacement ? allowReplacementFlag : 0) | (queue ? 0 : doNotQueueFlag)
-        try call(destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus",
-                 member: "RequestName", arguments: [.string(name), .uint32(flags)]) { result in
-            completion(result.flatMap { reply in
-                // 1 primary owner, 2 in queue, 3 exists, 4 already the owner.
-                switch (try? reply.arguments())?.first?.integer {
-                case 1, 4: .success(.owner)
-                case 2: .success(.queued)
-                case 3: .success(.taken)
-                default: .failure(BusError(name: BusError.invalidArgs, message: "RequestName answered \(reply.signature)"))
-                }
-            })
+        try call(
+            destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus",
+            member: "RequestName", arguments: [.string(name), .uint32(flags)]
+        ) { result in
+            completion(
+                result.flatMap { reply in
+                    // 1 primary owner, 2 in queue, 3 exists, 4 already the owner.
+                    switch (try? reply.arguments())?.first?.integer {
+                    case 1, 4: .success(.owner)
+                    case 2: .success(.queued)
+                    case 3: .success(.taken)
+                    default: .failure(BusError(name: BusError.invalidArgs, message: "RequestName answered \(reply.signature)"))
+                    }
+                })
         }
     }
 

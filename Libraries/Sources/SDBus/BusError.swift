@@ -22,8 +22,9 @@ public struct BusError: Error, Sendable, Hashable, CustomStringConvertible {
     /// A local failure: `doing` failed with `errno` (positive or negative).
     public init(errno code: Int32, doing: String) {
         let positive = abs(code)
-        self.init(name: "System.Error.\(Self.symbol(positive))", message: "\(doing): \(String(cString: strerror(positive)))",
-                  errno: positive)
+        self.init(
+            name: "System.Error.\(Self.symbol(positive))", message: "\(doing): \(String(cString: strerror(positive)))",
+            errno: positive)
     }
 
     /// The error an error reply carries.

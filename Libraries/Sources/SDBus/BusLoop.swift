@@ -124,10 +124,12 @@ public final class BusLoop: SerialExecutor, @unchecked Sendable {
         }
         eventLoop = loop
         var source: OpaquePointer?
-        let added = sd_event_add_io(loop, &source, wake.readEnd, UInt32(EPOLLIN.rawValue), { _, _, _, userdata in
-            Unmanaged<BusLoop>.fromOpaque(userdata!).takeUnretainedValue().runPending()
-            return 0
-        }, Unmanaged.passUnretained(self).toOpaque())
+        let added = sd_event_add_io(
+            loop, &source, wake.readEnd, UInt32(EPOLLIN.rawValue),
+            { _, _, _, userdata in
+                Unmanaged<BusLoop>.fromOpaque(userdata!).takeUnretainedValue().runPending()
+                return 0
+            }, Unmanaged.passUnretained(self).toOpaque())
         started.signal()
         if added >= 0 {
             _ = sd_event_loop(loop)

@@ -51,13 +51,16 @@ extension Bus {
     /// Serves `interface` at `path` for as long as the returned slot lives. `handler` gets
     /// every call whose arguments match their method's signature, on the loop thread, and
     /// answers it (the answer is dropped when the caller asked for none).
-    public func export(_ interface: ExportedInterface, at path: String,
-                       handler: @escaping (BusMessage) -> MethodResult) throws(BusError) -> BusSlot {
+    public func export(
+        _ interface: ExportedInterface, at path: String,
+        handler: @escaping (BusMessage) -> MethodResult
+    ) throws(BusError) -> BusSlot {
         let table = VTable(interface)
         let box = MethodHandlerBox(table: table, handler: handler)
         var slot: OpaquePointer?
-        let result = sd_bus_add_object_vtable(handle, &slot, path, interface.name, table.entries,
-                                              Unmanaged.passUnretained(box).toOpaque())
+        let result = sd_bus_add_object_vtable(
+            handle, &slot, path, interface.name, table.entries,
+            Unmanaged.passUnretained(box).toOpaque())
         guard result >= 0, let slot else { throw BusError(errno: result, doing: "serving \(interface.name) at \(path)") }
         return BusSlot(slot, keeping: box)
     }

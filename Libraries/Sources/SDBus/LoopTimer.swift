@@ -12,10 +12,12 @@ public final class LoopTimer {
         self.fire = fire
         var created: OpaquePointer?
         // A deadline far away, disabled until armed.
-        let result = sd_event_add_time(loop.event, &created, CLOCK_MONOTONIC, UInt64.max - 1, 0, { _, _, userdata in
-            Unmanaged<LoopTimer>.fromOpaque(userdata!).takeUnretainedValue().fire()
-            return 0
-        }, Unmanaged.passUnretained(self).toOpaque())
+        let result = sd_event_add_time(
+            loop.event, &created, CLOCK_MONOTONIC, UInt64.max - 1, 0,
+            { _, _, userdata in
+                Unmanaged<LoopTimer>.fromOpaque(userdata!).takeUnretainedValue().fire()
+                return 0
+            }, Unmanaged.passUnretained(self).toOpaque())
         guard result >= 0, let created else { throw BusError(errno: result, doing: "sd_event_add_time") }
         source = created
         sd_event_source_set_enabled(created, Int32(SD_EVENT_OFF))

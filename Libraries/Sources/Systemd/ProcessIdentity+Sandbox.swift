@@ -77,8 +77,10 @@ extension ProcessIdentity {
     ///   user namespace. Its owner may have mounted any file system there, FUSE included,
     ///   whose server can leave a reader blocked for as long as it likes; a daemon serving
     ///   other users must not read it (the Flatpak's id then comes from its unit, if at all).
-    public static func sandbox(pid: Int32, procRoot: String = "/proc", userUnit: (Int32) -> String? = userUnit(pid:),
-                               readingForeignRoots: Bool = true) -> ProcessSandbox {
+    public static func sandbox(
+        pid: Int32, procRoot: String = "/proc", userUnit: (Int32) -> String? = userUnit(pid:),
+        readingForeignRoots: Bool = true
+    ) -> ProcessSandbox {
         func flatpakByUnit() -> ProcessSandbox? {
             guard let unit = userUnit(pid), unit.hasPrefix("app-flatpak-"), let app = appID(fromUnit: unit) else { return nil }
             return .flatpak(appID: app, ownUserNamespace: true)

@@ -60,8 +60,10 @@ package struct ParameterCodegen {
         return interface
     }
 
-    private func fields(_ declared: [VarlinkField], mapped: [ParameterMap.Member], interface: String,
-                        of owner: String) throws(CodegenError) -> [Field] {
+    private func fields(
+        _ declared: [VarlinkField], mapped: [ParameterMap.Member], interface: String,
+        of owner: String
+    ) throws(CodegenError) -> [Field] {
         guard declared.count <= 64 else { throw CodegenError("\(owner): more than 64 members") }
         for member in mapped where !declared.contains(where: { $0.name == member.name }) {
             throw CodegenError("\(owner) has no member '\(member.name)'")
@@ -122,8 +124,9 @@ package struct ParameterCodegen {
             case .nullable(let inner), .array(let inner), .dictionary(let inner): pending.append((interface, inner))
             case .named(let name):
                 guard let mapping = map.types.first(where: { $0.interface == interface && $0.name == name }),
-                      found.insert(mapping.swiftType).inserted,
-                      case .struct(let members)? = try self.interface(interface).types[name] else { continue }
+                    found.insert(mapping.swiftType).inserted,
+                    case .struct(let members)? = try self.interface(interface).types[name]
+                else { continue }
                 pending += members.map { (interface, $0.type) }
             default: continue
             }
@@ -231,15 +234,15 @@ package struct ParameterCodegen {
         out += "    init(reading reader: inout JSONReader) throws(JSONReader.Mismatch) {\n"
         textReadMembers(fields, to: &out)
         out += """
-                do {
-                    self = \(make)
-                } catch {
-                    throw JSONReader.Mismatch()
+                    do {
+                        self = \(make)
+                    } catch {
+                        throw JSONReader.Mismatch()
+                    }
                 }
             }
-        }
 
-        """
+            """
     }
 
     // MARK: Methods

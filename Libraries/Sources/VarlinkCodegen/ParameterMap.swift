@@ -95,9 +95,10 @@ package struct ParameterMap: Sendable {
                 types.append(TypeMapping(interface: interface, name: name, swiftType: swiftType, members: []))
                 last = .type
             case "method":
-                var method = Method(interface: interface, name: name, structName: name + "Parameters", readable: false,
-                                    conformances: conformances.map { $0.split(separator: ",").map { $0.trimmingSpaces } } ?? [],
-                                    members: [])
+                var method = Method(
+                    interface: interface, name: name, structName: name + "Parameters", readable: false,
+                    conformances: conformances.map { $0.split(separator: ",").map { $0.trimmingSpaces } } ?? [],
+                    members: [])
                 var rest = words.dropFirst(2)
                 if rest.first == "as", rest.count >= 2 {
                     method.structName = rest[rest.startIndex + 1]
@@ -143,8 +144,9 @@ package struct ParameterMap: Sendable {
         guard swiftType != nil || absent != nil || words.count == 3 else {
             throw CodegenError("line \(number): '\(words[0])' says nothing the IDL does not")
         }
-        return Member(name: words[0], property: words.count == 3 ? words[2] : nil,
-                      swiftType: swiftType.flatMap { $0.isEmpty ? nil : $0 }, absent: absent.flatMap { $0.isEmpty ? nil : $0 })
+        return Member(
+            name: words[0], property: words.count == 3 ? words[2] : nil,
+            swiftType: swiftType.flatMap { $0.isEmpty ? nil : $0 }, absent: absent.flatMap { $0.isEmpty ? nil : $0 })
     }
 }
 

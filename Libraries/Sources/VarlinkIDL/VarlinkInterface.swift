@@ -47,8 +47,10 @@ public struct VarlinkInterface: Sendable {
         self = try parser.parseInterface()
     }
 
-    init(name: String, types: [String: VarlinkType], methods: [String: VarlinkMethodSignature],
-         errors: [String: [VarlinkField]], description: String) {
+    init(
+        name: String, types: [String: VarlinkType], methods: [String: VarlinkMethodSignature],
+        errors: [String: [VarlinkField]], description: String
+    ) {
         self.name = name
         self.types = types
         self.methods = methods

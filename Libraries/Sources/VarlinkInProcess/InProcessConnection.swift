@@ -26,8 +26,9 @@ final class InProcessConnection: VarlinkClientTransport, @unchecked Sendable {
         self.context = context
         // As many calls at once as a socket's connection starts by default; no bound on bytes,
         // as nothing is read ahead that the client did not send.
-        self.machine = ServerConnectionStateMachine(maximumQueuedCalls: 64, maximumQueuedBytes: .max,
-                                                    errors: service.connectionErrors, callReader: service.callReader)
+        self.machine = ServerConnectionStateMachine(
+            maximumQueuedCalls: 64, maximumQueuedBytes: .max,
+            errors: service.connectionErrors, callReader: service.callReader)
     }
 
     // MARK: The client's end

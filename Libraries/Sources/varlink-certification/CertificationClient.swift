@@ -27,8 +27,9 @@ struct CertificationClient {
         previous = try await step("Test02", id, ["bool": previous["bool"]!], expect: ["int": 1])
         previous = try await step("Test03", id, ["int": previous["int"]!], expect: ["float": 1.0])
         previous = try await step("Test04", id, ["float": previous["float"]!], expect: ["string": "ping"])
-        previous = try await step("Test05", id, ["string": previous["string"]!],
-                                  expect: ["bool": false, "int": 2, "float": CertificationService.pi, "string": "a lot of string"])
+        previous = try await step(
+            "Test05", id, ["string": previous["string"]!],
+            expect: ["bool": false, "int": 2, "float": CertificationService.pi, "string": "a lot of string"])
         previous = try await step("Test06", id, previous, expect: ["struct": CertificationService.struct6])
         previous = try await step("Test07", id, ["struct": previous["struct"]!], expect: ["map": CertificationService.map])
         previous = try await step("Test08", id, ["map": previous["map"]!], expect: ["set": CertificationService.set])

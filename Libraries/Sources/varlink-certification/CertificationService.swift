@@ -14,8 +14,10 @@ final class CertificationService: Sendable {
     /// The method each client id must call next.
     private let nextMethod = Mutex<[String: String]>([:])
 
-    static let order = ["Start", "Test01", "Test02", "Test03", "Test04", "Test05", "Test06", "Test07", "Test08",
-                        "Test09", "Test10", "Test11", "End"]
+    static let order = [
+        "Start", "Test01", "Test02", "Test03", "Test04", "Test05", "Test06", "Test07", "Test08",
+        "Test09", "Test10", "Test11", "End",
+    ]
 
     static let pi = JSON.double(Double.pi)
 
@@ -43,63 +45,67 @@ final class CertificationService: Sendable {
     static let replies10: [String] = (1...10).map { "Reply number \($0)" }
 
     var implementation: VarlinkImplementation {
-        VarlinkImplementation(interface: Self.interface, handlers: [
-            "Start": .immediate { [self] request throws(VarlinkError) in
-                let id = UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased()
-                nextMethod.withLock { $0[id] = "Start" }
-                try advance(id, from: "Start")
-                try expect(request, [:], id: id)
-                return ["client_id": .string(id)]
-            },
-            "Test01": step("Test01", wants: [:], reply: ["bool": true]),
-            "Test02": step("Test02", wants: ["bool": true], reply: ["int": 1]),
-            "Test03": step("Test03", wants: ["int": 1], reply: ["float": 1.0]),
-            "Test04": step("Test04", wants: ["float": 1.0], reply: ["string": "ping"]),
-            "Test05": step("Test05", wants: ["string": "ping"],
-                           reply: ["bool": false, "int": 2, "float": Self.pi, "string": "a lot of string"]),
-            "Test06": step("Test06", wants: ["bool": false, "int": 2, "float": Self.pi, "string": "a lot of string"],
-                           reply: ["struct": Self.struct6]),
-            "Test07": step("Test07", wants: ["struct": Self.struct6], reply: ["map": Self.map]),
-            "Test08": step("Test08", wants: ["map": Self.map], reply: ["set": Self.set]),
-            "Test09": step("Test09", wants: ["set": Self.set], reply: ["mytype": Self.myType]),
-            "Test10": .streaming { [self] request, responder in
-                do throws(VarlinkError) {
+        VarlinkImplementation(
+            interface: Self.interface,
+            handlers: [
+                "Start": .immediate { [self] request throws(VarlinkError) in
+                    let id = UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased()
+                    nextMethod.withLock { $0[id] = "Start" }
+                    try advance(id, from: "Start")
+                    try expect(request, [:], id: id)
+                    return ["client_id": .string(id)]
+                },
+                "Test01": step("Test01", wants: [:], reply: ["bool": true]),
+                "Test02": step("Test02", wants: ["bool": true], reply: ["int": 1]),
+                "Test03": step("Test03", wants: ["int": 1], reply: ["float": 1.0]),
+                "Test04": step("Test04", wants: ["float": 1.0], reply: ["string": "ping"]),
+                "Test05": step(
+                    "Test05", wants: ["string": "ping"],
+                    reply: ["bool": false, "int": 2, "float": Self.pi, "string": "a lot of string"]),
+                "Test06": step(
+                    "Test06", wants: ["bool": false, "int": 2, "float": Self.pi, "string": "a lot of string"],
+                    reply: ["struct": Self.struct6]),
+                "Test07": step("Test07", wants: ["struct": Self.struct6], reply: ["map": Self.map]),
+                "Test08": step("Test08", wants: ["map": Self.map], reply: ["set": Self.set]),
+                "Test09": step("Test09", wants: ["set": Self.set], reply: ["mytype": Self.myType]),
+                "Test10": .streaming { [self] request, responder in
+                    do throws(VarlinkError) {
+                        let id = try clientID(request)
+                        try advance(id, from: "Test10")
+                        var wants = Self.myType.objectValue!
+                        var got = request.parameters["mytype"]?.objectValue ?? [:]
+                        // The nullable members may be null or absent.
+                        for key in ["nullable", "nullable_array_struct"] {
+                            if got[key] == .null { got[key] = nil }
+                            wants[key] = nil
+                        }
+                        guard JSON.object(got).numericallyEquals(.object(wants)) else {
+                            throw failure(id, wants: .object(["mytype": .object(wants)]), got: request)
+                        }
+                        for (i, text) in Self.replies10.enumerated() {
+                            responder.reply(["string": .string(text)], continues: i < Self.replies10.count - 1)
+                        }
+                    } catch {
+                        responder.fail(error)
+                    }
+                },
+                "Test11": .immediate { [self] request throws(VarlinkError) in
                     let id = try clientID(request)
-                    try advance(id, from: "Test10")
-                    var wants = Self.myType.objectValue!
-                    var got = request.parameters["mytype"]?.objectValue ?? [:]
-                    // The nullable members may be null or absent.
-                    for key in ["nullable", "nullable_array_struct"] {
-                        if got[key] == .null { got[key] = nil }
-                        wants[key] = nil
+                    try advance(id, from: "Test11")
+                    guard request.call.oneway else {
+                        throw failure(id, wants: ["oneway": true], got: request)
                     }
-                    guard JSON.object(got).numericallyEquals(.object(wants)) else {
-                        throw failure(id, wants: .object(["mytype": .object(wants)]), got: request)
-                    }
-                    for (i, text) in Self.replies10.enumerated() {
-                        responder.reply(["string": .string(text)], continues: i < Self.replies10.count - 1)
-                    }
-                } catch {
-                    responder.fail(error)
-                }
-            },
-            "Test11": .immediate { [self] request throws(VarlinkError) in
-                let id = try clientID(request)
-                try advance(id, from: "Test11")
-                guard request.call.oneway else {
-                    throw failure(id, wants: ["oneway": true], got: request)
-                }
-                try expect(request, ["last_more_replies": .array(Self.replies10.map { .string($0) })], id: id)
-                return [:]
-            },
-            "End": .immediate { [self] request throws(VarlinkError) in
-                let id = try clientID(request)
-                try advance(id, from: "End")
-                try expect(request, [:], id: id)
-                nextMethod.withLock { $0[id] = nil }
-                return ["all_ok": true]
-            },
-        ])
+                    try expect(request, ["last_more_replies": .array(Self.replies10.map { .string($0) })], id: id)
+                    return [:]
+                },
+                "End": .immediate { [self] request throws(VarlinkError) in
+                    let id = try clientID(request)
+                    try advance(id, from: "End")
+                    try expect(request, [:], id: id)
+                    nextMethod.withLock { $0[id] = nil }
+                    return ["all_ok": true]
+                },
+            ])
     }
 
     private func step(_ method: String, wants: JSONObject, reply: JSONObject) -> VarlinkMethodHandler {
@@ -129,10 +135,12 @@ final class CertificationService: Sendable {
         }
         guard let expected else { throw VarlinkError("org.varlink.certification.ClientIdError") }
         guard expected == method else {
-            throw VarlinkError("org.varlink.certification.CertificationError", [
-                "wants": ["method": .string("org.varlink.certification.\(expected)")],
-                "got": ["method": .string("org.varlink.certification.\(method)")],
-            ])
+            throw VarlinkError(
+                "org.varlink.certification.CertificationError",
+                [
+                    "wants": ["method": .string("org.varlink.certification.\(expected)")],
+                    "got": ["method": .string("org.varlink.certification.\(method)")],
+                ])
         }
     }
 

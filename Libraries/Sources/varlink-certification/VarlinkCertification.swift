@@ -62,8 +62,9 @@ struct VarlinkCertification: AsyncParsableCommand {
     private func runServer(path: String?) async throws {
         let logger = Logger(label: "varlink-certification")
         let service = VarlinkService(
-            info: VarlinkServiceInfo(vendor: "Island", product: "varlink-certification", version: "1",
-                                     url: "https://github.com/island-linux/island"),
+            info: VarlinkServiceInfo(
+                vendor: "Island", product: "varlink-certification", version: "1",
+                url: "https://github.com/island-linux/island"),
             implementations: [CertificationService().implementation], connectionErrors: .silent, logger: logger)
         let server = VarlinkServer(service: service, logger: logger)
 

@@ -9,8 +9,10 @@ import Testing
     }
 
     @Test func nothingThatCouldLeaveTheThemeIsAnIconName() {
-        for name in ["", "a/b", "/usr/share/icons/x.png", "..", "a..b", ".hidden", "file:///x.png", "tab\there", "nul\u{0}",
-                     "esc\u{1B}[31m", "caf\u{E9}", "emoji\u{1F600}", "back\\slash", String(repeating: "a", count: 256)] {
+        for name in [
+            "", "a/b", "/usr/share/icons/x.png", "..", "a..b", ".hidden", "file:///x.png", "tab\there", "nul\u{0}",
+            "esc\u{1B}[31m", "caf\u{E9}", "emoji\u{1F600}", "back\\slash", String(repeating: "a", count: 256),
+        ] {
             #expect(!IconName.isValid(name), "\(name.debugDescription)")
         }
         #expect(IconName.isValid(String(repeating: "a", count: 255)))
@@ -21,8 +23,9 @@ import Testing
     @Test func rootsFollowTheSpec() {
         let base = BaseDirectories(environment: ["HOME": "/h", "XDG_DATA_DIRS": "/a:/b"])
         #expect(IconThemeSearch.roots(base) == ["/h/.local/share/icons", "/h/.icons", "/a/icons", "/b/icons"])
-        #expect(IconThemeSearch(roots: ["/r1", "/r2"], themes: ["T", "hicolor"]).themeDirectories
-                    == ["/r1/T", "/r2/T", "/r1/hicolor", "/r2/hicolor"])
+        #expect(
+            IconThemeSearch(roots: ["/r1", "/r2"], themes: ["T", "hicolor"]).themeDirectories
+                == ["/r1/T", "/r2/T", "/r1/hicolor", "/r2/hicolor"])
     }
 
     @Test func scalableFirstThenLargerThenSmaller() {
@@ -41,10 +44,11 @@ import Testing
 @Suite struct BackoffTests {
     @Test func doublesFromTheFirstStepToTheMaximum() {
         let backoff = Backoff(first: .milliseconds(50), maximum: .seconds(2))
-        #expect((0...7).map { backoff.delay(attempt: $0) } == [
-            .milliseconds(50), .milliseconds(100), .milliseconds(200), .milliseconds(400),
-            .milliseconds(800), .milliseconds(1600), .seconds(2), .seconds(2),
-        ])
+        #expect(
+            (0...7).map { backoff.delay(attempt: $0) } == [
+                .milliseconds(50), .milliseconds(100), .milliseconds(200), .milliseconds(400),
+                .milliseconds(800), .milliseconds(1600), .seconds(2), .seconds(2),
+            ])
         #expect(backoff.delay(attempt: 10_000) == .seconds(2))
         #expect(backoff.delay(attempt: -1) == .milliseconds(50))
         #expect(backoff.delay(attempt: 3, random: 0) == .milliseconds(400), "no jitter ignores the draw")

@@ -4,10 +4,11 @@ import Testing
 @Suite struct KeyFileTests {
     @Test func groupsAndEntriesInFileOrder() {
         let file = KeyFile(parsing: "# c\n[A]\n  Key = a value  \n\n[B]\nOther=\n", syntax: .desktopEntry)
-        #expect(file.lines == [
-            .group(name: "A", line: 2), .entry(KeyFile.Entry(key: "Key", value: "a value", line: 3)),
-            .group(name: "B", line: 5), .entry(KeyFile.Entry(key: "Other", value: "", line: 6)),
-        ])
+        #expect(
+            file.lines == [
+                .group(name: "A", line: 2), .entry(KeyFile.Entry(key: "Key", value: "a value", line: 3)),
+                .group(name: "B", line: 5), .entry(KeyFile.Entry(key: "Other", value: "", line: 6)),
+            ])
         #expect(file.problems.isEmpty)
     }
 
@@ -15,8 +16,9 @@ import Testing
         let file = KeyFile(parsing: "[Desktop Entry]x\nName=Wrong\n[Desktop Entry]\nName=Right\n", syntax: .desktopEntry)
         #expect(file.value("Name", inGroup: "Desktop Entry") == "Right")
         #expect(file.value("Name", inGroup: "Desktop") == nil)
-        #expect(KeyFile(parsing: "Name=Loose\n", syntax: .desktopEntry).entries(inGroup: "Desktop Entry") == nil,
-                "keys before any group belong to none")
+        #expect(
+            KeyFile(parsing: "Name=Loose\n", syntax: .desktopEntry).entries(inGroup: "Desktop Entry") == nil,
+            "keys before any group belong to none")
     }
 
     @Test func localizedKeysAreKeptApart() {
@@ -55,19 +57,21 @@ import Testing
 
     @Test func systemdSyntaxContinuesLinesAndSkipsSemicolonComments() {
         let file = KeyFile(parsing: "[S]\n; c\nK=a \\\n# inside\n  b\nLast=x\\", syntax: .systemd)
-        #expect(file.lines == [
-            .group(name: "S", line: 1), .entry(KeyFile.Entry(key: "K", value: "a  b", line: 3)),
-            .entry(KeyFile.Entry(key: "Last", value: "x", line: 6)),
-        ])
+        #expect(
+            file.lines == [
+                .group(name: "S", line: 1), .entry(KeyFile.Entry(key: "K", value: "a  b", line: 3)),
+                .entry(KeyFile.Entry(key: "Last", value: "x", line: 6)),
+            ])
     }
 
     @Test func unreadableLinesAreProblemsAndSkipped() {
         let file = KeyFile(parsing: "[Open\njunk\n=value\n[G]\nK=v\n", syntax: .systemd)
-        #expect(file.problems == [
-            KeyFile.Problem(line: 1, kind: .unterminatedGroupHeader("[Open")),
-            KeyFile.Problem(line: 2, kind: .notAnEntry("junk")),
-            KeyFile.Problem(line: 3, kind: .missingKey),
-        ])
+        #expect(
+            file.problems == [
+                KeyFile.Problem(line: 1, kind: .unterminatedGroupHeader("[Open")),
+                KeyFile.Problem(line: 2, kind: .notAnEntry("junk")),
+                KeyFile.Problem(line: 3, kind: .missingKey),
+            ])
         #expect(file.value("K", inGroup: "G") == "v")
         #expect(file.problems[0].description == "missing ']' at the end of the section header '[Open'")
     }
@@ -81,14 +85,16 @@ import Testing
 
 @Suite struct DesktopFileTests {
     @Test func readsTheDesktopEntryGroupOnly() throws {
-        let file = try #require(DesktopFile(parsing: """
-            [Desktop Action new]
-            Name=New
-            [Desktop Entry]
-            Name=Two\\sWords
-            MimeType=x-scheme-handler/coffee;text/plain;
-            X-Flag=true
-            """))
+        let file = try #require(
+            DesktopFile(
+                parsing: """
+                    [Desktop Action new]
+                    Name=New
+                    [Desktop Entry]
+                    Name=Two\\sWords
+                    MimeType=x-scheme-handler/coffee;text/plain;
+                    X-Flag=true
+                    """))
         #expect(file.string("Name") == "Two Words")
         #expect(file.strings("MimeType") == ["x-scheme-handler/coffee", "text/plain"])
         #expect(file.boolean("X-Flag"))

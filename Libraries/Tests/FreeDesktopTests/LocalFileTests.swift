@@ -12,10 +12,13 @@ struct LocalFileTests {
         #expect(LocalFile.path(fromURL: LocalFile.url(path: "/a/%41 b")) == "/a/%41 b", "a percent sign in a name is a name")
     }
 
-    @Test("refused: relative, climbing, empty segments, controls, another host, other schemes, over the bound",
-          arguments: ["a.png", "./a.png", "/tmp/../a.png", "/tmp/./a.png", "/tmp//a.png", "/tmp/", "/", "/tmp/a\u{0}b", "/tmp/a\u{9B}b",
-                      "/tmp/a\u{7F}b", "file://host/a.png", "file:/a.png", "https://a.example/a.png", "file:///a%2F..%2Fb",
-                      "/" + String(repeating: "a", count: LocalFile.maximumBytes), ""])
+    @Test(
+        "refused: relative, climbing, empty segments, controls, another host, other schemes, over the bound",
+        arguments: [
+            "a.png", "./a.png", "/tmp/../a.png", "/tmp/./a.png", "/tmp//a.png", "/tmp/", "/", "/tmp/a\u{0}b", "/tmp/a\u{9B}b",
+            "/tmp/a\u{7F}b", "file://host/a.png", "file:/a.png", "https://a.example/a.png", "file:///a%2F..%2Fb",
+            "/" + String(repeating: "a", count: LocalFile.maximumBytes), "",
+        ])
     func refused(_ reference: String) {
         #expect(LocalFile.path(from: reference) == nil)
     }

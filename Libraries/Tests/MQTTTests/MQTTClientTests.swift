@@ -34,8 +34,10 @@ struct MQTTClientTests {
         }
     }
 
-    static func configuration(_ broker: MosquittoBroker, user: String, id: String? = nil, tls: Bool = false,
-                              persistent: Bool = true) -> MQTTConfiguration {
+    static func configuration(
+        _ broker: MosquittoBroker, user: String, id: String? = nil, tls: Bool = false,
+        persistent: Bool = true
+    ) -> MQTTConfiguration {
         MQTTConfiguration(
             broker: MQTTBrokerAddress(host: "127.0.0.1", port: tls ? broker.tlsPort : broker.port, secure: tls),
             clientID: id ?? user, username: user, password: users[user], tls: .init(caFile: broker.caFile),
@@ -259,8 +261,10 @@ struct MQTTClientTests {
     }
 
     @Test func invalidTopicsAreRefusedBeforeTheNetwork() throws {
-        let client = try MQTTClient(MQTTConfiguration(broker: MQTTBrokerAddress(host: "127.0.0.1", port: 1, secure: false),
-                                                      clientID: "never-started"), onMessage: { _ in })
+        let client = try MQTTClient(
+            MQTTConfiguration(
+                broker: MQTTBrokerAddress(host: "127.0.0.1", port: 1, secure: false),
+                clientID: "never-started"), onMessage: { _ in })
         #expect(throws: MQTTError.invalidTopic("a/#/b")) { try client.subscribe("a/#/b") }
         #expect(throws: MQTTError.invalidTopic("a/+")) { try client.publish("a/+", payload: []) }
         #expect(throws: MQTTError.notConnected) { try client.publish("a/b", payload: []) }

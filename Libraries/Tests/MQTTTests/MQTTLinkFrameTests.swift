@@ -24,12 +24,15 @@ import Testing
     static func read(_ bytes: [UInt8], limit: Int) throws(MQTTLinkFrame.Invalid) -> [MQTTLinkFrame] {
         var offset = 0
         var frames: [MQTTLinkFrame] = []
-        while let frame = try MQTTLinkFrame.read(limit: limit, { buffer in
-            guard bytes.count - offset >= buffer.count else { return false }
-            buffer.copyBytes(from: bytes[offset..<offset + buffer.count])
-            offset += buffer.count
-            return true
-        }) {
+        while let frame = try MQTTLinkFrame.read(
+            limit: limit,
+            { buffer in
+                guard bytes.count - offset >= buffer.count else { return false }
+                buffer.copyBytes(from: bytes[offset..<offset + buffer.count])
+                offset += buffer.count
+                return true
+            })
+        {
             frames.append(frame)
         }
         return frames
@@ -59,8 +62,9 @@ import Testing
     @Test func theDaemonsLimitFitsTheLargestPacketItAsksForAndItsTopic() {
         let configuration = MQTTConfiguration(broker: MQTTBrokerAddress(host: "localhost", port: 1883, secure: false), clientID: "d")
         let limit = MQTTLinkProcess.frameLimit(for: configuration)
-        let largest = MQTTLinkFrame.message(session: String(repeating: "s", count: 65_535), topic: String(repeating: "t", count: 65_535),
-                                            payload: [UInt8](repeating: 0, count: Int(configuration.maximumPacketSize)))
+        let largest = MQTTLinkFrame.message(
+            session: String(repeating: "s", count: 65_535), topic: String(repeating: "t", count: 65_535),
+            payload: [UInt8](repeating: 0, count: Int(configuration.maximumPacketSize)))
         #expect(largest.encoded.count - MQTTLinkFrame.headerBytes <= limit)
         #expect(limit < 1 << 20)
     }

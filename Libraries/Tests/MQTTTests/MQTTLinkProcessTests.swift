@@ -33,14 +33,16 @@ import Testing
         }
     }
 
-    static let configuration = MQTTConfiguration(broker: MQTTBrokerAddress(host: "127.0.0.1", port: 1, secure: false), clientID: "link-test",
-                                                 backoff: ReconnectBackoff(first: 0.05, maximum: 0.2))
+    static let configuration = MQTTConfiguration(
+        broker: MQTTBrokerAddress(host: "127.0.0.1", port: 1, secure: false), clientID: "link-test",
+        backoff: ReconnectBackoff(first: 0.05, maximum: 0.2))
 
     @Test func aFrameOverTheLimitEndsTheProcessBeforeItIsReadAndAnotherIsStarted() async throws {
         let journal = Journal()
         // A link process that announces a frame of 4 GiB, and then waits.
-        let process = try MQTTLinkProcess(executable: "/bin/sh", arguments: ["-c", #"printf '\377\377\377\377' >&3; exec sleep 300"#],
-                                          frameLimit: 1024, backoff: ReconnectBackoff(first: 0.05, maximum: 0.2), log: journal.record)
+        let process = try MQTTLinkProcess(
+            executable: "/bin/sh", arguments: ["-c", #"printf '\377\377\377\377' >&3; exec sleep 300"#],
+            frameLimit: 1024, backoff: ReconnectBackoff(first: 0.05, maximum: 0.2), log: journal.record)
         let session = try process.session(Self.configuration, onMessage: journal.record, onConnection: journal.record)
         session.start()
         try await journal.wait("two processes ended over the limit") { journal in
@@ -50,15 +52,18 @@ import Testing
         #expect(journal.messages.isEmpty)
     }
 
-    @Test(.enabled(if: MosquittoBroker.isAvailable && FileManager.default.isExecutableFile(atPath: islandd),
-                   "mosquitto or islandd is missing"))
+    @Test(
+        .enabled(
+            if: MosquittoBroker.isAvailable && FileManager.default.isExecutableFile(atPath: islandd),
+            "mosquitto or islandd is missing"))
     func aSessionGoesOnThroughANewProcessWhenItsProcessIsKilled() async throws {
         let broker = try await MosquittoBroker(users: ["alice": "alice-secret"], acl: "user alice\ntopic readwrite test/#")
         do {
             let journal = Journal()
-            let process = try MQTTLinkProcess(executable: Self.islandd, arguments: ["--mqtt-link", String(Self.headroom)],
-                                              frameLimit: MQTTLinkProcess.frameLimit(for: Self.configuration),
-                                              backoff: ReconnectBackoff(first: 0.05, maximum: 0.2), log: journal.record)
+            let process = try MQTTLinkProcess(
+                executable: Self.islandd, arguments: ["--mqtt-link", String(Self.headroom)],
+                frameLimit: MQTTLinkProcess.frameLimit(for: Self.configuration),
+                backoff: ReconnectBackoff(first: 0.05, maximum: 0.2), log: journal.record)
             var configuration = Self.configuration
             configuration.broker = MQTTBrokerAddress(host: "127.0.0.1", port: broker.port, secure: false)
             (configuration.username, configuration.password) = ("alice", "alice-secret")

@@ -206,8 +206,10 @@ import Testing
         // wherever they fall.
         for length in 1...19 {
             for position in 0..<length {
-                for (byte, reason) in [(UInt8(0x01), JSONParseError.Reason.controlCharacterInString), (0x1F, .controlCharacterInString),
-                                       (0xFF, .invalidUTF8), (0x80, .invalidUTF8)] {
+                for (byte, reason) in [
+                    (UInt8(0x01), JSONParseError.Reason.controlCharacterInString), (0x1F, .controlCharacterInString),
+                    (0xFF, .invalidUTF8), (0x80, .invalidUTF8),
+                ] {
                     var bytes = [UInt8](repeating: UInt8(ascii: "a"), count: length)
                     bytes[position] = byte
                     do {
@@ -235,11 +237,13 @@ import Testing
     @Test func writesDoublesAsTheirDescription() throws {
         // Whole numbers take a path of their own: it must spell them as `description` does,
         // up to where that switches to an exponent, and keep the sign of -0.0.
-        var doubles: [Double] = [0, -0.0, 1, -1, 0.5, -2.5, 1e14, 1e15 - 1, 1e15, -1e15, 1e16, 9_007_199_254_740_992,
-                                 1_763_928_000, 1_763_928_000.25, .ulpOfOne, .leastNonzeroMagnitude, .greatestFiniteMagnitude,
-                                 // Timestamps as a clock gives them, and other fractions: the digits of `write(to:)`.
-                                 1_764_250_000.123456, 1_764_250_000.1234567, -3.141592653589793, 1e-7, 0.1, 1.0 / 3,
-                                 -.leastNormalMagnitude]
+        var doubles: [Double] = [
+            0, -0.0, 1, -1, 0.5, -2.5, 1e14, 1e15 - 1, 1e15, -1e15, 1e16, 9_007_199_254_740_992,
+            1_763_928_000, 1_763_928_000.25, .ulpOfOne, .leastNonzeroMagnitude, .greatestFiniteMagnitude,
+            // Timestamps as a clock gives them, and other fractions: the digits of `write(to:)`.
+            1_764_250_000.123456, 1_764_250_000.1234567, -3.141592653589793, 1e-7, 0.1, 1.0 / 3,
+            -.leastNormalMagnitude,
+        ]
         for exponent in 0...17 {
             let power = (0..<exponent).reduce(1.0) { value, _ in value * 10 }
             doubles += [power, power - 1, power + 1, -power, power + 0.5]
@@ -255,8 +259,10 @@ import Testing
     }
 
     @Test func writesScalarMembersAsTheirJSONValues() throws {
-        for (string, int, double, bool) in [("plain", 0, 0.0, false), ("quote \" and \u{1}", Int.min, -0.0, true),
-                                            ("é, 日本", Int.max, 1_763_928_000.125, false)] {
+        for (string, int, double, bool) in [
+            ("plain", 0, 0.0, false), ("quote \" and \u{1}", Int.min, -0.0, true),
+            ("é, 日本", Int.max, 1_763_928_000.125, false),
+        ] {
             var typed = JSONText()
             typed.openObject()
             typed.member("s", string: string)

@@ -24,7 +24,9 @@ import Testing
 
     /// `{"id":…,"content":{"state":STATE,"r":1}}` read member by member, as a decoder does:
     /// the state as text, or the mismatch.
-    private func readState(_ state: String, in envelope: String = #"{"id":"x","content":{"state":@,"r":1}}"#)
+    private func readState(
+        _ state: String, in envelope: String = #"{"id":"x","content":{"state":@,"r":1}}"#
+    )
         -> (text: [UInt8], nesting: Int, shape: [UInt8])?
     {
         read(envelope.replacingOccurrences(of: "@", with: state)) { (reader: inout JSONReader) throws(JSONReader.Mismatch) in
@@ -53,13 +55,17 @@ import Testing
 
     @Test func readsAnObjectAsTheTextTheTreeWouldBeWrittenAs() throws {
         // Written as `serialized()` writes them: taken as they are, without a tree.
-        let canonical = [#"{}"#, #"{"a":1}"#, #"{"seq":-12,"t":"x y","ok":true,"n":null,"f":false}"#,
-                         #"{"a":{"b":[1,{"c":[]},"é"]},"d":[]}"#, #"{"big":-9223372036854775808}"#,
-                         #"{"ünï":"cödé","":0}"#, #"{"k":[[[[]]]],"z":{"":{}}}"#]
+        let canonical = [
+            #"{}"#, #"{"a":1}"#, #"{"seq":-12,"t":"x y","ok":true,"n":null,"f":false}"#,
+            #"{"a":{"b":[1,{"c":[]},"é"]},"d":[]}"#, #"{"big":-9223372036854775808}"#,
+            #"{"ünï":"cödé","":0}"#, #"{"k":[[[[]]]],"z":{"":{}}}"#,
+        ]
         // Written otherwise, or left to the parser (many members): made a tree and written so.
-        let rewritten = [#"{ }"#, #"{"a": 1}"#, #"{"a":1 }"#, #"{"a":"\u0041"}"#, #"{"a":"\""}"#, #"{"a":1.5}"#, #"{"a":1e2}"#,
-                         #"{"a":-0}"#, #"{"a":9223372036854775808}"#, #"{"a":{"b":[1, 2]}}"#, #"{"\u0061":1}"#,
-                         #"{"a":[1E2]}"#, #"{"a":-0.0}"#, "{" + (0..<40).map { #""k\#($0)":\#($0)"# }.joined(separator: ",") + "}"]
+        let rewritten = [
+            #"{ }"#, #"{"a": 1}"#, #"{"a":1 }"#, #"{"a":"\u0041"}"#, #"{"a":"\""}"#, #"{"a":1.5}"#, #"{"a":1e2}"#,
+            #"{"a":-0}"#, #"{"a":9223372036854775808}"#, #"{"a":{"b":[1, 2]}}"#, #"{"\u0061":1}"#,
+            #"{"a":[1E2]}"#, #"{"a":-0.0}"#, "{" + (0..<40).map { #""k\#($0)":\#($0)"# }.joined(separator: ",") + "}",
+        ]
         for state in canonical + rewritten {
             let tree = try JSONParser.parse(state)
             let found = try #require(readState(state), "\(state)")
@@ -80,10 +86,12 @@ import Testing
     /// Whatever the parser refuses — in the state or around it — the reader does not read.
     @Test func acceptsNothingTheParserRefuses() {
         let deep = String(repeating: "[", count: 70) + String(repeating: "]", count: 70)
-        let invalid: [String] = [#"{"a":1,"a":2}"#, #"{"a":{"b":1,"b":1}}"#, #"{"":1,"":2}"#, #"{"a":[1,]}"#, #"{"a":1,}"#,
-                                 #"{"a":01}"#, #"{"a":tru}"#, #"{"a":nul}"#, #"{"a":"x"#, #"{"a""#, #"{"a":-}"#, #"{"a":1.}"#,
-                                 #"{"a"1}"#, #"{"a":{"b":[1,{"c":[}]}}"#, #"{1:2}"#, "{\"a\":\"\u{01}\"}", #"{"a":["# + deep + "]}",
-                                 #"{"a":1"#, #"{"#]
+        let invalid: [String] = [
+            #"{"a":1,"a":2}"#, #"{"a":{"b":1,"b":1}}"#, #"{"":1,"":2}"#, #"{"a":[1,]}"#, #"{"a":1,}"#,
+            #"{"a":01}"#, #"{"a":tru}"#, #"{"a":nul}"#, #"{"a":"x"#, #"{"a""#, #"{"a":-}"#, #"{"a":1.}"#,
+            #"{"a"1}"#, #"{"a":{"b":[1,{"c":[}]}}"#, #"{1:2}"#, "{\"a\":\"\u{01}\"}", #"{"a":["# + deep + "]}",
+            #"{"a":1"#, #"{"#,
+        ]
         for state in invalid {
             let message = #"{"id":"x","content":{"state":"# + state + "}}"
             #expect(throws: JSONParseError.self, "\(state)") { try JSONParser.parse(message) }
@@ -107,9 +115,11 @@ import Testing
         }
         // Around the state: a duplicate of a member the decoder counts, trailing data, a
         // missing brace, a string with a bad escape.
-        for envelope in [#"{"id":"x","id":"y","content":{"state":@,"r":1}}"#, #"{"id":"x","content":{"state":@,"r":1}} x"#,
-                         #"{"id":"x","content":{"state":@,"r":1}"#, #"{"id":"\x","content":{"state":@,"r":1}}"#,
-                         #"{"id":"x","content":{"state":@,"r":1},}"#] {
+        for envelope in [
+            #"{"id":"x","id":"y","content":{"state":@,"r":1}}"#, #"{"id":"x","content":{"state":@,"r":1}} x"#,
+            #"{"id":"x","content":{"state":@,"r":1}"#, #"{"id":"\x","content":{"state":@,"r":1}}"#,
+            #"{"id":"x","content":{"state":@,"r":1},}"#,
+        ] {
             #expect(throws: (any Error).self, "\(envelope)") { try JSONParser.parse(envelope.replacingOccurrences(of: "@", with: "{}")) }
             #expect(!readDuplicateChecked(envelope), "\(envelope)")
         }

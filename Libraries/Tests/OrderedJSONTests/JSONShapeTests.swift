@@ -34,10 +34,13 @@ import Testing
             for b in objects {
                 let expected = sameShape(a, b)
                 if expected { same += 1 }
-                let (shapeA, shapeB) = (JSON.objectShape(ofText: JSON.object(a).serialized()),
-                                        JSON.objectShape(ofText: JSON.object(b).serialized()))
-                #expect(shapeA != nil && shapeB != nil && (shapeA == shapeB) == expected,
-                        "\(JSON.object(a)) / \(JSON.object(b))")
+                let (shapeA, shapeB) = (
+                    JSON.objectShape(ofText: JSON.object(a).serialized()),
+                    JSON.objectShape(ofText: JSON.object(b).serialized())
+                )
+                #expect(
+                    shapeA != nil && shapeB != nil && (shapeA == shapeB) == expected,
+                    "\(JSON.object(a)) / \(JSON.object(b))")
             }
         }
         // Not only the pairs of an object with itself.
@@ -47,9 +50,11 @@ import Testing
     @Test func textThatIsNotACompactObjectHasNoShape() {
         #expect(JSON.objectShape(ofText: Array("{}".utf8)) == [])
         #expect(JSON.objectShape(ofText: Array(#"{"a":1}"#.utf8)) != nil)
-        for text in [#"{"a":1"#, #"{"a":1}x"#, #"{"a" :1}"#, #"[1]"#, #""a""#, "", #"{"a":"1}"#, #"{"a":{"b":1}"#, #"{"a"}"#,
-                     #"{"a":1,}"#, #"{"a":x}"#, #"{"a": 1}"#, #"{"a":1]"#, #"{"a"#, "{", "{}}", #"{"a":1}}"#, #"{"a":[1}"#,
-                     #"{"a":}"#, #"{"a":"#] {
+        for text in [
+            #"{"a":1"#, #"{"a":1}x"#, #"{"a" :1}"#, #"[1]"#, #""a""#, "", #"{"a":"1}"#, #"{"a":{"b":1}"#, #"{"a"}"#,
+            #"{"a":1,}"#, #"{"a":x}"#, #"{"a": 1}"#, #"{"a":1]"#, #"{"a"#, "{", "{}}", #"{"a":1}}"#, #"{"a":[1}"#,
+            #"{"a":}"#, #"{"a":"#,
+        ] {
             #expect(JSON.objectShape(ofText: Array(text.utf8)) == nil, "\(text)")
         }
     }

@@ -45,40 +45,40 @@ package final class MosquittoBroker: Sendable {
         }
         try acl.write(toFile: directory + "/acl", atomically: true, encoding: .utf8)
         try """
-            per_listener_settings true
-            user \(Self.currentUserName)
-            persistence true
-            persistence_location \(directory)/data/
-            log_dest file \(log)
-            log_type error
-            log_type warning
-            log_type notice
-            log_type information
-            connection_messages true
+        per_listener_settings true
+        user \(Self.currentUserName)
+        persistence true
+        persistence_location \(directory)/data/
+        log_dest file \(log)
+        log_type error
+        log_type warning
+        log_type notice
+        log_type information
+        connection_messages true
 
-            listener \(port) 127.0.0.1
-            allow_anonymous false
-            password_file \(passwords)
-            acl_file \(directory)/acl
+        listener \(port) 127.0.0.1
+        allow_anonymous false
+        password_file \(passwords)
+        acl_file \(directory)/acl
 
-            listener \(tlsPort) 127.0.0.1
-            allow_anonymous false
-            password_file \(passwords)
-            acl_file \(directory)/acl
-            cafile \(caFile)
-            certfile \(directory)/server.crt
-            keyfile \(directory)/server.key
+        listener \(tlsPort) 127.0.0.1
+        allow_anonymous false
+        password_file \(passwords)
+        acl_file \(directory)/acl
+        cafile \(caFile)
+        certfile \(directory)/server.crt
+        keyfile \(directory)/server.key
 
-            listener \(certificatePort) 127.0.0.1
-            allow_anonymous false
-            acl_file \(directory)/acl
-            cafile \(caFile)
-            certfile \(directory)/server.crt
-            keyfile \(directory)/server.key
-            require_certificate true
-            use_identity_as_username true
+        listener \(certificatePort) 127.0.0.1
+        allow_anonymous false
+        acl_file \(directory)/acl
+        cafile \(caFile)
+        certfile \(directory)/server.crt
+        keyfile \(directory)/server.key
+        require_certificate true
+        use_identity_as_username true
 
-            """.write(toFile: directory + "/mosquitto.conf", atomically: true, encoding: .utf8)
+        """.write(toFile: directory + "/mosquitto.conf", atomically: true, encoding: .utf8)
         try await start()
     }
 
@@ -89,8 +89,9 @@ package final class MosquittoBroker: Sendable {
 
     /// Starts the broker (again) and returns once it accepts connections.
     package func start() async throws {
-        let started = try await BackgroundProcess("/usr/sbin/mosquitto", ["-c", directory + "/mosquitto.conf"], environment: nil,
-                                                  stdout: directory + "/stdout", stderr: directory + "/stderr")
+        let started = try await BackgroundProcess(
+            "/usr/sbin/mosquitto", ["-c", directory + "/mosquitto.conf"], environment: nil,
+            stdout: directory + "/stdout", stderr: directory + "/stderr")
         process.set(started)
         // Generous: the bound only keeps a broker that never listens from hanging the test.
         let deadline = ContinuousClock.now + .seconds(30)
@@ -128,8 +129,12 @@ package final class MosquittoBroker: Sendable {
     private func makeCertificates(clients: [String]) async throws {
         let openssl = "/usr/bin/openssl"
         let key = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes"]
-        try await Self.run(openssl, ["req", "-x509"] + key + ["-keyout", directory + "/ca.key", "-out", caFile,
-                                                              "-days", "2", "-subj", "/CN=Island test CA"])
+        try await Self.run(
+            openssl,
+            ["req", "-x509"] + key + [
+                "-keyout", directory + "/ca.key", "-out", caFile,
+                "-days", "2", "-subj", "/CN=Island test CA",
+            ])
         try "subjectAltName=DNS:localhost,IP:127.0.0.1\n".write(toFile: directory + "/server.ext", atomically: true, encoding: .utf8)
         try await sign(name: "server", subject: "/CN=localhost", extensions: directory + "/server.ext")
         for client in clients {
@@ -140,11 +145,19 @@ package final class MosquittoBroker: Sendable {
     private func sign(name: String, subject: String, extensions: String?) async throws {
         let openssl = "/usr/bin/openssl"
         let base = directory + "/" + name
-        try await Self.run(openssl, ["req", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
-                                     "-keyout", base + ".key", "-out", base + ".csr", "-subj", subject])
-        try await Self.run(openssl, ["x509", "-req", "-in", base + ".csr", "-CA", caFile, "-CAkey", directory + "/ca.key",
-                                     "-CAcreateserial", "-out", base + ".crt", "-days", "2"]
-                                    + (extensions.map { ["-extfile", $0] } ?? []))
+        try await Self.run(
+            openssl,
+            [
+                "req", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
+                "-keyout", base + ".key", "-out", base + ".csr", "-subj", subject,
+            ])
+        try await Self.run(
+            openssl,
+            [
+                "x509", "-req", "-in", base + ".csr", "-CA", caFile, "-CAkey", directory + "/ca.key",
+                "-CAcreateserial", "-out", base + ".crt", "-days", "2",
+            ]
+                + (extensions.map { ["-extfile", $0] } ?? []))
     }
 
     private static func run(_ executable: String, _ arguments: [String]) async throws {
@@ -166,7 +179,8 @@ package final class MosquittoBroker: Sendable {
     /// fails. The longer making the certificates takes (a loaded machine), the likelier that
     /// was. Another process could still take a port picked here first, which the start reports.
     private static func freePort() throws -> Int {
-        let ephemeral = (try? String(contentsOfFile: "/proc/sys/net/ipv4/ip_local_port_range", encoding: .utf8))
+        let ephemeral =
+            (try? String(contentsOfFile: "/proc/sys/net/ipv4/ip_local_port_range", encoding: .utf8))
             .flatMap { $0.split(whereSeparator: \.isWhitespace).first.flatMap { Int($0) } } ?? 32768
         let range = 10_000..<max(ephemeral, 20_000)
         for _ in 0..<100 {

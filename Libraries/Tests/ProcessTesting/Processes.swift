@@ -14,8 +14,10 @@ package let productsDirectory: URL = URL(fileURLWithPath: "/proc/self/exe").reso
 
 /// Runs a command to completion; its exit status (128 + N when killed by signal N). A process
 /// that outlives `timeout` is killed, and the test records an issue.
-package func runToCompletion(_ executable: String, _ arguments: [String], environment: [String: String]? = nil,
-                            stdout: String, stderr: String, timeout: Duration) async throws -> Int32 {
+package func runToCompletion(
+    _ executable: String, _ arguments: [String], environment: [String: String]? = nil,
+    stdout: String, stderr: String, timeout: Duration
+) async throws -> Int32 {
     try await withThrowingTaskGroup(of: Int32?.self) { group in
         // Cancelled, it is killed at once: no teardown step comes before the final SIGKILL.
         group.addTask { try await launch(executable, arguments, environment: environment, stdout: stdout, stderr: stderr, teardown: []) }
@@ -42,14 +44,17 @@ package final class BackgroundProcess: Sendable {
     private let exit: Task<Int32, any Error>
 
     /// Returns once the process runs; throws when it cannot be started.
-    package init(_ executable: String, _ arguments: [String], environment: [String: String]?,
-                     stdout: String, stderr: String) async throws {
+    package init(
+        _ executable: String, _ arguments: [String], environment: [String: String]?,
+        stdout: String, stderr: String
+    ) async throws {
         let (spawned, announce) = AsyncStream.makeStream(of: Void.self)
         exit = Task {
             defer { announce.finish() }
-            return try await launch(executable, arguments, environment: environment, stdout: stdout, stderr: stderr,
-                                    teardown: [.gracefulShutDown(allowedDurationToNextStep: .seconds(30))],
-                                    onSpawn: { announce.yield() })
+            return try await launch(
+                executable, arguments, environment: environment, stdout: stdout, stderr: stderr,
+                teardown: [.gracefulShutDown(allowedDurationToNextStep: .seconds(30))],
+                onSpawn: { announce.yield() })
         }
         for await _ in spawned { return }
         // Never spawned: the task's error says why.
@@ -68,9 +73,11 @@ package final class BackgroundProcess: Sendable {
 
 /// Runs `body` with a process started in the background, and stops it afterwards (awaited),
 /// whether `body` returned or threw.
-package func withBackgroundProcess<T>(_ executable: String, _ arguments: [String], environment: [String: String]? = nil,
-                                     stdout: String, stderr: String,
-                                     _ body: (BackgroundProcess) async throws -> T) async throws -> T {
+package func withBackgroundProcess<T>(
+    _ executable: String, _ arguments: [String], environment: [String: String]? = nil,
+    stdout: String, stderr: String,
+    _ body: (BackgroundProcess) async throws -> T
+) async throws -> T {
     let process = try await BackgroundProcess(executable, arguments, environment: environment, stdout: stdout, stderr: stderr)
     do {
         let result = try await body(process)
@@ -85,11 +92,14 @@ package func withBackgroundProcess<T>(_ executable: String, _ arguments: [String
 /// Starts the process with standard input from /dev/null and its output appended to files,
 /// and waits for its exit; when the calling task is cancelled, `teardown` and then SIGKILL
 /// end it.
-private func launch(_ executable: String, _ arguments: [String], environment: [String: String]?, stdout: String, stderr: String,
-                    teardown: [TeardownStep], onSpawn: @Sendable () -> Void = {}) async throws -> Int32 {
+private func launch(
+    _ executable: String, _ arguments: [String], environment: [String: String]?, stdout: String, stderr: String,
+    teardown: [TeardownStep], onSpawn: @Sendable () -> Void = {}
+) async throws -> Int32 {
     func append(_ path: String) throws -> FileDescriptor {
-        try FileDescriptor.open(FilePath(path), .writeOnly, options: [.create, .append],
-                                permissions: [.ownerReadWrite, .groupRead, .otherRead])
+        try FileDescriptor.open(
+            FilePath(path), .writeOnly, options: [.create, .append],
+            permissions: [.ownerReadWrite, .groupRead, .otherRead])
     }
     let output = try append(stdout)
     defer { try? output.close() }
@@ -98,9 +108,11 @@ private func launch(_ executable: String, _ arguments: [String], environment: [S
     var options = PlatformOptions()
     options.teardownSequence = teardown
     let variables = environment.map { environment in
-        Environment.custom(Dictionary(uniqueKeysWithValues: environment.compactMap { key, value in
-            Environment.Key(rawValue: key).map { ($0, value) }
-        }))
+        Environment.custom(
+            Dictionary(
+                uniqueKeysWithValues: environment.compactMap { key, value in
+                    Environment.Key(rawValue: key).map { ($0, value) }
+                }))
     }
     let result = try await Subprocess.run(
         .path(FilePath(executable)), arguments: Arguments(arguments), environment: variables ?? .inherit,

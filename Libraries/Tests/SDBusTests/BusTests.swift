@@ -24,18 +24,21 @@ struct BusTests {
             let peer = LoopActor(loop: loop)
             let unique = try await peer.connect("a", address: privateBus.address)
             #expect(unique.hasPrefix(":"))
-            let names = try await peer.call("a", destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus",
-                                            interface: "org.freedesktop.DBus", member: "ListNames")
+            let names = try await peer.call(
+                "a", destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus",
+                interface: "org.freedesktop.DBus", member: "ListNames")
             #expect(names.first?.stringList?.contains(unique) == true)
             await #expect(throws: BusError.self) {
-                _ = try await peer.call("a", destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus",
-                                        interface: "org.freedesktop.DBus", member: "GetNameOwner",
-                                        arguments: [.string("org.island.Nobody")])
+                _ = try await peer.call(
+                    "a", destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus",
+                    interface: "org.freedesktop.DBus", member: "GetNameOwner",
+                    arguments: [.string("org.island.Nobody")])
             }
             do {
-                _ = try await peer.call("a", destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus",
-                                        interface: "org.freedesktop.DBus", member: "GetNameOwner",
-                                        arguments: [.string("org.island.Nobody")])
+                _ = try await peer.call(
+                    "a", destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus",
+                    interface: "org.freedesktop.DBus", member: "GetNameOwner",
+                    arguments: [.string("org.island.Nobody")])
             } catch let error as BusError {
                 #expect(error.name == BusError.nameHasNoOwner)
             }
@@ -59,14 +62,16 @@ struct BusTests {
                 .vardict([("title", .string("Über → ✓")), ("n", .int32(-4)), ("list", .strings(["a", "b"]))]),
                 .structure([.int32(7), .string("seven")]),
             ]
-            let echoed = try await peer.call("client", destination: server, path: "/org/island/Test",
-                                             interface: "org.island.Test.Echo", member: "Echo", arguments: sent)
+            let echoed = try await peer.call(
+                "client", destination: server, path: "/org/island/Test",
+                interface: "org.island.Test.Echo", member: "Echo", arguments: sent)
             #expect(echoed == sent.map(Self.variantsUnwrappedNowhere))
             #expect(echoed.first?.dictionary?["title"]?.string == "Über → ✓")
 
             do {
-                _ = try await peer.call("client", destination: server, path: "/org/island/Test",
-                                        interface: "org.island.Test.Echo", member: "Fail", arguments: [.string("x")])
+                _ = try await peer.call(
+                    "client", destination: server, path: "/org/island/Test",
+                    interface: "org.island.Test.Echo", member: "Fail", arguments: [.string("x")])
                 Issue.record("Fail answered")
             } catch let error as BusError {
                 #expect(error.name == "org.island.Test.Error.Refused")
@@ -74,16 +79,18 @@ struct BusTests {
             }
             let before = calls.withLock { $0 }
             do {
-                _ = try await peer.call("client", destination: server, path: "/org/island/Test",
-                                        interface: "org.island.Test.Echo", member: "Fail", arguments: [.uint32(1)])
+                _ = try await peer.call(
+                    "client", destination: server, path: "/org/island/Test",
+                    interface: "org.island.Test.Echo", member: "Fail", arguments: [.uint32(1)])
                 Issue.record("a call with the wrong signature was answered")
             } catch let error as BusError {
                 #expect(error.name == BusError.invalidArgs)
             }
             #expect(calls.withLock { $0 } == before, "sd-bus refuses a wrong signature before the handler")
 
-            let xml = try await peer.call("client", destination: server, path: "/org/island/Test",
-                                          interface: "org.freedesktop.DBus.Introspectable", member: "Introspect")
+            let xml = try await peer.call(
+                "client", destination: server, path: "/org/island/Test",
+                interface: "org.freedesktop.DBus.Introspectable", member: "Introspect")
             let text = xml.first?.string ?? ""
             #expect(text.contains("<interface name=\"org.island.Test.Echo\">"))
             #expect(text.contains("<method name=\"Echo\">"))
@@ -103,8 +110,9 @@ struct BusTests {
                 fire.yield(message.member)
                 return .reply([.uint32(1)])
             }
-            try await peer.send(on: "client", destination: server, path: "/org/island/Test",
-                                interface: "org.island.Test.Echo", member: "Fire")
+            try await peer.send(
+                on: "client", destination: server, path: "/org/island/Test",
+                interface: "org.island.Test.Echo", member: "Fire")
             #expect(await first(fired) == "Fire")
             await peer.closeAll()
         }
@@ -123,20 +131,25 @@ struct BusTests {
                 if message.sender == emitter, let text = try? message.arguments().first?.string { hear.yield(text) }
             }
             // The match is installed asynchronously: a round trip on the same connection orders it.
-            _ = try await peer.call("listener", destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus",
-                                    interface: "org.freedesktop.DBus.Peer", member: "Ping")
-            try await peer.emit(on: "emitter", path: "/org/island/Test", interface: "org.island.Test.Echo", member: "Ping",
-                                arguments: [.string("hello")])
+            _ = try await peer.call(
+                "listener", destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus",
+                interface: "org.freedesktop.DBus.Peer", member: "Ping")
+            try await peer.emit(
+                on: "emitter", path: "/org/island/Test", interface: "org.island.Test.Echo", member: "Ping",
+                arguments: [.string("hello")])
             var iterator = heard.makeAsyncIterator()
             #expect(await iterator.next() == "hello")
             await peer.dropSlots()
-            try await peer.emit(on: "emitter", path: "/org/island/Test", interface: "org.island.Test.Echo", member: "Ping",
-                                arguments: [.string("unheard")])
-            try await peer.emit(on: "emitter", path: "/org/island/Test", interface: "org.island.Test.Echo", member: "Ping",
-                                arguments: [.string("unheard either")])
+            try await peer.emit(
+                on: "emitter", path: "/org/island/Test", interface: "org.island.Test.Echo", member: "Ping",
+                arguments: [.string("unheard")])
+            try await peer.emit(
+                on: "emitter", path: "/org/island/Test", interface: "org.island.Test.Echo", member: "Ping",
+                arguments: [.string("unheard either")])
             // The listener's next round trip comes after both signals would have.
-            _ = try await peer.call("listener", destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus",
-                                    interface: "org.freedesktop.DBus.Peer", member: "Ping")
+            _ = try await peer.call(
+                "listener", destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus",
+                interface: "org.freedesktop.DBus.Peer", member: "Ping")
             hear.finish()
             #expect(await iterator.next() == nil, "nothing was heard once the slot was dropped")
             await peer.closeAll()
@@ -160,9 +173,10 @@ struct BusTests {
             try await peer.track([first], on: "third") { tell.yield() }
             await peer.close("first")
             #expect(await SDBusTests.first(gone) != nil, "the tracker heard the first connection leave")
-            let owner = try await peer.call("third", destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus",
-                                            interface: "org.freedesktop.DBus", member: "GetNameOwner",
-                                            arguments: [.string("org.island.Test.Name")])
+            let owner = try await peer.call(
+                "third", destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus",
+                interface: "org.freedesktop.DBus", member: "GetNameOwner",
+                arguments: [.string("org.island.Test.Name")])
             let second = await peer.uniqueName(of: "second")
             #expect(owner.first?.string == second, "the queued connection owns the name now")
 
@@ -186,14 +200,18 @@ struct BusTests {
                 .reply([.uint32(42)])
             }
             let (seen, see) = AsyncStream.makeStream(of: (BusMessage.Kind, String?, UInt64, UInt64?, [BusValue]).self)
-            try await peer.monitor(address: privateBus.address, rules: [
-                "type='method_call',interface='org.island.Test.Echo',member='Count'",
-                "type='method_return',sender='\(server)'",
-            ]) { message in
+            try await peer.monitor(
+                address: privateBus.address,
+                rules: [
+                    "type='method_call',interface='org.island.Test.Echo',member='Count'",
+                    "type='method_return',sender='\(server)'",
+                ]
+            ) { message in
                 see.yield((message.kind, message.sender, message.serial, message.replySerial, (try? message.arguments()) ?? []))
             }
-            let answer = try await peer.call("client", destination: server, path: "/org/island/Test",
-                                             interface: "org.island.Test.Echo", member: "Count")
+            let answer = try await peer.call(
+                "client", destination: server, path: "/org/island/Test",
+                interface: "org.island.Test.Echo", member: "Count")
             #expect(answer == [.uint32(42)], "the monitor did not answer in the server's place")
             var iterator = seen.makeAsyncIterator()
             let call = await iterator.next()
@@ -213,16 +231,19 @@ struct BusTests {
         try await withServerAndClient { peer, server in
             let limits = DecodingLimits(maximumValues: 100, maximumStringBytes: 10, maximumDepth: 3)
             let (received, receive) = AsyncStream.makeStream(of: [BusValue].self)
-            try await peer.export(ExportedInterface(name: "org.island.Test.Sink", methods: [.init("Take", parameters: "sasv")]),
-                                  at: "/sink", on: "server") { message in
+            try await peer.export(
+                ExportedInterface(name: "org.island.Test.Sink", methods: [.init("Take", parameters: "sasv")]),
+                at: "/sink", on: "server"
+            ) { message in
                 receive.yield((try? message.arguments(limits: limits)) ?? [])
                 return .reply([])
             }
             var deep = BusValue.string("bottom")
             for _ in 0..<10 { deep = .variant(deep) }
-            _ = try await peer.call("client", destination: server, path: "/sink", interface: "org.island.Test.Sink",
-                                    member: "Take",
-                                    arguments: [.string("ééééééééé"), .strings((0..<10_000).map(String.init)), deep])
+            _ = try await peer.call(
+                "client", destination: server, path: "/sink", interface: "org.island.Test.Sink",
+                member: "Take",
+                arguments: [.string("ééééééééé"), .strings((0..<10_000).map(String.init)), deep])
             let values = await first(received) ?? []
             #expect(values.first == .string("ééééé"), "ten bytes keep five two-byte characters")
             let kept = values.dropFirst().first?.elements ?? []
@@ -250,8 +271,9 @@ struct BusTests {
             #expect(await peer.isOpen("a") == false)
             _ = try await peer.connect("b", address: privateBus.address)
             #expect(await peer.busID(of: "b") != before, "a new bus on the same address has a new id")
-            let names = try await peer.call("b", destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus",
-                                            interface: "org.freedesktop.DBus", member: "ListNames")
+            let names = try await peer.call(
+                "b", destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus",
+                interface: "org.freedesktop.DBus", member: "ListNames")
             #expect(names.first?.stringList?.isEmpty == false)
             await peer.closeAll()
         }
@@ -294,8 +316,10 @@ final class FiredCount: Sendable {
 }
 
 extension LoopActor {
-    func export(_ interface: ExportedInterface, at path: String, on name: String,
-                handler: @escaping (BusMessage) -> MethodResult) throws {
+    func export(
+        _ interface: ExportedInterface, at path: String, on name: String,
+        handler: @escaping (BusMessage) -> MethodResult
+    ) throws {
         keep(try bus(name).export(interface, at: path, handler: handler))
     }
 
@@ -322,8 +346,9 @@ extension LoopActor {
     }
 
     func monitor(address: String, rules: [String], handler: @escaping (BusMessage) -> Void) throws {
-        let bus = try Bus.monitor(address: address, rules: rules, loop: loop, description: "monitor", handler: handler,
-                                  onDisconnect: {})
+        let bus = try Bus.monitor(
+            address: address, rules: rules, loop: loop, description: "monitor", handler: handler,
+            onDisconnect: {})
         buses["monitor"] = bus
     }
 

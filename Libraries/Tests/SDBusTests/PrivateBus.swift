@@ -137,15 +137,20 @@ actor LoopActor {
     }
 
     /// Calls a method and waits for its reply's arguments.
-    func call(_ name: String, destination: String, path: String, interface: String, member: String,
-              arguments: [BusValue] = [], limits: DecodingLimits = .init()) async throws -> [BusValue] {
+    func call(
+        _ name: String, destination: String, path: String, interface: String, member: String,
+        arguments: [BusValue] = [], limits: DecodingLimits = .init()
+    ) async throws -> [BusValue] {
         try await withCheckedThrowingContinuation { continuation in
             do {
-                try bus(name).call(destination: destination, path: path, interface: interface, member: member,
-                                   arguments: arguments) { result in
-                    continuation.resume(with: result.flatMap { reply in
-                        Result { () throws(BusError) in try reply.arguments(limits: limits) }
-                    }.mapError { $0 as any Error })
+                try bus(name).call(
+                    destination: destination, path: path, interface: interface, member: member,
+                    arguments: arguments
+                ) { result in
+                    continuation.resume(
+                        with: result.flatMap { reply in
+                            Result { () throws(BusError) in try reply.arguments(limits: limits) }
+                        }.mapError { $0 as any Error })
                 }
             } catch {
                 continuation.resume(throwing: error)

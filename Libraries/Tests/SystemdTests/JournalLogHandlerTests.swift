@@ -66,13 +66,15 @@ import Testing
             line: 12,
             function: "run()"
         )
-        #expect(fields.map(\.name) == [
-            "MESSAGE", "PRIORITY", "SYSLOG_IDENTIFIER", "CODE_FILE", "CODE_LINE", "CODE_FUNC",
-            "ACTIVITY_ID", "BAD_KEY_", "METADATA_MESSAGE",
-        ])
-        #expect(fields.map(\.value) == [
-            "hello\nworld", "5", "island", "Island/Server.swift", "12", "run()", "42", "x", "shadow",
-        ])
+        #expect(
+            fields.map(\.name) == [
+                "MESSAGE", "PRIORITY", "SYSLOG_IDENTIFIER", "CODE_FILE", "CODE_LINE", "CODE_FUNC",
+                "ACTIVITY_ID", "BAD_KEY_", "METADATA_MESSAGE",
+            ])
+        #expect(
+            fields.map(\.value) == [
+                "hello\nworld", "5", "island", "Island/Server.swift", "12", "run()", "42", "x", "shadow",
+            ])
     }
 }
 
@@ -97,9 +99,10 @@ import Testing
             function: #function,
             line: #line
         )
-        #expect(handler.mergedMetadata(for: event) == [
-            "from": "call", "provided": "yes", "handler_only": "yes", "error": "disk on fire",
-        ])
+        #expect(
+            handler.mergedMetadata(for: event) == [
+                "from": "call", "provided": "yes", "handler_only": "yes", "error": "disk on fire",
+            ])
     }
 
     @Test func eachLineIsOneWriteEndingInANewline() throws {

@@ -200,8 +200,9 @@ import Testing
 
     /// Ownership and modes along the path, in a directory of root's that is not /tmp: the
     /// build directory next to this test.
-    @Test(.enabled(if: getuid() == 0, "only root can make root-owned files and give them away"),
-          .enabled(if: rootControlledBuildDirectory != nil, "the build directory is not root's alone, so nothing in it could be"))
+    @Test(
+        .enabled(if: getuid() == 0, "only root can make root-owned files and give them away"),
+        .enabled(if: rootControlledBuildDirectory != nil, "the build directory is not root's alone, so nothing in it could be"))
     func rootControlledFilesRefuseWhatAnotherUserCouldWrite() throws {
         let here = try #require(Self.rootControlledBuildDirectory)
         try #require(ProcessIdentity.rootControlledFile(atPath: here) == nil, "a directory is not a program")
@@ -215,7 +216,10 @@ import Testing
         try #require(ProcessIdentity.rootControlledFile(atPath: file) != nil)
         let cases: [(what: String, change: () -> Int32, undo: () -> Int32)] = [
             ("a file others may write", { chmod(file, 0o757) }, { chmod(file, 0o755) }),
-            ("a file a non-root group may write", { chown(file, 0, 65534) == 0 ? chmod(file, 0o775) : -1 }, { chown(file, 0, 0) == 0 ? chmod(file, 0o755) : -1 }),
+            (
+                "a file a non-root group may write", { chown(file, 0, 65534) == 0 ? chmod(file, 0o775) : -1 },
+                { chown(file, 0, 0) == 0 ? chmod(file, 0o755) : -1 }
+            ),
             ("a file another user owns", { chown(file, 65534, 0) }, { chown(file, 0, 0) }),
             ("a directory others may write", { chmod(directory, 0o777) }, { chmod(directory, 0o755) }),
             ("a sticky directory others may write, as /tmp", { chmod(directory, 0o1777) }, { chmod(directory, 0o755) }),
@@ -268,8 +272,9 @@ import Testing
     @Test func foreignRootsAreLeftAloneWhenAsked() throws {
         try withTemporaryDirectory { procRoot in
             for (path, contents) in [("self/ns/user", "ours"), ("41/ns/user", "theirs")] {
-                try FileManager.default.createDirectory(atPath: "\(procRoot)/" + (path as NSString).deletingLastPathComponent,
-                                                        withIntermediateDirectories: true)
+                try FileManager.default.createDirectory(
+                    atPath: "\(procRoot)/" + (path as NSString).deletingLastPathComponent,
+                    withIntermediateDirectories: true)
                 try contents.write(toFile: "\(procRoot)/\(path)", atomically: true, encoding: .utf8)
             }
             try FileManager.default.createDirectory(atPath: "\(procRoot)/41/root", withIntermediateDirectories: true)
@@ -280,8 +285,10 @@ import Testing
                 return
             }
             #expect(ProcessIdentity.sandbox(pid: 41, procRoot: procRoot, userUnit: none, readingForeignRoots: false) == .userNamespace)
-            #expect(ProcessIdentity.sandbox(pid: 41, procRoot: procRoot, userUnit: { _ in "app-flatpak-org.test.B-7.scope" },
-                                            readingForeignRoots: false) == .flatpak(appID: "org.test.B", ownUserNamespace: true))
+            #expect(
+                ProcessIdentity.sandbox(
+                    pid: 41, procRoot: procRoot, userUnit: { _ in "app-flatpak-org.test.B-7.scope" },
+                    readingForeignRoots: false) == .flatpak(appID: "org.test.B", ownUserNamespace: true))
         }
     }
 }

@@ -11,8 +11,12 @@ import Testing
         try await Harness.withBackground(Harness.product("varlink-certification"), ["--varlink=unix:\(socket)"], log: dir + "/server.log") { server in
             try await Harness.waitForSocket(socket)
 
-            let result = try await Harness.run("/usr/bin/env", ["python3", try await Harness.pythonVarlinkTests() + "/test_certification.py",
-                                                          "--client", "--varlink=unix:\(socket)"])
+            let result = try await Harness.run(
+                "/usr/bin/env",
+                [
+                    "python3", try await Harness.pythonVarlinkTests() + "/test_certification.py",
+                    "--client", "--varlink=unix:\(socket)",
+                ])
             #expect(result.output.contains("Certification passed"), "\(result.output)\n\(result.error)\n\(server.output)")
             #expect(result.status == 0)
         }
@@ -22,8 +26,13 @@ import Testing
         let dir = try Harness.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let socket = dir + "/ref.sock"
-        try await Harness.withBackground("/usr/bin/env", ["python3", try await Harness.pythonVarlinkTests() + "/test_certification.py",
-                                                          "--varlink=unix:\(socket)"], log: dir + "/server.log") { server in
+        try await Harness.withBackground(
+            "/usr/bin/env",
+            [
+                "python3", try await Harness.pythonVarlinkTests() + "/test_certification.py",
+                "--varlink=unix:\(socket)",
+            ], log: dir + "/server.log"
+        ) { server in
             try await Harness.waitForSocket(socket)
 
             let result = try await Harness.run(Harness.product("varlink-certification"), ["--client", "--varlink=unix:\(socket)"])
@@ -49,8 +58,12 @@ import Testing
             // The CLI exits 0 even on errors, so the check is on what it printed.
             let help = try await Harness.run("/usr/bin/env", ["python3", "-m", "varlink.cli", "help", "unix:\(socket)/org.varlink.certification"])
             #expect(help.output.contains("method Test11(client_id: string, last_more_replies: []string) -> ()"), "\(help.output)\n\(help.error)")
-            let call = try await Harness.run("/usr/bin/env", ["python3", "-m", "varlink.cli", "call",
-                                                        "unix:\(socket)/org.varlink.certification.Test01", #"{"client_id":"nobody"}"#])
+            let call = try await Harness.run(
+                "/usr/bin/env",
+                [
+                    "python3", "-m", "varlink.cli", "call",
+                    "unix:\(socket)/org.varlink.certification.Test01", #"{"client_id":"nobody"}"#,
+                ])
             #expect(call.error.contains("org.varlink.certification.ClientIdError"), "\(call.output)\n\(call.error)")
         }
     }

@@ -18,7 +18,8 @@ import Testing
         try await Harness.withBackground(
             "/usr/bin/env",
             ["systemd-socket-activate", "-l", socket, "--fdname=varlink"] + passed.flatMap { ["-E", $0] } + [Harness.product("varlink-certification")],
-            environment: environment, log: dir + "/activate.log") { activator in
+            environment: environment, log: dir + "/activate.log"
+        ) { activator in
             try await Harness.waitForSocket(socket)
 
             // The first connection starts the service, which must then answer on the inherited socket.

@@ -27,15 +27,19 @@ enum Harness {
 
     /// Runs a command to completion, killing it if it outlives `timeout`.
     @discardableResult
-    static func run(_ executable: String, _ arguments: [String], environment: [String: String]? = nil,
-                    timeout: Duration = .seconds(60)) async throws -> Result {
+    static func run(
+        _ executable: String, _ arguments: [String], environment: [String: String]? = nil,
+        timeout: Duration = .seconds(60)
+    ) async throws -> Result {
         let dir = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
-        let status = try await runToCompletion(executable, arguments, environment: environment,
-                                               stdout: dir + "/out", stderr: dir + "/err", timeout: timeout)
-        return Result(status: status,
-                      output: (try? String(contentsOfFile: dir + "/out", encoding: .utf8)) ?? "",
-                      error: (try? String(contentsOfFile: dir + "/err", encoding: .utf8)) ?? "")
+        let status = try await runToCompletion(
+            executable, arguments, environment: environment,
+            stdout: dir + "/out", stderr: dir + "/err", timeout: timeout)
+        return Result(
+            status: status,
+            output: (try? String(contentsOfFile: dir + "/out", encoding: .utf8)) ?? "",
+            error: (try? String(contentsOfFile: dir + "/err", encoding: .utf8)) ?? "")
     }
 
     /// A process started in the background for one test, its output in `log`.
@@ -51,8 +55,10 @@ enum Harness {
 
     /// Runs `body` with a process started in the background, and stops it afterwards
     /// (awaited), whether `body` returned or threw.
-    static func withBackground<T>(_ executable: String, _ arguments: [String], environment: [String: String]? = nil,
-                                  log: String, _ body: (Background) async throws -> T) async throws -> T {
+    static func withBackground<T>(
+        _ executable: String, _ arguments: [String], environment: [String: String]? = nil,
+        log: String, _ body: (Background) async throws -> T
+    ) async throws -> T {
         try await withBackgroundProcess(executable, arguments, environment: environment, stdout: log, stderr: log) { process in
             try await body(Background(process: process, log: log))
         }

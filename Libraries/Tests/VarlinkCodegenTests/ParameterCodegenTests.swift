@@ -19,8 +19,10 @@ import VarlinkCore
         let swift = try ParameterCodegen(map: map, interfaces: [interface]).generate()
         let golden = try Self.text("shop.swift.golden")
         // Line by line, so a difference is shown where it is.
-        let (written, expected) = (swift.split(separator: "\n", omittingEmptySubsequences: false),
-                                   golden.split(separator: "\n", omittingEmptySubsequences: false))
+        let (written, expected) = (
+            swift.split(separator: "\n", omittingEmptySubsequences: false),
+            golden.split(separator: "\n", omittingEmptySubsequences: false)
+        )
         for (index, (line, goldenLine)) in zip(written, expected).enumerated() where line != goldenLine {
             Issue.record("line \(index + 1): \(line)\n  golden: \(goldenLine)")
             break
@@ -49,15 +51,18 @@ import VarlinkCore
         let buy = "method org.example.Shop.Buy\n  tags: [String]\n  member as isMember = false\n"
         #expect(try refusal("type org.example.Shop.Price: Money\n  currency: Currency\n" + buy) == nil)
         #expect(try refusal(buy) == "org.example.Shop.Buy.price is a 'Price': map 'type org.example.Shop.Price: <Swift type>'")
-        #expect(try refusal("type org.example.Shop.Price: Money\n" + buy)
-            == "org.example.Shop.Price.currency needs its Swift type in the map")
+        #expect(
+            try refusal("type org.example.Shop.Price: Money\n" + buy)
+                == "org.example.Shop.Price.currency needs its Swift type in the map")
         let price = "type org.example.Shop.Price: Money\n  currency: Currency\n"
-        #expect(try refusal(price + "method org.example.Shop.Buy\n  member as isMember = false\n")
-            == "org.example.Shop.Buy.tags needs its Swift type in the map")
+        #expect(
+            try refusal(price + "method org.example.Shop.Buy\n  member as isMember = false\n")
+                == "org.example.Shop.Buy.tags needs its Swift type in the map")
         #expect(try refusal(price + buy + "  item = \"\"\n") == "org.example.Shop.Buy.item is never absent: it has no value for when it is")
         #expect(try refusal(price + buy + "  colour: String\n") == "org.example.Shop.Buy has no member 'colour'")
-        #expect(try refusal(price + "method org.example.Shop.Buy\n  tags: [String]\n")
-            == "org.example.Shop.Buy.member: 'member' is a name the generated code uses; map it 'as' another")
+        #expect(
+            try refusal(price + "method org.example.Shop.Buy\n  tags: [String]\n")
+                == "org.example.Shop.Buy.member: 'member' is a name the generated code uses; map it 'as' another")
         #expect(try refusal(price + "method org.example.Shop.Sell\n") == "no method 'org.example.Shop.Sell'")
         #expect(try refusal(price + "method org.example.Shop.Look\n") == "org.example.Shop.Look has no parameters to decode")
         #expect(try refusal("method org.example.Till.Open\n") == "no interface 'org.example.Till' among the .varlink files")
@@ -65,10 +70,11 @@ import VarlinkCore
     }
 
     @Test func aMemberThatWouldHideAQualifiedNameIsRefused() throws {
-        let interface = try VarlinkInterface(parsing: """
-            interface org.example.Router
-            method Route(method: string) -> ()
-            """)
+        let interface = try VarlinkInterface(
+            parsing: """
+                interface org.example.Router
+                method Route(method: string) -> ()
+                """)
         let map = try ParameterMap(parsing: "names org.example.Router as RouterNames\n")
         #expect(throws: CodegenError("org.example.Router.Route: a member named 'method' would hide the qualified name")) {
             try ParameterCodegen(map: map, interfaces: [interface]).generate()

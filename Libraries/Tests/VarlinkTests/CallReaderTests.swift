@@ -8,11 +8,12 @@ import VarlinkCore
 /// read without a tree when written the usual way, as trees otherwise, and answered alike
 /// either way — the same values for the handler, the same refusals.
 @Suite struct CallReaderTests {
-    static let interface = try! VarlinkInterface(parsing: """
-        interface org.example.read
-        type Size (width: float, height: ?float)
-        method Put(name: string, size: ?Size, note: ?string) -> (name: string, width: float, height: float, note: string)
-        """)
+    static let interface = try! VarlinkInterface(
+        parsing: """
+            interface org.example.read
+            type Size (width: float, height: ?float)
+            method Put(name: string, size: ?Size, note: ?string) -> (name: string, width: float, height: float, note: string)
+            """)
 
     /// `Put`'s parameters, read as the daemon's are: from the tree, or from the text.
     struct PutParameters: VarlinkReadableParameters, Equatable {
@@ -78,8 +79,10 @@ import VarlinkCore
     static func service(reading: Bool) -> VarlinkService {
         let handler = VarlinkMethodHandler.immediate { request throws(VarlinkError) in
             let p = try request.parameters(as: PutParameters.self)
-            return ["name": .string(p.name), "width": .double(p.size?.width ?? -1), "height": .double(p.size?.height ?? -1),
-                    "note": .string(p.note ?? "-")]
+            return [
+                "name": .string(p.name), "width": .double(p.size?.width ?? -1), "height": .double(p.size?.height ?? -1),
+                "note": .string(p.note ?? "-"),
+            ]
         }
         return VarlinkService(
             info: VarlinkServiceInfo(vendor: "test", product: "test", version: "0", url: "https://example.invalid"),
@@ -132,7 +135,8 @@ import VarlinkCore
         for frame in Self.frames {
             #expect(Self.outcome(of: frame, by: reading) == Self.outcome(of: frame, by: trees), "\(frame)")
         }
-        #expect(Self.outcome(of: Self.frames[1], by: reading)
+        #expect(
+            Self.outcome(of: Self.frames[1], by: reading)
                 == #"{"parameters":{"name":"é","width":1.5,"height":2.0,"note":"-"}}"#)
     }
 
@@ -157,15 +161,24 @@ import VarlinkCore
         let seen = Mutex<[Bool]>([])
         let service = VarlinkService(
             info: VarlinkServiceInfo(vendor: "test", product: "test", version: "0", url: "https://example.invalid"),
-            implementations: [VarlinkImplementation(interface: Self.interface, handlers: ["Put": .responding { _, responder in
-                seen.withLock { $0.append(responder.discardsReply) }
-                responder.reply(encoded: responder.discardsReply
-                    ? VarlinkEncodedParameters([:])
-                    : VarlinkEncodedParameters(["name": "a", "width": 1.0, "height": 2.0, "note": "-"]))
-            }])],
+            implementations: [
+                VarlinkImplementation(
+                    interface: Self.interface,
+                    handlers: [
+                        "Put": .responding { _, responder in
+                            seen.withLock { $0.append(responder.discardsReply) }
+                            responder.reply(
+                                encoded: responder.discardsReply
+                                    ? VarlinkEncodedParameters([:])
+                                    : VarlinkEncodedParameters(["name": "a", "width": 1.0, "height": 2.0, "note": "-"]))
+                        }
+                    ])
+            ],
             connectionErrors: .silent)
-        for frame in [#"{"method":"org.example.read.Put","parameters":{"name":"a"},"oneway":true}"#,
-                      #"{"method":"org.example.read.Put","parameters":{"name":"a"}}"#] {
+        for frame in [
+            #"{"method":"org.example.read.Put","parameters":{"name":"a"},"oneway":true}"#,
+            #"{"method":"org.example.read.Put","parameters":{"name":"a"}}"#,
+        ] {
             let sink = Sink()
             service.dispatch(try VarlinkCall(frame: Array(frame.utf8)), connection: VarlinkConnectionContext(id: 1, peer: nil), sink: sink)
             #expect(sink.replies.withLock { $0.count } == 1, "\(frame)")

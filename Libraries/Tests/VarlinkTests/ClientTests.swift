@@ -41,20 +41,28 @@ import VarlinkNIO
         }
     }
 
-    @Test(arguments: Transport.allCases, [
-        (#"{"method":"org.example.test.Nope"}"#, VarlinkError.methodNotFound("org.example.test.Nope")),
-        (#"{"method":"org.nope.Echo"}"#, .interfaceNotFound("org.nope")),
-        (#"{"method":"Echo"}"#, .interfaceNotFound("")),
-        (#"{"method":"org.example.test.Echo"}"#, .invalidParameter("text", expected: "string")),
-        (#"{"method":"org.example.test.Echo","parameters":{"text":7}}"#, .invalidParameter("text", expected: "string")),
-        (#"{"method":"org.example.test.Echo","parameters":{"text":"a","more":1}}"#, .invalidParameter("more", expected: "no such member")),
-        (#"{"method":"org.example.test.Items","parameters":{"item":{"name":"a","count":"1"},"tags":[]}}"#, .invalidParameter("item.count", expected: "int")),
-        (#"{"method":"org.example.test.Items","parameters":{"item":{"name":"a","count":1},"tags":["a",null]}}"#, .invalidParameter("tags[1]", expected: "string")),
-        (#"{"method":"org.example.test.Echo","parameters":{"text":"a"},"upgrade":true}"#, .invalidParameter("upgrade")),
-        (#"{"method":"org.example.test.Unimplemented"}"#, .methodNotImplemented("org.example.test.Unimplemented")),
-        (#"{"method":"org.example.test.Fail","parameters":{"why":"because"}}"#, VarlinkError("org.example.test.Boom", ["why": "because"])),
-        (#"{"method":"org.example.test.Count","parameters":{"n":2}}"#, .expectedMore),
-    ])
+    @Test(
+        arguments: Transport.allCases,
+        [
+            (#"{"method":"org.example.test.Nope"}"#, VarlinkError.methodNotFound("org.example.test.Nope")),
+            (#"{"method":"org.nope.Echo"}"#, .interfaceNotFound("org.nope")),
+            (#"{"method":"Echo"}"#, .interfaceNotFound("")),
+            (#"{"method":"org.example.test.Echo"}"#, .invalidParameter("text", expected: "string")),
+            (#"{"method":"org.example.test.Echo","parameters":{"text":7}}"#, .invalidParameter("text", expected: "string")),
+            (#"{"method":"org.example.test.Echo","parameters":{"text":"a","more":1}}"#, .invalidParameter("more", expected: "no such member")),
+            (
+                #"{"method":"org.example.test.Items","parameters":{"item":{"name":"a","count":"1"},"tags":[]}}"#,
+                .invalidParameter("item.count", expected: "int")
+            ),
+            (
+                #"{"method":"org.example.test.Items","parameters":{"item":{"name":"a","count":1},"tags":["a",null]}}"#,
+                .invalidParameter("tags[1]", expected: "string")
+            ),
+            (#"{"method":"org.example.test.Echo","parameters":{"text":"a"},"upgrade":true}"#, .invalidParameter("upgrade")),
+            (#"{"method":"org.example.test.Unimplemented"}"#, .methodNotImplemented("org.example.test.Unimplemented")),
+            (#"{"method":"org.example.test.Fail","parameters":{"why":"because"}}"#, VarlinkError("org.example.test.Boom", ["why": "because"])),
+            (#"{"method":"org.example.test.Count","parameters":{"n":2}}"#, .expectedMore),
+        ])
     func namedErrors(over transport: Transport, refusal: (call: String, error: VarlinkError)) async throws {
         try await withClient(over: transport) { client, _ in
             await #expect(throws: refusal.error) { try await client.send(raw: VarlinkCall(frame: Array(refusal.call.utf8))) }

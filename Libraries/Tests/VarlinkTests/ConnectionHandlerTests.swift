@@ -62,9 +62,12 @@ import VarlinkCore
     @Test func theRepliesToOneReadGoOutInOrderInOneWrite() throws {
         let connection = try Connection()
         try connection.receive(Self.echo("a"), Self.echo("b"), Self.echo("c"))
-        #expect(try connection.written() == [[
-            #"{"parameters":{"text":"a"}}"#, #"{"parameters":{"text":"b"}}"#, #"{"parameters":{"text":"c"}}"#,
-        ]])
+        #expect(
+            try connection.written() == [
+                [
+                    #"{"parameters":{"text":"a"}}"#, #"{"parameters":{"text":"b"}}"#, #"{"parameters":{"text":"c"}}"#,
+                ]
+            ])
         #expect(connection.events.flushCalls == 1)
     }
 
@@ -92,9 +95,12 @@ import VarlinkCore
         let flushes = connection.events.flushCalls
         #expect(try connection.written().isEmpty)
         connection.channel.embeddedEventLoop.run()
-        #expect(try connection.written() == [[
-            #"{"parameters":{"id":"1"},"continues":true}"#, #"{"parameters":{"id":"2"},"continues":true}"#,
-        ]])
+        #expect(
+            try connection.written() == [
+                [
+                    #"{"parameters":{"id":"1"},"continues":true}"#, #"{"parameters":{"id":"2"},"continues":true}"#,
+                ]
+            ])
         #expect(connection.events.flushCalls == flushes + 1)
     }
 
@@ -139,9 +145,10 @@ import VarlinkCore
         try connection.channel.writeInbound(ByteBuffer(repeating: UInt8(ascii: "x"), count: 100))
         #expect(try connection.written().isEmpty)
         connection.test.held.all[0].reply(["id": "a"])
-        #expect(try connection.written().flatMap { $0 } == [
-            #"{"parameters":{"id":"a"}}"#, #"{"error":"org.example.connection.MessageTooLarge","parameters":{"limit":64}}"#,
-        ])
+        #expect(
+            try connection.written().flatMap { $0 } == [
+                #"{"parameters":{"id":"a"}}"#, #"{"error":"org.example.connection.MessageTooLarge","parameters":{"limit":64}}"#,
+            ])
         #expect(!connection.channel.isActive)
     }
 

@@ -25,7 +25,8 @@ import VarlinkCore
             implementations: try RepositoryFiles.interfaceFiles.filter { $0 != "org.island.Connection.varlink" }.map { file in
                 VarlinkImplementation(interface: try VarlinkInterface(parsing: try RepositoryFiles.interface(file)), handlers: [:])
             },
-            connectionErrors: VarlinkConnectionErrors(declaredBy: try VarlinkInterface(parsing: try RepositoryFiles.interface("org.island.Connection.varlink"))))
+            connectionErrors: VarlinkConnectionErrors(declaredBy: try VarlinkInterface(parsing: try RepositoryFiles.interface("org.island.Connection.varlink")))
+        )
         let files = try FileManager.default.contentsOfDirectory(atPath: Self.corpus.path).sorted()
         #expect(files.count > 10)
         let connection = VarlinkConnectionContext(id: 1, peer: nil)

@@ -21,21 +21,25 @@ import Testing
         let interface = try VarlinkInterface(parsing: Self.example)
         #expect(interface.name == "org.example.test")
         #expect(interface.description == Self.example)
-        #expect(interface.types["Item"] == .struct([
-            VarlinkField("name", .string), VarlinkField("count", .int), VarlinkField("tags", .nullable(.array(.string))),
-        ]))
-        #expect(interface.methods["Nested"]?.input.map(\.type) == [
-            .named("Item"), .dictionary(.int), .dictionary(.struct([])), .enum(["fast", "slow"]), .object,
-        ])
+        #expect(
+            interface.types["Item"]
+                == .struct([
+                    VarlinkField("name", .string), VarlinkField("count", .int), VarlinkField("tags", .nullable(.array(.string))),
+                ]))
+        #expect(
+            interface.methods["Nested"]?.input.map(\.type) == [
+                .named("Item"), .dictionary(.int), .dictionary(.struct([])), .enum(["fast", "slow"]), .object,
+            ])
         #expect(interface.methods["Nested"]?.output == [])
         #expect(interface.errors["Boom"]?.count == 2)
     }
 
     @Test func parsesTheServiceInterface() throws {
         #expect(VarlinkService.serviceInterface.methods.keys.sorted() == ["GetInfo", "GetInterfaceDescription"])
-        #expect(VarlinkService.serviceInterface.errors.keys.sorted() == [
-            "ExpectedMore", "InterfaceNotFound", "InvalidParameter", "MethodNotFound", "MethodNotImplemented", "PermissionDenied",
-        ])
+        #expect(
+            VarlinkService.serviceInterface.errors.keys.sorted() == [
+                "ExpectedMore", "InterfaceNotFound", "InvalidParameter", "MethodNotFound", "MethodNotImplemented", "PermissionDenied",
+            ])
     }
 
     @Test(arguments: [
@@ -79,12 +83,18 @@ import Testing
     @Test func acceptsConformingParameters() {
         #expect(check("Echo", ["text": "hi"]) == nil)
         #expect(check("Add", ["a": 1, "b": 2]) == nil, "an int is a valid float")
-        #expect(check("Nested", [
-            "item": ["name": "x", "count": 1], "map": ["k": 1], "set": ["a": [:]], "mode": "fast", "any": ["x": [1]],
-        ]) == nil)
-        #expect(check("Nested", [
-            "item": ["name": "x", "count": 1, "tags": nil], "map": [:], "set": [:], "mode": "slow", "any": [:],
-        ]) == nil)
+        #expect(
+            check(
+                "Nested",
+                [
+                    "item": ["name": "x", "count": 1], "map": ["k": 1], "set": ["a": [:]], "mode": "fast", "any": ["x": [1]],
+                ]) == nil)
+        #expect(
+            check(
+                "Nested",
+                [
+                    "item": ["name": "x", "count": 1, "tags": nil], "map": [:], "set": [:], "mode": "slow", "any": [:],
+                ]) == nil)
     }
 
     @Test func namesTheFirstBadField() {

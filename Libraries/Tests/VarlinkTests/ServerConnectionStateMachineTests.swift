@@ -19,11 +19,14 @@ import VarlinkCore
         var budgetLeft = true
         var peerKeepsUp = true
 
-        init(maximumQueuedCalls: Int = 64, maximumQueuedBytes: Int = 1 << 20,
-             errors: VarlinkConnectionErrors = TestService.connectionErrors,
-             reserve: ServerConnectionStateMachine.Reserve? = nil) {
-            machine = ServerConnectionStateMachine(maximumQueuedCalls: maximumQueuedCalls, maximumQueuedBytes: maximumQueuedBytes,
-                                                   errors: errors, callReader: .trees, reserve: reserve)
+        init(
+            maximumQueuedCalls: Int = 64, maximumQueuedBytes: Int = 1 << 20,
+            errors: VarlinkConnectionErrors = TestService.connectionErrors,
+            reserve: ServerConnectionStateMachine.Reserve? = nil
+        ) {
+            machine = ServerConnectionStateMachine(
+                maximumQueuedCalls: maximumQueuedCalls, maximumQueuedBytes: maximumQueuedBytes,
+                errors: errors, callReader: .trees, reserve: reserve)
         }
 
         /// Carries out steps until the machine waits.
@@ -211,10 +214,11 @@ import VarlinkCore
         connection.reply("b")
         #expect(connection.written.isEmpty && !connection.closed)
         connection.reply("a")
-        #expect(connection.written == [
-            Self.answer("a"), Self.answer("b"),
-            #"{"error":"org.example.connection.MessageTooLarge","parameters":{"limit":8}}"#,
-        ])
+        #expect(
+            connection.written == [
+                Self.answer("a"), Self.answer("b"),
+                #"{"error":"org.example.connection.MessageTooLarge","parameters":{"limit":8}}"#,
+            ])
         #expect(connection.closed)
         #expect(connection.startOrder == ["a", "b"])
     }

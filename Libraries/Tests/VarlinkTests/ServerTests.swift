@@ -40,7 +40,8 @@ import VarlinkNIO
             // would reorder them. 200 calls are over three turns' worth of the loop.
             var batch: [UInt8] = []
             for i in 0..<200 {
-                let frame = i % 20 == 0
+                let frame =
+                    i % 20 == 0
                     ? #"{"method":"org.example.test.Sleep","parameters":{"ms":\#(20 - i / 20)}}"#
                     : #"{"method":"org.example.test.Echo","parameters":{"text":"\#(i)"}}"#
                 batch += Array(frame.utf8) + [0]
@@ -141,8 +142,9 @@ import VarlinkNIO
     @Test func aMalformedMessageWaitsForTheReplyOfAReleasedCall() async throws {
         try await withServer { server in
             let c = try server.raw()
-            try c.send(Array(#"{"method":"org.example.test.Overlap","parameters":{"ms":200,"of":1}}"#.utf8) + [0]
-                       + Array("{not json}".utf8) + [0])
+            try c.send(
+                Array(#"{"method":"org.example.test.Overlap","parameters":{"ms":200,"of":1}}"#.utf8) + [0]
+                    + Array("{not json}".utf8) + [0])
             #expect(parameters(try await c.readReply())["ms"] as? Int == 200)
             #expect(error(try await c.readReply()) == "org.example.connection.InvalidMessage")
             #expect(try await c.readMessage() == nil)
@@ -246,13 +248,16 @@ import VarlinkNIO
         let probation = TimeAmount.seconds(Int64(RawConnection.slowdown))
         // One loop, whose timers fire in order (below).
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
-        try await withServer(group: group, {
-            $0.maximumConnectionsPerUser = 1
-            $0.reservedConnections = 1
-            $0.reservedInterfaces = ["org.example.test"]
-            $0.mayUseReserve = { _ in true }
-            $0.reserveProbation = probation
-        }) { server in
+        try await withServer(
+            group: group,
+            {
+                $0.maximumConnectionsPerUser = 1
+                $0.reservedConnections = 1
+                $0.reservedInterfaces = ["org.example.test"]
+                $0.mayUseReserve = { _ in true }
+                $0.reserveProbation = probation
+            }
+        ) { server in
             let echo = #"{"method":"org.example.test.Echo","parameters":{"text":"in"}}"#
             let holder = try server.raw()
             try holder.send(echo)
@@ -356,8 +361,9 @@ import VarlinkNIO
             // holds the burst's first back: only the call behind it can. (A lower bound: a
             // loaded machine only makes the spell longer.)
             try await Task.sleep(for: .milliseconds(50))
-            try teller.send(Array(#"{"method":"org.example.test.Tell","parameters":{"text":"first","hold":true}}"#.utf8) + [0]
-                            + Array(#"{"method":"org.example.test.Tell","parameters":{"text":"second","hold":false}}"#.utf8) + [0])
+            try teller.send(
+                Array(#"{"method":"org.example.test.Tell","parameters":{"text":"first","hold":true}}"#.utf8) + [0]
+                    + Array(#"{"method":"org.example.test.Tell","parameters":{"text":"second","hold":false}}"#.utf8) + [0])
             await hold.begun()
             #expect(try !listener.hasBytesWaiting(), "the first of a burst waits while the loop is held")
             hold.release()
@@ -383,8 +389,9 @@ import VarlinkNIO
             // One write, so the server reads both calls before it is told to stop; the first
             // is in progress until the test answers it, once the shutdown has reached the
             // connection.
-            try busy.send(Array(#"{"method":"org.example.test.Hold","parameters":{"id":"busy"}}"#.utf8) + [0]
-                          + Array(#"{"method":"org.example.test.Echo","parameters":{"text":"queued"}}"#.utf8) + [0])
+            try busy.send(
+                Array(#"{"method":"org.example.test.Hold","parameters":{"id":"busy"}}"#.utf8) + [0]
+                    + Array(#"{"method":"org.example.test.Echo","parameters":{"text":"queued"}}"#.utf8) + [0])
             try await waitUntil { server.test.held.count == 1 }
 
             let stopping = Task { await server.stop() }

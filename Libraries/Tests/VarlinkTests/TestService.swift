@@ -42,13 +42,15 @@ struct TestService {
         """
 
     /// The connection errors of the tests' services: the conditions under names of their own.
-    static let connectionErrors = VarlinkConnectionErrors(declaredBy: try! VarlinkInterface(parsing: """
-        interface org.example.connection
-        error MessageTooLarge (limit: int)
-        error InvalidMessage (reason: string)
-        error TooManyConnections (limit: int, scope: (total, user))
-        error ShuttingDown ()
-        """))
+    static let connectionErrors = VarlinkConnectionErrors(
+        declaredBy: try! VarlinkInterface(
+            parsing: """
+                interface org.example.connection
+                error MessageTooLarge (limit: int)
+                error InvalidMessage (reason: string)
+                error TooManyConnections (limit: int, scope: (total, user))
+                error ShuttingDown ()
+                """))
 
     let service: VarlinkService
     /// Streaming calls whose handler learnt the connection went away.
@@ -126,69 +128,71 @@ struct TestService {
         let listeners = listeners
         let tellHold = tellHold
         let interface = try! VarlinkInterface(parsing: Self.interfaceText)
-        let implementation = VarlinkImplementation(interface: interface, handlers: [
-            "Echo": .immediate { request in ["text": request.parameters["text"]!] },
-            "Items": .immediate { _ in ["ok": true] },
-            "Count": .streaming { request, responder in
-                let n = request.parameters["n"]!.intValue!
-                for i in 0..<n { responder.reply(["i": .int(i)], continues: i < n - 1) }
-                if n == 0 { responder.reply(["i": -1]) }
-            },
-            "Forever": .streaming { _, responder in
-                responder.onCancel { cancelled.increment() }
-                Task {
-                    var tick = 0
-                    while !responder.isFinished, tick < 100_000 {
-                        responder.reply(["tick": .int(tick)], continues: true)
-                        tick += 1
-                        try? await Task.sleep(for: .milliseconds(5))
-                        if cancelled.count > 0 { return }
+        let implementation = VarlinkImplementation(
+            interface: interface,
+            handlers: [
+                "Echo": .immediate { request in ["text": request.parameters["text"]!] },
+                "Items": .immediate { _ in ["ok": true] },
+                "Count": .streaming { request, responder in
+                    let n = request.parameters["n"]!.intValue!
+                    for i in 0..<n { responder.reply(["i": .int(i)], continues: i < n - 1) }
+                    if n == 0 { responder.reply(["i": -1]) }
+                },
+                "Forever": .streaming { _, responder in
+                    responder.onCancel { cancelled.increment() }
+                    Task {
+                        var tick = 0
+                        while !responder.isFinished, tick < 100_000 {
+                            responder.reply(["tick": .int(tick)], continues: true)
+                            tick += 1
+                            try? await Task.sleep(for: .milliseconds(5))
+                            if cancelled.count > 0 { return }
+                        }
                     }
-                }
-            },
-            "Sleep": .async { request in
-                let ms = request.parameters["ms"]!.intValue!
-                sleeps.append(ms)
-                started.increment()
-                try? await Task.sleep(for: .milliseconds(ms))
-                return ["slept": .int(ms)]
-            },
-            "Overlap": .pipelined { request, release in
-                overlapStarted.increment()
-                release()
-                let ms = request.parameters["ms"]!.intValue!
-                let of = request.parameters["of"]!.intValue!
-                // A barrier, not a race: a server that ran these one after another would leave
-                // the first waiting out the whole bound and answering `started: 1`. The bound
-                // is generous, and the barrier opens as soon as the last has started.
-                let deadline = ContinuousClock.now + .seconds(30 * RawConnection.slowdown)
-                while overlapStarted.count < of {
-                    guard ContinuousClock.now < deadline else { break }
-                    try? await Task.sleep(for: .milliseconds(10))
-                }
-                try? await Task.sleep(for: .milliseconds(ms))
-                return ["ms": .int(ms), "started": .int(overlapStarted.count)]
-            },
-            "Fail": .immediate { request throws(VarlinkError) in
-                throw VarlinkError("org.example.test.Boom", ["why": request.parameters["why"]!])
-            },
-            "Flood": .streaming { request, responder in
-                let n = request.parameters["n"]!.intValue!
-                let pad = JSON.string(String(repeating: "x", count: 1024))
-                for i in 0..<n { responder.reply(["pad": pad], continues: i < n - 1) }
-            },
-            "Listen": .streaming { request, responder in listeners.add(responder, for: request.call) },
-            "Tell": .immediate { request in
-                for listener in listeners.all { listener.reply(["heard": request.parameters["text"]!], continues: true) }
-                // Blocks the loop on purpose: what was said must already be on its way, or wait.
-                if request.parameters["hold"]?.boolValue == true { tellHold.hold() }
-                return [:]
-            },
-            "Who": .immediate { request in
-                ["pid": .int(Int(request.connection.peer?.pid ?? -1)), "uid": .int(Int(request.connection.peer?.uid ?? 0))]
-            },
-            "Hold": .responding { request, responder in held.add(responder, for: request.call) },
-        ])
+                },
+                "Sleep": .async { request in
+                    let ms = request.parameters["ms"]!.intValue!
+                    sleeps.append(ms)
+                    started.increment()
+                    try? await Task.sleep(for: .milliseconds(ms))
+                    return ["slept": .int(ms)]
+                },
+                "Overlap": .pipelined { request, release in
+                    overlapStarted.increment()
+                    release()
+                    let ms = request.parameters["ms"]!.intValue!
+                    let of = request.parameters["of"]!.intValue!
+                    // A barrier, not a race: a server that ran these one after another would leave
+                    // the first waiting out the whole bound and answering `started: 1`. The bound
+                    // is generous, and the barrier opens as soon as the last has started.
+                    let deadline = ContinuousClock.now + .seconds(30 * RawConnection.slowdown)
+                    while overlapStarted.count < of {
+                        guard ContinuousClock.now < deadline else { break }
+                        try? await Task.sleep(for: .milliseconds(10))
+                    }
+                    try? await Task.sleep(for: .milliseconds(ms))
+                    return ["ms": .int(ms), "started": .int(overlapStarted.count)]
+                },
+                "Fail": .immediate { request throws(VarlinkError) in
+                    throw VarlinkError("org.example.test.Boom", ["why": request.parameters["why"]!])
+                },
+                "Flood": .streaming { request, responder in
+                    let n = request.parameters["n"]!.intValue!
+                    let pad = JSON.string(String(repeating: "x", count: 1024))
+                    for i in 0..<n { responder.reply(["pad": pad], continues: i < n - 1) }
+                },
+                "Listen": .streaming { request, responder in listeners.add(responder, for: request.call) },
+                "Tell": .immediate { request in
+                    for listener in listeners.all { listener.reply(["heard": request.parameters["text"]!], continues: true) }
+                    // Blocks the loop on purpose: what was said must already be on its way, or wait.
+                    if request.parameters["hold"]?.boolValue == true { tellHold.hold() }
+                    return [:]
+                },
+                "Who": .immediate { request in
+                    ["pid": .int(Int(request.connection.peer?.pid ?? -1)), "uid": .int(Int(request.connection.peer?.uid ?? 0))]
+                },
+                "Hold": .responding { request, responder in held.add(responder, for: request.call) },
+            ])
         service = VarlinkService(
             info: VarlinkServiceInfo(vendor: "Test", product: "test", version: "0", url: "https://example.org"),
             implementations: [implementation], connectionErrors: connectionErrors)
@@ -205,9 +209,11 @@ struct TestServer {
     var cancelled: TestService.Counter { test.cancelled }
     var sleepsStarted: TestService.Counter { test.sleepsStarted }
 
-    static func start(group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton,
-                      connectionErrors: VarlinkConnectionErrors = TestService.connectionErrors,
-                      _ configure: (inout VarlinkServer.Configuration) -> Void = { _ in }) async throws -> TestServer {
+    static func start(
+        group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton,
+        connectionErrors: VarlinkConnectionErrors = TestService.connectionErrors,
+        _ configure: (inout VarlinkServer.Configuration) -> Void = { _ in }
+    ) async throws -> TestServer {
         let directory = NSTemporaryDirectory() + "varlink-test-\(UUID().uuidString.prefix(8))"
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         let path = directory + "/test.sock"
@@ -230,10 +236,12 @@ struct TestServer {
 
 /// Runs `body` with the test service on a temporary socket, and stops the server when it
 /// returns or throws — awaited, so no test leaves a server behind for the next.
-func withServer(group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton,
-                connectionErrors: VarlinkConnectionErrors = TestService.connectionErrors,
-                _ configure: (inout VarlinkServer.Configuration) -> Void = { _ in },
-                _ body: (TestServer) async throws -> Void) async throws {
+func withServer(
+    group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton,
+    connectionErrors: VarlinkConnectionErrors = TestService.connectionErrors,
+    _ configure: (inout VarlinkServer.Configuration) -> Void = { _ in },
+    _ body: (TestServer) async throws -> Void
+) async throws {
     let server = try await TestServer.start(group: group, connectionErrors: connectionErrors, configure)
     do {
         try await body(server)

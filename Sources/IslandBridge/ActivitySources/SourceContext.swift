@@ -15,8 +15,10 @@ package struct SourceContext {
     package var now: () -> Double
     package var logger: Logger
 
-    package init(busID: String, changes: @escaping ([SourceChange]) -> Void, readEnded: @escaping () -> Void,
-                lookup: @escaping (String) -> DesktopEntry?, now: @escaping () -> Double, logger: Logger) {
+    package init(
+        busID: String, changes: @escaping ([SourceChange]) -> Void, readEnded: @escaping () -> Void,
+        lookup: @escaping (String) -> DesktopEntry?, now: @escaping () -> Double, logger: Logger
+    ) {
         self.busID = busID
         self.changes = changes
         self.readEnded = readEnded

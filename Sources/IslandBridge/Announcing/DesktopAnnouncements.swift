@@ -47,8 +47,11 @@ package struct DesktopAnnouncements: Sendable {
             case .sharing(let wish): Self.state(on: wish.on, source: wish.source?.rawValue)
             case .lock(let wish): Self.state(on: wish.on, source: wish.source?.rawValue)
             case .lockScreen(let levels):
-                [AdminNames.SetDesktopLockScreen.everyAppSecret: .bool(levels.everyAppSecret), AdminNames.SetDesktopLockScreen.privateApps: .array(levels.privateApps.map(JSON.string)),
-                 AdminNames.SetDesktopLockScreen.secretApps: .array(levels.secretApps.map(JSON.string))]
+                [
+                    AdminNames.SetDesktopLockScreen.everyAppSecret: .bool(levels.everyAppSecret),
+                    AdminNames.SetDesktopLockScreen.privateApps: .array(levels.privateApps.map(JSON.string)),
+                    AdminNames.SetDesktopLockScreen.secretApps: .array(levels.secretApps.map(JSON.string)),
+                ]
             }
         }
 
@@ -66,12 +69,20 @@ package struct DesktopAnnouncements: Sendable {
             case .focus(let on):
                 ("set islandd's focus", [("on", "\(reply[AdminNames.SetFocus.focus]?[AdminNames.Focus.on]?.boolValue ?? on)")])
             case .sharing(let wish):
-                ("set islandd's sharing", [("on", "\(wish.on)"), ("contentHidden", "\(reply[AdminNames.SetSharing.sharing]?[AdminNames.Sharing.contentHidden]?.boolValue ?? false)")])
+                (
+                    "set islandd's sharing",
+                    [("on", "\(wish.on)"), ("contentHidden", "\(reply[AdminNames.SetSharing.sharing]?[AdminNames.Sharing.contentHidden]?.boolValue ?? false)")]
+                )
             case .lock(let wish):
                 ("set islandd's lock", [("on", "\(wish.on)")])
             case .lockScreen(let levels):
-                ("set islandd's desktop lock-screen levels", [("everyAppSecret", "\(levels.everyAppSecret)"),
-                                                               ("private", "\(levels.privateApps.count)"), ("secret", "\(levels.secretApps.count)")])
+                (
+                    "set islandd's desktop lock-screen levels",
+                    [
+                        ("everyAppSecret", "\(levels.everyAppSecret)"),
+                        ("private", "\(levels.privateApps.count)"), ("secret", "\(levels.secretApps.count)"),
+                    ]
+                )
             }
         }
     }

@@ -288,7 +288,8 @@ package struct ActivityBook: Sendable {
                     entry.inFlight = InFlight(ticket: nextTicket(source: source), kind: .end, content: nil)
                     commands.append(.end(entry.inFlight!.ticket, id: id, content: nil, dismissal: .immediate))
                 } else if entry.delivered != entry.desired.content, entry.rejected != entry.desired.content,
-                          (entry.heldUntil ?? now) <= now {
+                    (entry.heldUntil ?? now) <= now
+                {
                     entry.inFlight = InFlight(ticket: nextTicket(source: source), kind: .update, content: entry.desired.content)
                     commands.append(.update(entry.inFlight!.ticket, id: id, content: entry.desired.content))
                 }
@@ -296,13 +297,16 @@ package struct ActivityBook: Sendable {
                 continue
             }
             guard wanted.contains(source), live < capacity, (entry.heldUntil ?? now) <= now,
-                  (startsHeldUntil ?? now) <= now, entry.rejected != entry.desired.content else { continue }
+                (startsHeldUntil ?? now) <= now, entry.rejected != entry.desired.content
+            else { continue }
             serial += 1
             let key = entry.requestKey ?? "\(source)@\(instance).\(serial)"
             entry.requestKey = key
             entry.inFlight = InFlight(ticket: nextTicket(source: source), kind: .request, content: entry.desired.content)
-            commands.append(.request(entry.inFlight!.ticket, key: key, type: entry.desired.type,
-                                     attributes: entry.desired.attributes, content: entry.desired.content))
+            commands.append(
+                .request(
+                    entry.inFlight!.ticket, key: key, type: entry.desired.type,
+                    attributes: entry.desired.attributes, content: entry.desired.content))
             entries[source] = entry
             live += 1
         }
@@ -317,8 +321,8 @@ package struct ActivityBook: Sendable {
             if entry.id == nil, (entry.heldUntil ?? now) > now || entry.rejected == entry.desired.content { return false }
             return true
         }
-            .sorted { ($0.value.desired.rank, $0.key) > ($1.value.desired.rank, $1.key) }
-            .prefix(capacity).map(\.key)
+        .sorted { ($0.value.desired.rank, $0.key) > ($1.value.desired.rank, $1.key) }
+        .prefix(capacity).map(\.key)
     }
 
     private mutating func nextTicket(source: String) -> Ticket {
@@ -406,9 +410,12 @@ package struct ActivityBook: Sendable {
             refuse("not entitled (org.island.Unentitled: \(reason)); install org.island.bridge.desktop and reload islandd")
         case .targetMaximum(let limit):
             capacity = max(1, min(capacity, limit))
-            notice(.warning, key: "target", "the daemon allows the bridge \(limit) live activities (MaxActivitiesPerApp); showing the \(capacity) most relevant")
+            notice(
+                .warning, key: "target", "the daemon allows the bridge \(limit) live activities (MaxActivitiesPerApp); showing the \(capacity) most relevant")
         case .globalMaximum(let limit):
-            notice(.warning, key: "global", "all apps together have the daemon's maximum of \(limit) live activities; holding new ones for \(Int(Self.limitHold)) s")
+            notice(
+                .warning, key: "global",
+                "all apps together have the daemon's maximum of \(limit) live activities; holding new ones for \(Int(Self.limitHold)) s")
         case .startBudget(let retryAfter):
             startsHeldUntil = now + max(1, retryAfter)
             notice(.warning, key: "budget", "the daemon's start budget is spent; the next activity starts in \(Int(max(1, retryAfter).rounded(.up))) s")

@@ -28,7 +28,7 @@ package final class DconfFollowing {
     package func start() throws(BusError) {
         subscription = try bus.addMatch("type='signal',interface='ca.desrt.dconf.Writer',member='Notify'") { [weak self] message in
             guard let self, case let arguments = (try? message.arguments(limits: Self.limits)) ?? [], arguments.count >= 2,
-                  let prefix = arguments[0].string, let changes = arguments[1].stringList, touches(prefix, changes)
+                let prefix = arguments[0].string, let changes = arguments[1].stringList, touches(prefix, changes)
             else { return }
             readAgain()
         }

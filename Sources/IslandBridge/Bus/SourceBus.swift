@@ -12,16 +12,20 @@ package protocol SourceBus: AnyObject {
     func addMatch(_ rule: String, _ handler: @escaping (any IncomingMessage) -> Void) throws(BusError) -> BusSubscription
 
     /// Calls a method; `reply` gets the reply or the error, later, never from inside the call.
-    func call(destination: String, path: String, interface: String, member: String, arguments: [BusValue],
-              timeout: Duration, reply: @escaping (Result<any IncomingMessage, BusError>) -> Void) throws(BusError)
+    func call(
+        destination: String, path: String, interface: String, member: String, arguments: [BusValue],
+        timeout: Duration, reply: @escaping (Result<any IncomingMessage, BusError>) -> Void) throws(BusError)
 
     /// Serves `interface` at `path` for as long as the returned subscription is held.
-    func export(_ interface: ExportedInterface, at path: String,
-                handler: @escaping (any IncomingMessage) -> MethodResult) throws(BusError) -> BusSubscription
+    func export(
+        _ interface: ExportedInterface, at path: String,
+        handler: @escaping (any IncomingMessage) -> MethodResult
+    ) throws(BusError) -> BusSubscription
 
     /// Asks for a well-known name (`Bus.requestName`).
-    func requestName(_ name: String, allowReplacement: Bool, queue: Bool,
-                     completion: @escaping (Result<Bus.NameOwnership, BusError>) -> Void) throws(BusError)
+    func requestName(
+        _ name: String, allowReplacement: Bool, queue: Bool,
+        completion: @escaping (Result<Bus.NameOwnership, BusError>) -> Void) throws(BusError)
 
     func emitSignal(path: String, interface: String, member: String) throws(BusError)
 
@@ -68,10 +72,13 @@ extension IncomingMessage {
 
 /// The bus driver (`org.freedesktop.DBus`), which every source asks about names.
 extension SourceBus {
-    package func callDriver(_ member: String, _ arguments: [BusValue] = [],
-                           reply: @escaping (Result<any IncomingMessage, BusError>) -> Void) throws(BusError) {
-        try call(destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus",
-                 member: member, arguments: arguments, timeout: .seconds(25), reply: reply)
+    package func callDriver(
+        _ member: String, _ arguments: [BusValue] = [],
+        reply: @escaping (Result<any IncomingMessage, BusError>) -> Void
+    ) throws(BusError) {
+        try call(
+            destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus",
+            member: member, arguments: arguments, timeout: .seconds(25), reply: reply)
     }
 
     /// Follows the owner of `name` for as long as the returned subscription is held: `changed`

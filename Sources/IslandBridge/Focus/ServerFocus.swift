@@ -56,15 +56,16 @@ package final class ServerFocus {
 
     package func start() throws(BusError) {
         for rule in reader.rules {
-            subscriptions.append(try bus.addMatch(rule) { [weak self] message in
-                guard let self, let owner, message.sender == owner,
-                      let says = reader.signal((try? message.arguments(limits: reader.limits)) ?? [])
-                else { return }
-                switch says {
-                case .value(let value): reading(value)
-                case .changed: read()
-                }
-            })
+            subscriptions.append(
+                try bus.addMatch(rule) { [weak self] message in
+                    guard let self, let owner, message.sender == owner,
+                        let says = reader.signal((try? message.arguments(limits: reader.limits)) ?? [])
+                    else { return }
+                    switch says {
+                    case .value(let value): reading(value)
+                    case .changed: read()
+                    }
+                })
         }
         subscriptions.append(try bus.followOwner(of: reader.name) { [weak self] owner in self?.ownerChanged(owner) })
     }
@@ -89,8 +90,10 @@ package final class ServerFocus {
         }
         readState = .reading
         do {
-            try bus.call(destination: owner, path: reader.path, interface: reader.interface, member: reader.member,
-                         arguments: reader.arguments, timeout: .seconds(5)) { [weak self] result in
+            try bus.call(
+                destination: owner, path: reader.path, interface: reader.interface, member: reader.member,
+                arguments: reader.arguments, timeout: .seconds(5)
+            ) { [weak self] result in
                 guard let self, self.owner == owner else { return }
                 let again = readState == .readingAndAgain
                 readState = .idle
@@ -171,7 +174,7 @@ extension ServerFocus.Reader {
             limits: DecodingLimits(maximumValues: 128, maximumStringBytes: 256, maximumDepth: 4),
             signal: { arguments in
                 guard arguments.count >= 3,
-                      arguments[1].dictionary?["Modes"] != nil || arguments[2].stringList?.contains("Modes") == true
+                    arguments[1].dictionary?["Modes"] != nil || arguments[2].stringList?.contains("Modes") == true
                 else { return nil }
                 return .changed
             },

@@ -32,8 +32,9 @@ package enum BoundedText {
     }
 
     private static func isControl(_ scalar: Unicode.Scalar) -> Bool {
-        scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value) || scalar.properties.generalCategory == .format
-            && scalar.value != 0x200D
+        scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value)
+            || scalar.properties.generalCategory == .format
+                && scalar.value != 0x200D
     }
 
     /// The text of a notification body: markup tags the specification allows (`<b>`, `<i>`,
@@ -49,7 +50,8 @@ package enum BoundedText {
                 continue
             }
             if character == "&", let semicolon = markup[index...].prefix(8).firstIndex(of: ";"),
-               let decoded = entities[String(markup[markup.index(after: index)..<semicolon])] {
+                let decoded = entities[String(markup[markup.index(after: index)..<semicolon])]
+            {
                 plain.append(decoded)
                 index = markup.index(after: semicolon)
                 continue

@@ -27,9 +27,9 @@ package struct InstalledDesktopEntries {
         for directory in directories {
             let path = "\(directory)/\(id).desktop"
             guard let attributes = try? FileManager.default.attributesOfItem(atPath: path),
-                  attributes[.type] as? FileAttributeType == .typeRegular,
-                  let size = attributes[.size] as? Int, size <= DesktopFile.maximumBytes,
-                  let data = FileManager.default.contents(atPath: path)
+                attributes[.type] as? FileAttributeType == .typeRegular,
+                let size = attributes[.size] as? Int, size <= DesktopFile.maximumBytes,
+                let data = FileManager.default.contents(atPath: path)
             else { continue }
             // The first directory that has the id decides, hidden or not.
             return DesktopEntry(contents: String(decoding: data, as: UTF8.self))

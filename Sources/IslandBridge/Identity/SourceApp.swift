@@ -50,12 +50,15 @@ package struct SourceApp: Sendable, Hashable {
     /// else the app `identity` implies (a Flatpak's id, an app unit's), is shown as that app
     /// when `identity` verifies the sender as it and `lookup` finds it installed; otherwise
     /// the source is the bridge's own `kind`, with `label` kept as the peer's word.
-    package static func resolve(claim: String?, identity: SenderIdentity, kind: Kind, label: String?,
-                               lookup: (String) -> DesktopEntry?) -> SourceApp {
+    package static func resolve(
+        claim: String?, identity: SenderIdentity, kind: Kind, label: String?,
+        lookup: (String) -> DesktopEntry?
+    ) -> SourceApp {
         let candidate = claim.flatMap(DesktopEntry.validID) ?? identity.impliedApp.flatMap(DesktopEntry.validID)
         if let id = candidate, let installed = lookup(id), identity.verifies(id, executable: installed.executable) {
-            return SourceApp(name: BoundedText.line(installed.name ?? id, maximumBytes: maximumNameBytes),
-                             icon: installed.icon.flatMap(iconNameOrNil) ?? bridgeIcon, desktopEntry: id)
+            return SourceApp(
+                name: BoundedText.line(installed.name ?? id, maximumBytes: maximumNameBytes),
+                icon: installed.icon.flatMap(iconNameOrNil) ?? bridgeIcon, desktopEntry: id)
         }
         let label = label.map { BoundedText.line($0, maximumBytes: maximumNameBytes) }.flatMap { $0.isEmpty ? nil : $0 }
         return SourceApp(name: kind.rawValue, icon: bridgeIcon, label: label)

@@ -61,11 +61,13 @@ package final class LockSignal {
 
     package func start() throws(BusError) {
         if kind != .logind {
-            subscriptions.append(try bus.addMatch("type='signal',interface='\(kind.service)',member='ActiveChanged'") { [weak self] message in
-                guard let self, let owner, message.sender == owner,
-                      let active = (try? message.arguments(limits: Self.limits))?.first?.bool else { return }
-                reading(active)
-            })
+            subscriptions.append(
+                try bus.addMatch("type='signal',interface='\(kind.service)',member='ActiveChanged'") { [weak self] message in
+                    guard let self, let owner, message.sender == owner,
+                        let active = (try? message.arguments(limits: Self.limits))?.first?.bool
+                    else { return }
+                    reading(active)
+                })
         }
         subscriptions.append(try bus.followOwner(of: kind.service) { [weak self] owner in self?.ownerChanged(owner) })
     }
@@ -104,8 +106,8 @@ package final class LockSignal {
                 "type='signal',interface='\(Self.properties)',member='PropertiesChanged',path='\(path)',arg0='\(Self.logindSession)'"
             ) { [weak self] message in
                 guard let self, self.owner == owner, message.sender == owner, message.path == path,
-                      case let arguments = (try? message.arguments(limits: Self.limits)) ?? [], arguments.count >= 2,
-                      arguments[0].string == Self.logindSession, let locked = arguments[1].dictionary?["LockedHint"]?.bool
+                    case let arguments = (try? message.arguments(limits: Self.limits)) ?? [], arguments.count >= 2,
+                    arguments[0].string == Self.logindSession, let locked = arguments[1].dictionary?["LockedHint"]?.bool
                 else { return }
                 reading(locked)
             }
@@ -120,13 +122,18 @@ package final class LockSignal {
     }
 
     /// Calls the owner `owner`; `body` gets the reply's values while it is still the owner.
-    private func call(_ owner: String, path: String, interface: String, member: String, _ arguments: [BusValue],
-                      _ body: @escaping ([BusValue]) -> Void) {
+    private func call(
+        _ owner: String, path: String, interface: String, member: String, _ arguments: [BusValue],
+        _ body: @escaping ([BusValue]) -> Void
+    ) {
         do {
-            try bus.call(destination: owner, path: path, interface: interface, member: member, arguments: arguments,
-                         timeout: .seconds(5)) { [weak self] result in
+            try bus.call(
+                destination: owner, path: path, interface: interface, member: member, arguments: arguments,
+                timeout: .seconds(5)
+            ) { [weak self] result in
                 guard let self, self.owner == owner, case .success(let reply) = result,
-                      let values = try? reply.arguments(limits: Self.limits) else { return }
+                    let values = try? reply.arguments(limits: Self.limits)
+                else { return }
                 body(values)
             }
         } catch {
@@ -143,7 +150,8 @@ package enum LockSignalPaths {
         return path.utf8.allSatisfy { byte in
             switch byte {
             case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
-                 UInt8(ascii: "_"), UInt8(ascii: "/"): true
+                UInt8(ascii: "_"), UInt8(ascii: "/"):
+                true
             default: false
             }
         }

@@ -19,14 +19,19 @@ package final class SessionSources {
     package let notifications: NotificationSource?
     package let jobs: JobSource?
 
-    package init(bus: any SourceBus, context: SourceContext, enabled: Enabled, staleAfterPause: Double,
-                maximumJobs: Int, maximumJobsPerSender: Int) {
+    package init(
+        bus: any SourceBus, context: SourceContext, enabled: Enabled, staleAfterPause: Double,
+        maximumJobs: Int, maximumJobsPerSender: Int
+    ) {
         busID = context.busID
         let senders = SenderIdentities(bus: bus, logger: context.logger)
         mpris = enabled.mpris ? MPRISSource(bus: bus, senders: senders, context: context, staleAfterPause: staleAfterPause) : nil
         notifications = enabled.notifications ? NotificationSource(bus: bus, senders: senders, context: context) : nil
-        jobs = enabled.jobs ? JobSource(bus: bus, senders: senders, context: context, maximumJobs: maximumJobs,
-                                        maximumJobsPerSender: maximumJobsPerSender) : nil
+        jobs =
+            enabled.jobs
+            ? JobSource(
+                bus: bus, senders: senders, context: context, maximumJobs: maximumJobs,
+                maximumJobsPerSender: maximumJobsPerSender) : nil
     }
 
     package func start() {

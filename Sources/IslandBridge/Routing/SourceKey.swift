@@ -38,7 +38,8 @@ package enum SourceKey: Sendable, Hashable, CustomStringConvertible {
             self = .player(busID: busID, owner: String(rest))
         case "notify":
             guard let colon = rest.lastIndex(of: ":"), let id = UInt32(rest[rest.index(after: colon)...]),
-                  colon != rest.startIndex else { return nil }
+                colon != rest.startIndex
+            else { return nil }
             self = .notification(busID: busID, owner: String(rest[..<colon]), id: id)
         case "job":
             guard let number = UInt32(rest) else { return nil }

@@ -133,7 +133,8 @@ package struct ScreenCastSessions: Sendable {
             return false
         case .response(let service, let request, let code):
             guard let client = requestCallers[request],
-                  let pending = take(client, where: { $0.request == request && $0.service == service }) else { return false }
+                let pending = take(client, where: { $0.request == request && $0.service == service })
+            else { return false }
             // 0: the user chose what to share; 1 cancelled, 2 failed.
             if code == 0 { _ = began(pending.session, Session(client: client, service: service, kind: .portal)) }
             return true
@@ -174,7 +175,8 @@ package struct ScreenCastSessions: Sendable {
     private mutating func add(_ pending: Pending, for client: String) -> Bool {
         var pushedOut: [Pending] = []
         if callers[client] == nil, callers.count >= Self.maximumCallers,
-           let silent = callers.min(by: { $0.value.lastStart < $1.value.lastStart })?.key {
+            let silent = callers.min(by: { $0.value.lastStart < $1.value.lastStart })?.key
+        {
             pushedOut = callers.removeValue(forKey: silent)?.pending ?? []
         }
         starts += 1
@@ -265,7 +267,8 @@ package enum ScreenCastEvent: Sendable, Hashable {
             case (Self.portalScreenCast, "Start"), (Self.portalRemoteDesktop, "Start"):
                 guard let session = Self.firstPath(message) else { return nil }
                 self = .start(.portal, session: session, client: client, serial: message.serial)
-            case (Self.mutterSession, "Start"), (Self.mutterRemoteDesktopSession, "Start"): self = .start(.gnome, session: path, client: client, serial: message.serial)
+            case (Self.mutterSession, "Start"), (Self.mutterRemoteDesktopSession, "Start"):
+                self = .start(.gnome, session: path, client: client, serial: message.serial)
             case (Self.portalSession, "Close"): self = .close(.portal, session: path, client: client)
             case (Self.mutterSession, "Stop"), (Self.mutterRemoteDesktopSession, "Stop"): self = .close(.gnome, session: path, client: client)
             default: return nil
@@ -284,8 +287,9 @@ package enum ScreenCastEvent: Sendable, Hashable {
     }
 
     /// Enough to read a path or a code, and no more.
-    private static let limits = DecodingLimits(maximumValues: 64, maximumStringBytes: ScreenCastSessions.maximumPathBytes + 1,
-                                               maximumDepth: 4)
+    private static let limits = DecodingLimits(
+        maximumValues: 64, maximumStringBytes: ScreenCastSessions.maximumPathBytes + 1,
+        maximumDepth: 4)
 
     private static func firstArgument(_ message: any IncomingMessage) -> BusValue? {
         (try? message.arguments(limits: limits))?.first

@@ -104,8 +104,9 @@ extension Activity {
                 let alertReader = try schedule.reader("alert")
                 alert = Alert(title: try alertReader.string("title"), body: try alertReader.string("body"))
             }
-            self.schedule = ScheduledStart(date: try schedule.double("date"), startsAt: try schedule.double("startsAt"), alert: alert,
-                                           late: try schedule.optionalEnumeration("late", as: LateStart.self))
+            self.schedule = ScheduledStart(
+                date: try schedule.double("date"), startsAt: try schedule.double("startsAt"), alert: alert,
+                late: try schedule.optionalEnumeration("late", as: LateStart.self))
         }
         try ActivityInput.checkStored(self)
     }

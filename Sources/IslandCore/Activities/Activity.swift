@@ -104,8 +104,10 @@ package struct Activity: Sendable, Hashable, Identifiable {
         let createdAtText: [UInt8]
         let attributesSize: Int
 
-        init(id: String, app: String, sourceApp: String?, uid: UInt32?, type: String, attributes: JSONObject, key: String?,
-             ownerGonePolicy: OwnerGonePolicy, createdAt: Double) {
+        init(
+            id: String, app: String, sourceApp: String?, uid: UInt32?, type: String, attributes: JSONObject, key: String?,
+            ownerGonePolicy: OwnerGonePolicy, createdAt: Double
+        ) {
             (self.id, self.app, self.sourceApp, self.uid, self.type, self.attributes) = (id, app, sourceApp, uid, type, attributes)
             hashedID = HashedID(id)
             (self.key, self.ownerGonePolicy, self.createdAt) = (key, ownerGonePolicy, createdAt)
@@ -202,10 +204,14 @@ package struct Activity: Sendable, Hashable, Identifiable {
         id: String, owner: ActivityOwner, sourceApp: String? = nil, type: String, attributes: JSONObject, key: String?,
         ownerGonePolicy: OwnerGonePolicy, content: ActivityContent, state: ActivityState, now: Double
     ) {
-        let identity = Shared(Identity(id: id, app: owner.app, sourceApp: sourceApp, uid: owner.uid, type: type, attributes: attributes, key: key,
-                                       ownerGonePolicy: ownerGonePolicy, createdAt: now))
-        self.storage = Storage(identity: identity, fields: Fields(
-            content: content, deliveredContent: content, deliveredAt: now, state: state, updatedAt: now))
+        let identity = Shared(
+            Identity(
+                id: id, app: owner.app, sourceApp: sourceApp, uid: owner.uid, type: type, attributes: attributes, key: key,
+                ownerGonePolicy: ownerGonePolicy, createdAt: now))
+        self.storage = Storage(
+            identity: identity,
+            fields: Fields(
+                content: content, deliveredContent: content, deliveredAt: now, state: state, updatedAt: now))
     }
 
     /// Pending, active or stale.

@@ -25,8 +25,9 @@ extension ActivityManager {
     ) throws(IslandError) -> EndOutcome {
         var activity = try owned(id: id, by: ActivityOwner(app: app, uid: uid))
         guard activity.isLive else {
-            return try amendEnded(activity, content: content, dismissalPolicy: dismissalPolicy, timestamp: timestamp,
-                                  entitlement: entitlement, now: now)
+            return try amendEnded(
+                activity, content: content, dismissalPolicy: dismissalPolicy, timestamp: timestamp,
+                entitlement: entitlement, now: now)
         }
         try checkOrder(of: timestamp, for: activity, now: now)
         if let content {
@@ -129,7 +130,8 @@ extension ActivityManager {
         events += dismissExcessEnded(at: now)
         // With a bound of 0 the activity just ended is itself the excess.
         if activities[activity.id] == nil,
-           let dismissed = events.lazy.compactMap(\.changedActivity).last(where: { $0.id == activity.id }) {
+            let dismissed = events.lazy.compactMap(\.changedActivity).last(where: { $0.id == activity.id })
+        {
             activity = dismissed
         }
         return (activity, events)

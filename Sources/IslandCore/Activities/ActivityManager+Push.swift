@@ -34,11 +34,13 @@ extension ActivityManager {
         if spends, budgets.pushes.remaining(owner: owner, budget: budget, window: window, now: now) <= 0 {
             // Only the activity's owner learns of the budget: another app's id is unknown.
             _ = try owned(id: id, by: owner)
-            throw .pushBudgetExceeded(app: app, limit: budget, window: window,
-                                      retryAfter: budgets.pushes.retryAfter(owner: owner, budget: budget, window: window, now: now))
+            throw .pushBudgetExceeded(
+                app: app, limit: budget, window: window,
+                retryAfter: budgets.pushes.retryAfter(owner: owner, budget: budget, window: window, now: now))
         }
-        var outcome = try update(app: app, uid: uid, id: id, content: content, alert: alert, timestamp: timestamp,
-                                 entitlement: entitlement, now: now)
+        var outcome = try update(
+            app: app, uid: uid, id: id, content: content, alert: alert, timestamp: timestamp,
+            entitlement: entitlement, now: now)
         if spends {
             budgets.pushes.record(owner: owner, window: window, now: now)
             if !outcome.events.contains(.budgetsChanged(app: app)) { outcome.events.append(.budgetsChanged(app: app)) }

@@ -76,15 +76,18 @@ extension ActivityManager {
         }
         let alerted = activity.schedule != nil ? takeStartAlert(of: &activity, now: now) : []
         store(activity)
-        return RequestOutcome(activity: activity, created: true,
-                              events: [.changed(activity), .delivered(activity), .budgetsChanged(app: app)] + alerted)
+        return RequestOutcome(
+            activity: activity, created: true,
+            events: [.changed(activity), .delivered(activity), .budgetsChanged(app: app)] + alerted)
     }
 
     /// `attributesSize`: `JSON.serializedSize(of:)` the attributes, which an activity keeps.
     /// `attributesFixed`: they were accepted before (an update, an end), so a refusal blames the
     /// state; on a request it blames the larger of the two.
-    func checkPayload(attributesSize: Int, content: ActivityContent, limits: ActivityLimits,
-                      attributesFixed: Bool = true) throws(IslandError) {
+    func checkPayload(
+        attributesSize: Int, content: ActivityContent, limits: ActivityLimits,
+        attributesFixed: Bool = true
+    ) throws(IslandError) {
         let stateSize = content.stateText.count
         let size = attributesSize + stateSize
         guard size <= limits.maximumPayloadBytes else {

@@ -23,7 +23,7 @@ extension ActivityManager {
         activity.schedule?.alert = nil
         let appLimits = limits.limits(for: activity.app)
         guard settings.focusSince == nil,
-              budgets.alerts.remaining(owner: activity.owner, budget: appLimits.alertBudget, window: appLimits.alertBudgetWindow, now: now) > 0
+            budgets.alerts.remaining(owner: activity.owner, budget: appLimits.alertBudget, window: appLimits.alertBudgetWindow, now: now) > 0
         else { return [] }
         budgets.alerts.record(owner: activity.owner, window: appLimits.alertBudgetWindow, now: now)
         return [.alerted(id: activity.id, alert: alert)]

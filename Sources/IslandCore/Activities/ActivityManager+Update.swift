@@ -52,10 +52,14 @@ extension ActivityManager {
         var alertsRemaining = budgets.alerts.remaining(owner: owner, budget: appLimits.alertBudget, window: alertWindow, now: now)
         // Focus is checked first: an alert the user chose not to see spends nothing of the
         // app's budget, so the app's alerts are all there when focus ends.
-        let suppression: AlertSuppression? = alert == nil ? nil
-            : pending ? .pending
-            : settings.focusSince != nil ? .focus
-            : alertsRemaining > 0 ? nil : .budget
+        let suppression: AlertSuppression? =
+            alert == nil
+            ? nil
+            : pending
+                ? .pending
+                : settings.focusSince != nil
+                    ? .focus
+                    : alertsRemaining > 0 ? nil : .budget
         let alerted = alert != nil && suppression == nil
         if alerted {
             budgets.alerts.record(owner: owner, window: alertWindow, now: now)

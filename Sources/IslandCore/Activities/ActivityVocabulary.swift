@@ -96,14 +96,19 @@ package struct ActivityContent: Sendable, Hashable {
     /// `JSON.object(state).serialized()` writes it (as `JSONReader.readObjectText` reads it),
     /// nesting `nesting` deep and of shape `shape` (worked out from the text when not given),
     /// which debug builds check.
-    package init(canonicalText: [UInt8], nesting: Int? = nil, shape: [UInt8]? = nil, staleDate: Double? = nil,
-                relevanceScore: Double = 0) {
-        assert((try? JSONParser.parse(canonicalText))?.objectValue.map { JSON.object($0).serialized() } == canonicalText,
-               "a state's text that is not the canonical form of an object")
+    package init(
+        canonicalText: [UInt8], nesting: Int? = nil, shape: [UInt8]? = nil, staleDate: Double? = nil,
+        relevanceScore: Double = 0
+    ) {
+        assert(
+            (try? JSONParser.parse(canonicalText))?.objectValue.map { JSON.object($0).serialized() } == canonicalText,
+            "a state's text that is not the canonical form of an object")
         assert(nesting == nil || nesting == JSON.nestingDepth(ofText: canonicalText), "a state's nesting that is not its text's")
         assert(shape == nil || shape == JSON.objectShape(ofText: canonicalText), "a state's shape that is not its text's")
-        self.written = Shared(WrittenState(text: canonicalText, nesting: nesting ?? JSON.nestingDepth(ofText: canonicalText),
-                                           shape: shape ?? Self.shape(of: canonicalText)))
+        self.written = Shared(
+            WrittenState(
+                text: canonicalText, nesting: nesting ?? JSON.nestingDepth(ofText: canonicalText),
+                shape: shape ?? Self.shape(of: canonicalText)))
         self.staleDate = staleDate
         self.relevanceScore = relevanceScore
     }

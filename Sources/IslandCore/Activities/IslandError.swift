@@ -121,7 +121,7 @@ package enum IslandError: Error, Sendable, Hashable {
         case .implausibleStaleDate(let given, let latest), .implausibleStartDate(let given, let latest):
             ["given": .double(given), "latest": .double(latest)]
         case .startBudgetExceeded(let app, let limit, let window, let retryAfter),
-             .pushBudgetExceeded(let app, let limit, let window, let retryAfter):
+            .pushBudgetExceeded(let app, let limit, let window, let retryAfter):
             ["app": .string(app), "limit": .int(limit), "window": .double(window), "retryAfter": .double(retryAfter)]
         case .startAlertRequired(let start):
             ["start": .double(start)]

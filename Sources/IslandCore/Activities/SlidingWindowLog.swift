@@ -88,8 +88,10 @@ package struct ActivityBudgets: Sendable, Hashable {
     /// Pushes at priority 10, which a budget of their own bounds.
     package internal(set) var pushes: SlidingWindowLog
 
-    package init(starts: SlidingWindowLog = SlidingWindowLog(), alerts: SlidingWindowLog = SlidingWindowLog(),
-                pushes: SlidingWindowLog = SlidingWindowLog()) {
+    package init(
+        starts: SlidingWindowLog = SlidingWindowLog(), alerts: SlidingWindowLog = SlidingWindowLog(),
+        pushes: SlidingWindowLog = SlidingWindowLog()
+    ) {
         self.starts = starts
         self.alerts = alerts
         self.pushes = pushes

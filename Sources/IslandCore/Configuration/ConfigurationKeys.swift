@@ -182,7 +182,8 @@ extension IslandConfiguration {
                     return
                 }
                 guard case .integer(let bytes) = try? IslandConfiguration.read(value, as: .size),
-                      bytes >= PushSettings.linkHeadroomRange.lowerBound, bytes <= PushSettings.linkHeadroomRange.upperBound else {
+                    bytes >= PushSettings.linkHeadroomRange.lowerBound, bytes <= PushSettings.linkHeadroomRange.upperBound
+                else {
                     throw ValueProblem(reason: "expected a size from 1M to 1G")
                 }
                 settings.linkHeadroom = bytes
@@ -197,7 +198,8 @@ extension IslandConfiguration {
                 }
                 // MQTT's interval is 32 bits, its largest value meaning never.
                 guard let seconds = TimeSpan.seconds(value), seconds >= Double(PushSettings.minimumSessionExpiry),
-                      seconds < Double(UInt32.max) else {
+                    seconds < Double(UInt32.max)
+                else {
                     throw ValueProblem(reason: "expected a time span from 1min to 136y, or infinity")
                 }
                 settings.sessionExpiry = UInt32(seconds.rounded(.down))

@@ -23,8 +23,10 @@ package struct DaemonSettings: Sendable, Hashable {
     /// `AlertSec=`: how long an alerting update keeps its activity expanded; nil: built in.
     package var alertFor: Double?
 
-    package init(idleExit: Double? = nil, maxConnections: Int? = nil, maxConnectionsPerUser: Int? = nil, maxMessageSize: Int? = nil,
-                sandboxedPresenters: Set<String> = [], sandboxedAdmins: Set<String> = []) {
+    package init(
+        idleExit: Double? = nil, maxConnections: Int? = nil, maxConnectionsPerUser: Int? = nil, maxMessageSize: Int? = nil,
+        sandboxedPresenters: Set<String> = [], sandboxedAdmins: Set<String> = []
+    ) {
         self.sandboxedPresenters = sandboxedPresenters
         self.sandboxedAdmins = sandboxedAdmins
         self.idleExit = idleExit

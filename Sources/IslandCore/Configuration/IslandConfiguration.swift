@@ -23,8 +23,10 @@ package struct IslandConfiguration: Sendable, Hashable {
     package var push: PushSettings
     package var lockScreen: LockScreenPolicy
 
-    package init(limits: LimitsPolicy = LimitsPolicy(), daemon: DaemonSettings = DaemonSettings(), push: PushSettings = PushSettings(),
-                lockScreen: LockScreenPolicy = LockScreenPolicy()) {
+    package init(
+        limits: LimitsPolicy = LimitsPolicy(), daemon: DaemonSettings = DaemonSettings(), push: PushSettings = PushSettings(),
+        lockScreen: LockScreenPolicy = LockScreenPolicy()
+    ) {
         self.limits = limits
         self.daemon = daemon
         self.push = push
@@ -77,14 +79,16 @@ package struct IslandConfiguration: Sendable, Hashable {
                     case .lockScreen(let app):
                         let section = Section.lockScreen(app)
                         guard key == "Visibility" else {
-                            throw ConfigurationError(path: file.path, line: number,
-                                                     message: "unknown key '\(key)=' in \(section.header); it takes Visibility= only")
+                            throw ConfigurationError(
+                                path: file.path, line: number,
+                                message: "unknown key '\(key)=' in \(section.header); it takes Visibility= only")
                         }
                         var level: LockScreenVisibility?
                         if !text.isEmpty {
                             guard let named = LockScreenVisibility(rawValue: text) else {
-                                throw ConfigurationError(path: file.path, line: number,
-                                                         message: "invalid value '\(text)' for Visibility=: expected \(LockScreenVisibility.allNames)")
+                                throw ConfigurationError(
+                                    path: file.path, line: number,
+                                    message: "invalid value '\(text)' for Visibility=: expected \(LockScreenVisibility.allNames)")
                             }
                             level = named
                         }
@@ -96,8 +100,9 @@ package struct IslandConfiguration: Sendable, Hashable {
                         do {
                             try pushKey.apply(text, to: &push)
                         } catch {
-                            throw ConfigurationError(path: file.path, line: number,
-                                                     message: "invalid value '\(text)' for \(key)=: \(error.reason)")
+                            throw ConfigurationError(
+                                path: file.path, line: number,
+                                message: "invalid value '\(text)' for \(key)=: \(error.reason)")
                         }
                     }
                 }
@@ -112,8 +117,9 @@ package struct IslandConfiguration: Sendable, Hashable {
             for (key, value) in assignments { key.apply(value, to: &limits) }
             appLimits[app] = limits
         }
-        return IslandConfiguration(limits: LimitsPolicy(global: globalLimits, perApp: appLimits), daemon: daemon, push: push,
-                                   lockScreen: lockScreen)
+        return IslandConfiguration(
+            limits: LimitsPolicy(global: globalLimits, perApp: appLimits), daemon: daemon, push: push,
+            lockScreen: lockScreen)
     }
 
     /// The value of one assignment; nil for an empty one, which resets the key.

@@ -19,8 +19,10 @@ package struct LockScreenPolicy: Sendable, Hashable {
     /// tells the daemon): never read from islandd.conf, and kept across its reloads.
     package var desktop: DesktopLockScreen = DesktopLockScreen()
 
-    package init(visibility: LockScreenVisibility = .public, perApp: [String: LockScreenVisibility] = [:],
-                desktop: DesktopLockScreen = DesktopLockScreen()) {
+    package init(
+        visibility: LockScreenVisibility = .public, perApp: [String: LockScreenVisibility] = [:],
+        desktop: DesktopLockScreen = DesktopLockScreen()
+    ) {
         self.visibility = visibility
         self.perApp = perApp
         self.desktop = desktop

@@ -33,8 +33,10 @@ package struct IslandPresentation: Sendable, Hashable {
     /// The island with no activities.
     package static let empty = IslandPresentation(mode: .none, attached: nil, detached: nil, expanded: nil, expansionReason: nil, lockScreen: [])
 
-    private init(mode: Mode, attached: String?, detached: String?, expanded: String?,
-                 expansionReason: IslandExpansion.Reason?, lockScreen: [String]) {
+    private init(
+        mode: Mode, attached: String?, detached: String?, expanded: String?,
+        expansionReason: IslandExpansion.Reason?, lockScreen: [String]
+    ) {
         self.mode = mode
         self.attached = attached
         self.detached = detached

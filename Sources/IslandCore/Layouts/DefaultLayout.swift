@@ -128,16 +128,19 @@ struct DefaultLayoutShape: Hashable {
         }
         // Attributes never change, so their values may decide what is shown of them.
         let titleText = titleSource.flatMap { scopes[$0.scope]?[$0.key]?.stringValue }
-        details = Array(attributes.lazy.filter { key, value in
-            guard let text = value.stringValue, Self.isNameable(key), key != "symbol",
-                  !(titleSource?.scope == "attributes" && titleSource?.key == key) else { return false }
-            return !text.isEmpty && text != titleText && text.count <= Self.maximumDetailCharacters
-                && !text.contains(where: \.isNewline)
-        }.map(\.key).prefix(Self.maximumDetails))
+        details = Array(
+            attributes.lazy.filter { key, value in
+                guard let text = value.stringValue, Self.isNameable(key), key != "symbol",
+                    !(titleSource?.scope == "attributes" && titleSource?.key == key)
+                else { return false }
+                return !text.isEmpty && text != titleText && text.count <= Self.maximumDetailCharacters
+                    && !text.contains(where: \.isNewline)
+            }.map(\.key).prefix(Self.maximumDetails))
 
         var used: Set<String> = ["title", "symbol"]
         (measure, used) = Self.measure(in: state, used: used)
-        let besideTime = attributes["duration"]?.doubleValue != nil || state["duration"]?.doubleValue != nil
+        let besideTime =
+            attributes["duration"]?.doubleValue != nil || state["duration"]?.doubleValue != nil
             || (Self.endKeys + Self.startKeys).contains { state[$0]?.doubleValue != nil }
         var pieces: [Piece] = []
         for (key, value) in state where Self.isNameable(key) && !used.contains(key) {
@@ -170,7 +173,9 @@ struct DefaultLayoutShape: Hashable {
         let shownAbove = trailingMeasure == nil ? firstPiece : nil
         let summaryBelow: JSON? = Self.summary(Array(pieces.filter { $0 != shownAbove }.prefix(Self.maximumPairs))).map(Self.text)
         let bar: JSON? = measure?["type"] == "progress" && leading != measure ? measure : JSON?.none
-        let detailLine: JSON? = details.isEmpty ? JSON?.none
+        let detailLine: JSON? =
+            details.isEmpty
+            ? JSON?.none
             : Self.text(details.map { "{{attributes.\($0)}}" }.joined(separator: " · "))
         let heading: JSON = symbol.map { ["type": "hstack", "children": [$0, title], "spacing": 6] } ?? title
 
@@ -242,7 +247,8 @@ struct DefaultLayoutShape: Hashable {
         if attributes["command"]?.stringValue != nil {
             base = "utilities-terminal-symbolic"
         } else if measure?["type"] == "timer"
-                    || pieces.contains(where: { $0.kind == .duration && (timeLeftKeys.contains($0.key) || leftKeys.contains($0.key)) }) {
+            || pieces.contains(where: { $0.kind == .duration && (timeLeftKeys.contains($0.key) || leftKeys.contains($0.key)) })
+        {
             base = "alarm-symbolic"
         } else {
             return nil
@@ -301,7 +307,8 @@ struct DefaultLayoutShape: Hashable {
         }
         // Started and not yet over (no length of time known): the time since, ticking.
         if let start = startKeys.first(where: { state[$0]?.doubleValue != nil }),
-           !state.keys.contains(where: { isDurationKey($0) || leftKeys.contains($0) }) {
+            !state.keys.contains(where: { isDurationKey($0) || leftKeys.contains($0) })
+        {
             used.insert(start)
             return (["type": "timer", "from": .string("{{state.\(start)}}"), "countsDown": false], used)
         }
@@ -322,9 +329,10 @@ struct DefaultLayoutShape: Hashable {
     /// Keys a Mustache tag can name as they are: a dot would walk into a member, other
     /// punctuation would end the tag.
     private static func isNameable(_ key: String) -> Bool {
-        !key.isEmpty && key.unicodeScalars.allSatisfy { scalar in
-            ("a"..."z").contains(scalar) || ("A"..."Z").contains(scalar) || ("0"..."9").contains(scalar) || scalar == "_" || scalar == "-"
-        }
+        !key.isEmpty
+            && key.unicodeScalars.allSatisfy { scalar in
+                ("a"..."z").contains(scalar) || ("A"..."Z").contains(scalar) || ("0"..."9").contains(scalar) || scalar == "_" || scalar == "-"
+            }
     }
 
     /// `org.example.PizzaDeliveryAttributes` → "Pizza Delivery". Only letters, digits and

@@ -30,9 +30,10 @@ package struct LayoutColor: Sendable, Hashable, CustomStringConvertible {
     /// `#rrggbb`, or `#rrggbbaa` when not opaque.
     package var description: String {
         let channels = alpha == 255 ? [red, green, blue] : [red, green, blue, alpha]
-        return "#" + channels.map { byte in
-            let hex = String(byte, radix: 16)
-            return hex.count == 1 ? "0" + hex : hex
-        }.joined()
+        return "#"
+            + channels.map { byte in
+                let hex = String(byte, radix: 16)
+                return hex.count == 1 ? "0" + hex : hex
+            }.joined()
     }
 }

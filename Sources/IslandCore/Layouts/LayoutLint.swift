@@ -24,7 +24,8 @@ package enum LayoutLint {
     /// equally near ones, the first of `candidates`.
     static func closest(to key: String, among candidates: [String]) -> String? {
         let budget = min(2, max(1, (key.count + 1) / 3))
-        return candidates
+        return
+            candidates
             .map { ($0, editDistance(key, $0, cap: budget + 1)) }
             .filter { $0.1 <= budget }
             .min { $0.1 < $1.1 }?.0

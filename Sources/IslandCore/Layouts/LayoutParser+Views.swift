@@ -38,11 +38,12 @@ extension LayoutParser {
             let child = try view(object.required("child"), at: object.path.appending("child"), depth: depth + 1).0
             return .link(LayoutLink(url: url, child: child))
         case .button:
-            return .button(LayoutButton(
-                action: try object.nonEmptyString("action"),
-                label: try object.requiredTemplate("label"),
-                symbol: try buttonSymbol(object)
-            ))
+            return .button(
+                LayoutButton(
+                    action: try object.nonEmptyString("action"),
+                    label: try object.requiredTemplate("label"),
+                    symbol: try buttonSymbol(object)
+                ))
         case .image:
             return .image(try image(object, depth: depth))
         }

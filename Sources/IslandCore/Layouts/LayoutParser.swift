@@ -9,10 +9,11 @@ import OrderedCollections
 struct LayoutParser {
     static let regionKeys = ["lockScreen", "compactLeading", "compactTrailing", "minimal"]
     static let expandedKeys = ["leading", "trailing", "center", "bottom"]
-    static let topLevelKeys: Set<String> = Set(regionKeys + [
-        "expanded", "keylineTint", "backgroundTint", "chip", "hideContentOnLockScreen", "lockScreenVisibility",
-        "publicLayout", "url",
-    ])
+    static let topLevelKeys: Set<String> = Set(
+        regionKeys + [
+            "expanded", "keylineTint", "backgroundTint", "chip", "hideContentOnLockScreen", "lockScreenVisibility",
+            "publicLayout", "url",
+        ])
     /// A public layout is what a locked screen shows in place of the layout: not a layout with
     /// a privacy of its own, nor one with anything that acts.
     static let publicLayoutKeys: Set<String> = Set(regionKeys + ["expanded", "keylineTint", "backgroundTint", "chip"])

@@ -66,8 +66,9 @@ package struct LayoutRenderer: Sendable {
         case .link(let link): .link(url: resolve(link.url), child: render(link.child))
         case .button(let button):
             // A symbol that renders to nothing is no symbol: the label stands alone.
-            .button(action: button.action, label: DisplayText.neutralized(button.label.render(root)),
-                    symbol: button.symbol.map { DisplayText.neutralized(render($0)) }.flatMap { $0.isEmpty ? nil : $0 })
+            .button(
+                action: button.action, label: DisplayText.neutralized(button.label.render(root)),
+                symbol: button.symbol.map { DisplayText.neutralized(render($0)) }.flatMap { $0.isEmpty ? nil : $0 })
         case .image(let image): render(image)
         }
     }

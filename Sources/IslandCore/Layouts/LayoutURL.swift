@@ -35,7 +35,8 @@ package struct LayoutURL: Sendable, Hashable, CustomStringConvertible {
     /// The scheme comes out lowercased (`HTTP:` as `http:`), as openers match it.
     func resolve(_ root: MustacheRoot) -> String? {
         guard let url = template.renderUncut(root), url.utf8.count <= LayoutLimits.maximumRenderedBytes,
-              Self.problem(with: url) == nil, let colon = url.firstIndex(of: ":") else { return nil }
+            Self.problem(with: url) == nil, let colon = url.firstIndex(of: ":")
+        else { return nil }
         return url[..<colon].lowercased() + url[colon...]
     }
 

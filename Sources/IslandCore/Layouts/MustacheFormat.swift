@@ -23,9 +23,11 @@ enum MustacheFormat {
         let parts: Set<Calendar.Component> = [.year, .month, .day, .hour, .minute]
         let date = calendar.dateComponents(parts, from: Date(timeIntervalSince1970: seconds.rounded(.down)))
         guard let year = date.year, let month = date.month, let day = date.day, let hour = date.hour, let minute = date.minute,
-              (1...12).contains(month) else { return nil }
+            (1...12).contains(month)
+        else { return nil }
         let clockTime = twoDigits(hour) + ":" + twoDigits(minute)
-        let now = clock.now.isFinite && abs(clock.now) < maximumDate
+        let now =
+            clock.now.isFinite && abs(clock.now) < maximumDate
             ? calendar.dateComponents([.year, .month, .day], from: Date(timeIntervalSince1970: clock.now)) : DateComponents()
         if now.year == year, now.month == month, now.day == day { return clockTime }
         let dayText = "\(day) \(monthNames[month - 1])"
@@ -53,7 +55,7 @@ enum MustacheFormat {
     /// or anything but ASCII letters, digits, `_` and `-`: "Sam", "LH 454") is left as it is.
     static func humanized(_ text: String) -> String {
         guard let first = text.unicodeScalars.first, ("a"..."z").contains(first),
-              text.unicodeScalars.allSatisfy({ $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || $0 == "_" || $0 == "-") })
+            text.unicodeScalars.allSatisfy({ $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || $0 == "_" || $0 == "-") })
         else { return text }
         let sentence = DefaultLayoutShape.words(Substring(text)).map { $0.lowercased() }.joined(separator: " ")
         return sentence.prefix(1).uppercased() + sentence.dropFirst()

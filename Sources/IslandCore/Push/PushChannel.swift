@@ -54,8 +54,9 @@ package struct PushChannel: Sendable, Hashable, CustomStringConvertible {
     ///   the app or root cannot be topic levels.
     package init(root: String, app: String, id: String) throws(IslandError) {
         guard id.utf8.count == Self.idLength, id.utf8.allSatisfy({ Self.alphabetBytes.contains($0) }), id.first != "-" else {
-            throw .invalidChannel(channel: String(id.prefix(64)),
-                                  reason: "a channel id is \(Self.idLength) characters of A-Z, a-z, 0-9, - and _, not starting with -")
+            throw .invalidChannel(
+                channel: String(id.prefix(64)),
+                reason: "a channel id is \(Self.idLength) characters of A-Z, a-z, 0-9, - and _, not starting with -")
         }
         do {
             try PushTopic.checkRoot(root)

@@ -50,8 +50,9 @@ package struct PushFeedback: Sendable, Hashable {
     }
 
     package init(request: PushRequest?, refusal: PushRefusal, receivedAt: Double) {
-        self.init(timestamp: request?.timestamp, event: request?.event,
-                  outcome: .refused(name: refusal.name, parameters: refusal.parameters), receivedAt: receivedAt)
+        self.init(
+            timestamp: request?.timestamp, event: request?.event,
+            outcome: .refused(name: refusal.name, parameters: refusal.parameters), receivedAt: receivedAt)
     }
 
     /// The message's bytes: compact JSON.

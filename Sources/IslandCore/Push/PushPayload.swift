@@ -48,8 +48,10 @@ package struct PushRequest: Sendable, Hashable {
     /// (`PushFeedback.missed`). Optional.
     package var sequence: Int?
 
-    package init(event: Event, timestamp: Double, content: ActivityContent? = nil, dismissalDate: Double? = nil, alert: Alert? = nil,
-                attributesType: String? = nil, attributes: JSONObject? = nil, wantsPushToken: Bool = false) {
+    package init(
+        event: Event, timestamp: Double, content: ActivityContent? = nil, dismissalDate: Double? = nil, alert: Alert? = nil,
+        attributesType: String? = nil, attributes: JSONObject? = nil, wantsPushToken: Bool = false
+    ) {
         self.event = event
         self.timestamp = timestamp
         self.content = content

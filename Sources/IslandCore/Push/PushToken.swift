@@ -72,8 +72,9 @@ package struct PushToken: Sendable, Hashable, CustomStringConvertible {
         let levels = text.split(separator: "/", omittingEmptySubsequences: false)
         guard levels.count >= 4 else { throw PushTopicError(topic: text, reason: "a token has a root, a device, an app and a secret") }
         let root = levels.dropLast(3).joined(separator: "/")
-        try self.init(root: root, device: String(levels[levels.count - 3]), app: String(levels[levels.count - 2]),
-                      secret: String(levels[levels.count - 1]), checked: ())
+        try self.init(
+            root: root, device: String(levels[levels.count - 3]), app: String(levels[levels.count - 2]),
+            secret: String(levels[levels.count - 1]), checked: ())
     }
 
     private init(root: String, device: String, app: String, secret: String, checked: Void) throws(PushTopicError) {

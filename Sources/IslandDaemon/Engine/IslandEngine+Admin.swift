@@ -105,20 +105,22 @@ extension IslandEngine {
         let apps = ids.sorted().map { id in
             let manifest = registry.manifest(for: id)
             let info = manager.authorization(app: id, entitlement: entitlement(for: id), now: now)
-            return AppOverview(id: id, name: manifest?.name, entitled: manifest?.supportsLiveActivities ?? false,
-                               frequentUpdatesAllowed: manifest?.supportsFrequentUpdates ?? false,
-                               enabled: manager.isEnabled(app: id), frequentUpdates: info.frequentUpdates,
-                               // Every user's, in the system scope: `info` counts one owner's.
-                               activities: manager.liveCount(app: id), limits: info.limits)
+            return AppOverview(
+                id: id, name: manifest?.name, entitled: manifest?.supportsLiveActivities ?? false,
+                frequentUpdatesAllowed: manifest?.supportsFrequentUpdates ?? false,
+                enabled: manager.isEnabled(app: id), frequentUpdates: info.frequentUpdates,
+                // Every user's, in the system scope: `info` counts one owner's.
+                activities: manager.liveCount(app: id), limits: info.limits)
         }
         return (apps, manager.isGloballyEnabled)
     }
 
     func status() -> EngineStatus {
         let all = manager.list(app: nil, type: nil, states: nil)
-        return EngineStatus(activities: all.count, liveActivities: all.filter(\.isLive).count,
-                            presenters: presenters.presenterCount, producers: producers.total,
-                            uptime: clock() - startedAt, limits: manager.limits.global)
+        return EngineStatus(
+            activities: all.count, liveActivities: all.filter(\.isLive).count,
+            presenters: presenters.presenterCount, producers: producers.total,
+            uptime: clock() - startedAt, limits: manager.limits.global)
     }
 
     /// islandd.conf's `ExpandedSec=` and `AlertSec=` (nil: built in), at start and on reload.
@@ -129,8 +131,10 @@ extension IslandEngine {
     /// Takes the apps, the layouts they install, the limits, whether content is hidden while
     /// the screen is shared and the user's lock-screen privacy as they are now (the last three
     /// unless nil: unchanged).
-    func reload(registry: AppRegistry, installedLayouts: [String: [String: JSON]], limits: LimitsPolicy?,
-                hideWhileSharing: Bool?, lockScreen: LockScreenPolicy? = nil) async {
+    func reload(
+        registry: AppRegistry, installedLayouts: [String: [String: JSON]], limits: LimitsPolicy?,
+        hideWhileSharing: Bool?, lockScreen: LockScreenPolicy? = nil
+    ) async {
         self.registry = registry
         if let hideWhileSharing { presenters.share(presenters.sharing, hidingContent: hideWhileSharing) }
         if var lockScreen {

@@ -30,11 +30,13 @@ extension IslandEngine {
     /// `completion` gets what `prepare` made of the result on the writer thread once committed.
     /// `alsoStore` adds rows that are not the activities' (an engine client's, such as push
     /// tokens) to the same commit.
-    func decide<T: Sendable, Reply: Sendable>(decided: @Sendable () -> Void = {},
-                                              _ body: (inout ActivityManager, Double) throws(IslandError) -> (T, [ActivityEvent]),
-                                              alsoStore: (T) -> [StoreMutation] = { _ in [] },
-                                              prepare: @escaping @Sendable (T) -> Reply,
-                                              completion: @escaping Completion<Reply>) {
+    func decide<T: Sendable, Reply: Sendable>(
+        decided: @Sendable () -> Void = {},
+        _ body: (inout ActivityManager, Double) throws(IslandError) -> (T, [ActivityEvent]),
+        alsoStore: (T) -> [StoreMutation] = { _ in [] },
+        prepare: @escaping @Sendable (T) -> Reply,
+        completion: @escaping Completion<Reply>
+    ) {
         let now = clock()
         let due = manager.advance(to: now)
         let result: T
@@ -149,8 +151,10 @@ extension IslandEngine {
                 // An update is reported as changed, then delivered: the row is written once, as
                 // last reported, and no row is built only to be replaced.
                 if index + 1 < events.count, Self.reports(events[index + 1], of: activity.id) { continue }
-                mutations.append(.putActivity(id: activity.id, app: activity.app, state: activity.state.rawValue,
-                                              body: StoredDocument(lazyText: { activity.jsonText })))
+                mutations.append(
+                    .putActivity(
+                        id: activity.id, app: activity.app, state: activity.state.rawValue,
+                        body: StoredDocument(lazyText: { activity.jsonText })))
             case .removed(let id):
                 mutations.append(.deleteActivity(id: id))
                 // Rows of the engine's clients that die with the activity (its push token) go in the same commit.

@@ -52,15 +52,18 @@ actor IslandEngine {
     /// they are decided and committed.
     var observer: (any EngineObserver)?
 
-    init(manager: ActivityManager, registry: AppRegistry, layouts: [ActivityOwner: [String: JSON]],
-         scope: DaemonScope, store: StoreWriter, loop: any EventLoop, clock: @escaping @Sendable () -> Double, logger: Logger) {
+    init(
+        manager: ActivityManager, registry: AppRegistry, layouts: [ActivityOwner: [String: JSON]],
+        scope: DaemonScope, store: StoreWriter, loop: any EventLoop, clock: @escaping @Sendable () -> Double, logger: Logger
+    ) {
         self.loop = loop
         self.manager = manager
         self.scope = scope
         self.registry = registry
         let activities = manager.list()
-        self.presenters = PresenterHub(activities: activities, focusSince: manager.focusSince, scope: scope,
-                                       layouts: LayoutCache(registered: layouts, apps: registry))
+        self.presenters = PresenterHub(
+            activities: activities, focusSince: manager.focusSince, scope: scope,
+            layouts: LayoutCache(registered: layouts, apps: registry))
         self.watchers = WatcherHub(activities: activities)
         self.store = store
         self.clock = clock
@@ -69,8 +72,10 @@ actor IslandEngine {
     }
 
     /// Applies whatever fell due while the daemon was down and starts the timer.
-    func start(installedLayouts: [String: [String: JSON]], hideWhileSharing: Bool = true,
-               lockScreen: LockScreenPolicy = LockScreenPolicy()) async {
+    func start(
+        installedLayouts: [String: [String: JSON]], hideWhileSharing: Bool = true,
+        lockScreen: LockScreenPolicy = LockScreenPolicy()
+    ) async {
         presenters.layouts.reload(apps: registry, installed: installedLayouts)
         presenters.share(nil, hidingContent: hideWhileSharing)
         presenters.lock(nil, policy: lockScreen, now: clock())
@@ -123,9 +128,10 @@ actor IslandEngine {
             presenters.layouts.adopt(apps: registry)
         }
         let manifest = registry.manifest(for: app)
-        return AppAuthorization(entitled: manifest?.supportsLiveActivities ?? false,
-                                frequentUpdatesAllowed: manifest?.supportsFrequentUpdates ?? false,
-                                refusal: registry.refusal(for: app) ?? AppAuthorization.undeclared)
+        return AppAuthorization(
+            entitled: manifest?.supportsLiveActivities ?? false,
+            frequentUpdatesAllowed: manifest?.supportsFrequentUpdates ?? false,
+            refusal: registry.refusal(for: app) ?? AppAuthorization.undeclared)
     }
 
     // MARK: Producer
@@ -133,50 +139,68 @@ actor IslandEngine {
     /// The producer's operations answer through `completion`, with what `prepare` makes of
     /// their outcome. `prepare` runs once the change is committed, on the store's writer thread,
     /// so that building a reply (the whole activity, encoded) keeps off the event loop.
-    func request<Reply: Sendable>(app: String, type: String, attributes: JSONObject, content: ActivityContent, key: String?,
-                                  ownerGone: OwnerGonePolicy, sourceApp: String? = nil, start: Double? = nil, alert: Alert? = nil,
-                                  uid: UInt32?, decided: @Sendable () -> Void = {},
-                                  prepare: @escaping @Sendable ((Activity, Bool)) -> Reply, completion: @escaping Completion<Reply>) {
+    func request<Reply: Sendable>(
+        app: String, type: String, attributes: JSONObject, content: ActivityContent, key: String?,
+        ownerGone: OwnerGonePolicy, sourceApp: String? = nil, start: Double? = nil, alert: Alert? = nil,
+        uid: UInt32?, decided: @Sendable () -> Void = {},
+        prepare: @escaping @Sendable ((Activity, Bool)) -> Reply, completion: @escaping Completion<Reply>
+    ) {
         let entitlement = entitlement(for: app)
         let owner = owner(app: app, uid: uid)
-        decide(decided: decided, { manager, now throws(IslandError) in
-            let result = try manager.request(app: app, uid: owner.uid, type: type, attributes: attributes, content: content, key: key,
-                                             ownerGonePolicy: ownerGone, sourceApp: sourceApp, start: start, alert: alert,
-                                             entitlement: entitlement, now: now)
-            return ((result.activity, result.created), result.events)
-        }, prepare: prepare, completion: completion)
+        decide(
+            decided: decided,
+            { manager, now throws(IslandError) in
+                let result = try manager.request(
+                    app: app, uid: owner.uid, type: type, attributes: attributes, content: content, key: key,
+                    ownerGonePolicy: ownerGone, sourceApp: sourceApp, start: start, alert: alert,
+                    entitlement: entitlement, now: now)
+                return ((result.activity, result.created), result.events)
+            }, prepare: prepare, completion: completion)
     }
 
-    func request(app: String, type: String, attributes: JSONObject, content: ActivityContent, key: String?,
-                 ownerGone: OwnerGonePolicy, sourceApp: String? = nil, uid: UInt32?) async throws(EngineError) -> (Activity, Bool) {
+    func request(
+        app: String, type: String, attributes: JSONObject, content: ActivityContent, key: String?,
+        ownerGone: OwnerGonePolicy, sourceApp: String? = nil, uid: UInt32?
+    ) async throws(EngineError) -> (Activity, Bool) {
         try await awaiting { done in
-            request(app: app, type: type, attributes: attributes, content: content, key: key, ownerGone: ownerGone,
-                    sourceApp: sourceApp, uid: uid, prepare: { $0 }, completion: done)
+            request(
+                app: app, type: type, attributes: attributes, content: content, key: key, ownerGone: ownerGone,
+                sourceApp: sourceApp, uid: uid, prepare: { $0 }, completion: done)
         }
     }
 
-    func update<Reply: Sendable>(app: String, uid: UInt32?, id: String, content: ActivityContent, alert: Alert?, timestamp: Double?,
-                                 decided: @Sendable () -> Void = {}, prepare: @escaping @Sendable (UpdateOutcome) -> Reply,
-                                 completion: @escaping Completion<Reply>) {
+    func update<Reply: Sendable>(
+        app: String, uid: UInt32?, id: String, content: ActivityContent, alert: Alert?, timestamp: Double?,
+        decided: @Sendable () -> Void = {}, prepare: @escaping @Sendable (UpdateOutcome) -> Reply,
+        completion: @escaping Completion<Reply>
+    ) {
         let entitlement = entitlement(for: app)
         let owner = owner(app: app, uid: uid)
-        decide(decided: decided, { manager, now throws(IslandError) in
-            let outcome = try manager.update(app: app, uid: owner.uid, id: id, content: content, alert: alert, timestamp: timestamp,
-                                             entitlement: entitlement, now: now)
-            return (outcome, outcome.events)
-        }, prepare: prepare, completion: completion)
+        decide(
+            decided: decided,
+            { manager, now throws(IslandError) in
+                let outcome = try manager.update(
+                    app: app, uid: owner.uid, id: id, content: content, alert: alert, timestamp: timestamp,
+                    entitlement: entitlement, now: now)
+                return (outcome, outcome.events)
+            }, prepare: prepare, completion: completion)
     }
 
-    func end<Reply: Sendable>(app: String, uid: UInt32?, id: String, content: ActivityContent?, dismissal: DismissalPolicy,
-                              timestamp: Double?, decided: @Sendable () -> Void = {}, prepare: @escaping @Sendable (Activity) -> Reply,
-                              completion: @escaping Completion<Reply>) {
+    func end<Reply: Sendable>(
+        app: String, uid: UInt32?, id: String, content: ActivityContent?, dismissal: DismissalPolicy,
+        timestamp: Double?, decided: @Sendable () -> Void = {}, prepare: @escaping @Sendable (Activity) -> Reply,
+        completion: @escaping Completion<Reply>
+    ) {
         let entitlement = entitlement(for: app)
         let owner = owner(app: app, uid: uid)
-        decide(decided: decided, { manager, now throws(IslandError) in
-            let result = try manager.end(app: app, uid: owner.uid, id: id, content: content, dismissalPolicy: dismissal, timestamp: timestamp,
-                                         entitlement: entitlement, now: now)
-            return (result.activity, result.events)
-        }, prepare: prepare, completion: completion)
+        decide(
+            decided: decided,
+            { manager, now throws(IslandError) in
+                let result = try manager.end(
+                    app: app, uid: owner.uid, id: id, content: content, dismissalPolicy: dismissal, timestamp: timestamp,
+                    entitlement: entitlement, now: now)
+                return (result.activity, result.events)
+            }, prepare: prepare, completion: completion)
     }
 
     func list(app: String, uid: UInt32?, type: String?, states: Set<ActivityState>?) -> [Activity] {
@@ -214,8 +238,10 @@ actor IslandEngine {
     func producerDisconnected(app: String, uid: UInt32?) {
         let owner = owner(app: app, uid: uid)
         guard producers.disconnected(owner) else { return }
-        decide({ manager, now throws(IslandError) in ((), manager.ownerGone(app: app, uid: owner.uid, now: now)) },
-               prepare: { $0 }) { [logger] result in
+        decide(
+            { manager, now throws(IslandError) in ((), manager.ownerGone(app: app, uid: owner.uid, now: now)) },
+            prepare: { $0 }
+        ) { [logger] result in
             if case .failure(let error) = result {
                 logger.error("could not apply the producer-death policies", metadata: ["app": "\(app)", "error": "\(error)"])
             }

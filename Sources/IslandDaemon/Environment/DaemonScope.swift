@@ -34,13 +34,15 @@ package struct DaemonPaths: Sendable, Equatable {
         switch scope {
         case .user:
             let runtime = SocketLocation.userRuntimeDirectory(environment: environment, uid: getuid())
-            return DaemonPaths(socket: SocketLocation.user(environment: environment, uid: getuid()),
-                               stateDirectory: stateDirectory ?? base.stateHome + "/island",
-                               configurationFile: base.configHome + "/island/islandd.conf", dataDirectories: base.dataSearchPath,
-                               runtimeDirectory: runtime)
+            return DaemonPaths(
+                socket: SocketLocation.user(environment: environment, uid: getuid()),
+                stateDirectory: stateDirectory ?? base.stateHome + "/island",
+                configurationFile: base.configHome + "/island/islandd.conf", dataDirectories: base.dataSearchPath,
+                runtimeDirectory: runtime)
         case .system:
-            return DaemonPaths(socket: SocketLocation.system, stateDirectory: stateDirectory ?? "/var/lib/island",
-                               configurationFile: "/etc/island/islandd.conf", dataDirectories: base.dataDirectories)
+            return DaemonPaths(
+                socket: SocketLocation.system, stateDirectory: stateDirectory ?? "/var/lib/island",
+                configurationFile: "/etc/island/islandd.conf", dataDirectories: base.dataDirectories)
         }
     }
 }

@@ -81,17 +81,20 @@ package struct AppManifest: Sendable, Equatable {
     /// is no scheme at all.
     static func urlSchemes(ofMimeTypes types: [String]) -> Set<String> {
         let prefix = "x-scheme-handler/"
-        return Set(types.compactMap { type in
-            let type = type.trimmingCharacters(in: .whitespaces).lowercased()
-            guard type.hasPrefix(prefix) else { return nil }
-            let scheme = String(type.dropFirst(prefix.count))
-            return LayoutURL.isSchemeSyntax(scheme) ? scheme : nil
-        })
+        return Set(
+            types.compactMap { type in
+                let type = type.trimmingCharacters(in: .whitespaces).lowercased()
+                guard type.hasPrefix(prefix) else { return nil }
+                let scheme = String(type.dropFirst(prefix.count))
+                return LayoutURL.isSchemeSyntax(scheme) ? scheme : nil
+            })
     }
 
-    init(id: String, name: String?, icon: String? = nil, supportsLiveActivities: Bool, supportsFrequentUpdates: Bool,
-         speaksForOtherApps: Bool = false, executable: String?, urlSchemes: Set<String> = [], isFlatpak: Bool = false,
-         path: String) {
+    init(
+        id: String, name: String?, icon: String? = nil, supportsLiveActivities: Bool, supportsFrequentUpdates: Bool,
+        speaksForOtherApps: Bool = false, executable: String?, urlSchemes: Set<String> = [], isFlatpak: Bool = false,
+        path: String
+    ) {
         self.id = id
         self.name = name
         self.icon = icon

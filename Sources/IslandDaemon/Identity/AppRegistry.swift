@@ -181,8 +181,10 @@ package struct AppRegistry: Sendable {
     /// `path` (the text of `/proc/PID/exe`) must name that file too, and only then is
     /// `runningFile` asked: reaching the file a process runs can wait on whatever file
     /// system its owner mounted, while a path root controls is on none of theirs.
-    package func app(executablePath path: String, runningFile: () -> FileIdentity?,
-                    rootControlledFile: (String) -> RootControlledFile?) -> String? {
+    package func app(
+        executablePath path: String, runningFile: () -> FileIdentity?,
+        rootControlledFile: (String) -> RootControlledFile?
+    ) -> String? {
         let candidates = manifests.values.compactMap { manifest -> (app: String, file: FileIdentity)? in
             guard manifest.supportsLiveActivities, let exec = manifest.executable, exec.hasPrefix("/"),
                 let controlled = rootControlledFile(exec), controlled.path == path

@@ -35,12 +35,14 @@ package struct IdentityResolver: Sendable {
         /// The file at a path, when only root controls it and every directory above it.
         package var rootControlledFile: @Sendable (String) -> RootControlledFile?
 
-        package init(sandbox: @escaping @Sendable (Int32) -> ProcessSandbox = { _ in .none },
-                    userUnit: @escaping @Sendable (Int32) -> String? = { _ in nil },
-                    systemUnit: @escaping @Sendable (Int32) -> String? = { _ in nil },
-                    executable: @escaping @Sendable (Int32) -> String? = { _ in nil },
-                    executableFile: @escaping @Sendable (Int32) -> FileIdentity? = { _ in nil },
-                    rootControlledFile: @escaping @Sendable (String) -> RootControlledFile? = { _ in nil }) {
+        package init(
+            sandbox: @escaping @Sendable (Int32) -> ProcessSandbox = { _ in .none },
+            userUnit: @escaping @Sendable (Int32) -> String? = { _ in nil },
+            systemUnit: @escaping @Sendable (Int32) -> String? = { _ in nil },
+            executable: @escaping @Sendable (Int32) -> String? = { _ in nil },
+            executableFile: @escaping @Sendable (Int32) -> FileIdentity? = { _ in nil },
+            rootControlledFile: @escaping @Sendable (String) -> RootControlledFile? = { _ in nil }
+        ) {
             self.sandbox = sandbox
             self.userUnit = userUnit
             self.systemUnit = systemUnit
@@ -102,11 +104,14 @@ package struct IdentityResolver: Sendable {
             if scope == .system && ownUserNamespace {
                 // Unprivileged bubblewrap and `unshare -Ur` + `chroot` look the same from
                 // here: a user namespace of the user's own, with a root of their choosing.
-                return .failure(.unidentified(app: claim ?? flatpak, reason: """
-                    the caller is the Flatpak \(flatpak) only by its own account: it is not seen to share the daemon's \
-                    user namespace, and in a user namespace of their own anyone can write a .flatpak-info; the system \
-                    scope trusts a Flatpak id only from a sandbox a privileged process built
-                    """))
+                return .failure(
+                    .unidentified(
+                        app: claim ?? flatpak,
+                        reason: """
+                            the caller is the Flatpak \(flatpak) only by its own account: it is not seen to share the daemon's \
+                            user namespace, and in a user namespace of their own anyone can write a .flatpak-info; the system \
+                            scope trusts a Flatpak id only from a sandbox a privileged process built
+                            """))
             }
             if let claim, claim != flatpak { return .failure(.impersonation(claimed: claim, actual: flatpak)) }
             return .success(flatpak)
@@ -125,19 +130,27 @@ package struct IdentityResolver: Sendable {
             return .success(verified)
         }
         if sandbox != .none {
-            return .failure(.unidentified(app: claim ?? "", reason: scope == .user ? """
-                the caller runs in \(sandbox.summary), which names no app; a sandboxed caller cannot claim one. \
-                Run it as a Flatpak, or as its own app unit
-                """ : """
-                the caller runs in \(sandbox.summary); the system scope identifies it only by its system unit, as \
-                whatever it shows from in there (a .flatpak-info, a claim) any user could arrange
-                """))
+            return .failure(
+                .unidentified(
+                    app: claim ?? "",
+                    reason: scope == .user
+                        ? """
+                        the caller runs in \(sandbox.summary), which names no app; a sandboxed caller cannot claim one. \
+                        Run it as a Flatpak, or as its own app unit
+                        """
+                        : """
+                        the caller runs in \(sandbox.summary); the system scope identifies it only by its system unit, as \
+                        whatever it shows from in there (a .flatpak-info, a claim) any user could arrange
+                        """))
         }
         if let claim {
-            return .failure(.unidentified(app: claim, reason: """
-                the system scope accepts no claimed identity; run the app as a system unit named \
-                app-<app-id>@….service, or from a root-owned executable that its desktop entry names by absolute path
-                """))
+            return .failure(
+                .unidentified(
+                    app: claim,
+                    reason: """
+                        the system scope accepts no claimed identity; run the app as a system unit named \
+                        app-<app-id>@….service, or from a root-owned executable that its desktop entry names by absolute path
+                        """))
         }
         return .failure(.unidentified(app: "", reason: "no flatpak id, app unit or known executable identifies the caller; pass the app id"))
     }
@@ -159,8 +172,9 @@ package struct IdentityResolver: Sendable {
                 return app
             }
             if let path = lookup.executable(pid),
-                let app = registry.app(executablePath: path, runningFile: { lookup.executableFile(pid) },
-                                       rootControlledFile: lookup.rootControlledFile)
+                let app = registry.app(
+                    executablePath: path, runningFile: { lookup.executableFile(pid) },
+                    rootControlledFile: lookup.rootControlledFile)
             {
                 return app
             }

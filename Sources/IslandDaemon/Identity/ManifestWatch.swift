@@ -36,8 +36,10 @@ struct ManifestWatch: Sendable, Equatable {
     /// The targets for `dataDirectories`, deduplicated: the `applications/` folders first (at
     /// most `maximumTargets`), then the layout folders. `isDirectory` answers whether a path is
     /// an existing directory, `subfolders` lists one's subfolders.
-    static func targets(dataDirectories: [String], isDirectory: (String) -> Bool,
-                        subfolders: (String) -> [String] = { _ in [] }) -> [Target] {
+    static func targets(
+        dataDirectories: [String], isDirectory: (String) -> Bool,
+        subfolders: (String) -> [String] = { _ in [] }
+    ) -> [Target] {
         let roots = dataDirectories.filter { $0.hasPrefix("/") }.map(normalized)
         var targets: [Target] = []
         func add(_ target: Target?, limit: Int) -> Bool {

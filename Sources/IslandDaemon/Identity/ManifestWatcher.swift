@@ -43,8 +43,9 @@ final class ManifestWatcher: Sendable {
     /// What a watch reports: entries created, written, renamed in or out, or deleted, and the
     /// folder itself going. Folders are watched through symbolic links (a data directory may
     /// be one), never a file that replaced a folder.
-    private static let mask = UInt32(IN_CREATE | IN_CLOSE_WRITE | IN_ATTRIB | IN_MOVED_FROM | IN_MOVED_TO | IN_DELETE
-        | IN_DELETE_SELF | IN_MOVE_SELF | IN_ONLYDIR)
+    private static let mask = UInt32(
+        IN_CREATE | IN_CLOSE_WRITE | IN_ATTRIB | IN_MOVED_FROM | IN_MOVED_TO | IN_DELETE
+            | IN_DELETE_SELF | IN_MOVE_SELF | IN_ONLYDIR)
     /// An ancestor waited on only needs to see the next folder appear (or itself go).
     private static let ancestorMask = UInt32(IN_CREATE | IN_MOVED_TO | IN_DELETE_SELF | IN_MOVE_SELF | IN_ONLYDIR)
     /// The least time between two reads of the queue: a flood of creations and deletions is
@@ -56,8 +57,9 @@ final class ManifestWatcher: Sendable {
         do {
             stopping = try WakePipe()
         } catch {
-            logger.warning("cannot watch the data directories; new desktop entries and layouts are read on reload",
-                           metadata: ["error": "\(String(cString: strerror(error.errno)))"])
+            logger.warning(
+                "cannot watch the data directories; new desktop entries and layouts are read on reload",
+                metadata: ["error": "\(String(cString: strerror(error.errno)))"])
             return nil
         }
         (self.dataDirectories, self.logger, self.changed) = (dataDirectories, logger, changed)
@@ -89,8 +91,9 @@ final class ManifestWatcher: Sendable {
                     "error": "\(failure)", "retry": "\(retry.deadline.map { Int(($0 - now).rounded()) } ?? 0) s",
                 ]
                 if beginsRun {
-                    logger.warning("cannot watch every data directory; new desktop entries and layouts there are read on reload until it can",
-                                   metadata: metadata)
+                    logger.warning(
+                        "cannot watch every data directory; new desktop entries and layouts there are read on reload until it can",
+                        metadata: metadata)
                 } else {
                     logger.debug("still cannot watch every data directory", metadata: metadata)
                 }
@@ -128,15 +131,18 @@ final class ManifestWatcher: Sendable {
     /// Returns why some could not be placed; nil when all were.
     private func arm(_ inotify: Int32, _ watches: inout [Int32: [ManifestWatch.Target]]) -> String? {
         let fm = FileManager.default
-        let targets = ManifestWatch.targets(dataDirectories: dataDirectories, isDirectory: { path in
-            var isDirectory: ObjCBool = false
-            return fm.fileExists(atPath: path, isDirectory: &isDirectory) && isDirectory.boolValue
-        }, subfolders: { path in
-            (try? fm.contentsOfDirectory(atPath: path))?.filter { name in
+        let targets = ManifestWatch.targets(
+            dataDirectories: dataDirectories,
+            isDirectory: { path in
                 var isDirectory: ObjCBool = false
-                return fm.fileExists(atPath: path + "/" + name, isDirectory: &isDirectory) && isDirectory.boolValue
-            } ?? []
-        })
+                return fm.fileExists(atPath: path, isDirectory: &isDirectory) && isDirectory.boolValue
+            },
+            subfolders: { path in
+                (try? fm.contentsOfDirectory(atPath: path))?.filter { name in
+                    var isDirectory: ObjCBool = false
+                    return fm.fileExists(atPath: path + "/" + name, isDirectory: &isDirectory) && isDirectory.boolValue
+                } ?? []
+            })
         var placed: [Int32: [ManifestWatch.Target]] = [:]
         var failure: String?
         // One watch per directory, whatever targets share it: the mask is what all of them need.

@@ -44,13 +44,17 @@ struct RoleInterfaces: Sendable {
     // MARK: org.island.Producer
 
     /// Binds or checks the connection's producer role, on the engine.
-    private func producerApp(claim: String?, _ connection: VarlinkConnectionContext,
-                             on engine: isolated IslandEngine) throws(VarlinkError) -> String {
+    private func producerApp(
+        claim: String?, _ connection: VarlinkConnectionContext,
+        on engine: isolated IslandEngine
+    ) throws(VarlinkError) -> String {
         try Self.producerApp(claim: claim, connection, roles: roles, on: engine)
     }
 
-    private static func producerApp(claim: String?, _ connection: VarlinkConnectionContext, roles: RoleBinder,
-                                    on engine: isolated IslandEngine) throws(VarlinkError) -> String {
+    private static func producerApp(
+        claim: String?, _ connection: VarlinkConnectionContext, roles: RoleBinder,
+        on engine: isolated IslandEngine
+    ) throws(VarlinkError) -> String {
         let role = try roles.bind(.producer(claim: claim), connection: connection)
         guard case .producer(let app) = role else { throw VarlinkError.permissionDenied }
         // The first producer call of a connection counts it for the producer-death policy.
@@ -71,11 +75,14 @@ struct RoleInterfaces: Sendable {
 
     /// Why `app` may not head an activity with `sourceApp`: it does not speak for other apps
     /// (`RoleBinder.sourceAppRefusal`), or no such app is installed; nil when it may.
-    private static func sourceAppRefusal(_ sourceApp: String, app: String, _ connection: VarlinkConnectionContext,
-                                         roles: RoleBinder, registry: AppRegistry) -> EngineError? {
+    private static func sourceAppRefusal(
+        _ sourceApp: String, app: String, _ connection: VarlinkConnectionContext,
+        roles: RoleBinder, registry: AppRegistry
+    ) -> EngineError? {
         // Looked up once per connection, like its role: a producer requesting again and again
         // does not make the daemon inspect its process again and again.
-        let standing = connection.attachment(SourceAppStanding.self)
+        let standing =
+            connection.attachment(SourceAppStanding.self)
             ?? connection.attachIfAbsent(SourceAppStanding(refusal: roles.sourceAppRefusal(app: app, peer: connection.peer)))
         if let reason = standing.refusal { return .speaksOnlyForItself(reason: reason) }
         guard registry.manifest(for: sourceApp) != nil else { return .noSuchSourceApp(app: sourceApp) }
@@ -94,10 +101,13 @@ struct RoleInterfaces: Sendable {
     /// which the engine runs on the store's writer thread once the change is committed.
     private func mutation<Parameters: VarlinkReadableParameters & AppClaiming, T: Sendable>(
         _: Parameters.Type,
-        _ start: @escaping @Sendable (isolated IslandEngine, Parameters, _ app: String, _ connection: VarlinkConnectionContext,
-                                      _ decided: @escaping @Sendable () -> Void,
-                                      _ encode: @escaping @Sendable (T) -> VarlinkEncodedParameters,
-                                      _ done: @escaping IslandEngine.Completion<VarlinkEncodedParameters>) -> Void,
+        _ start:
+            @escaping @Sendable (
+                isolated IslandEngine, Parameters, _ app: String, _ connection: VarlinkConnectionContext,
+                _ decided: @escaping @Sendable () -> Void,
+                _ encode: @escaping @Sendable (T) -> VarlinkEncodedParameters,
+                _ done: @escaping IslandEngine.Completion<VarlinkEncodedParameters>
+            ) -> Void,
         reply: @escaping @Sendable (T, inout JSONText) -> Void
     ) -> VarlinkMethodHandler {
         // The reply's encoder is made once, not for every call.
@@ -135,103 +145,124 @@ struct RoleInterfaces: Sendable {
 
     /// A mutation's reply encoder, or for a `oneway` call, whose reply is thrown away unread
     /// (`VarlinkResponder.discardsReply`), one that writes nothing.
-    private static func replyEncoder<T>(_ encode: @escaping @Sendable (T) -> VarlinkEncodedParameters,
-                                        discarding: Bool) -> @Sendable (T) -> VarlinkEncodedParameters {
+    private static func replyEncoder<T>(
+        _ encode: @escaping @Sendable (T) -> VarlinkEncodedParameters,
+        discarding: Bool
+    ) -> @Sendable (T) -> VarlinkEncodedParameters {
         guard discarding else { return encode }
         let nothing = VarlinkEncodedParameters([:])
         return { _ in nothing }
     }
 
     var producer: VarlinkImplementation {
-        VarlinkImplementation(interface: try! VarlinkInterface(parsing: IslandInterfaces.producer), handlers: [
-            "Request": mutation(RequestParameters.self, { [push, roles] engine, p, app, connection, decided, encode, done in
-                let uid = connection.peer?.uid
-                if let sourceApp = p.sourceApp, let refusal = Self.sourceAppRefusal(sourceApp, app: app, connection, roles: roles,
-                                                                                     registry: engine.registry) {
-                    decided()
-                    return done(.failure(refusal))
-                }
-                if let channel = p.channel {
-                    push.assumeIsolated { push in
-                        push.request(channel: channel, alsoToken: p.pushToken, app: app, type: p.type, attributes: p.attributes,
-                                     content: p.content, key: p.key, ownerGone: p.ownerGone, sourceApp: p.sourceApp, uid: uid,
-                                     decided: decided, prepare: encode, completion: done)
+        VarlinkImplementation(
+            interface: try! VarlinkInterface(parsing: IslandInterfaces.producer),
+            handlers: [
+                "Request": mutation(
+                    RequestParameters.self,
+                    { [push, roles] engine, p, app, connection, decided, encode, done in
+                        let uid = connection.peer?.uid
+                        if let sourceApp = p.sourceApp,
+                            let refusal = Self.sourceAppRefusal(
+                                sourceApp, app: app, connection, roles: roles,
+                                registry: engine.registry)
+                        {
+                            decided()
+                            return done(.failure(refusal))
+                        }
+                        if let channel = p.channel {
+                            push.assumeIsolated { push in
+                                push.request(
+                                    channel: channel, alsoToken: p.pushToken, app: app, type: p.type, attributes: p.attributes,
+                                    content: p.content, key: p.key, ownerGone: p.ownerGone, sourceApp: p.sourceApp, uid: uid,
+                                    decided: decided, prepare: encode, completion: done)
+                            }
+                        } else if p.pushToken {
+                            push.assumeIsolated { push in
+                                push.request(
+                                    app: app, type: p.type, attributes: p.attributes, content: p.content, key: p.key,
+                                    ownerGone: p.ownerGone, sourceApp: p.sourceApp, start: p.start, alert: p.alert, uid: uid,
+                                    decided: decided, prepare: encode, completion: done)
+                            }
+                        } else {
+                            engine.request(
+                                app: app, type: p.type, attributes: p.attributes, content: p.content, key: p.key,
+                                ownerGone: p.ownerGone, sourceApp: p.sourceApp, start: p.start, alert: p.alert, uid: uid, decided: decided,
+                                prepare: { encode(($0.0, $0.1, nil)) }, completion: done)
+                        }
+                    },
+                    reply: { (result: (Activity, Bool, String?), text: inout JSONText) in
+                        text.key("activity")
+                        Wire.writeActivity(result.0, pushToken: result.2, to: &text)
+                        text.member("created", bool: result.1)
+                    }),
+                "Update": mutation(
+                    UpdateParameters.self,
+                    { engine, p, app, connection, decided, encode, done in
+                        engine.update(
+                            app: app, uid: connection.peer?.uid, id: p.id, content: p.content, alert: p.alert, timestamp: p.timestamp,
+                            decided: decided, prepare: encode, completion: done)
+                    },
+                    reply: { (outcome: UpdateOutcome, text: inout JSONText) in
+                        text.key("activity")
+                        Wire.writeActivity(outcome.activity, to: &text)
+                        text.key("delivery")
+                        text.openObject()
+                        text.member("throttled", bool: outcome.throttled)
+                        text.member("deliverAt", double: outcome.deliverAt)
+                        text.member("alerted", bool: outcome.alerted)
+                        text.member("alertSuppressed", bool: outcome.alertSuppressed)
+                        if let suppression = outcome.alertSuppression { text.member("alertSuppressedReason", string: suppression.rawValue) }
+                        text.closeObject()
+                    }),
+                "End": mutation(
+                    EndParameters.self,
+                    { engine, p, app, connection, decided, encode, done in
+                        engine.end(
+                            app: app, uid: connection.peer?.uid, id: p.id, content: p.content, dismissal: p.dismissal, timestamp: p.timestamp,
+                            decided: decided, prepare: encode, completion: done)
+                    },
+                    reply: { (activity: Activity, text: inout JSONText) in
+                        text.key("activity")
+                        Wire.writeActivity(activity, to: &text)
+                    }),
+                "List": .async { [self] request throws(VarlinkError) in
+                    let p = try ListParameters(request.call)
+                    let app = try await producerApp(claim: p.app, request.connection)
+                    let activities = await engine.list(app: app, uid: request.connection.peer?.uid, type: p.type, states: p.states)
+                    return ["activities": .array(zip(activities, await push.tokens(of: activities)).map(Wire.activity))]
+                },
+                "Watch": .streaming { [self] request, responder in
+                    engine.perform { engine in
+                        Self.failing(responder) { () throws(VarlinkError) in
+                            let p = try WatchParameters(request.call)
+                            let app = try producerApp(claim: p.app, request.connection, on: engine)
+                            engine.watch(app: app, uid: request.connection.peer?.uid, ids: p.ids, responder: responder)
+                        }
                     }
-                } else if p.pushToken {
-                    push.assumeIsolated { push in
-                        push.request(app: app, type: p.type, attributes: p.attributes, content: p.content, key: p.key,
-                                     ownerGone: p.ownerGone, sourceApp: p.sourceApp, start: p.start, alert: p.alert, uid: uid,
-                                     decided: decided, prepare: encode, completion: done)
+                },
+                "Authorization": .async { [self] request throws(VarlinkError) in
+                    let p = try AppClaimParameters(request.call)
+                    let app = try await producerApp(claim: p.app, request.connection)
+                    return ["authorization": Wire.authorization(await engine.authorization(app: app, uid: request.connection.peer?.uid))]
+                },
+                "PushToken": .async { [self] request throws(VarlinkError) in
+                    let p = try PushTokenParameters(request.call)
+                    let app = try await producerApp(claim: p.app, request.connection)
+                    let token = try await Self.refusalsNamed { () async throws(EngineError) in
+                        try await push.token(app: app, uid: request.connection.peer?.uid, id: p.id, rotate: p.rotate)
                     }
-                } else {
-                    engine.request(app: app, type: p.type, attributes: p.attributes, content: p.content, key: p.key,
-                                   ownerGone: p.ownerGone, sourceApp: p.sourceApp, start: p.start, alert: p.alert, uid: uid, decided: decided,
-                                   prepare: { encode(($0.0, $0.1, nil)) }, completion: done)
-                }
-            }, reply: { (result: (Activity, Bool, String?), text: inout JSONText) in
-                text.key("activity")
-                Wire.writeActivity(result.0, pushToken: result.2, to: &text)
-                text.member("created", bool: result.1)
-            }),
-            "Update": mutation(UpdateParameters.self, { engine, p, app, connection, decided, encode, done in
-                engine.update(app: app, uid: connection.peer?.uid, id: p.id, content: p.content, alert: p.alert, timestamp: p.timestamp,
-                              decided: decided, prepare: encode, completion: done)
-            }, reply: { (outcome: UpdateOutcome, text: inout JSONText) in
-                text.key("activity")
-                Wire.writeActivity(outcome.activity, to: &text)
-                text.key("delivery")
-                text.openObject()
-                text.member("throttled", bool: outcome.throttled)
-                text.member("deliverAt", double: outcome.deliverAt)
-                text.member("alerted", bool: outcome.alerted)
-                text.member("alertSuppressed", bool: outcome.alertSuppressed)
-                if let suppression = outcome.alertSuppression { text.member("alertSuppressedReason", string: suppression.rawValue) }
-                text.closeObject()
-            }),
-            "End": mutation(EndParameters.self, { engine, p, app, connection, decided, encode, done in
-                engine.end(app: app, uid: connection.peer?.uid, id: p.id, content: p.content, dismissal: p.dismissal, timestamp: p.timestamp,
-                           decided: decided, prepare: encode, completion: done)
-            }, reply: { (activity: Activity, text: inout JSONText) in
-                text.key("activity")
-                Wire.writeActivity(activity, to: &text)
-            }),
-            "List": .async { [self] request throws(VarlinkError) in
-                let p = try ListParameters(request.call)
-                let app = try await producerApp(claim: p.app, request.connection)
-                let activities = await engine.list(app: app, uid: request.connection.peer?.uid, type: p.type, states: p.states)
-                return ["activities": .array(zip(activities, await push.tokens(of: activities)).map(Wire.activity))]
-            },
-            "Watch": .streaming { [self] request, responder in
-                engine.perform { engine in
-                    Self.failing(responder) { () throws(VarlinkError) in
-                        let p = try WatchParameters(request.call)
-                        let app = try producerApp(claim: p.app, request.connection, on: engine)
-                        engine.watch(app: app, uid: request.connection.peer?.uid, ids: p.ids, responder: responder)
+                    return ["pushToken": .string(token)]
+                },
+                "PushToStartToken": .async { [self] request throws(VarlinkError) in
+                    let p = try PushToStartTokenParameters(request.call)
+                    let app = try await producerApp(claim: p.app, request.connection)
+                    let token = try await Self.refusalsNamed { () async throws(EngineError) in
+                        try await push.startToken(app: app, uid: request.connection.peer?.uid, type: p.type, rotate: p.rotate)
                     }
-                }
-            },
-            "Authorization": .async { [self] request throws(VarlinkError) in
-                let p = try AppClaimParameters(request.call)
-                let app = try await producerApp(claim: p.app, request.connection)
-                return ["authorization": Wire.authorization(await engine.authorization(app: app, uid: request.connection.peer?.uid))]
-            },
-            "PushToken": .async { [self] request throws(VarlinkError) in
-                let p = try PushTokenParameters(request.call)
-                let app = try await producerApp(claim: p.app, request.connection)
-                let token = try await Self.refusalsNamed { () async throws(EngineError) in
-                    try await push.token(app: app, uid: request.connection.peer?.uid, id: p.id, rotate: p.rotate)
-                }
-                return ["pushToken": .string(token)]
-            },
-            "PushToStartToken": .async { [self] request throws(VarlinkError) in
-                let p = try PushToStartTokenParameters(request.call)
-                let app = try await producerApp(claim: p.app, request.connection)
-                let token = try await Self.refusalsNamed { () async throws(EngineError) in
-                    try await push.startToken(app: app, uid: request.connection.peer?.uid, type: p.type, rotate: p.rotate)
-                }
-                return ["pushToken": .string(token)]
-            },
-        ])
+                    return ["pushToken": .string(token)]
+                },
+            ])
     }
 
     // MARK: org.island.Extension
@@ -243,126 +274,132 @@ struct RoleInterfaces: Sendable {
     }
 
     var extensionRole: VarlinkImplementation {
-        VarlinkImplementation(interface: try! VarlinkInterface(parsing: IslandInterfaces.extensionRole), handlers: [
-            "RegisterLayout": .async { [self] request throws(VarlinkError) in
-                let p = try RegisterLayoutParameters(request.call)
-                let app = try extensionApp(claim: p.app, request.connection)
-                let warnings = try await Self.refusalsNamed { () async throws(EngineError) in
-                    try await engine.registerLayout(app: app, uid: request.connection.peer?.uid, type: p.type, layout: .object(p.layout))
-                }
-                return ["warnings": .array(warnings.map { .string($0.description) })]
-            },
-            "RemoveLayout": .async { [self] request throws(VarlinkError) in
-                let p = try RemoveLayoutParameters(request.call)
-                let app = try extensionApp(claim: p.app, request.connection)
-                try await Self.refusalsNamed { () async throws(EngineError) in
-                    try await engine.removeLayout(app: app, uid: request.connection.peer?.uid, type: p.type)
-                }
-                return [:]
-            },
-            "ListLayouts": .async { [self] request throws(VarlinkError) in
-                let p = try AppClaimParameters(request.call)
-                let app = try extensionApp(claim: p.app, request.connection)
-                let layouts = await engine.listLayouts(app: app, uid: request.connection.peer?.uid)
-                return ["layouts": .array(layouts.map { ["type": .string($0.type), "layout": $0.layout] })]
-            },
-        ])
+        VarlinkImplementation(
+            interface: try! VarlinkInterface(parsing: IslandInterfaces.extensionRole),
+            handlers: [
+                "RegisterLayout": .async { [self] request throws(VarlinkError) in
+                    let p = try RegisterLayoutParameters(request.call)
+                    let app = try extensionApp(claim: p.app, request.connection)
+                    let warnings = try await Self.refusalsNamed { () async throws(EngineError) in
+                        try await engine.registerLayout(app: app, uid: request.connection.peer?.uid, type: p.type, layout: .object(p.layout))
+                    }
+                    return ["warnings": .array(warnings.map { .string($0.description) })]
+                },
+                "RemoveLayout": .async { [self] request throws(VarlinkError) in
+                    let p = try RemoveLayoutParameters(request.call)
+                    let app = try extensionApp(claim: p.app, request.connection)
+                    try await Self.refusalsNamed { () async throws(EngineError) in
+                        try await engine.removeLayout(app: app, uid: request.connection.peer?.uid, type: p.type)
+                    }
+                    return [:]
+                },
+                "ListLayouts": .async { [self] request throws(VarlinkError) in
+                    let p = try AppClaimParameters(request.call)
+                    let app = try extensionApp(claim: p.app, request.connection)
+                    let layouts = await engine.listLayouts(app: app, uid: request.connection.peer?.uid)
+                    return ["layouts": .array(layouts.map { ["type": .string($0.type), "layout": $0.layout] })]
+                },
+            ])
     }
 
     // MARK: org.island.Presenter
 
     var presenter: VarlinkImplementation {
-        VarlinkImplementation(interface: try! VarlinkInterface(parsing: IslandInterfaces.presenter), handlers: [
-            "Subscribe": .streaming { [self] request, responder in
-                Self.failing(responder) { () throws(VarlinkError) in
-                    guard case .presenter(let uid) = try roles.bind(.presenter, connection: request.connection) else { return }
-                    engine.perform { $0.subscribe(uid: uid, responder: responder) }
-                }
-            },
-            "Interact": .async { [self] request throws(VarlinkError) in
-                let p = try InteractParameters(request.call)
-                guard case .presenter(let uid) = try roles.bind(.presenter, connection: request.connection) else {
-                    throw VarlinkError.permissionDenied
-                }
-                let url = try await Self.refusalsNamed { () async throws(EngineError) in
-                    try await engine.interact(uid: uid, action: p.action, id: p.id, button: p.button)
-                }
-                return url.map { ["url": .string($0)] } ?? [:]
-            },
-        ])
+        VarlinkImplementation(
+            interface: try! VarlinkInterface(parsing: IslandInterfaces.presenter),
+            handlers: [
+                "Subscribe": .streaming { [self] request, responder in
+                    Self.failing(responder) { () throws(VarlinkError) in
+                        guard case .presenter(let uid) = try roles.bind(.presenter, connection: request.connection) else { return }
+                        engine.perform { $0.subscribe(uid: uid, responder: responder) }
+                    }
+                },
+                "Interact": .async { [self] request throws(VarlinkError) in
+                    let p = try InteractParameters(request.call)
+                    guard case .presenter(let uid) = try roles.bind(.presenter, connection: request.connection) else {
+                        throw VarlinkError.permissionDenied
+                    }
+                    let url = try await Self.refusalsNamed { () async throws(EngineError) in
+                        try await engine.interact(uid: uid, action: p.action, id: p.id, button: p.button)
+                    }
+                    return url.map { ["url": .string($0)] } ?? [:]
+                },
+            ])
     }
 
     // MARK: org.island.Admin
 
     var admin: VarlinkImplementation {
-        VarlinkImplementation(interface: try! VarlinkInterface(parsing: IslandInterfaces.admin), handlers: [
-            "SetEnabled": .async { [self] request throws(VarlinkError) in
-                let p = try SetEnabledParameters(request.call)
-                _ = try roles.bind(.admin, connection: request.connection)
-                try await Self.refusalsNamed { () async throws(EngineError) in try await engine.setEnabled(app: p.app, enabled: p.enabled) }
-                return [:]
-            },
-            "SetFrequentUpdates": .async { [self] request throws(VarlinkError) in
-                let p = try SetFrequentUpdatesParameters(request.call)
-                _ = try roles.bind(.admin, connection: request.connection)
-                try await Self.refusalsNamed { () async throws(EngineError) in
-                    try await engine.setFrequentUpdates(app: p.app, enabled: p.enabled)
-                }
-                return [:]
-            },
-            "ListApps": .async { [self] request throws(VarlinkError) in
-                _ = try roles.bind(.admin, connection: request.connection)
-                let (apps, enabled) = await engine.apps()
-                return ["apps": .array(apps.map(Wire.app)), "enabled": .bool(enabled)]
-            },
-            "Status": .async { [self] request throws(VarlinkError) in
-                _ = try roles.bind(.admin, connection: request.connection)
-                var status = Wire.status(await engine.status(), version: version, scope: scope, connections: connectionCount())
-                if let push = await pushStatus() { status["push"] = push }
-                return status
-            },
-            "SetFocus": .async { [self] request throws(VarlinkError) in
-                let p = try SetFocusParameters(request.call)
-                _ = try roles.bind(.admin, connection: request.connection)
-                let since = try await Self.refusalsNamed { () async throws(EngineError) in try await engine.setFocus(p.on) }
-                return ["focus": Wire.focus(since: since)]
-            },
-            "GetFocus": .async { [self] request throws(VarlinkError) in
-                _ = try roles.bind(.admin, connection: request.connection)
-                return ["focus": Wire.focus(since: await engine.focusSince)]
-            },
-            "SetSharing": .async { [self] request throws(VarlinkError) in
-                let p = try SetSharingParameters(request.call)
-                _ = try roles.bind(.admin, connection: request.connection)
-                let (sharing, hidden) = await engine.setSharing(p.on, source: p.source)
-                return ["sharing": Wire.sharing(sharing, contentHidden: hidden)]
-            },
-            "GetSharing": .async { [self] request throws(VarlinkError) in
-                _ = try roles.bind(.admin, connection: request.connection)
-                let (sharing, hidden) = await engine.sharing
-                return ["sharing": Wire.sharing(sharing, contentHidden: hidden)]
-            },
-            "SetLock": .async { [self] request throws(VarlinkError) in
-                let p = try SetLockParameters(request.call)
-                _ = try roles.bind(.admin, connection: request.connection)
-                return ["lock": Wire.lock(await engine.setLock(p.on, source: p.source))]
-            },
-            "SetDesktopLockScreen": .async { [self] request throws(VarlinkError) in
-                let p = try SetDesktopLockScreenParameters(request.call)
-                _ = try roles.bind(.admin, connection: request.connection)
-                await engine.setDesktopLockScreen(p.desktopLockScreen)
-                return [:]
-            },
-            "GetLock": .async { [self] request throws(VarlinkError) in
-                _ = try roles.bind(.admin, connection: request.connection)
-                return ["lock": Wire.lock(await engine.sessionLock)]
-            },
-            "Reload": .async { [self] request throws(VarlinkError) in
-                _ = try roles.bind(.admin, connection: request.connection)
-                let skipped = try await reload()
-                return ["skippedLayouts": .array(skipped.map { ["path": .string($0.path), "reason": .string($0.reason)] })]
-            },
-        ])
+        VarlinkImplementation(
+            interface: try! VarlinkInterface(parsing: IslandInterfaces.admin),
+            handlers: [
+                "SetEnabled": .async { [self] request throws(VarlinkError) in
+                    let p = try SetEnabledParameters(request.call)
+                    _ = try roles.bind(.admin, connection: request.connection)
+                    try await Self.refusalsNamed { () async throws(EngineError) in try await engine.setEnabled(app: p.app, enabled: p.enabled) }
+                    return [:]
+                },
+                "SetFrequentUpdates": .async { [self] request throws(VarlinkError) in
+                    let p = try SetFrequentUpdatesParameters(request.call)
+                    _ = try roles.bind(.admin, connection: request.connection)
+                    try await Self.refusalsNamed { () async throws(EngineError) in
+                        try await engine.setFrequentUpdates(app: p.app, enabled: p.enabled)
+                    }
+                    return [:]
+                },
+                "ListApps": .async { [self] request throws(VarlinkError) in
+                    _ = try roles.bind(.admin, connection: request.connection)
+                    let (apps, enabled) = await engine.apps()
+                    return ["apps": .array(apps.map(Wire.app)), "enabled": .bool(enabled)]
+                },
+                "Status": .async { [self] request throws(VarlinkError) in
+                    _ = try roles.bind(.admin, connection: request.connection)
+                    var status = Wire.status(await engine.status(), version: version, scope: scope, connections: connectionCount())
+                    if let push = await pushStatus() { status["push"] = push }
+                    return status
+                },
+                "SetFocus": .async { [self] request throws(VarlinkError) in
+                    let p = try SetFocusParameters(request.call)
+                    _ = try roles.bind(.admin, connection: request.connection)
+                    let since = try await Self.refusalsNamed { () async throws(EngineError) in try await engine.setFocus(p.on) }
+                    return ["focus": Wire.focus(since: since)]
+                },
+                "GetFocus": .async { [self] request throws(VarlinkError) in
+                    _ = try roles.bind(.admin, connection: request.connection)
+                    return ["focus": Wire.focus(since: await engine.focusSince)]
+                },
+                "SetSharing": .async { [self] request throws(VarlinkError) in
+                    let p = try SetSharingParameters(request.call)
+                    _ = try roles.bind(.admin, connection: request.connection)
+                    let (sharing, hidden) = await engine.setSharing(p.on, source: p.source)
+                    return ["sharing": Wire.sharing(sharing, contentHidden: hidden)]
+                },
+                "GetSharing": .async { [self] request throws(VarlinkError) in
+                    _ = try roles.bind(.admin, connection: request.connection)
+                    let (sharing, hidden) = await engine.sharing
+                    return ["sharing": Wire.sharing(sharing, contentHidden: hidden)]
+                },
+                "SetLock": .async { [self] request throws(VarlinkError) in
+                    let p = try SetLockParameters(request.call)
+                    _ = try roles.bind(.admin, connection: request.connection)
+                    return ["lock": Wire.lock(await engine.setLock(p.on, source: p.source))]
+                },
+                "SetDesktopLockScreen": .async { [self] request throws(VarlinkError) in
+                    let p = try SetDesktopLockScreenParameters(request.call)
+                    _ = try roles.bind(.admin, connection: request.connection)
+                    await engine.setDesktopLockScreen(p.desktopLockScreen)
+                    return [:]
+                },
+                "GetLock": .async { [self] request throws(VarlinkError) in
+                    _ = try roles.bind(.admin, connection: request.connection)
+                    return ["lock": Wire.lock(await engine.sessionLock)]
+                },
+                "Reload": .async { [self] request throws(VarlinkError) in
+                    _ = try roles.bind(.admin, connection: request.connection)
+                    let skipped = try await reload()
+                    return ["skippedLayouts": .array(skipped.map { ["path": .string($0.path), "reason": .string($0.reason)] })]
+                },
+            ])
     }
 
     /// Set by the daemon once its server exists.

@@ -47,7 +47,8 @@ final class MQTTPushLink: PushBroker {
         var escaped = ""
         for byte in app.utf8 {
             if (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte) || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte)
-                || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) {
+                || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)
+            {
                 escaped.append(Character(Unicode.Scalar(byte)))
             } else {
                 escaped += "_" + String(byte >> 4, radix: 16, uppercase: true) + String(byte & 0x0F, radix: 16, uppercase: true)
@@ -192,11 +193,12 @@ extension MQTTConfiguration {
             }
             password = text.split(separator: "\n", omittingEmptySubsequences: false).first.map(String.init) ?? ""
         }
-        self.init(broker: brokers[0], otherBrokers: Array(brokers.dropFirst()), clientID: device, username: settings.username, password: password,
-                  tls: TLS(caFile: settings.caFile, certificateFile: settings.certificateFile, keyFile: settings.keyFile),
-                  persistentSession: true, sessionExpiry: settings.sessionExpiry ?? .max, keepAlive: Int(settings.keepAlive),
-                  protocolVersion: settings.mqttVersion == "3.1.1" ? .v311 : .v5,
-                  maximumUnacknowledgedPublishes: Self.feedbackBacklog)
+        self.init(
+            broker: brokers[0], otherBrokers: Array(brokers.dropFirst()), clientID: device, username: settings.username, password: password,
+            tls: TLS(caFile: settings.caFile, certificateFile: settings.certificateFile, keyFile: settings.keyFile),
+            persistentSession: true, sessionExpiry: settings.sessionExpiry ?? .max, keepAlive: Int(settings.keepAlive),
+            protocolVersion: settings.mqttVersion == "3.1.1" ? .v311 : .v5,
+            maximumUnacknowledgedPublishes: Self.feedbackBacklog)
     }
 
     /// Feedback publishes a session holds for the broker's acknowledgement, at most: more

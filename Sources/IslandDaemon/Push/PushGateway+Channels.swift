@@ -39,8 +39,9 @@ extension PushGateway {
             return
         }
         onEngine { engine in
-            request(on: engine, channel: channel, app: app, type: type, attributes: attributes, content: content, key: key,
-                    ownerGone: ownerGone, sourceApp: sourceApp, uid: uid, decided: decided, prepare: prepare, completion: completion)
+            request(
+                on: engine, channel: channel, app: app, type: type, attributes: attributes, content: content, key: key,
+                ownerGone: ownerGone, sourceApp: sourceApp, uid: uid, decided: decided, prepare: prepare, completion: completion)
         }
     }
 
@@ -53,13 +54,17 @@ extension PushGateway {
     ) {
         let entitlement = engine.entitlement(for: app)
         let owner = engine.owner(app: app, uid: uid)
-        engine.decide(decided: decided, { manager, now throws(IslandError) in
-            let result = try manager.request(app: app, uid: owner.uid, type: type, attributes: attributes, content: content, key: key,
-                                             ownerGonePolicy: ownerGone, sourceApp: sourceApp, entitlement: entitlement, now: now)
-            return ((result.activity, result.created, nil as String?), result.events)
-        }, alsoStore: { (result: (Activity, Bool, String?)) in
-            assumeIsolated { gateway in gateway.listen(to: channel, activity: result.0.id, owner: owner) }
-        }, prepare: prepare, completion: completion)
+        engine.decide(
+            decided: decided,
+            { manager, now throws(IslandError) in
+                let result = try manager.request(
+                    app: app, uid: owner.uid, type: type, attributes: attributes, content: content, key: key,
+                    ownerGonePolicy: ownerGone, sourceApp: sourceApp, entitlement: entitlement, now: now)
+                return ((result.activity, result.created, nil as String?), result.events)
+            },
+            alsoStore: { (result: (Activity, Bool, String?)) in
+                assumeIsolated { gateway in gateway.listen(to: channel, activity: result.0.id, owner: owner) }
+            }, prepare: prepare, completion: completion)
     }
 
     /// Makes activity `id` listen to `channel`, unless it listens to one already: subscribed
@@ -128,12 +133,15 @@ extension PushGateway {
         do throws(PushRefusal) {
             message = try ChannelMessage.decode(payload, channel: channel, now: receivedAt)
         } catch {
-            engine.logger.notice("a message on a broadcast channel was not applied", metadata: [
-                "channel": "\(channel)", "error": "\(error.name)", "parameters": "\(JSON.object(error.parameters))",
-            ])
+            engine.logger.notice(
+                "a message on a broadcast channel was not applied",
+                metadata: [
+                    "channel": "\(channel)", "error": "\(error.name)", "parameters": "\(JSON.object(error.parameters))",
+                ])
             let request = try? PushPayload.decode(payload)
-            completion(ChannelMessage.asksForFeedback(payload)
-                ? [(feedbackTopic, PushFeedback(request: request, refusal: error, receivedAt: receivedAt))] : [])
+            completion(
+                ChannelMessage.asksForFeedback(payload)
+                    ? [(feedbackTopic, PushFeedback(request: request, refusal: error, receivedAt: receivedAt))] : [])
             return
         }
         let request = message.request
@@ -141,17 +149,20 @@ extension PushGateway {
         for entry in entries {
             let (owner, id) = (entry.owner, entry.activity)
             @Sendable func finish<T>(_ result: Result<T, EngineError>, _ outcome: (T) -> PushFeedback.Outcome) {
-                let outcome: PushFeedback.Outcome = switch result {
-                case .success(let value): outcome(value)
-                case .failure(let error): VarlinkError(error).refusal
-                }
+                let outcome: PushFeedback.Outcome =
+                    switch result {
+                    case .success(let value): outcome(value)
+                    case .failure(let error): VarlinkError(error).refusal
+                    }
                 answers.add(PushFeedback(timestamp: request.timestamp, event: request.event, outcome: outcome, receivedAt: receivedAt))
             }
             switch request.event {
             case .update:
                 onEngine { engine in
-                    engine.update(app: owner.app, uid: owner.uid, id: id, content: request.content!, alert: request.alert,
-                                  timestamp: request.timestamp, prepare: { $0 }) { result in
+                    engine.update(
+                        app: owner.app, uid: owner.uid, id: id, content: request.content!, alert: request.alert,
+                        timestamp: request.timestamp, prepare: { $0 }
+                    ) { result in
                         finish(result) { outcome in
                             outcome.throttled
                                 ? .throttled(activity: id, deliverAt: outcome.deliverAt, alertSuppressed: outcome.alertSuppression)
@@ -160,14 +171,17 @@ extension PushGateway {
                     }
                 }
             case .end:
-                let dismissal: DismissalPolicy = switch request.dismissalDate {
-                case nil: .default
-                case let date? where date <= receivedAt: .immediate
-                case let date?: .after(date)
-                }
+                let dismissal: DismissalPolicy =
+                    switch request.dismissalDate {
+                    case nil: .default
+                    case let date? where date <= receivedAt: .immediate
+                    case let date?: .after(date)
+                    }
                 onEngine { engine in
-                    engine.end(app: owner.app, uid: owner.uid, id: id, content: request.content, dismissal: dismissal,
-                               timestamp: request.timestamp, prepare: { $0.id }) { result in
+                    engine.end(
+                        app: owner.app, uid: owner.uid, id: id, content: request.content, dismissal: dismissal,
+                        timestamp: request.timestamp, prepare: { $0.id }
+                    ) { result in
                         finish(result) { .applied(activity: $0) }
                     }
                 }
@@ -189,7 +203,8 @@ extension ChannelMessage {
     /// alone, so a malformed `aps` is still answered when the backend asked.
     static func asksForFeedback(_ bytes: [UInt8]) -> Bool {
         guard bytes.count <= PushChannel.maximumPayloadBytes,
-              let top = (try? JSONParser.parse(bytes, maximumDepth: 4))?.objectValue else { return false }
+            let top = (try? JSONParser.parse(bytes, maximumDepth: 4))?.objectValue
+        else { return false }
         return top["feedback"]?.boolValue == true
     }
 }
@@ -231,8 +246,8 @@ extension ChannelSubscriptions.Entry {
     /// A stored row as an entry, if it is a channel subscription under `root` and whole.
     init?(_ row: StoredPushToken, root: String) {
         guard let separator = row.token.lastIndex(of: Self.rowSeparator), let id = row.activityID,
-              row.token[row.token.index(after: separator)...] == id,
-              let channel = PushChannel(topic: String(row.token[..<separator])), channel.root == root, channel.app == row.app
+            row.token[row.token.index(after: separator)...] == id,
+            let channel = PushChannel(topic: String(row.token[..<separator])), channel.root == root, channel.app == row.app
         else { return nil }
         self.init(channel: channel, activity: id, owner: ActivityOwner(app: row.app, uid: row.uid))
     }

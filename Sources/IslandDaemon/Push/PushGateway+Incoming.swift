@@ -79,20 +79,25 @@ extension PushGateway {
                 completion(PushFeedback(timestamp: request.timestamp, event: request.event, outcome: outcome(value), receivedAt: receivedAt))
             case .failure(let error):
                 let named = VarlinkError(error)
-                completion(PushFeedback(timestamp: request.timestamp, event: request.event,
-                                        outcome: .refused(name: named.name, parameters: named.parameters), receivedAt: receivedAt))
+                completion(
+                    PushFeedback(
+                        timestamp: request.timestamp, event: request.event,
+                        outcome: .refused(name: named.name, parameters: named.parameters), receivedAt: receivedAt))
             }
         }
         switch (entry.grant, request.event) {
         case (.activity(let id, _), .update):
             onEngine { engine in
                 let entitlement = engine.entitlement(for: owner.app)
-                engine.decide({ manager, now throws(IslandError) in
-                    let outcome = try manager.pushUpdate(app: owner.app, uid: owner.uid, id: id, content: request.content!,
-                                                         alert: request.alert, timestamp: request.timestamp, priority: request.priority,
-                                                         entitlement: entitlement, now: now)
-                    return (outcome, outcome.events)
-                }, prepare: { $0 }) { result in
+                engine.decide(
+                    { manager, now throws(IslandError) in
+                        let outcome = try manager.pushUpdate(
+                            app: owner.app, uid: owner.uid, id: id, content: request.content!,
+                            alert: request.alert, timestamp: request.timestamp, priority: request.priority,
+                            entitlement: entitlement, now: now)
+                        return (outcome, outcome.events)
+                    }, prepare: { $0 }
+                ) { result in
                     finish(result) { outcome in
                         outcome.throttled
                             ? .throttled(activity: id, deliverAt: outcome.deliverAt, alertSuppressed: outcome.alertSuppression)
@@ -101,19 +106,23 @@ extension PushGateway {
                 }
             }
         case (.activity(let id, _), .end):
-            let dismissal: DismissalPolicy = switch request.dismissalDate {
-            case nil: .default
-            case let date? where date <= receivedAt: .immediate
-            case let date?: .after(date)
-            }
+            let dismissal: DismissalPolicy =
+                switch request.dismissalDate {
+                case nil: .default
+                case let date? where date <= receivedAt: .immediate
+                case let date?: .after(date)
+                }
             onEngine { engine in
-                engine.end(app: owner.app, uid: owner.uid, id: id, content: request.content, dismissal: dismissal,
-                           timestamp: request.timestamp, prepare: { $0.id }) { result in
+                engine.end(
+                    app: owner.app, uid: owner.uid, id: id, content: request.content, dismissal: dismissal,
+                    timestamp: request.timestamp, prepare: { $0.id }
+                ) { result in
                     finish(result) { .applied(activity: $0) }
                 }
             }
         case (.start(_, let type), .start) where request.attributesType != type:
-            refuse(request, .invalidPayload(reason: "aps.attributes-type is \(request.attributesType ?? "missing"); this token starts activities of type \(type)"))
+            refuse(
+                request, .invalidPayload(reason: "aps.attributes-type is \(request.attributesType ?? "missing"); this token starts activities of type \(type)"))
         case (.start(_, let type), .start):
             start(request, type: type, owner: owner, topic: topic) { result in
                 finish(result) { .applied(activity: $0.0, pushToken: $0.1) }
@@ -128,8 +137,10 @@ extension PushGateway {
     /// A start through a push-to-start token: the engine's `request`, with the new activity,
     /// the token's last start and (with `input-push-token`) the activity's own token one
     /// decision and one commit.
-    private func start(_ request: PushRequest, type: String, owner: ActivityOwner, topic: String,
-                       completion: @escaping IslandEngine.Completion<(String, String?)>) {
+    private func start(
+        _ request: PushRequest, type: String, owner: ActivityOwner, topic: String,
+        completion: @escaping IslandEngine.Completion<(String, String?)>
+    ) {
         do {
             try push?.registry.checkStart(topic: topic, timestamp: request.timestamp, now: engine.clock())
         } catch {
@@ -156,35 +167,42 @@ extension PushGateway {
         }
         let (attributes, content) = (request.attributes ?? [:], request.content ?? ActivityContent(state: [:]))
         onEngine { engine in
-            start(on: engine, attributes: attributes, content: content, type: type, owner: owner, topic: topic, timestamp: request.timestamp,
-                  schedule: (request.startDate, request.alert), activityToken: activityToken, channel: channel, completion: completion)
+            start(
+                on: engine, attributes: attributes, content: content, type: type, owner: owner, topic: topic, timestamp: request.timestamp,
+                schedule: (request.startDate, request.alert), activityToken: activityToken, channel: channel, completion: completion)
         }
     }
 
     /// The decision of `start`, on the engine.
-    private func start(on engine: isolated IslandEngine, attributes: JSONObject, content: ActivityContent, type: String,
-                                   owner: ActivityOwner, topic: String, timestamp: Double, schedule: (start: Double?, alert: Alert?),
-                                   activityToken: PushToken?, channel: PushChannel?,
-                                   completion: @escaping IslandEngine.Completion<(String, String?)>) {
+    private func start(
+        on engine: isolated IslandEngine, attributes: JSONObject, content: ActivityContent, type: String,
+        owner: ActivityOwner, topic: String, timestamp: Double, schedule: (start: Double?, alert: Alert?),
+        activityToken: PushToken?, channel: PushChannel?,
+        completion: @escaping IslandEngine.Completion<(String, String?)>
+    ) {
         let entitlement = engine.entitlement(for: owner.app)
-        engine.decide({ manager, now throws(IslandError) in
-            // A server is no process that can die: its activities keep through every
-            // producer's coming and going (`keep`), like those of an app that never said.
-            let result = try manager.request(app: owner.app, uid: owner.uid, type: type, attributes: attributes, content: content,
-                                             ownerGonePolicy: .keep, start: schedule.start, alert: schedule.alert,
-                                             entitlement: entitlement, now: now)
-            return ((result.activity.id, activityToken?.topic), result.events)
-        }, alsoStore: { (result: (String, String?)) in
-            assumeIsolated { gateway in
-                var mutations: [StoreMutation] = []
-                if let entry = gateway.push?.registry.recordStart(topic: topic, timestamp: timestamp) {
-                    mutations.append(.putPushToken(entry.stored))
+        engine.decide(
+            { manager, now throws(IslandError) in
+                // A server is no process that can die: its activities keep through every
+                // producer's coming and going (`keep`), like those of an app that never said.
+                let result = try manager.request(
+                    app: owner.app, uid: owner.uid, type: type, attributes: attributes, content: content,
+                    ownerGonePolicy: .keep, start: schedule.start, alert: schedule.alert,
+                    entitlement: entitlement, now: now)
+                return ((result.activity.id, activityToken?.topic), result.events)
+            },
+            alsoStore: { (result: (String, String?)) in
+                assumeIsolated { gateway in
+                    var mutations: [StoreMutation] = []
+                    if let entry = gateway.push?.registry.recordStart(topic: topic, timestamp: timestamp) {
+                        mutations.append(.putPushToken(entry.stored))
+                    }
+                    if let activityToken { mutations += gateway.issue(activityToken, activity: result.0, owner: owner) }
+                    if let channel { mutations += gateway.listen(to: channel, activity: result.0, owner: owner) }
+                    return mutations
                 }
-                if let activityToken { mutations += gateway.issue(activityToken, activity: result.0, owner: owner) }
-                if let channel { mutations += gateway.listen(to: channel, activity: result.0, owner: owner) }
-                return mutations
-            }
-        }, prepare: { $0 }) { result in
+            }, prepare: { $0 }
+        ) { result in
             if case .success(let (id, token?)) = result {
                 self.onEngine { engine in
                     if let activity = engine.manager.activity(id: id) {

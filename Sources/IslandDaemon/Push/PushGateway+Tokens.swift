@@ -23,9 +23,10 @@ extension PushGateway {
         }
         let registry = push?.registry
         onEngine { engine in
-            request(on: engine, registry: registry, token: token, app: app, type: type, attributes: attributes, content: content,
-                    key: key, ownerGone: ownerGone, sourceApp: sourceApp, start: start, alert: alert, uid: uid, decided: decided, prepare: prepare,
-                    completion: completion)
+            request(
+                on: engine, registry: registry, token: token, app: app, type: type, attributes: attributes, content: content,
+                key: key, ownerGone: ownerGone, sourceApp: sourceApp, start: start, alert: alert, uid: uid, decided: decided, prepare: prepare,
+                completion: completion)
         }
     }
 
@@ -38,18 +39,22 @@ extension PushGateway {
     ) {
         let entitlement = engine.entitlement(for: app)
         let owner = engine.owner(app: app, uid: uid)
-        engine.decide(decided: decided, { manager, now throws(IslandError) in
-            let result = try manager.request(app: app, uid: owner.uid, type: type, attributes: attributes, content: content, key: key,
-                                             ownerGonePolicy: ownerGone, sourceApp: sourceApp, start: start, alert: alert,
-                                             entitlement: entitlement, now: now)
-            let existing = registry?.token(activity: result.activity.id)
-            return ((result.activity, result.created, (existing ?? token).topic), result.events)
-        }, alsoStore: { (result: (Activity, Bool, String?)) in
-            assumeIsolated { gateway in
-                guard gateway.push?.registry.token(activity: result.0.id) == nil else { return [] }
-                return gateway.issue(token, activity: result.0.id, owner: owner)
-            }
-        }, prepare: prepare, completion: completion)
+        engine.decide(
+            decided: decided,
+            { manager, now throws(IslandError) in
+                let result = try manager.request(
+                    app: app, uid: owner.uid, type: type, attributes: attributes, content: content, key: key,
+                    ownerGonePolicy: ownerGone, sourceApp: sourceApp, start: start, alert: alert,
+                    entitlement: entitlement, now: now)
+                let existing = registry?.token(activity: result.activity.id)
+                return ((result.activity, result.created, (existing ?? token).topic), result.events)
+            },
+            alsoStore: { (result: (Activity, Bool, String?)) in
+                assumeIsolated { gateway in
+                    guard gateway.push?.registry.token(activity: result.0.id) == nil else { return [] }
+                    return gateway.issue(token, activity: result.0.id, owner: owner)
+                }
+            }, prepare: prepare, completion: completion)
     }
     /// The activity's push token, made when it has none or when `rotate` asks for a new one.
     func token(app: String, uid: UInt32?, id: String, rotate: Bool) async throws(EngineError) -> String {

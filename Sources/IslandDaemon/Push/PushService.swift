@@ -49,11 +49,14 @@ final class PushService: Service {
         let executable = PushLinkProcess.executable.withLock { $0 }
         let headroom = PushLinkProcess.headroom(configured: linkHeadroom, environment: ProcessInfo.processInfo.environment)
         // What bounds a packet from the broker, for the log.
-        let limit = executable == nil ? "islandd can allocate" : headroom > 0
-            ? "the MQTT link process can hold, so nothing of it reached islandd: the link process may allocate "
-                + "\(Self.mebibytes(headroom)) beyond what it holds at its start and its sessions' share ([Push] LinkHeadroom=), "
-                + "and a packet takes twice its size there (libmosquitto holds it and a copy of its payload)"
-            : "the MQTT link process can hold, so nothing of it reached islandd"
+        let limit =
+            executable == nil
+            ? "islandd can allocate"
+            : headroom > 0
+                ? "the MQTT link process can hold, so nothing of it reached islandd: the link process may allocate "
+                    + "\(Self.mebibytes(headroom)) beyond what it holds at its start and its sessions' share ([Push] LinkHeadroom=), "
+                    + "and a packet takes twice its size there (libmosquitto holds it and a copy of its payload)"
+                : "the MQTT link process can hold, so nothing of it reached islandd"
         let room = DispatchSemaphore(value: Self.window)
         // The link is made after the handlers; they reach it through `box`.
         let box = LinkBox()
@@ -85,22 +88,27 @@ final class PushService: Service {
             return { event in
                 switch event {
                 case .connected(let sessionPresent):
-                    logger.info("connected to the push broker", metadata: [
-                        "broker": "\(broker)", "client_id": "\(clientID)", "session_present": "\(sessionPresent)",
-                    ])
+                    logger.info(
+                        "connected to the push broker",
+                        metadata: [
+                            "broker": "\(broker)", "client_id": "\(clientID)", "session_present": "\(sessionPresent)",
+                        ])
                     watch.connected(at: MQTTClient.monotonicSeconds())
                 case .disconnected(let reason, let retryIn):
-                    logger.warning("no connection to the push broker", metadata: [
-                        "broker": "\(broker)", "client_id": "\(clientID)", "reason": "\(reason)",
-                        "retry_in": "\(Int((retryIn * 1000).rounded())) ms",
-                    ])
+                    logger.warning(
+                        "no connection to the push broker",
+                        metadata: [
+                            "broker": "\(broker)", "client_id": "\(clientID)", "reason": "\(reason)",
+                            "retry_in": "\(Int((retryIn * 1000).rounded())) ms",
+                        ])
                     if watch.ended(at: MQTTClient.monotonicSeconds(), takenOver: false) {
                         logger.error("\(SessionWatch.flapping(clientID: clientID))", metadata: ["broker": "\(broker)"])
                     }
                 case .packetTooLarge(let retryIn, let discarding):
                     let retry = "\(Int((retryIn * 1000).rounded())) ms"
                     watch.endedOtherwise()
-                    let text = discarding
+                    let text =
+                        discarding
                         ? "the push broker sent this session's oversized message again, as it will at every reconnection until "
                             + "the message is acknowledged: discarding the session at the broker, with every push it queued for this "
                             + "app (a server that numbers its pushes sees them as missed), and subscribing again in a new one"
@@ -108,9 +116,11 @@ final class PushService: Service {
                             + "A broker's max_packet_size refuses such messages at the broker"
                     logger.error("\(text)", metadata: ["broker": "\(broker)", "client_id": "\(clientID)", "retry_in": "\(retry)"])
                 case .takenOver(let retryIn):
-                    logger.warning("the push broker gave this device's session to another client with its ClientID", metadata: [
-                        "broker": "\(broker)", "client_id": "\(clientID)", "retry_in": "\(Int((retryIn * 1000).rounded())) ms",
-                    ])
+                    logger.warning(
+                        "the push broker gave this device's session to another client with its ClientID",
+                        metadata: [
+                            "broker": "\(broker)", "client_id": "\(clientID)", "retry_in": "\(Int((retryIn * 1000).rounded())) ms",
+                        ])
                     if watch.ended(at: MQTTClient.monotonicSeconds(), takenOver: true) {
                         logger.error("\(SessionWatch.takenOver(clientID: clientID))", metadata: ["broker": "\(broker)"])
                     }

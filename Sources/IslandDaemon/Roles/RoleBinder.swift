@@ -26,7 +26,8 @@ struct RoleBinder: Sendable {
                 if bound.name == request.name {
                     reason = "this connection acts for \(bound.app ?? "another app"); open another connection for another app"
                 } else {
-                    reason = "this connection is \(Self.article(bound.name)) \(bound.name); open another connection to act as \(Self.article(request.name)) \(request.name)"
+                    reason =
+                        "this connection is \(Self.article(bound.name)) \(bound.name); open another connection to act as \(Self.article(request.name)) \(request.name)"
                 }
                 throw permissionDenied(request.name, reason)
             }
@@ -62,7 +63,8 @@ struct RoleBinder: Sendable {
         case .admin:
             let allowed = scope == .user ? peer?.uid == daemonUID || peer?.uid == 0 : peer?.uid == 0
             guard allowed else {
-                throw permissionDenied("admin", scope == .user ? "only uid \(daemonUID) may administer this daemon" : "administering the system daemon needs root")
+                throw permissionDenied(
+                    "admin", scope == .user ? "only uid \(daemonUID) may administer this daemon" : "administering the system daemon needs root")
             }
             try admitSandboxed(request, peer: peer)
             return .admin
@@ -86,7 +88,8 @@ struct RoleBinder: Sendable {
         } else {
             remedy = "only Flatpak apps can be allowed (\(key)= in [Daemon] of islandd.conf)"
         }
-        throw permissionDenied(request.name, "the caller runs in \(sandbox.summary), and sandboxed apps may not act as \(Self.article(request.name)) \(request.name); \(remedy)")
+        throw permissionDenied(
+            request.name, "the caller runs in \(sandbox.summary), and sandboxed apps may not act as \(Self.article(request.name)) \(request.name); \(remedy)")
     }
 
     /// Why producer `app`, connected as `peer`, may not head its activities with another app

@@ -20,8 +20,10 @@ package final class InProcessDaemon: Sendable {
     /// entries and installed layouts of `dataDirectories`, configured by `configurationFile`
     /// (absent: the defaults), in the user scope. Quiet unless given a `logger`: a test's
     /// output is its own.
-    package init(stateDirectory: String, dataDirectories: [String], configurationFile: String,
-                logger: Logger = Logger(label: "org.island.daemon.in-process", factory: { _ in SwiftLogNoOpLogHandler() })) async throws {
+    package init(
+        stateDirectory: String, dataDirectories: [String], configurationFile: String,
+        logger: Logger = Logger(label: "org.island.daemon.in-process", factory: { _ in SwiftLogNoOpLogHandler() })
+    ) async throws {
         let configuration = try ConfigurationLoader.load(mainFile: configurationFile)
         let registry = AppRegistry.scan(dataDirectories: dataDirectories)
         store = try IslandStore.open(directory: stateDirectory)
@@ -31,20 +33,23 @@ package final class InProcessDaemon: Sendable {
         let manager = StateRestorer.manager(from: stored, limits: configuration.limits, now: clock(), logger: logger)
         // One loop of NIO's process-wide group: it outlives every daemon made here, so a timer
         // or commit still under way when the test ends has somewhere to run.
-        let engine = IslandEngine(manager: manager, registry: registry, layouts: StateRestorer.layouts(from: stored, logger: logger),
-                                  scope: .user, store: writer, loop: MultiThreadedEventLoopGroup.singleton.next(),
-                                  clock: clock, logger: logger)
+        let engine = IslandEngine(
+            manager: manager, registry: registry, layouts: StateRestorer.layouts(from: stored, logger: logger),
+            scope: .user, store: writer, loop: MultiThreadedEventLoopGroup.singleton.next(),
+            clock: clock, logger: logger)
         self.engine = engine
         await engine.start(installedLayouts: InstalledLayouts.scan(dataDirectories: dataDirectories, logger: logger))
         let sandboxAllowance = SandboxAllowance(configuration.daemon)
         let interfaces = RoleInterfaces(
             engine: engine, push: PushGateway(engine: engine),
-            roles: RoleBinder(scope: .user, resolver: { IdentityResolver(scope: .user, registry: registry) },
-                              presenterGroup: nil, sandboxAllowance: sandboxAllowance),
+            roles: RoleBinder(
+                scope: .user, resolver: { IdentityResolver(scope: .user, registry: registry) },
+                presenterGroup: nil, sandboxAllowance: sandboxAllowance),
             scope: .user, version: "in-process")
         service = VarlinkService(
-            info: VarlinkServiceInfo(vendor: "Island", product: "islandd (in process)", version: "in-process",
-                                     url: "https://github.com/island-linux/island"),
+            info: VarlinkServiceInfo(
+                vendor: "Island", product: "islandd (in process)", version: "in-process",
+                url: "https://github.com/island-linux/island"),
             implementations: interfaces.implementations, connectionErrors: .island, logger: logger)
     }
 

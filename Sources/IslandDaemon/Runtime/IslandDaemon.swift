@@ -83,8 +83,9 @@ package final class IslandDaemon: Sendable {
             throw StartError.store("\(error)")
         }
         if store.foundEmptyFile {
-            logger.warning("the state database was an empty file: starting with no activities, settings or budgets",
-                           metadata: ["path": "\(store.path)"])
+            logger.warning(
+                "the state database was an empty file: starting with no activities, settings or budgets",
+                metadata: ["path": "\(store.path)"])
         }
         if !stored.damaged.isEmpty {
             logger.warning("skipped damaged records in the state database", metadata: ["ids": "\(stored.damaged)"])
@@ -109,36 +110,41 @@ package final class IslandDaemon: Sendable {
         // It lives as long as the process: timers and commits may still reach it while stopping.
         let loop = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         loop.next().execute { [logger] in EventLoopScheduling.requestShortTimeSlice(logger: logger) }
-        let engine = IslandEngine(manager: manager, registry: registry.value,
-                                  layouts: StateRestorer.layouts(from: stored, logger: logger), scope: options.scope,
-                                  store: writer, loop: loop.next(), clock: clock, logger: logger)
+        let engine = IslandEngine(
+            manager: manager, registry: registry.value,
+            layouts: StateRestorer.layouts(from: stored, logger: logger), scope: options.scope,
+            store: writer, loop: loop.next(), clock: clock, logger: logger)
         // Before the engine starts: an activity dismissed while the daemon was down takes its
         // token with it, and the tokens of those that remain are subscribed to.
         let push = PushGateway(engine: engine)
         var pushService: PushService?
         if configuration.push.isEnabled {
             let device = configuration.push.clientID ?? MQTTConfiguration.defaultDevice(scope: options.scope)
-            let service = try PushService(configuration: MQTTConfiguration(configuration.push, device: device),
-                                          linkHeadroom: configuration.push.linkHeadroom, gateway: push, logger: logger)
+            let service = try PushService(
+                configuration: MQTTConfiguration(configuration.push, device: device),
+                linkHeadroom: configuration.push.linkHeadroom, gateway: push, logger: logger)
             await push.enable(root: configuration.push.topicRoot, device: device, broker: service.link, stored: stored.pushTokens)
             pushService = service
         }
         await engine.timeExpansions(configuration.daemon)
         InstalledLayouts.log(scan.layouts.skipped, logger: logger)
-        await engine.start(installedLayouts: scan.layouts.layouts, hideWhileSharing: configuration.daemon.hideWhileSharing,
-                           lockScreen: configuration.lockScreen)
+        await engine.start(
+            installedLayouts: scan.layouts.layouts, hideWhileSharing: configuration.daemon.hideWhileSharing,
+            lockScreen: configuration.lockScreen)
 
         let scope = options.scope
         let sandboxAllowance = SandboxAllowance(configuration.daemon)
         let idleExit = IdleExit(seconds: configuration.daemon.idleExit)
-        let reloader = Reloader(mainFile: options.paths.configurationFile, dataDirectories: options.paths.dataDirectories,
-                                registry: registry, idleExit: idleExit, sandboxAllowance: sandboxAllowance,
-                                engine: engine, files: files, logger: logger)
+        let reloader = Reloader(
+            mainFile: options.paths.configurationFile, dataDirectories: options.paths.dataDirectories,
+            registry: registry, idleExit: idleExit, sandboxAllowance: sandboxAllowance,
+            engine: engine, files: files, logger: logger)
         let socket = SharedValue<SocketService?>(nil)
         var interfaces = RoleInterfaces(
             engine: engine, push: push,
-            roles: RoleBinder(scope: scope, resolver: { IdentityResolver(scope: scope, registry: registry.value) },
-                              presenterGroup: Self.groupID(named: "island"), sandboxAllowance: sandboxAllowance),
+            roles: RoleBinder(
+                scope: scope, resolver: { IdentityResolver(scope: scope, registry: registry.value) },
+                presenterGroup: Self.groupID(named: "island"), sandboxAllowance: sandboxAllowance),
             scope: scope, version: options.version)
         interfaces.reload = reloader.reload
         interfaces.connectionCount = { socket.value?.connectionCount ?? 0 }
@@ -152,13 +158,15 @@ package final class IslandDaemon: Sendable {
             }
         }
         let service = VarlinkService(
-            info: VarlinkServiceInfo(vendor: "Island", product: "islandd", version: options.version,
-                                     url: "https://github.com/island-linux/island"),
+            info: VarlinkServiceInfo(
+                vendor: "Island", product: "islandd", version: options.version,
+                url: "https://github.com/island-linux/island"),
             implementations: interfaces.implementations, connectionErrors: .island, logger: logger)
 
         let logger = self.logger
         let stateDirectory = options.paths.stateDirectory
-        let source: SocketService.Source = inherited.isEmpty
+        let source: SocketService.Source =
+            inherited.isEmpty
             ? .path(options.paths, scope) : .inherited(inherited, path: options.paths.socket)
         let served = SocketService(
             service: service, settings: configuration.daemon, scope: scope, descriptors: descriptors,
@@ -166,10 +174,12 @@ package final class IslandDaemon: Sendable {
             loop: loop, source: source,
             ready: {
                 let status = await engine.status()
-                logger.info("ready", metadata: [
-                    "socket": "\(source.isInherited ? "socket-activated" : source.path)",
-                    "state": "\(stateDirectory)", "activities": "\(status.activities)",
-                ])
+                logger.info(
+                    "ready",
+                    metadata: [
+                        "socket": "\(source.isInherited ? "socket-activated" : source.path)",
+                        "state": "\(stateDirectory)", "activities": "\(status.activities)",
+                    ])
                 ServiceNotifier.ready(status: Self.statusLine(status))
             },
             logger: logger)
@@ -186,15 +196,19 @@ package final class IslandDaemon: Sendable {
         services.append(.init(service: served))
         if let pushService { services.append(.init(service: pushService)) }
         services.append(.init(service: HangupReloads(hangups: hangups, reloader: reloader)))
-        services.append(.init(service: ManifestWatcherService(dataDirectories: options.paths.dataDirectories, reloader: reloader,
-                                                              logger: logger)))
+        services.append(
+            .init(
+                service: ManifestWatcherService(
+                    dataDirectories: options.paths.dataDirectories, reloader: reloader,
+                    logger: logger)))
         if ServiceNotifier.isSupervised {
             services.append(.init(service: StatusReports(period: .seconds(5), status: { Self.statusLine(await engine.status()) })))
         }
         if !inherited.isEmpty {
             // Never for a socket the daemon bound itself: nobody would start it again.
-            let idle = IdleExitService(idleExit: idleExit, isIdle: { served.connectionCount == 0 ? await engine.isIdle : false },
-                                       logger: logger)
+            let idle = IdleExitService(
+                idleExit: idleExit, isIdle: { served.connectionCount == 0 ? await engine.isIdle : false },
+                logger: logger)
             services.append(.init(service: idle, successTerminationBehavior: .gracefullyShutdownGroup))
         }
         let group = ServiceGroup(configuration: .init(services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))

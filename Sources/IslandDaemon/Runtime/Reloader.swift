@@ -57,9 +57,10 @@ struct Reloader: Sendable {
         await engine.timeExpansions(configuration.daemon)
         InstalledLayouts.log(scan.layouts.skipped, logger: logger)
         registry.value = scan.registry
-        await engine.reload(registry: scan.registry, installedLayouts: scan.layouts.layouts,
-                            limits: configuration.limits, hideWhileSharing: configuration.daemon.hideWhileSharing,
-                            lockScreen: configuration.lockScreen)
+        await engine.reload(
+            registry: scan.registry, installedLayouts: scan.layouts.layouts,
+            limits: configuration.limits, hideWhileSharing: configuration.daemon.hideWhileSharing,
+            lockScreen: configuration.lockScreen)
         logger.info("reloaded configuration and manifests", metadata: ["apps": "\(scan.registry.manifests.count)"])
         return scan.layouts.skipped
     }
@@ -84,9 +85,11 @@ struct InvalidConfiguration: Error, Sendable {
     init(_ error: any Error, mainFile: String) {
         description = "\(error)"
         if let error = error as? ConfigurationError {
-            reply = VarlinkError("org.island.InvalidConfiguration", [
-                "path": .string(error.path), "line": .int(error.line), "message": .string(error.message),
-            ])
+            reply = VarlinkError(
+                "org.island.InvalidConfiguration",
+                [
+                    "path": .string(error.path), "line": .int(error.line), "message": .string(error.message),
+                ])
         } else {
             reply = VarlinkError("org.island.InvalidConfiguration", ["path": .string(mainFile), "line": 0, "message": .string(description)])
         }

@@ -51,8 +51,9 @@ enum StateRestorer {
     static func ownersMigration(from stored: StoredState, manager: ActivityManager) -> [StoreMutation] {
         guard stored.settings[legacyOwnersSetting] != nil else { return [] }
         let rewritten = manager.list().map { activity in
-            StoreMutation.putActivity(id: activity.id, app: activity.app, state: activity.state.rawValue,
-                                      body: StoredDocument(lazyText: { activity.jsonText }))
+            StoreMutation.putActivity(
+                id: activity.id, app: activity.app, state: activity.state.rawValue,
+                body: StoredDocument(lazyText: { activity.jsonText }))
         }
         return rewritten + [.deleteSetting(key: legacyOwnersSetting)]
     }
@@ -82,9 +83,11 @@ enum StateRestorer {
             var count = 0
             for record in records.sorted(by: { $0.type < $1.type }) {
                 guard record.body.utf8.count <= LayoutLimits.maximumBytes, count < LayoutLimits.maximumLayoutsPerApp else {
-                    logger.warning("not restoring a stored layout past the layout limits", metadata: [
-                        "app": "\(owner.app)", "type": "\(record.type)", "bytes": "\(record.body.utf8.count)",
-                    ])
+                    logger.warning(
+                        "not restoring a stored layout past the layout limits",
+                        metadata: [
+                            "app": "\(owner.app)", "type": "\(record.type)", "bytes": "\(record.body.utf8.count)",
+                        ])
                     continue
                 }
                 count += 1

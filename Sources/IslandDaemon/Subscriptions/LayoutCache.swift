@@ -115,8 +115,13 @@ struct LayoutCache {
         if let registered = registeredLayout(for: activity) {
             (json, isDefault) = (registered, false)
         } else {
-            (json, isDefault) = (.object(Layout.default(for: activity.type, attributes: activity.attributes,
-                                                     state: activity.deliveredContent.state).json), true)
+            (json, isDefault) = (
+                .object(
+                    Layout.default(
+                        for: activity.type, attributes: activity.attributes,
+                        state: activity.deliveredContent.state
+                    ).json), true
+            )
         }
         if !picturesAllowed(for: activity), Layout.hasPictures(json) { json = Layout.withoutPictures(json) }
         var revision = cached?.revision ?? 0
@@ -125,8 +130,9 @@ struct LayoutCache {
             revision = lastRevision
         }
         let privacy = isDefault ? (LockScreenVisibility.public, nil) : Self.lockScreenPrivacy(of: json)
-        let layout = ItemLayout(json: json, isDefault: isDefault, revision: revision, stateShape: isDefault ? shape : nil,
-                                generation: generation, app: label(for: activity), lockScreen: privacy.0, publicLayout: privacy.1)
+        let layout = ItemLayout(
+            json: json, isDefault: isDefault, revision: revision, stateShape: isDefault ? shape : nil,
+            generation: generation, app: label(for: activity), lockScreen: privacy.0, publicLayout: privacy.1)
         items[activity.hashedID] = layout
         return layout
     }
@@ -153,8 +159,9 @@ struct LayoutCache {
     private func label(for activity: Activity) -> Wire.AppLabel {
         let producer = apps.manifest(for: activity.app)
         if let sourceApp = verifiedSourceApp(of: activity), let source = apps.manifest(for: sourceApp) {
-            return Wire.AppLabel(name: source.name ?? source.id, icon: source.icon, producerName: producer?.name,
-                                 producerIcon: producer?.icon)
+            return Wire.AppLabel(
+                name: source.name ?? source.id, icon: source.icon, producerName: producer?.name,
+                producerIcon: producer?.icon)
         }
         return Wire.AppLabel(name: producer?.name, icon: producer?.icon)
     }
@@ -165,7 +172,8 @@ struct LayoutCache {
     /// app's, as its card is headed with that app's name.
     func verifiedSourceApp(of activity: Activity) -> String? {
         guard let sourceApp = activity.sourceApp, apps.manifest(for: activity.app)?.speaksForOtherApps == true,
-              apps.manifest(for: sourceApp) != nil else { return nil }
+            apps.manifest(for: sourceApp) != nil
+        else { return nil }
         return sourceApp
     }
 
@@ -201,7 +209,8 @@ struct LayoutCache {
     func tapURL(for activity: Activity, now: Double) -> String? {
         let declaredSchemes = apps.manifest(for: activity.app)?.urlSchemes ?? []
         guard let json = registeredLayout(for: activity), let layout = try? Layout(json: json), let url = layout.url,
-              url.isAllowed(declaredSchemes: declaredSchemes) else {
+            url.isAllowed(declaredSchemes: declaredSchemes)
+        else {
             return nil
         }
         return LayoutRenderer(attributes: activity.attributes, state: activity.deliveredContent.state, now: now).resolve(url)

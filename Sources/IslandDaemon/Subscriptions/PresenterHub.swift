@@ -142,8 +142,9 @@ struct PresenterHub {
         case .ended: state = .ended
         case .pending, .dismissed: return nil
         }
-        return IslandCandidate(id: activity.id, app: layouts.verifiedSourceApp(of: activity) ?? activity.app, state: state,
-                               relevanceScore: activity.deliveredContent.relevanceScore, startedAt: activity.activeSince)
+        return IslandCandidate(
+            id: activity.id, app: layouts.verifiedSourceApp(of: activity) ?? activity.app, state: state,
+            relevanceScore: activity.deliveredContent.relevanceScore, startedAt: activity.activeSince)
     }
 
     // MARK: Showing changes
@@ -180,7 +181,8 @@ struct PresenterHub {
                 if let index = shown.index(forKey: activity.hashedID) {
                     // Of what arbitration knows of an activity, only these change.
                     let before = shown.values[index]
-                    arbitrationChanged = arbitrationChanged || before.state != activity.state
+                    arbitrationChanged =
+                        arbitrationChanged || before.state != activity.state
                         || before.deliveredContent.relevanceScore != activity.deliveredContent.relevanceScore
                     shown.values[index] = activity
                 } else {
@@ -238,13 +240,15 @@ struct PresenterHub {
                 islandChanged = views.values[index].arbiter.recompute(candidates: candidates, now: now) != nil
             }
             // Usually one item, shown to everyone: no array made for it.
-            var items = changed.count == 1 && removed.isEmpty && isVisible(owner: changed[0].uid, to: uid)
+            var items =
+                changed.count == 1 && removed.isEmpty && isVisible(owner: changed[0].uid, to: uid)
                 ? changed
                 : changed.filter { !removed.contains($0.id) && isVisible(owner: $0.uid, to: uid) }.sorted { $0.id < $1.id }
             if lock != nil { items.removeAll { isAbsentWhileLocked($0.hashedID) } }
             guard islandChanged || focusChanged || !items.isEmpty || !removed.isEmpty else { continue }
-            views.values[index].send(island: islandChanged, focus: focus, items: items, removed: removed,
-                                     alert: alertRedaction?.alert(visibleAlert), redaction: redaction, layouts: &layouts)
+            views.values[index].send(
+                island: islandChanged, focus: focus, items: items, removed: removed,
+                alert: alertRedaction?.alert(visibleAlert), redaction: redaction, layouts: &layouts)
         }
     }
 
@@ -430,10 +434,11 @@ struct PresenterHub {
         if let cached = snapshots[uid], cached.updateNumber == view.updateNumber, cached.resync == resync {
             return (cached.encoded, view.updateNumber)
         }
-        var update = Wire.PresenterUpdate(.snapshot, sequence: view.updateNumber, resync: resync, island: view.arbiter.presentation,
-                                          focus: Wire.focus(since: focusSince),
-                                          sharing: Wire.presenterSharing(sharing, contentHidden: hidesContent),
-                                          lock: Wire.presenterLock(lock), capacity: 4096)
+        var update = Wire.PresenterUpdate(
+            .snapshot, sequence: view.updateNumber, resync: resync, island: view.arbiter.presentation,
+            focus: Wire.focus(since: focusSince),
+            sharing: Wire.presenterSharing(sharing, contentHidden: hidesContent),
+            lock: Wire.presenterLock(lock), capacity: 4096)
         let redaction = self.redaction
         for activity in shown.values where activity.state != .dismissed && isVisible(owner: activity.uid, to: uid) {
             let layout = layouts.layout(for: activity)
@@ -450,13 +455,16 @@ extension PresenterHub.View {
     /// it changed (`Wire.focus(since:)`), the items, the removed ids and the alert (as the
     /// caller redacted it) — the items as `redaction` lets presenters see them. Numbered even with no presenter to
     /// send it to, so that a cached snapshot is known to be out of date.
-    mutating func send(island: Bool, focus: JSON? = nil, items: [Activity], removed: [String], alert: (id: String, alert: Alert)?,
-                       redaction: PresenterRedaction, layouts: inout LayoutCache) {
+    mutating func send(
+        island: Bool, focus: JSON? = nil, items: [Activity], removed: [String], alert: (id: String, alert: Alert)?,
+        redaction: PresenterRedaction, layouts: inout LayoutCache
+    ) {
         updateNumber += 1
         for id in removed { sentLayouts[HashedID(id)] = nil }
         guard !streams.isEmpty else { return }
-        var update = Wire.PresenterUpdate(.delta, sequence: updateNumber, resync: false, island: island ? arbiter.presentation : nil,
-                                          focus: focus, capacity: 1024)
+        var update = Wire.PresenterUpdate(
+            .delta, sequence: updateNumber, resync: false, island: island ? arbiter.presentation : nil,
+            focus: focus, capacity: 1024)
         for activity in items {
             let layout = layouts.layout(for: activity)
             // `sentLayouts` is left as it was: the snapshot that ends the hiding carries every

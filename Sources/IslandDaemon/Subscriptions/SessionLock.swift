@@ -55,8 +55,9 @@ extension Wire {
     /// when the layout was registered) or `privateLayout`'s. `type` stays, as while sharing: it
     /// is fixed by the app's code, and carries nothing the activity shows.
     static func writePrivateItem(_ activity: Activity, app: AppLabel, publicLayout: JSON?, to text: inout JSONText) {
-        writeRedactedItem(activity, app: app, layout: publicLayout ?? privateLayout(app: app, appID: activity.sourceApp ?? activity.app),
-                          to: &text)
+        writeRedactedItem(
+            activity, app: app, layout: publicLayout ?? privateLayout(app: app, appID: activity.sourceApp ?? activity.app),
+            to: &text)
     }
 
     /// The layout of a `private` activity without a public layout of its own: the app's icon

@@ -21,27 +21,29 @@ enum StreamBounds {
     /// Latest wins per activity; what cannot be merged counts against the bounds, and a
     /// watcher over them is cut off (`OutputQueueFull`) to start afresh with a new Watch.
     static var watch: OutboundStream<WatchEvent>.Policy {
-        .init(capacity: watchEvents, byteLimit: watchBytes, size: \.size,
-              enqueue: { queue, event in
-                  if let key = event.key, queue.contains(where: { $0.supersedable && $0.key == key }) {
-                      queue.removeAll { $0.supersedable && $0.key == key }
-                  }
-                  queue.append(event)
-              },
-              overflow: { _ in false })
+        .init(
+            capacity: watchEvents, byteLimit: watchBytes, size: \.size,
+            enqueue: { queue, event in
+                if let key = event.key, queue.contains(where: { $0.supersedable && $0.key == key }) {
+                    queue.removeAll { $0.supersedable && $0.key == key }
+                }
+                queue.append(event)
+            },
+            overflow: { _ in false })
     }
 
     /// Over a bound, everything queued collapses into one resync snapshot, built when sent.
     static var presenter: OutboundStream<PresenterMessage>.Policy {
-        .init(capacity: presenterMessages, byteLimit: presenterBytes,
-              size: { message in
-                  if case .delta(let encoded, _) = message { return encoded.bytes.count }
-                  return 0
-              },
-              overflow: { queue in
-                  queue.removeAll()
-                  queue.append(.snapshot(resync: true))
-                  return true
-              })
+        .init(
+            capacity: presenterMessages, byteLimit: presenterBytes,
+            size: { message in
+                if case .delta(let encoded, _) = message { return encoded.bytes.count }
+                return 0
+            },
+            overflow: { queue in
+                queue.removeAll()
+                queue.append(.snapshot(resync: true))
+                return true
+            })
     }
 }

@@ -67,8 +67,10 @@ enum Wire {
     /// An activity as presenters draw it (an `Item`): delivered content and its layout, or,
     /// with `layout` nil, without the layout the presenter already has. Written as text: it
     /// goes out on every update.
-    static func writeItem(_ activity: Activity, layout: (json: JSON, isDefault: Bool)?, app: AppLabel = AppLabel(),
-                          to text: inout JSONText) {
+    static func writeItem(
+        _ activity: Activity, layout: (json: JSON, isDefault: Bool)?, app: AppLabel = AppLabel(),
+        to text: inout JSONText
+    ) {
         activity.openObject(in: &text)
         text.members(app.members)
         text.key("content")

@@ -21,13 +21,17 @@ extension VarlinkError {
         case .frequentUpdatesUndeclared(let app):
             self.init("org.island.Unentitled", ["app": .string(app), "reason": "its desktop entry does not declare X-Island-FrequentUpdates=true"])
         case .sharedActivity:
-            self.init("org.island.PermissionDenied", [
-                "role": "presenter", "reason": "a system service's activity is shown to every user; only root may dismiss it",
-            ])
+            self.init(
+                "org.island.PermissionDenied",
+                [
+                    "role": "presenter", "reason": "a system service's activity is shown to every user; only root may dismiss it",
+                ])
         case .locked:
-            self.init("org.island.PermissionDenied", [
-                "role": "presenter", "reason": "the session is locked: nothing acts on the lock screen until it is unlocked",
-            ])
+            self.init(
+                "org.island.PermissionDenied",
+                [
+                    "role": "presenter", "reason": "the session is locked: nothing acts on the lock screen until it is unlocked",
+                ])
         case .buttonMissing:
             self = .invalidParameter("button")
         case .noSuchButton(let id, let button):
@@ -37,10 +41,12 @@ extension VarlinkError {
         case .speaksOnlyForItself(let reason):
             self.init("org.island.PermissionDenied", ["role": "producer", "reason": .string(reason)])
         case .noSuchSourceApp(let app):
-            self.init("org.island.Unentitled", [
-                "app": .string(app),
-                "reason": .string("no desktop entry \(app).desktop in the daemon's XDG data directories: a source app must be installed"),
-            ])
+            self.init(
+                "org.island.Unentitled",
+                [
+                    "app": .string(app),
+                    "reason": .string("no desktop entry \(app).desktop in the daemon's XDG data directories: a source app must be installed"),
+                ])
         }
     }
 }

@@ -23,8 +23,10 @@ extension Wire {
         /// - Parameter focus: `Wire.focus(since:)`; nil when it did not change.
         /// - Parameter sharing: `Wire.presenterSharing`, in snapshots only.
         /// - Parameter lock: `Wire.presenterLock`, in snapshots only.
-        init(_ kind: Kind, sequence: UInt64, resync: Bool, island: IslandPresentation?, focus: JSON? = nil, sharing: JSON? = nil,
-             lock: JSON? = nil, capacity: Int) {
+        init(
+            _ kind: Kind, sequence: UInt64, resync: Bool, island: IslandPresentation?, focus: JSON? = nil, sharing: JSON? = nil,
+            lock: JSON? = nil, capacity: Int
+        ) {
             text = JSONText(capacity: capacity)
             text.openObject()
             text.key("update")

@@ -98,13 +98,15 @@ struct WatchEvent: Sendable {
 
     /// The owner's push-to-start token for activities of `type` is `token` now.
     static func pushToStartToken(type: String, token: String) -> WatchEvent {
-        WatchEvent(["kind": .string(Kind.pushToStartToken.rawValue), "type": .string(type), "pushToken": .string(token)],
-                   key: Kind.pushToStartToken.rawValue + ":" + type)
+        WatchEvent(
+            ["kind": .string(Kind.pushToStartToken.rawValue), "type": .string(type), "pushToken": .string(token)],
+            key: Kind.pushToStartToken.rawValue + ":" + type)
     }
 
     /// The app's authorization as it is now; a later one replaces it in a queue.
     static func authorization(_ info: AuthorizationInfo) -> WatchEvent {
-        WatchEvent(["kind": .string(Kind.authorization.rawValue), "authorization": Wire.authorization(info)],
-                   key: Kind.authorization.rawValue)
+        WatchEvent(
+            ["kind": .string(Kind.authorization.rawValue), "authorization": Wire.authorization(info)],
+            key: Kind.authorization.rawValue)
     }
 }

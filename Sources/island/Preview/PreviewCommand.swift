@@ -57,8 +57,9 @@ struct Preview: AsyncParsableCommand {
             throw ExitCode(ExitStatus.refused)
         }
         // Only a sample given is checked against: no --state is no sample, not an empty one.
-        let warnings = LayoutLint.warnings(for: parsed, state: self.state == nil ? nil : state,
-                                           attributes: self.attributes == nil ? nil : attributes)
+        let warnings = LayoutLint.warnings(
+            for: parsed, state: self.state == nil ? nil : state,
+            attributes: self.attributes == nil ? nil : attributes)
         if lint {
             if json {
                 Output.json(["warnings": .array(warnings.map { ["path": .string($0.path), "message": .string($0.message)] })])
@@ -76,7 +77,8 @@ struct Preview: AsyncParsableCommand {
         let update = Self.update(layout: parsed, attributes: attributes, state: state, mode: mode)
         var model = PresenterModel()
         model.apply(update)
-        let rendered = model.items[Self.itemID].map { $0.render(now: at) }
+        let rendered =
+            model.items[Self.itemID].map { $0.render(now: at) }
             ?? LayoutRenderer(attributes: attributes, state: state, now: at).render(parsed)
         let regions = Self.regions(of: rendered, mode: mode)
         if let svg {
@@ -84,8 +86,9 @@ struct Preview: AsyncParsableCommand {
             // island-overlay package), so a preview looks like the real island.
             do { try SVGDrawing.draw(updates: [update], now: at, to: svg) } catch let failure as SVGDrawing.Failure {
                 let missing = SVGDrawing.drawerPath() == nil
-                throw CLIFailure(status: missing ? ExitStatus.unavailable : ExitStatus.refused, name: missing ? "SVGUnavailable" : "WriteFailed",
-                                 message: failure.description, json: json)
+                throw CLIFailure(
+                    status: missing ? ExitStatus.unavailable : ExitStatus.refused, name: missing ? "SVGUnavailable" : "WriteFailed",
+                    message: failure.description, json: json)
             }
         }
         if json {
@@ -114,12 +117,13 @@ struct Preview: AsyncParsableCommand {
             "content": ["state": .object(state)], "state": "active", "createdAt": 0,
             "layout": .object(layout.json), "defaultLayout": false,
         ]
-        let island: JSON = switch mode {
-        case .compact: ["mode": "compact", "attached": .string(id), "lockScreen": [.string(id)]]
-        case .minimal: ["mode": "minimal", "attached": .string(id), "detached": .string(id), "lockScreen": [.string(id)]]
-        case .expanded: ["mode": "expanded", "attached": .string(id), "expanded": .string(id), "lockScreen": [.string(id)]]
-        case .lockscreen: ["mode": "none", "lockScreen": [.string(id)]]
-        }
+        let island: JSON =
+            switch mode {
+            case .compact: ["mode": "compact", "attached": .string(id), "lockScreen": [.string(id)]]
+            case .minimal: ["mode": "minimal", "attached": .string(id), "detached": .string(id), "lockScreen": [.string(id)]]
+            case .expanded: ["mode": "expanded", "attached": .string(id), "expanded": .string(id), "lockScreen": [.string(id)]]
+            case .lockscreen: ["mode": "none", "lockScreen": [.string(id)]]
+            }
         return ["kind": "snapshot", "sequence": 0, "island": island, "items": [item], "removed": []]
     }
 
@@ -128,8 +132,10 @@ struct Preview: AsyncParsableCommand {
         case .compact: [("leading", layout.compactLeading?.view.plainText), ("trailing", layout.compactTrailing?.view.plainText)]
         case .minimal: [("minimal", layout.minimal?.view.plainText)]
         case .expanded:
-            [("leading", layout.expandedLeading?.view.plainText), ("center", layout.expandedCenter?.view.plainText),
-             ("trailing", layout.expandedTrailing?.view.plainText), ("bottom", layout.expandedBottom?.view.plainText)]
+            [
+                ("leading", layout.expandedLeading?.view.plainText), ("center", layout.expandedCenter?.view.plainText),
+                ("trailing", layout.expandedTrailing?.view.plainText), ("bottom", layout.expandedBottom?.view.plainText),
+            ]
         case .lockscreen:
             switch layout.lockScreenVisibility {
             case .public: [("lockScreen", layout.lockScreen?.view.plainText)]

@@ -31,8 +31,9 @@ func deliver() async throws {
         print("\(stage)")
     }
     try await Task.sleep(for: pause)
-    await activity.end(ActivityContent(state: .init(stage: "Delivered", progress: 1), staleDate: nil),
-                       dismissalPolicy: .default)
+    await activity.end(
+        ActivityContent(state: .init(stage: "Delivered", progress: 1), staleDate: nil),
+        dismissalPolicy: .default)
     print("ended")
 }
 

@@ -105,8 +105,10 @@ package struct ServerConnectionStateMachine {
     private var readHeld = false
 
     /// - Parameter callReader: `VarlinkService.callReader`, for decoding calls.
-    package init(maximumQueuedCalls: Int, maximumQueuedBytes: Int, errors: VarlinkConnectionErrors, callReader: VarlinkCallReader,
-                 reserve: Reserve? = nil) {
+    package init(
+        maximumQueuedCalls: Int, maximumQueuedBytes: Int, errors: VarlinkConnectionErrors, callReader: VarlinkCallReader,
+        reserve: Reserve? = nil
+    ) {
         self.maximumQueuedCalls = maximumQueuedCalls
         self.maximumQueuedBytes = maximumQueuedBytes
         self.errors = errors

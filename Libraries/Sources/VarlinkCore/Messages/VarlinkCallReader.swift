@@ -33,7 +33,8 @@ package struct VarlinkCallReader: Sendable {
             guard let first = try reader.nextKey(), case "method" = first else { return nil }
             let method = try reader.readUnescapedString()
             guard let route = routes.first(where: { $0.methodBytes.withUnsafeBytes { JSONBytes.equal($0, method) } }),
-                  let readParameters = route.handler.readParameters else { return nil }
+                let readParameters = route.handler.readParameters
+            else { return nil }
             var parameters: VarlinkReadParameters?
             var more: Bool?, oneway: Bool?, upgrade: Bool?
             func flag(_ value: inout Bool?) throws(JSONReader.Mismatch) {
@@ -57,8 +58,9 @@ package struct VarlinkCallReader: Sendable {
             }
             try reader.finish()
             guard let parameters else { return nil }
-            return VarlinkCall(route: route, readParameters: parameters, frame: frame,
-                               more: more ?? false, oneway: oneway ?? false, upgrade: upgrade ?? false)
+            return VarlinkCall(
+                route: route, readParameters: parameters, frame: frame,
+                more: more ?? false, oneway: oneway ?? false, upgrade: upgrade ?? false)
         } catch {
             return nil
         }

@@ -29,8 +29,10 @@ public final class VarlinkService: Sendable {
     package let callReader: VarlinkCallReader
 
     /// - Parameter connectionErrors: the errors that end a connection, as this service names them.
-    public init(info: VarlinkServiceInfo, implementations: [VarlinkImplementation], connectionErrors: VarlinkConnectionErrors,
-                logger: Logger = Logger(label: "varlink")) {
+    public init(
+        info: VarlinkServiceInfo, implementations: [VarlinkImplementation], connectionErrors: VarlinkConnectionErrors,
+        logger: Logger = Logger(label: "varlink")
+    ) {
         self.info = info
         self.connectionErrors = connectionErrors
         self.logger = logger
@@ -54,8 +56,9 @@ public final class VarlinkService: Sendable {
         for implementation in implementations {
             for (method, handler) in implementation.handlers {
                 let name = implementation.interface.name + "." + method
-                routes[name] = VarlinkRoute(method: name, interface: implementation.interface,
-                                            signature: implementation.interface.methods[method]!, handler: handler)
+                routes[name] = VarlinkRoute(
+                    method: name, interface: implementation.interface,
+                    signature: implementation.interface.methods[method]!, handler: handler)
             }
         }
         self.routes = routes

@@ -52,7 +52,8 @@ public struct NULFrameDecoder: ByteToMessageDecoder {
         // memchr, not a byte at a time: a call is a few hundred bytes, all of them searched.
         let nul: Int? = buffer.withUnsafeReadableBytes { [scanned] bytes in
             guard scanned < bytes.count, let base = bytes.baseAddress,
-                  let found = memchr(base + scanned, 0, bytes.count - scanned) else { return nil }
+                let found = memchr(base + scanned, 0, bytes.count - scanned)
+            else { return nil }
             return base.distance(to: UnsafeRawPointer(found))
         }
         guard let length = nul else {

@@ -56,8 +56,10 @@ public final class VarlinkServer: Sendable {
     private let logger: Logger
     private let state = Mutex(State())
 
-    public init(service: VarlinkService, configuration: Configuration = Configuration(),
-                group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton, logger: Logger = Logger(label: "varlink")) {
+    public init(
+        service: VarlinkService, configuration: Configuration = Configuration(),
+        group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton, logger: Logger = Logger(label: "varlink")
+    ) {
         self.service = service
         self.configuration = configuration
         self.group = group
@@ -161,8 +163,9 @@ public final class VarlinkServer: Sendable {
         }
         // Whether the peer may use the reserve is asked outside the lock: it may read /proc.
         guard case .refused(let overLimit) = first, overLimit != .shuttingDown, let peer,
-              state.withLock({ $0.reserved < configuration.reservedConnections }),
-              configuration.mayUseReserve(peer) else { return first }
+            state.withLock({ $0.reserved < configuration.reservedConnections }),
+            configuration.mayUseReserve(peer)
+        else { return first }
         return state.withLock { state in
             guard state.reserved < configuration.reservedConnections else { return .refused(overLimit) }
             state.reserved += 1
@@ -224,8 +227,9 @@ public final class VarlinkServer: Sendable {
         }
         return loop.makeCompletedFuture {
             try channel.pipeline.syncOperations.addHandler(
-                VarlinkServerConnectionHandler(service: service, connection: connection, configuration: configuration,
-                                               loopTurn: loopTurn.value, reserve: overLimit, logger: logger))
+                VarlinkServerConnectionHandler(
+                    service: service, connection: connection, configuration: configuration,
+                    loopTurn: loopTurn.value, reserve: overLimit, logger: logger))
         }
     }
 
@@ -263,9 +267,11 @@ private final class AcceptPause: ChannelInboundHandler {
         }
         guard !paused, let options = context.channel.syncOptions else { return }
         paused = true
-        logger.warning("cannot accept connections (out of descriptors or memory); pausing", metadata: [
-            "error": "\(error)", "pause": "\(Self.pause)",
-        ])
+        logger.warning(
+            "cannot accept connections (out of descriptors or memory); pausing",
+            metadata: [
+                "error": "\(error)", "pause": "\(Self.pause)",
+            ])
         try? options.setOption(.autoRead, value: false)
         let channel = context.channel
         let handler = NIOLoopBound(self, eventLoop: context.eventLoop)

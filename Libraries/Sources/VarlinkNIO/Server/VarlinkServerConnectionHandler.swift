@@ -57,9 +57,11 @@ final class VarlinkServerConnectionHandler: ChannelDuplexHandler {
 
     /// - Parameter reserve: for a connection admitted in the server's reserve, the limit it is
     ///   over; it must keep to the reserve's terms (`VarlinkServer.Configuration`).
-    init(service: VarlinkService, connection: VarlinkConnectionContext, configuration: VarlinkServer.Configuration,
-         loopTurn: LoopTurn, reserve overLimit: VarlinkConnectionErrors.Condition? = nil,
-         flushes: FlushCoalescer = FlushCoalescer(), logger: Logger, clock: @escaping () -> NIODeadline = { .now() }) {
+    init(
+        service: VarlinkService, connection: VarlinkConnectionContext, configuration: VarlinkServer.Configuration,
+        loopTurn: LoopTurn, reserve overLimit: VarlinkConnectionErrors.Condition? = nil,
+        flushes: FlushCoalescer = FlushCoalescer(), logger: Logger, clock: @escaping () -> NIODeadline = { .now() }
+    ) {
         self.service = service
         self.clock = clock
         self.connection = connection
@@ -121,8 +123,9 @@ final class VarlinkServerConnectionHandler: ChannelDuplexHandler {
     private func inputEnded() {
         guard !inputBroken, let unframed = unframed.take(), unframed.readableBytes > 0 else { return }
         inputBroken = true
-        machine.inputFailed(.invalidMessage(
-            reason: "the connection ended inside a message (\(unframed.readableBytes) bytes without a NUL)"))
+        machine.inputFailed(
+            .invalidMessage(
+                reason: "the connection ended inside a message (\(unframed.readableBytes) bytes without a NUL)"))
     }
 
     func channelReadComplete(context: ChannelHandlerContext) {
@@ -199,8 +202,9 @@ final class VarlinkServerConnectionHandler: ChannelDuplexHandler {
                 if machine.lifecycle != .peerGone { spendBudget() }
                 let outer = loopTurn.callsFollow
                 loopTurn.callsFollow = callsFollow
-                service.dispatch(call, connection: connection,
-                                 sink: ChannelReplySink(handler: self, serial: serial, channel: channel!, handOffs: handOffs))
+                service.dispatch(
+                    call, connection: connection,
+                    sink: ChannelReplySink(handler: self, serial: serial, channel: channel!, handOffs: handOffs))
                 loopTurn.callsFollow = outer
             case .write(let reply):
                 write(reply)
@@ -329,12 +333,15 @@ final class VarlinkServerConnectionHandler: ChannelDuplexHandler {
         // NIO counts what waits for the socket and turns the channel unwritable past its
         // high-water mark, far below the limit: only then is the count worth asking for.
         guard !context.channel.isWritable,
-              let buffered = try? context.channel.syncOptions?.getOption(.bufferedWritableBytes),
-              buffered > maximumOutputBytes else { return }
+            let buffered = try? context.channel.syncOptions?.getOption(.bufferedWritableBytes),
+            buffered > maximumOutputBytes
+        else { return }
         // The peer stopped reading; keeping its replies would let it hold our memory.
-        logger.notice("closing a connection whose unread replies exceed the limit", metadata: [
-            "limit": "\(maximumOutputBytes)", "peer_pid": "\(connection.peer?.pid ?? 0)",
-        ])
+        logger.notice(
+            "closing a connection whose unread replies exceed the limit",
+            metadata: [
+                "limit": "\(maximumOutputBytes)", "peer_pid": "\(connection.peer?.pid ?? 0)",
+            ])
         output = nil
         for callback in machine.close() { callback() }
         context.close(promise: nil)

@@ -11,29 +11,37 @@ package final class JobSource {
     package static let serverNames = ["org.kde.JobViewServer", "org.kde.kuiserver"]
     package static let serverPath = "/JobViewServer"
 
-    static let viewServer = ExportedInterface(name: "org.kde.JobViewServer", methods: [
-        .init("requestView", parameters: "ssi", results: "o"),
-    ])
-    static let viewServerV2 = ExportedInterface(name: "org.kde.JobViewServerV2", methods: [
-        .init("requestView", parameters: "sia{sv}", results: "o"),
-    ])
-    static let viewV2 = ExportedInterface(name: "org.kde.JobViewV2", methods: [
-        .init("terminate", parameters: "s", noReply: true),
-        .init("setSuspended", parameters: "b", noReply: true),
-        .init("setTotalAmount", parameters: "ts", noReply: true),
-        .init("setProcessedAmount", parameters: "ts", noReply: true),
-        .init("setPercent", parameters: "u", noReply: true),
-        .init("setSpeed", parameters: "t", noReply: true),
-        .init("setInfoMessage", parameters: "s", noReply: true),
-        .init("setDescriptionField", parameters: "uss", results: "b"),
-        .init("clearDescriptionField", parameters: "u", noReply: true),
-        .init("setDestUrl", parameters: "v", noReply: true),
-        .init("setError", parameters: "u", noReply: true),
-    ], signals: [.init("suspendRequested"), .init("resumeRequested"), .init("cancelRequested")])
-    static let viewV3 = ExportedInterface(name: "org.kde.JobViewV3", methods: [
-        .init("terminate", parameters: "usa{sv}", noReply: true),
-        .init("update", parameters: "a{sv}", noReply: true),
-    ], signals: [.init("updateRequested"), .init("suspendRequested"), .init("resumeRequested"), .init("cancelRequested")])
+    static let viewServer = ExportedInterface(
+        name: "org.kde.JobViewServer",
+        methods: [
+            .init("requestView", parameters: "ssi", results: "o")
+        ])
+    static let viewServerV2 = ExportedInterface(
+        name: "org.kde.JobViewServerV2",
+        methods: [
+            .init("requestView", parameters: "sia{sv}", results: "o")
+        ])
+    static let viewV2 = ExportedInterface(
+        name: "org.kde.JobViewV2",
+        methods: [
+            .init("terminate", parameters: "s", noReply: true),
+            .init("setSuspended", parameters: "b", noReply: true),
+            .init("setTotalAmount", parameters: "ts", noReply: true),
+            .init("setProcessedAmount", parameters: "ts", noReply: true),
+            .init("setPercent", parameters: "u", noReply: true),
+            .init("setSpeed", parameters: "t", noReply: true),
+            .init("setInfoMessage", parameters: "s", noReply: true),
+            .init("setDescriptionField", parameters: "uss", results: "b"),
+            .init("clearDescriptionField", parameters: "u", noReply: true),
+            .init("setDestUrl", parameters: "v", noReply: true),
+            .init("setError", parameters: "u", noReply: true),
+        ], signals: [.init("suspendRequested"), .init("resumeRequested"), .init("cancelRequested")])
+    static let viewV3 = ExportedInterface(
+        name: "org.kde.JobViewV3",
+        methods: [
+            .init("terminate", parameters: "usa{sv}", noReply: true),
+            .init("update", parameters: "a{sv}", noReply: true),
+        ], signals: [.init("updateRequested"), .init("suspendRequested"), .init("resumeRequested"), .init("cancelRequested")])
 
     /// A peer's `a{sv}` of job properties: a few dozen keys at most are meaningful.
     static let limits = DecodingLimits(maximumValues: 256, maximumStringBytes: 1024, maximumDepth: 4)
@@ -65,30 +73,35 @@ package final class JobSource {
     }
 
     private func serve() throws(BusError) {
-        subscriptions.append(try bus.export(Self.viewServer, at: Self.serverPath) { [weak self] message in
-            guard let self, let arguments = try? message.arguments(limits: Self.limits), arguments.count == 3 else {
-                return .failure(BusError(name: BusError.invalidArgs, message: "requestView(ssi)"))
-            }
-            // The old protocol names no desktop entry: only an app unit or a Flatpak says which app it is.
-            return requestView(message, version: .v2, claim: nil, label: arguments[0].string,
-                               capabilities: Int32(arguments[2].integer ?? 0), hints: [:])
-        })
-        subscriptions.append(try bus.export(Self.viewServerV2, at: Self.serverPath) { [weak self] message in
-            guard let self, let arguments = try? message.arguments(limits: Self.limits), arguments.count == 3 else {
-                return .failure(BusError(name: BusError.invalidArgs, message: "requestView(sia{sv})"))
-            }
-            return requestView(message, version: .v3, claim: arguments[0].string, label: arguments[0].string,
-                               capabilities: Int32(arguments[1].integer ?? 0), hints: arguments[2].dictionary ?? [:])
-        })
+        subscriptions.append(
+            try bus.export(Self.viewServer, at: Self.serverPath) { [weak self] message in
+                guard let self, let arguments = try? message.arguments(limits: Self.limits), arguments.count == 3 else {
+                    return .failure(BusError(name: BusError.invalidArgs, message: "requestView(ssi)"))
+                }
+                // The old protocol names no desktop entry: only an app unit or a Flatpak says which app it is.
+                return requestView(
+                    message, version: .v2, claim: nil, label: arguments[0].string,
+                    capabilities: Int32(arguments[2].integer ?? 0), hints: [:])
+            })
+        subscriptions.append(
+            try bus.export(Self.viewServerV2, at: Self.serverPath) { [weak self] message in
+                guard let self, let arguments = try? message.arguments(limits: Self.limits), arguments.count == 3 else {
+                    return .failure(BusError(name: BusError.invalidArgs, message: "requestView(sia{sv})"))
+                }
+                return requestView(
+                    message, version: .v3, claim: arguments[0].string, label: arguments[0].string,
+                    capabilities: Int32(arguments[1].integer ?? 0), hints: arguments[2].dictionary ?? [:])
+            })
         // Owned only while nobody else (Plasma) has them; Plasma, should it start later and
         // ask, takes them over. Queued, the bridge gets them when their owner leaves.
-        subscriptions.append(try bus.addMatch(
-            "type='signal',sender='org.freedesktop.DBus',interface='org.freedesktop.DBus',member='NameLost'"
-        ) { [logger = context.logger] message in
-            if let name = (try? message.arguments())?.first?.string, Self.serverNames.contains(name) {
-                logger.info("another job server took the name", metadata: ["name": "\(name)"])
-            }
-        })
+        subscriptions.append(
+            try bus.addMatch(
+                "type='signal',sender='org.freedesktop.DBus',interface='org.freedesktop.DBus',member='NameLost'"
+            ) { [logger = context.logger] message in
+                if let name = (try? message.arguments())?.first?.string, Self.serverNames.contains(name) {
+                    logger.info("another job server took the name", metadata: ["name": "\(name)"])
+                }
+            })
         for name in Self.serverNames {
             try bus.requestName(name, allowReplacement: true, queue: true) { [logger = context.logger] result in
                 switch result {
@@ -113,16 +126,19 @@ package final class JobSource {
 
     /// A new view for `message`'s sender: its job is shown once the sender is identified, as
     /// the app it is verified as (`claim` is believed no further).
-    private func requestView(_ message: any IncomingMessage, version: JobViews.Version, claim: String?, label: String?,
-                             capabilities: Int32, hints: [String: BusValue]) -> MethodResult {
+    private func requestView(
+        _ message: any IncomingMessage, version: JobViews.Version, claim: String?, label: String?,
+        capabilities: Int32, hints: [String: BusValue]
+    ) -> MethodResult {
         guard let sender = message.sender else {
             return .failure(BusError(name: BusError.accessDenied, message: "no sender"))
         }
         let job: JobViews.Job
         let changes: [SourceChange]
         do {
-            (job, changes) = try jobs.requestView(from: sender, version: version, app: nil, claim: claim, label: label,
-                                                  capabilities: capabilities, hints: hints, now: context.now())
+            (job, changes) = try jobs.requestView(
+                from: sender, version: version, app: nil, claim: claim, label: label,
+                capabilities: capabilities, hints: hints, now: context.now())
         } catch {
             context.logger.info("refused a job view", metadata: ["sender": "\(sender)", "reason": "\(error.message)"])
             return .failure(BusError(name: error.name, message: error.message))
@@ -151,7 +167,8 @@ package final class JobSource {
 
     private func viewCalled(_ message: any IncomingMessage, path: String) -> MethodResult {
         guard let sender = message.sender, let member = message.member,
-              let arguments = try? message.arguments(limits: Self.limits) else {
+            let arguments = try? message.arguments(limits: Self.limits)
+        else {
             return .failure(BusError(name: BusError.invalidArgs, message: "unreadable arguments"))
         }
         do {
@@ -159,8 +176,10 @@ package final class JobSource {
             case ("org.kde.JobViewV3", "update"):
                 context.apply(try jobs.update(path: path, from: sender, properties: arguments.first?.dictionary ?? [:]))
             case ("org.kde.JobViewV3", "terminate"):
-                context.apply(try jobs.terminate(path: path, from: sender, errorCode: UInt32(clamping: arguments.first?.integer ?? 0),
-                                                 message: arguments.dropFirst().first?.string ?? ""))
+                context.apply(
+                    try jobs.terminate(
+                        path: path, from: sender, errorCode: UInt32(clamping: arguments.first?.integer ?? 0),
+                        message: arguments.dropFirst().first?.string ?? ""))
                 viewEnded(path)
             case ("org.kde.JobViewV2", "terminate"):
                 context.apply(try jobs.terminate(path: path, from: sender, errorCode: nil, message: arguments.first?.string ?? ""))

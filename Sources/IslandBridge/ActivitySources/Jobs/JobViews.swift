@@ -88,17 +88,20 @@ package struct JobViews: Sendable {
 
     /// `requestView` from `sender`: a new job, its view's path and its activity.
     /// `app` is nil while the sender is not identified yet: the job shows once `identified`.
-    package mutating func requestView(from sender: String, version: Version, app: SourceApp?, claim: String? = nil,
-                                     label: String? = nil, capabilities: Int32,
-                                     hints: [String: BusValue], now: Double) throws(Refusal) -> (job: Job, changes: [SourceChange]) {
+    package mutating func requestView(
+        from sender: String, version: Version, app: SourceApp?, claim: String? = nil,
+        label: String? = nil, capabilities: Int32,
+        hints: [String: BusValue], now: Double
+    ) throws(Refusal) -> (job: Job, changes: [SourceChange]) {
         guard jobs.count < maximumJobs else {
             throw Refusal(name: BusError.limitsExceeded, message: "the bridge follows \(maximumJobs) jobs already")
         }
         guard jobs.values.count(where: { $0.owner == sender }) < maximumJobsPerSender else {
             throw Refusal(name: BusError.limitsExceeded, message: "this connection has \(maximumJobsPerSender) jobs already")
         }
-        var job = Job(number: nextNumber, version: version, owner: sender, app: app, claim: claim, label: label,
-                      capabilities: capabilities, startedAt: now)
+        var job = Job(
+            number: nextNumber, version: version, owner: sender, app: app, claim: claim, label: label,
+            capabilities: capabilities, startedAt: now)
         nextNumber &+= 1
         // KJobWidgets sends the state it has so far with the request.
         job.apply(hints)
@@ -162,11 +165,12 @@ package struct JobViews: Sendable {
     package mutating func terminate(path: String, from sender: String, errorCode: UInt32?, message: String) throws(Refusal) -> [SourceChange] {
         let job = try owned(path, by: sender)
         jobs[job.number] = nil
-        let outcome: JSONObject = switch errorCode ?? job.errorCode ?? 0 {
-        case 0: ["done": true]
-        case 1: ["canceled": true]
-        case let code: ["failed": true, "message": .string(Job.text(message.isEmpty ? "error \(code)" : message))]
-        }
+        let outcome: JSONObject =
+            switch errorCode ?? job.errorCode ?? 0 {
+            case 0: ["done": true]
+            case 1: ["canceled": true]
+            case let code: ["failed": true, "message": .string(Job.text(message.isEmpty ? "error \(code)" : message))]
+            }
         return [.finish(source: source(of: job), content: content(of: job, outcome: outcome), keep: true)]
     }
 
@@ -232,10 +236,13 @@ package struct JobViews: Sendable {
     }
 
     private func activity(of job: Job) -> BridgedActivity {
-        BridgedActivity(source: source(of: job), type: "Transfer",
-                        attributes: ["app": (job.app ?? SourceApp(name: SourceApp.Kind.transfer.rawValue, icon: SourceApp.bridgeIcon)).json,
-                                     "via": "jobview"],
-                        content: content(of: job), rank: Rank(tier: .progress, since: job.startedAt))
+        BridgedActivity(
+            source: source(of: job), type: "Transfer",
+            attributes: [
+                "app": (job.app ?? SourceApp(name: SourceApp.Kind.transfer.rawValue, icon: SourceApp.bridgeIcon)).json,
+                "via": "jobview",
+            ],
+            content: content(of: job), rank: Rank(tier: .progress, since: job.startedAt))
     }
 }
 

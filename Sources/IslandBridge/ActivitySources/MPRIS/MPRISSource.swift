@@ -47,30 +47,34 @@ package final class MPRISSource {
     private func subscribe() throws(BusError) {
         // Three matches follow every player: names coming and going, and the two signals
         // players send from their one object path. Signals of other senders are ignored.
-        subscriptions.append(try bus.addMatch(
-            "type='signal',sender='org.freedesktop.DBus',interface='org.freedesktop.DBus',member='NameOwnerChanged',arg0namespace='org.mpris.MediaPlayer2'"
-        ) { [weak self] message in
-            guard let self, case let arguments = (try? message.arguments()) ?? [], arguments.count == 3,
-                  let name = arguments[0].string, let old = arguments[1].string, let new = arguments[2].string
-            else { return }
-            playersChanged(players.nameOwnerChanged(name: name, oldOwner: old, newOwner: new, now: context.now()))
-        })
-        subscriptions.append(try bus.addMatch(
-            "type='signal',interface='\(Self.properties)',member='PropertiesChanged',path='\(Self.path)'"
-        ) { [weak self] message in
-            guard let self, let owner = message.sender, players[owner] != nil,
-                  case let arguments = (try? message.arguments(limits: Self.limits)) ?? [], arguments.count >= 2,
-                  let interface = arguments[0].string, let changed = arguments[1].dictionary
-            else { return }
-            propertiesChanged(owner: owner, interface: interface, changed: changed,
-                              invalidated: arguments.count > 2 ? arguments[2].stringList ?? [] : [])
-        })
-        subscriptions.append(try bus.addMatch(
-            "type='signal',interface='\(Self.player)',member='Seeked',path='\(Self.path)'"
-        ) { [weak self] message in
-            guard let self, let owner = message.sender, let position = (try? message.arguments())?.first?.integer else { return }
-            positionRead(owner, position)
-        })
+        subscriptions.append(
+            try bus.addMatch(
+                "type='signal',sender='org.freedesktop.DBus',interface='org.freedesktop.DBus',member='NameOwnerChanged',arg0namespace='org.mpris.MediaPlayer2'"
+            ) { [weak self] message in
+                guard let self, case let arguments = (try? message.arguments()) ?? [], arguments.count == 3,
+                    let name = arguments[0].string, let old = arguments[1].string, let new = arguments[2].string
+                else { return }
+                playersChanged(players.nameOwnerChanged(name: name, oldOwner: old, newOwner: new, now: context.now()))
+            })
+        subscriptions.append(
+            try bus.addMatch(
+                "type='signal',interface='\(Self.properties)',member='PropertiesChanged',path='\(Self.path)'"
+            ) { [weak self] message in
+                guard let self, let owner = message.sender, players[owner] != nil,
+                    case let arguments = (try? message.arguments(limits: Self.limits)) ?? [], arguments.count >= 2,
+                    let interface = arguments[0].string, let changed = arguments[1].dictionary
+                else { return }
+                propertiesChanged(
+                    owner: owner, interface: interface, changed: changed,
+                    invalidated: arguments.count > 2 ? arguments[2].stringList ?? [] : [])
+            })
+        subscriptions.append(
+            try bus.addMatch(
+                "type='signal',interface='\(Self.player)',member='Seeked',path='\(Self.path)'"
+            ) { [weak self] message in
+                guard let self, let owner = message.sender, let position = (try? message.arguments())?.first?.integer else { return }
+                positionRead(owner, position)
+            })
         readBegan()
         do {
             try listPlayers()
@@ -164,11 +168,14 @@ package final class MPRISSource {
 
     private func readProperties(_ owner: String, _ interface: String, then next: @escaping () -> Void) {
         do {
-            try bus.call(destination: owner, path: Self.path, interface: Self.properties, member: "GetAll",
-                         arguments: [.string(interface)], timeout: .seconds(5)) { [weak self] result in
+            try bus.call(
+                destination: owner, path: Self.path, interface: Self.properties, member: "GetAll",
+                arguments: [.string(interface)], timeout: .seconds(5)
+            ) { [weak self] result in
                 guard let self else { return }
                 if case .success(let reply) = result, let values = (try? reply.arguments(limits: Self.limits))?.first?.dictionary,
-                   var player = players[owner] {
+                    var player = players[owner]
+                {
                     if interface == Self.root {
                         player.applyRoot(values)
                     } else {
@@ -186,8 +193,10 @@ package final class MPRISSource {
     /// `Position` emits no change signal: it is read when playback, track or rate change.
     private func readPosition(_ owner: String) {
         do {
-            try bus.call(destination: owner, path: Self.path, interface: Self.properties, member: "Get",
-                         arguments: [.string(Self.player), .string("Position")], timeout: .seconds(5)) { [weak self] result in
+            try bus.call(
+                destination: owner, path: Self.path, interface: Self.properties, member: "Get",
+                arguments: [.string(Self.player), .string("Position")], timeout: .seconds(5)
+            ) { [weak self] result in
                 guard case .success(let reply) = result, let position = (try? reply.arguments())?.first?.integer else { return }
                 self?.positionRead(owner, position)
             }
@@ -199,11 +208,16 @@ package final class MPRISSource {
     /// Shows the player as the app its connection is verified as, once that is known.
     private func show(_ owner: String) {
         guard let player = players[owner], let identity = player.identity else { return }
-        let app = SourceApp.resolve(claim: player.desktopEntry, identity: identity, kind: .media,
-                                    label: player.name ?? String(player.busName.dropFirst(MediaPlayers.prefix.count)),
-                                    lookup: context.lookup)
-        context.apply([.show(player.activity(source: MediaPlayer.source(busID: context.busID, owner: owner), app: app,
-                                             staleAfterPause: staleAfterPause))])
+        let app = SourceApp.resolve(
+            claim: player.desktopEntry, identity: identity, kind: .media,
+            label: player.name ?? String(player.busName.dropFirst(MediaPlayers.prefix.count)),
+            lookup: context.lookup)
+        context.apply([
+            .show(
+                player.activity(
+                    source: MediaPlayer.source(busID: context.busID, owner: owner), app: app,
+                    staleAfterPause: staleAfterPause))
+        ])
     }
 
     private func readBegan() { readsUnderWay += 1 }
@@ -230,8 +244,10 @@ package final class MPRISSource {
     /// A player's buttons: a failure is logged, not reported.
     private func callQuietly(_ owner: String, _ interface: String, _ member: String) {
         do {
-            try bus.call(destination: owner, path: Self.path, interface: interface, member: member, arguments: [],
-                         timeout: .seconds(25)) { [logger = context.logger] result in
+            try bus.call(
+                destination: owner, path: Self.path, interface: interface, member: member, arguments: [],
+                timeout: .seconds(25)
+            ) { [logger = context.logger] result in
                 if case .failure(let error) = result {
                     logger.info("a call to a source failed", metadata: ["call": "\(interface).\(member)", "error": "\(error)"])
                 }

@@ -87,7 +87,8 @@ package struct MediaPlayer: Sendable {
             if artists.isEmpty { artists = Self.names(metadata["xesam:albumArtist"]) }
             album = metadata["xesam:album"]?.string
             artURL = metadata["mpris:artUrl"]?.string.flatMap(AlbumArt.localFileURL)
-            length = metadata["mpris:length"]?.integer.flatMap { $0 > 0 ? $0 : nil }
+            length =
+                metadata["mpris:length"]?.integer.flatMap { $0 > 0 ? $0 : nil }
                 ?? metadata["mpris:length"]?.number.flatMap { $0.isFinite && $0 > 0 && $0 < 9e18 ? Int64($0) : nil }
         }
         if let position = properties["Position"]?.integer { self.position = (max(0, position), now) }
@@ -180,11 +181,12 @@ package struct MediaPlayer: Sendable {
                 }
             }
         }
-        let tier: Rank.Tier = switch status {
-        case .playing: .playing
-        case .paused: .paused
-        case .stopped: .stopped
-        }
+        let tier: Rank.Tier =
+            switch status {
+            case .playing: .playing
+            case .paused: .paused
+            case .stopped: .stopped
+            }
         let staleDate = status == .playing ? nil : statusSince + staleAfterPause
         return BridgedActivity(
             source: source, type: "NowPlaying",

@@ -40,12 +40,13 @@ package final class NotificationSource {
     private func subscribe() throws(BusError) {
         // Who serves notifications, now and whenever that changes: replies and closings
         // count only from that connection.
-        subscriptions.append(try bus.addMatch(
-            "type='signal',sender='org.freedesktop.DBus',interface='org.freedesktop.DBus',member='NameOwnerChanged',arg0='\(ProgressNotifications.serverName)'"
-        ) { [weak self] message in
-            guard let arguments = try? message.arguments(), arguments.count == 3, let new = arguments[2].string else { return }
-            self?.serverChanged(new.isEmpty ? nil : new)
-        })
+        subscriptions.append(
+            try bus.addMatch(
+                "type='signal',sender='org.freedesktop.DBus',interface='org.freedesktop.DBus',member='NameOwnerChanged',arg0='\(ProgressNotifications.serverName)'"
+            ) { [weak self] message in
+                guard let arguments = try? message.arguments(), arguments.count == 3, let new = arguments[2].string else { return }
+                self?.serverChanged(new.isEmpty ? nil : new)
+            })
         readsUnderWay += 1
         bus.owner(of: ProgressNotifications.serverName) { [weak self] owner in
             guard let self else { return }
@@ -53,15 +54,16 @@ package final class NotificationSource {
             readsUnderWay -= 1
             context.readEnded()
         }
-        subscriptions.append(try bus.monitor(rules: [
-            "type='method_call',interface='\(Self.interface)',member='Notify'",
-            "type='method_call',interface='\(Self.interface)',member='CloseNotification'",
-            "type='method_return',sender='\(ProgressNotifications.serverName)'",
-            "type='error',sender='\(ProgressNotifications.serverName)'",
-            "type='signal',interface='\(Self.interface)',member='NotificationClosed'",
-        ]) { [weak self] message in
-            self?.monitored(message)
-        })
+        subscriptions.append(
+            try bus.monitor(rules: [
+                "type='method_call',interface='\(Self.interface)',member='Notify'",
+                "type='method_call',interface='\(Self.interface)',member='CloseNotification'",
+                "type='method_return',sender='\(ProgressNotifications.serverName)'",
+                "type='error',sender='\(ProgressNotifications.serverName)'",
+                "type='signal',interface='\(Self.interface)',member='NotificationClosed'",
+            ]) { [weak self] message in
+                self?.monitored(message)
+            })
     }
 
     /// Every notification's activity ends: the bus is going away.
@@ -96,14 +98,17 @@ package final class NotificationSource {
             switch event {
             case .notify(let call, let caller, let serial, let destination):
                 if notifications.called(call, caller: caller, serial: serial, destination: destination),
-                   senders.known(caller) == nil {
+                    senders.known(caller) == nil
+                {
                     senders.identify(caller) { [weak self] _ in self?.handleEvents() }
                 }
             case .close(let id, let caller, let destination):
                 notifications.closeCalled(id: id, caller: caller, destination: destination)
             case .reply(let sender, let caller, let serial, let id):
-                context.apply(notifications.replied(from: sender, to: caller, replySerial: serial, id: id, now: context.now(),
-                                                    identity: senders.known(caller) ?? .unknown, lookup: context.lookup))
+                context.apply(
+                    notifications.replied(
+                        from: sender, to: caller, replySerial: serial, id: id, now: context.now(),
+                        identity: senders.known(caller) ?? .unknown, lookup: context.lookup))
                 followOwners()
             case .error(let sender, let caller, let serial):
                 notifications.failed(from: sender, to: caller, replySerial: serial)
@@ -151,17 +156,18 @@ enum NotificationEvent {
         switch message.kind {
         case .methodCall:
             if message.member == "CloseNotification", message.signature == "u",
-               case .uint32(let id) = (try? message.arguments())?.first {
+                case .uint32(let id) = (try? message.arguments())?.first
+            {
                 self = .close(id: id, caller: sender, destination: message.destination)
                 return
             }
             guard message.member == "Notify", message.signature == NotifyCall.signature,
-                  let call = (try? message.arguments(limits: Self.notifyLimits)).flatMap(NotifyCall.init(arguments:))
+                let call = (try? message.arguments(limits: Self.notifyLimits)).flatMap(NotifyCall.init(arguments:))
             else { return nil }
             self = .notify(call, caller: sender, serial: message.serial, destination: message.destination)
         case .methodReturn:
             guard let caller = message.destination, let serial = message.replySerial, message.signature == "u",
-                  case .uint32(let id) = (try? message.arguments())?.first
+                case .uint32(let id) = (try? message.arguments())?.first
             else { return nil }
             self = .reply(sender: sender, caller: caller, serial: serial, id: id)
         case .error:
@@ -169,7 +175,7 @@ enum NotificationEvent {
             self = .error(sender: sender, caller: caller, serial: serial)
         case .signal:
             guard message.member == "NotificationClosed", message.signature == "uu",
-                  let arguments = try? message.arguments(), case .uint32(let id) = arguments[0], case .uint32(let reason) = arguments[1]
+                let arguments = try? message.arguments(), case .uint32(let id) = arguments[0], case .uint32(let reason) = arguments[1]
             else { return nil }
             self = .closed(id: id, reason: reason, sender: sender)
         }

@@ -33,9 +33,11 @@ package struct NotifyCall: Sendable, Hashable {
     package static let maximumBodyBytes = 256
     static let maximumTagBytes = 128
 
-    package init(appName: String, replacesID: UInt32 = 0, appIcon: String = "", summary: String, body: String = "",
-                value: Int? = nil, category: String? = nil, desktopEntry: String? = nil, stackTag: String? = nil,
-                privacyScope: PrivacyScope? = nil) {
+    package init(
+        appName: String, replacesID: UInt32 = 0, appIcon: String = "", summary: String, body: String = "",
+        value: Int? = nil, category: String? = nil, desktopEntry: String? = nil, stackTag: String? = nil,
+        privacyScope: PrivacyScope? = nil
+    ) {
         self.appName = appName
         self.replacesID = replacesID
         self.appIcon = appIcon
@@ -52,8 +54,8 @@ package struct NotifyCall: Sendable, Hashable {
     /// budget ran out in a huge hints dictionary); nil when they have another shape.
     package init?(arguments: [BusValue]) {
         guard arguments.count >= 7, case .string(let appName) = arguments[0], case .uint32(let replacesID) = arguments[1],
-              case .string(let appIcon) = arguments[2], case .string(let summary) = arguments[3],
-              case .string(let body) = arguments[4], let hints = arguments[6].dictionary
+            case .string(let appIcon) = arguments[2], case .string(let summary) = arguments[3],
+            case .string(let body) = arguments[4], let hints = arguments[6].dictionary
         else { return nil }
         self.appName = BoundedText.line(appName, maximumBytes: SourceApp.maximumNameBytes)
         self.replacesID = replacesID

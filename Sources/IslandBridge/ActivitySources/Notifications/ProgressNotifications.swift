@@ -108,11 +108,14 @@ package struct ProgressNotifications: Sendable {
     @discardableResult
     package mutating func called(_ call: NotifyCall, caller: String, serial: UInt64, destination: String?) -> Bool {
         guard let server, destination == Self.serverName || destination == server else { return false }
-        guard call.isProgress || (call.replacesID != 0 && followed[Key(owner: caller, id: call.replacesID)] != nil)
-            || stackMatch(call, caller: caller) != nil else { return false }
+        guard
+            call.isProgress || (call.replacesID != 0 && followed[Key(owner: caller, id: call.replacesID)] != nil)
+                || stackMatch(call, caller: caller) != nil
+        else { return false }
         calls += 1
         if callers[caller] == nil, callers.count >= Self.maximumCallers,
-           let silent = callers.min(by: { $0.value.lastCall < $1.value.lastCall })?.key {
+            let silent = callers.min(by: { $0.value.lastCall < $1.value.lastCall })?.key
+        {
             callers[silent] = nil
         }
         var entry = callers[caller] ?? Caller()
@@ -139,7 +142,8 @@ package struct ProgressNotifications: Sendable {
     /// (reason 3) ends `caller`'s notification `id`, and no other connection's.
     package mutating func closeCalled(id: UInt32, caller: String, destination: String?) {
         guard let server, destination == Self.serverName || destination == server,
-              followed.keys.contains(where: { $0.id == id }) else { return }
+            followed.keys.contains(where: { $0.id == id })
+        else { return }
         closing.append(Key(owner: caller, id: id))
         if closing.count > Self.maximumClosings { closing.removeFirst() }
     }
@@ -152,8 +156,10 @@ package struct ProgressNotifications: Sendable {
 
     /// The server's reply to a call: notification `id` shows it. `identity` is what the bridge
     /// established about `caller`; it decides the app a new notification is shown as.
-    package mutating func replied(from sender: String, to caller: String, replySerial: UInt64, id: UInt32, now: Double,
-                                 identity: SenderIdentity = .unknown, lookup: (String) -> DesktopEntry?) -> [SourceChange] {
+    package mutating func replied(
+        from sender: String, to caller: String, replySerial: UInt64, id: UInt32, now: Double,
+        identity: SenderIdentity = .unknown, lookup: (String) -> DesktopEntry?
+    ) -> [SourceChange] {
         guard sender == server else { return [] }
         guard let call = take(caller, serial: replySerial) else { return [] }
 
@@ -192,12 +198,14 @@ package struct ProgressNotifications: Sendable {
             followed[Key(owner: stalest.owner, id: stalest.id)] = nil
             changes.append(.finish(source: stalest.source, content: nil, keep: false))
         }
-        let app = SourceApp.resolve(claim: call.desktopEntry, identity: identity, kind: .notification, label: call.appName,
-                                    lookup: lookup)
+        let app = SourceApp.resolve(
+            claim: call.desktopEntry, identity: identity, kind: .notification, label: call.appName,
+            lookup: lookup)
         // The caller is part of the key: another connection's notification of the same id is
         // another activity. (Unique names are never reused on a bus.)
-        let entry = Followed(source: SourceKey.notification(busID: busID, owner: caller, id: id).description, owner: caller, id: id, call: call, stackTag: call.stackTag,
-                             app: app, privateOnLockScreen: call.privacyScope == .user, startedAt: now, updatedAt: now)
+        let entry = Followed(
+            source: SourceKey.notification(busID: busID, owner: caller, id: id).description, owner: caller, id: id, call: call, stackTag: call.stackTag,
+            app: app, privateOnLockScreen: call.privacyScope == .user, startedAt: now, updatedAt: now)
         if let outcome = Self.outcome(of: call) {
             // Done or failed already: shown ended.
             changes.append(.show(activity(of: entry)))
@@ -222,11 +230,12 @@ package struct ProgressNotifications: Sendable {
         let closers = closing.filter { $0.id == id }
         closing.removeAll { $0.id == id }
         // A reason 3 no one was seen asking for is the server's own doing.
-        let ended: [Key] = if reason == 3 && !closers.isEmpty {
-            closers.filter { followed[$0] != nil }
-        } else {
-            followed.filter { $0.key.id == id && !$0.value.displaced }.map(\.key)
-        }
+        let ended: [Key] =
+            if reason == 3 && !closers.isEmpty {
+                closers.filter { followed[$0] != nil }
+            } else {
+                followed.filter { $0.key.id == id && !$0.value.displaced }.map(\.key)
+            }
         var changes: [SourceChange] = []
         for key in ended.sorted(by: { $0.owner < $1.owner }) {
             guard let entry = followed[key] else { continue }
@@ -309,9 +318,10 @@ package struct ProgressNotifications: Sendable {
     }
 
     private func activity(of entry: Followed) -> BridgedActivity {
-        BridgedActivity(source: entry.source, type: entry.privateOnLockScreen ? "PrivateProgress" : "Progress",
-                        attributes: ["app": entry.app.json, "via": "notification"],
-                        content: BridgedContent(state: state(of: entry), relevance: Rank.Tier.progress.relevance),
-                        rank: Rank(tier: .progress, since: entry.startedAt))
+        BridgedActivity(
+            source: entry.source, type: entry.privateOnLockScreen ? "PrivateProgress" : "Progress",
+            attributes: ["app": entry.app.json, "via": "notification"],
+            content: BridgedContent(state: state(of: entry), relevance: Rank.Tier.progress.relevance),
+            rank: Rank(tier: .progress, since: entry.startedAt))
     }
 }

@@ -28,9 +28,11 @@ struct SocketService: Service {
     private let ready: @Sendable () async -> Void
     private let logger: Logger
 
-    init(service: VarlinkService, settings: DaemonSettings, scope: DaemonScope, descriptors: Int,
-         mayUseReserve: @escaping @Sendable (PeerCredentials) -> Bool, loop: any EventLoopGroup,
-         source: Source, ready: @escaping @Sendable () async -> Void, logger: Logger) {
+    init(
+        service: VarlinkService, settings: DaemonSettings, scope: DaemonScope, descriptors: Int,
+        mayUseReserve: @escaping @Sendable (PeerCredentials) -> Bool, loop: any EventLoopGroup,
+        source: Source, ready: @escaping @Sendable () async -> Void, logger: Logger
+    ) {
         var configuration = VarlinkServer.Configuration()
         if let value = settings.maxConnections { configuration.maximumConnections = value }
         if let value = settings.maxConnectionsPerUser { configuration.maximumConnectionsPerUser = value }
@@ -84,10 +86,12 @@ struct SocketService: Service {
             total: configuration.maximumConnections, perUser: configuration.maximumConnectionsPerUser,
             reserve: configuration.reservedConnections, descriptors: descriptors)
         if fitted != (configuration.maximumConnections, configuration.maximumConnectionsPerUser) {
-            logger.warning("connection limits lowered to fit the descriptor limit (LimitNOFILE=)", metadata: [
-                "descriptors": "\(descriptors)", "max_connections": "\(fitted.total)",
-                "max_connections_per_user": "\(fitted.perUser)",
-            ])
+            logger.warning(
+                "connection limits lowered to fit the descriptor limit (LimitNOFILE=)",
+                metadata: [
+                    "descriptors": "\(descriptors)", "max_connections": "\(fitted.total)",
+                    "max_connections_per_user": "\(fitted.perUser)",
+                ])
         }
         (configuration.maximumConnections, configuration.maximumConnectionsPerUser) = fitted
     }
@@ -99,10 +103,12 @@ struct SocketService: Service {
         let uid = getuid()
         if let runtime = paths.runtimeDirectory {
             guard FileManager.default.fileExists(atPath: runtime) else {
-                throw PrivateDirectory.Refusal(path: runtime, reason: """
-                    the runtime directory does not exist ($XDG_RUNTIME_DIR is unset and pam_systemd \
-                    made no /run/user/\(uid)); start islandd from a login session or pass --socket
-                    """)
+                throw PrivateDirectory.Refusal(
+                    path: runtime,
+                    reason: """
+                        the runtime directory does not exist ($XDG_RUNTIME_DIR is unset and pam_systemd \
+                        made no /run/user/\(uid)); start islandd from a login session or pass --socket
+                        """)
             }
             try PrivateDirectory.checkRuntimeDirectory(runtime, uid: uid)
         }
@@ -114,8 +120,9 @@ struct SocketService: Service {
             existing = (existing as NSString).deletingLastPathComponent
         }
         try PrivateDirectory.checkTree(existing, uid: uid)
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true,
-                                                attributes: [.posixPermissions: scope == .user ? 0o700 : 0o755])
+        try FileManager.default.createDirectory(
+            atPath: directory, withIntermediateDirectories: true,
+            attributes: [.posixPermissions: scope == .user ? 0o700 : 0o755])
         try PrivateDirectory.checkTree(directory, uid: uid)
     }
 
@@ -127,9 +134,11 @@ struct SocketService: Service {
             return
         }
         if chown(socket, uid_t.max, group) != 0 {
-            logger.warning("cannot give the socket to group 'island'", metadata: [
-                "socket": "\(socket)", "error": "\(String(cString: strerror(errno)))",
-            ])
+            logger.warning(
+                "cannot give the socket to group 'island'",
+                metadata: [
+                    "socket": "\(socket)", "error": "\(String(cString: strerror(errno)))",
+                ])
         }
     }
 }

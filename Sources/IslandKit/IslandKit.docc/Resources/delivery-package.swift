@@ -6,12 +6,12 @@ let package = Package(
     platforms: [.macOS(.v15)],
     dependencies: [
         // Your Island checkout; `name:` is what `package:` below refers to.
-        .package(name: "Island", path: "../island"),
+        .package(name: "Island", path: "../island")
     ],
     targets: [
         .executableTarget(
             name: "Delivery",
             dependencies: [.product(name: "IslandKit", package: "Island")],
-            resources: [.copy("Delivery.json")]),
+            resources: [.copy("Delivery.json")])
     ]
 )
