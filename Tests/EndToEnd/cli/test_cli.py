@@ -556,11 +556,11 @@ def test_preview_svg_is_well_formed_and_renders(tmp_path, mode):
     assert root.tag == "{http://www.w3.org/2000/svg}svg"
     assert root.find("{http://www.w3.org/2000/svg}title").text == "Island: " + {"lockscreen": "none"}.get(mode, mode)
     # The keyline, as cairo writes a stroke's colour (percentages): the overlay's quiet line,
-    # mostly white with 30 % of the layout's tint #6f4e37 (OverlayStyle.keyline); not on the
+    # mostly white with 10 % of the layout's tint #6f4e37 (OverlayStyle.keyline); not on the
     # lock screen, whose card has none.
     strokes = [tuple(float(p) * 255 / 100 for p in colour)
                for colour in re.findall(r"stroke:rgb\(([\d.]+)%,([\d.]+)%,([\d.]+)%\)", svg.read_text())]
-    keyline = tuple(255 * 0.7 + 0.3 * c for c in (0x6f, 0x4e, 0x37))
+    keyline = tuple(255 * 0.9 + 0.1 * c for c in (0x6f, 0x4e, 0x37))
     if mode != "lockscreen":
         assert any(max(abs(a - b) for a, b in zip(c, keyline)) < 0.5 for c in strokes), strokes
     assert root.find(".//{http://www.w3.org/2000/svg}text") is None  # glyph outlines, not text
