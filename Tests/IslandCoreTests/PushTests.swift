@@ -331,3 +331,17 @@ private func secret(_ seed: UInt64) -> [UInt8] {
 private extension String {
     func leftPadded(_ width: Int) -> String { String(repeating: "0", count: max(0, width - count)) + self }
 }
+
+/// An `end`'s dismissal as the device applies it, for token pushes and channel messages alike.
+@Suite struct PushDismissalTests {
+    @Test func anEndsDismissalDateIsDefaultAtOnceOrLater() {
+        var request = PushRequest(event: .end, timestamp: 100)
+        #expect(request.dismissal(receivedAt: 200) == .default)
+        request.dismissalDate = 150
+        #expect(request.dismissal(receivedAt: 200) == .immediate)
+        request.dismissalDate = 200
+        #expect(request.dismissal(receivedAt: 200) == .immediate)
+        request.dismissalDate = 300
+        #expect(request.dismissal(receivedAt: 200) == .after(300))
+    }
+}

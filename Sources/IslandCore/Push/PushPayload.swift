@@ -61,6 +61,16 @@ package struct PushRequest: Sendable, Hashable {
         self.attributes = attributes
         self.wantsPushToken = wantsPushToken
     }
+
+    /// The dismissal an `end` asks for, as a device that received it at `receivedAt` applies it:
+    /// none given, the default; a date already past, at once; else at that date.
+    package func dismissal(receivedAt: Double) -> DismissalPolicy {
+        switch dismissalDate {
+        case nil: .default
+        case let date? where date <= receivedAt: .immediate
+        case let date?: .after(date)
+        }
+    }
 }
 
 /// Why a push was not applied, as the server reads it on the token's feedback topic: a named

@@ -171,12 +171,7 @@ extension PushGateway {
                     }
                 }
             case .end:
-                let dismissal: DismissalPolicy =
-                    switch request.dismissalDate {
-                    case nil: .default
-                    case let date? where date <= receivedAt: .immediate
-                    case let date?: .after(date)
-                    }
+                let dismissal = request.dismissal(receivedAt: receivedAt)
                 onEngine { engine in
                     engine.end(
                         app: owner.app, uid: owner.uid, id: id, content: request.content, dismissal: dismissal,
