@@ -37,16 +37,15 @@ enum ChildProcess {
 
     /// Starts `arguments` (looked up on PATH) with the default disposition of every signal the
     /// parent ignores while it waits. Descriptors island opened itself since `inherited` was
-    /// taken (its event loops' epoll and eventfd, its connection to the daemon) are marked
-    /// close-on-exec first: NIO does not open all of them so, and a command holding the
+    /// taken (its event loops' epoll and eventfd, its connection to the daemon) are closed in
+    /// the child: NIO does not open all of them close-on-exec, and a command holding the
     /// daemon's socket open would keep island's connection alive after island is gone.
+    /// They are closed by the spawn's own file actions, in the child, rather than marked
+    /// close-on-exec here: another of island's threads may open one between a marking pass
+    /// and the spawn.
     /// With `standardOutput`, the command writes there instead of island's standard output
     /// (`island progress` reads it); island's copy of that descriptor is the caller's to close.
     static func spawn(_ arguments: [String], passing inherited: Set<Int32>, standardOutput: Int32? = nil) throws -> pid_t {
-        for descriptor in openDescriptors().subtracting(inherited) where descriptor > 2 {
-            let flags = fcntl(descriptor, F_GETFD)
-            if flags >= 0 { _ = fcntl(descriptor, F_SETFD, flags | FD_CLOEXEC) }
-        }
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
         defer { posix_spawnattr_destroy(&attributes) }
@@ -62,12 +61,35 @@ enum ChildProcess {
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
         if let standardOutput { posix_spawn_file_actions_adddup2(&actions, standardOutput, 1) }
+        // Everything above the standard three that was not inherited: the gaps below the
+        // highest inherited descriptor one by one (closing one that is not open is no error
+        // in a spawn's file actions), everything above it at once.
+        let highest = max(2, inherited.max() ?? 2)
+        for descriptor in 3..<(highest + 1) where !inherited.contains(descriptor) {
+            posix_spawn_file_actions_addclose(&actions, descriptor)
+        }
+        closeFrom(&actions, highest + 1)
         let argv = arguments.map { strdup($0) } + [nil]
         defer { argv.forEach { free($0) } }
         var pid: pid_t = 0
         let result = posix_spawnp(&pid, arguments[0], &actions, &attributes, argv, environ)
         guard result == 0 else { throw SpawnError(command: arguments[0], errno: result) }
         return pid
+    }
+
+    /// `posix_spawn_file_actions_addclosefrom_np` (glibc 2.34), looked up at run time: spawn.h
+    /// declares it only for _GNU_SOURCE, which Swift's Glibc module is not built with.
+    private static let addCloseFrom: (@convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32)? = {
+        guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "posix_spawn_file_actions_addclosefrom_np") else { return nil }
+        return unsafeBitCast(symbol, to: (@convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32).self)
+    }()
+
+    /// Closes every descriptor from `first` up in the child. Without glibc's action (older than
+    /// 2.34), those open now are closed one by one, and a few beyond them.
+    private static func closeFrom(_ actions: inout posix_spawn_file_actions_t, _ first: Int32) {
+        if let addCloseFrom, addCloseFrom(&actions, first) == 0 { return }
+        let last = max(first, (openDescriptors().max() ?? first) + 64)
+        for descriptor in first...last { posix_spawn_file_actions_addclose(&actions, descriptor) }
     }
 
     /// How the child ended. Waits on a thread of its own so no task thread blocks.
