@@ -419,6 +419,11 @@ struct ChannelPush: AsyncParsableCommand {
             "latest: epoch seconds after which the message is dropped (at most 8 hours ahead; default 8 hours).",
             valueName: "t"))
     var expiration: Double?
+    @Option(
+        help: ArgumentHelp(
+            "10 (default): at once, from the app's push budget; 5: exempt, coalesced; 1: only while the island is not busy.",
+            valueName: "n"))
+    var priority: Int?
     @Option(help: ArgumentHelp("Seconds to collect answers, on a channel with feedback.", valueName: "seconds")) var wait: Double = 3
 
     func run() async throws {
@@ -446,6 +451,10 @@ struct ChannelPush: AsyncParsableCommand {
                 throw CLIFailure.usage("--dismissal-date must be epoch seconds or now, not \(dismissalDate)", json: json)
             }
             aps["dismissal-date"] = .double(date)
+        }
+        if let priority {
+            guard PushPriority(rawValue: priority) != nil else { throw CLIFailure.usage("--priority must be 10, 5 or 1, not \(priority)", json: json) }
+            aps["priority"] = .int(priority)
         }
         let feedbackTopic = "\(options.topicRoot)/+/\(options.app)/\(channel.id)/\(PushToken.feedbackLevel)"
         let answers = try await options.withBroker(reading: [channel.configTopic]) { link -> [JSONObject] in

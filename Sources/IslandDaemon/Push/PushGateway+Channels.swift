@@ -158,18 +158,7 @@ extension PushGateway {
             }
             switch request.event {
             case .update:
-                onEngine { engine in
-                    engine.update(
-                        app: owner.app, uid: owner.uid, id: id, content: request.content!, alert: request.alert,
-                        timestamp: request.timestamp, prepare: { $0 }
-                    ) { result in
-                        finish(result) { outcome in
-                            outcome.throttled
-                                ? .throttled(activity: id, deliverAt: outcome.deliverAt, alertSuppressed: outcome.alertSuppression)
-                                : .applied(activity: id, alertSuppressed: outcome.alertSuppression)
-                        }
-                    }
-                }
+                pushUpdate(request, owner: owner, activity: id) { finish($0) { $0 } }
             case .end:
                 let dismissal = request.dismissal(receivedAt: receivedAt)
                 onEngine { engine in

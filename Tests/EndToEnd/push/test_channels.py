@@ -19,7 +19,7 @@ pytestmark = [pytest.mark.quick, pytest.mark.skipif(not brokers.available(), rea
 
 COFFEE = "org.example.Coffee"
 BACKEND = "backend-coffee"
-DEVICES = ["device-%d" % n for n in range(1, 16)]
+DEVICES = ["device-%d" % n for n in range(1, 24)]
 UNUSED_DEVICES = iter(DEVICES)
 
 
@@ -32,9 +32,9 @@ def broker():
 
 @pytest.fixture
 def device(broker, make_daemon):
-    def make():
+    def make(config=""):
         name = next(UNUSED_DEVICES)
-        d = make_daemon(broker.push_config(name))
+        d = make_daemon(broker.push_config(name) + config)
         d.device, d.broker = name, broker
         wait_for(lambda: "connected to the push broker" in d.log(), timeout=LIVENESS,
                  message="the daemon's broker connection (%s)" % d.log()[-600:])
@@ -245,3 +245,33 @@ def test_an_activity_listens_to_its_channel_across_a_restart_and_stops_when_it_i
     client = "%s/%s" % (daemon.device, COFFEE)
     wait_for(lambda: ("Received UNSUBSCRIBE from %s" % client) in broker.log(tail=None), timeout=LIVENESS,
              message="the unsubscription of the channel no activity listens to")
+
+
+def message(timestamp, state, priority):
+    return json.dumps({"aps": {"timestamp": timestamp, "event": "update", "content-state": state, "priority": priority},
+                       "feedback": True})
+
+
+def test_a_channel_message_at_priority_10_spends_the_push_budget_and_5_spends_nothing(broker, device):
+    """A channel's update obeys priority as a token's push does: 10 spends from the app's hourly
+    budget and is refused by name beyond it; 5 is exempt (and coalesced)."""
+    channel = create(broker, "latest", "--feedback")
+    daemon = device("[Limits]\nPushBudget=3\n")
+    activity = listen(daemon, channel, {"n": 0})
+    answers = broker.subscriber(BACKEND, "island/%s/%s/%s/feedback" % (daemon.device, COFFEE, channel))
+    try:
+        now = time.time()
+        broker.publish_lines(BACKEND, topic(channel), [message(now + n, {"n": n}, 5) for n in range(1, 21)])
+        low = answers.wait(20)
+        assert all(a["outcome"] in ("applied", "throttled") for a in low), low
+        broker.publish_lines(BACKEND, topic(channel), [message(now + 100 + n, {"n": 100 + n}, 10) for n in range(1, 5)])
+        high = sorted(answers.wait(24)[20:], key=lambda a: a["timestamp"])
+        assert all(a["outcome"] in ("applied", "throttled") for a in high[:3]), high
+        assert high[3]["outcome"] == "refused" and high[3]["error"] == "org.island.PushBudgetExceeded", high
+        assert high[3]["parameters"]["limit"] == 3 and high[3]["parameters"]["app"] == COFFEE
+        assert state_of(daemon, activity["id"]) == {"n": 103}
+        # Priority 5 still passes with the budget spent.
+        broker.publish(BACKEND, topic(channel), message(now + 200, {"n": 200}, 5))
+        assert answers.wait(25)[24]["outcome"] in ("applied", "throttled")
+    finally:
+        answers.close()
