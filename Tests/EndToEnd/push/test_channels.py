@@ -146,12 +146,21 @@ def test_an_expired_message_is_not_applied(broker, device):
         now = time.time()
         # What a backend may put on a 3.1.1 broker, which keeps no message expiry: the device
         # checks the expiration it carries.
-        late = json.dumps({"aps": {"timestamp": now, "event": "update", "content-state": {"score": "stale"}},
-                           "apns-expiration": now - 1, "feedback": True})
+        late = json.dumps({"aps": {"timestamp": now, "event": "update", "content-state": {"score": "stale"},
+                                   "expiration": now - 1}, "feedback": True})
         broker.publish(BACKEND, topic(channel), late)
         [answer] = answers.wait(1)
         assert answer["outcome"] == "refused" and answer["error"] == "org.island.ChannelMessageExpired"
         assert answer["parameters"]["channel"] == channel
+        assert state_of(daemon, activity["id"]) == {"score": "0-0"}
+        # The expiry has one name, a token's push's: APNs' header name beside `aps` is refused,
+        # not ignored.
+        header = json.dumps({"aps": {"timestamp": now + 1, "event": "update", "content-state": {"score": "header"}},
+                             "apns-expiration": now + 60, "feedback": True})
+        broker.publish(BACKEND, topic(channel), header)
+        answer = answers.wait(2)[1]
+        assert answer["outcome"] == "refused" and answer["error"] == "org.island.InvalidPushPayload", answer
+        assert "aps.expiration" in answer["parameters"]["reason"]
         assert state_of(daemon, activity["id"]) == {"score": "0-0"}
     finally:
         answers.close()
@@ -275,3 +284,39 @@ def test_a_channel_message_at_priority_10_spends_the_push_budget_and_5_spends_no
         assert answers.wait(25)[24]["outcome"] in ("applied", "throttled")
     finally:
         answers.close()
+
+
+def test_a_priority_1_message_waits_while_the_island_is_busy_and_is_applied_after(broker, device):
+    """Priority 1 is delivered only when the island is not busy: while the user holds an
+    activity expanded, the message is held (answered `throttled`, the state unchanged); the
+    user lets go, and it is applied. At rest, one is applied at once."""
+    channel = create(broker, "latest", "--feedback")
+    # An expansion that does not time out within the test: only the collapse ends it.
+    daemon = device("[Daemon]\nExpandedSec=1h\n")
+    activity = listen(daemon, channel, {"score": "0-0"})
+    presenter, _ = subscribe_presenter(daemon)
+    answers = broker.subscriber(BACKEND, "island/%s/%s/%s/feedback" % (daemon.device, COFFEE, channel))
+    try:
+        with daemon.connect("org.island.Presenter") as island:
+            island.Interact(action="expand", id=activity["id"])
+        now = time.time()
+        broker.publish(BACKEND, topic(channel), message(now, {"score": "1-0"}, 1))
+        [held] = answers.wait(1)
+        assert held["outcome"] == "throttled" and held["activity"] == activity["id"], held
+        assert state_of(daemon, activity["id"]) == {"score": "0-0"}, "applied while the island was busy"
+        with daemon.connect("org.island.Presenter") as island:
+            island.Interact(action="collapse")
+        next_item(presenter, activity["id"], lambda item: item["content"]["state"] == {"score": "1-0"})
+        # At rest: decided at once (presenters get it within the activity's update rate).
+        broker.publish(BACKEND, topic(channel), message(now + 1, {"score": "2-0"}, 1))
+        assert answers.wait(2)[1]["outcome"] in ("applied", "throttled")
+        assert state_of(daemon, activity["id"]) == {"score": "2-0"}
+        # Priority 1 never alerts: one with an alert is refused by name.
+        alerting = json.loads(message(now + 2, {"score": "3-0"}, 1))
+        alerting["aps"]["alert"] = {"title": "Goal", "body": "3-0"}
+        broker.publish(BACKEND, topic(channel), json.dumps(alerting))
+        refused = answers.wait(3)[2]
+        assert refused["outcome"] == "refused" and refused["error"] == "org.island.InvalidPushPayload", refused
+    finally:
+        answers.close()
+        presenter.close()
