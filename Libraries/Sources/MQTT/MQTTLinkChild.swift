@@ -55,7 +55,8 @@ public enum MQTTLinkChild {
         /// The messages sent to the daemon and not yet done, by session. A session's network
         /// thread waits here, not in a write: a write that waits holds up every session behind
         /// it in the one socket, a wait here holds up only its own session (whose broker then
-        /// keeps what comes next).
+        /// keeps what comes next). A new link process starts with an empty window: the dones of
+        /// messages from before it may free slots early, which the daemon's own bound absorbs.
         let window: MessageWindowGate
 
         init(descriptor: Int32, headroom: Int?, baseline: Int, window: MessageWindow) {
