@@ -165,8 +165,8 @@ extension PushGateway {
                 case .applyNow:
                     pushUpdate(request, owner: owner, activity: id) { finish($0) { $0 } }
                 case .held(let until):
-                    answers.add(
-                        PushFeedback(timestamp: request.timestamp, event: request.event, outcome: .throttled(activity: id, deliverAt: until), receivedAt: receivedAt))
+                    let held = PushFeedback.Outcome.throttled(activity: id, deliverAt: until)
+                    answers.add(PushFeedback(timestamp: request.timestamp, event: request.event, outcome: held, receivedAt: receivedAt))
                 }
             case .update:
                 pushUpdate(request, owner: owner, activity: id) { finish($0) { $0 } }
