@@ -279,9 +279,13 @@ def test_a_channel_message_at_priority_10_spends_the_push_budget_and_5_spends_no
         assert high[3]["outcome"] == "refused" and high[3]["error"] == "org.island.PushBudgetExceeded", high
         assert high[3]["parameters"]["limit"] == 3 and high[3]["parameters"]["app"] == COFFEE
         assert state_of(daemon, activity["id"]) == {"n": 103}
-        # Priority 5 still passes with the budget spent.
+        # Priority 5 still passes with the budget spent, as `island channel push --priority 5`
+        # sends it (it prints the devices' answers, and fails on a refusal).
         broker.publish(BACKEND, topic(channel), message(now + 200, {"n": 200}, 5))
         assert answers.wait(25)[24]["outcome"] in ("applied", "throttled")
+        publish(broker, channel, {"n": 300}, "--priority", "5", "--timestamp", str(now + 300))
+        assert answers.wait(26)[25]["outcome"] in ("applied", "throttled")
+        assert state_of(daemon, activity["id"]) == {"n": 300}
     finally:
         answers.close()
 
