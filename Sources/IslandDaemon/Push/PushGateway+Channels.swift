@@ -199,7 +199,9 @@ extension PushGateway {
             let logger = engine.logger
             pushUpdate(held.update.request, owner: held.update.owner, activity: held.activity) { result in
                 if case .failure(let error) = result {
-                    logger.notice(
+                    // Usually a later message applied meanwhile (StaleTimestamp), or the activity
+                    // ended: what a held message is expected to meet, not worth a notice.
+                    logger.debug(
                         "a channel update held while the island was busy was not applied",
                         metadata: ["activity": "\(held.activity)", "error": "\(VarlinkError(error).name)"])
                 }
