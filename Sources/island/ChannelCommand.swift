@@ -393,8 +393,9 @@ struct ChannelPush: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "push", abstract: "Publish an update or an end to every device listening to a channel.",
         discussion: """
-            The payload is APNs' (aps: timestamp, event, content-state, …), with its \
-            apns-expiration beside it, which devices check on arrival. --event start is \
+            The payload is APNs' (aps: timestamp, event, content-state, …), with the \
+            expiry in aps.expiration as a token's push has it, which devices check on arrival. \
+            --event start is \
             refused (BroadcastStart): a broadcast never starts an activity. On a channel \
             created with --feedback the devices' answers are printed, one line each, for \
             --wait seconds.
@@ -416,9 +417,14 @@ struct ChannelPush: AsyncParsableCommand {
     @Option(help: ArgumentHelp("end: when they leave the lock screen, epoch seconds or `now`.", valueName: "t")) var dismissalDate: String?
     @Option(
         help: ArgumentHelp(
-            "latest: epoch seconds after which the message is dropped (at most 8 hours ahead; default 8 hours).",
+            "latest: when the message is dropped, epoch seconds or +DURATION (at most 8 hours ahead; default 8 hours); none: 0.",
             valueName: "t"))
-    var expiration: Double?
+    var expiration: String?
+    @Option(
+        help: ArgumentHelp(
+            "10 (default): at once, from the app's push budget; 5: exempt, coalesced; 1: only while the island is not busy.",
+            valueName: "n"))
+    var priority: Int?
     @Option(help: ArgumentHelp("Seconds to collect answers, on a channel with feedback.", valueName: "seconds")) var wait: Double = 3
 
     func run() async throws {
@@ -447,6 +453,12 @@ struct ChannelPush: AsyncParsableCommand {
             }
             aps["dismissal-date"] = .double(date)
         }
+        if let priority {
+            guard PushPriority(rawValue: priority) != nil else { throw CLIFailure.usage("--priority must be 10, 5 or 1, not \(priority)", json: json) }
+            aps["priority"] = .int(priority)
+        }
+        let expiration = try PushCommand.expirationDate(self.expiration, now: now, json: json)
+        let fields = aps
         let feedbackTopic = "\(options.topicRoot)/+/\(options.app)/\(channel.id)/\(PushToken.feedbackLevel)"
         let answers = try await options.withBroker(reading: [channel.configTopic]) { link -> [JSONObject] in
             guard let record = try await link.record(of: channel, options) else {
@@ -458,7 +470,7 @@ struct ChannelPush: AsyncParsableCommand {
                     ],
                     json: json)
             }
-            var message: JSONObject = ["aps": .object(aps)]
+            var aps = fields
             var messageExpiry: UInt32?
             switch record.storage {
             case .none:
@@ -466,16 +478,17 @@ struct ChannelPush: AsyncParsableCommand {
                 guard expiration == nil || expiration == 0 else {
                     throw CLIFailure.usage("a channel with storage none keeps nothing: --expiration must be 0 or absent", json: json)
                 }
-                message["apns-expiration"] = .int(0)
+                aps["expiration"] = .int(0)
             case .latest:
                 let latest = now + PushChannel.maximumLatestLifetime
                 let expires = expiration ?? latest
                 guard expires > now, expires <= latest + 1 else {
                     throw CLIFailure.usage("--expiration must be within the next 8 hours", json: json)
                 }
-                message["apns-expiration"] = .double(expires)
+                aps["expiration"] = .double(expires)
                 messageExpiry = UInt32(max(1, (expires - now).rounded(.up)))
             }
+            var message: JSONObject = ["aps": .object(aps)]
             if record.feedback {
                 message["feedback"] = .bool(true)
                 // Only then: a million devices' answers are no one's business otherwise.

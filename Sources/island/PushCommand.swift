@@ -233,11 +233,17 @@ struct PushCommand: AsyncParsableCommand {
 
     /// `--expiration` as a date, 0 for now or never.
     private func expirationDate() throws(CLIFailure) -> Double? {
-        guard let expiration else { return nil }
-        if expiration == "0" { return 0 }
-        if expiration.hasPrefix("+"), let seconds = TimeSpan.seconds(String(expiration.dropFirst())), seconds > 0 { return now + seconds }
-        if let date = Double(expiration), date > 0, date.isFinite { return date }
-        throw CLIFailure.usage("--expiration must be epoch seconds, +DURATION (+10m) or 0, not \(expiration)", json: json)
+        try Self.expirationDate(expiration, now: now, json: json)
+    }
+
+    /// An `--expiration` of `island push` and `island channel push` (`aps.expiration` in both):
+    /// epoch seconds, `+DURATION` from `now`, or `0` for now or never; nil when not given.
+    static func expirationDate(_ text: String?, now: Double, json: Bool) throws(CLIFailure) -> Double? {
+        guard let text else { return nil }
+        if text == "0" { return 0 }
+        if text.hasPrefix("+"), let seconds = TimeSpan.seconds(String(text.dropFirst())), seconds > 0 { return now + seconds }
+        if let date = Double(text), date > 0, date.isFinite { return date }
+        throw CLIFailure.usage("--expiration must be epoch seconds, +DURATION (+10m) or 0, not \(text)", json: json)
     }
 
     /// How the push goes to the broker: APNs' expiry becomes MQTT's. `0` (now or never) is

@@ -46,17 +46,37 @@ import Testing
     }
 
     @Test func anUpdateIsReadWithItsExpirationAndWhetherItAsksForFeedback() throws {
-        let payload = bytes(["timestamp": 100, "event": "update", "content-state": ["score": "2-1"]], ["apns-expiration": 200, "feedback": true])
+        let payload = bytes(["timestamp": 100, "event": "update", "content-state": ["score": "2-1"], "expiration": 200], ["feedback": true])
         let message = try ChannelMessage.decode(payload, channel: channel, now: 150)
         #expect(message.request.event == .update && message.expiration == 200 && message.wantsFeedback)
         #expect(message.deadline == 200)
     }
 
     @Test func aMessageAfterItsExpirationIsRefusedByName() {
-        let payload = bytes(["timestamp": 100, "event": "update", "content-state": [:]], ["apns-expiration": 200])
+        let payload = bytes(["timestamp": 100, "event": "update", "content-state": [:], "expiration": 200])
         #expect(throws: PushRefusal.refused(.channelMessageExpired(channel: channel.id, expiration: 200))) {
             try ChannelMessage.decode(payload, channel: channel, now: 200.5)
         }
+    }
+
+    /// One name for the expiry, a token's push's and a channel's: the other is refused, not
+    /// ignored, so a backend that used it does not believe its messages expire.
+    @Test func anExpiryBesideApsIsRefusedByName() {
+        let payload = bytes(["timestamp": 100, "event": "update", "content-state": [:]], ["apns-expiration": 200])
+        #expect(throws: PushRefusal.self) { try ChannelMessage.decode(payload, channel: channel, now: 150) }
+        #expect(throws: PushRefusal.self) { try PushPayload.decode(payload) }
+        do {
+            _ = try PushPayload.decode(payload)
+        } catch {
+            guard case .invalidPayload(let reason) = error else { Issue.record("\(error)"); return }
+            #expect(reason.contains("aps.expiration"))
+        }
+    }
+
+    @Test func anExpiryOfZeroIsNoneToCheckOnArrival() throws {
+        let payload = bytes(["timestamp": 100, "event": "update", "content-state": [:], "expiration": 0])
+        let message = try ChannelMessage.decode(payload, channel: channel, now: 150)
+        #expect(message.expiration == nil && message.deadline == 100 + 8 * 3600)
     }
 
     /// A broker without MQTT 5's message expiry retains for ever: the 8 hours hold whatever the

@@ -17,6 +17,7 @@ final class RecordingObserver: EngineObserver {
 
     func committed() { note("committed") }
     func restored(from stored: StoredState) { note("restored \(stored.activities.count)") }
+    func islandMayRest() {}
 
     func note(_ entry: String) { log.withLock { $0.append(entry) } }
     var told: [String] { log.withLock { $0 } }

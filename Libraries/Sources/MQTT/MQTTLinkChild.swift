@@ -27,9 +27,11 @@ public enum MQTTLinkChild {
 
     /// Runs the link process; never returns. `headroom` nil: no limit (under a sanitizer, whose
     /// shadow memory no such limit allows).
-    public static func run(descriptor: Int32, headroom: Int?) -> Never {
+    /// `window`: how many messages the daemon holds at once, and how its sessions share them
+    /// (`MQTTLinkFrame.done` frees a slot).
+    public static func run(descriptor: Int32, headroom: Int?, window: MessageWindow = .pushes) -> Never {
         signal(SIGPIPE, SIG_IGN)
-        let link = Link(descriptor: descriptor, headroom: headroom, baseline: dataInUse())
+        let link = Link(descriptor: descriptor, headroom: headroom, baseline: dataInUse(), window: window)
         link.limit(sessions: 0)
         link.serve()
     }
@@ -50,11 +52,18 @@ public enum MQTTLinkChild {
         /// One writer at a time: every session's network thread writes here.
         let writing = Mutex(())
         let sessions = Mutex<[String: MQTTClient]>([:])
+        /// The messages sent to the daemon and not yet done, by session. A session's network
+        /// thread waits here, not in a write: a write that waits holds up every session behind
+        /// it in the one socket, a wait here holds up only its own session (whose broker then
+        /// keeps what comes next). A new link process starts with an empty window: the dones of
+        /// messages from before it may free slots early, which the daemon's own bound absorbs.
+        let window: MessageWindowGate
 
-        init(descriptor: Int32, headroom: Int?, baseline: Int) {
+        init(descriptor: Int32, headroom: Int?, baseline: Int, window: MessageWindow) {
             self.descriptor = descriptor
             self.headroom = headroom
             self.baseline = baseline
+            self.window = MessageWindowGate(window)
         }
 
         /// Sets the data limit for `sessions` sessions: what the process held at its start, its
@@ -97,6 +106,7 @@ public enum MQTTLinkChild {
                     let client = try MQTTClient(
                         configuration,
                         onMessage: { [self] message in
+                            window.enter(name)
                             send(.message(session: name, topic: message.topic, payload: message.payload))
                         },
                         onConnection: { [self] event in
@@ -120,6 +130,8 @@ public enum MQTTLinkChild {
             case .publish(let name, let topic, let payload, let retain):
                 // Lost, as in the daemon's own client, while the broker is away or slow.
                 try? client(name)?.publish(topic, payload: payload, qos: 1, retain: retain)
+            case .done(let name):
+                window.leave(name)
             case .message, .connected, .disconnected, .takenOver, .packetTooLarge:
                 complain("the daemon sent a frame only the link sends")
             }

@@ -29,6 +29,8 @@ public enum MQTTLinkFrame: Sendable, Hashable {
     case unsubscribe(session: String, topic: String)
     /// `retain`: the broker keeps it for whoever subscribes later.
     case publish(session: String, topic: String, payload: [UInt8], retain: Bool = false)
+    /// One message of the session is done: its slot in the link process's window is free.
+    case done(session: String)
     // The link process to the daemon.
     case message(session: String, topic: String, payload: [UInt8])
     case connected(session: String, sessionPresent: Bool)
@@ -67,6 +69,8 @@ public enum MQTTLinkFrame: Sendable, Hashable {
             body.append(3); string(session); string(topic)
         case .publish(let session, let topic, let payload, let retain):
             body.append(retain ? 5 : 4); string(session); string(topic); body += payload
+        case .done(let session):
+            body.append(6); string(session)
         case .message(let session, let topic, let payload):
             body.append(10); string(session); string(topic); body += payload
         case .connected(let session, let sessionPresent):
@@ -113,6 +117,7 @@ public enum MQTTLinkFrame: Sendable, Hashable {
         case 3: self = .unsubscribe(session: try string(), topic: try string())
         case 4: self = .publish(session: try string(), topic: try string(), payload: rest())
         case 5: self = .publish(session: try string(), topic: try string(), payload: rest(), retain: true)
+        case 6: self = .done(session: try string())
         case 10: self = .message(session: try string(), topic: try string(), payload: rest())
         case 11: self = .connected(session: try string(), sessionPresent: try byte() != 0)
         case 12:

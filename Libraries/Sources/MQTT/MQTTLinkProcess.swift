@@ -131,6 +131,13 @@ public final class MQTTLinkProcess: Sendable {
             process.want(clientID, topic, subscribe: false)
         }
 
+        /// One message this session handed on is done: the link process hands on another of
+        /// the session's in its place (`MessageWindow`). Every message handed on must be done
+        /// once, or the session's share of the window stays taken.
+        public func messageDone() {
+            _ = process.send(.done(session: clientID), droppable: false)
+        }
+
         /// Refused while the session is not connected, and while the link process does not
         /// read (what it has not taken is lost, not queued: a bounded amount either way).
         public func publish(_ topic: String, payload: [UInt8], qos: Int = 1, retain: Bool = false) throws(MQTTError) {
@@ -354,7 +361,7 @@ public final class MQTTLinkProcess: Sendable {
                 deliver(name, connected: false, .takenOver(retryIn: retryIn))
             case .packetTooLarge(let name, let retryIn, let discarding):
                 deliver(name, connected: false, .packetTooLarge(retryIn: retryIn, discardingSession: discarding))
-            case .open, .subscribe, .unsubscribe, .publish:
+            case .open, .subscribe, .unsubscribe, .publish, .done:
                 return "the MQTT link process sent a frame only the daemon sends"
             }
         }

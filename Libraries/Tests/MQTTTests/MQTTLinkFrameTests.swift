@@ -11,6 +11,7 @@ import Testing
         .unsubscribe(session: "d/a", topic: "island/d/a/0123"),
         .publish(session: "d/a", topic: "island/d/a/f/feedback", payload: Array("{}".utf8)),
         .publish(session: "d/a", topic: "island/d/a/f/feedback", payload: Array(#"{"outcome":"revoked"}"#.utf8), retain: true),
+        .done(session: "d/a"),
         .message(session: "d/a", topic: "island/d/a/0123", payload: []),
         .message(session: "d/a", topic: "island/d/a/0123", payload: [UInt8](repeating: 7, count: 70_000)),
         .connected(session: "d", sessionPresent: true),

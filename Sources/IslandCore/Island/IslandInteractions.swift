@@ -48,6 +48,14 @@ package struct IslandInteractions: Sendable, Hashable {
         }
     }
 
+    /// Until when the island is busy at `now` — an alert presented, or an activity the user
+    /// expanded: when the last expansion showing times out (a user's expansion holds an alert
+    /// underneath, which shows for what remains of its time after); nil when none shows. A
+    /// `collapse` ends it sooner.
+    package func busyUntil(at now: Double) -> Double? {
+        [userExpansion, alertingExpansion].compactMap { $0 }.filter { $0.isShowing(at: now) }.map(\.until).max()
+    }
+
     /// When the next expansion times out, so the owner can schedule a recompute.
     package var nextDeadline: Double? {
         [userExpansion?.until, alertingExpansion?.until].compactMap { $0 }.min()

@@ -103,24 +103,26 @@ package struct PushChannel: Sendable, Hashable, CustomStringConvertible {
     private static let alphabetBytes = Set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8)
 }
 
-/// One message on a broadcast channel: an APNs-shaped payload (`PushPayload`) with, beside
-/// `aps`, what APNs carries in a broadcast's headers and a device cannot get from an MQTT 3.1.1
-/// broker:
+/// One message on a broadcast channel: an APNs-shaped payload (`PushPayload`), its expiry in
+/// `aps.expiration` as a token's push has it, and beside `aps` whether devices answer it:
 ///
 /// ```json
-/// {"aps": {"timestamp": 1700000000, "event": "update", "content-state": {"score": "2-1"}},
-///  "apns-expiration": 1700003600, "feedback": true}
+/// {"aps": {"timestamp": 1700000000, "event": "update", "content-state": {"score": "2-1"},
+///          "expiration": 1700003600},
+///  "feedback": true}
 /// ```
 ///
-/// `apns-expiration` (epoch seconds; 0 or absent: none) is checked on arrival, so a message a
+/// `aps.expiration` (epoch seconds; 0 or absent: none) is checked on arrival, so a message a
 /// broker kept too long — one without MQTT 5's message expiry keeps a retained message for
 /// ever — is not applied; whatever it says, a message is not applied more than
 /// `PushChannel.maximumLatestLifetime` after its timestamp. `feedback` asks every device to
 /// answer (for testing: a million devices must not answer one publish by default).
 package struct ChannelMessage: Sendable, Hashable {
     package var request: PushRequest
-    package var expiration: Double?
     package var wantsFeedback: Bool
+
+    /// `aps.expiration`, unless 0 (now or never: the broker's to honour, nothing to check here).
+    package var expiration: Double? { request.expiration.flatMap { $0 > 0 ? $0 : nil } }
 
     /// Reads a message's untrusted bytes, as `PushPayload` does a push's, within a broadcast's
     /// smaller size, and refuses what a broadcast may not do: start an activity, or arrive late.
@@ -131,20 +133,16 @@ package struct ChannelMessage: Sendable, Hashable {
         let request = try PushPayload.decode(bytes)
         // Parsed once more for the members beside `aps`: at most 5 KiB, already known to be JSON.
         let top = (try? JSONParser.parse(bytes, maximumDepth: PushPayload.maximumDepth))?.objectValue ?? [:]
-        var expiration: Double?
-        if let value = top["apns-expiration"], !value.isNull {
-            guard let number = value.doubleValue, number.isFinite, number >= 0 else {
-                throw .invalidPayload(reason: "apns-expiration must be a number of epoch seconds, or 0")
-            }
-            expiration = number > 0 ? number : nil
-        }
         var wantsFeedback = false
         if let value = top["feedback"], !value.isNull {
             guard let flag = value.boolValue else { throw .invalidPayload(reason: "feedback must be true or false") }
             wantsFeedback = flag
         }
-        let message = ChannelMessage(request: request, expiration: expiration, wantsFeedback: wantsFeedback)
+        let message = ChannelMessage(request: request, wantsFeedback: wantsFeedback)
         guard request.event != .start else { throw .refused(.broadcastStart(channel: channel.id)) }
+        guard request.priority != .background || request.alert == nil else {
+            throw .invalidPayload(reason: "aps.priority 1 never alerts: a message with an alert is sent at 10 or 5")
+        }
         let deadline = message.deadline
         guard now <= deadline else {
             throw .refused(.channelMessageExpired(channel: channel.id, expiration: deadline))

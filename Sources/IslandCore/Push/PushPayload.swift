@@ -9,6 +9,10 @@ import OrderedCollections
 ///          "relevance-score": 50, "alert": {"title": "Delivery", "body": "On the way"}}}
 /// ```
 ///
+/// APNs' `apns-priority` and `apns-expiration` are headers of the HTTP request, outside the
+/// payload; an MQTT 3.1.1 message has no headers, so both travel in `aps`, named without the
+/// prefix (`priority`, `expiration`), for a token's push and a channel's message alike.
+///
 /// with `"event": "start"` adding `attributes-type` and `attributes` (and `input-push-token`
 /// to give the new activity a push token of its own, `start-date` to schedule it), and
 /// `"event": "end"` an optional
@@ -133,6 +137,10 @@ package enum PushPayload {
         }
         guard let top = document.objectValue else { throw .invalidPayload(reason: "the payload must be a JSON object") }
         guard let aps = top["aps"]?.objectValue else { throw .invalidPayload(reason: "aps must be an object") }
+        // Read nowhere, and a server that sent it would believe its pushes expire: said, not ignored.
+        guard top["apns-expiration"] == nil else {
+            throw .invalidPayload(reason: "the expiry is aps.expiration (as aps.priority is APNs' apns-priority); apns-expiration beside aps is not read")
+        }
         let fields = Fields(aps)
 
         guard let eventName = try fields.string("event") else { throw .invalidPayload(reason: "aps.event is missing") }

@@ -11,4 +11,6 @@ protocol EngineObserver: AnyObject, Sendable {
     func committed()
     /// A commit failed and the engine reread its state from disk: `stored` is the truth.
     func restored(from stored: StoredState)
+    /// An island may have stopped being busy (an expansion timed out, or the user let go).
+    func islandMayRest()
 }

@@ -54,6 +54,7 @@ extension IslandEngine {
             return nil
         case .collapse:
             presenters.collapse(for: uid, now: now)
+            observer?.islandMayRest()
             return nil
         case .tap:
             // An ended activity is tapped too: it is still on the lock screen, and a tap opens

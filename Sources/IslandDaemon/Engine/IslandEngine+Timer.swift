@@ -42,6 +42,7 @@ extension IslandEngine {
         }
         presenters.advance(now: now)
         scheduleTimer()
+        observer?.islandMayRest()
     }
 
     func advanceAndWait() async {

@@ -78,6 +78,7 @@ extension PushGateway {
 
     /// Activity `id` is going: it listens no more, and its row goes with it.
     func leaveChannel(activity id: String) -> [StoreMutation] {
+        background.forget(activity: id)
         guard let (entry, unsubscribe) = push?.channels.remove(activity: id) else { return [] }
         if let unsubscribe { push?.broker.unsubscribe(unsubscribe) }
         return [.deletePushToken(token: entry.stored.token)]
@@ -157,19 +158,18 @@ extension PushGateway {
                 answers.add(PushFeedback(timestamp: request.timestamp, event: request.event, outcome: outcome, receivedAt: receivedAt))
             }
             switch request.event {
-            case .update:
-                onEngine { engine in
-                    engine.update(
-                        app: owner.app, uid: owner.uid, id: id, content: request.content!, alert: request.alert,
-                        timestamp: request.timestamp, prepare: { $0 }
-                    ) { result in
-                        finish(result) { outcome in
-                            outcome.throttled
-                                ? .throttled(activity: id, deliverAt: outcome.deliverAt, alertSuppressed: outcome.alertSuppression)
-                                : .applied(activity: id, alertSuppressed: outcome.alertSuppression)
-                        }
-                    }
+            case .update where request.priority == .background:
+                let now = engine.clock()
+                let busyUntil = onEngine { $0.presenters.busyUntil(now: now) }
+                switch background.offer((owner, request), activity: id, timestamp: request.timestamp, busyUntil: busyUntil, now: now) {
+                case .applyNow:
+                    pushUpdate(request, owner: owner, activity: id) { finish($0) { $0 } }
+                case .held(let until):
+                    let held = PushFeedback.Outcome.throttled(activity: id, deliverAt: until)
+                    answers.add(PushFeedback(timestamp: request.timestamp, event: request.event, outcome: held, receivedAt: receivedAt))
                 }
+            case .update:
+                pushUpdate(request, owner: owner, activity: id) { finish($0) { $0 } }
             case .end:
                 let dismissal = request.dismissal(receivedAt: receivedAt)
                 onEngine { engine in
@@ -183,6 +183,28 @@ extension PushGateway {
             case .start:
                 // Refused by `ChannelMessage.decode` already; answered, so the count completes.
                 answers.add(PushFeedback(request: request, refusal: .refused(.broadcastStart(channel: channel.id)), receivedAt: receivedAt))
+            }
+        }
+    }
+}
+
+extension PushGateway {
+    /// Applies the channel updates at priority 1 held while the island was busy, once no island
+    /// is: each as its owner's update, spending nothing; their answers went when they were held.
+    func releaseBackground() {
+        guard !background.isEmpty else { return }
+        let now = engine.clock()
+        let busyUntil = onEngine { $0.presenters.busyUntil(now: now) }
+        for held in background.release(busyUntil: busyUntil, now: now) {
+            let logger = engine.logger
+            pushUpdate(held.update.request, owner: held.update.owner, activity: held.activity) { result in
+                if case .failure(let error) = result {
+                    // Usually a later message applied meanwhile (StaleTimestamp), or the activity
+                    // ended: what a held message is expected to meet, not worth a notice.
+                    logger.debug(
+                        "a channel update held while the island was busy was not applied",
+                        metadata: ["activity": "\(held.activity)", "error": "\(VarlinkError(error).name)"])
+                }
             }
         }
     }

@@ -87,24 +87,7 @@ extension PushGateway {
         }
         switch (entry.grant, request.event) {
         case (.activity(let id, _), .update):
-            onEngine { engine in
-                let entitlement = engine.entitlement(for: owner.app)
-                engine.decide(
-                    { manager, now throws(IslandError) in
-                        let outcome = try manager.pushUpdate(
-                            app: owner.app, uid: owner.uid, id: id, content: request.content!,
-                            alert: request.alert, timestamp: request.timestamp, priority: request.priority,
-                            entitlement: entitlement, now: now)
-                        return (outcome, outcome.events)
-                    }, prepare: { $0 }
-                ) { result in
-                    finish(result) { outcome in
-                        outcome.throttled
-                            ? .throttled(activity: id, deliverAt: outcome.deliverAt, alertSuppressed: outcome.alertSuppression)
-                            : .applied(activity: id, alertSuppressed: outcome.alertSuppression)
-                    }
-                }
-            }
+            pushUpdate(request, owner: owner, activity: id) { finish($0) { $0 } }
         case (.activity(let id, _), .end):
             let dismissal = request.dismissal(receivedAt: receivedAt)
             onEngine { engine in
@@ -126,6 +109,31 @@ extension PushGateway {
             refuse(request, .invalidPayload(reason: "a start needs a push-to-start token; this is an activity's push token"))
         case (.start, .update), (.start, .end):
             refuse(request, .invalidPayload(reason: "an \(request.event.rawValue) needs the activity's push token; this is a push-to-start token"))
+        }
+    }
+
+    /// An `update` through a push, to a token or on a channel: the engine's `pushUpdate`, whose
+    /// rule for the push's priority (the budget at 10, coalescing at 5) is the one for both;
+    /// `completion` gets the outcome as the feedback tells it.
+    func pushUpdate(
+        _ request: PushRequest, owner: ActivityOwner, activity id: String,
+        completion: @escaping IslandEngine.Completion<PushFeedback.Outcome>
+    ) {
+        onEngine { engine in
+            let entitlement = engine.entitlement(for: owner.app)
+            engine.decide(
+                { manager, now throws(IslandError) in
+                    let outcome = try manager.pushUpdate(
+                        app: owner.app, uid: owner.uid, id: id, content: request.content!,
+                        alert: request.alert, timestamp: request.timestamp, priority: request.priority,
+                        entitlement: entitlement, now: now)
+                    return (outcome, outcome.events)
+                },
+                prepare: { outcome -> PushFeedback.Outcome in
+                    outcome.throttled
+                        ? .throttled(activity: id, deliverAt: outcome.deliverAt, alertSuppressed: outcome.alertSuppression)
+                        : .applied(activity: id, alertSuppressed: outcome.alertSuppression)
+                }, completion: completion)
         }
     }
 

@@ -24,6 +24,8 @@ actor PushGateway {
     var push: PushState?
     /// The answers to pushes, held until those to earlier pushes are out.
     var answers = AnswersInOrder<PushFeedback>()
+    /// Channel updates at priority 1 held while the island is busy, the latest per activity.
+    var background = BackgroundUpdates<(owner: ActivityOwner, request: PushRequest)>()
 
     init(engine: IslandEngine) {
         self.engine = engine
@@ -138,7 +140,15 @@ extension PushGateway: EngineObserver {
     }
 
     nonisolated func committed() {
-        assumeIsolated { $0.publishRevocations() }
+        assumeIsolated { gateway in
+            gateway.publishRevocations()
+            // Do Not Disturb coming on takes an alert down with a decision, not a timer.
+            gateway.releaseBackground()
+        }
+    }
+
+    nonisolated func islandMayRest() {
+        assumeIsolated { $0.releaseBackground() }
     }
 
     nonisolated func restored(from stored: StoredState) {

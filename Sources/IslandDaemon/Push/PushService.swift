@@ -14,10 +14,17 @@ import Synchronization
 /// call) on the engine's event loop, in order (the loop runs what one thread hands it in the
 /// order it was handed), and its feedback goes out once its outcome is committed. At most
 /// `window` pushes are in the daemon at once — handed over and not yet committed; beyond, the
-/// thread that hands them over waits (and with it, through the link process's socket, the
-/// sessions' network threads), so a flood stays in the TCP connection and at the broker
-/// (bounded by its queue limits), never in this process. The network thread never touches the
-/// engine's state, and the loop never waits for the broker.
+/// app's session waits: its network thread (in the link process, whom the daemon tells of each
+/// push done; in this process without one) waits for a slot before it hands the push on, so a
+/// flood stays in that app's TCP connection and at the broker (bounded by its queue limits),
+/// never in this process, and never in front of another app's pushes. The sessions share the
+/// window (`MessageWindow`): an app's first push goes in at once (16 slots are kept for apps
+/// holding none), and a freed slot goes to the waiting app that holds the fewest — so an app's
+/// first push in the window is handed over at once, a later one once fewer than 48 are in (no
+/// app holding more taking another meanwhile), and each is decided behind at most 63 others.
+/// The daemon's own bound holds whatever the link process does: its reader waits once 64
+/// pushes are in. The network thread never touches the engine's state, and the loop never
+/// waits for the broker.
 ///
 /// Each app holding tokens has a session of its own at the broker (`MQTTPushLink`), and the
 /// libmosquitto clients run in a link process under a memory limit (`MQTTLinkProcess`).
@@ -28,8 +35,10 @@ import Synchronization
 /// (mosquitto's default) to hold its next message for a delayed ACK: 20 ms at the median at
 /// 200 pushes/s, against 0.15 ms.
 final class PushService: Service {
-    /// Pushes handed to the engine and not yet committed, at most, across all sessions.
-    static let window = 64
+    /// Pushes handed to the engine and not yet committed, at most, across all sessions, and
+    /// how the sessions (one per app) share them: an app's first push goes in at once, and a
+    /// freed slot goes to the app that holds the fewest (`MessageWindow`).
+    static let window = MessageWindow.pushes
 
     /// The device's own session: where it connects, and whether it is connected now.
     var client: any MQTTSession { link.device }
@@ -57,16 +66,18 @@ final class PushService: Service {
                     + "\(Self.mebibytes(headroom)) beyond what it holds at its start and its sessions' share ([Push] LinkHeadroom=), "
                     + "and a packet takes twice its size there (libmosquitto holds it and a copy of its payload)"
                 : "the MQTT link process can hold, so nothing of it reached islandd"
-        let room = DispatchSemaphore(value: Self.window)
+        let room = DispatchSemaphore(value: Self.window.capacity)
         // The link is made after the handlers; they reach it through `box`.
         let box = LinkBox()
-        let onMessage: MQTTClient.MessageHandler = { message in
+        /// Hands `message` to the gateway; `done` once its outcome is committed and answered.
+        @Sendable func handOver(_ message: MQTTMessage, done: @escaping @Sendable () -> Void) {
             room.wait()
             if PushChannel(topic: message.topic) != nil {
                 gateway.perform { gateway in
                     gateway.receiveChannel(topic: message.topic, payload: message.payload) { answers in
                         for (topic, feedback) in answers { box.link?.publish(topic, payload: feedback.payload) }
                         room.signal()
+                        done()
                     }
                 }
                 return
@@ -79,6 +90,7 @@ final class PushService: Service {
                         box.link?.publish(topic, payload: feedback.payload)
                     }
                     room.signal()
+                    done()
                 }
             }
         }
@@ -134,13 +146,27 @@ final class PushService: Service {
                     frameLimit: MQTTLinkProcess.frameLimit(for: configuration), backoff: configuration.backoff,
                     log: { logger.warning("\($0)") })
                 self.process = process
+                // The link process shares the window among its sessions (`MQTTLinkChild`): here
+                // one thread reads every session's messages, and must not wait for any one.
                 link = try MQTTPushLink(configuration: configuration, logger: logger) { configuration throws(MQTTError) in
-                    try process.session(configuration, onMessage: onMessage, onConnection: onConnection(configuration.clientID))
+                    let session = SessionBox()
+                    session.session = try process.session(
+                        configuration, onMessage: { handOver($0) { session.session?.messageDone() } },
+                        onConnection: onConnection(configuration.clientID))
+                    return session.session!
                 }
             } else {
                 process = nil
+                // Each client's own network thread calls its handler, and waits there for its share.
+                let window = MessageWindowGate(Self.window)
                 link = try MQTTPushLink(configuration: configuration, logger: logger) { configuration throws(MQTTError) in
-                    try MQTTClient(configuration, onMessage: onMessage, onConnection: onConnection(configuration.clientID))
+                    let name = configuration.clientID
+                    return try MQTTClient(
+                        configuration,
+                        onMessage: { message in
+                            window.enter(name)
+                            handOver(message) { window.leave(name) }
+                        }, onConnection: onConnection(configuration.clientID))
                 }
             }
         } catch {
@@ -168,6 +194,12 @@ final class PushService: Service {
 
     static func mebibytes(_ bytes: Int) -> String {
         bytes % (1 << 20) == 0 ? "\(bytes >> 20) MiB" : "\(bytes >> 10) KiB"
+    }
+
+    /// A link process's session, for its own handler: set once, before it starts.
+    private final class SessionBox: @unchecked Sendable {
+        // @unchecked: written once, before `start()` makes the threads that read it.
+        var session: MQTTLinkProcess.Session?
     }
 
     /// Set once, before the link starts; read on its threads.

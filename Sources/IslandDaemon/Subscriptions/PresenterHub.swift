@@ -306,6 +306,12 @@ struct PresenterHub {
         }
     }
 
+    /// Until when an island is busy at `now` (an alert presented, an activity the user
+    /// expanded), the latest of them; nil when every island rests.
+    func busyUntil(now: Double) -> Double? {
+        views.values.compactMap { $0.arbiter.interactions.busyUntil(at: now) }.max()
+    }
+
     /// When the next expansion times out, on any island.
     var nextDeadline: Double? {
         var deadline: Double?

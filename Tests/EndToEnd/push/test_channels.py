@@ -19,7 +19,7 @@ pytestmark = [pytest.mark.quick, pytest.mark.skipif(not brokers.available(), rea
 
 COFFEE = "org.example.Coffee"
 BACKEND = "backend-coffee"
-DEVICES = ["device-%d" % n for n in range(1, 16)]
+DEVICES = ["device-%d" % n for n in range(1, 24)]
 UNUSED_DEVICES = iter(DEVICES)
 
 
@@ -32,9 +32,9 @@ def broker():
 
 @pytest.fixture
 def device(broker, make_daemon):
-    def make():
+    def make(config=""):
         name = next(UNUSED_DEVICES)
-        d = make_daemon(broker.push_config(name))
+        d = make_daemon(broker.push_config(name) + config)
         d.device, d.broker = name, broker
         wait_for(lambda: "connected to the push broker" in d.log(), timeout=LIVENESS,
                  message="the daemon's broker connection (%s)" % d.log()[-600:])
@@ -146,12 +146,21 @@ def test_an_expired_message_is_not_applied(broker, device):
         now = time.time()
         # What a backend may put on a 3.1.1 broker, which keeps no message expiry: the device
         # checks the expiration it carries.
-        late = json.dumps({"aps": {"timestamp": now, "event": "update", "content-state": {"score": "stale"}},
-                           "apns-expiration": now - 1, "feedback": True})
+        late = json.dumps({"aps": {"timestamp": now, "event": "update", "content-state": {"score": "stale"},
+                                   "expiration": now - 1}, "feedback": True})
         broker.publish(BACKEND, topic(channel), late)
         [answer] = answers.wait(1)
         assert answer["outcome"] == "refused" and answer["error"] == "org.island.ChannelMessageExpired"
         assert answer["parameters"]["channel"] == channel
+        assert state_of(daemon, activity["id"]) == {"score": "0-0"}
+        # The expiry has one name, a token's push's: APNs' header name beside `aps` is refused,
+        # not ignored.
+        header = json.dumps({"aps": {"timestamp": now + 1, "event": "update", "content-state": {"score": "header"}},
+                             "apns-expiration": now + 60, "feedback": True})
+        broker.publish(BACKEND, topic(channel), header)
+        answer = answers.wait(2)[1]
+        assert answer["outcome"] == "refused" and answer["error"] == "org.island.InvalidPushPayload", answer
+        assert "aps.expiration" in answer["parameters"]["reason"]
         assert state_of(daemon, activity["id"]) == {"score": "0-0"}
     finally:
         answers.close()
@@ -245,3 +254,73 @@ def test_an_activity_listens_to_its_channel_across_a_restart_and_stops_when_it_i
     client = "%s/%s" % (daemon.device, COFFEE)
     wait_for(lambda: ("Received UNSUBSCRIBE from %s" % client) in broker.log(tail=None), timeout=LIVENESS,
              message="the unsubscription of the channel no activity listens to")
+
+
+def message(timestamp, state, priority):
+    return json.dumps({"aps": {"timestamp": timestamp, "event": "update", "content-state": state, "priority": priority},
+                       "feedback": True})
+
+
+def test_a_channel_message_at_priority_10_spends_the_push_budget_and_5_spends_nothing(broker, device):
+    """A channel's update obeys priority as a token's push does: 10 spends from the app's hourly
+    budget and is refused by name beyond it; 5 is exempt (and coalesced)."""
+    channel = create(broker, "latest", "--feedback")
+    daemon = device("[Limits]\nPushBudget=3\n")
+    activity = listen(daemon, channel, {"n": 0})
+    answers = broker.subscriber(BACKEND, "island/%s/%s/%s/feedback" % (daemon.device, COFFEE, channel))
+    try:
+        now = time.time()
+        broker.publish_lines(BACKEND, topic(channel), [message(now + n, {"n": n}, 5) for n in range(1, 21)])
+        low = answers.wait(20)
+        assert all(a["outcome"] in ("applied", "throttled") for a in low), low
+        broker.publish_lines(BACKEND, topic(channel), [message(now + 100 + n, {"n": 100 + n}, 10) for n in range(1, 5)])
+        high = sorted(answers.wait(24)[20:], key=lambda a: a["timestamp"])
+        assert all(a["outcome"] in ("applied", "throttled") for a in high[:3]), high
+        assert high[3]["outcome"] == "refused" and high[3]["error"] == "org.island.PushBudgetExceeded", high
+        assert high[3]["parameters"]["limit"] == 3 and high[3]["parameters"]["app"] == COFFEE
+        assert state_of(daemon, activity["id"]) == {"n": 103}
+        # Priority 5 still passes with the budget spent, as `island channel push --priority 5`
+        # sends it (it prints the devices' answers, and fails on a refusal).
+        broker.publish(BACKEND, topic(channel), message(now + 200, {"n": 200}, 5))
+        assert answers.wait(25)[24]["outcome"] in ("applied", "throttled")
+        publish(broker, channel, {"n": 300}, "--priority", "5", "--timestamp", str(now + 300))
+        assert answers.wait(26)[25]["outcome"] in ("applied", "throttled")
+        assert state_of(daemon, activity["id"]) == {"n": 300}
+    finally:
+        answers.close()
+
+
+def test_a_priority_1_message_waits_while_the_island_is_busy_and_is_applied_after(broker, device):
+    """Priority 1 is delivered only when the island is not busy: while the user holds an
+    activity expanded, the message is held (answered `throttled`, the state unchanged); the
+    user lets go, and it is applied. At rest, one is applied at once."""
+    channel = create(broker, "latest", "--feedback")
+    # An expansion that does not time out within the test: only the collapse ends it.
+    daemon = device("[Daemon]\nExpandedSec=1h\n")
+    activity = listen(daemon, channel, {"score": "0-0"})
+    presenter, _ = subscribe_presenter(daemon)
+    answers = broker.subscriber(BACKEND, "island/%s/%s/%s/feedback" % (daemon.device, COFFEE, channel))
+    try:
+        with daemon.connect("org.island.Presenter") as island:
+            island.Interact(action="expand", id=activity["id"])
+        now = time.time()
+        broker.publish(BACKEND, topic(channel), message(now, {"score": "1-0"}, 1))
+        [held] = answers.wait(1)
+        assert held["outcome"] == "throttled" and held["activity"] == activity["id"], held
+        assert state_of(daemon, activity["id"]) == {"score": "0-0"}, "applied while the island was busy"
+        with daemon.connect("org.island.Presenter") as island:
+            island.Interact(action="collapse")
+        next_item(presenter, activity["id"], lambda item: item["content"]["state"] == {"score": "1-0"})
+        # At rest: decided at once (presenters get it within the activity's update rate).
+        broker.publish(BACKEND, topic(channel), message(now + 1, {"score": "2-0"}, 1))
+        assert answers.wait(2)[1]["outcome"] in ("applied", "throttled")
+        assert state_of(daemon, activity["id"]) == {"score": "2-0"}
+        # Priority 1 never alerts: one with an alert is refused by name.
+        alerting = json.loads(message(now + 2, {"score": "3-0"}, 1))
+        alerting["aps"]["alert"] = {"title": "Goal", "body": "3-0"}
+        broker.publish(BACKEND, topic(channel), json.dumps(alerting))
+        refused = answers.wait(3)[2]
+        assert refused["outcome"] == "refused" and refused["error"] == "org.island.InvalidPushPayload", refused
+    finally:
+        answers.close()
+        presenter.close()

@@ -328,3 +328,54 @@ def test_a_hostile_mqtt_5_broker_resending_an_oversized_packet_gets_the_session_
         assert "soon after accepting it" not in daemon.log()
     finally:
         hostile.close()
+
+
+def test_one_apps_flood_delays_another_apps_push_by_at_most_the_window(make_daemon):
+    """Flights' server floods its token (3,000 pushes at QoS 1) while islandd is stopped (a busy
+    device, made deterministic); then Coffee's server sends one push, and islandd goes on. The
+    link process hands Flights' pushes on only up to its share of the window (48 of 64), and
+    Coffee's beside them at once, so Coffee's is decided after at most a window of Flights'
+    (docs/design.md, Push: the shared window) — not after all that Flights' session had read.
+    Observed as the order islandd took them in: each answer's `receivedAt`, stamped as the push
+    is taken, one after another on the engine's loop."""
+    flood = 3000
+    broker = brokers.Broker(devices=["device-fair"], limits="max_queued_messages %d\n" % (2 * flood)).start()
+    daemon = make_daemon(broker.push_config("device-fair"))
+    try:
+        wait_for(lambda: "connected to the push broker" in daemon.log(), message="the broker connection")
+        coffee = request(daemon, COFFEE, {"n": 0})
+        flights = request(daemon, FLIGHTS, {"n": 0})
+        for created in (coffee, flights):
+            broker.wait_subscribed(brokers.session_client("device-fair", created["pushToken"]), created["pushToken"])
+        coffee_feedback = broker.subscriber("backend-coffee", brokers.feedback_topic(coffee["pushToken"]))
+        flights_feedback = broker.subscriber("backend-flights", brokers.feedback_topic(flights["pushToken"]))
+        coffee_session = brokers.session_client("device-fair", coffee["pushToken"])
+        os.kill(daemon.process.pid, signal.SIGSTOP)
+        try:
+            broker.publish_lines("backend-flights", flights["pushToken"],
+                                 [brokers.aps("update", 1000 + n, {"n": n}, priority=5, sequence=n) for n in range(1, flood + 1)])
+            broker.publish("backend-coffee", coffee["pushToken"], brokers.aps("update", 5000, {"n": 1}))
+            # Coffee's push reached islandd's socket: libmosquitto acknowledges a message once its
+            # handler has returned, and the handler returns once the frame is written. (With the
+            # window unshared it never is while islandd is stopped: the socket is full of Flights'.)
+            wait_for(lambda: "Received PUBACK from %s " % coffee_session in open(broker.path("mosquitto.log")).read(),
+                     timeout=LIVENESS, message="Coffee's push handed on by the link process")
+        finally:
+            os.kill(daemon.process.pid, signal.SIGCONT)
+        [answer] = coffee_feedback.wait(1, timeout=2 * LIVENESS)
+        assert answer["outcome"] in ("applied", "throttled"), answer
+        taken = answer["receivedAt"]
+        # Flights' answers come in the order its pushes were taken: read up to the first taken
+        # after Coffee's.
+        wait_for(lambda: any(a["receivedAt"] > taken for a in flights_feedback.wait(1, timeout=2 * LIVENESS)),
+                 timeout=2 * LIVENESS, message="a push of Flights taken after Coffee's")
+        before = sum(1 for a in flights_feedback.wait(1) if a["receivedAt"] <= taken)
+        assert before <= 64, "Coffee's push was taken after %d of Flights' flood" % before
+        # And the flood goes on after it, to its last push.
+        wait_for(lambda: activity(daemon, FLIGHTS, flights["id"])["content"]["state"] == {"n": flood},
+                 timeout=4 * LIVENESS, message="Flights' last push applied")
+        print("Coffee's push taken after %d of Flights' %d" % (before, flood))
+        coffee_feedback.close()
+        flights_feedback.close()
+    finally:
+        broker.remove()
