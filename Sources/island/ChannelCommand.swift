@@ -439,20 +439,10 @@ struct ChannelPush: AsyncParsableCommand {
                 json: json)
         }
         if event == .update && state == nil { throw CLIFailure.usage("--state is required for --event update", json: json) }
-        if alertBody != nil && alertTitle == nil { throw CLIFailure.usage("--alert-body needs --alert-title", json: json) }
-        if event != .end && dismissalDate != nil { throw CLIFailure.usage("--dismissal-date goes with --event end", json: json) }
         let timestamp = timestamp ?? now
-        var aps: JSONObject = ["timestamp": .double(timestamp), "event": .string(event.rawValue)]
-        if let state { aps["content-state"] = .object(try parseObject(state, option: "--state", json: json)) }
-        if let staleDate { aps["stale-date"] = .double(staleDate) }
-        if let relevance { aps["relevance-score"] = .double(relevance) }
-        if let alertTitle { aps["alert"] = ["title": .string(alertTitle), "body": .string(alertBody ?? "")] }
-        if let dismissalDate {
-            guard let date = dismissalDate == "now" ? now : Double(dismissalDate) else {
-                throw CLIFailure.usage("--dismissal-date must be epoch seconds or now, not \(dismissalDate)", json: json)
-            }
-            aps["dismissal-date"] = .double(date)
-        }
+        var aps = try PushCommand.apsFields(
+            event: event, timestamp: timestamp, state: state, staleDate: staleDate, relevance: relevance, alertTitle: alertTitle,
+            alertBody: alertBody, dismissalDate: dismissalDate, now: now, json: json)
         if let priority {
             guard PushPriority(rawValue: priority) != nil else { throw CLIFailure.usage("--priority must be 10, 5 or 1, not \(priority)", json: json) }
             aps["priority"] = .int(priority)

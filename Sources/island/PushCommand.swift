@@ -191,25 +191,15 @@ struct PushCommand: AsyncParsableCommand {
         guard let event = PushRequest.Event(rawValue: event) else {
             throw CLIFailure.usage("--event must be start, update or end, not \(self.event)", json: json)
         }
-        if alertBody != nil && alertTitle == nil { throw CLIFailure.usage("--alert-body needs --alert-title", json: json) }
         if event != .end && state == nil { throw CLIFailure.usage("--state is required for --event \(event.rawValue)", json: json) }
         if event == .start && type == nil { throw CLIFailure.usage("--type is required for --event start", json: json) }
         if event != .start && (type != nil || attributes != nil || inputPushToken || inputPushChannel != nil) {
             throw CLIFailure.usage("--type, --attributes, --input-push-token and --input-push-channel go with --event start", json: json)
         }
-        if event != .end && dismissalDate != nil { throw CLIFailure.usage("--dismissal-date goes with --event end", json: json) }
         let timestamp = timestamp ?? now
-        var aps: JSONObject = ["timestamp": .double(timestamp), "event": .string(event.rawValue)]
-        if let state { aps["content-state"] = .object(try parseObject(state, option: "--state", json: json)) }
-        if let staleDate { aps["stale-date"] = .double(staleDate) }
-        if let relevance { aps["relevance-score"] = .double(relevance) }
-        if let alertTitle { aps["alert"] = ["title": .string(alertTitle), "body": .string(alertBody ?? "")] }
-        if let dismissalDate {
-            guard let date = dismissalDate == "now" ? now : Double(dismissalDate) else {
-                throw CLIFailure.usage("--dismissal-date must be epoch seconds or now, not \(dismissalDate)", json: json)
-            }
-            aps["dismissal-date"] = .double(date)
-        }
+        var aps = try PushCommand.apsFields(
+            event: event, timestamp: timestamp, state: state, staleDate: staleDate, relevance: relevance, alertTitle: alertTitle,
+            alertBody: alertBody, dismissalDate: dismissalDate, now: now, json: json)
         if let type {
             aps["attributes-type"] = .string(type)
             aps["attributes"] = .object(try parseObject(attributes, option: "--attributes", json: json))
@@ -234,6 +224,29 @@ struct PushCommand: AsyncParsableCommand {
     /// `--expiration` as a date, 0 for now or never.
     private func expirationDate() throws(CLIFailure) -> Double? {
         try Self.expirationDate(expiration, now: now, json: json)
+    }
+
+    /// The `aps` fields `island push` and `island channel push` share, checked as both check
+    /// them: the event and its time, the content state, staleness, relevance, the alert and an
+    /// end's dismissal date (`now` or epoch seconds).
+    static func apsFields(
+        event: PushRequest.Event, timestamp: Double, state: String?, staleDate: Double?, relevance: Double?, alertTitle: String?,
+        alertBody: String?, dismissalDate: String?, now: Double, json: Bool
+    ) throws(CLIFailure) -> JSONObject {
+        if alertBody != nil && alertTitle == nil { throw CLIFailure.usage("--alert-body needs --alert-title", json: json) }
+        if event != .end && dismissalDate != nil { throw CLIFailure.usage("--dismissal-date goes with --event end", json: json) }
+        var aps: JSONObject = ["timestamp": .double(timestamp), "event": .string(event.rawValue)]
+        if let state { aps["content-state"] = .object(try parseObject(state, option: "--state", json: json)) }
+        if let staleDate { aps["stale-date"] = .double(staleDate) }
+        if let relevance { aps["relevance-score"] = .double(relevance) }
+        if let alertTitle { aps["alert"] = ["title": .string(alertTitle), "body": .string(alertBody ?? "")] }
+        if let dismissalDate {
+            guard let date = dismissalDate == "now" ? now : Double(dismissalDate) else {
+                throw CLIFailure.usage("--dismissal-date must be epoch seconds or now, not \(dismissalDate)", json: json)
+            }
+            aps["dismissal-date"] = .double(date)
+        }
+        return aps
     }
 
     /// An `--expiration` of `island push` and `island channel push` (`aps.expiration` in both):
