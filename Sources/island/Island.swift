@@ -73,4 +73,6 @@ enum ExitStatus {
     static let refused: Int32 = 1
     static let usage: Int32 = 2
     static let unavailable: Int32 = 69
+    /// The daemon's reply is not what its interface says (EX_PROTOCOL).
+    static let unexpectedReply: Int32 = 76
 }
