@@ -155,7 +155,8 @@ struct Admin: AsyncParsableCommand {
                 setting == .status
                 ? try await Admin.call(global, AdminNames.GetFocus.method)
                 : try await Admin.call(global, AdminNames.SetFocus.method, [AdminNames.SetFocus.on: .bool(setting == .on)])
-            let focus = try setting == .status ? global.read(reply, as: AdminReplies.GetFocus.init).focus : global.read(reply, as: AdminReplies.SetFocus.init).focus
+            let focus =
+                try setting == .status ? global.read(reply, as: AdminReplies.GetFocus.init).focus : global.read(reply, as: AdminReplies.SetFocus.init).focus
             if global.json {
                 // As the daemon sent it, with any member this island does not know.
                 Output.json(.object(focus.json))
@@ -189,7 +190,8 @@ struct Admin: AsyncParsableCommand {
                         AdminNames.SetSharing.on: .bool(setting == .on), AdminNames.SetSharing.source: "manual",
                     ])
             let sharing =
-                try setting == .status ? global.read(reply, as: AdminReplies.GetSharing.init).sharing : global.read(reply, as: AdminReplies.SetSharing.init).sharing
+                try setting == .status
+                ? global.read(reply, as: AdminReplies.GetSharing.init).sharing : global.read(reply, as: AdminReplies.SetSharing.init).sharing
             if global.json {
                 Output.json(.object(sharing.json))
             } else {

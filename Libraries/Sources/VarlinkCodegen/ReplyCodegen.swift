@@ -22,10 +22,8 @@ extension ParameterCodegen {
             guard case .struct(let fields) = declared else { continue }
             structs.append((type, try replyStruct(type, fields: fields, of: "\(name).\(type)", doc: "\(name).\(type)", method: nil, in: interface)))
         }
+        // The IDL gives a type and a method no one name, so no struct hides another.
         for (method, signature) in interface.methods where !signature.output.isEmpty {
-            if structs.contains(where: { $0.name == method }) {
-                throw CodegenError("\(name).\(method): the reply's struct would have the name of the type '\(method)'")
-            }
             let doc = "\(name).\(method)(\(signature.input.map(\.name).joined(separator: ", "))) -> (\(signature.output.map(\.name).joined(separator: ", ")))"
             structs.append(
                 (method, try replyStruct(method, fields: signature.output, of: "\(name).\(method)", doc: doc, method: "\(name).\(method)", in: interface)))

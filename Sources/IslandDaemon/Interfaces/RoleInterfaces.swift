@@ -244,7 +244,9 @@ struct RoleInterfaces: Sendable {
                 "Authorization": .async { [self] request throws(VarlinkError) in
                     let p = try AppClaimParameters(request.call)
                     let app = try await producerApp(claim: p.app, request.connection)
-                    return [ProducerNames.Authorization.authorization: Wire.authorization(await engine.authorization(app: app, uid: request.connection.peer?.uid))]
+                    return [
+                        ProducerNames.Authorization.authorization: Wire.authorization(await engine.authorization(app: app, uid: request.connection.peer?.uid))
+                    ]
                 },
                 "PushToken": .async { [self] request throws(VarlinkError) in
                     let p = try PushTokenParameters(request.call)

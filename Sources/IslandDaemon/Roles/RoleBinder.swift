@@ -148,7 +148,8 @@ struct RoleBinder: Sendable {
         switch resolver().resolve(peer: peer, claim: claim) {
         case .success(let app): return app
         case .failure(.unidentified(let app, let reason)):
-            throw VarlinkError(IslandErrorNames.Unentitled.error, [IslandErrorNames.Unentitled.app: .string(app), IslandErrorNames.Unentitled.reason: .string(reason)])
+            throw VarlinkError(
+                IslandErrorNames.Unentitled.error, [IslandErrorNames.Unentitled.app: .string(app), IslandErrorNames.Unentitled.reason: .string(reason)])
         case .failure(.impersonation(let claimed, let actual)):
             throw permissionDenied(role, "the caller is \(actual) and cannot act for \(claimed)")
         }

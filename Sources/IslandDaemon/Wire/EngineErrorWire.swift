@@ -17,7 +17,8 @@ extension VarlinkError {
             typealias Invalid = IslandErrorNames.InvalidLayout
             self.init(Invalid.error, [Invalid.type: .string(type), Invalid.path: .string(path), Invalid.reason: .string(reason)])
         case .tooManyLayouts(let app, let limit):
-            self.init(IslandErrorNames.TooManyLayouts.error, [IslandErrorNames.TooManyLayouts.app: .string(app), IslandErrorNames.TooManyLayouts.limit: .int(limit)])
+            self.init(
+                IslandErrorNames.TooManyLayouts.error, [IslandErrorNames.TooManyLayouts.app: .string(app), IslandErrorNames.TooManyLayouts.limit: .int(limit)])
         case .persistenceFailure(let reason):
             self.init(IslandErrorNames.PersistenceFailure.error, [IslandErrorNames.PersistenceFailure.reason: .string(reason)])
         case .unknownApp(let app):
@@ -39,7 +40,8 @@ extension VarlinkError {
         case .buttonMissing:
             self = .invalidParameter("button")
         case .noSuchButton(let id, let button):
-            self.init(IslandErrorNames.NoSuchButton.error, [IslandErrorNames.NoSuchButton.id: .string(id), IslandErrorNames.NoSuchButton.button: .string(button)])
+            self.init(
+                IslandErrorNames.NoSuchButton.error, [IslandErrorNames.NoSuchButton.id: .string(id), IslandErrorNames.NoSuchButton.button: .string(button)])
         case .pushUnavailable(let reason):
             self.init(IslandErrorNames.PushUnavailable.error, [IslandErrorNames.PushUnavailable.reason: .string(reason)])
         case .speaksOnlyForItself(let reason):
