@@ -43,7 +43,8 @@ package struct UnexpectedReply: Error, Sendable, Equatable, CustomStringConverti
         let whose = method.map { "the reply to \($0)" } ?? "a reply"
         let place = path.isEmpty ? "the value" : path
         guard let found else { return "\(whose) lacks \(place) (\(expected)): islandd's interface differs from this client's" }
-        return "in \(whose), \(place) is \(found == "null" ? "null" : "a \(found)"), not \(expected): islandd's interface differs from this client's"
+        let what = found == "null" ? "null" : (found.first.map { "aeiou".contains($0) } == true ? "an " : "a ") + found
+        return "in \(whose), \(place) is \(what), not \(expected): islandd's interface differs from this client's"
     }
 }
 
