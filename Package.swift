@@ -183,6 +183,7 @@ let island: [Target] = [
     // GetInterfaceDescription serves exactly what is in the repository.
     .target(
         name: "IslandProtocol",
+        dependencies: ["OrderedJSON", .product(name: "OrderedCollections", package: "swift-collections")],
         path: "Protocol",
         exclude: ["PROTOCOL.md"],
         resources: [
@@ -193,7 +194,8 @@ let island: [Target] = [
             .embedInCode("org.island.Presenter.varlink"),
             .embedInCode("org.island.Admin.varlink"),
         ],
-        // The member names, from WireNames.varlinkmap.
+        // The member names, from WireNames.varlinkmap, and the replies' structs, from
+        // Replies.varlinkmap (read with ReplyDecoding.swift).
         plugins: ["VarlinkCodegenPlugin"]
     ),
     // Pure rules: activities, budgets, arbitration, layouts, configuration. No I/O; time

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Fails when a client of islandd spells a name of an Island interface by hand.
+"""Fails when a client of islandd, or islandd itself, spells a name of an Island interface by hand.
 
 The interfaces are data (Protocol/*.varlink) and their names are generated as Swift constants
 (Protocol/WireNames.varlinkmap: AdminNames.SetFocus.method, AdminNames.Focus.on, ...), so that
@@ -11,11 +11,20 @@ client bypasses that: this check finds, in the clients' Swift,
   - a member name of an Island interface read or written as a JSON key: `reply["limit"]`, or
     `"app": value` in the parameters of a call (a line that names a method).
 
+The daemon's Swift is checked too, where it makes its replies and errors as JSON objects: there,
+besides the above, any key that is a member name and whose value is made as JSON
+(`"on": .bool(on)`: `.string(`, `.bool(`, `.int(`, `.double(`, `.array(`, `.object(`, `.null`,
+`true`, `false`, a nested literal or a `Wire.` value). Its JSONText writers
+(`text.member("id", string: ...)`, on the update path) take StaticString keys, which no generated
+name can be; they are left to the tests that read what they write, and a literal that is one
+says so on its line: `// StaticString key: <why>`.
+
 A key that is a member name by coincidence (a JSON document of the client's own, a D-Bus
 property) is let through by OTHER_DOCUMENTS below, which says whose it is, or by a comment on its
 line: `// not Island's wire: <whose>`.
 
-Usage: scripts/check-wire-names.py [FILE...]   (default: every client's Swift)
+Usage: scripts/check-wire-names.py [--daemon] [FILE...]
+  (default: every client's and the daemon's Swift; --daemon checks the FILEs as the daemon's)
 """
 import pathlib
 import re
@@ -30,7 +39,10 @@ CLIENTS = [
     "Sources/island-bridge", "Sources/IslandBridge",
     "Examples/swift/Sources",
 ]
+# The daemon, which makes what the clients read.
+DAEMON = ["Sources/IslandDaemon"]
 WAIVER = "not Island's wire:"
+STATIC_KEY = "StaticString key:"
 # Keys that are a member name of an Island interface by coincidence, by file: whose they are.
 OTHER_DOCUMENTS = {
     "Sources/island/PushCommand.swift": (
@@ -54,6 +66,10 @@ OTHER_DOCUMENTS = {
     "Sources/IslandBridge/Identity/SourceApp.swift": ({"app"}, "the attributes of the bridge's own activities"),
     "Sources/IslandBridge/ActivitySources/Notifications/ProgressNotifications.swift": (
         {"body"}, "the content state of the bridge's own activities"),
+    "Sources/IslandDaemon/Subscriptions/ScreenSharing.swift": (
+        {"name", "lockScreen", "expanded"}, "the daemon's own layout for hidden activities (docs/layouts.md)"),
+    "Sources/IslandDaemon/Subscriptions/SessionLock.swift": (
+        {"name", "lockScreen", "expanded"}, "the daemon's own layout for private activities (docs/layouts.md)"),
 }
 
 
@@ -91,11 +107,15 @@ def code_of(line):
 
 def main(argv):
     qualified, members = interfaces()
+    as_daemon = "--daemon" in argv
+    argv = [a for a in argv if a != "--daemon"]
     files = [pathlib.Path(a) for a in argv] or [
-        p for client in CLIENTS for p in sorted((ROOT / client).rglob("*.swift"))]
+        p for module in CLIENTS + DAEMON for p in sorted((ROOT / module).rglob("*.swift"))]
     literal = re.compile(r'"((?:[^"\\]|\\.)*)"')
     subscript = re.compile(r'\[\s*"([A-Za-z][A-Za-z0-9_]*)"\s*\]')
     dictionary_key = re.compile(r'"([A-Za-z][A-Za-z0-9_]*)"\s*:(?!:)')
+    json_key = re.compile(
+        r'"([A-Za-z][A-Za-z0-9_]*)"\s*:\s*(?:\.(?:string|bool|int|double|array|object)\(|\.null\b|true\b|false\b|\[|Wire\.)')
     call = re.compile(r'Names\.[A-Za-z]+\.method\b|"org\.island\.[A-Za-z]+\.[A-Z]')
     found = []
     for path in files:
@@ -104,15 +124,17 @@ def main(argv):
         except ValueError:
             relative = str(path)
         others = OTHER_DOCUMENTS.get(relative, (set(), ""))[0]
+        daemon = as_daemon or any(relative.startswith(module + "/") for module in DAEMON)
         for number, line in enumerate(path.read_text().splitlines(), 1):
-            if line.lstrip().startswith("//") or WAIVER in line:
+            if line.lstrip().startswith("//") or WAIVER in line or STATIC_KEY in line:
                 continue
             code = code_of(line)
             for match in literal.finditer(code):
                 text = match.group(1)
                 if text in qualified or text.rstrip(".") in qualified and text.endswith("."):
                     found.append((path, number, f'"{text}" is a generated name'))
-            keys = subscript.findall(code) + (dictionary_key.findall(code) if call.search(code) else [])
+            keys = subscript.findall(code) + (
+                dictionary_key.findall(code) if call.search(code) else json_key.findall(code) if daemon else [])
             for name in keys:
                 if name in members and name not in others:
                     found.append((path, number, f'"{name}" is a member of an Island interface'))
@@ -124,7 +146,7 @@ def main(argv):
         print(f"{shown}:{number}: {what}: use the constant from Protocol/WireNames.varlinkmap "
               f"(or say `// {WAIVER} <whose>` if it is not one)")
     if found:
-        print(f"{len(found)} hand-spelled names of Island interfaces in clients")
+        print(f"{len(found)} hand-spelled names of Island interfaces in clients and the daemon")
         return 1
     return 0
 

@@ -17,10 +17,9 @@ public struct RawActivityContent: Sendable, Hashable {
 
     private typealias Names = ProducerNames.Content
 
-    init(json: JSON?) {
-        state = json?[Names.state]?.objectValue ?? [:]
-        staleDate = json?[Names.staleDate]?.doubleValue
-        relevanceScore = json?[Names.relevanceScore]?.doubleValue ?? 0
+    /// The reply's `Content`; a score it leaves out is 0, as the daemon reads one.
+    init(_ content: ProducerReplies.Content) {
+        self.init(state: content.state, staleDate: content.staleDate, relevanceScore: content.relevanceScore ?? 0)
     }
 
     /// The protocol's `Content`.
@@ -61,26 +60,32 @@ public struct ActivitySnapshot: Sendable, Hashable {
     /// The activity exactly as received.
     public var json: JSONObject
 
+    /// An `Activity` as the interface says it is, or nil.
     public init?(json: JSON?) {
-        typealias Names = ProducerNames.Activity
-        guard let object = json?.objectValue, let id = object[Names.id]?.stringValue else { return nil }
-        self.id = id
-        app = object[Names.app]?.stringValue ?? ""
-        type = object[Names.type]?.stringValue ?? ""
-        attributes = object[Names.attributes]?.objectValue ?? [:]
-        content = RawActivityContent(json: object[Names.content])
-        deliveredContent = object[Names.deliveredContent].map { RawActivityContent(json: $0) } ?? content
-        state = object[Names.state]?.stringValue.flatMap(ActivityState.init(rawValue:)) ?? .active
-        endReason = object[Names.endReason]?.stringValue.flatMap(ActivityEndReason.init(rawValue:))
-        ownerGone = object[Names.ownerGone]?.stringValue ?? "keep"
-        createdAt = object[Names.createdAt]?.doubleValue ?? 0
-        updatedAt = object[Names.updatedAt]?.doubleValue ?? 0
-        endedAt = object[Names.endedAt]?.doubleValue
-        dismissAt = object[Names.dismissAt]?.doubleValue
-        pushToken = object[Names.pushToken]?.stringValue
-        start = object[Names.start]?.doubleValue
-        startedLate = object[Names.startedLate]?.stringValue
-        self.json = object
+        guard let json, let activity = try? ProducerReplies.Activity(reply: json) else { return nil }
+        self.init(activity)
+    }
+
+    /// A state this IslandKit does not know (a newer daemon's) reads as `active`, as the
+    /// activity is still there.
+    init(_ activity: ProducerReplies.Activity) {
+        id = activity.id
+        app = activity.app
+        type = activity.type
+        attributes = activity.attributes
+        content = RawActivityContent(activity.content)
+        deliveredContent = RawActivityContent(activity.deliveredContent)
+        state = ActivityState(rawValue: activity.state) ?? .active
+        endReason = activity.endReason.flatMap(ActivityEndReason.init(rawValue:))
+        ownerGone = activity.ownerGone
+        createdAt = activity.createdAt
+        updatedAt = activity.updatedAt
+        endedAt = activity.endedAt
+        dismissAt = activity.dismissAt
+        pushToken = activity.pushToken
+        start = activity.start
+        startedLate = activity.startedLate
+        json = activity.json
     }
 }
 
@@ -96,18 +101,22 @@ public struct AuthorizationSnapshot: Sendable, Hashable {
     public var limits: JSONObject
     public var json: JSONObject
 
+    /// An `AuthorizationInfo` as the interface says it is, or nil.
     public init?(json: JSON?) {
-        typealias Names = ProducerNames.AuthorizationInfo
-        guard let object = json?.objectValue, let enabled = object[Names.enabled]?.boolValue else { return nil }
-        app = object[Names.app]?.stringValue ?? ""
-        self.enabled = enabled
-        frequentUpdates = object[Names.frequentUpdates]?.boolValue ?? false
-        remainingStarts = object[Names.remainingStarts]?.intValue ?? 0
-        remainingAlerts = object[Names.remainingAlerts]?.intValue ?? 0
-        activities = object[Names.activities]?.intValue ?? 0
-        globalActivities = object[Names.globalActivities]?.intValue ?? 0
-        limits = object[Names.limits]?.objectValue ?? [:]
-        self.json = object
+        guard let json, let info = try? ProducerReplies.AuthorizationInfo(reply: json) else { return nil }
+        self.init(info)
+    }
+
+    init(_ info: ProducerReplies.AuthorizationInfo) {
+        app = info.app
+        enabled = info.enabled
+        frequentUpdates = info.frequentUpdates
+        remainingStarts = info.remainingStarts
+        remainingAlerts = info.remainingAlerts
+        activities = info.activities
+        globalActivities = info.globalActivities
+        limits = info.limits.json
+        json = info.json
     }
 }
 
@@ -148,18 +157,18 @@ public struct ActivityEvent: Sendable, Hashable {
     /// The event as received (for `resync`, built by IslandKit in the same shape).
     public var json: JSONObject
 
-    init?(json: JSON?) {
-        typealias Names = ProducerNames.Event
-        guard let object = json?.objectValue, let kind = object[Names.kind]?.stringValue.flatMap(Kind.init(rawValue:)) else { return nil }
+    /// nil for a kind this IslandKit does not tell of (`watching`, a newer daemon's).
+    init?(_ event: ProducerReplies.Event) {
+        guard let kind = Kind(rawValue: event.kind) else { return nil }
         self.kind = kind
-        activity = ActivitySnapshot(json: object[Names.activity])
-        url = object[Names.url]?.stringValue
-        action = object[Names.action]?.stringValue
-        authorization = AuthorizationSnapshot(json: object[Names.authorization])
-        type = object[Names.type]?.stringValue
-        pushToken = object[Names.pushToken]?.stringValue
-        focus = FocusSnapshot(json: object[Names.focus])
-        self.json = object
+        activity = event.activity.map(ActivitySnapshot.init)
+        url = event.url
+        action = event.action
+        authorization = event.authorization.map(AuthorizationSnapshot.init)
+        type = event.type
+        pushToken = event.pushToken
+        focus = event.focus.map(FocusSnapshot.init)
+        json = event.json
     }
 
     init(resync activity: ActivitySnapshot) {
@@ -176,23 +185,18 @@ public struct FocusSnapshot: Sendable, Hashable {
     /// When it was turned on, in seconds since the Unix epoch; nil while off.
     public var since: Double?
 
-    init?(json: JSON?) {
-        typealias Names = ProducerNames.Focus
-        guard let on = json?[Names.on]?.boolValue else { return nil }
-        isOn = on
-        since = json?[Names.since]?.doubleValue
+    init(_ focus: ProducerReplies.Focus) {
+        isOn = focus.on
+        since = focus.since
     }
 }
 
 /// How an update reached presenters, untyped.
 extension ActivityUpdateResult {
-    init(json: JSON?) {
-        typealias Names = ProducerNames.Delivery
+    init(_ delivery: ProducerReplies.Delivery) {
         self.init(
-            throttled: json?[Names.throttled]?.boolValue ?? false,
-            deliverAt: Date(timeIntervalSince1970: json?[Names.deliverAt]?.doubleValue ?? 0),
-            alerted: json?[Names.alerted]?.boolValue ?? false,
-            alertSuppressed: json?[Names.alertSuppressed]?.boolValue ?? false,
-            alertSuppressedReason: json?[Names.alertSuppressedReason]?.stringValue.flatMap(AlertSuppressionReason.init(rawValue:)))
+            throttled: delivery.throttled, deliverAt: Date(timeIntervalSince1970: delivery.deliverAt), alerted: delivery.alerted,
+            alertSuppressed: delivery.alertSuppressed,
+            alertSuppressedReason: delivery.alertSuppressedReason.flatMap(AlertSuppressionReason.init(rawValue:)))
     }
 }

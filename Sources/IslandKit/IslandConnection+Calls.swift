@@ -11,11 +11,14 @@ import VarlinkNIO
 // MARK: Calls
 
 extension IslandConnection {
-    func snapshot(_ json: JSON?) throws -> ActivitySnapshot {
-        guard let activity = ActivitySnapshot(json: json) else {
-            throw ActivityAuthorizationError.other(name: "org.island.InvalidReply", parameters: ["activity": json ?? .null])
+    /// `reply` read as its interface says (`ProducerReplies.Update.init`); a reply that is not
+    /// is refused as `org.island.InvalidReply`, its `reason` saying what differs.
+    func read<Reply>(_ reply: JSONObject, as read: (JSONObject) throws(UnexpectedReply) -> Reply) throws(ActivityAuthorizationError) -> Reply {
+        do {
+            return try read(reply)
+        } catch {
+            throw .other(name: "org.island.InvalidReply", parameters: ["reason": .string(error.description)])
         }
-        return activity
     }
 
     /// Calls `method`, waiting for the daemon while it reconnects. A call whose connection

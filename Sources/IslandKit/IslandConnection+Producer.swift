@@ -42,10 +42,10 @@ extension IslandConnection {
         if let alert { parameters[Names.alert] = [ProducerNames.Alert.title: .string(alert.title), ProducerNames.Alert.body: .string(alert.body)] }
         if let channel { parameters[Names.channel] = .string(channel) }
         // Only a keyed request may be retried after a lost connection: it is idempotent.
-        let reply = try await perform(ProducerNames.Request.method, parameters, retry: key != nil)
-        let activity = try snapshot(reply[Names.activity])
+        let reply = try read(await perform(ProducerNames.Request.method, parameters, retry: key != nil), as: ProducerReplies.Request.init)
+        let activity = ActivitySnapshot(reply.activity)
         track(activity)
-        return (activity, reply[Names.created]?.boolValue ?? true)
+        return (activity, reply.created)
     }
 
     /// Replaces an activity's content (org.island.Producer.Update).
@@ -59,9 +59,8 @@ extension IslandConnection {
         parameters[Names.content] = content.json
         if let alert { parameters[Names.alert] = [ProducerNames.Alert.title: .string(alert.title), ProducerNames.Alert.body: .string(alert.body)] }
         if let timestamp { parameters[Names.timestamp] = .double(timestamp) }
-        let reply = try await perform(ProducerNames.Update.method, parameters, retry: true)
-        let activity = try snapshot(reply[Names.activity])
-        return (activity, ActivityUpdateResult(json: reply[Names.delivery]))
+        let reply = try read(await perform(ProducerNames.Update.method, parameters, retry: true), as: ProducerReplies.Update.init)
+        return (ActivitySnapshot(reply.activity), ActivityUpdateResult(reply.delivery))
     }
 
     /// Ends an activity (org.island.Producer.End).
@@ -80,8 +79,8 @@ extension IslandConnection {
         case .after(let date): parameters[Names.dismissalPolicy] = [Policy.kind: "after", Policy.date: .double(date.epochSeconds)]
         }
         if let timestamp { parameters[Names.timestamp] = .double(timestamp) }
-        let reply = try await perform(ProducerNames.End.method, parameters, retry: false)
-        return try snapshot(reply[Names.activity])
+        let reply = try read(await perform(ProducerNames.End.method, parameters, retry: false), as: ProducerReplies.End.init)
+        return ActivitySnapshot(reply.activity)
     }
 
     /// The app's activities, optionally of one type and in some states.
@@ -90,8 +89,8 @@ extension IslandConnection {
         var parameters = appParameter
         if let type { parameters[Names.type] = .string(type) }
         if let states { parameters[Names.states] = .array(states.map { .string($0.rawValue) }) }
-        let reply = try await perform(ProducerNames.List.method, parameters, retry: true)
-        return (reply[Names.activities]?.arrayValue ?? []).compactMap(ActivitySnapshot.init(json:))
+        let reply = try read(await perform(ProducerNames.List.method, parameters, retry: true), as: ProducerReplies.List.init)
+        return reply.activities.map(ActivitySnapshot.init)
     }
 
     /// The activity's push token (org.island.Producer.PushToken), made when it has none; with
@@ -101,10 +100,7 @@ extension IslandConnection {
         var parameters = appParameter
         parameters[Names.id] = .string(id)
         if rotate { parameters[Names.rotate] = true }
-        let reply = try await perform(ProducerNames.PushToken.method, parameters, retry: !rotate)
-        guard let token = reply[Names.pushToken]?.stringValue else {
-            throw ActivityAuthorizationError.other(name: "org.island.InvalidReply", parameters: reply)
-        }
+        let token = try read(await perform(ProducerNames.PushToken.method, parameters, retry: !rotate), as: ProducerReplies.PushToken.init).pushToken
         channels[id]?.receive(pushToken: token)
         return token
     }
@@ -116,11 +112,7 @@ extension IslandConnection {
         var parameters = appParameter
         parameters[Names.type] = .string(type)
         if rotate { parameters[Names.rotate] = true }
-        let reply = try await perform(ProducerNames.PushToStartToken.method, parameters, retry: !rotate)
-        guard let token = reply[Names.pushToken]?.stringValue else {
-            throw ActivityAuthorizationError.other(name: "org.island.InvalidReply", parameters: reply)
-        }
-        return token
+        return try read(await perform(ProducerNames.PushToStartToken.method, parameters, retry: !rotate), as: ProducerReplies.PushToStartToken.init).pushToken
     }
 
     /// Every push-to-start token of `type` from now on: the current one (made if need be),
@@ -148,10 +140,8 @@ extension IslandConnection {
 
     /// The app's authorization, limits and remaining budgets.
     public func authorizationInfo() async throws -> AuthorizationSnapshot {
-        let reply = try await perform(ProducerNames.Authorization.method, appParameter, retry: true)
-        guard let info = AuthorizationSnapshot(json: reply[ProducerNames.Authorization.authorization]) else {
-            throw ActivityAuthorizationError.other(name: "org.island.InvalidReply", parameters: reply)
-        }
+        let reply = try read(await perform(ProducerNames.Authorization.method, appParameter, retry: true), as: ProducerReplies.Authorization.init)
+        let info = AuthorizationSnapshot(reply.authorization)
         apply(info)
         return info
     }

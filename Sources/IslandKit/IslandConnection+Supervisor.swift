@@ -19,7 +19,15 @@ extension IslandConnection {
             do {
                 let stream = try await connect()
                 do {
-                    for try await reply in stream { handle(reply[ProducerNames.Watch.event]) }
+                    for try await reply in stream {
+                        // An event that is not what the interface says is the daemon's to fix; the
+                        // stream goes on, as its next events may be read.
+                        do throws(UnexpectedReply) {
+                            handle(try ProducerReplies.Watch(reply).event)
+                        } catch {
+                            logger.warning("an event of the watch stream was not read", metadata: ["error": "\(error)"])
+                        }
+                    }
                 } catch {
                     logger.debug("the watch stream ended", metadata: ["error": "\(describe(error))"])
                 }
@@ -71,14 +79,15 @@ extension IslandConnection {
         }
         watchClient = watch
         let stream = watch.stream(ProducerNames.Watch.method, appParameter)
-        let info: AuthorizationSnapshot?
+        let info: AuthorizationSnapshot
         let activities: [ActivitySnapshot]
         do {
             // The round trips also give the daemon time to register the watch before any
             // call of ours can change an activity.
-            info = AuthorizationSnapshot(json: try await call.call(ProducerNames.Authorization.method, appParameter)[ProducerNames.Authorization.authorization])
-            let listed = try await call.call(ProducerNames.List.method, appParameter)
-            activities = (listed[ProducerNames.List.activities]?.arrayValue ?? []).compactMap(ActivitySnapshot.init(json:))
+            info = AuthorizationSnapshot(
+                try read(await call.call(ProducerNames.Authorization.method, appParameter), as: ProducerReplies.Authorization.init).authorization)
+            activities = try read(await call.call(ProducerNames.List.method, appParameter), as: ProducerReplies.List.init).activities
+                .map(ActivitySnapshot.init)
         } catch {
             await call.close()
             await watch.close()
@@ -91,7 +100,7 @@ extension IslandConnection {
         if !reconnected { known.formUnion(activities.filter { $0.state != .dismissed }.map(\.id)) }
         reconnection.connected()
         client = call
-        if let info { apply(info) }
+        apply(info)
         if reconnected {
             logger.debug("reconnected to the daemon", metadata: ["socket": "\(path)"])
             let listed = Set(activities.map(\.id))
@@ -116,8 +125,8 @@ extension IslandConnection {
         return stream
     }
 
-    func handle(_ json: JSON?) {
-        guard let event = ActivityEvent(json: json) else { return }
+    func handle(_ event: ProducerReplies.Event) {
+        guard let event = ActivityEvent(event) else { return }
         switch event.kind {
         case .state, .content:
             if let activity = event.activity {

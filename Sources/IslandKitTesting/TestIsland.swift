@@ -125,7 +125,7 @@ public final class TestIsland: Sendable {
     /// also receives (`ActivityInteraction.tap`).
     @discardableResult
     public func tap(_ activityID: String) async throws -> String? {
-        try await interact("tap", activityID)[PresenterNames.Interact.url]?.stringValue
+        try PresenterReplies.Interact(await interact("tap", activityID)).url
     }
 
     /// Presses the layout button whose action is `action`, as in a presenter: the app
@@ -160,15 +160,8 @@ public final class TestIsland: Sendable {
     /// The layouts `app` registered, by activity type.
     public func layouts(app: String = TestIsland.defaultApp) async throws -> [String: JSONObject] {
         let reply = try await call(ExtensionNames.ListLayouts.method, [ExtensionNames.ListLayouts.app: .string(app)])
-        var layouts: [String: JSONObject] = [:]
-        for entry in reply[ExtensionNames.ListLayouts.layouts]?.arrayValue ?? [] {
-            if let type = entry[ExtensionNames.RegisteredLayout.type]?.stringValue,
-                let layout = entry[ExtensionNames.RegisteredLayout.layout]?.objectValue
-            {
-                layouts[type] = layout
-            }
-        }
-        return layouts
+        let registered = try ExtensionReplies.ListLayouts(reply).layouts
+        return Dictionary(registered.map { ($0.type, $0.layout) }, uniquingKeysWith: { _, last in last })
     }
 
     private func interact(_ action: String, _ id: String, button: String? = nil) async throws -> JSONObject {

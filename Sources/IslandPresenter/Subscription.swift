@@ -100,7 +100,9 @@ package actor Interactor {
 
     private func call(_ client: VarlinkClient, _ parameters: JSONObject) async throws -> String? {
         do {
-            return try await client.call(PresenterNames.Interact.method, parameters)[PresenterNames.Interact.url]?.stringValue
+            let reply = try await client.call(PresenterNames.Interact.method, parameters)
+            // The tap was taken; a reply not as the interface says only opens nothing.
+            return (try? PresenterReplies.Interact(reply))?.url
         } catch let error as VarlinkError {
             throw error
         } catch {

@@ -279,15 +279,21 @@ actor Bridge {
         }
     }
 
+    /// How many activities the bridge may keep at once, from the app's `Limits`; nil when they
+    /// are not what the interface says.
+    private static func maximumActivities(_ info: AuthorizationSnapshot) -> Int? {
+        (try? ProducerReplies.Limits(reply: .object(info.limits)))?.maxActivitiesPerApp
+    }
+
     private func daemonConnected(info: AuthorizationSnapshot, stream: AsyncStream<ActivityEvent>, listed: [ActivitySnapshot]) {
         links[.daemon].held()
         logger.info(
             "connected to islandd",
             metadata: [
                 "socket": "\(connection.configuration.socketPath)", "enabled": "\(info.enabled)",
-                "maxActivitiesPerApp": "\(info.limits[ProducerNames.Limits.maxActivitiesPerApp]?.intValue.map(String.init) ?? "?")",
+                "maxActivitiesPerApp": "\(Self.maximumActivities(info).map(String.init) ?? "?")",
             ])
-        book.authorized(enabled: info.enabled, maximumActivities: info.limits[ProducerNames.Limits.maxActivitiesPerApp]?.intValue)
+        book.authorized(enabled: info.enabled, maximumActivities: Self.maximumActivities(info))
         book.adopt(listed.map(Self.listed))
         daemon.listed = true
         desktop.retry(.focus)
@@ -329,7 +335,7 @@ actor Bridge {
             }
         case .authorization:
             if let info = event.authorization {
-                book.authorized(enabled: info.enabled, maximumActivities: info.limits[ProducerNames.Limits.maxActivitiesPerApp]?.intValue)
+                book.authorized(enabled: info.enabled, maximumActivities: Self.maximumActivities(info))
             }
         case .resync:
             book.daemonReconnected()

@@ -4,6 +4,7 @@ import IslandCore
 import OrderedJSON
 import IslandKit
 import IslandPresenter
+import IslandProtocol
 import OrderedCollections
 import VarlinkCore
 import VarlinkNIO
@@ -61,6 +62,18 @@ struct GlobalOptions: ParsableArguments {
             throw CLIFailure(ActivityAuthorizationError(error), json: json, app: app)
         } catch {
             throw CLIFailure(.daemonUnavailable(socketPath: socketPath, reason: "the connection closed: \(error)"), json: json)
+        }
+    }
+
+    /// `reply` read as its interface says (`AdminReplies.Status.init`); a reply that is not
+    /// ends the command, saying what differs: this island speaks another version of the interface.
+    func read<Reply>(_ reply: JSONObject, as read: (JSONObject) throws(UnexpectedReply) -> Reply) throws(CLIFailure) -> Reply {
+        do {
+            return try read(reply)
+        } catch {
+            throw CLIFailure(
+                status: ExitStatus.unexpectedReply, name: "UnexpectedReply", message: error.description,
+                hint: "install islandd and island of the same release", json: json)
         }
     }
 

@@ -37,7 +37,7 @@ struct ExtensionCommand: AsyncParsableCommand {
                     ])
             }
             // What the layout probably gets wrong; it is registered all the same.
-            let warnings = (reply[ExtensionNames.RegisterLayout.warnings]?.arrayValue ?? []).compactMap(\.stringValue)
+            let warnings = try global.read(reply, as: ExtensionReplies.RegisterLayout.init).warnings
             if global.json {
                 Output.json(["registered": .string(type), "app": .string(global.app), "warnings": .array(warnings.map(JSON.string))])
             } else {
@@ -55,13 +55,13 @@ struct ExtensionCommand: AsyncParsableCommand {
             let reply = try await global.withRaw { client throws(CLIFailure) in
                 try await global.call(client, ExtensionNames.ListLayouts.method, [ExtensionNames.ListLayouts.app: .string(global.app)])
             }
-            let layouts = reply[ExtensionNames.ListLayouts.layouts]?.arrayValue ?? []
+            let layouts = try global.read(reply, as: ExtensionReplies.ListLayouts.init).layouts
             if global.json {
-                Output.json(.array(layouts))
+                Output.json(.array(layouts.map { .object($0.json) }))
             } else if layouts.isEmpty {
                 Output.line("no layouts")
             } else {
-                for layout in layouts { Output.line(layout[ExtensionNames.RegisteredLayout.type]?.stringValue ?? "?") }
+                for layout in layouts { Output.line(layout.type) }
             }
         }
     }
@@ -155,12 +155,13 @@ struct Admin: AsyncParsableCommand {
                 setting == .status
                 ? try await Admin.call(global, AdminNames.GetFocus.method)
                 : try await Admin.call(global, AdminNames.SetFocus.method, [AdminNames.SetFocus.on: .bool(setting == .on)])
-            let focus = reply[AdminNames.GetFocus.focus]?.objectValue ?? [:]
+            let focus =
+                try setting == .status ? global.read(reply, as: AdminReplies.GetFocus.init).focus : global.read(reply, as: AdminReplies.SetFocus.init).focus
             if global.json {
-                Output.json(.object(focus))
+                // As the daemon sent it, with any member this island does not know.
+                Output.json(.object(focus.json))
             } else {
-                let since = focus[AdminNames.Focus.since]?.doubleValue.map(Date.init(timeIntervalSince1970:))
-                Output.line("Do Not Disturb: " + Admin.describe(focus: focus[AdminNames.Focus.on]?.boolValue == true, since: since))
+                Output.line("Do Not Disturb: " + Admin.describe(focus: focus.on, since: focus.since.map(Date.init(timeIntervalSince1970:))))
             }
         }
     }
@@ -188,9 +189,11 @@ struct Admin: AsyncParsableCommand {
                     [
                         AdminNames.SetSharing.on: .bool(setting == .on), AdminNames.SetSharing.source: "manual",
                     ])
-            let sharing = reply[AdminNames.GetSharing.sharing]?.objectValue ?? [:]
+            let sharing =
+                try setting == .status
+                ? global.read(reply, as: AdminReplies.GetSharing.init).sharing : global.read(reply, as: AdminReplies.SetSharing.init).sharing
             if global.json {
-                Output.json(.object(sharing))
+                Output.json(.object(sharing.json))
             } else {
                 Output.line("Screen sharing: " + Admin.describe(sharing: sharing))
             }
@@ -221,13 +224,12 @@ struct Admin: AsyncParsableCommand {
                     [
                         AdminNames.SetLock.on: .bool(setting == .on), AdminNames.SetLock.source: "manual",
                     ])
-            let lock = reply[AdminNames.GetLock.lock]?.objectValue ?? [:]
+            let lock = try setting == .status ? global.read(reply, as: AdminReplies.GetLock.init).lock : global.read(reply, as: AdminReplies.SetLock.init).lock
             if global.json {
-                Output.json(.object(lock))
+                Output.json(.object(lock.json))
             } else {
-                let since = lock[AdminNames.Lock.since]?.doubleValue.map(Date.init(timeIntervalSince1970:))
-                var text = Admin.describe(focus: lock[AdminNames.Lock.on]?.boolValue == true, since: since)
-                if let source = lock[AdminNames.Lock.source]?.stringValue { text += " (\(source))" }
+                var text = Admin.describe(focus: lock.on, since: lock.since.map(Date.init(timeIntervalSince1970:)))
+                if let source = lock.source { text += " (\(source))" }
                 Output.line("Session lock: " + text)
             }
         }
@@ -239,11 +241,11 @@ struct Admin: AsyncParsableCommand {
     }
 
     /// `on since 2026-11-27T18:00:00Z (portal), content hidden`, or `off`.
-    static func describe(sharing: JSONObject) -> String {
-        guard sharing[AdminNames.Sharing.on]?.boolValue == true else { return "off" }
-        var text = Admin.describe(focus: true, since: sharing[AdminNames.Sharing.since]?.doubleValue.map(Date.init(timeIntervalSince1970:)))
-        if let source = sharing[AdminNames.Sharing.source]?.stringValue { text += " (\(source))" }
-        return text + (sharing[AdminNames.Sharing.contentHidden]?.boolValue == true ? ", content hidden" : ", content shown (HideWhileSharing=no)")
+    static func describe(sharing: AdminReplies.Sharing) -> String {
+        guard sharing.on else { return "off" }
+        var text = Admin.describe(focus: true, since: sharing.since.map(Date.init(timeIntervalSince1970:)))
+        if let source = sharing.source { text += " (\(source))" }
+        return text + (sharing.contentHidden ? ", content hidden" : ", content shown (HideWhileSharing=no)")
     }
 
     /// `on since 2026-11-27T18:00:00Z`, or `off`.
@@ -258,20 +260,17 @@ struct Admin: AsyncParsableCommand {
 
         func run() async throws {
             let reply = try await Admin.call(global, AdminNames.ListApps.method)
+            let apps = try global.read(reply, as: AdminReplies.ListApps.init)
             if global.json {
                 Output.json(.object(reply))
                 return
             }
-            typealias App = AdminNames.App
-            Output.line("Live Activities: \(reply[AdminNames.ListApps.enabled]?.boolValue == true ? "on" : "off")")
+            Output.line("Live Activities: \(apps.enabled ? "on" : "off")")
             var rows = [["APP", "ENABLED", "FREQUENT", "ACTIVITIES", "NAME"]]
-            for app in reply[AdminNames.ListApps.apps]?.arrayValue ?? [] {
-                let frequent = app[App.frequentUpdatesAllowed]?.boolValue == true ? (app[App.frequentUpdates]?.boolValue == true ? "on" : "off") : "-"
-                let enabled = app[App.entitled]?.boolValue == false ? "unentitled" : (app[App.enabled]?.boolValue == true ? "yes" : "no")
-                rows.append([
-                    app[App.id]?.stringValue ?? "?", enabled, frequent, app[App.activities].map(\.description) ?? "0",
-                    app[App.name]?.stringValue ?? "",
-                ])
+            for app in apps.apps {
+                let frequent = app.frequentUpdatesAllowed ? (app.frequentUpdates ? "on" : "off") : "-"
+                let enabled = !app.entitled ? "unentitled" : (app.enabled ? "yes" : "no")
+                rows.append([app.id, enabled, frequent, "\(app.activities)", app.name ?? ""])
             }
             printTable(rows)
         }
@@ -283,21 +282,19 @@ struct Admin: AsyncParsableCommand {
 
         func run() async throws {
             let reply = try await Admin.call(global, AdminNames.Status.method)
+            let status = try global.read(reply, as: AdminReplies.Status.init)
             if global.json {
                 Output.json(.object(reply))
                 return
             }
+            // Every member as the daemon sent it, in its order (a newer daemon's too), but the two structs.
             for (key, value) in reply where key != AdminNames.Status.limits && key != AdminNames.Status.push {
                 Output.line("\(key): \(value.stringValue ?? value.description)")
             }
-            if let push = reply[AdminNames.Status.push]?.objectValue {
-                typealias Push = AdminNames.PushStatus
-                let state = push[Push.connected]?.boolValue == true ? "connected to" : "not connected to"
-                Output.line(
-                    "push: \(state) \(push[Push.broker]?.stringValue ?? "?") as \(push[Push.device]?.stringValue ?? "?"), "
-                        + "\(push[Push.tokens]?.intValue ?? 0) tokens")
+            if let push = status.push {
+                Output.line("push: \(push.connected ? "connected to" : "not connected to") \(push.broker) as \(push.device), \(push.tokens) tokens")
             }
-            for (key, value) in reply[AdminNames.Status.limits]?.objectValue ?? [:] { Output.line("limit \(key): \(value)") }
+            for (key, value) in status.limits.json { Output.line("limit \(key): \(value)") }
         }
     }
 
@@ -310,9 +307,8 @@ struct Admin: AsyncParsableCommand {
         /// package's broken layout is no reason for a script that reloads to fail.
         func run() async throws {
             let reply = try await Admin.call(global, AdminNames.Reload.method)
-            for skipped in reply[AdminNames.Reload.skippedLayouts]?.arrayValue ?? [] {
-                let path = skipped[AdminNames.SkippedLayout.path]?.stringValue ?? "?"
-                Output.warning("skipped the installed layout \(path): \(skipped[AdminNames.SkippedLayout.reason]?.stringValue ?? "?")")
+            for skipped in try global.read(reply, as: AdminReplies.Reload.init).skippedLayouts {
+                Output.warning("skipped the installed layout \(skipped.path): \(skipped.reason)")
             }
         }
     }

@@ -31,6 +31,8 @@ struct Island: AsyncParsableCommand {
               1    the daemon refused the call; the error's name is printed with what to do
               2    usage error (bad arguments, options or JSON)
               69   the daemon is unavailable (not running, or the wrong socket)
+              76   the daemon's reply is not what its interface says (islandd and island
+                   of different releases)
               island run exits with the command's status (128+N when killed by signal N).
             """,
         subcommands: [
@@ -73,4 +75,6 @@ enum ExitStatus {
     static let refused: Int32 = 1
     static let usage: Int32 = 2
     static let unavailable: Int32 = 69
+    /// The daemon's reply is not what its interface says (EX_PROTOCOL).
+    static let unexpectedReply: Int32 = 76
 }

@@ -8,6 +8,7 @@
 ///
 ///     import <module>
 ///     names <interface> as <Swift enum>
+///     replies <interface> as <Swift enum>
 ///     access <public | package | internal>
 ///
 /// `#` starts a comment line. The imports are those of the Swift types named.
@@ -47,7 +48,10 @@ package struct ParameterMap: Sendable {
     package var methods: [Method] = []
     /// Interfaces whose member names are written as constants, each in an enum of this name.
     package var names: [(interface: String, swiftEnum: String)] = []
-    /// The access level of the names' enums: `package` in a module that is no product, so the
+    /// Interfaces whose methods' replies (and the types within them) are written as structs
+    /// read from a reply's object, each interface's in an enum of this name.
+    package var replies: [(interface: String, swiftEnum: String)] = []
+    /// The access level of the names' and replies' enums: `package` in a module that is no product, so the
     /// names are no part of any supported API.
     package var access = "public"
 
@@ -75,10 +79,12 @@ package struct ParameterMap: Sendable {
                 access = level
                 continue
             }
-            if line.hasPrefix("names ") {
+            if line.hasPrefix("names ") || line.hasPrefix("replies ") {
                 let words = line.split(separator: " ").map(String.init)
-                guard words.count == 4, words[2] == "as" else { throw CodegenError("line \(number): expected 'names <interface> as <Swift enum>'") }
-                names.append((words[1], words[3]))
+                guard words.count == 4, words[2] == "as" else {
+                    throw CodegenError("line \(number): expected '\(words[0]) <interface> as <Swift enum>'")
+                }
+                if words[0] == "names" { names.append((words[1], words[3])) } else { replies.append((words[1], words[3])) }
                 continue
             }
             let (head, conformances) = line.split(at: ":")

@@ -63,15 +63,16 @@ package struct DesktopAnnouncements: Sendable {
             return parameters
         }
 
-        /// What the log says of islandd's `reply`: a message and its fields.
+        /// What the log says of islandd's `reply`: a message and its fields. A reply that is not
+        /// what the interface says is logged as what was asked; the call was taken all the same.
         package func told(reply: JSONObject) -> (message: String, fields: [(String, String)]) {
             switch self {
             case .focus(let on):
-                ("set islandd's focus", [("on", "\(reply[AdminNames.SetFocus.focus]?[AdminNames.Focus.on]?.boolValue ?? on)")])
+                ("set islandd's focus", [("on", "\((try? AdminReplies.SetFocus(reply))?.focus.on ?? on)")])
             case .sharing(let wish):
                 (
                     "set islandd's sharing",
-                    [("on", "\(wish.on)"), ("contentHidden", "\(reply[AdminNames.SetSharing.sharing]?[AdminNames.Sharing.contentHidden]?.boolValue ?? false)")]
+                    [("on", "\(wish.on)"), ("contentHidden", "\((try? AdminReplies.SetSharing(reply))?.sharing.contentHidden ?? false)")]
                 )
             case .lock(let wish):
                 ("set islandd's lock", [("on", "\(wish.on)")])

@@ -230,7 +230,7 @@ struct RoleInterfaces: Sendable {
                     let p = try ListParameters(request.call)
                     let app = try await producerApp(claim: p.app, request.connection)
                     let activities = await engine.list(app: app, uid: request.connection.peer?.uid, type: p.type, states: p.states)
-                    return ["activities": .array(zip(activities, await push.tokens(of: activities)).map(Wire.activity))]
+                    return [ProducerNames.List.activities: .array(zip(activities, await push.tokens(of: activities)).map(Wire.activity))]
                 },
                 "Watch": .streaming { [self] request, responder in
                     engine.perform { engine in
@@ -244,7 +244,9 @@ struct RoleInterfaces: Sendable {
                 "Authorization": .async { [self] request throws(VarlinkError) in
                     let p = try AppClaimParameters(request.call)
                     let app = try await producerApp(claim: p.app, request.connection)
-                    return ["authorization": Wire.authorization(await engine.authorization(app: app, uid: request.connection.peer?.uid))]
+                    return [
+                        ProducerNames.Authorization.authorization: Wire.authorization(await engine.authorization(app: app, uid: request.connection.peer?.uid))
+                    ]
                 },
                 "PushToken": .async { [self] request throws(VarlinkError) in
                     let p = try PushTokenParameters(request.call)
@@ -252,7 +254,7 @@ struct RoleInterfaces: Sendable {
                     let token = try await Self.refusalsNamed { () async throws(EngineError) in
                         try await push.token(app: app, uid: request.connection.peer?.uid, id: p.id, rotate: p.rotate)
                     }
-                    return ["pushToken": .string(token)]
+                    return [ProducerNames.PushToken.pushToken: .string(token)]
                 },
                 "PushToStartToken": .async { [self] request throws(VarlinkError) in
                     let p = try PushToStartTokenParameters(request.call)
@@ -260,7 +262,7 @@ struct RoleInterfaces: Sendable {
                     let token = try await Self.refusalsNamed { () async throws(EngineError) in
                         try await push.startToken(app: app, uid: request.connection.peer?.uid, type: p.type, rotate: p.rotate)
                     }
-                    return ["pushToken": .string(token)]
+                    return [ProducerNames.PushToStartToken.pushToken: .string(token)]
                 },
             ])
     }
@@ -283,7 +285,7 @@ struct RoleInterfaces: Sendable {
                     let warnings = try await Self.refusalsNamed { () async throws(EngineError) in
                         try await engine.registerLayout(app: app, uid: request.connection.peer?.uid, type: p.type, layout: .object(p.layout))
                     }
-                    return ["warnings": .array(warnings.map { .string($0.description) })]
+                    return [ExtensionNames.RegisterLayout.warnings: .array(warnings.map { .string($0.description) })]
                 },
                 "RemoveLayout": .async { [self] request throws(VarlinkError) in
                     let p = try RemoveLayoutParameters(request.call)
@@ -297,7 +299,8 @@ struct RoleInterfaces: Sendable {
                     let p = try AppClaimParameters(request.call)
                     let app = try extensionApp(claim: p.app, request.connection)
                     let layouts = await engine.listLayouts(app: app, uid: request.connection.peer?.uid)
-                    return ["layouts": .array(layouts.map { ["type": .string($0.type), "layout": $0.layout] })]
+                    typealias Registered = ExtensionNames.RegisteredLayout
+                    return [ExtensionNames.ListLayouts.layouts: .array(layouts.map { [Registered.type: .string($0.type), Registered.layout: $0.layout] })]
                 },
             ])
     }
@@ -322,7 +325,7 @@ struct RoleInterfaces: Sendable {
                     let url = try await Self.refusalsNamed { () async throws(EngineError) in
                         try await engine.interact(uid: uid, action: p.action, id: p.id, button: p.button)
                     }
-                    return url.map { ["url": .string($0)] } ?? [:]
+                    return url.map { [PresenterNames.Interact.url: .string($0)] } ?? [:]
                 },
             ])
     }
@@ -350,39 +353,39 @@ struct RoleInterfaces: Sendable {
                 "ListApps": .async { [self] request throws(VarlinkError) in
                     _ = try roles.bind(.admin, connection: request.connection)
                     let (apps, enabled) = await engine.apps()
-                    return ["apps": .array(apps.map(Wire.app)), "enabled": .bool(enabled)]
+                    return [AdminNames.ListApps.apps: .array(apps.map(Wire.app)), AdminNames.ListApps.enabled: .bool(enabled)]
                 },
                 "Status": .async { [self] request throws(VarlinkError) in
                     _ = try roles.bind(.admin, connection: request.connection)
                     var status = Wire.status(await engine.status(), version: version, scope: scope, connections: connectionCount())
-                    if let push = await pushStatus() { status["push"] = push }
+                    if let push = await pushStatus() { status[AdminNames.Status.push] = push }
                     return status
                 },
                 "SetFocus": .async { [self] request throws(VarlinkError) in
                     let p = try SetFocusParameters(request.call)
                     _ = try roles.bind(.admin, connection: request.connection)
                     let since = try await Self.refusalsNamed { () async throws(EngineError) in try await engine.setFocus(p.on) }
-                    return ["focus": Wire.focus(since: since)]
+                    return [AdminNames.SetFocus.focus: Wire.focus(since: since)]
                 },
                 "GetFocus": .async { [self] request throws(VarlinkError) in
                     _ = try roles.bind(.admin, connection: request.connection)
-                    return ["focus": Wire.focus(since: await engine.focusSince)]
+                    return [AdminNames.GetFocus.focus: Wire.focus(since: await engine.focusSince)]
                 },
                 "SetSharing": .async { [self] request throws(VarlinkError) in
                     let p = try SetSharingParameters(request.call)
                     _ = try roles.bind(.admin, connection: request.connection)
                     let (sharing, hidden) = await engine.setSharing(p.on, source: p.source)
-                    return ["sharing": Wire.sharing(sharing, contentHidden: hidden)]
+                    return [AdminNames.SetSharing.sharing: Wire.sharing(sharing, contentHidden: hidden)]
                 },
                 "GetSharing": .async { [self] request throws(VarlinkError) in
                     _ = try roles.bind(.admin, connection: request.connection)
                     let (sharing, hidden) = await engine.sharing
-                    return ["sharing": Wire.sharing(sharing, contentHidden: hidden)]
+                    return [AdminNames.GetSharing.sharing: Wire.sharing(sharing, contentHidden: hidden)]
                 },
                 "SetLock": .async { [self] request throws(VarlinkError) in
                     let p = try SetLockParameters(request.call)
                     _ = try roles.bind(.admin, connection: request.connection)
-                    return ["lock": Wire.lock(await engine.setLock(p.on, source: p.source))]
+                    return [AdminNames.SetLock.lock: Wire.lock(await engine.setLock(p.on, source: p.source))]
                 },
                 "SetDesktopLockScreen": .async { [self] request throws(VarlinkError) in
                     let p = try SetDesktopLockScreenParameters(request.call)
@@ -392,12 +395,13 @@ struct RoleInterfaces: Sendable {
                 },
                 "GetLock": .async { [self] request throws(VarlinkError) in
                     _ = try roles.bind(.admin, connection: request.connection)
-                    return ["lock": Wire.lock(await engine.sessionLock)]
+                    return [AdminNames.GetLock.lock: Wire.lock(await engine.sessionLock)]
                 },
                 "Reload": .async { [self] request throws(VarlinkError) in
                     _ = try roles.bind(.admin, connection: request.connection)
                     let skipped = try await reload()
-                    return ["skippedLayouts": .array(skipped.map { ["path": .string($0.path), "reason": .string($0.reason)] })]
+                    typealias Skipped = AdminNames.SkippedLayout
+                    return [AdminNames.Reload.skippedLayouts: .array(skipped.map { [Skipped.path: .string($0.path), Skipped.reason: .string($0.reason)] })]
                 },
             ])
     }

@@ -5,6 +5,7 @@ import OrderedJSON
 import OrderedCollections
 import Systemd
 import VarlinkCore
+import IslandProtocol
 
 /// Binds each connection to one role on its first role call and checks every later call
 /// against it; decides who may be a presenter or an admin.
@@ -147,13 +148,15 @@ struct RoleBinder: Sendable {
         switch resolver().resolve(peer: peer, claim: claim) {
         case .success(let app): return app
         case .failure(.unidentified(let app, let reason)):
-            throw VarlinkError("org.island.Unentitled", ["app": .string(app), "reason": .string(reason)])
+            throw VarlinkError(
+                IslandErrorNames.Unentitled.error, [IslandErrorNames.Unentitled.app: .string(app), IslandErrorNames.Unentitled.reason: .string(reason)])
         case .failure(.impersonation(let claimed, let actual)):
             throw permissionDenied(role, "the caller is \(actual) and cannot act for \(claimed)")
         }
     }
 
     private func permissionDenied(_ role: String, _ reason: String) -> VarlinkError {
-        VarlinkError("org.island.PermissionDenied", ["role": .string(role), "reason": .string(reason)])
+        typealias Denied = IslandErrorNames.PermissionDenied
+        return VarlinkError(Denied.error, [Denied.role: .string(role), Denied.reason: .string(reason)])
     }
 }

@@ -11,6 +11,7 @@ import Systemd
 import UnixSignals
 import VarlinkCore
 import VarlinkNIO
+import IslandProtocol
 
 /// The daemon process: configuration, store, engine, socket, and the conversation with the
 /// service manager, from start to a graceful stop.
@@ -151,9 +152,10 @@ package final class IslandDaemon: Sendable {
         if let pushService {
             let (client, device) = (pushService.client, pushService.device)
             interfaces.pushStatus = {
-                [
-                    "broker": .string(client.broker.description), "device": .string(device), "connected": .bool(client.isConnected),
-                    "tokens": .int(await push.tokenCount ?? 0),
+                typealias Status = AdminNames.PushStatus
+                return [
+                    Status.broker: .string(client.broker.description), Status.device: .string(device), Status.connected: .bool(client.isConnected),
+                    Status.tokens: .int(await push.tokenCount ?? 0),
                 ]
             }
         }

@@ -4,6 +4,7 @@ import Logging
 import OrderedCollections
 import Systemd
 import VarlinkCore
+import IslandProtocol
 
 /// Re-reads the configuration, the app manifests and the installed layouts, for SIGHUP and
 /// `org.island.Admin.Reload` alike. An invalid configuration is refused and the running one
@@ -83,15 +84,13 @@ struct InvalidConfiguration: Error, Sendable {
     let reply: VarlinkError
 
     init(_ error: any Error, mainFile: String) {
+        typealias Invalid = IslandErrorNames.InvalidConfiguration
         description = "\(error)"
         if let error = error as? ConfigurationError {
             reply = VarlinkError(
-                "org.island.InvalidConfiguration",
-                [
-                    "path": .string(error.path), "line": .int(error.line), "message": .string(error.message),
-                ])
+                Invalid.error, [Invalid.path: .string(error.path), Invalid.line: .int(error.line), Invalid.message: .string(error.message)])
         } else {
-            reply = VarlinkError("org.island.InvalidConfiguration", ["path": .string(mainFile), "line": 0, "message": .string(description)])
+            reply = VarlinkError(Invalid.error, [Invalid.path: .string(mainFile), Invalid.line: 0, Invalid.message: .string(description)])
         }
     }
 }

@@ -2,6 +2,7 @@ import FreeDesktop
 import IslandCore
 import OrderedCollections
 import OrderedJSON
+import IslandProtocol
 
 /// The user's screen sharing as islandd holds it: since when the screen is shared, and who
 /// said so. Never stored: a "shared" left behind by a crash would hide every activity's
@@ -16,14 +17,19 @@ extension Wire {
     /// `org.island.Admin.Sharing`: `{"on": true, "since": …, "source": …, "contentHidden": …}`
     /// while shared, `{"on": false, "contentHidden": false}` while not.
     static func sharing(_ sharing: ScreenSharing?, contentHidden: Bool) -> JSON {
-        guard let sharing else { return ["on": false, "contentHidden": false] }
-        return ["on": true, "since": .double(sharing.since), "source": .string(sharing.source.rawValue), "contentHidden": .bool(contentHidden)]
+        typealias Sharing = AdminNames.Sharing
+        guard let sharing else { return [Sharing.on: false, Sharing.contentHidden: false] }
+        return [
+            Sharing.on: true, Sharing.since: .double(sharing.since), Sharing.source: .string(sharing.source.rawValue),
+            Sharing.contentHidden: .bool(contentHidden),
+        ]
     }
 
     /// `org.island.Presenter.Sharing`: the same without who said so, which is no presenter's business.
     static func presenterSharing(_ sharing: ScreenSharing?, contentHidden: Bool) -> JSON {
-        guard let sharing else { return ["on": false, "contentHidden": false] }
-        return ["on": true, "since": .double(sharing.since), "contentHidden": .bool(contentHidden)]
+        typealias Sharing = PresenterNames.Sharing
+        guard let sharing else { return [Sharing.on: false, Sharing.contentHidden: false] }
+        return [Sharing.on: true, Sharing.since: .double(sharing.since), Sharing.contentHidden: .bool(contentHidden)]
     }
 
     /// An activity as presenters are shown it while the screen is shared and its content hidden
@@ -47,7 +53,7 @@ extension Wire {
         text.member("type", string: activity.type)
         text.member("attributes", .object([:]))
         text.members(app.members)
-        text.member("content", ["state": .object([:])])
+        text.member("content", [PresenterNames.Content.state: .object([:])])
         text.member("state", string: activity.state.rawValue)
         if let reason = activity.endReason { text.member("endReason", string: reason.rawValue) }
         activity.writeCreatedAt(to: &text)

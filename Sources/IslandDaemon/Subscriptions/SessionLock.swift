@@ -2,6 +2,7 @@ import FreeDesktop
 import IslandCore
 import OrderedCollections
 import OrderedJSON
+import IslandProtocol
 
 /// The user's session lock as islandd holds it: since when the session is locked, and who said
 /// so. Never stored: a "locked" left behind by a crash would hide activities for good, while a
@@ -39,14 +40,16 @@ extension Wire {
     /// `org.island.Admin.Lock`: `{"on": true, "since": …, "source": …}` while locked,
     /// `{"on": false}` while not.
     static func lock(_ lock: SessionLock?) -> JSON {
-        guard let lock else { return ["on": false] }
-        return ["on": true, "since": .double(lock.since), "source": .string(lock.source.rawValue)]
+        typealias Lock = AdminNames.Lock
+        guard let lock else { return [Lock.on: false] }
+        return [Lock.on: true, Lock.since: .double(lock.since), Lock.source: .string(lock.source.rawValue)]
     }
 
     /// `org.island.Presenter.Lock`: the same without who said so, which is no presenter's business.
     static func presenterLock(_ lock: SessionLock?) -> JSON {
-        guard let lock else { return ["on": false] }
-        return ["on": true, "since": .double(lock.since)]
+        typealias Lock = PresenterNames.Lock
+        guard let lock else { return [Lock.on: false] }
+        return [Lock.on: true, Lock.since: .double(lock.since)]
     }
 
     /// A `private` activity as presenters are shown it on a locked screen (an `Item`): which app,

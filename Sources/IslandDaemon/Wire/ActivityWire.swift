@@ -2,6 +2,7 @@ import IslandCore
 import OrderedJSON
 import OrderedCollections
 import VarlinkCore
+import IslandProtocol
 
 /// The daemon's values in the shapes of Protocol/org.island.*.varlink: everything the engine
 /// knows as Swift values becomes JSON here, and only here. (Parameters arriving are read by
@@ -89,27 +90,30 @@ enum Wire {
 
     /// `org.island.Producer.AuthorizationInfo`.
     static func authorization(_ info: AuthorizationInfo) -> JSON {
-        [
-            "app": .string(info.app), "enabled": .bool(info.enabled), "frequentUpdates": .bool(info.frequentUpdates),
-            "limits": limits(info.limits, frequent: info.frequentUpdates),
-            "remainingStarts": .int(info.remainingStarts), "remainingAlerts": .int(info.remainingAlerts),
-            "activities": .int(info.liveActivities), "globalActivities": .int(info.globalLiveActivities),
+        typealias Info = ProducerNames.AuthorizationInfo
+        return [
+            Info.app: .string(info.app), Info.enabled: .bool(info.enabled), Info.frequentUpdates: .bool(info.frequentUpdates),
+            Info.limits: limits(info.limits, frequent: info.frequentUpdates),
+            Info.remainingStarts: .int(info.remainingStarts), Info.remainingAlerts: .int(info.remainingAlerts),
+            Info.activities: .int(info.liveActivities), Info.globalActivities: .int(info.globalLiveActivities),
         ]
     }
 
+    /// `Limits`, the same in the producer and admin interfaces.
     static func limits(_ limits: ActivityLimits, frequent: Bool) -> JSON {
-        [
-            "maxPayloadBytes": .int(limits.maximumPayloadBytes),
-            "maxActivitiesPerApp": .int(limits.maximumActivitiesPerApp),
-            "maxActivities": .int(limits.maximumActivities),
-            "startBudget": .int(limits.startBudget),
-            "startBudgetWindow": .double(limits.startBudgetWindow),
+        typealias Limits = ProducerNames.Limits
+        return [
+            Limits.maxPayloadBytes: .int(limits.maximumPayloadBytes),
+            Limits.maxActivitiesPerApp: .int(limits.maximumActivitiesPerApp),
+            Limits.maxActivities: .int(limits.maximumActivities),
+            Limits.startBudget: .int(limits.startBudget),
+            Limits.startBudgetWindow: .double(limits.startBudgetWindow),
             // JSON has no infinity: an uncapped rate is reported as 0.
-            "updatesPerSecond": .double(finite(frequent ? limits.frequentUpdatesPerSecond : limits.updatesPerSecond)),
-            "alertBudget": .int(limits.alertBudget),
-            "alertBudgetWindow": .double(limits.alertBudgetWindow),
-            "maxActiveDuration": .double(limits.maximumActiveDuration),
-            "maxDismissalDelay": .double(limits.maximumDismissalDelay),
+            Limits.updatesPerSecond: .double(finite(frequent ? limits.frequentUpdatesPerSecond : limits.updatesPerSecond)),
+            Limits.alertBudget: .int(limits.alertBudget),
+            Limits.alertBudgetWindow: .double(limits.alertBudgetWindow),
+            Limits.maxActiveDuration: .double(limits.maximumActiveDuration),
+            Limits.maxDismissalDelay: .double(limits.maximumDismissalDelay),
         ]
     }
 

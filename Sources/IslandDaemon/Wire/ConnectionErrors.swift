@@ -13,6 +13,6 @@ extension VarlinkError {
     /// A stream's queue outgrew its bound while its client was not reading: the stream ends
     /// with this, and the connection with it (`org.island.Connection.OutputQueueFull`).
     static func outputQueueFull(limit: Int) -> VarlinkError {
-        VarlinkError("org.island.Connection.OutputQueueFull", ["limit": .int(limit)])
+        VarlinkError(ConnectionNames.OutputQueueFull.error, [ConnectionNames.OutputQueueFull.limit: .int(limit)])
     }
 }

@@ -2,6 +2,7 @@ import IslandCore
 import OrderedJSON
 import OrderedCollections
 import VarlinkCore
+import IslandProtocol
 
 /// One event of a Watch stream (`org.island.Producer.Event`), encoded once for every watcher
 /// it goes to.
@@ -26,6 +27,8 @@ struct WatchEvent: Sendable {
         /// The user turned Do Not Disturb on or off.
         case focus
     }
+
+    private typealias Names = ProducerNames.Event
 
     let encoded: VarlinkEncodedParameters
     /// What a later event supersedes this one by: the activity a state or content event
@@ -62,7 +65,7 @@ struct WatchEvent: Sendable {
     }
 
     init(_ event: JSONObject, key: String? = nil) {
-        encoded = VarlinkEncodedParameters(["event": .object(event)])
+        encoded = VarlinkEncodedParameters([ProducerNames.Watch.event: .object(event)])
         self.key = key
         supersedable = key != nil
     }
@@ -71,14 +74,14 @@ struct WatchEvent: Sendable {
     /// is off: the event stays what it was before there was focus).
     static func watching(focusSince: Double?) -> WatchEvent {
         guard focusSince != nil else { return watching }
-        return WatchEvent(["kind": .string(Kind.watching.rawValue), "focus": Wire.focus(since: focusSince)])
+        return WatchEvent([Names.kind: .string(Kind.watching.rawValue), Names.focus: Wire.focus(since: focusSince)])
     }
 
-    private static let watching = WatchEvent(["kind": .string(Kind.watching.rawValue)])
+    private static let watching = WatchEvent([Names.kind: .string(Kind.watching.rawValue)])
 
     /// Do Not Disturb is on since `since`, or off; a later one replaces it in a queue.
     static func focus(since: Double?) -> WatchEvent {
-        WatchEvent(["kind": .string(Kind.focus.rawValue), "focus": Wire.focus(since: since)], key: Kind.focus.rawValue)
+        WatchEvent([Names.kind: .string(Kind.focus.rawValue), Names.focus: Wire.focus(since: since)], key: Kind.focus.rawValue)
     }
 
     /// A presenter tapped the activity; `url` is what the tap opens, if anything.
@@ -88,25 +91,25 @@ struct WatchEvent: Sendable {
 
     /// A presenter pressed the activity's button of `action`.
     static func button(_ activity: Activity, action: String) -> WatchEvent {
-        WatchEvent(kind: .button, activity: activity, members: ["action": .string(action)])
+        WatchEvent(kind: .button, activity: activity, members: ["action": .string(action)])  // StaticString key: JSONText's
     }
 
     /// The activity's push token is `token` now: the one before works no more.
     static func pushToken(_ activity: Activity, token: String) -> WatchEvent {
-        WatchEvent(kind: .pushToken, activity: activity, pushToken: token, members: ["pushToken": .string(token)])
+        WatchEvent(kind: .pushToken, activity: activity, pushToken: token, members: ["pushToken": .string(token)])  // StaticString key: JSONText's
     }
 
     /// The owner's push-to-start token for activities of `type` is `token` now.
     static func pushToStartToken(type: String, token: String) -> WatchEvent {
         WatchEvent(
-            ["kind": .string(Kind.pushToStartToken.rawValue), "type": .string(type), "pushToken": .string(token)],
+            [Names.kind: .string(Kind.pushToStartToken.rawValue), Names.type: .string(type), Names.pushToken: .string(token)],
             key: Kind.pushToStartToken.rawValue + ":" + type)
     }
 
     /// The app's authorization as it is now; a later one replaces it in a queue.
     static func authorization(_ info: AuthorizationInfo) -> WatchEvent {
         WatchEvent(
-            ["kind": .string(Kind.authorization.rawValue), "authorization": Wire.authorization(info)],
+            [Names.kind: .string(Kind.authorization.rawValue), Names.authorization: Wire.authorization(info)],
             key: Kind.authorization.rawValue)
     }
 }

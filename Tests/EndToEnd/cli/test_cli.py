@@ -6,8 +6,10 @@ import os
 import re
 import shutil
 import signal
+import socket
 import subprocess
 import tempfile
+import threading
 import time
 import xml.etree.ElementTree as ET
 
@@ -45,6 +47,57 @@ def test_no_daemon_exits_69_with_a_clear_message():
     result = island(None, "start", "T", "--json")
     assert result.returncode == 69
     assert json.loads(result.stdout)["error"] == "DaemonUnavailable"
+
+
+class FixedReplier:
+    """A Unix socket that answers every Varlink call with the same reply: a daemon of another
+    version, whose replies are not what this island's interface says."""
+
+    def __init__(self, path, parameters):
+        self.reply = json.dumps({"parameters": parameters}).encode() + b"\0"
+        self.server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        self.server.bind(str(path))
+        self.server.listen(4)
+        threading.Thread(target=self.serve, daemon=True).start()
+
+    def serve(self):
+        while True:
+            try:
+                connection, _ = self.server.accept()
+            except OSError:
+                return  # closed
+            with connection:
+                connection.settimeout(LIVENESS)
+                received = b""
+                while True:
+                    try:
+                        chunk = connection.recv(4096)
+                    except OSError:
+                        break
+                    if not chunk:
+                        break
+                    received += chunk
+                    while b"\0" in received:
+                        _, received = received.split(b"\0", 1)
+                        connection.sendall(self.reply)
+
+    def close(self):
+        self.server.close()
+
+
+def test_a_reply_that_is_not_what_the_interface_says_exits_76_naming_the_member(tmp_path):
+    # `on` missing, `since` a string: the first member wrong is named, with the method.
+    replier = FixedReplier(tmp_path / "islandd.sock", {"focus": {"since": "noon"}})
+    try:
+        result = island(None, "admin", "focus", "status", socket=str(tmp_path / "islandd.sock"))
+        assert result.returncode == 76, result.stdout + result.stderr
+        assert "UnexpectedReply" in result.stderr
+        assert "org.island.Admin.GetFocus" in result.stderr and "focus.on (bool)" in result.stderr
+        result = island(None, "admin", "lock", "status", "--json", socket=str(tmp_path / "islandd.sock"))
+        assert result.returncode == 76
+        assert json.loads(result.stdout)["error"] == "UnexpectedReply"
+    finally:
+        replier.close()
 
 
 # --- producer commands --------------------------------------------------------------------

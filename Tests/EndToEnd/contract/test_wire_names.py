@@ -1,6 +1,6 @@
-"""scripts/check-wire-names.py, the test command's guard against a client spelling a name of an
-Island interface by hand: it finds each kind of hand-spelled name and lets the generated ones,
-and names that are not Island's, through. Marked quick: it starts nothing."""
+"""scripts/check-wire-names.py, the test command's guard against a client, or the daemon,
+spelling a name of an Island interface by hand: it finds each kind of hand-spelled name and lets
+the generated ones, and names that are not Island's, through. Marked quick: it starts nothing."""
 
 import pathlib
 import subprocess
@@ -14,20 +14,24 @@ CHECK = ROOT / "scripts" / "check-wire-names.py"
 pytestmark = pytest.mark.quick
 
 
-def check(tmp_path, swift):
+def check(tmp_path, swift, daemon=False):
     source = tmp_path / "Client.swift"
     source.write_text(swift)
-    run = subprocess.run([sys.executable, str(CHECK), str(source)], capture_output=True, text=True, timeout=60)
+    run = subprocess.run(
+        [sys.executable, str(CHECK)] + (["--daemon"] if daemon else []) + [str(source)],
+        capture_output=True, text=True, timeout=60)
     return run.returncode, run.stdout
 
 
-def test_the_clients_spell_no_name_by_hand():
+def test_the_clients_and_the_daemon_spell_no_name_by_hand():
     run = subprocess.run([sys.executable, str(CHECK)], capture_output=True, text=True, timeout=60)
     assert run.returncode == 0, run.stdout
 
 
 @pytest.mark.parametrize("line, name", [
     ('let focus = reply["focus"]?.objectValue', '"focus" is a member'),
+    ('let since = reply["focus"]?["since"]?.doubleValue', '"since" is a member'),
+    ('for app in reply["apps"]?.arrayValue ?? [] {}', '"apps" is a member'),
     ('_ = try await call("org.island.Admin.SetFocus", [:])', '"org.island.Admin.SetFocus" is a generated name'),
     ('case "org.island.Denied": break', '"org.island.Denied" is a generated name'),
     ('_ = try await call(AdminNames.SetFocus.method, ["on": .bool(true)])', '"on" is a member'),
@@ -52,3 +56,39 @@ def test_a_hand_spelled_name_fails_the_check(tmp_path, line, name):
 def test_generated_and_foreign_names_pass(tmp_path, line):
     status, output = check(tmp_path, line + "\n")
     assert status == 0, output
+
+
+@pytest.mark.parametrize("line, name", [
+    # A reply or an error made as a JSON object.
+    ('return ["sharing": Wire.sharing(sharing, contentHidden: hidden)]', '"sharing" is a member'),
+    ('guard let lock else { return ["on": false] }', '"on" is a member'),
+    ('return ["skippedLayouts": .array(skipped.map { ["path": .string($0.path)] })]', '"path" is a member'),
+    ('throw VarlinkError("org.island.Unentitled", [:])', '"org.island.Unentitled" is a generated name'),
+    ('configuration.reservedInterfaces = ["org.island.Admin"]', '"org.island.Admin" is a generated name'),
+    ('let on = parameters["on"]?.boolValue', '"on" is a member'),
+])
+def test_the_daemon_making_a_reply_by_hand_fails_the_check(tmp_path, line, name):
+    status, output = check(tmp_path, line + "\n", daemon=True)
+    assert status == 1
+    assert name in output
+
+
+@pytest.mark.parametrize("line", [
+    'return [AdminNames.GetLock.lock: Wire.lock(await engine.sessionLock)]',
+    # A log's metadata is no reply.
+    'logger.info("reloaded", metadata: ["apps": "\\(count)"])',
+    # JSONText's keys are StaticStrings, which no generated name can be.
+    'text.member("state", string: activity.state.rawValue)',
+    'WatchEvent(kind: .button, activity: activity, members: ["action": .string(action)])  // StaticString key: JSONText\'s',
+])
+def test_the_daemons_generated_names_and_writers_pass(tmp_path, line):
+    status, output = check(tmp_path, line + "\n", daemon=True)
+    assert status == 0, output
+
+
+def test_a_client_building_its_own_json_is_not_the_daemons_rule(tmp_path):
+    # The same line in a client: a document of its own (a layout, an APNs payload), no reply.
+    status, output = check(tmp_path, 'let view: JSON = ["title": .string(title)]\n')
+    assert status == 0, output
+    status, output = check(tmp_path, 'let view: JSON = ["title": .string(title)]\n', daemon=True)
+    assert status == 1

@@ -7,6 +7,7 @@ import ServiceLifecycle
 import Systemd
 import VarlinkCore
 import VarlinkNIO
+import IslandProtocol
 
 /// The daemon's socket as a service of the group, and the one place the daemon uses
 /// `VarlinkServer`. It serves from the group's start, when the group has trapped SIGTERM and
@@ -40,7 +41,7 @@ struct SocketService: Service {
         if let value = settings.maxMessageSize { configuration.maximumMessageSize = value }
         configuration.socketMode = scope == .user ? 0o600 : 0o660
         // However many connections apps hold, presenters and admins get in (docs/design.md §4).
-        configuration.reservedInterfaces = ["org.island.Presenter", "org.island.Admin"]
+        configuration.reservedInterfaces = [PresenterNames.interface, AdminNames.interface]
         configuration.mayUseReserve = mayUseReserve
         server = VarlinkServer(service: service, configuration: configuration, group: loop, logger: logger)
         self.source = source
