@@ -5,6 +5,10 @@ public struct JSONText {
     public private(set) var bytes: [UInt8] = []
     /// A value was just written at this level: the next one needs a comma first.
     private var afterValue = false
+    /// The last double written, and where its text is in `bytes`: a message often carries
+    /// one time twice (an update's `updatedAt` and `deliveredAt` are both its `now`), and
+    /// copying its text costs a tenth of working the digits out again.
+    private var lastDouble: (bitPattern: UInt64, text: Range<Int>)?
 
     public init(capacity: Int = 256) {
         bytes.reserveCapacity(capacity)
@@ -83,7 +87,26 @@ public struct JSONText {
     }
 
     public mutating func member(_ key: StaticString, double: Double) {
-        member(key) { JSON.writeDouble(double, to: &$0) }
+        self.key(key)
+        if let lastDouble, lastDouble.bitPattern == double.bitPattern {
+            repeatBytes(lastDouble.text)
+        } else {
+            let start = bytes.count
+            JSON.writeDouble(double, to: &bytes)
+            lastDouble = (double.bitPattern, start..<bytes.count)
+        }
+        afterValue = true
+    }
+
+    /// Appends a copy of `range` of what is written already.
+    private mutating func repeatBytes(_ range: Range<Int>) {
+        // Through a copy on the stack: `bytes` cannot be read while it is appended to.
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: range.count) { copy in
+            bytes.withUnsafeBufferPointer { written in
+                _ = copy.initialize(fromContentsOf: UnsafeBufferPointer(rebasing: written[range]))
+            }
+            bytes.appendBytes(UnsafeBufferPointer(copy))
+        }
     }
 
     public mutating func member(_ key: StaticString, bool: Bool) {
