@@ -47,6 +47,18 @@ public struct JSONText {
         afterValue = true
     }
 
+    /// How many bytes are written so far: where the next value starts, for `value(repeating:)`.
+    package var count: Int { bytes.count }
+
+    /// A value written already, at `range` of this text, written again: copied, not worked
+    /// out a second time.
+    package mutating func value(repeating range: Range<Int>) {
+        precondition(range.lowerBound >= 0 && range.upperBound <= bytes.count, "a range outside the text written")
+        separate()
+        repeatBytes(range)
+        afterValue = true
+    }
+
     /// A value already written as compact JSON text.
     public mutating func value(text: [UInt8]) {
         separate()
