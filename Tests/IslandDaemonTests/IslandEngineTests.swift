@@ -111,6 +111,28 @@ import VarlinkCore
         #expect(await engine.list(app: Self.app, uid: nil, type: nil, states: nil).first?.endReason == .expired)
     }
 
+    /// The engine keeps each app's entitlement from one call to the next; a reload that takes
+    /// it away must be seen by the very next request.
+    @Test func aReloadThatTakesTheEntitlementAwayRefusesTheNextRequest() async throws {
+        let fixture = try await makeEngine()
+        defer { fixture.close() }
+        let engine = fixture.engine
+        let activity = try await start(engine)
+        try await update(engine, activity.id, n: 1)
+        let withdrawn = AppRegistry(manifests: [
+            AppManifest(
+                id: Self.app, name: "Coffee", supportsLiveActivities: false, supportsFrequentUpdates: false,
+                executable: nil, path: "/dev/null")
+        ])
+        await engine.reload(registry: withdrawn, installedLayouts: [:], limits: nil, hideWhileSharing: nil)
+        await #expect {
+            _ = try await start(engine)
+        } throws: { error in
+            guard case .refused(.unentitled(let app, _)) = error as? EngineError else { return false }
+            return app == Self.app
+        }
+    }
+
     @Test func aDismissalFallsDueOnTheTimerAndIsRemoved() async throws {
         let fixture = try await makeEngine()
         defer { fixture.close() }

@@ -5,6 +5,10 @@ public struct JSONText {
     public private(set) var bytes: [UInt8] = []
     /// A value was just written at this level: the next one needs a comma first.
     private var afterValue = false
+    /// The last double written, and where its text is in `bytes`: a message often carries
+    /// one time twice (an update's `updatedAt` and `deliveredAt` are both its `now`), and
+    /// copying its text costs a tenth of working the digits out again.
+    private var lastDouble: (bitPattern: UInt64, text: Range<Int>)?
 
     public init(capacity: Int = 256) {
         bytes.reserveCapacity(capacity)
@@ -40,6 +44,18 @@ public struct JSONText {
     public mutating func value(_ value: JSON) {
         separate()
         value.write(to: &bytes)
+        afterValue = true
+    }
+
+    /// How many bytes are written so far: where the next value starts, for `value(repeating:)`.
+    package var count: Int { bytes.count }
+
+    /// A value written already, at `range` of this text, written again: copied, not worked
+    /// out a second time.
+    package mutating func value(repeating range: Range<Int>) {
+        precondition(range.lowerBound >= 0 && range.upperBound <= bytes.count, "a range outside the text written")
+        separate()
+        repeatBytes(range)
         afterValue = true
     }
 
@@ -83,7 +99,26 @@ public struct JSONText {
     }
 
     public mutating func member(_ key: StaticString, double: Double) {
-        member(key) { JSON.writeDouble(double, to: &$0) }
+        self.key(key)
+        if let lastDouble, lastDouble.bitPattern == double.bitPattern {
+            repeatBytes(lastDouble.text)
+        } else {
+            let start = bytes.count
+            JSON.writeDouble(double, to: &bytes)
+            lastDouble = (double.bitPattern, start..<bytes.count)
+        }
+        afterValue = true
+    }
+
+    /// Appends a copy of `range` of what is written already.
+    private mutating func repeatBytes(_ range: Range<Int>) {
+        // Through a copy on the stack: `bytes` cannot be read while it is appended to.
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: range.count) { copy in
+            bytes.withUnsafeBufferPointer { written in
+                _ = copy.initialize(fromContentsOf: UnsafeBufferPointer(rebasing: written[range]))
+            }
+            bytes.appendBytes(UnsafeBufferPointer(copy))
+        }
     }
 
     public mutating func member(_ key: StaticString, bool: Bool) {

@@ -27,15 +27,28 @@ extension ActivityContent {
 }
 
 extension Activity {
+    /// `"content":{…},"deliveredContent":{…}`, as the stored document and a producer's
+    /// reply both carry them. Until a throttled update waits for its delivery the two are one
+    /// content, whose text is then copied rather than written twice.
+    package func writeContents(to text: inout JSONText) {
+        text.key("content")
+        let start = text.count
+        content.writeJSON(to: &text)
+        let written = start..<text.count
+        text.key("deliveredContent")
+        if deliveredContent.isSame(as: content) {
+            text.value(repeating: written)
+        } else {
+            deliveredContent.writeJSON(to: &text)
+        }
+    }
+
     /// The whole activity as the daemon stores it, as compact JSON text: every update
     /// stores one. `init(json:)` reads it back exactly. Optional members are left out when nil.
     package func writeJSON(to text: inout JSONText) {
         openObject(in: &text)
         if let uid { text.member("uid", int: Int(uid)) }
-        text.key("content")
-        content.writeJSON(to: &text)
-        text.key("deliveredContent")
-        deliveredContent.writeJSON(to: &text)
+        writeContents(to: &text)
         text.member("deliveredAt", double: deliveredAt)
         text.member("state", string: state.rawValue)
         if let endReason { text.member("endReason", string: endReason.rawValue) }

@@ -86,6 +86,13 @@ package struct ActivityContent: Sendable, Hashable {
     /// Orders activities on the island and the lock screen: higher first.
     package var relevanceScore: Double
 
+    /// Whether `other` is this very content — the same state, not an equal copy of it — as
+    /// an activity's delivered content is its content until a throttled update comes: a
+    /// check of one reference, where `==` may compare the states' texts.
+    package func isSame(as other: ActivityContent) -> Bool {
+        written === other.written && staleDate == other.staleDate && relevanceScore == other.relevanceScore
+    }
+
     package init(state: JSONObject, staleDate: Double? = nil, relevanceScore: Double = 0) {
         self.written = Shared(WrittenState(state))
         self.staleDate = staleDate

@@ -32,11 +32,23 @@ actor IslandEngine {
     let logger: Logger
     let startedAt: Double
 
-    var manager: ActivityManager
+    // The engine's state is touched only on its loop, one call at a time, and callbacks that
+    // the transport may fire from inside the engine's own work come back through
+    // `performLater`, in a turn of their own: no access to it ever overlaps another. Swift
+    // would still check every access to an actor's stored property at run time; unchecked,
+    // the properties every update reads and changes save ~10 such checks per update.
+    @exclusivity(unchecked) var manager: ActivityManager
     /// The apps' desktop entries: who is entitled to what.
-    var registry: AppRegistry
-    var presenters: PresenterHub
-    var watchers: WatcherHub
+    var registry: AppRegistry {
+        didSet { entitlements.removeAll() }
+    }
+    /// What each app with a desktop entry is entitled to, as `registry` says: worked out once
+    /// per app and registry rather than for every update, and only for apps that have an entry
+    /// (an app without one is looked up again each time, see `entitlement(for:)`), so it holds
+    /// at most one value per installed app.
+    private var entitlements: [String: AppAuthorization] = [:]
+    @exclusivity(unchecked) var presenters: PresenterHub
+    @exclusivity(unchecked) var watchers: WatcherHub
     /// Open producer connections per owner, for the producer-death policies.
     var producers = ProducerConnections()
     /// Layout types being registered, while their commits are under way: they count against
@@ -45,7 +57,7 @@ actor IslandEngine {
 
     /// The pipeline's bookkeeping (PipelineStateMachine.swift), whose steps
     /// IslandEngine+Pipeline.swift and IslandEngine+Timer.swift carry out.
-    var pipeline = PipelineStateMachine<TurnCommit>()
+    @exclusivity(unchecked) var pipeline = PipelineStateMachine<TurnCommit>()
     /// The engine's one timer, set as `pipeline` says.
     var timer: Scheduled<Void>?
     /// A client that keeps rows of its own beside the activities (push), told of changes as
@@ -120,6 +132,7 @@ actor IslandEngine {
     }
 
     func entitlement(for app: String) -> AppAuthorization {
+        if let known = entitlements[app] { return known }
         if registry.manifest(for: app) == nil, let found = registry.lookedUpOnceMore(app) {
             // Written a moment ago, before the watch's rescan: a refusal looks once more, a
             // few `open` calls for the one name the id gives, which never block
@@ -128,10 +141,12 @@ actor IslandEngine {
             presenters.layouts.adopt(apps: registry)
         }
         let manifest = registry.manifest(for: app)
-        return AppAuthorization(
+        let authorization = AppAuthorization(
             entitled: manifest?.supportsLiveActivities ?? false,
             frequentUpdatesAllowed: manifest?.supportsFrequentUpdates ?? false,
             refusal: registry.refusal(for: app) ?? AppAuthorization.undeclared)
+        if manifest != nil { entitlements[app] = authorization }
+        return authorization
     }
 
     // MARK: Producer

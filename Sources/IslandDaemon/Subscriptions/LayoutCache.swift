@@ -10,7 +10,9 @@ import OrderedJSON
 /// activity, so each is kept until the layouts or the apps change, or, for a default layout,
 /// until the activity's state changes shape.
 struct LayoutCache {
-    struct ItemLayout {
+    /// A class, not a value: it is looked up for every delta, and a copy of its eight
+    /// members cost a retain and a release each; a reference costs one.
+    final class ItemLayout: Sendable {
         let json: JSON
         let isDefault: Bool
         /// Changes only when `json` does, so views compare numbers, not layouts.
@@ -26,6 +28,14 @@ struct LayoutCache {
         let lockScreen: LockScreenVisibility
         /// The layout's `publicLayout`: what a `private` activity shows on a locked screen.
         let publicLayout: JSON?
+
+        init(
+            json: JSON, isDefault: Bool, revision: UInt64, stateShape: [UInt8]?, generation: UInt64, app: Wire.AppLabel,
+            lockScreen: LockScreenVisibility, publicLayout: JSON?
+        ) {
+            (self.json, self.isDefault, self.revision, self.stateShape) = (json, isDefault, revision, stateShape)
+            (self.generation, self.app, self.lockScreen, self.publicLayout) = (generation, app, lockScreen, publicLayout)
+        }
     }
 
     /// Layouts registered by extensions: owner → type → layout JSON (already validated). In the

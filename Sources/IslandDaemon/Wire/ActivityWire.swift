@@ -12,10 +12,7 @@ enum Wire {
     /// reply carries one. `pushToken` is the activity's, for its own app's eyes only.
     static func writeActivity(_ activity: Activity, pushToken: String? = nil, to text: inout JSONText) {
         activity.openObject(in: &text)
-        text.key("content")
-        activity.content.writeJSON(to: &text)
-        text.key("deliveredContent")
-        activity.deliveredContent.writeJSON(to: &text)
+        activity.writeContents(to: &text)
         text.member("state", string: activity.state.rawValue)
         if let reason = activity.endReason { text.member("endReason", string: reason.rawValue) }
         text.member("ownerGone", string: activity.ownerGonePolicy.rawValue)
