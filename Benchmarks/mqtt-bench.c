@@ -3,9 +3,10 @@
  *   mqtt-bench pub --port P --topics FILE --rate R --count N [--size S] [--t0 T] [--t-step D]
  *                  [--qos Q] [--retain]
  *       Publishes N APNs-shaped updates at R per second, QoS 1 (or Q), round-robin over the
- *       topics in FILE (one per line), each
- *       {"aps":{"timestamp":T0+seq*D,"event":"update","content-state":{"seq":…,"t_ns":…,"pad":…}}}
- *       with the CLOCK_MONOTONIC send time, then one end marker (seq -1) per topic. D is 1 by
+ *       topics in FILE (one per line), the n-th in all
+ *       {"aps":{"timestamp":T0+n*D,"event":"update","content-state":{"seq":…,"t_ns":…,"pad":…}}}
+ *       with the CLOCK_MONOTONIC send time and seq counting 0, 1, 2… on each topic (so that a
+ *       subscriber of one sees no gaps), then one end marker (seq -1) per topic. D is 1 by
  *       default; a channel's messages need a T0 near now (a device applies none older than 8
  *       hours) and a small D (none more than 10 minutes ahead of its clock either).
  *   mqtt-bench sub --port P --topic T [--warmup N] [--timeout S] [--lat-out FILE] [--ready FILE]
@@ -158,7 +159,7 @@ static int pub(int argc, char **argv) {
       const char *topic = topics[end ? i : seq % ntopics];
       if (!end) sleep_until_ns(start + (uint64_t)seq * period);
       uint64_t ts = now_ns();
-      size_t n = tmpl_expand(&t, body, sizeof body, end ? -1 : seq, ts);
+      size_t n = tmpl_expand(&t, body, sizeof body, end ? -1 : seq / ntopics, ts);
       int len = snprintf(message, sizeof message,
                          "{\"aps\":{\"timestamp\":%.3f,\"event\":\"update\",\"content-state\":%.*s}}",
                          t0 + (double)(end ? count + 1 : seq) * step, (int)n, body);

@@ -15,12 +15,13 @@
 3. channel: one broadcast channel publish -> presenter deltas on D islandd (50), each with an
    activity listening to the channel (`island channel create`, `Request` with `channel`) and
    a presenter (vl-sub) of its own, against the broker's own publish -> subscribe latency to D
-   plain subscribers (mqtt-bench sub) of the same topic, on the same messages in the same run.
-   The backend (mqtt-bench pub) publishes N messages (200) spaced so that one fan-out is over
-   before the next (5/s), as `island channel push` does for the storage (latest: QoS 1,
-   retained; none: QoS 0); p50 and p99 pool every (daemon, publish) pair. On mosquitto, and
-   on a three-node nats-server cluster (JetStream, MQTT 3.1.1) with the daemons and the plain
-   subscribers spread over its nodes and the backend on node 1. Before measuring, marked
+   plain subscribers (mqtt-bench sub) in the same run: they listen to a second channel of the
+   same app and storage, and the backend (mqtt-bench pub) publishes to the two in turn, N
+   messages (200) to each, spaced so that one fan-out is over before the next (5/s each, half
+   a period apart; 1/s on the cluster), as `island channel push` does for the storage
+   (latest: QoS 1, retained; none: QoS 0). p50 and p99 pool every (daemon, publish) pair. On
+   mosquitto, and on a three-node nats-server cluster (JetStream, MQTT 3.1.1) with the daemons
+   and the plain subscribers spread over its nodes and the backend on node 1. Before measuring, marked
    messages that ask for feedback are published until every daemon has applied one, so each
    subscription is known to be in place; the CPU time of the broker, the link processes, the
    daemons and the clients over the measurement says where the work goes. Target: islandd's
@@ -360,32 +361,67 @@ def prime(broker, version, topic, storage, devices, tmp, rounds=60):
     raise RuntimeError('%d of %d devices applied a message on the channel within %d s' % (len(answered), len(devices), rounds))
 
 
+def thread_cpu(pids):
+    """CPU seconds so far of the threads of `pids`, summed by thread name (what islandd's
+    threads are called says where its time goes: its event loops, the store's writer, the
+    thread that reads the link process)."""
+    totals = {}
+    for pid in pids:
+        try:
+            tasks = os.listdir('/proc/%d/task' % pid)
+        except OSError:
+            continue
+        for tid in tasks:
+            try:
+                with open('/proc/%d/task/%s/stat' % (pid, tid)) as f:
+                    text = f.read()
+            except OSError:
+                continue
+            name = text[text.index('(') + 1:text.rindex(')')]
+            fields = text.rsplit(')', 1)[1].split()
+            totals[name] = totals.get(name, 0) + (int(fields[11]) + int(fields[12])) / os.sysconf('SC_CLK_TCK')
+    return totals
+
+
+def create_channel(island, kind, broker, storage):
+    backend = ['--broker', 'mqtt://127.0.0.1:%d' % broker.ports[0]] + (['--mqtt-version', '3.1.1'] if kind == 'nats' else [])
+    created = subprocess.run([island, 'channel', 'create', '--app', APP, '--storage', storage, *backend],
+                             capture_output=True, text=True, timeout=120)
+    if created.returncode != 0:
+        raise RuntimeError('island channel create: %s' % created.stderr)
+    return created.stdout.strip()
+
+
 def channel_run(a, kind, client, harness, island, islandd, env, tmp):
     """One channel publish -> presenter deltas on a.channel_devices daemons, against the broker's
-    own publish -> subscribe latency to as many plain subscribers of the same topic, on the same
-    messages. `kind`: mosquitto, or nats (the three-node cluster)."""
+    own publish -> subscribe latency to as many plain subscribers, in the same run. `kind`:
+    mosquitto, or nats (the three-node cluster).
+
+    The plain subscribers listen to a second channel of the same app and storage, and the
+    backend publishes to the two in turn, each at `rate`, half a period apart: both fan-outs are
+    as wide and see the same machine, and neither waits behind the other. (On one topic the
+    broker hands a message to the daemons' sessions first, and the plain subscribers then wait
+    for the CPU the daemons' work takes: that measures the daemons twice.)"""
+    rate = a.channel_rate if kind == 'mosquitto' else a.cluster_rate
     work = os.path.join(tmp, 'channel-' + kind)
     os.makedirs(work)
     broker = Broker(work) if kind == 'mosquitto' else Cluster()
     version = 'mqttv5' if kind == 'mosquitto' else 'mqttv311'
     started = []
     try:
-        backend = ['--broker', 'mqtt://127.0.0.1:%d' % broker.ports[0]] + (['--mqtt-version', '3.1.1'] if kind == 'nats' else [])
-        created = subprocess.run([island, 'channel', 'create', '--app', APP, '--storage', a.storage, *backend],
-                                 capture_output=True, text=True, timeout=120)
-        if created.returncode != 0:
-            raise RuntimeError('island channel create: %s' % created.stderr)
-        channel = created.stdout.strip()
+        channel = create_channel(island, kind, broker, a.storage)
+        baseline = create_channel(island, kind, broker, a.storage)
         topic = 'island/channels/%s/%s' % (APP, channel)
-        log('channel %s on %s (%s): %d daemons, %d publishes at %.0f/s' % (
-            channel, kind, a.storage, a.channel_devices, a.publishes, a.channel_rate))
+        baseline_topic = 'island/channels/%s/%s' % (APP, baseline)
+        log('channel %s on %s (%s): %d daemons and %d plain subscribers, %d publishes each at %g/s' % (
+            channel, kind, a.storage, a.channel_devices, a.channel_devices, a.publishes, rate))
         devices = [Device(islandd, work, 'dev-%02d' % i, broker.push_config('dev-%02d' % i, i), env, wait=False)
                    for i in range(a.channel_devices)]
         started += devices
         for d in devices:
             d.connected(timeout=120)
             d.listen(channel)
-        seconds = a.publishes / a.channel_rate + 60
+        seconds = a.publishes / rate + 120
         presenters, plain, ready = [], [], []
         for i, d in enumerate(devices):
             out = os.path.join(work, 'presenter-%02d' % i)
@@ -395,9 +431,9 @@ def channel_run(a, kind, client, harness, island, islandd, env, tmp):
         for i in range(a.channel_devices):
             out = os.path.join(work, 'broker-sub-%02d' % i)
             ready.append(out + '.ready')
-            plain.append((out, bench.spawn([client, 'sub', '--port', str(broker.ports[i % len(broker.ports)]), '--topic', topic,
-                                            '--timeout', str(seconds), '--ready', out + '.ready', '--lat-out', out + '.lat'],
-                                           out + '.json')))
+            plain.append((out, bench.spawn([client, 'sub', '--port', str(broker.ports[i % len(broker.ports)]),
+                                            '--topic', baseline_topic, '--timeout', str(seconds), '--ready', out + '.ready',
+                                            '--lat-out', out + '.lat'], out + '.json')))
         bench.wait_for(lambda: all(os.path.exists(r) for r in ready), 120, 'the plain subscribers (SUBACK)')
         t0 = prime(broker, version, topic, a.storage, devices, work)
         time.sleep(0.5)  # the priming deltas reach the presenters; none of them is measured
@@ -405,12 +441,13 @@ def channel_run(a, kind, client, harness, island, islandd, env, tmp):
         groups = {'broker': broker.pids, 'islandd': [d.p.pid for d in devices],
                   'link': [pid for d in devices for pid in d.link_pids()]}
         before = {name: sum(cpu_seconds(pid) for pid in pids) for name, pids in groups.items()}
+        threads_before = thread_cpu(groups['islandd'])
         load_before = bench.loadavg()
         topics = os.path.join(work, 'topics')
         with open(topics, 'w') as f:
-            f.write(topic + '\n')
-        publisher = bench.spawn([client, 'pub', '--port', str(broker.ports[0]), '--topics', topics, '--rate', str(a.channel_rate),
-                                 '--count', str(a.publishes), '--t0', '%.3f' % t0, '--t-step', '0.001',
+            f.write(topic + '\n' + baseline_topic + '\n')
+        publisher = bench.spawn([client, 'pub', '--port', str(broker.ports[0]), '--topics', topics, '--rate', str(2 * rate),
+                                 '--count', str(2 * a.publishes), '--t0', '%.3f' % t0, '--t-step', '0.001',
                                  '--qos', '1' if a.storage == 'latest' else '0'] + (['--retain'] if a.storage == 'latest' else []),
                                 os.path.join(work, 'pub.json'))
         publisher.wait(timeout=seconds + 30)
@@ -421,21 +458,24 @@ def channel_run(a, kind, client, harness, island, islandd, env, tmp):
         for _, p in plain:
             p.wait(timeout=seconds + 60)
         after = {name: sum(cpu_seconds(pid) for pid in pids) for name, pids in groups.items()}
+        threads_after = thread_cpu(groups['islandd'])
         # The clients have exited: their CPU is what this process's reaped children used, and
         # they were reaped in turn, after the publisher.
         after['presenters'] = presenters_reaped - reaped
         after['plain'] = children_cpu() - presenters_reaped
         before['presenters'] = before['plain'] = 0
-        result = {
-            'broker': kind, 'channel': channel, 'storage': a.storage, 'devices': a.channel_devices,
-            'publishes': a.publishes, 'rate': a.channel_rate, 'load_before': load_before, 'load_after': bench.loadavg(),
+        return {
+            'broker': kind, 'channel': channel, 'baseline_channel': baseline, 'storage': a.storage,
+            'devices': a.channel_devices, 'publishes': a.publishes, 'rate': rate,
+            'load_before': load_before, 'load_after': bench.loadavg(),
             'islandd': pooled(out + '.lat' for out, _ in presenters),
             'plain': pooled(out + '.lat' for out, _ in plain),
             'islandd_health': subscriber_health(out + '.json' for out, _ in presenters),
             'plain_health': subscriber_health(out + '.json' for out, _ in plain),
             'cpu_s': {name: after[name] - before[name] for name in after},
+            'islandd_threads_cpu_s': {name: round(threads_after[name] - threads_before.get(name, 0), 3) for name in threads_after},
+            'link_processes': len(groups['link']),
         }
-        return result
     finally:
         for d in started:
             d.stop()
@@ -454,8 +494,8 @@ def channel_markdown(runs):
         r50, r99 = isl['p50_us'] / brk['p50_us'], isl['p99_us'] / brk['p99_us']
         n = max(1, r['publishes'])
         cpu = r['cpu_s']
-        lines.append('| %s (%d daemons, %s) | %d / %d of %d | %.2f / %.2f | %.2f / %.2f | %.1f / %.1f | %s | %.2f / %.2f / %.2f |' % (
-            r['broker'], r['devices'], r['storage'], isl['samples'], brk['samples'], r['publishes'] * r['devices'],
+        lines.append('| %s (%d daemons, %s, %g/s) | %d / %d of %d | %.2f / %.2f | %.2f / %.2f | %.1f / %.1f | %s | %.2f / %.2f / %.2f |' % (
+            r['broker'], r['devices'], r['storage'], r['rate'], isl['samples'], brk['samples'], r['publishes'] * r['devices'],
             isl['p50_us'] / 1000, isl['p99_us'] / 1000, brk['p50_us'] / 1000, brk['p99_us'] / 1000, r50, r99,
             'met' if r50 <= 3 and r99 <= 3 else 'missed',
             1000 * cpu['broker'] / n, 1000 * cpu['link'] / n, 1000 * cpu['islandd'] / n))
@@ -479,6 +519,9 @@ def main():
     p.add_argument('--publishes', type=int, default=200, help='channel: messages published on it (default 200)')
     p.add_argument('--channel-rate', type=float, default=5,
                    help='channel: publishes per second, spaced so that one fan-out ends before the next (default 5)')
+    p.add_argument('--cluster-rate', type=float, default=1,
+                   help='channel: the same on the nats-server cluster, whose JetStream stores every retained message on '
+                        'three nodes (default 1)')
     p.add_argument('--storage', choices=('latest', 'none'), default='latest',
                    help="channel: its storage (latest: QoS 1 and retained, none: QoS 0), as `island channel push` publishes")
     p.add_argument('--brokers', default='mosquitto,nats',
@@ -494,7 +537,7 @@ def main():
         a.channel_devices, a.publishes = 5, 20
     if a.selftest:
         a.seconds, a.runs, a.rate, a.devices, a.fanout_seconds = 0.5, 1, 50, 2, 1
-        a.channel_devices, a.publishes, a.channel_rate = 3, 5, 10
+        a.channel_devices, a.publishes, a.channel_rate, a.cluster_rate = 3, 5, 10, 5
     parts = set((a.only or 'latency,fanout,channel').split(','))
     if not parts <= {'latency', 'fanout', 'channel'}:
         p.error('--only takes latency, fanout and channel')
