@@ -498,7 +498,7 @@ def channel_markdown(runs):
         lines.append('| %s (%d daemons, %s, %g/s) | %d / %d of %d | %.2f / %.2f | %.2f / %.2f | %.1f / %.1f | %s | %.2f / %.2f / %.2f |' % (
             r['broker'], r['devices'], r['storage'], r['rate'], isl['samples'], brk['samples'], r['publishes'] * r['devices'],
             isl['p50_us'] / 1000, isl['p99_us'] / 1000, brk['p50_us'] / 1000, brk['p99_us'] / 1000, r50, r99,
-            'met' if r50 <= 3 and r99 <= 3 else 'missed',
+            'incomplete' if isl['samples'] < r['publishes'] * r['devices'] else 'met' if r50 <= 3 and r99 <= 3 else 'missed',
             1000 * cpu['broker'] / (2 * n), 1000 * cpu['link'] / n, 1000 * cpu['islandd'] / n))
     return '\n'.join(lines)
 
@@ -605,7 +605,7 @@ def markdown(r):
         isl, brk = run['islandd'], run['broker']
         r50 = isl['p50_us'] / brk['p50_us'] if brk['p50_us'] else float('nan')
         r99 = isl['p99_us'] / brk['p99_us'] if brk['p99_us'] else float('nan')
-        met = 'met' if r50 <= 3 and r99 <= 3 else 'missed'
+        met = 'incomplete' if isl['recv'] < brk['recv'] else 'met' if r50 <= 3 and r99 <= 3 else 'missed'
         lines.append('| %d | %d / %d of %d | %.0f / %.0f | %.0f / %.0f | %.2f / %.2f | %s |' % (
             i + 1, isl['recv'], brk['recv'], run['sent'], isl['p50_us'], isl['p99_us'], brk['p50_us'], brk['p99_us'], r50, r99, met))
     fo = r.get('fanout')
