@@ -18,10 +18,13 @@
 #                                    island-bridge the same way and runs Benchmarks/bridge.py ARGS
 #                                    (MPRIS and notification -> presenter latency, idle wake-ups,
 #                                    RSS) with mpv, dunst and Xvfb on a bus of its own
-#   scripts/bench.sh --push [ARGS]   push instead: builds islandd the same way and runs
-#                                    Benchmarks/push.py ARGS (backend publish -> presenter latency
-#                                    against the broker's own, and a fan-out to 50 islandd); needs
-#                                    mosquitto and libmosquitto-dev (scripts/install-deps.sh)
+#   scripts/bench.sh --push [ARGS]   push instead: builds islandd and island the same way and
+#                                    runs Benchmarks/push.py ARGS (backend publish -> presenter
+#                                    latency against the broker's own, a fan-out to 50 islandd,
+#                                    and one broadcast channel's publish -> presenter deltas on 50
+#                                    islandd against 50 plain subscribers, on mosquitto and on a
+#                                    three-node nats-server cluster); needs mosquitto,
+#                                    libmosquitto-dev and nats-server (scripts/install-deps.sh)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -40,8 +43,8 @@ fi
 
 if [ "${1:-}" = --push ]; then
   shift
-  bin="$(scripts/build-release.sh islandd)"
-  exec python3 Benchmarks/push.py --islandd "$bin/islandd" "$@"
+  bin="$(scripts/build-release.sh islandd island)"
+  exec python3 Benchmarks/push.py --islandd "$bin/islandd" --island "$bin/island" "$@"
 fi
 
 build=1

@@ -422,8 +422,17 @@ public struct PushType: Sendable, Hashable {
     /// The broadcast channel; nil for `.token`.
     public let channelID: String?
 
+    /// A push token of the activity's own (`Activity.pushToken`, `pushTokenUpdates`): the app
+    /// sends it to its server, which publishes to it for this device alone.
     public static let token = PushType(channelID: nil)
 
+    /// Listen to the app's broadcast channel `id`, as ActivityKit's `.channel(_:)`: the id
+    /// `island channel create` printed for the app's backend (22 characters). Every message the
+    /// backend publishes there updates or ends the activity, on every device listening, in
+    /// timestamp order; a broadcast never starts one. The activity gets no push token. The
+    /// daemon keeps the subscription with the activity, across its restarts. The start fails
+    /// with `InvalidChannel` when `id` cannot be a channel's, and with `PushUnavailable` when
+    /// the daemon has no broker (`[Push]` in islandd.conf).
     public static func channel(_ id: String) -> PushType { PushType(channelID: id) }
 }
 
