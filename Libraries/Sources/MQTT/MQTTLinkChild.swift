@@ -107,7 +107,8 @@ public enum MQTTLinkChild {
                             case .packetTooLarge(let retryIn, let discarding):
                                 send(.packetTooLarge(session: name, retryIn: retryIn, discardingSession: discarding))
                             }
-                        })
+                        },
+                        onSubscription: { [self] event in send(.subscription(session: name, event: event)) })
                     sessions.withLock { $0[name] = client }
                     client.start()
                 } catch {
@@ -120,7 +121,7 @@ public enum MQTTLinkChild {
             case .publish(let name, let topic, let payload, let retain):
                 // Lost, as in the daemon's own client, while the broker is away or slow.
                 try? client(name)?.publish(topic, payload: payload, qos: 1, retain: retain)
-            case .message, .connected, .disconnected, .takenOver, .packetTooLarge:
+            case .message, .connected, .disconnected, .takenOver, .packetTooLarge, .subscription:
                 complain("the daemon sent a frame only the link sends")
             }
         }
