@@ -135,12 +135,16 @@ final class PushService: Service {
                     log: { logger.warning("\($0)") })
                 self.process = process
                 link = try MQTTPushLink(configuration: configuration, logger: logger) { configuration throws(MQTTError) in
-                    try process.session(configuration, onMessage: onMessage, onConnection: onConnection(configuration.clientID))
+                    try process.session(
+                        configuration, onMessage: onMessage, onConnection: onConnection(configuration.clientID),
+                        onSubscription: { box.link?.answered($0) })
                 }
             } else {
                 process = nil
                 link = try MQTTPushLink(configuration: configuration, logger: logger) { configuration throws(MQTTError) in
-                    try MQTTClient(configuration, onMessage: onMessage, onConnection: onConnection(configuration.clientID))
+                    try MQTTClient(
+                        configuration, onMessage: onMessage, onConnection: onConnection(configuration.clientID),
+                        onSubscription: { box.link?.answered($0) })
                 }
             }
         } catch {

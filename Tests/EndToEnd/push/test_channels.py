@@ -55,11 +55,10 @@ def topic(channel):
 
 
 def listen(daemon, channel, state):
-    """An activity of Coffee on `daemon` that listens to `channel`, once the broker holds the
-    subscription (islandd does not wait for the SUBACK)."""
+    """An activity of Coffee on `daemon` that listens to `channel`: the Request's reply comes once
+    the broker holds the subscription."""
     with daemon.connect("org.island.Producer") as producer:
         reply = producer.Request(app=COFFEE, type="Score", attributes={"match": 1}, content={"state": state}, channel=channel)
-    daemon.broker.wait_subscribed("%s/%s" % (daemon.device, COFFEE), topic(channel))
     return reply["activity"]
 
 
@@ -210,7 +209,6 @@ def test_a_push_to_start_may_make_the_new_activity_listen_to_a_channel(broker, d
     daemon = device()
     with daemon.connect("org.island.Producer") as producer:
         start_token = producer.PushToStartToken(app=COFFEE, type="Score")["pushToken"]
-    broker.wait_subscribed(brokers.session_client(daemon.device, start_token), start_token)
     started = broker.island(BACKEND, "push", start_token, "--event", "start", "--type", "Score", "--attributes", '{"match": 3}',
                             "--state", '{"score": "0-0"}', "--input-push-channel", channel)
     assert started.stdout.startswith("applied to ")
@@ -245,3 +243,45 @@ def test_an_activity_listens_to_its_channel_across_a_restart_and_stops_when_it_i
     client = "%s/%s" % (daemon.device, COFFEE)
     wait_for(lambda: ("Received UNSUBSCRIBE from %s" % client) in broker.log(tail=None), timeout=LIVENESS,
              message="the unsubscription of the channel no activity listens to")
+
+
+# The guide's ACL without the line that lets every device read the broadcast channels.
+ACL_WITHOUT_CHANNELS = brokers.ACL.replace("pattern read island/channels/+/+\n", "")
+
+
+def test_a_channel_the_broker_denies_fails_the_start_by_name_and_a_denied_resubscription_is_retried(make_daemon):
+    assert ACL_WITHOUT_CHANNELS != brokers.ACL
+    broker = brokers.Broker(devices=["device-acl"]).start()
+    try:
+        daemon = make_daemon(broker.push_config("device-acl"))
+        daemon.device, daemon.broker = "device-acl", broker
+        wait_for(lambda: "connected to the push broker" in daemon.log(), timeout=LIVENESS, message="the broker connection")
+        channel = create(broker, "latest")
+        held = listen(daemon, channel, {"score": "0-0"})
+        # The broker restarts with an ACL that denies channels: the device subscribes again on its
+        # new connection, is refused, says so and keeps asking.
+        broker.stop()
+        broker.set_acl(ACL_WITHOUT_CHANNELS)
+        broker.start()
+        refused = "the push broker refused a subscription this device holds"
+        wait_for(lambda: refused in daemon.log(), timeout=LIVENESS, message="the refusal logged (%s)" % daemon.log()[-800:])
+        assert "channel=%s" % channel in daemon.log().split(refused, 1)[1].split("\n", 1)[0]
+        # A new activity on a channel the broker denies is refused by name, and starts nothing.
+        other = create(broker, "none")
+        with daemon.connect("org.island.Producer") as producer:
+            name, parameters = error_of(producer.Request, app=COFFEE, type="Score", attributes={}, content={"state": {}},
+                                        channel=other)
+            assert name == "org.island.InvalidChannel" and "refused" in parameters["reason"], (name, parameters)
+            assert [a["id"] for a in producer.List(app=COFFEE)["activities"]] == [held["id"]]
+        # Published while the broker denies the device: retained, and delivered once the broker
+        # grants the subscription the device keeps asking for.
+        publish(broker, channel, {"score": "1-0"})
+        presenter, _ = subscribe_presenter(daemon)
+        try:
+            broker.set_acl(brokers.ACL)
+            broker.reload()
+            next_item(presenter, held["id"], lambda item: item["content"]["state"] == {"score": "1-0"})
+        finally:
+            presenter.close()
+    finally:
+        broker.remove()

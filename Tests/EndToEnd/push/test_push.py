@@ -48,18 +48,16 @@ def device(broker, make_daemon):
 
 
 def request(daemon, state, app=COFFEE, type="Delivery", push_token=True, **extra):
+    """Started, with its token when `push_token`: the broker holds the token's subscription by
+    the time the reply comes, so a push published at once arrives."""
     with daemon.connect("org.island.Producer") as producer:
         reply = producer.Request(app=app, type=type, attributes={"order": 42}, content={"state": state},
                                  pushToken=push_token, **extra)
-    if push_token:
-        subscribed(daemon, reply["activity"]["pushToken"])
     return reply["activity"]
 
 
 def subscribed(daemon, token, count=1):
-    """Once the broker has the device's subscription to `token`: islandd subscribes as it makes a
-    token and does not wait for the broker's SUBACK, so a push published at once could get to
-    the broker first and reach nobody."""
+    """Once the broker has logged the device's subscription to `token` `count` times."""
     daemon.broker.wait_subscribed(brokers.session_client(daemon.device, token), token, count)
 
 
@@ -109,6 +107,37 @@ def test_a_backend_updates_and_ends_an_activity_and_reads_what_happened(broker, 
         presenter.close()
 
 
+def test_a_push_published_the_moment_the_token_is_handed_out_arrives(broker, device):
+    """A token, a push-to-start token and a rotated token are handed out only once the broker
+    holds their subscriptions: the backend publishes on a connection it keeps open the moment
+    each reply comes, 50 times over, and every push is applied."""
+    daemon = device()
+    publisher = brokers.Publisher(broker, "backend-coffee")
+    started = []
+    try:
+        with daemon.connect("org.island.Producer") as producer:
+            for n in range(50):
+                token = producer.Request(app=COFFEE, type="Delivery", attributes={}, content={"state": {"n": 0}},
+                                         pushToken=True)["activity"]
+                publisher.publish(token["pushToken"], brokers.aps("update", 100, {"n": n + 1}))
+                started.append(token["id"])
+            rotated = producer.PushToken(app=COFFEE, id=started[0], rotate=True)["pushToken"]
+            publisher.publish(rotated, brokers.aps("update", 101, {"n": "rotated"}))
+            start = producer.PushToStartToken(app=COFFEE, type="Delivery")["pushToken"]
+            publisher.publish(start, brokers.aps("start", 102, {"n": "pushed"}, **{"attributes-type": "Delivery",
+                                                                                    "attributes": {}}))
+    finally:
+        publisher.close()
+
+    def states():
+        with daemon.connect("org.island.Producer") as producer:
+            return {a["id"]: a["content"]["state"] for a in producer.List(app=COFFEE)["activities"]}
+    expected = {activity_id: {"n": n + 1} for n, activity_id in enumerate(started)}
+    expected[started[0]] = {"n": "rotated"}
+    wait_for(lambda: all(states().get(k) == v for k, v in expected.items()) and {"n": "pushed"} in states().values(),
+             timeout=LIVENESS, message="every push applied (%s)" % daemon.log()[-800:])
+
+
 def test_an_older_timestamp_is_refused_and_the_refusal_is_published(broker, device):
     daemon = device()
     created = request(daemon, {"n": 0})
@@ -136,7 +165,6 @@ def test_a_server_starts_an_activity_with_a_push_to_start_token(broker, device):
     with daemon.connect("org.island.Producer") as producer:
         start_token = producer.PushToStartToken(app=COFFEE, type="Delivery")["pushToken"]
         assert producer.PushToStartToken(app=COFFEE, type="Delivery")["pushToken"] == start_token, "asked again: the same"
-    subscribed(daemon, start_token)
     presenter, _ = subscribe_presenter(daemon)
     feedback = broker.subscriber("backend-coffee", brokers.feedback_topic(start_token))
     try:
@@ -154,7 +182,8 @@ def test_a_server_starts_an_activity_with_a_push_to_start_token(broker, device):
         broker.publish("backend-coffee", start_token, brokers.aps("start", 300, {"stage": "ordered"}, **{
             "attributes-type": "Delivery", "attributes": {"order": 7}}))
         assert feedback.wait(2)[1]["error"] == "org.island.StaleTimestamp"
-        # The activity's token works as any other.
+        # The activity's token works as any other (made by a push, not handed to a client who
+        # waits: its subscription may still be on its way).
         subscribed(daemon, answer["pushToken"])
         updates = broker.subscriber("backend-coffee", brokers.feedback_topic(answer["pushToken"]))
         try:
@@ -237,7 +266,6 @@ def test_tokens_rotate_persist_and_are_streamed_to_the_app(broker, device):
             assert producer.PushToken(app=COFFEE, id=created["id"])["pushToken"] == old, "asked again: the same"
             new = producer.PushToken(app=COFFEE, id=created["id"], rotate=True)["pushToken"]
         assert new != old
-        subscribed(daemon, new)
         event = watch.read_until(lambda m: m["parameters"]["event"]["kind"] == "pushToken")["parameters"]["event"]
         assert event["pushToken"] == new and event["activity"]["id"] == created["id"] and event["activity"]["pushToken"] == new
         assert feedback.wait(1)[0] | {"receivedAt": 0} == {"timestamp": None, "event": None, "outcome": "revoked",
