@@ -100,6 +100,10 @@ final class RecordingBroker: PushBroker {
     }
 
     func requestWithToken(_ push: PushGateway, state: JSONObject = ["n": 0]) async throws -> (Activity, String) {
+        try await Self.requestWithToken(push, state: state)
+    }
+
+    static func requestWithToken(_ push: PushGateway, state: JSONObject = ["n": 0]) async throws -> (Activity, String) {
         let (activity, _, token): (Activity, Bool, String?) = try await withCheckedThrowingContinuation { continuation in
             push.perform { push in
                 push.request(
@@ -372,8 +376,9 @@ final class RecordingBroker: PushBroker {
     @Test func aTokenIsHandedOutOnlyOnceTheBrokerGrantsItsSubscription() async throws {
         let (fixture, broker) = try await makeGateway(answering: .held)
         defer { fixture.close() }
+        let push = fixture.push
         let reply = Task {
-            let (_, token) = try await requestWithToken(fixture.push)
+            let (_, token) = try await Self.requestWithToken(push)
             broker.note("token")
             return token
         }
@@ -382,9 +387,9 @@ final class RecordingBroker: PushBroker {
         #expect(try await reply.value == topic)
         #expect(broker.notes == ["granted", "token"])
 
-        let activity = try #require(await activities(fixture).first)
+        let id = try #require(await activities(fixture).first).id
         let rotated = Task {
-            let token = try await fixture.push.token(app: Self.app, uid: nil, id: activity.id, rotate: true)
+            let token = try await push.token(app: Self.app, uid: nil, id: id, rotate: true)
             broker.note("rotated")
             return token
         }
@@ -392,7 +397,7 @@ final class RecordingBroker: PushBroker {
         broker.answer(true)
         #expect(try await rotated.value == next)
         let started = Task {
-            let token = try await fixture.push.startToken(app: Self.app, uid: nil, type: "Delivery", rotate: false)
+            let token = try await push.startToken(app: Self.app, uid: nil, type: "Delivery", rotate: false)
             broker.note("push-to-start")
             return token
         }

@@ -31,9 +31,10 @@ extension PushGateway {
                 completion(.failure(error))
                 return
             }
+            let registry = gateway.push?.registry
             gateway.onEngine { engine in
                 gateway.request(
-                    on: engine, registry: gateway.push?.registry, token: token, app: app, type: type, attributes: attributes,
+                    on: engine, registry: registry, token: token, app: app, type: type, attributes: attributes,
                     content: content, key: key, ownerGone: ownerGone, sourceApp: sourceApp, start: start, alert: alert, uid: uid,
                     decided: decided, prepare: prepare, completion: completion)
             }
