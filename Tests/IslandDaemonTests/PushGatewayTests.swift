@@ -352,11 +352,7 @@ final class RecordingBroker: PushBroker {
             try await fixture.push.startToken(app: Self.app, uid: nil, type: "T", rotate: false)
         }
     }
-}
 
-/// A device whose session another client with the same `ClientID=` kept taking logged two lines a
-/// second for ever, and never why.
-@Suite struct SessionWatchTests {
     // MARK: The broker's grant
 
     func makeGateway(answering mode: RecordingBroker.Answer, timeout: Duration = .seconds(30)) async throws -> (Fixture, RecordingBroker) {
@@ -480,7 +476,11 @@ final class RecordingBroker: PushBroker {
         #expect(await activities(fixture).isEmpty)
         #expect(broker.subscribed.isEmpty)
     }
+}
 
+/// A device whose session another client with the same `ClientID=` kept taking logged two lines a
+/// second for ever, and never why.
+@Suite struct SessionWatchTests {
     @Test func connectionsDroppedSoonAfterTheyWereAcceptedAreToldOnce() {
         var watch = SessionWatch(stableAfter: 30)
         var now = 0.0

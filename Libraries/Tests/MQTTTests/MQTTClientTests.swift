@@ -132,28 +132,6 @@ struct MQTTClientTests {
         }
     }
 
-    /// A subscription the broker's ACL refuses (SUBACK 0x80, or MQTT 5's 0x87) is told, never
-    /// taken for granted, and asked for again with the backoff while the client wants it.
-    @Test(arguments: [MQTTConfiguration.ProtocolVersion.v311, .v5])
-    func aRefusedSubscriptionIsToldAndAskedForAgain(version: MQTTConfiguration.ProtocolVersion) async throws {
-        try await withBroker { broker in
-            let mallory = Recorder()
-            var configuration = Self.configuration(broker, user: "mallory")
-            configuration.protocolVersion = version
-            try await mallory.connect(configuration)
-            try mallory.client.subscribe("test/secret")
-            let answers = try await mallory.waitForAnswers { $0.count >= 3 }
-            // Under MQTT 5 the broker says why: its ACL.
-            let code = version == .v5 ? MQTTSubscriptionEvent.notAuthorized : 0x80
-            #expect(answers.allSatisfy { if case .refused(topic: "test/secret", code, _) = $0 { true } else { false } }, "\(answers)")
-            let alice = Recorder()
-            try await alice.connect(Self.configuration(broker, user: "alice"), subscribing: ["test/open"])
-            #expect(alice.answers == [.granted(topic: "test/open")])
-            await mallory.client.shutdown()
-            await alice.client.shutdown()
-        }
-    }
-
     /// A cluster's nodes, in order: when its node dies the client connects to the next, and
     /// subscribes there (a node without its session has none of its subscriptions).
     @Test func whenItsBrokerDiesItMovesToTheNextOfTheList() async throws {

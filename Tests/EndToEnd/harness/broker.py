@@ -410,6 +410,8 @@ class HostileBroker:
         self.sent_oversized = {}   # client id -> oversized PUBLISHes begun
         self.subscriptions = {}    # topic -> (socket, protocol level)
         self.published = []        # (topic, payload bytes) from clients
+        self.refusing = {}         # topic prefix -> SUBSCRIBEs still to refuse (None: all)
+        self.refused = []          # topics refused, in order
         self.packet_id = 0
         self.send_locks = {}
         self.closed = False
@@ -525,10 +527,20 @@ class HostileBroker:
                     n = int.from_bytes(body[index:index + 2], "big")
                     topics.append(body[index + 2:index + 2 + n].decode())
                     index += 2 + n + 1
+                codes = b""
                 with self.lock:
                     for topic in topics:
-                        self.subscriptions[topic] = (conn, level)
-                rest = packet_id + (b"\x00" if level == 5 else b"") + b"\x01" * len(topics)
+                        prefix = next((p for p in self.refusing if topic.startswith(p)), None)
+                        if prefix is not None and self.refusing[prefix] != 0:
+                            if self.refusing[prefix] is not None:
+                                self.refusing[prefix] -= 1
+                            self.refused.append(topic)
+                            # MQTT 5 says why (0x87: not authorized); 3.1.1 has 0x80 alone.
+                            codes += b"\x87" if level == 5 else b"\x80"
+                        else:
+                            self.subscriptions[topic] = (conn, level)
+                            codes += b"\x01"
+                rest = packet_id + (b"\x00" if level == 5 else b"") + codes
                 self._send(conn, b"\x90" + _varint(len(rest)) + rest)
             elif kind == 10:  # UNSUBSCRIBE
                 rest = body[:2] + (b"\x00" + b"\x00" * 1 if level == 5 else b"")
@@ -556,6 +568,20 @@ class HostileBroker:
     def subscribed(self, topic):
         with self.lock:
             return topic in self.subscriptions
+
+    def refuse(self, prefix, times=None):
+        """Refuses SUBSCRIBEs to topics starting with `prefix`: the next `times`, or all."""
+        with self.lock:
+            self.refusing[prefix] = times
+
+    def drop(self, topic):
+        """Closes the connection subscribed to `topic`, forgetting its subscriptions: its client
+        reconnects and subscribes again."""
+        with self.lock:
+            conn, _ = self.subscriptions[topic]
+            for t in [t for t, (c, _) in self.subscriptions.items() if c is conn]:
+                del self.subscriptions[t]
+        conn.shutdown(socket.SHUT_RDWR)
 
     def push(self, topic, payload):
         """A QoS 1 PUBLISH of `payload` to the client subscribed to `topic`."""
