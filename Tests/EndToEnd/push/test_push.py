@@ -21,7 +21,7 @@ pytestmark = [pytest.mark.quick, pytest.mark.skipif(not brokers.available(), rea
                                                                 "(scripts/install-deps.sh installs them)")]
 
 COFFEE = "org.example.Coffee"
-DEVICES = ["device-%d" % n for n in range(1, 14)]
+DEVICES = ["device-%d" % n for n in range(1, 16)]
 
 
 @pytest.fixture(scope="module")
