@@ -140,14 +140,17 @@ mqtt {{ listen: 127.0.0.1:{mqtt}, stream_replicas: {nodes} }}
         running = [n for n in range(self.nodes) if self.processes[n] and self.processes[n].poll() is None]
         self._probes = getattr(self, "_probes", 0) + 1
         value = ("probe-%d-%d" % (os.getpid(), self._probes)).encode()
+        # A topic of its own each time, as a new channel's record is: after a node's restart a
+        # node can serve new values of topics it knew and still none of a new topic.
+        topic = "%s/%d" % (self.PROBE_TOPIC, self._probes)
         deadline = time.monotonic() + timeout
         published = False
         while time.monotonic() < deadline:
             try:
                 if not published:
-                    self._mqtt(running[0], publish=value)
+                    self._mqtt(running[0], topic, publish=value)
                     published = True
-                if all(self._mqtt(n) == value for n in running):
+                if all(self._mqtt(n, topic) == value for n in running):
                     return
             except OSError:
                 pass
@@ -156,7 +159,7 @@ mqtt {{ listen: 127.0.0.1:{mqtt}, stream_replicas: {nodes} }}
 
     PROBE_TOPIC = "island-test/cluster-probe"
 
-    def _mqtt(self, n, publish=None):
+    def _mqtt(self, n, topic, publish=None):
         """One MQTT 3.1.1 connection to node `n`: publishes `publish` retained (QoS 1, waiting for
         the PUBACK), or returns the retained message a new subscription gets (None within 2 s)."""
         def string(data):
@@ -171,11 +174,11 @@ mqtt {{ listen: 127.0.0.1:{mqtt}, stream_replicas: {nodes} }}
             if self._read(s, 4)[3] != 0:
                 raise OSError("CONNECT refused")
             if publish is not None:
-                s.sendall(packet(0x33, string(self.PROBE_TOPIC) + (1).to_bytes(2, "big") + publish))
+                s.sendall(packet(0x33, string(topic) + (1).to_bytes(2, "big") + publish))
                 if self._read(s, 4)[0] != 0x40:
                     raise OSError("no PUBACK")
                 return None
-            s.sendall(packet(0x82, (1).to_bytes(2, "big") + string(self.PROBE_TOPIC) + b"\x00"))
+            s.sendall(packet(0x82, (1).to_bytes(2, "big") + string(topic) + b"\x00"))
             while True:
                 try:
                     first, length = self._read(s, 2)
