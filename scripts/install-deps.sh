@@ -35,6 +35,7 @@ apt_packages=(
   # clients for the tests and the benchmark; iproute2 for the network-namespace tests (ip, tc)
   libmosquitto-dev mosquitto mosquitto-clients openssl iproute2
   libssl-dev       # libcrypto: the SHA-256 that names a push token's feedback topic
+  stress-ng        # load for proving the broker-cluster tests' verdict does not depend on it (docs/testing.md)
   # the GNOME Shell extension (GNOMEShellExtension/): a real GNOME Shell 43 for its end-to-end
   # test (nested in xvfb), gjs for its unit tests, gnome-extensions-app that hosts its prefs.js,
   # and its lint: Debian's eslint 6.4 with js-yaml, which reads GNOME Shell's YAML configuration

@@ -217,11 +217,21 @@ final class BackendLink: Sendable {
     var messages: [MQTTMessage] { received.withLock { $0 } }
 
     /// Publishes and waits for the broker's acknowledgement (QoS 1) or the write (QoS 0).
+    ///
+    /// - Throws: `BrokerUnavailable` when a QoS 1 message is not acknowledged within 10 s, or the
+    ///   connection ends first: a NATS node whose JetStream did not store it in time closes the
+    ///   connection without a PUBACK, and the message is lost. The backend tries again.
     func publish(_ topic: String, payload: [UInt8], qos: Int = 1, retain: Bool = false, messageExpiry: UInt32? = nil) async throws {
         try client.publish(topic, payload: payload, qos: qos, retain: retain, expiry: messageExpiry)
         let deadline = ContinuousClock.now + .seconds(10)
-        while client.unacknowledgedPublishes > 0 && ContinuousClock.now < deadline {
+        while client.unacknowledgedPublishes > 0 && client.isConnected && ContinuousClock.now < deadline {
             try await Task.sleep(for: .milliseconds(5))
+        }
+        // A lost connection forgets what it waited for: only one still up says it was acknowledged.
+        guard qos == 0 || (client.isConnected && client.unacknowledgedPublishes == 0) else {
+            throw CLIFailure(
+                status: ExitStatus.unavailable, name: "BrokerUnavailable",
+                message: "the broker did not acknowledge the message (it may not have it): try again", json: json)
         }
     }
 

@@ -9,9 +9,39 @@ import Testing
 
 /// What the engine asked of the broker.
 final class RecordingBroker: PushBroker {
-    private let state = Mutex<(subscribed: Set<String>, published: [(topic: String, payload: JSONObject, retained: Bool)])>(([], []))
+    /// How the broker answers a subscription that waits for its grant.
+    enum Answer: Sendable {
+        /// `refuse`: not authorized; `refuseForNow`: refused without a reason, again and again.
+        case grant, refuse, refuseForNow, never
+        /// Kept for the test to answer (`answer(_:)`).
+        case held
+    }
+
+    private let state = Mutex<
+        (
+            subscribed: Set<String>, published: [(topic: String, payload: JSONObject, retained: Bool)],
+            held: [(topic: String, answer: @Sendable (SubscriptionAnswer) -> Void)], notes: [String]
+        )
+    >(([], [], [], []))
+    let mode: Answer
+
+    init(answering mode: Answer = .grant) {
+        self.mode = mode
+    }
 
     func subscribe(_ topic: String) { state.withLock { _ = $0.subscribed.insert(topic) } }
+    func subscribe(_ topic: String, answered: @escaping @Sendable (SubscriptionAnswer) -> Void) {
+        subscribe(topic)
+        switch mode {
+        case .grant: answered(.granted)
+        case .refuse: answered(.denied)
+        case .refuseForNow:
+            answered(.refused)
+            answered(.refused)
+        case .never: break
+        case .held: state.withLock { $0.held.append((topic, answered)) }
+        }
+    }
     func unsubscribe(_ topic: String) { state.withLock { _ = $0.subscribed.remove(topic) } }
     func publish(_ topic: String, payload: [UInt8], retain: Bool) {
         let object = (try? JSONParser.parse(payload).objectValue) ?? [:]
@@ -20,6 +50,30 @@ final class RecordingBroker: PushBroker {
 
     var subscribed: Set<String> { state.withLock { $0.subscribed } }
     var published: [(topic: String, payload: JSONObject, retained: Bool)] { state.withLock { $0.published } }
+    /// What happened, in order, as the test wrote it down (`note`).
+    var notes: [String] { state.withLock { $0.notes } }
+    func note(_ text: String) { state.withLock { $0.notes.append(text) } }
+
+    /// The first held subscription's topic, once one is held (within a liveness bound).
+    func held() async throws -> String {
+        let deadline = ContinuousClock.now + .seconds(30)
+        while ContinuousClock.now < deadline {
+            if let topic = state.withLock({ $0.held.first?.topic }) { return topic }
+            try await Task.sleep(for: .milliseconds(5))
+        }
+        Issue.record("no subscription waited for the broker's answer")
+        throw CancellationError()
+    }
+
+    /// Answers the held subscriptions, noting `granted` or `refused` first.
+    func answer(_ granted: Bool) {
+        let held = state.withLock { state in
+            defer { state.held = [] }
+            state.notes.append(granted ? "granted" : "refused")
+            return state.held
+        }
+        for (_, answer) in held { answer(granted ? .granted : .denied) }
+    }
 }
 
 /// Push as a client of the engine: tokens issued, persisted, rotated and revoked, and pushes
@@ -46,6 +100,10 @@ final class RecordingBroker: PushBroker {
     }
 
     func requestWithToken(_ push: PushGateway, state: JSONObject = ["n": 0]) async throws -> (Activity, String) {
+        try await Self.requestWithToken(push, state: state)
+    }
+
+    static func requestWithToken(_ push: PushGateway, state: JSONObject = ["n": 0]) async throws -> (Activity, String) {
         let (activity, _, token): (Activity, Bool, String?) = try await withCheckedThrowingContinuation { continuation in
             push.perform { push in
                 push.request(
@@ -293,6 +351,130 @@ final class RecordingBroker: PushBroker {
         await #expect(throws: EngineError.pushUnavailable(reason: PushGateway.pushOff)) {
             try await fixture.push.startToken(app: Self.app, uid: nil, type: "T", rotate: false)
         }
+    }
+
+    // MARK: The broker's grant
+
+    func makeGateway(answering mode: RecordingBroker.Answer, timeout: Duration = .seconds(30)) async throws -> (Fixture, RecordingBroker) {
+        let broker = RecordingBroker(answering: mode)
+        let base = try await base.makeEngine()
+        let push = PushGateway(engine: base.engine)
+        await push.enable(root: "island", device: "d1", broker: broker, stored: [], subscriptionTimeout: timeout)
+        return (Fixture(base: base, push: push), broker)
+    }
+
+    func activities(_ fixture: Fixture) async -> [Activity] {
+        await fixture.engine.list(app: Self.app, uid: nil, type: nil, states: nil)
+    }
+
+    /// A token was once handed out as its SUBSCRIBE was queued: a server that pushed the
+    /// moment it had it could reach the broker before the subscription, and the push was lost.
+    @Test func aTokenIsHandedOutOnlyOnceTheBrokerGrantsItsSubscription() async throws {
+        let (fixture, broker) = try await makeGateway(answering: .held)
+        defer { fixture.close() }
+        let push = fixture.push
+        let reply = Task {
+            let (_, token) = try await Self.requestWithToken(push)
+            broker.note("token")
+            return token
+        }
+        let topic = try await broker.held()
+        broker.answer(true)
+        #expect(try await reply.value == topic)
+        #expect(broker.notes == ["granted", "token"])
+
+        let id = try #require(await activities(fixture).first).id
+        let rotated = Task {
+            let token = try await push.token(app: Self.app, uid: nil, id: id, rotate: true)
+            broker.note("rotated")
+            return token
+        }
+        let next = try await broker.held()
+        broker.answer(true)
+        #expect(try await rotated.value == next)
+        let started = Task {
+            let token = try await push.startToken(app: Self.app, uid: nil, type: "Delivery", rotate: false)
+            broker.note("push-to-start")
+            return token
+        }
+        let start = try await broker.held()
+        broker.answer(true)
+        #expect(try await started.value == start)
+        #expect(broker.notes == ["granted", "token", "granted", "rotated", "granted", "push-to-start"])
+    }
+
+    @Test func aTokenTheBrokerRefusesIsRefusedByNameAndStartsNothing() async throws {
+        let (fixture, broker) = try await makeGateway(answering: .refuse)
+        defer { fixture.close() }
+        do {
+            _ = try await requestWithToken(fixture.push)
+            Issue.record("a token the broker refused was handed out")
+        } catch let error as EngineError {
+            guard case .pushUnavailable(let reason) = error else { throw error }
+            #expect(reason.contains("refused"))
+        }
+        #expect(await activities(fixture).isEmpty)
+        #expect(broker.subscribed.isEmpty, "the refused topic is let go, not asked for again")
+        do {
+            _ = try await fixture.push.startToken(app: Self.app, uid: nil, type: "Delivery", rotate: false)
+            Issue.record("a push-to-start token the broker refused was handed out")
+        } catch {
+            guard case .pushUnavailable = error else { throw error }
+        }
+        #expect(broker.subscribed.isEmpty)
+    }
+
+    @Test func aBrokerThatNeverAnswersFailsTheRequestByNameOnceTheTimeoutIsOver() async throws {
+        let (fixture, broker) = try await makeGateway(answering: .never, timeout: .milliseconds(100))
+        defer { fixture.close() }
+        do {
+            _ = try await requestWithToken(fixture.push)
+            Issue.record("a token was handed out without the broker's grant")
+        } catch let error as EngineError {
+            guard case .pushUnavailable(let reason) = error else { throw error }
+            #expect(reason.contains("did not confirm"))
+        }
+        #expect(await activities(fixture).isEmpty)
+        #expect(broker.subscribed.isEmpty)
+    }
+
+    /// Under MQTT 3.1.1 a refusal does not say why: a cluster node that cannot place the
+    /// subscription yet refuses as an ACL does. Asked again until the timeout, then refused.
+    @Test func aRefusalWithoutAReasonIsAskedAgainUntilTheTimeoutThenRefusedByName() async throws {
+        let (fixture, broker) = try await makeGateway(answering: .refuseForNow, timeout: .milliseconds(100))
+        defer { fixture.close() }
+        do {
+            _ = try await requestWithToken(fixture.push)
+            Issue.record("a token the broker refused was handed out")
+        } catch let error as EngineError {
+            guard case .pushUnavailable(let reason) = error else { throw error }
+            #expect(reason.contains("refused"))
+        }
+        #expect(await activities(fixture).isEmpty)
+        #expect(broker.subscribed.isEmpty)
+    }
+
+    /// A channel the broker's ACL does not let the device read once started an activity that
+    /// never heard from it.
+    @Test func aChannelTheBrokerRefusesFailsTheStartAsAnInvalidChannel() async throws {
+        let (fixture, broker) = try await makeGateway(answering: .refuse)
+        defer { fixture.close() }
+        let id = "c0ffee00c0ffee00c0ffee"
+        let result: Result<(Activity, Bool, String?), EngineError> = await withCheckedContinuation { continuation in
+            fixture.push.perform { push in
+                push.request(
+                    channel: id, alsoToken: false, app: Self.app, type: "Delivery", attributes: [:], content: ActivityContent(state: [:]),
+                    key: nil, ownerGone: .keep, sourceApp: nil, uid: nil, decided: {}, prepare: { $0 }
+                ) { continuation.resume(returning: $0) }
+            }
+        }
+        guard case .failure(.refused(.invalidChannel(let channel, let reason))) = result else {
+            Issue.record("expected InvalidChannel, got \(result)")
+            return
+        }
+        #expect(channel == id && reason.contains("refused"))
+        #expect(await activities(fixture).isEmpty)
+        #expect(broker.subscribed.isEmpty)
     }
 }
 

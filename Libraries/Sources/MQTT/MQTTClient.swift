@@ -41,6 +41,28 @@ public enum MQTTConnectionEvent: Sendable, Hashable {
     case packetTooLarge(retryIn: Double, discardingSession: Bool)
 }
 
+/// What the broker answered to a subscription (its SUBACK), topic by topic: the first one, and
+/// each one again on a connection whose session the broker did not keep.
+public enum MQTTSubscriptionEvent: Sendable, Hashable {
+    /// The broker holds the subscription: whatever is published to `topic` from now on comes.
+    case granted(topic: String)
+    /// The broker refused it: `code` is the SUBACK's, 0x80 or above — 0x80 alone under MQTT
+    /// 3.1.1, whatever the reason; under MQTT 5 `notAuthorized` (0x87, an ACL's denial) or
+    /// another (0x80 unspecified, 0x97 quota exceeded: a broker that cannot keep it now). The
+    /// client asks again in `retryIn` seconds, with the backoff of its connections, for as
+    /// long as it wants the topic.
+    case refused(topic: String, code: Int, retryIn: Double)
+
+    /// MQTT 5's SUBACK reason "Not authorized".
+    public static let notAuthorized = 0x87
+
+    public var topic: String {
+        switch self {
+        case .granted(let topic), .refused(let topic, _, _): topic
+        }
+    }
+}
+
 /// An MQTT client on libmosquitto, with a network thread of its own: it connects, keeps its
 /// subscriptions (QoS 1) across reconnections, reconnects with backoff after every failure,
 /// and hands what it receives to `onMessage` — at most `maximumPacketSize` bytes of each
@@ -58,7 +80,8 @@ public enum MQTTConnectionEvent: Sendable, Hashable {
 /// packet for the network thread and wakes it. `onMessage` and `onConnection` run on the
 /// network thread, one at a time, in the order things happened; `onMessage` may take its time
 /// (the next message waits, and the broker, not this process, holds what is behind it), but
-/// must not call `shutdown()`.
+/// must not call `shutdown()`. `onSubscription` tells, on the same thread, what the broker
+/// answered to each subscription: a message published to a topic before its grant may be lost.
 ///
 /// The thread is the client's own rather than `mosquitto_loop_start`'s: that one gives up for
 /// good after a TLS or protocol error (`mosquitto_loop_forever` returns on them), cannot be
@@ -68,6 +91,7 @@ public enum MQTTConnectionEvent: Sendable, Hashable {
 public final class MQTTClient: MQTTSession {
     public typealias MessageHandler = @Sendable (MQTTMessage) -> Void
     public typealias ConnectionHandler = @Sendable (MQTTConnectionEvent) -> Void
+    public typealias SubscriptionHandler = @Sendable (MQTTSubscriptionEvent) -> Void
 
     private let core: Core
 
@@ -79,10 +103,10 @@ public final class MQTTClient: MQTTSession {
     ///   unreadable TLS file, a client id it rejects).
     public init(
         _ configuration: MQTTConfiguration, onMessage: @escaping MessageHandler,
-        onConnection: @escaping ConnectionHandler = { _ in },
+        onConnection: @escaping ConnectionHandler = { _ in }, onSubscription: @escaping SubscriptionHandler = { _ in },
         clock: @escaping @Sendable () -> Double = MQTTClient.monotonicSeconds
     ) throws(MQTTError) {
-        core = try Core(configuration, onMessage: onMessage, onConnection: onConnection, clock: clock)
+        core = try Core(configuration, onMessage: onMessage, onConnection: onConnection, onSubscription: onSubscription, clock: clock)
     }
 
     /// `CLOCK_MONOTONIC`, in seconds.
@@ -163,6 +187,7 @@ extension MQTTClient {
         let handle: Handle
         let onMessage: MessageHandler
         let onConnection: ConnectionHandler
+        let onSubscription: SubscriptionHandler
         /// Wakes the network thread from `poll`: a packet was queued, or it should stop.
         let wakePipe: WakePipe
         let state: Mutex<State>
@@ -187,14 +212,23 @@ extension MQTTClient {
             var unacknowledged = 0
             /// The address in `configuration.brokers` the next attempt goes to.
             var brokerIndex = 0
+            /// The topics of each SUBSCRIBE sent on this connection and not yet answered, by
+            /// message id.
+            var awaitingGrant: [Int32: [String]] = [:]
+            /// The broker's refusals of each wanted topic since its last grant: the backoff's step.
+            var refusals: [String: Int] = [:]
+            /// When to ask again for a topic the broker refused on this connection (`clock`).
+            var retries: [String: Double] = [:]
         }
 
         init(
             _ configuration: MQTTConfiguration, onMessage: @escaping MessageHandler,
-            onConnection: @escaping ConnectionHandler, clock: @escaping @Sendable () -> Double
+            onConnection: @escaping ConnectionHandler, onSubscription: @escaping SubscriptionHandler,
+            clock: @escaping @Sendable () -> Double
         ) throws(MQTTError) {
             _ = libraryInitialised
             self.configuration = configuration
+            self.onSubscription = onSubscription
             self.state = Mutex(State(schedule: ReconnectSchedule(backoff: configuration.backoff)))
             self.clock = clock
             self.onMessage = onMessage
@@ -264,6 +298,12 @@ extension MQTTClient {
                     ? Array(UnsafeRawBufferPointer(start: message.payload, count: count)) : []
                 core.onMessage(MQTTMessage(topic: topic, payload: payload, qos: Int(message.qos), retained: message.retain))
             }
+            // MQTT 5 puts its reason codes where 3.1.1 puts the granted QoS: 0x80 and above
+            // refuse in both.
+            mosquitto_subscribe_callback_set(mosq) { _, user, mid, count, granted in
+                let codes = granted.map { Array(UnsafeBufferPointer(start: $0, count: Int(max(0, count)))) } ?? []
+                Core.from(user).answered(mid: mid, codes: codes)
+            }
             mosquitto_publish_callback_set(mosq) { _, user, _ in
                 Core.from(user).state.withLock { $0.unacknowledged = max(0, $0.unacknowledged - 1) }
             }
@@ -324,13 +364,67 @@ extension MQTTClient {
             // subscribe it after an unsubscribe: libmosquitto only queues the packet here.
             let queued = state.withLock { state in
                 guard state.subscriptions.add(topic) else { return false }
-                return mosquitto_subscribe(handle.pointer, nil, topic, Int32(configuration.subscriptionQoS)) == MOSQ_ERR_SUCCESS.rawValue
+                return send(subscribe: [topic], &state)
             }
             if queued { wake() }
         }
 
+        /// Sends SUBSCRIBE for `topics` (at most 128, one packet) and remembers its message id
+        /// for the SUBACK; under the state's lock, so the answer cannot be read before.
+        @discardableResult
+        private func send(subscribe topics: some Collection<String>, _ state: inout State) -> Bool {
+            var mid: Int32 = 0
+            let rc = Self.withCStrings(ArraySlice(topics)) { pointers in
+                mosquitto_subscribe_multiple(
+                    handle.pointer, &mid, Int32(pointers.count), pointers.baseAddress, Int32(configuration.subscriptionQoS), 0, nil)
+            }
+            guard rc == MOSQ_ERR_SUCCESS.rawValue else { return false }
+            state.awaitingGrant[mid] = Array(topics)
+            for topic in topics { state.retries[topic] = nil }
+            return true
+        }
+
+        /// A SUBACK, on the network thread (from `mosquitto_loop_read`): each topic's outcome,
+        /// told in order. A refused topic still wanted is asked for again after the backoff.
+        fileprivate func answered(mid: Int32, codes: [Int32]) {
+            let now = clock()
+            let events = state.withLock { state -> [MQTTSubscriptionEvent] in
+                guard let topics = state.awaitingGrant.removeValue(forKey: mid) else { return [] }
+                return zip(topics, codes).compactMap { topic, code in
+                    // Dropped since: the client no longer has anything to say of it.
+                    guard state.subscriptions.wanted.contains(topic) else { return nil }
+                    guard code >= 0x80 else {
+                        state.refusals[topic] = nil
+                        return .granted(topic: topic)
+                    }
+                    let attempt = state.refusals[topic, default: 0]
+                    state.refusals[topic] = attempt + 1
+                    let delay = configuration.backoff.delay(attempt: attempt, random: Double.random(in: 0...1))
+                    state.retries[topic] = now + delay
+                    return .refused(topic: topic, code: Int(code), retryIn: delay)
+                }
+            }
+            for event in events { onSubscription(event) }
+        }
+
+        /// Asks again for the refused topics whose wait is over; how long until the next one
+        /// is due (nil: none waits).
+        private func retryRefused() -> Double? {
+            let now = clock()
+            return state.withLock { state -> Double? in
+                let due = state.retries.filter { $0.value <= now }.keys.sorted()
+                for topic in due {
+                    state.retries[topic] = nil
+                    if state.subscriptions.wanted.contains(topic) { send(subscribe: [topic], &state) }
+                }
+                return state.retries.values.min().map { max(0, $0 - now) }
+            }
+        }
+
         func unsubscribe(_ topic: String) {
             let queued = state.withLock { state in
+                state.refusals[topic] = nil
+                state.retries[topic] = nil
                 guard state.subscriptions.remove(topic) else { return false }
                 return mosquitto_unsubscribe(handle.pointer, nil, topic) == MOSQ_ERR_SUCCESS.rawValue
             }
@@ -392,6 +486,9 @@ extension MQTTClient {
                 let now = clock()
                 let (stop, delay, takenOver, discarding) = state.withLock { state in
                     state.subscriptions.disconnect()
+                    // The next connection subscribes to every topic again.
+                    state.awaitingGrant = [:]
+                    state.retries = [:]
                     if let refusal = state.refusal { reason = refusal }
                     state.refusal = nil
                     let takenOver = state.takenOver
@@ -531,8 +628,9 @@ extension MQTTClient {
                 }
                 let socket = mosquitto_socket(mosq)
                 guard socket >= 0 else { return ("connection closed", false) }
+                let retry = retryRefused().map { Int32(max(1, min(Double(tick), ($0 * 1000).rounded(.up)))) }
                 descriptors[1] = pollfd(fd: socket, events: Int16(POLLIN) | (mosquitto_want_write(mosq) ? Int16(POLLOUT) : 0), revents: 0)
-                let ready = poll(&descriptors, 2, tick)
+                let ready = poll(&descriptors, 2, retry ?? tick)
                 if ready < 0 && errno != EINTR { return ("poll: \(String(cString: strerror(errno)))", false) }
                 if descriptors[0].revents != 0 { drainWake() }
                 let events = descriptors[1].revents
@@ -587,11 +685,7 @@ extension MQTTClient {
                 let (subscribe, unsubscribe) = state.subscriptions.connect(sessionPresent: sessionPresent)
                 // In packets of a bounded size, whatever the number of topics.
                 for chunk in stride(from: 0, to: subscribe.count, by: 128) {
-                    Self.withCStrings(subscribe[chunk..<min(chunk + 128, subscribe.count)]) { topics in
-                        _ = mosquitto_subscribe_multiple(
-                            handle.pointer, nil, Int32(topics.count), topics.baseAddress,
-                            Int32(configuration.subscriptionQoS), 0, nil)
-                    }
+                    send(subscribe: subscribe[chunk..<min(chunk + 128, subscribe.count)], &state)
                 }
                 for chunk in stride(from: 0, to: unsubscribe.count, by: 128) {
                     Self.withCStrings(unsubscribe[chunk..<min(chunk + 128, unsubscribe.count)]) { topics in

@@ -117,7 +117,8 @@ public enum MQTTLinkChild {
                             case .packetTooLarge(let retryIn, let discarding):
                                 send(.packetTooLarge(session: name, retryIn: retryIn, discardingSession: discarding))
                             }
-                        })
+                        },
+                        onSubscription: { [self] event in send(.subscription(session: name, event: event)) })
                     sessions.withLock { $0[name] = client }
                     client.start()
                 } catch {
@@ -132,7 +133,7 @@ public enum MQTTLinkChild {
                 try? client(name)?.publish(topic, payload: payload, qos: 1, retain: retain)
             case .done(let name):
                 window.leave(name)
-            case .message, .connected, .disconnected, .takenOver, .packetTooLarge:
+            case .message, .connected, .disconnected, .takenOver, .packetTooLarge, .subscription:
                 complain("the daemon sent a frame only the link sends")
             }
         }

@@ -37,6 +37,8 @@ public enum MQTTLinkFrame: Sendable, Hashable {
     case disconnected(session: String, reason: String, retryIn: Double)
     case takenOver(session: String, retryIn: Double)
     case packetTooLarge(session: String, retryIn: Double, discardingSession: Bool)
+    /// The broker's answer to a subscription of the session (`MQTTSubscriptionEvent`).
+    case subscription(session: String, event: MQTTSubscriptionEvent)
 
     /// Why bytes are no frame.
     public struct Invalid: Error, Sendable, Hashable, CustomStringConvertible {
@@ -81,6 +83,10 @@ public enum MQTTLinkFrame: Sendable, Hashable {
             body.append(13); string(session); double(retryIn)
         case .packetTooLarge(let session, let retryIn, let discardingSession):
             body.append(14); string(session); double(retryIn); body.append(discardingSession ? 1 : 0)
+        case .subscription(let session, .granted(let topic)):
+            body.append(15); string(session); string(topic)
+        case .subscription(let session, .refused(let topic, let code, let retryIn)):
+            body.append(16); string(session); string(topic); body.append(UInt8(truncatingIfNeeded: code)); double(retryIn)
         }
         let count = UInt32(body.count)
         return [UInt8(count >> 24), UInt8((count >> 16) & 0xFF), UInt8((count >> 8) & 0xFF), UInt8(count & 0xFF)] + body
@@ -129,6 +135,12 @@ public enum MQTTLinkFrame: Sendable, Hashable {
             let session = try string()
             let retryIn = try double()
             self = .packetTooLarge(session: session, retryIn: retryIn, discardingSession: try byte() != 0)
+        case 15: self = .subscription(session: try string(), event: .granted(topic: try string()))
+        case 16:
+            let session = try string()
+            let topic = try string()
+            let code = Int(try byte())
+            self = .subscription(session: session, event: .refused(topic: topic, code: code, retryIn: try double()))
         case let tag: throw Invalid(reason: "unknown tag \(tag)")
         }
     }

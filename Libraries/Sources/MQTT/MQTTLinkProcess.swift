@@ -82,9 +82,10 @@ public final class MQTTLinkProcess: Sendable {
     /// A session of this process, as `configuration` says; nothing is sent until its `start()`.
     public func session(
         _ configuration: MQTTConfiguration, onMessage: @escaping MQTTClient.MessageHandler,
-        onConnection: @escaping MQTTClient.ConnectionHandler = { _ in }
+        onConnection: @escaping MQTTClient.ConnectionHandler = { _ in }, onSubscription: @escaping MQTTClient.SubscriptionHandler = { _ in }
     ) throws(MQTTError) -> Session {
-        let session = Session(process: self, configuration: configuration, onMessage: onMessage, onConnection: onConnection)
+        let session = Session(
+            process: self, configuration: configuration, onMessage: onMessage, onConnection: onConnection, onSubscription: onSubscription)
         let added = state.withLock { state in
             guard state.sessions[configuration.clientID] == nil else { return false }
             state.sessions[configuration.clientID] = SessionState(session: session)
@@ -101,11 +102,13 @@ public final class MQTTLinkProcess: Sendable {
         public let configuration: MQTTConfiguration
         let onMessage: MQTTClient.MessageHandler
         let onConnection: MQTTClient.ConnectionHandler
+        let onSubscription: MQTTClient.SubscriptionHandler
 
         init(
             process: MQTTLinkProcess, configuration: MQTTConfiguration, onMessage: @escaping MQTTClient.MessageHandler,
-            onConnection: @escaping MQTTClient.ConnectionHandler
+            onConnection: @escaping MQTTClient.ConnectionHandler, onSubscription: @escaping MQTTClient.SubscriptionHandler
         ) {
+            self.onSubscription = onSubscription
             self.process = process
             self.configuration = configuration
             self.onMessage = onMessage
@@ -361,6 +364,8 @@ public final class MQTTLinkProcess: Sendable {
                 deliver(name, connected: false, .takenOver(retryIn: retryIn))
             case .packetTooLarge(let name, let retryIn, let discarding):
                 deliver(name, connected: false, .packetTooLarge(retryIn: retryIn, discardingSession: discarding))
+            case .subscription(let name, let event):
+                state.withLock { $0.sessions[name]?.session }?.onSubscription(event)
             case .open, .subscribe, .unsubscribe, .publish, .done:
                 return "the MQTT link process sent a frame only the daemon sends"
             }

@@ -112,6 +112,26 @@ struct MQTTClientTests {
         }
     }
 
+    /// The SUBACK was once not reported, so whoever handed a topic out could not know when a
+    /// message published there would arrive: a message published the moment the grant is told
+    /// arrives, every time.
+    @Test func aMessagePublishedOnceTheGrantIsToldArrives() async throws {
+        try await withBroker { broker in
+            let alice = Recorder()
+            try await alice.connect(Self.configuration(broker, user: "alice"))
+            let bob = Recorder()
+            try await bob.connect(Self.configuration(broker, user: "bob", persistent: false))
+            for n in 0..<20 {
+                try alice.client.subscribe("test/\(n)")
+                try await alice.waitForAnswers { $0.contains(.granted(topic: "test/\(n)")) }
+                try bob.client.publish("test/\(n)", payload: [UInt8(n)])
+            }
+            #expect(try await alice.messages(20).map(\.topic) == (0..<20).map { "test/\($0)" })
+            await alice.client.shutdown()
+            await bob.client.shutdown()
+        }
+    }
+
     /// A cluster's nodes, in order: when its node dies the client connects to the next, and
     /// subscribes there (a node without its session has none of its subscriptions).
     @Test func whenItsBrokerDiesItMovesToTheNextOfTheList() async throws {
@@ -273,7 +293,8 @@ struct MQTTClientTests {
 
 /// What a client received and heard about its connection, for a test to wait on.
 final class Recorder: Sendable {
-    private let state = Mutex<(messages: [MQTTMessage], events: [MQTTConnectionEvent], client: MQTTClient?)>(([], [], nil))
+    private let state = Mutex<(messages: [MQTTMessage], events: [MQTTConnectionEvent], client: MQTTClient?, answers: [MQTTSubscriptionEvent])>(
+        ([], [], nil, []))
 
     var client: MQTTClient {
         get { state.withLock { $0.client! } }
@@ -284,15 +305,34 @@ final class Recorder: Sendable {
 
     func record(_ message: MQTTMessage) { state.withLock { $0.messages.append(message) } }
     func record(_ event: MQTTConnectionEvent) { state.withLock { $0.events.append(event) } }
+    func record(_ answer: MQTTSubscriptionEvent) { state.withLock { $0.answers.append(answer) } }
+    /// The broker's answers to the subscriptions, in order.
+    var answers: [MQTTSubscriptionEvent] { state.withLock { $0.answers } }
 
-    /// Starts a client and returns once it is connected, with `topics` subscribed.
+    /// Starts a client and returns once it is connected, with `topics` subscribed: the broker
+    /// granted each.
     func connect(_ configuration: MQTTConfiguration, subscribing topics: [String] = []) async throws {
-        client = try MQTTClient(configuration, onMessage: record, onConnection: record)
+        client = try MQTTClient(configuration, onMessage: record, onConnection: record, onSubscription: record)
         for topic in topics { try client.subscribe(topic) }
         client.start()
         try await wait { $0.contains { if case .connected = $0 { true } else { false } } }
-        // The SUBACK is not reported: a round trip through the broker stands for it.
-        if !topics.isEmpty { try await roundTrip() }
+        try await waitForAnswers { answers in topics.allSatisfy { answers.contains(.granted(topic: $0)) } }
+    }
+
+    /// Waits until the broker's answers so far satisfy `done`.
+    @discardableResult
+    func waitForAnswers(within timeout: Duration = .seconds(30), until done: ([MQTTSubscriptionEvent]) -> Bool) async throws
+        -> [MQTTSubscriptionEvent]
+    {
+        let deadline = ContinuousClock.now + timeout
+        while true {
+            let answers = answers
+            if done(answers) { return answers }
+            guard ContinuousClock.now < deadline else { break }
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        Issue.record("the broker's answers never came: \(answers)")
+        throw CancellationError()
     }
 
     /// Publishes where no client may (the ACL refuses it, and acknowledges it all the same) and

@@ -19,6 +19,8 @@ import Testing
         .takenOver(session: "d", retryIn: 60),
         .packetTooLarge(session: "d/a", retryIn: 0.75, discardingSession: false),
         .packetTooLarge(session: "d/a", retryIn: 1.5, discardingSession: true),
+        .subscription(session: "d/a", event: .granted(topic: "island/d/a/0123")),
+        .subscription(session: "d/a", event: .refused(topic: "island/channels/a/xyz", code: 0x87, retryIn: 0.5)),
     ]
 
     /// Reads frames from `bytes` as from a stream.

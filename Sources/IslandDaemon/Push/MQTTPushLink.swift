@@ -21,6 +21,8 @@ final class MQTTPushLink: PushBroker {
     private let makeSession: MakeSession
     private let sessions = Mutex<[String: any MQTTSession]>([:])
     private let started = Mutex(false)
+    /// What waits for the broker's answer to each topic's subscription (`subscribe(_:answered:)`).
+    private let awaitingAnswer = Mutex<[String: [@Sendable (SubscriptionAnswer) -> Void]]>([:])
     let logger: Logger
 
     /// `makeSession` makes a session (not started) with the configuration given, whose
@@ -115,7 +117,43 @@ final class MQTTPushLink: PushBroker {
         }
     }
 
+    func subscribe(_ topic: String, answered: @escaping @Sendable (SubscriptionAnswer) -> Void) {
+        awaitingAnswer.withLock { $0[topic, default: []].append(answered) }
+        subscribe(topic)
+    }
+
+    /// The broker's answer to a subscription of one of the sessions, on its network thread.
+    /// A refusal nobody waits for is of a topic the device holds — a token handed out, an
+    /// activity's channel — asked for again on a connection whose session the broker did not
+    /// keep: the session asks again with its backoff, and the log says so, naming the app and
+    /// never a token, whose topic is its secret.
+    func answered(_ event: MQTTSubscriptionEvent) {
+        let answer: SubscriptionAnswer =
+            switch event {
+            case .granted: .granted
+            case .refused(_, let code, _): code == MQTTSubscriptionEvent.notAuthorized ? .denied : .refused
+            }
+        // Waiting for a grant or a denial; a refusal for now is asked for again.
+        let waiting = awaitingAnswer.withLock { waiting in
+            answer == .refused ? waiting[event.topic] ?? [] : waiting.removeValue(forKey: event.topic) ?? []
+        }
+        for answered in waiting { answered(answer) }
+        guard waiting.isEmpty, case .refused(let topic, let code, let retryIn) = event else { return }
+        var metadata: Logger.Metadata = ["code": "0x\(String(code, radix: 16))", "retry_in": "\(Int((retryIn * 1000).rounded())) ms"]
+        if let channel = PushChannel(topic: topic) {
+            metadata["app"] = "\(channel.app)"
+            metadata["channel"] = "\(channel.id)"
+        } else {
+            metadata["app"] = "\((try? PushToken(topic))?.app ?? "?")"
+            metadata["kind"] = "push token"
+        }
+        logger.warning(
+            "the push broker refused a subscription this device holds: nothing published there arrives until it grants it",
+            metadata: metadata)
+    }
+
     func unsubscribe(_ topic: String) {
+        awaitingAnswer.withLock { _ = $0.removeValue(forKey: topic) }
         guard let app = Self.app(of: topic), let session = session(app: app, make: false) else { return }
         do {
             try session.unsubscribe(topic)

@@ -38,10 +38,28 @@ extension PushGateway {
             completion(.failure(error))
             return
         }
-        onEngine { engine in
-            request(
-                on: engine, channel: channel, app: app, type: type, attributes: attributes, content: content, key: key,
-                ownerGone: ownerGone, sourceApp: sourceApp, uid: uid, decided: decided, prepare: prepare, completion: completion)
+        // Decided once the broker holds the channel's subscription (at once when an activity
+        // of the device listens to it already): a refused one starts nothing.
+        let decide: @Sendable (isolated PushGateway) -> Void = { gateway in
+            gateway.onEngine { engine in
+                gateway.request(
+                    on: engine, channel: channel, app: app, type: type, attributes: attributes, content: content, key: key,
+                    ownerGone: ownerGone, sourceApp: sourceApp, uid: uid, decided: decided, prepare: prepare, completion: completion)
+            }
+        }
+        guard push?.channels.entries(topic: channel.topic).isEmpty == true else { return decide(self) }
+        let refused: @Sendable () -> EngineError = {
+            .refused(.invalidChannel(channel: id, reason: "the push broker refused this device's subscription to it (its ACL)"))
+        }
+        awaitGrant(of: channel.topic, refused: refused) { gateway, error in
+            if let error {
+                gateway.dropIfUnused(channel.topic)
+                decided()
+                completion(.failure(error))
+                return
+            }
+            decide(gateway)
+            gateway.dropIfUnused(channel.topic)
         }
     }
 

@@ -21,12 +21,24 @@ extension PushGateway {
             completion(.failure(error))
             return
         }
-        let registry = push?.registry
-        onEngine { engine in
-            request(
-                on: engine, registry: registry, token: token, app: app, type: type, attributes: attributes, content: content,
-                key: key, ownerGone: ownerGone, sourceApp: sourceApp, start: start, alert: alert, uid: uid, decided: decided, prepare: prepare,
-                completion: completion)
+        // Decided once the broker holds the token's subscription, so that no activity is
+        // started with a token the broker would not deliver to; a key that finds an activity
+        // with a token of its own lets the new one go.
+        awaitGrant(of: token.topic, refused: Self.tokenRefused(app: app)) { gateway, error in
+            if let error {
+                gateway.dropIfUnused(token.topic)
+                decided()
+                completion(.failure(error))
+                return
+            }
+            let registry = gateway.push?.registry
+            gateway.onEngine { engine in
+                gateway.request(
+                    on: engine, registry: registry, token: token, app: app, type: type, attributes: attributes,
+                    content: content, key: key, ownerGone: ownerGone, sourceApp: sourceApp, start: start, alert: alert, uid: uid,
+                    decided: decided, prepare: prepare, completion: completion)
+            }
+            gateway.dropIfUnused(token.topic)
         }
     }
 
@@ -59,15 +71,26 @@ extension PushGateway {
     /// The activity's push token, made when it has none or when `rotate` asks for a new one.
     func token(app: String, uid: UInt32?, id: String, rotate: Bool) async throws(EngineError) -> String {
         guard let push else { throw .pushUnavailable(reason: Self.pushOff) }
-        let (owner, activity) = onEngine { engine in
-            let owner = engine.owner(app: app, uid: uid)
-            return (owner, engine.manager.activity(id: id))
-        }
-        guard let activity, activity.owner == owner else { throw .noSuchActivity(id) }
-        guard activity.isLive else { throw .refused(.activityEnded(id: id, state: activity.state)) }
+        let owner = try liveActivity(app: app, uid: uid, id: id)
         if !rotate, let existing = push.registry.token(activity: id) { return existing.topic }
         let token = try push.makeToken(app: app)
-        let before = push.registry.token(activity: id)
+        if let error = await awaitGrant(of: token.topic, refused: Self.tokenRefused(app: app)) {
+            dropIfUnused(token.topic)
+            throw error
+        }
+        // The activity may have ended, or got a token from another call, while the broker answered.
+        do throws(EngineError) {
+            _ = try liveActivity(app: app, uid: uid, id: id)
+        } catch {
+            dropIfUnused(token.topic)
+            throw error
+        }
+        guard let current = self.push else { throw .pushUnavailable(reason: Self.pushOff) }
+        if !rotate, let existing = current.registry.token(activity: id) {
+            dropIfUnused(token.topic)
+            return existing.topic
+        }
+        let before = current.registry.token(activity: id)
         let mutations = issue(token, activity: id, owner: owner)
         do {
             try await commit(mutations)
@@ -90,6 +113,17 @@ extension PushGateway {
         return token.topic
     }
 
+    /// The owner of activity `id` of `app`, when the activity is there, the caller's and live.
+    private func liveActivity(app: String, uid: UInt32?, id: String) throws(EngineError) -> ActivityOwner {
+        let (owner, activity) = onEngine { engine in
+            let owner = engine.owner(app: app, uid: uid)
+            return (owner, engine.manager.activity(id: id))
+        }
+        guard let activity, activity.owner == owner else { throw .noSuchActivity(id) }
+        guard activity.isLive else { throw .refused(.activityEnded(id: id, state: activity.state)) }
+        return owner
+    }
+
     /// The owner's push-to-start token for `type`, made when there is none or when `rotate`
     /// asks for a new one.
     func startToken(app: String, uid: UInt32?, type: String, rotate: Bool) async throws(EngineError) -> String {
@@ -101,10 +135,21 @@ extension PushGateway {
         guard entitlement.entitled else { throw .refused(.unentitled(app: app, reason: entitlement.refusal)) }
         if !rotate, let existing = push.registry.startToken(owner: owner, type: type) { return existing.topic }
         let token = try push.makeToken(app: app)
+        if let error = await awaitGrant(of: token.topic, refused: Self.tokenRefused(app: app)) {
+            dropIfUnused(token.topic)
+            throw error
+        }
+        guard self.push != nil else { throw .pushUnavailable(reason: Self.pushOff) }
+        // Another call may have made one while the broker answered.
+        if !rotate, let existing = self.push!.registry.startToken(owner: owner, type: type) {
+            dropIfUnused(token.topic)
+            return existing.topic
+        }
         let replaced: PushRegistry.Entry?
         do {
             replaced = try self.push!.registry.setStartToken(token, owner: owner, type: type)
         } catch {
+            dropIfUnused(token.topic)
             throw .refused(error)
         }
         push.broker.subscribe(token.topic)

@@ -49,7 +49,12 @@ actor PushGateway {
     /// Turns push on, with the tokens the store kept, and subscribes to each. Tokens made for
     /// another client id or root (the configuration changed) no longer reach this device, and
     /// those of activities gone meanwhile grant nothing: both are dropped.
-    func enable(root: String, device: String, broker: any PushBroker, stored: [StoredPushToken]) {
+    /// `subscriptionTimeout`: how long a reply waits for the broker to grant a new token's or
+    /// channel's subscription.
+    func enable(
+        root: String, device: String, broker: any PushBroker, stored: [StoredPushToken],
+        subscriptionTimeout: Duration = PushState.defaultSubscriptionTimeout
+    ) {
         var entries: [PushRegistry.Entry] = []
         var dropped: [StoreMutation] = []
         let (channels, droppedChannels) = channelEntries(from: stored, root: root)
@@ -67,6 +72,7 @@ actor PushGateway {
         }
         var state = PushState(root: root, device: device, broker: broker, registry: PushRegistry(entries))
         state.channels = ChannelSubscriptions(channels)
+        state.subscriptionTimeout = subscriptionTimeout
         push = state
         onEngine { $0.observer = self }
         for topic in state.registry.topics + state.channels.topics { broker.subscribe(topic) }

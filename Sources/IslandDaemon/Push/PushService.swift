@@ -152,7 +152,7 @@ final class PushService: Service {
                     let session = SessionBox()
                     session.session = try process.session(
                         configuration, onMessage: { handOver($0) { session.session?.messageDone() } },
-                        onConnection: onConnection(configuration.clientID))
+                        onConnection: onConnection(configuration.clientID), onSubscription: { box.link?.answered($0) })
                     return session.session!
                 }
             } else {
@@ -166,7 +166,7 @@ final class PushService: Service {
                         onMessage: { message in
                             window.enter(name)
                             handOver(message) { window.leave(name) }
-                        }, onConnection: onConnection(configuration.clientID))
+                        }, onConnection: onConnection(configuration.clientID), onSubscription: { box.link?.answered($0) })
                 }
             }
         } catch {

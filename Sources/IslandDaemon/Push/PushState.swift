@@ -7,9 +7,25 @@ import IslandStore
 /// the real one; tests record the calls.
 protocol PushBroker: Sendable {
     func subscribe(_ topic: String)
+    /// Subscribes to `topic`, one the broker does not hold for this device yet, and calls
+    /// `answered` with each answer of the broker until it grants or denies it; not while the
+    /// broker does not answer, nor once the topic is unsubscribed.
+    func subscribe(_ topic: String, answered: @escaping @Sendable (SubscriptionAnswer) -> Void)
     func unsubscribe(_ topic: String)
     /// `retain`: the broker keeps it for whoever subscribes to the topic later.
     func publish(_ topic: String, payload: [UInt8], retain: Bool)
+}
+
+/// The broker's answer to a subscription.
+enum SubscriptionAnswer: Sendable, Hashable {
+    /// It holds the subscription: a message published to the topic from now on arrives.
+    case granted
+    /// Not authorized (MQTT 5's SUBACK code 0x87: its ACL): for good.
+    case denied
+    /// Refused for another reason, or for an unknown one (MQTT 3.1.1 has one code for every
+    /// refusal): perhaps for now, as a cluster node that cannot place it yet; asked for again
+    /// with the backoff.
+    case refused
 }
 
 /// What the push gateway holds while push is on: the tokens and where they live.
@@ -24,6 +40,16 @@ struct PushState {
     /// Tokens revoked by decisions not yet finished, with why: their notices wait for the
     /// commit.
     var revocations: [(token: PushToken, reason: String)] = []
+    /// Topics subscribed to for a reply that waits for the broker's grant, with how many
+    /// replies wait: not unsubscribed while one does (`PushGateway+Subscriptions.swift`).
+    var awaitingGrant: [String: Int] = [:]
+    /// How long a reply waits for the broker's grant of a subscription before it fails.
+    var subscriptionTimeout = PushState.defaultSubscriptionTimeout
+
+    /// Long enough for a broker cluster electing its leaders (a NATS node answers a
+    /// subscription it cannot place after 5 s), short enough that a client learns of a broker
+    /// that is away while it still waits.
+    static let defaultSubscriptionTimeout = Duration.seconds(20)
 
     /// A new token of `app` for this device.
     func makeToken(app: String) throws(EngineError) -> PushToken {

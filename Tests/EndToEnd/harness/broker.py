@@ -204,6 +204,15 @@ keyfile {root}/server.key
         except OSError:
             return False
 
+    def set_acl(self, text):
+        """Writes the acl_file anew; mosquitto reads it at its start and at `reload`."""
+        with open(self.path("acl"), "w") as f:
+            f.write(text)
+
+    def reload(self):
+        """SIGHUP: mosquitto reads its acl_file again and keeps its clients connected."""
+        self.process.send_signal(signal.SIGHUP)
+
     def stop(self):
         """SIGTERM (mosquitto saves its sessions) and wait."""
         if self.process and self.process.poll() is None:
@@ -346,6 +355,40 @@ def _string(text):
     return len(data).to_bytes(2, "big") + data
 
 
+class Publisher:
+    """A backend's MQTT 3.1.1 connection, made once and kept: each `publish` is one PUBLISH at QoS 1
+    on it, returning once the broker acknowledged it — a server that pushes the moment it has a
+    token, with no connection to set up in between (mosquitto_pub takes milliseconds to)."""
+
+    def __init__(self, broker, user):
+        self.sock = socket.create_connection((broker.host, broker.port), timeout=LIVENESS)
+        body = (_string("MQTT") + bytes([4, 0xC2]) + (60).to_bytes(2, "big")  # user, password, clean session
+                + _string("%s-kept-%d" % (user, os.getpid())) + _string(user) + _string(broker.passwords[user]))
+        self.sock.sendall(b"\x10" + _varint(len(body)) + body)
+        connack = self._read(4)
+        assert connack[0] == 0x20 and connack[3] == 0, "the broker refused %s: %r" % (user, connack)
+        self.packet_id = 0
+
+    def publish(self, topic, payload):
+        self.packet_id = self.packet_id % 0xFFFF + 1
+        body = _string(topic) + self.packet_id.to_bytes(2, "big") + payload.encode()
+        self.sock.sendall(b"\x32" + _varint(len(body)) + body)
+        puback = self._read(4)
+        assert puback[0] == 0x40 and int.from_bytes(puback[2:4], "big") == self.packet_id, puback
+
+    def _read(self, count):
+        data = b""
+        while len(data) < count:
+            chunk = self.sock.recv(count - len(data))
+            if not chunk:
+                raise ConnectionError("the broker closed the connection")
+            data += chunk
+        return data
+
+    def close(self):
+        self.sock.close()
+
+
 class HostileBroker:
     """A hand-written MQTT broker on loopback (plain TCP, no credentials) that misbehaves as
     told: the first `oversized` connections of each client id get, right after their CONNACK,
@@ -367,6 +410,8 @@ class HostileBroker:
         self.sent_oversized = {}   # client id -> oversized PUBLISHes begun
         self.subscriptions = {}    # topic -> (socket, protocol level)
         self.published = []        # (topic, payload bytes) from clients
+        self.refusing = {}         # topic prefix -> SUBSCRIBEs still to refuse (None: all)
+        self.refused = []          # topics refused, in order
         self.packet_id = 0
         self.send_locks = {}
         self.closed = False
@@ -482,10 +527,20 @@ class HostileBroker:
                     n = int.from_bytes(body[index:index + 2], "big")
                     topics.append(body[index + 2:index + 2 + n].decode())
                     index += 2 + n + 1
+                codes = b""
                 with self.lock:
                     for topic in topics:
-                        self.subscriptions[topic] = (conn, level)
-                rest = packet_id + (b"\x00" if level == 5 else b"") + b"\x01" * len(topics)
+                        prefix = next((p for p in self.refusing if topic.startswith(p)), None)
+                        if prefix is not None and self.refusing[prefix] != 0:
+                            if self.refusing[prefix] is not None:
+                                self.refusing[prefix] -= 1
+                            self.refused.append(topic)
+                            # MQTT 5 says why (0x87: not authorized); 3.1.1 has 0x80 alone.
+                            codes += b"\x87" if level == 5 else b"\x80"
+                        else:
+                            self.subscriptions[topic] = (conn, level)
+                            codes += b"\x01"
+                rest = packet_id + (b"\x00" if level == 5 else b"") + codes
                 self._send(conn, b"\x90" + _varint(len(rest)) + rest)
             elif kind == 10:  # UNSUBSCRIBE
                 rest = body[:2] + (b"\x00" + b"\x00" * 1 if level == 5 else b"")
@@ -513,6 +568,20 @@ class HostileBroker:
     def subscribed(self, topic):
         with self.lock:
             return topic in self.subscriptions
+
+    def refuse(self, prefix, times=None):
+        """Refuses SUBSCRIBEs to topics starting with `prefix`: the next `times`, or all."""
+        with self.lock:
+            self.refusing[prefix] = times
+
+    def drop(self, topic):
+        """Closes the connection subscribed to `topic`, forgetting its subscriptions: its client
+        reconnects and subscribes again."""
+        with self.lock:
+            conn, _ = self.subscriptions[topic]
+            for t in [t for t, (c, _) in self.subscriptions.items() if c is conn]:
+                del self.subscriptions[t]
+        conn.shutdown(socket.SHUT_RDWR)
 
     def push(self, topic, payload):
         """A QoS 1 PUBLISH of `payload` to the client subscribed to `topic`."""

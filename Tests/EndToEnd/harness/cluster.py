@@ -76,6 +76,7 @@ mqtt {{ listen: 127.0.0.1:{mqtt}, stream_replicas: {nodes} }}
             self.start_node(n, wait=False)
         for n in range(self.nodes):
             self.wait_ready(n, timeout)
+        self.wait_serving(timeout)
         return self
 
     def start_node(self, n, wait=True, timeout=LIVENESS):
@@ -84,6 +85,7 @@ mqtt {{ listen: 127.0.0.1:{mqtt}, stream_replicas: {nodes} }}
         if wait:
             self.wait_ready(n, timeout)
             self.wait_healthy(timeout)
+            self.wait_serving(timeout)
 
     def wait_ready(self, n, timeout=LIVENESS):
         """Until the node says it is healthy (`/healthz`: its JetStream current with the
@@ -128,6 +130,76 @@ mqtt {{ listen: 127.0.0.1:{mqtt}, stream_replicas: {nodes} }}
             if time.monotonic() > deadline:
                 raise RuntimeError("the cluster is not healthy within %ss: %s" % (timeout, [self.log(n, 600) for n in running]))
             time.sleep(0.1)
+
+    def wait_serving(self, timeout=LIVENESS):
+        """Until every running node serves a retained message published now through the first
+        running node. /healthz says a node's JetStream is current, not that the node's own copy
+        of the retained messages has caught up (NATS updates it asynchronously, through a
+        consumer of its own that a node started again re-creates): a subscription made before
+        gets nothing retained, and a backend's new channel record is not served yet."""
+        running = [n for n in range(self.nodes) if self.processes[n] and self.processes[n].poll() is None]
+        self._probes = getattr(self, "_probes", 0) + 1
+        value = ("probe-%d-%d" % (os.getpid(), self._probes)).encode()
+        # A topic of its own each time, as a new channel's record is: after a node's restart a
+        # node can serve new values of topics it knew and still none of a new topic.
+        topic = "%s/%d" % (self.PROBE_TOPIC, self._probes)
+        deadline = time.monotonic() + timeout
+        published = False
+        while time.monotonic() < deadline:
+            try:
+                if not published:
+                    self._mqtt(running[0], topic, publish=value)
+                    published = True
+                if all(self._mqtt(n, topic) == value for n in running):
+                    return
+            except OSError:
+                pass
+            time.sleep(0.1)
+        raise RuntimeError("the nodes do not serve a retained message within %ss: %s" % (timeout, [self.log(n, 600) for n in running]))
+
+    PROBE_TOPIC = "island-test/cluster-probe"
+
+    def _mqtt(self, n, topic, publish=None):
+        """One MQTT 3.1.1 connection to node `n`: publishes `publish` retained (QoS 1, waiting for
+        the PUBACK), or returns the retained message a new subscription gets (None within 2 s)."""
+        def string(data):
+            data = data.encode() if isinstance(data, str) else data
+            return len(data).to_bytes(2, "big") + data
+
+        def packet(first, body):
+            return bytes([first, len(body)]) + body  # every packet here is under 128 bytes
+
+        with socket.create_connection(("127.0.0.1", self.mqtt_ports[n]), timeout=2) as s:
+            s.sendall(packet(0x10, string("MQTT") + bytes([4, 2, 0, 10]) + string("probe%d" % n)))
+            if self._read(s, 4)[3] != 0:
+                raise OSError("CONNECT refused")
+            if publish is not None:
+                s.sendall(packet(0x33, string(topic) + (1).to_bytes(2, "big") + publish))
+                if self._read(s, 4)[0] != 0x40:
+                    raise OSError("no PUBACK")
+                return None
+            s.sendall(packet(0x82, (1).to_bytes(2, "big") + string(topic) + b"\x00"))
+            while True:
+                try:
+                    first, length = self._read(s, 2)
+                except socket.timeout:
+                    return None
+                body = self._read(s, length) if length else b""
+                if first >> 4 == 3:
+                    topic_length = int.from_bytes(body[:2], "big")
+                    return body[2 + topic_length:]
+                if first >> 4 == 9 and body[2:3] == b"\x80":
+                    return None
+
+    @staticmethod
+    def _read(s, count):
+        data = b""
+        while len(data) < count:
+            chunk = s.recv(count - len(data))
+            if not chunk:
+                raise OSError("connection closed")
+            data += chunk
+        return data
 
     def kill(self, n):
         """SIGKILL node `n`, by its pid: it saves nothing on the way out."""

@@ -55,11 +55,10 @@ def topic(channel):
 
 
 def listen(daemon, channel, state):
-    """An activity of Coffee on `daemon` that listens to `channel`, once the broker holds the
-    subscription (islandd does not wait for the SUBACK)."""
+    """An activity of Coffee on `daemon` that listens to `channel`: the Request's reply comes once
+    the broker holds the subscription."""
     with daemon.connect("org.island.Producer") as producer:
         reply = producer.Request(app=COFFEE, type="Score", attributes={"match": 1}, content={"state": state}, channel=channel)
-    daemon.broker.wait_subscribed("%s/%s" % (daemon.device, COFFEE), topic(channel))
     return reply["activity"]
 
 
@@ -219,7 +218,6 @@ def test_a_push_to_start_may_make_the_new_activity_listen_to_a_channel(broker, d
     daemon = device()
     with daemon.connect("org.island.Producer") as producer:
         start_token = producer.PushToStartToken(app=COFFEE, type="Score")["pushToken"]
-    broker.wait_subscribed(brokers.session_client(daemon.device, start_token), start_token)
     started = broker.island(BACKEND, "push", start_token, "--event", "start", "--type", "Score", "--attributes", '{"match": 3}',
                             "--state", '{"score": "0-0"}', "--input-push-channel", channel)
     assert started.stdout.startswith("applied to ")
