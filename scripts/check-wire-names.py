@@ -55,6 +55,7 @@ OTHER_DOCUMENTS = {
         "a channel's record and messages at the broker, and the feedback a device publishes over MQTT (IslandCore's "
         "PushChannel and PushFeedback), no Varlink call"),
     "Sources/island/Preview/PreviewCommand.swift": ({"url"}, "the preview's own JSON output"),
+    "Sources/IslandDaemon/Push/MQTTPushLink.swift": ({"app", "channel", "kind"}, "the log's metadata"),
     "Sources/IslandKit/LayoutView.swift": ({"url", "expanded"}, "the layout document (docs/layouts.md)"),
     "Sources/IslandPresenter/BarClick.swift": ({"button"}, "a status bar's click event (i3bar, waybar)"),
     "Sources/IslandPresenter/ClickTargets.swift": ({"id"}, "the presenter's own click-target file"),
