@@ -36,8 +36,10 @@ let upcomingFeatures: [SwiftSetting] = [
 /// in scripts/test.sh), so none of them can reach a product module.
 let libraries: [Target] = [
     // The self-pipe that wakes a thread waiting in poll or an event loop: the sd-bus loop, the
-    // MQTT sessions' threads, the daemon's manifest watcher.
+    // MQTT sessions' threads, the daemon's manifest watcher; and signals relayed through one,
+    // caught from the moment they are watched (island's and the presenter's).
     .target(name: "SelfWake"),
+    .testTarget(name: "SelfWakeTests", dependencies: ["SelfWake"]),
     // sched_setattr(2) for the daemon's event loop (see IslandDaemon's EventLoopScheduling).
     .systemLibrary(name: "CLinuxScheduling"),
     .systemLibrary(
@@ -260,7 +262,7 @@ let island: [Target] = [
     .executableTarget(
         name: "island",
         dependencies: [
-            "IslandKit", "IslandCore", "OrderedJSON", "VarlinkCore", "VarlinkNIO", "IslandPresenter", "MQTT", "IslandProtocol",
+            "IslandKit", "IslandCore", "OrderedJSON", "VarlinkCore", "VarlinkNIO", "IslandPresenter", "MQTT", "IslandProtocol", "SelfWake",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "OrderedCollections", package: "swift-collections"),
         ]
@@ -308,7 +310,7 @@ let island: [Target] = [
     .target(
         name: "IslandPresenter",
         dependencies: [
-            "VarlinkCore", "VarlinkNIO", "IslandCore", "OrderedJSON", "IslandProtocol", "FreeDesktop",
+            "VarlinkCore", "VarlinkNIO", "IslandCore", "OrderedJSON", "IslandProtocol", "FreeDesktop", "SelfWake",
             .product(name: "OrderedCollections", package: "swift-collections"),
         ]
     ),

@@ -5,6 +5,7 @@ import Darwin
 #endif
 import Foundation
 import Synchronization
+import SelfWake
 
 /// Writes all of `text` to a file descriptor, unbuffered (so each bar line leaves at once).
 /// False when the descriptor refuses it: EPIPE once the reader (the bar) is gone.
@@ -111,32 +112,13 @@ package enum TerminalError: Error, CustomStringConvertible {
     package var description: String { "standard input is not a terminal" }
 }
 
-/// Signals delivered as an async stream (the default action is turned off for them).
+/// Signals delivered as an async stream, caught from the moment it is made (the default action
+/// is turned off for them); the watch ends with the stream.
 package func signalStream(_ signals: [Int32]) -> AsyncStream<Int32> {
     let (stream, continuation) = AsyncStream<Int32>.makeStream()
-    let queue = DispatchQueue(label: "island-presenter.signals")
-    var sources: [any DispatchSourceSignal] = []
-    for number in signals {
-        signal(number, SIG_IGN)
-        let source = DispatchSource.makeSignalSource(signal: number, queue: queue)
-        source.setEventHandler { continuation.yield(number) }
-        source.resume()
-        sources.append(source)
-    }
-    let keep = SignalSources(sources)
-    continuation.onTermination = { _ in keep.cancel() }
+    let watch = SignalWatch(signals) { continuation.yield($0) }
+    continuation.onTermination = { _ in _ = watch }
     return stream
-}
-
-/// Keeps signal sources alive for as long as their stream.
-private final class SignalSources: Sendable {
-    private let sources: Mutex<[any DispatchSourceSignal]>
-    init(_ sources: sending [any DispatchSourceSignal]) { self.sources = Mutex(sources) }
-    func cancel() {
-        sources.withLock {
-            $0.forEach { $0.cancel() }; $0 = []
-        }
-    }
 }
 
 /// Opens a URL with `xdg-open` when it is on `PATH`; false otherwise.

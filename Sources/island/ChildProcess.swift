@@ -1,6 +1,7 @@
 import Foundation
 import OrderedCollections
 import OrderedJSON
+import SelfWake
 import Synchronization
 #if canImport(Glibc)
 import Glibc
@@ -121,10 +122,10 @@ extension ChildProcess {
         started: () -> Void = {}
     ) async -> Termination? {
         let child = Mutex<pid_t>(0)
-        let ignored = SignalWatcher([SIGINT, SIGQUIT]) { _ in }
+        let ignored = SignalWatch([SIGINT, SIGQUIT]) { _ in }
         // Signalled under the lock, which the wait takes before it reaps the command: a pid
         // is never signalled once it could belong to another process.
-        let forwarder = SignalWatcher([SIGTERM, SIGHUP]) { number in
+        let forwarder = SignalWatch([SIGTERM, SIGHUP]) { number in
             child.withLock { pid in
                 if pid > 0 { kill(pid, number) }
             }
@@ -206,31 +207,14 @@ enum StandardInput {
     }
 }
 
-/// Delivers a signal as an async event instead of its default action.
-final class SignalWatcher {
-    private let sources: [any DispatchSourceSignal]
-
-    init(_ signals: [Int32], handler: @escaping @Sendable (Int32) -> Void) {
-        sources = signals.map { number in
-            signal(number, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-            source.setEventHandler { handler(number) }
-            source.resume()
-            return source
-        }
-    }
-
-    deinit { sources.forEach { $0.cancel() } }
-}
-
-extension SignalWatcher {
+extension SignalWatch {
     /// Ends the process on SIGINT or SIGTERM with the shell's status for it (128 + N), whatever
     /// disposition it inherited: a background job of a non-interactive shell starts with
     /// SIGINT ignored, and a command left to the default action would then never stop.
     /// `_exit`, not `exit`: the other threads are still running, and there is nothing to clean
     /// up that the kernel does not (the daemon sees the connection close).
-    static func exitingOnInterrupt() -> SignalWatcher {
-        SignalWatcher([SIGINT, SIGTERM]) { number in
+    static func exitingOnInterrupt() -> SignalWatch {
+        SignalWatch([SIGINT, SIGTERM]) { number in
             fflush(nil)  // every stream: `stdout` itself is shared mutable state to Swift 6
             _exit(128 + number)
         }

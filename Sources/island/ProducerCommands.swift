@@ -5,6 +5,7 @@ import IslandKit
 import IslandPresenter
 import OrderedCollections
 import IslandProtocol
+import SelfWake
 
 struct Start: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -227,7 +228,7 @@ struct Watch: AsyncParsableCommand {
     @Argument(help: "Only events of these activities.") var ids: [String] = []
 
     func run() async throws {
-        let interruption = SignalWatcher.exitingOnInterrupt()
+        let interruption = SignalWatch.exitingOnInterrupt()
         defer { _ = interruption }
         let connection = global.producer(reconnectTimeout: .seconds(30))
         let events = try await global.perform { try await connection.events() }

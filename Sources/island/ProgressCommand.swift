@@ -3,6 +3,7 @@ import Foundation
 import OrderedJSON
 import IslandKit
 import OrderedCollections
+import SelfWake
 
 struct ProgressCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -115,12 +116,12 @@ struct ProgressCommand: AsyncParsableCommand {
         }
 
         let (inputs, continuation) = AsyncStream<Input>.makeStream()
-        var signals: SignalWatcher?
+        var signals: SignalWatch?
         if command.isEmpty {
             OutputCopy.start(from: 0) { continuation.yield($0.map(Input.line) ?? .endOfOutput) }
             // Handled here, not left to the default action, which a background job may have
             // inherited as "ignore": the activity must not outlive the command.
-            signals = SignalWatcher([SIGINT, SIGTERM]) { continuation.yield(.interrupted($0)) }
+            signals = SignalWatch([SIGINT, SIGTERM]) { continuation.yield(.interrupted($0)) }
         } else {
             var pipe: [Int32] = [-1, -1]
             guard Glibc.pipe(&pipe) == 0 else {

@@ -3,6 +3,7 @@ import Foundation
 import OrderedJSON
 import IslandKit
 import OrderedCollections
+import SelfWake
 
 struct TimerCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -54,7 +55,7 @@ struct TimerCommand: AsyncParsableCommand {
             }
         }
         defer { ticker.cancel() }
-        let signals = SignalWatcher([SIGINT, SIGTERM]) { _ in continuation.yield(.interrupt) }
+        let signals = SignalWatch([SIGINT, SIGTERM]) { _ in continuation.yield(.interrupt) }
         defer { _ = signals }
         let interactive = isatty(0) == 1
         if interactive {
