@@ -56,10 +56,12 @@ private final class SignalRelay: Sendable {
         readEnd = ends[0]
         relayWriteEnd.store(ends[1], ordering: .releasing)
         var thread = pthread_t()
-        let created = pthread_create(&thread, nil, { _ in
-            SignalRelay.shared.run()
-            return nil
-        }, nil)
+        let created = pthread_create(
+            &thread, nil,
+            { _ in
+                SignalRelay.shared.run()
+                return nil
+            }, nil)
         precondition(created == 0, "the signal relay's thread: \(String(cString: strerror(created)))")
         pthread_detach(thread)
     }

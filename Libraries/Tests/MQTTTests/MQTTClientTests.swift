@@ -321,7 +321,9 @@ final class Recorder: Sendable {
 
     /// Waits until the broker's answers so far satisfy `done`.
     @discardableResult
-    func waitForAnswers(within timeout: Duration = .seconds(30), until done: ([MQTTSubscriptionEvent]) -> Bool) async throws
+    func waitForAnswers(
+        within timeout: Duration = .seconds(30), until done: ([MQTTSubscriptionEvent]) -> Bool
+    ) async throws
         -> [MQTTSubscriptionEvent]
     {
         let deadline = ContinuousClock.now + timeout
