@@ -225,12 +225,20 @@ struct Admin: AsyncParsableCommand {
                         AdminNames.SetLock.on: .bool(setting == .on), AdminNames.SetLock.source: "manual",
                     ])
             let lock = try setting == .status ? global.read(reply, as: AdminReplies.GetLock.init).lock : global.read(reply, as: AdminReplies.SetLock.init).lock
+            // The status says what the desktop said too: it hides apps beside islandd.conf.
+            let desktop =
+                setting == .status
+                ? try global.read(
+                    try await Admin.call(global, AdminNames.GetDesktopLockScreen.method), as: AdminReplies.GetDesktopLockScreen.init) : nil
             if global.json {
-                Output.json(.object(lock.json))
+                var object = lock.json
+                if let desktop { object["desktop"] = .object(desktop.json) }
+                Output.json(.object(object))
             } else {
                 var text = Admin.describe(focus: lock.on, since: lock.since.map(Date.init(timeIntervalSince1970:)))
                 if let source = lock.source { text += " (\(source))" }
                 Output.line("Session lock: " + text)
+                if let desktop, let said = Admin.describe(desktop: desktop) { Output.line("The desktop's lock-screen privacy: " + said) }
             }
         }
     }
@@ -246,6 +254,17 @@ struct Admin: AsyncParsableCommand {
         var text = Admin.describe(focus: true, since: sharing.since.map(Date.init(timeIntervalSince1970:)))
         if let source = sharing.source { text += " (\(source))" }
         return text + (sharing.contentHidden ? ", content hidden" : ", content shown (HideWhileSharing=no)")
+    }
+
+    /// `every app hidden (secret)` or `private: A, B; secret: C` — app ids as the daemon checked
+    /// them (desktop entry ids: letters, digits, `.`, `_` and `-` only); nil when the desktop said
+    /// nothing (no GNOME, or no switch set there), which is not worth a line.
+    static func describe(desktop: AdminReplies.GetDesktopLockScreen) -> String? {
+        if desktop.everyAppSecret { return "every app hidden (secret)" }
+        var parts: [String] = []
+        if !desktop.privateApps.isEmpty { parts.append("private: " + desktop.privateApps.joined(separator: ", ")) }
+        if !desktop.secretApps.isEmpty { parts.append("secret: " + desktop.secretApps.joined(separator: ", ")) }
+        return parts.isEmpty ? nil : parts.joined(separator: "; ")
     }
 
     /// `on since 2026-11-27T18:00:00Z`, or `off`.

@@ -82,6 +82,9 @@ extension IslandEngine {
     /// Whether the session is locked (nil: it is not).
     var sessionLock: SessionLock? { presenters.lock }
 
+    /// What the desktop last said of its lock-screen privacy (nothing: every app left to islandd.conf).
+    var desktopLockScreen: DesktopLockScreen { presenters.lockPolicy.desktop }
+
     /// Takes the desktop's lock-screen privacy in place of what it said before; combined with
     /// islandd.conf's, the stricter wins. Held in memory only, as the lock is: the bridge says
     /// it again to a daemon that restarted.

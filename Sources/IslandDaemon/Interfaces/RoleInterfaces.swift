@@ -393,6 +393,15 @@ struct RoleInterfaces: Sendable {
                     await engine.setDesktopLockScreen(p.desktopLockScreen)
                     return [:]
                 },
+                "GetDesktopLockScreen": .async { [self] request throws(VarlinkError) in
+                    _ = try roles.bind(.admin, connection: request.connection)
+                    let desktop = await engine.desktopLockScreen
+                    typealias Reply = AdminNames.GetDesktopLockScreen
+                    func apps(_ level: LockScreenVisibility) -> JSON {
+                        .array(desktop.perApp.filter { $0.value == level }.keys.sorted().map { .string($0) })
+                    }
+                    return [Reply.everyAppSecret: .bool(desktop.everyAppSecret), Reply.privateApps: apps(.private), Reply.secretApps: apps(.secret)]
+                },
                 "GetLock": .async { [self] request throws(VarlinkError) in
                     _ = try roles.bind(.admin, connection: request.connection)
                     return [AdminNames.GetLock.lock: Wire.lock(await engine.sessionLock)]

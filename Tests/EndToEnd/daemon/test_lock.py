@@ -206,3 +206,28 @@ def test_the_desktops_levels_and_islandd_conf_the_stricter_wins_and_are_not_kept
     presenter, snapshot = subscribe_presenter(daemon)
     presenter.close()
     assert "OPEN-1" in json.dumps(snapshot), "a restarted daemon holds no desktop levels until the bridge says them again"
+
+
+def test_what_the_desktop_said_is_shown_by_get_desktop_lock_screen_and_the_cli(make_daemon):
+    """An administrator sees what the desktop said (GNOME's per-app privacy, through the bridge)
+    beside islandd.conf: GetDesktopLockScreen gives it back, app ids sorted, and `island admin
+    lock status` says it in words and in its JSON. Admin role only, as SetDesktopLockScreen."""
+    daemon = make_daemon()
+    with daemon.connect("org.island.Admin") as admin:
+        assert admin.GetDesktopLockScreen() == {"everyAppSecret": False, "privateApps": [], "secretApps": []}
+        admin.SetDesktopLockScreen(everyAppSecret=False, privateApps=["org.example.Tea", COFFEE], secretApps=["org.example.Bank"])
+        assert admin.GetDesktopLockScreen() == {"everyAppSecret": False, "privateApps": [COFFEE, "org.example.Tea"],
+                                                "secretApps": ["org.example.Bank"]}
+    assert island(daemon, "admin", "lock", "status").splitlines() == [
+        "Session lock: off",
+        "The desktop's lock-screen privacy: private: %s, org.example.Tea; secret: org.example.Bank" % COFFEE]
+    assert json.loads(island(daemon, "admin", "lock", "status", "--json"))["desktop"]["secretApps"] == ["org.example.Bank"]
+    with daemon.connect("org.island.Admin") as admin:
+        admin.SetDesktopLockScreen(everyAppSecret=True, privateApps=[], secretApps=[])
+    assert island(daemon, "admin", "lock", "status").splitlines()[1] == "The desktop's lock-screen privacy: every app hidden (secret)"
+
+    connection = Connection(daemon.socket)
+    assert "error" not in connection.ask("org.island.Producer.List", {"app": COFFEE})
+    reply = connection.ask("org.island.Admin.GetDesktopLockScreen", {})
+    connection.close()
+    assert reply.get("error") == "org.island.PermissionDenied", reply
