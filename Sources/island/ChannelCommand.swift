@@ -166,18 +166,7 @@ final class BackendLink: Sendable {
         box.withLock { $0 = link }
         for topic in topics { try client.subscribe(topic) }
         client.start()
-        let deadline = ContinuousClock.now + .seconds(10)
-        while !client.isConnected {
-            guard ContinuousClock.now < deadline else {
-                await client.shutdown()
-                let reason: String
-                if case .disconnected(let why, _)? = events.withLock({ $0 }) { reason = why } else { reason = "no answer" }
-                throw CLIFailure(
-                    status: ExitStatus.unavailable, name: "BrokerUnavailable",
-                    message: "could not connect to \(configuration.broker): \(reason)", json: json)
-            }
-            try await Task.sleep(for: .milliseconds(10))
-        }
+        try await PushCommand.connection(of: client, to: configuration, until: .now + .seconds(10), lastEvent: events, json: json)
         do {
             try await link.settle()
         } catch {

@@ -96,18 +96,9 @@ struct PushCommand: AsyncParsableCommand {
         if wait > 0 { try client.subscribe(token.feedbackTopic) }
         client.start()
 
+        // One deadline for the connection and the publish's acknowledgement.
         let deadline = ContinuousClock.now + .seconds(max(wait, 5))
-        while !client.isConnected {
-            guard ContinuousClock.now < deadline else {
-                await client.shutdown()
-                let reason: String
-                if case .disconnected(let why, _)? = connected.withLock({ $0 }) { reason = why } else { reason = "no answer" }
-                throw CLIFailure(
-                    status: ExitStatus.unavailable, name: "BrokerUnavailable",
-                    message: "could not connect to \(configuration.broker): \(reason)", json: json)
-            }
-            try await Task.sleep(for: .milliseconds(10))
-        }
+        try await Self.connection(of: client, to: configuration, until: deadline, lastEvent: connected, json: json)
         // After the SUBSCRIBE on the same connection, which the broker handles first: the
         // feedback cannot come before the subscription.
         let delivery = try delivery()
@@ -224,6 +215,25 @@ struct PushCommand: AsyncParsableCommand {
     /// `--expiration` as a date, 0 for now or never.
     private func expirationDate() throws(CLIFailure) -> Double? {
         try Self.expirationDate(expiration, now: now, json: json)
+    }
+
+    /// Waits until `client` (started) is connected to the broker, at most until `deadline`; past
+    /// it, shuts the client down and fails with `BrokerUnavailable` and the last reason it gave.
+    static func connection(
+        of client: MQTTClient, to configuration: MQTTConfiguration, until deadline: ContinuousClock.Instant,
+        lastEvent: borrowing Mutex<MQTTConnectionEvent?>, json: Bool
+    ) async throws {
+        while !client.isConnected {
+            guard ContinuousClock.now < deadline else {
+                await client.shutdown()
+                let reason: String
+                if case .disconnected(let why, _)? = lastEvent.withLock({ $0 }) { reason = why } else { reason = "no answer" }
+                throw CLIFailure(
+                    status: ExitStatus.unavailable, name: "BrokerUnavailable",
+                    message: "could not connect to \(configuration.broker): \(reason)", json: json)
+            }
+            try await Task.sleep(for: .milliseconds(10))
+        }
     }
 
     /// The `aps` fields `island push` and `island channel push` share, checked as both check

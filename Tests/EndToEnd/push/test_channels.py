@@ -5,12 +5,14 @@ needs no islandd — plus mosquitto_pub for what a hostile or careless backend s
 One broker serves the module; each test has daemons (devices) and channels of its own."""
 
 import json
+import socket
+import subprocess
 import time
 
 import pytest
 
 from harness import broker as brokers
-from harness.paths import LIVENESS
+from harness.paths import ISLAND, LIVENESS
 from harness.processes import wait_for
 from harness.varlink import error_of, next_item, subscribe_presenter
 
@@ -322,3 +324,17 @@ def test_a_priority_1_message_waits_while_the_island_is_busy_and_is_applied_afte
     finally:
         answers.close()
         presenter.close()
+
+
+def test_a_backend_whose_broker_is_not_there_is_told_so_by_name():
+    """`island push` and `island channel …` give up on a broker nothing answers for with exit
+    status 69 and the reason the connection gave, as a backend's script needs to retry."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    broker = "mqtt://127.0.0.1:%d" % port
+    for arguments in (["push", "island/device/%s/%s" % (COFFEE, "0" * 32), "--state", "{}", "--wait", "0"],
+                      ["channel", "read", "A" * 22, "--app", COFFEE]):
+        done = subprocess.run([ISLAND, *arguments, "--broker", broker], capture_output=True, text=True, timeout=2 * LIVENESS)
+        assert done.returncode == 69, (arguments, done.stderr)
+        assert "BrokerUnavailable: could not connect to %s: Connection refused" % broker in done.stderr, done.stderr
