@@ -177,6 +177,16 @@ keyfile {root}/server.key
             text += "KeepAliveSec=%s\n" % keepalive
         return text
 
+    def device(self, make_daemon, name, config=""):
+        """A daemon (from conftest's `make_daemon`) that is device `name` of this broker, once
+        it says it is connected; `d.device` and `d.broker` name them."""
+        from harness.processes import wait_for
+        d = make_daemon(self.push_config(name) + config)
+        d.device, d.broker = name, self
+        wait_for(lambda: "connected to the push broker" in d.log(), timeout=LIVENESS,
+                 message="the daemon's broker connection (%s)" % d.log()[-600:])
+        return d
+
     def _prefix(self):
         return ["ip", "netns", "exec", self.netns] if self.netns else []
 

@@ -35,12 +35,7 @@ def broker():
 @pytest.fixture
 def device(broker, make_daemon):
     def make(config=""):
-        name = next(UNUSED_DEVICES)
-        d = make_daemon(broker.push_config(name) + config)
-        d.device, d.broker = name, broker
-        wait_for(lambda: "connected to the push broker" in d.log(), timeout=LIVENESS,
-                 message="the daemon's broker connection (%s)" % d.log()[-600:])
-        return d
+        return broker.device(make_daemon, next(UNUSED_DEVICES), config)
     return make
 
 
