@@ -155,45 +155,87 @@ package struct ParameterCodegen {
 
     /// The names of `interface`, for code that reads or writes its JSON by hand: misspelt, or
     /// renamed in the interface, such a name does not compile. The enum holds the interface's
-    /// name (`interface`); one enum per struct type with its members; one per method with its
-    /// qualified name (`method`) and the members of its parameters and reply; one per error with
-    /// its qualified name (`error`) and its parameters.
+    /// name (`interface`); one enum per type, with a struct's members or an enum's values; one
+    /// per method with its qualified name (`method`) and the members of its parameters and reply;
+    /// one per error with its qualified name (`error`) and its parameters. A member whose type is
+    /// declared in place — an enum's values, a struct's members — has an enum of its own within,
+    /// named after it (`kind: (snapshot, delta)` → `Kind.snapshot`).
     private func emitNames(of name: String, as swiftEnum: String, to out: inout String) throws(CodegenError) {
         let interface = try interface(name)
-        // Within one enum, a constant of the interface's name beside the members, which a
-        // member of that name would hide.
-        struct Enum { var name: String; var qualified: (constant: String, value: String)?; var fields: [String] }
+        struct Enum { var name: String; var qualified: (constant: String, value: String)?; var fields: [VarlinkField]; var values: [String] }
         var enums: [Enum] = []
         for (type, declared) in interface.types {
-            if case .struct(let fields) = declared, !fields.isEmpty { enums.append(Enum(name: type, fields: fields.map(\.name))) }
+            switch declared {
+            case .struct(let fields) where !fields.isEmpty: enums.append(Enum(name: type, fields: fields, values: []))
+            case .enum(let values): enums.append(Enum(name: type, fields: [], values: values))
+            default: continue
+            }
         }
         for (method, signature) in interface.methods {
-            var fields: [String] = []
-            for field in signature.input + signature.output where !fields.contains(field.name) { fields.append(field.name) }
-            enums.append(Enum(name: method, qualified: ("method", "\(name).\(method)"), fields: fields))
+            var fields: [VarlinkField] = []
+            for field in signature.input + signature.output where !fields.contains(where: { $0.name == field.name }) { fields.append(field) }
+            enums.append(Enum(name: method, qualified: ("method", "\(name).\(method)"), fields: fields, values: []))
         }
         for (error, fields) in interface.errors {
-            enums.append(Enum(name: error, qualified: ("error", "\(name).\(error)"), fields: fields.map(\.name)))
+            enums.append(Enum(name: error, qualified: ("error", "\(name).\(error)"), fields: fields, values: []))
         }
-        let access = map.access
         out += "\n/// The names of `\(name)`: its own, and its types', methods' and errors' (qualified, and their members).\n"
-        out += "\(access) enum \(swiftEnum) {\n"
+        out += "\(map.access) enum \(swiftEnum) {\n"
         // Inlinable, so a use is the literal itself: no call, no lazy global.
-        out += "    @inlinable \(access) static var interface: String { \"\(name)\" }\n"
+        out += "    @inlinable \(map.access) static var interface: String { \"\(name)\" }\n"
         for member in enums.sorted(by: { $0.name < $1.name }) {
-            out += "\n    \(access) enum \(member.name) {\n"
-            if let qualified = member.qualified {
-                guard !member.fields.contains(qualified.constant) else {
-                    throw CodegenError("\(name).\(member.name): a member named '\(qualified.constant)' would hide the qualified name")
-                }
-                out += "        @inlinable \(access) static var \(qualified.constant): String { \"\(qualified.value)\" }\n"
-            }
-            for field in member.fields {
-                out += "        @inlinable \(access) static var \(Self.identifier(field)): String { \"\(field)\" }\n"
-            }
-            out += "    }\n"
+            out += try namesEnum(
+                member.name, qualified: member.qualified, fields: member.fields, values: member.values, of: "\(name).\(member.name)", indent: "    ")
         }
         out += "}\n"
+    }
+
+    /// One enum of names, after a blank line: the qualified name if any (within one enum, a
+    /// constant beside the members, which a member of that name would hide), the members'
+    /// names or the values, and an enum within for each member whose type is declared in place.
+    private func namesEnum(
+        _ enumName: String, qualified: (constant: String, value: String)?, fields: [VarlinkField], values: [String], of owner: String,
+        indent: String
+    ) throws(CodegenError) -> String {
+        let access = map.access
+        var out = "\n\(indent)\(access) enum \(enumName) {\n"
+        func constant(_ identifier: String, _ value: String) -> String {
+            "\(indent)    @inlinable \(access) static var \(identifier): String { \"\(value)\" }\n"
+        }
+        if let qualified {
+            guard !fields.contains(where: { $0.name == qualified.constant }) else {
+                throw CodegenError("\(owner): a member named '\(qualified.constant)' would hide the qualified name")
+            }
+            out += constant(qualified.constant, qualified.value)
+        }
+        for name in fields.map(\.name) + values {
+            out += constant(Self.identifier(name), name)
+        }
+        for field in fields {
+            let inner: (fields: [VarlinkField], values: [String])
+            switch Self.declaredInPlace(field.type) {
+            case .enum(let values)?: inner = ([], values)
+            case .struct(let fields)? where !fields.isEmpty: inner = (fields, [])
+            default: continue
+            }
+            let nested = field.name.prefix(1).uppercased() + field.name.dropFirst()
+            // A nested type may not be named so (`Foo.Type` and `Foo.Protocol` mean the metatypes).
+            guard !["Type", "Protocol", "Self"].contains(nested) else {
+                throw CodegenError("\(owner).\(field.name): its names' enum would be named '\(nested)', which Swift reserves")
+            }
+            out += try namesEnum(nested, qualified: nil, fields: inner.fields, values: inner.values, of: "\(owner).\(field.name)", indent: indent + "    ")
+        }
+        out += "\(indent)}\n"
+        return out
+    }
+
+    /// A type declared where it is used (an enum's values, a struct's members), within `?`, `[]` and `[string]`.
+    private static func declaredInPlace(_ type: VarlinkType) -> VarlinkType? {
+        switch type {
+        case .nullable(let inner), .array(let inner), .dictionary(let inner): declaredInPlace(inner)
+        case .enum, .struct: type
+        default: nil
+        }
     }
 
     /// A field name as a Swift identifier: a keyword in backticks.

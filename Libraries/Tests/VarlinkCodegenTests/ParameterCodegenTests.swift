@@ -69,6 +69,19 @@ import VarlinkCore
         #expect(try refusal("type org.example.Shop.Cost: Money\n") == "no struct type 'org.example.Shop.Cost'")
     }
 
+    @Test func aMemberWhoseValuesEnumSwiftWouldRefuseIsRefused() throws {
+        // `Route.Type` is the metatype: no nested type may be named so.
+        let interface = try VarlinkInterface(
+            parsing: """
+                interface org.example.Router
+                type Route (type: (fast, slow))
+                """)
+        let map = try ParameterMap(parsing: "names org.example.Router as RouterNames\n")
+        #expect(throws: CodegenError("org.example.Router.Route.type: its names' enum would be named 'Type', which Swift reserves")) {
+            try ParameterCodegen(map: map, interfaces: [interface]).generate()
+        }
+    }
+
     @Test func aMemberThatWouldHideAQualifiedNameIsRefused() throws {
         let interface = try VarlinkInterface(
             parsing: """
