@@ -210,7 +210,10 @@ let island: [Target] = [
             "OrderedJSON",
             .product(name: "Mustache", package: "swift-mustache"),
             .product(name: "OrderedCollections", package: "swift-collections"),
-        ]
+        ],
+        // The names of the errors it refuses with, from Activities/ErrorNames.varlinkmap and
+        // Protocol/org.island.varlink (read as data: IslandCore does not depend on IslandProtocol).
+        plugins: ["VarlinkCodegenPlugin"]
     ),
     .target(
         name: "IslandStore",
@@ -316,7 +319,7 @@ let island: [Target] = [
     ),
     .executableTarget(
         name: "island-presenter",
-        dependencies: ["IslandPresenter", "IslandPaths", .product(name: "ArgumentParser", package: "swift-argument-parser")]
+        dependencies: ["IslandPresenter", "IslandPaths", "IslandProtocol", .product(name: "ArgumentParser", package: "swift-argument-parser")]
     ),
     // The presenters' tests, the SVG sink among them: its documents come from the overlay's
     // painter, so they link IslandOverlay (the presenter library itself does not).

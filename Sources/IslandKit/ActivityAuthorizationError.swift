@@ -123,25 +123,35 @@ public enum ActivityAuthorizationError: Error, Sendable, Equatable, CustomString
     /// The parameters, as the daemon sent them.
     public var parameters: JSONObject {
         switch self {
-        case .attributesTooLarge(let limit, let size, nil): ["limit": .int(limit), "size": .int(size)]
-        case .attributesTooLarge(let limit, let size, let part?): ["limit": .int(limit), "size": .int(size), "part": .string(part)]
-        case .denied(let app): ["app": .string(app)]
-        case .unentitled(let app, let reason): ["app": .string(app), "reason": .string(reason)]
-        case .globalMaximumExceeded(let limit): ["limit": .int(limit)]
-        case .targetMaximumExceeded(let app, let limit): ["app": .string(app), "limit": .int(limit)]
-        case .staleTimestamp(let id, let last, let given): ["id": .string(id), "last": .double(last), "given": .double(given)]
+        case .attributesTooLarge(let limit, let size, let part):
+            typealias Error = Errors.AttributesTooLarge
+            var parameters: JSONObject = [Error.limit: .int(limit), Error.size: .int(size)]
+            if let part { parameters[Error.part] = .string(part) }
+            return parameters
+        case .denied(let app): return [Errors.Denied.app: .string(app)]
+        case .unentitled(let app, let reason): return [Errors.Unentitled.app: .string(app), Errors.Unentitled.reason: .string(reason)]
+        case .globalMaximumExceeded(let limit): return [Errors.GlobalMaximumExceeded.limit: .int(limit)]
+        case .targetMaximumExceeded(let app, let limit):
+            return [Errors.TargetMaximumExceeded.app: .string(app), Errors.TargetMaximumExceeded.limit: .int(limit)]
+        case .staleTimestamp(let id, let last, let given):
+            typealias Error = Errors.StaleTimestamp
+            return [Error.id: .string(id), Error.last: .double(last), Error.given: .double(given)]
         case .startBudgetExceeded(let app, let limit, let window, let retryAfter):
-            ["app": .string(app), "limit": .int(limit), "window": .double(window), "retryAfter": .double(retryAfter)]
-        case .noSuchActivity(let id): ["id": .string(id)]
-        case .activityEnded(let id, let state): ["id": .string(id), "state": .string(state)]
-        case .invalidLayout(let type, let path, let reason): ["type": .string(type), "path": .string(path), "reason": .string(reason)]
-        case .permissionDenied(let role, let reason): ["role": .string(role), "reason": .string(reason)]
-        case .persistenceFailure(let reason): ["reason": .string(reason)]
-        case .daemonUnavailable(let socketPath, let reason): ["socket": .string(socketPath), "reason": .string(reason)]
-        case .other(_, let parameters): parameters
+            typealias Error = Errors.StartBudgetExceeded
+            return [Error.app: .string(app), Error.limit: .int(limit), Error.window: .double(window), Error.retryAfter: .double(retryAfter)]
+        case .noSuchActivity(let id): return [Errors.NoSuchActivity.id: .string(id)]
+        case .activityEnded(let id, let state): return [Errors.ActivityEnded.id: .string(id), Errors.ActivityEnded.state: .string(state)]
+        case .invalidLayout(let type, let path, let reason):
+            typealias Error = Errors.InvalidLayout
+            return [Error.type: .string(type), Error.path: .string(path), Error.reason: .string(reason)]
+        case .permissionDenied(let role, let reason): return [Errors.PermissionDenied.role: .string(role), Errors.PermissionDenied.reason: .string(reason)]
+        case .persistenceFailure(let reason): return [Errors.PersistenceFailure.reason: .string(reason)]
+        // Not the daemon's: the client's own, when it could not reach one.
+        case .daemonUnavailable(let socketPath, let reason): return ["socket": .string(socketPath), "reason": .string(reason)]
+        case .other(_, let parameters): return parameters
         case .visibility, .unsupported, .unsupportedTarget, .missingProcessIdentifier, .malformedActivityIdentifier,
             .reconnectNotPermitted:
-            [:]
+            return [:]
         }
     }
 

@@ -60,84 +60,96 @@ package enum IslandError: Error, Sendable, Hashable {
     /// A message on a broadcast channel arrived after its expiration (epoch seconds).
     case channelMessageExpired(channel: String, expiration: Double)
 
-    /// The interface the error names live in.
-    package static let interface = "org.island"
-
     /// The fully qualified Varlink error name, e.g. `org.island.StaleTimestamp`.
-    package var name: String { "\(Self.interface).\(shortName)" }
-
-    private var shortName: String {
-        switch self {
-        case .attributesTooLarge: "AttributesTooLarge"
-        case .nestingTooDeep: "NestingTooDeep"
-        case .typeTooLong: "TypeTooLong"
-        case .keyTooLong: "KeyTooLong"
-        case .alertTooLarge: "AlertTooLarge"
-        case .denied: "Denied"
-        case .unentitled: "Unentitled"
-        case .globalMaximumExceeded: "GlobalMaximumExceeded"
-        case .targetMaximumExceeded: "TargetMaximumExceeded"
-        case .noSuchActivity: "NoSuchActivity"
-        case .activityEnded: "ActivityEnded"
-        case .staleTimestamp: "StaleTimestamp"
-        case .implausibleTimestamp: "ImplausibleTimestamp"
-        case .implausibleStaleDate: "ImplausibleStaleDate"
-        case .startBudgetExceeded: "StartBudgetExceeded"
-        case .tooManyPushTokens: "TooManyPushTokens"
-        case .startAlertRequired: "StartAlertRequired"
-        case .implausibleStartDate: "ImplausibleStartDate"
-        case .pushBudgetExceeded: "PushBudgetExceeded"
-        case .invalidChannel: "InvalidChannel"
-        case .broadcastStart: "BroadcastStart"
-        case .channelMessageExpired: "ChannelMessageExpired"
-        }
-    }
+    package var name: String { wire.name }
 
     /// The error's Varlink parameters, keys in camelCase.
-    package var parameters: JSONObject {
+    package var parameters: JSONObject { wire.parameters }
+
+    /// The error as Protocol/org.island.varlink declares it, in the names generated from it
+    /// (ErrorNames.varlinkmap), so an error or parameter renamed there does not compile here.
+    private var wire: (name: String, parameters: JSONObject) {
         switch self {
         case .attributesTooLarge(let limit, let size, let part):
-            ["limit": .int(limit), "size": .int(size), "part": .string(part.rawValue)]
-        case .typeTooLong(let limit, let size), .keyTooLong(let limit, let size), .alertTooLarge(let limit, let size):
-            ["limit": .int(limit), "size": .int(size)]
+            typealias Error = ErrorNames.AttributesTooLarge
+            let partName = part == .attributes ? Error.Part.attributes : Error.Part.state
+            return (Error.error, [Error.limit: .int(limit), Error.size: .int(size), Error.part: .string(partName)])
         case .nestingTooDeep(let limit, let depth):
-            ["limit": .int(limit), "depth": .int(depth)]
+            typealias Error = ErrorNames.NestingTooDeep
+            return (Error.error, [Error.limit: .int(limit), Error.depth: .int(depth)])
+        case .typeTooLong(let limit, let size):
+            typealias Error = ErrorNames.TypeTooLong
+            return (Error.error, [Error.limit: .int(limit), Error.size: .int(size)])
+        case .keyTooLong(let limit, let size):
+            typealias Error = ErrorNames.KeyTooLong
+            return (Error.error, [Error.limit: .int(limit), Error.size: .int(size)])
+        case .alertTooLarge(let limit, let size):
+            typealias Error = ErrorNames.AlertTooLarge
+            return (Error.error, [Error.limit: .int(limit), Error.size: .int(size)])
         case .denied(let app):
-            ["app": .string(app)]
+            typealias Error = ErrorNames.Denied
+            return (Error.error, [Error.app: .string(app)])
         case .unentitled(let app, let reason):
-            ["app": .string(app), "reason": .string(reason)]
+            typealias Error = ErrorNames.Unentitled
+            return (Error.error, [Error.app: .string(app), Error.reason: .string(reason)])
         case .globalMaximumExceeded(let limit):
-            ["limit": .int(limit)]
-        case .targetMaximumExceeded(let app, let limit), .tooManyPushTokens(let app, let limit):
-            ["app": .string(app), "limit": .int(limit)]
+            typealias Error = ErrorNames.GlobalMaximumExceeded
+            return (Error.error, [Error.limit: .int(limit)])
+        case .targetMaximumExceeded(let app, let limit):
+            typealias Error = ErrorNames.TargetMaximumExceeded
+            return (Error.error, [Error.app: .string(app), Error.limit: .int(limit)])
         case .noSuchActivity(let id):
-            ["id": .string(id)]
+            typealias Error = ErrorNames.NoSuchActivity
+            return (Error.error, [Error.id: .string(id)])
         case .activityEnded(let id, let state):
-            ["id": .string(id), "state": .string(state.rawValue)]
+            typealias Error = ErrorNames.ActivityEnded
+            return (Error.error, [Error.id: .string(id), Error.state: .string(state.rawValue)])
         case .staleTimestamp(let id, let last, let given):
-            ["id": .string(id), "last": .double(last), "given": .double(given)]
+            typealias Error = ErrorNames.StaleTimestamp
+            return (Error.error, [Error.id: .string(id), Error.last: .double(last), Error.given: .double(given)])
         case .implausibleTimestamp(let id, let given, let latest):
-            ["id": .string(id), "given": .double(given), "latest": .double(latest)]
-        case .implausibleStaleDate(let given, let latest), .implausibleStartDate(let given, let latest):
-            ["given": .double(given), "latest": .double(latest)]
-        case .startBudgetExceeded(let app, let limit, let window, let retryAfter),
-            .pushBudgetExceeded(let app, let limit, let window, let retryAfter):
-            ["app": .string(app), "limit": .int(limit), "window": .double(window), "retryAfter": .double(retryAfter)]
+            typealias Error = ErrorNames.ImplausibleTimestamp
+            return (Error.error, [Error.id: .string(id), Error.given: .double(given), Error.latest: .double(latest)])
+        case .implausibleStaleDate(let given, let latest):
+            typealias Error = ErrorNames.ImplausibleStaleDate
+            return (Error.error, [Error.given: .double(given), Error.latest: .double(latest)])
+        case .startBudgetExceeded(let app, let limit, let window, let retryAfter):
+            typealias Error = ErrorNames.StartBudgetExceeded
+            return (
+                Error.error,
+                [Error.app: .string(app), Error.limit: .int(limit), Error.window: .double(window), Error.retryAfter: .double(retryAfter)]
+            )
+        case .tooManyPushTokens(let app, let limit):
+            typealias Error = ErrorNames.TooManyPushTokens
+            return (Error.error, [Error.app: .string(app), Error.limit: .int(limit)])
         case .startAlertRequired(let start):
-            ["start": .double(start)]
+            typealias Error = ErrorNames.StartAlertRequired
+            return (Error.error, [Error.start: .double(start)])
+        case .implausibleStartDate(let given, let latest):
+            typealias Error = ErrorNames.ImplausibleStartDate
+            return (Error.error, [Error.given: .double(given), Error.latest: .double(latest)])
+        case .pushBudgetExceeded(let app, let limit, let window, let retryAfter):
+            typealias Error = ErrorNames.PushBudgetExceeded
+            return (
+                Error.error,
+                [Error.app: .string(app), Error.limit: .int(limit), Error.window: .double(window), Error.retryAfter: .double(retryAfter)]
+            )
         case .invalidChannel(let channel, let reason):
-            ["channel": .string(channel), "reason": .string(reason)]
+            typealias Error = ErrorNames.InvalidChannel
+            return (Error.error, [Error.channel: .string(channel), Error.reason: .string(reason)])
         case .broadcastStart(let channel):
-            ["channel": .string(channel)]
+            typealias Error = ErrorNames.BroadcastStart
+            return (Error.error, [Error.channel: .string(channel)])
         case .channelMessageExpired(let channel, let expiration):
-            ["channel": .string(channel), "expiration": .double(expiration)]
+            typealias Error = ErrorNames.ChannelMessageExpired
+            return (Error.error, [Error.channel: .string(channel), Error.expiration: .double(expiration)])
         }
     }
 }
 
 /// Which half of an activity's payload a refusal blames (`AttributesTooLarge`'s `part`): on a
 /// request the larger of the two; on an update or an end the state, the attributes being fixed.
-package enum PayloadPart: String, Sendable, Hashable {
+package enum PayloadPart: Sendable, Hashable {
     case attributes, state
 }
 

@@ -93,22 +93,26 @@ package enum PushRefusal: Error, Sendable, Hashable {
     /// The activity rules refused it, as they would a local call of the app.
     case refused(IslandError)
 
+    /// The qualified error name, e.g. `org.island.PushExpired`.
     package var name: String {
         switch self {
-        case .payloadTooLarge: "org.island.PushPayloadTooLarge"
-        case .invalidPayload: "org.island.InvalidPushPayload"
-        case .noSuchToken: "org.island.NoSuchPushToken"
-        case .expired: "org.island.PushExpired"
+        case .payloadTooLarge: ErrorNames.PushPayloadTooLarge.error
+        case .invalidPayload: ErrorNames.InvalidPushPayload.error
+        case .noSuchToken: ErrorNames.NoSuchPushToken.error
+        case .expired: ErrorNames.PushExpired.error
         case .refused(let error): error.name
         }
     }
 
+    /// The error's parameters, in the names generated from Protocol/org.island.varlink.
     package var parameters: JSONObject {
         switch self {
-        case .payloadTooLarge(let limit, let size): ["limit": .int(limit), "size": .int(size)]
-        case .invalidPayload(let reason): ["reason": .string(reason)]
+        case .payloadTooLarge(let limit, let size):
+            [ErrorNames.PushPayloadTooLarge.limit: .int(limit), ErrorNames.PushPayloadTooLarge.size: .int(size)]
+        case .invalidPayload(let reason): [ErrorNames.InvalidPushPayload.reason: .string(reason)]
         case .noSuchToken: [:]
-        case .expired(let expiration, let receivedAt): ["expiration": .double(expiration), "receivedAt": .double(receivedAt)]
+        case .expired(let expiration, let receivedAt):
+            [ErrorNames.PushExpired.expiration: .double(expiration), ErrorNames.PushExpired.receivedAt: .double(receivedAt)]
         case .refused(let error): error.parameters
         }
     }
