@@ -125,19 +125,19 @@ public final class TestIsland: Sendable {
     /// also receives (`ActivityInteraction.tap`).
     @discardableResult
     public func tap(_ activityID: String) async throws -> String? {
-        try PresenterReplies.Interact(await interact("tap", activityID)).url
+        try PresenterReplies.Interact(await interact(PresenterNames.Interact.Action.tap, activityID)).url
     }
 
     /// Presses the layout button whose action is `action`, as in a presenter: the app
     /// receives `ActivityInteraction.button(action:)`.
     public func press(button action: String, on activityID: String) async throws {
-        _ = try await interact("button", activityID, button: action)
+        _ = try await interact(PresenterNames.Interact.Action.button, activityID, button: action)
     }
 
     /// Removes the activity from the lock screen, as the user does: it is dismissed (reason
     /// `user`).
     public func dismiss(_ activityID: String) async throws {
-        _ = try await interact("dismiss", activityID)
+        _ = try await interact(PresenterNames.Interact.Action.dismiss, activityID)
     }
 
     /// Turns Live Activities on or off for `app` (all apps when nil), as the user does in the

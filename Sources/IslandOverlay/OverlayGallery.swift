@@ -81,31 +81,41 @@ package enum OverlayGallery {
     package static func scenes(layoutsDirectory: String) throws -> [(name: String, scene: IslandScene, listOpen: Bool)] {
         let items = try examples.map { try item($0, layoutsDirectory: layoutsDirectory) }
         let ids = examples.map(\.id)
+        typealias Update = PresenterNames.Update
+        typealias Island = PresenterNames.Island
+        typealias Mode = PresenterNames.Island.Mode
         func scene(_ island: JSONObject, alert: JSON? = nil) -> IslandScene {
             var model = PresenterModel()
             var full = island
-            full[PresenterNames.Island.lockScreen] = .array(ids.map { .string($0) })
-            model.apply(["kind": "snapshot", "sequence": 1, "resync": false, "island": .object(full), "items": .array(items), "removed": []])
+            full[Island.lockScreen] = .array(ids.map { .string($0) })
+            model.apply([
+                Update.kind: .string(Update.Kind.snapshot), Update.sequence: 1, Update.resync: false, Update.island: .object(full),
+                Update.items: .array(items), Update.removed: [],
+            ])
             if let alert {
-                model.apply(["kind": "delta", "sequence": 2, "resync": false, "items": [], "removed": [], "alert": alert])
+                model.apply([
+                    Update.kind: .string(Update.Kind.delta), Update.sequence: 2, Update.resync: false, Update.items: [], Update.removed: [],
+                    Update.alert: alert,
+                ])
             }
             return IslandScene(model: model, now: now)
         }
         var result: [(String, IslandScene, Bool)] = []
         for (index, example) in examples.enumerated() {
             let other = examples[(index + 1) % examples.count]
-            result.append(("\(example.name)-compact", scene(["mode": "compact", "attached": .string(example.id)]), false))
-            result.append(("\(example.name)-minimal", scene(["mode": "minimal", "attached": .string(example.id), "detached": .string(other.id)]), false))
-            result.append(("\(example.name)-expanded", scene(["mode": "expanded", "attached": .string(example.id), "expanded": .string(example.id)]), false))
+            let expanded: JSONObject = [Island.mode: .string(Mode.expanded), Island.attached: .string(example.id), Island.expanded: .string(example.id)]
+            result.append(("\(example.name)-compact", scene([Island.mode: .string(Mode.compact), Island.attached: .string(example.id)]), false))
             result.append(
                 (
-                    "\(example.name)-alert",
-                    scene(
-                        ["mode": "expanded", "attached": .string(example.id), "expanded": .string(example.id)],
-                        alert: ["id": .string(example.id), "title": .string(example.alert.title), "body": .string(example.alert.body)]), false
+                    "\(example.name)-minimal",
+                    scene([Island.mode: .string(Mode.minimal), Island.attached: .string(example.id), Island.detached: .string(other.id)]), false
                 ))
+            result.append(("\(example.name)-expanded", scene(expanded), false))
+            typealias Alert = PresenterNames.Alert
+            let alert: JSON = [Alert.id: .string(example.id), Alert.title: .string(example.alert.title), Alert.body: .string(example.alert.body)]
+            result.append(("\(example.name)-alert", scene(expanded, alert: alert), false))
         }
-        result.append(("list", scene(["mode": "compact", "attached": .string(ids[2])]), true))
+        result.append(("list", scene([Island.mode: .string(Mode.compact), Island.attached: .string(ids[2])]), true))
         return result
     }
 

@@ -1,6 +1,7 @@
 import IslandCore
 package import IslandPresenter
 import FreeDesktop
+import IslandProtocol
 
 /// The island's geometry as a pure function of the scene: every form's rectangles and corner
 /// radii, the content placed in them, and what a click on each place means.
@@ -530,12 +531,12 @@ package struct OverlayLayout {
                     x: dismissCentre.x - g.dismissSize / 2, y: dismissCentre.y - g.dismissSize / 2, width: g.dismissSize, height: g.dismissSize)
                 cardContent.append(.init(rect: dismiss, primitive: .dismiss, slot: "list.\(id).dismiss"))
                 let textWidth = cardWidth - 2 * cardPad - g.dismissSize - g.inlineGap
-                if entry.item.activityState == "stale" || entry.item.activityState == "ended" {
+                if entry.item.isStale || entry.item.activityState == PresenterNames.Item.State.ended {
                     cardContent.append(
                         .init(
                             rect: .init(x: cardX + cardPad, y: bodyTop, width: textWidth, height: g.subtitleLineHeight),
                             primitive: .text(
-                                entry.item.activityState == "stale" ? "Not updated lately" : "Ended", font: .caption,
+                                entry.item.isStale ? "Not updated lately" : "Ended", font: .caption,
                                 ink: .secondary, alignment: .leading), slot: "list.\(id).status"))
                     bodyTop += g.subtitleLineHeight
                 }

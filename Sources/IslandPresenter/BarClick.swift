@@ -1,4 +1,5 @@
 import Foundation
+import IslandProtocol
 import OrderedJSON
 import OrderedCollections
 
@@ -16,9 +17,19 @@ package enum BarClick: String, Sendable, CaseIterable {
     /// The `Interact` call for the island as it is: the action and the activity (the expanded
     /// one, else the attached one); nil for `list`, and when the island shows nothing.
     package func interaction(on island: IslandState) -> (action: String, id: String)? {
-        guard self != .list, let id = island.expanded ?? island.attached else { return nil }
-        if self == .toggle { return (island.mode == .expanded ? "collapse" : "expand", id) }
-        return (rawValue, id)
+        typealias Action = PresenterNames.Interact.Action
+        guard let id = island.expanded ?? island.attached else { return nil }
+        let action: String
+        switch self {
+        case .toggle: action = island.mode == .expanded ? Action.collapse : Action.expand
+        case .expand: action = Action.expand
+        case .collapse: action = Action.collapse
+        case .tap: action = Action.tap
+        case .dismiss: action = Action.dismiss
+        case .button: action = Action.button
+        case .list: return nil
+        }
+        return (action, id)
     }
 
     /// A mouse button as bars number them: left toggles, middle opens the list, right taps.

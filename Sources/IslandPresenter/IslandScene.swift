@@ -1,6 +1,7 @@
 package import IslandCore
 import OrderedJSON
 import FreeDesktop
+import IslandProtocol
 
 /// The island and the lock-screen list resolved at one instant: what every presenter draws.
 package struct IslandScene: Sendable {
@@ -195,8 +196,8 @@ package struct IslandScene: Sendable {
         var text = oneLine(entry.layout.lockScreen?.view.displayText ?? entry.item.type)
         if text.isEmpty { text = entry.item.displayName }
         switch entry.item.activityState {
-        case "stale": text += " (stale)"
-        case "ended": text += " (ended)"
+        case PresenterNames.Item.State.stale: text += " (stale)"
+        case PresenterNames.Item.State.ended: text += " (ended)"
         default: break
         }
         return text

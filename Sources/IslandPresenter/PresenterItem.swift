@@ -3,6 +3,9 @@ package import OrderedJSON
 import IslandProtocol
 import OrderedCollections
 
+/// The values of an item's `state`.
+private typealias State = PresenterNames.Item.State
+
 /// One activity as the daemon delivered it to presenters (`org.island.Presenter.Item`), with
 /// its layout already validated.
 package struct PresenterItem: Sendable, Hashable {
@@ -34,7 +37,7 @@ package struct PresenterItem: Sendable, Hashable {
 
     package init(
         id: String, app: String, type: String, attributes: JSONObject = [:], state: JSONObject = [:],
-        staleDate: Double? = nil, relevanceScore: Double = 0, activityState: String = "active",
+        staleDate: Double? = nil, relevanceScore: Double = 0, activityState: String = State.active,
         endReason: String? = nil, layout: Layout? = nil, defaultLayout: Bool = false,
         appName: String? = nil, appIcon: String? = nil, sourceApp: String? = nil, producerName: String? = nil,
         producerIcon: String? = nil, createdAt: Double? = nil, endedAt: Double? = nil
@@ -73,7 +76,7 @@ package struct PresenterItem: Sendable, Hashable {
         self.init(
             id: id, app: object[Item.app]?.stringValue ?? "", type: type, attributes: attributes, state: state,
             staleDate: content[Content.staleDate]?.doubleValue, relevanceScore: content[Content.relevanceScore]?.doubleValue ?? 0,
-            activityState: object[Item.state]?.stringValue ?? "active", endReason: object[Item.endReason]?.stringValue,
+            activityState: object[Item.state]?.stringValue ?? State.active, endReason: object[Item.endReason]?.stringValue,
             layout: layout, defaultLayout: object[Item.defaultLayout]?.boolValue ?? (layout == nil),
             appName: object[Item.appName]?.stringValue, appIcon: object[Item.appIcon]?.stringValue,
             sourceApp: object[Item.sourceApp]?.stringValue, producerName: object[Item.producerName]?.stringValue,
@@ -81,9 +84,9 @@ package struct PresenterItem: Sendable, Hashable {
             createdAt: object[Item.createdAt]?.doubleValue, endedAt: object[Item.endedAt]?.doubleValue)
     }
 
-    package var isStale: Bool { activityState == "stale" }
-    package var hasEnded: Bool { activityState == "ended" || activityState == "dismissed" }
-    package var isLive: Bool { activityState == "active" || activityState == "stale" }
+    package var isStale: Bool { activityState == State.stale }
+    package var hasEnded: Bool { activityState == State.ended || activityState == State.dismissed }
+    package var isLive: Bool { activityState == State.active || activityState == State.stale }
 
     /// The instant what depends on time is drawn at: `now` while the activity lives; once it
     /// has ended, the moment it ended, so that its card shows its final state and no timer,

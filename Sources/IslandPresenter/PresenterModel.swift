@@ -37,7 +37,7 @@ package struct IslandState: Sendable, Hashable {
     }
 }
 
-/// The alert that came with the latest delta.
+/// The alert that came with the latest delta (`org.island.Presenter.Alert`).
 package struct PresenterAlert: Sendable, Hashable {
     package var id: String
     package var title: String
@@ -92,7 +92,7 @@ package struct PresenterModel: Sendable, Hashable {
                 return item
             } ?? []
         switch update[Names.kind]?.stringValue {
-        case "snapshot":
+        case Names.Kind.snapshot?:
             let before = self
             self.sequence = sequence
             self.island = IslandState(json: update[Names.island])
@@ -102,17 +102,17 @@ package struct PresenterModel: Sendable, Hashable {
             self.contentHidden = update[Names.sharing]?[PresenterNames.Sharing.contentHidden]?.boolValue == true
             self.sessionLocked = update[Names.lock]?[PresenterNames.Lock.on]?.boolValue == true
             return self != before
-        case "delta":
+        case Names.Kind.delta?:
             guard let current = self.sequence, sequence > current else { return false }
             self.sequence = sequence
             if let island = update[Names.island] { self.island = IslandState(json: island) }
             if let focus = update[Names.focus] { self.focusSince = Self.focusSince(focus) }
             for item in items { self.items[item.id] = item }
             for id in update[Names.removed]?.arrayValue?.compactMap(\.stringValue) ?? [] { self.items[id] = nil }
-            for (id, item) in self.items where item.activityState == "dismissed" { self.items[id] = nil }
-            // The alert's members are of a struct the interface leaves unnamed, which has no names here.
-            if let alert = update[Names.alert]?.objectValue, let id = alert["id"]?.stringValue {
-                self.alert = PresenterAlert(id: id, title: alert["title"]?.stringValue ?? "", body: alert["body"]?.stringValue ?? "")
+            for (id, item) in self.items where item.activityState == PresenterNames.Item.State.dismissed { self.items[id] = nil }
+            if let alert = update[Names.alert]?.objectValue, let id = alert[PresenterNames.Alert.id]?.stringValue {
+                self.alert = PresenterAlert(
+                    id: id, title: alert[PresenterNames.Alert.title]?.stringValue ?? "", body: alert[PresenterNames.Alert.body]?.stringValue ?? "")
             } else if let alert = self.alert, !(self.island.mode == .expanded && self.island.expanded == alert.id) {
                 self.alert = nil
             }

@@ -130,7 +130,7 @@ package func fetchSnapshotUpdates(socketPath: String) async throws -> [JSONObjec
         for try await parameters in client.stream(PresenterNames.Subscribe.method) {
             if let update = parameters[PresenterNames.Subscribe.update]?.objectValue {
                 // A later snapshot replaces all before it.
-                if update[PresenterNames.Update.kind]?.stringValue == "snapshot" { updates.removeAll() }
+                if update[PresenterNames.Update.kind]?.stringValue == PresenterNames.Update.Kind.snapshot { updates.removeAll() }
                 model.apply(update)
                 updates.append(update)
             }

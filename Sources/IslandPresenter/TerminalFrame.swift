@@ -1,5 +1,6 @@
 import IslandCore
 import FreeDesktop
+import IslandProtocol
 
 /// One line of the terminal screen: text segments with an optional SGR style each.
 package struct StyledLine: Sendable, Hashable {
@@ -253,10 +254,14 @@ package struct TerminalFrame: Sendable {
         if let icon = entry.item.appIcon, IconName.isValid(icon), RenderedView.glyph(forSymbol: icon) != RenderedView.unknownIconGlyph {
             title = RenderedView.glyph(forSymbol: icon) + " " + title
         }
-        if entry.item.activityState != "active" { title += " · " + entry.item.activityState }
+        if entry.item.activityState != PresenterNames.Item.State.active { title += " · " + entry.item.activityState }
         title = truncate(title, toWidth: inner - 2)
         // What is no longer current (stale, ended) is faint: its title says which.
-        let style = selected ? "1;36" : entry.item.activityState == "active" || entry.item.activityState == "pending" ? nil : "2"
+        let style =
+            selected
+            ? "1;36"
+            : entry.item.activityState == PresenterNames.Item.State.active || entry.item.activityState == PresenterNames.Item.State.pending
+                ? nil : "2"
         let marker = selected ? "▶ " : "  "
         var lines = [StyledLine("\(marker)╭─ \(title) \(String(repeating: "─", count: max(0, inner - displayWidth(title) - 1)))╮", style: style)]
         var rows = entry.layout.lockScreen.map { ViewRow.rows(of: $0.view) } ?? []

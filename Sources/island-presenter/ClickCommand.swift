@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import IslandPaths
 import IslandPresenter
+import IslandProtocol
 import OrderedJSON
 import Synchronization
 
@@ -88,7 +89,7 @@ struct Click: AsyncParsableCommand {
         }
         do {
             let url = try await Interactor(socketPath: options.socketPath).interact(interaction, id: id, button: button)
-            if interaction == "tap", let url {
+            if interaction == PresenterNames.Interact.Action.tap, let url {
                 writeAll(TerminalText.display(url) + "\n")
                 _ = openWithXDG(url)
             }

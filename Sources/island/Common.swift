@@ -239,8 +239,8 @@ var now: Double { Date().timeIntervalSince1970 }
 /// daemon that gave none, which only ever suppressed alerts for the budget).
 func alertSuppressedLine(reason: String?) -> String {
     switch reason {
-    case "focus": "alert suppressed: Do Not Disturb is on"
-    case "pending": "alert not shown: the activity has not started (its start shows its own alert)"
+    case ProducerNames.Delivery.AlertSuppressedReason.focus: "alert suppressed: Do Not Disturb is on"
+    case ProducerNames.Delivery.AlertSuppressedReason.pending: "alert not shown: the activity has not started (its start shows its own alert)"
     default: "alert suppressed: the app's alert budget is spent"
     }
 }

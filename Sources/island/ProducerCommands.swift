@@ -139,8 +139,8 @@ struct End: AsyncParsableCommand {
 
     func policy() throws(CLIFailure) -> ActivityUIDismissalPolicy {
         switch dismiss {
-        case "default": return .default
-        case "immediate": return .immediate
+        case "default": return .default  // not Island's wire: the values of the CLI's --dismiss
+        case "immediate": return .immediate  // not Island's wire: the values of the CLI's --dismiss
         default:
             guard let seconds = parseDuration(dismiss) else {
                 throw CLIFailure.usage("--dismiss must be default, immediate or a time span from now (90, 5m, 1h 30min), not \(dismiss)", json: global.json)

@@ -217,7 +217,7 @@ enum RefusalSentences {
         case ConnectionNames.TooManyConnections.error:
             return .init(
                 message:
-                    "the daemon already serves its maximum of \(i(ConnectionNames.TooManyConnections.limit)) connections (\(s(ConnectionNames.TooManyConnections.scope) == "user" ? "for this user" : "in total"))",
+                    "the daemon already serves its maximum of \(i(ConnectionNames.TooManyConnections.limit)) connections (\(s(ConnectionNames.TooManyConnections.scope) == ConnectionNames.TooManyConnections.Scope.user ? "for this user" : "in total"))",
                 hint: "close connections that are not needed (a forgotten island watch?), or try again later")
         case ConnectionNames.OutputQueueFull.error:
             return .init(

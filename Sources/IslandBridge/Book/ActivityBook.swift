@@ -1,5 +1,6 @@
 package import FreeDesktop
 package import OrderedJSON
+import IslandProtocol
 
 /// The bridge's side of its activities: what its sources want shown, what the daemon holds,
 /// and the calls that bring one to the other. Pure: the shell feeds it what sources and the
@@ -233,7 +234,7 @@ package struct ActivityBook: Sendable {
         entry.id = nil
         entry.delivered = nil
         entry.requestKey = nil
-        if reason == "user" { entry.suppressed = true }
+        if reason == ProducerNames.Activity.EndReason.user { entry.suppressed = true }
         if entry.finish != nil, entry.inFlight == nil {
             entries[source] = nil
         } else {

@@ -111,20 +111,24 @@ struct Preview: AsyncParsableCommand {
     static let itemID = "preview"
 
     static func update(layout: Layout, attributes: JSONObject, state: JSONObject, mode: PreviewMode) -> JSONObject {
-        let id = itemID
+        typealias Item = PresenterNames.Item
+        typealias Island = PresenterNames.Island
+        typealias Mode = PresenterNames.Island.Mode
+        typealias Update = PresenterNames.Update
+        let id = JSON.string(itemID)
         let item: JSON = [
-            "id": .string(id), "app": "preview", "type": "Preview", "attributes": .object(attributes),
-            "content": ["state": .object(state)], "state": "active", "createdAt": 0,
-            "layout": .object(layout.json), "defaultLayout": false,
+            Item.id: id, Item.app: "preview", Item.type: "Preview", Item.attributes: .object(attributes),
+            Item.content: [PresenterNames.Content.state: .object(state)], Item.state: .string(Item.State.active), Item.createdAt: 0,
+            Item.layout: .object(layout.json), Item.defaultLayout: false,
         ]
         let island: JSON =
             switch mode {
-            case .compact: ["mode": "compact", "attached": .string(id), "lockScreen": [.string(id)]]
-            case .minimal: ["mode": "minimal", "attached": .string(id), "detached": .string(id), "lockScreen": [.string(id)]]
-            case .expanded: ["mode": "expanded", "attached": .string(id), "expanded": .string(id), "lockScreen": [.string(id)]]
-            case .lockscreen: ["mode": "none", "lockScreen": [.string(id)]]
+            case .compact: [Island.mode: .string(Mode.compact), Island.attached: id, Island.lockScreen: [id]]
+            case .minimal: [Island.mode: .string(Mode.minimal), Island.attached: id, Island.detached: id, Island.lockScreen: [id]]
+            case .expanded: [Island.mode: .string(Mode.expanded), Island.attached: id, Island.expanded: id, Island.lockScreen: [id]]
+            case .lockscreen: [Island.mode: .string(Mode.none), Island.lockScreen: [id]]
             }
-        return ["kind": "snapshot", "sequence": 0, "island": island, "items": [item], "removed": []]
+        return [Update.kind: .string(Update.Kind.snapshot), Update.sequence: 0, Update.island: island, Update.items: [item], Update.removed: []]
     }
 
     static func regions(of layout: RenderedLayout, mode: PreviewMode) -> [(String, String?)] {

@@ -277,7 +277,7 @@ extension JobViews.Job {
             default:
                 for unit in ["Bytes", "Files", "Directories", "Items"] {
                     if key == "processed" + unit { processed[unit] = value.integer.flatMap(UInt64.init(exactly:)) }
-                    if key == "total" + unit { total[unit] = value.integer.flatMap(UInt64.init(exactly:)) }
+                    if key == "total" + unit { total[unit] = value.integer.flatMap(UInt64.init(exactly:)) }  // not Island's wire: KDE's
                 }
             }
         }
