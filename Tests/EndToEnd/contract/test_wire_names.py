@@ -5,6 +5,7 @@ the generated ones, and names that are not Island's, through. Marked quick: it s
 import pathlib
 import subprocess
 import sys
+import tempfile
 
 import pytest
 
@@ -36,6 +37,15 @@ def test_the_clients_and_the_daemon_spell_no_name_by_hand():
     ('case "org.island.Denied": break', '"org.island.Denied" is a generated name'),
     ('_ = try await call(AdminNames.SetFocus.method, ["on": .bool(true)])', '"on" is a member'),
     ('if name.hasPrefix("org.island.Connection.") {}', '"org.island.Connection." is a generated name'),
+    # An error's name alone, as a mapping to its qualified name spells it.
+    ('case .denied: "Denied"', '"Denied" is an error of an Island interface'),
+    ('var name: String { "org.island." + "StaleTimestamp" }', '"StaleTimestamp" is an error of an Island interface'),
+    # A value of an interface's enum, compared or matched as a string, or sent in a call.
+    ('switch update[Names.kind]?.stringValue { case "snapshot": break; default: break }', '"snapshot" is a value of an enum'),
+    ('case "stale", "ended": text += " (stale)"', '"ended" is a value of an enum'),
+    ('if item.activityState == "dismissed" {}', '"dismissed" is a value of an enum'),
+    ('if "expanded" != island.mode {}', '"expanded" is a value of an enum'),
+    ('_ = try await call(PresenterNames.Interact.method, [PresenterNames.Interact.action: "tap"])', '"tap" is a value of an enum'),
 ])
 def test_a_hand_spelled_name_fails_the_check(tmp_path, line, name):
     status, output = check(tmp_path, line + "\n")
@@ -49,8 +59,17 @@ def test_a_hand_spelled_name_fails_the_check(tmp_path, line, name):
     # Not a member of any Island interface, and a member name outside a call's parameters.
     'let path = environment["PATH"]',
     'logger.info("set", metadata: ["on": "\\(on)"])',
+    'case .denied: ErrorNames.Denied.error',
+    'case PresenterNames.Update.Kind.snapshot?: break',
+    'if item.activityState == PresenterNames.Item.State.dismissed {}',
+    # A value that is no enum's, and an enum's value that is not compared (a sentence, say).
+    'if kind == "stop" {}',
+    'let word = "stale"',
+    # An error's name inside a sentence is no name.
+    'let text = "Denied by the user"',
     # Said to be someone else's.
     'let on = dbus["on"]  // not Island\'s wire: a D-Bus property',
+    'case "default": return .default  // not Island\'s wire: the CLI\'s own option values',
     '// reply["focus"] in a comment',
 ])
 def test_generated_and_foreign_names_pass(tmp_path, line):
@@ -83,6 +102,33 @@ def test_the_daemon_making_a_reply_by_hand_fails_the_check(tmp_path, line, name)
 ])
 def test_the_daemons_generated_names_and_writers_pass(tmp_path, line):
     status, output = check(tmp_path, line + "\n", daemon=True)
+    assert status == 0, output
+
+
+def check_rules(tmp_path, swift):
+    """The check as it reads IslandCore: a file under Sources/IslandCore of a copy of the tree."""
+    tree = pathlib.Path(tempfile.mkdtemp(dir=tmp_path))
+    (tree / "scripts").mkdir()
+    (tree / "scripts" / "check-wire-names.py").write_bytes(CHECK.read_bytes())
+    (tree / "Protocol").symlink_to(ROOT / "Protocol")
+    source = tree / "Sources" / "IslandCore" / "Refusal.swift"
+    source.parent.mkdir(parents=True)
+    source.write_text(swift)
+    run = subprocess.run(
+        [sys.executable, str(tree / "scripts" / "check-wire-names.py"), str(source)],
+        capture_output=True, text=True, timeout=60)
+    return run.returncode, run.stdout
+
+
+def test_the_rules_are_checked_for_error_names_and_not_for_their_own_documents(tmp_path):
+    # IslandCore makes org.island's errors: their names are the wire's.
+    status, output = check_rules(tmp_path, 'case .expired: "org.island.PushExpired"\n')
+    assert status == 1 and '"org.island.PushExpired" is a generated name' in output
+    status, output = check_rules(tmp_path, 'case .denied: "Denied"\n')
+    assert status == 1 and '"Denied" is an error of an Island interface' in output
+    # Its layouts and APNs payloads are documents of its own, whose keys and words may be
+    # an interface's by coincidence.
+    status, output = check_rules(tmp_path, 'case "expanded": expanded = try layout["state"]\n')
     assert status == 0, output
 
 
