@@ -326,7 +326,7 @@ let island: [Target] = [
     .testTarget(
         name: "IslandPresenterTests",
         dependencies: [
-            "IslandPresenter", "IslandOverlay", "IslandCore", "OrderedJSON", "SinkRules", "FreeDesktop",
+            "IslandPresenter", "IslandOverlay", "IslandCore", "OrderedJSON", "SinkRules", "FreeDesktop", "IslandProtocol", "VarlinkCore",
             .product(name: "OrderedCollections", package: "swift-collections"),
         ],
         swiftSettings: pangoCairoFlags

@@ -1,7 +1,9 @@
 import FreeDesktop
+import IslandProtocol
 import OrderedJSON
 import OrderedCollections
 import Testing
+import VarlinkCore
 @testable import IslandPresenter
 
 @Suite struct PresenterModelTests {
@@ -154,5 +156,18 @@ import Testing
             ])
         // After an update the loop counts attempts from 0 again.
         #expect(backoff.delay(attempt: 0) == .milliseconds(50))
+    }
+
+    /// The modes the model reads an island's `mode` as are the interface's: a mode renamed or
+    /// added there is found here rather than drawn as `none`.
+    @Test func theIslandsModesAreTheInterfaces() throws {
+        let interface = try VarlinkInterface(parsing: IslandInterfaces.presenter)
+        guard case .struct(let fields)? = interface.types["Island"],
+            case .enum(let modes)? = fields.first(where: { $0.name == PresenterNames.Island.mode })?.type
+        else {
+            Issue.record("org.island.Presenter.Island has no enum mode")
+            return
+        }
+        #expect(Set(modes) == Set(IslandState.Mode.allCases.map(\.rawValue)))
     }
 }
