@@ -279,7 +279,7 @@ let island: [Target] = [
     .testTarget(
         name: "IslandKitTests",
         dependencies: [
-            "IslandKit", "OrderedJSON", "VarlinkCore", "VarlinkNIO", "ProcessTesting", "MQTT",
+            "IslandKit", "OrderedJSON", "VarlinkCore", "VarlinkNIO", "ProcessTesting", "MQTT", "IslandProtocol",
             .product(name: "OrderedCollections", package: "swift-collections"),
         ]
     ),
