@@ -67,7 +67,21 @@ export function roomBelow(monitor, workArea, gap) {
  * @returns {string[]} the arguments
  */
 export function overlayArguments(size, maxHeight) {
-    return ['--hosted', '--size', SIZES.includes(size) ? size : 'medium', '--max-height', String(maxHeight)];
+    return ['--hosted', '--size', SIZES.includes(size) ? size : 'medium', '--max-height', String(overlayRoom(maxHeight))];
+}
+
+// What the overlay takes for its window's height (its --max-height and the `room` member).
+export const ROOM_RANGE = [100, 20000];
+
+/**
+ * The room below the bar (`roomBelow`) as the overlay takes it: within ROOM_RANGE, which the
+ * overlay requires (a line with a room outside it is refused whole).
+ *
+ * @param {number} room - pixels below the bar
+ * @returns {number} a whole number of pixels within ROOM_RANGE
+ */
+export function overlayRoom(room) {
+    return Math.min(ROOM_RANGE[1], Math.max(ROOM_RANGE[0], Math.floor(room)));
 }
 
 /**
@@ -78,11 +92,16 @@ export function overlayArguments(size, maxHeight) {
  * @param {boolean} alerts - the desktop shows banners (Do Not Disturb is off)
  * @param {string} overFullscreen - the `show-over-fullscreen` key
  * @param {boolean} locked - the session is locked: the overlay shows the lock-screen list
+ * @param {number|null} room - the room below the bar on the island's monitor (`roomBelow`),
+ *   for the overlay to fit its window as monitors change; null: not said
  * @returns {string} a JSON object and a newline
  */
-export function stateLine(fullscreen, alerts, overFullscreen, locked = false) {
+export function stateLine(fullscreen, alerts, overFullscreen, locked = false, room = null) {
     const hidden = fullscreen && overFullscreen !== 'always';
-    return `${JSON.stringify({fullscreen: hidden, alerts, locked: Boolean(locked)})}\n`;
+    const state = {fullscreen: hidden, alerts, locked: Boolean(locked)};
+    if (room !== null)
+        state.room = overlayRoom(room);
+    return `${JSON.stringify(state)}\n`;
 }
 
 /**

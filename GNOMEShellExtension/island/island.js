@@ -103,8 +103,8 @@ export class IslandHost {
         this._locked = false;
 
         this._connect(this._settings, 'changed', (settings, key) => {
-            // The island's size is decided when the overlay starts (so is the room under the
-            // bar: another monitor's, if different, is taken at the next start).
+            // The island's size is decided when the overlay starts; the room under the bar on
+            // another monitor (or under another gap) is told with the state.
             if (key === 'size') {
                 this._restart();
             } else {
@@ -115,7 +115,14 @@ export class IslandHost {
         this._connect(this._notifications, 'changed::show-banners', () => this._sendState());
         this._connect(global.display, 'in-fullscreen-changed', () => this._sendState());
         this._connect(global.display, 'window-created', (display, window) => this._adopt(window));
-        this._connect(global.display, 'workareas-changed', () => this._place());
+        // A monitor plugged in or out, its mode or scale changed, the primary one changed, or
+        // the bar's strut moved: the window goes to the chosen monitor's top centre again, and
+        // the overlay is told the room under the bar there, to fit its window to it (its size
+        // changing places it again, through 'size-changed').
+        this._connect(global.display, 'workareas-changed', () => {
+            this._place();
+            this._sendState();
+        });
         this._connect(this._main.sessionMode, 'updated', () => this._sessionModeChanged());
         this._connect(this._main.layoutManager, 'monitors-changed', () => {
             this._place();
@@ -421,9 +428,11 @@ export class IslandHost {
             return;
         const index = this._monitorIndex();
         const fullscreen = index >= 0 && global.display.get_monitor_in_fullscreen(index);
+        const area = this._area();
         const line = Hosting.stateLine(fullscreen,
             this._notifications.get_boolean('show-banners'),
-            this._settings.get_string('show-over-fullscreen'), this._locked);
+            this._settings.get_string('show-over-fullscreen'), this._locked,
+            area ? Hosting.roomBelow(area.monitor, area.workArea, area.gap) : null);
         if (line === (this._pendingLine || this._lastLine))
             return;
         this._pendingLine = line;

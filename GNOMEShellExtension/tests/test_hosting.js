@@ -65,6 +65,13 @@ check('fullscreen, always shown: the overlay is not told',
     JSON.parse(Hosting.stateLine(true, true, 'always')), {fullscreen: false, alerts: true, locked: false});
 check('locked: the overlay shows the lock-screen list',
     JSON.parse(Hosting.stateLine(false, true, 'alerts', true)), {fullscreen: false, alerts: true, locked: true});
+check('the room under the bar, said again as monitors change',
+    JSON.parse(Hosting.stateLine(false, true, 'alerts', false, 682.5)), {fullscreen: false, alerts: true, locked: false, room: 682});
+check('a room the overlay would refuse is brought within its range',
+    [Hosting.stateLine(false, true, 'alerts', false, 1), Hosting.stateLine(false, true, 'alerts', false, 1e6)].map(l => JSON.parse(l).room),
+    [100, 20000]);
+check('so is the room it starts with',
+    Hosting.overlayArguments('small', 40), ['--hosted', '--size', 'small', '--max-height', '100']);
 
 check('on the lock screen, centred under the clock by the gap',
     Hosting.lockScreenPlacement(monitor, 300.6, 480, 6), {x: 400, y: 306});

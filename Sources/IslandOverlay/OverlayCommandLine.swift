@@ -12,7 +12,7 @@ package enum OverlayCommandLine {
         if let size, IslandGeometry(named: size) == nil { return "--size must be small, medium, large or a factor from 0.75 to 2" }
         if let maxHeight {
             guard hosted else { return "--max-height applies to --hosted only" }
-            guard (100...20_000).contains(maxHeight) else { return "--max-height must be 100-20000 pixels" }
+            guard OverlayDesktopState.roomRange.contains(maxHeight) else { return "--max-height must be 100-20000 pixels" }
         }
         guard (1...4).contains(scale) else { return "--scale must be 1-4" }
         guard renderGallery == nil || drawSVG == nil else { return "--render-gallery and --draw-svg cannot be combined" }

@@ -84,7 +84,7 @@ package struct OverlayController {
 
     package private(set) var config: OverlayConfig
     package let settings: Settings
-    private let layout: OverlayLayout
+    private var layout: OverlayLayout
     private let clock: OverlayClock
 
     package private(set) var model = PresenterModel()
@@ -202,12 +202,27 @@ package struct OverlayController {
             // A countdown runs for the CollapseAfter= it started with: a new one starts at
             // the pointer's next move.
             cancel(.pointerAway, &steps)
+        case .canvasResized(let width, let height):
+            guard width != layout.canvasWidth || height != layout.canvasHeight else { break }
+            layout.canvasWidth = width
+            layout.canvasHeight = height
+            // The island stays where it is on the screen, centred on its monitor, as the canvas
+            // around it changes: drawn at its new place in the canvas at once, not morphed there.
+            motion = OverlayMotion(enabled: motion.enabled, response: motion.response)
+            refresh(animated: false, &steps)
         }
         return steps
     }
 
     private mutating func desktopChanged(to state: OverlayDesktopState, _ steps: inout [OverlayStep]) {
-        guard state != desktop else { return }
+        // The host's room is the window's size, which the shell fits (`canvasResized`): kept,
+        // and nothing shown changes for it.
+        var shown = state
+        shown.room = desktop.room
+        guard shown != desktop else {
+            desktop = state
+            return
+        }
         let previous = desktop
         desktop = state
         steps.append(.log("desktop: \(state.description)"))
@@ -548,6 +563,9 @@ package enum OverlayEvent: Sendable {
     /// A new configuration: CollapseAfter=, Opener= and Motion=on/off apply at once; the window's
     /// placement (Output=, Layer=, MarginTop=) is the shell's, decided when it opens.
     case configured(OverlayConfig)
+    /// The window was made this size (in logical pixels), to fit its monitor as it is now:
+    /// the island is laid out again, centred in it, the list no taller than it.
+    case canvasResized(width: Double, height: Double)
 
     /// What a person does at the window: pointer, keys, focus and the list's toggle.
     var isInput: Bool {

@@ -12,6 +12,9 @@ package import IslandPresenter
 ///     {"alerts": false}      the desktop's Do Not Disturb is on
 ///     {"locked": true}       the session is locked: the host shows the overlay on its lock
 ///                            screen, and the overlay shows the lock-screen list alone
+///     {"room": 640}          the window's height at most, in logical pixels (what
+///                            --max-height says at start): the room under the host's bar on
+///                            the island's monitor, said again when monitors change
 ///
 /// Unknown members are ignored (a newer host may say more); a member of the wrong type or a
 /// line that is no JSON object is refused and changes nothing. The overlay writes one line
@@ -28,11 +31,17 @@ package struct OverlayDesktopState: Sendable, Hashable {
     /// shows the lock-screen list (what the daemon redacted for the lock screen) and nothing
     /// else, and acts on no pointer or key.
     package var locked = false
+    /// The room the host has for the window under its bar (hosted), once it said it: the
+    /// canvas is made to fit it (nil: as --max-height said at start).
+    package var room: Int?
+    /// What `room` may be, as --max-height.
+    package static let roomRange = 100...20_000
 
-    package init(fullscreen: Bool = false, alerts: Bool = true, locked: Bool = false) {
+    package init(fullscreen: Bool = false, alerts: Bool = true, locked: Bool = false, room: Int? = nil) {
         self.fullscreen = fullscreen
         self.alerts = alerts
         self.locked = locked
+        self.room = room
     }
 
     /// Applies one line of the host; returns why it was refused, or nil.
@@ -46,6 +55,12 @@ package struct OverlayDesktopState: Sendable, Hashable {
             guard let value = object[key] else { continue }
             guard let bool = value.boolValue else { return "\(key) must be true or false" }
             next[keyPath: flag] = bool
+        }
+        if let value = object["room"] {
+            guard let room = value.intValue, Self.roomRange.contains(room) else {
+                return "room must be \(Self.roomRange.lowerBound)-\(Self.roomRange.upperBound) pixels"
+            }
+            next.room = room
         }
         self = next
         return nil

@@ -67,6 +67,77 @@ package enum OverlayPlacementPolicy {
     package static func topCentre(monitor: (x: Int, y: Int, width: Int), windowWidth: Int, marginTop: Int) -> (x: Int, y: Int) {
         (monitor.x + (monitor.width - windowWidth) / 2, monitor.y + marginTop)
     }
+
+    /// The island's window on `monitor` (its geometry in GDK's logical pixels, as it is now):
+    /// a canvas that fits that monitor (OverlayWindowPlan.canvas: as tall as it leaves under
+    /// MarginTop=, as wide as the expanded island may grow there) and, on X11, the window's
+    /// corner at its top centre. Wayland needs no corner: layer-shell anchors the surface to the
+    /// top centre of its output, and the compositor keeps it there. Worked out again whenever a
+    /// monitor changes (its mode, its scale, its position beside the others), and carried out
+    /// only when it differs from the fit the window has.
+    package static func fit(on monitor: OverlayRect, config: OverlayConfig, x11: Bool) -> OverlayFit {
+        let canvas = OverlayWindowPlan.canvas(
+            config: config, monitorHeight: Int(monitor.height), outputWidth: Int(monitor.width), hosted: false, maxHeight: nil)
+        let corner =
+            x11
+            ? topCentre(
+                monitor: (Int(monitor.x), Int(monitor.y), Int(monitor.width)), windowWidth: Int(canvas.width),
+                marginTop: Int(config.marginTop)) : nil
+        return OverlayFit(width: canvas.width, height: canvas.height, x: corner?.x, y: corner?.y)
+    }
+
+    /// Output=all: the monitors among `all` (GDK's, in its order) that no island is pinned to
+    /// (`pinned`: each island's monitor, nil for one whose monitor went away), each to get one.
+    package static func withoutIsland<Monitor: Equatable>(_ all: [Monitor], pinned: [Monitor?]) -> [Monitor] {
+        all.filter { monitor in !pinned.contains { $0 == monitor } }
+    }
+}
+
+/// The size of the island's window and, on X11, where it is: what OverlayPlacementPolicy.fit
+/// decides for its monitor.
+package struct OverlayFit: Sendable, Hashable, CustomStringConvertible {
+    package var width: Double
+    package var height: Double
+    /// X11: the window's top-left corner on the root window; nil on Wayland.
+    package var x: Int?
+    package var y: Int?
+
+    package init(width: Double, height: Double, x: Int? = nil, y: Int? = nil) {
+        self.width = width
+        self.height = height
+        self.x = x
+        self.y = y
+    }
+
+    package var description: String {
+        "canvas \(Int(width))x\(Int(height))" + (x.map { x in " at \(x),\(y ?? 0)" } ?? "")
+    }
+}
+
+/// GDK says of monitors in bursts: a monitor plugged in is added, then given its geometry, its
+/// scale and (Wayland) its name, each a signal; a dock brings two or three monitors at once, and
+/// a flaky cable or a compositor reconfiguring may say the same again many times. Each signal
+/// is noted here and the islands are placed once per burst, from the monitors as they are
+/// then (the pass runs when GLib's loop is idle, after every event already read): however many
+/// signals come, an island's window is resized, moved or mapped on another output at most once
+/// a pass, and never from a signal's handler, so nothing the pass does can call it again.
+package struct OverlayMonitorEvents: Sendable, Hashable {
+    /// Signals noted since the last pass.
+    package private(set) var pending = 0
+
+    package init() {}
+
+    /// One more signal; true when a pass is to be scheduled (none is yet).
+    package mutating func noted() -> Bool {
+        pending = min(pending + 1, Int.max - 1)
+        return pending == 1
+    }
+
+    /// The pass runs: how many signals it answers.
+    package mutating func pass() -> Int {
+        defer { pending = 0 }
+        return pending
+    }
 }
 
 /// What the island's layer surface asks of the compositor (Wayland): its layer, its exclusive

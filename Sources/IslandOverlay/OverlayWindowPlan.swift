@@ -20,17 +20,18 @@ package struct OverlayWindowPlan: Sendable {
     }
 
     /// The canvas follows Size=: the widest form and the list, in logical pixels, no taller
-    /// than the first monitor (`monitorHeight`, 0 when unknown: 720). Hosted, the window hangs
-    /// under the host's bar: the host says how much room is there (`maxHeight`).
-    /// As wide as the expanded island may grow on the widest monitor (`widestMonitor`).
+    /// than the island's monitor leaves under MarginTop= (`monitorHeight`, 0 when unknown: 720).
+    /// Hosted, the window hangs under the host's bar: the host says how much room is there
+    /// (`maxHeight`). As wide as the expanded island may grow on an output `outputWidth` wide
+    /// (the island's; hosted, where the host chooses the monitor, the widest).
     package static func canvas(
-        config: OverlayConfig, monitorHeight: Int, widestMonitor: Int? = nil, hosted: Bool,
+        config: OverlayConfig, monitorHeight: Int, outputWidth: Int? = nil, hosted: Bool,
         maxHeight: Double?
     ) -> (width: Double, height: Double) {
         let island = config.geometry
         let height = Double(monitorHeight > 0 ? monitorHeight : 720)
         let room = hosted ? (maxHeight ?? height) : height - config.marginTop
-        return (island.canvasWidth(outputWidth: widestMonitor.map(Double.init)), max(100, min(island.canvasMaximumHeight, room)))
+        return (island.canvasWidth(outputWidth: outputWidth.map(Double.init)), max(100, min(island.canvasMaximumHeight, room)))
     }
 
     /// The controller's settings for this window: the keyboard while open where layer-shell

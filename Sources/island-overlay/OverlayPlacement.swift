@@ -3,8 +3,11 @@ import CWaylandProtocols
 import IslandOverlay
 
 /// The monitors and what the compositor says of them, one for every island of the process:
-/// follows GDK's monitors as they are plugged in and out and tells each island's placement, and
-/// (Output=all) the islands' keeper, which makes an island for a new monitor.
+/// follows GDK's monitors as they are plugged in and out, change mode, scale or position, and
+/// as the primary one changes (X11), and places every island again (with Output=all, the
+/// islands' keeper first gives each monitor without one an island). Monitor signals come in
+/// bursts: they are noted (OverlayMonitorEvents) and the islands placed once, when GLib's loop
+/// is idle, from the monitors as they are then.
 @MainActor final class OverlayMonitors {
     let display: OpaquePointer
     let wayland: Bool
@@ -15,8 +18,10 @@ import IslandOverlay
     let x11: X11Desktop?
     private let config: OverlayConfig
     private var placements: [OverlayPlacement] = []
-    /// A monitor came, after every placement has seen it.
-    var added: (OpaquePointer) -> Void = { _ in }
+    private var events = OverlayMonitorEvents()
+    /// Output=all: run at every pass before the islands are placed, to give an island to each
+    /// monitor that has none.
+    var reconcile: () -> Void = {}
 
     init(wayland: Bool, config: OverlayConfig) {
         display = gdk_display_get_default()
@@ -46,8 +51,8 @@ import IslandOverlay
                         guard let monitor else { return }
                         log("a monitor was added (model \(monitors.output(monitor).model ?? "unknown"))")
                         monitors.compositor?.watch(monitor)
-                        for placement in monitors.placements { placement.place() }
-                        monitors.added(monitor)
+                        monitors.watchShape(of: monitor)
+                        monitors.changed()
                     }
                 } as @convention(c) (UnsafeMutableRawPointer?, OpaquePointer?, UnsafeMutableRawPointer?) -> Void, to: GCallback.self), pointer)
         island_signal_connect(
@@ -58,9 +63,58 @@ import IslandOverlay
                         guard let monitor else { return }
                         log("monitor removed: \(monitors.output(monitor).name)")
                         monitors.compositor?.forget(monitor)
+                        // At once: GDK lets go of the monitor after this signal, and no island
+                        // may keep it until the pass.
                         for placement in monitors.placements { placement.removed(monitor) }
+                        monitors.changed()
                     }
                 } as @convention(c) (UnsafeMutableRawPointer?, OpaquePointer?, UnsafeMutableRawPointer?) -> Void, to: GCallback.self), pointer)
+        // X11: RandR's primary output changed (GDK says no more than this of it), or the
+        // screen's monitors were reconfigured; Wayland says it too, after a monitor's change.
+        if let screen = gdk_display_get_default_screen(display) {
+            island_signal_connect(
+                UnsafeMutableRawPointer(screen), "monitors-changed",
+                unsafeBitCast(
+                    { (_: UnsafeMutableRawPointer?, data: UnsafeMutableRawPointer?) in
+                        OverlayMonitors.with(data) { $0.changed() }
+                    } as @convention(c) (UnsafeMutableRawPointer?, UnsafeMutableRawPointer?) -> Void, to: GCallback.self), pointer)
+        }
+        for monitor in all { watchShape(of: monitor) }
+    }
+
+    /// A monitor's mode, scale or position changes (GdkMonitor's properties; the handlers go
+    /// with the monitor when GDK lets go of it).
+    private func watchShape(of monitor: OpaquePointer) {
+        for property in ["notify::geometry", "notify::scale-factor"] {
+            island_signal_connect(
+                UnsafeMutableRawPointer(monitor), property,
+                unsafeBitCast(
+                    { (_: UnsafeMutableRawPointer?, _: UnsafeMutableRawPointer?, data: UnsafeMutableRawPointer?) in
+                        OverlayMonitors.with(data) { $0.changed() }
+                    } as @convention(c) (UnsafeMutableRawPointer?, UnsafeMutableRawPointer?, UnsafeMutableRawPointer?) -> Void,
+                    to: GCallback.self), pointer)
+        }
+    }
+
+    /// Something about the monitors changed, or an island's surface was closed: one pass when
+    /// the loop is idle places every island, however many changes came before it.
+    func changed() {
+        guard events.noted() else { return }
+        g_idle_add_full(
+            G_PRIORITY_DEFAULT_IDLE,
+            { data in
+                OverlayMonitors.with(data) { $0.pass() }
+                return 0
+            }, pointer, nil)
+    }
+
+    /// Places every island from the monitors as they are now. Idempotent: with the monitors
+    /// unchanged an island stays as it is (no resize, no move, no surface made anew), so a pass
+    /// that comes with nothing new does nothing.
+    private func pass() {
+        _ = events.pass()
+        reconcile()
+        for placement in placements { placement.place() }
     }
 
     /// What tells the overlay about fullscreen windows, focus and output names here, for the log.
@@ -105,6 +159,13 @@ import IslandOverlay
         return OverlayOutput(connector: connector, model: model, primary: gdk_monitor_is_primary(monitor) != 0)
     }
 
+    /// A monitor's geometry in GDK's logical pixels.
+    func geometry(_ monitor: OpaquePointer) -> OverlayRect {
+        var geometry = GdkRectangle()
+        gdk_monitor_get_geometry(monitor, &geometry)
+        return OverlayRect(x: Double(geometry.x), y: Double(geometry.y), width: Double(geometry.width), height: Double(geometry.height))
+    }
+
     /// The log's words for where an island is.
     func describe(_ monitor: OpaquePointer) -> String {
         let output = output(monitor)
@@ -130,9 +191,12 @@ import IslandOverlay
     /// it another (the window is hidden meanwhile).
     private var pinned: OpaquePointer?
     private let pinnedToOne: Bool
-    /// The GdkMonitor the island is on, and its name as the log last said it.
+    /// The GdkMonitor the island is on, and where the log last said it is (the output, its
+    /// geometry and scale, and the window's fit).
     private var monitor: OpaquePointer?
-    private var saidName: String?
+    private var said: String?
+    /// The window's size (and X11 corner) as last made to fit its monitor.
+    private var fitted: OverlayFit?
     /// The outputs there were when the one Output= names was not among them.
     private var fallbackAmong: [String]?
     private var fullscreenBeside = false
@@ -144,6 +208,9 @@ import IslandOverlay
     var awaitingKeyboard: Bool { surface.awaitingKeyboard }
     /// A fullscreen window came to, or left, the island's output.
     var fullscreenChanged: (Bool) -> Void = { _ in }
+    /// The window is to be this size, to fit its monitor as it is now (the shell resizes it
+    /// and lays the island out again in it).
+    var canvasChanged: (_ width: Double, _ height: Double) -> Void = { _, _ in }
 
     /// `pinned`: Output=all's island for that monitor.
     init(window: OverlayWindow, config: OverlayConfig, monitors: OverlayMonitors, pinned: OpaquePointer? = nil, takesKeyboard: Bool = true) {
@@ -158,6 +225,9 @@ import IslandOverlay
 
     /// Output=all: an island whose monitor is gone, free for a new one.
     var isIdle: Bool { pinnedToOne && pinned == nil }
+
+    /// Output=all: the monitor this island is for (nil: gone, until it is given another).
+    var pinnedMonitor: OpaquePointer? { pinned }
 
     /// Output=all: puts this idle island on a new monitor.
     func pin(_ monitor: OpaquePointer) {
@@ -187,16 +257,18 @@ import IslandOverlay
                     OverlayPlacement.with(data) { placement in
                         log("the compositor closed the island's surface; placing it again")
                         placement.monitor = nil
-                        placement.place()
+                        // With the monitors' next pass: the output that went away is gone from
+                        // GDK's by then, and a surface made there would only be closed again.
+                        placement.monitors.changed()
                     }
                     return 1
                 } as @convention(c) (UnsafeMutableRawPointer?, UnsafeMutableRawPointer?, UnsafeMutableRawPointer?) -> gboolean, to: GCallback.self), pointer)
     }
 
+    /// GDK lets go of `gone`: the island forgets it now, and is placed at the monitors' next pass.
     func removed(_ gone: OpaquePointer) {
         if pinned == gone { pinned = nil }
         if monitor == gone { monitor = nil }
-        place()
     }
 
     private var pointer: UnsafeMutableRawPointer { Unmanaged.passUnretained(self).toOpaque() }
@@ -228,20 +300,22 @@ import IslandOverlay
             if show { gtk_widget_show(window.widget) }
         case .hide:
             monitor = nil
-            saidName = nil
+            said = nil
             gtk_widget_hide(window.widget)
             log("an island's output is gone: hidden until another comes")
         case .wait:
             monitor = nil
-            saidName = nil
+            said = nil
             log("no monitor left: the island waits for one")
         }
-        // Said at every move, and again once the compositor names an output it had not named
-        // yet (a new monitor's connector comes after GDK announces it).
-        if let monitor, case let name = monitors.output(monitor).name, name != saidName {
-            saidName = name
+        if let monitor { fit(to: monitor) }
+        // Said at every move and every change of the output's geometry or scale, and again
+        // once the compositor names an output it had not named yet (a new monitor's connector
+        // comes after GDK announces it).
+        if let monitor, let fitted, case let now = "\(monitors.describe(monitor)), Output=\(config.output), \(fitted)", now != said {
+            said = now
             log(
-                "on output \(monitors.describe(monitor)), Output=\(config.output)"
+                "on output \(now)"
                     + (fallbackAmong.map { ": no output \(config.output) among \($0.joined(separator: ", ")); here until it comes" } ?? ""))
         }
         let beside = monitor.map { monitors.fullscreen(on: $0, among: all) } ?? false
@@ -253,19 +327,20 @@ import IslandOverlay
 
     private func move(to monitor: OpaquePointer) {
         self.monitor = monitor
-        saidName = nil
-        if window.wayland {
-            // gtk-layer-shell maps the surface again on the new output (an output of a layer
-            // surface is fixed once made).
-            gtk_layer_set_monitor(island_window(window.widget), monitor)
-        } else {
-            var geometry = GdkRectangle()
-            gdk_monitor_get_geometry(monitor, &geometry)
-            let origin = OverlayPlacementPolicy.topCentre(
-                monitor: (Int(geometry.x), Int(geometry.y), Int(geometry.width)),
-                windowWidth: Int(window.canvas.width), marginTop: Int(config.marginTop))
-            gtk_window_move(island_window(window.widget), Int32(origin.x), Int32(origin.y))
-        }
+        // gtk-layer-shell maps the surface again on the new output (an output of a layer
+        // surface is fixed once made); on X11 `fit` moves the window there.
+        if window.wayland { gtk_layer_set_monitor(island_window(window.widget), monitor) }
+    }
+
+    /// Makes the window fit `monitor` as it is now (OverlayPlacementPolicy.fit): resized when
+    /// its mode or scale asks for another canvas, and on X11 moved to its top centre when it or
+    /// the canvas changed. Nothing when the fit is the one the window has.
+    private func fit(to monitor: OpaquePointer) {
+        let fit = OverlayPlacementPolicy.fit(on: monitors.geometry(monitor), config: config, x11: !window.wayland)
+        guard fit != fitted else { return }
+        fitted = fit
+        canvasChanged(fit.width, fit.height)
+        if let x = fit.x, let y = fit.y { gtk_window_move(island_window(window.widget), Int32(x), Int32(y)) }
     }
 
     /// Follows what the island shows: its layer and exclusive zone as OverlayLayerSurface

@@ -24,6 +24,8 @@ import IslandPresenter
     private var hostLines = OverlayHostLines()
     /// The monitor and what is beside the island there; nil hosted (the desktop's shell places it).
     private let placement: OverlayPlacement?
+    /// The window's size now, in logical pixels: made at start, then fitted to its monitor.
+    private var canvas: (width: Double, height: Double)
 
     init(
         window: OverlayWindow, placement: OverlayPlacement?, config: OverlayConfig, cssPath: String, socketPath: String,
@@ -45,6 +47,7 @@ import IslandPresenter
             clock: OverlayClock(wall: { Date().timeIntervalSince1970 }, monotonic: { Double(DispatchTime.now().uptimeNanoseconds) / 1e9 }))
         interactor = Interactor(socketPath: socketPath)
         self.placement = placement
+        canvas = window.canvas
     }
 
     func handle(_ event: OverlayEvent) {
@@ -142,6 +145,7 @@ import IslandPresenter
             return false
         }
         var state = controller.desktop
+        let room = state.room
         for line in hostLines.feed(buffer[..<count]) {
             switch line {
             case .tooLong:
@@ -151,6 +155,30 @@ import IslandPresenter
             }
         }
         handle(.desktop(state))
+        if let newRoom = state.room, newRoom != room { hostGaveRoom(newRoom) }
+        return true
+    }
+
+    /// Hosted: the host has this much room under its bar now (monitors changed, or its bar):
+    /// the canvas is made to fit it, as wide as the expanded island may grow on the widest
+    /// monitor there is now (the host chooses which the island is on).
+    private func hostGaveRoom(_ room: Int) {
+        let canvas = OverlayWindowPlan.canvas(
+            config: controller.config, monitorHeight: 0, outputWidth: OverlayWindow.widestMonitor(), hosted: true,
+            maxHeight: Double(room))
+        guard resize(width: canvas.width, height: canvas.height) else { return }
+        log("the host has \(room) px under its bar: window \(Int(canvas.width))x\(Int(canvas.height))")
+    }
+
+    /// Makes the window `width` × `height` (logical pixels) and lays the island out again in
+    /// it; false when it is that size already.
+    @discardableResult
+    private func resize(width: Double, height: Double) -> Bool {
+        guard width != canvas.width || height != canvas.height else { return false }
+        canvas = (width, height)
+        gtk_widget_set_size_request(window.widget, Int32(width), Int32(height))
+        gtk_window_resize(island_window(window.widget), Int32(width), Int32(height))
+        handle(.canvasResized(width: width, height: height))
         return true
     }
 
@@ -162,6 +190,7 @@ import IslandPresenter
             state.fullscreen = beside
             handle(.desktop(state))
         }
+        placement?.canvasChanged = { [unowned self] width, height in resize(width: width, height: height) }
         placement?.start()
         gtk_widget_show_all(window.widget)
         handle(.windowShown)

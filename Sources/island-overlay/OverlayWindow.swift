@@ -45,18 +45,13 @@ import IslandOverlay
         guard wayland || x11 else { throw fail("unsupported display backend: neither Wayland nor X11", status: 69) }
         layerShellVersion = wayland && !hosted ? UInt32(gtk_layer_get_protocol_version()) : 0
 
-        // Sized for the first monitor (OverlayPlacement chooses the island's), and as wide as
-        // the expanded island may grow on the widest monitor there is at the start.
+        // Sized for the first monitor and as wide as the expanded island may grow on the widest
+        // monitor there is at the start; OverlayPlacement then fits it to the island's monitor
+        // before it is shown, and again as monitors change (hosted, the host says the room).
         var geometry = GdkRectangle()
         if let monitor = gdk_display_get_monitor(display, 0) { gdk_monitor_get_geometry(monitor, &geometry) }
-        let widest = (0..<gdk_display_get_n_monitors(display)).compactMap { index -> Int32? in
-            var monitorGeometry = GdkRectangle()
-            guard let monitor = gdk_display_get_monitor(display, index) else { return nil }
-            gdk_monitor_get_geometry(monitor, &monitorGeometry)
-            return monitorGeometry.width > 0 ? monitorGeometry.width : nil
-        }.max()
         canvas = OverlayWindowPlan.canvas(
-            config: config, monitorHeight: Int(geometry.height), widestMonitor: widest.map(Int.init),
+            config: config, monitorHeight: Int(geometry.height), outputWidth: Self.widestMonitor(),
             hosted: hosted, maxHeight: maxHeight)
 
         let window = gtk_window_new(x11 && !hosted ? GTK_WINDOW_POPUP : GTK_WINDOW_TOPLEVEL)!
@@ -110,6 +105,17 @@ import IslandOverlay
             wayland: wayland, hosted: hosted, layerShellVersion: layerShellVersion,
             needsWindowShape: needsWindowShape, canvas: canvas
         ).description(config: config)
+    }
+
+    /// The width of GDK's widest monitor now, in logical pixels; nil with none.
+    static func widestMonitor() -> Int? {
+        guard let display = gdk_display_get_default() else { return nil }
+        return (0..<gdk_display_get_n_monitors(display)).compactMap { index -> Int? in
+            var geometry = GdkRectangle()
+            guard let monitor = gdk_display_get_monitor(display, index) else { return nil }
+            gdk_monitor_get_geometry(monitor, &geometry)
+            return geometry.width > 0 ? Int(geometry.width) : nil
+        }.max()
     }
 
     static func layer(_ layer: OverlayConfig.Layer) -> GtkLayerShellLayer {

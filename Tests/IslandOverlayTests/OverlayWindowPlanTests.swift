@@ -34,11 +34,11 @@ import Testing
     @Test func theCanvasWidensForTheWidestMonitor() {
         let config = OverlayConfig()
         let standard = config.geometry.canvasWidth
-        #expect(OverlayWindowPlan.canvas(config: config, monitorHeight: 800, widestMonitor: 1280, hosted: false, maxHeight: nil).width == standard)
-        let wide = OverlayWindowPlan.canvas(config: config, monitorHeight: 1080, widestMonitor: 1920, hosted: false, maxHeight: nil).width
+        #expect(OverlayWindowPlan.canvas(config: config, monitorHeight: 800, outputWidth: 1280, hosted: false, maxHeight: nil).width == standard)
+        let wide = OverlayWindowPlan.canvas(config: config, monitorHeight: 1080, outputWidth: 1920, hosted: false, maxHeight: nil).width
         #expect(wide > standard)
         #expect(wide == config.geometry.canvasWidth(outputWidth: 1920))
-        #expect(OverlayWindowPlan.canvas(config: config, monitorHeight: 1080, widestMonitor: 0, hosted: false, maxHeight: nil).width == standard)
+        #expect(OverlayWindowPlan.canvas(config: config, monitorHeight: 1080, outputWidth: 0, hosted: false, maxHeight: nil).width == standard)
     }
 
     /// Hosted, the host says the room under its bar; MarginTop= does not apply.

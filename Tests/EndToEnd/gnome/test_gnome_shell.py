@@ -357,6 +357,34 @@ def test_the_gap_setting_moves_the_island(world, cli):
     world.screen.settled(lambda image, box: box == compact, what="the island back under the bar")
 
 
+def test_the_overlay_fits_its_window_to_the_room_the_extension_says(world, cli):
+    """The room under the bar changes while the overlay runs (here by the gap setting; a monitor
+    plugged in or out, or a new mode or scale, changes it the same way, through the Shell's
+    monitors-changed and workareas-changed, which a nested Shell cannot be made to send): the
+    extension says the new room on the overlay's standard input, and the overlay resizes its
+    window to it, the same process, then back when the room is back."""
+    [pid] = world.shell.overlays()
+    compact_of(world, cli)
+    mark = len(scenes.log_lines(world.overlay))
+    room = world.bare.height - world.panel - 200
+
+    def resized(room, since):
+        pattern = re.compile(r"island-overlay: the host has %d px under its bar: window (\d+)x(\d+)$" % room)
+        found = [pattern.match(line) for line in scenes.log_lines(world.overlay, since)]
+        return next(((int(m.group(1)), int(m.group(2))) for m in found if m), None)
+    world.shell.set_setting("gap-below-panel", "200")
+    try:
+        width, height = desktop.wait_until(lambda: resized(room, mark), LIVENESS, "the overlay fitting a %d px room" % room)
+        assert height == room, (width, height)
+        world.screen.settled(lambda image, box: box is not None and box[1] >= world.panel + 200, name="gap-200")
+    finally:
+        mark = len(scenes.log_lines(world.overlay))
+        world.shell.set_setting("gap-below-panel", str(GAP))
+    full = world.bare.height - world.panel - GAP
+    assert desktop.wait_until(lambda: resized(full, mark), LIVENESS, "the overlay fitting the room again")[1] == full
+    assert world.shell.overlays() == [pid], "the same overlay, resized rather than started again"
+
+
 def test_the_size_setting_starts_the_overlay_again_in_that_size(world, cli):
     _, _, compact = compact_of(world, cli)
     [before] = world.shell.overlays()
