@@ -94,6 +94,12 @@ extension PushGateway {
         return [.putPushToken(entry.stored)]
     }
 
+    /// Whether what arrives on `topic` is a channel's message rather than a token's push: a
+    /// channel an activity listens to (a lookup), or one none listens to any more.
+    func isChannel(topic: String) -> Bool {
+        push?.channels.entries(topic: topic).isEmpty == false || (PushChannel.hasChannelShape(topic) && PushChannel(topic: topic) != nil)
+    }
+
     /// Activity `id` is going: it listens no more, and its row goes with it.
     func leaveChannel(activity id: String) -> [StoreMutation] {
         let held = background.forget(activity: id) ? [HeldChannelMessages.drop(activity: id)] : []
@@ -156,12 +162,12 @@ extension PushGateway {
     /// subscribed; `completion` gets the answers to publish (each with its topic) once every
     /// one is decided and committed: none unless the message asks for them (`feedback`).
     func receiveChannel(topic: String, payload: [UInt8], completion: @escaping @Sendable ([(topic: String, feedback: PushFeedback)]) -> Void) {
-        guard let push, let channel = PushChannel(topic: topic) else {
+        guard let push else {
             completion([])
             return
         }
         let entries = push.channels.entries(topic: topic)
-        guard !entries.isEmpty else {
+        guard let channel = entries.first?.channel else {
             // No activity listens any more (an unsubscribe the broker has not had yet).
             push.broker.unsubscribe(topic)
             completion([])
