@@ -179,7 +179,7 @@ def main():
         binary = os.path.join(bindir, 'islandd')
 
     tmp = tempfile.mkdtemp(prefix='island-profile-')
-    daemon = None
+    daemon = broker = None
     try:
         # valgrind 3.19 cannot read the DWARF 5 that swiftc writes; the symbols are enough.
         profiled = os.path.join(tmp, 'islandd')
@@ -187,7 +187,6 @@ def main():
         out = os.path.join(tmp, 'callgrind.out')
         socket_path = os.path.join(tmp, 'islandd.sock')
         config = bench.CONF
-        broker = None
         if a.channel:
             import push
             broker = push.Broker(tmp)
