@@ -11,13 +11,23 @@ benchmark harness's ~300-byte payload, and dumps the counters. It prints the ins
 update of the event loop (reading, parsing, deciding, writing the presenters' deltas and the
 replies) and of the store's writer thread (committing), and of all threads together.
 
-Needs valgrind (a developer tool, not a build dependency). Only the islandd it started is
+With --channel it counts what a device spends on a broadcast channel's message instead: a
+mosquitto of its own (no persistence), islandd connected to it with one activity listening to a
+channel (`island channel create`, from beside --islandd or --island), a presenter, and
+--updates messages (as the push benchmark's backend sends them: priority 10, QoS 1, retained),
+each published once the presenter has the one before — one at a time, each its own commit, as
+a fan-out's device sees them. The link process (`islandd --mqtt-link`) runs under callgrind
+too, and is counted apart.
+
+Needs valgrind (a developer tool, not a build dependency). Only the processes it started are
 ever signalled.
 
     Benchmarks/profile.py [--islandd BIN] [--presenters N] [--updates N] [--oneway] [--keep DIR]
+    Benchmarks/profile.py --channel [--islandd BIN] [--island BIN] [--updates N] [--keep DIR]
 """
 import argparse
 import glob
+import json
 import os
 import re
 import shutil
@@ -83,6 +93,68 @@ def runs_event_loop(path):
         return any('SelectableEventLoop' in line for line in f if line.startswith('fn='))
 
 
+def keep(a, dumps, loop):
+    if a.keep:
+        os.makedirs(a.keep, exist_ok=True)
+        for path in dumps:
+            shutil.copy(path, a.keep)
+        log('callgrind files in %s (the loop: %s)' % (a.keep, os.path.basename(loop or '-')))
+
+
+def profile_channel(daemon, socket_path, island, broker, tmp, out, a):
+    """Counts a.updates channel messages, each published (QoS 1, as on a `latest` channel) once
+    the presenters have the one before: one message at a time, as a fan-out's device sees them
+    (each its own commit), not a flood's group commits."""
+    bench.wait_for(lambda: 'connected to the push broker' in bench.tail(os.path.join(tmp, 'log'), 100000), 120,
+                   'the broker connection')
+    created = subprocess.run([island, 'channel', 'create', '--app', bench.APP, '--storage', 'latest',
+                              '--broker', 'mqtt://127.0.0.1:%d' % broker.port], capture_output=True, text=True, timeout=120)
+    if created.returncode != 0:
+        sys.exit('profile: island channel create: ' + created.stderr)
+    topic = 'island/channels/%s/%s' % (bench.APP, created.stdout.strip())
+    producer = bench.Conn(socket_path)
+    bench.call(producer, 'org.island.Producer.Request', {
+        'app': bench.APP, 'type': 'Bench', 'attributes': {'name': 'profiled'}, 'content': {'state': {}}, 'channel': topic.rsplit('/', 1)[1]})
+    presenters = [bench.Presenter(socket_path) for _ in range(max(1, a.presenters))]
+    for presenter in presenters:
+        presenter.start()
+    publisher = subprocess.Popen(['mosquitto_pub', '-p', str(broker.port), '-t', topic, '-q', '1', '-r', '-l'],
+                                 stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, text=True)
+    t0 = time.time()
+
+    def send(seq):
+        frames = presenters[0].frames
+        publisher.stdin.write(json.dumps({'aps': {'timestamp': t0 + seq * 0.001, 'event': 'update',
+                                                  'content-state': state(seq)}}) + '\n')
+        publisher.stdin.flush()
+        bench.wait_for(lambda: presenters[0].frames > frames, 120, 'message %d shown' % seq, poll=0.002)
+    for seq in range(WARM_UP // 10):
+        send(seq)
+    # The link process is started by one of islandd's threads: each thread lists its own children.
+    links = []
+    for children in glob.glob('/proc/%d/task/*/children' % daemon.pid):
+        with open(children) as f:
+            links += [int(pid) for pid in f.read().split()]
+    for pid in [daemon.pid] + links:
+        control(pid, '-z', socket_path)
+    for seq in range(WARM_UP // 10, WARM_UP // 10 + a.updates):
+        send(seq)
+    # Shown before it is committed: give the last commit its turn before the dump.
+    bench.call(producer, 'org.island.Producer.List', {'app': bench.APP})
+    for pid in [daemon.pid] + links:
+        control(pid, '-d', socket_path)
+    publisher.stdin.close()
+    publisher.wait(30)
+    producer.close()
+    for presenter in presenters:
+        presenter.close()
+    # The dumps taken now (numbered), not those the processes write at their exit.
+    dumps = sorted(path for pid in [daemon.pid] + links for path in glob.glob(out.replace('%p', str(pid)) + '.*-*'))
+    if not dumps:
+        sys.exit('profile: callgrind wrote no dump (%s)' % bench.tail(os.path.join(tmp, 'log')))
+    return {path: totals(path) for path in dumps}, dumps, links
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument('--islandd', help='the islandd to profile (default: build it with scripts/build-release.sh)')
@@ -91,6 +163,10 @@ def main():
     ap.add_argument('--keep', help='keep the callgrind files in this directory, for callgrind_annotate')
     ap.add_argument('--oneway', action='store_true',
                     help='the counted updates are `oneway` calls (no reply), followed by one call answered once they are committed')
+    ap.add_argument('--channel', action='store_true',
+                    help='count broadcast channel messages instead: islandd connected to a mosquitto of its own, one '
+                         'activity listening to a channel, each message published once the one before is shown')
+    ap.add_argument('--island', help='with --channel: the island CLI that creates the channel (default: beside --islandd)')
     a = ap.parse_args()
     if not shutil.which('valgrind'):
         sys.exit('profile: valgrind is needed (apt-get install valgrind)')
@@ -103,19 +179,37 @@ def main():
         binary = os.path.join(bindir, 'islandd')
 
     tmp = tempfile.mkdtemp(prefix='island-profile-')
-    daemon = None
+    daemon = broker = None
     try:
         # valgrind 3.19 cannot read the DWARF 5 that swiftc writes; the symbols are enough.
         profiled = os.path.join(tmp, 'islandd')
         subprocess.run(['strip', '--strip-debug', '-o', profiled, binary], check=True)
         out = os.path.join(tmp, 'callgrind.out')
         socket_path = os.path.join(tmp, 'islandd.sock')
+        config = bench.CONF
+        if a.channel:
+            import push
+            broker = push.Broker(tmp)
+            config = os.path.join(tmp, 'islandd.conf')
+            with open(bench.CONF) as f, open(config, 'w') as c:
+                c.write(f.read() + '\n' + broker.push_config('profiled'))
         log('profiling %s with %d presenter(s), %d updates' % (binary, a.presenters, a.updates))
+        # With --channel the link process (islandd --mqtt-link) runs under callgrind too: valgrind
+        # follows the exec of the file named here (under valgrind /proc/self/exe, islandd's
+        # default, is valgrind's tool). Its data limit is lifted, as under a sanitizer:
+        # valgrind's own memory counts against it.
+        env = bench.base_env(tmp)
+        follow = []
+        if a.channel:
+            env['ISLAND_SANITIZER'] = 'valgrind'
+            env['ISLAND_MQTT_LINK_EXECUTABLE'] = profiled
+            follow = ['--trace-children=yes']
+            out += '.%p'
         daemon = subprocess.Popen(
-            ['valgrind', '--tool=callgrind', '--separate-threads=yes', '--compress-strings=no', '--demangle=no',
+            ['valgrind', '--tool=callgrind', '--separate-threads=yes', '--compress-strings=no', '--demangle=no', *follow,
              '--callgrind-out-file=' + out, profiled,
-             '--socket', socket_path, '--state-dir', os.path.join(tmp, 'state'), '--config', bench.CONF],
-            env=bench.base_env(tmp), stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+             '--socket', socket_path, '--state-dir', os.path.join(tmp, 'state'), '--config', config],
+            env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
             stderr=open(os.path.join(tmp, 'log'), 'wb'))
         def listening():
             if daemon.poll() is not None:
@@ -127,6 +221,24 @@ def main():
                 return False
         bench.wait_for(listening, 120, 'the socket', poll=0.1)
 
+        if a.channel:
+            log('%d channel messages counted' % a.updates)
+            island = a.island or os.path.join(os.path.dirname(binary), 'island')
+            counts, dumps, links = profile_channel(daemon, socket_path, island, broker, tmp, out, a)
+            per_message = lambda paths: sum(counts[p] for p in paths) / a.updates  # noqa: E731
+            linked = [p for p in dumps if any(('.%d.' % pid) in os.path.basename(p) for pid in links)]
+            own = [p for p in dumps if p not in linked]
+            loops = [path for path in own if runs_event_loop(path)]
+            loop = max(loops, key=counts.get) if loops else None
+            others = sorted((path for path in own if path != loop), key=counts.get, reverse=True)
+            print('instructions per channel message (%d, one at a time, %d presenter(s), callgrind):' % (a.updates, a.presenters))
+            print('  islandd event loop        %9.0f' % per_message([loop] if loop else []))
+            for path in others[:3]:
+                print('  islandd thread %-10s %9.0f' % (path.rsplit('-', 1)[-1], per_message([path])))
+            print('  islandd, all threads      %9.0f' % per_message(own))
+            print('  link process, all threads %9.0f' % per_message(linked))
+            keep(a, dumps, loop)
+            return
         presenters = [bench.Presenter(socket_path) for _ in range(a.presenters)]
         for presenter in presenters:
             presenter.start()
@@ -170,12 +282,10 @@ def main():
         print('  event loop      %9.0f' % per_update(loop))
         print('  writer thread   %9.0f' % per_update(writer))
         print('  all threads     %9.0f' % (sum(counts.values()) / a.updates))
-        if a.keep:
-            os.makedirs(a.keep, exist_ok=True)
-            for path in dumps:
-                shutil.copy(path, a.keep)
-            log('callgrind files in %s (the loop: %s)' % (a.keep, os.path.basename(loop or '-')))
+        keep(a, dumps, loop)
     finally:
+        if broker:
+            broker.stop()
         if daemon and daemon.poll() is None:
             daemon.send_signal(signal.SIGTERM)
             try:

@@ -58,7 +58,10 @@ struct Islandd: AsyncParsableCommand {
 
     func run() async throws {
         if let mqttLink { PushLinkProcess.run(headroom: mqttLink) }
-        PushLinkProcess.use(executable: "/proc/self/exe")
+        // The running file itself, even once a package upgrade replaced it on disk. Under a
+        // profiler that runs islandd (valgrind) /proc/self/exe is the profiler's own tool:
+        // Benchmarks/profile.py names the file instead.
+        PushLinkProcess.use(executable: ProcessInfo.processInfo.environment["ISLAND_MQTT_LINK_EXECUTABLE"] ?? "/proc/self/exe")
         JournalLogHandler.bootstrap(level: Logger.Level(rawValue: logLevel) ?? .info)
         let logger = Logger(label: "islandd")
         let scope: DaemonScope = systemScope ? .system : .user

@@ -51,6 +51,20 @@ struct BackgroundUpdatesTests {
         #expect(left.map(\.update) == ["y1"])
     }
 
+    @Test func anUpdateReadBackAfterARestartIsHeldWhateverTheIslandDoesAndTheLatestStillWins() {
+        var updates = BackgroundUpdates<String>()
+        updates.hold("x2", activity: "x", timestamp: 2)
+        updates.hold("x1", activity: "x", timestamp: 1)
+        #expect(updates.holds(activity: "x", timestamp: 2))
+        #expect(!updates.holds(activity: "x", timestamp: 1))
+        // Held until the island rests, as one offered while it was busy.
+        let whileBusy = updates.release(busyUntil: 105, now: 100)
+        #expect(whileBusy.isEmpty)
+        let forgotten = updates.forget(activity: "x")
+        let again = updates.forget(activity: "x")
+        #expect(forgotten && !again, "held once, then nothing")
+    }
+
     @Test func theIslandIsBusyWhileAnAlertOrAUsersExpansionShows() {
         var interactions = IslandInteractions(expandTimeout: 8, alertExpansion: 5)
         #expect(interactions.busyUntil(at: 100) == nil)

@@ -34,6 +34,20 @@ import Testing
         #expect(PushChannel(topic: "island/device/org.example.A/00112233445566778899aabbccddeeff") == nil)
         #expect(PushChannel(topic: "island/channels/org.example.A/AAAAAAAAAAAAAAAAAAAAAA/config") == nil)
     }
+
+    @Test func aChannelsShapeIsItsThirdLevelFromTheEnd() {
+        #expect(PushChannel.hasChannelShape("island/channels/org.example.A/AAAAAAAAAAAAAAAAAAAAAA"))
+        #expect(PushChannel.hasChannelShape("a/b/channels/x/AAAAAAAAAAAAAAAAAAAAAA"))
+        // The shape alone: a device whose id is `channels` has token topics of that shape, which
+        // `init?(topic:)` tells apart.
+        #expect(PushChannel.hasChannelShape("island/channels/org.example.A/00112233445566778899aabbccddeeff"))
+        for topic in [
+            "island/device/org.example.A/00112233445566778899aabbccddeeff", "channels/org.example.A/AAAAAAAAAAAAAAAAAAAAAA",
+            "island/channels/org.example.A/AAAAAAAAAAAAAAAAAAAAAA/config", "island/channel/x/y", "island/xchannels/x/y", "", "///",
+        ] {
+            #expect(!PushChannel.hasChannelShape(topic), "\(topic)")
+        }
+    }
 }
 
 @Suite struct ChannelMessageTests {

@@ -205,9 +205,15 @@ public final class MQTTLinkProcess: Sendable {
 
     /// The frames for one link process and the thread that writes them, in order, waiting for
     /// room in the socket as long as it takes (the process reads at once what it is sent).
+    ///
+    /// A frame put while nothing waits and the thread writes nothing is written at once by the
+    /// caller, without waiting (`MSG_DONTWAIT`), and only what the socket did not take is left
+    /// to the thread: a push's `done`, one per message, then costs one write and no wake-up of
+    /// another thread. The order holds: the caller writes only while the queue is empty and the
+    /// thread is not writing, under the lock the thread takes its frames with.
     final class Outbox: Sendable {
         let descriptor: Int32
-        private let queue = Mutex<(frames: [[UInt8]], closing: Bool)>(([], false))
+        private let queue = Mutex<(frames: [[UInt8]], closing: Bool, writing: Bool)>(([], false, false))
         private let ready = DispatchSemaphore(value: 0)
         private let ended = DispatchSemaphore(value: 0)
 
@@ -220,12 +226,19 @@ public final class MQTTLinkProcess: Sendable {
         }
 
         func put(_ bytes: [UInt8], droppable: Bool) -> Bool {
-            let queued = queue.withLock { queue in
-                guard !queue.closing, !droppable || queue.frames.count < MQTTLinkProcess.outboxLimit else { return false }
-                queue.frames.append(bytes)
-                return true
+            let (queued, wake) = queue.withLock { queue -> (Bool, Bool) in
+                guard !queue.closing, !droppable || queue.frames.count < MQTTLinkProcess.outboxLimit else { return (false, false) }
+                var left = bytes[...]
+                if queue.frames.isEmpty, !queue.writing {
+                    let written = left.withUnsafeBytes { Glibc.send(descriptor, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT | MSG_NOSIGNAL)) }
+                    // An error other than a full socket is the thread's to meet: it writes it all.
+                    if written > 0 { left = left.dropFirst(written) }
+                    if left.isEmpty { return (true, false) }
+                }
+                queue.frames.append(Array(left))
+                return (true, true)
             }
-            if queued { ready.signal() }
+            if wake { ready.signal() }
             return queued
         }
 
@@ -243,7 +256,10 @@ public final class MQTTLinkProcess: Sendable {
             while true {
                 ready.wait()
                 let (frames, closing) = queue.withLock { queue in
-                    defer { queue.frames = [] }
+                    defer {
+                        queue.frames = []
+                        queue.writing = true
+                    }
                     return (queue.frames, queue.closing)
                 }
                 for bytes in frames {
@@ -253,6 +269,7 @@ public final class MQTTLinkProcess: Sendable {
                         return
                     }
                 }
+                queue.withLock { $0.writing = false }
                 if closing {
                     Glibc.shutdown(descriptor, Int32(SHUT_WR))
                     return

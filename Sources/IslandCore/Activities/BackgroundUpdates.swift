@@ -38,9 +38,21 @@ package struct BackgroundUpdates<Update: Sendable>: Sendable {
     /// latest wins, whatever order the channel delivered them in.
     package mutating func offer(_ update: Update, activity id: String, timestamp: Double, busyUntil: Double?, now: Double) -> Decision {
         guard let until = busyUntil, until > now else { return .applyNow }
-        if let existing = byActivity[id], existing.timestamp > timestamp { return .held(until: until) }
-        byActivity[id] = Held(activity: id, timestamp: timestamp, update: update)
+        hold(update, activity: id, timestamp: timestamp)
         return .held(until: until)
+    }
+
+    /// Holds an update of activity `id` whatever the island does (one held before a restart,
+    /// read back from the store): kept unless a later one is held already.
+    package mutating func hold(_ update: Update, activity id: String, timestamp: Double) {
+        if let existing = byActivity[id], existing.timestamp > timestamp { return }
+        byActivity[id] = Held(activity: id, timestamp: timestamp, update: update)
+    }
+
+    /// Whether the update held for activity `id` is the one stamped `timestamp`: a later one
+    /// may have replaced it meanwhile.
+    package func holds(activity id: String, timestamp: Double) -> Bool {
+        byActivity[id]?.timestamp == timestamp
     }
 
     /// Every held update, in the order first held, once the island is no longer busy at `now`;
@@ -51,8 +63,9 @@ package struct BackgroundUpdates<Update: Sendable>: Sendable {
         return held
     }
 
-    /// Activity `id` is gone: what was held for it goes too.
-    package mutating func forget(activity id: String) {
-        byActivity[id] = nil
+    /// Activity `id` is gone: what was held for it goes too. Whether anything was.
+    @discardableResult
+    package mutating func forget(activity id: String) -> Bool {
+        byActivity.removeValue(forKey: id) != nil
     }
 }

@@ -67,6 +67,25 @@ package struct PushChannel: Sendable, Hashable, CustomStringConvertible {
         (self.root, self.app, self.id) = (root, app, id)
     }
 
+    /// Whether `topic`'s third level from the end is `channels`, as a channel's is: a test of
+    /// its shape alone, a scan of its last bytes, to route what arrives; `init?(topic:)` checks
+    /// every level (a push token's topic may have that shape too, on a device whose id is
+    /// `channels`).
+    package static func hasChannelShape(_ topic: String) -> Bool {
+        let bytes = topic.utf8
+        var index = bytes.endIndex
+        var end = bytes.endIndex
+        var slashes = 0
+        while index > bytes.startIndex {
+            bytes.formIndex(before: &index)
+            guard bytes[index] == UInt8(ascii: "/") else { continue }
+            slashes += 1
+            if slashes == 2 { end = index }
+            if slashes == 3 { return bytes[bytes.index(after: index)..<end].elementsEqual(level.utf8) }
+        }
+        return false
+    }
+
     /// The channel whose message topic is `topic`; nil for any other topic.
     package init?(topic: String) {
         let levels = topic.split(separator: "/", omittingEmptySubsequences: false)
@@ -130,9 +149,8 @@ package struct ChannelMessage: Sendable, Hashable {
         guard bytes.count <= PushChannel.maximumPayloadBytes else {
             throw .payloadTooLarge(limit: PushChannel.maximumPayloadBytes, size: bytes.count)
         }
-        let request = try PushPayload.decode(bytes)
-        // Parsed once more for the members beside `aps`: at most 5 KiB, already known to be JSON.
-        let top = (try? JSONParser.parse(bytes, maximumDepth: PushPayload.maximumDepth))?.objectValue ?? [:]
+        let top = try PushPayload.parse(bytes)
+        let request = try PushPayload.decode(top)
         var wantsFeedback = false
         if let value = top["feedback"], !value.isNull {
             guard let flag = value.boolValue else { throw .invalidPayload(reason: "feedback must be true or false") }

@@ -132,6 +132,12 @@ package enum PushPayload {
     static let maximumDepth = ActivityLimits.maximumNesting + 8
 
     package static func decode(_ bytes: [UInt8]) throws(PushRefusal) -> PushRequest {
+        try decode(parse(bytes))
+    }
+
+    /// The payload's top-level object, parsed once for whoever reads members beside `aps`
+    /// (a channel message's `feedback`), then `decode`d.
+    package static func parse(_ bytes: [UInt8]) throws(PushRefusal) -> JSONObject {
         guard bytes.count <= maximumBytes else { throw .payloadTooLarge(limit: maximumBytes, size: bytes.count) }
         let document: JSON
         do {
@@ -140,6 +146,10 @@ package enum PushPayload {
             throw .invalidPayload(reason: "not JSON: \(error)")
         }
         guard let top = document.objectValue else { throw .invalidPayload(reason: "the payload must be a JSON object") }
+        return top
+    }
+
+    package static func decode(_ top: JSONObject) throws(PushRefusal) -> PushRequest {
         guard let aps = top["aps"]?.objectValue else { throw .invalidPayload(reason: "aps must be an object") }
         // Read nowhere, and a server that sent it would believe its pushes expire: said, not ignored.
         guard top["apns-expiration"] == nil else {

@@ -94,12 +94,18 @@ extension PushGateway {
         return [.putPushToken(entry.stored)]
     }
 
+    /// Whether what arrives on `topic` is a channel's message rather than a token's push: a
+    /// channel an activity listens to (a lookup), or one none listens to any more.
+    func isChannel(topic: String) -> Bool {
+        push?.channels.entries(topic: topic).isEmpty == false || (PushChannel.hasChannelShape(topic) && PushChannel(topic: topic) != nil)
+    }
+
     /// Activity `id` is going: it listens no more, and its row goes with it.
     func leaveChannel(activity id: String) -> [StoreMutation] {
-        background.forget(activity: id)
-        guard let (entry, unsubscribe) = push?.channels.remove(activity: id) else { return [] }
+        let held = background.forget(activity: id) ? [HeldChannelMessages.drop(activity: id)] : []
+        guard let (entry, unsubscribe) = push?.channels.remove(activity: id) else { return held }
         if let unsubscribe { push?.broker.unsubscribe(unsubscribe) }
-        return [.deletePushToken(token: entry.stored.token)]
+        return held + [.deletePushToken(token: entry.stored.token)]
     }
 
     /// The channel subscriptions of `stored` rows (the others are tokens), for activities that
@@ -126,6 +132,27 @@ extension PushGateway {
         let after = Set(push?.channels.topics ?? [])
         for topic in before.subtracting(after) { current.broker.unsubscribe(topic) }
         for topic in after.subtracting(before) { current.broker.subscribe(topic) }
+        background = BackgroundUpdates()
+        holdStored(stored.settings)
+    }
+
+    /// Holds the channel messages at priority 1 that `settings` kept (`HeldChannelMessages`),
+    /// to apply once the island rests; deletes the rows of those that can no longer apply.
+    func holdStored(_ settings: [String: JSON]) {
+        guard let push else { return }
+        let (held, dropped) = HeldChannelMessages.read(from: settings, channels: push.channels, now: engine.clock())
+        for (entry, request) in held {
+            background.hold((entry.owner, request), activity: entry.activity, timestamp: request.timestamp)
+        }
+        guard !dropped.isEmpty else { return }
+        let logger = engine.logger
+        onEngine { engine in
+            engine.commit(dropped) { result in
+                if case .failure(let error) = result {
+                    logger.error("could not drop held channel messages that can no longer apply", metadata: ["error": "\(error)"])
+                }
+            }
+        }
     }
 
     // MARK: Messages
@@ -135,12 +162,12 @@ extension PushGateway {
     /// subscribed; `completion` gets the answers to publish (each with its topic) once every
     /// one is decided and committed: none unless the message asks for them (`feedback`).
     func receiveChannel(topic: String, payload: [UInt8], completion: @escaping @Sendable ([(topic: String, feedback: PushFeedback)]) -> Void) {
-        guard let push, let channel = PushChannel(topic: topic) else {
+        guard let push else {
             completion([])
             return
         }
         let entries = push.channels.entries(topic: topic)
-        guard !entries.isEmpty else {
+        guard let channel = entries.first?.channel else {
             // No activity listens any more (an unsubscribe the broker has not had yet).
             push.broker.unsubscribe(topic)
             completion([])
@@ -183,8 +210,9 @@ extension PushGateway {
                 case .applyNow:
                     pushUpdate(request, owner: owner, activity: id) { finish($0) { $0 } }
                 case .held(let until):
-                    let held = PushFeedback.Outcome.throttled(activity: id, deliverAt: until)
-                    answers.add(PushFeedback(timestamp: request.timestamp, event: request.event, outcome: held, receivedAt: receivedAt))
+                    hold(payload, request: request, activity: id) { result in
+                        finish(result) { _ in .throttled(activity: id, deliverAt: until) }
+                    }
                 }
             case .update:
                 pushUpdate(request, owner: owner, activity: id) { finish($0) { $0 } }
@@ -207,21 +235,43 @@ extension PushGateway {
 }
 
 extension PushGateway {
+    /// Keeps a channel update at priority 1 that the busy island holds: `completion` once its
+    /// row is committed (the answer `throttled` goes only then), or with the failure — and then
+    /// it is not held either, unless a later one replaced it meanwhile.
+    private func hold(_ payload: [UInt8], request: PushRequest, activity id: String, completion: @escaping @Sendable (Result<Void, EngineError>) -> Void) {
+        onEngine { engine in
+            engine.apply([], alsoStore: [HeldChannelMessages.keep(activity: id, payload: payload)], prepare: {}) { _, result in
+                if case .failure = result {
+                    self.assumeIsolated { gateway in
+                        if gateway.background.holds(activity: id, timestamp: request.timestamp) { gateway.background.forget(activity: id) }
+                    }
+                }
+                completion(result)
+            }
+        }
+    }
+
     /// Applies the channel updates at priority 1 held while the island was busy, once no island
-    /// is: each as its owner's update, spending nothing; their answers went when they were held.
+    /// is: each as its owner's update, spending nothing, its row deleted in the same commit;
+    /// their answers went when they were held.
     func releaseBackground() {
         guard !background.isEmpty else { return }
         let now = engine.clock()
         let busyUntil = onEngine { $0.presenters.busyUntil(now: now) }
         for held in background.release(busyUntil: busyUntil, now: now) {
             let logger = engine.logger
-            pushUpdate(held.update.request, owner: held.update.owner, activity: held.activity) { result in
-                if case .failure(let error) = result {
-                    // Usually a later message applied meanwhile (StaleTimestamp), or the activity
-                    // ended: what a held message is expected to meet, not worth a notice.
-                    logger.debug(
-                        "a channel update held while the island was busy was not applied",
-                        metadata: ["activity": "\(held.activity)", "error": "\(VarlinkError(error).name)"])
+            let row = HeldChannelMessages.drop(activity: held.activity)
+            pushUpdate(held.update.request, owner: held.update.owner, activity: held.activity, alsoStore: [row]) { result in
+                guard case .failure(let error) = result else { return }
+                // Usually a later message applied meanwhile (StaleTimestamp), or the activity
+                // ended: what a held message is expected to meet, not worth a notice. A refusal
+                // is decided at once, on the engine, before anything else is held: its row goes
+                // now. (After a failed commit the disk is the truth, the row with it.)
+                logger.debug(
+                    "a channel update held while the island was busy was not applied",
+                    metadata: ["activity": "\(held.activity)", "error": "\(VarlinkError(error).name)"])
+                if case .refused = error {
+                    self.onEngine { engine in engine.commit([row]) { _ in } }
                 }
             }
         }

@@ -116,7 +116,7 @@ extension PushGateway {
     /// rule for the push's priority (the budget at 10, coalescing at 5) is the one for both;
     /// `completion` gets the outcome as the feedback tells it.
     func pushUpdate(
-        _ request: PushRequest, owner: ActivityOwner, activity id: String,
+        _ request: PushRequest, owner: ActivityOwner, activity id: String, alsoStore: [StoreMutation] = [],
         completion: @escaping IslandEngine.Completion<PushFeedback.Outcome>
     ) {
         onEngine { engine in
@@ -129,6 +129,7 @@ extension PushGateway {
                         entitlement: entitlement, now: now)
                     return (outcome, outcome.events)
                 },
+                alsoStore: { _ in alsoStore },
                 prepare: { outcome -> PushFeedback.Outcome in
                     outcome.throttled
                         ? .throttled(activity: id, deliverAt: outcome.deliverAt, alertSuppressed: outcome.alertSuppression)

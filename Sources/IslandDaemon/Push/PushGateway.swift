@@ -2,6 +2,7 @@ import IslandCore
 import IslandStore
 import Logging
 import NIOCore
+import OrderedJSON
 
 /// Push (docs/design.md §12) as a client of the engine: the tokens apps ask for
 /// (PushGateway+Tokens.swift), and what servers send through them
@@ -49,10 +50,12 @@ actor PushGateway {
     /// Turns push on, with the tokens the store kept, and subscribes to each. Tokens made for
     /// another client id or root (the configuration changed) no longer reach this device, and
     /// those of activities gone meanwhile grant nothing: both are dropped.
-    /// `subscriptionTimeout`: how long a reply waits for the broker to grant a new token's or
-    /// channel's subscription.
+    /// `held`: the stored settings, with the channel messages at priority 1 held when the
+    /// daemon stopped (`HeldChannelMessages`), applied once the island rests
+    /// (`releaseBackground`). `subscriptionTimeout`: how long a reply waits for the broker to
+    /// grant a new token's or channel's subscription.
     func enable(
-        root: String, device: String, broker: any PushBroker, stored: [StoredPushToken],
+        root: String, device: String, broker: any PushBroker, stored: [StoredPushToken], held: [String: JSON] = [:],
         subscriptionTimeout: Duration = PushState.defaultSubscriptionTimeout
     ) {
         var entries: [PushRegistry.Entry] = []
@@ -76,6 +79,7 @@ actor PushGateway {
         push = state
         onEngine { $0.observer = self }
         for topic in state.registry.topics + state.channels.topics { broker.subscribe(topic) }
+        holdStored(held)
         if !dropped.isEmpty {
             let logger = engine.logger
             logger.warning("dropped push tokens that no longer address this device or an activity", metadata: ["tokens": "\(dropped.count)"])

@@ -72,17 +72,17 @@ final class PushService: Service {
         /// Hands `message` to the gateway; `done` once its outcome is committed and answered.
         @Sendable func handOver(_ message: MQTTMessage, done: @escaping @Sendable () -> Void) {
             room.wait()
-            if PushChannel(topic: message.topic) != nil {
-                gateway.perform { gateway in
+            // Told apart on the loop, where the channels listened to are known: a lookup, where
+            // reading the topic's levels cost as much as the rest of the hand-over.
+            gateway.perform { gateway in
+                guard !gateway.isChannel(topic: message.topic) else {
                     gateway.receiveChannel(topic: message.topic, payload: message.payload) { answers in
                         for (topic, feedback) in answers { box.link?.publish(topic, payload: feedback.payload) }
                         room.signal()
                         done()
                     }
+                    return
                 }
-                return
-            }
-            gateway.perform { gateway in
                 gateway.receive(topic: message.topic, payload: message.payload) { feedback in
                     // Named by the token's public id, never by its secret; a topic that is
                     // no token has no feedback.

@@ -124,7 +124,8 @@ package final class IslandDaemon: Sendable {
             let service = try PushService(
                 configuration: MQTTConfiguration(configuration.push, device: device),
                 linkHeadroom: configuration.push.linkHeadroom, gateway: push, logger: logger)
-            await push.enable(root: configuration.push.topicRoot, device: device, broker: service.link, stored: stored.pushTokens)
+            await push.enable(
+                root: configuration.push.topicRoot, device: device, broker: service.link, stored: stored.pushTokens, held: stored.settings)
             pushService = service
         }
         await engine.timeExpansions(configuration.daemon)
@@ -132,6 +133,8 @@ package final class IslandDaemon: Sendable {
         await engine.start(
             installedLayouts: scan.layouts.layouts, hideWhileSharing: configuration.daemon.hideWhileSharing,
             lockScreen: configuration.lockScreen)
+        // Channel messages held while the island was busy before a restart: the island rests now.
+        await push.releaseBackground()
 
         let scope = options.scope
         let sandboxAllowance = SandboxAllowance(configuration.daemon)

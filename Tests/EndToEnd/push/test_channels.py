@@ -5,7 +5,9 @@ needs no islandd — plus mosquitto_pub for what a hostile or careless backend s
 One broker serves the module; each test has daemons (devices) and channels of its own."""
 
 import json
+import os
 import socket
+import sqlite3
 import subprocess
 import time
 
@@ -319,6 +321,61 @@ def test_a_priority_1_message_waits_while_the_island_is_busy_and_is_applied_afte
     finally:
         answers.close()
         presenter.close()
+
+
+def held_rows(daemon):
+    """The held channel messages in a stopped daemon's store (setting rows
+    `push-held:<activity>`; a running islandd holds its database exclusively)."""
+    database = sqlite3.connect(os.path.join(daemon.state, "islandd.sqlite3"))
+    try:
+        return [key for (key,) in database.execute("SELECT key FROM settings WHERE key LIKE 'push-held:%'")]
+    finally:
+        database.close()
+
+
+def test_a_held_priority_1_message_is_applied_after_a_kill_9_once_the_island_rests(broker, device):
+    """A message at priority 1 held while the island is busy has been acknowledged to the broker
+    and answered `throttled`: it is on disk by then, so islandd killed with SIGKILL before the
+    island rests applies it after its restart. The channel stores nothing, so the broker cannot
+    hand it over again: only the daemon's own store can."""
+    channel = create(broker, "none", "--feedback")
+    daemon = device("[Daemon]\nExpandedSec=1h\n")
+    activity = listen(daemon, channel, {"score": "0-0"})
+    answers = broker.subscriber(BACKEND, "island/%s/%s/%s/feedback" % (daemon.device, COFFEE, channel))
+    try:
+        with daemon.connect("org.island.Presenter") as island:
+            island.Interact(action="expand", id=activity["id"])
+        broker.publish(BACKEND, topic(channel), message(time.time(), {"score": "1-0"}, 1))
+        [held] = answers.wait(1)
+        assert held["outcome"] == "throttled" and held["activity"] == activity["id"], held
+        daemon.kill()
+        assert held_rows(daemon) == ["push-held:" + activity["id"]], "answered before it was kept"
+        daemon.start()
+        # The user's expansion died with the daemon: the island rests, and the held message is
+        # applied without anything sent again — by the time the daemon serves, or soon after.
+        presenter, snapshot = subscribe_presenter(daemon)
+        try:
+            shown = next((i for i in snapshot["items"] if i["id"] == activity["id"]), None)
+            if shown is None or shown["content"]["state"] != {"score": "1-0"}:
+                next_item(presenter, activity["id"], lambda item: item["content"]["state"] == {"score": "1-0"})
+        finally:
+            presenter.close()
+        assert state_of(daemon, activity["id"]) == {"score": "1-0"}
+        # Applied once: its row went in the commit that applied it.
+        daemon.stop()
+        assert held_rows(daemon) == []
+        daemon.start()
+        # Held again, and the activity ends before the island rests: its row goes with it.
+        with daemon.connect("org.island.Presenter") as island:
+            island.Interact(action="expand", id=activity["id"])
+        broker.publish(BACKEND, topic(channel), message(time.time(), {"score": "2-0"}, 1))
+        assert answers.wait(2)[1]["outcome"] == "throttled"
+        with daemon.connect("org.island.Producer") as producer:
+            producer.End(app=COFFEE, id=activity["id"], dismissalPolicy={"kind": "immediate"})
+        daemon.stop()
+        assert held_rows(daemon) == []
+    finally:
+        answers.close()
 
 
 def test_a_backend_whose_broker_is_not_there_is_told_so_by_name():
