@@ -55,11 +55,17 @@ struct RoleInterfaces: Sendable {
         claim: String?, _ connection: VarlinkConnectionContext, roles: RoleBinder,
         on engine: isolated IslandEngine
     ) throws(VarlinkError) -> String {
+        // A connection counted as a producer's is bound to that app for good: its later calls
+        // need not bind again (`RoleBinder.bind` reads the role, then this, on every update).
+        // Another claim goes through `bind`, which refuses it by name.
+        if let registered = connection.attachment(ProducerRegistration.self), claim == nil || claim == registered.app {
+            return registered.app
+        }
         let role = try roles.bind(.producer(claim: claim), connection: connection)
         guard case .producer(let app) = role else { throw VarlinkError.permissionDenied }
         // The first producer call of a connection counts it for the producer-death policy.
         if connection.attachment(ProducerRegistration.self) == nil {
-            connection.setAttachment(ProducerRegistration())
+            connection.setAttachment(ProducerRegistration(app: app))
             let uid = connection.peer?.uid
             engine.producerConnected(app: app, uid: uid, confined: roles.isSandboxed(connection.peer))
             connection.onClose { [engine] in engine.performLater { $0.producerDisconnected(app: app, uid: uid) } }
@@ -71,7 +77,10 @@ struct RoleInterfaces: Sendable {
         try await producerApp(claim: claim, connection, on: engine)
     }
 
-    private struct ProducerRegistration: Sendable {}
+    /// The connection is counted as a producer of `app`, to which its role is bound.
+    private struct ProducerRegistration: Sendable {
+        let app: String
+    }
 
     /// Why `app` may not head an activity with `sourceApp`: it does not speak for other apps
     /// (`RoleBinder.sourceAppRefusal`), or no such app is installed; nil when it may.
