@@ -40,13 +40,19 @@ actor IslandEngine {
     @exclusivity(unchecked) var manager: ActivityManager
     /// The apps' desktop entries: who is entitled to what.
     var registry: AppRegistry {
-        didSet { entitlements.removeAll() }
+        didSet {
+            entitlements.removeAll()
+            lastEntitlement = nil
+        }
     }
     /// What each app with a desktop entry is entitled to, as `registry` says: worked out once
     /// per app and registry rather than for every update, and only for apps that have an entry
     /// (an app without one is looked up again each time, see `entitlement(for:)`), so it holds
     /// at most one value per installed app.
     private var entitlements: [String: AppAuthorization] = [:]
+    /// The entry of `entitlements` asked for last: a producer streaming updates asks for the
+    /// same app each time, and comparing its id costs a tenth of hashing it.
+    private var lastEntitlement: (app: String, authorization: AppAuthorization)?
     @exclusivity(unchecked) var presenters: PresenterHub
     @exclusivity(unchecked) var watchers: WatcherHub
     /// Open producer connections per owner, for the producer-death policies.
@@ -148,7 +154,11 @@ actor IslandEngine {
     }
 
     func entitlement(for app: String) -> AppAuthorization {
-        if let known = entitlements[app] { return known }
+        if let lastEntitlement, lastEntitlement.app == app { return lastEntitlement.authorization }
+        if let known = entitlements[app] {
+            lastEntitlement = (app, known)
+            return known
+        }
         if registry.manifest(for: app) == nil, let found = registry.lookedUpOnceMore(app) {
             // Written a moment ago, before the watch's rescan: a refusal looks once more, a
             // few `open` calls for the one name the id gives, which never block
@@ -161,7 +171,10 @@ actor IslandEngine {
             entitled: manifest?.supportsLiveActivities ?? false,
             frequentUpdatesAllowed: manifest?.supportsFrequentUpdates ?? false,
             refusal: registry.refusal(for: app) ?? AppAuthorization.undeclared)
-        if manifest != nil { entitlements[app] = authorization }
+        if manifest != nil {
+            entitlements[app] = authorization
+            lastEntitlement = (app, authorization)
+        }
         return authorization
     }
 
