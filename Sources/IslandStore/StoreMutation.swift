@@ -74,20 +74,33 @@ extension StoreMutation {
     static let linearReductionLimit = 16
 }
 
+/// What writes a stored document's compact JSON text: a value that knows how (an activity),
+/// kept as it is until the document is written.
+package protocol StoredText: Sendable {
+    var jsonText: [UInt8] { get }
+}
+
 /// A JSON object the store writes, built when it is written: on the writer thread rather than
 /// the caller's, and only if no later write of the same row in the transaction supersedes it —
 /// a producer streaming updates to one activity has its document built once per commit.
 package struct StoredDocument: Sendable, Hashable, ExpressibleByDictionaryLiteral {
-    private let write: @Sendable () -> [UInt8]
+    /// A value rather than a closure that captures it: an activity (one reference) is held
+    /// inline, with nothing allocated for it on every update.
+    private let source: any StoredText
 
-    package init(_ object: JSONObject) {
-        write = { JSON.object(object).serialized() }
+    private struct Tree: StoredText {
+        let object: JSONObject
+        var jsonText: [UInt8] { JSON.object(object).serialized() }
     }
 
-    /// `write` returns the object's compact JSON text; it runs on the writer thread, at most
-    /// once per write, and spares a document written as text from being built as a tree.
-    package init(lazyText write: @escaping @Sendable () -> [UInt8]) {
-        self.write = write
+    package init(_ object: JSONObject) {
+        source = Tree(object: object)
+    }
+
+    /// `source.jsonText` runs on the writer thread, at most once per write, and spares a
+    /// document written as text from being built as a tree.
+    package init(text source: some StoredText) {
+        self.source = source
     }
 
     package init(dictionaryLiteral elements: (String, JSON)...) {
@@ -95,7 +108,7 @@ package struct StoredDocument: Sendable, Hashable, ExpressibleByDictionaryLitera
     }
 
     /// The document as compact JSON text.
-    package var text: [UInt8] { write() }
+    package var text: [UInt8] { source.jsonText }
 
     /// Documents are equal when their texts are: the writers are deterministic.
     package static func == (lhs: StoredDocument, rhs: StoredDocument) -> Bool { lhs.text == rhs.text }

@@ -16,48 +16,58 @@ import NIOCore
 /// Its bookkeeping — the order of decisions, the per-turn batching — is a value,
 /// `PipelineStateMachine`; this is the shell that carries out its steps.
 extension IslandEngine {
-    /// What a change does once its commit is over: on the writer thread, with the outcome, it
-    /// returns what is left to do on the engine.
-    typealias AfterCommit = @Sendable (Result<Void, StoreError>) -> @Sendable (isolated IslandEngine) -> Void
-    /// What one decision hands the store.
-    typealias TurnCommit = (mutations: [StoreMutation], afterCommit: AfterCommit)
+    /// What one decision hands the store: its rows, and who waits for them.
+    struct TurnCommit: Sendable {
+        var mutations: [StoreMutation]
+        var decision: UInt64
+        var events: [ActivityEvent]
+        var waiter: any DecisionWaiter
+        /// A failed commit makes the engine reread the state from disk before `waiter` hears
+        /// of it (a decision's commit; a timer's is tried again by the timer).
+        var restoresOnFailure: Bool
+    }
 
-    /// Decides a core operation at `now` and applies its events. Timers that fell due are
-    /// applied first, so the operation sees the state as of `now`.
-    ///
-    /// `decided` runs once the change is made in memory and queued for the disk: from then on
-    /// the caller's next pipelined call may be decided too, while this one waits for its commit.
-    /// `completion` gets what `prepare` made of the result on the writer thread once committed.
+    /// Decides a core operation at `now` and sends its events down the pipeline, `waiter`
+    /// taking what it returned: `waiter` is told once the change is decided and queued for the
+    /// disk (the caller's next pipelined call may be decided from then on, while this one
+    /// waits for its commit), then on the store's writer thread once it is committed, then on
+    /// the engine, in the order of decision. A refusal goes straight to `waiter.finish`.
+    /// Timers that fell due are applied first, so the operation sees the state as of `now`.
     /// `alsoStore` adds rows that are not the activities' (an engine client's, such as push
     /// tokens) to the same commit.
-    func decide<T: Sendable, Reply: Sendable>(
-        decided: @Sendable () -> Void = {},
-        _ body: (inout ActivityManager, Double) throws(IslandError) -> (T, [ActivityEvent]),
-        alsoStore: (T) -> [StoreMutation] = { _ in [] },
-        prepare: @escaping @Sendable (T) -> Reply,
-        completion: @escaping Completion<Reply>
+    func decide<Waiter: DecisionTaker>(
+        _ body: (inout ActivityManager, Double) throws(IslandError) -> (Waiter.Decided, [ActivityEvent]),
+        alsoStore: (Waiter.Decided) -> [StoreMutation] = { _ in [] },
+        waiter: Waiter
     ) {
         let now = clock()
         let due = manager.advance(to: now)
-        let result: T
+        let result: Waiter.Decided
         let events: [ActivityEvent]
         do {
             (result, events) = try body(&manager, now)
         } catch {
             // The refusal changed nothing, but the timers it ran first did: keep those.
             apply(due, prepare: {}) { _, _ in }
-            completion(.failure(.refused(error)))
+            waiter.finish(.failure(.refused(error)), on: self)
             return
         }
-        apply(due.isEmpty ? events : due + events, alsoStore: alsoStore(result), decided: decided, prepare: { prepare(result) }) { engine, outcome in
-            if case .failure = outcome {
-                // Nothing of this change reached the disk. Other calls may have changed memory
-                // while this one waited, so the disk, not a copy from before, is the truth to
-                // return to.
-                engine.restoreFromDisk()
-            }
-            completion(outcome)
-        }
+        waiter.take(result)
+        // A failed commit: other calls may have changed memory while this one waited, so the
+        // disk, not a copy from before, is the truth to return to.
+        send(due.isEmpty ? events : due + events, alsoStore: alsoStore(result), waiter: waiter, restoresOnFailure: true)
+    }
+
+    /// `decide` for callers that pass closures: `completion` gets what `prepare` made of the
+    /// result on the writer thread once committed.
+    func decide<T: Sendable, Reply: Sendable>(
+        decided: @escaping @Sendable () -> Void = {},
+        _ body: (inout ActivityManager, Double) throws(IslandError) -> (T, [ActivityEvent]),
+        alsoStore: (T) -> [StoreMutation] = { _ in [] },
+        prepare: @escaping @Sendable (T) -> Reply,
+        completion: @escaping Completion<Reply>
+    ) {
+        decide(body, alsoStore: alsoStore, waiter: ClosureWaiter(decided: decided, prepare: prepare) { _, result in completion(result) })
     }
 
     @discardableResult
@@ -69,31 +79,13 @@ extension IslandEngine {
     /// `prepare` returned (made on the writer thread once the commit succeeded), or the error
     /// if it failed.
     func apply<Prepared: Sendable>(
-        _ events: [ActivityEvent], alsoStore: [StoreMutation] = [], decided: @Sendable () -> Void = {},
+        _ events: [ActivityEvent], alsoStore: [StoreMutation] = [], decided: @escaping @Sendable () -> Void = {},
         prepare: @escaping @Sendable () -> Prepared,
         then completion: @escaping @Sendable (isolated IslandEngine, Result<Prepared, EngineError>) -> Void
     ) {
-        guard !events.isEmpty || !alsoStore.isEmpty else {
-            decided()
-            completion(self, .success(prepare()))
-            return
-        }
-        let (decision, step) = pipeline.decide()
-        if step == .queueEndOfTurn { endTurnLater() }
-        presenters.show(events, now: clock())
-        var mutations = storeMutations(for: events)
-        if !alsoStore.isEmpty { mutations += alsoStore }
-        guard !mutations.isEmpty else {
-            decided()
-            finish(decision, events, .success(prepare()), then: completion)
-            return
-        }
-        let afterCommit: AfterCommit = { result in
-            let prepared = result.map { prepare() }
-            return { engine in engine.finish(decision, events, prepared, then: completion) }
-        }
-        if pipeline.queue((mutations, afterCommit)) == .queueEndOfTurn { endTurnLater() }
-        decided()
+        let waiter = ClosureWaiter<Void, Prepared>(decided: decided, prepare: { _ in prepare() }, completion: completion)
+        waiter.take(())
+        send(events, alsoStore: alsoStore, waiter: waiter, restoresOnFailure: false)
     }
 
     func apply(_ events: [ActivityEvent]) async throws(EngineError) {
@@ -102,12 +94,37 @@ extension IslandEngine {
         }
     }
 
+    /// Shows, commits and finishes decided events for `waiter`.
+    private func send(_ events: [ActivityEvent], alsoStore: [StoreMutation], waiter: some DecisionWaiter, restoresOnFailure: Bool) {
+        guard !events.isEmpty || !alsoStore.isEmpty else {
+            waiter.decided()
+            waiter.committed(.success(()))
+            waiter.finish(.success(()), on: self)
+            return
+        }
+        let (decision, step) = pipeline.decide()
+        if step == .queueEndOfTurn { endTurnLater() }
+        presenters.show(events, now: clock())
+        var mutations = storeMutations(for: events)
+        if !alsoStore.isEmpty { mutations += alsoStore }
+        let commit = TurnCommit(
+            mutations: mutations, decision: decision, events: events, waiter: waiter, restoresOnFailure: restoresOnFailure)
+        guard !mutations.isEmpty else {
+            waiter.decided()
+            waiter.committed(.success(()))
+            finish(commit, .success(()))
+            return
+        }
+        if pipeline.queue(commit) == .queueEndOfTurn { endTurnLater() }
+        waiter.decided()
+    }
+
     // MARK: Commit
 
     /// Has `endTurn` run once the loop has handled the reads of this turn: the changes
     /// decided in it go to the store together (`PipelineStateMachine.EndOfTurn`).
     private func endTurnLater() {
-        loop.execute { self.assumeIsolated { $0.endTurn() } }
+        loop.execute { self.onLoop { $0.endTurn() } }
     }
 
     private func endTurn() {
@@ -121,8 +138,8 @@ extension IslandEngine {
     private func commit(_ commits: [TurnCommit]) {
         guard !commits.isEmpty else { return }
         store.commit(commits.count == 1 ? commits[0].mutations : commits.flatMap(\.mutations)) { [loop] result in
-            let finishing = commits.map { $0.afterCommit(result) }
-            loop.execute { self.assumeIsolated { engine in for finish in finishing { finish(engine) } } }
+            for commit in commits { commit.waiter.committed(result) }
+            loop.execute { self.onLoop { engine in for commit in commits { engine.finish(commit, result) } } }
         }
     }
 
@@ -154,7 +171,7 @@ extension IslandEngine {
                 mutations.append(
                     .putActivity(
                         id: activity.id, app: activity.app, state: activity.state.rawValue,
-                        body: StoredDocument(lazyText: { activity.jsonText })))
+                        body: StoredDocument(text: ActivityDocument(activity: activity))))
             case .removed(let id):
                 mutations.append(.deleteActivity(id: id))
                 // Rows of the engine's clients that die with the activity (its push token) go in the same commit.
@@ -203,20 +220,19 @@ extension IslandEngine {
 
     /// A decision's commit is over: its events finish once every earlier decision's have,
     /// and its caller is answered.
-    private func finish<Prepared: Sendable>(
-        _ decision: UInt64, _ events: [ActivityEvent], _ result: Result<Prepared, StoreError>,
-        then completion: @Sendable (isolated IslandEngine, Result<Prepared, EngineError>) -> Void
-    ) {
+    private func finish(_ commit: TurnCommit, _ result: Result<Void, StoreError>) {
         switch result {
-        case .success(let prepared):
-            pipeline.committed(decision, events: events)
+        case .success:
+            pipeline.committed(commit.decision, events: commit.events)
             tellWatchersInOrder()
-            completion(self, .success(prepared))
+            commit.waiter.finish(.success(()), on: self)
             observer?.committed()
         case .failure(let error):
-            pipeline.committed(decision, events: [])
+            pipeline.committed(commit.decision, events: [])
             tellWatchersInOrder()
-            completion(self, .failure(Self.persistenceFailure(error, logger: logger)))
+            let failure = Self.persistenceFailure(error, logger: logger)
+            if commit.restoresOnFailure { restoreFromDisk() }
+            commit.waiter.finish(.failure(failure), on: self)
         }
     }
 
@@ -245,4 +261,11 @@ extension IslandEngine {
         }
         logger.info("activity \(activity.state.rawValue)", metadata: metadata)
     }
+}
+
+/// An activity as the store keeps it: its document written on the writer thread, from the
+/// activity itself (one reference) rather than from a closure allocated to capture it.
+struct ActivityDocument: StoredText {
+    let activity: Activity
+    var jsonText: [UInt8] { activity.jsonText }
 }

@@ -40,13 +40,19 @@ actor IslandEngine {
     @exclusivity(unchecked) var manager: ActivityManager
     /// The apps' desktop entries: who is entitled to what.
     var registry: AppRegistry {
-        didSet { entitlements.removeAll() }
+        didSet {
+            entitlements.removeAll()
+            lastEntitlement = nil
+        }
     }
     /// What each app with a desktop entry is entitled to, as `registry` says: worked out once
     /// per app and registry rather than for every update, and only for apps that have an entry
     /// (an app without one is looked up again each time, see `entitlement(for:)`), so it holds
     /// at most one value per installed app.
     private var entitlements: [String: AppAuthorization] = [:]
+    /// The entry of `entitlements` asked for last: a producer streaming updates asks for the
+    /// same app each time, and comparing its id costs a tenth of hashing it.
+    private var lastEntitlement: (app: String, authorization: AppAuthorization)?
     @exclusivity(unchecked) var presenters: PresenterHub
     @exclusivity(unchecked) var watchers: WatcherHub
     /// Open producer connections per owner, for the producer-death policies.
@@ -100,10 +106,26 @@ actor IslandEngine {
     /// is), otherwise queued there.
     nonisolated func perform(_ body: @escaping @Sendable (isolated IslandEngine) -> Void) {
         if loop.inEventLoop {
-            assumeIsolated(body)
+            onLoop(body)
         } else {
-            loop.execute { self.assumeIsolated(body) }
+            loop.execute { self.onLoop(body) }
         }
+    }
+
+    /// Whether the caller runs on the engine's loop, where `onLoop` may enter it.
+    nonisolated var isOnLoop: Bool { loop.inEventLoop }
+
+    /// Runs `body` on the engine from its loop's thread: `assumeIsolated` without its check
+    /// at run time, which asks the concurrency runtime whether the current executor is the
+    /// engine's (~400 instructions, more than once per update). Sound only where the loop's
+    /// thread runs the caller — after `loop.inEventLoop`, or in work the loop runs
+    /// (`loop.execute`) — as the engine's executor is its loop (`unownedExecutor`). Debug
+    /// builds check.
+    nonisolated func onLoop<T>(_ body: (isolated IslandEngine) -> T) -> T {
+        assert(loop.inEventLoop, "the engine was entered off its event loop")
+        // What `assumeIsolated` does once its check has passed.
+        typealias Unchecked = (IslandEngine) -> T
+        return withoutActuallyEscaping(body) { body in unsafeBitCast(body, to: Unchecked.self)(self) }
     }
 
     /// Runs `body` on the engine in a turn of the loop of its own. For callbacks — a
@@ -111,7 +133,7 @@ actor IslandEngine {
     /// engine's own work: a watcher cut off for overflowing is cancelled as the engine sends
     /// it an event, while the engine is changing its watchers.
     nonisolated func performLater(_ body: @escaping @Sendable (isolated IslandEngine) -> Void) {
-        loop.execute { self.assumeIsolated(body) }
+        loop.execute { self.onLoop(body) }
     }
 
     typealias Completion<T> = @Sendable (Result<T, EngineError>) -> Void
@@ -132,7 +154,11 @@ actor IslandEngine {
     }
 
     func entitlement(for app: String) -> AppAuthorization {
-        if let known = entitlements[app] { return known }
+        if let lastEntitlement, lastEntitlement.app == app { return lastEntitlement.authorization }
+        if let known = entitlements[app] {
+            lastEntitlement = (app, known)
+            return known
+        }
         if registry.manifest(for: app) == nil, let found = registry.lookedUpOnceMore(app) {
             // Written a moment ago, before the watch's rescan: a refusal looks once more, a
             // few `open` calls for the one name the id gives, which never block
@@ -145,7 +171,10 @@ actor IslandEngine {
             entitled: manifest?.supportsLiveActivities ?? false,
             frequentUpdatesAllowed: manifest?.supportsFrequentUpdates ?? false,
             refusal: registry.refusal(for: app) ?? AppAuthorization.undeclared)
-        if manifest != nil { entitlements[app] = authorization }
+        if manifest != nil {
+            entitlements[app] = authorization
+            lastEntitlement = (app, authorization)
+        }
         return authorization
     }
 
@@ -157,7 +186,7 @@ actor IslandEngine {
     func request<Reply: Sendable>(
         app: String, type: String, attributes: JSONObject, content: ActivityContent, key: String?,
         ownerGone: OwnerGonePolicy, sourceApp: String? = nil, start: Double? = nil, alert: Alert? = nil,
-        uid: UInt32?, decided: @Sendable () -> Void = {},
+        uid: UInt32?, decided: @escaping @Sendable () -> Void = {},
         prepare: @escaping @Sendable ((Activity, Bool)) -> Reply, completion: @escaping Completion<Reply>
     ) {
         let entitlement = entitlement(for: app)
@@ -186,36 +215,54 @@ actor IslandEngine {
 
     func update<Reply: Sendable>(
         app: String, uid: UInt32?, id: String, content: ActivityContent, alert: Alert?, timestamp: Double?,
-        decided: @Sendable () -> Void = {}, prepare: @escaping @Sendable (UpdateOutcome) -> Reply,
+        decided: @escaping @Sendable () -> Void = {}, prepare: @escaping @Sendable (UpdateOutcome) -> Reply,
         completion: @escaping Completion<Reply>
+    ) {
+        update(
+            app: app, uid: uid, id: id, content: content, alert: alert, timestamp: timestamp,
+            waiter: ClosureWaiter(decided: decided, prepare: prepare) { _, result in completion(result) })
+    }
+
+    /// An update whose caller waits for it as `waiter`: one object for the whole way (the
+    /// producer's calls, on every update).
+    func update(
+        app: String, uid: UInt32?, id: String, content: ActivityContent, alert: Alert?, timestamp: Double?,
+        waiter: some DecisionTaker<UpdateOutcome>
     ) {
         let entitlement = entitlement(for: app)
         let owner = owner(app: app, uid: uid)
         decide(
-            decided: decided,
             { manager, now throws(IslandError) in
                 let outcome = try manager.update(
                     app: app, uid: owner.uid, id: id, content: content, alert: alert, timestamp: timestamp,
                     entitlement: entitlement, now: now)
                 return (outcome, outcome.events)
-            }, prepare: prepare, completion: completion)
+            }, waiter: waiter)
     }
 
     func end<Reply: Sendable>(
         app: String, uid: UInt32?, id: String, content: ActivityContent?, dismissal: DismissalPolicy,
-        timestamp: Double?, decided: @Sendable () -> Void = {}, prepare: @escaping @Sendable (Activity) -> Reply,
+        timestamp: Double?, decided: @escaping @Sendable () -> Void = {}, prepare: @escaping @Sendable (Activity) -> Reply,
         completion: @escaping Completion<Reply>
+    ) {
+        end(
+            app: app, uid: uid, id: id, content: content, dismissal: dismissal, timestamp: timestamp,
+            waiter: ClosureWaiter(decided: decided, prepare: prepare) { _, result in completion(result) })
+    }
+
+    func end(
+        app: String, uid: UInt32?, id: String, content: ActivityContent?, dismissal: DismissalPolicy,
+        timestamp: Double?, waiter: some DecisionTaker<Activity>
     ) {
         let entitlement = entitlement(for: app)
         let owner = owner(app: app, uid: uid)
         decide(
-            decided: decided,
             { manager, now throws(IslandError) in
                 let result = try manager.end(
                     app: app, uid: owner.uid, id: id, content: content, dismissalPolicy: dismissal, timestamp: timestamp,
                     entitlement: entitlement, now: now)
                 return (result.activity, result.events)
-            }, prepare: prepare, completion: completion)
+            }, waiter: waiter)
     }
 
     func list(app: String, uid: UInt32?, type: String?, states: Set<ActivityState>?) -> [Activity] {

@@ -55,11 +55,17 @@ struct RoleInterfaces: Sendable {
         claim: String?, _ connection: VarlinkConnectionContext, roles: RoleBinder,
         on engine: isolated IslandEngine
     ) throws(VarlinkError) -> String {
+        // A connection counted as a producer's is bound to that app for good: its later calls
+        // need not bind again (`RoleBinder.bind` reads the role, then this, on every update).
+        // Another claim goes through `bind`, which refuses it by name.
+        if let registered = connection.attachment(ProducerRegistration.self), claim == nil || claim == registered.app {
+            return registered.app
+        }
         let role = try roles.bind(.producer(claim: claim), connection: connection)
         guard case .producer(let app) = role else { throw VarlinkError.permissionDenied }
         // The first producer call of a connection counts it for the producer-death policy.
         if connection.attachment(ProducerRegistration.self) == nil {
-            connection.setAttachment(ProducerRegistration())
+            connection.setAttachment(ProducerRegistration(app: app))
             let uid = connection.peer?.uid
             engine.producerConnected(app: app, uid: uid, confined: roles.isSandboxed(connection.peer))
             connection.onClose { [engine] in engine.performLater { $0.producerDisconnected(app: app, uid: uid) } }
@@ -71,7 +77,10 @@ struct RoleInterfaces: Sendable {
         try await producerApp(claim: claim, connection, on: engine)
     }
 
-    private struct ProducerRegistration: Sendable {}
+    /// The connection is counted as a producer of `app`, to which its role is bound.
+    private struct ProducerRegistration: Sendable {
+        let app: String
+    }
 
     /// Why `app` may not head an activity with `sourceApp`: it does not speak for other apps
     /// (`RoleBinder.sourceAppRefusal`), or no such app is installed; nil when it may.
@@ -95,18 +104,16 @@ struct RoleInterfaces: Sendable {
     }
 
     /// A producer's mutation, made on the engine as soon as the call is read — no task per
-    /// call. `start` hands the engine the call's parameters with `decided`, which releases the
-    /// connection once the change is decided, so pipelined calls overlap their commits (and
-    /// share them: group commit) while replies keep their order; and with the reply's encoder,
-    /// which the engine runs on the store's writer thread once the change is committed.
+    /// call. `start` hands the engine the call's parameters and the call itself
+    /// (`ProducerCall`), which releases the connection once the change is decided, so
+    /// pipelined calls overlap their commits (and share them: group commit) while replies
+    /// keep their order, and encodes the reply on the store's writer thread once the change is
+    /// committed.
     private func mutation<Parameters: VarlinkReadableParameters & AppClaiming, T: Sendable>(
         _: Parameters.Type,
         _ start:
             @escaping @Sendable (
-                isolated IslandEngine, Parameters, _ app: String, _ connection: VarlinkConnectionContext,
-                _ decided: @escaping @Sendable () -> Void,
-                _ encode: @escaping @Sendable (T) -> VarlinkEncodedParameters,
-                _ done: @escaping IslandEngine.Completion<VarlinkEncodedParameters>
+                isolated IslandEngine, Parameters, _ app: String, _ connection: VarlinkConnectionContext, _ call: ProducerCall<T>
             ) -> Void,
         reply: @escaping @Sendable (T, inout JSONText) -> Void
     ) -> VarlinkMethodHandler {
@@ -127,31 +134,30 @@ struct RoleInterfaces: Sendable {
                 return responder.fail(error)
             }
             let connection = request.connection
-            let encodeReply = Self.replyEncoder(encode, discarding: responder.discardsReply)
-            engine.perform { engine in
-                Self.failing(responder) { () throws(VarlinkError) in
-                    let app = try Self.producerApp(claim: parameters.app, connection, roles: roles, on: engine)
-                    start(engine, parameters, app, connection, { responder.releaseConnection() }, encodeReply) { result in
-                        switch result {
-                        case .success(let encoded): responder.reply(encoded: encoded)
-                        case .failure(let error): responder.fail(VarlinkError(error))
-                        }
-                    }
-                }
+            let call = ProducerCall(responder: responder, encode: encode)
+            // On the engine's loop, where connections are served, at once and with nothing
+            // allocated to carry the call there.
+            if engine.isOnLoop {
+                engine.onLoop { Self.start(call, parameters, connection, roles: roles, start, on: $0) }
+            } else {
+                engine.perform { Self.start(call, parameters, connection, roles: roles, start, on: $0) }
             }
         }
         .reading(Parameters.self)
     }
 
-    /// A mutation's reply encoder, or for a `oneway` call, whose reply is thrown away unread
-    /// (`VarlinkResponder.discardsReply`), one that writes nothing.
-    private static func replyEncoder<T>(
-        _ encode: @escaping @Sendable (T) -> VarlinkEncodedParameters,
-        discarding: Bool
-    ) -> @Sendable (T) -> VarlinkEncodedParameters {
-        guard discarding else { return encode }
-        let nothing = VarlinkEncodedParameters([:])
-        return { _ in nothing }
+    /// Binds or checks the connection's producer role and starts the call's change.
+    private static func start<Parameters: AppClaiming, T>(
+        _ call: ProducerCall<T>, _ parameters: Parameters, _ connection: VarlinkConnectionContext, roles: RoleBinder,
+        _ start: (isolated IslandEngine, Parameters, _ app: String, _ connection: VarlinkConnectionContext, _ call: ProducerCall<T>) -> Void,
+        on engine: isolated IslandEngine
+    ) {
+        do throws(VarlinkError) {
+            let app = try producerApp(claim: parameters.app, connection, roles: roles, on: engine)
+            start(engine, parameters, app, connection, call)
+        } catch {
+            call.refuse(error)
+        }
     }
 
     var producer: VarlinkImplementation {
@@ -160,35 +166,35 @@ struct RoleInterfaces: Sendable {
             handlers: [
                 "Request": mutation(
                     RequestParameters.self,
-                    { [push, roles] engine, p, app, connection, decided, encode, done in
+                    { [push, roles] engine, p, app, connection, call in
                         let uid = connection.peer?.uid
                         if let sourceApp = p.sourceApp,
                             let refusal = Self.sourceAppRefusal(
                                 sourceApp, app: app, connection, roles: roles,
                                 registry: engine.registry)
                         {
-                            decided()
-                            return done(.failure(refusal))
+                            call.decided()
+                            return call.answer(.failure(refusal))
                         }
                         if let channel = p.channel {
                             push.assumeIsolated { push in
                                 push.request(
                                     channel: channel, alsoToken: p.pushToken, app: app, type: p.type, attributes: p.attributes,
                                     content: p.content, key: p.key, ownerGone: p.ownerGone, sourceApp: p.sourceApp, uid: uid,
-                                    decided: decided, prepare: encode, completion: done)
+                                    decided: call.decided, prepare: call.encoder, completion: call.answer)
                             }
                         } else if p.pushToken {
                             push.assumeIsolated { push in
                                 push.request(
                                     app: app, type: p.type, attributes: p.attributes, content: p.content, key: p.key,
                                     ownerGone: p.ownerGone, sourceApp: p.sourceApp, start: p.start, alert: p.alert, uid: uid,
-                                    decided: decided, prepare: encode, completion: done)
+                                    decided: call.decided, prepare: call.encoder, completion: call.answer)
                             }
                         } else {
                             engine.request(
                                 app: app, type: p.type, attributes: p.attributes, content: p.content, key: p.key,
-                                ownerGone: p.ownerGone, sourceApp: p.sourceApp, start: p.start, alert: p.alert, uid: uid, decided: decided,
-                                prepare: { encode(($0.0, $0.1, nil)) }, completion: done)
+                                ownerGone: p.ownerGone, sourceApp: p.sourceApp, start: p.start, alert: p.alert, uid: uid,
+                                decided: call.decided, prepare: { [encode = call.encoder] in encode(($0.0, $0.1, nil)) }, completion: call.answer)
                         }
                     },
                     reply: { (result: (Activity, Bool, String?), text: inout JSONText) in
@@ -198,10 +204,10 @@ struct RoleInterfaces: Sendable {
                     }),
                 "Update": mutation(
                     UpdateParameters.self,
-                    { engine, p, app, connection, decided, encode, done in
+                    { engine, p, app, connection, call in
                         engine.update(
                             app: app, uid: connection.peer?.uid, id: p.id, content: p.content, alert: p.alert, timestamp: p.timestamp,
-                            decided: decided, prepare: encode, completion: done)
+                            waiter: call)
                     },
                     reply: { (outcome: UpdateOutcome, text: inout JSONText) in
                         text.key("activity")
@@ -217,10 +223,10 @@ struct RoleInterfaces: Sendable {
                     }),
                 "End": mutation(
                     EndParameters.self,
-                    { engine, p, app, connection, decided, encode, done in
+                    { engine, p, app, connection, call in
                         engine.end(
                             app: app, uid: connection.peer?.uid, id: p.id, content: p.content, dismissal: p.dismissal, timestamp: p.timestamp,
-                            decided: decided, prepare: encode, completion: done)
+                            waiter: call)
                     },
                     reply: { (activity: Activity, text: inout JSONText) in
                         text.key("activity")

@@ -53,7 +53,7 @@ enum StateRestorer {
         let rewritten = manager.list().map { activity in
             StoreMutation.putActivity(
                 id: activity.id, app: activity.app, state: activity.state.rawValue,
-                body: StoredDocument(lazyText: { activity.jsonText }))
+                body: StoredDocument(text: ActivityDocument(activity: activity)))
         }
         return rewritten + [.deleteSetting(key: legacyOwnersSetting)]
     }
