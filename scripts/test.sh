@@ -18,14 +18,14 @@
 #   --quick      the inner loop's subset, in about three minutes after a build: the Swift
 #                suites and the end-to-end tests marked `quick` (they start the real daemon);
 #                no packages
-#   --workers N  end-to-end tests run N files at a time (default 3; ISLAND_TEST_WORKERS)
+#   --workers N  end-to-end tests run N files at a time (default 5; ISLAND_TEST_WORKERS)
 #   PYTEST-ARGS  passed to pytest, e.g. `-- -k push` or `-- Tests/EndToEnd/daemon`
 set -uo pipefail
 cd "$(dirname "$0")/.."
 repo=$(pwd)
 
 quick=0
-workers=${ISLAND_TEST_WORKERS:-3}
+workers=${ISLAND_TEST_WORKERS:-5}
 pytest_args=()
 while (($#)); do
   case "$1" in
@@ -108,7 +108,8 @@ if ((built)); then
 
   echo "==> end-to-end suite ($workers files at a time)" >&2
   t=$SECONDS
-  e2e=(python3 -m pytest -q -n "$workers" --dist loadfile --junitxml "$results/end-to-end.xml" -o junit_family=xunit1)
+  # Whole files, in the order collected: conftest.py puts the longest first.
+  e2e=(python3 -m pytest -q -n "$workers" --dist loadfile --no-loadscope-reorder --junitxml "$results/end-to-end.xml" -o junit_family=xunit1)
   if ((${#pytest_args[@]})); then
     e2e+=("${pytest_args[@]}")  # what the caller chose, quick or not
   elif ((quick)); then

@@ -13,18 +13,23 @@ import ServiceLifecycle
 /// `ManifestWatch`'s, `ReloadCoalescer`'s and `WatchRetry`'s to say; this is the inotify shell
 /// around them.
 struct ManifestWatcherService: Service {
-    let dataDirectories: [String]
+    /// Started before the data directories' first scan (`IslandDaemon`): what changes there
+    /// once that scan has looked is an event, whether or not the group has started yet.
+    let watcher: ManifestWatcher?
+    let changes: AsyncStream<Void>
     let reloader: Reloader
-    let logger: Logger
+
+    /// A change's signal for `changes`: one pending reload stands for any number of changes
+    /// seen while the last one ran.
+    static func makeChanges() -> (AsyncStream<Void>, @Sendable () -> Void) {
+        let (changes, continuation) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
+        return (changes, { continuation.yield() })
+    }
 
     func run() async {
-        // One pending reload stands for any number of changes seen while the last one ran.
-        let (changes, continuation) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
-        let watcher = ManifestWatcher(dataDirectories: dataDirectories, logger: logger) { continuation.yield() }
         // Without inotify (a kernel without it, no watches left) the daemon still works:
         // manifests are read on reload, and the watcher keeps trying. The service waits for the
         // shutdown either way: a service that returns would stop the group.
-        watcher?.start()
         for await _ in changes.cancelOnGracefulShutdown() {
             await reloader.reloadManifests()
         }
@@ -65,8 +70,19 @@ final class ManifestWatcher: Sendable {
         (self.dataDirectories, self.logger, self.changed) = (dataDirectories, logger, changed)
     }
 
-    func start() {
-        let thread = Thread { [self] in run() }
+    /// Places the watches on the calling thread, then reads them on a thread of its own
+    /// (`spawn`'s; a test starts it late, as a busy machine may): a change made once `start`
+    /// has returned is seen, however late that thread first runs. (When that thread placed
+    /// the watches, the daemon could say it was ready before them, and an entry installed in
+    /// between was never read: on a busy machine, seconds.)
+    func start(spawn: (@escaping @Sendable () -> Void) -> Void = ManifestWatcher.thread) {
+        var state = State()
+        place(&state)
+        spawn { [self, state] in run(state) }
+    }
+
+    static func thread(_ body: @escaping @Sendable () -> Void) {
+        let thread = Thread(block: body)
         thread.name = "manifest-watch"
         thread.start()
     }
@@ -74,56 +90,65 @@ final class ManifestWatcher: Sendable {
     /// Ends the thread.
     func stop() { stopping.wake() }
 
-    private func run() {
+    /// The watching thread's own: the inotify descriptor, its watches, the pending rescan and
+    /// the retries.
+    private struct State: Sendable {
         var inotify: Int32 = -1
-        defer { if inotify >= 0 { close(inotify) } }
         var watches: [Int32: [ManifestWatch.Target]] = [:]
         var coalescer = ReloadCoalescer()
         var retry = WatchRetry()
-        var nextRead = 0.0
-        func place() {
-            let now = Self.monotonicNow()
-            if inotify < 0 { inotify = inotify_init1(Int32(O_CLOEXEC | O_NONBLOCK)) }
-            let failure = inotify < 0 ? "cannot create an inotify instance" : arm(inotify, &watches)
-            if let failure {
-                let beginsRun = retry.failed(at: now)
-                let metadata: Logger.Metadata = [
-                    "error": "\(failure)", "retry": "\(retry.deadline.map { Int(($0 - now).rounded()) } ?? 0) s",
-                ]
-                if beginsRun {
-                    logger.warning(
-                        "cannot watch every data directory; new desktop entries and layouts there are read on reload until it can",
-                        metadata: metadata)
-                } else {
-                    logger.debug("still cannot watch every data directory", metadata: metadata)
-                }
-            } else if retry.succeeded() {
-                logger.info("watching every data directory again")
-                // Whatever changed while nothing was watched.
-                coalescer.eventArrived(at: now)
+    }
+
+    private func place(_ state: inout State) {
+        let now = Self.monotonicNow()
+        if state.inotify < 0 { state.inotify = inotify_init1(Int32(O_CLOEXEC | O_NONBLOCK)) }
+        let failure = state.inotify < 0 ? "cannot create an inotify instance" : arm(state.inotify, &state.watches)
+        if let failure {
+            let beginsRun = state.retry.failed(at: now)
+            let metadata: Logger.Metadata = [
+                "error": "\(failure)", "retry": "\(state.retry.deadline.map { Int(($0 - now).rounded()) } ?? 0) s",
+            ]
+            if beginsRun {
+                logger.warning(
+                    "cannot watch every data directory; new desktop entries and layouts there are read on reload until it can",
+                    metadata: metadata)
+            } else {
+                logger.debug("still cannot watch every data directory", metadata: metadata)
             }
+        } else if state.retry.succeeded() {
+            logger.info("watching every data directory again")
+            // Whatever changed while nothing was watched.
+            state.coalescer.eventArrived(at: now)
         }
-        place()
+    }
+
+    private func run(_ initial: State) {
+        var state = initial
+        defer { if state.inotify >= 0 { close(state.inotify) } }
+        var nextRead = 0.0
         while true {
             let now = Self.monotonicNow()
-            let reading = inotify >= 0 && now >= nextRead
-            let wakeAt = [coalescer.deadline, retry.deadline, reading || inotify < 0 ? nil : nextRead].compactMap { $0 }.min()
+            let reading = state.inotify >= 0 && now >= nextRead
+            let wakeAt = [state.coalescer.deadline, state.retry.deadline, reading || state.inotify < 0 ? nil : nextRead].compactMap { $0 }.min()
             let timeout = wakeAt.map { Int32(min(max(0, ($0 - now) * 1000).rounded(.up), 60_000)) } ?? -1
-            var fds = [pollfd(fd: stopping.readEnd, events: Int16(POLLIN), revents: 0), pollfd(fd: reading ? inotify : -1, events: Int16(POLLIN), revents: 0)]
+            var fds = [
+                pollfd(fd: stopping.readEnd, events: Int16(POLLIN), revents: 0),
+                pollfd(fd: reading ? state.inotify : -1, events: Int16(POLLIN), revents: 0),
+            ]
             let ready = poll(&fds, 2, timeout)
             if ready < 0 && errno != EINTR { return }
             if fds[0].revents != 0 { return }
             if fds[1].revents != 0 {
                 nextRead = Self.monotonicNow() + Self.readSpacing
-                if readEvents(inotify, watches: watches) {
+                if readEvents(state.inotify, watches: state.watches) {
                     // Placed again at once, before the reload reads: a folder just created is
                     // watched before the entries copied into it arrive.
-                    place()
-                    coalescer.eventArrived(at: Self.monotonicNow())
+                    place(&state)
+                    state.coalescer.eventArrived(at: Self.monotonicNow())
                 }
             }
-            if retry.isDue(at: Self.monotonicNow()) { place() }
-            if coalescer.takeDue(at: Self.monotonicNow()) { changed() }
+            if state.retry.isDue(at: Self.monotonicNow()) { place(&state) }
+            if state.coalescer.takeDue(at: Self.monotonicNow()) { changed() }
         }
     }
 

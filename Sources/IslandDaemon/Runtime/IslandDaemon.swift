@@ -72,7 +72,16 @@ package final class IslandDaemon: Sendable {
         // Off the cooperative pool, as every later read of the data directories.
         let files = FileReads()
         let dataDirectories = options.paths.dataDirectories
-        let scan = await files.run { Reloader.scan(dataDirectories: dataDirectories) }
+        // Watched before they are read, on the same thread: what changes there after this
+        // scan looked is an event, even before the daemon says it is ready.
+        let (manifestChanges, manifestChanged) = ManifestWatcherService.makeChanges()
+        let (watcher, scan) = await files.run { [logger] in
+            let watcher = ManifestWatcher(dataDirectories: dataDirectories, logger: logger, changed: manifestChanged)
+            watcher?.start()
+            return (watcher, Reloader.scan(dataDirectories: dataDirectories))
+        }
+        // A start that fails below leaves no thread watching.
+        defer { watcher?.stop() }
         let registry = SharedValue(scan.registry)
 
         let store: IslandStore
@@ -203,9 +212,7 @@ package final class IslandDaemon: Sendable {
         services.append(.init(service: HangupReloads(hangups: hangups, reloader: reloader)))
         services.append(
             .init(
-                service: ManifestWatcherService(
-                    dataDirectories: options.paths.dataDirectories, reloader: reloader,
-                    logger: logger)))
+                service: ManifestWatcherService(watcher: watcher, changes: manifestChanges, reloader: reloader)))
         if ServiceNotifier.isSupervised {
             services.append(.init(service: StatusReports(period: .seconds(5), status: { Self.statusLine(await engine.status()) })))
         }

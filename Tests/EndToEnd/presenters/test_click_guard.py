@@ -93,10 +93,13 @@ def test_a_bar_click_right_after_another_apps_update_acts_for_neither_then_for_t
             # B's update takes A's place (what a click acts on) 0-SETTLE s before the click.
             producer.Update(app=TIMER, id=b["id"], content={"state": {"stage": "pay now"}, "relevanceScore": 2.0})
             bar.next_line(lambda l: waybar_json(l)["text"] == "☕ B pay now · ☕ A latte")
-            started = boot_clock()
-            tap, toggle = click("tap"), click("toggle")
+            # The bar records what it shows once the line is out: a click in between is judged
+            # by A's record (and refused as "the island changed since the bar drew it"). These
+            # are judged by B's.
             record = wait_for(lambda: (lambda r: r if r and r["id"] == b["id"] else None)(bar_shown(daemon.socket, env["XDG_RUNTIME_DIR"])),
                               message="B's record")
+            started = boot_clock()
+            tap, toggle = click("tap"), click("toggle")
             assert started < min(record["actionableAt"].values()), \
                 "the clicks started after the settle time (%ss): the machine is too slow for this test" % SETTLE
             for result in (tap, toggle):
