@@ -149,7 +149,6 @@ let libraries: [Target] = [
             .product(name: "NIOCore", package: "swift-nio"),
             .product(name: "NIOPosix", package: "swift-nio"),
             .product(name: "NIOEmbedded", package: "swift-nio"),
-            .product(name: "NIOTestUtils", package: "swift-nio"),
             .product(name: "OrderedCollections", package: "swift-collections"),
         ]
     ),

@@ -118,8 +118,9 @@ struct ActivityUpdateTests: ActivityTesting {
         #expect(try manager.update(id, step: 4, at: first + 0.6).deliverAt == first + 1.0)
     }
 
-    /// (manifest allows frequent updates, the user's choice, seconds between deliveries)
-    @Test(arguments: [(true, true, 1.0 / 20), (true, false, 1.0 / 2), (false, true, 1.0 / 2)])
+    /// (manifest allows frequent updates, the user's choice, seconds between deliveries). The
+    /// list's type is spelled out: inferred, it took 1.5 s to type-check.
+    @Test(arguments: [(true, true, 1.0 / 20), (true, false, 1.0 / 2), (false, true, 1.0 / 2)] as [(Bool, Bool, Double)])
     func frequentUpdatesRaiseTheRateWhenManifestAndUserAllow(allowed: Bool, userChoice: Bool, interval: Double) throws {
         var manager = makeManager()
         let authorization = AppAuthorization(entitled: true, frequentUpdatesAllowed: allowed)

@@ -32,7 +32,14 @@ do {
         throw CodegenError("\(mapPath): \(error)")
     }
     let swift = try ParameterCodegen(map: map, interfaces: interfaces).generate()
-    try Data(swift.utf8).write(to: URL(fileURLWithPath: outputPath), options: .atomic)
+    // Written only when it changed: SwiftPM relinks this tool at every `swift build` (its
+    // plugin-tools build and the main build link the same file), so it runs every time, and
+    // a rewritten file, even the same bytes, recompiles the module that holds it and every
+    // module above it — in release, each of build-release.sh's five builds did.
+    let output = URL(fileURLWithPath: outputPath)
+    if (try? Data(contentsOf: output)) != Data(swift.utf8) {
+        try Data(swift.utf8).write(to: output, options: .atomic)
+    }
 } catch {
     FileHandle.standardError.write(Data("error: \(error)\n".utf8))
     exit(1)

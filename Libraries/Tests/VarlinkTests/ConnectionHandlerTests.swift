@@ -2,7 +2,6 @@ import OrderedJSON
 import Logging
 import NIOCore
 import NIOEmbedded
-import NIOTestUtils
 import OrderedCollections
 import Testing
 import VarlinkCore
@@ -15,7 +14,7 @@ import VarlinkCore
     /// events counted at the head of the pipeline.
     struct Connection {
         let channel = EmbeddedChannel()
-        let events = EventCounterHandler()
+        let events = OutboundEventCounter()
         let test = TestService()
 
         init(maximumMessageSize: Int = 1024, flushes: FlushCoalescer = FlushCoalescer()) throws {
@@ -48,6 +47,24 @@ import VarlinkCore
                 buffers.append(bytes.split(separator: 0).map { String(decoding: $0, as: UTF8.self) })
             }
             return buffers
+        }
+    }
+
+    /// Counts the flushes and reads that reach the head of the pipeline, the socket's side.
+    /// An embedded channel runs on the test's thread, so plain counters do.
+    final class OutboundEventCounter: ChannelOutboundHandler {
+        typealias OutboundIn = Any
+        private(set) var flushCalls = 0
+        private(set) var readCalls = 0
+
+        func flush(context: ChannelHandlerContext) {
+            flushCalls += 1
+            context.flush()
+        }
+
+        func read(context: ChannelHandlerContext) {
+            readCalls += 1
+            context.read()
         }
     }
 
