@@ -88,6 +88,26 @@ struct MPRISSourceTests {
         #expect(source.players.players.count == 1, "playerctld's proxy name is not a player")
     }
 
+    @Test("a player's signal before its first read is answered shows nothing: the app it claims decides whose activity it is")
+    func signalBeforeTheFirstRead() throws {
+        let (harness, source) = Self.harness()
+        let answer = harness.bus.answer
+        // The root interface's GetAll, which carries DesktopEntry, is answered late, as on a busy machine.
+        harness.bus.answer = { call in
+            call.member == "GetAll" && call.arguments.first?.string == MPRISSource.root ? nil : answer(call)
+        }
+        source.start()
+        harness.bus.run()
+        #expect(harness.bus.waiting.map(\.member) == ["GetAll"])
+        harness.bus.send(Self.propertiesChanged([("PlaybackStatus", .string("Playing"))]))
+        #expect(harness.shown().isEmpty, "not shown before what the player claims is known")
+        harness.bus.answer = answer
+        harness.bus.run()
+        let shown = harness.shown()
+        #expect(shown.count == 1)
+        #expect(shown.last?.app == "Example Player", "the app the player's entry names, not the bridge's own")
+    }
+
     @Test("a PropertiesChanged of a player becomes its activity's update, and the position is read again")
     func propertiesChangedUpdates() throws {
         let (harness, source) = Self.harness()

@@ -27,6 +27,11 @@ package final class MPRISSource {
     private var subscriptions: [BusSubscription] = []
     /// Reads under way (the first scan's, and each new player's): scanned when none is.
     package private(set) var readsUnderWay = 0
+    /// Players whose first read is under way, shown only once it ends: which app the
+    /// activity is depends on what the player claims (`DesktopEntry`, read with the root
+    /// interface), an activity's app is fixed when it is requested, and on a busy machine a
+    /// player's first `PropertiesChanged` can come before that read's answer.
+    private var firstReads: Set<String> = []
 
     package init(bus: any SourceBus, senders: SenderIdentities, context: SourceContext, staleAfterPause: Double) {
         self.bus = bus
@@ -152,13 +157,18 @@ package final class MPRISSource {
     /// after the other; the activity is shown once all three answered (or failed).
     private func read(_ owner: String) {
         readBegan()
+        firstReads.insert(owner)
         senders.identify(owner) { [weak self] identity in
             guard let self else { return }
-            guard var player = players[owner] else { return readEnded() }
+            guard var player = players[owner] else {
+                firstReads.remove(owner)
+                return readEnded()
+            }
             player.identity = identity
             players[owner] = player
             readProperties(owner, Self.root) { [weak self] in
                 self?.readProperties(owner, Self.player) { [weak self] in
+                    self?.firstReads.remove(owner)
                     self?.show(owner)
                     self?.readEnded()
                 }
@@ -207,7 +217,7 @@ package final class MPRISSource {
 
     /// Shows the player as the app its connection is verified as, once that is known.
     private func show(_ owner: String) {
-        guard let player = players[owner], let identity = player.identity else { return }
+        guard !firstReads.contains(owner), let player = players[owner], let identity = player.identity else { return }
         let app = SourceApp.resolve(
             claim: player.desktopEntry, identity: identity, kind: .media,
             label: player.name ?? String(player.busName.dropFirst(MediaPlayers.prefix.count)),
