@@ -26,7 +26,8 @@ from dataclasses import dataclass
 
 import pytest
 
-from harness.paths import REPO
+from harness.paths import LIVENESS, REPO
+from harness.processes import accepting, wait_for
 
 BUILD_DEB = os.path.join(REPO, "packaging", "build-deb.sh")
 BUILD_DIR = os.path.join(REPO, ".build-package")
@@ -561,11 +562,11 @@ def test_installed_daemon_serves_the_installed_cli(installed, tmp_path):
     daemon = subprocess.Popen([os.path.join(installed, "usr/bin/islandd")], env=environment,
                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     try:
-        deadline = time.monotonic() + 20
-        while not os.path.exists(socket):
-            assert daemon.poll() is None, daemon.stderr.read()
-            assert time.monotonic() < deadline, "islandd did not create its socket"
-            time.sleep(0.05)
+        # Ready once the socket takes a connection: its file exists from bind(), before
+        # listen(), and a client connecting in between is refused.
+        wait_for(lambda: accepting(socket) or daemon.poll() is not None, timeout=LIVENESS,
+                 message="islandd accepting on its socket")
+        assert daemon.poll() is None, daemon.stderr.read()
         island = os.path.join(installed, "usr/bin/island")
         started = run([island, "start", "Package", "--state", '{"step":1}'], env=environment)
         assert started.returncode == 0, started.stderr
@@ -573,7 +574,7 @@ def test_installed_daemon_serves_the_installed_cli(installed, tmp_path):
         assert listed.returncode == 0 and started.stdout.strip() in listed.stdout, listed.stdout + listed.stderr
     finally:
         daemon.send_signal(signal.SIGTERM)
-        assert daemon.wait(timeout=20) == 0
+        assert daemon.wait(timeout=LIVENESS) == 0
 
 
 # MARK: the overlay's and the bridge's own
