@@ -140,6 +140,10 @@ import VarlinkCore
         let activity = try await start(engine)
         let (responder, presenter) = presenterResponder()
         await engine.subscribe(uid: 1000, responder: responder)
+        // The snapshot is built when the stream's task sends it, which a busy machine may run
+        // only after the removal: it would then hold no activity, and the deltas it covers
+        // would never come. Let it go out first, showing the activity.
+        #expect(await eventually { states(of: activity.id, presenter) == ["snapshot:active"] })
         let _: Activity = try await withCheckedThrowingContinuation { continuation in
             engine.perform { engine in
                 engine.end(
