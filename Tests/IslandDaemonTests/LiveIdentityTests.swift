@@ -54,6 +54,20 @@ import VarlinkCore
         }
     }
 
+    /// Copies `source` to `destination` in a `cp` of its own, never through a descriptor of
+    /// this process: a program that another test starts meanwhile holds a copy of each of this
+    /// process's descriptors from its fork until its exec, and while one of them can still
+    /// write the copy, the kernel refuses to run it (ETXTBSY, "Text file busy"). `cp` starts no
+    /// program, and has closed the file once it has exited.
+    static func copyElsewhere(_ source: String, to destination: String) throws {
+        let cp = Process()
+        cp.executableURL = URL(fileURLWithPath: "/bin/cp")
+        cp.arguments = ["--", source, destination]
+        try cp.run()
+        cp.waitUntilExit()
+        guard cp.terminationStatus == 0 else { throw PeerFailed(message: "cp \(source) \(destination) exited \(cp.terminationStatus)") }
+    }
+
     struct PeerFailed: Error, CustomStringConvertible {
         var message: String
         var description: String { message }
@@ -112,7 +126,7 @@ import VarlinkCore
         defer { tree.remove() }
         let real = URL(fileURLWithPath: Self.python).resolvingSymlinksInPath().path
         try #require(ProcessIdentity.rootControlledFile(atPath: real) != nil, "\(real) is not root-controlled on this machine")
-        try FileManager.default.copyItem(atPath: real, toPath: tree.path("myapp"))
+        try Self.copyElsewhere(real, to: tree.path("myapp"))
         // As the kernel spells it (the tree's own path may hold a "//").
         let copy = try #require(
             realpath(tree.path("myapp"), nil).map { pointer in
