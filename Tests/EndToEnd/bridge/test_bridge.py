@@ -231,7 +231,7 @@ def test_hostile_notifications_are_cut_and_bounded(session, presenter, dunst):
     done = session.run(["gdbus", "call", "--session", "--dest", "org.freedesktop.Notifications",
                         "--object-path", "/org/freedesktop/Notifications", "--method", "org.freedesktop.Notifications.Notify",
                         "Flood" * 100, "0", "/etc/passwd", "\x1b]0;title\x07" + "T" * 5000, body, "[]",
-                        "{'value': <int32 33>, %s}" % hints, "0"], timeout=20)
+                        "{'value': <int32 33>, %s}" % hints, "0"], timeout=LIVENESS)
     assert done.returncode == 0, done.stderr
     item = presenter.item("Progress", lambda i: i["content"]["state"].get("percent") == 33)
     state = item["content"]["state"]

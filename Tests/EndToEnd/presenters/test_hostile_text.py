@@ -365,7 +365,7 @@ def test_a_bar_presenter_exits_when_its_bar_is_gone(daemon, mode):
     try:
         assert process.stdout.readline().endswith(b"\n")
         process.stdout.close()
-        assert process.wait(timeout=10) == 74
+        assert process.wait(timeout=LIVENESS) == 74
         assert b"standard output closed" in process.stderr.read()
     finally:
         if process.poll() is None:
@@ -379,7 +379,7 @@ def test_waybar_piped_into_head_ends(daemon):
         ["sh", "-c", 'exec "$0" waybar --socket "$1" | head -n1', PRESENTER, daemon.socket],
         stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, start_new_session=True)
     try:
-        out, _ = pipeline.communicate(timeout=15)
+        out, _ = pipeline.communicate(timeout=LIVENESS)
         assert json.loads(out)["class"] == ["none"]
         # The shell waits for both sides of the pipe: it only ends once the presenter has.
         assert pipeline.returncode == 0

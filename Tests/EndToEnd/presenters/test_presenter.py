@@ -380,7 +380,7 @@ def test_tui_in_tmux(daemon, tmp_path):
 
             keys("q")
             wait_for(lambda: subprocess.run(["tmux", "has-session", "-t", session],
-                                            capture_output=True).returncode != 0, timeout=10, message="the TUI quit")
+                                            capture_output=True).returncode != 0, timeout=LIVENESS, message="the TUI quit")
     finally:
         watch.close()
         subprocess.run(["tmux", "kill-session", "-t", session], capture_output=True, timeout=10)

@@ -165,7 +165,7 @@ def test_bar_modes_stop_on_their_signal_even_when_sigint_was_ignored(daemon, pre
             return out.read().endswith(b"\n")
         wait_for(wrote, timeout=LIVENESS, message="the first line")
         bar.send_signal(sig)
-        assert bar.wait(timeout=10) == 128 + sig
+        assert bar.wait(timeout=LIVENESS) == 128 + sig
 
 
 def tmux_session(command):
