@@ -5,6 +5,7 @@ import IslandStore
 import Logging
 import NIOPosix
 import OrderedCollections
+import Synchronization
 import Testing
 import VarlinkCore
 @testable import IslandDaemon
@@ -13,6 +14,22 @@ import VarlinkCore
 /// services, never another user's — and that survives a restart.
 @Suite struct SystemScopeVisibilityTests {
     static let app = "org.example.Coffee"
+
+    /// The engines' time: each reading a millisecond after the one before, however slow the
+    /// machine. On the wall clock a test held up for a minute would find its first starts
+    /// gone from the start budget's window (60 s), and its counts changed.
+    final class TickingClock: Sendable {
+        private let time = Mutex<Double>(1_700_000_000)
+        var now: Double {
+            time.withLock { time in
+                time += 0.001
+                return time
+            }
+        }
+    }
+
+    /// One per test (each test has an instance of the suite), across its restarts.
+    let time = TickingClock()
 
     func makeEngine(directory: String, scope: DaemonScope) async throws -> (IslandEngine, StoreWriter) {
         let store = try IslandStore.open(directory: directory)
@@ -24,7 +41,7 @@ import VarlinkCore
                 id: Self.app, name: nil, supportsLiveActivities: true, supportsFrequentUpdates: false,
                 executable: nil, path: "/dev/null")
         ])
-        let clock: @Sendable () -> Double = { Date().timeIntervalSince1970 }
+        let clock: @Sendable () -> Double = { [time] in time.now }
         let engine = IslandEngine(
             manager: StateRestorer.manager(from: stored, limits: LimitsPolicy(), now: clock(), logger: logger),
             registry: registry, layouts: StateRestorer.layouts(from: stored, logger: logger), scope: scope,
@@ -241,7 +258,7 @@ import VarlinkCore
         let stored = try store.load()
         #expect(stored.activities.allSatisfy { $0.body["uid"] == nil }, "stored as a daemon before owners did")
         let manager = StateRestorer.manager(
-            from: stored, limits: LimitsPolicy(), now: Date().timeIntervalSince1970,
+            from: stored, limits: LimitsPolicy(), now: time.now,
             logger: Logger(label: "test"))
         #expect(ids.map { manager.activity(id: $0)?.uid } == [1000, 1001])
         let writer = StoreWriter(store: store)
