@@ -462,19 +462,21 @@ public struct JSONReader {
         // Each key with its quotes, and the kind of its value.
         let size = keys.reduce(0) { $0 + $1.count + 3 }
         var valid = true
-        let shape = [UInt8](unsafeUninitializedCapacity: size) { out, initialized in
+        let shape = [UInt8].filled(count: size) { out in
+            var initialized = 0
             for key in keys {
                 // The value starts after the closing quote and the colon.
                 guard let kind = JSON.shapeKind(of: buffer[key.upperBound + 2]) else {
                     valid = false
-                    return
+                    return initialized
                 }
                 let quoted = UnsafeRawBufferPointer(rebasing: buffer[(key.lowerBound - 1)...key.upperBound])
-                UnsafeMutableRawBufferPointer(rebasing: UnsafeMutableRawBufferPointer(out)[initialized...]).copyMemory(from: quoted)
+                UnsafeMutableRawBufferPointer(rebasing: out[initialized...]).copyMemory(from: quoted)
                 initialized += quoted.count
                 out[initialized] = kind
                 initialized += 1
             }
+            return initialized
         }
         return valid ? shape : nil
     }

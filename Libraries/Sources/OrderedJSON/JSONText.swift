@@ -1,18 +1,24 @@
 /// JSON text written member by member, for messages built on every update: no tree to
 /// allocate and then walk. Values that already are trees (a state, a layout) are written as
 /// they are. The caller opens and closes what it writes; commas take care of themselves.
-public struct JSONText {
-    public private(set) var bytes: [UInt8] = []
+///
+/// Written into a buffer of its own (`GrowableBytes`) and copied into an array once, when the
+/// message is done (`bytes`); not copyable, as that buffer is not.
+public struct JSONText: ~Copyable {
+    private var output: GrowableBytes
     /// A value was just written at this level: the next one needs a comma first.
     private var afterValue = false
-    /// The last double written, and where its text is in `bytes`: a message often carries
+    /// The last double written, and where its text is in `output`: a message often carries
     /// one time twice (an update's `updatedAt` and `deliveredAt` are both its `now`), and
     /// copying its text costs a tenth of working the digits out again.
     private var lastDouble: (bitPattern: UInt64, text: Range<Int>)?
 
     public init(capacity: Int = 256) {
-        bytes.reserveCapacity(capacity)
+        output = GrowableBytes(capacity: capacity)
     }
+
+    /// The text written so far, copied into an array: read it once, when the text is done.
+    public var bytes: [UInt8] { output.array }
 
     public mutating func openObject() { open(UInt8(ascii: "{")) }
     public mutating func closeObject() { close(UInt8(ascii: "}")) }
@@ -24,45 +30,31 @@ public struct JSONText {
     public mutating func key(_ key: StaticString) {
         let name = UnsafeRawBufferPointer(start: key.utf8Start, count: key.utf8CodeUnitCount)
         assert(JSONBytes.firstSpecial(in: name, from: 0) == name.count, "a key that needs escaping: \(key)")
-        // `,"name":` written straight into the array's free capacity: one check of its
-        // capacity and uniqueness instead of five, for every key of every message.
-        let comma = afterValue ? 1 : 0
-        let count = name.count + 3 + comma
-        bytes.append(addingCapacity: count) { span in
-            span.withUnsafeMutableBufferPointer { member, initialized in
-                member[0] = UInt8(ascii: ",")
-                member[comma] = UInt8(ascii: "\"")
-                UnsafeMutableRawBufferPointer(UnsafeMutableBufferPointer(rebasing: member[(comma + 1)...])).copyMemory(from: name)
-                member[comma + 1 + name.count] = UInt8(ascii: "\"")
-                member[comma + 2 + name.count] = UInt8(ascii: ":")
-                initialized = count
-            }
-        }
+        output.appendKey(name, comma: afterValue)
         afterValue = false
     }
 
     public mutating func value(_ value: JSON) {
         separate()
-        value.write(to: &bytes)
+        value.write(into: &output)
         afterValue = true
     }
 
     /// How many bytes are written so far: where the next value starts, for `value(repeating:)`.
-    package var count: Int { bytes.count }
+    package var count: Int { output.count }
 
     /// A value written already, at `range` of this text, written again: copied, not worked
     /// out a second time.
     package mutating func value(repeating range: Range<Int>) {
-        precondition(range.lowerBound >= 0 && range.upperBound <= bytes.count, "a range outside the text written")
         separate()
-        repeatBytes(range)
+        output.appendCopy(of: range)
         afterValue = true
     }
 
     /// A value already written as compact JSON text.
     public mutating func value(text: [UInt8]) {
         separate()
-        bytes.appendBytes(text)
+        text.withUnsafeBytes { output.appendBytes($0) }
         afterValue = true
     }
 
@@ -70,7 +62,7 @@ public struct JSONText {
     /// (`"a":1,"b":2`, no braces); more members may follow.
     public mutating func openObject(members: [UInt8]) {
         openObject()
-        bytes.appendBytes(members)
+        members.withUnsafeBytes { output.appendBytes($0) }
         afterValue = !members.isEmpty
     }
 
@@ -78,7 +70,7 @@ public struct JSONText {
     public mutating func members(_ members: [UInt8]) {
         guard !members.isEmpty else { return }
         separate()
-        bytes.appendBytes(members)
+        members.withUnsafeBytes { output.appendBytes($0) }
         afterValue = true
     }
 
@@ -91,58 +83,47 @@ public struct JSONText {
     // sent on every update are mostly these.
 
     public mutating func member(_ key: StaticString, string: String) {
-        member(key) { JSON.writeString(string, to: &$0) }
+        self.key(key)
+        JSON.writeString(string, into: &output)
+        afterValue = true
     }
 
     public mutating func member(_ key: StaticString, int: Int) {
-        member(key) { JSON.writeInteger(int, to: &$0) }
+        self.key(key)
+        JSON.writeInteger(int, into: &output)
+        afterValue = true
     }
 
     public mutating func member(_ key: StaticString, double: Double) {
         self.key(key)
         if let lastDouble, lastDouble.bitPattern == double.bitPattern {
-            repeatBytes(lastDouble.text)
+            output.appendCopy(of: lastDouble.text)
         } else {
-            let start = bytes.count
-            JSON.writeDouble(double, to: &bytes)
-            lastDouble = (double.bitPattern, start..<bytes.count)
+            let start = output.count
+            JSON.writeDouble(double, into: &output)
+            lastDouble = (double.bitPattern, start..<output.count)
         }
         afterValue = true
     }
 
-    /// Appends a copy of `range` of what is written already.
-    private mutating func repeatBytes(_ range: Range<Int>) {
-        // Through a copy on the stack: `bytes` cannot be read while it is appended to.
-        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: range.count) { copy in
-            bytes.withUnsafeBufferPointer { written in
-                _ = copy.initialize(fromContentsOf: UnsafeBufferPointer(rebasing: written[range]))
-            }
-            bytes.appendBytes(UnsafeBufferPointer(copy))
-        }
-    }
-
     public mutating func member(_ key: StaticString, bool: Bool) {
-        member(key) { JSON.writeLiteral(bool ? "true" : "false", to: &$0) }
-    }
-
-    private mutating func member(_ key: StaticString, writing value: (inout [UInt8]) -> Void) {
         self.key(key)
-        value(&bytes)
+        JSON.writeLiteral(bool ? "true" : "false", into: &output)
         afterValue = true
     }
 
     private mutating func open(_ byte: UInt8) {
         separate()
-        bytes.append(byte)
+        output.append(byte)
         afterValue = false
     }
 
     private mutating func close(_ byte: UInt8) {
-        bytes.append(byte)
+        output.append(byte)
         afterValue = true
     }
 
     private mutating func separate() {
-        if afterValue { bytes.append(UInt8(ascii: ",")) }
+        if afterValue { output.append(UInt8(ascii: ",")) }
     }
 }

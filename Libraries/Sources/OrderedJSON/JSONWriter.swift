@@ -54,53 +54,67 @@ extension JSON {
     }
 
     public func write(to out: inout [UInt8]) {
+        write(into: &out)
+    }
+
+    public static func writeObject(_ object: JSONObject, to out: inout [UInt8]) {
+        writeObject(object, into: &out)
+    }
+
+    public static func writeString(_ string: String, to out: inout [UInt8]) {
+        writeString(string, into: &out)
+    }
+
+    // The writer proper, for either output: an array, or `JSONText`'s buffer.
+
+    func write<Out: JSONOutput & ~Copyable>(into out: inout Out) {
         switch self {
-        case .null: Self.writeLiteral("null", to: &out)
-        case .bool(let b): Self.writeLiteral(b ? "true" : "false", to: &out)
-        case .int(let i): Self.writeInteger(i, to: &out)
-        case .double(let d): Self.writeDouble(d, to: &out)
-        case .string(let s): Self.writeString(s, to: &out)
+        case .null: Self.writeLiteral("null", into: &out)
+        case .bool(let b): Self.writeLiteral(b ? "true" : "false", into: &out)
+        case .int(let i): Self.writeInteger(i, into: &out)
+        case .double(let d): Self.writeDouble(d, into: &out)
+        case .string(let s): Self.writeString(s, into: &out)
         case .array(let a):
             out.append(UInt8(ascii: "["))
             for (i, element) in a.enumerated() {
                 if i > 0 { out.append(UInt8(ascii: ",")) }
-                element.write(to: &out)
+                element.write(into: &out)
             }
             out.append(UInt8(ascii: "]"))
-        case .object(let o): Self.writeObject(o, to: &out)
+        case .object(let o): Self.writeObject(o, into: &out)
         }
     }
 
-    public static func writeObject(_ object: JSONObject, to out: inout [UInt8]) {
+    static func writeObject<Out: JSONOutput & ~Copyable>(_ object: JSONObject, into out: inout Out) {
         out.append(UInt8(ascii: "{"))
         var first = true
         for (key, value) in object {
             if !first { out.append(UInt8(ascii: ",")) }
             first = false
-            writeString(key, to: &out)
+            writeString(key, into: &out)
             out.append(UInt8(ascii: ":"))
-            value.write(to: &out)
+            value.write(into: &out)
         }
         out.append(UInt8(ascii: "}"))
     }
 
-    public static func writeString(_ string: String, to out: inout [UInt8]) {
+    static func writeString<Out: JSONOutput & ~Copyable>(_ string: String, into out: inout Out) {
         out.append(UInt8(ascii: "\""))
         withUTF8(of: string) { bytes in
             // Copy the runs that need no escaping in bulk.
             var runStart = 0
             while true {
                 let index = JSONBytes.firstSpecial(in: UnsafeRawBufferPointer(bytes), from: runStart)
-                out.appendBytes(UnsafeBufferPointer(rebasing: bytes[runStart..<index]))
+                out.appendBytes(UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(bytes)[runStart..<index]))
                 guard index < bytes.count else { break }
-                appendEscaped(bytes[index], to: &out)
+                appendEscaped(bytes[index], into: &out)
                 runStart = index + 1
             }
         }
         out.append(UInt8(ascii: "\""))
     }
 
-    static func writeInteger(_ integer: Int, to out: inout [UInt8]) {
+    static func writeInteger<Out: JSONOutput & ~Copyable>(_ integer: Int, into out: inout Out) {
         // Digits right to left in a scratch buffer on the stack, then one append: a timestamp
         // in nanoseconds is 19 of them.
         withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { digits in
@@ -115,20 +129,20 @@ extension JSON {
                 start -= 1
                 digits[start] = UInt8(ascii: "-")
             }
-            out.appendBytes(UnsafeBufferPointer(rebasing: digits[start...]))
+            out.appendBytes(UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: digits[start...])))
         }
     }
 
     /// As Swift's `description` spells it (`null` if not finite). A whole number below 10^15
     /// (a score, a date in whole seconds) is written without the `String` that makes: its
     /// `description` is its digits and `.0`.
-    static func writeDouble(_ double: Double, to out: inout [UInt8]) {
+    static func writeDouble<Out: JSONOutput & ~Copyable>(_ double: Double, into out: inout Out) {
         guard double.isFinite else {
-            writeLiteral("null", to: &out)
+            writeLiteral("null", into: &out)
             return
         }
         if double.magnitude < 1e15, double == double.rounded(.towardZero), !(double == 0 && double.sign == .minus) {
-            writeInteger(Int(double), to: &out)
+            writeInteger(Int(double), into: &out)
             out.append(UInt8(ascii: "."))
             out.append(UInt8(ascii: "0"))
             return
@@ -136,32 +150,32 @@ extension JSON {
         // `description`'s digits, without the `String` it makes of them: `write(to:)` hands its
         // stack buffer to the stream's `_writeASCII`, the hook `TextOutputStream` has for
         // this. A timestamp is written in every reply to a producer.
-        var digits = ASCIIAppender()
-        swap(&digits.bytes, &out)  // appended in place: the array stays uniquely held
-        double.write(to: &digits)
-        swap(&digits.bytes, &out)
+        withUnsafeMutablePointer(to: &out) { out in
+            var digits = ASCIIAppender(out: out)
+            double.write(to: &digits)
+        }
     }
 
-    /// Appends what a value writes to `bytes`.
-    private struct ASCIIAppender: TextOutputStream {
-        var bytes: [UInt8] = []
+    /// Appends what a value writes to `out`, which outlives it.
+    private struct ASCIIAppender<Out: JSONOutput & ~Copyable>: TextOutputStream {
+        let out: UnsafeMutablePointer<Out>
 
         mutating func write(_ string: String) {
-            bytes.append(contentsOf: string.utf8)
+            JSON.withUTF8(of: string) { out.pointee.appendBytes(UnsafeRawBufferPointer($0)) }
         }
 
         mutating func _writeASCII(_ buffer: UnsafeBufferPointer<UInt8>) {
-            bytes.appendBytes(buffer)
+            out.pointee.appendBytes(UnsafeRawBufferPointer(buffer))
         }
     }
 
     /// A literal's bytes, appended without going through a `String`.
-    static func writeLiteral(_ literal: StaticString, to out: inout [UInt8]) {
+    static func writeLiteral<Out: JSONOutput & ~Copyable>(_ literal: StaticString, into out: inout Out) {
         out.appendBytes(UnsafeRawBufferPointer(start: literal.utf8Start, count: literal.utf8CodeUnitCount))
     }
 
     /// Native strings are contiguous UTF-8; only a bridged one would need copying first.
-    private static func withUTF8<R>(of string: String, _ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
+    fileprivate static func withUTF8<R>(of string: String, _ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
         if let result = string.utf8.withContiguousStorageIfAvailable(body) { return result }
         var copy = string
         return copy.withUTF8(body)
@@ -174,7 +188,7 @@ extension JSON {
         }
     }
 
-    private static func appendEscaped(_ byte: UInt8, to out: inout [UInt8]) {
+    private static func appendEscaped<Out: JSONOutput & ~Copyable>(_ byte: UInt8, into out: inout Out) {
         out.append(UInt8(ascii: "\\"))
         switch byte {
         case UInt8(ascii: "\""), UInt8(ascii: "\\"): out.append(byte)
@@ -183,7 +197,9 @@ extension JSON {
         case 0x09: out.append(UInt8(ascii: "t"))
         default:
             let hex = Array("0123456789abcdef".utf8)
-            out.append(contentsOf: [UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0"), hex[Int(byte >> 4)], hex[Int(byte & 0xF)]])
+            for digit in [UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0"), hex[Int(byte >> 4)], hex[Int(byte & 0xF)]] {
+                out.append(digit)
+            }
         }
     }
 }

@@ -299,6 +299,35 @@ import Testing
         #expect(try JSONParser.parse(text.bytes) == [["a": 1, "b": ["c": "d"], "e": true], ["f": .null]])
     }
 
+    /// `JSONText` writes into a buffer of its own that starts as small as asked and grows: what
+    /// it writes across each growth, copied within the text (a repeated double,
+    /// `value(repeating:)`) or not, is the tree's text.
+    @Test func writesTheSameTextWhereverItsBufferGrows() throws {
+        let long = String(repeating: "ab\"\u{1}\u{e9}", count: 50)
+        let list: JSON = [1, 0.5, .null, "x", ["y": -1e-7]]
+        let tree: JSON = [
+            "at": 1_764_250_000.123456, "again": 1_764_250_000.123456, "s": .string(long), "i": .int(.min), "b": false,
+            "list": list, "copy": list,
+        ]
+        for capacity in 0...96 {
+            var text = JSONText(capacity: capacity)
+            text.openObject()
+            text.member("at", double: 1_764_250_000.123456)
+            text.member("again", double: 1_764_250_000.123456)
+            text.member("s", string: long)
+            text.member("i", int: .min)
+            text.member("b", bool: false)
+            text.key("list")
+            let start = text.count
+            text.value(list)
+            let written = start..<text.count
+            text.key("copy")
+            text.value(repeating: written)
+            text.closeObject()
+            #expect(text.bytes == tree.serialized(), "capacity \(capacity)")
+        }
+    }
+
     @Test func comparesNumbersByValueWhenAsked() {
         #expect(JSON.int(1) != JSON.double(1))
         #expect(JSON.int(1).numericallyEquals(.double(1)))

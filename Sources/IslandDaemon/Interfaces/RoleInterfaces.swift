@@ -119,7 +119,9 @@ struct RoleInterfaces: Sendable {
     ) -> VarlinkMethodHandler {
         // The reply's encoder is made once, not for every call.
         let encode: @Sendable (T) -> VarlinkEncodedParameters = { value in
-            var text = JSONText(capacity: 1024)
+            // Room for the activity the reply carries, its content twice: more than 1 KB with
+            // a state of a few hundred bytes, and growing the text copies it.
+            var text = JSONText(capacity: 2048)
             text.openObject()
             reply(value, &text)
             text.closeObject()

@@ -8,7 +8,7 @@ extension Wire {
     ///
     /// `{"update": {"kind", "sequence", "resync", "island"?, "focus"?, "sharing"?, "items": [Item…], "removed": […], "alert"?}}`:
     /// `init` writes up to the opening of `items`, `add` one item, `finish` the rest.
-    struct PresenterUpdate {
+    struct PresenterUpdate: ~Copyable {
         enum Kind: String {
             /// The whole state: the first message of a subscription, and the resync of one that
             /// fell behind.

@@ -24,7 +24,7 @@ public struct VarlinkEncodedParameters: Sendable {
     }
 
     /// Parameters written as text; `text` must hold one JSON object.
-    public init(_ text: JSONText) {
+    public init(_ text: borrowing JSONText) {
         self.init(bytes: text.bytes)
     }
 

@@ -45,7 +45,8 @@ final class VarlinkServerConnectionHandler: ChannelDuplexHandler {
     private var budgetRefill: Scheduled<Void>?
     private var probation: Scheduled<Void>?
 
-    private var context: ChannelHandlerContext?
+    /// Read by every reply written (set as the handler is added and removed): unchecked too.
+    @exclusivity(unchecked) private var context: ChannelHandlerContext?
     private var channel: (any Channel)?
     /// Replies handed to the loop with `execute` and not yet delivered, from any thread.
     fileprivate let handOffs = HandOffCount()
