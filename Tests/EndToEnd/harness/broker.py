@@ -11,7 +11,6 @@ import hashlib
 import json
 import os
 import re
-import shutil
 import signal
 import socket
 import subprocess
@@ -235,8 +234,7 @@ keyfile {root}/server.key
 
     def remove(self):
         self.stop()
-        artifacts.release(self.root)
-        shutil.rmtree(self.root, ignore_errors=True)
+        artifacts.remove(self.root)
 
     def log(self, tail=4000):
         try:

@@ -220,8 +220,7 @@ mqtt {{ listen: 127.0.0.1:{mqtt}, stream_replicas: {nodes} }}
 
     def remove(self):
         self.stop()
-        artifacts.release(self.root)
-        shutil.rmtree(self.root, ignore_errors=True)
+        artifacts.remove(self.root)
 
     def log(self, n, tail=3000):
         try:
