@@ -122,8 +122,9 @@ class Producer:
 
 
 class Screen:
-    """Screenshots of a display (Sway or Xvfb), saved as PNGs to $ISLAND_DESKTOP_SHOTS when set,
-    so a person can look at what the tests saw."""
+    """Screenshots of a display (Sway or Xvfb), the named ones saved as PNGs to
+    $ISLAND_DESKTOP_SHOTS when set, so a person can look at what the tests saw (a failed test
+    keeps its last few anyway: harness/artifacts.py)."""
 
     def __init__(self, display, prefix):
         self.display = display
@@ -179,7 +180,11 @@ class Screen:
             time.sleep(0.1)
         if self.shots:
             self.grab("timeout-" + (name or "settle"))
-        raise AssertionError("%s did not settle within %ss (last capsule box %s, check %s)" % (what, timeout, last[0] if last else None, last[1] if last else None))
+        # The box is of whatever differs from the desktop's colour in the top half: a window
+        # there (foot's, a bar) is in it, so it is the island's only on a bare desktop.
+        raise AssertionError("%s did not settle within %ss (last box of what is not the desktop's colour in the "
+                             "top half %s, check %s; the last screenshots are kept if the test fails)"
+                             % (what, timeout, last[0] if last else None, last[1] if last else None))
 
 
 def log_lines(overlay, since=0):
