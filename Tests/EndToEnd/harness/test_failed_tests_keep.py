@@ -122,7 +122,9 @@ def test_a_failed_test_keeps_its_logs_and_last_screenshots_and_a_passing_one_not
         os.makedirs(roots)
         with open(os.path.join(scratch, "test_evidence.py"), "w") as f:
             f.write(TESTS)
-        env = dict(os.environ, ROOTS=roots, ISLAND_TEST_LOGS=kept,
+        # A pytest of its own: nothing of this run's (an xdist worker's, PYTEST_ADDOPTS).
+        env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST_")}
+        env.update(ROOTS=roots, ISLAND_TEST_LOGS=kept,
                    PYTHONPATH=os.pathsep.join(filter(None, [SUITE, os.environ.get("PYTHONPATH")])))
         env.pop("NO_DESKTOP", None)
         if DESKTOP:
