@@ -212,12 +212,12 @@ def test_reserve_yes_under_a_waybar_in_the_overlay_layer():
         session.close()
 
 
-@pytest.mark.parametrize("leaving", ["jump", "sweep"])
-def test_the_pointer_resting_on_the_island_fades_it_over_the_window(leaving):
+@pytest.mark.parametrize("moving", ["jump", "sweep"])
+def test_the_pointer_resting_on_the_island_fades_it_over_the_window(moving):
     """Reserve=no: the pointer resting on the compact island over a foot window fades it, so
-    the window's rows under it show through; the pointer leaving brings it back whole, whether
-    it jumps away (warped, as a touch or a keyboard-driven pointer does: no motion on the way)
-    or sweeps away over the island's edge as a hand moves a mouse."""
+    the window's rows under it show through; the pointer leaving brings it back whole. The
+    pointer jumps there and away (warped, as a keyboard-driven pointer is: it enters and
+    leaves with no motion on the island), or sweeps there and away as a hand moves a mouse."""
     session = desktop.UserSession()
     try:
         sway = start(session)
@@ -233,17 +233,18 @@ def test_the_pointer_resting_on_the_island_fades_it_over_the_window(leaving):
         island = capsule(image)
         dark = image.count(*desktop.DARK, region=island)
 
-        # The pointer comes onto the island, and moves on it (entering alone is no motion).
         x, y = scenes.centre(island)
-        sway.move(x - 4, y)
-        sway.move(x, y)
+        if moving == "jump":
+            sway.move(x, y)
+        else:
+            sway.sweep(x, y)
         faded, _ = screen.settled(lambda image, box: image.count(*desktop.DARK, region=island) < dark // 10,
                                   name="faded", what="the island faded under the resting pointer")
         assert "the pointer rests on the island: faded" in overlay.log(), overlay.log()
         # The window shows through where the capsule was.
         assert faded.count(*exactly(WINDOW, tolerance=48), region=island) > dark // 2
 
-        if leaving == "jump":
+        if moving == "jump":
             sway.park()
         else:
             sway.sweep(1, sway.height - 1)
