@@ -135,8 +135,8 @@ package enum OverlayCommandLine {
 
         Environment: ISLAND_OVERLAY_FRAME_LOG=1 logs every frame painted and its paint time \
         ("frame N us animating|settled FORM"), the accessible regions, when the targets on \
-        screen become clickable ("actionable: tap ID; button ID ACTION; ...") and clicks \
-        ignored because they came too early, on stderr. ISLAND_OVERLAY_CLICK_SETTLE_MS=N \
+        screen become clickable ("actionable: tap ID; button ID ACTION; ..."), clicks ignored \
+        because they came too early, and the pointer entering and leaving the window, on stderr. ISLAND_OVERLAY_CLICK_SETTLE_MS=N \
         (tests on a slow machine): a longer wait than 500 ms before a target may be clicked; \
         never a shorter one.
 

@@ -502,6 +502,7 @@ package struct OverlayController {
     private mutating func unfade(_ steps: inout [OverlayStep]) {
         guard faded else { return }
         faded = false
+        steps.append(.log("the island is drawn whole again: the pointer left it, or it took another form"))
         steps.append(.redraw)
     }
 

@@ -27,8 +27,12 @@ struct IslandOverlayCommand: ParsableCommand {
         help: """
             Open an ordinary window that the desktop's shell places and stacks, instead of placing \
             the island itself: what the GNOME Shell extension starts. Reads the shell's state on \
-            standard input ({"fullscreen": bool, "alerts": bool}, a JSON object a line) and exits \
-            when it is closed. Output=, Layer= and MarginTop= do not apply; Fullscreen= does.
+            standard input, a JSON object a line naming any of "fullscreen" (true: a fullscreen \
+            window is on the island's monitor), "alerts" (false: Do Not Disturb holds them), \
+            "locked" (true: the session is locked, the lock-screen list alone is shown) and \
+            "room" (the window's height at most, 100 to 20000 pixels, as --max-height), and \
+            exits when it is closed; writes {"wake": true} on standard output when an alert comes \
+            while locked. Output=, Layer=, MarginTop= and Reserve= do not apply; Fullscreen= does.
             """)
     var hosted = false
 

@@ -82,8 +82,25 @@ import IslandPresenter
             OverlayShell.with(data) { $0.handle(.pointerMoved(x: x, y: y)) }
             return 0
         }
+        // Arriving is a position too: a pointer that jumps onto the island (warped by a keyboard
+        // pointer tool or the compositor, or the island appearing under it) and stays there
+        // never moves, and must rest on it all the same. Wayland suppresses the motion to where
+        // an enter already put the pointer.
+        connect(area, "enter-notify-event") { _, event, data in
+            guard let event else { return 0 }
+            var x = 0.0, y = 0.0
+            guard gdk_event_get_coords(event, &x, &y) != 0 else { return 0 }
+            OverlayShell.with(data) { shell in
+                if shell.frameLog { log("the pointer entered at \(Int(x)),\(Int(y))") }
+                shell.handle(.pointerMoved(x: x, y: y))
+            }
+            return 0
+        }
         connect(area, "leave-notify-event") { _, _, data in
-            OverlayShell.with(data) { $0.handle(.pointerLeft) }
+            OverlayShell.with(data) { shell in
+                if shell.frameLog { log("the pointer left") }
+                shell.handle(.pointerLeft)
+            }
             return 0
         }
         connect(widget, "key-press-event") { _, event, data in

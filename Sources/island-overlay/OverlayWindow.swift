@@ -97,7 +97,8 @@ import IslandOverlay
         area = gtk_drawing_area_new()!
         island_accessible_install(area)
         gtk_container_add(island_container(window), area)
-        gtk_widget_add_events(area, Int32(GDK_BUTTON_PRESS_MASK.rawValue | GDK_POINTER_MOTION_MASK.rawValue | GDK_LEAVE_NOTIFY_MASK.rawValue))
+        let pointer = GDK_BUTTON_PRESS_MASK.rawValue | GDK_POINTER_MOTION_MASK.rawValue | GDK_ENTER_NOTIFY_MASK.rawValue | GDK_LEAVE_NOTIFY_MASK.rawValue
+        gtk_widget_add_events(area, Int32(pointer))
         gtk_widget_add_events(window, Int32(GDK_KEY_PRESS_MASK.rawValue | GDK_FOCUS_CHANGE_MASK.rawValue))
         if let context = gtk_widget_get_style_context(area) { gtk_style_context_add_class(context, "island-overlay") }
 

@@ -12,15 +12,32 @@ from harness.daemon import Daemons
 from harness.paths import CLI_MANIFEST, SANITIZER, SANITIZER_LOGS
 from harness.processes import descendants, kill_all, read_sanitizer_reports, sanitizer_reports, zombie
 
+FAILED = pytest.StashKey[bool]()
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_protocol(item, nextitem):
+    """From a test's setup to its teardown's report, the directories its owners are done with
+    stay (harness/artifacts.py): a test that closes its own session before its failure is
+    reported still has its logs kept."""
+    artifacts.begin()
+    try:
+        return (yield)
+    finally:
+        artifacts.end()
+
 
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_makereport(item, call):
-    """A failed setup or test keeps its directories' logs and screenshots (before the fixtures'
-    teardown removes them) and says where."""
+    """A failed setup, test or teardown keeps its directories' logs and its last screenshots,
+    and says where; after a failed setup or test they are copied again once its teardown has
+    run, with what the stopped processes wrote last."""
     report = yield
-    if report.failed and report.when in ("setup", "call"):
+    if report.failed:
+        item.stash[FAILED] = True
+    if report.failed or (report.when == "teardown" and item.stash.get(FAILED, False)):
         where = artifacts.save(item.nodeid)
-        if where:
+        if where and report.failed:
             report.sections.append(("kept", "logs and screenshots of this test: %s" % where))
     return report
 

@@ -11,7 +11,6 @@ import hashlib
 import json
 import os
 import re
-import shutil
 import signal
 import socket
 import subprocess
@@ -60,10 +59,30 @@ def available():
     return all(os.access(tool, os.X_OK) for tool in TOOLS)
 
 
-def free_port(host="127.0.0.1"):
-    with socket.socket() as s:
-        s.bind((host, 0))
+class HeldPorts:
+    """Loopback ports for a server that binds them itself (mosquitto, nats-server), held from
+    the moment they are chosen until `release`: each by a socket bound to it with SO_REUSEADDR
+    that never listens. A port found free and closed again could be taken by another worker's
+    server or an outgoing connection before ours binds it (or while ours restarts); Linux
+    hands a bind to port 0 and a connection's ephemeral port only ports no socket is bound
+    to, yet lets a server that sets SO_REUSEADDR on its listener, as mosquitto and Go's net
+    package do, bind and listen beside a socket that does not listen."""
+
+    def __init__(self, host="127.0.0.1"):
+        self.host = host
+        self.sockets = []
+
+    def take(self):
+        s = socket.socket()
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        s.bind((self.host, 0))
+        self.sockets.append(s)
         return s.getsockname()[1]
+
+    def release(self):
+        for s in self.sockets:
+            s.close()
+        self.sockets = []
 
 
 # The ACL of the developer guide's example, for the test apps of conftest.APPS: a device reads only the
@@ -102,8 +121,9 @@ class Broker:
         artifacts.keep(self.root)
         self.host = host
         self.netns = netns
-        self.port = free_port() if netns is None else 1883
-        self.tls_port = free_port() if netns is None else 8883
+        self.held = HeldPorts()
+        self.port = self.held.take() if netns is None else 1883
+        self.tls_port = self.held.take() if netns is None else 8883
         self.passwords = {name: "secret-" + name for name in list(devices) + list(backends)}
         self.process = None
         os.makedirs(os.path.join(self.root, "data"), exist_ok=True)
@@ -235,8 +255,8 @@ keyfile {root}/server.key
 
     def remove(self):
         self.stop()
-        artifacts.release(self.root)
-        shutil.rmtree(self.root, ignore_errors=True)
+        self.held.release()
+        artifacts.remove(self.root)
 
     def log(self, tail=4000):
         try:

@@ -291,8 +291,7 @@ class Session:
             stop_process(process)
         self.daemon.stop()
         self.bus.stop()
-        artifacts.release(self.root)
-        shutil.rmtree(self.root, ignore_errors=True)
+        artifacts.remove(self.root)
 
 
 def start_notification_server(session):

@@ -20,7 +20,7 @@ import tempfile
 import time
 
 from harness import artifacts
-from harness.broker import free_port
+from harness.broker import HeldPorts
 from harness.paths import LIVENESS
 
 
@@ -39,10 +39,11 @@ class NatsCluster:
         self.root = tempfile.mkdtemp(prefix="island-nats-", dir="/tmp")
         artifacts.keep(self.root)
         self.nodes = nodes
-        self.mqtt_ports = [free_port() for _ in range(nodes)]
-        self.client_ports = [free_port() for _ in range(nodes)]
-        self.route_ports = [free_port() for _ in range(nodes)]
-        self.monitor_ports = [free_port() for _ in range(nodes)]
+        self.held = HeldPorts()
+        self.mqtt_ports = [self.held.take() for _ in range(nodes)]
+        self.client_ports = [self.held.take() for _ in range(nodes)]
+        self.route_ports = [self.held.take() for _ in range(nodes)]
+        self.monitor_ports = [self.held.take() for _ in range(nodes)]
         self.processes = [None] * nodes
         routes = ", ".join("nats-route://127.0.0.1:%d" % port for port in self.route_ports)
         for n in range(nodes):
@@ -220,8 +221,8 @@ mqtt {{ listen: 127.0.0.1:{mqtt}, stream_replicas: {nodes} }}
 
     def remove(self):
         self.stop()
-        artifacts.release(self.root)
-        shutil.rmtree(self.root, ignore_errors=True)
+        self.held.release()
+        artifacts.remove(self.root)
 
     def log(self, n, tail=3000):
         try:

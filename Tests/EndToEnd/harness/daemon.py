@@ -2,7 +2,6 @@
 apps' desktop entries; and the factory the `make_daemon` fixture hands to tests."""
 
 import os
-import shutil
 import signal
 import socket
 import subprocess
@@ -126,5 +125,4 @@ class Daemons:
         for d in self.daemons:
             d.stop()
         for d in self.daemons:
-            artifacts.release(d.root)
-            shutil.rmtree(d.root, ignore_errors=True)
+            artifacts.remove(d.root)

@@ -320,8 +320,7 @@ class UserSession:
             os.close(fd)
         self.fds = []
         if not keep:
-            artifacts.release(self.root)
-            shutil.rmtree(self.root, ignore_errors=True)
+            artifacts.remove(self.root)
 
     # The session bus, with no service directories: nothing is activated.
 
@@ -465,7 +464,7 @@ class Sway:
             return []
 
     def screenshot(self):
-        return Image(self.session.run(["grim", "-t", "ppm", "-"], timeout=20).stdout)
+        return artifacts.screenshot(Image(self.session.run(["grim", "-t", "ppm", "-"], timeout=20).stdout))
 
     def start_pointer(self):
         """The virtual pointer that gives the seat a pointer (see virtual_pointer.py)."""
@@ -569,7 +568,8 @@ class Xvfb:
         session.env.update(self.env)
 
     def screenshot(self):
-        return Image(self.session.run(["import", "-window", "root", "-depth", "8", "ppm:-"], timeout=20).stdout)
+        return artifacts.screenshot(Image(self.session.run(["import", "-window", "root", "-depth", "8", "ppm:-"],
+                                                           timeout=20).stdout))
 
     def click(self, x, y):
         # Moved first (swept there, as a hand moves), and clicked once the pointer's arrival has

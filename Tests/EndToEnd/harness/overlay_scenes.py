@@ -122,14 +122,18 @@ class Producer:
 
 
 class Screen:
-    """Screenshots of a display (Sway or Xvfb), saved as PNGs to $ISLAND_DESKTOP_SHOTS when set,
-    so a person can look at what the tests saw."""
+    """Screenshots of a display (Sway or Xvfb), the named ones saved as PNGs to
+    $ISLAND_DESKTOP_SHOTS when set, so a person can look at what the tests saw (a failed test
+    keeps its last few anyway: harness/artifacts.py)."""
 
-    def __init__(self, display, prefix):
+    def __init__(self, display, prefix, capsule=None):
+        """`capsule(image)`: where the island is in a screenshot, when more than the island may
+        differ from the desktop's colour (a window or a bar beside it)."""
         self.display = display
         self.prefix = prefix
         self.shots = os.environ.get("ISLAND_DESKTOP_SHOTS")
         self.count = 0
+        self.find = capsule
 
     def grab(self, name=None):
         image = self.display.screenshot()
@@ -145,7 +149,9 @@ class Screen:
 
     def capsule(self, image):
         """The bounding box of everything drawn over the desktop in the top half (the island, its
-        keyline, a detached bubble)."""
+        keyline, a detached bubble), or what the screen was made to look for instead."""
+        if self.find:
+            return self.find(image)
         return image.box_not(self.display.background, region=self.top(image))
 
     def shapes(self, image, box, tolerance=12):
@@ -179,7 +185,8 @@ class Screen:
             time.sleep(0.1)
         if self.shots:
             self.grab("timeout-" + (name or "settle"))
-        raise AssertionError("%s did not settle within %ss (last capsule box %s, check %s)" % (what, timeout, last[0] if last else None, last[1] if last else None))
+        raise AssertionError("%s did not settle within %ss (last capsule box %s, check %s)"
+                             % (what, timeout, last[0] if last else None, last[1] if last else None))
 
 
 def log_lines(overlay, since=0):

@@ -7,6 +7,9 @@ ISLAND_DESKTOP_SHOTS=DIR to keep the screenshots as PNGs."""
 
 import json
 import os
+import re
+import signal
+import threading
 
 import pytest
 
@@ -33,7 +36,25 @@ def start(session):
 
 
 def start_overlay(session, sway, config=""):
-    return desktop.Overlay(session, sway.env, config="[Overlay]\n" + config)
+    # The frame log says when the island is at rest (`at_rest`).
+    return desktop.Overlay(session, dict(sway.env, ISLAND_OVERLAY_FRAME_LOG="1"), config="[Overlay]\n" + config)
+
+
+def at_rest(overlay, since=0):
+    """Waits until the overlay, which showed nothing before its log's line `since`, has painted
+    the compact island at rest (its frame log's "settled compact"): the morph it arrived with
+    has ended. A screenshot's box alone cannot say so: an overlay starved of CPU mid-morph
+    leaves a smaller island on screen, unchanged for as long as it waits, and over a window a
+    box around everything drawn is the window's."""
+    settled = re.compile(r"island-overlay: frame \d+ us settled compact")
+    desktop.wait_until(lambda: any(settled.fullmatch(line) for line in scenes.log_lines(overlay, since)), LIVENESS,
+                       "the overlay painting the compact island at rest")
+
+
+def island_screen(sway, prefix, top=0):
+    """Screenshots in which the island is the capsule below row `top`, whatever window or bar
+    is beside it: a scene is settled when the island's own box has stood still."""
+    return scenes.Screen(sway, prefix, capsule=lambda image: capsule(image, top))
 
 
 def start_waybar(session, sway, layer):
@@ -125,7 +146,8 @@ def test_reserve_yes_keeps_a_window_below_the_island_while_it_shows():
         producer = scenes.Producer(session)
         producer.request()
         foot(session, sway)
-        screen = scenes.Screen(sway, "panels-reserve-yes")
+        at_rest(overlay)
+        screen = island_screen(sway, "panels-reserve-yes")
         image, _ = screen.settled(lambda image, box: capsule(image) is not None and window_top(image) is not None,
                                   name="window-below", what="the island and the window")
         island = capsule(image)
@@ -151,7 +173,8 @@ def test_reserve_no_lies_over_the_window():
         overlay = start_overlay(session, sway)
         scenes.Producer(session).request()
         foot(session, sway)
-        screen = scenes.Screen(sway, "panels-reserve-no")
+        at_rest(overlay)
+        screen = island_screen(sway, "panels-reserve-no")
         image, _ = screen.settled(lambda image, box: capsule(image) is not None and window_top(image) == 0,
                                   name="island-over-window", what="the island over the window")
         island = capsule(image)
@@ -177,7 +200,8 @@ def test_reserve_yes_under_a_waybar_in_the_overlay_layer():
         scenes.Producer(session).request()
         _, height = start_waybar(session, sway, "overlay")
         foot(session, sway)
-        screen = scenes.Screen(sway, "panels-reserve-waybar")
+        at_rest(overlay)
+        screen = island_screen(sway, "panels-reserve-waybar", top=height)
         image, _ = screen.settled(lambda image, box: capsule(image, height) is not None and window_top(image) is not None,
                                   name="bar-island-window", what="the bar, the island and the window")
         island = capsule(image, height)
@@ -188,9 +212,12 @@ def test_reserve_yes_under_a_waybar_in_the_overlay_layer():
         session.close()
 
 
-def test_the_pointer_resting_on_the_island_fades_it_over_the_window():
+@pytest.mark.parametrize("moving", ["jump", "sweep"])
+def test_the_pointer_resting_on_the_island_fades_it_over_the_window(moving):
     """Reserve=no: the pointer resting on the compact island over a foot window fades it, so
-    the window's rows under it show through; the pointer leaving brings it back whole."""
+    the window's rows under it show through; the pointer leaving brings it back whole. The
+    pointer jumps there and away (warped, as a keyboard-driven pointer is: it enters and
+    leaves with no motion on the island), or sweeps there and away as a hand moves a mouse."""
     session = desktop.UserSession()
     try:
         sway = start(session)
@@ -198,25 +225,72 @@ def test_the_pointer_resting_on_the_island_fades_it_over_the_window():
         overlay = start_overlay(session, sway)
         scenes.Producer(session).request()
         foot(session, sway)
-        screen = scenes.Screen(sway, "panels-rest")
+        # Measured at rest: an island measured mid-morph is never seen again.
+        at_rest(overlay)
+        screen = island_screen(sway, "panels-rest")
         image, _ = screen.settled(lambda image, box: capsule(image) is not None and window_top(image) == 0,
                                   name="whole", what="the island over the window")
         island = capsule(image)
         dark = image.count(*desktop.DARK, region=island)
 
-        # The pointer comes onto the island, and moves on it (entering alone is no motion).
         x, y = scenes.centre(island)
-        sway.move(x - 4, y)
-        sway.move(x, y)
+        if moving == "jump":
+            sway.move(x, y)
+        else:
+            sway.sweep(x, y)
         faded, _ = screen.settled(lambda image, box: image.count(*desktop.DARK, region=island) < dark // 10,
                                   name="faded", what="the island faded under the resting pointer")
         assert "the pointer rests on the island: faded" in overlay.log(), overlay.log()
         # The window shows through where the capsule was.
         assert faded.count(*exactly(WINDOW, tolerance=48), region=island) > dark // 2
 
-        sway.park()
+        if moving == "jump":
+            sway.park()
+        else:
+            sway.sweep(1, sway.height - 1)
         screen.settled(lambda image, box: capsule(image) == island and image.count(*desktop.DARK, region=island) > dark * 0.9,
                        name="whole-again", what="the island whole once the pointer left")
+        assert overlay.alive()
+    finally:
+        session.close()
+
+
+def test_an_island_starved_mid_morph_is_measured_only_at_rest():
+    """What the measurements above stand on: an overlay starved of CPU mid-morph (stopped at
+    the island's first frame over the window, continued a second later) leaves a smaller island
+    on screen, unchanged while it waits, which a settled screenshot alone would take for the
+    island; measured once the overlay says it is at rest, it is the island the same activity
+    shows when it comes again unhindered."""
+    session = desktop.UserSession()
+    try:
+        sway = start(session)
+        overlay = start_overlay(session, sway)
+        foot(session, sway)
+        producer = scenes.Producer(session)
+        screen = island_screen(sway, "panels-starved")
+        mark = len(scenes.log_lines(overlay))
+        producer.request()
+        # Stopped as soon as it has painted the morph's first frame.
+        desktop.wait_until(lambda: "us animating compact" in "\n".join(scenes.log_lines(overlay, mark)), LIVENESS,
+                           "the island's first frame", interval=0.001)
+        os.kill(overlay.process.pid, signal.SIGSTOP)
+        resume = threading.Timer(1.0, os.kill, (overlay.process.pid, signal.SIGCONT))
+        resume.start()
+        try:
+            at_rest(overlay)
+            _, starved = screen.settled(lambda image, box: box is not None and window_top(image) == 0,
+                                        name="starved", what="the island over the window")
+        finally:
+            resume.join()
+
+        producer.end_all()
+        screen.settled(lambda image, box: box is None, what="the island gone")
+        mark = len(scenes.log_lines(overlay))
+        producer.request()
+        at_rest(overlay, since=mark)
+        _, unhindered = screen.settled(lambda image, box: box is not None and window_top(image) == 0,
+                                       name="unhindered", what="the island over the window again")
+        assert starved == unhindered
         assert overlay.alive()
     finally:
         session.close()

@@ -381,12 +381,14 @@ def test_a_held_priority_1_message_is_applied_after_a_kill_9_once_the_island_res
 def test_a_backend_whose_broker_is_not_there_is_told_so_by_name():
     """`island push` and `island channel …` give up on a broker nothing answers for with exit
     status 69 and the reason the connection gave, as a backend's script needs to retry."""
+    # A port bound but never listening refuses connections, and while it is held no other
+    # worker's server can listen there.
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
-    broker = "mqtt://127.0.0.1:%d" % port
-    for arguments in (["push", "island/device/%s/%s" % (COFFEE, "0" * 32), "--state", "{}", "--wait", "0"],
-                      ["channel", "read", "A" * 22, "--app", COFFEE]):
-        done = subprocess.run([ISLAND, *arguments, "--broker", broker], capture_output=True, text=True, timeout=2 * LIVENESS)
-        assert done.returncode == 69, (arguments, done.stderr)
-        assert "BrokerUnavailable: could not connect to %s: Connection refused" % broker in done.stderr, done.stderr
+        broker = "mqtt://127.0.0.1:%d" % probe.getsockname()[1]
+        for arguments in (["push", "island/device/%s/%s" % (COFFEE, "0" * 32), "--state", "{}", "--wait", "0"],
+                          ["channel", "read", "A" * 22, "--app", COFFEE]):
+            done = subprocess.run([ISLAND, *arguments, "--broker", broker], capture_output=True, text=True,
+                                  timeout=2 * LIVENESS)
+            assert done.returncode == 69, (arguments, done.stderr)
+            assert "BrokerUnavailable: could not connect to %s: Connection refused" % broker in done.stderr, done.stderr
