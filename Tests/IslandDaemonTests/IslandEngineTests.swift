@@ -33,7 +33,9 @@ import VarlinkCore
         }
     }
 
-    func makeEngine(limits: ActivityLimits = .defaults) async throws -> Fixture {
+    func makeEngine(
+        limits: ActivityLimits = .defaults, linger: PipelineStateMachine<IslandEngine.TurnCommit>.Linger = .standard
+    ) async throws -> Fixture {
         let directory = NSTemporaryDirectory() + "island-engine-\(UUID().uuidString.prefix(8))"
         let store = try IslandStore.open(directory: directory)
         let writer = StoreWriter(store: store)
@@ -46,7 +48,8 @@ import VarlinkCore
         let engine = IslandEngine(
             manager: ActivityManager(limits: LimitsPolicy(global: limits), makeID: { UUID().uuidString }),
             registry: registry, layouts: [:], scope: .user, store: writer,
-            loop: MultiThreadedEventLoopGroup.singleton.next(), clock: { clock.now }, logger: Logger(label: "test"))
+            loop: MultiThreadedEventLoopGroup.singleton.next(), clock: { clock.now }, logger: Logger(label: "test"),
+            linger: linger)
         await engine.start(installedLayouts: [:])
         return Fixture(engine: engine, writer: writer, clock: clock, directory: directory)
     }

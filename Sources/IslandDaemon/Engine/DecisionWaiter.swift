@@ -12,6 +12,10 @@ import IslandStore
 /// again (the writer hands it over through the loop's queue, so it sees what `committed`
 /// stored). That is the rule that lets a waiter keep what it holds in plain stored properties.
 protocol DecisionWaiter: AnyObject, Sendable {
+    /// Somebody is told once the change is committed (a call's reply, a caller awaiting it):
+    /// its commit goes at the end of the turn. Otherwise — a `oneway` call, the timer's
+    /// changes — it may linger for company (`PipelineStateMachine.Linger`).
+    var isAwaited: Bool { get }
     /// The change is made in memory and queued for the disk: from now on the caller's next
     /// pipelined call may be decided, while this one waits for its commit.
     func decided()
@@ -36,14 +40,18 @@ final class ClosureWaiter<Decided: Sendable, Reply: Sendable>: DecisionTaker, @u
     private let onDecided: @Sendable () -> Void
     private let prepare: @Sendable (Decided) -> Reply
     private let completion: @Sendable (isolated IslandEngine, Result<Reply, EngineError>) -> Void
+    let isAwaited: Bool
     // Written and read in the order of the steps (`DecisionWaiter`): never at once.
     private var result: Decided?
     private var prepared: Reply?
 
+    /// `awaited`: see `DecisionWaiter.isAwaited`; a caller that passes closures is taken to
+    /// wait unless it says otherwise.
     init(
         decided: @escaping @Sendable () -> Void, prepare: @escaping @Sendable (Decided) -> Reply,
-        completion: @escaping @Sendable (isolated IslandEngine, Result<Reply, EngineError>) -> Void
+        awaited: Bool = true, completion: @escaping @Sendable (isolated IslandEngine, Result<Reply, EngineError>) -> Void
     ) {
+        self.isAwaited = awaited
         self.onDecided = decided
         self.prepare = prepare
         self.completion = completion

@@ -8,7 +8,9 @@ import NIOCore
 ///
 /// 1. **decide** — the pure core applies an operation (or refuses it) and returns events;
 /// 2. **show** — presenters are shown what the events changed, at once;
-/// 3. **commit** — the events' rows go to the store's writer thread, a turn's worth together;
+/// 3. **commit** — the events' rows go to the store's writer thread, a turn's worth together,
+///    once the turn's writes to presenters are flushed; rows nobody waits for (a `oneway`
+///    call's, the timer's) may linger up to a millisecond for company first;
 /// 4. **finish** — once committed, in the order of decision: watchers are told, and the
 ///    caller is answered.
 ///
@@ -77,13 +79,14 @@ extension IslandEngine {
 
     /// Shows, commits and finishes decided events. `completion` runs on the engine with what
     /// `prepare` returned (made on the writer thread once the commit succeeded), or the error
-    /// if it failed.
+    /// if it failed. `awaited`: whether anyone waits for `completion` (`DecisionWaiter.isAwaited`).
     func apply<Prepared: Sendable>(
         _ events: [ActivityEvent], alsoStore: [StoreMutation] = [], decided: @escaping @Sendable () -> Void = {},
-        prepare: @escaping @Sendable () -> Prepared,
+        prepare: @escaping @Sendable () -> Prepared, awaited: Bool = true,
         then completion: @escaping @Sendable (isolated IslandEngine, Result<Prepared, EngineError>) -> Void
     ) {
-        let waiter = ClosureWaiter<Void, Prepared>(decided: decided, prepare: { _ in prepare() }, completion: completion)
+        let waiter = ClosureWaiter<Void, Prepared>(
+            decided: decided, prepare: { _ in prepare() }, awaited: awaited, completion: completion)
         waiter.take(())
         send(events, alsoStore: alsoStore, waiter: waiter, restoresOnFailure: false)
     }
@@ -103,8 +106,11 @@ extension IslandEngine {
             return
         }
         let (decision, step) = pipeline.decide()
+        let now = clock()
+        presenters.show(events, now: now)
+        // After the presenters' writes: a presenter whose write waits for the end of the loop's
+        // tick has queued its flush before the turn's commit, which wakes the store's writer.
         if step == .queueEndOfTurn { endTurnLater() }
-        presenters.show(events, now: clock())
         var mutations = storeMutations(for: events)
         if !alsoStore.isEmpty { mutations += alsoStore }
         let commit = TurnCommit(
@@ -115,7 +121,9 @@ extension IslandEngine {
             finish(commit, .success(()))
             return
         }
-        if pipeline.queue(commit) == .queueEndOfTurn { endTurnLater() }
+        if pipeline.queue(commit, rows: mutations.count, awaited: waiter.isAwaited, now: now) == .queueEndOfTurn {
+            endTurnLater()
+        }
         waiter.decided()
     }
 
@@ -128,9 +136,35 @@ extension IslandEngine {
     }
 
     private func endTurn() {
-        let end = pipeline.endTurn()
+        let end = pipeline.endTurn(now: clock())
         commit(end.commits)
+        switch end.lingerTimer {
+        case .keep:
+            break
+        case .cancel:
+            lingerTimer?.cancel()
+            lingerTimer = nil
+        case .schedule(let nanoseconds):
+            lingerTimer?.cancel()
+            lingerTimer = loop.scheduleTask(in: .nanoseconds(nanoseconds)) { [weak self] in
+                self?.onLoop { $0.lingerTimerFired() }
+            }
+        }
         if end.rescheduleTimer { scheduleTimer() }
+    }
+
+    private func lingerTimerFired() {
+        lingerTimer = nil
+        commit(pipeline.lingerTimerFired())
+    }
+
+    /// For stopping: commits whatever lingers and returns once every change decided so far is
+    /// committed; from then on nothing lingers.
+    func commitEverythingDecided() async throws(EngineError) {
+        lingerTimer?.cancel()
+        lingerTimer = nil
+        commit(pipeline.stopLingering())
+        try await commitAndWait([])
     }
 
     /// Hands commits to the store, in the order they were decided; the writer thread groups
@@ -149,8 +183,8 @@ extension IslandEngine {
         try await awaiting { done in commit(mutations, then: done) }
     }
 
-    /// Commits rows that are not activity events, after the changes already decided: `done`
-    /// gets the outcome, on the store's writer thread.
+    /// Commits rows that are not activity events, after the changes already decided (those
+    /// lingering too): `done` gets the outcome, on the store's writer thread.
     func commit(_ mutations: [StoreMutation], then done: @escaping Completion<Void>) {
         commit(pipeline.takeCommits())
         store.commit(mutations) { [logger] result in

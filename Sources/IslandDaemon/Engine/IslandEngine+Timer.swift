@@ -27,14 +27,16 @@ extension IslandEngine {
     private func timerFired() {
         timer = nil
         pipeline.timerFired()
-        advance()
+        // Nobody waits for the timer's changes: their commit may linger for company.
+        advance(awaited: false)
     }
 
     /// Applies what fell due by now, and rearranges the islands whose expansion timed out.
-    /// `done` runs once the changes are committed (or failed to be).
-    func advance(then done: @escaping @Sendable (isolated IslandEngine) -> Void = { _ in }) {
+    /// `done` runs once the changes are committed (or failed to be); `awaited`: whether a
+    /// caller waits for that (`DecisionWaiter.isAwaited`).
+    func advance(awaited: Bool = true, then done: @escaping @Sendable (isolated IslandEngine) -> Void = { _ in }) {
         let now = clock()
-        apply(manager.advance(to: now), prepare: {}) { engine, result in
+        apply(manager.advance(to: now), prepare: {}, awaited: awaited) { engine, result in
             if case .failure(let error) = result {
                 engine.logger.error("could not store timer changes; retrying", metadata: ["error": "\(error)"])
             }

@@ -63,18 +63,24 @@ actor IslandEngine {
 
     /// The pipeline's bookkeeping (PipelineStateMachine.swift), whose steps
     /// IslandEngine+Pipeline.swift and IslandEngine+Timer.swift carry out.
-    @exclusivity(unchecked) var pipeline = PipelineStateMachine<TurnCommit>()
+    @exclusivity(unchecked) var pipeline: PipelineStateMachine<TurnCommit>
     /// The engine's one timer, set as `pipeline` says.
     var timer: Scheduled<Void>?
+    /// The timer that ends a linger of commits nobody waits for, set as `pipeline` says.
+    var lingerTimer: Scheduled<Void>?
     /// A client that keeps rows of its own beside the activities (push), told of changes as
     /// they are decided and committed.
     var observer: (any EngineObserver)?
 
+    /// `linger`: how long commits nobody waits for may wait for company (tests make it long,
+    /// to see what lingers).
     init(
         manager: ActivityManager, registry: AppRegistry, layouts: [ActivityOwner: [String: JSON]],
-        scope: DaemonScope, store: StoreWriter, loop: any EventLoop, clock: @escaping @Sendable () -> Double, logger: Logger
+        scope: DaemonScope, store: StoreWriter, loop: any EventLoop, clock: @escaping @Sendable () -> Double, logger: Logger,
+        linger: PipelineStateMachine<TurnCommit>.Linger = .standard
     ) {
         self.loop = loop
+        self.pipeline = PipelineStateMachine(linger: linger)
         self.manager = manager
         self.scope = scope
         self.registry = registry

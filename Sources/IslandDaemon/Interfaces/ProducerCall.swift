@@ -15,12 +15,15 @@ final class ProducerCall<Decided: Sendable>: DecisionTaker, @unchecked Sendable 
     /// The reply's encoder, or for a `oneway` call, whose reply is thrown away unread
     /// (`VarlinkResponder.discardsReply`), one that writes nothing.
     let encoder: @Sendable (Decided) -> VarlinkEncodedParameters
+    /// A `oneway` call's sender waits for nothing: its commit may linger.
+    let isAwaited: Bool
     // Written and read in the order of the steps: never at once.
     private var result: Decided?
     private var reply: VarlinkEncodedParameters?
 
     init(responder: VarlinkResponder, encode: @escaping @Sendable (Decided) -> VarlinkEncodedParameters) {
         self.responder = responder
+        self.isAwaited = !responder.discardsReply
         if responder.discardsReply {
             self.encoder = { _ in noReply }
         } else {

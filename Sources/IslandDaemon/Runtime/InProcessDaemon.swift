@@ -60,8 +60,9 @@ package final class InProcessDaemon: Sendable {
     /// the database.
     package func stop() async {
         // A hop onto the engine's loop: a closed connection's callback, queued there before,
-        // has run; the commit waited for comes after every change it decided.
-        try? await engine.commitAndWait([])
+        // has run; the commit waited for comes after every change it decided, lingering ones
+        // too, and nothing lingers after it.
+        try? await engine.commitEverythingDecided()
         // Draining and closing block on the database's queue (an fsync): not on a Swift
         // concurrency thread.
         let (writer, store) = (self.writer, self.store)

@@ -102,7 +102,8 @@ package final class IslandDaemon: Sendable {
         }
         let writer = StoreWriter(store: store)
         defer {
-            // Everything acknowledged is already committed; this drains what is in flight.
+            // Everything decided is handed to the store by now (`commitEverythingDecided`);
+            // this drains what is in flight.
             writer.close()
             try? store.close()
         }
@@ -224,7 +225,16 @@ package final class IslandDaemon: Sendable {
             services.append(.init(service: idle, successTerminationBehavior: .gracefullyShutdownGroup))
         }
         let group = ServiceGroup(configuration: .init(services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
-        try await group.run()
+        // The socket has drained once the group stops; what lingers then (the timer's changes,
+        // which nobody waits for) is committed before the store closes: SIGTERM loses nothing
+        // decided.
+        do {
+            try await group.run()
+        } catch {
+            try? await engine.commitEverythingDecided()
+            throw error
+        }
+        try? await engine.commitEverythingDecided()
     }
 
     static func statusLine(_ status: EngineStatus) -> String {

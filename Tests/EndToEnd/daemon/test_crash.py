@@ -1,4 +1,5 @@
-"""kill -9 in the middle of a load, then a restart: every acknowledged change is there."""
+"""kill -9 in the middle of a load, then a restart: every acknowledged change is there; and
+SIGTERM loses no change nobody waited for (a `oneway` call's, whose commit may linger)."""
 
 import random
 import threading
@@ -8,6 +9,7 @@ import varlink
 
 from harness.paths import LIVENESS
 from harness.processes import wait_for
+from harness.varlink import Connection, next_item, subscribe_presenter
 
 COFFEE = "org.example.Coffee"
 TIMER = "org.example.Timer"
@@ -76,3 +78,48 @@ def test_kill9_during_load_loses_nothing_acknowledged(make_daemon):
             if state == "ended":
                 assert stored[activity_id]["state"] == "ended"
     print("kill -9 rounds: %d, acknowledged activities checked: %d" % (kills, operations))
+
+
+def oneway_updates(daemon, count):
+    """An activity, then `count` oneway updates of it, which nobody waits for (their commits
+    may linger), seen by a presenter as they are decided. Returns the activity's id and the
+    producer's connection, still open."""
+    with daemon.connect("org.island.Producer") as p:
+        activity = p.Request(app=COFFEE, type="Load", attributes={}, content={"state": {"n": 0}})["activity"]["id"]
+    stream, _ = subscribe_presenter(daemon)
+    producer = Connection(daemon.socket)
+    for n in range(1, count + 1):
+        producer.call("org.island.Producer.Update",
+                      {"app": COFFEE, "id": activity, "content": {"state": {"n": n}}}, oneway=True)
+    next_item(stream, activity, lambda item: item["content"]["state"] == {"n": count})
+    stream.close()
+    return activity, producer
+
+
+def stored_states(daemon):
+    """Each of Coffee's activities' content state, after a restart."""
+    with daemon.connect("org.island.Producer") as p:
+        return {a["id"]: a["content"]["state"] for a in p.List(app=COFFEE)["activities"]}
+
+
+def test_sigterm_right_after_oneway_updates_loses_none_of_them(make_daemon):
+    daemon = make_daemon()
+    activity, producer = oneway_updates(daemon, 20)
+    daemon.stop()
+    producer.close()
+    daemon.start()
+    assert stored_states(daemon)[activity] == {"n": 20}
+
+
+def test_a_call_answered_after_oneway_updates_commits_them_too(make_daemon):
+    # Answered means committed, with every change decided before it: then kill -9.
+    daemon = make_daemon()
+    activity, producer = oneway_updates(daemon, 20)
+    with daemon.connect("org.island.Producer") as p:
+        other = p.Request(app=COFFEE, type="Load", attributes={}, content={"state": {"n": 21}})["activity"]["id"]
+    daemon.kill()
+    producer.close()
+    daemon.start()
+    stored = stored_states(daemon)
+    assert stored[other] == {"n": 21}
+    assert stored[activity] == {"n": 20}
