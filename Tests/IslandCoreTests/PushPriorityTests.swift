@@ -201,6 +201,13 @@ struct PushPriorityTests: ActivityTesting {
         #expect(throws: ActivityDecodingError(path: "r.buckets.0", problem: "expected [bucket, count]")) {
             try snapshot.readPushSpending(row: ["app": "a", "bucketSec": 60, "buckets": [[1, 0]]], path: "r")
         }
+        #expect(throws: ActivityDecodingError(path: "r.buckets.1", problem: "expected [bucket, count]")) {
+            try snapshot.readPushSpending(row: ["app": "a", "bucketSec": 60, "buckets": [[1, 1], [2, .int(Int.max)]]], path: "r")
+        }
+        #expect(throws: ActivityDecodingError(path: "r.buckets", problem: "more than 4096 buckets")) {
+            try snapshot.readPushSpending(
+                row: ["app": "a", "bucketSec": 60, "buckets": .array((0...4096).map { .array([.int($0), 1]) })], path: "r")
+        }
         #expect(throws: ActivityDecodingError(path: "r.bucketSec", problem: "expected a number of seconds of at least 0.001")) {
             try snapshot.readPushSpending(row: ["app": "a", "bucketSec": 0, "buckets": []], path: "r")
         }

@@ -127,10 +127,16 @@ package struct SpendingBuckets: Sendable, Hashable {
             throw ActivityDecodingError(path: reader.pathOf("bucketSec"), problem: "expected a number of seconds of at least 0.001")
         }
         self.init(width: width)
+        let elements = try reader.array("buckets")
+        // Bounds no row this daemon writes comes near (61 buckets, a count within a budget),
+        // so that the sums of a damaged one cannot overflow.
+        guard elements.count <= 4096 else {
+            throw ActivityDecodingError(path: reader.pathOf("buckets"), problem: "more than 4096 buckets")
+        }
         var read: [Bucket] = []
-        for (index, element) in try reader.array("buckets").enumerated() {
+        for (index, element) in elements.enumerated() {
             guard let pair = element.arrayValue, pair.count == 2, let number = pair[0].intValue, let count = pair[1].intValue,
-                abs(number) <= 1 << 52, count > 0
+                abs(number) <= 1 << 52, count > 0, count <= 1 << 32
             else {
                 throw ActivityDecodingError(path: "\(reader.pathOf("buckets")).\(index)", problem: "expected [bucket, count]")
             }
