@@ -15,8 +15,8 @@ With --channel it counts what a device spends on a broadcast channel's message i
 mosquitto of its own (no persistence), islandd connected to it with one activity listening to a
 channel (`island channel create`, from beside --islandd or --island), a presenter, and
 --updates messages (as the push benchmark's backend sends them: priority 10, QoS 1, retained),
-each published once the presenter has the one before — one at a time, each its own commit, as
-a fan-out's device sees them. The link process (`islandd --mqtt-link`) runs under callgrind
+each published once the presenter has the one before and its commit is over — one at a time,
+each its own commit, as a fan-out's device sees them. The link process (`islandd --mqtt-link`) runs under callgrind
 too, and is counted apart.
 
 Needs valgrind (a developer tool, not a build dependency). Only the processes it started are
@@ -89,8 +89,10 @@ def totals(path):
 
 
 def runs_event_loop(path):
+    """Whether the thread ran the event loop's ticks: the store's writer calls into the loop
+    too (`execute`, to hand a commit's end back), and may run more instructions than it."""
     with open(path, errors='replace') as f:
-        return any('SelectableEventLoop' in line for line in f if line.startswith('fn='))
+        return any('SelectableEventLoop' in line and 'runOne' in line for line in f if line.startswith('fn='))
 
 
 def keep(a, dumps, loop):
@@ -128,6 +130,10 @@ def profile_channel(daemon, socket_path, island, broker, tmp, out, a):
                                                   'content-state': state(seq)}}) + '\n')
         publisher.stdin.flush()
         bench.wait_for(lambda: presenters[0].frames > frames, 120, 'message %d shown' % seq, poll=0.002)
+        # Shown before it is committed: the next one only once this one's commit is surely over,
+        # or a writer slowed down by callgrind groups several messages in one commit (a quicker
+        # writer then counts twice as much per message as a slower one).
+        time.sleep(0.25)
     for seq in range(WARM_UP // 10):
         send(seq)
     # The link process is started by one of islandd's threads: each thread lists its own children.

@@ -13,14 +13,23 @@ updates with the harness's vl-pub at --rate updates/s, `oneway` and `reply` (one
 flight), as the latency runs of Benchmarks/bench.py do. Around the updates it reads every
 thread's context switches from /proc (`voluntary_ctxt_switches`: the thread went to sleep
 and was woken again) and CPU time and, where `perf` can count tracepoints, the system calls that sleep
-or wake: `epoll_wait`, `futex`, `read`, `write`, and the store's writes and syncs. Prints them
+or wake: `epoll_wait`, `poll`, `futex`, `read`, `write`, `sendto`, and the store's writes and syncs. Prints them
 per update, per thread.
 
+With --channel it counts what a device spends on a broadcast channel's message instead, in
+islandd and in its link process (`islandd --mqtt-link`): a mosquitto of its own, one activity
+listening to a channel (`island channel create`, from beside --islandd), one presenter, and
+--count messages (priority 10, QoS 1, retained, as the push benchmark's backend sends them),
+each published once the presenter has shown the one before and the commit after it is over —
+one at a time, as a fan-out's device sees them.
+
     Benchmarks/wakeups.py [--islandd BIN] [--harness DIR] [--presenters N] [--rate R] [--count N]
+    Benchmarks/wakeups.py --channel [--islandd BIN] [--count N]
 
 Only processes it started are ever signalled.
 """
 import argparse
+import glob
 import json
 import os
 import shutil
@@ -34,7 +43,7 @@ REPO = os.path.dirname(HERE)
 sys.path.insert(0, HERE)
 import bench  # noqa: E402  (the benchmark's processes, harness and template)
 
-SYSCALLS = ('epoll_wait', 'epoll_pwait', 'futex', 'read', 'write', 'writev', 'pwrite64', 'fdatasync', 'fsync')
+SYSCALLS = ('epoll_wait', 'epoll_pwait', 'poll', 'futex', 'read', 'write', 'writev', 'sendto', 'pwrite64', 'fdatasync', 'fsync')
 
 
 def log(message):
@@ -158,6 +167,80 @@ def measure(name, broker_cmd, socket_path, harness, a, mode, tmp, events, sub_pa
         bench.stop(broker)
 
 
+def measure_channel(islandd, a, tmp, events):
+    """One run of --channel: {process: (per_thread, syscalls)} for islandd and its link."""
+    import push
+    from profile import state
+    broker = push.Broker(tmp)
+    config = os.path.join(tmp, 'islandd.conf')
+    with open(bench.CONF) as f, open(config, 'w') as c:
+        c.write(f.read() + '\n' + broker.push_config('wakeups'))
+    socket_path = os.path.join(tmp, 'islandd.sock')
+    log_path = os.path.join(tmp, 'islandd.log')
+    daemon = bench.spawn([islandd, '--socket', socket_path, '--state-dir', os.path.join(tmp, 'state'), '--config', config],
+                         log_path, env=bench.base_env(tmp))
+    publisher = presenter = producer = None
+    try:
+        bench.wait_for(lambda: bench.accepting(socket_path), 60, "islandd's socket")
+        bench.wait_for(lambda: 'connected to the push broker' in bench.tail(log_path, 100000), 60, 'the broker connection')
+        island = os.path.join(os.path.dirname(a.islandd_source), 'island')
+        created = subprocess.run([island, 'channel', 'create', '--app', bench.APP, '--storage', 'latest',
+                                  '--broker', 'mqtt://127.0.0.1:%d' % broker.port], capture_output=True, text=True, timeout=60)
+        if created.returncode != 0:
+            sys.exit('wakeups: island channel create: ' + created.stderr)
+        topic = 'island/channels/%s/%s' % (bench.APP, created.stdout.strip())
+        producer = bench.Conn(socket_path)
+        bench.call(producer, 'org.island.Producer.Request', {'app': bench.APP, 'type': 'Bench', 'attributes': {'name': 'wakeups'},
+                                                             'content': {'state': {}}, 'channel': topic.rsplit('/', 1)[1]})
+        presenter = bench.Presenter(socket_path)
+        presenter.start()
+        publisher = subprocess.Popen(['mosquitto_pub', '-p', str(broker.port), '-t', topic, '-q', '1', '-r', '-l'],
+                                     stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, text=True)
+        t0 = time.time()
+
+        def send(seq):
+            frames = presenter.frames
+            publisher.stdin.write(json.dumps({'aps': {'timestamp': t0 + seq * 0.001, 'event': 'update',
+                                                      'content-state': state(seq)}}) + '\n')
+            publisher.stdin.flush()
+            bench.wait_for(lambda: presenter.frames > frames, 60, 'message %d shown' % seq, poll=0.002)
+            # Shown before it is committed: the commit, and the link's `done`, are over well before.
+            time.sleep(0.02)
+        for seq in range(20):
+            send(seq)
+        # The link process is started by one of islandd's threads: each thread lists its own children.
+        links = []
+        for children in glob.glob('/proc/%d/task/*/children' % daemon.pid):
+            with open(children) as f:
+                links += [int(pid) for pid in f.read().split()]
+        processes = {'islandd': daemon.pid, **{'link process %d' % n: pid for n, pid in enumerate(links)}}
+        before = {name: threads(pid) for name, pid in processes.items()}
+        perfs = {name: start_perf(pid, events, os.path.join(tmp, 'perf-%d' % pid)) for name, pid in processes.items()}
+        time.sleep(0.3)  # perf attached
+        for seq in range(20, 20 + a.count):
+            send(seq)
+        syscalls = {name: stop_perf(perfs[name], os.path.join(tmp, 'perf-%d' % pid)) for name, pid in processes.items()}
+        results = {}
+        for name, pid in processes.items():
+            per_thread = {}
+            for tid, (thread, voluntary, involuntary, cpu) in threads(pid).items():
+                _, v0, i0, c0 = before[name].get(tid, (thread, 0, 0, 0))
+                v, i, c = per_thread.get(thread, (0, 0, 0))
+                per_thread[thread] = (v + voluntary - v0, i + involuntary - i0, c + cpu - c0)
+            results[name] = (per_thread, syscalls[name])
+        return results
+    finally:
+        if publisher:
+            publisher.stdin.close()
+            publisher.wait(30)
+        if presenter:
+            presenter.close()
+        if producer:
+            producer.close()
+        bench.stop(daemon)
+        broker.stop()
+
+
 def report(title, count, per_thread, syscalls, p50):
     print('%s — per update (%d updates)%s:' % (title, count, '; presenter p50 %s µs' % '/'.join('%.0f' % x for x in p50) if p50 else ''))
     woke = sum(v for v, _, _ in per_thread.values())
@@ -186,6 +269,8 @@ def main():
     ap.add_argument('--count', type=int, default=4000, help='updates counted (default 4000)')
     ap.add_argument('--modes', default='oneway,reply', help='producer modes (default oneway,reply)')
     ap.add_argument('--no-floor', action='store_true', help='measure islandd only')
+    ap.add_argument('--channel', action='store_true',
+                    help="count a broadcast channel's messages instead, one at a time, in islandd and its link process")
     a = ap.parse_args()
     binary = a.islandd
     if not binary:
@@ -196,6 +281,14 @@ def main():
     try:
         islandd = os.path.join(tmp, 'islandd')
         shutil.copy2(binary, islandd)
+        if a.channel:
+            a.islandd_source = binary
+            events = perf_events()
+            if not events:
+                log('perf cannot count system calls here: context switches only')
+            for name, (per_thread, syscalls) in measure_channel(islandd, a, tmp, events).items():
+                report('%s, channel messages one at a time' % name, a.count, per_thread, syscalls, [])
+            return
         harness = bench.build_harness(os.path.abspath(a.harness), tmp)
         template, activity = bench.prepare_template(islandd, tmp, bench.base_env(tmp))
         a.sub_method = {'islandd': 'org.island.Presenter.Subscribe', 'floor': 'org.bench.Broker.Subscribe'}

@@ -101,6 +101,7 @@ extension [ActivityEvent] {
             case .removed(let id): "removed:\(id)"
             case .settingsChanged: "settings"
             case .budgetsChanged(let app): "budgets:\(app)"
+            case .pushesSpent(let owner): "pushes:\(owner.app)"
             case .focusChanged(let since): "focus:\(since.map { "\($0)" } ?? "off")"
             }
         }

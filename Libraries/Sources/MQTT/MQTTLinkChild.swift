@@ -81,10 +81,11 @@ public enum MQTTLinkChild {
         }
 
         func serve() -> Never {
+            var stream = BufferedStreamReader(descriptor: descriptor)
             while true {
                 let frame: MQTTLinkFrame?
                 do {
-                    frame = try MQTTLinkFrame.read(limit: MQTTLinkProcess.commandLimit) { readFully(descriptor, $0) }
+                    frame = try MQTTLinkFrame.read(limit: MQTTLinkProcess.commandLimit) { stream.fill($0) }
                 } catch {
                     complain("\(error)")
                     stop(status: 1)

@@ -361,10 +361,11 @@ public final class MQTTLinkProcess: Sendable {
     /// Reads and dispatches frames until the process's stream ends: nil when it ended
     /// cleanly, otherwise why not.
     private func serve(_ descriptor: Int32) -> String? {
+        var stream = BufferedStreamReader(descriptor: descriptor)
         while true {
             let frame: MQTTLinkFrame?
             do {
-                frame = try MQTTLinkFrame.read(limit: frameLimit) { readFully(descriptor, $0) }
+                frame = try MQTTLinkFrame.read(limit: frameLimit) { stream.fill($0) }
             } catch {
                 return "\(error)"
             }

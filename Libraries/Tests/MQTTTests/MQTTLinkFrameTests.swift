@@ -1,3 +1,5 @@
+import Foundation
+import Glibc
 import MQTT
 import Testing
 
@@ -44,6 +46,40 @@ import Testing
     @Test func everyFrameReadsBackAsWritten() throws {
         let stream = Self.frames.flatMap(\.encoded)
         #expect(try Self.read(stream, limit: 1 << 20) == Self.frames)
+    }
+
+    /// Frames read from a socket through the buffered reader, written in pieces that cut
+    /// across them (a length split from its body, several frames in one write, a body larger
+    /// than the buffer), come out as written; the end of the stream between frames ends them,
+    /// within one is refused.
+    @Test(arguments: [3, 7, 4096, 100_000])
+    func framesReadThroughTheBufferAreTheFramesWritten(piece: Int) throws {
+        let stream = Self.frames.flatMap(\.encoded)
+        for truncated in [false, true] {
+            var pair: [Int32] = [0, 0]
+            try #require(socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &pair) == 0)
+            let sent = truncated ? Array(stream.dropLast(3)) : stream
+            let writer = Thread { [writing = pair[1]] in
+                var offset = 0
+                while offset < sent.count {
+                    let count = min(piece, sent.count - offset)
+                    let written = sent[offset..<offset + count].withUnsafeBytes { send(writing, $0.baseAddress!, count, Int32(MSG_NOSIGNAL)) }
+                    guard written > 0 else { break }
+                    offset += written
+                }
+                close(writing)
+            }
+            writer.start()
+            defer { close(pair[0]) }
+            var reader = BufferedStreamReader(descriptor: pair[0], capacity: 4096)
+            var frames: [MQTTLinkFrame] = []
+            do {
+                while let frame = try MQTTLinkFrame.read(limit: 1 << 20, { reader.fill($0) }) { frames.append(frame) }
+                #expect(!truncated && frames == Self.frames)
+            } catch {
+                #expect(truncated && frames == Array(Self.frames.dropLast()), "\(error)")
+            }
+        }
     }
 
     @Test func aFrameOverTheLimitIsRefusedFromItsHeaderAlone() {

@@ -14,8 +14,10 @@ package enum ActivityEvent: Sendable, Hashable {
     case removed(id: String)
     /// The user settings changed: persist `ActivityManager.settings`.
     case settingsChanged
-    /// The app spent from a budget: persist `ActivityManager.budgets`.
+    /// The app spent from its start or alert budget: persist `ActivityManager.budgets`.
     case budgetsChanged(app: String)
+    /// The owner spent from its push budget: persist its row (`PushSpending.row(for:)`).
+    case pushesSpent(ActivityOwner)
     /// Do Not Disturb was turned on (`since`, when) or off (nil): tell presenters and
     /// watchers. Follows the `.settingsChanged` that persists it.
     case focusChanged(since: Double?)

@@ -43,7 +43,7 @@ extension ActivityManager {
             entitlement: entitlement, now: now)
         if spends {
             budgets.pushes.record(owner: owner, window: window, now: now)
-            if !outcome.events.contains(.budgetsChanged(app: app)) { outcome.events.append(.budgetsChanged(app: app)) }
+            outcome.events.append(.pushesSpent(owner))
         }
         return outcome
     }

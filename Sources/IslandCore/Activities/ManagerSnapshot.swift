@@ -15,10 +15,12 @@ package struct ManagerSnapshot: Sendable, Hashable {
         self.settings = settings
     }
 
-    /// `{"activities": [{…}], "budgets": {…}, "settings": {…}}`: everything in one document.
+    /// `{"activities": [{…}], "budgets": {…}, "settings": {…}, "pushSpending": [{…}]}`:
+    /// everything in one document.
     package var json: JSONObject {
         var object: JSONObject = ["activities": .array(activities.map { .object($0.json) })]
         object.merge(settingsAndBudgetsJSON) { _, new in new }
+        object["pushSpending"] = .array(budgets.pushes.rows.map { .object($0.row) })
         return object
     }
 
@@ -29,10 +31,16 @@ package struct ManagerSnapshot: Sendable, Hashable {
             activities.append(try Activity(ActivityJSONReader(element, path: "activities.\(index)")))
         }
         try self.init(activities: activities, settingsAndBudgetsJSON: json)
+        let rows = reader.optional("pushSpending") == nil ? [] : try reader.array("pushSpending")
+        for (index, element) in rows.enumerated() {
+            let path = "pushSpending.\(index)"
+            try readPushSpending(row: ActivityJSONReader(element, path: path).object, path: path)
+        }
     }
 
     /// `{"budgets": {…}, "settings": {…}}`: the snapshot without its activities, for a store
-    /// that keeps each activity in a row of its own (`Activity.json`).
+    /// that keeps each activity in a row of its own (`Activity.json`), and without the pushes'
+    /// spending, which has a row per owner (`PushSpending.rows`).
     package var settingsAndBudgetsJSON: JSONObject {
         ["budgets": .object(budgets.json), "settings": .object(settings.json)]
     }
@@ -44,6 +52,11 @@ package struct ManagerSnapshot: Sendable, Hashable {
         self.activities = activities
         budgets = try ActivityBudgets(json: reader.optionalObject("budgets") ?? [:], path: "budgets")
         settings = try ActivitySettings(json: reader.optionalObject("settings") ?? [:], path: "settings")
+    }
+
+    /// Adds an owner's push spending as `PushSpending.row(for:)` stored it.
+    package mutating func readPushSpending(row: JSONObject, path: String) throws(ActivityDecodingError) {
+        try budgets.pushes.read(row: row, path: path)
     }
 }
 

@@ -81,16 +81,17 @@ package struct SlidingWindowLog: Sendable, Hashable {
     }
 }
 
-/// The budgets the manager keeps per owner: starts and alerting updates.
+/// The budgets the manager keeps per owner: starts, alerting updates and priority-10 pushes.
 package struct ActivityBudgets: Sendable, Hashable {
     package internal(set) var starts: SlidingWindowLog
     package internal(set) var alerts: SlidingWindowLog
-    /// Pushes at priority 10, which a budget of their own bounds.
-    package internal(set) var pushes: SlidingWindowLog
+    /// Pushes at priority 10, which a budget of their own bounds. Stored apart from `json`,
+    /// a row per owner (`PushSpending.row(for:)`).
+    package internal(set) var pushes: PushSpending
 
     package init(
         starts: SlidingWindowLog = SlidingWindowLog(), alerts: SlidingWindowLog = SlidingWindowLog(),
-        pushes: SlidingWindowLog = SlidingWindowLog()
+        pushes: PushSpending = PushSpending()
     ) {
         self.starts = starts
         self.alerts = alerts
@@ -99,26 +100,22 @@ package struct ActivityBudgets: Sendable, Hashable {
 
     /// `{"starts": {"<app>": [t, …]}, "alerts": {…}}`, and in the system scope
     /// `"users": {"<uid>": {"starts": {…}, "alerts": {…}}}` for what each user's apps spent.
+    /// Not the pushes: they are spent far more often, and each owner's have a row of their own.
     package var json: JSONObject {
         var object: JSONObject = ["starts": .object(starts.json(uid: nil)), "alerts": .object(alerts.json(uid: nil))]
-        // Only when there is any: a daemon without push stores what it always did.
-        let ownPushes = pushes.json(uid: nil)
-        if !ownPushes.isEmpty { object["pushes"] = .object(ownPushes) }
-        let uids = starts.uids.union(alerts.uids).union(pushes.uids)
+        let uids = starts.uids.union(alerts.uids)
         if !uids.isEmpty {
             var users: JSONObject = [:]
             for uid in uids.sorted() {
-                var user: JSONObject = ["starts": .object(starts.json(uid: uid)), "alerts": .object(alerts.json(uid: uid))]
-                let userPushes = pushes.json(uid: uid)
-                if !userPushes.isEmpty { user["pushes"] = .object(userPushes) }
-                users[String(uid)] = .object(user)
+                users[String(uid)] = .object(["starts": .object(starts.json(uid: uid)), "alerts": .object(alerts.json(uid: uid))])
             }
             object["users"] = .object(users)
         }
         return object
     }
 
-    /// Reads `json`; missing members are empty. `path` prefixes member names in errors.
+    /// Reads `json`; missing members are empty. `path` prefixes member names in errors. The
+    /// pushes' spending times a daemon before the rows of `PushSpending` kept here are read too.
     package init(json: JSONObject, path: String = "") throws(ActivityDecodingError) {
         self.init()
         try read(json, uid: nil, path: path)
@@ -137,7 +134,13 @@ package struct ActivityBudgets: Sendable, Hashable {
         let reader = ActivityJSONReader(json, path: path)
         try starts.read(reader.optionalObject("starts") ?? [:], uid: uid, path: reader.pathOf("starts"))
         try alerts.read(reader.optionalObject("alerts") ?? [:], uid: uid, path: reader.pathOf("alerts"))
-        try pushes.read(reader.optionalObject("pushes") ?? [:], uid: uid, path: reader.pathOf("pushes"))
+        try pushes.readTimes(reader.optionalObject("pushes") ?? [:], uid: uid, path: reader.pathOf("pushes"))
+    }
+
+    /// Whether `json` (a manager's stored document's budgets) holds pushes' spending times, as
+    /// a daemon before `PushSpending`'s rows stored them.
+    package static func holdsPushTimes(_ json: JSONObject) -> Bool {
+        json["pushes"] != nil || (json["users"]?.objectValue?.values.contains { $0["pushes"] != nil } ?? false)
     }
 
     /// Forgets spending that no window still counts.

@@ -212,6 +212,10 @@ extension IslandEngine {
                 if let observer { mutations += observer.removing(activity: id) }
             case .settingsChanged, .budgetsChanged:
                 settingsChanged = true
+            case .pushesSpent(let owner):
+                // A row per owner: the manager's whole document is not rewritten for each push.
+                mutations.append(
+                    .putSetting(key: PushSpending.settingKey(for: owner), value: .object(manager.budgets.pushes.row(for: owner))))
             case .alerted, .focusChanged:
                 break
             }
@@ -226,7 +230,7 @@ extension IslandEngine {
     private static func reports(_ event: ActivityEvent, of id: String) -> Bool {
         switch event {
         case .changed(let activity), .delivered(let activity): activity.id == id
-        case .removed, .alerted, .settingsChanged, .budgetsChanged, .focusChanged: false
+        case .removed, .alerted, .settingsChanged, .budgetsChanged, .pushesSpent, .focusChanged: false
         }
     }
 

@@ -110,11 +110,13 @@ package final class IslandDaemon: Sendable {
         let clock: @Sendable () -> Double = { Date().timeIntervalSince1970 }
         let manager = StateRestorer.manager(from: stored, limits: configuration.limits, now: clock(), logger: logger)
         do {
-            try writer.commitNow(StateRestorer.ownersMigration(from: stored, manager: manager))
+            try writer.commitNow(
+                StateRestorer.ownersMigration(from: stored, manager: manager)
+                    + StateRestorer.pushSpendingMigration(from: stored, manager: manager))
         } catch {
-            // The setting stays, so the next start migrates again; until then each activity
-            // written carries its owner anyway.
-            logger.error("could not store the activities' owners in the activities", metadata: ["error": "\(error)"])
+            // The settings stay, so the next start migrates again; until then each activity
+            // written carries its owner anyway, and the pushes' spending is read as before.
+            logger.error("could not migrate the stored state", metadata: ["error": "\(error)"])
         }
         // One event loop serves every connection and runs the engine: a call is decided on the
         // thread that read it, and only commits (on the store's thread) leave it.

@@ -21,7 +21,7 @@ enum StateRestorer {
             }
         }
         let settings = stored.settings["manager"]?.objectValue ?? [:]
-        let snapshot: ManagerSnapshot
+        var snapshot: ManagerSnapshot
         do {
             snapshot = try ManagerSnapshot(activities: activities, settingsAndBudgetsJSON: settings)
         } catch {
@@ -29,6 +29,15 @@ enum StateRestorer {
             // still come back, and the settings return to their defaults (all apps enabled).
             logger.error("the stored settings cannot be read; using the defaults", metadata: ["error": "\(error)"])
             snapshot = ManagerSnapshot(activities: activities)
+        }
+        // Each owner's push spending, in a row of its own. A row replaces the times an older
+        // daemon kept in the manager's document: it was made from a manager that had read them.
+        for (key, value) in stored.settings where key.hasPrefix(PushSpending.settingPrefix) {
+            do {
+                try snapshot.readPushSpending(row: value.objectValue ?? [:], path: key)
+            } catch {
+                logger.error("an owner's push spending cannot be read; it starts again at nothing", metadata: ["error": "\(error)"])
+            }
         }
         return ActivityManager(snapshot: snapshot, limits: limits, now: now, makeID: { UUID().uuidString.lowercased() })
     }
@@ -56,6 +65,19 @@ enum StateRestorer {
                 body: StoredDocument(text: ActivityDocument(activity: activity)))
         }
         return rewritten + [.deleteSetting(key: legacyOwnersSetting)]
+    }
+
+    /// What moves a database whose manager document holds the pushes' spending times (a daemon
+    /// before each owner's spending had a row) to those rows: a row per owner that spent, and
+    /// the document without the times. Empty when there is nothing to migrate; applied once,
+    /// at start. Until it is, the times are read from the document, so nothing is forgotten
+    /// in between.
+    static func pushSpendingMigration(from stored: StoredState, manager: ActivityManager) -> [StoreMutation] {
+        guard let budgets = stored.settings["manager"]?["budgets"]?.objectValue, ActivityBudgets.holdsPushTimes(budgets) else {
+            return []
+        }
+        return manager.budgets.pushes.rows.map { StoreMutation.putSetting(key: $0.key, value: .object($0.row)) }
+            + [.putSetting(key: "manager", value: .object(manager.settingsAndBudgetsJSON))]
     }
 
     /// The registered layouts by owner: in the system scope, the registering extension's

@@ -211,7 +211,7 @@ struct PresenterHub {
                 focusSince = since
                 focusChanged = true
                 silencing = since != nil
-            case .settingsChanged, .budgetsChanged:
+            case .settingsChanged, .budgetsChanged, .pushesSpent:
                 break
             }
         }

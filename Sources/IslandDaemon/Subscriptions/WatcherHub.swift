@@ -98,7 +98,7 @@ struct WatcherHub {
                 // The user's, so every app's watchers hear of it.
                 let event = WatchEvent.focus(since: since)
                 for watcher in watchers.values { watcher.stream.send(event, encoded: event.encoded) }
-            case .alerted, .settingsChanged, .budgetsChanged:
+            case .alerted, .settingsChanged, .budgetsChanged, .pushesSpent:
                 break
             }
         }

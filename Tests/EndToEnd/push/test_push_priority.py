@@ -1,5 +1,6 @@
 """APNs' rules beyond one push, with a real mosquitto: priority (10 spends the app's push budget
-and is refused by name beyond it; 5 spends nothing and the latest wins), expiry (an expired push
+and is refused by name beyond it, a kill -9 forgetting none of it; 5 spends nothing and the latest
+wins), expiry (an expired push
 is refused by name; one that must arrive now or never is kept for no offline device), a
 push-to-start that schedules its start (`start-date`, with its alert), and a disabled app's
 stored push-to-start token, refused by name until the app is enabled again."""
@@ -143,6 +144,26 @@ def test_a_flood_at_priority_5_spends_nothing_and_10_beyond_the_budget_is_refuse
         # And priority 5 still passes.
         broker.publish("backend-coffee", token, brokers.aps("update", 3000, {"n": 200}, priority=5))
         assert feedback.wait(45)[44]["outcome"] in ("applied", "throttled")
+    finally:
+        feedback.close()
+
+
+def test_the_push_budget_spent_before_a_kill_is_still_spent_after_the_restart(broker, device):
+    daemon = device("[Limits]\nPushBudget=2\n")
+    created = token_of(daemon, {"n": 0})
+    token = created["pushToken"]
+    feedback = broker.subscriber("backend-coffee", brokers.feedback_topic(token))
+    try:
+        broker.publish_lines("backend-coffee", token, [brokers.aps("update", 4000 + n, {"n": n}) for n in (1, 2)])
+        answers = feedback.wait(2)
+        # Answered once committed: the spending is on disk before the kill.
+        assert all(a["outcome"] in ("applied", "throttled") for a in answers), answers
+        daemon.kill()
+        daemon.start()
+        broker.publish("backend-coffee", token, brokers.aps("update", 4003, {"n": 3}))
+        refused = feedback.wait(3)[2]
+        assert refused["error"] == "org.island.PushBudgetExceeded" and refused["parameters"]["limit"] == 2, refused
+        assert listed(daemon, created["id"])["content"]["state"] == {"n": 2}
     finally:
         feedback.close()
 
