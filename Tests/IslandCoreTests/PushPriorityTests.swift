@@ -73,7 +73,10 @@ struct PushPriorityTests: ActivityTesting {
     @Test func noWindowEverHoldsMoreThanTheBudget() throws {
         // Spends as fast as the budget allows, over three hours at odd moments: whatever the
         // buckets do, no hour-long window holds more than the budget.
-        var manager = makeManager(limits: limits { $0.pushBudget = 5; $0.pushBudgetWindow = 3600 })
+        var manager = makeManager(
+            limits: limits {
+                $0.pushBudget = 5; $0.pushBudgetWindow = 3600
+            })
         let id = try manager.start().id
         var spent: [Double] = []
         var now = t0
