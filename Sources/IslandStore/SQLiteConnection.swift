@@ -88,7 +88,9 @@ final class SQLiteConnection {
     /// How long a statement waits for another connection's lock before failing with
     /// `SQLITE_BUSY`.
     func setBusyTimeout(seconds: Double) throws(SQLiteError) {
-        try check(sqlite3_busy_timeout(try openHandle(), Int32(clamping: Int((seconds * 1000).rounded()))))
+        let milliseconds = (seconds * 1000).rounded()
+        let bounded = milliseconds.isNaN ? 0 : Int32(min(max(milliseconds, 0), Double(Int32.max)))
+        try check(sqlite3_busy_timeout(try openHandle(), bounded))
     }
 
     /// Runs `sql`, one statement or several separated by semicolons, ignoring any rows.
