@@ -79,17 +79,15 @@ fi
 
 echo "==> building (debug, with tests)" >&2
 t=$SECONDS
-# In CI (CI=true; .ci/run sets it) the build is the clone's only one and nobody debugs or
-# browses it, so it leaves out what serves a developer or checks the compiler, not the code:
-# DWARF (-gnone) and the index store an editor reads (together ~10 % of a module's CPU), and
-# LLVM's verifier of the IR the compiler made (another ~10 % at -Onone; it changes no byte of
-# the output). Elsewhere the build is the developer's own .build, built as `swift build
+# In CI (CI=true; .ci/run sets it) the build is the clone's only one and nobody debugs it, so
+# it leaves out what serves a debugger or checks the compiler, not the code: DWARF (-gnone,
+# ~10 % of a module's CPU) and LLVM's verifier of the IR the compiler made (another ~10 % at
+# -Onone; it changes no byte of the output). The index store stays: SwiftPM's test discovery
+# on Linux reads it, and `--build-tests` fails without it. Elsewhere the build is the developer's own .build, built as `swift build
 # --build-tests` builds it: with other flags, each would recompile everything the other built.
 # Measured in docs/testing.md ("Where the builds' CPU goes").
 build_flags=()
-if [ "${CI:-}" = true ]; then
-  build_flags=(-Xswiftc -gnone -Xswiftc -Xfrontend -Xswiftc -disable-llvm-verify --disable-index-store)
-fi
+if [ "${CI:-}" = true ]; then build_flags=(-Xswiftc -gnone -Xswiftc -Xfrontend -Xswiftc -disable-llvm-verify); fi
 # The layers hold because the build refuses an import a target does not declare: nothing under
 # Libraries/ declares an Island module, so none can use one (Package.swift).
 if swift build --build-tests --explicit-target-dependency-import-check error "${build_flags[@]}" 2>&1 | tee "$results/build.log"; then
