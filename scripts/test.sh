@@ -83,8 +83,9 @@ t=$SECONDS
 # it leaves out what serves a debugger or checks the compiler, not the code: DWARF (-gnone,
 # ~10 % of a module's CPU) and LLVM's verifier of the IR the compiler made (another ~10 % at
 # -Onone; it changes no byte of the output). The index store stays: SwiftPM's test discovery
-# on Linux reads it, and `--build-tests` fails without it. Elsewhere the build is the developer's own .build, built as `swift build
-# --build-tests` builds it: with other flags, each would recompile everything the other built.
+# on Linux reads it, and `--build-tests` fails without it. Elsewhere the build is the
+# developer's own .build, built as `swift build --build-tests` builds it: with other flags,
+# each would recompile everything the other built.
 # Measured in docs/testing.md ("Where the builds' CPU goes").
 build_flags=()
 if [ "${CI:-}" = true ]; then build_flags=(-Xswiftc -gnone -Xswiftc -Xfrontend -Xswiftc -disable-llvm-verify); fi
