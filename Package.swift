@@ -63,6 +63,13 @@ let libraries: [Target] = [
         providers: [.apt(["libmosquitto-dev"])]
     ),
     .target(name: "MQTT", dependencies: ["CMosquitto", "FreeDesktop", "SelfWake"]),
+    // SQLite (Debian's libsqlite3-dev): the daemon's store, through a small typed layer in
+    // IslandStore.
+    .systemLibrary(
+        name: "CSQLite",
+        pkgConfig: "sqlite3",
+        providers: [.apt(["libsqlite3-dev"])]
+    ),
     .systemLibrary(
         name: "CCrypto",
         pkgConfig: "libcrypto",
@@ -217,8 +224,7 @@ let island: [Target] = [
     .target(
         name: "IslandStore",
         dependencies: [
-            "OrderedJSON",
-            .product(name: "GRDB", package: "GRDB.swift"),
+            "CSQLite", "OrderedJSON",
             .product(name: "OrderedCollections", package: "swift-collections"),
         ]
     ),
@@ -283,7 +289,7 @@ let island: [Target] = [
         ]
     ),
     // An app's tests: the daemon's engine in the test process, reached in memory. A product
-    // of its own, so that only a test target compiles the daemon (GRDB, Mustache, …).
+    // of its own, so that only a test target compiles the daemon (Mustache, …).
     .target(
         name: "IslandKitTesting",
         dependencies: [
@@ -407,7 +413,6 @@ let island: [Target] = [
         name: "IslandStoreTests",
         dependencies: [
             "IslandStore", "OrderedJSON",
-            .product(name: "GRDB", package: "GRDB.swift"),
             .product(name: "OrderedCollections", package: "swift-collections"),
         ]
     ),
@@ -458,7 +463,6 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
-        .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.10.0"),
         .package(url: "https://github.com/hummingbird-project/swift-mustache.git", from: "2.1.1"),
         .package(url: "https://github.com/swiftlang/swift-subprocess.git", from: "1.0.2"),
         .package(url: "https://github.com/apple/swift-system.git", from: "1.5.0"),

@@ -5,7 +5,7 @@ set -euo pipefail
 
 apt_packages=(
   libsystemd-dev   # CSystemd: sd-daemon, sd-journal, sd-login
-  libsqlite3-dev   # IslandStore (GRDB links the system SQLite)
+  libsqlite3-dev   # IslandStore: the daemon's database, through the CSQLite module
   libjemalloc-dev  # the release builds' allocator (scripts/build-release.sh)
   pkg-config       # SwiftPM resolves libsystemd through pkg-config
   systemd          # systemd-socket-activate, systemd-analyze for the activation tests

@@ -79,15 +79,25 @@ fi
 
 echo "==> building (debug, with tests)" >&2
 t=$SECONDS
+# In CI (CI=true; .ci/run sets it) the build is the clone's only one and nobody debugs it, so
+# it leaves out what serves a debugger or checks the compiler, not the code: DWARF (-gnone,
+# ~10 % of a module's CPU) and LLVM's verifier of the IR the compiler made (another ~10 % at
+# -Onone; it changes no byte of the output). The index store stays: SwiftPM's test discovery
+# on Linux reads it, and `--build-tests` fails without it. Elsewhere the build is the
+# developer's own .build, built as `swift build --build-tests` builds it: with other flags,
+# each would recompile everything the other built.
+# Measured in docs/testing.md ("Where the builds' CPU goes").
+build_flags=()
+if [ "${CI:-}" = true ]; then build_flags=(-Xswiftc -gnone -Xswiftc -Xfrontend -Xswiftc -disable-llvm-verify); fi
 # The layers hold because the build refuses an import a target does not declare: nothing under
 # Libraries/ declares an Island module, so none can use one (Package.swift).
-if swift build --build-tests --explicit-target-dependency-import-check error 2>&1 | tee "$results/build.log"; then
+if swift build --build-tests --explicit-target-dependency-import-check error "${build_flags[@]}" 2>&1 | tee "$results/build.log"; then
   record build ok $((SECONDS - t))
   built=1
 else
   record build failed $((SECONDS - t)) ; built=0
 fi
-bin_dir=$(swift build --show-bin-path)
+bin_dir=$(swift build --show-bin-path "${build_flags[@]}")
 
 if ((built)); then
   echo "==> the wire contract and the public API" >&2
@@ -100,7 +110,7 @@ if ((built)); then
 
   echo "==> Swift test suites" >&2
   t=$SECONDS
-  if swift test --skip-build --xunit-output "$results/swift.xml" 2>&1 | tee "$results/swift.log"; then
+  if swift test --skip-build "${build_flags[@]}" --xunit-output "$results/swift.xml" 2>&1 | tee "$results/swift.log"; then
     record swift ok $((SECONDS - t)) "$results/swift-swift-testing.xml"
   else
     record swift failed $((SECONDS - t)) "$results/swift-swift-testing.xml"

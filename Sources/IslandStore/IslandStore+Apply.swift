@@ -1,52 +1,51 @@
-import GRDB
 import OrderedJSON
 
 extension IslandStore {
     /// Applies `mutations` (already reduced to one per row) inside the caller's transaction.
     /// `now` stamps `updated_at`, once per transaction.
-    static func apply(_ mutations: [StoreMutation], in db: Database, now: Double) throws {
+    static func apply(_ mutations: [StoreMutation], in db: SQLiteConnection, now: Double) throws(SQLiteError) {
         for mutation in mutations {
             switch mutation {
             case .putActivity(let id, let app, let state, let body):
                 let bytes = body.text
                 try db.cachedStatement(
-                    sql: """
-                        INSERT INTO activities (id, app, state, body, updated_at) VALUES (?, ?, ?, ?, ?)
-                        ON CONFLICT (id) DO UPDATE SET
-                            app = excluded.app, state = excluded.state,
-                            body = excluded.body, updated_at = excluded.updated_at
-                        """
-                ).execute(arguments: [id, app, state, String(decoding: bytes, as: UTF8.self), now])
+                    """
+                    INSERT INTO activities (id, app, state, body, updated_at) VALUES (?, ?, ?, ?, ?)
+                    ON CONFLICT (id) DO UPDATE SET
+                        app = excluded.app, state = excluded.state,
+                        body = excluded.body, updated_at = excluded.updated_at
+                    """
+                ).execute(id, app, state, String(decoding: bytes, as: UTF8.self), now)
             case .deleteActivity(let id):
-                try db.cachedStatement(sql: "DELETE FROM activities WHERE id = ?").execute(arguments: [id])
+                try db.cachedStatement("DELETE FROM activities WHERE id = ?").execute(id)
             case .putSetting(let key, let value):
                 try db.cachedStatement(
-                    sql: """
-                        INSERT INTO settings (key, value) VALUES (?, ?)
-                        ON CONFLICT (key) DO UPDATE SET value = excluded.value
-                        """
-                ).execute(arguments: [key, String(decoding: value.serialized(), as: UTF8.self)])
+                    """
+                    INSERT INTO settings (key, value) VALUES (?, ?)
+                    ON CONFLICT (key) DO UPDATE SET value = excluded.value
+                    """
+                ).execute(key, String(decoding: value.serialized(), as: UTF8.self))
             case .deleteSetting(let key):
-                try db.cachedStatement(sql: "DELETE FROM settings WHERE key = ?").execute(arguments: [key])
+                try db.cachedStatement("DELETE FROM settings WHERE key = ?").execute(key)
             case .putLayout(let app, let uid, let type, let body):
                 try db.cachedStatement(
-                    sql: """
-                        INSERT INTO layouts (app, uid, type, body) VALUES (?, ?, ?, ?)
-                        ON CONFLICT (app, uid, type) DO UPDATE SET body = excluded.body
-                        """
-                ).execute(arguments: [app, uid.map(Int64.init) ?? Schema.noUID, type, body])
+                    """
+                    INSERT INTO layouts (app, uid, type, body) VALUES (?, ?, ?, ?)
+                    ON CONFLICT (app, uid, type) DO UPDATE SET body = excluded.body
+                    """
+                ).execute(app, uid.map(Int64.init) ?? Schema.noUID, type, body)
             case .deleteLayout(let app, let uid, let type):
-                try db.cachedStatement(sql: "DELETE FROM layouts WHERE app = ? AND uid = ? AND type = ?")
-                    .execute(arguments: [app, uid.map(Int64.init) ?? Schema.noUID, type])
+                try db.cachedStatement("DELETE FROM layouts WHERE app = ? AND uid = ? AND type = ?")
+                    .execute(app, uid.map(Int64.init) ?? Schema.noUID, type)
             case .putPushToken(let row):
                 try db.cachedStatement(
-                    sql: """
-                        INSERT INTO push_tokens (token, app, uid, activity_id, type, last_timestamp) VALUES (?, ?, ?, ?, ?, ?)
-                        ON CONFLICT (token) DO UPDATE SET last_timestamp = excluded.last_timestamp
-                        """
-                ).execute(arguments: [row.token, row.app, row.uid.map(Int64.init) ?? Schema.noUID, row.activityID, row.type, row.lastTimestamp])
+                    """
+                    INSERT INTO push_tokens (token, app, uid, activity_id, type, last_timestamp) VALUES (?, ?, ?, ?, ?, ?)
+                    ON CONFLICT (token) DO UPDATE SET last_timestamp = excluded.last_timestamp
+                    """
+                ).execute(row.token, row.app, row.uid.map(Int64.init) ?? Schema.noUID, row.activityID, row.type, row.lastTimestamp)
             case .deletePushToken(let token):
-                try db.cachedStatement(sql: "DELETE FROM push_tokens WHERE token = ?").execute(arguments: [token])
+                try db.cachedStatement("DELETE FROM push_tokens WHERE token = ?").execute(token)
             }
         }
     }

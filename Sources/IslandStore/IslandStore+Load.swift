@@ -1,4 +1,3 @@
-import GRDB
 import OrderedJSON
 
 extension IslandStore {
@@ -9,17 +8,15 @@ extension IslandStore {
     /// - Throws: `StoreError` (`.readFailed`) only when the tables themselves cannot be read.
     package func load() throws(StoreError) -> StoredState {
         do {
-            return try database.inDatabase { db in
-                // A closed connection has no SQLite handle left: SQLite would be handed a null one.
-                guard db.sqliteConnection != nil else { throw closedError }
+            return try database.sync { db in
+                guard db.isOpen else { throw closedError }
                 var state = StoredState()
                 // One read transaction: the tables as of one moment.
-                try db.inTransaction(.deferred) {
+                try db.inTransaction("BEGIN DEFERRED TRANSACTION") { () throws(SQLiteError) in
                     try loadActivities(db, into: &state)
                     try loadSettings(db, into: &state)
                     try loadLayouts(db, into: &state)
                     try loadPushTokens(db, into: &state)
-                    return .commit
                 }
                 return state
             }
@@ -30,9 +27,9 @@ extension IslandStore {
         }
     }
 
-    private func loadActivities(_ db: Database, into state: inout StoredState) throws {
-        let rows = try Row.fetchCursor(db, sql: "SELECT id, app, state, body, updated_at FROM activities ORDER BY rowid")
-        while let row = try rows.next() {
+    private func loadActivities(_ db: SQLiteConnection, into state: inout StoredState) throws(SQLiteError) {
+        let row = try db.prepare("SELECT id, app, state, body, updated_at FROM activities ORDER BY rowid")
+        while try row.step() {
             let id = Self.text(row[0]) ?? "rowid?"
             guard let app = Self.text(row[1]), let activityState = Self.text(row[2]),
                 let body = Self.jsonObject(row[3])
@@ -41,18 +38,18 @@ extension IslandStore {
                 continue
             }
             let updatedAt: Double? =
-                switch (row[4] as DatabaseValue).storage {
-                case .double(let d): d
-                case .int64(let i): Double(i)
+                switch row[4] {
+                case .real(let d): d
+                case .integer(let i): Double(i)
                 default: nil
                 }
             state.activities.append(StoredActivity(id: id, app: app, state: activityState, body: body, updatedAt: updatedAt))
         }
     }
 
-    private func loadSettings(_ db: Database, into state: inout StoredState) throws {
-        let rows = try Row.fetchCursor(db, sql: "SELECT key, value FROM settings ORDER BY key")
-        while let row = try rows.next() {
+    private func loadSettings(_ db: SQLiteConnection, into state: inout StoredState) throws(SQLiteError) {
+        let row = try db.prepare("SELECT key, value FROM settings ORDER BY key")
+        while try row.step() {
             guard let key = Self.text(row[0]) else {
                 state.damaged.append("setting:?")
                 continue
@@ -65,10 +62,10 @@ extension IslandStore {
         }
     }
 
-    private func loadLayouts(_ db: Database, into state: inout StoredState) throws {
-        let rows = try Row.fetchCursor(db, sql: "SELECT app, uid, type, body FROM layouts ORDER BY app, uid, type")
-        while let row = try rows.next() {
-            guard let app = Self.text(row[0]), case .int64(let uidValue) = (row[1] as DatabaseValue).storage,
+    private func loadLayouts(_ db: SQLiteConnection, into state: inout StoredState) throws(SQLiteError) {
+        let row = try db.prepare("SELECT app, uid, type, body FROM layouts ORDER BY app, uid, type")
+        while try row.step() {
+            guard let app = Self.text(row[0]), case .integer(let uidValue) = row[1],
                 uidValue == Schema.noUID || UInt32(exactly: uidValue) != nil,
                 let type = Self.text(row[2]), let body = Self.text(row[3])
             else {
@@ -79,20 +76,20 @@ extension IslandStore {
         }
     }
 
-    private func loadPushTokens(_ db: Database, into state: inout StoredState) throws {
-        let rows = try Row.fetchCursor(db, sql: "SELECT token, app, uid, activity_id, type, last_timestamp FROM push_tokens")
-        while let row = try rows.next() {
+    private func loadPushTokens(_ db: SQLiteConnection, into state: inout StoredState) throws(SQLiteError) {
+        let row = try db.prepare("SELECT token, app, uid, activity_id, type, last_timestamp FROM push_tokens")
+        while try row.step() {
             guard let token = Self.text(row[0]), let app = Self.text(row[1]),
-                case .int64(let uidValue) = (row[2] as DatabaseValue).storage,
+                case .integer(let uidValue) = row[2],
                 uidValue == Schema.noUID || UInt32(exactly: uidValue) != nil
             else {
                 state.damaged.append("push-token")
                 continue
             }
             let lastTimestamp: Double? =
-                switch (row[5] as DatabaseValue).storage {
-                case .double(let d): d
-                case .int64(let i): Double(i)
+                switch row[5] {
+                case .real(let d): d
+                case .integer(let i): Double(i)
                 default: nil
                 }
             state.pushTokens.append(
@@ -102,16 +99,16 @@ extension IslandStore {
         }
     }
 
-    /// Text from a column, refusing what is not text rather than letting GRDB trap on it.
-    private static func text(_ value: DatabaseValue) -> String? {
-        switch value.storage {
-        case .string(let s): s
+    /// Text from a column, refusing what is not text (a number, NULL, bytes that are not UTF-8).
+    private static func text(_ value: SQLiteValue) -> String? {
+        switch value {
+        case .text(let s): s
         case .blob(let data): String(validating: data, as: UTF8.self)
         default: nil
         }
     }
 
-    private static func jsonObject(_ value: DatabaseValue) -> JSONObject? {
+    private static func jsonObject(_ value: SQLiteValue) -> JSONObject? {
         guard let text = text(value) else { return nil }
         return (try? JSONParser.parse(text))?.objectValue
     }

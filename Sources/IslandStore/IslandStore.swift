@@ -1,8 +1,8 @@
+import CSQLite
 import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
-import GRDB
 
 /// The daemon's SQLite database (`islandd.sqlite3` in the state directory).
 ///
@@ -44,45 +44,40 @@ package final class IslandStore: Sendable {
         let path = directory.hasSuffix("/") ? directory + fileName : directory + "/" + fileName
         let foundEmptyFile = try createPrivately(path)
 
-        var configuration = Configuration()
-        configuration.label = "islandd.store"
-        // One writer, no concurrent readers (the daemon reads once at start), so a queue fits.
-        // WAL makes a commit one sequential append to the log instead of rewriting pages twice.
-        configuration.journalMode = .wal
-        configuration.busyMode = .timeout(busyTimeout)
-        // The daemon is the only user of its database while it runs, so it keeps it locked
-        // rather than take and release the WAL's locks (six fcntl calls) in every commit; set
-        // before WAL is, the index of the log is kept in memory, with no -shm file to map.
-        // Another process opening the database meanwhile (a second daemon on the same state
-        // directory) waits `busyTimeout` and fails, as it should.
-        configuration.prepareDatabase { db in try db.execute(sql: "PRAGMA locking_mode = EXCLUSIVE") }
-
         do {
-            let database = try DatabaseQueue(path: path, configuration: configuration)
+            let connection = try SQLiteConnection(path: path)
+            try connection.setBusyTimeout(seconds: busyTimeout)
+            // The daemon is the only user of its database while it runs, so it keeps it locked
+            // rather than take and release the WAL's locks (six fcntl calls) in every commit; set
+            // before WAL is, the index of the log is kept in memory, with no -shm file to map.
+            // Another process opening the database meanwhile (a second daemon on the same state
+            // directory) waits `busyTimeout` and fails, as it should.
+            try connection.execute("PRAGMA locking_mode = EXCLUSIVE")
+            // WAL makes a commit one sequential append to the log instead of rewriting pages
+            // twice. The first statement that reads the file: one that is no database fails here.
+            guard try connection.text("PRAGMA journal_mode = WAL") == "wal" else {
+                throw SQLiteError(code: SQLITE_ERROR, message: "SQLite would not keep a write-ahead log")
+            }
             // A mutation is acknowledged only after its commit, and the acknowledgement is a
             // promise that it survives a crash. With WAL, NORMAL survives `kill -9` but can
             // lose the last commits on power loss; FULL syncs the log at every commit. Group
             // commit in StoreWriter pays that fsync once for many acknowledgements.
-            // Set after opening: GRDB's WAL set-up itself lowers `synchronous` to NORMAL.
-            try database.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA synchronous = FULL") }
-            try database.write { db in
-                if try Schema.migrator.hasBeenSuperseded(db) {
-                    let known = Set(Schema.migrator.migrations)
-                    let unknown = try Schema.migrator.appliedIdentifiers(db).subtracting(known).sorted()
-                    throw StoreError(
-                        .newerSchema, path: path,
-                        message: "the database was written by a newer islandd (schema \(unknown.joined(separator: ", "))); "
-                            + "refusing to use it rather than misread it")
-                }
+            try connection.execute("PRAGMA synchronous = FULL")
+            let unknown = try Schema.unknownMigrations(connection)
+            guard unknown.isEmpty else {
+                throw StoreError(
+                    .newerSchema, path: path,
+                    message: "the database was written by a newer islandd (schema \(unknown.joined(separator: ", "))); "
+                        + "refusing to use it rather than misread it")
             }
-            try Schema.migrator.migrate(database)
-            return IslandStore(path: path, database: database, foundEmptyFile: foundEmptyFile)
+            try Schema.migrate(connection)
+            // One writer, no concurrent readers (the daemon reads once at start): one
+            // connection on one queue.
+            return IslandStore(path: path, database: DatabaseQueue(connection, label: "islandd.store"), foundEmptyFile: foundEmptyFile)
         } catch let error as StoreError {
             throw error
-        } catch let error as DatabaseError where error.resultCode == .SQLITE_NOTADB {
-            throw StoreError(.notADatabase, path: path, message: "not an SQLite database (\(error.message ?? "file is not a database"))")
-        } catch let error as DatabaseError {
-            throw StoreError(.cannotOpen, path: path, message: "cannot open the database: \(error.message ?? "\(error.resultCode)")")
+        } catch let error as SQLiteError where error.code == SQLITE_NOTADB {
+            throw StoreError(.notADatabase, path: path, message: "not an SQLite database (\(error.message))")
         } catch {
             throw StoreError(.cannotOpen, path: path, message: "cannot open the database: \(error)")
         }
@@ -112,9 +107,9 @@ package final class IslandStore: Sendable {
         return info.st_size == 0
     }
 
-    /// What a read or write after `close()` fails with. GRDB leaves a closed connection's
-    /// SQLite handle null, and SQLite dereferences what it is given: every use checks first,
-    /// on the database's queue, where `close()` also runs.
+    /// What a read or write after `close()` fails with. Every use checks first, on the
+    /// database's queue, where `close()` also runs: SQLite must not be handed a closed
+    /// connection.
     var closedError: StoreError {
         StoreError(.closed, path: path, message: "the database is closed")
     }
@@ -122,7 +117,7 @@ package final class IslandStore: Sendable {
     /// Closes the database. Later reads and writes fail with a `StoreError` (`.closed`).
     package func close() throws(StoreError) {
         do {
-            try database.close()
+            try database.sync { connection throws(SQLiteError) in try connection.close() }
         } catch {
             throw StoreError(.cannotOpen, path: path, message: "cannot close the database: \(error)")
         }
@@ -130,11 +125,13 @@ package final class IslandStore: Sendable {
 
     /// Runs raw SQL; tests use it to inject failures and damaged rows.
     func execute(sql: String) throws {
-        try database.write { db in try db.execute(sql: sql) }
+        try database.sync { connection throws(SQLiteError) in
+            try connection.inTransaction { () throws(SQLiteError) in try connection.execute(sql) }
+        }
     }
 
     /// The value of a pragma, for tests that check durability settings.
     func pragma(_ name: String) throws -> String? {
-        try database.read { db in try String.fetchOne(db, sql: "PRAGMA \(name)") }
+        try database.sync { connection throws(SQLiteError) in try connection.text("PRAGMA \(name)") }
     }
 }

@@ -1,11 +1,10 @@
-import GRDB
 import Synchronization
 
 /// Writes mutations with group commit: each `commit` returns only once a transaction
 /// containing its mutations has committed (and, with `synchronous = FULL`, reached the disk),
 /// while callers arriving during one transaction's fsync share the next one.
 ///
-/// Transactions run on the database's own serial queue (GRDB's asynchronous writes), on a
+/// Transactions run on the database's own serial queue (`DatabaseQueue.async`), on a
 /// Dispatch thread, never on the Swift concurrency pool, so blocking SQLite calls and fsyncs
 /// take no cooperative thread away from the daemon. Commits queue here meanwhile, and one
 /// asynchronous write takes whatever has queued by the time it runs: a group.
@@ -77,13 +76,13 @@ package final class StoreWriter: Sendable {
         }
         switch schedule {
         case nil: waiter.complete(.failure(closedError))
-        case true?: store.database.asyncWriteWithoutTransaction { [self] db in commitPending(db) }
+        case true?: store.database.async { [self] db in commitPending(db) }
         case false?: break
         }
     }
 
     /// Commits everything queued so far in one transaction, and tells each caller.
-    private func commitPending(_ db: Database) {
+    private func commitPending(_ db: SQLiteConnection) {
         let group = queue.withLock { queue in
             // Commits from now on wait for the next write.
             queue.scheduled = false
@@ -121,7 +120,7 @@ package final class StoreWriter: Sendable {
         }
         // The database's queue is serial: this runs after every write queued before it, and
         // commits what a pause held back.
-        store.database.writeWithoutTransaction { db in commitPending(db) }
+        store.database.sync { db in commitPending(db) }
     }
 
     /// Transactions committed so far; with group commit, usually far fewer than `commit` calls.
@@ -144,6 +143,6 @@ package final class StoreWriter: Sendable {
             queue.scheduled = true
             return true
         }
-        if resume { store.database.asyncWriteWithoutTransaction { [self] db in commitPending(db) } }
+        if resume { store.database.async { [self] db in commitPending(db) } }
     }
 }

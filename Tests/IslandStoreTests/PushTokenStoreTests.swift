@@ -1,5 +1,4 @@
 import Foundation
-import GRDB
 import OrderedJSON
 import OrderedCollections
 import Testing
@@ -44,19 +43,17 @@ import Testing
         let directory = TemporaryDirectory()
         try FileManager.default.createDirectory(atPath: directory.path, withIntermediateDirectories: true)
         do {
-            let queue = try DatabaseQueue(path: directory.path + "/islandd.sqlite3")
-            try queue.write { db in
-                try db.execute(
-                    sql: """
-                        CREATE TABLE grdb_migrations (identifier TEXT NOT NULL PRIMARY KEY);
-                        INSERT INTO grdb_migrations (identifier) VALUES ('v1'), ('v2');
-                        CREATE TABLE activities (id TEXT PRIMARY KEY NOT NULL, app TEXT NOT NULL, state TEXT NOT NULL, body TEXT NOT NULL, updated_at REAL);
-                        CREATE TABLE settings (key TEXT PRIMARY KEY NOT NULL, value TEXT);
-                        CREATE TABLE layouts (app TEXT NOT NULL, uid INTEGER NOT NULL DEFAULT -1, type TEXT NOT NULL, body TEXT, PRIMARY KEY (app, uid, type));
-                        INSERT INTO activities (id, app, state, body, updated_at) VALUES ('A1', 'org.example.A', 'active', '{"id":"A1"}', 5);
-                        INSERT INTO settings (key, value) VALUES ('manager', '{}');
-                        """)
-            }
+            let connection = try SQLiteConnection(path: directory.path + "/islandd.sqlite3")
+            try connection.execute(
+                """
+                CREATE TABLE grdb_migrations (identifier TEXT NOT NULL PRIMARY KEY);
+                INSERT INTO grdb_migrations (identifier) VALUES ('v1'), ('v2');
+                CREATE TABLE activities (id TEXT PRIMARY KEY NOT NULL, app TEXT NOT NULL, state TEXT NOT NULL, body TEXT NOT NULL, updated_at REAL);
+                CREATE TABLE settings (key TEXT PRIMARY KEY NOT NULL, value TEXT);
+                CREATE TABLE layouts (app TEXT NOT NULL, uid INTEGER NOT NULL DEFAULT -1, type TEXT NOT NULL, body TEXT, PRIMARY KEY (app, uid, type));
+                INSERT INTO activities (id, app, state, body, updated_at) VALUES ('A1', 'org.example.A', 'active', '{"id":"A1"}', 5);
+                INSERT INTO settings (key, value) VALUES ('manager', '{}');
+                """)
         }
         let store = try IslandStore.open(directory: directory.path)
         let loaded = try store.load()

@@ -1,0 +1,276 @@
+import CSQLite
+import Dispatch
+
+/// Why SQLite refused: its primary result code (`SQLITE_BUSY`, `SQLITE_NOTADB`, …) and its
+/// message.
+struct SQLiteError: Error, CustomStringConvertible {
+    var code: Int32
+    var message: String
+
+    var description: String { message }
+}
+
+/// A column's value as SQLite stores it.
+enum SQLiteValue: Equatable {
+    case null
+    case integer(Int64)
+    case real(Double)
+    case text(String)
+    case blob([UInt8])
+}
+
+/// What a statement's `?` can stand for.
+protocol SQLiteBindable {
+    /// Binds the value to the parameter at `index` (1-based); returns SQLite's result code.
+    func bind(to statement: OpaquePointer, at index: Int32) -> Int32
+}
+
+extension String: SQLiteBindable {
+    func bind(to statement: OpaquePointer, at index: Int32) -> Int32 {
+        var text = self
+        // Every byte, NULs included; an empty string is text, not NULL (which a nil pointer is).
+        return text.withUTF8 { bytes in
+            bytes.isEmpty
+                ? sqlite3_bind_text(statement, index, "", 0, SQLiteStatement.transient)
+                : sqlite3_bind_text(statement, index, bytes.baseAddress, Int32(bytes.count), SQLiteStatement.transient)
+        }
+    }
+}
+
+extension Int64: SQLiteBindable {
+    func bind(to statement: OpaquePointer, at index: Int32) -> Int32 { sqlite3_bind_int64(statement, index, self) }
+}
+
+extension Double: SQLiteBindable {
+    func bind(to statement: OpaquePointer, at index: Int32) -> Int32 { sqlite3_bind_double(statement, index, self) }
+}
+
+extension Optional: SQLiteBindable where Wrapped: SQLiteBindable {
+    func bind(to statement: OpaquePointer, at index: Int32) -> Int32 {
+        switch self {
+        case .some(let value): value.bind(to: statement, at: index)
+        case .none: sqlite3_bind_null(statement, index)
+        }
+    }
+}
+
+/// One connection to an SQLite database (the C library, Debian's libsqlite3), with the
+/// statements it runs again and again prepared once. Not thread-safe, and opened without
+/// SQLite's own mutexes: it is used on one serial queue only (`DatabaseQueue`).
+final class SQLiteConnection {
+    private var handle: OpaquePointer?
+    private var cache: [String: SQLiteStatement] = [:]
+
+    /// Opens `path` for reading and writing, creating an empty database when there is no file.
+    /// SQLite reads nothing yet: a file that is not a database fails at the first statement.
+    init(path: String) throws(SQLiteError) {
+        var handle: OpaquePointer?
+        let code = sqlite3_open_v2(path, &handle, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, nil)
+        guard code == SQLITE_OK, let handle else {
+            let message = handle.map { String(cString: sqlite3_errmsg($0)) } ?? String(cString: sqlite3_errstr(code))
+            sqlite3_close(handle)
+            throw SQLiteError(code: code & 0xff, message: message)
+        }
+        self.handle = handle
+    }
+
+    deinit {
+        cache.values.forEach { $0.finalize() }
+        sqlite3_close(handle)
+    }
+
+    /// Whether `close()` has not run yet: SQLite must never be handed a closed connection.
+    var isOpen: Bool { handle != nil }
+
+    /// Whether a transaction is open (SQLite is out of autocommit mode).
+    var isInTransaction: Bool { handle.map { sqlite3_get_autocommit($0) == 0 } ?? false }
+
+    /// How long a statement waits for another connection's lock before failing with
+    /// `SQLITE_BUSY`.
+    func setBusyTimeout(seconds: Double) throws(SQLiteError) {
+        let milliseconds = (seconds * 1000).rounded()
+        let bounded = milliseconds.isNaN ? 0 : Int32(min(max(milliseconds, 0), Double(Int32.max)))
+        try check(sqlite3_busy_timeout(try openHandle(), bounded))
+    }
+
+    /// Runs `sql`, one statement or several separated by semicolons, ignoring any rows.
+    func execute(_ sql: String) throws(SQLiteError) {
+        let handle = try openHandle()
+        var message: UnsafeMutablePointer<CChar>?
+        let code = sqlite3_exec(handle, sql, nil, nil, &message)
+        defer { sqlite3_free(message) }
+        guard code == SQLITE_OK else {
+            throw SQLiteError(code: code & 0xff, message: message.map { String(cString: $0) } ?? String(cString: sqlite3_errstr(code)))
+        }
+    }
+
+    /// The first column of the first row of `sql`, as text (SQLite converts numbers), or nil
+    /// when there is no row or the value is NULL.
+    func text(_ sql: String) throws(SQLiteError) -> String? {
+        let statement = try prepare(sql)
+        guard try statement.step() else { return nil }
+        return statement.text(0)
+    }
+
+    /// `sql` prepared for this one use; finalized when the statement is released.
+    func prepare(_ sql: String) throws(SQLiteError) -> SQLiteStatement {
+        let handle = try openHandle()
+        var statement: OpaquePointer?
+        try check(sqlite3_prepare_v2(handle, sql, -1, &statement, nil))
+        guard let statement else { throw SQLiteError(code: SQLITE_MISUSE, message: "no statement in \(sql)") }
+        return SQLiteStatement(statement)
+    }
+
+    /// `sql` prepared the first time it is asked for and kept until `close()`: for the
+    /// statements every transaction runs.
+    func cachedStatement(_ sql: String) throws(SQLiteError) -> SQLiteStatement {
+        if let statement = cache[sql] { return statement }
+        let statement = try prepare(sql)
+        cache[sql] = statement
+        return statement
+    }
+
+    /// Runs `body` in a transaction: committed when it returns, rolled back when it throws.
+    func inTransaction<T>(_ begin: String = "BEGIN IMMEDIATE TRANSACTION", _ body: () throws(SQLiteError) -> T) throws(SQLiteError) -> T {
+        try cachedStatement(begin).execute()
+        do {
+            let result = try body()
+            try cachedStatement("COMMIT TRANSACTION").execute()
+            return result
+        } catch {
+            rollback()
+            throw error
+        }
+    }
+
+    /// Rolls back the open transaction, if SQLite has not already rolled it back itself (as it
+    /// does after some errors).
+    func rollback() {
+        if isInTransaction { try? execute("ROLLBACK TRANSACTION") }
+    }
+
+    /// Finalizes the cached statements and closes the connection; later uses fail.
+    func close() throws(SQLiteError) {
+        guard let handle else { return }
+        cache.values.forEach { $0.finalize() }
+        cache = [:]
+        try check(sqlite3_close(handle))
+        self.handle = nil
+    }
+
+    private func openHandle() throws(SQLiteError) -> OpaquePointer {
+        guard let handle else { throw SQLiteError(code: SQLITE_MISUSE, message: "the connection is closed") }
+        return handle
+    }
+
+    private func check(_ code: Int32) throws(SQLiteError) {
+        guard code != SQLITE_OK else { return }
+        throw SQLiteError(code: code & 0xff, message: handle.map { String(cString: sqlite3_errmsg($0)) } ?? String(cString: sqlite3_errstr(code)))
+    }
+}
+
+/// A prepared statement. Run it with `execute` for its effect, or `step` through its rows and
+/// read their columns. A run that reaches its end, or fails, resets the statement for the next.
+final class SQLiteStatement {
+    private var handle: OpaquePointer?
+
+    /// SQLite copies a bound value before the bind call returns.
+    static var transient: sqlite3_destructor_type { unsafeBitCast(-1, to: sqlite3_destructor_type.self) }
+
+    fileprivate init(_ handle: OpaquePointer) {
+        self.handle = handle
+    }
+
+    deinit { finalize() }
+
+    fileprivate func finalize() {
+        sqlite3_finalize(handle)
+        handle = nil
+    }
+
+    /// Binds `arguments` to the statement's parameters in order and runs it to its end.
+    func execute(_ arguments: any SQLiteBindable...) throws(SQLiteError) {
+        let handle = try liveHandle()
+        for (offset, argument) in arguments.enumerated() {
+            try check(argument.bind(to: handle, at: Int32(offset + 1)))
+        }
+        while try step() {}
+    }
+
+    /// Moves to the next row: true when there is one, false at the end.
+    func step() throws(SQLiteError) -> Bool {
+        let handle = try liveHandle()
+        switch sqlite3_step(handle) {
+        case SQLITE_ROW: return true
+        case SQLITE_DONE:
+            sqlite3_reset(handle)
+            return false
+        case let code:
+            let message = String(cString: sqlite3_errmsg(sqlite3_db_handle(handle)))
+            sqlite3_reset(handle)
+            throw SQLiteError(code: code & 0xff, message: message)
+        }
+    }
+
+    /// Ends a run before its last row, releasing what it holds.
+    func reset() {
+        sqlite3_reset(handle)
+    }
+
+    /// The current row's value in column `index` (0-based).
+    subscript(index: Int32) -> SQLiteValue {
+        guard let handle else { return .null }
+        switch sqlite3_column_type(handle, index) {
+        case SQLITE_INTEGER: return .integer(sqlite3_column_int64(handle, index))
+        case SQLITE_FLOAT: return .real(sqlite3_column_double(handle, index))
+        case SQLITE_TEXT: return .text(text(index) ?? "")
+        case SQLITE_BLOB:
+            let count = Int(sqlite3_column_bytes(handle, index))
+            guard count > 0, let bytes = sqlite3_column_blob(handle, index) else { return .blob([]) }
+            return .blob(Array(UnsafeRawBufferPointer(start: bytes, count: count)))
+        default: return .null
+        }
+    }
+
+    /// The current row's value in column `index` as SQLite converts it to text (numbers
+    /// included), with every byte; nil for NULL.
+    func text(_ index: Int32) -> String? {
+        guard let handle, let text = sqlite3_column_text(handle, index) else { return nil }
+        let count = Int(sqlite3_column_bytes(handle, index))
+        return String(decoding: UnsafeBufferPointer(start: text, count: count), as: UTF8.self)
+    }
+
+    private func liveHandle() throws(SQLiteError) -> OpaquePointer {
+        guard let handle else { throw SQLiteError(code: SQLITE_MISUSE, message: "the statement is finalized") }
+        return handle
+    }
+
+    private func check(_ code: Int32) throws(SQLiteError) {
+        guard code != SQLITE_OK, let handle else { return }
+        throw SQLiteError(code: code & 0xff, message: String(cString: sqlite3_errmsg(sqlite3_db_handle(handle))))
+    }
+}
+
+/// The store's one connection and the serial queue it is used on: every use, from whichever
+/// thread, runs on that queue, so the connection never sees two threads at once. A Dispatch
+/// queue of its own rather than the Swift concurrency pool, because SQLite's calls and fsyncs
+/// block the thread they run on.
+final class DatabaseQueue: @unchecked Sendable {  // `connection` is touched only on `queue`
+    private let queue: DispatchQueue
+    private let connection: SQLiteConnection
+
+    init(_ connection: SQLiteConnection, label: String) {
+        self.connection = connection
+        self.queue = DispatchQueue(label: label)
+    }
+
+    /// Runs `body` on the queue and waits for it.
+    func sync<T, E: Error>(_ body: (SQLiteConnection) throws(E) -> T) throws(E) -> T {
+        try queue.sync { Result { () throws(E) in try body(connection) } }.get()
+    }
+
+    /// Queues `body` and returns at once.
+    func async(_ body: @escaping @Sendable (SQLiteConnection) -> Void) {
+        queue.async { body(self.connection) }
+    }
+}
