@@ -27,9 +27,7 @@ ever signalled.
 """
 import argparse
 import glob
-import json
 import os
-import re
 import shutil
 import signal
 import subprocess
@@ -109,49 +107,30 @@ def profile_channel(daemon, socket_path, island, broker, tmp, out, a):
     (each its own commit), not a flood's group commits."""
     bench.wait_for(lambda: 'connected to the push broker' in bench.tail(os.path.join(tmp, 'log'), 100000), 120,
                    'the broker connection')
-    created = subprocess.run([island, 'channel', 'create', '--app', bench.APP, '--storage', 'latest',
-                              '--broker', 'mqtt://127.0.0.1:%d' % broker.port], capture_output=True, text=True, timeout=120)
-    if created.returncode != 0:
-        sys.exit('profile: island channel create: ' + created.stderr)
-    topic = 'island/channels/%s/%s' % (bench.APP, created.stdout.strip())
-    producer = bench.Conn(socket_path)
-    bench.call(producer, 'org.island.Producer.Request', {
-        'app': bench.APP, 'type': 'Bench', 'attributes': {'name': 'profiled'}, 'content': {'state': {}}, 'channel': topic.rsplit('/', 1)[1]})
+    import push
+    feed = push.ChannelFeed(island, broker, socket_path, 'profiled')
     presenters = [bench.Presenter(socket_path) for _ in range(max(1, a.presenters))]
     for presenter in presenters:
         presenter.start()
-    publisher = subprocess.Popen(['mosquitto_pub', '-p', str(broker.port), '-t', topic, '-q', '1', '-r', '-l'],
-                                 stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, text=True)
-    t0 = time.time()
 
     def send(seq):
-        frames = presenters[0].frames
-        publisher.stdin.write(json.dumps({'aps': {'timestamp': t0 + seq * 0.001, 'event': 'update',
-                                                  'content-state': state(seq)}}) + '\n')
-        publisher.stdin.flush()
-        bench.wait_for(lambda: presenters[0].frames > frames, 120, 'message %d shown' % seq, poll=0.002)
+        feed.send(seq, state(seq), presenters[0], 120)
         # Shown before it is committed: the next one only once this one's commit is surely over,
         # or a writer slowed down by callgrind groups several messages in one commit (a quicker
         # writer then counts twice as much per message as a slower one).
         time.sleep(0.25)
     for seq in range(WARM_UP // 10):
         send(seq)
-    # The link process is started by one of islandd's threads: each thread lists its own children.
-    links = []
-    for children in glob.glob('/proc/%d/task/*/children' % daemon.pid):
-        with open(children) as f:
-            links += [int(pid) for pid in f.read().split()]
+    links = push.children(daemon.pid)  # the link process
     for pid in [daemon.pid] + links:
         control(pid, '-z', socket_path)
     for seq in range(WARM_UP // 10, WARM_UP // 10 + a.updates):
         send(seq)
     # Shown before it is committed: give the last commit its turn before the dump.
-    bench.call(producer, 'org.island.Producer.List', {'app': bench.APP})
+    bench.call(feed.producer, 'org.island.Producer.List', {'app': bench.APP})
     for pid in [daemon.pid] + links:
         control(pid, '-d', socket_path)
-    publisher.stdin.close()
-    publisher.wait(30)
-    producer.close()
+    feed.close()
     for presenter in presenters:
         presenter.close()
     # The dumps taken now (numbered), not those the processes write at their exit.

@@ -392,6 +392,35 @@ def create_channel(island, kind, broker, storage):
     return created.stdout.strip()
 
 
+class ChannelFeed:
+    """An activity of islandd's listening to a new `latest` channel of the benchmark app, and a
+    publisher to it (QoS 1, retained, as a `latest` channel is published). `send` publishes one
+    message and returns once `presenter` has shown it: one message at a time, as a fan-out's
+    device sees them (Benchmarks/profile.py and wakeups.py count them so)."""
+
+    def __init__(self, island, broker, socket_path, name):
+        channel = create_channel(island, 'mosquitto', broker, 'latest')
+        self.producer = bench.Conn(socket_path)
+        bench.call(self.producer, 'org.island.Producer.Request', {
+            'app': APP, 'type': 'Bench', 'attributes': {'name': name}, 'content': {'state': {}}, 'channel': channel})
+        self.publisher = subprocess.Popen(
+            ['mosquitto_pub', '-p', str(broker.ports[0]), '-t', 'island/channels/%s/%s' % (APP, channel), '-q', '1', '-r', '-l'],
+            stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, text=True)
+        self.t0 = time.time()
+
+    def send(self, seq, content_state, presenter, timeout):
+        frames = presenter.frames
+        self.publisher.stdin.write(json.dumps({'aps': {'timestamp': self.t0 + seq * 0.001, 'event': 'update',
+                                                       'content-state': content_state}}) + '\n')
+        self.publisher.stdin.flush()
+        bench.wait_for(lambda: presenter.frames > frames, timeout, 'message %d shown' % seq, poll=0.002)
+
+    def close(self):
+        self.publisher.stdin.close()
+        self.publisher.wait(30)
+        self.producer.close()
+
+
 def channel_run(a, kind, client, harness, island, islandd, env, tmp):
     """One channel publish -> presenter deltas on a.channel_devices daemons, against the broker's
     own publish -> subscribe latency to as many plain subscribers, in the same run. `kind`:

@@ -29,7 +29,6 @@ one at a time, as a fan-out's device sees them.
 Only processes it started are ever signalled.
 """
 import argparse
-import glob
 import json
 import os
 import shutil
@@ -179,40 +178,22 @@ def measure_channel(islandd, a, tmp, events):
     log_path = os.path.join(tmp, 'islandd.log')
     daemon = bench.spawn([islandd, '--socket', socket_path, '--state-dir', os.path.join(tmp, 'state'), '--config', config],
                          log_path, env=bench.base_env(tmp))
-    publisher = presenter = producer = None
+    feed = presenter = None
     try:
         bench.wait_for(lambda: bench.accepting(socket_path), 60, "islandd's socket")
         bench.wait_for(lambda: 'connected to the push broker' in bench.tail(log_path, 100000), 60, 'the broker connection')
         island = os.path.join(os.path.dirname(a.islandd_source), 'island')
-        created = subprocess.run([island, 'channel', 'create', '--app', bench.APP, '--storage', 'latest',
-                                  '--broker', 'mqtt://127.0.0.1:%d' % broker.port], capture_output=True, text=True, timeout=60)
-        if created.returncode != 0:
-            sys.exit('wakeups: island channel create: ' + created.stderr)
-        topic = 'island/channels/%s/%s' % (bench.APP, created.stdout.strip())
-        producer = bench.Conn(socket_path)
-        bench.call(producer, 'org.island.Producer.Request', {'app': bench.APP, 'type': 'Bench', 'attributes': {'name': 'wakeups'},
-                                                             'content': {'state': {}}, 'channel': topic.rsplit('/', 1)[1]})
+        feed = push.ChannelFeed(island, broker, socket_path, 'wakeups')
         presenter = bench.Presenter(socket_path)
         presenter.start()
-        publisher = subprocess.Popen(['mosquitto_pub', '-p', str(broker.port), '-t', topic, '-q', '1', '-r', '-l'],
-                                     stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, text=True)
-        t0 = time.time()
 
         def send(seq):
-            frames = presenter.frames
-            publisher.stdin.write(json.dumps({'aps': {'timestamp': t0 + seq * 0.001, 'event': 'update',
-                                                      'content-state': state(seq)}}) + '\n')
-            publisher.stdin.flush()
-            bench.wait_for(lambda: presenter.frames > frames, 60, 'message %d shown' % seq, poll=0.002)
+            feed.send(seq, state(seq), presenter, 60)
             # Shown before it is committed: the commit, and the link's `done`, are over well before.
             time.sleep(0.02)
         for seq in range(20):
             send(seq)
-        # The link process is started by one of islandd's threads: each thread lists its own children.
-        links = []
-        for children in glob.glob('/proc/%d/task/*/children' % daemon.pid):
-            with open(children) as f:
-                links += [int(pid) for pid in f.read().split()]
+        links = push.children(daemon.pid)  # the link process
         processes = {'islandd': daemon.pid, **{'link process %d' % n: pid for n, pid in enumerate(links)}}
         before = {name: threads(pid) for name, pid in processes.items()}
         perfs = {name: start_perf(pid, events, os.path.join(tmp, 'perf-%d' % pid)) for name, pid in processes.items()}
@@ -230,13 +211,10 @@ def measure_channel(islandd, a, tmp, events):
             results[name] = (per_thread, syscalls[name])
         return results
     finally:
-        if publisher:
-            publisher.stdin.close()
-            publisher.wait(30)
+        if feed:
+            feed.close()
         if presenter:
             presenter.close()
-        if producer:
-            producer.close()
         bench.stop(daemon)
         broker.stop()
 
