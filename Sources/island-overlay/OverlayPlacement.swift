@@ -211,6 +211,8 @@ import IslandOverlay
     /// The window is to be this size, to fit its monitor as it is now (the shell resizes it
     /// and lays the island out again in it).
     var canvasChanged: (_ width: Double, _ height: Double) -> Void = { _, _ in }
+    /// The window was mapped anew, on a new surface: the shell gives it its input region again.
+    var remapped: () -> Void = {}
 
     /// `pinned`: Output=all's island for that monitor.
     init(window: OverlayWindow, config: OverlayConfig, monitors: OverlayMonitors, pinned: OpaquePointer? = nil, takesKeyboard: Bool = true) {
@@ -394,8 +396,7 @@ import IslandOverlay
             // KWin 5.27 leaves the keyboard with a layer surface that stops accepting it (it
             // only ever activates one that starts to): the user's window would have no keys
             // until clicked. A surface mapped anew makes KWin activate the window before it.
-            gtk_widget_hide(window.widget)
-            gtk_widget_show(window.widget)
+            remap()
         } else {
             commitNow()
         }
@@ -428,10 +429,18 @@ import IslandOverlay
         guard window.wayland, monitors.compositor?.drawsOverLockScreen == true, let layer = surface.lockChanged(locked) else { return }
         log(locked ? "locked: the island asks onto KWin's lock screen (kde_lockscreen_overlay_v1)" : "unlocked: the island leaves the lock screen")
         gtk_layer_set_layer(island_window(window.widget), OverlayWindow.layer(layer))
-        if gtk_widget_get_visible(window.widget) != 0 {
-            gtk_widget_hide(window.widget)
-            gtk_widget_show(window.widget)
-        }
+        if gtk_widget_get_visible(window.widget) != 0 { remap() }
+    }
+
+    /// Maps the window anew: GTK destroys its surface and makes another. GDK sends a surface's
+    /// input region only when it is set, so the new surface would have none until the island's
+    /// shapes next change: until then the whole transparent canvas takes the pointer, and on
+    /// KWin a click there (into the window below, as the island collapses) gives the island the
+    /// keyboard. `remapped` sets the region again before the new surface's first frame.
+    private func remap() {
+        gtk_widget_hide(window.widget)
+        gtk_widget_show(window.widget)
+        remapped()
     }
 
     private func mapped() {

@@ -26,6 +26,9 @@ import IslandPresenter
     private let placement: OverlayPlacement?
     /// The window's size now, in logical pixels: made at start, then fitted to its monitor.
     private var canvas: (width: Double, height: Double)
+    /// Where the window takes the pointer (the island's shapes), as last set: a surface mapped
+    /// anew is given it again.
+    private var inputRows: [OverlayRect]?
 
     init(
         window: OverlayWindow, placement: OverlayPlacement?, config: OverlayConfig, cssPath: String, socketPath: String,
@@ -208,6 +211,7 @@ import IslandPresenter
             handle(.desktop(state))
         }
         placement?.canvasChanged = { [unowned self] width, height in resize(width: width, height: height) }
+        placement?.remapped = { [unowned self] in applyInputRegion() }
         placement?.start()
         gtk_widget_show_all(window.widget)
         handle(.windowShown)
@@ -255,9 +259,8 @@ import IslandPresenter
             case .redraw:
                 gtk_widget_queue_draw(window.area)
             case .setInputRegion(let rows):
-                let region = Self.region(rows)
-                gtk_widget_input_shape_combine_region(window.widget, region)
-                cairo_region_destroy(region)
+                inputRows = rows
+                applyInputRegion()
             case .setWindowShape(let rows):
                 let region = Self.region(rows)
                 gtk_widget_shape_combine_region(window.widget, region)
@@ -341,6 +344,13 @@ import IslandPresenter
             let motion = controller.motion
             log("frame \(micros) us \(motion.isAnimating ? "animating" : "settled") \(motion.target?.form.rawValue ?? "none")")
         }
+    }
+
+    private func applyInputRegion() {
+        guard let inputRows else { return }
+        let region = Self.region(inputRows)
+        gtk_widget_input_shape_combine_region(window.widget, region)
+        cairo_region_destroy(region)
     }
 
     private static func region(_ rows: [OverlayRect]) -> OpaquePointer {

@@ -15,6 +15,7 @@ as kde-*.png."""
 
 import contextlib
 import os
+import re
 
 import pytest
 
@@ -62,7 +63,9 @@ def world():
         keys = kwin.KeyWindow(session, kde)
         opener = scenes.prepare(session)
         session.start_islandd(scenes.DAEMON_CONFIG)
-        overlay = desktop.Overlay(session, dict(kde.env, ISLAND_OVERLAY_FRAME_LOG="1"),
+        # WAYLAND_DEBUG: the overlay's Wayland requests and events in its log, which
+        # test_a_surface_mapped_anew_takes_the_pointer_only_on_the_island reads.
+        overlay = desktop.Overlay(session, dict(kde.env, ISLAND_OVERLAY_FRAME_LOG="1", WAYLAND_DEBUG="client"),
                                   config=scenes.overlay_config(opener))
         world = World(session, kde, keys, overlay)
         # KWin gives the key window the keyboard as it maps: a key typed then reaches it (typed
@@ -169,6 +172,53 @@ def test_a_click_expands_the_island_and_escape_collapses_it(world):
         world.screen.settled(lambda image, box: box == rest, name="collapsed")
         assert world.keys.keys()[keys:] == [], "Escape went to the window, not the island"
         typed_to_the_window(world, KEY_SPACE)
+
+
+def surfaces_without_input_region(trace):
+    """The island's surfaces in `trace` (the overlay's WAYLAND_DEBUG lines) whose first frame (the
+    commit of their first buffer) came with no input region set since the surface was made: a
+    surface with none takes the pointer on all of it."""
+    missing, made = [], re.compile(r"get_layer_surface\(new id zwlr_layer_surface_v1@\d+, wl_surface@(\d+),")
+    for start, line in enumerate(trace):
+        found = made.search(line)
+        if not found:
+            continue
+        surface, region, attached = "wl_surface@%s." % found.group(1), False, False
+        for later in trace[start + 1:]:
+            if surface + "set_input_region(" in later:
+                region = True
+            elif surface + "attach(wl_buffer@" in later:
+                attached = True
+            elif attached and surface + "commit()" in later:
+                if not region:
+                    missing.append(line.strip())
+                break
+    return missing
+
+
+def test_a_surface_mapped_anew_takes_the_pointer_only_on_the_island(world):
+    """Giving the keyboard back, the island's window is mapped anew (KWin 5.27 keeps the keyboard
+    with a surface that stops accepting it), on a new surface. GDK sends a surface's input region
+    only when it is set, so the new surface took the pointer on the whole transparent canvas
+    until the island's shapes next changed, and a click into the window below as the island
+    collapsed gave the island the keyboard (the window then had no keys). Read from the
+    overlay's Wayland trace, by order: each surface it maps has its input region by its first
+    frame. (Without the fix a surface's first frame has a region only when the daemon's answer
+    happened to move the shapes in that frame first; three collapses make that unlikely.)"""
+    with producing(world) as producer:
+        _, rest = compact(world, producer)
+        mark = len(world.overlay.log().splitlines())
+        for _ in range(3):
+            world.kwin.click(*centre(rest))
+            world.screen.settled(lambda image, box: box is not None and size(box)[1] > size(rest)[1] + 30)
+            desktop.wait_until(lambda: desktop.island_mode(world.session) == "expanded", LIVENESS, "the daemon expanding")
+            world.kwin.key(KEY_ESC)
+            desktop.wait_until(lambda: desktop.island_mode(world.session) == "compact", LIVENESS, "Escape collapsing it")
+            world.screen.settled(lambda image, box: box == rest, name="collapsed")
+        trace = world.overlay.log().splitlines()[mark:]
+        assert sum("get_layer_surface(" in line for line in trace) == 3, "the window was not mapped anew at each collapse"
+        assert surfaces_without_input_region(trace) == [], \
+            "a surface mapped with no input region: its whole canvas took the pointer"
 
 
 def test_a_click_in_the_window_collapses_the_island_and_the_window_has_its_keys(world):
