@@ -143,7 +143,7 @@ struct ActivityPersistenceTests: ActivityTesting {
         #expect(restored.nextDeadline == t0 + 10.5)
 
         let events = restored.advance(to: now)
-        #expect(events.labels == ["changed:1:active", "delivered:1", "changed:1:ended", "delivered:1"])
+        expectLabels(events, ["changed:1:active", "delivered:1", "changed:1:ended", "delivered:1"])
         let expired = try #require(restored.activity(id: id))
         #expect(expired.endReason == .expired)
         #expect(expired.endedAt == t0 + 8 * 3600)

@@ -24,7 +24,7 @@ struct ActivityScheduleTests: ActivityTesting {
         #expect(outcome.activity.state == .pending)
         #expect(outcome.activity.schedule == ScheduledStart(date: t0 + 600, alert: Self.alert))
         // Persisted and told to its app (`changed`), never `delivered` to presenters.
-        #expect(outcome.events.labels == ["changed:1:pending", "budgets:\(pizza)"])
+        expectLabels(outcome.events, ["changed:1:pending", "budgets:\(pizza)"])
         #expect(manager.list(owner: ActivityOwner(app: pizza)).map(\.state) == [.pending])
         #expect(manager.nextDeadline == t0 + 600)
     }
@@ -35,7 +35,7 @@ struct ActivityScheduleTests: ActivityTesting {
         #expect(manager.advance(to: t0 + 599.999).isEmpty)
         #expect(manager.activity(id: "1")?.state == .pending)
         let events = manager.advance(to: t0 + 600)
-        #expect(events.labels == ["changed:1:active", "delivered:1", "alerted:1", "budgets:\(pizza)"])
+        expectLabels(events, ["changed:1:active", "delivered:1", "alerted:1", "budgets:\(pizza)"])
         let started = try #require(manager.activity(id: "1"))
         #expect(started.deliveredAt == t0 + 600)
         #expect(started.schedule?.alert == nil)
@@ -72,7 +72,7 @@ struct ActivityScheduleTests: ActivityTesting {
         var manager = makeManager()
         let outcome = try schedule(&manager, at: t0 - 5, now: t0)
         #expect(outcome.activity.state == .active)
-        #expect(outcome.events.labels == ["changed:1:active", "delivered:1", "budgets:\(pizza)", "alerted:1"])
+        expectLabels(outcome.events, ["changed:1:active", "delivered:1", "budgets:\(pizza)", "alerted:1"])
     }
 
     @Test func itsEightHoursCountFromItsStart() throws {
@@ -102,7 +102,7 @@ struct ActivityScheduleTests: ActivityTesting {
         _ = try schedule(&manager, at: t0 + 600, now: t0)
         let ended = try manager.end(app: pizza, id: "1", now: t0 + 1)
         #expect(ended.activity.state == .dismissed)
-        #expect(ended.events.labels == ["changed:1:dismissed", "removed:1"])
+        expectLabels(ended.events, ["changed:1:dismissed", "removed:1"])
         #expect(manager.nextDeadline == nil)
     }
 
@@ -119,7 +119,7 @@ struct ActivityScheduleTests: ActivityTesting {
         var manager = makeManager()
         _ = try schedule(&manager, at: t0 + 600, now: t0)
         _ = manager.setFocus(true, now: t0 + 1)
-        #expect(manager.advance(to: t0 + 600).labels == ["changed:1:active", "delivered:1"])
+        expectLabels(manager.advance(to: t0 + 600), ["changed:1:active", "delivered:1"])
     }
 
     @Test func aRestoreBeforeTheDateKeepsItPendingUntilThen() throws {
@@ -129,7 +129,7 @@ struct ActivityScheduleTests: ActivityTesting {
         var restored = ActivityManager(snapshot: stored, now: t0 + 100, makeID: { "x" })
         #expect(restored.advance(to: t0 + 100).isEmpty)
         #expect(restored.activity(id: "1")?.state == .pending)
-        #expect(restored.advance(to: t0 + 600).labels == ["changed:1:active", "delivered:1", "alerted:1", "budgets:\(pizza)"])
+        expectLabels(restored.advance(to: t0 + 600), ["changed:1:active", "delivered:1", "alerted:1", "budgets:\(pizza)"])
         #expect(restored.activity(id: "1")?.schedule?.late == nil)
     }
 
@@ -138,7 +138,7 @@ struct ActivityScheduleTests: ActivityTesting {
         _ = try schedule(&manager, at: t0 + 600, now: t0)
         let stored = try ManagerSnapshot(json: JSONParser.parse(JSON.object(manager.snapshot.json).serialized()).objectValue!)
         var restored = ActivityManager(snapshot: stored, now: t0 + 900, makeID: { "x" })
-        #expect(restored.advance(to: t0 + 900).labels == ["changed:1:active", "delivered:1", "alerted:1", "budgets:\(pizza)"])
+        expectLabels(restored.advance(to: t0 + 900), ["changed:1:active", "delivered:1", "alerted:1", "budgets:\(pizza)"])
         let started = try #require(restored.activity(id: "1"))
         #expect(started.schedule == ScheduledStart(date: t0 + 600, startsAt: t0 + 900, alert: nil, late: .daemonDown))
         #expect(started.deliveredAt == t0 + 900)

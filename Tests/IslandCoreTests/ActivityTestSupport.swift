@@ -2,6 +2,7 @@ import IslandCore
 import OrderedJSON
 import OrderedCollections
 import Synchronization
+import Testing
 
 /// Shared fixtures of the activity suites, as members of the suites (each conforms) rather
 /// than globals, so they cannot clash with other suites of this test target.
@@ -35,6 +36,16 @@ extension ActivityTesting {
     func makeManager(limits: LimitsPolicy = LimitsPolicy()) -> ActivityManager {
         let ids = CountingIDs()
         return ActivityManager(limits: limits, makeID: { ids.make() })
+    }
+
+    /// Expects `events` to be `expected` as labels ([ActivityEvent].labels). One typed `#expect`
+    /// here instead of one per call: an `#expect(events.labels == [literal])` costs the test
+    /// build ~10 ms more of type-checking (the literal's type is inferred through the macro's
+    /// expansion); a failure still shows both lists, at the caller's line.
+    func expectLabels(
+        _ events: [ActivityEvent], _ expected: [String], _ comment: Comment? = nil, sourceLocation: SourceLocation = #_sourceLocation
+    ) {
+        #expect(events.labels == expected, comment, sourceLocation: sourceLocation)
     }
 
     /// Limits with global values changed.
