@@ -148,7 +148,7 @@ import Testing
         desk.settle()
         _ = desk.take()
         desk.send(.desktop(OverlayDesktopState()))
-        #expect(desk.take() == [])
+        #expect(desk.take() == [] as [OverlayStep])
     }
 }
 

@@ -87,12 +87,12 @@ import Testing
         desk.send(.update(Self.snapshot(locked: false)))
         desk.settle()
         #expect(desk.form == .expanded)
-        #expect(Self.overLockScreen(desk.take()) == [])
+        #expect(Self.overLockScreen(desk.take()) == [] as [Bool])
 
         desk.send(.update(Self.snapshot(locked: true)))
         desk.settle()
         var steps = desk.take()
-        #expect(Self.overLockScreen(steps) == [true])
+        #expect(Self.overLockScreen(steps) == [true] as [Bool])
         #expect(desk.controller.desktop.locked)
         #expect(desk.form == .hidden, "no island above the list")
         #expect(desk.controller.motion.target?.listOpen == true)
@@ -108,7 +108,7 @@ import Testing
         desk.send(.update(Self.snapshot(locked: false)))
         desk.settle()
         steps = desk.take()
-        #expect(Self.overLockScreen(steps) == [false])
+        #expect(Self.overLockScreen(steps) == [false] as [Bool])
         #expect(!desk.controller.desktop.locked)
         #expect(!desk.controller.listOpen)
     }
@@ -117,12 +117,12 @@ import Testing
         var desk = Desk(settings: .init(followsDaemonLock: true))
         desk.send(.update(Self.snapshot(locked: true)))
         desk.settle()
-        #expect(Self.overLockScreen(desk.take()) == [true])
+        #expect(Self.overLockScreen(desk.take()) == [true] as [Bool])
         // A restarted daemon has no lock until the bridge says it again: nothing it shows is
         // redacted, so nothing may stay over the locker meanwhile.
         desk.send(.disconnected(reason: "gone"))
         desk.settle()
-        #expect(Self.overLockScreen(desk.take()) == [false])
+        #expect(Self.overLockScreen(desk.take()) == [false] as [Bool])
         #expect(!desk.controller.desktop.locked)
     }
 
@@ -134,7 +134,7 @@ import Testing
         desk.send(.desktop(OverlayDesktopState(locked: true)))
         desk.settle()
         #expect(desk.controller.desktop.locked)
-        #expect(Self.overLockScreen(desk.take()) == [])
+        #expect(Self.overLockScreen(desk.take()) == [] as [Bool])
     }
 
     static func wakes(_ steps: [OverlayStep]) -> Int {
