@@ -174,7 +174,7 @@ import Testing
 
         desk.send(.update(Self.delta(2, island: Self.expanded)))
         desk.settle()
-        #expect(desk.form == .expanded)
+        expectForm(desk.form, .expanded)
         try desk.click(.tap(id: "a", url: "https://example.org/whole"), button: 3)
         let opened = desk.take()
         Self.expectLogged(opened, ["list opened"])
@@ -188,7 +188,7 @@ import Testing
         #expect(!desk.controller.listOpen && desk.controller.motion.target?.listOpen == false)
         desk.send(.update(Self.delta(3, island: Self.compact)))
         desk.settle()
-        #expect(desk.form == .compact)
+        expectForm(desk.form, .compact)
     }
 
     /// An update of the expanded activity (a new state) changes what is drawn, not what is
@@ -237,7 +237,7 @@ import Testing
         desk.send(.disconnected(reason: "cannot connect"))
         Self.expectLogged(desk.take(), ["disconnected: the daemon is shutting down; reconnecting"])
         desk.settle()
-        #expect(desk.form == .hidden)
+        expectForm(desk.form, .hidden)
         desk.send(.pressed(x: stop.x, y: stop.y, button: 1))
         Self.expectSent(desk.take(), [])
 
@@ -335,7 +335,7 @@ import Testing
         var still = Desk(motion: false)
         still.send(.update(Self.snapshot(Self.compact)))
         #expect(!still.take().contains(.startFrames))
-        #expect(still.form == .compact)
+        expectForm(still.form, .compact)
     }
 
     /// A timer on screen redraws on each whole second (5 ms past it), without crossfading;
@@ -522,7 +522,7 @@ import Testing
         desk.send(.failed(.collapse(id: "a"), message: "timed out"))
         desk.send(.update(Self.delta(2, items: [Scenes.simpleItem("a", text: "Pouring", done: 3)])))
         desk.settle()
-        #expect(desk.form == .expanded)
+        expectForm(desk.form, .expanded)
         Self.expectKeyboards(desk.take(), [])
         #expect(desk.controller.keyboard == .none)
 
