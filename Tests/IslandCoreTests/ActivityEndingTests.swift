@@ -112,7 +112,7 @@ struct ActivityEndingTests: ActivityTesting {
         #expect(throws: IslandError.noSuchActivity(id: id)) { try manager.end(app: weather, id: id, now: t0 + 101) }
         let big = ActivityContent(state: ["blob": .string(String(repeating: "x", count: 5000))])
         #expect(throws: IslandError.self) { try manager.end(app: pizza, id: id, content: big, now: t0 + 101) }
-        #expect(manager.activity(id: id)?.state == .ended)
+        expectState(manager.activity(id: id)?.state, .ended)
         #expect(manager.activity(id: id)?.dismissAt == t0 + 100 + 4 * 3600)
     }
 

@@ -43,7 +43,7 @@ struct ActivityLifecycleTests: ActivityTesting {
 
         let events = manager.advance(to: t0 + 60)
         expectLabels(events, ["changed:1:stale", "delivered:1"])
-        #expect(manager.activity(id: id)?.state == .stale)
+        expectState(manager.activity(id: id)?.state, .stale)
         #expect(manager.activity(id: id)?.updatedAt == t0 + 60)
 
         // Stale activities take updates; a future stale date makes it active again.
@@ -67,7 +67,7 @@ struct ActivityLifecycleTests: ActivityTesting {
         #expect(end.activity.dismissAt == t0 + 20 + 4 * 3600)
         #expect(end.activity.deliveredContent == content(2))
         expectLabels(end.events, ["changed:1:ended", "delivered:1"])
-        #expect(manager.list(states: [.ended]).map(\.id) == [id])
+        expectIDs(manager.list(states: [.ended]).map(\.id), [id])
 
         let events = manager.advance(to: t0 + 20 + 4 * 3600)
         expectLabels(events, ["changed:1:dismissed", "removed:1"])
@@ -86,11 +86,11 @@ struct ActivityLifecycleTests: ActivityTesting {
             app: pizza, type: "Timer", attributes: [:], content: content(0), entitlement: entitled, now: t0 + 7
         ).activity  // 4
 
-        #expect(manager.list().map(\.id) == ["2", "3", "1", "4"])
-        #expect(manager.list(app: pizza).map(\.id) == ["2", "3", "4"])
-        #expect(manager.list(app: pizza, type: "Delivery").map(\.id) == ["2", "3"])
-        #expect(manager.list(states: [.active]).map(\.id) == ["3", "1", "4"])
-        #expect(manager.list(app: pizza, states: [.ended]).map(\.id) == ["2"])
+        expectIDs(manager.list().map(\.id), ["2", "3", "1", "4"])
+        expectIDs(manager.list(app: pizza).map(\.id), ["2", "3", "4"])
+        expectIDs(manager.list(app: pizza, type: "Delivery").map(\.id), ["2", "3"])
+        expectIDs(manager.list(states: [.active]).map(\.id), ["3", "1", "4"])
+        expectIDs(manager.list(app: pizza, states: [.ended]).map(\.id), ["2"])
         #expect(manager.list(type: "Timer") == [other])
         #expect(manager.liveCount(app: pizza) == 2)
         #expect(manager.liveCount() == 3)

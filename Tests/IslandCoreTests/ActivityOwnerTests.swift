@@ -8,7 +8,7 @@ struct ActivityOwnerTests: ActivityTesting {
         var manager = makeManager()
         let id = try manager.start(ownerGonePolicy: .keep).id
         #expect(manager.ownerGone(app: pizza, now: t0 + 1).isEmpty)
-        #expect(manager.activity(id: id)?.state == .active)
+        expectState(manager.activity(id: id)?.state, .active)
         #expect(manager.activity(id: id)?.ownerGraceEndsAt == nil)
     }
 
@@ -22,7 +22,7 @@ struct ActivityOwnerTests: ActivityTesting {
         #expect(ended.endReason == .ownerGone)
         #expect(ended.endedAt == t0 + 1)
         #expect(ended.dismissAt == t0 + 1 + 4 * 3600)
-        #expect(manager.activity(id: kept)?.state == .active)
+        expectState(manager.activity(id: kept)?.state, .active)
     }
 
     @Test func staleTurnsItStaleAfterTheGracePeriod() throws {
@@ -38,9 +38,9 @@ struct ActivityOwnerTests: ActivityTesting {
         #expect(manager.advance(to: gone + 29.9).isEmpty)
 
         expectLabels(manager.advance(to: gone + 30), ["changed:1:stale", "delivered:1"])
-        #expect(manager.activity(id: id)?.state == .stale)
+        expectState(manager.activity(id: id)?.state, .stale)
         #expect(manager.activity(id: id)?.ownerGraceEndsAt == nil)
-        #expect(manager.activity(id: other)?.state == .active)
+        expectState(manager.activity(id: other)?.state, .active)
 
         // The app comes back and updates: active again.
         #expect(try manager.update(id, step: 1, at: gone + 60).activity.state == .active)
@@ -59,7 +59,7 @@ struct ActivityOwnerTests: ActivityTesting {
         #expect(manager.nextWakeUp == t0 + 31)
         #expect(manager.advance(to: t0 + 100).isEmpty)
         #expect(manager.nextWakeUp == t0 + 8 * 3600)
-        #expect(manager.activity(id: id)?.state == .active)
+        expectState(manager.activity(id: id)?.state, .active)
         #expect(manager.nextDeadline == t0 + 8 * 3600)
         #expect(manager.ownerReturned(app: pizza).isEmpty)
     }
@@ -69,6 +69,6 @@ struct ActivityOwnerTests: ActivityTesting {
         let id = try manager.start(ownerGonePolicy: .stale).id
         _ = manager.ownerGone(app: pizza, now: t0 + 1)
         _ = manager.advance(to: t0 + 6)
-        #expect(manager.activity(id: id)?.state == .stale)
+        expectState(manager.activity(id: id)?.state, .stale)
     }
 }

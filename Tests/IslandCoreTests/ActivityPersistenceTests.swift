@@ -85,7 +85,7 @@ struct ActivityPersistenceTests: ActivityTesting {
         _ = try manager.end(app: weather, id: c.id, content: content(9), now: t0 + 5)
         _ = manager.setFrequentUpdates(app: pizza, false, now: t0)
         _ = manager.setEnabled(app: "org.example.Muted", false, now: t0 + 6)
-        #expect(manager.list().map(\.id) == [a.id, b.id, c.id])
+        expectIDs(manager.list().map(\.id), [a.id, b.id, c.id])
         return manager
     }
 
@@ -139,7 +139,7 @@ struct ActivityPersistenceTests: ActivityTesting {
 
         let now = t0 + 9 * 3600
         var restored = ActivityManager(snapshot: snapshot, now: now, makeID: { "x" })
-        #expect(restored.activity(id: id)?.state == .active)  // nothing happens before `advance`
+        expectState(restored.activity(id: id)?.state, .active)  // nothing happens before `advance`
         #expect(restored.nextDeadline == t0 + 10.5)
 
         let events = restored.advance(to: now)

@@ -33,7 +33,7 @@ struct ActivityScheduleTests: ActivityTesting {
         var manager = makeManager()
         _ = try schedule(&manager, at: t0 + 600, now: t0)
         #expect(manager.advance(to: t0 + 599.999).isEmpty)
-        #expect(manager.activity(id: "1")?.state == .pending)
+        expectState(manager.activity(id: "1")?.state, .pending)
         let events = manager.advance(to: t0 + 600)
         expectLabels(events, ["changed:1:active", "delivered:1", "alerted:1", "budgets:\(pizza)"])
         let started = try #require(manager.activity(id: "1"))
@@ -79,7 +79,7 @@ struct ActivityScheduleTests: ActivityTesting {
         var manager = makeManager()
         _ = try schedule(&manager, at: t0 + 3600, now: t0)
         _ = manager.advance(to: t0 + 8 * 3600 + 1)
-        #expect(manager.activity(id: "1")?.state == .active)
+        expectState(manager.activity(id: "1")?.state, .active)
         _ = manager.advance(to: t0 + 9 * 3600)
         #expect(manager.activity(id: "1")?.endReason == .expired)
     }
@@ -112,7 +112,7 @@ struct ActivityScheduleTests: ActivityTesting {
             app: pizza, type: "Concert", attributes: [:], content: content(0), ownerGonePolicy: .end,
             start: t0 + 600, alert: Self.alert, entitlement: entitled, now: t0)
         #expect(manager.ownerGone(app: pizza, now: t0 + 1).isEmpty)
-        #expect(manager.activity(id: "1")?.state == .pending)
+        expectState(manager.activity(id: "1")?.state, .pending)
     }
 
     @Test func doNotDisturbStartsItSilently() throws {
@@ -128,7 +128,7 @@ struct ActivityScheduleTests: ActivityTesting {
         let stored = try ManagerSnapshot(json: JSONParser.parse(JSON.object(manager.snapshot.json).serialized()).objectValue!)
         var restored = ActivityManager(snapshot: stored, now: t0 + 100, makeID: { "x" })
         #expect(restored.advance(to: t0 + 100).isEmpty)
-        #expect(restored.activity(id: "1")?.state == .pending)
+        expectState(restored.activity(id: "1")?.state, .pending)
         expectLabels(restored.advance(to: t0 + 600), ["changed:1:active", "delivered:1", "alerted:1", "budgets:\(pizza)"])
         #expect(restored.activity(id: "1")?.schedule?.late == nil)
     }

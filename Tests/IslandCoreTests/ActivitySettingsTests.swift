@@ -19,7 +19,7 @@ struct ActivitySettingsTests: ActivityTesting {
         #expect(ended.endedAt == t0 + 10)
         #expect(ended.dismissAt == t0 + 10 + 4 * 3600)
         #expect(manager.activity(id: second)?.endReason == .app)
-        #expect(manager.activity(id: other)?.state == .active)
+        expectState(manager.activity(id: other)?.state, .active)
 
         #expect(throws: IslandError.denied(app: pizza)) { try manager.start(pizza, at: t0 + 11) }
         #expect(!manager.authorization(app: pizza, entitlement: entitled, now: t0 + 11).enabled)

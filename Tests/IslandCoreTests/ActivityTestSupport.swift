@@ -48,6 +48,18 @@ extension ActivityTesting {
         #expect(events.labels == expected, comment, sourceLocation: sourceLocation)
     }
 
+    /// Expects an activity's state to be `expected` (nil: no such activity), as expectLabels does.
+    func expectState(
+        _ state: ActivityState?, _ expected: ActivityState?, _ comment: Comment? = nil, sourceLocation: SourceLocation = #_sourceLocation
+    ) {
+        #expect(state == expected, comment, sourceLocation: sourceLocation)
+    }
+
+    /// Expects the activities' ids to be `expected`, in order, as expectLabels does.
+    func expectIDs(_ ids: [String], _ expected: [String], _ comment: Comment? = nil, sourceLocation: SourceLocation = #_sourceLocation) {
+        #expect(ids == expected, comment, sourceLocation: sourceLocation)
+    }
+
     /// Limits with global values changed.
     func limits(_ change: (inout ActivityLimits) -> Void) -> LimitsPolicy {
         var global = ActivityLimits()

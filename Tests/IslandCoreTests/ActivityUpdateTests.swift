@@ -75,7 +75,7 @@ struct ActivityUpdateTests: ActivityTesting {
         #expect(throws: IslandError.noSuchActivity(id: id)) { try manager.end(app: weather, id: id, now: t0 + 1) }
         // The same answer as for an id that never existed.
         #expect(throws: IslandError.noSuchActivity(id: "nope")) { try manager.update("nope", step: 1, at: t0 + 1) }
-        #expect(manager.activity(id: id)?.state == .active)
+        expectState(manager.activity(id: id)?.state, .active)
         #expect(manager.activity(id: id)?.content == content(0))
     }
 
