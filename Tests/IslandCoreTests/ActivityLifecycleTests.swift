@@ -38,7 +38,7 @@ struct ActivityLifecycleTests: ActivityTesting {
     @Test func goesStaleWhenItsStaleDatePassesAndActiveAgainOnAFreshUpdate() throws {
         var manager = makeManager()
         let id = try manager.start(content: content(0, staleDate: t0 + 60)).id
-        #expect(manager.nextDeadline == t0 + 60)
+        expectDeadline(manager.nextDeadline, t0 + 60)
         #expect(manager.advance(to: t0 + 59.9).isEmpty)
 
         let events = manager.advance(to: t0 + 60)
@@ -49,7 +49,7 @@ struct ActivityLifecycleTests: ActivityTesting {
         // Stale activities take updates; a future stale date makes it active again.
         let outcome = try manager.update(id, step: 1, staleDate: t0 + 600, at: t0 + 70)
         #expect(outcome.activity.state == .active)
-        #expect(manager.nextDeadline == t0 + 600)
+        expectDeadline(manager.nextDeadline, t0 + 600)
 
         // An update whose stale date has already passed leaves it stale.
         let late = try manager.update(id, step: 2, staleDate: t0 + 75, at: t0 + 80)
@@ -73,7 +73,7 @@ struct ActivityLifecycleTests: ActivityTesting {
         expectLabels(events, ["changed:1:dismissed", "removed:1"])
         #expect(manager.activity(id: id) == nil)
         #expect(manager.list().isEmpty)
-        #expect(manager.nextDeadline == nil)
+        expectDeadline(manager.nextDeadline, nil)
     }
 
     @Test func listFiltersByAppTypeAndStateOldestFirst() throws {
@@ -100,7 +100,7 @@ struct ActivityLifecycleTests: ActivityTesting {
         var manager = makeManager()
         let id = try manager.start().id
         _ = try manager.update(id, step: 1, at: t0 + 3600)  // updates do not extend the 8 hours
-        #expect(manager.nextDeadline == t0 + 8 * 3600)
+        expectDeadline(manager.nextDeadline, t0 + 8 * 3600)
         #expect(manager.advance(to: t0 + 8 * 3600 - 1).isEmpty)
 
         let events = manager.advance(to: t0 + 8 * 3600)
@@ -117,7 +117,7 @@ struct ActivityLifecycleTests: ActivityTesting {
         var manager = makeManager()
         let id = try manager.start().id
         manager.limits = limits { $0.maximumActiveDuration = 3600 }
-        #expect(manager.nextDeadline == t0 + 3600)
+        expectDeadline(manager.nextDeadline, t0 + 3600)
         _ = manager.advance(to: t0 + 3600)
         #expect(manager.activity(id: id)?.endReason == .expired)
     }

@@ -101,7 +101,7 @@ struct ActivityPersistenceTests: ActivityTesting {
         #expect(restored.list() == original.list())
         #expect(restored.settings == original.settings)
         #expect(restored.budgets == original.budgets)
-        #expect(restored.nextDeadline == original.nextDeadline)
+        expectDeadline(restored.nextDeadline, original.nextDeadline)
         for app in [pizza, weather, "org.example.Muted"] {
             #expect(
                 restored.authorization(app: app, entitlement: entitledFrequent, now: now)
@@ -140,7 +140,7 @@ struct ActivityPersistenceTests: ActivityTesting {
         let now = t0 + 9 * 3600
         var restored = ActivityManager(snapshot: snapshot, now: now, makeID: { "x" })
         expectState(restored.activity(id: id)?.state, .active)  // nothing happens before `advance`
-        #expect(restored.nextDeadline == t0 + 10.5)
+        expectDeadline(restored.nextDeadline, t0 + 10.5)
 
         let events = restored.advance(to: now)
         expectLabels(events, ["changed:1:active", "delivered:1", "changed:1:ended", "delivered:1"])

@@ -26,7 +26,7 @@ struct ActivityScheduleTests: ActivityTesting {
         // Persisted and told to its app (`changed`), never `delivered` to presenters.
         expectLabels(outcome.events, ["changed:1:pending", "budgets:\(pizza)"])
         #expect(manager.list(owner: ActivityOwner(app: pizza)).map(\.state) == [.pending])
-        #expect(manager.nextDeadline == t0 + 600)
+        expectDeadline(manager.nextDeadline, t0 + 600)
     }
 
     @Test func itStartsAtItsDateWithItsAlertAndNotBefore() throws {
@@ -103,7 +103,7 @@ struct ActivityScheduleTests: ActivityTesting {
         let ended = try manager.end(app: pizza, id: "1", now: t0 + 1)
         #expect(ended.activity.state == .dismissed)
         expectLabels(ended.events, ["changed:1:dismissed", "removed:1"])
-        #expect(manager.nextDeadline == nil)
+        expectDeadline(manager.nextDeadline, nil)
     }
 
     @Test func itsAppGoingAwayLeavesItScheduled() throws {

@@ -130,3 +130,9 @@ extension [ActivityEvent] {
         }
     }
 }
+
+/// Expects the next instant something falls due to be `expected` (nil: nothing due). One typed
+/// `#expect` for the many in the activity and island suites, as expectLabels.
+func expectDeadline(_ deadline: Double?, _ expected: Double?, _ comment: Comment? = nil, sourceLocation: SourceLocation = #_sourceLocation) {
+    #expect(deadline == expected, comment, sourceLocation: sourceLocation)
+}
