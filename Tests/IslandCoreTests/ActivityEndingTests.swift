@@ -26,13 +26,13 @@ struct ActivityEndingTests: ActivityTesting {
         #expect(outcome.activity.endedAt == end)
 
         if let dismissAfter {
-            #expect(outcome.activity.state == .ended)
+            expectState(outcome.activity.state, .ended)
             #expect(outcome.activity.dismissAt == end + dismissAfter)
             expectDeadline(manager.nextDeadline, end + dismissAfter)
             #expect(manager.advance(to: end + dismissAfter - 1).isEmpty)
             expectLabels(manager.advance(to: end + dismissAfter), ["changed:1:dismissed", "removed:1"])
         } else {
-            #expect(outcome.activity.state == .dismissed)
+            expectState(outcome.activity.state, .dismissed)
             #expect(outcome.activity.dismissAt == end)
             expectLabels(outcome.events, ["changed:1:dismissed", "removed:1"])
         }
@@ -47,7 +47,7 @@ struct ActivityEndingTests: ActivityTesting {
         let id = try manager.start().id
         _ = try manager.end(app: pizza, id: id, now: t0 + 100)
         let outcome = try manager.end(app: pizza, id: id, dismissalPolicy: .immediate, now: t0 + 200)
-        #expect(outcome.activity.state == .dismissed)
+        expectState(outcome.activity.state, .dismissed)
         #expect(outcome.activity.endReason == .app)
         expectLabels(outcome.events, ["changed:1:dismissed", "removed:1"])
         #expect(manager.activity(id: id) == nil)
@@ -60,7 +60,7 @@ struct ActivityEndingTests: ActivityTesting {
         let id = try manager.start().id
         _ = try manager.end(app: pizza, id: id, now: t0 + 100)
         let outcome = try manager.end(app: pizza, id: id, dismissalPolicy: .after(t0 + 700), now: t0 + 200)
-        #expect(outcome.activity.state == .ended)
+        expectState(outcome.activity.state, .ended)
         #expect(outcome.activity.endReason == .app)
         #expect(outcome.activity.endedAt == t0 + 100)
         #expect(outcome.activity.dismissAt == t0 + 700)

@@ -48,12 +48,12 @@ struct ActivityLifecycleTests: ActivityTesting {
 
         // Stale activities take updates; a future stale date makes it active again.
         let outcome = try manager.update(id, step: 1, staleDate: t0 + 600, at: t0 + 70)
-        #expect(outcome.activity.state == .active)
+        expectState(outcome.activity.state, .active)
         expectDeadline(manager.nextDeadline, t0 + 600)
 
         // An update whose stale date has already passed leaves it stale.
         let late = try manager.update(id, step: 2, staleDate: t0 + 75, at: t0 + 80)
-        #expect(late.activity.state == .stale)
+        expectState(late.activity.state, .stale)
     }
 
     @Test func fullLifecycleFromStartToRemoval() throws {
@@ -61,7 +61,7 @@ struct ActivityLifecycleTests: ActivityTesting {
         let id = try manager.start().id
         _ = try manager.update(id, step: 1, at: t0 + 10)
         let end = try manager.end(app: pizza, id: id, content: content(2), dismissalPolicy: .default, now: t0 + 20)
-        #expect(end.activity.state == .ended)
+        expectState(end.activity.state, .ended)
         #expect(end.activity.endReason == .app)
         #expect(end.activity.endedAt == t0 + 20)
         #expect(end.activity.dismissAt == t0 + 20 + 4 * 3600)

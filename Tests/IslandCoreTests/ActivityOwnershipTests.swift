@@ -34,7 +34,7 @@ struct ActivityOwnershipTests: ActivityTesting {
         expectState(manager.activity(id: mine.id)?.state, .active)
         // Its owner still can.
         #expect(try manager.update(mine.id, step: 1, uid: alice, at: t0 + 2).activity.content == content(1))
-        #expect(try manager.end(app: pizza, uid: alice, id: mine.id, now: t0 + 3).activity.state == .ended)
+        expectState(try manager.end(app: pizza, uid: alice, id: mine.id, now: t0 + 3).activity.state, .ended)
     }
 
     @Test func keysArePerOwner() throws {
@@ -168,7 +168,7 @@ struct ActivityEndedBoundTests: ActivityTesting {
             [
                 "changed:\(third):ended", "delivered:\(third)", "changed:\(first):dismissed", "removed:\(first)",
             ])
-        #expect(outcome.activity.state == .ended)
+        expectState(outcome.activity.state, .ended)
         expectIDs(ended(manager), [second, third])
     }
 
@@ -211,7 +211,7 @@ struct ActivityEndedBoundTests: ActivityTesting {
         var manager = makeManager(limits: limits { $0.maximumEndedActivitiesPerApp = 0 })
         let id = try manager.start().id
         let outcome = try manager.end(app: pizza, id: id, now: t0 + 1)
-        #expect(outcome.activity.state == .dismissed)
+        expectState(outcome.activity.state, .dismissed)
         expectLabels(outcome.events, ["changed:\(id):ended", "delivered:\(id)", "changed:\(id):dismissed", "removed:\(id)"])
         #expect(manager.list().isEmpty)
     }

@@ -21,7 +21,7 @@ struct ActivityScheduleTests: ActivityTesting {
     @Test func aFutureStartIsPendingSeenByItsAppAndByNoPresenter() throws {
         var manager = makeManager()
         let outcome = try schedule(&manager, at: t0 + 600, now: t0)
-        #expect(outcome.activity.state == .pending)
+        expectState(outcome.activity.state, .pending)
         #expect(outcome.activity.schedule == ScheduledStart(date: t0 + 600, alert: Self.alert))
         // Persisted and told to its app (`changed`), never `delivered` to presenters.
         expectLabels(outcome.events, ["changed:1:pending", "budgets:\(pizza)"])
@@ -71,7 +71,7 @@ struct ActivityScheduleTests: ActivityTesting {
     @Test func aStartAlreadyPastStartsAtOnceWithItsAlert() throws {
         var manager = makeManager()
         let outcome = try schedule(&manager, at: t0 - 5, now: t0)
-        #expect(outcome.activity.state == .active)
+        expectState(outcome.activity.state, .active)
         expectLabels(outcome.events, ["changed:1:active", "delivered:1", "budgets:\(pizza)", "alerted:1"])
     }
 
@@ -90,7 +90,7 @@ struct ActivityScheduleTests: ActivityTesting {
         let outcome = try manager.update(
             app: pizza, id: "1", content: content(1), alert: Alert(title: "x", body: "y"),
             entitlement: entitled, now: t0 + 1)
-        #expect(outcome.activity.state == .pending)
+        expectState(outcome.activity.state, .pending)
         #expect(outcome.alertSuppression == .pending)
         #expect(!outcome.events.labels.contains("alerted:1"))
         _ = manager.advance(to: t0 + 600)
@@ -101,7 +101,7 @@ struct ActivityScheduleTests: ActivityTesting {
         var manager = makeManager()
         _ = try schedule(&manager, at: t0 + 600, now: t0)
         let ended = try manager.end(app: pizza, id: "1", now: t0 + 1)
-        #expect(ended.activity.state == .dismissed)
+        expectState(ended.activity.state, .dismissed)
         expectLabels(ended.events, ["changed:1:dismissed", "removed:1"])
         expectDeadline(manager.nextDeadline, nil)
     }
