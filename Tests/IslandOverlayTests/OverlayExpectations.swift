@@ -22,3 +22,12 @@ func expectClick(
 ) {
     #expect(decision == expected, comment, sourceLocation: sourceLocation)
 }
+
+/// Expects a placement step, between monitors named by strings, to be `expected` (the monitor
+/// type fixed here rather than inferred from the literals through the macro).
+func expectStep(
+    _ step: OverlayPlacementStep<String>, _ expected: OverlayPlacementStep<String>, _ comment: Comment? = nil,
+    sourceLocation: SourceLocation = #_sourceLocation
+) {
+    #expect(step == expected, comment, sourceLocation: sourceLocation)
+}
