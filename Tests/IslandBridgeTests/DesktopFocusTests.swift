@@ -4,7 +4,7 @@ import Testing
 
 /// Expects the call the follower makes next to ask for focus `expected` (nil: no call). One typed
 /// `#expect` for the suite's many: each `#expect(focus.nextCall() == false)` costs the test build
-/// ~20 ms more of type-checking than a call of this; a failure still shows both values.
+/// 10-60 ms more of type-checking than a call of this; a failure still shows both values.
 private func expectCall(_ call: Bool?, _ expected: Bool?, _ comment: Comment? = nil, sourceLocation: SourceLocation = #_sourceLocation) {
     #expect(call == expected, comment, sourceLocation: sourceLocation)
 }
@@ -99,7 +99,7 @@ struct DunstPauseTests {
 
         /// Expects the readings so far to be `expected`, in order. One typed `#expect` for the
         /// suite's many: each `#expect(readings.values == [nil, true])` costs the test build
-        /// ~20 ms more of type-checking than a call of this; a failure still shows both lists.
+        /// 10-60 ms more of type-checking than a call of this; a failure still shows both lists.
         func expectValues(_ expected: [Bool?], _ comment: Comment? = nil, sourceLocation: SourceLocation = #_sourceLocation) {
             #expect(values == expected, comment, sourceLocation: sourceLocation)
         }

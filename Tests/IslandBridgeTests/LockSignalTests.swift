@@ -14,7 +14,7 @@ struct LockSignalTests {
 
         /// Expects the readings so far to be `expected`, in order. One typed `#expect` for the
         /// suite's many: each `#expect(readings.values == [nil, true])` costs the test build
-        /// ~20 ms more of type-checking than a call of this; a failure still shows both lists.
+        /// 10-60 ms more of type-checking than a call of this; a failure still shows both lists.
         func expectValues(_ expected: [Bool?], _ comment: Comment? = nil, sourceLocation: SourceLocation = #_sourceLocation) {
             #expect(values == expected, comment, sourceLocation: sourceLocation)
         }

@@ -7,7 +7,7 @@ import Testing
 /// answered; each ends by close, closed, stop or its peers leaving; only the session's own
 /// peers can end it; and nothing a flood of calls sends grows the tables.
 /// Expects the screen to be shared by `expected` (nil: by nobody). One typed `#expect` for the
-/// suite's many: each `#expect(sessions.sharedBy == .portal)` costs the test build ~20 ms more of
+/// suite's many: each `#expect(sessions.sharedBy == .portal)` costs the test build 10-60 ms more of
 /// type-checking than a call of this; a failure still shows both values at the caller's line.
 private func expectSharedBy(
     _ sharedBy: ScreenCastSessions.Service?, _ expected: ScreenCastSessions.Service?, _ comment: Comment? = nil,

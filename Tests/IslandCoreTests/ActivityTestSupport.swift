@@ -40,7 +40,7 @@ extension ActivityTesting {
 
     /// Expects `events` to be `expected` as labels ([ActivityEvent].labels). One typed `#expect`
     /// here instead of one per call: an `#expect(events.labels == [literal])` costs the test
-    /// build ~10 ms more of type-checking (the literal's type is inferred through the macro's
+    /// build 10-60 ms more of type-checking (the literal's type is inferred through the macro's
     /// expansion); a failure still shows both lists, at the caller's line.
     func expectLabels(
         _ events: [ActivityEvent], _ expected: [String], _ comment: Comment? = nil, sourceLocation: SourceLocation = #_sourceLocation

@@ -122,7 +122,7 @@ import Testing
     }
 
     // One typed `#expect` each for the comparisons the tests make most: an `#expect(a == [literal])`
-    // at every call site costs the test build ~10 ms more of type-checking than a call of these
+    // at every call site costs the test build 10-60 ms more of type-checking than a call of these
     // (the literal's type is inferred through the macro's expansion), and a failure still shows both sides.
 
     static func expectSent(

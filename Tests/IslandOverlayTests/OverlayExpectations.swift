@@ -2,7 +2,7 @@
 import Testing
 
 // One typed `#expect` each for the comparisons the overlay suites make most. An
-// `#expect(desk.form == .compact)` at every call site costs the test build ~20 ms more of
+// `#expect(desk.form == .compact)` at every call site costs the test build 10-60 ms more of
 // type-checking than a call of these (each `#expect` expansion is type-checked on its own, its
 // operands' types inferred through it); a failure still shows both values, at the caller's line.
 

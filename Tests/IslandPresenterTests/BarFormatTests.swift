@@ -11,7 +11,7 @@ import Testing
     }
 
     /// Expects the bar's line for `model` to be `expected`. One typed `#expect` for the suite's
-    /// many: each `expectLine(.waybar, model, "…")` costs the test build ~20 ms more of
+    /// many: each `#expect(line(.waybar, model) == "…")` costs the test build 10-60 ms more of
     /// type-checking than a call of this; a failure still shows both lines at the caller's line.
     func expectLine(
         _ format: BarFormat, _ model: PresenterModel, at now: Double = F.now, _ expected: String, _ comment: Comment? = nil,

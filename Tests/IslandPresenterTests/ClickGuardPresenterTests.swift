@@ -42,7 +42,7 @@ import Testing
 
     /// Expects a click's decision to be `expected` (nil: no record to decide by). One typed
     /// `#expect` for the suite's many: each `#expect(shown.decide(…) == .act(…))` costs the test
-    /// build ~20 ms more of type-checking than a call of this; a failure still shows both values.
+    /// build 10-60 ms more of type-checking than a call of this; a failure still shows both values.
     func expectDecision(
         _ decision: BarShown.Decision?, _ expected: BarShown.Decision?, _ comment: Comment? = nil, sourceLocation: SourceLocation = #_sourceLocation
     ) {
