@@ -36,7 +36,7 @@ struct ActivityBookTests {
             return
         }
         #expect(attributes["source"] == "a")
-        #expect(content.state["percent"] == 1)
+        expectJSON(content.state["percent"], 1)
         for value in 2...50 { book.show(Self.activity("a", value)) }
         #expect(book.commands(now: 0).isEmpty, "nothing more while the request is on its way")
         book.completed(ticket, .requested(id: "A", ended: false, content: content), now: 0)
@@ -47,7 +47,7 @@ struct ActivityBookTests {
             return
         }
         #expect(id == "A")
-        #expect(latest.state["percent"] == 50, "the latest content, once")
+        expectJSON(latest.state["percent"], 50, "the latest content, once")
         book.completed(updateTicket, .updated, now: 0)
         #expect(book.commands(now: 0).isEmpty, "nothing left to send")
         #expect(key.hasPrefix("a@t."))
@@ -203,7 +203,7 @@ struct ActivityBookTests {
             Issue.record("expected the end, got \(commands)")
             return
         }
-        #expect(final?.state["percent"] == 100)
+        expectJSON(final?.state["percent"], 100)
         book.completed(end, .ended, now: 10)
         #expect(book.sources.isEmpty)
     }

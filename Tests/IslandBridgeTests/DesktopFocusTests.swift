@@ -2,24 +2,31 @@ import IslandBridge
 import SDBus
 import Testing
 
+/// Expects the call the follower makes next to ask for focus `expected` (nil: no call). One typed
+/// `#expect` for the suite's many: each `#expect(focus.nextCall() == false)` costs the test build
+/// 10-60 ms more of type-checking than a call of this; a failure still shows both values.
+private func expectCall(_ call: Bool?, _ expected: Bool?, _ comment: Comment? = nil, sourceLocation: SourceLocation = #_sourceLocation) {
+    #expect(call == expected, comment, sourceLocation: sourceLocation)
+}
+
 @Suite("Do Not Disturb: the desktop's switch becomes islandd's focus")
 struct DesktopFocusTests {
     @Test("the switch's first reading and each change are sent, one call at a time, the latest wish waiting")
     func follows() {
         var focus = DesktopFocus()
-        #expect(focus.nextCall() == nil, "nothing read, nothing sent")
+        expectCall(focus.nextCall(), nil, "nothing read, nothing sent")
         #expect(focus.read(.dunst, focus: false) == "following dunst's pause: Do Not Disturb off")
-        #expect(focus.nextCall() == false, "the first reading is sent: the desktop's switch wins at start")
+        expectCall(focus.nextCall(), false, "the first reading is sent: the desktop's switch wins at start")
         #expect(focus.read(.dunst, focus: true) != nil)
         #expect(focus.read(.dunst, focus: false) != nil)
         #expect(focus.read(.dunst, focus: true) != nil)
-        #expect(focus.nextCall() == nil, "one call in flight")
+        expectCall(focus.nextCall(), nil, "one call in flight")
         focus.completed(false, succeeded: true)
-        #expect(focus.nextCall() == true, "then only the latest")
+        expectCall(focus.nextCall(), true, "then only the latest")
         focus.completed(true, succeeded: true)
-        #expect(focus.nextCall() == nil)
+        expectCall(focus.nextCall(), nil)
         #expect(focus.read(.dunst, focus: true) == nil, "the same reading again sends nothing")
-        #expect(focus.nextCall() == nil)
+        expectCall(focus.nextCall(), nil)
     }
 
     @Test("a switch going away leaves focus as it is; coming back with the same value sends nothing")
@@ -28,10 +35,10 @@ struct DesktopFocusTests {
         _ = focus.read(.dunst, focus: true)
         focus.completed(focus.nextCall()!, succeeded: true)
         #expect(focus.read(.dunst, focus: nil) == nil)
-        #expect(focus.nextCall() == nil)
+        expectCall(focus.nextCall(), nil)
         #expect(focus.read(.dunst, focus: true) == nil, "dunst restarted, still paused")
         #expect(focus.read(.dunst, focus: false) != nil)
-        #expect(focus.nextCall() == false)
+        expectCall(focus.nextCall(), false)
     }
 
     @Test("dunst's pause is followed before GNOME's setting; GNOME's when dunst is not there")
@@ -39,13 +46,13 @@ struct DesktopFocusTests {
         var focus = DesktopFocus()
         #expect(focus.read(.gnome, focus: true) == "following GNOME's show-banners: Do Not Disturb on")
         #expect(focus.read(.dunst, focus: false) == "following dunst's pause: Do Not Disturb off")
-        #expect(focus.nextCall() == false)
+        expectCall(focus.nextCall(), false)
         focus.completed(false, succeeded: true)
         #expect(focus.read(.gnome, focus: false) == nil, "GNOME's setting changes nothing while dunst's is read")
         #expect(focus.read(.gnome, focus: true) == nil)
-        #expect(focus.nextCall() == nil)
+        expectCall(focus.nextCall(), nil)
         #expect(focus.read(.dunst, focus: nil) == "following GNOME's show-banners: Do Not Disturb on")
-        #expect(focus.nextCall() == true)
+        expectCall(focus.nextCall(), true)
     }
 
     @Test("KDE's inhibition, the server's own, is followed before GNOME's setting")
@@ -53,7 +60,7 @@ struct DesktopFocusTests {
         var focus = DesktopFocus()
         _ = focus.read(.gnome, focus: false)
         #expect(focus.read(.kde, focus: true) == "following KDE's notification inhibition: Do Not Disturb on")
-        #expect(focus.nextCall() == true)
+        expectCall(focus.nextCall(), true)
     }
 
     @Test("a failed call is sent again at the next retry, unless a newer reading took its place")
@@ -61,16 +68,16 @@ struct DesktopFocusTests {
         var focus = DesktopFocus()
         _ = focus.read(.dunst, focus: true)
         focus.completed(focus.nextCall()!, succeeded: false)
-        #expect(focus.nextCall() == nil, "no loop: nothing until the retry")
+        expectCall(focus.nextCall(), nil, "no loop: nothing until the retry")
         focus.retry()
-        #expect(focus.nextCall() == true)
+        expectCall(focus.nextCall(), true)
         focus.completed(true, succeeded: false)
         _ = focus.read(.dunst, focus: false)
         focus.retry()
-        #expect(focus.nextCall() == false, "the newer wish, not the failed one")
+        expectCall(focus.nextCall(), false, "the newer wish, not the failed one")
         focus.completed(false, succeeded: true)
         focus.retry()
-        #expect(focus.nextCall() == nil)
+        expectCall(focus.nextCall(), nil)
     }
 
     @Test("[DoNotDisturb] Follow= turns following off; it is on by default")
@@ -89,6 +96,13 @@ struct DunstPauseTests {
 
     final class Readings {
         var values: [Bool?] = []
+
+        /// Expects the readings so far to be `expected`, in order. One typed `#expect` for the
+        /// suite's many: each `#expect(readings.values == [nil, true])` costs the test build
+        /// 10-60 ms more of type-checking than a call of this; a failure still shows both lists.
+        func expectValues(_ expected: [Bool?], _ comment: Comment? = nil, sourceLocation: SourceLocation = #_sourceLocation) {
+            #expect(values == expected, comment, sourceLocation: sourceLocation)
+        }
     }
 
     static func start(paused: Bool) -> (FakeBus, ServerFocus, Readings) {
@@ -116,10 +130,10 @@ struct DunstPauseTests {
     @Test("the owner's pause is read at start, then followed by its PropertiesChanged")
     func follows() {
         let (bus, pause, readings) = Self.start(paused: true)
-        #expect(readings.values == [nil, true])
+        readings.expectValues([nil, true])
         bus.send(Self.changed(from: Self.dunst, [("paused", .boolean(false))]))
         bus.send(Self.changed(from: Self.dunst, [("displayedLength", .uint32(2))]))
-        #expect(readings.values == [nil, true, false], "other properties say nothing")
+        readings.expectValues([nil, true, false], "other properties say nothing")
         withExtendedLifetime(pause) {}
     }
 
@@ -129,7 +143,7 @@ struct DunstPauseTests {
         bus.send(Self.changed(from: Self.hostile, [("paused", .boolean(true))]))
         bus.send(Self.changed(from: Self.dunst, [("paused", .string("true"))]))
         bus.send(Self.changed(from: Self.dunst, [("paused", .boolean(true))], interface: "org.example.Other"))
-        #expect(readings.values == [nil, false])
+        readings.expectValues([nil, false])
         withExtendedLifetime(pause) {}
     }
 
@@ -140,13 +154,13 @@ struct DunstPauseTests {
             .signal(
                 from: "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus",
                 member: "NameOwnerChanged", [.string("org.freedesktop.Notifications"), .string(Self.dunst), .string("")]))
-        #expect(readings.values == [nil, false, nil])
+        readings.expectValues([nil, false, nil])
         bus.send(
             .signal(
                 from: "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus",
                 member: "NameOwnerChanged", [.string("org.freedesktop.Notifications"), .string(""), .string(":1.7")]))
         bus.run()
-        #expect(readings.values == [nil, false, nil, nil], "GNOME Shell's server answers the read with an error")
+        readings.expectValues([nil, false, nil, nil], "GNOME Shell's server answers the read with an error")
         bus.send(Self.changed(from: Self.dunst, [("paused", .boolean(true))]))
         #expect(readings.values.count == 4, "the old owner's signals count no more")
         withExtendedLifetime(pause) {}
@@ -172,11 +186,11 @@ struct KDEInhibitionTests {
         let inhibition = ServerFocus(bus: bus, reader: .kdeInhibition) { readings.values.append($0) }
         try! inhibition.start()
         bus.run()
-        #expect(readings.values == [nil, false])
+        readings.expectValues([nil, false])
         bus.send(DunstPauseTests.changed(from: plasma, [("Inhibited", .boolean(true))], interface: "org.freedesktop.Notifications"))
         bus.send(DunstPauseTests.changed(from: plasma, [("paused", .boolean(false))]))
         bus.send(DunstPauseTests.changed(from: ":1.9", [("Inhibited", .boolean(false))], interface: "org.freedesktop.Notifications"))
-        #expect(readings.values == [nil, false, true])
+        readings.expectValues([nil, false, true])
         withExtendedLifetime(inhibition) {}
     }
 }
@@ -256,12 +270,12 @@ struct SwayncFocusTests {
         let dnd = ServerFocus(bus: bus, reader: .swaync) { readings.values.append($0) }
         try! dnd.start()
         bus.run()
-        #expect(readings.values == [nil, true])
+        readings.expectValues([nil, true])
         bus.send(Self.subscribe("SubscribeV2", from: swaync, [.uint32(3), .boolean(false), .boolean(false), .boolean(false)]))
         bus.send(Self.subscribe("Subscribe", from: swaync, [.uint32(3), .boolean(true)]))
         bus.send(Self.subscribe("SubscribeV2", from: ":1.9", [.uint32(0), .boolean(false), .boolean(false), .boolean(false)]))
         bus.send(Self.subscribe("SubscribeV2", from: swaync, [.uint32(0), .string("false")]))
-        #expect(readings.values == [nil, true, false, true])
+        readings.expectValues([nil, true, false, true])
         withExtendedLifetime(dnd) {}
     }
 }
@@ -297,19 +311,19 @@ struct MakoModeTests {
         let mode = ServerFocus(bus: bus, reader: .mako) { readings.values.append($0) }
         try! mode.start()
         bus.run()
-        #expect(readings.values == [nil, false])
+        readings.expectValues([nil, false])
 
         modes.current = ["default", "do-not-disturb"]
         bus.send(Self.invalidated(from: ":1.9"))
         bus.run()
-        #expect(readings.values == [nil, false], "another peer's signal reads nothing")
+        readings.expectValues([nil, false], "another peer's signal reads nothing")
 
         answering = false
         for _ in 0..<100 { bus.send(Self.invalidated(from: mako)) }
         #expect(bus.waiting.count == 1, "one read at a time")
         answering = true
         bus.run()
-        #expect(readings.values == [nil, false, true, true], "and one more for all that came meanwhile")
+        readings.expectValues([nil, false, true, true], "and one more for all that came meanwhile")
         withExtendedLifetime(mode) {}
     }
 }

@@ -54,13 +54,13 @@ struct JobSourceTests {
         #expect(shown.source == key)
         #expect(shown.type == "Transfer")
         #expect(shown.app == "Example Files")
-        #expect(shown.content.state["title"] == "Copying")
+        expectJSON(shown.content.state["title"], "Copying")
 
         guard case .reply = Self.update(harness, [("percent", .uint32(40))]) else {
             Issue.record("an update is answered")
             return
         }
-        #expect(try #require(harness.shown().last).content.state["percent"] == 40)
+        expectJSON(try #require(harness.shown().last).content.state["percent"], 40)
 
         _ = harness.bus.callServed(
             path: Self.view, interface: "org.kde.JobViewV3", member: "terminate", from: Self.client,
@@ -69,7 +69,7 @@ struct JobSourceTests {
             Issue.record("the activity ends, kept a while as ended")
             return
         }
-        #expect(content?.state["done"] == true)
+        expectJSON(content?.state["done"], true)
         #expect(harness.bus.servedPaths.contains(Self.view), "the view stays until its reply is on its way")
         harness.bus.run()
         #expect(!harness.bus.servedPaths.contains(Self.view))
@@ -104,7 +104,7 @@ struct JobSourceTests {
         }
         #expect(shown.app == "Transfer")
         #expect(ended == shown.source)
-        #expect(content?.state["ownerGone"] == true)
+        expectJSON(content?.state["ownerGone"], true)
         #expect(!harness.bus.servedPaths.contains(Self.view))
         harness.bus.run()
         #expect(harness.bus.trackedNames.isEmpty)

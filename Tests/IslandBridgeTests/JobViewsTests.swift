@@ -24,16 +24,16 @@ struct JobViewsTests {
                 "infoMessage": .string("2 files"), "suspended": .boolean(true),
             ])
         guard case .show(let progress) = try #require(updated.first) else { return }
-        #expect(progress.content.state["amount"] == "1.2 MB of 45 MB")
-        #expect(progress.content.state["percent"] == 2)
-        #expect(progress.content.state["speed"] == "999 B/s")
-        #expect(progress.content.state["detail"] == "2 files")
-        #expect(progress.content.state["suspended"] == true)
+        expectJSON(progress.content.state["amount"], "1.2 MB of 45 MB")
+        expectJSON(progress.content.state["percent"], 2)
+        expectJSON(progress.content.state["speed"], "999 B/s")
+        expectJSON(progress.content.state["detail"], "2 files")
+        expectJSON(progress.content.state["suspended"], true)
         #expect(jobs.signal(forButton: "suspendResume", source: activity.source)?.member == "resumeRequested")
         #expect(jobs.signal(forButton: "cancel", source: activity.source)?.member == "cancelRequested")
         let ended = try jobs.terminate(path: job.path, from: ":1.3", errorCode: 1, message: "")
         guard case .finish(_, let content, true) = try #require(ended.first) else { return }
-        #expect(content?.state["canceled"] == true)
+        expectJSON(content?.state["canceled"], true)
         #expect(jobs.jobs.isEmpty)
     }
 
@@ -47,9 +47,9 @@ struct JobViewsTests {
             path: job.path, from: ":1.3", member: "setDescriptionField",
             arguments: [.uint32(1), .string("Source"), .string("/home/u/a.txt")])
         guard case .show(let activity) = try #require(changes.first) else { return }
-        #expect(activity.content.state["amount"] == "4 of 10 files")
-        #expect(activity.content.state["percent"] == 40)
-        #expect(activity.content.state["detail"] == "Source: /home/u/a.txt")
+        expectJSON(activity.content.state["amount"], "4 of 10 files")
+        expectJSON(activity.content.state["percent"], 40)
+        expectJSON(activity.content.state["detail"], "Source: /home/u/a.txt")
         #expect(jobs.signal(forButton: "cancel", source: activity.source) == nil, "not cancellable: no signal")
         _ = try jobs.call(path: job.path, from: ":1.3", member: "setError", arguments: [.uint32(113)])
         let ended = try jobs.terminate(path: job.path, from: ":1.3", errorCode: nil, message: "Disk full")
@@ -79,7 +79,7 @@ struct JobViewsTests {
         let gone = jobs.ownerGone(":1.3")
         #expect(gone.count == 2)
         guard case .finish(_, let content, true) = try #require(gone.first) else { return }
-        #expect(content?.state["ownerGone"] == true)
+        expectJSON(content?.state["ownerGone"], true)
         #expect(jobs.jobs.count == 1)
     }
 
@@ -95,7 +95,7 @@ struct JobViewsTests {
         let script = jobs.identified(":1.3", identity: SenderIdentity(confinement: .none, executable: "/usr/bin/python3"), lookup: dolphin)
         guard case .show(let activity) = try #require(script.first) else { return }
         #expect(activity.attributes["app"] == ["name": "Transfer", "icon": .string(SourceApp.bridgeIcon), "label": "org.kde.dolphin"])
-        #expect(activity.content.state["percent"] == 5)
+        expectJSON(activity.content.state["percent"], 5)
 
         let (other, _) = try jobs.requestView(
             from: ":1.4", version: .v3, app: nil, claim: "org.kde.dolphin", label: nil,
@@ -120,7 +120,7 @@ struct JobViewsTests {
         #expect(activity.source == jobs.source(of: job))
         #expect(activity.attributes["app"] == ["name": "Transfer", "icon": .string(SourceApp.bridgeIcon), "label": "org.kde.dolphin"])
         guard case .finish(_, let content, true) = try #require(gone.last) else { Issue.record("not ended: \(gone)"); return }
-        #expect(content?.state["ownerGone"] == true)
+        expectJSON(content?.state["ownerGone"], true)
         #expect(jobs.jobs.isEmpty)
         // An identity that comes after the client left shows nothing more.
         #expect(jobs.identified(":1.3", identity: .unknown) { _ in nil }.isEmpty)

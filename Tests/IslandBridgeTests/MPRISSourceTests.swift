@@ -82,7 +82,7 @@ struct MPRISSourceTests {
         #expect(shown.count == 1, "shown once, when both interfaces are read")
         #expect(activity.source == Self.source)
         #expect(activity.type == "NowPlaying")
-        #expect(activity.content.state["title"] == "First")
+        expectJSON(activity.content.state["title"], "First")
         #expect(activity.app == "Example Player", "a Flatpak of the entry it claims is that app")
         #expect(harness.bus.identified == [Self.owner])
         #expect(source.players.players.count == 1, "playerctld's proxy name is not a player")
@@ -118,11 +118,11 @@ struct MPRISSourceTests {
         harness.bus.send(Self.propertiesChanged([("Metadata", Self.metadata("Second"))]))
         let update = try #require(harness.shown().last)
         #expect(update.source == Self.source)
-        #expect(update.content.state["title"] == "Second")
+        expectJSON(update.content.state["title"], "Second")
         #expect(harness.bus.waiting.map(\.member) == ["Get"], "Position is read when the track changes")
         harness.bus.run()
         let positioned = try #require(harness.shown().last)
-        #expect(positioned.content.state["startedAt"] == .double(1010), "the track started when its position was 0")
+        expectJSON(positioned.content.state["startedAt"], .double(1010), "the track started when its position was 0")
 
         harness.bus.send(Self.propertiesChanged(interface: MPRISSource.root, [("Identity", .string("Renamed"))]))
         #expect(harness.shown().count == 1, "the root interface's changes count too")
@@ -226,7 +226,7 @@ struct MPRISSourceTests {
                 from: Self.owner, path: MPRISSource.path, interface: MPRISSource.player, member: "Seeked",
                 [.int64(60_000_000)]))
         let seeked = try #require(harness.shown().last)
-        #expect(seeked.content.state["startedAt"] == .double(harness.now - 60))
+        expectJSON(seeked.content.state["startedAt"], .double(harness.now - 60))
         harness.bus.send(
             .signal(
                 from: "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus",
@@ -255,7 +255,7 @@ struct MPRISSourceTests {
                 member: "NameOwnerChanged", [.string("org.mpris.MediaPlayer2.late"), .string(""), .string(":1.8")]))
         harness.bus.run()
         let late = try #require(harness.shown().last)
-        #expect(late.content.state["status"] == "paused")
+        expectJSON(late.content.state["status"], "paused")
         #expect(harness.bus.heldMatches == 3)
         let key = SourceKey.player(busID: SourceHarness.busID, owner: ":1.8").description
         #expect(source.end() == [.finish(source: key, content: nil, keep: false)])

@@ -31,10 +31,10 @@ struct MediaPlayerTests {
         let player = Self.playing(at: 1000)
         let activity = player.activity(source: "s", app: Self.app, staleAfterPause: 600)
         let state = activity.content.state
-        #expect(state["title"] == "Song")
-        #expect(state["artist"] == "A, B")
-        #expect(state["album"] == "LP")
-        #expect(state["playing"] == true)
+        expectJSON(state["title"], "Song")
+        expectJSON(state["artist"], "A, B")
+        expectJSON(state["album"], "LP")
+        expectJSON(state["playing"], true)
         #expect(state["startedAt"]?.doubleValue == 970)
         #expect(state["endsAt"]?.doubleValue == 1170)
         #expect(state["barFrom"]?.doubleValue == 970)
@@ -52,7 +52,7 @@ struct MediaPlayerTests {
         let reread = player.applyPlayer(["PlaybackStatus": .string("Paused")], now: 1010)
         #expect(reread, "the position is read again")
         let state = player.activity(source: "s", app: Self.app, staleAfterPause: 600).content
-        #expect(state.state["paused"] == true)
+        expectJSON(state.state["paused"], true)
         #expect(state.state["startedAt"]?.doubleValue == 970)
         #expect(state.state["endsAt"]?.doubleValue == 1010)
         let from: Double = state.state["barFrom"]?.doubleValue ?? 0
@@ -86,7 +86,7 @@ struct MediaPlayerTests {
         var player = MediaPlayer(busName: "org.mpris.MediaPlayer2.x", owner: ":1.9", now: 0)
         player.applyRoot(["Identity": .string("Ident")])
         var state = player.activity(source: "s", app: Self.app, staleAfterPause: 1).content.state
-        #expect(state["title"] == "Ident")
+        expectJSON(state["title"], "Ident")
         player.applyPlayer(["Metadata": .vardict([("xesam:title", .string(String(repeating: "é", count: 500)))])], now: 0)
         state = player.activity(source: "s", app: Self.app, staleAfterPause: 1).content.state
         #expect(state["title"]!.stringValue!.utf8.count <= MediaPlayer.maximumTextBytes)

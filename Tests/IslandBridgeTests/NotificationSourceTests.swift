@@ -61,14 +61,14 @@ struct NotificationSourceTests {
         let key = SourceKey.notification(busID: SourceHarness.busID, owner: Self.client, id: 7).description
         #expect(started.source == key)
         #expect(started.type == "Progress")
-        #expect(started.content.state["percent"] == 20)
+        expectJSON(started.content.state["percent"], 20)
         #expect(started.app == "Example Files", "shown as the app its sender is verified as")
 
         harness.bus.monitored(Self.notify(serial: 2, replaces: 7, hints: [("value", .int32(60))]))
         harness.bus.monitored(Self.reply(serial: 2, id: 7))
         let updated = try #require(harness.shown().last)
         #expect(updated.source == key)
-        #expect(updated.content.state["percent"] == 60)
+        expectJSON(updated.content.state["percent"], 60)
         #expect(harness.bus.identified == [Self.client], "a sender is looked up once")
 
         harness.bus.monitored(Self.closed(7, reason: 1))

@@ -32,8 +32,8 @@ struct ProgressNotificationsTests {
         let changes = tracker.replied(from: ":1.5", to: ":1.9", replySerial: 7, id: 3, now: 0, lookup: Self.noEntries)
         guard case .show(let activity) = try #require(changes.first) else { return }
         #expect(activity.type == "Progress")
-        #expect(activity.content.state["percent"] == 40)
-        #expect(activity.content.state["title"] == "Copying")
+        expectJSON(activity.content.state["percent"], 40)
+        expectJSON(activity.content.state["title"], "Copying")
         #expect(
             activity.attributes["app"] == ["name": "Notification", "icon": .string(SourceApp.bridgeIcon), "label": "App"],
             "an unidentified sender is the bridge's own Notification, its app name only a label")
@@ -85,7 +85,7 @@ struct ProgressNotificationsTests {
             return
         }
         #expect(second.source == first.source)
-        #expect(second.content.state["percent"] == 80)
+        expectJSON(second.content.state["percent"], 80)
         let last = notify(3, 100, serial: 3, id: 3)
         #expect(
             last == [
@@ -113,7 +113,7 @@ struct ProgressNotificationsTests {
         guard case .show(let second) = tracker.replied(from: ":1.5", to: ":1.9", replySerial: 2, id: 5, now: 1, lookup: Self.noEntries).first
         else { return }
         #expect(second.source == first.source)
-        #expect(second.content.state["percent"] == 60)
+        expectJSON(second.content.state["percent"], 60)
         #expect(
             tracker.closed(id: 5, reason: 2, from: ":1.5") == [.finish(source: first.source, content: nil, keep: false)],
             "dismissed by the user: gone at once")
@@ -127,13 +127,13 @@ struct ProgressNotificationsTests {
             destination: ":1.5")
         guard case .show(let activity) = tracker.replied(from: ":1.5", to: ":1.9", replySerial: 1, id: 1, now: 0, lookup: Self.noEntries).first
         else { return }
-        #expect(activity.content.state["percent"] == nil)
+        expectJSON(activity.content.state["percent"], nil)
         tracker.called(
             NotifyCall(arguments: Self.arguments(replaces: 1, hints: [("category", .string("transfer.error"))]))!,
             caller: ":1.9", serial: 2, destination: ":1.5")
         let failed = tracker.replied(from: ":1.5", to: ":1.9", replySerial: 2, id: 1, now: 1, lookup: Self.noEntries)
         guard case .finish(_, let content, true) = try #require(failed.first) else { return }
-        #expect(content?.state["failed"] == true)
+        expectJSON(content?.state["failed"], true)
 
         tracker.called(NotifyCall(arguments: Self.arguments(hints: [("value", .int32(5))]))!, caller: ":1.9", serial: 3, destination: ":1.5")
         _ = tracker.replied(from: ":1.5", to: ":1.9", replySerial: 3, id: 2, now: 2, lookup: Self.noEntries)
@@ -142,8 +142,8 @@ struct ProgressNotificationsTests {
             destination: ":1.5")
         let replaced = tracker.replied(from: ":1.5", to: ":1.9", replySerial: 4, id: 2, now: 3, lookup: Self.noEntries)
         guard case .finish(_, let last, true) = try #require(replaced.first) else { return }
-        #expect(last?.state["title"] == "Done")
-        #expect(last?.state["percent"] == 5, "the last value shown stays")
+        expectJSON(last?.state["title"], "Done")
+        expectJSON(last?.state["percent"], 5, "the last value shown stays")
     }
 
     @Test("calls not to the server, or without progress, are not kept; pending calls and followed ones are bounded")
@@ -188,7 +188,7 @@ struct ProgressNotificationsTests {
             Issue.record("the real call's reply made nothing: \(changes)")
             return
         }
-        #expect(activity.content.state["percent"] == 40)
+        expectJSON(activity.content.state["percent"], 40)
         #expect(tracker.pendingCount == ProgressNotifications.maximumPendingPerCaller, "only the flood's latest remain")
     }
 

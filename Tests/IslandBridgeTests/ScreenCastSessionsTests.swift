@@ -6,6 +6,16 @@ import Testing
 /// portal session counts once the user chose what to share, a Mutter session once its start is
 /// answered; each ends by close, closed, stop or its peers leaving; only the session's own
 /// peers can end it; and nothing a flood of calls sends grows the tables.
+/// Expects the screen to be shared by `expected` (nil: by nobody). One typed `#expect` for the
+/// suite's many: each `#expect(sessions.sharedBy == .portal)` costs the test build 10-60 ms more of
+/// type-checking than a call of this; a failure still shows both values at the caller's line.
+private func expectSharedBy(
+    _ sharedBy: ScreenCastSessions.Service?, _ expected: ScreenCastSessions.Service?, _ comment: Comment? = nil,
+    sourceLocation: SourceLocation = #_sourceLocation
+) {
+    #expect(sharedBy == expected, comment, sourceLocation: sourceLocation)
+}
+
 @Suite struct ScreenCastSessionsTests {
     static let client = ":1.40"
     static let portal = ":1.7"
@@ -50,9 +60,9 @@ import Testing
         var sessions = ScreenCastSessions()
         let messages = Self.portalStart()
         Self.feed(Array(messages.prefix(2)), to: &sessions)
-        #expect(sessions.sharedBy == nil, "the dialog is still open")
+        expectSharedBy(sessions.sharedBy, nil, "the dialog is still open")
         Self.feed([messages[2]], to: &sessions)
-        #expect(sessions.sharedBy == .portal)
+        expectSharedBy(sessions.sharedBy, .portal)
         #expect(sessions.peers == [Self.client, Self.portal])
 
         // Someone else's Close, and a Closed from anyone but the portal, end nothing.
@@ -62,7 +72,7 @@ import Testing
                 FakeMessage(kind: .signal, sender: ":1.99", path: Self.session, interface: ScreenCastEvent.portalSession, member: "Closed"),
             ],
             to: &sessions)
-        #expect(sessions.sharedBy == .portal)
+        expectSharedBy(sessions.sharedBy, .portal)
 
         Self.feed(
             [
@@ -70,23 +80,23 @@ import Testing
                     kind: .methodCall, sender: Self.client, destination: ScreenCastEvent.portalName, path: Self.session,
                     interface: ScreenCastEvent.portalSession, member: "Close", serial: 12)
             ], to: &sessions)
-        #expect(sessions.sharedBy == nil)
+        expectSharedBy(sessions.sharedBy, nil)
         #expect(sessions.peers.isEmpty)
     }
 
     @Test func aCancelledDialogOrAFailedStartSharesNothing() {
         var sessions = ScreenCastSessions()
         Self.feed(Self.portalStart(code: 1), to: &sessions)
-        #expect(sessions.sharedBy == nil)
+        expectSharedBy(sessions.sharedBy, nil)
         let start = Self.portalStart(serial: 20)[0]
         Self.feed([start, FakeMessage(kind: .error, sender: Self.portal, destination: Self.client, replySerial: 20)], to: &sessions)
-        #expect(sessions.sharedBy == nil)
+        expectSharedBy(sessions.sharedBy, nil)
         #expect(sessions.peers.isEmpty, "the failed call is forgotten")
         // A Response on the request from another peer than the portal that answered.
         var forged = Self.portalStart(serial: 21)
         forged[2].sender = ":1.99"
         Self.feed(forged, to: &sessions)
-        #expect(sessions.sharedBy == nil)
+        expectSharedBy(sessions.sharedBy, nil)
     }
 
     @Test func aRemoteDesktopSessionCountsAsACast() {
@@ -94,7 +104,7 @@ import Testing
         var messages = Self.portalStart()
         messages[0].interface = ScreenCastEvent.portalRemoteDesktop
         Self.feed(messages, to: &sessions)
-        #expect(sessions.sharedBy == .portal)
+        expectSharedBy(sessions.sharedBy, .portal)
     }
 
     @Test func thePortalsClosedSignalEndsTheSession() {
@@ -106,32 +116,32 @@ import Testing
                     kind: .signal, sender: Self.portal, path: Self.session, interface: ScreenCastEvent.portalSession,
                     member: "Closed", body: [.array(elementSignature: "{sv}", [])])
             ], to: &sessions)
-        #expect(sessions.sharedBy == nil)
+        expectSharedBy(sessions.sharedBy, nil)
     }
 
     @Test func aMutterCastCountsOnceStartIsAnsweredAndEndsByStopOrClosed() {
         var sessions = ScreenCastSessions()
         Self.feed(Array(Self.mutterStart().prefix(1)), to: &sessions)
-        #expect(sessions.sharedBy == nil)
+        expectSharedBy(sessions.sharedBy, nil)
         Self.feed(Array(Self.mutterStart().suffix(1)), to: &sessions)
-        #expect(sessions.sharedBy == .gnome)
+        expectSharedBy(sessions.sharedBy, .gnome)
         Self.feed(
             [
                 FakeMessage(
                     kind: .methodCall, sender: Self.client, path: Self.mutterSession, interface: ScreenCastEvent.mutterSession,
                     member: "Stop")
             ], to: &sessions)
-        #expect(sessions.sharedBy == nil)
+        expectSharedBy(sessions.sharedBy, nil)
 
         Self.feed(Self.mutterStart(serial: 6), to: &sessions)
-        #expect(sessions.sharedBy == .gnome)
+        expectSharedBy(sessions.sharedBy, .gnome)
         Self.feed(
             [
                 FakeMessage(
                     kind: .signal, sender: Self.mutter, path: Self.mutterSession, interface: ScreenCastEvent.mutterSession,
                     member: "Closed")
             ], to: &sessions)
-        #expect(sessions.sharedBy == nil)
+        expectSharedBy(sessions.sharedBy, nil)
     }
 
     @Test func aMutterRemoteDesktopSessionCountsAsACast() {
@@ -139,25 +149,25 @@ import Testing
         var messages = Self.mutterStart(session: "/org/gnome/Mutter/RemoteDesktop/Session/u2")
         messages[0].interface = ScreenCastEvent.mutterRemoteDesktopSession
         Self.feed(messages, to: &sessions)
-        #expect(sessions.sharedBy == .gnome)
+        expectSharedBy(sessions.sharedBy, .gnome)
         Self.feed(
             [
                 FakeMessage(
                     kind: .methodCall, sender: Self.client, path: "/org/gnome/Mutter/RemoteDesktop/Session/u2",
                     interface: ScreenCastEvent.mutterRemoteDesktopSession, member: "Stop")
             ], to: &sessions)
-        #expect(sessions.sharedBy == nil)
+        expectSharedBy(sessions.sharedBy, nil)
     }
 
     @Test func thePortalWinsWhenBothCastAndEachSessionEndsOnItsOwn() {
         var sessions = ScreenCastSessions()
         Self.feed(Self.mutterStart(client: ":1.8"), to: &sessions)
         Self.feed(Self.portalStart(), to: &sessions)
-        #expect(sessions.sharedBy == .portal)
+        expectSharedBy(sessions.sharedBy, .portal)
         sessions.left(Self.client)
-        #expect(sessions.sharedBy == .gnome, "the portal's client left; Mutter's session still casts")
+        expectSharedBy(sessions.sharedBy, .gnome, "the portal's client left; Mutter's session still casts")
         sessions.left(Self.mutter)
-        #expect(sessions.sharedBy == nil, "the service left")
+        expectSharedBy(sessions.sharedBy, nil, "the service left")
     }
 
     @Test func aFloodOfStartsCostsAFixedAmountAndStillCountsAsShared() {
@@ -169,11 +179,11 @@ import Testing
         }
         #expect(sessions.sessionCount == ScreenCastSessions.maximumSessions)
         #expect(sessions.peers == [Self.client, Self.portal])
-        #expect(sessions.sharedBy == .portal)
+        expectSharedBy(sessions.sharedBy, .portal)
         // A path longer than any real one is not taken.
         var other = ScreenCastSessions()
         Self.feed(Self.portalStart(session: "/" + String(repeating: "s", count: 400)), to: &other)
-        #expect(other.sharedBy == nil)
+        expectSharedBy(other.sharedBy, nil)
     }
 
     /// A hostile peer's `Start`, for a session it does not own.
@@ -201,7 +211,7 @@ import Testing
         // And while the user chooses, it goes on.
         for serial in UInt64(10_001)...20_000 { Self.feed([Self.hostileStart(hostile, serial: serial)], to: &sessions) }
         Self.feed([real[2]], to: &sessions)
-        #expect(sessions.sharedBy == .portal, "the real client's cast is counted")
+        expectSharedBy(sessions.sharedBy, .portal, "the real client's cast is counted")
         #expect(!sessions.peers.contains(hostile), "a call in flight is not followed")
     }
 
@@ -213,10 +223,10 @@ import Testing
             Self.feed([Self.portalStart(serial: serial)[0]], to: &sessions)
         }
         Self.feed(Array(first.suffix(2)), to: &sessions)
-        #expect(sessions.sharedBy == nil, "the caller's own oldest start went")
+        expectSharedBy(sessions.sharedBy, nil, "the caller's own oldest start went")
         let last = UInt64(1 + ScreenCastSessions.maximumPendingPerCaller)
         Self.feed(Array(Self.portalStart(serial: last).suffix(2)), to: &sessions)
-        #expect(sessions.sharedBy == .portal, "its newest is still pending")
+        expectSharedBy(sessions.sharedBy, .portal, "its newest is still pending")
     }
 
     @Test func manyCallersTakeTheirOwnPlacesTillEveryPlaceIsTaken() {
@@ -228,7 +238,7 @@ import Testing
             Self.feed([Self.hostileStart(":2.\(n)", serial: 1)], to: &sessions)
         }
         Self.feed([real[2]], to: &sessions)
-        #expect(sessions.sharedBy == .portal)
+        expectSharedBy(sessions.sharedBy, .portal)
 
         // Beyond every place, a new caller takes the place of the one silent longest.
         var again = ScreenCastSessions()
@@ -237,7 +247,7 @@ import Testing
             Self.feed([Self.hostileStart(":2.\(n)", serial: 1)], to: &again)
         }
         Self.feed([real[2]], to: &again)
-        #expect(again.sharedBy == nil)
+        expectSharedBy(again.sharedBy, nil)
         #expect(again.peers.isEmpty, "nothing of the caller pushed out is followed")
     }
 

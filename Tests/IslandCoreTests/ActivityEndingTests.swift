@@ -26,15 +26,15 @@ struct ActivityEndingTests: ActivityTesting {
         #expect(outcome.activity.endedAt == end)
 
         if let dismissAfter {
-            #expect(outcome.activity.state == .ended)
+            expectState(outcome.activity.state, .ended)
             #expect(outcome.activity.dismissAt == end + dismissAfter)
-            #expect(manager.nextDeadline == end + dismissAfter)
+            expectDeadline(manager.nextDeadline, end + dismissAfter)
             #expect(manager.advance(to: end + dismissAfter - 1).isEmpty)
-            #expect(manager.advance(to: end + dismissAfter).labels == ["changed:1:dismissed", "removed:1"])
+            expectLabels(manager.advance(to: end + dismissAfter), ["changed:1:dismissed", "removed:1"])
         } else {
-            #expect(outcome.activity.state == .dismissed)
+            expectState(outcome.activity.state, .dismissed)
             #expect(outcome.activity.dismissAt == end)
-            #expect(outcome.events.labels == ["changed:1:dismissed", "removed:1"])
+            expectLabels(outcome.events, ["changed:1:dismissed", "removed:1"])
         }
         #expect(manager.activity(id: id) == nil)
     }
@@ -47,9 +47,9 @@ struct ActivityEndingTests: ActivityTesting {
         let id = try manager.start().id
         _ = try manager.end(app: pizza, id: id, now: t0 + 100)
         let outcome = try manager.end(app: pizza, id: id, dismissalPolicy: .immediate, now: t0 + 200)
-        #expect(outcome.activity.state == .dismissed)
+        expectState(outcome.activity.state, .dismissed)
         #expect(outcome.activity.endReason == .app)
-        #expect(outcome.events.labels == ["changed:1:dismissed", "removed:1"])
+        expectLabels(outcome.events, ["changed:1:dismissed", "removed:1"])
         #expect(manager.activity(id: id) == nil)
         // Gone now, as any dismissed activity is.
         #expect(throws: IslandError.noSuchActivity(id: id)) { try manager.end(app: pizza, id: id, now: t0 + 201) }
@@ -60,14 +60,14 @@ struct ActivityEndingTests: ActivityTesting {
         let id = try manager.start().id
         _ = try manager.end(app: pizza, id: id, now: t0 + 100)
         let outcome = try manager.end(app: pizza, id: id, dismissalPolicy: .after(t0 + 700), now: t0 + 200)
-        #expect(outcome.activity.state == .ended)
+        expectState(outcome.activity.state, .ended)
         #expect(outcome.activity.endReason == .app)
         #expect(outcome.activity.endedAt == t0 + 100)
         #expect(outcome.activity.dismissAt == t0 + 700)
-        #expect(outcome.events.labels == ["changed:1:ended"])
-        #expect(manager.nextDeadline == t0 + 700)
+        expectLabels(outcome.events, ["changed:1:ended"])
+        expectDeadline(manager.nextDeadline, t0 + 700)
         #expect(manager.advance(to: t0 + 699).isEmpty)
-        #expect(manager.advance(to: t0 + 700).labels == ["changed:1:dismissed", "removed:1"])
+        expectLabels(manager.advance(to: t0 + 700), ["changed:1:dismissed", "removed:1"])
     }
 
     @Test func endingAgainNeverKeepsItListedLongerThanOneEnd() throws {
@@ -92,14 +92,14 @@ struct ActivityEndingTests: ActivityTesting {
         #expect(held.activity.content == content(2))
         #expect(held.activity.deliveredContent == content(1))
         #expect(held.activity.nextDeliveryAt == end + 0.5)
-        #expect(held.events.labels == ["changed:1:ended"])
-        #expect(manager.nextDeadline == end + 0.5)
-        #expect(manager.advance(to: end + 0.5).labels == ["changed:1:ended", "delivered:1"])
+        expectLabels(held.events, ["changed:1:ended"])
+        expectDeadline(manager.nextDeadline, end + 0.5)
+        expectLabels(manager.advance(to: end + 0.5), ["changed:1:ended", "delivered:1"])
         #expect(manager.activity(id: id)?.deliveredContent == content(2))
         // Past the interval: at once.
         let now = try manager.end(app: pizza, id: id, content: content(3), now: end + 2)
         #expect(now.activity.deliveredContent == content(3))
-        #expect(now.events.labels == ["changed:1:ended", "delivered:1"])
+        expectLabels(now.events, ["changed:1:ended", "delivered:1"])
     }
 
     @Test func aSecondEndIsOrderedAndBoundedLikeTheFirst() throws {
@@ -112,7 +112,7 @@ struct ActivityEndingTests: ActivityTesting {
         #expect(throws: IslandError.noSuchActivity(id: id)) { try manager.end(app: weather, id: id, now: t0 + 101) }
         let big = ActivityContent(state: ["blob": .string(String(repeating: "x", count: 5000))])
         #expect(throws: IslandError.self) { try manager.end(app: pizza, id: id, content: big, now: t0 + 101) }
-        #expect(manager.activity(id: id)?.state == .ended)
+        expectState(manager.activity(id: id)?.state, .ended)
         #expect(manager.activity(id: id)?.dismissAt == t0 + 100 + 4 * 3600)
     }
 
@@ -137,7 +137,7 @@ struct ActivityEndingTests: ActivityTesting {
         #expect(outcome.activity.deliveredContent == content(9))
         #expect(outcome.activity.deliveredAt == t0 + 10.2)
         #expect(outcome.activity.nextDeliveryAt == nil)
-        #expect(outcome.events.labels == ["changed:1:ended", "delivered:1"])
+        expectLabels(outcome.events, ["changed:1:ended", "delivered:1"])
     }
 
     @Test func endingWithoutContentDeliversTheCoalescedContent() throws {
@@ -154,7 +154,7 @@ struct ActivityEndingTests: ActivityTesting {
         var manager = makeManager()
         let id = try manager.start().id
         let events = try manager.dismiss(id: id, now: t0 + 5)
-        #expect(events.labels == ["changed:1:dismissed", "removed:1"])
+        expectLabels(events, ["changed:1:dismissed", "removed:1"])
         guard case .changed(let dismissed) = events.first else { Issue.record("no change"); return }
         #expect(dismissed.endReason == .user)
         #expect(dismissed.endedAt == t0 + 5)
@@ -174,7 +174,7 @@ struct ActivityEndingTests: ActivityTesting {
         #expect(dismissed.endReason == .app)
         #expect(dismissed.endedAt == t0 + 1)
         #expect(dismissed.dismissAt == t0 + 2)
-        #expect(manager.nextDeadline == nil)
+        expectDeadline(manager.nextDeadline, nil)
     }
 
     @Test func timersDueTogetherApplyInTimeOrder() throws {
@@ -183,8 +183,9 @@ struct ActivityEndingTests: ActivityTesting {
         let b = try manager.start(weather, at: t0 + 10).id
         _ = try manager.end(app: weather, id: b, dismissalPolicy: .after(t0 + 20), now: t0 + 10)
         let events = manager.advance(to: t0 + 8 * 3600 + 60)
-        #expect(
-            events.labels == [
+        expectLabels(
+            events,
+            [
                 "changed:2:dismissed", "removed:2",  // t0 + 20
                 "changed:1:stale", "delivered:1",  // t0 + 30
                 "changed:1:ended", "delivered:1",  // t0 + 8 h

@@ -12,7 +12,7 @@ struct ActivityFocusTests: ActivityTesting {
         let id = try manager.start().id
         #expect(manager.focusSince == nil)
 
-        #expect(manager.setFocus(true, now: t0 + 5).labels == ["settings", "focus:\(t0 + 5)"])
+        expectLabels(manager.setFocus(true, now: t0 + 5), ["settings", "focus:\(t0 + 5)"])
         #expect(manager.focusSince == t0 + 5)
 
         let quiet = try manager.update(id, step: 1, alert: alert, at: t0 + 10)
@@ -21,7 +21,7 @@ struct ActivityFocusTests: ActivityTesting {
         #expect(quiet.alertSuppression == .focus)
         #expect(!quiet.throttled)
         #expect(quiet.activity.deliveredContent == content(1), "the content applies all the same")
-        #expect(quiet.events.labels == ["changed:1:active", "delivered:1"], "no alert for presenters, no budget spent")
+        expectLabels(quiet.events, ["changed:1:active", "delivered:1"], "no alert for presenters, no budget spent")
         #expect(quiet.alertsRemaining == 6)
         #expect(manager.authorization(app: pizza, entitlement: entitled, now: t0 + 10).remainingAlerts == 6)
     }
@@ -42,14 +42,14 @@ struct ActivityFocusTests: ActivityTesting {
         #expect(manager.setFocus(true, now: t0 + 50).isEmpty, "no change, no event")
         #expect(manager.focusSince == t0 + 5)
 
-        #expect(manager.setFocus(false, now: t0 + 60).labels == ["settings", "focus:off"])
+        expectLabels(manager.setFocus(false, now: t0 + 60), ["settings", "focus:off"])
         #expect(manager.focusSince == nil)
         #expect(manager.setFocus(false, now: t0 + 61).isEmpty)
 
         let loud = try manager.update(id, step: 1, alert: alert, at: t0 + 70)
         #expect(loud.alerted)
         #expect(loud.alertSuppression == nil)
-        #expect(loud.events.labels == ["changed:1:active", "delivered:1", "alerted:1", "budgets:\(pizza)"])
+        expectLabels(loud.events, ["changed:1:active", "delivered:1", "alerted:1", "budgets:\(pizza)"])
         #expect(loud.alertsRemaining == 5)
     }
 

@@ -42,7 +42,7 @@ import Testing
         let fromText = ActivityContent(canonicalText: JSON.object(Self.nested(depth: depth)).serialized())
         if accepted {
             #expect(try manager.update(app: pizza, id: id, content: fromText, entitlement: entitled, now: t0 + 1).activity.content == fromText)
-            #expect(try manager.end(app: pizza, id: id, content: deep, now: t0 + 2).activity.state == .ended)
+            expectState(try manager.end(app: pizza, id: id, content: deep, now: t0 + 2).activity.state, .ended)
         } else {
             #expect(throws: error) { try manager.update(app: pizza, id: id, content: fromText, entitlement: entitled, now: t0 + 1) }
             #expect(throws: error) { try manager.end(app: pizza, id: id, content: deep, now: t0 + 2) }
@@ -81,7 +81,7 @@ import Testing
         let id = try manager.start().id
         if accepted {
             #expect(try manager.start(content: dated).content.staleDate == staleDate)
-            #expect(try manager.update(app: pizza, id: id, content: dated, entitlement: entitled, now: t0 + 1).activity.state == .active)
+            expectState(try manager.update(app: pizza, id: id, content: dated, entitlement: entitled, now: t0 + 1).activity.state, .active)
         } else {
             #expect(throws: error) { try manager.start(content: dated) }
             #expect(throws: error) { try manager.update(app: pizza, id: id, content: dated, entitlement: entitled, now: t0 + 1) }

@@ -25,7 +25,7 @@ struct ActivityLifecycleTests: ActivityTesting {
         #expect(activity.updatedAt == t0)
         #expect(activity.deliveredAt == t0)
         #expect(activity.nextDeliveryAt == nil)
-        #expect(outcome.events.labels == ["changed:1:active", "delivered:1", "budgets:\(pizza)"])
+        expectLabels(outcome.events, ["changed:1:active", "delivered:1", "budgets:\(pizza)"])
         #expect(manager.activity(id: "1") == activity)
     }
 
@@ -38,22 +38,22 @@ struct ActivityLifecycleTests: ActivityTesting {
     @Test func goesStaleWhenItsStaleDatePassesAndActiveAgainOnAFreshUpdate() throws {
         var manager = makeManager()
         let id = try manager.start(content: content(0, staleDate: t0 + 60)).id
-        #expect(manager.nextDeadline == t0 + 60)
+        expectDeadline(manager.nextDeadline, t0 + 60)
         #expect(manager.advance(to: t0 + 59.9).isEmpty)
 
         let events = manager.advance(to: t0 + 60)
-        #expect(events.labels == ["changed:1:stale", "delivered:1"])
-        #expect(manager.activity(id: id)?.state == .stale)
+        expectLabels(events, ["changed:1:stale", "delivered:1"])
+        expectState(manager.activity(id: id)?.state, .stale)
         #expect(manager.activity(id: id)?.updatedAt == t0 + 60)
 
         // Stale activities take updates; a future stale date makes it active again.
         let outcome = try manager.update(id, step: 1, staleDate: t0 + 600, at: t0 + 70)
-        #expect(outcome.activity.state == .active)
-        #expect(manager.nextDeadline == t0 + 600)
+        expectState(outcome.activity.state, .active)
+        expectDeadline(manager.nextDeadline, t0 + 600)
 
         // An update whose stale date has already passed leaves it stale.
         let late = try manager.update(id, step: 2, staleDate: t0 + 75, at: t0 + 80)
-        #expect(late.activity.state == .stale)
+        expectState(late.activity.state, .stale)
     }
 
     @Test func fullLifecycleFromStartToRemoval() throws {
@@ -61,19 +61,19 @@ struct ActivityLifecycleTests: ActivityTesting {
         let id = try manager.start().id
         _ = try manager.update(id, step: 1, at: t0 + 10)
         let end = try manager.end(app: pizza, id: id, content: content(2), dismissalPolicy: .default, now: t0 + 20)
-        #expect(end.activity.state == .ended)
+        expectState(end.activity.state, .ended)
         #expect(end.activity.endReason == .app)
         #expect(end.activity.endedAt == t0 + 20)
         #expect(end.activity.dismissAt == t0 + 20 + 4 * 3600)
         #expect(end.activity.deliveredContent == content(2))
-        #expect(end.events.labels == ["changed:1:ended", "delivered:1"])
-        #expect(manager.list(states: [.ended]).map(\.id) == [id])
+        expectLabels(end.events, ["changed:1:ended", "delivered:1"])
+        expectIDs(manager.list(states: [.ended]).map(\.id), [id])
 
         let events = manager.advance(to: t0 + 20 + 4 * 3600)
-        #expect(events.labels == ["changed:1:dismissed", "removed:1"])
+        expectLabels(events, ["changed:1:dismissed", "removed:1"])
         #expect(manager.activity(id: id) == nil)
         #expect(manager.list().isEmpty)
-        #expect(manager.nextDeadline == nil)
+        expectDeadline(manager.nextDeadline, nil)
     }
 
     @Test func listFiltersByAppTypeAndStateOldestFirst() throws {
@@ -86,11 +86,11 @@ struct ActivityLifecycleTests: ActivityTesting {
             app: pizza, type: "Timer", attributes: [:], content: content(0), entitlement: entitled, now: t0 + 7
         ).activity  // 4
 
-        #expect(manager.list().map(\.id) == ["2", "3", "1", "4"])
-        #expect(manager.list(app: pizza).map(\.id) == ["2", "3", "4"])
-        #expect(manager.list(app: pizza, type: "Delivery").map(\.id) == ["2", "3"])
-        #expect(manager.list(states: [.active]).map(\.id) == ["3", "1", "4"])
-        #expect(manager.list(app: pizza, states: [.ended]).map(\.id) == ["2"])
+        expectIDs(manager.list().map(\.id), ["2", "3", "1", "4"])
+        expectIDs(manager.list(app: pizza).map(\.id), ["2", "3", "4"])
+        expectIDs(manager.list(app: pizza, type: "Delivery").map(\.id), ["2", "3"])
+        expectIDs(manager.list(states: [.active]).map(\.id), ["3", "1", "4"])
+        expectIDs(manager.list(app: pizza, states: [.ended]).map(\.id), ["2"])
         #expect(manager.list(type: "Timer") == [other])
         #expect(manager.liveCount(app: pizza) == 2)
         #expect(manager.liveCount() == 3)
@@ -100,11 +100,11 @@ struct ActivityLifecycleTests: ActivityTesting {
         var manager = makeManager()
         let id = try manager.start().id
         _ = try manager.update(id, step: 1, at: t0 + 3600)  // updates do not extend the 8 hours
-        #expect(manager.nextDeadline == t0 + 8 * 3600)
+        expectDeadline(manager.nextDeadline, t0 + 8 * 3600)
         #expect(manager.advance(to: t0 + 8 * 3600 - 1).isEmpty)
 
         let events = manager.advance(to: t0 + 8 * 3600)
-        #expect(events.labels == ["changed:1:ended", "delivered:1"])
+        expectLabels(events, ["changed:1:ended", "delivered:1"])
         let expired = try #require(manager.activity(id: id))
         #expect(expired.state == .ended)
         #expect(expired.endReason == .expired)
@@ -117,7 +117,7 @@ struct ActivityLifecycleTests: ActivityTesting {
         var manager = makeManager()
         let id = try manager.start().id
         manager.limits = limits { $0.maximumActiveDuration = 3600 }
-        #expect(manager.nextDeadline == t0 + 3600)
+        expectDeadline(manager.nextDeadline, t0 + 3600)
         _ = manager.advance(to: t0 + 3600)
         #expect(manager.activity(id: id)?.endReason == .expired)
     }

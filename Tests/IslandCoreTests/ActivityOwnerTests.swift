@@ -8,7 +8,7 @@ struct ActivityOwnerTests: ActivityTesting {
         var manager = makeManager()
         let id = try manager.start(ownerGonePolicy: .keep).id
         #expect(manager.ownerGone(app: pizza, now: t0 + 1).isEmpty)
-        #expect(manager.activity(id: id)?.state == .active)
+        expectState(manager.activity(id: id)?.state, .active)
         #expect(manager.activity(id: id)?.ownerGraceEndsAt == nil)
     }
 
@@ -17,12 +17,12 @@ struct ActivityOwnerTests: ActivityTesting {
         let id = try manager.start(ownerGonePolicy: .end).id
         let kept = try manager.start(ownerGonePolicy: .keep).id
         let events = manager.ownerGone(app: pizza, now: t0 + 1)
-        #expect(events.labels == ["changed:1:ended", "delivered:1"])
+        expectLabels(events, ["changed:1:ended", "delivered:1"])
         let ended = try #require(manager.activity(id: id))
         #expect(ended.endReason == .ownerGone)
         #expect(ended.endedAt == t0 + 1)
         #expect(ended.dismissAt == t0 + 1 + 4 * 3600)
-        #expect(manager.activity(id: kept)?.state == .active)
+        expectState(manager.activity(id: kept)?.state, .active)
     }
 
     @Test func staleTurnsItStaleAfterTheGracePeriod() throws {
@@ -30,20 +30,20 @@ struct ActivityOwnerTests: ActivityTesting {
         let id = try manager.start(ownerGonePolicy: .stale).id
         let other = try manager.start(weather, ownerGonePolicy: .stale).id
         let gone = t0 + 100
-        #expect(manager.ownerGone(app: pizza, now: gone).labels == ["changed:1:active"])
+        expectLabels(manager.ownerGone(app: pizza, now: gone), ["changed:1:active"])
         #expect(manager.activity(id: id)?.ownerGraceEndsAt == gone + 30)
         // A second disconnect does not move the deadline.
         #expect(manager.ownerGone(app: pizza, now: gone + 10).isEmpty)
-        #expect(manager.nextDeadline == gone + 30)
+        expectDeadline(manager.nextDeadline, gone + 30)
         #expect(manager.advance(to: gone + 29.9).isEmpty)
 
-        #expect(manager.advance(to: gone + 30).labels == ["changed:1:stale", "delivered:1"])
-        #expect(manager.activity(id: id)?.state == .stale)
+        expectLabels(manager.advance(to: gone + 30), ["changed:1:stale", "delivered:1"])
+        expectState(manager.activity(id: id)?.state, .stale)
         #expect(manager.activity(id: id)?.ownerGraceEndsAt == nil)
-        #expect(manager.activity(id: other)?.state == .active)
+        expectState(manager.activity(id: other)?.state, .active)
 
         // The app comes back and updates: active again.
-        #expect(try manager.update(id, step: 1, at: gone + 60).activity.state == .active)
+        expectState(try manager.update(id, step: 1, at: gone + 60).activity.state, .active)
     }
 
     @Test func theOwnersReturnCancelsTheGracePeriod() throws {
@@ -51,16 +51,16 @@ struct ActivityOwnerTests: ActivityTesting {
         let id = try manager.start(ownerGonePolicy: .stale).id
         _ = manager.ownerGone(app: pizza, now: t0 + 1)
         #expect(manager.nextWakeUp == t0 + 31)
-        #expect(manager.ownerReturned(app: pizza).labels == ["changed:1:active"])
+        expectLabels(manager.ownerReturned(app: pizza), ["changed:1:active"])
         #expect(manager.activity(id: id)?.ownerGraceEndsAt == nil)
         // The cancelled timer leaves the cheap wake-up early, never late: waking then finds
         // nothing due and makes it exact.
-        #expect(manager.nextDeadline == t0 + 8 * 3600)
+        expectDeadline(manager.nextDeadline, t0 + 8 * 3600)
         #expect(manager.nextWakeUp == t0 + 31)
         #expect(manager.advance(to: t0 + 100).isEmpty)
         #expect(manager.nextWakeUp == t0 + 8 * 3600)
-        #expect(manager.activity(id: id)?.state == .active)
-        #expect(manager.nextDeadline == t0 + 8 * 3600)
+        expectState(manager.activity(id: id)?.state, .active)
+        expectDeadline(manager.nextDeadline, t0 + 8 * 3600)
         #expect(manager.ownerReturned(app: pizza).isEmpty)
     }
 
@@ -69,6 +69,6 @@ struct ActivityOwnerTests: ActivityTesting {
         let id = try manager.start(ownerGonePolicy: .stale).id
         _ = manager.ownerGone(app: pizza, now: t0 + 1)
         _ = manager.advance(to: t0 + 6)
-        #expect(manager.activity(id: id)?.state == .stale)
+        expectState(manager.activity(id: id)?.state, .stale)
     }
 }

@@ -16,8 +16,8 @@ struct ActivityOwnershipTests: ActivityTesting {
         let mine = try manager.start(uid: alice)
         let theirs = try manager.start(uid: bob)
         #expect(mine.owner == ActivityOwner(app: pizza, uid: alice))
-        #expect(manager.list(owner: ActivityOwner(app: pizza, uid: alice)).map(\.id) == [mine.id])
-        #expect(manager.list(owner: ActivityOwner(app: pizza, uid: bob)).map(\.id) == [theirs.id])
+        expectIDs(manager.list(owner: ActivityOwner(app: pizza, uid: alice)).map(\.id), [mine.id])
+        expectIDs(manager.list(owner: ActivityOwner(app: pizza, uid: bob)).map(\.id), [theirs.id])
         #expect(manager.list(owner: ActivityOwner(app: pizza)).isEmpty, "the user scope's owner is a third one")
         #expect(manager.list(app: pizza).count == 2, "an app filter alone still sees every user's")
     }
@@ -31,10 +31,10 @@ struct ActivityOwnershipTests: ActivityTesting {
         }
         #expect(throws: IslandError.noSuchActivity(id: mine.id)) { try manager.update(mine.id, step: 9, at: t0 + 1) }
         #expect(manager.activity(id: mine.id)?.content == content(0))
-        #expect(manager.activity(id: mine.id)?.state == .active)
+        expectState(manager.activity(id: mine.id)?.state, .active)
         // Its owner still can.
         #expect(try manager.update(mine.id, step: 1, uid: alice, at: t0 + 2).activity.content == content(1))
-        #expect(try manager.end(app: pizza, uid: alice, id: mine.id, now: t0 + 3).activity.state == .ended)
+        expectState(try manager.end(app: pizza, uid: alice, id: mine.id, now: t0 + 3).activity.state, .ended)
     }
 
     @Test func keysArePerOwner() throws {
@@ -128,14 +128,14 @@ struct ActivityOwnershipTests: ActivityTesting {
         let mine = try manager.start(uid: alice, ownerGonePolicy: .end)
         let theirs = try manager.start(uid: bob, ownerGonePolicy: .end)
         let events = manager.ownerGone(app: pizza, uid: bob, now: t0 + 1)
-        #expect(events.labels == ["changed:\(theirs.id):ended", "delivered:\(theirs.id)"])
-        #expect(manager.activity(id: mine.id)?.state == .active)
+        expectLabels(events, ["changed:\(theirs.id):ended", "delivered:\(theirs.id)"])
+        expectState(manager.activity(id: mine.id)?.state, .active)
 
         let graced = try manager.start(uid: alice, ownerGonePolicy: .stale, at: t0 + 2)
         let otherGraced = try manager.start(uid: bob, ownerGonePolicy: .stale, at: t0 + 2)
         _ = manager.ownerGone(app: pizza, uid: alice, now: t0 + 3)
         _ = manager.ownerGone(app: pizza, uid: bob, now: t0 + 3)
-        #expect(manager.ownerReturned(app: pizza, uid: alice).labels == ["changed:\(graced.id):active"])
+        expectLabels(manager.ownerReturned(app: pizza, uid: alice), ["changed:\(graced.id):active"])
         #expect(manager.activity(id: otherGraced.id)?.ownerGraceEndsAt == t0 + 33)
     }
 }
@@ -163,12 +163,13 @@ struct ActivityEndedBoundTests: ActivityTesting {
         let second = try startAndEnd(&manager, pizza, at: t0 + 1)
         let third = try manager.start(at: t0 + 2).id
         let outcome = try manager.end(app: pizza, id: third, now: t0 + 2)
-        #expect(
-            outcome.events.labels == [
+        expectLabels(
+            outcome.events,
+            [
                 "changed:\(third):ended", "delivered:\(third)", "changed:\(first):dismissed", "removed:\(first)",
             ])
-        #expect(outcome.activity.state == .ended)
-        #expect(ended(manager) == [second, third])
+        expectState(outcome.activity.state, .ended)
+        expectIDs(ended(manager), [second, third])
     }
 
     @Test func theOldestEndedIsTheOneThatEndedFirst() throws {
@@ -177,7 +178,7 @@ struct ActivityEndedBoundTests: ActivityTesting {
         let youngerStart = try manager.start(at: t0 + 1).id
         _ = try manager.end(app: pizza, id: youngerStart, now: t0 + 2)
         _ = try manager.end(app: pizza, id: olderStart, now: t0 + 3)
-        #expect(ended(manager) == [olderStart], "ended last, kept")
+        expectIDs(ended(manager), [olderStart], "ended last, kept")
     }
 
     @Test func theBoundIsPerOwner() throws {
@@ -203,15 +204,15 @@ struct ActivityEndedBoundTests: ActivityTesting {
         _ = try startAndEnd(&manager, pizza, uid: 1000, at: t0)
         let second = try startAndEnd(&manager, weather, uid: 1001, at: t0 + 1)
         let third = try startAndEnd(&manager, pizza, uid: 1002, at: t0 + 2)
-        #expect(ended(manager) == [second, third])
+        expectIDs(ended(manager), [second, third])
     }
 
     @Test func aBoundOfZeroDismissesAtOnce() throws {
         var manager = makeManager(limits: limits { $0.maximumEndedActivitiesPerApp = 0 })
         let id = try manager.start().id
         let outcome = try manager.end(app: pizza, id: id, now: t0 + 1)
-        #expect(outcome.activity.state == .dismissed)
-        #expect(outcome.events.labels == ["changed:\(id):ended", "delivered:\(id)", "changed:\(id):dismissed", "removed:\(id)"])
+        expectState(outcome.activity.state, .dismissed)
+        expectLabels(outcome.events, ["changed:\(id):ended", "delivered:\(id)", "changed:\(id):dismissed", "removed:\(id)"])
         #expect(manager.list().isEmpty)
     }
 
@@ -225,27 +226,28 @@ struct ActivityEndedBoundTests: ActivityTesting {
         let second = try manager.start(at: t0 + 1).id
         let events = manager.advance(to: t0 + 101)
         #expect(events.labels.contains("removed:\(first)"))
-        #expect(ended(manager) == [second])
+        expectIDs(ended(manager), [second])
     }
 
     @Test func aRestoredOrReconfiguredManagerAppliesTheBoundOnItsNextAdvance() throws {
         var manager = makeManager(limits: limits { $0.startBudget = 100 })
         var ids: [String] = []
         for second in 0..<4 { ids.append(try startAndEnd(&manager, pizza, at: t0 + Double(second))) }
-        #expect(ended(manager) == ids)
+        expectIDs(ended(manager), ids)
 
         var restored = ActivityManager(
             snapshot: manager.snapshot, limits: limits { $0.maximumEndedActivitiesPerApp = 3 },
             now: t0 + 10, makeID: { "x" })
-        #expect(restored.advance(to: t0 + 10).labels == ["changed:\(ids[0]):dismissed", "removed:\(ids[0])"])
-        #expect(ended(restored) == Array(ids[1...]))
+        expectLabels(restored.advance(to: t0 + 10), ["changed:\(ids[0]):dismissed", "removed:\(ids[0])"])
+        expectIDs(ended(restored), Array(ids[1...]))
 
         restored.limits = limits { $0.maximumEndedActivitiesPerApp = 1 }
-        #expect(
-            restored.advance(to: t0 + 11).labels == [
+        expectLabels(
+            restored.advance(to: t0 + 11),
+            [
                 "changed:\(ids[1]):dismissed", "removed:\(ids[1])", "changed:\(ids[2]):dismissed", "removed:\(ids[2])",
             ])
-        #expect(ended(restored) == [ids[3]])
+        expectIDs(ended(restored), [ids[3]])
         #expect(restored.advance(to: t0 + 12).isEmpty)
     }
 
@@ -259,6 +261,6 @@ struct ActivityEndedBoundTests: ActivityTesting {
         _ = try startAndEnd(&manager, pizza, at: t0)
         let kept = try startAndEnd(&manager, pizza, at: t0 + 1)
         let weatherIDs = [try startAndEnd(&manager, weather, at: t0 + 2), try startAndEnd(&manager, weather, at: t0 + 3)]
-        #expect(ended(manager) == [kept] + weatherIDs)
+        expectIDs(ended(manager), [kept] + weatherIDs)
     }
 }

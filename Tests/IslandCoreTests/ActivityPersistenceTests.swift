@@ -85,7 +85,7 @@ struct ActivityPersistenceTests: ActivityTesting {
         _ = try manager.end(app: weather, id: c.id, content: content(9), now: t0 + 5)
         _ = manager.setFrequentUpdates(app: pizza, false, now: t0)
         _ = manager.setEnabled(app: "org.example.Muted", false, now: t0 + 6)
-        #expect(manager.list().map(\.id) == [a.id, b.id, c.id])
+        expectIDs(manager.list().map(\.id), [a.id, b.id, c.id])
         return manager
     }
 
@@ -101,7 +101,7 @@ struct ActivityPersistenceTests: ActivityTesting {
         #expect(restored.list() == original.list())
         #expect(restored.settings == original.settings)
         #expect(restored.budgets == original.budgets)
-        #expect(restored.nextDeadline == original.nextDeadline)
+        expectDeadline(restored.nextDeadline, original.nextDeadline)
         for app in [pizza, weather, "org.example.Muted"] {
             #expect(
                 restored.authorization(app: app, entitlement: entitledFrequent, now: now)
@@ -139,11 +139,11 @@ struct ActivityPersistenceTests: ActivityTesting {
 
         let now = t0 + 9 * 3600
         var restored = ActivityManager(snapshot: snapshot, now: now, makeID: { "x" })
-        #expect(restored.activity(id: id)?.state == .active)  // nothing happens before `advance`
-        #expect(restored.nextDeadline == t0 + 10.5)
+        expectState(restored.activity(id: id)?.state, .active)  // nothing happens before `advance`
+        expectDeadline(restored.nextDeadline, t0 + 10.5)
 
         let events = restored.advance(to: now)
-        #expect(events.labels == ["changed:1:active", "delivered:1", "changed:1:ended", "delivered:1"])
+        expectLabels(events, ["changed:1:active", "delivered:1", "changed:1:ended", "delivered:1"])
         let expired = try #require(restored.activity(id: id))
         #expect(expired.endReason == .expired)
         #expect(expired.endedAt == t0 + 8 * 3600)

@@ -21,21 +21,21 @@ struct ActivityScheduleTests: ActivityTesting {
     @Test func aFutureStartIsPendingSeenByItsAppAndByNoPresenter() throws {
         var manager = makeManager()
         let outcome = try schedule(&manager, at: t0 + 600, now: t0)
-        #expect(outcome.activity.state == .pending)
+        expectState(outcome.activity.state, .pending)
         #expect(outcome.activity.schedule == ScheduledStart(date: t0 + 600, alert: Self.alert))
         // Persisted and told to its app (`changed`), never `delivered` to presenters.
-        #expect(outcome.events.labels == ["changed:1:pending", "budgets:\(pizza)"])
+        expectLabels(outcome.events, ["changed:1:pending", "budgets:\(pizza)"])
         #expect(manager.list(owner: ActivityOwner(app: pizza)).map(\.state) == [.pending])
-        #expect(manager.nextDeadline == t0 + 600)
+        expectDeadline(manager.nextDeadline, t0 + 600)
     }
 
     @Test func itStartsAtItsDateWithItsAlertAndNotBefore() throws {
         var manager = makeManager()
         _ = try schedule(&manager, at: t0 + 600, now: t0)
         #expect(manager.advance(to: t0 + 599.999).isEmpty)
-        #expect(manager.activity(id: "1")?.state == .pending)
+        expectState(manager.activity(id: "1")?.state, .pending)
         let events = manager.advance(to: t0 + 600)
-        #expect(events.labels == ["changed:1:active", "delivered:1", "alerted:1", "budgets:\(pizza)"])
+        expectLabels(events, ["changed:1:active", "delivered:1", "alerted:1", "budgets:\(pizza)"])
         let started = try #require(manager.activity(id: "1"))
         #expect(started.deliveredAt == t0 + 600)
         #expect(started.schedule?.alert == nil)
@@ -71,15 +71,15 @@ struct ActivityScheduleTests: ActivityTesting {
     @Test func aStartAlreadyPastStartsAtOnceWithItsAlert() throws {
         var manager = makeManager()
         let outcome = try schedule(&manager, at: t0 - 5, now: t0)
-        #expect(outcome.activity.state == .active)
-        #expect(outcome.events.labels == ["changed:1:active", "delivered:1", "budgets:\(pizza)", "alerted:1"])
+        expectState(outcome.activity.state, .active)
+        expectLabels(outcome.events, ["changed:1:active", "delivered:1", "budgets:\(pizza)", "alerted:1"])
     }
 
     @Test func itsEightHoursCountFromItsStart() throws {
         var manager = makeManager()
         _ = try schedule(&manager, at: t0 + 3600, now: t0)
         _ = manager.advance(to: t0 + 8 * 3600 + 1)
-        #expect(manager.activity(id: "1")?.state == .active)
+        expectState(manager.activity(id: "1")?.state, .active)
         _ = manager.advance(to: t0 + 9 * 3600)
         #expect(manager.activity(id: "1")?.endReason == .expired)
     }
@@ -90,7 +90,7 @@ struct ActivityScheduleTests: ActivityTesting {
         let outcome = try manager.update(
             app: pizza, id: "1", content: content(1), alert: Alert(title: "x", body: "y"),
             entitlement: entitled, now: t0 + 1)
-        #expect(outcome.activity.state == .pending)
+        expectState(outcome.activity.state, .pending)
         #expect(outcome.alertSuppression == .pending)
         #expect(!outcome.events.labels.contains("alerted:1"))
         _ = manager.advance(to: t0 + 600)
@@ -101,9 +101,9 @@ struct ActivityScheduleTests: ActivityTesting {
         var manager = makeManager()
         _ = try schedule(&manager, at: t0 + 600, now: t0)
         let ended = try manager.end(app: pizza, id: "1", now: t0 + 1)
-        #expect(ended.activity.state == .dismissed)
-        #expect(ended.events.labels == ["changed:1:dismissed", "removed:1"])
-        #expect(manager.nextDeadline == nil)
+        expectState(ended.activity.state, .dismissed)
+        expectLabels(ended.events, ["changed:1:dismissed", "removed:1"])
+        expectDeadline(manager.nextDeadline, nil)
     }
 
     @Test func itsAppGoingAwayLeavesItScheduled() throws {
@@ -112,14 +112,14 @@ struct ActivityScheduleTests: ActivityTesting {
             app: pizza, type: "Concert", attributes: [:], content: content(0), ownerGonePolicy: .end,
             start: t0 + 600, alert: Self.alert, entitlement: entitled, now: t0)
         #expect(manager.ownerGone(app: pizza, now: t0 + 1).isEmpty)
-        #expect(manager.activity(id: "1")?.state == .pending)
+        expectState(manager.activity(id: "1")?.state, .pending)
     }
 
     @Test func doNotDisturbStartsItSilently() throws {
         var manager = makeManager()
         _ = try schedule(&manager, at: t0 + 600, now: t0)
         _ = manager.setFocus(true, now: t0 + 1)
-        #expect(manager.advance(to: t0 + 600).labels == ["changed:1:active", "delivered:1"])
+        expectLabels(manager.advance(to: t0 + 600), ["changed:1:active", "delivered:1"])
     }
 
     @Test func aRestoreBeforeTheDateKeepsItPendingUntilThen() throws {
@@ -128,8 +128,8 @@ struct ActivityScheduleTests: ActivityTesting {
         let stored = try ManagerSnapshot(json: JSONParser.parse(JSON.object(manager.snapshot.json).serialized()).objectValue!)
         var restored = ActivityManager(snapshot: stored, now: t0 + 100, makeID: { "x" })
         #expect(restored.advance(to: t0 + 100).isEmpty)
-        #expect(restored.activity(id: "1")?.state == .pending)
-        #expect(restored.advance(to: t0 + 600).labels == ["changed:1:active", "delivered:1", "alerted:1", "budgets:\(pizza)"])
+        expectState(restored.activity(id: "1")?.state, .pending)
+        expectLabels(restored.advance(to: t0 + 600), ["changed:1:active", "delivered:1", "alerted:1", "budgets:\(pizza)"])
         #expect(restored.activity(id: "1")?.schedule?.late == nil)
     }
 
@@ -138,7 +138,7 @@ struct ActivityScheduleTests: ActivityTesting {
         _ = try schedule(&manager, at: t0 + 600, now: t0)
         let stored = try ManagerSnapshot(json: JSONParser.parse(JSON.object(manager.snapshot.json).serialized()).objectValue!)
         var restored = ActivityManager(snapshot: stored, now: t0 + 900, makeID: { "x" })
-        #expect(restored.advance(to: t0 + 900).labels == ["changed:1:active", "delivered:1", "alerted:1", "budgets:\(pizza)"])
+        expectLabels(restored.advance(to: t0 + 900), ["changed:1:active", "delivered:1", "alerted:1", "budgets:\(pizza)"])
         let started = try #require(restored.activity(id: "1"))
         #expect(started.schedule == ScheduledStart(date: t0 + 600, startsAt: t0 + 900, alert: nil, late: .daemonDown))
         #expect(started.deliveredAt == t0 + 900)

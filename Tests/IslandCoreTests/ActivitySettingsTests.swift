@@ -13,13 +13,13 @@ struct ActivitySettingsTests: ActivityTesting {
         _ = try manager.end(app: pizza, id: second, now: t0 + 1)
 
         let events = manager.setEnabled(app: pizza, false, now: t0 + 10)
-        #expect(events.labels == ["settings", "changed:1:ended", "delivered:1"])  // the ended one is untouched
+        expectLabels(events, ["settings", "changed:1:ended", "delivered:1"])  // the ended one is untouched
         let ended = try #require(manager.activity(id: first))
         #expect(ended.endReason == .user)
         #expect(ended.endedAt == t0 + 10)
         #expect(ended.dismissAt == t0 + 10 + 4 * 3600)
         #expect(manager.activity(id: second)?.endReason == .app)
-        #expect(manager.activity(id: other)?.state == .active)
+        expectState(manager.activity(id: other)?.state, .active)
 
         #expect(throws: IslandError.denied(app: pizza)) { try manager.start(pizza, at: t0 + 11) }
         #expect(!manager.authorization(app: pizza, entitlement: entitled, now: t0 + 11).enabled)
@@ -28,7 +28,7 @@ struct ActivitySettingsTests: ActivityTesting {
         #expect(manager.isGloballyEnabled)
         #expect(manager.setEnabled(app: pizza, false, now: t0 + 12).isEmpty)  // no change, no event
 
-        #expect(manager.setEnabled(app: pizza, true, now: t0 + 13).labels == ["settings"])
+        expectLabels(manager.setEnabled(app: pizza, true, now: t0 + 13), ["settings"])
         #expect(try manager.start(pizza, at: t0 + 14).state == .active)
     }
 
@@ -37,7 +37,7 @@ struct ActivitySettingsTests: ActivityTesting {
         try manager.start(pizza, at: t0)
         try manager.start(weather, at: t0)
         let events = manager.setGlobalEnabled(false, now: t0 + 5)
-        #expect(events.labels == ["settings", "changed:1:ended", "delivered:1", "changed:2:ended", "delivered:2"])
+        expectLabels(events, ["settings", "changed:1:ended", "delivered:1", "changed:2:ended", "delivered:2"])
         #expect(manager.list().allSatisfy { $0.endReason == .user })
         #expect(throws: IslandError.denied(app: weather)) { try manager.start(weather, at: t0 + 6) }
         #expect(manager.setGlobalEnabled(false, now: t0 + 7).isEmpty)
@@ -45,7 +45,7 @@ struct ActivitySettingsTests: ActivityTesting {
         #expect(!manager.isEnabled(app: weather))
 
         // Turning it back on does not revive anything, it allows new requests.
-        #expect(manager.setGlobalEnabled(true, now: t0 + 8).labels == ["settings"])
+        expectLabels(manager.setGlobalEnabled(true, now: t0 + 8), ["settings"])
         #expect(manager.liveCount() == 0)
         #expect(try manager.start(weather, at: t0 + 9).id == "3")
     }

@@ -2,6 +2,7 @@ import IslandCore
 import OrderedJSON
 import OrderedCollections
 import Synchronization
+import Testing
 
 /// Shared fixtures of the activity suites, as members of the suites (each conforms) rather
 /// than globals, so they cannot clash with other suites of this test target.
@@ -35,6 +36,28 @@ extension ActivityTesting {
     func makeManager(limits: LimitsPolicy = LimitsPolicy()) -> ActivityManager {
         let ids = CountingIDs()
         return ActivityManager(limits: limits, makeID: { ids.make() })
+    }
+
+    /// Expects `events` to be `expected` as labels ([ActivityEvent].labels). One typed `#expect`
+    /// here instead of one per call: an `#expect(events.labels == [literal])` costs the test
+    /// build 10-60 ms more of type-checking (the literal's type is inferred through the macro's
+    /// expansion); a failure still shows both lists, at the caller's line.
+    func expectLabels(
+        _ events: [ActivityEvent], _ expected: [String], _ comment: Comment? = nil, sourceLocation: SourceLocation = #_sourceLocation
+    ) {
+        #expect(events.labels == expected, comment, sourceLocation: sourceLocation)
+    }
+
+    /// Expects an activity's state to be `expected` (nil: no such activity), as expectLabels does.
+    func expectState(
+        _ state: ActivityState?, _ expected: ActivityState?, _ comment: Comment? = nil, sourceLocation: SourceLocation = #_sourceLocation
+    ) {
+        #expect(state == expected, comment, sourceLocation: sourceLocation)
+    }
+
+    /// Expects the activities' ids to be `expected`, in order, as expectLabels does.
+    func expectIDs(_ ids: [String], _ expected: [String], _ comment: Comment? = nil, sourceLocation: SourceLocation = #_sourceLocation) {
+        #expect(ids == expected, comment, sourceLocation: sourceLocation)
     }
 
     /// Limits with global values changed.
@@ -106,4 +129,10 @@ extension [ActivityEvent] {
             }
         }
     }
+}
+
+/// Expects the next instant something falls due to be `expected` (nil: nothing due). One typed
+/// `#expect` for the many in the activity and island suites, as expectLabels.
+func expectDeadline(_ deadline: Double?, _ expected: Double?, _ comment: Comment? = nil, sourceLocation: SourceLocation = #_sourceLocation) {
+    #expect(deadline == expected, comment, sourceLocation: sourceLocation)
 }

@@ -75,7 +75,7 @@ struct ActivityUpdateTests: ActivityTesting {
         #expect(throws: IslandError.noSuchActivity(id: id)) { try manager.end(app: weather, id: id, now: t0 + 1) }
         // The same answer as for an id that never existed.
         #expect(throws: IslandError.noSuchActivity(id: "nope")) { try manager.update("nope", step: 1, at: t0 + 1) }
-        #expect(manager.activity(id: id)?.state == .active)
+        expectState(manager.activity(id: id)?.state, .active)
         #expect(manager.activity(id: id)?.content == content(0))
     }
 
@@ -88,7 +88,7 @@ struct ActivityUpdateTests: ActivityTesting {
         #expect(!delivered.throttled)
         #expect(delivered.deliverAt == first)
         #expect(delivered.activity.deliveredContent == content(1))
-        #expect(delivered.events.labels == ["changed:1:active", "delivered:1"])
+        expectLabels(delivered.events, ["changed:1:active", "delivered:1"])
 
         let second = try manager.update(id, step: 2, at: first + 0.2)
         #expect(second.throttled)
@@ -96,23 +96,23 @@ struct ActivityUpdateTests: ActivityTesting {
         #expect(second.activity.content == content(2))
         #expect(second.activity.deliveredContent == content(1))
         #expect(second.activity.nextDeliveryAt == first + 0.5)
-        #expect(second.events.labels == ["changed:1:active"])  // stored, but presenters see nothing new
+        expectLabels(second.events, ["changed:1:active"])  // stored, but presenters see nothing new
 
         let third = try manager.update(id, step: 3, at: first + 0.3)
         #expect(third.throttled)
         #expect(third.deliverAt == first + 0.5)
 
-        #expect(manager.nextDeadline == first + 0.5)
+        expectDeadline(manager.nextDeadline, first + 0.5)
         #expect(manager.nextWakeUp == first + 0.5)
         #expect(manager.advance(to: first + 0.49).isEmpty)
         let events = manager.advance(to: first + 0.5)
-        #expect(events.labels == ["changed:1:active", "delivered:1"])
+        expectLabels(events, ["changed:1:active", "delivered:1"])
         #expect(events.last == .delivered(try #require(manager.activity(id: id))))
         let after = try #require(manager.activity(id: id))
         #expect(after.deliveredContent == content(3))
         #expect(after.deliveredAt == first + 0.5)
         #expect(after.nextDeliveryAt == nil)
-        #expect(manager.nextDeadline == t0 + 8 * 3600)
+        expectDeadline(manager.nextDeadline, t0 + 8 * 3600)
 
         // The next slot counts from that delivery.
         #expect(try manager.update(id, step: 4, at: first + 0.6).deliverAt == first + 1.0)
@@ -146,7 +146,7 @@ struct ActivityUpdateTests: ActivityTesting {
             #expect(outcome.alerted)
             #expect(!outcome.alertSuppressed)
             #expect(outcome.alertsRemaining == 5 - index)
-            #expect(outcome.events.labels == ["changed:1:active", "delivered:1", "alerted:1", "budgets:\(pizza)"])
+            expectLabels(outcome.events, ["changed:1:active", "delivered:1", "alerted:1", "budgets:\(pizza)"])
             #expect(outcome.events.contains(.alerted(id: id, alert: alert)))
         }
 
@@ -155,7 +155,7 @@ struct ActivityUpdateTests: ActivityTesting {
         #expect(suppressed.alertSuppressed)
         #expect(suppressed.alertsRemaining == 0)
         #expect(suppressed.activity.deliveredContent == content(6))  // applied all the same
-        #expect(suppressed.events.labels == ["changed:1:active", "delivered:1"])
+        expectLabels(suppressed.events, ["changed:1:active", "delivered:1"])
         #expect(manager.authorization(app: pizza, entitlement: entitled, now: t0 + 20).remainingAlerts == 0)
 
         // An hour after the first alert, one is available again.

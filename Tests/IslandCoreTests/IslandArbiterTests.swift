@@ -54,14 +54,14 @@ private func live(_ id: String, app: String, relevance: Double = 0, start: Doubl
         #expect(expanded.presentation.restingMode == .compact)
         #expect(expanded.changes == .island)
         #expect(expanded.presentation.json == ["mode": "expanded", "attached": "a", "expanded": "a", "lockScreen": ["a"]])
-        #expect(arbiter.nextDeadline == t0 + 9)
+        expectDeadline(arbiter.nextDeadline, t0 + 9)
 
         let collapsedResult = arbiter.collapse(now: t0 + 2)
 
         let collapsed = try #require(collapsedResult)
         #expect(collapsed.presentation.mode == .compact)
         #expect(collapsed.presentation.expanded == nil)
-        #expect(arbiter.nextDeadline == nil)
+        expectDeadline(arbiter.nextDeadline, nil)
     }
 
     @Test func expansionTimesOut() throws {
@@ -76,17 +76,17 @@ private func live(_ id: String, app: String, relevance: Double = 0, start: Doubl
         let backResult = arbiter.recompute(now: deadline)
         let back = try #require(backResult)
         #expect(back.presentation.mode == .minimal)
-        #expect(arbiter.nextDeadline == nil)
+        expectDeadline(arbiter.nextDeadline, nil)
     }
 
     @Test func customTimeouts() throws {
         var arbiter = IslandArbiter(interactions: IslandInteractions(expandTimeout: 3, alertExpansion: 1))
         _ = arbiter.recompute(candidates: [live("a", app: "A")], now: t0)
         _ = arbiter.expand(id: "a", now: t0)
-        #expect(arbiter.nextDeadline == t0 + 3)
+        expectDeadline(arbiter.nextDeadline, t0 + 3)
         _ = arbiter.collapse(now: t0)
         _ = arbiter.alert(id: "a", now: t0)
-        #expect(arbiter.nextDeadline == t0 + 1)
+        expectDeadline(arbiter.nextDeadline, t0 + 1)
     }
 
     @Test func repeatedLongPressRestartsTheTimeout() {
@@ -94,7 +94,7 @@ private func live(_ id: String, app: String, relevance: Double = 0, start: Doubl
         _ = arbiter.recompute(candidates: [live("a", app: "A")], now: t0)
         _ = arbiter.expand(id: "a", now: t0)
         #expect(arbiter.expand(id: "a", now: t0 + 5) == nil)
-        #expect(arbiter.nextDeadline == t0 + 13)
+        expectDeadline(arbiter.nextDeadline, t0 + 13)
         #expect(arbiter.recompute(now: t0 + 10) == nil)
         #expect(arbiter.recompute(now: t0 + 13)?.presentation.mode == .compact)
     }
@@ -111,7 +111,7 @@ private func live(_ id: String, app: String, relevance: Double = 0, start: Doubl
         #expect(alerted.presentation.expansionReason == .alert)
         #expect(alerted.presentation.attached == "a")
         #expect(alerted.presentation.detached == "b")
-        #expect(arbiter.nextDeadline == t0 + 5)
+        expectDeadline(arbiter.nextDeadline, t0 + 5)
 
         #expect(arbiter.recompute(now: t0 + 4.9) == nil)
         let backResult = arbiter.recompute(now: t0 + 5)
@@ -149,7 +149,7 @@ private func live(_ id: String, app: String, relevance: Double = 0, start: Doubl
         let alert = try #require(alertResult)
         #expect(alert.presentation.expanded == "b")
         #expect(alert.presentation.expansionReason == .alert)
-        #expect(arbiter.nextDeadline == t0 + 6)
+        expectDeadline(arbiter.nextDeadline, t0 + 6)
         #expect(arbiter.recompute(now: t0 + 6)?.presentation.mode == .minimal)
     }
 
@@ -168,7 +168,7 @@ private func live(_ id: String, app: String, relevance: Double = 0, start: Doubl
         #expect(silenced.presentation.mode == .minimal)
         #expect(silenced.presentation.expanded == nil)
         #expect(silenced.sequence == alerted.sequence + 1)
-        #expect(arbiter.nextDeadline == nil)
+        expectDeadline(arbiter.nextDeadline, nil)
         #expect(arbiter.recompute(now: t0 + 2) == nil, "nothing springs open again later")
     }
 
@@ -208,7 +208,7 @@ private func live(_ id: String, app: String, relevance: Double = 0, start: Doubl
         #expect(delta.presentation.attached == "a2")
         #expect(delta.presentation.lockScreen == ["a", "a2"])
         // The expansion is forgotten, not merely hidden.
-        #expect(arbiter.nextDeadline == nil)
+        expectDeadline(arbiter.nextDeadline, nil)
     }
 
     @Test func expandingAnActivityThatIsNotLiveChangesNothing() {
@@ -218,7 +218,7 @@ private func live(_ id: String, app: String, relevance: Double = 0, start: Doubl
         #expect(arbiter.expand(id: "e", now: t0) == nil)
         #expect(arbiter.expand(id: "unknown", now: t0) == nil)
         #expect(arbiter.presentation.mode == .compact)
-        #expect(arbiter.nextDeadline == nil)
+        expectDeadline(arbiter.nextDeadline, nil)
     }
 
     @Test func alertAndUpdateFoldIntoOneDelta() throws {

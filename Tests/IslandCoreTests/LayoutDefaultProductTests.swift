@@ -28,19 +28,19 @@ import Testing
     @Test func aTimerCountsDownPausesAndEnds() {
         let attributes: JSONObject = ["title": "Focus", "duration": 1500]
         let running = rendered(type: "Timer", attributes: attributes, state: ["endsAt": 1000, "paused": false], now: 400)
-        #expect(running.compactLeading?.view == .symbol("alarm-symbolic"))
-        #expect(running.compactTrailing?.text == "10:00")
-        #expect(running.lockScreen?.text == "alarm-symbolic Focus · 10:00")
+        expectView(running.compactLeading, .symbol("alarm-symbolic"))
+        expectText(running.compactTrailing, "10:00")
+        expectText(running.lockScreen, "alarm-symbolic Focus · 10:00")
 
         // What `island timer` sends while paused: no end, the time left.
         let paused = rendered(type: "Timer", attributes: attributes, state: ["paused": true, "remaining": 42.1], now: 400)
-        #expect(paused.compactLeading?.view == .symbol("media-playback-pause-symbolic"))
-        #expect(paused.compactTrailing?.text == "42 s")
-        #expect(paused.lockScreen?.text == "media-playback-pause-symbolic Focus · Remaining: 42 s · Paused")
+        expectView(paused.compactLeading, .symbol("media-playback-pause-symbolic"))
+        expectText(paused.compactTrailing, "42 s")
+        expectText(paused.lockScreen, "media-playback-pause-symbolic Focus · Remaining: 42 s · Paused")
 
         let done = rendered(type: "Timer", attributes: attributes, state: ["endsAt": 1000, "paused": false, "done": true], now: 1200)
-        #expect(done.compactLeading?.view == .symbol("emblem-ok-symbolic"))
-        #expect(done.lockScreen?.text == "emblem-ok-symbolic Focus · Done · 0:00")
+        expectView(done.compactLeading, .symbol("emblem-ok-symbolic"))
+        expectText(done.lockScreen, "emblem-ok-symbolic Focus · Done · 0:00")
         for layout in [running, paused, done] {
             #expect(!everything(layout).contains("true") && !everything(layout).contains("false"), "\(everything(layout))")
         }
@@ -49,37 +49,37 @@ import Testing
     @Test func aCommandRunsThenSucceedsOrFails() {
         let attributes: JSONObject = ["title": "make", "command": "make"]
         let running = rendered(type: "Command", attributes: attributes, state: ["status": "running", "startedAt": 1000], now: 1042)
-        #expect(running.compactLeading?.view == .symbol("utilities-terminal-symbolic"))
+        expectView(running.compactLeading, .symbol("utilities-terminal-symbolic"))
         // The time since it started, ticking.
-        #expect(running.compactTrailing?.view == .timer(RenderedTimer(from: 1000, to: nil, countsDown: false, seconds: 42)))
-        #expect(running.lockScreen?.text == "utilities-terminal-symbolic make · Running · 0:42")
+        expectView(running.compactTrailing, .timer(RenderedTimer(from: 1000, to: nil, countsDown: false, seconds: 42)))
+        expectText(running.lockScreen, "utilities-terminal-symbolic make · Running · 0:42")
 
         let ended: JSONObject = ["status": "succeeded", "exitStatus": 0, "startedAt": 1000, "duration": 42.5]
         let succeeded = rendered(type: "Command", attributes: attributes, state: ended, now: 1100)
-        #expect(succeeded.compactLeading?.view == .symbol("emblem-ok-symbolic"))
-        #expect(succeeded.compactTrailing?.text == "Succeeded")
+        expectView(succeeded.compactLeading, .symbol("emblem-ok-symbolic"))
+        expectText(succeeded.compactTrailing, "Succeeded")
         // 1000 s after the epoch is 00:16 UTC of that same day.
-        #expect(succeeded.lockScreen?.text == "emblem-ok-symbolic make · Succeeded · Duration: 42 s · Started at 00:16")
+        expectText(succeeded.lockScreen, "emblem-ok-symbolic make · Succeeded · Duration: 42 s · Started at 00:16")
 
         var failedState = ended
         failedState["status"] = "failed"
         failedState["exitStatus"] = 2
         let failed = rendered(type: "Command", attributes: attributes, state: failedState, now: 1100)
-        #expect(failed.compactLeading?.view == .symbol("dialog-error-symbolic"))
-        #expect(failed.compactTrailing?.text == "Failed")
+        expectView(failed.compactLeading, .symbol("dialog-error-symbolic"))
+        expectText(failed.compactTrailing, "Failed")
         #expect(!everything(succeeded).contains("1000") && !everything(failed).contains("42.5"))
     }
 
     @Test func progressIsABarWithoutAClock() {
         let attributes: JSONObject = ["title": "Build"]
         let running = rendered(type: "Progress", attributes: attributes, state: ["value": 3, "total": 4], now: 0)
-        #expect(running.compactLeading?.view == .progress(RenderedProgress(fraction: 0.75)))
-        #expect(running.compactTrailing?.text == "Build")
-        #expect(running.minimal?.text == "75%")
-        #expect(running.lockScreen?.text == "Build · 75%")
+        expectView(running.compactLeading, .progress(RenderedProgress(fraction: 0.75)))
+        expectText(running.compactTrailing, "Build")
+        expectText(running.minimal, "75%")
+        expectText(running.lockScreen, "Build · 75%")
         let ended = rendered(type: "Progress", attributes: attributes, state: ["value": 4, "total": 4, "status": "succeeded"], now: 0)
-        #expect(ended.compactTrailing?.text == "Succeeded")
-        #expect(ended.lockScreen?.text == "Build · Succeeded · 100%")
+        expectText(ended.compactTrailing, "Succeeded")
+        expectText(ended.lockScreen, "Build · Succeeded · 100%")
         for layout in [running, ended] {
             let symbols = [layout.compactLeading, layout.minimal, layout.expandedLeading].compactMap { $0?.view }
             #expect(!symbols.contains { if case .symbol = $0 { true } else { false } })
@@ -88,16 +88,16 @@ import Testing
 
     @Test func aStartedActivityReadsLikeOne() {
         let layout = rendered(type: "Demo", state: ["step": 1], now: 0)
-        #expect(layout.compactLeading?.text == "Demo")
-        #expect(layout.compactTrailing?.text == "1")
-        #expect(layout.lockScreen?.text == "Demo · Step: 1")
+        expectText(layout.compactLeading, "Demo")
+        expectText(layout.compactTrailing, "1")
+        expectText(layout.lockScreen, "Demo · Step: 1")
     }
 
     @Test func aStatusIsNotRepeatedByItsFlag() {
         let state: JSONObject = ["status": "inFlight", "inFlight": true, "eta": "14:05", "departedAt": 1_795_581_885.575529]
         let layout = rendered(type: "Flight", state: state, now: 1_795_581_900)
-        #expect(layout.compactTrailing?.text == "In flight")
-        #expect(layout.lockScreen?.text == "Flight · In flight · Departed at 04:44 · Eta: 14:05")
+        expectText(layout.compactTrailing, "In flight")
+        expectText(layout.lockScreen, "Flight · In flight · Departed at 04:44 · Eta: 14:05")
         #expect(!everything(layout).contains("true") && !everything(layout).contains("1795581885"))
     }
 
@@ -118,14 +118,14 @@ import Testing
         let layout = Layout.default(for: "Job", state: state)
         #expect(layout.compactLeading != nil && layout != Layout.default(for: "Job", state: [:]))
         // A non-zero exit status is checked first, then `failed`.
-        #expect(rendered(type: "Job", state: state, now: 0).compactLeading?.view == .symbol("dialog-error-symbolic"))
+        expectView(rendered(type: "Job", state: state, now: 0).compactLeading, .symbol("dialog-error-symbolic"))
         state["exitStatus"] = 0
-        #expect(rendered(type: "Job", state: state, now: 0).compactLeading?.view == .symbol("emblem-ok-symbolic"))
+        expectView(rendered(type: "Job", state: state, now: 0).compactLeading, .symbol("emblem-ok-symbolic"))
         state["exitStatus"] = nil
-        #expect(rendered(type: "Job", state: state, now: 0).compactLeading?.view == .symbol("dialog-error-symbolic"))
+        expectView(rendered(type: "Job", state: state, now: 0).compactLeading, .symbol("dialog-error-symbolic"))
         state["failed"] = false
         state["error"] = false
-        #expect(rendered(type: "Job", state: state, now: 0).compactLeading?.view == .symbol("process-stop-symbolic"))
+        expectView(rendered(type: "Job", state: state, now: 0).compactLeading, .symbol("process-stop-symbolic"))
     }
 
     @Test func datesAreTimesInTheGivenZone() {

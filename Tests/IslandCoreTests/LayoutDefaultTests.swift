@@ -14,15 +14,15 @@ import Testing
         let state: JSONObject = ["stage": "Preparing", "etaMinutes": 12, "courier": "Sam", "rating": 4.5, "items": ["pizza"]]
         let layout = rendered(state: state)
         // No symbol fits a shape with no time, progress or command in it: the title leads.
-        #expect(layout.compactLeading?.view == .text("Pizza Delivery"))
-        #expect(layout.compactTrailing?.text == "Preparing")
-        #expect(layout.minimal?.text == "Preparing")
+        expectView(layout.compactLeading, .text("Pizza Delivery"))
+        expectText(layout.compactTrailing, "Preparing")
+        expectText(layout.minimal, "Preparing")
         // A status (`stage`) needs no label.
-        #expect(layout.lockScreen?.text == "Pizza Delivery · Preparing · Eta minutes: 12 · Courier: Sam")
-        #expect(layout.expandedCenter?.text == "Pizza Delivery")
-        #expect(layout.expandedTrailing?.text == "Preparing")
+        expectText(layout.lockScreen, "Pizza Delivery · Preparing · Eta minutes: 12 · Courier: Sam")
+        expectText(layout.expandedCenter, "Pizza Delivery")
+        expectText(layout.expandedTrailing, "Preparing")
         // Trailing shows the status: below, the values after it.
-        #expect(layout.expandedBottom?.text == "Eta minutes: 12 · Courier: Sam · Rating: 4.5")
+        expectText(layout.expandedBottom, "Eta minutes: 12 · Courier: Sam · Rating: 4.5")
     }
 
     /// A download as a newcomer's first app sends it: each thing said once in the expanded
@@ -38,41 +38,41 @@ import Testing
             .compactMap { $0?.text }.joined(separator: " | ")
         #expect(expanded.components(separatedBy: "Downloading").count == 2, "\(expanded)")
         #expect(expanded.components(separatedBy: "40%").count == 2, "\(expanded)")
-        #expect(layout.expandedBottom?.text == "ubuntu-24.04.iso · canonical/ubuntu · Remaining: 12")
-        #expect(layout.lockScreen?.text == "Download · ubuntu-24.04.iso · canonical/ubuntu · Downloading · Remaining: 12 · 40%")
+        expectText(layout.expandedBottom, "ubuntu-24.04.iso · canonical/ubuntu · Remaining: 12")
+        expectText(layout.lockScreen, "Download · ubuntu-24.04.iso · canonical/ubuntu · Downloading · Remaining: 12 · 40%")
         // A count of what is left is no time: no alarm clock, no "12 s".
-        #expect(layout.compactLeading?.view == .progress(RenderedProgress(fraction: 0.4)))
+        expectView(layout.compactLeading, .progress(RenderedProgress(fraction: 0.4)))
         for region in [layout.compactLeading, layout.compactTrailing, layout.minimal, layout.lockScreen, layout.expandedBottom] {
             #expect(!(region?.text.contains("alarm") ?? false) && !(region?.text.contains("12 s") ?? false))
         }
         // Beside other time, `remaining` is time again (`island timer` paused).
         let paused = rendered(attributes: ["title": "Tea", "duration": 300], state: ["paused": true, "remaining": 42])
-        #expect(paused.compactTrailing?.text == "42 s")
+        expectText(paused.compactTrailing, "42 s")
     }
 
     @Test func anAttributeRepeatingTheTitleIsNotShownAgain() {
         // `island run make`: its title is the command line.
         let layout = rendered(attributes: ["title": "make -j8", "command": "make -j8"], state: ["status": "running"])
-        #expect(layout.lockScreen?.text == "utilities-terminal-symbolic make -j8 · Running")
+        expectText(layout.lockScreen, "utilities-terminal-symbolic make -j8 · Running")
     }
 
     @Test func fractionProgress() {
         let layout = rendered(state: ["progress": 0.4, "status": "Uploading"])
         // The bar leads (a ring where there is room), with no clock symbol.
-        #expect(layout.compactLeading?.view == .progress(RenderedProgress(fraction: 0.4)))
-        #expect(layout.compactTrailing?.text == "Uploading")
-        #expect(layout.minimal?.text == "40%")
-        #expect(layout.lockScreen?.text == "Pizza Delivery · Uploading · 40%")
-        #expect(layout.expandedLeading?.text == "40%")
-        #expect(layout.expandedTrailing?.text == "Uploading")
+        expectView(layout.compactLeading, .progress(RenderedProgress(fraction: 0.4)))
+        expectText(layout.compactTrailing, "Uploading")
+        expectText(layout.minimal, "40%")
+        expectText(layout.lockScreen, "Pizza Delivery · Uploading · 40%")
+        expectText(layout.expandedLeading, "40%")
+        expectText(layout.expandedTrailing, "Uploading")
         // Leading shows the bar, trailing the status: nothing is left to repeat below.
         #expect(layout.expandedBottom == nil)
     }
 
     @Test func percentAndFractionAreNotGuessedFromValues() {
-        #expect(rendered(state: ["percent": 30]).compactLeading?.text == "30%")
-        #expect(rendered(state: ["percent": 1]).compactLeading?.text == "1%")
-        #expect(rendered(state: ["progress": 1]).compactLeading?.text == "100%")
+        expectText(rendered(state: ["percent": 30]).compactLeading, "30%")
+        expectText(rendered(state: ["percent": 1]).compactLeading, "1%")
+        expectText(rendered(state: ["progress": 1]).compactLeading, "100%")
         // The same layout for every value of an activity.
         #expect(Layout.default(for: "T", state: ["progress": 0.2]) == Layout.default(for: "T", state: ["progress": 1]))
     }
@@ -129,50 +129,50 @@ import Testing
 
     @Test func valueOutOfTotal() {
         let layout = rendered(state: ["value": 3, "total": 12, "file": "a.iso"])
-        #expect(layout.compactLeading?.text == "25%")
-        #expect(layout.compactTrailing?.text == "a.iso")
-        #expect(layout.lockScreen?.text == "Pizza Delivery · File: a.iso · 25%")
+        expectText(layout.compactLeading, "25%")
+        expectText(layout.compactTrailing, "a.iso")
+        expectText(layout.lockScreen, "Pizza Delivery · File: a.iso · 25%")
     }
 
     @Test func endTimeCountsDown() {
         let layout = rendered(state: ["endsAt": 1000, "phase": "Focus"], now: 400)
-        #expect(layout.compactLeading?.view == .symbol("alarm-symbolic"))
-        #expect(layout.compactTrailing?.text == "10:00")
-        #expect(layout.minimal?.text == "10:00")
-        #expect(layout.expandedBottom?.text == "Focus")
+        expectView(layout.compactLeading, .symbol("alarm-symbolic"))
+        expectText(layout.compactTrailing, "10:00")
+        expectText(layout.minimal, "10:00")
+        expectText(layout.expandedBottom, "Focus")
     }
 
     @Test func titleFromAttributes() {
-        #expect(rendered(attributes: ["title": "Build #42"], state: [:]).lockScreen?.text == "Build #42")
-        #expect(rendered(attributes: ["name": "Standup"], state: [:]).expandedCenter?.text == "Standup")
-        #expect(rendered(attributes: ["title": 3, "name": "Named"], state: [:]).expandedCenter?.text == "Named")
-        #expect(rendered(state: ["title": "From state", "x": 1]).expandedCenter?.text == "From state")
+        expectText(rendered(attributes: ["title": "Build #42"], state: [:]).lockScreen, "Build #42")
+        expectText(rendered(attributes: ["name": "Standup"], state: [:]).expandedCenter, "Standup")
+        expectText(rendered(attributes: ["title": 3, "name": "Named"], state: [:]).expandedCenter, "Named")
+        expectText(rendered(state: ["title": "From state", "x": 1]).expandedCenter, "From state")
     }
 
     @Test func emptyStateShowsTheTitle() {
         let layout = rendered(type: "org.example.build_status", state: [:])
-        #expect(layout.compactLeading?.text == "Build Status")
+        expectText(layout.compactLeading, "Build Status")
         #expect(layout.compactTrailing == nil)
-        #expect(layout.lockScreen?.text == "Build Status")
+        expectText(layout.lockScreen, "Build Status")
         #expect(layout.expandedTrailing == nil)
         #expect(layout.expandedBottom == nil)
     }
 
     @Test func symbolFromStateOrAttributes() {
-        #expect(rendered(attributes: ["symbol": "🚕"], state: [:]).compactLeading?.view == .symbol("🚕"))
-        #expect(rendered(attributes: ["symbol": "🚕"], state: ["symbol": "🚗"]).compactLeading?.view == .symbol("🚗"))
+        expectView(rendered(attributes: ["symbol": "🚕"], state: [:]).compactLeading, .symbol("🚕"))
+        expectView(rendered(attributes: ["symbol": "🚕"], state: ["symbol": "🚗"]).compactLeading, .symbol("🚗"))
     }
 
     @Test func keysATemplateCannotNameAreSkipped() {
         let layout = rendered(state: ["a.b": "dotted", "{{x}}": "braced", "ok_key": "shown"])
-        #expect(layout.compactTrailing?.text == "shown")
+        expectText(layout.compactTrailing, "shown")
     }
 
     @Test func readableTypeNames() {
-        #expect(rendered(type: "", state: [:]).compactLeading?.text == "Activity")
-        #expect(rendered(type: "DeliveryAttributes", state: [:]).compactLeading?.text == "Delivery")
-        #expect(rendered(type: "Attributes", state: [:]).compactLeading?.text == "Attributes")
-        #expect(rendered(type: "{{evil}}", state: [:]).compactLeading?.text == "Evil")
+        expectText(rendered(type: "", state: [:]).compactLeading, "Activity")
+        expectText(rendered(type: "DeliveryAttributes", state: [:]).compactLeading, "Delivery")
+        expectText(rendered(type: "Attributes", state: [:]).compactLeading, "Attributes")
+        expectText(rendered(type: "{{evil}}", state: [:]).compactLeading, "Evil")
     }
 
     @Test func defaultLayoutIsAValidDocument() throws {

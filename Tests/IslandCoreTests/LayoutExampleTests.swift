@@ -35,9 +35,9 @@ import Testing
         let attributes = try jsonObject(#"{"shop": "Blue Bottle", "order": "A17"}"#)
         let brewing = LayoutRenderer(attributes: attributes, state: try jsonObject(#"{"stage": "brewing", "stageTitle": "Brewing", "etaMinutes": 7}"#), now: t0)
         let rendered = brewing.render(layout)
-        #expect(rendered.compactLeading?.view == .symbol("☕"))
-        #expect(rendered.compactTrailing?.text == "7 min")
-        #expect(rendered.lockScreen?.text == "Blue Bottle · order A17 · Brewing, about 7 min")
+        expectView(rendered.compactLeading, .symbol("☕"))
+        expectText(rendered.compactTrailing, "7 min")
+        expectText(rendered.lockScreen, "Blue Bottle · order A17 · Brewing, about 7 min")
         #expect(rendered.url == "https://coffee.example/orders/A17")
         #expect(rendered.compactTrailing?.url == "https://coffee.example/orders/A17")
         #expect(rendered.expandedBottom?.url == "https://coffee.example/orders/A17/help")
@@ -46,8 +46,8 @@ import Testing
 
         let onTheWay = LayoutRenderer(
             attributes: attributes, state: try jsonObject(#"{"stage": "onTheWay", "stageTitle": "On the way", "etaMinutes": 3}"#), now: t0)
-        #expect(onTheWay.render(layout).minimal?.view == .symbol("🛵"))
-        #expect(onTheWay.render(layout).lockScreen?.text == "Blue Bottle · order A17 · On the way, about 3 min")
+        expectView(onTheWay.render(layout).minimal, .symbol("🛵"))
+        expectText(onTheWay.render(layout).lockScreen, "Blue Bottle · order A17 · On the way, about 3 min")
     }
 
     @Test func fastingPercent() throws {
@@ -67,10 +67,10 @@ import Testing
         let attributes: JSONObject = ["plan": "16:8", "startedAt": .double(t0), "goalAt": .double(t0 + 16 * 3600)]
         let renderer = LayoutRenderer(attributes: attributes, state: ["percent": 62], now: t0 + 10 * 3600 + 5)
         let rendered = renderer.render(layout)
-        #expect(rendered.compactTrailing?.text == "62%")
+        expectText(rendered.compactTrailing, "62%")
         guard case .progress(let minimal)? = rendered.minimal?.view else { Issue.record("minimal is not a progress"); return }
         #expect(minimal.fraction == 0.62)
-        #expect(rendered.lockScreen?.text == "Fasting 16:8 · 62% · 10:00:05")
+        expectText(rendered.lockScreen, "Fasting 16:8 · 62% · 10:00:05")
     }
 
     @Test func pomodoroCountdown() throws {
@@ -98,15 +98,15 @@ import Testing
         let attributes: JSONObject = ["task": "Write report", "rounds": 4, "session": "s1"]
         let state: JSONObject = ["phase": "Focus", "round": 2, "startedAt": .double(t0), "endsAt": .double(t0 + 1500)]
         let rendered = LayoutRenderer(attributes: attributes, state: state, now: t0 + 300).render(layout)
-        #expect(rendered.compactTrailing?.text == "20:00")
-        #expect(rendered.lockScreen?.text == "Focus · round 2 of 4 20:00")
-        #expect(
-            rendered.expandedBottom?.view
-                == .hstack(
-                    [
-                        .button(action: "pause", label: "Pause", symbol: "media-playback-pause"),
-                        .button(action: "skip", label: "Skip Focus", symbol: nil),
-                    ], spacing: nil))
+        expectText(rendered.compactTrailing, "20:00")
+        expectText(rendered.lockScreen, "Focus · round 2 of 4 20:00")
+        expectView(
+            rendered.expandedBottom,
+            .hstack(
+                [
+                    .button(action: "pause", label: "Pause", symbol: "media-playback-pause"),
+                    .button(action: "skip", label: "Skip Focus", symbol: nil),
+                ], spacing: nil))
         guard case .progress(let minimal)? = rendered.minimal?.view else { Issue.record("minimal is not a progress"); return }
         #expect(minimal.fraction == 0.2)
         #expect(rendered.url == "x-pomodoro://session/s1")
@@ -133,23 +133,23 @@ import Testing
         let departed = t0, arrives = t0 + 11 * 3600
 
         let boarding = LayoutRenderer(attributes: attributes, state: ["status": "boarding", "boarding": true, "gate": "B44"], now: t0 - 1200).render(layout)
-        #expect(boarding.compactLeading?.view == .symbol("🎫"))
-        #expect(boarding.compactTrailing?.text == "Gate B44")
-        #expect(boarding.lockScreen?.text == "LH 454 FRA → SFO · 0% · Boarding at gate B44")
+        expectView(boarding.compactLeading, .symbol("🎫"))
+        expectText(boarding.compactTrailing, "Gate B44")
+        expectText(boarding.lockScreen, "LH 454 FRA → SFO · 0% · Boarding at gate B44")
 
         let inFlightState: JSONObject = [
             "status": "inFlight", "inFlight": true, "eta": "14:05", "departedAt": .double(departed), "arrivesAt": .double(arrives),
         ]
         let inFlight = LayoutRenderer(attributes: attributes, state: inFlightState, now: t0 + 5.5 * 3600).render(layout)
-        #expect(inFlight.compactLeading?.view == .symbol("✈️"))
-        #expect(inFlight.compactTrailing?.text == "ETA 14:05")
-        #expect(inFlight.lockScreen?.text == "LH 454 FRA → SFO · 50% · Arrives 14:05")
+        expectView(inFlight.compactLeading, .symbol("✈️"))
+        expectText(inFlight.compactTrailing, "ETA 14:05")
+        expectText(inFlight.lockScreen, "LH 454 FRA → SFO · 50% · Arrives 14:05")
 
         let landedState: JSONObject = ["status": "landed", "landed": true, "belt": 7, "departedAt": .double(departed), "arrivesAt": .double(arrives)]
         let landed = LayoutRenderer(attributes: attributes, state: landedState, now: arrives + 600).render(layout)
-        #expect(landed.minimal?.view == .symbol("🛬"))
-        #expect(landed.compactTrailing?.text == "Landed")
-        #expect(landed.lockScreen?.text == "LH 454 FRA → SFO · 100% · Landed · baggage belt 7")
+        expectView(landed.minimal, .symbol("🛬"))
+        expectText(landed.compactTrailing, "Landed")
+        expectText(landed.lockScreen, "LH 454 FRA → SFO · 100% · Landed · baggage belt 7")
     }
 
     @Test func foodDeliveryWithProgressBarAndMinutesLeft() throws {
@@ -177,9 +177,9 @@ import Testing
                 """#)
         let state: JSONObject = ["step": 3, "minutesLeft": 12, "courier": "Sam"]
         let rendered = LayoutRenderer(attributes: ["restaurant": "Pizza Place"], state: state, now: t0).render(layout)
-        #expect(rendered.compactTrailing?.text == "12 min")
-        #expect(rendered.minimal?.text == "12′")
-        #expect(rendered.lockScreen?.text == "Pizza Place 12 min left · 75% · Sam is on the way")
+        expectText(rendered.compactTrailing, "12 min")
+        expectText(rendered.minimal, "12′")
+        expectText(rendered.lockScreen, "Pizza Place 12 min left · 75% · Sam is on the way")
         #expect(rendered.hideContentOnLockScreen)
         #expect(rendered.backgroundTint == LayoutColor(red: 0x1B, green: 0x1B, blue: 0x1B, alpha: 0xE6))
 

@@ -25,3 +25,18 @@ func layoutError(_ text: String) throws -> LayoutError? {
 extension RenderedRegion {
     var text: String { view.plainText }
 }
+
+// One typed `#expect` each for the comparisons the layout suites make most. An
+// `#expect(layout.minimal?.text == "10:00")` at every call site costs the test build 10-60 ms more
+// of type-checking than a call of these (the literal's type is inferred through the macro's
+// expansion); a failure still shows both values, at the caller's line.
+
+/// Expects `region` to read `expected` as plain text (nil: no region).
+func expectText(_ region: RenderedRegion?, _ expected: String?, _ comment: Comment? = nil, sourceLocation: SourceLocation = #_sourceLocation) {
+    #expect(region?.text == expected, comment, sourceLocation: sourceLocation)
+}
+
+/// Expects `region` to draw `expected` (nil: no region).
+func expectView(_ region: RenderedRegion?, _ expected: RenderedView?, _ comment: Comment? = nil, sourceLocation: SourceLocation = #_sourceLocation) {
+    #expect(region?.view == expected, comment, sourceLocation: sourceLocation)
+}

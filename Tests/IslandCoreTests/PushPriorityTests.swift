@@ -107,7 +107,7 @@ struct PushPriorityTests: ActivityTesting {
         // Within one delivery slot: presenters get the latest, once, when the slot comes.
         #expect(outcomes.filter { !$0.throttled }.count <= 1)
         let delivered = manager.advance(to: t0 + 0.5)
-        #expect(delivered.labels == ["changed:\(id):active", "delivered:\(id)"])
+        expectLabels(delivered, ["changed:\(id):active", "delivered:\(id)"])
         #expect(manager.activity(id: id)?.deliveredContent == content(50))
         // The budget is whole for priority 10.
         _ = try manager.pushUpdate(app: pizza, id: id, content: content(51), priority: .high, entitlement: entitled, now: t0 + 1)

@@ -77,7 +77,7 @@ import Testing
             Scenes.scene(
                 ["mode": "expanded", "attached": "a", "expanded": "b"], items: [Scenes.simpleItem("a"), Self.b()],
                 alert: ["id": "b", "title": "Tap to continue", "body": "Now"]))
-        #expect(alert.form == .alert)
+        expectForm(alert.form, .alert)
         let island = try #require(pill.shape("island")).rect
         let (x, y) = (island.midX, island.midY)
         for delay in [0.05, 0.15, 0.3] {
@@ -85,16 +85,16 @@ import Testing
             screen.show(pill)
             screen.paint()
             screen.wait(60)
-            #expect(screen.click(x, y) == .init(target: .expand(id: "a"), actionable: true))
+            expectClick(screen.click(x, y), .init(target: .expand(id: "a"), actionable: true))
 
             screen.show(alert)
             // Not painted yet: the screen still shows A's pill, and that is what is clicked.
-            #expect(screen.click(x, y).target == .expand(id: "a"))
+            expectTarget(screen.click(x, y).target, .expand(id: "a"))
             screen.paint()
             // Painted mid-morph: B's tap is under the pointer but not actionable.
-            #expect(screen.click(x, y) == .init(target: .tap(id: "b", url: "https://b.example/steal"), actionable: false))
+            expectClick(screen.click(x, y), .init(target: .tap(id: "b", url: "https://b.example/steal"), actionable: false))
             screen.wait(delay)
-            #expect(screen.click(x, y) == .init(target: .tap(id: "b", url: "https://b.example/steal"), actionable: false))
+            expectClick(screen.click(x, y), .init(target: .tap(id: "b", url: "https://b.example/steal"), actionable: false))
         }
     }
 
@@ -117,10 +117,10 @@ import Testing
         let tap = OverlayTarget.tap(id: "b", url: "https://b.example/steal")
         #expect(screen.clicks.nextActionable(after: settledAt) == settledAt + 0.5)
         screen.wait(0.49)
-        #expect(screen.click(rect.midX, rect.midY) == .init(target: tap, actionable: false))
+        expectClick(screen.click(rect.midX, rect.midY), .init(target: tap, actionable: false))
         #expect(screen.clicks.actionable(at: screen.t).isEmpty)
         screen.wait(0.01)
-        #expect(screen.click(rect.midX, rect.midY) == .init(target: tap, actionable: true))
+        expectClick(screen.click(rect.midX, rect.midY), .init(target: tap, actionable: true))
         #expect(screen.clicks.actionable(at: screen.t) == [tap])
         // A redraw of the same frame (a hover, a second's tick) does not restart the wait.
         screen.paint()
@@ -138,18 +138,18 @@ import Testing
         screen.show(before)
         screen.paint()
         screen.wait(5)
-        #expect(screen.click(x, y) == .init(target: .button(id: "b", action: "confirm-transfer"), actionable: true))
+        expectClick(screen.click(x, y), .init(target: .button(id: "b", action: "confirm-transfer"), actionable: true))
         screen.show(after)
         screen.wait(0.108)
         // Before the next paint the screen still shows B's button where it was: that is what a
         // click presses.
-        #expect(screen.click(x, y) == .init(target: .button(id: "b", action: "confirm-transfer"), actionable: true))
+        expectClick(screen.click(x, y), .init(target: .button(id: "b", action: "confirm-transfer"), actionable: true))
         screen.paint()
-        #expect(screen.click(x, y) == .init(target: .button(id: "a", action: "confirm-transfer"), actionable: false))
+        expectClick(screen.click(x, y), .init(target: .button(id: "a", action: "confirm-transfer"), actionable: false))
         screen.paintUntilSettled()
-        #expect(screen.click(x, y) == .init(target: .button(id: "a", action: "confirm-transfer"), actionable: false))
+        expectClick(screen.click(x, y), .init(target: .button(id: "a", action: "confirm-transfer"), actionable: false))
         screen.wait(0.5)
-        #expect(screen.click(x, y) == .init(target: .button(id: "a", action: "confirm-transfer"), actionable: true))
+        expectClick(screen.click(x, y), .init(target: .button(id: "a", action: "confirm-transfer"), actionable: true))
     }
 
     /// B flips its relevance twice a second: clicks at any time on the button under the pointer
@@ -192,7 +192,7 @@ import Testing
         screen.show(second)
         screen.paint()
         #expect(screen.motion.isAnimating && !screen.motion.shapesMoving)
-        #expect(screen.click(pause.midX, pause.midY) == .init(target: .button(id: "a", action: "pause"), actionable: true))
+        expectClick(screen.click(pause.midX, pause.midY), .init(target: .button(id: "a", action: "pause"), actionable: true))
     }
 
     @Test func withReducedMotionANewTargetStillWaits() {
@@ -225,7 +225,7 @@ import Testing
         #expect(screen.click(island.midX, island.midY).actionable)
         screen.show(hidden)
         screen.paint()
-        #expect(screen.click(island.midX, island.midY) == .init(target: .outside, actionable: true))
+        expectClick(screen.click(island.midX, island.midY), .init(target: .outside, actionable: true))
         screen.show(expanded)
         screen.paint()
         #expect(!screen.click(island.midX, island.midY).actionable)
@@ -269,7 +269,7 @@ import Testing
         #expect(!frame.hits.contains { $0.target == .button(id: "t", action: "last") })
         // The attacker's click far below: nothing of the island is there, and the input region
         // (what the compositor gives the overlay) does not reach it.
-        #expect(frame.target(x: 220, y: 600) == .outside)
+        expectTarget(frame.target(x: 220, y: 600), .outside)
         #expect(OverlayLayout.pixelRows(frame.shapes).allSatisfy { $0.maxY <= island.maxY + 1 })
         // Some rows are shown: the first ones.
         let texts = frame.content.compactMap { if case .text(let t, _, _, _) = $0.primitive { t } else { nil } }

@@ -121,6 +121,20 @@ import Testing
         steps.compactMap { if case .log(let line) = $0 { line } else { nil } }
     }
 
+    // One typed `#expect` each for the comparisons the tests make most: an `#expect(a == [literal])`
+    // at every call site costs the test build 10-60 ms more of type-checking than a call of these
+    // (the literal's type is inferred through the macro's expansion), and a failure still shows both sides.
+
+    static func expectSent(
+        _ steps: [OverlayStep], _ expected: [OverlayRequest], _ comment: Comment? = nil, sourceLocation: SourceLocation = #_sourceLocation
+    ) {
+        #expect(sent(steps) == expected, comment, sourceLocation: sourceLocation)
+    }
+
+    static func expectLogged(_ steps: [OverlayStep], _ expected: [String], _ comment: Comment? = nil, sourceLocation: SourceLocation = #_sourceLocation) {
+        #expect(logged(steps) == expected, comment, sourceLocation: sourceLocation)
+    }
+
     // MARK: What the brief asks of the controller
 
     /// While the island morphs, a click on what is appearing does nothing for the app; once
@@ -140,12 +154,12 @@ import Testing
         let pause = OverlayTarget.button(id: "a", action: "pause")
         try desk.click(pause)
         try desk.click(.tap(id: "a", url: "https://example.org/whole"))
-        #expect(Self.sent(desk.take()) == [])
+        Self.expectSent(desk.take(), [])
 
         desk.settle()
         desk.wait(0.5)
         try desk.click(pause)
-        #expect(Self.sent(desk.take()) == [.button(id: "a", action: "pause")])
+        Self.expectSent(desk.take(), [.button(id: "a", action: "pause")])
     }
 
     @Test func expandThenOpenTheListThenCollapse() throws {
@@ -154,27 +168,27 @@ import Testing
         desk.settle()
         // Expanding acts for no app: not held back by the settle time.
         try desk.click(.expand(id: "a"))
-        #expect(Self.sent(desk.take()) == [.expand(id: "a")])
+        Self.expectSent(desk.take(), [.expand(id: "a")])
         desk.send(.answered(.expand(id: "a"), url: nil))
-        #expect(Self.logged(desk.take()) == ["expand a"])
+        Self.expectLogged(desk.take(), ["expand a"])
 
         desk.send(.update(Self.delta(2, island: Self.expanded)))
         desk.settle()
-        #expect(desk.form == .expanded)
+        expectForm(desk.form, .expanded)
         try desk.click(.tap(id: "a", url: "https://example.org/whole"), button: 3)
         let opened = desk.take()
-        #expect(Self.logged(opened) == ["list opened"])
+        Self.expectLogged(opened, ["list opened"])
         #expect(opened.contains(.raiseWindow))
         #expect(desk.controller.listOpen && desk.controller.motion.target?.listOpen == true)
         desk.settle()
 
         desk.send(.escapePressed)
         let collapsed = desk.take()
-        #expect(Self.sent(collapsed) == [.collapse(id: "a")])
+        Self.expectSent(collapsed, [.collapse(id: "a")])
         #expect(!desk.controller.listOpen && desk.controller.motion.target?.listOpen == false)
         desk.send(.update(Self.delta(3, island: Self.compact)))
         desk.settle()
-        #expect(desk.form == .compact)
+        expectForm(desk.form, .compact)
     }
 
     /// An update of the expanded activity (a new state) changes what is drawn, not what is
@@ -196,13 +210,13 @@ import Testing
         #expect(described.first?.hits.contains { $0.name.contains("Pouring") } == true)
         #expect(!desk.controller.motion.shapesMoving, "only the content crossfades")
         try desk.click(.button(id: "a", action: "stop"))
-        #expect(Self.sent(desk.take()) == [.button(id: "a", action: "stop")])
+        Self.expectSent(desk.take(), [.button(id: "a", action: "stop")])
 
         desk.settle()
         desk.wait(4)
         let away = desk.take()
-        #expect(Self.logged(away) == ["pointer away for 4.0 s: collapsing"])
-        #expect(Self.sent(away) == [.collapse(id: "a")])
+        Self.expectLogged(away, ["pointer away for 4.0 s: collapsing"])
+        Self.expectSent(away, [.collapse(id: "a")])
     }
 
     /// The connection lost: said once (not at every failed attempt), the island hidden and
@@ -211,31 +225,31 @@ import Testing
         var desk = Desk()
         desk.send(.disconnected(reason: "cannot connect"))
         desk.send(.disconnected(reason: "cannot connect"))
-        #expect(Self.logged(desk.take()) == ["disconnected: cannot connect; reconnecting"])
+        Self.expectLogged(desk.take(), ["disconnected: cannot connect; reconnecting"])
 
         desk.send(.update(Self.snapshot(Self.expanded)))
-        #expect(Self.logged(desk.take()) == ["subscribed; 1 activities, island expanded"])
+        Self.expectLogged(desk.take(), ["subscribed; 1 activities, island expanded"])
         desk.settle()
         desk.wait(1)
         let stop = try desk.place(.button(id: "a", action: "stop"))
 
         desk.send(.disconnected(reason: "the daemon is shutting down"))
         desk.send(.disconnected(reason: "cannot connect"))
-        #expect(Self.logged(desk.take()) == ["disconnected: the daemon is shutting down; reconnecting"])
+        Self.expectLogged(desk.take(), ["disconnected: the daemon is shutting down; reconnecting"])
         desk.settle()
-        #expect(desk.form == .hidden)
+        expectForm(desk.form, .hidden)
         desk.send(.pressed(x: stop.x, y: stop.y, button: 1))
-        #expect(Self.sent(desk.take()) == [])
+        Self.expectSent(desk.take(), [])
 
         desk.send(.update(Self.snapshot(Self.expanded)))
-        #expect(Self.logged(desk.take()) == ["subscribed; 1 activities, island expanded"])
+        Self.expectLogged(desk.take(), ["subscribed; 1 activities, island expanded"])
         desk.settle()
         // Back where it was, but new on screen: it waits its settle time again.
         desk.send(.pressed(x: stop.x, y: stop.y, button: 1))
-        #expect(Self.sent(desk.take()) == [])
+        Self.expectSent(desk.take(), [])
         desk.wait(0.5)
         desk.send(.pressed(x: stop.x, y: stop.y, button: 1))
-        #expect(Self.sent(desk.take()) == [.button(id: "a", action: "stop")])
+        Self.expectSent(desk.take(), [.button(id: "a", action: "stop")])
     }
 
     @Test func escapeCollapses() {
@@ -244,15 +258,15 @@ import Testing
         desk.settle()
         _ = desk.take()
         desk.send(.escapePressed)
-        #expect(desk.take() == [], "nothing is open")
+        #expect(desk.take() == [] as [OverlayStep], "nothing is open")
 
         desk.send(.update(Self.delta(2, island: Self.expanded)))
         desk.settle()
         _ = desk.take()
         desk.send(.escapePressed)
-        #expect(Self.sent(desk.take()) == [.collapse(id: "a")])
+        Self.expectSent(desk.take(), [.collapse(id: "a")])
         desk.send(.focusLost)
-        #expect(Self.sent(desk.take()) == [.collapse(id: "a")])
+        Self.expectSent(desk.take(), [.collapse(id: "a")])
     }
 
     /// ClickGuard's rule through the controller: a target acts once it has stood still on
@@ -269,14 +283,14 @@ import Testing
         desk.wait(actionableAt - 0.01 - desk.clock.monotonic)
         try desk.click(.button(id: "a", action: "pause"))
         let early = desk.take()
-        #expect(Self.sent(early) == [])
+        Self.expectSent(early, [])
         #expect(Self.logged(early).first?.hasSuffix("on button a pause ignored: not on screen, still, for 0.8 s yet") == true)
 
         desk.wait(0.02)
         #expect(Self.logged(desk.take()).first?.hasPrefix("actionable: button a pause; button a stop; tap a ") == true)
         try desk.click(.button(id: "a", action: "pause"))
         let pressed = desk.take()
-        #expect(Self.sent(pressed) == [.button(id: "a", action: "pause")])
+        Self.expectSent(pressed, [.button(id: "a", action: "pause")])
         #expect(Self.logged(pressed).first?.hasSuffix("on button a pause") == true)
     }
 
@@ -295,14 +309,14 @@ import Testing
     @Test func aTapOpensTheRegionsWebAddressElseTheAnswer() {
         var desk = Desk(config: OverlayConfig(text: "[Overlay]\nOpener=firefox --new-tab"))
         desk.send(.answered(.tap(id: "a", url: "https://example.org/help"), url: "https://example.org/whole"))
-        #expect(desk.take() == [.open("https://example.org/help", opener: ["firefox", "--new-tab"])])
+        #expect(desk.take() == [.open("https://example.org/help", opener: ["firefox", "--new-tab"])] as [OverlayStep])
         desk.send(.answered(.tap(id: "a", url: nil), url: "https://example.org/whole"))
-        #expect(desk.take() == [.open("https://example.org/whole", opener: ["firefox", "--new-tab"])])
+        #expect(desk.take() == [.open("https://example.org/whole", opener: ["firefox", "--new-tab"])] as [OverlayStep])
         desk.send(.answered(.tap(id: "a", url: nil), url: "--help"))
         desk.send(.answered(.tap(id: "a", url: nil), url: nil))
-        #expect(desk.take() == [])
+        #expect(desk.take() == [] as [OverlayStep])
         desk.send(.failed(.tap(id: "a", url: nil), message: "the connection closed"))
-        #expect(Self.logged(desk.take()) == ["tap failed: the connection closed"])
+        Self.expectLogged(desk.take(), ["tap failed: the connection closed"])
         #expect(OverlayController.web("file:///etc/passwd") == nil)
         #expect(OverlayController.web("HTTPS://example.org") == "HTTPS://example.org")
     }
@@ -316,12 +330,12 @@ import Testing
         #expect(!desk.controller.wantsFrames)
         _ = desk.take()
         desk.send(.frame(microseconds: 0))
-        #expect(desk.take() == [], "a late frame after settling draws nothing")
+        #expect(desk.take() == [] as [OverlayStep], "a late frame after settling draws nothing")
 
         var still = Desk(motion: false)
         still.send(.update(Self.snapshot(Self.compact)))
         #expect(!still.take().contains(.startFrames))
-        #expect(still.form == .compact)
+        expectForm(still.form, .compact)
     }
 
     /// A timer on screen redraws on each whole second (5 ms past it), without crossfading;
@@ -438,6 +452,12 @@ import Testing
         steps.compactMap { if case .keyboard(let keyboard) = $0 { keyboard } else { nil } }
     }
 
+    static func expectKeyboards(
+        _ steps: [OverlayStep], _ expected: [OverlayKeyboard], _ comment: Comment? = nil, sourceLocation: SourceLocation = #_sourceLocation
+    ) {
+        #expect(keyboards(steps) == expected, comment, sourceLocation: sourceLocation)
+    }
+
     @Test func whatTheIslandAsksOfTheKeyboardFollowsTheLayerShellVersion() {
         #expect(OverlayKeyboard.whileOpen(layerShellVersion: 3) == .exclusive, "KWin 5.27: no on-demand")
         #expect(OverlayKeyboard.whileOpen(layerShellVersion: 4) == .onDemand)
@@ -458,9 +478,9 @@ import Testing
         var desk = Desk(settings: .init(keyboardWhileOpen: open))
         desk.send(.update(Self.snapshot(Self.compact)))
         desk.settle()
-        #expect(Self.keyboards(desk.take()) == [], "the compact island leaves the keyboard alone")
+        Self.expectKeyboards(desk.take(), [], "the compact island leaves the keyboard alone")
         desk.send(.update(Self.delta(2, island: Self.expanded)))
-        #expect(Self.keyboards(desk.take()) == [open])
+        Self.expectKeyboards(desk.take(), [open])
         #expect(desk.controller.keyboard == open)
         desk.settle()
         desk.wait(1)
@@ -480,12 +500,12 @@ import Testing
         case .daemonGone: desk.send(.disconnected(reason: "the daemon is gone"))
         }
         let closed = desk.take()
-        #expect(Self.keyboards(closed) == [OverlayKeyboard.none], "\(closing)")
+        Self.expectKeyboards(closed, [OverlayKeyboard.none], "\(closing)")
         #expect(desk.controller.keyboard == .none)
         // The daemon's answer, when there is one, changes nothing more.
         desk.send(.update(Self.delta(4, island: Self.compact)))
         desk.settle()
-        #expect(Self.keyboards(desk.take()) == [])
+        Self.expectKeyboards(desk.take(), [])
     }
 
     /// A daemon that never answers the collapse keeps the island drawn expanded, but not the
@@ -494,21 +514,21 @@ import Testing
         var desk = Desk(settings: .init(keyboardWhileOpen: .exclusive))
         desk.send(.update(Self.snapshot(Self.expanded)))
         desk.settle()
-        #expect(Self.keyboards(desk.take()) == [.exclusive])
+        Self.expectKeyboards(desk.take(), [.exclusive])
         desk.send(.escapePressed)
         let escaped = desk.take()
-        #expect(Self.sent(escaped) == [.collapse(id: "a")])
-        #expect(Self.keyboards(escaped) == [OverlayKeyboard.none])
+        Self.expectSent(escaped, [.collapse(id: "a")])
+        Self.expectKeyboards(escaped, [OverlayKeyboard.none])
         desk.send(.failed(.collapse(id: "a"), message: "timed out"))
         desk.send(.update(Self.delta(2, items: [Scenes.simpleItem("a", text: "Pouring", done: 3)])))
         desk.settle()
-        #expect(desk.form == .expanded)
-        #expect(Self.keyboards(desk.take()) == [])
+        expectForm(desk.form, .expanded)
+        Self.expectKeyboards(desk.take(), [])
         #expect(desk.controller.keyboard == .none)
 
         desk.send(.update(Self.delta(3, island: Self.compact)))
         desk.send(.update(Self.delta(4, island: Self.expanded)))
-        #expect(Self.keyboards(desk.take()) == [.exclusive], "expanded again: Escape must reach it")
+        Self.expectKeyboards(desk.take(), [.exclusive], "expanded again: Escape must reach it")
     }
 
     /// The list takes the keyboard too (opened with --toggle-list, no click focused the island),
@@ -521,12 +541,12 @@ import Testing
         desk.settle()
         _ = desk.take()
         desk.send(.toggleList)
-        #expect(Self.keyboards(desk.take()) == [open])
+        Self.expectKeyboards(desk.take(), [open])
         desk.send(.escapePressed)
-        #expect(Self.keyboards(desk.take()) == [OverlayKeyboard.none])
+        Self.expectKeyboards(desk.take(), [OverlayKeyboard.none])
         desk.send(.toggleList)
         desk.send(.toggleList)
-        #expect(Self.keyboards(desk.take()) == [open, .none])
+        Self.expectKeyboards(desk.take(), [open, .none])
     }
 
     /// On layer-shell v3 the open island holds the keyboard exclusively, so the pointer leaving
@@ -544,10 +564,10 @@ import Testing
         desk.send(.pointerLeft)
         let left = desk.take()
         if open == .exclusive {
-            #expect(Self.sent(left) == [.collapse(id: "a")])
-            #expect(Self.keyboards(left) == [OverlayKeyboard.none])
+            Self.expectSent(left, [.collapse(id: "a")])
+            Self.expectKeyboards(left, [OverlayKeyboard.none])
         } else {
-            #expect(Self.sent(left) == [])
+            Self.expectSent(left, [])
             #expect(left.contains(.schedule(.pointerAway, milliseconds: 4000)))
         }
     }
@@ -558,6 +578,6 @@ import Testing
         desk.send(.update(Self.snapshot(Self.expanded)))
         desk.send(.toggleList)
         desk.send(.escapePressed)
-        #expect(Self.keyboards(desk.take()) == [])
+        Self.expectKeyboards(desk.take(), [])
     }
 }

@@ -59,7 +59,7 @@ import Testing
         var desk = Desk()
         desk.send(.update(OverlayControllerTests.snapshot(OverlayControllerTests.compact)))
         desk.settle()
-        #expect(desk.form == .compact)
+        expectForm(desk.form, .compact)
         _ = desk.take()
 
         desk.send(.desktop(OverlayDesktopState(fullscreen: true)))
@@ -67,20 +67,20 @@ import Testing
         #expect(OverlayControllerTests.logged(hidden) == ["desktop: fullscreen yes, alerts shown"])
         #expect(hidden.contains(.setInputRegion([])))
         desk.settle()
-        #expect(desk.form == .hidden)
+        expectForm(desk.form, .hidden)
         desk.send(.toggleList)
         #expect(!desk.controller.listOpen)
 
         desk.send(.update(Self.alerting))
         desk.settle()
-        #expect(desk.form == .alert)
+        expectForm(desk.form, .alert)
 
         desk.send(.update(OverlayControllerTests.delta(3, island: OverlayControllerTests.compact)))
         desk.settle()
-        #expect(desk.form == .hidden)
+        expectForm(desk.form, .hidden)
         desk.send(.desktop(OverlayDesktopState(fullscreen: false)))
         desk.settle()
-        #expect(desk.form == .compact)
+        expectForm(desk.form, .compact)
     }
 
     /// Fullscreen=hide: beside a fullscreen window nothing shows, an alert neither; the island
@@ -92,14 +92,14 @@ import Testing
         desk.send(.update(OverlayControllerTests.snapshot(OverlayControllerTests.compact)))
         desk.send(.desktop(OverlayDesktopState(fullscreen: true)))
         desk.settle()
-        #expect(desk.form == .hidden)
+        expectForm(desk.form, .hidden)
         desk.send(.update(Self.alerting))
         desk.settle()
-        #expect(desk.form == .hidden)
+        expectForm(desk.form, .hidden)
         #expect(desk.controller.motion.target?.hits.isEmpty ?? true)
         desk.send(.desktop(OverlayDesktopState(fullscreen: false)))
         desk.settle()
-        #expect(desk.form == .alert)
+        expectForm(desk.form, .alert)
     }
 
     /// Fullscreen=always: a fullscreen window changes nothing; the list still opens.
@@ -110,7 +110,7 @@ import Testing
         desk.send(.update(OverlayControllerTests.snapshot(OverlayControllerTests.compact)))
         desk.send(.desktop(OverlayDesktopState(fullscreen: true)))
         desk.settle()
-        #expect(desk.form == .compact)
+        expectForm(desk.form, .compact)
         desk.send(.toggleList)
         #expect(desk.controller.listOpen)
     }
@@ -125,20 +125,20 @@ import Testing
         desk.settle()
         desk.send(.update(Self.alerting))
         desk.settle()
-        #expect(desk.form == .compact)
+        expectForm(desk.form, .compact)
         _ = desk.take()
 
         try desk.click(.expand(id: "a"))
         #expect(OverlayControllerTests.sent(desk.take()) == [])
         desk.settle()
-        #expect(desk.form == .alert)
+        expectForm(desk.form, .alert)
 
         // The next alert is held again.
         desk.send(.update(OverlayControllerTests.delta(3, island: OverlayControllerTests.compact)))
         desk.settle()
         desk.send(.update(Self.alerting.merging(["sequence": 4]) { $1 }))
         desk.settle()
-        #expect(desk.form == .compact)
+        expectForm(desk.form, .compact)
     }
 
     /// A repeated state is not news: nothing is logged or drawn for it.
@@ -148,7 +148,7 @@ import Testing
         desk.settle()
         _ = desk.take()
         desk.send(.desktop(OverlayDesktopState()))
-        #expect(desk.take() == [])
+        #expect(desk.take() == [] as [OverlayStep])
     }
 }
 

@@ -68,15 +68,15 @@ enum Scenes {
 
     @Test func hiddenDrawsNothingAndLetsClicksThrough() {
         let frame = layout.frame(Scenes.scene(["mode": "none"], items: []))
-        #expect(frame.form == .hidden)
+        expectForm(frame.form, .hidden)
         #expect(frame.shapes.isEmpty)
         #expect(frame.bounds.isEmpty)
-        #expect(frame.target(x: 220, y: 20) == .outside)
+        expectTarget(frame.target(x: 220, y: 20), .outside)
     }
 
     @Test func compactIsACentredPillThatExpandsWhenClicked() throws {
         let frame = layout.frame(Scenes.scene(["mode": "compact", "attached": "a"], items: [Scenes.simpleItem()]))
-        #expect(frame.form == .compact)
+        expectForm(frame.form, .compact)
         let island = try #require(frame.shape("island"))
         #expect(island.rect.height == OverlayLayout.pillHeight)
         #expect(island.radius == OverlayLayout.pillHeight / 2)
@@ -84,8 +84,8 @@ enum Scenes {
         #expect(abs(island.rect.midX - 220) < 0.001)
         #expect(island.rect.y == 8)
         #expect(island.keyline == LayoutColor(hex: "#ff9500"))
-        #expect(frame.target(x: island.rect.midX, y: island.rect.midY) == .expand(id: "a"))
-        #expect(frame.target(x: island.rect.maxX + 2, y: island.rect.midY) == .outside)
+        expectTarget(frame.target(x: island.rect.midX, y: island.rect.midY), .expand(id: "a"))
+        expectTarget(frame.target(x: island.rect.maxX + 2, y: island.rect.midY), .outside)
         // Leading on the left, trailing on the right, both inside the pill.
         let texts = frame.content.compactMap { placed -> (String, OverlayRect)? in
             if case .text(let text, _, _, _) = placed.primitive { (text, placed.rect) } else { nil }
@@ -114,13 +114,13 @@ enum Scenes {
     @Test func minimalIsTheCompactPillAndADetachedCircle() throws {
         let items = [Scenes.simpleItem("a"), Scenes.simpleItem("b", app: "org.example.Other")]
         let frame = layout.frame(Scenes.scene(["mode": "minimal", "attached": "a", "detached": "b"], items: items))
-        #expect(frame.form == .minimal)
+        expectForm(frame.form, .minimal)
         let island = try #require(frame.shape("island")), bubble = try #require(frame.shape("bubble"))
         #expect(bubble.rect.width == OverlayLayout.pillHeight && bubble.rect.height == OverlayLayout.pillHeight)
         #expect(bubble.radius == bubble.rect.height / 2)
         #expect(bubble.rect.x == island.rect.maxX + layout.geometry.bubbleGap)
-        #expect(frame.target(x: bubble.rect.midX, y: bubble.rect.midY) == .expand(id: "b"))
-        #expect(frame.target(x: island.rect.midX, y: island.rect.midY) == .expand(id: "a"))
+        expectTarget(frame.target(x: bubble.rect.midX, y: bubble.rect.midY), .expand(id: "b"))
+        expectTarget(frame.target(x: island.rect.midX, y: island.rect.midY), .expand(id: "a"))
         // The pill shows the attached activity as compact does; a progress as the detached
         // one's minimal view is a ring in the bubble.
         let compact = layout.frame(Scenes.scene(["mode": "compact", "attached": "a"], items: items))
@@ -132,18 +132,18 @@ enum Scenes {
 
     @Test func expandedPlacesRegionsAndButtonsAndTaps() throws {
         let frame = layout.frame(Scenes.scene(["mode": "expanded", "attached": "a", "expanded": "a"], items: [Scenes.simpleItem()]))
-        #expect(frame.form == .expanded)
+        expectForm(frame.form, .expanded)
         let island = try #require(frame.shape("island"))
         #expect(island.rect.width == layout.geometry.expandedWidth)
         #expect(island.rect.height > layout.geometry.pillHeight)
         let buttons = frame.content.filter { if case .button = $0.primitive { true } else { false } }
         #expect(buttons.count == 2)
         let pause = try #require(buttons.first { if case .button("pause", _, _) = $0.primitive { true } else { false } })
-        #expect(frame.target(x: pause.rect.midX, y: pause.rect.midY) == .button(id: "a", action: "pause"))
+        expectTarget(frame.target(x: pause.rect.midX, y: pause.rect.midY), .button(id: "a", action: "pause"))
         // The link opens its own URL; the rest of the island taps with the layout's.
         let help = try #require(frame.content.first { $0.primitive == .text("Help", font: .body, ink: .primary, alignment: .leading) })
-        #expect(frame.target(x: help.rect.midX, y: help.rect.midY) == .tap(id: "a", url: "https://example.org/help"))
-        #expect(frame.target(x: island.rect.x + 12, y: island.rect.midY) == .tap(id: "a", url: "https://example.org/whole"))
+        expectTarget(frame.target(x: help.rect.midX, y: help.rect.midY), .tap(id: "a", url: "https://example.org/help"))
+        expectTarget(frame.target(x: island.rect.x + 12, y: island.rect.midY), .tap(id: "a", url: "https://example.org/whole"))
         // Centre text centred on the island.
         let center = try #require(frame.content.first { $0.slot.hasPrefix("expanded.center") })
         #expect(abs(center.rect.midX - island.rect.midX) < 1)
@@ -179,12 +179,12 @@ enum Scenes {
             Scenes.scene(
                 ["mode": "expanded", "attached": "a", "expanded": "a"], items: [Scenes.simpleItem()],
                 alert: ["id": "a", "title": "Ready\nnow", "body": "Pick it up"]))
-        #expect(frame.form == .alert)
+        expectForm(frame.form, .alert)
         let texts = frame.content.compactMap { if case .text(let text, _, _, _) = $0.primitive { text } else { nil } }
         #expect(texts.contains("Ready now"))
         #expect(texts.contains("Pick it up"))
         let island = try #require(frame.shape("island"))
-        #expect(frame.target(x: island.rect.midX, y: island.rect.midY) == .tap(id: "a", url: "https://example.org/whole"))
+        expectTarget(frame.target(x: island.rect.midX, y: island.rect.midY), .tap(id: "a", url: "https://example.org/whole"))
     }
 
     @Test func theListIsAPanelUnderTheIslandWithDismissButtons() throws {
@@ -197,9 +197,9 @@ enum Scenes {
         for card in cards { #expect(card.rect.y >= panel.rect.y && card.rect.maxY <= panel.rect.maxY) }
         let dismisses = frame.content.filter { $0.primitive == .dismiss }
         #expect(dismisses.count == 3)
-        #expect(frame.target(x: dismisses[1].rect.midX, y: dismisses[1].rect.midY) == .dismiss(id: "i1"))
-        #expect(frame.target(x: cards[2].rect.x + 20, y: cards[2].rect.maxY - 6) == .expand(id: "i2"))
-        #expect(frame.target(x: panel.rect.midX, y: panel.rect.maxY - 2) == .list)
+        expectTarget(frame.target(x: dismisses[1].rect.midX, y: dismisses[1].rect.midY), .dismiss(id: "i1"))
+        expectTarget(frame.target(x: cards[2].rect.x + 20, y: cards[2].rect.maxY - 6), .expand(id: "i2"))
+        expectTarget(frame.target(x: panel.rect.midX, y: panel.rect.maxY - 2), .list)
         // Closed, it is gone.
         #expect(layout.frame(Scenes.scene(["mode": "compact", "attached": "i0"], items: items)).shape("panel") == nil)
     }
@@ -263,7 +263,7 @@ enum Scenes {
             #expect(target.contains(x: drawn.midX, y: drawn.midY))
             #expect(card.intersection(target) == target, "the target stays on its own card")
             // A click a little off the drawn circle still dismisses.
-            #expect(frame.target(x: drawn.minX - 4, y: drawn.maxY + 4) == .dismiss(id: id))
+            expectTarget(frame.target(x: drawn.minX - 4, y: drawn.maxY + 4), .dismiss(id: id))
         }
     }
 

@@ -28,17 +28,17 @@ import Testing
         var desk = Desk()
         desk.send(.update(Self.snapshot(locked: false)))
         desk.settle()
-        #expect(desk.form == .expanded)
+        expectForm(desk.form, .expanded)
 
         // The host says so first: nothing shows until the daemon's redacted snapshot.
         desk.send(.desktop(OverlayDesktopState(locked: true)))
         desk.settle()
-        #expect(desk.form == .hidden)
+        expectForm(desk.form, .hidden)
         #expect(!(desk.controller.motion.target?.listOpen ?? false))
 
         desk.send(.update(Self.snapshot(locked: true)))
         desk.settle()
-        #expect(desk.form == .hidden, "no island above the list")
+        expectForm(desk.form, .hidden, "no island above the list")
         #expect(desk.controller.motion.target?.listOpen == true)
         // Nothing to act on: no dismiss button drawn, no target for an app.
         let frame = try #require(desk.controller.motion.target)
@@ -50,7 +50,7 @@ import Testing
         desk.send(.desktop(OverlayDesktopState(locked: false)))
         desk.send(.update(Self.snapshot(locked: false)))
         desk.settle()
-        #expect(desk.form == .expanded)
+        expectForm(desk.form, .expanded)
         #expect(!desk.controller.listOpen)
     }
 
@@ -86,15 +86,15 @@ import Testing
         var desk = Desk(settings: .init(keyboardWhileOpen: .exclusive, followsDaemonLock: true))
         desk.send(.update(Self.snapshot(locked: false)))
         desk.settle()
-        #expect(desk.form == .expanded)
-        #expect(Self.overLockScreen(desk.take()) == [])
+        expectForm(desk.form, .expanded)
+        #expect(Self.overLockScreen(desk.take()) == [] as [Bool])
 
         desk.send(.update(Self.snapshot(locked: true)))
         desk.settle()
         var steps = desk.take()
-        #expect(Self.overLockScreen(steps) == [true])
+        #expect(Self.overLockScreen(steps) == [true] as [Bool])
         #expect(desk.controller.desktop.locked)
-        #expect(desk.form == .hidden, "no island above the list")
+        expectForm(desk.form, .hidden, "no island above the list")
         #expect(desk.controller.motion.target?.listOpen == true)
         // No input at all: the pointer and the keys are the locker's.
         #expect(Self.inputRegions(steps).last == [])
@@ -108,7 +108,7 @@ import Testing
         desk.send(.update(Self.snapshot(locked: false)))
         desk.settle()
         steps = desk.take()
-        #expect(Self.overLockScreen(steps) == [false])
+        #expect(Self.overLockScreen(steps) == [false] as [Bool])
         #expect(!desk.controller.desktop.locked)
         #expect(!desk.controller.listOpen)
     }
@@ -117,12 +117,12 @@ import Testing
         var desk = Desk(settings: .init(followsDaemonLock: true))
         desk.send(.update(Self.snapshot(locked: true)))
         desk.settle()
-        #expect(Self.overLockScreen(desk.take()) == [true])
+        #expect(Self.overLockScreen(desk.take()) == [true] as [Bool])
         // A restarted daemon has no lock until the bridge says it again: nothing it shows is
         // redacted, so nothing may stay over the locker meanwhile.
         desk.send(.disconnected(reason: "gone"))
         desk.settle()
-        #expect(Self.overLockScreen(desk.take()) == [false])
+        #expect(Self.overLockScreen(desk.take()) == [false] as [Bool])
         #expect(!desk.controller.desktop.locked)
     }
 
@@ -134,7 +134,7 @@ import Testing
         desk.send(.desktop(OverlayDesktopState(locked: true)))
         desk.settle()
         #expect(desk.controller.desktop.locked)
-        #expect(Self.overLockScreen(desk.take()) == [])
+        #expect(Self.overLockScreen(desk.take()) == [] as [Bool])
     }
 
     static func wakes(_ steps: [OverlayStep]) -> Int {

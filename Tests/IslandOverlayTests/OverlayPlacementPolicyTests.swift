@@ -11,29 +11,29 @@ import Testing
 
     @Test func aPinnedIslandFollowsItsMonitor() {
         // Given its monitor while hidden: moved there, and shown.
-        #expect(OverlayPlacementPolicy.pinned("B", all: ["A", "B"], current: nil, visible: false) == .move(to: "B", show: true))
+        expectStep(OverlayPlacementPolicy.pinned("B", all: ["A", "B"], current: nil, visible: false), .move(to: "B", show: true))
         // From another monitor: moved, already shown.
-        #expect(OverlayPlacementPolicy.pinned("B", all: ["A", "B"], current: "A", visible: true) == .move(to: "B", show: false))
-        #expect(OverlayPlacementPolicy.pinned("B", all: ["A", "B"], current: "B", visible: true) == .stay)
+        expectStep(OverlayPlacementPolicy.pinned("B", all: ["A", "B"], current: "A", visible: true), .move(to: "B", show: false))
+        expectStep(OverlayPlacementPolicy.pinned("B", all: ["A", "B"], current: "B", visible: true), .stay)
     }
 
     @Test func aPinnedIslandWhoseMonitorWentIsHiddenOnce() {
-        #expect(OverlayPlacementPolicy.pinned("B", all: ["A"], current: "B", visible: true) == .hide)
-        #expect(OverlayPlacementPolicy.pinned(nil, all: ["A"], current: nil, visible: true) == .hide)
+        expectStep(OverlayPlacementPolicy.pinned("B", all: ["A"], current: "B", visible: true), .hide)
+        expectStep(OverlayPlacementPolicy.pinned(nil, all: ["A"], current: nil, visible: true), .hide)
         // Already hidden and placed nowhere: nothing more to do (nor to log).
-        #expect(OverlayPlacementPolicy.pinned(nil, all: ["A"], current: nil, visible: false) == .stay)
+        expectStep(OverlayPlacementPolicy.pinned(nil, all: ["A"], current: nil, visible: false), .stay)
     }
 
     @Test func oneIslandGoesWhereOutputSays() {
         let moved = OverlayPlacementPolicy.chosen(
             OverlayOutputChoice("HEADLESS-2"), all: ["A", "B"], outputs: Self.outputs,
             focused: nil, current: "A")
-        #expect(moved.step == .move(to: "B", show: false))
+        expectStep(moved.step, .move(to: "B", show: false))
         #expect(moved.fallbackAmong == nil)
         let stays = OverlayPlacementPolicy.chosen(
             OverlayOutputChoice("HEADLESS-2"), all: ["A", "B"], outputs: Self.outputs,
             focused: nil, current: "B")
-        #expect(stays.step == .stay)
+        expectStep(stays.step, .stay)
     }
 
     /// The output Output= names is not (yet) there: the primary meanwhile, and the names there
@@ -42,20 +42,20 @@ import Testing
         let fallback = OverlayPlacementPolicy.chosen(
             OverlayOutputChoice("HDMI-A-1"), all: ["A", "B"], outputs: Self.outputs,
             focused: nil, current: nil)
-        #expect(fallback.step == .move(to: "A", show: false))
+        expectStep(fallback.step, .move(to: "A", show: false))
         #expect(fallback.fallbackAmong == ["HEADLESS-1", "HEADLESS-2"])
     }
 
     @Test func focusedFollowsFocusAndStaysWithoutIt() {
         let followed = OverlayPlacementPolicy.chosen(.focused, all: ["A", "B"], outputs: Self.outputs, focused: 1, current: "A")
-        #expect(followed.step == .move(to: "B", show: false))
+        expectStep(followed.step, .move(to: "B", show: false))
         let kept = OverlayPlacementPolicy.chosen(.focused, all: ["A", "B"], outputs: Self.outputs, focused: nil, current: "B")
-        #expect(kept.step == .stay)
+        expectStep(kept.step, .stay)
     }
 
     @Test func noMonitorLeftWaitsOnce() {
-        #expect(OverlayPlacementPolicy.chosen(.primary, all: [String](), outputs: [], focused: nil, current: "A").step == .wait)
-        #expect(OverlayPlacementPolicy.chosen(.primary, all: [String](), outputs: [], focused: nil, current: nil).step == .stay)
+        expectStep(OverlayPlacementPolicy.chosen(.primary, all: [String](), outputs: [], focused: nil, current: "A").step, .wait)
+        expectStep(OverlayPlacementPolicy.chosen(.primary, all: [String](), outputs: [], focused: nil, current: nil).step, .stay)
     }
 
     @Test func x11CentresTheWindowAtTheTopOfItsMonitor() {

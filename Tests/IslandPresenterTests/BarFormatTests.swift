@@ -10,49 +10,57 @@ import Testing
         format.line(for: IslandScene(model: model, now: now))
     }
 
+    /// Expects the bar's line for `model` to be `expected`. One typed `#expect` for the suite's
+    /// many: each `#expect(line(.waybar, model) == "…")` costs the test build 10-60 ms more of
+    /// type-checking than a call of this; a failure still shows both lines at the caller's line.
+    func expectLine(
+        _ format: BarFormat, _ model: PresenterModel, at now: Double = F.now, _ expected: String, _ comment: Comment? = nil,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) {
+        #expect(line(format, model, at: now) == expected, comment, sourceLocation: sourceLocation)
+    }
+
     @Test func waybar() {
-        #expect(
-            line(.waybar, F.compactModel)
-                == #"{"text":"☕ brewing","alt":"☕ brewing","tooltip":"Coffee for Ada: brewing · 25%","class":["compact"],"percentage":25}"#)
-        #expect(
-            line(.waybar, F.minimalModel)
-                == #"{"text":"⏱ 2:05 · ☕ brewing","alt":"⏱ 2:05 · ☕ brewing","tooltip":"Tea 2:05\nCoffee for Ada: brewing · 25%","class":["minimal"]}"#)
-        #expect(
-            line(.waybar, F.expandedModel)
-                == #"{"text":"☕ brewing","alt":"☕ brewing","tooltip":"Coffee for Ada: brewing · 25%","class":["expanded"],"percentage":25}"#)
-        #expect(line(.waybar, F.emptyModel) == #"{"text":"","alt":"","tooltip":"","class":["none"]}"#)
+        expectLine(
+            .waybar, F.compactModel, #"{"text":"☕ brewing","alt":"☕ brewing","tooltip":"Coffee for Ada: brewing · 25%","class":["compact"],"percentage":25}"#)
+        expectLine(
+            .waybar, F.minimalModel,
+            #"{"text":"⏱ 2:05 · ☕ brewing","alt":"⏱ 2:05 · ☕ brewing","tooltip":"Tea 2:05\nCoffee for Ada: brewing · 25%","class":["minimal"]}"#)
+        expectLine(
+            .waybar, F.expandedModel, #"{"text":"☕ brewing","alt":"☕ brewing","tooltip":"Coffee for Ada: brewing · 25%","class":["expanded"],"percentage":25}"#)
+        expectLine(.waybar, F.emptyModel, #"{"text":"","alt":"","tooltip":"","class":["none"]}"#)
     }
 
     @Test func i3blocks() {
-        #expect(line(.i3blocks, F.compactModel) == #"{"full_text":"☕ brewing","short_text":"☕ brewing","markup":"none"}"#)
-        #expect(line(.i3blocks, F.minimalModel) == #"{"full_text":"⏱ 2:05 · ☕ brewing","short_text":"⏱ 2:05 · ☕ brewing","markup":"none"}"#)
-        #expect(line(.i3blocks, F.expandedModel) == #"{"full_text":"☕ brewing","short_text":"☕ brewing","markup":"none"}"#)
-        #expect(line(.i3blocks, F.emptyModel) == #"{"full_text":"","short_text":"","markup":"none"}"#)
+        expectLine(.i3blocks, F.compactModel, #"{"full_text":"☕ brewing","short_text":"☕ brewing","markup":"none"}"#)
+        expectLine(.i3blocks, F.minimalModel, #"{"full_text":"⏱ 2:05 · ☕ brewing","short_text":"⏱ 2:05 · ☕ brewing","markup":"none"}"#)
+        expectLine(.i3blocks, F.expandedModel, #"{"full_text":"☕ brewing","short_text":"☕ brewing","markup":"none"}"#)
+        expectLine(.i3blocks, F.emptyModel, #"{"full_text":"","short_text":"","markup":"none"}"#)
     }
 
     @Test(arguments: [BarFormat.eww, .polybar])
     func plainText(_ format: BarFormat) {
-        #expect(line(format, F.compactModel) == "☕ brewing")
-        #expect(line(format, F.minimalModel) == "⏱ 2:05 · ☕ brewing")
-        #expect(line(format, F.expandedModel) == "☕ brewing")
-        #expect(line(format, F.emptyModel) == "")
+        expectLine(format, F.compactModel, "☕ brewing")
+        expectLine(format, F.minimalModel, "⏱ 2:05 · ☕ brewing")
+        expectLine(format, F.expandedModel, "☕ brewing")
+        expectLine(format, F.emptyModel, "")
     }
 
     @Test func theCompactTextIsLiveAndTheChipIsItsShortForm() {
         var model = PresenterModel()
         model.apply(F.snapshot(sequence: 1, island: F.island("compact", attached: "t1", lockScreen: ["t1"]), items: [F.timer()]))
-        #expect(line(.eww, model) == "⏱ 2:05")
-        #expect(line(.eww, model, at: F.now + 1) == "⏱ 2:04")
-        #expect(line(.i3blocks, model) == #"{"full_text":"⏱ 2:05","short_text":"Tea","markup":"none"}"#)
+        expectLine(.eww, model, "⏱ 2:05")
+        expectLine(.eww, model, at: F.now + 1, "⏱ 2:04")
+        expectLine(.i3blocks, model, #"{"full_text":"⏱ 2:05","short_text":"Tea","markup":"none"}"#)
         #expect(line(.waybar, model).contains(#""text":"⏱ 2:05","alt":"Tea""#))
     }
 
     @Test func timersTickLocally() {
         let model = F.minimalModel
         #expect(IslandScene(model: model, now: F.now).isTicking)
-        #expect(line(.eww, model, at: F.now + 1) == "⏱ 2:04 · ☕ brewing")
-        #expect(line(.eww, model, at: F.now + 65) == "⏱ 1:00 · ☕ brewing")
-        #expect(line(.eww, model, at: F.now + 500) == "⏱ 0:00 · ☕ brewing")
+        expectLine(.eww, model, at: F.now + 1, "⏱ 2:04 · ☕ brewing")
+        expectLine(.eww, model, at: F.now + 65, "⏱ 1:00 · ☕ brewing")
+        expectLine(.eww, model, at: F.now + 500, "⏱ 0:00 · ☕ brewing")
     }
 
     @Test func focusClass() {
@@ -60,13 +68,12 @@ import Testing
         var focus = F.delta(sequence: 100, island: nil)
         focus["focus"] = ["on": true, "since": .double(F.now)]
         model.apply(focus)
-        #expect(
-            line(.waybar, model)
-                == #"{"text":"☕ brewing","alt":"☕ brewing","tooltip":"Coffee for Ada: brewing · 25%","class":["compact","focus"],"percentage":25}"#)
+        expectLine(
+            .waybar, model, #"{"text":"☕ brewing","alt":"☕ brewing","tooltip":"Coffee for Ada: brewing · 25%","class":["compact","focus"],"percentage":25}"#)
     }
 
     @Test func sharingClassAndNothingButTheHiddenLayout() {
-        #expect(line(.waybar, F.sharedModel) == #"{"text":"• 🔒","alt":"•","tooltip":"• Hidden while sharing","class":["compact","sharing"]}"#)
+        expectLine(.waybar, F.sharedModel, #"{"text":"• 🔒","alt":"•","tooltip":"• Hidden while sharing","class":["compact","sharing"]}"#)
         #expect(!line(.waybar, F.compactModel).contains("sharing"))
         // An alert while shared comes without words: the island expands, its text stays hidden.
         var model = F.sharedModel
@@ -74,23 +81,22 @@ import Testing
             F.delta(
                 sequence: 5, island: F.island("expanded", attached: "c1", expanded: "c1", lockScreen: ["c1"]),
                 alert: ["id": "c1", "title": "", "body": ""]))
-        #expect(line(.waybar, model) == #"{"text":"• 🔒","alt":"•","tooltip":"• Hidden while sharing","class":["expanded","alert","sharing"]}"#)
+        expectLine(.waybar, model, #"{"text":"• 🔒","alt":"•","tooltip":"• Hidden while sharing","class":["expanded","alert","sharing"]}"#)
     }
 
     @Test func staleAndAlertClasses() {
         var model = PresenterModel()
         model.apply(F.snapshot(sequence: 1, island: F.island("compact", attached: "c1", lockScreen: ["c1"]), items: [F.coffee(state: "stale")]))
-        #expect(
-            line(.waybar, model)
-                == #"{"text":"☕ brewing","alt":"☕ brewing","tooltip":"Coffee for Ada: brewing · 25% (stale)","class":["compact","stale"],"percentage":25}"#)
+        expectLine(
+            .waybar, model,
+            #"{"text":"☕ brewing","alt":"☕ brewing","tooltip":"Coffee for Ada: brewing · 25% (stale)","class":["compact","stale"],"percentage":25}"#)
         model.apply(
             F.delta(
                 sequence: 2, island: F.island("expanded", attached: "c1", expanded: "c1", lockScreen: ["c1"]),
                 items: [F.coffee(stage: "ready", done: 4)], alert: ["id": "c1", "title": "Coffee", "body": "Ready"]))
-        #expect(
-            line(.waybar, model)
-                == #"{"text":"Coffee: Ready","alt":"Coffee","tooltip":"Coffee: Ready\nCoffee for Ada: ready · 100%","class":["expanded","alert"],"percentage":100}"#
-        )
+        expectLine(
+            .waybar, model,
+            #"{"text":"Coffee: Ready","alt":"Coffee","tooltip":"Coffee: Ready\nCoffee for Ada: ready · 100%","class":["expanded","alert"],"percentage":100}"#)
     }
 
     @Test func waybarTextIsPangoEscapedAndJSONQuoted() {
@@ -100,7 +106,7 @@ import Testing
                 sequence: 1, island: F.island("compact", attached: "c1", lockScreen: ["c1"]),
                 items: [F.coffee(stage: "<b>\"hot\" & new\nline</b>")]))
         #expect(line(.waybar, model).hasPrefix(#"{"text":"☕ &lt;b&gt;\"hot\" &amp; new line&lt;/b&gt;","#))
-        #expect(line(.eww, model) == "☕ <b>\"hot\" & new line</b>")
+        expectLine(.eww, model, "☕ <b>\"hot\" & new line</b>")
         #expect(BarFormat.pango("a & <b>") == "a &amp; &lt;b&gt;")
     }
 
@@ -111,7 +117,7 @@ import Testing
             layout: nil)
         model.apply(F.snapshot(sequence: 1, island: F.island("compact", attached: "d1", lockScreen: ["d1"]), items: [item]))
         // The default layout: the state's symbol, an icon name, then the first state value.
-        #expect(line(.eww, model) == "⏰ on the way")
+        expectLine(.eww, model, "⏰ on the way")
         // Never nothing: a symbol keeps its place.
         #expect(RenderedViewGlyphs.glyph("some-unknown-icon") == "•")
         #expect(RenderedViewGlyphs.glyph("battery-good-symbolic") == "🔋")

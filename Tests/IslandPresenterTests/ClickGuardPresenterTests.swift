@@ -40,6 +40,15 @@ import Testing
             output: { line in published.lines.withLock { $0.append(line) } })
     }
 
+    /// Expects a click's decision to be `expected` (nil: no record to decide by). One typed
+    /// `#expect` for the suite's many: each `#expect(shown.decide(…) == .act(…))` costs the test
+    /// build 10-60 ms more of type-checking than a call of this; a failure still shows both values.
+    func expectDecision(
+        _ decision: BarShown.Decision?, _ expected: BarShown.Decision?, _ comment: Comment? = nil, sourceLocation: SourceLocation = #_sourceLocation
+    ) {
+        #expect(decision == expected, comment, sourceLocation: sourceLocation)
+    }
+
     // MARK: Bars
 
     @Test func aBarClickActsOnlyOnWhatTheBarShowedOnceItStoodStill() async {
@@ -53,12 +62,12 @@ import Testing
         #expect(shown.actionableAt == ["expand": 100.5, "tap": 100.5, "dismiss": 100.5])
         #expect(published.records.withLock { $0.last } == shown, "published as it changed")
         // Too early for A itself: it has just appeared.
-        #expect(
-            shown.decide(.tap, island: IslandState(json: compactA), at: 100.3)
-                == .refuse(
-                    "what the bar shows changed just now; not acting on it (click again)"))
-        #expect(shown.decide(.tap, island: IslandState(json: compactA), at: 100.5) == .act(action: "tap", id: "a1"))
-        #expect(shown.decide(.toggle, island: IslandState(json: compactA), at: 101) == .act(action: "expand", id: "a1"))
+        expectDecision(
+            shown.decide(.tap, island: IslandState(json: compactA), at: 100.3),
+            .refuse(
+                "what the bar shows changed just now; not acting on it (click again)"))
+        expectDecision(shown.decide(.tap, island: IslandState(json: compactA), at: 100.5), .act(action: "tap", id: "a1"))
+        expectDecision(shown.decide(.toggle, island: IslandState(json: compactA), at: 101), .act(action: "expand", id: "a1"))
 
         // B's alerting update 150 ms before the click: the bar now shows B's alert.
         clock.set(102)
@@ -75,9 +84,9 @@ import Testing
             }
         }
         // Stood still: the click acts for B, the app shown, and a toggle is what B's state made it.
-        #expect(shown.decide(.toggle, island: IslandState(json: expandedB), at: 102.5) == .act(action: "collapse", id: "b1"))
-        #expect(shown.decide(.tap, island: IslandState(json: expandedB), at: 103) == .act(action: "tap", id: "b1"))
-        #expect(shown.decide(.expand, island: IslandState(json: expandedB), at: 103) == .refuse("the bar shows no expand for its activity"))
+        expectDecision(shown.decide(.toggle, island: IslandState(json: expandedB), at: 102.5), .act(action: "collapse", id: "b1"))
+        expectDecision(shown.decide(.tap, island: IslandState(json: expandedB), at: 103), .act(action: "tap", id: "b1"))
+        expectDecision(shown.decide(.expand, island: IslandState(json: expandedB), at: 103), .refuse("the bar shows no expand for its activity"))
     }
 
     /// The daemon's island moved on before the bar drew it: the click is about a line that is
@@ -89,19 +98,19 @@ import Testing
         await bar.handle(.update(F.snapshot(sequence: 1, island: compactA, items: [Self.appA(), Self.appB()])))
         let shown = await bar.shown
         let compactB = IslandState(json: F.island("compact", attached: "b1", lockScreen: ["b1", "a1"]))
-        #expect(
-            shown.decide(.tap, island: compactB, at: 200)
-                == .refuse(
-                    "the island changed since the bar drew it; not acting on it (click again)"))
-        #expect(
-            shown.decide(.toggle, island: compactB, at: 200)
-                == .refuse(
-                    "the island changed since the bar drew it; not acting on it (click again)"))
+        expectDecision(
+            shown.decide(.tap, island: compactB, at: 200),
+            .refuse(
+                "the island changed since the bar drew it; not acting on it (click again)"))
+        expectDecision(
+            shown.decide(.toggle, island: compactB, at: 200),
+            .refuse(
+                "the island changed since the bar drew it; not acting on it (click again)"))
         // Nothing shown, nothing to act on (and `list` acts for no app: the command opens it).
-        #expect(
-            BarShown(pid: 1, id: nil, actionableAt: [:]).decide(.tap, island: compactB, at: 200)
-                == .refuse(
-                    "the bar shows no activity to act on"))
+        expectDecision(
+            BarShown(pid: 1, id: nil, actionableAt: [:]).decide(.tap, island: compactB, at: 200),
+            .refuse(
+                "the bar shows no activity to act on"))
     }
 
     /// B lowering its relevance puts A where B was: A's targets are new. A timer re-rendering
@@ -163,13 +172,13 @@ import Testing
         let island = IslandState(json: F.island("compact", attached: "a1", lockScreen: ["a1"]))
         let settled = BarShown(pid: 1, id: "a1", actionableAt: ["expand": 10, "tap": 10, "dismiss": 10])
         let fresh = BarShown(pid: 2, id: "a1", actionableAt: ["expand": 30, "tap": 30, "dismiss": 30])
-        #expect(BarShown.decide(.tap, records: [], island: island, at: 20) == nil)
-        #expect(BarShown.decide(.tap, records: [settled], island: island, at: 20) == .act(action: "tap", id: "a1"))
-        #expect(
-            BarShown.decide(.tap, records: [settled, fresh], island: island, at: 20)
-                == .refuse(
-                    "what the bar shows changed just now; not acting on it (click again)"))
-        #expect(BarShown.decide(.tap, records: [settled, fresh], island: island, at: 30) == .act(action: "tap", id: "a1"))
+        expectDecision(BarShown.decide(.tap, records: [], island: island, at: 20), nil)
+        expectDecision(BarShown.decide(.tap, records: [settled], island: island, at: 20), .act(action: "tap", id: "a1"))
+        expectDecision(
+            BarShown.decide(.tap, records: [settled, fresh], island: island, at: 20),
+            .refuse(
+                "what the bar shows changed just now; not acting on it (click again)"))
+        expectDecision(BarShown.decide(.tap, records: [settled, fresh], island: island, at: 30), .act(action: "tap", id: "a1"))
     }
 
     // MARK: Terminal UI
