@@ -63,6 +63,11 @@ package struct ParameterCodegen {
 
         /// The property's type.
         var propertyType: String { nullable && absent == nil ? valueType + "?" : valueType }
+        /// The stored property's type: an optional spelled `Optional<…>`, which has no
+        /// implicit initial nil. With one, the reader's init stored nil and then the value,
+        /// and the optimizer built the parameters twice and copied one into the other, on
+        /// every call read.
+        var storedType: String { nullable && absent == nil ? "Optional<\(valueType)>" : valueType }
     }
 
     func interface(_ name: String) throws(CodegenError) -> VarlinkInterface {
@@ -308,7 +313,7 @@ package struct ParameterCodegen {
         out += "\n/// `\(qualified)(\(signature.input.map(\.name).joined(separator: ", ")))`\n"
         out += "struct \(method.structName): \(conformances) {\n"
         for field in fields {
-            out += "    var \(field.id): \(field.propertyType)\n"
+            out += "    var \(field.id): \(field.storedType)\n"
         }
         out += """
 

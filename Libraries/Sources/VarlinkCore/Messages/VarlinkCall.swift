@@ -22,12 +22,16 @@ public struct VarlinkCall: Sendable {
         }
     }
     private var tree: JSONObject
+    // The optionals below are spelled `Optional<…>`, which gives them no implicit initial
+    // nil: with it, every init stored nil in them first and then the value, and the
+    // optimizer built the call twice and copied one into the other (six references retained
+    // and released again, ~380 instructions per call read).
     /// The frame of a call whose parameters were read without a tree.
-    private var frame: [UInt8]?
+    private var frame: Optional<[UInt8]>
     /// The method of a call read from its text, found as it was read.
-    package private(set) var route: VarlinkRoute?
+    package private(set) var route: Optional<VarlinkRoute>
     /// The parameters as the method's `VarlinkReadableParameters` read them from the frame.
-    @usableFromInline package private(set) var readParameters: VarlinkReadParameters?
+    @usableFromInline package private(set) var readParameters: Optional<VarlinkReadParameters>
     /// The caller accepts several replies, each but the last with `continues`.
     public var more: Bool
     /// The caller wants no reply at all.
@@ -38,6 +42,9 @@ public struct VarlinkCall: Sendable {
     public init(method: String, parameters: JSONObject = [:], more: Bool = false, oneway: Bool = false, upgrade: Bool = false) {
         self.method = method
         self.tree = parameters
+        self.frame = nil
+        self.route = nil
+        self.readParameters = nil
         self.more = more
         self.oneway = oneway
         self.upgrade = upgrade
@@ -45,10 +52,14 @@ public struct VarlinkCall: Sendable {
 
     /// A call to `route` whose parameters its reader has read from `frame`.
     init(route: VarlinkRoute, readParameters: VarlinkReadParameters, frame: [UInt8], more: Bool, oneway: Bool, upgrade: Bool) {
-        self.init(method: route.method, more: more, oneway: oneway, upgrade: upgrade)
+        method = route.method
+        tree = [:]
+        self.frame = frame
         self.route = route
         self.readParameters = readParameters
-        self.frame = frame
+        self.more = more
+        self.oneway = oneway
+        self.upgrade = upgrade
     }
 
     /// The interface part of `method`: everything before the last dot.
@@ -80,6 +91,7 @@ public struct VarlinkCall: Sendable {
             throw VarlinkMessageError(reason: "the message has no \"method\" string")
         }
         self.method = method
+        (self.frame, self.route, self.readParameters) = (nil, nil, nil)
         switch message["parameters"] {
         case nil, .null?: self.tree = [:]
         case .object(let p)?: self.tree = p

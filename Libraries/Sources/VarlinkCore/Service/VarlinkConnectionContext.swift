@@ -7,7 +7,29 @@ public final class VarlinkConnectionContext: Sendable {
     public let peer: PeerCredentials?
     /// Each value boxed under its type's identifier, so that reading it back is a plain
     /// downcast rather than a dynamic cast from an existential (a role is read on every call).
-    private let attachments = Mutex<[ObjectIdentifier: any AnyObject & Sendable]>([:])
+    /// A list searched in order, not a table: its keys are types the service's own code
+    /// attaches, a handful at most, and comparing them costs less than hashing one.
+    private let attachments = Mutex<Attachments>(Attachments())
+
+    private struct Attachments {
+        private var entries: [(key: ObjectIdentifier, value: any AnyObject & Sendable)] = []
+
+        subscript(key: ObjectIdentifier) -> (any AnyObject & Sendable)? {
+            get {
+                for entry in entries where entry.key == key { return entry.value }
+                return nil
+            }
+            set {
+                let found = entries.firstIndex { $0.key == key }
+                switch (found, newValue) {
+                case (let index?, let value?): entries[index].value = value
+                case (let index?, nil): entries.remove(at: index)
+                case (nil, let value?): entries.append((key, value))
+                case (nil, nil): break
+                }
+            }
+        }
+    }
 
     @usableFromInline final class Attachment<Value: Sendable>: Sendable {
         @usableFromInline let value: Value

@@ -70,11 +70,17 @@ public final class VarlinkService: Sendable {
     /// transport discards.
     public func dispatch(_ call: VarlinkCall, connection: VarlinkConnectionContext, sink: some VarlinkReplySink) {
         let route: VarlinkRoute
-        switch self.route(of: call) {
-        case .success(let found): route = found
-        case .failure(let error):
-            sink.send(VarlinkReply(error: error), final: true)
-            return
+        if let found = call.route {
+            // A call read from its text found its method as it was read: taken as it is, not
+            // through a `Result` copied on every call.
+            route = found
+        } else {
+            switch self.route(of: call) {
+            case .success(let found): route = found
+            case .failure(let error):
+                sink.send(VarlinkReply(error: error), final: true)
+                return
+            }
         }
         // Upgrading to another protocol is not something any of our methods offers.
         if call.upgrade {
@@ -98,7 +104,6 @@ public final class VarlinkService: Sendable {
     /// one declared without a handler (which answers `MethodNotImplemented` once the call is
     /// found valid), or the error that names what is missing.
     private func route(of call: VarlinkCall) -> Result<VarlinkRoute, VarlinkError> {
-        // A call read from its text found its method as it was read.
         if let route = call.route ?? routes[call.method] { return .success(route) }
         let interfaceName = call.interfaceName
         guard let implementation = implementations[String(interfaceName)] else {
