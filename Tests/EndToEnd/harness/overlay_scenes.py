@@ -205,6 +205,30 @@ def actionable(overlay, target, since=0):
                        "the overlay saying %s may be clicked" % target)
 
 
+def mark(overlay):
+    """Where the overlay's log is now: the `since` of a wait for what a step does next."""
+    return len(log_lines(overlay))
+
+
+FRAME = re.compile(r"^island-overlay: frame \d+ us (animating|settled) (\w+)$")
+
+
+def at_rest(overlay, form, since=0):
+    """Waits until the overlay, run with ISLAND_OVERLAY_FRAME_LOG=1, has painted `form`
+    ("compact", "minimal", "expanded", "alert", "hidden") at rest: the last frame it logged after
+    line `since` says "settled FORM" (a frame painted, and another asked, on every step of a
+    morph; the spring's end is painted last). A screenshot's stillness alone cannot say so: an
+    overlay starved of CPU mid-morph leaves a frame of the morph on screen, unchanged for as
+    long as it waits. Call it before the screenshots of a scene, with `since` taken before the
+    step that made it (`mark`)."""
+
+    def rested():
+        frames = [FRAME.match(line) for line in log_lines(overlay, since)]
+        frames = [frame for frame in frames if frame]
+        return frames and frames[-1].groups() == ("settled", form)
+    desktop.wait_until(rested, LIVENESS, "the overlay painting the %s island at rest" % form)
+
+
 def redrawn(screen, producer, activity, image, box, minutes=7):
     """A marker through the overlay's own loop: an update of `activity` (its minutes) reaches
     the screen, inside `box` of `image`, which showed it before. Whatever the overlay had due
