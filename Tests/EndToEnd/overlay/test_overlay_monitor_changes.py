@@ -105,8 +105,12 @@ def test_the_island_follows_an_output_added_rescaled_and_removed():
         canvas = fitted(overlay, "HEADLESS-1", "1280x720", 1)
         assert canvas[1] == 712, canvas  # under MarginTop=8
 
-        # The list open, taller than a 360-pixel output leaves.
+        # The list open, taller than a 360-pixel output leaves; measured once the overlay has
+        # painted it at rest (the island shows one app's activity and the other's bubble), not
+        # on a frame of its opening that a starved overlay leaves standing.
+        since = scenes.mark(overlay)
         session.run([desktop.overlay_binary(), "--toggle-list"], env=sway.env)
+        scenes.at_rest(overlay, "minimal", since)
         image, _ = screen.settled(lambda image, _: (image.box_not(desktop.BACKGROUND) or (0, 0, 0, 0))[3] > 400, name="list",
                                   what="the list open under the island, past the middle of the output")
         tall = panel_height(sway, "HEADLESS-1", image)
