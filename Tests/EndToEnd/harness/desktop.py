@@ -571,16 +571,12 @@ class Xvfb:
         return artifacts.screenshot(Image(self.session.run(["import", "-window", "root", "-depth", "8", "ppm:-"],
                                                            timeout=20).stdout))
 
-    def click(self, x, y, arrived=None):
+    def click(self, x, y):
         # Moved first (swept there, as a hand moves), and clicked once the pointer's arrival has
         # been handled: in one xdotool command the press can reach the window before GTK knows
-        # the pointer is over it. `arrived()`, when given, waits until the client says so (the
-        # overlay's frame log); without it, a pause.
+        # the pointer is over it.
         self.sweep((int(x), int(y)))
-        if arrived:
-            arrived()
-        else:
-            time.sleep(0.2)
+        time.sleep(0.2)
         self.session.run(["xdotool", "click", "1"])
 
     def park(self):

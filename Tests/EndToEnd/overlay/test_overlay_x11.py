@@ -10,7 +10,6 @@ import pytest
 from harness import desktop
 from harness import overlay_scenes as scenes
 from harness.overlay_scenes import centre, size
-from harness.paths import LIVENESS
 
 REASON = desktop.why_not("Xvfb", "xdotool", "import", "xwininfo") or desktop.overlay_missing()
 pytestmark = [pytest.mark.quick, pytest.mark.skipif(bool(REASON), reason=REASON or "")]
@@ -24,7 +23,7 @@ def x11():
         xvfb = desktop.Xvfb(session)
         opener = scenes.prepare(session)
         session.start_islandd(scenes.DAEMON_CONFIG)
-        # The frame log says when the island is at rest and when the pointer has arrived on it.
+        # The frame log says when the island is at rest.
         overlay = desktop.Overlay(session, dict(xvfb.env, ISLAND_OVERLAY_FRAME_LOG="1"),
                                   config=scenes.overlay_config(opener))
         yield session, xvfb, overlay
@@ -41,7 +40,6 @@ def test_an_unmanaged_window_at_the_top_centre_expands_on_click(x11):
     live = scenes.Producer(session)
     try:
         assert screen.capsule(screen.grab("empty")) is None, "something is drawn with nothing live"
-        xvfb.park()  # away from the island, so that the click's sweep enters it
         since = scenes.mark(overlay)
         live.request()
         scenes.at_rest(overlay, "compact", since)
@@ -57,12 +55,7 @@ def test_an_unmanaged_window_at_the_top_centre_expands_on_click(x11):
                       and "Map State: IsViewable" in session.run(["xwininfo", "-id", w], env=xvfb.env).stdout.decode()]
         assert redirected, "no mapped override-redirect window:\n" + tree
         since = scenes.mark(overlay)
-
-        def arrived():
-            desktop.wait_until(lambda: any(line.startswith("island-overlay: the pointer entered at ")
-                                           for line in scenes.log_lines(overlay, since)),
-                               LIVENESS, "the overlay seeing the pointer arrive")
-        xvfb.click(*centre(compact), arrived=arrived)
+        xvfb.click(*centre(compact))
         scenes.at_rest(overlay, "expanded", since)
         image, expanded = screen.settled(lambda image, box: box is not None and size(box)[1] > 2 * size(compact)[1],
                                          name="expanded")
