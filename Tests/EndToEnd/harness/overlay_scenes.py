@@ -161,15 +161,23 @@ class Screen:
         high = tuple(min(255, c + tolerance) for c in background)
         return image.column_runs(low, high, box, invert=True)
 
+    # Shots looked at before Screen.settled gives up, however long they took: on a busy machine
+    # a screenshot of a large output and the check on it can take seconds each, and a verdict
+    # from a bound of time alone would then say how busy the machine was.
+    FEWEST_SHOTS = 5
+
     def settled(self, check, timeout=LIVENESS, name=None, what="the island"):
         """Screenshots until `check(image, box)` holds with the same capsule box on every shot
         for at least 0.3 s (the morph has ended: the spring's overshoot turns at its peak for
-        about 0.1 s, and two shots there alone would look still); returns (image, box)."""
+        about 0.1 s, and two shots there alone would look still); returns (image, box). Gives
+        up after `timeout` and at least FEWEST_SHOTS shots."""
         deadline = time.monotonic() + timeout
         previous = "unsettled"
         since = None
         last = None
-        while time.monotonic() < deadline:
+        shots = 0
+        while time.monotonic() < deadline or shots < self.FEWEST_SHOTS:
+            shots += 1
             taken = time.monotonic()
             image = self.display.screenshot()
             box = self.capsule(image)
@@ -185,8 +193,8 @@ class Screen:
             time.sleep(0.1)
         if self.shots:
             self.grab("timeout-" + (name or "settle"))
-        raise AssertionError("%s did not settle within %ss (last capsule box %s, check %s)"
-                             % (what, timeout, last[0] if last else None, last[1] if last else None))
+        raise AssertionError("%s did not settle within %ss and %d shots (last capsule box %s, check %s)"
+                             % (what, timeout, shots, last[0] if last else None, last[1] if last else None))
 
 
 def log_lines(overlay, since=0):

@@ -23,10 +23,10 @@ def outputs(sway):
     return {o["name"]: (o["rect"], o["scale"]) for o in sway.outputs()}
 
 
-def physical(sway, rect):
+def physical(sway, rect, known=None):
     """`rect` (logical, as sway says it) in grim's pixels: grim draws the whole layout at the
-    highest scale of its outputs."""
-    scale = max(scale for _, scale in outputs(sway).values())
+    highest scale of its outputs (`known`: outputs(sway), if just read)."""
+    scale = max(scale for _, scale in (known or outputs(sway)).values())
     return tuple(int(round(v * scale)) for v in (rect["x"], rect["y"], rect["x"] + rect["width"], rect["y"] + rect["height"]))
 
 
@@ -35,10 +35,11 @@ def drawn_on(sway, name):
     off beside it, and the list if open) is at its top, across its centre line, and ends above
     its bottom edge by the list's margin, whole (sway's rect is read at each shot)."""
     def check(image, _):
-        rect, _ = outputs(sway).get(name, (None, None))
+        known = outputs(sway)  # once a shot: each reading is a swaymsg
+        rect, _ = known.get(name, (None, None))
         if rect is None:
             return False
-        x0, y0, x1, y1 = physical(sway, rect)
+        x0, y0, x1, y1 = physical(sway, rect, known)
         box = within(image, (x0, y0, x1, y1), (x1 - x0) // rect["width"])
         if box is None:
             return False
