@@ -49,6 +49,18 @@ class Burst:
     def mark(self):
         self.asked = time.monotonic()
 
+    def take_one_more(self, timeout=30):
+        """Waits until the burst holds a frame whose capture began after this call: the state
+        the screen is in now, whatever the machine's speed (the frame being taken meanwhile began
+        before, and may show an earlier one). For a burst that ends once the overlay says the
+        motion is over, rather than a time after the change."""
+        wanted = len(self.frames) + 2
+        deadline = time.monotonic() + timeout
+        while len(self.frames) < min(wanted, self.limit) and self._thread.is_alive():
+            if time.monotonic() >= deadline:
+                raise TimeoutError("no frame taken within %ss" % timeout)
+            time.sleep(0.005)
+
     def __enter__(self):
         self._thread.start()
         # One frame of the state before the change, whatever the machine's speed.

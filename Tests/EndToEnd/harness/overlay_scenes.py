@@ -161,15 +161,23 @@ class Screen:
         high = tuple(min(255, c + tolerance) for c in background)
         return image.column_runs(low, high, box, invert=True)
 
+    # Shots looked at before Screen.settled gives up, however long they took: on a busy machine
+    # a screenshot of a large output and the check on it can take seconds each, and a verdict
+    # from a bound of time alone would then say how busy the machine was.
+    FEWEST_SHOTS = 5
+
     def settled(self, check, timeout=LIVENESS, name=None, what="the island"):
         """Screenshots until `check(image, box)` holds with the same capsule box on every shot
         for at least 0.3 s (the morph has ended: the spring's overshoot turns at its peak for
-        about 0.1 s, and two shots there alone would look still); returns (image, box)."""
+        about 0.1 s, and two shots there alone would look still); returns (image, box). Gives
+        up after `timeout` and at least FEWEST_SHOTS shots."""
         deadline = time.monotonic() + timeout
         previous = "unsettled"
         since = None
         last = None
-        while time.monotonic() < deadline:
+        shots = 0
+        while time.monotonic() < deadline or shots < self.FEWEST_SHOTS:
+            shots += 1
             taken = time.monotonic()
             image = self.display.screenshot()
             box = self.capsule(image)
@@ -185,8 +193,8 @@ class Screen:
             time.sleep(0.1)
         if self.shots:
             self.grab("timeout-" + (name or "settle"))
-        raise AssertionError("%s did not settle within %ss (last capsule box %s, check %s)"
-                             % (what, timeout, last[0] if last else None, last[1] if last else None))
+        raise AssertionError("%s did not settle within %ss and %d shots (last capsule box %s, check %s)"
+                             % (what, timeout, shots, last[0] if last else None, last[1] if last else None))
 
 
 def log_lines(overlay, since=0):
@@ -203,6 +211,30 @@ def actionable(overlay, target, since=0):
     pattern = re.compile(r"^island-overlay: actionable: (.*; )?%s( [^;]*)?(;|$)" % re.escape(target))
     desktop.wait_until(lambda: any(pattern.search(line) for line in log_lines(overlay, since)), LIVENESS,
                        "the overlay saying %s may be clicked" % target)
+
+
+def mark(overlay):
+    """Where the overlay's log is now: the `since` of a wait for what a step does next."""
+    return len(log_lines(overlay))
+
+
+FRAME = re.compile(r"^island-overlay: frame \d+ us (animating|settled) (\w+)$")
+
+
+def at_rest(overlay, form, since=0):
+    """Waits until the overlay, run with ISLAND_OVERLAY_FRAME_LOG=1, has painted `form`
+    ("compact", "minimal", "expanded", "alert", "hidden") at rest: the last frame it logged after
+    line `since` says "settled FORM" (a frame painted, and another asked, on every step of a
+    morph; the spring's end is painted last). A screenshot's stillness alone cannot say so: an
+    overlay starved of CPU mid-morph leaves a frame of the morph on screen, unchanged for as
+    long as it waits. Call it before the screenshots of a scene, with `since` taken before the
+    step that made it (`mark`)."""
+
+    def rested():
+        frames = [FRAME.match(line) for line in log_lines(overlay, since)]
+        frames = [frame for frame in frames if frame]
+        return frames and frames[-1].groups() == ("settled", form)
+    desktop.wait_until(rested, LIVENESS, "the overlay painting the %s island at rest" % form)
 
 
 def redrawn(screen, producer, activity, image, box, minutes=7):

@@ -6,7 +6,6 @@ it none). About 3 s."""
 
 import os
 import re
-import time
 
 import pytest
 
@@ -26,13 +25,15 @@ def test_screenshots_and_pointer_clicks_reach_a_real_client():
         assert (image.width, image.height) == (sway.width, sway.height) == (1280, 720)
         assert image.pixel(640, 360) == desktop.BACKGROUND and image.pixel(0, 0) == desktop.BACKGROUND
 
-        # foot fills the tiled output with its black background; with mouse reporting on
-        # (DECSET 1000) every click arrives on its terminal as bytes, which cat records.
+        # foot fills the tiled output with its background; with mouse reporting on (DECSET
+        # 1000) every click arrives on its terminal as bytes, which cat records. foot reads what
+        # its shell writes in order: once the background turns black (OSC 11, written after the
+        # DECSET), mouse reporting is on.
         clicks = os.path.join(session.home, "clicks")
-        session.spawn("foot", ["foot", "-o", "colors.background=000000", "sh", "-c",
-                               "stty raw -echo; printf '\\033[?1000h'; exec cat > %s" % clicks])
-        desktop.wait_until(lambda: sway.screenshot().box(*desktop.DARK) == (0, 0, 1280, 720), LIVENESS, "foot's window")
-        time.sleep(0.3)  # mouse reporting switched on
+        session.spawn("foot", ["foot", "-o", "colors.background=505050", "sh", "-c",
+                               "stty raw -echo; printf '\\033[?1000h\\033]11;#000000\\033\\\\'; exec cat > %s" % clicks])
+        desktop.wait_until(lambda: sway.screenshot().box(*desktop.DARK) == (0, 0, 1280, 720), LIVENESS,
+                           "foot's window, black once mouse reporting is on")
 
         sway.move(640, 360)
         sway.swaymsg("seat", "-", "cursor", "press", "button1")

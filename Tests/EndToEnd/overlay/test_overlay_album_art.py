@@ -35,9 +35,11 @@ def world():
         session.start_bus()
         sway = desktop.Sway(session)
         session.start_islandd(overlay_scenes.DAEMON_CONFIG)  # an expansion holds while photographed
-        desktop.Overlay(session, dict(sway.env), config="[Overlay]\nCollapseAfter=0\n")  # runs until the session closes
+        # Runs until the session closes; its frame log says when the expanded island is at rest
+        # (the art fades in with the rest of the content as it expands).
+        overlay = desktop.Overlay(session, dict(sway.env, ISLAND_OVERLAY_FRAME_LOG="1"), config="[Overlay]\nCollapseAfter=0\n")
         bridge = session.spawn("island-bridge", [os.path.join(desktop.bin_dir(), "island-bridge")])
-        yield session, sway, overlay_scenes.Screen(sway, "album-art"), bridge
+        yield session, sway, overlay_scenes.Screen(sway, "album-art"), bridge, overlay
     except BaseException:
         print(session.logs_text())
         raise
@@ -72,20 +74,22 @@ def now_playing(session, art):
     return desktop.wait_until(found, 30, "the bridge's Now Playing activity %s art" % ("with" if art else "without"))
 
 
-def expanded(session, screen, activity, name):
+def expanded(session, screen, overlay, activity, name):
+    since = overlay_scenes.mark(overlay)
     session.call_as_user("org.island.Presenter.Interact", {"action": "expand", "id": activity["id"]})
+    overlay_scenes.at_rest(overlay, "expanded", since)
     image, box = screen.settled(lambda image, box: box is not None and box[3] - box[1] > 60, name=name, what="the expanded island")
     return screen.grab(name), box
 
 
 def test_the_expanded_island_shows_the_cover_beside_the_title_and_the_icon_without_one(world):
-    session, sway, screen, _ = world
+    session, sway, screen, _, overlay = world
     mpv = play(session, "with-cover", cover=True)
     try:
         activity = now_playing(session, art=True)
         art = activity["content"]["state"]["artUrl"]
         assert art.startswith("file:///") and art.endswith("/with-cover/cover.jpg"), art
-        image, box = expanded(session, screen, activity, "expanded-with-art")
+        image, box = expanded(session, screen, overlay, activity, "expanded-with-art")
         x0, y0, x1, y1 = box
         leading = (x0, y0, x0 + (x1 - x0) // 4, y1)
         covered = sum(1 for x, y in ((x, y) for y in range(leading[1], leading[3]) for x in range(leading[0], leading[2]))
@@ -100,7 +104,7 @@ def test_the_expanded_island_shows_the_cover_beside_the_title_and_the_icon_witho
     mpv = play(session, "no-cover", cover=False)
     try:
         activity = now_playing(session, art=False)
-        image, box = expanded(session, screen, activity, "expanded-without-art")
+        image, box = expanded(session, screen, overlay, activity, "expanded-without-art")
         x0, y0, x1, y1 = box
         assert image.count((201, 91, 0), (255, 169, 79), (x0, y0, x1, y1)) < 20, "a cover where the player gave none"
     finally:

@@ -65,9 +65,13 @@ def light_bands(image, region):
 
 
 def test_an_alert_just_before_a_click_on_another_apps_pill_gets_no_tap(world, live):
+    since = len(log_lines(world.overlay))
     live.request(relevance=100)
     b = live.request(app=OTHER, content={"state": {"step": "3/5"}}, relevance=50)
     resting = lambda image, box: box is not None and len(world.screen.shapes(image, box)) == 2  # noqa: E731
+    # Measured at rest (the frame log says so): the pill's place in a frame of the morph is not
+    # where the pill stays.
+    scenes.at_rest(world.overlay, "minimal", since)
     image, box = world.screen.settled(resting, name="a-pill-and-b-bubble")
     (a0, a1), _ = world.screen.shapes(image, box)
     pill = ((a0 + a1) / 2, centre(box)[1])
@@ -94,20 +98,23 @@ def test_an_alert_just_before_a_click_on_another_apps_pill_gets_no_tap(world, li
         assert clicked[0].endswith(" s yet"), "a click acted: %s" % clicked[0]
         if " on tap %s %s ignored: " % (b, OTHER_URL) in clicked[0]:
             break  # it landed on B's alert, which had not stood still on screen: ignored
+        scenes.at_rest(world.overlay, "minimal", since)
         world.screen.settled(resting, name="alert-over-%d" % attempt)
     else:
         pytest.fail("the click never arrived while B's alert showed: %s" % clicked)
     world.screen.grab("alert-clicked-too-early")
 
     # The alert ends (after 5 s) and the island rests again with A's pill and B's bubble.
+    scenes.at_rest(world.overlay, "minimal", since)
     image, rested = world.screen.settled(resting, name="after-the-alert")
 
     # After settling, a click does act: B's card in the list, dismissed with its ×, once the
     # overlay says it may be clicked.
     mark_list = len(log_lines(world.overlay))
     world.session.run([desktop.overlay_binary(), "--toggle-list"])
-    image, box = world.screen.settled(lambda image, box: box is not None and box[3] > rested[3] + 80, name="list")
+    scenes.at_rest(world.overlay, "minimal", mark_list)
     scenes.actionable(world.overlay, "dismiss %s" % b, since=mark_list)
+    image, box = world.screen.settled(lambda image, box: box is not None and box[3] > rested[3] + 80, name="list")
     panel = image.box_not(desktop.BACKGROUND, region=(0, rested[3] + 2, image.width, image.height // 2))
     # The list is grouped by app, newest first: B (started after A) first, A second; each × is
     # a light mark at the panel's right end.

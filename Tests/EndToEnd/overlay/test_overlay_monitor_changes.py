@@ -23,10 +23,10 @@ def outputs(sway):
     return {o["name"]: (o["rect"], o["scale"]) for o in sway.outputs()}
 
 
-def physical(sway, rect):
+def physical(sway, rect, known=None):
     """`rect` (logical, as sway says it) in grim's pixels: grim draws the whole layout at the
-    highest scale of its outputs."""
-    scale = max(scale for _, scale in outputs(sway).values())
+    highest scale of its outputs (`known`: outputs(sway), if just read)."""
+    scale = max(scale for _, scale in (known or outputs(sway)).values())
     return tuple(int(round(v * scale)) for v in (rect["x"], rect["y"], rect["x"] + rect["width"], rect["y"] + rect["height"]))
 
 
@@ -35,10 +35,11 @@ def drawn_on(sway, name):
     off beside it, and the list if open) is at its top, across its centre line, and ends above
     its bottom edge by the list's margin, whole (sway's rect is read at each shot)."""
     def check(image, _):
-        rect, _ = outputs(sway).get(name, (None, None))
+        known = outputs(sway)  # once a shot: each reading is a swaymsg
+        rect, _ = known.get(name, (None, None))
         if rect is None:
             return False
-        x0, y0, x1, y1 = physical(sway, rect)
+        x0, y0, x1, y1 = physical(sway, rect, known)
         box = within(image, (x0, y0, x1, y1), (x1 - x0) // rect["width"])
         if box is None:
             return False
@@ -105,8 +106,12 @@ def test_the_island_follows_an_output_added_rescaled_and_removed():
         canvas = fitted(overlay, "HEADLESS-1", "1280x720", 1)
         assert canvas[1] == 712, canvas  # under MarginTop=8
 
-        # The list open, taller than a 360-pixel output leaves.
+        # The list open, taller than a 360-pixel output leaves; measured once the overlay has
+        # painted it at rest (the island shows one app's activity and the other's bubble), not
+        # on a frame of its opening that a starved overlay leaves standing.
+        since = scenes.mark(overlay)
         session.run([desktop.overlay_binary(), "--toggle-list"], env=sway.env)
+        scenes.at_rest(overlay, "minimal", since)
         image, _ = screen.settled(lambda image, _: (image.box_not(desktop.BACKGROUND) or (0, 0, 0, 0))[3] > 400, name="list",
                                   what="the list open under the island, past the middle of the output")
         tall = panel_height(sway, "HEADLESS-1", image)

@@ -7,7 +7,8 @@ content cutting through the keyline, a translucent ghost of the bubble: each put
 once did).
 
 The verdict is the same on a busy machine: a burst takes as many frames as grim gives it
-(fewer when busy) and every one of them must be clean; nothing is timed."""
+(fewer when busy) and every one of them must be clean; it ends once the overlay's frame log says
+the island is at rest in its new form and a frame begun after that is taken; nothing is timed."""
 
 import pytest
 
@@ -42,13 +43,17 @@ def top(world):
     return (middle - 300, 0, middle + 300, 240)
 
 
-def morph(world, action, activity=None):
-    """A burst of frames while the island does `action` (expand, collapse); the frames."""
+def morph(world, action, form, activity=None):
+    """A burst of frames while the island does `action` (expand, collapse), from before it is
+    asked until the overlay has painted `form` at rest and a frame of that is taken; the burst."""
     parameters = {"action": action}
     if activity:
         parameters["id"] = activity
-    with motion_frames.Burst(world.session, top(world)) as burst:
+    since = scenes.mark(world.overlay)
+    with motion_frames.Burst(world.session, top(world), after=0) as burst:
         world.session.call_as_user("org.island.Presenter.Interact", parameters)
+        scenes.at_rest(world.overlay, form, since)
+        burst.take_one_more()
     return burst
 
 
@@ -68,24 +73,28 @@ def assert_inside_the_capsule(world, burst, what):
 
 
 def test_expanding_and_collapsing_draw_nothing_outside_the_capsule(world, live):
+    since = scenes.mark(world.overlay)
     activity = live.request()
+    scenes.at_rest(world.overlay, "compact", since)
     _, compact = world.screen.settled(lambda image, box: box is not None, name="compact")
-    assert_inside_the_capsule(world, morph(world, "expand", activity), "expand")
+    assert_inside_the_capsule(world, morph(world, "expand", "expanded", activity), "expand")
     world.screen.settled(lambda image, box: box is not None and size(box)[1] > 2 * size(compact)[1], name="expanded")
-    assert_inside_the_capsule(world, morph(world, "collapse"), "collapse")
+    assert_inside_the_capsule(world, morph(world, "collapse", "compact"), "collapse")
     world.screen.settled(lambda image, box: box is not None and size(box) == size(compact), name="compact-again")
 
 
 def test_with_a_bubble_expanding_and_collapsing_draw_nothing_outside_the_capsule(world, live):
     """Two activities: the second shows as the detached bubble, which merges into the island as
     it expands and splits off again as it collapses."""
+    since = scenes.mark(world.overlay)
     activity = live.request(relevance=50)
     live.request(app=OTHER, content={"state": {"step": "3/5"}})
+    scenes.at_rest(world.overlay, "minimal", since)
     two = lambda image, box: box is not None and len(world.screen.shapes(image, box)) == 2  # noqa: E731
     _, minimal = world.screen.settled(two, name="minimal")
-    assert_inside_the_capsule(world, morph(world, "expand", activity), "expand-from-minimal")
+    assert_inside_the_capsule(world, morph(world, "expand", "expanded", activity), "expand-from-minimal")
     world.screen.settled(lambda image, box: box is not None and size(box)[1] > 2 * size(minimal)[1], name="expanded")
-    assert_inside_the_capsule(world, morph(world, "collapse"), "collapse-to-minimal")
+    assert_inside_the_capsule(world, morph(world, "collapse", "minimal"), "collapse-to-minimal")
     world.screen.settled(two, name="minimal-again")
 
 

@@ -159,16 +159,21 @@ def test_all_puts_an_island_on_every_output_showing_the_same():
         sway, overlay = start(session, 2, "Output=all\nCollapseAfter=0\n")
         sway.start_pointer()
         rects = outputs_by_name(sway)
+        since = scenes.mark(overlay)
         scenes.Producer(session).request()
         screen = scenes.Screen(sway, "outputs-all")
+        # Measured at rest: an island starved mid-morph stands still on screen too.
+        scenes.at_rest(overlay, "compact", since)
         image, _ = screen.settled(on_every(rects), name="two", what="an island on each output")
         compact = islands(image, rects)
         assert size(compact["HEADLESS-1"]) == size(compact["HEADLESS-2"]), compact
         said_on(overlay, "HEADLESS-1")
         said_on(overlay, "HEADLESS-2")
 
+        since = scenes.mark(overlay)
         sway.click(*centre(compact["HEADLESS-2"]))
         sway.park()
+        scenes.at_rest(overlay, "expanded", since)
         screen.settled(on_every(rects, lambda box: size(box)[1] > 2 * size(compact["HEADLESS-1"])[1]),
                        name="both-expanded", what="both islands expanded by a click on one")
 
@@ -202,7 +207,9 @@ def test_fullscreen_hides_the_island_and_an_alert_shows_over_it(layer):
                            "the overlay hearing of the fullscreen window")
         screen.settled(lambda image, box: box is None, name="hidden", what="nothing beside the fullscreen window")
 
+        since = scenes.mark(overlay)
         producer.update(activity, scenes.state(minutes=5), alert={"title": "Your order is ready", "body": "Pick it up"})
+        scenes.at_rest(overlay, "alert", since)
         image, box = screen.settled(lambda image, box: box is not None and size(box)[1] > 40, name="alert",
                                     what="the alert over the fullscreen window")
         assert abs(centre(box)[0] - image.width / 2) <= 2, box

@@ -7,7 +7,6 @@ ISLAND_DESKTOP_SHOTS=DIR to keep the screenshots as PNGs."""
 
 import json
 import os
-import re
 import signal
 import threading
 
@@ -42,13 +41,9 @@ def start_overlay(session, sway, config=""):
 
 def at_rest(overlay, since=0):
     """Waits until the overlay, which showed nothing before its log's line `since`, has painted
-    the compact island at rest (its frame log's "settled compact"): the morph it arrived with
-    has ended. A screenshot's box alone cannot say so: an overlay starved of CPU mid-morph
-    leaves a smaller island on screen, unchanged for as long as it waits, and over a window a
-    box around everything drawn is the window's."""
-    settled = re.compile(r"island-overlay: frame \d+ us settled compact")
-    desktop.wait_until(lambda: any(settled.fullmatch(line) for line in scenes.log_lines(overlay, since)), LIVENESS,
-                       "the overlay painting the compact island at rest")
+    the compact island at rest (scenes.at_rest); over a window a box around everything drawn is
+    the window's, so a screenshot's box alone could not say so either."""
+    scenes.at_rest(overlay, "compact", since)
 
 
 def island_screen(sway, prefix, top=0):

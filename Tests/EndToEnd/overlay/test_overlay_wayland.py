@@ -36,9 +36,23 @@ def live(world):
         yield producer
 
 
-def compact_of(world, live):
-    live.request()
+def compact_of(world, live, **request):
+    """A new activity's compact island, photographed once the overlay has painted it at rest:
+    (image, box)."""
+    since = scenes.mark(world.overlay)
+    live.request(**request)
+    scenes.at_rest(world.overlay, "compact", since)
     return world.screen.settled(lambda image, box: box is not None, name="compact")
+
+
+def click_to_expand(world, box, form="expanded", name="expanded"):
+    """Clicks the middle of `box` (the compact island), parks the pointer and photographs the
+    island once the overlay has painted `form` at rest: (image, box)."""
+    since = scenes.mark(world.overlay)
+    world.sway.click(*centre(box))
+    world.sway.park()
+    scenes.at_rest(world.overlay, form, since)
+    return world.screen.settled(lambda image, now: now is not None and size(now)[1] > 2 * size(box)[1], name=name)
 
 
 def test_nothing_live_draws_nothing_then_the_capsule_comes_and_goes(world, live):
@@ -95,9 +109,11 @@ def test_a_timer_ticks_on_screen_with_tabular_digits(world, live):
     every second by itself (the producer sends nothing), and the digits are tabular, so the
     capsule keeps its size while they change."""
     now = time.time()
+    since = scenes.mark(world.overlay)
     live.request(app="org.island.example.Pomodoro", type="Pomodoro",
                  attributes={"task": "Write the report", "rounds": 4},
                  content={"state": {"phase": "Focus", "round": 1, "startedAt": now, "endsAt": now + 1500}})
+    scenes.at_rest(world.overlay, "compact", since)
     first, box = world.screen.settled(lambda image, box: box is not None, name="timer")
 
     def ticked():
@@ -108,8 +124,10 @@ def test_a_timer_ticks_on_screen_with_tabular_digits(world, live):
 
 
 def test_minimal_shows_an_attached_capsule_and_a_detached_bubble(world, live):
+    since = scenes.mark(world.overlay)
     live.request(relevance=50)
     live.request(app=OTHER, content={"state": {"step": "3/5"}})
+    scenes.at_rest(world.overlay, "minimal", since)
     image, box = world.screen.settled(
         lambda image, box: box is not None and len(world.screen.shapes(image, box)) == 2, name="minimal")
     (a0, a1), (b0, b1) = world.screen.shapes(image, box)
@@ -123,10 +141,7 @@ def test_minimal_shows_an_attached_capsule_and_a_detached_bubble(world, live):
 
 def test_click_expands_and_the_island_grows(world, live):
     _, compact = compact_of(world, live)
-    world.sway.click(*centre(compact))
-    world.sway.park()
-    image, expanded = world.screen.settled(
-        lambda image, box: box is not None and size(box)[1] > 2 * size(compact)[1], name="expanded")
+    image, expanded = click_to_expand(world, compact)
     assert size(expanded)[0] > size(compact)[0]
     assert abs(centre(expanded)[0] - image.width / 2) <= 2 and expanded[1] <= 24
     # The centre text and the button label: light pixels on two separate bands of rows.
@@ -138,11 +153,8 @@ def test_click_expands_and_the_island_grows(world, live):
 
 def expand(world, live):
     _, compact = compact_of(world, live)
-    mark = len(scenes.log_lines(world.overlay))
-    world.sway.click(*centre(compact))
-    world.sway.park()
-    shown = world.screen.settled(lambda image, box: box is not None and size(box)[1] > 2 * size(compact)[1],
-                                 name="expanded")
+    mark = scenes.mark(world.overlay)
+    shown = click_to_expand(world, compact)
     # A click acts only on what has stood still on screen for a while (docs/design.md §10).
     scenes.actionable(world.overlay, "tap %s" % live.started[-1][1], since=mark)
     return shown
@@ -213,13 +225,10 @@ def test_a_sixty_row_layout_is_cut_at_the_islands_height_and_clicks_below_it_do_
     below it reaches the desktop, not the overlay: the overlay, which logs every click it gets
     (frame log), logs none, and loses the keyboard focus to the click elsewhere, so it collapses
     (its own collapse, logged)."""
-    activity = live.request(type="Tall")
-    _, compact = world.screen.settled(lambda image, box: box is not None, name="tall-compact")
-    mark = len(scenes.log_lines(world.overlay))
-    world.sway.click(*centre(compact))
-    world.sway.park()
-    image, box = world.screen.settled(lambda image, box: box is not None and size(box)[1] > 2 * size(compact)[1],
-                                      name="tall-expanded")
+    _, compact = compact_of(world, live, type="Tall")
+    activity = live.started[-1][1]
+    mark = scenes.mark(world.overlay)
+    image, box = click_to_expand(world, compact, name="tall-expanded")
     assert size(box)[1] <= 160 + 2, "the expanded island is %s px tall: %s" % (size(box)[1], box)
     assert box[3] < 600
     # Its first rows are drawn, down to near its bottom, where the rest is cut.
@@ -235,13 +244,16 @@ def test_a_sixty_row_layout_is_cut_at_the_islands_height_and_clicks_below_it_do_
     clicks = [line for line in scenes.log_lines(world.overlay, mark) if line.startswith("island-overlay: click at ")]
     assert clicks == [], "the click below the island reached the overlay: %s" % clicks
     assert world.opened() == before
+    scenes.at_rest(world.overlay, "compact", mark)
     world.screen.settled(lambda image, box: box == compact, name="tall-collapsed", what="the island collapsing")
 
 
 def test_an_alert_shows_its_title_and_body(world, live):
     image, compact = compact_of(world, live)
     activity = live.started[-1][1]
+    since = scenes.mark(world.overlay)
     live.update(activity, scenes.state(minutes=5), alert={"title": "Your order is ready", "body": "Pick it up at the counter"})
+    scenes.at_rest(world.overlay, "alert", since)
     image, box = world.screen.settled(
         lambda image, box: box is not None and size(box)[1] > 2 * size(compact)[1], name="alert")
     # Light text on two lines, read through the middle of the island (clear of its symbol).
@@ -255,7 +267,9 @@ def test_an_alert_shows_its_title_and_body(world, live):
     # The alert holds (AlertSec=1h here) until the user collapses it; then the island rests in
     # compact again: as tall as before, and narrower, since the capsule hugs its content and
     # "5 min" is shorter than "12 min".
+    since = scenes.mark(world.overlay)
     live.collapse(activity)
+    scenes.at_rest(world.overlay, "compact", since)
     world.screen.settled(lambda image, box: box is not None and size(box)[1] == size(compact)[1] and size(box)[0] < size(compact)[0],
                          name="after-alert", what="the island after the alert")
 
@@ -270,12 +284,15 @@ def test_the_expanded_island_collapses_when_the_pointer_stays_away():
         sway.start_pointer()
         scenes.prepare(session)
         session.start_islandd(scenes.DAEMON_CONFIG)
-        overlay = desktop.Overlay(session, sway.env, config="[Overlay]\nCollapseAfter=1\n")
+        overlay = desktop.Overlay(session, dict(sway.env, ISLAND_OVERLAY_FRAME_LOG="1"), config="[Overlay]\nCollapseAfter=1\n")
         producer = scenes.Producer(session)
         activity = producer.request()
         screen = scenes.Screen(sway, "away")
+        scenes.at_rest(overlay, "compact")
         _, compact = screen.settled(lambda image, box: box is not None, name="compact")
+        since = scenes.mark(overlay)
         sway.click(*centre(compact))
+        scenes.at_rest(overlay, "expanded", since)
         image, expanded = screen.settled(lambda image, box: box is not None and size(box)[1] > 2 * size(compact)[1],
                                          name="expanded")
         # More than CollapseAfter with the pointer on it (a lower bound, for the overlay's timer
@@ -284,7 +301,9 @@ def test_the_expanded_island_collapses_when_the_pointer_stays_away():
         later = scenes.redrawn(screen, producer, activity, image, expanded)
         assert "pointer away" not in overlay.log(), "collapsed with the pointer on it:\n" + overlay.log()
         assert size(screen.capsule(later))[1] > 2 * size(compact)[1], "collapsed with the pointer on it"
+        since = scenes.mark(overlay)
         sway.park()
+        scenes.at_rest(overlay, "compact", since)
         screen.settled(lambda image, box: box is not None and size(box)[1] == size(compact)[1], name="collapsed",
                        what="the island collapsing once the pointer left")
         assert "collapse %s" % activity in overlay.log()
@@ -297,14 +316,18 @@ def test_escape_collapses_the_expanded_island(world, live):
     the seat's virtual keyboard with the pointer still over the island, collapses it."""
     _, compact = compact_of(world, live)
     activity = live.started[-1][1]
+    since = scenes.mark(world.overlay)
     world.sway.click(*centre(compact))
+    scenes.at_rest(world.overlay, "expanded", since)
     world.screen.settled(lambda image, box: box is not None and size(box)[1] > 2 * size(compact)[1], name="expanded")
+    since = scenes.mark(world.overlay)
     world.sway.key(1)  # KEY_ESC
     # The overlay's own collapse (it logs it), not the daemon's timeout, which would look the same.
     desktop.wait_until(lambda: "collapse %s" % activity in world.overlay.log(), LIVENESS, "the overlay collapsing on Escape")
     # The cursor is drawn into the screenshots: out of the way before the capsule is measured
     # (the compact capsule is shorter than the cursor is tall below the island's middle).
     world.sway.park()
+    scenes.at_rest(world.overlay, "compact", since)
     world.screen.settled(lambda image, box: box == compact, name="escaped",
                          what="the island collapsing on Escape")
     assert "collapse %s" % activity in world.overlay.log()
@@ -332,16 +355,21 @@ def test_a_click_in_another_window_collapses_the_expanded_island():
     session = desktop.UserSession()
     try:
         sway = session_with_a_window(session)
-        overlay = desktop.Overlay(session, sway.env, config="[Overlay]\nCollapseAfter=0\n")
+        overlay = desktop.Overlay(session, dict(sway.env, ISLAND_OVERLAY_FRAME_LOG="1"), config="[Overlay]\nCollapseAfter=0\n")
         producer = scenes.Producer(session)
         activity = producer.request()
         screen = scenes.Screen(sway, "focus")
+        scenes.at_rest(overlay, "compact")
         _, compact = screen.settled(lambda image, box: box is not None, name="compact")
+        since = scenes.mark(overlay)
         sway.click(*centre(compact))
+        scenes.at_rest(overlay, "expanded", since)
         screen.settled(lambda image, box: box is not None and size(box)[1] > 2 * size(compact)[1], name="expanded")
+        since = scenes.mark(overlay)
         sway.click(sway.width // 2, sway.height - 100)  # in foot
         # The overlay's own collapse (it logs it), not the daemon's timeout, which would look the same.
         desktop.wait_until(lambda: "collapse %s" % activity in overlay.log(), LIVENESS, "the overlay collapsing")
+        scenes.at_rest(overlay, "compact", since)
         screen.settled(lambda image, box: box == compact, name="clicked-elsewhere",
                        what="the island collapsing when another window took the focus")
         assert "collapse %s" % activity in overlay.log()
@@ -404,7 +432,10 @@ def test_the_list_opens_from_the_command_and_dismisses_from_a_card(world, live):
     _, compact = compact_of(world, live)
     activity = live.started[-1][1]
     toggle = [desktop.overlay_binary(), "--toggle-list"]
+    since = scenes.mark(world.overlay)
     world.session.run(toggle)
+    # The frame log names the island's form; the list is open beside it.
+    scenes.at_rest(world.overlay, "compact", since)
     image, box = world.screen.settled(lambda image, box: box is not None and box[3] > compact[3] + 40, name="list")
     # A panel under the island, centred, holding the activity's card.
     panel = image.box_not(desktop.BACKGROUND, region=(0, compact[3] + 2, image.width, image.height // 2))
@@ -412,10 +443,11 @@ def test_the_list_opens_from_the_command_and_dismisses_from_a_card(world, live):
     world.session.run(toggle)
     world.screen.settled(lambda image, box: box == compact, name="list-closed", what="the list closing")
 
-    mark = len(scenes.log_lines(world.overlay))
+    mark = scenes.mark(world.overlay)
     world.session.run(toggle)
-    image, box = world.screen.settled(lambda image, box: box is not None and box[3] > compact[3] + 40, name="list")
+    scenes.at_rest(world.overlay, "compact", mark)
     scenes.actionable(world.overlay, "dismiss %s" % activity, since=mark)
+    image, box = world.screen.settled(lambda image, box: box is not None and box[3] > compact[3] + 40, name="list")
     panel = image.box_not(desktop.BACKGROUND, region=(0, compact[3] + 2, image.width, image.height // 2))
     # The card's dismiss button (×) is the light mark at the panel's right end.
     cross = image.box(*LIGHT, region=(panel[2] - 60, panel[1], panel[2] - 4, panel[3]))
@@ -436,8 +468,13 @@ def test_the_list_opens_from_the_command_and_dismisses_from_a_card(world, live):
 def light_bands(image, box):
     """The separate bands of rows with light pixels (text, a button's label) inside `box`, the
     capsule with its keyline: the keyline's rows, a light line over the desktop at the top and
-    bottom edge, are no text and are left out (as its columns are at the sides)."""
-    rows = [y for y in range(box[1] + 3, box[3] - 3) if image.count(*LIGHT, region=(box[0] + 8, y, box[2] - 8, y + 1))]
+    bottom edge, are no text and are left out (as its columns are at the sides). One mask of the
+    image for all the rows: a check Screen.settled makes on every shot must be quick, or on a busy
+    machine a mask of the whole image per row (seconds a shot) leaves it too few shots to see
+    the island stand still within LIVENESS."""
+    light = image.mask(*LIGHT)
+    rows = [y for y in range(box[1] + 3, box[3] - 3)
+            if light.find(1, y * image.width + box[0] + 8, y * image.width + box[2] - 8) >= 0]
     return sum(1 for a, b in zip(rows, rows[1:]) if b - a > 3) + 1 if rows else 0
 
 
@@ -448,8 +485,10 @@ def test_while_the_screen_is_shared_the_island_keeps_its_shape_and_shows_no_cont
     sharing" with no button. Set ISLAND_GALLERY_SHARED=PATH.png to save the expanded island's
     photograph there, and the compact one's beside it (PATH-compact.png)."""
     before, compact = compact_of(world, live)
+    since = scenes.mark(world.overlay)
     world.session.island("admin", "sharing", "on")
     try:
+        scenes.at_rest(world.overlay, "compact", since)
         image, shared = world.screen.settled(
             lambda image, box: box is not None and image.crop(box).pixels != before.crop(compact).pixels, name="shared-compact",
             what="the compact island redrawn without its content")
@@ -460,17 +499,16 @@ def test_while_the_screen_is_shared_the_island_keeps_its_shape_and_shows_no_cont
         if gallery:
             image.crop((shared[0] - 8 * margin, 0, shared[2] + 8 * margin, shared[3] + margin)).save_png(
                 gallery.replace(".png", "-compact.png"))
-        world.sway.click(*centre(shared))
-        world.sway.park()
-        image, expanded = world.screen.settled(
-            lambda image, box: box is not None and size(box)[1] > 2 * size(shared)[1], name="shared-expanded")
+        image, expanded = click_to_expand(world, shared, name="shared-expanded")
         # "Hidden while sharing" and nothing below it, where the layout's own expanded island
         # has its text and a button.
         assert light_bands(image, expanded) == 1, "expected one line of text and no button"
         if gallery:
             image.crop((max(0, expanded[0] - 4 * margin), 0, min(image.width, expanded[2] + 4 * margin),
                         min(image.height, expanded[3] + margin))).save_png(gallery)
+        since = scenes.mark(world.overlay)
         world.session.island("admin", "sharing", "off")
+        scenes.at_rest(world.overlay, "expanded", since)
         world.screen.settled(lambda image, box: box is not None and light_bands(image, box) >= 2, name="shown-again",
                              what="the expanded island with its text and button again")
     finally:

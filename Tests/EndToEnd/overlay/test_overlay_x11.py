@@ -23,7 +23,9 @@ def x11():
         xvfb = desktop.Xvfb(session)
         opener = scenes.prepare(session)
         session.start_islandd(scenes.DAEMON_CONFIG)
-        overlay = desktop.Overlay(session, xvfb.env, config=scenes.overlay_config(opener))
+        # The frame log says when the island is at rest.
+        overlay = desktop.Overlay(session, dict(xvfb.env, ISLAND_OVERLAY_FRAME_LOG="1"),
+                                  config=scenes.overlay_config(opener))
         yield session, xvfb, overlay
     except BaseException:
         print(session.logs_text())
@@ -38,7 +40,9 @@ def test_an_unmanaged_window_at_the_top_centre_expands_on_click(x11):
     live = scenes.Producer(session)
     try:
         assert screen.capsule(screen.grab("empty")) is None, "something is drawn with nothing live"
+        since = scenes.mark(overlay)
         live.request()
+        scenes.at_rest(overlay, "compact", since)
         image, compact = screen.settled(lambda image, box: box is not None, name="compact")
         assert abs(centre(compact)[0] - image.width / 2) <= 2, compact
         assert compact[1] <= 24, compact
@@ -50,7 +54,9 @@ def test_an_unmanaged_window_at_the_top_centre_expands_on_click(x11):
                       if "Override Redirect State: yes" in session.run(["xwininfo", "-id", w], env=xvfb.env).stdout.decode()
                       and "Map State: IsViewable" in session.run(["xwininfo", "-id", w], env=xvfb.env).stdout.decode()]
         assert redirected, "no mapped override-redirect window:\n" + tree
+        since = scenes.mark(overlay)
         xvfb.click(*centre(compact))
+        scenes.at_rest(overlay, "expanded", since)
         image, expanded = screen.settled(lambda image, box: box is not None and size(box)[1] > 2 * size(compact)[1],
                                          name="expanded")
         assert abs(centre(expanded)[0] - image.width / 2) <= 2 and expanded[1] <= 24, expanded
