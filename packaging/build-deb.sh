@@ -11,12 +11,18 @@
 # island-bridge_<version>_<arch>.deb, the session bus's players, progress notifications and
 # jobs as activities: its binary, user unit, manifest, layouts and man page.
 #
-# Usage: packaging/build-deb.sh [--output DIR] [--scratch-path DIR] [--no-build] [--compression TYPE]
-#                               [--gnome-shell 43|45|auto]
+# Usage: packaging/build-deb.sh [--output DIR] [--scratch-path DIR] [--no-build] [--from-build BIN_PATH]
+#                               [--compression TYPE] [--gnome-shell 43|45|auto]
 #   --output DIR        where the .debs go (default: .build-deb/)
 #   --scratch-path DIR  SwiftPM's build directory (default: .build-package/); reused, so a
 #                       second run only relinks what changed
 #   --no-build          package the binaries already in the scratch path
+#   --from-build BIN_PATH
+#                       no release build: the programs linked again, the packages' way, from
+#                       the objects of the build whose products are in BIN_PATH (as `swift build
+#                       --show-bin-path` prints it; scripts/build-release.sh --relink), into
+#                       packaged-CONFIGURATION/ beside that build's folders. The test command
+#                       packages its debug build this way; the packages that ship are release.
 #   --compression TYPE  dpkg-deb's compressor: xz (default, smallest), gzip (much faster)
 #   --gnome-shell N     the GNOME Shell extension's entry points: 43 (43 and 44, Debian 12), 45
 #                       (45 and later) or auto (default: those of the gnome-shell installed
@@ -29,6 +35,7 @@ repo="$(cd "$(dirname "$0")/.." && pwd)"
 output="$repo/.build-deb"
 scratch="$repo/.build-package"
 build=1
+from_build=""
 compression=xz
 gnome_shell=auto
 while (($#)); do
@@ -38,11 +45,13 @@ while (($#)); do
     --scratch-path) scratch="$2"; shift 2 ;;
     --scratch-path=*) scratch="${1#*=}"; shift ;;
     --no-build) build=0; shift ;;
+    --from-build) from_build="$2"; shift 2 ;;
+    --from-build=*) from_build="${1#*=}"; shift ;;
     --compression) compression="$2"; shift 2 ;;
     --compression=*) compression="${1#*=}"; shift ;;
     --gnome-shell) gnome_shell="$2"; shift 2 ;;
     --gnome-shell=*) gnome_shell="${1#*=}"; shift ;;
-    -h|--help) sed -n '2,24p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,31p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "build-deb: unknown option $1 (try --help)" >&2; exit 2 ;;
   esac
 done
@@ -73,11 +82,22 @@ SOURCE_DATE_EPOCH="$(dpkg-parsechangelog -l "$debian/changelog" -S Timestamp)"
 export SOURCE_DATE_EPOCH
 
 # 1. Release binaries, linked as scripts/build-release.sh says (the Swift runtime, Foundation
-#    and Dispatch linked in; Debian's hardening defaults).
-if ((build)); then
-  "$repo/scripts/build-release.sh" --scratch-path "$scratch" "${products[@]}" "${overlay_products[@]}" "${bridge_products[@]}" >/dev/null
+#    and Dispatch linked in; Debian's hardening defaults); or, with --from-build, another
+#    build's objects linked the same way. IslandKit's reference is rendered from the modules
+#    of the build the binaries came from.
+if [ -n "$from_build" ]; then
+  from_build="$(cd "$from_build" && pwd -P)"
+  bin="$(dirname "$(dirname "$from_build")")/packaged-$(basename "$from_build")"
+  "$repo/scripts/build-release.sh" --relink "$from_build" --output "$bin" \
+    "${products[@]}" "${overlay_products[@]}" "${bridge_products[@]}" >/dev/null
+  modules="$from_build/Modules"
+else
+  if ((build)); then
+    "$repo/scripts/build-release.sh" --scratch-path "$scratch" "${products[@]}" "${overlay_products[@]}" "${bridge_products[@]}" >/dev/null
+  fi
+  bin="$scratch/release"
+  modules="$bin/Modules"
 fi
-bin="$scratch/release"
 for product in "${products[@]}" "${overlay_products[@]}" "${bridge_products[@]}"; do
   [ -x "$bin/$product" ] || die "$bin/$product is missing (run without --no-build)"
 done
@@ -97,9 +117,13 @@ for product in "${products[@]}"; do
   install -m 0755 "$bin/$product" "$root/usr/bin/$product"
   strip --strip-unneeded --remove-section=.comment --remove-section=.note "$root/usr/bin/$product"
 done
-if ldd "$root/usr/bin/islandd" | grep -q libswift; then
-  die "islandd still links the Swift runtime dynamically: $(ldd "$root/usr/bin/islandd" | grep libswift)"
-fi
+# The runtime is linked in: no libswift*, Foundation, Dispatch or BlocksRuntime from the toolchain.
+runtime='lib(swift|Foundation|_Foundation|CoreFoundation|dispatch|BlocksRuntime)'
+for product in "${products[@]}"; do
+  if ldd "$root/usr/bin/$product" | grep -Eq "$runtime"; then
+    die "$product still links the Swift runtime dynamically: $(ldd "$root/usr/bin/$product" | grep -E "$runtime" | tr -d '\t')"
+  fi
+done
 # Drawing is the overlay package's: the core binaries start island-overlay --draw-svg for SVG,
 # and link no cairo, Pango, GTK or X11.
 for product in "${products[@]}"; do
@@ -153,7 +177,7 @@ install -m 0644 "$repo"/docs/*.md "$doc/docs/"
 gzip -9n "$doc"/docs/*.md
 # IslandKit's reference: the DocC catalog and every public symbol, as static pages that open
 # from the disk (scripts/docs.sh), rendered from the release build's modules.
-"$repo/scripts/docs.sh" --modules "$bin/Modules" --output "$stage/docs" >/dev/null
+"$repo/scripts/docs.sh" --modules "$modules" --output "$stage/docs" >/dev/null
 cp -R "$stage/docs/IslandKit" "$doc/IslandKit"
 examples="$doc/examples"
 install -d "$examples/applications" "$examples/layouts"
@@ -252,7 +276,7 @@ overlay_paths=(usr/bin/island-overlay)
 install -D -m 0755 "$bin/island-overlay" "$oroot/usr/bin/island-overlay"
 strip --strip-unneeded --remove-section=.comment --remove-section=.note "$oroot/usr/bin/island-overlay"
 overlay_links="$(ldd "$oroot/usr/bin/island-overlay")"
-if grep -q libswift <<< "$overlay_links"; then
+if grep -Eq "$runtime" <<< "$overlay_links"; then
   die "island-overlay still links the Swift runtime dynamically"
 fi
 for library in libgtk-3 libgtk-layer-shell libcairo libpango; do
@@ -299,7 +323,7 @@ for product in "${bridge_products[@]}"; do
   install -m 0755 "$bin/$product" "$broot/usr/bin/$product"
   strip --strip-unneeded --remove-section=.comment --remove-section=.note "$broot/usr/bin/$product"
 done
-if ldd "$broot/usr/bin/island-bridge" | grep -q libswift; then
+if ldd "$broot/usr/bin/island-bridge" | grep -Eq "$runtime"; then
   die "island-bridge still links the Swift runtime dynamically"
 fi
 require "$pkg/systemd/user/island-bridge.service"

@@ -10,30 +10,40 @@
 #               binaries and the reference Python varlink implementation
 #   end-to-end  Tests/EndToEnd, in parallel by file: the real islandd, CLI, presenters, overlay
 #               and bridge against real peers (bars, sway, Xvfb, mpv, dunst, mosquitto, systemd)
-#   packages    the Debian packages, whose release build runs in the background from the start
+#   packages    the Debian packages, made from that debug build (its five packaged programs
+#               linked again with the Swift runtime in: packaging/build-deb.sh --from-build)
+#               and tested, in the background from the end of the build, beside the stages above
 # and ends with one line per stage and `N passed, M failed, K skipped`. A failed test's logs
 # and screenshots are kept in the folder printed at the end. Exits non-zero if anything failed.
+# The release build, the optimised one the packages ship, is not part of it: --release-packages
+# builds those packages and runs the same package tests on them (docs/testing.md, "What runs").
 #
 # Usage: scripts/test.sh [--quick] [--workers N] [-- PYTEST-ARGS...]
-#   --quick      the inner loop's subset, in about three minutes after a build: the Swift
+#        scripts/test.sh --release-packages
+#   --quick      the inner loop's subset, in about a minute after a build: the Swift
 #                suites and the end-to-end tests marked `quick` (they start the real daemon);
 #                no packages
 #   --workers N  end-to-end tests run N files at a time (default 5; ISLAND_TEST_WORKERS)
 #   PYTEST-ARGS  passed to pytest, e.g. `-- -k push` or `-- Tests/EndToEnd/daemon`
+#   --release-packages
+#                only the packages as they ship: the release build (packaging/build-deb.sh,
+#                xz as released), then the package tests on those .debs; run it before a release
 set -uo pipefail
 cd "$(dirname "$0")/.."
 repo=$(pwd)
 
 quick=0
+release_packages=0
 workers=${ISLAND_TEST_WORKERS:-5}
 pytest_args=()
 while (($#)); do
   case "$1" in
     --quick) quick=1; shift ;;
+    --release-packages) release_packages=1; shift ;;
     --workers) workers="$2"; shift 2 ;;
     --workers=*) workers="${1#*=}"; shift ;;
     --) shift; pytest_args=("$@"); break ;;
-    -h|--help) sed -n '2,22p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,30p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "test.sh: unknown option $1 (try --help)" >&2; exit 2 ;;
   esac
 done
@@ -53,20 +63,39 @@ echo "==> installing what the tests need" >&2
 t=$SECONDS
 if bash scripts/install-deps.sh; then record install ok $((SECONDS - t)); else record install failed $((SECONDS - t)); fi
 
-# The packages' release build needs nothing but the sources: it runs in the background from
-# here on, filling the cores wherever the debug build links or emits a module alone and while
-# end-to-end tests wait on their peers.
-deb_pid=""
-if ((!quick)); then
-  echo "==> building the Debian packages in the background (log: $results/packages-build.log)" >&2
-  mkdir -p "$results/debs"
-  packaging/build-deb.sh --output "$results/debs" --compression gzip >"$results/debs/paths" 2>"$results/packages-build.log" &
-  deb_pid=$!
-  deb_started=$SECONDS
-  # Interrupted, the run takes its background build down with it (build-deb.sh and the
-  # compilers below it, by pid).
-  stop_tree() { local child; for child in $(pgrep -P "$1"); do stop_tree "$child"; done; kill "$1" 2>/dev/null; }
-  trap 'stop_tree "$deb_pid"; exit 130' INT TERM
+# The package tests, on the .debs listed in PATHS (island's first), with the stage's line
+# recorded. Usage: test_packages PATHS NOTE [ENVIRONMENT...]
+test_packages() {
+  local paths="$1" note="$2" t=$SECONDS debs
+  shift 2
+  mapfile -t debs <"$paths"
+  if env "$@" ISLAND_BIN_DIR="$bin_dir" \
+      ISLAND_DEB="${debs[0]}" ISLAND_OVERLAY_DEB="${debs[1]}" ISLAND_BRIDGE_DEB="${debs[2]}" \
+      python3 -m pytest -q -n "$workers" --junitxml "$results/packages.xml" -o junit_family=xunit1 \
+        Tests/EndToEnd/packaging/test_package.py; then
+    record packages ok $((SECONDS - t)) "$results/packages.xml" "$note"
+  else
+    record packages failed $((SECONDS - t)) "$results/packages.xml" "$note"
+  fi
+}
+
+mkdir -p "$results/debs"
+if ((release_packages)); then
+  ((!quick && ${#pytest_args[@]} == 0)) || { echo "test.sh: --release-packages runs alone" >&2; exit 2; }
+  echo "==> the release packages: their build (log: $results/packages-build.log), then their tests" >&2
+  bin_dir=""
+  t=$SECONDS
+  if packaging/build-deb.sh --output "$results/debs" >"$results/debs/paths" 2>"$results/packages-build.log"; then
+    took=$((SECONDS - t))
+    test_packages "$results/debs/paths" "their release build took $((took / 60)) min $((took % 60)) s; the .debs: $results/debs" \
+      ISLAND_PACKAGE_BUILD="$repo/.build-package"
+  else
+    echo "packaging/build-deb.sh failed; its log:" >&2
+    tail -n 40 "$results/packages-build.log" >&2
+    record packages failed $((SECONDS - t))
+  fi
+  python3 scripts/test-summary.py "$stages" "$results" $((SECONDS - started))
+  exit
 fi
 
 echo "==> formatting" >&2
@@ -98,6 +127,34 @@ else
   record build failed $((SECONDS - t)) ; built=0
 fi
 bin_dir=$(swift build --show-bin-path "${build_flags[@]}")
+
+# The packages, from this build: its packaged programs linked again with the Swift runtime in,
+# the .debs put together, then their tests, all in the background beside the stages below
+# (the end-to-end suite mostly waits on its peers). The package tests compare the host's
+# accounts before and after an install while end-to-end tests add users: they take turns
+# (Tests/EndToEnd/harness/host_accounts.py). The stage's line is written to a file of its
+# own and joins the summary in its place at the end.
+packages_pid=""
+if ((built && !quick)); then
+  echo "==> the Debian packages from this build, in the background (log: $results/packages.log)" >&2
+  (
+    stages="$results/packages.stage"
+    t=$SECONDS
+    if packaging/build-deb.sh --from-build "$bin_dir" --output "$results/debs" --compression gzip \
+        >"$results/debs/paths" 2>"$results/packages-build.log"; then
+      took=$((SECONDS - t))
+      test_packages "$results/debs/paths" "made from the debug build in $((took / 60)) min $((took % 60)) s; both beside the other stages"
+    else
+      echo "packaging/build-deb.sh failed; its log:"
+      tail -n 40 "$results/packages-build.log"
+      record packages failed $((SECONDS - t))
+    fi
+  ) >"$results/packages.log" 2>&1 &
+  packages_pid=$!
+  # Interrupted, the run takes its background job down with it (by pid).
+  stop_tree() { local child; for child in $(pgrep -P "$1"); do stop_tree "$child"; done; kill "$1" 2>/dev/null; }
+  trap 'stop_tree "$packages_pid"; exit 130' INT TERM
+fi
 
 if ((built)); then
   echo "==> the wire contract and the public API" >&2
@@ -141,28 +198,19 @@ else
   record end-to-end skipped 0
 fi
 
-if [ -n "$deb_pid" ]; then
-  echo "==> Debian packages" >&2
-  if wait "$deb_pid"; then
-    took=$((SECONDS - deb_started))
-    note="their release build took $((took / 60)) min $((took % 60)) s, beside the other stages"
-    t=$SECONDS
-    mapfile -t debs <"$results/debs/paths"
-    if ISLAND_BIN_DIR="$bin_dir" ISLAND_PACKAGE_BUILD="$repo/.build-package" \
-        ISLAND_DEB="${debs[0]}" ISLAND_OVERLAY_DEB="${debs[1]}" ISLAND_BRIDGE_DEB="${debs[2]}" \
-        python3 -m pytest -q -n "$workers" --junitxml "$results/packages.xml" -o junit_family=xunit1 \
-          Tests/EndToEnd/packaging/test_package.py; then
-      record packages ok $((SECONDS - t)) "$results/packages.xml" "$note"
-    else
-      record packages failed $((SECONDS - t)) "$results/packages.xml" "$note"
-    fi
+if [ -n "$packages_pid" ]; then
+  echo "==> Debian packages (made from the debug build and tested beside the stages above)" >&2
+  t=$SECONDS
+  wait "$packages_pid"
+  cat "$results/packages.log" >&2
+  if [ -s "$results/packages.stage" ]; then
+    cat "$results/packages.stage" >>"$stages"
   else
-    t=$SECONDS
-    echo "packaging/build-deb.sh failed; its log:" >&2
-    tail -n 40 "$results/packages-build.log" >&2
-    record packages failed $((SECONDS - t))
+    record packages failed $((SECONDS - t)) "" "the background job ended without a result: $results/packages.log"
   fi
 elif ((quick)); then
+  record packages skipped 0
+elif ((!built)); then
   record packages skipped 0
 fi
 

@@ -16,6 +16,7 @@ import tempfile
 
 import pytest
 
+from harness import host_accounts
 from harness.cli import activities, ok
 from harness.paths import CLI_MANIFEST, ISLAND, ISLANDD, LIVENESS
 from harness.processes import accepting, stop_process, wait_for
@@ -116,27 +117,28 @@ def test_a_socket_directory_another_user_made_is_refused(root):
 
 @pytest.mark.skipif(os.getuid() != 0, reason="the system scope's socket group needs root")
 def test_the_system_socket_belongs_to_the_island_group(root):
-    made_group = False
-    try:
-        group = grp.getgrnam("island")
-    except KeyError:
-        subprocess.run(["groupadd", "--system", "island"], check=True)
-        made_group = True
-        group = grp.getgrnam("island")
-    socket = os.path.join(root, "sys", "islandd.sock")
-    daemon = start_islandd(daemon_env(root), "--system", "--socket", socket, "--state-dir", os.path.join(root, "state"))
-    try:
-        def owner():
-            info = os.stat(socket) if os.path.exists(socket) else None
-            return info and (info.st_uid, info.st_gid, stat.S_IMODE(info.st_mode))
-        # Bound, then given its mode and group: wait for the final state, bounded.
-        wait_for(lambda: owner() == (0, group.gr_gid, 0o660) or daemon.poll() is not None,
-                 message="the socket as root:island 0660")
-        assert daemon.poll() is None
-    finally:
-        stop_process(daemon)
-        if made_group:
-            subprocess.run(["groupdel", "island"], check=False)
+    with host_accounts.changing():
+        made_group = False
+        try:
+            group = grp.getgrnam("island")
+        except KeyError:
+            subprocess.run(["groupadd", "--system", "island"], check=True)
+            made_group = True
+            group = grp.getgrnam("island")
+        socket = os.path.join(root, "sys", "islandd.sock")
+        daemon = start_islandd(daemon_env(root), "--system", "--socket", socket, "--state-dir", os.path.join(root, "state"))
+        try:
+            def owner():
+                info = os.stat(socket) if os.path.exists(socket) else None
+                return info and (info.st_uid, info.st_gid, stat.S_IMODE(info.st_mode))
+            # Bound, then given its mode and group: wait for the final state, bounded.
+            wait_for(lambda: owner() == (0, group.gr_gid, 0o660) or daemon.poll() is not None,
+                     message="the socket as root:island 0660")
+            assert daemon.poll() is None
+        finally:
+            stop_process(daemon)
+            if made_group:
+                subprocess.run(["groupdel", "island"], check=False)
 
 
 # --- the database ---------------------------------------------------------------------------

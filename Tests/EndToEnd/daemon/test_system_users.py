@@ -20,6 +20,7 @@ import uuid
 
 import pytest
 
+from harness import host_accounts
 from harness.paths import BIN_DIR, ISLANDD, SANITIZER_ENV
 from harness.processes import read_log, stop_process, wait_for
 
@@ -39,13 +40,14 @@ def make_user():
 @pytest.fixture
 def users():
     made = []
-    try:
-        made.append(make_user())
-        made.append(make_user())
-        yield [pwd.getpwnam(name) for name in made]
-    finally:
-        for name in made:
-            subprocess.run(["userdel", name], check=False, capture_output=True)
+    with host_accounts.changing():
+        try:
+            made.append(make_user())
+            made.append(make_user())
+            yield [pwd.getpwnam(name) for name in made]
+        finally:
+            for name in made:
+                subprocess.run(["userdel", name], check=False, capture_output=True)
 
 
 @pytest.fixture

@@ -3,12 +3,14 @@
 maintainer scripts run chrootless) with every file where the units, the man pages and the daemon
 expect it. The core package needs no GTK: a headless machine installs only it.
 
-The release build is the slow part. build-deb.sh keeps SwiftPM's release build in
-.build-package/, so only the first run compiles everything; later runs relink what changed.
-Set ISLAND_DEB=path/to/island_*.deb (and ISLAND_OVERLAY_DEB=path/to/island-overlay_*.deb,
+Run alone, this file builds the packages as they ship (build-deb.sh: the release build, the
+slow part; it keeps SwiftPM's build in .build-package/, so only the first run compiles
+everything). Set ISLAND_DEB=path/to/island_*.deb (and ISLAND_OVERLAY_DEB=path/to/island-overlay_*.deb,
 ISLAND_BRIDGE_DEB=path/to/island-bridge_*.deb) to test packages built beforehand instead, and
-ISLAND_PACKAGE_BUILD=DIR to the scratch path they were built in (scripts/test.sh builds them in
-the background while the other suites run).
+ISLAND_PACKAGE_BUILD=DIR to the release build's scratch path if they are release packages.
+scripts/test.sh tests packages made from the debug build its other stages ran (build-deb.sh
+--from-build), beside the end-to-end suite; `scripts/test.sh --release-packages` tests the
+release packages that ship.
 
 Each package is described once (`Package`); what holds for every package (lintian, binaries
 that need no Swift runtime, man pages that render and name every option, a purge that leaves
@@ -26,6 +28,7 @@ from dataclasses import dataclass
 
 import pytest
 
+from harness import host_accounts
 from harness.paths import LIVENESS, REPO
 from harness.processes import accepting, wait_for
 
@@ -195,11 +198,12 @@ def host_state():
 def install(debs, package, parent):
     """A new root with `package` installed (after what it needs); the host left untouched."""
     root = new_root(parent)
-    before = host_state()
-    for name in package.needs + (package.name,):
-        result = dpkg(root, "-i", deb_of(debs, next(p for p in PACKAGES if p.name == name)))
-        assert result.returncode == 0, result.stdout + result.stderr
-    assert host_state() == before, "installing into --root changed the host"
+    with host_accounts.unchanged():
+        before = host_state()
+        for name in package.needs + (package.name,):
+            result = dpkg(root, "-i", deb_of(debs, next(p for p in PACKAGES if p.name == name)))
+            assert result.returncode == 0, result.stdout + result.stderr
+        assert host_state() == before, "installing into --root changed the host"
     return root
 
 
@@ -360,11 +364,12 @@ def test_user_unit_verifies_cleanly(roots, package, tmp_path):
 @EVERY_PACKAGE
 def test_purge_removes_everything(debs, package, tmp_path):
     root = install(debs, package, str(tmp_path))
-    before = host_state()
     shipped = contents(deb_of(debs, package))
-    result = dpkg(root, "--purge", package.name)
-    assert result.returncode == 0, result.stdout + result.stderr
-    assert host_state() == before
+    with host_accounts.unchanged():
+        before = host_state()
+        result = dpkg(root, "--purge", package.name)
+        assert result.returncode == 0, result.stdout + result.stderr
+        assert host_state() == before
     for path in shipped:
         assert not os.path.lexists(os.path.join(root, path)), path
     if package.needs:
@@ -438,11 +443,15 @@ def test_binaries_allocate_with_jemalloc(installed):
 def test_islandd_links_its_start_up_code_together(debs):
     """build-release.sh links the functions listed in packaging/islandd.order first and in
     that order: idle RSS depends on it (~6 MiB). The package's copy is stripped, so this reads
-    the release build the package was made from."""
+    the release build the package was made from. The list names the optimised build's
+    functions (its specialisations, what it did not inline) and needs its -function-sections,
+    so packages made from a debug build (scripts/test.sh) cannot be checked here:
+    `scripts/test.sh --release-packages` checks the release packages."""
     scratch = os.environ.get("ISLAND_PACKAGE_BUILD") or (None if os.environ.get("ISLAND_DEB") else BUILD_DIR)
     binary = os.path.join(scratch or BUILD_DIR, "release", "islandd")
     if scratch is None or not os.path.isfile(binary):
-        pytest.skip("the package's release build is not known here (set ISLAND_PACKAGE_BUILD)")
+        pytest.skip("not release packages, or their release build is not known here (set ISLAND_PACKAGE_BUILD; "
+                    "scripts/test.sh --release-packages checks the release packages)")
     with open(os.path.join(REPO, "packaging", "islandd.order")) as f:
         names = [line.strip() for line in f if line.strip() and not line.startswith("#")]
     addresses = {}
