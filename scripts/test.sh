@@ -20,7 +20,7 @@
 #
 # Usage: scripts/test.sh [--quick] [--workers N] [-- PYTEST-ARGS...]
 #        scripts/test.sh --release-packages
-#   --quick      the inner loop's subset, in about a minute after a build: the Swift
+#   --quick      the inner loop's subset, in about two minutes after a build: the Swift
 #                suites and the end-to-end tests marked `quick` (they start the real daemon);
 #                no packages
 #   --workers N  end-to-end tests run N files at a time (default 5; ISLAND_TEST_WORKERS)
