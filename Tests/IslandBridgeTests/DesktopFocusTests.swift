@@ -94,17 +94,6 @@ struct DunstPauseTests {
     static let dunst = ":1.5"
     static let hostile = ":1.9"
 
-    final class Readings {
-        var values: [Bool?] = []
-
-        /// Expects the readings so far to be `expected`, in order. One typed `#expect` for the
-        /// suite's many: each `#expect(readings.values == [nil, true])` costs the test build
-        /// 10-60 ms more of type-checking than a call of this; a failure still shows both lists.
-        func expectValues(_ expected: [Bool?], _ comment: Comment? = nil, sourceLocation: SourceLocation = #_sourceLocation) {
-            #expect(values == expected, comment, sourceLocation: sourceLocation)
-        }
-    }
-
     static func start(paused: Bool) -> (FakeBus, ServerFocus, Readings) {
         let bus = FakeBus()
         bus.answer = { call in
@@ -182,7 +171,7 @@ struct KDEInhibitionTests {
             }
             return .failure(BusError(name: BusError.unknownMethod, message: ""))
         }
-        let readings = DunstPauseTests.Readings()
+        let readings = Readings()
         let inhibition = ServerFocus(bus: bus, reader: .kdeInhibition) { readings.values.append($0) }
         try! inhibition.start()
         bus.run()
@@ -266,7 +255,7 @@ struct SwayncFocusTests {
             if call.member == "GetDnd", call.destination == swaync { return .success(.reply([.boolean(true)], from: swaync)) }
             return .failure(BusError(name: BusError.unknownMethod, message: ""))
         }
-        let readings = DunstPauseTests.Readings()
+        let readings = Readings()
         let dnd = ServerFocus(bus: bus, reader: .swaync) { readings.values.append($0) }
         try! dnd.start()
         bus.run()
@@ -307,7 +296,7 @@ struct MakoModeTests {
             }
             return .failure(BusError(name: BusError.unknownMethod, message: ""))
         }
-        let readings = DunstPauseTests.Readings()
+        let readings = Readings()
         let mode = ServerFocus(bus: bus, reader: .mako) { readings.values.append($0) }
         try! mode.start()
         bus.run()

@@ -9,17 +9,6 @@ struct LockSignalTests {
     static let logind = ":1.2"
     static let sessionPath = "/org/freedesktop/login1/session/_31"
 
-    final class Readings {
-        var values: [Bool?] = []
-
-        /// Expects the readings so far to be `expected`, in order. One typed `#expect` for the
-        /// suite's many: each `#expect(readings.values == [nil, true])` costs the test build
-        /// 10-60 ms more of type-checking than a call of this; a failure still shows both lists.
-        func expectValues(_ expected: [Bool?], _ comment: Comment? = nil, sourceLocation: SourceLocation = #_sourceLocation) {
-            #expect(values == expected, comment, sourceLocation: sourceLocation)
-        }
-    }
-
     static func screensaver(_ kind: LockSignal.Kind, active: Bool) -> (FakeBus, LockSignal, Readings) {
         let bus = FakeBus()
         bus.answer = { call in

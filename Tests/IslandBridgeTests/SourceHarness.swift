@@ -54,3 +54,16 @@ extension BridgedActivity {
 func expectJSON(_ value: JSON?, _ expected: JSON?, _ comment: Comment? = nil, sourceLocation: SourceLocation = #_sourceLocation) {
     #expect(value == expected, comment, sourceLocation: sourceLocation)
 }
+
+/// What a follower of an on/off state (the lock, Do Not Disturb) reported, in order: `nil` for
+/// "not known", as its callback gives it.
+final class Readings {
+    var values: [Bool?] = []
+
+    /// Expects the readings so far to be `expected`, in order. One typed `#expect` for the
+    /// suites' many: each `#expect(readings.values == [nil, true])` costs the test build
+    /// 10-60 ms more of type-checking than a call of this; a failure still shows both lists.
+    func expectValues(_ expected: [Bool?], _ comment: Comment? = nil, sourceLocation: SourceLocation = #_sourceLocation) {
+        #expect(values == expected, comment, sourceLocation: sourceLocation)
+    }
+}
