@@ -92,3 +92,54 @@ def test_selftest_reports_every_measurement(tmp_path):
 
     table = (out / "table.md").read_text()
     assert "| measurement | floor | D-Bus | islandd | islandd / floor | islandd / D-Bus |" in table and "READY=1" in table
+
+
+def harness_failing_once(tmp_path, start_of):
+    """A copy of the harness whose baseline `start_of` (the class whose start() we break) fails the
+    first time it starts, as dbus-daemon's service does when it is refused under load."""
+    copy = tmp_path / "harness"
+    shutil.copytree(HARNESS, copy, ignore=shutil.ignore_patterns("bin", "*.o"))
+    source = (copy / "bench.py").read_text()
+    anchor = "class %s(" % start_of
+    start = "    def start(self, tmp, max_seconds):\n"
+    at = source.index(start, source.index(anchor)) + len(start)
+    marker = tmp_path / "failed-once"
+    fail = ("        if not os.path.exists(%r):\n"
+            "            open(%r, 'w').close()\n"
+            "            raise RuntimeError('%s exited early (made to fail once)')\n") % (
+        str(marker), str(marker), start_of)
+    (copy / "bench.py").write_text(source[:at] + fail + source[at:])
+    return copy, marker
+
+
+@pytest.mark.skipif(bool(missing), reason="needs " + ", ".join(missing))
+@pytest.mark.skipif(bool(os.environ.get("ISLAND_SANITIZER")),
+                    reason="ISLAND_SANITIZER is set: the benchmark selftest is not a sanitizer test")
+def test_a_comparison_baseline_that_fails_to_start_is_run_once_more_and_said_so(tmp_path):
+    harness, marker = harness_failing_once(tmp_path, "DBus")
+    out = tmp_path / "out"
+    r = subprocess.run([sys.executable, BENCH, "--selftest", "--islandd", ISLANDD, "--harness", str(harness),
+                        "--out", str(out), "--skip", "thr,rss,ready"], capture_output=True, text=True, timeout=240)
+    assert marker.exists(), "the broken start never ran"
+    assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-6000:]
+    results = json.loads((out / "bench.json").read_text())["runs"][0]["harness"]["lat"]["results"]
+    dbus = {x["variant"]: x for x in results if x["baseline"] == "dbus"}
+    assert dbus["noreply"]["retried_after"] == "DBus exited early (made to fail once)"
+    assert "error" not in dbus["noreply"] and dbus["noreply"]["samples"] > 0
+    assert "retried_after" not in dbus["reply"]
+    assert "The harness failed to start dbus noreply N=1 (DBus exited early (made to fail once)); it was run " \
+        "once more." in (out / "table.md").read_text()
+
+
+@pytest.mark.skipif(bool(missing), reason="needs " + ", ".join(missing))
+@pytest.mark.skipif(bool(os.environ.get("ISLAND_SANITIZER")),
+                    reason="ISLAND_SANITIZER is set: the benchmark selftest is not a sanitizer test")
+def test_islandd_failing_in_the_harness_is_never_run_again(tmp_path):
+    harness, marker = harness_failing_once(tmp_path, "VarlinkExt")
+    out = tmp_path / "out"
+    r = subprocess.run([sys.executable, BENCH, "--selftest", "--islandd", ISLANDD, "--harness", str(harness),
+                        "--out", str(out), "--skip", "thr,rss,ready"], capture_output=True, text=True, timeout=240)
+    assert marker.exists(), "the broken start never ran"
+    assert r.returncode == 1
+    assert "FAILED: harness latency runs exit 1" in r.stdout
+    assert "once more" not in r.stderr
