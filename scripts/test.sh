@@ -184,7 +184,8 @@ if ((built)); then
   else
     e2e+=(Tests/EndToEnd --ignore Tests/EndToEnd/packaging/test_package.py)
   fi
-  if ISLAND_BIN_DIR="$bin_dir" "${e2e[@]}"; then
+  # ISLAND_SWIFT_BUILD_FLAGS: the copied Swift example builds with the flags this build had.
+  if ISLAND_BIN_DIR="$bin_dir" ISLAND_SWIFT_BUILD_FLAGS="${build_flags[*]}" "${e2e[@]}"; then
     record end-to-end ok $((SECONDS - t)) "$results/end-to-end.xml"
   else
     status=$?
