@@ -364,9 +364,10 @@ def run_harness(harness, islandd, template, aid, tmp, env, kind, variants, subs,
 def retry_failed_baselines(harness, islandd, template, aid, tmp, env, kind, subs, a, json_out, result, rc):
     """Run a comparison baseline (the floor relay or D-Bus) once more when it failed to start.
 
-    The harness waits for dbus-daemon's socket file, and dbus-daemon binds before it listens: under
-    load its sd-bus service can be refused and exit ("sdbus-svc exited early"). That is the
-    harness's race, not a measurement; islandd's own failures are never retried."""
+    Seen in CI under load: "sdbus-svc exited early" (the harness keeps no log of why; it waits for
+    dbus-daemon's socket file, which exists from bind(), before listen(), so its service can be
+    refused). That is the harness's start, not a measurement; islandd's own failures are never
+    retried."""
     failed = [r for r in result['results'] if r.get('error') and not r['error'].startswith('skipped')]
     if not failed or any(r['baseline'] == 'islandd' for r in failed):
         return result, rc
