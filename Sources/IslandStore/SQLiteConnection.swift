@@ -148,7 +148,8 @@ final class SQLiteConnection {
         for entry in cache where entry.sql == key { return entry.statement }
         let handle = try openHandle()
         var statement: OpaquePointer?
-        try check(sqlite3_prepare_v2(handle, UnsafeRawPointer(sql.utf8Start).assumingMemoryBound(to: CChar.self), Int32(sql.utf8CodeUnitCount), &statement, nil))
+        try check(
+            sqlite3_prepare_v2(handle, UnsafeRawPointer(sql.utf8Start).assumingMemoryBound(to: CChar.self), Int32(sql.utf8CodeUnitCount), &statement, nil))
         guard let statement else { throw SQLiteError(code: SQLITE_MISUSE, message: "no statement in \(sql)") }
         let prepared = SQLiteStatement(statement)
         cache.append((key, prepared))

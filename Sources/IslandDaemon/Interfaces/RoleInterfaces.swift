@@ -183,20 +183,25 @@ struct RoleInterfaces: Sendable {
                                 push.request(
                                     channel: channel, alsoToken: p.pushToken, app: app, type: p.type, attributes: p.attributes,
                                     content: p.content, key: p.key, ownerGone: p.ownerGone, sourceApp: p.sourceApp, uid: uid,
-                                    decided: call.decided, prepare: { [encode = call.encoder] in encode(RequestDecision($0.0, created: $0.1, pushToken: $0.2)) }, completion: call.answer)
+                                    decided: call.decided,
+                                    prepare: { [encode = call.encoder] in encode(RequestDecision($0.0, created: $0.1, pushToken: $0.2)) },
+                                    completion: call.answer)
                             }
                         } else if p.pushToken {
                             push.assumeIsolated { push in
                                 push.request(
                                     app: app, type: p.type, attributes: p.attributes, content: p.content, key: p.key,
                                     ownerGone: p.ownerGone, sourceApp: p.sourceApp, start: p.start, alert: p.alert, uid: uid,
-                                    decided: call.decided, prepare: { [encode = call.encoder] in encode(RequestDecision($0.0, created: $0.1, pushToken: $0.2)) }, completion: call.answer)
+                                    decided: call.decided,
+                                    prepare: { [encode = call.encoder] in encode(RequestDecision($0.0, created: $0.1, pushToken: $0.2)) },
+                                    completion: call.answer)
                             }
                         } else {
                             engine.request(
                                 app: app, type: p.type, attributes: p.attributes, content: p.content, key: p.key,
                                 ownerGone: p.ownerGone, sourceApp: p.sourceApp, start: p.start, alert: p.alert, uid: uid,
-                                decided: call.decided, prepare: { [encode = call.encoder] in encode(RequestDecision($0.0, created: $0.1, pushToken: nil)) }, completion: call.answer)
+                                decided: call.decided, prepare: { [encode = call.encoder] in encode(RequestDecision($0.0, created: $0.1, pushToken: nil)) },
+                                completion: call.answer)
                         }
                     },
                     reply: { (result: RequestDecision, text: inout JSONText) in
