@@ -147,7 +147,7 @@ struct PresenterHub {
         }
         return IslandCandidate(
             id: activity.id, app: layouts.verifiedSourceApp(of: activity) ?? activity.app, state: state,
-            relevanceScore: activity.deliveredContent.relevanceScore, startedAt: activity.activeSince)
+            relevanceScore: activity.deliveredRelevanceScore, startedAt: activity.activeSince)
     }
 
     // MARK: Showing changes
@@ -192,12 +192,16 @@ struct PresenterHub {
                 }
                 // One hash of the id for the look-up and the update: this runs for every update.
                 if let index = shown.index(forKey: activity.hashedID) {
-                    // Of what arbitration knows of an activity, only these change.
+                    // An update's `.delivered` carries the very activity its `.changed` just
+                    // showed: nothing to compare or store again.
                     let before = shown.values[index]
-                    arbitrationChanged =
-                        arbitrationChanged || before.state != activity.state
-                        || before.deliveredContent.relevanceScore != activity.deliveredContent.relevanceScore
-                    shown.values[index] = activity
+                    if !before.isSame(as: activity) {
+                        // Of what arbitration knows of an activity, only these change.
+                        arbitrationChanged =
+                            arbitrationChanged || before.state != activity.state
+                            || before.deliveredRelevanceScore != activity.deliveredRelevanceScore
+                        shown.values[index] = activity
+                    }
                 } else {
                     arbitrationChanged = arbitrationChanged || candidate(activity) != nil
                     shown[activity.hashedID] = activity
