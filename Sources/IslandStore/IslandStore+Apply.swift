@@ -7,7 +7,6 @@ extension IslandStore {
         for mutation in mutations {
             switch mutation {
             case .putActivity(let id, let app, let state, let body):
-                let bytes = body.text
                 try db.cachedStatement(
                     """
                     INSERT INTO activities (id, app, state, body, updated_at) VALUES (?, ?, ?, ?, ?)
@@ -15,7 +14,7 @@ extension IslandStore {
                         app = excluded.app, state = excluded.state,
                         body = excluded.body, updated_at = excluded.updated_at
                     """
-                ).execute(id, app, state, String(decoding: bytes, as: UTF8.self), now)
+                ).execute(id, app, state, SQLiteText(utf8: body.text), now)
             case .deleteActivity(let id):
                 try db.cachedStatement("DELETE FROM activities WHERE id = ?").execute(id)
             case .putSetting(let key, let value):

@@ -37,6 +37,21 @@ extension String: SQLiteBindable {
     }
 }
 
+/// Text the caller wrote as UTF-8 bytes (a stored document, which the JSON writer makes of
+/// Swift strings), bound as they are: no `String` made of them first, which copied and checked
+/// every byte of every document written.
+struct SQLiteText: SQLiteBindable {
+    let utf8: [UInt8]
+
+    func bind(to statement: OpaquePointer, at index: Int32) -> Int32 {
+        utf8.withUnsafeBufferPointer { bytes in
+            bytes.isEmpty
+                ? sqlite3_bind_text(statement, index, "", 0, SQLiteStatement.transient)
+                : sqlite3_bind_text(statement, index, bytes.baseAddress, Int32(bytes.count), SQLiteStatement.transient)
+        }
+    }
+}
+
 extension Int64: SQLiteBindable {
     func bind(to statement: OpaquePointer, at index: Int32) -> Int32 { sqlite3_bind_int64(statement, index, self) }
 }
@@ -59,7 +74,10 @@ extension Optional: SQLiteBindable where Wrapped: SQLiteBindable {
 /// SQLite's own mutexes: it is used on one serial queue only (`DatabaseQueue`).
 final class SQLiteConnection {
     private var handle: OpaquePointer?
-    private var cache: [String: SQLiteStatement] = [:]
+    /// The statements prepared once, by the address of their text: a handful, compared one by
+    /// one, where hashing each statement's text (a few hundred bytes) cost more than running
+    /// an update's commit through the rest of this file.
+    private var cache: [(sql: UnsafeRawPointer, statement: SQLiteStatement)] = []
 
     /// Opens `path` for reading and writing, creating an empty database when there is no file.
     /// SQLite reads nothing yet: a file that is not a database fails at the first statement.
@@ -75,7 +93,7 @@ final class SQLiteConnection {
     }
 
     deinit {
-        cache.values.forEach { $0.finalize() }
+        cache.forEach { $0.statement.finalize() }
         sqlite3_close(handle)
     }
 
@@ -122,16 +140,24 @@ final class SQLiteConnection {
     }
 
     /// `sql` prepared the first time it is asked for and kept until `close()`: for the
-    /// statements every transaction runs.
-    func cachedStatement(_ sql: String) throws(SQLiteError) -> SQLiteStatement {
-        if let statement = cache[sql] { return statement }
-        let statement = try prepare(sql)
-        cache[sql] = statement
-        return statement
+    /// statements every transaction runs. A literal's text is at one address for the life of
+    /// the program, which is what it is looked up by.
+    func cachedStatement(_ sql: StaticString) throws(SQLiteError) -> SQLiteStatement {
+        precondition(sql.hasPointerRepresentation, "a statement's text is a string literal")
+        let key = UnsafeRawPointer(sql.utf8Start)
+        for entry in cache where entry.sql == key { return entry.statement }
+        let handle = try openHandle()
+        var statement: OpaquePointer?
+        try check(
+            sqlite3_prepare_v2(handle, UnsafeRawPointer(sql.utf8Start).assumingMemoryBound(to: CChar.self), Int32(sql.utf8CodeUnitCount), &statement, nil))
+        guard let statement else { throw SQLiteError(code: SQLITE_MISUSE, message: "no statement in \(sql)") }
+        let prepared = SQLiteStatement(statement)
+        cache.append((key, prepared))
+        return prepared
     }
 
     /// Runs `body` in a transaction: committed when it returns, rolled back when it throws.
-    func inTransaction<T>(_ begin: String = "BEGIN IMMEDIATE TRANSACTION", _ body: () throws(SQLiteError) -> T) throws(SQLiteError) -> T {
+    func inTransaction<T>(_ begin: StaticString = "BEGIN IMMEDIATE TRANSACTION", _ body: () throws(SQLiteError) -> T) throws(SQLiteError) -> T {
         try cachedStatement(begin).execute()
         do {
             let result = try body()
@@ -152,8 +178,8 @@ final class SQLiteConnection {
     /// Finalizes the cached statements and closes the connection; later uses fail.
     func close() throws(SQLiteError) {
         guard let handle else { return }
-        cache.values.forEach { $0.finalize() }
-        cache = [:]
+        cache.forEach { $0.statement.finalize() }
+        cache = []
         try check(sqlite3_close(handle))
         self.handle = nil
     }
@@ -188,11 +214,15 @@ final class SQLiteStatement {
         handle = nil
     }
 
-    /// Binds `arguments` to the statement's parameters in order and runs it to its end.
-    func execute(_ arguments: any SQLiteBindable...) throws(SQLiteError) {
+    /// Binds `arguments` to the statement's parameters in order and runs it to its end. A pack,
+    /// not a variadic array of existentials: nothing is allocated or boxed per run, and each
+    /// argument binds through its own type's code.
+    func execute<each Argument: SQLiteBindable>(_ arguments: repeat each Argument) throws(SQLiteError) {
         let handle = try liveHandle()
-        for (offset, argument) in arguments.enumerated() {
-            try check(argument.bind(to: handle, at: Int32(offset + 1)))
+        var index: Int32 = 0
+        for argument in repeat each arguments {
+            index += 1
+            try check(argument.bind(to: handle, at: index))
         }
         while try step() {}
     }

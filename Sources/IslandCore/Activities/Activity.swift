@@ -75,6 +75,11 @@ package struct Activity: Sendable, Hashable, Identifiable {
         }
     }
 
+    /// Whether `other` is this very activity — one storage, not an equal copy of it, as the
+    /// events of one update carry it: a check of one reference, where `==` may compare every
+    /// field.
+    package func isSame(as other: Activity) -> Bool { storage === other.storage }
+
     package static func == (lhs: Activity, rhs: Activity) -> Bool {
         lhs.storage === rhs.storage || (lhs.identity == rhs.identity && lhs.storage.fields == rhs.storage.fields)
     }
@@ -146,6 +151,9 @@ package struct Activity: Sendable, Hashable, Identifiable {
         get { storage.fields.deliveredContent }
         set { fields.deliveredContent = newValue }
     }
+    /// `deliveredContent.relevanceScore`, read without copying the content (and retaining its
+    /// state): the island's order is checked against it on every update.
+    package var deliveredRelevanceScore: Double { storage.fields.deliveredContent.relevanceScore }
     /// When `deliveredContent` was delivered; the per-activity update rate counts from here.
     package internal(set) var deliveredAt: Double {
         get { storage.fields.deliveredAt }

@@ -109,7 +109,7 @@ struct RoleInterfaces: Sendable {
     /// pipelined calls overlap their commits (and share them: group commit) while replies
     /// keep their order, and encodes the reply on the store's writer thread once the change is
     /// committed.
-    private func mutation<Parameters: VarlinkReadableParameters & AppClaiming, T: Sendable>(
+    private func mutation<Parameters: VarlinkReadableParameters & AppClaiming, T: ProducerDecision>(
         _: Parameters.Type,
         _ start:
             @escaping @Sendable (
@@ -149,7 +149,7 @@ struct RoleInterfaces: Sendable {
     }
 
     /// Binds or checks the connection's producer role and starts the call's change.
-    private static func start<Parameters: AppClaiming, T>(
+    private static func start<Parameters: AppClaiming, T: ProducerDecision>(
         _ call: ProducerCall<T>, _ parameters: Parameters, _ connection: VarlinkConnectionContext, roles: RoleBinder,
         _ start: (isolated IslandEngine, Parameters, _ app: String, _ connection: VarlinkConnectionContext, _ call: ProducerCall<T>) -> Void,
         on engine: isolated IslandEngine
@@ -183,26 +183,31 @@ struct RoleInterfaces: Sendable {
                                 push.request(
                                     channel: channel, alsoToken: p.pushToken, app: app, type: p.type, attributes: p.attributes,
                                     content: p.content, key: p.key, ownerGone: p.ownerGone, sourceApp: p.sourceApp, uid: uid,
-                                    decided: call.decided, prepare: call.encoder, completion: call.answer)
+                                    decided: call.decided,
+                                    prepare: { [encode = call.encoder] in encode(RequestDecision($0.0, created: $0.1, pushToken: $0.2)) },
+                                    completion: call.answer)
                             }
                         } else if p.pushToken {
                             push.assumeIsolated { push in
                                 push.request(
                                     app: app, type: p.type, attributes: p.attributes, content: p.content, key: p.key,
                                     ownerGone: p.ownerGone, sourceApp: p.sourceApp, start: p.start, alert: p.alert, uid: uid,
-                                    decided: call.decided, prepare: call.encoder, completion: call.answer)
+                                    decided: call.decided,
+                                    prepare: { [encode = call.encoder] in encode(RequestDecision($0.0, created: $0.1, pushToken: $0.2)) },
+                                    completion: call.answer)
                             }
                         } else {
                             engine.request(
                                 app: app, type: p.type, attributes: p.attributes, content: p.content, key: p.key,
                                 ownerGone: p.ownerGone, sourceApp: p.sourceApp, start: p.start, alert: p.alert, uid: uid,
-                                decided: call.decided, prepare: { [encode = call.encoder] in encode(($0.0, $0.1, nil)) }, completion: call.answer)
+                                decided: call.decided, prepare: { [encode = call.encoder] in encode(RequestDecision($0.0, created: $0.1, pushToken: nil)) },
+                                completion: call.answer)
                         }
                     },
-                    reply: { (result: (Activity, Bool, String?), text: inout JSONText) in
+                    reply: { (result: RequestDecision, text: inout JSONText) in
                         text.key("activity")
-                        Wire.writeActivity(result.0, pushToken: result.2, to: &text)
-                        text.member("created", bool: result.1)
+                        Wire.writeActivity(result.activity, pushToken: result.pushToken, to: &text)
+                        text.member("created", bool: result.created)
                     }),
                 "Update": mutation(
                     UpdateParameters.self,

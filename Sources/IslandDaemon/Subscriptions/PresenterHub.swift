@@ -66,6 +66,9 @@ struct PresenterHub {
     /// Bytes queued for presenters that do not keep up, all of them together.
     private let budget = QueueBudget(limit: StreamBounds.allPresenterBytes)
     private var lastStreamID: UInt64 = 0
+    /// `show`'s list of the activities an update delivered, empty between calls: kept for its
+    /// capacity.
+    private var deliveredScratch: [Activity] = []
 
     init(activities: [Activity], focusSince: Double?, scope: DaemonScope, layouts: LayoutCache) {
         self.shown = Self.presentable(activities)
@@ -144,7 +147,7 @@ struct PresenterHub {
         }
         return IslandCandidate(
             id: activity.id, app: layouts.verifiedSourceApp(of: activity) ?? activity.app, state: state,
-            relevanceScore: activity.deliveredContent.relevanceScore, startedAt: activity.activeSince)
+            relevanceScore: activity.deliveredRelevanceScore, startedAt: activity.activeSince)
     }
 
     // MARK: Showing changes
@@ -152,8 +155,16 @@ struct PresenterHub {
     /// Shows presenters what decided events changed: presenters hear only of what they would
     /// draw differently — a throttled update is stored but not shown until its delivery.
     mutating func show(_ events: [ActivityEvent], now: Double) {
-        // Usually one activity: a list, not a hash table.
+        // Usually one activity: a list, not a hash table; the one kept between calls, with its
+        // capacity, so that an update allocates none.
         var changed: [Activity] = []
+        swap(&changed, &deliveredScratch)
+        defer {
+            // One by one: `removeAll(keepingCapacity:)` went through `replaceSubrange`, ~150
+            // instructions for the one activity usually there.
+            while !changed.isEmpty { changed.removeLast() }
+            swap(&changed, &deliveredScratch)
+        }
         var removed: [String] = []
         var alert: (id: String, alert: Alert)?
         var focusChanged = false
@@ -162,8 +173,10 @@ struct PresenterHub {
         // Most updates change content only: the arbitration, a sort of every activity, need
         // not run again for them (timeouts of expansions come by the timer).
         var arbitrationChanged = false
-        for event in events {
-            switch event {
+        // By index, each event read where it is: iterating the array copied every event, and
+        // the activity in it, once more.
+        for eventIndex in events.indices {
+            switch events[eventIndex] {
             case .changed(let activity), .delivered(let activity):
                 // A pending activity is no presenter's business; nor is the dismissal of one
                 // that ended before it started, which presenters never heard of.
@@ -179,17 +192,21 @@ struct PresenterHub {
                 }
                 // One hash of the id for the look-up and the update: this runs for every update.
                 if let index = shown.index(forKey: activity.hashedID) {
-                    // Of what arbitration knows of an activity, only these change.
+                    // An update's `.delivered` carries the very activity its `.changed` just
+                    // showed: nothing to compare or store again.
                     let before = shown.values[index]
-                    arbitrationChanged =
-                        arbitrationChanged || before.state != activity.state
-                        || before.deliveredContent.relevanceScore != activity.deliveredContent.relevanceScore
-                    shown.values[index] = activity
+                    if !before.isSame(as: activity) {
+                        // Of what arbitration knows of an activity, only these change.
+                        arbitrationChanged =
+                            arbitrationChanged || before.state != activity.state
+                            || before.deliveredRelevanceScore != activity.deliveredRelevanceScore
+                        shown.values[index] = activity
+                    }
                 } else {
                     arbitrationChanged = arbitrationChanged || candidate(activity) != nil
                     shown[activity.hashedID] = activity
                 }
-                if case .delivered = event {
+                if case .delivered = events[eventIndex] {
                     if let index = changed.firstIndex(where: { $0.id == activity.id }) {
                         changed[index] = activity
                     } else {
