@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
 # The test command. Installs what the tests need (scripts/install-deps.sh), builds everything
 # once in debug, then runs every stage even when an earlier one failed:
-#   format      the Swift is formatted as .swift-format says (scripts/format.sh --check)
+#   format      the Swift is formatted as .swift-format says (scripts/format.sh --check),
+#               beside the build
 #   contract    no client spells a name of an Island interface by hand
 #               (scripts/check-wire-names.py), nothing is public in a module that is no product
 #               (scripts/package-access.py --check), and every library product's public API
 #               is the one checked into api/ (scripts/check-api.py)
 #   swift       the Swift suites: unit tests, and integration tests that start the real
-#               binaries and the reference Python varlink implementation
+#               binaries and the reference Python varlink implementation; after the contract,
+#               in one job beside the end-to-end suite
 #   end-to-end  Tests/EndToEnd, in parallel by file: the real islandd, CLI, presenters, overlay
 #               and bridge against real peers (bars, sway, Xvfb, mpv, dunst, mosquitto, systemd)
 #   packages    the Debian packages, made from that debug build (its five packaged programs
@@ -20,9 +22,10 @@
 #
 # Usage: scripts/test.sh [--quick] [--workers N] [-- PYTEST-ARGS...]
 #        scripts/test.sh --release-packages
-#   --quick      the inner loop's subset, in about two minutes after a build: the Swift
-#                suites and the end-to-end tests marked `quick` (they start the real daemon);
-#                no packages
+#   --quick      the inner loop's subset: the Swift suites and the end-to-end tests marked
+#                `quick` (they start the real daemon) but not `slow` (they wait out one of the
+#                product's bounds in real time); no packages. What it takes, and where the
+#                time goes: docs/testing.md, "Running them"
 #   --workers N  end-to-end tests run N files at a time (default 5; ISLAND_TEST_WORKERS)
 #   PYTEST-ARGS  passed to pytest, e.g. `-- -k push` or `-- Tests/EndToEnd/daemon`
 #   --release-packages
@@ -43,7 +46,7 @@ while (($#)); do
     --workers) workers="$2"; shift 2 ;;
     --workers=*) workers="${1#*=}"; shift ;;
     --) shift; pytest_args=("$@"); break ;;
-    -h|--help) sed -n '2,30p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,33p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "test.sh: unknown option $1 (try --help)" >&2; exit 2 ;;
   esac
 done
