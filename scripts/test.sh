@@ -108,8 +108,8 @@ if ((release_packages)); then
 fi
 
 # Stages that run beside one another: each is a job of its own whose output goes to
-# RESULTS/NAME.log and whose line goes to RESULTS/NAME.stage; once it ended, join shows what it
-# said if it failed and puts its line into the summary, in the order the stages are joined.
+# RESULTS/NAME.log and whose line goes to RESULTS/NAME.stage; once it ended, join_stage shows
+# what it said if it failed and puts its line into the summary, in the order they are joined.
 declare -A beside_pids=()
 beside() {  # beside NAME FUNCTION...
   local name="$1"
@@ -119,9 +119,9 @@ beside() {  # beside NAME FUNCTION...
 }
 # Usage: wait_beside NAME: waits for the job.
 wait_beside() { wait "${beside_pids[$1]}"; unset "beside_pids[$1]"; }
-# Usage: join NAME [FILTER...], once its job ended: FILTER picks what of a failed stage's log
-# is shown (all of it without one).
-join() {
+# Usage: join_stage NAME [FILTER...], once its job ended: FILTER picks what of a failed
+# stage's log is shown (all of it without one).
+join_stage() {
   local name="$1" t=$SECONDS
   shift
   if [ ! -s "$results/$name.stage" ]; then
@@ -171,7 +171,7 @@ else
 fi
 took=$((SECONDS - t))
 wait_beside format
-join format head -n 40
+join_stage format head -n 40
 if ((built)); then record build ok $took; else record build failed $took; fi
 bin_dir=$(swift build --show-bin-path "${build_flags[@]}")
 
@@ -219,11 +219,10 @@ contract_and_swift_suites() {
 # A failed Swift stage's failures, and how its run ended (a crash shows there).
 swift_failures() { grep -a -e '✘' -e 'error:' "$1"; echo "…"; tail -n 15 "$1"; }
 
-# The Swift suites, the contract's scripts and the end-to-end suite run side by side: the
-# end-to-end tests mostly wait on their peers (daemons starting, brokers, compositors, real
-# timeouts), and the Swift suites on the sockets and processes of their integration tests, so
-# together they take little more than the longer of them (measured in docs/testing.md, "Running
-# them"). Each keeps its log and its line in the summary.
+# The contract and the Swift suites run beside the end-to-end suite: the end-to-end tests
+# spend much of their time waiting on their peers (daemons starting, brokers, compositors),
+# which the Swift suites, mostly computing, fill (docs/testing.md, "Where --quick's time
+# goes"). Each keeps its log and its line in the summary.
 if ((built)); then
   echo "==> the wire contract and the public API, then the Swift test suites, beside the end-to-end suite (logs: $results/contract.log, $results/swift.log)" >&2
   beside swift contract_and_swift_suites
@@ -249,8 +248,8 @@ if ((built)); then
   fi
   e2e_took=$((SECONDS - t))
   wait_beside swift
-  join contract
-  join swift swift_failures
+  join_stage contract
+  join_stage swift swift_failures
   record end-to-end $e2e_status $e2e_took "$results/end-to-end.xml"
 else
   record contract skipped 0
@@ -261,7 +260,7 @@ fi
 if ((built && !quick)); then
   echo "==> Debian packages (made from the debug build and tested beside the stages above)" >&2
   wait_beside packages
-  join packages
+  join_stage packages
 else
   record packages skipped 0
 fi
