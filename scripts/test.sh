@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
 # The test command. Installs what the tests need (scripts/install-deps.sh), builds everything
 # once in debug, then runs every stage even when an earlier one failed:
-#   format      the Swift is formatted as .swift-format says (scripts/format.sh --check)
+#   format      the Swift is formatted as .swift-format says (scripts/format.sh --check),
+#               beside the build
 #   contract    no client spells a name of an Island interface by hand
 #               (scripts/check-wire-names.py), nothing is public in a module that is no product
 #               (scripts/package-access.py --check), and every library product's public API
 #               is the one checked into api/ (scripts/check-api.py)
 #   swift       the Swift suites: unit tests, and integration tests that start the real
-#               binaries and the reference Python varlink implementation
+#               binaries and the reference Python varlink implementation; after the contract,
+#               in one job beside the end-to-end suite
 #   end-to-end  Tests/EndToEnd, in parallel by file: the real islandd, CLI, presenters, overlay
 #               and bridge against real peers (bars, sway, Xvfb, mpv, dunst, mosquitto, systemd)
 #   packages    the Debian packages, made from that debug build (its five packaged programs
@@ -20,9 +22,10 @@
 #
 # Usage: scripts/test.sh [--quick] [--workers N] [-- PYTEST-ARGS...]
 #        scripts/test.sh --release-packages
-#   --quick      the inner loop's subset, in about two minutes after a build: the Swift
-#                suites and the end-to-end tests marked `quick` (they start the real daemon);
-#                no packages
+#   --quick      the inner loop's subset: the Swift suites and the end-to-end tests marked
+#                `quick` (they start the real daemon) but not `slow` (they wait out one of the
+#                product's bounds in real time); no packages. What it takes, and where the
+#                time goes: docs/testing.md, "Running them"
 #   --workers N  end-to-end tests run N files at a time (default 5; ISLAND_TEST_WORKERS)
 #   PYTEST-ARGS  passed to pytest, e.g. `-- -k push` or `-- Tests/EndToEnd/daemon`
 #   --release-packages
@@ -43,7 +46,7 @@ while (($#)); do
     --workers) workers="$2"; shift 2 ;;
     --workers=*) workers="${1#*=}"; shift ;;
     --) shift; pytest_args=("$@"); break ;;
-    -h|--help) sed -n '2,30p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,33p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "test.sh: unknown option $1 (try --help)" >&2; exit 2 ;;
   esac
 done
@@ -51,6 +54,12 @@ done
 results="$repo/.build/test-results/$(date +%Y%m%d-%H%M%S)"
 mkdir -p "$results"
 export ISLAND_TEST_LOGS="$results/kept"
+# Python's bytecode, and pytest's test modules with their asserts rewritten, kept in .build
+# from one run to the next: each pytest process (every end-to-end worker) otherwise rewrites
+# every test module as it collects them, 3-4 CPU s each, wherever PYTHONDONTWRITEBYTECODE is
+# set; with the cache 1.6 (docs/testing.md, "Running them").
+unset PYTHONDONTWRITEBYTECODE
+export PYTHONPYCACHEPREFIX="$repo/.build/pycache"
 stages="$results/stages"
 : >"$stages"
 started=$SECONDS
@@ -98,13 +107,48 @@ if ((release_packages)); then
   exit
 fi
 
-echo "==> formatting" >&2
+# Stages that run beside one another: each is a job of its own whose output goes to
+# RESULTS/NAME.log and whose line goes to RESULTS/NAME.stage; once it ended, join_stage shows
+# what it said if it failed and puts its line into the summary, in the order they are joined.
+declare -A beside_pids=()
+beside() {  # beside NAME FUNCTION...
+  local name="$1"
+  shift
+  ( stages="$results/$name.stage"; "$@" ) >"$results/$name.log" 2>&1 &
+  beside_pids[$name]=$!
+}
+# Usage: wait_beside NAME: waits for the job.
+wait_beside() { wait "${beside_pids[$1]}"; unset "beside_pids[$1]"; }
+# Usage: join_stage NAME [FILTER...], once its job ended: FILTER picks what of a failed
+# stage's log is shown (all of it without one).
+join_stage() {
+  local name="$1" t=$SECONDS
+  shift
+  if [ ! -s "$results/$name.stage" ]; then
+    record "$name" failed $((SECONDS - t)) "" "its job ended without a result: $results/$name.log"
+  else
+    cat "$results/$name.stage" >>"$stages"
+  fi
+  if grep -q $'^[^\t]*\tfailed' "$results/$name.stage" 2>/dev/null || [ ! -s "$results/$name.stage" ]; then
+    echo "==> $name failed; from its log, $results/$name.log:" >&2
+    if (($#)); then "$@" "$results/$name.log" >&2; else cat "$results/$name.log" >&2; fi
+  fi
+}
+# Interrupted, the run takes the jobs beside it down with it (by pid), and what they started.
+stop_tree() { local child; for child in $(pgrep -P "$1"); do stop_tree "$child"; done; kill "$1" 2>/dev/null; }
+trap 'for pid in "${beside_pids[@]}"; do stop_tree "$pid"; done; exit 130' INT TERM
+
+# swift-format reads the sources only: it runs beside the build.
+format() {
+  if scripts/format.sh --check; then
+    record format ok $((SECONDS - t))
+  else
+    record format failed $((SECONDS - t)) "" "$(grep -c 'error:' "$results/format.log") findings in $results/format.log; scripts/format.sh fixes them"
+  fi
+}
+echo "==> formatting, beside the build (log: $results/format.log)" >&2
 t=$SECONDS
-if scripts/format.sh --check >"$results/format.log" 2>&1; then
-  record format ok $((SECONDS - t))
-else
-  record format failed $((SECONDS - t)) "" "$(grep -c 'error:' "$results/format.log") findings in $results/format.log; scripts/format.sh fixes them"
-fi
+beside format format
 
 echo "==> building (debug, with tests)" >&2
 t=$SECONDS
@@ -121,57 +165,67 @@ if [ "${CI:-}" = true ]; then build_flags=(-Xswiftc -gnone -Xswiftc -Xfrontend -
 # The layers hold because the build refuses an import a target does not declare: nothing under
 # Libraries/ declares an Island module, so none can use one (Package.swift).
 if swift build --build-tests --explicit-target-dependency-import-check error "${build_flags[@]}" 2>&1 | tee "$results/build.log"; then
-  record build ok $((SECONDS - t))
   built=1
 else
-  record build failed $((SECONDS - t)) ; built=0
+  built=0
 fi
+took=$((SECONDS - t))
+wait_beside format
+join_stage format head -n 40
+if ((built)); then record build ok $took; else record build failed $took; fi
 bin_dir=$(swift build --show-bin-path "${build_flags[@]}")
 
 # The packages, from this build: its packaged programs linked again with the Swift runtime in,
-# the .debs put together, then their tests, all in the background beside the stages below
-# (the end-to-end suite mostly waits on its peers). The package tests compare the host's
-# accounts before and after an install while end-to-end tests add users: they take turns
-# (Tests/EndToEnd/harness/host_accounts.py). The stage's line is written to a file of its
-# own and joins the summary in its place at the end.
-packages_pid=""
+# the .debs put together, then their tests, all beside the stages below (the end-to-end suite
+# mostly waits on its peers). The package tests compare the host's accounts before and after an
+# install while end-to-end tests add users: they take turns (Tests/EndToEnd/harness/host_accounts.py).
+packages() {
+  local t=$SECONDS
+  if packaging/build-deb.sh --from-build "$bin_dir" --output "$results/debs" --compression gzip \
+      >"$results/debs/paths" 2>"$results/packages-build.log"; then
+    local took=$((SECONDS - t))
+    test_packages "$results/debs/paths" "made from the debug build in $((took / 60)) min $((took % 60)) s; both beside the other stages"
+  else
+    echo "packaging/build-deb.sh failed; its log:"
+    tail -n 40 "$results/packages-build.log"
+    record packages failed $((SECONDS - t))
+  fi
+}
 if ((built && !quick)); then
-  echo "==> the Debian packages from this build, in the background (log: $results/packages.log)" >&2
-  (
-    stages="$results/packages.stage"
-    t=$SECONDS
-    if packaging/build-deb.sh --from-build "$bin_dir" --output "$results/debs" --compression gzip \
-        >"$results/debs/paths" 2>"$results/packages-build.log"; then
-      took=$((SECONDS - t))
-      test_packages "$results/debs/paths" "made from the debug build in $((took / 60)) min $((took % 60)) s; both beside the other stages"
-    else
-      echo "packaging/build-deb.sh failed; its log:"
-      tail -n 40 "$results/packages-build.log"
-      record packages failed $((SECONDS - t))
-    fi
-  ) >"$results/packages.log" 2>&1 &
-  packages_pid=$!
-  # Interrupted, the run takes its background job down with it (by pid).
-  stop_tree() { local child; for child in $(pgrep -P "$1"); do stop_tree "$child"; done; kill "$1" 2>/dev/null; }
-  trap 'stop_tree "$packages_pid"; exit 130' INT TERM
+  echo "==> the Debian packages from this build, beside the stages below (log: $results/packages.log)" >&2
+  beside packages packages
 fi
 
-if ((built)); then
-  echo "==> the wire contract and the public API" >&2
-  t=$SECONDS
-  contract=ok
-  python3 scripts/check-wire-names.py || contract=failed
-  python3 scripts/package-access.py --check || contract=failed
-  python3 scripts/check-api.py --bin-dir "$bin_dir" || contract=failed
-  record contract $contract $((SECONDS - t))
+contract() {
+  local t=$SECONDS status=ok
+  python3 scripts/check-wire-names.py || status=failed
+  python3 scripts/package-access.py --check || status=failed
+  python3 scripts/check-api.py --bin-dir "$bin_dir" || status=failed
+  record contract $status $((SECONDS - t))
+}
 
-  echo "==> Swift test suites" >&2
-  t=$SECONDS
-  if swift test --skip-build "${build_flags[@]}" --xunit-output "$results/swift.xml" 2>&1 | tee "$results/swift.log"; then
+# SwiftPM holds a lock on .build while `swift test` runs, and the contract's check-api.py asks
+# `swift package` for the products: the contract goes first, in the same job.
+contract_and_swift_suites() {
+  ( stages="$results/contract.stage"; contract ) >"$results/contract.log" 2>&1
+  local t=$SECONDS
+  if swift test --skip-build "${build_flags[@]}" --xunit-output "$results/swift.xml"; then
     record swift ok $((SECONDS - t)) "$results/swift-swift-testing.xml"
   else
     record swift failed $((SECONDS - t)) "$results/swift-swift-testing.xml"
   fi
+}
+
+# A failed Swift stage's failures, and how its run ended (a crash shows there).
+swift_failures() { grep -a -e '✘' -e 'error:' "$1"; echo "…"; tail -n 15 "$1"; }
+
+# The contract and the Swift suites run beside the end-to-end suite: the end-to-end tests
+# spend much of their time waiting on their peers (daemons starting, brokers, compositors),
+# which the Swift suites, mostly computing, fill (docs/testing.md, "Where --quick's time
+# goes"). Each keeps its log and its line in the summary.
+if ((built)); then
+  echo "==> the wire contract and the public API, then the Swift test suites, beside the end-to-end suite (logs: $results/contract.log, $results/swift.log)" >&2
+  beside swift contract_and_swift_suites
 
   echo "==> end-to-end suite ($workers files at a time)" >&2
   t=$SECONDS
@@ -180,38 +234,34 @@ if ((built)); then
   if ((${#pytest_args[@]})); then
     e2e+=("${pytest_args[@]}")  # what the caller chose, quick or not
   elif ((quick)); then
-    e2e+=(-m quick Tests/EndToEnd)
+    # Not the tests that wait out a product's bound in real time (marked slow; pytest.ini).
+    e2e+=(-m "quick and not slow" Tests/EndToEnd)
   else
     e2e+=(Tests/EndToEnd --ignore Tests/EndToEnd/packaging/test_package.py)
   fi
   # ISLAND_SWIFT_BUILD_FLAGS: the copied Swift example builds with the flags this build had.
   if ISLAND_BIN_DIR="$bin_dir" ISLAND_SWIFT_BUILD_FLAGS="${build_flags[*]}" "${e2e[@]}"; then
-    record end-to-end ok $((SECONDS - t)) "$results/end-to-end.xml"
+    e2e_status=ok
   else
-    status=$?
     # pytest's 5 is "no tests collected": a filter that matched nothing here is not a failure.
-    if ((status == 5)); then record end-to-end ok $((SECONDS - t)) "$results/end-to-end.xml"
-    else record end-to-end failed $((SECONDS - t)) "$results/end-to-end.xml"; fi
+    if (($? == 5)); then e2e_status=ok; else e2e_status=failed; fi
   fi
+  e2e_took=$((SECONDS - t))
+  wait_beside swift
+  join_stage contract
+  join_stage swift swift_failures
+  record end-to-end $e2e_status $e2e_took "$results/end-to-end.xml"
 else
   record contract skipped 0
   record swift skipped 0
   record end-to-end skipped 0
 fi
 
-if [ -n "$packages_pid" ]; then
+if ((built && !quick)); then
   echo "==> Debian packages (made from the debug build and tested beside the stages above)" >&2
-  t=$SECONDS
-  wait "$packages_pid"
-  cat "$results/packages.log" >&2
-  if [ -s "$results/packages.stage" ]; then
-    cat "$results/packages.stage" >>"$stages"
-  else
-    record packages failed $((SECONDS - t)) "" "the background job ended without a result: $results/packages.log"
-  fi
-elif ((quick)); then
-  record packages skipped 0
-elif ((!built)); then
+  wait_beside packages
+  join_stage packages
+else
   record packages skipped 0
 fi
 

@@ -66,6 +66,7 @@ def state_of(daemon, activity_id):
         return next(a for a in producer.List(app=COFFEE)["activities"] if a["id"] == activity_id)["content"]["state"]
 
 
+@pytest.mark.slow  # the refused probe is waited out: 30 s
 def test_the_backend_creates_lists_reads_and_deletes_channels_without_islandd(broker):
     latest = create(broker, "latest")
     none = create(broker, "none")
@@ -378,6 +379,7 @@ def test_a_held_priority_1_message_is_applied_after_a_kill_9_once_the_island_res
         answers.close()
 
 
+@pytest.mark.slow  # `island push` and `island channel` retry a refused broker for 5 s and 10 s
 def test_a_backend_whose_broker_is_not_there_is_told_so_by_name():
     """`island push` and `island channel …` give up on a broker nothing answers for with exit
     status 69 and the reason the connection gave, as a backend's script needs to retry."""
