@@ -35,6 +35,8 @@ public final class MQTTLinkProcess: Sendable {
     public static let outboxLimit = 8192
     /// Wakes the thread that waits between processes: stop.
     private let wakePipe: WakePipe
+    /// Where the process's frames are read, when not on the supervising thread.
+    private let reader: (any MQTTLinkReader)?
 
     struct SessionState {
         let session: Session
@@ -56,12 +58,15 @@ public final class MQTTLinkProcess: Sendable {
 
     /// - Parameters:
     ///   - frameLimit: the largest frame read from the link process; a larger one ends it.
+    ///   - reader: where the process's frames are read and handed to the sessions' handlers;
+    ///     nil: on the thread that supervises the process.
     ///   - log: what to tell about the process (it ended, and why).
     public init(
         executable: String, arguments: [String], frameLimit: Int, backoff: ReconnectBackoff = ReconnectBackoff(),
-        log: @escaping @Sendable (String) -> Void
+        reader: (any MQTTLinkReader)? = nil, log: @escaping @Sendable (String) -> Void
     ) throws(MQTTError) {
         self.executable = executable
+        self.reader = reader
         self.arguments = arguments
         self.frameLimit = frameLimit
         self.log = log
@@ -326,7 +331,7 @@ public final class MQTTLinkProcess: Sendable {
                 let names = state.withLock { state in state.order.filter { state.sessions[$0]?.opened == true } }
                 for name in names { sendOpen(name) }
                 if stopping { box.finish() }
-                let ended = serve(descriptor)
+                let ended = reader.map { readFrames(descriptor, through: $0) } ?? serve(descriptor)
                 outbox.withLock { $0 = nil }
                 box.finish()
                 let status = reap(pid, descriptor)
@@ -370,24 +375,46 @@ public final class MQTTLinkProcess: Sendable {
                 return "\(error)"
             }
             guard let frame else { return nil }
-            switch frame {
-            case .message(let name, let topic, let payload):
-                guard let session = state.withLock({ $0.sessions[name]?.session }) else { continue }
-                session.onMessage(MQTTMessage(topic: topic, payload: payload))
-            case .connected(let name, let present):
-                deliver(name, connected: true, .connected(sessionPresent: present))
-            case .disconnected(let name, let reason, let retryIn):
-                deliver(name, connected: false, .disconnected(reason: reason, retryIn: retryIn))
-            case .takenOver(let name, let retryIn):
-                deliver(name, connected: false, .takenOver(retryIn: retryIn))
-            case .packetTooLarge(let name, let retryIn, let discarding):
-                deliver(name, connected: false, .packetTooLarge(retryIn: retryIn, discardingSession: discarding))
-            case .subscription(let name, let event):
-                state.withLock { $0.sessions[name]?.session }?.onSubscription(event)
-            case .open, .subscribe, .unsubscribe, .publish, .done:
-                return "the MQTT link process sent a frame only the daemon sends"
-            }
+            if let refusal = dispatch(frame) { return refusal }
         }
+    }
+
+    /// Has `reader` read and dispatch the frames until the process's stream ends, and waits
+    /// for that: nil when it ended cleanly, otherwise why not. The reader takes a descriptor of
+    /// its own on the same socket, which it closes; this one stays for the outbox and `reap`,
+    /// whose shutdown of the socket ends the reader's stream too.
+    private func readFrames(_ descriptor: Int32, through reader: any MQTTLinkReader) -> String? {
+        let own = dup(descriptor)
+        guard own >= 0 else { return "dup: \(String(cString: strerror(errno)))" }
+        let ended = DispatchSemaphore(value: 0)
+        let reason = Mutex<String?>(nil)
+        reader.read(own, limit: frameLimit, frame: { [self] frame in dispatch(frame) }) { why in
+            reason.withLock { $0 = why }
+            ended.signal()
+        }
+        ended.wait()
+        return reason.withLock { $0 }
+    }
+
+    /// Hands one frame from the link process to its session: nil, or why the stream must end.
+    private func dispatch(_ frame: MQTTLinkFrame) -> String? {
+        switch frame {
+        case .message(let name, let topic, let payload):
+            state.withLock { $0.sessions[name]?.session }?.onMessage(MQTTMessage(topic: topic, payload: payload))
+        case .connected(let name, let present):
+            deliver(name, connected: true, .connected(sessionPresent: present))
+        case .disconnected(let name, let reason, let retryIn):
+            deliver(name, connected: false, .disconnected(reason: reason, retryIn: retryIn))
+        case .takenOver(let name, let retryIn):
+            deliver(name, connected: false, .takenOver(retryIn: retryIn))
+        case .packetTooLarge(let name, let retryIn, let discarding):
+            deliver(name, connected: false, .packetTooLarge(retryIn: retryIn, discardingSession: discarding))
+        case .subscription(let name, let event):
+            state.withLock { $0.sessions[name]?.session }?.onSubscription(event)
+        case .open, .subscribe, .unsubscribe, .publish, .done:
+            return "the MQTT link process sent a frame only the daemon sends"
+        }
+        return nil
     }
 
     private func deliver(_ name: String, connected: Bool, _ event: MQTTConnectionEvent) {
@@ -465,6 +492,20 @@ public final class MQTTLinkProcess: Sendable {
         }
         return .success((pid, pair[0]))
     }
+}
+
+/// Reads a link process's frames somewhere other than the thread that supervises it: on the
+/// event loop of the process that handles them, which then wakes for the link's socket
+/// itself rather than for a reader thread that hands it each frame.
+public protocol MQTTLinkReader: Sendable {
+    /// Reads `descriptor` (the daemon's end of the link's socket, this reader's own to close)
+    /// until its stream ends, frames of at most `limit` bytes (`MQTTLinkFrame.read`'s rules),
+    /// and hands each to `frame` in order; stops reading, and closes, when `frame` returns why
+    /// the stream must end. Calls `ended` once, after the last frame: nil when the stream ended
+    /// cleanly, otherwise why not.
+    func read(
+        _ descriptor: Int32, limit: Int, frame: @escaping @Sendable (MQTTLinkFrame) -> String?,
+        ended: @escaping @Sendable (String?) -> Void)
 }
 
 /// libmosquitto's checks of topic names and filters.
