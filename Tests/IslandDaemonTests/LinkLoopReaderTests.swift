@@ -57,7 +57,11 @@ import Testing
         func closeWriting() { Glibc.shutdown(writeEnd, Int32(SHUT_WR)) }
 
         /// A push is done, on the loop, as the engine's completion frees it.
-        func leave() throws { try group.next().submit { self.window.leave() }.wait() }
+        func leave() throws {
+            // Not `self`: the rig must never be released on the loop, whose group it shuts down.
+            let window = window
+            try group.next().submit { window.leave() }.wait()
+        }
 
         /// Everything the loop had to do before now is done: a read already under way, and
         /// what it handed on.

@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import SelfWake
 import Synchronization
 
 /// The link process: libmosquitto's clients, away from the daemon, under a memory limit of
@@ -34,9 +35,14 @@ public enum MQTTLinkChild {
     /// (`MQTTLinkFrame.done` frees a slot).
     public static func run(descriptor: Int32, doneDescriptor: Int32, headroom: Int?, window: MessageWindow = .pushes) -> Never {
         signal(SIGPIPE, SIG_IGN)
-        let link = Link(
-            descriptor: descriptor, headroom: headroom, baseline: dataInUse(),
-            window: DoneFedWindow(window, descriptor: doneDescriptor))
+        let doneFed: DoneFedWindow
+        do {
+            doneFed = try DoneFedWindow(window, descriptor: doneDescriptor)
+        } catch {
+            FileHandle.standardError.write(Data("islandd mqtt link: \(error)\n".utf8))
+            exit(1)
+        }
+        let link = Link(descriptor: descriptor, headroom: headroom, baseline: dataInUse(), window: doneFed)
         link.limit(sessions: 0)
         link.serve()
     }
@@ -200,10 +206,18 @@ package final class DoneFedWindow: @unchecked Sendable {
     private var ended = false
     /// What one read takes: many dones (each under 300 bytes).
     private var buffer = [UInt8](repeating: 0, count: 4096)
+    /// Wakes the thread waiting on the socket when another thread has read the dones it waits
+    /// for: they are no longer on the socket to wake it.
+    private let wakePipe: WakePipe
 
-    package init(_ window: MessageWindow, descriptor: Int32) {
+    package init(_ window: MessageWindow, descriptor: Int32) throws(MQTTError) {
         self.window = window
         self.descriptor = descriptor
+        do {
+            wakePipe = try WakePipe()
+        } catch {
+            throw .invalidConfiguration("\(error)")
+        }
     }
 
     /// Waits until `session` may take a place, and takes it.
@@ -217,10 +231,11 @@ package final class DoneFedWindow: @unchecked Sendable {
             if !polling && !ended {
                 polling = true
                 condition.unlock()
-                var ready = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
-                _ = poll(&ready, 1, -1)
+                var ready = [pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0), pollfd(fd: wakePipe.readEnd, events: Int16(POLLIN), revents: 0)]
+                _ = poll(&ready, 2, -1)
                 condition.lock()
                 polling = false
+                if ready[1].revents != 0 { wakePipe.drain() }
                 readDones()
                 // Waiters for the places freed, and for someone to wait on the socket.
                 condition.broadcast()
@@ -235,9 +250,10 @@ package final class DoneFedWindow: @unchecked Sendable {
 
     /// A message of `session` is done (a `done` on the link's main socket, as before the dones
     /// had one of their own).
-    func leave(_ session: String) {
+    package func leave(_ session: String) {
         condition.lock()
         window.release(session)
+        if polling { wakePipe.wake() }
         condition.broadcast()
         condition.unlock()
     }
@@ -245,6 +261,9 @@ package final class DoneFedWindow: @unchecked Sendable {
     /// Frees a place for each done that has come, without waiting. With `condition` locked.
     private func readDones() {
         guard !ended else { return }
+        let held = window.total
+        // A thread waits on the socket for what this one read: it must look again.
+        defer { if polling && window.total != held { wakePipe.wake() } }
         while true {
             let count = buffer.withUnsafeMutableBytes { recv(descriptor, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT)) }
             if count > 0 {

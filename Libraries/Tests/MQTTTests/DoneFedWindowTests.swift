@@ -20,7 +20,7 @@ import Testing
                 throw POSIXError(.init(rawValue: errno) ?? .EIO)
             }
             (linkEnd, daemonEnd) = (pair[0], pair[1])
-            self.window = DoneFedWindow(window, descriptor: linkEnd)
+            self.window = try DoneFedWindow(window, descriptor: linkEnd)
         }
 
         func done(_ session: String, split: Bool = false) {
@@ -71,5 +71,16 @@ import Testing
         rig.done("b")
         #expect(first.wait(timeout: .now() + 30) == .success)
         #expect(second.wait(timeout: .now() + 30) == .success)
+    }
+
+    @Test func aThreadWaitingOnTheSocketGoesOnWhenAPlaceIsFreedOtherwise() throws {
+        let rig = try Rig(MessageWindow(capacity: 2, reserve: 0))
+        rig.window.enter("a")
+        rig.window.enter("a")
+        let waiting = rig.enterOnThread("a")
+        #expect(waiting.wait(timeout: .now() + 0.2) == .timedOut)
+        // A done that does not come on the socket the thread waits on (the main socket's).
+        rig.window.leave("a")
+        #expect(waiting.wait(timeout: .now() + 30) == .success)
     }
 }
