@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import SelfWake
 import Synchronization
 
 /// The link process: libmosquitto's clients, away from the daemon, under a memory limit of
@@ -16,7 +17,10 @@ import Synchronization
 /// and `headroom`. The daemon reads what comes from here in frames it bounds itself (`MQTTLinkFrame`).
 ///
 /// It serves the socket `descriptor` (one end of a socket pair; the daemon holds the other),
-/// and exits when the daemon closes it or goes away.
+/// and exits when the daemon closes it or goes away. The daemon says which messages are done
+/// on a socket of their own, `doneDescriptor`, read by a session's network thread when it
+/// wants a place in the window (`DoneFedWindow`): a message costs this process the wake-up of
+/// its network thread and no other.
 public enum MQTTLinkChild {
     /// What the link process may allocate beyond what it holds when it starts and what its
     /// sessions need (`perSession` each): the largest packet it can take in, and more than the
@@ -29,9 +33,16 @@ public enum MQTTLinkChild {
     /// shadow memory no such limit allows).
     /// `window`: how many messages the daemon holds at once, and how its sessions share them
     /// (`MQTTLinkFrame.done` frees a slot).
-    public static func run(descriptor: Int32, headroom: Int?, window: MessageWindow = .pushes) -> Never {
+    public static func run(descriptor: Int32, doneDescriptor: Int32, headroom: Int?, window: MessageWindow = .pushes) -> Never {
         signal(SIGPIPE, SIG_IGN)
-        let link = Link(descriptor: descriptor, headroom: headroom, baseline: dataInUse(), window: window)
+        let doneFed: DoneFedWindow
+        do {
+            doneFed = try DoneFedWindow(window, descriptor: doneDescriptor)
+        } catch {
+            FileHandle.standardError.write(Data("islandd mqtt link: \(error)\n".utf8))
+            exit(1)
+        }
+        let link = Link(descriptor: descriptor, headroom: headroom, baseline: dataInUse(), window: doneFed)
         link.limit(sessions: 0)
         link.serve()
     }
@@ -57,13 +68,13 @@ public enum MQTTLinkChild {
         /// it in the one socket, a wait here holds up only its own session (whose broker then
         /// keeps what comes next). A new link process starts with an empty window: the dones of
         /// messages from before it may free slots early, which the daemon's own bound absorbs.
-        let window: MessageWindowGate
+        let window: DoneFedWindow
 
-        init(descriptor: Int32, headroom: Int?, baseline: Int, window: MessageWindow) {
+        init(descriptor: Int32, headroom: Int?, baseline: Int, window: DoneFedWindow) {
             self.descriptor = descriptor
             self.headroom = headroom
             self.baseline = baseline
-            self.window = MessageWindowGate(window)
+            self.window = window
         }
 
         /// Sets the data limit for `sessions` sessions: what the process held at its start, its
@@ -171,6 +182,119 @@ public enum MQTTLinkChild {
         func complain(_ text: String) {
             FileHandle.standardError.write(Data("islandd mqtt link: \(text)\n".utf8))
         }
+    }
+}
+
+/// The link process's window (`MessageWindow`), told of the messages done by the daemon's
+/// `done` frames on a socket of their own. Nobody waits on that socket while the window has
+/// room: a session's network thread reads what dones have come, without waiting, before it
+/// takes a place, and only a thread that finds none waits on the socket (one at a time; the
+/// others on the lock's condition) — so a message done wakes no thread of this process, where
+/// a reader of the dones woke for each.
+package final class DoneFedWindow: @unchecked Sendable {
+    // @unchecked: `window`, `pending`, `polling` and `ended` are only read and changed with
+    // `condition` locked; `descriptor` is read by one thread at a time, the one polling or
+    // the one holding the lock.
+    private let condition = NSCondition()
+    private var window: MessageWindow
+    let descriptor: Int32
+    /// Bytes of the dones' stream read and not yet a whole frame.
+    private var pending: [UInt8] = []
+    /// A thread waits on the socket.
+    private var polling = false
+    /// The stream ended (the daemon is gone) or broke its rules: no done comes any more.
+    private var ended = false
+    /// What one read takes: many dones (each under 300 bytes).
+    private var buffer = [UInt8](repeating: 0, count: 4096)
+    /// Wakes the thread waiting on the socket when another thread has read the dones it waits
+    /// for: they are no longer on the socket to wake it.
+    private let wakePipe: WakePipe
+
+    package init(_ window: MessageWindow, descriptor: Int32) throws(MQTTError) {
+        self.window = window
+        self.descriptor = descriptor
+        do {
+            wakePipe = try WakePipe()
+        } catch {
+            throw .invalidConfiguration("\(error)")
+        }
+    }
+
+    /// Waits until `session` may take a place, and takes it.
+    package func enter(_ session: String) {
+        condition.lock()
+        defer { condition.unlock() }
+        readDones()
+        guard !window.take(session) else { return }
+        window.wait(session)
+        repeat {
+            if !polling && !ended {
+                polling = true
+                condition.unlock()
+                var ready = [pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0), pollfd(fd: wakePipe.readEnd, events: Int16(POLLIN), revents: 0)]
+                _ = poll(&ready, 2, -1)
+                condition.lock()
+                polling = false
+                if ready[1].revents != 0 { wakePipe.drain() }
+                readDones()
+                // Waiters for the places freed, and for someone to wait on the socket.
+                condition.broadcast()
+            } else {
+                condition.wait()
+            }
+        } while !window.take(session)
+        window.stopWaiting(session)
+        // Another waiter may take a place now that this one no longer waits.
+        condition.broadcast()
+    }
+
+    /// A message of `session` is done (a `done` on the link's main socket, as before the dones
+    /// had one of their own).
+    package func leave(_ session: String) {
+        condition.lock()
+        window.release(session)
+        if polling { wakePipe.wake() }
+        condition.broadcast()
+        condition.unlock()
+    }
+
+    /// Frees a place for each done that has come, without waiting. With `condition` locked.
+    private func readDones() {
+        guard !ended else { return }
+        let held = window.total
+        // A thread waits on the socket for what this one read: it must look again.
+        defer { if polling && window.total != held { wakePipe.wake() } }
+        while true {
+            let count = buffer.withUnsafeMutableBytes { recv(descriptor, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT)) }
+            if count > 0 {
+                pending += buffer[0..<count]
+                if count < buffer.count { break }
+            } else if count < 0 && errno == EINTR {
+                continue
+            } else {
+                // Nothing more now (EAGAIN), or the daemon is gone: the main socket says so too.
+                if !(count < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) { ended = true }
+                break
+            }
+        }
+        var start = 0
+        while pending.count - start >= MQTTLinkFrame.headerBytes {
+            let length = MQTTLinkFrame.length(header: pending[start...])
+            guard length > 0, length <= MQTTLinkProcess.commandLimit else {
+                ended = true
+                break
+            }
+            guard pending.count - start - MQTTLinkFrame.headerBytes >= length else { break }
+            let body = Array(pending[(start + MQTTLinkFrame.headerBytes)..<(start + MQTTLinkFrame.headerBytes + length)])
+            start += MQTTLinkFrame.headerBytes + length
+            guard case .done(let session) = try? MQTTLinkFrame(body: body) else {
+                ended = true
+                break
+            }
+            window.release(session)
+        }
+        pending.removeFirst(start)
+        if ended { pending = [] }
     }
 }
 

@@ -11,9 +11,10 @@ import Synchronization
 /// The process is started with the first session's `start()` and started again, with the
 /// backoff, whenever it ends (a broker's oversized packet ends only a connection, but anything
 /// else, a crash included, ends the process); each start opens every session again with its
-/// subscriptions. It is `executable` with `arguments`, given the socket as descriptor 3 — for
-/// the daemon, its own executable (`/proc/self/exe`) with a hidden option, never a fork
-/// without exec of a process with threads.
+/// subscriptions. It is `executable` with `arguments`, given the socket as descriptor 3 and
+/// the socket of the messages' dones as descriptor 4 (`MQTTLinkChild`) — for the daemon, its
+/// own executable (`/proc/self/exe`) with a hidden option, never a fork without exec of a
+/// process with threads.
 ///
 /// Sessions close together, with the process (the last `shutdown`).
 public final class MQTTLinkProcess: Sendable {
@@ -29,12 +30,17 @@ public final class MQTTLinkProcess: Sendable {
     private let state: Mutex<State>
     /// What goes to the current process, nil between processes.
     private let outbox = Mutex<Outbox?>(nil)
+    /// The dones of its messages, on a socket of their own, which the process reads only
+    /// when a session wants a place in its window: no thread of it wakes for a done.
+    private let doneOutbox = Mutex<Outbox?>(nil)
     /// Frames waiting for the link process, at most: feedback beyond is dropped (and logged by
     /// the caller). Each is small (a feedback message is under 1 KiB), and their number is
     /// bounded anyway by the pushes the daemon takes at once and the socket's buffer.
     public static let outboxLimit = 8192
     /// Wakes the thread that waits between processes: stop.
     private let wakePipe: WakePipe
+    /// Where the process's frames are read, when not on the supervising thread.
+    private let reader: (any MQTTLinkReader)?
 
     struct SessionState {
         let session: Session
@@ -56,12 +62,15 @@ public final class MQTTLinkProcess: Sendable {
 
     /// - Parameters:
     ///   - frameLimit: the largest frame read from the link process; a larger one ends it.
+    ///   - reader: where the process's frames are read and handed to the sessions' handlers;
+    ///     nil: on the thread that supervises the process.
     ///   - log: what to tell about the process (it ended, and why).
     public init(
         executable: String, arguments: [String], frameLimit: Int, backoff: ReconnectBackoff = ReconnectBackoff(),
-        log: @escaping @Sendable (String) -> Void
+        reader: (any MQTTLinkReader)? = nil, log: @escaping @Sendable (String) -> Void
     ) throws(MQTTError) {
         self.executable = executable
+        self.reader = reader
         self.arguments = arguments
         self.frameLimit = frameLimit
         self.log = log
@@ -138,7 +147,7 @@ public final class MQTTLinkProcess: Sendable {
         /// the session's in its place (`MessageWindow`). Every message handed on must be done
         /// once, or the session's share of the window stays taken.
         public func messageDone() {
-            _ = process.send(.done(session: clientID), droppable: false)
+            _ = process.doneOutbox.withLock { $0 }?.put(MQTTLinkFrame.done(session: clientID).encoded, droppable: false)
         }
 
         /// Refused while the session is not connected, and while the link process does not
@@ -316,22 +325,29 @@ public final class MQTTLinkProcess: Sendable {
             switch spawn() {
             case .failure(let error):
                 reason = "cannot start the MQTT link process: \(error)"
-            case .success(let (pid, descriptor)):
+            case .success(let (pid, descriptor, doneDescriptor)):
                 state.withLock { state in
                     state.pid = pid
                     state.schedule.connected(at: MQTTClient.monotonicSeconds())
                 }
                 let box = Outbox(descriptor: descriptor)
+                let doneBox = Outbox(descriptor: doneDescriptor)
                 outbox.withLock { $0 = box }
+                doneOutbox.withLock { $0 = doneBox }
                 let names = state.withLock { state in state.order.filter { state.sessions[$0]?.opened == true } }
                 for name in names { sendOpen(name) }
                 if stopping { box.finish() }
-                let ended = serve(descriptor)
+                let ended = reader.map { readFrames(descriptor, through: $0) } ?? serve(descriptor)
                 outbox.withLock { $0 = nil }
+                doneOutbox.withLock { $0 = nil }
                 box.finish()
+                doneBox.finish()
+                Glibc.shutdown(doneDescriptor, Int32(SHUT_RDWR))
                 let status = reap(pid, descriptor)
                 box.join()
+                doneBox.join()
                 close(descriptor)
+                close(doneDescriptor)
                 state.withLock { $0.pid = 0 }
                 reason = ended.map { "\($0); the MQTT link process \(status)" } ?? "the MQTT link process \(status)"
             }
@@ -370,24 +386,46 @@ public final class MQTTLinkProcess: Sendable {
                 return "\(error)"
             }
             guard let frame else { return nil }
-            switch frame {
-            case .message(let name, let topic, let payload):
-                guard let session = state.withLock({ $0.sessions[name]?.session }) else { continue }
-                session.onMessage(MQTTMessage(topic: topic, payload: payload))
-            case .connected(let name, let present):
-                deliver(name, connected: true, .connected(sessionPresent: present))
-            case .disconnected(let name, let reason, let retryIn):
-                deliver(name, connected: false, .disconnected(reason: reason, retryIn: retryIn))
-            case .takenOver(let name, let retryIn):
-                deliver(name, connected: false, .takenOver(retryIn: retryIn))
-            case .packetTooLarge(let name, let retryIn, let discarding):
-                deliver(name, connected: false, .packetTooLarge(retryIn: retryIn, discardingSession: discarding))
-            case .subscription(let name, let event):
-                state.withLock { $0.sessions[name]?.session }?.onSubscription(event)
-            case .open, .subscribe, .unsubscribe, .publish, .done:
-                return "the MQTT link process sent a frame only the daemon sends"
-            }
+            if let refusal = dispatch(frame) { return refusal }
         }
+    }
+
+    /// Has `reader` read and dispatch the frames until the process's stream ends, and waits
+    /// for that: nil when it ended cleanly, otherwise why not. The reader takes a descriptor of
+    /// its own on the same socket, which it closes; this one stays for the outbox and `reap`,
+    /// whose shutdown of the socket ends the reader's stream too.
+    private func readFrames(_ descriptor: Int32, through reader: any MQTTLinkReader) -> String? {
+        let own = dup(descriptor)
+        guard own >= 0 else { return "dup: \(String(cString: strerror(errno)))" }
+        let ended = DispatchSemaphore(value: 0)
+        let reason = Mutex<String?>(nil)
+        reader.read(own, limit: frameLimit, frame: { [self] frame in dispatch(frame) }) { why in
+            reason.withLock { $0 = why }
+            ended.signal()
+        }
+        ended.wait()
+        return reason.withLock { $0 }
+    }
+
+    /// Hands one frame from the link process to its session: nil, or why the stream must end.
+    private func dispatch(_ frame: MQTTLinkFrame) -> String? {
+        switch frame {
+        case .message(let name, let topic, let payload):
+            state.withLock { $0.sessions[name]?.session }?.onMessage(MQTTMessage(topic: topic, payload: payload))
+        case .connected(let name, let present):
+            deliver(name, connected: true, .connected(sessionPresent: present))
+        case .disconnected(let name, let reason, let retryIn):
+            deliver(name, connected: false, .disconnected(reason: reason, retryIn: retryIn))
+        case .takenOver(let name, let retryIn):
+            deliver(name, connected: false, .takenOver(retryIn: retryIn))
+        case .packetTooLarge(let name, let retryIn, let discarding):
+            deliver(name, connected: false, .packetTooLarge(retryIn: retryIn, discardingSession: discarding))
+        case .subscription(let name, let event):
+            state.withLock { $0.sessions[name]?.session }?.onSubscription(event)
+        case .open, .subscribe, .unsubscribe, .publish, .done:
+            return "the MQTT link process sent a frame only the daemon sends"
+        }
+        return nil
     }
 
     private func deliver(_ name: String, connected: Bool, _ event: MQTTConnectionEvent) {
@@ -432,18 +470,30 @@ public final class MQTTLinkProcess: Sendable {
         }
     }
 
-    /// `executable arguments…` with the child's end of a new socket pair as descriptor 3, the
-    /// signals as a new process has them, and this process's environment.
-    private func spawn() -> Result<(pid_t, Int32), MQTTError> {
+    /// `executable arguments…` with the child's ends of two new socket pairs as descriptors 3
+    /// (the frames) and 4 (the dones), the signals as a new process has them, and this
+    /// process's environment.
+    private func spawn() -> Result<(pid_t, Int32, Int32), MQTTError> {
         var pair: [Int32] = [-1, -1]
+        var donePair: [Int32] = [-1, -1]
         guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &pair) == 0 else {
             return .failure(.invalidConfiguration("socketpair: \(String(cString: strerror(errno)))"))
         }
-        defer { close(pair[1]) }
+        guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &donePair) == 0 else {
+            let reason = String(cString: strerror(errno))
+            close(pair[0])
+            close(pair[1])
+            return .failure(.invalidConfiguration("socketpair: \(reason)"))
+        }
+        defer {
+            close(pair[1])
+            close(donePair[1])
+        }
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
         posix_spawn_file_actions_adddup2(&actions, pair[1], 3)
+        posix_spawn_file_actions_adddup2(&actions, donePair[1], 4)
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
         defer { posix_spawnattr_destroy(&attributes) }
@@ -461,10 +511,25 @@ public final class MQTTLinkProcess: Sendable {
         let rc = posix_spawn(&pid, executable, &actions, &attributes, argv, environ)
         guard rc == 0 else {
             close(pair[0])
+            close(donePair[0])
             return .failure(.invalidConfiguration("posix_spawn \(executable): \(String(cString: strerror(rc)))"))
         }
-        return .success((pid, pair[0]))
+        return .success((pid, pair[0], donePair[0]))
     }
+}
+
+/// Reads a link process's frames somewhere other than the thread that supervises it: on the
+/// event loop of the process that handles them, which then wakes for the link's socket
+/// itself rather than for a reader thread that hands it each frame.
+public protocol MQTTLinkReader: Sendable {
+    /// Reads `descriptor` (the daemon's end of the link's socket, this reader's own to close)
+    /// until its stream ends, frames of at most `limit` bytes (`MQTTLinkFrame.read`'s rules),
+    /// and hands each to `frame` in order; stops reading, and closes, when `frame` returns why
+    /// the stream must end. Calls `ended` once, after the last frame: nil when the stream ended
+    /// cleanly, otherwise why not.
+    func read(
+        _ descriptor: Int32, limit: Int, frame: @escaping @Sendable (MQTTLinkFrame) -> String?,
+        ended: @escaping @Sendable (String?) -> Void)
 }
 
 /// libmosquitto's checks of topic names and filters.

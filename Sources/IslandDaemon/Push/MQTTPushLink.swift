@@ -200,9 +200,10 @@ package enum PushLinkProcess {
         (environment["ISLAND_SANITIZER"] ?? "").isEmpty ? configured ?? MQTTLinkChild.defaultHeadroom : 0
     }
 
-    /// Runs the link process on descriptor 3 (as `MQTTLinkProcess` starts it); never returns.
+    /// Runs the link process on descriptors 3 and 4 (as `MQTTLinkProcess` starts it); never
+    /// returns.
     package static func run(headroom: Int) -> Never {
-        MQTTLinkChild.run(descriptor: 3, headroom: headroom > 0 ? headroom : nil)
+        MQTTLinkChild.run(descriptor: 3, doneDescriptor: 4, headroom: headroom > 0 ? headroom : nil)
     }
 }
 

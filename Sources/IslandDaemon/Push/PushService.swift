@@ -22,9 +22,9 @@ import Synchronization
 /// holding none), and a freed slot goes to the waiting app that holds the fewest — so an app's
 /// first push in the window is handed over at once, a later one once fewer than 48 are in (no
 /// app holding more taking another meanwhile), and each is decided behind at most 63 others.
-/// The daemon's own bound holds whatever the link process does: its reader waits once 64
-/// pushes are in. The network thread never touches the engine's state, and the loop never
-/// waits for the broker.
+/// The daemon's own bound holds whatever the link process does: the loop, which reads the
+/// link's frames itself (`LinkLoopReader`), stops reading once 64 pushes are in. The network
+/// thread never touches the engine's state, and the loop never waits for the broker.
 ///
 /// Each app holding tokens has a session of its own at the broker (`MQTTPushLink`), and the
 /// libmosquitto clients run in a link process under a memory limit (`MQTTLinkProcess`).
@@ -66,19 +66,17 @@ final class PushService: Service {
                     + "\(Self.mebibytes(headroom)) beyond what it holds at its start and its sessions' share ([Push] LinkHeadroom=), "
                     + "and a packet takes twice its size there (libmosquitto holds it and a copy of its payload)"
                 : "the MQTT link process can hold, so nothing of it reached islandd"
-        let room = DispatchSemaphore(value: Self.window.capacity)
         // The link is made after the handlers; they reach it through `box`.
         let box = LinkBox()
         /// Hands `message` to the gateway; `done` once its outcome is committed and answered.
+        /// The caller holds a place in the window for it, which `done` frees.
         @Sendable func handOver(_ message: MQTTMessage, done: @escaping @Sendable () -> Void) {
-            room.wait()
             // Told apart on the loop, where the channels listened to are known: a lookup, where
             // reading the topic's levels cost as much as the rest of the hand-over.
             gateway.perform { gateway in
                 guard !gateway.isChannel(topic: message.topic) else {
                     gateway.receiveChannel(topic: message.topic, payload: message.payload) { answers in
                         for (topic, feedback) in answers { box.link?.publish(topic, payload: feedback.payload) }
-                        room.signal()
                         done()
                     }
                     return
@@ -89,7 +87,6 @@ final class PushService: Service {
                     if let topic = PushToken.feedbackTopic(of: message.topic) {
                         box.link?.publish(topic, payload: feedback.payload)
                     }
-                    room.signal()
                     done()
                 }
             }
@@ -141,31 +138,58 @@ final class PushService: Service {
         }
         do {
             if let executable {
+                // The link's frames are read on the engine's loop, which hands each push to the
+                // gateway at once and keeps the daemon's bound by not reading while it is full;
+                // on a loop no socket can be read on (tests), by a thread of the link's own,
+                // which waits for a place before it hands a push on.
+                let loopReader = LinkLoopReader(loop: gateway.engine.loop, window: LoopWindow(loop: gateway.engine.loop, capacity: Self.window.capacity))
+                let room = DispatchSemaphore(value: Self.window.capacity)
                 let process = try MQTTLinkProcess(
                     executable: executable, arguments: [PushLinkProcess.option, String(headroom)],
                     frameLimit: MQTTLinkProcess.frameLimit(for: configuration), backoff: configuration.backoff,
-                    log: { logger.warning("\($0)") })
+                    reader: loopReader, log: { logger.warning("\($0)") })
                 self.process = process
                 // The link process shares the window among its sessions (`MQTTLinkChild`): here
-                // one thread reads every session's messages, and must not wait for any one.
+                // one reader takes every session's messages, and must not wait for any one.
                 link = try MQTTPushLink(configuration: configuration, logger: logger) { configuration throws(MQTTError) in
                     let session = SessionBox()
                     session.session = try process.session(
-                        configuration, onMessage: { handOver($0) { session.session?.messageDone() } },
+                        configuration,
+                        onMessage: { message in
+                            if let window = loopReader?.window {
+                                window.enter()
+                                handOver(message) {
+                                    session.session?.messageDone()
+                                    window.leave()
+                                }
+                            } else {
+                                room.wait()
+                                handOver(message) {
+                                    session.session?.messageDone()
+                                    room.signal()
+                                }
+                            }
+                        },
                         onConnection: onConnection(configuration.clientID), onSubscription: { box.link?.answered($0) })
                     return session.session!
                 }
             } else {
                 process = nil
-                // Each client's own network thread calls its handler, and waits there for its share.
+                // Each client's own network thread calls its handler, and waits there for its
+                // share and for a place in the daemon's bound.
                 let window = MessageWindowGate(Self.window)
+                let room = DispatchSemaphore(value: Self.window.capacity)
                 link = try MQTTPushLink(configuration: configuration, logger: logger) { configuration throws(MQTTError) in
                     let name = configuration.clientID
                     return try MQTTClient(
                         configuration,
                         onMessage: { message in
                             window.enter(name)
-                            handOver(message) { window.leave(name) }
+                            room.wait()
+                            handOver(message) {
+                                room.signal()
+                                window.leave(name)
+                            }
                         }, onConnection: onConnection(configuration.clientID), onSubscription: { box.link?.answered($0) })
                 }
             }

@@ -1,0 +1,86 @@
+import Foundation
+import Glibc
+import MQTT
+import Synchronization
+import Testing
+
+/// The link process's window, told of the dones on a socket of their own that nobody reads
+/// until a session wants a place: the dones that came free places without any wait, and a
+/// thread that finds the window full goes on when the next done comes.
+@Suite struct DoneFedWindowTests {
+    /// A window over one end of a socket pair; the test writes the daemon's dones to the other.
+    final class Rig: Sendable {
+        let window: DoneFedWindow
+        let daemonEnd: Int32
+        let linkEnd: Int32
+
+        init(_ window: MessageWindow) throws {
+            var pair: [Int32] = [-1, -1]
+            guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &pair) == 0 else {
+                throw POSIXError(.init(rawValue: errno) ?? .EIO)
+            }
+            (linkEnd, daemonEnd) = (pair[0], pair[1])
+            self.window = try DoneFedWindow(window, descriptor: linkEnd)
+        }
+
+        func done(_ session: String, split: Bool = false) {
+            let bytes = MQTTLinkFrame.done(session: session).encoded
+            for part in split ? [Array(bytes.prefix(3)), Array(bytes.dropFirst(3))] : [bytes] {
+                _ = part.withUnsafeBytes { send(daemonEnd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            }
+        }
+
+        /// `session` enters on a thread of its own; signalled once it is in.
+        func enterOnThread(_ session: String) -> DispatchSemaphore {
+            let entered = DispatchSemaphore(value: 0)
+            let window = window
+            Thread {
+                window.enter(session)
+                entered.signal()
+            }.start()
+            return entered
+        }
+
+        deinit {
+            close(linkEnd)
+            close(daemonEnd)
+        }
+    }
+
+    @Test func donesThatCameFreePlacesWithoutWaiting() throws {
+        let rig = try Rig(MessageWindow(capacity: 2, reserve: 1))
+        rig.window.enter("a")
+        rig.window.enter("b")
+        rig.done("a")
+        // Its frame in two writes: read whole across them.
+        rig.done("b", split: true)
+        // Full but for the two dones waiting on the socket, read before a place is taken.
+        #expect(rig.enterOnThread("a").wait(timeout: .now() + 30) == .success)
+        #expect(rig.enterOnThread("b").wait(timeout: .now() + 30) == .success)
+    }
+
+    @Test func aThreadThatFindsTheWindowFullGoesOnWhenADoneComes() throws {
+        let rig = try Rig(MessageWindow(capacity: 2, reserve: 1))
+        rig.window.enter("a")
+        rig.window.enter("b")
+        let first = rig.enterOnThread("a")
+        let second = rig.enterOnThread("c")
+        // Both wait (one on the socket, one on the lock) until the dones come.
+        #expect(first.wait(timeout: .now() + 0.2) == .timedOut)
+        rig.done("a")
+        rig.done("b")
+        #expect(first.wait(timeout: .now() + 30) == .success)
+        #expect(second.wait(timeout: .now() + 30) == .success)
+    }
+
+    @Test func aThreadWaitingOnTheSocketGoesOnWhenAPlaceIsFreedOtherwise() throws {
+        let rig = try Rig(MessageWindow(capacity: 2, reserve: 0))
+        rig.window.enter("a")
+        rig.window.enter("a")
+        let waiting = rig.enterOnThread("a")
+        #expect(waiting.wait(timeout: .now() + 0.2) == .timedOut)
+        // A done that does not come on the socket the thread waits on (the main socket's).
+        rig.window.leave("a")
+        #expect(waiting.wait(timeout: .now() + 30) == .success)
+    }
+}
