@@ -23,9 +23,11 @@ raw number as JSON to --out (a temporary directory by default). Only processes i
 signalled. `--selftest` is a tiny run that checks completeness (no timing assertions).
 """
 import argparse
+import glob
 import json
 import os
 import platform
+import re
 import shlex
 import shutil
 import signal
@@ -326,7 +328,7 @@ def prepare_template(islandd, tmp, env):
 
 
 def run_harness(harness, islandd, template, aid, tmp, env, kind, variants, subs, a, json_out,
-                baselines=BASELINES, retry_baselines=True):
+                baselines=BASELINES, attempt=1):
     # The state lives next to the socket unless --state-in puts it elsewhere (e.g. /dev/shm,
     # to tell the cost of fsync from the daemon's own).
     state = '{socket}.state' if not a.state_in else '"$(mktemp -d -p %s)"' % shlex.quote(a.state_in)
@@ -338,12 +340,16 @@ def run_harness(harness, islandd, template, aid, tmp, env, kind, variants, subs,
            '--ext-pub-method', 'org.island.Producer.Update', '--ext-sub-method', 'org.island.Presenter.Subscribe',
            '--ext-params', params, '--kinds', kind, '--variants', variants, '--subs', subs,
            '--rate', str(a.rate), '--lat-duration', str(a.lat_duration), '--thr-count', str(a.thr_count),
-           '--thr-duration', str(a.thr_duration), '--window', str(a.window), '--json-out', json_out]
+           '--thr-duration', str(a.thr_duration), '--window', str(a.window), '--json-out', json_out,
+           # Each run's folder (its programs' output) kept, in ours: removed with it unless something failed.
+           '--keep-tmp']
+    runs_dir = os.path.join(tmp, os.path.splitext(os.path.basename(json_out))[0] + '.runs')
+    os.makedirs(runs_dir, exist_ok=True)
     n_runs = len(baselines) * len(variants.split(',')) * len(subs.split(','))
     per_run = (a.lat_duration * 1.5 + 15) if kind == 'lat' else (a.thr_duration + 3 + 15)
     logpath = os.path.join(tmp, os.path.splitext(os.path.basename(json_out))[0] + '.log')
     log('harness %s: %d runs (log %s)' % (kind, n_runs, logpath))
-    p = spawn(cmd, logpath, env=env)
+    p = spawn(cmd, logpath, env=dict(env, TMPDIR=runs_dir))
     try:
         p.wait(timeout=n_runs * per_run + 60)
     except subprocess.TimeoutExpired:
@@ -355,35 +361,56 @@ def run_harness(harness, islandd, template, aid, tmp, env, kind, variants, subs,
         raise RuntimeError('the harness wrote no results (exit %s): %s' % (p.returncode, out[-3000:]))
     with open(json_out) as f:
         result = json.load(f)
-    if p.returncode and retry_baselines:
-        return retry_failed_baselines(harness, islandd, template, aid, tmp, env, kind, subs, a, json_out, result,
-                                      p.returncode)
+    if p.returncode:
+        for said in what_failed_programs_said(runs_dir):
+            log(said)
+        if attempt < START_ATTEMPTS:
+            return retry_failed_baselines(harness, islandd, template, aid, tmp, env, kind, subs, a, json_out,
+                                          result, p.returncode, attempt)
     return result, p.returncode
 
 
-def retry_failed_baselines(harness, islandd, template, aid, tmp, env, kind, subs, a, json_out, result, rc):
-    """Run a comparison baseline (the floor relay or D-Bus) once more when it failed to start.
+# How often a comparison baseline the harness failed to start is started, in all.
+START_ATTEMPTS = 3
 
-    Seen in CI under load: "sdbus-svc exited early" (the harness keeps no log of why; it waits for
-    dbus-daemon's socket file, which exists from bind(), before listen(), so its service can be
-    refused). That is the harness's start, not a measurement; islandd's own failures are never
-    retried."""
+
+def what_failed_programs_said(runs_dir):
+    """What the programs of each run that never reached its producer (a baseline that failed to
+    start) last wrote to their standard error: the harness keeps that in the run's folder, not in
+    its log."""
+    said = []
+    for run in sorted(glob.glob(os.path.join(runs_dir, '*'))):
+        if os.path.exists(os.path.join(run, 'pub.err')):
+            continue
+        for err in sorted(glob.glob(os.path.join(run, '*.err'))):
+            lines = open(err, errors='replace').read().strip().splitlines()
+            said.append('%s: %s' % (os.path.relpath(err, runs_dir), lines[-1][:300] if lines else '(nothing)'))
+    return said
+
+
+def retry_failed_baselines(harness, islandd, template, aid, tmp, env, kind, subs, a, json_out, result, rc, attempt):
+    """Start a comparison baseline (the floor relay or D-Bus) again when the harness failed to start it.
+
+    Seen in CI under load: "sdbus-svc exited early" (the harness waits for dbus-daemon's socket
+    file, which exists from bind(), before listen(), so its service can be refused). That is the
+    harness's start, not a measurement; islandd's own failures are never run again."""
     failed = [r for r in result['results'] if r.get('error') and not r['error'].startswith('skipped')]
     if not failed or any(r['baseline'] == 'islandd' for r in failed):
         return result, rc
-    log('%s failed in the harness (%s); running %s once more' % (
+    log('%s failed in the harness (%s); running %s again (attempt %d of %d)' % (
         ', '.join('%s %s N=%d' % (r['baseline'], r['variant'], r['n']) for r in failed),
-        '; '.join(sorted({r['error'] for r in failed})), 'it' if len(failed) == 1 else 'them'))
-    again = json_out[:-len('.json')] + '-again.json'
+        '; '.join(sorted({r['error'] for r in failed})), 'it' if len(failed) == 1 else 'them',
+        attempt + 1, START_ATTEMPTS))
+    again = '%s-attempt%d.json' % (re.sub(r'-attempt\d+$', '', json_out[:-len('.json')]), attempt + 1)
     variants = sorted({'oneway' if r['variant'] == 'noreply' else r['variant'] for r in failed})
-    retry, rc2 = run_harness(harness, islandd, template, aid, tmp, env, kind, ','.join(variants),
-                             ','.join(sorted({str(r['n']) for r in failed})), a, again,
-                             baselines=sorted({r['baseline'] for r in failed}), retry_baselines=False)
+    retry, _ = run_harness(harness, islandd, template, aid, tmp, env, kind, ','.join(variants),
+                           ','.join(sorted({str(r['n']) for r in failed})), a, again,
+                           baselines=sorted({r['baseline'] for r in failed}), attempt=attempt + 1)
     key = lambda r: (r['baseline'], r['variant'], r['n'], r['kind'])
     redone = {key(r): r for r in retry['results']}
     wanted = {key(r) for r in failed}
-    result['results'] = [dict(redone[key(r)], retried_after=r['error']) if key(r) in redone else r
-                         for r in result['results']]
+    result['results'] = [dict(redone[key(r)], retried_after=r.get('retried_after', r['error']))
+                         if key(r) in redone else r for r in result['results']]
     still = [r for r in result['results'] if key(r) in wanted and r.get('error')]
     with open(json_out, 'w') as f:
         json.dump(result, f, indent=1)
@@ -920,7 +947,7 @@ def main():
         retried = ['%s %s N=%d (%s)' % (r['baseline'], r['variant'], r['n'], r['retried_after'])
                    for h in run['harness'].values() for r in h['results'] if r.get('retried_after')]
         if retried:
-            tables.append('The harness failed to start %s; %s run once more.\n' % (
+            tables.append('The harness failed to start %s; %s started again.\n' % (
                 ', '.join(retried), 'it was' if len(retried) == 1 else 'they were'))
     if not per_run:
         env = dict(report['env'], loadavg_end=report['env']['loadavg_end'])
