@@ -14,6 +14,9 @@ from harness.processes import descendants, kill_all, read_sanitizer_reports, san
 
 FAILED = pytest.StashKey[bool]()
 
+# Counts each file's CPU when ISLAND_FILE_CPU names a file to write it to.
+pytest_plugins = ("harness.file_cpu",)
+
 
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_protocol(item, nextitem):
