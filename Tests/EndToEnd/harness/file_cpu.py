@@ -2,7 +2,8 @@
 on when ISLAND_FILE_CPU=FILE is set (`ISLAND_FILE_CPU=/tmp/cpu python3 -m pytest -n 5
 --dist loadfile Tests/EndToEnd`): FILE gets one line per test file, `path<TAB>CPU seconds<TAB>
 wall seconds<TAB>how it was counted`, and `python3 Tests/EndToEnd/harness/file_cpu.py FILE...`
-ranks them (the mean of several runs).
+ranks them (the mean of several runs). FILE.tests gets each test's CPU seconds, its file's
+module-scoped set-up counted in its first test and the teardown in its last.
 
 Wall time on a busy machine says little about what a file costs; CPU seconds do. A file's
 processes are counted by a cgroup of its own (cgroup v1 `cpuacct`, as root) that the worker
@@ -56,13 +57,16 @@ class FileCPU:
                 pass
         self.rusage = rusage_seconds()
 
-    def end(self):
-        wall = time.monotonic() - self.wall
+    def used(self):
+        """CPU seconds of the file so far, and how they were counted."""
         if self.group:
             with open(os.path.join(self.group, "cpuacct.usage")) as f:
-                cpu, how = int(f.read()) / 1e9, "cgroup"
-        else:
-            cpu, how = rusage_seconds() - self.rusage, "rusage"
+                return int(f.read()) / 1e9, "cgroup"
+        return rusage_seconds() - self.rusage, "rusage"
+
+    def end(self):
+        wall = time.monotonic() - self.wall
+        cpu, how = self.used()
         with open(OUTPUT, "a") as f:
             f.write("%s\t%.2f\t%.2f\t%s\n" % (self.path, cpu, wall, how))
         self.path = None
@@ -86,9 +90,13 @@ def pytest_runtest_protocol(item, nextitem):
     path = item.nodeid.split("::", 1)[0]
     if counter.path != path:
         counter.start(path)
+    before = counter.used()[0]
     try:
         return (yield)
     finally:
+        # Each test's own share too, its module's set-up in the first (FILE.tests).
+        with open(OUTPUT + ".tests", "a") as f:
+            f.write("%s\t%.2f\n" % (item.nodeid, counter.used()[0] - before))
         # After the file's last test its module-scoped fixtures have been torn down too.
         if nextitem is None or nextitem.nodeid.split("::", 1)[0] != path:
             counter.end()
