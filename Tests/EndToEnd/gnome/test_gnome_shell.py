@@ -2,7 +2,7 @@
 unprivileged test user (harness/gnome.py), the extension of GNOMEShellExtension/ installed for that
 user and enabled before the Shell starts, the user's real islandd, and island-overlay started by the
 extension as a Wayland client it owns and places. Input with xdotool on Xvfb (the nested Shell's
-window takes it as a seat's), screenshots with `import`.
+window takes it as a seat's), screenshots through the X protocol (harness/x11_screen.py).
 
 Activities are started and ended with the `island` CLI as the user. The island hangs just under
 the top bar, centred: the bar's pixels, the clock's included, are the same with the island as

@@ -5,8 +5,8 @@ real islandd of that user and the example apps of packaging/ installed for it.
 
 Everything a session starts is a direct child of this process, started as that user
 (subprocess's user=/group=), and is stopped by pid when the session closes, whatever happened;
-every wait is bounded. Screenshots are read as PPM (grim -t ppm, ImageMagick's import) with no
-imaging library.
+every wait is bounded. Screenshots are read as PPM (grim -t ppm; Xvfb's root window through the
+X protocol, x11_screen.py) with no imaging library.
 
 Only the standard library and the reference varlink client: Benchmarks/overlay.py imports it too.
 """

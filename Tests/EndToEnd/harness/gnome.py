@@ -50,7 +50,7 @@ SHELL_BUS = ("--dest", "org.gnome.Shell", "--object-path", "/org/gnome/Shell")
 def why_not():
     """Why a GNOME Shell session cannot run here (a skip reason), or None."""
     return desktop.why_not("gnome-shell", "gjs", "gdbus", "gsettings", "glib-compile-schemas",
-                           "Xvfb", "xdotool", "import") or desktop.overlay_missing()
+                           "Xvfb", "xdotool") or desktop.overlay_missing()
 
 
 def keyfile_value(value):
