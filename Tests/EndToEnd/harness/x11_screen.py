@@ -3,9 +3,9 @@ kept open, one GetImage request a shot. ImageMagick's `import` did the same from
 every shot, ~45 ms of CPU each on the 2-vCPU machine, some 230 shots in the GNOME Shell's test
 file alone; this costs the copy of the pixels and no process.
 
-Only the standard library (Benchmarks/overlay.py imports the harness too). The server is Xvfb
-started by the harness, local and without authorisation (it is given no -auth), as the
-programs the tests start connect to it."""
+Only the standard library, as in the rest of desktop.py's harness. The server is the harness's
+Xvfb, given no -auth: a local client connects without authorisation, as the programs the
+tests start there do."""
 
 import socket
 import struct
@@ -30,13 +30,13 @@ class XScreen:
             raise RuntimeError("the X server refused the connection: %s" % reason.decode(errors="replace"))
         setup = self._read(struct.unpack_from("<H", head, 6)[0] * 4)
         vendor_length, = struct.unpack_from("<H", setup, 16)
-        screens_at = 32 + (vendor_length + 3) // 4 * 4 + 8 * setup[21]  # after the vendor and the pixmap formats
-        formats = [setup[32 + (vendor_length + 3) // 4 * 4 + 8 * n: 40 + (vendor_length + 3) // 4 * 4 + 8 * n]
-                   for n in range(setup[21])]
+        formats_at = 32 + (vendor_length + 3) // 4 * 4  # after the fixed part and the vendor's name
+        bits_per_pixel = {setup[formats_at + 8 * n]: setup[formats_at + 8 * n + 1] for n in range(setup[21])}
+        screens_at = formats_at + 8 * setup[21]
         self.root, = struct.unpack_from("<I", setup, screens_at)
         self.width, self.height = struct.unpack_from("<HH", setup, screens_at + 20)
         depth = setup[screens_at + 38]
-        bits = {f[0]: f[1] for f in formats}.get(depth)
+        bits = bits_per_pixel.get(depth)
         if depth != 24 or bits != 32 or setup[22] != 0:  # image byte order LSBFirst
             raise RuntimeError("an X screen of depth %d, %s bits a pixel, byte order %d: not the 24-bit "
                                "little-endian screen this reads" % (depth, bits, setup[22]))
