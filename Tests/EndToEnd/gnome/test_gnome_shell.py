@@ -73,8 +73,7 @@ class World:
     def __init__(self, session, shell):
         self.session, self.shell = session, shell
         self.overlay = Hosted(shell)
-        still = shell.still_screenshot()
-        self.panel = gnome.panel_bottom(still)
+        self.panel = gnome.panel_bottom(shell.parked_screenshot())
         self.screen = UnderTheBar(shell, self.panel)
         self.bare = self.screen.grab("bare")  # the desktop and the top bar, nothing live
 
