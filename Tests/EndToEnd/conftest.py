@@ -14,6 +14,9 @@ from harness.processes import descendants, kill_all, read_sanitizer_reports, san
 
 FAILED = pytest.StashKey[bool]()
 
+# Counts each file's CPU when ISLAND_FILE_CPU names a file to write it to.
+pytest_plugins = ("harness.file_cpu",)
+
 
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_protocol(item, nextitem):
@@ -52,20 +55,27 @@ def pytest_collection_modifyitems(session, config, items):
     items.sort(key=lambda item: rank.get(os.path.relpath(str(item.path), here), len(rank)))
 
 
-# Each over a minute beside the other workers (five, on the 2-vCPU machine, load 15-30), the
-# longest first; the Swift example before them all: from a fresh clone its copied package
-# compiles SwiftNIO and the rest of IslandKit's dependencies first.
+# The files of 45 s or more, the longest first, as measured with five workers beside each other
+# (docs/testing.md, "What each end-to-end file costs"); the Swift example before them all: from
+# a fresh clone its copied package compiles SwiftNIO and the rest of IslandKit's dependencies
+# first.
 LONGEST_FIRST = (
     "examples/test_swift_example.py",
-    "presenters/test_hostile_text.py",
     "gnome/test_gnome_shell.py",
+    "presenters/test_hostile_text.py",
+    "packaging/test_bench_script.py",
     "overlay/test_overlay_wayland.py",
     "push/test_channels.py",
-    "daemon/test_bad_input.py",
-    "daemon/test_resources.py",
     "cli/test_cli.py",
+    "push/test_push_isolation.py",
     "gnome/test_gnome_lock_screen.py",
+    "push/test_cluster.py",
     "overlay/test_overlay_outputs.py",
+    "push/test_push.py",
+    "daemon/test_resources.py",
+    "daemon/test_bad_input.py",
+    "overlay/test_overlay_panels.py",
+    "push/test_push_bench.py",
 )
 
 

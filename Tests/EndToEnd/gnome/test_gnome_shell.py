@@ -2,7 +2,7 @@
 unprivileged test user (harness/gnome.py), the extension of GNOMEShellExtension/ installed for that
 user and enabled before the Shell starts, the user's real islandd, and island-overlay started by the
 extension as a Wayland client it owns and places. Input with xdotool on Xvfb (the nested Shell's
-window takes it as a seat's), screenshots with `import`.
+window takes it as a seat's), screenshots through the X protocol (harness/x11_screen.py).
 
 Activities are started and ended with the `island` CLI as the user. The island hangs just under
 the top bar, centred: the bar's pixels, the clock's included, are the same with the island as
@@ -73,7 +73,7 @@ class World:
     def __init__(self, session, shell):
         self.session, self.shell = session, shell
         self.overlay = Hosted(shell)
-        self.panel = gnome.panel_bottom(shell.screenshot())
+        self.panel = gnome.panel_bottom(shell.parked_screenshot())
         self.screen = UnderTheBar(shell, self.panel)
         self.bare = self.screen.grab("bare")  # the desktop and the top bar, nothing live
 
@@ -492,15 +492,22 @@ def test_the_monitor_setting_hangs_it_on_another_monitor():
     the primary, the first. With `monitor` '1' the island hangs at the top centre of the second,
     which has no bar: the gap from its top edge."""
     with own_shell(width=2560, height=720, env={"MUTTER_DEBUG_NUM_DUMMY_MONITORS": "2",
-                                                "MUTTER_DEBUG_DUMMY_MODE_SPECS": "1280x720"}) as (session, shell, producer):
+                                                "MUTTER_DEBUG_DUMMY_MODE_SPECS": "1280x720",
+                                                "ISLAND_OVERLAY_FRAME_LOG": "1"}) as (session, shell, producer):
         panel = gnome.panel_bottom(shell.screenshot().crop((0, 0, 1280, 720)))
         screen = UnderTheBar(shell, panel)
         screen.prefix = "gnome-monitors"
+        overlay = Hosted(shell)
+        since = scenes.mark(overlay)
         producer.request()
+        # Measured at rest: an overlay starved of CPU mid-morph leaves one frame of the spring
+        # on screen, standing still (a row taller, seen beside stress-ng).
+        scenes.at_rest(overlay, "compact", since)
         image, first = screen.settled(lambda image, box: box is not None, name="primary")
         assert abs(centre(first)[0] - 640) <= 2 and panel + GAP <= first[1] <= panel + GAP + 2, first
         shell.set_setting("monitor", "'1'")
         screen.top = lambda image: (1280, 0, image.width, image.height // 2)  # the second monitor, barless
+        scenes.at_rest(overlay, "compact")
         image, second = screen.settled(lambda image, box: box is not None, name="second")
         assert image.box_not(gnome.BACKGROUND, region=(0, panel, 1280, 360)) is None, "still drawn on the first monitor"
         assert abs(centre(second)[0] - (1280 + 640)) <= 2 and GAP <= second[1] <= GAP + 2, second

@@ -5,8 +5,8 @@ real islandd of that user and the example apps of packaging/ installed for it.
 
 Everything a session starts is a direct child of this process, started as that user
 (subprocess's user=/group=), and is stopped by pid when the session closes, whatever happened;
-every wait is bounded. Screenshots are read as PPM (grim -t ppm, ImageMagick's import) with no
-imaging library.
+every wait is bounded. Screenshots are read as PPM (grim -t ppm; Xvfb's root window through the
+X protocol, x11_screen.py) with no imaging library.
 
 Only the standard library and the reference varlink client: Benchmarks/overlay.py imports it too.
 """
@@ -28,6 +28,7 @@ import varlink
 
 from harness import artifacts
 from harness.paths import BIN_DIR, PRESENTER, REPO
+from harness.x11_screen import XScreen
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 TEST_USER = os.environ.get("ISLAND_TEST_USER", "island-test")
@@ -108,14 +109,19 @@ class Image:
         i = (y * self.width + x) * 3
         return tuple(self.pixels[i:i + 3])
 
-    def mask(self, low, high):
-        """One byte per pixel, 1 where every channel lies in [low, high] (per channel tuples)."""
+    def mask(self, low, high, rows=None):
+        """One byte per pixel, 1 where every channel lies in [low, high] (per channel tuples);
+        of the rows y0 to y1 (exclusive) only if `rows` is (y0, y1), the first of them first.
+        A region's rows alone cost that much less: a screenshot is masked several times a
+        second while a test waits for the island to settle."""
+        y0, y1 = rows or (0, self.height)
+        pixels = self.pixels[y0 * self.width * 3:y1 * self.width * 3] if rows else self.pixels
         planes = []
         for channel in range(3):
             table = bytes(1 if low[channel] <= v <= high[channel] else 0 for v in range(256))
-            planes.append(int.from_bytes(self.pixels[channel::3].translate(table), "big"))
+            planes.append(int.from_bytes(pixels[channel::3].translate(table), "big"))
         both = planes[0] & planes[1] & planes[2]
-        return both.to_bytes(self.width * self.height, "big")
+        return both.to_bytes(self.width * (y1 - y0), "big")
 
     def box_not(self, colour, region=None, tolerance=12):
         """The bounding box of the pixels that differ from `colour` (by more than `tolerance`
@@ -127,13 +133,14 @@ class Image:
     def box(self, low, high, region=None, invert=False):
         """The bounding box (x0, y0, x1, y1), exclusive ends, of the pixels whose channels all
         lie within [low, high], inside `region` (x0, y0, x1, y1) if given; None if there is none."""
-        mask = self.mask(low, high)
+        x0r, y0r, x1r, y1r = region or (0, 0, self.width, self.height)
+        mask = self.mask(low, high, (y0r, y1r))
         if invert:
             mask = mask.translate(bytes([1, 0]) + bytes(254))
-        x0r, y0r, x1r, y1r = region or (0, 0, self.width, self.height)
         xs, ys = [], []
         for y in range(y0r, y1r):
-            row = mask[y * self.width + x0r:y * self.width + x1r]
+            start = (y - y0r) * self.width
+            row = mask[start + x0r:start + x1r]
             first = row.find(1)
             if first >= 0:
                 xs += [first + x0r, row.rfind(1) + x0r + 1]
@@ -143,9 +150,9 @@ class Image:
         return min(xs), ys[0], max(xs), ys[-1] + 1
 
     def count(self, low, high, region=None):
-        mask = self.mask(low, high)
         x0, y0, x1, y1 = region or (0, 0, self.width, self.height)
-        return sum(mask[y * self.width + x0:y * self.width + x1].count(1) for y in range(y0, y1))
+        mask = self.mask(low, high, (y0, y1))
+        return sum(mask[(y - y0) * self.width + x0:(y - y0) * self.width + x1].count(1) for y in range(y0, y1))
 
     def colours(self, region, step=1):
         """Every distinct colour in `region`."""
@@ -175,13 +182,13 @@ class Image:
         """The runs of columns (x0, x1), exclusive ends, in which some pixel of `region` has
         every channel within [low, high] (or, with `invert`, not): the separate shapes side by
         side."""
-        mask = self.mask(low, high)
+        x0, y0, x1, y1 = region
+        mask = self.mask(low, high, (y0, y1))
         if invert:
             mask = mask.translate(bytes([1, 0]) + bytes(254))
-        x0, y0, x1, y1 = region
         columns = 0
         for y in range(y0, y1):
-            columns |= int.from_bytes(mask[y * self.width + x0:y * self.width + x1], "big")
+            columns |= int.from_bytes(mask[(y - y0) * self.width + x0:(y - y0) * self.width + x1], "big")
         present = columns.to_bytes(x1 - x0, "big")
         runs, start = [], None
         for i, value in enumerate(present + b"\0"):
@@ -206,6 +213,7 @@ class UserSession:
         self.uid, self.gid, self.user = entry.pw_uid, entry.pw_gid, entry.pw_name
         self.processes = []  # (name, Popen), in start order
         self.fds = []  # descriptors to close with the session
+        self.closers = []  # and connections
         self.root = tempfile.mkdtemp(prefix="island-desktop-", dir="/tmp")
         artifacts.keep(self.root)
         self.runtime = self.path("run")
@@ -319,6 +327,9 @@ class UserSession:
         for fd in self.fds:
             os.close(fd)
         self.fds = []
+        for close in self.closers:
+            close()
+        self.closers = []
         if not keep:
             artifacts.remove(self.root)
 
@@ -566,10 +577,14 @@ class Xvfb:
             raise RuntimeError("Xvfb did not start:\n" + session.log("xvfb"))
         self.env = {"DISPLAY": ":" + number, "XDG_SESSION_TYPE": "x11", "GDK_BACKEND": "x11"}
         session.env.update(self.env)
+        self.screen = None
 
     def screenshot(self):
-        return artifacts.screenshot(Image(self.session.run(["import", "-window", "root", "-depth", "8", "ppm:-"],
-                                                           timeout=20).stdout))
+        """The root window, through one X connection kept open (harness/x11_screen.py)."""
+        if self.screen is None:
+            self.screen = XScreen(int(self.env["DISPLAY"][1:]))
+            self.session.closers.append(self.screen.close)
+        return artifacts.screenshot(Image(self.screen.grab()))
 
     def click(self, x, y):
         # Moved first (swept there, as a hand moves), and clicked once the pointer's arrival has

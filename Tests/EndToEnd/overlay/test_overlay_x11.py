@@ -1,6 +1,6 @@
 """island-overlay on X11: an Xvfb server run as the unprivileged test user with its own session bus,
-the user's real islandd and the real island-overlay; input with xdotool, screenshots with
-ImageMagick's `import`. The overlay is an unmanaged window at the top centre, and a click on it
+the user's real islandd and the real island-overlay; input with xdotool, screenshots through the
+X protocol (harness/x11_screen.py). The overlay is an unmanaged window at the top centre, and a click on it
 expands the island. Set ISLAND_DESKTOP_SHOTS=DIR to keep the screenshots."""
 
 import time
@@ -11,7 +11,7 @@ from harness import desktop
 from harness import overlay_scenes as scenes
 from harness.overlay_scenes import centre, size
 
-REASON = desktop.why_not("Xvfb", "xdotool", "import", "xwininfo") or desktop.overlay_missing()
+REASON = desktop.why_not("Xvfb", "xdotool", "xwininfo") or desktop.overlay_missing()
 pytestmark = [pytest.mark.quick, pytest.mark.skipif(bool(REASON), reason=REASON or "")]
 
 

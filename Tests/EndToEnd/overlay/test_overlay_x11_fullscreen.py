@@ -2,7 +2,7 @@
 real EWMH window manager, run as the unprivileged test user, the user's real islandd and the real
 island-overlay. The overlay reads the root's _NET_ACTIVE_WINDOW and that window's _NET_WM_STATE; an
 ordinary X11 window (GTK, one flat colour, no borders: it fills the screen tiled or fullscreen) is
-made fullscreen with `i3-msg fullscreen enable`. Screenshots with ImageMagick's `import`; set
+made fullscreen with `i3-msg fullscreen enable`. Screenshots through the X protocol (harness/x11_screen.py); set
 ISLAND_DESKTOP_SHOTS=DIR to keep them, and ISLAND_X11_GALLERY=DIR (the guides' is docs/gallery) to
 save the top of the screen hidden and with the alert as x11-fullscreen-*.png."""
 
@@ -15,7 +15,7 @@ from harness import overlay_scenes as scenes
 from harness.overlay_scenes import centre, size
 from harness.paths import LIVENESS
 
-REASON = (desktop.why_not("Xvfb", "i3", "i3-msg", "gjs", "import") or desktop.overlay_missing())
+REASON = (desktop.why_not("Xvfb", "i3", "i3-msg", "gjs") or desktop.overlay_missing())
 pytestmark = pytest.mark.skipif(bool(REASON), reason=REASON or "")
 
 GALLERY = os.environ.get("ISLAND_X11_GALLERY")

@@ -91,8 +91,8 @@ def clicked(session, marker, mode):
     return os.path.exists(marker), desktop.island_mode(session)
 
 
-@pytest.mark.skipif(bool(desktop.why_not("polybar", "Xvfb", "xdotool", "import")),
-                    reason=desktop.why_not("polybar", "Xvfb", "xdotool", "import") or "")
+@pytest.mark.skipif(bool(desktop.why_not("polybar", "Xvfb", "xdotool")),
+                    reason=desktop.why_not("polybar", "Xvfb", "xdotool") or "")
 def test_polybar_runs_its_click_left_and_never_a_producers_action_tag():
     session = desktop.UserSession()
     try:
