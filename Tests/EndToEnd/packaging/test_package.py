@@ -526,11 +526,13 @@ def test_desktop_entry_and_examples(installed):
     assert sorted(os.listdir(os.path.join(examples, "layouts"))) == shipped
     assert len(os.listdir(os.path.join(examples, "applications"))) == len(shipped)
     assert sorted(os.listdir(os.path.join(examples, "waybar"))) == sorted(os.listdir(os.path.join(REPO, "packaging/waybar")))
-    # A producer in each language, as in the source tree.
+    # A producer in each language, as in the source tree, but for its .gitignore (a
+    # version-control file, which lintian says has no place in a package).
     for language in os.listdir(os.path.join(REPO, "Examples")):
         source = os.path.join(REPO, "Examples", language)
         if os.path.isdir(source):
-            assert files_under(os.path.join(examples, language)) == files_under(source, skip=".build")
+            in_source = {path for path in files_under(source, skip=".build") if os.path.basename(path) != ".gitignore"}
+            assert files_under(os.path.join(examples, language)) == in_source
     doc = os.path.join(installed, "usr/share/doc/island")
     # The README's guides, beside it.
     assert sorted(os.listdir(os.path.join(doc, "docs"))) == sorted(name + ".gz" for name in os.listdir(os.path.join(REPO, "docs")) if name.endswith(".md"))
