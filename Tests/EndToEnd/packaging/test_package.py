@@ -265,7 +265,11 @@ def test_control_fields(debs, package):
 def test_lintian_reports_no_errors(debs, package):
     if shutil.which("lintian") is None:
         pytest.fail("lintian is not installed (scripts/install-deps.sh installs it)")
-    result = run(["lintian", "--fail-on", "error", "--tag-display-limit", "0", deb_of(debs, package)], timeout=600)
+    # Not lintian's search for misspelt words among a binary's strings (binaries/spelling): it
+    # can only say `spelling-error-in-binary`, of severity info, which fails nothing here, and
+    # it was a third of lintian's CPU on the packages of the debug build (8 of 26 s for island).
+    result = run(["lintian", "--fail-on", "error", "--tag-display-limit", "0", "-X", "binaries/spelling",
+                  deb_of(debs, package)], timeout=600)
     print(result.stdout + result.stderr)
     assert result.returncode == 0, result.stdout + result.stderr
     assert not re.search(r"^E: ", result.stdout, re.M), result.stdout
