@@ -69,17 +69,44 @@ def why_not(*programs):
     return None
 
 
-def wait_until(predicate, timeout, what, interval=0.05):
+def wait_until(predicate, timeout, what, interval=0.05, working=None):
     """Polls `predicate` until it returns something truthy, which is returned; raises
-    TimeoutError naming `what` at the deadline."""
+    TimeoutError naming `what` at the deadline.
+
+    `working`, a process id: a program that is still working towards it is given more time.
+    At the deadline, if it spent at least WORKING_CPU seconds of CPU in the last `timeout`, the
+    deadline moves on by `timeout`, up to WORKING_ROUNDS times: a heavy start-up (a GNOME Shell
+    needs ~3 CPU s) starved of CPU by a loaded machine is slow, not hung, while a hung one
+    spends next to none."""
     deadline = time.monotonic() + timeout
+    spent, rounds = process_cpu_seconds(working), 1
     while True:
         result = predicate()
         if result:
             return result
         if time.monotonic() >= deadline:
-            raise TimeoutError("%s not reached within %ss" % (what, timeout))
+            now_spent = process_cpu_seconds(working)
+            if working is None or rounds >= WORKING_ROUNDS or now_spent - spent < WORKING_CPU:
+                raise TimeoutError("%s not reached within %ss" % (what, timeout * rounds))
+            spent, rounds, deadline = now_spent, rounds + 1, deadline + timeout
         time.sleep(interval)
+
+
+# What wait_until(working=) counts as still working, and how often it waits once more.
+WORKING_CPU = 0.5
+WORKING_ROUNDS = 4
+
+
+def process_cpu_seconds(pid):
+    """User and system CPU time `pid` has spent (its threads included); 0 if it is gone."""
+    if pid is None:
+        return 0.0
+    try:
+        with open("/proc/%d/stat" % pid) as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    except (OSError, IndexError, ValueError):
+        return 0.0
 
 
 class Image:

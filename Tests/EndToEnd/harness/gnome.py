@@ -107,10 +107,11 @@ class GnomeShell:
         shell_env.update(env or {})
         self.process = session.spawn("gnome-shell", argv, env=shell_env)
         # Logged once the start-up animation (which opens the overview) has ended.
+        # A Shell starting on a loaded machine gets more time while it works (wait_until's working=).
         desktop.wait_until(lambda: session.alive(self.process) and "GNOME Shell started at" in self.log(), LIVENESS,
-                           "gnome-shell started")
+                           "gnome-shell started", working=self.process.pid)
         desktop.wait_until(lambda: session.alive(self.process) and self.extension_state() == "ENABLED", LIVENESS,
-                           "the Shell saying the extension %s is enabled" % UUID)
+                           "the Shell saying the extension %s is enabled" % UUID, working=self.process.pid)
         found = self.extensions()
         assert found == {UUID: self.extension_dir}, "the Shell found other extensions than the test's: %s" % found
         self.leave_overview()
