@@ -27,7 +27,7 @@ from contextlib import contextmanager
 import varlink
 
 from harness import artifacts
-from harness.paths import BIN_DIR, PRESENTER, REPO
+from harness.paths import BIN_DIR, LIVENESS, PRESENTER, REPO
 from harness.x11_screen import XScreen
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -330,8 +330,11 @@ class UserSession:
                 process.send_signal(signal.SIGTERM)
                 process.wait(grace)
             except subprocess.TimeoutExpired:
+                # A killed process is gone once the kernel has torn each of its threads down:
+                # on a loaded machine that took over 5 s for the Shell's extensions service (a
+                # gjs with GTK, 2026-12-07). A liveness bound, not a hope.
                 process.kill()
-                process.wait(5)
+                process.wait(LIVENESS)
             except ProcessLookupError:
                 pass
         return process.returncode
@@ -350,7 +353,7 @@ class UserSession:
                 process.wait(max(0.01, deadline - time.monotonic()))
             except subprocess.TimeoutExpired:
                 process.kill()
-                process.wait(5)
+                process.wait(LIVENESS)  # as in stop()
         for fd in self.fds:
             os.close(fd)
         self.fds = []
