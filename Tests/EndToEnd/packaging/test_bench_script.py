@@ -34,17 +34,26 @@ def test_help():
         assert option in r.stdout
 
 
-@pytest.mark.skipif(bool(missing), reason="needs " + ", ".join(missing))
-# Under scripts/sanitize.sh the selftest's socket-activated daemon gets none of the sanitizer
-# options (bench.py passes the activator only the variables it names), so it runs with the
-# sanitizer's defaults, LeakSanitizer's false positives included, and exits 1. The benchmark is
-# not a sanitizer test.
-@pytest.mark.skipif(bool(os.environ.get("ISLAND_SANITIZER")),
-                    reason="ISLAND_SANITIZER is set: the benchmark selftest is not a sanitizer test")
+def selftest(harness, out, *options):
+    """`bench.py --selftest` with `harness`, its results in `out`, run to its end."""
+    return subprocess.run([sys.executable, BENCH, "--selftest", "--islandd", ISLANDD, "--harness", str(harness),
+                           "--out", str(out), *options], capture_output=True, text=True, timeout=240)
+
+
+def needs_the_harness(test):
+    """Skips `test` without the harness and its tools, and under scripts/sanitize.sh: there the
+    selftest's socket-activated daemon gets none of the sanitizer options (bench.py passes the
+    activator only the variables it names), so it runs with the sanitizer's defaults,
+    LeakSanitizer's false positives included, and exits 1. The benchmark is not a sanitizer test."""
+    test = pytest.mark.skipif(bool(missing), reason="needs " + ", ".join(missing))(test)
+    return pytest.mark.skipif(bool(os.environ.get("ISLAND_SANITIZER")),
+                              reason="ISLAND_SANITIZER is set: the benchmark selftest is not a sanitizer test")(test)
+
+
+@needs_the_harness
 def test_selftest_reports_every_measurement(tmp_path):
     out = tmp_path / "out"
-    r = subprocess.run([sys.executable, BENCH, "--selftest", "--islandd", ISLANDD, "--harness", HARNESS,
-                        "--out", str(out)], capture_output=True, text=True, timeout=240)
+    r = selftest(HARNESS, out)
     assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-6000:]
     report = json.loads((out / "bench.json").read_text())
     assert report["failures"] == []
@@ -113,14 +122,11 @@ def harness_failing_once(tmp_path, start_of):
     return copy, marker
 
 
-@pytest.mark.skipif(bool(missing), reason="needs " + ", ".join(missing))
-@pytest.mark.skipif(bool(os.environ.get("ISLAND_SANITIZER")),
-                    reason="ISLAND_SANITIZER is set: the benchmark selftest is not a sanitizer test")
-def test_a_comparison_baseline_that_fails_to_start_is_run_once_more_and_said_so(tmp_path):
+@needs_the_harness
+def test_a_comparison_baseline_that_fails_to_start_is_started_again_and_said_so(tmp_path):
     harness, marker = harness_failing_once(tmp_path, "DBus")
     out = tmp_path / "out"
-    r = subprocess.run([sys.executable, BENCH, "--selftest", "--islandd", ISLANDD, "--harness", str(harness),
-                        "--out", str(out), "--skip", "thr,rss,ready"], capture_output=True, text=True, timeout=240)
+    r = selftest(harness, out, "--skip", "thr,rss,ready")
     assert marker.exists(), "the broken start never ran"
     assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-6000:]
     results = json.loads((out / "bench.json").read_text())["runs"][0]["harness"]["lat"]["results"]
@@ -132,14 +138,11 @@ def test_a_comparison_baseline_that_fails_to_start_is_run_once_more_and_said_so(
         "started again." in (out / "table.md").read_text()
 
 
-@pytest.mark.skipif(bool(missing), reason="needs " + ", ".join(missing))
-@pytest.mark.skipif(bool(os.environ.get("ISLAND_SANITIZER")),
-                    reason="ISLAND_SANITIZER is set: the benchmark selftest is not a sanitizer test")
+@needs_the_harness
 def test_islandd_failing_in_the_harness_is_never_run_again(tmp_path):
     harness, marker = harness_failing_once(tmp_path, "VarlinkExt")
     out = tmp_path / "out"
-    r = subprocess.run([sys.executable, BENCH, "--selftest", "--islandd", ISLANDD, "--harness", str(harness),
-                        "--out", str(out), "--skip", "thr,rss,ready"], capture_output=True, text=True, timeout=240)
+    r = selftest(harness, out, "--skip", "thr,rss,ready")
     assert marker.exists(), "the broken start never ran"
     kept = re.search(r"kept the temporary directory for the logs: (\S+)", r.stderr)
     if kept:  # a failed benchmark keeps its logs for a person to read; this one was meant to fail
