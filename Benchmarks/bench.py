@@ -343,11 +343,12 @@ def run_harness(harness, islandd, template, aid, tmp, env, kind, variants, subs,
            '--thr-duration', str(a.thr_duration), '--window', str(a.window), '--json-out', json_out,
            # Each run's folder (its programs' output) kept, in ours: removed with it unless something failed.
            '--keep-tmp']
-    runs_dir = os.path.join(tmp, os.path.splitext(os.path.basename(json_out))[0] + '.runs')
+    stem = os.path.join(tmp, os.path.splitext(os.path.basename(json_out))[0])
+    runs_dir = stem + '.runs'
     os.makedirs(runs_dir, exist_ok=True)
     n_runs = len(baselines) * len(variants.split(',')) * len(subs.split(','))
     per_run = (a.lat_duration * 1.5 + 15) if kind == 'lat' else (a.thr_duration + 3 + 15)
-    logpath = os.path.join(tmp, os.path.splitext(os.path.basename(json_out))[0] + '.log')
+    logpath = stem + '.log'
     log('harness %s: %d runs (log %s)' % (kind, n_runs, logpath))
     p = spawn(cmd, logpath, env=dict(env, TMPDIR=runs_dir))
     try:
@@ -391,9 +392,9 @@ def what_failed_programs_said(runs_dir):
 def retry_failed_baselines(harness, islandd, template, aid, tmp, env, kind, subs, a, json_out, result, rc, attempt):
     """Start a comparison baseline (the floor relay or D-Bus) again when the harness failed to start it.
 
-    Seen in CI under load: "sdbus-svc exited early" (the harness waits for dbus-daemon's socket
-    file, which exists from bind(), before listen(), so its service can be refused). That is the
-    harness's start, not a measurement; islandd's own failures are never run again."""
+    Seen in CI under load: "sdbus-svc exited early" (not reproduced since; the likeliest cause is
+    the harness's wait for dbus-daemon's socket file, which exists from bind(), before listen()).
+    That is the harness's start, not a measurement; islandd's own failures are never run again."""
     failed = [r for r in result['results'] if r.get('error') and not r['error'].startswith('skipped')]
     if not failed or any(r['baseline'] == 'islandd' for r in failed):
         return result, rc
