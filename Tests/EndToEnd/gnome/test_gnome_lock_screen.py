@@ -155,7 +155,7 @@ def lock(world):
 
 def test_locked_the_list_shows_under_the_clock_by_level_and_unlocked_the_island_is_back(world):
     ids = {app: start(world, app) for app in LEVELS}
-    image, compact = world.screen.settled(lambda image, box: box is not None, name="unlocked")
+    image, compact = world.screen.settled(gnome.hangs_under(world.panel + gnome.GAP, centred=False), name="unlocked")
 
     mark = lock(world)
     # Told by the Shell before islandd is: nothing is shown until islandd has redacted the list.
@@ -198,7 +198,7 @@ def test_an_alert_while_locked_lights_the_dark_lock_screen(world):
     moved. (That no other update wakes it, nor a secret activity's alert, is the overlay's rule:
     overlay/test_overlay_lock_wake.py counts its wakes.)"""
     public = start(world, PUBLIC)
-    world.screen.settled(lambda image, box: box is not None, name="before-wake")
+    world.screen.settled(gnome.hangs_under(world.panel + gnome.GAP, centred=False), name="before-wake")
     mark = lock(world)
     world.session.island("admin", "lock", "on")
     desktop.wait_until(lambda: public in (listed(world, mark) or ()), LIVENESS, "the list on the lock screen")
@@ -214,14 +214,14 @@ def test_an_alert_while_locked_lights_the_dark_lock_screen(world):
     world.session.island("admin", "lock", "off")
     world.shell.unlock()
     desktop.wait_until(lambda: not world.shell.locked(), LIVENESS, "the Shell's screen shield down")
-    world.screen.settled(lambda image, box: box is not None, name="unlocked-after-wake")
+    world.screen.settled(gnome.hangs_under(world.panel + gnome.GAP, centred=False), name="unlocked-after-wake")
 
 
 def test_no_key_reaches_the_island_while_locked(world):
     """Even when a click gave the island the keyboard before the lock (the last test: without
     GDM, the password prompt the keys bring up never lets the shield go)."""
     start(world, PUBLIC)
-    _, compact = world.screen.settled(lambda image, box: box is not None, name="before-keys")
+    _, compact = world.screen.settled(gnome.hangs_under(world.panel + gnome.GAP, centred=False), name="before-keys")
     world.shell.click(*centre(compact))
     world.shell.park()
     world.screen.settled(lambda image, box: box is not None and size(box)[1] > 2 * size(compact)[1], name="expanded")

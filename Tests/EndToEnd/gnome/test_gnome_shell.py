@@ -37,7 +37,7 @@ from harness.varlink import Connection
 REASON = gnome.why_not()
 pytestmark = pytest.mark.skipif(bool(REASON), reason=REASON or "")
 
-GAP = 6  # the schema's default gap-below-panel
+GAP = gnome.GAP
 GALLERY = os.environ.get("ISLAND_GNOME_GALLERY")
 
 
@@ -137,7 +137,7 @@ def watching(world):
 
 def compact_of(world, cli):
     activity = cli()
-    image, box = world.screen.settled(lambda image, box: box is not None, name="compact")
+    image, box = world.screen.settled(gnome.hangs_under(world.panel + GAP), name="compact")
     return activity, image, box
 
 
@@ -504,18 +504,13 @@ def test_the_monitor_setting_hangs_it_on_another_monitor():
         # on screen, standing still (a row taller, seen beside stress-ng).
         scenes.at_rest(overlay, "compact", since)
 
-        def hangs_under(top, middle):
-            return lambda image, box: box is not None and abs(centre(box)[0] - middle) <= 2 and top <= box[1] <= top + 2
-
-        # Awaited, not taken from the first still screen: the overlay at rest says nothing of
-        # the Shell, which composites it; starved, it kept the morph's first frame (a 10×10 dot
-        # at the island's centre) on screen unchanged for 0.3 s (2026-12-07). The settle's
-        # timeout fails the test if the island never hangs there.
-        image, first = screen.settled(hangs_under(panel + GAP, 640), name="primary")
+        # Awaited where it hangs, not taken from the first still screen (gnome.hangs_under): the
+        # overlay at rest says nothing of the Shell, which composites it.
+        image, first = screen.settled(gnome.hangs_under(panel + GAP, 640), name="primary")
         shell.set_setting("monitor", "'1'")
         screen.top = lambda image: (1280, 0, image.width, image.height // 2)  # the second monitor, barless
         scenes.at_rest(overlay, "compact")
-        image, second = screen.settled(hangs_under(GAP, 1280 + 640), name="second")
+        image, second = screen.settled(gnome.hangs_under(GAP, 1280 + 640), name="second")
         assert image.box_not(gnome.BACKGROUND, region=(0, panel, 1280, 360)) is None, "still drawn on the first monitor"
         assert size(second) == size(first)
 

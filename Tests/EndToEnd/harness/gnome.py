@@ -36,6 +36,7 @@ ASSEMBLE = os.path.join(REPO, "GNOMEShellExtension", "assemble.sh")
 # A blue desktop (the Shell's background settings): neither the top bar's black, nor the
 # island's black and light text.
 BACKGROUND = desktop.BACKGROUND
+GAP = 6  # the extension's schema's default gap-below-panel: the island hangs this far under the bar
 # The Shell's ExtensionState values.
 EXTENSION_STATES = {1: "ENABLED", 2: "DISABLED", 3: "ERROR", 4: "OUT_OF_DATE", 5: "DOWNLOADING", 6: "INITIALIZED"}
 FULLSCREEN_WINDOW = os.path.join(os.path.dirname(os.path.abspath(__file__)), "fullscreen_window.js")
@@ -348,3 +349,21 @@ def panel_bottom(image, background=BACKGROUND):
         if image.count(low, high, region=(0, y, image.width, y + 1)) > image.width // 2:
             return y
     raise AssertionError("no desktop below a top bar in the screenshot's upper half")
+
+
+def hangs_under(top, middle=None, centred=True):
+    """A `Screen.settled` condition: the island hangs at rest with its top edge at row `top`
+    (antialiasing may soften the first row: up to 2 below) and, `centred`, its centre at column
+    `middle` (the image's centre without one; not centred, a minimal island beside it). Awaited rather than asserted on the first still screen:
+    the Shell composites the overlay, and a Shell starved of CPU keeps a frame of the morph on
+    screen unchanged, the first one a 10×10 dot at the island's centre (seen twice at loads
+    of 15-20, 2026-12-07); a morph grows from the island's centre, so only the island at rest
+    has its top edge there. The settle's bound fails the test if it never hangs there."""
+
+    def hanging(image, box):
+        if box is None or not top <= box[1] <= top + 2:
+            return False
+        centre_x = middle if middle is not None else image.width / 2
+        return not centred or abs((box[0] + box[2]) / 2 - centre_x) <= 2
+
+    return hanging
