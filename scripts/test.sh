@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
-# The test command. Installs what the tests need (scripts/install-deps.sh), builds everything
-# once in debug, then runs every stage even when an earlier one failed:
+# The test command. Installs what the tests need (scripts/install-deps.sh), builds every
+# module once in debug (the programs, then the test suites beside the stages that need only
+# the programs), and runs every stage even when an earlier one failed:
 #   format      the Swift is formatted as .swift-format says (scripts/format.sh --check),
 #               beside the build
+#   build-tests the Swift test suites, compiled beside the end-to-end suite and the packages
 #   contract    no client spells a name of an Island interface by hand
 #               (scripts/check-wire-names.py), nothing is public in a module that is no product
 #               (scripts/package-access.py --check), and every library product's public API
@@ -46,7 +48,7 @@ while (($#)); do
     --workers) workers="$2"; shift 2 ;;
     --workers=*) workers="${1#*=}"; shift ;;
     --) shift; pytest_args=("$@"); break ;;
-    -h|--help) sed -n '2,33p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,35p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "test.sh: unknown option $1 (try --help)" >&2; exit 2 ;;
   esac
 done
@@ -150,7 +152,7 @@ echo "==> formatting, beside the build (log: $results/format.log)" >&2
 t=$SECONDS
 beside format format
 
-echo "==> building (debug, with tests)" >&2
+echo "==> building the programs (debug)" >&2
 t=$SECONDS
 # In CI (CI=true; .ci/run sets it) the build is the clone's only one and nobody debugs it, so
 # it leaves out what serves a debugger or checks the compiler, not the code: DWARF (-gnone,
@@ -164,7 +166,13 @@ build_flags=()
 if [ "${CI:-}" = true ]; then build_flags=(-Xswiftc -gnone -Xswiftc -Xfrontend -Xswiftc -disable-llvm-verify); fi
 # The layers hold because the build refuses an import a target does not declare: nothing under
 # Libraries/ declares an Island module, so none can use one (Package.swift).
-if swift build --build-tests --explicit-target-dependency-import-check error "${build_flags[@]}" 2>&1 | tee "$results/build.log"; then
+import_check=(--explicit-target-dependency-import-check error)
+# The programs first, the test suites after: the end-to-end suite and the packages need only
+# the programs, and start as soon as they are built, while the suites compile beside them (the
+# end-to-end suite spends most of its time waiting on its peers; docs/testing.md, "One build,
+# in two steps"). Both steps compile every module once: the suites' build reuses the programs'
+# modules, compiled with the same flags.
+if swift build "${import_check[@]}" "${build_flags[@]}" 2>&1 | tee "$results/build.log"; then
   built=1
 else
   built=0
@@ -172,7 +180,7 @@ fi
 took=$((SECONDS - t))
 wait_beside format
 join_stage format head -n 40
-if ((built)); then record build ok $took; else record build failed $took; fi
+if ((built)); then record build ok $took "" "the programs; the test suites compile beside the end-to-end suite"; else record build failed $took; fi
 bin_dir=$(swift build --show-bin-path "${build_flags[@]}")
 
 # The packages, from this build: its packaged programs linked again with the Swift runtime in,
@@ -206,11 +214,20 @@ contract() {
   record contract $status $((SECONDS - t))
 }
 
-# SwiftPM holds a lock on .build while `swift test` runs, and the contract's check-api.py asks
-# `swift package` for the products: the contract goes first, in the same job.
+# The test suites' build, the contract and the Swift suites, one after another in one job:
+# SwiftPM holds a lock on .build while it builds and while `swift test` runs, and the
+# contract's check-api.py asks `swift package` for the products.
 contract_and_swift_suites() {
+  local t=$SECONDS status=ok
+  swift build --build-tests "${import_check[@]}" "${build_flags[@]}" >"$results/build-tests.log" 2>&1 || status=failed
+  ( stages="$results/build-tests.stage"; record build-tests $status $((SECONDS - t)) )
+  if [ $status = failed ]; then
+    ( stages="$results/contract.stage"; record contract skipped 0 )
+    record swift skipped 0
+    return
+  fi
   ( stages="$results/contract.stage"; contract ) >"$results/contract.log" 2>&1
-  local t=$SECONDS
+  t=$SECONDS
   if swift test --skip-build "${build_flags[@]}" --xunit-output "$results/swift.xml"; then
     record swift ok $((SECONDS - t)) "$results/swift-swift-testing.xml"
   else
@@ -221,12 +238,12 @@ contract_and_swift_suites() {
 # A failed Swift stage's failures, and how its run ended (a crash shows there).
 swift_failures() { grep -a -e '✘' -e 'error:' "$1"; echo "…"; tail -n 15 "$1"; }
 
-# The contract and the Swift suites run beside the end-to-end suite: the end-to-end tests
-# spend much of their time waiting on their peers (daemons starting, brokers, compositors),
-# which the Swift suites, mostly computing, fill (docs/testing.md, "Where --quick's time
+# The suites' build, the contract and the Swift suites run beside the end-to-end suite: the
+# end-to-end tests spend much of their time waiting on their peers (daemons starting, brokers,
+# compositors), which the compiler and the Swift suites, mostly computing, fill (docs/testing.md, "Where --quick's time
 # goes"). Each keeps its log and its line in the summary.
 if ((built)); then
-  echo "==> the wire contract and the public API, then the Swift test suites, beside the end-to-end suite (logs: $results/contract.log, $results/swift.log)" >&2
+  echo "==> the Swift test suites' build, the wire contract and the public API, then the Swift test suites, beside the end-to-end suite (logs: $results/build-tests.log, $results/contract.log, $results/swift.log)" >&2
   beside swift contract_and_swift_suites
 
   echo "==> end-to-end suite ($workers files at a time)" >&2
@@ -250,6 +267,7 @@ if ((built)); then
   fi
   e2e_took=$((SECONDS - t))
   wait_beside swift
+  join_stage build-tests grep -a -e 'error:' -e 'warning:'
   join_stage contract
   join_stage swift swift_failures
   record end-to-end $e2e_status $e2e_took "$results/end-to-end.xml"
