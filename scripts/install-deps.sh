@@ -1,24 +1,46 @@
 #!/usr/bin/env bash
 # Installs what building and testing Island needs on Debian 12. Idempotent: packages
 # already present are left alone, so running it twice costs only the checks.
+#
+# Usage: scripts/install-deps.sh [--build | --tests]
+#   --build  only what the Swift build needs (the C libraries' -dev packages and pkg-config)
+#   --tests  only the rest: the tests' peers, the packaging tools, the test user, the Python
+#            packages. scripts/test.sh installs --build first and --tests beside its build:
+#            on a fresh machine the peers (GNOME Shell, KWin, sway, ...) are most of the wait.
 set -euo pipefail
 
-apt_packages=(
+want_build=1 want_tests=1
+case "${1:-}" in
+  --build) want_tests=0 ;;
+  --tests) want_build=0 ;;
+  "") ;;
+  *) echo "install-deps: unknown option $1 (--build or --tests, or nothing for both)" >&2; exit 2 ;;
+esac
+
+build_packages=(
   libsystemd-dev   # CSystemd: sd-daemon, sd-journal, sd-login
   libsqlite3-dev   # IslandStore: the daemon's database, through the CSQLite module
   libjemalloc-dev  # the release builds' allocator (scripts/build-release.sh)
   pkg-config       # SwiftPM resolves libsystemd through pkg-config
+  # island-overlay: GTK 3 + gtk-layer-shell (cairo and Pango come with GTK), and Wayland's client
+  libgtk-3-dev libgtk-layer-shell-dev libgdk-pixbuf-2.0-dev libwayland-dev
+  # push (docs/design.md §12): libmosquitto for islandd and `island push`; libcrypto for the
+  # SHA-256 that names a push token's feedback topic
+  libmosquitto-dev libssl-dev
+)
+
+apt_packages=(
   systemd          # systemd-socket-activate, systemd-analyze for the activation tests
   socat            # protocol examples and half-close tests
   librsvg2-bin     # rsvg-convert: the presenter tests render its SVG to PNG
   tmux             # the presenter tests drive its terminal UI in a tmux pane
   python3-pip
   dpkg-dev lintian # packaging/build-deb.sh and the package test (dpkg-shlibdeps, lintian)
-  # island-overlay: GTK 3 + gtk-layer-shell (cairo and Pango come with GTK), its icons and emoji,
-  # and its UI font (Inter: the goldens and the gallery are drawn with it)
-  libgtk-3-dev libgtk-layer-shell-dev libgdk-pixbuf-2.0-dev adwaita-icon-theme fonts-noto-color-emoji fonts-dejavu-core fonts-inter
+  # island-overlay: its icons and emoji, and its UI font (Inter: the goldens and the gallery
+  # are drawn with it)
+  adwaita-icon-theme fonts-noto-color-emoji fonts-dejavu-core fonts-inter
   # the overlay's tests: a headless compositor and its screenshots, X11 under Xvfb with input
-  sway swaybg grim xvfb xdotool x11-utils imagemagick dbus-x11 libwayland-dev
+  sway swaybg grim xvfb xdotool x11-utils imagemagick dbus-x11
   foot             # a real client under the island: the harness's stand-in, and a window to click into
   weston           # a Wayland compositor without wlr-layer-shell, as GNOME is: the overlay must refuse it;
                    # and weston-eventdemo, the window that logs its keys in the KDE test
@@ -31,10 +53,9 @@ apt_packages=(
   # python3-dbus for the KIO-style job client and the notification flood
   dbus-daemon mpv mpv-mpris playerctl dunst libnotify-bin libglib2.0-bin python3-dbus python3-gi
   dconf-cli        # `dconf dump`: island-bridge reads GNOME's per-app lock-screen settings the user set (tests too)
-  # push (docs/design.md §12): libmosquitto for islandd and `island push`; the broker and its
-  # clients for the tests and the benchmark; iproute2 for the network-namespace tests (ip, tc)
-  libmosquitto-dev mosquitto mosquitto-clients openssl iproute2
-  libssl-dev       # libcrypto: the SHA-256 that names a push token's feedback topic
+  # push: the broker and its clients for the tests and the benchmark; iproute2 for the
+  # network-namespace tests (ip, tc)
+  mosquitto mosquitto-clients openssl iproute2
   stress-ng        # load for proving the broker-cluster tests' verdict does not depend on it (docs/testing.md)
   # the GNOME Shell extension (GNOMEShellExtension/): a real GNOME Shell 43 for its end-to-end
   # test (nested in xvfb), gjs for its unit tests, gnome-extensions-app that hosts its prefs.js,
@@ -45,8 +66,11 @@ apt_packages=(
   gcc libjson-c-dev nodejs
 )
 
+wanted=()
+((want_build)) && wanted+=("${build_packages[@]}")
+((want_tests)) && wanted+=("${apt_packages[@]}")
 missing=()
-for p in "${apt_packages[@]}"; do
+for p in "${wanted[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done
 if ((${#missing[@]})); then
@@ -55,6 +79,8 @@ if ((${#missing[@]})); then
   $SUDO apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
 fi
+
+((want_tests)) || exit 0
 
 # sway refuses to run as root: the overlay's end-to-end tests and benchmark run the
 # compositor, islandd and island-overlay as this unprivileged user (Tests/EndToEnd/harness/desktop.py).

@@ -70,9 +70,54 @@ started=$SECONDS
 # and a note.
 record() { printf '%s\t%s\t%s\t%s\t%s\n' "$1" "$2" "$3" "${4:-}" "${5:-}" >>"$stages"; }
 
-echo "==> installing what the tests need" >&2
+# Stages that run beside one another: each is a job of its own whose output goes to
+# RESULTS/NAME.log and whose line goes to RESULTS/NAME.stage; once it ended, join_stage shows
+# what it said if it failed and puts its line into the summary, in the order they are joined.
+declare -A beside_pids=()
+beside() {  # beside NAME FUNCTION...
+  local name="$1"
+  shift
+  ( stages="$results/$name.stage"; "$@" ) >"$results/$name.log" 2>&1 &
+  beside_pids[$name]=$!
+}
+# Usage: wait_beside NAME: waits for the job.
+wait_beside() { wait "${beside_pids[$1]}"; unset "beside_pids[$1]"; }
+# Usage: join_stage NAME [FILTER...], once its job ended: FILTER picks what of a failed
+# stage's log is shown (all of it without one).
+join_stage() {
+  local name="$1" t=$SECONDS
+  shift
+  if [ ! -s "$results/$name.stage" ]; then
+    record "$name" failed $((SECONDS - t)) "" "its job ended without a result: $results/$name.log"
+  else
+    cat "$results/$name.stage" >>"$stages"
+  fi
+  if grep -q $'^[^\t]*\tfailed' "$results/$name.stage" 2>/dev/null || [ ! -s "$results/$name.stage" ]; then
+    echo "==> $name failed; from its log, $results/$name.log:" >&2
+    if (($#)); then "$@" "$results/$name.log" >&2; else cat "$results/$name.log" >&2; fi
+  fi
+}
+# Interrupted, the run takes the jobs beside it down with it (by pid), and what they started.
+stop_tree() { local child; for child in $(pgrep -P "$1"); do stop_tree "$child"; done; kill "$1" 2>/dev/null; }
+trap 'for pid in "${beside_pids[@]}"; do stop_tree "$pid"; done; exit 130' INT TERM
+
+# What the build needs is installed first; the rest (the tests' peers: GNOME Shell, KWin, sway,
+# brokers, players; the packaging tools; the Python packages), most of a fresh machine's wait,
+# beside the build, and joined before any stage that needs it. --release-packages installs
+# everything first.
+install_for_tests() {
+  local t=$SECONDS
+  if bash scripts/install-deps.sh --tests; then record test-deps ok $((SECONDS - t)); else record test-deps failed $((SECONDS - t)); fi
+}
 t=$SECONDS
-if bash scripts/install-deps.sh; then record install ok $((SECONDS - t)); else record install failed $((SECONDS - t)); fi
+if ((release_packages)); then
+  echo "==> installing what the build and the tests need" >&2
+  if bash scripts/install-deps.sh; then record install ok $((SECONDS - t)); else record install failed $((SECONDS - t)); fi
+else
+  echo "==> installing what the build needs; the rest beside the build (log: $results/test-deps.log)" >&2
+  if bash scripts/install-deps.sh --build; then record install ok $((SECONDS - t)); else record install failed $((SECONDS - t)); fi
+  beside test-deps install_for_tests
+fi
 
 # The package tests, on the .debs listed in PATHS (island's first), with the stage's line
 # recorded. Usage: test_packages PATHS NOTE [ENVIRONMENT...]
@@ -109,36 +154,6 @@ if ((release_packages)); then
   exit
 fi
 
-# Stages that run beside one another: each is a job of its own whose output goes to
-# RESULTS/NAME.log and whose line goes to RESULTS/NAME.stage; once it ended, join_stage shows
-# what it said if it failed and puts its line into the summary, in the order they are joined.
-declare -A beside_pids=()
-beside() {  # beside NAME FUNCTION...
-  local name="$1"
-  shift
-  ( stages="$results/$name.stage"; "$@" ) >"$results/$name.log" 2>&1 &
-  beside_pids[$name]=$!
-}
-# Usage: wait_beside NAME: waits for the job.
-wait_beside() { wait "${beside_pids[$1]}"; unset "beside_pids[$1]"; }
-# Usage: join_stage NAME [FILTER...], once its job ended: FILTER picks what of a failed
-# stage's log is shown (all of it without one).
-join_stage() {
-  local name="$1" t=$SECONDS
-  shift
-  if [ ! -s "$results/$name.stage" ]; then
-    record "$name" failed $((SECONDS - t)) "" "its job ended without a result: $results/$name.log"
-  else
-    cat "$results/$name.stage" >>"$stages"
-  fi
-  if grep -q $'^[^\t]*\tfailed' "$results/$name.stage" 2>/dev/null || [ ! -s "$results/$name.stage" ]; then
-    echo "==> $name failed; from its log, $results/$name.log:" >&2
-    if (($#)); then "$@" "$results/$name.log" >&2; else cat "$results/$name.log" >&2; fi
-  fi
-}
-# Interrupted, the run takes the jobs beside it down with it (by pid), and what they started.
-stop_tree() { local child; for child in $(pgrep -P "$1"); do stop_tree "$child"; done; kill "$1" 2>/dev/null; }
-trap 'for pid in "${beside_pids[@]}"; do stop_tree "$pid"; done; exit 130' INT TERM
 
 # swift-format reads the sources only: it runs beside the build.
 format() {
@@ -180,6 +195,8 @@ fi
 took=$((SECONDS - t))
 wait_beside format
 join_stage format head -n 40
+wait_beside test-deps
+join_stage test-deps tail -n 40
 if ((built)); then record build ok $took "" "the programs; the test suites compile beside the end-to-end suite"; else record build failed $took; fi
 bin_dir=$(swift build --show-bin-path "${build_flags[@]}")
 
