@@ -43,11 +43,11 @@ def main(stages_path, results, seconds):
     with open(stages_path) as f:
         stages = [line.rstrip("\n").split("\t") for line in f if line.strip()]
     for name, status, took, junit, note in stages:
-        text = "%-11s %s" % (name + ":", status)
+        text = "%-12s %s" % (name + ":", status)
         if junit and os.path.exists(junit):
             passed, failed, skipped, names = counts(junit)
             total_passed, total_failed, total_skipped = total_passed + passed, total_failed + failed, total_skipped + skipped
-            text = "%-11s %d passed, %d failed" % (name + ":", passed, failed) + (", %d skipped" % skipped if skipped else "")
+            text = "%-12s %d passed, %d failed" % (name + ":", passed, failed) + (", %d skipped" % skipped if skipped else "")
             failures += ["%s: %s" % (name, n) for n in names]
             if status == "failed" and not failed:
                 # The runner failed without a failed test (a crash, a collection error): count it.
