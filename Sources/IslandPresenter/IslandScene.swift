@@ -46,10 +46,19 @@ package struct IslandScene: Sendable {
         self.isFocused = model.focusSince != nil
         self.isContentHidden = model.contentHidden
         let island = model.island
-        attached = model.item(island.attached).map { Entry(item: $0, now: now) }
-        detached = model.item(island.detached).map { Entry(item: $0, now: now) }
-        expanded = island.mode == .expanded ? model.item(island.expanded).map { Entry(item: $0, now: now) } : nil
-        lockScreen = model.lockScreen.map { Entry(item: $0, now: now) }
+        // One rendering an activity, wherever the scene shows it (the island and the list
+        // show the same activity alike): rendering is the costliest part of a frame.
+        var rendered: [String: Entry] = [:]
+        func entry(_ item: PresenterItem) -> Entry {
+            if let entry = rendered[item.id] { return entry }
+            let entry = Entry(item: item, now: now)
+            rendered[item.id] = entry
+            return entry
+        }
+        attached = model.item(island.attached).map(entry)
+        detached = model.item(island.detached).map(entry)
+        expanded = island.mode == .expanded ? model.item(island.expanded).map(entry) : nil
+        lockScreen = model.lockScreen.map(entry)
         // A mode whose activities are unknown degrades to what can be drawn.
         switch island.mode {
         case .expanded where expanded == nil, .minimal where detached == nil:

@@ -177,8 +177,11 @@ package actor TUIController {
         return false
     }
 
-    /// What each key acts on in this frame, where it is drawn.
-    static func targets(model: PresenterModel, selectedID: String?, places: TerminalFrame.Places, now: Double) -> [ClickTarget: TUIPlacement] {
+    /// What each key acts on in this frame, where it is drawn; the activity's buttons as `scene`
+    /// (the frame's, of the same model at `now`) rendered them, when given.
+    static func targets(
+        model: PresenterModel, selectedID: String?, places: TerminalFrame.Places, now: Double, scene: IslandScene? = nil
+    ) -> [ClickTarget: TUIPlacement] {
         var targets: [ClickTarget: TUIPlacement] = [:]
         let islandID = model.island.mode == .none ? nil : model.island.expanded ?? model.island.attached
         func row(_ id: String) -> Int? { places.cards[id] ?? (id == islandID ? places.island : nil) }
@@ -189,7 +192,8 @@ package actor TUIController {
             targets[ClickTarget(id, "collapse")] = TUIPlacement(row: row)
         }
         if let item = model.expanded ?? model.item(selectedID), let row = (model.expanded != nil ? places.island : nil) ?? row(item.id) {
-            for (index, button) in IslandScene.Entry(item: item, now: now).layout.expandedButtons.prefix(9).enumerated() {
+            let entry = scene?.entry(item.id) ?? IslandScene.Entry(item: item, now: now)
+            for (index, button) in entry.layout.expandedButtons.prefix(9).enumerated() {
                 let target = ClickTarget(item.id, "button:" + button.action)
                 if targets[target] == nil { targets[target] = TUIPlacement(row: row, button: index + 1) }
             }
@@ -221,6 +225,7 @@ package actor TUIController {
         }
         io.write(out)
         // After the frame is out: a key pressed before it is about the frame before.
-        clickGuard.shown(Self.targets(model: model, selectedID: selectedID, places: places, now: scene.now), at: io.monotonic())
+        clickGuard.shown(
+            Self.targets(model: model, selectedID: selectedID, places: places, now: scene.now, scene: scene), at: io.monotonic())
     }
 }

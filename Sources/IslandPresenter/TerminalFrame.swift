@@ -37,8 +37,14 @@ package struct StyledLine: Sendable, Hashable {
         var used = 0
         for segment in segments {
             guard used < columns else { break }
-            let text = used + displayWidth(segment.text) > columns ? truncate(segment.text, toWidth: columns - used) : segment.text
-            used += displayWidth(text)
+            // Measured once; again only when cut.
+            var text = segment.text
+            var width = displayWidth(text)
+            if used + width > columns {
+                text = truncate(text, toWidth: columns - used)
+                width = displayWidth(text)
+            }
+            used += width
             if let style = segment.style { out += "\u{1B}[\(style)m\(text)\u{1B}[0m" } else { out += text }
         }
         return out

@@ -80,26 +80,37 @@ extension RenderedView {
 
 /// Approximate display width in terminal cells (and, scaled, in SVG text): wide East Asian
 /// characters and emoji count two, combining marks and joiners none.
+///
+/// Every line a presenter draws is measured, several times (the terminal UI's frames are
+/// drawn anew on each change and each tick), so the scalars are walked in a plain loop, and
+/// what can be told from the scalar's value (everything below U+0300) is.
 package func displayWidth(_ text: String) -> Int {
-    text.unicodeScalars.reduce(0) { $0 + scalarWidth($1) }
+    var width = 0
+    for scalar in text.unicodeScalars { width += scalar.value < 0x300 ? 1 : scalarWidth(scalar) }
+    return width
 }
 
+/// The cells one scalar takes. Controls (below U+00A0) are drawn as spaces
+/// (`TerminalText.sanitize`): one cell, as every scalar below U+0300.
 func scalarWidth(_ scalar: Unicode.Scalar) -> Int {
     let value = scalar.value
-    // Controls are drawn as spaces (TerminalText.sanitize).
-    if TerminalText.isControl(scalar) { return 1 }
     if value < 0x300 { return 1 }
     switch scalar.properties.generalCategory {
     case .nonspacingMark, .enclosingMark, .format: return 0
     default: break
     }
-    if (0xFE00...0xFE0F).contains(value) || value == 0x200D { return 0 }
+    if (value >= 0xFE00 && value <= 0xFE0F) || value == 0x200D { return 0 }
     if scalar.properties.isEmojiPresentation { return 2 }
-    let wide: [ClosedRange<UInt32>] = [
-        0x1100...0x115F, 0x2E80...0x303E, 0x3041...0x33FF, 0x3400...0x4DBF, 0x4E00...0x9FFF, 0xA000...0xA4CF,
-        0xAC00...0xD7A3, 0xF900...0xFAFF, 0xFE30...0xFE4F, 0xFF00...0xFF60, 0xFFE0...0xFFE6, 0x20000...0x3FFFD,
-    ]
-    return wide.contains { $0.contains(value) } ? 2 : 1
+    return isWide(value) ? 2 : 1
+}
+
+/// East Asian wide ranges (Hangul Jamo, CJK, Hangul syllables, fullwidth forms), compared one
+/// by one rather than through a table of ranges, which would be built on each call.
+private func isWide(_ value: UInt32) -> Bool {
+    (value >= 0x1100 && value <= 0x115F) || (value >= 0x2E80 && value <= 0x303E) || (value >= 0x3041 && value <= 0x33FF)
+        || (value >= 0x3400 && value <= 0x4DBF) || (value >= 0x4E00 && value <= 0x9FFF) || (value >= 0xA000 && value <= 0xA4CF)
+        || (value >= 0xAC00 && value <= 0xD7A3) || (value >= 0xF900 && value <= 0xFAFF) || (value >= 0xFE30 && value <= 0xFE4F)
+        || (value >= 0xFF00 && value <= 0xFF60) || (value >= 0xFFE0 && value <= 0xFFE6) || (value >= 0x20000 && value <= 0x3FFFD)
 }
 
 /// `parts` over `width` cells: the first at the left, the last at the right, those between
@@ -127,7 +138,8 @@ package func truncate(_ text: String, toWidth width: Int) -> String {
     var out = ""
     var used = 0
     for character in text {
-        let w = displayWidth(String(character))
+        var w = 0
+        for scalar in character.unicodeScalars { w += scalarWidth(scalar) }
         if used + w > width - 1 { break }
         out.append(character)
         used += w

@@ -313,6 +313,18 @@ final class SVGDocument: NSObject, XMLParserDelegate {
         #expect(displayWidth("abc") == 3)
         #expect(displayWidth("☕") == 2)
         #expect(displayWidth("e\u{301}") == 1)
+        // Controls are drawn as a space each; joiners, variation selectors and format characters
+        // take no cell; box drawing one; emoji and every East Asian wide range, at both its ends, two.
+        #expect(displayWidth("a\u{7}\u{9B}\u{AD}") == 4)
+        #expect(displayWidth("\u{200D}\u{FE0F}\u{2060}\u{20DD}") == 0)
+        #expect(displayWidth("╭─│╯") == 4)
+        #expect(displayWidth("😀\u{3000}") == 4)
+        let wide: [UInt32] = [
+            0x1100, 0x115F, 0x2E80, 0x303E, 0x3041, 0x33FF, 0x3400, 0x4DBF, 0x4E00, 0x9FFF, 0xA000, 0xA4CF, 0xAC00, 0xD7A3,
+            0xF900, 0xFAFF, 0xFE30, 0xFE4F, 0xFF00, 0xFF60, 0xFFE0, 0xFFE6, 0x20000, 0x3FFFD,
+        ]
+        for value in wide { #expect(displayWidth(String(Character(Unicode.Scalar(value)!))) == 2, "U+\(String(value, radix: 16))") }
+        #expect(displayWidth("\u{10FF}\u{1160}\u{2E7F}\u{303F}\u{FF61}\u{FFE7}") == 6)
         #expect(truncate("brewing coffee", toWidth: 8) == "brewing…")
         // Never cut to a letter or two: a value that does not fit in four cells is dropped whole.
         #expect(truncate("connection lost", toWidth: 4) == "con…")

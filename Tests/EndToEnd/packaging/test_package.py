@@ -17,7 +17,9 @@ that need no Swift runtime, man pages that render and name every option, a purge
 nothing) is one test run for each, and what is one package's own has a test of its own.
 """
 
+import fcntl
 import gzip
+import json
 import os
 import re
 import shutil
@@ -208,14 +210,36 @@ def install(debs, package, parent):
 
 
 @pytest.fixture(scope="module")
-def roots(debs, tmp_path_factory):
-    """`roots(package)`: a root with the package installed, made once per module."""
-    made = {}
+def shared(tmp_path_factory):
+    """A folder every pytest-xdist worker of this run sees (their own base folders are in it;
+    scripts/test.sh runs this file with several workers, which share out its tests one by one)."""
+    base = tmp_path_factory.getbasetemp()
+    return str(base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base)
 
+
+def made_once(parent, name, make):
+    """`parent/name`, filled by `make(folder)` once for the whole run: the first worker to ask
+    makes it while the others wait for it, and a failed attempt is made again by the next one.
+    For what the tests only read, and which costs CPU to make (an installed root: dpkg unpacks
+    the ~250 MB of a package each time; lintian's run)."""
+    folder = os.path.join(parent, name)
+    with open(folder + ".lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not os.path.exists(folder + ".done"):
+            shutil.rmtree(folder, ignore_errors=True)
+            os.makedirs(folder)
+            make(folder)
+            open(folder + ".done", "w").close()
+    return folder
+
+
+@pytest.fixture(scope="module")
+def roots(debs, shared):
+    """`roots(package)`: a root with the package installed, made once per run; the tests only
+    read it (the purge test installs into a root of its own)."""
     def root_of(package):
-        if package.name not in made:
-            made[package.name] = install(debs, package, str(tmp_path_factory.mktemp("install-" + package.name)))
-        return made[package.name]
+        return os.path.join(made_once(shared, "install-" + package.name, lambda folder: install(debs, package, folder)),
+                            "root")
     return root_of
 
 
@@ -261,18 +285,43 @@ def test_control_fields(debs, package):
             assert library not in depends, "%s draws nothing: %s" % (package.name, depends)
 
 
-@EVERY_PACKAGE
-def test_lintian_reports_no_errors(debs, package):
+@pytest.fixture(scope="module")
+def lintian(debs, shared):
+    """lintian's report on every package, from one run over all of them: most of what a run
+    costs is lintian's own start (~2.5 CPU s: its checks and profiles loaded), the same for
+    each package."""
     if shutil.which("lintian") is None:
         pytest.fail("lintian is not installed (scripts/install-deps.sh installs it)")
-    # Not lintian's search for misspelt words among a binary's strings (binaries/spelling): it
-    # can only say `spelling-error-in-binary`, of severity info, which fails nothing here, and
-    # it was a third of lintian's CPU on the packages of the debug build (8 of 26 s for island).
-    result = run(["lintian", "--fail-on", "error", "--tag-display-limit", "0", "-X", "binaries/spelling",
-                  deb_of(debs, package)], timeout=600)
-    print(result.stdout + result.stderr)
-    assert result.returncode == 0, result.stdout + result.stderr
-    assert not re.search(r"^E: ", result.stdout, re.M), result.stdout
+
+    def make(folder):
+        # Not lintian's search for misspelt words among a binary's strings (binaries/spelling):
+        # it can only say `spelling-error-in-binary`, of severity info, which fails nothing
+        # here, and it was a third of lintian's CPU on the packages of the debug build (8 of
+        # 26 s for island).
+        result = run(["lintian", "--fail-on", "error", "--tag-display-limit", "0", "-X", "binaries/spelling",
+                      *[debs[p.name] for p in PACKAGES if p.name in debs]], timeout=900)
+        with open(os.path.join(folder, "report.json"), "w") as f:
+            json.dump({"status": result.returncode, "stdout": result.stdout, "stderr": result.stderr}, f)
+    with open(os.path.join(made_once(shared, "lintian", make), "report.json")) as f:
+        return json.load(f)
+
+
+def lintian_lines_of(package):
+    """What a line of lintian's report about `package` starts with: `E: island: tag …`."""
+    return re.compile(r"^[A-Z]: %s(?: \([a-z]+\))?: " % re.escape(package.name))
+
+
+@EVERY_PACKAGE
+def test_lintian_reports_no_errors(debs, lintian, package):
+    deb_of(debs, package)
+    output = lintian["stdout"] + lintian["stderr"]
+    lines = lintian["stdout"].splitlines()
+    print("\n".join(line for line in lines if lintian_lines_of(package).match(line)))
+    errors = [line for line in lines if line.startswith("E: ")]
+    assert not [line for line in errors if lintian_lines_of(package).match(line)], output
+    # Every error names a package, and a failed run has one; else every package's test fails.
+    assert all(any(lintian_lines_of(p).match(line) for p in PACKAGES) for line in errors), output
+    assert lintian["status"] == 0 or errors, output
 
 
 @EVERY_PACKAGE
