@@ -410,8 +410,9 @@ class ChannelFeed:
 
     def send(self, seq, content_state, presenter, timeout):
         frames = presenter.frames
+        # Compact, as `island channel push` and the fan-out's backend (mqtt-bench) write it.
         self.publisher.stdin.write(json.dumps({'aps': {'timestamp': self.t0 + seq * 0.001, 'event': 'update',
-                                                       'content-state': content_state}}) + '\n')
+                                                       'content-state': content_state}}, separators=(',', ':')) + '\n')
         self.publisher.stdin.flush()
         bench.wait_for(lambda: presenter.frames > frames, timeout, 'message %d shown' % seq, poll=0.002)
 

@@ -7,12 +7,15 @@ extension IslandStore {
         try database.sync { db throws(StoreError) in try write(batches, in: db) }
     }
 
-    /// The same, on `db`, a connection the caller holds (on the database's queue).
-    func write(_ batches: some Sequence<[StoreMutation]>, in db: SQLiteConnection) throws(StoreError) -> Bool {
+    /// The same, on `db`, a connection the caller holds (on the database's queue). `syncing`:
+    /// the commit waits for the disk (`SQLiteConnection.setSyncsCommits`); otherwise it survives
+    /// the process's death but not a power cut until a later commit that syncs.
+    func write(_ batches: some Sequence<[StoreMutation]>, in db: SQLiteConnection, syncing: Bool = true) throws(StoreError) -> Bool {
         let mutations = StoreMutation.reduced(batches)
         guard !mutations.isEmpty else { return false }
         guard db.isOpen else { throw closedError }
         do {
+            try db.setSyncsCommits(syncing)
             // One transaction per group commit, on statements prepared once (BEGIN and COMMIT
             // among them): the writer's hot path.
             try db.inTransaction { () throws(SQLiteError) in try Self.apply(mutations, in: db, now: Date().timeIntervalSince1970) }

@@ -61,7 +61,9 @@ package final class IslandStore: Sendable {
             // A mutation is acknowledged only after its commit, and the acknowledgement is a
             // promise that it survives a crash. With WAL, NORMAL survives `kill -9` but can
             // lose the last commits on power loss; FULL syncs the log at every commit. Group
-            // commit in StoreWriter pays that fsync once for many acknowledgements.
+            // commit in StoreWriter pays that fsync once for many acknowledgements. A group
+            // of commits nobody is told of may go without it (`StoreWriter.commit(_:syncing:)`,
+            // docs/design.md §8).
             try connection.execute("PRAGMA synchronous = FULL")
             let unknown = try Schema.unknownMigrations(connection)
             guard unknown.isEmpty else {

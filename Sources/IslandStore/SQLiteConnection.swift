@@ -78,6 +78,9 @@ final class SQLiteConnection {
     /// one, where hashing each statement's text (a few hundred bytes) cost more than running
     /// an update's commit through the rest of this file.
     private var cache: [(sql: UnsafeRawPointer, statement: SQLiteStatement)] = []
+    /// Whether a commit waits for the disk (`PRAGMA synchronous = FULL`) rather than only for
+    /// the log's write (`NORMAL`), as last set by `setSyncsCommits`; the store opens with FULL.
+    private(set) var syncsCommits = true
 
     /// Opens `path` for reading and writing, creating an empty database when there is no file.
     /// SQLite reads nothing yet: a file that is not a database fails at the first statement.
@@ -154,6 +157,18 @@ final class SQLiteConnection {
         let prepared = SQLiteStatement(statement)
         cache.append((key, prepared))
         return prepared
+    }
+
+    /// Makes the following commits wait for the disk (`synchronous = FULL`: the log's
+    /// `fdatasync` in every commit) or not (`NORMAL`: in WAL mode a commit is then written to
+    /// the log and survives the process's death, `kill -9`, but the last ones may be lost with
+    /// the machine's power until the next commit that syncs, or a checkpoint, syncs the log —
+    /// which holds every commit before it). Changed only when it differs: a statement each
+    /// time the kind of commit changes, none while it does not. Outside a transaction only.
+    func setSyncsCommits(_ syncs: Bool) throws(SQLiteError) {
+        guard syncs != syncsCommits else { return }
+        try cachedStatement(syncs ? "PRAGMA synchronous = FULL" : "PRAGMA synchronous = NORMAL").execute()
+        syncsCommits = syncs
     }
 
     /// Runs `body` in a transaction: committed when it returns, rolled back when it throws.

@@ -4,6 +4,12 @@ import Synchronization
 /// containing its mutations has committed (and, with `synchronous = FULL`, reached the disk),
 /// while callers arriving during one transaction's fsync share the next one.
 ///
+/// A caller may say its mutations need not wait for the disk (`syncing: false`): a group made
+/// only of such commits is committed with `synchronous = NORMAL`, written to the log without
+/// its `fdatasync` — kept through the process's death, lost only with the machine's power
+/// before a later commit that syncs (which holds every commit before it). One caller that
+/// needs the disk makes its whole group sync. Who may say so is docs/design.md §8's rule.
+///
 /// Transactions run on the database's own serial queue (`DatabaseQueue.async`), on a
 /// Dispatch thread, never on the Swift concurrency pool, so blocking SQLite calls and fsyncs
 /// take no cooperative thread away from the daemon. Commits queue here meanwhile, and one
@@ -18,6 +24,8 @@ package final class StoreWriter: Sendable {
         }
 
         var mutations: [StoreMutation]
+        /// The commit waits for the disk.
+        var syncing: Bool
         var completion: Completion
 
         func complete(_ result: Result<Void, StoreError>) {
@@ -54,7 +62,7 @@ package final class StoreWriter: Sendable {
     ///   mutations were applied), `.closed` after `close()`.
     package func commit(_ mutations: [StoreMutation]) async throws(StoreError) {
         let result = await withCheckedContinuation { continuation in
-            enqueue(Waiter(mutations: mutations, completion: .continuation(continuation)))
+            enqueue(Waiter(mutations: mutations, syncing: true, completion: .continuation(continuation)))
         }
         try result.get()
     }
@@ -62,8 +70,12 @@ package final class StoreWriter: Sendable {
     /// The same as `commit(_:)` without a task per call, for callers on an event loop:
     /// `completion` runs exactly once, on the database's queue (so it should only hand the
     /// result on, e.g. to the connection's event loop), after the group's transaction.
-    package func commit(_ mutations: [StoreMutation], completion: @escaping @Sendable (Result<Void, StoreError>) -> Void) {
-        enqueue(Waiter(mutations: mutations, completion: .callback(completion)))
+    /// `syncing: false`: the commit need not wait for the disk (see the type's description);
+    /// it still waits for the log's write, so it survives the process's death.
+    package func commit(
+        _ mutations: [StoreMutation], syncing: Bool = true, completion: @escaping @Sendable (Result<Void, StoreError>) -> Void
+    ) {
+        enqueue(Waiter(mutations: mutations, syncing: syncing, completion: .callback(completion)))
     }
 
     private func enqueue(_ waiter: Waiter) {
@@ -92,7 +104,8 @@ package final class StoreWriter: Sendable {
         guard !group.isEmpty else { return }
         let result: Result<Void, StoreError>
         do throws(StoreError) {
-            if try store.write(group.lazy.map(\.mutations), in: db) { queue.withLock { $0.transactions += 1 } }
+            let syncing = group.contains { $0.syncing }
+            if try store.write(group.lazy.map(\.mutations), in: db, syncing: syncing) { queue.withLock { $0.transactions += 1 } }
             result = .success(())
         } catch {
             // One transaction, one outcome: every caller in the group shares it.

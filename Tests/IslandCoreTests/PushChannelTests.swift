@@ -118,6 +118,71 @@ import Testing
         }
     }
 
+    /// A message is read in one pass from its text when it can be, and through the tree
+    /// otherwise: the one pass takes nothing the tree would refuse, and reads what it takes as
+    /// the tree does.
+    @Test func theOnePassReadsWhatTheTreeReadsAndLeavesTheRestToIt() throws {
+        let read: [String] = [
+            #"{"aps":{"timestamp":100,"event":"update","content-state":{"score":"2-1","n":[1,{"a":null}]}}}"#,
+            #"{"feedback":true,"aps":{"event":"update","timestamp":1.5e2,"content-state":{},"stale-date":300,"relevance-score":50,"#
+                + #""priority":5,"expiration":0,"sequence":7,"alert":{"title":"T","body":null}}}"#,
+            #" { "aps" : { "event" : "end" , "timestamp" : 100 , "dismissal-date" : 90 } , "feedback" : null } "#,
+            #"{"aps":{"event":"end","timestamp":100,"content-state":{"x":1.0},"alert":"body only","priority":1}}"#,
+            #"{"aps":{"event":"update","timestamp":100,"content-state":{"é":"\u00e9"},"dismissal-date":null,"alert":null}}"#,
+        ]
+        let treeOnly: [String] = [
+            // Refused by the tree, by name.
+            #"{"aps":{"event":"update","timestamp":100}}"#,
+            #"{"aps":{"event":"update","timestamp":0,"content-state":{}}}"#,
+            #"{"aps":{"event":"update","timestamp":-1,"content-state":{}}}"#,
+            #"{"aps":{"event":"bounce","timestamp":100,"content-state":{}}}"#,
+            #"{"aps":{"event":"update","timestamp":"100","content-state":{}}}"#,
+            #"{"aps":{"event":"update","timestamp":100,"content-state":[]}}"#,
+            #"{"aps":{"event":"update","timestamp":100,"content-state":{},"priority":7}}"#,
+            #"{"aps":{"event":"update","timestamp":100,"content-state":{},"priority":10.5}}"#,
+            #"{"aps":{"event":"update","timestamp":100,"content-state":{},"expiration":-1}}"#,
+            #"{"aps":{"event":"update","timestamp":100,"content-state":{},"sequence":0}}"#,
+            #"{"aps":{"event":"update","timestamp":100,"content-state":{},"sequence":1.5}}"#,
+            #"{"aps":{"event":"update","timestamp":100,"content-state":{},"alert":{"title":"","body":""}}}"#,
+            #"{"aps":{"event":"update","timestamp":100,"content-state":{},"alert":7}}"#,
+            #"{"aps":{"event":"update","timestamp":100,"content-state":{}},"feedback":"yes"}"#,
+            #"{"aps":{"event":"update","timestamp":100,"content-state":{}},"apns-expiration":5}"#,
+            #"{"aps":{"event":"update","timestamp":100,"timestamp":101,"content-state":{}}}"#,
+            #"{"aps":{"event":"update","timestamp":100,"content-state":{}},"aps":{}}"#,
+            #"{"aps":null}"#, "[]", "", #"{"aps":{"event":"update","timestamp":100,"content-state":{}}} x"#,
+            #"{"aps":{"event":"update","timestamp":100,"content-state":{"a":1,"a":2}}}"#,
+            // Read by the tree: members the one pass does not know, or keys with escapes.
+            #"{"aps":{"event":"update","timestamp":100,"content-state":{},"sound":"default"}}"#,
+            #"{"aps":{"event":"update","timestamp":100,"content-state":{},"alert":{"title":"T","subtitle":"S"}}}"#,
+            #"{"aps":{"event":"update","timestamp":100,"content-state":{}},"extra":1}"#,
+            #"{"aps":{"ev\u0065nt":"update","timestamp":100,"content-state":{}}}"#,
+            #"{"aps":{"event":"start","timestamp":100,"content-state":{},"attributes-type":"T","attributes":{}}}"#,
+        ]
+        for text in read + treeOnly {
+            let bytes = Array(text.utf8)
+            let tree: (request: PushRequest, wantsFeedback: Bool)? = try? {
+                let top = try PushPayload.parse(bytes)
+                return (try PushPayload.decode(top), top["feedback"]?.boolValue ?? false)
+            }()
+            let onePass = ChannelMessage.readText(bytes)
+            if read.contains(text) {
+                let (onePass, tree) = (try #require(onePass, "\(text)"), try #require(tree, "\(text)"))
+                #expect(onePass.request == tree.request, "\(text)")
+                #expect(onePass.request.content?.stateText == tree.request.content?.stateText, "\(text)")
+                #expect(onePass.wantsFeedback == tree.wantsFeedback, "\(text)")
+            } else {
+                #expect(onePass == nil, "\(text)")
+            }
+        }
+        // And what the tree refuses is still refused by name through `decode`.
+        #expect(throws: PushRefusal.invalidPayload(reason: "aps.content-state is missing")) {
+            try ChannelMessage.decode(Array(treeOnly[0].utf8), channel: channel, now: 100)
+        }
+        #expect(throws: PushRefusal.invalidPayload(reason: "feedback must be true or false")) {
+            try ChannelMessage.decode(Array(treeOnly[13].utf8), channel: channel, now: 100)
+        }
+    }
+
     @Test func aStartThroughAPushToStartTokenMayNameAChannel() throws {
         let payload = bytes([
             "timestamp": 1, "event": "start", "content-state": [:], "attributes-type": "T", "attributes": [:],

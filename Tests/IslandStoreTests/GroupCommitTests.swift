@@ -172,3 +172,55 @@ import Testing
         #expect(refused.withLock { $0 }?.kind == .closed)
     }
 }
+
+/// A commit may say it need not wait for the disk (a broadcast channel's message nobody is
+/// told of, docs/design.md §8): a group of such commits is written with `synchronous =
+/// NORMAL`, and one commit that needs the disk makes its whole group `FULL`.
+@Suite struct SyncingCommitTests {
+    private func commit(_ writer: StoreWriter, _ key: String, syncing: Bool) async throws {
+        let result = await withCheckedContinuation { continuation in
+            writer.commit([.putSetting(key: key, value: .string(key))], syncing: syncing) { continuation.resume(returning: $0) }
+        }
+        try result.get()
+    }
+
+    @Test func aGroupSyncsUnlessNoneOfItsCommitsNeedsTheDisk() async throws {
+        let directory = TemporaryDirectory()
+        let store = try IslandStore.open(directory: directory.path)
+        let writer = StoreWriter(store: store)
+        #expect(try store.pragma("synchronous") == "2")  // FULL
+
+        try await commit(writer, "unsynced", syncing: false)
+        #expect(try store.pragma("synchronous") == "1")  // NORMAL
+        try await commit(writer, "synced", syncing: true)
+        #expect(try store.pragma("synchronous") == "2")
+        try await writer.commit([.putSetting(key: "awaited", value: true)])  // `commit` async: always synced
+        #expect(try store.pragma("synchronous") == "2")
+
+        // One group: two that need not sync and one that must.
+        try await commit(writer, "unsynced again", syncing: false)
+        writer.setPaused(true)
+        let group = Task {
+            try await withThrowingTaskGroup(of: Void.self) { tasks in
+                for (index, syncing) in [false, true, false].enumerated() {
+                    tasks.addTask { try await self.commit(writer, "grouped \(index)", syncing: syncing) }
+                }
+                try await tasks.waitForAll()
+            }
+        }
+        while writer.pendingCount < 3 {
+            try await Task.sleep(for: .milliseconds(1))
+        }
+        let transactions = writer.transactionCount
+        writer.setPaused(false)
+        try await group.value
+        #expect(writer.transactionCount == transactions + 1)
+        #expect(try store.pragma("synchronous") == "2")
+
+        // Every one is there, synced or not, after the writer and the store close.
+        writer.close()
+        try store.close()
+        let settings = try IslandStore.open(directory: directory.path).load().settings
+        #expect(Set(settings.keys) == ["unsynced", "synced", "awaited", "unsynced again", "grouped 0", "grouped 1", "grouped 2"])
+    }
+}

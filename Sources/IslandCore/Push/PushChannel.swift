@@ -149,14 +149,21 @@ package struct ChannelMessage: Sendable, Hashable {
         guard bytes.count <= PushChannel.maximumPayloadBytes else {
             throw .payloadTooLarge(limit: PushChannel.maximumPayloadBytes, size: bytes.count)
         }
-        let top = try PushPayload.parse(bytes)
-        let request = try PushPayload.decode(top)
-        var wantsFeedback = false
-        if let value = top["feedback"], !value.isNull {
-            guard let flag = value.boolValue else { throw .invalidPayload(reason: "feedback must be true or false") }
-            wantsFeedback = flag
+        let message: ChannelMessage
+        if let read = readText(bytes) {
+            message = ChannelMessage(request: read.request, wantsFeedback: read.wantsFeedback)
+        } else {
+            // What the one pass does not take, the tree reads, and refuses by name.
+            let top = try PushPayload.parse(bytes)
+            let request = try PushPayload.decode(top)
+            var wantsFeedback = false
+            if let value = top["feedback"], !value.isNull {
+                guard let flag = value.boolValue else { throw .invalidPayload(reason: "feedback must be true or false") }
+                wantsFeedback = flag
+            }
+            message = ChannelMessage(request: request, wantsFeedback: wantsFeedback)
         }
-        let message = ChannelMessage(request: request, wantsFeedback: wantsFeedback)
+        let request = message.request
         guard request.event != .start else { throw .refused(.broadcastStart(channel: channel.id)) }
         guard request.priority != .background || request.alert == nil else {
             throw .invalidPayload(reason: "aps.priority 1 never alerts: a message with an alert is sent at 10 or 5")

@@ -16,6 +16,11 @@ protocol DecisionWaiter: AnyObject, Sendable {
     /// its commit goes at the end of the turn. Otherwise — a `oneway` call, the timer's
     /// changes — it may linger for company (`PipelineStateMachine.Linger`).
     var isAwaited: Bool { get }
+    /// The change's commit waits for the disk (`synchronous = FULL`), as every change's does
+    /// but one nobody is told of that the broker can hand over again: a broadcast channel's
+    /// message asking no answers (docs/design.md §8), whose commit survives `kill -9` without
+    /// the `fdatasync`.
+    var syncsCommit: Bool { get }
     /// The change is made in memory and queued for the disk: from now on the caller's next
     /// pipelined call may be decided, while this one waits for its commit.
     func decided()
@@ -25,6 +30,10 @@ protocol DecisionWaiter: AnyObject, Sendable {
     /// The change finished, on the engine, in the order of decision: the caller is answered.
     /// A refusal comes straight here, with no step before it.
     func finish(_ outcome: Result<Void, EngineError>, on engine: isolated IslandEngine)
+}
+
+extension DecisionWaiter {
+    var syncsCommit: Bool { true }
 }
 
 /// A waiter that keeps what the decision returned, for its reply.
@@ -41,17 +50,20 @@ final class ClosureWaiter<Decided: Sendable, Reply: Sendable>: DecisionTaker, @u
     private let prepare: @Sendable (Decided) -> Reply
     private let completion: @Sendable (isolated IslandEngine, Result<Reply, EngineError>) -> Void
     let isAwaited: Bool
+    let syncsCommit: Bool
     // Written and read in the order of the steps (`DecisionWaiter`): never at once.
     private var result: Decided?
     private var prepared: Reply?
 
     /// `awaited`: see `DecisionWaiter.isAwaited`; a caller that passes closures is taken to
-    /// wait unless it says otherwise.
+    /// wait unless it says otherwise. `syncing`: see `DecisionWaiter.syncsCommit`.
     init(
         decided: @escaping @Sendable () -> Void, prepare: @escaping @Sendable (Decided) -> Reply,
-        awaited: Bool = true, completion: @escaping @Sendable (isolated IslandEngine, Result<Reply, EngineError>) -> Void
+        awaited: Bool = true, syncing: Bool = true,
+        completion: @escaping @Sendable (isolated IslandEngine, Result<Reply, EngineError>) -> Void
     ) {
         self.isAwaited = awaited
+        self.syncsCommit = syncing
         self.onDecided = decided
         self.prepare = prepare
         self.completion = completion

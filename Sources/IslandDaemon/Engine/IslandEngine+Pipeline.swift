@@ -27,6 +27,8 @@ extension IslandEngine {
         /// A failed commit makes the engine reread the state from disk before `waiter` hears
         /// of it (a decision's commit; a timer's is tried again by the timer).
         var restoresOnFailure: Bool
+        /// The commit waits for the disk (`DecisionWaiter.syncsCommit`).
+        var syncing: Bool
     }
 
     /// Decides a core operation at `now` and sends its events down the pipeline, `waiter`
@@ -61,15 +63,18 @@ extension IslandEngine {
     }
 
     /// `decide` for callers that pass closures: `completion` gets what `prepare` made of the
-    /// result on the writer thread once committed.
+    /// result on the writer thread once committed. `syncing`: `DecisionWaiter.syncsCommit`.
     func decide<T: Sendable, Reply: Sendable>(
         decided: @escaping @Sendable () -> Void = {},
         _ body: (inout ActivityManager, Double) throws(IslandError) -> (T, [ActivityEvent]),
         alsoStore: (T) -> [StoreMutation] = { _ in [] },
+        syncing: Bool = true,
         prepare: @escaping @Sendable (T) -> Reply,
         completion: @escaping Completion<Reply>
     ) {
-        decide(body, alsoStore: alsoStore, waiter: ClosureWaiter(decided: decided, prepare: prepare) { _, result in completion(result) })
+        decide(
+            body, alsoStore: alsoStore,
+            waiter: ClosureWaiter(decided: decided, prepare: prepare, syncing: syncing) { _, result in completion(result) })
     }
 
     @discardableResult
@@ -114,7 +119,8 @@ extension IslandEngine {
         var mutations = storeMutations(for: events)
         if !alsoStore.isEmpty { mutations += alsoStore }
         let commit = TurnCommit(
-            mutations: mutations, decision: decision, events: events, waiter: waiter, restoresOnFailure: restoresOnFailure)
+            mutations: mutations, decision: decision, events: events, waiter: waiter, restoresOnFailure: restoresOnFailure,
+            syncing: waiter.syncsCommit)
         guard !mutations.isEmpty else {
             waiter.decided()
             waiter.committed(.success(()))
@@ -168,10 +174,12 @@ extension IslandEngine {
     }
 
     /// Hands commits to the store, in the order they were decided; the writer thread groups
-    /// them further with whatever arrives during its current transaction.
+    /// them further with whatever arrives during its current transaction. One commit that
+    /// waits for the disk makes them all wait: they are one transaction.
     private func commit(_ commits: [TurnCommit]) {
         guard !commits.isEmpty else { return }
-        store.commit(commits.count == 1 ? commits[0].mutations : commits.flatMap(\.mutations)) { [loop] result in
+        let mutations = commits.count == 1 ? commits[0].mutations : commits.flatMap(\.mutations)
+        store.commit(mutations, syncing: commits.contains { $0.syncing }) { [loop] result in
             for commit in commits { commit.waiter.committed(result) }
             loop.execute { self.onLoop { engine in for commit in commits { engine.finish(commit, result) } } }
         }

@@ -248,12 +248,12 @@ actor IslandEngine {
 
     func end<Reply: Sendable>(
         app: String, uid: UInt32?, id: String, content: ActivityContent?, dismissal: DismissalPolicy,
-        timestamp: Double?, decided: @escaping @Sendable () -> Void = {}, prepare: @escaping @Sendable (Activity) -> Reply,
-        completion: @escaping Completion<Reply>
+        timestamp: Double?, syncing: Bool = true, decided: @escaping @Sendable () -> Void = {},
+        prepare: @escaping @Sendable (Activity) -> Reply, completion: @escaping Completion<Reply>
     ) {
         end(
             app: app, uid: uid, id: id, content: content, dismissal: dismissal, timestamp: timestamp,
-            waiter: ClosureWaiter(decided: decided, prepare: prepare) { _, result in completion(result) })
+            waiter: ClosureWaiter(decided: decided, prepare: prepare, syncing: syncing) { _, result in completion(result) })
     }
 
     func end(

@@ -191,6 +191,13 @@ extension PushGateway {
             return
         }
         let request = message.request
+        // Nobody is told that a message asking no answers is applied: the broker had its
+        // acknowledgement before islandd had the message (PROTOCOL.md), and no answer is
+        // published. So its commit need not wait for the disk: it survives `kill -9`, and what
+        // a power cut may take of it is what a device that was off missed — which a `latest`
+        // channel's broker hands over again at the next start (docs/design.md §8, §12). An
+        // answered message (`feedback`) is committed as a token's push is, before its answer.
+        let syncing = message.wantsFeedback
         let answers = ChannelAnswers(expected: entries.count, wanted: message.wantsFeedback, topic: feedbackTopic, completion: completion)
         for entry in entries {
             let (owner, id) = (entry.owner, entry.activity)
@@ -208,20 +215,20 @@ extension PushGateway {
                 let busyUntil = onEngine { $0.presenters.busyUntil(now: now) }
                 switch background.offer((owner, request), activity: id, timestamp: request.timestamp, busyUntil: busyUntil, now: now) {
                 case .applyNow:
-                    pushUpdate(request, owner: owner, activity: id) { finish($0) { $0 } }
+                    pushUpdate(request, owner: owner, activity: id, syncing: syncing) { finish($0) { $0 } }
                 case .held(let until):
                     hold(payload, request: request, activity: id) { result in
                         finish(result) { _ in .throttled(activity: id, deliverAt: until) }
                     }
                 }
             case .update:
-                pushUpdate(request, owner: owner, activity: id) { finish($0) { $0 } }
+                pushUpdate(request, owner: owner, activity: id, syncing: syncing) { finish($0) { $0 } }
             case .end:
                 let dismissal = request.dismissal(receivedAt: receivedAt)
                 onEngine { engine in
                     engine.end(
                         app: owner.app, uid: owner.uid, id: id, content: request.content, dismissal: dismissal,
-                        timestamp: request.timestamp, prepare: { $0.id }
+                        timestamp: request.timestamp, syncing: syncing, prepare: { $0.id }
                     ) { result in
                         finish(result) { .applied(activity: $0) }
                     }

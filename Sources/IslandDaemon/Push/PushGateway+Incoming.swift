@@ -114,9 +114,10 @@ extension PushGateway {
 
     /// An `update` through a push, to a token or on a channel: the engine's `pushUpdate`, whose
     /// rule for the push's priority (the budget at 10, coalescing at 5) is the one for both;
-    /// `completion` gets the outcome as the feedback tells it.
+    /// `completion` gets the outcome as the feedback tells it. `syncing`: the commit waits for
+    /// the disk (`DecisionWaiter.syncsCommit`), as a token's push's always does.
     func pushUpdate(
-        _ request: PushRequest, owner: ActivityOwner, activity id: String, alsoStore: [StoreMutation] = [],
+        _ request: PushRequest, owner: ActivityOwner, activity id: String, alsoStore: [StoreMutation] = [], syncing: Bool = true,
         completion: @escaping IslandEngine.Completion<PushFeedback.Outcome>
     ) {
         onEngine { engine in
@@ -129,7 +130,7 @@ extension PushGateway {
                         entitlement: entitlement, now: now)
                     return (outcome, outcome.events)
                 },
-                alsoStore: { _ in alsoStore },
+                alsoStore: { _ in alsoStore }, syncing: syncing,
                 prepare: { outcome -> PushFeedback.Outcome in
                     outcome.throttled
                         ? .throttled(activity: id, deliverAt: outcome.deliverAt, alertSuppressed: outcome.alertSuppression)

@@ -16,7 +16,7 @@ import pytest
 from harness import broker as brokers
 from harness.paths import ISLAND, LIVENESS
 from harness.processes import wait_for
-from harness.varlink import error_of, next_item, subscribe_presenter
+from harness.varlink import Connection, error_of, next_item, subscribe_presenter
 
 pytestmark = [pytest.mark.quick, pytest.mark.skipif(not brokers.available(), reason="mosquitto, its clients or openssl are not installed "
                                                                 "(scripts/install-deps.sh installs them)")]
@@ -380,6 +380,29 @@ def test_a_held_priority_1_message_is_applied_after_a_kill_9_once_the_island_res
 
 
 @pytest.mark.slow  # `island push` and `island channel` retry a refused broker for 5 s and 10 s
+def test_a_message_nobody_answers_is_kept_through_a_kill_9(broker, device):
+    """A channel message that asks for no answers is committed without waiting for the disk
+    (design.md §8: `synchronous = NORMAL` for that commit), which a SIGKILL does not undo: the
+    restarted daemon shows it. The channel stores nothing, so the broker cannot hand it over
+    again: only the daemon's own store can. The app's watcher hears of a change only once it is
+    committed, so the kill comes after the commit."""
+    channel = create(broker, "none")
+    daemon = device()
+    activity = listen(daemon, channel, {"score": "0-0"})
+    watcher = Connection(daemon.socket)
+    try:
+        watcher.call("org.island.Producer.Watch", {"app": COFFEE}, more=True)
+        assert watcher.read()["parameters"]["event"] == {"kind": "watching"}
+        publish(broker, channel, {"score": "1-0"})
+        watcher.read_until(lambda m: m["parameters"]["event"].get("activity", {}).get("content", {}).get("state")
+                           == {"score": "1-0"})
+    finally:
+        watcher.close()
+    daemon.kill()
+    daemon.start()
+    assert state_of(daemon, activity["id"]) == {"score": "1-0"}
+
+
 def test_a_backend_whose_broker_is_not_there_is_told_so_by_name():
     """`island push` and `island channel …` give up on a broker nothing answers for with exit
     status 69 and the reason the connection gave, as a backend's script needs to retry."""
