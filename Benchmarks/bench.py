@@ -668,11 +668,12 @@ def dbus_variant(variant):
     return 'noreply' if variant == 'oneway' else variant
 
 
-def harness_rows(runs, a):
+def harness_rows(runs, a, skip=frozenset()):
     """The latency and throughput rows of one harness run: dicts with the raw figures, so that
-    several runs can be summed up as ranges."""
+    several runs can be summed up as ranges. A step in `skip` (`--skip lat,thr`) has no row:
+    not measured is not failed."""
     rows = []
-    for variant in ('oneway', 'reply'):
+    for variant in ('oneway', 'reply') if 'lat' not in skip else ():
         for n in a.subs_list:
             i, fl = runs.get(('islandd', 'lat', variant, n)), runs.get(('floor', 'lat', variant, n))
             db = runs.get(('dbus', 'lat', dbus_variant(variant), n)) or {}
@@ -693,7 +694,7 @@ def harness_rows(runs, a):
                              'vs_floor': r, 'vs_dbus': ratio(i[key], db.get(key)),
                              'target': ('≤ %g× floor' % limit) if limit else '–',
                              'verdict': None if limit is None else r <= limit})
-    for n in a.subs_list:
+    for n in a.subs_list if 'thr' not in skip else ():
         i, fl = runs.get(('islandd', 'thr', 'reply', n)), runs.get(('floor', 'thr', 'reply', n))
         db = runs.get(('dbus', 'thr', 'reply', n)) or {}
         if not i or not fl or 'send_rate' not in i or 'send_rate' not in fl:
@@ -940,7 +941,7 @@ def main():
         for (b, kind, variant, n), r in sorted(runs.items()):
             report['health']['%s %s %s N=%d%s' % (b, kind, variant, n, '' if a.runs == 1 else ' run %d' % number)] = \
                 run_health(r)
-        rows = harness_rows(runs, a)
+        rows = harness_rows(runs, a, skip)
         per_run.append(rows)
         title = 'run %d of %d' % (number, a.runs)
         env = dict(report['env'], loadavg_start=run['loadavg_start'], loadavg_end=run.get('loadavg_end', '?'))

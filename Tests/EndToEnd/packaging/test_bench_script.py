@@ -34,6 +34,22 @@ def test_help():
         assert option in r.stdout
 
 
+def test_a_skipped_step_has_no_row_and_a_failed_one_says_so():
+    """`--skip lat,thr` measures memory and start-up only: the table must not call the steps it
+    did not run failed (it did, with a **missed** verdict each, until 2026-12-07)."""
+    import argparse
+    import importlib.util
+    spec = importlib.util.spec_from_file_location("island_bench", BENCH)
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    a = argparse.Namespace(subs_list=[1, 8])
+    assert bench.harness_rows({}, a, skip={"lat", "thr"}) == []
+    assert [r["key"] for r in bench.harness_rows({}, a, skip={"lat"})] == ["thr 1", "thr 8"]
+    # Nothing measured although asked for: one failed row per step and N, each missed.
+    rows = bench.harness_rows({}, a)
+    assert len(rows) == 6 and all(r["failed"] and r["verdict"] is False for r in rows)
+
+
 def selftest(harness, out, *options):
     """`bench.py --selftest` with `harness`, its results in `out`, run to its end."""
     return subprocess.run([sys.executable, BENCH, "--selftest", "--islandd", ISLANDD, "--harness", str(harness),
