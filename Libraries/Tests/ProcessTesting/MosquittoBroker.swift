@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import Synchronization
 import Testing
 
 /// A real mosquitto broker for one test, on loopback ports of its own, with everything a
@@ -15,11 +16,14 @@ package final class MosquittoBroker: Sendable {
 
     package let directory: String
     /// Plain MQTT, password authentication.
-    package let port: Int
+    package var port: Int { ports.withLock { $0.plain } }
     /// TLS, password authentication.
-    package let tlsPort: Int
+    package var tlsPort: Int { ports.withLock { $0.tls } }
     /// TLS with a client certificate, whose common name is the user name (no password).
-    package let certificatePort: Int
+    package var certificatePort: Int { ports.withLock { $0.certificate } }
+    /// Picked before the first start, and again while that start finds one of them taken
+    /// (`init`); a restart keeps them, as a broker that comes back does.
+    private let ports: Mutex<Ports>
     package var caFile: String { directory + "/ca.crt" }
     package var log: String { directory + "/mosquitto.log" }
     private let process = LockedProcess()
@@ -31,12 +35,7 @@ package final class MosquittoBroker: Sendable {
     package init(users: [String: String], acl: String, certificates: [String] = []) async throws {
         directory = "/tmp/island-mqtt-\(UUID().uuidString.prefix(8))"
         try FileManager.default.createDirectory(atPath: directory + "/data", withIntermediateDirectories: true)
-        var ports: [Int] = []
-        while ports.count < 3 {
-            let candidate = try Self.freePort()
-            if !ports.contains(candidate) { ports.append(candidate) }
-        }
-        (port, tlsPort, certificatePort) = (ports[0], ports[1], ports[2])
+        ports = Mutex(try Self.freePorts())
         try await makeCertificates(clients: certificates)
         let passwords = directory + "/passwd"
         try Data().write(to: URL(fileURLWithPath: passwords))
@@ -44,6 +43,40 @@ package final class MosquittoBroker: Sendable {
             try await Self.run("/usr/bin/mosquitto_passwd", ["-b", passwords, user, password])
         }
         try acl.write(toFile: directory + "/acl", atomically: true, encoding: .utf8)
+        // A port picked free may be another process's by the time the broker binds it (the
+        // other tests' and the end-to-end suite's listeners, which run beside these; seen twice
+        // at a load of 10-16, 2026-12-07): mosquitto then says so and exits, and the first
+        // start tries fresh ports, a few times.
+        for attempt in 1...5 {
+            try writeConfiguration()
+            if try await launch() == .listening { return }
+            guard attempt < 5 else { break }
+            let fresh = try Self.freePorts()
+            ports.withLock { $0 = fresh }
+        }
+        Issue.record("mosquitto found a port taken at each of 5 starts, on fresh ports each time")
+        throw CancellationError()
+    }
+
+    /// The three listeners' ports.
+    private struct Ports: Sendable {
+        var plain: Int
+        var tls: Int
+        var certificate: Int
+    }
+
+    private static func freePorts() throws -> Ports {
+        var picked: [Int] = []
+        while picked.count < 3 {
+            let candidate = try freePort()
+            if !picked.contains(candidate) { picked.append(candidate) }
+        }
+        return Ports(plain: picked[0], tls: picked[1], certificate: picked[2])
+    }
+
+    /// mosquitto.conf, for the ports as they are now.
+    private func writeConfiguration() throws {
+        let passwords = directory + "/passwd"
         try """
         per_listener_settings true
         user \(Self.currentUserName)
@@ -79,7 +112,6 @@ package final class MosquittoBroker: Sendable {
         use_identity_as_username true
 
         """.write(toFile: directory + "/mosquitto.conf", atomically: true, encoding: .utf8)
-        try await start()
     }
 
     /// The client certificate and key made for `name`.
@@ -87,8 +119,24 @@ package final class MosquittoBroker: Sendable {
         (directory + "/client-\(name).crt", directory + "/client-\(name).key")
     }
 
-    /// Starts the broker (again) and returns once it accepts connections.
+    /// Starts the broker again, on the ports it had, and returns once it accepts connections.
     package func start() async throws {
+        guard try await launch() == .listening else {
+            Issue.record("a port of the broker's was taken while it was stopped: \(port), \(tlsPort), \(certificatePort)")
+            throw CancellationError()
+        }
+    }
+
+    private enum Launch: Equatable {
+        case listening
+        /// mosquitto could not bind one of its ports, and exited.
+        case portTaken
+    }
+
+    /// Starts mosquitto with the configuration as written, and waits until it accepts
+    /// connections on its three ports or says a port is taken.
+    private func launch() async throws -> Launch {
+        let logged = (try? FileManager.default.attributesOfItem(atPath: log)[.size] as? Int) ?? 0
         let started = try await BackgroundProcess(
             "/usr/sbin/mosquitto", ["-c", directory + "/mosquitto.conf"], environment: nil,
             stdout: directory + "/stdout", stderr: directory + "/stderr")
@@ -98,13 +146,23 @@ package final class MosquittoBroker: Sendable {
         // Checked once more after the deadline: on a loaded machine this task may wake long
         // after it, while the broker went on starting.
         while true {
-            if Self.accepts(port: port) && Self.accepts(port: tlsPort) && Self.accepts(port: certificatePort) { return }
+            if Self.accepts(port: port) && Self.accepts(port: tlsPort) && Self.accepts(port: certificatePort) { return .listening }
+            if logSince(logged).contains("Address already in use") {
+                await stop()
+                return .portTaken
+            }
             guard ContinuousClock.now < deadline else { break }
             try await Task.sleep(for: .milliseconds(25))
         }
         await stop()
         Issue.record("mosquitto did not listen within 30 s: \((try? String(contentsOfFile: directory + "/stderr", encoding: .utf8)) ?? "")")
         throw CancellationError()
+    }
+
+    /// What mosquitto logged after the log's first `offset` bytes.
+    private func logSince(_ offset: Int) -> String {
+        guard let data = FileManager.default.contents(atPath: log), data.count > offset else { return "" }
+        return String(decoding: data.dropFirst(offset), as: UTF8.self)
     }
 
     /// Stops the broker with SIGTERM (it saves its sessions) and waits for its exit.
