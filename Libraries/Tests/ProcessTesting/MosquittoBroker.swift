@@ -26,6 +26,8 @@ package final class MosquittoBroker: Sendable {
     private let ports: Mutex<Ports>
     package var caFile: String { directory + "/ca.crt" }
     package var log: String { directory + "/mosquitto.log" }
+    /// The users' passwords, as `mosquitto_passwd` writes them.
+    private var passwords: String { directory + "/passwd" }
     private let process = LockedProcess()
 
     /// - Parameters:
@@ -37,7 +39,6 @@ package final class MosquittoBroker: Sendable {
         try FileManager.default.createDirectory(atPath: directory + "/data", withIntermediateDirectories: true)
         ports = Mutex(try Self.freePorts())
         try await makeCertificates(clients: certificates)
-        let passwords = directory + "/passwd"
         try Data().write(to: URL(fileURLWithPath: passwords))
         for (user, password) in users.sorted(by: { $0.key < $1.key }) {
             try await Self.run("/usr/bin/mosquitto_passwd", ["-b", passwords, user, password])
@@ -76,7 +77,6 @@ package final class MosquittoBroker: Sendable {
 
     /// mosquitto.conf, for the ports as they are now.
     private func writeConfiguration() throws {
-        let passwords = directory + "/passwd"
         try """
         per_listener_settings true
         user \(Self.currentUserName)
@@ -235,7 +235,8 @@ package final class MosquittoBroker: Sendable {
     /// a port from that range (the kernel's own pick) may become the local end of any client's
     /// connection meanwhile — the other tests' and processes' — and the broker's bind then
     /// fails. The longer making the certificates takes (a loaded machine), the likelier that
-    /// was. Another process could still take a port picked here first, which the start reports.
+    /// was. Another process could still take a port picked here before the broker binds it: the
+    /// first start then picks fresh ports (`init`).
     private static func freePort() throws -> Int {
         let ephemeral =
             (try? String(contentsOfFile: "/proc/sys/net/ipv4/ip_local_port_range", encoding: .utf8))
