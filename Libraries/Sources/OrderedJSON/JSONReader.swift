@@ -77,10 +77,14 @@ public struct JSONReader {
 
     /// A member's key as it is written, to compare with the names a decoder knows (`case "id":`).
     public struct Key {
-        let bytes: UnsafeRawBufferPointer
+        @usableFromInline let bytes: UnsafeRawBufferPointer
 
+        /// Inlined where the names are matched, so that most of them, which differ from the
+        /// key in length, are told apart by comparing it with a constant, without a call.
+        @inlinable @inline(__always)
         public static func ~= (name: StaticString, key: Key) -> Bool {
-            JSONBytes.equal(UnsafeRawBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount), key.bytes)
+            name.utf8CodeUnitCount == key.bytes.count
+                && JSONBytes.equal(UnsafeRawBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount), key.bytes)
         }
     }
 
@@ -190,7 +194,16 @@ public struct JSONReader {
         JSONParseError(reason: reason, offset: index)
     }
 
+    /// Compact text, as every call's parameters are, has no whitespace to skip: that is
+    /// checked inline, and only whitespace found calls the loop.
+    @inline(__always)
     mutating func skipWhitespace() {
+        guard index < buffer.count, buffer[index] <= 0x20 else { return }
+        skipFoundWhitespace()
+    }
+
+    @inline(never)
+    private mutating func skipFoundWhitespace() {
         let start = index
         defer { if index != start { rewritten &+= 1 } }
         while index < buffer.count {
@@ -426,14 +439,22 @@ public struct JSONReader {
         withUnsafeTemporaryAllocation(of: Range<Int>.self, capacity: Self.keysComparedOneByOne) { keys in
             var count = 0
             var deepest = 0
+            // A bit per key read so far, chosen by its length and last byte: equal keys have
+            // the same bit, so a key whose bit is not yet set is new without comparing it with
+            // the others (ten keys make 45 pairs, which cost a state more than reading it).
+            var seen: UInt64 = 0
             while true {
                 guard count < keys.count, index < buffer.count, buffer[index] == UInt8(ascii: "\"") else { return nil }
                 let keyStart = index + 1
                 guard skipCanonicalString() else { return nil }
                 let key = keyStart..<(index - 1)
-                // Lengths first: most keys differ in length, and a call per pair of keys cost
-                // more than the comparisons (ten keys make 45 pairs).
-                for other in keys[..<count] where other.count == key.count && isSameText(other, key) { return nil }
+                // The byte before the closing quote: the key's last, or its opening quote.
+                let bit: UInt64 = 1 << UInt64(truncatingIfNeeded: (key.count &* 7 &+ Int(buffer[index - 2])) & 63)
+                if seen & bit != 0 {
+                    // Lengths first: most keys differ in length.
+                    for other in keys[..<count] where other.count == key.count && isSameText(other, key) { return nil }
+                }
+                seen |= bit
                 keys.initializeElement(at: count, to: key)
                 count += 1
                 guard index < buffer.count, buffer[index] == UInt8(ascii: ":") else { return nil }

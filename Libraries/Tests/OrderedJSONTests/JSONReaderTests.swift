@@ -59,6 +59,8 @@ import Testing
             #"{}"#, #"{"a":1}"#, #"{"seq":-12,"t":"x y","ok":true,"n":null,"f":false}"#,
             #"{"a":{"b":[1,{"c":[]},"é"]},"d":[]}"#, #"{"big":-9223372036854775808}"#,
             #"{"ünï":"cödé","":0}"#, #"{"k":[[[[]]]],"z":{"":{}}}"#,
+            // Keys of one length ending in one byte, which the duplicate check compares in full.
+            #"{"ab":1,"cb":2,"b":3,"xcb":4}"#,
         ]
         // Written otherwise, or left to the parser (many members): made a tree and written so.
         let rewritten = [
@@ -91,6 +93,8 @@ import Testing
             #"{"a":01}"#, #"{"a":tru}"#, #"{"a":nul}"#, #"{"a":"x"#, #"{"a""#, #"{"a":-}"#, #"{"a":1.}"#,
             #"{"a"1}"#, #"{"a":{"b":[1,{"c":[}]}}"#, #"{1:2}"#, "{\"a\":\"\u{01}\"}", #"{"a":["# + deep + "]}",
             #"{"a":1"#, #"{"#,
+            // Duplicates apart, and among keys of one length ending in one byte.
+            #"{"a":1,"b":2,"c":3,"a":4}"#, #"{"ab":1,"cb":2,"ab":3}"#, #"{"x":{"ab":1,"cb":2,"b":0,"cb":3}}"#,
         ]
         for state in invalid {
             let message = #"{"id":"x","content":{"state":"# + state + "}}"
