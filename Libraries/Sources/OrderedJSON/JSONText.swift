@@ -89,25 +89,25 @@ public struct JSONText: ~Copyable {
 
     // The key is written where the member is (`key`, inlined); the value by this module.
 
-    @inlinable
+    @inlinable @inline(__always)
     public mutating func member(_ key: StaticString, string: String) {
         self.key(key)
         value(string: string)
     }
 
-    @inlinable
+    @inlinable @inline(__always)
     public mutating func member(_ key: StaticString, int: Int) {
         self.key(key)
         value(int: int)
     }
 
-    @inlinable
+    @inlinable @inline(__always)
     public mutating func member(_ key: StaticString, double: Double) {
         self.key(key)
         value(double: double)
     }
 
-    @inlinable
+    @inlinable @inline(__always)
     public mutating func member(_ key: StaticString, bool: Bool) {
         self.key(key)
         value(bool: bool)
@@ -139,7 +139,8 @@ public struct JSONText: ~Copyable {
 
     @usableFromInline
     mutating func value(bool: Bool) {
-        JSON.writeLiteral(bool ? "true" : "false", into: &output)
+        let literal: StaticString = bool ? "true" : "false"
+        output.appendBytes(UnsafeRawBufferPointer(start: literal.utf8Start, count: literal.utf8CodeUnitCount))
         afterValue = true
     }
 
