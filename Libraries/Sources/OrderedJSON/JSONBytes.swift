@@ -67,21 +67,28 @@ public enum JSONBytes {
     }
 
     /// Whether two runs of bytes are the same, eight at a time: keys and names compared on
-    /// every call.
+    /// every call. The last word, or for fewer than eight bytes two shorter loads, may
+    /// overlap bytes already compared, rather than a byte at a time (keys are mostly shorter
+    /// than eight bytes or end between words).
     public static func equal(_ a: UnsafeRawBufferPointer, _ b: UnsafeRawBufferPointer) -> Bool {
-        guard a.count == b.count else { return false }
-        guard let x = a.baseAddress, let y = b.baseAddress else { return true }
-        var index = 0
-        while index + 8 <= a.count {
-            guard x.loadUnaligned(fromByteOffset: index, as: UInt64.self) == y.loadUnaligned(fromByteOffset: index, as: UInt64.self)
-            else { return false }
-            index += 8
+        let count = a.count
+        guard count == b.count else { return false }
+        guard count > 0, let x = a.baseAddress, let y = b.baseAddress else { return true }
+        if count >= 8 {
+            var index = 0
+            while index + 8 < count {
+                guard x.loadUnaligned(fromByteOffset: index, as: UInt64.self) == y.loadUnaligned(fromByteOffset: index, as: UInt64.self)
+                else { return false }
+                index += 8
+            }
+            return x.loadUnaligned(fromByteOffset: count - 8, as: UInt64.self) == y.loadUnaligned(fromByteOffset: count - 8, as: UInt64.self)
         }
-        while index < a.count {
-            guard a[index] == b[index] else { return false }
-            index += 1
+        if count >= 4 {
+            return x.loadUnaligned(as: UInt32.self) == y.loadUnaligned(as: UInt32.self)
+                && x.loadUnaligned(fromByteOffset: count - 4, as: UInt32.self) == y.loadUnaligned(fromByteOffset: count - 4, as: UInt32.self)
         }
-        return true
+        // One to three bytes: the first, the middle and the last cover them all.
+        return a[0] == b[0] && a[count / 2] == b[count / 2] && a[count - 1] == b[count - 1]
     }
 
     static func isASCII(_ bytes: UnsafeRawBufferPointer) -> Bool {

@@ -168,6 +168,25 @@ import Testing
     /// A string's end and whether it is ASCII are found in one pass, eight bytes at a time: a
     /// byte that is not ASCII — valid UTF-8 or not — and the quote that ends the string, at
     /// every position of a word, are told apart as byte by byte.
+    /// Keys and names are compared a word, or two overlapping shorter loads, at a time: a
+    /// difference at any position of any length is found.
+    @Test func comparesBytesOfEveryLengthAtEveryPosition() {
+        for count in 0...40 {
+            let a = (0..<count).map { UInt8(ascii: "a") + UInt8($0 % 26) }
+            a.withUnsafeBytes { x in
+                let same = a
+                same.withUnsafeBytes { y in #expect(JSONBytes.equal(x, y), "\(count)") }
+                for position in 0..<count {
+                    var other = a
+                    other[position] ^= 0x20
+                    other.withUnsafeBytes { y in #expect(!JSONBytes.equal(x, y), "\(count) \(position)") }
+                }
+                let longer = a + [UInt8(ascii: "a")]
+                longer.withUnsafeBytes { y in #expect(!JSONBytes.equal(x, y), "\(count)") }
+            }
+        }
+    }
+
     @Test func findsNonASCIIBytesAtEveryPositionOfAWord() throws {
         for length in 0..<20 {
             for position in 0..<max(length, 1) {
