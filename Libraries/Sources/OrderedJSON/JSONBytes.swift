@@ -39,31 +39,29 @@ public enum JSONBytes {
 
     /// `firstSpecial`, and whether the bytes before it are all ASCII, in the same pass: a
     /// string read from a peer is both searched for its end and checked to be UTF-8, and
-    /// ASCII needs no further check.
+    /// ASCII needs no further check. A byte that is not ASCII is flagged like a special one:
+    /// the search stops at the first byte that is either, and only a string that is not all
+    /// ASCII goes on to its end with `firstSpecial`.
     static func firstSpecialNotingASCII(in bytes: UnsafeRawBufferPointer, from start: Int) -> (index: Int, isASCII: Bool) {
         guard let base = bytes.baseAddress else { return (bytes.count, true) }
         var index = start
-        var high: UInt64 = 0
         while index + 8 <= bytes.count {
             let word = UInt64(littleEndian: base.loadUnaligned(fromByteOffset: index, as: UInt64.self))
-            let flags = specialFlags(word)
+            // `specialFlags` flags no byte of 0x80 or more: their own high bits add them.
+            let flags = specialFlags(word) | word & highBits
             if flags != 0 {
-                // Only the bytes below the first flagged one count: a mask up to its high bit.
-                let found = flags.trailingZeroBitCount / 8
-                let below: UInt64 = found == 0 ? 0 : ~0 >> (64 - 8 * found)
-                high |= word & below
-                return (index + found, high & highBits == 0)
+                index += flags.trailingZeroBitCount / 8
+                break
             }
-            high |= word
             index += 8
         }
         while index < bytes.count {
             let byte = bytes[index]
-            if byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") { break }
-            high |= UInt64(byte)
+            if byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") || byte >= 0x80 { break }
             index += 1
         }
-        return (index, high & highBits == 0)
+        guard index < bytes.count, bytes[index] >= 0x80 else { return (index, true) }
+        return (firstSpecial(in: bytes, from: index), false)
     }
 
     /// Whether two runs of bytes are the same, eight at a time: keys and names compared on
