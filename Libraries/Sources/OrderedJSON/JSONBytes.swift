@@ -42,6 +42,7 @@ public enum JSONBytes {
     /// ASCII needs no further check. A byte that is not ASCII is flagged like a special one:
     /// the search stops at the first byte that is either, and only a string that is not all
     /// ASCII goes on to its end with `firstSpecial`.
+    @inline(__always)
     static func firstSpecialNotingASCII(in bytes: UnsafeRawBufferPointer, from start: Int) -> (index: Int, isASCII: Bool) {
         guard let base = bytes.baseAddress else { return (bytes.count, true) }
         var index = start

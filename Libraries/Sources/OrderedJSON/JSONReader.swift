@@ -419,6 +419,7 @@ public struct JSONReader {
     }
 
     /// Past one value; how deep it nests (0 for a scalar), or nil as `skipCanonicalContainer`.
+    @inline(__always)
     private mutating func skipCanonicalValue(depth: Int) -> Int? {
         guard index < buffer.count else { return nil }
         switch buffer[index] {
@@ -525,6 +526,7 @@ public struct JSONReader {
     /// A number as `serialized()` writes one that the parser reads as an `Int`: digits, with
     /// no leading zero, no fraction or exponent, not `-0`, and within `Int`'s range — which up
     /// to 18 digits needs no arithmetic. Anything else is left to the parser (false).
+    @inline(__always)
     private mutating func skipCanonicalInteger() -> Bool {
         let start = index
         if buffer[index] == UInt8(ascii: "-") { index += 1 }
@@ -546,6 +548,7 @@ public struct JSONReader {
     }
 
     /// A string without escapes (which `serialized()` writes only where it must), valid UTF-8.
+    @inline(__always)
     private mutating func skipCanonicalString() -> Bool {
         let start = index + 1
         let (end, isASCII) = JSONBytes.firstSpecialNotingASCII(in: buffer, from: start)
