@@ -484,7 +484,11 @@ public struct JSONReader {
         // Each key with its quotes, and the kind of its value.
         let size = keys.reduce(0) { $0 + $1.count + 3 }
         var valid = true
-        let shape = [UInt8].filled(count: size) { out in
+        // Room for eight bytes more than the shape: a key of up to sixteen bytes with its
+        // quotes is copied as two words, which may run past it, rather than by a call to
+        // `memcpy` each (the bytes past it are written over, or past the array's count).
+        let shape = [UInt8].filled(count: size + 8) { out in
+            guard let base = buffer.baseAddress, let room = out.baseAddress else { return 0 }
             var initialized = 0
             for key in keys {
                 // The value starts after the closing quote and the colon.
@@ -492,9 +496,20 @@ public struct JSONReader {
                     valid = false
                     return initialized
                 }
-                let quoted = UnsafeRawBufferPointer(rebasing: buffer[(key.lowerBound - 1)...key.upperBound])
-                UnsafeMutableRawBufferPointer(rebasing: out[initialized...]).copyMemory(from: quoted)
-                initialized += quoted.count
+                let start = key.lowerBound - 1
+                let count = key.count + 2
+                // The words read stay inside the text: a key is followed by at least `:`, a
+                // value and `}`, and the check says when they are not.
+                if count <= 16, start + 16 <= buffer.count {
+                    (room + initialized).storeBytes(of: base.loadUnaligned(fromByteOffset: start, as: UInt64.self), as: UInt64.self)
+                    if count > 8 {
+                        (room + initialized + 8).storeBytes(
+                            of: base.loadUnaligned(fromByteOffset: start + 8, as: UInt64.self), as: UInt64.self)
+                    }
+                } else {
+                    (room + initialized).copyMemory(from: base + start, byteCount: count)
+                }
+                initialized += count
                 out[initialized] = kind
                 initialized += 1
             }

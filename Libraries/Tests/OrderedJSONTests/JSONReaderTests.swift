@@ -61,6 +61,8 @@ import Testing
             #"{"ünï":"cödé","":0}"#, #"{"k":[[[[]]]],"z":{"":{}}}"#,
             // Keys of one length ending in one byte, which the duplicate check compares in full.
             #"{"ab":1,"cb":2,"b":3,"xcb":4}"#,
+            // Keys copied into the shape as one word, as two, and whole (past sixteen bytes).
+            #"{"seq":1,"twelve_bytes":"v","a_key_longer_than_sixteen":[2],"k":{"end_of_the_text":0}}"#,
         ]
         // Written otherwise, or left to the parser (many members): made a tree and written so.
         let rewritten = [
