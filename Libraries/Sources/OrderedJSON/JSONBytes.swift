@@ -19,7 +19,7 @@ public enum JSONBytes {
 
     /// The index of the first byte from `start` on that is special inside a JSON string (a
     /// quote, a backslash or a control character), or `bytes.count`.
-    @usableFromInline
+    @usableFromInline @inline(__always)
     static func firstSpecial(in bytes: UnsafeRawBufferPointer, from start: Int) -> Int {
         guard let base = bytes.baseAddress else { return bytes.count }
         var index = start
