@@ -118,6 +118,26 @@ struct ActivityUpdateTests: ActivityTesting {
         #expect(try manager.update(id, step: 4, at: first + 0.6).deliverAt == first + 1.0)
     }
 
+    /// The rate an update goes by is the app's in the limits in force: replaced between two
+    /// updates (a configuration reload), the next update goes by the new ones, both ways.
+    @Test func updatesGoByTheLimitsInForceAfterAReload() throws {
+        var manager = makeManager()
+        let id = try manager.start().id
+        let first = t0 + 10
+        _ = try manager.update(id, step: 1, at: first)
+        #expect(try manager.update(id, step: 2, at: first + 0.2).throttled, "2 per second by default")
+
+        var faster = manager.limits.global
+        faster.updatesPerSecond = 100
+        manager.limits = LimitsPolicy(global: manager.limits.global, perApp: [pizza: faster])
+        let fast = try manager.update(id, step: 3, at: first + 0.3)
+        #expect(!fast.throttled && fast.deliverAt == first + 0.3)
+
+        manager.limits = LimitsPolicy(global: manager.limits.global)
+        let slow = try manager.update(id, step: 4, at: first + 0.31)
+        #expect(slow.throttled && slow.deliverAt == first + 0.8)
+    }
+
     /// (manifest allows frequent updates, the user's choice, seconds between deliveries). The
     /// list's type is spelled out: inferred, it took 1.5 s to type-check.
     @Test(arguments: [(true, true, 1.0 / 20), (true, false, 1.0 / 2), (false, true, 1.0 / 2)] as [(Bool, Bool, Double)])

@@ -19,6 +19,7 @@ public enum JSONBytes {
 
     /// The index of the first byte from `start` on that is special inside a JSON string (a
     /// quote, a backslash or a control character), or `bytes.count`.
+    @usableFromInline @inline(__always)
     static func firstSpecial(in bytes: UnsafeRawBufferPointer, from start: Int) -> Int {
         guard let base = bytes.baseAddress else { return bytes.count }
         var index = start
@@ -38,49 +39,55 @@ public enum JSONBytes {
 
     /// `firstSpecial`, and whether the bytes before it are all ASCII, in the same pass: a
     /// string read from a peer is both searched for its end and checked to be UTF-8, and
-    /// ASCII needs no further check.
+    /// ASCII needs no further check. A byte that is not ASCII is flagged like a special one:
+    /// the search stops at the first byte that is either, and only a string that is not all
+    /// ASCII goes on to its end with `firstSpecial`.
+    @inline(__always)
     static func firstSpecialNotingASCII(in bytes: UnsafeRawBufferPointer, from start: Int) -> (index: Int, isASCII: Bool) {
         guard let base = bytes.baseAddress else { return (bytes.count, true) }
         var index = start
-        var high: UInt64 = 0
         while index + 8 <= bytes.count {
             let word = UInt64(littleEndian: base.loadUnaligned(fromByteOffset: index, as: UInt64.self))
-            let flags = specialFlags(word)
+            // `specialFlags` flags no byte of 0x80 or more: their own high bits add them.
+            let flags = specialFlags(word) | word & highBits
             if flags != 0 {
-                // Only the bytes below the first flagged one count: a mask up to its high bit.
-                let found = flags.trailingZeroBitCount / 8
-                let below: UInt64 = found == 0 ? 0 : ~0 >> (64 - 8 * found)
-                high |= word & below
-                return (index + found, high & highBits == 0)
+                index += flags.trailingZeroBitCount / 8
+                break
             }
-            high |= word
             index += 8
         }
         while index < bytes.count {
             let byte = bytes[index]
-            if byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") { break }
-            high |= UInt64(byte)
+            if byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") || byte >= 0x80 { break }
             index += 1
         }
-        return (index, high & highBits == 0)
+        guard index < bytes.count, bytes[index] >= 0x80 else { return (index, true) }
+        return (firstSpecial(in: bytes, from: index), false)
     }
 
     /// Whether two runs of bytes are the same, eight at a time: keys and names compared on
-    /// every call.
+    /// every call. The last word, or for fewer than eight bytes two shorter loads, may
+    /// overlap bytes already compared, rather than a byte at a time (keys are mostly shorter
+    /// than eight bytes or end between words).
     public static func equal(_ a: UnsafeRawBufferPointer, _ b: UnsafeRawBufferPointer) -> Bool {
-        guard a.count == b.count else { return false }
-        guard let x = a.baseAddress, let y = b.baseAddress else { return true }
-        var index = 0
-        while index + 8 <= a.count {
-            guard x.loadUnaligned(fromByteOffset: index, as: UInt64.self) == y.loadUnaligned(fromByteOffset: index, as: UInt64.self)
-            else { return false }
-            index += 8
+        let count = a.count
+        guard count == b.count else { return false }
+        guard count > 0, let x = a.baseAddress, let y = b.baseAddress else { return true }
+        if count >= 8 {
+            var index = 0
+            while index + 8 < count {
+                guard x.loadUnaligned(fromByteOffset: index, as: UInt64.self) == y.loadUnaligned(fromByteOffset: index, as: UInt64.self)
+                else { return false }
+                index += 8
+            }
+            return x.loadUnaligned(fromByteOffset: count - 8, as: UInt64.self) == y.loadUnaligned(fromByteOffset: count - 8, as: UInt64.self)
         }
-        while index < a.count {
-            guard a[index] == b[index] else { return false }
-            index += 1
+        if count >= 4 {
+            return x.loadUnaligned(as: UInt32.self) == y.loadUnaligned(as: UInt32.self)
+                && x.loadUnaligned(fromByteOffset: count - 4, as: UInt32.self) == y.loadUnaligned(fromByteOffset: count - 4, as: UInt32.self)
         }
-        return true
+        // One to three bytes: the first, the middle and the last cover them all.
+        return a[0] == b[0] && a[count / 2] == b[count / 2] && a[count - 1] == b[count - 1]
     }
 
     static func isASCII(_ bytes: UnsafeRawBufferPointer) -> Bool {

@@ -19,22 +19,32 @@ extension Array: JSONOutput where Element == UInt8 {}
 /// An array checks that its storage is uniquely held, and goes through its general append,
 /// at every append: ~70 instructions for each key of a message written on every update,
 /// where this buffer compares its count with its capacity. Not copyable, so that no two
-/// values can write to one buffer.
+/// values can write to one buffer. Its appends are inlinable for `JSONText.key`, which its
+/// callers inline.
+@usableFromInline
 struct GrowableBytes: ~Copyable, JSONOutput {
     // From `malloc`: Swift's own raw allocation asks for an aligned block (`posix_memalign`,
     // twice the instructions with jemalloc) where bytes need no alignment, and `realloc`
     // grows a block in place when it can.
-    private var start: UnsafeMutableRawPointer
-    private var capacity: Int
-    private(set) var count = 0
+    @usableFromInline var start: UnsafeMutableRawPointer
+    @usableFromInline var capacity: Int
+    @usableFromInline var count = 0
 
     init(capacity: Int) {
         self.capacity = max(capacity, 16)
         start = Self.reallocate(nil, to: self.capacity)
     }
 
+    // Inlinable like the stored properties' accessors, which `JSONText.key` inlines and
+    // which destroy the value they replace.
+    @inlinable
     deinit {
-        free(start)
+        Self.release(start)
+    }
+
+    @usableFromInline
+    static func release(_ block: UnsafeMutableRawPointer) {
+        free(block)
     }
 
     /// What is written so far, copied into an array.
@@ -62,7 +72,7 @@ struct GrowableBytes: ~Copyable, JSONOutput {
 
     /// `,"name":` (the comma when `comma`), with one check of the capacity: every key of
     /// every message is written so.
-    @inline(__always)
+    @inlinable @inline(__always)
     mutating func appendKey(_ name: UnsafeRawBufferPointer, comma: Bool) {
         let separator = comma ? 1 : 0
         let written = separator + name.count + 3
@@ -86,8 +96,8 @@ struct GrowableBytes: ~Copyable, JSONOutput {
         count += range.count
     }
 
-    @inline(never)
-    private mutating func grow(toHold extra: Int) {
+    @usableFromInline @inline(never)
+    mutating func grow(toHold extra: Int) {
         capacity = max(capacity * 2, count + extra)
         start = Self.reallocate(start, to: capacity)
     }

@@ -77,10 +77,14 @@ public struct JSONReader {
 
     /// A member's key as it is written, to compare with the names a decoder knows (`case "id":`).
     public struct Key {
-        let bytes: UnsafeRawBufferPointer
+        @usableFromInline let bytes: UnsafeRawBufferPointer
 
+        /// Inlined where the names are matched, so that most of them, which differ from the
+        /// key in length, are told apart by comparing it with a constant, without a call.
+        @inlinable @inline(__always)
         public static func ~= (name: StaticString, key: Key) -> Bool {
-            JSONBytes.equal(UnsafeRawBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount), key.bytes)
+            name.utf8CodeUnitCount == key.bytes.count
+                && JSONBytes.equal(UnsafeRawBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount), key.bytes)
         }
     }
 
@@ -190,7 +194,16 @@ public struct JSONReader {
         JSONParseError(reason: reason, offset: index)
     }
 
+    /// Compact text, as every call's parameters are, has no whitespace to skip: that is
+    /// checked inline, and only whitespace found calls the loop.
+    @inline(__always)
     mutating func skipWhitespace() {
+        guard index < buffer.count, buffer[index] <= 0x20 else { return }
+        skipFoundWhitespace()
+    }
+
+    @inline(never)
+    private mutating func skipFoundWhitespace() {
         let start = index
         defer { if index != start { rewritten &+= 1 } }
         while index < buffer.count {
@@ -406,6 +419,7 @@ public struct JSONReader {
     }
 
     /// Past one value; how deep it nests (0 for a scalar), or nil as `skipCanonicalContainer`.
+    @inline(__always)
     private mutating func skipCanonicalValue(depth: Int) -> Int? {
         guard index < buffer.count else { return nil }
         switch buffer[index] {
@@ -426,14 +440,22 @@ public struct JSONReader {
         withUnsafeTemporaryAllocation(of: Range<Int>.self, capacity: Self.keysComparedOneByOne) { keys in
             var count = 0
             var deepest = 0
+            // A bit per key read so far, chosen by its length and last byte: equal keys have
+            // the same bit, so a key whose bit is not yet set is new without comparing it with
+            // the others (ten keys make 45 pairs, which cost a state more than reading it).
+            var seen: UInt64 = 0
             while true {
                 guard count < keys.count, index < buffer.count, buffer[index] == UInt8(ascii: "\"") else { return nil }
                 let keyStart = index + 1
                 guard skipCanonicalString() else { return nil }
                 let key = keyStart..<(index - 1)
-                // Lengths first: most keys differ in length, and a call per pair of keys cost
-                // more than the comparisons (ten keys make 45 pairs).
-                for other in keys[..<count] where other.count == key.count && isSameText(other, key) { return nil }
+                // The byte before the closing quote: the key's last, or its opening quote.
+                let bit: UInt64 = 1 << UInt64(truncatingIfNeeded: (key.count &* 7 &+ Int(buffer[index - 2])) & 63)
+                if seen & bit != 0 {
+                    // Lengths first: most keys differ in length.
+                    for other in keys[..<count] where other.count == key.count && isSameText(other, key) { return nil }
+                }
+                seen |= bit
                 keys.initializeElement(at: count, to: key)
                 count += 1
                 guard index < buffer.count, buffer[index] == UInt8(ascii: ":") else { return nil }
@@ -462,7 +484,11 @@ public struct JSONReader {
         // Each key with its quotes, and the kind of its value.
         let size = keys.reduce(0) { $0 + $1.count + 3 }
         var valid = true
-        let shape = [UInt8].filled(count: size) { out in
+        // Room for eight bytes more than the shape: a key of up to sixteen bytes with its
+        // quotes is copied as two words, which may run past it, rather than by a call to
+        // `memcpy` each (the bytes past it are written over, or past the array's count).
+        let shape = [UInt8].filled(count: size + 8) { out in
+            guard let base = buffer.baseAddress, let room = out.baseAddress else { return 0 }
             var initialized = 0
             for key in keys {
                 // The value starts after the closing quote and the colon.
@@ -470,9 +496,20 @@ public struct JSONReader {
                     valid = false
                     return initialized
                 }
-                let quoted = UnsafeRawBufferPointer(rebasing: buffer[(key.lowerBound - 1)...key.upperBound])
-                UnsafeMutableRawBufferPointer(rebasing: out[initialized...]).copyMemory(from: quoted)
-                initialized += quoted.count
+                let start = key.lowerBound - 1
+                let count = key.count + 2
+                // The words read stay inside the text: a key is followed by at least `:`, a
+                // value and `}`, and the check says when they are not.
+                if count <= 16, start + 16 <= buffer.count {
+                    (room + initialized).storeBytes(of: base.loadUnaligned(fromByteOffset: start, as: UInt64.self), as: UInt64.self)
+                    if count > 8 {
+                        (room + initialized + 8).storeBytes(
+                            of: base.loadUnaligned(fromByteOffset: start + 8, as: UInt64.self), as: UInt64.self)
+                    }
+                } else {
+                    (room + initialized).copyMemory(from: base + start, byteCount: count)
+                }
+                initialized += count
                 out[initialized] = kind
                 initialized += 1
             }
@@ -504,6 +541,7 @@ public struct JSONReader {
     /// A number as `serialized()` writes one that the parser reads as an `Int`: digits, with
     /// no leading zero, no fraction or exponent, not `-0`, and within `Int`'s range — which up
     /// to 18 digits needs no arithmetic. Anything else is left to the parser (false).
+    @inline(__always)
     private mutating func skipCanonicalInteger() -> Bool {
         let start = index
         if buffer[index] == UInt8(ascii: "-") { index += 1 }
@@ -525,6 +563,7 @@ public struct JSONReader {
     }
 
     /// A string without escapes (which `serialized()` writes only where it must), valid UTF-8.
+    @inline(__always)
     private mutating func skipCanonicalString() -> Bool {
         let start = index + 1
         let (end, isASCII) = JSONBytes.firstSpecialNotingASCII(in: buffer, from: start)

@@ -5,9 +5,9 @@
 /// Written into a buffer of its own (`GrowableBytes`) and copied into an array once, when the
 /// message is done (`bytes`); not copyable, as that buffer is not.
 public struct JSONText: ~Copyable {
-    private var output: GrowableBytes
+    @usableFromInline var output: GrowableBytes
     /// A value was just written at this level: the next one needs a comma first.
-    private var afterValue = false
+    @usableFromInline var afterValue = false
     /// The last double written, and where its text is in `output`: a message often carries
     /// one time twice (an update's `updatedAt` and `deliveredAt` are both its `now`), and
     /// copying its text costs a tenth of working the digits out again.
@@ -27,6 +27,11 @@ public struct JSONText: ~Copyable {
 
     /// A member's key; its value comes next. Keys are the protocol's own names, spelled in
     /// the source: a static string needs no escaping and no `String` to be written.
+    ///
+    /// Inlined where it is called, so that the key's length and bytes are constants there: a
+    /// call into this module and a `memcpy` of a few bytes cost ~65 instructions per key, and
+    /// the messages sent on every update have ~25 keys.
+    @inlinable @inline(__always)
     public mutating func key(_ key: StaticString) {
         let name = UnsafeRawBufferPointer(start: key.utf8Start, count: key.utf8CodeUnitCount)
         assert(JSONBytes.firstSpecial(in: name, from: 0) == name.count, "a key that needs escaping: \(key)")
@@ -82,20 +87,46 @@ public struct JSONText: ~Copyable {
     // Members of one scalar type, written without making a `JSON` of it first: the messages
     // sent on every update are mostly these.
 
+    // The key is written where the member is (`key`, inlined); the value by this module.
+
+    @inlinable @inline(__always)
     public mutating func member(_ key: StaticString, string: String) {
         self.key(key)
+        value(string: string)
+    }
+
+    @inlinable @inline(__always)
+    public mutating func member(_ key: StaticString, int: Int) {
+        self.key(key)
+        value(int: int)
+    }
+
+    @inlinable @inline(__always)
+    public mutating func member(_ key: StaticString, double: Double) {
+        self.key(key)
+        value(double: double)
+    }
+
+    @inlinable @inline(__always)
+    public mutating func member(_ key: StaticString, bool: Bool) {
+        self.key(key)
+        value(bool: bool)
+    }
+
+    @usableFromInline
+    mutating func value(string: String) {
         JSON.writeString(string, into: &output)
         afterValue = true
     }
 
-    public mutating func member(_ key: StaticString, int: Int) {
-        self.key(key)
+    @usableFromInline
+    mutating func value(int: Int) {
         JSON.writeInteger(int, into: &output)
         afterValue = true
     }
 
-    public mutating func member(_ key: StaticString, double: Double) {
-        self.key(key)
+    @usableFromInline
+    mutating func value(double: Double) {
         if let lastDouble, lastDouble.bitPattern == double.bitPattern {
             output.appendCopy(of: lastDouble.text)
         } else {
@@ -106,9 +137,10 @@ public struct JSONText: ~Copyable {
         afterValue = true
     }
 
-    public mutating func member(_ key: StaticString, bool: Bool) {
-        self.key(key)
-        JSON.writeLiteral(bool ? "true" : "false", into: &output)
+    @usableFromInline
+    mutating func value(bool: Bool) {
+        let literal: StaticString = bool ? "true" : "false"
+        output.appendBytes(UnsafeRawBufferPointer(start: literal.utf8Start, count: literal.utf8CodeUnitCount))
         afterValue = true
     }
 

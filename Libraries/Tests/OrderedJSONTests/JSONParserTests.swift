@@ -258,6 +258,39 @@ import Testing
         #expect(JSON.double(-.infinity).serialized() == Array("null".utf8))
     }
 
+    /// Doubles between 1 and 10^15 that are not whole have digits worked out without
+    /// `description` (`JSON.shortestDecimal`): they must be its digits all the same.
+    @Test func writesFractionsAsTheirDescription() throws {
+        // A fixed sequence (a linear congruential generator), so every run checks the same.
+        var state: UInt64 = 0x9E37_79B9_7F4A_7C15
+        func next() -> UInt64 {
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            return state
+        }
+        var doubles: [Double] = [
+            // Ties between two decimals, and the doubles beside a power of two.
+            109_379_121_199_737.875, 867_680_552_867.968_75, 1.5, 2.5, 0.5 + 1e-9 + 1,
+            1.000_000_000_000_000_2, 1.999_999_999_999_999_8, 2.000_000_000_000_000_4, 1024.000_000_000_000_2,
+            999_999_999_999_999.9, 1e15 - 0.5, 1e15 - 0.125, 1.1, 9.96, 99.99, 0.1 + 0.2 + 1,
+        ]
+        for _ in 0..<20_000 {
+            // Times as a clock gives them: seconds since 1970 with nanoseconds, as they are
+            // and through the reference date `Date` keeps them from.
+            let seconds = Double(1_600_000_000 + next() % 300_000_000)
+            let nanoseconds = Double(next() % 1_000_000_000)
+            doubles += [seconds + nanoseconds / 1e9, (seconds - 978_307_200 + nanoseconds / 1e9) + 978_307_200]
+            // Any double of the range, and decimals of a few digits.
+            let bits = 0x3FF0_0000_0000_0000 + next() % (0x430C_6BF5_2634_0000 - 0x3FF0_0000_0000_0000)
+            doubles += [Double(bitPattern: bits), Double(next() % 10_000_000_000_000) / 1000, Double(next() % 100_000) / 100]
+        }
+        for double in doubles + doubles.map(-) {
+            let written = JSON.double(double).serialized()
+            #expect(written == Array(double.description.utf8), "\(double)")
+            #expect(JSON.double(double).serializedSize == written.count)
+            #expect(try JSONParser.parse(written).doubleValue == double, "\(double)")
+        }
+    }
+
     @Test func writesScalarMembersAsTheirJSONValues() throws {
         for (string, int, double, bool) in [
             ("plain", 0, 0.0, false), ("quote \" and \u{1}", Int.min, -0.0, true),

@@ -59,6 +59,10 @@ import Testing
             #"{}"#, #"{"a":1}"#, #"{"seq":-12,"t":"x y","ok":true,"n":null,"f":false}"#,
             #"{"a":{"b":[1,{"c":[]},"é"]},"d":[]}"#, #"{"big":-9223372036854775808}"#,
             #"{"ünï":"cödé","":0}"#, #"{"k":[[[[]]]],"z":{"":{}}}"#,
+            // Keys of one length ending in one byte, which the duplicate check compares in full.
+            #"{"ab":1,"cb":2,"b":3,"xcb":4}"#,
+            // Keys copied into the shape as one word, as two, and whole (past sixteen bytes).
+            #"{"seq":1,"twelve_bytes":"v","a_key_longer_than_sixteen":[2],"k":{"end_of_the_text":0}}"#,
         ]
         // Written otherwise, or left to the parser (many members): made a tree and written so.
         let rewritten = [
@@ -91,6 +95,8 @@ import Testing
             #"{"a":01}"#, #"{"a":tru}"#, #"{"a":nul}"#, #"{"a":"x"#, #"{"a""#, #"{"a":-}"#, #"{"a":1.}"#,
             #"{"a"1}"#, #"{"a":{"b":[1,{"c":[}]}}"#, #"{1:2}"#, "{\"a\":\"\u{01}\"}", #"{"a":["# + deep + "]}",
             #"{"a":1"#, #"{"#,
+            // Duplicates apart, and among keys of one length ending in one byte.
+            #"{"a":1,"b":2,"c":3,"a":4}"#, #"{"ab":1,"cb":2,"ab":3}"#, #"{"x":{"ab":1,"cb":2,"b":0,"cb":3}}"#,
         ]
         for state in invalid {
             let message = #"{"id":"x","content":{"state":"# + state + "}}"
@@ -164,6 +170,25 @@ import Testing
     /// A string's end and whether it is ASCII are found in one pass, eight bytes at a time: a
     /// byte that is not ASCII — valid UTF-8 or not — and the quote that ends the string, at
     /// every position of a word, are told apart as byte by byte.
+    /// Keys and names are compared a word, or two overlapping shorter loads, at a time: a
+    /// difference at any position of any length is found.
+    @Test func comparesBytesOfEveryLengthAtEveryPosition() {
+        for count in 0...40 {
+            let a = (0..<count).map { UInt8(ascii: "a") + UInt8($0 % 26) }
+            a.withUnsafeBytes { x in
+                let same = a
+                same.withUnsafeBytes { y in #expect(JSONBytes.equal(x, y), "\(count)") }
+                for position in 0..<count {
+                    var other = a
+                    other[position] ^= 0x20
+                    other.withUnsafeBytes { y in #expect(!JSONBytes.equal(x, y), "\(count) \(position)") }
+                }
+                let longer = a + [UInt8(ascii: "a")]
+                longer.withUnsafeBytes { y in #expect(!JSONBytes.equal(x, y), "\(count)") }
+            }
+        }
+    }
+
     @Test func findsNonASCIIBytesAtEveryPositionOfAWord() throws {
         for length in 0..<20 {
             for position in 0..<max(length, 1) {

@@ -32,7 +32,7 @@ extension ActivityManager {
         var activity = activities.values[index]
         guard activity.isLive else { throw .activityEnded(id: id, state: activity.state) }
         try checkOrder(of: timestamp, for: activity, now: now)
-        let appLimits = limits.limits(for: app)
+        let appLimits = appLimits(for: app)
         try checkPayload(attributesSize: activity.attributesSize, content: content, limits: appLimits)
         if let alert { try Self.checkAlert(alert) }
 

@@ -13,10 +13,15 @@ package struct ActivityManager: Sendable {
     /// The limits in force; replace on configuration reload.
     package var limits: LimitsPolicy {
         didSet {
+            lastAppLimits = nil
             refreshTimerBound()
             endedBoundsDue = true
         }
     }
+    /// The app `appLimits(for:)` was asked for last, and its limits: a producer streaming
+    /// updates asks for one app's each time, and comparing its id costs a tenth of hashing it.
+    /// Forgotten when `limits` changes.
+    private var lastAppLimits: (app: String, limits: ActivityLimits)?
     /// Makes the id of each new activity (UUIDs in the daemon, a counter in tests).
     package var makeID: @Sendable () -> String
     /// The user's choices; change them with `setGlobalEnabled`, `setEnabled`, `setFrequentUpdates`.
@@ -104,6 +109,14 @@ package struct ActivityManager: Sendable {
     /// for it.
     func owned(id: String, by owner: ActivityOwner) throws(IslandError) -> Activity {
         activities.values[try ownedIndex(id: id, by: owner)]
+    }
+
+    /// `limits.limits(for: app)`, remembered for the next call.
+    mutating func appLimits(for app: String) -> ActivityLimits {
+        if let lastAppLimits, lastAppLimits.app == app { return lastAppLimits.limits }
+        let found = limits.limits(for: app)
+        lastAppLimits = (app, found)
+        return found
     }
 
     /// Where `owned(id:by:)` is in `activities`.

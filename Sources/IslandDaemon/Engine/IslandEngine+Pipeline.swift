@@ -209,7 +209,7 @@ extension IslandEngine {
             case .changed(let activity), .delivered(let activity):
                 // An update is reported as changed, then delivered: the row is written once, as
                 // last reported, and no row is built only to be replaced.
-                if index + 1 < events.count, Self.reports(events[index + 1], of: activity.id) { continue }
+                if index + 1 < events.count, Self.reports(events[index + 1], of: activity) { continue }
                 mutations.append(
                     .putActivity(
                         id: activity.id, app: activity.app, state: activity.state.rawValue,
@@ -234,10 +234,12 @@ extension IslandEngine {
         return mutations
     }
 
-    /// Whether `event` reports a change of activity `id` (its row to write).
-    private static func reports(_ event: ActivityEvent, of id: String) -> Bool {
+    /// Whether `event` reports a change of `activity` (its row to write): an update's
+    /// `.delivered` carries the very activity its `.changed` does, one reference to compare
+    /// before the ids.
+    private static func reports(_ event: ActivityEvent, of activity: Activity) -> Bool {
         switch event {
-        case .changed(let activity), .delivered(let activity): activity.id == id
+        case .changed(let other), .delivered(let other): other.isSame(as: activity) || other.id == activity.id
         case .removed, .alerted, .settingsChanged, .budgetsChanged, .pushesSpent, .focusChanged: false
         }
     }

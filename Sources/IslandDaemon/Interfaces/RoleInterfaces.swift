@@ -109,7 +109,7 @@ struct RoleInterfaces: Sendable {
     /// pipelined calls overlap their commits (and share them: group commit) while replies
     /// keep their order, and encodes the reply on the store's writer thread once the change is
     /// committed.
-    private func mutation<Parameters: VarlinkReadableParameters & AppClaiming, T: ProducerDecision>(
+    private func mutation<Parameters: VarlinkReadableParameters & AppClaiming & SendableMetatype, T: ProducerDecision>(
         _: Parameters.Type,
         _ start:
             @escaping @Sendable (
@@ -127,8 +127,9 @@ struct RoleInterfaces: Sendable {
             text.closeObject()
             return VarlinkEncodedParameters(text)
         }
+        let method = ProducerMethod(roles: roles, start: start)
         // Each call's closures hold only what they use: not this struct, nor the whole request.
-        return .responding { [engine, roles] request, responder in
+        return .responding { [engine, method] request, responder in
             let parameters: Parameters
             do throws(VarlinkError) {
                 parameters = try request.parameters(as: Parameters.self)
@@ -140,26 +141,54 @@ struct RoleInterfaces: Sendable {
             // On the engine's loop, where connections are served, at once and with nothing
             // allocated to carry the call there.
             if engine.isOnLoop {
-                engine.onLoop { Self.start(call, parameters, connection, roles: roles, start, on: $0) }
+                Self.startOnLoop(call, parameters, connection, method, engine)
             } else {
-                engine.perform { Self.start(call, parameters, connection, roles: roles, start, on: $0) }
+                engine.perform { Self.start(call, parameters, connection, method, on: $0) }
             }
         }
         .reading(Parameters.self)
     }
 
+    /// What a producer's mutation does with each call, made once per method: the role binder
+    /// and the engine's operation, handed to `start` as one argument.
+    private struct ProducerMethod<Parameters, T: ProducerDecision>: Sendable {
+        let roles: RoleBinder
+        let start:
+            @Sendable (
+                isolated IslandEngine, Parameters, _ app: String, _ connection: VarlinkConnectionContext, _ call: ProducerCall<T>
+            ) -> Void
+    }
+
     /// Binds or checks the connection's producer role and starts the call's change.
     private static func start<Parameters: AppClaiming, T: ProducerDecision>(
-        _ call: ProducerCall<T>, _ parameters: Parameters, _ connection: VarlinkConnectionContext, roles: RoleBinder,
-        _ start: (isolated IslandEngine, Parameters, _ app: String, _ connection: VarlinkConnectionContext, _ call: ProducerCall<T>) -> Void,
-        on engine: isolated IslandEngine
+        _ call: ProducerCall<T>, _ parameters: Parameters, _ connection: VarlinkConnectionContext,
+        _ method: ProducerMethod<Parameters, T>, on engine: isolated IslandEngine
     ) {
         do throws(VarlinkError) {
-            let app = try producerApp(claim: parameters.app, connection, roles: roles, on: engine)
-            start(engine, parameters, app, connection, call)
+            let app = try producerApp(claim: parameters.app, connection, roles: method.roles, on: engine)
+            method.start(engine, parameters, app, connection, call)
         } catch {
             call.refuse(error)
         }
+    }
+
+    /// `start` on the engine, from its loop's thread, as `IslandEngine.onLoop` enters it (and
+    /// sound where that is: the engine's executor is this loop), but without a closure: the
+    /// call's arguments go to `start` itself. A closure holding them went to the heap for
+    /// every call, with a reabstraction thunk around it (`withoutActuallyEscaping` is generic
+    /// over the closure's type), and copied the parameters. A reference to a function that
+    /// captures nothing is no object, and none of the arguments is a function (a closure
+    /// argument would be wrapped in a thunk by the cast): `method` carries the operation.
+    @inline(__always)
+    private static func startOnLoop<Parameters: AppClaiming & SendableMetatype, T: ProducerDecision>(
+        _ call: ProducerCall<T>, _ parameters: Parameters, _ connection: VarlinkConnectionContext,
+        _ method: ProducerMethod<Parameters, T>, _ engine: IslandEngine
+    ) {
+        assert(engine.isOnLoop, "the engine was entered off its event loop")
+        typealias Isolated = (ProducerCall<T>, Parameters, VarlinkConnectionContext, ProducerMethod<Parameters, T>, isolated IslandEngine) -> Void
+        typealias Unchecked = (ProducerCall<T>, Parameters, VarlinkConnectionContext, ProducerMethod<Parameters, T>, IslandEngine) -> Void
+        let isolated: Isolated = Self.start
+        unsafeBitCast(isolated, to: Unchecked.self)(call, parameters, connection, method, engine)
     }
 
     var producer: VarlinkImplementation {

@@ -274,9 +274,10 @@ final class VarlinkServerConnectionHandler: ChannelDuplexHandler {
 
     // MARK: Output
 
-    /// Room for a burst of replies (64 pipelined replies of an update are ~45 KiB): past it
-    /// they go to the channel at once, so that its count of unwritten bytes (the output limit)
-    /// sees them. Starting smaller and growing cost more in copies than it saved in memory.
+    /// Room for a burst of replies (64 pipelined replies of an update are ~45 KiB): a reply
+    /// that does not fit sends what is gathered to the channel first, so that its count of
+    /// unwritten bytes (the output limit) sees them. Starting smaller and growing cost more in
+    /// copies than it saved in memory.
     private static let outputCapacity = 16 * 1024
     /// What a reply's encoded parameters go between.
     private static let replyHead: StaticString = #"{"parameters":"#
@@ -301,9 +302,6 @@ final class VarlinkServerConnectionHandler: ChannelDuplexHandler {
             closeIfOverLimit(context)
             return
         }
-        // Written through a local, moved out and back, so the buffer stays uniquely held and
-        // the property is accessed twice rather than at every write.
-        var out = output.take() ?? context.channel.allocator.buffer(capacity: Self.outputCapacity)
         if let encoded {
             // Head, parameters and tail copied into room made once: each `writeBytes` checks
             // the buffer's capacity and slices its source again, which cost a reply more than
@@ -312,27 +310,48 @@ final class VarlinkServerConnectionHandler: ChannelDuplexHandler {
             let tail = Self.raw(Self.replyTail(continues: reply.continues))
             encoded.bytes.withUnsafeBytes { parameters in
                 let count = head.count + parameters.count + tail.count
+                guard var out = outputBuffer(room: count, context) else { return }
                 out.writeWithUnsafeMutableBytes(minimumWritableBytes: count) { room in
                     room.copyMemory(from: head)
                     UnsafeMutableRawBufferPointer(rebasing: room[head.count...]).copyMemory(from: parameters)
                     UnsafeMutableRawBufferPointer(rebasing: room[(head.count + parameters.count)...]).copyMemory(from: tail)
                     return count
                 }
+                output = out
             }
         } else {
             var bytes: [UInt8] = []
             bytes.reserveCapacity(128)
             reply.encode(into: &bytes)
             bytes.append(0)
+            guard var out = outputBuffer(room: bytes.count, context) else { return }
             out.writeBytes(bytes)
+            output = out
         }
-        let full = out.readableBytes >= Self.outputCapacity
-        output = out
+        // No buffer: the connection was closed for being over its output limit.
+        guard let gathered = output?.readableBytes else { return }
         flushes.wrote()
-        if full {
+        if gathered >= Self.outputCapacity {
             pushOutput(context)
             closeIfOverLimit(context)
         }
+    }
+
+    /// The buffer the replies gather in, taken out of `output` (written through a local and
+    /// put back, so that it stays uniquely held and the property is accessed twice rather
+    /// than at every write), with room for `room` bytes more. When they do not fit, what is
+    /// gathered goes to the channel first and a new buffer takes the reply: growing the
+    /// buffer moved it, ~16 KiB copied and ~20,000 instructions for every reply that found
+    /// it almost full (one update in twenty, Benchmarks/profile.py). Nil when the connection
+    /// was closed for being over its output limit as that went.
+    private func outputBuffer(room: Int, _ context: ChannelHandlerContext) -> ByteBuffer? {
+        if let out = output.take() {
+            if out.writableBytes >= room || out.readableBytes == 0 { return out }
+            context.write(wrapOutboundOut(out), promise: nil)
+            closeIfOverLimit(context)
+            guard machine.lifecycle != .closed else { return nil }
+        }
+        return context.channel.allocator.buffer(capacity: max(Self.outputCapacity, room))
     }
 
     /// Hands the replies gathered so far to the channel, which counts them against its
