@@ -38,6 +38,13 @@ final class RecordingObserver: EngineObserver {
         return observer
     }
 
+    /// Returns once a turn of the engine's loop queued now has run.
+    func turnOfTheLoop(_ engine: IslandEngine) async {
+        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+            engine.performLater { _ in done.resume() }
+        }
+    }
+
     @Test func aRemovedActivitysRowsGoInItsCommitAndTheClientHearsOfItAfterTheCaller() async throws {
         let fixture = try await base.makeEngine()
         defer { fixture.close() }
@@ -54,6 +61,9 @@ final class RecordingObserver: EngineObserver {
                 }
             }
         }
+        // The caller is answered and then the client told, in one turn of the engine's loop,
+        // while this task may already run on another thread: a turn queued now runs after both.
+        await turnOfTheLoop(fixture.engine)
         #expect(observer.told == ["committed", "removing \(activity.id)", "answered", "committed"])
         let stored = try fixture.writer.store.load()
         #expect(stored.activities.isEmpty)
