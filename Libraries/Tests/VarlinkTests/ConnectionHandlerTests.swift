@@ -123,6 +123,22 @@ import VarlinkCore
 
     /// While the peer reads none of its replies, its calls wait and reads stop; once it reads
     /// again, both resume.
+    /// NIO completes the read that found the end of the input too, with nothing read, and
+    /// half-closes the channel right after. That completion flushes at the end of the tick, not
+    /// at once: a flush whose write failed there would close the channel inside NIO's
+    /// half-close, which a debug build of SwiftNIO stops on (an assertion).
+    @Test func theReadCompletionThatFindsTheEndOfTheInputFlushesAtTheEndOfTheTick() throws {
+        let connection = try Connection(flushes: FlushCoalescer(idleBeforeImmediateFlush: .nanoseconds(.max)))
+        try connection.receive(Self.hold("a", #","more":true"#))
+        connection.test.held.all[0].reply(["id": "1"], continues: true)
+        let flushes = connection.events.flushCalls
+        connection.channel.pipeline.fireChannelReadComplete()
+        #expect(connection.events.flushCalls == flushes, "nothing flushed inside NIO's handling of the end")
+        #expect(try connection.written().isEmpty)
+        connection.channel.embeddedEventLoop.run()
+        #expect(try connection.written() == [[#"{"parameters":{"id":"1"},"continues":true}"#]])
+    }
+
     @Test func aPeerThatDoesNotReadGetsNothingMoreDone() throws {
         let connection = try Connection()
         connection.channel.isWritable = false

@@ -59,6 +59,9 @@ final class VarlinkServerConnectionHandler: ChannelDuplexHandler {
     @exclusivity(unchecked) private var unframed: ByteBuffer?
     /// The input broke (a call over the limit): nothing more of it is read.
     private var inputBroken = false
+    /// Bytes were read since the last read completed. NIO also completes the read that found
+    /// only the end of the input (see `channelReadComplete`).
+    private var readSinceCompletion = false
 
     /// - Parameter reserve: for a connection admitted in the server's reserve, the limit it is
     ///   over; it must keep to the reserve's terms (`VarlinkServer.Configuration`).
@@ -102,6 +105,7 @@ final class VarlinkServerConnectionHandler: ChannelDuplexHandler {
     // MARK: Inbound
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        readSinceCompletion = true
         guard !inputBroken else { return }
         var buffer = unwrapInboundIn(data)
         if var unframed = unframed.take() {
@@ -135,6 +139,22 @@ final class VarlinkServerConnectionHandler: ChannelDuplexHandler {
     }
 
     func channelReadComplete(context: ChannelHandlerContext) {
+        guard readSinceCompletion else {
+            // The read that found the end of the input: NIO half-closes the channel once this
+            // returns. A flush from here whose write fails (the peer is gone) would close the
+            // channel first, inside NIO's handling of the end, and SwiftNIO (2.101) asserts
+            // that a channel it half-closes is still registered: a debug build stops there.
+            // What the completion does waits for the end of the tick, after the half-close.
+            let handler = NIOLoopBound(self, eventLoop: context.eventLoop)
+            context.eventLoop.execute { handler.value.readCompleted() }
+            return
+        }
+        readSinceCompletion = false
+        readCompleted()
+    }
+
+    /// A read is over: its calls' replies are flushed, and a spent turn budget comes back.
+    private func readCompleted() {
         flushes.readCompleted()
         if budget.readCompleted() {
             budgetRefill?.cancel()
