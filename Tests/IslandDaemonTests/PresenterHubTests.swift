@@ -91,6 +91,38 @@ import VarlinkCore
         #expect(updates(presenter).map { $0["sequence"]?.intValue } == [1, 2, 3, 4])
     }
 
+    /// The hub finds an updated activity where it found the one before, if a version of it is
+    /// still there: once an activity before it is removed, that place is another's, or past
+    /// the end.
+    @Test func updatesAfterAnEarlierActivityWentAreShown() throws {
+        var maker = ActivityMaker()
+        let (first, _) = try maker.start()
+        let (second, _) = try maker.start()
+        let (third, _) = try maker.start()
+        var hub = makeHub([first, second, third])
+        let (responder, presenter) = presenterResponder()
+        _ = hub.subscribe(uid: 1000, responder: responder, now: t0)
+
+        let (_, thirdUpdate) = try maker.update(third, state: ["n": 1], at: t0 + 1)
+        hub.show(thirdUpdate, now: t0 + 1)
+        // Removed while the hub's last look-up was the third's, at the end.
+        hub.show([.removed(id: first.id)], now: t0 + 2)
+        let (_, thirdAgain) = try maker.update(third, state: ["n": 2], at: t0 + 3)
+        hub.show(thirdAgain, now: t0 + 3)
+        let (_, secondUpdate) = try maker.update(second, state: ["n": 3], at: t0 + 4)
+        hub.show(secondUpdate, now: t0 + 4)
+        let (_, thirdLast) = try maker.update(third, state: ["n": 4], at: t0 + 5)
+        hub.show(thirdLast, now: t0 + 5)
+
+        let deltas = updates(presenter).filter { $0["kind"] == "delta" }
+        #expect(deltas.map { itemIDs($0) } == [[third.id], [], [third.id], [second.id], [third.id]])
+        #expect(
+            deltas.map { $0["items"]?.arrayValue?.first?["content"]?["state"]?["n"]?.intValue } == [1, nil, 2, 3, 4])
+        #expect(hub.shown.keys.map(\.id) == [second.id, third.id])
+        #expect(hub.shown[third.hashedID]?.deliveredContent.state == ["n": 4])
+        #expect(hub.shown[second.hashedID]?.deliveredContent.state == ["n": 3])
+    }
+
     @Test func anEndedAndDismissedActivityIsRemoved() throws {
         var maker = ActivityMaker()
         let (kept, _) = try maker.start()

@@ -139,6 +139,34 @@ import VarlinkCore
         #expect(events(tea) == ["watching", "authorization"])
     }
 
+    /// The hub finds the activity it last told of by one reference, where it was in its
+    /// table: once an activity is removed from the table, that place is looked up afresh.
+    @Test func updatesAfterAnActivityWentAreToldAsEver() throws {
+        var maker = ActivityMaker()
+        let (first, _) = try maker.start()
+        let (second, _) = try maker.start()
+        var hub = WatcherHub(activities: [first, second])
+        let sink = watcher(&hub, app: Self.coffee)
+
+        let (_, firstUpdate) = try maker.update(first, state: ["n": 1], at: t0 + 1)
+        hub.tell(firstUpdate) { _ in Issue.record("no state changed") }
+        hub.tell([.removed(id: first.id)]) { _ in }
+        let (_, secondUpdate) = try maker.update(second, state: ["n": 1], at: t0 + 2)
+        hub.tell(secondUpdate) { _ in Issue.record("no state changed") }
+        let (third, thirdEvents) = try maker.start()
+        hub.tell(thirdEvents) { _ in }
+        let (_, thirdUpdate) = try maker.update(third, state: ["n": 1], at: t0 + 3)
+        hub.tell(thirdUpdate) { _ in Issue.record("no state changed") }
+        let (_, secondAgain) = try maker.update(second, state: ["n": 2], at: t0 + 4)
+        hub.tell(secondAgain) { _ in Issue.record("no state changed") }
+        hub.tell(secondAgain) { _ in Issue.record("no state changed") }
+        #expect(
+            events(sink) == [
+                "watching", "content:\(first.id)", "content:\(second.id)", "state:\(third.id)", "content:\(third.id)",
+                "content:\(second.id)",
+            ])
+    }
+
     @Test func aRemovedWatcherIsToldNothingMore() throws {
         var maker = ActivityMaker()
         var hub = WatcherHub(activities: [])

@@ -80,6 +80,11 @@ package struct Activity: Sendable, Hashable, Identifiable {
     /// field.
     package func isSame(as other: Activity) -> Bool { storage === other.storage }
 
+    /// Whether `other` is a version of this activity, made from it by changing its fields
+    /// (they share one identity): a check of one reference that needs no id compared. False
+    /// says nothing: an activity read back from the store has an identity of its own.
+    package func isVersion(of other: Activity) -> Bool { storage.identity === other.storage.identity }
+
     package static func == (lhs: Activity, rhs: Activity) -> Bool {
         lhs.storage === rhs.storage || (lhs.identity == rhs.identity && lhs.storage.fields == rhs.storage.fields)
     }

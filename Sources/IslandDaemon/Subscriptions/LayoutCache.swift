@@ -46,6 +46,11 @@ struct LayoutCache {
     /// The apps' desktop entries, for their names, icons and URL schemes.
     private var apps: AppRegistry
     private var items: [HashedID: ItemLayout] = [:]
+    /// The item last looked up, with a version of its activity: the next version (a
+    /// producer's stream of updates) finds its layout by one reference compared instead of a
+    /// look-up (~180 instructions per delta). It stands for `items`' entry of that activity,
+    /// so it is replaced with it, and forgotten with it.
+    private var lastItem: (activity: Activity, layout: ItemLayout)?
     /// Owners a producer of which ran in a sandbox since the daemon started (`confine`).
     private var confined: Set<ActivityOwner> = []
     /// Grows whenever the layouts or the apps change, which makes every cached layout stale.
@@ -113,7 +118,13 @@ struct LayoutCache {
 
     /// The layout presenters draw the activity with: its app's, or the default one.
     mutating func layout(for activity: Activity) -> ItemLayout {
-        let cached = items[activity.hashedID]
+        let cached: ItemLayout?
+        if let lastItem, lastItem.activity.isVersion(of: activity) {
+            cached = lastItem.layout
+        } else {
+            cached = items[activity.hashedID]
+            lastItem = cached.map { (activity, $0) }
+        }
         // Only a default layout depends on the state: on its shape, which its content knows.
         let shape = activity.deliveredContent.stateShape
         assert(shape == Layout.defaultLayoutKey(stateText: activity.deliveredContent.stateText), "a state's shape that is not its layout's key")
@@ -144,6 +155,7 @@ struct LayoutCache {
             json: json, isDefault: isDefault, revision: revision, stateShape: isDefault ? shape : nil,
             generation: generation, app: label(for: activity), lockScreen: privacy.0, publicLayout: privacy.1)
         items[activity.hashedID] = layout
+        lastItem = (activity, layout)
         return layout
     }
 
@@ -198,12 +210,14 @@ struct LayoutCache {
     /// Forgets a removed activity's layout.
     mutating func forget(_ id: String) {
         items[HashedID(id)] = nil
+        if lastItem?.activity.id == id { lastItem = nil }
     }
 
     /// Forgets the layouts of every activity but those `isKept`: after the activities were
     /// reread from disk, those gone will never be removed one by one.
     mutating func keepOnly(_ isKept: (HashedID) -> Bool) {
         items = items.filter { isKept($0.key) }
+        lastItem = nil
     }
 
     /// The actions of every button in the layout the activity is drawn with (none in a

@@ -38,6 +38,12 @@ struct PresenterHub {
     /// Every activity as presenters are shown it, in creation order: the islands, deltas and
     /// snapshots are all built from this, in the order changes were decided.
     private(set) var shown: OrderedDictionary<HashedID, Activity>
+    /// Where in `shown` the activity last looked up was: the next version of it (a
+    /// producer's stream of updates, each a `.changed` and a `.delivered`) is found there by
+    /// one reference compared instead of a look-up (~180 instructions each). Checked, not
+    /// kept in step: a place that holds a version of the activity is its place, whatever
+    /// was inserted or removed since.
+    private var lastShown: Int?
     /// When the user turned Do Not Disturb on, as presenters are shown it; nil while off.
     private(set) var focusSince: Double?
     /// Whether the screen is shared, and since when; nil while it is not.
@@ -190,8 +196,9 @@ struct PresenterHub {
                         removed.append(activity.id)
                     }
                 }
-                // One hash of the id for the look-up and the update: this runs for every update.
-                if let index = shown.index(forKey: activity.hashedID) {
+                // Found where the last one was, or by one look-up, for reading and for writing:
+                // this runs for every update.
+                if let index = shownIndex(of: activity) {
                     // An update's `.delivered` carries the very activity its `.changed` just
                     // showed: nothing to compare or store again.
                     let before = shown.values[index]
@@ -205,6 +212,7 @@ struct PresenterHub {
                 } else {
                     arbitrationChanged = arbitrationChanged || candidate(activity) != nil
                     shown[activity.hashedID] = activity
+                    lastShown = shown.count - 1
                 }
                 if case .delivered = events[eventIndex] {
                     if let index = changed.firstIndex(where: { $0.id == activity.id }) {
@@ -267,6 +275,15 @@ struct PresenterHub {
                 island: islandChanged, focus: focus, items: items, removed: removed,
                 alert: alertRedaction?.alert(visibleAlert), redaction: redaction, layouts: &layouts)
         }
+    }
+
+    /// Where `activity` is in `shown`, if it is: where the last one looked up was, if a
+    /// version of it is there.
+    private mutating func shownIndex(of activity: Activity) -> Int? {
+        if let last = lastShown, last < shown.count, shown.values[last].isVersion(of: activity) { return last }
+        let found = shown.index(forKey: activity.hashedID)
+        lastShown = found
+        return found
     }
 
     /// Shows the activities again, with their layouts worked out anew: after the layouts

@@ -20,14 +20,22 @@ struct WatcherHub {
     private var watchers: [UInt64: Watcher] = [:]
     /// The state and delivered content watchers last heard of, per activity.
     private var heard: [HashedID: Heard] = [:]
-    private typealias Heard = (state: ActivityState, content: ActivityContent)
+    /// The content heard is that of `delivered`, the activity it was delivered in: keeping the
+    /// activity (one reference, mostly the very one the manager holds) rather than a copy of
+    /// its content makes the next delivery's bookkeeping a reference stored, and what was
+    /// heard is compared only when someone watches.
+    private typealias Heard = (state: ActivityState, delivered: Activity)
+    /// Where the activity last told of is in `heard`, for the next event of a version of it
+    /// (a producer's stream of updates): found by one reference compared instead of a look-up.
+    /// An insertion or removal moves every index, and forgets it.
+    private var lastHeard: Dictionary<HashedID, Heard>.Index?
     /// Bytes queued for watchers that do not keep up, all of them together.
     private let budget = QueueBudget(limit: StreamBounds.allWatchBytes)
     private var lastID: UInt64 = 0
 
     /// Starts from the activities as committed, which watchers are taken to know.
     init(activities: [Activity]) {
-        for activity in activities { heard[activity.hashedID] = (activity.state, activity.deliveredContent) }
+        for activity in activities { heard[activity.hashedID] = (activity.state, activity) }
     }
 
     /// Adds a watcher of `owner`'s activities, or only of `ids`, and tells it it is
@@ -47,57 +55,66 @@ struct WatcherHub {
         watchers[id] = nil
     }
 
+    /// Where `activity` is in `heard`, if it is.
+    private mutating func index(of activity: Activity) -> Dictionary<HashedID, Heard>.Index? {
+        if let last = lastHeard, heard.values[last].delivered.isVersion(of: activity) { return last }
+        let found = heard.index(forKey: activity.hashedID)
+        lastHeard = found
+        return found
+    }
+
+    /// `activity` is heard of as `now`: written where it is, or inserted.
+    private mutating func remember(_ now: Heard, of activity: Activity, at found: Dictionary<HashedID, Heard>.Index?) {
+        if let found {
+            heard.values[found] = now
+        } else {
+            heard[activity.hashedID] = now
+            lastHeard = nil
+        }
+    }
+
     /// Tells watchers what committed events changed: a state only when it changed, content
     /// only when it was delivered and differs from what they heard. `newState` hears of each
     /// activity whose state changed, watched or not (for the journal).
     mutating func tell(_ events: [ActivityEvent], newState: (Activity) -> Void) {
-        // Where the last activity is in `heard`: an update is reported as changed, then
-        // delivered, and one hash of its id serves both (this runs for every update).
-        var last: (id: HashedID, index: Dictionary<HashedID, Heard>.Index)?
-        func index(of id: HashedID) -> Dictionary<HashedID, Heard>.Index? {
-            if let last, last.id == id { return last.index }
-            return heard.index(forKey: id)
-        }
-        func remember(_ now: Heard, of id: HashedID, at found: Dictionary<HashedID, Heard>.Index?) {
-            if let found {
-                heard.values[found] = now
-                last = (id, found)
-            } else {
-                // An insertion moves every index.
-                heard[id] = now
-                last = nil
-            }
-        }
         // By index, each event read where it is: iterating the array copied every event, and
         // the activity in it, once more.
         for eventIndex in events.indices {
             switch events[eventIndex] {
             case .changed(let activity):
-                let id = activity.hashedID
-                let found = index(of: id)
-                let before = found.map { heard.values[$0] }
-                if before?.state != activity.state {
-                    // Dismissed in the moment it ended (an immediate dismissal, the user's
-                    // dismiss of a live activity): watchers hear `ended` first all the same,
-                    // which is what they act on.
-                    if activity.state == .dismissed, before?.state != .ended, let ended = activity.asEnded {
-                        tell(about: ended) { WatchEvent(kind: .state, activity: ended) }
-                    }
-                    tell(about: activity) { WatchEvent(kind: .state, activity: activity) }
-                    newState(activity)
+                let found = index(of: activity)
+                let before = found.map { heard.values[$0].state }
+                // An update that leaves the state as it was (most of them) writes nothing.
+                guard before != activity.state else { continue }
+                // Dismissed in the moment it ended (an immediate dismissal, the user's
+                // dismiss of a live activity): watchers hear `ended` first all the same,
+                // which is what they act on.
+                if activity.state == .dismissed, before != .ended, let ended = activity.asEnded {
+                    tell(about: ended) { WatchEvent(kind: .state, activity: ended) }
                 }
-                remember((activity.state, before?.content ?? activity.deliveredContent), of: id, at: found)
+                tell(about: activity) { WatchEvent(kind: .state, activity: activity) }
+                newState(activity)
+                if let found {
+                    heard.values[found].state = activity.state
+                } else {
+                    remember((activity.state, activity), of: activity, at: nil)
+                }
             case .delivered(let activity):
-                let id = activity.hashedID
-                let found = index(of: id)
-                // Comparing contents costs as much as the rest of an update: only for watchers.
-                if let found, isWatched(activity), heard.values[found].content != activity.deliveredContent {
-                    tell(about: activity) { WatchEvent(kind: .content, activity: activity) }
+                let found = index(of: activity)
+                if let found {
+                    let was = heard.values[found]
+                    // Delivered again in the very activity heard (the same update's events
+                    // told twice): nothing to tell or write.
+                    if was.delivered.isSame(as: activity), was.state == activity.state { continue }
+                    // Comparing contents costs as much as the rest of an update: only for watchers.
+                    if isWatched(activity), was.delivered.deliveredContent != activity.deliveredContent {
+                        tell(about: activity) { WatchEvent(kind: .content, activity: activity) }
+                    }
                 }
-                remember((activity.state, activity.deliveredContent), of: id, at: found)
+                remember((activity.state, activity), of: activity, at: found)
             case .removed(let id):
                 heard[HashedID(id)] = nil
-                last = nil
+                lastHeard = nil
             case .focusChanged(let since):
                 // The user's, so every app's watchers hear of it.
                 let event = WatchEvent.focus(since: since)
