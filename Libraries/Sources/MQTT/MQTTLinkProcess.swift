@@ -33,9 +33,11 @@ public final class MQTTLinkProcess: Sendable {
     /// The dones of its messages, on a socket of their own, which the process reads only
     /// when a session wants a place in its window: no thread of it wakes for a done.
     private let doneOutbox = Mutex<Outbox?>(nil)
-    /// Frames waiting for the link process, at most: feedback beyond is dropped (and logged by
-    /// the caller). Each is small (a feedback message is under 1 KiB), and their number is
-    /// bounded anyway by the pushes the daemon takes at once and the socket's buffer.
+    /// Frames waiting for the link process, at most, and dones waiting apart: feedback beyond
+    /// is dropped (and logged by the caller), and so are dones (see `messageDone`). Each is small
+    /// (a feedback message is under 1 KiB), and a process that reads what it is sent never
+    /// leaves this many: the pushes the daemon takes at once bound them, and the socket's
+    /// buffer holds them.
     public static let outboxLimit = 8192
     /// Wakes the thread that waits between processes: stop.
     private let wakePipe: WakePipe
@@ -146,8 +148,13 @@ public final class MQTTLinkProcess: Sendable {
         /// One message this session handed on is done: the link process hands on another of
         /// the session's in its place (`MessageWindow`). Every message handed on must be done
         /// once, or the session's share of the window stays taken.
+        ///
+        /// A link process reads the dones before it hands on more messages, so it has at most
+        /// a window of them unread, which its socket holds. Dones beyond `outboxLimit` waiting
+        /// are for a process that stopped reading them (a broken or a compromised one): they are
+        /// dropped rather than held without a bound, and that process's window stays full.
         public func messageDone() {
-            _ = process.doneOutbox.withLock { $0 }?.put(MQTTLinkFrame.done(session: clientID).encoded, droppable: false)
+            _ = process.doneOutbox.withLock { $0 }?.put(MQTTLinkFrame.done(session: clientID).encoded, droppable: true)
         }
 
         /// Refused while the session is not connected, and while the link process does not
@@ -234,6 +241,9 @@ public final class MQTTLinkProcess: Sendable {
             thread.start()
         }
 
+        /// Frames waiting for the thread to write them.
+        var waiting: Int { queue.withLock { $0.frames.count } }
+
         func put(_ bytes: [UInt8], droppable: Bool) -> Bool {
             let (queued, wake) = queue.withLock { queue -> (Bool, Bool) in
                 guard !queue.closing, !droppable || queue.frames.count < MQTTLinkProcess.outboxLimit else { return (false, false) }
@@ -314,6 +324,9 @@ public final class MQTTLinkProcess: Sendable {
 
     /// The pid of the link process now, 0 between processes.
     public var pid: Int32 { state.withLock { $0.pid } }
+
+    /// Dones waiting to be written to the current process; nil between processes.
+    var donesWaiting: Int? { doneOutbox.withLock { $0 }?.waiting }
 
     // MARK: The supervising thread
 

@@ -1,6 +1,6 @@
 import Foundation
 import Glibc
-import MQTT
+@testable import MQTT
 import ProcessTesting
 import Synchronization
 import Testing
@@ -50,6 +50,25 @@ import Testing
         }
         await session.shutdown(timeout: .seconds(10))
         #expect(journal.messages.isEmpty)
+    }
+
+    /// A link process that never reads its dones (broken, or taken over through a broker's
+    /// packets) cannot make the daemon hold them without a bound: past `outboxLimit` waiting,
+    /// they are dropped.
+    @Test func donesAProcessDoesNotReadAreBounded() async throws {
+        let journal = Journal()
+        // A link process that reads its frames, and ends with them, but never its dones.
+        let process = try MQTTLinkProcess(
+            executable: "/bin/sh", arguments: ["-c", "exec cat <&3 >/dev/null"],
+            frameLimit: 1024, backoff: ReconnectBackoff(first: 0.05, maximum: 0.2), log: journal.record)
+        let session = try process.session(Self.configuration, onMessage: journal.record, onConnection: journal.record)
+        session.start()
+        try await journal.wait("the process") { _ in process.donesWaiting != nil }
+        // Far more than the socket's buffer and the limit together.
+        for _ in 0..<(MQTTLinkProcess.outboxLimit * 8) { session.messageDone() }
+        let waiting = try #require(process.donesWaiting, "the process ended")
+        #expect(waiting <= MQTTLinkProcess.outboxLimit)
+        await session.shutdown(timeout: .seconds(10))
     }
 
     @Test(
