@@ -34,6 +34,16 @@ actor PushGateway {
 
     static let pushOff = "push is off: islandd.conf has no [Push] Broker="
 
+    /// `body` on the push state where it is kept; nil while push is off. Reading `push?.…` or
+    /// `let push` copies the whole state (it holds an existential, so it is copied and
+    /// destroyed member by member, ~800 instructions), so what every message reads is read
+    /// here, in place. `body` must not touch `push` itself (it holds the state's access).
+    func inPlace<T>(_ body: (inout PushState) -> T) -> T? {
+        // A mutating call through `?.` reaches the state where it is; a match, a comparison
+        // with nil or a read copies it.
+        push?.inPlace(body)
+    }
+
     /// Runs `body` on the gateway when the engine would run it (`IslandEngine.perform`): the two
     /// share one executor, so being on the engine is being on the gateway.
     nonisolated func perform(_ body: @escaping @Sendable (isolated PushGateway) -> Void) {
@@ -120,7 +130,8 @@ actor PushGateway {
     /// so nothing else answers — hears of the revocation the moment it subscribes to the
     /// feedback, not after a wait that blames the connection.
     func publishRevocations() {
-        guard let push, !push.revocations.isEmpty else { return }
+        // Asked after every commit: the state is copied only when there is something to publish.
+        guard inPlace({ !$0.revocations.isEmpty }) == true, let push else { return }
         self.push?.revocations = []
         let now = engine.clock()
         for (token, reason) in push.revocations {
