@@ -11,6 +11,13 @@ benchmark harness's ~300-byte payload, and dumps the counters. It prints the ins
 update of the event loop (reading, parsing, deciding, writing the presenters' deltas and the
 replies) and of the store's writer thread (committing), and of all threads together.
 
+With --paced the counted updates go one at a time instead: each sent once the presenter has the
+one before and its commit is over (its reply came; a `oneway` one's commit, which lingers up to
+a millisecond, is given a quarter of a second), so the loop sleeps between them and each update
+pays for its own wake-ups, turn and commit — what an update that comes alone costs (a
+presenter at a steady 2,000 updates/s), where the pipelined default shares a wake-up's fixed
+costs among many. It needs a presenter; ten paced updates warm up after the pipelined ones.
+
 With --channel it counts what a device spends on a broadcast channel's message instead: a
 mosquitto of its own (no persistence), islandd connected to it with one activity listening to a
 channel (`island channel create`, from beside --islandd or --island), a presenter, and
@@ -22,7 +29,7 @@ too, and is counted apart.
 Needs valgrind (a developer tool, not a build dependency). Only the processes it started are
 ever signalled.
 
-    Benchmarks/profile.py [--islandd BIN] [--presenters N] [--updates N] [--oneway] [--keep DIR]
+    Benchmarks/profile.py [--islandd BIN] [--presenters N] [--updates N] [--oneway] [--paced] [--keep DIR]
     Benchmarks/profile.py --channel [--islandd BIN] [--island BIN] [--updates N] [--keep DIR]
 """
 import argparse
@@ -148,6 +155,8 @@ def main():
     ap.add_argument('--keep', help='keep the callgrind files in this directory, for callgrind_annotate')
     ap.add_argument('--oneway', action='store_true',
                     help='the counted updates are `oneway` calls (no reply), followed by one call answered once they are committed')
+    ap.add_argument('--paced', action='store_true',
+                    help='the counted updates go one at a time, each once the presenter has the one before and its commit is over')
     ap.add_argument('--channel', action='store_true',
                     help='count broadcast channel messages instead: islandd connected to a mosquitto of its own, one '
                          'activity listening to a channel, each message published once the one before is shown')
@@ -157,6 +166,8 @@ def main():
         sys.exit('profile: valgrind is needed (apt-get install valgrind)')
     if a.presenters < 0 or a.updates < 1:
         sys.exit('profile: --presenters must be 0 or more and --updates 1 or more')
+    if a.paced and (a.channel or a.presenters < 1):
+        sys.exit('profile: --paced counts producer updates, and needs a presenter')
     binary = a.islandd
     if not binary:
         bindir = subprocess.run([os.path.join(REPO, 'scripts', 'build-release.sh'), 'islandd'], check=True,
@@ -235,9 +246,26 @@ def main():
                      'parameters': {'app': bench.APP, 'id': activity, 'content': {'state': state(seq)}}}
                     for seq in range(first, first + count)]
         bench.pipelined(producer, updates(0, WARM_UP), window=WINDOW)
+
+        def paced(first, count):
+            for frame in updates(first, count):
+                frames = presenters[0].frames
+                producer.send(dict(frame, oneway=True) if a.oneway else frame)
+                bench.wait_for(lambda: presenters[0].frames > frames, 120, 'an update shown', poll=0.002)
+                if not a.oneway:
+                    r = producer.recv()  # sent once the update is committed
+                    if 'error' in r:
+                        raise RuntimeError('Update: %s %s' % (r['error'], r.get('parameters')))
+                # Its commit (and the loop's turn for the commit's end) is over before the next:
+                # a `oneway` commit lingers up to a millisecond, and callgrind slows the writer.
+                time.sleep(0.25)
+        if a.paced:
+            paced(WARM_UP, 10)
         control(daemon.pid, '-z', socket_path)
         started = time.monotonic()
-        if a.oneway:
+        if a.paced:
+            paced(WARM_UP + 10, a.updates)
+        elif a.oneway:
             # Replies come in call order, and a mutation's after its commit, which follows
             # the commits of every call before it: the last call's reply means all are done.
             frames = updates(WARM_UP, a.updates)
@@ -262,8 +290,8 @@ def main():
         others = sorted((path for path in dumps if path != loop), key=counts.get, reverse=True)
         writer = others[0] if others else None
         per_update = lambda path: counts[path] / a.updates if path else 0  # noqa: E731
-        print('instructions per update (%d %supdates, %d presenter(s), callgrind):' % (
-            a.updates, 'oneway ' if a.oneway else '', a.presenters))
+        print('instructions per update (%d %s%supdates, %d presenter(s), callgrind):' % (
+            a.updates, 'paced ' if a.paced else '', 'oneway ' if a.oneway else '', a.presenters))
         print('  event loop      %9.0f' % per_update(loop))
         print('  writer thread   %9.0f' % per_update(writer))
         print('  all threads     %9.0f' % (sum(counts.values()) / a.updates))

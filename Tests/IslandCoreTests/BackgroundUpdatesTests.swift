@@ -42,6 +42,28 @@ struct BackgroundUpdatesTests {
         #expect(afterCollapse.map(\.update) == ["x1"])
     }
 
+    /// `isEmpty` is kept as updates are held and handed back or forgotten, not worked out: it
+    /// says what `held` says after every step.
+    @Test func isEmptyFollowsWhatIsHeld() {
+        var updates = BackgroundUpdates<String>()
+        #expect(updates.isEmpty)
+        _ = updates.offer("x1", activity: "x", timestamp: 1, busyUntil: nil, now: 100)
+        #expect(updates.isEmpty, "applied at once, not held")
+        _ = updates.offer("x1", activity: "x", timestamp: 1, busyUntil: 108, now: 100)
+        _ = updates.offer("y1", activity: "y", timestamp: 1, busyUntil: 108, now: 100)
+        #expect(!updates.isEmpty)
+        updates.forget(activity: "x")
+        #expect(!updates.isEmpty && updates.held.count == 1)
+        updates.forget(activity: "y")
+        #expect(updates.isEmpty && updates.held.isEmpty)
+        updates.hold("z1", activity: "z", timestamp: 1)
+        #expect(!updates.isEmpty)
+        _ = updates.release(busyUntil: 108, now: 101)
+        #expect(!updates.isEmpty, "still busy: nothing handed back")
+        _ = updates.release(busyUntil: nil, now: 109)
+        #expect(updates.isEmpty && updates.held.isEmpty)
+    }
+
     @Test func anActivityGoneTakesWhatWasHeldForIt() {
         var updates = BackgroundUpdates<String>()
         _ = updates.offer("x1", activity: "x", timestamp: 1, busyUntil: 108, now: 100)

@@ -204,10 +204,13 @@ import Testing
         let second = subscriptions.add(.init(channel: one, activity: "b", owner: owner))
         #expect(second.subscribe == nil && second.unsubscribe == nil)
         #expect(subscriptions.entries(topic: one.topic).map(\.activity) == ["a", "b"])
+        #expect(subscriptions.isListened(topic: one.topic) && !subscriptions.isListened(topic: two.topic))
         let a = subscriptions.remove(activity: "a")
         #expect(a?.entry.activity == "a" && a?.unsubscribe == nil)
+        #expect(subscriptions.isListened(topic: one.topic), "b still listens")
         let b = subscriptions.remove(activity: "b")
         #expect(b?.entry.activity == "b" && b?.unsubscribe == one.topic)
+        #expect(!subscriptions.isListened(topic: one.topic), "the last one left")
         let again = subscriptions.remove(activity: "b")
         #expect(subscriptions.topics.isEmpty && again == nil)
     }
@@ -217,5 +220,6 @@ import Testing
         let moved = subscriptions.add(.init(channel: two, activity: "a", owner: owner))
         #expect(moved.subscribe == two.topic && moved.unsubscribe == one.topic)
         #expect(subscriptions.topics == [two.topic])
+        #expect(!subscriptions.isListened(topic: one.topic) && subscriptions.isListened(topic: two.topic))
     }
 }

@@ -25,11 +25,16 @@ package struct BackgroundUpdates<Update: Sendable>: Sendable {
     }
 
     /// By activity, in the order first held.
-    private var byActivity: OrderedDictionary<String, Held> = [:]
+    private var byActivity: OrderedDictionary<String, Held> = [:] {
+        didSet { isEmpty = byActivity.isEmpty }
+    }
 
     /// What is held, in the order first held.
     package var held: [Held] { Array(byActivity.values) }
-    package var isEmpty: Bool { byActivity.isEmpty }
+    /// Kept as a stored value: it is asked after every commit, and working it out from
+    /// `byActivity` there pays for this generic type's metadata each time, several times what
+    /// it checks.
+    package private(set) var isEmpty = true
 
     package init() {}
 

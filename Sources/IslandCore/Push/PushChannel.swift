@@ -209,6 +209,12 @@ package struct ChannelSubscriptions: Sendable, Hashable {
     /// Every channel topic listened to, to subscribe to.
     package var topics: [String] { byTopic.keys.sorted() }
 
+    /// Whether an activity listens to the channel at `topic`: one lookup, no array made (a
+    /// topic's set is dropped with its last activity).
+    package func isListened(topic: String) -> Bool {
+        byTopic[topic] != nil
+    }
+
     /// The activities listening to the channel at `topic`, in the order they subscribed.
     package func entries(topic: String) -> [Entry] {
         (byTopic[topic] ?? []).compactMap { byActivity[$0] }

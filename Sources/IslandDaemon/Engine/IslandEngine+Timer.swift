@@ -8,8 +8,11 @@ import NIOCore
 extension IslandEngine {
     func scheduleTimer() {
         // Runs after every change: no arrays, just the earliest of the core's and the islands'.
-        var deadline = manager.nextWakeUp
-        if let next = presenters.nextDeadline, next < deadline ?? .infinity { deadline = next }
+        // Read in place (`inout`): a getter called on the engine's stored value copies the
+        // whole manager and presenter hub first, and destroys the copies after — most of what
+        // this costs a lone message.
+        var deadline = Self.nextWakeUp(of: &manager)
+        if let next = Self.nextDeadline(of: &presenters), next < deadline ?? .infinity { deadline = next }
         switch pipeline.timerWanted(at: deadline, now: clock()) {
         case .keep:
             return
@@ -23,6 +26,10 @@ extension IslandEngine {
             }
         }
     }
+
+    private static func nextWakeUp(of manager: inout ActivityManager) -> Double? { manager.nextWakeUp }
+
+    private static func nextDeadline(of presenters: inout PresenterHub) -> Double? { presenters.nextDeadline }
 
     private func timerFired() {
         timer = nil

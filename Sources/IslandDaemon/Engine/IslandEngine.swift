@@ -67,7 +67,7 @@ actor IslandEngine {
     /// The engine's one timer, set as `pipeline` says.
     var timer: Scheduled<Void>?
     /// The timer that ends a linger of commits nobody waits for, set as `pipeline` says.
-    var lingerTimer: Scheduled<Void>?
+    var lingerTimer: NIOScheduledCallback?
     /// A client that keeps rows of its own beside the activities (push), told of changes as
     /// they are decided and committed.
     var observer: (any EngineObserver)?

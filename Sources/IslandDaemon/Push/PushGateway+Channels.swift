@@ -97,7 +97,7 @@ extension PushGateway {
     /// Whether what arrives on `topic` is a channel's message rather than a token's push: a
     /// channel an activity listens to (a lookup), or one none listens to any more.
     func isChannel(topic: String) -> Bool {
-        push?.channels.entries(topic: topic).isEmpty == false || (PushChannel.hasChannelShape(topic) && PushChannel(topic: topic) != nil)
+        inPlace({ $0.channels.isListened(topic: topic) }) == true || (PushChannel.hasChannelShape(topic) && PushChannel(topic: topic) != nil)
     }
 
     /// Activity `id` is going: it listens no more, and its row goes with it.
@@ -162,19 +162,18 @@ extension PushGateway {
     /// subscribed; `completion` gets the answers to publish (each with its topic) once every
     /// one is decided and committed: none unless the message asks for them (`feedback`).
     func receiveChannel(topic: String, payload: [UInt8], completion: @escaping @Sendable ([(topic: String, feedback: PushFeedback)]) -> Void) {
-        guard let push else {
+        // The state is read where it is, not copied: this runs for every message.
+        guard let (entries, device) = inPlace({ ($0.channels.entries(topic: topic), $0.device) }) else {
             completion([])
             return
         }
-        let entries = push.channels.entries(topic: topic)
         guard let channel = entries.first?.channel else {
             // No activity listens any more (an unsubscribe the broker has not had yet).
-            push.broker.unsubscribe(topic)
+            push?.broker.unsubscribe(topic)
             completion([])
             return
         }
         let receivedAt = engine.clock()
-        let feedbackTopic = channel.feedbackTopic(device: push.device)
         let message: ChannelMessage
         do throws(PushRefusal) {
             message = try ChannelMessage.decode(payload, channel: channel, now: receivedAt)
@@ -187,7 +186,7 @@ extension PushGateway {
             let request = try? PushPayload.decode(payload)
             completion(
                 ChannelMessage.asksForFeedback(payload)
-                    ? [(feedbackTopic, PushFeedback(request: request, refusal: error, receivedAt: receivedAt))] : [])
+                    ? [(channel.feedbackTopic(device: device), PushFeedback(request: request, refusal: error, receivedAt: receivedAt))] : [])
             return
         }
         let request = message.request
@@ -198,7 +197,9 @@ extension PushGateway {
         // channel's broker hands over again at the next start (docs/design.md §8, §12). An
         // answered message (`feedback`) is committed as a token's push is, before its answer.
         let syncing = message.wantsFeedback
-        let answers = ChannelAnswers(expected: entries.count, wanted: message.wantsFeedback, topic: feedbackTopic, completion: completion)
+        // The answers' topic is written only for a message that asks for them: most ask for none.
+        let answers = ChannelAnswers(
+            expected: entries.count, topic: message.wantsFeedback ? channel.feedbackTopic(device: device) : nil, completion: completion)
         for entry in entries {
             let (owner, id) = (entry.owner, entry.activity)
             @Sendable func finish<T>(_ result: Result<T, EngineError>, _ outcome: (T) -> PushFeedback.Outcome) {
@@ -302,27 +303,28 @@ extension ChannelMessage {
 }
 
 /// The answers to one channel message, one per activity that listens, handed on together
-/// once the last is in (each arrives when its decision is committed).
+/// once the last is in (each arrives when its decision is committed). `topic`: where they go,
+/// nil when the message asked for none (then none are kept, and none handed on).
 private final class ChannelAnswers: Sendable {
     private let state: Mutex<(left: Int, answers: [PushFeedback])>
-    private let wanted: Bool
-    private let topic: String
+    private let topic: String?
     private let completion: @Sendable ([(topic: String, feedback: PushFeedback)]) -> Void
 
-    init(expected: Int, wanted: Bool, topic: String, completion: @escaping @Sendable ([(topic: String, feedback: PushFeedback)]) -> Void) {
+    init(expected: Int, topic: String?, completion: @escaping @Sendable ([(topic: String, feedback: PushFeedback)]) -> Void) {
         state = Mutex((expected, []))
-        self.wanted = wanted
         self.topic = topic
         self.completion = completion
     }
 
     func add(_ feedback: PushFeedback) {
+        let wanted = topic != nil
         let done: [PushFeedback]? = state.withLock { state in
             state.left -= 1
             if wanted { state.answers.append(feedback) }
             return state.left == 0 ? state.answers : nil
         }
-        if let done { completion(done.map { (topic, $0) }) }
+        guard let done else { return }
+        completion(topic.map { topic in done.map { (topic, $0) } } ?? [])
     }
 }
 

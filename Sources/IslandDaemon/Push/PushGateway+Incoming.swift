@@ -120,7 +120,9 @@ extension PushGateway {
         _ request: PushRequest, owner: ActivityOwner, activity id: String, alsoStore: [StoreMutation] = [], syncing: Bool = true,
         completion: @escaping IslandEngine.Completion<PushFeedback.Outcome>
     ) {
-        onEngine { engine in
+        // On the gateway, so on the engine's loop: entered without `onEngine`'s check, which
+        // every channel message would pay.
+        engine.onLoop { engine in
             let entitlement = engine.entitlement(for: owner.app)
             engine.decide(
                 { manager, now throws(IslandError) in

@@ -34,10 +34,33 @@ actor PushGateway {
 
     static let pushOff = "push is off: islandd.conf has no [Push] Broker="
 
+    /// `body` on the push state where it is kept; nil while push is off. Reading `push?.…` or
+    /// `let push` copies the whole state (it holds an existential, so it is copied and
+    /// destroyed member by member, ~800 instructions), so what every message reads is read
+    /// here, in place. `body` must not touch `push` itself (it holds the state's access).
+    func inPlace<T>(_ body: (inout PushState) -> T) -> T? {
+        // A mutating call through `?.` reaches the state where it is; a match, a comparison
+        // with nil or a read copies it.
+        push?.inPlace(body)
+    }
+
     /// Runs `body` on the gateway when the engine would run it (`IslandEngine.perform`): the two
     /// share one executor, so being on the engine is being on the gateway.
     nonisolated func perform(_ body: @escaping @Sendable (isolated PushGateway) -> Void) {
-        engine.perform { _ in self.assumeIsolated(body) }
+        engine.perform { _ in self.onLoop(body) }
+    }
+
+    /// Runs `body` on the gateway from the engine's loop's thread: `assumeIsolated` without
+    /// its check at run time, as `IslandEngine.onLoop` does for the engine (the check asks the
+    /// concurrency runtime, ~400 instructions, and a channel message passed four). Sound only
+    /// where the loop's thread runs the caller — work the engine runs, or the engine's calls
+    /// to its observer — as the gateway's executor is the engine's, its loop. Debug builds
+    /// check.
+    nonisolated func onLoop<T>(_ body: (isolated PushGateway) -> T) -> T {
+        assert(engine.isOnLoop, "the push gateway was entered off the engine's event loop")
+        // What `assumeIsolated` does once its check has passed.
+        typealias Unchecked = (PushGateway) -> T
+        return withoutActuallyEscaping(body) { body in unsafeBitCast(body, to: Unchecked.self)(self) }
     }
 
     /// Runs `body` on the engine, whose loop this runs on: no hop.
@@ -120,7 +143,8 @@ actor PushGateway {
     /// so nothing else answers — hears of the revocation the moment it subscribes to the
     /// feedback, not after a wait that blames the connection.
     func publishRevocations() {
-        guard let push, !push.revocations.isEmpty else { return }
+        // Asked after every commit: the state is copied only when there is something to publish.
+        guard inPlace({ !$0.revocations.isEmpty }) == true, let push else { return }
         self.push?.revocations = []
         let now = engine.clock()
         for (token, reason) in push.revocations {
@@ -149,8 +173,9 @@ extension PushGateway: EngineObserver {
         assumeIsolated { gateway in (gateway.revokeToken(activity: id).map { [$0] } ?? []) + gateway.leaveChannel(activity: id) }
     }
 
+    // The engine calls these on its loop, as it ends a commit or a turn: unchecked (`onLoop`).
     nonisolated func committed() {
-        assumeIsolated { gateway in
+        onLoop { gateway in
             gateway.publishRevocations()
             // Do Not Disturb coming on takes an alert down with a decision, not a timer.
             gateway.releaseBackground()
@@ -158,7 +183,7 @@ extension PushGateway: EngineObserver {
     }
 
     nonisolated func islandMayRest() {
-        assumeIsolated { $0.releaseBackground() }
+        onLoop { $0.releaseBackground() }
     }
 
     nonisolated func restored(from stored: StoredState) {

@@ -62,6 +62,9 @@ struct PushState {
             throw .pushUnavailable(reason: error.reason)
         }
     }
+
+    /// `body` on this state where it is (`PushGateway.inPlace`).
+    mutating func inPlace<T>(_ body: (inout PushState) -> T) -> T { body(&self) }
 }
 
 /// Answers handed out in the order their questions came, whatever order they are found in:
