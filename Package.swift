@@ -40,6 +40,10 @@ let libraries: [Target] = [
     // caught from the moment they are watched (island's and the presenter's).
     .target(name: "SelfWake"),
     .testTarget(name: "SelfWakeTests", dependencies: ["SelfWake"]),
+    // What a child started with posix_spawn keeps: the descriptors it is given, no others
+    // (the MQTT link process, island's commands, the overlay's URL opener).
+    .target(name: "SpawnDescriptors"),
+    .testTarget(name: "SpawnDescriptorsTests", dependencies: ["SpawnDescriptors"]),
     // sched_setattr(2) for the daemon's event loop (see IslandDaemon's EventLoopScheduling).
     .systemLibrary(name: "CLinuxScheduling"),
     .systemLibrary(
@@ -62,7 +66,7 @@ let libraries: [Target] = [
         pkgConfig: "libmosquitto",
         providers: [.apt(["libmosquitto-dev"])]
     ),
-    .target(name: "MQTT", dependencies: ["CMosquitto", "FreeDesktop", "SelfWake"]),
+    .target(name: "MQTT", dependencies: ["CMosquitto", "FreeDesktop", "SelfWake", "SpawnDescriptors"]),
     // SQLite (Debian's libsqlite3-dev): the daemon's store, through a small typed layer in
     // IslandStore.
     .systemLibrary(
@@ -270,7 +274,7 @@ let island: [Target] = [
     .executableTarget(
         name: "island",
         dependencies: [
-            "IslandKit", "IslandCore", "OrderedJSON", "VarlinkCore", "VarlinkNIO", "IslandPresenter", "MQTT", "IslandProtocol", "SelfWake",
+            "IslandKit", "IslandCore", "OrderedJSON", "VarlinkCore", "VarlinkNIO", "IslandPresenter", "MQTT", "IslandProtocol", "SelfWake", "SpawnDescriptors",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "OrderedCollections", package: "swift-collections"),
         ]
@@ -360,7 +364,7 @@ let island: [Target] = [
     .executableTarget(
         name: "island-overlay",
         dependencies: [
-            "IslandOverlay", "IslandPresenter", "IslandPaths", "CGtk", "CWaylandProtocols", "FreeDesktop",
+            "IslandOverlay", "IslandPresenter", "IslandPaths", "CGtk", "CWaylandProtocols", "FreeDesktop", "SpawnDescriptors",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ],
         swiftSettings: gtkFlags

@@ -2,6 +2,7 @@ import CGtk
 import Foundation
 import IslandOverlay
 import IslandPresenter
+import SpawnDescriptors
 
 /// The GTK side of the overlay: turns GTK's signals, the compositor's frame clock, GLib's
 /// timers and signals and the daemon's subscription into `OverlayEvent`s, and carries out the
@@ -419,8 +420,12 @@ import IslandPresenter
         defer { cArgs.forEach { free($0) } }
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
         defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        // The opener (a browser, often, that outlives the overlay) gets none of the overlay's
+        // descriptors: its connection to islandd among them, which would keep the presenter
+        // connected to the daemon after the overlay is gone.
+        SpawnDescriptors.closeFrom(3, in: &actions)
         let status = posix_spawnp(&pid, program, &actions, nil, cArgs, environ)
         if status != 0 {
             log("cannot run \(program): \(String(cString: strerror(status)))")

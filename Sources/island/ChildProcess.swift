@@ -2,6 +2,7 @@ import Foundation
 import OrderedCollections
 import OrderedJSON
 import SelfWake
+import SpawnDescriptors
 import Synchronization
 #if canImport(Glibc)
 import Glibc
@@ -23,18 +24,7 @@ enum ChildProcess {
 
     /// The descriptors open in this process now. Taken before island opens any of its own, it
     /// is what the command should inherit: `spawn` passes on these and no others.
-    static func openDescriptors() -> Set<Int32> {
-        guard let directory = opendir("/proc/self/fd") else { return [] }
-        defer { closedir(directory) }
-        // The listing's own descriptor is in it, and is free again once it is done.
-        let listing = dirfd(directory)
-        var open: Set<Int32> = []
-        while let entry = readdir(directory) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
-            if let descriptor = Int32(name), descriptor != listing { open.insert(descriptor) }
-        }
-        return open
-    }
+    static func openDescriptors() -> Set<Int32> { SpawnDescriptors.openNow() }
 
     /// Starts `arguments` (looked up on PATH) with the default disposition of every signal the
     /// parent ignores while it waits. Descriptors island opened itself since `inherited` was
@@ -62,35 +52,13 @@ enum ChildProcess {
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
         if let standardOutput { posix_spawn_file_actions_adddup2(&actions, standardOutput, 1) }
-        // Everything above the standard three that was not inherited: the gaps below the
-        // highest inherited descriptor one by one (closing one that is not open is no error
-        // in a spawn's file actions), everything above it at once.
-        let highest = max(2, inherited.max() ?? 2)
-        for descriptor in 3..<(highest + 1) where !inherited.contains(descriptor) {
-            posix_spawn_file_actions_addclose(&actions, descriptor)
-        }
-        closeFrom(&actions, highest + 1)
+        SpawnDescriptors.closeAll(but: inherited, in: &actions)
         let argv = arguments.map { strdup($0) } + [nil]
         defer { argv.forEach { free($0) } }
         var pid: pid_t = 0
         let result = posix_spawnp(&pid, arguments[0], &actions, &attributes, argv, environ)
         guard result == 0 else { throw SpawnError(command: arguments[0], errno: result) }
         return pid
-    }
-
-    /// `posix_spawn_file_actions_addclosefrom_np` (glibc 2.34), looked up at run time: spawn.h
-    /// declares it only for _GNU_SOURCE, which Swift's Glibc module is not built with.
-    private static let addCloseFrom: (@convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32)? = {
-        guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "posix_spawn_file_actions_addclosefrom_np") else { return nil }
-        return unsafeBitCast(symbol, to: (@convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32).self)
-    }()
-
-    /// Closes every descriptor from `first` up in the child. Without glibc's action (older than
-    /// 2.34), those open now are closed one by one, and a few beyond them.
-    private static func closeFrom(_ actions: inout posix_spawn_file_actions_t, _ first: Int32) {
-        if let addCloseFrom, addCloseFrom(&actions, first) == 0 { return }
-        let last = max(first, (openDescriptors().max() ?? first) + 64)
-        for descriptor in first...last { posix_spawn_file_actions_addclose(&actions, descriptor) }
     }
 
     /// How the child ended. Waits on a thread of its own so no task thread blocks.

@@ -191,6 +191,8 @@ extension MQTTClient {
         /// Wakes the network thread from `poll`: a packet was queued, or it should stop.
         let wakePipe: WakePipe
         let state: Mutex<State>
+        /// The network thread's end, which `shutdown` waits for, at most for its timeout.
+        let threadEnd = ThreadEnd()
         let clock: @Sendable () -> Double
 
         struct State {
@@ -198,7 +200,6 @@ extension MQTTClient {
             var started = false
             var stopping = false
             var finished = false
-            var finishWaiters: [CheckedContinuation<Void, Never>] = []
             /// When to try again: the backoff grows until a connection lasts.
             var schedule: ReconnectSchedule
             /// The broker said the session was taken over by a client with the same id.
@@ -341,22 +342,7 @@ extension MQTTClient {
             }
             guard running else { return }
             wake()
-            await withTaskGroup(of: Void.self) { group in
-                group.addTask { await self.waitUntilFinished() }
-                group.addTask { try? await Task.sleep(for: timeout) }
-                await group.next()
-                group.cancelAll()
-            }
-        }
-
-        private func waitUntilFinished() async {
-            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-                let finished = state.withLock { state in
-                    if !state.finished { state.finishWaiters.append(continuation) }
-                    return state.finished
-                }
-                if finished { continuation.resume() }
-            }
+            _ = await threadEnd.wait(timeout: timeout)
         }
 
         func subscribe(_ topic: String) {
@@ -712,13 +698,11 @@ extension MQTTClient {
         }
 
         private func finish() {
-            let waiters = state.withLock { state in
+            state.withLock { state in
                 state.finished = true
                 state.subscriptions.disconnect()
-                defer { state.finishWaiters = [] }
-                return state.finishWaiters
             }
-            for waiter in waiters { waiter.resume() }
+            threadEnd.end()
         }
 
         private static func describe(_ rc: Int32) -> String {

@@ -2,6 +2,7 @@ import CMosquitto
 import Foundation
 import Glibc
 import SelfWake
+import SpawnDescriptors
 import Synchronization
 
 /// MQTT sessions whose libmosquitto clients run in a link process (`MQTTLinkChild`), so that
@@ -57,10 +58,14 @@ public final class MQTTLinkProcess: Sendable {
         var started = false
         var stopping = false
         var finished = false
-        var finishWaiters: [CheckedContinuation<Void, Never>] = []
         var schedule: ReconnectSchedule
         var pid: pid_t = 0
+        /// This side of the current process's socket, -1 between processes.
+        var descriptor: Int32 = -1
     }
+
+    /// The supervising thread's end, which `shutdown` waits for.
+    private let supervisorEnd = ThreadEnd()
 
     /// - Parameters:
     ///   - frameLimit: the largest frame read from the link process; a larger one ends it.
@@ -297,6 +302,8 @@ public final class MQTTLinkProcess: Sendable {
         }
     }
 
+    /// Ends the process: it is told to disconnect cleanly and exit, and waited for up to
+    /// `timeout`; one still there then is ended by force, within `reapingGrace` more.
     func shutdown(timeout: Duration) async {
         let running = state.withLock { state in
             state.stopping = true
@@ -306,20 +313,14 @@ public final class MQTTLinkProcess: Sendable {
         // The link process reads the end of its stream, disconnects cleanly and exits.
         outbox.withLock { $0 }?.finish()
         wakePipe.wake()
-        await withTaskGroup(of: Void.self) { group in
-            group.addTask {
-                await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-                    let finished = self.state.withLock { state in
-                        if !state.finished { state.finishWaiters.append(continuation) }
-                        return state.finished
-                    }
-                    if finished { continuation.resume() }
-                }
-            }
-            group.addTask { try? await Task.sleep(for: timeout) }
-            await group.next()
-            group.cancelAll()
+        guard await !supervisorEnd.wait(timeout: timeout) else { return }
+        // A process that has not ended by now (stuck, or taken over through a broker's packets)
+        // is not waited for: its socket is shut down, which ends the reading, and the
+        // supervising thread reaps it — killed if it is still there after `reap`'s grace.
+        state.withLock { state in
+            if state.descriptor >= 0 { Glibc.shutdown(state.descriptor, Int32(SHUT_RDWR)) }
         }
+        _ = await supervisorEnd.wait(timeout: Self.reapingGrace + .seconds(2))
     }
 
     /// The pid of the link process now, 0 between processes.
@@ -341,6 +342,7 @@ public final class MQTTLinkProcess: Sendable {
             case .success(let (pid, descriptor, doneDescriptor)):
                 state.withLock { state in
                     state.pid = pid
+                    state.descriptor = descriptor
                     state.schedule.connected(at: MQTTClient.monotonicSeconds())
                 }
                 let box = Outbox(descriptor: descriptor)
@@ -359,9 +361,14 @@ public final class MQTTLinkProcess: Sendable {
                 let status = reap(pid, descriptor)
                 box.join()
                 doneBox.join()
+                // Forgotten before it is closed, so that `shutdown` never shuts a descriptor
+                // the number has been given to since.
+                state.withLock { state in
+                    state.pid = 0
+                    state.descriptor = -1
+                }
                 close(descriptor)
                 close(doneDescriptor)
-                state.withLock { $0.pid = 0 }
                 reason = ended.map { "\($0); the MQTT link process \(status)" } ?? "the MQTT link process \(status)"
             }
             let now = MQTTClient.monotonicSeconds()
@@ -379,12 +386,8 @@ public final class MQTTLinkProcess: Sendable {
             for session in lost { session.onConnection(.disconnected(reason: reason, retryIn: delay)) }
             waitForWake(seconds: delay)
         }
-        let waiters = state.withLock { state in
-            state.finished = true
-            defer { state.finishWaiters = [] }
-            return state.finishWaiters
-        }
-        for waiter in waiters { waiter.resume() }
+        state.withLock { $0.finished = true }
+        supervisorEnd.end()
     }
 
     /// Reads and dispatches frames until the process's stream ends: nil when it ended
@@ -449,13 +452,16 @@ public final class MQTTLinkProcess: Sendable {
         session?.onConnection(event)
     }
 
-    /// Waits for the process to exit (it does at the end of its stream), for a bounded time,
+    /// How long `reap` waits for the process to exit once its socket is shut down.
+    static let reapingGrace = Duration.seconds(3)
+
+    /// Waits for the process to exit (it does at the end of its stream), for `reapingGrace`,
     /// then kills it; how it ended.
     private func reap(_ pid: pid_t, _ descriptor: Int32) -> String {
         Glibc.shutdown(descriptor, Int32(SHUT_RDWR))
         var status: Int32 = 0
         var reaped = false
-        for _ in 0..<300 {
+        for _ in 0..<Int(Self.reapingGrace.components.seconds * 100) {
             let result = waitpid(pid, &status, WNOHANG)
             if result == pid || (result < 0 && errno != EINTR) {
                 reaped = result == pid
@@ -484,8 +490,8 @@ public final class MQTTLinkProcess: Sendable {
     }
 
     /// `executable arguments…` with the child's ends of two new socket pairs as descriptors 3
-    /// (the frames) and 4 (the dones), the signals as a new process has them, and this
-    /// process's environment.
+    /// (the frames) and 4 (the dones) and no other descriptor beyond the standard three, the
+    /// signals as a new process has them, and this process's environment.
     private func spawn() -> Result<(pid_t, Int32, Int32), MQTTError> {
         var pair: [Int32] = [-1, -1]
         var donePair: [Int32] = [-1, -1]
@@ -507,6 +513,9 @@ public final class MQTTLinkProcess: Sendable {
         defer { posix_spawn_file_actions_destroy(&actions) }
         posix_spawn_file_actions_adddup2(&actions, pair[1], 3)
         posix_spawn_file_actions_adddup2(&actions, donePair[1], 4)
+        // Nothing else of this process: the link process reads what brokers send, and must
+        // not hold the daemon's sockets (its listening socket, its clients' connections).
+        SpawnDescriptors.closeFrom(5, in: &actions)
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
         defer { posix_spawnattr_destroy(&attributes) }

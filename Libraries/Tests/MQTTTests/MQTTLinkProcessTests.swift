@@ -52,6 +52,50 @@ import Testing
         #expect(journal.messages.isEmpty)
     }
 
+    /// The link process reads what brokers send: it holds descriptors 3 and 4, given to it, and
+    /// none other of this process's, not even one opened without close-on-exec as SwiftNIO
+    /// opens a daemon's listening socket and its clients' connections.
+    @Test func theProcessHoldsOnlyTheDescriptorsItIsGiven() async throws {
+        let journal = Journal()
+        let leaky = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        try #require(leaky >= 0)
+        defer { close(leaky) }
+        let report = "/tmp/island-link-descriptors-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        defer { unlink(report) }
+        // Written whole, then renamed, so the test never reads half of it.
+        let script =
+            "for fd in 3 4 \(leaky); do if [ -e /proc/$$/fd/$fd ]; then echo \"$fd open\"; else echo \"$fd closed\"; fi; done"
+            + " > \(report).part && mv \(report).part \(report); exec cat <&3 >/dev/null"
+        let process = try MQTTLinkProcess(
+            executable: "/bin/sh", arguments: ["-c", script], frameLimit: 1024, backoff: ReconnectBackoff(first: 0.05, maximum: 0.2),
+            log: journal.record)
+        let session = try process.session(Self.configuration, onMessage: journal.record, onConnection: journal.record)
+        session.start()
+        try await journal.wait("the process's report") { _ in access(report, F_OK) == 0 }
+        #expect(try String(contentsOfFile: report, encoding: .utf8) == "3 open\n4 open\n\(leaky) closed\n")
+        await session.shutdown(timeout: .seconds(10))
+    }
+
+    /// `shutdown(timeout:)` is bounded: a process that neither reads nor exits (stuck, or taken
+    /// over through a broker's packets) is ended by force once the timeout is over, and the
+    /// caller (the daemon, stopping) does not wait for it.
+    @Test func shutdownEndsAProcessThatDoesNotEndItself() async throws {
+        let journal = Journal()
+        // Holds its socket open, reads nothing, and would outlive any test.
+        let process = try MQTTLinkProcess(
+            executable: "/bin/sh", arguments: ["-c", "exec sleep 120"], frameLimit: 1024,
+            backoff: ReconnectBackoff(first: 0.05, maximum: 0.2), log: journal.record)
+        let session = try process.session(Self.configuration, onMessage: journal.record, onConnection: journal.record)
+        session.start()
+        try await journal.wait("the process") { _ in process.pid != 0 }
+        let started = ContinuousClock.now
+        await session.shutdown(timeout: .milliseconds(100))
+        // A liveness bound, far above the timeout and the reaping grace, and half the sleep: without
+        // the bound, `shutdown` returned when the process did.
+        #expect(started.duration(to: .now) < .seconds(60))
+        #expect(process.pid == 0, "the process was not reaped")
+    }
+
     /// A link process that never reads its dones (broken, or taken over through a broker's
     /// packets) cannot make the daemon hold them without a bound: past `outboxLimit` waiting,
     /// they are dropped.

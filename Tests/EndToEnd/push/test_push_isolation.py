@@ -190,8 +190,8 @@ def test_one_app_flooding_its_token_while_the_device_is_offline_loses_no_push_of
         flights_feedback.close()
 
 
-def link_process(daemon):
-    """The pid of islandd's MQTT link process: its child."""
+def link_process(daemon, other_than=None):
+    """The pid of islandd's MQTT link process: its child (not `other_than`, one killed)."""
     pid = daemon.process.pid
 
     def children():
@@ -201,9 +201,48 @@ def link_process(daemon):
             with open("/proc/%d/task/%s/children" % (pid, task)) as f:
                 found += f.read().split()
         return found
-    children = wait_for(children, message="the link process")
+    children = wait_for(lambda: [child for child in children() if int(child) != other_than], message="the link process")
     assert len(children) == 1, children
     return int(children[0])
+
+
+def shared_files(pid):
+    """What `pid` holds open beyond its standard three, by what it is: sockets and pipes by inode,
+    files by path (an anonymous inode's name is the same in every process, so it says nothing)."""
+    held = set()
+    for fd in os.listdir("/proc/%d/fd" % pid):
+        try:
+            target = os.readlink("/proc/%d/fd/%s" % (pid, fd))
+        except FileNotFoundError:  # closed while listed
+            continue
+        if int(fd) > 2 and target.startswith(("socket:[", "pipe:[", "/")) and target != "/dev/null":
+            held.add(target)
+    return held
+
+
+def test_the_link_process_holds_none_of_the_daemons_sockets_or_files(make_daemon):
+    """The link process reads what brokers send, so it must hold nothing of the daemon's: not its
+    listening socket (which it could accept the daemon's clients on, and which kept answering
+    connections after a `kill -9` of the daemon until the link process noticed), not a client's
+    connection, not the store. SwiftNIO opens sockets without close-on-exec; the spawn closes
+    them. Checked on the first link process and on one started again while a client is
+    connected."""
+    broker = brokers.Broker(devices=["device-fds"]).start()
+    try:
+        daemon = broker.device(make_daemon, "device-fds")
+        with daemon.connect("org.island.Producer") as producer:
+            producer.List(app=COFFEE)
+            first = link_process(daemon)
+            assert not shared_files(first) & shared_files(daemon.process.pid), "the first link process"
+            connections = daemon.log().count("connected to the push broker")
+            os.kill(first, signal.SIGKILL)
+            again = link_process(daemon, other_than=first)
+            wait_for(lambda: daemon.log().count("connected to the push broker") > connections,
+                     message="the new link process connected")
+            producer.List(app=COFFEE)  # the client's connection is still open, and still the daemon's
+            assert not shared_files(again) & shared_files(daemon.process.pid), "the link process started again"
+    finally:
+        broker.remove()
 
 
 def test_one_app_flooding_its_token_while_the_device_is_online_loses_no_push_of_another_app(make_daemon):
