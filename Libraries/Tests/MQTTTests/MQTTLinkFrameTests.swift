@@ -48,6 +48,14 @@ import Testing
         #expect(try Self.read(stream, limit: 1 << 20) == Self.frames)
     }
 
+    /// A string's length is two bytes: a longer one is cut to its first 65,535 bytes.
+    @Test func aStringLongerThanItsLengthCanSayIsCut() throws {
+        let long = String(repeating: "x", count: 70_000)
+        let frame = MQTTLinkFrame.disconnected(session: "d", reason: long, retryIn: 1)
+        #expect(frame.encoded.count == MQTTLinkFrame.headerBytes + 1 + 3 + 8 + 2 + 65_535)
+        #expect(try Self.read(frame.encoded, limit: 1 << 20) == [.disconnected(session: "d", reason: String(long.prefix(65_535)), retryIn: 1)])
+    }
+
     /// Frames read from a socket through the buffered reader, written in pieces that cut
     /// across them (a length split from its body, several frames in one write, a body larger
     /// than the buffer), come out as written; the end of the stream between frames ends them,
