@@ -192,6 +192,9 @@ extension MQTTClient {
         let wakePipe: WakePipe
         let state: Mutex<State>
         let clock: @Sendable () -> Double
+        /// The packet the network thread just read was a message libmosquitto answers (QoS 1
+        /// or 2); only that thread reads and writes it, from `serve` and the message callback.
+        let answeredPacket = Atomic<Bool>(false)
 
         struct State {
             var subscriptions = SubscriptionSet()
@@ -296,6 +299,8 @@ extension MQTTClient {
                 let payload =
                     count > 0 && message.payload != nil
                     ? Array(UnsafeRawBufferPointer(start: message.payload, count: count)) : []
+                // libmosquitto answers it with a PUBACK (`serve`).
+                if message.qos > 0 { core.answeredPacket.store(true, ordering: .relaxed) }
                 core.onMessage(MQTTMessage(topic: topic, payload: payload, qos: Int(message.qos), retained: message.retain))
             }
             // MQTT 5 puts its reason codes where 3.1.1 puts the granted QoS: 0x80 and above
@@ -412,6 +417,9 @@ extension MQTTClient {
         private func retryRefused() -> Double? {
             let now = clock()
             return state.withLock { state -> Double? in
+                // Every turn of the network thread asks: nothing made, nothing sorted, when no
+                // refusal waits (the usual case).
+                guard !state.retries.isEmpty else { return nil }
                 let due = state.retries.filter { $0.value <= now }.keys.sorted()
                 for topic in due {
                     state.retries[topic] = nil
@@ -635,11 +643,16 @@ extension MQTTClient {
                 if descriptors[0].revents != 0 { drainWake() }
                 let events = descriptors[1].revents
                 if events & Int16(POLLIN | POLLHUP | POLLERR) != 0 {
+                    answeredPacket.store(false, ordering: .relaxed)
                     let rc = mosquitto_loop_read(mosq, 1)
                     // What reading allocates is the packet coming in (and a copy of its payload):
                     // out of memory there is a packet larger than this process may hold.
                     if rc != MOSQ_ERR_SUCCESS.rawValue { return (Self.describe(rc), rc == MOSQ_ERR_NOMEM.rawValue) }
-                    Self.acknowledgeQuickly(socket)
+                    // A QoS 1 message is answered with a PUBACK, written below, which carries
+                    // the ACK of everything received: no delayed ACK to turn off, and a system
+                    // call less per message. Any other packet (a PUBACK to a publish of ours, a
+                    // QoS 0 message, a SUBACK, a PINGRESP) gets no answer that would.
+                    if !answeredPacket.load(ordering: .relaxed) { Self.acknowledgeQuickly(socket) }
                 }
                 if mosquitto_socket(mosq) >= 0 && (events & Int16(POLLOUT) != 0 || mosquitto_want_write(mosq)) {
                     let rc = mosquitto_loop_write(mosq, 1)
