@@ -412,7 +412,7 @@ let island: [Target] = [
     .testTarget(
         name: "IslandStoreTests",
         dependencies: [
-            "IslandStore", "OrderedJSON",
+            "IslandStore", "OrderedJSON", "CSQLite",
             .product(name: "OrderedCollections", package: "swift-collections"),
         ]
     ),
