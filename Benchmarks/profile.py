@@ -22,7 +22,11 @@ too, and is counted apart.
 Needs valgrind (a developer tool, not a build dependency). Only the processes it started are
 ever signalled.
 
-    Benchmarks/profile.py [--islandd BIN] [--presenters N] [--updates N] [--oneway] [--keep DIR]
+With --paced each update is sent once the one before is answered (its reply comes after its
+commit): one at a time, each its own commit, as the `reply` latency runs send them — the
+writer's cost of a lone commit, where the pipelined default shares each commit among many.
+
+    Benchmarks/profile.py [--islandd BIN] [--presenters N] [--updates N] [--oneway] [--keep DIR] [--paced]
     Benchmarks/profile.py --channel [--islandd BIN] [--island BIN] [--updates N] [--keep DIR]
 """
 import argparse
@@ -152,6 +156,9 @@ def main():
                     help='count broadcast channel messages instead: islandd connected to a mosquitto of its own, one '
                          'activity listening to a channel, each message published once the one before is shown')
     ap.add_argument('--island', help='with --channel: the island CLI that creates the channel (default: beside --islandd)')
+    ap.add_argument('--paced', action='store_true',
+                    help='updates one at a time, each sent once the one before is answered (after its commit): '
+                         'each its own commit, as the `reply` latency runs send them')
     a = ap.parse_args()
     if not shutil.which('valgrind'):
         sys.exit('profile: valgrind is needed (apt-get install valgrind)')
@@ -245,7 +252,7 @@ def main():
                 producer.send(dict(frame, oneway=True))
             bench.pipelined(producer, frames[-1:], window=1)
         else:
-            bench.pipelined(producer, updates(WARM_UP, a.updates), window=WINDOW)
+            bench.pipelined(producer, updates(WARM_UP, a.updates), window=1 if a.paced else WINDOW)
         log('%d updates in %.1f s under callgrind' % (a.updates, time.monotonic() - started))
         # The presenters have their deltas before the dump: the loop wrote them with the replies.
         control(daemon.pid, '-d', socket_path)
@@ -262,8 +269,8 @@ def main():
         others = sorted((path for path in dumps if path != loop), key=counts.get, reverse=True)
         writer = others[0] if others else None
         per_update = lambda path: counts[path] / a.updates if path else 0  # noqa: E731
-        print('instructions per update (%d %supdates, %d presenter(s), callgrind):' % (
-            a.updates, 'oneway ' if a.oneway else '', a.presenters))
+        print('instructions per update (%d %s%supdates, %d presenter(s), callgrind):' % (
+            a.updates, 'paced ' if a.paced else '', 'oneway ' if a.oneway else '', a.presenters))
         print('  event loop      %9.0f' % per_update(loop))
         print('  writer thread   %9.0f' % per_update(writer))
         print('  all threads     %9.0f' % (sum(counts.values()) / a.updates))
