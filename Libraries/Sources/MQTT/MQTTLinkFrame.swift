@@ -56,7 +56,8 @@ public enum MQTTLinkFrame: Sendable, Hashable {
     public var encoded: [UInt8] {
         var frame: [UInt8] = []
         frame.reserveCapacity(Self.headerBytes + bodyCount)
-        frame.append(contentsOf: [0, 0, 0, 0])
+        // The length's place, written once the body is.
+        for _ in 0..<Self.headerBytes { frame.append(0) }
         func string(_ text: String) {
             var text = text
             text.withUTF8 { bytes in
