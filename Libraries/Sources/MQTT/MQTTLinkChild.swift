@@ -187,10 +187,11 @@ public enum MQTTLinkChild {
 
 /// The link process's window (`MessageWindow`), told of the messages done by the daemon's
 /// `done` frames on a socket of their own. Nobody waits on that socket while the window has
-/// room: a session's network thread reads what dones have come, without waiting, before it
-/// takes a place, and only a thread that finds none waits on the socket (one at a time; the
-/// others on the lock's condition) — so a message done wakes no thread of this process, where
-/// a reader of the dones woke for each.
+/// room: a session's network thread reads what dones have come, without waiting, when the
+/// window refuses it a place or someone waits for one, and only a thread that still finds
+/// none waits on the socket (one at a time; the others on the lock's condition) — so a
+/// message done wakes no thread of this process, where a reader of the dones woke for each,
+/// and the dones cost a `recv` once every few dozen messages, not one each.
 package final class DoneFedWindow: @unchecked Sendable {
     // @unchecked: `window`, `pending`, `polling` and `ended` are only read and changed with
     // `condition` locked; `descriptor` is read by one thread at a time, the one polling or
