@@ -117,9 +117,10 @@ public enum MQTTLinkChild {
                     // refuses what is over its limit by size, which those bytes show as well.
                     let client = try MQTTClient(
                         configuration,
-                        onMessage: { [self] message in
+                        onBytes: { [self] topic, payload in
                             window.enter(name)
-                            send(.message(session: name, topic: message.topic, payload: message.payload))
+                            // From libmosquitto's bytes into the frame, copied once.
+                            send(bytes: MQTTLinkFrame.encodedMessage(session: name, topic: topic, payload: payload))
                         },
                         onConnection: { [self] event in
                             switch event {
@@ -157,7 +158,10 @@ public enum MQTTLinkChild {
         /// Blocks while the daemon does not read: the broker, not this process, then holds
         /// what comes next.
         private func send(_ frame: MQTTLinkFrame) {
-            let bytes = frame.encoded
+            send(bytes: frame.encoded)
+        }
+
+        private func send(bytes: [UInt8]) {
             let written = writing.withLock { _ in
                 bytes.withUnsafeBytes { writeFully(descriptor, $0) }
             }

@@ -60,12 +60,7 @@ public enum MQTTLinkFrame: Sendable, Hashable {
         for _ in 0..<Self.headerBytes { frame.append(0) }
         func string(_ text: String) {
             var text = text
-            text.withUTF8 { bytes in
-                let bytes = UnsafeBufferPointer(rebasing: bytes.prefix(Self.stringLimit))
-                frame.append(UInt8(bytes.count >> 8))
-                frame.append(UInt8(bytes.count & 0xFF))
-                frame.append(contentsOf: bytes)
-            }
+            text.withUTF8 { Self.append(string: $0, to: &frame) }
         }
         func double(_ value: Double) {
             let bits = value.bitPattern
@@ -97,12 +92,41 @@ public enum MQTTLinkFrame: Sendable, Hashable {
         case .subscription(let session, .refused(let topic, let code, let retryIn)):
             frame.append(16); string(session); string(topic); frame.append(UInt8(truncatingIfNeeded: code)); double(retryIn)
         }
-        let count = UInt32(frame.count - Self.headerBytes)
+        Self.writeLength(&frame)
+        return frame
+    }
+
+    /// `.message(session:topic:payload:).encoded`, written from the bytes where the caller
+    /// holds them (libmosquitto's, in the link process): no `String` or array made of the
+    /// topic and the payload first, for every message.
+    package static func encodedMessage(session: String, topic: UnsafeBufferPointer<UInt8>, payload: UnsafeRawBufferPointer) -> [UInt8] {
+        var frame: [UInt8] = []
+        frame.reserveCapacity(headerBytes + 1 + 2 + min(session.utf8.count, stringLimit) + 2 + min(topic.count, stringLimit) + payload.count)
+        for _ in 0..<headerBytes { frame.append(0) }
+        frame.append(10)
+        var session = session
+        session.withUTF8 { append(string: $0, to: &frame) }
+        append(string: topic, to: &frame)
+        frame.append(contentsOf: payload)
+        writeLength(&frame)
+        return frame
+    }
+
+    /// A string field: its length in two bytes, then at most that many of its bytes.
+    private static func append(string bytes: UnsafeBufferPointer<UInt8>, to frame: inout [UInt8]) {
+        let bytes = UnsafeBufferPointer(rebasing: bytes.prefix(stringLimit))
+        frame.append(UInt8(bytes.count >> 8))
+        frame.append(UInt8(bytes.count & 0xFF))
+        frame.append(contentsOf: bytes)
+    }
+
+    /// The body's length into the frame's first `headerBytes`, its place.
+    private static func writeLength(_ frame: inout [UInt8]) {
+        let count = UInt32(frame.count - headerBytes)
         frame[0] = UInt8(count >> 24)
         frame[1] = UInt8((count >> 16) & 0xFF)
         frame[2] = UInt8((count >> 8) & 0xFF)
         frame[3] = UInt8(count & 0xFF)
-        return frame
     }
 
     /// A string field's bytes at most: its length is two bytes.
