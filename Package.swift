@@ -416,7 +416,7 @@ let island: [Target] = [
     .testTarget(
         name: "IslandStoreTests",
         dependencies: [
-            "IslandStore", "OrderedJSON",
+            "IslandStore", "OrderedJSON", "CSQLite",
             .product(name: "OrderedCollections", package: "swift-collections"),
         ]
     ),

@@ -7,23 +7,27 @@ extension IslandStore {
         for mutation in mutations {
             switch mutation {
             case .putActivity(let id, let app, let state, let body):
-                try db.cachedStatement(
-                    """
-                    INSERT INTO activities (id, app, state, body, updated_at) VALUES (?, ?, ?, ?, ?)
-                    ON CONFLICT (id) DO UPDATE SET
-                        app = excluded.app, state = excluded.state,
-                        body = excluded.body, updated_at = excluded.updated_at
-                    """
-                ).execute(id, app, state, SQLiteText(utf8: body.text), now)
+                // The row there is updated, and one inserted only if there is none: an upsert
+                // (`INSERT … ON CONFLICT DO UPDATE`) first makes the row to insert — a new rowid,
+                // the whole record with its body — before it finds the conflict and updates,
+                // which is what almost every write of an activity does. The rowid stays, and
+                // with it the first-stored order.
+                let text = SQLiteText(utf8: body.text)
+                try db.cachedStatement("UPDATE activities SET app = ?, state = ?, body = ?, updated_at = ? WHERE id = ?")
+                    .execute(app, state, text, now, id)
+                if db.changes == 0 {
+                    try db.cachedStatement("INSERT INTO activities (id, app, state, body, updated_at) VALUES (?, ?, ?, ?, ?)")
+                        .execute(id, app, state, text, now)
+                }
             case .deleteActivity(let id):
                 try db.cachedStatement("DELETE FROM activities WHERE id = ?").execute(id)
             case .putSetting(let key, let value):
-                try db.cachedStatement(
-                    """
-                    INSERT INTO settings (key, value) VALUES (?, ?)
-                    ON CONFLICT (key) DO UPDATE SET value = excluded.value
-                    """
-                ).execute(key, String(decoding: value.serialized(), as: UTF8.self))
+                // As an activity's: updated, inserted only when missing.
+                let text = SQLiteText(utf8: value.serialized())
+                try db.cachedStatement("UPDATE settings SET value = ? WHERE key = ?").execute(text, key)
+                if db.changes == 0 {
+                    try db.cachedStatement("INSERT INTO settings (key, value) VALUES (?, ?)").execute(key, text)
+                }
             case .deleteSetting(let key):
                 try db.cachedStatement("DELETE FROM settings WHERE key = ?").execute(key)
             case .putLayout(let app, let uid, let type, let body):

@@ -1,3 +1,4 @@
+import CSQLite
 import OrderedCollections
 import OrderedJSON
 import Testing
@@ -46,5 +47,45 @@ import Testing
             row.reset()
         }
         #expect(try store.load().activities.first?.body == body)
+    }
+
+    /// A run's texts are copied into the statement's own memory, which SQLite reads in place:
+    /// texts larger than that memory at first (which it grows to before it binds), empty texts
+    /// (text, not NULL) and NULs within survive; and what one run bound is unbound when it
+    /// ends, so a later run of the statement with nothing bound reads NULLs, not the memory
+    /// another run has since written over.
+    @Test func textsAreBoundFromTheStatementsMemoryForOneRunOnly() throws {
+        let directory = TemporaryDirectory()
+        let store = try IslandStore.open(directory: directory.path)
+        defer { try? store.close() }
+        let large = String(repeating: "é☕x", count: 40_000)
+        try store.database.sync { (db: SQLiteConnection) throws in
+            try db.execute("CREATE TABLE t (a TEXT, b TEXT, c TEXT)")
+            let insert = try db.cachedStatement("INSERT INTO t (a, b, c) VALUES (?, ?, ?)")
+            try insert.execute("", large, SQLiteText(utf8: Array("n\u{0}l".utf8)))
+            try insert.execute("second", "small", Optional<String>.none)
+            try insert.execute()
+            let rows = try db.prepare("SELECT a, typeof(a), b, CAST(c AS BLOB), typeof(c) FROM t ORDER BY rowid")
+            #expect(try rows.step())
+            #expect(rows[0] == .text("") && rows.text(1) == "text" && rows[2] == .text(large))
+            #expect(rows[3] == .blob(Array("n\u{0}l".utf8)))
+            #expect(try rows.step())
+            #expect(rows[0] == .text("second") && rows[2] == .text("small") && rows.text(4) == "null")
+            #expect(try rows.step())
+            #expect(rows[0] == .null && rows[2] == .null && rows[3] == .null)
+            #expect(try !rows.step())
+        }
+    }
+
+    /// SQLite keeps no statistics of its memory, which would take a global lock for each of
+    /// its allocations: set before the store's first connection.
+    @Test func sqliteCountsNoMemory() throws {
+        let directory = TemporaryDirectory()
+        let store = try IslandStore.open(directory: directory.path)
+        let writer = StoreWriter(store: store)
+        defer { writer.close() }
+        try writer.commitNow([.putActivity(id: "a", app: "x", state: "active", body: ["v": 1])])
+        #expect(sqlite3_memory_used() == 0)
+        #expect(sqlite3_memory_highwater(0) == 0)
     }
 }

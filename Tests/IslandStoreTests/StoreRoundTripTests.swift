@@ -95,6 +95,59 @@ import Testing
         #expect(state.activities[0].body == ["v": 20])
     }
 
+    /// A row is updated where it is and inserted only when missing: a rewrite of an earlier
+    /// activity keeps its place in the first-stored order (its rowid), a rewrite of a setting
+    /// replaces its value, and a row deleted and written again in a later commit is inserted
+    /// anew, last.
+    @Test func rewrittenRowsKeepTheirPlaceAndDeletedOnesComeBackLast() throws {
+        let directory = TemporaryDirectory()
+        let store = try IslandStore.open(directory: directory.path)
+        let writer = StoreWriter(store: store)
+        defer { writer.close() }
+        try writer.commitNow([
+            .putActivity(id: "a", app: "x.y", state: "active", body: ["v": 1]),
+            .putActivity(id: "b", app: "x.y", state: "active", body: ["v": 1]),
+            .putActivity(id: "c", app: "x.y", state: "active", body: ["v": 1]),
+            .putSetting(key: "k", value: 1),
+        ])
+        try writer.commitNow([.putActivity(id: "a", app: "x.z", state: "stale", body: ["v": 2]), .putSetting(key: "k", value: 2)])
+        try writer.commitNow([.deleteActivity(id: "b")])
+        try writer.commitNow([.putActivity(id: "b", app: "x.y", state: "active", body: ["v": 3]), .putSetting(key: "l", value: 3)])
+        let state = try store.load()
+        #expect(state.activities.map(\.id) == ["a", "c", "b"])
+        #expect(state.activities.map(\.app) == ["x.z", "x.y", "x.y"])
+        #expect(state.activities.map(\.state) == ["stale", "active", "active"])
+        #expect(state.activities.map(\.body) == [["v": 2], ["v": 1], ["v": 3]])
+        #expect(state.settings == ["k": 2, "l": 3])
+    }
+
+    /// One batch of distinct rows, a commit's usual case, is its own reduction; a row written
+    /// twice in it, under any pair of kinds, is reduced to the later write.
+    @Test func aLoneBatchIsKeptAsItIsUnlessItWritesARowTwice() {
+        let distinct: [StoreMutation] = [
+            .putActivity(id: "a", app: "x", state: "active", body: [:]), .putSetting(key: "a", value: 1),
+            .putLayout(app: "a", type: "t", body: "1"), .putPushToken(StoredPushToken(token: "a", app: "x", activityID: "a")),
+            .deleteActivity(id: "b"), .deleteSetting(key: "b"), .deleteLayout(app: "a", uid: 7, type: "t"), .deletePushToken(token: "b"),
+        ]
+        #expect(StoreMutation.reduced([distinct]) == distinct)
+        let rewrites: [(StoreMutation, StoreMutation)] = [
+            (.putActivity(id: "a", app: "x", state: "active", body: [:]), .deleteActivity(id: "a")),
+            (.deleteActivity(id: "a"), .putActivity(id: "a", app: "x", state: "ended", body: [:])),
+            (.putSetting(key: "k", value: 1), .putSetting(key: "k", value: 2)),
+            (.putSetting(key: "k", value: 1), .deleteSetting(key: "k")),
+            (.deleteSetting(key: "k"), .putSetting(key: "k", value: 2)),
+            (.putLayout(app: "a", uid: 7, type: "t", body: "1"), .deleteLayout(app: "a", uid: 7, type: "t")),
+            (.putPushToken(StoredPushToken(token: "t", app: "x", type: "T")), .deletePushToken(token: "t")),
+            (.deletePushToken(token: "t"), .putPushToken(StoredPushToken(token: "t", app: "x", type: "T", lastTimestamp: 2))),
+        ]
+        for (first, second) in rewrites {
+            #expect(first.writesSameRow(as: second) && second.writesSameRow(as: first))
+            #expect(StoreMutation.reduced([[first, .putSetting(key: "other", value: 0), second]]) == [second, .putSetting(key: "other", value: 0)])
+        }
+        #expect(!StoreMutation.putActivity(id: "k", app: "x", state: "active", body: [:]).writesSameRow(as: .putSetting(key: "k", value: 1)))
+        #expect(!StoreMutation.putLayout(app: "a", uid: 7, type: "t", body: "1").writesSameRow(as: .deleteLayout(app: "a", type: "t")))
+    }
+
     @Test func reductionKeepsTheLastMutationPerRowInFirstSeenOrder() {
         let reduced = StoreMutation.reduced([
             [.putSetting(key: "a", value: 1), .putLayout(app: "x", type: "t", body: "1")],

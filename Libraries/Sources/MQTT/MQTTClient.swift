@@ -106,7 +106,22 @@ public final class MQTTClient: MQTTSession {
         onConnection: @escaping ConnectionHandler = { _ in }, onSubscription: @escaping SubscriptionHandler = { _ in },
         clock: @escaping @Sendable () -> Double = MQTTClient.monotonicSeconds
     ) throws(MQTTError) {
-        core = try Core(configuration, onMessage: onMessage, onConnection: onConnection, onSubscription: onSubscription, clock: clock)
+        core = try Core(configuration, receiver: .message(onMessage), onConnection: onConnection, onSubscription: onSubscription, clock: clock)
+    }
+
+    /// A message as libmosquitto holds it: the topic's UTF-8 bytes (libmosquitto has checked
+    /// them) and the payload, cut as `onMessage`'s is; valid only during the call.
+    typealias BytesHandler = @Sendable (_ topic: UnsafeBufferPointer<UInt8>, _ payload: UnsafeRawBufferPointer) -> Void
+
+    /// The same client handing each message on as the bytes libmosquitto holds, for a caller
+    /// that only copies them on (the link process, into its frame to the daemon): no topic
+    /// `String`, no payload array, made and freed for every message.
+    init(
+        _ configuration: MQTTConfiguration, onBytes: @escaping BytesHandler, onConnection: @escaping ConnectionHandler,
+        onSubscription: @escaping SubscriptionHandler
+    ) throws(MQTTError) {
+        core = try Core(
+            configuration, receiver: .bytes(onBytes), onConnection: onConnection, onSubscription: onSubscription, clock: MQTTClient.monotonicSeconds)
     }
 
     /// `CLOCK_MONOTONIC`, in seconds.
@@ -185,7 +200,7 @@ extension MQTTClient {
     fileprivate final class Core: Sendable {
         let configuration: MQTTConfiguration
         let handle: Handle
-        let onMessage: MessageHandler
+        let receiver: Receiver
         let onConnection: ConnectionHandler
         let onSubscription: SubscriptionHandler
         /// Wakes the network thread from `poll`: a packet was queued, or it should stop.
@@ -194,6 +209,9 @@ extension MQTTClient {
         /// The network thread's end, which `shutdown` waits for, at most for its timeout.
         let threadEnd = ThreadEnd()
         let clock: @Sendable () -> Double
+        /// The packet the network thread just read was a message libmosquitto answers (QoS 1
+        /// or 2); only that thread reads and writes it, from `serve` and the message callback.
+        let answeredPacket = Atomic<Bool>(false)
 
         struct State {
             var subscriptions = SubscriptionSet()
@@ -222,8 +240,14 @@ extension MQTTClient {
             var retries: [String: Double] = [:]
         }
 
+        /// Who is handed the messages, and how.
+        enum Receiver {
+            case message(MessageHandler)
+            case bytes(BytesHandler)
+        }
+
         init(
-            _ configuration: MQTTConfiguration, onMessage: @escaping MessageHandler,
+            _ configuration: MQTTConfiguration, receiver: Receiver,
             onConnection: @escaping ConnectionHandler, onSubscription: @escaping SubscriptionHandler,
             clock: @escaping @Sendable () -> Double
         ) throws(MQTTError) {
@@ -232,7 +256,7 @@ extension MQTTClient {
             self.onSubscription = onSubscription
             self.state = Mutex(State(schedule: ReconnectSchedule(backoff: configuration.backoff)))
             self.clock = clock
-            self.onMessage = onMessage
+            self.receiver = receiver
             self.onConnection = onConnection
             guard let pointer = mosquitto_new(configuration.clientID, !configuration.persistentSession, nil) else {
                 throw .invalidConfiguration("libmosquitto refused the client id \(configuration.clientID): \(String(cString: strerror(errno)))")
@@ -290,14 +314,20 @@ extension MQTTClient {
                 Core.from(user).state.withLock { $0.takenOver = true }
             }
             mosquitto_message_callback_set(mosq) { _, user, message in
-                guard let message = message?.pointee else { return }
-                let topic = String(cString: message.topic)
+                guard let message = message?.pointee, let topic = message.topic else { return }
                 let core = Core.from(user)
                 let count = min(Int(message.payloadlen), Int(core.configuration.maximumPacketSize))
                 let payload =
                     count > 0 && message.payload != nil
-                    ? Array(UnsafeRawBufferPointer(start: message.payload, count: count)) : []
-                core.onMessage(MQTTMessage(topic: topic, payload: payload, qos: Int(message.qos), retained: message.retain))
+                    ? UnsafeRawBufferPointer(start: message.payload, count: count) : UnsafeRawBufferPointer(start: nil, count: 0)
+                // libmosquitto answers it with a PUBACK (`serve`).
+                if message.qos > 0 { core.answeredPacket.store(true, ordering: .relaxed) }
+                switch core.receiver {
+                case .message(let handler):
+                    handler(MQTTMessage(topic: String(cString: topic), payload: Array(payload), qos: Int(message.qos), retained: message.retain))
+                case .bytes(let handler):
+                    handler(UnsafeBufferPointer(start: UnsafeRawPointer(topic).assumingMemoryBound(to: UInt8.self), count: strlen(topic)), payload)
+                }
             }
             // MQTT 5 puts its reason codes where 3.1.1 puts the granted QoS: 0x80 and above
             // refuse in both.
@@ -398,6 +428,9 @@ extension MQTTClient {
         private func retryRefused() -> Double? {
             let now = clock()
             return state.withLock { state -> Double? in
+                // Every turn of the network thread asks: nothing made, nothing sorted, when no
+                // refusal waits (the usual case).
+                guard !state.retries.isEmpty else { return nil }
                 let due = state.retries.filter { $0.value <= now }.keys.sorted()
                 for topic in due {
                     state.retries[topic] = nil
@@ -621,11 +654,16 @@ extension MQTTClient {
                 if descriptors[0].revents != 0 { drainWake() }
                 let events = descriptors[1].revents
                 if events & Int16(POLLIN | POLLHUP | POLLERR) != 0 {
+                    answeredPacket.store(false, ordering: .relaxed)
                     let rc = mosquitto_loop_read(mosq, 1)
                     // What reading allocates is the packet coming in (and a copy of its payload):
                     // out of memory there is a packet larger than this process may hold.
                     if rc != MOSQ_ERR_SUCCESS.rawValue { return (Self.describe(rc), rc == MOSQ_ERR_NOMEM.rawValue) }
-                    Self.acknowledgeQuickly(socket)
+                    // A QoS 1 message is answered with a PUBACK, written below, which carries
+                    // the ACK of everything received: no delayed ACK to turn off, and a system
+                    // call less per message. Any other packet (a PUBACK to a publish of ours, a
+                    // QoS 0 message, a SUBACK, a PINGRESP) gets no answer that would.
+                    if !answeredPacket.load(ordering: .relaxed) { Self.acknowledgeQuickly(socket) }
                 }
                 if mosquitto_socket(mosq) >= 0 && (events & Int16(POLLOUT) != 0 || mosquitto_want_write(mosq)) {
                     let rc = mosquitto_loop_write(mosq, 1)

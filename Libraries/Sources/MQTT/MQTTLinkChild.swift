@@ -117,9 +117,10 @@ public enum MQTTLinkChild {
                     // refuses what is over its limit by size, which those bytes show as well.
                     let client = try MQTTClient(
                         configuration,
-                        onMessage: { [self] message in
+                        onBytes: { [self] topic, payload in
                             window.enter(name)
-                            send(.message(session: name, topic: message.topic, payload: message.payload))
+                            // From libmosquitto's bytes into the frame, copied once.
+                            send(bytes: MQTTLinkFrame.encodedMessage(session: name, topic: topic, payload: payload))
                         },
                         onConnection: { [self] event in
                             switch event {
@@ -157,7 +158,10 @@ public enum MQTTLinkChild {
         /// Blocks while the daemon does not read: the broker, not this process, then holds
         /// what comes next.
         private func send(_ frame: MQTTLinkFrame) {
-            let bytes = frame.encoded
+            send(bytes: frame.encoded)
+        }
+
+        private func send(bytes: [UInt8]) {
             let written = writing.withLock { _ in
                 bytes.withUnsafeBytes { writeFully(descriptor, $0) }
             }
@@ -187,10 +191,11 @@ public enum MQTTLinkChild {
 
 /// The link process's window (`MessageWindow`), told of the messages done by the daemon's
 /// `done` frames on a socket of their own. Nobody waits on that socket while the window has
-/// room: a session's network thread reads what dones have come, without waiting, before it
-/// takes a place, and only a thread that finds none waits on the socket (one at a time; the
-/// others on the lock's condition) — so a message done wakes no thread of this process, where
-/// a reader of the dones woke for each.
+/// room: a session's network thread reads what dones have come, without waiting, when the
+/// window refuses it a place or someone waits for one, and only a thread that still finds
+/// none waits on the socket (one at a time; the others on the lock's condition) — so a
+/// message done wakes no thread of this process, where a reader of the dones woke for each,
+/// and the dones cost a `recv` once every few dozen messages, not one each.
 package final class DoneFedWindow: @unchecked Sendable {
     // @unchecked: `window`, `pending`, `polling` and `ended` are only read and changed with
     // `condition` locked; `descriptor` is read by one thread at a time, the one polling or
@@ -224,6 +229,12 @@ package final class DoneFedWindow: @unchecked Sendable {
     package func enter(_ session: String) {
         condition.lock()
         defer { condition.unlock() }
+        // While nobody waits, the dones not read yet can only make the window more willing
+        // (fewer held, more free), so a place it grants now it would grant after them too: they
+        // are read when a place is refused, once every few dozen messages rather than with a
+        // `recv` for each. They are at most a window's worth, which the socket holds. Once
+        // someone waits, they decide who is next, and are read first.
+        if window.waiting.isEmpty, window.take(session) { return }
         readDones()
         guard !window.take(session) else { return }
         window.wait(session)
@@ -267,7 +278,7 @@ package final class DoneFedWindow: @unchecked Sendable {
         while true {
             let count = buffer.withUnsafeMutableBytes { recv(descriptor, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT)) }
             if count > 0 {
-                pending += buffer[0..<count]
+                pending.append(contentsOf: buffer[0..<count])
                 if count < buffer.count { break }
             } else if count < 0 && errno == EINTR {
                 continue
@@ -278,23 +289,46 @@ package final class DoneFedWindow: @unchecked Sendable {
             }
         }
         var start = 0
-        while pending.count - start >= MQTTLinkFrame.headerBytes {
-            let length = MQTTLinkFrame.length(header: pending[start...])
-            guard length > 0, length <= MQTTLinkProcess.commandLimit else {
-                ended = true
-                break
+        pending.withUnsafeBufferPointer { bytes in
+            // Dones come in runs of one session's (often all of them are one session's): a run
+            // is released at once, with one `String` made of its name and one look-up.
+            var run: (name: Range<Int>, count: Int)?
+            func release() {
+                guard let (name, count) = run else { return }
+                window.release(String(decoding: UnsafeBufferPointer(rebasing: bytes[name]), as: UTF8.self), count: count)
+                run = nil
             }
-            guard pending.count - start - MQTTLinkFrame.headerBytes >= length else { break }
-            let body = Array(pending[(start + MQTTLinkFrame.headerBytes)..<(start + MQTTLinkFrame.headerBytes + length)])
-            start += MQTTLinkFrame.headerBytes + length
-            guard case .done(let session) = try? MQTTLinkFrame(body: body) else {
-                ended = true
-                break
+            while bytes.count - start >= MQTTLinkFrame.headerBytes {
+                let length = MQTTLinkFrame.length(header: bytes[start...])
+                guard length > 0, length <= MQTTLinkProcess.commandLimit else {
+                    ended = true
+                    break
+                }
+                guard bytes.count - start - MQTTLinkFrame.headerBytes >= length else { break }
+                let bodyStart = start + MQTTLinkFrame.headerBytes
+                start = bodyStart + length
+                // Read where it lies, not copied into a frame of its own first.
+                guard let relative = MQTTLinkFrame.doneSession(body: UnsafeBufferPointer(rebasing: bytes[bodyStart..<start])) else {
+                    ended = true
+                    break
+                }
+                let name = (bodyStart + relative.lowerBound)..<(bodyStart + relative.upperBound)
+                if let current = run, current.name.count == name.count,
+                    memcmp(bytes.baseAddress! + current.name.lowerBound, bytes.baseAddress! + name.lowerBound, name.count) == 0
+                {
+                    run!.count += 1
+                } else {
+                    release()
+                    run = (name, 1)
+                }
             }
-            window.release(session)
+            release()
         }
-        pending.removeFirst(start)
-        if ended { pending = [] }
+        if ended || start == pending.count {
+            pending.removeAll(keepingCapacity: !ended)
+        } else {
+            pending.removeFirst(start)
+        }
     }
 }
 

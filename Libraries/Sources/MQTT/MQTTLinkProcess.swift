@@ -154,8 +154,8 @@ public final class MQTTLinkProcess: Sendable {
         /// the session's in its place (`MessageWindow`). Every message handed on must be done
         /// once, or the session's share of the window stays taken.
         ///
-        /// A link process reads the dones before it hands on more messages, so it has at most
-        /// a window of them unread, which its socket holds. Dones beyond `outboxLimit` waiting
+        /// A link process reads the dones whenever its window would refuse a message, so it has
+        /// at most a window of them unread, which its socket holds. Dones beyond `outboxLimit` waiting
         /// are for a process that stopped reading them (a broken or a compromised one): they are
         /// dropped rather than held without a bound, and that process's window stays full.
         public func messageDone() {

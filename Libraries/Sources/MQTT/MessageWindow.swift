@@ -42,10 +42,20 @@ public struct MessageWindow: Sendable, Hashable {
         return !waiting.contains { other, _ in other != session && held[other, default: 0] < mine }
     }
 
-    /// Takes a slot for `session`, if it may: whether it did.
+    /// Takes a slot for `session`, if it may: whether it did. `mayTake`'s rule, with the
+    /// session's name looked up once (a link process takes a slot for every message).
     public mutating func take(_ session: String) -> Bool {
-        guard mayTake(session) else { return false }
-        held[session, default: 0] += 1
+        guard capacity - total > 0 else { return false }
+        guard let index = held.index(forKey: session) else {
+            held[session] = 1
+            total += 1
+            return true
+        }
+        let mine = held.values[index]
+        guard capacity - total > reserve, !waiting.contains(where: { other, _ in other != session && held[other, default: 0] < mine }) else {
+            return false
+        }
+        held.values[index] += 1
         total += 1
         return true
     }
@@ -53,9 +63,21 @@ public struct MessageWindow: Sendable, Hashable {
     /// One of `session`'s messages is done; a release of a session holding none (a message
     /// taken in a window before this one) is ignored.
     public mutating func release(_ session: String) {
-        guard let mine = held[session] else { return }
-        held[session] = mine > 1 ? mine - 1 : nil
-        total -= 1
+        release(session, count: 1)
+    }
+
+    /// `count` of `session`'s messages are done, as `release(_:)` each; beyond what it holds,
+    /// ignored.
+    mutating func release(_ session: String, count: Int) {
+        guard let index = held.index(forKey: session) else { return }
+        let mine = held.values[index]
+        if mine > count {
+            held.values[index] = mine - count
+            total -= count
+        } else {
+            held.remove(at: index)
+            total -= mine
+        }
     }
 
     /// A thread of `session` starts or stops waiting for a slot.

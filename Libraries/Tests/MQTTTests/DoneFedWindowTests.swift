@@ -83,4 +83,21 @@ import Testing
         rig.window.leave("a")
         #expect(waiting.wait(timeout: .now() + 30) == .success)
     }
+
+    /// The window fills without reading a done while nobody waits; the dones then read free
+    /// exactly the places their sessions held, however they come — runs of one session's
+    /// and single ones in one read, more than a session holds (the extra ones ignored).
+    @Test func donesReadLateFreeExactlyThePlacesTheyStandFor() throws {
+        let rig = try Rig(MessageWindow(capacity: 4, reserve: 0))
+        for session in ["a", "a", "b", "a"] { rig.window.enter(session) }
+        for session in ["a", "a", "b", "a", "a", "b"] { rig.done(session) }
+        // All four places free, and no more: four enter at once, the fifth waits.
+        for session in ["c", "c", "c", "d"] {
+            #expect(rig.enterOnThread(session).wait(timeout: .now() + 30) == .success)
+        }
+        let fifth = rig.enterOnThread("e")
+        #expect(fifth.wait(timeout: .now() + 0.2) == .timedOut)
+        rig.done("d")
+        #expect(fifth.wait(timeout: .now() + 30) == .success)
+    }
 }

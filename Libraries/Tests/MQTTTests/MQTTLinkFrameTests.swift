@@ -48,6 +48,28 @@ import Testing
         #expect(try Self.read(stream, limit: 1 << 20) == Self.frames)
     }
 
+    /// The link process writes a message's frame from libmosquitto's bytes: the same bytes as
+    /// the frame's own encoding, empty, multi-byte and large payloads alike.
+    @Test(arguments: [0, 1, 300, 70_000])
+    func aMessageWrittenFromItsBytesIsTheMessagesFrame(size: Int) {
+        let topic = Array("island/channels/org.example.Café/☕".utf8)
+        let payload = (0..<size).map { UInt8(truncatingIfNeeded: $0 &* 31) }
+        let written = topic.withUnsafeBufferPointer { topic in
+            payload.withUnsafeBytes { MQTTLinkFrame.encodedMessage(session: "kitchen-42/org.example.Café", topic: topic, payload: $0) }
+        }
+        let frame = MQTTLinkFrame.message(
+            session: "kitchen-42/org.example.Café", topic: String(decoding: topic, as: UTF8.self), payload: payload)
+        #expect(written == frame.encoded)
+    }
+
+    /// A string's length is two bytes: a longer one is cut to its first 65,535 bytes.
+    @Test func aStringLongerThanItsLengthCanSayIsCut() throws {
+        let long = String(repeating: "x", count: 70_000)
+        let frame = MQTTLinkFrame.disconnected(session: "d", reason: long, retryIn: 1)
+        #expect(frame.encoded.count == MQTTLinkFrame.headerBytes + 1 + 3 + 8 + 2 + 65_535)
+        #expect(try Self.read(frame.encoded, limit: 1 << 20) == [.disconnected(session: "d", reason: String(long.prefix(65_535)), retryIn: 1)])
+    }
+
     /// Frames read from a socket through the buffered reader, written in pieces that cut
     /// across them (a length split from its body, several frames in one write, a body larger
     /// than the buffer), come out as written; the end of the stream between frames ends them,
