@@ -59,9 +59,13 @@ BUILT_IN_TIMES_CONFIG = "[Limits]\nStartBudget=1000\n"
 # daemon's rule, tested on an injected clock (IslandArbiterTests).
 DAEMON_CONFIG = BUILT_IN_TIMES_CONFIG + "[Daemon]\nExpandedSec=1h\nAlertSec=1h\n"
 
-# The stub opener the overlay is configured with: it records each URL it is asked to open.
+# The stub opener the overlay is configured with: it records each URL it is asked to open, and
+# how many sockets it was started holding (none: the overlay's connection to islandd, which
+# SwiftNIO opens without close-on-exec, must not reach a program that may outlive it).
 OPENER = """#!/bin/sh
 printf '%s\\n' "$*" >> "$HOME/opened"
+ls -l /proc/$$/fd | grep -c 'socket:' >> "$HOME/opener-sockets"
+exit 0
 """
 
 
@@ -270,6 +274,14 @@ class SwayWorld:
         try:
             with open(os.path.join(self.session.home, "opened")) as f:
                 return f.read().split()
+        except OSError:
+            return []
+
+    def opener_sockets(self):
+        """How many sockets the opener held as it started, each time it ran, in order."""
+        try:
+            with open(os.path.join(self.session.home, "opener-sockets")) as f:
+                return [int(n) for n in f.read().split()]
         except OSError:
             return []
 

@@ -179,6 +179,9 @@ def test_a_click_on_the_expanded_island_taps_and_opens_the_url(world, live):
     assert event["url"] == URL
     desktop.wait_until(lambda: len(world.opened()) > len(before), LIVENESS, "the stub opener being run")
     assert world.opened()[len(before):] == [CENTER_URL]
+    # The opener (a browser, often, that outlives the overlay) holds none of its sockets.
+    desktop.wait_until(lambda: len(world.opener_sockets()) >= len(world.opened()), LIVENESS, "the opener's count")
+    assert world.opener_sockets()[-1] == 0, "the opener inherited the overlay's sockets"
     watch.close()
 
 
