@@ -9,7 +9,9 @@
 #
 #   address   ASan and LSan; builds in .build-asan/
 #   thread    TSan; builds in .build-tsan/
-#   PYTEST-ARGS are passed to the end-to-end pytest run (e.g. -k presenter, -x).
+#   PYTEST-ARGS are passed to the end-to-end pytest run (e.g. -k presenter, -x). With paths
+#   among them (Tests/EndToEnd/push, Tests/EndToEnd/cli/test_cli.py), only those run;
+#   without, the whole of Tests/EndToEnd.
 #
 # Every instrumented process writes its reports to a file of its own (the options' log_path,
 # in a fresh /tmp/island-asan-*/ or /tmp/island-tsan-*/ directory, printed at the start); the
@@ -30,7 +32,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 repo="$PWD"
 
-usage() { sed -n '2,27p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,30p' "$0" | sed 's/^# \{0,1\}//'; }
 case "${1:-}" in
   address) short=asan ;;
   thread) short=tsan ;;
@@ -105,8 +107,12 @@ if [ "${SANITIZE_SKIP_E2E:-}" != 1 ]; then
   echo "==> end-to-end suite against $bin" >&2
   point_logs_at "$logs/e2e"
   e2e_started=$SECONDS
+  # Paths given choose what runs: beside Tests/EndToEnd they would narrow nothing (pytest
+  # collects the whole directory, and each file once).
+  targets=(Tests/EndToEnd)
+  for arg in "$@"; do [[ "$arg" == Tests/* ]] && targets=() && break; done
   ISLAND_BIN_DIR="$bin" ISLAND_SANITIZER="$kind" ISLAND_SANITIZER_LOGS="$logs/e2e" \
-    python3 -m pytest -q -p no:cacheprovider Tests/EndToEnd "$@" || failed+=("end-to-end suite")
+    python3 -m pytest -q -p no:cacheprovider ${targets[@]+"${targets[@]}"} "$@" || failed+=("end-to-end suite")
   no_reports "$logs/e2e" || failed+=("reports from the end-to-end suite")
   echo "==> end-to-end suite took $((SECONDS - e2e_started)) s" >&2
 fi

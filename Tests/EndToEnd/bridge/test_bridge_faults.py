@@ -26,7 +26,7 @@ from harness.bus import (
     tone,
     wait_until,
 )
-from harness.paths import LIVENESS
+from harness.paths import LIVENESS, SANITIZER
 from harness.processes import stop_process
 
 pytestmark = pytest.mark.skipif(not os.path.exists(BRIDGE) or missing("dbus-daemon"),
@@ -185,7 +185,10 @@ def test_a_notification_flood_is_coalesced(session):
     assert len(live(presenter, "Progress")) == 1, "400 replacements are one activity"
     with open("/proc/%d/status" % session.bridge.pid) as f:
         rss = next(int(line.split()[1]) for line in f if line.startswith("VmRSS"))
-    assert rss < 96 * 1024
+    # Under scripts/sanitize.sh the bridge's memory is the sanitizer's (shadow memory, ASan's
+    # quarantine of freed blocks), not its own: the bound does not apply there, as in
+    # daemon/test_bad_input.py (under ASan, 2026-12-07: 100 MiB).
+    assert rss < 96 * 1024 or SANITIZER, "island-bridge holds %.1f MiB" % (rss / 1024)
     presenter.close()
 
 
