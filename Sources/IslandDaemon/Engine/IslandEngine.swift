@@ -129,9 +129,7 @@ actor IslandEngine {
     /// builds check.
     nonisolated func onLoop<T>(_ body: (isolated IslandEngine) -> T) -> T {
         assert(loop.inEventLoop, "the engine was entered off its event loop")
-        // What `assumeIsolated` does once its check has passed.
-        typealias Unchecked = (IslandEngine) -> T
-        return withoutActuallyEscaping(body) { body in unsafeBitCast(body, to: Unchecked.self)(self) }
+        return withUncheckedIsolation(body)
     }
 
     /// Runs `body` on the engine in a turn of the loop of its own. For callbacks — a

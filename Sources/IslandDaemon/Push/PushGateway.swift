@@ -58,9 +58,7 @@ actor PushGateway {
     /// check.
     nonisolated func onLoop<T>(_ body: (isolated PushGateway) -> T) -> T {
         assert(engine.isOnLoop, "the push gateway was entered off the engine's event loop")
-        // What `assumeIsolated` does once its check has passed.
-        typealias Unchecked = (PushGateway) -> T
-        return withoutActuallyEscaping(body) { body in unsafeBitCast(body, to: Unchecked.self)(self) }
+        return withUncheckedIsolation(body)
     }
 
     /// Runs `body` on the engine, whose loop this runs on: no hop.
