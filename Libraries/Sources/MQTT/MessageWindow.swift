@@ -34,30 +34,26 @@ public struct MessageWindow: Sendable, Hashable {
 
     /// Whether `session` may take a slot now.
     public func mayTake(_ session: String) -> Bool {
+        admits(session, holding: held[session, default: 0])
+    }
+
+    /// Takes a slot for `session`, if it may: whether it did. The session's name is looked up
+    /// once (a link process takes a slot for every message).
+    public mutating func take(_ session: String) -> Bool {
+        let index = held.index(forKey: session)
+        guard admits(session, holding: index.map { held.values[$0] } ?? 0) else { return false }
+        if let index { held.values[index] += 1 } else { held[session] = 1 }
+        total += 1
+        return true
+    }
+
+    /// The window's rule (its two cases, at the top), for `session` holding `mine` slots.
+    private func admits(_ session: String, holding mine: Int) -> Bool {
         let free = capacity - total
         guard free > 0 else { return false }
-        let mine = held[session, default: 0]
         if mine == 0 { return true }
         guard free > reserve else { return false }
         return !waiting.contains { other, _ in other != session && held[other, default: 0] < mine }
-    }
-
-    /// Takes a slot for `session`, if it may: whether it did. `mayTake`'s rule, with the
-    /// session's name looked up once (a link process takes a slot for every message).
-    public mutating func take(_ session: String) -> Bool {
-        guard capacity - total > 0 else { return false }
-        guard let index = held.index(forKey: session) else {
-            held[session] = 1
-            total += 1
-            return true
-        }
-        let mine = held.values[index]
-        guard capacity - total > reserve, !waiting.contains(where: { other, _ in other != session && held[other, default: 0] < mine }) else {
-            return false
-        }
-        held.values[index] += 1
-        total += 1
-        return true
     }
 
     /// One of `session`'s messages is done; a release of a session holding none (a message
