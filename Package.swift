@@ -169,8 +169,14 @@ let libraries: [Target] = [
     ),
     .testTarget(
         name: "SystemdTests",
-        dependencies: ["Systemd", .product(name: "Logging", package: "swift-log")]
+        dependencies: [
+            "Systemd", "systemd-environment-probe", "ProcessTesting", .product(name: "Logging", package: "swift-log"),
+        ]
     ),
+    // What SystemdTests start for the cases that need systemd's variables in the environment:
+    // a process of their own, since a test process cannot set its own environment safely.
+    .executableTarget(
+        name: "systemd-environment-probe", dependencies: ["Systemd"], path: "Libraries/Tests/SystemdEnvironmentProbe"),
     .testTarget(
         name: "VarlinkCertificationTests",
         dependencies: ["varlink-certification", "ProcessTesting"]

@@ -23,11 +23,11 @@ public struct JournalLogHandler: LogHandler {
     let destination: Destination
 
     /// Where entries go; decided once because fstat on every entry buys nothing.
-    enum Destination: Sendable, Equatable {
+    package enum Destination: Sendable, Equatable {
         case journal
         case stderr(syslogPrefix: Bool)
 
-        static var current: Destination {
+        package static var current: Destination {
             // stderr being the journal is not enough: with RootDirectory= or in a container the
             // native socket may be missing, and sd_journal_sendv would then drop entries silently.
             if JournalLogHandler.isStderrTheJournal && JournalLogHandler.isJournalSocketPresent {

@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import Foundation
 import Logging
 import Testing
 
@@ -131,35 +132,38 @@ import Testing
     }
 }
 
-extension ProcessEnvironmentTests {
-    @Suite struct JournalStreamTests {
-        static func stderrIdentity() throws -> String {
-            var status = stat()
-            try #require(fstat(STDERR_FILENO, &status) == 0)
-            return "\(status.st_dev):\(status.st_ino)"
-        }
+/// Whether stderr is the journal, read from JOURNAL_STREAM: each case in the probe, with
+/// the variable as the case names it, its stderr a file of the test's.
+@Suite struct JournalStreamTests {
+    static func journal(_ value: String?) async throws -> [String: String] {
+        let directory = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let stderr = "\(directory)/stderr"
+        try #require(FileManager.default.createFile(atPath: stderr, contents: nil))
+        var status = stat()
+        try #require(stat(stderr, &status) == 0)
+        // `<dev>:<ino>` of the probe's stderr, as systemd writes it: the file exists before the
+        // probe starts and is opened, not made again, for its stderr.
+        let identity = "\(status.st_dev):\(status.st_ino)"
+        let environment = value.map { ["JOURNAL_STREAM": $0 == "stderr" ? identity : $0] } ?? [:]
+        return try await probe("journal", environment: environment, in: directory, stderr: stderr)
+    }
 
-        @Test func unsetMeansNotTheJournal() {
-            withEnvironment(["JOURNAL_STREAM": nil]) {
-                #expect(!JournalLogHandler.isStderrTheJournal)
-                #expect(JournalLogHandler.Destination.current == .stderr(syslogPrefix: false))
-            }
-        }
+    @Test func unsetMeansNotTheJournal() async throws {
+        let seen = try await Self.journal(nil)
+        #expect(seen["stderr-is-the-journal"] == "false")
+        #expect(seen["destination"] == "\(JournalLogHandler.Destination.stderr(syslogPrefix: false))")
+    }
 
-        @Test func matchingDeviceAndInodeMeansTheJournal() throws {
-            let identity = try Self.stderrIdentity()
-            withEnvironment(["JOURNAL_STREAM": identity]) {
-                #expect(JournalLogHandler.isStderrTheJournal)
-            }
-        }
+    @Test func matchingDeviceAndInodeMeansTheJournal() async throws {
+        #expect(try await Self.journal("stderr")["stderr-is-the-journal"] == "true")
+    }
 
-        @Test(arguments: ["1:2", "garbage", "", "12", "1:2:3", ":"])
-        func anythingElseIsNotTheJournal(value: String) {
-            withEnvironment(["JOURNAL_STREAM": value]) {
-                #expect(!JournalLogHandler.isStderrTheJournal)
-                // Inherited from a journal-logging parent: keep the prefix, journald may still read us.
-                #expect(JournalLogHandler.Destination.current == .stderr(syslogPrefix: true))
-            }
-        }
+    @Test(arguments: ["1:2", "garbage", "", "12", "1:2:3", ":"])
+    func anythingElseIsNotTheJournal(value: String) async throws {
+        let seen = try await Self.journal(value)
+        #expect(seen["stderr-is-the-journal"] == "false")
+        // Inherited from a journal-logging parent: keep the prefix, journald may still read us.
+        #expect(seen["destination"] == "\(JournalLogHandler.Destination.stderr(syslogPrefix: true))")
     }
 }

@@ -1,48 +1,49 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import Foundation
 import Testing
 
 @testable import Systemd
 
-extension ProcessEnvironmentTests {
-    @Suite struct SocketActivationTests {
-        @Test func notSocketActivatedGivesNothing() {
-            withEnvironment(["LISTEN_FDS": nil, "LISTEN_PID": nil, "LISTEN_FDNAMES": nil]) {
-                #expect(SocketActivation.takeListenedSockets().isEmpty)
-            }
-        }
+@Suite struct SocketActivationTests {
+    @Test func notSocketActivatedGivesNothing() async throws {
+        let directory = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        #expect(try await probe("listened-sockets", in: directory)["sockets"] == "")
+    }
 
-        @Test func socketsForAnotherProcessAreIgnored() {
-            withEnvironment(["LISTEN_FDS": "1", "LISTEN_PID": "1", "LISTEN_FDNAMES": "varlink"]) {
-                #expect(SocketActivation.takeListenedSockets(unsetEnvironment: false).isEmpty)
-            }
-        }
+    /// The manager's variables name the process they are for; the same ones naming another
+    /// process give nothing, and taking them clears them either way, so that children do not
+    /// take descriptors meant for their parent.
+    @Test(arguments: [true, false])
+    func socketsAreTakenOnlyWhenMeantForThisProcess(meantForThisProcess: Bool) async throws {
+        let directory = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        var environment = ["LISTEN_FDS": "1", "LISTEN_FDNAMES": "varlink"]
+        if !meantForThisProcess { environment["LISTEN_PID"] = "1" }
+        let seen = try await probe(
+            "listened-sockets", environment: environment, ownPID: meantForThisProcess ? ["LISTEN_PID"] : [],
+            options: ["--descriptor-3"], in: directory)
+        #expect(seen["sockets"] == (meantForThisProcess ? "3:varlink" : ""))
+        #expect(seen["environment-cleared"] == "true")
+    }
 
-        /// SD_LISTEN_FDS_START; CSystemd is not visible to the tests.
-        static let firstListenedFD: Int32 = 3
+    // Serving a real inherited socket is tested end to end, started the way systemd starts
+    // services, in VarlinkCertificationTests' SocketActivationTests.
 
-        static func isOpen(_ fd: Int32) -> Bool {
-            fcntl(fd, F_GETFD) != -1
-        }
+    @Test func onlyListeningUnixStreamSocketsQualify() throws {
+        try withTemporaryDirectory { directory in
+            let stream = try makeBoundUnixSocket(type: Int32(SOCK_STREAM.rawValue), path: "\(directory)/s")
+            defer { close(stream) }
+            #expect(!SocketActivation.isUnixStreamListener(stream), "bound but not listening")
+            try #require(listen(stream, 1) == 0)
+            #expect(SocketActivation.isUnixStreamListener(stream))
 
-        // Taking a real inherited socket is tested end to end, under systemd-socket-activate,
-        // in IntegrationTests/SocketActivationTests: faking LISTEN_FDS here would have to
-        // claim descriptors that other tests running in this process own.
-
-        @Test func onlyListeningUnixStreamSocketsQualify() throws {
-            try withTemporaryDirectory { directory in
-                let stream = try makeBoundUnixSocket(type: Int32(SOCK_STREAM.rawValue), path: "\(directory)/s")
-                defer { close(stream) }
-                #expect(!SocketActivation.isUnixStreamListener(stream), "bound but not listening")
-                try #require(listen(stream, 1) == 0)
-                #expect(SocketActivation.isUnixStreamListener(stream))
-
-                let datagram = try makeBoundUnixSocket(type: Int32(SOCK_DGRAM.rawValue), path: "\(directory)/d")
-                defer { close(datagram) }
-                #expect(!SocketActivation.isUnixStreamListener(datagram))
-                #expect(!SocketActivation.isUnixStreamListener(-1))
-            }
+            let datagram = try makeBoundUnixSocket(type: Int32(SOCK_DGRAM.rawValue), path: "\(directory)/d")
+            defer { close(datagram) }
+            #expect(!SocketActivation.isUnixStreamListener(datagram))
+            #expect(!SocketActivation.isUnixStreamListener(-1))
         }
     }
 }

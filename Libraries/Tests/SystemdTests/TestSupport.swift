@@ -2,38 +2,43 @@
 import Glibc
 #endif
 import Foundation
+import ProcessTesting
 import Testing
 
-/// Parent of every suite that changes the process environment.
-///
-/// setenv(3) is not thread-safe and these variables are process-wide, so such suites must not
-/// run alongside each other; `.serialized` applies to everything nested in here.
-@Suite(.serialized)
-struct ProcessEnvironmentTests {}
+/// Runs a case of `systemd-environment-probe` in a process of its own, whose environment is
+/// `environment` and nothing else (see the probe for why: this process never changes its
+/// own), and returns what it printed, by name. `ownPID` names variables the probe sets to its
+/// own process id, `options` are the probe's others; `stderr` is where its standard error
+/// goes (a file in `directory`, unless given).
+func probe(
+    _ scenario: String, environment: [String: String] = [:], ownPID: [String] = [], options: [String] = [],
+    in directory: String, stderr: String? = nil
+) async throws -> [String: String] {
+    let output = "\(directory)/probe.out"
+    let status = try await runToCompletion(
+        productsDirectory.appendingPathComponent("systemd-environment-probe").path,
+        [scenario] + ownPID.flatMap { ["--own-pid", $0] } + options, environment: environment,
+        stdout: output, stderr: stderr ?? "\(directory)/probe.err", timeout: .seconds(60))
+    try #require(status == 0, "the probe's case \(scenario) ended with \(status)")
+    let text = try String(contentsOfFile: output, encoding: .utf8)
+    try? FileManager.default.removeItem(atPath: output)
+    return Dictionary(
+        text.split(separator: "\n").map { line in
+            let parts = line.split(separator: "=", maxSplits: 1)
+            return (String(parts[0]), parts.count > 1 ? String(parts[1]) : "")
+        }, uniquingKeysWith: { _, last in last })
+}
 
-/// Sets (or, with `nil`, unsets) environment variables for the duration of `body`, then
-/// restores what was there before.
-func withEnvironment<Result>(
-    _ values: [String: String?],
-    _ body: () throws -> Result
-) rethrows -> Result {
-    let previous = values.keys.map { ($0, getenv($0).map { String(cString: $0) }) }
-    defer {
-        for (name, value) in previous {
-            if let value { setenv(name, value, 1) } else { unsetenv(name) }
-        }
-    }
-    for (name, value) in values {
-        if let value { setenv(name, value, 1) } else { unsetenv(name) }
-    }
-    return try body()
+/// A fresh directory under the system temp directory; the caller removes it.
+func makeTemporaryDirectory() throws -> String {
+    // Short on purpose: the notify test binds a socket in here and sun_path holds 108 bytes.
+    var template = Array("/tmp/sdtest.XXXXXX".utf8CString)
+    return try #require(mkdtemp(&template).map { String(cString: $0) })
 }
 
 /// A fresh directory under the system temp directory, removed after `body`.
 func withTemporaryDirectory<Result>(_ body: (String) throws -> Result) throws -> Result {
-    // Short on purpose: the notify test binds a socket in here and sun_path holds 108 bytes.
-    var template = Array("/tmp/sdtest.XXXXXX".utf8CString)
-    let path = try #require(mkdtemp(&template).map { String(cString: $0) })
+    let path = try makeTemporaryDirectory()
     defer { try? FileManager.default.removeItem(atPath: path) }
     return try body(path)
 }
