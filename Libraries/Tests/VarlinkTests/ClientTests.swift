@@ -161,3 +161,61 @@ import VarlinkNIO
         }
     }
 }
+
+/// A client's connection is not inherited by the programs its process starts: a service knows
+/// a peer by the credentials of the process that connected, and a program holding an inherited
+/// connection could call as that process.
+@Suite struct ClientConnectionDescriptorTests {
+    @Test func theConnectionIsClosedOnExec() async throws {
+        var template = Array("/tmp/vlclient.XXXXXX".utf8CString)
+        let directory = try #require(mkdtemp(&template).map { String(cString: $0) })
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let path = "\(directory)/listening"
+        let listener = try listeningSocket(at: path)
+        defer { close(listener) }
+
+        let client = try await VarlinkClient.connect(unixPath: path)
+        defer { Task { await client.close() } }
+        // The client's socket is the one descriptor of this process whose peer is `path`
+        // (other tests' descriptors come and go meanwhile; none is connected there).
+        let connected = try FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd").compactMap(Int32.init)
+            .filter { peerPath(of: $0) == path }
+        try #require(connected.count == 1, "descriptors connected to \(path): \(connected)")
+        let flags = fcntl(connected[0], F_GETFD)
+        #expect(flags >= 0 && flags & FD_CLOEXEC != 0, "the client's connection is inherited across exec")
+    }
+
+    @Test func aMissingSocketIsNamedByItsErrno() async throws {
+        await #expect {
+            try await VarlinkClient.connect(unixPath: "/nonexistent/island-\(getpid()).sock")
+        } throws: { error in
+            "\(error)".contains("(errno: \(ENOENT))")
+        }
+    }
+
+    func listeningSocket(at path: String) throws -> Int32 {
+        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        try #require(fd >= 0)
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: Array(path.utf8)) }
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        }
+        try #require(bound == 0 && listen(fd, 4) == 0)
+        return fd
+    }
+
+    func peerPath(of fd: Int32) -> String? {
+        var address = sockaddr_un()
+        var length = socklen_t(MemoryLayout<sockaddr_un>.size)
+        let result = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getpeername(fd, $0, &length) }
+        }
+        guard result == 0, address.sun_family == sa_family_t(AF_UNIX) else { return nil }
+        return withUnsafeBytes(of: address.sun_path) { bytes in
+            let used = bytes.prefix(Int(length) - MemoryLayout<sa_family_t>.size)
+            return String(decoding: used.prefix { $0 != 0 }, as: UTF8.self)
+        }
+    }
+}
