@@ -1,5 +1,5 @@
 import CPangoCairo
-import Foundation
+package import Foundation
 import IslandCore
 import OrderedJSON
 import IslandProtocol
@@ -78,7 +78,13 @@ package enum OverlayGallery {
 
     /// The named scenes: `<app>-compact`, `-minimal` (with the next app detached), `-expanded`,
     /// `-alert`, and `list` (the five in the lock-screen list under the compact island).
-    package static func scenes(layoutsDirectory: String) throws -> [(name: String, scene: IslandScene, listOpen: Bool)] {
+    /// The zone the gallery's times of day are drawn in, so that its images come out the same
+    /// wherever they are drawn.
+    package static let timeZone = TimeZone(identifier: "UTC")!
+
+    package static func scenes(
+        layoutsDirectory: String, timeZone: TimeZone = OverlayGallery.timeZone
+    ) throws -> [(name: String, scene: IslandScene, listOpen: Bool)] {
         let items = try examples.map { try item($0, layoutsDirectory: layoutsDirectory) }
         let ids = examples.map(\.id)
         typealias Update = PresenterNames.Update
@@ -98,7 +104,7 @@ package enum OverlayGallery {
                     Update.alert: alert,
                 ])
             }
-            return IslandScene(model: model, now: now)
+            return IslandScene(model: model, now: now, timeZone: timeZone)
         }
         var result: [(String, IslandScene, Bool)] = []
         for (index, example) in examples.enumerated() {
@@ -122,13 +128,16 @@ package enum OverlayGallery {
     /// The background the gallery draws the island on: sway's default grey.
     package static let backdrop = OverlayColor(red: 0.78, green: 0.78, blue: 0.78)
 
-    /// Renders every scene to `<directory>/<name>.png`, cropped to the island with a margin.
-    /// Returns the files written.
-    package static func render(to directory: String, layoutsDirectory: String, scale: Int = 1, painter: OverlayPainter = OverlayPainter()) throws -> [String] {
+    /// Renders every scene to `<directory>/<name>.png`, cropped to the island with a margin,
+    /// its times of day in `timeZone`. Returns the files written.
+    package static func render(
+        to directory: String, layoutsDirectory: String, scale: Int = 1, painter: OverlayPainter = OverlayPainter(),
+        timeZone: TimeZone = OverlayGallery.timeZone
+    ) throws -> [String] {
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         var written: [String] = []
         let layout = OverlayLayout(canvasHeight: 700, top: 8, geometry: painter.style.geometry, metrics: painter.metrics)
-        for (name, scene, listOpen) in try scenes(layoutsDirectory: layoutsDirectory) {
+        for (name, scene, listOpen) in try scenes(layoutsDirectory: layoutsDirectory, timeZone: timeZone) {
             let frame = layout.frame(scene, listOpen: listOpen)
             let bounds = frame.bounds
             // The canvas's width, so every image of the gallery lines up; the height follows the form.

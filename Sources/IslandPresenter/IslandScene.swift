@@ -1,3 +1,4 @@
+package import Foundation
 package import IslandCore
 import OrderedJSON
 import FreeDesktop
@@ -12,9 +13,9 @@ package struct IslandScene: Sendable {
 
         /// An activity that has ended takes no button press (the daemon refuses one), so its
         /// card shows none, in every presenter that draws from here.
-        package init(item: PresenterItem, now: Double) {
+        package init(item: PresenterItem, now: Double, timeZone: TimeZone = .current) {
             self.item = item
-            let layout = item.render(now: now)
+            let layout = item.render(now: now, timeZone: timeZone)
             self.layout = item.hasEnded ? layout.withoutButtons : layout
         }
 
@@ -40,7 +41,9 @@ package struct IslandScene: Sendable {
     package var isContentHidden: Bool
     package var now: Double
 
-    package init(model: PresenterModel, now: Double) {
+    /// The scene at `now`, its times of day in `timeZone` (the user's, but for images that
+    /// must come out the same wherever they are drawn).
+    package init(model: PresenterModel, now: Double, timeZone: TimeZone = .current) {
         self.now = now
         self.alert = model.alert
         self.isFocused = model.focusSince != nil
@@ -51,7 +54,7 @@ package struct IslandScene: Sendable {
         var rendered: [String: Entry] = [:]
         func entry(_ item: PresenterItem) -> Entry {
             if let entry = rendered[item.id] { return entry }
-            let entry = Entry(item: item, now: now)
+            let entry = Entry(item: item, now: now, timeZone: timeZone)
             rendered[item.id] = entry
             return entry
         }

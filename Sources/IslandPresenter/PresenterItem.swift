@@ -1,3 +1,4 @@
+package import Foundation
 package import IslandCore
 package import OrderedJSON
 import IslandProtocol
@@ -100,11 +101,11 @@ package struct PresenterItem: Sendable, Hashable {
     /// ended at a known moment (its content stands still there).
     package var isFrozen: Bool { hasEnded && endedAt?.isFinite == true }
 
-    /// The layout resolved at `now` (at the end, for an ended activity: `contentTime`). A
-    /// region the layout leaves out is drawn from the default layout, as docs/design.md §6
-    /// asks of presenters.
-    package func render(now: Double) -> RenderedLayout {
-        let renderer = LayoutRenderer(attributes: attributes, state: state, now: contentTime(at: now))
+    /// The layout resolved at `now` (at the end, for an ended activity: `contentTime`), its
+    /// times of day in `timeZone`. A region the layout leaves out is drawn from the default
+    /// layout, as docs/design.md §6 asks of presenters.
+    package func render(now: Double, timeZone: TimeZone = .current) -> RenderedLayout {
+        let renderer = LayoutRenderer(attributes: attributes, state: state, now: contentTime(at: now), timeZone: timeZone)
         var rendered = renderer.render(layout)
         if defaultLayout { return rendered }
         let fallback = renderer.render(Layout.default(for: type, attributes: attributes, state: state))

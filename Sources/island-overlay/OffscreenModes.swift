@@ -8,9 +8,10 @@ extension IslandOverlayCommand {
     func render(to directory: String, environment: [String: String]) throws {
         // Times of day in the default layout: the same images wherever they are drawn, unless a
         // zone is asked for.
-        if environment["TZ"] == nil { setenv("TZ", "UTC", 1) }
+        let timeZone = environment["TZ"] == nil ? OverlayGallery.timeZone : .current
         do {
-            let files = try OverlayGallery.render(to: directory, layoutsDirectory: layouts ?? OverlayGallery.defaultLayoutsDirectory(), scale: scale)
+            let files = try OverlayGallery.render(
+                to: directory, layoutsDirectory: layouts ?? OverlayGallery.defaultLayoutsDirectory(), scale: scale, timeZone: timeZone)
             for file in files { print(file) }
         } catch {
             throw fail("cannot render the gallery: \(error)", status: 1)
