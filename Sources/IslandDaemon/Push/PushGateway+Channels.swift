@@ -225,6 +225,8 @@ extension PushGateway {
         for entry in entries {
             let (owner, id) = (entry.owner, entry.activity)
             @Sendable func finish<T>(_ result: Result<T, EngineError>, _ outcome: (T) -> PushFeedback.Outcome) {
+                // No answer is made for a message that asks for none: only counted.
+                guard answers.wanted else { return answers.add(nil) }
                 let outcome: PushFeedback.Outcome =
                     switch result {
                     case .success(let value): outcome(value)
@@ -338,11 +340,14 @@ private final class ChannelAnswers: Sendable {
         self.completion = completion
     }
 
-    func add(_ feedback: PushFeedback) {
-        let wanted = topic != nil
+    /// Whether the message asked for answers: otherwise `add` only counts.
+    var wanted: Bool { topic != nil }
+
+    /// One activity's answer (nil where none is wanted).
+    func add(_ feedback: PushFeedback?) {
         let done: [PushFeedback]? = state.withLock { state in
             state.left -= 1
-            if wanted { state.answers.append(feedback) }
+            if let feedback, topic != nil { state.answers.append(feedback) }
             return state.left == 0 ? state.answers : nil
         }
         guard let done else { return }
