@@ -92,7 +92,9 @@ public enum MQTTLinkChild {
         }
 
         func serve() -> Never {
-            var stream = BufferedStreamReader(descriptor: descriptor)
+            // The sessions' threads write every message to this socket: waiting in `read`
+            // here, this thread woke for each as the daemon read it.
+            var stream = BufferedStreamReader(descriptor: descriptor, waitsWithPoll: true)
             while true {
                 let frame: MQTTLinkFrame?
                 do {

@@ -157,6 +157,12 @@ public enum MQTTLinkFrame: Sendable, Hashable {
 
     /// A frame from its body (the bytes after the length prefix).
     public init(body: [UInt8]) throws(Invalid) {
+        self = try body.withUnsafeBytes { bytes in Result { () throws(Invalid) in try MQTTLinkFrame(body: bytes) } }.get()
+    }
+
+    /// A frame from its body where it lies: the daemon's loop reads every message's frame
+    /// from its socket's buffer, without copying the body into an array of its own first.
+    package init(body: UnsafeRawBufferPointer) throws(Invalid) {
         var index = 0
         func byte() throws(Invalid) -> UInt8 {
             guard index < body.count else { throw Invalid(reason: "truncated") }
@@ -167,14 +173,14 @@ public enum MQTTLinkFrame: Sendable, Hashable {
             let count = Int(try byte()) << 8 | Int(try byte())
             guard body.count - index >= count else { throw Invalid(reason: "truncated string") }
             defer { index += count }
-            return String(decoding: body[index..<index + count], as: UTF8.self)
+            return String(decoding: UnsafeRawBufferPointer(rebasing: body[index..<index + count]), as: UTF8.self)
         }
         func double() throws(Invalid) -> Double {
             var bits: UInt64 = 0
             for _ in 0..<8 { bits = bits << 8 | UInt64(try byte()) }
             return Double(bitPattern: bits)
         }
-        func rest() -> [UInt8] { Array(body[index...]) }
+        func rest() -> [UInt8] { Array(UnsafeRawBufferPointer(rebasing: body[index...])) }
         switch try byte() {
         case 1: self = .open(session: try string(), configuration: rest())
         case 2: self = .subscribe(session: try string(), topic: try string())

@@ -119,6 +119,9 @@ public final class MQTTLinkProcess: Sendable {
         let onMessage: MQTTClient.MessageHandler
         let onConnection: MQTTClient.ConnectionHandler
         let onSubscription: MQTTClient.SubscriptionHandler
+        /// The session's `done` frame, the same for every message: written once, not each time
+        /// a message is done (~730 instructions a message).
+        private let doneFrame: [UInt8]
 
         init(
             process: MQTTLinkProcess, configuration: MQTTConfiguration, onMessage: @escaping MQTTClient.MessageHandler,
@@ -129,6 +132,7 @@ public final class MQTTLinkProcess: Sendable {
             self.configuration = configuration
             self.onMessage = onMessage
             self.onConnection = onConnection
+            doneFrame = MQTTLinkFrame.done(session: configuration.clientID).encoded
         }
 
         public var clientID: String { configuration.clientID }
@@ -159,7 +163,7 @@ public final class MQTTLinkProcess: Sendable {
         /// are for a process that stopped reading them (a broken or a compromised one): they are
         /// dropped rather than held without a bound, and that process's window stays full.
         public func messageDone() {
-            _ = process.doneOutbox.withLock { $0 }?.put(MQTTLinkFrame.done(session: clientID).encoded, droppable: true)
+            _ = process.doneOutbox.withLock { $0 }?.put(doneFrame, droppable: true)
         }
 
         /// Refused while the session is not connected, and while the link process does not

@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import Synchronization
 import MQTT
 import Testing
 
@@ -77,7 +78,7 @@ import Testing
     @Test(arguments: [3, 7, 4096, 100_000])
     func framesReadThroughTheBufferAreTheFramesWritten(piece: Int) throws {
         let stream = Self.frames.flatMap(\.encoded)
-        for truncated in [false, true] {
+        for (truncated, waitsWithPoll) in [(false, false), (true, false), (false, true), (true, true)] {
             var pair: [Int32] = [0, 0]
             try #require(socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &pair) == 0)
             let sent = truncated ? Array(stream.dropLast(3)) : stream
@@ -93,7 +94,7 @@ import Testing
             }
             writer.start()
             defer { close(pair[0]) }
-            var reader = BufferedStreamReader(descriptor: pair[0], capacity: 4096)
+            var reader = BufferedStreamReader(descriptor: pair[0], capacity: 4096, waitsWithPoll: waitsWithPoll)
             var frames: [MQTTLinkFrame] = []
             do {
                 while let frame = try MQTTLinkFrame.read(limit: 1 << 20, { reader.fill($0) }) { frames.append(frame) }
@@ -102,6 +103,72 @@ import Testing
                 #expect(truncated && frames == Array(Self.frames.dropLast()), "\(error)")
             }
         }
+    }
+
+    /// The link process's main thread waits for the daemon's commands on the socket its
+    /// sessions' threads write every message to; each time the daemon reads one, room is freed
+    /// in the socket, which wakes a thread asleep in `read` there (to find nothing and sleep
+    /// again), but not one asleep in `poll` for input.
+    @Test func aReaderWaitingWithPollIsNotWokenAsTheOtherSideReadsWhatItsSocketWrote() throws {
+        var pair: [Int32] = [0, 0]
+        try #require(socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &pair) == 0)
+        defer { close(pair[0]) }
+        let (ours, theirs) = (pair[0], pair[1])
+        let frame = MQTTLinkFrame.message(session: "d/a", topic: "island/d/a/0123", payload: [UInt8](repeating: 7, count: 300)).encoded
+        // The reader's own count of the times it went to sleep, until the one frame it is sent.
+        let sleeps = Mutex<Int?>(nil)
+        let readerPath = Mutex<String?>(nil)
+        let readerEnded = DispatchSemaphore(value: 0)
+        let reader = Thread {
+            // `/proc/thread-self` names this thread's directory, `PID/task/TID`.
+            let path = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/thread-self")
+            readerPath.withLock { $0 = path }
+            var stream = BufferedStreamReader(descriptor: ours, waitsWithPoll: true)
+            let before = Self.voluntarySwitchesOfThisThread()
+            let read = try? MQTTLinkFrame.read(limit: 1 << 20) { stream.fill($0) }
+            let after = Self.voluntarySwitchesOfThisThread()
+            sleeps.withLock { $0 = read == .done(session: "d/a") ? after - before : nil }
+            readerEnded.signal()
+        }
+        reader.start()
+        // Once the reader is asleep, waiting (a liveness bound, not a timing).
+        let deadline = ContinuousClock.now + .seconds(60)
+        while !Self.isAsleep(readerPath.withLock { $0 }) {
+            try #require(ContinuousClock.now < deadline, "the reader never went to sleep")
+            usleep(1000)
+        }
+        // 200 messages written on our side and read on theirs, one at a time, each read
+        // freeing the room its message took while the reader sleeps.
+        for _ in 0..<200 {
+            let written = frame.withUnsafeBytes { send(ours, $0.baseAddress!, $0.count, Int32(MSG_NOSIGNAL)) }
+            try #require(written == frame.count)
+            var received = [UInt8](repeating: 0, count: frame.count)
+            try #require(received.withUnsafeMutableBytes { recv(theirs, $0.baseAddress!, $0.count, Int32(MSG_WAITALL)) } == frame.count)
+        }
+        let done = MQTTLinkFrame.done(session: "d/a").encoded
+        try #require(done.withUnsafeBytes { send(theirs, $0.baseAddress!, $0.count, Int32(MSG_NOSIGNAL)) } == done.count)
+        readerEnded.wait()
+        close(theirs)
+        // Asleep once (until the frame came), not once for each of the 200 messages; a few
+        // more allowed for whatever else puts a thread to sleep.
+        let count = try #require(sleeps.withLock { $0 })
+        #expect(count <= 5, "the reader slept \(count) times")
+    }
+
+    /// Whether the thread at `path` (under `/proc`) sleeps (its state there, `S`).
+    static func isAsleep(_ path: String?) -> Bool {
+        guard let path, let stat = try? String(contentsOfFile: "/proc/\(path)/stat", encoding: .utf8),
+            let end = stat.lastIndex(of: ")")
+        else { return false }
+        return stat[stat.index(after: end)...].trimmingCharacters(in: .whitespaces).hasPrefix("S")
+    }
+
+    /// Voluntary context switches of the calling thread so far: the times it went to sleep.
+    static func voluntarySwitchesOfThisThread() -> Int {
+        var usage = rusage()
+        // RUSAGE_THREAD, which the Glibc module leaves out (it is a GNU extension).
+        getrusage(__rusage_who_t(1), &usage)
+        return usage.ru_nvcsw
     }
 
     @Test func aFrameOverTheLimitIsRefusedFromItsHeaderAlone() {

@@ -199,8 +199,10 @@ package struct ChannelSubscriptions: Sendable, Hashable {
     }
 
     package private(set) var byActivity: [String: Entry] = [:]
-    /// By the channel's topic, in the order the activities subscribed.
-    private var byTopic: [String: OrderedSet<String>] = [:]
+    /// By the channel's topic, in the order the activities subscribed: the entries themselves,
+    /// so that a message's listeners are one lookup, handed out as the array kept here (no
+    /// array made, no activity looked up again for each message).
+    private var byTopic: [String: [Entry]] = [:]
 
     package init(_ entries: [Entry] = []) {
         for entry in entries { _ = add(entry) }
@@ -210,14 +212,14 @@ package struct ChannelSubscriptions: Sendable, Hashable {
     package var topics: [String] { byTopic.keys.sorted() }
 
     /// Whether an activity listens to the channel at `topic`: one lookup, no array made (a
-    /// topic's set is dropped with its last activity).
+    /// topic's entries are dropped with its last activity).
     package func isListened(topic: String) -> Bool {
         byTopic[topic] != nil
     }
 
     /// The activities listening to the channel at `topic`, in the order they subscribed.
     package func entries(topic: String) -> [Entry] {
-        (byTopic[topic] ?? []).compactMap { byActivity[$0] }
+        byTopic[topic] ?? []
     }
 
     /// Adds `entry` (replacing the activity's channel, if it had one): the topic to subscribe
@@ -228,7 +230,7 @@ package struct ChannelSubscriptions: Sendable, Hashable {
         let topic = entry.channel.topic
         byActivity[entry.activity] = entry
         let first = byTopic[topic] == nil
-        byTopic[topic, default: []].append(entry.activity)
+        byTopic[topic, default: []].append(entry)
         return (first ? topic : nil, unsubscribe == topic ? nil : unsubscribe)
     }
 
@@ -237,7 +239,7 @@ package struct ChannelSubscriptions: Sendable, Hashable {
     package mutating func remove(activity id: String) -> (entry: Entry, unsubscribe: String?)? {
         guard let entry = byActivity.removeValue(forKey: id) else { return nil }
         let topic = entry.channel.topic
-        byTopic[topic]?.remove(id)
+        byTopic[topic]?.removeAll { $0.activity == id }
         guard byTopic[topic]?.isEmpty == true else { return (entry, nil) }
         byTopic[topic] = nil
         return (entry, topic)

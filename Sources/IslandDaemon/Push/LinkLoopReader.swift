@@ -131,13 +131,18 @@ final class LinkLoopReader: MQTTLinkReader {
                 return nil
             }
             guard bytes.readableBytes >= MQTTLinkFrame.headerBytes + count else { return nil }
-            bytes.moveReaderIndex(forwardBy: MQTTLinkFrame.headerBytes)
-            let body = bytes.readBytes(length: count)!
+            // Parsed where it lies in the buffer, not copied into an array first.
+            let parsed = bytes.withUnsafeReadableBytes { readable in
+                let body = UnsafeRawBufferPointer(rebasing: readable[MQTTLinkFrame.headerBytes..<MQTTLinkFrame.headerBytes + count])
+                return Result { () throws(MQTTLinkFrame.Invalid) in try MQTTLinkFrame(body: body) }
+            }
+            bytes.moveReaderIndex(forwardBy: MQTTLinkFrame.headerBytes + count)
             // Nothing held once all is read: the buffer of a large frame is not kept.
             pending = bytes.readableBytes == 0 ? nil : bytes
-            do {
-                return try MQTTLinkFrame(body: body)
-            } catch {
+            switch parsed {
+            case .success(let frame):
+                return frame
+            case .failure(let error):
                 failure = "\(error)"
                 return nil
             }

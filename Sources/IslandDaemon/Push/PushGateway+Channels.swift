@@ -94,12 +94,6 @@ extension PushGateway {
         return [.putPushToken(entry.stored)]
     }
 
-    /// Whether what arrives on `topic` is a channel's message rather than a token's push: a
-    /// channel an activity listens to (a lookup), or one none listens to any more.
-    func isChannel(topic: String) -> Bool {
-        inPlace({ $0.channels.isListened(topic: topic) }) == true || (PushChannel.hasChannelShape(topic) && PushChannel(topic: topic) != nil)
-    }
-
     /// Activity `id` is going: it listens no more, and its row goes with it.
     func leaveChannel(activity id: String) -> [StoreMutation] {
         let held = background.forget(activity: id) ? [HeldChannelMessages.drop(activity: id)] : []
@@ -157,22 +151,47 @@ extension PushGateway {
 
     // MARK: Messages
 
+    /// Applies what arrived on `topic` as `receiveChannel` does, if it is a channel's message
+    /// rather than a token's push — a channel an activity listens to, or one none listens to
+    /// any more — and says whether it was. The topic is looked up once, for both.
+    func receiveIfChannel(topic: String, payload: [UInt8], completion: @escaping @Sendable ([(topic: String, feedback: PushFeedback)]) -> Void) -> Bool {
+        // The state is read where it is, not copied: this runs for every message.
+        let listened = inPlace { ($0.channels.entries(topic: topic), $0.device) }
+        if let (entries, device) = listened, let channel = entries.first?.channel {
+            receive(payload, on: channel, entries: entries, device: device, completion: completion)
+            return true
+        }
+        guard PushChannel.hasChannelShape(topic) && PushChannel(topic: topic) != nil else { return false }
+        dropUnlistened(topic, pushOn: listened != nil, completion: completion)
+        return true
+    }
+
     /// Applies a message received on channel `topic` to every activity of the device that
     /// listens to it, each as its owner's update or end, in the order the activities
     /// subscribed; `completion` gets the answers to publish (each with its topic) once every
     /// one is decided and committed: none unless the message asks for them (`feedback`).
     func receiveChannel(topic: String, payload: [UInt8], completion: @escaping @Sendable ([(topic: String, feedback: PushFeedback)]) -> Void) {
-        // The state is read where it is, not copied: this runs for every message.
-        guard let (entries, device) = inPlace({ ($0.channels.entries(topic: topic), $0.device) }) else {
-            completion([])
-            return
+        let listened = inPlace { ($0.channels.entries(topic: topic), $0.device) }
+        guard let (entries, device) = listened, let channel = entries.first?.channel else {
+            return dropUnlistened(topic, pushOn: listened != nil, completion: completion)
         }
-        guard let channel = entries.first?.channel else {
-            // No activity listens any more (an unsubscribe the broker has not had yet).
-            push?.broker.unsubscribe(topic)
-            completion([])
-            return
-        }
+        receive(payload, on: channel, entries: entries, device: device, completion: completion)
+    }
+
+    /// A message on a channel no activity listens to any more (an unsubscribe the broker has
+    /// not had yet), or with push off: nothing to apply, no answer.
+    private func dropUnlistened(
+        _ topic: String, pushOn: Bool, completion: @Sendable ([(topic: String, feedback: PushFeedback)]) -> Void
+    ) {
+        if pushOn { push?.broker.unsubscribe(topic) }
+        completion([])
+    }
+
+    /// The message `payload` on `channel`, applied to the activities of `entries` (not empty).
+    private func receive(
+        _ payload: [UInt8], on channel: PushChannel, entries: [ChannelSubscriptions.Entry], device: String,
+        completion: @escaping @Sendable ([(topic: String, feedback: PushFeedback)]) -> Void
+    ) {
         let receivedAt = engine.clock()
         let message: ChannelMessage
         do throws(PushRefusal) {
@@ -200,15 +219,20 @@ extension PushGateway {
         // The answers' topic is written only for a message that asks for them: most ask for none.
         let answers = ChannelAnswers(
             expected: entries.count, topic: message.wantsFeedback ? channel.feedbackTopic(device: device) : nil, completion: completion)
+        // What an answer tells of the request, captured instead of the whole request (its
+        // content, alert and the rest), which each activity's completion would copy and free.
+        let (timestamp, event) = (request.timestamp, request.event)
         for entry in entries {
             let (owner, id) = (entry.owner, entry.activity)
             @Sendable func finish<T>(_ result: Result<T, EngineError>, _ outcome: (T) -> PushFeedback.Outcome) {
+                // No answer is made for a message that asks for none: only counted.
+                guard answers.wanted else { return answers.add(nil) }
                 let outcome: PushFeedback.Outcome =
                     switch result {
                     case .success(let value): outcome(value)
                     case .failure(let error): VarlinkError(error).refusal
                     }
-                answers.add(PushFeedback(timestamp: request.timestamp, event: request.event, outcome: outcome, receivedAt: receivedAt))
+                answers.add(PushFeedback(timestamp: timestamp, event: event, outcome: outcome, receivedAt: receivedAt))
             }
             switch request.event {
             case .update where request.priority == .background:
@@ -316,11 +340,14 @@ private final class ChannelAnswers: Sendable {
         self.completion = completion
     }
 
-    func add(_ feedback: PushFeedback) {
-        let wanted = topic != nil
+    /// Whether the message asked for answers: otherwise `add` only counts.
+    var wanted: Bool { topic != nil }
+
+    /// One activity's answer (nil where none is wanted).
+    func add(_ feedback: PushFeedback?) {
         let done: [PushFeedback]? = state.withLock { state in
             state.left -= 1
-            if wanted { state.answers.append(feedback) }
+            if let feedback, topic != nil { state.answers.append(feedback) }
             return state.left == 0 ? state.answers : nil
         }
         guard let done else { return }

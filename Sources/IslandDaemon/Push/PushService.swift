@@ -74,13 +74,11 @@ final class PushService: Service {
             // Told apart on the loop, where the channels listened to are known: a lookup, where
             // reading the topic's levels cost as much as the rest of the hand-over.
             gateway.perform { gateway in
-                guard !gateway.isChannel(topic: message.topic) else {
-                    gateway.receiveChannel(topic: message.topic, payload: message.payload) { answers in
-                        for (topic, feedback) in answers { box.link?.publish(topic, payload: feedback.payload) }
-                        done()
-                    }
-                    return
+                let channel = gateway.receiveIfChannel(topic: message.topic, payload: message.payload) { answers in
+                    for (topic, feedback) in answers { box.link?.publish(topic, payload: feedback.payload) }
+                    done()
                 }
+                guard !channel else { return }
                 gateway.receive(topic: message.topic, payload: message.payload) { feedback in
                     // Named by the token's public id, never by its secret; a topic that is
                     // no token has no feedback.
