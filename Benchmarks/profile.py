@@ -17,6 +17,13 @@ a millisecond, is given a quarter of a second), so the loop sleeps between them 
 pays for its own wake-ups, turn and commit — what an update that comes alone costs (a
 presenter at a steady 2,000 updates/s), where the pipelined default shares a wake-up's fixed
 costs among many. It needs a presenter; ten paced updates warm up after the pipelined ones.
+With --paced it also prints the loop's instructions *before the delta's write*: what the
+presenter waits for, from the loop's wake-up to the write(2) that hands it the delta. valgrind
+dumps its counters as any thread enters epoll_wait, write or writev (`--dump-before`); each
+stretch of the loop's thread from a sleep to a write that ran `PresenterHub.show` is one
+update's wake-up, read of the call, decision and delta (see `segments`), and their mean,
+median and range are printed. (The dumps of the warm-up are left out; the totals are the sums
+of the stretches after the counters were zeroed, as before.)
 
 With --channel it counts what a device spends on a broadcast channel's message instead: a
 mosquitto of its own (no persistence), islandd connected to it with one activity listening to a
