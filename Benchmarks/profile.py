@@ -17,6 +17,13 @@ a millisecond, is given a quarter of a second), so the loop sleeps between them 
 pays for its own wake-ups, turn and commit — what an update that comes alone costs (a
 presenter at a steady 2,000 updates/s), where the pipelined default shares a wake-up's fixed
 costs among many. It needs a presenter; ten paced updates warm up after the pipelined ones.
+With --paced it also prints the loop's instructions *before the delta's write*: what the
+presenter waits for, from the loop's wake-up to the write(2) that hands it the delta. valgrind
+dumps its counters as any thread enters epoll_wait, write or writev (`--dump-before`); each
+stretch of the loop's thread from a sleep to a write that ran `PresenterHub.show` is one
+update's wake-up, read of the call, decision and delta (see `segments`), and their mean,
+median and range are printed. (The dumps of the warm-up are left out; the totals are the sums
+of the stretches after the counters were zeroed, as before.)
 
 With --channel it counts what a device spends on a broadcast channel's message instead: a
 mosquitto of its own (no persistence), islandd connected to it with one activity listening to a
@@ -98,6 +105,47 @@ def runs_event_loop(path):
     too (`execute`, to hand a commit's end back), and may run more instructions than it."""
     with open(path, errors='replace') as f:
         return any('SelectableEventLoop' in line and 'runOne' in line for line in f if line.startswith('fn='))
+
+
+# Where --paced cuts the loop's work: as it enters epoll_wait (the end of a turn, the start of
+# the next one's wake-up) and as any thread enters write(2)/writev(2) (NIO writes a socket
+# with one or the other).
+SPLIT_AT = ('epoll_wait', 'write', 'writev')
+
+
+def trigger(path):
+    with open(path, errors='replace') as f:
+        for line in f:
+            if line.startswith('desc: Trigger:'):
+                return line.split(':', 2)[2].strip()
+            if line.startswith(('fn=', 'summary:', 'totals:')):
+                break
+    return ''
+
+
+def shows(path):
+    """Whether this stretch of the loop ran PresenterHub.show (the decision shown to the presenters)."""
+    with open(path, errors='replace') as f:
+        return any('PresenterHub' in line and '4show' in line for line in f if line.startswith('fn='))
+
+
+def segments(paths):
+    """The loop's instructions before the delta's write, one figure per paced update: the
+    stretches of the loop's thread that begin as it goes to sleep (a dump before epoll_wait)
+    and end at a write (a dump before write or writev), and that ran PresenterHub.show — the
+    wake-up, the read of the call, the decision and the delta's writing, up to the write(2) that
+    hands the delta to the kernel. The turn's rest, the linger's timer and the commit after it
+    are other stretches. With one presenter each paced update has one such stretch; with more,
+    the first presenter's write ends it (the later ones are counted after)."""
+    numbered = sorted(paths, key=lambda path: int(os.path.basename(path).split('.')[-1].split('-')[0]))
+    found = []
+    previous = ''
+    for path in numbered:
+        why = trigger(path)
+        if 'epoll_wait' in previous and 'write' in why and shows(path):
+            found.append(totals(path))
+        previous = why
+    return found
 
 
 def keep(a, dumps, loop):
@@ -201,6 +249,10 @@ def main():
             env['ISLAND_MQTT_LINK_EXECUTABLE'] = profiled
             follow = ['--trace-children=yes']
             out += '.%p'
+        if a.paced:
+            # The split at the delta's write (see segments()): a dump as the loop goes to sleep
+            # and one as any thread enters write(2) or writev(2).
+            follow += ['--dump-before=' + name for name in SPLIT_AT]
         daemon = subprocess.Popen(
             ['valgrind', '--tool=callgrind', '--separate-threads=yes', '--compress-strings=no', '--demangle=no', *follow,
              '--callgrind-out-file=' + out, profiled,
@@ -261,6 +313,9 @@ def main():
                 time.sleep(0.25)
         if a.paced:
             paced(WARM_UP, 10)
+        # With --paced every write and every sleep dumps: the files written so far are the
+        # warm-up's, and are not counted.
+        warm = set(glob.glob(out + '.*-*'))
         control(daemon.pid, '-z', socket_path)
         started = time.monotonic()
         if a.paced:
@@ -281,21 +336,32 @@ def main():
         for presenter in presenters:
             presenter.close()
 
-        dumps = sorted(glob.glob(out + '.*-*'))
-        if not dumps:
+        files = [path for path in glob.glob(out + '.*-*') if path not in warm]
+        if not files:
             sys.exit('profile: callgrind wrote no dump (%s)' % bench.tail(os.path.join(tmp, 'log')))
-        counts = {path: totals(path) for path in dumps}
-        loops = [path for path in dumps if runs_event_loop(path)]
+        # One entry per thread (the file name's suffix), its segments summed: without --paced
+        # each thread has one dump, the final one.
+        threads = {}
+        for path in files:
+            threads.setdefault(path.rsplit('-', 1)[-1], []).append(path)
+        counts = {tid: sum(totals(path) for path in paths) for tid, paths in threads.items()}
+        loops = [tid for tid, paths in threads.items() if any(runs_event_loop(path) for path in paths)]
         loop = max(loops, key=counts.get) if loops else None
-        others = sorted((path for path in dumps if path != loop), key=counts.get, reverse=True)
+        others = sorted((tid for tid in threads if tid != loop), key=counts.get, reverse=True)
         writer = others[0] if others else None
-        per_update = lambda path: counts[path] / a.updates if path else 0  # noqa: E731
+        per_update = lambda tid: counts[tid] / a.updates if tid else 0  # noqa: E731
         print('instructions per update (%d %s%supdates, %d presenter(s), callgrind):' % (
             a.updates, 'paced ' if a.paced else '', 'oneway ' if a.oneway else '', a.presenters))
         print('  event loop      %9.0f' % per_update(loop))
+        if a.paced and loop:
+            before = segments(threads[loop])
+            if before:
+                before.sort()
+                print('    before the delta\'s write %9.0f  (median %d, %d–%d, %d of %d updates)' % (
+                    sum(before) / len(before), before[len(before) // 2], before[0], before[-1], len(before), a.updates))
         print('  writer thread   %9.0f' % per_update(writer))
         print('  all threads     %9.0f' % (sum(counts.values()) / a.updates))
-        keep(a, dumps, loop)
+        keep(a, sorted(files), threads[loop][0] if loop else None)
     finally:
         if broker:
             broker.stop()

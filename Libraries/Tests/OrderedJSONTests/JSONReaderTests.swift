@@ -189,6 +189,37 @@ import Testing
         }
     }
 
+    /// A key is matched with a name as one or two pairs of words chosen by the name's length:
+    /// a key of every length up to past sixteen bytes matches its name, and no key that
+    /// differs from it in one byte, at any position, or in its length does.
+    @Test func matchesKeysWithNamesOfEveryLengthAtEveryPosition() throws {
+        let names: [StaticString] = [
+            "a", "ab", "abc", "abcd", "abcde", "abcdef", "abcdefg", "abcdefgh", "abcdefghi", "abcdefghij",
+            "abcdefghijk", "abcdefghijkl", "abcdefghijklm", "abcdefghijklmn", "abcdefghijklmno", "abcdefghijklmnop",
+            "abcdefghijklmnopq", "abcdefghijklmnopqr",
+        ]
+        func matches(_ name: StaticString, _ key: [UInt8]) throws -> Bool {
+            let text = Array(#"{""#.utf8) + key + Array(#"":1}"#.utf8)
+            return try text.withUnsafeBytes { bytes in
+                var reader = JSONReader(bytes)
+                try reader.enterObject()
+                guard let found = try reader.nextKey() else { return false }
+                return name ~= found
+            }
+        }
+        for name in names {
+            let bytes = Array(UnsafeRawBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount))
+            #expect(try matches(name, bytes), "\(name)")
+            for position in bytes.indices {
+                var other = bytes
+                other[position] ^= 0x20
+                #expect(try !matches(name, other), "\(name) \(position)")
+            }
+            #expect(try !matches(name, bytes + [UInt8(ascii: "x")]), "\(name)")
+            #expect(try !matches(name, Array(bytes.dropLast())), "\(name)")
+        }
+    }
+
     @Test func findsNonASCIIBytesAtEveryPositionOfAWord() throws {
         for length in 0..<20 {
             for position in 0..<max(length, 1) {

@@ -102,6 +102,33 @@ import VarlinkCore
         #expect(try connection.written() == [[#"{"parameters":{"id":"a"}}"#, #"{"parameters":{"id":"b"}}"#]])
     }
 
+    /// The handler gathers the next replies in the buffer it last handed to the channel: a
+    /// buffer the channel still holds, unwritten, is never written over (its bytes stay those
+    /// of the reply it was handed with), and one the channel has let go is used again.
+    @Test func theBufferOfRepliesHandedOverIsNotWrittenOver() throws {
+        let connection = try Connection()
+        try connection.receive(Self.hold("a", #","more":true"#))
+        let loop = connection.channel.embeddedEventLoop
+        // Each after a quiet spell, so each goes at once, in a buffer of its own. The embedded
+        // channel keeps what was written until the test reads it: the first two are held.
+        connection.test.held.all[0].reply(["id": "1"], continues: true)
+        loop.advanceTime(by: .milliseconds(1))
+        connection.test.held.all[0].reply(["id": "2"], continues: true)
+        #expect(
+            try connection.written() == [
+                [#"{"parameters":{"id":"1"},"continues":true}"#], [#"{"parameters":{"id":"2"},"continues":true}"#],
+            ])
+        // Let go of by the channel now: the next reply may reuse the last one's memory.
+        loop.advanceTime(by: .milliseconds(1))
+        connection.test.held.all[0].reply(["id": "3"], continues: true)
+        loop.advanceTime(by: .milliseconds(1))
+        connection.test.held.all[0].reply(["id": "4"])
+        #expect(
+            try connection.written() == [
+                [#"{"parameters":{"id":"3"},"continues":true}"#], [#"{"parameters":{"id":"4"}}"#],
+            ])
+    }
+
     /// Replies made outside a read without a quiet spell before wait for the end of the loop's
     /// tick, and go together.
     @Test func repliesInQuickSuccessionShareAFlushAtTheEndOfTheTick() throws {

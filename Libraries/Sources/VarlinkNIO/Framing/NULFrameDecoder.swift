@@ -63,8 +63,11 @@ public struct NULFrameDecoder: ByteToMessageDecoder {
         }
         scanned = 0
         guard length <= maximumMessageSize else { throw MessageTooLarge(limit: maximumMessageSize) }
-        let frame = buffer.readBytes(length: length)!
-        buffer.moveReaderIndex(forwardBy: 1)
+        // Copied from the readable bytes, then read past it and its NUL at once: `readBytes`
+        // goes through `getBytes`' checks and a generic copy (~340 instructions a call, where
+        // this is ~230; Benchmarks/profile.py).
+        let frame = buffer.withUnsafeReadableBytes { Array(UnsafeRawBufferPointer(rebasing: $0[..<length])) }
+        buffer.moveReaderIndex(forwardBy: length + 1)
         return Frame(bytes: frame, moreBuffered: buffer.readableBytes > 0)
     }
 
