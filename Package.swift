@@ -364,7 +364,7 @@ let island: [Target] = [
     .executableTarget(
         name: "island-overlay",
         dependencies: [
-            "IslandOverlay", "IslandPresenter", "IslandPaths", "CGtk", "CWaylandProtocols", "FreeDesktop", "SpawnDescriptors",
+            "IslandOverlay", "IslandPresenter", "IslandPaths", "CGtk", "CWaylandProtocols", "FreeDesktop", "SpawnDescriptors", "Systemd",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ],
         swiftSettings: gtkFlags
