@@ -328,7 +328,7 @@ let island: [Target] = [
     ),
     .executableTarget(
         name: "island-presenter",
-        dependencies: ["IslandPresenter", "IslandPaths", "IslandProtocol", .product(name: "ArgumentParser", package: "swift-argument-parser")]
+        dependencies: ["IslandPresenter", "IslandPaths", "IslandProtocol", "Systemd", .product(name: "ArgumentParser", package: "swift-argument-parser")]
     ),
     // The presenters' tests, the SVG sink among them: its documents come from the overlay's
     // painter, so they link IslandOverlay (the presenter library itself does not).
