@@ -426,6 +426,13 @@ struct ChannelPush: AsyncParsableCommand {
     var priority: Int?
     @Option(help: ArgumentHelp("Seconds to collect answers, on a channel with feedback.", valueName: "seconds")) var wait: Double = 3
 
+    func validate() throws {
+        try requireFinite(timestamp, option: "--timestamp")
+        try requireFinite(staleDate, option: "--stale-date")
+        try requireFinite(relevance, option: "--relevance")
+        try requireWait(wait)
+    }
+
     func run() async throws {
         let json = options.json
         guard let event = PushRequest.Event(rawValue: event) else {

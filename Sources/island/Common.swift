@@ -202,6 +202,25 @@ let ownerGoneHelp = ArgumentHelp(
         """,
     valueName: "policy")
 
+/// Refuses a number option that is not finite. JSON has no NaN or infinity: the writer sends
+/// `null`, which the daemon takes as no value at all, so `--relevance nan` or `--stale-after inf`
+/// was accepted and meant nothing.
+func requireFinite(_ value: Double?, option: String) throws(ValidationError) {
+    guard let value, !value.isFinite else { return }
+    throw ValidationError("\(option) must be a finite number, not \(value)")
+}
+
+/// The most a command waits for answers from a broker: a day. A wait becomes a `Duration`,
+/// which traps on a value that is not finite or too large (`island push --wait inf` crashed).
+let maximumWaitSeconds: Double = 86_400
+
+/// Refuses a wait that is not between 0 and `maximumWaitSeconds`.
+func requireWait(_ value: Double, option: String = "--wait") throws(ValidationError) {
+    guard value >= 0, value <= maximumWaitSeconds else {
+        throw ValidationError("\(option) must be seconds from 0 to \(Int(maximumWaitSeconds)), not \(value)")
+    }
+}
+
 /// Parses a JSON object given on the command line.
 func parseObject(_ text: String?, option: String, json: Bool) throws(CLIFailure) -> JSONObject {
     guard let text else { return [:] }

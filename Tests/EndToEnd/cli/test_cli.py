@@ -40,6 +40,38 @@ def test_usage_errors_exit_2():
     assert result.returncode == 2 and "JSON object" in result.stderr
 
 
+NOT_FINITE = ["nan", "inf", "-inf", "1e400"]
+
+
+@pytest.mark.parametrize("value", NOT_FINITE)
+@pytest.mark.parametrize("command", [
+    ("start", "T", "--relevance"), ("start", "T", "--stale-after"),
+    ("update", "ID", "--state", "{}", "--relevance"), ("update", "ID", "--state", "{}", "--stale-after"),
+    ("update", "ID", "--state", "{}", "--timestamp"),
+    ("push", "TOKEN", "--state", "{}", "--relevance"), ("push", "TOKEN", "--state", "{}", "--stale-date"),
+    ("push", "TOKEN", "--state", "{}", "--timestamp"),
+    ("channel", "push", "CHANNEL", "--app", "org.example.Scores", "--state", "{}", "--relevance"),
+    ("channel", "push", "CHANNEL", "--app", "org.example.Scores", "--state", "{}", "--timestamp"),
+], ids=lambda c: " ".join(c) if isinstance(c, tuple) else c)
+def test_a_number_that_is_not_finite_is_a_usage_error(command, value):
+    """JSON has no NaN or infinity: such a value went out as null, which the daemon takes as no
+    value at all, so the command succeeded and the option meant nothing. No daemon is needed:
+    the option is refused before anything is sent."""
+    result = island(None, *command[:-1], command[-1] + "=" + value)
+    assert result.returncode == 2, (result.returncode, result.stderr)
+    assert "%s must be a finite number" % command[-1] in result.stderr, result.stderr
+
+
+@pytest.mark.parametrize("value", NOT_FINITE + ["1e300", "-5", "86401"])
+@pytest.mark.parametrize("command", [("push", "TOKEN", "--state", "{}"), ("channel", "push", "CHANNEL", "--app", "org.example.Scores", "--state", "{}")],
+                         ids=lambda c: " ".join(c) if isinstance(c, tuple) else c)
+def test_a_wait_past_a_day_or_not_finite_is_a_usage_error(command, value):
+    """`island push --wait inf` (or nan, or 1e300) crashed: the wait became a Duration."""
+    result = island(None, *command, "--wait=" + value)
+    assert result.returncode == 2, (result.returncode, result.stderr)
+    assert "--wait must be seconds from 0 to 86400, not" in result.stderr, result.stderr
+
+
 def test_no_daemon_exits_69_with_a_clear_message():
     result = island(None, "list")
     assert result.returncode == 69
