@@ -6,6 +6,7 @@ import IslandKit
 import IslandPresenter
 import IslandProtocol
 import OrderedCollections
+import Systemd
 import VarlinkCore
 import VarlinkNIO
 
@@ -220,6 +221,26 @@ func requireWait(_ value: Double, option: String = "--wait") throws(ValidationEr
         throw ValidationError("\(option) must be seconds from 0 to \(Int(maximumWaitSeconds)), not \(value)")
     }
 }
+
+/// The text of a file named on the command line, at most `limit` bytes. Read as a stream
+/// (`readSmallFile`), so a pipe works as the user means it (`island preview /dev/stdin`,
+/// `--password-file <(pass show broker)`): Foundation's `String(contentsOfFile:)` refused
+/// every pipe and device as "You don't have permission", and read a regular file whole.
+func readNamedFile(_ path: String, limit: Int, what: String, json: Bool) throws(CLIFailure) -> String {
+    let bytes: [UInt8]
+    do {
+        bytes = try readSmallFile(path, limit: limit)
+    } catch {
+        throw CLIFailure.usage("cannot read \(what) \(path): \(error)", json: json)
+    }
+    guard let text = String(validating: bytes, as: UTF8.self) else {
+        throw CLIFailure.usage("cannot read \(what) \(path): not UTF-8 text", json: json)
+    }
+    return text
+}
+
+/// The most of a layout file the CLI reads: far more than any layout the daemon takes.
+let maximumLayoutFileBytes = 1 << 20
 
 /// Parses a JSON object given on the command line.
 func parseObject(_ text: String?, option: String, json: Bool) throws(CLIFailure) -> JSONObject {

@@ -546,6 +546,25 @@ def test_extension_register_list_remove(cli_daemon, tmp_path):
     assert json.loads(ok(island(cli_daemon, "extension", "list", "--json")).stdout) == []
 
 
+def test_a_file_named_on_the_command_line_may_be_a_pipe_and_is_bounded(cli_daemon, tmp_path):
+    """A layout or a password file the user names is theirs to give as they like: a pipe
+    (`/dev/stdin`, `<(...)`) is read as the file it stands for. Foundation refused every pipe
+    and device as "You don't have permission"; /dev/zero is refused by size now, not read."""
+    registered = island(cli_daemon, "extension", "register", "/dev/stdin", "--type", "Coffee", stdin=json.dumps(VALID_LAYOUT))
+    ok(registered)
+    assert json.loads(ok(island(cli_daemon, "extension", "list", "--json")).stdout)[0]["type"] == "Coffee"
+    preview = ok(island(None, "preview", "/dev/stdin", "--mode", "compact", stdin=json.dumps(VALID_LAYOUT)))
+    assert preview.stdout.startswith("compact\n"), preview.stdout
+    for command in (("preview", "/dev/zero"), ("extension", "register", "/dev/zero", "--type", "Zero")):
+        refused = island(cli_daemon, *command)
+        assert refused.returncode == 2, refused.stderr
+        assert "cannot read the layout /dev/zero: larger than 1048576 bytes" in refused.stderr, refused.stderr
+    # The password file is read before the broker is asked: here, none listens.
+    pushed = island(None, "channel", "list", "--app", "org.example.Scores", "--password-file", "/dev/stdin",
+                    "--broker", "mqtt://127.0.0.1:1", stdin="secret\n")
+    assert pushed.returncode == 69 and "BrokerUnavailable" in pushed.stderr, pushed.stderr
+
+
 def test_admin_commands(cli_daemon):
     status = json.loads(ok(island(cli_daemon, "admin", "status", "--json")).stdout)
     assert status["scope"] == "user" and "limits" in status
