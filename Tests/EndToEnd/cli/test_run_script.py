@@ -81,3 +81,36 @@ def test_run_sh_gives_a_working_cli_and_presenter(fresh_user, tmp_path):
         assert open(entry).read().endswith("# edited\n")
     finally:
         stop_process(daemon, signal.SIGTERM)
+
+
+def test_run_sh_installs_only_what_the_build_needs(tmp_path):
+    """From a checkout without ISLAND_BIN_DIR, run.sh installs the build's dependencies and
+    builds: never the tests' part of install-deps.sh (a system user made with sudo, Python
+    packages through pip, which Debian 12's python3 refuses as externally managed — run.sh
+    stopped there, before building anything). Run on a copy of the scripts, with a stand-in
+    install-deps.sh and `swift` that record how they were called, and an islandd that exits."""
+    checkout = tmp_path / "checkout"
+    shutil.copytree(os.path.join(REPO, "scripts"), checkout / "scripts")
+    shutil.copytree(os.path.join(REPO, "packaging", "applications"), checkout / "packaging" / "applications")
+    calls = tmp_path / "calls"
+    (checkout / "scripts" / "install-deps.sh").write_text('echo "install-deps $*" >> %s\n' % calls)
+    tools = tmp_path / "tools"
+    products = tmp_path / "products"
+    tools.mkdir()
+    products.mkdir()
+    (tools / "swift").write_text('#!/bin/sh\necho "swift $*" >> %s\n[ "$2" = --show-bin-path ] && echo %s\nexit 0\n'
+                                 % (calls, products))
+    (products / "islandd").write_text("#!/bin/sh\nexit 0\n")
+    for program in (tools / "swift", products / "islandd"):
+        program.chmod(0o755)
+    runtime = tmp_path / "runtime"
+    runtime.mkdir(mode=0o700)
+    env = {k: v for k, v in os.environ.items() if not k.startswith("XDG_") and k != "ISLAND_BIN_DIR"}
+    env.update(HOME=str(tmp_path / "home"), XDG_RUNTIME_DIR=str(runtime), PATH="%s:%s" % (tools, env["PATH"]))
+    done = subprocess.run(["bash", str(checkout / "scripts" / "run.sh")], env=env, capture_output=True, text=True,
+                          timeout=60)
+    assert done.returncode == 0, done.stderr
+    recorded = calls.read_text().splitlines()
+    assert recorded[0] == "install-deps --build", recorded
+    assert [line for line in recorded if line.startswith("install-deps")] == ["install-deps --build"], recorded
+    assert "swift build --product islandd" in recorded, recorded
