@@ -323,7 +323,7 @@ let island: [Target] = [
     .target(
         name: "IslandPresenter",
         dependencies: [
-            "VarlinkCore", "VarlinkNIO", "IslandCore", "OrderedJSON", "IslandProtocol", "FreeDesktop", "SelfWake",
+            "VarlinkCore", "VarlinkNIO", "IslandCore", "OrderedJSON", "IslandProtocol", "FreeDesktop", "SelfWake", "IslandPaths",
             .product(name: "OrderedCollections", package: "swift-collections"),
         ]
     ),

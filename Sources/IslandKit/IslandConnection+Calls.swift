@@ -1,5 +1,6 @@
 import Foundation
 import FreeDesktop
+import IslandPaths
 package import OrderedJSON
 import IslandProtocol
 import Logging
@@ -110,12 +111,6 @@ extension IslandConnection {
 
     /// SwiftNIO's connect errors read `connect(descriptor:addr:size:): … (errno: 2)`; say it plainly.
     public static func describeSystemError(_ text: String) -> String {
-        guard let match = text.firstMatch(of: #/errno: (\d+)/#), let code = Int32(match.output.1) else { return text }
-        switch code {
-        case ENOENT: return "no socket there"
-        case ECONNREFUSED: return "connection refused (nothing listens on the socket)"
-        case EACCES: return "permission denied"
-        default: return String(cString: strerror(code))
-        }
+        ConnectFailure.describe(text)
     }
 }
