@@ -16,7 +16,7 @@ import xml.etree.ElementTree as ET
 import pytest
 
 from harness.cli import activities, activity, island, ok
-from harness.paths import ISLAND, LIVENESS
+from harness.paths import ISLAND, ISLANDD, LIVENESS
 from harness.processes import wait_for, without_installed
 
 pytestmark = pytest.mark.quick  # part of scripts/test.sh --quick
@@ -30,6 +30,14 @@ def test_help_explains_commands_and_exit_statuses():
                  "admin", "preview", "69", "usage"):
         assert word in result.stdout
     assert "--state" in ok(island(None, "update", "--help")).stdout
+
+
+def test_version_is_the_daemons():
+    """`island --version` answers as islandd's does (it was a usage error)."""
+    mine = island(None, "--version")
+    assert mine.returncode == 0, mine.stderr
+    theirs = subprocess.run([ISLANDD, "--version"], capture_output=True, text=True, timeout=30)
+    assert mine.stdout == theirs.stdout and mine.stdout.strip(), (mine.stdout, theirs.stdout)
 
 
 def test_usage_errors_exit_2():
