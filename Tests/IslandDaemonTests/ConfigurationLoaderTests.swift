@@ -62,6 +62,25 @@ import Testing
         }
     }
 
+    /// A name that is not UTF-8 was read through a lossy String, so the file was "No such file
+    /// or directory" and the daemon would not start, saying so.
+    @Test func aDropInWhoseNameIsNotUTF8IsNamedAsSuch() throws {
+        let tree = try TemporaryTree()
+        defer { tree.remove() }
+        try tree.makeDirectory("islandd.conf.d")
+        let name = Array(tree.path("islandd.conf.d/").utf8) + [0xFF, 0xFE] + Array(".conf".utf8) + [0]
+        let fd = name.withUnsafeBufferPointer { path in
+            path.baseAddress!.withMemoryRebound(to: CChar.self, capacity: name.count) { open($0, O_CREAT | O_WRONLY, 0o600) }
+        }
+        #expect(fd >= 0)
+        close(fd)
+        #expect {
+            _ = try ConfigurationLoader.load(mainFile: tree.path("islandd.conf"))
+        } throws: { error in
+            "\(error)" == tree.path("islandd.conf.d/\u{FFFD}\u{FFFD}.conf") + ": the file name is not UTF-8; rename the file"
+        }
+    }
+
     @Test func aDropInLinkedToTheNullDeviceIsEmpty() throws {
         let tree = try TemporaryTree()
         defer { tree.remove() }

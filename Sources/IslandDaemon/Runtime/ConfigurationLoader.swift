@@ -26,12 +26,29 @@ enum ConfigurationLoader {
             try add(mainFile)
         }
         let dropIns = mainFile + ".d"
-        if let names = try? FileManager.default.contentsOfDirectory(atPath: dropIns) {
-            for name in names.sorted() where name.hasSuffix(".conf") {
-                try add(dropIns + "/" + name)
-            }
+        for name in try dropInNames(dropIns) {
+            try add(dropIns + "/" + name)
         }
         return files
+    }
+
+    /// The `.conf` names in `folder`, sorted; none when there is no folder. Read as bytes: a name
+    /// that is not UTF-8 came back from FileManager with U+FFFD in it, so the file was then
+    /// "No such file or directory" and the daemon refused to start saying so.
+    static func dropInNames(_ folder: String) throws(ConfigurationFileError) -> [String] {
+        guard let directory = opendir(folder) else { return [] }
+        defer { closedir(directory) }
+        var names: [String] = []
+        while let entry = readdir(directory) {
+            let bytes = withUnsafeBytes(of: entry.pointee.d_name) { raw in Array(raw.prefix(while: { $0 != 0 })) }
+            guard bytes.count > 5, bytes.suffix(5).elementsEqual(".conf".utf8) else { continue }
+            guard let name = String(validating: bytes, as: UTF8.self) else {
+                let shown = String(decoding: bytes, as: UTF8.self)
+                throw ConfigurationFileError(path: folder + "/" + shown, reason: "the file name is not UTF-8; rename the file")
+            }
+            names.append(name)
+        }
+        return names.sorted()
     }
 
     /// Configuration is a few lines of INI; anything this large is a mistake, not a file to hold
