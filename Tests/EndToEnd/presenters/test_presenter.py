@@ -386,6 +386,17 @@ def test_tui_in_tmux(daemon, tmp_path):
         subprocess.run(["tmux", "kill-session", "-t", session], capture_output=True, timeout=10)
 
 
+@pytest.mark.parametrize("mode", [("click", "toggle"), ("snapshot", "--svg", "-")], ids=["click", "snapshot"])
+def test_click_and_snapshot_say_plainly_why_they_cannot_connect(tmp_path, mode):
+    """As the CLI says it, not `connect(descriptor:addr:size:): No such file or directory)
+    (errno: 2)`: a bar's on-click or a script meets it whenever the daemon is not running."""
+    socket = str(tmp_path / "none.sock")
+    result = subprocess.run([PRESENTER, *mode, "--socket", socket], capture_output=True, text=True, timeout=LIVENESS)
+    assert result.returncode != 0
+    assert "no snapshot from %s: no socket there" % socket in result.stderr, result.stderr
+    assert "errno" not in result.stderr, result.stderr
+
+
 @pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
 def test_tui_says_plainly_why_it_cannot_connect(tmp_path):
     """With no daemon at the socket, the status line says so as the CLI does ("no socket
