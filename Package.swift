@@ -357,7 +357,7 @@ let island: [Target] = [
     .target(
         name: "IslandOverlay",
         dependencies: [
-            "IslandPresenter", "IslandCore", "OrderedJSON", "IslandProtocol", "CPangoCairo", "FreeDesktop",
+            "IslandPresenter", "IslandCore", "OrderedJSON", "IslandProtocol", "CPangoCairo", "FreeDesktop", "Systemd",
             .product(name: "OrderedCollections", package: "swift-collections"),
         ],
         swiftSettings: pangoCairoFlags

@@ -13,7 +13,7 @@ import pytest
 
 from harness import desktop
 from harness import overlay_scenes as scenes
-from harness.paths import LIVENESS
+from harness.paths import LIVENESS, PRESENTER
 
 REASON = desktop.why_not("sway", "swaymsg", "swaybg") or desktop.overlay_missing()
 pytestmark = pytest.mark.skipif(bool(REASON), reason=REASON or "")
@@ -94,3 +94,76 @@ def test_toggle_list_reads_no_pid_file_that_is_no_small_regular_file(world, name
         assert usage.ru_maxrss < 512 * 1024, "--toggle-list held %d MiB" % (usage.ru_maxrss // 1024)
     finally:
         remove(path)
+
+
+# An icon a layout names, put by a hostile program of the user's where a theme lookup looks
+# first: the user's own icon folders (~/.local/share/icons), which GTK and the off-screen
+# drawing both search before the system's.
+JUNK_ICON = "island-junk-icon"
+ICON_LAYOUT = {"compactLeading": {"type": "symbol", "name": JUNK_ICON},
+               "compactTrailing": {"type": "text", "template": "junk"}}
+ICON_APP = "org.island.example.Coffee"
+
+
+def junk_icons(session):
+    """A FIFO no one writes to at every name and size a lookup of JUNK_ICON tries."""
+    fifos = []
+    for theme in ("Adwaita", "hicolor"):
+        for size in ("16x16", "24x24", "32x32", "48x48", "64x64", "96x96", "128x128", "256x256", "scalable", "symbolic"):
+            folder = os.path.join(session.data, "icons", theme, size, "apps")
+            session.make_dir(folder)
+            for suffix in (".png", ".svg", ".symbolic.png", "-symbolic.svg"):
+                path = os.path.join(folder, JUNK_ICON + suffix)
+                put(session, path, os.mkfifo)
+                fifos.append(path)
+    return fifos
+
+
+def release(fifos):
+    """Lets go of any reader still waiting on one of the FIFOs (a build without the fix), and
+    removes them."""
+    for path in fifos:
+        try:
+            os.close(os.open(path, os.O_WRONLY | os.O_NONBLOCK))
+        except OSError:
+            pass  # no reader waits
+        os.remove(path)
+
+
+@pytest.fixture
+def junk_icon_activity(world):
+    session, sway = world
+    with session.varlink("org.island.Extension") as extension:
+        extension.RegisterLayout(app=ICON_APP, type="Junk", layout=ICON_LAYOUT)
+    fifos = junk_icons(session)
+    producer = scenes.Producer(session)
+    producer.request(app=ICON_APP, type="Junk", content={"state": {}})
+    try:
+        yield session, sway
+    finally:
+        release(fifos)
+        for app, activity in producer.started:
+            with session.varlink("org.island.Producer") as p:
+                p.End(app=app, id=activity, dismissalPolicy={"kind": "immediate"})
+
+
+def test_the_svg_drawing_reads_no_icon_file_that_is_no_regular_file(junk_icon_activity):
+    """island-presenter snapshot (island-overlay --draw-svg) looked icons up with cairo's own
+    loader, which opens anything: it waited on the FIFO for good."""
+    session, _ = junk_icon_activity
+    done = session.run([PRESENTER, "snapshot", "--svg", "-"], timeout=LIVENESS, check=False)
+    assert done.returncode == 0, done.stderr
+    assert b"<title>Island: compact</title>" in done.stdout
+
+
+def test_the_overlay_on_screen_is_drawn_beside_a_junk_icon(junk_icon_activity):
+    """On screen the overlay asks GTK's icon theme, which searches the same folders first: the
+    island is drawn all the same (checked beside the off-screen drawing, which did wait)."""
+    session, sway = junk_icon_activity
+    process = session.spawn("overlay-junk-icon", [desktop.overlay_binary()], env=sway.env)
+    try:
+        scenes.Screen(sway, "junk-icon").settled(lambda image, box: box is not None, name="compact",
+                                                 what="the compact island beside the junk icon")
+        assert session.alive(process)
+    finally:
+        session.stop(process)
