@@ -275,7 +275,7 @@ let island: [Target] = [
         name: "island",
         dependencies: [
             "IslandKit", "IslandCore", "OrderedJSON", "VarlinkCore", "VarlinkNIO", "IslandPresenter", "MQTT", "IslandProtocol", "SelfWake", "SpawnDescriptors",
-            "Systemd",
+            "Systemd", "IslandPaths",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "OrderedCollections", package: "swift-collections"),
         ]

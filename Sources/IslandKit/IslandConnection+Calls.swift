@@ -105,7 +105,7 @@ extension IslandConnection {
         switch error {
         case VarlinkClientError.connectionClosed: "the connection closed"
         case let error as VarlinkError: error.description
-        default: Self.describeSystemError("\(error)")
+        default: ConnectFailure.describe("\(error)", socket: configuration.socketPath)
         }
     }
 

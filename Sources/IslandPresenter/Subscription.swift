@@ -47,7 +47,7 @@ package struct SubscriptionLoop: Sendable {
                 await client.close()
             } catch {
                 // As the CLI says it: NIO's own words name a syscall's parameters, not the problem.
-                reason = "cannot connect to \(socketPath): \(ConnectFailure.describe(Self.describe(error)))"
+                reason = "cannot connect to \(socketPath): \(ConnectFailure.describe(Self.describe(error), socket: socketPath))"
             }
             if Task.isCancelled { return }
             await handle(.disconnected(reason: reason))

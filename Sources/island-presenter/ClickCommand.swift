@@ -78,7 +78,7 @@ struct Click: AsyncParsableCommand {
         do {
             model = try await fetchSnapshot(socketPath: options.socketPath)
         } catch {
-            writeAll("island-presenter: no snapshot from \(options.socketPath): \(ConnectFailure.describe("\(error)"))\n", to: 2)
+            writeAll("island-presenter: no snapshot from \(options.socketPath): \(ConnectFailure.describe("\(error)", socket: options.socketPath))\n", to: 2)
             return false
         }
         let interaction: String, id: String

@@ -44,7 +44,7 @@ struct Snapshot: AsyncParsableCommand {
             return try await fetchSnapshotUpdates(socketPath: socketPath)
         } catch {
             // In the CLI's words: SwiftNIO's name a syscall's parameters, not the problem.
-            throw ValidationError("no snapshot from \(socketPath): \(ConnectFailure.describe("\(error)"))")
+            throw ValidationError("no snapshot from \(socketPath): \(ConnectFailure.describe("\(error)", socket: socketPath))")
         }
     }
 }

@@ -3,6 +3,7 @@ import Foundation
 import IslandCore
 import OrderedJSON
 import IslandKit
+import IslandPaths
 import IslandPresenter
 import IslandProtocol
 import OrderedCollections
@@ -37,7 +38,7 @@ struct GlobalOptions: ParsableArguments {
         do {
             return try await VarlinkClient.connect(unixPath: socketPath)
         } catch {
-            throw CLIFailure(.daemonUnavailable(socketPath: socketPath, reason: IslandConnection.describeSystemError("\(error)")), json: json)
+            throw CLIFailure(.daemonUnavailable(socketPath: socketPath, reason: ConnectFailure.describe("\(error)", socket: socketPath)), json: json)
         }
     }
 

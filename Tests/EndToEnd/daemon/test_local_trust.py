@@ -168,6 +168,20 @@ def test_what_is_no_socket_where_the_socket_goes_is_named_with_what_to_do(root, 
     assert os.path.lexists(socket) and not stat.S_ISSOCK(os.lstat(socket).st_mode)
 
 
+@pytest.mark.parametrize("kind,make", [("a FIFO", os.mkfifo), ("a regular file", regular_file), ("a directory", os.mkdir)],
+                         ids=["fifo", "file", "folder"])
+def test_a_client_says_what_is_there_when_it_is_no_socket(root, kind, make):
+    """connect(2) answers ECONNREFUSED for a FIFO, a file or a folder at the socket's path, and
+    the CLI said "connection refused (nothing listens on the socket)", which sends the user
+    looking for a daemon rather than at the file in the way."""
+    socket = os.path.join(root, "islandd.sock")
+    make(socket)
+    result = subprocess.run([ISLAND, "admin", "status", "--socket", socket], capture_output=True, text=True,
+                            timeout=LIVENESS)
+    assert result.returncode == 69, result.stderr
+    assert "not reachable at %s: %s is there, not a socket" % (socket, kind) in result.stderr, result.stderr
+
+
 # --- the database ---------------------------------------------------------------------------
 
 
