@@ -136,6 +136,10 @@ import IslandOverlay
     gtk_css_provider_load_from_data(builtIn, OverlayStyle.builtInCSS, -1, nil)
     gtk_style_context_add_provider_for_screen(screen, OpaquePointer(builtIn), guint(GTK_STYLE_PROVIDER_PRIORITY_APPLICATION))
     guard let text = readConfigurationFile(path, what: "style sheet") else { return }
+    if let refusal = OverlayStyle.refusal(ofUserCSS: text) {
+        log("\(path): \(refusal); using the built-in style")
+        return
+    }
     let user = gtk_css_provider_new()
     var error: UnsafeMutablePointer<GError>?
     if gtk_css_provider_load_from_data(user, text, -1, &error) == 0 {

@@ -167,3 +167,24 @@ def test_the_overlay_on_screen_is_drawn_beside_a_junk_icon(junk_icon_activity):
         assert session.alive(process)
     finally:
         session.stop(process)
+
+
+def test_a_style_sheet_that_imports_a_fifo_is_not_loaded(world):
+    """GTK reads every file a style sheet names (`@import`, `url()`) on the overlay's main
+    thread: an overlay.css importing a FIFO held the overlay's start for good. Such a sheet is
+    refused by name and the built-in style used."""
+    session, sway = world
+    fifo = os.path.join(session.config, "island", "junk.css")
+    put(session, fifo, os.mkfifo)
+    path = os.path.join(session.config, "island", "overlay.css")
+    session.write(path, '@define-color island_accent #ff0000;\n@import url("file://%s");\n' % fifo)
+    process = session.spawn("overlay-import", [desktop.overlay_binary()], env=sway.env)
+    try:
+        desktop.wait_until(lambda: session.alive(process) and "on output " in session.log("overlay-import"), LIVENESS,
+                           "the overlay placing its island")
+        assert "%s: it has an @import, and GTK would read the file it names; using the built-in style" % path \
+            in session.log("overlay-import")
+    finally:
+        session.stop(process)
+        release([fifo])
+        os.remove(path)
