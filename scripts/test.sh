@@ -109,10 +109,16 @@ install_for_tests() {
   local t=$SECONDS
   if bash scripts/install-deps.sh --tests; then record test-deps ok $((SECONDS - t)); else record test-deps failed $((SECONDS - t)); fi
 }
+# Where python3 is externally managed (PEP 668), install-deps.sh puts the Python packages into
+# the checkout's own environment: its python3 then runs pytest and the tests' Python peers.
+use_checkout_python() {
+  if [ -x "$repo/.build/python/bin/python3" ]; then export PATH="$repo/.build/python/bin:$PATH"; fi
+}
 t=$SECONDS
 if ((release_packages)); then
   echo "==> installing what the build and the tests need" >&2
   if bash scripts/install-deps.sh; then record install ok $((SECONDS - t)); else record install failed $((SECONDS - t)); fi
+  use_checkout_python
 else
   echo "==> installing what the build needs; the rest beside the build (log: $results/test-deps.log)" >&2
   if bash scripts/install-deps.sh --build; then record install ok $((SECONDS - t)); else record install failed $((SECONDS - t)); fi
@@ -197,6 +203,7 @@ wait_beside format
 join_stage format head -n 40
 wait_beside test-deps
 join_stage test-deps tail -n 40
+use_checkout_python
 if ((built)); then record build ok $took "" "the programs; the test suites compile beside the end-to-end suite"; else record build failed $took; fi
 bin_dir=$(swift build --show-bin-path "${build_flags[@]}")
 

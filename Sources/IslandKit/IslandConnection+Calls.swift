@@ -1,5 +1,6 @@
 import Foundation
 import FreeDesktop
+import IslandPaths
 package import OrderedJSON
 import IslandProtocol
 import Logging
@@ -104,18 +105,12 @@ extension IslandConnection {
         switch error {
         case VarlinkClientError.connectionClosed: "the connection closed"
         case let error as VarlinkError: error.description
-        default: Self.describeSystemError("\(error)")
+        default: ConnectFailure.describe("\(error)", socket: configuration.socketPath)
         }
     }
 
     /// SwiftNIO's connect errors read `connect(descriptor:addr:size:): … (errno: 2)`; say it plainly.
     public static func describeSystemError(_ text: String) -> String {
-        guard let match = text.firstMatch(of: #/errno: (\d+)/#), let code = Int32(match.output.1) else { return text }
-        switch code {
-        case ENOENT: return "no socket there"
-        case ECONNREFUSED: return "connection refused (nothing listens on the socket)"
-        case EACCES: return "permission denied"
-        default: return String(cString: strerror(code))
-        }
+        ConnectFailure.describe(text)
     }
 }

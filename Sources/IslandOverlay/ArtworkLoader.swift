@@ -224,7 +224,20 @@ package final class ArtworkLoader: OverlayArtworkSource {
     /// loader hands back a truncated file's rows as a picture). Its size is the IHDR chunk's,
     /// which libpng requires first.
     private static func decodePNG(_ bytes: [UInt8]) -> Result<Artwork, ArtworkRefusal> {
-        guard bytes.count >= 24, bytes[12..<16].elementsEqual("IHDR".utf8) else { return .failure(.undecodable) }
+        pngSurface(bytes).flatMap { image in
+            defer { cairo_surface_destroy(image) }
+            guard let square = decodedSquare(image) else { return .failure(.undecodable) }
+            return .success(Artwork(surface: square))
+        }
+    }
+
+    /// `bytes` as a PNG, whole, in an image surface the caller destroys; refused over
+    /// `maximumSide` pixels a side when the IHDR chunk (which libpng requires first) is read,
+    /// before any pixel is.
+    package static func pngSurface(_ bytes: [UInt8]) -> Result<OpaquePointer, ArtworkRefusal> {
+        guard ArtworkFormat(sniffing: bytes) == .png, bytes.count >= 24, bytes[12..<16].elementsEqual("IHDR".utf8) else {
+            return .failure(.undecodable)
+        }
         func bigEndian(_ at: Int) -> Int { bytes[at..<at + 4].reduce(0) { $0 << 8 | Int($1) } }
         let width = bigEndian(16), height = bigEndian(20)
         guard width > 0, height > 0, width <= maximumSide, height <= maximumSide else {
@@ -243,9 +256,11 @@ package final class ArtworkLoader: OverlayArtworkSource {
             return CAIRO_STATUS_SUCCESS
         }
         guard let image = cairo_image_surface_create_from_png_stream(read, reader.toOpaque()) else { return .failure(.undecodable) }
-        defer { cairo_surface_destroy(image) }
-        guard cairo_surface_status(image) == CAIRO_STATUS_SUCCESS, let square = decodedSquare(image) else { return .failure(.undecodable) }
-        return .success(Artwork(surface: square))
+        guard cairo_surface_status(image) == CAIRO_STATUS_SUCCESS else {
+            cairo_surface_destroy(image)
+            return .failure(.undecodable)
+        }
+        return .success(image)
     }
 
     /// What may follow a JPEG's End Of Image marker (some writers pad the file).

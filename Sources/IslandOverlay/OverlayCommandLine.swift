@@ -109,6 +109,8 @@ package enum OverlayCommandLine {
         (the list), island_card, and island_foreground_on_light and island_secondary_on_light \
         (text on a card with a light backgroundTint); for example:
           @define-color island_background #000000;
+        A sheet with @import, url() or a backslash is not loaded (GTK would read the file it \
+        names, on the overlay's main thread).
 
         Placement: on Wayland compositors with wlr-layer-shell (sway, Hyprland, river, niri, \
         KDE, COSMIC, labwc, Wayfire) a layer surface anchored top-centre, below bars and \

@@ -118,3 +118,18 @@ package struct OverlayStyle: Sendable, Hashable {
         return (max(la, lb) + 0.05) / (min(la, lb) + 0.05)
     }
 }
+
+extension OverlayStyle {
+    /// Why the user's style sheet is not loaded, or nil when it may be. GTK reads on the main
+    /// thread every file a style sheet names, through `@import` and `url()`, and any program of
+    /// the user's can write overlay.css: an import of a FIFO held the overlay's start for good.
+    /// The sheet is for colours and fonts, so neither is taken; nor is a backslash, since CSS
+    /// escapes can spell either (`@\69mport`, `u\72l(`).
+    package static func refusal(ofUserCSS text: String) -> String? {
+        let lowered = text.lowercased()
+        if lowered.contains("@import") { return "it has an @import, and GTK would read the file it names" }
+        if lowered.contains("url(") { return "it has a url(), and GTK would read the file it names" }
+        if text.contains("\\") { return "it has a backslash, which CSS escapes could spell @import or url() with" }
+        return nil
+    }
+}

@@ -1,6 +1,7 @@
 import CPangoCairo
 import Foundation
 import FreeDesktop
+import Systemd
 
 /// Icons from the freedesktop icon theme's PNG directories, with no display and no GTK: what
 /// off-screen rendering (golden images, the gallery) uses. The overlay itself asks GtkIconTheme.
@@ -36,6 +37,9 @@ package final class ThemeIconSource: OverlayIconSource {
         return true
     }
 
+    /// The most of an icon file read: a 256-pixel PNG is a few hundred KiB at most.
+    static let maximumIconBytes = 2 << 20
+
     private func surface(_ name: String, pixels: Int) -> OpaquePointer? {
         let sizes = [16, 24, 32, 48, 64, 96, 128, 256]
         let size = sizes.first { $0 >= pixels } ?? 256
@@ -49,12 +53,16 @@ package final class ThemeIconSource: OverlayIconSource {
             for directory in directories {
                 for file in files {
                     let path = "\(directory)/\(file)"
-                    guard FileManager.default.fileExists(atPath: path), let surface = cairo_image_surface_create_from_png(path) else { continue }
-                    if cairo_surface_status(surface) == CAIRO_STATUS_SUCCESS {
-                        found = surface
-                        break lookup
-                    }
-                    cairo_surface_destroy(surface)
+                    // Any program of the user's can write ~/.local/share/icons, which comes first:
+                    // only a regular file (links followed: themes link their aliases) of at most
+                    // `maximumIconBytes` is read, and decoded only if no larger than
+                    // `ArtworkLoader.maximumSide` a side. cairo's own loader opened anything, and
+                    // a FIFO there held the overlay's drawing for good.
+                    guard let bytes = try? readRegularFile(path, limit: Self.maximumIconBytes, followingLinks: true),
+                        case .success(let surface) = ArtworkLoader.pngSurface(bytes)
+                    else { continue }
+                    found = surface
+                    break lookup
                 }
             }
         }

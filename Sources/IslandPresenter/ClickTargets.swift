@@ -179,6 +179,10 @@ package struct BarShown: Sendable, Hashable {
     /// The record as a file holds it.
     package var serialized: [UInt8] { Array(json.serialized()) }
 
+    /// The most a record file is read: a record holds a pid, an activity id the daemon made and
+    /// a time for each thing a click may do, a few hundred bytes.
+    package static let maximumRecordBytes = 64 << 10
+
     /// A record read from a file; nil when it is not one.
     package init?(serialized bytes: [UInt8]) {
         guard let json = try? JSONParser.parse(bytes) else { return nil }

@@ -1,5 +1,6 @@
 package import FreeDesktop
 package import OrderedJSON
+import IslandPaths
 import IslandProtocol
 import OrderedCollections
 import VarlinkCore
@@ -45,7 +46,8 @@ package struct SubscriptionLoop: Sendable {
                 }
                 await client.close()
             } catch {
-                reason = "cannot connect to \(socketPath): \(Self.describe(error))"
+                // As the CLI says it: NIO's own words name a syscall's parameters, not the problem.
+                reason = "cannot connect to \(socketPath): \(ConnectFailure.describe(Self.describe(error), socket: socketPath))"
             }
             if Task.isCancelled { return }
             await handle(.disconnected(reason: reason))

@@ -91,12 +91,34 @@ struct IslandBridgeCommand: AsyncParsableCommand {
         BaseDirectories(environment: environment).configHome + "/island/bridge.conf"
     }
 
-    /// The file's configuration; the defaults when there is no file.
+    /// A few lines of INI; anything larger is a mistake, not a file to hold in memory.
+    static let maximumConfigurationBytes = 1 << 20
+
+    /// The file's configuration; the defaults when there is no file. Any program of the user's
+    /// can write the configuration folder: only a regular file is read (`readRegularFile`), so
+    /// a FIFO there (which once blocked the start, and a SIGHUP, for good) or a link to an
+    /// endless device is refused by name, never opened for reading.
     static func loadConfiguration(path: String) throws -> BridgeConfiguration {
-        guard FileManager.default.fileExists(atPath: path) else { return BridgeConfiguration() }
-        let text = try String(contentsOfFile: path, encoding: .utf8)
+        var info = stat()
+        guard stat(path, &info) == 0 || errno != ENOENT else { return BridgeConfiguration() }
+        let bytes: [UInt8]
+        do {
+            bytes = try readRegularFile(path, limit: maximumConfigurationBytes, followingLinks: true)
+        } catch {
+            throw UnreadableConfiguration(path: path, reason: error.description)
+        }
+        guard let text = String(validating: bytes, as: UTF8.self) else {
+            throw UnreadableConfiguration(path: path, reason: "not valid UTF-8")
+        }
         return try BridgeConfiguration.parse(text, path: path)
     }
+}
+
+/// A configuration file that could not be read, named with why.
+struct UnreadableConfiguration: Error, CustomStringConvertible {
+    let path: String
+    let reason: String
+    var description: String { "\(path): \(reason)" }
 }
 
 /// The bridge for as long as the process runs: started, then stopped on the group's graceful

@@ -109,7 +109,7 @@ struct IslandOverlayCommand: ParsableCommand {
 
         var overlayConfig = OverlayConfig()
         let configPath = config ?? paths.configHome + "/island/overlay.conf"
-        if let text = try? String(contentsOfFile: configPath, encoding: .utf8) {
+        if let text = readConfigurationFile(configPath, what: "configuration") {
             overlayConfig = OverlayConfig(text: text, path: configPath)
             log("configuration from \(configPath)")
             for warning in overlayConfig.warnings { log(warning) }

@@ -4,11 +4,15 @@ import Foundation
 import IslandOverlay
 import IslandPaths
 import IslandPresenter
+import Systemd
 
 /// The running overlay as other processes find it: its pid file, which `--toggle-list` signals.
 extension IslandOverlayCommand {
     func toggleRunningList(_ paths: OverlayPaths) throws {
-        let running = OverlayCommandLine.runningOverlay(pidFile: try? String(contentsOfFile: paths.pidFile, encoding: .utf8)) { pid in
+        // Any program of the user's may put a file of gigabytes where the pid file goes (it was
+        // read whole), or a FIFO or a device: only a small regular file is read.
+        let pidFile = (try? readRegularFile(paths.pidFile, limit: 64, followingLinks: false)).flatMap { String(validating: $0, as: UTF8.self) }
+        let running = OverlayCommandLine.runningOverlay(pidFile: pidFile) { pid in
             try? String(contentsOfFile: "/proc/\(pid)/comm", encoding: .utf8)
         }
         switch running {
@@ -41,6 +45,29 @@ struct OverlayPaths {
         mkdir(runtimeDirectory, 0o700)
         return (try? "\(getpid())\n".write(toFile: pidFile, atomically: true, encoding: .utf8)) != nil ? pidFile : nil
     }
+}
+
+/// The text of the user's configuration file or style sheet at `path`, or nil when there is
+/// none or it cannot be read (said in the log). Any program of the user's can write the
+/// configuration folder: only a regular file of at most 1 MiB is read (`readRegularFile`), and
+/// what else is there is refused by name, never opened for reading. GTK's own loading of a
+/// style sheet blocked the start for good on a FIFO and read /dev/zero into 2 GiB; a file of
+/// gigabytes was read whole.
+func readConfigurationFile(_ path: String, what: String) -> String? {
+    var info = stat()
+    guard stat(path, &info) == 0 || errno != ENOENT else { return nil }
+    let bytes: [UInt8]
+    do {
+        bytes = try readRegularFile(path, limit: 1 << 20, followingLinks: true)
+    } catch {
+        log("\(path): \(error.description); the \(what) is not read")
+        return nil
+    }
+    guard let text = String(validating: bytes, as: UTF8.self) else {
+        log("\(path): not valid UTF-8; the \(what) is not read")
+        return nil
+    }
+    return text
 }
 
 func log(_ message: String) {

@@ -135,10 +135,14 @@ import IslandOverlay
     let builtIn = gtk_css_provider_new()
     gtk_css_provider_load_from_data(builtIn, OverlayStyle.builtInCSS, -1, nil)
     gtk_style_context_add_provider_for_screen(screen, OpaquePointer(builtIn), guint(GTK_STYLE_PROVIDER_PRIORITY_APPLICATION))
-    guard access(path, R_OK) == 0 else { return }
+    guard let text = readConfigurationFile(path, what: "style sheet") else { return }
+    if let refusal = OverlayStyle.refusal(ofUserCSS: text) {
+        log("\(path): \(refusal); using the built-in style")
+        return
+    }
     let user = gtk_css_provider_new()
     var error: UnsafeMutablePointer<GError>?
-    if gtk_css_provider_load_from_path(user, path, &error) == 0 {
+    if gtk_css_provider_load_from_data(user, text, -1, &error) == 0 {
         log("\(path): \(error.map { String(cString: $0.pointee.message) } ?? "cannot load"); using the built-in style")
         if let error { g_error_free(error) }
         return

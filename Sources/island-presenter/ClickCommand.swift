@@ -5,6 +5,7 @@ import IslandPresenter
 import IslandProtocol
 import OrderedJSON
 import Synchronization
+import Systemd
 
 #if canImport(Glibc)
 import Glibc
@@ -77,7 +78,7 @@ struct Click: AsyncParsableCommand {
         do {
             model = try await fetchSnapshot(socketPath: options.socketPath)
         } catch {
-            writeAll("island-presenter: no snapshot from \(options.socketPath): \(error)\n", to: 2)
+            writeAll("island-presenter: no snapshot from \(options.socketPath): \(ConnectFailure.describe("\(error)", socket: options.socketPath))\n", to: 2)
             return false
         }
         let interaction: String, id: String
@@ -109,7 +110,12 @@ struct Click: AsyncParsableCommand {
         var records: [BarShown] = []
         for name in names where name.hasPrefix(prefix) && name.hasSuffix(".json") {
             let path = directory + "/" + name
-            guard let data = FileManager.default.contents(atPath: path), let shown = BarShown(serialized: Array(data)) else { continue }
+            // Any program of the user's can write the runtime directory and name a file as a
+            // record is named: only a small regular file is read (a file of gigabytes was read
+            // whole, 4 GiB held for one click).
+            guard let data = try? readRegularFile(path, limit: BarShown.maximumRecordBytes, followingLinks: false),
+                let shown = BarShown(serialized: data)
+            else { continue }
             if shown.pid > 0, kill(shown.pid, 0) == 0 || errno == EPERM {
                 records.append(shown)
             } else {

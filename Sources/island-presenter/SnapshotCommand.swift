@@ -43,7 +43,8 @@ struct Snapshot: AsyncParsableCommand {
         do {
             return try await fetchSnapshotUpdates(socketPath: socketPath)
         } catch {
-            throw ValidationError("no snapshot from \(socketPath): \(error)")
+            // In the CLI's words: SwiftNIO's name a syscall's parameters, not the problem.
+            throw ValidationError("no snapshot from \(socketPath): \(ConnectFailure.describe("\(error)", socket: socketPath))")
         }
     }
 }

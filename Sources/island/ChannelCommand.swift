@@ -62,9 +62,7 @@ struct BackendBrokerOptions: ParsableArguments {
         }
         var password: String?
         if let file = passwordFile ?? environment["ISLAND_PUSH_PASSWORD_FILE"] {
-            guard let text = try? String(contentsOfFile: file, encoding: .utf8) else {
-                throw CLIFailure.usage("cannot read the password file \(file)", json: json)
-            }
+            let text = try readNamedFile(file, limit: 64 << 10, what: "the password file", json: json)
             password = text.split(separator: "\n", omittingEmptySubsequences: false).first.map(String.init) ?? ""
         }
         return MQTTConfiguration(
@@ -425,6 +423,13 @@ struct ChannelPush: AsyncParsableCommand {
             valueName: "n"))
     var priority: Int?
     @Option(help: ArgumentHelp("Seconds to collect answers, on a channel with feedback.", valueName: "seconds")) var wait: Double = 3
+
+    func validate() throws {
+        try requireFinite(timestamp, option: "--timestamp")
+        try requireFinite(staleDate, option: "--stale-date")
+        try requireFinite(relevance, option: "--relevance")
+        try requireWait(wait)
+    }
 
     func run() async throws {
         let json = options.json

@@ -3,9 +3,11 @@ import Foundation
 import IslandCore
 import OrderedJSON
 import IslandKit
+import IslandPaths
 import IslandPresenter
 import IslandProtocol
 import OrderedCollections
+import Systemd
 import VarlinkCore
 import VarlinkNIO
 
@@ -36,7 +38,7 @@ struct GlobalOptions: ParsableArguments {
         do {
             return try await VarlinkClient.connect(unixPath: socketPath)
         } catch {
-            throw CLIFailure(.daemonUnavailable(socketPath: socketPath, reason: IslandConnection.describeSystemError("\(error)")), json: json)
+            throw CLIFailure(.daemonUnavailable(socketPath: socketPath, reason: ConnectFailure.describe("\(error)", socket: socketPath)), json: json)
         }
     }
 
@@ -201,6 +203,45 @@ let ownerGoneHelp = ArgumentHelp(
         island start --help).
         """,
     valueName: "policy")
+
+/// Refuses a number option that is not finite. JSON has no NaN or infinity: the writer sends
+/// `null`, which the daemon takes as no value at all, so `--relevance nan` or `--stale-after inf`
+/// was accepted and meant nothing.
+func requireFinite(_ value: Double?, option: String) throws(ValidationError) {
+    guard let value, !value.isFinite else { return }
+    throw ValidationError("\(option) must be a finite number, not \(value)")
+}
+
+/// The most a command waits for answers from a broker: a day. A wait becomes a `Duration`,
+/// which traps on a value that is not finite or too large (`island push --wait inf` crashed).
+let maximumWaitSeconds: Double = 86_400
+
+/// Refuses a wait that is not between 0 and `maximumWaitSeconds`.
+func requireWait(_ value: Double, option: String = "--wait") throws(ValidationError) {
+    guard value >= 0, value <= maximumWaitSeconds else {
+        throw ValidationError("\(option) must be seconds from 0 to \(Int(maximumWaitSeconds)), not \(value)")
+    }
+}
+
+/// The text of a file named on the command line, at most `limit` bytes. Read as a stream
+/// (`readSmallFile`), so a pipe works as the user means it (`island preview /dev/stdin`,
+/// `--password-file <(pass show broker)`): Foundation's `String(contentsOfFile:)` refused
+/// every pipe and device as "You don't have permission", and read a regular file whole.
+func readNamedFile(_ path: String, limit: Int, what: String, json: Bool) throws(CLIFailure) -> String {
+    let bytes: [UInt8]
+    do {
+        bytes = try readSmallFile(path, limit: limit)
+    } catch {
+        throw CLIFailure.usage("cannot read \(what) \(path): \(error)", json: json)
+    }
+    guard let text = String(validating: bytes, as: UTF8.self) else {
+        throw CLIFailure.usage("cannot read \(what) \(path): not UTF-8 text", json: json)
+    }
+    return text
+}
+
+/// The most of a layout file the CLI reads: far more than any layout the daemon takes.
+let maximumLayoutFileBytes = 1 << 20
 
 /// Parses a JSON object given on the command line.
 func parseObject(_ text: String?, option: String, json: Bool) throws(CLIFailure) -> JSONObject {

@@ -23,10 +23,7 @@ struct ExtensionCommand: AsyncParsableCommand {
         @Option(help: ArgumentHelp("The activity type it draws.", valueName: "type")) var type: String
 
         func run() async throws {
-            let text: String
-            do { text = try String(contentsOfFile: layout, encoding: .utf8) } catch {
-                throw CLIFailure.usage("cannot read \(layout): \(error.localizedDescription)", json: global.json)
-            }
+            let text = try readNamedFile(layout, limit: maximumLayoutFileBytes, what: "the layout", json: global.json)
             let object = try parseObject(text, option: layout, json: global.json)
             let reply = try await global.withRaw { client throws(CLIFailure) in
                 try await global.call(

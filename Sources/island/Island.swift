@@ -35,6 +35,9 @@ struct Island: AsyncParsableCommand {
                    of different releases)
               island run exits with the command's status (128+N when killed by signal N).
             """,
+        // As every other program of the project answers it (islandd, the presenter, the
+        // overlay, the bridge).
+        version: "0.1.0",
         subcommands: [
             Start.self, Update.self, End.self, List.self, Watch.self, Auth.self,
             Run.self, TimerCommand.self, ProgressCommand.self,

@@ -43,6 +43,8 @@ struct Start: AsyncParsableCommand {
     func validate() throws {
         if alertBody != nil && alertTitle == nil { throw ValidationError("--alert-body needs --alert-title") }
         if alertTitle != nil && at == nil { throw ValidationError("--alert-title is the alert of a scheduled start: give --at too") }
+        try requireFinite(relevance, option: "--relevance")
+        try requireFinite(staleAfter, option: "--stale-after")
     }
     @Option(help: ArgumentHelp("Listen to this broadcast channel of the app (island channel create).", valueName: "id"))
     var channel: String?
@@ -93,6 +95,9 @@ struct Update: AsyncParsableCommand {
 
     func validate() throws {
         if alertBody != nil && alertTitle == nil { throw ValidationError("--alert-body needs --alert-title") }
+        try requireFinite(relevance, option: "--relevance")
+        try requireFinite(staleAfter, option: "--stale-after")
+        try requireFinite(timestamp, option: "--timestamp")
     }
 
     func run() async throws {

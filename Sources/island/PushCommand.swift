@@ -71,6 +71,13 @@ struct PushCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Seconds to wait for the device's feedback; 0 to not wait.", valueName: "seconds")) var wait: Double = 10
     @Flag(help: "Print the feedback as JSON.") var json = false
 
+    func validate() throws {
+        try requireFinite(timestamp, option: "--timestamp")
+        try requireFinite(staleDate, option: "--stale-date")
+        try requireFinite(relevance, option: "--relevance")
+        try requireWait(wait)
+    }
+
     func run() async throws {
         let token = try pushToken()
         let payload = try payload()

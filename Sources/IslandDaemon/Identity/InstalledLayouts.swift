@@ -45,6 +45,16 @@ enum InstalledLayouts {
         }
     }
 
+    /// Why a layout file was skipped. FileManager lists a name that is not UTF-8 with U+FFFD in
+    /// place of its bytes, so the path it gives names no file: say that, not "No such file or
+    /// directory" of a file that is there.
+    static func reason(_ error: any Error, path: String) -> String {
+        if case SmallFileError.system(errno: ENOENT) = error, path.contains("\u{FFFD}") {
+            return "the file name is not UTF-8; rename the file"
+        }
+        return "\(error)"
+    }
+
     static func read(dataDirectories: [String]) -> Found {
         var found = Found()
         let fm = FileManager.default
@@ -70,7 +80,7 @@ enum InstalledLayouts {
                         found.layouts[app, default: [:]][type] = json
                     } catch {
                         if found.skipped.count < maximumSkipped {
-                            found.skipped.append(Skipped(path: path, reason: "\(error)"))
+                            found.skipped.append(Skipped(path: path, reason: reason(error, path: path)))
                         }
                     }
                 }

@@ -40,10 +40,7 @@ struct Preview: AsyncParsableCommand {
     @Flag(help: "Print what the layout probably gets wrong instead of rendering it.") var lint = false
 
     func run() async throws {
-        let text: String
-        do { text = try String(contentsOfFile: layout, encoding: .utf8) } catch {
-            throw CLIFailure.usage("cannot read \(layout): \(error.localizedDescription)", json: json)
-        }
+        let text = try readNamedFile(layout, limit: maximumLayoutFileBytes, what: "the layout", json: json)
         let attributes = try parseObject(attributes, option: "--attributes", json: json)
         let state = try parseObject(state, option: "--state", json: json)
         let parsed: Layout

@@ -16,7 +16,7 @@ import xml.etree.ElementTree as ET
 import pytest
 
 from harness.cli import activities, activity, island, ok
-from harness.paths import ISLAND, LIVENESS
+from harness.paths import ISLAND, ISLANDD, LIVENESS
 from harness.processes import wait_for, without_installed
 
 pytestmark = pytest.mark.quick  # part of scripts/test.sh --quick
@@ -32,12 +32,52 @@ def test_help_explains_commands_and_exit_statuses():
     assert "--state" in ok(island(None, "update", "--help")).stdout
 
 
+def test_version_is_the_daemons():
+    """`island --version` answers as islandd's does (it was a usage error)."""
+    mine = island(None, "--version")
+    assert mine.returncode == 0, mine.stderr
+    theirs = subprocess.run([ISLANDD, "--version"], capture_output=True, text=True, timeout=30)
+    assert mine.stdout == theirs.stdout and mine.stdout.strip(), (mine.stdout, theirs.stdout)
+
+
 def test_usage_errors_exit_2():
     assert island(None, "start").returncode == 2
     assert island(None, "frobnicate").returncode == 2
     assert island(None, "start", "T", "--state", "{not json").returncode == 2
     result = island(None, "start", "T", "--state", "[1]")
     assert result.returncode == 2 and "JSON object" in result.stderr
+
+
+NOT_FINITE = ["nan", "inf", "-inf", "1e400"]
+
+
+@pytest.mark.parametrize("value", NOT_FINITE)
+@pytest.mark.parametrize("command", [
+    ("start", "T", "--relevance"), ("start", "T", "--stale-after"),
+    ("update", "ID", "--state", "{}", "--relevance"), ("update", "ID", "--state", "{}", "--stale-after"),
+    ("update", "ID", "--state", "{}", "--timestamp"),
+    ("push", "TOKEN", "--state", "{}", "--relevance"), ("push", "TOKEN", "--state", "{}", "--stale-date"),
+    ("push", "TOKEN", "--state", "{}", "--timestamp"),
+    ("channel", "push", "CHANNEL", "--app", "org.example.Scores", "--state", "{}", "--relevance"),
+    ("channel", "push", "CHANNEL", "--app", "org.example.Scores", "--state", "{}", "--timestamp"),
+], ids=lambda c: " ".join(c) if isinstance(c, tuple) else c)
+def test_a_number_that_is_not_finite_is_a_usage_error(command, value):
+    """JSON has no NaN or infinity: such a value went out as null, which the daemon takes as no
+    value at all, so the command succeeded and the option meant nothing. No daemon is needed:
+    the option is refused before anything is sent."""
+    result = island(None, *command[:-1], command[-1] + "=" + value)
+    assert result.returncode == 2, (result.returncode, result.stderr)
+    assert "%s must be a finite number" % command[-1] in result.stderr, result.stderr
+
+
+@pytest.mark.parametrize("value", NOT_FINITE + ["1e300", "-5", "86401"])
+@pytest.mark.parametrize("command", [("push", "TOKEN", "--state", "{}"), ("channel", "push", "CHANNEL", "--app", "org.example.Scores", "--state", "{}")],
+                         ids=lambda c: " ".join(c) if isinstance(c, tuple) else c)
+def test_a_wait_past_a_day_or_not_finite_is_a_usage_error(command, value):
+    """`island push --wait inf` (or nan, or 1e300) crashed: the wait became a Duration."""
+    result = island(None, *command, "--wait=" + value)
+    assert result.returncode == 2, (result.returncode, result.stderr)
+    assert "--wait must be seconds from 0 to 86400, not" in result.stderr, result.stderr
 
 
 def test_no_daemon_exits_69_with_a_clear_message():
@@ -512,6 +552,25 @@ def test_extension_register_list_remove(cli_daemon, tmp_path):
     assert "org.island.InvalidLayout" in bad.stderr and "compactLeading.type" in bad.stderr
     ok(island(cli_daemon, "extension", "remove", "--type", "Coffee"))
     assert json.loads(ok(island(cli_daemon, "extension", "list", "--json")).stdout) == []
+
+
+def test_a_file_named_on_the_command_line_may_be_a_pipe_and_is_bounded(cli_daemon, tmp_path):
+    """A layout or a password file the user names is theirs to give as they like: a pipe
+    (`/dev/stdin`, `<(...)`) is read as the file it stands for. Foundation refused every pipe
+    and device as "You don't have permission"; /dev/zero is refused by size now, not read."""
+    registered = island(cli_daemon, "extension", "register", "/dev/stdin", "--type", "Coffee", stdin=json.dumps(VALID_LAYOUT))
+    ok(registered)
+    assert json.loads(ok(island(cli_daemon, "extension", "list", "--json")).stdout)[0]["type"] == "Coffee"
+    preview = ok(island(None, "preview", "/dev/stdin", "--mode", "compact", stdin=json.dumps(VALID_LAYOUT)))
+    assert preview.stdout.startswith("compact\n"), preview.stdout
+    for command in (("preview", "/dev/zero"), ("extension", "register", "/dev/zero", "--type", "Zero")):
+        refused = island(cli_daemon, *command)
+        assert refused.returncode == 2, refused.stderr
+        assert "cannot read the layout /dev/zero: larger than 1048576 bytes" in refused.stderr, refused.stderr
+    # The password file is read before the broker is asked: here, none listens.
+    pushed = island(None, "channel", "list", "--app", "org.example.Scores", "--password-file", "/dev/stdin",
+                    "--broker", "mqtt://127.0.0.1:1", stdin="secret\n")
+    assert pushed.returncode == 69 and "BrokerUnavailable" in pushed.stderr, pushed.stderr
 
 
 def test_admin_commands(cli_daemon):

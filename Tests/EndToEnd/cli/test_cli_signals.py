@@ -81,6 +81,13 @@ def test_the_demo_script_plays_its_story(unstarted_daemon):
     items = snapshot["items"]
     assert {item["app"] for item in items if not item["defaultLayout"]} >= {
         "org.island.example.Coffee", "org.island.example.Flights", "org.island.example.Pomodoro"}
+    # The five example apps and nothing else: a user's copy of the CLI's, the bridge's or the
+    # overlay's packaged entry, or of the bridge's layouts, would hide the package's own.
+    examples = {"org.island.example.%s" % name for name in ("Coffee", "Fasting", "Flights", "FoodDelivery", "Pomodoro")}
+    assert set(os.listdir(os.path.join(daemon.share, "island", "layouts"))) == examples
+    installed = {name[:-len(".desktop")] for name in os.listdir(os.path.join(daemon.share, "applications"))}
+    assert examples <= installed, installed
+    assert not installed & {"org.island.cli", "org.island.bridge", "org.island.overlay"}, installed
 
 
 def test_run_help_is_help_not_a_command():

@@ -100,6 +100,18 @@ def test_what_is_no_regular_file_never_stalls_the_daemon(daemon):
         in refused.stderr, refused.stderr
 
 
+def test_a_layout_whose_name_is_not_utf8_is_skipped_as_such(daemon):
+    """Its name was listed with U+FFFD in place of its bytes, so the file was skipped as
+    "No such file or directory", though it is there."""
+    folder = os.path.join(daemon.share, "island", "layouts", COFFEE)
+    os.makedirs(folder)
+    with open(os.fsencode(folder) + b"/Late\xff.json", "w") as f:
+        f.write(LAYOUT)
+    replies = answers_every_admin_call(daemon)
+    assert replies["reload 1"]["skippedLayouts"] == [
+        {"path": os.path.join(folder, "Late\ufffd.json"), "reason": "the file name is not UTF-8; rename the file"}]
+
+
 def test_a_daemon_starts_beside_what_is_no_regular_file(make_daemon):
     daemon = make_daemon(start=False)
     fill_data_directory(daemon.share)

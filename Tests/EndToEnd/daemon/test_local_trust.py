@@ -141,6 +141,47 @@ def test_the_system_socket_belongs_to_the_island_group(root):
                 subprocess.run(["groupdel", "island"], check=False)
 
 
+def regular_file(path):
+    with open(path, "w") as f:
+        f.write("x")
+
+
+@pytest.mark.parametrize("kind,make", [
+    ("a FIFO", os.mkfifo),
+    ("a regular file", regular_file),
+    ("a directory", os.mkdir),
+    ("a symbolic link", lambda path: os.symlink("/dev/zero", path)),
+    ("a symbolic link", lambda path: os.symlink(path, path)),
+], ids=["fifo", "file", "folder", "link-to-zero", "link-loop"])
+def test_what_is_no_socket_where_the_socket_goes_is_named_with_what_to_do(root, kind, make):
+    """Any program of the user's can put something in the runtime directory where the socket
+    goes. The daemon replaces only a socket; anything else it names, with what to do (it said
+    `UnixDomainSocketPathWrongType()`, or a failed stat of a link loop), and leaves alone."""
+    runtime = os.path.join(root, "run")
+    os.makedirs(os.path.join(runtime, "island"), 0o700)
+    os.chmod(runtime, 0o700)
+    socket = os.path.join(runtime, "island", "islandd.sock")
+    make(socket)
+    output = refusal(daemon_env(root, XDG_RUNTIME_DIR=runtime))
+    assert "%s: %s is there, not a socket; islandd replaces only a socket: remove it, or pass --socket" % (
+        socket, kind) in output, output
+    assert os.path.lexists(socket) and not stat.S_ISSOCK(os.lstat(socket).st_mode)
+
+
+@pytest.mark.parametrize("kind,make", [("a FIFO", os.mkfifo), ("a regular file", regular_file), ("a directory", os.mkdir)],
+                         ids=["fifo", "file", "folder"])
+def test_a_client_says_what_is_there_when_it_is_no_socket(root, kind, make):
+    """connect(2) answers ECONNREFUSED for a FIFO, a file or a folder at the socket's path, and
+    the CLI said "connection refused (nothing listens on the socket)", which sends the user
+    looking for a daemon rather than at the file in the way."""
+    socket = os.path.join(root, "islandd.sock")
+    make(socket)
+    result = subprocess.run([ISLAND, "admin", "status", "--socket", socket], capture_output=True, text=True,
+                            timeout=LIVENESS)
+    assert result.returncode == 69, result.stderr
+    assert "not reachable at %s: %s is there, not a socket" % (socket, kind) in result.stderr, result.stderr
+
+
 # --- the database ---------------------------------------------------------------------------
 
 

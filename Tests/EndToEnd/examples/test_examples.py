@@ -31,6 +31,9 @@ def daemon():
     os.makedirs(os.path.join(d.runtime, "island"), mode=0o700)
     os.chmod(d.runtime, 0o700)
     d.socket = os.path.join(d.runtime, "island", "islandd.sock")
+    # A newcomer has the examples' entries and no others (not the harness's test apps).
+    for entry in glob.glob(os.path.join(d.share, "applications", "*.desktop")):
+        os.remove(entry)
     for entry in glob.glob(os.path.join(EXAMPLES, "*", "*.desktop")):
         shutil.copy(entry, os.path.join(d.share, "applications"))
     d.start()
@@ -141,3 +144,19 @@ def test_a_killed_raw_client_leaves_no_activity_behind(daemon, tmp_path):
              message="the killed example's activity ended")
     ended = activity(daemon, "org.example.DownloadPython", id)
     assert ended["state"] == "ended" and ended["endReason"] == "ownerGone"
+
+
+def test_the_developer_guides_varlink_commands_work_as_written(daemon):
+    """"Speaking Varlink yourself" runs the reference client's `info` and a `Request`, as a
+    newcomer types them after the quick start (its app's entry installed, $XDG_RUNTIME_DIR
+    set). The Request named org.example.Coffee, which no step had installed: Unentitled."""
+    with open(os.path.join(REPO, "docs", "developer-guide.md")) as f:
+        guide = f.read()
+    section = guide[guide.index("## Speaking Varlink yourself"):]
+    block = section[section.index("```sh\n") + len("```sh\n"):section.index("```\n", section.index("```sh\n") + 1)]
+    assert "varlink.cli call" in block, block
+    result = subprocess.run(["bash", "-euo", "pipefail", "-c", block], env=environment(daemon), capture_output=True,
+                            text=True, timeout=LIVENESS)
+    assert result.returncode == 0, result.stderr
+    assert "org.island.Producer" in result.stdout and '"created": true' in result.stdout, result.stdout
+    assert "error" not in result.stdout, result.stdout

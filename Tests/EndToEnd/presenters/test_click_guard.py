@@ -23,6 +23,7 @@ from harness.presenters import (
     Presenter,
     bar_shown,
     bar_shown_paths,
+    bar_shown_prefix,
     boot_clock,
     register_layout,
     request,
@@ -316,3 +317,37 @@ def test_click_button_with_an_id_presses_that_activitys_button_only_and_refuses_
     finally:
         coffee_watch.close()
         tea_watch.close()
+
+
+def test_a_click_reads_no_record_that_is_no_small_regular_file(daemon, tmp_path):
+    """Any program of the user's can write the runtime directory, and can name a file as a bar's
+    record is named: a file of gigabytes (read whole before: 4 GiB resident for one click), a
+    FIFO, a link to /dev/zero, a link loop, a folder. The click reads none of them and acts on
+    the island as the daemon has it, within LIVENESS, holding what a small process holds."""
+    register_layout(daemon, COFFEE, "Order", layout("https://a.example/order", "A {{state.stage}}"))
+    runtime = tmp_path / "run"
+    records = runtime / "island-presenter"
+    records.mkdir(mode=0o700, parents=True)
+    prefix = str(records / bar_shown_prefix(daemon.socket))
+    # pid 1 runs: a record of a running bar, were it one.
+    with open(prefix + "1.json", "wb") as f:
+        f.truncate(2 << 30)
+    os.mkfifo(prefix + "2.json")
+    os.symlink("/dev/zero", prefix + "3.json")
+    os.symlink(prefix + "4.json", prefix + "4.json")
+    os.mkdir(prefix + "5.json")
+    env = dict(os.environ, XDG_RUNTIME_DIR=str(runtime))
+    with daemon.connect("org.island.Producer") as producer:
+        request(producer, COFFEE, {"stage": "latte"})
+        click = subprocess.Popen([PRESENTER, "click", "toggle", "--socket", daemon.socket], env=env,
+                                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        try:
+            # Reaped here, not by Popen, for its resource usage.
+            _, status, usage = wait_for(lambda: [r for r in [os.wait4(click.pid, os.WNOHANG)] if r[0]],
+                                        message="the click's end")[0]
+        finally:
+            if click.returncode is None and os.path.exists("/proc/%d" % click.pid):
+                os.kill(click.pid, signal.SIGKILL)
+        assert os.waitstatus_to_exitcode(status) == 0
+        assert usage.ru_maxrss < 512 * 1024, "the click held %d MiB" % (usage.ru_maxrss // 1024)
+        wait_for(lambda: island(daemon)["mode"] == "expanded", message="expanded by the click")

@@ -386,6 +386,40 @@ def test_tui_in_tmux(daemon, tmp_path):
         subprocess.run(["tmux", "kill-session", "-t", session], capture_output=True, timeout=10)
 
 
+@pytest.mark.parametrize("mode", [("click", "toggle"), ("snapshot", "--svg", "-")], ids=["click", "snapshot"])
+def test_click_and_snapshot_say_plainly_why_they_cannot_connect(tmp_path, mode):
+    """As the CLI says it, not `connect(descriptor:addr:size:): No such file or directory)
+    (errno: 2)`: a bar's on-click or a script meets it whenever the daemon is not running."""
+    socket = str(tmp_path / "none.sock")
+    result = subprocess.run([PRESENTER, *mode, "--socket", socket], capture_output=True, text=True, timeout=LIVENESS)
+    assert result.returncode != 0
+    assert "no snapshot from %s: no socket there" % socket in result.stderr, result.stderr
+    assert "errno" not in result.stderr, result.stderr
+
+
+@pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
+def test_tui_says_plainly_why_it_cannot_connect(tmp_path):
+    """With no daemon at the socket, the status line says so as the CLI does ("no socket
+    there"), not in SwiftNIO's words (`connect(descriptor:addr:size:): No such file or
+    directory) (errno: 2)`), which name a syscall's parameters."""
+    session = "island-presenter-" + uuid.uuid4().hex[:8]
+    socket = str(tmp_path / "none.sock")
+    command = "%s tui --socket %s; sleep 30" % (PRESENTER, socket)
+
+    def capture():
+        return subprocess.run(["tmux", "capture-pane", "-p", "-t", session],
+                              capture_output=True, text=True, timeout=10).stdout
+
+    subprocess.run(["tmux", "new-session", "-d", "-s", session, "-x", "200", "-y", "20", command], check=True, timeout=10)
+    try:
+        screen = wait_for(lambda: (lambda s: s if "reconnecting" in s else None)(capture()), timeout=LIVENESS,
+                          message="the lost connection shown")
+        assert "reconnecting… cannot connect to %s: no socket there" % socket in screen, screen
+        assert "errno" not in screen and "descriptor:" not in screen, screen
+    finally:
+        subprocess.run(["tmux", "kill-session", "-t", session], capture_output=True, timeout=10)
+
+
 @pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
 def test_tui_survives_a_daemon_restart_and_restores_the_terminal_on_sigterm(daemon):
     session = "island-presenter-" + uuid.uuid4().hex[:8]
