@@ -44,6 +44,10 @@ let libraries: [Target] = [
     // (the MQTT link process, island's commands, the overlay's URL opener).
     .target(name: "SpawnDescriptors"),
     .testTarget(name: "SpawnDescriptorsTests", dependencies: ["SpawnDescriptors"]),
+    // Files of bounded size read from folders other programs can write: a FIFO, a device or
+    // an endless file there is refused, never waited on or held (config, entries, icons, records).
+    .target(name: "SmallFiles"),
+    .testTarget(name: "SmallFilesTests", dependencies: ["SmallFiles"]),
     // sched_setattr(2) for the daemon's event loop (see IslandDaemon's EventLoopScheduling).
     .systemLibrary(name: "CLinuxScheduling"),
     .systemLibrary(
@@ -56,6 +60,7 @@ let libraries: [Target] = [
         dependencies: [
             "CSystemd",
             "FreeDesktop",
+            "SmallFiles",
             .product(name: "Logging", package: "swift-log"),
         ]
     ),
@@ -247,7 +252,7 @@ let island: [Target] = [
         name: "IslandDaemon",
         dependencies: [
             "IslandCore", "IslandStore", "OrderedJSON", "IslandPaths", "IslandProtocol", "VarlinkCore", "VarlinkNIO", "Systemd", "MQTT",
-            "FreeDesktop", "SelfWake",
+            "FreeDesktop", "SelfWake", "SmallFiles",
             "CLinuxScheduling",
             .product(name: "Logging", package: "swift-log"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -281,7 +286,7 @@ let island: [Target] = [
         name: "island",
         dependencies: [
             "IslandKit", "IslandCore", "OrderedJSON", "VarlinkCore", "VarlinkNIO", "IslandPresenter", "MQTT", "IslandProtocol", "SelfWake", "SpawnDescriptors",
-            "Systemd", "IslandPaths",
+            "SmallFiles", "IslandPaths",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "OrderedCollections", package: "swift-collections"),
         ]
@@ -335,7 +340,7 @@ let island: [Target] = [
     ),
     .executableTarget(
         name: "island-presenter",
-        dependencies: ["IslandPresenter", "IslandPaths", "IslandProtocol", "Systemd", .product(name: "ArgumentParser", package: "swift-argument-parser")]
+        dependencies: ["IslandPresenter", "IslandPaths", "IslandProtocol", "SmallFiles", .product(name: "ArgumentParser", package: "swift-argument-parser")]
     ),
     // The presenters' tests, the SVG sink among them: its documents come from the overlay's
     // painter, so they link IslandOverlay (the presenter library itself does not).
@@ -363,7 +368,7 @@ let island: [Target] = [
     .target(
         name: "IslandOverlay",
         dependencies: [
-            "IslandPresenter", "IslandCore", "OrderedJSON", "IslandProtocol", "CPangoCairo", "FreeDesktop", "Systemd",
+            "IslandPresenter", "IslandCore", "OrderedJSON", "IslandProtocol", "CPangoCairo", "FreeDesktop", "SmallFiles",
             .product(name: "OrderedCollections", package: "swift-collections"),
         ],
         swiftSettings: pangoCairoFlags
@@ -371,7 +376,7 @@ let island: [Target] = [
     .executableTarget(
         name: "island-overlay",
         dependencies: [
-            "IslandOverlay", "IslandPresenter", "IslandPaths", "CGtk", "CWaylandProtocols", "FreeDesktop", "SpawnDescriptors", "Systemd",
+            "IslandOverlay", "IslandPresenter", "IslandPaths", "CGtk", "CWaylandProtocols", "FreeDesktop", "SpawnDescriptors", "SmallFiles",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ],
         swiftSettings: gtkFlags
@@ -406,7 +411,8 @@ let island: [Target] = [
     .executableTarget(
         name: "island-bridge",
         dependencies: [
-            "IslandBridge", "SDBus", "IslandKit", "IslandCore", "OrderedJSON", "Systemd", "FreeDesktop", "VarlinkCore", "VarlinkNIO", "IslandProtocol",
+            "IslandBridge", "SDBus", "IslandKit", "IslandCore", "OrderedJSON", "Systemd", "SmallFiles", "FreeDesktop",
+            "VarlinkCore", "VarlinkNIO", "IslandProtocol",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "OrderedCollections", package: "swift-collections"),
             .product(name: "Logging", package: "swift-log"),

@@ -1,7 +1,7 @@
 import CPangoCairo
 import Foundation
 import FreeDesktop
-import Systemd
+import SmallFiles
 
 /// Icons from the freedesktop icon theme's PNG directories, with no display and no GTK: what
 /// off-screen rendering (golden images, the gallery) uses. The overlay itself asks GtkIconTheme.

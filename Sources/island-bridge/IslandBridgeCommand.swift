@@ -7,6 +7,7 @@ import IslandKit
 import Logging
 import SDBus
 import ServiceLifecycle
+import SmallFiles
 import Systemd
 import UnixSignals
 

@@ -4,7 +4,7 @@ import Foundation
 import IslandOverlay
 import IslandPaths
 import IslandPresenter
-import Systemd
+import SmallFiles
 
 /// The running overlay as other processes find it: its pid file, which `--toggle-list` signals.
 extension IslandOverlayCommand {

@@ -5,7 +5,7 @@ import IslandPresenter
 import IslandProtocol
 import OrderedJSON
 import Synchronization
-import Systemd
+import SmallFiles
 
 #if canImport(Glibc)
 import Glibc

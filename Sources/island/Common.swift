@@ -7,7 +7,7 @@ import IslandPaths
 import IslandPresenter
 import IslandProtocol
 import OrderedCollections
-import Systemd
+import SmallFiles
 import VarlinkCore
 import VarlinkNIO
 

@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import SmallFiles
 import FreeDesktop
 
 extension ProcessIdentity {

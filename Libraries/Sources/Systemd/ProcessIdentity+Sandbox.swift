@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import SmallFiles
 
 /// What confines a process, as far as another process on the host can tell.
 public enum ProcessSandbox: Equatable, Sendable {

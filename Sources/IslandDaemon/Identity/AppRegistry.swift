@@ -1,6 +1,7 @@
 import Foundation
 import FreeDesktop
 package import Systemd
+import SmallFiles
 
 /// The app manifests found in the XDG data directories' `applications/` folders. A desktop
 /// file id follows the Desktop Entry spec: a file in a subfolder gets the folder names joined

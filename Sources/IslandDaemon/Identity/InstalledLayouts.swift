@@ -2,7 +2,7 @@ import Foundation
 import IslandCore
 import OrderedJSON
 import Logging
-import Systemd
+import SmallFiles
 
 /// Layouts installed with apps, as `island/layouts/<app>/<type>.json` in the XDG data
 /// directories (docs/design.md §6). A directory earlier in the search path hides later ones; a

@@ -2,6 +2,7 @@ import Foundation
 import IslandCore
 import Logging
 import MQTT
+import SmallFiles
 import Synchronization
 
 /// The push gateway's line to the broker: one MQTT session per app holding tokens on this device
@@ -227,8 +228,17 @@ extension MQTTConfiguration {
         }
         var password: String?
         if let file = settings.passwordFile {
-            guard let text = try? String(contentsOfFile: file, encoding: .utf8) else {
-                throw .configuration("[Push] PasswordFile=\(file) cannot be read")
+            // A file in a folder the user's other programs may write: only a regular file is
+            // read, and only as much of it as a password could be (`readRegularFile`), so a
+            // FIFO there cannot stall the start nor a 2 GiB file be taken for the password.
+            let bytes: [UInt8]
+            do {
+                bytes = try readRegularFile(file, limit: Self.maximumPasswordFileSize, followingLinks: true)
+            } catch {
+                throw .configuration("[Push] PasswordFile=\(file) cannot be read: \(error)")
+            }
+            guard let text = String(validating: bytes, as: UTF8.self) else {
+                throw .configuration("[Push] PasswordFile=\(file) cannot be read: not UTF-8 text")
             }
             password = text.split(separator: "\n", omittingEmptySubsequences: false).first.map(String.init) ?? ""
         }
@@ -246,6 +256,9 @@ extension MQTTConfiguration {
     /// takes a flood in batches before it writes) — so that no answer is dropped to a flood,
     /// and small enough (under 1 KiB each) to stay well within the link process's memory.
     static let feedbackBacklog = 8192
+
+    /// The most of `[Push] PasswordFile=` read: a password is one line, far shorter.
+    static let maximumPasswordFileSize = 64 << 10
 
     /// `ClientID=` when set; otherwise the machine's id (`/etc/machine-id`), with the uid in
     /// the user scope, where every user of the machine runs a daemon of their own.

@@ -1,6 +1,6 @@
 import Foundation
 import IslandCore
-import Systemd
+import SmallFiles
 
 /// Reads the configuration files, in systemd's INI format: the main file, then the
 /// `.conf` drop-ins of `<file>.d/` in file-name order. A missing main file is the same as an

@@ -3,7 +3,7 @@ import Glibc
 #endif
 
 /// Why `readSmallFile` failed, in the words the system uses.
-public enum SmallFileError: Error, Equatable, CustomStringConvertible {
+package enum SmallFileError: Error, Equatable, CustomStringConvertible {
     /// `open` or `read` failed with this `errno`.
     case system(errno: Int32)
     /// The file holds more than `limit` bytes.
@@ -11,7 +11,7 @@ public enum SmallFileError: Error, Equatable, CustomStringConvertible {
     /// A FIFO, a device, a socket or a directory where a regular file was asked for.
     case notRegularFile
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .system(let code): String(cString: strerror(code))
         case .tooLarge(let limit): "larger than \(limit) bytes"
@@ -22,7 +22,7 @@ public enum SmallFileError: Error, Equatable, CustomStringConvertible {
 
 /// Reads a file of at most `limit` bytes as a stream, so character devices and pipes work
 /// too; a larger file is refused without being held in memory.
-public func readSmallFile(_ path: String, limit: Int) throws(SmallFileError) -> [UInt8] {
+package func readSmallFile(_ path: String, limit: Int) throws(SmallFileError) -> [UInt8] {
     let fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY)
     guard fd >= 0 else { throw .system(errno: errno) }
     defer { close(fd) }
@@ -30,7 +30,7 @@ public func readSmallFile(_ path: String, limit: Int) throws(SmallFileError) -> 
 }
 
 /// Reads what is left of an open file, at most `limit` bytes; the caller closes `fd`.
-public func readSmallFile(descriptor fd: Int32, limit: Int) throws(SmallFileError) -> [UInt8] {
+package func readSmallFile(descriptor fd: Int32, limit: Int) throws(SmallFileError) -> [UInt8] {
     var contents: [UInt8] = []
     var chunk = [UInt8](repeating: 0, count: 4096)
     while true {
@@ -55,7 +55,7 @@ public func readSmallFile(descriptor fd: Int32, limit: Int) throws(SmallFileErro
 /// name points to by then) opened for reading, through `/proc/self/fd`, non-blocking.
 /// - Parameter followingLinks: whether symbolic links are followed to the file (a Flatpak's
 ///   exported desktop entries are links); false refuses a final link as not a regular file.
-public func readRegularFile(_ path: String, limit: Int, followingLinks: Bool) throws(SmallFileError) -> [UInt8] {
+package func readRegularFile(_ path: String, limit: Int, followingLinks: Bool) throws(SmallFileError) -> [UInt8] {
     let located = open(path, openPathOnly | O_CLOEXEC | (followingLinks ? 0 : O_NOFOLLOW))
     guard located >= 0 else { throw .system(errno: errno) }
     defer { close(located) }

@@ -4,7 +4,7 @@ import Glibc
 import Foundation
 import Testing
 
-@testable import Systemd
+import SmallFiles
 
 /// `readRegularFile` reads what a folder other programs write holds, and nothing else: each
 /// of these would block or never end with a plain open and read.
