@@ -11,26 +11,15 @@ import subprocess
 
 import pytest
 
+from harness import junk
 from harness.bus import BRIDGE, Bridge, Session, missing, wait_until
 from harness.paths import LIVENESS
 
 pytestmark = pytest.mark.skipif(not os.path.exists(BRIDGE) or missing("dbus-daemon"),
                                 reason="island-bridge is not built, or dbus-daemon is not installed")
 
-def sparse_file(path, size):
-    """A file of `size` bytes that takes no room."""
-    with open(path, "wb") as f:
-        f.truncate(size)
-
-
 # (name, how the junk is made at a path, the reason the bridge names)
-JUNK = [
-    ("fifo", os.mkfifo, "not a regular file"),
-    ("zero", lambda path: os.symlink("/dev/zero", path), "not a regular file"),
-    ("loop", lambda path: os.symlink(path, path), "Too many levels of symbolic links"),
-    ("folder", os.mkdir, "not a regular file"),
-    ("sparse", lambda path: sparse_file(path, 2 << 30), "larger than 1048576 bytes"),
-]
+JUNK = junk.cases(junk.make_fifo, junk.link_to_zero, junk.link_loop, junk.folder, junk.sparse_2_gib, limit=1 << 20)
 IDS = [name for name, _, _ in JUNK]
 
 

@@ -6,55 +6,18 @@ running one kept), and is never opened for reading: a FIFO once held the start f
 reload with every later rescan of the data directories queued behind it on the file thread."""
 
 import os
-import stat
 
 import pytest
 
+from harness import junk
 from harness.varlink import Connection
 
 pytestmark = pytest.mark.quick  # part of scripts/test.sh --quick
 
 
-def make_fifo(path):
-    os.mkfifo(path)
-
-
-def link_to_zero(path):
-    os.symlink("/dev/zero", path)
-
-
-def copy_of_zero(path):
-    """A character device like /dev/zero of the hostile program's own (mknod needs
-    CAP_MKNOD: root here; elsewhere the link to /dev/zero stands for it)."""
-    device = os.stat("/dev/zero").st_rdev
-    try:
-        os.mknod(path, 0o600 | stat.S_IFCHR, device)
-    except PermissionError:
-        os.symlink("/dev/zero", path)
-
-
-def link_to_tty(path):
-    """A device that may block (the daemon's /dev/stdin is /dev/null, which reads as empty)."""
-    os.symlink("/dev/tty", path)
-
-
-def link_loop(path):
-    os.symlink(path, path)
-
-
-def folder(path):
-    os.mkdir(path)
-
-
 # (how the junk is made, the reason the daemon names)
-JUNK = [
-    (make_fifo, "not a regular file"),
-    (link_to_zero, "not a regular file"),
-    (copy_of_zero, "not a regular file"),
-    (link_to_tty, "not a regular file"),
-    (link_loop, "Too many levels of symbolic links"),
-    (folder, "not a regular file"),
-]
+JUNK = [(make, reason) for _, make, reason in
+        junk.cases(junk.make_fifo, junk.link_to_zero, junk.copy_of_zero, junk.link_to_tty, junk.link_loop, junk.folder)]
 IDS = [make.__name__ for make, _ in JUNK]
 
 

@@ -11,6 +11,7 @@ import os
 
 import pytest
 
+from harness import junk
 from harness import desktop
 from harness import overlay_scenes as scenes
 from harness.paths import LIVENESS, PRESENTER
@@ -18,20 +19,8 @@ from harness.paths import LIVENESS, PRESENTER
 REASON = desktop.why_not("sway", "swaymsg", "swaybg") or desktop.overlay_missing()
 pytestmark = pytest.mark.skipif(bool(REASON), reason=REASON or "")
 
-def sparse_file(path, size):
-    """A file of `size` bytes that takes no room."""
-    with open(path, "wb") as f:
-        f.truncate(size)
-
-
 # (name, how the junk is made at a path, the reason the overlay names)
-JUNK = [
-    ("fifo", os.mkfifo, "not a regular file"),
-    ("zero", lambda path: os.symlink("/dev/zero", path), "not a regular file"),
-    ("loop", lambda path: os.symlink(path, path), "Too many levels of symbolic links"),
-    ("folder", os.mkdir, "not a regular file"),
-    ("sparse", lambda path: sparse_file(path, 2 << 30), "larger than 1048576 bytes"),
-]
+JUNK = junk.cases(junk.make_fifo, junk.link_to_zero, junk.link_loop, junk.folder, junk.sparse_2_gib, limit=1 << 20)
 IDS = [name for name, _, _ in JUNK]
 
 

@@ -7,16 +7,13 @@ import os
 
 import pytest
 
-
-def sparse_file(path, size):
-    with open(path, "wb") as f:
-        f.truncate(size)
+from harness import junk
 
 
 @pytest.mark.parametrize("make,reason", [
     (os.mkfifo, "not a regular file"),
     # 8 MiB stands for the 2 GiB a hostile program would leave: read whole, it is the password.
-    (lambda path: sparse_file(path, 8 << 20), "larger than"),
+    (lambda path: junk.sparse_file(path, 8 << 20), "larger than"),
 ], ids=["fifo", "sparse"])
 def test_a_password_file_that_is_no_small_regular_file_is_refused_with_its_reason(unstarted_daemon, make, reason):
     daemon = unstarted_daemon()
