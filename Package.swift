@@ -396,7 +396,7 @@ let island: [Target] = [
     .target(
         name: "IslandBridge",
         dependencies: [
-            "SDBus", "IslandCore", "OrderedJSON", "FreeDesktop", "IslandProtocol",
+            "SDBus", "IslandCore", "OrderedJSON", "FreeDesktop", "IslandProtocol", "SmallFiles",
             .product(name: "OrderedCollections", package: "swift-collections"),
             .product(name: "Logging", package: "swift-log"),
         ]),

@@ -1,5 +1,6 @@
 import Foundation
 import FreeDesktop
+import SmallFiles
 
 /// Installed desktop entries by id, read from `applications/` of the XDG data directories
 /// (`$XDG_DATA_HOME`, then `$XDG_DATA_DIRS`), the first found winning. Answers are kept, a
@@ -23,16 +24,16 @@ package struct InstalledDesktopEntries {
         return entry
     }
 
+    /// Any program of the user's can write these folders: only a regular file is read, a link
+    /// to one followed (a Flatpak's exported entries are links), and of it no more than an
+    /// entry can be (`readRegularFile`: the same file that was checked is the one read, so a
+    /// FIFO swapped in between is never opened for reading). Anything else there is passed over.
     private func read(_ id: String) -> DesktopEntry? {
         for directory in directories {
-            let path = "\(directory)/\(id).desktop"
-            guard let attributes = try? FileManager.default.attributesOfItem(atPath: path),
-                attributes[.type] as? FileAttributeType == .typeRegular,
-                let size = attributes[.size] as? Int, size <= DesktopFile.maximumBytes,
-                let data = FileManager.default.contents(atPath: path)
+            guard let bytes = try? readRegularFile("\(directory)/\(id).desktop", limit: DesktopFile.maximumBytes, followingLinks: true)
             else { continue }
             // The first directory that has the id decides, hidden or not.
-            return DesktopEntry(contents: String(decoding: data, as: UTF8.self))
+            return DesktopEntry(contents: String(decoding: bytes, as: UTF8.self))
         }
         return nil
     }
