@@ -110,17 +110,22 @@ struct Click: AsyncParsableCommand {
         var records: [BarShown] = []
         for name in names where name.hasPrefix(prefix) && name.hasSuffix(".json") {
             let path = directory + "/" + name
-            // Any program of the user's can write the runtime directory and name a file as a
-            // record is named: only a small regular file is read (a file of gigabytes was read
-            // whole, 4 GiB held for one click).
-            guard let data = try? readRegularFile(path, limit: BarShown.maximumRecordBytes, followingLinks: false),
-                let shown = BarShown(serialized: data)
-            else { continue }
-            if shown.pid > 0, kill(shown.pid, 0) == 0 || errno == EPERM {
-                records.append(shown)
-            } else {
+            // A record is named by its bar's process (`BarShown.fileName`). One whose process
+            // is gone is removed unread, whatever it holds: any program of the user's can write
+            // the runtime directory, and 100,000 files named like records once cost every
+            // click 5 s of reading them. What is read is bounded by the processes that run.
+            let named = name.dropFirst(prefix.count).dropLast(".json".count)
+            guard let pid = Int32(named), pid > 0, String(pid) == named else { continue }
+            guard kill(pid, 0) == 0 || errno == EPERM else {
                 unlink(path)
+                continue
             }
+            // Only a small regular file is read (a file of gigabytes was read whole, 4 GiB held
+            // for one click), and only a record of the process it is named by.
+            guard let data = try? readRegularFile(path, limit: BarShown.maximumRecordBytes, followingLinks: false),
+                let shown = BarShown(serialized: data), shown.pid == pid
+            else { continue }
+            records.append(shown)
         }
         return records
     }

@@ -142,7 +142,10 @@ def test_a_click_acts_on_the_line_shown_not_on_what_the_daemon_has_now(daemon, t
             forged = dict(record, id="another-activity", actionableAt={k: 0.0 for k in record["actionableAt"]})
             bar.stop()  # it would rewrite its record on its next line
             [path] = bar_shown_paths(daemon.socket, env["XDG_RUNTIME_DIR"])
-            with open(path, "w") as f:
+            # A record is named by its bar's process: the forged one stands for a bar that runs
+            # (this test's process), the stopped bar's own left where it was.
+            living = os.path.join(os.path.dirname(path), bar_shown_prefix(daemon.socket) + "%d.json" % os.getpid())
+            with open(living, "w") as f:
                 json.dump(dict(forged, pid=os.getpid()), f)
             result = subprocess.run([PRESENTER, "click", "tap", "--socket", daemon.socket], env=env,
                                     capture_output=True, text=True, timeout=LIVENESS)
@@ -150,6 +153,7 @@ def test_a_click_acts_on_the_line_shown_not_on_what_the_daemon_has_now(daemon, t
             assert island(daemon)["mode"] == "compact"
             # The record of a bar presenter that has exited counts for nothing, and goes: with no
             # bar running (a key binding alone), the click acts on the island as the daemon has it.
+            os.remove(living)
             with open(path, "w") as f:
                 json.dump(dict(forged, pid=bar.process.pid), f)
             result = subprocess.run([PRESENTER, "click", "toggle", "--socket", daemon.socket], env=env,
@@ -351,3 +355,28 @@ def test_a_click_reads_no_record_that_is_no_small_regular_file(daemon, tmp_path)
         assert os.waitstatus_to_exitcode(status) == 0
         assert usage.ru_maxrss < 512 * 1024, "the click held %d MiB" % (usage.ru_maxrss // 1024)
         wait_for(lambda: island(daemon)["mode"] == "expanded", message="expanded by the click")
+
+
+def test_records_named_by_processes_that_are_gone_are_removed_unread(daemon, tmp_path):
+    """A record is named by its bar's process. A flood of files named like records, by processes
+    that cannot run (past pid_max) and holding anything, is removed at the first click without
+    being read: before, each was read at every click (100,000 of them: 5 s a click) and, not
+    being a record, stayed. The click still acts on the island."""
+    register_layout(daemon, COFFEE, "Order", layout("https://a.example/order", "A {{state.stage}}"))
+    runtime = tmp_path / "run"
+    records = runtime / "island-presenter"
+    records.mkdir(mode=0o700, parents=True)
+    prefix = str(records / bar_shown_prefix(daemon.socket))
+    with open("/proc/sys/kernel/pid_max") as f:
+        gone = int(f.read()) + 1
+    forged = [prefix + "%d.json" % (gone + index) for index in range(2000)]
+    for path in forged:
+        with open(path, "w") as f:
+            f.write("not a record")
+    env = dict(os.environ, XDG_RUNTIME_DIR=str(runtime))
+    with daemon.connect("org.island.Producer") as producer:
+        request(producer, COFFEE, {"stage": "latte"})
+        subprocess.run([PRESENTER, "click", "toggle", "--socket", daemon.socket], env=env, check=True,
+                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=LIVENESS)
+        wait_for(lambda: island(daemon)["mode"] == "expanded", message="expanded by the click")
+    assert [path for path in forged if os.path.exists(path)] == []
