@@ -408,7 +408,8 @@ struct ChannelPush: AsyncParsableCommand {
     @Option(help: ArgumentHelp("The message's time, epoch seconds (default: now); older ones are refused.", valueName: "t"))
     var timestamp: Double?
     @Option(help: ArgumentHelp("Mark the activities stale at this time (epoch seconds).", valueName: "t")) var staleDate: Double?
-    @Option(help: ArgumentHelp("The relevance score.", valueName: "n")) var relevance: Double?
+    // A score may be negative: what follows the option is its value, "-1" too.
+    @Option(parsing: .unconditional, help: ArgumentHelp("The relevance score.", valueName: "n")) var relevance: Double?
     @Option(help: ArgumentHelp("Alert title.", valueName: "title")) var alertTitle: String?
     @Option(help: ArgumentHelp("The alert's body.", valueName: "body")) var alertBody: String?
     @Option(help: ArgumentHelp("end: when they leave the lock screen, epoch seconds or `now`.", valueName: "t")) var dismissalDate: String?

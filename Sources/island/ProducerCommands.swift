@@ -32,7 +32,9 @@ struct Start: AsyncParsableCommand {
     @Option(help: ArgumentHelp("The immutable attributes, a JSON object.", valueName: "json")) var attributes: String?
     @Option(help: ArgumentHelp("The initial state, a JSON object.", valueName: "json")) var state: String?
     @Option(help: ArgumentHelp("An idempotency key: a retry returns the same activity.", valueName: "key")) var key: String?
-    @Option(help: ArgumentHelp("The relevance score (higher shows first).", valueName: "n")) var relevance: Double = 0
+    // A score may be negative: what follows the option is its value, "-1" too.
+    @Option(parsing: .unconditional, help: ArgumentHelp("The relevance score (higher shows first).", valueName: "n"))
+    var relevance: Double = 0
     @Option(help: ArgumentHelp("Mark the activity stale after this many seconds.", valueName: "seconds")) var staleAfter: Double?
     @Option(help: ownerGoneHelp) var ownerGone: OwnerGoneOption = .keep
     @Flag(help: "Give the activity a push token, printed after its id, for its server (island push).") var pushToken = false
@@ -90,7 +92,8 @@ struct Update: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Alert: expand the activity briefly with this title.", valueName: "title")) var alertTitle: String?
     @Option(help: ArgumentHelp("The alert's body.", valueName: "body")) var alertBody: String?
     @Option(help: ArgumentHelp("The update's time (epoch seconds); older updates are refused.", valueName: "t")) var timestamp: Double?
-    @Option(help: ArgumentHelp("The relevance score.", valueName: "n")) var relevance: Double = 0
+    // A score may be negative: what follows the option is its value, "-1" too.
+    @Option(parsing: .unconditional, help: ArgumentHelp("The relevance score.", valueName: "n")) var relevance: Double = 0
     @Option(help: ArgumentHelp("Mark the activity stale after this many seconds.", valueName: "seconds")) var staleAfter: Double?
 
     func validate() throws {

@@ -46,7 +46,8 @@ struct PushCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("The push's time, epoch seconds (default: now); older pushes are refused.", valueName: "t"))
     var timestamp: Double?
     @Option(help: ArgumentHelp("Mark the activity stale at this time (epoch seconds).", valueName: "t")) var staleDate: Double?
-    @Option(help: ArgumentHelp("The relevance score.", valueName: "n")) var relevance: Double?
+    // A score may be negative: what follows the option is its value, "-1" too.
+    @Option(parsing: .unconditional, help: ArgumentHelp("The relevance score.", valueName: "n")) var relevance: Double?
     @Option(help: ArgumentHelp("Alert title: presenters expand the activity briefly.", valueName: "title")) var alertTitle: String?
     @Option(help: ArgumentHelp("The alert's body.", valueName: "body")) var alertBody: String?
     @Option(help: ArgumentHelp("end: when it leaves the lock screen, epoch seconds or `now`.", valueName: "t")) var dismissalDate: String?
