@@ -100,16 +100,13 @@ struct IslandBridgeCommand: AsyncParsableCommand {
     /// a FIFO there (which once blocked the start, and a SIGHUP, for good) or a link to an
     /// endless device is refused by name, never opened for reading.
     static func loadConfiguration(path: String) throws -> BridgeConfiguration {
-        var info = stat()
-        guard stat(path, &info) == 0 || errno != ENOENT else { return BridgeConfiguration() }
-        let bytes: [UInt8]
+        let text: String
         do {
-            bytes = try readRegularFile(path, limit: maximumConfigurationBytes, followingLinks: true)
+            text = try readRegularText(path, limit: maximumConfigurationBytes, followingLinks: true)
+        } catch .system(errno: ENOENT) {
+            return BridgeConfiguration()
         } catch {
             throw UnreadableConfiguration(path: path, reason: error.description)
-        }
-        guard let text = String(validating: bytes, as: UTF8.self) else {
-            throw UnreadableConfiguration(path: path, reason: "not valid UTF-8")
         }
         return try BridgeConfiguration.parse(text, path: path)
     }

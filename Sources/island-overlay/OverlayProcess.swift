@@ -11,7 +11,7 @@ extension IslandOverlayCommand {
     func toggleRunningList(_ paths: OverlayPaths) throws {
         // Any program of the user's may put a file of gigabytes where the pid file goes (it was
         // read whole), or a FIFO or a device: only a small regular file is read.
-        let pidFile = (try? readRegularFile(paths.pidFile, limit: 64, followingLinks: false)).flatMap { String(validating: $0, as: UTF8.self) }
+        let pidFile = try? readRegularText(paths.pidFile, limit: 64, followingLinks: false)
         let running = OverlayCommandLine.runningOverlay(pidFile: pidFile) { pid in
             try? String(contentsOfFile: "/proc/\(pid)/comm", encoding: .utf8)
         }
@@ -54,20 +54,14 @@ struct OverlayPaths {
 /// style sheet blocked the start for good on a FIFO and read /dev/zero into 2 GiB; a file of
 /// gigabytes was read whole.
 func readConfigurationFile(_ path: String, what: String) -> String? {
-    var info = stat()
-    guard stat(path, &info) == 0 || errno != ENOENT else { return nil }
-    let bytes: [UInt8]
     do {
-        bytes = try readRegularFile(path, limit: 1 << 20, followingLinks: true)
+        return try readRegularText(path, limit: 1 << 20, followingLinks: true)
+    } catch .system(errno: ENOENT) {
+        return nil
     } catch {
         log("\(path): \(error.description); the \(what) is not read")
         return nil
     }
-    guard let text = String(validating: bytes, as: UTF8.self) else {
-        log("\(path): not valid UTF-8; the \(what) is not read")
-        return nil
-    }
-    return text
 }
 
 func log(_ message: String) {

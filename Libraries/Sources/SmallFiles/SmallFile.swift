@@ -10,12 +10,15 @@ package enum SmallFileError: Error, Equatable, CustomStringConvertible {
     case tooLarge(limit: Int)
     /// A FIFO, a device, a socket or a directory where a regular file was asked for.
     case notRegularFile
+    /// Text was asked for (`readRegularText`), and the bytes are not UTF-8.
+    case notUTF8
 
     package var description: String {
         switch self {
         case .system(let code): String(cString: strerror(code))
         case .tooLarge(let limit): "larger than \(limit) bytes"
         case .notRegularFile: "not a regular file"
+        case .notUTF8: "not valid UTF-8"
         }
     }
 }
@@ -78,6 +81,15 @@ package func readRegularFile(_ path: String, limit: Int, followingLinks: Bool) t
     defer { close(fd) }
     // A file that grows while it is read (or reports no size: /proc's) still stops at `limit`.
     return try readSmallFile(descriptor: fd, limit: limit)
+}
+
+/// The text of the regular file at `path`, read as `readRegularFile` reads it: what a reader
+/// of a configuration, a desktop entry or a password file wants, refused by name (`notUTF8`)
+/// when it is not UTF-8.
+package func readRegularText(_ path: String, limit: Int, followingLinks: Bool) throws(SmallFileError) -> String {
+    let bytes = try readRegularFile(path, limit: limit, followingLinks: followingLinks)
+    guard let text = String(validating: bytes, as: UTF8.self) else { throw .notUTF8 }
+    return text
 }
 
 /// `O_PATH`, which Glibc's module leaves out (it is a GNU extension): the same value on every

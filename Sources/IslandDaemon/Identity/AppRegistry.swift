@@ -105,13 +105,12 @@ package struct AppRegistry: Sendable {
     /// Why a desktop file gave no entry at all.
     enum UnreadableEntry: Error, CustomStringConvertible {
         case cannotRead(SmallFileError)
-        case notUTF8
 
         var description: String {
             switch self {
             case .cannotRead(.notRegularFile): "is not a regular file"
+            case .cannotRead(.notUTF8): "is not UTF-8 text"
             case .cannotRead(let error): "could not be read: \(error)"
-            case .notUTF8: "is not UTF-8 text"
             }
         }
     }
@@ -119,14 +118,12 @@ package struct AppRegistry: Sendable {
     /// The desktop file at `path`: only a regular file (symbolic links followed: a Flatpak's
     /// exported entries are links), opened without blocking, at most `DesktopFile.maximumBytes`.
     static func readEntry(id: String, path: String) -> Result<AppManifest.Entry, UnreadableEntry> {
-        let bytes: [UInt8]
         do {
-            bytes = try readRegularFile(path, limit: DesktopFile.maximumBytes, followingLinks: true)
+            let contents = try readRegularText(path, limit: DesktopFile.maximumBytes, followingLinks: true)
+            return .success(AppManifest.entry(id: id, path: path, contents: contents))
         } catch {
             return .failure(.cannotRead(error))
         }
-        guard let contents = String(validating: bytes, as: UTF8.self) else { return .failure(.notUTF8) }
-        return .success(AppManifest.entry(id: id, path: path, contents: contents))
     }
 
     /// `app`'s entry, looked up directly rather than scanned: `<dir>/applications/<app>.desktop`

@@ -231,14 +231,11 @@ extension MQTTConfiguration {
             // A file in a folder the user's other programs may write: only a regular file is
             // read, and only as much of it as a password could be (`readRegularFile`), so a
             // FIFO there cannot stall the start nor a 2 GiB file be taken for the password.
-            let bytes: [UInt8]
+            let text: String
             do {
-                bytes = try readRegularFile(file, limit: Self.maximumPasswordFileSize, followingLinks: true)
+                text = try readRegularText(file, limit: Self.maximumPasswordFileSize, followingLinks: true)
             } catch {
                 throw .configuration("[Push] PasswordFile=\(file) cannot be read: \(error)")
-            }
-            guard let text = String(validating: bytes, as: UTF8.self) else {
-                throw .configuration("[Push] PasswordFile=\(file) cannot be read: not UTF-8 text")
             }
             password = text.split(separator: "\n", omittingEmptySubsequences: false).first.map(String.init) ?? ""
         }

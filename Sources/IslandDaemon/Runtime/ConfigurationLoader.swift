@@ -64,18 +64,13 @@ enum ConfigurationLoader {
     /// device, whatever its name, is the empty configuration (`--config /dev/null`, or a
     /// drop-in linked to it).
     static func read(_ path: String) throws(ConfigurationFileError) -> String {
-        let bytes: [UInt8]
         do {
-            bytes = try readRegularFile(path, limit: maximumFileSize, followingLinks: true)
+            return try readRegularText(path, limit: maximumFileSize, followingLinks: true)
         } catch SmallFileError.notRegularFile where isNullDevice(path) {
-            bytes = []
+            return ""
         } catch {
             throw ConfigurationFileError(path: path, reason: error.description)
         }
-        guard let text = String(validating: bytes, as: UTF8.self) else {
-            throw ConfigurationFileError(path: path, reason: "not valid UTF-8")
-        }
-        return text
     }
 
     /// Whether `path` is the character device `/dev/null` is, by its device number: reading
