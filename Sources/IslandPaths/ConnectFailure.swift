@@ -14,25 +14,27 @@ package enum ConnectFailure {
         switch code {
         case ENOENT: return "no socket there"
         case ECONNREFUSED:
-            if let socket, let kind = notASocket(socket) { return "\(kind) is there, not a socket" }
+            if let socket, let kind = nonSocket(at: socket, followingLinks: true) { return "\(kind) is there, not a socket" }
             return "connection refused (nothing listens on the socket)"
         case EACCES: return "permission denied"
         default: return String(cString: strerror(code))
         }
     }
 
-    /// What is at `path` when it is there and is not a socket (a link followed, as connect(2)
-    /// follows it).
-    static func notASocket(_ path: String) -> String? {
+    /// What is at `path` when it is there and is not a socket, in the words a refusal says it
+    /// with: a client's (a link followed, as connect(2) follows it) and the daemon's before it
+    /// binds (not followed: a link there is itself what is in the way).
+    package static func nonSocket(at path: String, followingLinks: Bool) -> String? {
         var info = stat()
-        guard stat(path, &info) == 0 else { return nil }
+        guard (followingLinks ? stat(path, &info) : lstat(path, &info)) == 0 else { return nil }
         switch info.st_mode & S_IFMT {
         case S_IFSOCK: return nil
         case S_IFIFO: return "a FIFO"
         case S_IFREG: return "a regular file"
         case S_IFDIR: return "a directory"
+        case S_IFLNK: return "a symbolic link"
         case S_IFCHR, S_IFBLK: return "a device"
-        default: return "a file"
+        default: return "a file that is not a socket"
         }
     }
 }

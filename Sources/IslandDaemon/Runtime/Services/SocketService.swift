@@ -68,7 +68,7 @@ struct SocketService: Service {
             switch source {
             case .path(let paths, let scope):
                 try Self.prepareSocketDirectory(for: paths, scope: scope)
-                if let obstacle = Self.obstacle(at: paths.socket) { throw obstacle }
+                if let kind = ConnectFailure.nonSocket(at: paths.socket, followingLinks: false) { throw SocketObstacle(kind: kind) }
                 try await server.bind(unixPath: paths.socket)
                 if scope == .system {
                     Self.giveSocketToPresenterGroup(paths.socket, group: IslandDaemon.groupID(named: "island"), logger: logger)
@@ -128,26 +128,6 @@ struct SocketService: Service {
         try PrivateDirectory.checkTree(directory, uid: uid)
     }
 
-    /// What is at the socket's path when it is not a socket. The bind replaces a socket (one a
-    /// daemon left), and refuses anything else, but in words that say neither what is there nor
-    /// what to do (`UnixDomainSocketPathWrongType()`, or a failed `stat` of a link loop); any
-    /// program of the user's can put a FIFO, a file or a link in the runtime directory.
-    static func obstacle(at path: String) -> SocketObstacle? {
-        var info = stat()
-        guard lstat(path, &info) == 0 else { return nil }
-        let kind: String
-        switch info.st_mode & S_IFMT {
-        case S_IFSOCK: return nil
-        case S_IFIFO: kind = "a FIFO"
-        case S_IFREG: kind = "a regular file"
-        case S_IFDIR: kind = "a directory"
-        case S_IFLNK: kind = "a symbolic link"
-        case S_IFCHR, S_IFBLK: kind = "a device"
-        default: kind = "a file that is not a socket"
-        }
-        return SocketObstacle(kind: kind)
-    }
-
     /// Gives the system socket to the `island` group, as the unit's `SocketGroup=island` does
     /// under socket activation, so presenters in that group can connect (mode 0660).
     static func giveSocketToPresenterGroup(_ socket: String, group: UInt32?, logger: Logger) {
@@ -178,7 +158,10 @@ extension SocketService.Source {
     }
 }
 
-/// Something other than a socket where the socket goes, said with what to do.
+/// Something other than a socket where the socket goes, said with what to do. The bind replaces
+/// a socket (one a daemon left) and refuses anything else, but in words that say neither what
+/// is there nor what to do (`UnixDomainSocketPathWrongType()`, or a failed `stat` of a link
+/// loop); any program of the user's can put a FIFO, a file or a link in the runtime directory.
 struct SocketObstacle: Error, CustomStringConvertible {
     let kind: String
     var description: String {
