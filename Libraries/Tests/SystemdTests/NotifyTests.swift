@@ -27,6 +27,9 @@ import Testing
         return (printed, received)
     }
 
+    /// What the probe's `notify` case sends, in order, each printed with whether it was sent.
+    static let lifecycleCalls = ["ready-with-status", "ready", "status", "reloading", "stopping", "watchdog", "custom"]
+
     static func receive(_ fd: Int32) -> String? {
         var buffer = [UInt8](repeating: 0, count: 4096)
         let count = recv(fd, &buffer, buffer.count, Int32(MSG_DONTWAIT))
@@ -37,10 +40,10 @@ import Testing
     @Test func lifecycleMessagesArriveExactly() async throws {
         let (printed, received) = try await Self.notifications("notify")
         #expect(printed["supervised"] == "true")
-        for call in ["ready-with-status", "ready", "status", "reloading", "stopping", "watchdog", "custom"] {
+        for call in Self.lifecycleCalls {
             #expect(printed[call] == "true", "\(call) reported that it was not sent")
         }
-        try #require(received.count == 7, "\(received)")
+        try #require(received.count == Self.lifecycleCalls.count, "\(received)")
         #expect(received[0] == "READY=1\nSTATUS=serving on /run/island.sock")
         #expect(received[1] == "READY=1")
         #expect(received[2] == "STATUS=42 peers  ")
@@ -69,7 +72,7 @@ import Testing
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let printed = try await probe("notify", in: directory)
         #expect(printed["supervised"] == "false")
-        for call in ["ready-with-status", "ready", "status", "reloading", "stopping", "watchdog", "custom"] {
+        for call in Self.lifecycleCalls {
             #expect(printed[call] == "false", "\(call) reported a message sent with no socket to send it to")
         }
     }
