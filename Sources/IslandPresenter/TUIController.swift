@@ -93,7 +93,7 @@ package actor TUIController {
     package private(set) var model = PresenterModel()
     private var selected: String?
     private var message: String?
-    private var disconnected: String? = "connecting"
+    private var link = TerminalChrome.Link.connecting
     private var clickGuard: ClickGuard<ClickTarget, TUIPlacement>
 
     package init(io: IO) {
@@ -105,10 +105,10 @@ package actor TUIController {
         switch event {
         case .update(let update):
             model.apply(update)
-            if model.hasSnapshot { disconnected = nil }
+            if model.hasSnapshot { link = .connected }
         case .disconnected(let reason):
             model.reset()
-            disconnected = reason
+            link = .lost(reason: reason)
         }
         redraw()
     }
@@ -217,7 +217,7 @@ package actor TUIController {
         let scene = IslandScene(model: model, now: io.clock())
         let chrome = TerminalChrome(
             selected: model.island.lockScreen.count > 1 || selected != nil ? selectedID : nil,
-            message: message, disconnected: disconnected)
+            message: message, link: link)
         let (lines, places) = frame.layout(scene, chrome: chrome)
         var out = "\u{1B}[H"
         for (index, line) in lines.enumerated() {

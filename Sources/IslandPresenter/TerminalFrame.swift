@@ -56,13 +56,21 @@ package struct TerminalChrome: Sendable {
     package var selected: String?
     /// A transient message (the URL a tap returned, an error).
     package var message: String?
-    /// Nil while connected; otherwise why not.
-    package var disconnected: String?
+    package var link: Link
 
-    package init(selected: String? = nil, message: String? = nil, disconnected: String? = nil) {
+    /// The presenter's connection to islandd, as the status line tells it.
+    package enum Link: Sendable, Equatable {
+        case connected
+        /// Before the first snapshot: nothing was lost, so nothing is "reconnecting".
+        case connecting
+        /// A connection ended or could not be made, for this reason; the presenter retries.
+        case lost(reason: String)
+    }
+
+    package init(selected: String? = nil, message: String? = nil, link: Link = .connected) {
         self.selected = selected
         self.message = message
-        self.disconnected = disconnected
+        self.link = link
     }
 }
 
@@ -116,11 +124,14 @@ package struct TerminalFrame: Sendable {
             }
         }
         var footer: [StyledLine] = []
-        if let disconnected = chrome.disconnected {
+        switch chrome.link {
+        case .lost(let reason):
             // What the user must know first: a narrow terminal cuts the line's end, the detail.
-            footer.append(StyledLine(" ⚠ reconnecting… \(disconnected)", style: "33"))
-        } else if let message = chrome.message {
-            footer.append(StyledLine(" " + IslandScene.oneLine(message)))
+            footer.append(StyledLine(" ⚠ reconnecting… \(reason)", style: "33"))
+        case .connecting:
+            footer.append(StyledLine(" connecting to islandd…", style: "2"))
+        case .connected:
+            if let message = chrome.message { footer.append(StyledLine(" " + IslandScene.oneLine(message))) }
         }
         var status =
             " \(scene.mode.rawValue) │ " + (scene.isFocused ? "Do Not Disturb │ " : "")

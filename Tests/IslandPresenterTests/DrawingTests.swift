@@ -274,8 +274,12 @@ final class SVGDocument: NSObject, XMLParserDelegate {
         let selected = screen(F.minimalModel, chrome: .init(selected: "c1", message: "URL: https://example.org/order"))
         #expect(selected.contains { $0.hasPrefix("▶ ╭─ org.example.Coffee") })
         #expect(selected[selected.count - 2] == " URL: https://example.org/order")
-        let away = screen(PresenterModel(), chrome: .init(disconnected: "the daemon is shutting down"))
+        let away = screen(PresenterModel(), chrome: .init(link: .lost(reason: "the daemon is shutting down")))
         #expect(away.contains { $0.contains("reconnecting… the daemon is shutting down") })
+        // Before the first connection nothing was lost: the line does not say "reconnecting".
+        let first = screen(PresenterModel(), chrome: .init(link: .connecting))
+        #expect(first[first.count - 2] == " connecting to islandd…")
+        #expect(!first.contains { $0.contains("reconnecting") })
     }
 
     @Test func theStatusLineSaysWhenDoNotDisturbIsOn() {
