@@ -87,6 +87,11 @@ def wait_until(predicate, timeout, what, interval=0.05, working=None):
         if time.monotonic() >= deadline:
             now_spent = process_cpu_seconds(working)
             if working is None or rounds >= WORKING_ROUNDS or now_spent - spent < WORKING_CPU:
+                # Once more, after the CPU is read: a program that reached it between the look
+                # above and that reading (its last work, then idle) has not failed.
+                result = predicate()
+                if result:
+                    return result
                 raise TimeoutError("%s not reached within %ss" % (what, timeout * rounds))
             spent, rounds, deadline = now_spent, rounds + 1, deadline + timeout
         time.sleep(interval)
