@@ -41,12 +41,13 @@ WINDOW = 0.09  # seconds after a publish in which its fan-out is looked for (pub
 
 
 def read_trace(path):
-    """(runs, wakings, comm, tgid): runs as (start, end, cpu, tid) per tid, wakings as (time,
-    waker tid, wakee tid) in time order, each thread's name and process."""
+    """(runs, wakings, comm, tgid, preempted): runs as (start, end, cpu, tid), wakings as
+    (time, waker tid, wakee tid), both in time order; each thread's name and process; and the
+    (tid, end) of every run that ended with its thread still runnable (preempted), not asleep."""
     out = subprocess.Popen(['perf', 'script', '-i', path, '--ns', '-F', 'pid,tid,cpu,time,event,trace'],
                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
     current = {}  # cpu -> (tid, since)
-    runs, wakings, comm, tgid = [], [], {}, {}
+    runs, wakings, comm, tgid, preempted = [], [], {}, {}, set()
     for line in out.stdout:
         m = LINE.match(line)
         if not m:
@@ -69,11 +70,13 @@ def read_trace(path):
         running = current.get(cpu)
         if running is not None and running[0] == prev:
             runs.append((running[1], t, cpu, prev))
+            if s.group(3).startswith('R'):
+                preempted.add((prev, t))
         current[cpu] = (nxt, t)
     out.wait()
     runs.sort()
     wakings.sort()
-    return runs, wakings, comm, tgid
+    return runs, wakings, comm, tgid, preempted
 
 
 class Roles:
@@ -134,6 +137,13 @@ def runs_between(runs, starts, t0, t1):
         i += 1
 
 
+def start_of(runs_of, tid, t):
+    """The start of `tid`'s run that holds time `t` (or the last one before it)."""
+    mine = runs_of.get(tid, ())
+    i = bisect.bisect_right(mine, (t, float('inf'))) - 1
+    return mine[i][0] if i >= 0 else None
+
+
 def first_run_after(runs_of, tid, t):
     """When `tid` next got a CPU at or after `t`."""
     for start, end in runs_of.get(tid, ()):
@@ -145,12 +155,18 @@ def first_run_after(runs_of, tid, t):
 def analyse(trace):
     with open(trace + '.roles.json') as f:
         roles_file = json.load(f)
-    runs, wakings, comm, tgid = read_trace(trace)
+    runs, wakings, comm, tgid, preempted = read_trace(trace)
     roles = Roles(roles_file, comm, tgid)
     starts = [r[0] for r in runs]
     runs_of = {}
+    # Each thread's turns: a run that follows a preemption goes on with the turn before it; one
+    # that follows a sleep starts a new one.
+    turn_of = {}  # (tid, start) -> turn number
     for start, end, _, tid in runs:
-        runs_of.setdefault(tid, []).append((start, end))
+        mine = runs_of.setdefault(tid, [])
+        turn = turn_of[(tid, mine[-1][0])] + (0 if (tid, mine[-1][1]) in preempted else 1) if mine else 0
+        turn_of[(tid, start)] = turn
+        mine.append((start, end))
     wake_times = [w[0] for w in wakings]
     publisher = set(roles_file['publisher'])
     broker = set(roles_file['broker'])
@@ -204,9 +220,12 @@ def analyse(trace):
                         row['islandd: event loop, before its delta'] = row.get('islandd: event loop, before its delta', 0) + \
                             (min(end, cut) - start) * 1e3
                     if end > cut:
-                        # The rest of the delta's turn, or a later wake-up (the commit's end).
-                        key = 'islandd: event loop, after its delta: the same turn' if start < cut else \
-                            'islandd: event loop, after its delta: a later wake-up'
+                        # The rest of the delta's turn, preempted or not, until the loop sleeps
+                        # (with the commit's end if it came back meanwhile); or a later wake-up
+                        # (the commit's end handed back; a timer).
+                        same = turn_of.get((tid, start_of(runs_of, tid, start))) == turn_of.get((tid, start_of(runs_of, tid, cut)))
+                        key = 'islandd: event loop, after its delta, until it next sleeps' if same else \
+                            'islandd: event loop, after its delta: later wake-ups'
                         row[key] = row.get(key, 0) + (end - max(start, cut)) * 1e3
                 else:
                     row[kind] = row.get(kind, 0) + (end - start) * 1e3
