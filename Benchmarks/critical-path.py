@@ -295,6 +295,24 @@ def markdown(result):
             lines.append('| %s | %s | %s |' % (label, unit % med, unit % mean))
         if others[1]:
             lines.append('| other: the rest (each < 0.05 ms) | %.3f | %.3f |' % others)
+    if result['daemons']:
+        # The same, grouped: the work on the message's way to the daemons' deltas, what earlier
+        # daemons did after theirs, and the rest.
+        groups = (('on the way to the deltas: broker, backend, link processes, loops before their delta, presenters',
+                   lambda k: k in ('broker', 'backend (publisher)', 'link processes', 'presenters',
+                                   'islandd: event loop, before its delta')),
+                  ("after earlier daemons' deltas: their loops, their writers",
+                   lambda k: k.startswith('islandd: event loop, after') or k.startswith('islandd: writer')),
+                  ('the plain subscribers', lambda k: k == 'plain subscribers'),
+                  ('anything else (other sessions, perf, idle)', lambda k: k.startswith('other') or k == 'idle'))
+        lines += ['', "Grouped (CPU ms between a publish and the median daemon's delta, median / mean; share of the mean):", '',
+                  '| | median | mean | share |', '|---|---:|---:|---:|']
+        rows = result['daemons']
+        total = statistics.mean(sum(v for k, v in r.items() if k != 'window_ms' and not k.startswith('daemons')) for r in rows)
+        for label, member in groups:
+            values = [sum(v for k, v in r.items() if member(k)) for r in rows]
+            lines.append('| %s | %.3f | %.3f | %.0f %% |' % (label, statistics.median(values), statistics.mean(values),
+                                                            100 * statistics.mean(values) / total))
     if result['chain']:
         lines += ['', "The median daemon's own chain (ms after the publish, median / mean):", '', '| | median | mean |',
                   '|---|---:|---:|']
