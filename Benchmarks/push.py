@@ -25,7 +25,9 @@
    messages that ask for feedback are published until every daemon has applied one, so each
    subscription is known to be in place; the CPU time of the broker, the link processes, the
    daemons and the clients over the measurement says where the work goes. Target: islandd's
-   p50 and p99 within 3x the broker's.
+   p50 and p99 within 3x the broker's. With --trace FILE, the scheduler's events of the whole
+   machine are recorded while the messages are published (perf record), for
+   Benchmarks/critical-path.py: what ran between a publish and the median daemon's delta.
 
 Everything runs on loopback with temporary files; only processes it started are signalled.
 Needs mosquitto, libmosquitto-dev, gcc and the shared harness (../shared/bench, --harness);
@@ -476,11 +478,18 @@ def channel_run(a, kind, client, harness, island, islandd, env, tmp):
         topics = os.path.join(work, 'topics')
         with open(topics, 'w') as f:
             f.write(topic + '\n' + baseline_topic + '\n')
+        tracer = start_trace(a.trace, work) if a.trace and kind == 'mosquitto' else None
         publisher = bench.spawn([client, 'pub', '--port', str(broker.ports[0]), '--topics', topics, '--rate', str(2 * rate),
                                  '--count', str(2 * a.publishes), '--t0', '%.3f' % t0, '--t-step', '0.001',
                                  '--qos', '1' if a.storage == 'latest' else '0'] + (['--retain'] if a.storage == 'latest' else []),
                                 os.path.join(work, 'pub.json'))
         publisher.wait(timeout=seconds + 30)
+        if tracer:
+            stop_trace(tracer, a.trace, {
+                'broker': groups['broker'], 'publisher': [publisher.pid],
+                'devices': [{'name': d.name, 'islandd': d.p.pid, 'link': d.link_pids(), 'presenter': p.pid}
+                            for d, (_, p) in zip(devices, presenters)],
+                'plain': [p.pid for _, p in plain], 'publishes': a.publishes})
         reaped = children_cpu()
         for _, p in presenters:
             p.wait(timeout=seconds + 60)
@@ -510,6 +519,32 @@ def channel_run(a, kind, client, harness, island, islandd, env, tmp):
         for d in started:
             d.stop()
         broker.stop()
+
+
+def start_trace(path, work):
+    """`perf record` of every CPU's scheduler events (a thread switched in or out, a thread
+    woken and by whom) on CLOCK_MONOTONIC, the clock the latencies are taken on, while the
+    channel's messages are published: Benchmarks/critical-path.py reads it."""
+    if not shutil.which('perf'):
+        raise RuntimeError('--trace needs perf')
+    tracer = subprocess.Popen(['perf', 'record', '-q', '-a', '-k', 'CLOCK_MONOTONIC', '-m', '8M',
+                               '-e', 'sched:sched_switch', '-e', 'sched:sched_waking', '-o', path],
+                              stdout=subprocess.DEVNULL, stderr=open(os.path.join(work, 'perf.log'), 'w'))
+    bench.STARTED.append(tracer)
+    time.sleep(1)  # perf is recording before the first publish
+    if tracer.poll() is not None:
+        raise RuntimeError('perf record ended: see %s' % os.path.join(work, 'perf.log'))
+    return tracer
+
+
+def stop_trace(tracer, path, roles):
+    """Ends the recording and writes, beside it, which process is which (`PATH.roles.json`)."""
+    import signal
+    tracer.send_signal(signal.SIGINT)
+    tracer.wait(60)
+    with open(path + '.roles.json', 'w') as f:
+        json.dump(roles, f, indent=1)
+    log('trace: %s (Benchmarks/critical-path.py %s)' % (path, path))
 
 
 def channel_markdown(runs):
@@ -560,6 +595,10 @@ def main():
     p.add_argument('--only', help='run only these parts, comma-separated: latency, fanout, channel (default all)')
     p.add_argument('--island', help='the island CLI that creates the channel (default: beside --islandd)')
     p.add_argument('--quick', action='store_true', help='a smoke run: 1 latency run of 1 s, 5 devices for 2 s, 5 on a channel')
+    p.add_argument('--trace', metavar='FILE',
+                   help="channel, on mosquitto: record the scheduler's events of the whole machine while the messages "
+                        "are published (perf record, to FILE; which process is which, FILE.roles.json), for "
+                        "Benchmarks/critical-path.py")
     p.add_argument('--selftest', action='store_true',
                    help='every part at a tiny size, to check the script works (Tests/EndToEnd/push/test_push_bench.py runs it; no timing)')
     a = p.parse_args()

@@ -3,6 +3,7 @@ import IslandCore
 import OrderedJSON
 import IslandStore
 import Logging
+import NIOCore
 import NIOPosix
 import OrderedCollections
 import Synchronization
@@ -34,7 +35,8 @@ import VarlinkCore
     }
 
     func makeEngine(
-        limits: ActivityLimits = .defaults, linger: PipelineStateMachine<IslandEngine.TurnCommit>.Linger = .standard
+        limits: ActivityLimits = .defaults, linger: PipelineStateMachine<IslandEngine.TurnCommit>.Linger = .standard,
+        parkedFinishDelay: TimeAmount = .seconds(1)
     ) async throws -> Fixture {
         let directory = NSTemporaryDirectory() + "island-engine-\(UUID().uuidString.prefix(8))"
         let store = try IslandStore.open(directory: directory)
@@ -49,7 +51,7 @@ import VarlinkCore
             manager: ActivityManager(limits: LimitsPolicy(global: limits), makeID: { UUID().uuidString }),
             registry: registry, layouts: [:], scope: .user, store: writer,
             loop: MultiThreadedEventLoopGroup.singleton.next(), clock: { clock.now }, logger: Logger(label: "test"),
-            linger: linger)
+            linger: linger, parkedFinishDelay: parkedFinishDelay)
         await engine.start(installedLayouts: [:])
         return Fixture(engine: engine, writer: writer, clock: clock, directory: directory)
     }

@@ -145,6 +145,8 @@ extension IslandEngine {
     }
 
     private func endTurn() {
+        // What the writer parked ends first, in the order of decision: the loop is awake anyway.
+        finishParked(disarming: false)
         let end = pipeline.endTurn(now: clock())
         commit(end.commits)
         switch end.lingerTimer {
@@ -176,17 +178,51 @@ extension IslandEngine {
         lingerTimer = nil
         commit(pipeline.stopLingering())
         try await commitAndWait([])
+        // Committed: what the writer parked (ParkedFinishes) finishes now, not at the timer.
+        finishParked(disarming: false)
     }
 
     /// Hands commits to the store, in the order they were decided; the writer thread groups
     /// them further with whatever arrives during its current transaction. One commit that
     /// waits for the disk makes them all wait: they are one transaction.
+    ///
+    /// The end of a group that waits for no disk — only broadcast channel messages nobody is
+    /// told of (`DecisionWaiter.syncsCommit`) — while no app watches is parked for the loop's
+    /// next turn, at most `parkedFinishDelay` later (`ParkedFinishes`), instead of waking the
+    /// loop for it; a failed commit is handed over at once, as every other.
     private func commit(_ commits: [TurnCommit]) {
         guard !commits.isEmpty else { return }
         let mutations = commits.count == 1 ? commits[0].mutations : commits.flatMap(\.mutations)
-        store.commit(mutations, syncing: commits.contains { $0.syncing }) { [loop] result in
+        let syncing = commits.contains { $0.syncing }
+        let parks = !syncing && watchers.isEmpty
+        if parks, parkedFinishes.arm() { scheduleParkedFinishes() }
+        store.commit(mutations, syncing: syncing) { [loop, parkedFinishes] result in
             for commit in commits { commit.waiter.committed(result) }
-            loop.execute { self.onLoop { engine in for commit in commits { engine.finish(commit, result) } } }
+            if parks, case .success = result, parkedFinishes.park(commits) { return }
+            loop.execute {
+                self.onLoop { engine in
+                    // Those parked before it ended first: they were committed first.
+                    engine.finishParked(disarming: false)
+                    for commit in commits { engine.finish(commit, result) }
+                }
+            }
+        }
+    }
+
+    /// Sets the timer that takes the ends the writer parks, at the latest.
+    private func scheduleParkedFinishes() {
+        let handler = ParkedFinishesTimerHandler(engine: self)
+        // Nil only once the loop has stopped: nothing is parked then, it is handed over.
+        if (try? loop.scheduleCallback(in: parkedFinishDelay, handler: handler)) == nil {
+            finishParked(disarming: true)
+        }
+    }
+
+    /// Finishes the commits the writer parked, in the order they ended. `disarming`: the timer
+    /// fired, so the writer hands over what ends after this.
+    fileprivate func finishParked(disarming: Bool) {
+        for commits in parkedFinishes.take(disarming: disarming) {
+            for commit in commits { finish(commit, .success(())) }
         }
     }
 
@@ -321,6 +357,20 @@ extension IslandEngine {
 struct ActivityDocument: StoredText {
     let activity: Activity
     var jsonText: [UInt8] { activity.jsonText }
+}
+
+/// Takes what the store's writer parked (`IslandEngine.parkedFinishes`) when its timer fires,
+/// on the engine's loop.
+private final class ParkedFinishesTimerHandler: NIOScheduledCallbackHandler, Sendable {
+    weak let engine: IslandEngine?
+
+    init(engine: IslandEngine) {
+        self.engine = engine
+    }
+
+    func handleScheduledCallback(eventLoop: some EventLoop) {
+        engine?.onLoop { $0.finishParked(disarming: true) }
+    }
 }
 
 /// Ends a linger when `IslandEngine.lingerTimer` fires, on the engine's loop.

@@ -68,18 +68,24 @@ actor IslandEngine {
     var timer: Scheduled<Void>?
     /// The timer that ends a linger of commits nobody waits for, set as `pipeline` says.
     var lingerTimer: NIOScheduledCallback?
+    /// The ends of commits nobody is told of at once, parked by the store's writer for the
+    /// loop's next turn (ParkedFinishes.swift), and how long they may wait for it.
+    let parkedFinishes = ParkedFinishes<[TurnCommit]>()
+    let parkedFinishDelay: TimeAmount
     /// A client that keeps rows of its own beside the activities (push), told of changes as
     /// they are decided and committed.
     var observer: (any EngineObserver)?
 
     /// `linger`: how long commits nobody waits for may wait for company (tests make it long,
-    /// to see what lingers).
+    /// to see what lingers). `parkedFinishDelay`: how long the end of a commit nobody is told
+    /// of at once may wait for the loop's next turn (`ParkedFinishes`; tests make it long too).
     init(
         manager: ActivityManager, registry: AppRegistry, layouts: [ActivityOwner: [String: JSON]],
         scope: DaemonScope, store: StoreWriter, loop: any EventLoop, clock: @escaping @Sendable () -> Double, logger: Logger,
-        linger: PipelineStateMachine<TurnCommit>.Linger = .standard
+        linger: PipelineStateMachine<TurnCommit>.Linger = .standard, parkedFinishDelay: TimeAmount = .seconds(1)
     ) {
         self.loop = loop
+        self.parkedFinishDelay = parkedFinishDelay
         self.pipeline = PipelineStateMachine(linger: linger)
         self.manager = manager
         self.scope = scope

@@ -125,6 +125,10 @@ struct WatcherHub {
         }
     }
 
+    /// Nobody watches: a commit's end tells nobody (the engine may leave it for a later turn,
+    /// `ParkedFinishes`).
+    var isEmpty: Bool { watchers.isEmpty }
+
     private func isWatched(_ activity: Activity) -> Bool {
         // Iterating even an empty dictionary's values costs ~90 instructions, on every update.
         !watchers.isEmpty && watchers.values.contains { $0.watches(activity) }
