@@ -11,6 +11,7 @@ capture can hold a frame's top over the last frame's bottom. `frame()` is a capt
 the cursor where a whole frame leaves it (the status line's end, the last row's last column),
 read in the same tmux command as the screen, so nothing of the pane is read between the two."""
 
+import os
 import subprocess
 import uuid
 
@@ -30,6 +31,8 @@ class Pane:
         self.server = "island-" + uuid.uuid4().hex[:12]
         self.tmux = ["tmux", "-L", self.server, "-f", config or "/dev/null"]
         self.tmux_command("new-session", "-d", "-s", "pane", "-x", str(width), "-y", str(height), command)
+        # tmux leaves its socket behind when its server ends: removed in close().
+        self.socket = self.tmux_command("display-message", "-p", "#{socket_path}").strip()
 
     def tmux_command(self, *args, check=True):
         """`tmux ARGS...` on this pane's server; its standard output."""
@@ -88,3 +91,7 @@ class Pane:
 
     def close(self):
         subprocess.run([*self.tmux, "kill-server"], capture_output=True, timeout=LIVENESS)
+        try:
+            os.unlink(self.socket)
+        except OSError:
+            pass
