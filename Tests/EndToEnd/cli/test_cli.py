@@ -705,6 +705,10 @@ def test_timer_pauses_and_resumes_from_a_terminal(cli_daemon):
     import pty
     master, slave = pty.openpty()
     env = dict(os.environ, ISLAND_SOCKET=cli_daemon.socket)
+    # The timer's ten minutes run from its start, after `started`; paused before `paused_by`, it
+    # has what is left of them then (rounded to a tenth): bounds measured, so that a slow machine
+    # widens them by as much as it is slow (it had asked for 590 s or more, ten seconds of it).
+    started = time.time()
     timer = subprocess.Popen([ISLAND, "timer", "10m", "Paused"], stdin=slave, stdout=subprocess.PIPE,
                              stderr=subprocess.DEVNULL, env=env, text=True)
     os.close(slave)
@@ -713,11 +717,15 @@ def test_timer_pauses_and_resumes_from_a_terminal(cli_daemon):
         os.write(master, b"p\n")
         paused = wait_for(lambda: (lambda s: s if s.get("paused") is True else None)(activity(cli_daemon, id)["content"]["state"]),
                           message="a paused state")
-        assert 590 <= paused["remaining"] <= 600
+        paused_by = time.time()
+        assert 600 - (paused_by - started) - 0.1 <= paused["remaining"] <= 600, (paused, paused_by - started)
+        # Resumed, it ends that much after the resumption.
+        resuming = time.time()
         os.write(master, b"p\n")
         resumed = wait_for(lambda: (lambda s: s if s.get("paused") is False else None)(activity(cli_daemon, id)["content"]["state"]),
                            message="a resumed state")
-        assert resumed["endsAt"] > time.time() + 500
+        assert resuming + paused["remaining"] - 0.1 <= resumed["endsAt"] <= time.time() + paused["remaining"] + 0.1, \
+            (resumed, paused, resuming)
         timer.send_signal(signal.SIGINT)
         assert timer.wait(timeout=LIVENESS) == 130
     finally:

@@ -302,7 +302,7 @@ class UserSession:
         self.processes.append((name, process))
         return process
 
-    def run(self, argv, env=None, timeout=20, input=None, check=True):
+    def run(self, argv, env=None, timeout=LIVENESS, input=None, check=True):
         """Runs `argv` as the user to its end; its CompletedProcess (bytes)."""
         result = subprocess.run(argv, user=self.uid, group=self.gid, extra_groups=[],
                                 env=dict(self.env, **(env or {})), cwd=self.home, input=input,
@@ -387,7 +387,7 @@ class UserSession:
 </busconfig>
 """ % address)
         bus = self.spawn("dbus", ["dbus-daemon", "--nofork", "--nopidfile", "--config-file=" + config])
-        wait_until(lambda: self.alive(bus) and os.path.exists(address), 10, "the session bus")
+        wait_until(lambda: self.alive(bus) and os.path.exists(address), LIVENESS, "the session bus")
         self.env["DBUS_SESSION_BUS_ADDRESS"] = "unix:path=" + address
         return bus
 
@@ -431,11 +431,11 @@ class UserSession:
                 return True
             except OSError:
                 return False
-        wait_until(listening, 20, "islandd listening")
+        wait_until(listening, LIVENESS, "islandd listening")
         self.islandd = daemon
         return daemon
 
-    def island(self, *args, timeout=20):
+    def island(self, *args, timeout=LIVENESS):
         """Runs the island CLI as the user; its stdout."""
         return self.run([os.path.join(bin_dir(), "island"), *args], timeout=timeout).stdout.decode()
 
@@ -489,18 +489,18 @@ class Sway:
             sockets = [p for p in glob.glob(os.path.join(session.runtime, "wayland-*")) if not p.endswith(".lock")]
             ipc = glob.glob(os.path.join(session.runtime, "sway-ipc.*.sock"))
             return sockets and ipc and (os.path.basename(sockets[0]), ipc[0])
-        display, ipc = wait_until(ready, 20, "sway's sockets")
+        display, ipc = wait_until(ready, LIVENESS, "sway's sockets")
         self.env = {"WAYLAND_DISPLAY": display, "SWAYSOCK": ipc, "XDG_SESSION_TYPE": "wayland",
                     "GDK_BACKEND": "wayland"}
         session.env.update(self.env)
-        wait_until(lambda: len(self.outputs()) == outputs, 10, "sway's outputs")
+        wait_until(lambda: len(self.outputs()) == outputs, LIVENESS, "sway's outputs")
         output = self.outputs()[0]
         self.output = output["name"]
         rect = output["rect"]
         self.width, self.height = rect["width"], rect["height"]
         self.pointer = None
 
-    def swaymsg(self, *args, timeout=10):
+    def swaymsg(self, *args, timeout=LIVENESS):
         return self.session.run(["swaymsg", *args], timeout=timeout).stdout.decode()
 
     def outputs(self):
@@ -510,13 +510,13 @@ class Sway:
             return []
 
     def screenshot(self):
-        return artifacts.screenshot(Image(self.session.run(["grim", "-t", "ppm", "-"], timeout=20).stdout))
+        return artifacts.screenshot(Image(self.session.run(["grim", "-t", "ppm", "-"], timeout=LIVENESS).stdout))
 
     def start_pointer(self):
         """The virtual pointer that gives the seat a pointer (see virtual_pointer.py)."""
         self.pointer = self.session.spawn("virtual-pointer", ["python3", VIRTUAL_POINTER],
                                           stdin=subprocess.PIPE, stdout=subprocess.PIPE)
-        line = _read_line(self.pointer, 10)
+        line = _read_line(self.pointer, LIVENESS)
         if line != "ready":
             raise RuntimeError("the virtual pointer did not start: %r\n%s" % (line, self.session.log("virtual-pointer")))
         self.park()
@@ -530,7 +530,7 @@ class Sway:
         for state in (1, 0):
             self.pointer.stdin.write(b"key %d %d\n" % (code, state))
             self.pointer.stdin.flush()
-            line = _read_line(self.pointer, 5)
+            line = _read_line(self.pointer, LIVENESS)
             if line != "done":
                 raise RuntimeError("the virtual keyboard did not take the key: %r\n%s"
                                    % (line, self.session.log("virtual-pointer")))
@@ -552,7 +552,7 @@ class Sway:
             self.pointer.stdin.write(b"motion %d %d %d %d\n" % (here[0] + (x - here[0]) * i // count,
                                                                here[1] + (y - here[1]) * i // count, self.width, self.height))
             self.pointer.stdin.flush()
-            line = _read_line(self.pointer, 5)
+            line = _read_line(self.pointer, LIVENESS)
             if line != "done":
                 raise RuntimeError("the virtual pointer did not move: %r\n%s" % (line, self.session.log("virtual-pointer")))
         self.at = (int(x), int(y))
@@ -606,7 +606,7 @@ class Xvfb:
         # it resets, and dies of a closed pipe (EPIPE) if nobody listens.
         session.fds.append(read)
         import select
-        readable, _, _ = select.select([read], [], [], 20)
+        readable, _, _ = select.select([read], [], [], LIVENESS)
         number = os.read(read, 64).decode().strip() if readable else ""
         if not number.isdigit():
             raise RuntimeError("Xvfb did not start:\n" + session.log("xvfb"))
@@ -679,7 +679,7 @@ class I3:
     def window(self, colour):
         self.session.spawn("x11-window", ["gjs", os.path.join(os.path.dirname(__file__), "x11_window.js"), colour],
                            env=self.xvfb.env)
-        wait_until(lambda: self.focused_title() == self.TITLE, 20, "the X11 window, focused by i3")
+        wait_until(lambda: self.focused_title() == self.TITLE, LIVENESS, "the X11 window, focused by i3")
 
     def focused_title(self):
         def walk(node):
@@ -726,7 +726,7 @@ def overlay_missing():
     if not os.access(overlay_binary(), os.X_OK):
         return "island-overlay not built (%s)" % overlay_binary()
     try:
-        usage = subprocess.run([overlay_binary(), "--help"], capture_output=True, text=True, timeout=20).stdout
+        usage = subprocess.run([overlay_binary(), "--help"], capture_output=True, text=True, timeout=LIVENESS).stdout
     except (OSError, subprocess.TimeoutExpired) as error:
         return "island-overlay --help failed: %s" % error
     if "island-overlay" not in usage:

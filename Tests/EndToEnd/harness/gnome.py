@@ -189,7 +189,7 @@ class GnomeShell:
         path = self.session.path("home", "system-bus.conf")
         self.session.write(path, config)
         bus = self.session.spawn("system-bus", ["dbus-daemon", "--nofork", "--nopidfile", "--config-file=" + path])
-        desktop.wait_until(lambda: self.session.alive(bus) and os.path.exists(address), 10, "the private system bus")
+        desktop.wait_until(lambda: self.session.alive(bus) and os.path.exists(address), LIVENESS, "the private system bus")
         return "unix:path=" + address
 
     def start_display_manager(self, system_bus):

@@ -18,6 +18,7 @@ import os
 import shutil
 
 from harness import desktop
+from harness.paths import LIVENESS
 
 SOCKET = "wayland-kde"
 TITLE = "KDE Wayland Compositor"
@@ -77,7 +78,7 @@ class KWin:
     def _pointer(self, command):
         self.pointer.stdin.write(command.encode() + b"\n")
         self.pointer.stdin.flush()
-        line = desktop._read_line(self.pointer, 5)
+        line = desktop._read_line(self.pointer, LIVENESS)
         if line != "done":
             raise RuntimeError("the virtual pointer did not take %r: %r\n%s"
                                % (command, line, self.session.log("virtual-pointer")))

@@ -14,13 +14,14 @@ import threading
 import time
 
 from harness.desktop import DARK, Image
+from harness.paths import LIVENESS
 
 
 def grab(session, region):
     """One grim frame of `region` (x0, y0, x1, y1) of the output, as an Image."""
     x0, y0, x1, y1 = region
     geometry = "%d,%d %dx%d" % (x0, y0, x1 - x0, y1 - y0)
-    return Image(session.run(["grim", "-t", "ppm", "-g", geometry, "-"], timeout=20).stdout)
+    return Image(session.run(["grim", "-t", "ppm", "-g", geometry, "-"], timeout=LIVENESS).stdout)
 
 
 class Burst:

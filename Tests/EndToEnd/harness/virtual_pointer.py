@@ -96,8 +96,10 @@ def check_error(obj, opcode, payload):
         raise RuntimeError("protocol error on object %d, code %d: %s" % (failed, code, message))
 
 
-def roundtrip(connection, on_event=None, timeout=5.0):
-    """wl_display.sync, handling events until its callback is done."""
+def roundtrip(connection, on_event=None, timeout=30.0):
+    """wl_display.sync, handling events until its callback is done. The bound is the suite's
+    liveness bound (harness/paths.py, LIVENESS; this script runs on its own, as the session's
+    user): a compositor starved of CPU answers late, not never."""
     callback = connection.new_id()
     connection.send(1, 0, struct.pack("=I", callback))
     deadline = time.monotonic() + timeout

@@ -10,6 +10,8 @@ tests start there do."""
 import socket
 import struct
 
+from harness.paths import LIVENESS
+
 GET_IMAGE = 73
 Z_PIXMAP = 2
 
@@ -18,7 +20,7 @@ class XScreen:
     """A connection to display `number`'s server (its Unix socket); `grab()` reads the root
     window as an RGB PPM, as `import -window root -depth 8 ppm:-` writes it."""
 
-    def __init__(self, number, timeout=20):
+    def __init__(self, number, timeout=LIVENESS):
         self.socket = socket.socket(socket.AF_UNIX)
         self.socket.settimeout(timeout)
         self.socket.connect("/tmp/.X11-unix/X%d" % number)

@@ -15,7 +15,6 @@ import signal
 import subprocess
 import tempfile
 import time
-import uuid
 import xml.etree.ElementTree as ET
 
 import pytest
@@ -24,6 +23,7 @@ from harness import cli
 from harness.cli import ok
 from harness.paths import BIN_DIR, ISLAND, LIVENESS
 from harness.processes import wait_for
+from harness.tmux import Pane
 
 PRESENTER = os.path.abspath(os.path.join(BIN_DIR, "island-presenter"))
 BARS = ["waybar", "i3blocks", "eww", "polybar"]
@@ -397,8 +397,6 @@ def test_the_terminal_ui_writes_no_producer_escape_to_a_real_terminal(daemon, tm
     """`island-presenter tui` in tmux (a server of its own, which accepts OSC 52): a producer's
     OSC 2 must not retitle the pane, its OSC 52 must not fill the clipboard, in the compact
     pill, the expanded island, the buttons and the lock-screen card."""
-    server = "island-hostile-" + uuid.uuid4().hex[:8]
-    tmux = ["tmux", "-L", server]
     clip = base64.b64encode(b"island-pwned-clipboard").decode()
     evil = "\x1b]2;island-pwned-title\x07\x1b]52;c;%s\x07\x1b[31m\u009b32m" % clip
     layout = {
@@ -412,38 +410,35 @@ def test_the_terminal_ui_writes_no_producer_escape_to_a_real_terminal(daemon, tm
     with daemon.connect("org.island.Extension") as ext:
         ext.RegisterLayout(app="org.example.Coffee", type="Evil", layout=layout)
 
-    def capture():
-        return subprocess.run([*tmux, "capture-pane", "-p", "-t", server], capture_output=True, text=True, timeout=10).stdout
-
     def title():
-        return subprocess.run([*tmux, "display-message", "-p", "-t", server, "#{pane_title}"],
-                              capture_output=True, text=True, timeout=10).stdout
+        return pane.tmux_command("display-message", "-p", "-t", "pane", "#{pane_title}")
 
     def buffers():
-        return subprocess.run([*tmux, "list-buffers", "-F", "#{buffer_sample}"], capture_output=True, text=True, timeout=10).stdout
+        return pane.tmux_command("list-buffers", "-F", "#{buffer_sample}", check=False)
 
-    subprocess.run([*tmux, "-f", "/dev/null", "new-session", "-d", "-s", server, "-x", "100", "-y", "30",
-                    "%s tui --socket %s" % (PRESENTER, daemon.socket)], check=True, timeout=10)
+    # The options are set before the TUI starts (its first frame could come before them): a
+    # configuration file, where a server of tmux's own reads them.
+    config = tmp_path / "tmux.conf"
+    config.write_text("set-option -g set-clipboard on\nset-option -g allow-rename on\n")
+    pane = Pane("%s tui --socket %s" % (PRESENTER, daemon.socket), 100, 30, config=str(config))
     try:
-        subprocess.run([*tmux, "set-option", "-g", "set-clipboard", "on"], check=True, timeout=10)
-        subprocess.run([*tmux, "set-option", "-g", "allow-rename", "on"], check=True, timeout=10)
-        wait_for(lambda: "none │" in capture(), message="the empty island")
+        assert pane.tmux_command("show-options", "-g", "set-clipboard").split() == ["set-clipboard", "on"]
+        assert pane.tmux_command("show-options", "-g", "allow-rename").split() == ["allow-rename", "on"]
+        pane.until(lambda s: "none │" in s, "the empty island")
         with daemon.connect("org.island.Producer") as producer:
             producer.Request(app="org.example.Coffee", type="Evil", attributes={"h": evil},
                              content={"state": {"h": evil}, "relevanceScore": 0})
-            wait_for(lambda: "compact │" in capture(), message="compact")
+            pane.until(lambda s: "compact │" in s, "compact")
             # A key right after the activity appeared sends nothing and says so: e
             # (idempotent) is pressed again until the island expands.
             def expanded():
-                subprocess.run([*tmux, "send-keys", "-t", server, "e"], check=True, timeout=10)
-                screen = wait_for(lambda: (lambda s: s if "expanded │" in s or "changed just now" in s else None)(capture()),
-                                  message="the key's effect")
-                return "expanded │" in screen
-            wait_for(expanded, message="expanded")
-            screen = capture()
+                pane.keys("e")
+                screen = pane.until(lambda s: "expanded │" in s or "changed just now" in s, "the key's effect")
+                return screen if "expanded │" in screen else None
+            screen = wait_for(expanded, message="expanded")
             # The text is shown, made harmless: what followed each ESC is plain text.
             assert "]2;island-pwned-title" in screen
             assert "island-pwned-title" not in title()
             assert "pwned" not in buffers()
     finally:
-        subprocess.run([*tmux, "kill-server"], capture_output=True, timeout=10)
+        pane.close()

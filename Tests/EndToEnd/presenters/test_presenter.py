@@ -10,7 +10,6 @@ import signal
 import struct
 import subprocess
 import time
-import uuid
 import xml.etree.ElementTree as ET
 
 import pytest
@@ -18,6 +17,7 @@ import pytest
 from harness.paths import BIN_DIR, LIVENESS, PRESENTER, SANITIZER_ENV
 from harness.presenters import COFFEE, let_the_screen_settle, register_layout, request, waybar_json
 from harness.processes import wait_for, without_installed
+from harness.tmux import Pane
 from harness.varlink import Connection
 
 pytestmark = pytest.mark.quick  # part of scripts/test.sh --quick
@@ -299,7 +299,6 @@ def test_help_explains_the_modes_and_contracts():
 
 @pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
 def test_tui_in_tmux(daemon, tmp_path):
-    session = "island-presenter-" + uuid.uuid4().hex[:8]
     register_layout(daemon, COFFEE, "Order", ORDER_LAYOUT)
     # A stand-in xdg-open first on PATH records what a tap opens.
     opened = tmp_path / "opened"
@@ -308,24 +307,15 @@ def test_tui_in_tmux(daemon, tmp_path):
     (bin_dir / "xdg-open").write_text('#!/bin/sh\necho "$1" >> %s\n' % opened)
     (bin_dir / "xdg-open").chmod(0o755)
 
-    def capture():
-        return subprocess.run(["tmux", "capture-pane", "-p", "-t", session],
-                              capture_output=True, text=True, timeout=10).stdout
-
-    def screen_with(predicate, message):
-        return wait_for(lambda: (lambda s: s if predicate(s) else None)(capture()), timeout=LIVENESS, message=message)
-
-    def keys(*names):
-        subprocess.run(["tmux", "send-keys", "-t", session, *names], check=True, timeout=10)
-
     def event(watch, predicate):
-        return watch.read_until(lambda m: predicate(m["parameters"]["event"]), 10)["parameters"]["event"]
+        return watch.read_until(lambda m: predicate(m["parameters"]["event"]), LIVENESS)["parameters"]["event"]
 
-    # A tmux server that was already running has its own environment: the sanitizer options
-    # (under scripts/sanitize.sh) are passed explicitly.
+    # The sanitizer options (under scripts/sanitize.sh) are passed explicitly, as they are to
+    # every process the suite starts with an environment of its own.
     sanitizer = "".join("%s=%s " % (k, shlex.quote(v)) for k, v in sorted(SANITIZER_ENV.items()))
     command = "env PATH=%s:$PATH %s%s tui --socket %s" % (bin_dir, sanitizer, PRESENTER, daemon.socket)
-    subprocess.run(["tmux", "new-session", "-d", "-s", session, "-x", "100", "-y", "30", command], check=True, timeout=10)
+    pane = Pane(command, 100, 30)
+    screen_with, keys = pane.until, pane.keys
     watch = Connection(daemon.socket)
     try:
         screen_with(lambda s: "none │" in s, "the empty island")
@@ -379,11 +369,10 @@ def test_tui_in_tmux(daemon, tmp_path):
             assert [a["id"] for a in timer.List(app=TIMER)["activities"]] == [t["id"]]
 
             keys("q")
-            wait_for(lambda: subprocess.run(["tmux", "has-session", "-t", session],
-                                            capture_output=True).returncode != 0, timeout=LIVENESS, message="the TUI quit")
+            wait_for(pane.gone, timeout=LIVENESS, message="the TUI quit")
     finally:
         watch.close()
-        subprocess.run(["tmux", "kill-session", "-t", session], capture_output=True, timeout=10)
+        pane.close()
 
 
 @pytest.mark.parametrize("mode", [("click", "toggle"), ("snapshot", "--svg", "-")], ids=["click", "snapshot"])
@@ -402,42 +391,30 @@ def test_tui_says_plainly_why_it_cannot_connect(tmp_path):
     """With no daemon at the socket, the status line says so as the CLI does ("no socket
     there"), not in SwiftNIO's words (`connect(descriptor:addr:size:): No such file or
     directory) (errno: 2)`), which name a syscall's parameters."""
-    session = "island-presenter-" + uuid.uuid4().hex[:8]
     socket = str(tmp_path / "none.sock")
-    command = "%s tui --socket %s; sleep 30" % (PRESENTER, socket)
-
-    def capture():
-        return subprocess.run(["tmux", "capture-pane", "-p", "-t", session],
-                              capture_output=True, text=True, timeout=10).stdout
-
-    subprocess.run(["tmux", "new-session", "-d", "-s", session, "-x", "200", "-y", "20", command], check=True, timeout=10)
+    pane = Pane("%s tui --socket %s; sleep 30" % (PRESENTER, socket), 200, 20)
     try:
-        screen = wait_for(lambda: (lambda s: s if "reconnecting" in s else None)(capture()), timeout=LIVENESS,
-                          message="the lost connection shown")
+        # A whole frame: a capture between two of tmux's reads of one could cut the line short.
+        screen = pane.until(lambda s: "reconnecting" in s, "the lost connection shown")
         assert "reconnecting… cannot connect to %s: no socket there" % socket in screen, screen
         assert "errno" not in screen and "descriptor:" not in screen, screen
     finally:
-        subprocess.run(["tmux", "kill-session", "-t", session], capture_output=True, timeout=10)
+        pane.close()
 
 
 @pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
 def test_tui_survives_a_daemon_restart_and_restores_the_terminal_on_sigterm(daemon):
-    session = "island-presenter-" + uuid.uuid4().hex[:8]
-    command = "%s tui --socket %s; echo tui-exited-$?; stty -a | grep -o -- '-icanon'; sleep 30" % (PRESENTER, daemon.socket)
-
-    def capture():
-        return subprocess.run(["tmux", "capture-pane", "-p", "-t", session],
-                              capture_output=True, text=True, timeout=10).stdout
-
-    def screen_with(predicate, message):
-        return wait_for(lambda: (lambda s: s if predicate(s) else None)(capture()), timeout=LIVENESS, message=message)
-
-    subprocess.run(["tmux", "new-session", "-d", "-s", session, "-x", "100", "-y", "30", command], check=True, timeout=10)
+    # What the shell prints after the TUI, to its last line (`terminal checked`): a look at the
+    # screen once the TUI's status is there could come before stty's answer.
+    command = ("%s tui --socket %s; echo tui-exited-$?; stty -a | grep -o -- '-icanon'; echo terminal checked; sleep 30"
+               % (PRESENTER, daemon.socket))
+    pane = Pane(command, 100, 30)
+    screen_with = pane.until
     try:
         s = screen_with(lambda s: "none │" in s, "the empty island")
         assert s.splitlines()[1].index("╭") == (100 - 16) // 2  # the empty pill, centred
         # SIGWINCH: redrawn for the new size.
-        subprocess.run(["tmux", "resize-window", "-t", session, "-x", "60", "-y", "20"], check=True, timeout=10)
+        pane.resize(60, 20)
         screen_with(lambda s: len(s.splitlines()) > 1 and s.splitlines()[1].find("╭") == (60 - 16) // 2, "the pill centred in 60 columns")
         daemon.stop()
         screen_with(lambda s: "reconnecting" in s, "the lost connection shown")
@@ -447,35 +424,27 @@ def test_tui_survives_a_daemon_restart_and_restores_the_terminal_on_sigterm(daem
             s = screen_with(lambda s: "compact │" in s, "compact after the restart")
             assert "Back" in s and "reconnecting" not in s
         # The pane runs a shell; the TUI is its child.
-        shell = subprocess.run(["tmux", "list-panes", "-t", session, "-F", "#{pane_pid}"],
-                               capture_output=True, text=True, timeout=10).stdout.split()[0]
-        children = subprocess.run(["pgrep", "-P", shell], capture_output=True, text=True, timeout=10).stdout.split()
+        children = subprocess.run(["pgrep", "-P", str(pane.shell_pid())], capture_output=True, text=True,
+                                  timeout=LIVENESS).stdout.split()
         assert len(children) == 1, children
         os.kill(int(children[0]), signal.SIGTERM)
-        s = screen_with(lambda s: "tui-exited-" in s, "the TUI exited")
+        # The shell's lines after the TUI: no frame of the TUI's.
+        s = screen_with(lambda s: "terminal checked" in s, "the TUI exited", whole_frames=False)
         assert "tui-exited-0" in s
         # Out of the alternate screen, and the terminal back in canonical mode.
         assert "-icanon" not in s and "Lock Screen" not in s
     finally:
-        subprocess.run(["tmux", "kill-session", "-t", session], capture_output=True, timeout=10)
+        pane.close()
 
 
 @pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
 def test_tui_list_scrolls_to_keep_the_selected_card_on_screen(daemon):
     """Eight orders in a pane with room for four cards: Tab after Tab, the selected card (its
     name) is on screen, down to the last one; the heading says how many are above."""
-    session = "island-presenter-" + uuid.uuid4().hex[:8]
     # Four each of two apps: an app may have five live activities.
     for app in (COFFEE, TIMER):
         register_layout(daemon, app, "Order", ORDER_LAYOUT)
     names = ["Guest%d" % n for n in range(1, 9)]
-
-    def capture():
-        return subprocess.run(["tmux", "capture-pane", "-p", "-t", session],
-                              capture_output=True, text=True, timeout=10).stdout
-
-    def screen_with(predicate, message):
-        return wait_for(lambda: (lambda s: s if predicate(s) else None)(capture()), timeout=LIVENESS, message=message)
 
     def selected(screen):
         """The name in the selected card (the rows after its ▶ title, to its bottom)."""
@@ -492,8 +461,8 @@ def test_tui_list_scrolls_to_keep_the_selected_card_on_screen(daemon):
         return None
 
     sanitizer = "".join("%s=%s " % (k, shlex.quote(v)) for k, v in sorted(SANITIZER_ENV.items()))
-    command = "env %s%s tui --socket %s" % (sanitizer, PRESENTER, daemon.socket)
-    subprocess.run(["tmux", "new-session", "-d", "-s", session, "-x", "100", "-y", "24", command], check=True, timeout=10)
+    pane = Pane("env %s%s tui --socket %s" % (sanitizer, PRESENTER, daemon.socket), 100, 24)
+    screen_with = pane.until
     try:
         screen_with(lambda s: "none │" in s, "the empty island")
         with daemon.connect("org.island.Producer") as coffee, daemon.connect("org.island.Producer") as timer:
@@ -506,8 +475,8 @@ def test_tui_list_scrolls_to_keep_the_selected_card_on_screen(daemon):
             assert len(shown) < len(names), first
             seen, scrolled = [], []
             for _ in names:
-                before = selected(capture())
-                subprocess.run(["tmux", "send-keys", "-t", session, "Tab"], check=True, timeout=10)
+                before = selected(screen_with(lambda s: True, "a whole frame"))
+                pane.keys("Tab")
                 screen = screen_with(lambda s: selected(s) not in (None, before), "the next card selected and on screen")
                 seen.append(selected(screen))
                 scrolled += re.findall(r"Lock Screen  ↑ ([0-9]+) more", screen)
@@ -515,4 +484,4 @@ def test_tui_list_scrolls_to_keep_the_selected_card_on_screen(daemon):
             assert sorted(seen) == sorted(names), seen
             assert scrolled, "the list never scrolled"
     finally:
-        subprocess.run(["tmux", "kill-session", "-t", session], capture_output=True, timeout=10)
+        pane.close()

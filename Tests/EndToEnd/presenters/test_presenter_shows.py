@@ -9,13 +9,13 @@ import shutil
 import signal
 import subprocess
 import tempfile
-import uuid
 
 import pytest
 
 from harness.paths import LIVENESS, PRESENTER
 from harness.presenters import COFFEE, register_layout, request, wait_until_clickable, waybar_json
 from harness.processes import stop_process, wait_for
+from harness.tmux import Pane
 
 LAYOUT = {
     "url": "https://example.org/order",
@@ -168,24 +168,9 @@ def test_bar_modes_stop_on_their_signal_even_when_sigint_was_ignored(daemon, pre
         assert bar.wait(timeout=LIVENESS) == 128 + sig
 
 
-def tmux_session(command):
-    session = "island-presenter-" + uuid.uuid4().hex[:8]
-    subprocess.run(["tmux", "new-session", "-d", "-s", session, "-x", "100", "-y", "30", command], check=True, timeout=10)
-    return session
-
-
-def capture(session):
-    return subprocess.run(["tmux", "capture-pane", "-p", "-t", session], capture_output=True, text=True, timeout=10).stdout
-
-
-def screen_with(session, predicate, message):
-    return wait_for(lambda: (lambda s: s if predicate(s) else None)(capture(session)), timeout=LIVENESS, message=message)
-
-
-def tui_pid(session):
-    shell = subprocess.run(["tmux", "list-panes", "-t", session, "-F", "#{pane_pid}"],
-                           capture_output=True, text=True, timeout=10).stdout.split()[0]
-    children = subprocess.run(["pgrep", "-P", shell], capture_output=True, text=True, timeout=10).stdout.split()
+def tui_pid(pane):
+    children = subprocess.run(["pgrep", "-P", str(pane.shell_pid())], capture_output=True, text=True,
+                              timeout=LIVENESS).stdout.split()
     assert len(children) == 1, children
     return int(children[0])
 
@@ -194,49 +179,49 @@ def tui_pid(session):
 @pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
 def test_tui_stops_on_its_signal_even_when_sigint_was_ignored(daemon, sig):
     # The shell's `trap '' INT` is inherited as ignored by the TUI it starts.
-    session = tmux_session("trap '' INT; %s tui --socket %s; echo tui-exited-$?; sleep 30" % (PRESENTER, daemon.socket))
+    pane = Pane("trap '' INT; %s tui --socket %s; echo tui-exited-$?; sleep 30" % (PRESENTER, daemon.socket), 100, 30)
     try:
-        screen_with(session, lambda s: "none │" in s, "the empty island")
-        os.kill(tui_pid(session), sig)
-        screen_with(session, lambda s: "tui-exited-" in s, "the TUI exited")
+        pane.until(lambda s: "none │" in s, "the empty island")
+        os.kill(tui_pid(pane), sig)
+        pane.until(lambda s: "tui-exited-" in s, "the TUI exited", whole_frames=False)
     finally:
-        subprocess.run(["tmux", "kill-session", "-t", session], capture_output=True, timeout=10)
+        pane.close()
 
 
 @pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
 def test_tui_acts_at_once_after_a_daemon_restart(daemon):
     register_layout(daemon, COFFEE, "Order", LAYOUT)
-    session = tmux_session("%s tui --socket %s; sleep 30" % (PRESENTER, daemon.socket))
+    pane = Pane("%s tui --socket %s; sleep 30" % (PRESENTER, daemon.socket), 100, 30)
 
-    def keys(*names):
-        subprocess.run(["tmux", "send-keys", "-t", session, *names], check=True, timeout=10)
+    def screen_with(predicate, message):
+        return pane.until(predicate, message)
 
     def act(key, done, message):
         """Presses `key` (an idempotent one: e, c) until its effect shows: a key right after what
         it acts on appeared or moved sends nothing and says so, and is pressed again."""
         def pressed():
-            keys(key)
-            s = screen_with(session, lambda s: done(s) or "failed" in s or "changed just now" in s, message)
+            pane.keys(key)
+            s = screen_with(lambda s: done(s) or "failed" in s or "changed just now" in s, message)
             return s if done(s) or "failed" in s else None
         return wait_for(pressed, timeout=LIVENESS, message=message)
     try:
-        screen_with(session, lambda s: "none │" in s, "the empty island")
+        screen_with(lambda s: "none │" in s, "the empty island")
         with daemon.connect("org.island.Producer") as coffee:
             request(coffee, COFFEE, {"stage": "before"})
-            screen_with(session, lambda s: "compact │" in s, "compact")
+            screen_with(lambda s: "compact │" in s, "compact")
             # An action before the restart opens the TUI's interaction connection.
             s = act("e", lambda s: "expanded │" in s, "expanded")
             assert "failed" not in s, s
             s = act("c", lambda s: "compact │" in s, "collapsed")
             assert "failed" not in s, s
         daemon.stop()
-        screen_with(session, lambda s: "reconnecting" in s, "the lost connection shown")
+        screen_with(lambda s: "reconnecting" in s, "the lost connection shown")
         daemon.start()
         with daemon.connect("org.island.Producer") as coffee:
             request(coffee, COFFEE, {"stage": "after"})
-            screen_with(session, lambda s: "compact │" in s and "after" in s, "compact after the restart")
+            screen_with(lambda s: "compact │" in s and "after" in s, "compact after the restart")
             # The first action after the restart works: no "the connection closed".
             s = act("e", lambda s: "expanded │" in s, "the expansion")
             assert "failed" not in s and "connection closed" not in s, s
     finally:
-        subprocess.run(["tmux", "kill-session", "-t", session], capture_output=True, timeout=10)
+        pane.close()
