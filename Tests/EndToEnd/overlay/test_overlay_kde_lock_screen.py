@@ -9,6 +9,11 @@ KWin's greeter (kscreenlocker_greet) does not start here: it needs Qt's Wayland 
 plugin, which is not installed; KWin then keeps the session locked behind its own black
 "The screen locker is broken" screen. That is still KWin's locked state, which hides every
 surface but the locker's and the ones it let over it: what is tested here is the overlay on it.
+KWin says it is locked (ScreenSaver's GetActive) before that screen is up: its locker tries the
+greeter four times, then maps the screen, a window of KWin's own, seconds later on a busy
+machine. KWin stacks it with the layer-shell surfaces of the overlay layer, where the overlay
+asks to be while locked, in the order they map (one layer keeps its windows' order): a list
+mapped before it is drawn under it. So islandd is told the lock only once that screen is up.
 
 Three apps, one of each lock-screen level: the list over the locker holds the public and the
 private one's cards, never the secret one's; nothing shows over the locker before islandd has
@@ -57,6 +62,11 @@ def top_band(image):
 def over_locker(image):
     """What is drawn over the locked screen's black in the top band (None: nothing)."""
     return image.box_not(BLACK, region=top_band(image), tolerance=8)
+
+
+def locker_message(image):
+    """KWin's broken-locker message, in the middle band of the screen (None: not drawn yet)."""
+    return image.box_not(BLACK, region=(0, image.height // 3, image.width, 2 * image.height // 3), tolerance=8)
 
 
 class World:
@@ -141,6 +151,8 @@ def test_kwin_grants_the_overlay_its_lock_screen_and_shows_the_list_by_level(wor
     # KWin locks; islandd does not know yet (no bridge): KWin hides the island with the rest.
     screensaver(world, "Lock")
     desktop.wait_until(lambda: "true" in screensaver(world, "GetActive"), LIVENESS, "KWin locked")
+    # The locker's own screen is up before the overlay asks onto it (the module's docstring).
+    desktop.wait_until(lambda: locker_message(world.kwin.screenshot()), LIVENESS, "KWin's broken-locker screen")
     image, box = world.settled(lambda box: box is None, "the locked screen with nothing over it")
     world.shot("locked-before-islandd")
 
