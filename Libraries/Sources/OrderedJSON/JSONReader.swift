@@ -476,7 +476,7 @@ private struct CanonicalScan {
 
     /// Past four bytes equal to `literal`'s.
     @inline(__always)
-    private func word(_ i: inout Int, _ literal: StaticString) -> Bool {
+    func word(_ i: inout Int, _ literal: StaticString) -> Bool {
         guard end - i >= 4,
             UnsafeRawPointer(text + i).loadUnaligned(as: UInt32.self) == UnsafeRawPointer(literal.utf8Start).loadUnaligned(as: UInt32.self)
         else { return false }
@@ -485,7 +485,7 @@ private struct CanonicalScan {
     }
 
     @inline(__always)
-    private func byte(_ i: inout Int, _ expected: UInt8) -> Bool {
+    func byte(_ i: inout Int, _ expected: UInt8) -> Bool {
         guard i < end, text[i] == expected else { return false }
         i += 1
         return true
@@ -536,8 +536,20 @@ private struct CanonicalScan {
                 // The colon, and a value's first byte after it.
                 guard i + 1 < end, text[i] == UInt8(ascii: ":") else { return nil }
                 i += 1
-                guard let nesting = value(&i, depth: depth), i < end else { return nil }
-                if nesting > deepest { deepest = nesting }
+                // `value`, written out: called, it cost the registers saved and restored
+                // around it for every member (Benchmarks/profile.py).
+                switch text[i] {
+                case UInt8(ascii: "\""): guard string(&i) else { return nil }
+                case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): guard integer(&i) else { return nil }
+                case UInt8(ascii: "t"): guard word(&i, "true") else { return nil }
+                case UInt8(ascii: "f"): guard word(&i, "fals"), byte(&i, UInt8(ascii: "e")) else { return nil }
+                case UInt8(ascii: "n"): guard word(&i, "null") else { return nil }
+                case UInt8(ascii: "{"), UInt8(ascii: "["):
+                    guard let nesting = container(&i, depth: depth) else { return nil }
+                    if nesting > deepest { deepest = nesting }
+                default: return nil
+                }
+                guard i < end else { return nil }
                 switch text[i] {
                 case UInt8(ascii: ","): i += 1
                 case UInt8(ascii: "}"):
