@@ -45,34 +45,51 @@ public struct JSONReader {
 
     /// The key of the open object's next member, with the reader at its value; nil once the
     /// object has closed. Keys with escapes are left to the full parser.
+    ///
+    /// The position is a local until the key is found, and the text a pointer: as `index`, it
+    /// was stored back at every step and the buffer's bounds loaded again after each, ~100
+    /// instructions a key for the ten keys of an update's call (Benchmarks/profile.py).
+    /// Whitespace, which compact text has none of, is skipped by `skipFoundWhitespace`.
     public mutating func nextKey() throws(Mismatch) -> Key? {
-        skipWhitespace()
-        guard index < buffer.count else { throw Mismatch() }
-        if buffer[index] == UInt8(ascii: "}") {
-            index += 1
+        guard let text = buffer.baseAddress?.assumingMemoryBound(to: UInt8.self) else { throw Mismatch() }
+        let end = buffer.count
+        var i = index
+        if i < end, text[i] <= 0x20 { i = whitespaceSkipped(from: i) }
+        guard i < end else { throw Mismatch() }
+        if text[i] == UInt8(ascii: "}") {
+            index = i + 1
             openObjects -= 1
             atFirstMember = false
             return nil
         }
         if !atFirstMember {
-            guard buffer[index] == UInt8(ascii: ",") else { throw Mismatch() }
-            index += 1
-            skipWhitespace()
+            guard text[i] == UInt8(ascii: ",") else { throw Mismatch() }
+            i += 1
+            if i < end, text[i] <= 0x20 { i = whitespaceSkipped(from: i) }
         }
         atFirstMember = false
-        guard index < buffer.count, buffer[index] == UInt8(ascii: "\"") else { throw Mismatch() }
-        let start = index + 1
-        index = JSONBytes.firstSpecial(in: buffer, from: start)
-        guard index < buffer.count, buffer[index] == UInt8(ascii: "\"") else { throw Mismatch() }
-        let key = UnsafeRawBufferPointer(rebasing: buffer[start..<index])
+        guard i < end, text[i] == UInt8(ascii: "\"") else { throw Mismatch() }
+        let start = i + 1
+        i = JSONBytes.firstSpecial(in: buffer, from: start)
+        guard i < end, text[i] == UInt8(ascii: "\"") else { throw Mismatch() }
         // A key compared with the protocol's names needs no validation of its own: invalid
         // UTF-8 equals none of them, and the caller refuses keys it does not know.
-        index += 1
-        skipWhitespace()
-        guard index < buffer.count, buffer[index] == UInt8(ascii: ":") else { throw Mismatch() }
-        index += 1
-        skipWhitespace()
+        let key = UnsafeRawBufferPointer(start: text + start, count: i - start)
+        i += 1
+        if i < end, text[i] <= 0x20 { i = whitespaceSkipped(from: i) }
+        guard i < end, text[i] == UInt8(ascii: ":") else { throw Mismatch() }
+        i += 1
+        if i < end, text[i] <= 0x20 { i = whitespaceSkipped(from: i) }
+        index = i
         return Key(bytes: key)
+    }
+
+    /// Where the whitespace found at `i` ends (counted in `rewritten`, as any).
+    @inline(never)
+    private mutating func whitespaceSkipped(from i: Int) -> Int {
+        index = i
+        skipFoundWhitespace()
+        return index
     }
 
     /// A member's key as it is written, to compare with the names a decoder knows (`case "id":`).
@@ -161,17 +178,21 @@ public struct JSONReader {
     public mutating func readObjectText() throws(Mismatch) -> (text: [UInt8], nesting: Int, shape: [UInt8]) {
         guard index < buffer.count, buffer[index] == UInt8(ascii: "{") else { throw Mismatch() }
         let (start, rewrittenBefore) = (index, rewritten)
-        if openObjects < maximumDepth, index + 1 < buffer.count {
-            index += 1
+        if openObjects < maximumDepth, index + 1 < buffer.count, let base = buffer.baseAddress {
+            var i = index + 1
             var shape: [UInt8]? = []
             let nesting: Int?
-            if buffer[index] == UInt8(ascii: "}") {
-                index += 1
+            if buffer[i] == UInt8(ascii: "}") {
+                i += 1
                 nesting = 0
             } else {
-                nesting = skipCanonicalMembers(depth: openObjects + 1, shape: &shape)
+                let scan = CanonicalScan(text: base.assumingMemoryBound(to: UInt8.self), end: buffer.count, maximumDepth: maximumDepth)
+                nesting = scan.members(&i, depth: openObjects + 1, shape: &shape)
             }
-            if let nesting, let shape { return (Array(UnsafeRawBufferPointer(rebasing: buffer[start..<index])), nesting + 1, shape) }
+            if let nesting, let shape {
+                index = i
+                return (Array(UnsafeRawBufferPointer(rebasing: buffer[start..<index])), nesting + 1, shape)
+            }
         }
         (index, rewritten) = (start, rewrittenBefore)
         var parser = JSONParser(reader: self)
@@ -419,80 +440,121 @@ public struct JSONReader {
 
     /// Up to this many members, an object's keys are checked for duplicates one by one.
     static let keysComparedOneByOne = 16
+}
 
-    /// Moves past an object or array written exactly as `serialized()` writes it, inside
-    /// containers `depth` deep, and returns how deep it nests (1 for `{}` or `[1]`); returns
-    /// nil as soon as the text is anything else — invalid, too deep, or valid but written
-    /// otherwise — and the caller reads it again in full. Objects of more than
-    /// `keysComparedOneByOne` members are left to the full parse too: their keys are found
-    /// unique by comparing raw bytes, which needs no escapes and no `String`s.
-    private mutating func skipCanonicalContainer(depth: Int) -> Int? {
-        guard index < buffer.count, depth < maximumDepth else { return nil }
-        let isObject = buffer[index] == UInt8(ascii: "{")
-        guard isObject || buffer[index] == UInt8(ascii: "[") else { return nil }
-        index += 1
-        guard index < buffer.count else { return nil }
-        if buffer[index] == (isObject ? UInt8(ascii: "}") : UInt8(ascii: "]")) {
-            index += 1
-            return 1
-        }
-        var noShape: [UInt8]?
-        let inner = isObject ? skipCanonicalMembers(depth: depth + 1, shape: &noShape) : skipCanonicalElements(depth: depth + 1)
-        return inner.map { $0 + 1 }
-    }
+/// The check that an object is written exactly as `serialized()` writes it, and its shape, in
+/// one pass over the text (`JSONReader.readObjectText`): every update's state is read so. The
+/// text is a pointer and its end, and each function's position a local, so that what the scan
+/// reads stays in registers — as the reader's `index`, the position was stored back to memory
+/// at every byte and the buffer's bounds loaded again at every value (Benchmarks/profile.py).
+/// Each function returns nil as soon as the text is anything else — invalid, too deep, or
+/// valid but written otherwise — and the caller reads it again in full. Objects of more than
+/// `keysComparedOneByOne` members are left to the full parse too: their keys are found unique
+/// by comparing raw bytes, which needs no escapes and no `String`s.
+private struct CanonicalScan {
+    let text: UnsafePointer<UInt8>
+    let end: Int
+    let maximumDepth: Int
 
-    /// Past one value; how deep it nests (0 for a scalar), or nil as `skipCanonicalContainer`.
+    private static let ones: UInt64 = 0x0101_0101_0101_0101
+    private static let highBits: UInt64 = 0x8080_8080_8080_8080
+
+    /// Past one value, its first byte at `i`, inside containers `depth` deep; how deep it
+    /// nests (0 for a scalar).
     @inline(__always)
-    private mutating func skipCanonicalValue(depth: Int) -> Int? {
-        guard index < buffer.count else { return nil }
-        switch buffer[index] {
-        case UInt8(ascii: "{"), UInt8(ascii: "["): return skipCanonicalContainer(depth: depth)
-        case UInt8(ascii: "\""): return skipCanonicalString() ? 0 : nil
-        case UInt8(ascii: "t"): return (try? expectLiteral("true")) != nil ? 0 : nil
-        case UInt8(ascii: "f"): return (try? expectLiteral("false")) != nil ? 0 : nil
-        case UInt8(ascii: "n"): return (try? expectLiteral("null")) != nil ? 0 : nil
-        case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"):
-            return skipCanonicalInteger() ? 0 : nil
+    func value(_ i: inout Int, depth: Int) -> Int? {
+        switch text[i] {
+        case UInt8(ascii: "\""): return string(&i) ? 0 : nil
+        case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return integer(&i) ? 0 : nil
+        case UInt8(ascii: "t"): return word(&i, "true") ? 0 : nil
+        case UInt8(ascii: "f"): return word(&i, "fals") && byte(&i, UInt8(ascii: "e")) ? 0 : nil
+        case UInt8(ascii: "n"): return word(&i, "null") ? 0 : nil
+        case UInt8(ascii: "{"), UInt8(ascii: "["): return container(&i, depth: depth)
         default: return nil
         }
     }
 
-    /// The members of a non-empty object, up to and past its closing brace; the deepest of
-    /// their values. If `shape` is not nil, it becomes the object's shape.
-    private mutating func skipCanonicalMembers(depth: Int, shape: inout [UInt8]?) -> Int? {
-        withUnsafeTemporaryAllocation(of: Range<Int>.self, capacity: Self.keysComparedOneByOne) { keys in
+    /// Past four bytes equal to `literal`'s.
+    @inline(__always)
+    func word(_ i: inout Int, _ literal: StaticString) -> Bool {
+        guard end - i >= 4,
+            UnsafeRawPointer(text + i).loadUnaligned(as: UInt32.self) == UnsafeRawPointer(literal.utf8Start).loadUnaligned(as: UInt32.self)
+        else { return false }
+        i += 4
+        return true
+    }
+
+    @inline(__always)
+    func byte(_ i: inout Int, _ expected: UInt8) -> Bool {
+        guard i < end, text[i] == expected else { return false }
+        i += 1
+        return true
+    }
+
+    /// An object or array, its bracket at `i`; 1 for `{}` or `[1]`.
+    func container(_ i: inout Int, depth: Int) -> Int? {
+        guard depth < maximumDepth, i + 1 < end else { return nil }
+        let isObject = text[i] == UInt8(ascii: "{")
+        i += 1
+        if text[i] == (isObject ? UInt8(ascii: "}") : UInt8(ascii: "]")) {
+            i += 1
+            return 1
+        }
+        var noShape: [UInt8]?
+        let inner = isObject ? members(&i, depth: depth + 1, shape: &noShape) : elements(&i, depth: depth + 1)
+        return inner.map { $0 + 1 }
+    }
+
+    /// The members of a non-empty object, from the first key's quote at `i` up to and past
+    /// the closing brace; the deepest of their values. If `shape` is not nil, it becomes the
+    /// object's shape.
+    func members(_ i: inout Int, depth: Int, shape: inout [UInt8]?) -> Int? {
+        withUnsafeTemporaryAllocation(of: Range<Int>.self, capacity: JSONReader.keysComparedOneByOne) { keys in
             var count = 0
             var deepest = 0
+            // The shape's size: each key with its quotes, and the kind of its value.
+            var shapeSize = 0
             // A bit per key read so far, chosen by its length and last byte: equal keys have
             // the same bit, so a key whose bit is not yet set is new without comparing it with
             // the others (ten keys make 45 pairs, which cost a state more than reading it).
             var seen: UInt64 = 0
             while true {
-                guard count < keys.count, index < buffer.count, buffer[index] == UInt8(ascii: "\"") else { return nil }
-                let keyStart = index + 1
-                guard skipCanonicalString() else { return nil }
-                let key = keyStart..<(index - 1)
+                guard count < keys.count, i < end, text[i] == UInt8(ascii: "\"") else { return nil }
+                let keyStart = i + 1
+                guard string(&i) else { return nil }
+                let key = keyStart..<(i - 1)
                 // The byte before the closing quote: the key's last, or its opening quote.
-                let bit: UInt64 = 1 << UInt64(truncatingIfNeeded: (key.count &* 7 &+ Int(buffer[index - 2])) & 63)
+                let bit: UInt64 = 1 << UInt64(truncatingIfNeeded: (key.count &* 7 &+ Int(text[i - 2])) & 63)
                 if seen & bit != 0 {
                     // Lengths first: most keys differ in length.
-                    for other in keys[..<count] where other.count == key.count && isSameText(other, key) { return nil }
+                    for other in keys[..<count] where other.count == key.count && same(other, key) { return nil }
                 }
                 seen |= bit
                 keys.initializeElement(at: count, to: key)
                 count += 1
-                guard index < buffer.count, buffer[index] == UInt8(ascii: ":") else { return nil }
-                index += 1
-                guard let nesting = skipCanonicalValue(depth: depth), index < buffer.count else { return nil }
-                deepest = max(deepest, nesting)
-                switch buffer[index] {
-                case UInt8(ascii: ","): index += 1
+                shapeSize &+= key.count &+ 3
+                // The colon, and a value's first byte after it.
+                guard i + 1 < end, text[i] == UInt8(ascii: ":") else { return nil }
+                i += 1
+                // `value`, written out: called, it cost the registers saved and restored
+                // around it for every member (Benchmarks/profile.py).
+                switch text[i] {
+                case UInt8(ascii: "\""): guard string(&i) else { return nil }
+                case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): guard integer(&i) else { return nil }
+                case UInt8(ascii: "t"): guard word(&i, "true") else { return nil }
+                case UInt8(ascii: "f"): guard word(&i, "fals"), byte(&i, UInt8(ascii: "e")) else { return nil }
+                case UInt8(ascii: "n"): guard word(&i, "null") else { return nil }
+                case UInt8(ascii: "{"), UInt8(ascii: "["):
+                    guard let nesting = container(&i, depth: depth) else { return nil }
+                    if nesting > deepest { deepest = nesting }
+                default: return nil
+                }
+                guard i < end else { return nil }
+                switch text[i] {
+                case UInt8(ascii: ","): i += 1
                 case UInt8(ascii: "}"):
-                    index += 1
-                    if shape != nil {
-                        guard let members = self.shape(of: UnsafeMutableBufferPointer(rebasing: keys[..<count])) else { return nil }
-                        shape = members
-                    }
+                    i += 1
+                    if shape != nil { shape = self.shape(of: UnsafeMutableBufferPointer(rebasing: keys[..<count]), size: shapeSize) }
                     return deepest
                 default: return nil
                 }
@@ -500,30 +562,42 @@ public struct JSONReader {
         }
     }
 
+    /// The elements of a non-empty array, from the first one at `i` up to and past the
+    /// closing bracket; the deepest of them.
+    func elements(_ i: inout Int, depth: Int) -> Int? {
+        var deepest = 0
+        while true {
+            guard let nesting = value(&i, depth: depth), i < end else { return nil }
+            if nesting > deepest { deepest = nesting }
+            switch text[i] {
+            case UInt8(ascii: ","):
+                i += 1
+                guard i < end else { return nil }
+            case UInt8(ascii: "]"):
+                i += 1
+                return deepest
+            default: return nil
+            }
+        }
+    }
+
     /// The shape (`JSON.objectShape`) of the object whose keys are at `keys`, each followed by
-    /// `:` and its value, made once the members are read: one array of the right size, each
-    /// key copied in, rather than two appends per member (an update's state is read this way).
-    private func shape(of keys: UnsafeMutableBufferPointer<Range<Int>>) -> [UInt8]? {
-        // Each key with its quotes, and the kind of its value.
-        let size = keys.reduce(0) { $0 + $1.count + 3 }
-        var valid = true
+    /// `:` and a value already checked, made once the members are read: one array of the right
+    /// size, each key copied in, rather than two appends per member.
+    private func shape(of keys: UnsafeMutableBufferPointer<Range<Int>>, size: Int) -> [UInt8] {
         // Room for eight bytes more than the shape: a key of up to sixteen bytes with its
         // quotes is copied as two words, which may run past it, rather than by a call to
         // `memcpy` each (the bytes past it are written over, or past the array's count).
-        let shape = [UInt8].filled(count: size + 8) { out in
-            guard let base = buffer.baseAddress, let room = out.baseAddress else { return 0 }
+        [UInt8].filled(count: size + 8) { out in
+            guard let room = out.baseAddress else { return 0 }
+            let base = UnsafeRawPointer(text)
             var initialized = 0
             for key in keys {
-                // The value starts after the closing quote and the colon.
-                guard let kind = JSON.shapeKind(of: buffer[key.upperBound + 2]) else {
-                    valid = false
-                    return initialized
-                }
                 let start = key.lowerBound - 1
                 let count = key.count + 2
                 // The words read stay inside the text: a key is followed by at least `:`, a
                 // value and `}`, and the check says when they are not.
-                if count <= 16, start + 16 <= buffer.count {
+                if count <= 16, start + 16 <= end {
                     (room + initialized).storeBytes(of: base.loadUnaligned(fromByteOffset: start, as: UInt64.self), as: UInt64.self)
                     if count > 8 {
                         (room + initialized + 8).storeBytes(
@@ -533,66 +607,72 @@ public struct JSONReader {
                     (room + initialized).copyMemory(from: base + start, byteCount: count)
                 }
                 initialized += count
-                out[initialized] = kind
+                // The value starts after the closing quote and the colon, and was read: it is
+                // one of the kinds.
+                out[initialized] = JSON.shapeKind(of: text[key.upperBound + 2]) ?? 0
                 initialized += 1
             }
             return initialized
         }
-        return valid ? shape : nil
     }
 
-    private func isSameText(_ a: Range<Int>, _ b: Range<Int>) -> Bool {
-        JSONBytes.equal(UnsafeRawBufferPointer(rebasing: buffer[a]), UnsafeRawBufferPointer(rebasing: buffer[b]))
-    }
-
-    /// The elements of a non-empty array, up to and past its closing bracket; the deepest of them.
-    private mutating func skipCanonicalElements(depth: Int) -> Int? {
-        var deepest = 0
-        while true {
-            guard let nesting = skipCanonicalValue(depth: depth), index < buffer.count else { return nil }
-            deepest = max(deepest, nesting)
-            switch buffer[index] {
-            case UInt8(ascii: ","): index += 1
-            case UInt8(ascii: "]"):
-                index += 1
-                return deepest
-            default: return nil
-            }
-        }
+    private func same(_ a: Range<Int>, _ b: Range<Int>) -> Bool {
+        JSONBytes.equal(UnsafeRawBufferPointer(start: text + a.lowerBound, count: a.count), UnsafeRawBufferPointer(start: text + b.lowerBound, count: b.count))
     }
 
     /// A number as `serialized()` writes one that the parser reads as an `Int`: digits, with
-    /// no leading zero, no fraction or exponent, not `-0`, and within `Int`'s range — which up
-    /// to 18 digits needs no arithmetic. Anything else is left to the parser (false).
+    /// no leading zero, no fraction or exponent, not `-0`, and within `Int`'s range. Digits are
+    /// found eight at a time.
     @inline(__always)
-    private mutating func skipCanonicalInteger() -> Bool {
-        let start = index
-        if buffer[index] == UInt8(ascii: "-") { index += 1 }
-        let digitsStart = index
-        while index < buffer.count, isDigit(buffer[index]) { index += 1 }
-        let digits = index - digitsStart
-        guard digits > 0, buffer[digitsStart] != UInt8(ascii: "0") || digits == 1 && digitsStart == start else { return false }
-        if index < buffer.count {
-            switch buffer[index] {
+    private func integer(_ i: inout Int) -> Bool {
+        let negative = text[i] == UInt8(ascii: "-")
+        let digitsStart = negative ? i + 1 : i
+        var j = digitsStart
+        while j + 8 <= end {
+            let word = UInt64(littleEndian: UnsafeRawPointer(text + j).loadUnaligned(as: UInt64.self))
+            // The high bit of each byte that is not a digit: below "0" the subtraction
+            // borrows, above "9" the addition reaches 0x80, from 0x80 the byte's own. A borrow
+            // or carry only flags bytes above a flagged one: the lowest flag is exact.
+            let flags = ((word &- Self.ones &* 0x30) | (word &+ Self.ones &* 0x46) | word) & Self.highBits
+            if flags != 0 {
+                j += flags.trailingZeroBitCount / 8
+                break
+            }
+            j += 8
+        }
+        if j + 8 > end {
+            while j < end, text[j] &- UInt8(ascii: "0") < 10 { j += 1 }
+        }
+        let digits = j - digitsStart
+        guard digits > 0, text[digitsStart] != UInt8(ascii: "0") || digits == 1 && !negative else { return false }
+        if j < end {
+            switch text[j] {
             case UInt8(ascii: "."), UInt8(ascii: "e"), UInt8(ascii: "E"): return false
             default: break
             }
         }
-        guard digits > 18 else { return true }
-        // As many digits as Int.min has, or more: whether it fits is the parser's to say.
-        index = start
-        let before = rewritten
-        return (try? parseNumber()) != nil && rewritten == before
+        // Int's range: 19 digits at most, compared with its bounds' as text.
+        if digits >= 19 {
+            guard digits == 19 else { return false }
+            let bound: StaticString = negative ? "9223372036854775808" : "9223372036854775807"
+            for k in 0..<19 where text[digitsStart + k] != bound.utf8Start[k] {
+                guard text[digitsStart + k] < bound.utf8Start[k] else { return false }
+                break
+            }
+        }
+        i = j
+        return true
     }
 
-    /// A string without escapes (which `serialized()` writes only where it must), valid UTF-8.
+    /// A string without escapes (which `serialized()` writes only where it must), valid
+    /// UTF-8, its opening quote at `i`.
     @inline(__always)
-    private mutating func skipCanonicalString() -> Bool {
-        let start = index + 1
-        let (end, isASCII) = JSONBytes.firstSpecialNotingASCII(in: buffer, from: start)
-        index = end
-        guard index < buffer.count, buffer[index] == UInt8(ascii: "\"") else { return false }
-        index += 1
-        return isASCII || String(validating: UnsafeRawBufferPointer(rebasing: buffer[start..<end]), as: UTF8.self) != nil
+    private func string(_ i: inout Int) -> Bool {
+        let start = i + 1
+        let bytes = UnsafeRawBufferPointer(start: text, count: end)
+        let (found, isASCII) = JSONBytes.firstSpecialNotingASCII(in: bytes, from: start)
+        guard found < end, text[found] == UInt8(ascii: "\"") else { return false }
+        i = found + 1
+        return isASCII || String(validating: UnsafeRawBufferPointer(rebasing: bytes[start..<found]), as: UTF8.self) != nil
     }
 }

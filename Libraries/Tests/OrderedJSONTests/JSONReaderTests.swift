@@ -1,4 +1,5 @@
 import Foundation
+import OrderedCollections
 import OrderedJSON
 import Testing
 
@@ -84,6 +85,113 @@ import Testing
         // Not an object where one is asked for.
         for state in [#"[1,2]"#, #""s""#, #"0"#, "null"] {
             #expect(readState(state) == nil, "\(state)")
+        }
+    }
+
+    /// Generated states, most written as `serialized()` writes them and the rest mangled — a
+    /// byte dropped, added or changed to one that means something in JSON or is not UTF-8 —
+    /// get the parser's verdict from the reader, and when read, the text, nesting and shape
+    /// the parser's tree gives. The one-pass check of canonical text is compared so with the
+    /// general path on inputs nobody wrote by hand.
+    @Test func readsGeneratedAndMangledStatesAsTheParserDoes() throws {
+        var random = SplitMix(seed: 42)
+        let hostile: [UInt8] = Array(#"{}[],:"\-+.eE0159 tfnx"#.utf8) + [0x00, 0x1F, 0x7F, 0x80, 0xC3, 0xA9, 0xFF]
+        var (accepted, refused) = (0, 0)
+        for round in 0..<4000 {
+            var state = Self.generatedObject(&random, depth: 0)
+            if round % 3 != 0 {
+                for _ in 0...Int.random(in: 0...1, using: &random) {
+                    let at = Int.random(in: 0..<state.count, using: &random)
+                    switch Int.random(in: 0...2, using: &random) {
+                    case 0: state.remove(at: at)
+                    case 1: state.insert(hostile.randomElement(using: &random)!, at: at)
+                    default: state[at] = hostile.randomElement(using: &random)!
+                    }
+                    if state.isEmpty { state = Array("{}".utf8) }
+                }
+            }
+            let message = Array(#"{"id":"x","content":{"state":"#.utf8) + state + Array(#","r":1}}"#.utf8)
+            let tree = try? JSONParser.parse(message)
+            let found = read(message) { (reader: inout JSONReader) throws(JSONReader.Mismatch) in
+                try reader.enterObject()
+                _ = try reader.nextKey()
+                _ = try reader.readString()
+                _ = try reader.nextKey()
+                try reader.enterObject()
+                _ = try reader.nextKey()
+                let found = try reader.readObjectText()
+                _ = try reader.nextKey()
+                _ = try reader.readNumber()
+                _ = try reader.nextKey()
+                _ = try reader.nextKey()
+                try reader.finish()
+                return found
+            }
+            let text = String(decoding: state, as: UTF8.self)
+            // Two changes can move a brace and keep the message valid with other members
+            // around the state (which this reading, by position, does not follow): left out.
+            if let tree, tree.objectValue?.keys.elements != ["id", "content"] || tree["content"]?.objectValue?.keys.elements != ["state", "r"] {
+                continue
+            }
+            let stateTree = tree?["content"]?["state"]
+            // Read when the parser reads it, and as an object only.
+            #expect((found != nil) == (stateTree?.objectValue != nil), "\(text)")
+            guard let found, let stateTree else {
+                refused += 1
+                continue
+            }
+            accepted += 1
+            #expect(found.text == stateTree.serialized(), "\(text)")
+            #expect(found.nesting == stateTree.nestingDepth, "\(text)")
+            #expect(found.shape == JSON.objectShape(ofText: found.text), "\(text)")
+        }
+        // Both verdicts are tried often.
+        #expect(accepted > 1000 && refused > 1000, "\(accepted) read, \(refused) refused")
+    }
+
+    /// A seeded generator (SplitMix64): the same states on every run.
+    private struct SplitMix: RandomNumberGenerator {
+        var state: UInt64
+        init(seed: UInt64) { state = seed }
+        mutating func next() -> UInt64 {
+            state &+= 0x9E37_79B9_7F4A_7C15
+            var z = state
+            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+            return z ^ (z >> 31)
+        }
+    }
+
+    /// An object's text as `serialized()` writes it, mostly: keys drawn from few, so that some
+    /// repeat, up to past the members compared one by one; now and then a value written
+    /// otherwise (a fraction, an exponent, `-0`, a leading zero, an escape, an integer at
+    /// and past `Int`'s bounds).
+    private static func generatedObject(_ random: inout SplitMix, depth: Int) -> [UInt8] {
+        let keys = ["a", "b", "ab", "cb", "seq", "title", "twelve_bytes", "é", "", "a_key_longer_than_sixteen", "k1", "k2"]
+        let count = Int.random(in: 0...(depth == 0 ? 18 : 4), using: &random)
+        var members: [String] = []
+        for _ in 0..<count {
+            var key = keys.randomElement(using: &random)!
+            // Unique keys most of the time: a duplicate refuses the whole state.
+            if Int.random(in: 0..<4, using: &random) != 0 { key += "\(members.count)" }
+            members.append("\"\(key)\":" + generatedValue(&random, depth: depth + 1))
+        }
+        return Array(("{" + members.joined(separator: ",") + "}").utf8)
+    }
+
+    private static func generatedValue(_ random: inout SplitMix, depth: Int) -> String {
+        let scalars = [
+            "0", "1", "-1", "123456789", "1000000000123", "-0", "01", "1.5", "1e2", "-12E-1", "9223372036854775807",
+            "9223372036854775808", "-9223372036854775808", "-9223372036854775809", "12345678901234567890", "true",
+            "false", "null", #""x""#, #""Some Title""#, #""cödé""#, #"" ""#, #""\u0041""#, #""a\"b""#, #""""#,
+            "\"" + String(repeating: "x", count: 110) + "\"",
+        ]
+        switch Int.random(in: 0..<10, using: &random) {
+        case 0 where depth < 4: return String(decoding: generatedObject(&random, depth: depth), as: UTF8.self)
+        case 1 where depth < 4:
+            let elements = (0..<Int.random(in: 0...3, using: &random)).map { _ in generatedValue(&random, depth: depth + 1) }
+            return "[" + elements.joined(separator: ",") + "]"
+        default: return scalars.randomElement(using: &random)!
         }
     }
 
