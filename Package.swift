@@ -43,7 +43,7 @@ let libraries: [Target] = [
     // What a child started with posix_spawn keeps: the descriptors it is given, no others
     // (the MQTT link process, island's commands, the overlay's URL opener).
     .target(name: "SpawnDescriptors"),
-    .testTarget(name: "SpawnDescriptorsTests", dependencies: ["SpawnDescriptors"]),
+    .testTarget(name: "SpawnDescriptorsTests", dependencies: ["SpawnDescriptors", "ProcessTesting"]),
     // Files of bounded size read from folders other programs can write: a FIFO, a device or
     // an endless file there is refused, never waited on or held (config, entries, icons, records).
     .target(name: "SmallFiles"),
@@ -186,7 +186,8 @@ let libraries: [Target] = [
         name: "VarlinkCertificationTests",
         dependencies: ["varlink-certification", "ProcessTesting"]
     ),
-    // Starting real binaries from tests, scoped: swift-subprocess, without inherited descriptors.
+    // Starting real binaries from tests, scoped: swift-subprocess, without inherited descriptors;
+    // and waiting on blocking calls off the cooperative pool the tests share (`offThePool`).
     .target(
         name: "ProcessTesting",
         dependencies: [
@@ -437,7 +438,7 @@ let island: [Target] = [
         name: "IslandDaemonTests",
         dependencies: [
             "IslandDaemon", "IslandCore", "OrderedJSON", "IslandProtocol", "IslandStore", "Systemd",
-            "VarlinkCore", "VarlinkNIO",
+            "VarlinkCore", "VarlinkNIO", "ProcessTesting",
             .product(name: "DequeModule", package: "swift-collections"),
             .product(name: "Logging", package: "swift-log"),
             .product(name: "NIOPosix", package: "swift-nio"),

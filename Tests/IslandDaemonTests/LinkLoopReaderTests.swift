@@ -57,16 +57,17 @@ import Testing
         func closeWriting() { Glibc.shutdown(writeEnd, Int32(SHUT_WR)) }
 
         /// A push is done, on the loop, as the engine's completion frees it.
-        func leave() throws {
+        func leave() async throws {
             // Not `self`: the rig must never be released on the loop, whose group it shuts down.
             let window = window
-            try group.next().submit { window.leave() }.wait()
+            // Awaited, not `wait()`ed: a test never blocks a thread of the pool the others run on.
+            try await group.next().submit { window.leave() }.get()
         }
 
         /// Everything the loop had to do before now is done: a read already under way, and
         /// what it handed on.
-        func settle() throws {
-            for _ in 0..<3 { try group.next().submit {}.wait() }
+        func settle() async throws {
+            for _ in 0..<3 { try await group.next().submit {}.get() }
         }
 
         var handed: [MQTTLinkFrame] { record.frames.withLock { $0 } }
@@ -86,7 +87,9 @@ import Testing
 
         deinit {
             close(writeEnd)
-            try? group.syncShutdownGracefully()
+            // Not `syncShutdownGracefully`: it would block the pool's thread that releases the
+            // rig until the loop's thread has ended.
+            group.shutdownGracefully { _ in }
         }
     }
 
@@ -100,9 +103,9 @@ import Testing
         let bytes = frames.flatMap(\.encoded)
         // A frame's length alone, then the rest of it with part of the next, then the rest.
         rig.write(Array(bytes[0..<2]))
-        try rig.settle()
+        try await rig.settle()
         rig.write(Array(bytes[2..<20]))
-        try rig.settle()
+        try await rig.settle()
         rig.write(Array(bytes[20...]))
         try await rig.until { rig.handed.count == 3 }
         #expect(rig.handed == frames)
@@ -115,13 +118,13 @@ import Testing
         let rig = try Rig(capacity: 2)
         rig.write((1...4).flatMap { Self.message($0).encoded })
         try await rig.until { rig.handed.count == 2 }
-        try rig.settle()
+        try await rig.settle()
         #expect(rig.handed == [Self.message(1), Self.message(2)], "two pushes in, and the window holds two")
-        try rig.leave()
+        try await rig.leave()
         try await rig.until { rig.handed.count == 3 }
-        try rig.settle()
+        try await rig.settle()
         #expect(rig.handed.count == 3)
-        try rig.leave()
+        try await rig.leave()
         try await rig.until { rig.handed.count == 4 }
         #expect(rig.handed == (1...4).map(Self.message))
     }
@@ -131,11 +134,11 @@ import Testing
         rig.write((1...3).flatMap { Self.message($0).encoded })
         rig.closeWriting()
         try await rig.until { rig.handed.count == 1 }
-        try rig.settle()
+        try await rig.settle()
         #expect(rig.end == nil, "the stream is not over while what it brought waits for room")
-        try rig.leave()
+        try await rig.leave()
         try await rig.until { rig.handed.count == 2 }
-        try rig.leave()
+        try await rig.leave()
         try await rig.until { rig.end != nil }
         #expect(rig.handed == (1...3).map(Self.message))
         #expect(rig.end == .some(nil))

@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import Foundation
+import ProcessTesting
 import Testing
 import Systemd
 import VarlinkCore
@@ -14,43 +15,58 @@ import VarlinkCore
     static let python = "/usr/bin/python3"
     static var hasPython: Bool { FileManager.default.isExecutableFile(atPath: python) }
     /// Whether this process may make a user namespace; where it may not, no one can forge
-    /// a sandbox this way.
-    static let userNamespacesWork: Bool = {
+    /// a sandbox this way. Probed once, its exit awaited off the pool the tests run on.
+    static let userNamespacesWork = Task<Bool, Never> {
         guard let unshare = ["/usr/bin/unshare", "/bin/unshare"].first(where: FileManager.default.isExecutableFile(atPath:)) else { return false }
         let process = Process()
         process.executableURL = URL(fileURLWithPath: unshare)
         process.arguments = ["-Ur", "true"]
         process.standardError = FileHandle.nullDevice
         guard (try? process.run()) != nil else { return false }
-        process.waitUntilExit()
+        await process.exited()
         return process.terminationStatus == 0
-    }()
+    }
 
     /// A process started from `executable` (python) that runs `script`, then says "ready" and
-    /// sleeps until the test stops it.
+    /// sleeps until the test stops it. Its start and its exit are awaited off the pool the
+    /// tests run on: python may take seconds to say "ready" on a loaded machine.
     final class Peer {
         let process = Process()
         let pid: Int32
 
-        init(executable: String, script: String) throws {
+        init(executable: String, script: String) async throws {
             let output = Pipe()
             process.executableURL = URL(fileURLWithPath: executable)
             process.arguments = ["-c", script + "\nprint('ready', flush=True)\nimport time\ntime.sleep(60)\n"]
             process.standardOutput = output
             try process.run()
             pid = process.processIdentifier
-            let line = String(decoding: output.fileHandleForReading.readData(ofLength: 6), as: UTF8.self)
+            let reading = output.fileHandleForReading
+            let line = await offThePool { String(decoding: reading.readData(ofLength: 6), as: UTF8.self) }
             guard line.hasPrefix("ready") else {
-                stop()
+                await stop()
                 throw PeerFailed(message: "the peer did not start: \(line)")
             }
         }
 
         var credentials: PeerCredentials { PeerCredentials(pid: pid, uid: getuid(), gid: getgid()) }
 
-        func stop() {
+        func stop() async {
             kill(pid, SIGKILL)
-            process.waitUntilExit()
+            await process.exited()
+        }
+    }
+
+    /// Runs `body` with a peer (see `Peer`), stopped afterwards whether `body` returned or threw.
+    static func withPeer<T>(executable: String, script: String, _ body: (Peer) async throws -> T) async throws -> T {
+        let peer = try await Peer(executable: executable, script: script)
+        do {
+            let result = try await body(peer)
+            await peer.stop()
+            return result
+        } catch {
+            await peer.stop()
+            throw error
         }
     }
 
@@ -59,12 +75,12 @@ import VarlinkCore
     /// process's descriptors from its fork until its exec, and while one of them can still
     /// write the copy, the kernel refuses to run it (ETXTBSY, "Text file busy"). `cp` starts no
     /// program, and has closed the file once it has exited.
-    static func copyElsewhere(_ source: String, to destination: String) throws {
+    static func copyElsewhere(_ source: String, to destination: String) async throws {
         let cp = Process()
         cp.executableURL = URL(fileURLWithPath: "/bin/cp")
         cp.arguments = ["--", source, destination]
         try cp.run()
-        cp.waitUntilExit()
+        await cp.exited()
         guard cp.terminationStatus == 0 else { throw PeerFailed(message: "cp \(source) \(destination) exited \(cp.terminationStatus)") }
     }
 
@@ -83,12 +99,12 @@ import VarlinkCore
     /// `unshare -Ur` + `chroot` into a directory holding a `.flatpak-info`, as a forger would.
     @Test(
         .enabled(if: hasPython, "needs \(python) to build the namespace"),
-        .enabled(if: userNamespacesWork, "user namespaces are not available to this process"))
-    func aForgedFlatpakIsRefusedInTheSystemScope() throws {
+        .enabled("user namespaces are not available to this process") { await userNamespacesWork.value })
+    func aForgedFlatpakIsRefusedInTheSystemScope() async throws {
         let tree = try TemporaryTree("forged-flatpak")
         defer { tree.remove() }
         try tree.write("root/.flatpak-info", "[Application]\nname=org.test.Backup\n")
-        let peer = try Peer(
+        try await Self.withPeer(
             executable: Self.python,
             script: """
                 import ctypes, os, sys
@@ -96,37 +112,37 @@ import VarlinkCore
                     sys.exit("unshare(CLONE_NEWUSER): " + os.strerror(ctypes.get_errno()))
                 os.chroot(\(String(reflecting: tree.path("root"))))
                 os.chdir("/")
-                """)
-        defer { peer.stop() }
-
-        #expect(ProcessIdentity.sandbox(pid: peer.pid) == .flatpak(appID: "org.test.Backup", ownUserNamespace: true))
-        let registry = Self.registry([("org.test.Backup", "/usr/bin/backup")])
-        let system = IdentityResolver(scope: .system, registry: registry)
-        for claim in [nil, "org.test.Backup"] {
-            guard case .failure(.unidentified(_, let reason)) = system.resolve(peer: peer.credentials, claim: claim) else {
-                Issue.record("the system scope took the forged .flatpak-info as \(system.resolve(peer: peer.credentials, claim: claim))")
-                continue
+                """
+        ) { peer in
+            #expect(ProcessIdentity.sandbox(pid: peer.pid) == .flatpak(appID: "org.test.Backup", ownUserNamespace: true))
+            let registry = Self.registry([("org.test.Backup", "/usr/bin/backup")])
+            let system = IdentityResolver(scope: .system, registry: registry)
+            for claim in [nil, "org.test.Backup"] {
+                guard case .failure(.unidentified(_, let reason)) = system.resolve(peer: peer.credentials, claim: claim) else {
+                    Issue.record("the system scope took the forged .flatpak-info as \(system.resolve(peer: peer.credentials, claim: claim))")
+                    continue
+                }
+                #expect(reason.contains("user namespace"), "\(reason)")
             }
-            #expect(reason.contains("user namespace"), "\(reason)")
+            // The user scope still knows it as a sandbox of that app: it cannot claim another.
+            let user = IdentityResolver(scope: .user, registry: registry)
+            #expect(user.resolve(peer: peer.credentials, claim: nil) == .success("org.test.Backup"))
+            #expect(
+                user.resolve(peer: peer.credentials, claim: "org.example.Other")
+                    == .failure(.impersonation(claimed: "org.example.Other", actual: "org.test.Backup")))
         }
-        // The user scope still knows it as a sandbox of that app: it cannot claim another.
-        let user = IdentityResolver(scope: .user, registry: registry)
-        #expect(user.resolve(peer: peer.credentials, claim: nil) == .success("org.test.Backup"))
-        #expect(
-            user.resolve(peer: peer.credentials, claim: "org.example.Other")
-                == .failure(.impersonation(claimed: "org.example.Other", actual: "org.test.Backup")))
     }
 
     /// u2 copied python3 to `~/myapp` for a desktop entry saying `Exec=myapp`; the same copy
     /// is no better for an entry naming its absolute path, which is in a directory others
     /// can write to. The real python3, which only root controls, identifies (the control).
     @Test(.enabled(if: hasPython, "needs \(python) to copy"))
-    func aCopiedProgramIsNotTheAppInTheSystemScope() throws {
+    func aCopiedProgramIsNotTheAppInTheSystemScope() async throws {
         let tree = try TemporaryTree("copied-program")
         defer { tree.remove() }
         let real = URL(fileURLWithPath: Self.python).resolvingSymlinksInPath().path
         try #require(ProcessIdentity.rootControlledFile(atPath: real) != nil, "\(real) is not root-controlled on this machine")
-        try Self.copyElsewhere(real, to: tree.path("myapp"))
+        try await Self.copyElsewhere(real, to: tree.path("myapp"))
         // As the kernel spells it (the tree's own path may hold a "//").
         let copy = try #require(
             realpath(tree.path("myapp"), nil).map { pointer in
@@ -134,26 +150,25 @@ import VarlinkCore
                 return String(cString: pointer)
             })
 
-        let forged = try Peer(executable: copy, script: "")
-        defer { forged.stop() }
-        let genuine = try Peer(executable: real, script: "")
-        defer { genuine.stop() }
-
-        for registry in [
-            Self.registry([("org.test.Mine", "myapp"), ("org.test.Python", real)]),
-            Self.registry([("org.test.Mine", copy)]),
-        ] {
-            let system = IdentityResolver(scope: .system, registry: registry)
-            guard case .failure(.unidentified) = system.resolve(peer: forged.credentials, claim: nil) else {
-                Issue.record("the copy identified as \(system.resolve(peer: forged.credentials, claim: nil))")
-                continue
+        try await Self.withPeer(executable: copy, script: "") { forged in
+            try await Self.withPeer(executable: real, script: "") { genuine in
+                for registry in [
+                    Self.registry([("org.test.Mine", "myapp"), ("org.test.Python", real)]),
+                    Self.registry([("org.test.Mine", copy)]),
+                ] {
+                    let system = IdentityResolver(scope: .system, registry: registry)
+                    guard case .failure(.unidentified) = system.resolve(peer: forged.credentials, claim: nil) else {
+                        Issue.record("the copy identified as \(system.resolve(peer: forged.credentials, claim: nil))")
+                        continue
+                    }
+                    #expect(
+                        IdentityResolver(scope: .user, registry: registry).resolve(peer: forged.credentials, claim: nil) == .success("org.test.Mine"),
+                        "the user scope still matches the name: its callers are the user")
+                }
+                let control = IdentityResolver(scope: .system, registry: Self.registry([("org.test.Mine", "myapp"), ("org.test.Python", real)]))
+                #expect(control.resolve(peer: genuine.credentials, claim: nil) == .success("org.test.Python"))
             }
-            #expect(
-                IdentityResolver(scope: .user, registry: registry).resolve(peer: forged.credentials, claim: nil) == .success("org.test.Mine"),
-                "the user scope still matches the name: its callers are the user")
         }
-        let control = IdentityResolver(scope: .system, registry: Self.registry([("org.test.Mine", "myapp"), ("org.test.Python", real)]))
-        #expect(control.resolve(peer: genuine.credentials, claim: nil) == .success("org.test.Python"))
     }
 
     /// Where a test may make cgroups that libsystemd reads: a writable cgroup2 mount, on a
@@ -170,7 +185,7 @@ import VarlinkCore
     }()
 
     /// Runs `sleep` in the cgroup `path` (made for the test, removed after), for `body`.
-    static func inCgroup(_ path: String, _ body: (Peer) throws -> Void) throws {
+    static func inCgroup(_ path: String, _ body: (Peer) async throws -> Void) async throws {
         let root = try #require(cgroupRoot)
         let directory = root + "/" + path
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
@@ -181,18 +196,18 @@ import VarlinkCore
                 leaf = (leaf as NSString).deletingLastPathComponent
             }
         }
-        let peer = try Peer(executable: python, script: "")
-        defer { peer.stop() }
-        try "\(peer.pid)\n".write(toFile: directory + "/cgroup.procs", atomically: false, encoding: .utf8)
-        try body(peer)
+        try await withPeer(executable: python, script: "") { peer in
+            try "\(peer.pid)\n".write(toFile: directory + "/cgroup.procs", atomically: false, encoding: .utf8)
+            try await body(peer)
+        }
     }
 
     /// A forged unit, with sd-login reading a real cgroup: a user's own manager may make
     /// `app-org.test.A-4242.scope` anywhere in its delegated subtree, however deep.
     @Test(.enabled(if: hasPython && cgroupRoot != nil, "needs root, a writable cgroup2 mount and no systemd as PID 1"))
-    func aUnitInsideAUsersManagerDoesNotIdentifyInTheSystemScope() throws {
+    func aUnitInsideAUsersManagerDoesNotIdentifyInTheSystemScope() async throws {
         let scope = "app-org.test.A-\(getpid()).scope"
-        try Self.inCgroup("user.slice/user-4321.slice/user@4321.service/app.slice/\(scope)") { peer in
+        try await Self.inCgroup("user.slice/user-4321.slice/user@4321.service/app.slice/\(scope)") { peer in
             #expect(ProcessIdentity.systemUnit(pid: peer.pid) == "user@4321.service")
             #expect(ProcessIdentity.userUnit(pid: peer.pid) == scope)
             let registry = Self.registry([("org.test.A", "/usr/bin/a")])
@@ -203,7 +218,7 @@ import VarlinkCore
             #expect(IdentityResolver(scope: .user, registry: registry).resolve(peer: peer.credentials, claim: nil) == .success("org.test.A"))
         }
         // The control: the same name as a unit of the system manager identifies.
-        try Self.inCgroup("system.slice/app-org.test.A@\(getpid()).service") { peer in
+        try await Self.inCgroup("system.slice/app-org.test.A@\(getpid()).service") { peer in
             #expect(IdentityResolver(scope: .system, registry: Self.registry([])).resolve(peer: peer.credentials, claim: nil) == .success("org.test.A"))
         }
     }

@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import MQTT
+import ProcessTesting
 import Synchronization
 import Testing
 
@@ -30,7 +31,8 @@ import Testing
             }
         }
 
-        /// `session` enters on a thread of its own; signalled once it is in.
+        /// `session` enters on a thread of its own; signalled once it is in. The test waits for
+        /// it off the pool (`signalled(within:)`): the thread may wait as long as the test lets it.
         func enterOnThread(_ session: String) -> DispatchSemaphore {
             let entered = DispatchSemaphore(value: 0)
             let window = window
@@ -47,7 +49,7 @@ import Testing
         }
     }
 
-    @Test func donesThatCameFreePlacesWithoutWaiting() throws {
+    @Test func donesThatCameFreePlacesWithoutWaiting() async throws {
         let rig = try Rig(MessageWindow(capacity: 2, reserve: 1))
         rig.window.enter("a")
         rig.window.enter("b")
@@ -55,49 +57,49 @@ import Testing
         // Its frame in two writes: read whole across them.
         rig.done("b", split: true)
         // Full but for the two dones waiting on the socket, read before a place is taken.
-        #expect(rig.enterOnThread("a").wait(timeout: .now() + 30) == .success)
-        #expect(rig.enterOnThread("b").wait(timeout: .now() + 30) == .success)
+        #expect(await rig.enterOnThread("a").signalled(within: .seconds(30)))
+        #expect(await rig.enterOnThread("b").signalled(within: .seconds(30)))
     }
 
-    @Test func aThreadThatFindsTheWindowFullGoesOnWhenADoneComes() throws {
+    @Test func aThreadThatFindsTheWindowFullGoesOnWhenADoneComes() async throws {
         let rig = try Rig(MessageWindow(capacity: 2, reserve: 1))
         rig.window.enter("a")
         rig.window.enter("b")
         let first = rig.enterOnThread("a")
         let second = rig.enterOnThread("c")
         // Both wait (one on the socket, one on the lock) until the dones come.
-        #expect(first.wait(timeout: .now() + 0.2) == .timedOut)
+        #expect(await !first.signalled(within: .milliseconds(200)))
         rig.done("a")
         rig.done("b")
-        #expect(first.wait(timeout: .now() + 30) == .success)
-        #expect(second.wait(timeout: .now() + 30) == .success)
+        #expect(await first.signalled(within: .seconds(30)))
+        #expect(await second.signalled(within: .seconds(30)))
     }
 
-    @Test func aThreadWaitingOnTheSocketGoesOnWhenAPlaceIsFreedOtherwise() throws {
+    @Test func aThreadWaitingOnTheSocketGoesOnWhenAPlaceIsFreedOtherwise() async throws {
         let rig = try Rig(MessageWindow(capacity: 2, reserve: 0))
         rig.window.enter("a")
         rig.window.enter("a")
         let waiting = rig.enterOnThread("a")
-        #expect(waiting.wait(timeout: .now() + 0.2) == .timedOut)
+        #expect(await !waiting.signalled(within: .milliseconds(200)))
         // A done that does not come on the socket the thread waits on (the main socket's).
         rig.window.leave("a")
-        #expect(waiting.wait(timeout: .now() + 30) == .success)
+        #expect(await waiting.signalled(within: .seconds(30)))
     }
 
     /// The window fills without reading a done while nobody waits; the dones then read free
     /// exactly the places their sessions held, however they come — runs of one session's
     /// and single ones in one read, more than a session holds (the extra ones ignored).
-    @Test func donesReadLateFreeExactlyThePlacesTheyStandFor() throws {
+    @Test func donesReadLateFreeExactlyThePlacesTheyStandFor() async throws {
         let rig = try Rig(MessageWindow(capacity: 4, reserve: 0))
         for session in ["a", "a", "b", "a"] { rig.window.enter(session) }
         for session in ["a", "a", "b", "a", "a", "b"] { rig.done(session) }
         // All four places free, and no more: four enter at once, the fifth waits.
         for session in ["c", "c", "c", "d"] {
-            #expect(rig.enterOnThread(session).wait(timeout: .now() + 30) == .success)
+            #expect(await rig.enterOnThread(session).signalled(within: .seconds(30)))
         }
         let fifth = rig.enterOnThread("e")
-        #expect(fifth.wait(timeout: .now() + 0.2) == .timedOut)
+        #expect(await !fifth.signalled(within: .milliseconds(200)))
         rig.done("d")
-        #expect(fifth.wait(timeout: .now() + 30) == .success)
+        #expect(await fifth.signalled(within: .seconds(30)))
     }
 }

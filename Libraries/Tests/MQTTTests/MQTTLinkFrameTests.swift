@@ -2,6 +2,7 @@ import Foundation
 import Glibc
 import Synchronization
 import MQTT
+import ProcessTesting
 import Testing
 
 /// The daemon and its MQTT link process speak in frames the reader bounds before it allocates
@@ -76,7 +77,7 @@ import Testing
     /// than the buffer), come out as written; the end of the stream between frames ends them,
     /// within one is refused.
     @Test(arguments: [3, 7, 4096, 100_000])
-    func framesReadThroughTheBufferAreTheFramesWritten(piece: Int) throws {
+    func framesReadThroughTheBufferAreTheFramesWritten(piece: Int) async throws {
         let stream = Self.frames.flatMap(\.encoded)
         for (truncated, waitsWithPoll) in [(false, false), (true, false), (false, true), (true, true)] {
             var pair: [Int32] = [0, 0]
@@ -94,13 +95,21 @@ import Testing
             }
             writer.start()
             defer { close(pair[0]) }
-            var reader = BufferedStreamReader(descriptor: pair[0], capacity: 4096, waitsWithPoll: waitsWithPoll)
-            var frames: [MQTTLinkFrame] = []
-            do {
-                while let frame = try MQTTLinkFrame.read(limit: 1 << 20, { reader.fill($0) }) { frames.append(frame) }
+            // Read on a thread of its own: the reader blocks for as long as the writer takes.
+            let (frames, failure) = await offThePool { [reading = pair[0]] () -> ([MQTTLinkFrame], String?) in
+                var reader = BufferedStreamReader(descriptor: reading, capacity: 4096, waitsWithPoll: waitsWithPoll)
+                var frames: [MQTTLinkFrame] = []
+                do {
+                    while let frame = try MQTTLinkFrame.read(limit: 1 << 20, { reader.fill($0) }) { frames.append(frame) }
+                    return (frames, nil)
+                } catch {
+                    return (frames, "\(error)")
+                }
+            }
+            if let failure {
+                #expect(truncated && frames == Array(Self.frames.dropLast()), "\(failure)")
+            } else {
                 #expect(!truncated && frames == Self.frames)
-            } catch {
-                #expect(truncated && frames == Array(Self.frames.dropLast()), "\(error)")
             }
         }
     }
@@ -109,7 +118,7 @@ import Testing
     /// sessions' threads write every message to; each time the daemon reads one, room is freed
     /// in the socket, which wakes a thread asleep in `read` there (to find nothing and sleep
     /// again), but not one asleep in `poll` for input.
-    @Test func aReaderWaitingWithPollIsNotWokenAsTheOtherSideReadsWhatItsSocketWrote() throws {
+    @Test func aReaderWaitingWithPollIsNotWokenAsTheOtherSideReadsWhatItsSocketWrote() async throws {
         var pair: [Int32] = [0, 0]
         try #require(socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &pair) == 0)
         defer { close(pair[0]) }
@@ -135,7 +144,8 @@ import Testing
         let deadline = ContinuousClock.now + .seconds(60)
         while !Self.isAsleep(readerPath.withLock { $0 }) {
             try #require(ContinuousClock.now < deadline, "the reader never went to sleep")
-            usleep(1000)
+            // Not `usleep`: a test never blocks a thread of the pool the others run on.
+            try await Task.sleep(for: .milliseconds(1))
         }
         // 200 messages written on our side and read on theirs, one at a time, each read
         // freeing the room its message took while the reader sleeps.
@@ -147,7 +157,8 @@ import Testing
         }
         let done = MQTTLinkFrame.done(session: "d/a").encoded
         try #require(done.withUnsafeBytes { send(theirs, $0.baseAddress!, $0.count, Int32(MSG_NOSIGNAL)) } == done.count)
-        readerEnded.wait()
+        // Awaited off the pool; the bound only keeps a reader that never ends from hanging the test.
+        try #require(await readerEnded.signalled(within: .seconds(60)), "the reader did not end")
         close(theirs)
         // Asleep once (until the frame came), not once for each of the 200 messages; a few
         // more allowed for whatever else puts a thread to sleep.

@@ -94,7 +94,7 @@ import Testing
 
     /// The gate blocks a flooding session's thread, not a quiet one's: the quiet session's
     /// message goes in while the flood waits, and the flood's thread goes on as slots free.
-    @Test func theGateHoldsTheFloodsThreadAndLetsTheQuietSessionsMessageIn() async {
+    @Test func theGateHoldsTheFloodsThreadAndLetsTheQuietSessionsMessageIn() async throws {
         let gate = MessageWindowGate(MessageWindow(capacity: 4, reserve: 1))
         let order = Mutex<[String]>([])
         let flood = Thread {
@@ -104,15 +104,17 @@ import Testing
             }
         }
         flood.start()
-        // The flood holds 3 (4 less the reserve) and its thread waits for the 4th.
-        while gate.snapshot.waiting["flood"] == nil { await Task.yield() }
+        // The flood holds 3 (4 less the reserve) and its thread waits for the 4th. Polled with
+        // pauses, not `Task.yield()`: a yielding loop keeps a thread of the pool the other tests
+        // run on busy until the flood's thread has been scheduled.
+        while gate.snapshot.waiting["flood"] == nil { try await Task.sleep(for: .milliseconds(1)) }
         #expect(gate.snapshot.held["flood"] == 3)
         gate.enter("quiet")
         order.withLock { $0.append("quiet") }
         #expect(order.withLock { $0 } == ["flood-0", "flood-1", "flood-2", "quiet"])
         for _ in 0..<3 { gate.leave("flood") }
         gate.leave("quiet")
-        while order.withLock({ $0.count }) < 7 { await Task.yield() }
+        while order.withLock({ $0.count }) < 7 { try await Task.sleep(for: .milliseconds(1)) }
         #expect(order.withLock { $0 }.last == "flood-5")
     }
 }

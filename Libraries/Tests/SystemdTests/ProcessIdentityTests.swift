@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import Foundation
+import ProcessTesting
 import Testing
 
 @testable import Systemd
@@ -129,38 +130,44 @@ import Testing
 
     /// A process that made a user namespace of its own, as `unshare -Ur` (and unprivileged
     /// bubblewrap) does, is seen to have one.
-    static let userNamespacesWork: Bool = {
+    /// Probed once, its exit awaited off the pool the tests run on.
+    static let userNamespacesWork = Task<Bool, Never> {
         guard FileManager.default.isExecutableFile(atPath: "/usr/bin/unshare") else { return false }
         let probe = Process()
         probe.executableURL = URL(fileURLWithPath: "/usr/bin/unshare")
         probe.arguments = ["-Ur", "true"]
         probe.standardError = FileHandle.nullDevice
         guard (try? probe.run()) != nil else { return false }
-        probe.waitUntilExit()
+        await probe.exited()
         return probe.terminationStatus == 0
-    }()
+    }
 
-    @Test(.enabled(if: userNamespacesWork, "needs unshare(1) and user namespaces this process may create"))
+    @Test(.enabled("needs unshare(1) and user namespaces this process may create") { await userNamespacesWork.value })
     func aProcessInItsOwnUserNamespaceIsSeenAsSuch() async throws {
         let child = Process()
         child.executableURL = URL(fileURLWithPath: "/usr/bin/unshare")
         child.arguments = ["-Ur", "sleep", "3600"]  // killed below; outlives any wait
         child.standardError = FileHandle.nullDevice
         try child.run()
-        defer {
+        // Killed and reaped however the checks end; the exit awaited off the pool.
+        do {
+            // unshare execs sleep once the namespace exists; until then it shares ours. Waits
+            // without holding a thread of the pool the other tests run on; the bound only keeps a
+            // broken unshare from hanging the test.
+            let deadline = ContinuousClock.now + .seconds(30)
+            while ProcessIdentity.sharesUserNamespace(pid: child.processIdentifier) == true, child.isRunning, ContinuousClock.now < deadline {
+                try await Task.sleep(for: .milliseconds(10))
+            }
+            try #require(child.isRunning, "unshare -Ur sleep exited early")
+            #expect(ProcessIdentity.sharesUserNamespace(pid: child.processIdentifier) == false)
+            #expect(ProcessIdentity.sandbox(pid: child.processIdentifier) == .userNamespace)
+        } catch {
             kill(child.processIdentifier, SIGKILL)
-            child.waitUntilExit()
+            await child.exited()
+            throw error
         }
-        // unshare execs sleep once the namespace exists; until then it shares ours. Waits
-        // without holding a thread of the pool the other tests run on; the bound only keeps a
-        // broken unshare from hanging the test.
-        let deadline = ContinuousClock.now + .seconds(30)
-        while ProcessIdentity.sharesUserNamespace(pid: child.processIdentifier) == true, child.isRunning, ContinuousClock.now < deadline {
-            try await Task.sleep(for: .milliseconds(10))
-        }
-        try #require(child.isRunning, "unshare -Ur sleep exited early")
-        #expect(ProcessIdentity.sharesUserNamespace(pid: child.processIdentifier) == false)
-        #expect(ProcessIdentity.sandbox(pid: child.processIdentifier) == .userNamespace)
+        kill(child.processIdentifier, SIGKILL)
+        await child.exited()
     }
 
     @Test func theExecutableFileIsTheFileThisProcessRuns() throws {

@@ -1,4 +1,5 @@
 import Foundation
+import ProcessTesting
 import Testing
 
 /// The certification server started the way systemd starts services: on a socket it
@@ -26,11 +27,11 @@ import Testing
             let client = try await Harness.run(Harness.product("varlink-certification"), ["--client", "--varlink=unix:\(socket)"])
             #expect(client.output.contains("Certification passed"), "\(client.output)\n\(client.error)\n\(activator.output)")
 
-            let messages = try notify.receive(until: { $0.contains("READY=1") })
+            let messages = try await notify.receive(until: { $0.contains("READY=1") })
             #expect(messages.contains { $0.contains("READY=1") && $0.contains("STATUS=") }, "\(messages)")
 
             await activator.stop()
-            let stopping = try notify.receive(until: { $0.contains("STOPPING=1") })
+            let stopping = try await notify.receive(until: { $0.contains("STOPPING=1") })
             #expect(stopping.contains { $0.contains("STOPPING=1") }, "\(stopping)")
             #expect(activator.output.contains("Listening on the activated socket"), "\(activator.output)")
         }
@@ -38,7 +39,7 @@ import Testing
 }
 
 /// An AF_UNIX datagram socket standing in for systemd's notify socket.
-final class NotifySocket {
+final class NotifySocket: Sendable {
     let path: String
     let fd: Int32
 
@@ -64,8 +65,13 @@ final class NotifySocket {
     }
 
     /// Datagrams received until one satisfies `done`; throws if none arrives within 30 s (a
-    /// bound for what is expected to come, which returns as soon as it does).
-    func receive(until done: (String) -> Bool) throws -> [String] {
+    /// bound for what is expected to come, which returns as soon as it does). Received on a
+    /// thread of its own (`offThePool`): `recv` blocks it until a datagram comes.
+    func receive(until done: @escaping @Sendable (String) -> Bool) async throws -> [String] {
+        try await offThePool { try Self.receive(self.fd, until: done) }
+    }
+
+    private static func receive(_ fd: Int32, until done: (String) -> Bool) throws -> [String] {
         var messages: [String] = []
         var buffer = [UInt8](repeating: 0, count: 4096)
         while true {
