@@ -25,6 +25,17 @@ import Testing
 
     /// `{"id":…,"content":{"state":STATE,"r":1}}` read member by member, as a decoder does:
     /// the state as text, or the mismatch.
+    /// Reads `{"id":…,"content":{"state":` by position, up to the state's value: the envelope
+    /// the raw messages below are built in.
+    private static func enterState(_ reader: inout JSONReader) throws(JSONReader.Mismatch) {
+        try reader.enterObject()
+        _ = try reader.nextKey()
+        _ = try reader.readString()
+        _ = try reader.nextKey()
+        try reader.enterObject()
+        _ = try reader.nextKey()
+    }
+
     private func readState(
         _ state: String, in envelope: String = #"{"id":"x","content":{"state":@,"r":1}}"#
     )
@@ -113,12 +124,7 @@ import Testing
             let message = Array(#"{"id":"x","content":{"state":"#.utf8) + state + Array(#","r":1}}"#.utf8)
             let tree = try? JSONParser.parse(message)
             let found = read(message) { (reader: inout JSONReader) throws(JSONReader.Mismatch) in
-                try reader.enterObject()
-                _ = try reader.nextKey()
-                _ = try reader.readString()
-                _ = try reader.nextKey()
-                try reader.enterObject()
-                _ = try reader.nextKey()
+                try Self.enterState(&reader)
                 let found = try reader.readObjectText()
                 _ = try reader.nextKey()
                 _ = try reader.readNumber()
@@ -217,12 +223,7 @@ import Testing
             let message = Array(#"{"id":"x","content":{"state":"#.utf8) + state + Array("}}".utf8)
             #expect(throws: JSONParseError.self) { try JSONParser.parse(message) }
             let found = read(message) { (reader: inout JSONReader) throws(JSONReader.Mismatch) in
-                try reader.enterObject()
-                _ = try reader.nextKey()
-                _ = try reader.readString()
-                _ = try reader.nextKey()
-                try reader.enterObject()
-                _ = try reader.nextKey()
+                try Self.enterState(&reader)
                 return try reader.readObjectText()
             }
             #expect(found == nil)
