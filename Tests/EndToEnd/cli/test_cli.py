@@ -1,6 +1,7 @@
 """End-to-end tests of the `island` CLI against the real islandd: every command, exit
 statuses, --json output, `island run`/`progress`/`timer`, and `island preview`'s SVG."""
 
+import itertools
 import json
 import os
 import re
@@ -331,9 +332,14 @@ def test_watch_text_filters_by_id(cli_daemon):
     out = Captured()
     watcher = subprocess.Popen([ISLAND, "watch", keep], stdout=out.sink, stderr=subprocess.PIPE, env=env, text=True)
     try:
+        # A new state each round: an update that changes nothing is no content event, so a
+        # watcher that subscribed after the first round would have had nothing more to see.
+        rounds = itertools.count()
+
         def seen():
-            ok(island(cli_daemon, "update", other, "--state", '{"o":1}'))
-            ok(island(cli_daemon, "update", keep, "--state", '{"k":1}'))
+            n = next(rounds)
+            ok(island(cli_daemon, "update", other, "--state", '{"o":%d}' % n))
+            ok(island(cli_daemon, "update", keep, "--state", '{"k":%d}' % n))
             return "content " + keep in out.read()
         wait_for(seen, interval=0.3, message="a content line")
         assert other not in out.read()
