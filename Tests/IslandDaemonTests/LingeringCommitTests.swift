@@ -22,14 +22,23 @@ import Testing
     /// Updates activity `id` as a `oneway` call does, nobody waiting for its commit; returns
     /// once it is decided. `log` is told when it finishes.
     func onewayUpdate(_ engine: IslandEngine, _ id: String, n: Int, log: Log) async {
+        await update(engine, id, n: n, log: log, as: "oneway", awaited: false)
+    }
+
+    /// Updates activity `id` with a waiter that is `awaited` and `syncing` as given (see
+    /// `DecisionWaiter`); returns once it is decided. `log` is told "`label` `n`" when it
+    /// finishes, "failed `n`" when it fails.
+    func update(
+        _ engine: IslandEngine, _ id: String, n: Int, log: Log, as label: String, awaited: Bool = true, syncing: Bool = true
+    ) async {
         await withCheckedContinuation { (decided: CheckedContinuation<Void, Never>) in
             engine.perform { engine in
                 engine.update(
                     app: IslandEngineTests.app, uid: nil, id: id, content: ActivityContent(state: ["n": .int(n)]), alert: nil,
                     timestamp: nil,
-                    waiter: ClosureWaiter(decided: { decided.resume() }, prepare: { (_: UpdateOutcome) in }, awaited: false) {
-                        _, result in log.note(result.isSuccess ? "oneway \(n)" : "failed \(n)")
-                    })
+                    waiter: ClosureWaiter(
+                        decided: { decided.resume() }, prepare: { (_: UpdateOutcome) in }, awaited: awaited, syncing: syncing
+                    ) { _, result in log.note(result.isSuccess ? "\(label) \(n)" : "failed \(n)") })
             }
         }
     }

@@ -18,16 +18,7 @@ import Testing
     /// Updates activity `id` as a channel message asking no answers is applied: a caller told
     /// once it is committed, without the `fdatasync`. Returns once it is decided.
     func quietUpdate(_ engine: IslandEngine, _ id: String, n: Int, log: Log) async {
-        await withCheckedContinuation { (decided: CheckedContinuation<Void, Never>) in
-            engine.perform { engine in
-                engine.update(
-                    app: IslandEngineTests.app, uid: nil, id: id, content: ActivityContent(state: ["n": .int(n)]), alert: nil,
-                    timestamp: nil,
-                    waiter: ClosureWaiter(decided: { decided.resume() }, prepare: { (_: UpdateOutcome) in }, syncing: false) {
-                        _, result in log.note(result.isSuccess ? "quiet \(n)" : "failed \(n)")
-                    })
-            }
-        }
+        await LingeringCommitTests().update(engine, id, n: n, log: log, as: "quiet", syncing: false)
     }
 
     func storedN(_ fixture: IslandEngineTests.Fixture, _ id: String) throws -> JSON? {
