@@ -99,8 +99,7 @@ import Testing
 }
 
 extension Result {
-    /// For the engine tests' logs of what finished (`LingeringCommitTests.Log`).
-    var isSuccess: Bool {
+    fileprivate var isSuccess: Bool {
         if case .success = self { true } else { false }
     }
 }

@@ -111,3 +111,9 @@ import Testing
         #expect(parked.park(0), "room again, the timer still armed")
     }
 }
+
+extension Result {
+    fileprivate var isSuccess: Bool {
+        if case .success = self { true } else { false }
+    }
+}

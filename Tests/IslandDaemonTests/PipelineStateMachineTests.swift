@@ -41,33 +41,6 @@ import Testing
         #expect(!machine.endTurn().rescheduleTimer, "told once")
     }
 
-    @Test func aLongTurnHandsItsAwaitedCommitsOverInPartsAsEachFillsAndTheRestAtItsEnd() {
-        var machine = Machine()
-        let part = Machine.handOverEvery
-        var handedOver: [[String]] = []
-        for n in 0..<(2 * part + 3) {
-            _ = machine.decide()
-            if machine.queue("c\(n)") == .handOver { handedOver.append(machine.takeCommits()) }
-        }
-        #expect(handedOver == [(0..<part).map { "c\($0)" }, (part..<2 * part).map { "c\($0)" }], "in the order of decision")
-        let end = machine.endTurn()
-        #expect(end.commits == (2 * part..<2 * part + 3).map { "c\($0)" }, "the rest at the turn's end")
-        #expect(end.rescheduleTimer)
-    }
-
-    @Test func commitsNobodyWaitsForAreNeverHandedOverEarlyButGoWithTheFirstPart() {
-        var machine = Machine()
-        let part = Machine.handOverEvery
-        _ = machine.decide()
-        for n in 0..<part {
-            #expect(machine.queue("quiet \(n)", rows: 1, awaited: false, now: 0) != .handOver, "they may linger")
-        }
-        #expect(machine.queue("call", rows: 1, awaited: true, now: 0) == .handOver, "a call that waits fills the part")
-        #expect(machine.takeCommits() == (0..<part).map { "quiet \($0)" } + ["call"], "in the order of decision")
-        let end = machine.endTurn()
-        #expect(end.commits == [], "taken already")
-    }
-
     @Test func commitsThatMustComeAfterTheTurnsTakeThemFirst() {
         var machine = Machine()
         _ = machine.decide()

@@ -9,8 +9,7 @@ import NIOCore
 /// 1. **decide** — the pure core applies an operation (or refuses it) and returns events;
 /// 2. **show** — presenters are shown what the events changed, at once;
 /// 3. **commit** — the events' rows go to the store's writer thread, a turn's worth together,
-///    once the turn's writes to presenters are flushed (a long turn's in parts, as each
-///    fills: `PipelineStateMachine.handOverEvery`); rows nobody waits for (a `oneway`
+///    once the turn's writes to presenters are flushed; rows nobody waits for (a `oneway`
 ///    call's, the timer's) may linger up to a millisecond for company first;
 /// 4. **finish** — once committed, in the order of decision: watchers are told, and the
 ///    caller is answered.
@@ -131,17 +130,10 @@ extension IslandEngine {
             finish(commit, .success(()))
             return
         }
-        switch pipeline.queue(commit, rows: mutations.count, awaited: waiter.isAwaited, now: now) {
-        case .queueEndOfTurn:
+        if pipeline.queue(commit, rows: mutations.count, awaited: waiter.isAwaited, now: now) == .queueEndOfTurn {
             endTurnLater()
-            waiter.decided()
-        case .none:
-            waiter.decided()
-        case .handOver:
-            // Decided first: the writer may be done with the part before this returns.
-            waiter.decided()
-            self.commit(pipeline.takeCommits())
         }
+        waiter.decided()
     }
 
     // MARK: Commit

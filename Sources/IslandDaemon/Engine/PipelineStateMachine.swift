@@ -40,21 +40,7 @@ struct PipelineStateMachine<Commit> {
         case queueEndOfTurn
         /// Nothing: `endTurn` is queued already.
         case none
-        /// Hand `takeCommits()` to the store now, before the turn's end: a part is full
-        /// (`handOverEvery`).
-        case handOver
     }
-
-    /// A turn that decides many changes somebody waits for — a producer pipelining its calls —
-    /// hands their commits to the store in parts of this many, each as soon as it is full,
-    /// rather than all at the turn's end. The store's writer then commits and syncs the first
-    /// part while the loop decides the rest, and their callers are answered, and send more, a
-    /// part at a time. All at the end, a connection's whole window of unanswered calls (64,
-    /// `maximumQueuedCalls`) was in one commit: the writer idled through the loop's turn, and
-    /// the loop, with nothing left to read, through the writer's `fdatasync`
-    /// (docs/benchmarks.md, "a turn's commits in parts"). A quarter of that window; a turn that
-    /// decides fewer hands them over at its end, as before.
-    static var handOverEvery: Int { 16 }
 
     /// What the engine does once per turn of the loop.
     struct EndOfTurn {
@@ -128,14 +114,11 @@ struct PipelineStateMachine<Commit> {
 
     /// Queues a decision's commit of `rows` rows at `now`. `awaited`: somebody waits to hear
     /// that it is committed (a call's reply), so it goes at the end of this turn, and every
-    /// commit lingering before it with it — or sooner, once `handOverEvery` are pending;
-    /// otherwise it may linger (`Linger`).
+    /// commit lingering before it with it; otherwise it may linger (`Linger`).
     mutating func queue(_ commit: Commit, rows: Int, awaited: Bool, now: @autoclosure () -> Double) -> TurnStep {
         pending.append(commit)
         pendingRows += rows
         if awaited { pendingAwaited = true }
-        // Nothing is pending once they are taken, so the turn's end is not needed for them.
-        if pendingAwaited, pending.count >= Self.handOverEvery { return .handOver }
         if pendingSince == nil { pendingSince = now() }
         return endOfTurn()
     }
