@@ -99,7 +99,8 @@ import Testing
 }
 
 extension Result {
-    fileprivate var isSuccess: Bool {
+    /// For the engine tests' logs of what finished (`LingeringCommitTests.Log`).
+    var isSuccess: Bool {
         if case .success = self { true } else { false }
     }
 }

@@ -111,9 +111,3 @@ import Testing
         #expect(parked.park(0), "room again, the timer still armed")
     }
 }
-
-extension Result {
-    fileprivate var isSuccess: Bool {
-        if case .success = self { true } else { false }
-    }
-}
