@@ -1,7 +1,8 @@
 """The benchmark script (scripts/bench.sh -> Benchmarks/bench.py) must not rot: its `--selftest`
 runs every step at a tiny size against the binary under test and must produce the complete
-report, with every update delivered to every presenter, in order. No timing is asserted: the
-numbers of a debug build on a busy machine mean nothing.
+report, with every update delivered to every presenter, in order. So must Benchmarks/anatomy.py
+(where an update's time goes, from the kernel's trace; root and tracefs). No timing is
+asserted: the numbers of a debug build on a busy machine mean nothing.
 
 Needs the shared harness (the `shared/bench` folder beside the checkout, or ISLAND_BENCH_HARNESS), a C compiler, make and
 systemd-socket-activate; skipped otherwise. About 25 s."""
@@ -170,3 +171,52 @@ def test_islandd_failing_in_the_harness_is_never_run_again(tmp_path):
     assert r.returncode == 1
     assert "FAILED: harness latency runs exit 1" in r.stdout
     assert "again (attempt" not in r.stderr
+
+ANATOMY = os.path.join(ROOT, "Benchmarks", "anatomy.py")
+STEPS = ("loop woken", "loop runs", "call read", "delta written", "presenter woken", "presenter runs", "delta received")
+
+needs_tracefs = pytest.mark.skipif(os.geteuid() != 0 or not os.path.isdir("/sys/kernel/tracing/instances"),
+                                   reason="needs root and tracefs at /sys/kernel/tracing")
+
+
+def anatomy(*options):
+    return subprocess.run([sys.executable, ANATOMY, "--islandd", ISLANDD, "--harness", HARNESS, *options],
+                          capture_output=True, text=True, timeout=240)
+
+
+def test_help_says_what_it_needs():
+    r = subprocess.run([sys.executable, ANATOMY, "--help"], capture_output=True, text=True, timeout=30)
+    assert r.returncode == 0, r.stderr
+    for words in ("--mode", "--producer", "--count", "--keep", "Needs root"):
+        assert words in r.stdout
+
+
+@needs_tracefs
+@needs_the_harness
+def test_latency_times_every_step_for_the_floor_and_islandd():
+    r = anatomy("--count", "300")
+    assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
+    floor, islandd = r.stdout.split("islandd, oneway:")
+    for side in (floor, islandd):
+        for step in STEPS:
+            # p10, p50 and p90, each a number: every update that came alone had the step
+            assert re.search(r"%s\s+[\d.]+\s+[\d.]+\s+[\d.]+" % step, side), (step, side)
+        assert "where the presenter ran once woken" in side
+        assert re.search(r"on (the loop's|the other) CPU\s+after", side), side
+    updates = int(re.search(r"(\d+) updates that came alone", islandd).group(1))
+    assert 0 < updates <= 300
+    # the tracefs instance of its own is gone
+    assert not [name for name in os.listdir("/sys/kernel/tracing/instances") if name.startswith("island-anatomy-")]
+
+
+@needs_tracefs
+@needs_the_harness
+def test_throughput_counts_the_commits(tmp_path):
+    r = anatomy("--mode", "throughput", "--count", "3000", "--keep", str(tmp_path))
+    assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
+    floor, islandd = r.stdout.split("islandd: ")
+    assert "commits (fdatasync): none" in floor, "the relay writes nothing"
+    commits = re.search(r"commits \(fdatasync\): (\d+), ([\d.]+) updates each", islandd)
+    assert commits and int(commits.group(1)) > 0, islandd
+    assert re.search(r"the loop asleep in epoll_wait \d+%, the writer in fdatasync \d+%", islandd), islandd
+    assert sorted(os.listdir(tmp_path)) == ["floor-throughput.trace", "islandd-throughput.trace"]
