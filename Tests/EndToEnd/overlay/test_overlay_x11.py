@@ -10,6 +10,7 @@ import pytest
 from harness import desktop
 from harness import overlay_scenes as scenes
 from harness.overlay_scenes import centre, size
+from harness.paths import LIVENESS
 
 REASON = desktop.why_not("Xvfb", "xdotool", "xwininfo") or desktop.overlay_missing()
 pytestmark = [pytest.mark.quick, pytest.mark.skipif(bool(REASON), reason=REASON or "")]
@@ -62,9 +63,13 @@ def test_an_unmanaged_window_at_the_top_centre_expands_on_click(x11):
         assert abs(centre(expanded)[0] - image.width / 2) <= 2 and expanded[1] <= 24, expanded
         # The pointer leaving the island does not collapse it (with no window manager, X11's
         # focus follows the pointer: leaving is a focus-out, which is not a click elsewhere).
+        since = scenes.mark(overlay)
         xvfb.park()
-        # An update drawn is the marker: whatever the pointer's leaving set off in the overlay ran
-        # before it. (The time since is only a lower bound, for a timer to be due.)
+        # The leave handled (the frame log says so as it hands it on), then an update drawn is the
+        # marker: whatever the leaving set off in the overlay ran before it. (The second since is
+        # only a lower bound, for a timer it started to be due.)
+        desktop.wait_until(lambda: "island-overlay: the pointer left" in scenes.log_lines(overlay, since), LIVENESS,
+                           "the overlay hearing the pointer leave")
         time.sleep(1)
         later = scenes.redrawn(screen, live, live.started[-1][1], image, expanded)
         assert "collapse" not in overlay.log() and size(screen.capsule(later))[1] > 2 * size(compact)[1], \

@@ -178,7 +178,7 @@ class Bar:
                 raw, self.buffer = self.buffer.split(b"\n", 1)
                 self.seen.append(text_of(raw))
 
-    def line(self, predicate, timeout=LIVENESS):
+    def line(self, predicate, timeout=LIVENESS, what="a matching line"):
         """The next line not returned before that satisfies `predicate`."""
         deadline = time.time() + timeout
         while True:
@@ -188,7 +188,8 @@ class Bar:
                 if predicate(line):
                     return line
             remaining = deadline - time.time()
-            assert remaining > 0, "%s: no matching line (exit %s); lines: %r" % (self.mode, self.process.poll(), self.seen)
+            assert remaining > 0, "%s: no line with %s (exit %s); lines: %r" % (self.mode, what, self.process.poll(),
+                                                                                 self.seen)
             self._fill(remaining)
 
     def shown(self, line):
@@ -199,15 +200,13 @@ class Bar:
             return json.loads(line)["full_text"] != ""
         return line != ""
 
-    @staticmethod
-    def drain(bars, seconds):
-        """Reads whatever `bars` print for `seconds`, all at once (one wait, not one per bar)."""
-        by_pipe = {bar.process.stdout: bar for bar in bars}
-        deadline = time.time() + seconds
-        while (remaining := deadline - time.time()) > 0:
-            ready, _, _ = select.select(list(by_pipe), [], [], remaining)
-            for pipe in ready:
-                by_pipe[pipe]._fill(0)
+    def text(self, line):
+        """The island's text in the line, as the bar shows it (not a tooltip or a short text)."""
+        if self.mode == "waybar":
+            return json.loads(line)["text"]
+        if self.mode == "i3blocks":
+            return json.loads(line)["full_text"]
+        return line
 
     def stop(self):
         if self.process.poll() is None:
@@ -238,9 +237,9 @@ def register(daemon, layout, type="Hostile"):
         os.unlink(f.name)
 
 
-def start(daemon, type, attributes, state):
+def start(daemon, type, attributes, state, relevance=0):
     return text_of(ok(island(daemon, "start", type, "--attributes", json.dumps(attributes),
-                             "--state", json.dumps(state))).stdout).strip()
+                             "--state", json.dumps(state), "--relevance", str(relevance))).stdout).strip()
 
 
 @pytest.mark.parametrize("name", sorted(HOSTILE))
@@ -257,11 +256,20 @@ def test_hostile_text_through_every_bar_and_cli(cli_daemon, bars, tmp_path, name
         bar.line(bar.shown)
     assert any("touch /tmp/island-pwned" in line for line in running["polybar"].seen), "the text is shown"
 
+    # Then the two with the text in the island in turn (each more relevant than the one before),
+    # so that every bar's line shows it, not only Waybar's tooltip (the list); then Split on top
+    # again, as a marker: its line comes after whatever the second one drew (which may be the
+    # first one's line again, both cut to the same 40 cells, and then is not printed twice).
+    split_text = {mode: bar.text(bar.seen[bar.read - 1]) for mode, bar in running.items()}
     state = dict(SPLIT_STATE, h=text, stage=text)
-    laid_out = start(cli_daemon, "Hostile", {"h": text, "title": text}, state)
+    laid_out = start(cli_daemon, "Hostile", {"h": text, "title": text}, state, relevance=1)
+    for mode, bar in running.items():
+        bar.line(lambda line: bar.text(line) != split_text[mode], what="the laid-out activity in the island")
     # No registered layout for this type: the default layout shows the type and the values.
-    plain = start(cli_daemon, text.replace("\n", " ")[:60] or "T", {"title": text}, {"h": text})
-    Bar.drain(running.values(), 1.5)
+    plain = start(cli_daemon, text.replace("\n", " ")[:60] or "T", {"title": text}, {"h": text}, relevance=2)
+    ok(island(cli_daemon, "update", split, "--state", json.dumps(SPLIT_STATE), "--relevance", "3"))
+    for mode, bar in running.items():
+        bar.line(lambda line: bar.text(line) == split_text[mode], what="Split back in the island")
     for bar in running.values():
         assert bar.process.poll() is None
         for line in bar.seen:
@@ -318,43 +326,70 @@ def test_hostile_text_through_every_bar_and_cli(cli_daemon, bars, tmp_path, name
 
 # Two starts each: the daemon allows an app ten starts a minute.
 NUMBERS = ["1e300", "-1.7976931348623157e308", "1e-300", "-5", "123456789012345678901234567890"]
-NUMERIC_LAYOUT = {
-    "compactLeading": {"type": "timer", "to": "{{state.v}}", "countsDown": True},
-    "compactTrailing": {"type": "progress", "value": "{{state.v}}", "total": "{{state.w}}"},
-    "minimal": {"type": "timer", "from": "{{state.v}}", "to": "{{state.w}}"},
-    "lockScreen": {"type": "vstack", "children": [
-        {"type": "progress", "from": "{{state.v}}", "to": "{{state.w}}"},
-        {"type": "progress", "value": "{{state.v}}", "total": 1e-300,
-         "segments": [{"length": 1.7e308}, {"length": 1.7e308}], "points": [{"position": 1.7e308}]},
-    ]},
-}
+# The compact trailing region also counts up from when the test registers the layout (`since`):
+# a line that changes by itself every second, so a bar's next line with the activity shown is
+# its tick's (a bar prints nothing on a tick that changes nothing).
+TICKS = "ticks"
+
+
+def numeric_layout(since):
+    return {
+        "compactLeading": {"type": "timer", "to": "{{state.v}}", "countsDown": True},
+        "compactTrailing": {"type": "hstack", "children": [
+            {"type": "progress", "value": "{{state.v}}", "total": "{{state.w}}"},
+            {"type": "text", "template": TICKS}, {"type": "timer", "from": since, "countsDown": False}]},
+        "minimal": {"type": "timer", "from": "{{state.v}}", "to": "{{state.w}}"},
+        "lockScreen": {"type": "vstack", "children": [
+            {"type": "progress", "from": "{{state.v}}", "to": "{{state.w}}"},
+            {"type": "progress", "value": "{{state.v}}", "total": 1e-300,
+             "segments": [{"length": 1.7e308}, {"length": 1.7e308}], "points": [{"position": 1.7e308}]},
+        ]},
+    }
 
 
 def test_extreme_numbers_crash_no_presenter(cli_daemon, bars):
-    register(cli_daemon, NUMERIC_LAYOUT, type="Numbers")
+    """Every bar draws each number, and ticks with it: each step is waited for as the line the bar
+    prints for it, so a presenter slow to get there is waited for, and one that crashed on the way
+    is seen to have (a look after a pause would pass before it got there)."""
+    register(cli_daemon, numeric_layout(time.time()), type="Numbers")
     running = {mode: bars(cli_daemon, mode) for mode in BARS}
     for bar in running.values():
         bar.line(lambda line: True)
+
+    def each_bar_shows(predicate, what):
+        for bar in running.values():
+            bar.line(predicate(bar), what=what)
+
     for number in NUMBERS:
-        # `{"endsAt": 1e300}` needs no layout: the default layout makes it a countdown.
-        states = [("Plain", '{"endsAt": %s, "progress": %s}' % (number, number)),
-                  ("Numbers", '{"v": %s, "w": %s}' % (number, "0" if number == NUMBERS[0] else NUMBERS[0]))]
-        ids = [text_of(ok(island(cli_daemon, "start", type, "--state", state)).stdout).strip() for type, state in states]
-        # The presenters tick every second: a tick with these activities live.
-        time.sleep(1.2)
-        Bar.drain(running.values(), 0.1)
-        for mode, bar in running.items():
-            assert bar.process.poll() is None, "%s crashed on %s: %s" % (mode, number, bar.process.stderr.read().decode())
-            for line in bar.seen:
-                assert_bar_line(mode, line)
+        # `{"endsAt": 1e300}` needs no layout: the default layout makes it a countdown. Numbers is
+        # more relevant: in the island, its clock ticking, with Plain in the list.
+        states = [("Plain", '{"endsAt": %s, "progress": %s}' % (number, number), "0"),
+                  ("Numbers", '{"v": %s, "w": %s}' % (number, "0" if number == NUMBERS[0] else NUMBERS[0]), "1")]
+        ids = [text_of(ok(island(cli_daemon, "start", type, "--state", state, "--relevance", relevance)).stdout).strip()
+               for type, state, relevance in states]
+        # Numbers' line, then the next one its clock's tick drew with both live (the presenters
+        # tick every second while a clock on screen runs).
+        each_bar_shows(lambda bar: lambda line: TICKS in bar.text(line), "%s's Numbers" % number)
+        first = {mode: bar.text(bar.seen[bar.read - 1]) for mode, bar in running.items()}
+        each_bar_shows(lambda bar: lambda line: TICKS in bar.text(line) and bar.text(line) != first[bar.mode],
+                       "a tick of %s's Numbers" % number)
         svg = text_of(ok(subprocess.run([PRESENTER, "snapshot", "--socket", cli_daemon.socket, "--svg", "-"],
                                         capture_output=True, timeout=30)).stdout)
         assert_svg_sink(svg, "island-presenter snapshot --svg - of %s" % number)
         assert not re.search(r'="[^"]*\b(nan|inf)\b', svg), "a coordinate is nan or inf"
         assert_terminal_safe(text_of(ok(island(cli_daemon, "list")).stdout), "island list")
         assert {a["id"] for a in json.loads(ok(island(cli_daemon, "list", "--json")).stdout)} == set(ids)
-        for id in ids:
-            ok(island(cli_daemon, "end", id, "--dismiss", "immediate"))
+        # Numbers gone, Plain is in the island; then the empty island, the last line this number
+        # makes: every bar drew all of it.
+        ok(island(cli_daemon, "end", ids[1], "--dismiss", "immediate"))
+        each_bar_shows(lambda bar: lambda line: bar.shown(line) and TICKS not in bar.text(line), "%s's Plain" % number)
+        ok(island(cli_daemon, "end", ids[0], "--dismiss", "immediate"))
+        each_bar_shows(lambda bar: lambda line: not bar.shown(line), "the empty island after %s" % number)
+        for mode, bar in running.items():
+            assert bar.process.poll() is None, \
+                "%s crashed on %s: %s" % (mode, number, bar.process.stderr.read().decode())
+            for line in bar.seen:
+                assert_bar_line(mode, line)
     for bar in running.values():
         assert any(bar.shown(line) for line in bar.seen)
 

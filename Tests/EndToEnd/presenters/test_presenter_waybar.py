@@ -5,7 +5,6 @@ the live compact text, and a click on it expands the island (`on-click`), a seco
 import json
 import os
 import re
-import time
 
 import pytest
 
@@ -85,7 +84,6 @@ def test_waybar_draws_the_pill_and_a_click_expands_the_island():
         wait_until_clickable(session.socket, session.runtime)
         sway.click((left + right) / 2, BAR_HEIGHT // 2)
         desktop.wait_until(lambda: desktop.island_mode(session) == "expanded", LIVENESS, "the island expanded by a click")
-        time.sleep(0.3)
         wait_until_clickable(session.socket, session.runtime, action="collapse")
         sway.click((left + right) / 2, BAR_HEIGHT // 2)
         desktop.wait_until(lambda: desktop.island_mode(session) == "compact", LIVENESS, "the island collapsed by a second click")
