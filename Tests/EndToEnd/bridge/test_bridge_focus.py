@@ -17,12 +17,11 @@ from harness.bus import (
     BRIDGE,
     SYSTEM_PYTHON,
     Bridge,
-    Presenter,
     Session,
     expect_line,
-    job_client,
     missing,
     require_python_dbus,
+    restart_daemon_under_the_bridge,
     start_notification_server,
     wait_until,
 )
@@ -228,15 +227,7 @@ def test_gnome_per_app_lock_screen_settings_the_user_set_hide_an_apps_activities
     # bridge's connection comes back (IslandKit reconnects when the bridge next speaks to
     # islandd, here for a file copy's progress).
     said = bridge.log().count(TOLD_LEVELS + " everyAppSecret=false private=1")
-    client, _ = job_client(session, hints={"title": "Copying", "percent": 10, "immediate": True})
-    presenter = Presenter(session.daemon)
-    presenter.item("Transfer")
-    presenter.close()
-    assert session.daemon.stop() == 0
-    session.daemon.start()
-    client.stdin.write('update {"percent": 60}\n')
-    client.stdin.flush()
-    expect_line(client, "updated")
+    restart_daemon_under_the_bridge(session)
     wait_until(lambda: bridge.log().count(TOLD_LEVELS + " everyAppSecret=false private=1") > said, message="the levels said again")
     with session.daemon.connect("org.island.Producer") as producer:
         activity = producer.Request(app=COFFEE, type="Public", attributes={}, content={"state": {"word": "OPEN-2"}})["activity"]

@@ -15,14 +15,13 @@ import pytest
 
 from harness.bus import (
     BRIDGE,
-    Presenter,
     SYSTEM_PYTHON,
     Session,
     SessionBus,
     expect_line,
-    job_client,
     missing,
     require_python_dbus,
+    restart_daemon_under_the_bridge,
     wait_until,
 )
 from harness.paths import ISLAND
@@ -111,15 +110,7 @@ def test_gnome_shells_lock_is_followed_and_an_impostor_changes_nothing(session):
         # the bridge's that the signal set off (it calls after it logs), and find it unchanged.
         # The bridge reconnects when it next speaks to islandd: for a file copy's progress.
         presenter.close()
-        client, _ = job_client(session, hints={"title": "Copying", "percent": 10, "immediate": True})
-        transfers = Presenter(session.daemon)
-        transfers.item("Transfer")
-        transfers.close()
-        assert session.daemon.stop() == 0
-        session.daemon.start()
-        client.stdin.write('update {"percent": 60}\n')
-        client.stdin.flush()
-        expect_line(client, "updated")
+        restart_daemon_under_the_bridge(session)
         wait_until(lambda: lock_status(session).startswith("Session lock: on"),
                    message="the lock said to the restarted daemon")
         assert lock_status(session).endswith("(gnome)"), "still GNOME Shell's lock"
@@ -151,15 +142,7 @@ def test_loginds_locked_hint_is_followed_and_said_again_to_a_restarted_daemon(se
     # islandd keeps no lock across a restart; the bridge tells the new one once its connection
     # comes back (IslandKit reconnects when the bridge next speaks to islandd, here for a file
     # copy's progress, and tells it so through the activities it lists again).
-    client, _ = job_client(session, hints={"title": "Copying", "percent": 10, "immediate": True})
-    presenter = Presenter(session.daemon)
-    presenter.item("Transfer")
-    presenter.close()
-    assert session.daemon.stop() == 0
-    session.daemon.start()
-    client.stdin.write('update {"percent": 60}\n')
-    client.stdin.flush()
-    expect_line(client, "updated")
+    restart_daemon_under_the_bridge(session)
     wait_until(lambda: lock_status(session).endswith("(logind)"), message="said again to the restarted daemon")
 
     command(logind, "unlock")

@@ -401,6 +401,23 @@ def job_client(session, desktop_entry="org.kde.dolphin", capabilities=3, hints=N
     return client, line.split()[1]
 
 
+def restart_daemon_under_the_bridge(session):
+    """Restarts the session's islandd while the bridge runs, and has the bridge reconnect: a file
+    copy's job is shown, the daemon stopped and started, and the job's progress updated (the
+    bridge's IslandKit connection comes back when the bridge next speaks to islandd). islandd
+    keeps no lock, levels or focus across a restart, so what the new one then holds is what the
+    bridge told it."""
+    client, _ = job_client(session, hints={"title": "Copying", "percent": 10, "immediate": True})
+    presenter = Presenter(session.daemon)
+    presenter.item("Transfer")
+    presenter.close()
+    assert session.daemon.stop() == 0
+    session.daemon.start()
+    client.stdin.write('update {"percent": 60}\n')
+    client.stdin.flush()
+    expect_line(client, "updated")
+
+
 def expect_line(client, prefix, timeout=LIVENESS):
     """The client's next line starting with `prefix` (read with a deadline)."""
     selector = selectors.DefaultSelector()
