@@ -160,7 +160,7 @@ def print_latency(title, steps, waits, p50):
         print('    on %-16s after %-18s %5d; %6.1f' % (cpu, before[:18], len(values), statistics.median(values)))
 
 
-def print_throughput(title, events, loop, writers, count, seconds):
+def print_throughput(title, events, loop, count, seconds):
     t0, t1 = events[0][0], events[-1][0]
     syncs, asleep, sync_time, entered = [], 0.0, 0.0, {}
     for t, pid, cpu, name, rest in events:
@@ -225,8 +225,7 @@ def run(name, cmd, socket_path, harness, a, tmp, trace, pub_method, sub_method, 
             summary = [json.loads(line) for line in f if line.startswith('{')][-1:]
         p50 = summary[0].get('p50_us', '–') if summary else '–'
         if throughput:
-            writers = [t for t in threads if t != loop]
-            print_throughput(name, events, loop, writers, a.count, seconds)
+            print_throughput(name, events, loop, a.count, seconds)
         else:
             steps, waits = latency_steps(events, producer.pid, loop, sub.pid)
             print_latency('%s, %s' % (name, a.producer), steps, waits, p50)
