@@ -74,20 +74,22 @@ def wait_until(predicate, timeout, what, interval=0.05, working=None):
     TimeoutError naming `what` at the deadline.
 
     `working`, a process id: a program that is still working towards it is given more time.
-    At the deadline, if it spent at least WORKING_CPU seconds of CPU in the last `timeout`, the
-    deadline moves on by `timeout`, up to WORKING_ROUNDS times: a heavy start-up (a GNOME Shell
-    needs ~3 CPU s) starved of CPU by a loaded machine is slow, not hung, while a hung one
-    spends next to none."""
+    At the deadline, if its threads ran or waited to run for at least WORKING_SECONDS in the
+    last `timeout`, the deadline moves on by `timeout`, up to WORKING_ROUNDS times: a heavy
+    start-up (a GNOME Shell needs ~3 CPU s) on a loaded machine is slow, not hung, while a hung
+    one sleeps, and neither runs nor waits. Not its CPU time: a starved program gets little of
+    it however much it wants it (a tenth of a CPU at a load of 20 on two), and would be taken
+    for hung."""
     deadline = time.monotonic() + timeout
-    spent, rounds = process_cpu_seconds(working), 1
+    spent, rounds = process_runnable_seconds(working), 1
     while True:
         result = predicate()
         if result:
             return result
         if time.monotonic() >= deadline:
-            now_spent = process_cpu_seconds(working)
-            if working is None or rounds >= WORKING_ROUNDS or now_spent - spent < WORKING_CPU:
-                # Once more, after the CPU is read: a program that reached it between the look
+            now_spent = process_runnable_seconds(working)
+            if working is None or rounds >= WORKING_ROUNDS or now_spent - spent < WORKING_SECONDS:
+                # Once more, after the times are read: a program that reached it between the look
                 # above and that reading (its last work, then idle) has not failed.
                 result = predicate()
                 if result:
@@ -98,20 +100,29 @@ def wait_until(predicate, timeout, what, interval=0.05, working=None):
 
 
 # What wait_until(working=) counts as still working, and how often it waits once more.
-WORKING_CPU = 0.5
+WORKING_SECONDS = 0.5
 WORKING_ROUNDS = 4
 
 
-def process_cpu_seconds(pid):
-    """User and system CPU time `pid` has spent (its threads included); 0 if it is gone."""
+def process_runnable_seconds(pid):
+    """How long `pid`'s threads have run on a CPU or waited in the run queue for one, in all
+    (/proc/PID/task/TID/schedstat: nanoseconds on the CPU, then waiting); 0 if it is gone. A
+    thread that wants the CPU adds to it at the wall clock's pace however busy the machine."""
     if pid is None:
         return 0.0
+    total = 0
     try:
-        with open("/proc/%d/stat" % pid) as f:
-            fields = f.read().rsplit(")", 1)[1].split()
-        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-    except (OSError, IndexError, ValueError):
+        tids = os.listdir("/proc/%d/task" % pid)
+    except OSError:
         return 0.0
+    for tid in tids:
+        try:
+            with open("/proc/%d/task/%s/schedstat" % (pid, tid)) as f:
+                ran, waited = f.read().split()[:2]
+            total += int(ran) + int(waited)
+        except (OSError, ValueError):
+            continue  # the thread ended meanwhile
+    return total / 1e9
 
 
 class Image:
