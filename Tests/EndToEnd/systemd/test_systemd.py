@@ -107,11 +107,13 @@ class Activated:
     """islandd behind systemd-socket-activate on the Daemon's socket, with its state, config and
     manifests. The daemon is given a different --socket: the inherited one must win."""
 
-    def __init__(self, daemon, notify, environment=None, watchdog_pid_is_self=False):
+    def __init__(self, daemon, notify, environment=None, watchdog_pid_is_self=False, gate=None):
         self.daemon = daemon
         self.notify = notify
         self.environment = environment or {}
         self.watchdog_pid_is_self = watchdog_pid_is_self
+        # A path: the activated process waits until it exists before it becomes islandd.
+        self.gate = gate
         self.unused_socket = os.path.join(daemon.root, "not-used.sock")
         self.log_path = os.path.join(daemon.root, "activate.log")
         self.process = None
@@ -134,6 +136,11 @@ class Activated:
             command += ["-E", name]
         if self.watchdog_pid_is_self:
             command += ["-E", "WATCHDOG_PID"]
+        if self.gate:
+            # The activator execs this shell on the first connection; it becomes islandd (the
+            # same process, so LISTEN_PID still names it) once the gate exists, or after a minute.
+            command += ["/bin/sh", "-c", 'i=0; while [ ! -e "$1" ] && [ $i -lt 6000 ]; do sleep 0.01; i=$((i+1)); done; '
+                        'shift; exec "$@"', "sh", self.gate]
         command += [ISLANDD, "--socket", self.unused_socket, "--state-dir", d.state, "--config", d.config]
         if self.watchdog_pid_is_self:
             # The activator execs the daemon, so the shell's pid is the daemon's.
@@ -250,13 +257,18 @@ def test_clients_that_connected_before_readiness_are_served(activation):
         restored = p.Request(app=COFFEE, type="T", attributes={}, content=content(n=1))["activity"]["id"]
     assert d.stop() == 0
 
-    activated().start()
-    # The first connection starts the daemon; every call is written before it is ready.
+    gate = os.path.join(d.root, "gate")
+    a = activated(gate=gate).start()
+    # The first connection starts the activated process, which becomes islandd only once the
+    # gate is opened: every call is written before islandd runs, however fast it starts.
     early = [Connection(d.socket) for _ in range(3)]
     for s in early:
         s.call("org.varlink.service.GetInfo")
         s.call("org.island.Producer.List", {"app": COFFEE})
-    assert not any(ready(parse(m)) for m in notify.drain(0)), "the daemon was ready before the first call"
+    with open("/proc/%d/cmdline" % a.pid, "rb") as f:
+        program = os.path.basename(f.read().split(b"\0")[0])
+    assert program != os.path.basename(ISLANDD).encode(), "islandd ran before the calls were written"
+    open(gate, "w").close()
     try:
         for s in early:
             info = s.read()
