@@ -19,7 +19,7 @@ import pytest
 
 from harness import daemon as daemon_module
 from harness.paths import LIVENESS, SANITIZER
-from harness.processes import memory, wait_for
+from harness.processes import memory, runnable_seconds_by_thread, wait_for
 from harness.varlink import Connection, subscribe_presenter
 
 COFFEE = "org.example.Coffee"
@@ -37,29 +37,15 @@ def cpu_seconds(pid):
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
-def runnable_seconds(pid):
-    """Each thread's seconds on a CPU and waiting in the run queue for one, so far
-    (/proc/PID/task/TID/schedstat), by thread id."""
-    times = {}
-    for tid in os.listdir("/proc/%d/task" % pid):
-        try:
-            with open("/proc/%d/task/%s/schedstat" % (pid, tid)) as f:
-                ran, waited = f.read().split()[:2]
-        except (OSError, ValueError):
-            continue  # the thread ended meanwhile
-        times[tid] = (int(ran) + int(waited)) / 1e9
-    return times
-
-
 def runnable_over(daemon, seconds):
     """How long the daemon's threads ran or waited to run, in all, while the test sleeps
     `seconds`. Not its CPU time: a loop that spins gets less of the CPU the busier the machine
     is (a tenth of one at a load of 20 on two), so a bound on CPU time passes it on a busy
     machine; a spinning thread wants the CPU all the time, however little of it it gets. A
     daemon with nothing to do sleeps, and neither runs nor waits."""
-    before = runnable_seconds(daemon.process.pid)
+    before = runnable_seconds_by_thread(daemon.process.pid)
     time.sleep(seconds)
-    after = runnable_seconds(daemon.process.pid)
+    after = runnable_seconds_by_thread(daemon.process.pid)
     return sum(t - before.get(tid, 0.0) for tid, t in after.items())
 
 

@@ -28,6 +28,7 @@ import varlink
 
 from harness import artifacts
 from harness.paths import BIN_DIR, LIVENESS, PRESENTER, REPO
+from harness.processes import runnable_seconds_by_thread
 from harness.x11_screen import XScreen
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -105,24 +106,9 @@ WORKING_ROUNDS = 4
 
 
 def process_runnable_seconds(pid):
-    """How long `pid`'s threads have run on a CPU or waited in the run queue for one, in all
-    (/proc/PID/task/TID/schedstat: nanoseconds on the CPU, then waiting); 0 if it is gone. A
-    thread that wants the CPU adds to it at the wall clock's pace however busy the machine."""
-    if pid is None:
-        return 0.0
-    total = 0
-    try:
-        tids = os.listdir("/proc/%d/task" % pid)
-    except OSError:
-        return 0.0
-    for tid in tids:
-        try:
-            with open("/proc/%d/task/%s/schedstat" % (pid, tid)) as f:
-                ran, waited = f.read().split()[:2]
-            total += int(ran) + int(waited)
-        except (OSError, ValueError):
-            continue  # the thread ended meanwhile
-    return total / 1e9
+    """How long `pid`'s threads have run or waited to run, in all (`runnable_seconds_by_thread`);
+    0 if it is gone."""
+    return 0.0 if pid is None else sum(runnable_seconds_by_thread(pid).values())
 
 
 class Image:
