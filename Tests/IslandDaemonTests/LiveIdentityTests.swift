@@ -59,15 +59,7 @@ import VarlinkCore
 
     /// Runs `body` with a peer (see `Peer`), stopped afterwards whether `body` returned or threw.
     static func withPeer<T>(executable: String, script: String, _ body: (Peer) async throws -> T) async throws -> T {
-        let peer = try await Peer(executable: executable, script: script)
-        do {
-            let result = try await body(peer)
-            await peer.stop()
-            return result
-        } catch {
-            await peer.stop()
-            throw error
-        }
+        try await using(try await Peer(executable: executable, script: script), release: { await $0.stop() }, body)
     }
 
     /// Copies `source` to `destination` in a `cp` of its own, never through a descriptor of

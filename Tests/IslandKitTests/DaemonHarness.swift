@@ -96,15 +96,7 @@ final class TestDaemon {
     /// Runs `body` with a connection for `app`, closed afterwards (awaited), whether `body`
     /// returned or threw.
     func withConnection<T>(app: String? = TestDaemon.app, _ body: (IslandConnection) async throws -> T) async throws -> T {
-        let connection = IslandConnection(configuration: configuration(app: app))
-        do {
-            let result = try await body(connection)
-            await connection.close()
-            return result
-        } catch {
-            await connection.close()
-            throw error
-        }
+        try await using(IslandConnection(configuration: configuration(app: app)), release: { await $0.close() }, body)
     }
 
     func admin(_ method: String, _ parameters: JSONObject = [:]) async throws -> JSONObject {

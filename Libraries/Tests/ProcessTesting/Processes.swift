@@ -79,12 +79,20 @@ package func withBackgroundProcess<T>(
     _ body: (BackgroundProcess) async throws -> T
 ) async throws -> T {
     let process = try await BackgroundProcess(executable, arguments, environment: environment, stdout: stdout, stderr: stderr)
+    return try await using(process, release: { await $0.stop() }, body)
+}
+
+/// Runs `body` with `resource`, then waits for `release` of it, whether `body` returned or
+/// threw: the `defer` an `async` cleanup cannot have.
+package func using<Resource, T>(
+    _ resource: Resource, release: (Resource) async -> Void, _ body: (Resource) async throws -> T
+) async throws -> T {
     do {
-        let result = try await body(process)
-        await process.stop()
+        let result = try await body(resource)
+        await release(resource)
         return result
     } catch {
-        await process.stop()
+        await release(resource)
         throw error
     }
 }

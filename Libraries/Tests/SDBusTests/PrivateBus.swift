@@ -80,15 +80,7 @@ final class PrivateBus: Sendable {
 
 /// Runs `body` with a private bus, closed afterwards whatever happens.
 func withPrivateBus<T>(_ body: (PrivateBus) async throws -> T) async throws -> T {
-    let bus = try await PrivateBus()
-    do {
-        let result = try await body(bus)
-        await bus.close()
-        return result
-    } catch {
-        await bus.close()
-        throw error
-    }
+    try await using(try await PrivateBus(), release: { await $0.close() }, body)
 }
 
 /// A private bus with a loop actor connected to it twice, as "server" and "client"; `body`
