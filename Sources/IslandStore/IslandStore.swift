@@ -73,6 +73,13 @@ package final class IslandStore: Sendable {
                         + "refusing to use it rather than misread it")
             }
             try Schema.migrate(connection)
+            // The migration's transaction made the log; its first lap is written now rather
+            // than grown commit by commit (`WriteAheadLogLap`).
+            if let pageSize = try connection.text("PRAGMA page_size").flatMap({ Int($0) }),
+                let pages = try connection.text("PRAGMA wal_autocheckpoint").flatMap({ Int($0) }), pages > 0
+            {
+                WriteAheadLogLap.reserve(path + "-wal", length: WriteAheadLogLap.bytes(pageSize: pageSize, pagesPerCheckpoint: pages))
+            }
             // One writer, no concurrent readers (the daemon reads once at start): one
             // connection on one queue.
             return IslandStore(path: path, database: DatabaseQueue(connection, label: "islandd.store"), foundEmptyFile: foundEmptyFile)
