@@ -147,7 +147,8 @@ extension IslandEngine {
     private func endTurn() {
         // What the writer parked ends first, in the order of decision: the loop is awake anyway.
         finishParked(disarming: false)
-        let end = pipeline.endTurn(now: clock())
+        let now = clock()
+        let end = pipeline.endTurn(now: now)
         commit(end.commits)
         switch end.lingerTimer {
         case .keep:
@@ -164,6 +165,7 @@ extension IslandEngine {
             lingerTimer = try? loop.scheduleCallback(in: .nanoseconds(nanoseconds), handler: LingerTimerHandler(engine: self))
         }
         if end.rescheduleTimer { scheduleTimer() }
+        turnEnded?(now)
     }
 
     fileprivate func lingerTimerFired() {

@@ -122,7 +122,8 @@ package final class IslandDaemon: Sendable {
         // thread that read it, and only commits (on the store's thread) leave it.
         // It lives as long as the process: timers and commits may still reach it while stopping.
         let loop = MultiThreadedEventLoopGroup(numberOfThreads: 1)
-        loop.next().execute { [logger] in EventLoopScheduling.requestShortTimeSlice(logger: logger) }
+        let scheduling = EventLoopScheduling(logger: logger)
+        loop.next().execute { scheduling.start(now: clock()) }
         let engine = IslandEngine(
             manager: manager, registry: registry.value,
             layouts: StateRestorer.layouts(from: stored, logger: logger), scope: options.scope,
@@ -144,7 +145,7 @@ package final class IslandDaemon: Sendable {
         InstalledLayouts.log(scan.layouts.skipped, logger: logger)
         await engine.start(
             installedLayouts: scan.layouts.layouts, hideWhileSharing: configuration.daemon.hideWhileSharing,
-            lockScreen: configuration.lockScreen)
+            lockScreen: configuration.lockScreen, turnEnded: { now in scheduling.turnEnded(now: now) })
         // Channel messages held while the island was busy before a restart: the island rests now.
         await push.releaseBackground()
 
