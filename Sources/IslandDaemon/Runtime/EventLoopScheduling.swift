@@ -18,51 +18,62 @@ import Logging
 /// in nine updates of ten, and the one-presenter median fell from 76–90 µs to 61
 /// (`Benchmarks/anatomy.py`; docs/benchmarks.md, "The loop's time slice").
 ///
-/// So the loop samples the kernel's pressure stall information at the end of a turn, at most
-/// four times a second (an idle daemon never wakes for it), and asks for the short slice while
-/// runnable threads have waited for a CPU much of the time (`CPUContention`); as it starts, it
-/// goes by the kernel's own average of the last ten seconds. Without that
-/// file (a kernel without PSI) it cannot tell, and keeps the short slice throughout: a quiet
-/// machine's median is the smaller loss. Touched only on the loop.
+/// So the loop looks, at the end of a turn and at most four times a second (an idle daemon
+/// never wakes for it), at how long it waited for a CPU itself and how long the machine's
+/// runnable threads did (the kernel's pressure stall information), and asks for the short
+/// slice while either says the CPUs are contended (`CPUContention`). Without either file it
+/// cannot tell, and keeps the short slice throughout: a quiet machine's median is the smaller
+/// loss. Touched only on the loop.
 final class EventLoopScheduling: @unchecked Sendable {
     /// The shortest slice the kernel takes: a turn of the loop for one update is a few tens of
     /// microseconds.
     static let shortSlice: UInt64 = 100_000
-    /// How often, at most, the loop looks at the CPUs' pressure (a read of a few hundred
-    /// nanoseconds' work in the kernel).
+    /// How often, at most, the loop looks (two reads of a few hundred nanoseconds' work in the
+    /// kernel).
     static let sampleInterval: Double = 0.25
 
-    private let pressure: PressureStallFile?
+    private let pressureFile: String
+    private let loopFile: String
+    private var pressure: KernelFile?
+    private var loopStat: KernelFile?
     private var contention = CPUContention()
     private var sampledAt = -Double.infinity
     private let logger: Logger
 
-    init(pressureFile: String = "/proc/pressure/cpu", logger: Logger) {
-        self.pressure = PressureStallFile(path: pressureFile)
+    init(pressureFile: String = "/proc/pressure/cpu", loopFile: String = "/proc/thread-self/schedstat", logger: Logger) {
+        self.pressureFile = pressureFile
+        self.loopFile = loopFile
         self.logger = logger
     }
 
-    /// Called once on the loop's thread, as it starts.
+    /// Called once on the loop's thread, as it starts (the loop's own file is its thread's).
     func start(now: Double) {
-        guard let pressure, let some = pressure.some() else {
-            logger.debug("no CPU pressure information: the event loop keeps a short time slice")
+        pressure = KernelFile(path: pressureFile) { CPUContention.pressure(in: $0) != nil }
+        loopStat = KernelFile(path: loopFile) { CPUContention.loopWaiting(in: $0) != nil }
+        guard let sample = sample(at: now) else {
+            logger.debug("no CPU pressure or scheduler statistics: the event loop keeps a short time slice")
             request(slice: Self.shortSlice)
             return
         }
         sampledAt = now
-        if contention.begin(at: now, waitedMicroseconds: some.waitedMicroseconds, recentShare: some.recentShare) {
-            decided(contended: true)
-        }
+        if contention.begin(sample) { decided(contended: true) }
     }
 
     /// Called on the loop at the end of each turn that decided something, with the time.
     func turnEnded(now: Double) {
-        guard now - sampledAt >= Self.sampleInterval, let pressure else { return }
+        guard now - sampledAt >= Self.sampleInterval else { return }
         sampledAt = now
-        guard let some = pressure.some() else { return }
-        if let contended = contention.sample(at: now, waitedMicroseconds: some.waitedMicroseconds) {
-            decided(contended: contended)
-        }
+        guard let sample = sample(at: now), let contended = contention.sample(sample) else { return }
+        decided(contended: contended)
+    }
+
+    private func sample(at now: Double) -> CPUContention.Sample? {
+        let pressure = self.pressure?.read().flatMap { CPUContention.pressure(in: $0) }
+        let loop = loopStat?.read().flatMap { CPUContention.loopWaiting(in: $0) }
+        guard pressure != nil || loop != nil else { return nil }
+        return CPUContention.Sample(
+            at: now, machineWaitedMicroseconds: pressure?.waitedMicroseconds, machineRecentShare: pressure?.recentShare,
+            loopWaitedNanoseconds: loop?.waitedNanoseconds, loopRuns: loop?.runs)
     }
 
     private func decided(contended: Bool) {
@@ -81,78 +92,85 @@ final class EventLoopScheduling: @unchecked Sendable {
     }
 }
 
-/// Whether the CPUs are contended, from the kernel's pressure stall information: the share of
-/// the time between two samples in which at least one runnable thread waited for a CPU (the
-/// running total of `some` in /proc/pressure/cpu). Contended from 40% (three threads that never
-/// sleep on two CPUs wait half the time; the daemon's own benchmark, ten processes on two CPUs,
-/// 12–13%), calm again below 20%, so that a machine near the line does not flip every second.
-struct CPUContention: Equatable {
-    static let contendedFrom = 0.4
-    static let calmBelow = 0.2
+/// Whether the CPUs are contended, from two running totals sampled together: the time in which
+/// at least one runnable thread of the machine waited for a CPU (`some` in /proc/pressure/cpu,
+/// µs), and the time the loop's own thread waited to run, over how many times it ran (its
+/// `schedstat`). Contended when, between two samples, the machine's threads waited 40% of the
+/// time (three threads that never sleep on two CPUs wait half of it; the daemon's own
+/// benchmark, ten processes on two CPUs, 12–13%), or the loop waited 200 µs a run on average (a
+/// burst of work on every CPU, such as fifty daemons taking one broadcast, which the machine's
+/// share over a quarter second hides: 4–6%). Calm again only once the machine's share is below
+/// 20%, the loop's wait below 50 µs, and nothing was contended for `hold` seconds, so that a
+/// short slice, which shortens the loop's own waits, does not flip back at once.
+struct CPUContention {
+    static let machineContendedFrom = 0.4
+    static let machineCalmBelow = 0.2
+    static let loopContendedFrom = 200e-6
+    static let loopCalmBelow = 50e-6
+    static let hold: Double = 10
+
+    struct Sample {
+        var at: Double
+        var machineWaitedMicroseconds: UInt64?
+        /// The kernel's own average share of the last ten seconds (`avg10`, as a fraction).
+        var machineRecentShare: Double? = nil
+        var loopWaitedNanoseconds: UInt64?
+        var loopRuns: UInt64?
+    }
 
     private(set) var isContended = false
-    private var last: (at: Double, waited: UInt64)?
+    private var contendedAt = -Double.infinity
+    private var last: Sample?
 
     init() {}
 
-    /// The first sample, with the kernel's own average share of the last ten seconds (`avg10`)
-    /// for a verdict until the next. Returns whether the CPUs are contended.
-    mutating func begin(at now: Double, waitedMicroseconds waited: UInt64, recentShare: Double) -> Bool {
-        last = (now, waited)
-        isContended = recentShare >= Self.contendedFrom
+    /// The first sample, whose `machineRecentShare` gives a verdict until the next. Returns
+    /// whether the CPUs are contended.
+    mutating func begin(_ sample: Sample) -> Bool {
+        last = sample
+        isContended = (sample.machineRecentShare ?? 0) >= Self.machineContendedFrom
+        if isContended { contendedAt = sample.at }
         return isContended
     }
 
-    /// Takes a sample (`now` in seconds, the running total of waiting in microseconds) and
-    /// returns the new verdict when it changes. A first sample, a clock that went back and a
-    /// total that fell (no such kernel) give no verdict.
-    mutating func sample(at now: Double, waitedMicroseconds waited: UInt64) -> Bool? {
-        defer { last = (now, waited) }
-        guard let last, now > last.at, waited >= last.waited else { return nil }
-        let share = Double(waited - last.waited) / 1_000_000 / (now - last.at)
-        let contended = isContended ? share >= Self.calmBelow : share >= Self.contendedFrom
-        guard contended != isContended else { return nil }
-        isContended = contended
-        return contended
-    }
-
-    static func == (lhs: CPUContention, rhs: CPUContention) -> Bool {
-        lhs.isContended == rhs.isContended && lhs.last?.at == rhs.last?.at && lhs.last?.waited == rhs.last?.waited
-    }
-}
-
-/// /proc/pressure/cpu, kept open and read from its start at each sample.
-final class PressureStallFile {
-    private let fd: Int32
-
-    /// Nil when the file cannot be opened or does not read as the kernel writes it.
-    init?(path: String) {
-        fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOFOLLOW)
-        // A failed initializer of a class whose properties are set still runs `deinit`.
-        guard fd >= 0, some() != nil else { return nil }
-    }
-
-    deinit {
-        if fd >= 0 { close(fd) }
-    }
-
-    /// The `some` line: the share of the last ten seconds in which a runnable thread waited
-    /// (`avg10`, as a fraction), and the running total of such waiting in microseconds. Nil
-    /// when it cannot be read.
-    func some() -> (recentShare: Double, waitedMicroseconds: UInt64)? {
-        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 256) { buffer in
-            let count = pread(fd, buffer.baseAddress, buffer.count, 0)
-            guard count > 0 else { return nil }
-            return Self.some(in: Array(UnsafeBufferPointer(rebasing: buffer[..<count])))
+    /// Takes a sample and returns the new verdict when it changes. A first sample, a clock that
+    /// went back and totals that fell (no such kernel) give no verdict.
+    mutating func sample(_ sample: Sample) -> Bool? {
+        defer { last = sample }
+        guard let last, sample.at > last.at else { return nil }
+        let seconds = sample.at - last.at
+        var machineShare = 0.0
+        if let now = sample.machineWaitedMicroseconds, let then = last.machineWaitedMicroseconds {
+            guard now >= then else { return nil }
+            machineShare = Double(now - then) / 1_000_000 / seconds
         }
+        var loopWait = 0.0
+        if let waited = sample.loopWaitedNanoseconds, let runs = sample.loopRuns,
+            let waitedBefore = last.loopWaitedNanoseconds, let runsBefore = last.loopRuns
+        {
+            guard waited >= waitedBefore, runs >= runsBefore else { return nil }
+            if runs > runsBefore { loopWait = Double(waited - waitedBefore) / 1e9 / Double(runs - runsBefore) }
+        }
+        if machineShare >= Self.machineContendedFrom || loopWait >= Self.loopContendedFrom {
+            contendedAt = sample.at
+            guard !isContended else { return nil }
+            isContended = true
+            return true
+        }
+        guard isContended, machineShare < Self.machineCalmBelow, loopWait < Self.loopCalmBelow,
+            sample.at - contendedAt >= Self.hold
+        else { return nil }
+        isContended = false
+        return false
     }
 
-    /// Reads "some avg10=1.50 avg60=0.20 avg300=0.05 total=123456", the file's first line.
-    static func some(in text: [UInt8]) -> (recentShare: Double, waitedMicroseconds: UInt64)? {
+    /// /proc/pressure/cpu's first line, "some avg10=1.50 avg60=0.20 avg300=0.05 total=123456":
+    /// the share of the last ten seconds in which a runnable thread waited (`avg10`, as a
+    /// fraction), and the running total of such waiting in microseconds.
+    static func pressure(in text: [UInt8]) -> (recentShare: Double, waitedMicroseconds: UInt64)? {
         guard text.starts(with: "some ".utf8) else { return nil }
         var fields: [Substring: Substring] = [:]
-        let line = String(decoding: text.prefix { $0 != UInt8(ascii: "\n") }, as: UTF8.self)
-        for field in line.split(separator: " ").dropFirst() {
+        for field in firstLine(text).split(separator: " ").dropFirst() {
             guard let equals = field.firstIndex(of: "=") else { return nil }
             fields[field[..<equals]] = field[field.index(after: equals)...]
         }
@@ -160,5 +178,47 @@ final class PressureStallFile {
             let total = fields["total"].flatMap({ UInt64($0) })
         else { return nil }
         return (average / 100, total)
+    }
+
+    /// A thread's `schedstat`, "run_ns wait_ns runs": the time it waited to run, in
+    /// nanoseconds, and how many times it ran.
+    static func loopWaiting(in text: [UInt8]) -> (waitedNanoseconds: UInt64, runs: UInt64)? {
+        let fields = firstLine(text).split(separator: " ")
+        guard fields.count == 3, UInt64(fields[0]) != nil, let waited = UInt64(fields[1]), let runs = UInt64(fields[2]) else {
+            return nil
+        }
+        return (waited, runs)
+    }
+
+    private static func firstLine(_ text: [UInt8]) -> String {
+        String(decoding: text.prefix { $0 != UInt8(ascii: "\n") }, as: UTF8.self)
+    }
+}
+
+/// A file of the kernel's (/proc), kept open and read from its start each time.
+final class KernelFile {
+    private let fd: Int32
+
+    /// Nil when the file cannot be opened (not following a symbolic link at its end, not
+    /// waiting on a FIFO), or `reads` says its first read is not what the kernel writes.
+    init?(path: String, reads: ([UInt8]) -> Bool) {
+        fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOFOLLOW)
+        // A failed initializer of a class whose properties are set still runs `deinit`.
+        guard fd >= 0 else { return nil }
+        var info = stat()
+        guard fstat(fd, &info) == 0, info.st_mode & S_IFMT == S_IFREG, let text = read(), reads(text) else { return nil }
+    }
+
+    deinit {
+        if fd >= 0 { close(fd) }
+    }
+
+    /// Up to 256 bytes from the start, or nil when nothing could be read.
+    func read() -> [UInt8]? {
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 256) { buffer in
+            let count = pread(fd, buffer.baseAddress, buffer.count, 0)
+            guard count > 0 else { return nil }
+            return Array(UnsafeBufferPointer(rebasing: buffer[..<count]))
+        }
     }
 }
