@@ -147,8 +147,7 @@ extension IslandEngine {
     private func endTurn() {
         // What the writer parked ends first, in the order of decision: the loop is awake anyway.
         finishParked(disarming: false)
-        let now = clock()
-        let end = pipeline.endTurn(now: now)
+        let end = pipeline.endTurn(now: clock())
         commit(end.commits)
         switch end.lingerTimer {
         case .keep:
@@ -165,7 +164,7 @@ extension IslandEngine {
             lingerTimer = try? loop.scheduleCallback(in: .nanoseconds(nanoseconds), handler: LingerTimerHandler(engine: self))
         }
         if end.rescheduleTimer { scheduleTimer() }
-        turnEnded?(now)
+        turnEnded?()
     }
 
     fileprivate func lingerTimerFired() {

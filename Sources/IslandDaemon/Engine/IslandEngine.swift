@@ -75,10 +75,10 @@ actor IslandEngine {
     /// A client that keeps rows of its own beside the activities (push), told of changes as
     /// they are decided and committed.
     var observer: (any EngineObserver)?
-    /// Told at the end of each turn that decided something, with the time: the loop's
-    /// scheduling samples the CPUs' contention there (Runtime/EventLoopScheduling.swift), so
-    /// that an idle daemon never wakes for it.
-    var turnEnded: (@Sendable (Double) -> Void)?
+    /// Told at the end of each turn that decided something: the loop's scheduling samples the
+    /// CPUs' contention there (Runtime/EventLoopScheduling.swift), so that an idle daemon never
+    /// wakes for it.
+    var turnEnded: (@Sendable () -> Void)?
 
     /// `linger`: how long commits nobody waits for may wait for company (tests make it long,
     /// to see what lingers). `parkedFinishDelay`: how long the end of a commit nobody is told
@@ -109,7 +109,7 @@ actor IslandEngine {
     /// `turnEnded`: see the property.
     func start(
         installedLayouts: [String: [String: JSON]], hideWhileSharing: Bool = true,
-        lockScreen: LockScreenPolicy = LockScreenPolicy(), turnEnded: (@Sendable (Double) -> Void)? = nil
+        lockScreen: LockScreenPolicy = LockScreenPolicy(), turnEnded: (@Sendable () -> Void)? = nil
     ) async {
         self.turnEnded = turnEnded
         presenters.layouts.reload(apps: registry, installed: installedLayouts)

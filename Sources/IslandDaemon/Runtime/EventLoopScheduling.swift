@@ -38,16 +38,31 @@ final class EventLoopScheduling: @unchecked Sendable {
     private var loopStat: KernelFile?
     private var contention = CPUContention()
     private var sampledAt = -Double.infinity
+    /// Seconds on a clock that only goes forward: the wall clock may be set back, and a verdict
+    /// held until a time before then would be held for as long.
+    private let now: () -> Double
     private let logger: Logger
 
-    init(pressureFile: String = "/proc/pressure/cpu", loopFile: String = "/proc/thread-self/schedstat", logger: Logger) {
+    init(
+        pressureFile: String = "/proc/pressure/cpu", loopFile: String = "/proc/thread-self/schedstat",
+        now: @escaping () -> Double = EventLoopScheduling.monotonicSeconds, logger: Logger
+    ) {
         self.pressureFile = pressureFile
         self.loopFile = loopFile
+        self.now = now
         self.logger = logger
     }
 
+    /// `CLOCK_MONOTONIC_COARSE`: read from the vDSO, no system call, to the kernel's tick.
+    static func monotonicSeconds() -> Double {
+        var time = timespec()
+        clock_gettime(CLOCK_MONOTONIC_COARSE, &time)
+        return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
+    }
+
     /// Called once on the loop's thread, as it starts (the loop's own file is its thread's).
-    func start(now: Double) {
+    func start() {
+        let now = now()
         pressure = KernelFile(path: pressureFile) { CPUContention.pressure(in: $0) != nil }
         loopStat = KernelFile(path: loopFile) { CPUContention.loopWaiting(in: $0) != nil }
         guard let sample = sample(at: now) else {
@@ -59,8 +74,12 @@ final class EventLoopScheduling: @unchecked Sendable {
         if contention.begin(sample) { decided(contended: true) }
     }
 
-    /// Called on the loop at the end of each turn that decided something, with the time.
-    func turnEnded(now: Double) {
+    /// Whether the loop takes the short slice now.
+    var isContended: Bool { contention.isContended }
+
+    /// Called on the loop at the end of each turn that decided something.
+    func turnEnded() {
+        let now = now()
         guard now - sampledAt >= Self.sampleInterval else { return }
         sampledAt = now
         guard let sample = sample(at: now), let contended = contention.sample(sample) else { return }

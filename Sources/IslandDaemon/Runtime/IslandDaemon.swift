@@ -123,7 +123,7 @@ package final class IslandDaemon: Sendable {
         // It lives as long as the process: timers and commits may still reach it while stopping.
         let loop = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         let scheduling = EventLoopScheduling(logger: logger)
-        loop.next().execute { scheduling.start(now: clock()) }
+        loop.next().execute { scheduling.start() }
         let engine = IslandEngine(
             manager: manager, registry: registry.value,
             layouts: StateRestorer.layouts(from: stored, logger: logger), scope: options.scope,
@@ -145,7 +145,7 @@ package final class IslandDaemon: Sendable {
         InstalledLayouts.log(scan.layouts.skipped, logger: logger)
         await engine.start(
             installedLayouts: scan.layouts.layouts, hideWhileSharing: configuration.daemon.hideWhileSharing,
-            lockScreen: configuration.lockScreen, turnEnded: { now in scheduling.turnEnded(now: now) })
+            lockScreen: configuration.lockScreen, turnEnded: { scheduling.turnEnded() })
         // Channel messages held while the island was busy before a restart: the island rests now.
         await push.releaseBackground()
 
