@@ -1,26 +1,12 @@
 """`island run` passes SIGTERM on to its command, and scripts/demo.sh plays its story."""
 
-import glob
 import os
 import signal
 import subprocess
 
 from harness.cli import activities
 from harness.paths import ISLAND, LIVENESS, REPO
-from harness.processes import wait_for
-
-
-def children(pid):
-    """The children of every thread of `pid`: island starts a command from one of its task
-    threads, and a child is listed under its main thread only once that thread has exited."""
-    found = []
-    for path in glob.glob("/proc/%d/task/*/children" % pid):
-        try:
-            with open(path) as f:
-                found += [int(p) for p in f.read().split()]
-        except OSError:
-            pass
-    return found
+from harness.processes import children_of, wait_for
 
 
 def test_sigterm_reaches_the_command_and_the_activity_ends_failed(cli_daemon):
@@ -29,8 +15,8 @@ def test_sigterm_reaches_the_command_and_the_activity_ends_failed(cli_daemon):
                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     try:
         wait_for(lambda: any(a["state"] == "active" for a in activities(cli_daemon)))
-        wait_for(lambda: children(run.pid))
-        sleeper = children(run.pid)[0]
+        wait_for(lambda: children_of(run.pid))
+        sleeper = children_of(run.pid)[0]
         run.send_signal(signal.SIGTERM)
         assert run.wait(timeout=LIVENESS) == 128 + signal.SIGTERM
         assert not os.path.exists("/proc/%d" % sleeper) or open("/proc/%d/stat" % sleeper).read().split()[2] == "Z"

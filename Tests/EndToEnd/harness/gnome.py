@@ -30,6 +30,7 @@ import time
 
 from harness import desktop
 from harness.paths import LIVENESS, REPO
+from harness.processes import children_of
 
 UUID = "island@island.org"
 ASSEMBLE = os.path.join(REPO, "GNOMEShellExtension", "assemble.sh")
@@ -326,18 +327,6 @@ class GnomeShell:
 
     def sweep(self, *points):
         self.xvfb.sweep(*points)
-
-
-def children_of(pid):
-    """The pids of `pid`'s direct children."""
-    children = []
-    for task in os.listdir("/proc/%d/task" % pid) if os.path.isdir("/proc/%d/task" % pid) else []:
-        try:
-            with open("/proc/%d/task/%s/children" % (pid, task)) as f:
-                children += [int(c) for c in f.read().split()]
-        except OSError:
-            pass
-    return children
 
 
 def panel_bottom(image, background=BACKGROUND):

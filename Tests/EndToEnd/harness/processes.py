@@ -31,25 +31,32 @@ def read_sanitizer_reports(names):
     return text
 
 
+def children_of(pid):
+    """The pids of `pid`'s direct children. Each thread lists its own (a process started from
+    a thread that is not the main one is listed under its main thread only once that thread
+    has exited), and threads come and go while they are read: one gone is skipped."""
+    try:
+        tasks = os.listdir("/proc/%d/task" % pid)
+    except OSError:
+        return []
+    children = []
+    for task in tasks:
+        try:
+            with open("/proc/%d/task/%s/children" % (pid, task)) as f:
+                children += [int(c) for c in f.read().split()]
+        except OSError:
+            continue
+    return children
+
+
 def descendants(pid=None):
     """Every live process below `pid` (this test runner by default), by pid."""
     found, pending = set(), [pid or os.getpid()]
     while pending:
-        parent = pending.pop()
-        try:
-            tasks = os.listdir("/proc/%d/task" % parent)
-        except OSError:
-            continue
-        for task in tasks:
-            try:
-                with open("/proc/%d/task/%s/children" % (parent, task)) as f:
-                    children = [int(c) for c in f.read().split()]
-            except OSError:
-                continue
-            for child in children:
-                if child not in found:
-                    found.add(child)
-                    pending.append(child)
+        for child in children_of(pending.pop()):
+            if child not in found:
+                found.add(child)
+                pending.append(child)
     return found
 
 

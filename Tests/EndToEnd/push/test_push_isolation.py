@@ -19,7 +19,7 @@ import pytest
 
 from harness import broker as brokers
 from harness.paths import LIVENESS
-from harness.processes import memory, wait_for
+from harness.processes import children_of, memory, wait_for
 
 pytestmark = pytest.mark.skipif(not brokers.available(), reason="mosquitto, its clients or openssl are not installed "
                                                                "(scripts/install-deps.sh installs them)")
@@ -192,18 +192,10 @@ def test_one_app_flooding_its_token_while_the_device_is_offline_loses_no_push_of
 
 def link_process(daemon, other_than=None):
     """The pid of islandd's MQTT link process: its child (not `other_than`, one killed)."""
-    pid = daemon.process.pid
-
-    def children():
-        # Each thread's own: the one that started it is not the main thread.
-        found = []
-        for task in os.listdir("/proc/%d/task" % pid):
-            with open("/proc/%d/task/%s/children" % (pid, task)) as f:
-                found += f.read().split()
-        return found
-    children = wait_for(lambda: [child for child in children() if int(child) != other_than], message="the link process")
+    children = wait_for(
+        lambda: [child for child in children_of(daemon.process.pid) if child != other_than], message="the link process")
     assert len(children) == 1, children
-    return int(children[0])
+    return children[0]
 
 
 def shared_files(pid):
