@@ -31,9 +31,12 @@ struct Island: AsyncParsableCommand {
               1    the daemon refused the call; the error's name is printed with what to do
               2    usage error (bad arguments, options or JSON)
               69   the daemon is unavailable (not running, or the wrong socket)
+              75   island push heard no feedback within --wait seconds
               76   the daemon's reply is not what its interface says (islandd and island
                    of different releases)
-              island run exits with the command's status (128+N when killed by signal N).
+              130  island timer was interrupted
+              island run and island progress -- COMMAND exit with the command's status
+              (128+N when killed by signal N).
             """,
         // As every other program of the project answers it (islandd, the presenter, the
         // overlay, the bridge).
