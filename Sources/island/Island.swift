@@ -12,7 +12,8 @@ struct Island: AsyncParsableCommand {
             app org.island.cli, whose desktop entry (org.island.cli.desktop) allows Live Activities \
             and frequent updates, so scripts work out of the box.
 
-            Common options (after the subcommand): --socket PATH (default $ISLAND_SOCKET, else \
+            Common options of the commands that call islandd (all but preview, push and channel, \
+            which do not), after the subcommand: --socket PATH (default $ISLAND_SOCKET, else \
             $XDG_RUNTIME_DIR/island/islandd.sock), --app ID (default org.island.cli), --json \
             (machine-readable output: one JSON object, or one per line for streams).
 

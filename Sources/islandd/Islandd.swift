@@ -14,7 +14,8 @@ struct Islandd: AsyncParsableCommand {
         discussion: """
             islandd owns every live activity, arbitrates the island among apps, enforces \
             authorization and limits, and persists everything in SQLite. Clients talk to it over \
-            Varlink on a Unix socket (see Protocol/PROTOCOL.md).
+            Varlink on a Unix socket (see PROTOCOL.md, installed as \
+            /usr/share/doc/island/PROTOCOL.md.gz; Protocol/PROTOCOL.md in the source).
 
             With no options it runs the user instance on its defaults:
               socket  $XDG_RUNTIME_DIR/island/islandd.sock (mode 0600)
