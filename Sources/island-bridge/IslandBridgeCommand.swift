@@ -27,14 +27,18 @@ struct IslandBridgeCommand: AsyncParsableCommand {
             watched as a bus monitor without disturbing the notification daemon; and, outside \
             KDE Plasma, a Transfer activity per KDE job (it serves org.kde.JobViewServer), with \
             cancel and pause/resume buttons. It also follows the desktop's Do Not Disturb switch \
-            into islandd's focus, and screen casts (xdg-desktop-portal's and Mutter's ScreenCast \
+            into islandd's focus; screen casts (xdg-desktop-portal's and Mutter's ScreenCast \
             sessions, watched as a bus monitor) into islandd's sharing, which hides activity \
-            content while the screen is shared.
+            content while the screen is shared; the session lock (logind's LockedHint, the \
+            screensavers' ActiveChanged) into islandd's lock, which shows each activity only as \
+            its lock-screen level allows while locked; and GNOME's per-app lock-screen \
+            notification settings into islandd's lock-screen privacy.
 
             Configuration: $XDG_CONFIG_HOME/island/bridge.conf (optional; see island-bridge(1)).
             SIGHUP re-reads it; SIGTERM and SIGINT end the bridge's activities and stop it.
 
-            Exit status: 0 after SIGTERM or SIGINT; 78 for an invalid configuration; 1 otherwise.
+            Exit status: 0 after SIGTERM or SIGINT; 64 for invalid options; 78 for an invalid \
+            configuration; 1 otherwise.
             """,
         version: version)
 
@@ -51,7 +55,9 @@ struct IslandBridgeCommand: AsyncParsableCommand {
     var logLevel: String = "info"
 
     func validate() throws {
-        if Logger.Level(rawValue: logLevel) == nil { throw ValidationError("unknown --log-level '\(logLevel)'") }
+        if Logger.Level(rawValue: logLevel) == nil {
+            throw ValidationError("unknown --log-level '\(logLevel)': trace, debug, info, notice, warning, error or critical")
+        }
     }
 
     func run() async throws {

@@ -17,18 +17,22 @@ struct Click: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Act on the island's activity, for a bar's click or a key binding.",
         discussion: """
-            toggle    expand the island's activity, or collapse it when expanded
-            expand    expand it (a long press)
-            collapse  collapse the island
-            tap       tap it: the URL the daemon returns opens with xdg-open (and is printed)
-            dismiss   dismiss it from the lock-screen list
-            button ACTION
-                      press its layout's button whose action is ACTION (as the app's Watch sees \
-            it); refused, exit status 1, when it has no such button (the ones it has are \
-            listed) or has ended. With --id ID, the button of that activity only (on the \
-            island or in the lock-screen list), whatever the island shows
-            list      open the lock-screen list: the terminal UI in a new terminal ($TERMINAL, \
-            else x-terminal-emulator, foot, alacritty, kitty or xterm, the first on PATH)
+            Actions:
+              toggle    expand the island's activity, or collapse it when expanded
+              expand    expand it (a long press)
+              collapse  collapse the island
+              tap       tap it: the URL the daemon returns opens with xdg-open (and
+                        is printed)
+              dismiss   dismiss it from the lock-screen list
+              button ACTION
+                        press its layout's button whose action is ACTION (as the
+                        app's Watch sees it); refused, exit status 1, when it has no
+                        such button (the ones it has are listed) or has ended. With
+                        --id ID, the button of that activity only (on the island or
+                        in the lock-screen list), whatever the island shows
+              list      open the lock-screen list: the terminal UI in a new terminal
+                        ($TERMINAL, else x-terminal-emulator, foot, alacritty, kitty
+                        or xterm, the first on PATH)
             The activity is the expanded one, else the attached one. Exit status 1 when the \
             island shows nothing.
             A click acts only on what the bar showed: while a bar mode runs for the daemon, \
@@ -42,7 +46,7 @@ struct Click: AsyncParsableCommand {
     @Argument(help: ArgumentHelp("toggle, expand, collapse, tap, dismiss, button or list."))
     var action: BarClick
 
-    @Argument(help: ArgumentHelp("For button: the button's action.", valueName: "action"))
+    @Argument(help: ArgumentHelp("For button: the button's action.", valueName: "button-action"))
     var button: String?
 
     @Option(name: .customLong("id"), help: ArgumentHelp("For button: press the button of this activity only.", valueName: "id"))

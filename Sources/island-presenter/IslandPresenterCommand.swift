@@ -37,6 +37,11 @@ struct IslandPresenterCommand: AsyncParsableCommand {
             or was killed), and with 128+N on SIGINT or SIGTERM, even when started with SIGINT \
             ignored.
 
+            Exit status: 0 success (tui quit, snapshot drawn); 1 click could not act; 64 invalid \
+            arguments, or snapshot could not reach the daemon or write its file; 69 snapshot \
+            without the island-overlay package; 74 a bar mode's output closed; 128+N a bar mode \
+            stopped by signal N.
+
             Bar contracts (one line per change on stdout, flushed):
               waybar    {"text", "alt": the chip (the short form), "tooltip": an
                         alert, then the lock-screen list, one activity per line,
@@ -72,7 +77,7 @@ struct IslandPresenterCommand: AsyncParsableCommand {
 struct BarOptions: ParsableArguments {
     @OptionGroup var common: CommonOptions
 
-    @Option(help: ArgumentHelp("Cut the bar text to this many characters, with an ellipsis (default: 40).", valueName: "n"))
+    @Option(help: ArgumentHelp("Cut the bar text to this many cells (wide characters and emoji count two), with an ellipsis.", valueName: "n"))
     var maxLength: Int = BarFormat.defaultMaxLength
 
     func validate() throws {

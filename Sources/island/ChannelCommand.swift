@@ -28,7 +28,8 @@ struct ChannelCommand: AsyncParsableCommand {
 
             Examples:
               id=$(island channel create --app org.example.Scores --storage latest)
-              island channel push "$id" --app org.example.Scores --state '{"home":2,"away":1}'
+              island channel push "$id" --app org.example.Scores \\
+                  --state '{"home":2,"away":1}'
               island channel list --app org.example.Scores
               island channel delete "$id" --app org.example.Scores
             """,

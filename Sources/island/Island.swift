@@ -12,7 +12,8 @@ struct Island: AsyncParsableCommand {
             app org.island.cli, whose desktop entry (org.island.cli.desktop) allows Live Activities \
             and frequent updates, so scripts work out of the box.
 
-            Common options (after the subcommand): --socket PATH (default $ISLAND_SOCKET, else \
+            Common options of the commands that call islandd (all but preview, push and channel, \
+            which do not), after the subcommand: --socket PATH (default $ISLAND_SOCKET, else \
             $XDG_RUNTIME_DIR/island/islandd.sock), --app ID (default org.island.cli), --json \
             (machine-readable output: one JSON object, or one per line for streams).
 
@@ -31,9 +32,12 @@ struct Island: AsyncParsableCommand {
               1    the daemon refused the call; the error's name is printed with what to do
               2    usage error (bad arguments, options or JSON)
               69   the daemon is unavailable (not running, or the wrong socket)
+              75   island push heard no feedback within --wait seconds
               76   the daemon's reply is not what its interface says (islandd and island
                    of different releases)
-              island run exits with the command's status (128+N when killed by signal N).
+              130  island timer was interrupted
+              island run and island progress -- COMMAND exit with the command's status
+              (128+N when killed by signal N).
             """,
         // As every other program of the project answers it (islandd, the presenter, the
         // overlay, the bridge).

@@ -32,9 +32,11 @@ struct PushCommand: AsyncParsableCommand {
 
             Examples:
               island push "$TOKEN" --state '{"stage":"on the way"}'
-              island push "$TOKEN" --event end --state '{"stage":"delivered"}' --dismissal-date now
-              island push "$START_TOKEN" --event start --type Delivery --attributes '{"order":42}' \\
-                  --state '{"stage":"ordered"}' --input-push-token
+              island push "$TOKEN" --event end --state '{"stage":"delivered"}' \\
+                  --dismissal-date now
+              island push "$START_TOKEN" --event start --type Delivery \\
+                  --attributes '{"order":42}' --state '{"stage":"ordered"}' \\
+                  --input-push-token
 
             Exit status: 0 applied or throttled, 1 refused or revoked, 2 usage, 69 the broker could not be \
             reached, 75 no feedback within --wait seconds.

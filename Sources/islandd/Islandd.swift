@@ -14,17 +14,20 @@ struct Islandd: AsyncParsableCommand {
         discussion: """
             islandd owns every live activity, arbitrates the island among apps, enforces \
             authorization and limits, and persists everything in SQLite. Clients talk to it over \
-            Varlink on a Unix socket (see Protocol/PROTOCOL.md).
+            Varlink on a Unix socket (see PROTOCOL.md, installed as \
+            /usr/share/doc/island/PROTOCOL.md.gz; Protocol/PROTOCOL.md in the source).
 
             With no options it runs the user instance on its defaults:
               socket  $XDG_RUNTIME_DIR/island/islandd.sock (mode 0600)
               state   $XDG_STATE_HOME/island/islandd.sqlite3
-              config  $XDG_CONFIG_HOME/island/islandd.conf and islandd.conf.d/*.conf (optional)
+              config  $XDG_CONFIG_HOME/island/islandd.conf and islandd.conf.d/*.conf
+                      (optional)
             The system instance (--system) uses /run/island/islandd.sock, /var/lib/island and \
             /etc/island/islandd.conf. Under systemd it takes its socket by socket activation and \
             reports readiness, status and watchdog pings; SIGHUP reloads configuration and manifests.
 
-            Exit status: 0 after SIGTERM or SIGINT; 78 for an invalid configuration; 1 otherwise.
+            Exit status: 0 after SIGTERM or SIGINT, or an idle exit (IdleExitSec=); 64 for invalid \
+            options; 78 for an invalid configuration; 1 otherwise.
             """,
         version: version)
 
@@ -52,7 +55,9 @@ struct Islandd: AsyncParsableCommand {
 
     func validate() throws {
         if userScope && systemScope { throw ValidationError("--user and --system exclude each other") }
-        if Logger.Level(rawValue: logLevel) == nil { throw ValidationError("unknown --log-level '\(logLevel)'") }
+        if Logger.Level(rawValue: logLevel) == nil {
+            throw ValidationError("unknown --log-level '\(logLevel)': trace, debug, info, notice, warning, error or critical")
+        }
         if let socket, socket.utf8.count > 107 { throw ValidationError("--socket path is longer than 107 bytes") }
     }
 
