@@ -206,10 +206,10 @@ struct PushCommand: AsyncParsableCommand {
         if inputPushToken { aps["input-push-token"] = .int(1) }
         if let startDate {
             guard event == .start else { throw CLIFailure.usage("--start-date goes with --event start", json: json) }
-            guard let date = StartTime.parse(startDate, now: now) else {
-                throw CLIFailure.usage("--start-date: \(StartTime.usage.replacingOccurrences(of: "--at ", with: "")), not \(startDate)", json: json)
+            switch StartTime.scheduled(startDate, now: now) {
+            case .success(let date): aps["start-date"] = .double(date)
+            case .failure(let refusal): throw CLIFailure.usage(refusal.message(option: "--start-date", text: startDate), json: json)
             }
-            aps["start-date"] = .double(date)
         }
         if let priority {
             guard priority == 10 || priority == 5 else { throw CLIFailure.usage("--priority must be 10 or 5, not \(priority)", json: json) }
