@@ -46,6 +46,11 @@ struct Start: AsyncParsableCommand {
     func validate() throws {
         if alertBody != nil && alertTitle == nil { throw ValidationError("--alert-body needs --alert-title") }
         if alertTitle != nil && at == nil { throw ValidationError("--alert-title is the alert of a scheduled start: give --at too") }
+        // The daemon refuses both as InvalidChannel, whose hint (an id `channel create` printed)
+        // cannot help: the id is fine, the pairing is not (PROTOCOL.md, channels).
+        if channel != nil && pushToken {
+            throw ValidationError("--channel or --push-token: an activity listens to its app's channel or has a push token of its own, not both")
+        }
         try requireFinite(relevance, option: "--relevance")
         try requireFinite(staleAfter, option: "--stale-after")
     }
