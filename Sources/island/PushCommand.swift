@@ -232,16 +232,27 @@ struct PushCommand: AsyncParsableCommand {
         lastEvent: borrowing Mutex<MQTTConnectionEvent?>, json: Bool
     ) async throws {
         while !client.isConnected {
-            guard ContinuousClock.now < deadline else {
+            var reason = "no answer"
+            if case .disconnected(let why, _)? = lastEvent.withLock({ $0 }) { reason = why }
+            let noVersion5 = configuration.protocolVersion == .v5 && Self.refusesTheProtocolVersion(reason)
+            guard ContinuousClock.now < deadline, !noVersion5 else {
                 await client.shutdown()
-                let reason: String
-                if case .disconnected(let why, _)? = lastEvent.withLock({ $0 }) { reason = why } else { reason = "no answer" }
                 throw CLIFailure(
                     status: ExitStatus.unavailable, name: "BrokerUnavailable",
-                    message: "could not connect to \(configuration.broker): \(reason)", json: json)
+                    message: "could not connect to \(configuration.broker): \(reason)",
+                    hint: noVersion5 ? "the broker does not speak MQTT 5 (NATS's listener speaks 3.1.1 only): add --mqtt-version 3.1.1" : nil,
+                    json: json)
             }
             try await Task.sleep(for: .milliseconds(10))
         }
+    }
+
+    /// Whether a broker's refusal names the protocol version (MQTT 5's reason 0x84, "Unsupported
+    /// Protocol Version"; 3.1.1's CONNACK 1, "unacceptable protocol version"). Retrying will not
+    /// change it, so the command stops at once and says which version to ask for.
+    static func refusesTheProtocolVersion(_ reason: String) -> Bool {
+        let words = reason.lowercased()
+        return words.contains("refused") && words.contains("protocol version")
     }
 
     /// The `aps` fields `island push` and `island channel push` share, checked as both check
