@@ -510,9 +510,9 @@ def test_the_guides_mosquitto_pub_example_orders_an_update_and_an_end_in_one_sec
         feedback.close()
 
 
-def guide_block(guide, first_line):
-    """The text of the guide's code block that starts with `first_line`."""
-    start = guide.index("```\n" + first_line) + len("```\n")
+def guide_block(guide, first_line, fence="```\n"):
+    """The text of the guide's code block (opened by `fence`) that starts with `first_line`."""
+    start = guide.index(fence + first_line) + len(fence)
     return guide[start:guide.index("```", start)]
 
 
@@ -551,3 +551,26 @@ def test_the_guides_broker_configuration_and_acl_run_as_written(make_daemon):
         assert pushed.stdout.startswith(("applied", "throttled")), pushed.stdout
     finally:
         broker.remove()
+
+
+def test_the_guides_push_section_is_read_as_written(unstarted_daemon):
+    """The developer guide's `[Push]` example (step 1), as written but for the broker (a loopback
+    port nobody serves: no network) and where its files are: the daemon starts on it and uses its
+    ClientID=. Its comments once trailed the values, which systemd-style files do not allow:
+    the ClientID= was refused as holding a '#'."""
+    with open(GUIDE) as f:
+        guide = f.read()
+    section = guide_block(guide, "[Push]\nBroker=mqtts://broker.example.com:8883\n", fence="```ini\n")
+    daemon = unstarted_daemon()
+    for theirs, ours in (("mqtts://broker.example.com:8883", "mqtts://127.0.0.1:1"),
+                         ("/etc/island/push-ca.pem", os.path.join(daemon.root, "push-ca.pem")),
+                         ("/etc/island/push-password", os.path.join(daemon.root, "push-password"))):
+        assert theirs in section, theirs
+        section = section.replace(theirs, ours)
+        if ours.startswith(daemon.root):
+            with open(ours, "w") as f:
+                f.write("-----BEGIN CERTIFICATE-----\n-----END CERTIFICATE-----\n" if ours.endswith(".pem") else "secret\n")
+    with open(daemon.config, "w") as f:
+        f.write(section)
+    daemon.start()
+    wait_for(lambda: "client_id=kitchen-42 " in daemon.log(), message="the guide's ClientID= in use (%s)" % daemon.log()[-600:])
