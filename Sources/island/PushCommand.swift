@@ -152,8 +152,7 @@ struct PushCommand: AsyncParsableCommand {
             throw CLIFailure(
                 status: ExitStatus.refused, name: "TokenRevoked",
                 message: "the token was revoked (\(reason)): the device takes no pushes to it any more",
-                hint: "a dismissed activity's token is dead; the app sends a new token when it asks for one",
-                json: false)
+                hint: Self.revokedHint(reason: reason), json: false)
         default:
             let name = object["error"]?.stringValue ?? "Refused"
             let parameters = object["parameters"]?.objectValue ?? [:]
@@ -244,6 +243,15 @@ struct PushCommand: AsyncParsableCommand {
                     json: json)
             }
             try await Task.sleep(for: .milliseconds(10))
+        }
+    }
+
+    /// What to do about a revoked token, by the notice's `reason` (PROTOCOL.md, feedback): a
+    /// rotated token's activity lives on under its new token, a dismissed one's is gone.
+    static func revokedHint(reason: String) -> String {
+        switch reason {
+        case "rotated": "the token was replaced: push to its activity's new token, which the app sends its server"
+        default: "a dismissed activity's token is dead; the app sends a new token when it asks for one"
         }
     }
 
