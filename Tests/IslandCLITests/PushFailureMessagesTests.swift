@@ -1,3 +1,4 @@
+import ArgumentParser
 import Testing
 @testable import island
 
@@ -24,5 +25,22 @@ import Testing
         #expect(PushCommand.revokedHint(reason: "rotated").contains("new token"))
         #expect(!PushCommand.revokedHint(reason: "rotated").contains("dismissed"))
         #expect(PushCommand.revokedHint(reason: "dismissed").contains("dismissed"))
+    }
+
+    /// A TLS file that cannot be read is named with its option, where libmosquitto said only
+    /// "TLS files: Invalid function arguments provided"; a certificate needs its key.
+    @Test(arguments: [
+        (["--cafile", "/nonexistent/ca.pem"], "--cafile /nonexistent/ca.pem: No such file or directory"),
+        (["--cert", "/nonexistent/c.pem", "--key", "/nonexistent/k.pem"], "--cert /nonexistent/c.pem: No such file"),
+        (["--cert", "/nonexistent/c.pem"], "--cert and --key go together"),
+        (["--key", "/nonexistent/k.pem"], "--cert and --key go together"),
+    ])
+    func aTLSFileThatCannotBeReadIsNamed(_ arguments: [String], _ message: String) throws {
+        let options = try BackendBrokerOptions.parse(["--broker", "mqtts://localhost:8883"] + arguments)
+        #expect {
+            _ = try options.configuration(json: false)
+        } throws: { error in
+            (error as? CLIFailure)?.message.contains(message) == true
+        }
     }
 }
