@@ -8,6 +8,8 @@ import os
 
 import pytest
 
+from harness.processes import wait_for
+
 
 def refused(unstarted_daemon, lines):
     daemon = unstarted_daemon()
@@ -57,3 +59,15 @@ def _with_present_pem(unstarted_daemon):
         with open(os.path.join(daemon.root, "present.pem"), "w") as f:
             f.write("-----BEGIN CERTIFICATE-----\n-----END CERTIFICATE-----\n")
     return _with(unstarted_daemon, make)
+
+
+def test_tls_files_beside_a_plain_broker_are_warned_of(unstarted_daemon):
+    """TLS files with an mqtt:// broker are not used, and the connection is not encrypted: most
+    likely a mistyped mqtts://. The daemon starts (plain brokers are allowed) and says so; it
+    once said nothing and sent the credentials in clear."""
+    daemon = _with_present_pem(unstarted_daemon)()
+    with open(daemon.config, "w") as f:
+        f.write("[Push]\nBroker=mqtt://127.0.0.1:1\nCAFile=%s/present.pem\n" % daemon.root)
+    daemon.start()
+    wait_for(lambda: "not encrypted" in daemon.log(), message="the warning (%s)" % daemon.log())
+    assert "CAFile=" in daemon.log(), daemon.log()
