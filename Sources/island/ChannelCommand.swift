@@ -66,12 +66,26 @@ struct BackendBrokerOptions: ParsableArguments {
             let text = try readNamedFile(file, limit: 64 << 10, what: "the password file", json: json)
             password = text.split(separator: "\n", omittingEmptySubsequences: false).first.map(String.init) ?? ""
         }
+        // libmosquitto reads these itself and says only "Invalid function arguments provided":
+        // each is read here first, so a wrong one is named with the option and the reason.
+        let caFile = cafile ?? environment["ISLAND_PUSH_CAFILE"]
+        if (cert == nil) != (key == nil) {
+            throw CLIFailure.usage("--cert and --key go together: a client certificate needs its key", json: json)
+        }
+        for (option, file) in [("--cafile", caFile), ("--cert", cert), ("--key", key)] {
+            if let file { _ = try readNamedFile(file, limit: Self.maximumTLSFileBytes, what: "\(option)", json: json) }
+        }
         return MQTTConfiguration(
             broker: address, clientID: clientID ?? "island-push-\(UInt32.random(in: .min ... .max))",
             username: username ?? environment["ISLAND_PUSH_USERNAME"], password: password,
-            tls: .init(caFile: cafile ?? environment["ISLAND_PUSH_CAFILE"], certificateFile: cert, keyFile: key),
+            tls: .init(caFile: caFile, certificateFile: cert, keyFile: key),
             persistentSession: false, protocolVersion: version, backoff: ReconnectBackoff(first: 0.2, maximum: 1))
     }
+}
+
+extension BackendBrokerOptions {
+    /// The most of a PEM file read: a system's whole CA bundle is under 1 MiB.
+    static let maximumTLSFileBytes = 4 << 20
 }
 
 /// What every channel subcommand takes: the app, the topics' root, the broker.

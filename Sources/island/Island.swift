@@ -31,8 +31,9 @@ struct Island: AsyncParsableCommand {
               0    success
               1    the daemon refused the call; the error's name is printed with what to do
               2    usage error (bad arguments, options or JSON)
-              69   the daemon is unavailable (not running, or the wrong socket)
-              75   island push heard no feedback within --wait seconds
+              69   the daemon is unavailable (not running, or the wrong socket); for push
+                   and channel, the broker is (unreachable, or it did not acknowledge)
+              75   island push heard no feedback from the device within --wait seconds
               76   the daemon's reply is not what its interface says (islandd and island
                    of different releases)
               130  island timer was interrupted

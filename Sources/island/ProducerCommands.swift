@@ -24,7 +24,8 @@ struct Start: AsyncParsableCommand {
             With --at, the activity is scheduled: `pending` until TIME (+10m, +1h 30min, or an \
             ISO 8601 date such as 2026-12-06T18:30:00Z; without a zone, local time), listed to \
             its app but shown by no presenter, then started with its alert, which --at requires \
-            (--alert-title, --alert-body). It counts against the start budget now.
+            (--alert-title, and --alert-body if you like); a date already past is refused. It \
+            counts against the start budget now.
             """)
 
     @OptionGroup var global: GlobalOptions
@@ -45,6 +46,11 @@ struct Start: AsyncParsableCommand {
     func validate() throws {
         if alertBody != nil && alertTitle == nil { throw ValidationError("--alert-body needs --alert-title") }
         if alertTitle != nil && at == nil { throw ValidationError("--alert-title is the alert of a scheduled start: give --at too") }
+        // The daemon refuses both as InvalidChannel, whose hint (an id `channel create` printed)
+        // cannot help: the id is fine, the pairing is not (PROTOCOL.md, channels).
+        if channel != nil && pushToken {
+            throw ValidationError("--channel or --push-token: an activity listens to its app's channel or has a push token of its own, not both")
+        }
         try requireFinite(relevance, option: "--relevance")
         try requireFinite(staleAfter, option: "--stale-after")
     }
@@ -56,8 +62,10 @@ struct Start: AsyncParsableCommand {
         let state = try parseObject(state, option: "--state", json: global.json)
         var start: Double?
         if let at {
-            guard let date = StartTime.parse(at, now: now) else { throw CLIFailure.usage("\(StartTime.usage), not \(at)", json: global.json) }
-            start = date
+            switch StartTime.scheduled(at, now: now) {
+            case .success(let date): start = date
+            case .failure(let refusal): throw CLIFailure.usage(refusal.message(option: "--at", text: at), json: global.json)
+            }
         }
         let connection = global.producer()
         let content = RawActivityContent(state: state, staleDate: staleAfter.map { now + $0 }, relevanceScore: relevance)
@@ -206,10 +214,17 @@ struct List: AsyncParsableCommand {
             if content.count > 60 { content = String(content.prefix(59)) + "…" }
             rows.append([
                 activity.id, activity.type, state,
-                formatter.string(from: Date(timeIntervalSince1970: activity.createdAt)), content,
+                formatter.string(from: Date(timeIntervalSince1970: Self.started(activity))), content,
             ])
         }
         printTable(rows)
+    }
+
+    /// The STARTED column: when the activity started, or for a pending one when it will. A
+    /// scheduled activity starts at its `start`, not when it was requested (`createdAt`), and
+    /// one whose date had passed when it was requested started then.
+    static func started(_ activity: ActivitySnapshot) -> Double {
+        activity.start.map { max($0, activity.createdAt) } ?? activity.createdAt
     }
 }
 

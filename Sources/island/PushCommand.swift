@@ -154,8 +154,7 @@ struct PushCommand: AsyncParsableCommand {
             throw CLIFailure(
                 status: ExitStatus.refused, name: "TokenRevoked",
                 message: "the token was revoked (\(reason)): the device takes no pushes to it any more",
-                hint: "a dismissed activity's token is dead; the app sends a new token when it asks for one",
-                json: false)
+                hint: Self.revokedHint(reason: reason), json: false)
         default:
             let name = object["error"]?.stringValue ?? "Refused"
             let parameters = object["parameters"]?.objectValue ?? [:]
@@ -208,10 +207,10 @@ struct PushCommand: AsyncParsableCommand {
         if inputPushToken { aps["input-push-token"] = .int(1) }
         if let startDate {
             guard event == .start else { throw CLIFailure.usage("--start-date goes with --event start", json: json) }
-            guard let date = StartTime.parse(startDate, now: now) else {
-                throw CLIFailure.usage("--start-date: \(StartTime.usage.replacingOccurrences(of: "--at ", with: "")), not \(startDate)", json: json)
+            switch StartTime.scheduled(startDate, now: now) {
+            case .success(let date): aps["start-date"] = .double(date)
+            case .failure(let refusal): throw CLIFailure.usage(refusal.message(option: "--start-date", text: startDate), json: json)
             }
-            aps["start-date"] = .double(date)
         }
         if let priority {
             guard priority == 10 || priority == 5 else { throw CLIFailure.usage("--priority must be 10 or 5, not \(priority)", json: json) }
@@ -234,16 +233,36 @@ struct PushCommand: AsyncParsableCommand {
         lastEvent: borrowing Mutex<MQTTConnectionEvent?>, json: Bool
     ) async throws {
         while !client.isConnected {
-            guard ContinuousClock.now < deadline else {
+            var reason = "no answer"
+            if case .disconnected(let why, _)? = lastEvent.withLock({ $0 }) { reason = why }
+            let noVersion5 = configuration.protocolVersion == .v5 && Self.refusesTheProtocolVersion(reason)
+            guard ContinuousClock.now < deadline, !noVersion5 else {
                 await client.shutdown()
-                let reason: String
-                if case .disconnected(let why, _)? = lastEvent.withLock({ $0 }) { reason = why } else { reason = "no answer" }
                 throw CLIFailure(
                     status: ExitStatus.unavailable, name: "BrokerUnavailable",
-                    message: "could not connect to \(configuration.broker): \(reason)", json: json)
+                    message: "could not connect to \(configuration.broker): \(reason)",
+                    hint: noVersion5 ? "the broker does not speak MQTT 5 (NATS's listener speaks 3.1.1 only): add --mqtt-version 3.1.1" : nil,
+                    json: json)
             }
             try await Task.sleep(for: .milliseconds(10))
         }
+    }
+
+    /// What to do about a revoked token, by the notice's `reason` (PROTOCOL.md, feedback): a
+    /// rotated token's activity lives on under its new token, a dismissed one's is gone.
+    static func revokedHint(reason: String) -> String {
+        switch reason {
+        case "rotated": "the token was replaced: push to its activity's new token, which the app sends its server"
+        default: "a dismissed activity's token is dead; the app sends a new token when it asks for one"
+        }
+    }
+
+    /// Whether a broker's refusal names the protocol version (MQTT 5's reason 0x84, "Unsupported
+    /// Protocol Version"; 3.1.1's CONNACK 1, "unacceptable protocol version"). Retrying will not
+    /// change it, so the command stops at once and says which version to ask for.
+    static func refusesTheProtocolVersion(_ reason: String) -> Bool {
+        let words = reason.lowercased()
+        return words.contains("refused") && words.contains("protocol version")
     }
 
     /// The `aps` fields `island push` and `island channel push` share, checked as both check

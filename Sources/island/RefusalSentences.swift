@@ -144,7 +144,7 @@ enum RefusalSentences {
             typealias Parameters = IslandErrorNames.StartAlertRequired
             return .init(
                 message: "a start at a later date needs an alert: a scheduled activity appears when nobody is looking",
-                hint: "give --alert-title and --alert-body (or start it now, without --at)")
+                hint: "give --alert-title (and --alert-body if you like), or start it now, without --at")
         case IslandErrorNames.InvalidLayout.error:
             typealias Parameters = IslandErrorNames.InvalidLayout
             return .init(

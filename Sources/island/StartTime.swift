@@ -51,6 +51,36 @@ enum StartTime {
         return date.timeIntervalSince1970 + fraction
     }
 
+    /// `parse` for a start that is scheduled (`island start --at`, `island push --start-date`):
+    /// the seconds since the epoch, or why not. A date already past is refused: the daemon
+    /// starts such an activity at once (PROTOCOL.md, `start`), which for a date typed by hand —
+    /// yesterday's, or a local time meant for tomorrow — is the mistake passing for a schedule.
+    /// `+0` is now, not past.
+    static func scheduled(_ text: String, now: Double, timeZone: TimeZone = .current) -> Result<Double, Refusal> {
+        guard let date = parse(text, now: now, timeZone: timeZone) else { return .failure(.malformed) }
+        guard date >= now else { return .failure(.past(now: now)) }
+        return .success(date)
+    }
+
+    /// Why `scheduled` refused a time.
+    enum Refusal: Error, Equatable {
+        /// Neither a `+` time span nor an ISO 8601 date and time.
+        case malformed
+        /// Before `now`.
+        case past(now: Double)
+
+        /// The message after the option's name and the time given (`--at TIME`).
+        func message(option: String, text: String) -> String {
+            switch self {
+            case .malformed:
+                "\(StartTime.usage.replacingOccurrences(of: "--at", with: option)), not \(text)"
+            case .past(let now):
+                "\(option) \(text) is in the past (it is \(Date(timeIntervalSince1970: now).formatted(.iso8601)) now): "
+                    + "give a later time, or start without \(option) to start now"
+            }
+        }
+    }
+
     static let usage =
         "--at must be a time span from now such as +90, +10m or +1h 30min, or an ISO 8601 date and time such as 2026-12-06T18:30:00Z or 2026-12-06T18:30 (local time)"
 }

@@ -1,3 +1,4 @@
+import Foundation
 import IslandBridge
 import IslandCore
 import Testing
@@ -108,5 +109,21 @@ struct IdentityAndConfigurationTests {
         #expect(throws: ConfigurationError.self) { try BridgeConfiguration.parse("[Mpris]\n", path: "p") }
         #expect(throws: ConfigurationError.self) { try BridgeConfiguration.parse("Enabled=yes\n", path: "p") }
         #expect(throws: ConfigurationError.self) { try BridgeConfiguration.parse("[Jobs]\nEnabled=maybe\n", path: "p") }
+    }
+
+    /// The user guide's bridge.conf example, as written: its comments once trailed the values,
+    /// which the file's syntax (systemd's) reads as part of them, and `MaxActivities=5      # …`
+    /// was refused.
+    @Test("bridge.conf: the user guide's example is read as written")
+    func theGuidesExample() throws {
+        let guide = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+            .appendingPathComponent("../../docs/user-guide.md").standardizedFileURL
+        let text = try String(contentsOf: guide, encoding: .utf8)
+        let fence = try #require(text.range(of: "```ini\n[Bridge]\n"))
+        let start = text.index(fence.lowerBound, offsetBy: "```ini\n".count)
+        let end = try #require(text.range(of: "```", range: start..<text.endIndex))
+        let configuration = try BridgeConfiguration.parse(String(text[start..<end.lowerBound]), path: "user-guide.md")
+        #expect(configuration.maxActivities == 5 && configuration.keepEnded == 60 && configuration.staleAfterPause == 600)
+        #expect(configuration.jobsEnabled == nil && configuration.maxJobs == 32 && configuration.maxJobsPerSender == 8)
     }
 }

@@ -91,4 +91,11 @@ import Testing
         #expect(failure.message.hasPrefix("org.island.Future {") && failure.message.contains("\"n\""))
         #expect(failure.hint == nil)
     }
+
+    /// `island start --at` needs an alert title; the body is optional (`--at +1h --alert-title
+    /// Doors` is taken), and the hint once asked for both.
+    @Test func aScheduledStartsAlertHintAsksForATitleOnly() throws {
+        let hint = try #require(RefusalSentences.sentence(name: "org.island.StartAlertRequired", parameters: [:], app: "org.example.App")?.hint)
+        #expect(hint.contains("--alert-title") && !hint.contains("--alert-title and --alert-body"))
+    }
 }

@@ -239,6 +239,7 @@ extension MQTTConfiguration {
             }
             password = text.split(separator: "\n", omittingEmptySubsequences: false).first.map(String.init) ?? ""
         }
+        try Self.checkTLSFiles(settings)
         self.init(
             broker: brokers[0], otherBrokers: Array(brokers.dropFirst()), clientID: device, username: settings.username, password: password,
             tls: TLS(caFile: settings.caFile, certificateFile: settings.certificateFile, keyFile: settings.keyFile),
@@ -256,6 +257,29 @@ extension MQTTConfiguration {
 
     /// The most of `[Push] PasswordFile=` read: a password is one line, far shorter.
     static let maximumPasswordFileSize = 64 << 10
+
+    /// `CAFile=`, `CertificateFile=` and `KeyFile=` are read by libmosquitto in the link
+    /// process, at each connection attempt, and a missing one there is only "Invalid function
+    /// arguments provided", retried for ever: a configuration that names them wrong stops the
+    /// start, naming the key and why, as `PasswordFile=` does. Each is read as that file is
+    /// (`readRegularFile`: a FIFO would stall the link, a huge file its memory), and a client
+    /// certificate and its key come together, as TLS sends them.
+    static func checkTLSFiles(_ settings: PushSettings) throws(IslandDaemon.StartError) {
+        if (settings.certificateFile == nil) != (settings.keyFile == nil) {
+            throw .configuration("[Push] CertificateFile= and KeyFile= go together: a client certificate needs its key")
+        }
+        for (key, file) in [("CAFile", settings.caFile), ("CertificateFile", settings.certificateFile), ("KeyFile", settings.keyFile)] {
+            guard let file else { continue }
+            do {
+                _ = try readRegularFile(file, limit: maximumTLSFileSize, followingLinks: true)
+            } catch {
+                throw .configuration("[Push] \(key)=\(file) cannot be read: \(error)")
+            }
+        }
+    }
+
+    /// The most of a `[Push]` PEM file read: a system's whole CA bundle is under 1 MiB.
+    static let maximumTLSFileSize = 4 << 20
 
     /// `ClientID=` when set; otherwise the machine's id (`/etc/machine-id`), with the uid in
     /// the user scope, where every user of the machine runs a daemon of their own.

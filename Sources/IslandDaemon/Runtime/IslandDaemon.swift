@@ -134,9 +134,16 @@ package final class IslandDaemon: Sendable {
         var pushService: PushService?
         if configuration.push.isEnabled {
             let device = configuration.push.clientID ?? MQTTConfiguration.defaultDevice(scope: options.scope)
+            let mqtt = try MQTTConfiguration(configuration.push, device: device)
+            // TLS files beside a plain broker are most likely a mistyped mqtts://: the
+            // credentials would cross the network in clear, and nothing else would say so.
+            if !mqtt.broker.secure, configuration.push.caFile ?? configuration.push.certificateFile ?? configuration.push.keyFile != nil {
+                logger.warning(
+                    "[Push] Broker= is mqtt://, not encrypted: CAFile=, CertificateFile= and KeyFile= apply to mqtts:// only and are not used",
+                    metadata: ["broker": "\(configuration.push.broker ?? "")"])
+            }
             let service = try PushService(
-                configuration: MQTTConfiguration(configuration.push, device: device),
-                linkHeadroom: configuration.push.linkHeadroom, gateway: push, logger: logger)
+                configuration: mqtt, linkHeadroom: configuration.push.linkHeadroom, gateway: push, logger: logger)
             await push.enable(
                 root: configuration.push.topicRoot, device: device, broker: service.link, stored: stored.pushTokens, held: stored.settings)
             pushService = service

@@ -7,6 +7,7 @@ so "not before" is checked as an order (the item reaches a presenter no earlier 
 by the test's own clock read after receiving it; and nothing about it comes before a marker
 caused while it was still pending)."""
 
+import json
 import time
 
 from harness.paths import LIVENESS
@@ -159,6 +160,16 @@ def test_island_start_at_schedules_and_says_clearly_what_it_takes(daemon):
     # An ISO 8601 date with its zone is that instant.
     iso = ok(island(daemon, "start", "Concert", *app, "--at", "2099-01-15T08:00:00Z", "--alert-title", "Later", "--json")).stdout
     assert '"start":4072147200.0' in iso.replace(" ", "")
+    # The table says when a pending activity starts, not when it was asked for (2099's date,
+    # in the local time zone, whichever side of midnight that puts it).
+    later = json.loads(iso)["id"]
+    [row] = [line for line in ok(island(daemon, "list", *app)).stdout.splitlines() if line.startswith(later)]
+    assert "pending" in row and " 2099-01-1" in row, row
+    # A date already past is refused rather than started at once as if it were scheduled.
+    listed_before = len(activities(daemon, *app))
+    past = island(daemon, "start", "Concert", *app, "--at", "2020-01-15T08:00:00Z", "--alert-title", "x")
+    assert past.returncode == 2 and "in the past" in past.stderr and "without --at" in past.stderr, past.stderr
+    assert len(activities(daemon, *app)) == listed_before
     # Anything else is refused, saying what would do.
     bad = island(daemon, "start", "Concert", *app, "--at", "tomorrow", "--alert-title", "x")
     assert bad.returncode == 2 and "+10m" in bad.stderr and "ISO 8601" in bad.stderr, bad.stderr

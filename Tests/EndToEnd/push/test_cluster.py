@@ -171,3 +171,12 @@ def test_node_2_killed_and_started_again_keeps_the_retained_state(cluster, devic
     served(cluster, channel, {"score": "3-2"}, 1)
     _, presenter = listen(device(1, only=True), channel, {"score": "3-2"})
     presenter.close()
+
+
+def test_a_backend_asking_a_nats_node_for_mqtt_5_is_told_to_ask_for_3_1_1(cluster):
+    """NATS's MQTT listener refuses MQTT 5, `island`'s default, at every attempt: the command
+    says which version to ask for (it said only "Unsupported Protocol Version", after 10 s)."""
+    result = subprocess.run([ISLAND, "channel", "list", "--app", APP, "--broker", cluster.url(0)],
+                            capture_output=True, text=True, timeout=2 * LIVENESS)
+    assert result.returncode == 69 and "BrokerUnavailable" in result.stderr, (result.returncode, result.stderr)
+    assert "--mqtt-version 3.1.1" in result.stderr, result.stderr

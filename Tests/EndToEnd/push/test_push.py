@@ -508,3 +508,69 @@ def test_the_guides_mosquitto_pub_example_orders_an_update_and_an_end_in_one_sec
         assert answers[0]["timestamp"] < answers[1]["timestamp"]
     finally:
         feedback.close()
+
+
+def guide_block(guide, first_line, fence="```\n"):
+    """The text of the guide's code block (opened by `fence`) that starts with `first_line`."""
+    start = guide.index(fence + first_line) + len(fence)
+    return guide[start:guide.index("```", start)]
+
+
+def test_the_guides_broker_configuration_and_acl_run_as_written(make_daemon):
+    """The developer guide's mosquitto configuration and ACL ("Confine everyone at the broker"),
+    as written but for where its files are and the listener's port: mosquitto starts with them
+    (it once refused the configuration, whose comments continued on indented lines: mosquitto
+    reads `#` as a comment only at the start of a line), a device connects with its password
+    over TLS, and the app's backend pushes to a token and reads the device's answer."""
+    from harness.paths import ISLAND
+    with open(GUIDE) as f:
+        guide = f.read()
+    broker = brokers.Broker(devices=["kitchen-42"], backends=["backend-coffee"])
+    try:
+        conf = guide_block(guide, "per_listener_settings true\n")
+        for theirs, ours in (("/etc/mosquitto/ca.pem", broker.ca), ("/etc/mosquitto/server.pem", broker.path("server.crt")),
+                             ("/etc/mosquitto/server.key", broker.path("server.key")),
+                             ("/etc/mosquitto/passwd", broker.path("passwd")), ("/etc/mosquitto/island.acl", broker.path("acl")),
+                             ("\nlistener 8883\n", "\nlistener %d %s\n" % (broker.tls_port, broker.host))):
+            assert theirs in conf, theirs
+            conf = conf.replace(theirs, ours)
+        user = "root" if os.getuid() == 0 else os.environ.get("USER", "nobody")
+        with open(broker.path("mosquitto.conf"), "w") as f:
+            f.write("user %s\npersistence_location %s/\nlog_dest file %s\n%s"
+                    % (user, broker.path("data"), broker.path("mosquitto.log"), conf))
+        broker.set_acl(guide_block(guide, "# /etc/mosquitto/island.acl"))
+        broker.start()
+        daemon = broker.device(make_daemon, "kitchen-42")
+        token = request(daemon, {"stage": "ordered"})["pushToken"]
+        pushed = subprocess.run([ISLAND, "push", token, "--broker", broker.url, "--cafile", broker.ca,
+                                 "--username", "backend-coffee", "--password-file", broker.password_file("backend-coffee"),
+                                 "--state", '{"stage": "on the way"}', "--wait", str(LIVENESS)],
+                                capture_output=True, text=True, timeout=2 * LIVENESS)
+        # The device's answer: applied, or throttled by the update rate so soon after the start.
+        assert pushed.returncode == 0, (pushed.stdout, pushed.stderr, broker.log())
+        assert pushed.stdout.startswith(("applied", "throttled")), pushed.stdout
+    finally:
+        broker.remove()
+
+
+def test_the_guides_push_section_is_read_as_written(unstarted_daemon):
+    """The developer guide's `[Push]` example (step 1), as written but for the broker (a loopback
+    port nobody serves: no network) and where its files are: the daemon starts on it and uses its
+    ClientID=. Its comments once trailed the values, which systemd-style files do not allow:
+    the ClientID= was refused as holding a '#'."""
+    with open(GUIDE) as f:
+        guide = f.read()
+    section = guide_block(guide, "[Push]\nBroker=mqtts://broker.example.com:8883\n", fence="```ini\n")
+    daemon = unstarted_daemon()
+    for theirs, ours in (("mqtts://broker.example.com:8883", "mqtts://127.0.0.1:1"),
+                         ("/etc/island/push-ca.pem", os.path.join(daemon.root, "push-ca.pem")),
+                         ("/etc/island/push-password", os.path.join(daemon.root, "push-password"))):
+        assert theirs in section, theirs
+        section = section.replace(theirs, ours)
+        if ours.startswith(daemon.root):
+            with open(ours, "w") as f:
+                f.write("-----BEGIN CERTIFICATE-----\n-----END CERTIFICATE-----\n" if ours.endswith(".pem") else "secret\n")
+    with open(daemon.config, "w") as f:
+        f.write(section)
+    daemon.start()
+    wait_for(lambda: "client_id=kitchen-42 " in daemon.log(), message="the guide's ClientID= in use (%s)" % daemon.log()[-600:])
