@@ -106,7 +106,8 @@ struct CLIFailure: Error {
     /// A refusal of a command acting for `app` (`--app`), said as `RefusalSentences` says it.
     init(_ error: ActivityAuthorizationError, json: Bool, app: String = RefusalSentences.defaultApp) {
         if case .daemonUnavailable = error {
-            self.init(status: ExitStatus.unavailable, name: error.name, message: error.description, hint: error.recoverySuggestion, json: json)
+            // IslandKit's suggestion names the packaged unit; the CLI looks whether it is there.
+            self.init(status: ExitStatus.unavailable, name: error.name, message: error.description, hint: DaemonStartHint.current(), json: json)
             parameters = error.parameters
         } else {
             self.init(refusal: error.name, parameters: error.parameters, json: json, app: app)
