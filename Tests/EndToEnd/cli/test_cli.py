@@ -49,6 +49,17 @@ def test_usage_errors_exit_2():
     assert result.returncode == 2 and "JSON object" in result.stderr
 
 
+@pytest.mark.parametrize("command", [("admin", "status"), ("admin", "enable", "org.example.App"), ("admin", "focus", "on")])
+def test_admin_commands_refuse_app_saying_why(command):
+    """An admin call acts for the user, not for an app: `--app` did nothing there, silently.
+    It is refused as a usage error that says so, before any daemon is asked, and --help does
+    not offer it."""
+    result = island(None, *command, "--app", "org.example.Other")
+    assert result.returncode == 2, (result.returncode, result.stderr)
+    assert "act for the user, not for an app" in result.stderr, result.stderr
+    assert "--app" not in ok(island(None, *command[:2], "--help")).stdout
+
+
 NOT_FINITE = ["nan", "inf", "-inf", "1e400"]
 
 
