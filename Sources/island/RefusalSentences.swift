@@ -70,7 +70,8 @@ enum RefusalSentences {
             // The entry is there when the reason names the key it lacks: X-Island-LiveActivities
             // to show activities at all, X-Island-FrequentUpdates for `admin frequent-updates`,
             // X-Island-SourceApps to speak for other apps. The sentence and the hint name that key.
-            let key = reason.contains("does not declare")
+            let key =
+                reason.contains("does not declare")
                 ? reason.range(of: #"X-Island-[A-Za-z]+"#, options: .regularExpression).map { String(reason[$0]) } : nil
             let what =
                 switch key {

@@ -59,7 +59,10 @@ import Testing
     @Test(arguments: [
         ("its desktop entry /a/org.example.App.desktop does not declare X-Island-LiveActivities=true", "show Live Activities", "X-Island-LiveActivities=true"),
         ("its desktop entry does not declare X-Island-FrequentUpdates=true", "use frequent updates", "X-Island-FrequentUpdates=true"),
-        ("org.example.App speaks only for itself: its desktop entry does not declare X-Island-SourceApps=true", "speak for other apps", "X-Island-SourceApps=true"),
+        (
+            "org.example.App speaks only for itself: its desktop entry does not declare X-Island-SourceApps=true", "speak for other apps",
+            "X-Island-SourceApps=true"
+        ),
     ])
     func unentitledNamesTheKeyTheEntryLacks(_ reason: String, _ what: String, _ key: String) throws {
         let sentence = try #require(
