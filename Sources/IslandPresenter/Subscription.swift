@@ -62,8 +62,11 @@ package struct SubscriptionLoop: Sendable {
     package static func describe(_ error: any Error) -> String {
         switch error {
         case let error as VarlinkError where error.name == ConnectionNames.ShuttingDown.error: "the daemon is shutting down"
-        case let error as VarlinkError where error.parameters["reason"]?.stringValue != nil:
-            "\(error.name.split(separator: ".").last.map(String.init) ?? error.name): \(error.parameters["reason"]?.stringValue ?? "")"
+        // PermissionDenied's member, the refusal a presenter gets; every org.island error that
+        // gives a reason (Unentitled, PushUnavailable, …) names it the same.
+        case let error as VarlinkError where error.parameters[IslandErrorNames.PermissionDenied.reason]?.stringValue != nil:
+            "\(error.name.split(separator: ".").last.map(String.init) ?? error.name): "
+                + (error.parameters[IslandErrorNames.PermissionDenied.reason]?.stringValue ?? "")
         case let error as VarlinkError: error.description
         case VarlinkClientError.connectionClosed: "the connection closed"
         default: String(describing: error)
