@@ -92,4 +92,11 @@ fi
 # activity, still listed until dismissed, no longer reads as on its way.
 island end --app org.island.example.Coffee "$coffee" --state '{"stage":"delivered","stageTitle":"Delivered"}'
 island end --app org.island.example.FoodDelivery "$food" --state '{"step":4,"courier":"Sam","delivered":true}' --dismiss 60
-echo "the flight, the fast and the Pomodoro keep running; end them with 'island end ID' or let them expire" >&2
+# An activity answers only the app that started it: the commands that end these name it, as
+# `island end ID` alone (acting for org.island.cli) is refused with NoSuchActivity.
+{
+  echo "the flight, the fast and the Pomodoro keep running; let them expire, or end them:"
+  echo "  island end --app org.island.example.Flights $flight${socket_args[*]:+ ${socket_args[*]}}"
+  echo "  island end --app org.island.example.Fasting $fast${socket_args[*]:+ ${socket_args[*]}}"
+  echo "  island end --app org.island.example.Pomodoro $focus${socket_args[*]:+ ${socket_args[*]}}"
+} >&2

@@ -56,9 +56,17 @@ package struct SubscriptionLoop: Sendable {
         }
     }
 
-    static func describe(_ error: any Error) -> String {
+    /// `error` in words for a person (the TUI's status line, `click`'s stderr). A refusal that
+    /// gives its reason is said as its short name and that reason: the JSON around it is for
+    /// programs ("PermissionDenied: the session is locked: …", not `{"role":…}`).
+    package static func describe(_ error: any Error) -> String {
         switch error {
         case let error as VarlinkError where error.name == ConnectionNames.ShuttingDown.error: "the daemon is shutting down"
+        // PermissionDenied's member, the refusal a presenter gets; every org.island error that
+        // gives a reason (Unentitled, PushUnavailable, …) names it the same.
+        case let error as VarlinkError where error.parameters[IslandErrorNames.PermissionDenied.reason]?.stringValue != nil:
+            "\(error.name.split(separator: ".").last.map(String.init) ?? error.name): "
+                + (error.parameters[IslandErrorNames.PermissionDenied.reason]?.stringValue ?? "")
         case let error as VarlinkError: error.description
         case VarlinkClientError.connectionClosed: "the connection closed"
         default: String(describing: error)

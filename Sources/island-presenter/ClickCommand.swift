@@ -100,7 +100,7 @@ struct Click: AsyncParsableCommand {
             }
             return true
         } catch {
-            writeAll("island-presenter: \(interaction) failed: \(TerminalText.display(String(describing: error)))\n", to: 2)
+            writeAll("island-presenter: \(interaction) failed: \(TerminalText.display(SubscriptionLoop.describe(error)))\n", to: 2)
             return false
         }
     }

@@ -13,16 +13,17 @@ import VarlinkNIO
 
 /// The options every subcommand that talks to the daemon takes.
 struct GlobalOptions: ParsableArguments {
-    @Option(
-        help: ArgumentHelp(
-            "The daemon's socket.", discussion: "Default: $ISLAND_SOCKET, else $XDG_RUNTIME_DIR/island/islandd.sock.",
-            valueName: "path"))
+    static let socketHelp = ArgumentHelp(
+        "The daemon's socket.", discussion: "Default: $ISLAND_SOCKET, else $XDG_RUNTIME_DIR/island/islandd.sock.", valueName: "path")
+    static let jsonHelp = ArgumentHelp("Machine-readable output: JSON (one object per line for streams).")
+
+    @Option(help: socketHelp)
     var socket: String?
 
     @Option(help: ArgumentHelp("The app to act for (its .desktop file's name).", valueName: "id"))
-    var app: String = "org.island.cli"
+    var app: String = RefusalSentences.defaultApp
 
-    @Flag(help: "Machine-readable output: JSON (one object per line for streams).")
+    @Flag(help: jsonHelp)
     var json = false
 
     var socketPath: String { socket ?? IslandKit.defaultSocketPath() }
@@ -94,6 +95,37 @@ struct GlobalOptions: ParsableArguments {
     }
 }
 
+/// The options of `island admin`'s commands: `GlobalOptions` without `--app`, which an admin
+/// call would ignore (it acts for the user, not for an app: org.island.Admin takes none), so a
+/// reader of `--help` is never offered an option that does nothing.
+struct AdminOptions: ParsableArguments {
+    @Option(help: GlobalOptions.socketHelp)
+    var socket: String?
+
+    @Flag(help: GlobalOptions.jsonHelp)
+    var json = false
+
+    /// Parsed only to be refused with the reason: a script that passes `--app` to an admin
+    /// command expects it to mean something, and an unknown-option error would not say why.
+    @Option(help: .hidden)
+    var app: String?
+
+    func validate() throws {
+        if app != nil {
+            throw ValidationError("admin commands act for the user, not for an app: --app means nothing here; leave it out")
+        }
+    }
+
+    /// These options as the connection helpers take them, acting for the CLI's own app.
+    var global: GlobalOptions {
+        var options = GlobalOptions()
+        options.socket = socket
+        options.app = RefusalSentences.defaultApp
+        options.json = json
+        return options
+    }
+}
+
 /// A failure that ends the command with a message and an exit status.
 struct CLIFailure: Error {
     var status: Int32
@@ -106,7 +138,8 @@ struct CLIFailure: Error {
     /// A refusal of a command acting for `app` (`--app`), said as `RefusalSentences` says it.
     init(_ error: ActivityAuthorizationError, json: Bool, app: String = RefusalSentences.defaultApp) {
         if case .daemonUnavailable = error {
-            self.init(status: ExitStatus.unavailable, name: error.name, message: error.description, hint: error.recoverySuggestion, json: json)
+            // IslandKit's suggestion names the packaged unit; the CLI looks whether it is there.
+            self.init(status: ExitStatus.unavailable, name: error.name, message: error.description, hint: DaemonStartHint.current(), json: json)
             parameters = error.parameters
         } else {
             self.init(refusal: error.name, parameters: error.parameters, json: json, app: app)

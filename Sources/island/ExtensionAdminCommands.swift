@@ -100,7 +100,8 @@ struct Admin: AsyncParsableCommand {
 
     struct Enable: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Turn Live Activities on for an app, or for all apps.")
-        @OptionGroup var global: GlobalOptions
+        @OptionGroup var options: AdminOptions
+        var global: GlobalOptions { options.global }
         @Argument(help: "The app; all apps when omitted.") var target: String?
 
         func run() async throws { try await Admin.setEnabled(true, app: target, global) }
@@ -108,7 +109,8 @@ struct Admin: AsyncParsableCommand {
 
     struct Disable: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Turn Live Activities off for an app, or for all apps; ends their activities.")
-        @OptionGroup var global: GlobalOptions
+        @OptionGroup var options: AdminOptions
+        var global: GlobalOptions { options.global }
         @Argument(help: "The app; all apps when omitted.") var target: String?
 
         func run() async throws { try await Admin.setEnabled(false, app: target, global) }
@@ -117,7 +119,8 @@ struct Admin: AsyncParsableCommand {
     struct FrequentUpdates: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "frequent-updates", abstract: "Turn frequent updates on or off for an app whose manifest allows them.")
-        @OptionGroup var global: GlobalOptions
+        @OptionGroup var options: AdminOptions
+        var global: GlobalOptions { options.global }
         @Argument(help: "The app.") var target: String
         @Argument(help: "on or off.") var setting: String
 
@@ -144,7 +147,8 @@ struct Admin: AsyncParsableCommand {
                 is spent. It is kept across restarts of the daemon; presenters and the apps' watch \
                 streams are told when it changes.
                 """)
-        @OptionGroup var global: GlobalOptions
+        @OptionGroup var options: AdminOptions
+        var global: GlobalOptions { options.global }
         @Argument(help: "on, off or status.") var setting: Admin.Switch
 
         func run() async throws {
@@ -174,7 +178,8 @@ struct Admin: AsyncParsableCommand {
                 last one to say wins. It is not kept across restarts of the daemon. HideWhileSharing=no \
                 in islandd.conf keeps content shown while shared; nothing a producer sends can.
                 """)
-        @OptionGroup var global: GlobalOptions
+        @OptionGroup var options: AdminOptions
+        var global: GlobalOptions { options.global }
         @Argument(help: "on, off or status.") var setting: Admin.Switch
 
         func run() async throws {
@@ -209,7 +214,8 @@ struct Admin: AsyncParsableCommand {
                 screensaver; `on` and `off` here say it by hand (source manual), and the last one to say \
                 wins. It is not kept across restarts of the daemon.
                 """)
-        @OptionGroup var global: GlobalOptions
+        @OptionGroup var options: AdminOptions
+        var global: GlobalOptions { options.global }
         @Argument(help: "on, off or status.") var setting: Admin.Switch
 
         func run() async throws {
@@ -272,7 +278,8 @@ struct Admin: AsyncParsableCommand {
 
     struct Apps: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "List the apps that may show Live Activities, with their settings.")
-        @OptionGroup var global: GlobalOptions
+        @OptionGroup var options: AdminOptions
+        var global: GlobalOptions { options.global }
 
         func run() async throws {
             let reply = try await Admin.call(global, AdminNames.ListApps.method)
@@ -294,7 +301,8 @@ struct Admin: AsyncParsableCommand {
 
     struct Status: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Show the daemon's version, counts and limits.")
-        @OptionGroup var global: GlobalOptions
+        @OptionGroup var options: AdminOptions
+        var global: GlobalOptions { options.global }
 
         func run() async throws {
             let reply = try await Admin.call(global, AdminNames.Status.method)
@@ -316,7 +324,8 @@ struct Admin: AsyncParsableCommand {
 
     struct Reload: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Re-read the configuration, manifests and installed layouts (like SIGHUP).")
-        @OptionGroup var global: GlobalOptions
+        @OptionGroup var options: AdminOptions
+        var global: GlobalOptions { options.global }
 
         /// The reload applies whatever it could read; an installed layout it skipped is a
         /// warning on stderr, naming the file and why, and the exit status stays 0: one

@@ -67,12 +67,22 @@ enum RefusalSentences {
             typealias Parameters = IslandErrorNames.Unentitled
             let app = s(Parameters.app).isEmpty ? "this app" : s(Parameters.app)
             let reason = s(Parameters.reason)
-            let hint =
+            // The entry is there when the reason names the key it lacks: X-Island-LiveActivities
+            // to show activities at all, X-Island-FrequentUpdates for `admin frequent-updates`,
+            // X-Island-SourceApps to speak for other apps. The sentence and the hint name that key.
+            let key =
                 reason.contains("does not declare")
-                // The entry is there (the reason names it): it lacks the key, not a place.
-                ? "add X-Island-LiveActivities=true to the [Desktop Entry] group of \(app)'s desktop entry"
-                : "install a desktop entry \(s(Parameters.app).isEmpty ? "<app>" : s(Parameters.app)).desktop in an XDG applications directory with X-Island-LiveActivities=true"
-            return .init(message: "\(app) may not show Live Activities: \(reason)", hint: hint)
+                ? reason.range(of: #"X-Island-[A-Za-z]+"#, options: .regularExpression).map { String(reason[$0]) } : nil
+            let what =
+                switch key {
+                case "X-Island-FrequentUpdates": "use frequent updates"
+                case "X-Island-SourceApps": "speak for other apps"
+                default: "show Live Activities"
+                }
+            let hint =
+                key.map { "add \($0)=true to the [Desktop Entry] group of \(app)'s desktop entry" }
+                ?? "install a desktop entry \(s(Parameters.app).isEmpty ? "<app>" : s(Parameters.app)).desktop in an XDG applications directory with X-Island-LiveActivities=true"
+            return .init(message: "\(app) may not \(what): \(reason)", hint: hint)
         case IslandErrorNames.GlobalMaximumExceeded.error:
             typealias Parameters = IslandErrorNames.GlobalMaximumExceeded
             return .init(

@@ -54,6 +54,32 @@ import Testing
         #expect(!hint.contains("daemon's log") || name == "org.island.PersistenceFailure", "the log records no refusal: \(hint)")
     }
 
+    /// An entry that lacks a key is told to add that key: `admin frequent-updates` for an app
+    /// whose entry does not allow them was told to add X-Island-LiveActivities, which it had.
+    @Test(arguments: [
+        ("its desktop entry /a/org.example.App.desktop does not declare X-Island-LiveActivities=true", "show Live Activities", "X-Island-LiveActivities=true"),
+        ("its desktop entry does not declare X-Island-FrequentUpdates=true", "use frequent updates", "X-Island-FrequentUpdates=true"),
+        (
+            "org.example.App speaks only for itself: its desktop entry does not declare X-Island-SourceApps=true", "speak for other apps",
+            "X-Island-SourceApps=true"
+        ),
+    ])
+    func unentitledNamesTheKeyTheEntryLacks(_ reason: String, _ what: String, _ key: String) throws {
+        let sentence = try #require(
+            RefusalSentences.sentence(name: "org.island.Unentitled", parameters: ["app": "org.example.App", "reason": .string(reason)], app: "org.example.App"))
+        #expect(sentence.message == "org.example.App may not \(what): \(reason)")
+        #expect(sentence.hint == "add \(key) to the [Desktop Entry] group of org.example.App's desktop entry")
+    }
+
+    @Test func unentitledWithoutAnEntryIsToldToInstallOne() throws {
+        let sentence = try #require(
+            RefusalSentences.sentence(
+                name: "org.island.Unentitled", parameters: ["app": "org.example.App", "reason": "no desktop entry org.example.App.desktop"],
+                app: "org.example.App"))
+        #expect(sentence.message.hasPrefix("org.example.App may not show Live Activities"))
+        #expect(sentence.hint?.hasPrefix("install a desktop entry org.example.App.desktop") == true)
+    }
+
     /// The four of issue's report, each as the daemon sends it.
     @Test func theRefusalsThatPrintedRawJSONNowSaySomething() {
         let cases: [(String, JSONObject, String)] = [

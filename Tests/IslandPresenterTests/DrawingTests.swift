@@ -40,6 +40,13 @@ final class SVGDocument: NSObject, XMLParserDelegate {
     var styles: [String] = []
     /// The fill of each glyph drawn: the style of the nearest group around it that has one.
     var glyphFills: [String] = []
+    /// Where each picture is drawn (a `use` of an `image`, outside any mask): the origin of
+    /// its transform, in the document's coordinates.
+    var placedImages: [(x: Double, y: Double)] = []
+    /// Pictures used only inside a `mask`: cairo 1.16 writes them there without their matrix,
+    /// at the page's origin, so they show nowhere.
+    var maskedImages = 0
+    private var masks = 0
     private var open: [String?] = []
     private var current: String?
     private var text = ""
@@ -54,6 +61,15 @@ final class SVGDocument: NSObject, XMLParserDelegate {
         if let style = attributes["style"] { styles.append(style) }
         if name == "use", let fill = open.last(where: { $0?.contains("fill:") == true }) ?? nil { glyphFills.append(fill) }
         open.append(attributes["style"])
+        if name == "mask" { masks += 1 }
+        if name == "use", (attributes["xlink:href"] ?? attributes["href"])?.hasPrefix("#image") == true {
+            let matrix = (attributes["transform"] ?? "").split(whereSeparator: { "(), ".contains($0) }).compactMap { Double($0) }
+            if masks > 0 {
+                maskedImages += 1
+            } else {
+                placedImages.append(matrix.count == 6 ? (x: matrix[4], y: matrix[5]) : (x: 0, y: 0))
+            }
+        }
         if name == "title" || name == "desc" { current = name; text = "" }
         // Cairo writes fills in the document's coordinates; a path with a transform (a stroke)
         // is in other ones, and is left out.
@@ -71,6 +87,7 @@ final class SVGDocument: NSObject, XMLParserDelegate {
 
     func parser(_ parser: XMLParser, didEndElement name: String, namespaceURI: String?, qualifiedName: String?) {
         open.removeLast()
+        if name == "mask" { masks -= 1 }
         if name == "title" { title = text }
         if name == "desc" { desc = text }
         if name == current { current = nil }

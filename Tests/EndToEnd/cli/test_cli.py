@@ -49,6 +49,17 @@ def test_usage_errors_exit_2():
     assert result.returncode == 2 and "JSON object" in result.stderr
 
 
+@pytest.mark.parametrize("command", [("admin", "status"), ("admin", "enable", "org.example.App"), ("admin", "focus", "on")])
+def test_admin_commands_refuse_app_saying_why(command):
+    """An admin call acts for the user, not for an app: `--app` did nothing there, silently.
+    It is refused as a usage error that says so, before any daemon is asked, and --help does
+    not offer it."""
+    result = island(None, *command, "--app", "org.example.Other")
+    assert result.returncode == 2, (result.returncode, result.stderr)
+    assert "act for the user, not for an app" in result.stderr, result.stderr
+    assert "--app" not in ok(island(None, *command[:2], "--help")).stdout
+
+
 NOT_FINITE = ["nan", "inf", "-inf", "1e400"]
 
 
@@ -88,6 +99,32 @@ def test_no_daemon_exits_69_with_a_clear_message():
     result = island(None, "start", "T", "--json")
     assert result.returncode == 69
     assert json.loads(result.stdout)["error"] == "DaemonUnavailable"
+
+
+SYSTEM_USER_UNITS = ["/etc/xdg/systemd/user", "/etc/systemd/user", "/run/systemd/user", "/usr/local/share/systemd/user",
+                     "/usr/share/systemd/user", "/usr/local/lib/systemd/user", "/usr/lib/systemd/user", "/lib/systemd/user"]
+
+
+def test_no_daemon_hint_names_the_user_unit_only_where_systemd_finds_it(tmp_path):
+    """From a source checkout no islandd.socket is installed, and `systemctl --user start
+    islandd.socket` only fails: the hint names scripts/run.sh and islandd there, and the unit
+    once it is in the user unit search path (here the user's own ~/.config/systemd/user)."""
+    home = tmp_path / "home"
+    home.mkdir()
+    env = {key: value for key, value in os.environ.items() if not key.startswith("XDG_")}
+    env.update(HOME=str(home), ISLAND_SOCKET=str(tmp_path / "none.sock"))
+    argv = without_installed([os.path.join(d, "islandd.socket") for d in SYSTEM_USER_UNITS], [ISLAND, "list"])
+
+    result = subprocess.run(argv, capture_output=True, text=True, timeout=60, env=env)
+    assert result.returncode == 69, result.stderr
+    assert "systemctl" not in result.stderr and "scripts/run.sh" in result.stderr, result.stderr
+
+    units = home / ".config" / "systemd" / "user"
+    units.mkdir(parents=True)
+    (units / "islandd.socket").write_text("[Socket]\nListenStream=%t/island/islandd.sock\n")
+    result = subprocess.run(argv, capture_output=True, text=True, timeout=60, env=env)
+    assert result.returncode == 69, result.stderr
+    assert "systemctl --user start islandd.socket" in result.stderr, result.stderr
 
 
 class FixedReplier:

@@ -1,6 +1,7 @@
 """`island run` passes SIGTERM on to its command, and scripts/demo.sh plays its story."""
 
 import os
+import shlex
 import signal
 import subprocess
 
@@ -74,6 +75,17 @@ def test_the_demo_script_plays_its_story(unstarted_daemon):
     installed = {name[:-len(".desktop")] for name in os.listdir(os.path.join(daemon.share, "applications"))}
     assert examples <= installed, installed
     assert not installed & {"org.island.cli", "org.island.bridge", "org.island.overlay"}, installed
+    # The commands it prints to end what keeps running work as printed: each names its app
+    # (`island end ID` alone acts for org.island.cli and was refused with NoSuchActivity).
+    commands = [shlex.split(line) for line in result.stderr.splitlines() if line.startswith("  island end ")]
+    assert len(commands) == 3, result.stderr
+    for command in commands:
+        ended = subprocess.run([ISLAND, *command[1:]], capture_output=True, text=True, timeout=60)
+        assert ended.returncode == 0, (command, ended.stderr)
+    for app in ("Flights", "Fasting", "Pomodoro"):
+        with daemon.connect("org.island.Producer") as p:
+            [activity] = p.List(app="org.island.example." + app)["activities"]
+        assert activity["state"] == "ended", activity
 
 
 def test_run_help_is_help_not_a_command():

@@ -380,3 +380,21 @@ def test_records_named_by_processes_that_are_gone_are_removed_unread(daemon, tmp
                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=LIVENESS)
         wait_for(lambda: island(daemon)["mode"] == "expanded", message="expanded by the click")
     assert [path for path in forged if os.path.exists(path)] == []
+
+
+def test_a_refused_click_says_the_daemons_reason_in_words(daemon, tmp_path):
+    """While the session is locked nothing acts: `click dismiss` and `click tap` exit 1 saying
+    why as a sentence (the refusal's name and reason), not the refusal's JSON."""
+    runtime = tmp_path / "run"
+    runtime.mkdir(mode=0o700)
+    env = dict(os.environ, XDG_RUNTIME_DIR=str(runtime))
+    with daemon.connect("org.island.Producer") as coffee:
+        request(coffee, COFFEE, {"stage": "latte"}, relevance=1.0)
+        with daemon.connect("org.island.Admin") as admin:
+            admin.SetLock(on=True)
+        for action in ("dismiss", "tap"):
+            result = subprocess.run([PRESENTER, "click", action, "--socket", daemon.socket], env=env,
+                                    capture_output=True, text=True, timeout=LIVENESS)
+            assert result.returncode == 1, (action, result.stderr)
+            assert "%s failed: PermissionDenied: the session is locked" % action in result.stderr, result.stderr
+            assert "{" not in result.stderr, result.stderr
