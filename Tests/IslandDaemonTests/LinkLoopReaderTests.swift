@@ -99,7 +99,7 @@ import Testing
 
     @Test func framesAreHandedOnInOrderWhateverTheReadsCutThem() async throws {
         let rig = try Rig(capacity: 64)
-        let frames: [MQTTLinkFrame] = [.connected(session: "kitchen", sessionPresent: true), Self.message(1), Self.message(2)]
+        let frames: [MQTTLinkFrame] = [.connected(session: "kitchen", broker: 0, sessionPresent: true), Self.message(1), Self.message(2)]
         let bytes = frames.flatMap(\.encoded)
         // A frame's length alone, then the rest of it with part of the next, then the rest.
         rig.write(Array(bytes[0..<2]))

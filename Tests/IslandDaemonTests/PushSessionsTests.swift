@@ -113,4 +113,15 @@ import Testing
         settings.broker = "mqtt://node1 mqtts://node2"
         #expect(throws: IslandDaemon.StartError.self) { try MQTTConfiguration(settings, device: "kitchen") }
     }
+
+    /// The link process names the node it reached by its place in the list, in a byte: a list
+    /// longer than a byte's places, or than any cluster, is refused by name.
+    @Test func aClusterHasAtMostSixtyFourNodes() throws {
+        var settings = PushSettings()
+        settings.broker = (1...64).map { "mqtt://node\($0)" }.joined(separator: " ")
+        #expect(try MQTTConfiguration(settings, device: "kitchen").brokers.count == 64)
+        settings.broker = (1...65).map { "mqtt://node\($0)" }.joined(separator: " ")
+        let refusal = #expect(throws: IslandDaemon.StartError.self) { try MQTTConfiguration(settings, device: "kitchen") }
+        #expect(refusal?.description.contains("[Push] Broker=: at most 64 brokers, not 65") == true)
+    }
 }

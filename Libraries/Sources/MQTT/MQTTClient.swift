@@ -21,9 +21,10 @@ public struct MQTTMessage: Sendable, Hashable {
 
 /// What happened to the connection.
 public enum MQTTConnectionEvent: Sendable, Hashable {
-    /// The broker accepted the connection; with `sessionPresent` it kept the session of the
-    /// last one, with its subscriptions and what they received meanwhile.
-    case connected(sessionPresent: Bool)
+    /// `broker` (of the configuration's list: a cluster's node) accepted the connection; with
+    /// `sessionPresent` it kept the session of the last one, with its subscriptions and what
+    /// they received meanwhile.
+    case connected(broker: MQTTBrokerAddress, sessionPresent: Bool)
     /// An attempt failed or the connection was lost; the next attempt is `retryIn` seconds away.
     case disconnected(reason: String, retryIn: Double)
     /// The broker gave the session to another client with the same client id (MQTT 5's
@@ -717,7 +718,7 @@ extension MQTTClient {
                     }
                 }
             }
-            onConnection(.connected(sessionPresent: sessionPresent))
+            onConnection(.connected(broker: currentBroker, sessionPresent: sessionPresent))
         }
 
         private func waitForWake(milliseconds: Int32) {

@@ -126,7 +126,9 @@ public enum MQTTLinkChild {
                         },
                         onConnection: { [self] event in
                             switch event {
-                            case .connected(let present): send(.connected(session: name, sessionPresent: present))
+                            case .connected(let broker, let present):
+                                let index = configuration.brokers.firstIndex(of: broker) ?? 0
+                                send(.connected(session: name, broker: index, sessionPresent: present))
                             case .disconnected(let reason, let retryIn): send(.disconnected(session: name, reason: reason, retryIn: retryIn))
                             case .takenOver(let retryIn): send(.takenOver(session: name, retryIn: retryIn))
                             case .packetTooLarge(let retryIn, let discarding):

@@ -33,7 +33,8 @@ public enum MQTTLinkFrame: Sendable, Hashable {
     case done(session: String)
     // The link process to the daemon.
     case message(session: String, topic: String, payload: [UInt8])
-    case connected(session: String, sessionPresent: Bool)
+    /// `broker`: the index of the node in the session's configured list.
+    case connected(session: String, broker: Int, sessionPresent: Bool)
     case disconnected(session: String, reason: String, retryIn: Double)
     case takenOver(session: String, retryIn: Double)
     case packetTooLarge(session: String, retryIn: Double, discardingSession: Bool)
@@ -79,8 +80,8 @@ public enum MQTTLinkFrame: Sendable, Hashable {
             frame.append(6); string(session)
         case .message(let session, let topic, let payload):
             frame.append(10); string(session); string(topic); frame += payload
-        case .connected(let session, let sessionPresent):
-            frame.append(11); string(session); frame.append(sessionPresent ? 1 : 0)
+        case .connected(let session, let broker, let sessionPresent):
+            frame.append(11); string(session); frame.append(UInt8(clamping: broker)); frame.append(sessionPresent ? 1 : 0)
         case .disconnected(let session, let reason, let retryIn):
             frame.append(12); string(session); double(retryIn); string(reason)
         case .takenOver(let session, let retryIn):
@@ -141,7 +142,7 @@ public enum MQTTLinkFrame: Sendable, Hashable {
         case .publish(let session, let topic, let payload, _), .message(let session, let topic, let payload):
             1 + string(session) + string(topic) + payload.count
         case .done(let session): 1 + string(session)
-        case .connected(let session, _): 1 + string(session) + 1
+        case .connected(let session, _, _): 1 + string(session) + 1 + 1
         case .disconnected(let session, let reason, _): 1 + string(session) + 8 + string(reason)
         case .takenOver(let session, _): 1 + string(session) + 8
         case .packetTooLarge(let session, _, _): 1 + string(session) + 8 + 1
@@ -189,7 +190,7 @@ public enum MQTTLinkFrame: Sendable, Hashable {
         case 5: self = .publish(session: try string(), topic: try string(), payload: rest(), retain: true)
         case 6: self = .done(session: try string())
         case 10: self = .message(session: try string(), topic: try string(), payload: rest())
-        case 11: self = .connected(session: try string(), sessionPresent: try byte() != 0)
+        case 11: self = .connected(session: try string(), broker: Int(try byte()), sessionPresent: try byte() != 0)
         case 12:
             let session = try string()
             let retryIn = try double()

@@ -50,6 +50,8 @@ public final class MQTTLinkProcess: Sendable {
         var wanted: [String] = []
         var opened = false
         var connected = false
+        /// The node of the configuration's list the link process last connected to.
+        var broker: MQTTBrokerAddress?
     }
 
     struct State {
@@ -136,7 +138,10 @@ public final class MQTTLinkProcess: Sendable {
         }
 
         public var clientID: String { configuration.clientID }
-        public var broker: MQTTBrokerAddress { configuration.broker }
+        /// The node the session is connected to, or was last; the list's first before any.
+        public var broker: MQTTBrokerAddress {
+            process.state.withLock { $0.sessions[clientID]?.broker } ?? configuration.broker
+        }
         public var isConnected: Bool { process.state.withLock { $0.sessions[clientID]?.connected ?? false } }
 
         public func start() { process.open(clientID) }
@@ -432,8 +437,12 @@ public final class MQTTLinkProcess: Sendable {
         switch frame {
         case .message(let name, let topic, let payload):
             state.withLock { $0.sessions[name]?.session }?.onMessage(MQTTMessage(topic: topic, payload: payload))
-        case .connected(let name, let present):
-            deliver(name, connected: true, .connected(sessionPresent: present))
+        case .connected(let name, let index, let present):
+            let brokers = state.withLock { $0.sessions[name]?.session.configuration.brokers }
+            guard let brokers else { return nil }
+            guard brokers.indices.contains(index) else { return "the link process named broker \(index) of \(brokers.count)" }
+            state.withLock { $0.sessions[name]?.broker = brokers[index] }
+            deliver(name, connected: true, .connected(broker: brokers[index], sessionPresent: present))
         case .disconnected(let name, let reason, let retryIn):
             deliver(name, connected: false, .disconnected(reason: reason, retryIn: retryIn))
         case .takenOver(let name, let retryIn):

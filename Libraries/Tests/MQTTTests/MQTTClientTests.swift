@@ -72,8 +72,9 @@ struct MQTTClientTests {
 
             // The same client id again, subscribing to nothing: the session has the topic.
             let again = Recorder()
-            try await again.connect(Self.configuration(broker, user: "alice"))
-            #expect(again.events.first == .connected(sessionPresent: true))
+            let configuration = Self.configuration(broker, user: "alice")
+            try await again.connect(configuration)
+            #expect(again.events.first == .connected(broker: configuration.broker, sessionPresent: true))
             let received = try await again.messages(3)
             #expect(received.map { String(decoding: $0.payload, as: UTF8.self) } == ["missed 1", "missed 2", "missed 3"])
             await again.client.shutdown()
@@ -93,7 +94,7 @@ struct MQTTClientTests {
             try alice.client.unsubscribe("test/a")
 
             try await broker.start()
-            try await alice.wait { $0.last == .connected(sessionPresent: true) }
+            try await alice.wait { $0.last == .connected(broker: alice.client.broker, sessionPresent: true) }
             // The unsubscription went out on connecting: the broker has it once it answers
             // anything sent after.
             try await alice.roundTrip()
@@ -145,6 +146,9 @@ struct MQTTClientTests {
                 await first.stop()
                 try await alice.wait { $0.filter { if case .connected = $0 { true } else { false } }.count == 2 }
                 #expect(alice.client.broker.port == second.port)
+                // Each connection names its node, so that a daemon's log shows the failover.
+                let nodes = alice.events.compactMap { if case .connected(let node, _) = $0 { node.port } else { nil } }
+                #expect(nodes == [first.port, second.port])
                 try await alice.roundTrip()
                 let bob = Recorder()
                 try await bob.connect(Self.configuration(second, user: "bob", persistent: false))

@@ -222,6 +222,10 @@ extension MQTTConfiguration {
                 throw .configuration("[Push] Broker=: \(error)")
             }
         }
+        // The link process names the node it reached by its place in the list, in a byte.
+        guard brokers.count <= Self.maximumBrokers else {
+            throw .configuration("[Push] Broker=: at most \(Self.maximumBrokers) brokers, not \(brokers.count)")
+        }
         // One TLS setup serves every node.
         guard Set(brokers.map(\.secure)).count == 1 else {
             throw .configuration("[Push] Broker=: the nodes of a cluster are all mqtts:// or all mqtt://")
@@ -254,6 +258,9 @@ extension MQTTConfiguration {
     /// takes a flood in batches before it writes) — so that no answer is dropped to a flood,
     /// and small enough (under 1 KiB each) to stay well within the link process's memory.
     static let feedbackBacklog = 8192
+
+    /// The most nodes `[Push] Broker=` lists: a cluster has a handful.
+    static let maximumBrokers = 64
 
     /// The most of `[Push] PasswordFile=` read: a password is one line, far shorter.
     static let maximumPasswordFileSize = 64 << 10

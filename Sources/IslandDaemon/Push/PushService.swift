@@ -94,11 +94,12 @@ final class PushService: Service {
             let watch = SessionWatchBox(stableAfter: stableAfter)
             return { event in
                 switch event {
-                case .connected(let sessionPresent):
+                case .connected(let node, let sessionPresent):
+                    // The node reached, of a cluster's list: after a failover, the next one.
                     logger.info(
                         "connected to the push broker",
                         metadata: [
-                            "broker": "\(broker)", "client_id": "\(clientID)", "session_present": "\(sessionPresent)",
+                            "broker": "\(node)", "client_id": "\(clientID)", "session_present": "\(sessionPresent)",
                         ])
                     watch.connected(at: MQTTClient.monotonicSeconds())
                 case .disconnected(let reason, let retryIn):

@@ -133,6 +133,13 @@ def test_a_daemon_that_connects_to_node_3_after_the_publish_gets_the_latest(clus
     presenter.close()
 
 
+def admin_status(daemon):
+    result = subprocess.run([ISLAND, "admin", "status", "--socket", daemon.socket], capture_output=True, text=True,
+                            timeout=LIVENESS)
+    assert result.returncode == 0, result.stderr
+    return result.stdout
+
+
 def test_a_daemon_moves_to_another_node_when_its_node_dies(cluster, device):
     channel = create(cluster)
     publish(cluster, channel, {"score": "0-0"})
@@ -140,17 +147,25 @@ def test_a_daemon_moves_to_another_node_when_its_node_dies(cluster, device):
     daemon = device(2)
     activity, presenter = listen(daemon, channel, {"score": "0-0"})
     try:
-        # The app's session, through which the channel's messages come.
-        session = "connected to the push broker broker=%s client_id=%s-org_2Eexample_2ECoffee" % (cluster.urls(2), daemon.device)
-        connections = daemon.log().count(session)
+        # The app's session, through which the channel's messages come; each connection's line
+        # names the node it reached, and `island admin status` the node of the last.
+        def connected(node):
+            return "connected to the push broker broker=%s client_id=%s-org_2Eexample_2ECoffee" % (cluster.url(node), daemon.device)
+        assert connected(2) in daemon.log(), daemon.log()[-800:]
+        assert "push: connected to %s " % cluster.url(2) in admin_status(daemon)
         cluster.kill(2)
         # The two nodes left elect their leaders again, refusing connections meanwhile; the
         # device's sessions retry with their backoff, node 1 first, the next in its list, and
         # find their session there. Bounded by the election and the backoff together.
         cluster.wait_healthy()
-        wait_for(lambda: daemon.log().count(session) > connections, timeout=3 * LIVENESS,
+        wait_for(lambda: connected(0) in daemon.log() or connected(1) in daemon.log(), timeout=3 * LIVENESS,
                  message="a connection to another node (%s)" % daemon.log()[-800:])
-        assert "session_present=true" in daemon.log().rsplit(session, 1)[1].split("\n", 1)[0]
+        node = 0 if connected(0) in daemon.log() else 1
+        assert "session_present=true" in daemon.log().rsplit(connected(node), 1)[1].split("\n", 1)[0]
+        # The device's own session moved too, on its own backoff, to one of the nodes left: the
+        # status names that node.
+        wait_for(lambda: any("push: connected to %s " % cluster.url(n) in admin_status(daemon) for n in (0, 1)),
+                 timeout=3 * LIVENESS, message="the status naming node 1 or 2 (%s)" % admin_status(daemon))
         publish(cluster, channel, {"score": "1-0"})
         next_item(presenter, activity["id"], lambda item: item["content"]["state"] == {"score": "1-0"})
     finally:
