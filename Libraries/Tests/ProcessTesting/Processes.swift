@@ -1,5 +1,6 @@
 package import Foundation
 import Subprocess
+import Synchronization
 import SystemPackage
 import Testing
 
@@ -13,14 +14,20 @@ package let productsDirectory: URL = URL(fileURLWithPath: "/proc/self/exe").reso
 // processes at once. Output goes to files, so a chatty child never blocks on a full pipe.
 
 /// Runs a command to completion; its exit status (128 + N when killed by signal N). A process
-/// that outlives `timeout` is killed, and the test records an issue.
+/// that outlives `timeout` is killed, and the test records an issue saying what the process
+/// was doing then (`processState`).
 package func runToCompletion(
     _ executable: String, _ arguments: [String], environment: [String: String]? = nil,
     stdout: String, stderr: String, timeout: Duration
 ) async throws -> Int32 {
-    try await withThrowingTaskGroup(of: Int32?.self) { group in
+    let spawned = SpawnedProcess()
+    return try await withThrowingTaskGroup(of: Int32?.self) { group in
         // Cancelled, it is killed at once: no teardown step comes before the final SIGKILL.
-        group.addTask { try await launch(executable, arguments, environment: environment, stdout: stdout, stderr: stderr, teardown: []) }
+        group.addTask {
+            try await launch(
+                executable, arguments, environment: environment, stdout: stdout, stderr: stderr, teardown: [],
+                onSpawn: { pid in spawned.pid.withLock { $0 = pid } })
+        }
         group.addTask {
             try await Task.sleep(for: timeout)
             return nil
@@ -29,7 +36,7 @@ package func runToCompletion(
             group.cancelAll()
             return status
         }
-        Issue.record("\(executable) outlived \(timeout) and was killed")
+        Issue.record("\(executable) outlived \(timeout) and was killed; \(processState(spawned.pid.withLock { $0 }))")
         group.cancelAll()
         while let result = try await group.next() {
             if let status = result { return status }
@@ -54,7 +61,7 @@ package final class BackgroundProcess: Sendable {
             return try await launch(
                 executable, arguments, environment: environment, stdout: stdout, stderr: stderr,
                 teardown: [.gracefulShutDown(allowedDurationToNextStep: .seconds(30))],
-                onSpawn: { announce.yield() })
+                onSpawn: { _ in announce.yield() })
         }
         for await _ in spawned { return }
         // Never spawned: the task's error says why.
@@ -102,7 +109,7 @@ package func using<Resource, T>(
 /// end it.
 private func launch(
     _ executable: String, _ arguments: [String], environment: [String: String]?, stdout: String, stderr: String,
-    teardown: [TeardownStep], onSpawn: @Sendable () -> Void = {}
+    teardown: [TeardownStep], onSpawn: @Sendable (pid_t) -> Void = { _ in }
 ) async throws -> Int32 {
     func append(_ path: String) throws -> FileDescriptor {
         try FileDescriptor.open(
@@ -127,9 +134,27 @@ private func launch(
         platformOptions: options, input: .none,
         output: .fileDescriptor(output, closeAfterSpawningProcess: false),
         error: .fileDescriptor(error, closeAfterSpawningProcess: false),
-        body: { _ in onSpawn() })
+        body: { execution in onSpawn(execution.processIdentifier.value) })
     switch result.terminationStatus {
     case .exited(let code): return code
     case .signaled(let signal): return 128 + signal
     }
+}
+
+/// The process a task started, once it has.
+private final class SpawnedProcess: Sendable {
+    let pid = Mutex<pid_t?>(nil)
+}
+
+/// What the kernel says process `pid` is doing (its state in /proc/PID/stat, and where it
+/// sleeps): whether one that outlived its time was still running, waiting on something, or had
+/// exited without its exit being seen (state Z, a zombie nobody reaped).
+func processState(_ pid: pid_t?) -> String {
+    guard let pid else { return "it never started" }
+    guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+        let close = stat.lastIndex(of: ")")
+    else { return "process \(pid) was gone" }
+    let state = stat[stat.index(after: close)...].split(separator: " ").first.map(String.init) ?? "?"
+    let channel = (try? String(contentsOfFile: "/proc/\(pid)/wchan", encoding: .utf8)) ?? "?"
+    return "process \(pid) was in state \(state)\(state == "Z" ? " (it had exited; its exit was not seen)" : ", waiting in \(channel)")"
 }
