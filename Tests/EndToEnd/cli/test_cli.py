@@ -610,7 +610,12 @@ def test_a_file_named_on_the_command_line_may_be_a_pipe_and_is_bounded(cli_daemo
         refused = island(cli_daemon, *command)
         assert refused.returncode == 2, refused.stderr
         assert "cannot read the layout /dev/zero: larger than 1048576 bytes" in refused.stderr, refused.stderr
-    # The password file is read before the broker is asked: here, none listens.
+
+
+@pytest.mark.slow  # `island channel` retries a refused broker for 10 s
+def test_a_password_file_named_on_the_command_line_may_be_a_pipe():
+    """As a layout (above): a password file given as `/dev/stdin` is read as the file it stands
+    for. The password file is read before the broker is asked: here, none listens."""
     pushed = island(None, "channel", "list", "--app", "org.example.Scores", "--password-file", "/dev/stdin",
                     "--broker", "mqtt://127.0.0.1:1", stdin="secret\n")
     assert pushed.returncode == 69 and "BrokerUnavailable" in pushed.stderr, pushed.stderr
