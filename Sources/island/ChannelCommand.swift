@@ -68,24 +68,19 @@ struct BackendBrokerOptions: ParsableArguments {
         }
         // libmosquitto reads these itself and says only "Invalid function arguments provided":
         // each is read here first, so a wrong one is named with the option and the reason.
-        let caFile = cafile ?? environment["ISLAND_PUSH_CAFILE"]
-        if (cert == nil) != (key == nil) {
+        let tls = MQTTConfiguration.TLS(caFile: cafile ?? environment["ISLAND_PUSH_CAFILE"], certificateFile: cert, keyFile: key)
+        guard tls.pairsCertificateWithKey else {
             throw CLIFailure.usage("--cert and --key go together: a client certificate needs its key", json: json)
         }
-        for (option, file) in [("--cafile", caFile), ("--cert", cert), ("--key", key)] {
-            if let file { _ = try readNamedFile(file, limit: Self.maximumTLSFileBytes, what: "\(option)", json: json) }
+        for (option, file) in [("--cafile", tls.caFile), ("--cert", cert), ("--key", key)] {
+            if let file { _ = try readNamedFile(file, limit: MQTTConfiguration.TLS.maximumFileBytes, what: "\(option)", json: json) }
         }
         return MQTTConfiguration(
             broker: address, clientID: clientID ?? "island-push-\(UInt32.random(in: .min ... .max))",
             username: username ?? environment["ISLAND_PUSH_USERNAME"], password: password,
-            tls: .init(caFile: caFile, certificateFile: cert, keyFile: key),
+            tls: tls,
             persistentSession: false, protocolVersion: version, backoff: ReconnectBackoff(first: 0.2, maximum: 1))
     }
-}
-
-extension BackendBrokerOptions {
-    /// The most of a PEM file read: a system's whole CA bundle is under 1 MiB.
-    static let maximumTLSFileBytes = 4 << 20
 }
 
 /// What every channel subcommand takes: the app, the topics' root, the broker.

@@ -24,6 +24,14 @@ public struct MQTTConfiguration: Sendable, Hashable, Codable {
             self.certificateFile = certificateFile
             self.keyFile = keyFile
         }
+
+        /// A client certificate comes with its key, as TLS sends them: one without the other
+        /// is a mistake libmosquitto reports only as "Invalid function arguments provided".
+        public var pairsCertificateWithKey: Bool { (certificateFile == nil) == (keyFile == nil) }
+
+        /// The most of one of these files a caller reads to check it before libmosquitto does
+        /// (the daemon's `[Push]`, `island push`): a system's whole CA bundle is under 1 MiB.
+        public static let maximumFileBytes = 4 << 20
     }
 
     /// The broker, or the first node of a cluster.

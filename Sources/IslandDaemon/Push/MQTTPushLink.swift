@@ -243,10 +243,11 @@ extension MQTTConfiguration {
             }
             password = text.split(separator: "\n", omittingEmptySubsequences: false).first.map(String.init) ?? ""
         }
-        try Self.checkTLSFiles(settings)
+        let tls = TLS(caFile: settings.caFile, certificateFile: settings.certificateFile, keyFile: settings.keyFile)
+        try Self.checkFiles(of: tls)
         self.init(
             broker: brokers[0], otherBrokers: Array(brokers.dropFirst()), clientID: device, username: settings.username, password: password,
-            tls: TLS(caFile: settings.caFile, certificateFile: settings.certificateFile, keyFile: settings.keyFile),
+            tls: tls,
             persistentSession: true, sessionExpiry: settings.sessionExpiry ?? .max, keepAlive: Int(settings.keepAlive),
             protocolVersion: settings.mqttVersion == "3.1.1" ? .v311 : .v5,
             maximumUnacknowledgedPublishes: Self.feedbackBacklog)
@@ -270,23 +271,20 @@ extension MQTTConfiguration {
     /// arguments provided", retried for ever: a configuration that names them wrong stops the
     /// start, naming the key and why, as `PasswordFile=` does. Each is read as that file is
     /// (`readRegularFile`: a FIFO would stall the link, a huge file its memory), and a client
-    /// certificate and its key come together, as TLS sends them.
-    static func checkTLSFiles(_ settings: PushSettings) throws(IslandDaemon.StartError) {
-        if (settings.certificateFile == nil) != (settings.keyFile == nil) {
+    /// certificate and its key come together (`TLS.pairsCertificateWithKey`).
+    static func checkFiles(of tls: TLS) throws(IslandDaemon.StartError) {
+        guard tls.pairsCertificateWithKey else {
             throw .configuration("[Push] CertificateFile= and KeyFile= go together: a client certificate needs its key")
         }
-        for (key, file) in [("CAFile", settings.caFile), ("CertificateFile", settings.certificateFile), ("KeyFile", settings.keyFile)] {
+        for (key, file) in [("CAFile", tls.caFile), ("CertificateFile", tls.certificateFile), ("KeyFile", tls.keyFile)] {
             guard let file else { continue }
             do {
-                _ = try readRegularFile(file, limit: maximumTLSFileSize, followingLinks: true)
+                _ = try readRegularFile(file, limit: TLS.maximumFileBytes, followingLinks: true)
             } catch {
                 throw .configuration("[Push] \(key)=\(file) cannot be read: \(error)")
             }
         }
     }
-
-    /// The most of a `[Push]` PEM file read: a system's whole CA bundle is under 1 MiB.
-    static let maximumTLSFileSize = 4 << 20
 
     /// `ClientID=` when set; otherwise the machine's id (`/etc/machine-id`), with the uid in
     /// the user scope, where every user of the machine runs a daemon of their own.
