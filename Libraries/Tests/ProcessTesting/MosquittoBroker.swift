@@ -16,14 +16,13 @@ package final class MosquittoBroker: Sendable {
 
     package let directory: String
     /// Plain MQTT, password authentication.
-    package var port: Int { ports.withLock { $0.plain } }
+    package var port: Int { ports.ports[0] }
     /// TLS, password authentication.
-    package var tlsPort: Int { ports.withLock { $0.tls } }
+    package var tlsPort: Int { ports.ports[1] }
     /// TLS with a client certificate, whose common name is the user name (no password).
-    package var certificatePort: Int { ports.withLock { $0.certificate } }
-    /// Picked before the first start, and again while that start finds one of them taken
-    /// (`init`); a restart keeps them, as a broker that comes back does.
-    private let ports: Mutex<Ports>
+    package var certificatePort: Int { ports.ports[2] }
+    /// Held from `init` until `remove()`; a restart keeps them, as a broker that comes back does.
+    private let ports: HeldPorts
     package var caFile: String { directory + "/ca.crt" }
     package var log: String { directory + "/mosquitto.log" }
     /// The users' passwords, as `mosquitto_passwd` writes them.
@@ -37,45 +36,18 @@ package final class MosquittoBroker: Sendable {
     package init(users: [String: String], acl: String, certificates: [String] = []) async throws {
         directory = "/tmp/island-mqtt-\(UUID().uuidString.prefix(8))"
         try FileManager.default.createDirectory(atPath: directory + "/data", withIntermediateDirectories: true)
-        ports = Mutex(try Self.freePorts())
+        ports = try HeldPorts(count: 3)
         try await makeCertificates(clients: certificates)
         try Data().write(to: URL(fileURLWithPath: passwords))
         for (user, password) in users.sorted(by: { $0.key < $1.key }) {
             try await Self.run("/usr/bin/mosquitto_passwd", ["-b", passwords, user, password])
         }
         try acl.write(toFile: directory + "/acl", atomically: true, encoding: .utf8)
-        // A port picked free may be another process's by the time the broker binds it (the
-        // other tests' and the end-to-end suite's listeners, which run beside these; seen twice
-        // at a load of 10-16, 2026-12-07): mosquitto then says so and exits, and the first
-        // start tries fresh ports, a few times.
-        for attempt in 1...5 {
-            try writeConfiguration()
-            if try await launch() == .listening { return }
-            guard attempt < 5 else { break }
-            let fresh = try Self.freePorts()
-            ports.withLock { $0 = fresh }
-        }
-        Issue.record("mosquitto found a port taken at each of 5 starts, on fresh ports each time")
-        throw CancellationError()
+        try writeConfiguration()
+        try await start()
     }
 
-    /// The three listeners' ports.
-    private struct Ports: Sendable {
-        var plain: Int
-        var tls: Int
-        var certificate: Int
-    }
-
-    private static func freePorts() throws -> Ports {
-        var picked: [Int] = []
-        while picked.count < 3 {
-            let candidate = try freePort()
-            if !picked.contains(candidate) { picked.append(candidate) }
-        }
-        return Ports(plain: picked[0], tls: picked[1], certificate: picked[2])
-    }
-
-    /// mosquitto.conf, for the ports as they are now.
+    /// mosquitto.conf.
     private func writeConfiguration() throws {
         try """
         per_listener_settings true
@@ -119,43 +91,30 @@ package final class MosquittoBroker: Sendable {
         (directory + "/client-\(name).crt", directory + "/client-\(name).key")
     }
 
-    /// Starts the broker again, on the ports it had, and returns once it accepts connections.
+    /// Starts the broker (again, on the ports it had) and returns once it listens on all three.
     package func start() async throws {
-        guard try await launch() == .listening else {
-            Issue.record("a port of the broker's was taken while it was stopped: \(port), \(tlsPort), \(certificatePort)")
-            throw CancellationError()
-        }
-    }
-
-    private enum Launch: Equatable {
-        case listening
-        /// mosquitto could not bind one of its ports, and exited.
-        case portTaken
-    }
-
-    /// Starts mosquitto with the configuration as written, and waits until it accepts
-    /// connections on its three ports or says a port is taken.
-    private func launch() async throws -> Launch {
         let logged = (try? FileManager.default.attributesOfItem(atPath: log)[.size] as? Int) ?? 0
         let started = try await BackgroundProcess(
             "/usr/sbin/mosquitto", ["-c", directory + "/mosquitto.conf"], environment: nil,
             stdout: directory + "/stdout", stderr: directory + "/stderr")
         process.set(started)
-        // Generous: the bound only keeps a broker that never listens from hanging the test.
+        // mosquitto logs that it runs once every listener is open, and exits on a port it cannot
+        // bind. A connection that succeeds is no proof: a port it failed to bind may be another
+        // process's listener (a run of 2026-12-07 went on against a broker that had exited so).
+        // Generous: the bound only keeps a broker that never runs from hanging the test; looked
+        // at once more after it, as this task may wake long after it on a loaded machine.
         let deadline = ContinuousClock.now + .seconds(30)
-        // Checked once more after the deadline: on a loaded machine this task may wake long
-        // after it, while the broker went on starting.
         while true {
-            if Self.accepts(port: port) && Self.accepts(port: tlsPort) && Self.accepts(port: certificatePort) { return .listening }
-            if logSince(logged).contains("Address already in use") {
-                await stop()
-                return .portTaken
-            }
+            let since = logSince(logged)
+            if since.contains("Error:") { break }
+            if since.contains(" running") { return }
             guard ContinuousClock.now < deadline else { break }
             try await Task.sleep(for: .milliseconds(25))
         }
         await stop()
-        Issue.record("mosquitto did not listen within 30 s: \((try? String(contentsOfFile: directory + "/stderr", encoding: .utf8)) ?? "")")
+        Issue.record(
+            "mosquitto did not start on \(port), \(tlsPort), \(certificatePort): \(logSince(logged)) \((try? String(contentsOfFile: directory + "/stderr", encoding: .utf8)) ?? "")"
+        )
         throw CancellationError()
     }
 
@@ -170,9 +129,10 @@ package final class MosquittoBroker: Sendable {
         await process.take()?.stop()
     }
 
-    /// Stops the broker and removes its directory.
+    /// Stops the broker, lets its ports go and removes its directory.
     package func remove() async {
         await stop()
+        ports.release()
         try? FileManager.default.removeItem(atPath: directory)
     }
 
@@ -230,45 +190,55 @@ package final class MosquittoBroker: Sendable {
             throw CancellationError()
         }
     }
+}
 
-    /// A loopback port nothing is bound to now, below the kernel's range of ephemeral ports:
-    /// a port from that range (the kernel's own pick) may become the local end of any client's
-    /// connection meanwhile — the other tests' and processes' — and the broker's bind then
-    /// fails. The longer making the certificates takes (a loaded machine), the likelier that
-    /// was. Another process could still take a port picked here before the broker binds it: the
-    /// first start then picks fresh ports (`init`).
-    private static func freePort() throws -> Int {
-        let ephemeral =
-            (try? String(contentsOfFile: "/proc/sys/net/ipv4/ip_local_port_range", encoding: .utf8))
-            .flatMap { $0.split(whereSeparator: \.isWhitespace).first.flatMap { Int($0) } } ?? 32768
-        let range = 10_000..<max(ephemeral, 20_000)
-        for _ in 0..<100 {
-            let candidate = Int.random(in: range)
+/// Loopback ports for a server that binds them itself, held from the moment they are chosen
+/// until `release`: each by a socket bound to it with SO_REUSEADDR that never listens. A port
+/// found free and closed again could be taken by another test's server or an outgoing
+/// connection before the broker binds it (or while it restarts); Linux hands a bind to port 0
+/// and a connection's local port only ports no socket is bound to, yet lets a server that sets
+/// SO_REUSEADDR on its listener, as mosquitto does, bind and listen beside a socket that does
+/// not listen. The end-to-end suite holds its brokers' ports the same way (`harness/broker.py`).
+private final class HeldPorts: Sendable {
+    let ports: [Int]
+    private let sockets: Mutex<[Int32]>
+
+    init(count: Int) throws {
+        var sockets: [Int32] = []
+        var ports: [Int] = []
+        for _ in 0..<count {
             let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-            defer { close(socket) }
+            var yes: Int32 = 1
+            setsockopt(socket, SOL_SOCKET, SO_REUSEADDR, &yes, socklen_t(MemoryLayout<Int32>.size))
             var address = sockaddr_in()
             address.sin_family = sa_family_t(AF_INET)
-            address.sin_port = UInt16(candidate).bigEndian
             address.sin_addr.s_addr = inet_addr("127.0.0.1")
-            let bound = withUnsafePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
+            var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+            let bound = withUnsafeMutablePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    bind(socket, $0, length) == 0 && getsockname(socket, $0, &length) == 0
+                }
             }
-            if bound { return candidate }
+            guard bound else {
+                close(socket)
+                sockets.forEach { close($0) }
+                throw POSIXError(.EADDRNOTAVAIL)
+            }
+            sockets.append(socket)
+            ports.append(Int(UInt16(bigEndian: address.sin_port)))
         }
-        throw POSIXError(.EADDRNOTAVAIL)
+        self.ports = ports
+        self.sockets = Mutex(sockets)
     }
 
-    private static func accepts(port: Int) -> Bool {
-        let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(socket) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = UInt16(port).bigEndian
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        return withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
+    func release() {
+        sockets.withLock { sockets in
+            sockets.forEach { close($0) }
+            sockets = []
         }
     }
+
+    deinit { release() }
 }
 
 /// The broker's current process, replaced by each start.
