@@ -379,7 +379,6 @@ def test_a_held_priority_1_message_is_applied_after_a_kill_9_once_the_island_res
         answers.close()
 
 
-@pytest.mark.slow  # `island push` and `island channel` retry a refused broker for 5 s and 10 s
 def test_a_message_nobody_answers_is_kept_through_a_kill_9(broker, device):
     """A channel message that asks for no answers is committed without waiting for the disk
     (design.md §8: `synchronous = NORMAL` for that commit), which a SIGKILL does not undo: the
@@ -403,6 +402,7 @@ def test_a_message_nobody_answers_is_kept_through_a_kill_9(broker, device):
     assert state_of(daemon, activity["id"]) == {"score": "1-0"}
 
 
+@pytest.mark.slow  # `island push` and `island channel` retry a refused broker for 5 s and 10 s
 def test_a_backend_whose_broker_is_not_there_is_told_so_by_name():
     """`island push` and `island channel …` give up on a broker nothing answers for with exit
     status 69 and the reason the connection gave, as a backend's script needs to retry."""

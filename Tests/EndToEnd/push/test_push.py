@@ -329,6 +329,7 @@ def test_a_timestamp_in_milliseconds_or_a_huge_alert_is_refused_by_name(broker, 
         feedback.close()
 
 
+@pytest.mark.slow  # waits out the reconnection backoff's first steps, about 8 s
 def test_two_devices_with_one_client_id_are_told_once_and_retried_ever_more_slowly(broker, make_daemon):
     """Two devices with the same ClientID= once took the session from each other about once a second
     for ever, two log lines each time, never saying why."""
