@@ -66,7 +66,6 @@ LONGEST_FIRST = (
     "packaging/test_bench_script.py",
     "overlay/test_overlay_wayland.py",
     "push/test_channels.py",
-    "cli/test_cli.py",
     "push/test_push_isolation.py",
     "gnome/test_gnome_lock_screen.py",
     "push/test_cluster.py",
