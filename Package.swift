@@ -301,7 +301,7 @@ let island: [Target] = [
     .testTarget(
         name: "IslandKitTests",
         dependencies: [
-            "IslandKit", "OrderedJSON", "VarlinkCore", "VarlinkNIO", "ProcessTesting", "MQTT", "IslandProtocol",
+            "IslandKit", "OrderedJSON", "VarlinkCore", "VarlinkNIO", "ProcessTesting", "MQTT", "IslandProtocol", "IslandPaths",
             .product(name: "OrderedCollections", package: "swift-collections"),
         ]
     ),

@@ -2,6 +2,7 @@ import Foundation
 public import OrderedJSON
 public import OrderedCollections
 public import VarlinkCore
+import IslandPaths
 import IslandProtocol
 
 /// The names of org.island's errors and their parameters.
@@ -204,7 +205,7 @@ public enum ActivityAuthorizationError: Error, Sendable, Equatable, CustomString
         case .invalidLayout: "fix the layout at the given path (try `island preview`)"
         case .permissionDenied: "use a separate connection per role; admin calls need the daemon's own user or root"
         case .persistenceFailure: "check the daemon's state directory (disk space, permissions) and its log"
-        case .daemonUnavailable: "start islandd (`systemctl --user start islandd.socket`), or pass the right --socket / $ISLAND_SOCKET"
+        case .daemonUnavailable: DaemonStartHint.current() + ", or give the right socket (IslandKitConfiguration.socketPath, $ISLAND_SOCKET)"
         case .other: "see the daemon's log"
         case .visibility, .unsupported, .unsupportedTarget, .missingProcessIdentifier, .malformedActivityIdentifier,
             .reconnectNotPermitted:

@@ -138,8 +138,11 @@ struct CLIFailure: Error {
     /// A refusal of a command acting for `app` (`--app`), said as `RefusalSentences` says it.
     init(_ error: ActivityAuthorizationError, json: Bool, app: String = RefusalSentences.defaultApp) {
         if case .daemonUnavailable = error {
-            // IslandKit's suggestion names the packaged unit; the CLI looks whether it is there.
-            self.init(status: ExitStatus.unavailable, name: error.name, message: error.description, hint: DaemonStartHint.current(), json: json)
+            // How to start a daemon here, as IslandKit's suggestion says it, and the CLI's own
+            // way to name another socket.
+            self.init(
+                status: ExitStatus.unavailable, name: error.name, message: error.description,
+                hint: DaemonStartHint.current() + ", or pass the right --socket / $ISLAND_SOCKET", json: json)
             parameters = error.parameters
         } else {
             self.init(refusal: error.name, parameters: error.parameters, json: json, app: app)

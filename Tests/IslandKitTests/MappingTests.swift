@@ -1,6 +1,7 @@
 import Foundation
 import OrderedJSON
 import IslandKit
+import IslandPaths
 import OrderedCollections
 import Testing
 import VarlinkCore
@@ -35,6 +36,16 @@ import VarlinkCore
             #expect(JSON.object(mapped.parameters).numericallyEquals(.object(wire.parameters)))
             #expect(!mapped.recoverySuggestion.isEmpty)
         }
+    }
+
+    /// An app whose daemon is not running is told how to start one that exists, as `island` is:
+    /// from a source checkout `systemctl --user start islandd.socket` only fails. An app has no
+    /// `--socket` option: it is told where IslandKit takes the socket from.
+    @Test func noDaemonSuggestsWhatStartsOneHere() {
+        let suggestion = ActivityAuthorizationError.daemonUnavailable(socketPath: "/run/user/7/island/islandd.sock", reason: "refused")
+            .recoverySuggestion
+        #expect(suggestion.hasPrefix(DaemonStartHint.current() + ", "))
+        #expect(suggestion.contains("$ISLAND_SOCKET") && suggestion.contains("socketPath") && !suggestion.contains("--socket"))
     }
 
     @Test func activityTypeDefaultsToTheSwiftTypeNameAndCanBeSet() {

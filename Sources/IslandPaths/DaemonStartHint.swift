@@ -1,16 +1,16 @@
 import Foundation
 
-/// What `island` says to a user whose daemon is not reachable: how to start one that exists.
-/// The packaged user unit is named only where systemd would find it (its user unit search
-/// path, systemd.unit(5)); from a source checkout no unit is installed and
-/// `systemctl --user start islandd.socket` only fails, so the hint names `scripts/run.sh` and
-/// `islandd` instead (the units are the packages', docs/design.md §7).
-enum DaemonStartHint {
-    static let unit = "islandd.socket"
+/// What a client says to a user whose daemon is not reachable: how to start one that exists
+/// (`island`'s hint, IslandKit's recovery suggestion). The packaged user unit is named only
+/// where systemd would find it (its user unit search path, systemd.unit(5)); from a source
+/// checkout no unit is installed and `systemctl --user start islandd.socket` only fails, so the
+/// hint names `scripts/run.sh` and `islandd` instead (the units are the packages', docs/design.md §7).
+package enum DaemonStartHint {
+    package static let unit = "islandd.socket"
 
     /// The directories systemd's user manager reads units from, for `environment`, in its order
     /// (systemd.unit(5), "User Unit Search Path").
-    static func userUnitDirectories(environment: [String: String]) -> [String] {
+    package static func userUnitDirectories(environment: [String: String]) -> [String] {
         func value(_ name: String) -> String? {
             guard let value = environment[name], !value.isEmpty else { return nil }
             return value
@@ -32,19 +32,19 @@ enum DaemonStartHint {
     }
 
     /// Whether `islandd.socket` is among the user units systemd would find.
-    static func unitInstalled(environment: [String: String], exists: (String) -> Bool) -> Bool {
+    package static func unitInstalled(environment: [String: String], exists: (String) -> Bool) -> Bool {
         userUnitDirectories(environment: environment).contains { exists($0 + "/" + unit) }
     }
 
-    static func hint(unitInstalled: Bool) -> String {
+    /// How to start the daemon, to which the caller adds how else to reach one.
+    package static func hint(unitInstalled: Bool) -> String {
         unitInstalled
-            ? "start islandd (`systemctl --user start \(unit)`), or pass the right --socket / $ISLAND_SOCKET"
-            : "start islandd (`scripts/run.sh` in a source checkout, else `islandd &`: no \(unit) user unit is installed), "
-                + "or pass the right --socket / $ISLAND_SOCKET"
+            ? "start islandd (`systemctl --user start \(unit)`)"
+            : "start islandd (`scripts/run.sh` in a source checkout, else `islandd &`: no \(unit) user unit is installed)"
     }
 
     /// The hint for this process's environment and file system.
-    static func current() -> String {
+    package static func current() -> String {
         hint(unitInstalled: unitInstalled(environment: ProcessInfo.processInfo.environment) { FileManager.default.fileExists(atPath: $0) })
     }
 }
