@@ -32,7 +32,8 @@ struct Click: AsyncParsableCommand {
                         in the lock-screen list), whatever the island shows
               list      open the lock-screen list: the terminal UI in a new terminal
                         ($TERMINAL, else x-terminal-emulator, foot, alacritty, kitty
-                        or xterm, the first on PATH)
+                        or xterm, the first on PATH) on the display; exit status 1
+                        without one ($WAYLAND_DISPLAY and $DISPLAY unset)
             The activity is the expanded one, else the attached one. Exit status 1 when the \
             island shows nothing.
             A click acts only on what the bar showed: while a bar mode runs for the daemon, \
@@ -137,6 +138,14 @@ struct Click: AsyncParsableCommand {
     /// Starts the terminal UI in a terminal emulator of its own.
     static func openList(socket: String?) -> Bool {
         let environment = ProcessInfo.processInfo.environment
+        // A terminal started without a display exits at once, unseen (its output goes nowhere,
+        // so that a bar waiting for the click's output is not held open by it): say so instead.
+        guard ["WAYLAND_DISPLAY", "DISPLAY"].contains(where: { !(environment[$0] ?? "").isEmpty }) else {
+            writeAll(
+                "island-presenter: no display to open a terminal on ($WAYLAND_DISPLAY and $DISPLAY are unset); "
+                    + "run `island-presenter tui` in a terminal instead\n", to: 2)
+            return false
+        }
         let path = (environment["PATH"] ?? "/usr/bin:/bin").split(separator: ":").map(String.init)
         let candidates = [environment["TERMINAL"], "x-terminal-emulator", "foot", "alacritty", "kitty", "xterm"].compactMap { $0 }
         guard

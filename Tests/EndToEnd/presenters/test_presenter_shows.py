@@ -139,12 +139,29 @@ def test_click_list_opens_the_tui_in_a_terminal(daemon, tmp_path):
     fake = tmp_path / "fake-terminal"
     fake.write_text('#!/bin/sh\nprintf "%%s\\n" "$@" > %s\n' % record)
     fake.chmod(0o755)
-    env = dict(os.environ, TERMINAL=str(fake))
+    env = dict(os.environ, TERMINAL=str(fake), WAYLAND_DISPLAY="wayland-test")
+    env.pop("DISPLAY", None)
     result = subprocess.run([PRESENTER, "click", "list", "--socket", daemon.socket], env=env,
                             capture_output=True, text=True, timeout=30)
     assert result.returncode == 0, result.stderr
     wait_for(lambda: record.exists() and record.read_text() != "", message="the terminal started")
     assert record.read_text().split("\n")[:5] == ["-e", PRESENTER, "tui", "--socket", daemon.socket]
+
+
+def test_click_list_without_a_display_says_so_and_starts_no_terminal(daemon, tmp_path):
+    """A terminal started without a display exited at once, unseen, and the click exited 0."""
+    record = tmp_path / "terminal"
+    fake = tmp_path / "fake-terminal"
+    fake.write_text('#!/bin/sh\necho started > %s\n' % record)
+    fake.chmod(0o755)
+    env = dict(os.environ, TERMINAL=str(fake))
+    env.pop("WAYLAND_DISPLAY", None)
+    env.pop("DISPLAY", None)
+    result = subprocess.run([PRESENTER, "click", "list", "--socket", daemon.socket], env=env,
+                            capture_output=True, text=True, timeout=30)
+    assert result.returncode == 1, result.stderr
+    assert "no display to open a terminal on" in result.stderr and "island-presenter tui" in result.stderr
+    assert not record.exists()
 
 
 def ignoring_sigint():
