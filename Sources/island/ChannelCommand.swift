@@ -405,7 +405,8 @@ struct ChannelPush: AsyncParsableCommand {
             --event start is \
             refused (BroadcastStart): a broadcast never starts an activity. On a channel \
             created with --feedback the devices' answers are printed, one line each, for \
-            --wait seconds.
+            --wait seconds: `applied ID`, `throttled ID, delivered at TIME (deliverAt SECONDS)` \
+            or `refused ERROR`.
 
             Exit status: 0 published, 1 refused (by this tool, or by a device that answered), \
             2 usage, 69 the broker could not be reached.
@@ -521,6 +522,8 @@ struct ChannelPush: AsyncParsableCommand {
         for answer in answers {
             if json {
                 Output.json(.object(answer))
+            } else if answer["outcome"]?.stringValue == "throttled", let at = answer["deliverAt"]?.doubleValue {
+                Output.line(throttledLine(deliverAt: at, activity: answer["activity"]?.stringValue))
             } else {
                 let outcome = answer["outcome"]?.stringValue ?? "?"
                 Output.line("\(outcome) \(answer["activity"]?.stringValue ?? answer["error"]?.stringValue ?? "")")

@@ -311,7 +311,12 @@ func formatClock(_ seconds: Double) -> String {
 
 var now: Double { Date().timeIntervalSince1970 }
 
-/// One line describing an activity.
+/// What the CLI says of a state accepted beyond the activity's update rate: when it is
+/// delivered, for a person and for a script (`deliverAt`, seconds since 1970).
+func throttledLine(deliverAt: Double, activity: String? = nil) -> String {
+    "throttled\(activity.map { " " + $0 } ?? ""), delivered at \(Date(timeIntervalSince1970: deliverAt).formatted(.iso8601)) (deliverAt \(deliverAt))"
+}
+
 /// What the CLI says of an alert that was not shown, by the reason the daemon gave (nil from a
 /// daemon that gave none, which only ever suppressed alerts for the budget).
 func alertSuppressedLine(reason: String?) -> String {
@@ -322,6 +327,7 @@ func alertSuppressedLine(reason: String?) -> String {
     }
 }
 
+/// One line describing an activity.
 func describe(_ activity: ActivitySnapshot) -> String {
     var text = "\(activity.id) \(activity.type) \(activity.state.rawValue)"
     if let reason = activity.endReason { text += " (\(reason.rawValue))" }

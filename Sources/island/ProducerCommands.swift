@@ -130,7 +130,7 @@ struct Update: AsyncParsableCommand {
             Output.json([ProducerNames.Update.activity: .object(activity.json), ProducerNames.Update.delivery: .object(deliveryJSON)])
         } else {
             if delivery.throttled {
-                Output.line("throttled, delivered at \(delivery.deliverAt.formatted(.iso8601)) (deliverAt \(delivery.deliverAt.timeIntervalSince1970))")
+                Output.line(throttledLine(deliverAt: delivery.deliverAt.timeIntervalSince1970))
             }
             if delivery.alertSuppressed { Output.line(alertSuppressedLine(reason: delivery.alertSuppressedReason?.rawValue)) }
         }

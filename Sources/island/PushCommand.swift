@@ -145,10 +145,7 @@ struct PushCommand: AsyncParsableCommand {
                 Output.line(line)
             }
         case "throttled":
-            if !json {
-                let at = object["deliverAt"]?.doubleValue ?? 0
-                Output.line("throttled, delivered at \(Date(timeIntervalSince1970: at).formatted(.iso8601)) (deliverAt \(at))")
-            }
+            if !json { Output.line(throttledLine(deliverAt: object["deliverAt"]?.doubleValue ?? 0)) }
         case "revoked":
             let reason = object["reason"]?.stringValue ?? "revoked"
             throw CLIFailure(

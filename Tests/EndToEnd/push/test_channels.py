@@ -5,6 +5,7 @@ needs no islandd — plus mosquitto_pub for what a hostile or careless backend s
 One broker serves the module; each test has daemons (devices) and channels of its own."""
 
 import json
+import re
 import os
 import socket
 import sqlite3
@@ -163,6 +164,22 @@ def test_an_expired_message_is_not_applied(broker, device):
         assert state_of(daemon, activity["id"]) == {"score": "0-0"}
     finally:
         answers.close()
+
+
+@pytest.mark.slow  # the CLI collects answers for its --wait, 5 s
+def test_the_backends_cli_says_when_a_held_message_is_delivered(broker, device):
+    """`island channel push` on a channel with feedback prints each device's answer: a message
+    held by a busy island said only `throttled ID`, not until when."""
+    channel = create(broker, "latest", "--feedback")
+    daemon = device("[Daemon]\nExpandedSec=1h\n")
+    activity = listen(daemon, channel, {"score": "0-0"})
+    with daemon.connect("org.island.Presenter") as island:
+        island.Interact(action="expand", id=activity["id"])
+    pushed = publish(broker, channel, {"score": "1-0"}, "--priority", "1", "--timestamp", repr(time.time()), "--wait", "5")
+    line = next(line for line in pushed.stdout.splitlines() if line.startswith("throttled"))
+    match = re.fullmatch(r"throttled (\S+), delivered at (\S+) \(deliverAt ([0-9.e+]+)\)", line)
+    assert match and match.group(1) == activity["id"], pushed.stdout
+    assert float(match.group(3)) > 0 and match.group(2).startswith("20"), line
 
 
 def test_another_apps_backend_cannot_publish_to_the_channel(broker, device):
