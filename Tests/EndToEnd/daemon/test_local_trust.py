@@ -101,6 +101,16 @@ def test_without_a_runtime_directory_there_is_no_shared_fallback(root):
     assert run_user in output and "--socket" in output, output
 
 
+def test_a_runtime_directory_named_but_not_there_is_said_so(root):
+    """$XDG_RUNTIME_DIR naming a directory that is not there was told as "$XDG_RUNTIME_DIR is
+    unset and pam_systemd made no /run/user/UID": neither was so."""
+    runtime = os.path.join(root, "run")
+    output = refusal(daemon_env(root, XDG_RUNTIME_DIR=runtime))
+    assert "%s: the runtime directory $XDG_RUNTIME_DIR names does not exist" % runtime in output, output
+    assert "unset" not in output and "/run/user" not in output, output
+    assert not os.path.exists(runtime), "nothing made in its place"
+
+
 @pytest.mark.skipif(os.getuid() != 0, reason="needs root to make a directory owned by another user")
 def test_a_socket_directory_another_user_made_is_refused(root):
     # The attack: another user creates the directory first, then swaps the socket for theirs.

@@ -1,4 +1,5 @@
 import Foundation
+import FreeDesktop
 import IslandCore
 import IslandPaths
 import Logging
@@ -105,12 +106,16 @@ struct SocketService: Service {
         let uid = getuid()
         if let runtime = paths.runtimeDirectory {
             guard FileManager.default.fileExists(atPath: runtime) else {
+                // Said as it is: a runtime directory named by $XDG_RUNTIME_DIR that is not there,
+                // or the one pam_systemd makes at login, not made.
+                let named = BaseDirectories(environment: ProcessInfo.processInfo.environment).runtimeDirectory == runtime
                 throw PrivateDirectory.Refusal(
                     path: runtime,
-                    reason: """
-                        the runtime directory does not exist ($XDG_RUNTIME_DIR is unset and pam_systemd \
-                        made no /run/user/\(uid)); start islandd from a login session or pass --socket
-                        """)
+                    reason: named
+                        ? "the runtime directory $XDG_RUNTIME_DIR names does not exist; make it (yours, mode 0700), "
+                            + "start islandd from a login session or pass --socket"
+                        : "the runtime directory does not exist ($XDG_RUNTIME_DIR is unset and pam_systemd made no "
+                            + "/run/user/\(uid)); start islandd from a login session or pass --socket")
             }
             try PrivateDirectory.checkRuntimeDirectory(runtime, uid: uid)
         }
