@@ -87,9 +87,11 @@ struct Waybar: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "A Waybar custom module (return-type: json): one JSON object per line.",
         discussion: """
-            Each line: {"text", "alt", "tooltip", "class", "percentage"?}; alt is the island's \
-            mode, tooltip the lock-screen list (one activity per line), class the mode plus \
-            "stale" and "alert" when relevant, percentage the progress of the island's activity.
+            Each line: {"text", "alt", "tooltip", "class", "percentage"?}; alt is the chip \
+            (the short form, for a format that shows {alt} where space is short), tooltip an \
+            alert and then the lock-screen list (one activity per line), class the island's mode \
+            plus "stale", "alert", "focus" (Do Not Disturb) and "sharing" (content hidden while \
+            the screen is shared) when they hold, percentage the progress of the island's activity.
             """)
     @OptionGroup var options: BarOptions
     func run() async throws { await runBar(.waybar, options: options) }

@@ -45,8 +45,9 @@ struct IslandPresenterCommand: AsyncParsableCommand {
             Bar contracts (one line per change on stdout, flushed):
               waybar    {"text", "alt": the chip (the short form), "tooltip": an
                         alert, then the lock-screen list, one activity per line,
-                        "class": [mode, "stale"?, "alert"?], "percentage": 0-100
-                        when the island's activity shows progress}. text, alt and
+                        "class": [mode, "stale"?, "alert"?, "focus"?, "sharing"?],
+                        "percentage": 0-100 when the island's activity shows
+                        progress}. text, alt and
                         tooltip are Pango markup (Waybar's default, escape: false),
                         with &, < and > escaped.
               i3blocks  {"full_text", "short_text": the chip, "markup": "none"}

@@ -130,3 +130,17 @@ def test_an_unknown_log_level_is_told_the_levels(binary):
                             capture_output=True, text=True, timeout=60, env=ENVIRONMENT)
     assert result.returncode == 64
     assert "'loud'" in result.stderr and "trace, debug, info, notice, warning, error or critical" in result.stderr
+
+
+def test_the_waybar_classes_are_the_same_in_the_page_and_both_helps():
+    """`island-presenter waybar --help` said alt was the island's mode (it is the chip) and named
+    two of the four classes the page and the module name, the program's own help three."""
+    page = page_source("island-presenter")
+    item = re.search(r"^\.B class\n(.*?)^\.TP", page, re.M | re.S).group(1)
+    classes = set(re.findall(r"^\.BR? (stale|alert|focus|sharing)\b", item, re.M))
+    assert classes == {"stale", "alert", "focus", "sharing"}, item
+    for command in (("island-presenter",), ("island-presenter", "waybar")):
+        text = re.sub(r"\s+", " ", help_text(command))
+        missing = sorted(name for name in classes if '"%s"' % name not in text)
+        assert not missing, "%s --help does not name the classes %s" % (" ".join(command), missing)
+    assert "alt is the chip" in re.sub(r"\s+", " ", help_text(("island-presenter", "waybar")))
