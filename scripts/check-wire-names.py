@@ -64,7 +64,7 @@ OTHER_DOCUMENTS = {
         "the APNs-shaped push and the feedback a device publishes over MQTT (IslandCore's PushRequest "
         "and PushFeedback), no Varlink call"),
     "Sources/island/ChannelCommand.swift": (
-        {"created", "channel", "latest", "alert", "timestamp", "activity", "feedback", "reason", "error", "expiration"},
+        {"created", "channel", "latest", "alert", "timestamp", "activity", "deliverAt", "feedback", "reason", "error", "expiration"},
         "a channel's record and messages at the broker, and the feedback a device publishes over MQTT (IslandCore's "
         "PushChannel and PushFeedback), no Varlink call"),
     "Sources/island/Preview/PreviewCommand.swift": ({"url"}, "the preview's own JSON output"),
