@@ -192,21 +192,36 @@ struct CLIFailure: Error {
 /// raw in JSON (which keeps every character's meaning, escaped).
 enum Output {
     static func line(_ text: String) {
-        FileHandle.standardOutput.write(Data((TerminalText.display(text) + "\n").utf8))
+        standardOutput(TerminalText.display(text) + "\n")
     }
 
     static func json(_ value: JSON) {
-        FileHandle.standardOutput.write(Data((TerminalText.sanitize(TerminalText.json(value.description)) + "\n").utf8))
+        standardOutput(TerminalText.sanitize(TerminalText.json(value.description)) + "\n")
     }
 
     /// Messages of one or more lines, on stderr.
     static func error(_ text: String) {
-        FileHandle.standardError.write(Data(TerminalText.display(text, keepingNewlines: true).utf8))
+        writeAll(TerminalText.display(text, keepingNewlines: true), to: 2)
     }
 
     /// The CLI's own terminal control (a countdown rewriting its line), never producer text.
     static func control(_ sequence: String) {
-        FileHandle.standardError.write(Data(sequence.utf8))
+        writeAll(sequence, to: 2)
+    }
+
+    /// Writes to standard output, or ends the command once nothing takes it. A reader that is
+    /// gone (`island list | head -1`) ends it as it ends any Unix tool, by SIGPIPE, which this
+    /// process otherwise ignores (its sockets report EPIPE instead): Foundation's `write`
+    /// crashed with a backtrace. Any other failure (a full disk) is said, exit status 74.
+    private static func standardOutput(_ text: String) {
+        guard !writeAll(text, to: 1) else { return }
+        let reason = errno
+        if reason == EPIPE {
+            signal(SIGPIPE, SIG_DFL)
+            raise(SIGPIPE)
+        }
+        writeAll("island: cannot write standard output: \(String(cString: strerror(reason)))\n", to: 2)
+        exit(ExitStatus.outputFailed)
     }
 
     static func warning(_ text: String) {

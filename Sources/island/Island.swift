@@ -33,6 +33,8 @@ struct Island: AsyncParsableCommand {
               2    usage error (bad arguments, options or JSON)
               69   the daemon is unavailable (not running, or the wrong socket); for push
                    and channel, the broker is (unreachable, or it did not acknowledge)
+              74   standard output could not be written (a full disk); a reader that
+                   is gone (island list | head -1) ends island by SIGPIPE instead
               75   island push heard no feedback from the device within --wait seconds
               76   the daemon's reply is not what its interface says (islandd and island
                    of different releases)
@@ -83,6 +85,8 @@ enum ExitStatus {
     static let refused: Int32 = 1
     static let usage: Int32 = 2
     static let unavailable: Int32 = 69
+    /// Standard output could not be written (EX_IOERR): a full disk, say.
+    static let outputFailed: Int32 = 74
     /// The daemon's reply is not what its interface says (EX_PROTOCOL).
     static let unexpectedReply: Int32 = 76
 }

@@ -420,3 +420,25 @@ def test_preview_svg_without_the_overlay_package_names_it(tmp_path):
     assert result.returncode == 69, result.stderr
     assert "apt install island-overlay" in result.stderr
     assert not (tmp_path / "x.svg").exists()
+
+
+def test_a_reader_that_is_gone_ends_island_by_sigpipe_and_a_full_disk_is_said(cli_daemon):
+    """`island admin status | head -2` crashed with a Swift backtrace once head had gone:
+    Foundation's write of standard output traps on EPIPE. A reader that is gone ends island as
+    it ends any tool, by SIGPIPE; a standard output that cannot be written otherwise is said,
+    exit status 74."""
+    ok(island(cli_daemon, "start", "Piped"))
+    env = dict(os.environ, ISLAND_SOCKET=cli_daemon.socket)
+    reader, writer = os.pipe()
+    os.close(reader)
+    try:
+        gone = subprocess.run([ISLAND, "list"], stdout=writer, stderr=subprocess.PIPE, text=True, env=env,
+                              timeout=LIVENESS)
+    finally:
+        os.close(writer)
+    assert gone.returncode == -signal.SIGPIPE and gone.stderr == "", (gone.returncode, gone.stderr)
+    with open("/dev/full", "w") as full:
+        failed = subprocess.run([ISLAND, "list"], stdout=full, stderr=subprocess.PIPE, text=True, env=env,
+                                timeout=LIVENESS)
+    assert failed.returncode == 74, (failed.returncode, failed.stderr)
+    assert failed.stderr == "island: cannot write standard output: No space left on device\n", failed.stderr
