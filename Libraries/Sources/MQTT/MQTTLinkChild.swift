@@ -39,12 +39,26 @@ public enum MQTTLinkChild {
         do {
             doneFed = try DoneFedWindow(window, descriptor: doneDescriptor)
         } catch {
-            FileHandle.standardError.write(Data("islandd mqtt link: \(error)\n".utf8))
+            complain("\(error)")
             exit(1)
         }
         let link = Link(descriptor: descriptor, headroom: headroom, baseline: dataInUse(), window: doneFed)
         link.limit(sessions: 0)
         link.serve()
+    }
+
+    /// A line on standard error, the daemon's log. Foundation's `FileHandle.write` traps on a
+    /// failed write (a log reader that is gone: EPIPE, SIGPIPE being ignored here); a line that
+    /// cannot be written is lost instead.
+    static func complain(_ text: String) {
+        let bytes = Array("islandd mqtt link: \(text)\n".utf8)
+        var offset = 0
+        while offset < bytes.count {
+            let written = bytes[offset...].withUnsafeBytes { write(2, $0.baseAddress, $0.count) }
+            if written < 0 && errno == EINTR { continue }
+            guard written > 0 else { return }
+            offset += written
+        }
     }
 
     /// VmData: the private writable memory the process holds, what `RLIMIT_DATA` limits.
@@ -188,7 +202,7 @@ public enum MQTTLinkChild {
         }
 
         func complain(_ text: String) {
-            FileHandle.standardError.write(Data("islandd mqtt link: \(text)\n".utf8))
+            MQTTLinkChild.complain(text)
         }
     }
 }
