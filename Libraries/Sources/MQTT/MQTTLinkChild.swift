@@ -47,18 +47,11 @@ public enum MQTTLinkChild {
         link.serve()
     }
 
-    /// A line on standard error, the daemon's log. Foundation's `FileHandle.write` traps on a
-    /// failed write (a log reader that is gone: EPIPE, SIGPIPE being ignored here); a line that
-    /// cannot be written is lost instead.
+    /// A line on standard error, the daemon's log. Foundation's non-throwing
+    /// `FileHandle.write(_:)` traps on a failed write (a log reader that is gone: EPIPE, SIGPIPE
+    /// being ignored here); with the throwing one a line that cannot be written is lost instead.
     static func complain(_ text: String) {
-        let bytes = Array("islandd mqtt link: \(text)\n".utf8)
-        var offset = 0
-        while offset < bytes.count {
-            let written = bytes[offset...].withUnsafeBytes { write(2, $0.baseAddress, $0.count) }
-            if written < 0 && errno == EINTR { continue }
-            guard written > 0 else { return }
-            offset += written
-        }
+        try? FileHandle.standardError.write(contentsOf: Data("islandd mqtt link: \(text)\n".utf8))
     }
 
     /// VmData: the private writable memory the process holds, what `RLIMIT_DATA` limits.
