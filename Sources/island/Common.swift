@@ -216,12 +216,16 @@ enum Output {
     private static func standardOutput(_ text: String) {
         guard !writeAll(text, to: 1) else { return }
         let reason = errno
-        if reason == EPIPE {
-            signal(SIGPIPE, SIG_DFL)
-            raise(SIGPIPE)
-        }
+        if reason == EPIPE { endForAGoneReader() }
         writeAll("island: cannot write standard output: \(String(cString: strerror(reason)))\n", to: 2)
         exit(ExitStatus.outputFailed)
+    }
+
+    /// Ends island as a Unix tool ends once what reads its output is gone: by SIGPIPE.
+    static func endForAGoneReader() -> Never {
+        signal(SIGPIPE, SIG_DFL)
+        raise(SIGPIPE)
+        exit(128 + SIGPIPE)
     }
 
     static func warning(_ text: String) {

@@ -245,7 +245,11 @@ func printTable(_ rows: [[String]]) {
 struct Watch: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Print the app's activity events as they happen (Ctrl-C to stop).",
-        discussion: "One line per event; JSON lines with --json. Survives a daemon restart (a `resync` event per activity follows it).")
+        discussion: """
+            One line per event; JSON lines with --json. Survives a daemon restart (a `resync` event \
+            per activity follows it). Ends, by SIGPIPE, as soon as what reads its output is gone \
+            (island watch | grep -m1 ended), not at its next event.
+            """)
 
     @OptionGroup var global: GlobalOptions
     @Argument(help: "Only events of these activities.") var ids: [String] = []
@@ -253,6 +257,9 @@ struct Watch: AsyncParsableCommand {
     func run() async throws {
         let interruption = SignalWatch.exitingOnInterrupt()
         defer { _ = interruption }
+        // `island watch | grep -m1 ended`: once grep is gone, watch ends then, not at the next
+        // event's write, which may not come for hours (and holds its connection meanwhile).
+        whenStandardOutputCloses { Output.endForAGoneReader() }
         let connection = global.producer(reconnectTimeout: .seconds(30))
         let events = try await global.perform { try await connection.events() }
         let wanted = Set(ids)
