@@ -72,7 +72,7 @@ struct BackendBrokerOptions: ParsableArguments {
         guard tls.pairsCertificateWithKey else {
             throw CLIFailure.usage("--cert and --key go together: a client certificate needs its key", json: json)
         }
-        for (option, file) in [("--cafile", tls.caFile), ("--cert", cert), ("--key", key)] {
+        for (option, file) in [("--cafile", tls.caFile), ("--cert", tls.certificateFile), ("--key", tls.keyFile)] {
             if let file { _ = try readNamedFile(file, limit: MQTTConfiguration.TLS.maximumFileBytes, what: "\(option)", json: json) }
         }
         return MQTTConfiguration(
